@@ -1,0 +1,19 @@
+/** JSON Pointer (RFC 6901) helpers. */
+
+export function escapeToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1')
+}
+
+export function unescapeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~')
+}
+
+export function joinPointer(base: string, ...tokens: Array<string | number>): string {
+  return base + tokens.map((t) => '/' + escapeToken(t)).join('')
+}
+
+/** Splits a pointer into unescaped tokens. `''` is the whole document. */
+export function splitPointer(pointer: string): string[] {
+  if (pointer === '') return []
+  return pointer.slice(1).split('/').map(unescapeToken)
+}

@@ -1,0 +1,46 @@
+/**
+ * The Benzene contract document (seed sections 1-4), as the rules leave it: every type below holds
+ * once validation has passed. Unknown members are kept (and hashed) but not modelled.
+ */
+export type Schema = Record<string, unknown>
+
+export interface RequestEntry {
+  topic: string
+  version?: string
+  reserved?: true
+  httpMappings?: Array<{ method: string; path: string }>
+  request: Schema
+  response: Schema
+  example?: unknown
+  [unknown: string]: unknown
+}
+
+export interface EventEntry {
+  topic: string
+  version?: string
+  message: Schema
+  example?: unknown
+  [unknown: string]: unknown
+}
+
+export interface BenzeneDocument {
+  openapi: string
+  info: { title: string; version: string; description?: string; [unknown: string]: unknown }
+  messageEndpoint?: string
+  transports?: string[]
+  requests: RequestEntry[]
+  events: EventEntry[]
+  components: { schemas: Record<string, Schema>; [unknown: string]: unknown }
+  [unknown: string]: unknown
+}
+
+export const REF_PREFIX = '#/components/schemas/'
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A request or event entry's identity as people write it: `topic` or `topic@version`. */
+export function entryLabel(entry: { topic: string; version?: string }): string {
+  return entry.version === undefined ? entry.topic : `${entry.topic}@${entry.version}`
+}

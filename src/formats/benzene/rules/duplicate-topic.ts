@@ -1,0 +1,30 @@
+import { joinPointer } from '../../../core/json-pointer.js'
+import { entryLabel, isObject } from '../document.js'
+import type { Rule } from './rule.js'
+
+export const duplicateTopic: Rule = {
+  code: 'BENZENE_DUPLICATE_TOPIC',
+  description: 'The same `(topic, version)` appears twice among `requests` (or among `events`).',
+  check(doc, report) {
+    if (!isObject(doc)) return
+    for (const list of ['requests', 'events'] as const) {
+      const entries = doc[list]
+      if (!Array.isArray(entries)) continue
+      const first = new Map<string, number>()
+      entries.forEach((entry, i) => {
+        if (!isObject(entry) || typeof entry.topic !== 'string') return
+        const version = typeof entry.version === 'string' ? entry.version : undefined
+        const label = entryLabel({ topic: entry.topic, version })
+        const seen = first.get(label)
+        if (seen === undefined) first.set(label, i)
+        else {
+          report(
+            joinPointer('', list, i),
+            `${list}[${i}] repeats ${version === undefined ? `unversioned topic ${JSON.stringify(entry.topic)}` : `topic ${JSON.stringify(entry.topic)} version ${JSON.stringify(version)}`} already declared at ${list}[${seen}].`,
+            { topic: entry.topic, version, first: joinPointer('', list, seen) },
+          )
+        }
+      })
+    }
+  },
+}

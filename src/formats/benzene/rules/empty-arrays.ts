@@ -1,0 +1,26 @@
+import { joinPointer } from '../../../core/json-pointer.js'
+import { isObject } from '../document.js'
+import type { Rule } from './rule.js'
+
+export const emptyTransports: Rule = {
+  code: 'BENZENE_EMPTY_TRANSPORTS',
+  description: '`transports` is an empty array; the seed omits it when empty (seed 1).',
+  check(doc, report) {
+    if (isObject(doc) && Array.isArray(doc.transports) && doc.transports.length === 0) {
+      report('/transports', '`transports` is omitted when empty, never written as [] (seed 1).')
+    }
+  },
+}
+
+export const emptyHttpMappings: Rule = {
+  code: 'BENZENE_EMPTY_HTTP_MAPPINGS',
+  description: '`httpMappings` is an empty array; the seed omits it when empty (seed 2).',
+  check(doc, report) {
+    if (!isObject(doc) || !Array.isArray(doc.requests)) return
+    doc.requests.forEach((entry, i) => {
+      if (isObject(entry) && Array.isArray(entry.httpMappings) && entry.httpMappings.length === 0) {
+        report(joinPointer('', 'requests', i, 'httpMappings'), '`httpMappings` is omitted when a topic has no HTTP exposure, never written as [] (seed 2).')
+      }
+    })
+  },
+}

@@ -1,0 +1,30 @@
+import { joinPointer } from '../../../core/json-pointer.js'
+import { isObject } from '../document.js'
+import type { Report, Rule } from './rule.js'
+
+function forEachEntry(doc: unknown, visit: (entry: Record<string, unknown>, pointer: string) => void): void {
+  if (!isObject(doc)) return
+  for (const list of ['requests', 'events'] as const) {
+    const entries = doc[list]
+    if (Array.isArray(entries)) entries.forEach((entry, i) => isObject(entry) && visit(entry, joinPointer('', list, i)))
+  }
+}
+
+function checkEmpty(doc: unknown, member: string, report: Report, message: string): void {
+  forEachEntry(doc, (entry, pointer) => {
+    if (entry[member] === '') report(joinPointer(pointer, member), message)
+  })
+}
+
+export const emptyTopic: Rule = {
+  code: 'BENZENE_EMPTY_TOPIC',
+  description: 'A request or event has `topic: ""`.',
+  check: (doc, report) => checkEmpty(doc, 'topic', report, 'A topic id must not be empty.'),
+}
+
+export const emptyVersion: Rule = {
+  code: 'BENZENE_EMPTY_VERSION',
+  description: 'A request or event has `version: ""` (an unversioned entry omits `version`; seed 2).',
+  check: (doc, report) =>
+    checkEmpty(doc, 'version', report, '`version` is empty. An unversioned topic omits `version` entirely; "" is not the same as absent (seed 2).'),
+}

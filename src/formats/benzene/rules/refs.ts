@@ -1,0 +1,48 @@
+import { joinPointer, unescapeToken } from '../../../core/json-pointer.js'
+import { REF_PREFIX, isObject } from '../document.js'
+import { forEachSchema } from '../schema-walk.js'
+import type { Rule } from './rule.js'
+
+/** The schema name a `$ref` of the exact form `#/components/schemas/<name>` names, or undefined. */
+export function refTarget(ref: unknown): string | undefined {
+  if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX)) return undefined
+  const token = ref.slice(REF_PREFIX.length)
+  if (token === '' || token.includes('/')) return undefined
+  return unescapeToken(token)
+}
+
+export const refForm: Rule = {
+  code: 'BENZENE_REF_FORM',
+  description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; seed 4).',
+  check(doc, report) {
+    forEachSchema(doc, (schema, pointer) => {
+      if (!isObject(schema) || !('$ref' in schema)) return
+      if (refTarget(schema.$ref) === undefined) {
+        report(
+          joinPointer(pointer, '$ref'),
+          `$ref ${JSON.stringify(schema.$ref)} is not of the form "#/components/schemas/<name>"; contract documents allow no other reference (seed 4).`,
+          { ref: schema.$ref },
+        )
+      }
+    })
+  },
+}
+
+export const refTargetExists: Rule = {
+  code: 'BENZENE_REF_MISSING',
+  description: 'A `$ref` names a schema that `components.schemas` does not declare.',
+  check(doc, report) {
+    const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : undefined
+    if (!schemas) return
+    forEachSchema(doc, (schema, pointer) => {
+      if (!isObject(schema)) return
+      const name = refTarget(schema.$ref)
+      if (name !== undefined && !Object.hasOwn(schemas, name)) {
+        report(joinPointer(pointer, '$ref'), `$ref points at components.schemas[${JSON.stringify(name)}], which does not exist.`, {
+          ref: schema.$ref,
+          name,
+        })
+      }
+    })
+  },
+}

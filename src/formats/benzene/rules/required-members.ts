@@ -1,0 +1,16 @@
+import { splitPointer } from '../../../core/json-pointer.js'
+import { documentShape, walkShape } from './shape.js'
+import type { Rule } from './rule.js'
+
+export const requiredMembers: Rule = {
+  code: 'BENZENE_MISSING_MEMBER',
+  description: 'A member the seed marks REQUIRED is absent (openapi, info.title, info.version, requests, events, components.schemas, a request\'s topic/request/response, an event\'s topic/message, a mapping\'s method/path).',
+  check(doc, report) {
+    walkShape(doc, documentShape, '', (pointer, spec, _value, present) => {
+      if (present || !spec.required) return
+      const tokens = splitPointer(pointer)
+      const name = tokens.at(-1)!
+      report(pointer, `Missing required member ${JSON.stringify(name)}${tokens.length > 1 ? ` in ${'/' + tokens.slice(0, -1).join('/')}` : ''}.`, { member: name })
+    })
+  },
+}

@@ -1,0 +1,16 @@
+import { joinPointer } from '../../../core/json-pointer.js'
+import { isObject } from '../document.js'
+import type { Rule } from './rule.js'
+
+export const reservedFlag: Rule = {
+  code: 'BENZENE_RESERVED_NOT_TRUE',
+  description: '`reserved` is written as `false`; the seed writes it only when true (seed 2).',
+  check(doc, report) {
+    if (!isObject(doc) || !Array.isArray(doc.requests)) return
+    doc.requests.forEach((entry, i) => {
+      if (isObject(entry) && entry.reserved === false) {
+        report(joinPointer('', 'requests', i, 'reserved'), '`reserved` is written only when true; omit it for a domain topic (seed 2).')
+      }
+    })
+  },
+}

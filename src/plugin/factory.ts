@@ -1,0 +1,114 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import type { UnpluginFactory } from 'unplugin'
+import { createFilter } from 'unplugin-utils'
+import { ContractCompiler, type CompileOptions, type CompileResult } from '../core/compile.js'
+import { hasErrors } from '../core/diagnostics.js'
+import { packageRoot } from '../core/package-info.js'
+import { isContractFile } from '../core/registry.js'
+import { formatDiagnostic, formatDiagnostics } from '../core/report.js'
+import type { PluginOptions } from './options.js'
+import { parseModuleId, splitQuery, toModuleId } from './module-id.js'
+import { writeSidecar } from './sidecar.js'
+
+export const PLUGIN_NAME = 'unplugin-contracts'
+const RUNTIME_SPECIFIER = 'unplugin-contracts/runtime'
+/** Generated modules import the runtime of this very plugin, wherever the app resolves packages from. */
+const RUNTIME_ENTRY = join(packageRoot, 'dist/src/runtime/index.js')
+
+export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (options = {}, meta) => {
+  const compiler = new ContractCompiler()
+  // Files are claimed by the format registry first (resolveId); include/exclude narrow that further.
+  const filter = createFilter(options.include, options.exclude ?? [/[\\/]node_modules[\\/]/])
+  const esbuild = meta.framework === 'esbuild'
+  /** Dependency file -> ids of the modules compiled from it, for hot updates. */
+  const dependents = new Map<string, Set<string>>()
+
+  const compileOptions = (file: string, query: string): CompileOptions => {
+    const { topics, ...benzene } = options.benzene ?? {}
+    return { query, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
+  }
+
+  const resolveContract = (specifier: string, importer: string | undefined): string | undefined => {
+    if (isAbsolute(specifier)) return specifier
+    const from = importer ? (parseModuleId(importer)?.file ?? importer) : join(process.cwd(), 'index.js')
+    if (specifier.startsWith('.')) return resolve(dirname(from), specifier)
+    try {
+      // A contract shipped in a package: `@acme/contracts/payments.spec.json`.
+      return createRequire(from).resolve(specifier)
+    } catch {
+      return undefined
+    }
+  }
+
+  return {
+    name: PLUGIN_NAME,
+    enforce: 'pre',
+
+    resolveId(source, importer) {
+      if (source === RUNTIME_SPECIFIER) return RUNTIME_ENTRY
+      const [specifier, query] = splitQuery(source)
+      if (!isContractFile(specifier)) return null
+      const file = resolveContract(specifier, importer)
+      if (!file || !filter(file)) return null
+      return toModuleId(file, query, !esbuild)
+    },
+
+    loadInclude(id) {
+      return parseModuleId(id) !== undefined || (esbuild && id === RUNTIME_ENTRY)
+    },
+
+    async load(id) {
+      // esbuild puts every path this plugin resolves in its namespace, so it must load the runtime too.
+      if (id === RUNTIME_ENTRY) return readFile(RUNTIME_ENTRY, 'utf8')
+      const parsed = parseModuleId(id)
+      if (!parsed) return null
+      const result = await compiler.compile(parsed.file, compileOptions(parsed.file, parsed.query))
+      for (const dependency of result.dependencies.length ? result.dependencies : [parsed.file]) {
+        this.addWatchFile(dependency)
+        let ids = dependents.get(dependency)
+        if (!ids) dependents.set(dependency, (ids = new Set()))
+        ids.add(id)
+      }
+      for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning))
+      if (hasErrors(result.diagnostics) || result.code === undefined) throw this.error(buildError(result))
+      if (options.types !== false) await writeTypes(result, parsed)
+      return { code: result.code, map: result.map as never, moduleType: 'js' }
+    },
+
+    esbuild: { loader: 'js' },
+
+    vite: {
+      // A change to a contract or to any file it depends on invalidates the modules compiled from it.
+      hotUpdate({ file, modules }) {
+        const ids = dependents.get(file)
+        if (!ids) return
+        const graph = this.environment.moduleGraph
+        const affected = [...ids].flatMap((id) => graph.getModuleById(id) ?? [])
+        for (const mod of affected) graph.invalidateModule(mod)
+        return [...modules, ...affected]
+      },
+    },
+  }
+
+  /** Sidecar types describe the module as imported without a query, whatever this import asked for. */
+  async function writeTypes(result: CompileResult, parsed: { file: string; query: string }): Promise<void> {
+    const plain = parsed.query === '' ? result : await compiler.compile(parsed.file, compileOptions(parsed.file, ''))
+    if (plain.dts !== undefined) await writeSidecar(parsed.file, plain.dts)
+  }
+}
+
+/** An error every bundler can show: the text carries code, `file:line:column` and a code frame. */
+function buildError(result: CompileResult) {
+  const errors = result.diagnostics.filter((d) => d.severity === 'error')
+  const first = errors[0]
+  const message = `Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors)}`
+  return {
+    message,
+    id: result.file,
+    plugin: PLUGIN_NAME,
+    ...(first ? { loc: { file: first.file, line: first.line, column: first.column - 1 }, code: first.code } : {}),
+    meta: { diagnostics: errors },
+  }
+}
