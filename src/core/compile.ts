@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js'
-import type { ContractFormat, InputHost } from './format.js'
+import type { ContractFormat, Generated, ImportQuery } from './format.js'
+import { InputError, fileProblem, recordingHost, sha256 } from './input-host.js'
 import { packageVersion } from './package-info.js'
-import { findFormat } from './registry.js'
+import { findFormat, formats } from './registry.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
 
 export interface CompileOptions {
@@ -30,22 +30,22 @@ export interface CompileResult {
   dependencies: string[]
 }
 
+export interface InspectResult {
+  file: string
+  format?: string
+  /** What the format reports about the document in scope (`contracts inspect --json`). */
+  data?: unknown
+  diagnostics: Diagnostic[]
+  dependencies: string[]
+}
+
 /** Query keys bundlers add on their own; never a user's mistake. */
 const BUNDLER_QUERY_KEYS = new Set(['t', 'v', 'import', 'direct'])
-
-class InputError extends Error {
-  constructor(readonly diagnostic: Diagnostic) {
-    super(diagnostic.message)
-  }
-}
 
 interface CacheEntry {
   inputs: Map<string, string>
   result: CompileResult
 }
-
-const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex')
-const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
  * Compiles contract files, with a cache keyed by the options, the package version and the digest
@@ -63,14 +63,18 @@ export class ContractCompiler {
     const key = sha256(JSON.stringify([packageVersion, path, options.query ?? '', options.benzene ?? null]))
     const entry = this.cache.get(key)
     if (entry && (await stillValid(entry.inputs))) {
-      // Refresh its place so the cache keeps what is used.
-      this.cache.delete(key)
+      this.cache.delete(key) // re-inserted below: the cache evicts the least recently used entry
       this.cache.set(key, entry)
       return entry.result
     }
     this.compilations++
-    const inputs = new Map<string, string>()
-    const result = await runPipeline(path, options, inputs)
+    const { result, inputs } = await runStages<CompileResult>(path, options, (format, parsed, query, diagnostics, texts) => {
+      const normalized = format.normalize(parsed, query, options[format.name as keyof CompileOptions])
+      diagnostics.push(...normalized.diagnostics)
+      if (!normalized.model || hasErrors(diagnostics)) return {}
+      const generated = format.generate(normalized.model)
+      return { code: generated.code, dts: generated.dts, map: sourceMap(path, generated, texts.get(path) ?? '') }
+    })
     this.cache.set(key, { inputs, result })
     if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
     return result
@@ -92,68 +96,53 @@ async function stillValid(inputs: Map<string, string>): Promise<boolean> {
   return true
 }
 
-async function runPipeline(file: string, options: CompileOptions, inputs: Map<string, string>): Promise<CompileResult> {
-  const fail = (diagnostics: Diagnostic[], format?: string): CompileResult => ({
-    file,
-    format,
-    diagnostics: sortDiagnostics(diagnostics),
-    dependencies: [...inputs.keys()],
+type Finish<R> = (
+  format: ContractFormat,
+  parsed: unknown,
+  query: ImportQuery,
+  diagnostics: Diagnostic[],
+  texts: Map<string, string>,
+) => Partial<R>
+
+/**
+ * The stages every command shares: find the format, check the query, parse, validate. `finish`
+ * runs only on a document without errors. Nothing here throws: a bug becomes `CONTRACTS_INTERNAL`.
+ */
+async function runStages<R extends { diagnostics: Diagnostic[] }>(
+  file: string,
+  options: CompileOptions,
+  finish: Finish<R>,
+): Promise<{ result: R & { file: string; format?: string; dependencies: string[] }; inputs: Map<string, string> }> {
+  const host = recordingHost()
+  const done = (diagnostics: Diagnostic[], format?: ContractFormat, extra: Partial<R> = {}) => ({
+    result: { ...extra, file, format: format?.name, diagnostics: sortDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
+      file: string
+      format?: string
+      dependencies: string[]
+    },
+    inputs: host.digests,
   })
   const format = findFormat(file)
   if (!format) {
-    return fail([problem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file}. Known: *.spec.json (Benzene).`)])
-  }
-  const texts = new Map<string, string>()
-  const host: InputHost = {
-    async readText(path) {
-      const abs = resolve(path)
-      let bytes: Buffer
-      try {
-        bytes = await readFile(abs)
-      } catch (error) {
-        throw new InputError(problem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`))
-      }
-      inputs.set(abs, sha256(bytes))
-      try {
-        const text = utf8.decode(bytes)
-        texts.set(abs, text)
-        return text
-      } catch {
-        throw new InputError(problem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
-      }
-    },
+    const known = formats.map((f) => f.name).join(', ')
+    return done([fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known}).`)])
   }
   try {
     const query = parseQuery(options.query, format, file)
-    if (hasErrors(query.diagnostics)) return fail(query.diagnostics, format.name)
+    if (hasErrors(query.diagnostics)) return done(query.diagnostics, format)
     const parsed = await format.parse(file, host)
-    if (!parsed.parsed || hasErrors(parsed.diagnostics)) return fail(parsed.diagnostics, format.name)
-    const validation = format.validate(parsed.parsed)
-    const found = [...parsed.diagnostics, ...validation]
-    if (hasErrors(found)) return fail(found, format.name)
-    const normalized = format.normalize(parsed.parsed, query.values, options[format.name as 'benzene'])
-    found.push(...normalized.diagnostics)
-    if (!normalized.model || hasErrors(found)) return fail(found, format.name)
-    const generated = format.generate(normalized.model)
-    return {
-      file,
-      format: format.name,
-      code: generated.code,
-      map: sourceMap(file, generated.mappings ?? [], texts.get(file) ?? ''),
-      dts: generated.dts,
-      diagnostics: sortDiagnostics(found),
-      dependencies: [...inputs.keys()],
-    }
+    const diagnostics = [...parsed.diagnostics]
+    if (parsed.parsed === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
+    diagnostics.push(...format.validate(parsed.parsed))
+    if (hasErrors(diagnostics)) return done(diagnostics, format)
+    const extra = finish(format, parsed.parsed, query.values, diagnostics, host.texts)
+    return done(diagnostics, format, extra)
   } catch (error) {
-    if (error instanceof InputError) return fail([error.diagnostic], format.name)
+    if (error instanceof InputError) return done([error.diagnostic], format)
     // A bug of ours must still come out as a diagnostic, never as a crash of the user's build.
-    const message = error instanceof Error ? error.stack ?? error.message : String(error)
-    return fail([problem('CONTRACTS_INTERNAL', file, `Internal compiler error (please report it): ${message}`)], format.name)
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    return done([fileProblem('CONTRACTS_INTERNAL', file, `Internal compiler error (please report it): ${message}`)], format)
   }
-}
-
-function problem(code: string, file: string, message: string): Diagnostic {
-  return { code, severity: 'error', message, file, pointer: '', line: 1, column: 1 }
 }
 
 function parseQuery(raw: string | undefined, format: ContractFormat, file: string) {
@@ -163,7 +152,7 @@ function parseQuery(raw: string | undefined, format: ContractFormat, file: strin
     if (BUNDLER_QUERY_KEYS.has(key)) continue
     if (!format.queryKeys.includes(key)) {
       diagnostics.push({
-        ...problem('CONTRACTS_UNKNOWN_QUERY', file, `Unknown import query parameter ${JSON.stringify(key)} for a ${format.name} contract. Known: ${format.queryKeys.join(', ')}.`),
+        ...fileProblem('CONTRACTS_UNKNOWN_QUERY', file, `Unknown import query parameter ${JSON.stringify(key)} for a ${format.name} contract (known: ${format.queryKeys.join(', ')}).`),
         data: { key, known: [...format.queryKeys] },
       })
     }
@@ -172,11 +161,11 @@ function parseQuery(raw: string | undefined, format: ContractFormat, file: strin
   return { values, diagnostics }
 }
 
-/** Line-level map: each generated line that a format ties to a pointer maps to that value's position. */
-function sourceMap(file: string, mappings: Array<{ line: number; position: { line: number; column: number } }>, text: string): EncodedSourceMap {
+/** Line-level map: each generated line that a format ties to a source position maps there. */
+function sourceMap(file: string, generated: Generated, text: string): EncodedSourceMap {
   const map = new GenMapping({ file: file + '.js' })
   setSourceContent(map, file, text)
-  for (const { line, position } of mappings) {
+  for (const { line, position } of generated.mappings ?? []) {
     addMapping(map, { generated: { line, column: 0 }, source: file, original: { line: position.line, column: position.column - 1 } })
   }
   return toEncodedMap(map)
@@ -187,4 +176,15 @@ export const defaultCompiler = new ContractCompiler()
 /** Compiles one contract file. Never throws: problems come back as `diagnostics`. */
 export function compile(file: string, options?: CompileOptions): Promise<CompileResult> {
   return defaultCompiler.compile(file, options)
+}
+
+/** Parses, validates and describes a contract without generating code (`contracts inspect`). */
+export async function inspect(file: string, options: CompileOptions = {}): Promise<InspectResult> {
+  const { result } = await runStages<InspectResult>(resolve(file), options, (format, parsed, query, diagnostics) => {
+    if (!format.inspect) return {}
+    const inspected = format.inspect(parsed, query, options[format.name as keyof CompileOptions])
+    diagnostics.push(...inspected.diagnostics)
+    return hasErrors(diagnostics) ? {} : { data: inspected.data }
+  })
+  return result
 }

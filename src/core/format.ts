@@ -29,4 +29,6 @@ export interface ContractFormat<Parsed = unknown, Model = unknown, Options = unk
   validate(parsed: Parsed): Diagnostic[]
   normalize(parsed: Parsed, query: ImportQuery, options: Options | undefined): { model?: Model; diagnostics: Diagnostic[] }
   generate(model: Model): Generated
+  /** A JSON description of the document in scope, for `contracts inspect` and `contracts hash`. */
+  inspect?(parsed: Parsed, query: ImportQuery, options: Options | undefined): { data?: unknown; diagnostics: Diagnostic[] }
 }

@@ -3,6 +3,7 @@ import type { ContractFormat } from '../../core/format.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import type { BenzeneDocument } from './document.js'
 import { generateBenzene } from './generate.js'
+import { inspectBenzene } from './inspect.js'
 import type { BenzeneModel } from './model.js'
 import { buildModel } from './normalize-model.js'
 import type { BenzeneOptions } from './options.js'
@@ -32,4 +33,5 @@ export const benzeneFormat: ContractFormat<JsonSource, BenzeneModel, BenzeneOpti
 
   normalize: (source, query, options) => buildModel(source, source.value as BenzeneDocument, query, options),
   generate: generateBenzene,
+  inspect: inspectBenzene,
 }

@@ -9,7 +9,7 @@ import { exportNameOf, isUsableExportName, MODULE_EXPORTS } from './naming.js'
 import type { BenzeneOptions } from './options.js'
 import { serviceLevel, topicScoped, wholeService } from './projection.js'
 import { schemaClosure } from './closure.js'
-import { selectScope } from './scope.js'
+import { selectScope, type Scope } from './scope.js'
 
 /** The import query wins over plugin options: `?topics=a,b&includeReserved`. */
 export function scopeOptions(query: ImportQuery, options: BenzeneOptions | undefined): BenzeneOptions {
@@ -19,6 +19,22 @@ export function scopeOptions(query: ImportQuery, options: BenzeneOptions | undef
   return { ...options, topics, includeReserved }
 }
 
+/** Seeds 5.1-5.2 with the fail-loud rule: undefined (and a `BENZENE_UNKNOWN_TOPIC` diagnostic) when the include-list names unknown topics. */
+export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective: BenzeneOptions, diagnostics: Diagnostic[]): Scope | undefined {
+  const scope = selectScope(doc, effective)
+  if (scope.unknownTopics.length === 0) return scope
+  diagnostics.push({
+    code: 'BENZENE_UNKNOWN_TOPIC',
+    severity: 'error',
+    message: `The include-list names ${plural(scope.unknownTopics.length, 'topic')} this document does not have: ${scope.unknownTopics.join(', ')}. Topics it has: ${scope.validTopics.join(', ') || '(none)'}.`,
+    file: source.file,
+    pointer: '/requests',
+    ...position(source, '/requests'),
+    data: { unknownTopics: scope.unknownTopics, validTopics: scope.validTopics },
+  })
+  return undefined
+}
+
 /** Scope, names and hashes: everything generation needs, or the diagnostics that stop it. */
 export function buildModel(source: JsonSource, doc: BenzeneDocument, query: ImportQuery, options: BenzeneOptions | undefined): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
@@ -26,16 +42,8 @@ export function buildModel(source: JsonSource, doc: BenzeneDocument, query: Impo
     diagnostics.push({ code, severity: 'error', message, file: source.file, pointer, ...position(source, pointer), ...(data ? { data } : {}) })
 
   const effective = scopeOptions(query, options)
-  const scope = selectScope(doc, effective)
-  if (scope.unknownTopics.length > 0) {
-    report(
-      'BENZENE_UNKNOWN_TOPIC',
-      '/requests',
-      `The include-list names ${plural(scope.unknownTopics.length, 'topic')} this document does not have: ${scope.unknownTopics.join(', ')}. Topics it has: ${scope.validTopics.join(', ') || '(none)'}.`,
-      { unknownTopics: scope.unknownTopics, validTopics: scope.validTopics },
-    )
-    return { diagnostics }
-  }
+  const scope = resolveScope(source, doc, effective, diagnostics)
+  if (!scope) return { diagnostics }
 
   const versionsInScope = new Map<string, number>()
   for (const entry of scope.entries) versionsInScope.set(entry.topic, (versionsInScope.get(entry.topic) ?? 0) + 1)
