@@ -72,7 +72,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
         ids.add(id)
       }
       for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning))
-      if (hasErrors(result.diagnostics) || result.code === undefined) throw this.error(buildError(result))
+      // Thrown rather than passed to this.error(): webpack's this.error() records and returns,
+      // and one Error object reads the same in every bundler.
+      if (hasErrors(result.diagnostics) || result.code === undefined) throw contractError(result)
       if (options.types !== false) await writeTypes(result, parsed)
       return { code: result.code, map: result.map as never, moduleType: 'js' }
     },
@@ -99,16 +101,20 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
   }
 }
 
-/** An error every bundler can show: the text carries code, `file:line:column` and a code frame. */
-function buildError(result: CompileResult) {
+/**
+ * An error every bundler can show: its message carries each diagnostic's code, `file:line:column`
+ * and a code frame, because webpack and Rspack drop locations. Rollup and Vite also read `loc`
+ * (Vite's overlay links it); `hideStack` keeps webpack from printing our stack under a contract error.
+ */
+function contractError(result: CompileResult): Error {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
-  const message = `Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors)}`
-  return {
-    message,
+  const error = new Error(`Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors)}`)
+  return Object.assign(error, {
     id: result.file,
     plugin: PLUGIN_NAME,
-    ...(first ? { loc: { file: first.file, line: first.line, column: first.column - 1 }, code: first.code } : {}),
-    meta: { diagnostics: errors },
-  }
+    hideStack: true,
+    diagnostics: errors,
+    ...(first ? { code: first.code, loc: { file: first.file, line: first.line, column: first.column - 1 } } : {}),
+  })
 }

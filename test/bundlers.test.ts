@@ -1,0 +1,77 @@
+/** One fixture app, built by every supported bundler with the real bundler, then run in Node. */
+import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { pathToFileURL } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { inspect } from 'unplugin-contracts'
+import { bundlers, freshDir } from './helpers/bundlers.js'
+
+const app = join(import.meta.dirname, 'fixtures/app')
+const contract = join(app, 'payments.spec.json')
+const out = (name: string) => freshDir(join(import.meta.dirname, '.tmp/bundlers', name))
+
+describe.each(Object.keys(bundlers))('%s', (name) => {
+  const build = bundlers[name]!
+
+  it('builds the app; the bundle exports frozen clients with the contract hashes and round-trips a call', async () => {
+    const file = await build(join(app, 'main.js'), out(name))
+    const result = runInNode(file)
+    const expected = (await inspect(contract)).data as { hashes: { service: string; topics: Record<string, string> } }
+
+    expect(result.contractHash).toBe(expected.hashes.service)
+    expect(result.client).toEqual({
+      topic: 'payments:capture',
+      version: 'v2',
+      contractHash: expected.hashes.topics['payments:capture'],
+      components: ['CapturePayment', 'PaymentDto', 'PaymentMethod'],
+    })
+    expect(result.frozen).toBe(true)
+    expect(result.topicKeys).toEqual(['payments:capture', 'payments:refund', 'payments:get-all'])
+    expect(result.sameClient).toBe(true)
+    expect(result.captured).toEqual({
+      status: 'ok',
+      isSuccessful: true,
+      payload: { PaymentId: 'pay-1', OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Status: 'captured with benzene-version v2' },
+      errors: [],
+    })
+    expect(result.refunded).toEqual({ status: 'not-found', isSuccessful: false, errors: [{ message: 'no such payment', path: '/PaymentId' }] })
+    expect(result.sent).toEqual([
+      { topic: 'payments:capture', request: { OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Method: 'Card' }, headers: { 'benzene-version': 'v2' } },
+      { topic: 'payments:refund', request: { PaymentId: 'missing' }, headers: {} },
+    ])
+  })
+
+  it('fails the build on an invalid contract with the code, file:line:column and a code frame', async () => {
+    const error = await build(join(app, 'broken.js'), out(name + '-broken')).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error, 'the build must fail').toBeDefined()
+    const text = collectText(error)
+    expect(text).toContain('BENZENE_REF_MISSING')
+    expect(text).toContain(`${join(app, 'broken.spec.json')}:68:17`)
+    expect(text).toContain('> 68 |         "$ref": "#/components/schemas/RefundPaymentt"')
+  })
+})
+
+/** Every message a bundler error carries (esbuild and Rollup nest them). */
+function collectText(error: unknown): string {
+  const parts: string[] = []
+  const visit = (e: unknown, depth: number) => {
+    if (!e || depth > 4) return
+    if (typeof e === 'string') return void parts.push(e)
+    const err = e as { message?: string; errors?: unknown[]; cause?: unknown; text?: string }
+    if (err.message) parts.push(err.message)
+    if (err.text) parts.push(err.text)
+    for (const inner of err.errors ?? []) visit(inner, depth + 1)
+    visit(err.cause, depth + 1)
+  }
+  visit(error, 0)
+  return parts.join('\n')
+}
+
+/** Runs the bundle's `run()` in a fresh Node process, as an app would run, and returns its JSON. */
+function runInNode(file: string): any {
+  const script = `const { run } = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify(await run()))`
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))
+}

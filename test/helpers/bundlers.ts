@@ -1,0 +1,109 @@
+/**
+ * Builds one entry with each real bundler and the plugin as users install it (the package's own
+ * `exports`), to an ES module that Node can import. A failed build rejects with the bundler's
+ * whole error text, so tests can check what a user would see.
+ */
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { PluginOptions } from 'unplugin-contracts'
+
+export type BuildFn = (entry: string, outDir: string, options?: PluginOptions) => Promise<string>
+
+export const bundlers: Record<string, BuildFn> = {
+  async vite(entry, outDir, options) {
+    const { build } = await import('vite')
+    const { default: contracts } = await import('unplugin-contracts/vite')
+    await build({
+      configFile: false,
+      logLevel: 'silent',
+      root: join(entry, '..'),
+      plugins: [contracts(options)],
+      build: { outDir, emptyOutDir: true, minify: false, lib: { entry, formats: ['es'], fileName: () => 'main.js' } },
+    })
+    return join(outDir, 'main.js')
+  },
+
+  async rollup(entry, outDir, options) {
+    const { rollup } = await import('rollup')
+    const { default: contracts } = await import('unplugin-contracts/rollup')
+    const bundle = await rollup({ input: entry, plugins: [contracts(options)], onwarn: () => {} })
+    await bundle.write({ file: join(outDir, 'main.js'), format: 'es' })
+    await bundle.close()
+    return join(outDir, 'main.js')
+  },
+
+  async rolldown(entry, outDir, options) {
+    const { rolldown } = await import('rolldown')
+    const { default: contracts } = await import('unplugin-contracts/rolldown')
+    const bundle = await rolldown({ input: entry, plugins: [contracts(options)], logLevel: 'silent' })
+    await bundle.write({ file: join(outDir, 'main.js'), format: 'es' })
+    await bundle.close()
+    return join(outDir, 'main.js')
+  },
+
+  async esbuild(entry, outDir, options) {
+    const { build } = await import('esbuild')
+    const { default: contracts } = await import('unplugin-contracts/esbuild')
+    await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(outDir, 'main.js'), plugins: [contracts(options)], logLevel: 'silent' })
+    return join(outDir, 'main.js')
+  },
+
+  async webpack(entry, outDir, options) {
+    const { default: webpack } = await import('webpack')
+    const { default: contracts } = await import('unplugin-contracts/webpack')
+    return runCompiler(
+      webpack({
+        mode: 'production',
+        context: join(entry, '..'),
+        entry,
+        target: 'node',
+        output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
+        experiments: { outputModule: true },
+        optimization: { minimize: false },
+        plugins: [contracts(options)],
+      }),
+      join(outDir, 'main.js'),
+    )
+  },
+
+  async rspack(entry, outDir, options) {
+    const { rspack } = await import('@rspack/core')
+    const { default: contracts } = await import('unplugin-contracts/rspack')
+    return runCompiler(
+      rspack({
+        mode: 'production',
+        context: join(entry, '..'),
+        entry,
+        target: 'node',
+        output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
+        experiments: { outputModule: true },
+        optimization: { minimize: false },
+        plugins: [contracts(options)],
+      }) as never,
+      join(outDir, 'main.js'),
+    )
+  },
+}
+
+interface WebpackLikeCompiler {
+  run(callback: (error: Error | null, stats?: { hasErrors(): boolean; toString(options?: unknown): string }) => void): void
+  close(callback: (error?: Error | null) => void): void
+}
+
+function runCompiler(compiler: WebpackLikeCompiler, outFile: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    compiler.run((error, stats) => {
+      compiler.close(() => {
+        if (error) reject(error)
+        else if (stats?.hasErrors()) reject(new Error(stats.toString({ all: false, errors: true, errorDetails: true })))
+        else resolve(outFile)
+      })
+    })
+  })
+}
+
+export function freshDir(path: string): string {
+  rmSync(path, { recursive: true, force: true })
+  mkdirSync(path, { recursive: true })
+  return path
+}
