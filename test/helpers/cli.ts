@@ -1,0 +1,17 @@
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '../..')
+export const CLI = join(root, 'dist/src/cli/bin.js')
+export const TSC = join(root, 'node_modules/typescript/bin/tsc')
+
+/** Runs the built `contracts` binary in a child process, as a user would. */
+export function contracts(args: string[], cwd = root) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+export function tsc(args: string[], cwd: string) {
+  const r = spawnSync(process.execPath, [TSC, ...args], { cwd, encoding: 'utf8' })
+  return { status: r.status, output: r.stdout + r.stderr }
+}
