@@ -1,0 +1,110 @@
+/**
+ * Vite dev server, as a developer uses it: a browser-like client holds the HMR socket and fetches
+ * modules over HTTP while the contract is edited on disk.
+ */
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createServer, type ViteDevServer } from 'vite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import contracts from 'unplugin-contracts/vite'
+import { inspect } from 'unplugin-contracts'
+
+const root = join(import.meta.dirname, '.tmp/vite-dev')
+const contract = join(root, 'payments.spec.json')
+const original = readFileSync(join(import.meta.dirname, 'fixtures/app/payments.spec.json'), 'utf8')
+
+let server: ViteDevServer
+let base: string
+let socket: WebSocket
+const messages: Array<{ type: string; [key: string]: any }> = []
+
+async function serviceHash(): Promise<string> {
+  return ((await inspect(contract)).data as { hashes: { service: string } }).hashes.service
+}
+
+/** The URL the browser fetches for the contract import, read from the transformed main.js. */
+async function contractModuleUrl(): Promise<string> {
+  const main = await (await fetch(`${base}/main.js`)).text()
+  const url = /from\s+"([^"]*payments\.spec\.json[^"]*)"/.exec(main)?.[1]
+  expect(url, main).toBeDefined()
+  return url!
+}
+
+async function fetchContractModule() {
+  const response = await fetch(base + (await contractModuleUrl()))
+  return { status: response.status, text: await response.text() }
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+describe('Vite dev server', () => {
+  beforeAll(async () => {
+    rmSync(root, { recursive: true, force: true })
+    mkdirSync(root, { recursive: true })
+    cpSync(join(import.meta.dirname, 'fixtures/app/main.js'), join(root, 'main.js'))
+    writeFileSync(contract, original)
+    server = await createServer({ root, configFile: false, logLevel: 'silent', plugins: [contracts()], server: { host: '127.0.0.1', port: 0 } })
+    await server.listen()
+    const address = server.httpServer!.address() as { port: number }
+    base = `http://127.0.0.1:${address.port}`
+    socket = new WebSocket(`ws://127.0.0.1:${address.port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    socket.on('message', (data) => messages.push(JSON.parse(String(data))))
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+  })
+
+  afterAll(async () => {
+    socket?.close()
+    await server?.close()
+  })
+
+  it('serves the compiled module, then regenerates it when the contract changes', async () => {
+    const first = await fetchContractModule()
+    expect(first.status).toBe(200)
+    expect(first.text).toContain(JSON.stringify(await serviceHash()))
+    const before = await serviceHash()
+
+    // A new optional member on CapturePayment changes the contract, so the hash.
+    messages.length = 0
+    writeFileSync(contract, original.replace('"Currency": {', '"Note": { "type": "string" },\n          "Currency": {'))
+    const after = await serviceHash()
+    expect(after).not.toBe(before)
+    await until('the regenerated module', async () => ((await fetchContractModule()).text.includes(JSON.stringify(after)) ? true : undefined))
+    // The browser was told: the importer is reloaded (nothing accepts the update on its own).
+    await until('an HMR message', async () => messages.find((m) => m.type === 'full-reload' || m.type === 'update'))
+  })
+
+  it('an invalid edit is an error with code and position, on the page and over HTTP', async () => {
+    messages.length = 0
+    writeFileSync(contract, original.replace('"#/components/schemas/RefundPayment"', '"#/components/schemas/RefundPaymentt"'))
+    const failed = await until('the failing module', async () => {
+      const r = await fetchContractModule()
+      return r.status === 500 ? r : undefined
+    })
+    expect(failed.text).toContain('BENZENE_REF_MISSING')
+    expect(failed.text).toContain(`${contract}:68:17`)
+    // Vite's error overlay gets the same diagnostic over the HMR socket.
+    const overlay = await until('the error overlay message', async () => messages.find((m) => m.type === 'error'))
+    expect(overlay.err.message).toContain('BENZENE_REF_MISSING')
+    expect(overlay.err.message).toContain(`${contract}:68:17`)
+    expect(overlay.err.loc).toMatchObject({ file: contract, line: 68 })
+  })
+
+  it('the next valid edit recovers without a restart', async () => {
+    writeFileSync(contract, original.replace('"payments-api"', '"payments-api-2"'))
+    const expected = await serviceHash()
+    const recovered = await until('the recovered module', async () => {
+      const r = await fetchContractModule()
+      return r.status === 200 && r.text.includes(JSON.stringify(expected)) ? r : undefined
+    })
+    expect(recovered.text).toContain('createTopicClient("payments:capture"')
+  })
+})
