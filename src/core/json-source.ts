@@ -32,7 +32,8 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   const diagnostics: Diagnostic[] = []
   const at = (offset: number) => lines.position(offset)
 
-  for (const error of errors) {
+  // Only the first syntax error: the ones after it are mostly the parser losing its way.
+  for (const error of errors.slice(0, 1)) {
     diagnostics.push({
       code: 'JSON_SYNTAX',
       severity: 'error',

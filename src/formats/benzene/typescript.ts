@@ -14,7 +14,12 @@ export class TypeWriter {
 
   constructor(schemaNames: readonly string[], reserved: readonly string[] = []) {
     this.taken = new Set(reserved)
-    for (const name of [...schemaNames].sort()) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
+    // Names that are identifiers already keep them; the others are sanitized after, so a schema
+    // literally called `A_B` is never renamed because `A-B` sanitizes to the same identifier.
+    const sorted = [...schemaNames].sort()
+    const verbatim = sorted.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    for (const name of verbatim) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
+    for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
   }
 
   /** `export type Name = ...;` with the schema's description as JSDoc. */

@@ -1,0 +1,85 @@
+/** Each Benzene rule: a fixture that triggers it (code, pointer, line, column) and fixtures that pass. */
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { compile, inspect } from '../src/index.js'
+import { benzeneRules } from '../src/formats/benzene/rules/index.js'
+
+const fixtures = join(import.meta.dirname, '../fixtures/benzene')
+
+const failing: Array<[fixture: string, code: string, pointer: string, line: number, column: number]> = [
+  ['missing-member', 'BENZENE_MISSING_MEMBER', '/requests/0/response', 9, 5],
+  ['wrong-type', 'BENZENE_WRONG_TYPE', '/requests/0/request', 12, 18],
+  ['empty-topic', 'BENZENE_EMPTY_TOPIC', '/requests/0/topic', 10, 16],
+  ['empty-version', 'BENZENE_EMPTY_VERSION', '/requests/0/version', 11, 18],
+  ['reserved-not-true', 'BENZENE_RESERVED_NOT_TRUE', '/requests/0/reserved', 18, 19],
+  ['empty-transports', 'BENZENE_EMPTY_TRANSPORTS', '/transports', 32, 17],
+  ['empty-http-mappings', 'BENZENE_EMPTY_HTTP_MAPPINGS', '/requests/0/httpMappings', 18, 23],
+  ['duplicate-topic', 'BENZENE_DUPLICATE_TOPIC', '/requests/1', 19, 5],
+  ['ref-form', 'BENZENE_REF_FORM', '/requests/0/response/$ref', 16, 17],
+  ['ref-missing', 'BENZENE_REF_MISSING', '/requests/0/response/$ref', 16, 17],
+  ['invalid-schema', 'BENZENE_INVALID_SCHEMA', '/components/schemas/Order/properties/Id/type', 36, 21],
+  ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
+  ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
+  ['json-syntax', 'JSON_SYNTAX', '', 7, 1],
+  ['json-duplicate-key', 'JSON_DUPLICATE_KEY', '/requests', 6, 3],
+]
+
+describe('failing fixtures', () => {
+  it.each(failing)('%s -> %s at %s (%i:%i)', async (fixture, code, pointer, line, column) => {
+    const file = join(fixtures, 'invalid', `${fixture}.spec.json`)
+    const result = await compile(file)
+    expect(result.code).toBeUndefined()
+    expect(result.diagnostics.map(({ code, pointer, line, column, file, severity }) => ({ code, pointer, line, column, file, severity }))).toEqual([
+      { code, pointer, line, column, file, severity: 'error' },
+    ])
+    expect(result.diagnostics[0]!.message.length).toBeGreaterThan(10)
+  })
+
+  it('every validation rule has a failing fixture', () => {
+    const covered = new Set(failing.map(([, code]) => code))
+    for (const rule of benzeneRules) expect(covered, rule.code).toContain(rule.code)
+  })
+})
+
+describe('passing fixtures', () => {
+  it.each(['payments', 'edge-cases'])('%s.spec.json passes every rule, reserved topics included', async (name) => {
+    const result = await inspect(join(fixtures, 'valid', `${name}.spec.json`), { benzene: { includeReserved: true } })
+    expect(result.diagnostics).toEqual([])
+  })
+
+  it('edge-cases.spec.json compiles once its two versions of one topic are named apart', async () => {
+    const file = join(fixtures, 'valid', 'edge-cases.spec.json')
+    const collision = await compile(file)
+    expect(collision.diagnostics.map((d) => [d.code, d.data])).toEqual([
+      ['BENZENE_EXPORT_COLLISION', { exportName: 'place', topics: ['orders:place@v1', 'orders:place@v2'] }],
+    ])
+    const named = await compile(file, { benzene: { names: { 'orders:place@v2': 'placeV2' } } })
+    expect(named.diagnostics).toEqual([])
+    expect(named.code).toContain('export const placeV2 = ')
+    // Two versions of one topic in scope: the topics map keys each by topic@version.
+    expect(named.code).toContain('["orders:place@v1", place], ["orders:place@v2", placeV2]')
+  })
+})
+
+describe('scope diagnostics', () => {
+  const payments = join(fixtures, 'valid', 'payments.spec.json')
+
+  it('BENZENE_UNKNOWN_TOPIC lists the unknown and the valid topics', async () => {
+    const result = await compile(payments, { query: 'topics=payments:capture,payments:cancel' })
+    expect(result.diagnostics).toHaveLength(1)
+    expect(result.diagnostics[0]).toMatchObject({
+      code: 'BENZENE_UNKNOWN_TOPIC',
+      pointer: '/requests',
+      data: {
+        unknownTopics: ['payments:cancel'],
+        validTopics: ['benzene:spec', 'benzene:healthcheck', 'payments:capture', 'payments:refund', 'payments:get-all'],
+      },
+    })
+  })
+
+  it('an unknown import query parameter is an error, bundler queries are not', async () => {
+    const typo = await compile(payments, { query: 'topic=payments:capture' })
+    expect(typo.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_UNKNOWN_QUERY'])
+    expect((await compile(payments, { query: 't=1700000000&import' })).diagnostics).toEqual([])
+  })
+})
