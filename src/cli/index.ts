@@ -104,19 +104,18 @@ async function hash(file: string, flags: Flags, io: Output): Promise<number> {
     printDiagnostics(result.diagnostics, io)
     return 1
   }
-  const { hashes } = result.data as { hashes: { service: string; topics: Record<string, string> } }
+  const { hashes, entries } = result.data as { hashes: { service: string; topics: Record<string, string> }; entries: Array<{ key: string; version?: string }> }
   if (flags.topic === undefined) {
     io.out(hashes.service)
     return 0
   }
-  const key = flags.version === undefined ? flags.topic : `${flags.topic}@${flags.version}`
-  const found = hashes.topics[key]
-  if (found === undefined) {
-    const keys = Object.keys(hashes.topics)
-    io.err(`contracts: ${JSON.stringify(key)} is not one topic entry of ${file}; pick one of: ${keys.map((k) => k.replace('@', ' --version ')).join(', ')}.`)
+  const matching = entries.filter((entry) => flags.version === undefined || entry.version === flags.version)
+  if (matching.length !== 1) {
+    const choices = entries.map((entry) => (entry.version === undefined ? `${flags.topic} (unversioned)` : `${flags.topic} --version ${entry.version}`))
+    io.err(`contracts: ${matching.length === 0 ? 'no' : 'more than one'} entry of ${JSON.stringify(flags.topic)} matches in ${file}; pick one of: ${choices.join(', ')}.`)
     return 2
   }
-  io.out(found)
+  io.out(hashes.topics[matching[0]!.key]!)
   return 0
 }
 

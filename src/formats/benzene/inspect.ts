@@ -13,6 +13,8 @@ export interface BenzeneInspection {
   format: 'benzene'
   /** In-scope request topics, in document order. */
   topics: string[]
+  /** Each in-scope request entry with the key it has in `closure` and `hashes.topics`. */
+  entries: Array<{ key: string; topic: string; version?: string }>
   events: string[]
   /** Each in-scope topic's schema closure, sorted. */
   closure: Record<string, string[]>
@@ -37,6 +39,7 @@ export function inspectBenzene(source: JsonSource, query: ImportQuery, options: 
   const data: BenzeneInspection = {
     format: 'benzene',
     topics: [...new Set(scope.entries.map(key))],
+    entries: scope.entries.map((entry) => ({ key: key(entry), topic: entry.topic, ...(entry.version === undefined ? {} : { version: entry.version }) })),
     events: doc.events.map(entryLabel),
     closure: {},
     hashes: {

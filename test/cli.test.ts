@@ -1,0 +1,113 @@
+/** The `contracts` binary, run as a child process. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { contracts } from './helpers/cli.js'
+
+const fixtures = join(import.meta.dirname, '../fixtures/benzene')
+const payments = join(fixtures, 'valid/payments.spec.json')
+const broken = join(fixtures, 'invalid/ref-missing.spec.json')
+
+describe('contracts check', () => {
+  it('exits 0 on valid contracts', () => {
+    const r = contracts(['check', payments, join(fixtures, 'valid/hostile-names.spec.json')])
+    expect(r.stderr).toContain('2 contracts checked: no errors.')
+    expect(r.status).toBe(0)
+  })
+
+  it('exits 1 with a code frame on an invalid contract', () => {
+    const r = contracts(['check', payments, broken])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain(`error BENZENE_REF_MISSING: $ref points at components.schemas["Orders"], which does not exist.`)
+    expect(r.stderr).toContain(`${broken}:16:17 (/requests/0/response/$ref)`)
+    expect(r.stderr).toContain('> 16 |         "$ref": "#/components/schemas/Orders"')
+  })
+
+  it('--json prints every diagnostic with its fields', () => {
+    const r = contracts(['check', broken, '--json'])
+    expect(r.status).toBe(1)
+    expect(JSON.parse(r.stdout)).toEqual({
+      diagnostics: [
+        {
+          code: 'BENZENE_REF_MISSING',
+          severity: 'error',
+          message: '$ref points at components.schemas["Orders"], which does not exist.',
+          file: broken,
+          pointer: '/requests/0/response/$ref',
+          line: 16,
+          column: 17,
+          data: { ref: '#/components/schemas/Orders', name: 'Orders' },
+        },
+      ],
+    })
+  })
+
+  it('exits 2 on usage errors', () => {
+    expect(contracts(['check']).status).toBe(2)
+    expect(contracts(['check', payments, '--nope']).status).toBe(2)
+    expect(contracts(['frobnicate']).status).toBe(2)
+    expect(contracts([]).status).toBe(2)
+    expect(contracts(['--help']).status).toBe(0)
+  })
+})
+
+describe('contracts hash and inspect', () => {
+  const hashCases = JSON.parse(readFileSync(join(import.meta.dirname, '../conformance/benzene/contract-hash-cases.json'), 'utf8'))
+  const inspected = () => JSON.parse(contracts(['inspect', payments, '--json']).stdout)
+
+  it('inspect --json prints topics, events, closures and hashes', () => {
+    const data = inspected()
+    expect(data.format).toBe('benzene')
+    expect(data.topics).toEqual(['payments:capture', 'payments:refund', 'payments:get-all'])
+    expect(data.events).toEqual(['payment:captured@v1'])
+    expect(data.closure['payments:get-all']).toEqual(['PaymentDto', 'Void'])
+    expect(Object.keys(data.hashes.topics)).toEqual(data.topics)
+  })
+
+  it('hash: whole-service, --topic (topic-scoped) and --topics (service-level) agree with inspect', () => {
+    const data = inspected()
+    expect(contracts(['hash', payments]).stdout.trim()).toBe(data.hashes.service)
+    expect(contracts(['hash', payments, '--topic', 'payments:capture']).stdout.trim()).toBe(data.hashes.topics['payments:capture'])
+    const serviceLevel = JSON.parse(contracts(['inspect', payments, '--topics', 'payments:refund', '--json']).stdout).hashes.service
+    expect(contracts(['hash', payments, '--topics', 'payments:refund']).stdout.trim()).toBe(serviceLevel)
+    expect(serviceLevel).not.toBe(data.hashes.topics['payments:refund'])
+  })
+
+  it('hash of a reserved topic asked for by name', () => {
+    const r = contracts(['hash', payments, '--topic', 'benzene:spec'])
+    expect(r.status).toBe(0)
+    expect(r.stdout.trim()).toMatch(/^sha256:[0-9a-f]{64}$/)
+  })
+
+  it('hash --topic --version picks one version; without --version an ambiguous topic is a usage error', () => {
+    const edge = join(fixtures, 'valid/edge-cases.spec.json')
+    const v2 = contracts(['hash', edge, '--topic', 'orders:place', '--version', 'v2'])
+    expect(v2.status).toBe(0)
+    const v1 = contracts(['hash', edge, '--topic', 'orders:place', '--version', 'v1'])
+    expect(v1.stdout).not.toBe(v2.stdout)
+    const ambiguous = contracts(['hash', edge, '--topic', 'orders:place'])
+    expect(ambiguous.status).toBe(2)
+    expect(ambiguous.stderr).toContain('orders:place --version v1, orders:place --version v2')
+  })
+
+  it('an unknown topic fails like check, listing the valid ones', () => {
+    const r = contracts(['hash', payments, '--topic', 'payments:cancel'])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('BENZENE_UNKNOWN_TOPIC')
+    expect(r.stderr).toContain('payments:get-all')
+    const inspectBroken = contracts(['inspect', broken, '--json'])
+    expect(inspectBroken.status).toBe(1)
+    expect(JSON.parse(inspectBroken.stdout).diagnostics[0].code).toBe('BENZENE_REF_MISSING')
+  })
+
+  it('prints the conformance hashes of the conformance document', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'contracts-cli-'))
+    const file = join(dir, 'payments.spec.json')
+    writeFileSync(file, JSON.stringify(hashCases.documents.payments, null, 2))
+    const pinned = (prefix: string) => hashCases.cases.find((c: { name: string }) => c.name.startsWith(prefix)).expect.hash
+    expect(contracts(['hash', file]).stdout.trim()).toBe(pinned('whole-service: strips'))
+    expect(contracts(['hash', file, '--topic', 'payments:capture', '--version', 'v2']).stdout.trim()).toBe(pinned('topic-scoped: one entry'))
+    expect(contracts(['hash', file, '--topics', 'payments:capture']).stdout.trim()).toBe(pinned('service-level: requests filtered'))
+  })
+})

@@ -1,0 +1,57 @@
+/** The core pipeline: cache, dependencies, and inputs that are not contracts. */
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ContractCompiler, compile } from '../src/index.js'
+
+const work = join(import.meta.dirname, '.tmp/compile')
+const source = join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json')
+const file = join(work, 'payments.spec.json')
+
+beforeAll(() => {
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(work, { recursive: true })
+  cpSync(source, file)
+})
+
+describe('cache', () => {
+  it('serves an unchanged contract from the cache, recompiles when a byte or an option changes', async () => {
+    const compiler = new ContractCompiler()
+    const first = await compiler.compile(file)
+    expect(await compiler.compile(file)).toBe(first)
+    expect(compiler.compilations).toBe(1)
+    await compiler.compile(file, { query: 'topics=payments:refund' })
+    expect(compiler.compilations).toBe(2)
+    writeFileSync(file, readFileSync(source, 'utf8').replace('"payments-api"', '"payments-api-v2"'))
+    const changed = await compiler.compile(file)
+    expect(compiler.compilations).toBe(3)
+    expect(changed.code).not.toBe(first.code)
+    // Same bytes as before (touching the file without changing it) is a cache hit again.
+    writeFileSync(file, readFileSync(file))
+    expect(await compiler.compile(file)).toBe(changed)
+    expect(compiler.compilations).toBe(3)
+  })
+
+  it('reports the contract as its dependency', async () => {
+    expect((await compile(file)).dependencies).toEqual([file])
+  })
+})
+
+describe('inputs that are not contracts', () => {
+  it('an unknown format, a missing file, bytes that are not UTF-8: diagnostics, never a throw', async () => {
+    expect((await compile(join(work, 'x.yaml'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_UNKNOWN_FORMAT'])
+    expect((await compile(join(work, 'missing.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_READ_FAILED'])
+    writeFileSync(join(work, 'latin1.spec.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]))
+    expect((await compile(join(work, 'latin1.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_NOT_UTF8'])
+    writeFileSync(join(work, 'empty.spec.json'), '')
+    expect((await compile(join(work, 'empty.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['JSON_SYNTAX'])
+    writeFileSync(join(work, 'array.spec.json'), '[]')
+    expect((await compile(join(work, 'array.spec.json'))).diagnostics.map((d) => [d.code, d.pointer])).toEqual([['BENZENE_WRONG_TYPE', '']])
+  })
+
+  it('a byte order mark is tolerated and positions stay right', async () => {
+    writeFileSync(join(work, 'bom.spec.json'), '\uFEFF' + readFileSync(join(import.meta.dirname, '../fixtures/benzene/invalid/ref-missing.spec.json'), 'utf8'))
+    const result = await compile(join(work, 'bom.spec.json'))
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([['BENZENE_REF_MISSING', 16, 17]])
+  })
+})
