@@ -83,3 +83,15 @@ describe('scope diagnostics', () => {
     expect((await compile(payments, { query: 't=1700000000&import' })).diagnostics).toEqual([])
   })
 })
+
+describe('documentation', () => {
+  it('README lists every diagnostic code the compiler can emit', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs')
+    const readme = readFileSync(join(import.meta.dirname, '../README.md'), 'utf8')
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [readFileSync(join(dir, e.name), 'utf8')] : []))
+    const codes = new Set(sources(join(import.meta.dirname, '../src')).flatMap((text) => [...text.matchAll(/'((?:BENZENE|JSON|CONTRACTS)_[A-Z_]+)'/g)].map((m) => m[1]!)))
+    expect(codes.size).toBeGreaterThan(15)
+    for (const code of codes) expect(readme, code).toContain(`\`${code}\``)
+  })
+})

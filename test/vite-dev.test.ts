@@ -2,7 +2,7 @@
  * Vite dev server, as a developer uses it: a browser-like client holds the HMR socket and fetches
  * modules over HTTP while the contract is edited on disk.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -34,6 +34,18 @@ async function contractModuleUrl(): Promise<string> {
 async function fetchContractModule() {
   const response = await fetch(base + (await contractModuleUrl()))
   return { status: response.status, text: await response.text() }
+}
+
+let saves = 0
+/**
+ * Saves the contract as an editor does. Each save gets its own mtime a second apart: file systems
+ * stamp times at a coarse tick, and watchers drop a change whose mtime equals the last one, which
+ * two writes a few milliseconds apart (never an editor's) can produce.
+ */
+function save(text: string): void {
+  writeFileSync(contract, text)
+  const at = Date.now() / 1000 + ++saves
+  utimesSync(contract, at, at)
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -74,7 +86,7 @@ describe('Vite dev server', () => {
 
     // A new optional member on CapturePayment changes the contract, so the hash.
     messages.length = 0
-    writeFileSync(contract, original.replace('"Currency": {', '"Note": { "type": "string" },\n          "Currency": {'))
+    save(original.replace('"Currency": {', '"Note": { "type": "string" },\n          "Currency": {'))
     const after = await serviceHash()
     expect(after).not.toBe(before)
     await until('the regenerated module', async () => ((await fetchContractModule()).text.includes(JSON.stringify(after)) ? true : undefined))
@@ -84,7 +96,7 @@ describe('Vite dev server', () => {
 
   it('an invalid edit is an error with code and position, on the page and over HTTP', async () => {
     messages.length = 0
-    writeFileSync(contract, original.replace('"#/components/schemas/RefundPayment"', '"#/components/schemas/RefundPaymentt"'))
+    save(original.replace('"#/components/schemas/RefundPayment"', '"#/components/schemas/RefundPaymentt"'))
     const failed = await until('the failing module', async () => {
       const r = await fetchContractModule()
       return r.status === 500 ? r : undefined
@@ -99,7 +111,7 @@ describe('Vite dev server', () => {
   })
 
   it('the next valid edit recovers without a restart', async () => {
-    writeFileSync(contract, original.replace('"payments-api"', '"payments-api-2"'))
+    save(original.replace('"payments-api"', '"payments-api-2"'))
     const expected = await serviceHash()
     const recovered = await until('the recovered module', async () => {
       const r = await fetchContractModule()

@@ -1,0 +1,24 @@
+/** The example app in examples/payments-client builds, runs and type-checks, as README promises. */
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { tsc } from './helpers/cli.js'
+
+const root = join(import.meta.dirname, '..')
+const example = join(root, 'examples/payments-client')
+
+describe('examples/payments-client', () => {
+  it('builds with Vite and calls its topics', () => {
+    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], { cwd: root, stdio: 'pipe' })
+    const out = execFileSync(process.execPath, [join(example, 'dist/main.js')], { encoding: 'utf8' })
+    expect(out).toMatch(/^payments-api contract sha256:[0-9a-f]{64}$/m)
+    expect(out).toContain('captured pay-1: 42.42 EUR')
+    expect(out).toContain('refund of an unknown payment -> not-found: no payment pay-404')
+  })
+
+  it('type-checks against the sidecar the build wrote', () => {
+    const r = tsc(['-p', join(example, 'tsconfig.json')], example)
+    expect(r.output).toBe('')
+    expect(r.status).toBe(0)
+  })
+})
