@@ -51,38 +51,28 @@ export const bundlers: Record<string, BuildFn> = {
   async webpack(entry, outDir, options) {
     const { default: webpack } = await import('webpack')
     const { default: contracts } = await import('unplugin-contracts/webpack')
-    return runCompiler(
-      webpack({
-        mode: 'production',
-        context: join(entry, '..'),
-        entry,
-        target: 'node',
-        output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
-        experiments: { outputModule: true },
-        optimization: { minimize: false },
-        plugins: [contracts(options)],
-      }),
-      join(outDir, 'main.js'),
-    )
+    return runCompiler(webpack(webpackLikeConfig(entry, outDir, contracts(options))), join(outDir, 'main.js'))
   },
 
   async rspack(entry, outDir, options) {
     const { rspack } = await import('@rspack/core')
     const { default: contracts } = await import('unplugin-contracts/rspack')
-    return runCompiler(
-      rspack({
-        mode: 'production',
-        context: join(entry, '..'),
-        entry,
-        target: 'node',
-        output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
-        experiments: { outputModule: true },
-        optimization: { minimize: false },
-        plugins: [contracts(options)],
-      }) as never,
-      join(outDir, 'main.js'),
-    )
+    return runCompiler(rspack(webpackLikeConfig(entry, outDir, contracts(options))) as never, join(outDir, 'main.js'))
   },
+}
+
+/** webpack and Rspack take the same configuration: a Node ES module, unminified. */
+function webpackLikeConfig(entry: string, outDir: string, plugin: unknown): any {
+  return {
+    mode: 'production',
+    context: join(entry, '..'),
+    entry,
+    target: 'node',
+    output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
+    experiments: { outputModule: true },
+    optimization: { minimize: false },
+    plugins: [plugin],
+  }
 }
 
 interface WebpackLikeCompiler {
