@@ -47,17 +47,21 @@ describe('passing fixtures', () => {
     expect(result.diagnostics).toEqual([])
   })
 
-  it('edge-cases.spec.json compiles once its two versions of one topic are named apart', async () => {
+  it('edge-cases.spec.json: each version of one topic gets its own export, or the name given', async () => {
     const file = join(fixtures, 'valid', 'edge-cases.spec.json')
-    const collision = await compile(file)
-    expect(collision.diagnostics.map((d) => [d.code, d.data])).toEqual([
-      ['BENZENE_EXPORT_COLLISION', { exportName: 'place', topics: ['orders:place@v1', 'orders:place@v2'] }],
-    ])
-    const named = await compile(file, { benzene: { names: { 'orders:place@v2': 'placeV2' } } })
-    expect(named.diagnostics).toEqual([])
-    expect(named.code).toContain('export const placeV2 = ')
+    const versions = await compile(file)
+    expect(versions.diagnostics).toEqual([])
+    expect(versions.code).toContain('export const placeV1 = ')
+    expect(versions.code).toContain('export const placeV2 = ')
     // Two versions of one topic in scope: the topics map keys each by topic@version.
-    expect(named.code).toContain('["orders:place@v1", place], ["orders:place@v2", placeV2]')
+    expect(versions.code).toContain('["orders:place@v1", placeV1], ["orders:place@v2", placeV2]')
+    const named = await compile(file, { benzene: { names: { 'orders:place@v2': 'place' } } })
+    expect(named.code).toContain('export const place = ')
+    expect(named.code).toContain('export const placeV1 = ')
+    const clash = await compile(file, { benzene: { names: { 'orders:place@v2': 'placeV1' } } })
+    expect(clash.diagnostics.map((d) => [d.code, d.pointer, d.data])).toEqual([
+      ['BENZENE_EXPORT_COLLISION', '/requests/2/topic', { exportName: 'placeV1', topics: ['orders:place@v1', 'orders:place@v2'] }],
+    ])
   })
 })
 

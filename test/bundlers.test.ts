@@ -34,7 +34,7 @@ describe.each(Object.keys(bundlers))('%s', (name) => {
       payload: { PaymentId: 'pay-1', OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Status: 'captured with benzene-version v2' },
       errors: [],
     })
-    expect(result.refunded).toEqual({ status: 'not-found', isSuccessful: false, errors: [{ message: 'no such payment', path: '/PaymentId' }] })
+    expect(result.refunded).toEqual({ status: 'not-found', isSuccessful: false, isTransient: false, errors: [{ message: 'no such payment', path: '/PaymentId' }] })
     expect(result.sent).toEqual([
       { topic: 'payments:capture', request: { OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Method: 'Card' }, headers: { 'benzene-version': 'v2' } },
       { topic: 'payments:refund', request: { PaymentId: 'missing' }, headers: {} },

@@ -39,7 +39,8 @@ describe('topic client', () => {
 describe('results', () => {
   it('ok and fail build frozen results; transient statuses are the three the wire names', () => {
     expect(Object.isFrozen(ok(1, 'created'))).toBe(true)
-    expect(fail('conflict', ['taken'])).toEqual({ status: 'conflict', isSuccessful: false, errors: [{ message: 'taken' }] })
+    expect(fail('conflict', ['taken'])).toEqual({ status: 'conflict', isSuccessful: false, isTransient: false, errors: [{ message: 'taken' }] })
+    expect(fail('timeout').isTransient).toBe(true)
     expect(['service-unavailable', 'too-many-requests', 'timeout'].every(isTransientStatus)).toBe(true)
     expect(isTransientStatus('not-found')).toBe(false)
   })
@@ -50,6 +51,7 @@ describe('results', () => {
     expect(toResult({ status: 'not-found', isSuccessful: false, errors: ['gone', { message: 'x', path: '/a', extra: 1 }] })).toEqual({
       status: 'not-found',
       isSuccessful: false,
+      isTransient: false,
       errors: [{ message: 'gone' }, { message: 'x', path: '/a' }],
     })
     expect(toResult(null)).toMatchObject({ status: 'unexpected-error' })

@@ -1,5 +1,6 @@
 import { fail, toResult, type Result } from './result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
+import { check, type Validator } from './validation.js'
 
 /** A generated topic client: frozen, with its identity, contract hash and a typed call. */
 export interface TopicClient<Topic extends string, Version extends string | undefined, Request, Response> {
@@ -11,11 +12,18 @@ export interface TopicClient<Topic extends string, Version extends string | unde
   /** Component schemas this topic's request and response reach, sorted. */
   readonly components: readonly string[]
   /**
-   * Sends `request` through `sender`. Never rejects: a sender that throws or returns something that
-   * is not a result resolves to an `unexpected-error` failure. Versioned topics send the
-   * `benzene-version` header.
+   * Sends `request` through `sender`. An invalid request is never sent: it resolves to a
+   * `validation-error` failure with one error per violation. A successful response that breaks the
+   * contract resolves to an `unexpected-error` failure that keeps the raw payload. Never rejects:
+   * a sender that throws or returns something that is not a result gives `unexpected-error`.
+   * Versioned topics send the `benzene-version` header.
    */
   send(sender: MessageSender, request: Request, headers?: MessageHeaders): Promise<Result<Response>>
+}
+
+export interface TopicValidators {
+  request?: Validator
+  response?: Validator
 }
 
 export function createTopicClient<T extends string, V extends string | undefined, Req, Res>(
@@ -23,20 +31,32 @@ export function createTopicClient<T extends string, V extends string | undefined
   version: V,
   contractHash: `sha256:${string}`,
   components: readonly string[],
+  validators: TopicValidators = {},
 ): TopicClient<T, V, Req, Res> {
   const send = async (sender: MessageSender, request: Req, headers?: MessageHeaders): Promise<Result<Res>> => {
-    const sent = version === undefined ? headers : { ...headers, 'benzene-version': version }
-    try {
-      return toResult<Res>(await sender.send(topic, request, sent))
-    } catch (error) {
-      return fail('unexpected-error', [`The message sender failed: ${error instanceof Error ? error.message : String(error)}`])
-    }
+    const invalid = check(validators.request, request)
+    if (invalid) return fail('validation-error', invalid)
+    const result = await sendChecked<Res>(sender, topic, version, request, headers)
+    if (!result.isSuccessful || result.payload === undefined) return result
+    const broken = check(validators.response, result.payload)
+    if (broken) return fail('unexpected-error', broken.map((e) => ({ ...e, message: `response ${e.message}`, code: `response:${e.code}` })), result.payload)
+    return result
   }
   const client = { topic, ...(version === undefined ? {} : { version }), contractHash, components: Object.freeze([...components]), send }
   return Object.freeze(client) as TopicClient<T, V, Req, Res>
 }
 
-/** The module's `topics` export: a frozen map with no prototype, so no topic id can reach one. */
+/** One send through user code: the version header added, anything but a proper result turned into a failure. */
+export async function sendChecked<R>(sender: MessageSender, topic: string, version: string | undefined, payload: unknown, headers?: MessageHeaders): Promise<Result<R>> {
+  const sent = version === undefined ? headers : { ...headers, 'benzene-version': version }
+  try {
+    return toResult<R>(await sender.send(topic, payload, sent))
+  } catch (error) {
+    return fail('unexpected-error', [`The message sender failed: ${error instanceof Error ? error.message : String(error)}`])
+  }
+}
+
+/** The module's `topics` and `events` exports: a frozen map with no prototype, so no topic id can reach one. */
 export function createTopicMap<M>(entries: ReadonlyArray<readonly [string, unknown]>): M {
   const map = Object.create(null) as Record<string, unknown>
   for (const [key, client] of entries) Object.defineProperty(map, key, { value: client, enumerable: true })

@@ -36,6 +36,8 @@ export interface SuccessResult<T> {
 export interface FailureResult {
   readonly status: FailureStatus
   readonly isSuccessful: false
+  /** True for `service-unavailable`, `too-many-requests` and `timeout`: the same call may succeed later. */
+  readonly isTransient: boolean
   /** Whatever the service sent back (a problem document, the raw body), if anything. */
   readonly payload?: unknown
   readonly errors: readonly ResultError[]
@@ -66,7 +68,8 @@ export function ok<T>(payload: T, status: SuccessStatus = 'ok'): SuccessResult<T
 
 export function fail(status: FailureStatus, errors: readonly (ResultError | string)[] = [], payload?: unknown): FailureResult {
   const list = Object.freeze(errors.map((e) => Object.freeze(typeof e === 'string' ? { message: e } : { ...e })))
-  return Object.freeze(payload === undefined ? { status, isSuccessful: false as const, errors: list } : { status, isSuccessful: false as const, payload, errors: list })
+  const base = { status, isSuccessful: false as const, isTransient: transient.has(status), errors: list }
+  return Object.freeze(payload === undefined ? base : { ...base, payload })
 }
 
 /**

@@ -11,6 +11,16 @@ export type CapturePayment = {
   Method?: PaymentMethod;
 };
 
+export type OutboundPaymentCaptured = {
+  OrderId?: string | null;
+  PaymentId?: string | null;
+  /**
+   * @format double
+   */
+  Amount?: number;
+  Currency?: string | null;
+};
+
 export type PaymentDto = {
   PaymentId?: string | null;
   OrderId?: string | null;
@@ -38,6 +48,7 @@ export type Void = { [key: string]: never };
 
 /** Hash of the whole-service projection this module covers. */
 export declare const contractHash: "sha256:1f23a4fbf02d1f20571d27891a85a55f1ad143e737abc65c2616dd1dc69480b6";
+export declare const contract: $runtime.ContractInfo<"sha256:1f23a4fbf02d1f20571d27891a85a55f1ad143e737abc65c2616dd1dc69480b6">;
 /** Topic "payments:capture" version "v2". */
 export declare const capture: $runtime.TopicClient<"payments:capture", "v2", CapturePayment, PaymentDto>;
 /** Topic "payments:refund". */
@@ -48,4 +59,7 @@ export declare const topics: {
   readonly "payments:capture": typeof capture;
   readonly "payments:refund": typeof refund;
   readonly "payments:get-all": typeof getAll;
+};
+export declare const events: {
+  readonly "captured": $runtime.EventDescriptor<"payment:captured", "v1", OutboundPaymentCaptured>;
 };

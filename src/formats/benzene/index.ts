@@ -13,7 +13,7 @@ import { benzeneRules } from './rules/index.js'
 export const benzeneFormat: ContractFormat<JsonSource, BenzeneModel, BenzeneOptions> = {
   name: 'benzene',
   match: (file) => file.endsWith('.spec.json'),
-  queryKeys: ['topics', 'includeReserved'],
+  queryKeys: ['topics', 'includeReserved', 'validate'],
 
   async parse(file, host) {
     const { source, diagnostics } = parseJsonSource(file, await host.readText(file))

@@ -41,15 +41,12 @@ export function inspectBenzene(source: JsonSource, query: ImportQuery, options: 
     topics: [...new Set(scope.entries.map(key))],
     entries: scope.entries.map((entry) => ({ key: key(entry), topic: entry.topic, ...(entry.version === undefined ? {} : { version: entry.version }) })),
     events: doc.events.map(entryLabel),
-    closure: {},
+    // fromEntries: topic ids such as `__proto__` become keys, never prototypes.
+    closure: Object.fromEntries(scope.entries.map((entry) => [key(entry), schemaClosure([entry.request, entry.response], doc.components.schemas)])),
     hashes: {
       service: contractHash(scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)),
-      topics: {},
+      topics: Object.fromEntries(scope.entries.map((entry) => [key(entry), contractHash(topicScoped(doc, entry))])),
     },
-  }
-  for (const entry of scope.entries) {
-    data.closure[key(entry)] = schemaClosure([entry.request, entry.response], doc.components.schemas)
-    data.hashes.topics[key(entry)] = contractHash(topicScoped(doc, entry))
   }
   return { data, diagnostics }
 }

@@ -1,26 +1,29 @@
-import type { BenzeneDocument, RequestEntry } from './document.js'
+import type { BenzeneDocument, EventEntry, RequestEntry } from './document.js'
+import type { NamedEntry } from './naming.js'
+import type { BenzeneOptions } from './options.js'
 
 /** One in-scope request topic, ready to generate. */
-export interface TopicModel {
-  entry: RequestEntry
-  /** Index in `requests[]`, for pointers. */
-  index: number
-  exportName: string
-  /** Key in the module's `topics` map: the topic id, or `topic@version` when one topic has several versions in scope. */
-  mapKey: string
+export interface TopicModel extends NamedEntry<RequestEntry> {
   /** Hash of the topic-scoped projection. */
   hash: string
   /** The topic's schema closure, sorted. */
   components: string[]
 }
 
+export type EventModel = NamedEntry<EventEntry>
+
+/** The projection the module's `contractHash` covers, as drift checks need to recompute it. */
+export type ModuleProjection = { kind: 'whole-service' } | { kind: 'service-level'; topics: string[] }
+
 export interface BenzeneModel {
   file: string
   document: BenzeneDocument
   topics: TopicModel[]
-  /** Hash of the projection the module covers (whole-service domain, or the service-level include-list). */
+  events: EventModel[]
+  /** Hash of `projection`. */
   moduleHash: string
-  projection: 'whole-service' | 'service-level'
-  /** Where each topic entry starts in the source, for the source map. */
-  positions: Map<number, { line: number; column: number }>
+  projection: ModuleProjection
+  options: Required<Pick<BenzeneOptions, 'validate' | 'int64'>>
+  /** Where each entry starts in the source (`/requests/3`, `/events/0`), for the source map. */
+  positions: Map<string, { line: number; column: number }>
 }

@@ -2,21 +2,35 @@ import type { Diagnostic } from '../../core/diagnostics.js'
 import type { ImportQuery } from '../../core/format.js'
 import { joinPointer } from '../../core/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
-import { entryLabel, type BenzeneDocument } from './document.js'
+import { schemaClosure } from './closure.js'
+import type { BenzeneDocument } from './document.js'
 import { contractHash } from './hash.js'
 import type { BenzeneModel, TopicModel } from './model.js'
-import { exportNameOf, isUsableExportName, MODULE_EXPORTS } from './naming.js'
-import type { BenzeneOptions } from './options.js'
+import { nameEntries } from './naming.js'
+import type { BenzeneOptions, ValidateOption } from './options.js'
 import { serviceLevel, topicScoped, wholeService } from './projection.js'
-import { schemaClosure } from './closure.js'
 import { selectScope, type Scope } from './scope.js'
 
-/** The import query wins over plugin options: `?topics=a,b&includeReserved`. */
-export function scopeOptions(query: ImportQuery, options: BenzeneOptions | undefined): BenzeneOptions {
+const VALIDATE_VALUES = new Map<string, ValidateOption>([
+  ['request', 'request'],
+  ['response', 'response'],
+  ['both', 'both'],
+  ['false', false],
+  ['none', false],
+])
+
+/** The import query wins over plugin options: `?topics=a,b&includeReserved&validate=request`. */
+export function scopeOptions(query: ImportQuery, options: BenzeneOptions | undefined, report?: (message: string, data: Record<string, unknown>) => void): BenzeneOptions {
   const topics = query.has('topics') ? query.get('topics')!.split(',').map((t) => t.trim()).filter(Boolean) : options?.topics
   const flag = query.get('includeReserved')
   const includeReserved = flag === undefined ? options?.includeReserved : flag !== 'false' && flag !== '0'
-  return { ...options, topics, includeReserved }
+  let validate = options?.validate
+  const asked = query.get('validate')
+  if (asked !== undefined) {
+    if (VALIDATE_VALUES.has(asked)) validate = VALIDATE_VALUES.get(asked)
+    else report?.(`?validate=${asked} is not one of request, response, both, false.`, { option: 'validate', value: asked })
+  }
+  return { ...options, topics, includeReserved, validate }
 }
 
 /** Seeds 5.1-5.2 with the fail-loud rule: undefined (and a `BENZENE_UNKNOWN_TOPIC` diagnostic) when the include-list names unknown topics. */
@@ -41,50 +55,50 @@ export function buildModel(source: JsonSource, doc: BenzeneDocument, query: Impo
   const report = (code: string, pointer: string, message: string, data?: Record<string, unknown>) =>
     diagnostics.push({ code, severity: 'error', message, file: source.file, pointer, ...position(source, pointer), ...(data ? { data } : {}) })
 
-  const effective = scopeOptions(query, options)
-  const scope = resolveScope(source, doc, effective, diagnostics)
-  if (!scope) return { diagnostics }
-
-  const versionsInScope = new Map<string, number>()
-  for (const entry of scope.entries) versionsInScope.set(entry.topic, (versionsInScope.get(entry.topic) ?? 0) + 1)
-  const byName = new Map<string, TopicModel>()
-  const topics: TopicModel[] = []
-  for (const entry of scope.entries) {
-    const index = doc.requests.indexOf(entry)
-    const pointer = joinPointer('', 'requests', index, 'topic')
-    const { name, chosen } = exportNameOf(entry, effective.names)
-    if (!isUsableExportName(name)) {
-      const why = MODULE_EXPORTS.has(name) ? 'is taken by the module itself' : 'is not a valid JavaScript identifier'
-      report('BENZENE_INVALID_EXPORT_NAME', pointer, `Export name ${JSON.stringify(name)} for topic ${JSON.stringify(entryLabel(entry))} ${why}. ${chosen ? 'Choose another in the `names` option.' : `Name it with the option names: { ${JSON.stringify(entryLabel(entry))}: "<exportName>" }.`}`, { topic: entry.topic, version: entry.version, exportName: name })
-      continue
-    }
-    const other = byName.get(name)
-    if (other) {
-      report(
-        'BENZENE_EXPORT_COLLISION',
-        pointer,
-        `Topics ${JSON.stringify(entryLabel(other.entry))} and ${JSON.stringify(entryLabel(entry))} would both be exported as ${JSON.stringify(name)}. Resolve it with the option names: { ${JSON.stringify(entryLabel(entry))}: "<exportName>" }.`,
-        { exportName: name, topics: [entryLabel(other.entry), entryLabel(entry)] },
-      )
-      continue
-    }
-    const model: TopicModel = {
-      entry,
-      index,
-      exportName: name,
-      mapKey: (versionsInScope.get(entry.topic) ?? 0) > 1 ? entryLabel(entry) : entry.topic,
-      hash: contractHash(topicScoped(doc, entry)),
-      components: schemaClosure([entry.request, entry.response], doc.components.schemas),
-    }
-    byName.set(name, model)
-    topics.push(model)
+  const effective = scopeOptions(query, options, (message, data) => report('BENZENE_INVALID_OPTION', '', message, data))
+  if (effective.validate !== undefined && effective.validate !== false && !['request', 'response', 'both'].includes(effective.validate)) {
+    report('BENZENE_INVALID_OPTION', '', `Option validate: ${JSON.stringify(effective.validate)} is not one of 'request', 'response', 'both', false.`, { option: 'validate', value: effective.validate })
   }
+  if (effective.int64 !== undefined && effective.int64 !== 'number' && effective.int64 !== 'string') {
+    report('BENZENE_INVALID_OPTION', '', `Option int64: ${JSON.stringify(effective.int64)} is not 'number' or 'string'.`, { option: 'int64', value: effective.int64 })
+  }
+  const scope = resolveScope(source, doc, effective, diagnostics)
+  if (!scope || diagnostics.length > 0) return { diagnostics }
+
+  const requests = nameEntries(
+    scope.entries.map((entry) => ({ entry, index: doc.requests.indexOf(entry) })),
+    'requests',
+    effective.names,
+    report,
+  )
+  const events = nameEntries(
+    doc.events.map((entry, index) => ({ entry, index })),
+    'events',
+    effective.names,
+    report,
+  )
   if (diagnostics.length > 0) return { diagnostics }
 
+  const topics: TopicModel[] = requests.map((named) => ({
+    ...named,
+    hash: contractHash(topicScoped(doc, named.entry)),
+    components: schemaClosure([named.entry.request, named.entry.response], doc.components.schemas),
+  }))
   const projection = scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)
-  const positions = new Map(topics.map((t) => [t.index, position(source, joinPointer('', 'requests', t.index))]))
+  const positions = new Map<string, { line: number; column: number }>()
+  for (const t of topics) positions.set(joinPointer('', 'requests', t.index), position(source, joinPointer('', 'requests', t.index)))
+  for (const e of events) positions.set(joinPointer('', 'events', e.index), position(source, joinPointer('', 'events', e.index)))
   return {
-    model: { file: source.file, document: doc, topics, moduleHash: contractHash(projection), projection: projection.kind as BenzeneModel['projection'], positions },
+    model: {
+      file: source.file,
+      document: doc,
+      topics,
+      events,
+      moduleHash: contractHash(projection),
+      projection: scope.hasIncludeList ? { kind: 'service-level', topics: [...effective.topics!] } : { kind: 'whole-service' },
+      options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number' },
+      positions,
+    },
     diagnostics,
   }
 }

@@ -1,3 +1,6 @@
+/** Which payloads generated clients check at run time. */
+export type ValidateOption = 'request' | 'response' | 'both' | false
+
 /** Options for Benzene `*.spec.json` contracts (plugin option `benzene`, CLI flags, import query). */
 export interface BenzeneOptions {
   /**
@@ -10,7 +13,17 @@ export interface BenzeneOptions {
   includeReserved?: boolean
   /**
    * Export names chosen by hand, keyed by topic id (`"payments:get-all": "listPayments"`) or, for
-   * one version of a topic, by `topic@version` (`"payments:capture@v2": "captureV2"`).
+   * one version of a topic, by `topic@version` (`"payments:capture@v2": "capture"`).
    */
   names?: Readonly<Record<string, string>>
+  /**
+   * Payloads checked at run time by validators generated at build time: requests and event
+   * messages before they are sent, responses when they arrive. Default `'both'`. Query: `?validate=request`.
+   */
+  validate?: ValidateOption
+  /**
+   * `format: int64` integers: `'number'` (default) types them as `number`, which loses precision
+   * past 2^53; `'string'` types and validates them as decimal strings, for services that send them so.
+   */
+  int64?: 'number' | 'string'
 }

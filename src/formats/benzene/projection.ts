@@ -24,8 +24,8 @@ export function serviceLevel(doc: BenzeneDocument, topics: readonly string[]): P
 /** One request entry: only that entry, no events, `components.schemas` narrowed to its closure. */
 export function topicScoped(doc: BenzeneDocument, entry: RequestEntry): Projection {
   const names = schemaClosure([entry.request, entry.response], doc.components.schemas)
-  const schemas: BenzeneDocument['components']['schemas'] = {}
-  for (const name of names) schemas[name] = doc.components.schemas[name]!
+  // fromEntries defines own keys: a schema named `__proto__` stays a schema, not a prototype.
+  const schemas: BenzeneDocument['components']['schemas'] = Object.fromEntries(names.map((name) => [name, doc.components.schemas[name]!]))
   return {
     kind: 'topic-scoped',
     document: { ...doc, requests: [entry], events: [], components: { ...doc.components, schemas } },

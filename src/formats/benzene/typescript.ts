@@ -1,18 +1,36 @@
 import { commentText, jsString, propertyKey, toTypeIdentifier } from '../../core/emit.js'
+import { schemaClosure } from './closure.js'
 import { isObject, type Schema } from './document.js'
+import { discriminatorOf, type Direction } from './json-schema.js'
 import { refTarget } from './rules/refs.js'
+import { walkSchema } from './schema-walk.js'
+
+export interface TypeOptions {
+  int64: 'number' | 'string'
+}
 
 /**
- * TypeScript types from OpenAPI 3.0 Schema Objects: component schemas become named type aliases
- * (recursive references work because aliases of object types may refer to themselves), inline
- * schemas become type expressions.
+ * TypeScript types from OpenAPI 3.0 Schema Objects, saying what the wire carries:
+ * `enum`/`const` as literals, `nullable` as `| null`, `additionalProperties: false` as an exact
+ * object (no index signature; absent or `true` admits more members, a schema types them),
+ * `allOf` as an intersection, a `discriminator` as a discriminated union, `format` and
+ * descriptions as JSDoc. A schema with `readOnly` or `writeOnly` members somewhere in it has two
+ * named types: `Name` for responses (no writeOnly members) and `NameInput` for requests (no
+ * readOnly members).
  */
 export class TypeWriter {
-  /** Schema name -> type identifier, assigned once so declarations and references agree. */
+  /** Schema name -> type identifier (response view), assigned once for declarations and references. */
   readonly identifiers = new Map<string, string>()
+  /** Schema name -> request-view identifier, for schemas whose two views differ. */
+  readonly inputIdentifiers = new Map<string, string>()
   private readonly taken: Set<string>
 
-  constructor(schemaNames: readonly string[], reserved: readonly string[] = []) {
+  constructor(
+    schemaNames: readonly string[],
+    private readonly catalogue: Readonly<Record<string, Schema>>,
+    private readonly options: TypeOptions,
+    reserved: readonly string[] = [],
+  ) {
     this.taken = new Set(reserved)
     // Names that are identifiers already keep them; the others are sanitized after, so a schema
     // literally called `A_B` is never renamed because `A-B` sanitizes to the same identifier.
@@ -20,66 +38,112 @@ export class TypeWriter {
     const verbatim = sorted.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     for (const name of verbatim) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
+    const directional = new Set(sorted.filter((name) => hasDirectionalMember(catalogue[name])))
+    for (const name of sorted) {
+      const reaches = [name, ...schemaClosure([catalogue[name]], catalogue)]
+      if (reaches.some((n) => directional.has(n))) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
+    }
   }
 
-  /** `export type Name = ...;` with the schema's description as JSDoc. */
-  declaration(name: string, schema: Schema): string {
-    return `${jsDoc(schema, '')}export type ${this.identifiers.get(name)} = ${this.type(schema, '')};`
+  /** The declarations of one schema: `export type Name = ...;` and, when it differs, `export type NameInput = ...;`. */
+  declarations(name: string): string[] {
+    const schema = this.catalogue[name]!
+    const out = [`${jsDoc(schema, '')}export type ${this.identifiers.get(name)} = ${this.type(schema, 'response', '')};`]
+    const input = this.inputIdentifiers.get(name)
+    if (input) out.push(`${jsDoc(schema, '')}export type ${input} = ${this.type(schema, 'request', '')};`)
+    return out
   }
 
-  type(schema: unknown, indent: string): string {
+  type(schema: unknown, direction: Direction, indent: string): string {
     if (!isObject(schema)) return 'unknown'
-    const base = this.baseType(schema, indent)
-    return schema.nullable === true && base !== 'unknown' ? `${wrap(base)} | null` : base
+    const base = this.baseType(schema, direction, indent)
+    return schema.nullable === true && base !== 'unknown' && base !== 'null' ? `${wrap(base)} | null` : base
   }
 
-  private baseType(schema: Schema, indent: string): string {
+  private baseType(schema: Schema, direction: Direction, indent: string): string {
     const ref = refTarget(schema.$ref)
-    if (ref !== undefined) return this.identifiers.get(ref) ?? 'unknown'
+    if (ref !== undefined) return this.reference(ref, direction)
+    if ('const' in schema) return literalType(schema.const)
     if (Array.isArray(schema.enum)) return union(schema.enum.map(literalType))
-    if (Array.isArray(schema.allOf)) return schema.allOf.map((s) => wrap(this.type(s, indent))).join(' & ')
+    if (Array.isArray(schema.allOf)) {
+      const parts = schema.allOf.map((s) => wrap(this.type(s, direction, indent)))
+      if (isObject(schema.properties)) parts.push(this.objectType(schema, direction, indent))
+      return parts.join(' & ')
+    }
+    const discriminator = discriminatorOf(schema)
+    if (discriminator) {
+      return union(
+        groupValues(discriminator.values).map(([name, values]) => `(${this.reference(name, direction)} & { ${propertyKey(discriminator.propertyName)}: ${union(values.map(jsString))} })`),
+      )
+    }
     for (const key of ['oneOf', 'anyOf'] as const) {
       const list = schema[key]
-      if (Array.isArray(list)) return union(list.map((s) => this.type(s, indent)))
+      if (Array.isArray(list)) return union(list.map((s) => this.type(s, direction, indent)))
     }
     switch (schema.type) {
       case 'string':
         return 'string'
       case 'integer':
+        return schema.format === 'int64' && this.options.int64 === 'string' ? 'string' : 'number'
       case 'number':
         return 'number'
       case 'boolean':
         return 'boolean'
       case 'array':
-        return `${wrap(this.type(schema.items, indent))}[]`
+        return `${wrap(this.type(schema.items, direction, indent))}[]`
       case 'object':
-        return this.objectType(schema, indent)
+        return this.objectType(schema, direction, indent)
       default:
-        return isObject(schema.properties) || 'additionalProperties' in schema ? this.objectType(schema, indent) : 'unknown'
+        return isObject(schema.properties) || 'additionalProperties' in schema ? this.objectType(schema, direction, indent) : 'unknown'
     }
   }
 
-  private objectType(schema: Schema, indent: string): string {
+  private reference(name: string, direction: Direction): string {
+    return (direction === 'request' ? this.inputIdentifiers.get(name) : undefined) ?? this.identifiers.get(name) ?? 'unknown'
+  }
+
+  private objectType(schema: Schema, direction: Direction, indent: string): string {
     const inner = indent + '  '
+    const hidden = direction === 'request' ? 'readOnly' : 'writeOnly'
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
     const members: string[] = []
     const memberTypes: string[] = []
     const properties = isObject(schema.properties) ? schema.properties : {}
     for (const [name, child] of Object.entries(properties)) {
-      const type = this.type(child, inner)
+      if (isObject(child) && child[hidden] === true) continue
+      const type = this.type(child, direction, inner)
+      const optional = !required.has(name)
       memberTypes.push(type)
-      members.push(`${jsDoc(child, inner)}${inner}${propertyKey(name)}${required.has(name) ? '' : '?'}: ${type};`)
+      members.push(`${jsDoc(child, inner)}${inner}${propertyKey(name)}${optional ? '?' : ''}: ${type};`)
     }
     const extra = schema.additionalProperties
-    if (isObject(extra) || (extra === undefined && members.length === 0) || extra === true) {
+    if (extra !== false && !(Array.isArray(schema.allOf) && extra === undefined)) {
       // An index signature must admit every declared member's type too.
-      const valueType = isObject(extra) ? this.type(extra, inner) : 'unknown'
-      const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(required.size < memberTypes.length ? ['undefined'] : [])])
+      const valueType = isObject(extra) ? this.type(extra, direction, inner) : 'unknown'
+      const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(memberTypes.length > required.size ? ['undefined'] : [])])
       members.push(`${inner}[key: string]: ${all};`)
     }
     if (members.length === 0) return '{ [key: string]: never }'
     return `{\n${members.join('\n')}\n${indent}}`
   }
+}
+
+/** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */
+function hasDirectionalMember(schema: unknown): boolean {
+  let found = false
+  walkSchema(schema, '', (s) => {
+    if (isObject(s) && isObject(s.properties)) {
+      for (const child of Object.values(s.properties)) if (isObject(child) && (child.readOnly === true || child.writeOnly === true)) found = true
+    }
+  })
+  return found
+}
+
+/** Discriminator values grouped by the schema they select, in first-seen order. */
+function groupValues(values: Array<[string, string]>): Array<[string, string[]]> {
+  const groups = new Map<string, string[]>()
+  for (const [value, name] of values) groups.set(name, [...(groups.get(name) ?? []), value])
+  return [...groups]
 }
 
 function literalType(value: unknown): string {
@@ -117,6 +181,9 @@ function jsDoc(schema: unknown, indent: string): string {
   if (typeof schema.title === 'string' && schema.title !== '') lines.push(commentText(schema.title))
   if (typeof schema.description === 'string' && schema.description !== '') lines.push(...commentText(schema.description).split('\n'))
   if (typeof schema.format === 'string') lines.push(`@format ${commentText(schema.format)}`)
+  if (schema.readOnly === true) lines.push('@readonly sent by the service only')
+  if (schema.writeOnly === true) lines.push('write-only: sent to the service only')
+  if (schema.deprecated === true) lines.push('@deprecated')
   if (lines.length === 0) return ''
   return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`.trimEnd()).join('\n')}\n${indent} */\n`
 }
