@@ -1,21 +1,16 @@
 /** The generated module and declarations: shape, determinism, escaping, naming. */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, compile } from '../src/index.js'
 import { tsc } from './helpers/cli.js'
+import { loadModule } from './helpers/load-module.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene/valid')
 const payments = join(fixtures, 'payments.spec.json')
 const work = join(import.meta.dirname, '.tmp/generate')
 
-/** Writes a generated module inside the repository (so `unplugin-contracts/runtime` resolves to this package) and imports it. */
-async function load(code: string, name: string): Promise<Record<string, any>> {
-  const file = join(work, `${name}.mjs`)
-  writeFileSync(file, code)
-  return import(pathToFileURL(file).href)
-}
+const load = loadModule
 
 beforeAll(() => {
   rmSync(work, { recursive: true, force: true })

@@ -38,8 +38,19 @@ const RESERVED_WORDS = new Set(
   ).split(' '),
 )
 
-/** Names TypeScript refuses as a type alias name. */
-const RESERVED_TYPE_NAMES = new Set('any unknown never string number boolean symbol object bigint undefined null void'.split(' '))
+/**
+ * Names a generated type may not take: TypeScript refuses the first row as alias names; the rest
+ * are globals an application's own code refers to, which an imported type of the same name would
+ * shadow.
+ */
+const RESERVED_TYPE_NAMES = new Set(
+  (
+    'any unknown never string number boolean symbol object bigint undefined null void ' +
+    'Array ReadonlyArray Promise PromiseLike Record Partial Required Readonly Pick Omit Exclude Extract NonNullable ' +
+    'ReturnType Parameters Awaited Date Error Object String Number Boolean Symbol BigInt Map Set WeakMap WeakSet ' +
+    'Function JSON Math RegExp Uint8Array ArrayBuffer URL Headers Response Request'
+  ).split(' '),
+)
 
 /** True when `name` can be used as an exported `const` binding. */
 export function isValidIdentifier(name: string): boolean {

@@ -13,7 +13,8 @@ interface ValidatorError {
 /** Runs a validator; undefined when the data is valid, otherwise one error per violation with its JSON Pointer. */
 export function check(validator: Validator | undefined, data: unknown): ResultError[] | undefined {
   if (!validator || validator(data)) return undefined
-  return (validator.errors ?? []).map((error) => {
+  // An `if` error only says its `then` failed; the `then` error itself says how.
+  return (validator.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
     // `required` and `additionalProperties` report on the parent; point at the member itself.
     const member = error.params?.missingProperty ?? error.params?.additionalProperty
     const path = typeof member === 'string' ? `${error.instancePath}/${member.replace(/~/g, '~0').replace(/\//g, '~1')}` : error.instancePath
@@ -51,8 +52,8 @@ const helpers: Record<string, { default: unknown }> = {
 }
 
 /**
- * The `require` that generated validators are given: ajv's standalone code asks for its two
- * runtime helpers by name, and gets ours. Nothing is loaded, evaluated or fetched.
+ * What generated validators call where ajv's standalone code would `require` one of its two
+ * runtime helpers: they get ours. Nothing is loaded, evaluated or fetched.
  */
 export function ajvRuntime(id: string): { default: unknown } {
   const helper = Object.hasOwn(helpers, id) ? helpers[id] : undefined

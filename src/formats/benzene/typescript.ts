@@ -54,20 +54,23 @@ export class TypeWriter {
     return out
   }
 
-  type(schema: unknown, direction: Direction, indent: string): string {
+  /** `closed`: an inline allOf member of a closed merge, which must not add an index signature. */
+  type(schema: unknown, direction: Direction, indent: string, closed = false): string {
     if (!isObject(schema)) return 'unknown'
-    const base = this.baseType(schema, direction, indent)
+    const base = this.baseType(schema, direction, indent, closed)
     return schema.nullable === true && base !== 'unknown' && base !== 'null' ? `${wrap(base)} | null` : base
   }
 
-  private baseType(schema: Schema, direction: Direction, indent: string): string {
+  private baseType(schema: Schema, direction: Direction, indent: string, closed: boolean): string {
     const ref = refTarget(schema.$ref)
     if (ref !== undefined) return this.reference(ref, direction)
     if ('const' in schema) return literalType(schema.const)
     if (Array.isArray(schema.enum)) return union(schema.enum.map(literalType))
     if (Array.isArray(schema.allOf)) {
-      const parts = schema.allOf.map((s) => wrap(this.type(s, direction, indent)))
-      if (isObject(schema.properties)) parts.push(this.objectType(schema, direction, indent))
+      // OpenAPI merges allOf: one member with additionalProperties: false closes the whole object.
+      const merged = closed || isClosedMerge(schema, this.catalogue)
+      const parts = schema.allOf.map((s) => wrap(this.type(s, direction, indent, merged)))
+      if (isObject(schema.properties)) parts.push(this.objectType(schema, direction, indent, true))
       return parts.join(' & ')
     }
     const discriminator = discriminatorOf(schema)
@@ -92,9 +95,9 @@ export class TypeWriter {
       case 'array':
         return `${wrap(this.type(schema.items, direction, indent))}[]`
       case 'object':
-        return this.objectType(schema, direction, indent)
+        return this.objectType(schema, direction, indent, closed)
       default:
-        return isObject(schema.properties) || 'additionalProperties' in schema ? this.objectType(schema, direction, indent) : 'unknown'
+        return isObject(schema.properties) || 'additionalProperties' in schema ? this.objectType(schema, direction, indent, closed) : 'unknown'
     }
   }
 
@@ -102,7 +105,7 @@ export class TypeWriter {
     return (direction === 'request' ? this.inputIdentifiers.get(name) : undefined) ?? this.identifiers.get(name) ?? 'unknown'
   }
 
-  private objectType(schema: Schema, direction: Direction, indent: string): string {
+  private objectType(schema: Schema, direction: Direction, indent: string, closed = false): string {
     const inner = indent + '  '
     const hidden = direction === 'request' ? 'readOnly' : 'writeOnly'
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
@@ -117,7 +120,7 @@ export class TypeWriter {
       members.push(`${jsDoc(child, inner)}${inner}${propertyKey(name)}${optional ? '?' : ''}: ${type};`)
     }
     const extra = schema.additionalProperties
-    if (extra !== false && !(Array.isArray(schema.allOf) && extra === undefined)) {
+    if (extra !== false && !(closed && extra === undefined)) {
       // An index signature must admit every declared member's type too.
       const valueType = isObject(extra) ? this.type(extra, direction, inner) : 'unknown'
       const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(memberTypes.length > required.size ? ['undefined'] : [])])
@@ -126,6 +129,20 @@ export class TypeWriter {
     if (members.length === 0) return '{ [key: string]: never }'
     return `{\n${members.join('\n')}\n${indent}}`
   }
+}
+
+/** True when an allOf merge is closed: some member, followed through `$ref`, says `additionalProperties: false`. */
+function isClosedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema>>, seen = new Set<string>()): boolean {
+  if (schema.additionalProperties === false) return true
+  const members = Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []
+  return members.some((member) => {
+    if (!isObject(member)) return false
+    const ref = refTarget(member.$ref)
+    if (ref === undefined) return isClosedMerge(member, catalogue, seen)
+    if (seen.has(ref) || !isObject(catalogue[ref])) return false
+    seen.add(ref)
+    return isClosedMerge(catalogue[ref]!, catalogue, seen)
+  })
 }
 
 /** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */

@@ -20,7 +20,7 @@ export interface ValidatorRequest {
  * Standalone validators (ajv's standalone code generation) for the given payload schemas. Each
  * validator is a self-contained function expression, so a bundler drops the ones no import uses;
  * the code has no `require`, no `import`, no `eval` or `new Function`: ajv's two runtime helpers
- * are passed in by the caller as `require`.
+ * come from `unplugin-contracts/runtime`.
  */
 export function generateValidators(requests: readonly ValidatorRequest[], catalogue: Readonly<Record<string, Schema>>, int64: 'number' | 'string'): Map<string, string> {
   const contexts: Record<Direction, ConvertContext> = {
@@ -51,13 +51,15 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
 
 /**
  * ajv's CommonJS standalone output inside a function expression, so that it is one value with no
- * free variables but `require` (given ajv's runtime helpers) and its own `module`.
+ * free variables but its own `module` and the runtime's `$ajvRuntime`, which answers ajv's calls
+ * for its two helpers. (In this code `"` only appears escaped inside string literals, so the
+ * replaced text is always a call, never data.)
  */
 function wrap(code: string): string {
-  for (const [, id] of code.matchAll(/require\("([^"]*)"\)/g)) {
+  for (const [, id] of code.matchAll(/\brequire\("([^"]*)"\)/g)) {
     if (!AJV_RUNTIME_MODULES.has(id!)) throw new Error(`ajv standalone code needs ${id}, which the runtime does not provide`)
   }
   // `</` only occurs inside string literals here; `<\/` is the same string and cannot close a <script>.
-  const body = code.replace(/<\//g, '<\\/')
-  return `/* @__PURE__ */ (function (module, require) {${body}\nreturn module.exports;})({ exports: {} }, $ajvRuntime)`
+  const body = code.replace(/\brequire\("/g, '$ajvRuntime("').replace(/<\//g, '<\\/')
+  return `/* @__PURE__ */ (function (module) {${body}\nreturn module.exports;})({ exports: {} })`
 }
