@@ -18,6 +18,8 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['ref-form', 'BENZENE_REF_FORM', '/requests/0/response/$ref', 16, 17],
   ['ref-missing', 'BENZENE_REF_MISSING', '/requests/0/response/$ref', 16, 17],
   ['invalid-schema', 'BENZENE_INVALID_SCHEMA', '/components/schemas/Order/properties/Id/type', 36, 21],
+  ['invalid-pattern', 'BENZENE_INVALID_SCHEMA', '/components/schemas/Order/properties/Id/pattern', 38, 24],
+  ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/oneOf/1', 47, 11],
   ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
   ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
   ['json-syntax', 'JSON_SYNTAX', '', 7, 1],
@@ -42,7 +44,7 @@ describe('failing fixtures', () => {
 })
 
 describe('passing fixtures', () => {
-  it.each(['payments', 'edge-cases'])('%s.spec.json passes every rule, reserved topics included', async (name) => {
+  it.each(['payments', 'edge-cases', 'schema-features', 'hostile-names'])('%s.spec.json passes every rule, reserved topics included', async (name) => {
     const result = await inspect(join(fixtures, 'valid', `${name}.spec.json`), { benzene: { includeReserved: true } })
     expect(result.diagnostics).toEqual([])
   })

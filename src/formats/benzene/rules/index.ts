@@ -1,3 +1,4 @@
+import { discriminatorShape } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
 import { memberTypes } from './member-types.js'
@@ -21,4 +22,5 @@ export const benzeneRules: readonly Rule[] = [
   refForm,
   refTargetExists,
   schemaKeywords,
+  discriminatorShape,
 ]

@@ -37,8 +37,20 @@ function checkSchema(schema: unknown, pointer: string, report: Report): void {
     if (!Array.isArray(list) || list.length === 0) bad(key, 'a non-empty array of schemas')
     else list.forEach((child, i) => !isObject(child) && checkSchema(child, joinPointer(pointer, key, i), report))
   }
+  if ('pattern' in schema) {
+    if (typeof at('pattern') !== 'string' || !compiles(at('pattern') as string)) bad('pattern', 'a regular expression (ECMA-262, Unicode mode)')
+  }
   if ('enum' in schema && !(Array.isArray(at('enum')) && (at('enum') as unknown[]).length > 0)) bad('enum', 'a non-empty array')
   for (const key of ['nullable', 'readOnly', 'writeOnly']) if (key in schema && typeof at(key) !== 'boolean') bad(key, 'a boolean')
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u')
+    return true
+  } catch {
+    return false
+  }
 }
 
 export const schemaKeywords: Rule = {
