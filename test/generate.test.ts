@@ -36,7 +36,7 @@ describe('generated module', () => {
 
   it('loads, exports frozen clients and a prototype-free topics map', async () => {
     const mod = await load((await compile(payments)).code!, 'payments')
-    expect(Object.keys(mod).sort()).toEqual(['capture', 'contract', 'contractHash', 'events', 'getAll', 'refund', 'topics'])
+    expect(Object.keys(mod).sort()).toEqual(['capture', 'contract', 'contractHash', 'events', 'getAll', 'messageEndpoint', 'refund', 'topics'])
     expect(Object.isFrozen(mod.capture)).toBe(true)
     expect(mod.capture.version).toBe('v2')
     expect('version' in mod.refund).toBe(false)

@@ -49,6 +49,7 @@ export type Void = { [key: string]: never };
 /** Hash of the whole-service projection this module covers. */
 export declare const contractHash: "sha256:1f23a4fbf02d1f20571d27891a85a55f1ad143e737abc65c2616dd1dc69480b6";
 export declare const contract: $runtime.ContractInfo<"sha256:1f23a4fbf02d1f20571d27891a85a55f1ad143e737abc65c2616dd1dc69480b6">;
+export declare const messageEndpoint: "/benzene/invoke";
 /** Topic "payments:capture" version "v2". */
 export declare const capture: $runtime.TopicClient<"payments:capture", "v2", CapturePayment, PaymentDto>;
 /** Topic "payments:refund". */

@@ -25,6 +25,8 @@ export function generateBenzene(model: BenzeneModel): Generated {
     `export const contractHash = ${jsString(model.moduleHash)};`,
     `/** What \`checkDrift\` needs to recompute this module's hash from a served document. */`,
     `export const contract = /* @__PURE__ */ $createContract(${jsString(model.moduleHash)}, ${jsLiteral(model.projection)});`,
+    `/** The document's \`messageEndpoint\`: where the service takes messages over HTTP, if it does. */`,
+    `export const messageEndpoint = ${endpointLiteral(model)};`,
   ]
   for (const [name, code] of validators) lines.push(`const ${name} = ${code};`)
   const mappings: NonNullable<Generated['mappings']> = []
@@ -71,6 +73,11 @@ function validatorArgument(validators: Map<string, string>, exportName: string, 
   return `, { ${present.map((part) => `${part}: ${validatorName(exportName, part)}`).join(', ')} }`
 }
 
+function endpointLiteral(model: BenzeneModel): string {
+  const endpoint = model.document.messageEndpoint
+  return typeof endpoint === 'string' ? jsString(endpoint) : 'undefined'
+}
+
 function versionLiteral(entry: TopicModel | EventModel): string {
   return entry.entry.version === undefined ? 'undefined' : jsString(entry.entry.version)
 }
@@ -84,6 +91,7 @@ function declarations(model: BenzeneModel, header: string): string {
   out.push(`/** Hash of the ${model.projection.kind} projection this module covers. */`)
   out.push(`export declare const contractHash: ${jsString(model.moduleHash)};`)
   out.push(`export declare const contract: $runtime.ContractInfo<${jsString(model.moduleHash)}>;`)
+  out.push(`export declare const messageEndpoint: ${endpointLiteral(model)};`)
   for (const topic of model.topics) {
     const { entry } = topic
     out.push(`/** Topic ${commentText(jsString(entry.topic))}${entry.version === undefined ? '' : ` version ${commentText(jsString(entry.version))}`}. */`)

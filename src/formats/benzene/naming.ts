@@ -6,7 +6,7 @@ import { joinPointer } from '../../core/json-pointer.js'
 import { entryLabel } from './document.js'
 
 /** Names the generated module exports besides topic clients; a topic may not take them. */
-export const MODULE_EXPORTS = new Set(['topics', 'events', 'contract', 'contractHash', 'default'])
+export const MODULE_EXPORTS = new Set(['topics', 'events', 'contract', 'contractHash', 'messageEndpoint', 'default'])
 
 /** camelCase of words: `get-all` -> `getAll`, `Get_By_Id` -> `getById`. */
 function camel(words: string[], capitalizeFirst: boolean): string {

@@ -1,0 +1,118 @@
+/**
+ * `unplugin-contracts/runtime/drift`: does the service still serve the contract a client was
+ * generated from? The served document is fetched, the hash of the same projection the client or
+ * module embeds is recomputed from it, and the two are compared. Hashes of different projections
+ * are never compared (seed 6.4): they differ by construction, so such a comparison would report
+ * drift that is not there, and miss drift that is.
+ */
+import canonicalize from 'canonicalize'
+import type { BenzeneDocument } from '../formats/benzene/document.js'
+import { normalize, serviceLevel, topicScoped, wholeService, type Projection } from '../formats/benzene/projection.js'
+import type { ContractInfo } from './contract.js'
+import type { MessageSender } from './sender.js'
+
+export type DriftTransport = { sender: MessageSender } | { baseUrl: string | URL; fetch?: typeof globalThis.fetch }
+
+export interface DriftReport {
+  isMatch: boolean
+  clientHash: string
+  /** The hash of the same projection of the served document; absent when it could not be computed. */
+  serviceHash?: string
+  projection: 'topic-scoped' | 'service-level' | 'whole-service'
+  /** Why there is no `serviceHash` (the document could not be fetched, or lacks the topic). */
+  error?: string
+}
+
+/** What `checkDrift` accepts: a topic client (topic-scoped hash) or a module's `contract` export. */
+export type DriftTarget = ContractInfo | { readonly topic: string; readonly version?: string; readonly contractHash: string }
+
+export async function checkDrift(target: DriftTarget, transport: DriftTransport): Promise<DriftReport> {
+  const isClient = 'topic' in target
+  const clientHash = isClient ? target.contractHash : target.hash
+  const projectionKind = isClient ? 'topic-scoped' : target.projection.kind
+  const report = (serviceHash: string | undefined, error?: string): DriftReport => ({
+    isMatch: serviceHash === clientHash,
+    clientHash,
+    ...(serviceHash === undefined ? {} : { serviceHash }),
+    projection: projectionKind,
+    ...(error === undefined ? {} : { error }),
+  })
+  let doc: BenzeneDocument
+  try {
+    doc = await fetchDocument(transport)
+  } catch (error) {
+    return report(undefined, (error as Error).message)
+  }
+  let projection: Projection
+  if (isClient) {
+    const entry = doc.requests.find((e) => e.topic === target.topic && e.version === target.version)
+    if (!entry) return report(undefined, `The served document has no entry for ${target.topic}${target.version === undefined ? '' : ` version ${target.version}`}.`)
+    projection = topicScoped(doc, entry)
+  } else {
+    projection = target.projection.kind === 'whole-service' ? wholeService(doc) : serviceLevel(doc, target.projection.topics)
+  }
+  return report(await hashOf(projection))
+}
+
+/**
+ * The whole-service variant that reads the service's own hash from its health check (the check of
+ * `type: "schema"`, `data.hashCode`) instead of the document. Only a module covering the
+ * whole-service projection may be compared with it.
+ */
+export async function checkHealthDrift(contract: ContractInfo, transport: DriftTransport): Promise<DriftReport> {
+  if (contract.projection.kind !== 'whole-service') {
+    throw new TypeError(`The health check's hashCode is a whole-service hash; this module covers the ${contract.projection.kind} projection, which is never comparable with it. Use checkDrift().`)
+  }
+  const base = { clientHash: contract.hash, projection: 'whole-service' as const }
+  let health: unknown
+  try {
+    health = 'sender' in transport ? payloadOf(await transport.sender.send('benzene:healthcheck', {})) : await getJson(transport, '/benzene/health')
+  } catch (error) {
+    return { ...base, isMatch: false, error: (error as Error).message }
+  }
+  // Producers write these members camelCase (the wire) or PascalCase (.NET models): read either.
+  const healthChecks = member(health, 'healthChecks')
+  const checks = isObject(healthChecks) ? Object.values(healthChecks) : []
+  const schema = checks.find((c) => member(c, 'type') === 'schema')
+  const serviceHash = member(member(schema, 'data'), 'hashCode')
+  if (typeof serviceHash !== 'string') return { ...base, isMatch: false, error: 'The health answer has no check of type "schema" with data.hashCode.' }
+  return { ...base, isMatch: serviceHash === contract.hash, serviceHash }
+}
+
+/** `"sha256:" + hex(sha256(JCS(normalize(projection))))`, with Web Crypto so it runs in browsers too. */
+export async function hashOf(projection: Projection): Promise<string> {
+  const canonical = canonicalize(normalize(projection))!
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical))
+  return 'sha256:' + [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+async function fetchDocument(transport: DriftTransport): Promise<BenzeneDocument> {
+  const raw = 'sender' in transport ? payloadOf(await transport.sender.send('benzene:spec', { type: 'benzene', format: 'json' })) : await getJson(transport, '/benzene/spec?type=benzene&format=json')
+  // The topic answers with the raw document: as parsed JSON, a JSON string, or a RawStringMessage.
+  const doc = typeof raw === 'string' ? JSON.parse(raw) : isObject(raw) && typeof raw.Content === 'string' && !('requests' in raw) ? JSON.parse(raw.Content) : raw
+  if (!isObject(doc) || !Array.isArray(doc.requests) || !Array.isArray(doc.events) || !isObject(doc.components) || !isObject(doc.components.schemas)) {
+    throw new Error('The served contract document is not a Benzene contract document.')
+  }
+  return doc as unknown as BenzeneDocument
+}
+
+function payloadOf(result: { isSuccessful: boolean; status: string; payload?: unknown }): unknown {
+  if (!result.isSuccessful) throw new Error(`The service answered ${result.status}.`)
+  return result.payload
+}
+
+async function getJson(transport: { baseUrl: string | URL; fetch?: typeof globalThis.fetch }, path: string): Promise<unknown> {
+  const url = new URL(path, transport.baseUrl)
+  const response = await (transport.fetch ?? globalThis.fetch)(url, { headers: { accept: 'application/json' } })
+  if (!response.ok) throw new Error(`GET ${url.pathname} answered HTTP ${response.status}.`)
+  return response.json()
+}
+
+function member(value: unknown, name: string): unknown {
+  if (!isObject(value)) return undefined
+  return Object.hasOwn(value, name) ? value[name] : value[name[0]!.toUpperCase() + name.slice(1)]
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,148 @@
+/**
+ * `unplugin-contracts/runtime/http`: a `MessageSender` for "Benzene message over HTTP"
+ * (benzene-notes.md). One POST per message, carrying `{ topic, headers, body }` with the payload
+ * serialized as a string; the answer `{ statusCode, isSuccessful, headers, body }` becomes a
+ * `Result`. Never throws: timeouts, refused connections and malformed answers are failures.
+ */
+import { FAILURE_STATUSES, SUCCESS_STATUSES, fail, isFailureStatus, isSuccessStatus, ok, type BenzeneStatus, type FailureStatus, type Result, type ResultError } from './result.js'
+import type { MessageSender } from './sender.js'
+
+export interface HttpSenderOptions {
+  /** The service's origin (`https://payments.internal`), or the whole endpoint URL when `endpoint` is absent. */
+  baseUrl: string | URL
+  /**
+   * The document's `messageEndpoint` (`/benzene/invoke`), resolved against `baseUrl`. There is no
+   * default path: a service without `messageEndpoint` does not take messages over HTTP (seed 1).
+   */
+  endpoint?: string
+  /** A `fetch` implementation; default: the global one. */
+  fetch?: typeof globalThis.fetch
+  /** HTTP headers for every request (authorization, tracing); message headers go inside the envelope. */
+  headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>)
+  /** Time limit of one call, answer included; past it the call resolves to `timeout`. */
+  timeoutMs?: number
+}
+
+/** HTTP status for each Benzene status, and back (benzene-notes.md). */
+const HTTP_STATUS: Record<BenzeneStatus, number> = {
+  ok: 200,
+  ignored: 200,
+  created: 201,
+  accepted: 202,
+  updated: 204,
+  deleted: 204,
+  'bad-request': 400,
+  unauthorized: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'validation-error': 422,
+  'too-many-requests': 429,
+  'unexpected-error': 500,
+  'not-implemented': 501,
+  'service-unavailable': 503,
+  timeout: 504,
+}
+
+/** The Benzene status an HTTP status stands for: the first status mapped to it, or the nearest class. */
+export function statusFromHttp(code: number): BenzeneStatus {
+  for (const status of [...SUCCESS_STATUSES, ...FAILURE_STATUSES]) if (HTTP_STATUS[status] === code) return status
+  if (code >= 200 && code < 300) return 'ok'
+  if (code >= 400 && code < 500) return 'bad-request'
+  return 'unexpected-error'
+}
+
+export function httpStatusOf(status: BenzeneStatus): number {
+  return HTTP_STATUS[status]
+}
+
+export function createHttpSender(options: HttpSenderOptions): MessageSender {
+  const url = options.endpoint === undefined ? new URL(options.baseUrl) : new URL(options.endpoint, options.baseUrl)
+  return {
+    async send(topic, request, headers): Promise<Result<unknown>> {
+      const doFetch = options.fetch ?? globalThis.fetch
+      const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
+      const envelope = JSON.stringify({ topic, headers: { ...headers }, body: request === undefined ? '' : JSON.stringify(request) })
+      let status: number
+      let text: string
+      try {
+        const extra = typeof options.headers === 'function' ? await options.headers() : options.headers
+        const response = await doFetch(url, {
+          method: 'POST',
+          headers: { ...extra, 'content-type': 'application/json', accept: 'application/json' },
+          body: envelope,
+          signal,
+        })
+        status = response.status
+        text = await response.text()
+      } catch (error) {
+        if (signal?.aborted) return fail('timeout', [`No answer from ${url.origin} within ${options.timeoutMs} ms.`])
+        return fail('service-unavailable', [`Cannot reach ${url.origin}: ${describe(error)}`])
+      }
+      return readAnswer(status, text)
+    },
+  }
+}
+
+/** An HTTP answer as a Result: the envelope when there is one, the HTTP status otherwise (a 204 has no body). */
+export function readAnswer(httpStatus: number, text: string): Result<unknown> {
+  const fallback = statusFromHttp(httpStatus)
+  if (text.trim() === '') {
+    return isSuccessStatus(fallback) ? ok(undefined, fallback) : fail(fallback as FailureStatus, [`HTTP ${httpStatus} without a body.`])
+  }
+  const envelope = parseJson(text)
+  if (!isEnvelope(envelope)) {
+    if (isFailureStatus(fallback)) return fail(fallback, [`HTTP ${httpStatus}: ${text.slice(0, 200)}`], text)
+    return fail('unexpected-error', ['The service answered without a Benzene envelope.'], text)
+  }
+  const declared = typeof envelope.statusCode === 'number' ? statusFromHttp(envelope.statusCode) : envelope.statusCode
+  const body = typeof envelope.body === 'string' && envelope.body !== '' ? parseJson(envelope.body) ?? envelope.body : undefined
+  if (envelope.isSuccessful) return ok(body, isSuccessStatus(declared) ? declared : isSuccessStatus(fallback) ? fallback : 'ok')
+  const problem = isObject(body) ? body : undefined
+  const status = isFailureStatus(declared) ? declared : isFailureStatus(problem?.benzeneStatus) ? problem.benzeneStatus : isFailureStatus(fallback) ? fallback : 'unexpected-error'
+  return fail(status, problemErrors(problem, status, body), body)
+}
+
+/** RFC 9457 problem document -> one error per listed error, or its detail/title. */
+function problemErrors(problem: Record<string, unknown> | undefined, status: string, body: unknown): ResultError[] {
+  const listed = Array.isArray(problem?.errors) ? problem.errors : []
+  const errors = listed.map((e): ResultError => {
+    if (typeof e === 'string') return { message: e }
+    const item = isObject(e) ? e : {}
+    const message = [item.message, item.detail, item.title].find((v) => typeof v === 'string') as string | undefined
+    const path = [item.path, item.pointer, item.field, item.property].find((v) => typeof v === 'string') as string | undefined
+    const code = typeof item.code === 'string' ? item.code : undefined
+    return { message: message ?? JSON.stringify(e), ...(path === undefined ? {} : { path }), ...(code === undefined ? {} : { code }) }
+  })
+  if (errors.length > 0) return errors
+  const summary = [problem?.detail, problem?.title].find((v) => typeof v === 'string') as string | undefined
+  return [{ message: summary ?? (typeof body === 'string' && body !== '' ? body : `The service answered ${status}.`) }]
+}
+
+interface Envelope {
+  statusCode: string | number
+  isSuccessful: boolean
+  headers?: unknown
+  body?: unknown
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  return isObject(value) && typeof value.isSuccessful === 'boolean' && (typeof value.statusCode === 'string' || typeof value.statusCode === 'number')
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
+}
