@@ -8,12 +8,17 @@ const root = join(import.meta.dirname, '..')
 const example = join(root, 'examples/payments-client')
 
 describe('examples/payments-client', () => {
-  it('builds with Vite and calls its topics', () => {
+  it('builds with Vite and talks to the local payments service over HTTP', () => {
     execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], { cwd: root, stdio: 'pipe' })
-    const out = execFileSync(process.execPath, [join(example, 'dist/main.js')], { encoding: 'utf8' })
+    const out = execFileSync(process.execPath, [join(example, 'demo.mjs')], { encoding: 'utf8' })
     expect(out).toMatch(/^payments-api contract sha256:[0-9a-f]{64}$/m)
-    expect(out).toContain('captured pay-1: 42.42 EUR')
-    expect(out).toContain('refund of an unknown payment -> not-found: no payment pay-404')
+    expect(out).toContain('capture -> created: pay-1 42.42 EUR')
+    expect(out).toContain('refund -> ok: pay-1-r1')
+    expect(out).toContain('refund of an unknown payment -> not-found: No payment pay-404.')
+    expect(out).toContain('invalid capture -> validation-error: /Amount must be number')
+    expect(out).toContain('event payment:captured -> accepted')
+    expect(out).toContain('drift check (whole-service): the service serves this contract')
+    expect(out).toContain('health check hash: matches')
   })
 
   it('type-checks against the sidecar the build wrote', () => {
