@@ -79,8 +79,12 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false): Rec
   if ('items' in schema) out.items = convert(schema.items, ctx)
 
   if (isObject(schema.properties)) {
-    // fromEntries defines own keys, so a property named `__proto__` is a property here too.
-    out.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, convert(child, ctx)]))
+    const entries = Object.entries(schema.properties).map(([name, child]) => [name, convert(child, ctx)] as const)
+    // fromEntries defines own keys, so `__proto__` stays a property name. ajv skips a property of
+    // that name, so it is checked as the one key matching a pattern instead.
+    out.properties = Object.fromEntries(entries.filter(([name]) => name !== '__proto__'))
+    const proto = entries.find(([name]) => name === '__proto__')
+    if (proto) out.patternProperties = { '^__proto__$': proto[1] }
   }
   if (Array.isArray(schema.required)) {
     const properties = isObject(schema.properties) ? schema.properties : {}
