@@ -3,6 +3,10 @@ import type { Diagnostic } from './diagnostics.js'
 /** What a format may read while compiling: every read becomes a dependency (and a cache input). */
 export interface InputHost {
   readText(file: string): Promise<string>
+  /** The text and the SHA-256 (lowercase hex) of the exact bytes. */
+  read(file: string): Promise<{ text: string; sha256: string }>
+  /** What is at a path, without following a symlink there. */
+  kind(file: string): Promise<'file' | 'directory' | 'symlink' | 'missing' | 'other'>
 }
 
 /** The import query, already split; a format declares which keys it understands. */

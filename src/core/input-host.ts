@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { lstat, readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
@@ -23,10 +23,22 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export function recordingHost(): InputHost & { digests: Map<string, string>; texts: Map<string, string> } {
   const digests = new Map<string, string>()
   const texts = new Map<string, string>()
-  return {
+  const host = {
     digests,
     texts,
-    async readText(path) {
+    async read(path: string) {
+      const text = await host.readText(path)
+      return { text, sha256: digests.get(resolve(path))! }
+    },
+    async kind(path: string) {
+      try {
+        const stat = await lstat(path)
+        return stat.isSymbolicLink() ? ('symlink' as const) : stat.isFile() ? ('file' as const) : stat.isDirectory() ? ('directory' as const) : ('other' as const)
+      } catch {
+        return 'missing' as const
+      }
+    },
+    async readText(path: string) {
       const abs = resolve(path)
       let bytes: Buffer
       try {
@@ -44,4 +56,5 @@ export function recordingHost(): InputHost & { digests: Map<string, string>; tex
       }
     },
   }
+  return host
 }

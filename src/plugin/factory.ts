@@ -13,9 +13,14 @@ import { parseModuleId, splitQuery, toModuleId } from './module-id.js'
 import { writeSidecar } from './sidecar.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
-const RUNTIME_SPECIFIER = 'unplugin-contracts/runtime'
-/** Generated modules import the runtime of this very plugin, wherever the app resolves packages from. */
-const RUNTIME_ENTRY = join(packageRoot, 'dist/src/runtime/index.js')
+/**
+ * Generated modules (and apps) import the runtime of this very plugin, wherever the app resolves
+ * packages from: `unplugin-contracts/runtime` and its subpaths map to this package's build.
+ */
+const RUNTIME_ENTRIES = new Map(
+  ['', '/http', '/drift', '/nats'].map((sub) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${sub.slice(1) || 'index'}.js`)]),
+)
+const RUNTIME_FILES = new Set(RUNTIME_ENTRIES.values())
 
 export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (options = {}, meta) => {
   const compiler = new ContractCompiler()
@@ -47,7 +52,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
     enforce: 'pre',
 
     resolveId(source, importer) {
-      if (source === RUNTIME_SPECIFIER) return RUNTIME_ENTRY
+      const runtime = RUNTIME_ENTRIES.get(source)
+      if (runtime) return runtime
       const [specifier, query] = splitQuery(source)
       if (!isContractFile(specifier)) return null
       const file = resolveContract(specifier, importer)
@@ -56,12 +62,12 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
     },
 
     loadInclude(id) {
-      return parseModuleId(id) !== undefined || (esbuild && id === RUNTIME_ENTRY)
+      return parseModuleId(id) !== undefined || (esbuild && RUNTIME_FILES.has(id))
     },
 
     async load(id) {
       // esbuild puts every path this plugin resolves in its namespace, so it must load the runtime too.
-      if (id === RUNTIME_ENTRY) return readFile(RUNTIME_ENTRY, 'utf8')
+      if (RUNTIME_FILES.has(id)) return readFile(id, 'utf8')
       const parsed = parseModuleId(id)
       if (!parsed) return null
       const result = await compiler.compile(parsed.file, compileOptions(parsed.file, parsed.query))

@@ -1,0 +1,83 @@
+import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } from 'yaml'
+import type { Diagnostic } from './diagnostics.js'
+import { joinPointer, splitPointer } from './json-pointer.js'
+import type { JsonParseResult, JsonSource } from './json-source.js'
+import { LineIndex } from './source-text.js'
+
+/** Aliases a contract may use, and how many nodes their expansion may produce (alias bombs). */
+export const YAML_LIMITS = { aliases: 16, aliasExpansion: 256 }
+
+/**
+ * A YAML document held to what JSON can say, with the position of every value (yaml by eemeli
+ * keeps ranges on each node). Duplicate keys, explicit tags, non-string keys, values JSON has no
+ * form for (`.inf`, `.nan`) and aliases beyond `YAML_LIMITS` are diagnostics; the value is the
+ * plain JSON-compatible data.
+ */
+export function parseYamlSource(file: string, text: string): JsonParseResult {
+  const lines = new LineIndex(text)
+  const diagnostics: Diagnostic[] = []
+  const report = (code: string, offset: number, pointer: string, message: string) =>
+    diagnostics.push({ code, severity: 'error', message, file, pointer, ...lines.position(offset) })
+
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, strict: true, merge: false, version: '1.2' })
+  for (const error of doc.errors) {
+    const code = error.code === 'DUPLICATE_KEY' ? 'YAML_DUPLICATE_KEY' : 'YAML_SYNTAX'
+    report(code, error.pos[0], '', `${code === 'YAML_DUPLICATE_KEY' ? 'Duplicate key' : 'Invalid YAML'}: ${error.message.split('\n')[0]}`)
+  }
+  const nodes = new Map<string, number>()
+  let aliases = 0
+  const visit = (node: unknown, pointer: string): void => {
+    if (!node || typeof node !== 'object') return
+    const n = node as Node
+    if (n.range) nodes.set(pointer, n.range[0])
+    if (isAlias(n)) {
+      if (++aliases === YAML_LIMITS.aliases + 1) report('YAML_ALIAS_LIMIT', n.range?.[0] ?? 0, pointer, `More than ${YAML_LIMITS.aliases} aliases: contracts keep aliases few so that expanding them stays cheap.`)
+      return
+    }
+    if (n.tag && !isMap(n) && !isSeq(n) && !(isScalar(n) && n.tag.startsWith('tag:yaml.org,2002:') && ['str', 'int', 'float', 'bool', 'null'].includes(n.tag.slice(18)))) {
+      report('YAML_NON_JSON_VALUE', n.range?.[0] ?? 0, pointer, `Tag ${n.tag} has no JSON equivalent; write plain YAML values.`)
+    } else if ((isMap(n) || isSeq(n)) && n.tag && !['tag:yaml.org,2002:map', 'tag:yaml.org,2002:seq'].includes(n.tag)) {
+      report('YAML_NON_JSON_VALUE', n.range?.[0] ?? 0, pointer, `Tag ${n.tag} has no JSON equivalent; write plain YAML values.`)
+    }
+    if (isScalar(n) && typeof n.value === 'number' && !Number.isFinite(n.value)) {
+      report('YAML_NON_JSON_VALUE', n.range?.[0] ?? 0, pointer, `${String(n.value)} has no JSON form.`)
+    }
+    if (isMap(n)) {
+      for (const pair of n.items) {
+        if (!isPair(pair)) continue
+        const key = pair.key
+        if (!isScalar(key) || typeof key.value !== 'string') {
+          const at = (key as Node | null)?.range?.[0] ?? n.range?.[0] ?? 0
+          report('YAML_NON_STRING_KEY', at, pointer, 'Keys must be strings: JSON objects have no other kind of key.')
+          continue
+        }
+        const child = joinPointer(pointer, key.value)
+        if (pair.value === null) nodes.set(child, key.range?.[0] ?? 0)
+        else visit(pair.value, child)
+      }
+    } else if (isSeq(n)) {
+      n.items.forEach((item, i) => visit(item, joinPointer(pointer, i)))
+    }
+  }
+  if (doc.errors.length === 0) visit(doc.contents, '')
+
+  let value: unknown
+  if (diagnostics.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount: YAML_LIMITS.aliasExpansion })
+    } catch (error) {
+      report('YAML_ALIAS_LIMIT', 0, '', `The aliases expand beyond ${YAML_LIMITS.aliasExpansion} nodes: ${(error as Error).message}`)
+    }
+    if (value === undefined || value === null) report('YAML_SYNTAX', 0, '', 'The document is empty.')
+  }
+  const locate = (pointer: string) => {
+    let tokens = splitPointer(pointer)
+    let offset = nodes.get(pointer)
+    while (offset === undefined && tokens.length > 0) {
+      tokens = tokens.slice(0, -1)
+      offset = nodes.get(joinPointer('', ...tokens))
+    }
+    return { ...lines.position(offset ?? 0), offset: offset ?? 0 }
+  }
+  return { source: { file, text, value, lines, locate } satisfies JsonSource, diagnostics }
+}

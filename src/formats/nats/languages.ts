@@ -1,0 +1,44 @@
+import { enumerate, intersects, type TokenType } from '../../runtime/tokens.js'
+
+/** A subject language: one token language per position (a channel address, after its placeholders' domains). */
+export type Language = readonly TokenType[]
+/** A subscription pattern position: a language, `*`, or a final `>`. */
+export type PatternPosition = TokenType | '*' | '>'
+
+/** Do two channel languages share a subject? Exactly: same length and every position intersects. */
+export function languagesIntersect(a: Language, b: Language): boolean {
+  return a.length === b.length && a.every((t, i) => intersects(t, b[i]!))
+}
+
+/** Does a pattern (filter, stream subject, consumer filter) match at least one subject of the language? */
+export function patternIntersects(pattern: readonly PatternPosition[], language: Language): boolean {
+  const tail = pattern[pattern.length - 1] === '>'
+  const fixed = tail ? pattern.length - 1 : pattern.length
+  if (tail ? language.length <= fixed : language.length !== fixed) return false
+  for (let i = 0; i < fixed; i++) {
+    const p = pattern[i]!
+    if (p !== '*' && !intersects(p as TokenType, language[i]!)) return false
+  }
+  return true
+}
+
+const ENUMERATION_LIMIT = 256
+
+/**
+ * Do the patterns together match every subject of the language? Exact: a position whose language
+ * is small is split into its tokens (each must be covered), a large one can only be covered by a
+ * wildcard, and a final `>` covers every remaining position.
+ */
+export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]>, language: Language, at = 0): boolean {
+  const live = patterns.filter((p) => p.length > at || p[p.length - 1] === '>')
+  if (at === language.length) return live.some((p) => p.length === at)
+  if (live.some((p) => p[at] === '>' && p.length === at + 1)) return true
+  const applicable = live.filter((p) => p.length > at)
+  const wild = applicable.filter((p) => p[at] === '*')
+  const literal = applicable.filter((p) => p[at] !== '*' && p[at] !== '>')
+  const members = enumerate(language[at]!, ENUMERATION_LIMIT)
+  if (members === undefined) return patternsCover(wild, language, at + 1)
+  return members.every((token) =>
+    patternsCover([...wild, ...literal.filter((p) => (p[at] as TokenType).kind === 'enum' && (p[at] as { values: readonly string[] }).values.includes(token))], language, at + 1),
+  )
+}

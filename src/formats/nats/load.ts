@@ -1,0 +1,249 @@
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import type { Diagnostic } from '../../core/diagnostics.js'
+import type { InputHost } from '../../core/format.js'
+import { InputError } from '../../core/input-host.js'
+import { joinPointer } from '../../core/json-pointer.js'
+import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
+import { parseYamlSource } from '../../core/yaml-source.js'
+import { isObject } from './document.js'
+
+/** A file validation read, with its exact-bytes digest. */
+export interface LoadedFile {
+  file: string
+  source: JsonSource
+  sha256: string
+}
+
+export interface Bundle {
+  root: string
+  lockFile: string
+  lock: JsonSource
+  /** Lock path (relative POSIX) -> digest, for the entries that are well formed. */
+  entries: Map<string, string>
+}
+
+/** Everything the rules look at: the document, its bundle, and every other file read for it. */
+export interface NatsInput {
+  main: LoadedFile
+  bundle?: Bundle
+  /** Application documents by absolute path: the imported ones, transitively, and the others the lock lists. */
+  documents: Map<string, LoadedFile>
+  /** Other files read (external artifacts, `$ref` targets) by absolute path. */
+  files: Map<string, LoadedFile>
+  /** Problems found while reading: they are reported with the rules' diagnostics. */
+  diagnostics: Diagnostic[]
+}
+
+const LOCK = 'bundle.lock.json'
+export const HEX64 = /^[0-9a-f]{64}$/
+export const APPLICATION_DOCUMENT = /(^|\/)(asyncapi\.yaml|[^/]*\.asyncapi\.ya?ml)$/
+
+export type Report = (file: string, source: JsonSource | undefined, code: string, pointer: string, message: string, data?: Record<string, unknown>) => void
+
+export function reporter(diagnostics: Diagnostic[]): Report {
+  return (file, source, code, pointer, message, data) => {
+    const { line, column } = source ? source.locate(pointer) : { line: 1, column: 1 }
+    diagnostics.push({ code, severity: 'error', message, file, pointer, line, column, ...(data ? { data } : {}) })
+  }
+}
+
+export function parseByExtension(file: string, text: string) {
+  return /\.ya?ml$/.test(file) ? parseYamlSource(file, text) : parseJsonSource(file, text)
+}
+
+/** Reads the document, finds its bundle, and reads every locked file validation needs. */
+export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
+  const read = await host.read(file)
+  const parsed = parseYamlSource(file, read.text)
+  if (parsed.diagnostics.length > 0) return { diagnostics: parsed.diagnostics }
+  const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
+  const diagnostics: Diagnostic[] = []
+  const report = reporter(diagnostics)
+  const input: NatsInput = { main, documents: new Map(), files: new Map(), diagnostics }
+
+  const lockFile = await findLock(dirname(file), host)
+  if (lockFile) input.bundle = await readLock(lockFile, host, report)
+
+  /** Reads a bundle file named by a lock-relative path, if the lock lists it with that digest. */
+  const readLocked = async (rel: string, expected: string | undefined, from: LoadedFile, pointer: string): Promise<LoadedFile | undefined> => {
+    const bundle = input.bundle
+    if (!bundle) {
+      report(from.file, from.source, 'NATS_BUNDLE_REQUIRED', pointer, `${rel} is outside this document, so the document needs a bundle: no ${LOCK} was found in its folder or above.`)
+      return undefined
+    }
+    const locked = bundle.entries.get(rel)
+    if (locked === undefined) {
+      report(from.file, from.source, 'NATS_UNLOCKED_FILE', pointer, `${rel} is read for validation but ${LOCK} does not list it; every file besides the document must be locked.`, { path: rel })
+      return undefined
+    }
+    if (expected !== undefined && expected !== locked) {
+      report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, { path: rel, expected: locked, given: expected })
+      return undefined
+    }
+    const abs = join(bundle.root, ...rel.split('/'))
+    const cached = input.documents.get(abs) ?? input.files.get(abs)
+    if (cached) return cached
+    if (!(await pathIsPlain(bundle.root, rel, host))) {
+      report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, { path: rel })
+      return undefined
+    }
+    let got: { text: string; sha256: string }
+    try {
+      got = await host.read(abs)
+    } catch (error) {
+      if (error instanceof InputError) {
+        report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but cannot be read.`, { path: rel })
+        return undefined
+      }
+      throw error
+    }
+    if (got.sha256 !== locked) {
+      report(bundle.lockFile, bundle.lock, 'NATS_LOCK_DIGEST', lockPointer(bundle, rel), `${rel} does not have the digest the lock pins: its bytes hash to ${got.sha256}.`, { path: rel, locked, actual: got.sha256 })
+      return undefined
+    }
+    const result = parseByExtension(abs, got.text)
+    diagnostics.push(...result.diagnostics)
+    if (result.diagnostics.length > 0) return undefined
+    return { file: abs, source: result.source, sha256: got.sha256 }
+  }
+
+  // Imported application documents, transitively (the import graph is checked for cycles later).
+  const queue: LoadedFile[] = [main]
+  while (queue.length > 0) {
+    const doc = queue.shift()!
+    const profile = profileOf(doc.source.value)
+    const imports = isObject(profile?.imports) ? profile.imports : {}
+    for (const [alias, entry] of Object.entries(imports)) {
+      if (!isObject(entry) || typeof entry.path !== 'string') continue
+      const pointer = joinPointer('', 'x-nats-contract', 'imports', alias, 'path')
+      if (input.documents.has(join(input.bundle?.root ?? '', ...entry.path.split('/')))) continue
+      const loaded = await readLocked(entry.path, typeof entry.sha256 === 'string' ? entry.sha256 : undefined, doc, pointer)
+      if (loaded && loaded.file !== main.file) {
+        input.documents.set(loaded.file, loaded)
+        queue.push(loaded)
+      }
+    }
+  }
+  // The other application documents of the bundle, for identity uniqueness.
+  if (input.bundle) {
+    for (const rel of input.bundle.entries.keys()) {
+      const abs = join(input.bundle.root, ...rel.split('/'))
+      if (!APPLICATION_DOCUMENT.test(rel) || abs === main.file || input.documents.has(abs)) continue
+      const loaded = await readLocked(rel, undefined, main, '')
+      if (loaded) input.documents.set(abs, loaded)
+    }
+  }
+  // External native artifacts of streams and consumers.
+  const profile = profileOf(main.source.value)
+  for (const kind of ['streams', 'consumers'] as const) {
+    const resources = isObject(profile?.[kind]) ? (profile[kind] as Record<string, unknown>) : {}
+    for (const [key, resource] of Object.entries(resources)) {
+      if (!isObject(resource) || resource.authority !== 'external' || !isObject(resource.artifact) || typeof resource.artifact.path !== 'string') continue
+      const pointer = joinPointer('', 'x-nats-contract', kind, key, 'artifact', 'path')
+      const loaded = await readLocked(resource.artifact.path, typeof resource.artifact.sha256 === 'string' ? resource.artifact.sha256 : undefined, main, pointer)
+      if (loaded) input.files.set(loaded.file, loaded)
+    }
+  }
+  // Standard `$ref`s to other files: relative to the declaring file, never to the network.
+  for (const doc of [main]) {
+    for (const { ref, pointer } of fileRefs(doc.source.value)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) {
+        report(doc.file, doc.source, 'NATS_REMOTE_REF', pointer, `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`, { ref })
+        continue
+      }
+      const target = resolve(dirname(doc.file), ref.split('#')[0]!)
+      const rel = input.bundle ? relative(input.bundle.root, target).split(sep).join('/') : ref
+      if (input.bundle && (rel.startsWith('../') || rel === '..')) {
+        report(doc.file, doc.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${JSON.stringify(ref)} leaves the bundle.`, { ref })
+        continue
+      }
+      const loaded = await readLocked(rel, undefined, doc, pointer)
+      if (loaded) input.files.set(loaded.file, loaded)
+    }
+  }
+  return { input, diagnostics: [] }
+}
+
+export function profileOf(doc: unknown): Record<string, unknown> | undefined {
+  return isObject(doc) && isObject(doc['x-nats-contract']) ? doc['x-nats-contract'] : undefined
+}
+
+function lockPointer(bundle: Bundle, rel: string): string {
+  const entries = isObject(bundle.lock.value) && Array.isArray(bundle.lock.value.entries) ? bundle.lock.value.entries : []
+  const index = entries.findIndex((e) => isObject(e) && e.path === rel)
+  return index === -1 ? '/entries' : joinPointer('', 'entries', index, 'sha256')
+}
+
+/** Every `$ref` whose value is not a same-document fragment. */
+function fileRefs(value: unknown, pointer = ''): Array<{ ref: string; pointer: string }> {
+  const out: Array<{ ref: string; pointer: string }> = []
+  const walk = (v: unknown, p: string) => {
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item, joinPointer(p, i)))
+    else if (isObject(v)) {
+      for (const [k, child] of Object.entries(v)) {
+        if (k === '$ref' && typeof child === 'string' && !child.startsWith('#')) out.push({ ref: child, pointer: joinPointer(p, k) })
+        else walk(child, joinPointer(p, k))
+      }
+    }
+  }
+  walk(value, pointer)
+  return out
+}
+
+async function findLock(dir: string, host: InputHost): Promise<string | undefined> {
+  for (let current = dir; ; current = dirname(current)) {
+    const candidate = join(current, LOCK)
+    if ((await host.kind(candidate)) === 'file') return candidate
+    if (dirname(current) === current) return undefined
+  }
+}
+
+async function pathIsPlain(root: string, rel: string, host: InputHost): Promise<boolean> {
+  let current = root
+  const parts = rel.split('/')
+  for (let i = 0; i < parts.length; i++) {
+    current = join(current, parts[i]!)
+    const kind = await host.kind(current)
+    if (kind !== (i === parts.length - 1 ? 'file' : 'directory')) return false
+  }
+  return true
+}
+
+/** The lock: `{ entries: [{ path, sha256 }] }`, each path a plain relative POSIX path, each digest 64 lowercase hex. */
+async function readLock(lockFile: string, host: InputHost, report: Report): Promise<Bundle | undefined> {
+  const { source, diagnostics } = parseJsonSource(lockFile, await host.readText(lockFile))
+  const bundle: Bundle = { root: dirname(lockFile), lockFile, lock: source, entries: new Map() }
+  if (diagnostics.length > 0) {
+    for (const d of diagnostics) report(lockFile, source, d.code, d.pointer, d.message)
+    return bundle
+  }
+  const value = source.value
+  if (!isObject(value) || !Array.isArray(value.entries)) {
+    report(lockFile, source, 'NATS_LOCK_INVALID', '', `${LOCK} must be { "entries": [ { "path", "sha256" } ] }.`)
+    return bundle
+  }
+  value.entries.forEach((entry, i) => {
+    const at = joinPointer('', 'entries', i)
+    if (!isObject(entry) || typeof entry.path !== 'string' || typeof entry.sha256 !== 'string') {
+      return report(lockFile, source, 'NATS_LOCK_INVALID', at, 'A lock entry is { "path": string, "sha256": string }.')
+    }
+    const problem = lockPathProblem(entry.path)
+    if (problem) return report(lockFile, source, 'NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${JSON.stringify(entry.path)} ${problem}.`, { path: entry.path })
+    if (entry.path === LOCK) return report(lockFile, source, 'NATS_LOCK_SELF', joinPointer(at, 'path'), 'The lock never lists itself; a distribution pins its digest separately.')
+    if (!HEX64.test(entry.sha256)) return report(lockFile, source, 'NATS_LOCK_DIGEST_FORM', joinPointer(at, 'sha256'), 'A digest is 64 lowercase hexadecimal digits.', { path: entry.path })
+    if (bundle.entries.has(entry.path)) return report(lockFile, source, 'NATS_LOCK_INVALID', joinPointer(at, 'path'), `${entry.path} is listed twice.`)
+    bundle.entries.set(entry.path, entry.sha256)
+  })
+  return bundle
+}
+
+/** Why a lock path is not a relative POSIX path inside the bundle, or undefined. */
+export function lockPathProblem(path: string): string | undefined {
+  if (path === '') return 'is empty'
+  if (path.includes('\\')) return 'contains a backslash'
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'is absolute'
+  const parts = path.split('/')
+  if (parts.some((p) => p === '..')) return 'leaves the bundle (..)'
+  if (parts.some((p) => p === '' || p === '.')) return 'has an empty or "." segment'
+  return undefined
+}

@@ -1,0 +1,56 @@
+import type { TemplateToken } from '../../runtime/subjects.js'
+import type { TokenType } from '../../runtime/tokens.js'
+
+export interface SourceLink {
+  /** Relative to the bundle root (or the document's folder): the same in every checkout. */
+  file: string
+  pointer: string
+  line: number
+  column: number
+}
+
+export interface ChannelModel {
+  id: string
+  exportName: string
+  address?: string
+  tokens?: TemplateToken[]
+  /** Placeholder -> token type name. */
+  parameters: Record<string, string>
+  filters: Array<{ name: string; template: string; tokens: TemplateToken[] }>
+  publisherIdentity?: { kind: 'subject-permission'; peerParameter: string }
+  source: SourceLink
+}
+
+export interface OperationModel {
+  id: string
+  action: 'send' | 'receive'
+  channel: string
+  api: 'core' | 'jetstream'
+  kind: 'publish' | 'subscribe'
+  confirmation?: 'none' | 'stream-ack'
+  stream?: string
+  consumer?: string
+  requestReply?: { routing: 'native-inbox'; completion: 'first-response'; timeoutMs: number; replyChannel?: string }
+  source: SourceLink
+}
+
+export interface NativeModel {
+  key: string
+  authority: 'contract' | 'external'
+  /** For consumers: the local stream key. */
+  stream?: string
+  config: Record<string, unknown>
+  artifact?: { path: string; sha256: string; pointer: string }
+  source: SourceLink
+}
+
+/** The normalized model of one application document: what generation and `contracts inspect` use. */
+export interface NatsModel {
+  file: string
+  contract: { id: string; version: string; profile: '0.2.0-draft'; digest: string }
+  tokenTypes: Record<string, TokenType>
+  channels: ChannelModel[]
+  operations: OperationModel[]
+  streams: NativeModel[]
+  consumers: NativeModel[]
+}

@@ -1,0 +1,124 @@
+import { basename, dirname, relative, sep } from 'node:path'
+import type { Diagnostic } from '../../core/diagnostics.js'
+import { isValidIdentifier } from '../../core/emit.js'
+import { parseFilter } from './address.js'
+import type { NatsContext } from './context.js'
+import { isObject } from './document.js'
+import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
+import { resolveConfig } from './resources.js'
+import { refId } from './context.js'
+
+/** Names the module exports besides channels. */
+export const NATS_MODULE_EXPORTS = new Set(['contract', 'channels', 'operations', 'streams', 'consumers', 'tokenTypes', 'default'])
+
+/** camelCase of a channel id: `payment-captured` and `payment_captured` -> `paymentCaptured`. */
+export function channelExportName(id: string): string {
+  const words = id.split(/[^A-Za-z0-9]+/).filter(Boolean)
+  return words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join('')
+}
+
+/** The model of a valid document; naming problems come back as diagnostics. */
+export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = []
+  const root = ctx.input.bundle?.root ?? dirname(ctx.main.file)
+  const link = (pointer: string, file = ctx.main.file, locate = ctx.main.source.locate): SourceLink => {
+    const { line, column } = locate(pointer)
+    const rel = relative(root, file).split(sep).join('/')
+    return { file: rel || basename(file), pointer, line, column }
+  }
+  const profiledChannels = ctx.section('channels')
+  const channels: ChannelModel[] = []
+  const names = new Map<string, string>()
+  for (const channel of ctx.channels.values()) {
+    const profile = isObject(profiledChannels[channel.id]) ? (profiledChannels[channel.id] as Record<string, unknown>) : {}
+    const exportName = channelExportName(channel.id)
+    const pointer = ctx.pointer('channels', channel.id)
+    if (!isValidIdentifier(exportName) || exportName.includes('$') || NATS_MODULE_EXPORTS.has(exportName) || names.has(exportName)) {
+      const { line, column } = ctx.main.source.locate(pointer)
+      diagnostics.push({
+        code: 'NATS_EXPORT_NAME',
+        severity: 'error',
+        message: names.has(exportName)
+          ? `Channels ${JSON.stringify(names.get(exportName))} and ${JSON.stringify(channel.id)} would both be exported as ${JSON.stringify(exportName)}.`
+          : `Channel ${JSON.stringify(channel.id)} gives the export name ${JSON.stringify(exportName)}, which is not usable; rename the channel id.`,
+        file: ctx.main.file,
+        pointer,
+        line,
+        column,
+      })
+      continue
+    }
+    names.set(exportName, channel.id)
+    const filters = isObject(profile.filters)
+      ? Object.entries(profile.filters).flatMap(([name, template]) => {
+          const parsed = typeof template === 'string' ? parseFilter(template) : undefined
+          return parsed && 'tokens' in parsed ? [{ name, template: template as string, tokens: parsed.tokens }] : []
+        })
+      : []
+    const identity = isObject(profile.publisherIdentity) ? (profile.publisherIdentity as ChannelModel['publisherIdentity']) : undefined
+    channels.push({
+      id: channel.id,
+      exportName,
+      ...(channel.address === undefined ? {} : { address: channel.address, tokens: channel.tokens }),
+      parameters: channel.parameters,
+      filters,
+      ...(identity ? { publisherIdentity: { kind: identity.kind, peerParameter: identity.peerParameter } } : {}),
+      source: link(pointer),
+    })
+  }
+
+  const standardOps = ctx.standard('operations')
+  const operations: OperationModel[] = Object.entries(ctx.section('operations')).flatMap(([id, op]) => {
+    if (!isObject(op)) return []
+    const std = standardOps[id] as Record<string, unknown>
+    const publish = isObject(op.publish) ? op.publish : undefined
+    const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
+    const reply = isObject(std.reply) ? refId(std.reply.channel, '#/channels/') : undefined
+    const rr = isObject(op.requestReply) ? op.requestReply : undefined
+    const model: OperationModel = {
+      id,
+      action: std.action as 'send' | 'receive',
+      channel: ctx.channelOf(std) ?? '',
+      kind: publish ? 'publish' : 'subscribe',
+      api: (publish ?? subscribe)!.api as 'core' | 'jetstream',
+      ...(publish ? { confirmation: publish.confirmation as 'none' | 'stream-ack' } : {}),
+      ...(typeof publish?.stream === 'string' ? { stream: publish.stream } : {}),
+      ...(typeof subscribe?.consumer === 'string' ? { consumer: subscribe.consumer } : {}),
+      ...(rr ? { requestReply: { routing: 'native-inbox' as const, completion: 'first-response' as const, timeoutMs: rr.timeoutMs as number, ...(reply ? { replyChannel: reply } : {}) } } : {}),
+      source: link(ctx.pointer('operations', id)),
+    }
+    return [model]
+  })
+
+  const native = (section: 'streams' | 'consumers'): NativeModel[] =>
+    Object.entries(ctx.section(section)).flatMap(([key, resource]) => {
+      const resolved = resolveConfig(ctx, section, key)
+      if (!isObject(resource) || !resolved || !isObject(resolved.config)) return []
+      const artifact = isObject(resource.artifact) ? resource.artifact : undefined
+      return [
+        {
+          key,
+          authority: resolved.authority,
+          ...(typeof resource.stream === 'string' ? { stream: resource.stream } : {}),
+          config: resolved.config,
+          ...(artifact ? { artifact: { path: String(artifact.path), sha256: String(artifact.sha256), pointer: String(resource.pointer) } } : {}),
+          source: link(resolved.pointer, resolved.file.file, resolved.file.source.locate),
+        },
+      ]
+    })
+
+  if (diagnostics.length > 0) return { diagnostics }
+  const info = ctx.doc.info as Record<string, unknown>
+  return {
+    model: {
+      file: ctx.main.file,
+      contract: { id: String(ctx.profile.contract), version: String(info.version), profile: '0.2.0-draft', digest: ctx.main.sha256 },
+      tokenTypes: { ...ctx.tokenTypes },
+      channels,
+      operations,
+      streams: native('streams'),
+      consumers: native('consumers'),
+    },
+    diagnostics,
+  }
+}

@@ -1,0 +1,79 @@
+import { join } from 'node:path'
+import { NatsContext } from '../context.js'
+import { isObject } from '../document.js'
+import { profileOf, type LoadedFile } from '../load.js'
+import type { NatsRule } from './rule.js'
+
+function identity(file: LoadedFile): { contract: unknown; version: unknown } {
+  const doc = file.source.value
+  return { contract: profileOf(doc)?.contract, version: isObject(doc) && isObject(doc.info) ? doc.info.version : undefined }
+}
+
+export const identityUnique: NatsRule = {
+  code: 'NATS_DUPLICATE_IDENTITY',
+  description: 'Two documents of the bundle share (contract, info.version) with different bytes.',
+  check(ctx) {
+    const mine = identity(ctx.main)
+    for (const other of ctx.input.documents.values()) {
+      const theirs = identity(other)
+      if (theirs.contract === mine.contract && theirs.version === mine.version && other.sha256 !== ctx.main.sha256) {
+        ctx.report(this.code, '/x-nats-contract/contract', `${other.file} is also contract ${JSON.stringify(mine.contract)} version ${JSON.stringify(mine.version)}, with different bytes; an identity names one document.`, { other: other.file })
+      }
+    }
+  },
+}
+
+export const importsAgree: NatsRule = {
+  code: 'NATS_IMPORT_MISMATCH',
+  description: "An import's contract or version is not the imported document's own identity.",
+  check(ctx) {
+    const root = ctx.input.bundle?.root
+    if (!root) return
+    for (const [alias, entry] of Object.entries(ctx.section('imports'))) {
+      if (!isObject(entry) || typeof entry.path !== 'string') continue
+      const doc = ctx.input.documents.get(join(root, ...entry.path.split('/')))
+      if (!doc) continue
+      const theirs = identity(doc)
+      if (theirs.contract !== entry.contract || theirs.version !== entry.version) {
+        ctx.report(this.code, ctx.pointer('x-nats-contract', 'imports', alias), `Import ${JSON.stringify(alias)} says ${JSON.stringify(entry.contract)} ${JSON.stringify(entry.version)}, but ${entry.path} is ${JSON.stringify(theirs.contract)} ${JSON.stringify(theirs.version)}.`, {
+          declared: { contract: entry.contract, version: entry.version },
+          actual: theirs,
+        })
+      }
+    }
+  },
+}
+
+export const importsAcyclic: NatsRule = {
+  code: 'NATS_IMPORT_CYCLE',
+  description: 'The contract-import graph over the bundle has a cycle.',
+  check(ctx) {
+    const root = ctx.input.bundle?.root
+    if (!root) return
+    const files = new Map([[ctx.main.file, ctx.main], ...ctx.input.documents])
+    const edges = (file: LoadedFile) =>
+      Object.entries(isObject(profileOf(file.source.value)?.imports) ? (profileOf(file.source.value)!.imports as Record<string, unknown>) : {})
+        .filter(([, e]) => isObject(e) && typeof e.path === 'string')
+        .map(([alias, e]) => ({ alias, target: join(root, ...((e as { path: string }).path.split('/'))) }))
+    for (const { alias, target } of edges(ctx.main)) {
+      // Does following this import lead back to this document?
+      const seen = new Set<string>()
+      const stack = [target]
+      let cycle = false
+      while (stack.length > 0 && !cycle) {
+        const next = stack.pop()!
+        if (next === ctx.main.file) cycle = true
+        else if (!seen.has(next) && files.has(next)) {
+          seen.add(next)
+          stack.push(...edges(files.get(next)!).map((e) => e.target))
+        }
+      }
+      if (cycle) ctx.report(this.code, ctx.pointer('x-nats-contract', 'imports', alias), `Import ${JSON.stringify(alias)} leads back to this contract; the contract-import graph is acyclic.`)
+    }
+  },
+}
+
+/** The contexts of the other application documents of the bundle, for cross-contract rules. */
+export function otherContexts(ctx: NatsContext): NatsContext[] {
+  return [...ctx.input.documents.values()].map((main) => new NatsContext({ ...ctx.input, main, diagnostics: [] }))
+}

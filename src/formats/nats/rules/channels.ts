@@ -1,0 +1,175 @@
+import { parseAddress, parseFilter, placeholders, positions } from '../address.js'
+import { isObject } from '../document.js'
+import { languagesIntersect, patternIntersects, type Language } from '../languages.js'
+import type { NatsRule } from './rule.js'
+
+const CHANNEL = (id: string) => ['x-nats-contract', 'channels', id] as const
+
+export const channelKnown: NatsRule = {
+  code: 'NATS_CHANNEL_UNKNOWN',
+  description: 'A profile channel key is not a standard channel id.',
+  check(ctx) {
+    for (const id of Object.keys(ctx.section('channels'))) {
+      if (!ctx.channels.has(id)) ctx.report(this.code, ctx.pointer(...CHANNEL(id)), `Profile channel ${JSON.stringify(id)} is not a channel of the document; profile channels are keyed by standard channel ids.`)
+    }
+  },
+}
+
+export const channelProfiled: NatsRule = {
+  code: 'NATS_CHANNEL_UNPROFILED',
+  description: 'A standard channel with an address has no profile entry.',
+  check(ctx) {
+    const profiled = ctx.section('channels')
+    for (const channel of ctx.channels.values()) {
+      if (channel.address !== undefined && !Object.hasOwn(profiled, channel.id)) {
+        ctx.report(this.code, ctx.pointer('channels', channel.id), `Channel ${JSON.stringify(channel.id)} has an address but no x-nats-contract.channels entry typing its subject.`)
+      }
+    }
+  },
+}
+
+export const addressTokens: NatsRule = {
+  code: 'NATS_ADDRESS_TOKEN',
+  description: 'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].',
+  check(ctx) {
+    for (const channel of ctx.channels.values()) {
+      if (channel.address === undefined) continue
+      const parsed = parseAddress(channel.address)
+      if ('problem' in parsed && parsed.code === this.code) ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
+    }
+  },
+}
+
+export const reservedSubjects: NatsRule = {
+  code: 'NATS_RESERVED_SUBJECT',
+  description: 'A `$`-prefixed or `_INBOX` subject: unsupported by profile v0.2.',
+  check(ctx) {
+    for (const channel of ctx.channels.values()) {
+      if (channel.address === undefined) continue
+      const parsed = parseAddress(channel.address)
+      if ('problem' in parsed && parsed.code === this.code) ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
+    }
+  },
+}
+
+export const parametersAgree: NatsRule = {
+  code: 'NATS_PARAMETERS_MISMATCH',
+  description: 'The address placeholders, the standard parameters and the profile parameters are not the same set.',
+  check(ctx) {
+    const profiled = ctx.section('channels')
+    for (const channel of ctx.channels.values()) {
+      if (!channel.tokens || !Object.hasOwn(profiled, channel.id)) continue
+      const inAddress = placeholders(channel.tokens)
+      const standard = ctx.standard('channels')[channel.id] as Record<string, unknown>
+      const inStandard = isObject(standard.parameters) ? Object.keys(standard.parameters) : []
+      const inProfile = Object.keys(channel.parameters)
+      const key = (list: string[]) => [...new Set(list)].sort().join(',')
+      if (new Set(inAddress).size !== inAddress.length) {
+        ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${channel.address} uses a placeholder twice.`)
+      } else if (key(inAddress) !== key(inStandard) || key(inAddress) !== key(inProfile)) {
+        ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'parameters'), `Placeholders disagree: address {${inAddress.join('}, {')}}, standard parameters [${inStandard.join(', ')}], profile parameters [${inProfile.join(', ')}]; all three must be the same set.`, {
+          address: inAddress,
+          standard: inStandard,
+          profile: inProfile,
+        })
+      }
+    }
+  },
+}
+
+export const parameterTypesKnown: NatsRule = {
+  code: 'NATS_UNKNOWN_TOKEN_TYPE',
+  description: 'A channel parameter names a token type the document does not define.',
+  check(ctx) {
+    const defined = ctx.section('tokenTypes')
+    for (const channel of ctx.channels.values()) {
+      for (const [param, type] of Object.entries(channel.parameters)) {
+        if (!Object.hasOwn(defined, type)) ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'parameters', param), `Parameter {${param}} names token type ${JSON.stringify(type)}, which tokenTypes does not define.`)
+      }
+    }
+  },
+}
+
+export const filterSyntax: NatsRule = {
+  code: 'NATS_FILTER_SYNTAX',
+  description: 'A filter is not literals, placeholders of its channel, `*` and a final `>`.',
+  check(ctx) {
+    for (const [id, profile] of Object.entries(ctx.section('channels'))) {
+      const filters = isObject(profile) && isObject(profile.filters) ? profile.filters : {}
+      const params = isObject(profile) && isObject(profile.parameters) ? profile.parameters : {}
+      for (const [name, filter] of Object.entries(filters)) {
+        if (typeof filter !== 'string') continue
+        const parsed = parseFilter(filter)
+        const pointer = ctx.pointer(...CHANNEL(id), 'filters', name)
+        if ('problem' in parsed) ctx.report(this.code, pointer, `${parsed.problem}.`)
+        else for (const p of placeholders(parsed.tokens)) if (!Object.hasOwn(params, p)) ctx.report(this.code, pointer, `Filter ${JSON.stringify(filter)} uses {${p}}, which is not a parameter of channel ${JSON.stringify(id)}.`)
+      }
+    }
+  },
+}
+
+export const filterIntersects: NatsRule = {
+  code: 'NATS_FILTER_DISJOINT',
+  description: 'A filter matches no subject of its channel.',
+  check(ctx) {
+    for (const channel of ctx.channels.values()) {
+      const types = ctx.channelTypes(channel)
+      const profile = ctx.section('channels')[channel.id]
+      if (!channel.tokens || !types || !isObject(profile) || !isObject(profile.filters)) continue
+      const language = positions(channel.tokens, types) as Language
+      for (const [name, filter] of Object.entries(profile.filters)) {
+        const parsed = typeof filter === 'string' ? parseFilter(filter) : undefined
+        if (!parsed || 'problem' in parsed || placeholders(parsed.tokens).some((p) => !types[p])) continue
+        if (!patternIntersects(positions(parsed.tokens, types), language)) {
+          ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'filters', name), `Filter ${JSON.stringify(filter)} matches no subject of ${channel.address}.`)
+        }
+      }
+    }
+  },
+}
+
+export const publisherIdentity: NatsRule = {
+  code: 'NATS_PUBLISHER_IDENTITY',
+  description: '`publisherIdentity.peerParameter` does not name a parameter of its channel.',
+  check(ctx) {
+    for (const [id, profile] of Object.entries(ctx.section('channels'))) {
+      if (!isObject(profile) || !isObject(profile.publisherIdentity)) continue
+      const peer = profile.publisherIdentity.peerParameter
+      const params = isObject(profile.parameters) ? profile.parameters : {}
+      if (typeof peer === 'string' && !Object.hasOwn(params, peer)) {
+        ctx.report(this.code, ctx.pointer(...CHANNEL(id), 'publisherIdentity', 'peerParameter'), `peerParameter ${JSON.stringify(peer)} is not a parameter of channel ${JSON.stringify(id)}.`)
+      }
+    }
+  },
+}
+
+export const channelsDisjoint: NatsRule = {
+  code: 'NATS_CHANNEL_OVERLAP',
+  description: 'Two channels of one application share a concrete subject (decided exactly over the token languages).',
+  check(ctx) {
+    // Channels can only overlap with the same number of tokens and, when both start with a
+    // literal, the same first literal: comparing within those buckets keeps this far from
+    // quadratic on real documents while staying exact.
+    const byLength = new Map<number, Map<string, Array<{ id: string; language: Language }>>>()
+    const WILD = '\0placeholder'
+    for (const channel of ctx.channels.values()) {
+      const types = channel.tokens && ctx.channelTypes(channel)
+      if (!channel.tokens || !types) continue
+      const language = positions(channel.tokens, types) as Language
+      const first = typeof channel.tokens[0] === 'string' ? channel.tokens[0] : WILD
+      const buckets = byLength.get(language.length) ?? new Map<string, Array<{ id: string; language: Language }>>()
+      byLength.set(language.length, buckets)
+      const candidates = first === WILD ? [...buckets.values()].flat() : [...(buckets.get(first) ?? []), ...(buckets.get(WILD) ?? [])]
+      for (const other of candidates) {
+        if (languagesIntersect(language, other.language)) {
+          ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `Channels ${JSON.stringify(other.id)} and ${JSON.stringify(channel.id)} share subjects; within one application concrete channel languages are disjoint.`, {
+            channels: [other.id, channel.id],
+          })
+        }
+      }
+      let bucket = buckets.get(first)
+      if (!bucket) buckets.set(first, (bucket = []))
+      bucket.push({ id: channel.id, language })
+    }
+  },
+}

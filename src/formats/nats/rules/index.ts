@@ -1,0 +1,73 @@
+import { addressTokens, channelKnown, channelProfiled, channelsDisjoint, filterIntersects, filterSyntax, parametersAgree, parameterTypesKnown, publisherIdentity, reservedSubjects } from './channels.js'
+import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
+import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
+import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
+import { artifactPointer, authorityForm, consumerConfig, consumerStream, durableName, oneAuthority, streamConfig, streamName } from './native.js'
+import { consumerFilter, consumerKnown, headerCorrelation, operationDirection, operationForm, operationKnown, operationProfiled, requestReply, streamCaptures } from './operations.js'
+import type { NatsRule } from './rule.js'
+import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
+import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
+
+/** The document rules, run when the document is AsyncAPI 3.1.0 with a profile object. */
+export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, profileVersion]
+
+/** Every other rule (NATS profile v0.2, part 1). Each has one code; README lists them. */
+export const natsRules: readonly NatsRule[] = [
+  asyncapiSchema,
+  profileUnsupported,
+  profileShape,
+  identityNonEmpty,
+  bindingNonEmpty,
+  serverVersion,
+  identityUnique,
+  importsAgree,
+  importsAcyclic,
+  tokenTypeForm,
+  tokenTypeNonEmpty,
+  channelKnown,
+  channelProfiled,
+  addressTokens,
+  reservedSubjects,
+  parametersAgree,
+  parameterTypesKnown,
+  filterSyntax,
+  filterIntersects,
+  publisherIdentity,
+  channelsDisjoint,
+  operationKnown,
+  operationProfiled,
+  operationForm,
+  operationDirection,
+  streamCaptures,
+  consumerKnown,
+  consumerFilter,
+  requestReply,
+  headerCorrelation,
+  authorityForm,
+  artifactPointer,
+  streamConfig,
+  consumerConfig,
+  streamName,
+  durableName,
+  consumerStream,
+  oneAuthority,
+  linkResolves,
+  linkDirection,
+  linkSubjects,
+  linkSchemas,
+  contractOverlap,
+]
+
+/** Codes found while reading the bundle (load.ts), documented with the rules. */
+export const loadCodes = [
+  'NATS_BUNDLE_REQUIRED',
+  'NATS_UNLOCKED_FILE',
+  'NATS_LOCK_MISMATCH',
+  'NATS_LOCK_PATH',
+  'NATS_LOCKED_FILE_MISSING',
+  'NATS_LOCK_DIGEST',
+  'NATS_LOCK_INVALID',
+  'NATS_LOCK_SELF',
+  'NATS_LOCK_DIGEST_FORM',
+  'NATS_REMOTE_REF',
+] as const

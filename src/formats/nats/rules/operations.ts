@@ -1,0 +1,181 @@
+import { parseFilter, positions } from '../address.js'
+import type { NatsContext } from '../context.js'
+import { refId } from '../context.js'
+import { isObject } from '../document.js'
+import { patternIntersects, patternsCover, type Language, type PatternPosition } from '../languages.js'
+import { resolveConfig } from '../resources.js'
+import type { NatsRule } from './rule.js'
+
+const OP = (id: string) => ['x-nats-contract', 'operations', id] as const
+
+function profileOps(ctx: NatsContext): Array<[string, Record<string, unknown>]> {
+  return Object.entries(ctx.section('operations')).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))
+}
+
+/** The subject language of the channel an operation uses, when it has a typed address. */
+function channelLanguage(ctx: NatsContext, operationId: string): { id: string; language: Language } | undefined {
+  const channelId = ctx.channelOf(ctx.standard('operations')[operationId])
+  const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+  const types = channel?.tokens && ctx.channelTypes(channel)
+  if (!channel?.tokens || !types) return undefined
+  return { id: channel.id, language: positions(channel.tokens, types) as Language }
+}
+
+function nativePattern(subject: unknown): PatternPosition[] | undefined {
+  if (typeof subject !== 'string') return undefined
+  const parsed = parseFilter(subject)
+  if ('problem' in parsed || parsed.tokens.some((t) => typeof t !== 'string')) return undefined
+  return positions(parsed.tokens, {})
+}
+
+export const operationKnown: NatsRule = {
+  code: 'NATS_OPERATION_UNKNOWN',
+  description: 'A profile operation key is not a standard operation id.',
+  check(ctx) {
+    const standard = ctx.standard('operations')
+    for (const id of Object.keys(ctx.section('operations'))) {
+      if (!Object.hasOwn(standard, id)) ctx.report(this.code, ctx.pointer(...OP(id)), `Profile operation ${JSON.stringify(id)} is not an operation of the document; profile operations are keyed by standard operation ids.`)
+    }
+  },
+}
+
+export const operationProfiled: NatsRule = {
+  code: 'NATS_OPERATION_UNPROFILED',
+  description: 'A standard operation has no profile entry.',
+  check(ctx) {
+    const profiled = ctx.section('operations')
+    for (const id of Object.keys(ctx.standard('operations'))) {
+      if (!Object.hasOwn(profiled, id)) ctx.report(this.code, ctx.pointer('operations', id), `Operation ${JSON.stringify(id)} has no x-nats-contract.operations entry saying how it uses NATS.`)
+    }
+  },
+}
+
+export const operationForm: NatsRule = {
+  code: 'NATS_OPERATION_FORM',
+  description: 'A profile operation is not exactly one of the four forms (core or JetStream publish, core or JetStream subscribe).',
+  check(ctx) {
+    for (const [id, op] of profileOps(ctx)) {
+      const at = ctx.pointer(...OP(id))
+      const publish = isObject(op.publish) ? op.publish : undefined
+      const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
+      if (!!publish === !!subscribe) {
+        ctx.report(this.code, at, 'An operation has exactly one of publish and subscribe.')
+      } else if (publish?.api === 'core' && (publish.confirmation !== 'none' || 'stream' in publish)) {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'publish'), 'A core publish is exactly {api: core, confirmation: none}.')
+      } else if (publish?.api === 'jetstream' && (publish.confirmation !== 'stream-ack' || typeof publish.stream !== 'string')) {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'publish'), 'A JetStream publish is exactly {api: jetstream, confirmation: stream-ack, stream}.')
+      } else if (subscribe?.api === 'core' && 'consumer' in subscribe) {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe'), 'A core subscribe is exactly {api: core}; consumers belong to JetStream subscriptions.')
+      } else if (subscribe?.api === 'jetstream' && typeof subscribe.consumer !== 'string') {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe'), 'A JetStream subscribe is exactly {api: jetstream, consumer}.')
+      }
+    }
+  },
+}
+
+export const operationDirection: NatsRule = {
+  code: 'NATS_OPERATION_DIRECTION',
+  description: 'publish on a receive operation, or subscribe on a send operation.',
+  check(ctx) {
+    const standard = ctx.standard('operations')
+    for (const [id, op] of profileOps(ctx)) {
+      const action = isObject(standard[id]) ? (standard[id] as Record<string, unknown>).action : undefined
+      if (isObject(op.publish) && action === 'receive') ctx.report(this.code, ctx.pointer(...OP(id), 'publish'), `Operation ${JSON.stringify(id)} receives, so it subscribes; publish is for send.`)
+      if (isObject(op.subscribe) && action === 'send') ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe'), `Operation ${JSON.stringify(id)} sends, so it publishes; subscribe is for receive.`)
+    }
+  },
+}
+
+export const streamCaptures: NatsRule = {
+  code: 'NATS_STREAM_CAPTURE',
+  description: "A JetStream publish names a stream whose subjects do not capture every subject of the operation's channel.",
+  check(ctx) {
+    for (const [id, op] of profileOps(ctx)) {
+      const publish = isObject(op.publish) ? op.publish : undefined
+      if (publish?.api !== 'jetstream' || typeof publish.stream !== 'string') continue
+      const channel = channelLanguage(ctx, id)
+      const stream = resolveConfig(ctx, 'streams', publish.stream)
+      const subjects = isObject(stream?.config) && Array.isArray(stream.config.subjects) ? stream.config.subjects.map(nativePattern) : undefined
+      if (!channel || !subjects || subjects.some((s) => s === undefined)) continue
+      if (!patternsCover(subjects as PatternPosition[][], channel.language)) {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'publish', 'stream'), `Stream ${JSON.stringify(publish.stream)} (subjects ${JSON.stringify((stream!.config as Record<string, unknown>).subjects)}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`)
+      }
+    }
+  },
+}
+
+export const consumerKnown: NatsRule = {
+  code: 'NATS_UNKNOWN_CONSUMER',
+  description: 'A JetStream subscribe names a consumer key the document does not define.',
+  check(ctx) {
+    const consumers = ctx.section('consumers')
+    for (const [id, op] of profileOps(ctx)) {
+      const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
+      if (subscribe?.api === 'jetstream' && typeof subscribe.consumer === 'string' && !Object.hasOwn(consumers, subscribe.consumer)) {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe', 'consumer'), `Operation ${JSON.stringify(id)} consumes through ${JSON.stringify(subscribe.consumer)}, which x-nats-contract.consumers does not define.`)
+      }
+    }
+  },
+}
+
+export const consumerFilter: NatsRule = {
+  code: 'NATS_CONSUMER_FILTER',
+  description: "A JetStream subscribe names a consumer whose filter_subject matches no subject of the operation's channel.",
+  check(ctx) {
+    for (const [id, op] of profileOps(ctx)) {
+      const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
+      if (subscribe?.api !== 'jetstream' || typeof subscribe.consumer !== 'string') continue
+      const channel = channelLanguage(ctx, id)
+      const consumer = resolveConfig(ctx, 'consumers', subscribe.consumer)
+      const filter = isObject(consumer?.config) ? nativePattern(consumer.config.filter_subject) : undefined
+      if (!channel || !filter) continue
+      if (!patternIntersects(filter, channel.language)) {
+        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe', 'consumer'), `Consumer ${JSON.stringify(subscribe.consumer)} filters ${JSON.stringify((consumer!.config as Record<string, unknown>).filter_subject)}, which matches no subject of channel ${JSON.stringify(channel.id)}.`)
+      }
+    }
+  },
+}
+
+export const requestReply: NatsRule = {
+  code: 'NATS_REQUEST_REPLY',
+  description: 'requestReply on anything but a core send whose standard reply channel has no address, or without a positive timeoutMs.',
+  check(ctx) {
+    const standard = ctx.standard('operations')
+    for (const [id, op] of profileOps(ctx)) {
+      if (!isObject(op.requestReply)) continue
+      const at = ctx.pointer(...OP(id), 'requestReply')
+      const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
+      const publish = isObject(op.publish) ? op.publish : undefined
+      if (publish?.api !== 'core' || std.action !== 'send') {
+        ctx.report(this.code, at, 'requestReply is for a core send only (JetStream business results use explicit result operations).')
+        continue
+      }
+      const reply = isObject(std.reply) ? std.reply : undefined
+      const replyChannel = reply ? refId(reply.channel, '#/channels/') : undefined
+      const channel = replyChannel === undefined ? undefined : ctx.channels.get(replyChannel)
+      if (!reply || !channel) ctx.report(this.code, at, `Operation ${JSON.stringify(id)} needs a standard reply with a channel for the native inbox.`)
+      else if (channel.address !== undefined || reply.address !== undefined) ctx.report(this.code, at, `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
+      const timeout = op.requestReply.timeoutMs
+      if (!(Number.isSafeInteger(timeout) && (timeout as number) > 0)) ctx.report(this.code, ctx.pointer(...OP(id), 'requestReply', 'timeoutMs'), 'timeoutMs is a positive integer of milliseconds.')
+    }
+  },
+}
+
+export const headerCorrelation: NatsRule = {
+  code: 'NATS_UNSUPPORTED',
+  description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
+  check(ctx) {
+    const walk = (value: unknown, pointer: string) => {
+      if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`))
+      else if (isObject(value)) {
+        for (const [key, child] of Object.entries(value)) {
+          const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+          if (key === 'location' && typeof child === 'string' && child.startsWith('$message.header')) {
+            ctx.report(this.code, at, `${child} correlates through a header; profile v0.2 correlates through payload expressions only.`)
+          } else if (key !== 'x-nats-contract') walk(child, at)
+        }
+      }
+    }
+    walk(ctx.doc, '')
+  },
+}

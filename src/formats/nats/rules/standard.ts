@@ -1,0 +1,98 @@
+import { createRequire } from 'node:module'
+import { isObject } from '../document.js'
+import type { NatsRule } from './rule.js'
+import { profileSchema } from '../profile-schema.js'
+
+const require = createRequire(import.meta.url)
+const Ajv = require('ajv') as typeof import('ajv').default
+type Validate = import('ajv').ValidateFunction
+
+/** Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape. */
+let validators: { asyncapi: Validate; profile: Validate } | undefined
+function compiled() {
+  if (!validators) {
+    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false })
+    validators = {
+      asyncapi: ajv.compile(require('@asyncapi/specs/schemas/3.1.0-without-$id.json')),
+      profile: ajv.compile(profileSchema),
+    }
+  }
+  return validators
+}
+
+export const asyncapiVersion: NatsRule = {
+  code: 'NATS_ASYNCAPI_VERSION',
+  description: 'The document is not AsyncAPI 3.1.0 (an unsupported capability).',
+  check(ctx) {
+    if (ctx.doc.asyncapi !== '3.1.0') ctx.report(this.code, '/asyncapi', `asyncapi: ${JSON.stringify(ctx.doc.asyncapi ?? null)} is not supported; profile v0.2 documents are AsyncAPI 3.1.0.`, { version: ctx.doc.asyncapi })
+  },
+}
+
+export const asyncapiSchema: NatsRule = {
+  code: 'NATS_ASYNCAPI_SCHEMA',
+  description: 'The standard part breaks the official AsyncAPI 3.1.0 JSON Schema (@asyncapi/specs).',
+  check(ctx) {
+    if (ctx.doc.asyncapi !== '3.1.0') return
+    const validate = compiled().asyncapi
+    if (validate(ctx.doc)) return
+    // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
+    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && !(e.keyword === 'required' && e.params.missingProperty === '$ref') && !e.instancePath.startsWith('/x-nats-contract'))
+    const seen = new Set<string>()
+    for (const e of errors.length > 0 ? errors : (validate.errors ?? []).slice(0, 1)) {
+      if (seen.has(e.instancePath)) continue
+      seen.add(e.instancePath)
+      ctx.report(this.code, e.instancePath, `AsyncAPI 3.1.0: ${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`, { keyword: e.keyword })
+    }
+  },
+}
+
+export const profilePresent: NatsRule = {
+  code: 'NATS_PROFILE_MISSING',
+  description: 'The document has no `x-nats-contract` object.',
+  check(ctx) {
+    if (!isObject(ctx.doc['x-nats-contract'])) ctx.report(this.code, '', 'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root.')
+  },
+}
+
+export const profileVersion: NatsRule = {
+  code: 'NATS_PROFILE_VERSION',
+  description: '`x-nats-contract.version` is not exactly `0.2.0-draft` (an unsupported profile).',
+  check(ctx) {
+    if (isObject(ctx.doc['x-nats-contract']) && ctx.profile.version !== '0.2.0-draft') {
+      ctx.report(this.code, '/x-nats-contract/version', `Profile version ${JSON.stringify(ctx.profile.version ?? null)} is not supported; this compiler implements exactly 0.2.0-draft.`)
+    }
+  },
+}
+
+function profileErrors(ctx: Parameters<NatsRule['check']>[0]) {
+  if (!isObject(ctx.doc['x-nats-contract'])) return []
+  const validate = compiled().profile
+  return validate(ctx.profile) ? [] : (validate.errors ?? [])
+}
+
+export const profileUnsupported: NatsRule = {
+  code: 'NATS_PROFILE_UNSUPPORTED',
+  description: 'A member the profile does not define (x-nats-contract is closed): an unsupported capability.',
+  check(ctx) {
+    for (const e of profileErrors(ctx)) {
+      if (e.keyword !== 'additionalProperties') continue
+      const name = e.params.additionalProperty as string
+      ctx.report(this.code, `/x-nats-contract${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`, { member: name })
+    }
+  },
+}
+
+export const profileShape: NatsRule = {
+  code: 'NATS_PROFILE_SHAPE',
+  description: 'A profile member is missing or has the wrong type or value.',
+  check(ctx) {
+    const seen = new Set<string>()
+    for (const e of profileErrors(ctx)) {
+      if (e.keyword === 'additionalProperties' || e.keyword === 'anyOf') continue
+      const pointer = `/x-nats-contract${e.instancePath}${e.keyword === 'required' ? '/' + String(e.params.missingProperty) : ''}`
+      if (seen.has(pointer)) continue
+      seen.add(pointer)
+      ctx.report(this.code, pointer, `x-nats-contract${e.instancePath.replace(/\//g, '.')} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`, { keyword: e.keyword })
+    }
+  },
+}

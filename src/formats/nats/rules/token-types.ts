@@ -1,0 +1,26 @@
+import { isEmptyLanguage, type TokenType } from '../../../runtime/tokens.js'
+import { tokenTypeProblem } from '../token-types.js'
+import type { NatsRule } from './rule.js'
+
+export const tokenTypeForm: NatsRule = {
+  code: 'NATS_TOKEN_TYPE',
+  description: 'A token type is not exactly one of the two forms (bounds 1..128, min <= max, base-ASCII prefix; distinct valid enum values).',
+  check(ctx) {
+    for (const [name, def] of Object.entries(ctx.section('tokenTypes'))) {
+      const problem = tokenTypeProblem(def)
+      if (problem) ctx.report(this.code, ctx.pointer('x-nats-contract', 'tokenTypes', name), `Token type ${JSON.stringify(name)} ${problem}.`, { tokenType: name })
+    }
+  },
+}
+
+export const tokenTypeNonEmpty: NatsRule = {
+  code: 'NATS_TOKEN_TYPE_EMPTY',
+  description: 'A token type whose language is empty (no token satisfies its prefix, first rule and bounds).',
+  check(ctx) {
+    for (const [name, def] of Object.entries(ctx.section('tokenTypes'))) {
+      if (tokenTypeProblem(def) === undefined && isEmptyLanguage(def as TokenType)) {
+        ctx.report(this.code, ctx.pointer('x-nats-contract', 'tokenTypes', name), `No token belongs to ${JSON.stringify(name)}: its prefix and first-character rule need more bytes than maxLength allows.`, { tokenType: name })
+      }
+    }
+  },
+}

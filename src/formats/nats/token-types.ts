@@ -1,0 +1,37 @@
+import { isBaseToken } from '../../runtime/tokens.js'
+import { isObject } from './document.js'
+
+/**
+ * Why a token type definition is not one of the two forms the seed defines, or undefined:
+ * `{kind: token, alphabet, first, minLength, maxLength, prefix}` with inclusive byte bounds in
+ * 1..128, minimum no greater than maximum and a base-ASCII prefix; or `{kind: enum, values}` with
+ * distinct valid tokens.
+ */
+export function tokenTypeProblem(def: unknown): string | undefined {
+  if (!isObject(def)) return 'is not an object'
+  if (def.kind === 'enum') {
+    for (const key of Object.keys(def)) if (key !== 'kind' && key !== 'values') return `has ${key}, which an enum type does not take`
+    if (!Array.isArray(def.values) || def.values.length === 0) return 'needs a non-empty list of values'
+    const seen = new Set<string>()
+    for (const value of def.values) {
+      if (typeof value !== 'string' || !isBaseToken(value)) return `has value ${JSON.stringify(value)}, which is not a token of [A-Za-z0-9_-]`
+      if (value.length > 128) return `has value ${JSON.stringify(value)}, longer than 128 bytes`
+      if (seen.has(value)) return `lists ${JSON.stringify(value)} twice`
+      seen.add(value)
+    }
+    return undefined
+  }
+  if (def.kind !== 'token') return 'needs kind: token or kind: enum'
+  if ('values' in def) return 'has values, which a token type does not take'
+  if (!(def.alphabet === 'lower' || def.alphabet === 'ascii' || def.alphabet === 'hex')) return 'needs alphabet: lower, ascii or hex'
+  if (def.first !== 'letter' && def.first !== 'any') return 'needs first: letter or any'
+  for (const bound of ['minLength', 'maxLength'] as const) {
+    const n = def[bound]
+    if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > 128) return `needs ${bound} as an integer in 1..128`
+  }
+  if ((def.minLength as number) > (def.maxLength as number)) return 'has minLength greater than maxLength'
+  if (!('prefix' in def)) return 'needs prefix (it may be "")'
+  const prefix = def.prefix
+  if (typeof prefix !== 'string' || (prefix !== '' && !isBaseToken(prefix))) return 'needs a prefix of [A-Za-z0-9_-] characters'
+  return undefined
+}

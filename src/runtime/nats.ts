@@ -1,0 +1,51 @@
+/** `unplugin-contracts/runtime/nats`: what generated NATS contract modules import. */
+export { SubjectError, createChannel, createFilter, createSubject } from './subjects.js'
+export type { Channel, Filter, SourceLink, Subject, SubjectErrorCode, TemplateToken } from './subjects.js'
+export { inDomain, intersects, isBaseToken, type Alphabet, type TokenType } from './tokens.js'
+
+/** Freezes a JSON-like value and everything in it (generated descriptors are immutable). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return value
+}
+
+/** A frozen map with no prototype, keyed by exact ids (channel and operation ids are document text). */
+export function idMap<M>(entries: ReadonlyArray<readonly [string, unknown]>): M {
+  const map = Object.create(null) as Record<string, unknown>
+  for (const [key, value] of entries) Object.defineProperty(map, key, { value: deepFreeze(value), enumerable: true })
+  return Object.freeze(map) as M
+}
+
+/** A generated operation descriptor. */
+export interface OperationDescriptor {
+  readonly id: string
+  readonly action: 'send' | 'receive'
+  readonly channel: string
+  readonly kind: 'publish' | 'subscribe'
+  readonly api: 'core' | 'jetstream'
+  readonly confirmation?: 'none' | 'stream-ack'
+  readonly stream?: string
+  readonly consumer?: string
+  readonly requestReply?: { readonly routing: 'native-inbox'; readonly completion: 'first-response'; readonly timeoutMs: number; readonly replyChannel?: string }
+  readonly source: import('./subjects.js').SourceLink
+}
+
+export interface NativeDescriptor {
+  readonly key: string
+  readonly authority: 'contract' | 'external'
+  readonly stream?: string
+  readonly config: Readonly<Record<string, unknown>>
+  readonly artifact?: { readonly path: string; readonly sha256: string; readonly pointer: string }
+  readonly source: import('./subjects.js').SourceLink
+}
+
+export interface ContractIdentity {
+  readonly id: string
+  readonly version: string
+  readonly profile: '0.2.0-draft'
+  /** Lowercase SHA-256 of the application document's exact bytes. */
+  readonly digest: string
+}

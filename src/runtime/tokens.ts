@@ -1,0 +1,134 @@
+/**
+ * NATS token domains of the contract profile v0.2 ("Token domains and channels"): finite languages
+ * of subject tokens, with no regular expressions, escaping or case folding. Shared by the
+ * generated subject objects (membership) and the compiler (intersection, disjointness).
+ */
+export type Alphabet = 'lower' | 'ascii' | 'hex'
+
+export type TokenType =
+  | { readonly kind: 'enum'; readonly values: readonly string[] }
+  | { readonly kind: 'token'; readonly alphabet: Alphabet; readonly first: 'letter' | 'any'; readonly minLength: number; readonly maxLength: number; readonly prefix: string }
+
+/** The characters of each alphabet, and of base ASCII tokens (`[A-Za-z0-9_-]`). */
+export const ALPHABETS: Readonly<Record<Alphabet | 'base', string>> = {
+  lower: 'abcdefghijklmnopqrstuvwxyz0123456789_-',
+  ascii: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-',
+  hex: '0123456789abcdef',
+  base: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-',
+}
+
+const tables = new Map<string, Uint8Array>()
+/** 128-entry membership table for an alphabet: charCodeAt lookups instead of regular expressions. */
+function table(chars: string): Uint8Array {
+  let t = tables.get(chars)
+  if (!t) {
+    t = new Uint8Array(128)
+    for (let i = 0; i < chars.length; i++) t[chars.charCodeAt(i)] = 1
+    tables.set(chars, t)
+  }
+  return t
+}
+
+const isLetter = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+
+/** True when `value` is a token of base ASCII (`[A-Za-z0-9_-]+`). */
+export function isBaseToken(value: string): boolean {
+  if (value.length === 0) return false
+  const t = table(ALPHABETS.base)
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c > 127 || t[c] === 0) return false
+  }
+  return true
+}
+
+/** Membership: is `value` in the language of `type`? (Lengths are bytes; every allowed character is one byte.) */
+export function inDomain(type: TokenType, value: string): boolean {
+  if (type.kind === 'enum') return type.values.includes(value)
+  const { prefix, minLength, maxLength } = type
+  if (value.length < minLength || value.length > maxLength || !value.startsWith(prefix)) return false
+  const t = table(ALPHABETS[type.alphabet])
+  const start = prefix.length
+  if (type.first === 'letter' && (value.length === start || !isLetter(value.charCodeAt(start)))) return false
+  for (let i = start; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c > 127 || t[c] === 0) return false
+  }
+  return true
+}
+
+/** A compiled membership test, for the hot paths of render and parse. */
+export function domainCheck(type: TokenType): (value: string) => boolean {
+  if (type.kind === 'enum') {
+    const values = new Set(type.values)
+    return (value) => values.has(value)
+  }
+  return (value) => inDomain(type, value)
+}
+
+/** Is the language empty? (Checked on token types before anything uses them.) */
+export function isEmptyLanguage(type: TokenType): boolean {
+  return !hasMember(type)
+}
+
+function hasMember(type: TokenType): boolean {
+  if (type.kind === 'enum') return type.values.length > 0
+  const needed = type.prefix.length + (type.first === 'letter' ? 1 : 0)
+  return Math.max(type.minLength, needed) <= type.maxLength && (type.first === 'any' || lettersOf(ALPHABETS[type.alphabet]).length > 0)
+}
+
+function lettersOf(chars: string): string {
+  return [...chars].filter((c) => isLetter(c.charCodeAt(0))).join('')
+}
+
+/**
+ * Do two token languages share a token? Decided exactly: enums by membership, and two `token`
+ * types by aligning their prefixes (the shorter must begin the longer, and the rest of the longer
+ * prefix must fit the shorter's suffix rules), then asking whether one length fits both bounds.
+ */
+export function intersects(a: TokenType, b: TokenType): boolean {
+  if (a.kind === 'enum') return a.values.some((v) => inDomain(b, v))
+  if (b.kind === 'enum') return b.values.some((v) => inDomain(a, v))
+  const [short, long] = a.prefix.length <= b.prefix.length ? [a, b] : [b, a]
+  if (!long.prefix.startsWith(short.prefix)) return false
+  const shortChars = ALPHABETS[short.alphabet]
+  const extra = long.prefix.slice(short.prefix.length)
+  // The part of the longer prefix past the shorter one is the start of the shorter type's suffix.
+  if ([...extra].some((c) => !shortChars.includes(c))) return false
+  if (extra.length > 0 && short.first === 'letter' && !isLetter(extra.charCodeAt(0))) return false
+  // What follows both prefixes is drawn from both alphabets.
+  const common = [...ALPHABETS[long.alphabet]].filter((c) => shortChars.includes(c)).join('')
+  const letterFirst = long.first === 'letter' || (extra.length === 0 && short.first === 'letter')
+  if (letterFirst && lettersOf(common).length === 0) return false
+  const lo = Math.max(a.minLength, b.minLength, long.prefix.length + (letterFirst ? 1 : 0))
+  const hi = Math.min(a.maxLength, b.maxLength)
+  if (lo > hi) return false
+  return common.length > 0 || lo === long.prefix.length
+}
+
+/**
+ * The members of a language when there are at most `limit` of them, otherwise undefined. Used to
+ * decide, exactly, whether literal stream subjects cover a channel position.
+ */
+export function enumerate(type: TokenType, limit: number): string[] | undefined {
+  if (type.kind === 'enum') return type.values.length <= limit ? [...type.values] : undefined
+  const chars = ALPHABETS[type.alphabet]
+  const out: string[] = []
+  const grow = (current: string): boolean => {
+    if (current.length >= type.minLength && inDomain(type, current)) {
+      out.push(current)
+      if (out.length > limit) return false
+    }
+    if (current.length >= type.maxLength) return true
+    // Only extensions that can still become members: the first suffix character may have to be a letter.
+    const next = type.first === 'letter' && current.length === type.prefix.length ? lettersOf(chars) : chars
+    for (const c of next) if (!grow(current + c)) return false
+    return true
+  }
+  return grow(type.prefix) ? out : undefined
+}
+
+/** A literal token as a language of one member, so literals and placeholders compare alike. */
+export function literal(value: string): TokenType {
+  return { kind: 'enum', values: [value] }
+}
