@@ -83,6 +83,10 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     const abs = join(bundle.root, ...rel.split('/'))
     const cached = input.documents.get(abs) ?? input.files.get(abs)
     if (cached) return cached
+    if ((await host.kind(abs)) === 'missing') {
+      report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but not in the bundle.`, { path: rel })
+      return undefined
+    }
     if (!(await pathIsPlain(bundle.root, rel, host))) {
       report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, { path: rel })
       return undefined
