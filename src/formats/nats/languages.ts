@@ -30,8 +30,8 @@ const ENUMERATION_LIMIT = 256
  * wildcard, and a final `>` covers every remaining position.
  */
 export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]>, language: Language, at = 0): boolean {
-  const live = patterns.filter((p) => p.length > at || p[p.length - 1] === '>')
-  if (at === language.length) return live.some((p) => p.length === at)
+  if (at === language.length) return patterns.some((p) => p.length === at)
+  const live = patterns.filter((p) => p.length > at)
   if (live.some((p) => p[at] === '>' && p.length === at + 1)) return true
   const applicable = live.filter((p) => p.length > at)
   const wild = applicable.filter((p) => p[at] === '*')

@@ -1,0 +1,196 @@
+/**
+ * Property tests (fast-check) for the subject value objects and the language decisions, against
+ * brute-force oracles written independently here.
+ *
+ * Exactness of the brute force: membership in a token language depends on a character only
+ * through its class (digit, hex letter, other lower-case letter, upper-case letter, `_`, `-`),
+ * except where a prefix or enum value names exact characters. Generated prefixes and enum values
+ * use only one representative per class, so enumerating strings over the representatives finds a
+ * common token whenever one exists.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createFilter, createSubject, type TemplateToken } from '../src/runtime/subjects.js'
+import { inDomain, intersects, literal, type TokenType } from '../src/runtime/tokens.js'
+import { languagesIntersect, patternsCover, type PatternPosition } from '../src/formats/nats/languages.js'
+
+const REPS = ['0', 'a', 'g', 'G', '_', '-']
+const runs = Number(process.env.PROPERTY_RUNS ?? 200)
+
+/** Independent oracle: the token language as a regular expression, built from the seed's words. */
+function oracle(type: TokenType): RegExp {
+  if (type.kind === 'enum') return new RegExp(`^(?:${type.values.map((v) => v.replace(/[-]/g, '\\-')).join('|')})$`)
+  const chars = { lower: 'a-z0-9_\\-', ascii: 'A-Za-z0-9_\\-', hex: '0-9a-f' }[type.alphabet]
+  const letters = { lower: 'a-z', ascii: 'A-Za-z', hex: 'a-f' }[type.alphabet]
+  const suffix = type.first === 'letter' ? `[${letters}][${chars}]*` : `[${chars}]*`
+  return new RegExp(`^(?=.{${type.minLength},${type.maxLength}}$)${type.prefix.replace(/-/g, '\\-')}${suffix}$`)
+}
+
+const words = (maxLength: number) => {
+  const out: string[] = ['']
+  for (let n = 1; n <= maxLength; n++) for (const w of out.filter((x) => x.length === n - 1)) for (const c of REPS) out.push(w + c)
+  return out.filter((w) => w.length > 0)
+}
+const UNIVERSE = words(5)
+
+const token = fc.array(fc.constantFrom(...REPS), { minLength: 1, maxLength: 3 }).map((a) => a.join(''))
+const tokenType: fc.Arbitrary<TokenType> = fc.oneof(
+  fc.uniqueArray(token, { minLength: 1, maxLength: 4 }).map((values) => ({ kind: 'enum' as const, values })),
+  fc
+    .record({
+      alphabet: fc.constantFrom('lower' as const, 'ascii' as const, 'hex' as const),
+      first: fc.constantFrom('letter' as const, 'any' as const),
+      prefix: fc.constantFrom('', 'a', 'g', 'G', '0', 'a0', 'G_', 'a-'),
+      minLength: fc.integer({ min: 1, max: 5 }),
+      span: fc.integer({ min: 0, max: 3 }),
+    })
+    .map(({ span, minLength, ...rest }) => ({ kind: 'token' as const, ...rest, minLength, maxLength: Math.min(5, minLength + span) })),
+)
+
+describe('token languages', () => {
+  it('inDomain agrees with the regular-expression oracle', () => {
+    fc.assert(fc.property(tokenType, fc.constantFrom(...UNIVERSE), (type, value) => inDomain(type, value) === oracle(type).test(value)), { numRuns: runs * 10 })
+  })
+
+  it('intersects agrees with brute-force enumeration', () => {
+    fc.assert(
+      fc.property(tokenType, tokenType, (a, b) => {
+        const ra = oracle(a)
+        const rb = oracle(b)
+        return intersects(a, b) === UNIVERSE.some((w) => ra.test(w) && rb.test(w))
+      }),
+      { numRuns: runs * 5 },
+    )
+  })
+})
+
+/** A template over literals and placeholders, with the token type of each placeholder. */
+const template = fc
+  .array(fc.oneof(token.map((t) => ({ literal: t })), tokenType.map((type) => ({ type }))), { minLength: 1, maxLength: 4 })
+  .map((parts) => {
+    const tokens: TemplateToken[] = []
+    const types: Record<string, TokenType> = {}
+    parts.forEach((part, i) => {
+      if ('literal' in part) tokens.push(part.literal)
+      else {
+        tokens.push({ param: `p${i}` })
+        types[`p${i}`] = part.type
+      }
+    })
+    return { tokens, types }
+  })
+
+/** One value of a token language (by brute force), if it has one in the universe. */
+function sample(type: TokenType, pick: number): string | undefined {
+  const members = UNIVERSE.filter((w) => oracle(type).test(w))
+  return members.length === 0 ? undefined : members[pick % members.length]
+}
+
+describe('subjects', () => {
+  it('parse(render(p)) equals p, and render checks every value', () => {
+    fc.assert(
+      fc.property(template, fc.nat(), ({ tokens, types }, pick) => {
+        const params: Record<string, string> = {}
+        for (const [name, type] of Object.entries(types)) {
+          const value = sample(type, pick)
+          if (value === undefined) return true
+          params[name] = value
+        }
+        const subject = createSubject(tokens.map((t) => (typeof t === 'string' ? t : `{${t.param}}`)).join('.'), tokens, types)
+        const rendered = subject.render(params)
+        expect(subject.parse(rendered)).toEqual(params)
+        expect(subject.matches(rendered)).toBe(true)
+        return true
+      }),
+      { numRuns: runs },
+    )
+  })
+
+  it('parse rejects every subject outside the language', () => {
+    const subjectText = fc.array(fc.oneof(token, fc.constantFrom('', '*', '>', 'a.b', 'a b')), { minLength: 1, maxLength: 5 }).map((t) => t.join('.'))
+    fc.assert(
+      fc.property(template, subjectText, ({ tokens, types }, text) => {
+        const subject = createSubject('t', tokens, types)
+        const parts = text.split('.')
+        const inLanguage = parts.length === tokens.length && tokens.every((t, i) => (typeof t === 'string' ? parts[i] === t : oracle(types[t.param]!).test(parts[i]!)))
+        return (subject.tryParse(text) !== undefined) === inLanguage
+      }),
+      { numRuns: runs * 5 },
+    )
+  })
+})
+
+/** Brute-force NATS subject matching: `*` is one token, a final `>` one or more. */
+function natsMatch(pattern: string, subject: string): boolean {
+  const p = pattern.split('.')
+  const s = subject.split('.')
+  if (s.some((t) => t === '')) return false
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return i === p.length - 1 && s.length > i
+    if (i >= s.length) return false
+    if (p[i] !== '*' && p[i] !== s[i]) return false
+  }
+  return p.length === s.length
+}
+
+describe('filters', () => {
+  const enumType = fc.uniqueArray(token, { minLength: 1, maxLength: 3 }).map((values): TokenType => ({ kind: 'enum', values }))
+  const filterTemplate = fc
+    .tuple(fc.array(fc.oneof(token.map((t): TemplateToken => t), fc.constant('*' as TemplateToken), fc.constant({ param: 'x' } as TemplateToken)), { minLength: 1, maxLength: 3 }), fc.boolean(), enumType)
+    .map(([tokens, tail, type]) => ({ tokens: tail ? [...tokens, '>'] : tokens, type }))
+  const subjects = fc.array(token, { minLength: 1, maxLength: 5 }).map((t) => t.join('.'))
+
+  it('matches agrees with a brute-force NATS matcher over every value of the placeholders', () => {
+    fc.assert(
+      fc.property(filterTemplate, subjects, ({ tokens, type }, subject) => {
+        const filter = createFilter('f', tokens, { x: type })
+        const values = (type as { values: string[] }).values
+        const expected = values.some((x) => natsMatch(filter.render({ x }), subject))
+        return filter.matches(subject) === expected
+      }),
+      { numRuns: runs * 5 },
+    )
+  })
+})
+
+describe('channel languages', () => {
+  const position = fc.oneof(token.map((t) => literal(t)), tokenType)
+  const language = fc.array(position, { minLength: 1, maxLength: 3 })
+  /** Every subject of a language, when it is small enough to list. */
+  const subjectsOf = (lang: TokenType[]): string[] | undefined => {
+    let out = ['']
+    for (const type of lang) {
+      const members = UNIVERSE.filter((w) => oracle(type).test(w))
+      out = out.flatMap((prefix) => members.map((m) => (prefix ? `${prefix}.${m}` : m)))
+      if (out.length > 20000) return undefined
+    }
+    return out
+  }
+
+  it('channel overlap agrees with brute-force enumeration', () => {
+    fc.assert(
+      fc.property(language, language, (a, b) => {
+        const sa = subjectsOf(a)
+        const sb = subjectsOf(b)
+        if (!sa || !sb) return true
+        const set = new Set(sb)
+        return languagesIntersect(a, b) === sa.some((s) => set.has(s))
+      }),
+      { numRuns: runs },
+    )
+  })
+
+  it('stream subjects cover a channel exactly when every subject matches one of them', () => {
+    const pattern = fc.tuple(fc.array(fc.oneof(token, fc.constant('*')), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([t, tail]) => (tail ? [...t, '>'] : t))
+    fc.assert(
+      fc.property(language, fc.array(pattern, { minLength: 1, maxLength: 3 }), (lang, patterns) => {
+        const all = subjectsOf(lang)
+        if (!all) return true
+        const positions = patterns.map((p) => p.map((t): PatternPosition => (t === '*' || t === '>' ? t : literal(t))))
+        const expected = all.every((s) => patterns.some((p) => natsMatch(p.join('.'), s)))
+        return patternsCover(positions, lang) === expected
+      }),
+      { numRuns: runs },
+    )
+  })
+})
