@@ -28,29 +28,22 @@ export const channelProfiled: NatsRule = {
   },
 }
 
-export const addressTokens: NatsRule = {
-  code: 'NATS_ADDRESS_TOKEN',
-  description: 'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].',
-  check(ctx) {
-    for (const channel of ctx.channels.values()) {
-      if (channel.address === undefined) continue
-      const parsed = parseAddress(channel.address)
-      if ('problem' in parsed && parsed.code === this.code) ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
-    }
-  },
+/** The address problems parseAddress tells apart, one rule (and code) each. */
+function addressRule(code: 'NATS_ADDRESS_TOKEN' | 'NATS_RESERVED_SUBJECT', description: string): NatsRule {
+  return {
+    code,
+    description,
+    check(ctx) {
+      for (const channel of ctx.channels.values()) {
+        const parsed = channel.address === undefined ? undefined : parseAddress(channel.address)
+        if (parsed && 'problem' in parsed && parsed.code === code) ctx.report(code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
+      }
+    },
+  }
 }
 
-export const reservedSubjects: NatsRule = {
-  code: 'NATS_RESERVED_SUBJECT',
-  description: 'A `$`-prefixed or `_INBOX` subject: unsupported by profile v0.2.',
-  check(ctx) {
-    for (const channel of ctx.channels.values()) {
-      if (channel.address === undefined) continue
-      const parsed = parseAddress(channel.address)
-      if ('problem' in parsed && parsed.code === this.code) ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
-    }
-  },
-}
+export const addressTokens = addressRule('NATS_ADDRESS_TOKEN', 'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].')
+export const reservedSubjects = addressRule('NATS_RESERVED_SUBJECT', 'A `$`-prefixed or `_INBOX` subject: unsupported by profile v0.2.')
 
 export const parametersAgree: NatsRule = {
   code: 'NATS_PARAMETERS_MISMATCH',
