@@ -75,10 +75,10 @@ const bundleCases: Array<[name: string, code: string, app: 'orders' | 'payments'
   ['a locked file that changed', 'NATS_LOCK_DIGEST', 'payments', '/entries/0/sha256', 'bundle.lock.json', (b) => b.edit('native/streams.json', '"ORDERS"', '"ORDERZ"')],
   ['an import whose digest is not the lock\'s', 'NATS_LOCK_MISMATCH', 'payments', '/x-nats-contract/imports/orders/path', 'payments/asyncapi/asyncapi.yaml', (b) => b.relock().edit('payments/asyncapi/asyncapi.yaml', /(path: orders\/asyncapi\/asyncapi\.yaml, sha256: )\w+/, '$1' + 'a'.repeat(64))],
   ['an artifact the lock does not list', 'NATS_UNLOCKED_FILE', 'payments', '/x-nats-contract/streams/orders/artifact/path', 'payments/asyncapi/asyncapi.yaml', (b) => b.writeLock({ entries: b.lock().entries.filter((e) => e.path !== 'native/streams.json') })],
-  ['a lock path with ..', 'NATS_LOCK_PATH', 'orders', '/entries/4/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: '../outside.json', sha256: 'a'.repeat(64) }] })],
+  ['a lock path with ..', 'NATS_LOCK_PATH', 'orders', '/entries/5/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: '../outside.json', sha256: 'a'.repeat(64) }] })],
   ['a lock path through a symlink', 'NATS_LOCK_PATH', 'payments', '/x-nats-contract/streams/orders/artifact/path', 'payments/asyncapi/asyncapi.yaml', (b) => { renameSync(b.path('native'), b.path('native-real')); symlinkSync(b.path('native-real'), b.path('native')) }],
-  ['an absolute lock path', 'NATS_LOCK_PATH', 'orders', '/entries/4/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: '/etc/passwd', sha256: 'a'.repeat(64) }] })],
-  ['a lock listing itself', 'NATS_LOCK_SELF', 'orders', '/entries/4/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: 'bundle.lock.json', sha256: 'a'.repeat(64) }] })],
+  ['an absolute lock path', 'NATS_LOCK_PATH', 'orders', '/entries/5/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: '/etc/passwd', sha256: 'a'.repeat(64) }] })],
+  ['a lock listing itself', 'NATS_LOCK_SELF', 'orders', '/entries/5/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: 'bundle.lock.json', sha256: 'a'.repeat(64) }] })],
   ['an uppercase digest', 'NATS_LOCK_DIGEST_FORM', 'orders', '/entries/0/sha256', 'bundle.lock.json', (b) => b.writeLock({ entries: b.lock().entries.map((e, i) => (i === 0 ? { ...e, sha256: e.sha256.toUpperCase() } : e)) })],
   ['a lock that is not a lock', 'NATS_LOCK_INVALID', 'orders', '', 'bundle.lock.json', (b) => b.write('bundle.lock.json', '[]')],
   ['a locked file that is gone', 'NATS_LOCKED_FILE_MISSING', 'payments', '/x-nats-contract/streams/orders/artifact/path', 'payments/asyncapi/asyncapi.yaml', (b) => rmSync(b.path('native/streams.json'))],
@@ -121,7 +121,7 @@ describe('passing documents', () => {
     expect(result.data).toMatchObject({
       format: 'nats',
       contract: { id: 'shipping', version: '0.9.0', profile: '0.2.0-draft', digest: bundle.sha('shipping/asyncapi/asyncapi.yaml') },
-      streams: [{ key: 'payments', authority: 'external', config: { name: 'PAYMENTS' }, artifact: { path: 'native/streams.json', pointer: '/streams/1' } }],
+      streams: expect.arrayContaining([expect.objectContaining({ key: 'payments', authority: 'external', config: expect.objectContaining({ name: 'PAYMENTS' }), artifact: expect.objectContaining({ path: 'native/streams.json', pointer: '/streams/1' }) })]),
     })
   })
 })

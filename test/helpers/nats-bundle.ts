@@ -60,7 +60,7 @@ export class ShopBundle {
     fix('orders/asyncapi/asyncapi.yaml')
     fix('payments/asyncapi/asyncapi.yaml')
     fix('shipping/asyncapi/asyncapi.yaml')
-    const entries = ['native/streams.json', ...APPS.map((a) => `${a}/asyncapi/asyncapi.yaml`), ...extraEntries].map((path) => ({ path, sha256: this.sha(path) }))
+    const entries = ['native/streams.json', 'payments/workflows/refund.yaml', ...APPS.map((a) => `${a}/asyncapi/asyncapi.yaml`), ...extraEntries].map((path) => ({ path, sha256: this.sha(path) }))
     writeFileSync(this.path('bundle.lock.json'), JSON.stringify({ entries }, null, 2) + '\n')
     return this
   }

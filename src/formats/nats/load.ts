@@ -148,6 +148,13 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       if (loaded) input.files.set(loaded.file, loaded)
     }
   }
+  // Workflow documents (Open Workflow, YAML or JSON).
+  for (const [key, workflow] of Object.entries(isObject(profile?.workflows) ? (profile.workflows as Record<string, unknown>) : {})) {
+    if (!isObject(workflow) || !isObject(workflow.artifact) || typeof workflow.artifact.path !== 'string') continue
+    const pointer = joinPointer('', 'x-nats-contract', 'workflows', key, 'artifact', 'path')
+    const loaded = await readLocked(workflow.artifact.path, typeof workflow.artifact.sha256 === 'string' ? workflow.artifact.sha256 : undefined, main, pointer)
+    if (loaded) input.files.set(loaded.file, loaded)
+  }
   // Standard `$ref`s to other files: relative to the declaring file, never to the network.
   for (const doc of [main]) {
     for (const { ref, pointer } of fileRefs(doc.source.value)) {

@@ -10,6 +10,10 @@ const sha = { type: 'string' }
 const artifact = closed({ path: str, sha256: sha }, ['path', 'sha256'])
 const operationRef = { anyOf: [str, closed({ contract: str, operation: str }, ['contract', 'operation'])] }
 
+/** A binding source: exactly one of input, context, branch, literal (interactions) or stageInput (pipelines); the rules say which. */
+const source = { type: 'object', minProperties: 1, properties: { input: str, context: str, branch: str, literal: {}, stageInput: str }, additionalProperties: false }
+const bindings = closed({ subject: map(source), payload: map(source) }, ['subject', 'payload'])
+
 const streamOrConsumer = (extra: Record<string, object>, extraRequired: string[]) => ({
   type: 'object',
   required: ['authority', ...extraRequired],
@@ -54,11 +58,72 @@ export const profileSchema = closed(
     ),
     streams: map(streamOrConsumer({}, [])),
     consumers: map(streamOrConsumer({ stream: str }, ['stream'])),
-    // Issue 5 gives these their rules; their members are open here so that part 2 can close them.
-    adapters: map({ type: 'object' }),
-    interactions: map({ type: 'object' }),
-    pipelines: map({ type: 'object' }),
-    workflows: map({ type: 'object' }),
+    adapters: map(closed({ kind: str, version: str, inputSchema: str, outputSchema: str, description: str }, ['kind', 'version', 'inputSchema', 'outputSchema'])),
+    interactions: map(
+      closed(
+        {
+          requestOperation: str,
+          resultOperation: str,
+          receiverOperation: operationRef,
+          senderOperation: operationRef,
+          capabilities: { type: 'array', items: str },
+          inputs: map(closed({ source: str, tokenType: str, schema: str }, ['source'])),
+          bindings,
+          audience: closed(
+            { kind: str, input: str, scopeInput: str, resolver: str, authorization: str, membership: str, includeSender: { type: 'boolean' }, offline: str, lateJoiners: str, onRevocation: str },
+            ['kind', 'resolver', 'authorization', 'membership', 'includeSender', 'offline', 'lateJoiners', 'onRevocation'],
+          ),
+          dispatch: closed({ mode: str, branchKey: str, targetParameter: str, branchesInput: str, selector: str }, ['mode', 'branchKey']),
+          delivery: closed(
+            {
+              mode: str,
+              state: str,
+              restart: str,
+              maxAttempts: { type: 'integer' },
+              retryBackoffMs: { type: 'integer' },
+              recoveryGraceMs: { type: 'integer' },
+              settlementGraceMs: { type: 'integer' },
+              adapter: str,
+              stateStore: str,
+              ownership: closed({ adapter: str, leaseMs: { type: 'integer' }, renewEveryMs: { type: 'integer' }, onLoss: str }, ['adapter', 'leaseMs', 'renewEveryMs', 'onLoss']),
+            },
+            ['mode', 'state', 'restart', 'maxAttempts', 'retryBackoffMs', 'recoveryGraceMs', 'settlementGraceMs'],
+          ),
+          correlation: closed({ operation: str, branch: str, attempt: str, peer: str, fence: str, verifier: str }, ['operation', 'branch', 'attempt', 'peer', 'fence']),
+          completion: closed(
+            {
+              mode: str,
+              unit: str,
+              success: closed({ field: str, equals: {} }, ['field', 'equals']),
+              count: { type: 'integer' },
+              fraction: closed({ numerator: { type: 'integer' }, denominator: { type: 'integer' } }, ['numerator', 'denominator']),
+              deadlineMs: { type: 'integer' },
+              onTimeout: str,
+              onImpossible: str,
+              lateResults: str,
+              remaining: str,
+              waitFor: str,
+              cancelOperation: str,
+              cancelResultOperation: str,
+              cancelTimeoutMs: { type: 'integer' },
+            },
+            ['mode', 'unit'],
+          ),
+          aggregation: closed({ adapter: str }, ['adapter']),
+        },
+        ['inputs', 'bindings', 'audience', 'dispatch', 'delivery', 'correlation', 'completion'],
+      ),
+    ),
+    pipelines: map(
+      closed(
+        {
+          steps: { type: 'array', minItems: 1, items: closed({ interaction: str, operation: str, inputAdapter: str, bindings }, ['bindings']) },
+          onFailure: str,
+        },
+        ['steps', 'onFailure'],
+      ),
+    ),
+    workflows: map(closed({ artifact, adapter: str, inputSchema: str, outputSchema: str }, ['artifact', 'adapter', 'inputSchema', 'outputSchema'])),
   },
   ['version', 'contract', 'deployment'],
 )

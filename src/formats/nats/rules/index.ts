@@ -4,6 +4,10 @@ import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
 import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
 import { artifactPointer, authorityForm, consumerConfig, consumerStream, durableName, oneAuthority, streamConfig, streamName } from './native.js'
 import { consumerFilter, consumerKnown, headerCorrelation, operationDirection, operationForm, operationKnown, operationProfiled, requestReply, streamCaptures } from './operations.js'
+import { adapterKind, adapterReferences, adapterVersion, contextFields, schemaPointers } from './adapters.js'
+import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, bindingTypes, correlationNotOverwritten } from './bindings.js'
+import { audienceRule, cancellationRule, completionRule, correlationRule, deliveryRule, dispatchRule, durableResources, generatedInputs, inputForms, interactionOperations, interactionShape, offlineNeedsDurable, ownershipRule, quorumRule } from './interactions.js'
+import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
@@ -56,6 +60,39 @@ export const natsRules: readonly NatsRule[] = [
   linkSubjects,
   linkSchemas,
   contractOverlap,
+  // Part 2: adapters, interactions, pipelines, workflows.
+  adapterKind,
+  adapterVersion,
+  schemaPointers,
+  adapterReferences,
+  contextFields,
+  interactionOperations,
+  interactionShape,
+  inputForms,
+  generatedInputs,
+  bindingSources,
+  bindingOverlap,
+  bindingCoverage,
+  correlationNotOverwritten,
+  bindingTypes,
+  bindingProof,
+  audienceRule,
+  offlineNeedsDurable,
+  dispatchRule,
+  deliveryRule,
+  ownershipRule,
+  durableResources,
+  correlationRule,
+  completionRule,
+  quorumRule,
+  cancellationRule,
+  pipelineSteps,
+  pipelineRecursion,
+  pipelineAdapters,
+  pipelineBindings,
+  pipelineOutput,
+  pipelineSchemas,
+  workflowRule,
 ]
 
 /** Codes found while reading the bundle (load.ts), documented with the rules. */

@@ -1,0 +1,46 @@
+/** Fixed vocabularies of profile v0.2 interactions ("Adapter protocols" to "Completion and cancellation"). */
+export const ADAPTER_KINDS = ['audience', 'authorization', 'result-verifier', 'aggregation', 'transform', 'selection', 'delivery', 'ownership', 'state-store', 'workflow'] as const
+
+/** The thirteen context fields and the JSON type of their values. */
+export const CONTEXT_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'integer-or-null'>> = {
+  contractId: 'string',
+  contractVersion: 'string',
+  contractDigest: 'string',
+  operationId: 'string',
+  principalId: 'string',
+  senderPeerId: 'string',
+  scopeId: 'string',
+  systemId: 'string',
+  accountId: 'string',
+  jetstreamDomain: 'string',
+  nowMs: 'integer',
+  deadlineMs: 'integer-or-null',
+  policyRevision: 'string',
+}
+
+/** Branch fields a binding may read, and their JSON types (`input` is the branch's own input slot). */
+export const BRANCH_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'input'>> = { id: 'string', peerId: 'string', attempt: 'integer', fence: 'integer', input: 'input' }
+
+/** Which correlation expression names which branch or operation fact, and the sources that may fill it. */
+export const CORRELATION_SOURCES: Readonly<Record<string, ReadonlyArray<string>>> = {
+  operation: ['input:operationId', 'context:operationId'],
+  branch: ['branch:id'],
+  attempt: ['branch:attempt'],
+  peer: ['branch:peerId'],
+  fence: ['branch:fence'],
+}
+
+/** The token domain of generated operation ids: `op` + 64 lowercase hex digits. */
+export const OPERATION_ID_DOMAIN = { kind: 'token', alphabet: 'hex', first: 'any', prefix: 'op', minLength: 66, maxLength: 66 } as const
+
+/** Which adapter kind each reference must name. */
+export const ADAPTER_REFERENCES: ReadonlyArray<{ path: readonly string[]; kind: (typeof ADAPTER_KINDS)[number] }> = [
+  { path: ['audience', 'resolver'], kind: 'audience' },
+  { path: ['audience', 'authorization'], kind: 'authorization' },
+  { path: ['correlation', 'verifier'], kind: 'result-verifier' },
+  { path: ['aggregation', 'adapter'], kind: 'aggregation' },
+  { path: ['dispatch', 'selector'], kind: 'selection' },
+  { path: ['delivery', 'adapter'], kind: 'delivery' },
+  { path: ['delivery', 'stateStore'], kind: 'state-store' },
+  { path: ['delivery', 'ownership', 'adapter'], kind: 'ownership' },
+]

@@ -1,0 +1,208 @@
+import { createRequire } from 'node:module'
+import { joinPointer } from '../../../core/json-pointer.js'
+import type { TokenType } from '../../../runtime/tokens.js'
+import { tokenTypeContains } from '../containment.js'
+import type { NatsContext } from '../context.js'
+import { isObject } from '../document.js'
+import { BRANCH_FIELDS, CONTEXT_FIELDS, CORRELATION_SOURCES } from '../interaction-facts.js'
+import { deref, localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { interactions } from './interactions.js'
+import type { NatsRule } from './rule.js'
+
+const require = createRequire(import.meta.url)
+const Ajv = require('ajv') as typeof import('ajv').default
+const ajv = new Ajv({ strict: false, validateFormats: false })
+
+type Source = Record<string, unknown>
+const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => ctx.pointer('x-nats-contract', 'interactions', key, ...path)
+
+function bindingMaps(it: Record<string, any>): { subject: Record<string, Source>; payload: Record<string, Source> } {
+  const b = isObject(it.bindings) ? it.bindings : {}
+  return { subject: (isObject(b.subject) ? b.subject : {}) as Record<string, Source>, payload: (isObject(b.payload) ? b.payload : {}) as Record<string, Source> }
+}
+
+const SOURCE_KINDS = ['input', 'context', 'branch', 'literal']
+
+export const bindingSources: NatsRule = {
+  code: 'NATS_BINDING_SOURCE',
+  description: 'A binding source that is not exactly one of {input}, {context}, {branch} or {literal}, or names an input or branch field that does not exist.',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) {
+      const inputs = isObject(it.inputs) ? it.inputs : {}
+      for (const [part, map] of Object.entries(bindingMaps(it))) {
+        for (const [target, source] of Object.entries(map)) {
+          const pointer = at(ctx, key, 'bindings', part, target)
+          const kinds = isObject(source) ? Object.keys(source) : []
+          if (kinds.length !== 1 || !SOURCE_KINDS.includes(kinds[0]!)) ctx.report(this.code, pointer, 'A source is exactly one of {input}, {context}, {branch} or {literal}; there is no implicit same-name copying.')
+          else if ('input' in source && !Object.hasOwn(inputs, source.input as string)) ctx.report(this.code, pointer, `${JSON.stringify(source.input)} is not an input of this interaction.`)
+          else if ('branch' in source && !Object.hasOwn(BRANCH_FIELDS, source.branch as string)) ctx.report(this.code, pointer, `${JSON.stringify(source.branch)} is not a branch field (id, peerId, attempt, fence, input).`)
+        }
+      }
+    }
+  },
+}
+
+/** Do two JSON Pointers overlap (one is the other or lies inside it)? */
+export function pointersOverlap(a: string, b: string): boolean {
+  return a === b || a.startsWith(b + '/') || b.startsWith(a + '/') || a === '' || b === ''
+}
+
+export const bindingOverlap: NatsRule = {
+  code: 'NATS_BINDING_OVERLAP',
+  description: 'Two payload destination pointers overlap (one equals or contains the other).',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) checkOverlap(ctx, Object.keys(bindingMaps(it).payload), (p) => at(ctx, key, 'bindings', 'payload', p), this.code)
+  },
+}
+
+export function checkOverlap(ctx: NatsContext, pointers: string[], where: (p: string) => string, code: string): void {
+  for (let i = 0; i < pointers.length; i++) {
+    for (let j = 0; j < i; j++) {
+      if (pointersOverlap(pointers[i]!, pointers[j]!)) ctx.report(code, where(pointers[i]!), `Destination ${JSON.stringify(pointers[i])} overlaps ${JSON.stringify(pointers[j])}; destinations cannot overlap.`)
+    }
+  }
+}
+
+/** Required payload fields not covered by a binding, descending into objects the bindings construct. */
+export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown> | undefined, bound: string[], base = ''): string[] {
+  const s = deref(ctx, schema)
+  if (!s) return []
+  const missing: string[] = []
+  const required = Array.isArray(s.required) ? (s.required as string[]) : []
+  for (const name of required) {
+    const path = joinPointer(base, name)
+    if (bound.some((p) => p === path || path.startsWith(p + '/'))) continue
+    if (bound.some((p) => p.startsWith(path + '/'))) {
+      const child = isObject(s.properties) ? (s.properties[name] as Record<string, unknown>) : undefined
+      missing.push(...unboundRequired(ctx, child, bound, path))
+    } else missing.push(path)
+  }
+  return missing
+}
+
+export const bindingCoverage: NatsRule = {
+  code: 'NATS_BINDING_MISSING',
+  description: 'A subject parameter of the request channel or a required payload field (required descendants of constructed objects included) is not bound, or a binding names a parameter the channel does not have.',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) {
+      if (it.requestOperation === undefined) continue
+      const { subject, payload } = bindingMaps(it)
+      const channelId = ctx.channelOf(ctx.standard('operations')[it.requestOperation])
+      const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+      if (!channel) continue
+      for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, at(ctx, key, 'bindings', 'subject'), `Subject parameter {${param}} of channel ${JSON.stringify(channel.id)} is not bound.`)
+      for (const param of Object.keys(subject)) if (!Object.hasOwn(channel.parameters, param)) ctx.report(this.code, at(ctx, key, 'bindings', 'subject', param), `{${param}} is not a parameter of channel ${JSON.stringify(channel.id)}.`)
+      for (const path of unboundRequired(ctx, operationPayload(ctx, it.requestOperation), Object.keys(payload))) {
+        ctx.report(this.code, at(ctx, key, 'bindings', 'payload'), `Required payload field ${path} is not bound.`)
+      }
+    }
+  },
+}
+
+export const correlationNotOverwritten: NatsRule = {
+  code: 'NATS_BINDING_CORRELATION',
+  description: 'A payload location that correlation reads is bound from business data instead of the fact it names.',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) {
+      const c = isObject(it.correlation) ? it.correlation : {}
+      const { payload } = bindingMaps(it)
+      for (const [fact, allowed] of Object.entries(CORRELATION_SOURCES)) {
+        const expr = c[fact]
+        if (typeof expr !== 'string' || !expr.startsWith('$message.payload#')) continue
+        const location = expr.slice('$message.payload#'.length)
+        const source = payload[location]
+        const id = isObject(source) ? `${Object.keys(source)[0]}:${String(Object.values(source)[0])}` : undefined
+        if (id === undefined) ctx.report(this.code, at(ctx, key, 'bindings', 'payload'), `${location} carries the ${fact} correlation and must be bound from ${allowed.join(' or ')}.`)
+        else if (!allowed.includes(id)) ctx.report(this.code, at(ctx, key, 'bindings', 'payload', location), `${location} carries the ${fact} correlation; binding it from ${id} would overwrite correlation metadata with business data.`)
+      }
+    }
+  },
+}
+
+/** The JSON type a source yields, and its token type when it has one. */
+function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): { type?: string; tokenType?: TokenType; schema?: Record<string, unknown> } {
+  if ('literal' in source) return { type: source.literal === null ? 'null' : Array.isArray(source.literal) ? 'array' : typeof source.literal === 'number' ? (Number.isInteger(source.literal) ? 'integer' : 'number') : typeof source.literal }
+  if ('context' in source) return { type: CONTEXT_FIELDS[source.context as string]?.startsWith('integer') ? 'integer' : 'string' }
+  if ('branch' in source) return { type: BRANCH_FIELDS[source.branch as string] === 'integer' ? 'integer' : BRANCH_FIELDS[source.branch as string] === 'string' ? 'string' : undefined }
+  const input = isObject(it.inputs) ? (it.inputs[source.input as string] as Record<string, unknown>) : undefined
+  if (typeof input?.tokenType === 'string') return { type: 'string', tokenType: ctx.tokenTypes[input.tokenType] }
+  const schema = localSchema(ctx, input?.schema)
+  return schema ? { type: typeof schema.type === 'string' ? schema.type : undefined, schema } : {}
+}
+
+const compatible = (source: string | undefined, target: unknown) => source === undefined || target === undefined || source === target || (source === 'integer' && target === 'number')
+
+export const bindingTypes: NatsRule = {
+  code: 'NATS_BINDING_TYPE',
+  description: 'A known type contradiction: a literal outside its destination schema, an input token type not contained in the subject parameter domain, or a source type the destination cannot hold.',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) {
+      if (it.requestOperation === undefined) continue
+      const { subject, payload } = bindingMaps(it)
+      const channelId = ctx.channelOf(ctx.standard('operations')[it.requestOperation])
+      const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+      for (const [param, source] of Object.entries(subject)) {
+        const domain = channel ? ctx.tokenTypes[channel.parameters[param] ?? ''] : undefined
+        if (!domain || !isObject(source)) continue
+        const { type, tokenType } = sourceType(ctx, it, source)
+        const pointer = at(ctx, key, 'bindings', 'subject', param)
+        if ('literal' in source && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] }))) ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
+        else if (tokenType && !tokenTypeContains(domain, tokenType)) ctx.report(this.code, pointer, `Input ${JSON.stringify(source.input)}'s token type is not contained in {${param}}'s domain.`)
+        else if (type !== undefined && type !== 'string') ctx.report(this.code, pointer, `A ${type} cannot be a subject token.`)
+      }
+      const root = operationPayload(ctx, it.requestOperation)
+      for (const [path, source] of Object.entries(payload)) {
+        const target = schemaAtPointer(ctx, root, path)
+        if (!target || !isObject(source)) continue
+        const pointer = at(ctx, key, 'bindings', 'payload', path)
+        if ('literal' in source) {
+          if (!ajv.validate(resolveRefs(ctx, target) as object, source.literal)) ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
+          continue
+        }
+        const { type } = sourceType(ctx, it, source)
+        const targetType = Array.isArray(target.type) ? undefined : target.type
+        if (!compatible(type, targetType) && !(target.nullable === true && type === 'null')) ctx.report(this.code, pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
+      }
+    }
+  },
+}
+
+/** A schema with same-document references inlined (bounded), for ajv. */
+function resolveRefs(ctx: NatsContext, schema: unknown, depth = 0): unknown {
+  if (depth > 32) return {}
+  if (Array.isArray(schema)) return schema.map((s) => resolveRefs(ctx, s, depth + 1))
+  if (!isObject(schema)) return schema
+  if (typeof schema.$ref === 'string') return resolveRefs(ctx, deref(ctx, schema) ?? {}, depth + 1)
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, resolveRefs(ctx, v, depth + 1)]))
+}
+
+/** Does the source provably satisfy the destination schema? Literals are checked outright; the rest must be exact. */
+function proven(ctx: NatsContext, it: Record<string, any>, source: Source, target: Record<string, unknown>): boolean {
+  if ('literal' in source) return true
+  const constrained = Object.keys(target).some((k) => !['type', 'description', 'title', 'examples', 'nullable'].includes(k))
+  const { type, schema } = sourceType(ctx, it, source)
+  if (schema) return sameSchema(ctx, schema, target)
+  return !constrained && compatible(type, target.type)
+}
+
+export const bindingProof: NatsRule = {
+  code: 'NATS_BINDING_UNPROVEN',
+  description: 'A payload binding whose schema implication cannot be proven statically, in an interaction without `capabilities: [runtime-schema-check]`.',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) {
+      if (it.requestOperation === undefined) continue
+      const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
+      const unknownCapability = capabilities.find((c: unknown) => c !== 'runtime-schema-check')
+      if (unknownCapability !== undefined) ctx.report(this.code, at(ctx, key, 'capabilities'), `Capability ${JSON.stringify(unknownCapability)} is not defined by v0.2 (only runtime-schema-check).`)
+      if (capabilities.includes('runtime-schema-check')) continue
+      const root = operationPayload(ctx, it.requestOperation)
+      for (const [path, source] of Object.entries(bindingMaps(it).payload)) {
+        const target = schemaAtPointer(ctx, root, path)
+        if (!isObject(source)) continue
+        if (!target || !proven(ctx, it, source, target)) {
+          ctx.report(this.code, at(ctx, key, 'bindings', 'payload', path), `Nothing proves statically that this source satisfies the schema at ${path}; declare capabilities: [runtime-schema-check] to validate the materialized payload before dispatch.`)
+        }
+      }
+    }
+  },
+}

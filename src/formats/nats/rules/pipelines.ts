@@ -1,0 +1,163 @@
+import { join } from 'node:path'
+import type { NatsContext } from '../context.js'
+import { isObject } from '../document.js'
+import { CONTEXT_FIELDS } from '../interaction-facts.js'
+import { localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { checkOverlap, unboundRequired } from './bindings.js'
+import type { NatsRule } from './rule.js'
+
+type Step = Record<string, any>
+const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => ctx.pointer('x-nats-contract', 'pipelines', key, ...path)
+
+function pipelines(ctx: NatsContext): Array<[string, Step[], Record<string, unknown>]> {
+  return Object.entries(ctx.section('pipelines')).flatMap(([key, p]) => (isObject(p) && Array.isArray(p.steps) ? [[key, p.steps.filter(isObject) as Step[], p] as [string, Step[], Record<string, unknown>]] : []))
+}
+
+/** The typed output of a step: an interaction's aggregation adapter outputSchema, else nothing. */
+function stepOutput(ctx: NatsContext, step: Step): Record<string, unknown> | undefined {
+  if (typeof step.interaction !== 'string') return undefined
+  const interaction = ctx.section('interactions')[step.interaction]
+  const adapterKey = isObject(interaction) && isObject(interaction.aggregation) ? interaction.aggregation.adapter : undefined
+  const adapter = typeof adapterKey === 'string' ? ctx.section('adapters')[adapterKey] : undefined
+  return isObject(adapter) ? localSchema(ctx, adapter.outputSchema) : undefined
+}
+
+/** The stage input of step `i`: the previous output, transformed by this step's inputAdapter when present. */
+function stageInput(ctx: NatsContext, steps: Step[], i: number): Record<string, unknown> | undefined {
+  if (i === 0) return undefined
+  const adapter = typeof steps[i]!.inputAdapter === 'string' ? ctx.section('adapters')[steps[i]!.inputAdapter] : undefined
+  return isObject(adapter) ? localSchema(ctx, adapter.outputSchema) : stepOutput(ctx, steps[i - 1]!)
+}
+
+const actionOf = (ctx: NatsContext, id: unknown) => (typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined)
+
+export const pipelineSteps: NatsRule = {
+  code: 'NATS_PIPELINE_STEP',
+  description: 'A step that is not exactly one of an interaction of this document or a local send operation, or a pipeline whose onFailure is not stop.',
+  check(ctx) {
+    for (const [key, steps, p] of pipelines(ctx)) {
+      if (p.onFailure !== 'stop') ctx.report(this.code, at(ctx, key, 'onFailure'), 'onFailure is stop in v0.2.')
+      steps.forEach((step, i) => {
+        const pointer = at(ctx, key, 'steps', i)
+        if (('interaction' in step) === ('operation' in step)) ctx.report(this.code, pointer, 'A step names exactly one of interaction and operation.')
+        else if ('interaction' in step && !isObject(ctx.section('interactions')[step.interaction]) && !isObject(ctx.section('pipelines')[step.interaction])) ctx.report(this.code, pointer, `${JSON.stringify(step.interaction)} is not an interaction of this document.`)
+        else if ('operation' in step && actionOf(ctx, step.operation) !== 'send') ctx.report(this.code, pointer, `${JSON.stringify(step.operation)} is not a local send operation.`)
+      })
+    }
+  },
+}
+
+export const pipelineRecursion: NatsRule = {
+  code: 'NATS_PIPELINE_RECURSION',
+  description: 'A pipeline step that names a pipeline (itself or another): recursion is rejected.',
+  check(ctx) {
+    for (const [key, steps] of pipelines(ctx)) {
+      steps.forEach((step, i) => {
+        if (typeof step.interaction === 'string' && isObject(ctx.section('pipelines')[step.interaction])) ctx.report(this.code, at(ctx, key, 'steps', i, 'interaction'), `Step ${i} names pipeline ${JSON.stringify(step.interaction)}; pipelines compose interactions and operations, never pipelines.`)
+      })
+    }
+  },
+}
+
+export const pipelineAdapters: NatsRule = {
+  code: 'NATS_PIPELINE_ADAPTER',
+  description: "An inputAdapter on the first step, or a transform whose inputSchema does not exactly equal the preceding step's output.",
+  check(ctx) {
+    for (const [key, steps] of pipelines(ctx)) {
+      steps.forEach((step, i) => {
+        if (typeof step.inputAdapter !== 'string') return
+        const pointer = at(ctx, key, 'steps', i, 'inputAdapter')
+        if (i === 0) return ctx.report(this.code, pointer, 'The first step takes the invocation input and has no inputAdapter.')
+        const adapter = ctx.section('adapters')[step.inputAdapter]
+        const previous = stepOutput(ctx, steps[i - 1]!)
+        if (isObject(adapter) && previous && !sameSchema(ctx, localSchema(ctx, adapter.inputSchema), previous)) ctx.report(this.code, pointer, `Transform ${JSON.stringify(step.inputAdapter)} does not take exactly the preceding step's output.`)
+      })
+    }
+  },
+}
+
+export const pipelineBindings: NatsRule = {
+  code: 'NATS_PIPELINE_BINDING',
+  description: 'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, or naming a pointer or context field that does not exist.',
+  check(ctx) {
+    for (const [key, steps] of pipelines(ctx)) {
+      steps.forEach((step, i) => {
+        const b = isObject(step.bindings) ? step.bindings : {}
+        const subject = (isObject(b.subject) ? b.subject : {}) as Record<string, Record<string, unknown>>
+        const payload = (isObject(b.payload) ? b.payload : {}) as Record<string, Record<string, unknown>>
+        const pointer = at(ctx, key, 'steps', i, 'bindings')
+        if ('interaction' in step) {
+          if (Object.keys(subject).length > 0 || Object.keys(payload).length > 0) ctx.report(this.code, pointer, "An interaction step's bindings are exactly {subject: {}, payload: {}}: the interaction binds its own request.")
+          return
+        }
+        if (actionOf(ctx, step.operation) !== 'send') return
+        const input = stageInput(ctx, steps, i)
+        for (const [part, map] of [['subject', subject], ['payload', payload]] as const) {
+          for (const [target, source] of Object.entries(map)) {
+            const where = `${pointer}/${part}/${target.replace(/~/g, '~0').replace(/\//g, '~1')}`
+            const kinds = isObject(source) ? Object.keys(source) : []
+            if (kinds.length !== 1 || !['stageInput', 'context', 'literal'].includes(kinds[0]!)) ctx.report(this.code, where, 'An operation step binds from exactly one of {stageInput}, {context} or {literal}; interaction inputs and branch fields do not exist here.')
+            else if ('context' in source && !Object.hasOwn(CONTEXT_FIELDS, source.context as string)) ctx.report(this.code, where, `${JSON.stringify(source.context)} is not a context field.`)
+            else if ('stageInput' in source && input && typeof source.stageInput === 'string' && source.stageInput !== '' && !schemaAtPointer(ctx, input, source.stageInput)) ctx.report(this.code, where, `${source.stageInput} does not exist in this step's stage input.`)
+          }
+        }
+        const channelId = ctx.channelOf(ctx.standard('operations')[step.operation])
+        const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+        if (channel) for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
+        for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload))) ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
+        checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`, this.code)
+      })
+    }
+  },
+}
+
+export const pipelineOutput: NatsRule = {
+  code: 'PIPELINE_OUTPUT_UNSUPPORTED',
+  description: 'A later step reads stageInput, but nothing typed produced one (a publication acknowledgment, or an interaction without an aggregation schema).',
+  check(ctx) {
+    for (const [key, steps] of pipelines(ctx)) {
+      steps.forEach((step, i) => {
+        if (i === 0 || !('operation' in step)) return
+        const b = isObject(step.bindings) ? step.bindings : {}
+        const reads = ['subject', 'payload'].some((part) => isObject(b[part]) && Object.values(b[part] as object).some((s) => isObject(s) && 'stageInput' in s))
+        if (reads && !stageInput(ctx, steps, i)) ctx.report(this.code, at(ctx, key, 'steps', i, 'bindings'), `Step ${i} reads stageInput, but step ${i - 1} produces no typed output (only an interaction with an aggregation adapter does).`)
+      })
+    }
+  },
+}
+
+export const pipelineSchemas: NatsRule = {
+  code: 'NATS_PIPELINE_SCHEMA',
+  description: 'A stageInput payload binding whose source and destination schemas are not exactly equal after resolution.',
+  check(ctx) {
+    for (const [key, steps] of pipelines(ctx)) {
+      steps.forEach((step, i) => {
+        if (!('operation' in step)) return
+        const input = stageInput(ctx, steps, i)
+        const payload = isObject(step.bindings) && isObject(step.bindings.payload) ? (step.bindings.payload as Record<string, Record<string, unknown>>) : {}
+        const root = operationPayload(ctx, step.operation)
+        for (const [path, source] of Object.entries(payload)) {
+          if (!isObject(source) || typeof source.stageInput !== 'string' || !input) continue
+          const from = source.stageInput === '' ? input : schemaAtPointer(ctx, input, source.stageInput)
+          const to = schemaAtPointer(ctx, root, path)
+          if (from && to && !sameSchema(ctx, from, to)) ctx.report(this.code, at(ctx, key, 'steps', i, 'bindings', 'payload', path), `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`)
+        }
+      })
+    }
+  },
+}
+
+export const workflowRule: NatsRule = {
+  code: 'NATS_WORKFLOW',
+  description: 'A workflow artifact that is not a locked Open Workflow document with `document.dsl` exactly 1.0.4.',
+  check(ctx) {
+    for (const [key, workflow] of Object.entries(ctx.section('workflows'))) {
+      if (!isObject(workflow) || !isObject(workflow.artifact) || typeof workflow.artifact.path !== 'string' || !ctx.input.bundle) continue
+      const file = ctx.input.files.get(join(ctx.input.bundle.root, ...workflow.artifact.path.split('/')))
+      if (!file) continue
+      const doc = file.source.value
+      const dsl = isObject(doc) && isObject(doc.document) ? doc.document.dsl : undefined
+      if (dsl !== '1.0.4') ctx.reportIn(file, this.code, '/document/dsl', `Workflow ${JSON.stringify(key)} must be an Open Workflow 1.0.4 document (document.dsl: '1.0.4'), not ${JSON.stringify(dsl ?? null)}.`)
+    }
+  },
+}
