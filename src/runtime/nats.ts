@@ -2,6 +2,9 @@
 export { SubjectError, createChannel, createFilter, createSubject } from './subjects.js'
 export type { Channel, Filter, SourceLink, Subject, SubjectErrorCode, TemplateToken } from './subjects.js'
 export { inDomain, intersects, isBaseToken, type Alphabet, type TokenType } from './tokens.js'
+export { MaterializeError, createInteraction, materialize, operationId, quorumThreshold } from './interactions.js'
+export type { BindingSource, Interaction, InteractionInput, MaterializeValues } from './interactions.js'
+export { ajvRuntime } from './validation.js'
 
 /** Freezes a JSON-like value and everything in it (generated descriptors are immutable). */
 export function deepFreeze<T>(value: T): T {
@@ -48,4 +51,30 @@ export interface ContractIdentity {
   readonly profile: '0.2.0-draft'
   /** Lowercase SHA-256 of the application document's exact bytes. */
   readonly digest: string
+}
+
+export interface AdapterDescriptor {
+  readonly key: string
+  readonly kind: 'audience' | 'authorization' | 'result-verifier' | 'aggregation' | 'transform' | 'selection' | 'delivery' | 'ownership' | 'state-store' | 'workflow'
+  readonly version: string
+  readonly inputSchema: string
+  readonly outputSchema: string
+  readonly description?: string
+  readonly source: import('./subjects.js').SourceLink
+}
+
+export interface PipelineDescriptor {
+  readonly key: string
+  readonly onFailure: 'stop'
+  readonly steps: ReadonlyArray<{ readonly interaction?: string; readonly operation?: string; readonly inputAdapter?: string; readonly bindings: unknown }>
+  readonly source: import('./subjects.js').SourceLink
+}
+
+export interface WorkflowDescriptor {
+  readonly key: string
+  readonly artifact: { readonly path: string; readonly sha256: string }
+  readonly adapter: string
+  readonly inputSchema: string
+  readonly outputSchema: string
+  readonly source: import('./subjects.js').SourceLink
 }

@@ -44,6 +44,38 @@ export interface NativeModel {
   source: SourceLink
 }
 
+export interface AdapterModel {
+  key: string
+  kind: string
+  version: string
+  inputSchema: string
+  outputSchema: string
+  description?: string
+  source: SourceLink
+}
+
+export interface InteractionModel {
+  id: string
+  /** The channel export whose subject requests are rendered on, when there is a request. */
+  requestChannelExport?: string
+  /** The request payload schema, when the interaction validates payloads at run time. */
+  payloadSchema?: unknown
+  data: Record<string, unknown>
+  source: SourceLink
+}
+
+export interface PipelineModel {
+  key: string
+  data: Record<string, unknown>
+  source: SourceLink
+}
+
+export interface WorkflowModel {
+  key: string
+  data: Record<string, unknown>
+  source: SourceLink
+}
+
 /** The normalized model of one application document: what generation and `contracts inspect` use. */
 export interface NatsModel {
   file: string
@@ -53,4 +85,10 @@ export interface NatsModel {
   operations: OperationModel[]
   streams: NativeModel[]
   consumers: NativeModel[]
+  adapters: AdapterModel[]
+  interactions: InteractionModel[]
+  pipelines: PipelineModel[]
+  workflows: WorkflowModel[]
+  /** `components.schemas` of the document, for payload validators. */
+  schemas: Record<string, unknown>
 }

@@ -9,12 +9,26 @@ import { resolveConfig } from './resources.js'
 import { refId } from './context.js'
 
 /** Names the module exports besides channels. */
-export const NATS_MODULE_EXPORTS = new Set(['contract', 'channels', 'operations', 'streams', 'consumers', 'tokenTypes', 'default'])
+export const NATS_MODULE_EXPORTS = new Set(['contract', 'channels', 'operations', 'streams', 'consumers', 'tokenTypes', 'adapters', 'interactions', 'pipelines', 'workflows', 'default'])
 
 /** camelCase of a channel id: `payment-captured` and `payment_captured` -> `paymentCaptured`. */
 export function channelExportName(id: string): string {
   const words = id.split(/[^A-Za-z0-9]+/).filter(Boolean)
   return words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join('')
+}
+
+/** The payload schema (as written, references to `#/components/...` kept) of a request operation's single message. */
+function requestPayload(ctx: NatsContext, operationId: string): unknown {
+  const op = ctx.standard('operations')[operationId]
+  const channelId = ctx.channelOf(op)
+  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
+  const messages = isObject(op) && Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
+  let message = messages[0]
+  for (let hops = 0; hops < 8 && isObject(message) && typeof message.$ref === 'string'; hops++) {
+    const ref = message.$ref as string
+    message = ref.startsWith('#/') ? ref.slice(2).split('/').reduce<unknown>((v, t) => (isObject(v) ? v[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), ctx.doc) : undefined
+  }
+  return isObject(message) ? message.payload : undefined
 }
 
 /** The model of a valid document; naming problems come back as diagnostics. */
@@ -107,6 +121,30 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       ]
     })
 
+  const adapters = Object.entries(ctx.section('adapters')).flatMap(([key, a]) =>
+    isObject(a)
+      ? [{ key, kind: String(a.kind), version: String(a.version), inputSchema: String(a.inputSchema), outputSchema: String(a.outputSchema), ...(typeof a.description === 'string' ? { description: a.description } : {}), source: link(ctx.pointer('x-nats-contract', 'adapters', key)) }]
+      : [],
+  )
+  const exportOf = new Map(channels.map((c) => [c.id, c.exportName]))
+  const interactions = Object.entries(ctx.section('interactions')).flatMap(([id, it]) => {
+    if (!isObject(it)) return []
+    const requestChannel = typeof it.requestOperation === 'string' ? ctx.channelOf(standardOps[it.requestOperation]) : undefined
+    const inputs = Object.fromEntries(
+      Object.entries(isObject(it.inputs) ? it.inputs : {}).map(([name, input]) => {
+        const i = input as Record<string, unknown>
+        return [name, { source: i.source, ...(typeof i.tokenType === 'string' ? { tokenTypeName: i.tokenType, tokenType: ctx.tokenTypes[i.tokenType] } : {}), ...(typeof i.schema === 'string' ? { schema: i.schema } : {}) }]
+      }),
+    )
+    const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
+    const data = { id, ...it, capabilities, inputs, ...(requestChannel ? { requestChannel } : {}) }
+    const payloadSchema = capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string' ? requestPayload(ctx, it.requestOperation) : undefined
+    return [{ id, ...(requestChannel && exportOf.has(requestChannel) ? { requestChannelExport: exportOf.get(requestChannel)! } : {}), ...(payloadSchema ? { payloadSchema } : {}), data, source: link(ctx.pointer('x-nats-contract', 'interactions', id)) }]
+  })
+  const pipelines = Object.entries(ctx.section('pipelines')).flatMap(([key, p]) => (isObject(p) ? [{ key, data: { key, ...p }, source: link(ctx.pointer('x-nats-contract', 'pipelines', key)) }] : []))
+  const workflows = Object.entries(ctx.section('workflows')).flatMap(([key, w]) => (isObject(w) ? [{ key, data: { key, ...w }, source: link(ctx.pointer('x-nats-contract', 'workflows', key)) }] : []))
+  const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
+
   if (diagnostics.length > 0) return { diagnostics }
   const info = ctx.doc.info as Record<string, unknown>
   return {
@@ -118,6 +156,11 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       operations,
       streams: native('streams'),
       consumers: native('consumers'),
+      adapters,
+      interactions,
+      pipelines,
+      workflows,
+      schemas: components,
     },
     diagnostics,
   }

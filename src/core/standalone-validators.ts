@@ -1,0 +1,39 @@
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+export const Ajv = require('ajv') as typeof import('ajv').default
+const standaloneCode = require('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js').default
+
+/** ajv runtime helpers generated code may ask for; `unplugin-contracts/runtime` provides each. */
+const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal'])
+
+/** An ajv instance configured for standalone validators: all errors, own properties only, no formats. */
+export function standaloneAjv(): InstanceType<typeof Ajv> {
+  return new Ajv({
+    allErrors: true,
+    // Presence checks with hasOwnProperty: a payload without `constructor` or `__proto__` members
+    // must not be judged by the ones every object inherits.
+    ownProperties: true,
+    strict: false,
+    validateFormats: false,
+    unicodeRegExp: true,
+    code: { source: true, lines: false, optimize: true },
+  })
+}
+
+/**
+ * The standalone code of one compiled schema as a function expression with no free variables but
+ * its own `module` and the runtime's `$ajvRuntime` (imported by the generated module), which
+ * answers ajv's calls for its two helpers. No `require`, `import()`, `eval` or `new Function`.
+ * (In ajv's output `"` only appears escaped inside string literals, so the replaced text is
+ * always a call, never data.)
+ */
+export function standaloneValidator(ajv: InstanceType<typeof Ajv>, id: string): string {
+  const code = standaloneCode(ajv, ajv.getSchema(id)!)
+  for (const [, helper] of code.matchAll(/\brequire\("([^"]*)"\)/g)) {
+    if (!AJV_RUNTIME_MODULES.has(helper!)) throw new Error(`ajv standalone code needs ${helper}, which the runtime does not provide`)
+  }
+  // `</` only occurs inside string literals here; `<\/` is the same string and cannot close a <script>.
+  const body = code.replace(/\brequire\("/g, '$ajvRuntime("').replace(/<\//g, '<\\/')
+  return `/* @__PURE__ */ (function (module) {${body}\nreturn module.exports;})({ exports: {} })`
+}

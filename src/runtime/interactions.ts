@@ -1,0 +1,149 @@
+/**
+ * Interaction helpers of the NATS contract profile v0.2: the generated operation id, the quorum
+ * threshold, and `materialize`, which turns an interaction's bindings into the concrete subject
+ * and payload of one request.
+ */
+import type { Subject } from './subjects.js'
+import { inDomain, type TokenType } from './tokens.js'
+import { check, type Validator } from './validation.js'
+import type { ResultError } from './result.js'
+
+const encoder = new TextEncoder()
+
+/** Each part as UTF-8 bytes preceded by its byte length as a 4-byte unsigned big-endian integer. */
+function lengthPrefixed(parts: readonly string[]): Uint8Array {
+  const encoded = parts.map((p) => encoder.encode(p))
+  const out = new Uint8Array(encoded.reduce((n, e) => n + 4 + e.length, 0))
+  const view = new DataView(out.buffer)
+  let offset = 0
+  for (const bytes of encoded) {
+    view.setUint32(offset, bytes.length, false)
+    out.set(bytes, offset + 4)
+    offset += 4 + bytes.length
+  }
+  return out
+}
+
+/**
+ * The generated operation id: `op` + lowercase hex SHA-256 over the length-prefixed principal id,
+ * contract digest and invocation key, in that order (Web Crypto, so it runs in browsers too).
+ */
+export async function operationId(principalId: string, contractDigest: string, invocationKey: string): Promise<string> {
+  for (const [name, value] of [['principalId', principalId], ['contractDigest', contractDigest], ['invocationKey', invocationKey]] as const) {
+    if (typeof value !== 'string') throw new TypeError(`operationId: ${name} must be a string`)
+  }
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', lengthPrefixed([principalId, contractDigest, invocationKey]))
+  return 'op' + [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** `ceil(numerator * admittedUnits / denominator)`, in exact integer arithmetic. */
+export function quorumThreshold(numerator: number, denominator: number, admittedUnits: number): number {
+  if (!Number.isSafeInteger(numerator) || !Number.isSafeInteger(denominator) || numerator <= 0 || denominator <= 0 || numerator > denominator) {
+    throw new RangeError('quorumThreshold: the numerator is a positive integer no greater than the positive integer denominator')
+  }
+  if (!Number.isSafeInteger(admittedUnits) || admittedUnits < 0) throw new RangeError('quorumThreshold: admittedUnits is a non-negative integer')
+  const n = BigInt(numerator) * BigInt(admittedUnits)
+  const d = BigInt(denominator)
+  return Number((n + d - 1n) / d)
+}
+
+export type BindingSource = { readonly input: string } | { readonly context: string } | { readonly branch: string } | { readonly literal: unknown }
+
+export interface InteractionInput {
+  readonly source: 'argument' | 'generated'
+  readonly tokenType?: TokenType
+  readonly schema?: string
+}
+
+/** A generated interaction descriptor (data, plus the request subject and an optional payload validator). */
+export interface Interaction {
+  readonly id: string
+  readonly requestOperation?: string
+  readonly resultOperation?: string
+  readonly capabilities: readonly string[]
+  readonly inputs: Readonly<Record<string, InteractionInput>>
+  readonly bindings: { readonly subject: Readonly<Record<string, BindingSource>>; readonly payload: Readonly<Record<string, BindingSource>> }
+  readonly subject?: Subject<Record<string, string>>
+  readonly validatePayload?: Validator
+  readonly [member: string]: unknown
+}
+
+export class MaterializeError extends Error {
+  override readonly name = 'MaterializeError'
+  constructor(
+    readonly code: 'MATERIALIZE_MISSING_VALUE' | 'MATERIALIZE_INVALID_INPUT' | 'MATERIALIZE_INVALID_PAYLOAD' | 'MATERIALIZE_NO_REQUEST',
+    message: string,
+    readonly errors: readonly ResultError[] = [],
+  ) {
+    super(message)
+  }
+}
+
+export interface MaterializeValues {
+  readonly inputs?: Readonly<Record<string, unknown>>
+  readonly context?: Readonly<Record<string, unknown>>
+  readonly branch?: Readonly<Record<string, unknown>>
+}
+
+function valueOf(interaction: Interaction, source: BindingSource, values: MaterializeValues, where: string): unknown {
+  const read = (bag: Readonly<Record<string, unknown>> | undefined, name: string, what: string) => {
+    if (!bag || !Object.hasOwn(bag, name) || bag[name] === undefined) throw new MaterializeError('MATERIALIZE_MISSING_VALUE', `${interaction.id}: ${where} needs ${what} ${JSON.stringify(name)}.`)
+    return bag[name]
+  }
+  if ('literal' in source) return source.literal
+  if ('input' in source) {
+    const value = read(values.inputs, source.input, 'input')
+    const type = interaction.inputs[source.input]?.tokenType
+    if (type && (typeof value !== 'string' || !inDomain(type, value))) throw new MaterializeError('MATERIALIZE_INVALID_INPUT', `${interaction.id}: input ${JSON.stringify(source.input)} is not in its token domain.`)
+    return value
+  }
+  if ('context' in source) return read(values.context, source.context, 'context field')
+  return read(values.branch, source.branch, 'branch field')
+}
+
+/** Sets `value` at a JSON Pointer, creating the objects on the way (own properties only). */
+function setAt(target: Record<string, unknown>, pointer: string, value: unknown): void {
+  const tokens = pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+  let current = target
+  tokens.forEach((token, i) => {
+    if (i === tokens.length - 1) Object.defineProperty(current, token, { value, enumerable: true, writable: true, configurable: true })
+    else {
+      if (!Object.hasOwn(current, token) || typeof current[token] !== 'object' || current[token] === null) Object.defineProperty(current, token, { value: {}, enumerable: true, writable: true, configurable: true })
+      current = current[token] as Record<string, unknown>
+    }
+  })
+}
+
+/**
+ * Applies an interaction's bindings for one request: every subject value (context values included)
+ * is checked against its token domain by rendering the subject, token-typed inputs are checked,
+ * and with `runtime-schema-check` the materialized payload is validated before it is returned.
+ */
+export function materialize(interaction: Interaction, values: MaterializeValues = {}): { subject: string; payload: Record<string, unknown> } {
+  if (!interaction.subject) throw new MaterializeError('MATERIALIZE_NO_REQUEST', `${interaction.id} has no request subject (gather-only work materializes nothing).`)
+  const params: Record<string, string> = {}
+  for (const [param, source] of Object.entries(interaction.bindings.subject)) {
+    const value = valueOf(interaction, source, values, `subject parameter {${param}}`)
+    Object.defineProperty(params, param, { value, enumerable: true, writable: true, configurable: true })
+  }
+  const subject = interaction.subject.render(params)
+  const payload: Record<string, unknown> = {}
+  for (const [pointer, source] of Object.entries(interaction.bindings.payload)) setAt(payload, pointer, valueOf(interaction, source, values, `payload ${pointer}`))
+  if (interaction.capabilities.includes('runtime-schema-check') && interaction.validatePayload) {
+    const errors = check(interaction.validatePayload, payload)
+    if (errors) throw new MaterializeError('MATERIALIZE_INVALID_PAYLOAD', `${interaction.id}: the materialized payload breaks its schema.`, errors)
+  }
+  return Object.freeze({ subject, payload })
+}
+
+/** Freezes a generated interaction descriptor (its data deeply; the subject and validator as they are). */
+export function createInteraction(descriptor: Interaction): Interaction {
+  const freeze = (value: unknown): unknown => {
+    if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+      Object.freeze(value)
+      for (const key of Object.keys(value)) if (key !== 'subject' && key !== 'validatePayload') freeze((value as Record<string, unknown>)[key])
+    }
+    return value
+  }
+  return freeze(descriptor) as Interaction
+}

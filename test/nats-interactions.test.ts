@@ -1,0 +1,120 @@
+/** Part 2 descriptors and runtime helpers: operationId, quorumThreshold, materialize. */
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { compile } from '../src/index.js'
+import { materialize, operationId, quorumThreshold, MaterializeError } from '../src/runtime/interactions.js'
+import { loadModule } from './helpers/load-module.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
+
+let payments: Record<string, any>
+let shipping: Record<string, any>
+const runs = Number(process.env.PROPERTY_RUNS ?? 200)
+
+beforeAll(async () => {
+  const shop = ShopBundle.copy('interactions').relock()
+  const p = await compile(shop.doc('payments'))
+  const s = await compile(shop.doc('shipping'))
+  expect([...p.diagnostics, ...s.diagnostics]).toEqual([])
+  payments = await loadModule(p.code!, 'payments-interactions')
+  shipping = await loadModule(s.code!, 'shipping-interactions')
+})
+
+const op = 'op' + 'ab'.repeat(32)
+
+describe('descriptors', () => {
+  it('interactions, pipelines, workflows and adapters are frozen, normalized and linked to their source', () => {
+    const approve = payments.interactions.approveRefund
+    expect(Object.isFrozen(approve)).toBe(true)
+    expect(approve).toMatchObject({
+      id: 'approveRefund',
+      requestOperation: 'requestRefundVote',
+      requestChannel: 'refundVote',
+      completion: { mode: 'quorum', fraction: { numerator: 2, denominator: 3 }, remaining: 'cooperative', cancelOperation: 'cancelRefundVote' },
+      inputs: { operationId: { source: 'generated', tokenTypeName: 'operationId' } },
+      source: { file: 'payments/asyncapi/asyncapi.yaml', pointer: '/x-nats-contract/interactions/approveRefund' },
+    })
+    expect(approve.subject).toBe(payments.refundVote.subject)
+    expect(payments.pipelines.announceRefund.steps.map((s: any) => s.interaction ?? s.operation)).toEqual(['approveRefund', 'publishRefundOutcome'])
+    expect(payments.workflows.refundFlow).toMatchObject({ adapter: 'refundWorkflow', artifact: { path: 'payments/workflows/refund.yaml' } })
+    expect(payments.adapters.tally).toMatchObject({ kind: 'aggregation', version: '1.1.0', outputSchema: '#/components/schemas/RefundOutcome' })
+    expect(shipping.interactions.assignCourier).toMatchObject({ dispatch: { mode: 'one-eligible' }, delivery: { state: 'durable', ownership: { leaseMs: 30000 } } })
+  })
+})
+
+describe('materialize', () => {
+  const values = {
+    inputs: { operationId: op, group: 'approvers', refund: { paymentId: 'pay-1', amount: 10 } },
+    context: { principalId: 'alice' },
+    branch: { id: 'b-1', peerId: 'bob', attempt: 1, fence: 7 },
+  }
+
+  it('applies the bindings: subject from inputs and branch, payload from every source', () => {
+    expect(materialize(payments.interactions.approveRefund, values)).toEqual({
+      subject: `payments.refunds.${op}.vote.bob`,
+      payload: { operationId: op, branchId: 'b-1', attempt: 1, fence: 7, peerId: 'bob', requestedBy: 'alice', refund: { paymentId: 'pay-1', amount: 10 } },
+    })
+  })
+
+  it('checks every subject value against its domain, context and branch values included', () => {
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, branch: { ...values.branch, peerId: 'Bob.Smith' } })).toThrow(expect.objectContaining({ name: 'SubjectError', code: 'SUBJECT_INVALID_VALUE' }))
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, operationId: 'op123' } })).toThrow(MaterializeError)
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, context: {} })).toThrow(expect.objectContaining({ code: 'MATERIALIZE_MISSING_VALUE' }))
+  })
+
+  it('with runtime-schema-check, validates the materialized payload with the generated validator', async () => {
+    const shop = ShopBundle.copy('schema-check')
+    shop.edit('payments/asyncapi/asyncapi.yaml', "      requestOperation: requestRefundVote\n", "      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n").relock()
+    const mod = await loadModule((await compile(shop.doc('payments'))).code!, 'payments-checked')
+    expect(materialize(mod.interactions.approveRefund, values).subject).toContain('.vote.bob')
+    const bad = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'pay-1', amount: 'ten' } } }
+    expect(() => materialize(mod.interactions.approveRefund, bad)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/refund/amount' })] }))
+  })
+
+  it('never yields a subject outside its channel language (property)', () => {
+    const token = fc.string({ minLength: 0, maxLength: 40 })
+    fc.assert(
+      fc.property(token, token, fc.string({ maxLength: 70 }), (peerId, principal, operation) => {
+        let result: { subject: string } | undefined
+        try {
+          result = materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, operationId: operation }, branch: { ...values.branch, peerId }, context: { principalId: principal } })
+        } catch {
+          return true
+        }
+        return payments.refundVote.subject.matches(result.subject)
+      }),
+      { numRuns: runs * 5 },
+    )
+  })
+})
+
+describe('quorumThreshold', () => {
+  it('is ceil(numerator * units / denominator), exactly (property against BigInt arithmetic)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 0, max: 1e9 }), (a, b, units) => {
+        const [numerator, denominator] = a <= b ? [a, b] : [b, a]
+        const t = quorumThreshold(numerator, denominator, units)
+        // The smallest integer t with t * denominator >= numerator * units.
+        const need = BigInt(numerator) * BigInt(units)
+        return BigInt(t) * BigInt(denominator) >= need && (t === 0 || BigInt(t - 1) * BigInt(denominator) < need) && t <= units
+      }),
+      { numRuns: runs * 5 },
+    )
+  })
+
+  it('refuses what the profile forbids', () => {
+    expect(() => quorumThreshold(3, 2, 5)).toThrow(RangeError)
+    expect(() => quorumThreshold(0, 2, 5)).toThrow(RangeError)
+    expect(() => quorumThreshold(1, 2, -1)).toThrow(RangeError)
+    expect(quorumThreshold(2, 3, 4)).toBe(3)
+  })
+})
+
+describe('operationId', () => {
+  it('is op + 64 lowercase hex and depends on every part', async () => {
+    const id = await operationId('alice', 'a'.repeat(64), 'key-1')
+    expect(id).toMatch(/^op[0-9a-f]{64}$/)
+    expect(await operationId('alice', 'a'.repeat(64), 'key-2')).not.toBe(id)
+    // Length prefixes keep ("ab", "c") and ("a", "bc") apart.
+    expect(await operationId('ab', 'c', '')).not.toBe(await operationId('a', 'bc', ''))
+  })
+})
