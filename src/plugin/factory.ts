@@ -18,7 +18,7 @@ export const PLUGIN_NAME = 'unplugin-contracts'
  * packages from: `unplugin-contracts/runtime` and its subpaths map to this package's build.
  */
 const RUNTIME_ENTRIES = new Map(
-  ['', '/http', '/drift', '/nats'].map((sub) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${sub.slice(1) || 'index'}.js`)]),
+  ['', '/http', '/drift', '/nats', '/dasp'].map((sub) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${sub.slice(1) || 'index'}.js`)]),
 )
 const RUNTIME_FILES = new Set(RUNTIME_ENTRIES.values())
 

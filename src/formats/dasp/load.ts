@@ -1,0 +1,114 @@
+import { dirname, isAbsolute, resolve } from 'node:path'
+import type { Diagnostic } from '../../core/diagnostics.js'
+import type { InputHost } from '../../core/format.js'
+import { InputError } from '../../core/input-host.js'
+import { joinPointer } from '../../core/json-pointer.js'
+import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export interface LoadedJson {
+  file: string
+  source: JsonSource
+  sha256: string
+}
+
+/** The selection, its definitions (by the index in `definitions`), and each pin manifest checked. */
+export interface DaspInput {
+  selection: LoadedJson
+  definitions: Array<{ index: number; loaded: LoadedJson }>
+  /** Pin problems and reading problems found while loading. */
+  diagnostics: Diagnostic[]
+}
+
+const report = (diagnostics: Diagnostic[], where: { file: string; source?: JsonSource }, code: string, pointer: string, message: string, data?: Record<string, unknown>) => {
+  const { line, column } = where.source ? where.source.locate(pointer) : { line: 1, column: 1 }
+  diagnostics.push({ code, severity: 'error', message, file: where.file, pointer, line, column, ...(data ? { data } : {}) })
+}
+
+async function readJson(host: InputHost, file: string): Promise<LoadedJson | Diagnostic[]> {
+  const read = await host.read(file)
+  const { source, diagnostics } = parseJsonSource(file, read.text)
+  return diagnostics.length > 0 ? diagnostics : { file, source, sha256: read.sha256 }
+}
+
+/** A local path (relative to `from`), never a URL: identifiers are not locations. */
+function localPath(from: string, path: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || isAbsolute(path) || path.includes('\\')) return undefined
+  return resolve(dirname(from), path)
+}
+
+export async function loadDasp(file: string, host: InputHost): Promise<{ input?: DaspInput; diagnostics: Diagnostic[] }> {
+  const selection = await readJson(host, file)
+  if (Array.isArray(selection)) return { diagnostics: selection }
+  const diagnostics: Diagnostic[] = []
+  const input: DaspInput = { selection, definitions: [], diagnostics }
+  const list = isObject(selection.source.value) && Array.isArray(selection.source.value.definitions) ? selection.source.value.definitions : []
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i]
+    const pointer = joinPointer('', 'definitions', i)
+    const path = typeof entry === 'string' ? localPath(file, entry) : undefined
+    if (!path) {
+      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition ${JSON.stringify(entry)} is not a local relative path; definitions come only from files listed here, and nothing is fetched.`)
+      continue
+    }
+    if ((await host.kind(path)) !== 'file') {
+      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition file ${entry as string} does not exist.`)
+      continue
+    }
+    const loaded = await readJson(host, path)
+    if (Array.isArray(loaded)) diagnostics.push(...loaded)
+    else {
+      input.definitions.push({ index: i, loaded })
+      await checkPin(host, loaded, diagnostics)
+    }
+  }
+  for (const key of ['core', 'profile', 'binding'] as const) {
+    const ref = isObject(selection.source.value) ? selection.source.value[key] : undefined
+    if (isObject(ref) && isObject(ref.content)) await checkManifestPin(host, selection, joinPointer('', key, 'content'), ref.content, diagnostics)
+  }
+  return { input, diagnostics: [] }
+}
+
+
+async function checkPin(host: InputHost, definition: LoadedJson, diagnostics: Diagnostic[]): Promise<void> {
+  const value = definition.source.value
+  if (isObject(value) && isObject(value.content)) await checkManifestPin(host, definition, '/content', value.content, diagnostics)
+}
+
+/**
+ * A `sha256-manifest` pin: the manifest's exact bytes hash to the pin, and every file the manifest
+ * lists that exists locally hashes to its listed digest.
+ */
+async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: string, pin: Record<string, unknown>, diagnostics: Diagnostic[]): Promise<void> {
+  if (pin.kind !== 'sha256-manifest' || typeof pin.manifest !== 'string' || typeof pin.sha256 !== 'string') return
+  const path = localPath(owner.file, pin.manifest)
+  if (!path || (await host.kind(path)) !== 'file') {
+    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'manifest'), `Manifest ${pin.manifest} is not a local file; a pin must be checkable offline.`)
+    return
+  }
+  const read = await host.read(path)
+  if (read.sha256 !== pin.sha256) {
+    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'sha256'), `The manifest's bytes hash to ${read.sha256}, not to the pinned ${pin.sha256}.`, { manifest: pin.manifest, actual: read.sha256 })
+    return
+  }
+  const { source, diagnostics: parse } = parseJsonSource(path, read.text)
+  const files = isObject(source.value) && isObject(source.value.files) ? source.value.files : undefined
+  if (parse.length > 0 || !isObject(source.value) || source.value.algorithm !== 'sha256' || !files) {
+    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'manifest'), 'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>" } }.')
+    return
+  }
+  for (const [rel, digest] of Object.entries(files)) {
+    const target = localPath(path, rel)
+    if (!target || (await host.kind(target)) !== 'file') continue
+    try {
+      const bytes = await host.read(target)
+      if (bytes.sha256 !== digest) report(diagnostics, { file: path, source }, 'DASP_PIN_MISMATCH', joinPointer('/files', rel), `${rel} hashes to ${bytes.sha256}, not to the listed ${String(digest)}.`, { file: rel })
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error
+    }
+  }
+}
+

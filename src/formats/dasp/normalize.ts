@@ -1,0 +1,53 @@
+import type { DaspContext } from './context.js'
+import { isObject } from './load.js'
+import type { DaspModel } from './model.js'
+
+const sortKeys = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(sortKeys) : isObject(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])])) : value
+
+/**
+ * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
+ * scope; object members sorted), with each extension's content pin and required dependencies from
+ * its definition; the session floor; and the selected attributes.
+ */
+export function buildDaspModel(ctx: DaspContext): DaspModel {
+  const s = ctx.selection
+  const ref = (r: Record<string, unknown>) => ({ uri: r.uri, version: r.version, content: sortKeys(r.content) })
+  const extensions = ctx.requested
+    .map((e) => {
+      const d = ctx.definitionOf(e.uri, e.version)!
+      return {
+        uri: e.uri,
+        version: e.version,
+        content: sortKeys(d.value.content),
+        scope: e.scope as string,
+        settings: sortKeys(e.settings) as Record<string, unknown>,
+        dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map((dep: Record<string, unknown>) => ({ uri: dep.uri, version: dep.version, scope: dep.scope })),
+        definition: d,
+      }
+    })
+    .sort((a, b) => (a.uri + '\0' + a.version + '\0' + a.scope < b.uri + '\0' + b.version + '\0' + b.scope ? -1 : 1))
+  const request = {
+    dasp: s.dasp,
+    core: ref(s.core),
+    profile: ref(s.profile),
+    binding: ref(s.binding),
+    extensions: extensions.map(({ definition: _definition, ...e }) => e),
+  }
+  const floor = {
+    extensions: extensions.map((e) => {
+      const specs = isObject(e.definition.value.settings) ? e.definition.value.settings : {}
+      const persistent = Object.fromEntries(Object.entries(e.settings).filter(([name]) => isObject(specs[name]) && specs[name].persistence === 'session'))
+      return { uri: e.uri, version: e.version, content: e.content, scope: e.scope, settings: persistent }
+    }),
+  }
+  const seen = new Set<string>()
+  const attributes = extensions.flatMap((e) =>
+    (Array.isArray(e.definition.value.attributes) ? e.definition.value.attributes : []).flatMap((a: Record<string, any>) => {
+      if (seen.has(a.name)) return []
+      seen.add(a.name)
+      return [{ name: a.name, type: a.type, on: [...a.on], ...(a.required === true ? { required: true } : {}), class: a.class, extension: { uri: e.uri, version: e.version } }]
+    }),
+  )
+  return { file: ctx.input.selection.file, request, floor, attributes }
+}

@@ -1,0 +1,404 @@
+import canonicalize from 'canonicalize'
+import { createRequire } from 'node:module'
+import { isObject } from './load.js'
+import { DaspContext, identityKey, type Definition } from './context.js'
+
+const require = createRequire(import.meta.url)
+const Ajv = require('ajv') as typeof import('ajv').default
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+
+/** A DASP rule: one check, one stable code. */
+export interface DaspRule {
+  code: string
+  description: string
+  check(ctx: DaspContext): void
+}
+
+const REF_KEYS = ['core', 'profile', 'binding'] as const
+const SCOPES = ['connection', 'session', 'command']
+/** The CloudEvents type system (v1.0.2). */
+export const CLOUDEVENTS_TYPES = ['Boolean', 'Integer', 'String', 'Binary', 'URI', 'URI-reference', 'Timestamp']
+/** Standard CloudEvents context attributes (required, optional and the JSON format's data members) and requestid. */
+export const RESERVED_ATTRIBUTES = new Set(['specversion', 'id', 'source', 'type', 'datacontenttype', 'dataschema', 'subject', 'time', 'data', 'data_base64', 'requestid'])
+
+const isAbsoluteUri = (value: unknown) => typeof value === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(value)
+const HEX40 = /^[0-9a-f]{40}$/
+const HEX64 = /^[0-9a-f]{64}$/
+
+/** Why a content pin is not sufficient, or undefined. */
+export function pinProblem(pin: unknown): string | undefined {
+  if (typeof pin === 'string') return `${JSON.stringify(pin)} is a name, not a pin: a URI, draft name, branch or package version alone does not pin content`
+  if (!isObject(pin)) return 'a pin is a sha256-manifest or git-commit object'
+  if (pin.kind === 'sha256-manifest') {
+    if (typeof pin.manifest !== 'string' || !HEX64.test(String(pin.sha256))) return 'a sha256-manifest pin has a manifest path and a 64-hex sha256'
+    return undefined
+  }
+  if (pin.kind === 'git-commit') {
+    if (!isAbsoluteUri(pin.repository) || !HEX40.test(String(pin.commit))) return 'a git-commit pin names its repository and a full 40-hex commit (not a branch or tag)'
+    return undefined
+  }
+  return `pin kind ${JSON.stringify(pin.kind)} is not sha256-manifest or git-commit`
+}
+
+const shapeRule: DaspRule = {
+  code: 'DASP_SHAPE',
+  description: 'The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members\' shapes.',
+  check(ctx) {
+    const s = ctx.selection
+    const bad = (pointer: string, message: string) => ctx.report(this.code, pointer, message)
+    if (typeof s.dasp !== 'string') bad('/dasp', '`dasp` names the DASP version of the selection.')
+    for (const key of REF_KEYS) if (!isObject(s[key]) || typeof s[key].uri !== 'string' || typeof s[key].version !== 'string' || !('content' in s[key])) bad(`/${key}`, `\`${key}\` is { uri, version, content }.`)
+    if (!Array.isArray(s.definitions)) bad('/definitions', '`definitions` lists the local definition files.')
+    if (!Array.isArray(s.extensions)) bad('/extensions', '`extensions` lists the requested extensions.')
+    else s.extensions.forEach((e: unknown, i: number) => {
+      if (!isObject(e) || typeof e.uri !== 'string' || typeof e.version !== 'string' || typeof e.scope !== 'string' || !isObject(e.settings)) bad(`/extensions/${i}`, 'A requested extension is { uri, version, scope, settings }.')
+    })
+    if ('policy' in s && !(isObject(s.policy) && Array.isArray(s.policy.requires))) bad('/policy', '`policy` is { requires: [ { uri, version, scope } ] }.')
+  },
+}
+
+const versionRule: DaspRule = {
+  code: 'DASP_UNSUPPORTED_VERSION',
+  description: 'The selection is for a DASP version other than draft-01.',
+  check(ctx) {
+    if (typeof ctx.selection.dasp === 'string' && ctx.selection.dasp !== 'draft-01') ctx.report(this.code, '/dasp', `DASP ${JSON.stringify(ctx.selection.dasp)} is not supported; these contracts are draft-01.`)
+  },
+}
+
+const identityRule: DaspRule = {
+  code: 'DASP_IDENTITY',
+  description: 'An identity that is not an absolute URI with a non-empty version.',
+  check(ctx) {
+    const checkId = (uri: unknown, version: unknown, pointer: string, file = ctx.input.selection) => {
+      if (!isAbsoluteUri(uri) || typeof version !== 'string' || version === '') ctx.reportIn(file, this.code, pointer, 'An identity is an absolute URI and a non-empty version string.')
+    }
+    for (const key of REF_KEYS) if (isObject(ctx.selection[key])) checkId(ctx.selection[key].uri, ctx.selection[key].version, `/${key}`)
+    for (const e of ctx.requested) checkId(e.uri, e.version, `/extensions/${e.index}`)
+    for (const d of ctx.definitions) checkId(d.uri, d.version, '/identity', d.file)
+  },
+}
+
+const REQUIRED_PARTS = ['identity', 'status', 'content', 'supports', 'dependencies', 'scopes', 'operations', 'settings', 'attributes', 'processing', 'records', 'examples', 'evidenceLimits']
+const RECORD_PARTS = ['saved', 'retry', 'replay', 'reconnect', 'upgrade']
+
+const definitionComplete: DaspRule = {
+  code: 'DASP_DEFINITION_INCOMPLETE',
+  description: 'A definition lacks a part DASP-EXT-002 requires (dependencies: [] states none; scopeRelations when there are several scopes; the five record rules).',
+  check(ctx) {
+    for (const d of ctx.definitions) {
+      for (const part of REQUIRED_PARTS) if (!(part in d.value)) ctx.reportIn(d.file, this.code, '', `The definition of ${d.uri} ${d.version} lacks ${part}${part === 'dependencies' ? ' (write [] to state that there are none)' : ''}.`, { part })
+      if (Array.isArray(d.value.scopes) && d.value.scopes.length > 1 && typeof d.value.scopeRelations !== 'string') ctx.reportIn(d.file, this.code, '/scopes', 'A definition with several scopes defines their relationship (scopeRelations).', { part: 'scopeRelations' })
+      if (isObject(d.value.records)) for (const part of RECORD_PARTS) if (!(part in d.value.records)) ctx.reportIn(d.file, this.code, '/records', `The definition's records lack the ${part} rule.`, { part: `records.${part}` })
+      if (isObject(d.value.supports)) for (const key of ['core', 'profiles', 'bindings']) if (!(key in d.value.supports)) ctx.reportIn(d.file, this.code, '/supports', `supports lacks ${key}.`, { part: `supports.${key}` })
+    }
+  },
+}
+
+const pinRule: DaspRule = {
+  code: 'DASP_PIN_INSUFFICIENT',
+  description: 'A content reference that is not a pin: a URI, draft name, branch or package version alone, or a malformed sha256-manifest or git-commit pin.',
+  check(ctx) {
+    for (const key of REF_KEYS) {
+      const ref = ctx.selection[key]
+      if (isObject(ref) && 'content' in ref) {
+        const problem = pinProblem(ref.content)
+        if (problem) ctx.report(this.code, `/${key}/content`, `${problem}.`)
+      }
+    }
+    for (const d of ctx.definitions) {
+      if ('content' in d.value) {
+        const problem = pinProblem(d.value.content)
+        if (problem) ctx.reportIn(d.file, this.code, '/content', `${problem}.`)
+      }
+      const supports = isObject(d.value.supports) ? d.value.supports : {}
+      for (const key of ['core', 'profiles', 'bindings']) {
+        const list = supports[key]
+        if (Array.isArray(list)) list.forEach((ref: unknown, i: number) => {
+          const problem = isObject(ref) ? pinProblem(ref.content) : 'a supported contract is { uri, version, content }'
+          if (problem) ctx.reportIn(d.file, this.code, `/supports/${key}/${i}`, `${problem}.`)
+        })
+      }
+    }
+  },
+}
+
+/** Near misses people make: a trailing slash, another case, `draft-1` for `draft-01`. */
+function loose(uri: string, version: string): string {
+  return `${uri.toLowerCase().replace(/\/+$/, '')}\u0000${version.toLowerCase().replace(/(\D)0+(\d)/g, '$1$2')}`
+}
+
+function closest(ctx: DaspContext, uri: string, version: string): Definition | undefined {
+  return ctx.definitions.find((d) => loose(d.uri, d.version) === loose(uri, version)) ?? ctx.definitions.find((d) => loose(d.uri, '') === loose(uri, ''))
+}
+
+const unknownExtension: DaspRule = {
+  code: 'DASP_UNKNOWN_EXTENSION',
+  description: 'A requested extension has no definition with exactly that URI and version (a near miss names the closest definition).',
+  check(ctx) {
+    for (const e of ctx.requested) {
+      if (ctx.definitionOf(e.uri, e.version)) continue
+      const near = closest(ctx, e.uri, e.version)
+      ctx.report(this.code, `/extensions/${e.index}`, `No definition is exactly ${e.uri} ${e.version}${near ? `; did you mean ${near.uri} ${near.version}? Identities are compared exactly` : ''}.`, near ? { closest: { uri: near.uri, version: near.version } } : undefined)
+    }
+  },
+}
+
+const sameRef = (a: unknown, b: unknown) => isObject(a) && isObject(b) && a.uri === b.uri && a.version === b.version && canonicalize(a.content) === canonicalize(b.content)
+
+const supportRule: DaspRule = {
+  code: 'DASP_UNSUPPORTED_CONTRACT',
+  description: "A requested extension's definition does not support the selected core, profile or binding exactly (URI, version and content pin).",
+  check(ctx) {
+    for (const e of ctx.requested) {
+      const d = ctx.definitionOf(e.uri, e.version)
+      const supports = d && isObject(d.value.supports) ? d.value.supports : undefined
+      if (!supports) continue
+      for (const [key, list] of [['core', 'core'], ['profile', 'profiles'], ['binding', 'bindings']] as const) {
+        const candidates = supports[list]
+        if (key === 'profile' && candidates === 'any') continue
+        if (!Array.isArray(candidates) || !candidates.some((ref: unknown) => sameRef(ref, ctx.selection[key]))) {
+          ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} does not support the selected ${key} ${ctx.selection[key]?.uri} ${ctx.selection[key]?.version} with that content pin.`, { contract: key })
+        }
+      }
+    }
+  },
+}
+
+const dependencyRules = (): DaspRule[] => {
+  const depsOf = (d: Definition) => (Array.isArray(d.value.dependencies) ? d.value.dependencies.filter(isObject) : [])
+  return [
+    {
+      code: 'DASP_DEPENDENCY_MISSING',
+      description: 'The request lacks a required dependency at its exact version and scope.',
+      check(ctx) {
+        for (const e of ctx.requested) {
+          const d = ctx.definitionOf(e.uri, e.version)
+          if (!d) continue
+          for (const dep of depsOf(d)) {
+            if (!ctx.requested.some((r) => r.uri === dep.uri && r.version === dep.version && r.scope === dep.scope)) {
+              const other = ctx.requested.find((r) => r.uri === dep.uri)
+              ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} requires ${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`, { dependency: dep })
+            }
+          }
+        }
+      },
+    },
+    {
+      code: 'DASP_DEPENDENCY_UNSUPPORTED',
+      description: 'A required dependency has no definition among the selection\'s definitions.',
+      check(ctx) {
+        for (const e of ctx.requested) {
+          const d = ctx.definitionOf(e.uri, e.version)
+          if (!d) continue
+          for (const dep of depsOf(d)) {
+            if (typeof dep.uri === 'string' && typeof dep.version === 'string' && !ctx.definitionOf(dep.uri, dep.version)) ctx.reportIn(d.file, this.code, '/dependencies', `Dependency ${dep.uri} ${dep.version} has no definition here: an unsupported dependency fails selection.`, { dependency: dep })
+          }
+        }
+      },
+    },
+    {
+      code: 'DASP_DEPENDENCY_CYCLE',
+      description: 'The required dependencies of the selected extensions form a cycle.',
+      check(ctx) {
+        const reported = new Set<string>()
+        for (const start of ctx.requested) {
+          const root = identityKey(start.uri, start.version)
+          const stack: Array<[string, string[]]> = [[root, [start.uri]]]
+          const seen = new Set<string>()
+          while (stack.length > 0) {
+            const [key, path] = stack.pop()!
+            const d = ctx.byIdentity.get(key)
+            if (!d || seen.has(key)) continue
+            seen.add(key)
+            for (const dep of depsOf(d)) {
+              const next = identityKey(String(dep.uri), String(dep.version))
+              if (next === root && !reported.has(root)) {
+                reported.add(root)
+                ctx.report(this.code, `/extensions/${start.index}`, `Required dependencies cycle: ${[...path, String(dep.uri)].join(' -> ')}.`)
+              } else stack.push([next, [...path, String(dep.uri)]])
+            }
+          }
+        }
+      },
+    },
+  ]
+}
+
+const duplicateUri: DaspRule = {
+  code: 'DASP_DUPLICATE_URI',
+  description: 'Two versions of one extension URI in one request.',
+  check(ctx) {
+    const first = new Map<string, { version: string; index: number }>()
+    for (const e of ctx.requested) {
+      const seen = first.get(e.uri)
+      if (seen && seen.version !== e.version) ctx.report(this.code, `/extensions/${e.index}/version`, `${e.uri} is requested at ${seen.version} (extensions/${seen.index}) and at ${e.version}; peers select one exact version.`)
+      else if (!seen) first.set(e.uri, { version: e.version, index: e.index })
+    }
+  },
+}
+
+const scopeRule: DaspRule = {
+  code: 'DASP_SCOPE',
+  description: 'A requested scope the definition does not support (or not connection, session or command).',
+  check(ctx) {
+    for (const e of ctx.requested) {
+      const d = ctx.definitionOf(e.uri, e.version)
+      if (!SCOPES.includes(String(e.scope))) ctx.report(this.code, `/extensions/${e.index}/scope`, `Scope ${JSON.stringify(e.scope)} is not connection, session or command.`)
+      else if (d && Array.isArray(d.value.scopes) && !d.value.scopes.includes(e.scope)) ctx.report(this.code, `/extensions/${e.index}/scope`, `${e.uri} ${e.version} supports scopes ${d.value.scopes.join(', ')}, not ${String(e.scope)}.`)
+    }
+  },
+}
+
+/** Why a setting value breaks its closed definition, or undefined. */
+export function settingProblem(spec: Record<string, any>, value: unknown): string | undefined {
+  switch (spec.type) {
+    case 'integer':
+      if (!Number.isSafeInteger(value)) return 'must be an integer'
+      if (typeof spec.minimum === 'number' && (value as number) < spec.minimum) return `must be at least ${spec.minimum}${spec.unit ? ` ${spec.unit}` : ''}`
+      if (typeof spec.maximum === 'number' && (value as number) > spec.maximum) return `must be at most ${spec.maximum}${spec.unit ? ` ${spec.unit}` : ''}`
+      return undefined
+    case 'string':
+      return typeof value === 'string' ? undefined : 'must be a string'
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be a boolean'
+    case 'enum':
+      return Array.isArray(spec.values) && spec.values.some((v: unknown) => canonicalize(v) === canonicalize(value)) ? undefined : `must be one of ${JSON.stringify(spec.values)}`
+    case 'array': {
+      if (!Array.isArray(value)) return 'must be an array'
+      if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
+      if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
+      if (isObject(spec.items)) {
+        const validate = ajv.compile(spec.items)
+        const bad = value.findIndex((item) => !validate(item))
+        if (bad !== -1) return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
+      }
+      if (typeof spec.uniqueBy === 'string') {
+        const keys = value.map((item) => canonicalize(isObject(item) ? item[spec.uniqueBy] : undefined))
+        if (new Set(keys).size !== keys.length) return `items must have distinct ${spec.uniqueBy}`
+      }
+      return undefined
+    }
+    default:
+      return `has an unknown setting type ${JSON.stringify(spec.type)}`
+  }
+}
+
+const settingsRule: DaspRule = {
+  code: 'DASP_SETTINGS',
+  description: 'A setting the definition does not define, a defined setting missing (settings are complete), or a value out of its type, range, items or uniqueness rules.',
+  check(ctx) {
+    for (const e of ctx.requested) {
+      const d = ctx.definitionOf(e.uri, e.version)
+      if (!d || !isObject(d.value.settings) || !isObject(e.settings)) continue
+      const defined = d.value.settings as Record<string, Record<string, any>>
+      for (const [name, value] of Object.entries(e.settings)) {
+        const spec = defined[name]
+        const at = `/extensions/${e.index}/settings/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        if (!Object.hasOwn(defined, name) || !isObject(spec)) ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
+        else {
+          const problem = settingProblem(spec, value)
+          if (problem) ctx.report(this.code, at, `Setting ${name} ${problem}.`, { setting: name })
+        }
+      }
+      for (const name of Object.keys(defined)) if (!Object.hasOwn(e.settings, name)) ctx.report(this.code, `/extensions/${e.index}/settings`, `Setting ${name} is missing: a selection carries the complete settings.`, { setting: name })
+    }
+  },
+}
+
+const settingsConflict: DaspRule = {
+  code: 'DASP_SETTINGS_CONFLICT',
+  description: 'One extension selected in several scopes with different values for a setting that persists with the session.',
+  check(ctx) {
+    const seen = new Map<string, { index: number; settings: Record<string, unknown> }>()
+    for (const e of ctx.requested) {
+      const key = identityKey(e.uri, e.version)
+      const d = ctx.definitionOf(e.uri, e.version)
+      const other = seen.get(key)
+      if (!other || !d || !isObject(e.settings)) {
+        if (isObject(e.settings)) seen.set(key, { index: e.index, settings: e.settings })
+        continue
+      }
+      for (const [name, spec] of Object.entries(isObject(d.value.settings) ? d.value.settings : {})) {
+        if (isObject(spec) && spec.persistence === 'session' && canonicalize(other.settings[name]) !== canonicalize((e.settings as Record<string, unknown>)[name])) {
+          ctx.report(this.code, `/extensions/${e.index}/settings/${name}`, `${e.uri} is selected in two scopes with different ${name}; session settings cannot conflict across scopes.`)
+        }
+      }
+    }
+  },
+}
+
+const attributeRules = (): DaspRule[] => {
+  const attributes = (ctx: DaspContext) =>
+    ctx.definitions.flatMap((d) => (Array.isArray(d.value.attributes) ? d.value.attributes.map((a: unknown, i: number) => ({ d, a, i })).filter((x: { a: unknown }) => isObject(x.a)) : [])) as Array<{ d: Definition; a: Record<string, any>; i: number }>
+  return [
+    {
+      code: 'DASP_ATTRIBUTE_NAME',
+      description: 'An attribute name that is not lowercase ASCII letters and digits, or that redefines a standard CloudEvents attribute or requestid.',
+      check(ctx) {
+        for (const { d, a, i } of attributes(ctx)) {
+          if (typeof a.name !== 'string' || !/^[a-z0-9]+$/.test(a.name)) ctx.reportIn(d.file, this.code, `/attributes/${i}/name`, `Attribute name ${JSON.stringify(a.name)} must be lowercase ASCII letters and digits.`)
+          else if (RESERVED_ATTRIBUTES.has(a.name)) ctx.reportIn(d.file, this.code, `/attributes/${i}/name`, `${a.name} is a standard CloudEvents attribute or requestid; an extension cannot redefine it.`)
+        }
+      },
+    },
+    {
+      code: 'DASP_ATTRIBUTE_TYPE',
+      description: 'An attribute type outside the CloudEvents type system, or an attribute without its event types or class.',
+      check(ctx) {
+        for (const { d, a, i } of attributes(ctx)) {
+          if (!CLOUDEVENTS_TYPES.includes(a.type)) ctx.reportIn(d.file, this.code, `/attributes/${i}/type`, `Attribute type ${JSON.stringify(a.type)} is not a CloudEvents type (${CLOUDEVENTS_TYPES.join(', ')}).`)
+          if (!Array.isArray(a.on) || a.on.length === 0) ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute names the event types that may carry it (on).')
+          if (a.class !== 'saved' && a.class !== 'delivery') ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute is saved event data or delivery metadata (class: saved | delivery).')
+        }
+      },
+    },
+    {
+      code: 'DASP_ATTRIBUTE_CONFLICT',
+      description: 'Two selected definitions define one attribute name differently.',
+      check(ctx) {
+        const selected = new Set(ctx.requested.map((e) => identityKey(e.uri, e.version)))
+        const seen = new Map<string, { d: Definition; a: Record<string, any> }>()
+        for (const { d, a, i } of attributes(ctx)) {
+          if (!selected.has(identityKey(d.uri, d.version)) || typeof a.name !== 'string') continue
+          const other = seen.get(a.name)
+          if (other && other.d !== d && canonicalize(other.a) !== canonicalize(a)) ctx.reportIn(d.file, this.code, `/attributes/${i}`, `Attribute ${a.name} is also defined, differently, by ${other.d.uri} ${other.d.version}.`)
+          else if (!other) seen.set(a.name, { d, a })
+        }
+      },
+    },
+  ]
+}
+
+const policyRule: DaspRule = {
+  code: 'DASP_POLICY',
+  description: 'The selection omits or weakens what policy.requires demands (the exact extension, version and scope).',
+  check(ctx) {
+    const requires = isObject(ctx.selection.policy) && Array.isArray(ctx.selection.policy.requires) ? ctx.selection.policy.requires : []
+    requires.forEach((r: unknown, i: number) => {
+      if (!isObject(r)) return
+      if (!ctx.requested.some((e) => e.uri === r.uri && e.version === r.version && (r.scope === undefined || e.scope === r.scope))) {
+        ctx.report(this.code, `/policy/requires/${i}`, `Policy requires ${String(r.uri)} ${String(r.version)}${r.scope ? ` in ${String(r.scope)} scope` : ''}; the selection does not request it so, and a host refuses it.`, { required: r })
+      }
+    })
+  },
+}
+
+export const daspRules: readonly DaspRule[] = [
+  shapeRule,
+  versionRule,
+  identityRule,
+  definitionComplete,
+  pinRule,
+  unknownExtension,
+  supportRule,
+  ...dependencyRules(),
+  duplicateUri,
+  scopeRule,
+  settingsRule,
+  settingsConflict,
+  ...attributeRules(),
+  policyRule,
+]
+
+/** Codes found while reading (load.ts). */
+export const daspLoadCodes = ['DASP_DEFINITION_SOURCE', 'DASP_PIN_MISMATCH'] as const

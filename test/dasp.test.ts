@@ -1,0 +1,185 @@
+/** DASP extension selections: a failing fixture per rule, the generated module and its runtime helpers. */
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { compile } from '../src/index.js'
+import { daspLoadCodes, daspRules } from '../src/formats/dasp/rules.js'
+import { bundlers } from './helpers/bundlers.js'
+import { tsc } from './helpers/cli.js'
+import { loadModule } from './helpers/load-module.js'
+
+const fixtures = join(import.meta.dirname, '../fixtures/dasp')
+const selectionFile = join(fixtures, 'counter.dasp.json')
+const ENC = 'https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery'
+const POA = 'https://dasp-protocol.github.io/dasp/contracts/proof-of-authority'
+
+/** fixtures/dasp/invalid/<name>.dasp.json (make-fixtures.py): the code, its pointer, and the file it points into. */
+const failing: Array<[name: string, code: string, pointer: string, file: string]> = [
+  ['shape', 'DASP_SHAPE', '/extensions/1', 'invalid/shape.dasp.json'],
+  ['unsupported-version', 'DASP_UNSUPPORTED_VERSION', '/dasp', 'invalid/unsupported-version.dasp.json'],
+  ['identity', 'DASP_IDENTITY', '/extensions/0', 'invalid/identity.dasp.json'],
+  ['unknown-extension', 'DASP_UNKNOWN_EXTENSION', '/extensions/1', 'invalid/unknown-extension.dasp.json'],
+  ['unsupported-contract', 'DASP_UNSUPPORTED_CONTRACT', '/extensions/0', 'invalid/unsupported-contract.dasp.json'],
+  ['duplicate-uri', 'DASP_DUPLICATE_URI', '/extensions/2/version', 'invalid/duplicate-uri.dasp.json'],
+  ['scope', 'DASP_SCOPE', '/extensions/0/scope', 'invalid/scope.dasp.json'],
+  ['settings', 'DASP_SETTINGS', '/extensions/1/settings/grant_bytes', 'invalid/settings.dasp.json'],
+  ['settings-unknown', 'DASP_SETTINGS', '/extensions/1/settings/grant_kb', 'invalid/settings-unknown.dasp.json'],
+  ['settings-conflict', 'DASP_SETTINGS_CONFLICT', '/extensions/2/settings/grant_bytes', 'invalid/settings-conflict.dasp.json'],
+  ['policy', 'DASP_POLICY', '/policy/requires/0', 'invalid/policy.dasp.json'],
+  ['definition-source', 'DASP_DEFINITION_SOURCE', '/definitions/2', 'invalid/definition-source.dasp.json'],
+  ['pin-insufficient', 'DASP_PIN_INSUFFICIENT', '/core/content', 'invalid/pin-insufficient.dasp.json'],
+  ['definition-incomplete', 'DASP_DEFINITION_INCOMPLETE', '', 'invalid/extensions/poa-incomplete.dasp-ext.json'],
+  ['pin-mismatch', 'DASP_PIN_MISMATCH', '/content/sha256', 'invalid/extensions/poa-repinned.dasp-ext.json'],
+  ['attribute-name', 'DASP_ATTRIBUTE_NAME', '/attributes/0/name', 'invalid/extensions/poa-requestid.dasp-ext.json'],
+  ['attribute-type', 'DASP_ATTRIBUTE_TYPE', '/attributes/0/type', 'invalid/extensions/poa-object.dasp-ext.json'],
+  ['attribute-conflict', 'DASP_ATTRIBUTE_CONFLICT', '/attributes/0', 'extensions/proof-of-authority.dasp-ext.json'],
+  ['dependency-missing', 'DASP_DEPENDENCY_MISSING', '/extensions/1', 'invalid/dependency-missing.dasp.json'],
+  ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies', 'invalid/extensions/audit-ledger.dasp-ext.json'],
+  ['dependency-cycle', 'DASP_DEPENDENCY_CYCLE', '/extensions/1', 'invalid/dependency-cycle.dasp.json'],
+]
+
+describe('build-time checks', () => {
+  it.each(failing)('%s -> %s', async (name, code, pointer, file) => {
+    const result = await compile(join(fixtures, 'invalid', `${name}.dasp.json`))
+    expect(result.code).toBeUndefined()
+    expect(result.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer, file: d.file }))).toContainEqual({ code, pointer, file: join(fixtures, file) })
+    for (const d of result.diagnostics) expect(d.line).toBeGreaterThan(0)
+  })
+
+  it('every rule has a failing fixture, and every fixture is in the table', () => {
+    const covered = new Set(failing.map(([, code]) => code))
+    for (const code of [...daspRules.map((r) => r.code), ...daspLoadCodes]) expect(covered, code).toContain(code)
+    expect(readdirSync(join(fixtures, 'invalid')).filter((f) => f.endsWith('.dasp.json')).map((f) => f.replace('.dasp.json', '')).sort()).toEqual(failing.map(([n]) => n).sort())
+  })
+
+  it('a near miss names the closest definition', async () => {
+    const result = await compile(join(fixtures, 'invalid', 'unknown-extension.dasp.json'))
+    const diagnostic = result.diagnostics.find((d) => d.code === 'DASP_UNKNOWN_EXTENSION')!
+    expect(diagnostic.data).toEqual({ closest: { uri: POA, version: 'draft-01' } })
+    expect(diagnostic.message).toContain('did you mean')
+  })
+
+  it('a pinned local file that changed breaks its manifest pin', async () => {
+    const work = join(import.meta.dirname, '.tmp/dasp-pin')
+    rmSync(work, { recursive: true, force: true })
+    mkdirSync(work, { recursive: true })
+    cpSync(fixtures, work, { recursive: true })
+    writeFileSync(join(work, 'pins/proof-of-authority/spec.md'), '# Proof of authority, edited\n')
+    const result = await compile(join(work, 'counter.dasp.json'))
+    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.file])).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md', join(work, 'pins/proof-of-authority.manifest.json')]])
+  })
+
+  it('the valid selection passes', async () => {
+    expect((await compile(selectionFile)).diagnostics).toEqual([])
+  })
+})
+
+describe('the generated module', () => {
+  let mod: Record<string, any>
+  beforeAll(async () => {
+    mod = await loadModule((await compile(selectionFile)).code!, 'dasp')
+  })
+
+  it('selectionRequest is exact, complete, deep-frozen and ordered', () => {
+    const r = mod.selectionRequest
+    expect(Object.isFrozen(r.extensions[1].settings.commands[0])).toBe(true)
+    expect(r.extensions.map((e: any) => [e.uri, e.scope])).toEqual([[ENC, 'connection'], [POA, 'session']])
+    expect(r.extensions[0]).toEqual({
+      uri: ENC,
+      version: 'draft-01',
+      content: { kind: 'sha256-manifest', manifest: '../pins/encrypted-delivery.manifest.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      scope: 'connection',
+      settings: { cipher: 'xchacha20poly1305', rekey_interval_s: 3600 },
+      dependencies: [],
+    })
+    expect(r.core).toMatchObject({ uri: 'https://dasp-protocol.github.io/dasp/contracts/core', version: 'draft-01', content: { kind: 'git-commit' } })
+  })
+
+  it('isExactSelection is true only for exactly the request', () => {
+    const copy = JSON.parse(JSON.stringify(mod.selectionRequest))
+    expect(mod.isExactSelection(copy)).toBe(true)
+    expect(mod.isExactSelection({ ...copy, extensions: [...copy.extensions].reverse() })).toBe(false)
+    copy.extensions[1].settings.grant_bytes = 8192
+    expect(mod.isExactSelection(copy)).toBe(false)
+    expect(mod.isExactSelection(undefined)).toBe(false)
+  })
+
+  it('checkSessionFloor: the recovery cases of the seed', () => {
+    const offered = JSON.parse(JSON.stringify(mod.selectionRequest))
+    const saved = JSON.parse(JSON.stringify(mod.sessionFloor))
+    expect(saved.extensions[0].settings).toEqual({ cipher: 'xchacha20poly1305' })
+    expect(mod.checkSessionFloor(saved, offered)).toEqual({ ok: true })
+    // Restart with a missing or unreadable requirement record: never an empty floor.
+    for (const record of [undefined, null, 'corrupt', {}]) expect(mod.checkSessionFloor(record, offered)).toMatchObject({ ok: false, code: 'missing-record' })
+    // Reconnect without protection.
+    expect(mod.checkSessionFloor(saved, { ...offered, extensions: offered.extensions.filter((e: any) => e.uri !== ENC) })).toMatchObject({ ok: false, code: 'missing-extension', extension: ENC })
+    // Changed confirmation: another content pin.
+    const repinned = JSON.parse(JSON.stringify(offered))
+    repinned.extensions[1].content.sha256 = 'e'.repeat(64)
+    expect(mod.checkSessionFloor(saved, repinned)).toMatchObject({ ok: false, code: 'changed-pin', extension: POA })
+    // Another version.
+    const upgraded = JSON.parse(JSON.stringify(offered))
+    upgraded.extensions[1].version = 'draft-02'
+    expect(mod.checkSessionFloor(saved, upgraded)).toMatchObject({ ok: false, code: 'other-version' })
+    // Weaker settings.
+    const weaker = JSON.parse(JSON.stringify(offered))
+    weaker.extensions[1].settings.commands = [{ name: 'counter.add', kind: 'standing' }]
+    expect(mod.checkSessionFloor(saved, weaker)).toMatchObject({ ok: false, code: 'weaker-settings' })
+    // A fresh connection setting may change; stronger current policy (one more extension) is accepted.
+    const fresher = JSON.parse(JSON.stringify(offered))
+    fresher.extensions[0].settings.rekey_interval_s = 600
+    fresher.extensions.push({ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01', scope: 'session', settings: {}, content: {}, dependencies: [] })
+    expect(mod.checkSessionFloor(saved, fresher)).toEqual({ ok: true })
+  })
+
+  it('attribute helpers: names, validators and placement', () => {
+    expect(mod.attributeNames).toEqual(['daspauthority'])
+    expect(mod.attributeValidators.daspauthority('grant-token')).toBe(true)
+    expect(mod.attributeValidators.daspauthority(42)).toBe(false)
+    const command = { specversion: '1.0', id: '1', source: 'urn:c', type: 'dasp.v1.command', requestid: 'r1', daspauthority: 'grant-token' }
+    expect(mod.checkPlacement(command)).toEqual({ ok: true })
+    expect(mod.checkPlacement({ ...command, type: 'dasp.v1.read' })).toMatchObject({ ok: false, code: 'not-allowed', attribute: 'daspauthority' })
+    const { daspauthority: _, ...bare } = command
+    expect(mod.checkPlacement(bare)).toMatchObject({ ok: false, code: 'missing' })
+    expect(mod.checkPlacement({ ...command, daspauthority: { nested: true } })).toMatchObject({ ok: false, code: 'invalid' })
+  })
+
+  it('conformanceReport gives the DASP-EXT-008 skeleton for this exact selection', () => {
+    const report = mod.conformanceReport({
+      implementationVersions: { client: '0.1.0' },
+      durabilityBoundary: 'session store fsync',
+      cases: [{ id: 'failed-selection', executed: true, passed: true }, { id: 'concurrent-clients', executed: false, note: 'needs a complete binding' }],
+    })
+    expect(report).toMatchObject({
+      core: mod.selectionRequest.core,
+      extensions: [{ uri: ENC, version: 'draft-01', scope: 'connection' }, { uri: POA, version: 'draft-01', scope: 'session' }],
+      pins: [{ uri: ENC, content: mod.selectionRequest.extensions[0].content }, { uri: POA }],
+      executedCases: [{ id: 'failed-selection', passed: true }],
+      skippedCases: [{ id: 'concurrent-clients', note: 'needs a complete binding' }],
+      durabilityBoundary: 'session store fsync',
+    })
+  })
+})
+
+describe('in a bundler', () => {
+  it('the selection is imported in an esbuild build and used from Node; its types compile', async () => {
+    const work = join(import.meta.dirname, '.tmp/dasp-app')
+    rmSync(work, { recursive: true, force: true })
+    mkdirSync(work, { recursive: true })
+    cpSync(fixtures, work, { recursive: true })
+    writeFileSync(join(work, 'app.ts'), [
+      "import { selectionRequest, isExactSelection, checkSessionFloor, sessionFloor } from './counter.dasp.json'",
+      "const version: 'draft-01' = selectionRequest.extensions[1].version",
+      'const grant: 16384 = selectionRequest.extensions[1].settings.grant_bytes',
+      'export function run() { return { exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))), floor: checkSessionFloor(sessionFloor, selectionRequest), version, grant } }',
+    ].join('\n'))
+    const file = await bundlers.esbuild!(join(work, 'app.ts'), join(work, 'out'))
+    const script = `const { run } = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify(run()))`
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({ exact: true, floor: { ok: true }, version: 'draft-01', grant: 16384 })
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', allowArbitraryExtensions: true, types: [] }, files: ['app.ts'] }))
+    const r = tsc(['-p', '.'], work)
+    expect(r.output).toBe('')
+  })
+})
