@@ -2,7 +2,7 @@ import type { FilterPattern } from 'unplugin-utils'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
 
 export interface PluginOptions {
-  /** Files to handle (picomatch globs or RegExps). Default: every file a contract format claims (`*.spec.json`). */
+  /** Files to handle (picomatch globs or RegExps). Default: every file a contract format claims (`*.spec.json`, `*.asyncapi.yaml`/`.yml`, `asyncapi.yaml`, `*.dasp.json`). */
   include?: FilterPattern
   /** Files to leave alone. Default: `node_modules`. */
   exclude?: FilterPattern
