@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { createHttpSender } from '../src/runtime/http.js'
+import { createHttpSender, httpStatusOf, readAnswer, statusFromHttp } from '../src/runtime/http.js'
+import { FAILURE_STATUSES, SUCCESS_STATUSES } from '../src/runtime/result.js'
 import { BenzeneHttpServer, problem, success } from './helpers/benzene-http-server.js'
 import { loadModule } from './helpers/load-module.js'
 
@@ -131,6 +132,19 @@ describe('the wire', () => {
   it('a malformed answer is a failure', async () => {
     server.handlers['payments:refund'] = () => ({ raw: '{"hello": "world"}' })
     expect(await payments.refund.send(sender, { PaymentId: 'p' })).toMatchObject({ status: 'unexpected-error', isSuccessful: false })
+  })
+})
+
+describe('status mapping both ways', () => {
+  it('each Benzene status has its HTTP status, and each HTTP status reads back to a status that maps to it', () => {
+    const expected: Record<string, number> = { ok: 200, ignored: 200, created: 201, accepted: 202, updated: 204, deleted: 204, 'bad-request': 400, unauthorized: 401, forbidden: 403, 'not-found': 404, conflict: 409, 'validation-error': 422, 'too-many-requests': 429, 'unexpected-error': 500, 'not-implemented': 501, 'service-unavailable': 503, timeout: 504 }
+    for (const status of [...SUCCESS_STATUSES, ...FAILURE_STATUSES]) {
+      expect(httpStatusOf(status)).toBe(expected[status])
+      expect(httpStatusOf(statusFromHttp(httpStatusOf(status)))).toBe(httpStatusOf(status))
+    }
+    expect(statusFromHttp(418)).toBe('bad-request')
+    expect(statusFromHttp(502)).toBe('unexpected-error')
+    expect(readAnswer(201, '')).toMatchObject({ status: 'created', isSuccessful: true })
   })
 })
 

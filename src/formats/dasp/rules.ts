@@ -353,6 +353,18 @@ const attributeRules = (): DaspRule[] => {
       },
     },
     {
+      code: 'DASP_ATTRIBUTE_PLACEMENT',
+      description: "An attribute allowed on an event type its definition's operations do not name.",
+      check(ctx) {
+        for (const { d, a, i } of attributes(ctx)) {
+          const operations = Array.isArray(d.value.operations) ? d.value.operations : []
+          for (const type of Array.isArray(a.on) ? a.on : []) {
+            if (!operations.includes(type)) ctx.reportIn(d.file, this.code, `/attributes/${i}/on`, `${String(a.name)} is allowed on ${JSON.stringify(type)}, which is not an operation of this extension (${operations.join(', ')}).`)
+          }
+        }
+      },
+    },
+    {
       code: 'DASP_ATTRIBUTE_CONFLICT',
       description: 'Two selected definitions define one attribute name differently.',
       check(ctx) {
