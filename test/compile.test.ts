@@ -55,3 +55,29 @@ describe('inputs that are not contracts', () => {
     expect(result.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([['BENZENE_REF_MISSING', 16, 17]])
   })
 })
+
+describe('positions', () => {
+  it('the shallow position scan agrees with the full syntax tree', async () => {
+    const { parseJsonSource } = await import('../src/core/json-source.js')
+    const { readdirSync } = await import('node:fs')
+    const dirs = [join(import.meta.dirname, '../fixtures/benzene/valid'), join(import.meta.dirname, '../fixtures/dasp')]
+    for (const dir of dirs) {
+      for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+        const text = readFileSync(join(dir, name), 'utf8')
+        const fast = parseJsonSource(name, text).source
+        const slow = parseJsonSource(name, text).source
+        slow.locate('/x/y/z/deep') // builds the full tree first
+        const pointers: string[] = []
+        const walk = (v: unknown, p: string, depth: number) => {
+          if (depth > 2) return
+          pointers.push(p)
+          if (Array.isArray(v)) v.forEach((c, i) => walk(c, `${p}/${i}`, depth + 1))
+          else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) walk(c, `${p}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1)
+        }
+        walk(fast.value, '', 0)
+        expect(pointers.length).toBeGreaterThan(3)
+        for (const p of pointers) expect(fast.locate(p), `${name} ${p}`).toEqual(slow.locate(p))
+      }
+    }
+  })
+})

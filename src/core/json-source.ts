@@ -27,11 +27,117 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   // A byte order mark is tolerated; replacing it by a space keeps every offset where it was.
   const body = text.charCodeAt(0) === 0xfeff ? ' ' + text.slice(1) : text
   const lines = new LineIndex(body)
+  // Fast path: JSON.parse, and a key count that proves there is no duplicate key. The tree with
+  // every value's position is built only when something needs a position (a diagnostic, a source
+  // map): on a 1 MB contract that tree costs many times the parse itself (bench/).
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    value = undefined
+  }
+  let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined
+  const buildIndex = () => (index ??= indexSource(file, body, lines))
+  const diagnostics = value === undefined || countKeys(value) !== countKeyTokens(body) ? buildIndex().diagnostics : []
+  if (value === undefined && diagnostics.length === 0) {
+    diagnostics.push({ code: 'JSON_SYNTAX', severity: 'error', message: 'Invalid JSON.', file, pointer: '', line: 1, column: 1 })
+  }
+  let shallow: Map<string, number> | undefined
+  const locate = (pointer: string) => {
+    // Source maps ask for top-level entries only: a scan that records depth <= 2 answers them
+    // without building the whole tree.
+    if (!index && value !== undefined && splitPointer(pointer).length <= 2) {
+      shallow ??= shallowOffsets(body)
+      const offset = shallow.get(pointer)
+      if (offset !== undefined) return { ...lines.position(offset), offset }
+    }
+    const { nodes } = buildIndex()
+    let node = nodes.get(pointer)
+    let tokens = splitPointer(pointer)
+    while (!node && tokens.length > 0) {
+      tokens = tokens.slice(0, -1)
+      node = nodes.get(joinPointer('', ...tokens))
+    }
+    const offset = node?.offset ?? 0
+    return { ...lines.position(offset), offset }
+  }
+  return { source: { file, text, value: diagnostics.length > 0 ? undefined : value, lines, locate }, diagnostics }
+}
+
+/**
+ * Offsets of the values at depth 1 and 2 of a valid JSON text, by JSON Pointer. Strings are skipped
+ * whole (their content never counts as structure); deeper values are not recorded.
+ */
+function shallowOffsets(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  const path: Array<{ kind: 'object' | 'array'; index: number; key?: string }> = []
+  let expectValue = true
+  let pendingKey: string | undefined
+  const record = (offset: number) => {
+    if (path.length === 0 || path.length > 2) return
+    const tokens = path.map((p) => (p.kind === 'array' ? String(p.index) : p.key!))
+    out.set(joinPointer('', ...tokens), offset)
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34 /* " */) {
+      let j = i + 1
+      while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1
+      const top = path[path.length - 1]
+      if (top?.kind === 'object' && !expectValue) {
+        pendingKey = JSON.parse(text.slice(i, j + 1)) as string
+      } else if (expectValue) {
+        record(i)
+        expectValue = false
+      }
+      i = j
+    } else if (c === 58 /* : */) {
+      path[path.length - 1]!.key = pendingKey
+      expectValue = true
+    } else if (c === 44 /* , */) {
+      const top = path[path.length - 1]!
+      if (top.kind === 'array') {
+        top.index++
+        expectValue = true
+      } else expectValue = false
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (expectValue) record(i)
+      path.push({ kind: c === 123 ? 'object' : 'array', index: 0 })
+      expectValue = c === 91
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      path.pop()
+      expectValue = false
+    } else if (expectValue && c > 32) {
+      record(i)
+      expectValue = false
+    }
+  }
+  return out
+}
+
+/** Every own key of every object in a parsed JSON value. */
+function countKeys(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countKeys(v), 0)
+  if (typeof value !== 'object' || value === null) return 0
+  let n = 0
+  for (const key in value as object) n += 1 + countKeys((value as Record<string, unknown>)[key])
+  return n
+}
+
+/** Strings followed by a colon: the key tokens of a valid JSON text (strings are matched whole, so quotes inside them never desynchronize the scan). */
+function countKeyTokens(text: string): number {
+  let n = 0
+  const re = /"(?:[^"\\]|\\.)*"(\s*:)?/g
+  for (let m = re.exec(text); m; m = re.exec(text)) if (m[1] !== undefined) n++
+  return n
+}
+
+/** The slow, exact path: a syntax tree with the position of every value, duplicate keys and syntax errors. */
+function indexSource(file: string, body: string, lines: LineIndex): { nodes: Map<string, Node>; diagnostics: Diagnostic[] } {
   const errors: ParseError[] = []
   const root = parseTree(body, errors, { disallowComments: true, allowTrailingComma: false })
   const diagnostics: Diagnostic[] = []
   const at = (offset: number) => lines.position(offset)
-
   // Only the first syntax error: the ones after it are mostly the parser losing its way.
   for (const error of errors.slice(0, 1)) {
     diagnostics.push({
@@ -46,7 +152,6 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   if (root === undefined && errors.length === 0) {
     diagnostics.push({ code: 'JSON_SYNTAX', severity: 'error', message: 'Invalid JSON: the file is empty.', file, pointer: '', line: 1, column: 1 })
   }
-
   const nodes = new Map<string, Node>()
   if (root) indexNodes(root, '', nodes, (pointer, key) => {
     diagnostics.push({
@@ -58,28 +163,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
       ...at(key.offset),
     })
   })
-
-  let value: unknown
-  if (diagnostics.length === 0) {
-    try {
-      value = JSON.parse(body)
-    } catch (error) {
-      diagnostics.push({ code: 'JSON_SYNTAX', severity: 'error', message: `Invalid JSON: ${(error as Error).message}`, file, pointer: '', line: 1, column: 1 })
-    }
-  }
-
-  const locate = (pointer: string) => {
-    let node = nodes.get(pointer)
-    let tokens = splitPointer(pointer)
-    while (!node && tokens.length > 0) {
-      tokens = tokens.slice(0, -1)
-      node = nodes.get(joinPointer('', ...tokens))
-    }
-    const offset = node?.offset ?? 0
-    return { ...lines.position(offset), offset }
-  }
-
-  return { source: { file, text, value, lines, locate }, diagnostics }
+  return { nodes, diagnostics }
 }
 
 function indexNodes(node: Node, pointer: string, out: Map<string, Node>, onDuplicate: (pointer: string, key: Node) => void): void {
