@@ -85,7 +85,8 @@ function shallowOffsets(text: string): Map<string, number> {
       while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1
       const top = path[path.length - 1]
       if (top?.kind === 'object' && !expectValue) {
-        pendingKey = JSON.parse(text.slice(i, j + 1)) as string
+        // Only keys at recorded depths are ever looked up.
+        pendingKey = path.length <= 2 ? (JSON.parse(text.slice(i, j + 1)) as string) : ''
       } else if (expectValue) {
         record(i)
         expectValue = false

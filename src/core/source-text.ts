@@ -3,10 +3,12 @@ export class LineIndex {
   private readonly starts: number[] = [0]
 
   constructor(readonly text: string) {
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i)
-      if (ch === 10) this.starts.push(i + 1)
-      else if (ch === 13 && text.charCodeAt(i + 1) !== 10) this.starts.push(i + 1)
+    // indexOf runs in native code: far faster than a charCodeAt loop on megabyte contracts.
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1)
+    if (text.includes('\r')) {
+      // Old Mac line ends (a lone \r) also end lines.
+      for (let i = text.indexOf('\r'); i !== -1; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 10) this.starts.push(i + 1)
+      this.starts.sort((a, b) => a - b)
     }
   }
 

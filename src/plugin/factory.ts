@@ -23,7 +23,7 @@ const RUNTIME_ENTRIES = new Map(
 const RUNTIME_FILES = new Set(RUNTIME_ENTRIES.values())
 
 export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (options = {}, meta) => {
-  const compiler = new ContractCompiler()
+  const compiler = options.compiler ?? new ContractCompiler()
   // Files are claimed by the format registry first (resolveId); include/exclude narrow that further.
   const filter = createFilter(options.include, options.exclude ?? [/[\\/]node_modules[\\/]/])
   const esbuild = meta.framework === 'esbuild'

@@ -12,6 +12,11 @@ export interface PluginOptions {
    */
   types?: 'sidecar' | false
   /**
+   * The compiler (and so the cache) to use; by default each plugin instance has its own. Sharing one
+   * lets several plugin instances, or a benchmark, see the same cache and its `compilations` count.
+   */
+  compiler?: import('../core/compile.js').ContractCompiler
+  /**
    * Benzene options; `topics` may also be a function of the contract's absolute path so that one
    * plugin instance can scope several documents differently. The import query wins over these.
    */

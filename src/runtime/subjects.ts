@@ -64,28 +64,40 @@ function compile(template: readonly TemplateToken[], parameters: Readonly<Record
 export function createSubject<P extends Record<string, string>>(address: string, template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>): Subject<P> {
   const checks = compile(template, parameters)
   const names = new Set(template.filter((t): t is { param: string } => typeof t !== 'string').map((t) => t.param))
+  // The hot paths (bench/): the template is compiled once into literal runs and parameter slots,
+  // so render concatenates and checks, and parse splits and checks, with nothing else allocated.
+  const slots = template.flatMap((t, i) => (typeof t === 'string' ? [] : [{ param: t.param, check: checks[i]! }]))
+  const runs: string[] = ['']
+  template.forEach((t, i) => {
+    const sep = i === 0 ? '' : '.'
+    if (typeof t === 'string') runs[runs.length - 1] += sep + t
+    else {
+      runs[runs.length - 1] += sep
+      runs.push('')
+    }
+  })
   const render = (params: P): string => {
     if (typeof params !== 'object' || params === null) throw new SubjectError('SUBJECT_MISSING_PARAMETER', `render(${address}) needs its parameters.`)
-    for (const key of Object.keys(params)) {
-      if (!names.has(key)) throw new SubjectError('SUBJECT_UNKNOWN_PARAMETER', `${address} has no parameter ${JSON.stringify(key)}.`, key)
-    }
-    let out = ''
-    for (let i = 0; i < template.length; i++) {
-      const token = template[i]!
-      let value: string
-      if (typeof token === 'string') value = token
-      else {
-        const given = Object.hasOwn(params, token.param) ? params[token.param] : undefined
-        if (given === undefined) throw new SubjectError('SUBJECT_MISSING_PARAMETER', `${address}: parameter {${token.param}} is missing.`, token.param)
-        if (typeof given !== 'string' || !checks[i]!(given)) {
-          throw new SubjectError('SUBJECT_INVALID_VALUE', `${address}: ${JSON.stringify(given)} is not a valid {${token.param}}.`, token.param)
-        }
-        value = given
-      }
-      out = i === 0 ? value : out + '.' + value
+    let out = runs[0]!
+    for (let i = 0; i < slots.length; i++) {
+      const { param, check } = slots[i]!
+      const v = params[param]
+      if (typeof v !== 'string' || !check(v) || !Object.hasOwn(params, param)) fail(params, param, v)
+      out += v + runs[i + 1]!
     }
     return out
   }
+  const fail = (params: P, param: string, v: unknown): never => {
+    if (v === undefined || !Object.hasOwn(params, param)) {
+      // Unknown names are looked for only on failure: a typo always fails here, as its real parameter is missing.
+      for (const key in params) if (!names.has(key)) throw new SubjectError('SUBJECT_UNKNOWN_PARAMETER', `${address} has no parameter ${JSON.stringify(key)} (is it a misspelling of {${param}}?).`, key)
+      throw new SubjectError('SUBJECT_MISSING_PARAMETER', `${address}: parameter {${param}} is missing.`, param)
+    }
+    throw new SubjectError('SUBJECT_INVALID_VALUE', `${address}: ${JSON.stringify(v)} is not a valid {${param}}.`, param)
+  }
+  // A parameter named __proto__ must become an own property, not the result's prototype.
+  const plainNames = ![...names].includes('__proto__')
+  const repeated = names.size !== slots.length
   const tryParse = (subject: string): P | undefined => {
     if (typeof subject !== 'string') return undefined
     const tokens = subject.split('.')
@@ -98,8 +110,9 @@ export function createSubject<P extends Record<string, string>>(address: string,
         if (value !== token) return undefined
       } else {
         if (!checks[i]!(value)) return undefined
-        if (Object.hasOwn(params, token.param) && params[token.param] !== value) return undefined
-        Object.defineProperty(params, token.param, { value, enumerable: true, writable: true, configurable: true })
+        if (repeated && Object.hasOwn(params, token.param) && params[token.param] !== value) return undefined
+        if (plainNames) params[token.param] = value
+        else Object.defineProperty(params, token.param, { value, enumerable: true, writable: true, configurable: true })
       }
     }
     return params as P

@@ -57,13 +57,26 @@ export function inDomain(type: TokenType, value: string): boolean {
   return true
 }
 
-/** A compiled membership test, for the hot paths of render and parse. */
+/** A compiled membership test, for the hot paths of render and parse: fields read once, one table. */
 export function domainCheck(type: TokenType): (value: string) => boolean {
   if (type.kind === 'enum') {
     const values = new Set(type.values)
     return (value) => values.has(value)
   }
-  return (value) => inDomain(type, value)
+  const { prefix, minLength, maxLength } = type
+  const t = table(ALPHABETS[type.alphabet])
+  const start = prefix.length
+  const letter = type.first === 'letter'
+  return (value) => {
+    const n = value.length
+    if (n < minLength || n > maxLength || (start > 0 && !value.startsWith(prefix))) return false
+    if (letter && (n === start || !isLetter(value.charCodeAt(start)))) return false
+    for (let i = start; i < n; i++) {
+      const c = value.charCodeAt(i)
+      if (c > 127 || t[c] === 0) return false
+    }
+    return true
+  }
 }
 
 /** Is the language empty? (Checked on token types before anything uses them.) */

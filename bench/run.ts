@@ -1,0 +1,179 @@
+/**
+ * `npm run bench [-- --quick]`: the performance targets of the project, each measured against a
+ * baseline in the same process (ratios hold on a noisy machine). Prints a table and writes
+ * bench/results.json.
+ */
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import canonicalize from 'canonicalize'
+import { transform } from 'esbuild'
+import { load } from 'js-yaml'
+import { rollup } from 'rollup'
+import { createServer } from 'vite'
+import { parseDocument } from 'yaml'
+import { ContractCompiler } from '../src/index.js'
+import { createChannel } from '../src/runtime/nats.js'
+import contractsRollup from '../plugins/rollup.js'
+import contractsVite from '../plugins/vite.js'
+import { benzeneDocument, natsDocument } from './generate.js'
+import { hot, median } from './measure.js'
+
+const quick = process.argv.includes('--quick')
+const RUNS = quick ? 3 : 9
+const work = join(import.meta.dirname, '.work')
+rmSync(work, { recursive: true, force: true })
+mkdirSync(work, { recursive: true })
+
+interface Row {
+  ours_ms?: number
+  baseline_ms?: number
+  ratio: number
+  target: string
+  met: boolean
+  note?: string
+  [extra: string]: unknown
+}
+const results: Record<string, Row> = {}
+const fresh = (file: string, options?: object) => new ContractCompiler().compile(file, options)
+
+function write(name: string, text: string): string {
+  const file = join(work, name)
+  writeFileSync(file, text)
+  return file
+}
+
+// NATS compile near the parse floor, and against the official parser.
+const nats: Record<number, string> = {}
+for (const n of quick ? [50, 500] : [50, 500, 5000]) nats[n] = write(`n${n}.asyncapi.yaml`, natsDocument(n))
+{
+  const text = natsDocument(500)
+  const ours = await median(() => fresh(nats[500]!), RUNS)
+  const jsYaml = await median(() => load(text), RUNS)
+  const yamlDoc = await median(() => parseDocument(text), RUNS)
+  const { Parser } = await import('@asyncapi/parser')
+  const parser = new Parser({ __unstable: { resolver: { resolvers: [] } } } as never)
+  const official = await median(() => parser.parse(text), quick ? 2 : 3, 1)
+  results['nats-compile-500-vs-js-yaml'] = { ours_ms: ours, baseline_ms: jsYaml, ratio: ours / jsYaml, target: '<= 4', met: ours / jsYaml <= 4, yaml_parseDocument_ms: yamlDoc }
+  results['nats-compile-500-vs-asyncapi-parser'] = { ours_ms: ours, baseline_ms: official, ratio: official / ours, target: '>= 10 (times faster)', met: official / ours >= 10 }
+}
+if (nats[5000]) {
+  const small = await median(() => fresh(nats[500]!), RUNS)
+  const large = await median(() => fresh(nats[5000]!), 3, 1)
+  results['nats-scaling-5000-vs-500'] = { ours_ms: large, baseline_ms: small, ratio: large / small, target: '<= 12', met: large / small <= 12 }
+}
+
+// Benzene compile, hashes and generated code included.
+{
+  const text = benzeneDocument(1000)
+  const file = write('b1000.spec.json', text)
+  const baseline = await median(() => createHash('sha256').update(canonicalize(JSON.parse(text))!).digest('hex'), RUNS)
+  const ours = await median(() => fresh(file), quick ? 2 : 3, 1)
+  const unchecked = await median(() => fresh(file, { benzene: { validate: false } }), RUNS)
+  results['benzene-compile-1000'] = { ours_ms: ours, baseline_ms: baseline, ratio: ours / baseline, target: '<= 5', met: ours / baseline <= 5, note: 'default options: runtime validators generated for 2,000 payload schemas' }
+  results['benzene-compile-1000-without-validators'] = { ours_ms: unchecked, baseline_ms: baseline, ratio: unchecked / baseline, target: '<= 5', met: unchecked / baseline <= 5, note: 'validate: false' }
+}
+
+// Warm rebuild in a Vite dev server with 20 contracts.
+{
+  const dir = join(work, 'vite')
+  mkdirSync(dir, { recursive: true })
+  const files = Array.from({ length: 20 }, (_, i) => write(`vite/c${i}.spec.json`, benzeneDocument(20 + i)))
+  writeFileSync(join(dir, 'main.js'), files.map((_, i) => `export * as c${i} from './c${i}.spec.json'`).join('\n'))
+  const compiler = new ContractCompiler()
+  const server = await createServer({ root: dir, configFile: false, logLevel: 'silent', plugins: [contractsVite({ compiler, types: false })], server: { host: '127.0.0.1', port: 0 } })
+  await server.listen()
+  const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+  const fetchAll = async () => {
+    const main = await (await fetch(`${base}/main.js`)).text()
+    const urls = [...main.matchAll(/from "([^"]+)"/g)].map((m) => m[1]!)
+    return Promise.all(urls.map(async (u) => (await fetch(base + u)).text()))
+  }
+  await fetchAll()
+  const first = compiler.compilations
+  const edited = benzeneDocument(20).replace('"synthetic-20"', '"synthetic-20-edited"')
+  writeFileSync(files[0]!, edited)
+  utimesSync(files[0]!, Date.now() / 1000 + 5, Date.now() / 1000 + 5)
+  let after = first
+  for (let tries = 0; tries < 100 && after === first; tries++) {
+    await new Promise((r) => setTimeout(r, 100))
+    await fetchAll()
+    after = compiler.compilations
+  }
+  // Restarting the module graph would recompile everything the cache does not answer.
+  const again = compiler.compilations
+  await Promise.all(files.map((f) => compiler.compile(f, { benzene: { topics: undefined, includeReserved: undefined } as never })))
+  await server.close()
+  const recompiled = after - first
+  results['vite-warm-rebuild'] = { ratio: recompiled, target: '1 recompilation after editing 1 of 20', met: recompiled === 1 && again === after, compilations_initial: first, recompiled }
+}
+
+// Subjects at run time.
+{
+  const channel = createChannel<{ region: string; id: string }, never>({
+    id: 'c',
+    address: 'svc.{region}.{id}.done',
+    template: ['svc', { param: 'region' }, { param: 'id' }, 'done'],
+    parameters: { region: { kind: 'enum', values: ['eu', 'us', 'ap'] }, id: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 4, maxLength: 40, prefix: 'e-' } },
+    filters: [],
+    source: { file: 'x', pointer: '', line: 1, column: 1 },
+  })
+  const ids = Array.from({ length: 1000 }, (_, i) => `e-k${i.toString(36)}abc`)
+  const regions = ['eu', 'us', 'ap']
+  const subjects = ids.map((id, i) => `svc.${regions[i % 3]}.${id}.done`)
+  const N = 200_000
+  // Both sides get the parameters as an object, as an application holds them.
+  const checkedRender = await hot((i) => channel.subject!.render({ region: regions[i % 3]!, id: ids[i % 1000]! }), N, RUNS)
+  const literal = await hot((i) => {
+    const p = { region: regions[i % 3]!, id: ids[i % 1000]! }
+    return `svc.${p.region}.${p.id}.done`
+  }, N, RUNS)
+  const checkedParse = await hot((i) => channel.subject!.parse(subjects[i % 1000]!), N, RUNS)
+  const split = await hot((i) => {
+    const [, region, id] = subjects[i % 1000]!.split('.')
+    return { region, id }
+  }, N, RUNS)
+  const re = /^svc\.([^.]+)\.([^.]+)\.done$/
+  const regex = await hot((i) => re.exec(subjects[i % 1000]!), N, RUNS)
+  results['subject-render'] = { ours_ms: checkedRender, baseline_ms: literal, ratio: checkedRender / literal, target: '<= 3', met: checkedRender / literal <= 3, iterations: N }
+  results['subject-parse'] = { ours_ms: checkedParse, baseline_ms: split, ratio: checkedParse / split, target: '<= 3', met: checkedParse / split <= 3, iterations: N, regex_parse_ms: regex }
+}
+
+// Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
+async function bundledSize(entryCode: string, name: string): Promise<number> {
+  const entry = write(`${name}.entry.js`, entryCode)
+  const bundle = await rollup({ input: entry, plugins: [contractsRollup({ types: false })], onwarn: () => {} })
+  const { output } = await bundle.generate({ format: 'es' })
+  await bundle.close()
+  const min = await transform(output[0].code, { minify: true, format: 'esm' })
+  return gzipSync(min.code).length
+}
+{
+  write('b200.spec.json', benzeneDocument(200))
+  write('b1.spec.json', benzeneDocument(1))
+  const big = await bundledSize("import { operation0 } from './b200.spec.json'\nconsole.log(operation0)", 'b200')
+  const small = await bundledSize("import { operation0 } from './b1.spec.json'\nconsole.log(operation0)", 'b1')
+  results['tree-shaking-benzene'] = { ratio: big - small, target: '<= 1024 bytes more (min+gzip)', met: big - small <= 1024, large_bytes: big, small_bytes: small }
+  write('n200.asyncapi.yaml', natsDocument(200))
+  write('n1.asyncapi.yaml', natsDocument(1))
+  const bigN = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200')
+  const smallN = await bundledSize("import { channel0 } from './n1.asyncapi.yaml'\nconsole.log(channel0)", 'n1')
+  results['tree-shaking-nats'] = { ratio: bigN - smallN, target: '<= 1024 bytes more (min+gzip)', met: bigN - smallN <= 1024, large_bytes: bigN, small_bytes: smallN }
+}
+
+// Peak memory of the N = 5,000 compile, next to js-yaml loading the same text.
+if (nats[5000]) {
+  const peak = (code: string) => JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', cwd: join(import.meta.dirname, '..') }))
+  const ours = peak(`import { ContractCompiler } from './src/index.ts'; await new ContractCompiler().compile(${JSON.stringify(nats[5000])}); console.log(JSON.stringify(process.resourceUsage().maxRSS))`)
+  const baseline = peak(`import { load } from 'js-yaml'; import { readFileSync } from 'node:fs'; load(readFileSync(${JSON.stringify(nats[5000])}, 'utf8')); console.log(JSON.stringify(process.resourceUsage().maxRSS))`)
+  results['nats-memory-5000'] = { ours_ms: undefined, ratio: ours / baseline, target: 'reported', met: true, ours_max_rss_kb: ours, js_yaml_max_rss_kb: baseline }
+}
+
+writeFileSync(join(import.meta.dirname, 'results.json'), JSON.stringify(results, null, 2) + '\n')
+const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v === undefined ? '' : String(v))
+console.log(`| case | ours (ms) | baseline (ms) | ratio | target | met |\n| --- | --- | --- | --- | --- | --- |`)
+for (const [name, r] of Object.entries(results)) console.log(`| ${name} | ${fmt(r.ours_ms)} | ${fmt(r.baseline_ms)} | ${fmt(r.ratio)} | ${r.target} | ${r.met ? 'yes' : 'NO'} |`)
+rmSync(work, { recursive: true, force: true })
+process.exit(0)
