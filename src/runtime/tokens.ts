@@ -90,8 +90,20 @@ function hasMember(type: TokenType): boolean {
   return Math.max(type.minLength, needed) <= type.maxLength && (type.first === 'any' || lettersOf(ALPHABETS[type.alphabet]).length > 0)
 }
 
+const letters = new Map<string, string>()
 function lettersOf(chars: string): string {
-  return [...chars].filter((c) => isLetter(c.charCodeAt(0))).join('')
+  let out = letters.get(chars)
+  if (out === undefined) letters.set(chars, (out = [...chars].filter((c) => isLetter(c.charCodeAt(0))).join('')))
+  return out
+}
+
+const commonCache = new Map<string, string>()
+/** The characters two alphabets share (cached: the overlap check calls this for every pair of positions). */
+function commonChars(a: string, b: string): string {
+  const key = a + '\0' + b
+  let out = commonCache.get(key)
+  if (out === undefined) commonCache.set(key, (out = [...a].filter((c) => b.includes(c)).join('')))
+  return out
 }
 
 /**
@@ -110,7 +122,7 @@ export function intersects(a: TokenType, b: TokenType): boolean {
   if ([...extra].some((c) => !shortChars.includes(c))) return false
   if (extra.length > 0 && short.first === 'letter' && !isLetter(extra.charCodeAt(0))) return false
   // What follows both prefixes is drawn from both alphabets.
-  const common = [...ALPHABETS[long.alphabet]].filter((c) => shortChars.includes(c)).join('')
+  const common = commonChars(ALPHABETS[long.alphabet], shortChars)
   const letterFirst = long.first === 'letter' || (extra.length === 0 && short.first === 'letter')
   if (letterFirst && lettersOf(common).length === 0) return false
   const lo = Math.max(a.minLength, b.minLength, long.prefix.length + (letterFirst ? 1 : 0))

@@ -96,6 +96,12 @@ export class NatsContext {
     return refId(isObject(operation) ? operation.channel : undefined, '#/channels/')
   }
 
+  /** The channel a standard operation uses, when it names one of this document. */
+  operationChannel(operationId: unknown): ChannelInfo | undefined {
+    const channelId = typeof operationId === 'string' ? this.channelOf(this.standard('operations')[operationId]) : undefined
+    return channelId === undefined ? undefined : this.channels.get(channelId)
+  }
+
   pointer(...tokens: Array<string | number>): string {
     return joinPointer('', ...tokens)
   }

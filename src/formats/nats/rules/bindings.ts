@@ -87,8 +87,7 @@ export const bindingCoverage: NatsRule = {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
       const { subject, payload } = bindingMaps(it)
-      const channelId = ctx.channelOf(ctx.standard('operations')[it.requestOperation])
-      const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+      const channel = ctx.operationChannel(it.requestOperation)
       if (!channel) continue
       for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, at(ctx, key, 'bindings', 'subject'), `Subject parameter {${param}} of channel ${JSON.stringify(channel.id)} is not bound.`)
       for (const param of Object.keys(subject)) if (!Object.hasOwn(channel.parameters, param)) ctx.report(this.code, at(ctx, key, 'bindings', 'subject', param), `{${param}} is not a parameter of channel ${JSON.stringify(channel.id)}.`)
@@ -139,8 +138,7 @@ export const bindingTypes: NatsRule = {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
       const { subject, payload } = bindingMaps(it)
-      const channelId = ctx.channelOf(ctx.standard('operations')[it.requestOperation])
-      const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+      const channel = ctx.operationChannel(it.requestOperation)
       for (const [param, source] of Object.entries(subject)) {
         const domain = channel ? ctx.tokenTypes[channel.parameters[param] ?? ''] : undefined
         if (!domain || !isObject(source)) continue

@@ -130,8 +130,7 @@ export const dispatchRule: NatsRule = {
       }
       if (d.mode === 'one-eligible' && typeof d.selector !== 'string') bad('selector', 'One-eligible dispatch selects its peer with a selection adapter (selector).')
       if (typeof d.targetParameter === 'string') {
-        const channelId = ctx.channelOf(ctx.standard('operations')[it.requestOperation])
-        const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+        const channel = ctx.operationChannel(it.requestOperation)
         if (!channel || !Object.hasOwn(channel.parameters, d.targetParameter)) bad('targetParameter', `targetParameter ${JSON.stringify(d.targetParameter)} is not a subject parameter of the request channel.`)
       }
     }

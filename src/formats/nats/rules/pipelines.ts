@@ -101,8 +101,7 @@ export const pipelineBindings: NatsRule = {
             else if ('stageInput' in source && input && typeof source.stageInput === 'string' && source.stageInput !== '' && !schemaAtPointer(ctx, input, source.stageInput)) ctx.report(this.code, where, `${source.stageInput} does not exist in this step's stage input.`)
           }
         }
-        const channelId = ctx.channelOf(ctx.standard('operations')[step.operation])
-        const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
+        const channel = ctx.operationChannel(step.operation)
         if (channel) for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
         for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload))) ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
         checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`, this.code)
