@@ -3,6 +3,7 @@ import { lstat, readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
+import { LIMITS } from './limits.js'
 
 export const sha256 = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex')
 
@@ -45,6 +46,9 @@ export function recordingHost(): InputHost & { digests: Map<string, string>; tex
         bytes = await readFile(abs)
       } catch (error) {
         throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`))
+      }
+      if (bytes.length > LIMITS.fileBytes) {
+        throw new InputError(fileProblem('CONTRACTS_TOO_LARGE', abs, `${abs} has ${bytes.length} bytes; contract files are limited to ${LIMITS.fileBytes} bytes.`))
       }
       digests.set(abs, sha256(bytes))
       try {

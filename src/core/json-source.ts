@@ -1,6 +1,7 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
+import { LIMITS, tooDeepJson } from './limits.js'
 import { LineIndex } from './source-text.js'
 
 /**
@@ -30,6 +31,11 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   // Fast path: JSON.parse, and a key count that proves there is no duplicate key. The tree with
   // every value's position is built only when something needs a position (a diagnostic, a source
   // map): on a 1 MB contract that tree costs many times the parse itself (bench/).
+  const deep = tooDeepJson(body)
+  if (deep !== -1) {
+    const diagnostic: Diagnostic = { code: 'CONTRACTS_TOO_DEEP', severity: 'error', message: `Values are nested more than ${LIMITS.depth} levels deep here; contracts are limited to ${LIMITS.depth}.`, file, pointer: '', ...lines.position(deep) }
+    return { source: { file, text, value: undefined, lines, locate: () => ({ ...lines.position(deep), offset: deep }) }, diagnostics: [diagnostic] }
+  }
   let value: unknown
   try {
     value = JSON.parse(body)

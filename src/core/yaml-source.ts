@@ -2,7 +2,21 @@ import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } fro
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
+import { LIMITS } from './limits.js'
 import { LineIndex } from './source-text.js'
+
+/** The offset of the first node nested deeper than the limit, or undefined (iterative). */
+function tooDeepNode(root: unknown): number | undefined {
+  const stack: Array<[unknown, number]> = [[root, 0]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (isMap(node) || isSeq(node)) {
+      if (depth >= LIMITS.depth) return (node as Node).range?.[0] ?? 0
+      for (const item of node.items as unknown[]) stack.push([isPair(item) ? item.value : item, depth + 1])
+    }
+  }
+  return undefined
+}
 
 /** Aliases a contract may use, and how many nodes their expansion may produce (alias bombs). */
 export const YAML_LIMITS = { aliases: 16, aliasExpansion: 256 }
@@ -21,8 +35,20 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
 
   // Duplicate keys are found by the walk below with a set per mapping: yaml's own uniqueKeys check
   // compares every pair, which is quadratic in the size of a mapping (bench/: 5,000 channels).
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
+  let doc: ReturnType<typeof parseDocument>
+  try {
+    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
+  } catch (error) {
+    // The YAML parser recurses on nested flow collections; a hostile depth ends here, not in a crash.
+    report('CONTRACTS_TOO_DEEP', 0, '', `The document could not be parsed within the nesting limit (${LIMITS.depth}): ${(error as Error).message}`)
+    return { source: { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }, diagnostics }
+  }
   for (const error of doc.errors) {
+    // The parser recurses on nested flow collections and reports running out of stack as an error.
+    if (/call stack/i.test(error.message)) {
+      report('CONTRACTS_TOO_DEEP', error.pos[0], '', `Values are nested beyond what can be parsed; contracts are limited to ${LIMITS.depth} levels.`)
+      continue
+    }
     const code = error.code === 'DUPLICATE_KEY' ? 'YAML_DUPLICATE_KEY' : 'YAML_SYNTAX'
     report(code, error.pos[0], '', `${code === 'YAML_DUPLICATE_KEY' ? 'Duplicate key' : 'Invalid YAML'}: ${error.message.split('\n')[0]}`)
   }
@@ -64,7 +90,11 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
       n.items.forEach((item, i) => visit(item, joinPointer(pointer, i)))
     }
   }
-  if (doc.errors.length === 0) visit(doc.contents, '')
+  if (doc.errors.length === 0) {
+    const deep = tooDeepNode(doc.contents)
+    if (deep) report('CONTRACTS_TOO_DEEP', deep, '', `Values are nested more than ${LIMITS.depth} levels deep here; contracts are limited to ${LIMITS.depth}.`)
+    else visit(doc.contents, '')
+  }
 
   let value: unknown
   if (diagnostics.length === 0) {

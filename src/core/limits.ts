@@ -1,0 +1,42 @@
+/**
+ * What a contract file may be. Contracts come from other teams; these bounds keep a hostile one
+ * from exhausting memory or the stack. They are far above what real contracts use (the largest
+ * fixture is under 50 KB and 12 levels deep).
+ */
+export const LIMITS = {
+  /** Bytes of any one file read while compiling. */
+  fileBytes: 16 * 1024 * 1024,
+  /** Nesting of objects and arrays in a JSON or YAML value. */
+  depth: 64,
+} as const
+
+/**
+ * The offset of the first `{`/`[` nested deeper than the limit in a JSON text, or -1. Strings are
+ * skipped whole. Linear and iterative: safe on any input.
+ */
+export function tooDeepJson(text: string, limit: number = LIMITS.depth): number {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++
+    } else if (c === 123 || c === 91) {
+      if (++depth > limit) return i
+    } else if (c === 125 || c === 93) depth--
+  }
+  return -1
+}
+
+/** The JSON Pointer of the first value nested deeper than the limit, or undefined. Iterative. */
+export function tooDeepValue(value: unknown, limit: number = LIMITS.depth): string | undefined {
+  const stack: Array<[unknown, string, number]> = [[value, '', 0]]
+  while (stack.length > 0) {
+    const [v, pointer, depth] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (depth >= limit) return pointer
+    for (const [k, child] of Array.isArray(v) ? v.map((c, i) => [String(i), c] as const) : Object.entries(v)) {
+      stack.push([child, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1])
+    }
+  }
+  return undefined
+}

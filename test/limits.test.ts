@@ -1,0 +1,46 @@
+/** Bounds on hostile input: nesting depth and file size give diagnostics, never crashes or hangs. */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { compile } from '../src/index.js'
+import { LIMITS } from '../src/core/limits.js'
+
+const work = join(import.meta.dirname, '.tmp/limits')
+beforeAll(() => {
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(work, { recursive: true })
+})
+
+const write = (name: string, text: string | Buffer) => {
+  const file = join(work, name)
+  writeFileSync(file, text)
+  return file
+}
+
+describe('limits', () => {
+  it('JSON nested beyond the depth limit: CONTRACTS_TOO_DEEP at the first bracket too deep', async () => {
+    for (const depth of [LIMITS.depth + 1, 200_000]) {
+      const started = Date.now()
+      const result = await compile(write(`deep-${depth}.spec.json`, '['.repeat(depth) + ']'.repeat(depth)))
+      expect(result.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([['CONTRACTS_TOO_DEEP', 1, LIMITS.depth + 1]])
+      expect(Date.now() - started).toBeLessThan(2000)
+    }
+    const ok = await compile(write('deep-ok.spec.json', '{"a":'.repeat(LIMITS.depth - 1) + '1' + '}'.repeat(LIMITS.depth - 1)))
+    expect(ok.diagnostics.map((d) => d.code)).not.toContain('CONTRACTS_TOO_DEEP')
+  })
+
+  it('YAML nested beyond the depth limit, in flow or block style', async () => {
+    const flow = await compile(write('deep.asyncapi.yaml', 'a: ' + '['.repeat(100) + ']'.repeat(100)))
+    expect(flow.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_DEEP'])
+    const block = Array.from({ length: LIMITS.depth + 2 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1\n'
+    expect((await compile(write('deep-block.asyncapi.yaml', block))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_DEEP'])
+    const stack = await compile(write('stack.asyncapi.yaml', 'a: ' + '['.repeat(60_000) + ']'.repeat(60_000)))
+    expect(stack.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_DEEP'])
+  })
+
+  it('a file over the size limit is refused before it is parsed', async () => {
+    const file = write('huge.spec.json', Buffer.alloc(LIMITS.fileBytes + 1, 32))
+    const result = await compile(file)
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_LARGE'])
+  })
+})
