@@ -24,6 +24,7 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
   ['json-syntax', 'JSON_SYNTAX', '', 7, 1],
   ['json-duplicate-key', 'JSON_DUPLICATE_KEY', '/requests', 6, 3],
+  ['json-lone-surrogate', 'JSON_LONE_SURROGATE', '/info/title', 3, 22],
 ]
 
 describe('failing fixtures', () => {

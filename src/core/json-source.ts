@@ -1,7 +1,7 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
-import { LIMITS, tooDeepJson } from './limits.js'
+import { LIMITS, loneSurrogate, tooDeepJson } from './limits.js'
 import { LineIndex } from './source-text.js'
 
 /**
@@ -41,6 +41,16 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
     value = JSON.parse(body)
   } catch {
     value = undefined
+  }
+  // RFC 8785 (and so every contract hash) has no form for an unpaired surrogate; one can only come
+  // from a \\uD800-\\uDFFF escape, so the text says cheaply whether the value needs a look.
+  if (value !== undefined && /\\u[dD][89a-fA-F]/.test(body)) {
+    const pointer = loneSurrogate(value)
+    if (pointer !== undefined) {
+      const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
+      const located = locateWithTree(file, body, lines, pointer)
+      return { source, diagnostics: [{ code: 'JSON_LONE_SURROGATE', severity: 'error', message: 'A string holds an unpaired UTF-16 surrogate (\\uD800-\\uDFFF escape): contracts are canonicalized (RFC 8785), which has no form for it.', file, pointer, ...located }] }
+    }
   }
   let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined
   const buildIndex = () => (index ??= indexSource(file, body, lines))
@@ -120,6 +130,18 @@ function shallowOffsets(text: string): Map<string, number> {
     }
   }
   return out
+}
+
+/** A position from the full syntax tree, for the rare diagnostics found before the tree exists. */
+function locateWithTree(file: string, body: string, lines: LineIndex, pointer: string) {
+  const { nodes } = indexSource(file, body, lines)
+  let tokens = splitPointer(pointer)
+  let node = nodes.get(pointer)
+  while (!node && tokens.length > 0) {
+    tokens = tokens.slice(0, -1)
+    node = nodes.get(joinPointer('', ...tokens))
+  }
+  return lines.position(node?.offset ?? 0)
 }
 
 /** Every own key of every object in a parsed JSON value. */

@@ -40,3 +40,25 @@ export function tooDeepValue(value: unknown, limit: number = LIMITS.depth): stri
   }
   return undefined
 }
+
+const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** The pointer of the first string (key or value) with an unpaired surrogate, or undefined. Iterative. */
+export function loneSurrogate(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']]
+  while (stack.length > 0) {
+    const [v, pointer] = stack.pop()!
+    if (typeof v === 'string') {
+      if (LONE.test(v)) return pointer
+    } else if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, `${pointer}/${i}`]))
+    else if (v && typeof v === 'object') {
+      for (const [k, c] of Object.entries(v)) {
+        const child = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        if (LONE.test(k)) return child
+        stack.push([c, child])
+      }
+    }
+  }
+  return undefined
+}
+

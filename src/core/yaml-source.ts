@@ -2,7 +2,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } fro
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
-import { LIMITS } from './limits.js'
+import { LIMITS, loneSurrogate } from './limits.js'
 import { LineIndex } from './source-text.js'
 
 /** The offset of the first node nested deeper than the limit, or undefined (iterative). */
@@ -104,6 +104,9 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
       report('YAML_ALIAS_LIMIT', 0, '', `The aliases expand beyond ${YAML_LIMITS.aliasExpansion} nodes: ${(error as Error).message}`)
     }
     if (value === undefined || value === null) report('YAML_SYNTAX', 0, '', 'The document is empty.')
+    // Only an escape in a double-quoted scalar can produce an unpaired surrogate.
+    const lone = /\\[uU]0{0,4}[dD][89a-fA-F]/.test(text) ? loneSurrogate(value) : undefined
+    if (lone !== undefined) report('JSON_LONE_SURROGATE', nodes.get(lone) ?? 0, lone, 'A string holds an unpaired UTF-16 surrogate: contracts are canonicalized (RFC 8785), which has no form for it.')
   }
   const locate = (pointer: string) => {
     let tokens = splitPointer(pointer)

@@ -80,7 +80,11 @@ export class NatsContext {
     return this.channelInfo
   }
 
-  /** The token types of a channel's placeholders, when all are defined. */
+  /**
+   * The token types of a channel's placeholders, when every placeholder of its address has a
+   * defined, valid type (otherwise the rules that report why have their say, and the language
+   * rules skip the channel).
+   */
   channelTypes(channel: ChannelInfo): Record<string, TokenType> | undefined {
     const out = Object.create(null) as Record<string, TokenType>
     for (const [param, typeName] of Object.entries(channel.parameters)) {
@@ -88,6 +92,7 @@ export class NatsContext {
       if (!type) return undefined
       out[param] = type
     }
+    for (const token of channel.tokens ?? []) if (typeof token !== 'string' && !out[token.param]) return undefined
     return out
   }
 
