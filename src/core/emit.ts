@@ -76,3 +76,14 @@ export function toTypeIdentifier(name: string, taken: Set<string>): string {
   taken.add(candidate)
   return candidate
 }
+
+/**
+ * A deep copy with object keys in code-unit order (arrays keep theirs). Generated code is built
+ * from such copies wherever a document's key order carries no meaning, so reordering keys never
+ * changes a byte of the output. `fromEntries` keeps keys such as `__proto__` as own properties.
+ */
+export function sortedCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(sortedCopy) as T
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedCopy((value as Record<string, unknown>)[k])])) as T
+}

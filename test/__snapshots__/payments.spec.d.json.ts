@@ -2,45 +2,45 @@
 import type * as $runtime from "unplugin-contracts/runtime";
 
 export type CapturePayment = {
-  OrderId?: string | null;
   /**
    * @format double
    */
   Amount?: number;
   Currency?: string | null;
   Method?: PaymentMethod;
+  OrderId?: string | null;
 };
 
 export type OutboundPaymentCaptured = {
-  OrderId?: string | null;
-  PaymentId?: string | null;
   /**
    * @format double
    */
   Amount?: number;
   Currency?: string | null;
+  OrderId?: string | null;
+  PaymentId?: string | null;
 };
 
 export type PaymentDto = {
-  PaymentId?: string | null;
-  OrderId?: string | null;
   /**
    * @format double
    */
   Amount?: number;
   Currency?: string | null;
-  Status?: string | null;
+  OrderId?: string | null;
+  PaymentId?: string | null;
   Refunds?: PaymentDto[] | null;
+  Status?: string | null;
 };
 
 export type PaymentMethod = "Card" | "BankTransfer";
 
 export type RefundPayment = {
-  PaymentId: string;
   /**
    * @format double
    */
   Amount?: number | null;
+  PaymentId: string;
   Reason?: string | null;
 };
 
