@@ -73,6 +73,8 @@ export class ContractCompiler {
       diagnostics.push(...normalized.diagnostics)
       if (!normalized.model || hasErrors(diagnostics)) return {}
       const generated = format.generate(normalized.model)
+      diagnostics.push(...(generated.diagnostics ?? []))
+      if (hasErrors(diagnostics)) return {}
       return { code: generated.code, dts: generated.dts, map: sourceMap(path, generated, texts.get(path) ?? '') }
     })
     this.cache.set(key, { inputs, result })

@@ -17,6 +17,8 @@ export interface Generated {
   dts: string
   /** Generated lines (1-based) tied to the position of what they were generated from. */
   mappings?: Array<{ line: number; position: { line: number; column: number } }>
+  /** Problems only generation can see (a schema the validator compiler refuses); errors stop the build. */
+  diagnostics?: Diagnostic[]
 }
 
 /**

@@ -23,8 +23,8 @@ function checkSchema(schema: unknown, pointer: string, report: Report): void {
     if (!isObject(at('properties'))) bad('properties', 'an object of schemas')
     else for (const [name, child] of Object.entries(at('properties') as object)) if (!isObject(child)) checkSchema(child, joinPointer(pointer, 'properties', name), report)
   }
-  if ('required' in schema && !(Array.isArray(at('required')) && (at('required') as unknown[]).every((n) => typeof n === 'string'))) {
-    bad('required', 'an array of property names')
+  if ('required' in schema && !(Array.isArray(at('required')) && (at('required') as unknown[]).every((n) => typeof n === 'string') && new Set(at('required') as string[]).size === (at('required') as string[]).length)) {
+    bad('required', 'an array of distinct property names')
   }
   for (const key of ['items', 'not']) if (key in schema && !isObject(at(key))) bad(key, 'a schema object')
   if (at('type') === 'array' && !('items' in schema)) report(pointer, 'A schema of type "array" must have `items` (OpenAPI 3.0).', { keyword: 'items' })
@@ -40,7 +40,17 @@ function checkSchema(schema: unknown, pointer: string, report: Report): void {
   if ('pattern' in schema) {
     if (typeof at('pattern') !== 'string' || !compiles(at('pattern') as string)) bad('pattern', 'a regular expression (ECMA-262, Unicode mode)')
   }
-  if ('enum' in schema && !(Array.isArray(at('enum')) && (at('enum') as unknown[]).length > 0)) bad('enum', 'a non-empty array')
+  if ('enum' in schema) {
+    const values = at('enum')
+    if (!(Array.isArray(values) && values.length > 0)) bad('enum', 'a non-empty array')
+    else if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) bad('enum', 'a list of distinct values')
+  }
+  for (const key of ['minimum', 'maximum']) if (key in schema && typeof at(key) !== 'number') bad(key, 'a number')
+  if ('multipleOf' in schema && !(typeof at('multipleOf') === 'number' && (at('multipleOf') as number) > 0)) bad('multipleOf', 'a number greater than 0')
+  for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']) {
+    if (key in schema && !(Number.isSafeInteger(at(key)) && (at(key) as number) >= 0)) bad(key, 'a non-negative integer')
+  }
+  for (const key of ['uniqueItems', 'exclusiveMinimum', 'exclusiveMaximum']) if (key in schema && typeof at(key) !== 'boolean') bad(key, 'a boolean (OpenAPI 3.0)')
   for (const key of ['nullable', 'readOnly', 'writeOnly']) if (key in schema && typeof at(key) !== 'boolean') bad(key, 'a boolean')
 }
 

@@ -1,0 +1,61 @@
+/** Vite dev under churn: 50 alternating invalid and valid edits leave the last valid module served, with no growing memory or watchers. */
+import { readFileSync, rmSync, mkdirSync, utimesSync, writeFileSync, cpSync } from 'node:fs'
+import { join } from 'node:path'
+import { createServer } from 'vite'
+import { describe, expect, it } from 'vitest'
+import contracts from 'unplugin-contracts/vite'
+
+const root = join(import.meta.dirname, '.tmp/vite-resilience')
+
+describe('Vite dev resilience', () => {
+  it('50 alternating invalid and valid edits', async () => {
+    rmSync(root, { recursive: true, force: true })
+    mkdirSync(root, { recursive: true })
+    cpSync(join(import.meta.dirname, 'fixtures/app/main.js'), join(root, 'main.js'))
+    const contract = join(root, 'payments.spec.json')
+    const original = readFileSync(join(import.meta.dirname, 'fixtures/app/payments.spec.json'), 'utf8')
+    writeFileSync(contract, original)
+    const server = await createServer({ root, configFile: false, logLevel: 'silent', plugins: [contracts({ types: false })], server: { host: '127.0.0.1', port: 0 } })
+    await server.listen()
+    const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+    const fetchModule = async () => {
+      const main = await (await fetch(`${base}/main.js`)).text()
+      const url = /from\s+"([^"]*payments\.spec\.json[^"]*)"/.exec(main)![1]!
+      const r = await fetch(base + url)
+      return { status: r.status, text: await r.text() }
+    }
+    const watched = () => Object.values(server.watcher.getWatched()).reduce((n, files) => n + files.length, 0)
+    let at = Date.now() / 1000
+    const save = async (text: string, expectOk: boolean, marker: string) => {
+      writeFileSync(contract, text)
+      utimesSync(contract, ++at + 100, at + 100)
+      for (let tries = 0; tries < 200; tries++) {
+        const r = await fetchModule()
+        if (expectOk ? r.status === 200 && r.text.includes(marker) : r.status === 500 && r.text.includes(marker)) return
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      throw new Error(`the server did not pick up the edit (${marker})`)
+    }
+    expect((await fetchModule()).status).toBe(200)
+    const watchersBefore = watched()
+    const samples: number[] = []
+    for (let i = 0; i < 25; i++) {
+      await save(original.replace('"#/components/schemas/RefundPayment"', `"#/components/schemas/Missing${i}"`), false, `Missing${i}`)
+      await save(original.replace('"payments-api"', `"payments-api-${i}"`), true, 'createTopicClient')
+      if (i % 5 === 4) {
+        globalThis.gc?.()
+        samples.push(process.memoryUsage().heapUsed)
+      }
+    }
+    const last = await fetchModule()
+    expect(last.status).toBe(200)
+    // The last valid edit is what is served.
+    const { inspect } = await import('unplugin-contracts')
+    const hash = ((await inspect(contract)).data as { hashes: { service: string } }).hashes.service
+    expect(last.text).toContain(JSON.stringify(hash))
+    expect(watched()).toBe(watchersBefore)
+    // Memory settles: the last samples are not steadily above the first (allowing GC noise).
+    expect(samples.at(-1)!).toBeLessThan(samples[0]! * 1.5 + 20 * 1024 * 1024)
+    await server.close()
+  })
+})
