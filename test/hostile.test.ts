@@ -1,0 +1,47 @@
+/** fixtures/hostile/: inputs built to break a compiler, and what it does with them. */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { compile } from '../src/index.js'
+import { tsc } from './helpers/cli.js'
+import { loadModule } from './helpers/load-module.js'
+
+const hostile = join(import.meta.dirname, '../fixtures/hostile')
+
+describe('hostile corpus', () => {
+  it('an alias bomb stops at the alias limit, at once', async () => {
+    const started = Date.now()
+    const result = await compile(join(hostile, 'alias-bomb.asyncapi.yaml'))
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['YAML_ALIAS_LIMIT'])
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+
+  it('nesting beyond the depth limit is a diagnostic', async () => {
+    expect((await compile(join(hostile, 'deep.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_DEEP'])
+  })
+
+  it('__proto__, constructor and prototype as every kind of NATS name: a working module, nothing polluted, nothing executed', async () => {
+    const before = Object.getOwnPropertyNames(Object.prototype).sort()
+    const result = await compile(join(hostile, 'proto.asyncapi.yaml'))
+    expect(result.diagnostics).toEqual([])
+    const mod = await loadModule(result.code!, 'hostile-proto')
+    expect(Object.keys(mod.channels)).toEqual(['__proto__', 'constructor'])
+    expect(Object.getPrototypeOf(mod.channels)).toBeNull()
+    expect(mod.channels.__proto__).toBe(mod.proto)
+    expect(mod.proto.subject.render(JSON.parse('{"__proto__": "constructor", "constructor": "x1"}'))).toBe('proto.constructor.x1')
+    expect(mod.proto.subject.parse('proto.__proto__.abc')).toEqual(JSON.parse('{"__proto__": "__proto__", "constructor": "abc"}'))
+    expect(Object.getPrototypeOf(mod.proto.subject.parse('proto.__proto__.abc'))).toBe(Object.prototype)
+    expect(mod.proto.filters.__proto__.matches('proto.a.b')).toBe(true)
+    expect(mod.operations.__proto__).toMatchObject({ id: '__proto__', action: 'send' })
+    expect(mod.contract.id).toBe('__proto__')
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before)
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
+    // And the declarations compile.
+    const dir = join(import.meta.dirname, '.tmp/hostile-types')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'proto.d.ts'), result.dts!)
+    writeFileSync(join(dir, 'use.ts'), "import { proto, channels } from './proto.js'\nexport const s: string = proto.subject.render({ __proto__: 'constructor', constructor: 'x' } as never) + channels.constructor.id\n")
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+    expect(tsc(['-p', '.'], dir).output).toBe('')
+  })
+})
