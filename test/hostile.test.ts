@@ -1,5 +1,5 @@
 /** fixtures/hostile/: inputs built to break a compiler, and what it does with them. */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
@@ -43,5 +43,36 @@ describe('hostile corpus', () => {
     writeFileSync(join(dir, 'use.ts'), "import { proto, channels } from './proto.js'\nexport const s: string = proto.subject.render({ __proto__: 'constructor', constructor: 'x' } as never) + channels.constructor.id\n")
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
     expect(tsc(['-p', '.'], dir).output).toBe('')
+  })
+
+  it('quotes, backticks, ${, */, </script> and U+2028/U+2029 in every NATS string: escaped, never run, declarations valid', async () => {
+    const result = await compile(join(hostile, 'strings.asyncapi.yaml'))
+    expect(result.diagnostics).toEqual([])
+    for (const text of [result.code!, result.dts!]) {
+      expect(text).not.toContain('</script>')
+      expect(text).not.toMatch(/[\u2028\u2029]/)
+    }
+    const mod = await loadModule(result.code!, 'hostile-strings')
+    const channelId = "it's`${globalThis.pwned = 3}`"
+    expect(Object.keys(mod.channels)).toEqual([channelId])
+    expect(mod.channels[channelId].subject.render({ p: 'a' })).toBe('s.a')
+    expect(mod.operations['send */ </script>']).toMatchObject({ channel: channelId, source: { pointer: '/operations/send *~1 <~1script>', line: 27 } })
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
+    const dir = join(import.meta.dirname, '.tmp/hostile-strings')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'strings.d.ts'), result.dts!)
+    writeFileSync(join(dir, 'use.ts'), "import { channels, operations } from './strings.js'\nexport const s: string = channels[\"it's`${globalThis.pwned = 3}`\"].subject.render({ p: 'b' }) + operations['send */ </script>'].channel\n")
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+    expect(tsc(['-p', '.'], dir).output).toBe('')
+  })
+
+  it('a same-document $ref that names nothing is a diagnostic, not a module missing a part', async () => {
+    const dir = join(import.meta.dirname, '.tmp/hostile-refs')
+    mkdirSync(dir, { recursive: true })
+    const text = readFileSync(join(hostile, 'strings.asyncapi.yaml'), 'utf8').replace("schemas/S\"''`", "schemas/T\"''`")
+    writeFileSync(join(dir, 'refs.asyncapi.yaml'), text)
+    const result = await compile(join(dir, 'refs.asyncapi.yaml'))
+    expect(result.code).toBeUndefined()
+    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.line])).toEqual([['NATS_REF_UNRESOLVED', "/channels/it's`${globalThis.pwned = 3}`/messages/m\"'`/payload/$ref", 24]])
   })
 })

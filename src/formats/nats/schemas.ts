@@ -17,6 +17,27 @@ export function resolvePointer(doc: unknown, pointer: string): Record<string, un
   return isObject(value) ? value : undefined
 }
 
+/**
+ * The value a same-document `$ref` (`#` plus a JSON Pointer in URI-fragment form, RFC 6901 section 6)
+ * names, or undefined when it names nothing or is not well formed.
+ */
+export function resolveFragment(doc: unknown, ref: string): unknown {
+  let pointer: string
+  try {
+    pointer = decodeURIComponent(ref.slice(1))
+  } catch {
+    return undefined
+  }
+  if (pointer !== '' && !pointer.startsWith('/')) return undefined
+  let value: unknown = doc
+  for (const token of splitPointer(pointer)) {
+    if (Array.isArray(value) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < value.length) value = value[Number(token)]
+    else if (isObject(value) && Object.hasOwn(value, token)) value = value[token]
+    else return undefined
+  }
+  return value
+}
+
 /** Follows same-document `$ref`s (a bounded number of times, so cycles end). */
 export function deref(ctx: NatsContext, schema: unknown): Record<string, unknown> | undefined {
   let current = schema

@@ -8,6 +8,7 @@ import { adapterKind, adapterReferences, adapterVersion, contextFields, schemaPo
 import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, bindingTypes, correlationNotOverwritten } from './bindings.js'
 import { audienceRule, cancellationRule, completionRule, correlationRule, deliveryRule, dispatchRule, durableResources, generatedInputs, inputForms, interactionOperations, interactionShape, offlineNeedsDurable, ownershipRule, quorumRule } from './interactions.js'
 import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
+import { refResolves } from './references.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
@@ -18,6 +19,7 @@ export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, 
 /** Every other rule (NATS profile v0.2, part 1). Each has one code; README lists them. */
 export const natsRules: readonly NatsRule[] = [
   asyncapiSchema,
+  refResolves,
   profileUnsupported,
   profileShape,
   identityNonEmpty,
