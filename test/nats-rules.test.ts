@@ -1,5 +1,5 @@
 /** Every NATS profile rule: a failing fixture asserting code and JSON Pointer, and the passing documents. */
-import { readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, inspect } from '../src/index.js'
@@ -141,6 +141,23 @@ describe('bundle rules', () => {
   it('every NATS rule and reading problem has a failing fixture', () => {
     const covered = new Set([...single.map(([, code]) => code), ...bundleCases.map(([, code]) => code)])
     for (const code of [...gateRules, ...natsRules].map((r) => r.code).concat(loadCodes)) expect(covered, code).toContain(code)
+  })
+})
+
+describe('tampering', () => {
+  const lock: { entries: Array<{ path: string }> } = JSON.parse(readFileSync(join(fixtures, 'shop/bundle.lock.json'), 'utf8'))
+  const cases = lock.entries.flatMap((entry, index) => (['orders', 'payments', 'shipping'] as const).map((app) => [entry.path, app, index] as const))
+
+  // The lock vouches for the whole bundle: one flipped bit in any locked file, the compiled
+  // document included and files it never reads too, fails every build, once, at that lock entry.
+  it.each(cases)('one flipped bit in %s fails the %s build with NATS_LOCK_DIGEST', async (rel, app, index) => {
+    const bundle = ShopBundle.copy('flip')
+    const bytes = readFileSync(bundle.path(rel))
+    bytes[bytes.length >> 1]! ^= 1
+    writeFileSync(bundle.path(rel), bytes)
+    const result = await compile(bundle.doc(app))
+    expect(result.code).toBeUndefined()
+    expect(result.diagnostics.filter((d) => d.code === 'NATS_LOCK_DIGEST').map((d) => [d.file, d.pointer])).toEqual([[bundle.path('bundle.lock.json'), `/entries/${index}/sha256`]])
   })
 })
 

@@ -55,7 +55,6 @@ export function parseByExtension(file: string, text: string) {
 export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
   const read = await host.read(file)
   const parsed = parseYamlSource(file, read.text)
-  if (parsed.diagnostics.length > 0) return { diagnostics: parsed.diagnostics }
   const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
   const diagnostics: Diagnostic[] = []
   const report = reporter(diagnostics)
@@ -63,6 +62,51 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
 
   const lockFile = await findLock(dirname(file), host)
   if (lockFile) input.bundle = await readLock(lockFile, host, report)
+  const mainRel = input.bundle && relative(input.bundle.root, file).split(sep).join('/')
+  const mainTampered = input.bundle !== undefined && input.bundle.entries.has(mainRel!) && input.bundle.entries.get(mainRel!) !== read.sha256
+  if (parsed.diagnostics.length > 0) {
+    // Unreadable; if the lock pins other bytes, say that too (it may be tampering, not a typo).
+    if (mainTampered) reportLockDigest(report, input.bundle!, mainRel!, read.sha256)
+    return { diagnostics: [...diagnostics, ...parsed.diagnostics] }
+  }
+
+  /** Lock paths whose bytes were found not to be the locked ones (reported once, at the lock). */
+  const tampered = new Set<string>()
+
+  /**
+   * The bytes of a locked file, if it is present, a plain file and has the locked digest; otherwise a
+   * diagnostic at `pointer` of `from` (or, for a changed digest, at the lock entry) and undefined.
+   */
+  const verifyLocked = async (rel: string, locked: string, from: { file: string; source: JsonSource }, pointer: string): Promise<{ abs: string; text: string; sha256: string } | undefined> => {
+    const bundle = input.bundle!
+    if (tampered.has(rel)) return undefined
+    const abs = join(bundle.root, ...rel.split('/'))
+    if ((await host.kind(abs)) === 'missing') {
+      report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but not in the bundle.`, { path: rel })
+      return undefined
+    }
+    if (!(await pathIsPlain(bundle.root, rel, host))) {
+      report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, { path: rel })
+      return undefined
+    }
+    let got: { text: string; sha256: string }
+    try {
+      got = await host.read(abs)
+    } catch (error) {
+      if (error instanceof InputError) {
+        report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but cannot be read.`, { path: rel })
+        return undefined
+      }
+      throw error
+    }
+    if (got.sha256 !== locked) {
+      tampered.add(rel)
+      reportTampered(rel, got.sha256)
+      return undefined
+    }
+    return { abs, ...got }
+  }
+  const reportTampered = (rel: string, actual: string) => reportLockDigest(report, input.bundle!, rel, actual)
 
   /** Reads a bundle file named by a lock-relative path, if the lock lists it with that digest. */
   const readLocked = async (rel: string, expected: string | undefined, from: LoadedFile, pointer: string): Promise<LoadedFile | undefined> => {
@@ -83,28 +127,8 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     const abs = join(bundle.root, ...rel.split('/'))
     const cached = input.documents.get(abs) ?? input.files.get(abs)
     if (cached) return cached
-    if ((await host.kind(abs)) === 'missing') {
-      report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but not in the bundle.`, { path: rel })
-      return undefined
-    }
-    if (!(await pathIsPlain(bundle.root, rel, host))) {
-      report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, { path: rel })
-      return undefined
-    }
-    let got: { text: string; sha256: string }
-    try {
-      got = await host.read(abs)
-    } catch (error) {
-      if (error instanceof InputError) {
-        report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but cannot be read.`, { path: rel })
-        return undefined
-      }
-      throw error
-    }
-    if (got.sha256 !== locked) {
-      report(bundle.lockFile, bundle.lock, 'NATS_LOCK_DIGEST', lockPointer(bundle, rel), `${rel} does not have the digest the lock pins: its bytes hash to ${got.sha256}.`, { path: rel, locked, actual: got.sha256 })
-      return undefined
-    }
+    const got = await verifyLocked(rel, locked, from, pointer)
+    if (!got) return undefined
     const result = parseByExtension(abs, got.text)
     diagnostics.push(...result.diagnostics)
     if (result.diagnostics.length > 0) return undefined
@@ -172,6 +196,17 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       if (loaded) input.files.set(loaded.file, loaded)
     }
   }
+  // The lock vouches for the whole bundle, so every entry is checked, the document itself included,
+  // not only the files this document reads: a tampered bundle fails every build that uses it.
+  if (input.bundle) {
+    const bundle = input.bundle
+    if (mainTampered) reportTampered(mainRel!, main.sha256)
+    for (const [rel, locked] of bundle.entries) {
+      const abs = join(bundle.root, ...rel.split('/'))
+      if (rel === mainRel || tampered.has(rel) || input.documents.has(abs) || input.files.has(abs)) continue
+      await verifyLocked(rel, locked, { file: bundle.lockFile, source: bundle.lock }, lockPointer(bundle, rel, 'path'))
+    }
+  }
   return { input, diagnostics: [] }
 }
 
@@ -179,10 +214,14 @@ export function profileOf(doc: unknown): Record<string, unknown> | undefined {
   return isObject(doc) && isObject(doc['x-nats-contract']) ? doc['x-nats-contract'] : undefined
 }
 
-function lockPointer(bundle: Bundle, rel: string): string {
+function reportLockDigest(report: Report, bundle: Bundle, rel: string, actual: string): void {
+  report(bundle.lockFile, bundle.lock, 'NATS_LOCK_DIGEST', lockPointer(bundle, rel, 'sha256'), `${rel} does not have the digest the lock pins: its bytes hash to ${actual}.`, { path: rel, locked: bundle.entries.get(rel), actual })
+}
+
+function lockPointer(bundle: Bundle, rel: string, member: 'path' | 'sha256'): string {
   const entries = isObject(bundle.lock.value) && Array.isArray(bundle.lock.value.entries) ? bundle.lock.value.entries : []
   const index = entries.findIndex((e) => isObject(e) && e.path === rel)
-  return index === -1 ? '/entries' : joinPointer('', 'entries', index, 'sha256')
+  return index === -1 ? '/entries' : joinPointer('', 'entries', index, member)
 }
 
 /** Every `$ref` whose value is not a same-document fragment. */
