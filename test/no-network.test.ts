@@ -43,6 +43,16 @@ describe('no network', () => {
     expect(await codes('shipping')).toEqual(expect.arrayContaining(['NATS_UNLOCKED_FILE']))
   })
 
+  it('NATS: an import and a stream artifact named by URL', async () => {
+    const bundle = ShopBundle.copy('no-network-paths')
+    bundle.edit('shipping/asyncapi/asyncapi.yaml', 'path: payments/asyncapi/asyncapi.yaml', `path: '${url}/payments.yaml'`)
+    bundle.edit('shipping/asyncapi/asyncapi.yaml', 'path: native/streams.json', 'path: file:///etc/nats/streams.json')
+    bundle.relock()
+    const result = await compile(bundle.doc('shipping'))
+    expect(result.code).toBeUndefined()
+    expect(result.diagnostics.filter((d) => d.code === 'NATS_UNLOCKED_FILE').map((d) => d.pointer)).toEqual(expect.arrayContaining(['/x-nats-contract/imports/payments/path', '/x-nats-contract/streams/payments/artifact/path']))
+  })
+
   it('DASP: a definition and a pin manifest named by URL', async () => {
     cpSync(join(import.meta.dirname, '../fixtures/dasp'), join(work, 'dasp'), { recursive: true })
     const selection = JSON.parse(readFileSync(join(work, 'dasp/counter.dasp.json'), 'utf8'))
