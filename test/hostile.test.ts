@@ -8,6 +8,16 @@ import { loadModule } from './helpers/load-module.js'
 
 const hostile = join(import.meta.dirname, '../fixtures/hostile')
 
+/** `tsc --strict` over `use.ts` next to `<name>.d.ts`: its output, empty when both compile. */
+function typecheck(name: string, dts: string, use: string): string {
+  const dir = join(import.meta.dirname, `.tmp/hostile-types-${name}`)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, `${name}.d.ts`), dts)
+  writeFileSync(join(dir, 'use.ts'), use)
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+  return tsc(['-p', '.'], dir).output
+}
+
 describe('hostile corpus', () => {
   it('an alias bomb stops at the alias limit, at once', async () => {
     const started = Date.now()
@@ -37,12 +47,7 @@ describe('hostile corpus', () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before)
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
     // And the declarations compile.
-    const dir = join(import.meta.dirname, '.tmp/hostile-types')
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, 'proto.d.ts'), result.dts!)
-    writeFileSync(join(dir, 'use.ts'), "import { proto, channels } from './proto.js'\nexport const s: string = proto.subject.render({ __proto__: 'constructor', constructor: 'x' } as never) + channels.constructor.id\n")
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
-    expect(tsc(['-p', '.'], dir).output).toBe('')
+    expect(typecheck('proto', result.dts!, "import { proto, channels } from './proto.js'\nexport const s: string = proto.subject.render({ __proto__: 'constructor', constructor: 'x' } as never) + channels.constructor.id\n")).toBe('')
   })
 
   it('quotes, backticks, ${, */, </script> and U+2028/U+2029 in every NATS string: escaped, never run, declarations valid', async () => {
@@ -58,12 +63,7 @@ describe('hostile corpus', () => {
     expect(mod.channels[channelId].subject.render({ p: 'a' })).toBe('s.a')
     expect(mod.operations['send */ </script>']).toMatchObject({ channel: channelId, source: { pointer: '/operations/send *~1 <~1script>', line: 27 } })
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
-    const dir = join(import.meta.dirname, '.tmp/hostile-strings')
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, 'strings.d.ts'), result.dts!)
-    writeFileSync(join(dir, 'use.ts'), "import { channels, operations } from './strings.js'\nexport const s: string = channels[\"it's`${globalThis.pwned = 3}`\"].subject.render({ p: 'b' }) + operations['send */ </script>'].channel\n")
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
-    expect(tsc(['-p', '.'], dir).output).toBe('')
+    expect(typecheck('strings', result.dts!, "import { channels, operations } from './strings.js'\nexport const s: string = channels[\"it's`${globalThis.pwned = 3}`\"].subject.render({ p: 'b' }) + operations['send */ </script>'].channel\n")).toBe('')
   })
 
   it('a same-document $ref that names nothing is a diagnostic, not a module missing a part', async () => {

@@ -166,19 +166,22 @@ const supportRule: DaspRule = {
 
 const dependencyRules = (): DaspRule[] => {
   const depsOf = (d: Definition) => (Array.isArray(d.value.dependencies) ? d.value.dependencies.filter(isObject) : [])
+  /** Each dependency a requested extension's definition declares, with the extension and definition. */
+  function* requestedDependencies(ctx: Parameters<DaspRule['check']>[0]) {
+    for (const e of ctx.requested) {
+      const d = ctx.definitionOf(e.uri, e.version)
+      if (d) for (const dep of depsOf(d)) yield { e, d, dep }
+    }
+  }
   return [
     {
       code: 'DASP_DEPENDENCY_MISSING',
       description: 'The request lacks a required dependency at its exact version and scope.',
       check(ctx) {
-        for (const e of ctx.requested) {
-          const d = ctx.definitionOf(e.uri, e.version)
-          if (!d) continue
-          for (const dep of depsOf(d)) {
-            if (!ctx.requested.some((r) => r.uri === dep.uri && r.version === dep.version && r.scope === dep.scope)) {
-              const other = ctx.requested.find((r) => r.uri === dep.uri)
-              ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} requires ${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`, { dependency: dep })
-            }
+        for (const { e, dep } of requestedDependencies(ctx)) {
+          if (!ctx.requested.some((r) => r.uri === dep.uri && r.version === dep.version && r.scope === dep.scope)) {
+            const other = ctx.requested.find((r) => r.uri === dep.uri)
+            ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} requires ${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`, { dependency: dep })
           }
         }
       },
@@ -187,12 +190,8 @@ const dependencyRules = (): DaspRule[] => {
       code: 'DASP_DEPENDENCY_UNSUPPORTED',
       description: 'A required dependency has no definition among the selection\'s definitions.',
       check(ctx) {
-        for (const e of ctx.requested) {
-          const d = ctx.definitionOf(e.uri, e.version)
-          if (!d) continue
-          for (const dep of depsOf(d)) {
-            if (typeof dep.uri === 'string' && typeof dep.version === 'string' && !ctx.definitionOf(dep.uri, dep.version)) ctx.reportIn(d.file, this.code, '/dependencies', `Dependency ${dep.uri} ${dep.version} has no definition here: an unsupported dependency fails selection.`, { dependency: dep })
-          }
+        for (const { d, dep } of requestedDependencies(ctx)) {
+          if (typeof dep.uri === 'string' && typeof dep.version === 'string' && !ctx.definitionOf(dep.uri, dep.version)) ctx.reportIn(d.file, this.code, '/dependencies', `Dependency ${dep.uri} ${dep.version} has no definition here: an unsupported dependency fails selection.`, { dependency: dep })
         }
       },
     },
