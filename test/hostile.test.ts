@@ -75,4 +75,19 @@ describe('hostile corpus', () => {
     expect(result.code).toBeUndefined()
     expect(result.diagnostics.map((d) => [d.code, d.pointer, d.line])).toEqual([['NATS_REF_UNRESOLVED', "/channels/it's`${globalThis.pwned = 3}`/messages/m\"'`/payload/$ref", 24]])
   })
+
+  it('DASP setting values carrying quotes, backticks, ${, */, </script>, U+2028/U+2029 and __proto__: data, never code', async () => {
+    const result = await compile(join(hostile, 'strings.dasp.json'))
+    expect(result.diagnostics).toEqual([])
+    for (const text of [result.code!, result.dts!]) {
+      expect(text).not.toContain('</script>')
+      expect(text).not.toMatch(/[\u2028\u2029]/)
+    }
+    const mod = await loadModule(result.code!, 'hostile-dasp')
+    const commands = mod.selectionRequest.extensions[1].settings.commands
+    expect(commands.map((c: { name: string }) => c.name)).toEqual(['counter.add"\'`${globalThis.pwned = 1}`*/</script>\u2028\u2029', '__proto__'])
+    expect(Object.isFrozen(commands[0])).toBe(true)
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
+    expect(typecheck('dasp', result.dts!, "import { selectionRequest } from './dasp.js'\nexport const s: string = selectionRequest.dasp\n")).toBe('')
+  })
 })
