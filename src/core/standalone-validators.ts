@@ -21,6 +21,25 @@ export function standaloneAjv(): InstanceType<typeof Ajv> {
   })
 }
 
+let shared: InstanceType<typeof Ajv> | undefined
+
+/**
+ * Runs `use` with one long-lived standalone ajv and removes every schema it added afterwards. A new
+ * ajv compiles the JSON Schema meta-schema on its first `addSchema` (25-60 ms, bench/), which a
+ * compile that needs a handful of validators would otherwise pay every time. Nothing compiled for
+ * one contract survives into the next: the cache is the meta-schema only.
+ */
+export function withStandaloneAjv<T>(use: (ajv: InstanceType<typeof Ajv>) => T): T {
+  const ajv = (shared ??= standaloneAjv())
+  const internals = ajv as unknown as { schemas: Record<string, unknown>; refs: Record<string, unknown> }
+  const before = new Set([...Object.keys(internals.schemas), ...Object.keys(internals.refs)])
+  try {
+    return use(ajv)
+  } finally {
+    for (const key of [...Object.keys(internals.schemas), ...Object.keys(internals.refs)]) if (!before.has(key)) ajv.removeSchema(key)
+  }
+}
+
 /**
  * The standalone code of one compiled schema as a function expression with no free variables but
  * its own `module` and the runtime's `$ajvRuntime` (imported by the generated module), which

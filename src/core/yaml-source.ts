@@ -4,6 +4,7 @@ import { joinPointer, splitPointer } from './json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
 import { LIMITS, loneSurrogate } from './limits.js'
 import { LineIndex } from './source-text.js'
+import { loadFastYaml, type FastYaml } from './yaml-fast.js'
 
 /** The offset of the first node nested deeper than the limit, or undefined (iterative). */
 function tooDeepNode(root: unknown): number | undefined {
@@ -22,12 +23,43 @@ function tooDeepNode(root: unknown): number | undefined {
 export const YAML_LIMITS = { aliases: 16, aliasExpansion: 256 }
 
 /**
- * A YAML document held to what JSON can say, with the position of every value (yaml by eemeli
- * keeps ranges on each node). Duplicate keys, explicit tags, non-string keys, values JSON has no
+ * A YAML document held to what JSON can say, with the position of every value. Plain documents
+ * take the fast path (`yaml-fast.ts`: js-yaml, collection positions); the first position it cannot
+ * answer (a scalar's, or a missing value's nearest ancestor) parses the text once more on the exact
+ * path. Everything else takes the exact path from the start.
+ */
+export function parseYamlSource(file: string, text: string): JsonParseResult {
+  const fast = loadFastYaml(text)
+  if (!fast) return parseExactYaml(file, text)
+  const lines = new LineIndex(text)
+  let exact: JsonSource | undefined
+  const locate = (pointer: string) => {
+    const offset = collectionStart(fast, pointer)
+    if (offset !== undefined) return { ...lines.position(offset), offset }
+    exact ??= parseExactYaml(file, text).source
+    return exact.locate(pointer)
+  }
+  return { source: { file, text, value: fast.value, lines, locate }, diagnostics: [] }
+}
+
+/** Where the mapping or sequence at `pointer` starts, if the pointer names one. */
+function collectionStart({ value, starts }: FastYaml, pointer: string): number | undefined {
+  let node: unknown = value
+  for (const token of splitPointer(pointer)) {
+    if (Array.isArray(node)) node = /^(?:0|[1-9][0-9]*)$/.test(token) ? node[Number(token)] : undefined
+    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, token)) node = (node as Record<string, unknown>)[token]
+    else return undefined
+  }
+  return node !== null && typeof node === 'object' ? starts.get(node) : undefined
+}
+
+/**
+ * The exact path: a YAML document held to what JSON can say, with the position of every value
+ * (yaml by eemeli keeps ranges on each node). Duplicate keys, explicit tags, non-string keys, values JSON has no
  * form for (`.inf`, `.nan`) and aliases beyond `YAML_LIMITS` are diagnostics; the value is the
  * plain JSON-compatible data.
  */
-export function parseYamlSource(file: string, text: string): JsonParseResult {
+export function parseExactYaml(file: string, text: string): JsonParseResult {
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []
   const report = (code: string, offset: number, pointer: string, message: string) =>

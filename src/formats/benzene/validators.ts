@@ -1,4 +1,4 @@
-import { standaloneAjv, standaloneValidator } from '../../core/standalone-validators.js'
+import { standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import type { Schema } from './document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
@@ -23,12 +23,13 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
   const roots = requests.map((r, i) => ({ ...r, id: `v${i}`, json: convert(r.schema, contexts[r.direction]) }))
   const out = new Map<string, string>()
   if (roots.length === 0) return out
-  const ajv = standaloneAjv()
-  for (const direction of ['request', 'response'] as const) {
-    const document = definitionsDocument(contexts[direction])
-    if (Object.keys(document.definitions as object).length > 0 || roots.some((r) => r.direction === direction)) ajv.addSchema(document)
-  }
-  for (const root of roots) ajv.addSchema(typeof root.json === 'boolean' ? { $id: root.id } : { ...root.json, $id: root.id })
-  for (const root of roots) out.set(root.name, standaloneValidator(ajv, root.id))
-  return out
+  return withStandaloneAjv((ajv) => {
+    for (const direction of ['request', 'response'] as const) {
+      const document = definitionsDocument(contexts[direction])
+      if (Object.keys(document.definitions as object).length > 0 || roots.some((r) => r.direction === direction)) ajv.addSchema(document)
+    }
+    for (const root of roots) ajv.addSchema(typeof root.json === 'boolean' ? { $id: root.id } : { ...root.json, $id: root.id })
+    for (const root of roots) out.set(root.name, standaloneValidator(ajv, root.id))
+    return out
+  })
 }

@@ -3,7 +3,7 @@ import { commentText, jsLiteral, jsString, propertyKey, sortedCopy } from '../..
 import type { Generated } from '../../core/format.js'
 import type { TemplateToken } from '../../runtime/subjects.js'
 import type { TokenType } from '../../runtime/tokens.js'
-import { standaloneAjv, standaloneValidator } from '../../core/standalone-validators.js'
+import { standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import type { ChannelModel, NatsModel } from './model.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
@@ -81,13 +81,14 @@ function payloadValidators(model: NatsModel): Map<string, string> {
   const out = new Map<string, string>()
   const wanted = model.interactions.filter((it) => it.payloadSchema !== undefined)
   if (wanted.length === 0) return out
-  const ajv = standaloneAjv()
-  wanted.forEach((it, i) => {
-    // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
-    ajv.addSchema({ $id: `p${i}`, components: { schemas: model.schemas }, allOf: [it.payloadSchema] })
-    out.set(it.id, standaloneValidator(ajv, `p${i}`))
+  return withStandaloneAjv((ajv) => {
+    wanted.forEach((it, i) => {
+      // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
+      ajv.addSchema({ $id: `p${i}`, components: { schemas: model.schemas }, allOf: [it.payloadSchema] })
+      out.set(it.id, standaloneValidator(ajv, `p${i}`))
+    })
+    return out
   })
-  return out
 }
 
 /** A token type as the TypeScript type of its values: enum literals, or a template literal for a prefix. */

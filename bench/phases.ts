@@ -1,0 +1,27 @@
+/** Ad-hoc: time each compile stage of one document (`node --import tsx bench/phases.ts nats 500`). */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { recordingHost } from '../src/core/input-host.js'
+import { natsFormat } from '../src/formats/nats/index.js'
+import { benzeneFormat } from '../src/formats/benzene/index.js'
+import { benzeneDocument, natsDocument } from './generate.js'
+const [kind = 'nats', n = '500'] = process.argv.slice(2)
+const dir = join(import.meta.dirname, '.work-profile')
+mkdirSync(dir, { recursive: true })
+const file = join(dir, kind === 'nats' ? `p${n}.asyncapi.yaml` : `p${n}.spec.json`)
+writeFileSync(file, kind === 'nats' ? natsDocument(Number(n)) : benzeneDocument(Number(n)))
+const format = (kind === 'nats' ? natsFormat : benzeneFormat) as any
+const times: Record<string, number[]> = {}
+const t = (name: string, f: () => any) => { const s = performance.now(); const r = f(); (times[name] ??= []).push(performance.now() - s); return r }
+for (let i = 0; i < 25; i++) {
+  const host = recordingHost()
+  const s = performance.now()
+  const parsed = await format.parse(file, host)
+  ;(times.parse ??= []).push(performance.now() - s)
+  const d = t('validate', () => format.validate(parsed.parsed))
+  if (i === 0 && d.length) console.log(d.slice(0, 2))
+  const m = t('normalize', () => format.normalize(parsed.parsed, {}, undefined))
+  const g = t('generate', () => format.generate(m.model))
+  if (i === 0) console.log('code', g.code.length, 'dts', g.dts?.length)
+}
+for (const [k, v] of Object.entries(times)) console.log(k, v.slice(5).sort((a, b) => a - b)[10]!.toFixed(2))
