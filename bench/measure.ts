@@ -19,3 +19,21 @@ export function hot(fn: (i: number) => unknown, iterations: number, runs: number
     return sink
   }, runs)
 }
+
+/**
+ * Medians of several functions measured in alternation (a, b, a, b, ...), so that a slow spell of a
+ * shared machine falls on every side of a ratio alike.
+ */
+export async function paired<K extends string>(fns: Record<K, () => unknown>, runs: number, warmup = Math.max(3, Math.ceil(runs / 2))): Promise<Record<K, number>> {
+  const names = Object.keys(fns) as K[]
+  for (let i = 0; i < warmup; i++) for (const name of names) await fns[name]()
+  const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>
+  for (let i = 0; i < runs; i++) {
+    for (const name of names) {
+      const start = performance.now()
+      await fns[name]()
+      times[name].push(performance.now() - start)
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, times[n].sort((a, b) => a - b)[Math.floor(runs / 2)]!])) as Record<K, number>
+}

@@ -6,20 +6,46 @@
 export function jsString(value: string): string {
   // JSON.stringify escapes quotes, backslashes, control characters and lone surrogates; the rest
   // closes the gaps between a JSON string and a string literal embedded anywhere.
-  return JSON.stringify(value)
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029')
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
+  const json = JSON.stringify(value)
+  // One test first: almost no string needs the second pass (generation time, bench/).
+  return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, (c) => SCRIPT_ESCAPES[c]!) : json
 }
 
-/** A JSON value as a JavaScript expression, with every string escaped by `jsString`. */
+const UNSAFE_IN_SCRIPT = /[\u2028\u2029<>]/
+const UNSAFE_IN_SCRIPT_ALL = /[\u2028\u2029<>]/g
+const SCRIPT_ESCAPES: Record<string, string> = { '\u2028': '\\u2028', '\u2029': '\\u2029', '<': '\\u003c', '>': '\\u003e' }
+
+/** A JSON value as a JavaScript expression, with every string escaped as `jsString` escapes it. */
 export function jsLiteral(value: unknown): string {
+  // JSON text is a JavaScript expression for the same value, but for a `__proto__` key (an object
+  // literal would set the prototype) and what JSON cannot say (undefined, non-finite numbers): one
+  // native stringify and one escape pass when the value has neither, the member-by-member form otherwise.
+  if (plainJson(value, 0)) {
+    const json = JSON.stringify(value)
+    return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, (c) => SCRIPT_ESCAPES[c]!) : json
+  }
+  return memberwiseLiteral(value)
+}
+
+function plainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
+  if (typeof value === 'number') return Number.isFinite(value)
+  if (typeof value !== 'object' || depth > 256) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plainJson(value[i], depth + 1)) return false
+    return true
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return false
+  for (const key in value) if (key === '__proto__' || !plainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+  return true
+}
+
+function memberwiseLiteral(value: unknown): string {
   if (typeof value === 'string') return jsString(value)
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value)
-  if (Array.isArray(value)) return `[${value.map(jsLiteral).join(', ')}]`
+  if (Array.isArray(value)) return `[${value.map(memberwiseLiteral).join(', ')}]`
   if (typeof value === 'object') {
-    const members = Object.entries(value as Record<string, unknown>).map(([k, v]) => `[${jsString(k)}]: ${jsLiteral(v)}`)
+    const members = Object.entries(value as Record<string, unknown>).map(([k, v]) => `[${jsString(k)}]: ${memberwiseLiteral(v)}`)
     return `{ ${members.join(', ')} }`
   }
   return 'undefined'
@@ -85,5 +111,12 @@ export function toTypeIdentifier(name: string, taken: Set<string>): string {
 export function sortedCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(sortedCopy) as T
   if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedCopy((value as Record<string, unknown>)[k])])) as T
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) {
+    const copy = sortedCopy((value as Record<string, unknown>)[key])
+    // Assigning `__proto__` would set the prototype; it is data here, as it was in the document.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true })
+    else out[key] = copy
+  }
+  return out as T
 }

@@ -1,10 +1,12 @@
 /** JSON Pointer (RFC 6901) helpers. */
 
 export function escapeToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1')
+  if (typeof token === 'number') return String(token)
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
 }
 
 export function unescapeToken(token: string): string {
+  if (!token.includes('~')) return token
   return token.replace(/~1/g, '/').replace(/~0/g, '~')
 }
 

@@ -16,28 +16,68 @@ import { LIMITS } from './limits.js'
 export interface FastYaml {
   value: unknown
   /** Start offset of every mapping and sequence, by identity. */
-  starts: WeakMap<object, number>
+  starts: Map<object, number>
 }
 
 // Anything the fast path does not reproduce exactly, found before parsing: an anchor, alias, tag or
 // explicit key indicator where a node may begin, a directive or document marker after the first
 // line, a byte order mark, and an escape that may produce an unpaired surrogate. False positives
 // only cost speed.
-const NEEDS_EXACT = /(?:^|[\s[{,])[&*!]|(?:^|[\s[{,])\?(?=\s|$)|\n(?:%|---|\.\.\.)|^%|\\[uU]0{0,4}[dD][89a-fA-F]|^\uFEFF|(?:^|[\s[{,-])[ \t]*:(?=[\s]|$)/m
+const NEEDS_EXACT: Array<[guard: string, pattern: RegExp]> = [
+  ['&', /(?:^|[\s[{,])&/m],
+  ['*', /(?:^|[\s[{,])\*/m],
+  ['!', /(?:^|[\s[{,])!/m],
+  ['?', /(?:^|[\s[{,])\?(?:\s|$)/m],
+  [':', /(?:^|[\s[{,-]):(?:\s|$)/m], // an empty key
+  ['%', /^%/m],
+  ['\n---', /^---/m],
+  ['\n...', /^\.\.\./m],
+  ['\\', /\\[uU]0{0,4}[dD][89a-fA-F]/],
+]
 
-/** YAML 1.2 core schema, resolved as `yaml` resolves it; `.inf`/`.nan` stop the fast path (JSON has no form for them). */
+function needsExact(text: string): boolean {
+  if (text.charCodeAt(0) === 0xfeff) return true
+  // One leading document marker is fine; any later one starts a second document.
+  const body = text.startsWith('---') ? text.slice(3) : text
+  // `includes` first: most documents have no `&`, `!`, `%` or backslash at all, and a native
+  // substring search is far cheaper than a regular expression over a large text.
+  return NEEDS_EXACT.some(([guard, pattern]) => body.includes(guard) && pattern.test(body))
+}
+
+const GLUED_BEFORE_COMMENT = new Set([39 /* ' */, 34 /* " */, 93 /* ] */, 125 /* } */])
+
+/** Whether anything but blanks follows the first line break between `at` and `end`. */
+function spansLines(text: string, at: number, end: number): boolean {
+  const lineEnd = text.indexOf('\n', at)
+  return lineEnd !== -1 && lineEnd < end && text.slice(lineEnd, end).trim() !== ''
+}
+
+/** Could a plain scalar starting with this character be a number? (`[0-9+-.]`: most scalars are words.) */
+const numeric = (s: string) => {
+  const c = s.charCodeAt(0)
+  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46
+}
+
+/**
+ * YAML 1.2 core schema, resolved as `yaml` resolves it (js-yaml's own core types also accept `_`
+ * in numbers and `0b` integers); `.inf`/`.nan` stop the fast path (JSON has no form for them).
+ */
 const CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
-    new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: (s: string | null) => s === null || /^(?:~|[Nn]ull|NULL)?$/.test(s), construct: () => null }),
-    new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: (s: string | null) => s !== null && /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s), construct: (s: string) => s[0] === 't' || s[0] === 'T' }),
+    new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: (s: string | null) => s === null || s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL', construct: () => null }),
+    new Type('tag:yaml.org,2002:bool', {
+      kind: 'scalar',
+      resolve: (s: string | null) => s === 'true' || s === 'True' || s === 'TRUE' || s === 'false' || s === 'False' || s === 'FALSE',
+      construct: (s: string) => s[0] === 't' || s[0] === 'T',
+    }),
     new Type('tag:yaml.org,2002:int', {
       kind: 'scalar',
-      resolve: (s: string | null) => s !== null && /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(s),
+      resolve: (s: string | null) => s !== null && numeric(s) && /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(s),
       construct: (s: string) => (s.startsWith('0o') ? parseInt(s.slice(2), 8) : s.startsWith('0x') ? parseInt(s.slice(2), 16) : parseInt(s, 10)),
     }),
     new Type('tag:yaml.org,2002:float', {
       kind: 'scalar',
-      resolve: (s: string | null) => s !== null && /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s),
+      resolve: (s: string | null) => s !== null && numeric(s) && /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s),
       construct: (s: string) => {
         if (/[iI][nN][fF]|[nN][aA][nN]/.test(s)) throw new Error('non-finite number')
         return parseFloat(s)
@@ -66,10 +106,13 @@ function reachableCollections(root: object): number {
   let count = 0
   const stack: object[] = [root]
   while (stack.length > 0) {
-    const node = stack.pop()!
+    const node = stack.pop() as Record<string, unknown>
     count++
-    const children = Array.isArray(node) ? node : Object.values(node)
-    for (const child of children) if (child !== null && typeof child === 'object') stack.push(child)
+    // for...in: no array of values per object; these are plain objects and arrays (own keys only).
+    for (const key in node) {
+      const child = node[key]
+      if (child !== null && typeof child === 'object') stack.push(child)
+    }
   }
   return count
 }
@@ -82,11 +125,12 @@ function previousNonBlank(text: string, offset: number): number {
 
 /** The document's value and collection positions, or undefined when only the exact path can read it. */
 export function loadFastYaml(text: string): FastYaml | undefined {
-  if (NEEDS_EXACT.test(text)) return undefined
-  const starts = new WeakMap<object, number>()
+  if (needsExact(text)) return undefined
+  const starts = new Map<object, number>()
   const opened: number[] = []
   let collections = 0
   const root = text.charCodeAt(nodeStart(text, 0))
+  // In a document that is one flow collection (JSON written as YAML) indentation is free.
   const flowDocument = root === 123 /* { */ || root === 91 /* [ */
   /** Whether the innermost flow collection around the closing node is a mapping. */
   const insideFlowMapping = () => {
@@ -97,38 +141,41 @@ export function loadFastYaml(text: string): FastYaml | undefined {
     }
     return false
   }
+  // js-yaml calls the listener when a node opens and when it closes (sometimes twice for one node,
+  // from nested calls); `state.position` is where the node ends on close.
   const listener = (event: 'open' | 'close', state: State) => {
     if (event === 'open') {
       opened.push(state.position)
       return
     }
-    const at = nodeStart(text, opened.pop()!)
+    const open = opened.pop()!
+    const end = state.position
     const result: unknown = state.result
-    // A flow node (quoted or plain scalar, `{...}`, `[...]`) continued on another line must be
-    // indented past its block parent; js-yaml does not check, so such nodes go to the exact path
-    // (unless the whole document is one flow collection, where indentation is free).
-    if (!flowDocument && state.position > at) {
-      const first = text.charCodeAt(at)
-      if (first !== 124 /* | */ && first !== 62 /* > */ && (result === null || typeof result !== 'object' || first === 123 /* { */ || first === 91) /* [ */) {
-        const lineEnd = text.indexOf('\n', at)
-        if (lineEnd !== -1 && lineEnd < state.position && text.slice(lineEnd, state.position).trim() !== '') throw new NotFast()
-      }
-    }
     // A comment glued to a closing quote or bracket (`'a'#b`) is an error js-yaml lets through.
-    if (text.charCodeAt(state.position) === 35 /* # */) throw new NotFast()
+    if (text.charCodeAt(end) === 35 /* # */ && GLUED_BEFORE_COMMENT.has(text.charCodeAt(end - 1))) throw new NotFast()
     if (result !== null && typeof result === 'object') {
-      if (!starts.has(result)) {
-        starts.set(result, at)
-        collections++
-      }
-    } else if (typeof result !== 'string') {
+      if (starts.has(result)) return
+      const at = nodeStart(text, open)
+      const first = text.charCodeAt(at)
+      if (!flowDocument && (first === 123 /* { */ || first === 91) /* [ */ && spansLines(text, at, end)) throw new NotFast()
+      starts.set(result, at)
+      collections++
+      return
+    }
+    const lineEnd = text.indexOf('\n', open)
+    const multiline = lineEnd !== -1 && lineEnd < end
+    if (!multiline && typeof result === 'string') return
+    const at = nodeStart(text, open)
+    const first = text.charCodeAt(at)
+    if (multiline && !flowDocument && first !== 124 /* | */ && first !== 62 /* > */ && spansLines(text, at, end)) throw new NotFast()
+    if (typeof result !== 'string') {
       // A plain scalar that is not a string followed by `:` is a key: JSON has no such key, and the
       // exact path reports it (js-yaml would silently turn it into a string).
-      let i = state.position
+      let i = end
       while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++
       if (text.charCodeAt(i) === 58 /* : */) throw new NotFast()
       // In a flow mapping, a scalar not right after `:` is a key with an implied null value (`{ 3 }`).
-      if (insideFlowMapping() && previousNonBlank(text, at) !== 58 /* : */) throw new NotFast()
+      if (previousNonBlank(text, at) !== 58 /* : */ && insideFlowMapping()) throw new NotFast()
     }
   }
   let value: unknown

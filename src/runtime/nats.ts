@@ -1,6 +1,6 @@
 /** `unplugin-contracts/runtime/nats`: what generated NATS contract modules import. */
 export { SubjectError, createChannel, createFilter, createSubject } from './subjects.js'
-export type { Channel, Filter, SourceLink, Subject, SubjectErrorCode, TemplateToken } from './subjects.js'
+export type { AddressedChannel, Channel, Filter, SourceLink, Subject, SubjectErrorCode, TemplateToken } from './subjects.js'
 export { inDomain, intersects, isBaseToken, type Alphabet, type TokenType } from './tokens.js'
 export { MaterializeError, createInteraction, materialize, operationId, quorumThreshold } from './interactions.js'
 export type { BindingSource, Interaction, InteractionInput, MaterializeValues } from './interactions.js'

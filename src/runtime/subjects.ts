@@ -56,6 +56,9 @@ export interface Channel<P, F extends string = string> {
   readonly source: SourceLink
 }
 
+/** A channel with an address: its `subject` renders and parses concrete subjects. */
+export type AddressedChannel<P, F extends string = string> = Channel<P, F> & { readonly subject: Subject<P> }
+
 function compile(template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>) {
   const checks = template.map((t) => (typeof t === 'string' ? undefined : domainCheck(parameters[t.param]!)))
   return checks

@@ -97,12 +97,16 @@ function lettersOf(chars: string): string {
   return out
 }
 
-const commonCache = new Map<string, string>()
-/** The characters two alphabets share (cached: the overlap check calls this for every pair of positions). */
+const commonCache = new Map<string, Map<string, string>>()
+/**
+ * The characters two alphabets share (cached: the overlap check calls this for every pair of
+ * positions; keyed by the two strings themselves, not by a concatenation built on every call).
+ */
 function commonChars(a: string, b: string): string {
-  const key = a + '\0' + b
-  let out = commonCache.get(key)
-  if (out === undefined) commonCache.set(key, (out = [...a].filter((c) => b.includes(c)).join('')))
+  let byB = commonCache.get(a)
+  if (byB === undefined) commonCache.set(a, (byB = new Map()))
+  let out = byB.get(b)
+  if (out === undefined) byB.set(b, (out = [...a].filter((c) => b.includes(c)).join('')))
   return out
 }
 

@@ -2,7 +2,8 @@ import type { Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../core/json-pointer.js'
 import { isEmptyLanguage, type TokenType } from '../../runtime/tokens.js'
 import type { TemplateToken } from '../../runtime/subjects.js'
-import { parseAddress } from './address.js'
+import { parseAddress, parseFilter, positions } from './address.js'
+import type { Language } from './languages.js'
 import { isObject } from './document.js'
 import { profileOf, reporter, type LoadedFile, type NatsInput } from './load.js'
 import { tokenTypeProblem } from './token-types.js'
@@ -14,7 +15,18 @@ export interface ChannelInfo {
   tokens?: TemplateToken[]
   /** Placeholder -> token type name, from the profile. */
   parameters: Record<string, string>
+  /** What parsing the address gave, problems included (parsed once per input). */
+  parsed?: ReturnType<typeof parseAddress>
 }
+
+interface DerivedFacts {
+  types?: Record<string, TokenType>
+  channels?: Map<string, ChannelInfo>
+  filters?: Map<string, ReturnType<typeof parseFilter>>
+  channelTypes?: Map<ChannelInfo, Record<string, TokenType> | undefined>
+  languages?: Map<ChannelInfo, Language | undefined>
+}
+const derived = new WeakMap<NatsInput, DerivedFacts>()
 
 /** What every NATS rule reads: the input, helpers to report, and facts derived once. */
 export class NatsContext {
@@ -50,23 +62,32 @@ export class NatsContext {
     return isObject(value) ? value : {}
   }
 
-  private types?: Record<string, TokenType>
-  /** The token types that are well defined and non-empty. */
-  get tokenTypes(): Record<string, TokenType> {
-    if (!this.types) {
-      this.types = Object.create(null) as Record<string, TokenType>
-      for (const [name, def] of Object.entries(this.section('tokenTypes'))) {
-        if (tokenTypeProblem(def) === undefined && !isEmptyLanguage(def as TokenType)) this.types[name] = normalizeTokenType(def as TokenType)
-      }
-    }
-    return this.types
+  // Derived facts are kept per input, not per context: validation and normalization each build a
+  // context for the same input, and parsing every address twice showed in the profile (bench/).
+  private get facts(): DerivedFacts {
+    let facts = derived.get(this.input)
+    if (!facts) derived.set(this.input, (facts = {}))
+    return facts
   }
 
-  private channelInfo?: Map<string, ChannelInfo>
+  /** The token types that are well defined and non-empty. */
+  get tokenTypes(): Record<string, TokenType> {
+    const facts = this.facts
+    if (!facts.types) {
+      const types = Object.create(null) as Record<string, TokenType>
+      for (const [name, def] of Object.entries(this.section('tokenTypes'))) {
+        if (tokenTypeProblem(def) === undefined && !isEmptyLanguage(def as TokenType)) types[name] = normalizeTokenType(def as TokenType)
+      }
+      facts.types = types
+    }
+    return facts.types
+  }
+
   /** Standard channels, with their profile parameters. */
   get channels(): Map<string, ChannelInfo> {
-    if (!this.channelInfo) {
-      this.channelInfo = new Map()
+    const facts = this.facts
+    if (!facts.channels) {
+      const channels = new Map<string, ChannelInfo>()
       const profiled = this.section('channels')
       for (const [id, channel] of Object.entries(this.standard('channels'))) {
         if (!isObject(channel)) continue
@@ -74,10 +95,20 @@ export class NatsContext {
         const parsed = address === undefined ? undefined : parseAddress(address)
         const profile = isObject(profiled[id]) ? (profiled[id] as Record<string, unknown>) : {}
         const parameters = isObject(profile.parameters) ? (Object.fromEntries(Object.entries(profile.parameters).filter(([, v]) => typeof v === 'string')) as Record<string, string>) : {}
-        this.channelInfo.set(id, { id, ...(address === undefined ? {} : { address }), ...(parsed && 'tokens' in parsed ? { tokens: parsed.tokens } : {}), parameters })
+        channels.set(id, { id, ...(address === undefined ? {} : { address }), ...(parsed && 'tokens' in parsed ? { tokens: parsed.tokens } : {}), parameters, ...(parsed ? { parsed } : {}) })
       }
+      facts.channels = channels
     }
-    return this.channelInfo
+    return facts.channels
+  }
+
+  /** A filter (or native subject pattern) parsed, once per input and text. */
+  filter(text: string): ReturnType<typeof parseFilter> {
+    const facts = this.facts
+    const filters = (facts.filters ??= new Map())
+    let parsed = filters.get(text)
+    if (!parsed) filters.set(text, (parsed = parseFilter(text)))
+    return parsed
   }
 
   /**
@@ -86,14 +117,33 @@ export class NatsContext {
    * rules skip the channel).
    */
   channelTypes(channel: ChannelInfo): Record<string, TokenType> | undefined {
-    const out = Object.create(null) as Record<string, TokenType>
+    const facts = this.facts
+    const memo = (facts.channelTypes ??= new Map())
+    if (memo.has(channel)) return memo.get(channel)
+    let out: Record<string, TokenType> | undefined = Object.create(null) as Record<string, TokenType>
     for (const [param, typeName] of Object.entries(channel.parameters)) {
       const type = this.tokenTypes[typeName]
-      if (!type) return undefined
+      if (!type) {
+        out = undefined
+        break
+      }
       out[param] = type
     }
-    for (const token of channel.tokens ?? []) if (typeof token !== 'string' && !out[token.param]) return undefined
+    const typed = out
+    if (typed && (channel.tokens ?? []).some((token) => typeof token !== 'string' && !typed[token.param])) out = undefined
+    memo.set(channel, out)
     return out
+  }
+
+  /** The subject language of a channel with a typed address (once per channel), else undefined. */
+  language(channel: ChannelInfo): Language | undefined {
+    const facts = this.facts
+    const memo = (facts.languages ??= new Map())
+    if (memo.has(channel)) return memo.get(channel)
+    const types = channel.tokens && this.channelTypes(channel)
+    const language = channel.tokens && types ? (positions(channel.tokens, types) as Language) : undefined
+    memo.set(channel, language)
+    return language
   }
 
   /** The standard channel id an operation or reference names (`{$ref: '#/channels/<id>'}`). */

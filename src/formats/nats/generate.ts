@@ -33,7 +33,7 @@ function ordered(model: NatsModel): NatsModel {
     interactions: byId(model.interactions, (i) => i.id).map((i) => ({ ...i, data: sortedCopy(i.data), payloadSchema: sortedCopy(i.payloadSchema) })),
     pipelines: byId(model.pipelines, (p) => p.key).map((p) => ({ ...p, data: sortedCopy(p.data) })),
     workflows: byId(model.workflows, (w) => w.key).map((w) => ({ ...w, data: sortedCopy(w.data) })),
-    schemas: sortedCopy(model.schemas),
+    // Component schemas are only read for payload validators, which copy what they use.
   }
 }
 
@@ -46,11 +46,14 @@ export function generateNats(unordered: NatsModel): Generated {
     '',
   ]
   lines.push(`export const contract = /* @__PURE__ */ $deepFreeze(${jsLiteral(model.contract)});`)
-  lines.push(`export const tokenTypes = /* @__PURE__ */ $idMap(${jsLiteral(Object.entries(model.tokenTypes))});`)
+  // Each token type once, shared by `tokenTypes` and every channel parameter of that type.
+  const typeConst = new Map(Object.keys(model.tokenTypes).map((name, i) => [name, `$type${i}`]))
+  for (const [name, type] of Object.entries(model.tokenTypes)) lines.push(`const ${typeConst.get(name)} = ${jsLiteral(type)};`)
+  lines.push(`export const tokenTypes = /* @__PURE__ */ $idMap([${Object.keys(model.tokenTypes).map((name) => `[${jsString(name)}, ${typeConst.get(name)}]`).join(', ')}]);`)
   const mappings: NonNullable<Generated['mappings']> = []
   for (const channel of model.channels) {
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
-    const parameters = Object.entries(channel.parameters).map(([param, type]) => `[${jsString(param)}]: ${jsLiteral(model.tokenTypes[type])}`)
+    const parameters = Object.entries(channel.parameters).map(([param, type]) => `[${jsString(param)}]: ${typeConst.get(type) ?? 'undefined'}`)
     const filters = channel.filters.map((f) => `[${jsString(f.name)}, ${jsString(f.template)}, ${template(f.tokens)}]`)
     lines.push(
       `export const ${channel.exportName} = /* @__PURE__ */ $createChannel({ id: ${jsString(channel.id)}, address: ${channel.address === undefined ? 'undefined' : jsString(channel.address)}, ${
@@ -81,10 +84,11 @@ function payloadValidators(model: NatsModel): Map<string, string> {
   const out = new Map<string, string>()
   const wanted = model.interactions.filter((it) => it.payloadSchema !== undefined)
   if (wanted.length === 0) return out
+  const schemas = sortedCopy(model.schemas)
   return withStandaloneAjv((ajv) => {
     wanted.forEach((it, i) => {
       // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
-      ajv.addSchema({ $id: `p${i}`, components: { schemas: model.schemas }, allOf: [it.payloadSchema] })
+      ajv.addSchema({ $id: `p${i}`, components: { schemas }, allOf: [it.payloadSchema] })
       out.set(it.id, standaloneValidator(ajv, `p${i}`))
     })
     return out
@@ -107,16 +111,24 @@ function declarations(model: NatsModel, header: string): string {
   const out = [header, `import type * as $nats from ${jsString(RUNTIME)};`, '']
   out.push(`export declare const contract: { readonly id: ${jsString(model.contract.id)}; readonly version: ${jsString(model.contract.version)}; readonly profile: "0.2.0-draft"; readonly digest: ${jsString(model.contract.digest)} };`)
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
+  // Channels that share a parameter shape share one type alias: smaller declarations, and the
+  // same type name in an application's hovers and errors.
+  const shapes = new Map<string, string>()
+  const channelLines: string[] = []
   for (const channel of model.channels) {
     const filters = channel.filters.length === 0 ? 'never' : channel.filters.map((f) => jsString(f.name)).join(' | ')
-    out.push(`/** Channel ${commentText(jsString(channel.id))}${channel.address === undefined ? ' (reply channel: no address)' : `: ${commentText(channel.address)}`}. */`)
-    const params = parametersType(channel, model)
-    out.push(
+    channelLines.push(`/** Channel ${commentText(jsString(channel.id))}${channel.address === undefined ? ' (reply channel: no address)' : `: ${commentText(channel.address)}`}. */`)
+    const shape = parametersType(channel, model)
+    let params = shapes.get(shape)
+    if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
+    channelLines.push(
       channel.address === undefined
         ? `export declare const ${channel.exportName}: $nats.Channel<${params}, ${filters}> & { readonly subject?: undefined };`
-        : `export declare const ${channel.exportName}: $nats.Channel<${params}, ${filters}> & { readonly subject: $nats.Subject<${params}> };`,
+        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${params}, ${filters}>;`,
     )
   }
+  for (const [shape, name] of shapes) out.push(`type ${name} = ${shape};`)
+  out.push(...channelLines)
   const members = model.channels.map((c) => `  readonly ${jsString(c.id)}: typeof ${c.exportName};`)
   out.push(`export declare const channels: {${members.length ? '\n' + members.join('\n') + '\n' : ' '}};`)
   const ops = model.operations.map((o) => `  readonly ${jsString(o.id)}: $nats.OperationDescriptor & { readonly action: ${jsString(o.action)}; readonly channel: ${jsString(o.channel)} };`)
@@ -130,6 +142,9 @@ function declarations(model: NatsModel, header: string): string {
   })
   out.push(`export declare const interactions: {${its.length ? '\n' + its.join('\n') + '\n' : ' '}};`)
   out.push(`export declare const pipelines: { readonly [key: string]: $nats.PipelineDescriptor };`)
-  out.push(`export declare const workflows: { readonly [key: string]: $nats.WorkflowDescriptor };`, '')
+  out.push(`export declare const workflows: { readonly [key: string]: $nats.WorkflowDescriptor };`)
+  // Only the declarations above are the module's exports (a declaration file exports every
+  // top-level declaration otherwise, the parameter aliases included).
+  out.push('export {};', '')
   return out.join('\n')
 }

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { joinPointer } from '../../core/json-pointer.js'
+import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import { isObject } from './document.js'
@@ -225,19 +226,8 @@ function lockPointer(bundle: Bundle, rel: string, member: 'path' | 'sha256'): st
 }
 
 /** Every `$ref` whose value is not a same-document fragment. */
-function fileRefs(value: unknown, pointer = ''): Array<{ ref: string; pointer: string }> {
-  const out: Array<{ ref: string; pointer: string }> = []
-  const walk = (v: unknown, p: string) => {
-    if (Array.isArray(v)) v.forEach((item, i) => walk(item, joinPointer(p, i)))
-    else if (isObject(v)) {
-      for (const [k, child] of Object.entries(v)) {
-        if (k === '$ref' && typeof child === 'string' && !child.startsWith('#')) out.push({ ref: child, pointer: joinPointer(p, k) })
-        else walk(child, joinPointer(p, k))
-      }
-    }
-  }
-  walk(value, pointer)
-  return out
+function fileRefs(value: unknown): RefSite[] {
+  return refSites(value).filter((site) => !site.ref.startsWith('#'))
 }
 
 async function findLock(dir: string, host: InputHost): Promise<string | undefined> {

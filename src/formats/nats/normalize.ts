@@ -1,7 +1,6 @@
 import { basename, dirname, relative, sep } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
 import { isValidIdentifier } from '../../core/emit.js'
-import { parseFilter } from './address.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
@@ -35,10 +34,12 @@ function requestPayload(ctx: NatsContext, operationId: string): unknown {
 export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const root = ctx.input.bundle?.root ?? dirname(ctx.main.file)
+  const relatives = new Map<string, string>()
   const link = (pointer: string, file = ctx.main.file, locate = ctx.main.source.locate): SourceLink => {
     const { line, column } = locate(pointer)
-    const rel = relative(root, file).split(sep).join('/')
-    return { file: rel || basename(file), pointer, line, column }
+    let rel = relatives.get(file)
+    if (rel === undefined) relatives.set(file, (rel = relative(root, file).split(sep).join('/') || basename(file)))
+    return { file: rel, pointer, line, column }
   }
   const profiledChannels = ctx.section('channels')
   const channels: ChannelModel[] = []
@@ -65,7 +66,7 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
     names.set(exportName, channel.id)
     const filters = isObject(profile.filters)
       ? Object.entries(profile.filters).flatMap(([name, template]) => {
-          const parsed = typeof template === 'string' ? parseFilter(template) : undefined
+          const parsed = typeof template === 'string' ? ctx.filter(template) : undefined
           return parsed && 'tokens' in parsed ? [{ name, template: template as string, tokens: parsed.tokens }] : []
         })
       : []

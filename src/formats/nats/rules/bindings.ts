@@ -13,6 +13,24 @@ const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
 const ajv = new Ajv({ strict: false, validateFormats: false })
 
+/**
+ * Literal checks, compiled once per distinct schema text. ajv's own cache is keyed by schema
+ * object, and each check builds a fresh (refs-inlined) object: through ajv's cache every compile
+ * of every contract would add an entry for the life of the process (a dev server's).
+ */
+const literalValidators = new Map<string, import('ajv').ValidateFunction>()
+function satisfies(schema: object, value: unknown): boolean {
+  const key = JSON.stringify(schema)
+  let validate = literalValidators.get(key)
+  if (!validate) {
+    validate = ajv.compile(schema)
+    ajv.removeSchema(schema)
+    if (literalValidators.size >= 256) literalValidators.delete(literalValidators.keys().next().value!)
+    literalValidators.set(key, validate)
+  }
+  return validate(value) as boolean
+}
+
 type Source = Record<string, unknown>
 const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => ctx.pointer('x-nats-contract', 'interactions', key, ...path)
 
@@ -154,7 +172,7 @@ export const bindingTypes: NatsRule = {
         if (!target || !isObject(source)) continue
         const pointer = at(ctx, key, 'bindings', 'payload', path)
         if ('literal' in source) {
-          if (!ajv.validate(resolveRefs(ctx, target) as object, source.literal)) ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
+          if (!satisfies(resolveRefs(ctx, target) as object, source.literal)) ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
           continue
         }
         const { type } = sourceType(ctx, it, source)

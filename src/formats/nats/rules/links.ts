@@ -73,8 +73,7 @@ export const linkDirection: NatsRule = {
 function operationLanguage(op: ResolvedOperation): Language | undefined {
   const channelId = op.ctx.channelOf(op.ctx.standard('operations')[op.id])
   const channel = channelId === undefined ? undefined : op.ctx.channels.get(channelId)
-  const types = channel?.tokens && op.ctx.channelTypes(channel)
-  return channel?.tokens && types ? (positions(channel.tokens, types) as Language) : undefined
+  return channel ? op.ctx.language(channel) : undefined
 }
 
 function sameType(a: TokenType, b: TokenType): boolean {

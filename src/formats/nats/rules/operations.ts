@@ -1,4 +1,4 @@
-import { parseFilter, positions } from '../address.js'
+import { positions } from '../address.js'
 import type { NatsContext } from '../context.js'
 import { refId } from '../context.js'
 import { isObject } from '../document.js'
@@ -16,14 +16,13 @@ function profileOps(ctx: NatsContext): Array<[string, Record<string, unknown>]> 
 function channelLanguage(ctx: NatsContext, operationId: string): { id: string; language: Language } | undefined {
   const channelId = ctx.channelOf(ctx.standard('operations')[operationId])
   const channel = channelId === undefined ? undefined : ctx.channels.get(channelId)
-  const types = channel?.tokens && ctx.channelTypes(channel)
-  if (!channel?.tokens || !types) return undefined
-  return { id: channel.id, language: positions(channel.tokens, types) as Language }
+  const language = channel && ctx.language(channel)
+  return channel && language ? { id: channel.id, language } : undefined
 }
 
-function nativePattern(subject: unknown): PatternPosition[] | undefined {
+function nativePattern(ctx: NatsContext, subject: unknown): PatternPosition[] | undefined {
   if (typeof subject !== 'string') return undefined
-  const parsed = parseFilter(subject)
+  const parsed = ctx.filter(subject)
   if ('problem' in parsed || parsed.tokens.some((t) => typeof t !== 'string')) return undefined
   return positions(parsed.tokens, {})
 }
@@ -95,7 +94,7 @@ export const streamCaptures: NatsRule = {
       if (publish?.api !== 'jetstream' || typeof publish.stream !== 'string') continue
       const channel = channelLanguage(ctx, id)
       const stream = resolveConfig(ctx, 'streams', publish.stream)
-      const subjects = isObject(stream?.config) && Array.isArray(stream.config.subjects) ? stream.config.subjects.map(nativePattern) : undefined
+      const subjects = isObject(stream?.config) && Array.isArray(stream.config.subjects) ? stream.config.subjects.map((subject: unknown) => nativePattern(ctx, subject)) : undefined
       if (!channel || !subjects || subjects.some((s) => s === undefined)) continue
       if (!patternsCover(subjects as PatternPosition[][], channel.language)) {
         ctx.report(this.code, ctx.pointer(...OP(id), 'publish', 'stream'), `Stream ${JSON.stringify(publish.stream)} (subjects ${JSON.stringify((stream!.config as Record<string, unknown>).subjects)}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`)
@@ -127,7 +126,7 @@ export const consumerFilter: NatsRule = {
       if (subscribe?.api !== 'jetstream' || typeof subscribe.consumer !== 'string') continue
       const channel = channelLanguage(ctx, id)
       const consumer = resolveConfig(ctx, 'consumers', subscribe.consumer)
-      const filter = isObject(consumer?.config) ? nativePattern(consumer.config.filter_subject) : undefined
+      const filter = isObject(consumer?.config) ? nativePattern(ctx, consumer.config.filter_subject) : undefined
       if (!channel || !filter) continue
       if (!patternIntersects(filter, channel.language)) {
         ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe', 'consumer'), `Consumer ${JSON.stringify(subscribe.consumer)} filters ${JSON.stringify((consumer!.config as Record<string, unknown>).filter_subject)}, which matches no subject of channel ${JSON.stringify(channel.id)}.`)

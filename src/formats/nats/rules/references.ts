@@ -1,5 +1,4 @@
-import { joinPointer } from '../../../core/json-pointer.js'
-import { isObject } from '../document.js'
+import { refSites } from '../../../core/json-refs.js'
 import { resolveFragment } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
@@ -12,19 +11,8 @@ export const refResolves: NatsRule = {
   code: 'NATS_REF_UNRESOLVED',
   description: 'A same-document $ref names nothing in the document.',
   check(ctx) {
-    // Iterative: the depth limit already bounds the document, but a stack costs nothing here.
-    const stack: Array<[value: unknown, pointer: string]> = [[ctx.doc, '']]
-    while (stack.length > 0) {
-      const [value, pointer] = stack.pop()!
-      if (Array.isArray(value)) value.forEach((item, i) => stack.push([item, joinPointer(pointer, i)]))
-      else if (isObject(value)) {
-        for (const [key, child] of Object.entries(value)) {
-          const at = joinPointer(pointer, key)
-          if (key === '$ref' && typeof child === 'string' && child.startsWith('#')) {
-            if (resolveFragment(ctx.doc, child) === undefined) ctx.report(this.code, at, `$ref ${JSON.stringify(child)} names nothing in this document.`, { ref: child })
-          } else stack.push([child, at])
-        }
-      }
+    for (const { ref, pointer } of refSites(ctx.doc)) {
+      if (ref.startsWith('#') && resolveFragment(ctx.doc, ref) === undefined) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in this document.`, { ref })
     }
   },
 }
