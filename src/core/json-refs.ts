@@ -1,25 +1,20 @@
 import { joinPointer } from './json-pointer.js'
 
-export interface RefSite {
-  /** The `$ref` string. */
-  ref: string
-  /** JSON Pointer to the `$ref` member. */
+export interface MemberSite {
+  /** The member's value. */
+  value: unknown
+  /** JSON Pointer to the member. */
   pointer: string
 }
 
-const found = new WeakMap<object, RefSite[]>()
-
 /**
- * Every string-valued `$ref` member in a JSON value, with its pointer, in document order. Pointers
- * are spelled out only for the `$ref` members (a string per node of a 500-channel document showed
- * in the profile, bench/), and the result is kept per value: loading and validation both ask.
+ * Every member named `key` whose value passes `accept`, with its pointer, in document order;
+ * members under a key in `skip` are not visited. Pointers are spelled out only for what is found:
+ * a string per node of a 500-channel document showed in the profile (bench/).
  */
-export function refSites(root: unknown): readonly RefSite[] {
-  if (root === null || typeof root !== 'object') return []
-  const cached = found.get(root)
-  if (cached) return cached
+export function findMembers(root: unknown, key: string, accept: (value: unknown) => boolean, skip: ReadonlySet<string> = NO_KEYS): MemberSite[] {
   const path: Array<string | number> = []
-  const out: RefSite[] = []
+  const out: MemberSite[] = []
   const visit = (value: object, depth: number): void => {
     // Recursion is bounded: documents are held to the depth limit before anything walks them.
     if (depth > 1024) return
@@ -33,17 +28,35 @@ export function refSites(root: unknown): readonly RefSite[] {
       }
       return
     }
-    for (const key in value) {
-      const child: unknown = (value as Record<string, unknown>)[key]
-      if (key === '$ref' && typeof child === 'string') out.push({ ref: child, pointer: joinPointer('', ...path, key) })
-      else if (child !== null && typeof child === 'object') {
-        path.push(key)
+    for (const name in value) {
+      const child: unknown = (value as Record<string, unknown>)[name]
+      if (name === key && accept(child)) out.push({ value: child, pointer: joinPointer('', ...path, name) })
+      else if (child !== null && typeof child === 'object' && !skip.has(name)) {
+        path.push(name)
         visit(child, depth + 1)
         path.pop()
       }
     }
   }
-  visit(root, 0)
-  found.set(root, out)
+  if (root !== null && typeof root === 'object') visit(root, 0)
   return out
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set()
+
+export interface RefSite {
+  /** The `$ref` string. */
+  ref: string
+  /** JSON Pointer to the `$ref` member. */
+  pointer: string
+}
+
+const found = new WeakMap<object, RefSite[]>()
+
+/** Every string-valued `$ref` member, kept per value: loading and validation both ask. */
+export function refSites(root: unknown): readonly RefSite[] {
+  if (root === null || typeof root !== 'object') return []
+  let sites = found.get(root)
+  if (!sites) found.set(root, (sites = findMembers(root, '$ref', (v) => typeof v === 'string').map(({ value, pointer }) => ({ ref: value as string, pointer }))))
+  return sites
 }

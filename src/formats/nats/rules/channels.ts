@@ -94,9 +94,9 @@ export const filterSyntax: NatsRule = {
       for (const [name, filter] of Object.entries(filters)) {
         if (typeof filter !== 'string') continue
         const parsed = ctx.filter(filter)
-        const pointer = ctx.pointer(...CHANNEL(id), 'filters', name)
-        if ('problem' in parsed) ctx.report(this.code, pointer, `${parsed.problem}.`)
-        else for (const p of placeholders(parsed.tokens)) if (!Object.hasOwn(params, p)) ctx.report(this.code, pointer, `Filter ${JSON.stringify(filter)} uses {${p}}, which is not a parameter of channel ${JSON.stringify(id)}.`)
+        const pointer = () => ctx.pointer(...CHANNEL(id), 'filters', name)
+        if ('problem' in parsed) ctx.report(this.code, pointer(), `${parsed.problem}.`)
+        else for (const p of placeholders(parsed.tokens)) if (!Object.hasOwn(params, p)) ctx.report(this.code, pointer(), `Filter ${JSON.stringify(filter)} uses {${p}}, which is not a parameter of channel ${JSON.stringify(id)}.`)
       }
     }
   },

@@ -1,4 +1,5 @@
 import { positions } from '../address.js'
+import { findMembers } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import { refId } from '../context.js'
 import { isObject } from '../document.js'
@@ -6,6 +7,7 @@ import { patternIntersects, patternsCover, type Language, type PatternPosition }
 import { resolveConfig } from '../resources.js'
 import type { NatsRule } from './rule.js'
 
+const PROFILE_KEY = new Set(['x-nats-contract'])
 const OP = (id: string) => ['x-nats-contract', 'operations', id] as const
 
 function profileOps(ctx: NatsContext): Array<[string, Record<string, unknown>]> {
@@ -54,11 +56,11 @@ export const operationForm: NatsRule = {
   description: 'A profile operation is not exactly one of the four forms (core or JetStream publish, core or JetStream subscribe).',
   check(ctx) {
     for (const [id, op] of profileOps(ctx)) {
-      const at = ctx.pointer(...OP(id))
+      const at = () => ctx.pointer(...OP(id))
       const publish = isObject(op.publish) ? op.publish : undefined
       const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
       if (!!publish === !!subscribe) {
-        ctx.report(this.code, at, 'An operation has exactly one of publish and subscribe.')
+        ctx.report(this.code, at(), 'An operation has exactly one of publish and subscribe.')
       } else if (publish?.api === 'core' && (publish.confirmation !== 'none' || 'stream' in publish)) {
         ctx.report(this.code, ctx.pointer(...OP(id), 'publish'), 'A core publish is exactly {api: core, confirmation: none}.')
       } else if (publish?.api === 'jetstream' && (publish.confirmation !== 'stream-ack' || typeof publish.stream !== 'string')) {
@@ -142,18 +144,18 @@ export const requestReply: NatsRule = {
     const standard = ctx.standard('operations')
     for (const [id, op] of profileOps(ctx)) {
       if (!isObject(op.requestReply)) continue
-      const at = ctx.pointer(...OP(id), 'requestReply')
+      const at = () => ctx.pointer(...OP(id), 'requestReply')
       const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
       const publish = isObject(op.publish) ? op.publish : undefined
       if (publish?.api !== 'core' || std.action !== 'send') {
-        ctx.report(this.code, at, 'requestReply is for a core send only (JetStream business results use explicit result operations).')
+        ctx.report(this.code, at(), 'requestReply is for a core send only (JetStream business results use explicit result operations).')
         continue
       }
       const reply = isObject(std.reply) ? std.reply : undefined
       const replyChannel = reply ? refId(reply.channel, '#/channels/') : undefined
       const channel = replyChannel === undefined ? undefined : ctx.channels.get(replyChannel)
-      if (!reply || !channel) ctx.report(this.code, at, `Operation ${JSON.stringify(id)} needs a standard reply with a channel for the native inbox.`)
-      else if (channel.address !== undefined || reply.address !== undefined) ctx.report(this.code, at, `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
+      if (!reply || !channel) ctx.report(this.code, at(), `Operation ${JSON.stringify(id)} needs a standard reply with a channel for the native inbox.`)
+      else if (channel.address !== undefined || reply.address !== undefined) ctx.report(this.code, at(), `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
       const timeout = op.requestReply.timeoutMs
       if (!(Number.isSafeInteger(timeout) && (timeout as number) > 0)) ctx.report(this.code, ctx.pointer(...OP(id), 'requestReply', 'timeoutMs'), 'timeoutMs is a positive integer of milliseconds.')
     }
@@ -164,17 +166,9 @@ export const headerCorrelation: NatsRule = {
   code: 'NATS_UNSUPPORTED',
   description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
   check(ctx) {
-    const walk = (value: unknown, pointer: string) => {
-      if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`))
-      else if (isObject(value)) {
-        for (const [key, child] of Object.entries(value)) {
-          const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
-          if (key === 'location' && typeof child === 'string' && child.startsWith('$message.header')) {
-            ctx.report(this.code, at, `${child} correlates through a header; profile v0.2 correlates through payload expressions only.`)
-          } else if (key !== 'x-nats-contract') walk(child, at)
-        }
-      }
+    const inHeader = (v: unknown) => typeof v === 'string' && v.startsWith('$message.header')
+    for (const { value, pointer } of findMembers(ctx.doc, 'location', inHeader, PROFILE_KEY)) {
+      ctx.report(this.code, pointer, `${value as string} correlates through a header; profile v0.2 correlates through payload expressions only.`)
     }
-    walk(ctx.doc, '')
   },
 }
