@@ -20,7 +20,7 @@ for (let i = 0; i < 25; i++) {
   ;(times.parse ??= []).push(performance.now() - s)
   const d = t('validate', () => format.validate(parsed.parsed))
   if (i === 0 && d.length) console.log(d.slice(0, 2))
-  const m = t('normalize', () => format.normalize(parsed.parsed, {}, undefined))
+  const m = t('normalize', () => format.normalize(parsed.parsed, new Map(), undefined))
   const g = t('generate', () => format.generate(m.model))
   if (i === 0) console.log('code', g.code.length, 'dts', g.dts?.length)
 }

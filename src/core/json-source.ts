@@ -97,8 +97,10 @@ function shallowOffsets(text: string): Map<string, number> {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 34 /* " */) {
-      let j = i + 1
-      while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1
+      // The closing quote is the next one not escaped (an odd run of backslashes before it).
+      let j = text.indexOf('"', i + 1)
+      while (j !== -1 && escaped(text, j)) j = text.indexOf('"', j + 1)
+      if (j === -1) j = text.length
       const top = path[path.length - 1]
       if (top?.kind === 'object' && !expectValue) {
         // Only keys at recorded depths are ever looked up.
@@ -130,6 +132,12 @@ function shallowOffsets(text: string): Map<string, number> {
     }
   }
   return out
+}
+
+function escaped(text: string, quote: number): boolean {
+  let backslashes = 0
+  for (let k = quote - 1; text.charCodeAt(k) === 92; k--) backslashes++
+  return backslashes % 2 === 1
 }
 
 /** A position from the full syntax tree, for the rare diagnostics found before the tree exists. */

@@ -17,27 +17,34 @@ export function standaloneAjv(): InstanceType<typeof Ajv> {
     strict: false,
     validateFormats: false,
     unicodeRegExp: true,
+    // Schemas are checked against the meta-schema by `assertValidSchema`, with a validator compiled
+    // once per process: a new ajv compiles the meta-schema on its first `addSchema` (25-60 ms, bench/).
+    validateSchema: false,
     code: { source: true, lines: false, optimize: true },
   })
 }
 
-let shared: InstanceType<typeof Ajv> | undefined
+let meta: InstanceType<typeof Ajv> | undefined
+
+/** Throws `schema is invalid: ...` (ajv's words) when a schema breaks the JSON Schema draft-07 meta-schema. */
+export function assertValidSchema(schema: unknown): void {
+  const ajv = (meta ??= new Ajv({ strict: false, validateFormats: false }))
+  if (!ajv.validateSchema(schema as object)) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`)
+}
 
 /**
- * Runs `use` with one long-lived standalone ajv and removes every schema it added afterwards. A new
- * ajv compiles the JSON Schema meta-schema on its first `addSchema` (25-60 ms, bench/), which a
- * compile that needs a handful of validators would otherwise pay every time. Nothing compiled for
- * one contract survives into the next: the cache is the meta-schema only.
+ * Runs `use` with a fresh standalone ajv (its generated names count from zero, so the same
+ * contract gives the same bytes in any process) that checks each added schema with
+ * `assertValidSchema` first.
  */
 export function withStandaloneAjv<T>(use: (ajv: InstanceType<typeof Ajv>) => T): T {
-  const ajv = (shared ??= standaloneAjv())
-  const internals = ajv as unknown as { schemas: Record<string, unknown>; refs: Record<string, unknown> }
-  const before = new Set([...Object.keys(internals.schemas), ...Object.keys(internals.refs)])
-  try {
-    return use(ajv)
-  } finally {
-    for (const key of [...Object.keys(internals.schemas), ...Object.keys(internals.refs)]) if (!before.has(key)) ajv.removeSchema(key)
-  }
+  const ajv = standaloneAjv()
+  const add = ajv.addSchema.bind(ajv)
+  ajv.addSchema = ((schema: object, key?: string) => {
+    assertValidSchema(schema)
+    return add(schema, key)
+  }) as typeof ajv.addSchema
+  return use(ajv)
 }
 
 /**

@@ -5,5 +5,6 @@ export { createTopicClient, createTopicMap, type TopicClient, type TopicValidato
 export { createEvent, type EventDescriptor } from './event.js'
 export { createContract, type ContractInfo, type ContractProjection } from './contract.js'
 export { ajvRuntime, check, type Validator } from './validation.js'
+export { schemaValidator, type Schema, type SchemaError, type SchemaObject } from './schema-check.js'
 export { createLocalSender, type LocalHandler } from './local-sender.js'
 export { MaterializeError, materialize, operationId, quorumThreshold, type Interaction } from './interactions.js'

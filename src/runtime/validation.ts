@@ -1,6 +1,7 @@
 import type { ResultError } from './result.js'
+import { codePoints, equal } from './schema-check.js'
 
-/** A validator generated at build time (ajv standalone code): returns validity, leaves errors on itself. */
+/** A payload validator (Benzene: `schemaValidator`; NATS: ajv standalone code): returns validity, leaves errors on itself. */
 export type Validator = ((data: unknown) => boolean) & { errors?: ReadonlyArray<ValidatorError> | null }
 
 interface ValidatorError {
@@ -22,32 +23,8 @@ export function check(validator: Validator | undefined, data: unknown): ResultEr
   })
 }
 
-/** Length in Unicode code points, as JSON Schema counts `minLength`/`maxLength`. */
-function ucs2length(text: string): number {
-  let length = 0
-  for (let i = 0; i < text.length; i++, length++) {
-    const code = text.charCodeAt(i)
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) i++
-    }
-  }
-  return length
-}
-
-/** Deep equality of JSON values, as JSON Schema compares `enum`, `const` and `uniqueItems`. */
-function equal(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a !== a && b !== b
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => equal(v, (b as unknown[])[i]))
-  const ka = Object.keys(a)
-  if (ka.length !== Object.keys(b).length) return false
-  return ka.every((k) => Object.hasOwn(b, k) && equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-}
-
 const helpers: Record<string, { default: unknown }> = {
-  'ajv/dist/runtime/ucs2length': { default: ucs2length },
+  'ajv/dist/runtime/ucs2length': { default: codePoints },
   'ajv/dist/runtime/equal': { default: equal },
 }
 

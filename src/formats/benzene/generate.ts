@@ -20,7 +20,7 @@ export function generateBenzene(model: BenzeneModel): Generated {
   try {
     validators = generateValidators(validatorRequests(model), model.document.components.schemas, model.options.int64)
   } catch (error) {
-    // The rules check what they know of OpenAPI 3.0; ajv's meta-schema is the last word on what it can compile.
+    // The rules check what they know of OpenAPI 3.0; the JSON Schema meta-schema has the last word.
     const message = error instanceof Error ? error.message : String(error)
     if (!message.startsWith('schema is invalid')) throw error
     const { line, column } = model.positions.values().next().value ?? { line: 1, column: 1 }
@@ -28,7 +28,7 @@ export function generateBenzene(model: BenzeneModel): Generated {
   }
   const lines: string[] = [
     header,
-    `import { ajvRuntime as $ajvRuntime, createContract as $createContract, createEvent as $createEvent, createTopicClient as $createTopicClient, createTopicMap as $createTopicMap } from ${jsString(RUNTIME)};`,
+    `import { createContract as $createContract, createEvent as $createEvent, createTopicClient as $createTopicClient, createTopicMap as $createTopicMap, schemaValidator as $schemaValidator } from ${jsString(RUNTIME)};`,
     '',
     `/** Hash of the ${model.projection.kind} projection this module covers. */`,
     `export const contractHash = ${jsString(model.moduleHash)};`,

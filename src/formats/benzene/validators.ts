@@ -1,4 +1,5 @@
-import { standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
+import { jsLiteral } from '../../core/emit.js'
+import { assertValidSchema } from '../../core/standalone-validators.js'
 import type { Schema } from './document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
@@ -10,26 +11,80 @@ export interface ValidatorRequest {
 }
 
 /**
- * Standalone validators (ajv's standalone code generation) for the given payload schemas. Each
- * validator is a self-contained function expression, so a bundler drops the ones no import uses;
- * the code has no `require`, no `import`, no `eval` or `new Function`: ajv's two runtime helpers
- * come from `unplugin-contracts/runtime`.
+ * Payload validators as data: each payload schema (converted to JSON Schema for its direction) and
+ * each definition it reaches become `const`s, and a validator is the runtime's `schemaValidator`
+ * over them (`src/runtime/schema-check.ts`). Design note: validators used to be ajv standalone
+ * code, and ajv's compile of 2,000 payload schemas took ~4 s and 16 MB of code (bench/, target
+ * 5x the parse floor); emitting schemas costs what printing JSON costs, and a bundler still drops
+ * every schema and definition no import reaches. The code evaluates nothing (strict CSP).
+ *
+ * Returns `const` declarations (name -> expression) in the order they must be emitted:
+ * definitions first, then one validator per request under the request's name.
  */
 export function generateValidators(requests: readonly ValidatorRequest[], catalogue: Readonly<Record<string, Schema>>, int64: 'number' | 'string'): Map<string, string> {
   const contexts: Record<Direction, ConvertContext> = {
     request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), open: new Set() },
     response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), open: new Set() },
   }
-  const roots = requests.map((r, i) => ({ ...r, id: `v${i}`, json: convert(r.schema, contexts[r.direction]) }))
+  const roots = requests.map((r) => ({ ...r, json: convert(r.schema, contexts[r.direction]) }))
   const out = new Map<string, string>()
   if (roots.length === 0) return out
-  return withStandaloneAjv((ajv) => {
-    for (const direction of ['request', 'response'] as const) {
-      const document = definitionsDocument(contexts[direction])
-      if (Object.keys(document.definitions as object).length > 0 || roots.some((r) => r.direction === direction)) ajv.addSchema(document)
+  // `req#/definitions/d3` -> its constant and the definitions it names directly.
+  const definitions = new Map<string, { constant: string; refs: ReadonlySet<string> }>()
+  for (const direction of ['request', 'response'] as const) {
+    const document = definitionsDocument(contexts[direction])
+    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
+      const constant = `$${document.$id as string}$${key}`
+      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: scan(schema) })
+      out.set(constant, jsLiteral(schema))
     }
-    for (const root of roots) ajv.addSchema(typeof root.json === 'boolean' ? { $id: root.id } : { ...root.json, $id: root.id })
-    for (const root of roots) out.set(root.name, standaloneValidator(ajv, root.id))
-    return out
-  })
+    // One meta-schema check per direction: the rules check what they know of OpenAPI 3.0, the
+    // JSON Schema meta-schema has the last word on what the converter produced.
+    assertValidSchema({ ...document, properties: Object.fromEntries(roots.flatMap((r, i) => (r.direction === direction ? [[`r${i}`, r.json]] : []))) })
+  }
+  for (const root of roots) {
+    const reached = [...closure(scan(root.json), definitions)].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`)
+    out.set(root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, { ${reached.join(', ')} })`)
+  }
+  return out
+}
+
+/**
+ * The definitions a schema names directly, walking the keywords the converter produces (enum and
+ * const hold data, not schemas); throws when a pattern does not compile as the runtime compiles it.
+ */
+function scan(schema: unknown): Set<string> {
+  const refs = new Set<string>()
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return
+    const s = node as Record<string, unknown>
+    if (typeof s.$ref === 'string') refs.add(s.$ref)
+    if (typeof s.pattern === 'string') {
+      try {
+        new RegExp(s.pattern, 'u')
+      } catch (error) {
+        throw new Error(`schema is invalid: pattern ${JSON.stringify(s.pattern)} does not compile: ${(error as Error).message}`)
+      }
+    }
+    for (const key of ['items', 'additionalProperties', 'not', 'if', 'then'] as const) if (key in s) visit(s[key])
+    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) if (Array.isArray(s[key])) for (const member of s[key] as unknown[]) visit(member)
+    for (const key of ['properties', 'patternProperties'] as const) if (s[key] !== null && typeof s[key] === 'object') for (const child of Object.values(s[key] as object)) visit(child)
+  }
+  visit(schema)
+  return refs
+}
+
+/** Every definition reachable from `refs`, through the definitions themselves. */
+function closure(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, { refs: ReadonlySet<string> }>): Set<string> {
+  const reached = new Set<string>()
+  const queue = [...refs]
+  while (queue.length > 0) {
+    const ref = queue.pop()!
+    if (reached.has(ref)) continue
+    const target = definitions.get(ref)
+    if (!target) throw new Error(`schema is invalid: reference ${ref} names no definition`)
+    reached.add(ref)
+    queue.push(...target.refs)
+  }
+  return reached
 }

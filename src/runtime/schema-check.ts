@@ -1,0 +1,288 @@
+import type { Validator } from './validation.js'
+
+/**
+ * Payload validators for Benzene contracts: the JSON Schema (draft-07) the compiler derives from a
+ * contract's OpenAPI 3.0 schemas, checked by this small interpreter. The compiler emits schemas as
+ * data, so a build pays nothing per schema (bench/: 2,000 payload schemas compiled by ajv took
+ * seconds), a bundler drops the schemas no import reaches, and nothing here evaluates code
+ * (strict CSP). Errors have ajv's shape and meaning: `test/schema-check.test.ts` holds this
+ * interpreter to ajv (`allErrors`, `ownProperties`) on generated schemas and data.
+ *
+ * The keywords are the closed set `src/formats/benzene/json-schema.ts` produces: type, enum, const,
+ * the numeric, string, array and object assertions, properties/patternProperties/required/additionalProperties,
+ * items, allOf/anyOf/oneOf/not, if/then, and `$ref` to a definition passed in `definitions`.
+ */
+export type Schema = boolean | SchemaObject
+
+export interface SchemaObject {
+  readonly $ref?: string
+  readonly type?: string | readonly string[]
+  readonly enum?: readonly unknown[]
+  readonly const?: unknown
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly exclusiveMinimum?: number
+  readonly exclusiveMaximum?: number
+  readonly multipleOf?: number
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly pattern?: string
+  readonly items?: Schema
+  readonly minItems?: number
+  readonly maxItems?: number
+  readonly uniqueItems?: boolean
+  readonly properties?: Readonly<Record<string, Schema>>
+  readonly required?: readonly string[]
+  readonly additionalProperties?: Schema
+  /** The converter's one use: a property named `__proto__` (`^__proto__$`), which ajv cannot take as a property. */
+  readonly patternProperties?: Readonly<Record<string, Schema>>
+  readonly minProperties?: number
+  readonly maxProperties?: number
+  readonly allOf?: readonly Schema[]
+  readonly anyOf?: readonly Schema[]
+  readonly oneOf?: readonly Schema[]
+  readonly not?: Schema
+  readonly if?: Schema
+  readonly then?: Schema
+}
+
+export interface SchemaError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message: string
+}
+
+const KNOWN = new Set([
+  '$ref', 'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
+  'items', 'minItems', 'maxItems', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties',
+  'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then',
+])
+
+/** A validator for `schema`, whose `$ref`s name members of `definitions`. */
+export function schemaValidator(schema: Schema, definitions: Readonly<Record<string, Schema>> = {}): Validator {
+  assertKnown(schema, definitions, new Set())
+  const validate = ((data: unknown) => {
+    const errors: SchemaError[] = []
+    check(schema, data, '', errors, definitions)
+    validate.errors = errors.length > 0 ? errors : null
+    return errors.length === 0
+  }) as Validator & { errors: SchemaError[] | null }
+  validate.errors = null
+  return validate
+}
+
+/** A schema this interpreter does not understand would be checked wrongly, silently: refuse it up front. */
+function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema>>, seen: Set<Schema>): void {
+  if (typeof schema === 'boolean' || seen.has(schema)) return
+  seen.add(schema)
+  for (const key of Object.keys(schema)) if (!KNOWN.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
+  if (schema.$ref !== undefined) {
+    if (!Object.hasOwn(definitions, schema.$ref)) throw new Error(`unplugin-contracts: schema reference ${schema.$ref} is not defined`)
+    assertKnown(definitions[schema.$ref]!, definitions, seen)
+  }
+  for (const sub of subschemas(schema)) assertKnown(sub, definitions, seen)
+}
+
+function subschemas(schema: SchemaObject): Schema[] {
+  const out: Schema[] = []
+  if (schema.items !== undefined) out.push(schema.items)
+  if (schema.additionalProperties !== undefined) out.push(schema.additionalProperties)
+  if (schema.properties) out.push(...Object.values(schema.properties))
+  if (schema.patternProperties) out.push(...Object.values(schema.patternProperties))
+  for (const list of [schema.allOf, schema.anyOf, schema.oneOf]) if (list) out.push(...list)
+  for (const sub of [schema.not, schema.if, schema.then]) if (sub !== undefined) out.push(sub)
+  return out
+}
+
+function fail(errors: SchemaError[], instancePath: string, keyword: string, params: Record<string, unknown>, message: string): void {
+  errors.push({ instancePath, keyword, params, message })
+}
+
+const pointerToken = (key: string | number) => (typeof key === 'number' ? String(key) : key.replace(/~/g, '~0').replace(/\//g, '~1'))
+
+function typeOf(data: unknown): string {
+  if (data === null) return 'null'
+  if (Array.isArray(data)) return 'array'
+  return typeof data
+}
+
+function hasType(data: unknown, type: string): boolean {
+  switch (type) {
+    case 'integer':
+      return typeof data === 'number' && Number.isFinite(data) && data % 1 === 0
+    case 'number':
+      return typeof data === 'number' && Number.isFinite(data)
+    case 'object':
+      return typeOf(data) === 'object'
+    default:
+      return typeOf(data) === type
+  }
+}
+
+function check(schema: Schema, data: unknown, path: string, errors: SchemaError[], definitions: Readonly<Record<string, Schema>>): void {
+  if (schema === true) return
+  if (schema === false) return fail(errors, path, 'false schema', {}, 'boolean schema is false')
+  if (schema.$ref !== undefined) check(definitions[schema.$ref]!, data, path, errors, definitions)
+  if (schema.type !== undefined) {
+    const types = typeof schema.type === 'string' ? [schema.type] : schema.type
+    if (!types.some((t) => hasType(data, t))) fail(errors, path, 'type', { type: types.join(',') }, `must be ${types.join(',')}`)
+  }
+  if (typeof data === 'number') checkNumber(schema, data, path, errors)
+  else if (typeof data === 'string') checkString(schema, data, path, errors)
+  else if (Array.isArray(data)) checkArray(schema, data, path, errors, definitions)
+  else if (data !== null && typeof data === 'object') checkObject(schema, data as Record<string, unknown>, path, errors, definitions)
+  if (schema.enum !== undefined && !schema.enum.some((v) => equal(v, data))) fail(errors, path, 'enum', { allowedValues: schema.enum }, 'must be equal to one of the allowed values')
+  if ('const' in schema && !equal(schema.const, data)) fail(errors, path, 'const', { allowedValue: schema.const }, 'must be equal to constant')
+  if (schema.allOf) for (const sub of schema.allOf) check(sub, data, path, errors, definitions)
+  if (schema.anyOf) {
+    const branch: SchemaError[] = []
+    let passed = false
+    for (const sub of schema.anyOf) {
+      const before = branch.length
+      check(sub, data, path, branch, definitions)
+      if (branch.length === before) {
+        passed = true
+        break
+      }
+    }
+    if (!passed) errors.push(...branch, { instancePath: path, keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' })
+  }
+  if (schema.oneOf) {
+    const branch: SchemaError[] = []
+    const passing: number[] = []
+    for (let i = 0; i < schema.oneOf.length && passing.length < 2; i++) {
+      // A second passing branch settles it: like ajv, later branches are not looked at.
+      const before = branch.length
+      check(schema.oneOf[i]!, data, path, branch, definitions)
+      if (branch.length === before) passing.push(i)
+    }
+    if (passing.length !== 1) errors.push(...branch, { instancePath: path, keyword: 'oneOf', params: { passingSchemas: passing.length > 1 ? passing.slice(0, 2) : null }, message: 'must match exactly one schema in oneOf' })
+  }
+  if (schema.not !== undefined) {
+    const inner: SchemaError[] = []
+    check(schema.not, data, path, inner, definitions)
+    if (inner.length === 0) fail(errors, path, 'not', {}, 'must NOT be valid')
+  }
+  if (schema.if !== undefined && schema.then !== undefined) {
+    const condition: SchemaError[] = []
+    check(schema.if, data, path, condition, definitions)
+    if (condition.length === 0) {
+      const before = errors.length
+      check(schema.then, data, path, errors, definitions)
+      if (errors.length > before) fail(errors, path, 'if', { failingKeyword: 'then' }, 'must match "then" schema')
+    }
+  }
+}
+
+function checkNumber(schema: SchemaObject, data: number, path: string, errors: SchemaError[]): void {
+  if (schema.maximum !== undefined && !(data <= schema.maximum)) fail(errors, path, 'maximum', { comparison: '<=', limit: schema.maximum }, `must be <= ${schema.maximum}`)
+  if (schema.minimum !== undefined && !(data >= schema.minimum)) fail(errors, path, 'minimum', { comparison: '>=', limit: schema.minimum }, `must be >= ${schema.minimum}`)
+  if (schema.exclusiveMaximum !== undefined && !(data < schema.exclusiveMaximum)) fail(errors, path, 'exclusiveMaximum', { comparison: '<', limit: schema.exclusiveMaximum }, `must be < ${schema.exclusiveMaximum}`)
+  if (schema.exclusiveMinimum !== undefined && !(data > schema.exclusiveMinimum)) fail(errors, path, 'exclusiveMinimum', { comparison: '>', limit: schema.exclusiveMinimum }, `must be > ${schema.exclusiveMinimum}`)
+  if (schema.multipleOf !== undefined) {
+    // As ajv decides it (no precision option): the quotient must be an integer.
+    const quotient = data / schema.multipleOf
+    if (quotient !== parseInt(String(quotient))) fail(errors, path, 'multipleOf', { multipleOf: schema.multipleOf }, `must be multiple of ${schema.multipleOf}`)
+  }
+}
+
+const patterns = new Map<string, RegExp>()
+/** Patterns compile once (Unicode mode, as ajv's `unicodeRegExp`); a RegExp is not code evaluation. */
+function regex(pattern: string): RegExp {
+  let re = patterns.get(pattern)
+  if (!re) patterns.set(pattern, (re = new RegExp(pattern, 'u')))
+  return re
+}
+
+function checkString(schema: SchemaObject, data: string, path: string, errors: SchemaError[]): void {
+  if (schema.maxLength !== undefined || schema.minLength !== undefined) {
+    const length = codePoints(data)
+    if (schema.maxLength !== undefined && length > schema.maxLength) fail(errors, path, 'maxLength', { limit: schema.maxLength }, `must NOT have more than ${schema.maxLength} characters`)
+    if (schema.minLength !== undefined && length < schema.minLength) fail(errors, path, 'minLength', { limit: schema.minLength }, `must NOT have fewer than ${schema.minLength} characters`)
+  }
+  if (schema.pattern !== undefined) {
+    if (!regex(schema.pattern).test(data)) fail(errors, path, 'pattern', { pattern: schema.pattern }, `must match pattern "${schema.pattern}"`)
+  }
+}
+
+function checkArray(schema: SchemaObject, data: unknown[], path: string, errors: SchemaError[], definitions: Readonly<Record<string, Schema>>): void {
+  if (schema.maxItems !== undefined && data.length > schema.maxItems) fail(errors, path, 'maxItems', { limit: schema.maxItems }, `must NOT have more than ${schema.maxItems} items`)
+  if (schema.minItems !== undefined && data.length < schema.minItems) fail(errors, path, 'minItems', { limit: schema.minItems }, `must NOT have fewer than ${schema.minItems} items`)
+  if (schema.items !== undefined) for (let i = 0; i < data.length; i++) check(schema.items, data[i], `${path}/${i}`, errors, definitions)
+  if (schema.uniqueItems === true && data.length > 1) {
+    // One error, for the pair ajv reports: when the items' types are all scalars it compares only
+    // items of those types, by value as an object key; otherwise every pair, by deep equality.
+    const itemTypes = typeof schema.items === 'object' && schema.items.type !== undefined ? (typeof schema.items.type === 'string' ? [schema.items.type] : schema.items.type) : []
+    if (itemTypes.length > 0 && !itemTypes.some((t) => t === 'object' || t === 'array')) {
+      const indices = new Map<string, number>()
+      for (let i = data.length - 1; i >= 0; i--) {
+        const item = data[i]
+        if (!itemTypes.some((t) => hasType(item, t))) continue
+        const key = typeof item === 'string' && itemTypes.length > 1 ? `${item}_` : String(item)
+        const j = indices.get(key)
+        if (j !== undefined) {
+          fail(errors, path, 'uniqueItems', { i, j }, `must NOT have duplicate items (items ## ${j} and ${i} are identical)`)
+          break
+        }
+        indices.set(key, i)
+      }
+    } else {
+      outer: for (let i = data.length - 1; i > 0; i--) {
+        for (let j = i - 1; j >= 0; j--) {
+          if (equal(data[i], data[j])) {
+            fail(errors, path, 'uniqueItems', { i, j }, `must NOT have duplicate items (items ## ${j} and ${i} are identical)`)
+            break outer
+          }
+        }
+      }
+    }
+  }
+}
+
+function checkObject(schema: SchemaObject, data: Record<string, unknown>, path: string, errors: SchemaError[], definitions: Readonly<Record<string, Schema>>): void {
+  const keys = Object.keys(data)
+  if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) fail(errors, path, 'maxProperties', { limit: schema.maxProperties }, `must NOT have more than ${schema.maxProperties} properties`)
+  if (schema.minProperties !== undefined && keys.length < schema.minProperties) fail(errors, path, 'minProperties', { limit: schema.minProperties }, `must NOT have fewer than ${schema.minProperties} properties`)
+  if (schema.required) {
+    // Own members only: a payload is not judged by what every object inherits (`constructor`).
+    for (const name of schema.required) if (!Object.hasOwn(data, name)) fail(errors, path, 'required', { missingProperty: name }, `must have required property '${name}'`)
+  }
+  const properties = schema.properties ?? {}
+  const patterned = schema.patternProperties ? Object.keys(schema.patternProperties).map((p) => [regex(p), schema.patternProperties![p]!] as const) : []
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== true) {
+    for (const key of keys) {
+      if (Object.hasOwn(properties, key) || patterned.some(([re]) => re.test(key))) continue
+      if (schema.additionalProperties === false) fail(errors, path, 'additionalProperties', { additionalProperty: key }, 'must NOT have additional properties')
+      else check(schema.additionalProperties, data[key], `${path}/${pointerToken(key)}`, errors, definitions)
+    }
+  }
+  for (const key in properties) {
+    if (Object.hasOwn(data, key) && data[key] !== undefined) check(properties[key]!, data[key], `${path}/${pointerToken(key)}`, errors, definitions)
+  }
+  for (const [re, sub] of patterned) for (const key of keys) if (re.test(key)) check(sub, data[key], `${path}/${pointerToken(key)}`, errors, definitions)
+}
+
+/** Length in Unicode code points, as JSON Schema counts `minLength`/`maxLength`. */
+export function codePoints(text: string): number {
+  let length = 0
+  for (let i = 0; i < text.length; i++, length++) {
+    const code = text.charCodeAt(i)
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+    }
+  }
+  return length
+}
+
+/** Deep equality of JSON values, as JSON Schema compares `enum`, `const` and `uniqueItems`. */
+export function equal(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a !== a && b !== b
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => equal(v, (b as unknown[])[i]))
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  return ka.every((k) => Object.hasOwn(b, k) && equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+}
