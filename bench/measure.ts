@@ -21,10 +21,12 @@ export function hot(fn: (i: number) => unknown, iterations: number, runs: number
 }
 
 /**
- * Medians of several functions measured in alternation (a, b, a, b, ...), so that a slow spell of a
- * shared machine falls on every side of a ratio alike.
+ * Several functions measured in alternation (a, b, a, b, ...): the median time of each, and the
+ * median over rounds of each one's time divided by the first one's in the same round. A shared
+ * machine's slow spells fall on both sides of a ratio alike, so the ratio holds where the times
+ * themselves wander by half.
  */
-export async function paired<K extends string>(fns: Record<K, () => unknown>, runs: number, warmup = Math.max(3, Math.ceil(runs / 2))): Promise<Record<K, number>> {
+export async function paired<K extends string>(fns: Record<K, () => unknown>, runs: number, warmup = Math.max(3, Math.ceil(runs / 2))): Promise<{ ms: Record<K, number>; ratio: Record<K, number> }> {
   const names = Object.keys(fns) as K[]
   for (let i = 0; i < warmup; i++) for (const name of names) await fns[name]()
   const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>
@@ -35,5 +37,10 @@ export async function paired<K extends string>(fns: Record<K, () => unknown>, ru
       times[name].push(performance.now() - start)
     }
   }
-  return Object.fromEntries(names.map((n) => [n, times[n].sort((a, b) => a - b)[Math.floor(runs / 2)]!])) as Record<K, number>
+  const med = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  const first = times[names[0]!]
+  return {
+    ms: Object.fromEntries(names.map((n) => [n, med(times[n])])) as Record<K, number>,
+    ratio: Object.fromEntries(names.map((n) => [n, med(times[n].map((t, i) => t / first[i]!))])) as Record<K, number>,
+  }
 }

@@ -7,7 +7,5 @@ import { benzeneDocument } from '../bench/generate.ts'
 const text = benzeneDocument(1000)
 const file = '/work/main/bench/.work-profile/b1000.spec.json'
 writeFileSync(file, text)
-const r = await paired({ ours: () => new ContractCompiler().compile(file), unchecked: () => new ContractCompiler().compile(file, { benzene: { validate: false } } as any), baseline: () => createHash('sha256').update(canonicalize(JSON.parse(text))!).digest('hex') }, 11)
-console.log(r, (r.ours / r.baseline).toFixed(2), (r.unchecked / r.baseline).toFixed(2))
-const res = await new ContractCompiler().compile(file)
-console.log('code bytes', res.code?.length, res.diagnostics.length)
+const r = await paired({ baseline: () => createHash('sha256').update(canonicalize(JSON.parse(text))!).digest('hex'), ours: () => new ContractCompiler().compile(file), unchecked: () => new ContractCompiler().compile(file, { benzene: { validate: false } } as any) }, 11)
+console.log(r.ms, 'ratio', r.ratio.ours.toFixed(2), r.ratio.unchecked.toFixed(2))

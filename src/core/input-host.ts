@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { lstat, readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
@@ -18,7 +19,6 @@ export function fileProblem(code: string, file: string, message: string): Diagno
   return { code, severity: 'error', message, file, pointer: '', line: 1, column: 1 }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** A host that records the digest and text of every file a format reads. */
 export function recordingHost(): InputHost & { digests: Map<string, string>; texts: Map<string, string> } {
@@ -51,13 +51,13 @@ export function recordingHost(): InputHost & { digests: Map<string, string>; tex
         throw new InputError(fileProblem('CONTRACTS_TOO_LARGE', abs, `${abs} has ${bytes.length} bytes; contract files are limited to ${LIMITS.fileBytes} bytes.`))
       }
       digests.set(abs, sha256(bytes))
-      try {
-        const text = utf8.decode(bytes)
-        texts.set(abs, text)
-        return text
-      } catch {
-        throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
-      }
+      // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
+      if (!isUtf8(bytes)) throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
+      let text = bytes.toString('utf8')
+      // As a TextDecoder does, a leading byte order mark is not part of the text.
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+      texts.set(abs, text)
+      return text
     },
   }
   return host

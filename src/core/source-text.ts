@@ -1,15 +1,24 @@
 /** Maps character offsets of a source text to 1-based line and column. */
 export class LineIndex {
-  private readonly starts: number[] = [0]
+  private readonly starts: Uint32Array
 
   constructor(readonly text: string) {
-    // indexOf runs in native code: far faster than a charCodeAt loop on megabyte contracts.
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1)
-    if (text.includes('\r')) {
-      // Old Mac line ends (a lone \r) also end lines.
-      for (let i = text.indexOf('\r'); i !== -1; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 10) this.starts.push(i + 1)
-      this.starts.sort((a, b) => a - b)
+    // indexOf runs in native code: far faster than a charCodeAt loop on megabyte contracts; and
+    // counting first, then filling a typed array, beats growing an array by push (bench/: 10x on a
+    // 1.5 MB document). Offsets fit: contracts are limited to 16 MiB.
+    const crs = text.includes('\r')
+    let count = 1
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++
+    // Old Mac line ends (a lone \r) also end lines.
+    if (crs) for (let i = text.indexOf('\r'); i !== -1; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 10) count++
+    const starts = new Uint32Array(count)
+    let n = 1
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts[n++] = i + 1
+    if (crs) {
+      for (let i = text.indexOf('\r'); i !== -1; i = text.indexOf('\r', i + 1)) if (text.charCodeAt(i + 1) !== 10) starts[n++] = i + 1
+      starts.sort()
     }
+    this.starts = starts
   }
 
   position(offset: number): { line: number; column: number } {

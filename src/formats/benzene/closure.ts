@@ -20,10 +20,26 @@ export function schemaClosure(roots: readonly unknown[], catalogue: Readonly<Rec
  */
 const namedClosures = new WeakMap<object, Map<string, ReadonlySet<string>>>()
 
+/** A name and every component schema its schema reaches (memoized per catalogue). */
+export function namedClosure(name: string, catalogue: Readonly<Record<string, Schema>>): ReadonlySet<string> {
+  const ref = `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`
+  // A name no reference can spell (the empty name) is walked directly.
+  if (refTarget(ref) !== name) return new Set([name, ...reachedFrom(catalogue[name], catalogue)])
+  return reachedFrom({ $ref: ref }, catalogue)
+}
+
 function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>): ReadonlySet<string> {
   let closures = namedClosures.get(catalogue)
   if (!closures) namedClosures.set(catalogue, (closures = new Map()))
   const memo = closures
+  // A root that is a bare reference has exactly that name's closure: answered from, or kept in,
+  // the memo. Names met along the way are walked inline unless already complete in the memo (a
+  // name still being walked, on a cycle, is not complete, so only whole walks are remembered).
+  const rootName = isObject(root) && Object.keys(root).length === 1 ? refTarget(root.$ref) : undefined
+  if (rootName !== undefined) {
+    const known = memo.get(rootName)
+    if (known) return known
+  }
   const reached = new Set<string>()
   const walk = (schema: unknown): void => {
     if (!isObject(schema)) return
@@ -39,15 +55,14 @@ function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>)
     if ('items' in schema) walk(schema.items)
     if (isObject(schema.additionalProperties)) walk(schema.additionalProperties)
     if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) walk(child)
-    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    for (const key of COMBINERS) {
       const list = schema[key]
       if (Array.isArray(list)) for (const child of list) walk(child)
     }
   }
   walk(root)
-  // A root that is a bare reference has that name's closure: remember it (only then is the set
-  // exactly the name's closure; a cycle through a memoized name is complete by construction).
-  const name = isObject(root) && Object.keys(root).length === 1 ? refTarget(root.$ref) : undefined
-  if (name !== undefined && !memo.has(name)) memo.set(name, reached)
+  if (rootName !== undefined) memo.set(rootName, reached)
   return reached
 }
+
+const COMBINERS = ['allOf', 'anyOf', 'oneOf'] as const

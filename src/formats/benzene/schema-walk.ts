@@ -26,38 +26,47 @@ export function* documentSchemas(doc: unknown): Generator<{ schema: unknown; poi
 const SINGLE = ['items', 'additionalProperties', 'not'] as const
 const LISTS = ['allOf', 'anyOf', 'oneOf'] as const
 
+/** A schema's pointer, spelled out only when asked (a rule that reports): most never are. */
+export type Where = () => string
+
+const below = (where: Where, ...tokens: Array<string | number>): Where => () => joinPointer(where(), ...tokens)
+
 /**
  * Visits a schema and every schema nested in it (not following `$ref`), depth first, with its
  * pointer. Tolerates malformed schemas: it only descends where the shape allows.
  */
-export function walkSchema(schema: unknown, pointer: string, visit: (schema: unknown, pointer: string) => void): void {
-  visit(schema, pointer)
+export function walkSchema(schema: unknown, where: Where, visit: (schema: unknown, where: Where) => void): void {
+  visit(schema, where)
   if (!isObject(schema)) return
   for (const key of SINGLE) {
-    if (isObject(schema[key])) walkSchema(schema[key], joinPointer(pointer, key), visit)
+    if (isObject(schema[key])) walkSchema(schema[key], below(where, key), visit)
   }
-  if (isObject(schema.properties)) {
-    for (const [name, child] of Object.entries(schema.properties)) walkSchema(child, joinPointer(pointer, 'properties', name), visit)
-  }
+  const properties = schema.properties
+  if (isObject(properties)) for (const name in properties) walkSchema(properties[name], below(where, 'properties', name), visit)
   for (const key of LISTS) {
     const list = schema[key]
-    if (Array.isArray(list)) list.forEach((child, i) => walkSchema(child, joinPointer(pointer, key, i), visit))
+    if (Array.isArray(list)) for (let i = 0; i < list.length; i++) walkSchema(list[i], below(where, key, i), visit)
   }
 }
 
-const walked = new WeakMap<object, Array<[unknown, string]>>()
+const walked = new WeakMap<object, { schemas: unknown[]; wheres: Where[] }>()
 
 /**
  * Every schema in the document, nested ones included. The list is made once per document and
  * shared by the rules that walk it (four of them: walking once saves most of validation's time).
  */
-export function forEachSchema(doc: unknown, visit: (schema: unknown, pointer: string) => void): void {
+export function forEachSchema(doc: unknown, visit: (schema: unknown, where: Where) => void): void {
   if (typeof doc !== 'object' || doc === null) return
   let list = walked.get(doc)
   if (!list) {
-    const collected: Array<[unknown, string]> = []
-    for (const { schema, pointer } of documentSchemas(doc)) walkSchema(schema, pointer, (s, p) => collected.push([s, p]))
+    const collected = { schemas: [] as unknown[], wheres: [] as Where[] }
+    for (const { schema, pointer } of documentSchemas(doc)) {
+      walkSchema(schema, () => pointer, (s, w) => {
+        collected.schemas.push(s)
+        collected.wheres.push(w)
+      })
+    }
     walked.set(doc, (list = collected))
   }
-  for (const [schema, pointer] of list) visit(schema, pointer)
+  for (let i = 0; i < list.schemas.length; i++) visit(list.schemas[i], list.wheres[i]!)
 }

@@ -1,5 +1,5 @@
 import { commentText, jsString, propertyKey, toTypeIdentifier } from '../../core/emit.js'
-import { schemaClosure } from './closure.js'
+import { namedClosure } from './closure.js'
 import { isObject, type Schema } from './document.js'
 import { discriminatorOf, type Direction } from './json-schema.js'
 import { refTarget } from './rules/refs.js'
@@ -40,8 +40,8 @@ export class TypeWriter {
     for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     const directional = new Set(sorted.filter((name) => hasDirectionalMember(catalogue[name])))
     for (const name of sorted) {
-      const reaches = [name, ...schemaClosure([catalogue[name]], catalogue)]
-      if (reaches.some((n) => directional.has(n))) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
+      const reaches = namedClosure(name, catalogue)
+      if ([...reaches].some((n) => directional.has(n))) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
     }
   }
 
@@ -148,7 +148,7 @@ function isClosedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema
 /** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */
 function hasDirectionalMember(schema: unknown): boolean {
   let found = false
-  walkSchema(schema, '', (s) => {
+  walkSchema(schema, () => '', (s) => {
     if (isObject(s) && isObject(s.properties)) {
       for (const child of Object.values(s.properties)) if (isObject(child) && (child.readOnly === true || child.writeOnly === true)) found = true
     }

@@ -14,8 +14,9 @@ export const discriminatorShape: Rule = {
   description: 'A `discriminator` without `propertyName`, without `oneOf`/`anyOf`, with an inline member no mapping names, or mapping to a schema that does not exist.',
   check(doc, report) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}
-    forEachSchema(doc, (schema, pointer) => {
+    forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('discriminator' in schema)) return
+      const pointer = where()
       const at = joinPointer(pointer, 'discriminator')
       const d = schema.discriminator
       if (!isObject(d) || typeof d.propertyName !== 'string' || d.propertyName === '') {

@@ -15,11 +15,11 @@ export const refForm: Rule = {
   code: 'BENZENE_REF_FORM',
   description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; seed 4).',
   check(doc, report) {
-    forEachSchema(doc, (schema, pointer) => {
+    forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('$ref' in schema)) return
       if (refTarget(schema.$ref) === undefined) {
         report(
-          joinPointer(pointer, '$ref'),
+          joinPointer(where(), '$ref'),
           `$ref ${JSON.stringify(schema.$ref)} is not of the form "#/components/schemas/<name>"; contract documents allow no other reference (seed 4).`,
           { ref: schema.$ref },
         )
@@ -34,11 +34,11 @@ export const refTargetExists: Rule = {
   check(doc, report) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : undefined
     if (!schemas) return
-    forEachSchema(doc, (schema, pointer) => {
+    forEachSchema(doc, (schema, where) => {
       if (!isObject(schema)) return
       const name = refTarget(schema.$ref)
       if (name !== undefined && !Object.hasOwn(schemas, name)) {
-        report(joinPointer(pointer, '$ref'), `$ref points at components.schemas[${JSON.stringify(name)}], which does not exist.`, {
+        report(joinPointer(where(), '$ref'), `$ref points at components.schemas[${JSON.stringify(name)}], which does not exist.`, {
           ref: schema.$ref,
           name,
         })
