@@ -23,6 +23,7 @@ const FORMAT_PATTERNS: Record<string, string> = {
   uuid: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   byte: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
 }
+const ALTERNATIVES = ['oneOf', 'anyOf'] as const
 const INT32 = { minimum: -2147483648, maximum: 2147483647 }
 const COPIED = ['minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties'] as const
 
@@ -97,7 +98,7 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false): Rec
 
   if (Array.isArray(schema.allOf)) mergeAllOf(schema, out, ctx)
   const discriminator = discriminatorOf(schema)
-  for (const key of ['oneOf', 'anyOf'] as const) {
+  for (const key of ALTERNATIVES) {
     const list = schema[key]
     if (!Array.isArray(list)) continue
     if (discriminator) Object.assign(out, discriminate(discriminator, ctx))

@@ -5,6 +5,8 @@ import { discriminatorOf, type Direction } from './json-schema.js'
 import { refTarget } from './rules/refs.js'
 import { walkSchema } from './schema-walk.js'
 
+const ALTERNATIVES = ['oneOf', 'anyOf'] as const
+
 export interface TypeOptions {
   int64: 'number' | 'string'
 }
@@ -79,7 +81,7 @@ export class TypeWriter {
         groupValues(discriminator.values).map(([name, values]) => `(${this.reference(name, direction)} & { ${propertyKey(discriminator.propertyName)}: ${union(values.map(jsString))} })`),
       )
     }
-    for (const key of ['oneOf', 'anyOf'] as const) {
+    for (const key of ALTERNATIVES) {
       const list = schema[key]
       if (Array.isArray(list)) return union(list.map((s) => this.type(s, direction, indent)))
     }

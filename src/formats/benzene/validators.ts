@@ -30,7 +30,7 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
   if (roots.length === 0) return out
   // `req#/definitions/d3` -> its constant and the definitions it names directly.
   const definitions = new Map<string, { constant: string; refs: ReadonlySet<string> }>()
-  for (const direction of ['request', 'response'] as const) {
+  for (const direction of DIRECTIONS) {
     const document = definitionsDocument(contexts[direction])
     for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
       const constant = `$${document.$id as string}$${key}`
@@ -38,12 +38,24 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
       out.set(constant, jsLiteral(schema))
     }
   }
-  for (const root of roots) {
-    const reached = [...closure(scan(root.json), definitions)].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`)
-    out.set(root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, { ${reached.join(', ')} })`)
+  // Most payloads are one `$ref`: the definitions object for a single reference is written once.
+  const single = new Map<string, string>()
+  const definitionsObject = (refs: ReadonlySet<string>): string => {
+    const only = refs.size === 1 ? refs.values().next().value! : undefined
+    const known = only === undefined ? undefined : single.get(only)
+    if (known !== undefined) return known
+    const text = `{ ${[...closure(refs, definitions)].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`).join(', ')} }`
+    if (only !== undefined) single.set(only, text)
+    return text
   }
+  for (const root of roots) out.set(root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(scan(root.json))})`)
   return out
 }
+
+const DIRECTIONS = ['request', 'response'] as const
+const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then'] as const
+const LISTS = ['allOf', 'anyOf', 'oneOf'] as const
+const MAPS = ['properties', 'patternProperties'] as const
 
 /**
  * The definitions a schema names directly, walking the keywords the converter produces (enum and
@@ -62,9 +74,12 @@ function scan(schema: unknown): Set<string> {
         throw new Error(`schema is invalid: pattern ${JSON.stringify(s.pattern)} does not compile: ${(error as Error).message}`)
       }
     }
-    for (const key of ['items', 'additionalProperties', 'not', 'if', 'then'] as const) if (key in s) visit(s[key])
-    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) if (Array.isArray(s[key])) for (const member of s[key] as unknown[]) visit(member)
-    for (const key of ['properties', 'patternProperties'] as const) if (s[key] !== null && typeof s[key] === 'object') for (const child of Object.values(s[key] as object)) visit(child)
+    for (const key of SINGLE) if (key in s) visit(s[key])
+    for (const key of LISTS) if (Array.isArray(s[key])) for (const member of s[key] as unknown[]) visit(member)
+    for (const key of MAPS) {
+      const map = s[key]
+      if (map !== null && typeof map === 'object') for (const name in map) visit((map as Record<string, unknown>)[name])
+    }
   }
   visit(schema)
   return refs
