@@ -2,6 +2,7 @@ import { parseTree, printParseErrorCode, type Node, type ParseError } from 'json
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
 import { LIMITS, loneSurrogate, tooDeepJson } from './limits.js'
+import { stringEnd } from './json-scan.js'
 import { LineIndex } from './source-text.js'
 
 /**
@@ -86,45 +87,47 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
  */
 function shallowOffsets(text: string): Map<string, number> {
   const out = new Map<string, number>()
-  const path: Array<{ kind: 'object' | 'array'; index: number; key?: string }> = []
+  // The open containers, as parallel arrays (no object per container): kind, member index, key.
+  const arrays: boolean[] = []
+  const indexes: number[] = []
+  const keys: string[] = []
+  let depth = 0
   let expectValue = true
-  let pendingKey: string | undefined
+  let pendingKey = ''
   const record = (offset: number) => {
-    if (path.length === 0 || path.length > 2) return
-    const tokens = path.map((p) => (p.kind === 'array' ? String(p.index) : p.key!))
+    if (depth === 0 || depth > 2) return
+    const tokens: string[] = []
+    for (let d = 0; d < depth; d++) tokens.push(arrays[d] ? String(indexes[d]) : keys[d]!)
     out.set(joinPointer('', ...tokens), offset)
   }
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 34 /* " */) {
-      // The closing quote is the next one not escaped (an odd run of backslashes before it).
-      let j = text.indexOf('"', i + 1)
-      while (j !== -1 && escaped(text, j)) j = text.indexOf('"', j + 1)
-      if (j === -1) j = text.length
-      const top = path[path.length - 1]
-      if (top?.kind === 'object' && !expectValue) {
+      const j = stringEnd(text, i)
+      if (depth > 0 && !arrays[depth - 1] && !expectValue) {
         // Only keys at recorded depths are ever looked up.
-        pendingKey = path.length <= 2 ? (JSON.parse(text.slice(i, j + 1)) as string) : ''
+        pendingKey = depth <= 2 ? (JSON.parse(text.slice(i, j + 1)) as string) : ''
       } else if (expectValue) {
         record(i)
         expectValue = false
       }
       i = j
     } else if (c === 58 /* : */) {
-      path[path.length - 1]!.key = pendingKey
+      keys[depth - 1] = pendingKey
       expectValue = true
     } else if (c === 44 /* , */) {
-      const top = path[path.length - 1]!
-      if (top.kind === 'array') {
-        top.index++
+      if (arrays[depth - 1]) {
+        indexes[depth - 1]!++
         expectValue = true
       } else expectValue = false
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (expectValue) record(i)
-      path.push({ kind: c === 123 ? 'object' : 'array', index: 0 })
+      arrays[depth] = c === 91
+      indexes[depth] = 0
+      depth++
       expectValue = c === 91
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      path.pop()
+      depth--
       expectValue = false
     } else if (expectValue && c > 32) {
       record(i)
@@ -132,12 +135,6 @@ function shallowOffsets(text: string): Map<string, number> {
     }
   }
   return out
-}
-
-function escaped(text: string, quote: number): boolean {
-  let backslashes = 0
-  for (let k = quote - 1; text.charCodeAt(k) === 92; k--) backslashes++
-  return backslashes % 2 === 1
 }
 
 /** A position from the full syntax tree, for the rare diagnostics found before the tree exists. */
@@ -167,9 +164,8 @@ function countKeyTokens(text: string): number {
   // from string to string; no match objects (a regular expression here allocated megabytes).
   let n = 0
   for (let i = text.indexOf('"'); i !== -1; ) {
-    let j = text.indexOf('"', i + 1)
-    while (j !== -1 && escaped(text, j)) j = text.indexOf('"', j + 1)
-    if (j === -1) break
+    const j = stringEnd(text, i)
+    if (j === text.length) break
     let k = j + 1
     for (let c = text.charCodeAt(k); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++k));
     if (text.charCodeAt(k) === 58 /* : */) n++

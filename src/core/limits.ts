@@ -1,3 +1,5 @@
+import { stringEnd } from './json-scan.js'
+
 /**
  * What a contract file may be. Contracts come from other teams; these bounds keep a hostile one
  * from exhausting memory or the stack. They are far above what real contracts use (the largest
@@ -18,9 +20,8 @@ export function tooDeepJson(text: string, limit: number = LIMITS.depth): number 
   let depth = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c === 34) {
-      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++
-    } else if (c === 123 || c === 91) {
+    if (c === 34) i = stringEnd(text, i)
+    else if (c === 123 || c === 91) {
       if (++depth > limit) return i
     } else if (c === 125 || c === 93) depth--
   }

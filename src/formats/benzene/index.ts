@@ -1,5 +1,4 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
-import { sortedCopy } from '../../core/emit.js'
 import type { ContractFormat } from '../../core/format.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import type { BenzeneDocument } from './document.js'
@@ -32,9 +31,10 @@ export const benzeneFormat: ContractFormat<JsonSource, BenzeneModel, BenzeneOpti
     return diagnostics
   },
 
-  // Key order means nothing in a contract document: the model is built from a key-sorted copy, so
-  // the types and validators are the same bytes however the producer ordered members.
-  normalize: (source, query, options) => buildModel(source, sortedCopy(source.value) as BenzeneDocument, query, options),
+  // Key order means nothing in a contract document: the converter and the type writer read every
+  // map in sorted key order, so the types and validators are the same bytes however the producer
+  // ordered members (test/determinism.test.ts).
+  normalize: (source, query, options) => buildModel(source, source.value as BenzeneDocument, query, options),
   generate: generateBenzene,
   inspect: inspectBenzene,
 }

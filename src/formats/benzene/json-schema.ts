@@ -1,3 +1,4 @@
+import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { isObject, type Schema } from './document.js'
 import { refTarget } from './rules/refs.js'
 
@@ -23,6 +24,7 @@ const FORMAT_PATTERNS: Record<string, string> = {
   uuid: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   byte: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
 }
+const sortedData = (value: unknown) => (value !== null && typeof value === 'object' ? sortedCopy(value) : value)
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
 const INT32 = { minimum: -2147483648, maximum: 2147483647 }
 const COPIED = ['minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties'] as const
@@ -37,6 +39,8 @@ export interface ConvertContext {
   keys: Map<string, string>
   /** Schema names whose "open" variant (no top-level `additionalProperties: false`) is needed. */
   open: Set<string>
+  /** When set, every definition reference the converter writes is added here. */
+  refs?: Set<string>
 }
 
 export function definitionKey(ctx: ConvertContext, name: string, open = false): string {
@@ -46,10 +50,20 @@ export function definitionKey(ctx: ConvertContext, name: string, open = false): 
   return open ? `${key}open` : key
 }
 
+/**
+ * Key order means nothing in a contract: every map the output depends on (properties, discriminator
+ * mappings, object values in enum/const) is read in sorted key order, so the same contract with its
+ * members reordered gives the same bytes. (The document is not copied with sorted keys first: on a
+ * 1,000-topic contract that copy was a tenth of the compile, bench/.)
+ */
 export function convert(schema: unknown, ctx: ConvertContext, open = false): Record<string, unknown> | boolean {
   if (!isObject(schema)) return true
   const ref = refTarget(schema.$ref)
-  if (ref !== undefined) return { $ref: `${ctx.documentId}#/definitions/${definitionKey(ctx, ref, open)}` }
+  if (ref !== undefined) {
+    const target = `${ctx.documentId}#/definitions/${definitionKey(ctx, ref, open)}`
+    ctx.refs?.add(target)
+    return { $ref: target }
+  }
   const out: Record<string, unknown> = {}
   const nullable = schema.nullable === true
 
@@ -61,8 +75,9 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false): Rec
     }
     out.type = nullable ? [type, 'null'] : type
   }
-  if (Array.isArray(schema.enum)) out.enum = nullable && !schema.enum.includes(null) ? [...schema.enum, null] : schema.enum
-  if ('const' in schema) out.const = schema.const
+  // Values are data: object values get their keys sorted, like every map below (see convert's note).
+  if (Array.isArray(schema.enum)) out.enum = nullable && !schema.enum.includes(null) ? [...schema.enum.map(sortedData), null] : schema.enum.map(sortedData)
+  if ('const' in schema) out.const = sortedData(schema.const)
   for (const key of COPIED) if (key in schema) out[key] = schema[key]
   if (schema.exclusiveMinimum === true && typeof schema.minimum === 'number') {
     out.exclusiveMinimum = schema.minimum
@@ -80,7 +95,8 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false): Rec
   if ('items' in schema) out.items = convert(schema.items, ctx)
 
   if (isObject(schema.properties)) {
-    const entries = Object.entries(schema.properties).map(([name, child]) => [name, convert(child, ctx)] as const)
+    const properties = schema.properties
+    const entries = sortKeys(Object.keys(properties)).map((name) => [name, convert(properties[name], ctx)] as const)
     // fromEntries defines own keys, so `__proto__` stays a property name. ajv skips a property of
     // that name, so it is checked as the one key matching a pattern instead.
     out.properties = Object.fromEntries(entries.filter(([name]) => name !== '__proto__'))
@@ -131,7 +147,7 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
   members.forEach(collect)
   if (closed) {
     const properties = (out.properties ?? {}) as Record<string, unknown>
-    out.properties = Object.fromEntries([...[...names].filter((name) => !Object.hasOwn(properties, name)).map((name) => [name, true]), ...Object.entries(properties)])
+    out.properties = Object.fromEntries([...sortKeys([...names]).filter((name) => !Object.hasOwn(properties, name)).map((name) => [name, true]), ...Object.entries(properties)])
     out.additionalProperties = false
   }
 }
@@ -150,7 +166,8 @@ export function discriminatorOf(schema: Schema): Discriminator | undefined {
   const values: Array<[string, string]> = []
   const mapped = new Set<string>()
   if (isObject(d.mapping)) {
-    for (const [value, target] of Object.entries(d.mapping)) {
+    for (const value of sortKeys(Object.keys(d.mapping))) {
+      const target = d.mapping[value]
       const name = typeof target === 'string' ? (refTarget(target) ?? target) : undefined
       if (name !== undefined) {
         values.push([value, name])
@@ -165,6 +182,12 @@ export function discriminatorOf(schema: Schema): Discriminator | undefined {
   return { propertyName: d.propertyName, values }
 }
 
+function reference(ctx: ConvertContext, name: string): string {
+  const target = `${ctx.documentId}#/definitions/${definitionKey(ctx, name)}`
+  ctx.refs?.add(target)
+  return target
+}
+
 function discriminate(d: Discriminator, ctx: ConvertContext): Record<string, unknown> {
   return {
     type: 'object',
@@ -172,13 +195,16 @@ function discriminate(d: Discriminator, ctx: ConvertContext): Record<string, unk
     properties: { [d.propertyName]: { enum: d.values.map(([value]) => value) } },
     allOf: d.values.map(([value, name]) => ({
       if: { properties: { [d.propertyName]: { const: value } } },
-      then: { $ref: `${ctx.documentId}#/definitions/${definitionKey(ctx, name)}` },
+      then: { $ref: reference(ctx, name) },
     })),
   }
 }
 
-/** The definitions document for one direction: every schema referenced so far, open variants included. */
-export function definitionsDocument(ctx: ConvertContext): Record<string, unknown> {
+/**
+ * The definitions document for one direction: every schema referenced so far, open variants
+ * included. `refs`, when given, receives the references each definition makes, by key.
+ */
+export function definitionsDocument(ctx: ConvertContext, refs?: Map<string, ReadonlySet<string>>): Record<string, unknown> {
   const definitions: Record<string, unknown> = {}
   // Converting a definition can reference more schemas; keep going until nothing new appears.
   const done = new Set<string>()
@@ -190,7 +216,9 @@ export function definitionsDocument(ctx: ConvertContext): Record<string, unknown
         if (done.has(key)) continue
         done.add(key)
         changed = true
-        definitions[key] = convert(ctx.catalogue[name], ctx, open)
+        const made = new Set<string>()
+        definitions[key] = convert(ctx.catalogue[name], refs ? { ...ctx, refs: made } : ctx, open)
+        refs?.set(key, made)
       }
     }
   }

@@ -1,4 +1,4 @@
-import { commentText, jsString, propertyKey, toTypeIdentifier } from '../../core/emit.js'
+import { commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { namedClosure } from './closure.js'
 import { isObject, type Schema } from './document.js'
 import { discriminatorOf, type Direction } from './json-schema.js'
@@ -114,7 +114,9 @@ export class TypeWriter {
     const members: string[] = []
     const memberTypes: string[] = []
     const properties = isObject(schema.properties) ? schema.properties : {}
-    for (const [name, child] of Object.entries(properties)) {
+    // Sorted: key order means nothing in a contract (the document is not reordered beforehand).
+    for (const name of sortKeys(Object.keys(properties))) {
+      const child = properties[name]
       if (isObject(child) && child[hidden] === true) continue
       const type = this.type(child, direction, inner)
       const optional = !required.has(name)

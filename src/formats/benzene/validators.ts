@@ -25,16 +25,20 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
     request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), open: new Set() },
     response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), open: new Set() },
   }
-  const roots = requests.map((r) => ({ ...r, json: convert(r.schema, contexts[r.direction]) }))
+  const roots = requests.map((r) => {
+    const refs = new Set<string>()
+    return { ...r, refs, json: convert(r.schema, { ...contexts[r.direction], refs }) }
+  })
   const out = new Map<string, string>()
   if (roots.length === 0) return out
   // `req#/definitions/d3` -> its constant and the definitions it names directly.
   const definitions = new Map<string, { constant: string; refs: ReadonlySet<string> }>()
   for (const direction of DIRECTIONS) {
-    const document = definitionsDocument(contexts[direction])
+    const made = new Map<string, ReadonlySet<string>>()
+    const document = definitionsDocument(contexts[direction], made)
     for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
       const constant = `$${document.$id as string}$${key}`
-      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: scan(schema) })
+      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: made.get(key)! })
       out.set(constant, jsLiteral(schema))
     }
   }
@@ -48,42 +52,11 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
     if (only !== undefined) single.set(only, text)
     return text
   }
-  for (const root of roots) out.set(root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(scan(root.json))})`)
+  for (const root of roots) out.set(root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs)})`)
   return out
 }
 
 const DIRECTIONS = ['request', 'response'] as const
-const SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then'] as const
-const LISTS = ['allOf', 'anyOf', 'oneOf'] as const
-const MAPS = ['properties', 'patternProperties'] as const
-
-/**
- * The definitions a schema names directly, walking the keywords the converter produces (enum and
- * const hold data, not schemas); throws when a pattern does not compile as the runtime compiles it.
- */
-function scan(schema: unknown): Set<string> {
-  const refs = new Set<string>()
-  const visit = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return
-    const s = node as Record<string, unknown>
-    if (typeof s.$ref === 'string') refs.add(s.$ref)
-    if (typeof s.pattern === 'string') {
-      try {
-        new RegExp(s.pattern, 'u')
-      } catch (error) {
-        throw new Error(`schema is invalid: pattern ${JSON.stringify(s.pattern)} does not compile: ${(error as Error).message}`)
-      }
-    }
-    for (const key of SINGLE) if (key in s) visit(s[key])
-    for (const key of LISTS) if (Array.isArray(s[key])) for (const member of s[key] as unknown[]) visit(member)
-    for (const key of MAPS) {
-      const map = s[key]
-      if (map !== null && typeof map === 'object') for (const name in map) visit((map as Record<string, unknown>)[name])
-    }
-  }
-  visit(schema)
-  return refs
-}
 
 /** Every definition reachable from `refs`, through the definitions themselves. */
 function closure(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, { refs: ReadonlySet<string> }>): Set<string> {
