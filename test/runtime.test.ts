@@ -1,6 +1,7 @@
 /** The runtime generated code imports: results, topic clients, the local sender. */
 import { describe, expect, it } from 'vitest'
 import { createLocalSender, createTopicClient, createTopicMap, fail, isTransientStatus, ok, toResult, type MessageSender } from '../src/runtime/index.js'
+import { createSubject } from '../src/runtime/subjects.js'
 
 const client = createTopicClient<'payments:capture', 'v2', { Amount: number }, { PaymentId: string }>('payments:capture', 'v2', 'sha256:' + '0'.repeat(64) as `sha256:${string}`, ['B', 'A'])
 
@@ -69,5 +70,45 @@ describe('results', () => {
     expect(Object.getPrototypeOf(map)).toBeNull()
     expect(Object.keys(map)).toEqual(['__proto__', 'constructor'])
     expect(Object.isFrozen(map)).toBe(true)
+  })
+})
+
+describe('subject render takes own parameters only', () => {
+  const token = { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 1, maxLength: 10, prefix: '' } as const
+  const region = { kind: 'enum', values: ['eu', 'us'] } as const
+  // One, two and three parameters: render has a specialized path for the first two.
+  const subjects = [
+    createSubject<any>('a.{region}', ['a', { param: 'region' }], { region }),
+    createSubject<any>('a.{region}.{id}', ['a', { param: 'region' }, { param: 'id' }], { region, id: token }),
+    createSubject<any>('a.{region}.{id}.{x}', ['a', { param: 'region' }, { param: 'id' }, { param: 'x' }], { region, id: token, x: token }),
+  ]
+  const values: Record<string, string> = { region: 'eu', id: 'abc', x: 'def' }
+  // The parameters each subject takes, all of them or all but one.
+  const full = (i: number) => Object.fromEntries(Object.entries(values).slice(0, i + 1))
+  const without = (i: number, name: string) => Object.fromEntries(Object.entries(full(i)).filter(([k]) => k !== name))
+
+  it('ignores a value polluting Object.prototype, and sees it again when it is own', () => {
+    const proto = Object.prototype as Record<string, unknown>
+    proto.region = 'eu'
+    try {
+      subjects.forEach((subject, i) => {
+        expect(() => subject.render(without(i, 'region'))).toThrowError(expect.objectContaining({ code: 'SUBJECT_MISSING_PARAMETER' }))
+        expect(subject.render(full(i)).startsWith('a.eu')).toBe(true)
+      })
+    } finally {
+      delete proto.region
+    }
+  })
+
+  it('refuses values a class prototype provides, accepts null-prototype objects', () => {
+    class Params {
+      get region() {
+        return 'eu'
+      }
+    }
+    subjects.forEach((subject, i) => {
+      expect(() => subject.render(Object.assign(new Params(), without(i, 'region')))).toThrowError(expect.objectContaining({ code: 'SUBJECT_MISSING_PARAMETER' }))
+      expect(subject.render(Object.assign(Object.create(null), full(i)))).toBe(subject.render(full(i)))
+    })
   })
 })
