@@ -53,7 +53,9 @@ const nats: Record<number, string> = {}
 for (const n of quick ? [50, 500] : [50, 500, 5000]) nats[n] = write(`n${n}.asyncapi.yaml`, natsDocument(n))
 {
   const text = natsDocument(500)
-  const nats500 = await paired({ jsYaml: () => load(text), ours: () => fresh(nats[500]!), yamlDoc: () => parseDocument(text) }, quick ? 9 : 31)
+  const nats500 = await paired({ jsYaml: () => load(text), ours: () => fresh(nats[500]!) }, quick ? 9 : 31)
+  // Apart: a yaml Document leaves garbage that would be collected during whatever runs next.
+  const yamlDoc = await paired({ jsYaml: () => load(text), yamlDoc: () => parseDocument(text) }, quick ? 5 : 11)
   const { Parser } = await import('@asyncapi/parser')
   const parser = new Parser({ __unstable: { resolver: { resolvers: [] } } } as never)
   // The official parser takes about a second: timed against js-yaml as well, so both compare
@@ -61,11 +63,11 @@ for (const n of quick ? [50, 500] : [50, 500, 5000]) nats[n] = write(`n${n}.asyn
   const official = await paired({ jsYaml: () => load(text), parser: () => parser.parse(text) }, quick ? 2 : 5, 1)
   const ratio = nats500.ratio.ours
   const faster = official.ratio.parser / ratio
-  results['nats-compile-500-vs-js-yaml'] = { ours_ms: nats500.ms.ours, baseline_ms: nats500.ms.jsYaml, ratio, target: '<= 4', met: ratio <= 4, yaml_parseDocument_ms: nats500.ms.yamlDoc, yaml_parseDocument_ratio: nats500.ratio.yamlDoc }
+  results['nats-compile-500-vs-js-yaml'] = { ours_ms: nats500.ms.ours, baseline_ms: nats500.ms.jsYaml, ratio, target: '<= 4', met: ratio <= 4, yaml_parseDocument_ms: yamlDoc.ms.yamlDoc, yaml_parseDocument_ratio: yamlDoc.ratio.yamlDoc }
   results['nats-compile-500-vs-asyncapi-parser'] = { ours_ms: nats500.ms.ours, baseline_ms: official.ms.parser, ratio: faster, target: '>= 10 (times faster)', met: faster >= 10 }
 }
 if (nats[5000]) {
-  const scaling = await paired({ small: () => fresh(nats[500]!), large: () => fresh(nats[5000]!) }, 5, 2)
+  const scaling = await paired({ small: () => fresh(nats[500]!), large: () => fresh(nats[5000]!) }, 7, 3)
   results['nats-scaling-5000-vs-500'] = { ours_ms: scaling.ms.large, baseline_ms: scaling.ms.small, ratio: scaling.ratio.large, target: '<= 12', met: scaling.ratio.large <= 12 }
 }
 

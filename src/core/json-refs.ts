@@ -28,7 +28,7 @@ export function findMembers(root: unknown, key: string, accept: (value: unknown)
       }
       return
     }
-    for (const name in value) {
+    for (const name of Object.keys(value)) {
       const child: unknown = (value as Record<string, unknown>)[name]
       if (name === key && accept(child)) out.push({ value: child, pointer: joinPointer('', ...path, name) })
       else if (child !== null && typeof child === 'object' && !skip.has(name)) {

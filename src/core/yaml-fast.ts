@@ -108,8 +108,8 @@ function reachableCollections(root: object): number {
   while (stack.length > 0) {
     const node = stack.pop() as Record<string, unknown>
     count++
-    // for...in: no array of values per object; these are plain objects and arrays (own keys only).
-    for (const key in node) {
+    // Own keys only (Object.keys): an enumerable property on a polluted Object.prototype is not the document's.
+    for (const key of Object.keys(node)) {
       const child = node[key]
       if (child !== null && typeof child === 'object') stack.push(child)
     }

@@ -257,7 +257,7 @@ function checkObject(schema: SchemaObject, data: Record<string, unknown>, path: 
       else check(schema.additionalProperties, data[key], `${path}/${pointerToken(key)}`, errors, definitions)
     }
   }
-  for (const key in properties) {
+  for (const key of Object.keys(properties)) {
     if (Object.hasOwn(data, key) && data[key] !== undefined) check(properties[key]!, data[key], `${path}/${pointerToken(key)}`, errors, definitions)
   }
   for (const [re, sub] of patterned) for (const key of keys) if (re.test(key)) check(sub, data[key], `${path}/${pointerToken(key)}`, errors, definitions)

@@ -42,7 +42,7 @@ export function walkSchema(schema: unknown, where: Where, visit: (schema: unknow
     if (isObject(schema[key])) walkSchema(schema[key], below(where, key), visit)
   }
   const properties = schema.properties
-  if (isObject(properties)) for (const name in properties) walkSchema(properties[name], below(where, 'properties', name), visit)
+  if (isObject(properties)) for (const name of Object.keys(properties)) walkSchema(properties[name], below(where, 'properties', name), visit)
   for (const key of LISTS) {
     const list = schema[key]
     if (Array.isArray(list)) for (let i = 0; i < list.length; i++) walkSchema(list[i], below(where, key, i), visit)

@@ -89,7 +89,9 @@ export class NatsContext {
     if (!facts.channels) {
       const channels = new Map<string, ChannelInfo>()
       const profiled = this.section('channels')
-      for (const [id, channel] of Object.entries(this.standard('channels'))) {
+      const standard = this.standard('channels')
+      for (const id of Object.keys(standard)) {
+        const channel = standard[id]
         if (!isObject(channel)) continue
         const address = typeof channel.address === 'string' ? channel.address : undefined
         const parsed = address === undefined ? undefined : parseAddress(address)

@@ -28,7 +28,7 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   if ('properties' in schema) {
     const properties = schema.properties
     if (!isObject(properties)) bad('properties', 'an object of schemas')
-    else for (const name in properties) if (!isObject(properties[name])) checkSchema(properties[name], () => joinPointer(where(), 'properties', name), report)
+    else for (const name of Object.keys(properties)) if (!isObject(properties[name])) checkSchema(properties[name], () => joinPointer(where(), 'properties', name), report)
   }
   if ('required' in schema) {
     const required = schema.required

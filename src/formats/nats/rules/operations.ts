@@ -10,8 +10,14 @@ import type { NatsRule } from './rule.js'
 const PROFILE_KEY = new Set(['x-nats-contract'])
 const OP = (id: string) => ['x-nats-contract', 'operations', id] as const
 
+const opsOf = new WeakMap<object, Array<[string, Record<string, unknown>]>>()
+
+/** The profile operations that are objects, listed once per document: six rules walk them. */
 function profileOps(ctx: NatsContext): Array<[string, Record<string, unknown>]> {
-  return Object.entries(ctx.section('operations')).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))
+  const section = ctx.section('operations')
+  let ops = opsOf.get(section)
+  if (!ops) opsOf.set(section, (ops = Object.entries(section).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))))
+  return ops
 }
 
 /** The subject language of the channel an operation uses, when it has a typed address. */

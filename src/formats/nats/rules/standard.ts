@@ -7,17 +7,27 @@ const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
 type Validate = import('ajv').ValidateFunction
 
-/** Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape. */
-let validators: { asyncapi: Validate; profile: Validate } | undefined
-function compiled() {
-  if (!validators) {
-    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false })
-    validators = {
-      asyncapi: ajv.compile(require('@asyncapi/specs/schemas/3.1.0-without-$id.json')),
-      profile: ajv.compile(profileSchema),
-    }
+/**
+ * Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape, each as a
+ * first-error check (cheap on the valid documents most builds see: no error objects for every
+ * failing oneOf branch) and, compiled when first needed, an all-errors one for the diagnostics.
+ */
+const compiledSchemas = new Map<string, Validate>()
+function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
+  const key = `${name}:${allErrors}`
+  let validate = compiledSchemas.get(key)
+  if (!validate) {
+    const schema = name === 'asyncapi' ? require('@asyncapi/specs/schemas/3.1.0-without-$id.json') : profileSchema
+    compiledSchemas.set(key, (validate = new Ajv({ allErrors, strict: false, validateFormats: false }).compile(schema)))
   }
-  return validators
+  return validate
+}
+
+/** The all-errors report for a value, or none when the first-error check passes it. */
+function schemaErrors(name: 'asyncapi' | 'profile', value: unknown): NonNullable<Validate['errors']> {
+  if (compiled(name, false)(value)) return []
+  const validate = compiled(name, true)
+  return validate(value) ? [] : (validate.errors ?? [])
 }
 
 export const asyncapiVersion: NatsRule = {
@@ -33,12 +43,12 @@ export const asyncapiSchema: NatsRule = {
   description: 'The standard part breaks the official AsyncAPI 3.1.0 JSON Schema (@asyncapi/specs).',
   check(ctx) {
     if (ctx.doc.asyncapi !== '3.1.0') return
-    const validate = compiled().asyncapi
-    if (validate(ctx.doc)) return
+    const all = schemaErrors('asyncapi', ctx.doc)
+    if (all.length === 0) return
     // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
-    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && !(e.keyword === 'required' && e.params.missingProperty === '$ref') && !e.instancePath.startsWith('/x-nats-contract'))
+    const errors = all.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && !(e.keyword === 'required' && e.params.missingProperty === '$ref') && !e.instancePath.startsWith('/x-nats-contract'))
     const seen = new Set<string>()
-    for (const e of errors.length > 0 ? errors : (validate.errors ?? []).slice(0, 1)) {
+    for (const e of errors.length > 0 ? errors : all.slice(0, 1)) {
       if (seen.has(e.instancePath)) continue
       seen.add(e.instancePath)
       ctx.report(this.code, e.instancePath, `AsyncAPI 3.1.0: ${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`, { keyword: e.keyword })
@@ -64,10 +74,14 @@ export const profileVersion: NatsRule = {
   },
 }
 
+const profileReports = new WeakMap<object, NonNullable<Validate['errors']>>()
+
+/** The profile's shape errors, checked once per document (two rules read them). */
 function profileErrors(ctx: Parameters<NatsRule['check']>[0]) {
   if (!isObject(ctx.doc['x-nats-contract'])) return []
-  const validate = compiled().profile
-  return validate(ctx.profile) ? [] : (validate.errors ?? [])
+  let errors = profileReports.get(ctx.profile)
+  if (!errors) profileReports.set(ctx.profile, (errors = schemaErrors('profile', ctx.profile)))
+  return errors
 }
 
 export const profileUnsupported: NatsRule = {
