@@ -1,9 +1,9 @@
 /** Ad-hoc: time each compile stage of one document (`node --import tsx bench/phases.ts nats 500`). */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { recordingHost } from '../src/core/input-host.js'
-import { natsFormat } from '../src/formats/nats/index.js'
-import { benzeneFormat } from '../src/formats/benzene/index.js'
+import { recordingHost } from '../dist/src/core/input-host.js'
+import { natsFormat } from '../dist/src/formats/nats/index.js'
+import { benzeneFormat } from '../dist/src/formats/benzene/index.js'
 import { benzeneDocument, natsDocument } from './generate.js'
 const [kind = 'nats', n = '500'] = process.argv.slice(2)
 const dir = join(import.meta.dirname, '.work-profile')

@@ -1,7 +1,7 @@
 /** Ad-hoc: `node --import tsx --cpu-prof bench/profile.ts nats|benzene N` (not part of npm run bench). */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ContractCompiler } from '../src/index.js'
+import { ContractCompiler } from '../dist/src/index.js'
 import { benzeneDocument, natsDocument } from './generate.js'
 const [kind = 'nats', n = '500', runs = '20'] = process.argv.slice(2)
 const dir = join(import.meta.dirname, '.work-profile')
