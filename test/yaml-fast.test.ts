@@ -89,6 +89,11 @@ describe('fast YAML path', () => {
     for (const text of exactOnly) expect([text, loadFastYaml(text)]).toEqual([text, undefined])
   })
 
+  it('keeps Markdown in descriptions on the fast path', () => {
+    const text = 'info:\n  description: |\n    * one *bold* point\n    & more, ! and ? too\n  title: "*x* & !y"\nlist: [a, b]\n'
+    expect(agree(text)).toBe('fast')
+  })
+
   it('reads YAML 1.2 core scalars as the exact path does', () => {
     const scalars = ['0o17', '0x1F', '017', '+12', '-0', '1_000', '0b101', '1e3', '.5', '5.', '-.5e-2', 'Null', 'NULL', '~', 'True', 'FALSE', 'yes', 'on', '12:30', '2001-12-14', "'1'", '"true"', '0.10']
     for (const s of scalars) expect(agree(`v: ${s}\nl: [${s}]\n`)).toBe('fast')
@@ -115,7 +120,7 @@ describe('fast YAML path', () => {
 
   it('agrees on byte-level mutations of real contracts', () => {
     const texts = yamlFiles(join(root, 'fixtures/nats')).map((f) => readFileSync(f, 'utf8'))
-    const mutation = fc.record({ text: fc.nat(texts.length - 1), at: fc.nat(), cut: fc.nat(4), insert: fc.constantFrom('', ' ', '\t', '\n', ':', '- ', '"', "'", '{', ']', ',', '#', '  ', 'x: 1\n', '1', '\\', '|\n', '>-\n') })
+    const mutation = fc.record({ text: fc.nat(texts.length - 1), at: fc.nat(), cut: fc.nat(4), insert: fc.constantFrom('', ' ', '\t', '\n', ':', '- ', '"', "'", '{', ']', ',', '#', '  ', 'x: 1\n', '1', '\\', '|\n', '>-\n', '*', '&', '!', '? ', ' *a', ' &a ', '!!str ', ' : ', '%', '---\n', ' *bold* ') })
     fc.assert(
       fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
         let text = texts[mutations[0]!.text]!

@@ -19,16 +19,12 @@ export interface FastYaml {
   starts: Map<object, number>
 }
 
-// Anything the fast path does not reproduce exactly, found before parsing: an anchor, alias, tag or
-// explicit key indicator where a node may begin, a directive or document marker after the first
-// line, a byte order mark, and an escape that may produce an unpaired surrogate. False positives
-// only cost speed.
+// Anything the fast path does not reproduce exactly that the parse listener cannot see, found
+// before parsing: a directive, a document marker after the first line, a byte order mark, and an
+// escape that may produce an unpaired surrogate. (Anchors, aliases, tags and explicit keys are
+// caught where a node begins, in the listener: a pattern over the whole text would also match
+// `*bold*` in a Markdown description.) False positives only cost speed.
 const NEEDS_EXACT: Array<[guard: string, pattern: RegExp]> = [
-  ['&', /(?:^|[\s[{,])&/m],
-  ['*', /(?:^|[\s[{,])\*/m],
-  ['!', /(?:^|[\s[{,])!/m],
-  ['?', /(?:^|[\s[{,])\?(?:\s|$)/m],
-  [':', /(?:^|[\s[{,-]):(?:\s|$)/m], // an empty key
   ['%', /^%/m],
   ['\n---', /^---/m],
   ['\n...', /^\.\.\./m],
@@ -43,6 +39,9 @@ function needsExact(text: string): boolean {
   // substring search is far cheaper than a regular expression over a large text.
   return NEEDS_EXACT.some(([guard, pattern]) => body.includes(guard) && pattern.test(body))
 }
+
+/** A space, tab, line break or the end of the text (NaN). */
+const isBlank = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || Number.isNaN(c)
 
 const GLUED_BEFORE_COMMENT = new Set([39 /* ' */, 34 /* " */, 93 /* ] */, 125 /* } */])
 
@@ -145,6 +144,12 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   // from nested calls); `state.position` is where the node ends on close.
   const listener = (event: 'open' | 'close', state: State) => {
     if (event === 'open') {
+      // A node that begins with an anchor (&), an alias (*), a tag (!) or an explicit key (`? `)
+      // is the exact path's: js-yaml resolves them differently or not at all.
+      const start = nodeStart(text, state.position)
+      const first = text.charCodeAt(start)
+      if (first === 38 || first === 42 || first === 33) throw new NotFast()
+      if (first === 63 /* ? */ && isBlank(text.charCodeAt(start + 1))) throw new NotFast()
       opened.push(state.position)
       return
     }
