@@ -3,7 +3,8 @@ import { stringify } from 'yaml'
 
 /**
  * A NATS application document with `n` channels: token types, typed addresses with filters,
- * JetStream and core operations, one stream per 50 channels, a consumer per 10, a few interactions.
+ * JetStream and core operations, one stream per 50 channels, a consumer per 10, an approval
+ * interaction per 100 channels.
  */
 export function natsDocument(n: number): string {
   const channels: Record<string, unknown> = {}
@@ -12,14 +13,19 @@ export function natsDocument(n: number): string {
   const profileOperations: Record<string, unknown> = {}
   const streams: Record<string, unknown> = {}
   const consumers: Record<string, unknown> = {}
-  const groups = Math.ceil(n / 50)
+  const interactions: Record<string, unknown> = {}
+  // One approval interaction (a quorum vote over a group, four channels of its own) per 100
+  // channels, counted in `n`: 5 at N = 500, 50 at N = 5,000.
+  const approvals = Math.max(1, Math.floor(n / 100))
+  const plain = n - 4 * approvals
+  const groups = Math.ceil(plain / 50)
   for (let g = 0; g < groups; g++) {
     streams[`s${g}`] = {
       authority: 'contract',
       config: { name: `S${g}`, subjects: [`svc${g}.>`], retention: 'limits', storage: 'file', num_replicas: 3, max_age: 86400000000000, max_msgs: 1000000, max_bytes: 1073741824, discard: 'new', duplicate_window: 120000000000 },
     }
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < plain; i++) {
     const g = Math.floor(i / 50)
     const id = `channel${i}`
     channels[id] = {
@@ -40,6 +46,77 @@ export function natsDocument(n: number): string {
       }
     }
   }
+  for (let k = 0; k < approvals; k++) {
+    const channel = (name: string, message: string, address: string, identity = false) => {
+      channels[`${name}${k}`] = { address, parameters: { operationId: {}, peerId: {} }, messages: { m: { $ref: `#/components/messages/${message}` } } }
+      profileChannels[`${name}${k}`] = { parameters: { operationId: 'operationId', peerId: 'peerId' }, ...(identity ? { publisherIdentity: { kind: 'subject-permission', peerParameter: 'peerId' } } : {}) }
+    }
+    const operation = (id: string, action: 'send' | 'receive', channelName: string) => {
+      operations[`${id}${k}`] = { action, channel: { $ref: `#/channels/${channelName}${k}` } }
+      profileOperations[`${id}${k}`] = action === 'send' ? { publish: { api: 'core', confirmation: 'none' } } : { subscribe: { api: 'core' } }
+    }
+    channel('vote', 'VoteRequest', `approvals${k}.{operationId}.vote.{peerId}`)
+    channel('ballot', 'Ballot', `approvals${k}.{operationId}.ballot.{peerId}`, true)
+    channel('cancel', 'CancelRequest', `approvals${k}.{operationId}.cancel.{peerId}`)
+    channel('cancelled', 'CancelResult', `approvals${k}.{operationId}.cancelled.{peerId}`)
+    operation('requestVote', 'send', 'vote')
+    operation('onBallot', 'receive', 'ballot')
+    operation('cancelVote', 'send', 'cancel')
+    operation('onVoteCancelled', 'receive', 'cancelled')
+    interactions[`approve${k}`] = {
+      requestOperation: `requestVote${k}`,
+      resultOperation: `onBallot${k}`,
+      // The first approval also validates its request payloads at runtime (a generated validator).
+      ...(k === 0 ? { capabilities: ['runtime-schema-check'] } : {}),
+      inputs: {
+        operationId: { source: 'generated', tokenType: 'operationId' },
+        group: { source: 'argument', tokenType: 'groupId' },
+        request: { source: 'argument', schema: '#/components/schemas/Request' },
+      },
+      bindings: {
+        subject: { operationId: { input: 'operationId' }, peerId: { branch: 'peerId' } },
+        payload: {
+          '/operationId': { input: 'operationId' },
+          '/branchId': { branch: 'id' },
+          '/attempt': { branch: 'attempt' },
+          '/fence': { branch: 'fence' },
+          '/peerId': { branch: 'peerId' },
+          '/requestedBy': { context: 'principalId' },
+          '/request': { input: 'request' },
+        },
+      },
+      audience: { kind: 'group', input: 'group', resolver: 'voters', authorization: 'voterPolicy', membership: 'snapshot-at-admission', includeSender: false, offline: 'exclude', lateJoiners: 'exclude', onRevocation: 'cancel-open-branches' },
+      dispatch: { mode: 'independent', branchKey: 'recipient', targetParameter: 'peerId' },
+      delivery: { mode: 'online-best-effort', state: 'memory', restart: 'fail-unknown', maxAttempts: 1, retryBackoffMs: 0, recoveryGraceMs: 0, settlementGraceMs: 2000 },
+      correlation: {
+        operation: '$message.payload#/operationId',
+        branch: '$message.payload#/branchId',
+        attempt: '$message.payload#/attempt',
+        peer: '$message.payload#/peerId',
+        fence: '$message.payload#/fence',
+        verifier: 'ballotVerifier',
+      },
+      completion: {
+        mode: 'quorum',
+        unit: 'distinct-peers',
+        success: { field: '$message.payload#/approve', equals: true },
+        fraction: { numerator: 2, denominator: 3 },
+        deadlineMs: 60000,
+        onTimeout: 'fail',
+        onImpossible: 'fail',
+        lateResults: 'discard',
+        remaining: 'cooperative',
+        waitFor: 'decision',
+        cancelOperation: `cancelVote${k}`,
+        cancelResultOperation: `onVoteCancelled${k}`,
+        cancelTimeoutMs: 5000,
+      },
+      aggregation: { adapter: 'tally' },
+    }
+  }
+  // Copies: a value used twice would come out of `stringify` as a YAML anchor and alias.
+  const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => structuredClone({ type: 'object', required, properties })
+  const branch = { operationId: { type: 'string' }, branchId: { type: 'string' }, attempt: { type: 'integer' }, fence: { type: 'integer' } }
   return stringify({
     asyncapi: '3.1.0',
     info: { title: `Synthetic ${n}`, version: '1.0.0' },
@@ -50,17 +127,43 @@ export function natsDocument(n: number): string {
       tokenTypes: {
         region: { kind: 'enum', values: ['eu', 'us', 'ap'] },
         entityId: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 4, maxLength: 40, prefix: 'e-' },
+        operationId: { kind: 'token', alphabet: 'hex', first: 'any', minLength: 66, maxLength: 66, prefix: 'op' },
+        peerId: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 3, maxLength: 32, prefix: '' },
+        groupId: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 3, maxLength: 32, prefix: '' },
       },
       channels: profileChannels,
       operations: profileOperations,
       streams,
       consumers,
+      adapters: {
+        voters: { kind: 'audience', version: '1.0.0', inputSchema: '#/components/schemas/GroupQuery', outputSchema: '#/components/schemas/PeerSnapshot' },
+        voterPolicy: { kind: 'authorization', version: '1.0.0', inputSchema: '#/components/schemas/PolicyQuery', outputSchema: '#/components/schemas/PolicyDecision' },
+        ballotVerifier: { kind: 'result-verifier', version: '1.0.0', inputSchema: '#/components/schemas/Ballot', outputSchema: '#/components/schemas/PolicyDecision' },
+        tally: { kind: 'aggregation', version: '1.0.0', inputSchema: '#/components/schemas/Ballots', outputSchema: '#/components/schemas/Outcome' },
+      },
+      interactions,
     },
     channels,
     operations,
     components: {
-      messages: { Event: { payload: { $ref: '#/components/schemas/Event' } } },
-      schemas: { Event: { type: 'object', required: ['id', 'at'], properties: { id: { type: 'string' }, at: { type: 'string', format: 'date-time' }, amount: { type: 'number' } } } },
+      messages: {
+        Event: { payload: { $ref: '#/components/schemas/Event' } },
+        VoteRequest: { payload: object({ ...branch, peerId: { type: 'string' }, requestedBy: { type: 'string' }, request: { $ref: '#/components/schemas/Request' } }) },
+        Ballot: { payload: { $ref: '#/components/schemas/Ballot' } },
+        CancelRequest: { payload: object(branch) },
+        CancelResult: { payload: object({ operationId: { type: 'string' }, branchId: { type: 'string' }, outcome: { type: 'string', enum: ['stopped', 'already-completed', 'unknown'] } }) },
+      },
+      schemas: {
+        Event: object({ id: { type: 'string' }, at: { type: 'string', format: 'date-time' }, amount: { type: 'number' } }, ['id', 'at']),
+        Request: object({ subject: { type: 'string', minLength: 1 }, amount: { type: 'number', minimum: 0 }, reason: { type: 'string' } }, ['subject', 'amount']),
+        Ballot: object({ ...branch, peerId: { type: 'string' }, approve: { type: 'boolean' } }),
+        Ballots: { type: 'array', items: { $ref: '#/components/schemas/Ballot' } },
+        Outcome: object({ operationId: { type: 'string' }, approved: { type: 'boolean' } }),
+        GroupQuery: object({ groupId: { type: 'string' } }),
+        PeerSnapshot: object({ revision: { type: 'string' }, peers: { type: 'array', items: { type: 'string' } } }),
+        PolicyQuery: object({ peerId: { type: 'string' } }),
+        PolicyDecision: object({ allowed: { type: 'boolean' } }),
+      },
     },
   })
 }

@@ -10,7 +10,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createFilter, createSubject, type TemplateToken } from '../src/runtime/subjects.js'
+import { createFilter, createSubject, templateTokens, type TemplateToken } from '../src/runtime/subjects.js'
+import { parseAddress, parseFilter } from '../src/formats/nats/address.js'
 import { inDomain, intersects, literal, type TokenType } from '../src/runtime/tokens.js'
 import { languagesIntersect, patternsCover, type PatternPosition } from '../src/formats/nats/languages.js'
 
@@ -117,6 +118,27 @@ describe('subjects', () => {
       }),
       { numRuns: runs * 5 },
     )
+  })
+})
+
+describe('template text', () => {
+  // Generated modules carry addresses and filters as text; the runtime reads their tokens. Every
+  // text the compiler accepts must read the same on both sides.
+  const piece = fc.oneof(token, fc.constantFrom('*', '>', '{a}', '{b_1}', '{x-y}', '{', '}', '{}', '{{a}}', '{a', 'a}', '', '$', '_INBOX'))
+  const text = fc.array(piece, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('.'))
+  it('templateTokens reads every accepted address and filter as the compiler does', () => {
+    let accepted = 0
+    fc.assert(
+      fc.property(text, (t) => {
+        for (const parsed of [parseAddress(t), parseFilter(t)]) {
+          if (!('tokens' in parsed)) continue
+          accepted++
+          expect(templateTokens(t)).toEqual(parsed.tokens)
+        }
+      }),
+      { numRuns: runs * 5 },
+    )
+    expect(accepted).toBeGreaterThan(runs)
   })
 })
 

@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest'
 import { benzeneDocument } from '../bench/generate.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from '../src/formats/benzene/json-schema.js'
 import { schemaValidator, type Schema, type SchemaError } from '../src/runtime/schema-check.js'
+import { ajvRuntime } from '../src/runtime/validation.js'
+import { payloadValidators } from '../src/formats/nats/payload-validators.js'
 
 const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
@@ -131,5 +133,73 @@ describe('schema interpreter', () => {
     expect(validate({})).toBe(false)
     expect(validate.errors).toEqual([{ instancePath: '', keyword: 'required', params: { missingProperty: 'constructor' }, message: "must have required property 'constructor'" }])
     expect(validate(JSON.parse('{"constructor": 1, "__proto__": {"x": 1}}'))).toBe(true)
+  })
+})
+
+describe('NATS payload validators', () => {
+  // Interactions with `runtime-schema-check` get the interpreter when their payload schema keeps to
+  // its keywords (annotations, `format` and `x-` members dropped), ajv standalone code otherwise.
+  // Either way the answers must be the ones ajv gives for the document's own schema.
+  const components = Object.fromEntries(Object.entries(DEFINITIONS).map(([k, v]) => [k.split('/').pop()!, asComponent(v)]))
+  function asComponent(s: Schema): unknown {
+    return JSON.parse(JSON.stringify(s).replaceAll('defs#/definitions/', '#/components/schemas/'))
+  }
+  /** Annotations ajv does not check, sprinkled over every schema object. */
+  function annotate(s: unknown, n = { i: 0 }): unknown {
+    if (Array.isArray(s)) return s.map((v) => annotate(v, n))
+    if (s === null || typeof s !== 'object') return s
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(s)) out[k] = ['properties', 'patternProperties'].includes(k) ? Object.fromEntries(Object.entries(v as object).map(([p, sub]) => [p, annotate(sub, n)])) : ['enum', 'const', 'required', 'type'].includes(k) ? v : annotate(v, n)
+    const pick = n.i++ % 4
+    if (pick === 0) Object.assign(out, { description: 'd', 'x-note': { any: 'thing' } })
+    if (pick === 1) Object.assign(out, { title: 't', format: 'email', examples: [1] })
+    if (pick === 2 && out.$ref === undefined) Object.assign(out, { default: 3, deprecated: true })
+    return out
+  }
+  const ajvReference = (payload: unknown) =>
+    new Ajv({ allErrors: true, ownProperties: true, strict: false, validateFormats: false, unicodeRegExp: true }).compile({ components: { schemas: components }, allOf: [payload] } as object)
+  const build = (payload: unknown) => {
+    const { definitions, validators } = payloadValidators([{ id: 'it', payloadSchema: payload } as never], components)
+    const body = [...definitions].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
+    const expression = validators.get('it')!
+    const validate = new Function('$schemaValidator', '$ajvRuntime', `${body}\nreturn ${expression};`)(schemaValidator, ajvRuntime) as ReturnType<typeof schemaValidator>
+    return { validate, interpreted: expression.includes('$schemaValidator(') }
+  }
+
+  it('agree with ajv on generated schemas with annotations and component references', () => {
+    let interpreted = 0
+    fc.assert(
+      fc.property(schema, fc.array(data, { minLength: 1, maxLength: 6 }), (s, values) => {
+        const payload = annotate(asComponent(s))
+        const ours = build(payload)
+        const theirs = ajvReference(payload)
+        if (ours.interpreted) interpreted++
+        for (const value of values) expect([ours.validate(value), seen(ours.validate.errors)]).toEqual([theirs(value), seen(theirs.errors)])
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+    )
+    // Generated schemas keep to the interpreter's keywords (a property named __proto__ aside).
+    expect(interpreted).toBeGreaterThan(Number(process.env.FUZZ_RUNS ?? 300) / 2)
+  })
+
+  it('leave what the interpreter does not implement to ajv, with the same answers', () => {
+    const payloads = [
+      { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false },
+      { type: 'object', dependencies: { a: ['b'] } },
+      { type: 'object', propertyNames: { pattern: '^[a-z]+$' } },
+      JSON.parse('{ "type": "object", "properties": { "__proto__": { "type": "string" } } }'),
+      { $ref: '#/components/schemas/money', required: ['x'] },
+      { $ref: '#/components/schemas/money/properties/a' },
+      { type: 'object', properties: { a: { $ref: '#/components/schemas/%6Eode' } } },
+      { if: { type: 'string' }, then: { minLength: 2 }, else: { type: 'number' } },
+    ]
+    for (const payload of payloads) {
+      const ours = build(JSON.parse(JSON.stringify(payload)))
+      expect(ours.interpreted, JSON.stringify(payload)).toBe(false)
+      const theirs = ajvReference(JSON.parse(JSON.stringify(payload)))
+      for (const value of [...fc.sample(data, 60), ['a', 1], ['a', 'b'], { a: 1 }, { a: 1, b: 2 }, { AB: 1 }, 'a', 'abc', 3]) {
+        expect([ours.validate(value), seen(ours.validate.errors)]).toEqual([theirs(value), seen(theirs.errors)])
+      }
+    }
   })
 })

@@ -5,6 +5,7 @@ export { inDomain, intersects, isBaseToken, type Alphabet, type TokenType } from
 export { MaterializeError, createInteraction, materialize, operationId, quorumThreshold } from './interactions.js'
 export type { BindingSource, Interaction, InteractionInput, MaterializeValues } from './interactions.js'
 export { ajvRuntime } from './validation.js'
+export { schemaValidator } from './schema-check.js'
 
 /** Freezes a JSON-like value and everything in it (generated descriptors are immutable). */
 export function deepFreeze<T>(value: T): T {

@@ -1,4 +1,5 @@
 import { jsLiteral } from '../../core/emit.js'
+import { definitionsLiteral, type EmittedDefinition } from '../../core/schema-definitions.js'
 import type { Schema } from './document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
@@ -32,7 +33,7 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
   const out = new Map<string, string>()
   if (roots.length === 0) return out
   // `req#/definitions/d3` -> its constant and the definitions it names directly.
-  const definitions = new Map<string, { constant: string; refs: ReadonlySet<string> }>()
+  const definitions = new Map<string, EmittedDefinition>()
   for (const direction of DIRECTIONS) {
     const made = new Map<string, ReadonlySet<string>>()
     const document = definitionsDocument(contexts[direction], made)
@@ -48,7 +49,7 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
     const only = refs.size === 1 ? refs.values().next().value! : undefined
     const known = only === undefined ? undefined : single.get(only)
     if (known !== undefined) return known
-    const text = `{ ${[...closure(refs, definitions)].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`).join(', ')} }`
+    const text = definitionsLiteral(refs, definitions)
     if (only !== undefined) single.set(only, text)
     return text
   }
@@ -57,18 +58,3 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
 }
 
 const DIRECTIONS = ['request', 'response'] as const
-
-/** Every definition reachable from `refs`, through the definitions themselves. */
-function closure(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, { refs: ReadonlySet<string> }>): Set<string> {
-  const reached = new Set<string>()
-  const queue = [...refs]
-  while (queue.length > 0) {
-    const ref = queue.pop()!
-    if (reached.has(ref)) continue
-    const target = definitions.get(ref)
-    if (!target) throw new Error(`schema is invalid: reference ${ref} names no definition`)
-    reached.add(ref)
-    queue.push(...target.refs)
-  }
-  return reached
-}

@@ -1,0 +1,154 @@
+import { jsLiteral, sortKeys, sortedCopy } from '../../core/emit.js'
+import { definitionsLiteral, type EmittedDefinition } from '../../core/schema-definitions.js'
+import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
+import type { Schema, SchemaObject } from '../../runtime/schema-check.js'
+import { isObject } from './document.js'
+import type { InteractionModel } from './model.js'
+
+/**
+ * Request payload validators for interactions that declare `runtime-schema-check`.
+ *
+ * A payload schema written with the keywords the runtime's schema interpreter implements
+ * (`src/runtime/schema-check.ts`, held to ajv by `test/schema-check.test.ts`) is emitted as data
+ * for it: the schema, and each `#/components/schemas/<Name>` it reaches as a shared `const`. Any
+ * other schema (tuple `items`, `dependencies`, `propertyNames`, `$ref` into a schema, ...) is
+ * compiled by ajv into standalone code, as all of them once were. Design note: a fresh ajv and its
+ * code generation cost a 500-channel compile with one such interaction about a tenth of its time
+ * (bench/), for what is usually a handful of `type`/`properties`/`required` checks.
+ */
+export function payloadValidators(interactions: readonly InteractionModel[], components: Readonly<Record<string, unknown>>): PayloadValidators {
+  const out: PayloadValidators = { definitions: new Map(), validators: new Map() }
+  const wanted = interactions.filter((it) => it.payloadSchema !== undefined)
+  if (wanted.length === 0) return out
+  /** Each component's interpreter form (undefined: not convertible, or no such component), made once. */
+  const converted = new Map<string, { schema: Schema; refs: Set<string> } | undefined>()
+  const convertedOf = (ref: string) => {
+    if (!converted.has(ref)) {
+      const name = componentName(ref)
+      const refs = new Set<string>()
+      const schema = name !== undefined && Object.hasOwn(components, name) ? interpreterSchema(components[name], refs) : undefined
+      converted.set(ref, schema === undefined ? undefined : { schema, refs })
+    }
+    return converted.get(ref)
+  }
+  const emitted = new Map<string, EmittedDefinition>()
+  const forAjv: Array<{ it: InteractionModel; index: number }> = []
+  wanted.forEach((it, index) => {
+    // The meta-schema check both paths share: an invalid schema fails the build the same way.
+    assertValidSchema({ components: { schemas: components }, allOf: [it.payloadSchema] })
+    const refs = new Set<string>()
+    const root = interpreterSchema(it.payloadSchema, refs)
+    const reached = root === undefined ? undefined : reachable(refs, convertedOf)
+    if (root === undefined || reached === undefined) return forAjv.push({ it, index })
+    for (const ref of reached) {
+      if (emitted.has(ref)) continue
+      const constant = `$schema${emitted.size}`
+      emitted.set(ref, { constant, refs: convertedOf(ref)!.refs })
+      out.definitions.set(constant, jsLiteral(convertedOf(ref)!.schema))
+    }
+    out.validators.set(it.id, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root)}, ${definitionsLiteral(refs, emitted)})`)
+  })
+  if (forAjv.length > 0) {
+    const schemas = sortedCopy(components)
+    withStandaloneAjv((ajv) => {
+      for (const { it, index } of forAjv) {
+        // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
+        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [it.payloadSchema] })
+        out.validators.set(it.id, standaloneValidator(ajv, `p${index}`))
+      }
+    })
+  }
+  return out
+}
+
+export interface PayloadValidators {
+  /** `const` name -> expression: the component schemas interpreter validators share (emit first). */
+  definitions: Map<string, string>
+  /** Interaction id -> validator expression. */
+  validators: Map<string, string>
+}
+
+/** Every reference reachable from `refs`, or undefined when one of them is not convertible. */
+function reachable(refs: ReadonlySet<string>, convertedOf: (ref: string) => { refs: ReadonlySet<string> } | undefined): Set<string> | undefined {
+  const reached = new Set<string>()
+  const queue = [...refs]
+  while (queue.length > 0) {
+    const ref = queue.pop()!
+    if (reached.has(ref)) continue
+    const target = convertedOf(ref)
+    if (!target) return undefined
+    reached.add(ref)
+    queue.push(...target.refs)
+  }
+  return reached
+}
+
+/**
+ * Keywords the standalone ajv (no formats, not strict) never checks: annotations, `format`, and
+ * `x-` extensions. Dropping them changes no answer.
+ */
+const IGNORED = new Set(['title', 'description', 'default', 'examples', '$comment', 'format', 'deprecated', 'readOnly', 'writeOnly', 'externalDocs'])
+
+/** Keywords whose value is data, copied as is (the meta-schema check has already held their form). */
+const ASSERTIONS = new Set([
+  'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
+  'minItems', 'maxItems', 'uniqueItems', 'required', 'minProperties', 'maxProperties',
+])
+
+/** Keywords whose value is one subschema, or a list of them. */
+const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then'])
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf'])
+
+/**
+ * `schema` in the interpreter's keyword set, collecting the component references it makes, or
+ * undefined when it uses anything else. Conservative on purpose: whatever is not certain to mean
+ * the same to both is left to ajv.
+ */
+function interpreterSchema(schema: unknown, refs: Set<string>, depth = 0): Schema | undefined {
+  if (typeof schema === 'boolean') return schema
+  if (!isObject(schema) || depth > 64) return undefined
+  const out: Record<string, unknown> = {}
+  // Keys in code-unit order, values copied sorted: reordering a document's keys changes no byte.
+  for (const key of sortKeys(Object.keys(schema))) {
+    const value = schema[key]
+    if (IGNORED.has(key) || key.startsWith('x-')) continue
+    if (key === '$ref') {
+      if (typeof value !== 'string' || componentName(value) === undefined) return undefined
+      refs.add(value)
+      out.$ref = value
+    } else if (ASSERTIONS.has(key)) out[key] = sortedCopy(value)
+    else if (ONE_SCHEMA.has(key)) {
+      // `items` as a list is tuple validation, which the interpreter does not do.
+      const sub = interpreterSchema(value, refs, depth + 1)
+      if (sub === undefined) return undefined
+      out[key] = sub
+    } else if (SCHEMA_LISTS.has(key)) {
+      if (!Array.isArray(value)) return undefined
+      const subs = value.map((v) => interpreterSchema(v, refs, depth + 1))
+      if (subs.some((s) => s === undefined)) return undefined
+      out[key] = subs
+    } else if (key === 'properties' || key === 'patternProperties') {
+      if (!isObject(value)) return undefined
+      const members: Record<string, Schema> = {}
+      for (const name of sortKeys(Object.keys(value))) {
+        // ajv cannot take `__proto__` as a property name; such a schema stays ajv's, as it was.
+        if (name === '__proto__') return undefined
+        const sub = interpreterSchema(value[name], refs, depth + 1)
+        if (sub === undefined) return undefined
+        members[name] = sub
+      }
+      out[key] = members
+    } else return undefined
+  }
+  // A `$ref` beside assertions reads differently across JSON Schema drafts: ajv keeps that case.
+  if (out.$ref !== undefined && Object.keys(out).length > 1) return undefined
+  return out as SchemaObject
+}
+
+/** `<Name>` of `#/components/schemas/<Name>` when the name needs no unescaping (no `~`, `%` or `/`). */
+function componentName(ref: string): string | undefined {
+  const prefix = '#/components/schemas/'
+  if (!ref.startsWith(prefix)) return undefined
+  const name = ref.slice(prefix.length)
+  return name !== '' && !/[~%/]/.test(name) ? name : undefined
+}
