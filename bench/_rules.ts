@@ -4,7 +4,7 @@ import { NatsContext } from '../dist/src/formats/nats/context.js'
 import { gateRules, natsRules } from '../dist/src/formats/nats/rules/index.js'
 import { buildNatsModel } from '../dist/src/formats/nats/normalize.js'
 import { generateNats } from '../dist/src/formats/nats/generate.js'
-const file = '/work/main/bench/.work-profile/p500.asyncapi.yaml'
+const file = '/tmp/nb/r500.asyncapi.yaml'
 const times = new Map<string, number[]>()
 const rec = (k: string, ms: number) => { let a = times.get(k); if (!a) times.set(k, (a = [])); a.push(ms) }
 for (let i = 0; i < 30; i++) {

@@ -1,4 +1,5 @@
 /** The core pipeline: cache, dependencies, and inputs that are not contracts. */
+import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -47,6 +48,16 @@ describe('inputs that are not contracts', () => {
     expect((await compile(join(work, 'empty.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['JSON_SYNTAX'])
     writeFileSync(join(work, 'array.spec.json'), '[]')
     expect((await compile(join(work, 'array.spec.json'))).diagnostics.map((d) => [d.code, d.pointer])).toEqual([['BENZENE_WRONG_TYPE', '']])
+  })
+
+  it('a FIFO or a folder under a contract name is refused at once, never waited on', async () => {
+    // Reads are synchronous (input-host.ts): opening a FIFO for reading would block the process.
+    execFileSync('mkfifo', [join(work, 'pipe.asyncapi.yaml')])
+    mkdirSync(join(work, 'folder.spec.json'))
+    for (const name of ['pipe.asyncapi.yaml', 'folder.spec.json']) {
+      const result = await compile(join(work, name))
+      expect(result.diagnostics.map((d) => [d.code, d.message.includes('not a regular file')])).toEqual([['CONTRACTS_READ_FAILED', true]])
+    }
   })
 
   it('a byte order mark is tolerated and positions stay right', async () => {

@@ -61,6 +61,9 @@ describe('fast YAML path', () => {
     // Most contracts are plain YAML: the fast path must actually be the one taken.
     expect(taken.filter((t) => t === 'fast').length).toBeGreaterThan(texts.length / 2)
     expect(agree(natsDocument(50))).toBe('fast')
+    // And it answers every collection's position itself: no lookup of a plain document falls back.
+    const fast = loadFastYaml(natsDocument(50))!
+    for (const pointer of collections(fast.value)) expect([pointer, fast.start(pointer)]).not.toEqual([pointer, undefined])
   })
 
   it('hands over what only the exact path reads right', () => {
@@ -80,6 +83,13 @@ describe('fast YAML path', () => {
       'a: 1\n---\nb: 2\n', // two documents
       '%YAML 1.2\n---\na: 1\n',
       ': 1\n', // empty key
+      '[a, b]: 1\n', // collections as keys
+      '{a: 1}: 2\n',
+      'x:\n  - [a]: b\n',
+      '{ [a] }\n',
+      '{ {a: 1}, b: 2 }\n',
+      '[ [a]: b ]\n',
+      '{"a": [1], [2]: 3}\n',
       'a: [1, 2\n', // syntax errors
       'a:\n\t- 1\n',
       '',
@@ -87,6 +97,11 @@ describe('fast YAML path', () => {
       '- '.repeat(70) + '1\n', // nesting near the limit
     ]
     for (const text of exactOnly) expect([text, loadFastYaml(text)]).toEqual([text, undefined])
+  })
+
+  it('places collections under integer-like keys (which JavaScript lists first) right', () => {
+    expect(agree('b:\n  x: [1]\n"1":\n  y: [2]\n"c": {z: [3]}\n')).toBe('fast')
+    expect(agree('{"b": {"x": [1]}, "10": {"y": {}}, "2": []}\n')).toBe('fast')
   })
 
   it('keeps Markdown in descriptions on the fast path', () => {

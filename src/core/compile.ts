@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js'
 import type { ContractFormat, Generated, ImportQuery } from './format.js'
-import { InputError, fileProblem, recordingHost, sha256 } from './input-host.js'
+import { InputError, fileProblem, readRegularFile, recordingHost, sha256 } from './input-host.js'
+import { LIMITS } from './limits.js'
 import { packageVersion } from './package-info.js'
 import { findFormat, formats } from './registry.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
@@ -62,7 +62,7 @@ export class ContractCompiler {
     const path = resolve(file)
     const key = sha256(JSON.stringify([packageVersion, path, options.query ?? '', options.benzene ?? null]))
     const entry = this.cache.get(key)
-    if (entry && (await stillValid(entry.inputs))) {
+    if (entry && stillValid(entry.inputs)) {
       this.cache.delete(key) // re-inserted below: the cache evicts the least recently used entry
       this.cache.set(key, entry)
       return entry.result
@@ -87,10 +87,11 @@ export class ContractCompiler {
   }
 }
 
-async function stillValid(inputs: Map<string, string>): Promise<boolean> {
+function stillValid(inputs: Map<string, string>): boolean {
   for (const [path, digest] of inputs) {
     try {
-      if (sha256(await readFile(path)) !== digest) return false
+      const bytes = readRegularFile(path, LIMITS.fileBytes)
+      if (!Buffer.isBuffer(bytes) || sha256(bytes) !== digest) return false
     } catch {
       return false
     }

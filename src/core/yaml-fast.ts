@@ -1,5 +1,6 @@
 import { FAILSAFE_SCHEMA, load, Type, type State } from 'js-yaml'
 import { LIMITS } from './limits.js'
+import { ClosedCollections } from './yaml-positions.js'
 
 /**
  * The fast YAML path (bench/: a NATS compile must stay within 4x of a raw `js-yaml` load).
@@ -15,8 +16,11 @@ import { LIMITS } from './limits.js'
  */
 export interface FastYaml {
   value: unknown
-  /** Start offset of every mapping and sequence, by identity. */
-  starts: Map<object, number>
+  /**
+   * Start offset of the mapping or sequence at a JSON Pointer; undefined when the pointer names
+   * none or the fast path cannot say (then the exact path answers).
+   */
+  start(pointer: string): number | undefined
 }
 
 // Anything the fast path does not reproduce exactly that the parse listener cannot see, found
@@ -38,6 +42,12 @@ function needsExact(text: string): boolean {
   // `includes` first: most documents have no `&`, `!`, `%` or backslash at all, and a native
   // substring search is far cheaper than a regular expression over a large text.
   return NEEDS_EXACT.some(([guard, pattern]) => body.includes(guard) && pattern.test(body))
+}
+
+/** Whether a node could begin at `at`: at the start of the text or after a blank or one of `-:,[{`. */
+function mayStartNode(text: string, at: number): boolean {
+  const before = at === 0 ? 32 : text.charCodeAt(at - 1)
+  return isBlank(before) || NODE_OPENERS.has(before)
 }
 
 /** A space, tab, line break or the end of the text (NaN). */
@@ -101,40 +111,50 @@ function nodeStart(text: string, offset: number): number {
   }
 }
 
-function reachableCollections(root: object): number {
-  let count = 0
-  const stack: object[] = [root]
-  while (stack.length > 0) {
-    const node = stack.pop() as Record<string, unknown>
-    count++
-    // Own keys only (Object.keys): an enumerable property on a polluted Object.prototype is not the document's.
-    for (const key of Object.keys(node)) {
-      const child = node[key]
-      if (child !== null && typeof child === 'object') stack.push(child)
-    }
-  }
-  return count
-}
-
 function previousNonBlank(text: string, offset: number): number {
   let i = offset - 1
   while (i >= 0 && /\s/.test(text[i]!)) i--
   return text.charCodeAt(i)
 }
 
+/**
+ * Whether an `&`, `*`, `!` or `?` stands where a node could begin: at the start of the text or
+ * after a blank or one of `-:,[{`. When none does, no node begins with one and the listener skips
+ * that look at every node (bench/: a third of its cost); `*` inside a filter such as
+ * `svc.*.>` or `?` inside a word does not count.
+ */
+function specialMayStartNode(text: string): boolean {
+  for (const special of ['&', '*', '!', '?']) {
+    for (let at = text.indexOf(special); at !== -1; at = text.indexOf(special, at + 1)) if (mayStartNode(text, at)) return true
+  }
+  return false
+}
+
+const NODE_OPENERS = new Set([45 /* - */, 58 /* : */, 44 /* , */, 91 /* [ */, 123 /* { */])
+
 /** The document's value and collection positions, or undefined when only the exact path can read it. */
 export function loadFastYaml(text: string): FastYaml | undefined {
   if (needsExact(text)) return undefined
-  const starts = new Map<object, number>()
+  const closed = new ClosedCollections()
+  let last: unknown
   const opened: number[] = []
-  let collections = 0
+  // `? ` where a node could begin: an explicit key, whose key may be a mapping or a sequence (js-yaml
+  // makes such a key a string, "[object Object]"), or the same characters inside a scalar ("Pourquoi
+  // ? ..."). js-yaml reads the indicator itself, so no node begins with it; each one found inside a
+  // scalar is struck off below, and one left over sends the document to the exact path.
+  const explicitKeys = explicitKeyCandidates(text)
   const root = text.charCodeAt(nodeStart(text, 0))
   // In a document that is one flow collection (JSON written as YAML) indentation is free.
   const flowDocument = root === 123 /* { */ || root === 91 /* [ */
-  /** Whether the innermost flow collection around the closing node is a mapping. */
-  const insideFlowMapping = () => {
+  /**
+   * Whether the innermost flow collection around the closing node (which starts at `at`) is a
+   * mapping. A node opened twice (nested calls) is still on the stack once: it starts at `at`.
+   */
+  const insideFlowMapping = (at: number) => {
     for (let i = opened.length - 1; i >= 0; i--) {
-      const c = text.charCodeAt(nodeStart(text, opened[i]!))
+      const start = nodeStart(text, opened[i]!)
+      if (start >= at) continue
+      const c = text.charCodeAt(start)
       if (c === 123 /* { */) return true
       if (c === 91 /* [ */) return false
     }
@@ -142,14 +162,17 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   }
   // js-yaml calls the listener when a node opens and when it closes (sometimes twice for one node,
   // from nested calls); `state.position` is where the node ends on close.
+  const mayBeSpecial = specialMayStartNode(text)
   const listener = (event: 'open' | 'close', state: State) => {
     if (event === 'open') {
-      // A node that begins with an anchor (&), an alias (*), a tag (!) or an explicit key (`? `)
-      // is the exact path's: js-yaml resolves them differently or not at all.
-      const start = nodeStart(text, state.position)
-      const first = text.charCodeAt(start)
+      if (!mayBeSpecial) {
+        opened.push(state.position)
+        return
+      }
+      // A node that begins with an anchor (&), an alias (*) or a tag (!) is the exact path's:
+      // js-yaml resolves them differently or not at all.
+      const first = text.charCodeAt(nodeStart(text, state.position))
       if (first === 38 || first === 42 || first === 33) throw new NotFast()
-      if (first === 63 /* ? */ && isBlank(text.charCodeAt(start + 1))) throw new NotFast()
       opened.push(state.position)
       return
     }
@@ -159,13 +182,25 @@ export function loadFastYaml(text: string): FastYaml | undefined {
     // A comment glued to a closing quote or bracket (`'a'#b`) is an error js-yaml lets through.
     if (text.charCodeAt(end) === 35 /* # */ && GLUED_BEFORE_COMMENT.has(text.charCodeAt(end - 1))) throw new NotFast()
     if (result !== null && typeof result === 'object') {
-      if (starts.has(result)) return
+      // A node closed twice (nested calls) closes twice in a row.
+      if (result === last) return
+      last = result
       const at = nodeStart(text, open)
       const first = text.charCodeAt(at)
-      if (!flowDocument && (first === 123 /* { */ || first === 91) /* [ */ && spansLines(text, at, end)) throw new NotFast()
-      starts.set(result, at)
-      collections++
+      if (first === 123 /* { */ || first === 91 /* [ */) {
+        if (!flowDocument && spansLines(text, at, end)) throw new NotFast()
+        // A flow collection followed by `:`, or in a flow mapping not after one (`{ [a] }`), is a
+        // key: js-yaml turns it into a string ("[object Object]"); JSON has no such key, and the
+        // exact path reports it. (Block collections are keys only after `? `: explicitKeys.)
+        if (text.charCodeAt(nodeStart(text, end)) === 58 /* : */) throw new NotFast()
+        if (previousNonBlank(text, at) !== 58 /* : */ && insideFlowMapping(at)) throw new NotFast()
+      }
+      closed.add(at, opened.length)
       return
+    }
+    if (explicitKeys.size > 0) {
+      const at = nodeStart(text, open)
+      for (const candidate of explicitKeys) if (candidate >= at && candidate < end) explicitKeys.delete(candidate)
     }
     const lineEnd = text.indexOf('\n', open)
     const multiline = lineEnd !== -1 && lineEnd < end
@@ -180,7 +215,7 @@ export function loadFastYaml(text: string): FastYaml | undefined {
       while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++
       if (text.charCodeAt(i) === 58 /* : */) throw new NotFast()
       // In a flow mapping, a scalar not right after `:` is a key with an implied null value (`{ 3 }`).
-      if (previousNonBlank(text, at) !== 58 /* : */ && insideFlowMapping()) throw new NotFast()
+      if (previousNonBlank(text, at) !== 58 /* : */ && insideFlowMapping(at)) throw new NotFast()
     }
   }
   let value: unknown
@@ -191,9 +226,13 @@ export function loadFastYaml(text: string): FastYaml | undefined {
     // Duplicate keys, syntax errors, depth, non-finite numbers: all reported by the exact path.
     return undefined
   }
-  if (value === null || typeof value !== 'object') return undefined
-  // A mapping or sequence used as a key becomes a string in js-yaml ("[object Object]"): it was
-  // parsed but is not in the value. JSON has no such key; the exact path reports it.
-  if (reachableCollections(value) !== collections) return undefined
-  return { value, starts }
+  if (value === null || typeof value !== 'object' || explicitKeys.size > 0) return undefined
+  return { value, start: (pointer) => closed.start(value, pointer) }
+}
+
+/** Offsets of each `?` that is followed by a blank and stands where a node could begin. */
+function explicitKeyCandidates(text: string): Set<number> {
+  const found = new Set<number>()
+  for (let at = text.indexOf('?'); at !== -1; at = text.indexOf('?', at + 1)) if (isBlank(text.charCodeAt(at + 1)) && mayStartNode(text, at)) found.add(at)
+  return found
 }

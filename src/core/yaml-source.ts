@@ -1,10 +1,10 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } from 'yaml'
 import type { Diagnostic } from './diagnostics.js'
-import { joinPointer, splitPointer, unescapeToken } from './json-pointer.js'
+import { joinPointer, splitPointer } from './json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
 import { LIMITS, loneSurrogate } from './limits.js'
 import { LineIndex } from './source-text.js'
-import { loadFastYaml, type FastYaml } from './yaml-fast.js'
+import { loadFastYaml } from './yaml-fast.js'
 
 /** The offset of the first node nested deeper than the limit, or undefined (iterative). */
 function tooDeepNode(root: unknown): number | undefined {
@@ -34,29 +34,12 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
   const lines = new LineIndex(text)
   let exact: JsonSource | undefined
   const locate = (pointer: string) => {
-    const offset = collectionStart(fast, pointer)
+    const offset = fast.start(pointer)
     if (offset !== undefined) return { ...lines.position(offset), offset }
     exact ??= parseExactYaml(file, text).source
     return exact.locate(pointer)
   }
   return { source: { file, text, value: fast.value, lines, locate }, diagnostics: [] }
-}
-
-/** Where the mapping or sequence at `pointer` starts, if the pointer names one. */
-function collectionStart({ value, starts }: FastYaml, pointer: string): number | undefined {
-  let node: unknown = value
-  // Token by token without splitting the pointer first: every source backlink asks (bench/).
-  for (let at = 1; at <= pointer.length && pointer !== ''; ) {
-    let end = pointer.indexOf('/', at)
-    if (end === -1) end = pointer.length
-    const raw = pointer.slice(at, end)
-    const token = raw.includes('~') ? unescapeToken(raw) : raw
-    at = end + 1
-    if (Array.isArray(node)) node = /^(?:0|[1-9][0-9]*)$/.test(token) ? node[Number(token)] : undefined
-    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, token)) node = (node as Record<string, unknown>)[token]
-    else return undefined
-  }
-  return node !== null && typeof node === 'object' ? starts.get(node) : undefined
 }
 
 /**
