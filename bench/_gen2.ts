@@ -3,7 +3,7 @@ import { loadInput } from '../dist/src/formats/nats/load.js'
 import { NatsContext } from '../dist/src/formats/nats/context.js'
 import { buildNatsModel } from '../dist/src/formats/nats/normalize.js'
 import { generateNats } from '../dist/src/formats/nats/generate.js'
-const file = '/work/main/bench/.work-profile/p500.asyncapi.yaml'
+const file = '/tmp/nb/r500.asyncapi.yaml'
 const { input } = await loadInput(file, recordingHost())
 const m = buildNatsModel(new NatsContext(input!)).model!
 console.log('interactions', m.interactions.length, m.interactions.filter((i: any) => i.payloadSchema).length, 'ops', m.operations.length, 'streams', m.streams.length, 'consumers', m.consumers.length)
