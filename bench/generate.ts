@@ -15,8 +15,8 @@ export function natsDocument(n: number): string {
   const consumers: Record<string, unknown> = {}
   const interactions: Record<string, unknown> = {}
   // One approval interaction (a quorum vote over a group, four channels of its own) per 100
-  // channels, counted in `n`: 5 at N = 500, 50 at N = 5,000.
-  const approvals = Math.max(1, Math.floor(n / 100))
+  // channels, counted in `n`: 1 at N = 50, 5 at N = 500, 50 at N = 5,000 (none below 50).
+  const approvals = n < 50 ? 0 : Math.max(1, Math.floor(n / 100))
   const plain = n - 4 * approvals
   const groups = Math.ceil(plain / 50)
   for (let g = 0; g < groups; g++) {

@@ -1,9 +1,11 @@
 /** One fixture app, built by every supported bundler with the real bundler, then run in Node. */
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { inspect } from 'unplugin-contracts'
+import { natsDocument } from '../bench/generate.js'
 import { bundlers, freshDir } from './helpers/bundlers.js'
 
 const app = join(import.meta.dirname, 'fixtures/app')
@@ -69,6 +71,22 @@ function collectText(error: unknown): string {
   visit(error, 0)
   return parts.join('\n')
 }
+
+// An unused topic or channel costs nothing: one channel imported from a 200-channel contract with
+// interactions, payload validators, streams and consumers leaves everything else out of the bundle.
+// (webpack and Rspack drop unused exports when they minify; these builds are unminified.)
+describe.each(['vite', 'rollup', 'rolldown', 'esbuild'])('%s tree-shaking', (name) => {
+  it('keeps one imported NATS channel and nothing else of its contract', async () => {
+    const dir = out(name + '-shaking')
+    writeFileSync(join(dir, 'n200.asyncapi.yaml'), natsDocument(200))
+    writeFileSync(join(dir, 'main.js'), "import { channel3 } from './n200.asyncapi.yaml'\nexport const run = () => ({ subject: channel3.subject.render({ region: 'eu', entityId: 'e-abcd' }) })\n")
+    const file = await bundlers[name]!(join(dir, 'main.js'), join(dir, 'dist'), { types: false })
+    expect(runInNode(file)).toEqual({ subject: 'svc0.eu.e-abcd.event3' })
+    const code = readFileSync(file, 'utf8')
+    expect(code).toContain('svc0.{region}.{entityId}.event3')
+    for (const gone of ['event4', 'approve0', 'requestVote0', '#/components/schemas/Request', 'duplicate_window', 'durable_name', 'publish3', 'schemaValidator']) expect(code).not.toContain(gone)
+  })
+})
 
 /** Runs the bundle's `run()` in a fresh Node process, as an app would run, and returns its JSON. */
 function runInNode(file: string): any {

@@ -136,8 +136,14 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
   return Object.freeze({ subject, payload })
 }
 
-/** Freezes a generated interaction descriptor (its data deeply; the subject and validator as they are). */
-export function createInteraction(descriptor: Interaction): Interaction {
+/**
+ * Freezes a generated interaction descriptor (its data deeply; the subject and validator as they
+ * are). Generated modules pass the request channel and the payload validator as arguments rather
+ * than as `channel.subject` in the literal: a member read is a possible side effect to a bundler,
+ * which would then keep every interaction of a contract whose `interactions` no import uses.
+ */
+export function createInteraction(data: Omit<Interaction, 'subject' | 'validatePayload'> & Partial<Pick<Interaction, 'subject' | 'validatePayload'>>, requestChannel?: { readonly subject?: Subject<Record<string, string>> }, validatePayload?: Validator): Interaction {
+  const descriptor = { ...data, ...(requestChannel?.subject ? { subject: requestChannel.subject } : {}), ...(validatePayload ? { validatePayload } : {}) } as Interaction
   const freeze = (value: unknown): unknown => {
     if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
       Object.freeze(value)

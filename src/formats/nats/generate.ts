@@ -68,10 +68,12 @@ export function generateNats(unordered: NatsModel): Generated {
   const { definitions, validators } = payloadValidators(model.interactions, model.schemas)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
   const interactions = model.interactions.map((it, i) => {
-    const extra = [it.requestChannelExport ? `subject: ${it.requestChannelExport}.subject` : '', validators.has(it.id) ? `validatePayload: $validate${i}` : ''].filter(Boolean)
     if (validators.has(it.id)) lines.push(`const $validate${i} = ${validators.get(it.id)};`)
-    const data = jsLiteral({ ...it.data, source: it.source })
-    return `[${jsString(it.id)}, $createInteraction(${extra.length ? `{ ...${data}, ${extra.join(', ')} }` : data})]`
+    const args = [jsLiteral({ ...it.data, source: it.source })]
+    if (it.requestChannelExport || validators.has(it.id)) args.push(it.requestChannelExport ?? 'undefined')
+    if (validators.has(it.id)) args.push(`$validate${i}`)
+    // Pure, arguments without member reads: an unused `interactions` costs nothing (tree-shaking).
+    return `[${jsString(it.id)}, /* @__PURE__ */ $createInteraction(${args.join(', ')})]`
   })
   lines.push(`export const interactions = /* @__PURE__ */ $idMap([${interactions.join(', ')}]);`)
   lines.push(`export const pipelines = /* @__PURE__ */ $idMap(${jsLiteral(model.pipelines.map((p) => [p.key, { ...p.data, source: p.source }]))});`)
