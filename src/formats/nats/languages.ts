@@ -1,4 +1,5 @@
-import { enumerate, intersects, type TokenType } from '../../runtime/tokens.js'
+import type { TemplateToken } from '../../runtime/subjects.js'
+import { enumerate, inDomain, intersects, type TokenType } from '../../runtime/tokens.js'
 
 /** A subject language: one token language per position (a channel address, after its placeholders' domains). */
 export type Language = readonly TokenType[]
@@ -18,6 +19,23 @@ export function patternIntersects(pattern: readonly PatternPosition[], language:
   for (let i = 0; i < fixed; i++) {
     const p = pattern[i]!
     if (p !== '*' && !intersects(p as TokenType, language[i]!)) return false
+  }
+  return true
+}
+
+/**
+ * `patternIntersects(positions(tokens, types), language)` without building the positions: a literal
+ * token meets a position when the position's language has it. (Every filter of every channel is
+ * checked: the positions and their one-literal languages were most of the rule's allocation, bench/.)
+ */
+export function templateIntersects(tokens: readonly TemplateToken[], types: Readonly<Record<string, TokenType>>, language: Language): boolean {
+  const tail = tokens[tokens.length - 1] === '>'
+  const fixed = tail ? tokens.length - 1 : tokens.length
+  if (tail ? language.length <= fixed : language.length !== fixed) return false
+  for (let i = 0; i < fixed; i++) {
+    const token = tokens[i]!
+    if (token === '*') continue
+    if (typeof token === 'string' ? !inDomain(language[i]!, token) : !intersects(types[token.param]!, language[i]!)) return false
   }
   return true
 }

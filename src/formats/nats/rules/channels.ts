@@ -1,6 +1,6 @@
 import { placeholders, positions } from '../address.js'
 import { isObject } from '../document.js'
-import { languagesIntersect, patternIntersects, type Language } from '../languages.js'
+import { languagesIntersect, templateIntersects, type Language } from '../languages.js'
 import type { NatsRule } from './rule.js'
 
 const CHANNEL = (id: string) => ['x-nats-contract', 'channels', id] as const
@@ -114,7 +114,7 @@ export const filterIntersects: NatsRule = {
       for (const [name, filter] of Object.entries(profile.filters)) {
         const parsed = typeof filter === 'string' ? ctx.filter(filter) : undefined
         if (!parsed || 'problem' in parsed || placeholders(parsed.tokens).some((p) => !types[p])) continue
-        if (!patternIntersects(positions(parsed.tokens, types), language)) {
+        if (!templateIntersects(parsed.tokens, types, language)) {
           ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'filters', name), `Filter ${JSON.stringify(filter)} matches no subject of ${channel.address}.`)
         }
       }
