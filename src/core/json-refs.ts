@@ -8,13 +8,14 @@ export interface MemberSite {
 }
 
 /**
- * Every member named `key` whose value passes `accept`, with its pointer, in document order;
- * members under a key in `skip` are not visited. Pointers are spelled out only for what is found:
- * a string per node of a 500-channel document showed in the profile (bench/).
+ * Every member whose name is a key of `accept` and whose value passes that key's test, with its
+ * pointer, in document order, grouped by name; one walk for all of them. Pointers are spelled out
+ * only for what is found: a string per node of a 500-channel document showed in the profile (bench/).
  */
-export function findMembers(root: unknown, key: string, accept: (value: unknown) => boolean, skip: ReadonlySet<string> = NO_KEYS): MemberSite[] {
+export function findMembers<K extends string>(root: unknown, accept: Readonly<Record<K, (value: unknown) => boolean>>): Record<K, MemberSite[]> {
   const path: Array<string | number> = []
-  const out: MemberSite[] = []
+  const out = Object.create(null) as Record<K, MemberSite[]>
+  for (const key of Object.keys(accept) as K[]) out[key] = []
   const visit = (value: object, depth: number): void => {
     // Recursion is bounded: documents are held to the depth limit before anything walks them.
     if (depth > 1024) return
@@ -30,8 +31,8 @@ export function findMembers(root: unknown, key: string, accept: (value: unknown)
     }
     for (const name of Object.keys(value)) {
       const child: unknown = (value as Record<string, unknown>)[name]
-      if (name === key && accept(child)) out.push({ value: child, pointer: joinPointer('', ...path, name) })
-      else if (child !== null && typeof child === 'object' && !skip.has(name)) {
+      if (Object.hasOwn(accept, name) && accept[name as K](child)) out[name as K].push({ value: child, pointer: joinPointer('', ...path, name) })
+      else if (child !== null && typeof child === 'object') {
         path.push(name)
         visit(child, depth + 1)
         path.pop()
@@ -42,8 +43,6 @@ export function findMembers(root: unknown, key: string, accept: (value: unknown)
   return out
 }
 
-const NO_KEYS: ReadonlySet<string> = new Set()
-
 export interface RefSite {
   /** The `$ref` string. */
   ref: string
@@ -51,12 +50,25 @@ export interface RefSite {
   pointer: string
 }
 
-const found = new WeakMap<object, RefSite[]>()
+const isString = (value: unknown) => typeof value === 'string'
+const found = new WeakMap<object, { refs: RefSite[]; locations: MemberSite[] }>()
 
-/** Every string-valued `$ref` member, kept per value: loading and validation both ask. */
-export function refSites(root: unknown): readonly RefSite[] {
-  if (root === null || typeof root !== 'object') return []
+/** Every string-valued `$ref` member and every string-valued `location` member, from one walk kept per value (loading and validation both ask). */
+function stringSites(root: object): { refs: RefSite[]; locations: MemberSite[] } {
   let sites = found.get(root)
-  if (!sites) found.set(root, (sites = findMembers(root, '$ref', (v) => typeof v === 'string').map(({ value, pointer }) => ({ ref: value as string, pointer }))))
+  if (!sites) {
+    const members = findMembers(root, { $ref: isString, location: isString })
+    found.set(root, (sites = { refs: members.$ref.map(({ value, pointer }) => ({ ref: value as string, pointer })), locations: members.location }))
+  }
   return sites
+}
+
+/** Every string-valued `$ref` member. */
+export function refSites(root: unknown): readonly RefSite[] {
+  return root !== null && typeof root === 'object' ? stringSites(root).refs : []
+}
+
+/** Every string-valued `location` member (AsyncAPI runtime expressions: correlation ids, reply addresses). */
+export function locationSites(root: unknown): readonly MemberSite[] {
+  return root !== null && typeof root === 'object' ? stringSites(root).locations : []
 }

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import { commentText, jsLiteral, jsString, propertyKey, sortedCopy } from '../../core/emit.js'
+import { commentText, jsLiteral, jsString, propertyKey, sortKeys, sortedCopy } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
 import type { TokenType } from '../../runtime/tokens.js'
 import type { ChannelModel, NatsModel } from './model.js'
@@ -15,18 +15,20 @@ const byId = <T>(list: T[], id: (t: T) => string) => [...list].sort((a, b) => (i
 
 /**
  * Mapping keys carry no order in YAML: channels, operations and every other keyed collection are
- * emitted in id order, and their data from key-sorted copies, so reordering a document's keys
- * changes only `contract.digest` (the digest of its exact bytes).
+ * emitted in id order, and data read from the document from key-sorted copies, so reordering a
+ * document's keys changes only `contract.digest` (the digest of its exact bytes). Operation and
+ * adapter descriptors are built by `normalize.ts` member by member, in an order of its own, and
+ * channel parameters are read in sorted key order where they are written.
  */
 function ordered(model: NatsModel): NatsModel {
   return {
     ...model,
     tokenTypes: sortedCopy(model.tokenTypes),
-    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, parameters: sortedCopy(c.parameters), filters: byId(c.filters, (f) => f.name) })),
-    operations: byId(model.operations, (o) => o.id).map(sortedCopy),
+    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, filters: byId(c.filters, (f) => f.name) })),
+    operations: byId(model.operations, (o) => o.id),
     streams: byId(model.streams, (s) => s.key).map(sortedCopy),
     consumers: byId(model.consumers, (c) => c.key).map(sortedCopy),
-    adapters: byId(model.adapters, (a) => a.key).map(sortedCopy),
+    adapters: byId(model.adapters, (a) => a.key),
     interactions: byId(model.interactions, (i) => i.id).map((i) => ({ ...i, data: sortedCopy(i.data), payloadSchema: sortedCopy(i.payloadSchema) })),
     pipelines: byId(model.pipelines, (p) => p.key).map((p) => ({ ...p, data: sortedCopy(p.data) })),
     workflows: byId(model.workflows, (w) => w.key).map((w) => ({ ...w, data: sortedCopy(w.data) })),
@@ -53,7 +55,7 @@ export function generateNats(unordered: NatsModel): Generated {
   if (file !== undefined) lines.push(`const $file = ${jsString(file)};`)
   for (const channel of model.channels) {
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
-    const parameters = Object.entries(channel.parameters).map(([param, type]) => `[${jsString(param)}]: ${typeConst.get(type) ?? 'undefined'}`)
+    const parameters = sortKeys(Object.keys(channel.parameters)).map((param) => `[${jsString(param)}]: ${typeConst.get(channel.parameters[param]!) ?? 'undefined'}`)
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`).
     const filters = channel.filters.map((f) => `[${jsString(f.name)}, ${jsString(f.template)}]`)
     lines.push(
@@ -97,7 +99,7 @@ function valueType(type: TokenType | undefined): string {
 }
 
 function parametersType(channel: ChannelModel, model: NatsModel): string {
-  const members = Object.entries(channel.parameters).map(([param, type]) => `readonly ${propertyKey(param)}: ${valueType(model.tokenTypes[type])};`)
+  const members = sortKeys(Object.keys(channel.parameters)).map((param) => `readonly ${propertyKey(param)}: ${valueType(model.tokenTypes[channel.parameters[param]!])};`)
   return members.length === 0 ? '{}' : `{ ${members.join(' ')} }`
 }
 

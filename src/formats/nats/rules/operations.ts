@@ -1,5 +1,5 @@
 import { positions } from '../address.js'
-import { findMembers } from '../../../core/json-refs.js'
+import { locationSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import { refId } from '../context.js'
 import { isObject } from '../document.js'
@@ -7,7 +7,6 @@ import { patternIntersects, patternsCover, type Language, type PatternPosition }
 import { resolveConfig } from '../resources.js'
 import type { NatsRule } from './rule.js'
 
-const PROFILE_KEY = new Set(['x-nats-contract'])
 const OP = (id: string) => ['x-nats-contract', 'operations', id] as const
 
 const opsOf = new WeakMap<object, Array<[string, Record<string, unknown>]>>()
@@ -172,8 +171,9 @@ export const headerCorrelation: NatsRule = {
   code: 'NATS_UNSUPPORTED',
   description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
   check(ctx) {
-    const inHeader = (v: unknown) => typeof v === 'string' && v.startsWith('$message.header')
-    for (const { value, pointer } of findMembers(ctx.doc, 'location', inHeader, PROFILE_KEY)) {
+    for (const { value, pointer } of locationSites(ctx.doc)) {
+      // The profile's own members are not AsyncAPI objects.
+      if (!(value as string).startsWith('$message.header') || pointer.includes('/x-nats-contract/')) continue
       ctx.report(this.code, pointer, `${value as string} correlates through a header; profile v0.2 correlates through payload expressions only.`)
     }
   },

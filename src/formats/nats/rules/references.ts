@@ -11,8 +11,13 @@ export const refResolves: NatsRule = {
   code: 'NATS_REF_UNRESOLVED',
   description: 'A same-document $ref names nothing in the document.',
   check(ctx) {
+    // Most references repeat (every channel's message, say): each is resolved once.
+    const resolves = new Map<string, boolean>()
     for (const { ref, pointer } of refSites(ctx.doc)) {
-      if (ref.startsWith('#') && resolveFragment(ctx.doc, ref) === undefined) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in this document.`, { ref })
+      if (!ref.startsWith('#')) continue
+      let ok = resolves.get(ref)
+      if (ok === undefined) resolves.set(ref, (ok = resolveFragment(ctx.doc, ref) !== undefined))
+      if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in this document.`, { ref })
     }
   },
 }
