@@ -39,8 +39,17 @@ export class ClosedCollections {
     let entry = this.offsets.length - 1
     if (entry < 0 || this.depths[entry] !== 0 || root === null || typeof root !== 'object') return undefined
     let node: object = root
+    let at = 1
+    // Backlinks come in runs of siblings (`/channels/a`, `/channels/b`, ...): the walk to the last
+    // parent is kept, and a pointer one token below it starts there.
+    const parent = this.lastParent
+    if (parent && pointer.length > parent.pointer.length + 1 && pointer.startsWith(parent.pointer) && pointer.charCodeAt(parent.pointer.length) === 47 && pointer.indexOf('/', parent.pointer.length + 1) === -1) {
+      entry = parent.entry
+      node = parent.node
+      at = parent.pointer.length + 1
+    }
     // Token by token without splitting the pointer first: every source backlink asks (bench/).
-    for (let at = 1; at <= pointer.length && pointer !== ''; ) {
+    for (; at <= pointer.length && pointer !== ''; ) {
       let end = pointer.indexOf('/', at)
       if (end === -1) end = pointer.length
       const raw = pointer.slice(at, end)
@@ -53,11 +62,15 @@ export class ClosedCollections {
       const ordinal = this.ordinalsOf(entry, node)?.get(token)
       const children = this.childrenOf(entry)
       if (ordinal === undefined || !children || ordinal >= children.length) return undefined
+      if (end === pointer.length) this.lastParent = { pointer: pointer.slice(0, at - 1 - raw.length - 1), entry, node }
       entry = children[ordinal]!
       node = child
     }
     return this.offsets[entry]
   }
+
+  /** Where the last lookup's parent was found (its pointer, entry and value). */
+  private lastParent: { pointer: string; entry: number; node: object } | undefined
 
   /** The entries of the collections directly inside `entry`, in document order. */
   private childrenOf(entry: number): Int32Array | null {

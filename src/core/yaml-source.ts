@@ -35,7 +35,10 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
   let exact: JsonSource | undefined
   const locate = (pointer: string) => {
     const offset = fast.start(pointer)
-    if (offset !== undefined) return { ...lines.position(offset), offset }
+    if (offset !== undefined) {
+      const { line, column } = lines.position(offset)
+      return { line, column, offset }
+    }
     exact ??= parseExactYaml(file, text).source
     return exact.locate(pointer)
   }

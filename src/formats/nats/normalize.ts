@@ -64,46 +64,54 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       continue
     }
     names.set(exportName, channel.id)
-    const filters = isObject(profile.filters)
-      ? Object.entries(profile.filters).flatMap(([name, template]) => {
-          const parsed = typeof template === 'string' ? ctx.filter(template) : undefined
-          return parsed && 'tokens' in parsed ? [{ name, template: template as string, tokens: parsed.tokens }] : []
-        })
-      : []
+    const filters: ChannelModel['filters'] = []
+    if (isObject(profile.filters)) {
+      for (const name of Object.keys(profile.filters)) {
+        const template = profile.filters[name]
+        const parsed = typeof template === 'string' ? ctx.filter(template) : undefined
+        if (parsed && 'tokens' in parsed) filters.push({ name, template: template as string, tokens: parsed.tokens })
+      }
+    }
     const identity = isObject(profile.publisherIdentity) ? (profile.publisherIdentity as ChannelModel['publisherIdentity']) : undefined
-    channels.push({
-      id: channel.id,
-      exportName,
-      ...(channel.address === undefined ? {} : { address: channel.address, tokens: channel.tokens }),
-      parameters: channel.parameters,
-      filters,
-      ...(identity ? { publisherIdentity: { kind: identity.kind, peerParameter: identity.peerParameter } } : {}),
-      source: link(pointer),
-    })
+    // Members assigned one by one rather than spread in (bench/: the conditional spreads showed per channel).
+    const model = { id: channel.id, exportName } as ChannelModel
+    if (channel.address !== undefined) {
+      model.address = channel.address
+      model.tokens = channel.tokens
+    }
+    model.parameters = channel.parameters
+    model.filters = filters
+    if (identity) model.publisherIdentity = { kind: identity.kind, peerParameter: identity.peerParameter }
+    model.source = link(pointer)
+    channels.push(model)
   }
 
   const standardOps = ctx.standard('operations')
-  const operations: OperationModel[] = Object.entries(ctx.section('operations')).flatMap(([id, op]) => {
-    if (!isObject(op)) return []
+  const operations: OperationModel[] = []
+  const profiledOps = ctx.section('operations')
+  for (const id of Object.keys(profiledOps)) {
+    const op = profiledOps[id]
+    if (!isObject(op)) continue
     const std = standardOps[id] as Record<string, unknown>
     const publish = isObject(op.publish) ? op.publish : undefined
     const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
     const reply = isObject(std.reply) ? refId(std.reply.channel, '#/channels/') : undefined
     const rr = isObject(op.requestReply) ? op.requestReply : undefined
-    const model: OperationModel = {
+    // Members in a fixed order (generation writes them as they are), assigned one by one.
+    const model = {
       id,
       action: std.action as 'send' | 'receive',
       channel: ctx.channelOf(std) ?? '',
       kind: publish ? 'publish' : 'subscribe',
       api: (publish ?? subscribe)!.api as 'core' | 'jetstream',
-      ...(publish ? { confirmation: publish.confirmation as 'none' | 'stream-ack' } : {}),
-      ...(typeof publish?.stream === 'string' ? { stream: publish.stream } : {}),
-      ...(typeof subscribe?.consumer === 'string' ? { consumer: subscribe.consumer } : {}),
-      ...(rr ? { requestReply: { routing: 'native-inbox' as const, completion: 'first-response' as const, timeoutMs: rr.timeoutMs as number, ...(reply ? { replyChannel: reply } : {}) } } : {}),
-      source: link(ctx.pointer('operations', id)),
-    }
-    return [model]
-  })
+    } as OperationModel
+    if (publish) model.confirmation = publish.confirmation as 'none' | 'stream-ack'
+    if (typeof publish?.stream === 'string') model.stream = publish.stream
+    if (typeof subscribe?.consumer === 'string') model.consumer = subscribe.consumer
+    if (rr) model.requestReply = { routing: 'native-inbox', completion: 'first-response', timeoutMs: rr.timeoutMs as number, ...(reply ? { replyChannel: reply } : {}) }
+    model.source = link(ctx.pointer('operations', id))
+    operations.push(model)
+  }
 
   const native = (section: 'streams' | 'consumers'): NativeModel[] =>
     Object.entries(ctx.section(section)).flatMap(([key, resource]) => {
