@@ -11,7 +11,10 @@ export function unescapeToken(token: string): string {
 }
 
 export function joinPointer(base: string, ...tokens: Array<string | number>): string {
-  return base + tokens.map((t) => '/' + escapeToken(t)).join('')
+  // A loop, not map + join: pointers are made for every backlink and member found (bench/).
+  let out = base
+  for (let i = 0; i < tokens.length; i++) out += '/' + escapeToken(tokens[i]!)
+  return out
 }
 
 /** Splits a pointer into unescaped tokens. `''` is the whole document. */

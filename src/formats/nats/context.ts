@@ -96,7 +96,17 @@ export class NatsContext {
         const address = typeof channel.address === 'string' ? channel.address : undefined
         const parsed = address === undefined ? undefined : parseAddress(address)
         const profile = isObject(profiled[id]) ? (profiled[id] as Record<string, unknown>) : {}
-        const parameters = isObject(profile.parameters) ? (Object.fromEntries(Object.entries(profile.parameters).filter(([, v]) => typeof v === 'string')) as Record<string, string>) : {}
+        // Own data properties (a `__proto__` parameter stays a parameter), string-valued ones only.
+        const parameters: Record<string, string> = {}
+        if (isObject(profile.parameters)) {
+          const given = profile.parameters
+          for (const param of Object.keys(given)) {
+            const type = given[param]
+            if (typeof type !== 'string') continue
+            if (param === '__proto__') Object.defineProperty(parameters, param, { value: type, enumerable: true, writable: true, configurable: true })
+            else parameters[param] = type
+          }
+        }
         channels.set(id, { id, ...(address === undefined ? {} : { address }), ...(parsed && 'tokens' in parsed ? { tokens: parsed.tokens } : {}), parameters, ...(parsed ? { parsed } : {}) })
       }
       facts.channels = channels
@@ -123,8 +133,8 @@ export class NatsContext {
     const memo = (facts.channelTypes ??= new Map())
     if (memo.has(channel)) return memo.get(channel)
     let out: Record<string, TokenType> | undefined = Object.create(null) as Record<string, TokenType>
-    for (const [param, typeName] of Object.entries(channel.parameters)) {
-      const type = this.tokenTypes[typeName]
+    for (const param of Object.keys(channel.parameters)) {
+      const type = this.tokenTypes[channel.parameters[param]!]
       if (!type) {
         out = undefined
         break
