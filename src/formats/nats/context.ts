@@ -17,14 +17,15 @@ export interface ChannelInfo {
   parameters: Record<string, string>
   /** What parsing the address gave, problems included (parsed once per input). */
   parsed?: ReturnType<typeof parseAddress>
+  /** `NatsContext.channelTypes` and `language`, once computed (null: none); on the channel, not in a Map keyed by it (bench/). */
+  types?: Record<string, TokenType> | null
+  language?: Language | null
 }
 
 interface DerivedFacts {
   types?: Record<string, TokenType>
   channels?: Map<string, ChannelInfo>
   filters?: Map<string, ReturnType<typeof parseFilter>>
-  channelTypes?: Map<ChannelInfo, Record<string, TokenType> | undefined>
-  languages?: Map<ChannelInfo, Language | undefined>
 }
 const derived = new WeakMap<NatsInput, DerivedFacts>()
 
@@ -107,7 +108,9 @@ export class NatsContext {
             else parameters[param] = type
           }
         }
-        channels.set(id, { id, ...(address === undefined ? {} : { address }), ...(parsed && 'tokens' in parsed ? { tokens: parsed.tokens } : {}), parameters, ...(parsed ? { parsed } : {}) })
+        // One shape for every channel (members assigned, absent ones undefined): conditional spreads
+        // gave objects of many shapes, slow to read in every rule on a large contract (bench/).
+        channels.set(id, { id, address, tokens: parsed && 'tokens' in parsed ? parsed.tokens : undefined, parameters, parsed, types: undefined, language: undefined })
       }
       facts.channels = channels
     }
@@ -129,9 +132,7 @@ export class NatsContext {
    * rules skip the channel).
    */
   channelTypes(channel: ChannelInfo): Record<string, TokenType> | undefined {
-    const facts = this.facts
-    const memo = (facts.channelTypes ??= new Map())
-    if (memo.has(channel)) return memo.get(channel)
+    if (channel.types !== undefined) return channel.types ?? undefined
     let out: Record<string, TokenType> | undefined = Object.create(null) as Record<string, TokenType>
     for (const param of Object.keys(channel.parameters)) {
       const type = this.tokenTypes[channel.parameters[param]!]
@@ -143,18 +144,16 @@ export class NatsContext {
     }
     const typed = out
     if (typed && (channel.tokens ?? []).some((token) => typeof token !== 'string' && !typed[token.param])) out = undefined
-    memo.set(channel, out)
+    channel.types = out ?? null
     return out
   }
 
   /** The subject language of a channel with a typed address (once per channel), else undefined. */
   language(channel: ChannelInfo): Language | undefined {
-    const facts = this.facts
-    const memo = (facts.languages ??= new Map())
-    if (memo.has(channel)) return memo.get(channel)
+    if (channel.language !== undefined) return channel.language ?? undefined
     const types = channel.tokens && this.channelTypes(channel)
     const language = channel.tokens && types ? (positions(channel.tokens, types) as Language) : undefined
-    memo.set(channel, language)
+    channel.language = language ?? null
     return language
   }
 
