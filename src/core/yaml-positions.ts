@@ -55,7 +55,8 @@ export class ClosedCollections {
     // Backlinks come in runs of siblings (`/channels/a`, `/channels/b`, ...): the walk to the last
     // parent is kept, and a pointer one token below it starts there.
     const parent = this.lastParent
-    if (parent && pointer.length > parent.pointer.length + 1 && pointer.startsWith(parent.pointer) && pointer.charCodeAt(parent.pointer.length) === 47 && pointer.indexOf('/', parent.pointer.length + 1) === -1) {
+    const sibling = parent !== undefined && pointer.length > parent.pointer.length + 1 && pointer.startsWith(parent.pointer) && pointer.charCodeAt(parent.pointer.length) === 47 && pointer.indexOf('/', parent.pointer.length + 1) === -1
+    if (sibling) {
       entry = parent.entry
       node = parent.node
       at = parent.pointer.length + 1
@@ -67,16 +68,14 @@ export class ClosedCollections {
       const raw = pointer.slice(at, end)
       const token = raw.includes('~') ? unescapeToken(raw) : raw
       at = end + 1
-      let child: unknown
-      if (Array.isArray(node)) child = /^(?:0|[1-9][0-9]*)$/.test(token) ? node[Number(token)] : undefined
-      else child = Object.hasOwn(node, token) ? (node as Record<string, unknown>)[token] : undefined
-      if (child === null || typeof child !== 'object') return undefined
+      // The ordinals hold exactly the members that are collections (array items by index).
       const ordinal = this.ordinalsOf(entry, node)?.get(token)
       const children = this.childrenOf(entry)
       if (ordinal === undefined || !children || ordinal >= children.length) return undefined
-      if (end === pointer.length) this.lastParent = { pointer: pointer.slice(0, at - 1 - raw.length - 1), entry, node }
+      const last = end === pointer.length
+      if (last && !sibling) this.lastParent = { pointer: pointer.slice(0, at - 1 - raw.length - 1), entry, node }
       entry = children[ordinal]!
-      node = child
+      if (!last) node = (Array.isArray(node) ? node[Number(token)] : (node as Record<string, unknown>)[token]) as object
     }
     return this.offsets[entry]
   }

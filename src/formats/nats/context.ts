@@ -177,7 +177,8 @@ export function refId(value: unknown, prefix: string): string | undefined {
   const ref = isObject(value) && typeof value.$ref === 'string' ? value.$ref : undefined
   if (!ref?.startsWith(prefix)) return undefined
   const id = ref.slice(prefix.length)
-  return id.includes('/') ? undefined : id.replace(/~1/g, '/').replace(/~0/g, '~')
+  if (id.includes('/')) return undefined
+  return id.includes('~') ? id.replace(/~1/g, '/').replace(/~0/g, '~') : id
 }
 
 /** Only the members the seed defines, in a fixed order. */

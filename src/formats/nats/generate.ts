@@ -17,14 +17,14 @@ const byId = <T>(list: T[], id: (t: T) => string) => [...list].sort((a, b) => (i
  * Mapping keys carry no order in YAML: channels, operations and every other keyed collection are
  * emitted in id order, and data read from the document from key-sorted copies, so reordering a
  * document's keys changes only `contract.digest` (the digest of its exact bytes). Operation and
- * adapter descriptors are built by `normalize.ts` member by member, in an order of its own, and
- * channel parameters are read in sorted key order where they are written.
+ * adapter descriptors are built by `normalize.ts` member by member, in an order of its own, with
+ * channel filters in name order; channel parameters are read in sorted key order where they are written.
  */
 function ordered(model: NatsModel): NatsModel {
   return {
     ...model,
     tokenTypes: sortedCopy(model.tokenTypes),
-    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, filters: byId(c.filters, (f) => f.name) })),
+    channels: byId(model.channels, (c) => c.id),
     operations: byId(model.operations, (o) => o.id),
     streams: byId(model.streams, (s) => s.key).map(sortedCopy),
     consumers: byId(model.consumers, (c) => c.key).map(sortedCopy),

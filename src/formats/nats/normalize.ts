@@ -71,6 +71,8 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
         const parsed = typeof template === 'string' ? ctx.filter(template) : undefined
         if (parsed && 'tokens' in parsed) filters.push({ name, template: template as string, tokens: parsed.tokens })
       }
+      // In name order: mapping keys carry no order, and generated code lists filters as given here.
+      if (filters.length > 1) filters.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     }
     const identity = isObject(profile.publisherIdentity) ? (profile.publisherIdentity as ChannelModel['publisherIdentity']) : undefined
     // Members assigned one by one rather than spread in (bench/: the conditional spreads showed per channel).
