@@ -49,14 +49,21 @@ const ENUMERATION_LIMIT = 256
  */
 export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]>, language: Language, at = 0): boolean {
   if (at === language.length) return patterns.some((p) => p.length === at)
-  const live = patterns.filter((p) => p.length > at)
-  if (live.some((p) => p[at] === '>' && p.length === at + 1)) return true
-  const applicable = live.filter((p) => p.length > at)
-  const wild = applicable.filter((p) => p[at] === '*')
-  const literal = applicable.filter((p) => p[at] !== '*' && p[at] !== '>')
+  // A final `>` here covers every remaining position (the common case, `svc.>`: decided first,
+  // before the lists below are made; this runs for every JetStream publish, bench/).
+  if (patterns.some((p) => p.length === at + 1 && p[at] === '>')) return true
+  const wild: Array<readonly PatternPosition[]> = []
+  const literal: Array<readonly PatternPosition[]> = []
+  for (const p of patterns) {
+    if (p.length <= at) continue
+    if (p[at] === '*') wild.push(p)
+    else if (p[at] !== '>') literal.push(p)
+  }
   const members = enumerate(language[at]!, ENUMERATION_LIMIT)
   if (members === undefined) return patternsCover(wild, language, at + 1)
-  return members.every((token) =>
-    patternsCover([...wild, ...literal.filter((p) => (p[at] as TokenType).kind === 'enum' && (p[at] as { values: readonly string[] }).values.includes(token))], language, at + 1),
-  )
+  return members.every((token) => {
+    const next = wild.slice()
+    for (const p of literal) if ((p[at] as TokenType).kind === 'enum' && (p[at] as { values: readonly string[] }).values.includes(token)) next.push(p)
+    return patternsCover(next, language, at + 1)
+  })
 }
