@@ -12,6 +12,8 @@ export const NATS_MODULE_EXPORTS = new Set(['contract', 'channels', 'operations'
 
 /** camelCase of a channel id: `payment-captured` and `payment_captured` -> `paymentCaptured`. */
 export function channelExportName(id: string): string {
+  // Most ids are already one lowerCamel word.
+  if (/^[a-z][A-Za-z0-9]*$/.test(id)) return id
   const words = id.split(/[^A-Za-z0-9]+/).filter(Boolean)
   return words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join('')
 }
