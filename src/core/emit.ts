@@ -36,7 +36,8 @@ function plainJson(value: unknown, depth: number): boolean {
     return true
   }
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return false
-  for (const key of Object.keys(value)) if (key === '__proto__' || !plainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+  const keys = Object.keys(value)
+  for (let i = 0; i < keys.length; i++) if (keys[i] === '__proto__' || !plainJson((value as Record<string, unknown>)[keys[i]!], depth + 1)) return false
   return true
 }
 

@@ -29,7 +29,9 @@ export function findMembers<K extends string>(root: unknown, accept: Readonly<Re
       }
       return
     }
-    for (const name of Object.keys(value)) {
+    const names = Object.keys(value)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!
       const child: unknown = (value as Record<string, unknown>)[name]
       if (Object.hasOwn(accept, name) && accept[name as K](child)) out[name as K].push({ value: child, pointer: joinPointer('', ...path, name) })
       else if (child !== null && typeof child === 'object') {

@@ -25,6 +25,7 @@ export interface ChannelInfo {
 interface DerivedFacts {
   types?: Record<string, TokenType>
   channels?: Map<string, ChannelInfo>
+  channelList?: ChannelInfo[]
   filters?: Map<string, ReturnType<typeof parseFilter>>
 }
 const derived = new WeakMap<NatsInput, DerivedFacts>()
@@ -115,6 +116,15 @@ export class NatsContext {
       facts.channels = channels
     }
     return facts.channels
+  }
+
+  /**
+   * The channels in document order, as an array: rules walk them one after another, and an array
+   * walk allocates nothing where a Map iterator may (bench/: allocation at 5,000 channels).
+   */
+  get channelList(): readonly ChannelInfo[] {
+    const facts = this.facts
+    return (facts.channelList ??= [...this.channels.values()])
   }
 
   /** A filter (or native subject pattern) parsed, once per input and text. */

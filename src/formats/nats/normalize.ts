@@ -46,7 +46,7 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
   const profiledChannels = ctx.section('channels')
   const channels: ChannelModel[] = []
   const names = new Map<string, string>()
-  for (const channel of ctx.channels.values()) {
+  for (const channel of ctx.channelList) {
     const profile = isObject(profiledChannels[channel.id]) ? (profiledChannels[channel.id] as Record<string, unknown>) : {}
     const exportName = channelExportName(channel.id)
     const pointer = ctx.pointer('channels', channel.id)

@@ -20,7 +20,7 @@ export const channelProfiled: NatsRule = {
   description: 'A standard channel with an address has no profile entry.',
   check(ctx) {
     const profiled = ctx.section('channels')
-    for (const channel of ctx.channels.values()) {
+    for (const channel of ctx.channelList) {
       if (channel.address !== undefined && !Object.hasOwn(profiled, channel.id)) {
         ctx.report(this.code, ctx.pointer('channels', channel.id), `Channel ${JSON.stringify(channel.id)} has an address but no x-nats-contract.channels entry typing its subject.`)
       }
@@ -34,7 +34,7 @@ function addressRule(code: 'NATS_ADDRESS_TOKEN' | 'NATS_RESERVED_SUBJECT', descr
     code,
     description,
     check(ctx) {
-      for (const channel of ctx.channels.values()) {
+      for (const channel of ctx.channelList) {
         const parsed = channel.parsed
         if (parsed && 'problem' in parsed && parsed.code === code) ctx.report(code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
       }
@@ -50,7 +50,7 @@ export const parametersAgree: NatsRule = {
   description: 'The address placeholders, the standard parameters and the profile parameters are not the same set.',
   check(ctx) {
     const profiled = ctx.section('channels')
-    for (const channel of ctx.channels.values()) {
+    for (const channel of ctx.channelList) {
       if (!channel.tokens || !Object.hasOwn(profiled, channel.id)) continue
       const inAddress = placeholders(channel.tokens)
       const standard = ctx.standard('channels')[channel.id] as Record<string, unknown>
@@ -76,7 +76,7 @@ export const parameterTypesKnown: NatsRule = {
   description: 'A channel parameter names a token type the document does not define.',
   check(ctx) {
     const defined = ctx.section('tokenTypes')
-    for (const channel of ctx.channels.values()) {
+    for (const channel of ctx.channelList) {
       for (const param of Object.keys(channel.parameters)) {
         const type = channel.parameters[param]!
         if (!Object.hasOwn(defined, type)) ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'parameters', param), `Parameter {${param}} names token type ${JSON.stringify(type)}, which tokenTypes does not define.`)
@@ -115,7 +115,7 @@ export const filterIntersects: NatsRule = {
   code: 'NATS_FILTER_DISJOINT',
   description: 'A filter matches no subject of its channel.',
   check(ctx) {
-    for (const channel of ctx.channels.values()) {
+    for (const channel of ctx.channelList) {
       const types = ctx.channelTypes(channel)
       const language = ctx.language(channel)
       const profile = ctx.section('channels')[channel.id]
@@ -159,7 +159,7 @@ export const channelsDisjoint: NatsRule = {
     const index = new Map<number, Map<string, Map<string, Array<{ id: string; language: Language }>>>>()
     const WILD = '\0placeholder'
     const literal = (token: unknown) => (typeof token === 'string' ? token : WILD)
-    for (const channel of ctx.channels.values()) {
+    for (const channel of ctx.channelList) {
       const language = ctx.language(channel)
       if (!channel.tokens || !language) continue
       const first = literal(channel.tokens[0])

@@ -179,7 +179,7 @@ export const contractOverlap: NatsRule = {
     for (const other of otherContexts(ctx)) {
       // Only contracts this one imports: overlaps with them are this document's to explain.
       if (!imported.has(other.main.file)) continue
-      for (const mine of ctx.channels.values()) {
+      for (const mine of ctx.channelList) {
         const types = mine.tokens && ctx.channelTypes(mine)
         if (!mine.tokens || !types) continue
         const a = positions(mine.tokens, types) as Language
