@@ -29,9 +29,11 @@ export function findMembers<K extends string>(root: unknown, accept: Readonly<Re
       }
       return
     }
-    const names = Object.keys(value)
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!
+    // for-in with an own-property check, not Object.keys: no array per object walked (bench/: a
+    // 5,000-channel document has 70,000 objects, and their key arrays were garbage the young
+    // generation collected at a price that grows with the document). Inherited names are skipped.
+    for (const name in value) {
+      if (!Object.hasOwn(value, name)) continue
       const child: unknown = (value as Record<string, unknown>)[name]
       if (Object.hasOwn(accept, name) && accept[name as K](child)) out[name as K].push({ value: child, pointer: joinPointer('', ...path, name) })
       else if (child !== null && typeof child === 'object') {

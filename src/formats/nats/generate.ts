@@ -99,9 +99,16 @@ function valueType(type: TokenType | undefined): string {
   return type.prefix === '' ? 'string' : `\`${type.prefix}\${string}\``
 }
 
-function parametersType(channel: ChannelModel, model: NatsModel): string {
-  const members = sortKeys(Object.keys(channel.parameters)).map((param) => `readonly ${propertyKey(param)}: ${valueType(model.tokenTypes[channel.parameters[param]!])};`)
-  return members.length === 0 ? '{}' : `{ ${members.join(' ')} }`
+/** A channel's parameters as an object type; each token type's value type is written once (`valueTypes`). */
+function parametersType(channel: ChannelModel, model: NatsModel, valueTypes: Map<string, string>): string {
+  let members = ''
+  for (const param of sortKeys(Object.keys(channel.parameters))) {
+    const typeName = channel.parameters[param]!
+    let value = valueTypes.get(typeName)
+    if (value === undefined) valueTypes.set(typeName, (value = valueType(model.tokenTypes[typeName])))
+    members += ` readonly ${propertyKey(param)}: ${value};`
+  }
+  return members === '' ? '{}' : `{${members} }`
 }
 
 function declarations(model: NatsModel, header: string): string {
@@ -112,11 +119,12 @@ function declarations(model: NatsModel, header: string): string {
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
   const shapes = new Map<string, string>()
+  const valueTypes = new Map<string, string>()
   const channelLines = new LineBuilder()
   for (const channel of model.channels) {
     const filters = channel.filters.length === 0 ? 'never' : channel.filters.map((f) => jsString(f.name)).join(' | ')
     channelLines.push(`/** Channel ${commentText(jsString(channel.id))}${channel.address === undefined ? ' (reply channel: no address)' : `: ${commentText(channel.address)}`}. */`)
-    const shape = parametersType(channel, model)
+    const shape = parametersType(channel, model, valueTypes)
     let params = shapes.get(shape)
     if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
     channelLines.push(
