@@ -17,15 +17,10 @@ export class ClosedCollections {
   private offsets = new Int32Array(1024)
   private depths = new Int32Array(1024)
   private count = 0
-  /** Entry -> its children's entries, in document order (null: the record and the value disagree there). */
-  private readonly children = new Map<number, Int32Array | null>()
+  /** Entry -> its children's entries, in document order. */
+  private readonly children = new Map<number, Int32Array>()
   /** Entry -> member name -> ordinal among the members that are collections. */
   private readonly ordinals = new Map<number, Map<string, number> | null>()
-
-  /** The number of collections closed. */
-  get size(): number {
-    return this.count
-  }
 
   add(offset: number, depth: number): void {
     if (this.count === this.offsets.length) {
@@ -71,7 +66,7 @@ export class ClosedCollections {
       // The ordinals hold exactly the members that are collections (array items by index).
       const ordinal = this.ordinalsOf(entry, node)?.get(token)
       const children = this.childrenOf(entry)
-      if (ordinal === undefined || !children || ordinal >= children.length) return undefined
+      if (ordinal === undefined || ordinal >= children.length) return undefined
       const last = end === pointer.length
       if (last && !sibling) this.lastParent = { pointer: pointer.slice(0, at - 1 - raw.length - 1), entry, node }
       entry = children[ordinal]!
@@ -84,7 +79,7 @@ export class ClosedCollections {
   private lastParent: { pointer: string; entry: number; node: object } | undefined
 
   /** The entries of the collections directly inside `entry`, in document order. */
-  private childrenOf(entry: number): Int32Array | null {
+  private childrenOf(entry: number): Int32Array {
     let found = this.children.get(entry)
     if (found === undefined) {
       const depth = this.depths[entry]!
@@ -113,7 +108,7 @@ export class ClosedCollections {
         if (value !== null && typeof value === 'object') found.set(key, found.size)
       }
       // The record must hold exactly as many collections directly inside: otherwise it is not this node's.
-      if (found && found.size !== this.childrenOf(entry)?.length) found = null
+      if (found && found.size !== this.childrenOf(entry).length) found = null
       this.ordinals.set(entry, found)
     }
     return found
