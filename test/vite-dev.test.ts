@@ -2,13 +2,14 @@
  * Vite dev server, as a developer uses it: a browser-like client holds the HMR socket and fetches
  * modules over HTTP while the contract is edited on disk.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import contracts from 'unplugin-contracts/vite'
 import { inspect } from 'unplugin-contracts'
+import { EditorFile } from './helpers/editor-save.js'
 
 const root = join(import.meta.dirname, '.tmp/vite-dev')
 const contract = join(root, 'payments.spec.json')
@@ -36,23 +37,9 @@ async function fetchContractModule() {
   return { status: response.status, text: await response.text() }
 }
 
-let saves = 0
-/**
- * Saves the contract as an editor does. Each save gets its own mtime a second apart: file systems
- * stamp times at a coarse tick, and watchers drop a change whose mtime equals the last one, which
- * two writes a few milliseconds apart (never an editor's) can produce.
- */
-async function save(text: string): Promise<void> {
-  // Vite's watcher drops a change that comes within 50 ms of the previous one for the same file
-  // (chokidar's throttle); an editor never saves that fast, a test that waits for a fast compile can.
-  const since = Date.now() - lastSave
-  if (since < 80) await new Promise((r) => setTimeout(r, 80 - since))
-  writeFileSync(contract, text)
-  const at = Date.now() / 1000 + ++saves
-  utimesSync(contract, at, at)
-  lastSave = Date.now()
-}
-let lastSave = 0
+/** Saves the contract as an editor does (see EditorFile: spaced, each with its own mtime). */
+const editor = new EditorFile(contract)
+const save = (text: string) => editor.save(text)
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs

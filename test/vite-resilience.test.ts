@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { createServer } from 'vite'
 import { describe, expect, it } from 'vitest'
 import contracts from 'unplugin-contracts/vite'
+import { EditorFile } from './helpers/editor-save.js'
 
 const root = join(import.meta.dirname, '.tmp/vite-resilience')
 
@@ -25,16 +26,12 @@ describe('Vite dev resilience', () => {
       return { status: r.status, text: await r.text() }
     }
     const watched = () => Object.values(server.watcher.getWatched()).reduce((n, files) => n + files.length, 0)
-    // Vite's watcher (its bundled chokidar) drops a file's change event that comes within 50 ms of the
-    // previous one, so edits are spaced like a fast typist's saves: 60 ms at least.
-    let lastWrite = 0
+    const editor = new EditorFile(contract)
     const save = async (text: string, expectOk: boolean, marker: string) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastWrite + 60 - Date.now())))
-      writeFileSync(contract, text)
-      lastWrite = Date.now()
+      await editor.save(text)
       for (let tries = 0; tries < 200; tries++) {
         const r = await fetchModule()
-        if (expectOk ? r.status === 200 && r.text.includes(marker) : r.status === 500 && r.text.includes(marker)) return
+        if (expectOk ? r.status === 200 && r.text.includes(marker) : r.status === 500 && r.text.includes(marker)) return editor.seen()
         await new Promise((resolve) => setTimeout(resolve, 25))
       }
       const r = await fetchModule()
