@@ -209,8 +209,9 @@ describe('channel languages', () => {
     fc.assert(
       fc.property(filter, language, ({ tokens, types }, lang) => {
         const all = subjectsOf(lang)
-        // A placeholder used twice is read position by position (an over-approximation the rules
-        // share, noted in README's known gaps): held to the oracle with each placeholder once.
+        // A filter that uses a placeholder twice is read position by position (an over-approximation
+        // noted in README's known gaps; addresses may not repeat one): held to the oracle with each
+        // placeholder once.
         if (tokens.filter((t) => typeof t !== 'string').length > 1) return true
         const usesX = tokens.some((t) => typeof t !== 'string')
         const xs = usesX ? UNIVERSE.filter((w) => oracle(types.x).test(w)) : ['']

@@ -57,7 +57,8 @@ export const parametersAgree: NatsRule = {
       const inStandard = isObject(standard.parameters) ? Object.keys(standard.parameters) : []
       const inProfile = Object.keys(channel.parameters)
       const address = new Set(inAddress)
-      const sameSet = (list: string[]) => new Set(list).size === address.size && list.every((p) => address.has(p))
+      // Object keys are distinct, so the same size and every one in the address is the same set.
+      const sameSet = (list: string[]) => list.length === address.size && list.every((p) => address.has(p))
       if (address.size !== inAddress.length) {
         ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${channel.address} uses a placeholder twice.`)
       } else if (!sameSet(inStandard) || !sameSet(inProfile)) {
