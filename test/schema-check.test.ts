@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { benzeneDocument } from '../bench/generate.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from '../src/formats/benzene/json-schema.js'
 import { schemaValidator, type Schema, type SchemaError } from '../src/runtime/schema-check.js'
+import { linearPatterns } from '../src/runtime/linear-pattern.js'
 import { ajvRuntime } from '../src/runtime/validation.js'
 import { payloadValidators } from '../src/formats/nats/payload-validators.js'
 
@@ -162,7 +163,7 @@ describe('NATS payload validators', () => {
     const { definitions, validators } = payloadValidators([{ id: 'it', payloadSchema: payload } as never], components)
     const body = [...definitions].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
     const expression = validators.get('it')!
-    const validate = new Function('$schemaValidator', '$ajvRuntime', `${body}\nreturn ${expression};`)(schemaValidator, ajvRuntime) as ReturnType<typeof schemaValidator>
+    const validate = new Function('$schemaValidator', '$ajvRuntime', '$linearPatterns', `${body}\nreturn ${expression};`)(schemaValidator, ajvRuntime, linearPatterns) as ReturnType<typeof schemaValidator>
     return { validate, interpreted: expression.includes('$schemaValidator(') }
   }
 

@@ -52,10 +52,20 @@ function memberwiseLiteral(value: unknown): string {
   return 'undefined'
 }
 
-/** Text safe inside a `/* ... *\/` or JSDoc comment. */
+/**
+ * Text safe on one comment line, `//` or `/* ... *\/` alike: no line terminator (a file name holding
+ * `\n` would otherwise end a `//` comment and start code) and no `*\/`.
+ */
 export function commentText(value: string): string {
-  return value.replace(/\*\//g, '*\\/').replace(/[\u2028\u2029\r]/g, ' ')
+  return value.replace(/\*\//g, '*\\/').replace(LINE_TERMINATORS, ' ')
 }
+
+/** Text safe inside a JSDoc block, one entry per line of the original (any ECMAScript line terminator). */
+export function commentLines(value: string): string[] {
+  return value.replace(/\*\//g, '*\\/').split(/\r\n|[\n\r\u2028\u2029]/)
+}
+
+const LINE_TERMINATORS = /[\n\r\u2028\u2029]/g
 
 const RESERVED_WORDS = new Set(
   (
@@ -66,13 +76,15 @@ const RESERVED_WORDS = new Set(
 )
 
 /**
- * Names a generated type may not take: TypeScript refuses the first row as alias names; the rest
+ * Names a generated type may not take: TypeScript refuses the first row as alias names, and the
+ * second are type operators a reference cannot start with (`p: keyof` does not parse); the rest
  * are globals an application's own code refers to, which an imported type of the same name would
  * shadow.
  */
 const RESERVED_TYPE_NAMES = new Set(
   (
     'any unknown never string number boolean symbol object bigint undefined null void ' +
+    'keyof infer readonly unique as asserts is satisfies ' +
     'Array ReadonlyArray Promise PromiseLike Record Partial Required Readonly Pick Omit Exclude Extract NonNullable ' +
     'ReturnType Parameters Awaited Date Error Object String Number Boolean Symbol BigInt Map Set WeakMap WeakSet ' +
     'Function JSON Math RegExp Uint8Array ArrayBuffer URL Headers Response Request'

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
@@ -18,9 +19,24 @@ export const PLUGIN_NAME = 'unplugin-contracts'
  * packages from: `unplugin-contracts/runtime` and its subpaths map to this package's build.
  */
 const RUNTIME_ENTRIES = new Map(
-  ['', '/http', '/drift', '/nats', '/dasp'].map((sub) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${sub.slice(1) || 'index'}.js`)]),
+  ['', '/http', '/drift', '/nats', '/dasp', '/linear-pattern'].map((sub) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${sub.slice(1) || 'index'}.js`)]),
 )
-const RUNTIME_FILES = new Set(RUNTIME_ENTRIES.values())
+/**
+ * The packages the runtime imports, mapped to their ES module builds: the plugin resolves them
+ * itself, so a bundle of generated code is complete without a node-resolve plugin (Rollup).
+ */
+const RUNTIME_DEPENDENCIES = new Map(['canonicalize', 're2js'].map((name) => [name, esmEntry(name)]))
+const RUNTIME_FILES = new Set([...RUNTIME_ENTRIES.values(), ...RUNTIME_DEPENDENCIES.values()])
+const RUNTIME_DIR = join(packageRoot, 'dist/src/runtime')
+
+function esmEntry(name: string): string {
+  const manifest = createRequire(join(packageRoot, 'package.json')).resolve(`${name}/package.json`)
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown>; module?: string }
+  const root = pkg.exports?.['.'] as { import?: string | { default?: string } } | undefined
+  const file = typeof root?.import === 'string' ? root.import : (root?.import?.default ?? pkg.module)
+  if (typeof file !== 'string') throw new Error(`unplugin-contracts: ${name} has no ES module build`)
+  return join(dirname(manifest), file)
+}
 
 export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (options = {}, meta) => {
   const compiler = options.compiler ?? new ContractCompiler()
@@ -54,6 +70,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
     resolveId(source, importer) {
       const runtime = RUNTIME_ENTRIES.get(source)
       if (runtime) return runtime
+      const dependency = importer !== undefined && importer.startsWith(RUNTIME_DIR) ? RUNTIME_DEPENDENCIES.get(source) : undefined
+      if (dependency) return dependency
       const [specifier, query] = splitQuery(source)
       if (!isContractFile(specifier)) return null
       const file = resolveContract(specifier, importer)

@@ -9,9 +9,10 @@ import canonicalize from 'canonicalize'
 import type { BenzeneDocument } from '../formats/benzene/document.js'
 import { normalize, serviceLevel, topicScoped, wholeService, type Projection } from '../formats/benzene/projection.js'
 import type { ContractInfo } from './contract.js'
+import { boundedExchange, sameOriginUrl, type ExchangeLimits } from './bounded-fetch.js'
 import type { MessageSender } from './sender.js'
 
-export type DriftTransport = { sender: MessageSender } | { baseUrl: string | URL; fetch?: typeof globalThis.fetch }
+export type DriftTransport = { sender: MessageSender } | ({ baseUrl: string | URL; fetch?: typeof globalThis.fetch } & ExchangeLimits)
 
 export interface DriftReport {
   isMatch: boolean
@@ -26,6 +27,11 @@ export interface DriftReport {
 /** What `checkDrift` accepts: a topic client (topic-scoped hash) or a module's `contract` export. */
 export type DriftTarget = ContractInfo | { readonly topic: string; readonly version?: string; readonly contractHash: string }
 
+/**
+ * Never rejects: a document that cannot be fetched, is not a Benzene document, or cannot be
+ * hashed (hostile or broken: `requests: [null]`, `1e400`, nesting past any stack) resolves with
+ * `isMatch: false` and `error` saying why.
+ */
 export async function checkDrift(target: DriftTarget, transport: DriftTransport): Promise<DriftReport> {
   const isClient = 'topic' in target
   const clientHash = isClient ? target.contractHash : target.hash
@@ -37,21 +43,21 @@ export async function checkDrift(target: DriftTarget, transport: DriftTransport)
     projection: projectionKind,
     ...(error === undefined ? {} : { error }),
   })
-  let doc: BenzeneDocument
   try {
-    doc = await fetchDocument(transport)
+    const doc = await fetchDocument(transport)
+    let projection: Projection
+    if (isClient) {
+      const entry = doc.requests.find((e) => isObject(e) && e.topic === target.topic && e.version === target.version)
+      if (!entry) return report(undefined, `The served document has no entry for ${target.topic}${target.version === undefined ? '' : ` version ${target.version}`}.`)
+      projection = topicScoped(doc, entry)
+    } else {
+      projection = target.projection.kind === 'whole-service' ? wholeService(doc) : serviceLevel(doc, target.projection.topics)
+    }
+    return report(await hashOf(projection))
   } catch (error) {
-    return report(undefined, (error as Error).message)
+    // A stack overflow on a hostile document is a RangeError like any other failure here.
+    return report(undefined, `The served document cannot be checked: ${error instanceof Error ? error.message : String(error)}`)
   }
-  let projection: Projection
-  if (isClient) {
-    const entry = doc.requests.find((e) => e.topic === target.topic && e.version === target.version)
-    if (!entry) return report(undefined, `The served document has no entry for ${target.topic}${target.version === undefined ? '' : ` version ${target.version}`}.`)
-    projection = topicScoped(doc, entry)
-  } else {
-    projection = target.projection.kind === 'whole-service' ? wholeService(doc) : serviceLevel(doc, target.projection.topics)
-  }
-  return report(await hashOf(projection))
 }
 
 /**
@@ -101,11 +107,12 @@ function payloadOf(result: { isSuccessful: boolean; status: string; payload?: un
   return result.payload
 }
 
-async function getJson(transport: { baseUrl: string | URL; fetch?: typeof globalThis.fetch }, path: string): Promise<unknown> {
-  const url = new URL(path, transport.baseUrl)
-  const response = await (transport.fetch ?? globalThis.fetch)(url, { headers: { accept: 'application/json' } })
-  if (!response.ok) throw new Error(`GET ${url.pathname} answered HTTP ${response.status}.`)
-  return response.json()
+async function getJson(transport: { baseUrl: string | URL; fetch?: typeof globalThis.fetch } & ExchangeLimits, path: string): Promise<unknown> {
+  const url = sameOriginUrl(transport.baseUrl, path)!
+  const exchange = await boundedExchange(transport.fetch ?? globalThis.fetch, url, { headers: { accept: 'application/json' } }, transport)
+  if (!exchange.ok) throw new Error(exchange.reason === 'redirect' ? `GET ${url.pathname} answered HTTP ${exchange.status} (a redirect, not followed).` : `GET ${url.pathname} answered more than ${exchange.limit} bytes.`)
+  if (exchange.status < 200 || exchange.status > 299) throw new Error(`GET ${url.pathname} answered HTTP ${exchange.status}.`)
+  return JSON.parse(exchange.text)
 }
 
 function member(value: unknown, name: string): unknown {

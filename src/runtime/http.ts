@@ -1,10 +1,11 @@
 /**
  * `unplugin-contracts/runtime/http`: a `MessageSender` for "Benzene message over HTTP"
- * (benzene-notes.md). One POST per message, carrying `{ topic, headers, body }` with the payload
+ * (Benzene message over HTTP). One POST per message, carrying `{ topic, headers, body }` with the payload
  * serialized as a string; the answer `{ statusCode, isSuccessful, headers, body }` becomes a
  * `Result`. Never throws: timeouts, refused connections and malformed answers are failures.
  */
 import { FAILURE_STATUSES, SUCCESS_STATUSES, fail, isFailureStatus, isSuccessStatus, ok, type BenzeneStatus, type FailureStatus, type Result, type ResultError } from './result.js'
+import { boundedExchange, sameOriginUrl, type Exchange } from './bounded-fetch.js'
 import type { MessageSender } from './sender.js'
 
 export interface HttpSenderOptions {
@@ -21,6 +22,19 @@ export interface HttpSenderOptions {
   headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>)
   /** Time limit of one call, answer included; past it the call resolves to `timeout`. */
   timeoutMs?: number
+  /**
+   * Bytes of an answer read at most (streamed; past it the call fails with `unexpected-error` and
+   * the rest is not read).
+   * @default 4194304 (4 MiB)
+   */
+  maxBodyBytes?: number
+  /**
+   * Redirects: `'none'` makes any 3xx answer a failure with its status; `'same-origin'` follows
+   * 307/308 redirects that stay on `baseUrl`'s origin. The message and the `headers` are never
+   * sent to another origin.
+   * @default 'none'
+   */
+  redirects?: 'none' | 'same-origin'
 }
 
 /** HTTP status for each Benzene status, and back (benzene-notes.md). */
@@ -57,29 +71,28 @@ export function httpStatusOf(status: BenzeneStatus): number {
 }
 
 export function createHttpSender(options: HttpSenderOptions): MessageSender {
-  const url = options.endpoint === undefined ? new URL(options.baseUrl) : new URL(options.endpoint, options.baseUrl)
+  // The endpoint is a path on `baseUrl`'s origin. It may come from a contract (`messageEndpoint`),
+  // and a contract must never choose where the application's messages and credentials go.
+  const url = sameOriginUrl(options.baseUrl, options.endpoint)
+  const origin = new URL(options.baseUrl).origin
+  const limits = { maxBodyBytes: options.maxBodyBytes, redirects: options.redirects }
   return {
     async send(topic, request, headers): Promise<Result<unknown>> {
+      if (!url) return fail('bad-request', [`Refused: endpoint ${JSON.stringify(options.endpoint)} is not a path on ${origin}; messages go only to baseUrl's origin.`])
       const doFetch = options.fetch ?? globalThis.fetch
       const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
       const envelope = JSON.stringify({ topic, headers: { ...headers }, body: request === undefined ? '' : JSON.stringify(request) })
-      let status: number
-      let text: string
+      let exchange: Exchange
       try {
         const extra = typeof options.headers === 'function' ? await options.headers() : options.headers
-        const response = await doFetch(url, {
-          method: 'POST',
-          headers: { ...extra, 'content-type': 'application/json', accept: 'application/json' },
-          body: envelope,
-          signal,
-        })
-        status = response.status
-        text = await response.text()
+        exchange = await boundedExchange(doFetch, url, { method: 'POST', headers: { ...extra, 'content-type': 'application/json', accept: 'application/json' }, body: envelope, signal }, limits)
       } catch (error) {
         if (signal?.aborted) return fail('timeout', [`No answer from ${url.origin} within ${options.timeoutMs} ms.`])
         return fail('service-unavailable', [`Cannot reach ${url.origin}: ${describe(error)}`])
       }
-      return readAnswer(status, text)
+      if (exchange.ok) return readAnswer(exchange.status, exchange.text)
+      if (exchange.reason === 'redirect') return fail('unexpected-error', [`HTTP ${exchange.status}: the service redirected${exchange.location === undefined ? '' : ` to ${exchange.location}`}; redirects are not followed (option redirects).`])
+      return fail('unexpected-error', [`HTTP ${exchange.status}: the answer is larger than ${exchange.limit} bytes (option maxBodyBytes).`])
     },
   }
 }
@@ -90,13 +103,14 @@ export function readAnswer(httpStatus: number, text: string): Result<unknown> {
   if (text.trim() === '') {
     return isSuccessStatus(fallback) ? ok(undefined, fallback) : fail(fallback as FailureStatus, [`HTTP ${httpStatus} without a body.`])
   }
-  const envelope = parseJson(text)
+  const envelope = parseJsonOr(text, undefined)
   if (!isEnvelope(envelope)) {
     if (isFailureStatus(fallback)) return fail(fallback, [`HTTP ${httpStatus}: ${text.slice(0, 200)}`], text)
     return fail('unexpected-error', ['The service answered without a Benzene envelope.'], text)
   }
   const declared = typeof envelope.statusCode === 'number' ? statusFromHttp(envelope.statusCode) : envelope.statusCode
-  const body = typeof envelope.body === 'string' && envelope.body !== '' ? parseJson(envelope.body) ?? envelope.body : undefined
+  // A body that is JSON text is its value (`"null"` is null); any other text stays the string it is.
+  const body = typeof envelope.body === 'string' && envelope.body !== '' ? parseJsonOr(envelope.body, envelope.body) : undefined
   if (envelope.isSuccessful) return ok(body, isSuccessStatus(declared) ? declared : isSuccessStatus(fallback) ? fallback : 'ok')
   const problem = isObject(body) ? body : undefined
   const status = isFailureStatus(declared) ? declared : isFailureStatus(problem?.benzeneStatus) ? problem.benzeneStatus : isFailureStatus(fallback) ? fallback : 'unexpected-error'
@@ -134,11 +148,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function parseJson(text: string): unknown {
+function parseJsonOr(text: string, otherwise: unknown): unknown {
   try {
     return JSON.parse(text)
   } catch {
-    return undefined
+    return otherwise
   }
 }
 

@@ -145,8 +145,11 @@ export function createSubject<P extends Record<string, string>>(address: string,
   // A parameter named __proto__ must become an own property, not the result's prototype.
   const plainNames = ![...names].includes('__proto__')
   const repeated = names.size !== slots.length
+  // The longest subject of the address: a longer input is refused before it is split (a 30 MB
+  // string split on '.' took 470 MB), so parsing costs at most this many characters' work.
+  const longest = template.reduce((n, t, i) => n + (i === 0 ? 0 : 1) + (typeof t === 'string' ? t.length : maxTokenLength(parameters[t.param]!)), 0)
   const tryParse = (subject: string): P | undefined => {
-    if (typeof subject !== 'string') return undefined
+    if (typeof subject !== 'string' || subject.length > longest) return undefined
     const tokens = subject.split('.')
     if (tokens.length !== template.length) return undefined
     const params = {} as Record<string, string>
@@ -185,16 +188,22 @@ export function createFilter<P extends Record<string, string>>(templateText: str
         return value
       })
       .join('.')
+  const tail = template[template.length - 1] === '>'
+  // Without a final `>` a subject has at most the template's tokens, each at most a token's
+  // longest (128 bytes for a `*`): a longer input is refused before it is split.
+  const longest = tail ? Infinity : template.reduce((n, t, i) => n + (i === 0 ? 0 : 1) + (t === '*' ? 128 : typeof t === 'string' ? t.length : maxTokenLength(parameters[t.param]!)), 0)
   const matches = (subject: string): boolean => {
-    if (typeof subject !== 'string') return false
-    const tokens = subject.split('.')
-    const last = template[template.length - 1]
-    const tail = last === '>'
-    if (tail ? tokens.length < template.length : tokens.length !== template.length) return false
+    if (typeof subject !== 'string' || subject.length > longest) return false
+    // Only the template's own tokens are split off; a `>` tail is scanned in place (no array of
+    // every token of an arbitrarily long subject).
+    const fixed = tail ? template.length - 1 : template.length
+    const tokens = splitFirst(subject, fixed)
+    if (tokens === undefined) return false
+    if (tail ? tokens.rest === undefined || !nonEmptyTokens(tokens.rest) : tokens.rest !== undefined) return false
     const bound: Record<string, string> = Object.create(null)
-    for (let i = 0; i < template.length - (tail ? 1 : 0); i++) {
+    for (let i = 0; i < fixed; i++) {
       const token = template[i]!
-      const value = tokens[i]!
+      const value = tokens.head[i]!
       if (!isBaseToken(value) && token !== '*') return false
       if (token === '*') {
         if (value === '') return false
@@ -206,9 +215,36 @@ export function createFilter<P extends Record<string, string>>(templateText: str
         bound[token.param] = value
       }
     }
-    return tokens.slice(template.length - (tail ? 1 : 0)).every((t) => t !== '')
+    return true
   }
   return Object.freeze({ template: templateText, render, matches })
+}
+
+/** The first `count` tokens of a subject and the text after them (undefined when nothing follows), or undefined when it has fewer. */
+function splitFirst(subject: string, count: number): { head: string[]; rest: string | undefined } | undefined {
+  const head: string[] = []
+  let start = 0
+  for (let i = 0; i < count; i++) {
+    const dot = subject.indexOf('.', start)
+    if (dot === -1) {
+      if (i !== count - 1) return undefined
+      head.push(subject.slice(start))
+      return { head, rest: undefined }
+    }
+    head.push(subject.slice(start, dot))
+    start = dot + 1
+  }
+  return { head, rest: count === 0 ? subject : subject.slice(start) }
+}
+
+/** No empty token in `text` (no leading, trailing or doubled `.`), in one scan. */
+function nonEmptyTokens(text: string): boolean {
+  return text !== '' && text.charCodeAt(0) !== 46 && text.charCodeAt(text.length - 1) !== 46 && !text.includes('..')
+}
+
+/** The longest value of a token type. */
+function maxTokenLength(type: TokenType): number {
+  return type.kind === 'token' ? type.maxLength : type.values.reduce((n, v) => Math.max(n, v.length), 0)
 }
 
 const PLACEHOLDER = /^\{([^{}]+)\}$/

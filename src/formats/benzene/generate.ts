@@ -2,6 +2,7 @@ import { basename } from 'node:path'
 import { commentText, jsLiteral, jsString } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
 import { joinPointer } from '../../core/json-pointer.js'
+import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 import type { BenzeneModel, EventModel, TopicModel } from './model.js'
 import { schemaClosure } from './closure.js'
 import { TypeWriter } from './typescript.js'
@@ -29,6 +30,7 @@ export function generateBenzene(model: BenzeneModel): Generated {
   const lines: string[] = [
     header,
     `import { createContract as $createContract, createEvent as $createEvent, createTopicClient as $createTopicClient, createTopicMap as $createTopicMap, schemaValidator as $schemaValidator } from ${jsString(RUNTIME)};`,
+    ...(validators.has(PATTERNS_CONSTANT) ? [LINEAR_PATTERNS_IMPORT] : []),
     '',
     `/** Hash of the ${model.projection.kind} projection this module covers. */`,
     `export const contractHash = ${jsString(model.moduleHash)};`,

@@ -1,4 +1,4 @@
-import { commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
+import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { namedClosure } from './closure.js'
 import { isObject, type Schema } from './document.js'
 import { discriminatorOf, type Direction } from './json-schema.js'
@@ -200,7 +200,7 @@ function jsDoc(schema: unknown, indent: string): string {
   if (!isObject(schema)) return ''
   const lines: string[] = []
   if (typeof schema.title === 'string' && schema.title !== '') lines.push(commentText(schema.title))
-  if (typeof schema.description === 'string' && schema.description !== '') lines.push(...commentText(schema.description).split('\n'))
+  if (typeof schema.description === 'string' && schema.description !== '') lines.push(...commentLines(schema.description))
   if (typeof schema.format === 'string') lines.push(`@format ${commentText(schema.format)}`)
   if (schema.readOnly === true) lines.push('@readonly sent by the service only')
   if (schema.writeOnly === true) lines.push('write-only: sent to the service only')

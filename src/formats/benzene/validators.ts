@@ -1,5 +1,6 @@
 import { jsLiteral } from '../../core/emit.js'
-import { definitionsLiteral, type EmittedDefinition } from '../../core/schema-definitions.js'
+import { linearPatternsIn } from '../../core/pattern-safety.js'
+import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
 import type { Schema } from './document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
@@ -39,7 +40,9 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
     const document = definitionsDocument(contexts[direction], made)
     for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
       const constant = `$${document.$id as string}$${key}`
-      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: made.get(key)! })
+      const patterns = new Map<string, string>()
+      linearPatternsIn(schema, patterns)
+      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: made.get(key)!, ...(patterns.size > 0 ? { patterns } : {}) })
       out.set(constant, jsLiteral(schema))
     }
   }
@@ -53,7 +56,16 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
     if (only !== undefined) single.set(only, text)
     return text
   }
-  for (const root of roots) out.set(root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs)})`)
+  // Patterns no backtracking engine may run get linear-time matchers (src/core/pattern-safety.ts):
+  // one module constant, passed only to the validators that reach such a pattern.
+  const all = new Map<string, string>()
+  const calls = roots.map((root) => {
+    const patterns = validatorPatterns(root.json, root.refs, definitions)
+    for (const [pattern, source] of patterns) all.set(pattern, source)
+    return [root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`] as const
+  })
+  if (all.size > 0) out.set(PATTERNS_CONSTANT, patternsConstant(all))
+  for (const [name, code] of calls) out.set(name, code)
   return out
 }
 

@@ -1,5 +1,6 @@
 import { jsLiteral, sortKeys, sortedCopy } from '../../core/emit.js'
-import { definitionsLiteral, type EmittedDefinition } from '../../core/schema-definitions.js'
+import { linearPatternsIn } from '../../core/pattern-safety.js'
+import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import type { Schema, SchemaObject } from '../../runtime/schema-check.js'
 import { isObject } from './document.js'
@@ -33,6 +34,7 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
   }
   const emitted = new Map<string, EmittedDefinition>()
   const forAjv: Array<{ it: InteractionModel; index: number }> = []
+  const linear = new Map<string, string>()
   wanted.forEach((it, index) => {
     // The meta-schema check both paths share: an invalid schema fails the build the same way.
     assertValidSchema({ components: { schemas: components }, allOf: [it.payloadSchema] })
@@ -43,15 +45,25 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
     for (const ref of reached) {
       if (emitted.has(ref)) continue
       const constant = `$schema${emitted.size}`
-      emitted.set(ref, { constant, refs: convertedOf(ref)!.refs })
+      const patterns = new Map<string, string>()
+      linearPatternsIn(convertedOf(ref)!.schema, patterns)
+      emitted.set(ref, { constant, refs: convertedOf(ref)!.refs, ...(patterns.size > 0 ? { patterns } : {}) })
       out.definitions.set(constant, jsLiteral(convertedOf(ref)!.schema))
     }
-    out.validators.set(it.id, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root)}, ${definitionsLiteral(refs, emitted)})`)
+    const patterns = validatorPatterns(root, refs, emitted)
+    for (const [pattern, source] of patterns) linear.set(pattern, source)
+    out.validators.set(it.id, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root)}, ${definitionsLiteral(refs, emitted)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`)
   })
+  // Patterns no backtracking engine may run have linear-time matchers (src/core/pattern-safety.ts).
+  if (linear.size > 0) out.definitions.set(PATTERNS_CONSTANT, patternsConstant(linear))
   if (forAjv.length > 0) {
     const schemas = sortedCopy(components)
     withStandaloneAjv((ajv) => {
       for (const { it, index } of forAjv) {
+        // ajv's code runs every pattern on the backtracking RegExp: only proven-cheap ones may go there.
+        const needsLinear = new Map<string, string>()
+        linearPatternsIn([it.payloadSchema, components], needsLinear)
+        if (needsLinear.size > 0) throw new LinearPatternNeeded(it, needsLinear.keys().next().value!)
         // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
         ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [it.payloadSchema] })
         out.validators.set(it.id, standaloneValidator(ajv, `p${index}`))
@@ -59,6 +71,13 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
     })
   }
   return out
+}
+
+/** A payload schema beyond the interpreter's keywords whose pattern only the linear-time engine may run. */
+export class LinearPatternNeeded extends Error {
+  constructor(readonly interaction: InteractionModel, readonly pattern: string) {
+    super(`Pattern ${JSON.stringify(pattern)} needs the linear-time engine, which runs only under the schema interpreter; this payload schema uses keywords beyond the interpreter's.`)
+  }
 }
 
 export interface PayloadValidators {

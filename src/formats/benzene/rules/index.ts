@@ -2,6 +2,7 @@ import { discriminatorShape } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
 import { memberTypes } from './member-types.js'
+import { patternEngineRule } from './pattern-engine.js'
 import { emptyTopic, emptyVersion } from './non-empty-strings.js'
 import { refForm, refTargetExists } from './refs.js'
 import { requiredMembers } from './required-members.js'
@@ -23,4 +24,5 @@ export const benzeneRules: readonly Rule[] = [
   refTargetExists,
   schemaKeywords,
   discriminatorShape,
+  patternEngineRule,
 ]

@@ -8,6 +8,7 @@ import { adapterKind, adapterReferences, adapterVersion, contextFields, schemaPo
 import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, bindingTypes, correlationNotOverwritten } from './bindings.js'
 import { audienceRule, cancellationRule, completionRule, correlationRule, deliveryRule, dispatchRule, durableResources, generatedInputs, inputForms, interactionOperations, interactionShape, offlineNeedsDurable, ownershipRule, quorumRule } from './interactions.js'
 import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
+import { patternSupported } from './patterns.js'
 import { refResolves } from './references.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
@@ -20,6 +21,7 @@ export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, 
 export const natsRules: readonly NatsRule[] = [
   asyncapiSchema,
   refResolves,
+  patternSupported,
   profileUnsupported,
   profileShape,
   identityNonEmpty,

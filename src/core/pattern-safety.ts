@@ -1,0 +1,283 @@
+/**
+ * Which engine may run a schema `pattern` that a contract (written by another team) supplies.
+ *
+ * JavaScript's `RegExp` backtracks: `^(a+)+$` takes seconds on 32 characters, and no timeout can
+ * stop a synchronous match. The policy, for every pattern a generated validator runs:
+ *
+ * - `native`: the pattern is provably cheap for a backtracking engine, and runs as a `RegExp`
+ *   (fast, and nothing extra is shipped). Proof: from any start position the matcher explores at
+ *   most `WAYS_BUDGET` paths (bounded quantifiers and alternation multiply, see `ways`), and every
+ *   unbounded quantifier is a *deterministic run*: a single-character set repeated, at the top
+ *   level of an alternative anchored with `^`, followed by `$`, by nothing, or by a character set
+ *   disjoint from it (so giving characters back can never let the rest match). Such a pattern
+ *   matches in O(n * WAYS_BUDGET * m) for input length n and pattern length m.
+ * - `linear`: any other pattern that RE2 syntax can express runs on `re2js` (RE2's linear-time
+ *   automaton), translated here node by node with ECMAScript's meaning of `.`, `\s` and escapes.
+ * - `unsupported`: neither (lookaround or backreferences in a pattern not proven cheap, repeat
+ *   counts above RE2's 1000): the format reports it and the build fails.
+ *
+ * Patterns are read in Unicode mode, as the validators compile them. The analysis is linear in
+ * the pattern's length (one walk of its syntax tree; character sets are at most a few ranges).
+ */
+import { RegExpParser, type AST } from '@eslint-community/regexpp'
+
+export type PatternEngine = { engine: 'native' } | { engine: 'linear'; source: string } | { engine: 'unsupported'; reason: string } | { engine: 'invalid'; reason: string }
+
+/** Paths from one start position a pattern may explore and still run natively. */
+export const WAYS_BUDGET = 1024
+
+const parser = new RegExpParser({ ecmaVersion: 2025 })
+const decided = new Map<string, PatternEngine>()
+
+/** The engine for `pattern`; `invalid` when it is not a regular expression at all (a format's schema rule reports that). */
+export function patternEngine(pattern: string): PatternEngine {
+  let engine = decided.get(pattern)
+  if (engine === undefined) {
+    engine = decide(pattern)
+    if (decided.size > 4096) decided.clear()
+    decided.set(pattern, engine)
+  }
+  return engine
+}
+
+function decide(pattern: string): PatternEngine {
+  let ast: AST.Pattern
+  try {
+    ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: true })
+  } catch (error) {
+    return { engine: 'invalid', reason: (error as Error).message }
+  }
+  if (provablyCheap(ast)) return { engine: 'native' }
+  try {
+    return { engine: 'linear', source: alternatives(ast.alternatives) }
+  } catch (error) {
+    if (error instanceof Untranslatable) return { engine: 'unsupported', reason: `${error.message}, and the pattern is not provably linear for a backtracking engine` }
+    throw error
+  }
+}
+
+// ---- The proof for the native engine ----
+
+function provablyCheap(ast: AST.Pattern): boolean {
+  let total = 0
+  for (const alt of ast.alternatives) {
+    const anchored = alt.elements[0]?.type === 'Assertion' && alt.elements[0].kind === 'start'
+    let product = 1
+    for (let i = 0; i < alt.elements.length; i++) {
+      const element = alt.elements[i]!
+      if (element.type === 'Quantifier' && element.max === Infinity) {
+        if (!anchored || !deterministicRun(element, alt.elements[i + 1])) return false
+        continue
+      }
+      product = saturate(product * ways(element))
+    }
+    total = saturate(total + product)
+  }
+  return total <= WAYS_BUDGET
+}
+
+/** A repeated single-character set whose next element can never match a character the set takes. */
+function deterministicRun(run: AST.Quantifier, next: AST.Element | undefined): boolean {
+  const set = charSet(run.element)
+  if (set === undefined) return false
+  if (next === undefined) return true
+  if (next.type === 'Assertion' && next.kind === 'end') return true
+  const follow = next.type === 'Quantifier' && next.min >= 1 ? charSet(next.element) : charSet(next)
+  return follow !== undefined && disjoint(set, follow)
+}
+
+const OVER = WAYS_BUDGET + 1
+const saturate = (n: number) => (n > OVER ? OVER : n)
+
+/** An upper bound on the paths a backtracking matcher explores through `node` from one position. */
+function ways(node: AST.Element | AST.Alternative): number {
+  switch (node.type) {
+    case 'Alternative': {
+      let product = 1
+      for (const e of node.elements) product = saturate(product * ways(e))
+      return product
+    }
+    case 'Group':
+    case 'CapturingGroup':
+      return sumOf(node.alternatives)
+    case 'Assertion':
+      return node.kind === 'lookahead' || node.kind === 'lookbehind' ? sumOf(node.alternatives) : 1
+    case 'Quantifier': {
+      if (node.max === Infinity) return OVER
+      const inner = ways(node.element)
+      // One path per count when the element has one; otherwise ways^k grows past the budget
+      // within a few counts (2^11 > 1024), so the loop stops there whatever the counts are.
+      if (inner === 1) return saturate(node.max - node.min + 1)
+      if (node.max > 16) return OVER
+      let sum = 0
+      let power = 1
+      for (let k = 0; k <= node.max; k++) {
+        if (k >= node.min) sum = saturate(sum + power)
+        power = saturate(power * inner)
+      }
+      return sum
+    }
+    default:
+      return 1
+  }
+}
+
+function sumOf(alternatives: readonly AST.Alternative[]): number {
+  let sum = 0
+  for (const alt of alternatives) sum = saturate(sum + ways(alt))
+  return sum
+}
+
+// ---- Character sets as sorted, disjoint code point ranges ----
+
+type Ranges = Array<[number, number]>
+const MAX_CODE_POINT = 0x10ffff
+const DIGIT: Ranges = [[0x30, 0x39]]
+const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]]
+/** ECMAScript's WhiteSpace and LineTerminator, what `\s` matches. */
+const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]]
+/** What `.` matches without the `s` flag: anything but a line terminator. */
+const ANY: Ranges = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]])
+
+function normalizeRanges(ranges: Ranges): Ranges {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0])
+  const out: Ranges = []
+  for (const [lo, hi] of sorted) {
+    const last = out[out.length - 1]
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi)
+    else out.push([lo, hi])
+  }
+  return out
+}
+
+function complement(ranges: Ranges): Ranges {
+  const out: Ranges = []
+  let next = 0
+  for (const [lo, hi] of normalizeRanges(ranges)) {
+    if (lo > next) out.push([next, lo - 1])
+    next = hi + 1
+  }
+  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT])
+  return out
+}
+
+function disjoint(a: Ranges, b: Ranges): boolean {
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) {
+    if (a[i]![1] < b[j]![0]) i++
+    else if (b[j]![1] < a[i]![0]) j++
+    else return false
+  }
+  return true
+}
+
+/** The characters a single-character element matches, or undefined (not one, or not known exactly). */
+function charSet(node: AST.Node): Ranges | undefined {
+  switch (node.type) {
+    case 'Character':
+      return [[node.value, node.value]]
+    case 'CharacterSet':
+      if (node.kind === 'any') return ANY
+      if (node.kind === 'property') return undefined
+      return node.negate ? complement(escapeSet(node.kind)) : escapeSet(node.kind)
+    case 'CharacterClass': {
+      if (node.unicodeSets) return undefined
+      const parts: Ranges = []
+      for (const element of node.elements) {
+        if (element.type === 'CharacterClassRange') parts.push([element.min.value, element.max.value])
+        else {
+          const inner = charSet(element)
+          if (inner === undefined) return undefined
+          parts.push(...inner)
+        }
+      }
+      return node.negate ? complement(parts) : normalizeRanges(parts)
+    }
+    default:
+      return undefined
+  }
+}
+
+const escapeSet = (kind: 'digit' | 'space' | 'word'): Ranges => (kind === 'digit' ? DIGIT : kind === 'word' ? WORD : SPACE)
+
+// ---- Translation to RE2 syntax, with ECMAScript's meaning ----
+
+class Untranslatable extends Error {}
+
+function alternatives(list: readonly AST.Alternative[]): string {
+  return list.map((alt) => alt.elements.map(element).join('')).join('|')
+}
+
+function element(node: AST.Element): string {
+  switch (node.type) {
+    case 'Assertion':
+      if (node.kind === 'start') return '^'
+      if (node.kind === 'end') return '$'
+      if (node.kind === 'word') return node.negate ? '\\B' : '\\b'
+      throw new Untranslatable(`RE2 has no ${node.kind} (${node.raw})`)
+    case 'Backreference':
+      throw new Untranslatable(`RE2 has no backreferences (${node.raw})`)
+    case 'Group':
+      if (node.modifiers) throw new Untranslatable(`RE2 has no ECMAScript modifiers (${node.raw.slice(0, 8)})`)
+      return `(?:${alternatives(node.alternatives)})`
+    case 'CapturingGroup':
+      return `(?:${alternatives(node.alternatives)})`
+    case 'Quantifier': {
+      const inner = node.element.type === 'Group' || node.element.type === 'CapturingGroup' ? element(node.element) : `(?:${element(node.element)})`
+      if (node.min > 1000 || (node.max !== Infinity && node.max > 1000)) throw new Untranslatable(`RE2 takes repeat counts up to 1000 (${node.raw.slice(-12)})`)
+      const count = node.max === Infinity ? (node.min === 0 ? '*' : node.min === 1 ? '+' : `{${node.min},}`) : node.min === node.max ? `{${node.min}}` : `{${node.min},${node.max}}`
+      return inner + count
+    }
+    case 'CharacterSet':
+      if (node.kind === 'property') return property(node)
+    // falls through: the other sets have exact ranges
+    default: {
+      const set = charSet(node)
+      if (set === undefined) throw new Untranslatable(`this character set has no exact RE2 form (${node.raw})`)
+      return classText(set)
+    }
+  }
+}
+
+/** `\\p{L}`, `\\p{Lu}`, `\\p{Script=Greek}`: the forms RE2 names the same way (general categories by short name, scripts). */
+function property(node: AST.CharacterSet & { kind: 'property' }): string {
+  const category = node.key === 'General_Category' || node.key === 'gc'
+  const name = category && node.value !== null && /^[A-Z][a-z]?$/.test(node.value) ? node.value : node.key === 'Script' || node.key === 'sc' ? node.value : null
+  if (name === null || node.strings) throw new Untranslatable(`RE2 names this property differently (${node.raw})`)
+  return `${node.negate ? '\\P' : '\\p'}{${name}}`
+}
+
+function classText(ranges: Ranges): string {
+  if (ranges.length === 0) return '[^\\x{0}-\\x{10ffff}]'
+  if (ranges.length === 1 && ranges[0]![0] === ranges[0]![1]) return codePoint(ranges[0]![0])
+  return `[${ranges.map(([lo, hi]) => (lo === hi ? codePoint(lo) : `${codePoint(lo)}-${codePoint(hi)}`)).join('')}]`
+}
+
+const codePoint = (cp: number) => (/[A-Za-z0-9]/.test(String.fromCodePoint(cp)) && cp < 0x80 ? String.fromCodePoint(cp) : `\\x{${cp.toString(16)}}`)
+
+/**
+ * The patterns in a JSON Schema value (`pattern` members and `patternProperties` keys) that need
+ * the linear-time engine, with their RE2 translations, added to `into`. Iterative; linear in the
+ * value's size.
+ */
+export function linearPatternsIn(schema: unknown, into: Map<string, string>): void {
+  const stack: unknown[] = [schema]
+  while (stack.length > 0) {
+    const value = stack.pop()
+    if (typeof value !== 'object' || value === null) continue
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push(item)
+      continue
+    }
+    const record = value as Record<string, unknown>
+    const found: string[] = typeof record.pattern === 'string' ? [record.pattern] : []
+    const patterned = record.patternProperties
+    if (typeof patterned === 'object' && patterned !== null && !Array.isArray(patterned)) found.push(...Object.keys(patterned))
+    for (const pattern of found) {
+      const engine = patternEngine(pattern)
+      if (engine.engine === 'linear') into.set(pattern, engine.source)
+    }
+    for (const key of Object.keys(record)) stack.push(record[key])
+  }
+}

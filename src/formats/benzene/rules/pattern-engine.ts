@@ -1,0 +1,25 @@
+import { joinPointer } from '../../../core/json-pointer.js'
+import { patternEngine } from '../../../core/pattern-safety.js'
+import { isObject } from '../document.js'
+import { forEachSchema } from '../schema-walk.js'
+import type { Rule } from './rule.js'
+
+/**
+ * A `pattern` that no engine can run safely on data from the wire: not provably cheap for a
+ * backtracking `RegExp`, and not expressible for the linear-time engine (lookaround,
+ * backreferences). See `src/core/pattern-safety.ts` for the policy. Linear in the pattern's length.
+ */
+export const patternEngineRule: Rule = {
+  code: 'BENZENE_PATTERN_UNSUPPORTED',
+  description: 'A `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express.',
+  check(doc, report) {
+    forEachSchema(doc, (schema, where) => {
+      if (!isObject(schema) || typeof schema.pattern !== 'string') return
+      const engine = patternEngine(schema.pattern)
+      // A pattern that does not parse at all (`invalid`) is BENZENE_INVALID_SCHEMA's.
+      if (engine.engine !== 'unsupported') return
+      report(joinPointer(where(), 'pattern'), `Pattern ${JSON.stringify(schema.pattern)} is unsupported: ${engine.reason}. Rewrite it without lookaround or backreferences, or so that no part can match the same text in more than one way.`, { pattern: schema.pattern })
+    })
+  },
+}
+

@@ -1,0 +1,91 @@
+/**
+ * One HTTP exchange with the limits every runtime call to a service keeps, whatever the service
+ * (or a contract) says: the request goes only to the origin the application configured, a
+ * redirect is an answer (never followed to another origin with the application's headers), and
+ * the body is read as a stream up to a byte limit, so memory stays bounded.
+ */
+
+/** Default limit of an answer's body: far above any Benzene envelope or contract document. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+/** Same-origin redirects followed at most (when allowed). */
+const MAX_REDIRECTS = 5
+
+export interface ExchangeLimits {
+  /** Bytes of a body read at most; past it the exchange fails with `too-large`. */
+  maxBodyBytes?: number
+  /**
+   * `'none'` (default): a 3xx answer is a failure with its status. `'same-origin'`: 307 and 308
+   * redirects to the same origin are followed (the method and body kept); any other is a failure.
+   * Browsers hide a redirect's target from scripts, so there every redirect is a failure.
+   */
+  redirects?: 'none' | 'same-origin'
+}
+
+export type Exchange =
+  | { ok: true; status: number; text: string }
+  | { ok: false; reason: 'redirect'; status: number; location?: string }
+  | { ok: false; reason: 'too-large'; status: number; limit: number }
+
+/**
+ * `fetch` with those limits. Throws what `fetch` throws (network errors, aborts); the caller
+ * turns that into its own failure.
+ */
+export async function boundedExchange(doFetch: typeof globalThis.fetch, url: URL, init: RequestInit, limits: ExchangeLimits = {}): Promise<Exchange> {
+  const maxBytes = limits.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  let target = url
+  for (let hop = 0; ; hop++) {
+    const response = await doFetch(target, { ...init, redirect: 'manual' })
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      const location = response.headers.get('location') ?? undefined
+      await response.body?.cancel().catch(() => undefined)
+      const next = location === undefined ? undefined : safeUrl(location, target)
+      const follow = limits.redirects === 'same-origin' && (response.status === 307 || response.status === 308) && next !== undefined && next.origin === url.origin && hop < MAX_REDIRECTS
+      if (!follow) return { ok: false, reason: 'redirect', status: response.status, ...(location === undefined ? {} : { location }) }
+      target = next
+      continue
+    }
+    const text = await readLimited(response, maxBytes)
+    if (text === undefined) return { ok: false, reason: 'too-large', status: response.status, limit: maxBytes }
+    return { ok: true, status: response.status, text }
+  }
+}
+
+function safeUrl(location: string, base: URL): URL | undefined {
+  try {
+    return new URL(location, base)
+  } catch {
+    return undefined
+  }
+}
+
+/** The body as text, or undefined past `maxBytes` (the rest is not read). */
+async function readLimited(response: Response, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length'))
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined)
+    return undefined
+  }
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
+  let received = 0
+  let text = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    received += value.byteLength
+    if (received > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      return undefined
+    }
+    text += decoder.decode(value, { stream: true })
+  }
+  return text + decoder.decode()
+}
+
+/** `baseUrl`'s origin with `path` resolved against it, or undefined when the result is on another origin. */
+export function sameOriginUrl(baseUrl: string | URL, path: string | undefined): URL | undefined {
+  const base = new URL(baseUrl)
+  const url = path === undefined ? base : new URL(path, base)
+  return url.origin === base.origin ? url : undefined
+}
