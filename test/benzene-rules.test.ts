@@ -19,6 +19,8 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['ref-missing', 'BENZENE_REF_MISSING', '/requests/0/response/$ref', 16, 17],
   ['invalid-schema', 'BENZENE_INVALID_SCHEMA', '/components/schemas/Order/properties/Id/type', 36, 21],
   ['invalid-pattern', 'BENZENE_INVALID_SCHEMA', '/components/schemas/Order/properties/Id/pattern', 38, 24],
+  ['pattern-unsupported', 'BENZENE_PATTERN_UNSUPPORTED', '/components/schemas/Order/properties/Id/pattern', 38, 24],
+  ['endpoint-form', 'BENZENE_ENDPOINT_FORM', '/messageEndpoint', 8, 22],
   ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/oneOf/1', 47, 11],
   ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
   ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],

@@ -1,3 +1,4 @@
+import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { compile, inspect, type CompileOptions } from '../core/compile.js'
 import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
@@ -85,7 +86,7 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output): void 
 async function check(files: string[], flags: Flags, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
   const all: Diagnostic[] = []
-  for (const file of files) all.push(...(await compile(file, options(flags))).diagnostics)
+  for (const file of files) append(all, (await compile(file, options(flags))).diagnostics)
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
   else {
     printDiagnostics(all, io)

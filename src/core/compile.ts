@@ -1,6 +1,7 @@
+import { append } from './append.js'
 import { resolve } from 'node:path'
 import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSourceMap } from '@jridgewell/gen-mapping'
-import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js'
+import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import type { ContractFormat, Generated, ImportQuery } from './format.js'
 import { InputError, fileProblem, readRegularFile, recordingHost, sha256 } from './input-host.js'
 import { LIMITS } from './limits.js'
@@ -70,10 +71,10 @@ export class ContractCompiler {
     this.compilations++
     const { result, inputs } = await runStages<CompileResult>(path, options, (format, parsed, query, diagnostics, texts) => {
       const normalized = format.normalize(parsed, query, options[format.name as keyof CompileOptions])
-      diagnostics.push(...normalized.diagnostics)
+      append(diagnostics, normalized.diagnostics)
       if (!normalized.model || hasErrors(diagnostics)) return {}
       const generated = format.generate(normalized.model)
-      diagnostics.push(...(generated.diagnostics ?? []))
+      append(diagnostics, generated.diagnostics ?? [])
       if (hasErrors(diagnostics)) return {}
       return { code: generated.code, dts: generated.dts, map: sourceMap(path, generated, texts.get(path) ?? '') }
     })
@@ -118,7 +119,7 @@ async function runStages<R extends { diagnostics: Diagnostic[] }>(
 ): Promise<{ result: R & { file: string; format?: string; dependencies: string[] }; inputs: Map<string, string> }> {
   const host = recordingHost()
   const done = (diagnostics: Diagnostic[], format?: ContractFormat, extra: Partial<R> = {}) => ({
-    result: { ...extra, file, format: format?.name, diagnostics: sortDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
+    result: { ...extra, file, format: format?.name, diagnostics: capDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
       file: string
       format?: string
       dependencies: string[]
@@ -136,7 +137,7 @@ async function runStages<R extends { diagnostics: Diagnostic[] }>(
     const parsed = await format.parse(file, host)
     const diagnostics = [...parsed.diagnostics]
     if (parsed.parsed === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
-    diagnostics.push(...format.validate(parsed.parsed))
+    append(diagnostics, format.validate(parsed.parsed))
     if (hasErrors(diagnostics)) return done(diagnostics, format)
     const extra = finish(format, parsed.parsed, query.values, diagnostics, host.texts)
     return done(diagnostics, format, extra)
@@ -186,7 +187,7 @@ export async function inspect(file: string, options: CompileOptions = {}): Promi
   const { result } = await runStages<InspectResult>(resolve(file), options, (format, parsed, query, diagnostics) => {
     if (!format.inspect) return {}
     const inspected = format.inspect(parsed, query, options[format.name as keyof CompileOptions])
-    diagnostics.push(...inspected.diagnostics)
+    append(diagnostics, inspected.diagnostics)
     return hasErrors(diagnostics) ? {} : { data: inspected.data }
   })
   return result

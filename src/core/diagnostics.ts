@@ -35,3 +35,45 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/** Diagnostics of one code kept per compile; the rest are counted in one summary. */
+export const MAX_DIAGNOSTICS_PER_CODE = 100
+/** Diagnostics kept per compile, whatever their codes. */
+export const MAX_DIAGNOSTICS = 1000
+
+/**
+ * At most `MAX_DIAGNOSTICS_PER_CODE` of each code and `MAX_DIAGNOSTICS` in all, in the stable
+ * order; what is left out is counted in a `CONTRACTS_DIAGNOSTICS_CAPPED` diagnostic per code, at
+ * the first one left out (an error when any left out is one). A hostile contract can make a rule
+ * fire once per member; a person reads the first hundred, and memory and output stay bounded.
+ */
+export function capDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const sorted = sortDiagnostics(diagnostics)
+  if (sorted.length <= MAX_DIAGNOSTICS_PER_CODE) return sorted
+  const kept: Diagnostic[] = []
+  const counts = new Map<string, number>()
+  const dropped = new Map<string, { first: Diagnostic; count: number; error: boolean }>()
+  for (const d of sorted) {
+    const n = (counts.get(d.code) ?? 0) + 1
+    counts.set(d.code, n)
+    if (n <= MAX_DIAGNOSTICS_PER_CODE && kept.length < MAX_DIAGNOSTICS) kept.push(d)
+    else {
+      const entry = dropped.get(d.code)
+      if (entry) (entry.count++, (entry.error ||= d.severity === 'error'))
+      else dropped.set(d.code, { first: d, count: 1, error: d.severity === 'error' })
+    }
+  }
+  for (const [code, { first, count, error }] of dropped) {
+    kept.push({
+      code: 'CONTRACTS_DIAGNOSTICS_CAPPED',
+      severity: error ? 'error' : 'warning',
+      message: `${count} more ${code} diagnostic${count === 1 ? '' : 's'} not shown (at most ${MAX_DIAGNOSTICS_PER_CODE} per code and ${MAX_DIAGNOSTICS} per compile are).`,
+      file: first.file,
+      pointer: first.pointer,
+      line: first.line,
+      column: first.column,
+      data: { code, count },
+    })
+  }
+  return sortDiagnostics(kept)
+}

@@ -189,7 +189,7 @@ function charSet(node: AST.Node): Ranges | undefined {
         else {
           const inner = charSet(element)
           if (inner === undefined) return undefined
-          parts.push(...inner)
+          for (const range of inner) parts.push(range)
         }
       }
       return node.negate ? complement(parts) : normalizeRanges(parts)
@@ -273,7 +273,7 @@ export function linearPatternsIn(schema: unknown, into: Map<string, string>): vo
     const record = value as Record<string, unknown>
     const found: string[] = typeof record.pattern === 'string' ? [record.pattern] : []
     const patterned = record.patternProperties
-    if (typeof patterned === 'object' && patterned !== null && !Array.isArray(patterned)) found.push(...Object.keys(patterned))
+    if (typeof patterned === 'object' && patterned !== null && !Array.isArray(patterned)) for (const key of Object.keys(patterned)) found.push(key)
     for (const pattern of found) {
       const engine = patternEngine(pattern)
       if (engine.engine === 'linear') into.set(pattern, engine.source)

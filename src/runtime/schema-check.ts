@@ -113,9 +113,9 @@ function subschemas(schema: SchemaObject): Schema[] {
   const out: Schema[] = []
   if (schema.items !== undefined) out.push(schema.items)
   if (schema.additionalProperties !== undefined) out.push(schema.additionalProperties)
-  if (schema.properties) out.push(...Object.values(schema.properties))
-  if (schema.patternProperties) out.push(...Object.values(schema.patternProperties))
-  for (const list of [schema.allOf, schema.anyOf, schema.oneOf]) if (list) out.push(...list)
+  if (schema.properties) for (const key of Object.keys(schema.properties)) out.push(schema.properties[key]!)
+  if (schema.patternProperties) for (const key of Object.keys(schema.patternProperties)) out.push(schema.patternProperties[key]!)
+  for (const list of [schema.allOf, schema.anyOf, schema.oneOf]) if (list) for (const sub of list) out.push(sub)
   for (const sub of [schema.not, schema.if, schema.then]) if (sub !== undefined) out.push(sub)
   return out
 }

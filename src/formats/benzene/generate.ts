@@ -1,3 +1,4 @@
+import { append } from '../../core/append.js'
 import { basename } from 'node:path'
 import { commentText, jsLiteral, jsString } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
@@ -98,7 +99,7 @@ function declarations(model: BenzeneModel, header: string): string {
   const reached = [...new Set([...model.topics.flatMap((t) => t.components), ...model.events.flatMap((e) => schemaClosure([e.entry.message], schemas))])].sort()
   const types = new TypeWriter(reached, schemas, { int64: model.options.int64 })
   const out: string[] = [header, `import type * as $runtime from ${jsString(RUNTIME)};`, '']
-  for (const name of reached) out.push(...types.declarations(name), '')
+  for (const name of reached) append(out, types.declarations(name)).push('')
   out.push(`/** Hash of the ${model.projection.kind} projection this module covers. */`)
   out.push(`export declare const contractHash: ${jsString(model.moduleHash)};`)
   out.push(`export declare const contract: $runtime.ContractInfo<${jsString(model.moduleHash)}>;`)

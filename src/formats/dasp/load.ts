@@ -1,3 +1,4 @@
+import { append } from '../../core/append.js'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
@@ -59,7 +60,7 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
       continue
     }
     const loaded = await readJson(host, path)
-    if (Array.isArray(loaded)) diagnostics.push(...loaded)
+    if (Array.isArray(loaded)) append(diagnostics, loaded)
     else {
       input.definitions.push({ index: i, loaded })
       await checkPin(host, loaded, diagnostics)

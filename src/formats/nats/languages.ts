@@ -42,28 +42,77 @@ export function templateIntersects(tokens: readonly TemplateToken[], types: Read
 
 const ENUMERATION_LIMIT = 256
 
+/** Steps `patternsCover` may take before it gives up (far above any real stream's subjects list). */
+export const COVER_STEP_LIMIT = 200_000
+
+/** Thrown when a cover question needs more than `COVER_STEP_LIMIT` steps. */
+export class CoverUndecided extends Error {}
+
 /**
- * Do the patterns together match every subject of the language? Exact: a position whose language
- * is small is split into its tokens (each must be covered), a large one can only be covered by a
- * wildcard, and a final `>` covers every remaining position.
+ * Do the patterns together match every subject of the language? Exact, and decided by classes,
+ * not by enumeration: at each position the tokens of the language (when it has at most 256) are
+ * grouped by the set of patterns whose literal there they match; tokens of one group leave the
+ * same patterns alive, so one recursion decides them all. A position whose language is larger can
+ * only be covered by a wildcard, and a final `>` covers every remaining position. Sub-questions
+ * (position, live patterns) are answered once (memoized).
+ *
+ * Complexity: a channel whose positions are all covered by `*` costs O(positions x patterns);
+ * in general the work is bounded by the distinct (position, live patterns) states, each costing
+ * O(256 x patterns). `s.*.*.*.*.*.*.*.*` over 8 hex parameters, which enumerated 16^8 subjects, is
+ * now 9 states. Past `COVER_STEP_LIMIT` steps it throws `CoverUndecided` (the rule reports it).
  */
-export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]>, language: Language, at = 0): boolean {
-  if (at === language.length) return patterns.some((p) => p.length === at)
-  // A final `>` here covers every remaining position (the common case, `svc.>`: decided first,
-  // before the lists below are made; this runs for every JetStream publish, bench/).
-  if (patterns.some((p) => p.length === at + 1 && p[at] === '>')) return true
-  const wild: Array<readonly PatternPosition[]> = []
-  const literal: Array<readonly PatternPosition[]> = []
-  for (const p of patterns) {
-    if (p.length <= at) continue
-    if (p[at] === '*') wild.push(p)
-    else if (p[at] !== '>') literal.push(p)
+export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]>, language: Language): boolean {
+  const memo = new Map<string, boolean>()
+  let steps = 0
+  const cover = (at: number, live: readonly number[]): boolean => {
+    if (++steps > COVER_STEP_LIMIT) throw new CoverUndecided(`deciding the cover took more than ${COVER_STEP_LIMIT} steps`)
+    if (at === language.length) return live.some((i) => patterns[i]!.length === at)
+    const key = `${at}:${live.join(',')}`
+    const known = memo.get(key)
+    if (known !== undefined) return known
+    // A final `>` here covers every remaining position (the common case, `svc.>`: decided first).
+    let answer = live.some((i) => patterns[i]!.length === at + 1 && patterns[i]![at] === '>')
+    if (!answer) {
+      const wild: number[] = []
+      const literal: number[] = []
+      for (const i of live) {
+        const p = patterns[i]!
+        if (p.length <= at) continue
+        if (p[at] === '*') wild.push(i)
+        else if (p[at] !== '>') literal.push(i)
+      }
+      const members = enumerate(language[at]!, ENUMERATION_LIMIT)
+      if (members === undefined) answer = cover(at + 1, wild)
+      else {
+        // Tokens grouped by the literal patterns they match: one recursion per group.
+        const groups = new Map<string, number[]>()
+        for (const token of members) {
+          const matched = literal.filter((i) => inDomain(patterns[i]![at] as TokenType, token))
+          const signature = matched.join(',')
+          if (!groups.has(signature)) groups.set(signature, mergeSorted(wild, matched))
+        }
+        answer = true
+        for (const next of groups.values()) {
+          if (!cover(at + 1, next)) {
+            answer = false
+            break
+          }
+        }
+      }
+    }
+    memo.set(key, answer)
+    return answer
   }
-  const members = enumerate(language[at]!, ENUMERATION_LIMIT)
-  if (members === undefined) return patternsCover(wild, language, at + 1)
-  return members.every((token) => {
-    const next = wild.slice()
-    for (const p of literal) if ((p[at] as TokenType).kind === 'enum' && (p[at] as { values: readonly string[] }).values.includes(token)) next.push(p)
-    return patternsCover(next, language, at + 1)
-  })
+  return cover(0, patterns.map((_, i) => i))
+}
+
+function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! < b[j]!)) out.push(a[i++]!)
+    else out.push(b[j++]!)
+  }
+  return out
 }

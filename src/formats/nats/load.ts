@@ -1,3 +1,4 @@
+import { append } from '../../core/append.js'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
@@ -131,7 +132,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     const got = await verifyLocked(rel, locked, from, pointer)
     if (!got) return undefined
     const result = parseByExtension(abs, got.text)
-    diagnostics.push(...result.diagnostics)
+    append(diagnostics, result.diagnostics)
     if (result.diagnostics.length > 0) return undefined
     return { file: abs, source: result.source, sha256: got.sha256 }
   }

@@ -1,3 +1,4 @@
+import { append } from '../../core/append.js'
 import { jsLiteral, sortKeys, sortedCopy } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
 import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
@@ -97,7 +98,7 @@ function reachable(refs: ReadonlySet<string>, convertedOf: (ref: string) => { re
     const target = convertedOf(ref)
     if (!target) return undefined
     reached.add(ref)
-    queue.push(...target.refs)
+    append(queue, target.refs)
   }
   return reached
 }

@@ -1,6 +1,7 @@
 import { discriminatorShape } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
+import { endpointForm } from './endpoint-form.js'
 import { memberTypes } from './member-types.js'
 import { patternEngineRule } from './pattern-engine.js'
 import { emptyTopic, emptyVersion } from './non-empty-strings.js'
@@ -25,4 +26,5 @@ export const benzeneRules: readonly Rule[] = [
   schemaKeywords,
   discriminatorShape,
   patternEngineRule,
+  endpointForm,
 ]

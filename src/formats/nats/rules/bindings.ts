@@ -1,3 +1,4 @@
+import { append } from '../../../core/append.js'
 import { createRequire } from 'node:module'
 import { joinPointer } from '../../../core/json-pointer.js'
 import type { TokenType } from '../../../runtime/tokens.js'
@@ -92,7 +93,7 @@ export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown
     if (bound.some((p) => p === path || path.startsWith(p + '/'))) continue
     if (bound.some((p) => p.startsWith(path + '/'))) {
       const child = isObject(s.properties) ? (s.properties[name] as Record<string, unknown>) : undefined
-      missing.push(...unboundRequired(ctx, child, bound, path))
+      append(missing, unboundRequired(ctx, child, bound, path))
     } else missing.push(path)
   }
   return missing

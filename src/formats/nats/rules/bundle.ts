@@ -65,7 +65,7 @@ export const importsAcyclic: NatsRule = {
         if (next === ctx.main.file) cycle = true
         else if (!seen.has(next) && files.has(next)) {
           seen.add(next)
-          stack.push(...edges(files.get(next)!).map((e) => e.target))
+          for (const e of edges(files.get(next)!)) stack.push(e.target)
         }
       }
       if (cycle) ctx.report(this.code, ctx.pointer('x-nats-contract', 'imports', alias), `Import ${JSON.stringify(alias)} leads back to this contract; the contract-import graph is acyclic.`)

@@ -3,7 +3,7 @@ import { locationSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import { refId } from '../context.js'
 import { isObject } from '../document.js'
-import { patternIntersects, patternsCover, type Language, type PatternPosition } from '../languages.js'
+import { CoverUndecided, patternIntersects, patternsCover, type Language, type PatternPosition } from '../languages.js'
 import { resolveConfig } from '../resources.js'
 import type { NatsRule } from './rule.js'
 
@@ -103,7 +103,15 @@ export const streamCaptures: NatsRule = {
       const stream = resolveConfig(ctx, 'streams', publish.stream)
       const subjects = isObject(stream?.config) && Array.isArray(stream.config.subjects) ? stream.config.subjects.map((subject: unknown) => nativePattern(ctx, subject)) : undefined
       if (!channel || !subjects || subjects.some((s) => s === undefined)) continue
-      if (!patternsCover(subjects as PatternPosition[][], channel.language)) {
+      let covered: boolean
+      try {
+        covered = patternsCover(subjects as PatternPosition[][], channel.language)
+      } catch (error) {
+        if (!(error instanceof CoverUndecided)) throw error
+        ctx.report(this.code, ctx.pointer(...OP(id), 'publish', 'stream'), `Whether stream ${JSON.stringify(publish.stream)} captures every subject of channel ${JSON.stringify(channel.id)} cannot be decided within the compiler's bound (${error.message}); list the stream's subjects with wildcards.`)
+        continue
+      }
+      if (!covered) {
         ctx.report(this.code, ctx.pointer(...OP(id), 'publish', 'stream'), `Stream ${JSON.stringify(publish.stream)} (subjects ${JSON.stringify((stream!.config as Record<string, unknown>).subjects)}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`)
       }
     }
