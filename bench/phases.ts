@@ -1,6 +1,6 @@
 /** Ad-hoc: time each compile stage of one document (`node --import tsx bench/phases.ts nats 500`). */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { recordingHost } from '../dist/src/core/input-host.js'
 import { natsFormat } from '../dist/src/formats/nats/index.js'
 import { benzeneFormat } from '../dist/src/formats/benzene/index.js'
@@ -14,7 +14,7 @@ const format = (kind === 'nats' ? natsFormat : benzeneFormat) as any
 const times: Record<string, number[]> = {}
 const t = (name: string, f: () => any) => { const s = performance.now(); const r = f(); (times[name] ??= []).push(performance.now() - s); return r }
 for (let i = 0; i < 25; i++) {
-  const host = recordingHost()
+  const host = recordingHost(dirname(file))
   const s = performance.now()
   const parsed = await format.parse(file, host)
   ;(times.parse ??= []).push(performance.now() - s)

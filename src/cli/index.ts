@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { compile, inspect, type CompileOptions } from '../core/compile.js'
 import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
-import { formatDiagnostic } from '../core/report.js'
+import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
 
 const HELP = `contracts ${packageVersion}: check contracts, print their hashes, write their types.
@@ -79,17 +79,24 @@ function options(flags: Flags): CompileOptions {
   return { benzene: { ...(topics ? { topics } : {}), ...(flags['include-reserved'] ? { includeReserved: true } : {}) } }
 }
 
-function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output): void {
-  for (const d of diagnostics) io.err(formatDiagnostic(d) + '\n')
+/** Diagnostics with code frames of the files the compile read (`dependencies`), and of no other. */
+function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output, dependencies: Iterable<string>): void {
+  const read = sourceReader(dependencies)
+  for (const d of diagnostics) io.err(formatDiagnostic(d, read) + '\n')
 }
 
 async function check(files: string[], flags: Flags, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
   const all: Diagnostic[] = []
-  for (const file of files) append(all, (await compile(file, options(flags))).diagnostics)
+  const read: string[] = []
+  for (const file of files) {
+    const result = await compile(file, options(flags))
+    append(all, result.diagnostics)
+    append(read, result.dependencies)
+  }
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
   else {
-    printDiagnostics(all, io)
+    printDiagnostics(all, io, read)
     const errors = all.filter((d) => d.severity === 'error').length
     io.err(errors === 0 ? `${files.length} contract${files.length === 1 ? '' : 's'} checked: no errors.` : `${errors} error${errors === 1 ? '' : 's'}.`)
   }
@@ -102,7 +109,7 @@ async function hash(file: string, flags: Flags, io: Output): Promise<number> {
   const scoped = flags.topic === undefined ? flags : { ...flags, topics: flags.topic }
   const result = await inspect(file, options(scoped))
   if (hasErrors(result.diagnostics) || result.data === undefined) {
-    printDiagnostics(result.diagnostics, io)
+    printDiagnostics(result.diagnostics, io, result.dependencies)
     return 1
   }
   const { hashes, entries } = result.data as { hashes: { service: string; topics: Record<string, string> }; entries: Array<{ key: string; version?: string }> }
@@ -124,7 +131,7 @@ async function inspectCommand(file: string, flags: Flags, io: Output): Promise<n
   const result = await inspect(file, options(flags))
   if (hasErrors(result.diagnostics) || result.data === undefined) {
     if (flags.json) io.out(JSON.stringify({ diagnostics: result.diagnostics }, null, 2))
-    else printDiagnostics(result.diagnostics, io)
+    else printDiagnostics(result.diagnostics, io, result.dependencies)
     return 1
   }
   if (flags.json) io.out(JSON.stringify(result.data, null, 2))
@@ -142,7 +149,7 @@ async function types(files: string[], flags: Flags, io: Output): Promise<number>
   let failed = false
   for (const file of files) {
     const result = await compile(file, options(flags))
-    printDiagnostics(result.diagnostics, io)
+    printDiagnostics(result.diagnostics, io, result.dependencies)
     if (result.dts === undefined) {
       failed = true
       continue

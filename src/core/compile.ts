@@ -1,5 +1,5 @@
 import { append } from './append.js'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import type { ContractFormat, Generated, ImportQuery } from './format.js'
@@ -117,7 +117,7 @@ async function runStages<R extends { diagnostics: Diagnostic[] }>(
   options: CompileOptions,
   finish: Finish<R>,
 ): Promise<{ result: R & { file: string; format?: string; dependencies: string[] }; inputs: Map<string, string> }> {
-  const host = recordingHost()
+  const host = recordingHost(dirname(file))
   const done = (diagnostics: Diagnostic[], format?: ContractFormat, extra: Partial<R> = {}) => ({
     result: { ...extra, file, format: format?.name, diagnostics: capDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
       file: string

@@ -7,6 +7,11 @@ export interface InputHost {
   read(file: string): Promise<{ text: string; sha256: string }>
   /** What is at a path, without following a symlink there. */
   kind(file: string): Promise<'file' | 'directory' | 'symlink' | 'missing' | 'other'>
+  /**
+   * Reads are confined to the contract's folder tree; a format whose documents belong to a larger
+   * tree (a NATS bundle, rooted at its lock) widens it to that folder before reading there.
+   */
+  allowTree(dir: string): void
 }
 
 /** The import query, already split; a format declares which keys it understands. */

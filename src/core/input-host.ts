@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
+import { resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
 import { LIMITS } from './limits.js'
@@ -20,13 +20,22 @@ export function fileProblem(code: string, file: string, message: string): Diagno
 }
 
 
-/** A host that records the digest and text of every file a format reads. */
-export function recordingHost(): InputHost & { digests: Map<string, string>; texts: Map<string, string> } {
+/**
+ * A host that records the digest and text of every file a format reads, and reads only inside
+ * `root`'s tree (the contract's folder, unless a format widens it with `allowTree`): a path that
+ * leaves it (`../../etc/passwd`, or a folder that is a link to elsewhere), names a symlink, or
+ * holds a NUL byte is refused with a diagnostic before anything is opened.
+ */
+export function recordingHost(root: string): InputHost & { digests: Map<string, string>; texts: Map<string, string> } {
   const digests = new Map<string, string>()
   const texts = new Map<string, string>()
+  const trees = [realOrSelf(resolve(root))]
   const host = {
     digests,
     texts,
+    allowTree(dir: string) {
+      trees.push(realOrSelf(resolve(dir)))
+    },
     async read(path: string) {
       const text = await host.readText(path)
       return { text, sha256: digests.get(resolve(path))! }
@@ -35,12 +44,15 @@ export function recordingHost(): InputHost & { digests: Map<string, string>; tex
     // makes a handful of calls (the file, a lock looked for in each folder up to the root) whose
     // thread-pool round trips were a tenth of a 500-channel compile, mostly spent idle (bench/).
     async kind(path: string) {
+      if (path.includes('\0')) return 'other' as const
       const stat = lstatSync(path, { throwIfNoEntry: false })
       if (!stat) return 'missing' as const
       return stat.isSymbolicLink() ? ('symlink' as const) : stat.isFile() ? ('file' as const) : stat.isDirectory() ? ('directory' as const) : ('other' as const)
     },
     async readText(path: string) {
+      if (path.includes('\0')) throw new InputError(fileProblem('CONTRACTS_READ_FAILED', path.replace(/\0/g, '\\0'), `Cannot read ${JSON.stringify(path)}: a path never holds a NUL byte.`))
       const abs = resolve(path)
+      confine(abs, trees)
       let read: Buffer | { size: number }
       try {
         read = readRegularFile(abs, LIMITS.fileBytes)
@@ -62,6 +74,29 @@ export function recordingHost(): InputHost & { digests: Map<string, string>; tex
     },
   }
   return host
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+const inside = (path: string, tree: string) => path === tree || path.startsWith(tree.endsWith(sep) ? tree : tree + sep)
+
+/** Throws the diagnostic for a path that is a symlink or whose real location is outside every allowed tree. */
+function confine(abs: string, trees: readonly string[]): void {
+  const stat = lstatSync(abs, { throwIfNoEntry: false })
+  if (stat?.isSymbolicLink()) {
+    throw new InputError(fileProblem('CONTRACTS_SYMLINK', abs, `${abs} is a symbolic link; contracts and the files they read are plain files, never read through a link.`))
+  }
+  // The real path: a folder on the way may itself be a link out of the tree.
+  const real = stat ? realOrSelf(abs) : abs
+  if (!trees.some((tree) => inside(real, tree))) {
+    throw new InputError(fileProblem('CONTRACTS_OUTSIDE_TREE', abs, `${abs} is outside the contract's folder tree (${trees[0]}); a contract reads only files beside or below it.`))
+  }
 }
 
 /**

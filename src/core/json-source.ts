@@ -1,7 +1,7 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
-import { LIMITS, loneSurrogate, tooDeepJson } from './limits.js'
+import { LIMITS, loneSurrogate, mayOverflowNumber, nonFiniteNumber, tooDeepJson } from './limits.js'
 import { stringEnd } from './json-scan.js'
 import { LineIndex } from './source-text.js'
 
@@ -51,6 +51,14 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
       const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
       const located = locateWithTree(file, body, lines, pointer)
       return { source, diagnostics: [{ code: 'JSON_LONE_SURROGATE', severity: 'error', message: 'A string holds an unpaired UTF-16 surrogate (\\uD800-\\uDFFF escape): contracts are canonicalized (RFC 8785), which has no form for it.', file, pointer, ...located }] }
+    }
+  }
+  // A number beyond a double's range has no JSON value a hash can be computed over (RFC 8785).
+  if (value !== undefined && mayOverflowNumber(body)) {
+    const pointer = nonFiniteNumber(value)
+    if (pointer !== undefined) {
+      const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
+      return { source, diagnostics: [{ code: 'JSON_NUMBER_RANGE', severity: 'error', message: 'A number is beyond the range of a double (it reads as Infinity); contracts are canonicalized (RFC 8785), which has no form for it.', file, pointer, ...locateWithTree(file, body, lines, pointer) }] }
     }
   }
   let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined

@@ -63,3 +63,22 @@ export function loneSurrogate(value: unknown): string | undefined {
   return undefined
 }
 
+
+/**
+ * Can the text hold a number beyond a double's range (an exponent of three digits, or 309 digits
+ * in a row)? One linear scan; only then is the value walked by `nonFiniteNumber`.
+ */
+export const mayOverflowNumber = (text: string): boolean => /[0-9.][eE][+]?[0-9]{3}|[0-9]{309}/.test(text)
+
+/** The pointer of the first number that is not finite (`1e400` parses to Infinity), or undefined. Iterative. */
+export function nonFiniteNumber(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']]
+  while (stack.length > 0) {
+    const [v, pointer] = stack.pop()!
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return pointer
+    } else if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, `${pointer}/${i}`]))
+    else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) stack.push([c, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`])
+  }
+  return undefined
+}

@@ -1,13 +1,38 @@
-import { readFileSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { codeFrame } from './code-frame.js'
 import type { Diagnostic } from './diagnostics.js'
+import { readRegularFile } from './input-host.js'
+import { LIMITS } from './limits.js'
+
+/** Reads a file's text for a code frame, or undefined (no frame). */
+export type SourceReader = (file: string) => string | undefined
+
+/**
+ * A reader for the code frames of one compile: only the files the compiler itself read (its
+ * `dependencies`), re-read as regular files, never through a link. A frame never shows bytes of
+ * a file that is not the contract's (`/etc/passwd` named by a hostile definitions entry).
+ */
+export function sourceReader(files: Iterable<string>): SourceReader {
+  const allowed = new Set(files)
+  return (file) => {
+    if (!allowed.has(file)) return undefined
+    try {
+      if (lstatSync(file).isSymbolicLink()) return undefined
+      const bytes = readRegularFile(file, LIMITS.fileBytes)
+      return Buffer.isBuffer(bytes) ? bytes.toString('utf8') : undefined
+    } catch {
+      return undefined
+    }
+  }
+}
 
 /**
  * One diagnostic as people read it: severity, code, message, `file:line:column` with the pointer,
- * and a code frame of the contract source. Bundlers that drop error locations (webpack, Rspack)
- * still show everything, because it is all in this text.
+ * and a code frame of the contract source when `readText` gives it (`sourceReader` of the
+ * compile's dependencies). Bundlers that drop error locations (webpack, Rspack) still show
+ * everything, because it is all in this text.
  */
-export function formatDiagnostic(diagnostic: Diagnostic, readText: (file: string) => string | undefined = readQuietly): string {
+export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader = () => undefined): string {
   const { severity, code, message, file, line, column, pointer } = diagnostic
   const where = `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
   const text = readText(file)
@@ -16,17 +41,9 @@ export function formatDiagnostic(diagnostic: Diagnostic, readText: (file: string
 }
 
 /** Several diagnostics, errors first, at most `limit` of them. */
-export function formatDiagnostics(diagnostics: readonly Diagnostic[], limit = 10): string {
+export function formatDiagnostics(diagnostics: readonly Diagnostic[], readText?: SourceReader, limit = 10): string {
   const ordered = [...diagnostics.filter((d) => d.severity === 'error'), ...diagnostics.filter((d) => d.severity !== 'error')]
-  const shown = ordered.slice(0, limit).map((d) => formatDiagnostic(d))
+  const shown = ordered.slice(0, limit).map((d) => formatDiagnostic(d, readText))
   if (ordered.length > limit) shown.push(`... and ${ordered.length - limit} more (run \`contracts check\` to see them all)`)
   return shown.join('\n\n')
-}
-
-function readQuietly(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch {
-    return undefined
-  }
 }

@@ -2,7 +2,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } fro
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from './json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
-import { LIMITS, loneSurrogate } from './limits.js'
+import { LIMITS, loneSurrogate, mayOverflowNumber } from './limits.js'
 import { LineIndex } from './source-text.js'
 import { loadFastYaml } from './yaml-fast.js'
 
@@ -29,7 +29,8 @@ export const YAML_LIMITS = { aliases: 16, aliasExpansion: 256 }
  * path. Everything else takes the exact path from the start.
  */
 export function parseYamlSource(file: string, text: string): JsonParseResult {
-  const fast = loadFastYaml(text)
+  // A number beyond a double's range is a diagnostic of the exact path; both paths must agree.
+  const fast = mayOverflowNumber(text) ? undefined : loadFastYaml(text)
   if (!fast) return parseExactYaml(file, text)
   const lines = new LineIndex(text)
   let exact: JsonSource | undefined
@@ -66,6 +67,11 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     // The YAML parser recurses on nested flow collections; a hostile depth ends here, not in a crash.
     report('CONTRACTS_TOO_DEEP', 0, '', `The document could not be parsed within the nesting limit (${LIMITS.depth}): ${(error as Error).message}`)
     return { source: { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }, diagnostics }
+  }
+  // YAML 1.1 reads `yes` as true, dates as Date objects and `1:20` as a number: not what JSON (or a
+  // YAML 1.2 reader such as the fast path) reads. Contracts are YAML 1.2.
+  if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.2') {
+    report('YAML_NON_JSON_VALUE', 0, '', `%YAML ${doc.directives.yaml.version} reads values differently from JSON (yes/no as booleans, dates, sexagesimal numbers); contracts are YAML 1.2: remove the directive.`)
   }
   for (const error of doc.errors) {
     // The parser recurses on nested flow collections and reports running out of stack as an error.

@@ -8,7 +8,7 @@ import { ContractCompiler, type CompileOptions, type CompileResult } from '../co
 import { hasErrors } from '../core/diagnostics.js'
 import { packageRoot } from '../core/package-info.js'
 import { isContractFile } from '../core/registry.js'
-import { formatDiagnostic, formatDiagnostics } from '../core/report.js'
+import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
 import type { PluginOptions } from './options.js'
 import { parseModuleId, splitQuery, toModuleId } from './module-id.js'
 import { writeSidecar } from './sidecar.js'
@@ -95,7 +95,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
         if (!ids) dependents.set(dependency, (ids = new Set()))
         ids.add(id)
       }
-      for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning))
+      for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
       // Thrown rather than passed to this.error(): webpack's this.error() records and returns,
       // and one Error object reads the same in every bundler.
       if (hasErrors(result.diagnostics) || result.code === undefined) throw contractError(result)
@@ -133,7 +133,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
 function contractError(result: CompileResult): Error {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
-  const error = new Error(`Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors)}`)
+  const error = new Error(`Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, sourceReader(result.dependencies))}`)
   return Object.assign(error, {
     id: result.file,
     plugin: PLUGIN_NAME,

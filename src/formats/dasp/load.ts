@@ -55,11 +55,20 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
       report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition ${JSON.stringify(entry)} is not a local relative path; definitions come only from files listed here, and nothing is fetched.`)
       continue
     }
-    if ((await host.kind(path)) !== 'file') {
-      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition file ${entry as string} does not exist.`)
+    const kind = await host.kind(path)
+    if (kind !== 'file') {
+      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, kind === 'missing' ? `Definition file ${entry as string} does not exist.` : `Definition ${entry as string} is ${kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; definitions are plain files beside the selection.`)
       continue
     }
-    const loaded = await readJson(host, path)
+    let loaded: LoadedJson | Diagnostic[]
+    try {
+      loaded = await readJson(host, path)
+    } catch (error) {
+      // Outside the selection's folder tree, or unreadable: said at the entry, nothing of it shown.
+      if (!(error instanceof InputError)) throw error
+      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition ${entry as string} cannot be read: ${error.diagnostic.message}`)
+      continue
+    }
     if (Array.isArray(loaded)) append(diagnostics, loaded)
     else {
       input.definitions.push({ index: i, loaded })
@@ -103,12 +112,26 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
   }
   for (const [rel, digest] of Object.entries(files)) {
     const target = localPath(path, rel)
-    if (!target || (await host.kind(target)) !== 'file') continue
+    const at = joinPointer('/files', rel)
+    const mismatch = (message: string, data?: Record<string, unknown>) => report(diagnostics, { file: path, source }, 'DASP_PIN_MISMATCH', at, message, { file: rel, ...data })
+    if (!target) {
+      mismatch(`${rel} is not a local relative path; a pin lists files beside its manifest.`)
+      continue
+    }
+    // A listed file that is absent locally is not checked (it may live elsewhere); anything present
+    // must be a regular file: a symlink or a FIFO in its place would otherwise skip the pin.
+    const kind = await host.kind(target)
+    if (kind === 'missing') continue
+    if (kind !== 'file') {
+      mismatch(`${rel} is ${kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; a pin covers regular files only.`)
+      continue
+    }
     try {
       const bytes = await host.read(target)
-      if (bytes.sha256 !== digest) report(diagnostics, { file: path, source }, 'DASP_PIN_MISMATCH', joinPointer('/files', rel), `${rel} hashes to ${bytes.sha256}, not to the listed ${String(digest)}.`, { file: rel })
+      if (bytes.sha256 !== digest) mismatch(`${rel} hashes to ${bytes.sha256}, not to the listed ${String(digest)}.`)
     } catch (error) {
       if (!(error instanceof InputError)) throw error
+      mismatch(`${rel} cannot be read: ${error.diagnostic.message}`)
     }
   }
 }

@@ -252,6 +252,8 @@ async function pathIsPlain(root: string, rel: string, host: InputHost): Promise<
 
 /** The lock: `{ entries: [{ path, sha256 }] }`, each path a plain relative POSIX path, each digest 64 lowercase hex. */
 async function readLock(lockFile: string, host: InputHost, report: Report): Promise<Bundle | undefined> {
+  // The bundle's tree is the lock's folder: every locked file is read from there.
+  host.allowTree(dirname(lockFile))
   const { source, diagnostics } = parseJsonSource(lockFile, await host.readText(lockFile))
   const bundle: Bundle = { root: dirname(lockFile), lockFile, lock: source, entries: new Map() }
   if (diagnostics.length > 0) {
