@@ -35,7 +35,7 @@ const failing: Array<[name: string, code: string, pointer: string, file: string]
   ['attribute-name', 'DASP_ATTRIBUTE_NAME', '/attributes/0/name', 'invalid/extensions/poa-requestid.dasp-ext.json'],
   ['attribute-type', 'DASP_ATTRIBUTE_TYPE', '/attributes/0/type', 'invalid/extensions/poa-object.dasp-ext.json'],
   ['attribute-placement', 'DASP_ATTRIBUTE_PLACEMENT', '/attributes/0/on', 'invalid/extensions/poa-on-read.dasp-ext.json'],
-  ['attribute-conflict', 'DASP_ATTRIBUTE_CONFLICT', '/attributes/0', 'extensions/proof-of-authority.dasp-ext.json'],
+  ['attribute-conflict', 'DASP_ATTRIBUTE_CONFLICT', '/attributes/0', 'invalid/extensions/proof-of-authority.dasp-ext.json'],
   ['dependency-missing', 'DASP_DEPENDENCY_MISSING', '/extensions/1', 'invalid/dependency-missing.dasp.json'],
   ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies', 'invalid/extensions/audit-ledger.dasp-ext.json'],
   ['dependency-cycle', 'DASP_DEPENDENCY_CYCLE', '/extensions/1', 'invalid/dependency-cycle.dasp.json'],

@@ -61,50 +61,77 @@ function decide(pattern: string): PatternEngine {
 function provablyCheap(ast: AST.Pattern): boolean {
   let total = 0
   for (const alt of ast.alternatives) {
+    // Unbounded runs are cheap only from one start position: the alternative must begin with `^`.
     const anchored = alt.elements[0]?.type === 'Assertion' && alt.elements[0].kind === 'start'
-    let product = 1
-    for (let i = 0; i < alt.elements.length; i++) {
-      const element = alt.elements[i]!
-      if (element.type === 'Quantifier' && element.max === Infinity) {
-        if (!anchored || !deterministicRun(element, alt.elements[i + 1])) return false
-        continue
-      }
-      product = saturate(product * ways(element))
-    }
-    total = saturate(total + product)
+    total = saturate(total + waysOf(alt, anchored))
   }
   return total <= WAYS_BUDGET
 }
 
-/** A repeated single-character set whose next element can never match a character the set takes. */
-function deterministicRun(run: AST.Quantifier, next: AST.Element | undefined): boolean {
+/**
+ * A repeated single-character set whose follow can never match a character the set takes: after
+ * the greedy run, giving characters back cannot let the rest match, so the run has one way.
+ * The follow is the next element, or, for a run that ends a group's alternative, what follows
+ * the group (a group repeated at most once); the end of the pattern and `$` follow anything.
+ */
+function deterministicRun(run: AST.Quantifier): boolean {
   const set = charSet(run.element)
   if (set === undefined) return false
-  if (next === undefined) return true
-  if (next.type === 'Assertion' && next.kind === 'end') return true
-  const follow = next.type === 'Quantifier' && next.min >= 1 ? charSet(next.element) : charSet(next)
-  return follow !== undefined && disjoint(set, follow)
+  const follow = followSet(run)
+  return follow === 'end' || (follow !== undefined && disjoint(set, follow))
+}
+
+function followSet(node: AST.Element): Ranges | 'end' | undefined {
+  const parent = node.parent
+  if (parent.type === 'Quantifier') return parent.max <= 1 ? followSet(parent) : undefined
+  if (parent.type !== 'Alternative') return undefined
+  const next = parent.elements[parent.elements.indexOf(node) + 1]
+  if (next === undefined) {
+    const group = parent.parent
+    if (group.type === 'Pattern') return 'end'
+    return group.type === 'Group' || group.type === 'CapturingGroup' ? followSet(group) : undefined
+  }
+  return firstSet(next)
+}
+
+/** The characters `node` can start with, when it cannot match the empty string; `end` for `$`. */
+function firstSet(node: AST.Element): Ranges | 'end' | undefined {
+  if (node.type === 'Assertion') return node.kind === 'end' ? 'end' : undefined
+  if (node.type === 'Quantifier') return node.min >= 1 ? firstSet(node.element) : undefined
+  if (node.type === 'Group' || node.type === 'CapturingGroup') {
+    const parts: Ranges = []
+    for (const alt of node.alternatives) {
+      const first = alt.elements[0] === undefined ? undefined : firstSet(alt.elements[0])
+      if (first === undefined || first === 'end') return undefined
+      for (const range of first) parts.push(range)
+    }
+    return normalizeRanges(parts)
+  }
+  return charSet(node)
 }
 
 const OVER = WAYS_BUDGET + 1
 const saturate = (n: number) => (n > OVER ? OVER : n)
 
-/** An upper bound on the paths a backtracking matcher explores through `node` from one position. */
-function ways(node: AST.Element | AST.Alternative): number {
+/** An upper bound on the paths a backtracking matcher explores through an alternative from one position. */
+function waysOf(alt: AST.Alternative, anchored: boolean): number {
+  let product = 1
+  for (const e of alt.elements) product = saturate(product * ways(e, anchored))
+  return product
+}
+
+/** The same for one element; an unbounded run has one way only when deterministic and anchored. */
+function ways(node: AST.Element, anchored: boolean): number {
   switch (node.type) {
-    case 'Alternative': {
-      let product = 1
-      for (const e of node.elements) product = saturate(product * ways(e))
-      return product
-    }
     case 'Group':
     case 'CapturingGroup':
-      return sumOf(node.alternatives)
+      return sumOf(node.alternatives, anchored)
     case 'Assertion':
-      return node.kind === 'lookahead' || node.kind === 'lookbehind' ? sumOf(node.alternatives) : 1
+      // Inside a lookaround the matcher runs from wherever it stands: nothing there is anchored.
+      return node.kind === 'lookahead' || node.kind === 'lookbehind' ? sumOf(node.alternatives, false) : 1
     case 'Quantifier': {
-      if (node.max === Infinity) return OVER
-      const inner = ways(node.element)
+      if (node.max === Infinity) return anchored && deterministicRun(node) ? 1 : OVER
+      const inner = ways(node.element, anchored)
       // One path per count when the element has one; otherwise ways^k grows past the budget
       // within a few counts (2^11 > 1024), so the loop stops there whatever the counts are.
       if (inner === 1) return saturate(node.max - node.min + 1)
@@ -122,9 +149,9 @@ function ways(node: AST.Element | AST.Alternative): number {
   }
 }
 
-function sumOf(alternatives: readonly AST.Alternative[]): number {
+function sumOf(alternatives: readonly AST.Alternative[], anchored: boolean): number {
   let sum = 0
-  for (const alt of alternatives) sum = saturate(sum + ways(alt))
+  for (const alt of alternatives) sum = saturate(sum + waysOf(alt, anchored))
   return sum
 }
 

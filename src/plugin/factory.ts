@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
@@ -30,7 +30,10 @@ const RUNTIME_FILES = new Set([...RUNTIME_ENTRIES.values(), ...RUNTIME_DEPENDENC
 const RUNTIME_DIR = join(packageRoot, 'dist/src/runtime')
 
 function esmEntry(name: string): string {
-  const manifest = createRequire(join(packageRoot, 'package.json')).resolve(`${name}/package.json`)
+  // Not `resolve(name + '/package.json')`: a package's `exports` need not list its manifest.
+  const folders = createRequire(join(packageRoot, 'package.json')).resolve.paths(name) ?? []
+  const manifest = folders.map((folder) => join(folder, name, 'package.json')).find((file) => existsSync(file))
+  if (manifest === undefined) throw new Error(`unplugin-contracts: cannot find the package ${name}`)
   const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown>; module?: string }
   const root = pkg.exports?.['.'] as { import?: string | { default?: string } } | undefined
   const file = typeof root?.import === 'string' ? root.import : (root?.import?.default ?? pkg.module)

@@ -41,26 +41,29 @@ function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>)
     if (known) return known
   }
   const reached = new Set<string>()
-  const walk = (schema: unknown): void => {
-    if (!isObject(schema)) return
+  // An explicit stack, not recursion: a 1,600-long chain of `$ref`s or `allOf`s overflowed the stack.
+  // Each schema node is visited once per walk (names guard `$ref` cycles): linear in the catalogue.
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const schema = stack.pop()
+    if (!isObject(schema)) continue
     const name = refTarget(schema.$ref)
     if (name !== undefined && !reached.has(name)) {
       const known = memo.get(name)
       if (known) for (const n of known) reached.add(n)
       else {
         reached.add(name)
-        if (Object.hasOwn(catalogue, name)) walk(catalogue[name])
+        if (Object.hasOwn(catalogue, name)) stack.push(catalogue[name])
       }
     }
-    if ('items' in schema) walk(schema.items)
-    if (isObject(schema.additionalProperties)) walk(schema.additionalProperties)
-    if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) walk(child)
+    if ('items' in schema) stack.push(schema.items)
+    if (isObject(schema.additionalProperties)) stack.push(schema.additionalProperties)
+    if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) stack.push(child)
     for (const key of COMBINERS) {
       const list = schema[key]
-      if (Array.isArray(list)) for (const child of list) walk(child)
+      if (Array.isArray(list)) for (const child of list) stack.push(child)
     }
   }
-  walk(root)
   if (rootName !== undefined) memo.set(rootName, reached)
   return reached
 }
