@@ -2,6 +2,7 @@
 export * from './result.js'
 export type { MessageHeaders, MessageSender } from './sender.js'
 export { createTopicClient, createTopicMap, type TopicClient, type TopicValidators } from './client.js'
+export { componentGraph, type ComponentGraph } from './component-graph.js'
 export { createEvent, type EventDescriptor } from './event.js'
 export { createContract, type ContractInfo, type ContractProjection } from './contract.js'
 export { ajvRuntime, check, type Validator } from './validation.js'

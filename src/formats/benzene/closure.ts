@@ -69,3 +69,52 @@ function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>)
 }
 
 const COMBINERS = ['allOf', 'anyOf', 'oneOf'] as const
+
+/**
+ * The component names a schema names itself, in the positions `schemaClosure` walks, without
+ * walking into them: the edges of the closure graph (`componentGraph` in the runtime rebuilds a
+ * closure from them). Iterative.
+ */
+export function directReferences(root: unknown): string[] {
+  const out = new Set<string>()
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const schema = stack.pop()
+    if (!isObject(schema)) continue
+    const name = refTarget(schema.$ref)
+    if (name !== undefined) out.add(name)
+    if ('items' in schema) stack.push(schema.items)
+    if (isObject(schema.additionalProperties)) stack.push(schema.additionalProperties)
+    if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) stack.push(child)
+    for (const key of COMBINERS) {
+      const list = schema[key]
+      if (Array.isArray(list)) for (const child of list) stack.push(child)
+    }
+  }
+  return [...out]
+}
+
+/**
+ * The names of the catalogue whose closure holds one of `targets` (each target included): one
+ * breadth-first search over the reversed reference graph, linear in the catalogue, where asking
+ * each name for its closure was quadratic on a long chain.
+ */
+export function namesReaching(targets: ReadonlySet<string>, catalogue: Readonly<Record<string, Schema>>): Set<string> {
+  const referrers = new Map<string, string[]>()
+  for (const name of Object.keys(catalogue)) {
+    for (const target of directReferences(catalogue[name])) {
+      let list = referrers.get(target)
+      if (!list) referrers.set(target, (list = []))
+      list.push(name)
+    }
+  }
+  const out = new Set<string>()
+  const queue = [...targets]
+  while (queue.length > 0) {
+    const name = queue.pop()!
+    if (out.has(name)) continue
+    out.add(name)
+    for (const referrer of referrers.get(name) ?? []) if (!out.has(referrer)) queue.push(referrer)
+  }
+  return out
+}

@@ -5,7 +5,7 @@ import type { Generated } from '../../core/format.js'
 import { joinPointer } from '../../core/json-pointer.js'
 import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 import type { BenzeneModel, EventModel, TopicModel } from './model.js'
-import { schemaClosure } from './closure.js'
+import { directReferences, schemaClosure } from './closure.js'
 import { TypeWriter } from './typescript.js'
 import { generateValidators, type ValidatorRequest } from './validators.js'
 
@@ -28,9 +28,10 @@ export function generateBenzene(model: BenzeneModel): Generated {
     const { line, column } = model.positions.values().next().value ?? { line: 1, column: 1 }
     return { code: '', dts: '', diagnostics: [{ code: 'BENZENE_INVALID_SCHEMA', severity: 'error', message: `A payload schema cannot be compiled into a validator: ${message}.`, file: model.file, pointer: '/components/schemas', line, column }] }
   }
+  const components = componentLists(model)
   const lines: string[] = [
     header,
-    `import { createContract as $createContract, createEvent as $createEvent, createTopicClient as $createTopicClient, createTopicMap as $createTopicMap, schemaValidator as $schemaValidator } from ${jsString(RUNTIME)};`,
+    `import { ${components.graph ? 'componentGraph as $componentGraph, ' : ''}createContract as $createContract, createEvent as $createEvent, createTopicClient as $createTopicClient, createTopicMap as $createTopicMap, schemaValidator as $schemaValidator } from ${jsString(RUNTIME)};`,
     ...(validators.has(PATTERNS_CONSTANT) ? [LINEAR_PATTERNS_IMPORT] : []),
     '',
     `/** Hash of the ${model.projection.kind} projection this module covers. */`,
@@ -46,11 +47,12 @@ export function generateBenzene(model: BenzeneModel): Generated {
     const position = model.positions.get(pointer)
     if (position) mappings.push({ line: lines.length + 1, position })
   }
+  if (components.graph) lines.push(`const $components = /* @__PURE__ */ $componentGraph(${components.graph});`)
   for (const topic of model.topics) {
     mapTo(joinPointer('', 'requests', topic.index))
     const checks = validatorArgument(validators, topic.exportName, ['request', 'response'])
     lines.push(
-      `export const ${topic.exportName} = /* @__PURE__ */ $createTopicClient(${jsString(topic.entry.topic)}, ${versionLiteral(topic)}, ${jsString(topic.hash)}, [${topic.components.map(jsString).join(', ')}]${checks});`,
+      `export const ${topic.exportName} = /* @__PURE__ */ $createTopicClient(${jsString(topic.entry.topic)}, ${versionLiteral(topic)}, ${jsString(topic.hash)}, ${components.of(topic)}${checks});`,
     )
   }
   lines.push(`export const topics = /* @__PURE__ */ $createTopicMap([${model.topics.map((t) => `[${jsString(t.mapKey)}, ${t.exportName}]`).join(', ')}]);`)
@@ -60,6 +62,34 @@ export function generateBenzene(model: BenzeneModel): Generated {
   })
   lines.push(`export const events = /* @__PURE__ */ $createTopicMap([${events.join(', ')}]);`, '')
   return { code: lines.join('\n'), dts: declarations(model, header), mappings }
+}
+
+/** Lists a topic's component closure costs more than this many names per name and topic, in all: then the graph. */
+const GRAPH_FACTOR = 8
+
+/**
+ * Each topic client's `components`: written out as a list, or, when the lists together would be
+ * large against the document (a `$ref` chain every topic enters at another point: quadratic), as
+ * one graph of the names the topics reach and each topic's direct references, from which the
+ * runtime rebuilds the same sorted closure.
+ */
+function componentLists(model: BenzeneModel): { graph?: string; of(topic: TopicModel): string } {
+  let total = 0
+  const names = new Set<string>()
+  for (const topic of model.topics) {
+    total += topic.components.length
+    for (const name of topic.components) names.add(name)
+  }
+  if (total <= GRAPH_FACTOR * (names.size + model.topics.length)) return { of: (topic) => `[${topic.components.map(jsString).join(', ')}]` }
+  const schemas = model.document.components.schemas
+  const list = [...names].sort()
+  const index = new Map(list.map((name, i) => [name, i]))
+  const indices = (refs: readonly string[]) => `[${refs.flatMap((name) => (index.has(name) ? [index.get(name)!] : [])).join(', ')}]`
+  const edges = list.map((name) => indices(Object.hasOwn(schemas, name) ? directReferences(schemas[name]) : []))
+  return {
+    graph: `[${list.map(jsString).join(', ')}], [${edges.join(', ')}]`,
+    of: (topic) => `/* @__PURE__ */ $components.closure(${indices(directReferences({ allOf: [topic.entry.request, topic.entry.response] }))})`,
+  }
 }
 
 const validatorName = (exportName: string, part: string) => `$${exportName}$${part}`

@@ -131,25 +131,124 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
   out.allOf = members.map((member) => convert(member, ctx, true))
   const names = new Set<string>(Object.keys(isObject(schema.properties) ? schema.properties : {}))
   let closed = schema.additionalProperties === false
-  const seen = new Set<string>()
-  const collect = (member: unknown): void => {
-    if (!isObject(member)) return
-    const ref = refTarget(member.$ref)
-    if (ref !== undefined) {
-      if (seen.has(ref)) return
-      seen.add(ref)
-      return collect(ctx.catalogue[ref])
+  for (const member of members) {
+    const part = ownPart(member)
+    closed ||= part.closed
+    for (const name of part.names) names.add(name)
+    for (const ref of part.refs) {
+      const merged = mergedOf(ctx.catalogue, ref)
+      closed ||= merged.closed
+      for (const name of merged.names) names.add(name)
     }
-    if (member.additionalProperties === false) closed = true
-    if (isObject(member.properties)) for (const name of Object.keys(member.properties)) names.add(name)
-    if (Array.isArray(member.allOf)) member.allOf.forEach(collect)
   }
-  members.forEach(collect)
   if (closed) {
     const properties = (out.properties ?? {}) as Record<string, unknown>
     out.properties = Object.fromEntries([...sortKeys([...names]).filter((name) => !Object.hasOwn(properties, name)).map((name) => [name, true]), ...Object.entries(properties)])
     out.additionalProperties = false
   }
+}
+
+/**
+ * True when an allOf merge is closed: the schema or some member, followed through `$ref` and
+ * nested `allOf`, says `additionalProperties: false`. Types and validators decide it the same way.
+ */
+export function closedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema>>): boolean {
+  if (schema.additionalProperties === false) return true
+  if (!Array.isArray(schema.allOf)) return false
+  for (const member of schema.allOf as unknown[]) {
+    const part = ownPart(member)
+    if (part.closed || part.refs.some((ref) => mergedOf(catalogue, ref).closed)) return true
+  }
+  return false
+}
+
+/** What an `allOf` member contributes to the closed merge: its property names, and whether it is closed. */
+interface Merged {
+  names: ReadonlySet<string>
+  closed: boolean
+}
+
+/**
+ * A schema's own part of the merge, through its inline `allOf` members: property names, whether
+ * any is closed, and the component names it refers to (not followed). Iterative.
+ */
+function ownPart(root: unknown): { names: string[]; closed: boolean; refs: string[] } {
+  const out = { names: [] as string[], closed: false, refs: [] as string[] }
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const member = stack.pop()
+    if (!isObject(member)) continue
+    const ref = refTarget(member.$ref)
+    if (ref !== undefined) {
+      out.refs.push(ref)
+      continue
+    }
+    if (member.additionalProperties === false) out.closed = true
+    if (isObject(member.properties)) for (const name of Object.keys(member.properties)) out.names.push(name)
+    if (Array.isArray(member.allOf)) for (const sub of member.allOf) stack.push(sub)
+  }
+  return out
+}
+
+const mergedByCatalogue = new WeakMap<object, Map<string, Merged>>()
+
+/**
+ * The merge contribution of a named schema and, through `allOf`, of everything it extends: an
+ * iterative depth-first walk that computes each name once (memoized per catalogue), so a
+ * 1,600-long `allOf` chain is neither a deep recursion nor walked again for each of its links.
+ * A name met again while still being walked (a cycle) contributes nothing there, as before, and
+ * the names whose result depended on such a cut are not memoized.
+ */
+function mergedOf(catalogue: Readonly<Record<string, Schema>>, root: string): Merged {
+  let memo = mergedByCatalogue.get(catalogue)
+  if (!memo) mergedByCatalogue.set(catalogue, (memo = new Map()))
+  const known = memo.get(root)
+  if (known) return known
+  interface Frame {
+    name: string
+    own: { names: string[]; closed: boolean; refs: string[] }
+    next: number
+    names: Set<string>
+    closed: boolean
+    cut: boolean
+  }
+  const open = new Map<string, Frame>()
+  const frame = (name: string): Frame => {
+    const own = ownPart(Object.hasOwn(catalogue, name) ? catalogue[name] : undefined)
+    return { name, own, next: 0, names: new Set(own.names), closed: own.closed, cut: false }
+  }
+  const stack: Frame[] = [frame(root)]
+  open.set(root, stack[0]!)
+  let result: Merged | undefined
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    if (top.next < top.own.refs.length) {
+      const child = top.own.refs[top.next++]!
+      const done = memo.get(child)
+      if (done) {
+        top.closed ||= done.closed
+        for (const n of done.names) top.names.add(n)
+      } else if (open.has(child)) {
+        // A cycle: every name still being walked above `child` misses what `child` will add.
+        for (let i = stack.length - 1; i >= 0 && stack[i]!.name !== child; i--) stack[i]!.cut = true
+      } else {
+        const f = frame(child)
+        open.set(child, f)
+        stack.push(f)
+      }
+      continue
+    }
+    stack.pop()
+    open.delete(top.name)
+    const merged: Merged = { names: top.names, closed: top.closed }
+    if (!top.cut) memo.set(top.name, merged)
+    const parent = stack[stack.length - 1]
+    if (parent) {
+      parent.closed ||= merged.closed
+      for (const n of merged.names) parent.names.add(n)
+    } else result = merged
+  }
+  return result!
 }
 
 export interface Discriminator {
@@ -207,10 +306,34 @@ function discriminate(d: Discriminator, ctx: ConvertContext): Record<string, unk
 export function definitionsDocument(ctx: ConvertContext, refs?: Map<string, ReadonlySet<string>>): Record<string, unknown> {
   const definitions: Record<string, unknown> = {}
   // Converting a definition can reference more schemas; keep going until nothing new appears.
+  // Round by round: each round converts, in the order names were first referenced, every name
+  // with a variant not converted yet (that order fixes the output's bytes). Only the names
+  // referenced or opened since the previous round can have one, so a round looks at those alone:
+  // Map and Set iterators see entries added after they were made. Linear, where listing every
+  // name each round was quadratic on a long chain (each round finds one more name).
   const done = new Set<string>()
+  const keyNames = ctx.keys.keys()
+  const openNames = ctx.open.values()
+  const position = new Map<string, number>()
+  let openTaken = 0
   for (let changed = true; changed; ) {
     changed = false
-    for (const name of [...ctx.keys.keys(), ...ctx.open]) {
+    const fresh: string[] = []
+    while (position.size < ctx.keys.size) {
+      const name = keyNames.next().value!
+      position.set(name, position.size)
+      fresh.push(name)
+    }
+    const freshSet = new Set(fresh)
+    const reopened: string[] = []
+    const unkeyed: string[] = []
+    for (const end = ctx.open.size; openTaken < end; openTaken++) {
+      const name = openNames.next().value!
+      if (!position.has(name)) unkeyed.push(name)
+      else if (!freshSet.has(name)) reopened.push(name)
+    }
+    reopened.sort((a, b) => position.get(a)! - position.get(b)!)
+    for (const name of [...reopened, ...fresh, ...unkeyed]) {
       for (const open of ctx.open.has(name) ? [false, true] : [false]) {
         const key = definitionKey(ctx, name, open)
         if (done.has(key)) continue

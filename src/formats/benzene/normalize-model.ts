@@ -79,10 +79,22 @@ export function buildModel(source: JsonSource, doc: BenzeneDocument, query: Impo
   )
   if (diagnostics.length > 0) return { diagnostics }
 
-  const topics: TopicModel[] = requests.map((named) => ({
+  // Each topic's hash covers its own closure (Contract Document §5.3), so the work is the sum of
+  // the closures' sizes: quadratic on a `$ref` chain every topic enters at another point. It is
+  // bounded here, before any of it is hashed.
+  const closures = requests.map((named) => schemaClosure([named.entry.request, named.entry.response], doc.components.schemas))
+  let entries = 0
+  for (let i = 0; i < closures.length; i++) {
+    entries += closures[i]!.length
+    if (entries > MAX_CLOSURE_ENTRIES) {
+      report('BENZENE_CLOSURE_TOO_LARGE', joinPointer('', 'requests', requests[i]!.index), `The topics' schema closures hold more than ${MAX_CLOSURE_ENTRIES} schemas together; each topic-scoped hash covers its closure, and the generator does not take on that much work (unsupported).`, { limit: MAX_CLOSURE_ENTRIES })
+      return { diagnostics }
+    }
+  }
+  const topics: TopicModel[] = requests.map((named, i) => ({
     ...named,
-    hash: contractHash(topicScoped(doc, named.entry)),
-    components: schemaClosure([named.entry.request, named.entry.response], doc.components.schemas),
+    hash: contractHash(topicScoped(doc, named.entry, closures[i])),
+    components: closures[i]!,
   }))
   const projection = scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)
   const positions = new Map<string, { line: number; column: number }>()
@@ -102,6 +114,9 @@ export function buildModel(source: JsonSource, doc: BenzeneDocument, query: Impo
     diagnostics,
   }
 }
+
+/** Schemas the topics' closures may hold together (real documents: a few thousand). */
+export const MAX_CLOSURE_ENTRIES = 1_000_000
 
 function position(source: JsonSource, pointer: string) {
   const { line, column } = source.locate(pointer)

@@ -1,7 +1,7 @@
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
-import { namedClosure } from './closure.js'
+import { namesReaching } from './closure.js'
 import { isObject, type Schema } from './document.js'
-import { discriminatorOf, type Direction } from './json-schema.js'
+import { closedMerge, discriminatorOf, type Direction } from './json-schema.js'
 import { refTarget } from './rules/refs.js'
 import { walkSchema } from './schema-walk.js'
 
@@ -41,9 +41,9 @@ export class TypeWriter {
     for (const name of verbatim) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     const directional = new Set(sorted.filter((name) => hasDirectionalMember(catalogue[name])))
+    const reaching = namesReaching(directional, catalogue)
     for (const name of sorted) {
-      const reaches = namedClosure(name, catalogue)
-      if ([...reaches].some((n) => directional.has(n))) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
+      if (reaching.has(name)) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
     }
   }
 
@@ -70,7 +70,7 @@ export class TypeWriter {
     if (Array.isArray(schema.enum)) return union(schema.enum.map(literalType))
     if (Array.isArray(schema.allOf)) {
       // OpenAPI merges allOf: one member with additionalProperties: false closes the whole object.
-      const merged = closed || isClosedMerge(schema, this.catalogue)
+      const merged = closed || closedMerge(schema, this.catalogue)
       const parts = schema.allOf.map((s) => wrap(this.type(s, direction, indent, merged)))
       if (isObject(schema.properties)) parts.push(this.objectType(schema, direction, indent, true))
       return parts.join(' & ')
@@ -135,19 +135,6 @@ export class TypeWriter {
   }
 }
 
-/** True when an allOf merge is closed: some member, followed through `$ref`, says `additionalProperties: false`. */
-function isClosedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema>>, seen = new Set<string>()): boolean {
-  if (schema.additionalProperties === false) return true
-  const members = Array.isArray(schema.allOf) ? (schema.allOf as unknown[]) : []
-  return members.some((member) => {
-    if (!isObject(member)) return false
-    const ref = refTarget(member.$ref)
-    if (ref === undefined) return isClosedMerge(member, catalogue, seen)
-    if (seen.has(ref) || !isObject(catalogue[ref])) return false
-    seen.add(ref)
-    return isClosedMerge(catalogue[ref]!, catalogue, seen)
-  })
-}
 
 /** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */
 function hasDirectionalMember(schema: unknown): boolean {

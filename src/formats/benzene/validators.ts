@@ -1,6 +1,6 @@
 import { jsLiteral } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
-import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
+import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, reachedDefinitions, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
 import type { Schema } from './document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
@@ -46,9 +46,25 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
       out.set(constant, jsLiteral(schema))
     }
   }
+  // Each validator names the definitions it reaches, so a bundler keeps only those. When that
+  // costs more than SHARED_DEFINITIONS_FACTOR entries per definition and validator (a long `$ref`
+  // chain that every topic enters at another point: 1,400 topics gave a 45 MB module), the
+  // validators of a direction share one object of all its definitions instead: output linear in
+  // the document, at the price of keeping every definition of a direction once any is used.
+  let entries = 0
+  for (const root of roots) entries += reachedDefinitions(root.refs, definitions).size
+  const shared = entries > SHARED_DEFINITIONS_FACTOR * (definitions.size + roots.length)
+  if (shared) {
+    for (const direction of DIRECTIONS) {
+      const prefix = `${contexts[direction].documentId}#`
+      const members = [...definitions].filter(([ref]) => ref.startsWith(prefix)).map(([ref, d]) => `${jsLiteral(ref)}: ${d.constant}`)
+      out.set(sharedConstant(direction), `{ ${members.join(', ')} }`)
+    }
+  }
   // Most payloads are one `$ref`: the definitions object for a single reference is written once.
   const single = new Map<string, string>()
-  const definitionsObject = (refs: ReadonlySet<string>): string => {
+  const definitionsObject = (refs: ReadonlySet<string>, direction: Direction): string => {
+    if (shared) return sharedConstant(direction)
     const only = refs.size === 1 ? refs.values().next().value! : undefined
     const known = only === undefined ? undefined : single.get(only)
     if (known !== undefined) return known
@@ -62,7 +78,7 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
   const calls = roots.map((root) => {
     const patterns = validatorPatterns(root.json, root.refs, definitions)
     for (const [pattern, source] of patterns) all.set(pattern, source)
-    return [root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`] as const
+    return [root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs, root.direction)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`] as const
   })
   if (all.size > 0) out.set(PATTERNS_CONSTANT, patternsConstant(all))
   for (const [name, code] of calls) out.set(name, code)
@@ -70,3 +86,5 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
 }
 
 const DIRECTIONS = ['request', 'response'] as const
+const SHARED_DEFINITIONS_FACTOR = 8
+const sharedConstant = (direction: Direction) => `$${direction === 'request' ? 'req' : 'res'}$definitions`
