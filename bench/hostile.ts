@@ -4,6 +4,8 @@
  * and 10n; `test/hostile-input.test.ts` compiles each at a telling size and asserts the verdict and
  * that it finishes. Every generator returns the text of one contract file.
  */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { stringify } from 'yaml'
 
 interface NatsChannel {
@@ -110,7 +112,18 @@ export function schemaChain(n: number, via: '$ref' | 'allOf', topics = 1): strin
   return JSON.stringify({ openapi: '3.0.1', info: { title: 'chain', version: '' }, requests, events: [], components: { schemas } })
 }
 
-/** A DASP extension definition with `n` dependencies, none of them defined. */
-export function manyDependencies(n: number): object {
-  return Array.from({ length: n }, (_, i) => ({ uri: `https://example.com/dasp/contracts/dep-${i}`, version: 'draft-01' }))
+/**
+ * fixtures/dasp's selection, copied into `dir`, with `n` dependencies (none defined) on its
+ * proof-of-authority definition. Returns the selection's path.
+ */
+export function daspManyDependencies(dir: string, n: number): string {
+  const fixtures = join(import.meta.dirname, '../fixtures/dasp')
+  cpSync(join(fixtures, 'extensions'), join(dir, 'extensions'), { recursive: true })
+  cpSync(join(fixtures, 'pins'), join(dir, 'pins'), { recursive: true })
+  cpSync(join(fixtures, 'counter.dasp.json'), join(dir, 'counter.dasp.json'))
+  const file = join(dir, 'extensions/proof-of-authority.dasp-ext.json')
+  const definition = JSON.parse(readFileSync(file, 'utf8'))
+  definition.dependencies = Array.from({ length: n }, (_, i) => ({ uri: `https://example.com/dasp/contracts/dep-${i}`, version: 'draft-01' }))
+  writeFileSync(file, JSON.stringify(definition, null, 2))
+  return join(dir, 'counter.dasp.json')
 }

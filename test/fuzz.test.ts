@@ -23,9 +23,9 @@ type Json = unknown
 const counts: Record<string, { cases: number; valid: number }> = {}
 
 /** One structured mutation, applied at a path chosen by `pick` among the value's nodes. */
-type Mutation = { op: 'delete' | 'duplicate' | 'retype' | 'ref' | 'number' | 'string' | 'nest' | 'key'; pick: number; seed: number }
+type Mutation = { op: 'delete' | 'duplicate' | 'retype' | 'ref' | 'number' | 'string' | 'nest' | 'key' | 'pattern' | 'wide' | 'chain'; pick: number; seed: number }
 const mutation: fc.Arbitrary<Mutation> = fc.record({
-  op: fc.constantFrom('delete', 'duplicate', 'retype', 'ref', 'number', 'string', 'nest', 'key'),
+  op: fc.constantFrom('delete', 'duplicate', 'retype', 'ref', 'number', 'string', 'nest', 'key', 'pattern', 'wide', 'chain'),
   pick: fc.nat(),
   seed: fc.nat(),
 })
@@ -41,6 +41,9 @@ function nodes(value: Json): Array<{ parent: Record<string, Json> | Json[]; key:
 }
 
 const STRANGE = ['', 'x'.repeat(10_000), '__proto__', 'constructor', '"`${process.exit(1)}`*/</script>\u2028\u2029', '\ud800', '#/components/schemas/Nope', '../../etc/passwd', 'http://127.0.0.1:9/x']
+
+/** Patterns built to freeze a backtracking engine, or that no linear engine can take. */
+const HOSTILE_PATTERNS = ['^(a+)+$', '(a|a)*b', '^(\\d+)*$', '(.*a){12}', '\\d+\\d+\\d+$', '^(?=(a+)+$)b', '(a)\\1+$', '[', '^[a-z]{2,}$']
 
 function mutate(value: Json, mutations: Mutation[]): Json {
   const doc = JSON.parse(JSON.stringify(value))
@@ -83,6 +86,29 @@ function mutate(value: Json, mutations: Mutation[]): Json {
       case 'key':
         if (!Array.isArray(parent)) Object.defineProperty(parent, STRANGE[m.seed % STRANGE.length]!, { value: current, enumerable: true, writable: true, configurable: true })
         break
+      case 'pattern':
+        // A hostile pattern on whatever object is here (a schema, or not).
+        if (current && typeof current === 'object' && !Array.isArray(current)) (current as Record<string, Json>).pattern = HOSTILE_PATTERNS[m.seed % HOSTILE_PATTERNS.length]!
+        else set({ type: 'string', pattern: HOSTILE_PATTERNS[m.seed % HOSTILE_PATTERNS.length]! })
+        break
+      case 'wide': {
+        // Many copies of a member beside it: wide overlaps (channels, operations, topics, settings).
+        const copies = 50 + (m.seed % 400)
+        if (Array.isArray(parent)) for (let i = 0; i < copies; i++) parent.push(JSON.parse(JSON.stringify(current ?? null)))
+        else for (let i = 0; i < copies; i++) Object.defineProperty(parent, `${String(key)}${i}`, { value: JSON.parse(JSON.stringify(current ?? null)), enumerable: true, writable: true, configurable: true })
+        break
+      }
+      case 'chain': {
+        // A long chain of members referring to the next one (`$ref`, or `allOf` of a `$ref`).
+        if (Array.isArray(parent)) break
+        const length = 100 + (m.seed % 1500)
+        const base = `${String(key)}_`
+        for (let i = 0; i < length; i++) {
+          const next = { $ref: `#/components/schemas/${base}${i + 1}` }
+          Object.defineProperty(parent, `${base}${i}`, { value: m.seed % 2 ? { allOf: [next] } : { type: 'object', properties: { next } }, enumerable: true, writable: true, configurable: true })
+        }
+        break
+      }
     }
   }
   return doc
@@ -121,25 +147,34 @@ async function check(format: string, file: string, text: string): Promise<void> 
   counts[format].valid++
   const mod = await loadModule(result.code!, `fuzz-${format}`)
   for (const [name, value] of Object.entries(mod)) if (typeof value === 'object' && value !== null) expect(Object.isFrozen(value), `${name} is frozen`).toBe(true)
+  expect((globalThis as { __PWNED?: unknown }).__PWNED, 'nothing from a file name ran').toBeUndefined()
 }
 
 /** Shrunk counterexamples of `npm run fuzz` runs, replayed on every test run. */
 const REGRESSIONS: Record<string, Mutation[][]> = {
   benzene: [],
+  'nats-flow': [],
   // An operation's channel $ref made to name nothing reached the generator (now NATS_REF_UNRESOLVED).
   nats: [[{ op: 'ref', pick: 206231657, seed: 73745889 }, { op: 'delete', pick: 971794858, seed: 0 }]],
   dasp: [],
 }
 
+/** Every fourth case gets a file name that would break out of a comment or a template literal. */
+const name = (i: number) => (i % 4 === 0 ? `case${i}\n;globalThis.__PWNED=${i};\`\${globalThis.__PWNED}\`\u2028\r"'` : `case${i}`)
+
 const FORMATS = [
-  { name: 'benzene', source: 'fixtures/benzene/valid/payments.spec.json', file: (i: number) => join(work, `case${i}.spec.json`), parse: JSON.parse, print: (v: Json) => JSON.stringify(v, null, 2) },
-  { name: 'nats', source: 'fixtures/nats/valid/ledger.asyncapi.yaml', file: (i: number) => join(work, `case${i}.asyncapi.yaml`), parse: (t: string) => parseYaml(t), print: (v: Json) => stringifyYaml(v) },
-  { name: 'dasp', source: 'fixtures/dasp/counter.dasp.json', file: (i: number) => join(work, 'dasp', `case${i}.dasp.json`), parse: JSON.parse, print: (v: Json) => JSON.stringify(v, null, 2) },
+  { name: 'benzene', source: 'fixtures/benzene/valid/payments.spec.json', file: (i: number) => join(work, `${name(i)}.spec.json`), parse: JSON.parse, print: (v: Json) => JSON.stringify(v, null, 2) },
+  { name: 'nats', source: 'fixtures/nats/valid/ledger.asyncapi.yaml', file: (i: number) => join(work, `${name(i)}.asyncapi.yaml`), parse: (t: string) => parseYaml(t), print: (v: Json) => stringifyYaml(v) },
+  // The same document as one line of flow YAML (JSON is YAML): long lines on the fast path.
+  { name: 'nats-flow', source: 'fixtures/nats/valid/ledger.asyncapi.yaml', file: (i: number) => join(work, `${name(i)}.asyncapi.yaml`), parse: (t: string) => parseYaml(t), print: (v: Json) => JSON.stringify(v) },
+  { name: 'dasp', source: 'fixtures/dasp/counter.dasp.json', file: (i: number) => join(work, 'dasp', `${name(i)}.dasp.json`), parse: JSON.parse, print: (v: Json) => JSON.stringify(v, null, 2) },
 ] as const
 
 describe.each(FORMATS)('fuzz $name', (format) => {
-  const text = readFileSync(join(root, format.source), 'utf8')
-  const value = format.parse(text)
+  const source = readFileSync(join(root, format.source), 'utf8')
+  const value = format.parse(source)
+  // Byte-level edits apply to the text as this variant prints it (one line, for nats-flow).
+  const text = format.name === 'nats-flow' ? format.print(value) : source
 
   it(`structured mutations (${RUNS} cases)`, async () => {
     await fc.assert(fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 4 }), async (ms) => check(format.name, format.file(n++), format.print(mutate(value, ms)))), { numRuns: RUNS })

@@ -1,0 +1,305 @@
+/**
+ * The compiler on hostile contracts: nothing from a file name runs, nothing freezes or crashes
+ * the build, every bad input is a capped diagnostic, and nothing outside the contract's tree is
+ * read or shown. The families come from bench/hostile.ts (bench/complexity.ts times them at 10x);
+ * here each runs once at a telling size, with a generous bound that only proves it terminates.
+ */
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import * as hostile from '../bench/hostile.js'
+import { compile, ContractCompiler } from '../src/index.js'
+import { schemaClosure } from '../src/formats/benzene/closure.js'
+import { MAX_CLOSURE_ENTRIES } from '../src/formats/benzene/normalize-model.js'
+import { MAX_DIAGNOSTICS_PER_CODE, type Diagnostic } from '../src/core/diagnostics.js'
+import { parseExactYaml, parseYamlSource } from '../src/core/yaml-source.js'
+import { bundlers } from './helpers/bundlers.js'
+import { contracts, tsc } from './helpers/cli.js'
+import { loadModule } from './helpers/load-module.js'
+
+const root = join(import.meta.dirname, '..')
+const tmp = join(import.meta.dirname, '.tmp/hostile-compile')
+const fresh = (name: string) => {
+  const dir = join(tmp, name)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+const counts = (diagnostics: readonly Diagnostic[]) => Object.fromEntries([...new Set(diagnostics.map((d) => d.code))].map((c) => [c, diagnostics.filter((d) => d.code === c).length]))
+/** Compiles with a fresh compiler; the elapsed time is returned for a termination bound only. */
+async function timed(file: string) {
+  const started = performance.now()
+  const result = await new ContractCompiler().compile(file)
+  return { result, ms: performance.now() - started }
+}
+
+/** The DASP example selection, with its definitions and pins, copied into `dir`. */
+function daspCopy(dir: string, selectionName = 'counter.dasp.json'): string {
+  const fixtures = join(root, 'fixtures/dasp')
+  cpSync(join(fixtures, 'extensions'), join(dir, 'extensions'), { recursive: true })
+  cpSync(join(fixtures, 'pins'), join(dir, 'pins'), { recursive: true })
+  cpSync(join(fixtures, 'counter.dasp.json'), join(dir, selectionName))
+  return join(dir, selectionName)
+}
+
+/** `tsc --strict` over `use.ts` importing `./contract.js` whose declarations are `dts`; '' when both compile. */
+function typecheck(dir: string, dts: string, use: string): string {
+  writeFileSync(join(dir, 'contract.d.ts'), dts)
+  writeFileSync(join(dir, 'use.ts'), use)
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+  return tsc(['-p', '.'], dir).output
+}
+
+/**
+ * A file name that ends a `//` comment (every ECMAScript line terminator) and would open a template
+ * literal, with quotes and a backslash. (`*` then `/` cannot be in a file name; a path's `/`
+ * reaches code only inside string literals.)
+ */
+const HOSTILE_NAME = 'x\nglobalThis.__PWNED=true;`${globalThis.__PWNED=2}`\r\u2028\u2029 "\'\\'
+
+describe('file names never reach generated code as code', () => {
+  const cases: Array<[format: string, make: (dir: string) => string, use: string]> = [
+    ['benzene', (dir) => {
+      const file = join(dir, `${HOSTILE_NAME}.spec.json`)
+      cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), file)
+      return file
+    }, "import { contractHash } from './contract.js'\nexport const h: string = contractHash\n"],
+    ['nats', (dir) => {
+      const file = join(dir, `${HOSTILE_NAME}.asyncapi.yaml`)
+      cpSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), file)
+      return file
+    }, "import { contract } from './contract.js'\nexport const id: string = contract.id\n"],
+    ['dasp', (dir) => daspCopy(dir, `${HOSTILE_NAME}.dasp.json`), "import { attributeNames } from './contract.js'\nexport const n: number = attributeNames.length\n"],
+  ]
+  it.each(cases)('%s: the module loads and runs nothing planted; its declarations compile', async (format, make, use) => {
+    const dir = fresh(`names-${format}`)
+    const result = await compile(make(dir))
+    expect(result.diagnostics).toEqual([])
+    for (const text of [result.code!, result.dts!]) expect(text).not.toMatch(/\n\s*globalThis\.__PWNED/)
+    await loadModule(result.code!, `hostile-name-${format}`)
+    expect((globalThis as { __PWNED?: unknown }).__PWNED).toBeUndefined()
+    expect(typecheck(dir, result.dts!, use)).toBe('')
+  })
+})
+
+describe('messageEndpoint is a path on the service origin', () => {
+  const base = JSON.parse(readFileSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), 'utf8'))
+  const withEndpoint = async (endpoint: string) => {
+    const dir = fresh('endpoint')
+    const file = join(dir, 'e.spec.json')
+    writeFileSync(file, JSON.stringify({ ...base, messageEndpoint: endpoint }, null, 2))
+    return (await compile(file)).diagnostics
+  }
+  it.each(['//evil.example:8443/x', 'http://other/x', 'https://other/x', '/\\evil.example/x', '/\t/evil.example/x', 'benzene/invoke', '/x?to=evil', '/x#y', '\\\\evil/x', ''])('%j is BENZENE_ENDPOINT_FORM', async (endpoint) => {
+    expect((await withEndpoint(endpoint)).map((d) => [d.code, d.pointer])).toEqual([['BENZENE_ENDPOINT_FORM', '/messageEndpoint']])
+  })
+  it.each(['/benzene/invoke', '/', '/a/b-c_d.e~f/%20'])('%j is a path', async (endpoint) => {
+    expect(await withEndpoint(endpoint)).toEqual([])
+  })
+})
+
+describe('nothing freezes or crashes the build', () => {
+  it('stream capture over 8 one-hex-character parameters (16^8 subjects) is decided at once, both ways', async () => {
+    const dir = fresh('cover')
+    const covered = join(dir, 'covered.asyncapi.yaml')
+    writeFileSync(covered, hostile.coverBomb(8))
+    const { result, ms } = await timed(covered)
+    expect(result.diagnostics).toEqual([])
+    expect(ms).toBeLessThan(10_000)
+    const partial = join(dir, 'partial.asyncapi.yaml')
+    writeFileSync(partial, hostile.coverBomb(8).replace('s.*.*.*.*.*.*.*.*', 's.*.*.*.*.*.*.*.a'))
+    expect((await timed(partial)).result.diagnostics.map((d) => d.code)).toEqual(['NATS_STREAM_CAPTURE'])
+  })
+
+  it('5,000 channels that all overlap: one diagnostic per channel, capped at 100 and a summary', async () => {
+    const file = join(fresh('overlap'), 'o.asyncapi.yaml')
+    writeFileSync(file, hostile.overlapAll(5000))
+    const { result, ms } = await timed(file)
+    expect(counts(result.diagnostics)).toEqual({ NATS_CHANNEL_OVERLAP: MAX_DIAGNOSTICS_PER_CODE, CONTRACTS_DIAGNOSTICS_CAPPED: 1 })
+    const summary = result.diagnostics.find((d) => d.code === 'CONTRACTS_DIAGNOSTICS_CAPPED')!
+    expect(summary).toMatchObject({ severity: 'error', data: { code: 'NATS_CHANNEL_OVERLAP', count: 4999 - MAX_DIAGNOSTICS_PER_CODE } })
+    expect(ms).toBeLessThan(30_000)
+  })
+
+  it('45,000 empty Benzene requests: capped diagnostics, no internal error', async () => {
+    const file = join(fresh('empty'), 'e.spec.json')
+    writeFileSync(file, hostile.emptyTopics(45000))
+    const { result } = await timed(file)
+    expect(result.diagnostics.length).toBeLessThanOrEqual(4 * MAX_DIAGNOSTICS_PER_CODE)
+    expect(counts(result.diagnostics).BENZENE_EMPTY_TOPIC).toBe(MAX_DIAGNOSTICS_PER_CODE)
+    expect(counts(result.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
+  })
+
+  it('a DASP definition with 4,000 dependencies: capped diagnostics, no internal error', async () => {
+    const { result } = await timed(hostile.daspManyDependencies(fresh('dasp-deps'), 4000))
+    expect(result.code).toBeUndefined()
+    expect(counts(result.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
+    expect(result.diagnostics.length).toBeLessThanOrEqual(1000)
+  })
+
+  it('32,000 disjoint channels sharing first and last tokens, two 80,000-value enums, a 200,000-member flow line: accepted, in bounded time', async () => {
+    const dir = fresh('quadratic')
+    for (const [name, text] of [
+      ['bucket.asyncapi.yaml', hostile.sharedBucket(32000)],
+      ['enum.asyncapi.yaml', hostile.enumPair(80000)],
+      ['line.asyncapi.yaml', hostile.longFlowLine(200000)],
+    ] as const) {
+      writeFileSync(join(dir, name), text)
+      const { result, ms } = await timed(join(dir, name))
+      expect(result.diagnostics, name).toEqual([])
+      expect(ms, name).toBeLessThan(60_000)
+    }
+  })
+
+  it('1,600-long $ref and allOf chains compile (walks are iterative)', async () => {
+    const dir = fresh('chains')
+    for (const via of ['$ref', 'allOf'] as const) {
+      writeFileSync(join(dir, `${via}.spec.json`), hostile.schemaChain(1600, via))
+      const { result } = await timed(join(dir, `${via}.spec.json`))
+      expect(result.diagnostics, via).toEqual([])
+    }
+  })
+
+  it('1,400 topics entering a 1,400-schema chain: a module linear in the document, with the same closures', async () => {
+    const dir = fresh('closure')
+    const file = join(dir, 'c.spec.json')
+    writeFileSync(file, hostile.schemaChain(1400, '$ref', 1400))
+    const { result } = await timed(file)
+    expect(result.diagnostics).toEqual([])
+    expect(result.code!.length).toBeLessThan(4 * 1024 * 1024)
+    const mod = await loadModule(result.code!, 'hostile-closure')
+    const doc = JSON.parse(readFileSync(file, 'utf8'))
+    for (const i of [0, 1, 700, 1399]) {
+      const entry = doc.requests[i]
+      expect([...mod.topics[entry.topic].components]).toEqual(schemaClosure([entry.request, entry.response], doc.components.schemas))
+    }
+    // Past the bound on the work the closures take, the generator says it will not.
+    writeFileSync(file, hostile.schemaChain(1500, '$ref', 1500))
+    const over = (await timed(file)).result
+    expect(over.diagnostics.map((d) => [d.code, d.data])).toEqual([['BENZENE_CLOSURE_TOO_LARGE', { limit: MAX_CLOSURE_ENTRIES }]])
+  })
+})
+
+describe('values JSON has no form for, on every path', () => {
+  it('1e400 in a Benzene document is JSON_NUMBER_RANGE at its pointer', async () => {
+    const doc = JSON.parse(readFileSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), 'utf8'))
+    const file = join(fresh('range'), 'r.spec.json')
+    writeFileSync(file, JSON.stringify({ ...doc, info: { ...doc.info, 'x-big': 12345 } }, null, 2).replace('"x-big": 12345', '"x-big": 1e400'))
+    expect((await compile(file)).diagnostics.map((d) => [d.code, d.pointer])).toEqual([['JSON_NUMBER_RANGE', '/info/x-big']])
+  })
+
+  it('the fast and the exact YAML paths agree on 1e400, huge integers and %YAML 1.1', () => {
+    const base = readFileSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
+    const documents = {
+      infinite: base.replace('max_msgs: 50000000', 'max_msgs: 1e400'),
+      huge: base.replace('max_msgs: 50000000', 'max_msgs: 123456789012345678901234567890'),
+      yaml11: '%YAML 1.1\n---\n' + base.replace('title: Ledger', 'title: yes'),
+    }
+    for (const [name, text] of Object.entries(documents)) {
+      const fast = parseYamlSource(`${name}.yaml`, text)
+      const exact = parseExactYaml(`${name}.yaml`, text)
+      expect(fast.diagnostics.map((d) => d.code), name).toEqual(exact.diagnostics.map((d) => d.code))
+      expect(fast.source.value, name).toEqual(exact.source.value)
+    }
+    expect(parseYamlSource('i.yaml', documents.infinite).diagnostics.map((d) => d.code)).toEqual(['YAML_NON_JSON_VALUE'])
+    expect(parseYamlSource('y.yaml', documents.yaml11).diagnostics.map((d) => d.code)).toEqual(['YAML_NON_JSON_VALUE'])
+  })
+
+  it('a NUL byte in a NATS lock path or a DASP definitions entry is a diagnostic', async () => {
+    const dir = fresh('nul')
+    cpSync(join(root, 'fixtures/nats/shop'), join(dir, 'shop'), { recursive: true })
+    const lock = JSON.parse(readFileSync(join(dir, 'shop/bundle.lock.json'), 'utf8'))
+    lock.entries.push({ path: 'native/x\u0000y.json', sha256: '0'.repeat(64) })
+    writeFileSync(join(dir, 'shop/bundle.lock.json'), JSON.stringify(lock, null, 2))
+    const nats = await compile(join(dir, 'shop/orders/asyncapi/asyncapi.yaml'))
+    expect(nats.diagnostics.map((d) => d.code)).toContain('NATS_LOCK_PATH')
+    expect(counts(nats.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
+    const selection = daspCopy(join(dir, 'dasp'))
+    const s = JSON.parse(readFileSync(selection, 'utf8'))
+    s.definitions.unshift('extensions/a\u0000b.json')
+    writeFileSync(selection, JSON.stringify(s, null, 2))
+    expect((await compile(selection)).diagnostics.map((d) => [d.code, d.pointer])).toEqual([['DASP_DEFINITION_SOURCE', '/definitions/0']])
+  })
+})
+
+describe('files stay inside the contract tree', () => {
+  it('a DASP definitions entry that leaves the tree is refused, and no byte of it is shown by the CLI or a bundler', async () => {
+    const dir = fresh('outside')
+    const selection = daspCopy(dir)
+    const s = JSON.parse(readFileSync(selection, 'utf8'))
+    s.definitions.unshift('../../../../../../../../etc/passwd')
+    writeFileSync(selection, JSON.stringify(s, null, 2))
+    const result = await compile(selection)
+    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.file])).toEqual([['DASP_DEFINITION_SOURCE', '/definitions/0', selection]])
+    expect(result.dependencies).not.toContain('/etc/passwd')
+    const cli = contracts(['check', selection])
+    expect(cli.status).toBe(1)
+    expect(cli.stdout + cli.stderr).not.toContain('root:')
+    writeFileSync(join(dir, 'main.js'), "import { selectionRequest } from './counter.dasp.json'\nexport default selectionRequest\n")
+    const error = await bundlers.rollup!(join(dir, 'main.js'), join(dir, 'out')).then(() => '', (e: Error) => e.message)
+    expect(error).toContain('DASP_DEFINITION_SOURCE')
+    expect(error).not.toContain('root:')
+  })
+
+  it('a contract that is a symlink (to /proc/self/environ) is refused and nothing of its target is printed', async () => {
+    const dir = fresh('symlink')
+    const link = join(dir, 'env.spec.json')
+    symlinkSync('/proc/self/environ', link)
+    process.env.UNPLUGIN_CONTRACTS_CANARY = 'canary-7f3a'
+    const result = await compile(link)
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_SYMLINK'])
+    const cli = contracts(['check', link])
+    expect(cli.stdout + cli.stderr).not.toContain('canary-7f3a')
+    expect(cli.stdout + cli.stderr).not.toContain('PATH=')
+    delete process.env.UNPLUGIN_CONTRACTS_CANARY
+  })
+
+  it('a folder on the way that links out of the tree is refused; a contract reached through a linked folder still compiles', async () => {
+    const dir = fresh('linked-folder')
+    const selection = daspCopy(join(dir, 'app'))
+    // `extensions` becomes a link to a copy outside the selection's folder.
+    cpSync(join(dir, 'app/extensions'), join(dir, 'elsewhere'), { recursive: true })
+    rmSync(join(dir, 'app/extensions'), { recursive: true })
+    symlinkSync(join(dir, 'elsewhere'), join(dir, 'app/extensions'))
+    const outside = await compile(selection)
+    const refused = outside.diagnostics.filter((d) => d.code === 'DASP_DEFINITION_SOURCE')
+    expect(refused.map((d) => d.pointer)).toEqual(['/definitions/0', '/definitions/1'])
+    expect(refused[0]!.message).toContain('outside the contract')
+    // The contract's own folder may be reached through a link: its tree is where it really is.
+    cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), join(dir, 'payments.spec.json'))
+    symlinkSync(dir, join(dir, 'up'))
+    expect((await compile(join(dir, 'up/payments.spec.json'))).diagnostics).toEqual([])
+  })
+
+  it('a pinned DASP file replaced by a symlink or a FIFO fails the pin, without blocking', async () => {
+    for (const kind of ['symlink', 'fifo'] as const) {
+      const dir = fresh(`pin-${kind}`)
+      const selection = daspCopy(dir)
+      const pinned = join(dir, 'pins/proof-of-authority/spec.md')
+      const copy = join(dir, 'spec-copy.md')
+      cpSync(pinned, copy)
+      unlinkSync(pinned)
+      if (kind === 'symlink') symlinkSync(copy, pinned)
+      else execFileSync('mkfifo', [pinned])
+      const started = performance.now()
+      const result = await compile(selection)
+      expect(performance.now() - started).toBeLessThan(10_000)
+      expect(result.diagnostics.map((d) => [d.code, d.pointer]), kind).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
+    }
+  })
+})
+
+describe('schema names that are TypeScript type operators', () => {
+  it('are renamed, and the declarations compile', async () => {
+    const names = ['keyof', 'infer', 'readonly', 'unique', 'as', 'asserts', 'is', 'satisfies', 'type', 'declare', 'namespace', 'module', 'abstract', 'out', 'accessor', 'global', 'intrinsic', 'symbol', 'object']
+    const schemas = Object.fromEntries(names.map((n) => [n, { type: 'object', properties: { v: { type: 'string' } } }]))
+    const requests = names.map((n) => ({ topic: `kw:${n}`, request: { $ref: `#/components/schemas/${n}` }, response: { $ref: `#/components/schemas/${n}` } }))
+    const dir = fresh('keywords')
+    const file = join(dir, 'k.spec.json')
+    writeFileSync(file, JSON.stringify({ openapi: '3.0.1', info: { title: 'k', version: '' }, requests, events: [], components: { schemas } }))
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    expect(typecheck(dir, result.dts!, "import * as k from './contract.js'\nexport const t: string = k.contractHash\n")).toBe('')
+  })
+})
