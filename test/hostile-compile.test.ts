@@ -17,6 +17,7 @@ import { parseExactYaml, parseYamlSource } from '../src/core/yaml-source.js'
 import { bundlers } from './helpers/bundlers.js'
 import { contracts, tsc } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/hostile-compile')
@@ -178,6 +179,24 @@ describe('nothing freezes or crashes the build', () => {
     writeFileSync(file, hostile.schemaChain(1500, '$ref', 1500))
     const over = (await timed(file)).result
     expect(over.diagnostics.map((d) => [d.code, d.data])).toEqual([['BENZENE_CLOSURE_TOO_LARGE', { limit: MAX_CLOSURE_ENTRIES }]])
+  })
+})
+
+describe('links between contracts', () => {
+  it('payload schemas that refer twice to a schema that refers twice ... (2^40 expanded) are compared at once, and equal', async () => {
+    const shop = ShopBundle.copy('hostile-doubling')
+    const chain = Array.from({ length: 40 }, (_, i) => `    D${i}: { type: object, properties: { a: { $ref: '#/components/schemas/D${i + 1}' }, b: { $ref: '#/components/schemas/D${i + 1}' } } }\n`).join('') + '    D40: { type: string }\n'
+    for (const doc of ['orders', 'payments']) {
+      shop.edit(`${doc}/asyncapi/asyncapi.yaml`, '  schemas:\n', `  schemas:\n${chain}`)
+      shop.edit(`${doc}/asyncapi/asyncapi.yaml`, /        total: \{ type: number \}\n/, "        total: { type: number }\n        tree: { $ref: '#/components/schemas/D0' }\n")
+    }
+    shop.relock()
+    const { result, ms } = await timed(shop.doc('payments'))
+    expect(result.diagnostics).toEqual([])
+    expect(ms).toBeLessThan(10_000)
+    // One leaf changed on one side: the link sees the difference.
+    shop.edit('orders/asyncapi/asyncapi.yaml', '    D40: { type: string }', '    D40: { type: number }').relock()
+    expect((await timed(shop.doc('payments'))).result.diagnostics.map((d) => d.code)).toEqual(['NATS_LINK_SCHEMA'])
   })
 })
 

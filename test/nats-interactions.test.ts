@@ -70,6 +70,23 @@ describe('materialize', () => {
     expect(() => materialize(mod.interactions.approveRefund, bad)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/refund/amount' })] }))
   })
 
+  it('with runtime-schema-check, a hostile payload pattern runs in linear time: an attack input is refused at once', async () => {
+    const shop = ShopBundle.copy('schema-check-redos')
+    shop
+      .edit('payments/asyncapi/asyncapi.yaml', "      requestOperation: requestRefundVote\n", "      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n")
+      .edit('payments/asyncapi/asyncapi.yaml', 'paymentId: { type: string }', "paymentId: { type: string, pattern: '^(p+)+$$' }")
+      .relock()
+    const result = await compile(shop.doc('payments'))
+    expect(result.diagnostics).toEqual([])
+    expect(result.code).toContain('runtime/linear-pattern')
+    const mod = await loadModule(result.code!, 'payments-redos')
+    const attack = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'p'.repeat(40) + '!', amount: 10 } } }
+    const started = performance.now()
+    expect(() => materialize(mod.interactions.approveRefund, attack)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD' }))
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(materialize(mod.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund: { paymentId: 'ppp', amount: 10 } } }).subject).toContain('.vote.bob')
+  })
+
   it('never yields a subject outside its channel language (property)', () => {
     const token = fc.string({ minLength: 0, maxLength: 40 })
     fc.assert(

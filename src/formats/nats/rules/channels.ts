@@ -1,6 +1,7 @@
 import { placeholders } from '../address.js'
 import { isObject } from '../document.js'
-import { languagesIntersect, templateIntersects, type Language } from '../languages.js'
+import { templateIntersects } from '../languages.js'
+import { ChannelIndex } from '../channel-index.js'
 import type { NatsRule } from './rule.js'
 
 const CHANNEL = (id: string) => ['x-nats-contract', 'channels', id] as const
@@ -154,82 +155,24 @@ export const channelsDisjoint: NatsRule = {
   code: 'NATS_CHANNEL_OVERLAP',
   description: 'Two channels of one application share a concrete subject (decided exactly over the token languages).',
   check(ctx) {
-    // Two channels can only overlap with the same number of tokens and, at every position, a token
-    // in common. So each channel is indexed, per length and position, under each value of a
-    // position that is a literal or a small enum ("open" otherwise), and compared only with the
-    // earlier channels of its most selective position: a literal shared by few channels. Each
-    // channel is reported once, with the first earlier channel it overlaps.
-    // Complexity: O(n * L * c) for n channels of length L, c the smallest candidate list; O(n^2 * L)
-    // only when channels have no literal or small-enum position at all (every placeholder a token
-    // type). `svc.{a}.m<i>.{b}` (32,000 channels sharing first and last tokens) is linear.
-    const byLength = new Map<number, LengthIndex>()
+    // Each channel is compared with the earlier ones through a ChannelIndex, and reported once,
+    // with the first earlier channel it overlaps. Complexity: O(n * L * c) for n channels of
+    // length L, c the smallest candidate list (see ChannelIndex): `svc.{a}.m<i>.{b}` (32,000
+    // channels sharing first and last tokens) is linear; O(n^2 * L) only when no channel has a
+    // literal or small-enum position.
+    const index = new ChannelIndex()
     for (const channel of ctx.channelList) {
       const language = ctx.language(channel)
       if (!channel.tokens || !language) continue
-      let index = byLength.get(language.length)
-      if (!index) byLength.set(language.length, (index = newLengthIndex(language.length)))
       const entry = { id: channel.id, language }
-      const other = firstOverlap(index, entry)
+      const other = index.overlapping(language).next().value
       if (other) {
         ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `Channels ${JSON.stringify(other.id)} and ${JSON.stringify(channel.id)} share subjects; within one application concrete channel languages are disjoint.`, {
           channels: [other.id, channel.id],
         })
       }
-      addToIndex(index, entry)
+      index.add(entry)
     }
   },
 }
 
-/** Enums up to this many values are indexed by value; larger ones, and token types, are "open". */
-const INDEXED_ENUM = 16
-
-interface IndexedChannel {
-  id: string
-  language: Language
-}
-
-interface LengthIndex {
-  all: IndexedChannel[]
-  /** Per position: value -> channels with that value there (literal or small enum). */
-  values: Array<Map<string, IndexedChannel[]>>
-  /** Per position: channels with a large enum or a token type there. */
-  open: IndexedChannel[][]
-}
-
-function newLengthIndex(length: number): LengthIndex {
-  return { all: [], values: Array.from({ length }, () => new Map()), open: Array.from({ length }, () => []) }
-}
-
-const valuesAt = (type: Language[number]): readonly string[] | undefined => (type.kind === 'enum' && type.values.length <= INDEXED_ENUM ? type.values : undefined)
-
-function addToIndex(index: LengthIndex, entry: IndexedChannel): void {
-  index.all.push(entry)
-  entry.language.forEach((type, p) => {
-    const values = valuesAt(type)
-    if (!values) return void index.open[p]!.push(entry)
-    for (const v of values) {
-      let list = index.values[p]!.get(v)
-      if (!list) index.values[p]!.set(v, (list = []))
-      list.push(entry)
-    }
-  })
-}
-
-/** The first indexed channel whose language meets `entry`'s, looking only at its most selective position. */
-function firstOverlap(index: LengthIndex, entry: IndexedChannel): IndexedChannel | undefined {
-  let best: IndexedChannel[][] | undefined
-  let bestSize = Infinity
-  entry.language.forEach((type, p) => {
-    const values = valuesAt(type)
-    if (!values) return
-    const lists = [index.open[p]!]
-    let size = index.open[p]!.length
-    for (const v of values) {
-      const list = index.values[p]!.get(v)
-      if (list) lists.push(list), (size += list.length)
-    }
-    if (size < bestSize) (best = lists), (bestSize = size)
-  })
-  for (const list of best ?? [index.all]) for (const other of list) if (languagesIntersect(entry.language, other.language)) return other
-  return undefined
-}

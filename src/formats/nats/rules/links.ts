@@ -1,10 +1,12 @@
 import canonicalize from 'canonicalize'
+import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { unescapeToken } from '../../../core/json-pointer.js'
 import { positions } from '../address.js'
 import { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
-import { languagesIntersect, type Language } from '../languages.js'
+import { ChannelIndex } from '../channel-index.js'
+import type { Language } from '../languages.js'
 import type { TokenType } from '../../../runtime/tokens.js'
 import { otherContexts } from './bundle.js'
 import type { NatsRule } from './rule.js'
@@ -99,33 +101,55 @@ export const linkSubjects: NatsRule = {
 const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'messages', 'headers'])
 const ANNOTATIONS = new Set(['description', 'title', 'summary', 'examples', 'example', '$comment', 'externalDocs', 'deprecated'])
 
-/** A message's payload schema with every reference resolved and annotations dropped; undefined when it cannot be proven (recursion, missing targets). */
-function normalizedPayloads(op: ResolvedOperation): unknown[] | undefined {
+/**
+ * A digest of each message's payload schema with every reference resolved and annotations
+ * dropped (equal digests: equal normalized schemas); undefined when equality cannot be proven
+ * (recursion, missing targets, a nesting past the stack).
+ *
+ * Each node is digested from its children's digests (hash-consing), and each reference target
+ * once: linear in the document. Expanding references as text instead was exponential in the
+ * number of levels of a schema that refers twice to a schema that refers twice to ... .
+ */
+function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
   const doc = op.ctx.doc
   const operation = op.ctx.standard('operations')[op.id] as Record<string, unknown>
   const channelId = op.ctx.channelOf(operation)
   const channel = channelId === undefined ? undefined : (op.ctx.standard('channels')[channelId] as Record<string, unknown> | undefined)
   const messages = Array.isArray(operation.messages) ? operation.messages : isObject(channel?.messages) ? Object.values(channel.messages) : []
+  const resolved = new Map<string, string>()
+  const open = new Set<string>()
+  const digest = (text: string) => createHash('sha256').update(text).digest('base64')
   // `names`: the object is a map of names to schemas (properties, ...), whose keys are never annotations.
-  const resolve = (value: unknown, stack: string[], names = false): unknown => {
-    if (Array.isArray(value)) return value.map((v) => resolve(v, stack))
-    if (!isObject(value)) return value
+  const resolve = (value: unknown, names = false): string => {
+    if (Array.isArray(value)) return digest(`[${value.map((v) => resolve(v)).join(',')}]`)
+    if (!isObject(value)) return digest(canonicalize(value) ?? 'null')
     if (!names && typeof value.$ref === 'string') {
       const ref = value.$ref
-      if (stack.includes(ref)) throw new Error('recursive')
-      return resolve(lookup(doc, ref, op.ctx), [...stack, ref])
+      const known = resolved.get(ref)
+      if (known !== undefined) return known
+      if (open.has(ref)) throw new Error('recursive')
+      open.add(ref)
+      const result = resolve(lookup(doc, ref, op.ctx))
+      open.delete(ref)
+      resolved.set(ref, result)
+      return result
     }
-    const out: Record<string, unknown> = {}
+    const members: string[] = []
     for (const key of Object.keys(value).sort()) {
       if (!names && (ANNOTATIONS.has(key) || key.startsWith('x-'))) continue
-      Object.defineProperty(out, key, { value: resolve(value[key], stack, !names && NAME_MAPS.has(key)), enumerable: true })
+      members.push(`${JSON.stringify(key)}:${resolve(value[key], !names && NAME_MAPS.has(key))}`)
     }
-    return out
+    return digest(`{${members.join(',')}}`)
   }
   try {
     return messages.map((m) => {
-      const message = resolve(m, []) as Record<string, unknown>
-      return message.payload
+      // The message itself may be a reference (to a reference ...); its payload is what is compared.
+      let message: unknown = m
+      for (let hops = 0; isObject(message) && typeof message.$ref === 'string'; hops++) {
+        if (hops > 64) throw new Error('recursive')
+        message = lookup(doc, message.$ref, op.ctx)
+      }
+      return resolve(isObject(message) ? message.payload : undefined)
     })
   } catch {
     return undefined
@@ -156,7 +180,7 @@ export const linkSchemas: NatsRule = {
     for (const { index, send, receive } of resolvedLinks(ctx)) {
       const a = normalizedPayloads(send)
       const b = normalizedPayloads(receive)
-      const same = a && b && canonicalize([...a.map((x) => canonicalize(x))].sort()) === canonicalize([...b.map((x) => canonicalize(x))].sort())
+      const same = a && b && [...a].sort().join() === [...b].sort().join()
       if (!same) {
         ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index), a && b ? `The payload schemas of ${send.label} and ${receive.label} differ; linked messages need equal normalized schemas.` : `The payload schemas of ${send.label} and ${receive.label} cannot be proven equal (a recursive or unresolved reference).`)
       }
@@ -176,18 +200,22 @@ export const contractOverlap: NatsRule = {
       linked.add(`${receive.ctx.main.file}#${b}|${send.ctx.main.file}#${a}`)
     }
     const imported = new Set(Object.values(ctx.section('imports')).flatMap((e) => (isObject(e) && typeof e.path === 'string' && ctx.input.bundle ? [join(ctx.input.bundle.root, ...e.path.split('/'))] : [])))
+    // Their channels indexed once per contract (ChannelIndex): each of mine meets only the channels
+    // of its most selective position, instead of every channel of every imported contract.
     for (const other of otherContexts(ctx)) {
       // Only contracts this one imports: overlaps with them are this document's to explain.
       if (!imported.has(other.main.file)) continue
+      const index = new ChannelIndex()
+      for (const theirs of other.channels.values()) {
+        const theirTypes = theirs.tokens && other.channelTypes(theirs)
+        if (theirs.tokens && theirTypes) index.add({ id: theirs.id, language: positions(theirs.tokens, theirTypes) as Language })
+      }
       for (const mine of ctx.channelList) {
         const types = mine.tokens && ctx.channelTypes(mine)
         if (!mine.tokens || !types) continue
         const a = positions(mine.tokens, types) as Language
-        for (const theirs of other.channels.values()) {
-          const theirTypes = theirs.tokens && other.channelTypes(theirs)
-          if (!theirs.tokens || !theirTypes) continue
-          const b = positions(theirs.tokens, theirTypes) as Language
-          if (!languagesIntersect(a, b)) continue
+        for (const theirs of index.overlapping(a)) {
+          const b = theirs.language
           const equal = a.length === b.length && a.every((t, i) => sameType(t, b[i]!))
           if (!equal || !linked.has(`${ctx.main.file}#${mine.id}|${other.main.file}#${theirs.id}`)) {
             ctx.report(this.code, ctx.pointer('channels', mine.id, 'address'), `Channel ${JSON.stringify(mine.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(other.profile.contract)}; ${equal ? 'an intended overlap needs a link between their operations' : 'a partial overlap between contracts is rejected'}.`)
