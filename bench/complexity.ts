@@ -47,6 +47,7 @@ const families: Family[] = [
   { name: 'empty Benzene requests', n: 4500, make: (n, d) => file('c.spec.json')(hostile.emptyTopics(n), d) },
   { name: '$ref chain', n: 1600, make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, '$ref'), d) },
   { name: 'allOf chain', n: 1600, make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, 'allOf'), d) },
+  { name: 'DASP dependency cycle', n: 200, make: (n, d) => hostile.daspDependencyChain(d, n) },
   { name: 'DASP dependencies', n: 400, make: (n, d) => hostile.daspManyDependencies(d, n), grows: (f) => join(dirname(f), 'extensions/proof-of-authority.dasp-ext.json') },
   { name: 'topics on a $ref chain (per closure entry)', n: 140, make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, '$ref', n), d), work: (n) => (n * (n + 1)) / 2 },
 ]

@@ -127,3 +127,26 @@ export function daspManyDependencies(dir: string, n: number): string {
   writeFileSync(file, JSON.stringify(definition, null, 2))
   return join(dir, 'counter.dasp.json')
 }
+
+/**
+ * A DASP selection requesting one extension whose required dependencies run through `n`
+ * definitions and back to it: a search from every requested extension that copied its path at
+ * each step was quadratic in the chain. Returns the selection's path.
+ */
+export function daspDependencyChain(dir: string, n: number): string {
+  const selection = daspManyDependencies(dir, 0)
+  const template = JSON.parse(readFileSync(join(dir, 'extensions/proof-of-authority.dasp-ext.json'), 'utf8'))
+  const uri = (i: number) => `https://example.com/dasp/contracts/chain-${i}`
+  const files: string[] = []
+  for (let i = 0; i < n; i++) {
+    const definition = { ...template, identity: { uri: uri(i), version: 'draft-01' }, dependencies: [{ uri: uri((i + 1) % n), version: 'draft-01', scope: 'session' }] }
+    delete definition.content
+    writeFileSync(join(dir, `extensions/chain-${i}.dasp-ext.json`), JSON.stringify(definition))
+    files.push(`extensions/chain-${i}.dasp-ext.json`)
+  }
+  const s = JSON.parse(readFileSync(selection, 'utf8'))
+  s.definitions.push(...files)
+  s.extensions.push({ uri: uri(0), version: 'draft-01', scope: 'session', settings: {} })
+  writeFileSync(selection, JSON.stringify(s, null, 2))
+  return selection
+}

@@ -139,6 +139,15 @@ describe('nothing freezes or crashes the build', () => {
     expect(result.diagnostics.length).toBeLessThanOrEqual(1000)
   })
 
+  it('a DASP dependency cycle through 1,000 definitions is found once, in bounded time', async () => {
+    const { result, ms } = await timed(hostile.daspDependencyChain(fresh('dasp-cycle'), 1000))
+    const cycles = result.diagnostics.filter((d) => d.code === 'DASP_DEPENDENCY_CYCLE')
+    expect(cycles.map((d) => d.pointer)).toEqual(['/extensions/2'])
+    expect(cycles[0]!.message.split(' -> ')).toHaveLength(1001)
+    expect(counts(result.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
+    expect(ms).toBeLessThan(30_000)
+  })
+
   it('32,000 disjoint channels sharing first and last tokens, two 80,000-value enums, a 200,000-member flow line: accepted, in bounded time', async () => {
     const dir = fresh('quadratic')
     for (const [name, text] of [

@@ -1,7 +1,10 @@
 import canonicalize from 'canonicalize'
 import { createRequire } from 'node:module'
 import { isObject } from './load.js'
-import { DaspContext, identityKey, type Definition } from './context.js'
+import { MAX_DIAGNOSTICS_PER_CODE } from '../../core/diagnostics.js'
+import { ANY_SCOPE, DaspContext, identityKey, type Definition } from './context.js'
+
+/** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
 
 const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
@@ -127,8 +130,22 @@ function loose(uri: string, version: string): string {
   return `${uri.toLowerCase().replace(/\/+$/, '')}\u0000${version.toLowerCase().replace(/(\D)0+(\d)/g, '$1$2')}`
 }
 
+const nearIndex = new WeakMap<DaspContext, { exact: Map<string, Definition>; uri: Map<string, Definition> }>()
+
+/** The first definition whose identity is a near miss of this one (same loosened URI and version, else URI): two map lookups. */
 function closest(ctx: DaspContext, uri: string, version: string): Definition | undefined {
-  return ctx.definitions.find((d) => loose(d.uri, d.version) === loose(uri, version)) ?? ctx.definitions.find((d) => loose(d.uri, '') === loose(uri, ''))
+  let index = nearIndex.get(ctx)
+  if (!index) {
+    index = { exact: new Map(), uri: new Map() }
+    for (const d of ctx.definitions) {
+      const both = loose(d.uri, d.version)
+      const onlyUri = loose(d.uri, '')
+      if (!index.exact.has(both)) index.exact.set(both, d)
+      if (!index.uri.has(onlyUri)) index.uri.set(onlyUri, d)
+    }
+    nearIndex.set(ctx, index)
+  }
+  return index.exact.get(loose(uri, version)) ?? index.uri.get(loose(uri, ''))
 }
 
 const unknownExtension: DaspRule = {
@@ -179,8 +196,8 @@ const dependencyRules = (): DaspRule[] => {
       description: 'The request lacks a required dependency at its exact version and scope.',
       check(ctx) {
         for (const { e, dep } of requestedDependencies(ctx)) {
-          if (!ctx.requested.some((r) => r.uri === dep.uri && r.version === dep.version && r.scope === dep.scope)) {
-            const other = ctx.requested.find((r) => r.uri === dep.uri)
+          if (!ctx.isRequested(dep.uri, dep.version, dep.scope)) {
+            const other = ctx.requestedWithUri(dep.uri)
             ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} requires ${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`, { dependency: dep })
           }
         }
@@ -199,24 +216,25 @@ const dependencyRules = (): DaspRule[] => {
       code: 'DASP_DEPENDENCY_CYCLE',
       description: 'The required dependencies of the selected extensions form a cycle.',
       check(ctx) {
+        // Strongly connected components of the dependency graph (Tarjan's algorithm, iterative):
+        // a requested extension is on a cycle when its component has more than one member or a
+        // dependency on itself. O(V + E) once, where a search from every requested extension,
+        // copying its path at every step, was quadratic and worse. The cycle a diagnostic names
+        // is found by one breadth-first search inside the component, for the first
+        // MAX_DIAGNOSTICS_PER_CODE extensions reported (the rest are counted, not shown).
+        const edges = (key: string): string[] => {
+          const d = ctx.byIdentity.get(key)
+          return d ? depsOf(d).map((dep) => identityKey(String(dep.uri), String(dep.version))) : []
+        }
+        const component = stronglyConnected(ctx.requested.map((e) => identityKey(e.uri, e.version)), edges)
         const reported = new Set<string>()
         for (const start of ctx.requested) {
           const root = identityKey(start.uri, start.version)
-          const stack: Array<[string, string[]]> = [[root, [start.uri]]]
-          const seen = new Set<string>()
-          while (stack.length > 0) {
-            const [key, path] = stack.pop()!
-            const d = ctx.byIdentity.get(key)
-            if (!d || seen.has(key)) continue
-            seen.add(key)
-            for (const dep of depsOf(d)) {
-              const next = identityKey(String(dep.uri), String(dep.version))
-              if (next === root && !reported.has(root)) {
-                reported.add(root)
-                ctx.report(this.code, `/extensions/${start.index}`, `Required dependencies cycle: ${[...path, String(dep.uri)].join(' -> ')}.`)
-              } else stack.push([next, [...path, String(dep.uri)]])
-            }
-          }
+          const members = component.get(root)
+          if (!members || reported.has(root) || !(members.size > 1 || edges(root).includes(root))) continue
+          reported.add(root)
+          const path = reported.size <= MAX_DIAGNOSTICS_PER_CODE ? cyclePath(root, members, edges, ctx) : undefined
+          ctx.report(this.code, `/extensions/${start.index}`, path ? `Required dependencies cycle: ${path.join(' -> ')}.` : `${start.uri} ${start.version} is on a cycle of required dependencies.`)
         }
       },
     },
@@ -387,7 +405,7 @@ const policyRule: DaspRule = {
     const requires = isObject(ctx.selection.policy) && Array.isArray(ctx.selection.policy.requires) ? ctx.selection.policy.requires : []
     requires.forEach((r: unknown, i: number) => {
       if (!isObject(r)) return
-      if (!ctx.requested.some((e) => e.uri === r.uri && e.version === r.version && (r.scope === undefined || e.scope === r.scope))) {
+      if (!ctx.isRequested(r.uri, r.version, r.scope === undefined ? ANY_SCOPE : r.scope)) {
         ctx.report(this.code, `/policy/requires/${i}`, `Policy requires ${String(r.uri)} ${String(r.version)}${r.scope ? ` in ${String(r.scope)} scope` : ''}; the selection does not request it so, and a host refuses it.`, { required: r })
       }
     })
@@ -413,3 +431,71 @@ export const daspRules: readonly DaspRule[] = [
 
 /** Codes found while reading (load.ts). */
 export const daspLoadCodes = ['DASP_DEFINITION_SOURCE', 'DASP_PIN_MISMATCH'] as const
+
+/**
+ * Tarjan's strongly connected components over the graph reachable from `roots`, iteratively
+ * (no recursion: a chain of thousands of definitions is fine). Each node maps to its component.
+ */
+function stronglyConnected(roots: readonly string[], edges: (node: string) => string[]): Map<string, Set<string>> {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const onStack = new Set<string>()
+  const stack: string[] = []
+  const component = new Map<string, Set<string>>()
+  for (const root of roots) {
+    if (index.has(root)) continue
+    const work: Array<{ node: string; next: string[]; at: number }> = []
+    const open = (node: string) => {
+      index.set(node, index.size)
+      low.set(node, index.get(node)!)
+      stack.push(node)
+      onStack.add(node)
+      work.push({ node, next: edges(node), at: 0 })
+    }
+    open(root)
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!
+      if (frame.at < frame.next.length) {
+        const to = frame.next[frame.at++]!
+        if (!index.has(to)) open(to)
+        else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!))
+        continue
+      }
+      work.pop()
+      const parent = work[work.length - 1]
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!))
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const members = new Set<string>()
+        for (let member = stack.pop()!; ; member = stack.pop()!) {
+          onStack.delete(member)
+          members.add(member)
+          component.set(member, members)
+          if (member === frame.node) break
+        }
+      }
+    }
+  }
+  return component
+}
+
+/** A shortest cycle from `root` back to itself inside its component, as the URIs along it. */
+function cyclePath(root: string, members: ReadonlySet<string>, edges: (node: string) => string[], ctx: DaspContext): string[] {
+  const uri = (key: string) => ctx.byIdentity.get(key)?.uri ?? key.split('\u0000')[0]!
+  const parent = new Map<string, string>()
+  const queue = [root]
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!
+    for (const to of edges(node)) {
+      if (to === root) {
+        const path = [uri(root)]
+        for (let at = node; at !== root; at = parent.get(at)!) path.splice(1, 0, uri(at))
+        return [...path, uri(root)]
+      }
+      if (members.has(to) && !parent.has(to)) {
+        parent.set(to, node)
+        queue.push(to)
+      }
+    }
+  }
+  return [uri(root), uri(root)]
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { splitPointer } from '../../core/json-pointer.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
@@ -72,25 +73,44 @@ export function schemaAtPointer(ctx: NatsContext, root: Record<string, unknown> 
   return current
 }
 
-/** Two schemas equal after resolving references and dropping annotations (the checker's exact rule). */
-export function resolvedShape(ctx: NatsContext, schema: unknown, depth = 0): unknown {
-  if (depth > 64) throw new Error('too deep')
-  if (Array.isArray(schema)) return schema.map((s) => resolvedShape(ctx, s, depth + 1))
-  if (!isObject(schema)) return schema
+const ANNOTATION_KEYS = new Set(['description', 'title', 'examples', 'example', '$comment'])
+
+/**
+ * A digest of a schema after resolving references and dropping annotations (the checker's exact
+ * rule for "the same schema"): equal digests, equal resolved shapes. Each node is digested from
+ * its children's digests and each reference target once (hash-consing, memoized per target
+ * object), so the cost is linear in the document: expanding references into a copy was
+ * exponential in the levels of a schema that refers twice to one that refers twice to ... .
+ * A reference cycle, or a reference that resolves to nothing, throws.
+ */
+function shapeDigest(ctx: NatsContext, schema: unknown, memo: Map<object, string>, open: Set<object>): string {
+  if (Array.isArray(schema)) return digest(`[${schema.map((s) => shapeDigest(ctx, s, memo, open)).join(',')}]`)
+  if (!isObject(schema)) return digest(JSON.stringify(schema) ?? 'undefined')
   const target = typeof schema.$ref === 'string' ? deref(ctx, schema) : schema
   if (!target) throw new Error('unresolved')
-  const out: Record<string, unknown> = {}
+  const known = memo.get(target)
+  if (known !== undefined) return known
+  if (open.has(target)) throw new Error('recursive')
+  open.add(target)
+  const members: string[] = []
   for (const key of Object.keys(target).sort()) {
-    if (['description', 'title', 'examples', 'example', '$comment'].includes(key) || key.startsWith('x-')) continue
+    if (ANNOTATION_KEYS.has(key) || key.startsWith('x-')) continue
     const value = target[key]
-    out[key] = key === 'properties' && isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolvedShape(ctx, v, depth + 1)])) : resolvedShape(ctx, value, depth + 1)
+    const inner = key === 'properties' && isObject(value) ? digest(`{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${shapeDigest(ctx, value[k], memo, open)}`).join(',')}}`) : shapeDigest(ctx, value, memo, open)
+    members.push(`${JSON.stringify(key)}:${inner}`)
   }
-  return out
+  open.delete(target)
+  const result = digest(`{${members.join(',')}}`)
+  memo.set(target, result)
+  return result
 }
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64')
 
 export function sameSchema(ctx: NatsContext, a: unknown, b: unknown): boolean {
   try {
-    return JSON.stringify(resolvedShape(ctx, a)) === JSON.stringify(resolvedShape(ctx, b))
+    const memo = new Map<object, string>()
+    return shapeDigest(ctx, a, memo, new Set()) === shapeDigest(ctx, b, memo, new Set())
   } catch {
     return false
   }

@@ -4,6 +4,8 @@ import { forEachSchema } from '../schema-walk.js'
 import { refTarget } from './refs.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(members + mapping) per discriminated schema. */
+
 /**
  * A `discriminator` (OpenAPI 3.0) needs a `oneOf`/`anyOf` to choose from, a `propertyName`, and
  * for every member a value: `$ref` members are named by their schema, inline members need a

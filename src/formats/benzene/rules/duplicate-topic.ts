@@ -2,6 +2,8 @@ import { joinPointer } from '../../../core/json-pointer.js'
 import { entryLabel, isObject } from '../document.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one pass with a map per list: O(entries). */
+
 export const duplicateTopic: Rule = {
   code: 'BENZENE_DUPLICATE_TOPIC',
   description: 'The same `(topic, version)` appears twice among `requests` (or among `events`).',

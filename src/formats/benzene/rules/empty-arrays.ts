@@ -2,6 +2,8 @@ import { joinPointer } from '../../../core/json-pointer.js'
 import { isObject } from '../document.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
+
 export const emptyTransports: Rule = {
   code: 'BENZENE_EMPTY_TRANSPORTS',
   description: '`transports` is an empty array; the seed omits it when empty (seed 1).',

@@ -1,6 +1,8 @@
 import { isObject } from '../document.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): constant per document (the endpoint is one string). */
+
 /**
  * `messageEndpoint` is "the path of the service's Benzene-message-over-HTTP endpoint" (Benzene
  * Contract Document §1): a path on the service's own origin, never a place of the document's

@@ -1,6 +1,8 @@
 import { documentShape, kindOf, walkShape } from './shape.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(document) through the shared shape walk. */
+
 const article = (kind: string) => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`)
 
 export const memberTypes: Rule = {

@@ -2,6 +2,8 @@ import { joinPointer } from '../../../core/json-pointer.js'
 import { isObject } from '../document.js'
 import type { Report, Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
+
 function forEachEntry(doc: unknown, visit: (entry: Record<string, unknown>, pointer: string) => void): void {
   if (!isObject(doc)) return
   for (const list of ['requests', 'events'] as const) {

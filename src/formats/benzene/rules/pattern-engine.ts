@@ -4,6 +4,8 @@ import { isObject } from '../document.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(schemas + pattern lengths) over the shared schema list. */
+
 /**
  * A `pattern` that no engine can run safely on data from the wire: not provably cheap for a
  * backtracking `RegExp`, and not expressible for the linear-time engine (lookaround,

@@ -3,6 +3,8 @@ import { REF_PREFIX, isObject } from '../document.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list, each reference a map lookup. */
+
 /** The schema name a `$ref` of the exact form `#/components/schemas/<name>` names, or undefined. */
 export function refTarget(ref: unknown): string | undefined {
   if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX)) return undefined

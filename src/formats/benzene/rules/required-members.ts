@@ -2,6 +2,8 @@ import { splitPointer } from '../../../core/json-pointer.js'
 import { documentShape, walkShape } from './shape.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(document) through the shared shape walk. */
+
 export const requiredMembers: Rule = {
   code: 'BENZENE_MISSING_MEMBER',
   description: 'A member the seed marks REQUIRED is absent (openapi, info.title, info.version, requests, events, components.schemas, a request\'s topic/request/response, an event\'s topic/message, a mapping\'s method/path).',

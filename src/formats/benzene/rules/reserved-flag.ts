@@ -2,6 +2,8 @@ import { joinPointer } from '../../../core/json-pointer.js'
 import { isObject } from '../document.js'
 import type { Rule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
+
 export const reservedFlag: Rule = {
   code: 'BENZENE_RESERVED_NOT_TRUE',
   description: '`reserved` is written as `false`; the seed writes it only when true (seed 2).',

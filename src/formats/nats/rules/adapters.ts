@@ -3,6 +3,8 @@ import { isObject } from '../document.js'
 import { localSchema } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over adapters, workflows, interactions and pipelines, each reference resolved by map lookup: O(size of those sections). */
+
 export const adapterKind: NatsRule = {
   code: 'NATS_ADAPTER_KIND',
   description: 'An adapter kind outside the ten the profile defines.',

@@ -10,6 +10,8 @@ import { deref, localSchema, operationPayload, sameSchema, schemaAtPointer } fro
 import { interactions } from './interactions.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): per interaction, O(b log b) for b bindings (overlap by one sort), required-field coverage O(fields x depth) through set lookups, schema equality by memoized digests (linear in the schemas). */
+
 const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
 const ajv = new Ajv({ strict: false, validateFormats: false })
@@ -74,12 +76,49 @@ export const bindingOverlap: NatsRule = {
   },
 }
 
+/**
+ * Reports each destination that lies inside another (or equals ""), at the later of the two in
+ * document order, naming its nearest enclosing one. One sort and a stack of open ancestors:
+ * O(k log k) for k pointers, where comparing every pair was O(k^2). (In code unit order a
+ * pointer's descendants follow it before any pointer that is not one: "/" sorts below every
+ * token character that could follow a shared prefix and precede it.)
+ */
 export function checkOverlap(ctx: NatsContext, pointers: string[], where: (p: string) => string, code: string): void {
-  for (let i = 0; i < pointers.length; i++) {
-    for (let j = 0; j < i; j++) {
-      if (pointersOverlap(pointers[i]!, pointers[j]!)) ctx.report(code, where(pointers[i]!), `Destination ${JSON.stringify(pointers[i])} overlaps ${JSON.stringify(pointers[j])}; destinations cannot overlap.`)
-    }
+  const order = new Map(pointers.map((p, i) => [p, i]))
+  const report = (a: string, b: string) => {
+    const [later, earlier] = order.get(a)! > order.get(b)! ? [a, b] : [b, a]
+    ctx.report(code, where(later), `Destination ${JSON.stringify(later)} overlaps ${JSON.stringify(earlier)}; destinations cannot overlap.`)
   }
+  const sorted = [...pointers].sort()
+  const open: string[] = []
+  for (const pointer of sorted) {
+    while (open.length > 0 && !pointersOverlap(pointer, open[open.length - 1]!)) open.pop()
+    if (open.length > 0) report(pointer, open[open.length - 1]!)
+    open.push(pointer)
+  }
+}
+
+const boundSetsOf = new WeakMap<string[], { exact: Set<string>; inside: Set<string> }>()
+
+/**
+ * The bound pointers as a set, and the set of pointers some bound pointer lies strictly inside:
+ * made once per list, so each required field is decided in O(its depth), not by a scan of every
+ * binding (which made required fields x bindings).
+ */
+function boundSets(bound: string[]): { exact: Set<string>; inside: Set<string> } {
+  let sets = boundSetsOf.get(bound)
+  if (!sets) {
+    sets = { exact: new Set(bound), inside: new Set() }
+    for (const p of bound) for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) sets.inside.add(p.slice(0, i))
+    boundSetsOf.set(bound, sets)
+  }
+  return sets
+}
+
+/** Is `path` or one of its ancestors in `set`? */
+function ancestorOrSelfIn(path: string, set: ReadonlySet<string>): boolean {
+  for (let end = path.length; end > 0; end = path.lastIndexOf('/', end - 1)) if (set.has(path.slice(0, end))) return true
+  return set.has('')
 }
 
 /** Required payload fields not covered by a binding, descending into objects the bindings construct. */
@@ -88,10 +127,11 @@ export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown
   if (!s) return []
   const missing: string[] = []
   const required = Array.isArray(s.required) ? (s.required as string[]) : []
+  const { exact, inside } = boundSets(bound)
   for (const name of required) {
     const path = joinPointer(base, name)
-    if (bound.some((p) => p === path || path.startsWith(p + '/'))) continue
-    if (bound.some((p) => p.startsWith(path + '/'))) {
+    if (ancestorOrSelfIn(path, exact)) continue
+    if (inside.has(path)) {
       const child = isObject(s.properties) ? (s.properties[name] as Record<string, unknown>) : undefined
       append(missing, unboundRequired(ctx, child, bound, path))
     } else missing.push(path)

@@ -4,6 +4,8 @@ import { isObject } from '../document.js'
 import { profileOf, type LoadedFile } from '../load.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): identity O(documents); imports O(imports x (documents + imports of the bundle)): one search of the import graph per import of this document. */
+
 function identity(file: LoadedFile): { contract: unknown; version: unknown } {
   const doc = file.source.value
   return { contract: profileOf(doc)?.contract, version: isObject(doc) && isObject(doc.info) ? doc.info.version : undefined }

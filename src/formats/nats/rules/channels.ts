@@ -4,6 +4,8 @@ import { templateIntersects } from '../languages.js'
 import { ChannelIndex } from '../channel-index.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): per channel O(tokens); overlap through a ChannelIndex (see channelsDisjoint); filters O(filters x tokens). */
+
 const CHANNEL = (id: string) => ['x-nats-contract', 'channels', id] as const
 
 export const channelKnown: NatsRule = {

@@ -1,6 +1,8 @@
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): constant per document. */
+
 export const identityNonEmpty: NatsRule = {
   code: 'NATS_IDENTITY_EMPTY',
   description: '`x-nats-contract.contract` or `info.version` is empty.',

@@ -6,6 +6,8 @@ import { resolveConfig } from '../resources.js'
 import { operationPayload, schemaAtPointer } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over interactions, each reference to an operation, link, stream or consumer a map or set lookup: O(interactions + links + schema sizes read). */
+
 type Interaction = Record<string, any>
 const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => ctx.pointer('x-nats-contract', 'interactions', key, ...path)
 
@@ -14,20 +16,33 @@ export function interactions(ctx: NatsContext): Array<[string, Interaction]> {
 }
 
 const actionOf = (ctx: NatsContext, id: unknown) => (typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined)
-const sameRef = (a: unknown, b: unknown) => canonicalize(a as object) === canonicalize(b as object)
+function add(index: Map<unknown, Set<string>>, key: unknown, value: string): void {
+  let set = index.get(key)
+  if (!set) index.set(key, (set = new Set()))
+  set.add(value)
+}
 
 export const interactionOperations: NatsRule = {
   code: 'NATS_INTERACTION_OPERATION',
   description: 'requestOperation/resultOperation are not local send/receive operations, or receiverOperation/senderOperation are not imported counterparts reached through a matching link.',
   check(ctx) {
+    // Links indexed by their local end, and each imported end canonicalized once: O(interactions +
+    // links), where scanning every link for every interaction was their product.
     const links = Array.isArray(ctx.profile.links) ? ctx.profile.links.filter(isObject) : []
+    const bySend = new Map<unknown, Set<string>>()
+    const byReceive = new Map<unknown, Set<string>>()
+    for (const l of links) {
+      if (isObject(l.receive)) add(bySend, l.send, canonicalize(l.receive)!)
+      if (isObject(l.send)) add(byReceive, l.receive, canonicalize(l.send)!)
+    }
+    const linked = (index: Map<unknown, Set<string>>, local: unknown, imported: unknown) => isObject(imported) && index.get(local)?.has(canonicalize(imported)!) === true
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation !== undefined && actionOf(ctx, it.requestOperation) !== 'send') ctx.report(this.code, at(ctx, key, 'requestOperation'), `requestOperation ${JSON.stringify(it.requestOperation)} must be a local send operation.`)
       if (it.resultOperation !== undefined && actionOf(ctx, it.resultOperation) !== 'receive') ctx.report(this.code, at(ctx, key, 'resultOperation'), `resultOperation ${JSON.stringify(it.resultOperation)} must be a local receive operation.`)
-      if (it.receiverOperation !== undefined && !(isObject(it.receiverOperation) && links.some((l) => l.send === it.requestOperation && sameRef(l.receive, it.receiverOperation)))) {
+      if (it.receiverOperation !== undefined && !linked(bySend, it.requestOperation, it.receiverOperation)) {
         ctx.report(this.code, at(ctx, key, 'receiverOperation'), 'receiverOperation must be an imported {contract, operation} that a link connects to requestOperation.')
       }
-      if (it.senderOperation !== undefined && !(isObject(it.senderOperation) && links.some((l) => l.receive === it.resultOperation && sameRef(l.send, it.senderOperation)))) {
+      if (it.senderOperation !== undefined && !linked(byReceive, it.resultOperation, it.senderOperation)) {
         ctx.report(this.code, at(ctx, key, 'senderOperation'), 'senderOperation must be an imported {contract, operation} that a link connects to resultOperation.')
       }
     }

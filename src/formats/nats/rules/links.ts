@@ -11,6 +11,8 @@ import type { TokenType } from '../../../runtime/tokens.js'
 import { otherContexts } from './bundle.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): per link O(1) lookups; payload equality by hash-consed digests, each reference resolved once (linear in the schemas); cross-contract overlap through a ChannelIndex of each imported contract. */
+
 interface ResolvedOperation {
   ctx: NatsContext
   id: string

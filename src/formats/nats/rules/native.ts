@@ -3,6 +3,8 @@ import { configProblems, nameProblem } from '../native.js'
 import { resolveConfig } from '../resources.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over streams and consumers, each config checked field by field: O(size of the native section). */
+
 const KINDS = [['streams', 'stream'], ['consumers', 'consumer']] as const
 
 export const authorityForm: NatsRule = {

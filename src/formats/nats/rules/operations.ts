@@ -7,6 +7,8 @@ import { CoverUndecided, patternIntersects, patternsCover, type Language, type P
 import { resolveConfig } from '../resources.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over operations; stream capture decided by token classes with memoized sub-questions and a step limit (see patternsCover). */
+
 const OP = (id: string) => ['x-nats-contract', 'operations', id] as const
 
 const opsOf = new WeakMap<object, Array<[string, Record<string, unknown>]>>()

@@ -3,6 +3,8 @@ import { patternEngine } from '../../../core/pattern-safety.js'
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one iterative walk of components and channels, each pattern decided once (linear in its length). */
+
 /**
  * A schema `pattern` (in `components` or a channel's messages) that no engine can run safely on
  * payloads: see `src/core/pattern-safety.ts`. One iterative walk of those two sections: linear in

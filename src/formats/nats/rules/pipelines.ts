@@ -6,6 +6,8 @@ import { localSchema, operationPayload, sameSchema, schemaAtPointer } from '../s
 import { checkOverlap, unboundRequired } from './bindings.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over pipeline steps and their bindings: O(steps + bindings), schema equality by memoized digests. */
+
 type Step = Record<string, any>
 const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => ctx.pointer('x-nats-contract', 'pipelines', key, ...path)
 

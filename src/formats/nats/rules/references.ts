@@ -2,6 +2,8 @@ import { refSites } from '../../../core/json-refs.js'
 import { resolveFragment } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one walk of the document for `$ref` sites, each resolved once: O(document). */
+
 /**
  * Same-document `$ref`s (`#/...`) must name something. Without this an operation could point at a
  * channel that does not exist, or a message at a missing schema, and compile to a module that

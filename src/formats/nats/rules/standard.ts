@@ -3,6 +3,8 @@ import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
+
 const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
 type Validate = import('ajv').ValidateFunction

@@ -2,6 +2,8 @@ import { isEmptyLanguage, type TokenType } from '../../../runtime/tokens.js'
 import { tokenTypeProblem } from '../token-types.js'
 import type { NatsRule } from './rule.js'
 
+/** Complexity (each rule here, worst case on any input under the size limits): O(values) per token type (enum values through a set). */
+
 export const tokenTypeForm: NatsRule = {
   code: 'NATS_TOKEN_TYPE',
   description: 'A token type is not exactly one of the two forms (bounds 1..128, min <= max, base-ASCII prefix; distinct valid enum values).',
