@@ -3,8 +3,6 @@
  * baseUrl's origin, follows no redirect, reads bounded bodies; validators, subjects and drift
  * checks finish quickly on inputs built to freeze or crash them. Real HTTP servers on loopback.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHttpSender, readAnswer } from '../src/runtime/http.js'
 import { checkDrift } from '../src/runtime/drift.js'
@@ -13,36 +11,10 @@ import { MAX_VALIDATION_DEPTH, schemaValidator } from '../src/runtime/schema-che
 import { createFilter, createSubject, templateTokens } from '../src/runtime/subjects.js'
 import { patternEngine } from '../src/core/pattern-safety.js'
 import { createTopicClient } from '../src/runtime/client.js'
+import { LoopbackServer } from './helpers/loopback-server.js'
 
-/** A loopback server answering each request with `handler`; records what it received. */
-class Server2 {
-  readonly received: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = []
-  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void = (_req, res) => res.writeHead(404).end()
-  private server?: Server
-  get url(): string {
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`
-  }
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8')
-        this.received.push({ method: req.method!, url: req.url!, headers: req.headers, body })
-        this.handler(req, res, body)
-      })
-    })
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
-    return this
-  }
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections()
-    await new Promise((resolve) => this.server?.close(resolve))
-  }
-}
-
-const service = new Server2()
-const attacker = new Server2()
+const service = new LoopbackServer()
+const attacker = new LoopbackServer()
 const envelope = (body: unknown) => JSON.stringify({ statusCode: 'ok', isSuccessful: true, headers: {}, body: JSON.stringify(body) })
 
 beforeAll(async () => {
@@ -58,36 +30,36 @@ describe('the HTTP sender keeps to baseUrl', () => {
   it('refuses an endpoint that names another host, in every spelling, and sends nothing', async () => {
     const port = new URL(attacker.url).port
     for (const endpoint of [`//127.0.0.1:${port}/x`, `${attacker.url}/x`, `/\\127.0.0.1:${port}/x`, `/\t/127.0.0.1:${port}/x`, `\\\\127.0.0.1:${port}/x`]) {
-      attacker.received.length = 0
+      attacker.requests.length = 0
       const sender = createHttpSender({ baseUrl: service.url, endpoint, headers: { 'x-api-key': 'secret' } })
       const result = await sender.send('t', { a: 1 })
       expect(result, endpoint).toMatchObject({ isSuccessful: false, status: 'bad-request' })
-      expect(attacker.received, endpoint).toEqual([])
+      expect(attacker.requests, endpoint).toEqual([])
     }
   })
 
   it('does not follow a redirect to another origin: a 307 is a failure with its status, the key never leaves', async () => {
-    attacker.received.length = 0
-    service.handler = (_req, res) => res.writeHead(307, { location: `${attacker.url}/steal` }).end()
+    attacker.requests.length = 0
+    service.handle = (_req, res) => res.writeHead(307, { location: `${attacker.url}/steal` }).end()
     const sender = createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', headers: { 'x-api-key': 'secret' } })
     const result = await sender.send('t', { a: 1 })
     expect(result).toMatchObject({ isSuccessful: false, status: 'unexpected-error' })
     expect(result.errors[0]!.message).toContain('HTTP 307')
-    expect(attacker.received).toEqual([])
+    expect(attacker.requests).toEqual([])
     // Even when same-origin redirects are allowed, another origin is refused.
     expect(await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', redirects: 'same-origin' }).send('t', {})).toMatchObject({ isSuccessful: false })
-    expect(attacker.received).toEqual([])
+    expect(attacker.requests).toEqual([])
   })
 
   it('follows a same-origin 307 only when allowed, with the method and body kept', async () => {
-    service.handler = (req, res) => {
+    service.handle = (req, res) => {
       if (req.url === '/benzene/invoke') return res.writeHead(307, { location: '/benzene/v2' }).end()
       res.writeHead(200, { 'content-type': 'application/json' }).end(envelope({ moved: true }))
     }
-    service.received.length = 0
+    service.requests.length = 0
     const result = await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', redirects: 'same-origin' }).send('t', { a: 1 })
     expect(result).toMatchObject({ isSuccessful: true, payload: { moved: true } })
-    expect(service.received.map((r) => [r.method, r.url, JSON.parse(r.body).topic])).toEqual([
+    expect(service.requests.map((r) => [r.method, r.url, JSON.parse(r.body).topic])).toEqual([
       ['POST', '/benzene/invoke', 't'],
       ['POST', '/benzene/v2', 't'],
     ])
@@ -96,7 +68,7 @@ describe('the HTTP sender keeps to baseUrl', () => {
 
   it('reads a body up to maxBodyBytes and fails past it, without reading the rest', async () => {
     let written = 0
-    service.handler = (_req, res) => {
+    service.handle = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' })
       const chunk = Buffer.alloc(64 * 1024, 0x20)
       // 64 MiB at most, stopped as soon as the client goes away.
@@ -121,7 +93,7 @@ describe('the HTTP sender keeps to baseUrl', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(closedAt).toBeLessThan(32 * 1024 * 1024)
     // A declared length over the limit is refused before reading.
-    service.handler = (_req, res) => res.writeHead(200, { 'content-length': String(8 * 1024 * 1024) }).end(' '.repeat(8 * 1024 * 1024))
+    service.handle = (_req, res) => res.writeHead(200, { 'content-length': String(8 * 1024 * 1024) }).end(' '.repeat(8 * 1024 * 1024))
     expect(await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', maxBodyBytes: 1024 }).send('t', {})).toMatchObject({ isSuccessful: false })
   })
 
@@ -223,7 +195,7 @@ describe('subjects on hostile strings', () => {
 describe('drift checks on hostile served documents', () => {
   const target = { topic: 'payments:capture', contractHash: 'sha256:00' } as const
   const served = (text: string) => {
-    service.handler = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(text)
+    service.handle = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(text)
   }
 
   it.each([
@@ -239,11 +211,11 @@ describe('drift checks on hostile served documents', () => {
   })
 
   it('a redirect of the document is not followed', async () => {
-    attacker.received.length = 0
-    service.handler = (_req, res) => res.writeHead(302, { location: `${attacker.url}/spec` }).end()
+    attacker.requests.length = 0
+    service.handle = (_req, res) => res.writeHead(302, { location: `${attacker.url}/spec` }).end()
     const report = await checkDrift(target, { baseUrl: service.url })
     expect(report).toMatchObject({ isMatch: false })
     expect(report.error).toContain('redirect')
-    expect(attacker.received).toEqual([])
+    expect(attacker.requests).toEqual([])
   })
 })

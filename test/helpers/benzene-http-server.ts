@@ -3,8 +3,8 @@
  * GET /benzene/spec serves a document, GET /benzene/health a health answer. Each topic is
  * answered by a function the test sets; what the server received is recorded.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import { LoopbackServer } from './loopback-server.js'
 
 export interface Answer {
   /** HTTP status (default 200). */
@@ -29,44 +29,39 @@ export class BenzeneHttpServer {
   handlers: Record<string, (body: unknown, headers: Record<string, string>) => Answer> = {}
   document: unknown = undefined
   health: unknown = undefined
-  private server?: Server
+  private readonly server = new LoopbackServer()
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`
+    return this.server.url
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        const url = new URL(req.url ?? '/', 'http://x')
-        const send = (status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text)
-        if (req.method === 'GET' && url.pathname === '/benzene/spec') return this.document === undefined ? send(404, '') : send(200, JSON.stringify(this.document))
-        if (req.method === 'GET' && url.pathname === '/benzene/health') return send(200, JSON.stringify(this.health))
-        if (req.method !== 'POST' || url.pathname !== '/benzene/invoke') return send(404, '')
-        const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-        const body = envelope.body === '' ? undefined : JSON.parse(envelope.body)
-        this.received.push({ topic: envelope.topic, headers: envelope.headers, body, httpHeaders: req.headers })
-        const handler = this.handlers[envelope.topic]
-        const answer = handler ? handler(body, envelope.headers) : { http: 404, envelope: { statusCode: 'not-found', isSuccessful: false, body: '' } }
-        const reply = () => {
-          if (res.destroyed) return
-          const status = answer.http ?? 200
-          if (status === 204) return res.writeHead(204).end()
-          send(status, answer.raw ?? JSON.stringify(answer.envelope))
-        }
-        if (answer.delayMs) setTimeout(reply, answer.delayMs)
-        else reply()
-      })
-    })
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+    this.server.handle = (req, res, text) => {
+      const url = new URL(req.url ?? '/', 'http://x')
+      const send = (status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text)
+      if (req.method === 'GET' && url.pathname === '/benzene/spec') return this.document === undefined ? send(404, '') : send(200, JSON.stringify(this.document))
+      if (req.method === 'GET' && url.pathname === '/benzene/health') return send(200, JSON.stringify(this.health))
+      if (req.method !== 'POST' || url.pathname !== '/benzene/invoke') return send(404, '')
+      const envelope = JSON.parse(text)
+      const body = envelope.body === '' ? undefined : JSON.parse(envelope.body)
+      this.received.push({ topic: envelope.topic, headers: envelope.headers, body, httpHeaders: req.headers })
+      const handler = this.handlers[envelope.topic]
+      const answer = handler ? handler(body, envelope.headers) : { http: 404, envelope: { statusCode: 'not-found', isSuccessful: false, body: '' } }
+      const reply = () => {
+        if (res.destroyed) return
+        const status = answer.http ?? 200
+        if (status === 204) return res.writeHead(204).end()
+        send(status, answer.raw ?? JSON.stringify(answer.envelope))
+      }
+      if (answer.delayMs) setTimeout(reply, answer.delayMs)
+      else reply()
+    }
+    await this.server.start()
     return this
   }
 
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections()
-    await new Promise((resolve) => this.server?.close(resolve))
+  stop(): Promise<void> {
+    return this.server.stop()
   }
 }
 

@@ -56,19 +56,24 @@ function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>)
         if (Object.hasOwn(catalogue, name)) stack.push(catalogue[name])
       }
     }
-    if ('items' in schema) stack.push(schema.items)
-    if (isObject(schema.additionalProperties)) stack.push(schema.additionalProperties)
-    if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) stack.push(child)
-    for (const key of COMBINERS) {
-      const list = schema[key]
-      if (Array.isArray(list)) for (const child of list) stack.push(child)
-    }
+    pushChildren(schema, stack)
   }
   if (rootName !== undefined) memo.set(rootName, reached)
   return reached
 }
 
 const COMBINERS = ['allOf', 'anyOf', 'oneOf'] as const
+
+/** The subschemas the closure walks into: `items`, schema-valued `additionalProperties`, every `properties` value, `allOf`/`anyOf`/`oneOf` members. */
+function pushChildren(schema: Record<string, unknown>, stack: unknown[]): void {
+  if ('items' in schema) stack.push(schema.items)
+  if (isObject(schema.additionalProperties)) stack.push(schema.additionalProperties)
+  if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) stack.push(child)
+  for (const key of COMBINERS) {
+    const list = schema[key]
+    if (Array.isArray(list)) for (const child of list) stack.push(child)
+  }
+}
 
 /**
  * The component names a schema names itself, in the positions `schemaClosure` walks, without
@@ -83,13 +88,7 @@ export function directReferences(root: unknown): string[] {
     if (!isObject(schema)) continue
     const name = refTarget(schema.$ref)
     if (name !== undefined) out.add(name)
-    if ('items' in schema) stack.push(schema.items)
-    if (isObject(schema.additionalProperties)) stack.push(schema.additionalProperties)
-    if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) stack.push(child)
-    for (const key of COMBINERS) {
-      const list = schema[key]
-      if (Array.isArray(list)) for (const child of list) stack.push(child)
-    }
+    pushChildren(schema, stack)
   }
   return [...out]
 }
