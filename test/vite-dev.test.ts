@@ -2,7 +2,7 @@
  * Vite dev server, as a developer uses it: a browser-like client holds the HMR socket and fetches
  * modules over HTTP while the contract is edited on disk.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -101,6 +101,32 @@ describe('Vite dev server', () => {
     expect(overlay.err.message).toContain('BENZENE_REF_MISSING')
     expect(overlay.err.message).toContain(`${contract}:68:17`)
     expect(overlay.err.loc).toMatchObject({ file: contract, line: 68 })
+  })
+
+  it('a contract that is a link out of the tree: an error that shows none of its target, on the page and in the overlay', async () => {
+    // Vite makes a code frame itself from `loc.file` when an error has none: the plugin must never
+    // hand it a file it refused to read.
+    const outside = join(root, '../vite-dev-outside.txt')
+    writeFileSync(outside, 'TOP-SECRET-7f3a {"requests": []}\nsecond line\n')
+    for (const [name, target] of [['secret', outside], ['environ', '/proc/self/environ']] as const) {
+      symlinkSync(target, join(root, `${name}.spec.json`))
+      writeFileSync(join(root, `${name}.js`), `export { contractHash } from './${name}.spec.json'\n`)
+      messages.length = 0
+      const importer = await (await fetch(`${base}/${name}.js`)).text()
+      const url = new RegExp(`from\\s+"([^"]*${name}\\.spec\\.json[^"]*)"`).exec(importer)?.[1]
+      expect(url, importer).toBeDefined()
+      const response = await fetch(base + url)
+      const text = await response.text()
+      expect(response.status).toBe(500)
+      expect(text).toContain('CONTRACTS_SYMLINK')
+      const overlay = await until('the error overlay message', async () => messages.find((m) => m.type === 'error'))
+      expect(overlay.err.message).toContain("CONTRACTS_SYMLINK")
+      // Neither the secret file's text nor an environment variable (/proc/self/environ is NAME=value pairs).
+      for (const shown of [text, JSON.stringify(overlay.err)]) {
+        expect(shown).not.toContain('TOP-SECRET')
+        expect(shown).not.toContain('PATH=')
+      }
+    }
   })
 
   it('the next valid edit recovers without a restart', async () => {

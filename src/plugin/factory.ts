@@ -8,6 +8,7 @@ import { ContractCompiler, type CompileOptions, type CompileResult } from '../co
 import { hasErrors } from '../core/diagnostics.js'
 import { packageRoot } from '../core/package-info.js'
 import { isContractFile } from '../core/registry.js'
+import { codeFrame } from '../core/code-frame.js'
 import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
 import type { PluginOptions } from './options.js'
 import { parseModuleId, splitQuery, toModuleId } from './module-id.js'
@@ -136,12 +137,18 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
 function contractError(result: CompileResult): Error {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
-  const error = new Error(`Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, sourceReader(result.dependencies))}`)
+  const read = sourceReader(result.dependencies)
+  const error = new Error(`Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, read)}`)
+  // `loc` only for a file the compile read, and always with our own `frame`: a bundler given a
+  // location without a frame reads the file itself to make one (Vite does), and a refused file
+  // (a link to /proc/self/environ, a path out of the tree) must not be read by anyone.
+  const text = first ? read(first.file) : undefined
   return Object.assign(error, {
     id: result.file,
     plugin: PLUGIN_NAME,
     hideStack: true,
     diagnostics: errors,
-    ...(first ? { code: first.code, loc: { file: first.file, line: first.line, column: first.column - 1 } } : {}),
+    ...(first ? { code: first.code } : {}),
+    ...(first && text !== undefined ? { loc: { file: first.file, line: first.line, column: first.column - 1 }, frame: codeFrame(text, first.line, first.column) } : {}),
   })
 }
