@@ -1,6 +1,42 @@
 /** Programmatic API: compile a contract file to a module, its types and diagnostics. */
-export { compile, inspect, ContractCompiler, type CompileOptions, type CompileResult, type InspectResult } from './core/compile.js'
+import { ContractCompiler as CoreCompiler, type CompileOptions as CoreCompileOptions, type CompileResult, type CompilerOptions, type HashResult, type InspectResult } from './core/compile.js'
+import type { HashSelector } from './core/format.js'
+import { formats } from './formats/index.js'
+import type { BenzeneOptions } from './formats/benzene/options.js'
+
+/** A compile's query and each format's options under its name; `benzene` is the one built-in format with options. */
+export interface CompileOptions extends CoreCompileOptions {
+  benzene?: BenzeneOptions
+}
+
+/** A compiler for the built-in formats (Benzene, NATS, DASP); pass `formats` for others. */
+export class ContractCompiler extends CoreCompiler {
+  constructor(options: Partial<CompilerOptions> = {}) {
+    super({ formats, ...options })
+  }
+}
+
+export const defaultCompiler = new ContractCompiler()
+
+/** Compiles one contract file. Never throws: problems come back as `diagnostics`. */
+export function compile(file: string, options?: CompileOptions): Promise<CompileResult> {
+  return defaultCompiler.compile(file, options)
+}
+
+/** Loads, checks and models a contract without generating code (`contracts inspect`). */
+export function inspect(file: string, options?: CompileOptions): Promise<InspectResult> {
+  return defaultCompiler.inspect(file, options)
+}
+
+/** The hash `contracts hash` prints (`usage` says why there is none). */
+export function hash(file: string, selector: HashSelector = {}, options?: CompileOptions): Promise<HashResult> {
+  return defaultCompiler.hash(file, selector, options)
+}
+
+export type { CompileResult, CompilerOptions, HashResult, InspectResult }
+export type { ContractFormat, HashSelector, Inspection } from './core/format.js'
 export type { Diagnostic, Severity } from './core/diagnostics.js'
 export { formatDiagnostic } from './core/report.js'
+export { formats } from './formats/index.js'
 export type { BenzeneOptions } from './formats/benzene/options.js'
 export type { PluginOptions } from './plugin/options.js'

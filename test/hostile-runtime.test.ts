@@ -4,13 +4,13 @@
  * checks finish quickly on inputs built to freeze or crash them. Real HTTP servers on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHttpSender, readAnswer } from '../src/runtime/http.js'
-import { checkDrift } from '../src/runtime/drift.js'
-import { linearPatterns } from '../src/runtime/linear-pattern.js'
-import { MAX_VALIDATION_DEPTH, schemaValidator } from '../src/runtime/schema-check.js'
-import { createFilter, createSubject, templateTokens } from '../src/runtime/subjects.js'
+import { createHttpSender, readAnswer } from '../src/runtime/benzene/http.js'
+import { checkDrift } from '../src/runtime/benzene/drift.js'
+import { linearPatterns } from '../src/runtime/shared/linear-pattern.js'
+import { MAX_VALIDATION_DEPTH, schemaValidator } from '../src/runtime/shared/schema-check.js'
+import { createFilter, createSubject, templateTokens } from '../src/runtime/nats/subjects.js'
 import { patternEngine } from '../src/core/pattern-safety.js'
-import { createTopicClient } from '../src/runtime/client.js'
+import { createTopicClient } from '../src/runtime/benzene/client.js'
 import { LoopbackServer } from './helpers/loopback-server.js'
 
 const service = new LoopbackServer()

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { createHttpSender, httpStatusOf, readAnswer, statusFromHttp } from '../src/runtime/http.js'
-import { FAILURE_STATUSES, SUCCESS_STATUSES } from '../src/runtime/result.js'
+import { createHttpSender, httpStatusOf, readAnswer, statusFromHttp } from '../src/runtime/benzene/http.js'
+import { FAILURE_STATUSES, SUCCESS_STATUSES } from '../src/runtime/shared/result.js'
 import { BenzeneHttpServer, problem, success } from './helpers/benzene-http-server.js'
 import { loadModule } from './helpers/load-module.js'
 
@@ -150,9 +150,9 @@ describe('status mapping both ways', () => {
 
 describe('drift checks', () => {
   const document = () => JSON.parse(readFileSync(contract, 'utf8'))
-  let drift: typeof import('../src/runtime/drift.js')
+  let drift: typeof import('../src/runtime/benzene/drift.js')
   beforeAll(async () => {
-    drift = await import('../src/runtime/drift.js')
+    drift = await import('../src/runtime/benzene/drift.js')
   })
 
   it('a client and a module match the document the service serves', async () => {

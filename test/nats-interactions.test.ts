@@ -2,7 +2,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { materialize, operationId, quorumThreshold, MaterializeError } from '../src/runtime/interactions.js'
+import { materialize, operationId, quorumThreshold, MaterializeError } from '../src/runtime/nats/interactions.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 

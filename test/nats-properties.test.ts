@@ -10,9 +10,9 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createFilter, createSubject, templateTokens, type TemplateToken } from '../src/runtime/subjects.js'
+import { createFilter, createSubject, templateTokens, type TemplateToken } from '../src/runtime/nats/subjects.js'
 import { parseAddress, parseFilter, positions } from '../src/formats/nats/address.js'
-import { inDomain, intersects, literal, type TokenType } from '../src/runtime/tokens.js'
+import { inDomain, intersects, literal, type TokenType } from '../src/runtime/nats/tokens.js'
 import { languagesIntersect, patternIntersects, patternsCover, templateIntersects, type PatternPosition } from '../src/formats/nats/languages.js'
 
 const REPS = ['0', 'a', 'g', 'G', '_', '-']

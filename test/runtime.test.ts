@@ -1,7 +1,7 @@
 /** The runtime generated code imports: results, topic clients, the local sender. */
 import { describe, expect, it } from 'vitest'
 import { createLocalSender, createTopicClient, createTopicMap, fail, isTransientStatus, ok, toResult, type MessageSender } from '../src/runtime/index.js'
-import { createSubject } from '../src/runtime/subjects.js'
+import { createSubject } from '../src/runtime/nats/subjects.js'
 
 const client = createTopicClient<'payments:capture', 'v2', { Amount: number }, { PaymentId: string }>('payments:capture', 'v2', 'sha256:' + '0'.repeat(64) as `sha256:${string}`, ['B', 'A'])
 

@@ -11,9 +11,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { benzeneDocument } from '../bench/generate.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from '../src/formats/benzene/json-schema.js'
-import { schemaValidator, type Schema, type SchemaError } from '../src/runtime/schema-check.js'
-import { linearPatterns } from '../src/runtime/linear-pattern.js'
-import { ajvRuntime } from '../src/runtime/validation.js'
+import { schemaValidator, type Schema, type SchemaError } from '../src/runtime/shared/schema-check.js'
+import { linearPatterns } from '../src/runtime/shared/linear-pattern.js'
+import { ajvRuntime } from '../src/runtime/shared/validation.js'
 import { payloadValidators } from '../src/formats/nats/payload-validators.js'
 
 const require = createRequire(import.meta.url)

@@ -12,7 +12,7 @@ import { dump } from 'js-yaml'
 import { stringify } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { natsDocument } from '../bench/generate.js'
-import { joinPointer } from '../src/core/json-pointer.js'
+import { joinPointer } from '../src/runtime/shared/json-pointer.js'
 import { loadFastYaml } from '../src/core/yaml-fast.js'
 import { parseExactYaml, parseYamlSource } from '../src/core/yaml-source.js'
 

@@ -9,11 +9,11 @@ import { join } from 'node:path'
 import canonicalize from 'canonicalize'
 import { describe, expect, it } from 'vitest'
 import { compile, inspect } from '../../src/index.js'
-import { schemaClosure } from '../../src/formats/benzene/closure.js'
-import type { BenzeneDocument } from '../../src/formats/benzene/document.js'
-import { contractHash } from '../../src/formats/benzene/hash.js'
-import { normalize, serviceLevel, topicScoped, wholeService, type Projection } from '../../src/formats/benzene/projection.js'
-import { selectScope } from '../../src/formats/benzene/scope.js'
+import { schemaClosure } from '../../src/runtime/benzene/closure.js'
+import type { BenzeneDocument } from '../../src/runtime/benzene/document.js'
+import { contractHash } from '../../src/runtime/benzene/hash-node.js'
+import { normalize, serviceLevel, topicScoped, wholeService, type Projection } from '../../src/runtime/benzene/projection.js'
+import { selectScope } from '../../src/runtime/benzene/scope.js'
 
 const here = new URL('.', import.meta.url).pathname
 const documentCases = JSON.parse(readFileSync(join(here, 'contract-document-cases.json'), 'utf8'))

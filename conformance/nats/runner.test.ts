@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { operationId, quorumThreshold } from '../../src/runtime/interactions.js'
+import { operationId, quorumThreshold } from '../../src/runtime/nats/interactions.js'
 
 const here = import.meta.dirname
 const vectors = JSON.parse(readFileSync(join(here, 'runtime-vectors.json'), 'utf8'))

@@ -1,10 +1,13 @@
 import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { compile, inspect, type CompileOptions } from '../core/compile.js'
+import { ContractCompiler, type CompileOptions } from '../core/compile.js'
 import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
+import { formats } from '../formats/index.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
+
+const compiler = new ContractCompiler({ formats })
 
 const HELP = `contracts ${packageVersion}: check contracts, print their hashes, write their types.
 
@@ -90,7 +93,7 @@ async function check(files: string[], flags: Flags, io: Output): Promise<number>
   const all: Diagnostic[] = []
   const read: string[] = []
   for (const file of files) {
-    const result = await compile(file, options(flags))
+    const result = await compiler.compile(file, options(flags))
     append(all, result.diagnostics)
     append(read, result.dependencies)
   }
@@ -106,41 +109,30 @@ async function check(files: string[], flags: Flags, io: Output): Promise<number>
 async function hash(file: string, flags: Flags, io: Output): Promise<number> {
   if (flags.topic !== undefined && flags.topics !== undefined) throw new UsageError('Use --topic or --topics, not both.')
   if (flags.version !== undefined && flags.topic === undefined) throw new UsageError('--version goes with --topic.')
+  // A topic's hash is asked with that topic in scope, reserved or not.
   const scoped = flags.topic === undefined ? flags : { ...flags, topics: flags.topic }
-  const result = await inspect(file, options(scoped))
-  if (hasErrors(result.diagnostics) || result.data === undefined) {
+  const result = await compiler.hash(file, { topic: flags.topic, version: flags.version }, options(scoped))
+  if (hasErrors(result.diagnostics)) {
     printDiagnostics(result.diagnostics, io, result.dependencies)
     return 1
   }
-  const { hashes, entries } = result.data as { hashes: { service: string; topics: Record<string, string> }; entries: Array<{ key: string; version?: string }> }
-  if (flags.topic === undefined) {
-    io.out(hashes.service)
-    return 0
-  }
-  const matching = entries.filter((entry) => flags.version === undefined || entry.version === flags.version)
-  if (matching.length !== 1) {
-    const choices = entries.map((entry) => (entry.version === undefined ? `${flags.topic} (unversioned)` : `${flags.topic} --version ${entry.version}`))
-    io.err(`contracts: ${matching.length === 0 ? 'no' : 'more than one'} entry of ${JSON.stringify(flags.topic)} matches in ${file}; pick one of: ${choices.join(', ')}.`)
+  if (result.hash === undefined) {
+    io.err(`contracts: ${result.usage ?? `no hash for ${file}.`}`)
     return 2
   }
-  io.out(hashes.topics[matching[0]!.key]!)
+  io.out(result.hash)
   return 0
 }
 
 async function inspectCommand(file: string, flags: Flags, io: Output): Promise<number> {
-  const result = await inspect(file, options(flags))
+  const result = await compiler.inspect(file, options(flags))
   if (hasErrors(result.diagnostics) || result.data === undefined) {
     if (flags.json) io.out(JSON.stringify({ diagnostics: result.diagnostics }, null, 2))
     else printDiagnostics(result.diagnostics, io, result.dependencies)
     return 1
   }
   if (flags.json) io.out(JSON.stringify(result.data, null, 2))
-  else {
-    const data = result.data as { topics: string[]; events: string[]; hashes: { service: string; topics: Record<string, string> } }
-    io.out(`${result.format} contract ${file}\nservice hash: ${data.hashes.service}`)
-    for (const topic of data.topics) io.out(`  topic ${topic}  ${data.hashes.topics[topic]}`)
-    for (const event of data.events) io.out(`  event ${event}`)
-  }
+  else for (const line of result.text ?? []) io.out(line)
   return 0
 }
 
@@ -148,7 +140,7 @@ async function types(files: string[], flags: Flags, io: Output): Promise<number>
   if (files.length === 0) throw new UsageError('`contracts types` needs at least one file.')
   let failed = false
   for (const file of files) {
-    const result = await compile(file, options(flags))
+    const result = await compiler.compile(file, options(flags))
     printDiagnostics(result.diagnostics, io, result.dependencies)
     if (result.dts === undefined) {
       failed = true

@@ -1,19 +1,21 @@
-import { append } from './append.js'
 import { dirname, resolve } from 'node:path'
 import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSourceMap } from '@jridgewell/gen-mapping'
+import { append } from './append.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
-import type { ContractFormat, Generated, ImportQuery } from './format.js'
+import type { ContractFormat, Generated, HashAnswer, HashSelector, ImportQuery, Inspection } from './format.js'
 import { InputError, fileProblem, readRegularFile, recordingHost, sha256 } from './input-host.js'
 import { LIMITS } from './limits.js'
 import { packageVersion } from './package-info.js'
-import { findFormat, formats } from './registry.js'
-import type { BenzeneOptions } from '../formats/benzene/options.js'
 
+/**
+ * What a compile is asked: the import query, and each format's options under its name
+ * (`{ benzene: { topics: [...] } }`). Core reads none of them: the format that claims the file
+ * resolves and validates its own (`ContractFormat.resolveOptions`).
+ */
 export interface CompileOptions {
   /** The import query, e.g. `topics=payments:capture&includeReserved` (a leading `?` is allowed). */
   query?: string
-  /** Options for Benzene `*.spec.json` documents; the import query overrides them. */
-  benzene?: BenzeneOptions
+  [format: string]: unknown
 }
 
 export interface CompileResult {
@@ -36,8 +38,28 @@ export interface InspectResult {
   format?: string
   /** What the format reports about the document in scope (`contracts inspect --json`). */
   data?: unknown
+  /** The same for people (`contracts inspect`). */
+  text?: string[]
   diagnostics: Diagnostic[]
   dependencies: string[]
+}
+
+export interface HashResult {
+  file: string
+  format?: string
+  /** The hash asked for, when the document has no errors and the format has one. */
+  hash?: string
+  /** Why the question does not apply (a usage error): the format has no such hash, or the selector matches no entry. */
+  usage?: string
+  diagnostics: Diagnostic[]
+  dependencies: string[]
+}
+
+export interface CompilerOptions {
+  /** The formats this compiler knows, in the order they are tried (`src/formats/index.ts` lists the built-in ones). */
+  formats: readonly ContractFormat<any, any, any, any>[]
+  /** Compiled results kept (least recently used evicted first). */
+  maxEntries?: number
 }
 
 /** Query keys bundlers add on their own; never a user's mistake. */
@@ -49,19 +71,33 @@ interface CacheEntry {
 }
 
 /**
- * Compiles contract files, with a cache keyed by the options, the package version and the digest
- * of every byte read: an entry is reused only when each file it read still has the same digest.
+ * Compiles contract files with the formats it is given, with a cache keyed by the claiming
+ * format's resolved options, the query, the package version and the digest of every byte read:
+ * an entry is reused only when each file it read still has the same digest.
  */
 export class ContractCompiler {
   /** Pipeline runs that were not served from the cache (for tests and benchmarks). */
   compilations = 0
+  readonly formats: readonly ContractFormat<any, any, any, any>[]
+  private readonly maxEntries: number
   private readonly cache = new Map<string, CacheEntry>()
 
-  constructor(private readonly maxEntries = 256) {}
+  constructor(options: CompilerOptions) {
+    this.formats = options.formats
+    this.maxEntries = options.maxEntries ?? 256
+  }
+
+  /** The format that claims a file name, if any. */
+  formatOf(file: string): ContractFormat<any, any, any, any> | undefined {
+    return this.formats.find((format) => format.match(file))
+  }
 
   async compile(file: string, options: CompileOptions = {}): Promise<CompileResult> {
     const path = resolve(file)
-    const key = sha256(JSON.stringify([packageVersion, path, options.query ?? '', options.benzene ?? null]))
+    const format = this.formatOf(path)
+    const query = format ? parseQuery(options.query, format, path) : undefined
+    const resolved = format && query ? format.resolveOptions(options[format.name], query.values, path) : undefined
+    const key = sha256(JSON.stringify([packageVersion, path, format?.name ?? '', options.query ?? '', resolved?.options ?? null]))
     const entry = this.cache.get(key)
     if (entry && stillValid(entry.inputs)) {
       this.cache.delete(key) // re-inserted below: the cache evicts the least recently used entry
@@ -69,13 +105,8 @@ export class ContractCompiler {
       return entry.result
     }
     this.compilations++
-    const { result, inputs } = await runStages<CompileResult>(path, options, (format, parsed, query, diagnostics, texts) => {
-      const normalized = format.normalize(parsed, query, options[format.name as keyof CompileOptions])
-      append(diagnostics, normalized.diagnostics)
-      if (!normalized.model || hasErrors(diagnostics)) return {}
-      const generated = format.generate(normalized.model)
-      append(diagnostics, generated.diagnostics ?? [])
-      if (hasErrors(diagnostics)) return {}
+    const { result, inputs } = await this.run<CompileResult>(path, options, (format, model, diagnostics, texts) => {
+      const generated = format.generate(model)
       return { code: generated.code, dts: generated.dts, map: sourceMap(path, generated, texts.get(path) ?? '') }
     })
     this.cache.set(key, { inputs, result })
@@ -83,8 +114,74 @@ export class ContractCompiler {
     return result
   }
 
+  /** Loads, checks and models a contract without generating code, and describes it (`contracts inspect`). */
+  async inspect(file: string, options: CompileOptions = {}): Promise<InspectResult> {
+    const { result } = await this.run<InspectResult>(resolve(file), options, (format, model) => {
+      const inspection: Inspection = format.inspect(model)
+      return { data: inspection.data, text: inspection.text }
+    })
+    return result
+  }
+
+  /** The hash `contracts hash` prints, as the claiming format defines it. */
+  async hash(file: string, selector: HashSelector, options: CompileOptions = {}): Promise<HashResult> {
+    const { result } = await this.run<HashResult>(resolve(file), options, (format, model) => {
+      const answer: HashAnswer = format.hash(model, selector)
+      return 'hash' in answer ? { hash: answer.hash } : { usage: answer.usage }
+    })
+    return result
+  }
+
   clear(): void {
     this.cache.clear()
+  }
+
+  /**
+   * The stages every command shares: find the format, check the query, resolve the options, load,
+   * check, model. `finish` runs only on a model without errors. Nothing here throws: a bug becomes
+   * `CONTRACTS_INTERNAL`.
+   */
+  private async run<R extends { diagnostics: Diagnostic[] }>(
+    file: string,
+    options: CompileOptions,
+    finish: (format: ContractFormat<any, any, any, any>, model: unknown, diagnostics: Diagnostic[], texts: Map<string, string>) => Partial<R>,
+  ): Promise<{ result: R & { file: string; format?: string; dependencies: string[] }; inputs: Map<string, string> }> {
+    const host = recordingHost(dirname(file))
+    const done = (diagnostics: Diagnostic[], format?: ContractFormat<any, any, any, any>, extra: Partial<R> = {}) => ({
+      result: { ...extra, file, format: format?.name, diagnostics: capDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
+        file: string
+        format?: string
+        dependencies: string[]
+      },
+      inputs: host.digests,
+    })
+    const format = this.formatOf(file)
+    if (!format) {
+      const known = this.formats.map((f) => f.name).join(', ')
+      return done([fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known}).`)])
+    }
+    try {
+      const query = parseQuery(options.query, format, file)
+      if (hasErrors(query.diagnostics)) return done(query.diagnostics, format)
+      const resolved = format.resolveOptions(options[format.name], query.values, file)
+      if (hasErrors(resolved.diagnostics)) return done(resolved.diagnostics, format)
+      const diagnostics = [...resolved.diagnostics]
+      const loaded = await format.load(file, host)
+      append(diagnostics, loaded.diagnostics)
+      if (loaded.input === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
+      const checked = format.check(loaded.input)
+      append(diagnostics, checked.diagnostics)
+      if (hasErrors(diagnostics)) return done(diagnostics, format)
+      const modeled = format.model(checked.checked, resolved.options)
+      append(diagnostics, modeled.diagnostics)
+      if (modeled.model === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
+      return done(diagnostics, format, finish(format, modeled.model, diagnostics, host.texts))
+    } catch (error) {
+      if (error instanceof InputError) return done([error.diagnostic], format)
+      // A bug of ours must still come out as a diagnostic, never as a crash of the user's build.
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+      return done([fileProblem('CONTRACTS_INTERNAL', file, `Internal compiler error (please report it): ${message}`)], format)
+    }
   }
 }
 
@@ -100,56 +197,7 @@ function stillValid(inputs: Map<string, string>): boolean {
   return true
 }
 
-type Finish<R> = (
-  format: ContractFormat,
-  parsed: unknown,
-  query: ImportQuery,
-  diagnostics: Diagnostic[],
-  texts: Map<string, string>,
-) => Partial<R>
-
-/**
- * The stages every command shares: find the format, check the query, parse, validate. `finish`
- * runs only on a document without errors. Nothing here throws: a bug becomes `CONTRACTS_INTERNAL`.
- */
-async function runStages<R extends { diagnostics: Diagnostic[] }>(
-  file: string,
-  options: CompileOptions,
-  finish: Finish<R>,
-): Promise<{ result: R & { file: string; format?: string; dependencies: string[] }; inputs: Map<string, string> }> {
-  const host = recordingHost(dirname(file))
-  const done = (diagnostics: Diagnostic[], format?: ContractFormat, extra: Partial<R> = {}) => ({
-    result: { ...extra, file, format: format?.name, diagnostics: capDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
-      file: string
-      format?: string
-      dependencies: string[]
-    },
-    inputs: host.digests,
-  })
-  const format = findFormat(file)
-  if (!format) {
-    const known = formats.map((f) => f.name).join(', ')
-    return done([fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known}).`)])
-  }
-  try {
-    const query = parseQuery(options.query, format, file)
-    if (hasErrors(query.diagnostics)) return done(query.diagnostics, format)
-    const parsed = await format.parse(file, host)
-    const diagnostics = [...parsed.diagnostics]
-    if (parsed.parsed === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
-    append(diagnostics, format.validate(parsed.parsed))
-    if (hasErrors(diagnostics)) return done(diagnostics, format)
-    const extra = finish(format, parsed.parsed, query.values, diagnostics, host.texts)
-    return done(diagnostics, format, extra)
-  } catch (error) {
-    if (error instanceof InputError) return done([error.diagnostic], format)
-    // A bug of ours must still come out as a diagnostic, never as a crash of the user's build.
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
-    return done([fileProblem('CONTRACTS_INTERNAL', file, `Internal compiler error (please report it): ${message}`)], format)
-  }
-}
-
-function parseQuery(raw: string | undefined, format: ContractFormat, file: string) {
+function parseQuery(raw: string | undefined, format: ContractFormat<any, any, any, any>, file: string): { values: ImportQuery; diagnostics: Diagnostic[] } {
   const values = new Map<string, string>()
   const diagnostics: Diagnostic[] = []
   for (const [key, value] of new URLSearchParams((raw ?? '').replace(/^\?/, ''))) {
@@ -173,22 +221,4 @@ function sourceMap(file: string, generated: Generated, text: string): EncodedSou
     addMapping(map, { generated: { line, column: 0 }, source: file, original: { line: position.line, column: position.column - 1 } })
   }
   return toEncodedMap(map)
-}
-
-export const defaultCompiler = new ContractCompiler()
-
-/** Compiles one contract file. Never throws: problems come back as `diagnostics`. */
-export function compile(file: string, options?: CompileOptions): Promise<CompileResult> {
-  return defaultCompiler.compile(file, options)
-}
-
-/** Parses, validates and describes a contract without generating code (`contracts inspect`). */
-export async function inspect(file: string, options: CompileOptions = {}): Promise<InspectResult> {
-  const { result } = await runStages<InspectResult>(resolve(file), options, (format, parsed, query, diagnostics) => {
-    if (!format.inspect) return {}
-    const inspected = format.inspect(parsed, query, options[format.name as keyof CompileOptions])
-    append(diagnostics, inspected.diagnostics)
-    return hasErrors(diagnostics) ? {} : { data: inspected.data }
-  })
-  return result
 }

@@ -1,3 +1,4 @@
+import { sortKeys } from '../runtime/shared/sort-keys.js'
 /**
  * Helpers for writing generated code. Every string that comes from a contract document goes through
  * `jsString`, never through a template: the result is a JavaScript (and TypeScript) string literal
@@ -121,21 +122,7 @@ export function toTypeIdentifier(name: string, taken: Set<string>): string {
  * from such copies wherever a document's key order carries no meaning, so reordering keys never
  * changes a byte of the output. `fromEntries` keeps keys such as `__proto__` as own properties.
  */
-/**
- * Sorts keys in place, in code unit order as `sort()` does: insertion sort for the few keys most
- * objects have, whose cost is a handful of compares where `sort()` allocated a work area each call
- * (bench/: tens of megabytes on a 1,000-topic contract).
- */
-export function sortKeys(keys: string[]): string[] {
-  if (keys.length > 16) return keys.sort()
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i]!
-    let j = i - 1
-    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!
-    keys[j + 1] = key
-  }
-  return keys
-}
+export { sortKeys }
 
 export function sortedCopy<T>(value: T): T {
   if (Array.isArray(value)) return value.map(sortedCopy) as T

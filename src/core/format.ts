@@ -22,24 +22,50 @@ export interface Generated {
   dts: string
   /** Generated lines (1-based) tied to the position of what they were generated from. */
   mappings?: Array<{ line: number; position: { line: number; column: number } }>
-  /** Problems only generation can see (a schema the validator compiler refuses); errors stop the build. */
-  diagnostics?: Diagnostic[]
 }
 
+/** What a format says about a document in scope: data for tools, lines for people. */
+export interface Inspection {
+  /** JSON-serializable (`contracts inspect --json`). */
+  data: unknown
+  /** The same for a terminal (`contracts inspect`), one entry per line. */
+  text: string[]
+}
+
+/** Which hash `contracts hash` prints: the default one, or one topic's (by id, and version when several). */
+export interface HashSelector {
+  topic?: string
+  version?: string
+}
+
+/** The answer to a hash question: the hash, or why the question does not apply (a usage error). */
+export type HashAnswer = { hash: string } | { usage: string }
+
 /**
- * One contract format: `match` claims files by name, then `parse -> validate -> normalize ->
- * generate`. A stage that reports an error ends the pipeline; the stages after it never see
- * invalid input.
+ * One contract format. `match` claims files by name, `resolveOptions` turns the caller's options
+ * and the import query into the format's own, then the stages run in order:
+ *
+ *   load -> check -> model -> generate        (and inspect, from the model)
+ *
+ * A stage that reports an error ends the pipeline: the stages after it never see invalid input.
+ * Each stage hands its result forward (`load` its input, `check` the facts it derived), so no
+ * stage rebuilds what an earlier one made.
  */
-export interface ContractFormat<Parsed = unknown, Model = unknown, Options = unknown> {
+export interface ContractFormat<Input = unknown, Checked = unknown, Model = unknown, Options = unknown> {
   name: string
   match(file: string): boolean
   /** Query keys this format reads from an import such as `./x.spec.json?topics=a,b`. */
   queryKeys: readonly string[]
-  parse(file: string, host: InputHost): Promise<{ parsed?: Parsed; diagnostics: Diagnostic[] }>
-  validate(parsed: Parsed): Diagnostic[]
-  normalize(parsed: Parsed, query: ImportQuery, options: Options | undefined): { model?: Model; diagnostics: Diagnostic[] }
+  /** The format's options from what the caller passed under its name (untrusted) and the query; problems as diagnostics. */
+  resolveOptions(raw: unknown, query: ImportQuery, file: string): { options: Options; diagnostics: Diagnostic[] }
+  /** Reads the document and every file it depends on. */
+  load(file: string, host: InputHost): Promise<{ input?: Input; diagnostics: Diagnostic[] }>
+  /** The format's rules; `checked` carries what they derived, for `model`. */
+  check(input: Input): { checked: Checked; diagnostics: Diagnostic[] }
+  /** The normalized model generation reads (scope, names, hashes, ordering for determinism). */
+  model(checked: Checked, options: Options): { model?: Model; diagnostics: Diagnostic[] }
   generate(model: Model): Generated
-  /** A JSON description of the document in scope, for `contracts inspect` and `contracts hash`. */
-  inspect?(parsed: Parsed, query: ImportQuery, options: Options | undefined): { data?: unknown; diagnostics: Diagnostic[] }
+  inspect(model: Model): Inspection
+  /** `contracts hash`; a format without contract hashes answers with the usage message naming what it has instead. */
+  hash(model: Model, selector: HashSelector): HashAnswer
 }

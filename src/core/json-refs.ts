@@ -1,4 +1,4 @@
-import { joinPointer } from './json-pointer.js'
+import { joinPointer } from '../runtime/shared/json-pointer.js'
 
 export interface MemberSite {
   /** The member's value. */

@@ -1,6 +1,6 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
 import type { Diagnostic } from './diagnostics.js'
-import { joinPointer, splitPointer } from './json-pointer.js'
+import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber, nonFiniteNumber, tooDeepJson } from './limits.js'
 import { stringEnd } from './json-scan.js'
 import { LineIndex } from './source-text.js'

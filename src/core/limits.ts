@@ -1,3 +1,4 @@
+import { escapeToken } from '../runtime/shared/json-pointer.js'
 import { stringEnd } from './json-scan.js'
 
 /**
@@ -36,7 +37,7 @@ export function tooDeepValue(value: unknown, limit: number = LIMITS.depth): stri
     if (typeof v !== 'object' || v === null) continue
     if (depth >= limit) return pointer
     for (const [k, child] of Array.isArray(v) ? v.map((c, i) => [String(i), c] as const) : Object.entries(v)) {
-      stack.push([child, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1])
+      stack.push([child, `${pointer}/${escapeToken(k)}`, depth + 1])
     }
   }
   return undefined
@@ -54,7 +55,7 @@ export function loneSurrogate(value: unknown): string | undefined {
     } else if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, `${pointer}/${i}`]))
     else if (v && typeof v === 'object') {
       for (const [k, c] of Object.entries(v)) {
-        const child = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        const child = `${pointer}/${escapeToken(k)}`
         if (LONE.test(k)) return child
         stack.push([c, child])
       }
@@ -78,7 +79,7 @@ export function nonFiniteNumber(value: unknown): string | undefined {
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return pointer
     } else if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, `${pointer}/${i}`]))
-    else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) stack.push([c, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`])
+    else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) stack.push([c, `${pointer}/${escapeToken(k)}`])
   }
   return undefined
 }

@@ -1,4 +1,4 @@
-import { unescapeToken } from './json-pointer.js'
+import { unescapeToken } from '../runtime/shared/json-pointer.js'
 
 /**
  * Where the mappings and sequences of a parsed YAML value start, recorded as the parser closes them

@@ -1,6 +1,6 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } from 'yaml'
 import type { Diagnostic } from './diagnostics.js'
-import { joinPointer, splitPointer } from './json-pointer.js'
+import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber } from './limits.js'
 import { LineIndex } from './source-text.js'

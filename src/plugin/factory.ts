@@ -7,7 +7,7 @@ import { createFilter } from 'unplugin-utils'
 import { ContractCompiler, type CompileOptions, type CompileResult } from '../core/compile.js'
 import { hasErrors } from '../core/diagnostics.js'
 import { packageRoot } from '../core/package-info.js'
-import { isContractFile } from '../core/registry.js'
+import { formats } from '../formats/index.js'
 import { codeFrame } from '../core/code-frame.js'
 import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
 import type { PluginOptions } from './options.js'
@@ -20,7 +20,10 @@ export const PLUGIN_NAME = 'unplugin-contracts'
  * packages from: `unplugin-contracts/runtime` and its subpaths map to this package's build.
  */
 const RUNTIME_ENTRIES = new Map(
-  ['', '/http', '/drift', '/nats', '/dasp', '/linear-pattern'].map((sub) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${sub.slice(1) || 'index'}.js`)]),
+  Object.entries({ '': 'index', '/http': 'benzene/http', '/drift': 'benzene/drift', '/nats': 'nats/index', '/dasp': 'dasp/index', '/linear-pattern': 'shared/linear-pattern' }).map(([sub, file]) => [
+    `unplugin-contracts/runtime${sub}`,
+    join(packageRoot, 'dist/src/runtime', `${file}.js`),
+  ]),
 )
 /**
  * The packages the runtime imports, mapped to their ES module builds: the plugin resolves them
@@ -43,8 +46,8 @@ function esmEntry(name: string): string {
 }
 
 export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (options = {}, meta) => {
-  const compiler = options.compiler ?? new ContractCompiler()
-  // Files are claimed by the format registry first (resolveId); include/exclude narrow that further.
+  const compiler = options.compiler ?? new ContractCompiler({ formats })
+  // Files are claimed by the compiler's formats first (resolveId); include/exclude narrow that further.
   const filter = createFilter(options.include, options.exclude ?? [/[\\/]node_modules[\\/]/])
   const esbuild = meta.framework === 'esbuild'
   /** Dependency file -> ids of the modules compiled from it, for hot updates. */
@@ -77,7 +80,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (opti
       const dependency = importer !== undefined && importer.startsWith(RUNTIME_DIR) ? RUNTIME_DEPENDENCIES.get(source) : undefined
       if (dependency) return dependency
       const [specifier, query] = splitQuery(source)
-      if (!isContractFile(specifier)) return null
+      if (!compiler.formatOf(specifier)) return null
       const file = resolveContract(specifier, importer)
       if (!file || !filter(file)) return null
       return toModuleId(file, query, !esbuild)

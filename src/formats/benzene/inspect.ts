@@ -1,12 +1,6 @@
-import type { Diagnostic } from '../../core/diagnostics.js'
-import type { ImportQuery } from '../../core/format.js'
-import type { JsonSource } from '../../core/json-source.js'
-import { schemaClosure } from './closure.js'
-import { entryLabel, type BenzeneDocument } from './document.js'
-import { contractHash } from './hash.js'
-import { resolveScope, scopeOptions } from './normalize-model.js'
-import type { BenzeneOptions } from './options.js'
-import { serviceLevel, topicScoped, wholeService } from './projection.js'
+import type { HashAnswer, HashSelector, Inspection } from '../../core/format.js'
+import { entryLabel } from '../../runtime/benzene/document.js'
+import type { BenzeneModel } from './model.js'
 
 /** What `contracts inspect --json` prints for a Benzene document. Keys are `topic` or `topic@version`. */
 export interface BenzeneInspection {
@@ -26,27 +20,32 @@ export interface BenzeneInspection {
   }
 }
 
-export function inspectBenzene(source: JsonSource, query: ImportQuery, options: BenzeneOptions | undefined): { data?: BenzeneInspection; diagnostics: Diagnostic[] } {
-  const doc = source.value as BenzeneDocument
-  const diagnostics: Diagnostic[] = []
-  const effective = scopeOptions(query, options)
-  const scope = resolveScope(source, doc, effective, diagnostics)
-  if (!scope) return { diagnostics }
-  // A topic with several versions in scope is keyed `topic@version`, like the module's `topics` map.
-  const counts = new Map<string, number>()
-  for (const entry of scope.entries) counts.set(entry.topic, (counts.get(entry.topic) ?? 0) + 1)
-  const key = (entry: (typeof scope.entries)[number]) => ((counts.get(entry.topic) ?? 0) > 1 ? entryLabel(entry) : entry.topic)
+/** The inspection, read off the model: the same scope, closures and hashes the module embeds. */
+export function inspectBenzene(model: BenzeneModel): Inspection {
+  // fromEntries: topic ids such as `__proto__` become keys, never prototypes.
   const data: BenzeneInspection = {
     format: 'benzene',
-    topics: [...new Set(scope.entries.map(key))],
-    entries: scope.entries.map((entry) => ({ key: key(entry), topic: entry.topic, ...(entry.version === undefined ? {} : { version: entry.version }) })),
-    events: doc.events.map(entryLabel),
-    // fromEntries: topic ids such as `__proto__` become keys, never prototypes.
-    closure: Object.fromEntries(scope.entries.map((entry) => [key(entry), schemaClosure([entry.request, entry.response], doc.components.schemas)])),
-    hashes: {
-      service: contractHash(scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)),
-      topics: Object.fromEntries(scope.entries.map((entry) => [key(entry), contractHash(topicScoped(doc, entry))])),
-    },
+    topics: [...new Set(model.topics.map((t) => t.mapKey))],
+    entries: model.topics.map((t) => ({ key: t.mapKey, topic: t.entry.topic, ...(t.entry.version === undefined ? {} : { version: t.entry.version }) })),
+    events: model.events.map((e) => entryLabel(e.entry)),
+    closure: Object.fromEntries(model.topics.map((t) => [t.mapKey, t.components])),
+    hashes: { service: model.moduleHash, topics: Object.fromEntries(model.topics.map((t) => [t.mapKey, t.hash])) },
   }
-  return { data, diagnostics }
+  const text = [`benzene contract ${model.file}`, `service hash: ${data.hashes.service}`]
+  for (const topic of data.topics) text.push(`  topic ${topic}  ${data.hashes.topics[topic]}`)
+  for (const event of data.events) text.push(`  event ${event}`)
+  return { data, text }
+}
+
+/**
+ * `contracts hash`: the module's hash (whole-service, or service-level with an include-list), or
+ * with `topic` the topic-scoped hash of that topic's one entry (`version` picks among several).
+ */
+export function hashBenzene(model: BenzeneModel, selector: HashSelector): HashAnswer {
+  if (selector.topic === undefined) return { hash: model.moduleHash }
+  const entries = model.topics.filter((t) => t.entry.topic === selector.topic)
+  const matching = entries.filter((t) => selector.version === undefined || t.entry.version === selector.version)
+  if (matching.length === 1) return { hash: matching[0]!.hash }
+  const choices = entries.map((t) => (t.entry.version === undefined ? `${selector.topic} (unversioned)` : `${selector.topic} --version ${t.entry.version}`))
+  return { usage: `${matching.length === 0 ? 'no' : 'more than one'} entry of ${JSON.stringify(selector.topic)} matches in ${model.file}; pick one of: ${choices.join(', ')}.` }
 }

@@ -1,6 +1,6 @@
 import { sortedCopy, sortKeys } from '../../core/emit.js'
-import { isObject, type Schema } from './document.js'
-import { refTarget } from './rules/refs.js'
+import { isObject, type Schema } from '../../runtime/benzene/document.js'
+import { refTarget } from '../../runtime/benzene/document.js'
 
 /**
  * OpenAPI 3.0 Schema Objects -> JSON Schema draft-07 for the generated validators, for one

@@ -1,4 +1,4 @@
-import type { BenzeneDocument, EventEntry, RequestEntry } from './document.js'
+import type { BenzeneDocument, EventEntry, RequestEntry } from '../../runtime/benzene/document.js'
 import type { NamedEntry } from './naming.js'
 import type { BenzeneOptions } from './options.js'
 

@@ -2,8 +2,8 @@ import { isValidIdentifier } from '../../core/emit.js'
 
 /** Export names are plain identifiers without `$`: generated code keeps `$` names for itself. */
 const isExportName = (name: string) => isValidIdentifier(name) && !name.includes('$')
-import { joinPointer } from '../../core/json-pointer.js'
-import { entryLabel } from './document.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
+import { entryLabel } from '../../runtime/benzene/document.js'
 
 /** Names the generated module exports besides topic clients; a topic may not take them. */
 export const MODULE_EXPORTS = new Set(['topics', 'events', 'contract', 'contractHash', 'messageEndpoint', 'default'])

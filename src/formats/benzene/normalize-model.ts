@@ -1,37 +1,14 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
-import type { ImportQuery } from '../../core/format.js'
-import { joinPointer } from '../../core/json-pointer.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
-import { schemaClosure } from './closure.js'
-import type { BenzeneDocument } from './document.js'
-import { contractHash } from './hash.js'
+import { schemaClosure } from '../../runtime/benzene/closure.js'
+import type { BenzeneDocument } from '../../runtime/benzene/document.js'
+import { contractHash } from '../../runtime/benzene/hash-node.js'
 import type { BenzeneModel, TopicModel } from './model.js'
 import { nameEntries } from './naming.js'
-import type { BenzeneOptions, ValidateOption } from './options.js'
-import { serviceLevel, topicScoped, wholeService } from './projection.js'
-import { selectScope, type Scope } from './scope.js'
-
-const VALIDATE_VALUES = new Map<string, ValidateOption>([
-  ['request', 'request'],
-  ['response', 'response'],
-  ['both', 'both'],
-  ['false', false],
-  ['none', false],
-])
-
-/** The import query wins over plugin options: `?topics=a,b&includeReserved&validate=request`. */
-export function scopeOptions(query: ImportQuery, options: BenzeneOptions | undefined, report?: (message: string, data: Record<string, unknown>) => void): BenzeneOptions {
-  const topics = query.has('topics') ? query.get('topics')!.split(',').map((t) => t.trim()).filter(Boolean) : options?.topics
-  const flag = query.get('includeReserved')
-  const includeReserved = flag === undefined ? options?.includeReserved : flag !== 'false' && flag !== '0'
-  let validate = options?.validate
-  const asked = query.get('validate')
-  if (asked !== undefined) {
-    if (VALIDATE_VALUES.has(asked)) validate = VALIDATE_VALUES.get(asked)
-    else report?.(`?validate=${asked} is not one of request, response, both, false.`, { option: 'validate', value: asked })
-  }
-  return { ...options, topics, includeReserved, validate }
-}
+import type { BenzeneOptions } from './options.js'
+import { serviceLevel, topicScoped, wholeService } from '../../runtime/benzene/projection.js'
+import { selectScope, type Scope } from '../../runtime/benzene/scope.js'
 
 /** Seeds 5.1-5.2 with the fail-loud rule: undefined (and a `BENZENE_UNKNOWN_TOPIC` diagnostic) when the include-list names unknown topics. */
 export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective: BenzeneOptions, diagnostics: Diagnostic[]): Scope | undefined {
@@ -49,24 +26,20 @@ export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective
   return undefined
 }
 
-/** Scope, names and hashes: everything generation needs, or the diagnostics that stop it. */
-export function buildModel(source: JsonSource, doc: BenzeneDocument, query: ImportQuery, options: BenzeneOptions | undefined): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
+/** Scope, names and hashes: everything generation needs, or the diagnostics that stop it. `options` are resolved (`resolveBenzeneOptions`). */
+export function buildModel(source: JsonSource, effective: BenzeneOptions): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
+  const doc = source.value as BenzeneDocument
   const diagnostics: Diagnostic[] = []
   const report = (code: string, pointer: string, message: string, data?: Record<string, unknown>) =>
     diagnostics.push({ code, severity: 'error', message, file: source.file, pointer, ...position(source, pointer), ...(data ? { data } : {}) })
 
-  const effective = scopeOptions(query, options, (message, data) => report('BENZENE_INVALID_OPTION', '', message, data))
-  if (effective.validate !== undefined && effective.validate !== false && !['request', 'response', 'both'].includes(effective.validate)) {
-    report('BENZENE_INVALID_OPTION', '', `Option validate: ${JSON.stringify(effective.validate)} is not one of 'request', 'response', 'both', false.`, { option: 'validate', value: effective.validate })
-  }
-  if (effective.int64 !== undefined && effective.int64 !== 'number' && effective.int64 !== 'string') {
-    report('BENZENE_INVALID_OPTION', '', `Option int64: ${JSON.stringify(effective.int64)} is not 'number' or 'string'.`, { option: 'int64', value: effective.int64 })
-  }
   const scope = resolveScope(source, doc, effective, diagnostics)
   if (!scope || diagnostics.length > 0) return { diagnostics }
 
+  // Each entry's index in `requests`, looked up once (indexOf per entry was quadratic in the topics).
+  const indexOf = new Map(doc.requests.map((entry, index) => [entry, index]))
   const requests = nameEntries(
-    scope.entries.map((entry) => ({ entry, index: doc.requests.indexOf(entry) })),
+    scope.entries.map((entry) => ({ entry, index: indexOf.get(entry)! })),
     'requests',
     effective.names,
     report,

@@ -1,3 +1,7 @@
+import type { Diagnostic } from '../../core/diagnostics.js'
+import type { ImportQuery } from '../../core/format.js'
+import { fileProblem } from '../../core/input-host.js'
+
 /** Which payloads generated clients check at run time. */
 export type ValidateOption = 'request' | 'response' | 'both' | false
 
@@ -26,4 +30,40 @@ export interface BenzeneOptions {
    * past 2^53; `'string'` types and validates them as decimal strings, for services that send them so.
    */
   int64?: 'number' | 'string'
+}
+
+const VALIDATE_VALUES = new Map<string, ValidateOption>([
+  ['request', 'request'],
+  ['response', 'response'],
+  ['both', 'both'],
+  ['false', false],
+  ['none', false],
+])
+
+/**
+ * The options a Benzene compile uses: the caller's (`benzene` plugin option, CLI flags), with the
+ * import query winning (`?topics=a,b&includeReserved&validate=request`). Values out of range are
+ * `BENZENE_INVALID_OPTION`.
+ */
+export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: string): { options: BenzeneOptions; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = []
+  const report = (message: string, data: Record<string, unknown>) => diagnostics.push({ ...fileProblem('BENZENE_INVALID_OPTION', file, message), data })
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) report(`The benzene options must be an object, not ${JSON.stringify(raw)}.`, { option: 'benzene', value: raw })
+  const options = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as BenzeneOptions
+  const topics = query.has('topics') ? query.get('topics')!.split(',').map((t) => t.trim()).filter(Boolean) : options.topics
+  const flag = query.get('includeReserved')
+  const includeReserved = flag === undefined ? options.includeReserved : flag !== 'false' && flag !== '0'
+  let validate = options.validate
+  const asked = query.get('validate')
+  if (asked !== undefined) {
+    if (VALIDATE_VALUES.has(asked)) validate = VALIDATE_VALUES.get(asked)
+    else report(`?validate=${asked} is not one of request, response, both, false.`, { option: 'validate', value: asked })
+  }
+  if (validate !== undefined && validate !== false && !['request', 'response', 'both'].includes(validate)) {
+    report(`Option validate: ${JSON.stringify(validate)} is not one of 'request', 'response', 'both', false.`, { option: 'validate', value: validate })
+  }
+  if (options.int64 !== undefined && options.int64 !== 'number' && options.int64 !== 'string') {
+    report(`Option int64: ${JSON.stringify(options.int64)} is not 'number' or 'string'.`, { option: 'int64', value: options.int64 })
+  }
+  return { options: { ...options, topics, includeReserved, validate }, diagnostics }
 }

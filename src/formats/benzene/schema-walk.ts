@@ -1,5 +1,5 @@
-import { joinPointer } from '../../core/json-pointer.js'
-import { isObject } from './document.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
+import { isObject } from '../../runtime/benzene/document.js'
 
 /** Where schema objects sit in a Benzene document. */
 export function* documentSchemas(doc: unknown): Generator<{ schema: unknown; pointer: string }> {

@@ -1,8 +1,8 @@
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
-import { namesReaching } from './closure.js'
-import { isObject, type Schema } from './document.js'
+import { namesReaching } from '../../runtime/benzene/closure.js'
+import { isObject, type Schema } from '../../runtime/benzene/document.js'
 import { closedMerge, discriminatorOf, type Direction } from './json-schema.js'
-import { refTarget } from './rules/refs.js'
+import { refTarget } from '../../runtime/benzene/document.js'
 import { walkSchema } from './schema-walk.js'
 
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const

@@ -1,7 +1,7 @@
 import { jsLiteral } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
 import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, reachedDefinitions, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
-import type { Schema } from './document.js'
+import type { Schema } from '../../runtime/benzene/document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
 export interface ValidatorRequest {

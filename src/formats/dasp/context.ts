@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
-import { joinPointer } from '../../core/json-pointer.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, type DaspInput, type LoadedJson } from './load.js'
 
 export interface Definition {

@@ -1,4 +1,5 @@
 import type { ContractFormat } from '../../core/format.js'
+import { withoutOptions } from '../../core/options.js'
 import { DaspContext } from './context.js'
 import { generateDasp } from './generate.js'
 import { loadDasp, type DaspInput } from './load.js'
@@ -7,23 +8,24 @@ import { buildDaspModel } from './normalize.js'
 import { daspRules } from './rules.js'
 
 /** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */
-export const daspFormat: ContractFormat<DaspInput, DaspModel, undefined> = {
+export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undefined> = {
   name: 'dasp',
   match: (file) => file.endsWith('.dasp.json'),
   queryKeys: [],
-  async parse(file, host) {
-    const { input, diagnostics } = await loadDasp(file, host)
-    return { parsed: input, diagnostics }
-  },
-  validate(input) {
+  resolveOptions: withoutOptions('dasp'),
+  load: loadDasp,
+  check(input) {
     const ctx = new DaspContext(input)
     for (const rule of daspRules) rule.check(ctx)
-    return [...input.diagnostics, ...ctx.diagnostics]
+    return { checked: ctx, diagnostics: ctx.diagnostics }
   },
-  normalize: (input) => ({ model: buildDaspModel(new DaspContext(input)), diagnostics: [] }),
+  model: (ctx) => ({ model: buildDaspModel(ctx), diagnostics: [] }),
   generate: generateDasp,
-  inspect(input) {
-    const model = buildDaspModel(new DaspContext(input))
-    return { data: { format: 'dasp', request: model.request, sessionFloor: model.floor, attributes: model.attributes }, diagnostics: [] }
+  inspect(model) {
+    const text = [`dasp selection ${model.file}`]
+    for (const e of (model.request as { extensions?: Array<{ uri: string; version: string; scope: string }> }).extensions ?? []) text.push(`  extension ${e.uri} ${e.version}  ${e.scope}`)
+    for (const a of model.attributes) text.push(`  attribute ${a.name}`)
+    return { data: { format: 'dasp', request: model.request, sessionFloor: model.floor, attributes: model.attributes }, text }
   },
+  hash: () => ({ usage: 'a DASP selection has no contract hash; its definitions are pinned by content (sha256 manifests), and `contracts inspect` shows the exact request.' }),
 }

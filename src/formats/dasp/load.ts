@@ -3,12 +3,11 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
-import { joinPointer } from '../../core/json-pointer.js'
+import { isObject } from '../../runtime/shared/json-value.js'
+export { isObject }
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 export interface LoadedJson {
   file: string
@@ -20,8 +19,6 @@ export interface LoadedJson {
 export interface DaspInput {
   selection: LoadedJson
   definitions: Array<{ index: number; loaded: LoadedJson }>
-  /** Pin problems and reading problems found while loading. */
-  diagnostics: Diagnostic[]
 }
 
 const report = (diagnostics: Diagnostic[], where: { file: string; source?: JsonSource }, code: string, pointer: string, message: string, data?: Record<string, unknown>) => {
@@ -45,7 +42,7 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
   const selection = await readJson(host, file)
   if (Array.isArray(selection)) return { diagnostics: selection }
   const diagnostics: Diagnostic[] = []
-  const input: DaspInput = { selection, definitions: [], diagnostics }
+  const input: DaspInput = { selection, definitions: [] }
   const list = isObject(selection.source.value) && Array.isArray(selection.source.value.definitions) ? selection.source.value.definitions : []
   for (let i = 0; i < list.length; i++) {
     const entry = list[i]
@@ -79,7 +76,7 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
     const ref = isObject(selection.source.value) ? selection.source.value[key] : undefined
     if (isObject(ref) && isObject(ref.content)) await checkManifestPin(host, selection, joinPointer('', key, 'content'), ref.content, diagnostics)
   }
-  return { input, diagnostics: [] }
+  return { input, diagnostics }
 }
 
 

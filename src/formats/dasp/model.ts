@@ -1,4 +1,4 @@
-import type { AttributeRule, SessionFloor } from '../../runtime/dasp.js'
+import type { AttributeRule, SessionFloor } from '../../runtime/dasp/index.js'
 
 export interface DaspModel {
   file: string

@@ -1,3 +1,6 @@
+import { DASP_LOAD_CODES } from './codes.js'
+import type { Rule } from '../../core/rule.js'
+import { escapeToken } from '../../runtime/shared/json-pointer.js'
 import canonicalize from 'canonicalize'
 import { createRequire } from 'node:module'
 import { isObject } from './load.js'
@@ -11,11 +14,7 @@ const Ajv = require('ajv') as typeof import('ajv').default
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
 
 /** A DASP rule: one check, one stable code. */
-export interface DaspRule {
-  code: string
-  description: string
-  check(ctx: DaspContext): void
-}
+export type DaspRule = Rule<DaspContext>
 
 const REF_KEYS = ['core', 'profile', 'binding'] as const
 const SCOPES = ['connection', 'session', 'command']
@@ -310,7 +309,7 @@ const settingsRule: DaspRule = {
       const defined = d.value.settings as Record<string, Record<string, any>>
       for (const [name, value] of Object.entries(e.settings)) {
         const spec = defined[name]
-        const at = `/extensions/${e.index}/settings/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        const at = `/extensions/${e.index}/settings/${escapeToken(name)}`
         if (!Object.hasOwn(defined, name) || !isObject(spec)) ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
         else {
           const problem = settingProblem(spec, value)
@@ -429,8 +428,9 @@ export const daspRules: readonly DaspRule[] = [
   policyRule,
 ]
 
+
 /** Codes found while reading (load.ts). */
-export const daspLoadCodes = ['DASP_DEFINITION_SOURCE', 'DASP_PIN_MISMATCH'] as const
+export const daspLoadCodes = Object.keys(DASP_LOAD_CODES) as Array<keyof typeof DASP_LOAD_CODES>
 
 /**
  * Tarjan's strongly connected components over the graph reachable from `roots`, iteratively

@@ -1,5 +1,5 @@
-import { isBaseToken, literal, type TokenType } from '../../runtime/tokens.js'
-import type { TemplateToken } from '../../runtime/subjects.js'
+import { isBaseToken, literal, type TokenType } from '../../runtime/nats/tokens.js'
+import type { TemplateToken } from '../../runtime/nats/subjects.js'
 
 /** A subject template split into tokens, or the reason it is not one. */
 export type ParsedTemplate = { tokens: TemplateToken[] } | { problem: string; code: 'NATS_ADDRESS_TOKEN' | 'NATS_RESERVED_SUBJECT' | 'NATS_FILTER_SYNTAX' }

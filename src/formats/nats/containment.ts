@@ -1,4 +1,4 @@
-import { ALPHABETS, inDomain, type TokenType } from '../../runtime/tokens.js'
+import { ALPHABETS, inDomain, type TokenType } from '../../runtime/nats/tokens.js'
 
 const isLetter = (c: string) => /[A-Za-z]/.test(c)
 

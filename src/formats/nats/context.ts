@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
-import { joinPointer } from '../../core/json-pointer.js'
-import { isEmptyLanguage, type TokenType } from '../../runtime/tokens.js'
-import type { TemplateToken } from '../../runtime/subjects.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
+import { isEmptyLanguage, type TokenType } from '../../runtime/nats/tokens.js'
+import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import { parseAddress, parseFilter, positions } from './address.js'
 import type { Language } from './languages.js'
 import { isObject } from './document.js'
@@ -28,7 +28,6 @@ interface DerivedFacts {
   channelList?: ChannelInfo[]
   filters?: Map<string, ReturnType<typeof parseFilter>>
 }
-const derived = new WeakMap<NatsInput, DerivedFacts>()
 
 /** What every NATS rule reads: the input, helpers to report, and facts derived once. */
 export class NatsContext {
@@ -64,13 +63,8 @@ export class NatsContext {
     return isObject(value) ? value : {}
   }
 
-  // Derived facts are kept per input, not per context: validation and normalization each build a
-  // context for the same input, and parsing every address twice showed in the profile (bench/).
-  private get facts(): DerivedFacts {
-    let facts = derived.get(this.input)
-    if (!facts) derived.set(this.input, (facts = {}))
-    return facts
-  }
+  // Derived facts, made once: the context the rules used is the one the model is built from.
+  private readonly facts: DerivedFacts = {}
 
   /** The token types that are well defined and non-empty. */
   get tokenTypes(): Record<string, TokenType> {

@@ -1,9 +1,9 @@
 import { basename } from 'node:path'
 import { LineBuilder, commentText, jsLiteral, jsString, propertyKey, sortKeys, sortedCopy } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
-import type { TokenType } from '../../runtime/tokens.js'
+import type { TokenType } from '../../runtime/nats/tokens.js'
 import type { ChannelModel, NatsModel } from './model.js'
-import { LinearPatternNeeded, payloadValidators } from './payload-validators.js'
+import { payloadValidators } from './payload-validators.js'
 import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
@@ -69,15 +69,7 @@ export function generateNats(unordered: NatsModel): Generated {
   lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
   lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
   lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
-  let made: ReturnType<typeof payloadValidators>
-  try {
-    made = payloadValidators(model.interactions, model.schemas)
-  } catch (error) {
-    if (!(error instanceof LinearPatternNeeded)) throw error
-    const { source } = error.interaction
-    return { code: '', dts: '', diagnostics: [{ code: 'NATS_PATTERN_UNSUPPORTED', severity: 'error', message: error.message, file: model.file, pointer: source.pointer, line: source.line, column: source.column }] }
-  }
-  const { definitions, validators } = made
+  const { definitions, validators } = payloadValidators(model.interactions, model.schemas)
   if (definitions.has(PATTERNS_CONSTANT)) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
   const interactions = model.interactions.map((it, i) => {

@@ -1,5 +1,5 @@
-import type { TemplateToken } from '../../runtime/subjects.js'
-import { enumerate, inDomain, intersects, type TokenType } from '../../runtime/tokens.js'
+import type { TemplateToken } from '../../runtime/nats/subjects.js'
+import { enumerate, inDomain, intersects, type TokenType } from '../../runtime/nats/tokens.js'
 
 /** A subject language: one token language per position (a channel address, after its placeholders' domains). */
 export type Language = readonly TokenType[]

@@ -3,11 +3,11 @@ import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
-import { joinPointer } from '../../core/json-pointer.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
-import { isObject } from './document.js'
+import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 
 /** A file validation read, with its exact-bytes digest. */
 export interface LoadedFile {
@@ -32,13 +32,10 @@ export interface NatsInput {
   documents: Map<string, LoadedFile>
   /** Other files read (external artifacts, `$ref` targets) by absolute path. */
   files: Map<string, LoadedFile>
-  /** Problems found while reading: they are reported with the rules' diagnostics. */
-  diagnostics: Diagnostic[]
 }
 
 const LOCK = 'bundle.lock.json'
 export const HEX64 = /^[0-9a-f]{64}$/
-export const APPLICATION_DOCUMENT = /(^|\/)(asyncapi\.yaml|[^/]*\.asyncapi\.ya?ml)$/
 
 export type Report = (file: string, source: JsonSource | undefined, code: string, pointer: string, message: string, data?: Record<string, unknown>) => void
 
@@ -60,7 +57,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
   const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
   const diagnostics: Diagnostic[] = []
   const report = reporter(diagnostics)
-  const input: NatsInput = { main, documents: new Map(), files: new Map(), diagnostics }
+  const input: NatsInput = { main, documents: new Map(), files: new Map() }
 
   const lockFile = await findLock(dirname(file), host)
   if (lockFile) input.bundle = await readLock(lockFile, host, report)
@@ -158,7 +155,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
   if (input.bundle) {
     for (const rel of input.bundle.entries.keys()) {
       const abs = join(input.bundle.root, ...rel.split('/'))
-      if (!APPLICATION_DOCUMENT.test(rel) || abs === main.file || input.documents.has(abs)) continue
+      if (!APPLICATION_DOCUMENT_NAME.test(rel) || abs === main.file || input.documents.has(abs)) continue
       const loaded = await readLocked(rel, undefined, main, '')
       if (loaded) input.documents.set(abs, loaded)
     }
@@ -209,7 +206,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       await verifyLocked(rel, locked, { file: bundle.lockFile, source: bundle.lock }, lockPointer(bundle, rel, 'path'))
     }
   }
-  return { input, diagnostics: [] }
+  return { input, diagnostics }
 }
 
 export function profileOf(doc: unknown): Record<string, unknown> | undefined {

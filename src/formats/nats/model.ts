@@ -1,5 +1,5 @@
-import type { TemplateToken } from '../../runtime/subjects.js'
-import type { TokenType } from '../../runtime/tokens.js'
+import type { TemplateToken } from '../../runtime/nats/subjects.js'
+import type { TokenType } from '../../runtime/nats/tokens.js'
 
 export interface SourceLink {
   /** Relative to the bundle root (or the document's folder): the same in every checkout. */

@@ -1,3 +1,4 @@
+import { escapeToken } from '../../runtime/shared/json-pointer.js'
 import { parseFilter } from './address.js'
 import { isObject } from './document.js'
 
@@ -38,7 +39,7 @@ export function configProblems(kind: 'stream' | 'consumer', config: unknown): Co
   for (const key of Object.keys(config)) {
     if (fields.includes(key)) continue
     problems.push({
-      at: '/' + key.replace(/~/g, '~0').replace(/\//g, '~1'),
+      at: '/' + escapeToken(key),
       message: PUSH_FIELDS.has(key) ? `${key} configures a push consumer; profile v0.2 supports durable pull consumers only.` : `${key} is not part of the closed ${kind} configuration of profile v0.2 (unsupported).`,
     })
   }

@@ -5,6 +5,7 @@ import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
+import { requestPayload } from './schemas.js'
 import { refId } from './context.js'
 
 /** Names the module exports besides channels. */
@@ -16,20 +17,6 @@ export function channelExportName(id: string): string {
   if (/^[a-z][A-Za-z0-9]*$/.test(id)) return id
   const words = id.split(/[^A-Za-z0-9]+/).filter(Boolean)
   return words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join('')
-}
-
-/** The payload schema (as written, references to `#/components/...` kept) of a request operation's single message. */
-function requestPayload(ctx: NatsContext, operationId: string): unknown {
-  const op = ctx.standard('operations')[operationId]
-  const channelId = ctx.channelOf(op)
-  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
-  const messages = isObject(op) && Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
-  let message = messages[0]
-  for (let hops = 0; hops < 8 && isObject(message) && typeof message.$ref === 'string'; hops++) {
-    const ref = message.$ref as string
-    message = ref.startsWith('#/') ? ref.slice(2).split('/').reduce<unknown>((v, t) => (isObject(v) ? v[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), ctx.doc) : undefined
-  }
-  return isObject(message) ? message.payload : undefined
 }
 
 /** The model of a valid document; naming problems come back as diagnostics. */

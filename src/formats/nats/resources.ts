@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { splitPointer } from '../../core/json-pointer.js'
+import { splitPointer } from '../../runtime/shared/json-pointer.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { LoadedFile } from './load.js'

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { splitPointer } from '../../core/json-pointer.js'
+import { splitPointer } from '../../runtime/shared/json-pointer.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 
@@ -115,3 +115,18 @@ export function sameSchema(ctx: NatsContext, a: unknown, b: unknown): boolean {
     return false
   }
 }
+
+/** The payload schema (as written, references to `#/components/...` kept) of a request operation's single message. */
+export function requestPayload(ctx: NatsContext, operationId: string): unknown {
+  const op = ctx.standard('operations')[operationId]
+  const channelId = ctx.channelOf(op)
+  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
+  const messages = isObject(op) && Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
+  let message = messages[0]
+  for (let hops = 0; hops < 8 && isObject(message) && typeof message.$ref === 'string'; hops++) {
+    const ref = message.$ref as string
+    message = ref.startsWith('#/') ? ref.slice(2).split('/').reduce<unknown>((v, t) => (isObject(v) ? v[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), ctx.doc) : undefined
+  }
+  return isObject(message) ? message.payload : undefined
+}
+

@@ -1,4 +1,4 @@
-import { isBaseToken } from '../../runtime/tokens.js'
+import { isBaseToken } from '../../runtime/nats/tokens.js'
 import { isObject } from './document.js'
 
 /**

@@ -1,8 +1,8 @@
-import { joinPointer } from '../../../core/json-pointer.js'
-import { isObject } from '../document.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import { refTarget } from './refs.js'
-import type { Rule } from './rule.js'
+import { refTarget } from '../../../runtime/benzene/document.js'
+import type { BenzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(members + mapping) per discriminated schema. */
 
@@ -11,10 +11,10 @@ import type { Rule } from './rule.js'
  * for every member a value: `$ref` members are named by their schema, inline members need a
  * `mapping` entry; every mapping target must be a schema of the document.
  */
-export const discriminatorShape: Rule = {
+export const discriminatorShape: BenzeneRule = {
   code: 'BENZENE_INVALID_DISCRIMINATOR',
   description: 'A `discriminator` without `propertyName`, without `oneOf`/`anyOf`, with an inline member no mapping names, or mapping to a schema that does not exist.',
-  check(doc, report) {
+  check({ doc, report }) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('discriminator' in schema)) return

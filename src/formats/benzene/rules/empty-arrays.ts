@@ -1,23 +1,23 @@
-import { joinPointer } from '../../../core/json-pointer.js'
-import { isObject } from '../document.js'
-import type { Rule } from './rule.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../../../runtime/benzene/document.js'
+import type { BenzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
 
-export const emptyTransports: Rule = {
+export const emptyTransports: BenzeneRule = {
   code: 'BENZENE_EMPTY_TRANSPORTS',
   description: '`transports` is an empty array; the seed omits it when empty (seed 1).',
-  check(doc, report) {
+  check({ doc, report }) {
     if (isObject(doc) && Array.isArray(doc.transports) && doc.transports.length === 0) {
       report('/transports', '`transports` is omitted when empty, never written as [] (seed 1).')
     }
   },
 }
 
-export const emptyHttpMappings: Rule = {
+export const emptyHttpMappings: BenzeneRule = {
   code: 'BENZENE_EMPTY_HTTP_MAPPINGS',
   description: '`httpMappings` is an empty array; the seed omits it when empty (seed 2).',
-  check(doc, report) {
+  check({ doc, report }) {
     if (!isObject(doc) || !Array.isArray(doc.requests)) return
     doc.requests.forEach((entry, i) => {
       if (isObject(entry) && Array.isArray(entry.httpMappings) && entry.httpMappings.length === 0) {

@@ -1,3 +1,5 @@
+import type { Diagnostic } from '../../../core/diagnostics.js'
+import type { JsonSource } from '../../../core/json-source.js'
 import { discriminatorShape } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
@@ -8,11 +10,11 @@ import { emptyTopic, emptyVersion } from './non-empty-strings.js'
 import { refForm, refTargetExists } from './refs.js'
 import { requiredMembers } from './required-members.js'
 import { reservedFlag } from './reserved-flag.js'
-import type { Rule } from './rule.js'
+import type { BenzeneRule } from './rule.js'
 import { schemaKeywords } from './schema-keywords.js'
 
 /** Every Benzene validation rule (seed sections 1-4). Each has one code; see docs/diagnostics.md. */
-export const benzeneRules: readonly Rule[] = [
+export const benzeneRules: readonly BenzeneRule[] = [
   requiredMembers,
   memberTypes,
   emptyTopic,
@@ -28,3 +30,18 @@ export const benzeneRules: readonly Rule[] = [
   patternEngineRule,
   endpointForm,
 ]
+
+/** Runs every rule over the document; each problem positioned at its pointer. */
+export function checkBenzene(source: JsonSource): Diagnostic[] {
+  const diagnostics: Diagnostic[] = []
+  for (const rule of benzeneRules) {
+    rule.check({
+      doc: source.value,
+      report: (pointer, message, data) => {
+        const { line, column } = source.locate(pointer)
+        diagnostics.push({ code: rule.code, severity: rule.severity ?? 'error', message, file: source.file, pointer, line, column, ...(data ? { data } : {}) })
+      },
+    })
+  }
+  return diagnostics
+}

@@ -1,8 +1,8 @@
-import { joinPointer } from '../../../core/json-pointer.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { patternEngine } from '../../../core/pattern-safety.js'
-import { isObject } from '../document.js'
+import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { Rule } from './rule.js'
+import type { BenzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas + pattern lengths) over the shared schema list. */
 
@@ -11,10 +11,10 @@ import type { Rule } from './rule.js'
  * backtracking `RegExp`, and not expressible for the linear-time engine (lookaround,
  * backreferences). See `src/core/pattern-safety.ts` for the policy. Linear in the pattern's length.
  */
-export const patternEngineRule: Rule = {
+export const patternEngineRule: BenzeneRule = {
   code: 'BENZENE_PATTERN_UNSUPPORTED',
   description: 'A `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express.',
-  check(doc, report) {
+  check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return
       const engine = patternEngine(schema.pattern)

@@ -1,22 +1,14 @@
-import { joinPointer, unescapeToken } from '../../../core/json-pointer.js'
-import { REF_PREFIX, isObject } from '../document.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { REF_PREFIX, isObject, refTarget } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { Rule } from './rule.js'
+import type { BenzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list, each reference a map lookup. */
 
-/** The schema name a `$ref` of the exact form `#/components/schemas/<name>` names, or undefined. */
-export function refTarget(ref: unknown): string | undefined {
-  if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX)) return undefined
-  const token = ref.slice(REF_PREFIX.length)
-  if (token === '' || token.includes('/')) return undefined
-  return unescapeToken(token)
-}
-
-export const refForm: Rule = {
+export const refForm: BenzeneRule = {
   code: 'BENZENE_REF_FORM',
   description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; seed 4).',
-  check(doc, report) {
+  check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('$ref' in schema)) return
       if (refTarget(schema.$ref) === undefined) {
@@ -30,10 +22,10 @@ export const refForm: Rule = {
   },
 }
 
-export const refTargetExists: Rule = {
+export const refTargetExists: BenzeneRule = {
   code: 'BENZENE_REF_MISSING',
   description: 'A `$ref` names a schema that `components.schemas` does not declare.',
-  check(doc, report) {
+  check({ doc, report }) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : undefined
     if (!schemas) return
     forEachSchema(doc, (schema, where) => {

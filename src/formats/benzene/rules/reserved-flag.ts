@@ -1,13 +1,13 @@
-import { joinPointer } from '../../../core/json-pointer.js'
-import { isObject } from '../document.js'
-import type { Rule } from './rule.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../../../runtime/benzene/document.js'
+import type { BenzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
 
-export const reservedFlag: Rule = {
+export const reservedFlag: BenzeneRule = {
   code: 'BENZENE_RESERVED_NOT_TRUE',
   description: '`reserved` is written as `false`; the seed writes it only when true (seed 2).',
-  check(doc, report) {
+  check({ doc, report }) {
     if (!isObject(doc) || !Array.isArray(doc.requests)) return
     doc.requests.forEach((entry, i) => {
       if (isObject(entry) && entry.reserved === false) {

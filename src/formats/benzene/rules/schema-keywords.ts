@@ -1,7 +1,7 @@
-import { joinPointer } from '../../../core/json-pointer.js'
-import { isObject } from '../document.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema, type Where } from '../schema-walk.js'
-import type { Report, Rule } from './rule.js'
+import type { BenzeneRule, Report } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list; duplicates in enum/required through a set past 16 items. */
 
@@ -94,10 +94,10 @@ function compiles(pattern: string): boolean {
   return ok
 }
 
-export const schemaKeywords: Rule = {
+export const schemaKeywords: BenzeneRule = {
   code: 'BENZENE_INVALID_SCHEMA',
   description: 'A schema, or a keyword the generator reads (type, properties, required, items, additionalProperties, allOf/anyOf/oneOf, enum, nullable), is not shaped as OpenAPI 3.0 defines it.',
-  check(doc, report) {
+  check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       // Top-level schemas of the wrong JSON type are BENZENE_WRONG_TYPE's; nested ones are ours.
       if (isObject(schema)) checkSchema(schema, where, report)

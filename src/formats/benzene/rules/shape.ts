@@ -1,5 +1,5 @@
-import { joinPointer } from '../../../core/json-pointer.js'
-import { isObject } from '../document.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../../../runtime/benzene/document.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one walk along the fixed document shape (its depth is the shape's, a few levels): O(document). */
 

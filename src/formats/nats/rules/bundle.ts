@@ -77,5 +77,5 @@ export const importsAcyclic: NatsRule = {
 
 /** The contexts of the other application documents of the bundle, for cross-contract rules. */
 export function otherContexts(ctx: NatsContext): NatsContext[] {
-  return [...ctx.input.documents.values()].map((main) => new NatsContext({ ...ctx.input, main, diagnostics: [] }))
+  return [...ctx.input.documents.values()].map((main) => new NatsContext({ ...ctx.input, main }))
 }

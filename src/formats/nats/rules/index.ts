@@ -1,3 +1,4 @@
+import { NATS_LOAD_CODES } from '../codes.js'
 import { addressTokens, channelKnown, channelProfiled, channelsDisjoint, filterIntersects, filterSyntax, parametersAgree, parameterTypesKnown, publisherIdentity, reservedSubjects } from './channels.js'
 import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
 import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
@@ -100,15 +101,4 @@ export const natsRules: readonly NatsRule[] = [
 ]
 
 /** Codes found while reading the bundle (load.ts), documented with the rules. */
-export const loadCodes = [
-  'NATS_BUNDLE_REQUIRED',
-  'NATS_UNLOCKED_FILE',
-  'NATS_LOCK_MISMATCH',
-  'NATS_LOCK_PATH',
-  'NATS_LOCKED_FILE_MISSING',
-  'NATS_LOCK_DIGEST',
-  'NATS_LOCK_INVALID',
-  'NATS_LOCK_SELF',
-  'NATS_LOCK_DIGEST_FORM',
-  'NATS_REMOTE_REF',
-] as const
+export const loadCodes = Object.keys(NATS_LOAD_CODES) as Array<keyof typeof NATS_LOAD_CODES>

@@ -1,13 +1,13 @@
 import canonicalize from 'canonicalize'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { unescapeToken } from '../../../core/json-pointer.js'
+import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { positions } from '../address.js'
 import { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { ChannelIndex } from '../channel-index.js'
 import type { Language } from '../languages.js'
-import type { TokenType } from '../../../runtime/tokens.js'
+import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { otherContexts } from './bundle.js'
 import type { NatsRule } from './rule.js'
 
@@ -31,7 +31,7 @@ function resolveOperation(ctx: NatsContext, ref: unknown): ResolvedOperation | s
   if (!isObject(entry) || typeof entry.path !== 'string') return `${JSON.stringify(ref.contract)} is not an import alias of this document`
   const file = ctx.input.bundle && ctx.input.documents.get(join(ctx.input.bundle.root, ...entry.path.split('/')))
   if (!file) return `imported contract ${JSON.stringify(ref.contract)} could not be read`
-  const other = new NatsContext({ ...ctx.input, main: file, diagnostics: [] })
+  const other = new NatsContext({ ...ctx.input, main: file })
   const op = other.standard('operations')[ref.operation]
   return isObject(op) ? { ctx: other, id: ref.operation, action: op.action, label: `${ref.contract}:${ref.operation}` } : `${ref.contract} has no operation ${JSON.stringify(ref.operation)}`
 }

@@ -1,3 +1,4 @@
+import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { join } from 'node:path'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
@@ -96,7 +97,7 @@ export const pipelineBindings: NatsRule = {
         const input = stageInput(ctx, steps, i)
         for (const [part, map] of [['subject', subject], ['payload', payload]] as const) {
           for (const [target, source] of Object.entries(map)) {
-            const where = `${pointer}/${part}/${target.replace(/~/g, '~0').replace(/\//g, '~1')}`
+            const where = `${pointer}/${part}/${escapeToken(target)}`
             const kinds = isObject(source) ? Object.keys(source) : []
             if (kinds.length !== 1 || !['stageInput', 'context', 'literal'].includes(kinds[0]!)) ctx.report(this.code, where, 'An operation step binds from exactly one of {stageInput}, {context} or {literal}; interaction inputs and branch fields do not exist here.')
             else if ('context' in source && !Object.hasOwn(CONTEXT_FIELDS, source.context as string)) ctx.report(this.code, where, `${JSON.stringify(source.context)} is not a context field.`)
@@ -106,7 +107,7 @@ export const pipelineBindings: NatsRule = {
         const channel = ctx.operationChannel(step.operation)
         if (channel) for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
         for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload))) ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
-        checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`, this.code)
+        checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${escapeToken(p)}`, this.code)
       })
     }
   },

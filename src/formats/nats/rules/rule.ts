@@ -1,8 +1,5 @@
+import type { Rule } from '../../../core/rule.js'
 import type { NatsContext } from '../context.js'
 
-/** A NATS profile rule: one check, one stable diagnostic code. */
-export interface NatsRule {
-  code: string
-  description: string
-  check(ctx: NatsContext): void
-}
+/** A NATS profile rule: it reads the facts the context derived once. */
+export type NatsRule = Rule<NatsContext>

@@ -1,3 +1,4 @@
+import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { createRequire } from 'node:module'
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
@@ -93,7 +94,7 @@ export const profileUnsupported: NatsRule = {
     for (const e of profileErrors(ctx)) {
       if (e.keyword !== 'additionalProperties') continue
       const name = e.params.additionalProperty as string
-      ctx.report(this.code, `/x-nats-contract${e.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`, { member: name })
+      ctx.report(this.code, `/x-nats-contract${e.instancePath}/${escapeToken(name)}`, `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`, { member: name })
     }
   },
 }

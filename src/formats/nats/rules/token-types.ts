@@ -1,4 +1,4 @@
-import { isEmptyLanguage, type TokenType } from '../../../runtime/tokens.js'
+import { isEmptyLanguage, type TokenType } from '../../../runtime/nats/tokens.js'
 import { tokenTypeProblem } from '../token-types.js'
 import type { NatsRule } from './rule.js'
 

@@ -1,6 +1,6 @@
-import { fail, toResult, type Result } from './result.js'
+import { fail, toResult, type Result } from '../shared/result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
-import { check, type Validator } from './validation.js'
+import { check, type Validator } from '../shared/validation.js'
 
 /** A generated topic client: frozen, with its identity, contract hash and a typed call. */
 export interface TopicClient<Topic extends string, Version extends string | undefined, Request, Response> {

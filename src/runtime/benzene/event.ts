@@ -1,7 +1,7 @@
-import { fail, type Result } from './result.js'
+import { fail, type Result } from '../shared/result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
 import { sendChecked } from './client.js'
-import { check, type Validator } from './validation.js'
+import { check, type Validator } from '../shared/validation.js'
 
 /** A generated event descriptor (one `events[]` entry): frozen, with a typed, validated publish. */
 export interface EventDescriptor<Topic extends string, Version extends string | undefined, Message> {

@@ -1,3 +1,5 @@
+import { unescapeToken } from '../shared/json-pointer.js'
+export { isObject } from '../shared/json-value.js'
 /**
  * The Benzene contract document (seed sections 1-4), as the rules leave it: every type below holds
  * once validation has passed. Unknown members are kept (and hashed) but not modelled.
@@ -36,11 +38,16 @@ export interface BenzeneDocument {
 
 export const REF_PREFIX = '#/components/schemas/'
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** A request or event entry's identity as people write it: `topic` or `topic@version`. */
 export function entryLabel(entry: { topic: string; version?: string }): string {
   return entry.version === undefined ? entry.topic : `${entry.topic}@${entry.version}`
+}
+
+/** The schema name a `$ref` of the exact form `#/components/schemas/<name>` names, or undefined. */
+export function refTarget(ref: unknown): string | undefined {
+  if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX)) return undefined
+  const token = ref.slice(REF_PREFIX.length)
+  if (token === '' || token.includes('/')) return undefined
+  return unescapeToken(token)
 }

@@ -1,3 +1,4 @@
+import { escapeToken } from './json-pointer.js'
 import type { ResultError } from './result.js'
 import { codePoints, equal } from './schema-check.js'
 
@@ -18,7 +19,7 @@ export function check(validator: Validator | undefined, data: unknown): ResultEr
   return (validator.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
     // `required` and `additionalProperties` report on the parent; point at the member itself.
     const member = error.params?.missingProperty ?? error.params?.additionalProperty
-    const path = typeof member === 'string' ? `${error.instancePath}/${member.replace(/~/g, '~0').replace(/\//g, '~1')}` : error.instancePath
+    const path = typeof member === 'string' ? `${error.instancePath}/${escapeToken(member)}` : error.instancePath
     return { message: `${path || '(payload)'} ${error.message ?? 'is invalid'}`, path, code: error.keyword }
   })
 }

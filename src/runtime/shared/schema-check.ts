@@ -1,3 +1,4 @@
+import { escapeToken } from './json-pointer.js'
 import type { Validator } from './validation.js'
 
 /**
@@ -124,7 +125,7 @@ function fail(errors: SchemaError[], instancePath: string, keyword: string, para
   errors.push({ instancePath, keyword, params, message })
 }
 
-const pointerToken = (key: string | number) => (typeof key === 'number' ? String(key) : key.replace(/~/g, '~0').replace(/\//g, '~1'))
+const pointerToken = (key: string | number) => (typeof key === 'number' ? String(key) : escapeToken(key))
 
 function typeOf(data: unknown): string {
   if (data === null) return 'null'

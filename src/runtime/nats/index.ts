@@ -4,17 +4,10 @@ export type { AddressedChannel, Channel, Filter, SourceLink, Subject, SubjectErr
 export { inDomain, intersects, isBaseToken, type Alphabet, type TokenType } from './tokens.js'
 export { MaterializeError, createInteraction, materialize, operationId, quorumThreshold } from './interactions.js'
 export type { BindingSource, Interaction, InteractionInput, MaterializeValues } from './interactions.js'
-export { ajvRuntime } from './validation.js'
-export { schemaValidator } from './schema-check.js'
-
-/** Freezes a JSON-like value and everything in it (generated descriptors are immutable). */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
-  }
-  return value
-}
+export { ajvRuntime } from '../shared/validation.js'
+export { schemaValidator } from '../shared/schema-check.js'
+export { deepFreeze } from '../shared/deep-freeze.js'
+import { deepFreeze } from '../shared/deep-freeze.js'
 
 /** A frozen map with no prototype, keyed by exact ids (channel and operation ids are document text). */
 export function idMap<M>(entries: ReadonlyArray<readonly [string, unknown]>): M {

@@ -5,8 +5,8 @@
  */
 import type { Subject } from './subjects.js'
 import { inDomain, type TokenType } from './tokens.js'
-import { check, type Validator } from './validation.js'
-import type { ResultError } from './result.js'
+import { check, type Validator } from '../shared/validation.js'
+import type { ResultError } from '../shared/result.js'
 
 const encoder = new TextEncoder()
 

@@ -1,5 +1,5 @@
-import { isObject, type Schema } from './document.js'
-import { refTarget } from './rules/refs.js'
+import { escapeToken } from '../shared/json-pointer.js'
+import { isObject, refTarget, type Schema } from './document.js'
 
 /**
  * Seed 5.3: the component schemas a topic's request and response reach. `$ref` adds a name once and
@@ -22,7 +22,7 @@ const namedClosures = new WeakMap<object, Map<string, ReadonlySet<string>>>()
 
 /** A name and every component schema its schema reaches (memoized per catalogue). */
 export function namedClosure(name: string, catalogue: Readonly<Record<string, Schema>>): ReadonlySet<string> {
-  const ref = `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`
+  const ref = `#/components/schemas/${escapeToken(name)}`
   // A name no reference can spell (the empty name) is walked directly.
   if (refTarget(ref) !== name) return new Set([name, ...reachedFrom(catalogue[name], catalogue)])
   return reachedFrom({ $ref: ref }, catalogue)

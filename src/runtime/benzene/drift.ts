@@ -5,11 +5,12 @@
  * are never compared (seed 6.4): they differ by construction, so such a comparison would report
  * drift that is not there, and miss drift that is.
  */
-import canonicalize from 'canonicalize'
-import type { BenzeneDocument } from '../formats/benzene/document.js'
-import { normalize, serviceLevel, topicScoped, wholeService, type Projection } from '../formats/benzene/projection.js'
+import type { BenzeneDocument } from './document.js'
+import { contractHashWeb } from './hash.js'
+import { serviceLevel, topicScoped, wholeService, type Projection } from './projection.js'
 import type { ContractInfo } from './contract.js'
-import { boundedExchange, sameOriginUrl, type ExchangeLimits } from './bounded-fetch.js'
+import { boundedExchange, sameOriginUrl, type ExchangeLimits } from '../shared/bounded-fetch.js'
+import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
 
 export type DriftTransport = { sender: MessageSender } | ({ baseUrl: string | URL; fetch?: typeof globalThis.fetch } & ExchangeLimits)
@@ -85,12 +86,8 @@ export async function checkHealthDrift(contract: ContractInfo, transport: DriftT
   return { ...base, isMatch: serviceHash === contract.hash, serviceHash }
 }
 
-/** `"sha256:" + hex(sha256(JCS(normalize(projection))))`, with Web Crypto so it runs in browsers too. */
-export async function hashOf(projection: Projection): Promise<string> {
-  const canonical = canonicalize(normalize(projection))!
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonical))
-  return 'sha256:' + [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
+/** `"sha256:" + hex(sha256(JCS(normalize(projection))))`, with Web Crypto so it runs in browsers too (the compiler's hash input, `hash.ts`). */
+export const hashOf = contractHashWeb
 
 async function fetchDocument(transport: DriftTransport): Promise<BenzeneDocument> {
   const raw = 'sender' in transport ? payloadOf(await transport.sender.send('benzene:spec', { type: 'benzene', format: 'json' })) : await getJson(transport, '/benzene/spec?type=benzene&format=json')
@@ -120,6 +117,3 @@ function member(value: unknown, name: string): unknown {
   return Object.hasOwn(value, name) ? value[name] : value[name[0]!.toUpperCase() + name.slice(1)]
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}

@@ -4,14 +4,10 @@
  * the DASP-EXT-008 report skeleton.
  */
 import canonicalize from 'canonicalize'
+import { deepFreeze } from '../shared/deep-freeze.js'
+import { isObject } from '../shared/json-value.js'
 
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
-  }
-  return value
-}
+export { deepFreeze }
 
 /** True only when the confirmed selection is exactly the request (same members and values, any key order). */
 export function isExactSelection(request: unknown, confirmed: unknown): boolean {
@@ -39,7 +35,6 @@ export type FloorCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly code: 'missing-record' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings'; readonly reason: string; readonly extension?: string }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * Checks a fresh selection (`offered`) against a session's saved protection floor (`saved`,

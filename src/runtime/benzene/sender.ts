@@ -1,4 +1,4 @@
-import type { Result } from './result.js'
+import type { Result } from '../shared/result.js'
 
 export type MessageHeaders = Readonly<Record<string, string>>
 

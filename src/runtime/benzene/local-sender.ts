@@ -1,4 +1,4 @@
-import { fail, ok, toResult, type Result } from './result.js'
+import { fail, ok, toResult, type Result } from '../shared/result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
 
 export type LocalHandler = (request: unknown, headers: MessageHeaders) => unknown | Promise<unknown>

@@ -4,8 +4,9 @@
  * serialized as a string; the answer `{ statusCode, isSuccessful, headers, body }` becomes a
  * `Result`. Never throws: timeouts, refused connections and malformed answers are failures.
  */
-import { FAILURE_STATUSES, SUCCESS_STATUSES, fail, isFailureStatus, isSuccessStatus, ok, type BenzeneStatus, type FailureStatus, type Result, type ResultError } from './result.js'
-import { boundedExchange, sameOriginUrl, type Exchange } from './bounded-fetch.js'
+import { FAILURE_STATUSES, SUCCESS_STATUSES, fail, isFailureStatus, isSuccessStatus, ok, type BenzeneStatus, type FailureStatus, type Result, type ResultError } from '../shared/result.js'
+import { boundedExchange, sameOriginUrl, type Exchange } from '../shared/bounded-fetch.js'
+import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
 
 export interface HttpSenderOptions {
@@ -144,9 +145,6 @@ function isEnvelope(value: unknown): value is Envelope {
   return isObject(value) && typeof value.isSuccessful === 'boolean' && (typeof value.statusCode === 'string' || typeof value.statusCode === 'number')
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function parseJsonOr(text: string, otherwise: unknown): unknown {
   try {

@@ -1,0 +1,34 @@
+import type { Severity } from './diagnostics.js'
+
+/** A diagnostic code's declaration: its severity and what it means, in one line. */
+export interface CodeInfo {
+  severity: Severity
+  meaning: string
+}
+
+/** Declares codes as data; the keys become the module's closed union of codes. */
+export const declareCodes = <const T extends Record<string, CodeInfo>>(codes: T): T => codes
+
+/** The codes core itself emits (reading, parsing, limits, the pipeline). */
+export const CORE_CODES = declareCodes({
+  CONTRACTS_UNKNOWN_FORMAT: { severity: 'error', meaning: 'No format handles the file.' },
+  CONTRACTS_UNKNOWN_QUERY: { severity: 'error', meaning: 'An import query parameter the format does not know.' },
+  CONTRACTS_UNKNOWN_OPTION: { severity: 'error', meaning: 'Options given to a format that takes none.' },
+  CONTRACTS_READ_FAILED: { severity: 'error', meaning: 'The file cannot be read (missing, a folder, a FIFO or device, a NUL byte in the path).' },
+  CONTRACTS_NOT_UTF8: { severity: 'error', meaning: 'The file is not UTF-8.' },
+  CONTRACTS_TOO_LARGE: { severity: 'error', meaning: 'A file over 16 MiB.' },
+  CONTRACTS_TOO_DEEP: { severity: 'error', meaning: 'Values nested more than 64 levels (JSON or YAML).' },
+  CONTRACTS_SYMLINK: { severity: 'error', meaning: 'The contract, or a file it reads, is a symbolic link (never followed).' },
+  CONTRACTS_OUTSIDE_TREE: { severity: 'error', meaning: "A file the contract reads is outside its folder tree (the bundle root for NATS)." },
+  CONTRACTS_DIAGNOSTICS_CAPPED: { severity: 'error', meaning: 'More than 100 diagnostics of one code (or 1,000 in all): the rest are counted here, `data: { code, count }` (a warning when all left out are warnings).' },
+  CONTRACTS_INTERNAL: { severity: 'error', meaning: 'A bug in the compiler, reported instead of crashing the build.' },
+  JSON_SYNTAX: { severity: 'error', meaning: 'The file is not strict JSON (comments, trailing commas, truncation).' },
+  JSON_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one object.' },
+  JSON_LONE_SURROGATE: { severity: 'error', meaning: 'A string with an unpaired UTF-16 surrogate, which canonical JSON (RFC 8785) cannot represent.' },
+  JSON_NUMBER_RANGE: { severity: 'error', meaning: 'A number beyond the range of a double (`1e400` reads as Infinity; RFC 8785 has no form for it).' },
+  YAML_SYNTAX: { severity: 'error', meaning: 'The file is not YAML (or is empty).' },
+  YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping.' },
+  YAML_NON_STRING_KEY: { severity: 'error', meaning: 'A key that is not a string.' },
+  YAML_ALIAS_LIMIT: { severity: 'error', meaning: 'More than 16 aliases, or aliases that expand beyond 256 nodes.' },
+  YAML_NON_JSON_VALUE: { severity: 'error', meaning: 'A value JSON cannot say: an explicit tag, `.inf`, `.nan`, a number beyond a double, or a `%YAML 1.1` directive.' },
+})

@@ -1,0 +1,20 @@
+import { declareCodes } from '../../core/codes.js'
+
+/** NATS codes found while reading the bundle (load.ts), outside the rules (rules/). */
+export const NATS_LOAD_CODES = declareCodes({
+  NATS_BUNDLE_REQUIRED: { severity: 'error', meaning: 'The document reads other files (imports, artifacts, `$ref`s) but no `bundle.lock.json` is above it.' },
+  NATS_UNLOCKED_FILE: { severity: 'error', meaning: 'A file read for validation is not in the lock (or a `$ref` leaves the bundle).' },
+  NATS_LOCK_MISMATCH: { severity: 'error', meaning: "An import or artifact names a digest other than the lock's." },
+  NATS_LOCK_PATH: { severity: 'error', meaning: 'A lock path is not a plain relative POSIX path inside the bundle (`..`, absolute, backslash, symlink, NUL).' },
+  NATS_LOCKED_FILE_MISSING: { severity: 'error', meaning: 'A locked file needed for validation is not in the bundle.' },
+  NATS_LOCK_DIGEST: { severity: 'error', meaning: "A locked file's bytes (any entry, the compiled document's included) do not have the digest the lock pins." },
+  NATS_LOCK_INVALID: { severity: 'error', meaning: 'The lock is not `{ entries: [{ path, sha256 }] }`, or lists a path twice.' },
+  NATS_LOCK_SELF: { severity: 'error', meaning: 'The lock lists itself.' },
+  NATS_LOCK_DIGEST_FORM: { severity: 'error', meaning: 'A lock digest is not 64 lowercase hex digits.' },
+  NATS_REMOTE_REF: { severity: 'error', meaning: 'A `$ref` names a URL: nothing is fetched.' },
+})
+
+/** NATS codes of the model (normalize.ts). */
+export const NATS_MODEL_CODES = declareCodes({
+  NATS_EXPORT_NAME: { severity: 'error', meaning: 'Two channel ids give the same export name, or one gives no usable identifier.' },
+})
