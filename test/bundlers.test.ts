@@ -1,5 +1,6 @@
 /** One fixture app, built by every supported bundler with the real bundler, then run in Node. */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
@@ -93,3 +94,29 @@ function runInNode(file: string): any {
   const script = `const { run } = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify(await run()))`
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))
 }
+
+// The plugin resolves every package the runtime imports itself, so a Rollup bundle (no
+// node-resolve plugin) of any format is complete: it runs from a folder with no node_modules.
+describe('Rollup without node-resolve', () => {
+  const root = join(import.meta.dirname, '..')
+  const cases: Array<[format: string, setup: (dir: string) => void, main: string, expected: unknown]> = [
+    ['benzene', (dir) => cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), join(dir, 'c.spec.json')), "import { capture, contract } from './c.spec.json'\nimport { checkDrift } from 'unplugin-contracts/runtime/drift'\nexport const run = async () => ({ topic: capture.topic, drift: typeof checkDrift, hash: contract.hash.slice(0, 7) })\n", { topic: 'payments:capture', drift: 'function', hash: 'sha256:' }],
+    ['nats', (dir) => cpSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), join(dir, 'c.asyncapi.yaml')), "import { entryPosted } from './c.asyncapi.yaml'\nexport const run = () => ({ subject: entryPosted.subject.render({ region: 'eu', entryId: 'abcdef012345' }) })\n", { subject: 'ledger.eu.abcdef012345.posted' }],
+    ['dasp', (dir) => {
+      for (const sub of ['extensions', 'pins']) cpSync(join(root, 'fixtures/dasp', sub), join(dir, sub), { recursive: true })
+      cpSync(join(root, 'fixtures/dasp/counter.dasp.json'), join(dir, 'c.dasp.json'))
+    }, "import { selectionRequest, isExactSelection } from './c.dasp.json'\nexport const run = () => ({ exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))) })\n", { exact: true }],
+  ]
+  it.each(cases)('%s: a self-contained bundle that runs outside the app folder', async (format, setup, main, expected) => {
+    const dir = out(`rollup-self-contained-${format}`)
+    setup(dir)
+    writeFileSync(join(dir, 'main.js'), main)
+    const file = await bundlers.rollup!(join(dir, 'main.js'), join(dir, 'dist'), { types: false })
+    const code = readFileSync(file, 'utf8')
+    expect(code).not.toMatch(/\bfrom\s*['"](?!\.)[^'"]+['"]/)
+    const away = mkdtempSync(join(tmpdir(), `contracts-rollup-${format}-`))
+    const moved = join(away, 'main.js')
+    cpSync(file, moved)
+    expect(runInNode(moved)).toEqual(expected)
+  })
+})

@@ -1,5 +1,5 @@
 /** The `contracts` binary, run as a child process. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -109,5 +109,46 @@ describe('contracts hash and inspect', () => {
     expect(contracts(['hash', file]).stdout.trim()).toBe(pinned('whole-service: strips'))
     expect(contracts(['hash', file, '--topic', 'payments:capture', '--version', 'v2']).stdout.trim()).toBe(pinned('topic-scoped: one entry'))
     expect(contracts(['hash', file, '--topics', 'payments:capture']).stdout.trim()).toBe(pinned('service-level: requests filtered'))
+  })
+})
+
+describe('every command on every format', () => {
+  const nats = join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml')
+  const dasp = join(import.meta.dirname, '../fixtures/dasp/counter.dasp.json')
+  const cases: Array<[format: string, file: string, text: RegExp]> = [
+    ['benzene', payments, /^benzene contract .*\nservice hash: sha256:[0-9a-f]{64}\n  topic payments:capture/],
+    ['nats', nats, /^nats contract ledger 2\.0\.0 .*\ndocument digest: [0-9a-f]{64}\n  channel entryPosted  ledger\.\{region\}\.\{entryId\}\.posted/],
+    ['dasp', dasp, /^dasp selection .*\n  extension https:\/\/dasp-protocol\.github\.io\/dasp\/contracts\/encrypted-delivery draft-01  connection/],
+  ]
+
+  it.each(cases)('%s: check, inspect, inspect --json and types succeed', (format, file, text) => {
+    expect(contracts(['check', file])).toMatchObject({ status: 0 })
+    const inspected = contracts(['inspect', file])
+    expect(inspected.status, inspected.stderr).toBe(0)
+    expect(inspected.stdout).toMatch(text)
+    const json = contracts(['inspect', file, '--json'])
+    expect(json.status).toBe(0)
+    expect(JSON.parse(json.stdout)).toMatchObject({ format })
+    const dir = mkdtempSync(join(tmpdir(), `contracts-types-${format}-`))
+    const copy = join(dir, file.split('/').pop()!)
+    writeFileSync(copy, readFileSync(file))
+    if (format === 'dasp') {
+      // A selection reads its definitions and pins beside it.
+      for (const sub of ['extensions', 'pins']) cpSync(join(file, '..', sub), join(dir, sub), { recursive: true })
+    }
+    const types = contracts(['types', copy])
+    expect(types.status, types.stderr).toBe(0)
+    expect(types.stderr).toContain('wrote')
+  })
+
+  it('hash: the Benzene contract hash; a usage error naming what NATS and DASP have instead, never a crash', () => {
+    expect(contracts(['hash', payments]).stdout.trim()).toMatch(/^sha256:[0-9a-f]{64}$/)
+    const natsHash = contracts(['hash', nats])
+    expect(natsHash.status).toBe(2)
+    expect(natsHash.stderr).toMatch(/no contract hash; it is identified by its document digest, [0-9a-f]{64}/)
+    expect(natsHash.stderr).not.toContain('TypeError')
+    const daspHash = contracts(['hash', dasp])
+    expect(daspHash.status).toBe(2)
+    expect(daspHash.stderr).toContain('pinned by content')
   })
 })
