@@ -10,7 +10,11 @@ writeFileSync(file, kind === 'nats' ? natsDocument(Number(n)) : benzeneDocument(
 for (let i = 0; i < 5; i++) await new ContractCompiler().compile(file)
 const session = new Session()
 session.connect()
-await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never)
+await session.post('HeapProfiler.startSampling', {
+  samplingInterval: 4096,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+} as never)
 const N = Number(process.env.ALLOC_RUNS ?? 10)
 for (let i = 0; i < N; i++) await new ContractCompiler().compile(file)
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: any } }

@@ -48,8 +48,18 @@ const families: Family[] = [
   { name: '$ref chain', n: 1600, make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, '$ref'), d) },
   { name: 'allOf chain', n: 1600, make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, 'allOf'), d) },
   { name: 'DASP dependency cycle', n: 200, make: (n, d) => hostile.daspDependencyChain(d, n) },
-  { name: 'DASP dependencies', n: 400, make: (n, d) => hostile.daspManyDependencies(d, n), grows: (f) => join(dirname(f), 'extensions/proof-of-authority.dasp-ext.json') },
-  { name: 'topics on a $ref chain (per closure entry)', n: 140, make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, '$ref', n), d), work: (n) => (n * (n + 1)) / 2 },
+  {
+    name: 'DASP dependencies',
+    n: 400,
+    make: (n, d) => hostile.daspManyDependencies(d, n),
+    grows: (f) => join(dirname(f), 'extensions/proof-of-authority.dasp-ext.json'),
+  },
+  {
+    name: 'topics on a $ref chain (per closure entry)',
+    n: 140,
+    make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, '$ref', n), d),
+    work: (n) => (n * (n + 1)) / 2,
+  },
 ]
 
 /** The parse of the same text (js-yaml for YAML, JSON.parse for JSON): the floor a compile scales with. */
@@ -76,10 +86,23 @@ for (const family of families) {
   const ratio = compiled.ratio.large / scale
   const parseRatio = parsed.ratio.large
   const met = ratio <= 12
-  rows[family.name] = { n: family.n, ms: round(compiled.ms.small), ms10: round(compiled.ms.large), ratio: round(ratio), parseRatio: round(parseRatio), target: '<= 12', met }
-  console.log(`| ${family.name} | ${family.n} | ${compiled.ms.small.toFixed(1)} | ${compiled.ms.large.toFixed(1)} | ${ratio.toFixed(2)} | ${parseRatio.toFixed(2)} | <= 12 | ${met ? 'yes' : 'NO'} |`)
+  rows[family.name] = {
+    n: family.n,
+    ms: round(compiled.ms.small),
+    ms10: round(compiled.ms.large),
+    ratio: round(ratio),
+    parseRatio: round(parseRatio),
+    target: '<= 12',
+    met,
+  }
+  console.log(
+    `| ${family.name} | ${family.n} | ${compiled.ms.small.toFixed(1)} | ${compiled.ms.large.toFixed(1)} | ${ratio.toFixed(2)} | ${parseRatio.toFixed(2)} | <= 12 | ${met ? 'yes' : 'NO'} |`,
+  )
 }
-writeFileSync(join(import.meta.dirname, 'complexity.json'), JSON.stringify({ date: new Date().toISOString().slice(0, 10), node: process.version, quick, families: rows }, null, 2) + '\n')
+writeFileSync(
+  join(import.meta.dirname, 'complexity.json'),
+  JSON.stringify({ date: new Date().toISOString().slice(0, 10), node: process.version, quick, families: rows }, null, 2) + '\n',
+)
 
 function round(n: number): number {
   return Number(n.toFixed(2))

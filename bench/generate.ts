@@ -22,7 +22,18 @@ export function natsDocument(n: number): string {
   for (let g = 0; g < groups; g++) {
     streams[`s${g}`] = {
       authority: 'contract',
-      config: { name: `S${g}`, subjects: [`svc${g}.>`], retention: 'limits', storage: 'file', num_replicas: 3, max_age: 86400000000000, max_msgs: 1000000, max_bytes: 1073741824, discard: 'new', duplicate_window: 120000000000 },
+      config: {
+        name: `S${g}`,
+        subjects: [`svc${g}.>`],
+        retention: 'limits',
+        storage: 'file',
+        num_replicas: 3,
+        max_age: 86400000000000,
+        max_msgs: 1000000,
+        max_bytes: 1073741824,
+        discard: 'new',
+        duplicate_window: 120000000000,
+      },
     }
   }
   for (let i = 0; i < plain; i++) {
@@ -33,23 +44,39 @@ export function natsDocument(n: number): string {
       parameters: { region: {}, entityId: {} },
       messages: { m: { $ref: '#/components/messages/Event' } },
     }
-    profileChannels[id] = { parameters: { region: 'region', entityId: 'entityId' }, filters: { inRegion: `svc${g}.{region}.*.event${i}`, all: `svc${g}.*.*.event${i}` } }
+    profileChannels[id] = {
+      parameters: { region: 'region', entityId: 'entityId' },
+      filters: { inRegion: `svc${g}.{region}.*.event${i}`, all: `svc${g}.*.*.event${i}` },
+    }
     operations[`publish${i}`] = { action: 'send', channel: { $ref: `#/channels/${id}` } }
-    profileOperations[`publish${i}`] = i % 2 === 0 ? { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: `s${g}` } } : { publish: { api: 'core', confirmation: 'none' } }
+    profileOperations[`publish${i}`] =
+      i % 2 === 0 ? { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: `s${g}` } } : { publish: { api: 'core', confirmation: 'none' } }
     if (i % 10 === 0) {
       operations[`consume${i}`] = { action: 'receive', channel: { $ref: `#/channels/${id}` } }
       profileOperations[`consume${i}`] = { subscribe: { api: 'jetstream', consumer: `c${i}` } }
       consumers[`c${i}`] = {
         stream: `s${g}`,
         authority: 'contract',
-        config: { durable_name: `c${i}`, filter_subject: `svc${g}.*.*.event${i}`, ack_policy: 'explicit', deliver_policy: 'all', ack_wait: 30000000000, max_deliver: 5, max_ack_pending: 100, replay_policy: 'instant' },
+        config: {
+          durable_name: `c${i}`,
+          filter_subject: `svc${g}.*.*.event${i}`,
+          ack_policy: 'explicit',
+          deliver_policy: 'all',
+          ack_wait: 30000000000,
+          max_deliver: 5,
+          max_ack_pending: 100,
+          replay_policy: 'instant',
+        },
       }
     }
   }
   for (let k = 0; k < approvals; k++) {
     const channel = (name: string, message: string, address: string, identity = false) => {
       channels[`${name}${k}`] = { address, parameters: { operationId: {}, peerId: {} }, messages: { m: { $ref: `#/components/messages/${message}` } } }
-      profileChannels[`${name}${k}`] = { parameters: { operationId: 'operationId', peerId: 'peerId' }, ...(identity ? { publisherIdentity: { kind: 'subject-permission', peerParameter: 'peerId' } } : {}) }
+      profileChannels[`${name}${k}`] = {
+        parameters: { operationId: 'operationId', peerId: 'peerId' },
+        ...(identity ? { publisherIdentity: { kind: 'subject-permission', peerParameter: 'peerId' } } : {}),
+      }
     }
     const operation = (id: string, action: 'send' | 'receive', channelName: string) => {
       operations[`${id}${k}`] = { action, channel: { $ref: `#/channels/${channelName}${k}` } }
@@ -85,9 +112,27 @@ export function natsDocument(n: number): string {
           '/request': { input: 'request' },
         },
       },
-      audience: { kind: 'group', input: 'group', resolver: 'voters', authorization: 'voterPolicy', membership: 'snapshot-at-admission', includeSender: false, offline: 'exclude', lateJoiners: 'exclude', onRevocation: 'cancel-open-branches' },
+      audience: {
+        kind: 'group',
+        input: 'group',
+        resolver: 'voters',
+        authorization: 'voterPolicy',
+        membership: 'snapshot-at-admission',
+        includeSender: false,
+        offline: 'exclude',
+        lateJoiners: 'exclude',
+        onRevocation: 'cancel-open-branches',
+      },
       dispatch: { mode: 'independent', branchKey: 'recipient', targetParameter: 'peerId' },
-      delivery: { mode: 'online-best-effort', state: 'memory', restart: 'fail-unknown', maxAttempts: 1, retryBackoffMs: 0, recoveryGraceMs: 0, settlementGraceMs: 2000 },
+      delivery: {
+        mode: 'online-best-effort',
+        state: 'memory',
+        restart: 'fail-unknown',
+        maxAttempts: 1,
+        retryBackoffMs: 0,
+        recoveryGraceMs: 0,
+        settlementGraceMs: 2000,
+      },
       correlation: {
         operation: '$message.payload#/operationId',
         branch: '$message.payload#/branchId',
@@ -137,8 +182,18 @@ export function natsDocument(n: number): string {
       consumers,
       adapters: {
         voters: { kind: 'audience', version: '1.0.0', inputSchema: '#/components/schemas/GroupQuery', outputSchema: '#/components/schemas/PeerSnapshot' },
-        voterPolicy: { kind: 'authorization', version: '1.0.0', inputSchema: '#/components/schemas/PolicyQuery', outputSchema: '#/components/schemas/PolicyDecision' },
-        ballotVerifier: { kind: 'result-verifier', version: '1.0.0', inputSchema: '#/components/schemas/Ballot', outputSchema: '#/components/schemas/PolicyDecision' },
+        voterPolicy: {
+          kind: 'authorization',
+          version: '1.0.0',
+          inputSchema: '#/components/schemas/PolicyQuery',
+          outputSchema: '#/components/schemas/PolicyDecision',
+        },
+        ballotVerifier: {
+          kind: 'result-verifier',
+          version: '1.0.0',
+          inputSchema: '#/components/schemas/Ballot',
+          outputSchema: '#/components/schemas/PolicyDecision',
+        },
         tally: { kind: 'aggregation', version: '1.0.0', inputSchema: '#/components/schemas/Ballots', outputSchema: '#/components/schemas/Outcome' },
       },
       interactions,
@@ -148,14 +203,25 @@ export function natsDocument(n: number): string {
     components: {
       messages: {
         Event: { payload: { $ref: '#/components/schemas/Event' } },
-        VoteRequest: { payload: object({ ...branch, peerId: { type: 'string' }, requestedBy: { type: 'string' }, request: { $ref: '#/components/schemas/Request' } }) },
+        VoteRequest: {
+          payload: object({ ...branch, peerId: { type: 'string' }, requestedBy: { type: 'string' }, request: { $ref: '#/components/schemas/Request' } }),
+        },
         Ballot: { payload: { $ref: '#/components/schemas/Ballot' } },
         CancelRequest: { payload: object(branch) },
-        CancelResult: { payload: object({ operationId: { type: 'string' }, branchId: { type: 'string' }, outcome: { type: 'string', enum: ['stopped', 'already-completed', 'unknown'] } }) },
+        CancelResult: {
+          payload: object({
+            operationId: { type: 'string' },
+            branchId: { type: 'string' },
+            outcome: { type: 'string', enum: ['stopped', 'already-completed', 'unknown'] },
+          }),
+        },
       },
       schemas: {
         Event: object({ id: { type: 'string' }, at: { type: 'string', format: 'date-time' }, amount: { type: 'number' } }, ['id', 'at']),
-        Request: object({ subject: { type: 'string', minLength: 1 }, amount: { type: 'number', minimum: 0 }, reason: { type: 'string' } }, ['subject', 'amount']),
+        Request: object({ subject: { type: 'string', minLength: 1 }, amount: { type: 'number', minimum: 0 }, reason: { type: 'string' } }, [
+          'subject',
+          'amount',
+        ]),
         Ballot: object({ ...branch, peerId: { type: 'string' }, approve: { type: 'boolean' } }),
         Ballots: { type: 'array', items: { $ref: '#/components/schemas/Ballot' } },
         Outcome: object({ operationId: { type: 'string' }, approved: { type: 'boolean' } }),
@@ -171,9 +237,22 @@ export function natsDocument(n: number): string {
 /** A Benzene document with `n` request topics, nested schemas sharing references, and events. */
 export function benzeneDocument(n: number): string {
   const schemas: Record<string, unknown> = {
-    Money: { type: 'object', required: ['Amount', 'Currency'], properties: { Amount: { type: 'number', format: 'double' }, Currency: { type: 'string', enum: ['EUR', 'USD', 'GBP'] } }, additionalProperties: false },
-    Address: { type: 'object', properties: { Street: { type: 'string', nullable: true }, City: { type: 'string' }, Country: { type: 'string' } }, additionalProperties: false },
-    Audit: { type: 'object', properties: { CreatedBy: { type: 'string' }, At: { type: 'string', format: 'date-time' }, Tags: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
+    Money: {
+      type: 'object',
+      required: ['Amount', 'Currency'],
+      properties: { Amount: { type: 'number', format: 'double' }, Currency: { type: 'string', enum: ['EUR', 'USD', 'GBP'] } },
+      additionalProperties: false,
+    },
+    Address: {
+      type: 'object',
+      properties: { Street: { type: 'string', nullable: true }, City: { type: 'string' }, Country: { type: 'string' } },
+      additionalProperties: false,
+    },
+    Audit: {
+      type: 'object',
+      properties: { CreatedBy: { type: 'string' }, At: { type: 'string', format: 'date-time' }, Tags: { type: 'array', items: { type: 'string' } } },
+      additionalProperties: false,
+    },
   }
   const requests: unknown[] = []
   const events: unknown[] = []
@@ -181,12 +260,34 @@ export function benzeneDocument(n: number): string {
     schemas[`Request${i}`] = {
       type: 'object',
       required: ['Id', 'Total'],
-      properties: { Id: { type: 'string' }, Total: { $ref: '#/components/schemas/Money' }, Ship: { $ref: '#/components/schemas/Address' }, Lines: { type: 'array', items: { type: 'object', properties: { Sku: { type: 'string' }, Qty: { type: 'integer', format: 'int32' } } } } },
+      properties: {
+        Id: { type: 'string' },
+        Total: { $ref: '#/components/schemas/Money' },
+        Ship: { $ref: '#/components/schemas/Address' },
+        Lines: { type: 'array', items: { type: 'object', properties: { Sku: { type: 'string' }, Qty: { type: 'integer', format: 'int32' } } } },
+      },
       additionalProperties: false,
     }
-    schemas[`Response${i}`] = { type: 'object', properties: { Id: { type: 'string', nullable: true }, Audit: { $ref: '#/components/schemas/Audit' }, Status: { type: 'string', enum: ['ok', 'pending'] } }, additionalProperties: false }
-    requests.push({ topic: `service${Math.floor(i / 100)}:operation-${i}`, request: { $ref: `#/components/schemas/Request${i}` }, response: { $ref: `#/components/schemas/Response${i}` }, example: { Id: 'value' } })
+    schemas[`Response${i}`] = {
+      type: 'object',
+      properties: {
+        Id: { type: 'string', nullable: true },
+        Audit: { $ref: '#/components/schemas/Audit' },
+        Status: { type: 'string', enum: ['ok', 'pending'] },
+      },
+      additionalProperties: false,
+    }
+    requests.push({
+      topic: `service${Math.floor(i / 100)}:operation-${i}`,
+      request: { $ref: `#/components/schemas/Request${i}` },
+      response: { $ref: `#/components/schemas/Response${i}` },
+      example: { Id: 'value' },
+    })
     if (i % 10 === 0) events.push({ topic: `service:happened-${i}`, version: 'v1', message: { $ref: `#/components/schemas/Response${i}` } })
   }
-  return JSON.stringify({ openapi: '3.0.1', info: { title: `synthetic-${n}`, version: '' }, messageEndpoint: '/benzene/invoke', requests, events, components: { schemas } }, null, 2)
+  return JSON.stringify(
+    { openapi: '3.0.1', info: { title: `synthetic-${n}`, version: '' }, messageEndpoint: '/benzene/invoke', requests, events, components: { schemas } },
+    null,
+    2,
+  )
 }

@@ -15,14 +15,22 @@ interface NatsChannel {
 }
 
 /** A NATS application document around `channels`, with one core publish per channel. */
-export function natsDocument(tokenTypes: Record<string, unknown>, channels: readonly NatsChannel[], extra: { operations?: Record<string, unknown>; streams?: Record<string, unknown> } = {}): string {
+export function natsDocument(
+  tokenTypes: Record<string, unknown>,
+  channels: readonly NatsChannel[],
+  extra: { operations?: Record<string, unknown>; streams?: Record<string, unknown> } = {},
+): string {
   const profileChannels: Record<string, unknown> = {}
   const standardChannels: Record<string, unknown> = {}
   const profileOperations: Record<string, unknown> = {}
   const standardOperations: Record<string, unknown> = {}
   for (const c of channels) {
     profileChannels[c.id] = { parameters: c.parameters }
-    standardChannels[c.id] = { address: c.address, parameters: Object.fromEntries(Object.keys(c.parameters).map((p) => [p, {}])), messages: { m: { $ref: '#/components/messages/M' } } }
+    standardChannels[c.id] = {
+      address: c.address,
+      parameters: Object.fromEntries(Object.keys(c.parameters).map((p) => [p, {}])),
+      messages: { m: { $ref: '#/components/messages/M' } },
+    }
     standardOperations[`send-${c.id}`] = { action: 'send', channel: { $ref: `#/channels/${c.id}` } }
     profileOperations[`send-${c.id}`] = { publish: { api: 'core', confirmation: 'none' } }
   }
@@ -48,7 +56,18 @@ export function natsDocument(tokenTypes: Record<string, unknown>, channels: read
 
 const STREAM = (subjects: string[]) => ({
   authority: 'contract',
-  config: { name: 'S', subjects, retention: 'limits', storage: 'file', num_replicas: 1, max_age: 86400000000000, max_msgs: 1000, max_bytes: 1048576, discard: 'new', duplicate_window: 60000000000 },
+  config: {
+    name: 'S',
+    subjects,
+    retention: 'limits',
+    storage: 'file',
+    num_replicas: 1,
+    max_age: 86400000000000,
+    max_msgs: 1000,
+    max_bytes: 1048576,
+    discard: 'new',
+    duplicate_window: 60000000000,
+  },
 })
 
 /**
@@ -68,12 +87,18 @@ const ANY_TOKEN = { kind: 'token', alphabet: 'lower', first: 'letter', minLength
 
 /** `n` channels that all share subjects: one overlap diagnostic per channel (capped), never one per pair. */
 export function overlapAll(n: number): string {
-  return natsDocument({ any: ANY_TOKEN }, Array.from({ length: n }, (_, i) => ({ id: `c${i}`, address: `svc.{a}.x`, parameters: { a: 'any' } })))
+  return natsDocument(
+    { any: ANY_TOKEN },
+    Array.from({ length: n }, (_, i) => ({ id: `c${i}`, address: `svc.{a}.x`, parameters: { a: 'any' } })),
+  )
 }
 
 /** `n` disjoint channels that share their first and last tokens (`svc.{a}.m<i>.{b}`): one index bucket before. */
 export function sharedBucket(n: number): string {
-  return natsDocument({ any: ANY_TOKEN }, Array.from({ length: n }, (_, i) => ({ id: `c${i}`, address: `svc.{a}.m${i}.{b}`, parameters: { a: 'any', b: 'any' } })))
+  return natsDocument(
+    { any: ANY_TOKEN },
+    Array.from({ length: n }, (_, i) => ({ id: `c${i}`, address: `svc.{a}.m${i}.{b}`, parameters: { a: 'any', b: 'any' } })),
+  )
 }
 
 /** Two channels whose parameters are disjoint enums of `n` values each: pairwise comparison was n^2. */
@@ -94,7 +119,13 @@ export function longFlowLine(n: number): string {
 
 /** A Benzene document with `n` requests whose topic is empty: one diagnostic each, capped. */
 export function emptyTopics(n: number): string {
-  return JSON.stringify({ openapi: '3.0.1', info: { title: 'empty', version: '' }, requests: Array.from({ length: n }, () => ({ topic: '' })), events: [], components: { schemas: {} } })
+  return JSON.stringify({
+    openapi: '3.0.1',
+    info: { title: 'empty', version: '' },
+    requests: Array.from({ length: n }, () => ({ topic: '' })),
+    events: [],
+    components: { schemas: {} },
+  })
 }
 
 /**
@@ -108,7 +139,11 @@ export function schemaChain(n: number, via: '$ref' | 'allOf', topics = 1): strin
     const next = i + 1 < n ? { $ref: `#/components/schemas/S${i + 1}` } : { type: 'string' }
     schemas[`S${i}`] = via === '$ref' ? { type: 'object', properties: { next } } : { allOf: [next] }
   }
-  const requests = Array.from({ length: topics }, (_, i) => ({ topic: `chain:t${i}`, request: { $ref: `#/components/schemas/S${Math.min(i, n - 1)}` }, response: { type: "string" } }))
+  const requests = Array.from({ length: topics }, (_, i) => ({
+    topic: `chain:t${i}`,
+    request: { $ref: `#/components/schemas/S${Math.min(i, n - 1)}` },
+    response: { type: 'string' },
+  }))
   return JSON.stringify({ openapi: '3.0.1', info: { title: 'chain', version: '' }, requests, events: [], components: { schemas } })
 }
 
@@ -139,7 +174,11 @@ export function daspDependencyChain(dir: string, n: number): string {
   const uri = (i: number) => `https://example.com/dasp/contracts/chain-${i}`
   const files: string[] = []
   for (let i = 0; i < n; i++) {
-    const definition = { ...template, identity: { uri: uri(i), version: 'draft-01' }, dependencies: [{ uri: uri((i + 1) % n), version: 'draft-01', scope: 'session' }] }
+    const definition = {
+      ...template,
+      identity: { uri: uri(i), version: 'draft-01' },
+      dependencies: [{ uri: uri((i + 1) % n), version: 'draft-01', scope: 'session' }],
+    }
     delete definition.content
     writeFileSync(join(dir, `extensions/chain-${i}.dasp-ext.json`), JSON.stringify(definition))
     files.push(`extensions/chain-${i}.dasp-ext.json`)

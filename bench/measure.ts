@@ -5,7 +5,11 @@
  * machine's slow spells fall on both sides of a ratio alike, so the ratio holds where the times
  * themselves wander by half.
  */
-export async function paired<K extends string>(fns: Record<K, () => unknown>, runs: number, warmup = Math.max(3, Math.ceil(runs / 2))): Promise<{ ms: Record<K, number>; ratio: Record<K, number> }> {
+export async function paired<K extends string>(
+  fns: Record<K, () => unknown>,
+  runs: number,
+  warmup = Math.max(3, Math.ceil(runs / 2)),
+): Promise<{ ms: Record<K, number>; ratio: Record<K, number> }> {
   const names = Object.keys(fns) as K[]
   for (let i = 0; i < warmup; i++) for (const name of names) await fns[name]()
   const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>

@@ -12,7 +12,12 @@ const file = join(dir, kind === 'nats' ? `p${n}.asyncapi.yaml` : `p${n}.spec.jso
 writeFileSync(file, kind === 'nats' ? natsDocument(Number(n)) : benzeneDocument(Number(n)))
 const format = (kind === 'nats' ? natsFormat : benzeneFormat) as any
 const times: Record<string, number[]> = {}
-const t = (name: string, f: () => any) => { const s = performance.now(); const r = f(); (times[name] ??= []).push(performance.now() - s); return r }
+const t = (name: string, f: () => any) => {
+  const s = performance.now()
+  const r = f()
+  ;(times[name] ??= []).push(performance.now() - s)
+  return r
+}
 for (let i = 0; i < 25; i++) {
   const host = recordingHost(dirname(file))
   const s = performance.now()
@@ -24,4 +29,11 @@ for (let i = 0; i < 25; i++) {
   const g = t('generate', () => format.generate(m.model))
   if (i === 0) console.log('code', g.code.length, 'dts', g.dts?.length)
 }
-for (const [k, v] of Object.entries(times)) console.log(k, v.slice(5).sort((a, b) => a - b)[10]!.toFixed(2))
+for (const [k, v] of Object.entries(times))
+  console.log(
+    k,
+    v
+      .slice(5)
+      .sort((a, b) => a - b)[10]!
+      .toFixed(2),
+  )

@@ -63,12 +63,32 @@ for (const n of quick ? [50, 500] : [50, 500, 5000]) nats[n] = write(`n${n}.asyn
   const official = await paired({ jsYaml: () => load(text), parser: () => parser.parse(text) }, quick ? 2 : 5, 1)
   const ratio = nats500.ratio.ours
   const faster = official.ratio.parser / ratio
-  results['nats-compile-500-vs-js-yaml'] = { ours_ms: nats500.ms.ours, baseline_ms: nats500.ms.jsYaml, ratio, target: '<= 4', met: ratio <= 4, yaml_parseDocument_ms: yamlDoc.ms.yamlDoc, yaml_parseDocument_ratio: yamlDoc.ratio.yamlDoc }
-  results['nats-compile-500-vs-asyncapi-parser'] = { ours_ms: nats500.ms.ours, baseline_ms: official.ms.parser, ratio: faster, target: '>= 10 (times faster)', met: faster >= 10 }
+  results['nats-compile-500-vs-js-yaml'] = {
+    ours_ms: nats500.ms.ours,
+    baseline_ms: nats500.ms.jsYaml,
+    ratio,
+    target: '<= 4',
+    met: ratio <= 4,
+    yaml_parseDocument_ms: yamlDoc.ms.yamlDoc,
+    yaml_parseDocument_ratio: yamlDoc.ratio.yamlDoc,
+  }
+  results['nats-compile-500-vs-asyncapi-parser'] = {
+    ours_ms: nats500.ms.ours,
+    baseline_ms: official.ms.parser,
+    ratio: faster,
+    target: '>= 10 (times faster)',
+    met: faster >= 10,
+  }
 }
 if (nats[5000]) {
   const scaling = await paired({ small: () => fresh(nats[500]!), large: () => fresh(nats[5000]!) }, 7, 3)
-  results['nats-scaling-5000-vs-500'] = { ours_ms: scaling.ms.large, baseline_ms: scaling.ms.small, ratio: scaling.ratio.large, target: '<= 12', met: scaling.ratio.large <= 12 }
+  results['nats-scaling-5000-vs-500'] = {
+    ours_ms: scaling.ms.large,
+    baseline_ms: scaling.ms.small,
+    ratio: scaling.ratio.large,
+    target: '<= 12',
+    met: scaling.ratio.large <= 12,
+  }
 }
 
 // Benzene compile, hashes and generated code included.
@@ -77,14 +97,31 @@ if (nats[5000]) {
   const file = write('b1000.spec.json', text)
   const benzene = await paired(
     {
-      baseline: () => createHash('sha256').update(canonicalize(JSON.parse(text))!).digest('hex'),
+      baseline: () =>
+        createHash('sha256')
+          .update(canonicalize(JSON.parse(text))!)
+          .digest('hex'),
       ours: () => fresh(file),
       unchecked: () => fresh(file, { benzene: { validate: false } }),
     },
     quick ? 5 : 15,
   )
-  results['benzene-compile-1000'] = { ours_ms: benzene.ms.ours, baseline_ms: benzene.ms.baseline, ratio: benzene.ratio.ours, target: '<= 5', met: benzene.ratio.ours <= 5, note: 'default options: runtime validators generated for 2,000 payload schemas' }
-  results['benzene-compile-1000-without-validators'] = { ours_ms: benzene.ms.unchecked, baseline_ms: benzene.ms.baseline, ratio: benzene.ratio.unchecked, target: '<= 5', met: benzene.ratio.unchecked <= 5, note: 'validate: false' }
+  results['benzene-compile-1000'] = {
+    ours_ms: benzene.ms.ours,
+    baseline_ms: benzene.ms.baseline,
+    ratio: benzene.ratio.ours,
+    target: '<= 5',
+    met: benzene.ratio.ours <= 5,
+    note: 'default options: runtime validators generated for 2,000 payload schemas',
+  }
+  results['benzene-compile-1000-without-validators'] = {
+    ours_ms: benzene.ms.unchecked,
+    baseline_ms: benzene.ms.baseline,
+    ratio: benzene.ratio.unchecked,
+    target: '<= 5',
+    met: benzene.ratio.unchecked <= 5,
+    note: 'validate: false',
+  }
 }
 
 // Warm rebuild in a Vite dev server with 20 contracts.
@@ -94,7 +131,13 @@ if (nats[5000]) {
   const files = Array.from({ length: 20 }, (_, i) => write(`vite/c${i}.spec.json`, benzeneDocument(20 + i)))
   writeFileSync(join(dir, 'main.js'), files.map((_, i) => `export * as c${i} from './c${i}.spec.json'`).join('\n'))
   const compiler = new ContractCompiler()
-  const server = await createServer({ root: dir, configFile: false, logLevel: 'silent', plugins: [contractsVite({ compiler, types: false })], server: { host: '127.0.0.1', port: 0 } })
+  const server = await createServer({
+    root: dir,
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [contractsVite({ compiler, types: false })],
+    server: { host: '127.0.0.1', port: 0 },
+  })
   await server.listen()
   const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
   const fetchAll = async () => {
@@ -118,7 +161,13 @@ if (nats[5000]) {
   await Promise.all(files.map((f) => compiler.compile(f, { benzene: { topics: undefined, includeReserved: undefined } as never })))
   await server.close()
   const recompiled = after - first
-  results['vite-warm-rebuild'] = { ratio: recompiled, target: '1 recompilation after editing 1 of 20', met: recompiled === 1 && again === after, compilations_initial: first, recompiled }
+  results['vite-warm-rebuild'] = {
+    ratio: recompiled,
+    target: '1 recompilation after editing 1 of 20',
+    met: recompiled === 1 && again === after,
+    compilations_initial: first,
+    recompiled,
+  }
 }
 
 // Subjects at run time.
@@ -127,7 +176,10 @@ if (nats[5000]) {
     id: 'c',
     address: 'svc.{region}.{id}.done',
     template: ['svc', { param: 'region' }, { param: 'id' }, 'done'],
-    parameters: { region: { kind: 'enum', values: ['eu', 'us', 'ap'] }, id: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 4, maxLength: 40, prefix: 'e-' } },
+    parameters: {
+      region: { kind: 'enum', values: ['eu', 'us', 'ap'] },
+      id: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 4, maxLength: 40, prefix: 'e-' },
+    },
     filters: [],
     source: { file: 'x', pointer: '', line: 1, column: 1 },
   })
@@ -163,8 +215,24 @@ if (nats[5000]) {
     },
     RUNS,
   )
-  results['subject-render'] = { ours_ms: rendering.ms.render, baseline_ms: rendering.ms.literal, ratio: rendering.ratio.render, target: '<= 3', met: rendering.ratio.render <= 3, iterations: N }
-  results['subject-parse'] = { ours_ms: parsing.ms.parse, baseline_ms: parsing.ms.split, ratio: parsing.ratio.parse, target: '<= 3', met: parsing.ratio.parse <= 3, iterations: N, regex_parse_ms: parsing.ms.regex, regex_parse_ratio: parsing.ratio.regex }
+  results['subject-render'] = {
+    ours_ms: rendering.ms.render,
+    baseline_ms: rendering.ms.literal,
+    ratio: rendering.ratio.render,
+    target: '<= 3',
+    met: rendering.ratio.render <= 3,
+    iterations: N,
+  }
+  results['subject-parse'] = {
+    ours_ms: parsing.ms.parse,
+    baseline_ms: parsing.ms.split,
+    ratio: parsing.ratio.parse,
+    target: '<= 3',
+    met: parsing.ratio.parse <= 3,
+    iterations: N,
+    regex_parse_ms: parsing.ms.regex,
+    regex_parse_ratio: parsing.ratio.regex,
+  }
 }
 
 // Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
@@ -181,25 +249,52 @@ async function bundledSize(entryCode: string, name: string): Promise<number> {
   write('b1.spec.json', benzeneDocument(1))
   const big = await bundledSize("import { operation0 } from './b200.spec.json'\nconsole.log(operation0)", 'b200')
   const small = await bundledSize("import { operation0 } from './b1.spec.json'\nconsole.log(operation0)", 'b1')
-  results['tree-shaking-benzene'] = { ratio: big - small, target: '<= 1024 bytes more (min+gzip)', met: big - small <= 1024, large_bytes: big, small_bytes: small }
+  results['tree-shaking-benzene'] = {
+    ratio: big - small,
+    target: '<= 1024 bytes more (min+gzip)',
+    met: big - small <= 1024,
+    large_bytes: big,
+    small_bytes: small,
+  }
   write('n200.asyncapi.yaml', natsDocument(200))
   write('n1.asyncapi.yaml', natsDocument(1))
   const bigN = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200')
   const smallN = await bundledSize("import { channel0 } from './n1.asyncapi.yaml'\nconsole.log(channel0)", 'n1')
-  results['tree-shaking-nats'] = { ratio: bigN - smallN, target: '<= 1024 bytes more (min+gzip)', met: bigN - smallN <= 1024, large_bytes: bigN, small_bytes: smallN }
+  results['tree-shaking-nats'] = {
+    ratio: bigN - smallN,
+    target: '<= 1024 bytes more (min+gzip)',
+    met: bigN - smallN <= 1024,
+    large_bytes: bigN,
+    small_bytes: smallN,
+  }
 }
 
 // Peak memory of the N = 5,000 compile, next to js-yaml loading the same text.
 if (nats[5000]) {
-  const peak = (code: string) => JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', cwd: join(import.meta.dirname, '..') }))
-  const ours = peak(`import { ContractCompiler } from './dist/src/index.js'; await new ContractCompiler().compile(${JSON.stringify(nats[5000])}); console.log(JSON.stringify(process.resourceUsage().maxRSS))`)
-  const baseline = peak(`import { load } from 'js-yaml'; import { readFileSync } from 'node:fs'; load(readFileSync(${JSON.stringify(nats[5000])}, 'utf8')); console.log(JSON.stringify(process.resourceUsage().maxRSS))`)
-  results['nats-memory-5000'] = { ours_ms: undefined, ratio: ours / baseline, target: 'reported', met: true, ours_max_rss_kb: ours, js_yaml_max_rss_kb: baseline }
+  const peak = (code: string) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', cwd: join(import.meta.dirname, '..') }),
+    )
+  const ours = peak(
+    `import { ContractCompiler } from './dist/src/index.js'; await new ContractCompiler().compile(${JSON.stringify(nats[5000])}); console.log(JSON.stringify(process.resourceUsage().maxRSS))`,
+  )
+  const baseline = peak(
+    `import { load } from 'js-yaml'; import { readFileSync } from 'node:fs'; load(readFileSync(${JSON.stringify(nats[5000])}, 'utf8')); console.log(JSON.stringify(process.resourceUsage().maxRSS))`,
+  )
+  results['nats-memory-5000'] = {
+    ours_ms: undefined,
+    ratio: ours / baseline,
+    target: 'reported',
+    met: true,
+    ours_max_rss_kb: ours,
+    js_yaml_max_rss_kb: baseline,
+  }
 }
 
 writeFileSync(join(import.meta.dirname, 'results.json'), JSON.stringify(results, null, 2) + '\n')
 const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v === undefined ? '' : String(v))
 console.log(`| case | ours (ms) | baseline (ms) | ratio | target | met |\n| --- | --- | --- | --- | --- | --- |`)
-for (const [name, r] of Object.entries(results)) console.log(`| ${name} | ${fmt(r.ours_ms)} | ${fmt(r.baseline_ms)} | ${fmt(r.ratio)} | ${r.target} | ${r.met ? 'yes' : 'NO'} |`)
+for (const [name, r] of Object.entries(results))
+  console.log(`| ${name} | ${fmt(r.ours_ms)} | ${fmt(r.baseline_ms)} | ${fmt(r.ratio)} | ${r.target} | ${r.met ? 'yes' : 'NO'} |`)
 rmSync(work, { recursive: true, force: true })
 process.exit(0)

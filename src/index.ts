@@ -1,5 +1,12 @@
 /** Programmatic API: compile a contract file to a module, its types and diagnostics. */
-import { ContractCompiler as CoreCompiler, type CompileOptions as CoreCompileOptions, type CompileResult, type CompilerOptions, type HashResult, type InspectResult } from './core/compile.js'
+import {
+  ContractCompiler as CoreCompiler,
+  type CompileOptions as CoreCompileOptions,
+  type CompileResult,
+  type CompilerOptions,
+  type HashResult,
+  type InspectResult,
+} from './core/compile.js'
 import type { HashSelector } from './core/format.js'
 import { formats } from './formats/index.js'
 import type { BenzeneOptions } from './formats/benzene/options.js'

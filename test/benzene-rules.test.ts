@@ -98,8 +98,14 @@ describe('documentation', () => {
     const { readFileSync, readdirSync } = await import('node:fs')
     const readme = readFileSync(join(import.meta.dirname, '../README.md'), 'utf8')
     const sources = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [readFileSync(join(dir, e.name), 'utf8')] : []))
-    const codes = new Set(sources(join(import.meta.dirname, '../src')).flatMap((text) => [...text.matchAll(/'((?:BENZENE|JSON|CONTRACTS|NATS|YAML|DASP)_[A-Z0-9_]+)'/g)].map((m) => m[1]!)))
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [readFileSync(join(dir, e.name), 'utf8')] : [],
+      )
+    const codes = new Set(
+      sources(join(import.meta.dirname, '../src')).flatMap((text) =>
+        [...text.matchAll(/'((?:BENZENE|JSON|CONTRACTS|NATS|YAML|DASP)_[A-Z0-9_]+)'/g)].map((m) => m[1]!),
+      ),
+    )
     expect(codes.size).toBeGreaterThan(60)
     for (const code of codes) expect(readme, code).toContain(`\`${code}\``)
   })

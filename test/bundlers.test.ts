@@ -37,7 +37,12 @@ describe.each(Object.keys(bundlers))('%s', (name) => {
       payload: { PaymentId: 'pay-1', OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Status: 'captured with benzene-version v2' },
       errors: [],
     })
-    expect(result.refunded).toEqual({ status: 'not-found', isSuccessful: false, isTransient: false, errors: [{ message: 'no such payment', path: '/PaymentId' }] })
+    expect(result.refunded).toEqual({
+      status: 'not-found',
+      isSuccessful: false,
+      isTransient: false,
+      errors: [{ message: 'no such payment', path: '/PaymentId' }],
+    })
     expect(result.sent).toEqual([
       { topic: 'payments:capture', request: { OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Method: 'Card' }, headers: { 'benzene-version': 'v2' } },
       { topic: 'payments:refund', request: { PaymentId: 'missing' }, headers: {} },
@@ -80,12 +85,25 @@ describe.each(['vite', 'rollup', 'rolldown', 'esbuild'])('%s tree-shaking', (nam
   it('keeps one imported NATS channel and nothing else of its contract', async () => {
     const dir = out(name + '-shaking')
     writeFileSync(join(dir, 'n200.asyncapi.yaml'), natsDocument(200))
-    writeFileSync(join(dir, 'main.js'), "import { channel3 } from './n200.asyncapi.yaml'\nexport const run = () => ({ subject: channel3.subject.render({ region: 'eu', entityId: 'e-abcd' }) })\n")
+    writeFileSync(
+      join(dir, 'main.js'),
+      "import { channel3 } from './n200.asyncapi.yaml'\nexport const run = () => ({ subject: channel3.subject.render({ region: 'eu', entityId: 'e-abcd' }) })\n",
+    )
     const file = await bundlers[name]!(join(dir, 'main.js'), join(dir, 'dist'), { types: false })
     expect(runInNode(file)).toEqual({ subject: 'svc0.eu.e-abcd.event3' })
     const code = readFileSync(file, 'utf8')
     expect(code).toContain('svc0.{region}.{entityId}.event3')
-    for (const gone of ['event4', 'approve0', 'requestVote0', '#/components/schemas/Request', 'duplicate_window', 'durable_name', 'publish3', 'schemaValidator']) expect(code).not.toContain(gone)
+    for (const gone of [
+      'event4',
+      'approve0',
+      'requestVote0',
+      '#/components/schemas/Request',
+      'duplicate_window',
+      'durable_name',
+      'publish3',
+      'schemaValidator',
+    ])
+      expect(code).not.toContain(gone)
   })
 })
 
@@ -100,12 +118,27 @@ function runInNode(file: string): any {
 describe('Rollup without node-resolve', () => {
   const root = join(import.meta.dirname, '..')
   const cases: Array<[format: string, setup: (dir: string) => void, main: string, expected: unknown]> = [
-    ['benzene', (dir) => cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), join(dir, 'c.spec.json')), "import { capture, contract } from './c.spec.json'\nimport { checkDrift } from 'unplugin-contracts/runtime/drift'\nexport const run = async () => ({ topic: capture.topic, drift: typeof checkDrift, hash: contract.hash.slice(0, 7) })\n", { topic: 'payments:capture', drift: 'function', hash: 'sha256:' }],
-    ['nats', (dir) => cpSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), join(dir, 'c.asyncapi.yaml')), "import { entryPosted } from './c.asyncapi.yaml'\nexport const run = () => ({ subject: entryPosted.subject.render({ region: 'eu', entryId: 'abcdef012345' }) })\n", { subject: 'ledger.eu.abcdef012345.posted' }],
-    ['dasp', (dir) => {
-      for (const sub of ['extensions', 'pins']) cpSync(join(root, 'fixtures/dasp', sub), join(dir, sub), { recursive: true })
-      cpSync(join(root, 'fixtures/dasp/counter.dasp.json'), join(dir, 'c.dasp.json'))
-    }, "import { selectionRequest, isExactSelection } from './c.dasp.json'\nexport const run = () => ({ exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))) })\n", { exact: true }],
+    [
+      'benzene',
+      (dir) => cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), join(dir, 'c.spec.json')),
+      "import { capture, contract } from './c.spec.json'\nimport { checkDrift } from 'unplugin-contracts/runtime/drift'\nexport const run = async () => ({ topic: capture.topic, drift: typeof checkDrift, hash: contract.hash.slice(0, 7) })\n",
+      { topic: 'payments:capture', drift: 'function', hash: 'sha256:' },
+    ],
+    [
+      'nats',
+      (dir) => cpSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), join(dir, 'c.asyncapi.yaml')),
+      "import { entryPosted } from './c.asyncapi.yaml'\nexport const run = () => ({ subject: entryPosted.subject.render({ region: 'eu', entryId: 'abcdef012345' }) })\n",
+      { subject: 'ledger.eu.abcdef012345.posted' },
+    ],
+    [
+      'dasp',
+      (dir) => {
+        for (const sub of ['extensions', 'pins']) cpSync(join(root, 'fixtures/dasp', sub), join(dir, sub), { recursive: true })
+        cpSync(join(root, 'fixtures/dasp/counter.dasp.json'), join(dir, 'c.dasp.json'))
+      },
+      "import { selectionRequest, isExactSelection } from './c.dasp.json'\nexport const run = () => ({ exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))) })\n",
+      { exact: true },
+    ],
   ]
   it.each(cases)('%s: a self-contained bundle that runs outside the app folder', async (format, setup, main, expected) => {
     const dir = out(`rollup-self-contained-${format}`)

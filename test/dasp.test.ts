@@ -52,7 +52,12 @@ describe('build-time checks', () => {
   it('every rule has a failing fixture, and every fixture is in the table', () => {
     const covered = new Set(failing.map(([, code]) => code))
     for (const code of [...daspRules.map((r) => r.code), ...daspLoadCodes]) expect(covered, code).toContain(code)
-    expect(readdirSync(join(fixtures, 'invalid')).filter((f) => f.endsWith('.dasp.json')).map((f) => f.replace('.dasp.json', '')).sort()).toEqual(failing.map(([n]) => n).sort())
+    expect(
+      readdirSync(join(fixtures, 'invalid'))
+        .filter((f) => f.endsWith('.dasp.json'))
+        .map((f) => f.replace('.dasp.json', ''))
+        .sort(),
+    ).toEqual(failing.map(([n]) => n).sort())
   })
 
   it('a near miss names the closest definition', async () => {
@@ -69,7 +74,9 @@ describe('build-time checks', () => {
     cpSync(fixtures, work, { recursive: true })
     writeFileSync(join(work, 'pins/proof-of-authority/spec.md'), '# Proof of authority, edited\n')
     const result = await compile(join(work, 'counter.dasp.json'))
-    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.file])).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md', join(work, 'pins/proof-of-authority.manifest.json')]])
+    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.file])).toEqual([
+      ['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md', join(work, 'pins/proof-of-authority.manifest.json')],
+    ])
   })
 
   it('the valid selection passes', async () => {
@@ -86,7 +93,10 @@ describe('the generated module', () => {
   it('selectionRequest is exact, complete, deep-frozen and ordered', () => {
     const r = mod.selectionRequest
     expect(Object.isFrozen(r.extensions[1].settings.commands[0])).toBe(true)
-    expect(r.extensions.map((e: any) => [e.uri, e.scope])).toEqual([[ENC, 'connection'], [POA, 'session']])
+    expect(r.extensions.map((e: any) => [e.uri, e.scope])).toEqual([
+      [ENC, 'connection'],
+      [POA, 'session'],
+    ])
     expect(r.extensions[0]).toEqual({
       uri: ENC,
       version: 'draft-01',
@@ -115,7 +125,11 @@ describe('the generated module', () => {
     // Restart with a missing or unreadable requirement record: never an empty floor.
     for (const record of [undefined, null, 'corrupt', {}]) expect(mod.checkSessionFloor(record, offered)).toMatchObject({ ok: false, code: 'missing-record' })
     // Reconnect without protection.
-    expect(mod.checkSessionFloor(saved, { ...offered, extensions: offered.extensions.filter((e: any) => e.uri !== ENC) })).toMatchObject({ ok: false, code: 'missing-extension', extension: ENC })
+    expect(mod.checkSessionFloor(saved, { ...offered, extensions: offered.extensions.filter((e: any) => e.uri !== ENC) })).toMatchObject({
+      ok: false,
+      code: 'missing-extension',
+      extension: ENC,
+    })
     // Changed confirmation: another content pin.
     const repinned = JSON.parse(JSON.stringify(offered))
     repinned.extensions[1].content.sha256 = 'e'.repeat(64)
@@ -131,7 +145,14 @@ describe('the generated module', () => {
     // A fresh connection setting may change; stronger current policy (one more extension) is accepted.
     const fresher = JSON.parse(JSON.stringify(offered))
     fresher.extensions[0].settings.rekey_interval_s = 600
-    fresher.extensions.push({ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01', scope: 'session', settings: {}, content: {}, dependencies: [] })
+    fresher.extensions.push({
+      uri: 'https://example.com/dasp/contracts/audit-trail',
+      version: 'draft-01',
+      scope: 'session',
+      settings: {},
+      content: {},
+      dependencies: [],
+    })
     expect(mod.checkSessionFloor(saved, fresher)).toEqual({ ok: true })
   })
 
@@ -151,11 +172,17 @@ describe('the generated module', () => {
     const report = mod.conformanceReport({
       implementationVersions: { client: '0.1.0' },
       durabilityBoundary: 'session store fsync',
-      cases: [{ id: 'failed-selection', executed: true, passed: true }, { id: 'concurrent-clients', executed: false, note: 'needs a complete binding' }],
+      cases: [
+        { id: 'failed-selection', executed: true, passed: true },
+        { id: 'concurrent-clients', executed: false, note: 'needs a complete binding' },
+      ],
     })
     expect(report).toMatchObject({
       core: mod.selectionRequest.core,
-      extensions: [{ uri: ENC, version: 'draft-01', scope: 'connection' }, { uri: POA, version: 'draft-01', scope: 'session' }],
+      extensions: [
+        { uri: ENC, version: 'draft-01', scope: 'connection' },
+        { uri: POA, version: 'draft-01', scope: 'session' },
+      ],
       pins: [{ uri: ENC, content: mod.selectionRequest.extensions[0].content }, { uri: POA }],
       executedCases: [{ id: 'failed-selection', passed: true }],
       skippedCases: [{ id: 'concurrent-clients', note: 'needs a complete binding' }],
@@ -170,16 +197,30 @@ describe('in a bundler', () => {
     rmSync(work, { recursive: true, force: true })
     mkdirSync(work, { recursive: true })
     cpSync(fixtures, work, { recursive: true })
-    writeFileSync(join(work, 'app.ts'), [
-      "import { selectionRequest, isExactSelection, checkSessionFloor, sessionFloor } from './counter.dasp.json'",
-      "const version: 'draft-01' = selectionRequest.extensions[1].version",
-      'const grant: 16384 = selectionRequest.extensions[1].settings.grant_bytes',
-      'export function run() { return { exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))), floor: checkSessionFloor(sessionFloor, selectionRequest), version, grant } }',
-    ].join('\n'))
+    writeFileSync(
+      join(work, 'app.ts'),
+      [
+        "import { selectionRequest, isExactSelection, checkSessionFloor, sessionFloor } from './counter.dasp.json'",
+        "const version: 'draft-01' = selectionRequest.extensions[1].version",
+        'const grant: 16384 = selectionRequest.extensions[1].settings.grant_bytes',
+        'export function run() { return { exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))), floor: checkSessionFloor(sessionFloor, selectionRequest), version, grant } }',
+      ].join('\n'),
+    )
     const file = await bundlers.esbuild!(join(work, 'app.ts'), join(work, 'out'))
     const script = `const { run } = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify(run()))`
-    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({ exact: true, floor: { ok: true }, version: 'draft-01', grant: 16384 })
-    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', allowArbitraryExtensions: true, types: [] }, files: ['app.ts'] }))
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({
+      exact: true,
+      floor: { ok: true },
+      version: 'draft-01',
+      grant: 16384,
+    })
+    writeFileSync(
+      join(work, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', allowArbitraryExtensions: true, types: [] },
+        files: ['app.ts'],
+      }),
+    )
     const r = tsc(['-p', '.'], work)
     expect(r.output).toBe('')
   })

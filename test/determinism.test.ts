@@ -17,7 +17,9 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex').sl
 /** Compiles in a fresh Node process whose working directory is `cwd`; returns digests of code and types. */
 function digestsFrom(cwd: string, file: string): { code: string; dts: string; codeText: string } {
   const script = `const { compile } = await import(${JSON.stringify(join(root, 'dist/src/index.js'))}); const r = await compile(${JSON.stringify(file)}); if (r.diagnostics.length) throw new Error(JSON.stringify(r.diagnostics)); console.log(JSON.stringify({ code: r.code, dts: r.dts }))`
-  const { code, dts } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }))
+  const { code, dts } = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
+  )
   return { code: sha(code), dts: sha(dts), codeText: code }
 }
 
@@ -25,7 +27,11 @@ function digestsFrom(cwd: string, file: string): { code: string; dts: string; co
 function reversed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversed)
   if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reversed((value as Record<string, unknown>)[k])]))
+  return Object.fromEntries(
+    Object.keys(value)
+      .reverse()
+      .map((k) => [k, reversed((value as Record<string, unknown>)[k])]),
+  )
 }
 
 beforeAll(() => {
@@ -39,7 +45,10 @@ describe('determinism', () => {
     const source = join(root, 'fixtures/benzene/valid/schema-features.spec.json')
     const copy = join(work, 'a/schema-features.spec.json')
     writeFileSync(copy, JSON.stringify(reversed(JSON.parse(readFileSync(source, 'utf8'))), null, 1))
-    const digests = [digestsFrom(root, source), digestsFrom(join(work, 'b'), source), digestsFrom(join(work, 'b'), copy)].map(({ code, dts }) => ({ code, dts }))
+    const digests = [digestsFrom(root, source), digestsFrom(join(work, 'b'), source), digestsFrom(join(work, 'b'), copy)].map(({ code, dts }) => ({
+      code,
+      dts,
+    }))
     expect(new Set(digests.map((d) => JSON.stringify(d))).size).toBe(1)
     expect(digests[0]).toMatchSnapshot()
   })

@@ -9,7 +9,10 @@ const example = join(root, 'examples/payments-client')
 
 describe('examples/payments-client', () => {
   it('builds with Vite and talks to the local payments service over HTTP', () => {
-    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], { cwd: root, stdio: 'pipe' })
+    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], {
+      cwd: root,
+      stdio: 'pipe',
+    })
     const out = execFileSync(process.execPath, [join(example, 'demo.mjs')], { encoding: 'utf8' })
     expect(out).toMatch(/^payments-api contract sha256:[0-9a-f]{64}$/m)
     expect(out).toContain('capture -> created: pay-1 42.42 EUR')

@@ -23,7 +23,11 @@ type Json = unknown
 const counts: Record<string, { cases: number; valid: number }> = {}
 
 /** One structured mutation, applied at a path chosen by `pick` among the value's nodes. */
-type Mutation = { op: 'delete' | 'duplicate' | 'retype' | 'ref' | 'number' | 'string' | 'nest' | 'key' | 'pattern' | 'wide' | 'chain'; pick: number; seed: number }
+type Mutation = {
+  op: 'delete' | 'duplicate' | 'retype' | 'ref' | 'number' | 'string' | 'nest' | 'key' | 'pattern' | 'wide' | 'chain'
+  pick: number
+  seed: number
+}
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   op: fc.constantFrom('delete', 'duplicate', 'retype', 'ref', 'number', 'string', 'nest', 'key', 'pattern', 'wide', 'chain'),
   pick: fc.nat(),
@@ -34,13 +38,27 @@ function nodes(value: Json): Array<{ parent: Record<string, Json> | Json[]; key:
   const out: Array<{ parent: Record<string, Json> | Json[]; key: string | number }> = []
   const walk = (v: Json) => {
     if (Array.isArray(v)) v.forEach((c, i) => (out.push({ parent: v, key: i }), walk(c)))
-    else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) (out.push({ parent: v as Record<string, Json>, key: k }), walk(c))
+    else if (v && typeof v === 'object')
+      for (const [k, c] of Object.entries(v)) {
+        out.push({ parent: v as Record<string, Json>, key: k })
+        walk(c)
+      }
   }
   walk(value)
   return out
 }
 
-const STRANGE = ['', 'x'.repeat(10_000), '__proto__', 'constructor', '"`${process.exit(1)}`*/</script>\u2028\u2029', '\ud800', '#/components/schemas/Nope', '../../etc/passwd', 'http://127.0.0.1:9/x']
+const STRANGE = [
+  '',
+  'x'.repeat(10_000),
+  '__proto__',
+  'constructor',
+  '"`${process.exit(1)}`*/</script>\u2028\u2029',
+  '\ud800',
+  '#/components/schemas/Nope',
+  '../../etc/passwd',
+  'http://127.0.0.1:9/x',
+]
 
 /** Patterns built to freeze a backtracking engine, or that no linear engine can take. */
 const HOSTILE_PATTERNS = ['^(a+)+$', '(a|a)*b', '^(\\d+)*$', '(.*a){12}', '\\d+\\d+\\d+$', '^(?=(a+)+$)b', '(a)\\1+$', '[', '^[a-z]{2,}$']
@@ -84,18 +102,27 @@ function mutate(value: Json, mutations: Mutation[]): Json {
         break
       }
       case 'key':
-        if (!Array.isArray(parent)) Object.defineProperty(parent, STRANGE[m.seed % STRANGE.length]!, { value: current, enumerable: true, writable: true, configurable: true })
+        if (!Array.isArray(parent))
+          Object.defineProperty(parent, STRANGE[m.seed % STRANGE.length]!, { value: current, enumerable: true, writable: true, configurable: true })
         break
       case 'pattern':
         // A hostile pattern on whatever object is here (a schema, or not).
-        if (current && typeof current === 'object' && !Array.isArray(current)) (current as Record<string, Json>).pattern = HOSTILE_PATTERNS[m.seed % HOSTILE_PATTERNS.length]!
+        if (current && typeof current === 'object' && !Array.isArray(current))
+          (current as Record<string, Json>).pattern = HOSTILE_PATTERNS[m.seed % HOSTILE_PATTERNS.length]!
         else set({ type: 'string', pattern: HOSTILE_PATTERNS[m.seed % HOSTILE_PATTERNS.length]! })
         break
       case 'wide': {
         // Many copies of a member beside it: wide overlaps (channels, operations, topics, settings).
         const copies = 50 + (m.seed % 400)
         if (Array.isArray(parent)) for (let i = 0; i < copies; i++) parent.push(JSON.parse(JSON.stringify(current ?? null)))
-        else for (let i = 0; i < copies; i++) Object.defineProperty(parent, `${String(key)}${i}`, { value: JSON.parse(JSON.stringify(current ?? null)), enumerable: true, writable: true, configurable: true })
+        else
+          for (let i = 0; i < copies; i++)
+            Object.defineProperty(parent, `${String(key)}${i}`, {
+              value: JSON.parse(JSON.stringify(current ?? null)),
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            })
         break
       }
       case 'chain': {
@@ -105,7 +132,12 @@ function mutate(value: Json, mutations: Mutation[]): Json {
         const base = `${String(key)}_`
         for (let i = 0; i < length; i++) {
           const next = { $ref: `#/components/schemas/${base}${i + 1}` }
-          Object.defineProperty(parent, `${base}${i}`, { value: m.seed % 2 ? { allOf: [next] } : { type: 'object', properties: { next } }, enumerable: true, writable: true, configurable: true })
+          Object.defineProperty(parent, `${base}${i}`, {
+            value: m.seed % 2 ? { allOf: [next] } : { type: 'object', properties: { next } },
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          })
         }
         break
       }
@@ -115,13 +147,17 @@ function mutate(value: Json, mutations: Mutation[]): Json {
 }
 
 /** Byte-level edits of a text: flip, insert or delete characters. */
-const byteEdits = fc.array(fc.record({ at: fc.nat(), kind: fc.constantFrom('flip', 'insert', 'delete'), ch: fc.integer({ min: 0, max: 127 }) }), { minLength: 1, maxLength: 6 })
+const byteEdits = fc.array(fc.record({ at: fc.nat(), kind: fc.constantFrom('flip', 'insert', 'delete'), ch: fc.integer({ min: 0, max: 127 }) }), {
+  minLength: 1,
+  maxLength: 6,
+})
 function editBytes(text: string, edits: Array<{ at: number; kind: string; ch: number }>): string {
   let out = text
   for (const e of edits) {
     const i = e.at % Math.max(1, out.length)
     const c = String.fromCharCode(e.ch)
-    out = e.kind === 'flip' ? out.slice(0, i) + c + out.slice(i + 1) : e.kind === 'insert' ? out.slice(0, i) + c + out.slice(i) : out.slice(0, i) + out.slice(i + 1)
+    out =
+      e.kind === 'flip' ? out.slice(0, i) + c + out.slice(i + 1) : e.kind === 'insert' ? out.slice(0, i) + c + out.slice(i) : out.slice(0, i) + out.slice(i + 1)
   }
   return out
 }
@@ -134,7 +170,7 @@ async function check(format: string, file: string, text: string): Promise<void> 
   try {
     result = await new ContractCompiler().compile(file)
   } catch (error) {
-    throw new Error(`compile threw on ${file}: ${String(error)}\n---\n${text.slice(0, 2000)}`)
+    throw new Error(`compile threw on ${file}: ${String(error)}\n---\n${text.slice(0, 2000)}`, { cause: error })
   }
   const elapsed = Date.now() - started
   counts[format] ??= { cases: 0, valid: 0 }
@@ -146,7 +182,8 @@ async function check(format: string, file: string, text: string): Promise<void> 
   if (result.diagnostics.some((d) => d.severity === 'error')) return
   counts[format].valid++
   const mod = await loadModule(result.code!, `fuzz-${format}`)
-  for (const [name, value] of Object.entries(mod)) if (typeof value === 'object' && value !== null) expect(Object.isFrozen(value), `${name} is frozen`).toBe(true)
+  for (const [name, value] of Object.entries(mod))
+    if (typeof value === 'object' && value !== null) expect(Object.isFrozen(value), `${name} is frozen`).toBe(true)
   expect((globalThis as { __PWNED?: unknown }).__PWNED, 'nothing from a file name ran').toBeUndefined()
 }
 
@@ -155,7 +192,12 @@ const REGRESSIONS: Record<string, Mutation[][]> = {
   benzene: [],
   'nats-flow': [],
   // An operation's channel $ref made to name nothing reached the generator (now NATS_REF_UNRESOLVED).
-  nats: [[{ op: 'ref', pick: 206231657, seed: 73745889 }, { op: 'delete', pick: 971794858, seed: 0 }]],
+  nats: [
+    [
+      { op: 'ref', pick: 206231657, seed: 73745889 },
+      { op: 'delete', pick: 971794858, seed: 0 },
+    ],
+  ],
   dasp: [],
 }
 
@@ -163,11 +205,35 @@ const REGRESSIONS: Record<string, Mutation[][]> = {
 const name = (i: number) => (i % 4 === 0 ? `case${i}\n;globalThis.__PWNED=${i};\`\${globalThis.__PWNED}\`\u2028\r"'` : `case${i}`)
 
 const FORMATS = [
-  { name: 'benzene', source: 'fixtures/benzene/valid/payments.spec.json', file: (i: number) => join(work, `${name(i)}.spec.json`), parse: JSON.parse, print: (v: Json) => JSON.stringify(v, null, 2) },
-  { name: 'nats', source: 'fixtures/nats/valid/ledger.asyncapi.yaml', file: (i: number) => join(work, `${name(i)}.asyncapi.yaml`), parse: (t: string) => parseYaml(t), print: (v: Json) => stringifyYaml(v) },
+  {
+    name: 'benzene',
+    source: 'fixtures/benzene/valid/payments.spec.json',
+    file: (i: number) => join(work, `${name(i)}.spec.json`),
+    parse: JSON.parse,
+    print: (v: Json) => JSON.stringify(v, null, 2),
+  },
+  {
+    name: 'nats',
+    source: 'fixtures/nats/valid/ledger.asyncapi.yaml',
+    file: (i: number) => join(work, `${name(i)}.asyncapi.yaml`),
+    parse: (t: string) => parseYaml(t),
+    print: (v: Json) => stringifyYaml(v),
+  },
   // The same document as one line of flow YAML (JSON is YAML): long lines on the fast path.
-  { name: 'nats-flow', source: 'fixtures/nats/valid/ledger.asyncapi.yaml', file: (i: number) => join(work, `${name(i)}.asyncapi.yaml`), parse: (t: string) => parseYaml(t), print: (v: Json) => JSON.stringify(v) },
-  { name: 'dasp', source: 'fixtures/dasp/counter.dasp.json', file: (i: number) => join(work, 'dasp', `${name(i)}.dasp.json`), parse: JSON.parse, print: (v: Json) => JSON.stringify(v, null, 2) },
+  {
+    name: 'nats-flow',
+    source: 'fixtures/nats/valid/ledger.asyncapi.yaml',
+    file: (i: number) => join(work, `${name(i)}.asyncapi.yaml`),
+    parse: (t: string) => parseYaml(t),
+    print: (v: Json) => JSON.stringify(v),
+  },
+  {
+    name: 'dasp',
+    source: 'fixtures/dasp/counter.dasp.json',
+    file: (i: number) => join(work, 'dasp', `${name(i)}.dasp.json`),
+    parse: JSON.parse,
+    print: (v: Json) => JSON.stringify(v, null, 2),
+  },
 ] as const
 
 describe.each(FORMATS)('fuzz $name', (format) => {
@@ -177,7 +243,10 @@ describe.each(FORMATS)('fuzz $name', (format) => {
   const text = format.name === 'nats-flow' ? format.print(value) : source
 
   it(`structured mutations (${RUNS} cases)`, async () => {
-    await fc.assert(fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 4 }), async (ms) => check(format.name, format.file(n++), format.print(mutate(value, ms)))), { numRuns: RUNS })
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 4 }), async (ms) => check(format.name, format.file(n++), format.print(mutate(value, ms)))),
+      { numRuns: RUNS },
+    )
   })
 
   it('counterexamples found by full runs stay fixed', async () => {
@@ -185,7 +254,10 @@ describe.each(FORMATS)('fuzz $name', (format) => {
   })
 
   it(`byte-level mutations (${RUNS} cases)`, async () => {
-    await fc.assert(fc.asyncProperty(byteEdits, async (edits) => check(format.name, format.file(n++), editBytes(text, edits))), { numRuns: RUNS })
+    await fc.assert(
+      fc.asyncProperty(byteEdits, async (edits) => check(format.name, format.file(n++), editBytes(text, edits))),
+      { numRuns: RUNS },
+    )
   })
 })
 

@@ -84,7 +84,11 @@ describe('strings from the document cannot break out', () => {
   const hostile = join(fixtures, 'hostile-names.spec.json')
   const doc = JSON.parse(readFileSync(hostile, 'utf8'))
   // fromEntries defines `__proto__` as an own key, as JSON.parse does; a literal would set the prototype.
-  const names: Record<string, string> = Object.fromEntries([[doc.requests[0].topic, 'evil'], ['__proto__', 'proto'], [doc.requests[2].topic, 'third']])
+  const names: Record<string, string> = Object.fromEntries([
+    [doc.requests[0].topic, 'evil'],
+    ['__proto__', 'proto'],
+    [doc.requests[2].topic, 'third'],
+  ])
 
   it('topic ids, schema and property names round-trip exactly through the module', async () => {
     const result = await compile(hostile, { benzene: { names } })
@@ -105,7 +109,9 @@ describe('strings from the document cannot break out', () => {
     delete (globalThis as any).pwned
     const result = await compile(hostile, { benzene: { names } })
     const mod = await load(result.code!, 'hostile-run')
-    const sender = { send: async (_topic: string, request: unknown) => ({ status: 'ok', isSuccessful: true, payload: request === undefined ? 'a' : 'b', errors: [] }) }
+    const sender = {
+      send: async (_topic: string, request: unknown) => ({ status: 'ok', isSuccessful: true, payload: request === undefined ? 'a' : 'b', errors: [] }),
+    }
     // Optional members absent: valid, although every object inherits `constructor` and `__proto__`.
     expect((await mod.proto.send(sender, {})).status).not.toBe('validation-error')
     const wrong = await mod.proto.send(sender, JSON.parse('{"__proto__": 5, "constructor": "x", "prototype": [{"v\u2029": "nope"}]}'))
@@ -121,8 +127,14 @@ describe('strings from the document cannot break out', () => {
     const dir = join(work, 'hostile-types')
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'hostile.d.ts'), result.dts!)
-    writeFileSync(join(dir, 'use.ts'), "import { evil, proto, third, type Weird_Name__, type Weird_Name___2, type string_, type ___globalThis_pwned_1___ } from './hostile.js'\nexport const x: Weird_Name___2 = { x: 'a' }\nexport const y: Weird_Name__ = { y: 'b' }\nexport const s: string_ = 'c'\nexport const t: string = evil.topic + proto.topic + third.topic\nexport const v: ___globalThis_pwned_1___ = { 'v\\u2029': '\\u2028' }\n")
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+    writeFileSync(
+      join(dir, 'use.ts'),
+      "import { evil, proto, third, type Weird_Name__, type Weird_Name___2, type string_, type ___globalThis_pwned_1___ } from './hostile.js'\nexport const x: Weird_Name___2 = { x: 'a' }\nexport const y: Weird_Name__ = { y: 'b' }\nexport const s: string_ = 'c'\nexport const t: string = evil.topic + proto.topic + third.topic\nexport const v: ___globalThis_pwned_1___ = { 'v\\u2029': '\\u2028' }\n",
+    )
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }),
+    )
     const r = tsc(['-p', '.'], dir)
     expect(r.output).toBe('')
     expect(result.dts).toContain('*\\/')

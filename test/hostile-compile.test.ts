@@ -27,7 +27,8 @@ const fresh = (name: string) => {
   mkdirSync(dir, { recursive: true })
   return dir
 }
-const counts = (diagnostics: readonly Diagnostic[]) => Object.fromEntries([...new Set(diagnostics.map((d) => d.code))].map((c) => [c, diagnostics.filter((d) => d.code === c).length]))
+const counts = (diagnostics: readonly Diagnostic[]) =>
+  Object.fromEntries([...new Set(diagnostics.map((d) => d.code))].map((c) => [c, diagnostics.filter((d) => d.code === c).length]))
 /** Compiles with a fresh compiler; the elapsed time is returned for a termination bound only. */
 async function timed(file: string) {
   const started = performance.now()
@@ -48,7 +49,10 @@ function daspCopy(dir: string, selectionName = 'counter.dasp.json'): string {
 function typecheck(dir: string, dts: string, use: string): string {
   writeFileSync(join(dir, 'contract.d.ts'), dts)
   writeFileSync(join(dir, 'use.ts'), use)
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }),
+  )
   return tsc(['-p', '.'], dir).output
 }
 
@@ -61,17 +65,29 @@ const HOSTILE_NAME = 'x\nglobalThis.__PWNED=true;`${globalThis.__PWNED=2}`\r\u20
 
 describe('file names never reach generated code as code', () => {
   const cases: Array<[format: string, make: (dir: string) => string, use: string]> = [
-    ['benzene', (dir) => {
-      const file = join(dir, `${HOSTILE_NAME}.spec.json`)
-      cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), file)
-      return file
-    }, "import { contractHash } from './contract.js'\nexport const h: string = contractHash\n"],
-    ['nats', (dir) => {
-      const file = join(dir, `${HOSTILE_NAME}.asyncapi.yaml`)
-      cpSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), file)
-      return file
-    }, "import { contract } from './contract.js'\nexport const id: string = contract.id\n"],
-    ['dasp', (dir) => daspCopy(dir, `${HOSTILE_NAME}.dasp.json`), "import { attributeNames } from './contract.js'\nexport const n: number = attributeNames.length\n"],
+    [
+      'benzene',
+      (dir) => {
+        const file = join(dir, `${HOSTILE_NAME}.spec.json`)
+        cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), file)
+        return file
+      },
+      "import { contractHash } from './contract.js'\nexport const h: string = contractHash\n",
+    ],
+    [
+      'nats',
+      (dir) => {
+        const file = join(dir, `${HOSTILE_NAME}.asyncapi.yaml`)
+        cpSync(join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml'), file)
+        return file
+      },
+      "import { contract } from './contract.js'\nexport const id: string = contract.id\n",
+    ],
+    [
+      'dasp',
+      (dir) => daspCopy(dir, `${HOSTILE_NAME}.dasp.json`),
+      "import { attributeNames } from './contract.js'\nexport const n: number = attributeNames.length\n",
+    ],
   ]
   it.each(cases)('%s: the module loads and runs nothing planted; its declarations compile', async (format, make, use) => {
     const dir = fresh(`names-${format}`)
@@ -92,7 +108,18 @@ describe('messageEndpoint is a path on the service origin', () => {
     writeFileSync(file, JSON.stringify({ ...base, messageEndpoint: endpoint }, null, 2))
     return (await compile(file)).diagnostics
   }
-  it.each(['//evil.example:8443/x', 'http://other/x', 'https://other/x', '/\\evil.example/x', '/\t/evil.example/x', 'benzene/invoke', '/x?to=evil', '/x#y', '\\\\evil/x', ''])('%j is BENZENE_ENDPOINT_FORM', async (endpoint) => {
+  it.each([
+    '//evil.example:8443/x',
+    'http://other/x',
+    'https://other/x',
+    '/\\evil.example/x',
+    '/\t/evil.example/x',
+    'benzene/invoke',
+    '/x?to=evil',
+    '/x#y',
+    '\\\\evil/x',
+    '',
+  ])('%j is BENZENE_ENDPOINT_FORM', async (endpoint) => {
     expect((await withEndpoint(endpoint)).map((d) => [d.code, d.pointer])).toEqual([['BENZENE_ENDPOINT_FORM', '/messageEndpoint']])
   })
   it.each(['/benzene/invoke', '/', '/a/b-c_d.e~f/%20'])('%j is a path', async (endpoint) => {
@@ -194,10 +221,18 @@ describe('nothing freezes or crashes the build', () => {
 describe('links between contracts', () => {
   it('payload schemas that refer twice to a schema that refers twice ... (2^40 expanded) are compared at once, and equal', async () => {
     const shop = ShopBundle.copy('hostile-doubling')
-    const chain = Array.from({ length: 40 }, (_, i) => `    D${i}: { type: object, properties: { a: { $ref: '#/components/schemas/D${i + 1}' }, b: { $ref: '#/components/schemas/D${i + 1}' } } }\n`).join('') + '    D40: { type: string }\n'
+    const chain =
+      Array.from(
+        { length: 40 },
+        (_, i) => `    D${i}: { type: object, properties: { a: { $ref: '#/components/schemas/D${i + 1}' }, b: { $ref: '#/components/schemas/D${i + 1}' } } }\n`,
+      ).join('') + '    D40: { type: string }\n'
     for (const doc of ['orders', 'payments']) {
       shop.edit(`${doc}/asyncapi/asyncapi.yaml`, '  schemas:\n', `  schemas:\n${chain}`)
-      shop.edit(`${doc}/asyncapi/asyncapi.yaml`, /        total: \{ type: number \}\n/, "        total: { type: number }\n        tree: { $ref: '#/components/schemas/D0' }\n")
+      shop.edit(
+        `${doc}/asyncapi/asyncapi.yaml`,
+        / {8}total: \{ type: number \}\n/,
+        "        total: { type: number }\n        tree: { $ref: '#/components/schemas/D0' }\n",
+      )
     }
     shop.relock()
     const { result, ms } = await timed(shop.doc('payments'))
@@ -227,7 +262,10 @@ describe('values JSON has no form for, on every path', () => {
     for (const [name, text] of Object.entries(documents)) {
       const fast = parseYamlSource(`${name}.yaml`, text)
       const exact = parseExactYaml(`${name}.yaml`, text)
-      expect(fast.diagnostics.map((d) => d.code), name).toEqual(exact.diagnostics.map((d) => d.code))
+      expect(
+        fast.diagnostics.map((d) => d.code),
+        name,
+      ).toEqual(exact.diagnostics.map((d) => d.code))
       expect(fast.source.value, name).toEqual(exact.source.value)
     }
     expect(parseYamlSource('i.yaml', documents.infinite).diagnostics.map((d) => d.code)).toEqual(['YAML_NON_JSON_VALUE'])
@@ -265,7 +303,10 @@ describe('files stay inside the contract tree', () => {
     expect(cli.status).toBe(1)
     expect(cli.stdout + cli.stderr).not.toContain('root:')
     writeFileSync(join(dir, 'main.js'), "import { selectionRequest } from './counter.dasp.json'\nexport default selectionRequest\n")
-    const error = await bundlers.rollup!(join(dir, 'main.js'), join(dir, 'out')).then(() => '', (e: Error) => e.message)
+    const error = await bundlers.rollup!(join(dir, 'main.js'), join(dir, 'out')).then(
+      () => '',
+      (e: Error) => e.message,
+    )
     expect(error).toContain('DASP_DEFINITION_SOURCE')
     expect(error).not.toContain('root:')
   })
@@ -313,14 +354,37 @@ describe('files stay inside the contract tree', () => {
       const started = performance.now()
       const result = await compile(selection)
       expect(performance.now() - started).toBeLessThan(10_000)
-      expect(result.diagnostics.map((d) => [d.code, d.pointer]), kind).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
+      expect(
+        result.diagnostics.map((d) => [d.code, d.pointer]),
+        kind,
+      ).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
     }
   })
 })
 
 describe('schema names that are TypeScript type operators', () => {
   it('are renamed, and the declarations compile', async () => {
-    const names = ['keyof', 'infer', 'readonly', 'unique', 'as', 'asserts', 'is', 'satisfies', 'type', 'declare', 'namespace', 'module', 'abstract', 'out', 'accessor', 'global', 'intrinsic', 'symbol', 'object']
+    const names = [
+      'keyof',
+      'infer',
+      'readonly',
+      'unique',
+      'as',
+      'asserts',
+      'is',
+      'satisfies',
+      'type',
+      'declare',
+      'namespace',
+      'module',
+      'abstract',
+      'out',
+      'accessor',
+      'global',
+      'intrinsic',
+      'symbol',
+      'object',
+    ]
     const schemas = Object.fromEntries(names.map((n) => [n, { type: 'object', properties: { v: { type: 'string' } } }]))
     const requests = names.map((n) => ({ topic: `kw:${n}`, request: { $ref: `#/components/schemas/${n}` }, response: { $ref: `#/components/schemas/${n}` } }))
     const dir = fresh('keywords')

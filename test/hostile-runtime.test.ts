@@ -47,7 +47,9 @@ describe('the HTTP sender keeps to baseUrl', () => {
     expect(result.errors[0]!.message).toContain('HTTP 307')
     expect(attacker.requests).toEqual([])
     // Even when same-origin redirects are allowed, another origin is refused.
-    expect(await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', redirects: 'same-origin' }).send('t', {})).toMatchObject({ isSuccessful: false })
+    expect(await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', redirects: 'same-origin' }).send('t', {})).toMatchObject({
+      isSuccessful: false,
+    })
     expect(attacker.requests).toEqual([])
   })
 
@@ -94,12 +96,17 @@ describe('the HTTP sender keeps to baseUrl', () => {
     expect(closedAt).toBeLessThan(32 * 1024 * 1024)
     // A declared length over the limit is refused before reading.
     service.handle = (_req, res) => res.writeHead(200, { 'content-length': String(8 * 1024 * 1024) }).end(' '.repeat(8 * 1024 * 1024))
-    expect(await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', maxBodyBytes: 1024 }).send('t', {})).toMatchObject({ isSuccessful: false })
+    expect(await createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke', maxBodyBytes: 1024 }).send('t', {})).toMatchObject({
+      isSuccessful: false,
+    })
   })
 
   it('a JSON null body is null, not the string "null"', () => {
     expect(readAnswer(200, JSON.stringify({ statusCode: 'ok', isSuccessful: true, body: 'null' }))).toMatchObject({ isSuccessful: true, payload: null })
-    expect(readAnswer(200, JSON.stringify({ statusCode: 'ok', isSuccessful: true, body: 'plain text' }))).toMatchObject({ isSuccessful: true, payload: 'plain text' })
+    expect(readAnswer(200, JSON.stringify({ statusCode: 'ok', isSuccessful: true, body: 'plain text' }))).toMatchObject({
+      isSuccessful: true,
+      payload: 'plain text',
+    })
   })
 })
 
@@ -126,11 +133,13 @@ describe('patterns cannot freeze a validator', () => {
     const verdict = validate(attack)
     expect(performance.now() - started).toBeLessThan(2000)
     expect(verdict).toBe(false)
-    for (const sample of ['', 'a', 'aab', 'ab', '12', 'word word', 'xxy', 'aaaa', '1 2', 'b']) expect(validate(sample), sample).toBe(new RegExp(pattern, 'u').test(sample))
+    for (const sample of ['', 'a', 'aab', 'ab', '12', 'word word', 'xxy', 'aaaa', '1 2', 'b'])
+      expect(validate(sample), sample).toBe(new RegExp(pattern, 'u').test(sample))
   })
 
   it('patterns proven cheap stay on the native engine', () => {
-    for (const pattern of ['^[a-z]+$', '^\\d{3}-\\d{4}$', '^[\\w.+-]+@[\\w-]+\\.[\\w.]+$', '^[0-9a-f]{64}$', '^-?\\d+$', 'abc', '^(\\d{3}-)?\\d{4}$']) expect(patternEngine(pattern), pattern).toEqual({ engine: 'native' })
+    for (const pattern of ['^[a-z]+$', '^\\d{3}-\\d{4}$', '^[\\w.+-]+@[\\w-]+\\.[\\w.]+$', '^[0-9a-f]{64}$', '^-?\\d+$', 'abc', '^(\\d{3}-)?\\d{4}$'])
+      expect(patternEngine(pattern), pattern).toEqual({ engine: 'native' })
   })
 })
 
@@ -200,8 +209,14 @@ describe('drift checks on hostile served documents', () => {
 
   it.each([
     ['requests: [null]', JSON.stringify({ requests: [null], events: [], components: { schemas: {} } })],
-    ['1e400', '{"requests":[{"topic":"payments:capture","request":{"type":"number","maximum":1e400},"response":{"type":"string"}}],"events":[],"components":{"schemas":{}}}'],
-    ['nested 20,000 levels', `{"requests":[{"topic":"payments:capture","request":${'{"not":'.repeat(20000)}{}${'}'.repeat(20000)},"response":{}}],"events":[],"components":{"schemas":{}}}`],
+    [
+      '1e400',
+      '{"requests":[{"topic":"payments:capture","request":{"type":"number","maximum":1e400},"response":{"type":"string"}}],"events":[],"components":{"schemas":{}}}',
+    ],
+    [
+      'nested 20,000 levels',
+      `{"requests":[{"topic":"payments:capture","request":${'{"not":'.repeat(20000)}{}${'}'.repeat(20000)},"response":{}}],"events":[],"components":{"schemas":{}}}`,
+    ],
     ['not JSON', '{"requests":'],
   ])('%s: resolves with error filled', async (_name, text) => {
     served(text)

@@ -14,7 +14,10 @@ function typecheck(name: string, dts: string, use: string): string {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, `${name}.d.ts`), dts)
   writeFileSync(join(dir, 'use.ts'), use)
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }),
+  )
   return tsc(['-p', '.'], dir).output
 }
 
@@ -47,7 +50,13 @@ describe('hostile corpus', () => {
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before)
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
     // And the declarations compile.
-    expect(typecheck('proto', result.dts!, "import { proto, channels } from './proto.js'\nexport const s: string = proto.subject.render({ __proto__: 'constructor', constructor: 'x' } as never) + channels.constructor.id\n")).toBe('')
+    expect(
+      typecheck(
+        'proto',
+        result.dts!,
+        "import { proto, channels } from './proto.js'\nexport const s: string = proto.subject.render({ __proto__: 'constructor', constructor: 'x' } as never) + channels.constructor.id\n",
+      ),
+    ).toBe('')
   })
 
   it('quotes, backticks, ${, */, </script> and U+2028/U+2029 in every NATS string: escaped, never run, declarations valid', async () => {
@@ -63,7 +72,13 @@ describe('hostile corpus', () => {
     expect(mod.channels[channelId].subject.render({ p: 'a' })).toBe('s.a')
     expect(mod.operations['send */ </script>']).toMatchObject({ channel: channelId, source: { pointer: '/operations/send *~1 <~1script>', line: 27 } })
     expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined()
-    expect(typecheck('strings', result.dts!, "import { channels, operations } from './strings.js'\nexport const s: string = channels[\"it's`${globalThis.pwned = 3}`\"].subject.render({ p: 'b' }) + operations['send */ </script>'].channel\n")).toBe('')
+    expect(
+      typecheck(
+        'strings',
+        result.dts!,
+        "import { channels, operations } from './strings.js'\nexport const s: string = channels[\"it's`${globalThis.pwned = 3}`\"].subject.render({ p: 'b' }) + operations['send */ </script>'].channel\n",
+      ),
+    ).toBe('')
   })
 
   it('a same-document $ref that names nothing is a diagnostic, not a module missing a part', async () => {
@@ -73,7 +88,9 @@ describe('hostile corpus', () => {
     writeFileSync(join(dir, 'refs.asyncapi.yaml'), text)
     const result = await compile(join(dir, 'refs.asyncapi.yaml'))
     expect(result.code).toBeUndefined()
-    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.line])).toEqual([['NATS_REF_UNRESOLVED', "/channels/it's`${globalThis.pwned = 3}`/messages/m\"'`/payload/$ref", 24]])
+    expect(result.diagnostics.map((d) => [d.code, d.pointer, d.line])).toEqual([
+      ['NATS_REF_UNRESOLVED', "/channels/it's`${globalThis.pwned = 3}`/messages/m\"'`/payload/$ref", 24],
+    ])
   })
 
   it('DASP setting values carrying quotes, backticks, ${, */, </script>, U+2028/U+2029 and __proto__: data, never code', async () => {

@@ -137,7 +137,25 @@ describe('the wire', () => {
 
 describe('status mapping both ways', () => {
   it('each Benzene status has its HTTP status, and each HTTP status reads back to a status that maps to it', () => {
-    const expected: Record<string, number> = { ok: 200, ignored: 200, created: 201, accepted: 202, updated: 204, deleted: 204, 'bad-request': 400, unauthorized: 401, forbidden: 403, 'not-found': 404, conflict: 409, 'validation-error': 422, 'too-many-requests': 429, 'unexpected-error': 500, 'not-implemented': 501, 'service-unavailable': 503, timeout: 504 }
+    const expected: Record<string, number> = {
+      ok: 200,
+      ignored: 200,
+      created: 201,
+      accepted: 202,
+      updated: 204,
+      deleted: 204,
+      'bad-request': 400,
+      unauthorized: 401,
+      forbidden: 403,
+      'not-found': 404,
+      conflict: 409,
+      'validation-error': 422,
+      'too-many-requests': 429,
+      'unexpected-error': 500,
+      'not-implemented': 501,
+      'service-unavailable': 503,
+      timeout: 504,
+    }
     for (const status of [...SUCCESS_STATUSES, ...FAILURE_STATUSES]) {
       expect(httpStatusOf(status)).toBe(expected[status])
       expect(httpStatusOf(statusFromHttp(httpStatusOf(status)))).toBe(httpStatusOf(status))
@@ -163,7 +181,11 @@ describe('drift checks', () => {
       serviceHash: payments.capture.contractHash,
       projection: 'topic-scoped',
     })
-    expect(await drift.checkDrift(payments.contract, { baseUrl: server.url })).toMatchObject({ isMatch: true, projection: 'whole-service', serviceHash: payments.contractHash })
+    expect(await drift.checkDrift(payments.contract, { baseUrl: server.url })).toMatchObject({
+      isMatch: true,
+      projection: 'whole-service',
+      serviceHash: payments.contractHash,
+    })
   })
 
   it('through the benzene:spec topic too', async () => {
@@ -191,18 +213,30 @@ describe('drift checks', () => {
     const doc = document()
     doc.requests = doc.requests.filter((e: { topic: string }) => e.topic !== 'payments:refund')
     server.document = doc
-    expect(await drift.checkDrift(payments.refund, { baseUrl: server.url })).toMatchObject({ isMatch: false, error: expect.stringContaining('payments:refund') })
+    expect(await drift.checkDrift(payments.refund, { baseUrl: server.url })).toMatchObject({
+      isMatch: false,
+      error: expect.stringContaining('payments:refund'),
+    })
   })
 
   it('the health check variant compares the whole-service hash, and refuses any other projection', async () => {
     server.health = { isHealthy: true, healthChecks: { contract: { status: 'ok', type: 'schema', data: { hashCode: payments.contractHash } } } }
-    expect(await drift.checkHealthDrift(payments.contract, { baseUrl: server.url })).toEqual({ isMatch: true, clientHash: payments.contractHash, serviceHash: payments.contractHash, projection: 'whole-service' })
+    expect(await drift.checkHealthDrift(payments.contract, { baseUrl: server.url })).toEqual({
+      isMatch: true,
+      clientHash: payments.contractHash,
+      serviceHash: payments.contractHash,
+      projection: 'whole-service',
+    })
     server.health = { isHealthy: true, healthChecks: { contract: { status: 'warning', type: 'schema', data: { hashCode: 'sha256:' + '0'.repeat(64) } } } }
     expect(await drift.checkHealthDrift(payments.contract, { baseUrl: server.url })).toMatchObject({ isMatch: false })
     const scoped = await loadModule((await compile(contract, { query: 'topics=payments:refund' })).code!, 'payments-scoped')
     await expect(drift.checkHealthDrift(scoped.contract, { baseUrl: server.url })).rejects.toThrow(/never comparable/)
     // checkDrift recomputes the service-level projection that module covers.
     server.document = document()
-    expect(await drift.checkDrift(scoped.contract, { baseUrl: server.url })).toMatchObject({ isMatch: true, projection: 'service-level', serviceHash: scoped.contractHash })
+    expect(await drift.checkDrift(scoped.contract, { baseUrl: server.url })).toMatchObject({
+      isMatch: true,
+      projection: 'service-level',
+      serviceHash: scoped.contractHash,
+    })
   })
 })

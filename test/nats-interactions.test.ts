@@ -37,7 +37,10 @@ describe('descriptors', () => {
     expect(payments.pipelines.announceRefund.steps.map((s: any) => s.interaction ?? s.operation)).toEqual(['approveRefund', 'publishRefundOutcome'])
     expect(payments.workflows.refundFlow).toMatchObject({ adapter: 'refundWorkflow', artifact: { path: 'payments/workflows/refund.yaml' } })
     expect(payments.adapters.tally).toMatchObject({ kind: 'aggregation', version: '1.1.0', outputSchema: '#/components/schemas/RefundOutcome' })
-    expect(shipping.interactions.assignCourier).toMatchObject({ dispatch: { mode: 'one-eligible' }, delivery: { state: 'durable', ownership: { leaseMs: 30000 } } })
+    expect(shipping.interactions.assignCourier).toMatchObject({
+      dispatch: { mode: 'one-eligible' },
+      delivery: { state: 'durable', ownership: { leaseMs: 30000 } },
+    })
   })
 })
 
@@ -56,24 +59,40 @@ describe('materialize', () => {
   })
 
   it('checks every subject value against its domain, context and branch values included', () => {
-    expect(() => materialize(payments.interactions.approveRefund, { ...values, branch: { ...values.branch, peerId: 'Bob.Smith' } })).toThrow(expect.objectContaining({ name: 'SubjectError', code: 'SUBJECT_INVALID_VALUE' }))
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, branch: { ...values.branch, peerId: 'Bob.Smith' } })).toThrow(
+      expect.objectContaining({ name: 'SubjectError', code: 'SUBJECT_INVALID_VALUE' }),
+    )
     expect(() => materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, operationId: 'op123' } })).toThrow(MaterializeError)
-    expect(() => materialize(payments.interactions.approveRefund, { ...values, context: {} })).toThrow(expect.objectContaining({ code: 'MATERIALIZE_MISSING_VALUE' }))
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, context: {} })).toThrow(
+      expect.objectContaining({ code: 'MATERIALIZE_MISSING_VALUE' }),
+    )
   })
 
   it('with runtime-schema-check, validates the materialized payload with the generated validator', async () => {
     const shop = ShopBundle.copy('schema-check')
-    shop.edit('payments/asyncapi/asyncapi.yaml', "      requestOperation: requestRefundVote\n", "      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n").relock()
+    shop
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '      requestOperation: requestRefundVote\n',
+        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+      )
+      .relock()
     const mod = await loadModule((await compile(shop.doc('payments'))).code!, 'payments-checked')
     expect(materialize(mod.interactions.approveRefund, values).subject).toContain('.vote.bob')
     const bad = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'pay-1', amount: 'ten' } } }
-    expect(() => materialize(mod.interactions.approveRefund, bad)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/refund/amount' })] }))
+    expect(() => materialize(mod.interactions.approveRefund, bad)).toThrow(
+      expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/refund/amount' })] }),
+    )
   })
 
   it('with runtime-schema-check, a hostile payload pattern runs in linear time: an attack input is refused at once', async () => {
     const shop = ShopBundle.copy('schema-check-redos')
     shop
-      .edit('payments/asyncapi/asyncapi.yaml', "      requestOperation: requestRefundVote\n", "      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n")
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '      requestOperation: requestRefundVote\n',
+        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+      )
       .edit('payments/asyncapi/asyncapi.yaml', 'paymentId: { type: string }', "paymentId: { type: string, pattern: '^(p+)+$$' }")
       .relock()
     const result = await compile(shop.doc('payments'))
@@ -84,7 +103,9 @@ describe('materialize', () => {
     const started = performance.now()
     expect(() => materialize(mod.interactions.approveRefund, attack)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD' }))
     expect(performance.now() - started).toBeLessThan(2000)
-    expect(materialize(mod.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund: { paymentId: 'ppp', amount: 10 } } }).subject).toContain('.vote.bob')
+    expect(
+      materialize(mod.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund: { paymentId: 'ppp', amount: 10 } } }).subject,
+    ).toContain('.vote.bob')
   })
 
   it('never yields a subject outside its channel language (property)', () => {
@@ -93,7 +114,12 @@ describe('materialize', () => {
       fc.property(token, token, fc.string({ maxLength: 70 }), (peerId, principal, operation) => {
         let result: { subject: string } | undefined
         try {
-          result = materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, operationId: operation }, branch: { ...values.branch, peerId }, context: { principalId: principal } })
+          result = materialize(payments.interactions.approveRefund, {
+            ...values,
+            inputs: { ...values.inputs, operationId: operation },
+            branch: { ...values.branch, peerId },
+            context: { principalId: principal },
+          })
         } catch {
           return true
         }

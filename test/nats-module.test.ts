@@ -1,7 +1,6 @@
 /** Generated NATS modules: subject value objects, descriptors, a Vite build run in Node, Vite dev, and types. */
 import { execFileSync } from 'node:child_process'
 import { utimesSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -29,7 +28,9 @@ describe('subject value objects', () => {
     expect(subject.parse('payments.us.pay-zz0001.captured')).toEqual({ region: 'us', paymentId: 'pay-zz0001' })
     expect(subject.tryParse('payments.ap.pay-zz0001.captured')).toBeUndefined()
     expect(subject.matches('payments.eu.pay-a.b.captured')).toBe(false)
-    expect(() => subject.render({ region: 'ap', paymentId: 'pay-k3ab9x' })).toThrow(expect.objectContaining({ name: 'SubjectError', code: 'SUBJECT_INVALID_VALUE', parameter: 'region' }))
+    expect(() => subject.render({ region: 'ap', paymentId: 'pay-k3ab9x' })).toThrow(
+      expect.objectContaining({ name: 'SubjectError', code: 'SUBJECT_INVALID_VALUE', parameter: 'region' }),
+    )
     // A value with a dot would shift every token after it: never rendered.
     expect(() => subject.render({ region: 'eu', paymentId: 'pay-a.b' })).toThrow(expect.objectContaining({ code: 'SUBJECT_INVALID_VALUE' }))
     expect(() => subject.render({ region: 'eu' })).toThrow(expect.objectContaining({ code: 'SUBJECT_MISSING_PARAMETER', parameter: 'paymentId' }))
@@ -51,19 +52,47 @@ describe('subject value objects', () => {
   it('channels, operations, streams and consumers are frozen descriptors with source backlinks', () => {
     expect(Object.isFrozen(payments.channels)).toBe(true)
     expect(payments.channels.paymentCaptured).toBe(payments.paymentCaptured)
-    expect(payments.paymentCaptured.parameters.paymentId).toEqual({ kind: 'token', alphabet: 'lower', first: 'letter', minLength: 8, maxLength: 40, prefix: 'pay-' })
-    expect(payments.paymentCaptured.source).toEqual({ file: 'payments/asyncapi/asyncapi.yaml', pointer: '/channels/paymentCaptured', line: expect.any(Number), column: 5 })
-    expect(payments.operations.capturePayment).toMatchObject({ action: 'send', channel: 'paymentCaptured', kind: 'publish', api: 'jetstream', confirmation: 'stream-ack', stream: 'payments' })
+    expect(payments.paymentCaptured.parameters.paymentId).toEqual({
+      kind: 'token',
+      alphabet: 'lower',
+      first: 'letter',
+      minLength: 8,
+      maxLength: 40,
+      prefix: 'pay-',
+    })
+    expect(payments.paymentCaptured.source).toEqual({
+      file: 'payments/asyncapi/asyncapi.yaml',
+      pointer: '/channels/paymentCaptured',
+      line: expect.any(Number),
+      column: 5,
+    })
+    expect(payments.operations.capturePayment).toMatchObject({
+      action: 'send',
+      channel: 'paymentCaptured',
+      kind: 'publish',
+      api: 'jetstream',
+      confirmation: 'stream-ack',
+      stream: 'payments',
+    })
     expect(payments.operations.onOrderPlaced).toMatchObject({ action: 'receive', kind: 'subscribe', api: 'jetstream', consumer: 'billing' })
     expect(Object.isFrozen(payments.operations.capturePayment.source)).toBe(true)
-    expect(payments.streams.orders).toMatchObject({ authority: 'external', config: { name: 'ORDERS' }, artifact: { path: 'native/streams.json', pointer: '/streams/0' } })
+    expect(payments.streams.orders).toMatchObject({
+      authority: 'external',
+      config: { name: 'ORDERS' },
+      artifact: { path: 'native/streams.json', pointer: '/streams/0' },
+    })
     expect(payments.consumers.billing).toMatchObject({ stream: 'orders', config: { durable_name: 'billing' } })
     expect(payments.contract).toEqual({ id: 'payments', version: '1.4.0', profile: '0.2.0-draft', digest: shop.sha('payments/asyncapi/asyncapi.yaml') })
   })
 
   it('request-reply operations and reply channels without an address', async () => {
     const orders = await loadModule((await compile(shop.doc('orders'))).code!, 'nats-orders')
-    expect(orders.operations.getOrder.requestReply).toEqual({ routing: 'native-inbox', completion: 'first-response', timeoutMs: 2000, replyChannel: 'orderLookupReply' })
+    expect(orders.operations.getOrder.requestReply).toEqual({
+      routing: 'native-inbox',
+      completion: 'first-response',
+      timeoutMs: 2000,
+      replyChannel: 'orderLookupReply',
+    })
     expect(orders.orderLookupReply.address).toBeUndefined()
     expect(orders.orderLookupReply.subject).toBeUndefined()
   })
@@ -71,17 +100,25 @@ describe('subject value objects', () => {
 
 describe('in a bundler', () => {
   it('a Vite build of an app importing the contract renders and parses real subjects in Node', async () => {
-    writeFileSync(shop.path('app.js'), [
-      "import { paymentCaptured, operations } from './payments/asyncapi/asyncapi.yaml'",
-      'export function run() {',
-      "  const subject = paymentCaptured.subject.render({ region: 'eu', paymentId: 'pay-k3ab9x' })",
-      '  return { subject, parsed: paymentCaptured.subject.parse(subject), filter: paymentCaptured.filters.inRegion.render({ region: \'us\' }), stream: operations.capturePayment.stream }',
-      '}',
-    ].join('\n'))
+    writeFileSync(
+      shop.path('app.js'),
+      [
+        "import { paymentCaptured, operations } from './payments/asyncapi/asyncapi.yaml'",
+        'export function run() {',
+        "  const subject = paymentCaptured.subject.render({ region: 'eu', paymentId: 'pay-k3ab9x' })",
+        "  return { subject, parsed: paymentCaptured.subject.parse(subject), filter: paymentCaptured.filters.inRegion.render({ region: 'us' }), stream: operations.capturePayment.stream }",
+        '}',
+      ].join('\n'),
+    )
     const file = await bundlers.vite!(shop.path('app.js'), shop.path('out'))
     const script = `const { run } = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify(run()))`
     const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))
-    expect(result).toEqual({ subject: 'payments.eu.pay-k3ab9x.captured', parsed: { region: 'eu', paymentId: 'pay-k3ab9x' }, filter: 'payments.us.*.captured', stream: 'payments' })
+    expect(result).toEqual({
+      subject: 'payments.eu.pay-k3ab9x.captured',
+      parsed: { region: 'eu', paymentId: 'pay-k3ab9x' },
+      filter: 'payments.us.*.captured',
+      stream: 'payments',
+    })
   })
 })
 
@@ -92,7 +129,13 @@ describe('Vite dev', () => {
   it('an edit of the lock regenerates the module: broken, then recovered', async () => {
     const bundle = ShopBundle.copy('dev').relock()
     writeFileSync(bundle.path('main.js'), "import { contract } from './payments/asyncapi/asyncapi.yaml'\nexport default contract\n")
-    server = await createServer({ root: bundle.root, configFile: false, logLevel: 'silent', plugins: [viteContracts()], server: { host: '127.0.0.1', port: 0 } })
+    server = await createServer({
+      root: bundle.root,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [viteContracts()],
+      server: { host: '127.0.0.1', port: 0 },
+    })
     await server.listen()
     const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
     const fetchContract = async () => {
@@ -143,7 +186,13 @@ describe('types', () => {
         'paymentCaptured.filters.byOrder',
       ].join('\n'),
     )
-    writeFileSync(shop.path('tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', allowArbitraryExtensions: true, types: [] }, files: ['use.ts'] }))
+    writeFileSync(
+      shop.path('tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', allowArbitraryExtensions: true, types: [] },
+        files: ['use.ts'],
+      }),
+    )
     const r = tsc(['-p', '.'], shop.root)
     expect(r.output).toBe('')
     expect(r.status).toBe(0)

@@ -50,7 +50,10 @@ const tokenType: fc.Arbitrary<TokenType> = fc.oneof(
 
 describe('token languages', () => {
   it('inDomain agrees with the regular-expression oracle', () => {
-    fc.assert(fc.property(tokenType, fc.constantFrom(...UNIVERSE), (type, value) => inDomain(type, value) === oracle(type).test(value)), { numRuns: runs * 10 })
+    fc.assert(
+      fc.property(tokenType, fc.constantFrom(...UNIVERSE), (type, value) => inDomain(type, value) === oracle(type).test(value)),
+      { numRuns: runs * 10 },
+    )
   })
 
   it('intersects agrees with brute-force enumeration', () => {
@@ -67,7 +70,13 @@ describe('token languages', () => {
 
 /** A template over literals and placeholders, with the token type of each placeholder. */
 const template = fc
-  .array(fc.oneof(token.map((t) => ({ literal: t })), tokenType.map((type) => ({ type }))), { minLength: 1, maxLength: 4 })
+  .array(
+    fc.oneof(
+      token.map((t) => ({ literal: t })),
+      tokenType.map((type) => ({ type })),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
   .map((parts) => {
     const tokens: TemplateToken[] = []
     const types: Record<string, TokenType> = {}
@@ -113,7 +122,8 @@ describe('subjects', () => {
       fc.property(template, subjectText, ({ tokens, types }, text) => {
         const subject = createSubject('t', tokens, types)
         const parts = text.split('.')
-        const inLanguage = parts.length === tokens.length && tokens.every((t, i) => (typeof t === 'string' ? parts[i] === t : oracle(types[t.param]!).test(parts[i]!)))
+        const inLanguage =
+          parts.length === tokens.length && tokens.every((t, i) => (typeof t === 'string' ? parts[i] === t : oracle(types[t.param]!).test(parts[i]!)))
         return (subject.tryParse(text) !== undefined) === inLanguage
       }),
       { numRuns: runs * 5 },
@@ -158,7 +168,18 @@ function natsMatch(pattern: string, subject: string): boolean {
 describe('filters', () => {
   const enumType = fc.uniqueArray(token, { minLength: 1, maxLength: 3 }).map((values): TokenType => ({ kind: 'enum', values }))
   const filterTemplate = fc
-    .tuple(fc.array(fc.oneof(token.map((t): TemplateToken => t), fc.constant('*' as TemplateToken), fc.constant({ param: 'x' } as TemplateToken)), { minLength: 1, maxLength: 3 }), fc.boolean(), enumType)
+    .tuple(
+      fc.array(
+        fc.oneof(
+          token.map((t): TemplateToken => t),
+          fc.constant('*' as TemplateToken),
+          fc.constant({ param: 'x' } as TemplateToken),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+      fc.boolean(),
+      enumType,
+    )
     .map(([tokens, tail, type]) => ({ tokens: tail ? [...tokens, '>'] : tokens, type }))
   const subjects = fc.array(token, { minLength: 1, maxLength: 5 }).map((t) => t.join('.'))
 
@@ -176,7 +197,10 @@ describe('filters', () => {
 })
 
 describe('channel languages', () => {
-  const position = fc.oneof(token.map((t) => literal(t)), tokenType)
+  const position = fc.oneof(
+    token.map((t) => literal(t)),
+    tokenType,
+  )
   const language = fc.array(position, { minLength: 1, maxLength: 3 })
   /** Every subject of a language, when it is small enough to list. */
   const subjectsOf = (lang: TokenType[]): string[] | undefined => {
@@ -204,7 +228,18 @@ describe('channel languages', () => {
 
   it('a filter template meets a channel exactly when some subject of the channel matches a filled-in filter', () => {
     const filter = fc
-      .tuple(fc.array(fc.oneof(token.map((t): TemplateToken => t), fc.constant<TemplateToken>('*'), fc.constant<TemplateToken>({ param: 'x' })), { minLength: 1, maxLength: 3 }), fc.boolean(), tokenType)
+      .tuple(
+        fc.array(
+          fc.oneof(
+            token.map((t): TemplateToken => t),
+            fc.constant<TemplateToken>('*'),
+            fc.constant<TemplateToken>({ param: 'x' }),
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
+        fc.boolean(),
+        tokenType,
+      )
       .map(([tokens, tail, type]) => ({ tokens: tail ? [...tokens, '>' as TemplateToken] : tokens, types: { x: type } }))
     fc.assert(
       fc.property(filter, language, ({ tokens, types }, lang) => {
@@ -226,7 +261,9 @@ describe('channel languages', () => {
   })
 
   it('stream subjects cover a channel exactly when every subject matches one of them', () => {
-    const pattern = fc.tuple(fc.array(fc.oneof(token, fc.constant('*')), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([t, tail]) => (tail ? [...t, '>'] : t))
+    const pattern = fc
+      .tuple(fc.array(fc.oneof(token, fc.constant('*')), { minLength: 1, maxLength: 3 }), fc.boolean())
+      .map(([t, tail]) => (tail ? [...t, '>'] : t))
     fc.assert(
       fc.property(language, fc.array(pattern, { minLength: 1, maxLength: 3 }), (lang, patterns) => {
         const all = subjectsOf(lang)

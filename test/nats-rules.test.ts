@@ -64,69 +64,512 @@ describe('single-document rules', () => {
     const file = join(fixtures, 'invalid', `${name}.asyncapi.yaml`)
     const result = await compile(file)
     expect(result.code).toBeUndefined()
-    expect(result.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer, line: d.line, column: d.column, file: d.file }))).toEqual([{ code, pointer, line, column, file }])
+    expect(result.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer, line: d.line, column: d.column, file: d.file }))).toEqual([
+      { code, pointer, line, column, file },
+    ])
   })
 
   it('each invalid fixture is in the table', () => {
-    expect(readdirSync(join(fixtures, 'invalid')).map((f) => f.replace('.asyncapi.yaml', '')).sort()).toEqual(single.map(([n]) => n).sort())
+    expect(
+      readdirSync(join(fixtures, 'invalid'))
+        .map((f) => f.replace('.asyncapi.yaml', ''))
+        .sort(),
+    ).toEqual(single.map(([n]) => n).sort())
   })
 })
 
 /** The shop bundle broken in one place; `app` is the document compiled. */
-const bundleCases: Array<[name: string, code: string, app: 'orders' | 'payments' | 'shipping', pointer: string, file: string, mutate: (b: ShopBundle) => void]> = [
-  ['a locked file that changed', 'NATS_LOCK_DIGEST', 'payments', '/entries/0/sha256', 'bundle.lock.json', (b) => b.edit('native/streams.json', '"ORDERS"', '"ORDERZ"')],
-  ['an import whose digest is not the lock\'s', 'NATS_LOCK_MISMATCH', 'payments', '/x-nats-contract/imports/orders/path', 'payments/asyncapi/asyncapi.yaml', (b) => b.relock().edit('payments/asyncapi/asyncapi.yaml', /(path: orders\/asyncapi\/asyncapi\.yaml, sha256: )\w+/, '$1' + 'a'.repeat(64))],
-  ['an artifact the lock does not list', 'NATS_UNLOCKED_FILE', 'payments', '/x-nats-contract/streams/orders/artifact/path', 'payments/asyncapi/asyncapi.yaml', (b) => b.writeLock({ entries: b.lock().entries.filter((e) => e.path !== 'native/streams.json') })],
-  ['a lock path with ..', 'NATS_LOCK_PATH', 'orders', '/entries/5/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: '../outside.json', sha256: 'a'.repeat(64) }] })],
-  ['a lock path through a symlink', 'NATS_LOCK_PATH', 'payments', '/x-nats-contract/streams/orders/artifact/path', 'payments/asyncapi/asyncapi.yaml', (b) => { renameSync(b.path('native'), b.path('native-real')); symlinkSync(b.path('native-real'), b.path('native')) }],
-  ['an absolute lock path', 'NATS_LOCK_PATH', 'orders', '/entries/5/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: '/etc/passwd', sha256: 'a'.repeat(64) }] })],
-  ['a lock listing itself', 'NATS_LOCK_SELF', 'orders', '/entries/5/path', 'bundle.lock.json', (b) => b.writeLock({ entries: [...b.lock().entries, { path: 'bundle.lock.json', sha256: 'a'.repeat(64) }] })],
-  ['an uppercase digest', 'NATS_LOCK_DIGEST_FORM', 'orders', '/entries/0/sha256', 'bundle.lock.json', (b) => b.writeLock({ entries: b.lock().entries.map((e, i) => (i === 0 ? { ...e, sha256: e.sha256.toUpperCase() } : e)) })],
+const bundleCases: Array<
+  [name: string, code: string, app: 'orders' | 'payments' | 'shipping', pointer: string, file: string, mutate: (b: ShopBundle) => void]
+> = [
+  [
+    'a locked file that changed',
+    'NATS_LOCK_DIGEST',
+    'payments',
+    '/entries/0/sha256',
+    'bundle.lock.json',
+    (b) => b.edit('native/streams.json', '"ORDERS"', '"ORDERZ"'),
+  ],
+  [
+    "an import whose digest is not the lock's",
+    'NATS_LOCK_MISMATCH',
+    'payments',
+    '/x-nats-contract/imports/orders/path',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.relock().edit('payments/asyncapi/asyncapi.yaml', /(path: orders\/asyncapi\/asyncapi\.yaml, sha256: )\w+/, '$1' + 'a'.repeat(64)),
+  ],
+  [
+    'an artifact the lock does not list',
+    'NATS_UNLOCKED_FILE',
+    'payments',
+    '/x-nats-contract/streams/orders/artifact/path',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.writeLock({ entries: b.lock().entries.filter((e) => e.path !== 'native/streams.json') }),
+  ],
+  [
+    'a lock path with ..',
+    'NATS_LOCK_PATH',
+    'orders',
+    '/entries/5/path',
+    'bundle.lock.json',
+    (b) => b.writeLock({ entries: [...b.lock().entries, { path: '../outside.json', sha256: 'a'.repeat(64) }] }),
+  ],
+  [
+    'a lock path through a symlink',
+    'NATS_LOCK_PATH',
+    'payments',
+    '/x-nats-contract/streams/orders/artifact/path',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => {
+      renameSync(b.path('native'), b.path('native-real'))
+      symlinkSync(b.path('native-real'), b.path('native'))
+    },
+  ],
+  [
+    'an absolute lock path',
+    'NATS_LOCK_PATH',
+    'orders',
+    '/entries/5/path',
+    'bundle.lock.json',
+    (b) => b.writeLock({ entries: [...b.lock().entries, { path: '/etc/passwd', sha256: 'a'.repeat(64) }] }),
+  ],
+  [
+    'a lock listing itself',
+    'NATS_LOCK_SELF',
+    'orders',
+    '/entries/5/path',
+    'bundle.lock.json',
+    (b) => b.writeLock({ entries: [...b.lock().entries, { path: 'bundle.lock.json', sha256: 'a'.repeat(64) }] }),
+  ],
+  [
+    'an uppercase digest',
+    'NATS_LOCK_DIGEST_FORM',
+    'orders',
+    '/entries/0/sha256',
+    'bundle.lock.json',
+    (b) => b.writeLock({ entries: b.lock().entries.map((e, i) => (i === 0 ? { ...e, sha256: e.sha256.toUpperCase() } : e)) }),
+  ],
   ['a lock that is not a lock', 'NATS_LOCK_INVALID', 'orders', '', 'bundle.lock.json', (b) => b.write('bundle.lock.json', '[]')],
-  ['a locked file that is gone', 'NATS_LOCKED_FILE_MISSING', 'payments', '/x-nats-contract/streams/orders/artifact/path', 'payments/asyncapi/asyncapi.yaml', (b) => rmSync(b.path('native/streams.json'))],
-  ['an import naming the wrong version', 'NATS_IMPORT_MISMATCH', 'payments', '/x-nats-contract/imports/orders', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'contract: orders, version: 1.2.0', 'contract: orders, version: 1.3.0').relock()],
-  ['an import cycle', 'NATS_IMPORT_CYCLE', 'payments', '/x-nats-contract/imports/orders', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('orders/asyncapi/asyncapi.yaml', '  deployment: { binding: shop-prod, minimumServerVersion: 2.11.0 }\n', '  deployment: { binding: shop-prod, minimumServerVersion: 2.11.0 }\n  imports:\n    shipping: { contract: shipping, version: 0.9.0, path: shipping/asyncapi/asyncapi.yaml }\n').relock().relock()],
-  ['two documents with one identity', 'NATS_DUPLICATE_IDENTITY', 'orders', '/x-nats-contract/contract', 'orders/asyncapi/asyncapi.yaml', (b) => b.write('orders-copy/asyncapi/asyncapi.yaml', b.read('orders/asyncapi/asyncapi.yaml').replace('Places orders', 'Places more orders')).relock(['orders-copy/asyncapi/asyncapi.yaml'])],
-  ['an artifact pointer that selects nothing', 'NATS_ARTIFACT_POINTER', 'payments', '/x-nats-contract/streams/orders/pointer', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'pointer: /streams/0', 'pointer: /streams/7').relock()],
-  ['a link to an operation the import lacks', 'NATS_LINK_UNRESOLVED', 'payments', '/x-nats-contract/links/0/send', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'operation: placeOrder', 'operation: placeOrders').relock()],
-  ['a link from a receive', 'NATS_LINK_DIRECTION', 'payments', '/x-nats-contract/links/0/send', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'operation: placeOrder', 'operation: serveOrder').relock()],
-  ['a link between different subject languages', 'NATS_LINK_SUBJECTS', 'payments', '/x-nats-contract/links/0', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'region: { kind: enum, values: [eu, us] }', 'region: { kind: enum, values: [eu, us, ap] }').relock()],
-  ['a link between different payloads', 'NATS_LINK_SCHEMA', 'payments', '/x-nats-contract/links/0', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'total: { type: number }', 'total: { type: integer }').relock()],
-  ['an unlinked overlap with an imported contract', 'NATS_CONTRACT_OVERLAP', 'payments', '/channels/orderPlaced/address', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', /  links:\n    - send: \{ contract: orders, operation: placeOrder \}\n      receive: onOrderPlaced\n/, '').relock()],
-  ['an adapter of an unknown kind', 'NATS_ADAPTER_KIND', 'payments', '/x-nats-contract/adapters/tally/kind', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'tally: { kind: aggregation', 'tally: { kind: counting').relock()],
-  ['a version range', 'NATS_ADAPTER_VERSION', 'payments', '/x-nats-contract/adapters/tally/version', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'version: 1.1.0', 'version: ^1.1').relock()],
-  ['a schema pointer that resolves nowhere', 'NATS_SCHEMA_POINTER', 'payments', '/x-nats-contract/adapters/tally/outputSchema', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', "outputSchema: '#/components/schemas/RefundOutcome' }", "outputSchema: '#/components/schemas/Outcome' }").relock()],
-  ['a verifier of the wrong kind', 'NATS_ADAPTER_REFERENCE', 'payments', '/x-nats-contract/interactions/approveRefund/correlation/verifier', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'verifier: ballotVerifier', 'verifier: tally').relock()],
-  ['an unknown context field', 'NATS_CONTEXT_FIELD', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1requestedBy/context', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '{ context: principalId }', '{ context: userName }').relock()],
-  ['a request operation that receives', 'NATS_INTERACTION_OPERATION', 'payments', '/x-nats-contract/interactions/approveRefund/requestOperation', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'requestOperation: requestRefundVote', 'requestOperation: onRefundBallot').relock()],
-  ['dispatch-only work that expects completion', 'NATS_INTERACTION_SHAPE', 'payments', '/x-nats-contract/interactions/approveRefund/completion/mode', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '      resultOperation: onRefundBallot\n', '').relock()],
-  ['an input with both tokenType and schema', 'NATS_INPUT_FORM', 'payments', '/x-nats-contract/interactions/approveRefund/inputs/group', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'group: { source: argument, tokenType: groupId }', "group: { source: argument, tokenType: groupId, schema: '#/components/schemas/GroupQuery' }").relock()],
-  ['a generated input other than operationId', 'NATS_GENERATED_INPUT', 'payments', '/x-nats-contract/interactions/approveRefund/inputs/group', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'group: { source: argument, tokenType: groupId }', 'group: { source: generated, tokenType: groupId }').relock()],
-  ['a source naming two things', 'NATS_BINDING_SOURCE', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1peerId', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/peerId: { branch: peerId }', '/peerId: { branch: peerId, literal: x }').relock()],
-  ['overlapping destinations', 'NATS_BINDING_OVERLAP', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1refund~1amount', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/refund: { input: refund }', '/refund: { input: refund }\n          /refund/amount: { literal: 1 }').relock()],
-  ['an unbound required field', 'NATS_BINDING_MISSING', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }\n', '').relock()],
-  ['correlation metadata from business data', 'NATS_BINDING_CORRELATION', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1branchId', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/branchId: { branch: id }', '/branchId: { context: scopeId }').relock()],
-  ['a string bound to an integer', 'NATS_BINDING_TYPE', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1attempt', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/attempt: { branch: attempt }', '/attempt: { context: principalId }').relock()],
-  ['an input token type wider than the subject domain', 'NATS_BINDING_TYPE', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/subject/peerId', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'peerId: { branch: peerId }\n        payload:', 'peerId: { input: group }\n        payload:').edit('payments/asyncapi/asyncapi.yaml', "groupId: { kind: token, alphabet: lower, first: letter, minLength: 3, maxLength: 32, prefix: '' }", "groupId: { kind: token, alphabet: ascii, first: letter, minLength: 3, maxLength: 32, prefix: '' }").relock()],
-  ['an unproven binding without runtime-schema-check', 'NATS_BINDING_UNPROVEN', 'payments', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1refund', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', "refund: { source: argument, schema: '#/components/schemas/RefundRequest' }", "refund: { source: argument, schema: '#/components/schemas/Ballots' }").relock()],
-  ['an audience with late joiners', 'NATS_AUDIENCE', 'payments', '/x-nats-contract/interactions/approveRefund/audience/lateJoiners', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'lateJoiners: exclude', 'lateJoiners: include').relock()],
-  ['offline peers without durable delivery', 'NATS_OFFLINE_DELIVERY', 'payments', '/x-nats-contract/interactions/approveRefund/audience/offline', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'offline: exclude', 'offline: include').relock()],
-  ['one-eligible without a selector', 'NATS_DISPATCH', 'shipping', '/x-nats-contract/interactions/assignCourier/dispatch/selector', 'shipping/asyncapi/asyncapi.yaml', (b) => b.edit('shipping/asyncapi/asyncapi.yaml', 'selector: courierSelector, ', '').relock()],
-  ['memory execution with retries', 'NATS_DELIVERY', 'payments', '/x-nats-contract/interactions/approveRefund/delivery', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'maxAttempts: 1, retryBackoffMs: 0', 'maxAttempts: 1, retryBackoffMs: 500').relock()],
-  ['renewal at half the lease', 'NATS_OWNERSHIP', 'shipping', '/x-nats-contract/interactions/assignCourier/delivery/ownership/renewEveryMs', 'shipping/asyncapi/asyncapi.yaml', (b) => b.edit('shipping/asyncapi/asyncapi.yaml', 'renewEveryMs: 10000', 'renewEveryMs: 15000').relock()],
-  ['a stream whose retention is shorter than the deadline', 'NATS_DURABLE_RESOURCES', 'shipping', '/x-nats-contract/interactions/assignCourier/requestOperation', 'shipping/asyncapi/asyncapi.yaml', (b) => b.edit('shipping/asyncapi/asyncapi.yaml', 'duplicate_window: 900000000000', 'duplicate_window: 120000000000').relock()],
-  ['correlation through a header', 'NATS_CORRELATION', 'payments', '/x-nats-contract/interactions/approveRefund/correlation/fence', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', "fence: '$message.payload#/fence'", "fence: '$message.header#/fence'").relock()],
-  ['a success predicate that coerces', 'NATS_COMPLETION', 'payments', '/x-nats-contract/interactions/approveRefund/completion/success', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'equals: true }', "equals: 'yes' }").relock()],
-  ['a quorum with both count and fraction', 'NATS_QUORUM', 'payments', '/x-nats-contract/interactions/approveRefund/completion', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'fraction: { numerator: 2, denominator: 3 }', 'fraction: { numerator: 2, denominator: 3 }\n        count: 2').relock()],
-  ['a quorum count one peer can never meet', 'NATS_QUORUM', 'shipping', '/x-nats-contract/interactions/assignCourier/completion/count', 'shipping/asyncapi/asyncapi.yaml', (b) => b.edit('shipping/asyncapi/asyncapi.yaml', '        mode: first-success\n', '        mode: quorum\n        count: 2\n').relock()],
-  ['cooperative cancellation without a timeout', 'NATS_CANCELLATION', 'payments', '/x-nats-contract/interactions/approveRefund/completion/cancelTimeoutMs', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'cancelTimeoutMs: 5000', 'cancelTimeoutMs: 0').relock()],
-  ['a step with both interaction and operation', 'NATS_PIPELINE_STEP', 'payments', '/x-nats-contract/pipelines/announceRefund/steps/0', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '        - interaction: approveRefund\n', '        - interaction: approveRefund\n          operation: publishRefundOutcome\n').relock()],
-  ['a pipeline step naming a pipeline', 'NATS_PIPELINE_RECURSION', 'payments', '/x-nats-contract/pipelines/announceRefund/steps/0/interaction', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '        - interaction: approveRefund\n', '        - interaction: announceRefund\n').relock()],
-  ['an inputAdapter on the first step', 'NATS_PIPELINE_ADAPTER', 'payments', '/x-nats-contract/pipelines/announceRefund/steps/0/inputAdapter', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '        - interaction: approveRefund\n', '        - interaction: approveRefund\n          inputAdapter: tally\n').relock()],
-  ['an interaction step that overrides bindings', 'NATS_PIPELINE_BINDING', 'payments', '/x-nats-contract/pipelines/announceRefund/steps/0/bindings', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'bindings: { subject: {}, payload: {} }', 'bindings: { subject: {}, payload: { /x: { literal: 1 } } }').relock()],
-  ['a later step with no typed input', 'PIPELINE_OUTPUT_UNSUPPORTED', 'payments', '/x-nats-contract/pipelines/announceRefund/steps/1/bindings', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', '      aggregation: { adapter: tally }\n', '').relock()],
-  ['adjacent schemas that differ', 'NATS_PIPELINE_SCHEMA', 'payments', '/x-nats-contract/pipelines/announceRefund/steps/1/bindings/payload/~1approved', 'payments/asyncapi/asyncapi.yaml', (b) => b.edit('payments/asyncapi/asyncapi.yaml', "outcome: { payload: { $ref: '#/components/schemas/RefundOutcome' } }", "outcome: { payload: { type: object, required: [operationId, approved], properties: { operationId: { type: string }, approved: { type: string } } } }").relock()],
-  ['a workflow that is not Open Workflow 1.0.4', 'NATS_WORKFLOW', 'payments', '/document/dsl', 'payments/workflows/refund.yaml', (b) => b.edit('payments/workflows/refund.yaml', "dsl: '1.0.4'", "dsl: '1.0.0'").relock()],
+  [
+    'a locked file that is gone',
+    'NATS_LOCKED_FILE_MISSING',
+    'payments',
+    '/x-nats-contract/streams/orders/artifact/path',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => rmSync(b.path('native/streams.json')),
+  ],
+  [
+    'an import naming the wrong version',
+    'NATS_IMPORT_MISMATCH',
+    'payments',
+    '/x-nats-contract/imports/orders',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'contract: orders, version: 1.2.0', 'contract: orders, version: 1.3.0').relock(),
+  ],
+  [
+    'an import cycle',
+    'NATS_IMPORT_CYCLE',
+    'payments',
+    '/x-nats-contract/imports/orders',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'orders/asyncapi/asyncapi.yaml',
+          '  deployment: { binding: shop-prod, minimumServerVersion: 2.11.0 }\n',
+          '  deployment: { binding: shop-prod, minimumServerVersion: 2.11.0 }\n  imports:\n    shipping: { contract: shipping, version: 0.9.0, path: shipping/asyncapi/asyncapi.yaml }\n',
+        )
+        .relock()
+        .relock(),
+  ],
+  [
+    'two documents with one identity',
+    'NATS_DUPLICATE_IDENTITY',
+    'orders',
+    '/x-nats-contract/contract',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .write('orders-copy/asyncapi/asyncapi.yaml', b.read('orders/asyncapi/asyncapi.yaml').replace('Places orders', 'Places more orders'))
+        .relock(['orders-copy/asyncapi/asyncapi.yaml']),
+  ],
+  [
+    'an artifact pointer that selects nothing',
+    'NATS_ARTIFACT_POINTER',
+    'payments',
+    '/x-nats-contract/streams/orders/pointer',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'pointer: /streams/0', 'pointer: /streams/7').relock(),
+  ],
+  [
+    'a link to an operation the import lacks',
+    'NATS_LINK_UNRESOLVED',
+    'payments',
+    '/x-nats-contract/links/0/send',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'operation: placeOrder', 'operation: placeOrders').relock(),
+  ],
+  [
+    'a link from a receive',
+    'NATS_LINK_DIRECTION',
+    'payments',
+    '/x-nats-contract/links/0/send',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'operation: placeOrder', 'operation: serveOrder').relock(),
+  ],
+  [
+    'a link between different subject languages',
+    'NATS_LINK_SUBJECTS',
+    'payments',
+    '/x-nats-contract/links/0',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'region: { kind: enum, values: [eu, us] }', 'region: { kind: enum, values: [eu, us, ap] }').relock(),
+  ],
+  [
+    'a link between different payloads',
+    'NATS_LINK_SCHEMA',
+    'payments',
+    '/x-nats-contract/links/0',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'total: { type: number }', 'total: { type: integer }').relock(),
+  ],
+  [
+    'an unlinked overlap with an imported contract',
+    'NATS_CONTRACT_OVERLAP',
+    'payments',
+    '/channels/orderPlaced/address',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', / {2}links:\n {4}- send: \{ contract: orders, operation: placeOrder \}\n {6}receive: onOrderPlaced\n/, '')
+        .relock(),
+  ],
+  [
+    'an adapter of an unknown kind',
+    'NATS_ADAPTER_KIND',
+    'payments',
+    '/x-nats-contract/adapters/tally/kind',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'tally: { kind: aggregation', 'tally: { kind: counting').relock(),
+  ],
+  [
+    'a version range',
+    'NATS_ADAPTER_VERSION',
+    'payments',
+    '/x-nats-contract/adapters/tally/version',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'version: 1.1.0', 'version: ^1.1').relock(),
+  ],
+  [
+    'a schema pointer that resolves nowhere',
+    'NATS_SCHEMA_POINTER',
+    'payments',
+    '/x-nats-contract/adapters/tally/outputSchema',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', "outputSchema: '#/components/schemas/RefundOutcome' }", "outputSchema: '#/components/schemas/Outcome' }")
+        .relock(),
+  ],
+  [
+    'a verifier of the wrong kind',
+    'NATS_ADAPTER_REFERENCE',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/correlation/verifier',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'verifier: ballotVerifier', 'verifier: tally').relock(),
+  ],
+  [
+    'an unknown context field',
+    'NATS_CONTEXT_FIELD',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload/~1requestedBy/context',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '{ context: principalId }', '{ context: userName }').relock(),
+  ],
+  [
+    'a request operation that receives',
+    'NATS_INTERACTION_OPERATION',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/requestOperation',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'requestOperation: requestRefundVote', 'requestOperation: onRefundBallot').relock(),
+  ],
+  [
+    'dispatch-only work that expects completion',
+    'NATS_INTERACTION_SHAPE',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/completion/mode',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '      resultOperation: onRefundBallot\n', '').relock(),
+  ],
+  [
+    'an input with both tokenType and schema',
+    'NATS_INPUT_FORM',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/inputs/group',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          'group: { source: argument, tokenType: groupId }',
+          "group: { source: argument, tokenType: groupId, schema: '#/components/schemas/GroupQuery' }",
+        )
+        .relock(),
+  ],
+  [
+    'a generated input other than operationId',
+    'NATS_GENERATED_INPUT',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/inputs/group',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b.edit('payments/asyncapi/asyncapi.yaml', 'group: { source: argument, tokenType: groupId }', 'group: { source: generated, tokenType: groupId }').relock(),
+  ],
+  [
+    'a source naming two things',
+    'NATS_BINDING_SOURCE',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload/~1peerId',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/peerId: { branch: peerId }', '/peerId: { branch: peerId, literal: x }').relock(),
+  ],
+  [
+    'overlapping destinations',
+    'NATS_BINDING_OVERLAP',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload/~1refund~1amount',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b.edit('payments/asyncapi/asyncapi.yaml', '/refund: { input: refund }', '/refund: { input: refund }\n          /refund/amount: { literal: 1 }').relock(),
+  ],
+  [
+    'an unbound required field',
+    'NATS_BINDING_MISSING',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }\n', '').relock(),
+  ],
+  [
+    'correlation metadata from business data',
+    'NATS_BINDING_CORRELATION',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload/~1branchId',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/branchId: { branch: id }', '/branchId: { context: scopeId }').relock(),
+  ],
+  [
+    'a string bound to an integer',
+    'NATS_BINDING_TYPE',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload/~1attempt',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '/attempt: { branch: attempt }', '/attempt: { context: principalId }').relock(),
+  ],
+  [
+    'an input token type wider than the subject domain',
+    'NATS_BINDING_TYPE',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/subject/peerId',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', 'peerId: { branch: peerId }\n        payload:', 'peerId: { input: group }\n        payload:')
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          "groupId: { kind: token, alphabet: lower, first: letter, minLength: 3, maxLength: 32, prefix: '' }",
+          "groupId: { kind: token, alphabet: ascii, first: letter, minLength: 3, maxLength: 32, prefix: '' }",
+        )
+        .relock(),
+  ],
+  [
+    'an unproven binding without runtime-schema-check',
+    'NATS_BINDING_UNPROVEN',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/bindings/payload/~1refund',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          "refund: { source: argument, schema: '#/components/schemas/RefundRequest' }",
+          "refund: { source: argument, schema: '#/components/schemas/Ballots' }",
+        )
+        .relock(),
+  ],
+  [
+    'an audience with late joiners',
+    'NATS_AUDIENCE',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/audience/lateJoiners',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'lateJoiners: exclude', 'lateJoiners: include').relock(),
+  ],
+  [
+    'offline peers without durable delivery',
+    'NATS_OFFLINE_DELIVERY',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/audience/offline',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'offline: exclude', 'offline: include').relock(),
+  ],
+  [
+    'one-eligible without a selector',
+    'NATS_DISPATCH',
+    'shipping',
+    '/x-nats-contract/interactions/assignCourier/dispatch/selector',
+    'shipping/asyncapi/asyncapi.yaml',
+    (b) => b.edit('shipping/asyncapi/asyncapi.yaml', 'selector: courierSelector, ', '').relock(),
+  ],
+  [
+    'memory execution with retries',
+    'NATS_DELIVERY',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/delivery',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'maxAttempts: 1, retryBackoffMs: 0', 'maxAttempts: 1, retryBackoffMs: 500').relock(),
+  ],
+  [
+    'renewal at half the lease',
+    'NATS_OWNERSHIP',
+    'shipping',
+    '/x-nats-contract/interactions/assignCourier/delivery/ownership/renewEveryMs',
+    'shipping/asyncapi/asyncapi.yaml',
+    (b) => b.edit('shipping/asyncapi/asyncapi.yaml', 'renewEveryMs: 10000', 'renewEveryMs: 15000').relock(),
+  ],
+  [
+    'a stream whose retention is shorter than the deadline',
+    'NATS_DURABLE_RESOURCES',
+    'shipping',
+    '/x-nats-contract/interactions/assignCourier/requestOperation',
+    'shipping/asyncapi/asyncapi.yaml',
+    (b) => b.edit('shipping/asyncapi/asyncapi.yaml', 'duplicate_window: 900000000000', 'duplicate_window: 120000000000').relock(),
+  ],
+  [
+    'correlation through a header',
+    'NATS_CORRELATION',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/correlation/fence',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', "fence: '$message.payload#/fence'", "fence: '$message.header#/fence'").relock(),
+  ],
+  [
+    'a success predicate that coerces',
+    'NATS_COMPLETION',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/completion/success',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'equals: true }', "equals: 'yes' }").relock(),
+  ],
+  [
+    'a quorum with both count and fraction',
+    'NATS_QUORUM',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/completion',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', 'fraction: { numerator: 2, denominator: 3 }', 'fraction: { numerator: 2, denominator: 3 }\n        count: 2')
+        .relock(),
+  ],
+  [
+    'a quorum count one peer can never meet',
+    'NATS_QUORUM',
+    'shipping',
+    '/x-nats-contract/interactions/assignCourier/completion/count',
+    'shipping/asyncapi/asyncapi.yaml',
+    (b) => b.edit('shipping/asyncapi/asyncapi.yaml', '        mode: first-success\n', '        mode: quorum\n        count: 2\n').relock(),
+  ],
+  [
+    'cooperative cancellation without a timeout',
+    'NATS_CANCELLATION',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/completion/cancelTimeoutMs',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'cancelTimeoutMs: 5000', 'cancelTimeoutMs: 0').relock(),
+  ],
+  [
+    'a step with both interaction and operation',
+    'NATS_PIPELINE_STEP',
+    'payments',
+    '/x-nats-contract/pipelines/announceRefund/steps/0',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          '        - interaction: approveRefund\n',
+          '        - interaction: approveRefund\n          operation: publishRefundOutcome\n',
+        )
+        .relock(),
+  ],
+  [
+    'a pipeline step naming a pipeline',
+    'NATS_PIPELINE_RECURSION',
+    'payments',
+    '/x-nats-contract/pipelines/announceRefund/steps/0/interaction',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '        - interaction: approveRefund\n', '        - interaction: announceRefund\n').relock(),
+  ],
+  [
+    'an inputAdapter on the first step',
+    'NATS_PIPELINE_ADAPTER',
+    'payments',
+    '/x-nats-contract/pipelines/announceRefund/steps/0/inputAdapter',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          '        - interaction: approveRefund\n',
+          '        - interaction: approveRefund\n          inputAdapter: tally\n',
+        )
+        .relock(),
+  ],
+  [
+    'an interaction step that overrides bindings',
+    'NATS_PIPELINE_BINDING',
+    'payments',
+    '/x-nats-contract/pipelines/announceRefund/steps/0/bindings',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', 'bindings: { subject: {}, payload: {} }', 'bindings: { subject: {}, payload: { /x: { literal: 1 } } }')
+        .relock(),
+  ],
+  [
+    'a later step with no typed input',
+    'PIPELINE_OUTPUT_UNSUPPORTED',
+    'payments',
+    '/x-nats-contract/pipelines/announceRefund/steps/1/bindings',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', '      aggregation: { adapter: tally }\n', '').relock(),
+  ],
+  [
+    'adjacent schemas that differ',
+    'NATS_PIPELINE_SCHEMA',
+    'payments',
+    '/x-nats-contract/pipelines/announceRefund/steps/1/bindings/payload/~1approved',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          "outcome: { payload: { $ref: '#/components/schemas/RefundOutcome' } }",
+          'outcome: { payload: { type: object, required: [operationId, approved], properties: { operationId: { type: string }, approved: { type: string } } } }',
+        )
+        .relock(),
+  ],
+  [
+    'a workflow that is not Open Workflow 1.0.4',
+    'NATS_WORKFLOW',
+    'payments',
+    '/document/dsl',
+    'payments/workflows/refund.yaml',
+    (b) => b.edit('payments/workflows/refund.yaml', "dsl: '1.0.4'", "dsl: '1.0.0'").relock(),
+  ],
 ]
 
 describe('bundle rules', () => {
@@ -158,14 +601,19 @@ describe('tampering', () => {
     writeFileSync(bundle.path(rel), bytes)
     const result = await compile(bundle.doc(app))
     expect(result.code).toBeUndefined()
-    expect(result.diagnostics.filter((d) => d.code === 'NATS_LOCK_DIGEST').map((d) => [d.file, d.pointer])).toEqual([[bundle.path('bundle.lock.json'), `/entries/${index}/sha256`]])
+    expect(result.diagnostics.filter((d) => d.code === 'NATS_LOCK_DIGEST').map((d) => [d.file, d.pointer])).toEqual([
+      [bundle.path('bundle.lock.json'), `/entries/${index}/sha256`],
+    ])
   })
 })
 
 describe('passing documents', () => {
-  it.each(['valid/ledger.asyncapi.yaml', 'shop/orders/asyncapi/asyncapi.yaml', 'shop/payments/asyncapi/asyncapi.yaml', 'shop/shipping/asyncapi/asyncapi.yaml'])('%s has no diagnostics', async (rel) => {
-    expect((await compile(join(fixtures, rel))).diagnostics).toEqual([])
-  })
+  it.each(['valid/ledger.asyncapi.yaml', 'shop/orders/asyncapi/asyncapi.yaml', 'shop/payments/asyncapi/asyncapi.yaml', 'shop/shipping/asyncapi/asyncapi.yaml'])(
+    '%s has no diagnostics',
+    async (rel) => {
+      expect((await compile(join(fixtures, rel))).diagnostics).toEqual([])
+    },
+  )
 
   it('a relocked copy of the bundle passes, and inspect prints the normalized model', async () => {
     const bundle = ShopBundle.copy('relocked').relock()
@@ -174,7 +622,14 @@ describe('passing documents', () => {
     expect(result.data).toMatchObject({
       format: 'nats',
       contract: { id: 'shipping', version: '0.9.0', profile: '0.2.0-draft', digest: bundle.sha('shipping/asyncapi/asyncapi.yaml') },
-      streams: expect.arrayContaining([expect.objectContaining({ key: 'payments', authority: 'external', config: expect.objectContaining({ name: 'PAYMENTS' }), artifact: expect.objectContaining({ path: 'native/streams.json', pointer: '/streams/1' }) })]),
+      streams: expect.arrayContaining([
+        expect.objectContaining({
+          key: 'payments',
+          authority: 'external',
+          config: expect.objectContaining({ name: 'PAYMENTS' }),
+          artifact: expect.objectContaining({ path: 'native/streams.json', pointer: '/streams/1' }),
+        }),
+      ]),
     })
   })
 })

@@ -25,7 +25,10 @@ afterAll(() => new Promise((resolve) => server.close(resolve)))
 
 describe('no network', () => {
   it('Benzene: a $ref to a URL', async () => {
-    const text = readFileSync(join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json'), 'utf8').replace('"#/components/schemas/RefundPayment"', JSON.stringify(`${url}/schemas/refund.json`))
+    const text = readFileSync(join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json'), 'utf8').replace(
+      '"#/components/schemas/RefundPayment"',
+      JSON.stringify(`${url}/schemas/refund.json`),
+    )
     writeFileSync(join(work, 'remote.spec.json'), text)
     expect((await compile(join(work, 'remote.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['BENZENE_REF_FORM'])
   })
@@ -35,7 +38,11 @@ describe('no network', () => {
     bundle.edit('payments/asyncapi/asyncapi.yaml', "payload: { $ref: '#/components/schemas/Payment' }", `payload: { $ref: '${url}/payment.json' }`)
     bundle.edit('orders/asyncapi/asyncapi.yaml', "payload: { $ref: '#/components/schemas/Order' }", "payload: { $ref: 'file:///etc/passwd' }")
     bundle.edit('shipping/asyncapi/asyncapi.yaml', "payload: { $ref: '#/components/schemas/Payment' }", "payload: { $ref: '../../../outside.json' }")
-    bundle.edit('payments/asyncapi/asyncapi.yaml', /artifact: \{ path: payments\/workflows\/refund\.yaml, sha256: \w+ \}/, `artifact: { path: '${url}/refund.yaml', sha256: ${'a'.repeat(64)} }`)
+    bundle.edit(
+      'payments/asyncapi/asyncapi.yaml',
+      /artifact: \{ path: payments\/workflows\/refund\.yaml, sha256: \w+ \}/,
+      `artifact: { path: '${url}/refund.yaml', sha256: ${'a'.repeat(64)} }`,
+    )
     bundle.relock()
     const codes = async (app: 'orders' | 'payments' | 'shipping') => (await compile(bundle.doc(app))).diagnostics.map((d) => d.code)
     expect(await codes('payments')).toEqual(expect.arrayContaining(['NATS_REMOTE_REF', 'NATS_UNLOCKED_FILE']))
@@ -50,7 +57,9 @@ describe('no network', () => {
     bundle.relock()
     const result = await compile(bundle.doc('shipping'))
     expect(result.code).toBeUndefined()
-    expect(result.diagnostics.filter((d) => d.code === 'NATS_UNLOCKED_FILE').map((d) => d.pointer)).toEqual(expect.arrayContaining(['/x-nats-contract/imports/payments/path', '/x-nats-contract/streams/payments/artifact/path']))
+    expect(result.diagnostics.filter((d) => d.code === 'NATS_UNLOCKED_FILE').map((d) => d.pointer)).toEqual(
+      expect.arrayContaining(['/x-nats-contract/imports/payments/path', '/x-nats-contract/streams/payments/artifact/path']),
+    )
   })
 
   it('DASP: a definition and a pin manifest named by URL', async () => {

@@ -23,7 +23,7 @@ describe('resolveId', () => {
     expect(resolve('./payments.spec.json.bak')).toBeNull()
   })
 
-  it('gives esbuild the real path, so the module lives in the contract\'s directory', () => {
+  it("gives esbuild the real path, so the module lives in the contract's directory", () => {
     expect(resolver(undefined, 'esbuild')('./payments.spec.json')).toBe(`${contract}.contract.js`)
   })
 
@@ -33,7 +33,7 @@ describe('resolveId', () => {
     expect(resolver({ include: ['**/payments.spec.json'] })('./payments.spec.json')).not.toBeNull()
   })
 
-  it('resolves the runtime to this package\'s own build', () => {
+  it("resolves the runtime to this package's own build", () => {
     expect(resolver()('unplugin-contracts/runtime')).toMatch(/dist\/src\/runtime\/index\.js$/)
   })
 })

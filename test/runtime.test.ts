@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest'
 import { createLocalSender, createTopicClient, createTopicMap, fail, isTransientStatus, ok, toResult, type MessageSender } from '../src/runtime/index.js'
 import { createSubject } from '../src/runtime/nats/subjects.js'
 
-const client = createTopicClient<'payments:capture', 'v2', { Amount: number }, { PaymentId: string }>('payments:capture', 'v2', 'sha256:' + '0'.repeat(64) as `sha256:${string}`, ['B', 'A'])
+const client = createTopicClient<'payments:capture', 'v2', { Amount: number }, { PaymentId: string }>(
+  'payments:capture',
+  'v2',
+  ('sha256:' + '0'.repeat(64)) as `sha256:${string}`,
+  ['B', 'A'],
+)
 
 describe('topic client', () => {
   it('is frozen and carries its identity', () => {
@@ -21,7 +26,11 @@ describe('topic client', () => {
   })
 
   it('never rejects: a throwing sender or a malformed result becomes unexpected-error', async () => {
-    const throwing: MessageSender = { send: async () => { throw new Error('socket hang up') } }
+    const throwing: MessageSender = {
+      send: async () => {
+        throw new Error('socket hang up')
+      },
+    }
     const thrown = await client.send(throwing, { Amount: 1 })
     expect(thrown).toMatchObject({ status: 'unexpected-error', isSuccessful: false, errors: [{ message: 'The message sender failed: socket hang up' }] })
     const liar: MessageSender = { send: async () => ({ status: 'fine', isSuccessful: true }) as never }
@@ -66,7 +75,10 @@ describe('results', () => {
   })
 
   it('topic maps have no prototype and are frozen', () => {
-    const map = createTopicMap<Record<string, unknown>>([['__proto__', 1], ['constructor', 2]])
+    const map = createTopicMap<Record<string, unknown>>([
+      ['__proto__', 1],
+      ['constructor', 2],
+    ])
     expect(Object.getPrototypeOf(map)).toBeNull()
     expect(Object.keys(map)).toEqual(['__proto__', 'constructor'])
     expect(Object.isFrozen(map)).toBe(true)
@@ -107,7 +119,9 @@ describe('subject render takes own parameters only', () => {
       }
     }
     subjects.forEach((subject, i) => {
-      expect(() => subject.render(Object.assign(new Params(), without(i, 'region')))).toThrowError(expect.objectContaining({ code: 'SUBJECT_MISSING_PARAMETER' }))
+      expect(() => subject.render(Object.assign(new Params(), without(i, 'region')))).toThrowError(
+        expect.objectContaining({ code: 'SUBJECT_MISSING_PARAMETER' }),
+      )
       expect(subject.render(Object.assign(Object.create(null), full(i)))).toBe(subject.render(full(i)))
     })
   })

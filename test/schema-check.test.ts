@@ -33,22 +33,39 @@ function ajvFor(schema: Schema) {
 
 const KEYS = ['a', 'b', 'c', 'next', 'v', 'x/y', 'm~n', '__proto__', 'constructor']
 const key = fc.constantFrom(...KEYS)
-const scalar = fc.oneof(fc.constantFrom(null, true, false, 0, 1, -1, 2.5, 3, 10, 'a', 'abc', 'EUR', 'ZZ', '12', '', '😀x'), fc.integer({ min: -20, max: 20 }), fc.string({ maxLength: 4 }))
-const data = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, scalar, tie('array'), tie('object')),
-  array: fc.array(tie('value'), { maxLength: 4 }),
-  object: fc.dictionary(key, tie('value'), { maxKeys: 4 }),
-})).value.map((v) => JSON.parse(JSON.stringify(v)) as unknown) // payloads are JSON: plain objects
+const scalar = fc.oneof(
+  fc.constantFrom(null, true, false, 0, 1, -1, 2.5, 3, 10, 'a', 'abc', 'EUR', 'ZZ', '12', '', '😀x'),
+  fc.integer({ min: -20, max: 20 }),
+  fc.string({ maxLength: 4 }),
+)
+const data = fc
+  .letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, scalar, tie('array'), tie('object')),
+    array: fc.array(tie('value'), { maxLength: 4 }),
+    object: fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  }))
+  .value.map((v) => JSON.parse(JSON.stringify(v)) as unknown) // payloads are JSON: plain objects
 
 const PATTERNS = ['^a', '^[0-9]+$', '\\d', '^.{2}$', '^\\p{L}+$']
 const schema: fc.Arbitrary<Schema> = fc.letrec((tie) => ({
   schema: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('object'), tie('array'), tie('combined')),
   leaf: fc.oneof(
     fc.constantFrom<Schema>(true, false, { $ref: 'defs#/definitions/node' }, { $ref: 'defs#/definitions/word' }, { $ref: 'defs#/definitions/money' }),
-    fc.record({ type: fc.constantFrom<string | string[]>('string', 'number', 'integer', 'boolean', 'null', 'array', 'object', ['string', 'null'], ['integer', 'null']) }),
+    fc.record({
+      type: fc.constantFrom<string | string[]>('string', 'number', 'integer', 'boolean', 'null', 'array', 'object', ['string', 'null'], ['integer', 'null']),
+    }),
     fc.record({ enum: fc.uniqueArray(scalar, { minLength: 1, maxLength: 3, selector: (v) => JSON.stringify(v) }) }),
     fc.record({ const: scalar }),
-    fc.record({ minimum: fc.integer({ min: -5, max: 5 }), maximum: fc.integer({ min: 0, max: 20 }), exclusiveMinimum: fc.integer({ min: -5, max: 5 }), exclusiveMaximum: fc.integer({ min: 0, max: 20 }), multipleOf: fc.constantFrom(1, 2, 0.5, 3) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        minimum: fc.integer({ min: -5, max: 5 }),
+        maximum: fc.integer({ min: 0, max: 20 }),
+        exclusiveMinimum: fc.integer({ min: -5, max: 5 }),
+        exclusiveMaximum: fc.integer({ min: 0, max: 20 }),
+        multipleOf: fc.constantFrom(1, 2, 0.5, 3),
+      },
+      { requiredKeys: [] },
+    ),
     fc.record({ type: fc.constant('string'), minLength: fc.nat(3), maxLength: fc.nat(4), pattern: fc.constantFrom(...PATTERNS) }, { requiredKeys: ['type'] }),
   ),
   object: fc.record(
@@ -56,7 +73,11 @@ const schema: fc.Arbitrary<Schema> = fc.letrec((tie) => ({
       type: fc.constant('object'),
       // A property named __proto__ is the one thing ajv cannot take as a property; the converter
       // writes it as patternProperties `^__proto__$`, generated below.
-      properties: fc.dictionary(key.filter((k) => k !== '__proto__'), tie('schema'), { maxKeys: 3 }),
+      properties: fc.dictionary(
+        key.filter((k) => k !== '__proto__'),
+        tie('schema'),
+        { maxKeys: 3 },
+      ),
       required: fc.uniqueArray(key, { maxLength: 3 }),
       additionalProperties: fc.oneof(fc.constant(false), tie('schema')),
       patternProperties: fc.dictionary(fc.constantFrom('^a', '^__proto__$', 'y$'), tie('schema'), { maxKeys: 2 }),
@@ -65,7 +86,10 @@ const schema: fc.Arbitrary<Schema> = fc.letrec((tie) => ({
     },
     { requiredKeys: ['type'] },
   ),
-  array: fc.record({ type: fc.constant('array'), items: tie('schema'), minItems: fc.nat(2), maxItems: fc.nat(4), uniqueItems: fc.boolean() }, { requiredKeys: ['type'] }),
+  array: fc.record(
+    { type: fc.constant('array'), items: tie('schema'), minItems: fc.nat(2), maxItems: fc.nat(4), uniqueItems: fc.boolean() },
+    { requiredKeys: ['type'] },
+  ),
   combined: fc.oneof(
     fc.record({ allOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
     fc.record({ anyOf: fc.array(tie('schema'), { minLength: 1, maxLength: 3 }) }),
@@ -79,7 +103,14 @@ const schema: fc.Arbitrary<Schema> = fc.letrec((tie) => ({
 /** What an application sees of an error: its path and keyword, the member it names, the message. */
 const seen = (errors: ReadonlyArray<Partial<SchemaError>> | null | undefined) =>
   (errors ?? [])
-    .map((e) => [e.instancePath, e.keyword, e.params?.missingProperty ?? e.params?.additionalProperty ?? '', e.keyword === 'uniqueItems' || e.keyword === 'oneOf' ? '' : e.message].join(' | '))
+    .map((e) =>
+      [
+        e.instancePath,
+        e.keyword,
+        e.params?.missingProperty ?? e.params?.additionalProperty ?? '',
+        e.keyword === 'uniqueItems' || e.keyword === 'oneOf' ? '' : e.message,
+      ].join(' | '),
+    )
     .sort()
 
 describe('schema interpreter', () => {
@@ -132,7 +163,9 @@ describe('schema interpreter', () => {
   it('judges own members only: inherited names are neither present nor missing', () => {
     const validate = schemaValidator({ type: 'object', required: ['constructor'], properties: { toString: { type: 'string' } } })
     expect(validate({})).toBe(false)
-    expect(validate.errors).toEqual([{ instancePath: '', keyword: 'required', params: { missingProperty: 'constructor' }, message: "must have required property 'constructor'" }])
+    expect(validate.errors).toEqual([
+      { instancePath: '', keyword: 'required', params: { missingProperty: 'constructor' }, message: "must have required property 'constructor'" },
+    ])
     expect(validate(JSON.parse('{"constructor": 1, "__proto__": {"x": 1}}'))).toBe(true)
   })
 })
@@ -150,7 +183,12 @@ describe('NATS payload validators', () => {
     if (Array.isArray(s)) return s.map((v) => annotate(v, n))
     if (s === null || typeof s !== 'object') return s
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(s)) out[k] = ['properties', 'patternProperties'].includes(k) ? Object.fromEntries(Object.entries(v as object).map(([p, sub]) => [p, annotate(sub, n)])) : ['enum', 'const', 'required', 'type'].includes(k) ? v : annotate(v, n)
+    for (const [k, v] of Object.entries(s))
+      out[k] = ['properties', 'patternProperties'].includes(k)
+        ? Object.fromEntries(Object.entries(v as object).map(([p, sub]) => [p, annotate(sub, n)]))
+        : ['enum', 'const', 'required', 'type'].includes(k)
+          ? v
+          : annotate(v, n)
     const pick = n.i++ % 4
     if (pick === 0) Object.assign(out, { description: 'd', 'x-note': { any: 'thing' } })
     if (pick === 1) Object.assign(out, { title: 't', format: 'email', examples: [1] })
@@ -158,12 +196,19 @@ describe('NATS payload validators', () => {
     return out
   }
   const ajvReference = (payload: unknown) =>
-    new Ajv({ allErrors: true, ownProperties: true, strict: false, validateFormats: false, unicodeRegExp: true }).compile({ components: { schemas: components }, allOf: [payload] } as object)
+    new Ajv({ allErrors: true, ownProperties: true, strict: false, validateFormats: false, unicodeRegExp: true }).compile({
+      components: { schemas: components },
+      allOf: [payload],
+    } as object)
   const build = (payload: unknown) => {
     const { definitions, validators } = payloadValidators([{ id: 'it', payloadSchema: payload } as never], components)
     const body = [...definitions].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
     const expression = validators.get('it')!
-    const validate = new Function('$schemaValidator', '$ajvRuntime', '$linearPatterns', `${body}\nreturn ${expression};`)(schemaValidator, ajvRuntime, linearPatterns) as ReturnType<typeof schemaValidator>
+    const validate = new Function('$schemaValidator', '$ajvRuntime', '$linearPatterns', `${body}\nreturn ${expression};`)(
+      schemaValidator,
+      ajvRuntime,
+      linearPatterns,
+    ) as ReturnType<typeof schemaValidator>
     return { validate, interpreted: expression.includes('$schemaValidator(') }
   }
 

@@ -20,7 +20,12 @@ const adoption = { id: 'a-1', pet: { petType: 'kitty', name: 'Tom', indoor: true
 
 /** A service that answers every topic with `answer` and records what it received. */
 function service(answer: unknown) {
-  return createLocalSender(new Proxy({}, { has: () => true, get: () => () => answer, getOwnPropertyDescriptor: () => ({ value: () => answer, configurable: true, enumerable: true }) }) as never)
+  return createLocalSender(
+    new Proxy(
+      {},
+      { has: () => true, get: () => () => answer, getOwnPropertyDescriptor: () => ({ value: () => answer, configurable: true, enumerable: true }) },
+    ) as never,
+  )
 }
 
 beforeAll(async () => {
@@ -103,7 +108,7 @@ describe('schema features', () => {
     expect(unknown.errors.map((e: any) => [e.path, e.code])).toEqual([['/petType', 'enum']])
   })
 
-  it('allOf is merged: members closed with additionalProperties: false admit each other\'s members', async () => {
+  it("allOf is merged: members closed with additionalProperties: false admit each other's members", async () => {
     const send = (pet: unknown) => mod.register.send(service(pet), pet)
     expect((await send({ petType: 'kitty', name: 'Tom', indoor: true })).isSuccessful).toBe(true)
     const extra = await send({ petType: 'kitty', name: 'Tom', claws: 10 })
@@ -113,7 +118,10 @@ describe('schema features', () => {
   it('additionalProperties as a schema types and checks the extra members', async () => {
     expect((await mod.tag.send(service({ count: 1 }), { tags: ['a', 'b'], colour: 'red' })).isSuccessful).toBe(true)
     const bad = await mod.tag.send(service({ count: 1 }), { tags: ['a', 'a'], size: 3 })
-    expect(bad.errors.map((e: any) => [e.path, e.code]).sort()).toEqual([['/size', 'type'], ['/tags', 'uniqueItems']])
+    expect(bad.errors.map((e: any) => [e.path, e.code]).sort()).toEqual([
+      ['/size', 'type'],
+      ['/tags', 'uniqueItems'],
+    ])
   })
 
   it('int64 stays a number by default, or is a decimal string with int64: "string"', async () => {
@@ -126,7 +134,11 @@ describe('schema features', () => {
   })
 
   it('validate: false, "request" and "response" generate only what they name', async () => {
-    for (const [validate, request, response] of [[false, false, false], ['request', true, false], ['response', false, true]] as const) {
+    for (const [validate, request, response] of [
+      [false, false, false],
+      ['request', true, false],
+      ['response', false, true],
+    ] as const) {
       const m = await loadModule((await compile(fixture, { benzene: { validate, topics: ['pets:error'] } })).code!, `validate-${validate}`)
       const r = await m.error.send(service('zzz'), { message: 1 })
       expect(r.status).toBe(request ? 'validation-error' : response ? 'unexpected-error' : 'ok')
@@ -150,7 +162,10 @@ describe('generated validators under a strict Content-Security-Policy', () => {
     mkdirSync(work, { recursive: true })
     const entry = join(work, 'csp-entry.mjs')
     writeFileSync(join(work, 'features.mjs'), code)
-    writeFileSync(entry, "import { register } from './features.mjs'\nimport { createLocalSender } from 'unplugin-contracts/runtime'\nconst s = createLocalSender({ 'pets:register': (p) => p })\nglobalThis.results = Promise.all([register.send(s, { petType: 'Dog', name: 'Rex', barks: true }), register.send(s, { petType: 'Dog' })])\n")
+    writeFileSync(
+      entry,
+      "import { register } from './features.mjs'\nimport { createLocalSender } from 'unplugin-contracts/runtime'\nconst s = createLocalSender({ 'pets:register': (p) => p })\nglobalThis.results = Promise.all([register.send(s, { petType: 'Dog', name: 'Rex', barks: true }), register.send(s, { petType: 'Dog' })])\n",
+    )
     const bundle = await build({ entryPoints: [entry], bundle: true, write: false, format: 'iife', platform: 'neutral', logLevel: 'silent' })
     const context = vm.createContext({}, { codeGeneration: { strings: false, wasm: false } })
     expect(() => vm.runInContext('eval("1")', context)).toThrow(/Code generation from strings disallowed/)
@@ -177,10 +192,10 @@ describe('types', () => {
           "const tagged: Tagged = { tags: ['a'], colour: 'red' }",
           "const error: Error_ = { message: 'm' }",
           "const letter: string_ = 'a'",
-          "declare const adoption: Adoption",
-          "const id: string = adoption.id",
+          'declare const adoption: Adoption',
+          'const id: string = adoption.id',
           "const input: AdoptionInput = { pet, secret: 's' }",
-          "export const all = [request, pet, tagged, error, letter, id, input, adoptV1.version, adoptV2.topic, register, events.adopted.topic]",
+          'export const all = [request, pet, tagged, error, letter, id, input, adoptV1.version, adoptV2.topic, register, events.adopted.topic]',
           '// @ts-expect-error const: only "adoption"',
           "export const wrongKind: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'purchase' }",
           '// @ts-expect-error discriminated union: a Dog needs barks',
@@ -190,10 +205,13 @@ describe('types', () => {
           '// @ts-expect-error readOnly members are not part of a request',
           "export const withId: AdoptionInput = { pet, secret: 's', id: 'a' }",
           '// @ts-expect-error writeOnly members are not part of a response',
-          "export const secret = adoption.secret",
+          'export const secret = adoption.secret',
         ].join('\n'),
       )
-      writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }))
+      writeFileSync(
+        join(work, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }),
+      )
       const r = tsc(['-p', '.'], work)
       expect(r.output).toBe('')
       expect(r.status).toBe(0)

@@ -108,7 +108,10 @@ describe('Vite dev server', () => {
     // hand it a file it refused to read.
     const outside = join(root, '../vite-dev-outside.txt')
     writeFileSync(outside, 'TOP-SECRET-7f3a {"requests": []}\nsecond line\n')
-    for (const [name, target] of [['secret', outside], ['environ', '/proc/self/environ']] as const) {
+    for (const [name, target] of [
+      ['secret', outside],
+      ['environ', '/proc/self/environ'],
+    ] as const) {
       symlinkSync(target, join(root, `${name}.spec.json`))
       writeFileSync(join(root, `${name}.js`), `export { contractHash } from './${name}.spec.json'\n`)
       messages.length = 0
@@ -120,7 +123,7 @@ describe('Vite dev server', () => {
       expect(response.status).toBe(500)
       expect(text).toContain('CONTRACTS_SYMLINK')
       const overlay = await until('the error overlay message', async () => messages.find((m) => m.type === 'error'))
-      expect(overlay.err.message).toContain("CONTRACTS_SYMLINK")
+      expect(overlay.err.message).toContain('CONTRACTS_SYMLINK')
       // Neither the secret file's text nor an environment variable (/proc/self/environ is NAME=value pairs).
       for (const shown of [text, JSON.stringify(overlay.err)]) {
         expect(shown).not.toContain('TOP-SECRET')

@@ -16,7 +16,13 @@ describe('Vite dev resilience', () => {
     const contract = join(root, 'payments.spec.json')
     const original = readFileSync(join(import.meta.dirname, 'fixtures/app/payments.spec.json'), 'utf8')
     writeFileSync(contract, original)
-    const server = await createServer({ root, configFile: false, logLevel: 'silent', plugins: [contracts({ types: false })], server: { host: '127.0.0.1', port: 0 } })
+    const server = await createServer({
+      root,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [contracts({ types: false })],
+      server: { host: '127.0.0.1', port: 0 },
+    })
     await server.listen()
     const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
     const fetchModule = async () => {

@@ -55,7 +55,9 @@ function agree(text: string): 'fast' | 'exact' {
 
 describe('fast YAML path', () => {
   it('agrees with the exact path on every YAML fixture and the benchmark documents', () => {
-    const texts = [...yamlFiles(join(root, 'fixtures')), ...yamlFiles(join(root, 'examples')).filter((f) => !f.includes('node_modules'))].map((f) => readFileSync(f, 'utf8'))
+    const texts = [...yamlFiles(join(root, 'fixtures')), ...yamlFiles(join(root, 'examples')).filter((f) => !f.includes('node_modules'))].map((f) =>
+      readFileSync(f, 'utf8'),
+    )
     texts.push(natsDocument(1), natsDocument(50))
     const taken = texts.map(agree)
     // Most contracts are plain YAML: the fast path must actually be the one taken.
@@ -110,7 +112,31 @@ describe('fast YAML path', () => {
   })
 
   it('reads YAML 1.2 core scalars as the exact path does', () => {
-    const scalars = ['0o17', '0x1F', '017', '+12', '-0', '1_000', '0b101', '1e3', '.5', '5.', '-.5e-2', 'Null', 'NULL', '~', 'True', 'FALSE', 'yes', 'on', '12:30', '2001-12-14', "'1'", '"true"', '0.10']
+    const scalars = [
+      '0o17',
+      '0x1F',
+      '017',
+      '+12',
+      '-0',
+      '1_000',
+      '0b101',
+      '1e3',
+      '.5',
+      '5.',
+      '-.5e-2',
+      'Null',
+      'NULL',
+      '~',
+      'True',
+      'FALSE',
+      'yes',
+      'on',
+      '12:30',
+      '2001-12-14',
+      "'1'",
+      '"true"',
+      '0.10',
+    ]
     for (const s of scalars) expect(agree(`v: ${s}\nl: [${s}]\n`)).toBe('fast')
   })
 
@@ -118,7 +144,14 @@ describe('fast YAML path', () => {
     const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'a b', 'x:y', '#c', '- d', 'true', '1'))
     const json = fc.letrec((tie) => ({
       value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('array'), tie('object')),
-      leaf: fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.constantFrom('a > b', 'svc.*.x', 'svc.>', 'x: y', '- z', '# no', 'multi\nline\n', ' lead', 'trail ')),
+      leaf: fc.oneof(
+        fc.string({ maxLength: 12 }),
+        fc.integer(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constantFrom('a > b', 'svc.*.x', 'svc.>', 'x: y', '- z', '# no', 'multi\nline\n', ' lead', 'trail '),
+      ),
       array: fc.array(tie('value'), { maxLength: 4 }),
       object: fc.dictionary(key, tie('value'), { maxKeys: 4 }),
     })).value
@@ -126,7 +159,11 @@ describe('fast YAML path', () => {
     fc.assert(
       fc.property(fc.dictionary(key, json, { minKeys: 1, maxKeys: 5 }), styles, (value, style) => {
         const text =
-          style === 'block' ? stringify(value) : style === 'flow' ? stringify(value, { collectionStyle: 'flow' }) : dump(value, { flowLevel: style === 'js-yaml-flow' ? 1 : -1 })
+          style === 'block'
+            ? stringify(value)
+            : style === 'flow'
+              ? stringify(value, { collectionStyle: 'flow' })
+              : dump(value, { flowLevel: style === 'js-yaml-flow' ? 1 : -1 })
         agree(text)
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
@@ -135,7 +172,42 @@ describe('fast YAML path', () => {
 
   it('agrees on byte-level mutations of real contracts', () => {
     const texts = yamlFiles(join(root, 'fixtures/nats')).map((f) => readFileSync(f, 'utf8'))
-    const mutation = fc.record({ text: fc.nat(texts.length - 1), at: fc.nat(), cut: fc.nat(4), insert: fc.constantFrom('', ' ', '\t', '\n', ':', '- ', '"', "'", '{', ']', ',', '#', '  ', 'x: 1\n', '1', '\\', '|\n', '>-\n', '*', '&', '!', '? ', ' *a', ' &a ', '!!str ', ' : ', '%', '---\n', ' *bold* ') })
+    const mutation = fc.record({
+      text: fc.nat(texts.length - 1),
+      at: fc.nat(),
+      cut: fc.nat(4),
+      insert: fc.constantFrom(
+        '',
+        ' ',
+        '\t',
+        '\n',
+        ':',
+        '- ',
+        '"',
+        "'",
+        '{',
+        ']',
+        ',',
+        '#',
+        '  ',
+        'x: 1\n',
+        '1',
+        '\\',
+        '|\n',
+        '>-\n',
+        '*',
+        '&',
+        '!',
+        '? ',
+        ' *a',
+        ' &a ',
+        '!!str ',
+        ' : ',
+        '%',
+        '---\n',
+        ' *bold* ',
+      ),
+    })
     fc.assert(
       fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
         let text = texts[mutations[0]!.text]!

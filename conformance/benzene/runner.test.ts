@@ -109,7 +109,9 @@ describe('contract-hash-cases.json', () => {
     const scoped = await compile(file, { query: 'topics=payments:capture' })
     expect(scoped.code).toContain(`export const contractHash = ${JSON.stringify(byName('service-level: requests filtered, events and components whole'))}`)
     const reserved = await inspect(file, { benzene: { topics: ['benzene:spec'] } })
-    expect((reserved.data as any).hashes.topics['benzene:spec']).toBe(byName('topic-scoped: a reserved topic asked for explicitly keeps its entry without the flag'))
+    expect((reserved.data as any).hashes.topics['benzene:spec']).toBe(
+      byName('topic-scoped: a reserved topic asked for explicitly keeps its entry without the flag'),
+    )
   })
 })
 

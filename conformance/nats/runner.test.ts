@@ -13,9 +13,12 @@ describe('runtime-vectors.json', () => {
     expect(await operationId(v.principalId, v.contractDigest, v.invocationKey)).toBe(v.expected)
   })
 
-  it.each(vectors.quorumThreshold.map((v: any) => [v.numerator, v.denominator, v.admittedUnits, v.expected]))('quorumThreshold(%i, %i, %i) = %i', (n, d, units, expected) => {
-    expect(quorumThreshold(n, d, units)).toBe(expected)
-  })
+  it.each(vectors.quorumThreshold.map((v: any) => [v.numerator, v.denominator, v.admittedUnits, v.expected]))(
+    'quorumThreshold(%i, %i, %i) = %i',
+    (n, d, units, expected) => {
+      expect(quorumThreshold(n, d, units)).toBe(expected)
+    },
+  )
 
   it('make_vectors.py --check recomputes the same vectors', () => {
     expect(execFileSync('python3', [join(here, 'make_vectors.py'), '--check'], { encoding: 'utf8' })).toMatch(/^\d+ passed, 0 failed$/m)

@@ -7,7 +7,10 @@ import { startPaymentsService } from '../payments-service/server.mjs'
 const service = await startPaymentsService()
 console.log(`payments service listening on ${service.url}\n`)
 try {
-  const client = spawn(process.execPath, [fileURLToPath(new URL('./dist/main.js', import.meta.url))], { stdio: 'inherit', env: { ...process.env, PAYMENTS_URL: service.url } })
+  const client = spawn(process.execPath, [fileURLToPath(new URL('./dist/main.js', import.meta.url))], {
+    stdio: 'inherit',
+    env: { ...process.env, PAYMENTS_URL: service.url },
+  })
   const [code] = await once(client, 'exit')
   process.exitCode = code ?? 1
 } finally {

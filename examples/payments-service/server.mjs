@@ -19,14 +19,27 @@ export async function startPaymentsService(port = 0) {
   const topics = {
     'payments:capture'(request) {
       if (!request.OrderId) return failure('validation-error', [{ message: 'OrderId is required', path: '/OrderId' }])
-      const payment = { PaymentId: `pay-${payments.size + 1}`, OrderId: request.OrderId, Amount: request.Amount, Currency: request.Currency, Status: 'captured', Refunds: [] }
+      const payment = {
+        PaymentId: `pay-${payments.size + 1}`,
+        OrderId: request.OrderId,
+        Amount: request.Amount,
+        Currency: request.Currency,
+        Status: 'captured',
+        Refunds: [],
+      }
       payments.set(payment.PaymentId, payment)
       return success('created', payment)
     },
     'payments:refund'(request) {
       const payment = payments.get(request.PaymentId)
       if (!payment) return failure('not-found', [], `No payment ${request.PaymentId}.`)
-      const refund = { ...payment, PaymentId: `${payment.PaymentId}-r${payment.Refunds.length + 1}`, Amount: request.Amount ?? payment.Amount, Status: 'refunded', Refunds: null }
+      const refund = {
+        ...payment,
+        PaymentId: `${payment.PaymentId}-r${payment.Refunds.length + 1}`,
+        Amount: request.Amount ?? payment.Amount,
+        Status: 'refunded',
+        Refunds: null,
+      }
       payment.Refunds.push(refund)
       return success('ok', refund)
     },
@@ -50,7 +63,9 @@ export async function startPaymentsService(port = 0) {
       if (req.method !== 'POST' || url.pathname !== '/benzene/invoke') return reply(404, { title: 'not found' })
       const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       const handler = Object.hasOwn(topics, envelope.topic) ? topics[envelope.topic] : undefined
-      const answer = handler ? handler(envelope.body ? JSON.parse(envelope.body) : undefined, envelope.headers) : failure('not-implemented', [], `No handler for ${envelope.topic}.`)
+      const answer = handler
+        ? handler(envelope.body ? JSON.parse(envelope.body) : undefined, envelope.headers)
+        : failure('not-implemented', [], `No handler for ${envelope.topic}.`)
       reply(HTTP[answer.statusCode] ?? 200, answer)
     })
   })

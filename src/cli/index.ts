@@ -78,7 +78,10 @@ function single(positionals: string[], command: string): string {
 }
 
 function options(flags: Flags): CompileOptions {
-  const topics = flags.topics?.split(',').map((t) => t.trim()).filter(Boolean)
+  const topics = flags.topics
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
   return { benzene: { ...(topics ? { topics } : {}), ...(flags['include-reserved'] ? { includeReserved: true } : {}) } }
 }
 

@@ -19,8 +19,12 @@ export const CORE_CODES = declareCodes({
   CONTRACTS_TOO_LARGE: { severity: 'error', meaning: 'A file over 16 MiB.' },
   CONTRACTS_TOO_DEEP: { severity: 'error', meaning: 'Values nested more than 64 levels (JSON or YAML).' },
   CONTRACTS_SYMLINK: { severity: 'error', meaning: 'The contract, or a file it reads, is a symbolic link (never followed).' },
-  CONTRACTS_OUTSIDE_TREE: { severity: 'error', meaning: "A file the contract reads is outside its folder tree (the bundle root for NATS)." },
-  CONTRACTS_DIAGNOSTICS_CAPPED: { severity: 'error', meaning: 'More than 100 diagnostics of one code (or 1,000 in all): the rest are counted here, `data: { code, count }` (a warning when all left out are warnings).' },
+  CONTRACTS_OUTSIDE_TREE: { severity: 'error', meaning: 'A file the contract reads is outside its folder tree (the bundle root for NATS).' },
+  CONTRACTS_DIAGNOSTICS_CAPPED: {
+    severity: 'error',
+    meaning:
+      'More than 100 diagnostics of one code (or 1,000 in all): the rest are counted here, `data: { code, count }` (a warning when all left out are warnings).',
+  },
   CONTRACTS_INTERNAL: { severity: 'error', meaning: 'A bug in the compiler, reported instead of crashing the build.' },
   JSON_SYNTAX: { severity: 'error', meaning: 'The file is not strict JSON (comments, trailing commas, truncation).' },
   JSON_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one object.' },
@@ -30,5 +34,8 @@ export const CORE_CODES = declareCodes({
   YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping.' },
   YAML_NON_STRING_KEY: { severity: 'error', meaning: 'A key that is not a string.' },
   YAML_ALIAS_LIMIT: { severity: 'error', meaning: 'More than 16 aliases, or aliases that expand beyond 256 nodes.' },
-  YAML_NON_JSON_VALUE: { severity: 'error', meaning: 'A value JSON cannot say: an explicit tag, `.inf`, `.nan`, a number beyond a double, or a `%YAML 1.1` directive.' },
+  YAML_NON_JSON_VALUE: {
+    severity: 'error',
+    meaning: 'A value JSON cannot say: an explicit tag, `.inf`, `.nan`, a number beyond a double, or a `%YAML 1.1` directive.',
+  },
 })

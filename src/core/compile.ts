@@ -204,7 +204,11 @@ function parseQuery(raw: string | undefined, format: ContractFormat<any, any, an
     if (BUNDLER_QUERY_KEYS.has(key)) continue
     if (!format.queryKeys.includes(key)) {
       diagnostics.push({
-        ...fileProblem('CONTRACTS_UNKNOWN_QUERY', file, `Unknown import query parameter ${JSON.stringify(key)} for a ${format.name} contract (known: ${format.queryKeys.join(', ')}).`),
+        ...fileProblem(
+          'CONTRACTS_UNKNOWN_QUERY',
+          file,
+          `Unknown import query parameter ${JSON.stringify(key)} for a ${format.name} contract (known: ${format.queryKeys.join(', ')}).`,
+        ),
         data: { key, known: [...format.queryKeys] },
       })
     }

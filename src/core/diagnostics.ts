@@ -26,9 +26,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 /** Stable order for output: by file, then position, then code. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
-    (a, b) =>
-      compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.code, b.code) ||
-      compare(a.pointer, b.pointer),
+    (a, b) => compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.code, b.code) || compare(a.pointer, b.pointer),
   )
 }
 
@@ -59,8 +57,10 @@ export function capDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[]
     if (n <= MAX_DIAGNOSTICS_PER_CODE && kept.length < MAX_DIAGNOSTICS) kept.push(d)
     else {
       const entry = dropped.get(d.code)
-      if (entry) (entry.count++, (entry.error ||= d.severity === 'error'))
-      else dropped.set(d.code, { first: d, count: 1, error: d.severity === 'error' })
+      if (entry) {
+        entry.count++
+        entry.error ||= d.severity === 'error'
+      } else dropped.set(d.code, { first: d, count: 1, error: d.severity === 'error' })
     }
   }
   for (const [code, { first, count, error }] of dropped) {

@@ -19,7 +19,6 @@ export function fileProblem(code: string, file: string, message: string): Diagno
   return { code, severity: 'error', message, file, pointer: '', line: 1, column: 1 }
 }
 
-
 /**
  * A host that records the digest and text of every file a format reads, and reads only inside
  * `root`'s tree (the contract's folder, unless a format widens it with `allowTree`): a path that
@@ -50,14 +49,19 @@ export function recordingHost(root: string): InputHost & { digests: Map<string, 
       return stat.isSymbolicLink() ? ('symlink' as const) : stat.isFile() ? ('file' as const) : stat.isDirectory() ? ('directory' as const) : ('other' as const)
     },
     async readText(path: string) {
-      if (path.includes('\0')) throw new InputError(fileProblem('CONTRACTS_READ_FAILED', path.replace(/\0/g, '\\0'), `Cannot read ${JSON.stringify(path)}: a path never holds a NUL byte.`))
+      if (path.includes('\0'))
+        throw new InputError(
+          fileProblem('CONTRACTS_READ_FAILED', path.replace(/\0/g, '\\0'), `Cannot read ${JSON.stringify(path)}: a path never holds a NUL byte.`),
+        )
       const abs = resolve(path)
       confine(abs, trees)
       let read: Buffer | { size: number }
       try {
         read = readRegularFile(abs, LIMITS.fileBytes)
       } catch (error) {
-        throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`))
+        throw new InputError(
+          fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`),
+        )
       }
       if (!Buffer.isBuffer(read)) {
         throw new InputError(fileProblem('CONTRACTS_TOO_LARGE', abs, `${abs} has ${read.size} bytes; contract files are limited to ${LIMITS.fileBytes} bytes.`))
@@ -90,12 +94,16 @@ const inside = (path: string, tree: string) => path === tree || path.startsWith(
 function confine(abs: string, trees: readonly string[]): void {
   const stat = lstatSync(abs, { throwIfNoEntry: false })
   if (stat?.isSymbolicLink()) {
-    throw new InputError(fileProblem('CONTRACTS_SYMLINK', abs, `${abs} is a symbolic link; contracts and the files they read are plain files, never read through a link.`))
+    throw new InputError(
+      fileProblem('CONTRACTS_SYMLINK', abs, `${abs} is a symbolic link; contracts and the files they read are plain files, never read through a link.`),
+    )
   }
   // The real path: a folder on the way may itself be a link out of the tree.
   const real = stat ? realOrSelf(abs) : abs
   if (!trees.some((tree) => inside(real, tree))) {
-    throw new InputError(fileProblem('CONTRACTS_OUTSIDE_TREE', abs, `${abs} is outside the contract's folder tree (${trees[0]}); a contract reads only files beside or below it.`))
+    throw new InputError(
+      fileProblem('CONTRACTS_OUTSIDE_TREE', abs, `${abs} is outside the contract's folder tree (${trees[0]}); a contract reads only files beside or below it.`),
+    )
   }
 }
 

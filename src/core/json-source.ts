@@ -34,7 +34,14 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   // map): on a 1 MB contract that tree costs many times the parse itself (bench/).
   const deep = tooDeepJson(body)
   if (deep !== -1) {
-    const diagnostic: Diagnostic = { code: 'CONTRACTS_TOO_DEEP', severity: 'error', message: `Values are nested more than ${LIMITS.depth} levels deep here; contracts are limited to ${LIMITS.depth}.`, file, pointer: '', ...lines.position(deep) }
+    const diagnostic: Diagnostic = {
+      code: 'CONTRACTS_TOO_DEEP',
+      severity: 'error',
+      message: `Values are nested more than ${LIMITS.depth} levels deep here; contracts are limited to ${LIMITS.depth}.`,
+      file,
+      pointer: '',
+      ...lines.position(deep),
+    }
     return { source: { file, text, value: undefined, lines, locate: () => ({ ...lines.position(deep), offset: deep }) }, diagnostics: [diagnostic] }
   }
   let value: unknown
@@ -50,7 +57,19 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
     if (pointer !== undefined) {
       const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
       const located = locateWithTree(file, body, lines, pointer)
-      return { source, diagnostics: [{ code: 'JSON_LONE_SURROGATE', severity: 'error', message: 'A string holds an unpaired UTF-16 surrogate (\\uD800-\\uDFFF escape): contracts are canonicalized (RFC 8785), which has no form for it.', file, pointer, ...located }] }
+      return {
+        source,
+        diagnostics: [
+          {
+            code: 'JSON_LONE_SURROGATE',
+            severity: 'error',
+            message: 'A string holds an unpaired UTF-16 surrogate (\\uD800-\\uDFFF escape): contracts are canonicalized (RFC 8785), which has no form for it.',
+            file,
+            pointer,
+            ...located,
+          },
+        ],
+      }
     }
   }
   // A number beyond a double's range has no JSON value a hash can be computed over (RFC 8785).
@@ -58,7 +77,19 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
     const pointer = nonFiniteNumber(value)
     if (pointer !== undefined) {
       const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
-      return { source, diagnostics: [{ code: 'JSON_NUMBER_RANGE', severity: 'error', message: 'A number is beyond the range of a double (it reads as Infinity); contracts are canonicalized (RFC 8785), which has no form for it.', file, pointer, ...locateWithTree(file, body, lines, pointer) }] }
+      return {
+        source,
+        diagnostics: [
+          {
+            code: 'JSON_NUMBER_RANGE',
+            severity: 'error',
+            message: 'A number is beyond the range of a double (it reads as Infinity); contracts are canonicalized (RFC 8785), which has no form for it.',
+            file,
+            pointer,
+            ...locateWithTree(file, body, lines, pointer),
+          },
+        ],
+      }
     }
   }
   let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined
@@ -171,7 +202,7 @@ function countKeyTokens(text: string): number {
   // Called on text JSON.parse accepted, so every quote outside a string opens one. indexOf jumps
   // from string to string; no match objects (a regular expression here allocated megabytes).
   let n = 0
-  for (let i = text.indexOf('"'); i !== -1; ) {
+  for (let i = text.indexOf('"'); i !== -1;) {
     const j = stringEnd(text, i)
     if (j === text.length) break
     let k = j + 1
@@ -203,16 +234,17 @@ function indexSource(file: string, body: string, lines: LineIndex): { nodes: Map
     diagnostics.push({ code: 'JSON_SYNTAX', severity: 'error', message: 'Invalid JSON: the file is empty.', file, pointer: '', line: 1, column: 1 })
   }
   const nodes = new Map<string, Node>()
-  if (root) indexNodes(root, '', nodes, (pointer, key) => {
-    diagnostics.push({
-      code: 'JSON_DUPLICATE_KEY',
-      severity: 'error',
-      message: `Duplicate key ${JSON.stringify(key.value)}: JSON consumers disagree on which value wins, so a contract may not repeat a key.`,
-      file,
-      pointer,
-      ...at(key.offset),
+  if (root)
+    indexNodes(root, '', nodes, (pointer, key) => {
+      diagnostics.push({
+        code: 'JSON_DUPLICATE_KEY',
+        severity: 'error',
+        message: `Duplicate key ${JSON.stringify(key.value)}: JSON consumers disagree on which value wins, so a contract may not repeat a key.`,
+        file,
+        pointer,
+        ...at(key.offset),
+      })
     })
-  })
   return { nodes, diagnostics }
 }
 

@@ -64,7 +64,6 @@ export function loneSurrogate(value: unknown): string | undefined {
   return undefined
 }
 
-
 /**
  * Can the text hold a number beyond a double's range (an exponent of three digits, or 309 digits
  * in a row)? One linear scan; only then is the value walked by `nonFiniteNumber`.

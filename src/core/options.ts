@@ -9,7 +9,9 @@ import { fileProblem } from './input-host.js'
 export function withoutOptions(name: string): ContractFormat<unknown, unknown, unknown, undefined>['resolveOptions'] {
   return (raw, _query, file) => {
     const empty = raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).length === 0)
-    const diagnostics: Diagnostic[] = empty ? [] : [{ ...fileProblem('CONTRACTS_UNKNOWN_OPTION', file, `${name} contracts take no options (given ${JSON.stringify(raw)}).`), data: { format: name } }]
+    const diagnostics: Diagnostic[] = empty
+      ? []
+      : [{ ...fileProblem('CONTRACTS_UNKNOWN_OPTION', file, `${name} contracts take no options (given ${JSON.stringify(raw)}).`), data: { format: name } }]
     return { options: undefined, diagnostics }
   }
 }

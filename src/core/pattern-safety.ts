@@ -21,7 +21,8 @@
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp'
 
-export type PatternEngine = { engine: 'native' } | { engine: 'linear'; source: string } | { engine: 'unsupported'; reason: string } | { engine: 'invalid'; reason: string }
+export type PatternEngine =
+  { engine: 'native' } | { engine: 'linear'; source: string } | { engine: 'unsupported'; reason: string } | { engine: 'invalid'; reason: string }
 
 /** Paths from one start position a pattern may explore and still run natively. */
 export const WAYS_BUDGET = 1024
@@ -51,7 +52,8 @@ function decide(pattern: string): PatternEngine {
   try {
     return { engine: 'linear', source: alternatives(ast.alternatives) }
   } catch (error) {
-    if (error instanceof Untranslatable) return { engine: 'unsupported', reason: `${error.message}, and the pattern is not provably linear for a backtracking engine` }
+    if (error instanceof Untranslatable)
+      return { engine: 'unsupported', reason: `${error.message}, and the pattern is not provably linear for a backtracking engine` }
     throw error
   }
 }
@@ -160,11 +162,31 @@ function sumOf(alternatives: readonly AST.Alternative[], anchored: boolean): num
 type Ranges = Array<[number, number]>
 const MAX_CODE_POINT = 0x10ffff
 const DIGIT: Ranges = [[0x30, 0x39]]
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]]
+const WORD: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+]
 /** ECMAScript's WhiteSpace and LineTerminator, what `\s` matches. */
-const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]]
+const SPACE: Ranges = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+]
 /** What `.` matches without the `s` flag: anything but a line terminator. */
-const ANY: Ranges = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]])
+const ANY: Ranges = complement([
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
+])
 
 function normalizeRanges(ranges: Ranges): Ranges {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0])
@@ -253,7 +275,16 @@ function element(node: AST.Element): string {
     case 'Quantifier': {
       const inner = node.element.type === 'Group' || node.element.type === 'CapturingGroup' ? element(node.element) : `(?:${element(node.element)})`
       if (node.min > 1000 || (node.max !== Infinity && node.max > 1000)) throw new Untranslatable(`RE2 takes repeat counts up to 1000 (${node.raw.slice(-12)})`)
-      const count = node.max === Infinity ? (node.min === 0 ? '*' : node.min === 1 ? '+' : `{${node.min},}`) : node.min === node.max ? `{${node.min}}` : `{${node.min},${node.max}}`
+      const count =
+        node.max === Infinity
+          ? node.min === 0
+            ? '*'
+            : node.min === 1
+              ? '+'
+              : `{${node.min},}`
+          : node.min === node.max
+            ? `{${node.min}}`
+            : `{${node.min},${node.max}}`
       return inner + count
     }
     case 'CharacterSet':

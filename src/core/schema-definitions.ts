@@ -12,7 +12,7 @@ export interface EmittedDefinition {
 /** The module constant holding every linear-time pattern matcher its validators use. */
 export const PATTERNS_CONSTANT = '$patterns'
 /** The import that constant needs, for the module's header. */
-export const LINEAR_PATTERNS_IMPORT = "import { linearPatterns as $linearPatterns } from \"unplugin-contracts/runtime/linear-pattern\";"
+export const LINEAR_PATTERNS_IMPORT = 'import { linearPatterns as $linearPatterns } from "unplugin-contracts/runtime/linear-pattern";'
 
 /** The linear-time patterns a validator over `root` (and the definitions `refs` reach) runs. */
 export function validatorPatterns(root: unknown, refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, string> {

@@ -73,7 +73,11 @@ const numeric = (s: string) => {
  */
 const CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
-    new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: (s: string | null) => s === null || s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL', construct: () => null }),
+    new Type('tag:yaml.org,2002:null', {
+      kind: 'scalar',
+      resolve: (s: string | null) => s === null || s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL',
+      construct: () => null,
+    }),
     new Type('tag:yaml.org,2002:bool', {
       kind: 'scalar',
       resolve: (s: string | null) => s === 'true' || s === 'True' || s === 'TRUE' || s === 'false' || s === 'False' || s === 'FALSE',
@@ -86,7 +90,10 @@ const CORE = FAILSAFE_SCHEMA.extend({
     }),
     new Type('tag:yaml.org,2002:float', {
       kind: 'scalar',
-      resolve: (s: string | null) => s !== null && numeric(s) && /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s),
+      resolve: (s: string | null) =>
+        s !== null &&
+        numeric(s) &&
+        /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s),
       construct: (s: string) => {
         if (/[iI][nN][fF]|[nN][aA][nN]/.test(s)) throw new Error('non-finite number')
         return parseFloat(s)

@@ -50,14 +50,19 @@ export class ClosedCollections {
     // Backlinks come in runs of siblings (`/channels/a`, `/channels/b`, ...): the walk to the last
     // parent is kept, and a pointer one token below it starts there.
     const parent = this.lastParent
-    const sibling = parent !== undefined && pointer.length > parent.pointer.length + 1 && pointer.startsWith(parent.pointer) && pointer.charCodeAt(parent.pointer.length) === 47 && pointer.indexOf('/', parent.pointer.length + 1) === -1
+    const sibling =
+      parent !== undefined &&
+      pointer.length > parent.pointer.length + 1 &&
+      pointer.startsWith(parent.pointer) &&
+      pointer.charCodeAt(parent.pointer.length) === 47 &&
+      pointer.indexOf('/', parent.pointer.length + 1) === -1
     if (sibling) {
       entry = parent.entry
       node = parent.node
       at = parent.pointer.length + 1
     }
     // Token by token without splitting the pointer first: every source backlink asks (bench/).
-    for (; at <= pointer.length && pointer !== ''; ) {
+    for (; at <= pointer.length && pointer !== '';) {
       let end = pointer.indexOf('/', at)
       if (end === -1) end = pointer.length
       const raw = pointer.slice(at, end)

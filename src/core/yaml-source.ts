@@ -71,7 +71,12 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   // YAML 1.1 reads `yes` as true, dates as Date objects and `1:20` as a number: not what JSON (or a
   // YAML 1.2 reader such as the fast path) reads. Contracts are YAML 1.2.
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.2') {
-    report('YAML_NON_JSON_VALUE', 0, '', `%YAML ${doc.directives.yaml.version} reads values differently from JSON (yes/no as booleans, dates, sexagesimal numbers); contracts are YAML 1.2: remove the directive.`)
+    report(
+      'YAML_NON_JSON_VALUE',
+      0,
+      '',
+      `%YAML ${doc.directives.yaml.version} reads values differently from JSON (yes/no as booleans, dates, sexagesimal numbers); contracts are YAML 1.2: remove the directive.`,
+    )
   }
   for (const error of doc.errors) {
     // The parser recurses on nested flow collections and reports running out of stack as an error.
@@ -89,10 +94,21 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     const n = node as Node
     if (n.range) nodes.set(pointer, n.range[0])
     if (isAlias(n)) {
-      if (++aliases === YAML_LIMITS.aliases + 1) report('YAML_ALIAS_LIMIT', n.range?.[0] ?? 0, pointer, `More than ${YAML_LIMITS.aliases} aliases: contracts keep aliases few so that expanding them stays cheap.`)
+      if (++aliases === YAML_LIMITS.aliases + 1)
+        report(
+          'YAML_ALIAS_LIMIT',
+          n.range?.[0] ?? 0,
+          pointer,
+          `More than ${YAML_LIMITS.aliases} aliases: contracts keep aliases few so that expanding them stays cheap.`,
+        )
       return
     }
-    if (n.tag && !isMap(n) && !isSeq(n) && !(isScalar(n) && n.tag.startsWith('tag:yaml.org,2002:') && ['str', 'int', 'float', 'bool', 'null'].includes(n.tag.slice(18)))) {
+    if (
+      n.tag &&
+      !isMap(n) &&
+      !isSeq(n) &&
+      !(isScalar(n) && n.tag.startsWith('tag:yaml.org,2002:') && ['str', 'int', 'float', 'bool', 'null'].includes(n.tag.slice(18)))
+    ) {
       report('YAML_NON_JSON_VALUE', n.range?.[0] ?? 0, pointer, `Tag ${n.tag} has no JSON equivalent; write plain YAML values.`)
     } else if ((isMap(n) || isSeq(n)) && n.tag && !['tag:yaml.org,2002:map', 'tag:yaml.org,2002:seq'].includes(n.tag)) {
       report('YAML_NON_JSON_VALUE', n.range?.[0] ?? 0, pointer, `Tag ${n.tag} has no JSON equivalent; write plain YAML values.`)
@@ -111,7 +127,8 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
           continue
         }
         const child = joinPointer(pointer, key.value)
-        if (seen.has(key.value)) report('YAML_DUPLICATE_KEY', key.range?.[0] ?? 0, child, `Duplicate key ${JSON.stringify(key.value)}: a mapping may not repeat a key.`)
+        if (seen.has(key.value))
+          report('YAML_DUPLICATE_KEY', key.range?.[0] ?? 0, child, `Duplicate key ${JSON.stringify(key.value)}: a mapping may not repeat a key.`)
         seen.add(key.value)
         if (pair.value === null) nodes.set(child, key.range?.[0] ?? 0)
         else visit(pair.value, child)
@@ -136,7 +153,13 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     if (value === undefined || value === null) report('YAML_SYNTAX', 0, '', 'The document is empty.')
     // Only an escape in a double-quoted scalar can produce an unpaired surrogate.
     const lone = /\\[uU]0{0,4}[dD][89a-fA-F]/.test(text) ? loneSurrogate(value) : undefined
-    if (lone !== undefined) report('JSON_LONE_SURROGATE', nodes.get(lone) ?? 0, lone, 'A string holds an unpaired UTF-16 surrogate: contracts are canonicalized (RFC 8785), which has no form for it.')
+    if (lone !== undefined)
+      report(
+        'JSON_LONE_SURROGATE',
+        nodes.get(lone) ?? 0,
+        lone,
+        'A string holds an unpaired UTF-16 surrogate: contracts are canonicalized (RFC 8785), which has no form for it.',
+      )
   }
   const locate = (pointer: string) => {
     let tokens = splitPointer(pointer)

@@ -20,10 +20,14 @@ export const PLUGIN_NAME = 'unplugin-contracts'
  * packages from: `unplugin-contracts/runtime` and its subpaths map to this package's build.
  */
 const RUNTIME_ENTRIES = new Map(
-  Object.entries({ '': 'index', '/http': 'benzene/http', '/drift': 'benzene/drift', '/nats': 'nats/index', '/dasp': 'dasp/index', '/linear-pattern': 'shared/linear-pattern' }).map(([sub, file]) => [
-    `unplugin-contracts/runtime${sub}`,
-    join(packageRoot, 'dist/src/runtime', `${file}.js`),
-  ]),
+  Object.entries({
+    '': 'index',
+    '/http': 'benzene/http',
+    '/drift': 'benzene/drift',
+    '/nats': 'nats/index',
+    '/dasp': 'dasp/index',
+    '/linear-pattern': 'shared/linear-pattern',
+  }).map(([sub, file]) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${file}.js`)]),
 )
 /**
  * The packages the runtime imports, mapped to their ES module builds: the plugin resolves them
@@ -152,6 +156,8 @@ function contractError(result: CompileResult): Error {
     hideStack: true,
     diagnostics: errors,
     ...(first ? { code: first.code } : {}),
-    ...(first && text !== undefined ? { loc: { file: first.file, line: first.line, column: first.column - 1 }, frame: codeFrame(text, first.line, first.column) } : {}),
+    ...(first && text !== undefined
+      ? { loc: { file: first.file, line: first.line, column: first.column - 1 }, frame: codeFrame(text, first.line, first.column) }
+      : {}),
   })
 }

@@ -39,7 +39,8 @@ export class BenzeneHttpServer {
     this.server.handle = (req, res, text) => {
       const url = new URL(req.url ?? '/', 'http://x')
       const send = (status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text)
-      if (req.method === 'GET' && url.pathname === '/benzene/spec') return this.document === undefined ? send(404, '') : send(200, JSON.stringify(this.document))
+      if (req.method === 'GET' && url.pathname === '/benzene/spec')
+        return this.document === undefined ? send(404, '') : send(200, JSON.stringify(this.document))
       if (req.method === 'GET' && url.pathname === '/benzene/health') return send(200, JSON.stringify(this.health))
       if (req.method !== 'POST' || url.pathname !== '/benzene/invoke') return send(404, '')
       const envelope = JSON.parse(text)
@@ -74,6 +75,10 @@ export function success(payload: unknown, statusCode: string | number = 'ok'): A
 export function problem(status: string, http: number, errors: unknown[], detail = `${status} detail`): Answer {
   return {
     http,
-    envelope: { statusCode: status, isSuccessful: false, body: JSON.stringify({ type: `https://benzene.dev/problems/${status}`, title: status, detail, benzeneStatus: status, errors }) },
+    envelope: {
+      statusCode: status,
+      isSuccessful: false,
+      body: JSON.stringify({ type: `https://benzene.dev/problems/${status}`, title: status, detail, benzeneStatus: status, errors }),
+    },
   }
 }

@@ -44,7 +44,15 @@ export const bundlers: Record<string, BuildFn> = {
   async esbuild(entry, outDir, options) {
     const { build } = await import('esbuild')
     const { default: contracts } = await import('unplugin-contracts/esbuild')
-    await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(outDir, 'main.js'), plugins: [contracts(options)], logLevel: 'silent' })
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      outfile: join(outDir, 'main.js'),
+      plugins: [contracts(options)],
+      logLevel: 'silent',
+    })
     return join(outDir, 'main.js')
   },
 

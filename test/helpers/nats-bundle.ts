@@ -47,7 +47,9 @@ export class ShopBundle {
   }
 
   sha(rel: string): string {
-    return createHash('sha256').update(readFileSync(this.path(rel))).digest('hex')
+    return createHash('sha256')
+      .update(readFileSync(this.path(rel)))
+      .digest('hex')
   }
 
   /** Recomputes import and artifact digests in dependency order, then the lock (like fixtures/nats/relock.mjs). */
@@ -60,7 +62,9 @@ export class ShopBundle {
     fix('orders/asyncapi/asyncapi.yaml')
     fix('payments/asyncapi/asyncapi.yaml')
     fix('shipping/asyncapi/asyncapi.yaml')
-    const entries = ['native/streams.json', 'payments/workflows/refund.yaml', ...APPS.map((a) => `${a}/asyncapi/asyncapi.yaml`), ...extraEntries].map((path) => ({ path, sha256: this.sha(path) }))
+    const entries = ['native/streams.json', 'payments/workflows/refund.yaml', ...APPS.map((a) => `${a}/asyncapi/asyncapi.yaml`), ...extraEntries].map(
+      (path) => ({ path, sha256: this.sha(path) }),
+    )
     writeFileSync(this.path('bundle.lock.json'), JSON.stringify({ entries }, null, 2) + '\n')
     return this
   }

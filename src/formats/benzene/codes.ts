@@ -6,5 +6,8 @@ export const BENZENE_MODEL_CODES = declareCodes({
   BENZENE_UNKNOWN_TOPIC: { severity: 'error', meaning: 'The include-list names topics the document lacks; `data: { unknownTopics, validTopics }`.' },
   BENZENE_EXPORT_COLLISION: { severity: 'error', meaning: 'Two in-scope topics would share an export name; `data: { exportName, topics }`.' },
   BENZENE_INVALID_EXPORT_NAME: { severity: 'error', meaning: 'An export name is not an identifier or is taken by the module.' },
-  BENZENE_CLOSURE_TOO_LARGE: { severity: 'error', meaning: "The topics' schema closures hold more than 1,000,000 schemas together (unsupported: each topic-scoped hash covers its closure)." },
+  BENZENE_CLOSURE_TOO_LARGE: {
+    severity: 'error',
+    meaning: "The topics' schema closures hold more than 1,000,000 schemas together (unsupported: each topic-scoped hash covers its closure).",
+  },
 })

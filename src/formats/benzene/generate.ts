@@ -98,7 +98,8 @@ function validatorRequests(model: BenzeneModel): ValidatorRequest[] {
     if (checkResponses) requests.push({ name: validatorName(t.exportName, 'response'), schema: t.entry.response, direction: 'response' })
   }
   // An event message is checked before it is published, like a request.
-  if (checkRequests) for (const e of model.events) requests.push({ name: validatorName(eventName(e), 'message'), schema: e.entry.message, direction: 'request' })
+  if (checkRequests)
+    for (const e of model.events) requests.push({ name: validatorName(eventName(e), 'message'), schema: e.entry.message, direction: 'request' })
   return requests
 }
 
@@ -137,7 +138,8 @@ function declarations(model: BenzeneModel, header: string): string {
   const members = model.topics.map((t) => `  readonly ${jsString(t.mapKey)}: typeof ${t.exportName};`)
   out.push(`export declare const topics: {${members.length ? '\n' + members.join('\n') + '\n' : ' '}};`)
   const eventMembers = model.events.map(
-    (e) => `  readonly ${jsString(e.exportName)}: $runtime.EventDescriptor<${jsString(e.entry.topic)}, ${versionLiteral(e)}, ${types.type(e.entry.message, 'request', '  ')}>;`,
+    (e) =>
+      `  readonly ${jsString(e.exportName)}: $runtime.EventDescriptor<${jsString(e.entry.topic)}, ${versionLiteral(e)}, ${types.type(e.entry.message, 'request', '  ')}>;`,
   )
   out.push(`export declare const events: {${eventMembers.length ? '\n' + eventMembers.join('\n') + '\n' : ' '}};`, '')
   return out.join('\n')

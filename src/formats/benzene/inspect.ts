@@ -47,5 +47,7 @@ export function hashBenzene(model: BenzeneModel, selector: HashSelector): HashAn
   const matching = entries.filter((t) => selector.version === undefined || t.entry.version === selector.version)
   if (matching.length === 1) return { hash: matching[0]!.hash }
   const choices = entries.map((t) => (t.entry.version === undefined ? `${selector.topic} (unversioned)` : `${selector.topic} --version ${t.entry.version}`))
-  return { usage: `${matching.length === 0 ? 'no' : 'more than one'} entry of ${JSON.stringify(selector.topic)} matches in ${model.file}; pick one of: ${choices.join(', ')}.` }
+  return {
+    usage: `${matching.length === 0 ? 'no' : 'more than one'} entry of ${JSON.stringify(selector.topic)} matches in ${model.file}; pick one of: ${choices.join(', ')}.`,
+  }
 }

@@ -27,7 +27,19 @@ const FORMAT_PATTERNS: Record<string, string> = {
 const sortedData = (value: unknown) => (value !== null && typeof value === 'object' ? sortedCopy(value) : value)
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
 const INT32 = { minimum: -2147483648, maximum: 2147483647 }
-const COPIED = ['minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties'] as const
+const COPIED = [
+  'minimum',
+  'maximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+] as const
 
 export interface ConvertContext {
   catalogue: Readonly<Record<string, Schema>>
@@ -88,7 +100,11 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false): Rec
     delete out.maximum
   }
   if (typeof schema.format === 'string') {
-    if (schema.format === 'int32') Object.assign(out, { minimum: Math.max(INT32.minimum, (out.minimum as number) ?? -Infinity), maximum: Math.min(INT32.maximum, (out.maximum as number) ?? Infinity) })
+    if (schema.format === 'int32')
+      Object.assign(out, {
+        minimum: Math.max(INT32.minimum, (out.minimum as number) ?? -Infinity),
+        maximum: Math.min(INT32.maximum, (out.maximum as number) ?? Infinity),
+      })
     const pattern = FORMAT_PATTERNS[schema.format]
     if (pattern && schema.type === 'string' && out.pattern === undefined) out.pattern = pattern
   }
@@ -143,7 +159,12 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
   }
   if (closed) {
     const properties = (out.properties ?? {}) as Record<string, unknown>
-    out.properties = Object.fromEntries([...sortKeys([...names]).filter((name) => !Object.hasOwn(properties, name)).map((name) => [name, true]), ...Object.entries(properties)])
+    out.properties = Object.fromEntries([
+      ...sortKeys([...names])
+        .filter((name) => !Object.hasOwn(properties, name))
+        .map((name) => [name, true]),
+      ...Object.entries(properties),
+    ])
     out.additionalProperties = false
   }
 }
@@ -316,7 +337,7 @@ export function definitionsDocument(ctx: ConvertContext, refs?: Map<string, Read
   const openNames = ctx.open.values()
   const position = new Map<string, number>()
   let openTaken = 0
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false
     const fresh: string[] = []
     while (position.size < ctx.keys.size) {

@@ -61,15 +61,25 @@ export function nameEntries<E extends { topic: string; version?: string }>(
     const hint = `Name it with the option names: { ${JSON.stringify(label)}: "<exportName>" }.`
     if (!isExportName(name) || (list === 'requests' && MODULE_EXPORTS.has(name))) {
       const why = isExportName(name) ? 'is taken by the module itself' : 'is not a JavaScript identifier of letters, digits and `_`'
-      report('BENZENE_INVALID_EXPORT_NAME', pointer, `Export name ${JSON.stringify(name)} for topic ${JSON.stringify(label)} ${why}. ${chosen !== undefined ? 'Choose another in the `names` option.' : hint}`, { topic: entry.topic, version: entry.version, exportName: name })
+      report(
+        'BENZENE_INVALID_EXPORT_NAME',
+        pointer,
+        `Export name ${JSON.stringify(name)} for topic ${JSON.stringify(label)} ${why}. ${chosen !== undefined ? 'Choose another in the `names` option.' : hint}`,
+        { topic: entry.topic, version: entry.version, exportName: name },
+      )
       continue
     }
     const other = byName.get(name)
     if (other) {
-      report('BENZENE_EXPORT_COLLISION', pointer, `Topics ${JSON.stringify(entryLabel(other.entry))} and ${JSON.stringify(label)} would both be exported as ${JSON.stringify(name)}. ${hint}`, {
-        exportName: name,
-        topics: [entryLabel(other.entry), label],
-      })
+      report(
+        'BENZENE_EXPORT_COLLISION',
+        pointer,
+        `Topics ${JSON.stringify(entryLabel(other.entry))} and ${JSON.stringify(label)} would both be exported as ${JSON.stringify(name)}. ${hint}`,
+        {
+          exportName: name,
+          topics: [entryLabel(other.entry), label],
+        },
+      )
       continue
     }
     const item = { entry, index, exportName: name, mapKey: severalVersions ? label : entry.topic }

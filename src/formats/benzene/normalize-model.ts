@@ -60,7 +60,12 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions): { mod
   for (let i = 0; i < closures.length; i++) {
     entries += closures[i]!.length
     if (entries > MAX_CLOSURE_ENTRIES) {
-      report('BENZENE_CLOSURE_TOO_LARGE', joinPointer('', 'requests', requests[i]!.index), `The topics' schema closures hold more than ${MAX_CLOSURE_ENTRIES} schemas together; each topic-scoped hash covers its closure, and the generator does not take on that much work (unsupported).`, { limit: MAX_CLOSURE_ENTRIES })
+      report(
+        'BENZENE_CLOSURE_TOO_LARGE',
+        joinPointer('', 'requests', requests[i]!.index),
+        `The topics' schema closures hold more than ${MAX_CLOSURE_ENTRIES} schemas together; each topic-scoped hash covers its closure, and the generator does not take on that much work (unsupported).`,
+        { limit: MAX_CLOSURE_ENTRIES },
+      )
       return { diagnostics }
     }
   }

@@ -48,9 +48,16 @@ const VALIDATE_VALUES = new Map<string, ValidateOption>([
 export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: string): { options: BenzeneOptions; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const report = (message: string, data: Record<string, unknown>) => diagnostics.push({ ...fileProblem('BENZENE_INVALID_OPTION', file, message), data })
-  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) report(`The benzene options must be an object, not ${JSON.stringify(raw)}.`, { option: 'benzene', value: raw })
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw)))
+    report(`The benzene options must be an object, not ${JSON.stringify(raw)}.`, { option: 'benzene', value: raw })
   const options = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as BenzeneOptions
-  const topics = query.has('topics') ? query.get('topics')!.split(',').map((t) => t.trim()).filter(Boolean) : options.topics
+  const topics = query.has('topics')
+    ? query
+        .get('topics')!
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : options.topics
   const flag = query.get('includeReserved')
   const includeReserved = flag === undefined ? options.includeReserved : flag !== 'false' && flag !== '0'
   let validate = options.validate

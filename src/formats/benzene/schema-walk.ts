@@ -29,7 +29,10 @@ const LISTS = ['allOf', 'anyOf', 'oneOf'] as const
 /** A schema's pointer, spelled out only when asked (a rule that reports): most never are. */
 export type Where = () => string
 
-const below = (where: Where, ...tokens: Array<string | number>): Where => () => joinPointer(where(), ...tokens)
+const below =
+  (where: Where, ...tokens: Array<string | number>): Where =>
+  () =>
+    joinPointer(where(), ...tokens)
 
 /**
  * Visits a schema and every schema nested in it (not following `$ref`), depth first, with its
@@ -61,10 +64,14 @@ export function forEachSchema(doc: unknown, visit: (schema: unknown, where: Wher
   if (!list) {
     const collected = { schemas: [] as unknown[], wheres: [] as Where[] }
     for (const { schema, pointer } of documentSchemas(doc)) {
-      walkSchema(schema, () => pointer, (s, w) => {
-        collected.schemas.push(s)
-        collected.wheres.push(w)
-      })
+      walkSchema(
+        schema,
+        () => pointer,
+        (s, w) => {
+          collected.schemas.push(s)
+          collected.wheres.push(w)
+        },
+      )
     }
     walked.set(doc, (list = collected))
   }

@@ -78,7 +78,9 @@ export class TypeWriter {
     const discriminator = discriminatorOf(schema)
     if (discriminator) {
       return union(
-        groupValues(discriminator.values).map(([name, values]) => `(${this.reference(name, direction)} & { ${propertyKey(discriminator.propertyName)}: ${union(values.map(jsString))} })`),
+        groupValues(discriminator.values).map(
+          ([name, values]) => `(${this.reference(name, direction)} & { ${propertyKey(discriminator.propertyName)}: ${union(values.map(jsString))} })`,
+        ),
       )
     }
     for (const key of ALTERNATIVES) {
@@ -135,15 +137,18 @@ export class TypeWriter {
   }
 }
 
-
 /** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */
 function hasDirectionalMember(schema: unknown): boolean {
   let found = false
-  walkSchema(schema, () => '', (s) => {
-    if (isObject(s) && isObject(s.properties)) {
-      for (const child of Object.values(s.properties)) if (isObject(child) && (child.readOnly === true || child.writeOnly === true)) found = true
-    }
-  })
+  walkSchema(
+    schema,
+    () => '',
+    (s) => {
+      if (isObject(s) && isObject(s.properties)) {
+        for (const child of Object.values(s.properties)) if (isObject(child) && (child.readOnly === true || child.writeOnly === true)) found = true
+      }
+    },
+  )
   return found
 }
 

@@ -1,6 +1,13 @@
 import { jsLiteral } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
-import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, reachedDefinitions, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
+import {
+  PATTERNS_CONSTANT,
+  definitionsLiteral,
+  patternsConstant,
+  reachedDefinitions,
+  validatorPatterns,
+  type EmittedDefinition,
+} from '../../core/schema-definitions.js'
 import type { Schema } from '../../runtime/benzene/document.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
@@ -22,7 +29,11 @@ export interface ValidatorRequest {
  * Returns `const` declarations (name -> expression) in the order they must be emitted:
  * definitions first, then one validator per request under the request's name.
  */
-export function generateValidators(requests: readonly ValidatorRequest[], catalogue: Readonly<Record<string, Schema>>, int64: 'number' | 'string'): Map<string, string> {
+export function generateValidators(
+  requests: readonly ValidatorRequest[],
+  catalogue: Readonly<Record<string, Schema>>,
+  int64: 'number' | 'string',
+): Map<string, string> {
   const contexts: Record<Direction, ConvertContext> = {
     request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), open: new Set() },
     response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), open: new Set() },
@@ -78,7 +89,10 @@ export function generateValidators(requests: readonly ValidatorRequest[], catalo
   const calls = roots.map((root) => {
     const patterns = validatorPatterns(root.json, root.refs, definitions)
     for (const [pattern, source] of patterns) all.set(pattern, source)
-    return [root.name, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs, root.direction)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`] as const
+    return [
+      root.name,
+      `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs, root.direction)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`,
+    ] as const
   })
   if (all.size > 0) out.set(PATTERNS_CONSTANT, patternsConstant(all))
   for (const [name, code] of calls) out.set(name, code)

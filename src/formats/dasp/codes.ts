@@ -2,6 +2,12 @@ import { declareCodes } from '../../core/codes.js'
 
 /** DASP codes outside the rules (rules.ts): reading definitions and pins (load.ts). */
 export const DASP_LOAD_CODES = declareCodes({
-  DASP_DEFINITION_SOURCE: { severity: 'error', meaning: 'A definitions entry that is a URL, an absolute path, outside the selection folder, a link, not a regular file, or missing.' },
-  DASP_PIN_MISMATCH: { severity: 'error', meaning: 'A manifest whose bytes do not hash to the pin, or a listed local file that does not hash to its digest, or is not a regular file.' },
+  DASP_DEFINITION_SOURCE: {
+    severity: 'error',
+    meaning: 'A definitions entry that is a URL, an absolute path, outside the selection folder, a link, not a regular file, or missing.',
+  },
+  DASP_PIN_MISMATCH: {
+    severity: 'error',
+    meaning: 'A manifest whose bytes do not hash to the pin, or a listed local file that does not hash to its digest, or is not a regular file.',
+  },
 })

@@ -23,7 +23,8 @@ export const identityKey = (uri: string, version: string) => `${uri}\u0000${vers
 /** For `isRequested`: any scope will do. */
 export const ANY_SCOPE = Symbol('any scope')
 /** A key for (uri, version, scope) with values of any JSON type kept apart (`"1"` is not `1`). */
-const requestKey = (uri: unknown, version: unknown, scope: unknown) => (typeof scope === 'symbol' ? JSON.stringify([uri, version]) + '*' : JSON.stringify([uri, version, scope ?? null]) + (scope === undefined ? 'u' : ''))
+const requestKey = (uri: unknown, version: unknown, scope: unknown) =>
+  typeof scope === 'symbol' ? JSON.stringify([uri, version]) + '*' : JSON.stringify([uri, version, scope ?? null]) + (scope === undefined ? 'u' : '')
 
 /** What the DASP rules read: the selection, its definitions by exact identity, and reporting helpers. */
 export class DaspContext {
@@ -50,7 +51,11 @@ export class DaspContext {
   get requested(): RequestedExtension[] {
     if (!this.requestedList) {
       const list = Array.isArray(this.selection.extensions) ? this.selection.extensions : []
-      this.requestedList = list.flatMap((e: unknown, index: number) => (isObject(e) && typeof e.uri === 'string' && typeof e.version === 'string' ? [{ index, uri: e.uri, version: e.version, scope: e.scope, settings: e.settings }] : []))
+      this.requestedList = list.flatMap((e: unknown, index: number) =>
+        isObject(e) && typeof e.uri === 'string' && typeof e.version === 'string'
+          ? [{ index, uri: e.uri, version: e.version, scope: e.scope, settings: e.settings }]
+          : [],
+      )
     }
     return this.requestedList!
   }

@@ -23,9 +23,12 @@ export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undef
   generate: generateDasp,
   inspect(model) {
     const text = [`dasp selection ${model.file}`]
-    for (const e of (model.request as { extensions?: Array<{ uri: string; version: string; scope: string }> }).extensions ?? []) text.push(`  extension ${e.uri} ${e.version}  ${e.scope}`)
+    for (const e of (model.request as { extensions?: Array<{ uri: string; version: string; scope: string }> }).extensions ?? [])
+      text.push(`  extension ${e.uri} ${e.version}  ${e.scope}`)
     for (const a of model.attributes) text.push(`  attribute ${a.name}`)
     return { data: { format: 'dasp', request: model.request, sessionFloor: model.floor, attributes: model.attributes }, text }
   },
-  hash: () => ({ usage: 'a DASP selection has no contract hash; its definitions are pinned by content (sha256 manifests), and `contracts inspect` shows the exact request.' }),
+  hash: () => ({
+    usage: 'a DASP selection has no contract hash; its definitions are pinned by content (sha256 manifests), and `contracts inspect` shows the exact request.',
+  }),
 }

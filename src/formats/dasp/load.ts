@@ -8,7 +8,6 @@ export { isObject }
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 
-
 export interface LoadedJson {
   file: string
   source: JsonSource
@@ -21,7 +20,14 @@ export interface DaspInput {
   definitions: Array<{ index: number; loaded: LoadedJson }>
 }
 
-const report = (diagnostics: Diagnostic[], where: { file: string; source?: JsonSource }, code: string, pointer: string, message: string, data?: Record<string, unknown>) => {
+const report = (
+  diagnostics: Diagnostic[],
+  where: { file: string; source?: JsonSource },
+  code: string,
+  pointer: string,
+  message: string,
+  data?: Record<string, unknown>,
+) => {
   const { line, column } = where.source ? where.source.locate(pointer) : { line: 1, column: 1 }
   diagnostics.push({ code, severity: 'error', message, file: where.file, pointer, line, column, ...(data ? { data } : {}) })
 }
@@ -49,12 +55,26 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
     const pointer = joinPointer('', 'definitions', i)
     const path = typeof entry === 'string' ? localPath(file, entry) : undefined
     if (!path) {
-      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition ${JSON.stringify(entry)} is not a local relative path; definitions come only from files listed here, and nothing is fetched.`)
+      report(
+        diagnostics,
+        selection,
+        'DASP_DEFINITION_SOURCE',
+        pointer,
+        `Definition ${JSON.stringify(entry)} is not a local relative path; definitions come only from files listed here, and nothing is fetched.`,
+      )
       continue
     }
     const kind = await host.kind(path)
     if (kind !== 'file') {
-      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, kind === 'missing' ? `Definition file ${entry as string} does not exist.` : `Definition ${entry as string} is ${kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; definitions are plain files beside the selection.`)
+      report(
+        diagnostics,
+        selection,
+        'DASP_DEFINITION_SOURCE',
+        pointer,
+        kind === 'missing'
+          ? `Definition file ${entry as string} does not exist.`
+          : `Definition ${entry as string} is ${kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; definitions are plain files beside the selection.`,
+      )
       continue
     }
     let loaded: LoadedJson | Diagnostic[]
@@ -79,7 +99,6 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
   return { input, diagnostics }
 }
 
-
 async function checkPin(host: InputHost, definition: LoadedJson, diagnostics: Diagnostic[]): Promise<void> {
   const value = definition.source.value
   if (isObject(value) && isObject(value.content)) await checkManifestPin(host, definition, '/content', value.content, diagnostics)
@@ -93,24 +112,44 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
   if (pin.kind !== 'sha256-manifest' || typeof pin.manifest !== 'string' || typeof pin.sha256 !== 'string') return
   const path = localPath(owner.file, pin.manifest)
   if (!path || (await host.kind(path)) !== 'file') {
-    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'manifest'), `Manifest ${pin.manifest} is not a local file; a pin must be checkable offline.`)
+    report(
+      diagnostics,
+      owner,
+      'DASP_PIN_MISMATCH',
+      joinPointer(pointer, 'manifest'),
+      `Manifest ${pin.manifest} is not a local file; a pin must be checkable offline.`,
+    )
     return
   }
   const read = await host.read(path)
   if (read.sha256 !== pin.sha256) {
-    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'sha256'), `The manifest's bytes hash to ${read.sha256}, not to the pinned ${pin.sha256}.`, { manifest: pin.manifest, actual: read.sha256 })
+    report(
+      diagnostics,
+      owner,
+      'DASP_PIN_MISMATCH',
+      joinPointer(pointer, 'sha256'),
+      `The manifest's bytes hash to ${read.sha256}, not to the pinned ${pin.sha256}.`,
+      { manifest: pin.manifest, actual: read.sha256 },
+    )
     return
   }
   const { source, diagnostics: parse } = parseJsonSource(path, read.text)
   const files = isObject(source.value) && isObject(source.value.files) ? source.value.files : undefined
   if (parse.length > 0 || !isObject(source.value) || source.value.algorithm !== 'sha256' || !files) {
-    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'manifest'), 'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>" } }.')
+    report(
+      diagnostics,
+      owner,
+      'DASP_PIN_MISMATCH',
+      joinPointer(pointer, 'manifest'),
+      'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>" } }.',
+    )
     return
   }
   for (const [rel, digest] of Object.entries(files)) {
     const target = localPath(path, rel)
     const at = joinPointer('/files', rel)
-    const mismatch = (message: string, data?: Record<string, unknown>) => report(diagnostics, { file: path, source }, 'DASP_PIN_MISMATCH', at, message, { file: rel, ...data })
+    const mismatch = (message: string, data?: Record<string, unknown>) =>
+      report(diagnostics, { file: path, source }, 'DASP_PIN_MISMATCH', at, message, { file: rel, ...data })
     if (!target) {
       mismatch(`${rel} is not a local relative path; a pin lists files beside its manifest.`)
       continue
@@ -132,4 +171,3 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
     }
   }
 }
-

@@ -3,7 +3,15 @@ import { isObject } from './load.js'
 import type { DaspModel } from './model.js'
 
 const sortKeys = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(sortKeys) : isObject(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])])) : value
+  Array.isArray(value)
+    ? value.map(sortKeys)
+    : isObject(value)
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [k, sortKeys(value[k])]),
+        )
+      : value
 
 /**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
@@ -22,7 +30,11 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
         content: sortKeys(d.value.content),
         scope: e.scope as string,
         settings: sortKeys(e.settings) as Record<string, unknown>,
-        dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map((dep: Record<string, unknown>) => ({ uri: dep.uri, version: dep.version, scope: dep.scope })),
+        dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map((dep: Record<string, unknown>) => ({
+          uri: dep.uri,
+          version: dep.version,
+          scope: dep.scope,
+        })),
         definition: d,
       }
     })
@@ -46,7 +58,16 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
     (Array.isArray(e.definition.value.attributes) ? e.definition.value.attributes : []).flatMap((a: Record<string, any>) => {
       if (seen.has(a.name)) return []
       seen.add(a.name)
-      return [{ name: a.name, type: a.type, on: [...a.on], ...(a.required === true ? { required: true } : {}), class: a.class, extension: { uri: e.uri, version: e.version } }]
+      return [
+        {
+          name: a.name,
+          type: a.type,
+          on: [...a.on],
+          ...(a.required === true ? { required: true } : {}),
+          class: a.class,
+          extension: { uri: e.uri, version: e.version },
+        },
+      ]
     }),
   )
   return { file: ctx.input.selection.file, request, floor, attributes }

@@ -21,7 +21,19 @@ const SCOPES = ['connection', 'session', 'command']
 /** The CloudEvents type system (v1.0.2). */
 export const CLOUDEVENTS_TYPES = ['Boolean', 'Integer', 'String', 'Binary', 'URI', 'URI-reference', 'Timestamp']
 /** Standard CloudEvents context attributes (required, optional and the JSON format's data members) and requestid. */
-export const RESERVED_ATTRIBUTES = new Set(['specversion', 'id', 'source', 'type', 'datacontenttype', 'dataschema', 'subject', 'time', 'data', 'data_base64', 'requestid'])
+export const RESERVED_ATTRIBUTES = new Set([
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'datacontenttype',
+  'dataschema',
+  'subject',
+  'time',
+  'data',
+  'data_base64',
+  'requestid',
+])
 
 const isAbsoluteUri = (value: unknown) => typeof value === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(value)
 const HEX40 = /^[0-9a-f]{40}$/
@@ -36,7 +48,8 @@ export function pinProblem(pin: unknown): string | undefined {
     return undefined
   }
   if (pin.kind === 'git-commit') {
-    if (!isAbsoluteUri(pin.repository) || !HEX40.test(String(pin.commit))) return 'a git-commit pin names its repository and a full 40-hex commit (not a branch or tag)'
+    if (!isAbsoluteUri(pin.repository) || !HEX40.test(String(pin.commit)))
+      return 'a git-commit pin names its repository and a full 40-hex commit (not a branch or tag)'
     return undefined
   }
   return `pin kind ${JSON.stringify(pin.kind)} is not sha256-manifest or git-commit`
@@ -44,17 +57,21 @@ export function pinProblem(pin: unknown): string | undefined {
 
 const shapeRule: DaspRule = {
   code: 'DASP_SHAPE',
-  description: 'The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members\' shapes.',
+  description: "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' shapes.",
   check(ctx) {
     const s = ctx.selection
     const bad = (pointer: string, message: string) => ctx.report(this.code, pointer, message)
     if (typeof s.dasp !== 'string') bad('/dasp', '`dasp` names the DASP version of the selection.')
-    for (const key of REF_KEYS) if (!isObject(s[key]) || typeof s[key].uri !== 'string' || typeof s[key].version !== 'string' || !('content' in s[key])) bad(`/${key}`, `\`${key}\` is { uri, version, content }.`)
+    for (const key of REF_KEYS)
+      if (!isObject(s[key]) || typeof s[key].uri !== 'string' || typeof s[key].version !== 'string' || !('content' in s[key]))
+        bad(`/${key}`, `\`${key}\` is { uri, version, content }.`)
     if (!Array.isArray(s.definitions)) bad('/definitions', '`definitions` lists the local definition files.')
     if (!Array.isArray(s.extensions)) bad('/extensions', '`extensions` lists the requested extensions.')
-    else s.extensions.forEach((e: unknown, i: number) => {
-      if (!isObject(e) || typeof e.uri !== 'string' || typeof e.version !== 'string' || typeof e.scope !== 'string' || !isObject(e.settings)) bad(`/extensions/${i}`, 'A requested extension is { uri, version, scope, settings }.')
-    })
+    else
+      s.extensions.forEach((e: unknown, i: number) => {
+        if (!isObject(e) || typeof e.uri !== 'string' || typeof e.version !== 'string' || typeof e.scope !== 'string' || !isObject(e.settings))
+          bad(`/extensions/${i}`, 'A requested extension is { uri, version, scope, settings }.')
+      })
     if ('policy' in s && !(isObject(s.policy) && Array.isArray(s.policy.requires))) bad('/policy', '`policy` is { requires: [ { uri, version, scope } ] }.')
   },
 }
@@ -63,7 +80,8 @@ const versionRule: DaspRule = {
   code: 'DASP_UNSUPPORTED_VERSION',
   description: 'The selection is for a DASP version other than draft-01.',
   check(ctx) {
-    if (typeof ctx.selection.dasp === 'string' && ctx.selection.dasp !== 'draft-01') ctx.report(this.code, '/dasp', `DASP ${JSON.stringify(ctx.selection.dasp)} is not supported; these contracts are draft-01.`)
+    if (typeof ctx.selection.dasp === 'string' && ctx.selection.dasp !== 'draft-01')
+      ctx.report(this.code, '/dasp', `DASP ${JSON.stringify(ctx.selection.dasp)} is not supported; these contracts are draft-01.`)
   },
 }
 
@@ -72,7 +90,8 @@ const identityRule: DaspRule = {
   description: 'An identity that is not an absolute URI with a non-empty version.',
   check(ctx) {
     const checkId = (uri: unknown, version: unknown, pointer: string, file = ctx.input.selection) => {
-      if (!isAbsoluteUri(uri) || typeof version !== 'string' || version === '') ctx.reportIn(file, this.code, pointer, 'An identity is an absolute URI and a non-empty version string.')
+      if (!isAbsoluteUri(uri) || typeof version !== 'string' || version === '')
+        ctx.reportIn(file, this.code, pointer, 'An identity is an absolute URI and a non-empty version string.')
     }
     for (const key of REF_KEYS) if (isObject(ctx.selection[key])) checkId(ctx.selection[key].uri, ctx.selection[key].version, `/${key}`)
     for (const e of ctx.requested) checkId(e.uri, e.version, `/extensions/${e.index}`)
@@ -80,18 +99,47 @@ const identityRule: DaspRule = {
   },
 }
 
-const REQUIRED_PARTS = ['identity', 'status', 'content', 'supports', 'dependencies', 'scopes', 'operations', 'settings', 'attributes', 'processing', 'records', 'examples', 'evidenceLimits']
+const REQUIRED_PARTS = [
+  'identity',
+  'status',
+  'content',
+  'supports',
+  'dependencies',
+  'scopes',
+  'operations',
+  'settings',
+  'attributes',
+  'processing',
+  'records',
+  'examples',
+  'evidenceLimits',
+]
 const RECORD_PARTS = ['saved', 'retry', 'replay', 'reconnect', 'upgrade']
 
 const definitionComplete: DaspRule = {
   code: 'DASP_DEFINITION_INCOMPLETE',
-  description: 'A definition lacks a part DASP-EXT-002 requires (dependencies: [] states none; scopeRelations when there are several scopes; the five record rules).',
+  description:
+    'A definition lacks a part DASP-EXT-002 requires (dependencies: [] states none; scopeRelations when there are several scopes; the five record rules).',
   check(ctx) {
     for (const d of ctx.definitions) {
-      for (const part of REQUIRED_PARTS) if (!(part in d.value)) ctx.reportIn(d.file, this.code, '', `The definition of ${d.uri} ${d.version} lacks ${part}${part === 'dependencies' ? ' (write [] to state that there are none)' : ''}.`, { part })
-      if (Array.isArray(d.value.scopes) && d.value.scopes.length > 1 && typeof d.value.scopeRelations !== 'string') ctx.reportIn(d.file, this.code, '/scopes', 'A definition with several scopes defines their relationship (scopeRelations).', { part: 'scopeRelations' })
-      if (isObject(d.value.records)) for (const part of RECORD_PARTS) if (!(part in d.value.records)) ctx.reportIn(d.file, this.code, '/records', `The definition's records lack the ${part} rule.`, { part: `records.${part}` })
-      if (isObject(d.value.supports)) for (const key of ['core', 'profiles', 'bindings']) if (!(key in d.value.supports)) ctx.reportIn(d.file, this.code, '/supports', `supports lacks ${key}.`, { part: `supports.${key}` })
+      for (const part of REQUIRED_PARTS)
+        if (!(part in d.value))
+          ctx.reportIn(
+            d.file,
+            this.code,
+            '',
+            `The definition of ${d.uri} ${d.version} lacks ${part}${part === 'dependencies' ? ' (write [] to state that there are none)' : ''}.`,
+            { part },
+          )
+      if (Array.isArray(d.value.scopes) && d.value.scopes.length > 1 && typeof d.value.scopeRelations !== 'string')
+        ctx.reportIn(d.file, this.code, '/scopes', 'A definition with several scopes defines their relationship (scopeRelations).', { part: 'scopeRelations' })
+      if (isObject(d.value.records))
+        for (const part of RECORD_PARTS)
+          if (!(part in d.value.records))
+            ctx.reportIn(d.file, this.code, '/records', `The definition's records lack the ${part} rule.`, { part: `records.${part}` })
+      if (isObject(d.value.supports))
+        for (const key of ['core', 'profiles', 'bindings'])
+          if (!(key in d.value.supports)) ctx.reportIn(d.file, this.code, '/supports', `supports lacks ${key}.`, { part: `supports.${key}` })
     }
   },
 }
@@ -115,10 +163,11 @@ const pinRule: DaspRule = {
       const supports = isObject(d.value.supports) ? d.value.supports : {}
       for (const key of ['core', 'profiles', 'bindings']) {
         const list = supports[key]
-        if (Array.isArray(list)) list.forEach((ref: unknown, i: number) => {
-          const problem = isObject(ref) ? pinProblem(ref.content) : 'a supported contract is { uri, version, content }'
-          if (problem) ctx.reportIn(d.file, this.code, `/supports/${key}/${i}`, `${problem}.`)
-        })
+        if (Array.isArray(list))
+          list.forEach((ref: unknown, i: number) => {
+            const problem = isObject(ref) ? pinProblem(ref.content) : 'a supported contract is { uri, version, content }'
+            if (problem) ctx.reportIn(d.file, this.code, `/supports/${key}/${i}`, `${problem}.`)
+          })
       }
     }
   },
@@ -154,12 +203,18 @@ const unknownExtension: DaspRule = {
     for (const e of ctx.requested) {
       if (ctx.definitionOf(e.uri, e.version)) continue
       const near = closest(ctx, e.uri, e.version)
-      ctx.report(this.code, `/extensions/${e.index}`, `No definition is exactly ${e.uri} ${e.version}${near ? `; did you mean ${near.uri} ${near.version}? Identities are compared exactly` : ''}.`, near ? { closest: { uri: near.uri, version: near.version } } : undefined)
+      ctx.report(
+        this.code,
+        `/extensions/${e.index}`,
+        `No definition is exactly ${e.uri} ${e.version}${near ? `; did you mean ${near.uri} ${near.version}? Identities are compared exactly` : ''}.`,
+        near ? { closest: { uri: near.uri, version: near.version } } : undefined,
+      )
     }
   },
 }
 
-const sameRef = (a: unknown, b: unknown) => isObject(a) && isObject(b) && a.uri === b.uri && a.version === b.version && canonicalize(a.content) === canonicalize(b.content)
+const sameRef = (a: unknown, b: unknown) =>
+  isObject(a) && isObject(b) && a.uri === b.uri && a.version === b.version && canonicalize(a.content) === canonicalize(b.content)
 
 const supportRule: DaspRule = {
   code: 'DASP_UNSUPPORTED_CONTRACT',
@@ -169,11 +224,20 @@ const supportRule: DaspRule = {
       const d = ctx.definitionOf(e.uri, e.version)
       const supports = d && isObject(d.value.supports) ? d.value.supports : undefined
       if (!supports) continue
-      for (const [key, list] of [['core', 'core'], ['profile', 'profiles'], ['binding', 'bindings']] as const) {
+      for (const [key, list] of [
+        ['core', 'core'],
+        ['profile', 'profiles'],
+        ['binding', 'bindings'],
+      ] as const) {
         const candidates = supports[list]
         if (key === 'profile' && candidates === 'any') continue
         if (!Array.isArray(candidates) || !candidates.some((ref: unknown) => sameRef(ref, ctx.selection[key]))) {
-          ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} does not support the selected ${key} ${ctx.selection[key]?.uri} ${ctx.selection[key]?.version} with that content pin.`, { contract: key })
+          ctx.report(
+            this.code,
+            `/extensions/${e.index}`,
+            `${e.uri} ${e.version} does not support the selected ${key} ${ctx.selection[key]?.uri} ${ctx.selection[key]?.version} with that content pin.`,
+            { contract: key },
+          )
         }
       }
     }
@@ -197,17 +261,29 @@ const dependencyRules = (): DaspRule[] => {
         for (const { e, dep } of requestedDependencies(ctx)) {
           if (!ctx.isRequested(dep.uri, dep.version, dep.scope)) {
             const other = ctx.requestedWithUri(dep.uri)
-            ctx.report(this.code, `/extensions/${e.index}`, `${e.uri} ${e.version} requires ${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`, { dependency: dep })
+            ctx.report(
+              this.code,
+              `/extensions/${e.index}`,
+              `${e.uri} ${e.version} requires ${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`,
+              { dependency: dep },
+            )
           }
         }
       },
     },
     {
       code: 'DASP_DEPENDENCY_UNSUPPORTED',
-      description: 'A required dependency has no definition among the selection\'s definitions.',
+      description: "A required dependency has no definition among the selection's definitions.",
       check(ctx) {
         for (const { d, dep } of requestedDependencies(ctx)) {
-          if (typeof dep.uri === 'string' && typeof dep.version === 'string' && !ctx.definitionOf(dep.uri, dep.version)) ctx.reportIn(d.file, this.code, '/dependencies', `Dependency ${dep.uri} ${dep.version} has no definition here: an unsupported dependency fails selection.`, { dependency: dep })
+          if (typeof dep.uri === 'string' && typeof dep.version === 'string' && !ctx.definitionOf(dep.uri, dep.version))
+            ctx.reportIn(
+              d.file,
+              this.code,
+              '/dependencies',
+              `Dependency ${dep.uri} ${dep.version} has no definition here: an unsupported dependency fails selection.`,
+              { dependency: dep },
+            )
         }
       },
     },
@@ -225,7 +301,10 @@ const dependencyRules = (): DaspRule[] => {
           const d = ctx.byIdentity.get(key)
           return d ? depsOf(d).map((dep) => identityKey(String(dep.uri), String(dep.version))) : []
         }
-        const component = stronglyConnected(ctx.requested.map((e) => identityKey(e.uri, e.version)), edges)
+        const component = stronglyConnected(
+          ctx.requested.map((e) => identityKey(e.uri, e.version)),
+          edges,
+        )
         const reported = new Set<string>()
         for (const start of ctx.requested) {
           const root = identityKey(start.uri, start.version)
@@ -233,7 +312,11 @@ const dependencyRules = (): DaspRule[] => {
           if (!members || reported.has(root) || !(members.size > 1 || edges(root).includes(root))) continue
           reported.add(root)
           const path = reported.size <= MAX_DIAGNOSTICS_PER_CODE ? cyclePath(root, members, edges, ctx) : undefined
-          ctx.report(this.code, `/extensions/${start.index}`, path ? `Required dependencies cycle: ${path.join(' -> ')}.` : `${start.uri} ${start.version} is on a cycle of required dependencies.`)
+          ctx.report(
+            this.code,
+            `/extensions/${start.index}`,
+            path ? `Required dependencies cycle: ${path.join(' -> ')}.` : `${start.uri} ${start.version} is on a cycle of required dependencies.`,
+          )
         }
       },
     },
@@ -247,7 +330,12 @@ const duplicateUri: DaspRule = {
     const first = new Map<string, { version: string; index: number }>()
     for (const e of ctx.requested) {
       const seen = first.get(e.uri)
-      if (seen && seen.version !== e.version) ctx.report(this.code, `/extensions/${e.index}/version`, `${e.uri} is requested at ${seen.version} (extensions/${seen.index}) and at ${e.version}; peers select one exact version.`)
+      if (seen && seen.version !== e.version)
+        ctx.report(
+          this.code,
+          `/extensions/${e.index}/version`,
+          `${e.uri} is requested at ${seen.version} (extensions/${seen.index}) and at ${e.version}; peers select one exact version.`,
+        )
       else if (!seen) first.set(e.uri, { version: e.version, index: e.index })
     }
   },
@@ -259,8 +347,10 @@ const scopeRule: DaspRule = {
   check(ctx) {
     for (const e of ctx.requested) {
       const d = ctx.definitionOf(e.uri, e.version)
-      if (!SCOPES.includes(String(e.scope))) ctx.report(this.code, `/extensions/${e.index}/scope`, `Scope ${JSON.stringify(e.scope)} is not connection, session or command.`)
-      else if (d && Array.isArray(d.value.scopes) && !d.value.scopes.includes(e.scope)) ctx.report(this.code, `/extensions/${e.index}/scope`, `${e.uri} ${e.version} supports scopes ${d.value.scopes.join(', ')}, not ${String(e.scope)}.`)
+      if (!SCOPES.includes(String(e.scope)))
+        ctx.report(this.code, `/extensions/${e.index}/scope`, `Scope ${JSON.stringify(e.scope)} is not connection, session or command.`)
+      else if (d && Array.isArray(d.value.scopes) && !d.value.scopes.includes(e.scope))
+        ctx.report(this.code, `/extensions/${e.index}/scope`, `${e.uri} ${e.version} supports scopes ${d.value.scopes.join(', ')}, not ${String(e.scope)}.`)
     }
   },
 }
@@ -278,7 +368,9 @@ export function settingProblem(spec: Record<string, any>, value: unknown): strin
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be a boolean'
     case 'enum':
-      return Array.isArray(spec.values) && spec.values.some((v: unknown) => canonicalize(v) === canonicalize(value)) ? undefined : `must be one of ${JSON.stringify(spec.values)}`
+      return Array.isArray(spec.values) && spec.values.some((v: unknown) => canonicalize(v) === canonicalize(value))
+        ? undefined
+        : `must be one of ${JSON.stringify(spec.values)}`
     case 'array': {
       if (!Array.isArray(value)) return 'must be an array'
       if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
@@ -301,7 +393,8 @@ export function settingProblem(spec: Record<string, any>, value: unknown): strin
 
 const settingsRule: DaspRule = {
   code: 'DASP_SETTINGS',
-  description: 'A setting the definition does not define, a defined setting missing (settings are complete), or a value out of its type, range, items or uniqueness rules.',
+  description:
+    'A setting the definition does not define, a defined setting missing (settings are complete), or a value out of its type, range, items or uniqueness rules.',
   check(ctx) {
     for (const e of ctx.requested) {
       const d = ctx.definitionOf(e.uri, e.version)
@@ -310,13 +403,16 @@ const settingsRule: DaspRule = {
       for (const [name, value] of Object.entries(e.settings)) {
         const spec = defined[name]
         const at = `/extensions/${e.index}/settings/${escapeToken(name)}`
-        if (!Object.hasOwn(defined, name) || !isObject(spec)) ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
+        if (!Object.hasOwn(defined, name) || !isObject(spec))
+          ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
         else {
           const problem = settingProblem(spec, value)
           if (problem) ctx.report(this.code, at, `Setting ${name} ${problem}.`, { setting: name })
         }
       }
-      for (const name of Object.keys(defined)) if (!Object.hasOwn(e.settings, name)) ctx.report(this.code, `/extensions/${e.index}/settings`, `Setting ${name} is missing: a selection carries the complete settings.`, { setting: name })
+      for (const name of Object.keys(defined))
+        if (!Object.hasOwn(e.settings, name))
+          ctx.report(this.code, `/extensions/${e.index}/settings`, `Setting ${name} is missing: a selection carries the complete settings.`, { setting: name })
     }
   },
 }
@@ -335,8 +431,16 @@ const settingsConflict: DaspRule = {
         continue
       }
       for (const [name, spec] of Object.entries(isObject(d.value.settings) ? d.value.settings : {})) {
-        if (isObject(spec) && spec.persistence === 'session' && canonicalize(other.settings[name]) !== canonicalize((e.settings as Record<string, unknown>)[name])) {
-          ctx.report(this.code, `/extensions/${e.index}/settings/${name}`, `${e.uri} is selected in two scopes with different ${name}; session settings cannot conflict across scopes.`)
+        if (
+          isObject(spec) &&
+          spec.persistence === 'session' &&
+          canonicalize(other.settings[name]) !== canonicalize((e.settings as Record<string, unknown>)[name])
+        ) {
+          ctx.report(
+            this.code,
+            `/extensions/${e.index}/settings/${name}`,
+            `${e.uri} is selected in two scopes with different ${name}; session settings cannot conflict across scopes.`,
+          )
         }
       }
     }
@@ -345,15 +449,24 @@ const settingsConflict: DaspRule = {
 
 const attributeRules = (): DaspRule[] => {
   const attributes = (ctx: DaspContext) =>
-    ctx.definitions.flatMap((d) => (Array.isArray(d.value.attributes) ? d.value.attributes.map((a: unknown, i: number) => ({ d, a, i })).filter((x: { a: unknown }) => isObject(x.a)) : [])) as Array<{ d: Definition; a: Record<string, any>; i: number }>
+    ctx.definitions.flatMap((d) =>
+      Array.isArray(d.value.attributes) ? d.value.attributes.map((a: unknown, i: number) => ({ d, a, i })).filter((x: { a: unknown }) => isObject(x.a)) : [],
+    ) as Array<{ d: Definition; a: Record<string, any>; i: number }>
   return [
     {
       code: 'DASP_ATTRIBUTE_NAME',
       description: 'An attribute name that is not lowercase ASCII letters and digits, or that redefines a standard CloudEvents attribute or requestid.',
       check(ctx) {
         for (const { d, a, i } of attributes(ctx)) {
-          if (typeof a.name !== 'string' || !/^[a-z0-9]+$/.test(a.name)) ctx.reportIn(d.file, this.code, `/attributes/${i}/name`, `Attribute name ${JSON.stringify(a.name)} must be lowercase ASCII letters and digits.`)
-          else if (RESERVED_ATTRIBUTES.has(a.name)) ctx.reportIn(d.file, this.code, `/attributes/${i}/name`, `${a.name} is a standard CloudEvents attribute or requestid; an extension cannot redefine it.`)
+          if (typeof a.name !== 'string' || !/^[a-z0-9]+$/.test(a.name))
+            ctx.reportIn(d.file, this.code, `/attributes/${i}/name`, `Attribute name ${JSON.stringify(a.name)} must be lowercase ASCII letters and digits.`)
+          else if (RESERVED_ATTRIBUTES.has(a.name))
+            ctx.reportIn(
+              d.file,
+              this.code,
+              `/attributes/${i}/name`,
+              `${a.name} is a standard CloudEvents attribute or requestid; an extension cannot redefine it.`,
+            )
         }
       },
     },
@@ -362,9 +475,17 @@ const attributeRules = (): DaspRule[] => {
       description: 'An attribute type outside the CloudEvents type system, or an attribute without its event types or class.',
       check(ctx) {
         for (const { d, a, i } of attributes(ctx)) {
-          if (!CLOUDEVENTS_TYPES.includes(a.type)) ctx.reportIn(d.file, this.code, `/attributes/${i}/type`, `Attribute type ${JSON.stringify(a.type)} is not a CloudEvents type (${CLOUDEVENTS_TYPES.join(', ')}).`)
-          if (!Array.isArray(a.on) || a.on.length === 0) ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute names the event types that may carry it (on).')
-          if (a.class !== 'saved' && a.class !== 'delivery') ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute is saved event data or delivery metadata (class: saved | delivery).')
+          if (!CLOUDEVENTS_TYPES.includes(a.type))
+            ctx.reportIn(
+              d.file,
+              this.code,
+              `/attributes/${i}/type`,
+              `Attribute type ${JSON.stringify(a.type)} is not a CloudEvents type (${CLOUDEVENTS_TYPES.join(', ')}).`,
+            )
+          if (!Array.isArray(a.on) || a.on.length === 0)
+            ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute names the event types that may carry it (on).')
+          if (a.class !== 'saved' && a.class !== 'delivery')
+            ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute is saved event data or delivery metadata (class: saved | delivery).')
         }
       },
     },
@@ -375,7 +496,13 @@ const attributeRules = (): DaspRule[] => {
         for (const { d, a, i } of attributes(ctx)) {
           const operations = Array.isArray(d.value.operations) ? d.value.operations : []
           for (const type of Array.isArray(a.on) ? a.on : []) {
-            if (!operations.includes(type)) ctx.reportIn(d.file, this.code, `/attributes/${i}/on`, `${String(a.name)} is allowed on ${JSON.stringify(type)}, which is not an operation of this extension (${operations.join(', ')}).`)
+            if (!operations.includes(type))
+              ctx.reportIn(
+                d.file,
+                this.code,
+                `/attributes/${i}/on`,
+                `${String(a.name)} is allowed on ${JSON.stringify(type)}, which is not an operation of this extension (${operations.join(', ')}).`,
+              )
           }
         }
       },
@@ -389,7 +516,8 @@ const attributeRules = (): DaspRule[] => {
         for (const { d, a, i } of attributes(ctx)) {
           if (!selected.has(identityKey(d.uri, d.version)) || typeof a.name !== 'string') continue
           const other = seen.get(a.name)
-          if (other && other.d !== d && canonicalize(other.a) !== canonicalize(a)) ctx.reportIn(d.file, this.code, `/attributes/${i}`, `Attribute ${a.name} is also defined, differently, by ${other.d.uri} ${other.d.version}.`)
+          if (other && other.d !== d && canonicalize(other.a) !== canonicalize(a))
+            ctx.reportIn(d.file, this.code, `/attributes/${i}`, `Attribute ${a.name} is also defined, differently, by ${other.d.uri} ${other.d.version}.`)
           else if (!other) seen.set(a.name, { d, a })
         }
       },
@@ -405,7 +533,12 @@ const policyRule: DaspRule = {
     requires.forEach((r: unknown, i: number) => {
       if (!isObject(r)) return
       if (!ctx.isRequested(r.uri, r.version, r.scope === undefined ? ANY_SCOPE : r.scope)) {
-        ctx.report(this.code, `/policy/requires/${i}`, `Policy requires ${String(r.uri)} ${String(r.version)}${r.scope ? ` in ${String(r.scope)} scope` : ''}; the selection does not request it so, and a host refuses it.`, { required: r })
+        ctx.report(
+          this.code,
+          `/policy/requires/${i}`,
+          `Policy requires ${String(r.uri)} ${String(r.version)}${r.scope ? ` in ${String(r.scope)} scope` : ''}; the selection does not request it so, and a host refuses it.`,
+          { required: r },
+        )
       }
     })
   },
@@ -427,7 +560,6 @@ export const daspRules: readonly DaspRule[] = [
   ...attributeRules(),
   policyRule,
 ]
-
 
 /** Codes found while reading (load.ts). */
 export const daspLoadCodes = Object.keys(DASP_LOAD_CODES) as Array<keyof typeof DASP_LOAD_CODES>

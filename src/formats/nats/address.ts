@@ -16,15 +16,20 @@ function placeholderName(part: string): string | undefined {
 export function parseAddress(address: string): ParsedTemplate {
   const parts = address.split('.')
   if (parts[0]!.startsWith('$') || parts[0] === '_INBOX') {
-    return { code: 'NATS_RESERVED_SUBJECT', problem: `${JSON.stringify(address)} is a reserved or system subject ($-prefixed or _INBOX), which profile v0.2 does not support` }
+    return {
+      code: 'NATS_RESERVED_SUBJECT',
+      problem: `${JSON.stringify(address)} is a reserved or system subject ($-prefixed or _INBOX), which profile v0.2 does not support`,
+    }
   }
   const tokens: TemplateToken[] = []
   for (const part of parts) {
     const placeholder = placeholderName(part)
     if (placeholder !== undefined) tokens.push({ param: placeholder })
     else if (part === '') return { code: 'NATS_ADDRESS_TOKEN', problem: `${JSON.stringify(address)} has an empty token` }
-    else if (part === '*' || part === '>') return { code: 'NATS_ADDRESS_TOKEN', problem: `${JSON.stringify(address)} has a wildcard; addresses are concrete subject templates` }
-    else if (part.includes('{') || part.includes('}')) return { code: 'NATS_ADDRESS_TOKEN', problem: `${JSON.stringify(part)} mixes a placeholder with literal text; a placeholder is a whole token` }
+    else if (part === '*' || part === '>')
+      return { code: 'NATS_ADDRESS_TOKEN', problem: `${JSON.stringify(address)} has a wildcard; addresses are concrete subject templates` }
+    else if (part.includes('{') || part.includes('}'))
+      return { code: 'NATS_ADDRESS_TOKEN', problem: `${JSON.stringify(part)} mixes a placeholder with literal text; a placeholder is a whole token` }
     else if (!isBaseToken(part)) return { code: 'NATS_ADDRESS_TOKEN', problem: `${JSON.stringify(part)} is not a token of [A-Za-z0-9_-]` }
     else tokens.push(part)
   }
@@ -43,7 +48,8 @@ export function parseFilter(filter: string): ParsedTemplate {
     else if (part === '>') {
       if (i !== parts.length - 1) return { code: 'NATS_FILTER_SYNTAX', problem: `${JSON.stringify(filter)} has ">" before its last token` }
       tokens.push('>')
-    } else if (!isBaseToken(part)) return { code: 'NATS_FILTER_SYNTAX', problem: `${JSON.stringify(part)} is not a literal token, a placeholder, "*" or a final ">"` }
+    } else if (!isBaseToken(part))
+      return { code: 'NATS_FILTER_SYNTAX', problem: `${JSON.stringify(part)} is not a literal token, a placeholder, "*" or a final ">"` }
     else tokens.push(part)
   }
   return { tokens }

@@ -16,7 +16,8 @@ interface LengthIndex {
   open: IndexedChannel[][]
 }
 
-const valuesAt = (type: Language[number]): readonly string[] | undefined => (type.kind === 'enum' && type.values.length <= INDEXED_ENUM ? type.values : undefined)
+const valuesAt = (type: Language[number]): readonly string[] | undefined =>
+  type.kind === 'enum' && type.values.length <= INDEXED_ENUM ? type.values : undefined
 
 /**
  * Channel languages indexed for overlap questions. Two channels can only share a subject with the
@@ -63,9 +64,14 @@ export class ChannelIndex {
       let size = index.open[p]!.length
       for (const v of values) {
         const list = index.values[p]!.get(v)
-        if (list) lists.push(list), (size += list.length)
+        if (!list) continue
+        lists.push(list)
+        size += list.length
       }
-      if (size < bestSize) (best = lists), (bestSize = size)
+      if (size < bestSize) {
+        best = lists
+        bestSize = size
+      }
     })
     const seen = new Set<IndexedChannel>()
     for (const list of best ?? [index.all]) {

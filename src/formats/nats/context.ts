@@ -105,7 +105,15 @@ export class NatsContext {
         }
         // One shape for every channel (members assigned, absent ones undefined): conditional spreads
         // gave objects of many shapes, slow to read in every rule on a large contract (bench/).
-        channels.set(id, { id, address, tokens: parsed && 'tokens' in parsed ? parsed.tokens : undefined, parameters, parsed, types: undefined, language: undefined })
+        channels.set(id, {
+          id,
+          address,
+          tokens: parsed && 'tokens' in parsed ? parsed.tokens : undefined,
+          parameters,
+          parsed,
+          types: undefined,
+          language: undefined,
+        })
       }
       facts.channels = channels
     }

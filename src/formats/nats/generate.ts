@@ -50,14 +50,20 @@ export function generateNats(unordered: NatsModel): Generated {
   // Each token type once, shared by `tokenTypes` and every channel parameter of that type.
   const typeConst = new Map(Object.keys(model.tokenTypes).map((name, i) => [name, `$type${i}`]))
   for (const [name, type] of Object.entries(model.tokenTypes)) lines.push(`const ${typeConst.get(name)} = ${jsLiteral(type)};`)
-  lines.push(`export const tokenTypes = /* @__PURE__ */ $idMap([${Object.keys(model.tokenTypes).map((name) => `[${jsString(name)}, ${typeConst.get(name)}]`).join(', ')}]);`)
+  lines.push(
+    `export const tokenTypes = /* @__PURE__ */ $idMap([${Object.keys(model.tokenTypes)
+      .map((name) => `[${jsString(name)}, ${typeConst.get(name)}]`)
+      .join(', ')}]);`,
+  )
   const mappings: NonNullable<Generated['mappings']> = []
   // Channels are the document's own: their backlinks share its (bundle-relative) name.
   const file = model.channels[0]?.source.file
   if (file !== undefined) lines.push(`const $file = ${jsString(file)};`)
   for (const channel of model.channels) {
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
-    const parameters = sortKeys(Object.keys(channel.parameters)).map((param) => `[${jsString(param)}]: ${typeConst.get(channel.parameters[param]!) ?? 'undefined'}`)
+    const parameters = sortKeys(Object.keys(channel.parameters)).map(
+      (param) => `[${jsString(param)}]: ${typeConst.get(channel.parameters[param]!) ?? 'undefined'}`,
+    )
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`).
     const filters = channel.filters.map((f) => `[${jsString(f.name)}, ${jsString(f.template)}]`)
     lines.push(
@@ -116,7 +122,9 @@ function parametersType(channel: ChannelModel, model: NatsModel, valueTypes: Map
 function declarations(model: NatsModel, header: string): string {
   const out = new LineBuilder()
   out.push(header, `import type * as $nats from ${jsString(RUNTIME)};`, '')
-  out.push(`export declare const contract: { readonly id: ${jsString(model.contract.id)}; readonly version: ${jsString(model.contract.version)}; readonly profile: "0.2.0-draft"; readonly digest: ${jsString(model.contract.digest)} };`)
+  out.push(
+    `export declare const contract: { readonly id: ${jsString(model.contract.id)}; readonly version: ${jsString(model.contract.version)}; readonly profile: "0.2.0-draft"; readonly digest: ${jsString(model.contract.digest)} };`,
+  )
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
@@ -125,7 +133,9 @@ function declarations(model: NatsModel, header: string): string {
   const channelLines = new LineBuilder()
   for (const channel of model.channels) {
     const filters = channel.filters.length === 0 ? 'never' : channel.filters.map((f) => jsString(f.name)).join(' | ')
-    channelLines.push(`/** Channel ${commentText(jsString(channel.id))}${channel.address === undefined ? ' (reply channel: no address)' : `: ${commentText(channel.address)}`}. */`)
+    channelLines.push(
+      `/** Channel ${commentText(jsString(channel.id))}${channel.address === undefined ? ' (reply channel: no address)' : `: ${commentText(channel.address)}`}. */`,
+    )
     const shape = parametersType(channel, model, valueTypes)
     let params = shapes.get(shape)
     if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
@@ -141,13 +151,16 @@ function declarations(model: NatsModel, header: string): string {
   for (const c of model.channels) members.push(`  readonly ${jsString(c.id)}: typeof ${c.exportName};`)
   out.push(`export declare const channels: {${members.length ? '\n' + members.text() + '\n' : ' '}};`)
   const ops = new LineBuilder()
-  for (const o of model.operations) ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & { readonly action: ${jsString(o.action)}; readonly channel: ${jsString(o.channel)} };`)
+  for (const o of model.operations)
+    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & { readonly action: ${jsString(o.action)}; readonly channel: ${jsString(o.channel)} };`)
   out.push(`export declare const operations: {${ops.length ? '\n' + ops.text() + '\n' : ' '}};`)
   out.push(`export declare const streams: { readonly [key: string]: $nats.NativeDescriptor };`)
   out.push(`export declare const consumers: { readonly [key: string]: $nats.NativeDescriptor };`)
   out.push(`export declare const adapters: { readonly [key: string]: $nats.AdapterDescriptor };`)
   const its = model.interactions.map((it) => {
-    const inputs = Object.entries((it.data.inputs ?? {}) as Record<string, { tokenType?: TokenType }>).map(([name, input]) => `readonly ${propertyKey(name)}: ${input.tokenType ? valueType(input.tokenType) : 'unknown'};`)
+    const inputs = Object.entries((it.data.inputs ?? {}) as Record<string, { tokenType?: TokenType }>).map(
+      ([name, input]) => `readonly ${propertyKey(name)}: ${input.tokenType ? valueType(input.tokenType) : 'unknown'};`,
+    )
     return `  readonly ${jsString(it.id)}: $nats.Interaction & { readonly id: ${jsString(it.id)}; readonly __inputs?: { ${inputs.join(' ')} } };`
   })
   out.push(`export declare const interactions: {${its.length ? '\n' + its.join('\n') + '\n' : ' '}};`)

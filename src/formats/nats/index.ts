@@ -35,5 +35,7 @@ export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, undef
     return { data: { format: 'nats', ...model, file: undefined }, text }
   },
 
-  hash: (model) => ({ usage: `a NATS contract has no contract hash; it is identified by its document digest, ${model.contract.digest} (see \`contracts inspect\`).` }),
+  hash: (model) => ({
+    usage: `a NATS contract has no contract hash; it is identified by its document digest, ${model.contract.digest} (see \`contracts inspect\`).`,
+  }),
 }

@@ -1,5 +1,16 @@
 /** Fixed vocabularies of profile v0.2 interactions ("Adapter protocols" to "Completion and cancellation"). */
-export const ADAPTER_KINDS = ['audience', 'authorization', 'result-verifier', 'aggregation', 'transform', 'selection', 'delivery', 'ownership', 'state-store', 'workflow'] as const
+export const ADAPTER_KINDS = [
+  'audience',
+  'authorization',
+  'result-verifier',
+  'aggregation',
+  'transform',
+  'selection',
+  'delivery',
+  'ownership',
+  'state-store',
+  'workflow',
+] as const
 
 /** The thirteen context fields and the JSON type of their values. */
 export const CONTEXT_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'integer-or-null'>> = {
@@ -19,7 +30,13 @@ export const CONTEXT_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'int
 }
 
 /** Branch fields a binding may read, and their JSON types (`input` is the branch's own input slot). */
-export const BRANCH_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'input'>> = { id: 'string', peerId: 'string', attempt: 'integer', fence: 'integer', input: 'input' }
+export const BRANCH_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'input'>> = {
+  id: 'string',
+  peerId: 'string',
+  attempt: 'integer',
+  fence: 'integer',
+  input: 'input',
+}
 
 /** Which correlation expression names which branch or operation fact, and the sources that may fill it. */
 export const CORRELATION_SOURCES: Readonly<Record<string, ReadonlyArray<string>>> = {

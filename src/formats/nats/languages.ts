@@ -103,7 +103,10 @@ export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]
     memo.set(key, answer)
     return answer
   }
-  return cover(0, patterns.map((_, i) => i))
+  return cover(
+    0,
+    patterns.map((_, i) => i),
+  )
 }
 
 function mergeSorted(a: readonly number[], b: readonly number[]): number[] {

@@ -76,7 +76,12 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
    * The bytes of a locked file, if it is present, a plain file and has the locked digest; otherwise a
    * diagnostic at `pointer` of `from` (or, for a changed digest, at the lock entry) and undefined.
    */
-  const verifyLocked = async (rel: string, locked: string, from: { file: string; source: JsonSource }, pointer: string): Promise<{ abs: string; text: string; sha256: string } | undefined> => {
+  const verifyLocked = async (
+    rel: string,
+    locked: string,
+    from: { file: string; source: JsonSource },
+    pointer: string,
+  ): Promise<{ abs: string; text: string; sha256: string } | undefined> => {
     const bundle = input.bundle!
     if (tampered.has(rel)) return undefined
     const abs = join(bundle.root, ...rel.split('/'))
@@ -85,7 +90,9 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       return undefined
     }
     if (!(await pathIsPlain(bundle.root, rel, host))) {
-      report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, { path: rel })
+      report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, {
+        path: rel,
+      })
       return undefined
     }
     let got: { text: string; sha256: string }
@@ -111,16 +118,33 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
   const readLocked = async (rel: string, expected: string | undefined, from: LoadedFile, pointer: string): Promise<LoadedFile | undefined> => {
     const bundle = input.bundle
     if (!bundle) {
-      report(from.file, from.source, 'NATS_BUNDLE_REQUIRED', pointer, `${rel} is outside this document, so the document needs a bundle: no ${LOCK} was found in its folder or above.`)
+      report(
+        from.file,
+        from.source,
+        'NATS_BUNDLE_REQUIRED',
+        pointer,
+        `${rel} is outside this document, so the document needs a bundle: no ${LOCK} was found in its folder or above.`,
+      )
       return undefined
     }
     const locked = bundle.entries.get(rel)
     if (locked === undefined) {
-      report(from.file, from.source, 'NATS_UNLOCKED_FILE', pointer, `${rel} is read for validation but ${LOCK} does not list it; every file besides the document must be locked.`, { path: rel })
+      report(
+        from.file,
+        from.source,
+        'NATS_UNLOCKED_FILE',
+        pointer,
+        `${rel} is read for validation but ${LOCK} does not list it; every file besides the document must be locked.`,
+        { path: rel },
+      )
       return undefined
     }
     if (expected !== undefined && expected !== locked) {
-      report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, { path: rel, expected: locked, given: expected })
+      report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, {
+        path: rel,
+        expected: locked,
+        given: expected,
+      })
       return undefined
     }
     const abs = join(bundle.root, ...rel.split('/'))
@@ -167,7 +191,12 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     for (const [key, resource] of Object.entries(resources)) {
       if (!isObject(resource) || resource.authority !== 'external' || !isObject(resource.artifact) || typeof resource.artifact.path !== 'string') continue
       const pointer = joinPointer('', 'x-nats-contract', kind, key, 'artifact', 'path')
-      const loaded = await readLocked(resource.artifact.path, typeof resource.artifact.sha256 === 'string' ? resource.artifact.sha256 : undefined, main, pointer)
+      const loaded = await readLocked(
+        resource.artifact.path,
+        typeof resource.artifact.sha256 === 'string' ? resource.artifact.sha256 : undefined,
+        main,
+        pointer,
+      )
       if (loaded) input.files.set(loaded.file, loaded)
     }
   }
@@ -182,7 +211,14 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
   for (const doc of [main]) {
     for (const { ref, pointer } of fileRefs(doc.source.value)) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) {
-        report(doc.file, doc.source, 'NATS_REMOTE_REF', pointer, `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`, { ref })
+        report(
+          doc.file,
+          doc.source,
+          'NATS_REMOTE_REF',
+          pointer,
+          `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`,
+          { ref },
+        )
         continue
       }
       const target = resolve(dirname(doc.file), ref.split('#')[0]!)
@@ -214,7 +250,14 @@ export function profileOf(doc: unknown): Record<string, unknown> | undefined {
 }
 
 function reportLockDigest(report: Report, bundle: Bundle, rel: string, actual: string): void {
-  report(bundle.lockFile, bundle.lock, 'NATS_LOCK_DIGEST', lockPointer(bundle, rel, 'sha256'), `${rel} does not have the digest the lock pins: its bytes hash to ${actual}.`, { path: rel, locked: bundle.entries.get(rel), actual })
+  report(
+    bundle.lockFile,
+    bundle.lock,
+    'NATS_LOCK_DIGEST',
+    lockPointer(bundle, rel, 'sha256'),
+    `${rel} does not have the digest the lock pins: its bytes hash to ${actual}.`,
+    { path: rel, locked: bundle.entries.get(rel), actual },
+  )
 }
 
 function lockPointer(bundle: Bundle, rel: string, member: 'path' | 'sha256'): string {
@@ -268,9 +311,12 @@ async function readLock(lockFile: string, host: InputHost, report: Report): Prom
       return report(lockFile, source, 'NATS_LOCK_INVALID', at, 'A lock entry is { "path": string, "sha256": string }.')
     }
     const problem = lockPathProblem(entry.path)
-    if (problem) return report(lockFile, source, 'NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${JSON.stringify(entry.path)} ${problem}.`, { path: entry.path })
-    if (entry.path === LOCK) return report(lockFile, source, 'NATS_LOCK_SELF', joinPointer(at, 'path'), 'The lock never lists itself; a distribution pins its digest separately.')
-    if (!HEX64.test(entry.sha256)) return report(lockFile, source, 'NATS_LOCK_DIGEST_FORM', joinPointer(at, 'sha256'), 'A digest is 64 lowercase hexadecimal digits.', { path: entry.path })
+    if (problem)
+      return report(lockFile, source, 'NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${JSON.stringify(entry.path)} ${problem}.`, { path: entry.path })
+    if (entry.path === LOCK)
+      return report(lockFile, source, 'NATS_LOCK_SELF', joinPointer(at, 'path'), 'The lock never lists itself; a distribution pins its digest separately.')
+    if (!HEX64.test(entry.sha256))
+      return report(lockFile, source, 'NATS_LOCK_DIGEST_FORM', joinPointer(at, 'sha256'), 'A digest is 64 lowercase hexadecimal digits.', { path: entry.path })
     if (bundle.entries.has(entry.path)) return report(lockFile, source, 'NATS_LOCK_INVALID', joinPointer(at, 'path'), `${entry.path} is listed twice.`)
     bundle.entries.set(entry.path, entry.sha256)
   })

@@ -4,7 +4,16 @@ import { isObject } from './document.js'
 
 /** The closed stream and consumer configurations of profile v0.2 ("Native configuration and authority"). */
 const STREAM_FIELDS = ['name', 'subjects', 'retention', 'storage', 'num_replicas', 'max_age', 'max_msgs', 'max_bytes', 'discard', 'duplicate_window'] as const
-const CONSUMER_FIELDS = ['durable_name', 'filter_subject', 'ack_policy', 'deliver_policy', 'ack_wait', 'max_deliver', 'max_ack_pending', 'replay_policy'] as const
+const CONSUMER_FIELDS = [
+  'durable_name',
+  'filter_subject',
+  'ack_policy',
+  'deliver_policy',
+  'ack_wait',
+  'max_deliver',
+  'max_ack_pending',
+  'replay_policy',
+] as const
 const PUSH_FIELDS = new Set(['deliver_subject', 'deliver_group', 'flow_control', 'idle_heartbeat', 'headers_only'])
 
 const ALLOWED: Record<string, readonly unknown[]> = {
@@ -40,7 +49,9 @@ export function configProblems(kind: 'stream' | 'consumer', config: unknown): Co
     if (fields.includes(key)) continue
     problems.push({
       at: '/' + escapeToken(key),
-      message: PUSH_FIELDS.has(key) ? `${key} configures a push consumer; profile v0.2 supports durable pull consumers only.` : `${key} is not part of the closed ${kind} configuration of profile v0.2 (unsupported).`,
+      message: PUSH_FIELDS.has(key)
+        ? `${key} configures a push consumer; profile v0.2 supports durable pull consumers only.`
+        : `${key} is not part of the closed ${kind} configuration of profile v0.2 (unsupported).`,
     })
   }
   for (const key of fields) {
@@ -50,7 +61,8 @@ export function configProblems(kind: 'stream' | 'consumer', config: unknown): Co
     }
     const value = config[key]
     const at = '/' + key
-    if (ALLOWED[key] && !ALLOWED[key].includes(value)) problems.push({ at, message: `${key} must be one of ${ALLOWED[key].map((v) => JSON.stringify(v)).join(', ')}.` })
+    if (ALLOWED[key] && !ALLOWED[key].includes(value))
+      problems.push({ at, message: `${key} must be one of ${ALLOWED[key].map((v) => JSON.stringify(v)).join(', ')}.` })
     if (POSITIVE.has(key) && !(Number.isSafeInteger(value) && (value as number) > 0)) {
       problems.push({ at, message: `${key} must be a positive integer${DURATIONS.has(key) ? ' of nanoseconds' : ''}.` })
     }
@@ -58,10 +70,11 @@ export function configProblems(kind: 'stream' | 'consumer', config: unknown): Co
   if (kind === 'stream' && Object.hasOwn(config, 'subjects')) {
     const subjects = config.subjects
     if (!Array.isArray(subjects) || subjects.length === 0) problems.push({ at: '/subjects', message: 'subjects must be a non-empty list of subjects.' })
-    else subjects.forEach((s, i) => {
-      const problem = subjectProblem(s)
-      if (problem) problems.push({ at: `/subjects/${i}`, message: problem })
-    })
+    else
+      subjects.forEach((s, i) => {
+        const problem = subjectProblem(s)
+        if (problem) problems.push({ at: `/subjects/${i}`, message: problem })
+      })
   }
   if (kind === 'consumer' && Object.hasOwn(config, 'filter_subject')) {
     const problem = subjectProblem(config.filter_subject)
@@ -74,6 +87,7 @@ function subjectProblem(subject: unknown): string | undefined {
   if (typeof subject !== 'string') return 'A subject is a string.'
   const parsed = parseFilter(subject)
   if ('problem' in parsed) return `${parsed.problem}.`
-  if (parsed.tokens.some((t) => typeof t !== 'string')) return `${JSON.stringify(subject)} has a placeholder; native subjects are literal tokens, "*" and a final ">".`
+  if (parsed.tokens.some((t) => typeof t !== 'string'))
+    return `${JSON.stringify(subject)} has a placeholder; native subjects are literal tokens, "*" and a final ">".`
   return undefined
 }

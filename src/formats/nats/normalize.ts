@@ -9,7 +9,19 @@ import { requestPayload } from './schemas.js'
 import { refId } from './context.js'
 
 /** Names the module exports besides channels. */
-export const NATS_MODULE_EXPORTS = new Set(['contract', 'channels', 'operations', 'streams', 'consumers', 'tokenTypes', 'adapters', 'interactions', 'pipelines', 'workflows', 'default'])
+export const NATS_MODULE_EXPORTS = new Set([
+  'contract',
+  'channels',
+  'operations',
+  'streams',
+  'consumers',
+  'tokenTypes',
+  'adapters',
+  'interactions',
+  'pipelines',
+  'workflows',
+  'default',
+])
 
 /** camelCase of a channel id: `payment-captured` and `payment_captured` -> `paymentCaptured`. */
 export function channelExportName(id: string): string {
@@ -105,7 +117,13 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
     if (publish) model.confirmation = publish.confirmation as 'none' | 'stream-ack'
     if (typeof publish?.stream === 'string') model.stream = publish.stream
     if (typeof subscribe?.consumer === 'string') model.consumer = subscribe.consumer
-    if (rr) model.requestReply = { routing: 'native-inbox', completion: 'first-response', timeoutMs: rr.timeoutMs as number, ...(reply ? { replyChannel: reply } : {}) }
+    if (rr)
+      model.requestReply = {
+        routing: 'native-inbox',
+        completion: 'first-response',
+        timeoutMs: rr.timeoutMs as number,
+        ...(reply ? { replyChannel: reply } : {}),
+      }
     model.source = link(ctx.pointer('operations', id))
     operations.push(model)
   }
@@ -129,7 +147,17 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
 
   const adapters = Object.entries(ctx.section('adapters')).flatMap(([key, a]) =>
     isObject(a)
-      ? [{ key, kind: String(a.kind), version: String(a.version), inputSchema: String(a.inputSchema), outputSchema: String(a.outputSchema), ...(typeof a.description === 'string' ? { description: a.description } : {}), source: link(ctx.pointer('x-nats-contract', 'adapters', key)) }]
+      ? [
+          {
+            key,
+            kind: String(a.kind),
+            version: String(a.version),
+            inputSchema: String(a.inputSchema),
+            outputSchema: String(a.outputSchema),
+            ...(typeof a.description === 'string' ? { description: a.description } : {}),
+            source: link(ctx.pointer('x-nats-contract', 'adapters', key)),
+          },
+        ]
       : [],
   )
   const exportOf = new Map(channels.map((c) => [c.id, c.exportName]))
@@ -139,16 +167,36 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
     const inputs = Object.fromEntries(
       Object.entries(isObject(it.inputs) ? it.inputs : {}).map(([name, input]) => {
         const i = input as Record<string, unknown>
-        return [name, { source: i.source, ...(typeof i.tokenType === 'string' ? { tokenTypeName: i.tokenType, tokenType: ctx.tokenTypes[i.tokenType] } : {}), ...(typeof i.schema === 'string' ? { schema: i.schema } : {}) }]
+        return [
+          name,
+          {
+            source: i.source,
+            ...(typeof i.tokenType === 'string' ? { tokenTypeName: i.tokenType, tokenType: ctx.tokenTypes[i.tokenType] } : {}),
+            ...(typeof i.schema === 'string' ? { schema: i.schema } : {}),
+          },
+        ]
       }),
     )
     const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
     const data = { id, ...it, capabilities, inputs, ...(requestChannel ? { requestChannel } : {}) }
-    const payloadSchema = capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string' ? requestPayload(ctx, it.requestOperation) : undefined
-    return [{ id, ...(requestChannel && exportOf.has(requestChannel) ? { requestChannelExport: exportOf.get(requestChannel)! } : {}), ...(payloadSchema ? { payloadSchema } : {}), data, source: link(ctx.pointer('x-nats-contract', 'interactions', id)) }]
+    const payloadSchema =
+      capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string' ? requestPayload(ctx, it.requestOperation) : undefined
+    return [
+      {
+        id,
+        ...(requestChannel && exportOf.has(requestChannel) ? { requestChannelExport: exportOf.get(requestChannel)! } : {}),
+        ...(payloadSchema ? { payloadSchema } : {}),
+        data,
+        source: link(ctx.pointer('x-nats-contract', 'interactions', id)),
+      },
+    ]
   })
-  const pipelines = Object.entries(ctx.section('pipelines')).flatMap(([key, p]) => (isObject(p) ? [{ key, data: { key, ...p }, source: link(ctx.pointer('x-nats-contract', 'pipelines', key)) }] : []))
-  const workflows = Object.entries(ctx.section('workflows')).flatMap(([key, w]) => (isObject(w) ? [{ key, data: { key, ...w }, source: link(ctx.pointer('x-nats-contract', 'workflows', key)) }] : []))
+  const pipelines = Object.entries(ctx.section('pipelines')).flatMap(([key, p]) =>
+    isObject(p) ? [{ key, data: { key, ...p }, source: link(ctx.pointer('x-nats-contract', 'pipelines', key)) }] : [],
+  )
+  const workflows = Object.entries(ctx.section('workflows')).flatMap(([key, w]) =>
+    isObject(w) ? [{ key, data: { key, ...w }, source: link(ctx.pointer('x-nats-contract', 'workflows', key)) }] : [],
+  )
   const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
 
   if (diagnostics.length > 0) return { diagnostics }

@@ -53,7 +53,10 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
     }
     const patterns = validatorPatterns(root, refs, emitted)
     for (const [pattern, source] of patterns) linear.set(pattern, source)
-    out.validators.set(it.id, `/* @__PURE__ */ $schemaValidator(${jsLiteral(root)}, ${definitionsLiteral(refs, emitted)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`)
+    out.validators.set(
+      it.id,
+      `/* @__PURE__ */ $schemaValidator(${jsLiteral(root)}, ${definitionsLiteral(refs, emitted)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`,
+    )
   })
   // Patterns no backtracking engine may run have linear-time matchers (src/core/pattern-safety.ts).
   if (linear.size > 0) out.definitions.set(PATTERNS_CONSTANT, patternsConstant(linear))
@@ -105,8 +108,23 @@ const IGNORED = new Set(['title', 'description', 'default', 'examples', '$commen
 
 /** Keywords whose value is data, copied as is (the meta-schema check has already held their form). */
 const ASSERTIONS = new Set([
-  'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
-  'minItems', 'maxItems', 'uniqueItems', 'required', 'minProperties', 'maxProperties',
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'required',
+  'minProperties',
+  'maxProperties',
 ])
 
 /** Keywords whose value is one subschema, or a list of them. */

@@ -11,7 +11,12 @@ const artifact = closed({ path: str, sha256: sha }, ['path', 'sha256'])
 const operationRef = { anyOf: [str, closed({ contract: str, operation: str }, ['contract', 'operation'])] }
 
 /** A binding source: exactly one of input, context, branch, literal (interactions) or stageInput (pipelines); the rules say which. */
-const source = { type: 'object', minProperties: 1, properties: { input: str, context: str, branch: str, literal: {}, stageInput: str }, additionalProperties: false }
+const source = {
+  type: 'object',
+  minProperties: 1,
+  properties: { input: str, context: str, branch: str, literal: {}, stageInput: str },
+  additionalProperties: false,
+}
 const bindings = closed({ subject: map(source), payload: map(source) }, ['subject', 'payload'])
 
 const streamOrConsumer = (extra: Record<string, object>, extraRequired: string[]) => ({
@@ -53,12 +58,18 @@ export const profileSchema = closed(
       closed({
         publish: closed({ api: { enum: ['core', 'jetstream'] }, confirmation: { enum: ['none', 'stream-ack'] }, stream: str }, ['api', 'confirmation']),
         subscribe: closed({ api: { enum: ['core', 'jetstream'] }, consumer: str }, ['api']),
-        requestReply: closed({ routing: { const: 'native-inbox' }, completion: { const: 'first-response' }, timeoutMs: { type: 'integer' } }, ['routing', 'completion', 'timeoutMs']),
+        requestReply: closed({ routing: { const: 'native-inbox' }, completion: { const: 'first-response' }, timeoutMs: { type: 'integer' } }, [
+          'routing',
+          'completion',
+          'timeoutMs',
+        ]),
       }),
     ),
     streams: map(streamOrConsumer({}, [])),
     consumers: map(streamOrConsumer({ stream: str }, ['stream'])),
-    adapters: map(closed({ kind: str, version: str, inputSchema: str, outputSchema: str, description: str }, ['kind', 'version', 'inputSchema', 'outputSchema'])),
+    adapters: map(
+      closed({ kind: str, version: str, inputSchema: str, outputSchema: str, description: str }, ['kind', 'version', 'inputSchema', 'outputSchema']),
+    ),
     interactions: map(
       closed(
         {
@@ -70,7 +81,18 @@ export const profileSchema = closed(
           inputs: map(closed({ source: str, tokenType: str, schema: str }, ['source'])),
           bindings,
           audience: closed(
-            { kind: str, input: str, scopeInput: str, resolver: str, authorization: str, membership: str, includeSender: { type: 'boolean' }, offline: str, lateJoiners: str, onRevocation: str },
+            {
+              kind: str,
+              input: str,
+              scopeInput: str,
+              resolver: str,
+              authorization: str,
+              membership: str,
+              includeSender: { type: 'boolean' },
+              offline: str,
+              lateJoiners: str,
+              onRevocation: str,
+            },
             ['kind', 'resolver', 'authorization', 'membership', 'includeSender', 'offline', 'lateJoiners', 'onRevocation'],
           ),
           dispatch: closed({ mode: str, branchKey: str, targetParameter: str, branchesInput: str, selector: str }, ['mode', 'branchKey']),
@@ -85,11 +107,22 @@ export const profileSchema = closed(
               settlementGraceMs: { type: 'integer' },
               adapter: str,
               stateStore: str,
-              ownership: closed({ adapter: str, leaseMs: { type: 'integer' }, renewEveryMs: { type: 'integer' }, onLoss: str }, ['adapter', 'leaseMs', 'renewEveryMs', 'onLoss']),
+              ownership: closed({ adapter: str, leaseMs: { type: 'integer' }, renewEveryMs: { type: 'integer' }, onLoss: str }, [
+                'adapter',
+                'leaseMs',
+                'renewEveryMs',
+                'onLoss',
+              ]),
             },
             ['mode', 'state', 'restart', 'maxAttempts', 'retryBackoffMs', 'recoveryGraceMs', 'settlementGraceMs'],
           ),
-          correlation: closed({ operation: str, branch: str, attempt: str, peer: str, fence: str, verifier: str }, ['operation', 'branch', 'attempt', 'peer', 'fence']),
+          correlation: closed({ operation: str, branch: str, attempt: str, peer: str, fence: str, verifier: str }, [
+            'operation',
+            'branch',
+            'attempt',
+            'peer',
+            'fence',
+          ]),
           completion: closed(
             {
               mode: str,
@@ -127,4 +160,3 @@ export const profileSchema = closed(
   },
   ['version', 'contract', 'deployment'],
 )
-

@@ -19,7 +19,14 @@ export function resolveConfig(ctx: NatsContext, kind: 'streams' | 'consumers', k
   if (resource.authority === 'contract' && isObject(resource.config)) {
     return { config: resource.config, file: ctx.main, pointer: ctx.pointer('x-nats-contract', kind, key, 'config'), authority: 'contract' }
   }
-  if (resource.authority !== 'external' || !isObject(resource.artifact) || typeof resource.artifact.path !== 'string' || typeof resource.pointer !== 'string' || !ctx.input.bundle) return undefined
+  if (
+    resource.authority !== 'external' ||
+    !isObject(resource.artifact) ||
+    typeof resource.artifact.path !== 'string' ||
+    typeof resource.pointer !== 'string' ||
+    !ctx.input.bundle
+  )
+    return undefined
   const file = ctx.input.files.get(join(ctx.input.bundle.root, ...resource.artifact.path.split('/')))
   if (!file) return undefined
   let value: unknown = file.source.value

@@ -96,7 +96,15 @@ function shapeDigest(ctx: NatsContext, schema: unknown, memo: Map<object, string
   for (const key of Object.keys(target).sort()) {
     if (ANNOTATION_KEYS.has(key) || key.startsWith('x-')) continue
     const value = target[key]
-    const inner = key === 'properties' && isObject(value) ? digest(`{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${shapeDigest(ctx, value[k], memo, open)}`).join(',')}}`) : shapeDigest(ctx, value, memo, open)
+    const inner =
+      key === 'properties' && isObject(value)
+        ? digest(
+            `{${Object.keys(value)
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${shapeDigest(ctx, value[k], memo, open)}`)
+              .join(',')}}`,
+          )
+        : shapeDigest(ctx, value, memo, open)
     members.push(`${JSON.stringify(key)}:${inner}`)
   }
   open.delete(target)
@@ -121,12 +129,17 @@ export function requestPayload(ctx: NatsContext, operationId: string): unknown {
   const op = ctx.standard('operations')[operationId]
   const channelId = ctx.channelOf(op)
   const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
-  const messages = isObject(op) && Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
+  const messages =
+    isObject(op) && Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
   let message = messages[0]
   for (let hops = 0; hops < 8 && isObject(message) && typeof message.$ref === 'string'; hops++) {
     const ref = message.$ref as string
-    message = ref.startsWith('#/') ? ref.slice(2).split('/').reduce<unknown>((v, t) => (isObject(v) ? v[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), ctx.doc) : undefined
+    message = ref.startsWith('#/')
+      ? ref
+          .slice(2)
+          .split('/')
+          .reduce<unknown>((v, t) => (isObject(v) ? v[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), ctx.doc)
+      : undefined
   }
   return isObject(message) ? message.payload : undefined
 }
-

@@ -39,7 +39,12 @@ export function createTopicClient<T extends string, V extends string | undefined
     const result = await sendChecked<Res>(sender, topic, version, request, headers)
     if (!result.isSuccessful || result.payload === undefined) return result
     const broken = check(validators.response, result.payload)
-    if (broken) return fail('unexpected-error', broken.map((e) => ({ ...e, message: `response ${e.message}`, code: `response:${e.code}` })), result.payload)
+    if (broken)
+      return fail(
+        'unexpected-error',
+        broken.map((e) => ({ ...e, message: `response ${e.message}`, code: `response:${e.code}` })),
+        result.payload,
+      )
     return result
   }
   const client = { topic, ...(version === undefined ? {} : { version }), contractHash, components: Object.freeze([...components]), send }
@@ -47,7 +52,13 @@ export function createTopicClient<T extends string, V extends string | undefined
 }
 
 /** One send through user code: the version header added, anything but a proper result turned into a failure. */
-export async function sendChecked<R>(sender: MessageSender, topic: string, version: string | undefined, payload: unknown, headers?: MessageHeaders): Promise<Result<R>> {
+export async function sendChecked<R>(
+  sender: MessageSender,
+  topic: string,
+  version: string | undefined,
+  payload: unknown,
+  headers?: MessageHeaders,
+): Promise<Result<R>> {
   const sent = version === undefined ? headers : { ...headers, 'benzene-version': version }
   try {
     return toResult<R>(await sender.send(topic, payload, sent))

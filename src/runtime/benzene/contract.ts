@@ -8,6 +8,9 @@ export interface ContractInfo<H extends string = `sha256:${string}`> {
 }
 
 export function createContract<H extends string>(hash: H, projection: ContractProjection): ContractInfo<H> {
-  const frozen = projection.kind === 'service-level' ? Object.freeze({ kind: projection.kind, topics: Object.freeze([...projection.topics]) }) : Object.freeze({ kind: projection.kind })
+  const frozen =
+    projection.kind === 'service-level'
+      ? Object.freeze({ kind: projection.kind, topics: Object.freeze([...projection.topics]) })
+      : Object.freeze({ kind: projection.kind })
   return Object.freeze({ hash, projection: frozen })
 }

@@ -38,7 +38,6 @@ export interface BenzeneDocument {
 
 export const REF_PREFIX = '#/components/schemas/'
 
-
 /** A request or event entry's identity as people write it: `topic` or `topic@version`. */
 export function entryLabel(entry: { topic: string; version?: string }): string {
   return entry.version === undefined ? entry.topic : `${entry.topic}@${entry.version}`

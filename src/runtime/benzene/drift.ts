@@ -49,7 +49,8 @@ export async function checkDrift(target: DriftTarget, transport: DriftTransport)
     let projection: Projection
     if (isClient) {
       const entry = doc.requests.find((e) => isObject(e) && e.topic === target.topic && e.version === target.version)
-      if (!entry) return report(undefined, `The served document has no entry for ${target.topic}${target.version === undefined ? '' : ` version ${target.version}`}.`)
+      if (!entry)
+        return report(undefined, `The served document has no entry for ${target.topic}${target.version === undefined ? '' : ` version ${target.version}`}.`)
       projection = topicScoped(doc, entry)
     } else {
       projection = target.projection.kind === 'whole-service' ? wholeService(doc) : serviceLevel(doc, target.projection.topics)
@@ -68,7 +69,9 @@ export async function checkDrift(target: DriftTarget, transport: DriftTransport)
  */
 export async function checkHealthDrift(contract: ContractInfo, transport: DriftTransport): Promise<DriftReport> {
   if (contract.projection.kind !== 'whole-service') {
-    throw new TypeError(`The health check's hashCode is a whole-service hash; this module covers the ${contract.projection.kind} projection, which is never comparable with it. Use checkDrift().`)
+    throw new TypeError(
+      `The health check's hashCode is a whole-service hash; this module covers the ${contract.projection.kind} projection, which is never comparable with it. Use checkDrift().`,
+    )
   }
   const base = { clientHash: contract.hash, projection: 'whole-service' as const }
   let health: unknown
@@ -90,9 +93,13 @@ export async function checkHealthDrift(contract: ContractInfo, transport: DriftT
 export const hashOf = contractHashWeb
 
 async function fetchDocument(transport: DriftTransport): Promise<BenzeneDocument> {
-  const raw = 'sender' in transport ? payloadOf(await transport.sender.send('benzene:spec', { type: 'benzene', format: 'json' })) : await getJson(transport, '/benzene/spec?type=benzene&format=json')
+  const raw =
+    'sender' in transport
+      ? payloadOf(await transport.sender.send('benzene:spec', { type: 'benzene', format: 'json' }))
+      : await getJson(transport, '/benzene/spec?type=benzene&format=json')
   // The topic answers with the raw document: as parsed JSON, a JSON string, or a RawStringMessage.
-  const doc = typeof raw === 'string' ? JSON.parse(raw) : isObject(raw) && typeof raw.Content === 'string' && !('requests' in raw) ? JSON.parse(raw.Content) : raw
+  const doc =
+    typeof raw === 'string' ? JSON.parse(raw) : isObject(raw) && typeof raw.Content === 'string' && !('requests' in raw) ? JSON.parse(raw.Content) : raw
   if (!isObject(doc) || !Array.isArray(doc.requests) || !Array.isArray(doc.events) || !isObject(doc.components) || !isObject(doc.components.schemas)) {
     throw new Error('The served contract document is not a Benzene contract document.')
   }
@@ -107,7 +114,12 @@ function payloadOf(result: { isSuccessful: boolean; status: string; payload?: un
 async function getJson(transport: { baseUrl: string | URL; fetch?: typeof globalThis.fetch } & ExchangeLimits, path: string): Promise<unknown> {
   const url = sameOriginUrl(transport.baseUrl, path)!
   const exchange = await boundedExchange(transport.fetch ?? globalThis.fetch, url, { headers: { accept: 'application/json' } }, transport)
-  if (!exchange.ok) throw new Error(exchange.reason === 'redirect' ? `GET ${url.pathname} answered HTTP ${exchange.status} (a redirect, not followed).` : `GET ${url.pathname} answered more than ${exchange.limit} bytes.`)
+  if (!exchange.ok)
+    throw new Error(
+      exchange.reason === 'redirect'
+        ? `GET ${url.pathname} answered HTTP ${exchange.status} (a redirect, not followed).`
+        : `GET ${url.pathname} answered more than ${exchange.limit} bytes.`,
+    )
   if (exchange.status < 200 || exchange.status > 299) throw new Error(`GET ${url.pathname} answered HTTP ${exchange.status}.`)
   return JSON.parse(exchange.text)
 }
@@ -116,4 +128,3 @@ function member(value: unknown, name: string): unknown {
   if (!isObject(value)) return undefined
   return Object.hasOwn(value, name) ? value[name] : value[name[0]!.toUpperCase() + name.slice(1)]
 }
-

@@ -11,7 +11,11 @@ export interface EventDescriptor<Topic extends string, Version extends string | 
   publish(sender: MessageSender, message: Message, headers?: MessageHeaders): Promise<Result<unknown>>
 }
 
-export function createEvent<T extends string, V extends string | undefined, M>(topic: T, version: V, validators: { message?: Validator } = {}): EventDescriptor<T, V, M> {
+export function createEvent<T extends string, V extends string | undefined, M>(
+  topic: T,
+  version: V,
+  validators: { message?: Validator } = {},
+): EventDescriptor<T, V, M> {
   const publish = async (sender: MessageSender, message: M, headers?: MessageHeaders): Promise<Result<unknown>> => {
     const invalid = check(validators.message, message)
     if (invalid) return fail('validation-error', invalid)

@@ -42,7 +42,6 @@ export interface HashSink {
   schema(schema: unknown): void
 }
 
-
 /** `{`, members in UTF-16 code-unit order of their keys, `}`, as `canonical` spells them. */
 function writeObject(sink: HashSink, value: Record<string, unknown>, member: (key: string, value: unknown) => void): void {
   let first = true
@@ -65,7 +64,9 @@ export function writeHashInput(projection: Projection, sink: HashSink): void {
   const doc = normalize(projection)
   writeObject(sink, doc, (key, value) => {
     if (key !== 'components' || !isObject(value)) return sink.text(canonical(value))
-    writeObject(sink, value, (k, v) => (k === 'schemas' && isObject(v) ? writeObject(sink, v, (_name, schema) => sink.schema(schema)) : sink.text(canonical(v))))
+    writeObject(sink, value, (k, v) =>
+      k === 'schemas' && isObject(v) ? writeObject(sink, v, (_name, schema) => sink.schema(schema)) : sink.text(canonical(v)),
+    )
   })
 }
 

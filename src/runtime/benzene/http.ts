@@ -4,7 +4,18 @@
  * serialized as a string; the answer `{ statusCode, isSuccessful, headers, body }` becomes a
  * `Result`. Never throws: timeouts, refused connections and malformed answers are failures.
  */
-import { FAILURE_STATUSES, SUCCESS_STATUSES, fail, isFailureStatus, isSuccessStatus, ok, type BenzeneStatus, type FailureStatus, type Result, type ResultError } from '../shared/result.js'
+import {
+  FAILURE_STATUSES,
+  SUCCESS_STATUSES,
+  fail,
+  isFailureStatus,
+  isSuccessStatus,
+  ok,
+  type BenzeneStatus,
+  type FailureStatus,
+  type Result,
+  type ResultError,
+} from '../shared/result.js'
 import { boundedExchange, sameOriginUrl, type Exchange } from '../shared/bounded-fetch.js'
 import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
@@ -79,20 +90,29 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
   const limits = { maxBodyBytes: options.maxBodyBytes, redirects: options.redirects }
   return {
     async send(topic, request, headers): Promise<Result<unknown>> {
-      if (!url) return fail('bad-request', [`Refused: endpoint ${JSON.stringify(options.endpoint)} is not a path on ${origin}; messages go only to baseUrl's origin.`])
+      if (!url)
+        return fail('bad-request', [`Refused: endpoint ${JSON.stringify(options.endpoint)} is not a path on ${origin}; messages go only to baseUrl's origin.`])
       const doFetch = options.fetch ?? globalThis.fetch
       const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
       const envelope = JSON.stringify({ topic, headers: { ...headers }, body: request === undefined ? '' : JSON.stringify(request) })
       let exchange: Exchange
       try {
         const extra = typeof options.headers === 'function' ? await options.headers() : options.headers
-        exchange = await boundedExchange(doFetch, url, { method: 'POST', headers: { ...extra, 'content-type': 'application/json', accept: 'application/json' }, body: envelope, signal }, limits)
+        exchange = await boundedExchange(
+          doFetch,
+          url,
+          { method: 'POST', headers: { ...extra, 'content-type': 'application/json', accept: 'application/json' }, body: envelope, signal },
+          limits,
+        )
       } catch (error) {
         if (signal?.aborted) return fail('timeout', [`No answer from ${url.origin} within ${options.timeoutMs} ms.`])
         return fail('service-unavailable', [`Cannot reach ${url.origin}: ${describe(error)}`])
       }
       if (exchange.ok) return readAnswer(exchange.status, exchange.text)
-      if (exchange.reason === 'redirect') return fail('unexpected-error', [`HTTP ${exchange.status}: the service redirected${exchange.location === undefined ? '' : ` to ${exchange.location}`}; redirects are not followed (option redirects).`])
+      if (exchange.reason === 'redirect')
+        return fail('unexpected-error', [
+          `HTTP ${exchange.status}: the service redirected${exchange.location === undefined ? '' : ` to ${exchange.location}`}; redirects are not followed (option redirects).`,
+        ])
       return fail('unexpected-error', [`HTTP ${exchange.status}: the answer is larger than ${exchange.limit} bytes (option maxBodyBytes).`])
     },
   }
@@ -114,7 +134,13 @@ export function readAnswer(httpStatus: number, text: string): Result<unknown> {
   const body = typeof envelope.body === 'string' && envelope.body !== '' ? parseJsonOr(envelope.body, envelope.body) : undefined
   if (envelope.isSuccessful) return ok(body, isSuccessStatus(declared) ? declared : isSuccessStatus(fallback) ? fallback : 'ok')
   const problem = isObject(body) ? body : undefined
-  const status = isFailureStatus(declared) ? declared : isFailureStatus(problem?.benzeneStatus) ? problem.benzeneStatus : isFailureStatus(fallback) ? fallback : 'unexpected-error'
+  const status = isFailureStatus(declared)
+    ? declared
+    : isFailureStatus(problem?.benzeneStatus)
+      ? problem.benzeneStatus
+      : isFailureStatus(fallback)
+        ? fallback
+        : 'unexpected-error'
   return fail(status, problemErrors(problem, status, body), body)
 }
 
@@ -144,7 +170,6 @@ interface Envelope {
 function isEnvelope(value: unknown): value is Envelope {
   return isObject(value) && typeof value.isSuccessful === 'boolean' && (typeof value.statusCode === 'string' || typeof value.statusCode === 'number')
 }
-
 
 function parseJsonOr(text: string, otherwise: unknown): unknown {
   try {

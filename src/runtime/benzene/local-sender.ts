@@ -9,7 +9,9 @@ export type LocalHandler = (request: unknown, headers: MessageHeaders) => unknow
  * A handler returns a payload (-> `ok`), or a `Result` built with `ok()`/`fail()`; a topic with no
  * handler resolves to `not-implemented`.
  */
-export function createLocalSender(handlers: Readonly<Record<string, LocalHandler>>): MessageSender & { readonly sent: ReadonlyArray<{ topic: string; request: unknown; headers: MessageHeaders }> } {
+export function createLocalSender(
+  handlers: Readonly<Record<string, LocalHandler>>,
+): MessageSender & { readonly sent: ReadonlyArray<{ topic: string; request: unknown; headers: MessageHeaders }> } {
   const sent: Array<{ topic: string; request: unknown; headers: MessageHeaders }> = []
   return {
     sent,

@@ -33,8 +33,12 @@ export interface SessionFloor {
 
 export type FloorCheck =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: 'missing-record' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings'; readonly reason: string; readonly extension?: string }
-
+  | {
+      readonly ok: false
+      readonly code: 'missing-record' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings'
+      readonly reason: string
+      readonly extension?: string
+    }
 
 /**
  * Checks a fresh selection (`offered`) against a session's saved protection floor (`saved`,
@@ -43,17 +47,37 @@ export type FloorCheck =
  * More (stronger current policy) is accepted.
  */
 export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck {
-  if (!isObject(saved) || !Array.isArray(saved.extensions)) return { ok: false, code: 'missing-record', reason: 'The saved requirement record is missing or unreadable; it is never treated as an empty set.' }
+  if (!isObject(saved) || !Array.isArray(saved.extensions))
+    return { ok: false, code: 'missing-record', reason: 'The saved requirement record is missing or unreadable; it is never treated as an empty set.' }
   const extensions = isObject(offered) && Array.isArray(offered.extensions) ? offered.extensions.filter(isObject) : []
   for (const floor of saved.extensions as FloorExtension[]) {
     const sameUri = extensions.filter((e) => e.uri === floor.uri && e.scope === floor.scope)
-    if (sameUri.length === 0) return { ok: false, code: 'missing-extension', reason: `${floor.uri} (${floor.scope}) is required by the saved session floor and is not offered.`, extension: floor.uri }
+    if (sameUri.length === 0)
+      return {
+        ok: false,
+        code: 'missing-extension',
+        reason: `${floor.uri} (${floor.scope}) is required by the saved session floor and is not offered.`,
+        extension: floor.uri,
+      }
     const match = sameUri.find((e) => e.version === floor.version)
-    if (!match) return { ok: false, code: 'other-version', reason: `${floor.uri} is offered at ${sameUri.map((e) => e.version).join(', ')}; the session saved ${floor.version}, which cannot be silently replaced.`, extension: floor.uri }
-    if (canonicalize(match.content) !== canonicalize(floor.content)) return { ok: false, code: 'changed-pin', reason: `${floor.uri} ${floor.version} is offered with another content pin than the saved one.`, extension: floor.uri }
+    if (!match)
+      return {
+        ok: false,
+        code: 'other-version',
+        reason: `${floor.uri} is offered at ${sameUri.map((e) => e.version).join(', ')}; the session saved ${floor.version}, which cannot be silently replaced.`,
+        extension: floor.uri,
+      }
+    if (canonicalize(match.content) !== canonicalize(floor.content))
+      return {
+        ok: false,
+        code: 'changed-pin',
+        reason: `${floor.uri} ${floor.version} is offered with another content pin than the saved one.`,
+        extension: floor.uri,
+      }
     for (const [name, value] of Object.entries(floor.settings)) {
       const offeredValue = isObject(match.settings) ? match.settings[name] : undefined
-      if (canonicalize(offeredValue) !== canonicalize(value)) return { ok: false, code: 'weaker-settings', reason: `${floor.uri} setting ${name} differs from the saved floor.`, extension: floor.uri }
+      if (canonicalize(offeredValue) !== canonicalize(value))
+        return { ok: false, code: 'weaker-settings', reason: `${floor.uri} setting ${name} differs from the saved floor.`, extension: floor.uri }
     }
   }
   return { ok: true }
@@ -97,7 +121,8 @@ export function attributeValidators(rules: readonly AttributeRule[]): Readonly<R
   return Object.freeze(out)
 }
 
-export type PlacementCheck = { readonly ok: true } | { readonly ok: false; readonly code: 'not-allowed' | 'missing' | 'invalid'; readonly attribute: string; readonly reason: string }
+export type PlacementCheck =
+  { readonly ok: true } | { readonly ok: false; readonly code: 'not-allowed' | 'missing' | 'invalid'; readonly attribute: string; readonly reason: string }
 
 /**
  * Checks one CloudEvent (structured JSON: extension attributes are top-level members) against the
@@ -109,9 +134,17 @@ export function checkPlacement(rules: readonly AttributeRule[], event: unknown):
   for (const rule of rules) {
     const present = Object.hasOwn(e, rule.name)
     const allowed = typeof e.type === 'string' && rule.on.includes(e.type)
-    if (present && !allowed) return { ok: false, code: 'not-allowed', attribute: rule.name, reason: `${rule.name} may not appear on ${JSON.stringify(e.type)} events (only ${rule.on.join(', ')}).` }
-    if (!present && allowed && rule.required) return { ok: false, code: 'missing', attribute: rule.name, reason: `${rule.name} is required on ${e.type as string} events in this selection.` }
-    if (present && !attributeValidator(rule.type)(e[rule.name])) return { ok: false, code: 'invalid', attribute: rule.name, reason: `${rule.name} must be a CloudEvents ${rule.type}.` }
+    if (present && !allowed)
+      return {
+        ok: false,
+        code: 'not-allowed',
+        attribute: rule.name,
+        reason: `${rule.name} may not appear on ${JSON.stringify(e.type)} events (only ${rule.on.join(', ')}).`,
+      }
+    if (!present && allowed && rule.required)
+      return { ok: false, code: 'missing', attribute: rule.name, reason: `${rule.name} is required on ${e.type as string} events in this selection.` }
+    if (present && !attributeValidator(rule.type)(e[rule.name]))
+      return { ok: false, code: 'invalid', attribute: rule.name, reason: `${rule.name} must be a CloudEvents ${rule.type}.` }
   }
   return { ok: true }
 }

@@ -26,7 +26,12 @@ export interface OperationDescriptor {
   readonly confirmation?: 'none' | 'stream-ack'
   readonly stream?: string
   readonly consumer?: string
-  readonly requestReply?: { readonly routing: 'native-inbox'; readonly completion: 'first-response'; readonly timeoutMs: number; readonly replyChannel?: string }
+  readonly requestReply?: {
+    readonly routing: 'native-inbox'
+    readonly completion: 'first-response'
+    readonly timeoutMs: number
+    readonly replyChannel?: string
+  }
   readonly source: import('./subjects.js').SourceLink
 }
 
@@ -49,7 +54,8 @@ export interface ContractIdentity {
 
 export interface AdapterDescriptor {
   readonly key: string
-  readonly kind: 'audience' | 'authorization' | 'result-verifier' | 'aggregation' | 'transform' | 'selection' | 'delivery' | 'ownership' | 'state-store' | 'workflow'
+  readonly kind:
+    'audience' | 'authorization' | 'result-verifier' | 'aggregation' | 'transform' | 'selection' | 'delivery' | 'ownership' | 'state-store' | 'workflow'
   readonly version: string
   readonly inputSchema: string
   readonly outputSchema: string

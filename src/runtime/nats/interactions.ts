@@ -29,7 +29,11 @@ function lengthPrefixed(parts: readonly string[]): Uint8Array {
  * contract digest and invocation key, in that order (Web Crypto, so it runs in browsers too).
  */
 export async function operationId(principalId: string, contractDigest: string, invocationKey: string): Promise<string> {
-  for (const [name, value] of [['principalId', principalId], ['contractDigest', contractDigest], ['invocationKey', invocationKey]] as const) {
+  for (const [name, value] of [
+    ['principalId', principalId],
+    ['contractDigest', contractDigest],
+    ['invocationKey', invocationKey],
+  ] as const) {
     if (typeof value !== 'string') throw new TypeError(`operationId: ${name} must be a string`)
   }
   const digest = await globalThis.crypto.subtle.digest('SHA-256', lengthPrefixed([principalId, contractDigest, invocationKey]))
@@ -87,14 +91,16 @@ export interface MaterializeValues {
 
 function valueOf(interaction: Interaction, source: BindingSource, values: MaterializeValues, where: string): unknown {
   const read = (bag: Readonly<Record<string, unknown>> | undefined, name: string, what: string) => {
-    if (!bag || !Object.hasOwn(bag, name) || bag[name] === undefined) throw new MaterializeError('MATERIALIZE_MISSING_VALUE', `${interaction.id}: ${where} needs ${what} ${JSON.stringify(name)}.`)
+    if (!bag || !Object.hasOwn(bag, name) || bag[name] === undefined)
+      throw new MaterializeError('MATERIALIZE_MISSING_VALUE', `${interaction.id}: ${where} needs ${what} ${JSON.stringify(name)}.`)
     return bag[name]
   }
   if ('literal' in source) return source.literal
   if ('input' in source) {
     const value = read(values.inputs, source.input, 'input')
     const type = interaction.inputs[source.input]?.tokenType
-    if (type && (typeof value !== 'string' || !inDomain(type, value))) throw new MaterializeError('MATERIALIZE_INVALID_INPUT', `${interaction.id}: input ${JSON.stringify(source.input)} is not in its token domain.`)
+    if (type && (typeof value !== 'string' || !inDomain(type, value)))
+      throw new MaterializeError('MATERIALIZE_INVALID_INPUT', `${interaction.id}: input ${JSON.stringify(source.input)} is not in its token domain.`)
     return value
   }
   if ('context' in source) return read(values.context, source.context, 'context field')
@@ -103,12 +109,16 @@ function valueOf(interaction: Interaction, source: BindingSource, values: Materi
 
 /** Sets `value` at a JSON Pointer, creating the objects on the way (own properties only). */
 function setAt(target: Record<string, unknown>, pointer: string, value: unknown): void {
-  const tokens = pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const tokens = pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
   let current = target
   tokens.forEach((token, i) => {
     if (i === tokens.length - 1) Object.defineProperty(current, token, { value, enumerable: true, writable: true, configurable: true })
     else {
-      if (!Object.hasOwn(current, token) || typeof current[token] !== 'object' || current[token] === null) Object.defineProperty(current, token, { value: {}, enumerable: true, writable: true, configurable: true })
+      if (!Object.hasOwn(current, token) || typeof current[token] !== 'object' || current[token] === null)
+        Object.defineProperty(current, token, { value: {}, enumerable: true, writable: true, configurable: true })
       current = current[token] as Record<string, unknown>
     }
   })
@@ -120,7 +130,8 @@ function setAt(target: Record<string, unknown>, pointer: string, value: unknown)
  * and with `runtime-schema-check` the materialized payload is validated before it is returned.
  */
 export function materialize(interaction: Interaction, values: MaterializeValues = {}): { subject: string; payload: Record<string, unknown> } {
-  if (!interaction.subject) throw new MaterializeError('MATERIALIZE_NO_REQUEST', `${interaction.id} has no request subject (gather-only work materializes nothing).`)
+  if (!interaction.subject)
+    throw new MaterializeError('MATERIALIZE_NO_REQUEST', `${interaction.id} has no request subject (gather-only work materializes nothing).`)
   const params: Record<string, string> = {}
   for (const [param, source] of Object.entries(interaction.bindings.subject)) {
     const value = valueOf(interaction, source, values, `subject parameter {${param}}`)
@@ -128,7 +139,8 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
   }
   const subject = interaction.subject.render(params)
   const payload: Record<string, unknown> = {}
-  for (const [pointer, source] of Object.entries(interaction.bindings.payload)) setAt(payload, pointer, valueOf(interaction, source, values, `payload ${pointer}`))
+  for (const [pointer, source] of Object.entries(interaction.bindings.payload))
+    setAt(payload, pointer, valueOf(interaction, source, values, `payload ${pointer}`))
   if (interaction.capabilities.includes('runtime-schema-check') && interaction.validatePayload) {
     const errors = check(interaction.validatePayload, payload)
     if (errors) throw new MaterializeError('MATERIALIZE_INVALID_PAYLOAD', `${interaction.id}: the materialized payload breaks its schema.`, errors)
@@ -142,8 +154,16 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
  * than as `channel.subject` in the literal: a member read is a possible side effect to a bundler,
  * which would then keep every interaction of a contract whose `interactions` no import uses.
  */
-export function createInteraction(data: Omit<Interaction, 'subject' | 'validatePayload'> & Partial<Pick<Interaction, 'subject' | 'validatePayload'>>, requestChannel?: { readonly subject?: Subject<Record<string, string>> }, validatePayload?: Validator): Interaction {
-  const descriptor = { ...data, ...(requestChannel?.subject ? { subject: requestChannel.subject } : {}), ...(validatePayload ? { validatePayload } : {}) } as Interaction
+export function createInteraction(
+  data: Omit<Interaction, 'subject' | 'validatePayload'> & Partial<Pick<Interaction, 'subject' | 'validatePayload'>>,
+  requestChannel?: { readonly subject?: Subject<Record<string, string>> },
+  validatePayload?: Validator,
+): Interaction {
+  const descriptor = {
+    ...data,
+    ...(requestChannel?.subject ? { subject: requestChannel.subject } : {}),
+    ...(validatePayload ? { validatePayload } : {}),
+  } as Interaction
   const freeze = (value: unknown): unknown => {
     if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
       Object.freeze(value)

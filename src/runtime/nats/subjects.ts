@@ -66,7 +66,11 @@ function compile(template: readonly TemplateToken[], parameters: Readonly<Record
 
 const OBJECT_PROTOTYPE = Object.prototype
 
-export function createSubject<P extends Record<string, string>>(address: string, template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>): Subject<P> {
+export function createSubject<P extends Record<string, string>>(
+  address: string,
+  template: readonly TemplateToken[],
+  parameters: Readonly<Record<string, TokenType>>,
+): Subject<P> {
   const checks = compile(template, parameters)
   const names = new Set(template.filter((t): t is { param: string } => typeof t !== 'string').map((t) => t.param))
   // The hot paths (bench/): the template is compiled once into literal runs and parameter slots,
@@ -122,7 +126,10 @@ export function createSubject<P extends Record<string, string>>(address: string,
     render = (params) => {
       needParams(params)
       const proto = Object.getPrototypeOf(params)
-      const inherited = proto === OBJECT_PROTOTYPE ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined || (OBJECT_PROTOTYPE as Record<string, unknown>)[p1] !== undefined : proto !== null
+      const inherited =
+        proto === OBJECT_PROTOTYPE
+          ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined || (OBJECT_PROTOTYPE as Record<string, unknown>)[p1] !== undefined
+          : proto !== null
       return r0 + value(params, p0, c0, inherited) + r1 + value(params, p1, c1, inherited) + r2
     }
   } else {
@@ -137,7 +144,9 @@ export function createSubject<P extends Record<string, string>>(address: string,
   const fail = (params: P, param: string, v: unknown): never => {
     if (v === undefined || !Object.hasOwn(params, param)) {
       // Unknown names are looked for only on failure: a typo always fails here, as its real parameter is missing.
-      for (const key in params) if (!names.has(key)) throw new SubjectError('SUBJECT_UNKNOWN_PARAMETER', `${address} has no parameter ${JSON.stringify(key)} (is it a misspelling of {${param}}?).`, key)
+      for (const key in params)
+        if (!names.has(key))
+          throw new SubjectError('SUBJECT_UNKNOWN_PARAMETER', `${address} has no parameter ${JSON.stringify(key)} (is it a misspelling of {${param}}?).`, key)
       throw new SubjectError('SUBJECT_MISSING_PARAMETER', `${address}: parameter {${param}} is missing.`, param)
     }
     throw new SubjectError('SUBJECT_INVALID_VALUE', `${address}: ${JSON.stringify(v)} is not a valid {${param}}.`, param)
@@ -175,7 +184,11 @@ export function createSubject<P extends Record<string, string>>(address: string,
   return Object.freeze({ address, render, parse, tryParse, matches: (subject: string) => tryParse(subject) !== undefined })
 }
 
-export function createFilter<P extends Record<string, string>>(templateText: string, template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>): Filter<Partial<P>> {
+export function createFilter<P extends Record<string, string>>(
+  templateText: string,
+  template: readonly TemplateToken[],
+  parameters: Readonly<Record<string, TokenType>>,
+): Filter<Partial<P>> {
   const render = (params: Partial<P> = {}): string =>
     template
       .map((token) => {
@@ -191,7 +204,9 @@ export function createFilter<P extends Record<string, string>>(templateText: str
   const tail = template[template.length - 1] === '>'
   // Without a final `>` a subject has at most the template's tokens, each at most a token's
   // longest (128 bytes for a `*`): a longer input is refused before it is split.
-  const longest = tail ? Infinity : template.reduce((n, t, i) => n + (i === 0 ? 0 : 1) + (t === '*' ? 128 : typeof t === 'string' ? t.length : maxTokenLength(parameters[t.param]!)), 0)
+  const longest = tail
+    ? Infinity
+    : template.reduce((n, t, i) => n + (i === 0 ? 0 : 1) + (t === '*' ? 128 : typeof t === 'string' ? t.length : maxTokenLength(parameters[t.param]!)), 0)
   const matches = (subject: string): boolean => {
     if (typeof subject !== 'string' || subject.length > longest) return false
     // Only the template's own tokens are split off; a `>` tail is scanned in place (no array of
@@ -275,7 +290,8 @@ export function createChannel<P, F extends string>(channel: {
 }): Channel<P, F> {
   const parameters = Object.freeze({ ...channel.parameters })
   const filters = Object.create(null) as Record<string, Filter<Partial<P>>>
-  for (const [name, text, template] of channel.filters) Object.defineProperty(filters, name, { value: createFilter(text, template ?? templateTokens(text), parameters), enumerable: true })
+  for (const [name, text, template] of channel.filters)
+    Object.defineProperty(filters, name, { value: createFilter(text, template ?? templateTokens(text), parameters), enumerable: true })
   const address = channel.address
   return Object.freeze({
     id: channel.id,

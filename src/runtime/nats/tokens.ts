@@ -7,7 +7,14 @@ export type Alphabet = 'lower' | 'ascii' | 'hex'
 
 export type TokenType =
   | { readonly kind: 'enum'; readonly values: readonly string[] }
-  | { readonly kind: 'token'; readonly alphabet: Alphabet; readonly first: 'letter' | 'any'; readonly minLength: number; readonly maxLength: number; readonly prefix: string }
+  | {
+      readonly kind: 'token'
+      readonly alphabet: Alphabet
+      readonly first: 'letter' | 'any'
+      readonly minLength: number
+      readonly maxLength: number
+      readonly prefix: string
+    }
 
 /** The characters of each alphabet, and of base ASCII tokens (`[A-Za-z0-9_-]`). */
 export const ALPHABETS: Readonly<Record<Alphabet | 'base', string>> = {

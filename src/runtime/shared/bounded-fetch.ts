@@ -39,7 +39,12 @@ export async function boundedExchange(doFetch: typeof globalThis.fetch, url: URL
       const location = response.headers.get('location') ?? undefined
       await response.body?.cancel().catch(() => undefined)
       const next = location === undefined ? undefined : safeUrl(location, target)
-      const follow = limits.redirects === 'same-origin' && (response.status === 307 || response.status === 308) && next !== undefined && next.origin === url.origin && hop < MAX_REDIRECTS
+      const follow =
+        limits.redirects === 'same-origin' &&
+        (response.status === 307 || response.status === 308) &&
+        next !== undefined &&
+        next.origin === url.origin &&
+        hop < MAX_REDIRECTS
       if (!follow) return { ok: false, reason: 'redirect', status: response.status, ...(location === undefined ? {} : { location }) }
       target = next
       continue

@@ -84,7 +84,11 @@ export function toResult<T>(value: unknown): Result<T> {
     return Object.freeze({ status: r.status, isSuccessful: true as const, payload: r.payload as T, errors: Object.freeze(errors) })
   }
   if (r.isSuccessful === false && isFailureStatus(r.status)) return fail(r.status, errors, r.payload)
-  return fail('unexpected-error', [`The message sender returned an invalid result (status ${JSON.stringify(r.status)}, isSuccessful ${JSON.stringify(r.isSuccessful)}).`], value)
+  return fail(
+    'unexpected-error',
+    [`The message sender returned an invalid result (status ${JSON.stringify(r.status)}, isSuccessful ${JSON.stringify(r.isSuccessful)}).`],
+    value,
+  )
 }
 
 function toError(value: unknown): ResultError {

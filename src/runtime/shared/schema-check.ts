@@ -55,9 +55,34 @@ export interface SchemaError {
 }
 
 const KNOWN = new Set([
-  '$ref', 'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
-  'items', 'minItems', 'maxItems', 'uniqueItems', 'properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties',
-  'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then',
+  '$ref',
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
 ])
 
 /** Something that decides whether a string matches a pattern (a `RegExp`, or a linear-time matcher). */
@@ -149,7 +174,8 @@ function hasType(data: unknown, type: string): boolean {
 function check(schema: Schema, data: unknown, path: string, errors: SchemaError[], env: Env, depth: number): void {
   if (schema === true) return
   if (schema === false) return fail(errors, path, 'false schema', {}, 'boolean schema is false')
-  if (depth >= MAX_VALIDATION_DEPTH) return fail(errors, path, 'depth', { limit: MAX_VALIDATION_DEPTH }, `is nested too deeply to validate (more than ${MAX_VALIDATION_DEPTH} levels)`)
+  if (depth >= MAX_VALIDATION_DEPTH)
+    return fail(errors, path, 'depth', { limit: MAX_VALIDATION_DEPTH }, `is nested too deeply to validate (more than ${MAX_VALIDATION_DEPTH} levels)`)
   const next = depth + 1
   if (schema.$ref !== undefined) check(env.definitions[schema.$ref]!, data, path, errors, env, next)
   if (schema.type !== undefined) {
@@ -160,7 +186,8 @@ function check(schema: Schema, data: unknown, path: string, errors: SchemaError[
   else if (typeof data === 'string') checkString(schema, data, path, errors, env)
   else if (Array.isArray(data)) checkArray(schema, data, path, errors, env, next)
   else if (data !== null && typeof data === 'object') checkObject(schema, data as Record<string, unknown>, path, errors, env, next)
-  if (schema.enum !== undefined && !schema.enum.some((v) => equal(v, data))) fail(errors, path, 'enum', { allowedValues: schema.enum }, 'must be equal to one of the allowed values')
+  if (schema.enum !== undefined && !schema.enum.some((v) => equal(v, data)))
+    fail(errors, path, 'enum', { allowedValues: schema.enum }, 'must be equal to one of the allowed values')
   if ('const' in schema && !equal(schema.const, data)) fail(errors, path, 'const', { allowedValue: schema.const }, 'must be equal to constant')
   if (schema.allOf) for (const sub of schema.allOf) check(sub, data, path, errors, env, next)
   if (schema.anyOf) {
@@ -185,7 +212,13 @@ function check(schema: Schema, data: unknown, path: string, errors: SchemaError[
       check(schema.oneOf[i]!, data, path, branch, env, next)
       if (branch.length === before) passing.push(i)
     }
-    if (passing.length !== 1) pushAll(errors, branch, { instancePath: path, keyword: 'oneOf', params: { passingSchemas: passing.length > 1 ? passing.slice(0, 2) : null }, message: 'must match exactly one schema in oneOf' })
+    if (passing.length !== 1)
+      pushAll(errors, branch, {
+        instancePath: path,
+        keyword: 'oneOf',
+        params: { passingSchemas: passing.length > 1 ? passing.slice(0, 2) : null },
+        message: 'must match exactly one schema in oneOf',
+      })
   }
   if (schema.not !== undefined) {
     const inner: SchemaError[] = []
@@ -210,10 +243,14 @@ function pushAll(errors: SchemaError[], branch: readonly SchemaError[], last: Sc
 }
 
 function checkNumber(schema: SchemaObject, data: number, path: string, errors: SchemaError[]): void {
-  if (schema.maximum !== undefined && !(data <= schema.maximum)) fail(errors, path, 'maximum', { comparison: '<=', limit: schema.maximum }, `must be <= ${schema.maximum}`)
-  if (schema.minimum !== undefined && !(data >= schema.minimum)) fail(errors, path, 'minimum', { comparison: '>=', limit: schema.minimum }, `must be >= ${schema.minimum}`)
-  if (schema.exclusiveMaximum !== undefined && !(data < schema.exclusiveMaximum)) fail(errors, path, 'exclusiveMaximum', { comparison: '<', limit: schema.exclusiveMaximum }, `must be < ${schema.exclusiveMaximum}`)
-  if (schema.exclusiveMinimum !== undefined && !(data > schema.exclusiveMinimum)) fail(errors, path, 'exclusiveMinimum', { comparison: '>', limit: schema.exclusiveMinimum }, `must be > ${schema.exclusiveMinimum}`)
+  if (schema.maximum !== undefined && !(data <= schema.maximum))
+    fail(errors, path, 'maximum', { comparison: '<=', limit: schema.maximum }, `must be <= ${schema.maximum}`)
+  if (schema.minimum !== undefined && !(data >= schema.minimum))
+    fail(errors, path, 'minimum', { comparison: '>=', limit: schema.minimum }, `must be >= ${schema.minimum}`)
+  if (schema.exclusiveMaximum !== undefined && !(data < schema.exclusiveMaximum))
+    fail(errors, path, 'exclusiveMaximum', { comparison: '<', limit: schema.exclusiveMaximum }, `must be < ${schema.exclusiveMaximum}`)
+  if (schema.exclusiveMinimum !== undefined && !(data > schema.exclusiveMinimum))
+    fail(errors, path, 'exclusiveMinimum', { comparison: '>', limit: schema.exclusiveMinimum }, `must be > ${schema.exclusiveMinimum}`)
   if (schema.multipleOf !== undefined) {
     // As ajv decides it (no precision option): the quotient must be an integer.
     const quotient = data / schema.multipleOf
@@ -233,8 +270,10 @@ function regex(pattern: string, env: Env): PatternMatcher {
 function checkString(schema: SchemaObject, data: string, path: string, errors: SchemaError[], env: Env): void {
   if (schema.maxLength !== undefined || schema.minLength !== undefined) {
     const length = codePoints(data)
-    if (schema.maxLength !== undefined && length > schema.maxLength) fail(errors, path, 'maxLength', { limit: schema.maxLength }, `must NOT have more than ${schema.maxLength} characters`)
-    if (schema.minLength !== undefined && length < schema.minLength) fail(errors, path, 'minLength', { limit: schema.minLength }, `must NOT have fewer than ${schema.minLength} characters`)
+    if (schema.maxLength !== undefined && length > schema.maxLength)
+      fail(errors, path, 'maxLength', { limit: schema.maxLength }, `must NOT have more than ${schema.maxLength} characters`)
+    if (schema.minLength !== undefined && length < schema.minLength)
+      fail(errors, path, 'minLength', { limit: schema.minLength }, `must NOT have fewer than ${schema.minLength} characters`)
   }
   if (schema.pattern !== undefined) {
     if (!regex(schema.pattern, env).test(data)) fail(errors, path, 'pattern', { pattern: schema.pattern }, `must match pattern "${schema.pattern}"`)
@@ -242,13 +281,20 @@ function checkString(schema: SchemaObject, data: string, path: string, errors: S
 }
 
 function checkArray(schema: SchemaObject, data: unknown[], path: string, errors: SchemaError[], env: Env, depth: number): void {
-  if (schema.maxItems !== undefined && data.length > schema.maxItems) fail(errors, path, 'maxItems', { limit: schema.maxItems }, `must NOT have more than ${schema.maxItems} items`)
-  if (schema.minItems !== undefined && data.length < schema.minItems) fail(errors, path, 'minItems', { limit: schema.minItems }, `must NOT have fewer than ${schema.minItems} items`)
+  if (schema.maxItems !== undefined && data.length > schema.maxItems)
+    fail(errors, path, 'maxItems', { limit: schema.maxItems }, `must NOT have more than ${schema.maxItems} items`)
+  if (schema.minItems !== undefined && data.length < schema.minItems)
+    fail(errors, path, 'minItems', { limit: schema.minItems }, `must NOT have fewer than ${schema.minItems} items`)
   if (schema.items !== undefined) for (let i = 0; i < data.length; i++) check(schema.items, data[i], `${path}/${i}`, errors, env, depth)
   if (schema.uniqueItems === true && data.length > 1) {
     // One error, for the pair ajv reports: when the items' types are all scalars it compares only
     // items of those types, by value as an object key; otherwise every pair, by deep equality.
-    const itemTypes = typeof schema.items === 'object' && schema.items.type !== undefined ? (typeof schema.items.type === 'string' ? [schema.items.type] : schema.items.type) : []
+    const itemTypes =
+      typeof schema.items === 'object' && schema.items.type !== undefined
+        ? typeof schema.items.type === 'string'
+          ? [schema.items.type]
+          : schema.items.type
+        : []
     if (itemTypes.length > 0 && !itemTypes.some((t) => t === 'object' || t === 'array')) {
       const indices = new Map<string, number>()
       for (let i = data.length - 1; i >= 0; i--) {
@@ -281,11 +327,14 @@ function checkArray(schema: SchemaObject, data: unknown[], path: string, errors:
 
 function checkObject(schema: SchemaObject, data: Record<string, unknown>, path: string, errors: SchemaError[], env: Env, depth: number): void {
   const keys = Object.keys(data)
-  if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) fail(errors, path, 'maxProperties', { limit: schema.maxProperties }, `must NOT have more than ${schema.maxProperties} properties`)
-  if (schema.minProperties !== undefined && keys.length < schema.minProperties) fail(errors, path, 'minProperties', { limit: schema.minProperties }, `must NOT have fewer than ${schema.minProperties} properties`)
+  if (schema.maxProperties !== undefined && keys.length > schema.maxProperties)
+    fail(errors, path, 'maxProperties', { limit: schema.maxProperties }, `must NOT have more than ${schema.maxProperties} properties`)
+  if (schema.minProperties !== undefined && keys.length < schema.minProperties)
+    fail(errors, path, 'minProperties', { limit: schema.minProperties }, `must NOT have fewer than ${schema.minProperties} properties`)
   if (schema.required) {
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
-    for (const name of schema.required) if (!Object.hasOwn(data, name)) fail(errors, path, 'required', { missingProperty: name }, `must have required property '${name}'`)
+    for (const name of schema.required)
+      if (!Object.hasOwn(data, name)) fail(errors, path, 'required', { missingProperty: name }, `must have required property '${name}'`)
   }
   const properties = schema.properties ?? {}
   const patterned = schema.patternProperties ? Object.keys(schema.patternProperties).map((p) => [regex(p, env), schema.patternProperties![p]!] as const) : []
@@ -353,7 +402,8 @@ export function canonicalKey(value: unknown): string {
     } else {
       const keys = Object.keys(v).sort()
       stack.push(CLOSE_OBJECT)
-      for (let i = keys.length - 1; i >= 0; i--) stack.push((v as Record<string, unknown>)[keys[i]!], new Raw((i === 0 ? '{' : ',') + JSON.stringify(keys[i]) + ':'))
+      for (let i = keys.length - 1; i >= 0; i--)
+        stack.push((v as Record<string, unknown>)[keys[i]!], new Raw((i === 0 ? '{' : ',') + JSON.stringify(keys[i]) + ':'))
       if (keys.length === 0) out += '{'
     }
   }

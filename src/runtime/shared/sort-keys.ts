@@ -13,4 +13,3 @@ export function sortKeys(keys: string[]): string[] {
   }
   return keys
 }
-

@@ -16,12 +16,14 @@ interface ValidatorError {
 export function check(validator: Validator | undefined, data: unknown): ResultError[] | undefined {
   if (!validator || validator(data)) return undefined
   // An `if` error only says its `then` failed; the `then` error itself says how.
-  return (validator.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => {
-    // `required` and `additionalProperties` report on the parent; point at the member itself.
-    const member = error.params?.missingProperty ?? error.params?.additionalProperty
-    const path = typeof member === 'string' ? `${error.instancePath}/${escapeToken(member)}` : error.instancePath
-    return { message: `${path || '(payload)'} ${error.message ?? 'is invalid'}`, path, code: error.keyword }
-  })
+  return (validator.errors ?? [])
+    .filter((error) => error.keyword !== 'if')
+    .map((error) => {
+      // `required` and `additionalProperties` report on the parent; point at the member itself.
+      const member = error.params?.missingProperty ?? error.params?.additionalProperty
+      const path = typeof member === 'string' ? `${error.instancePath}/${escapeToken(member)}` : error.instancePath
+      return { message: `${path || '(payload)'} ${error.message ?? 'is invalid'}`, path, code: error.keyword }
+    })
 }
 
 const helpers: Record<string, { default: unknown }> = {

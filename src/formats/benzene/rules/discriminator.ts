@@ -13,7 +13,8 @@ import type { BenzeneRule } from './rule.js'
  */
 export const discriminatorShape: BenzeneRule = {
   code: 'BENZENE_INVALID_DISCRIMINATOR',
-  description: 'A `discriminator` without `propertyName`, without `oneOf`/`anyOf`, with an inline member no mapping names, or mapping to a schema that does not exist.',
+  description:
+    'A `discriminator` without `propertyName`, without `oneOf`/`anyOf`, with an inline member no mapping names, or mapping to a schema that does not exist.',
   check({ doc, report }) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}
     forEachSchema(doc, (schema, where) => {
@@ -30,12 +31,18 @@ export const discriminatorShape: BenzeneRule = {
       for (const [value, target] of Object.entries(mapping)) {
         const name = typeof target === 'string' ? (refTarget(target) ?? target) : undefined
         if (name === undefined || !Object.hasOwn(schemas, name)) {
-          report(joinPointer(at, 'mapping', value), `Discriminator value ${JSON.stringify(value)} maps to ${JSON.stringify(target)}, which is not a schema of this document.`)
+          report(
+            joinPointer(at, 'mapping', value),
+            `Discriminator value ${JSON.stringify(value)} maps to ${JSON.stringify(target)}, which is not a schema of this document.`,
+          )
         }
       }
       members.forEach((member, i) => {
         if (isObject(member) && refTarget(member.$ref) === undefined) {
-          report(joinPointer(pointer, Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf', i), 'An inline member cannot be selected by a discriminator: make it a component schema and `$ref` it.')
+          report(
+            joinPointer(pointer, Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf', i),
+            'An inline member cannot be selected by a discriminator: make it a component schema and `$ref` it.',
+          )
         }
       })
     })

@@ -15,19 +15,23 @@ export function endpointProblem(endpoint: string): string | undefined {
   if (!endpoint.startsWith('/')) return 'must start with "/" (a path on the service\'s origin, not a URL)'
   if (endpoint.startsWith('//')) return 'must not start with "//" (that names another host)'
   if (endpoint.includes('\\')) return 'must not contain "\\" (URL parsers read it as "/")'
-  if (/[\u0000-\u0020\u007f]/.test(endpoint)) return 'must not contain spaces or control characters'
+  if ([...endpoint].some((c) => c <= ' ' || c === '\u007f')) return 'must not contain spaces or control characters'
   if (/[?#]/.test(endpoint)) return 'must be a path alone, without a query or fragment'
   // The last word is the URL parser's: resolved against any origin, the path stays on it.
-  if (new URL(endpoint, 'http://service.invalid').origin !== 'http://service.invalid') return 'must stay on the service\'s origin'
+  if (new URL(endpoint, 'http://service.invalid').origin !== 'http://service.invalid') return "must stay on the service's origin"
   return undefined
 }
 
 export const endpointForm: BenzeneRule = {
   code: 'BENZENE_ENDPOINT_FORM',
-  description: '`messageEndpoint` is not an absolute path on the service\'s origin (a URL, `//host`, backslashes, control characters, a query).',
+  description: "`messageEndpoint` is not an absolute path on the service's origin (a URL, `//host`, backslashes, control characters, a query).",
   check({ doc, report }) {
     if (!isObject(doc) || typeof doc.messageEndpoint !== 'string') return
     const problem = endpointProblem(doc.messageEndpoint)
-    if (problem) report('/messageEndpoint', `\`messageEndpoint\` ${JSON.stringify(doc.messageEndpoint)} ${problem}; the document may only give a path, and clients send to the origin they are configured with.`)
+    if (problem)
+      report(
+        '/messageEndpoint',
+        `\`messageEndpoint\` ${JSON.stringify(doc.messageEndpoint)} ${problem}; the document may only give a path, and clients send to the origin they are configured with.`,
+      )
   },
 }

@@ -20,8 +20,11 @@ export const patternEngineRule: BenzeneRule = {
       const engine = patternEngine(schema.pattern)
       // A pattern that does not parse at all (`invalid`) is BENZENE_INVALID_SCHEMA's.
       if (engine.engine !== 'unsupported') return
-      report(joinPointer(where(), 'pattern'), `Pattern ${JSON.stringify(schema.pattern)} is unsupported: ${engine.reason}. Rewrite it without lookaround or backreferences, or so that no part can match the same text in more than one way.`, { pattern: schema.pattern })
+      report(
+        joinPointer(where(), 'pattern'),
+        `Pattern ${JSON.stringify(schema.pattern)} is unsupported: ${engine.reason}. Rewrite it without lookaround or backreferences, or so that no part can match the same text in more than one way.`,
+        { pattern: schema.pattern },
+      )
     })
   },
 }
-

@@ -1,5 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { REF_PREFIX, isObject, refTarget } from '../../../runtime/benzene/document.js'
+import { isObject, refTarget } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { BenzeneRule } from './rule.js'
 

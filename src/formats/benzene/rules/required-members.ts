@@ -6,13 +6,16 @@ import type { BenzeneRule } from './rule.js'
 
 export const requiredMembers: BenzeneRule = {
   code: 'BENZENE_MISSING_MEMBER',
-  description: 'A member the seed marks REQUIRED is absent (openapi, info.title, info.version, requests, events, components.schemas, a request\'s topic/request/response, an event\'s topic/message, a mapping\'s method/path).',
+  description:
+    "A member the seed marks REQUIRED is absent (openapi, info.title, info.version, requests, events, components.schemas, a request's topic/request/response, an event's topic/message, a mapping's method/path).",
   check({ doc, report }) {
     walkShape(doc, documentShape, '', (pointer, spec, _value, present) => {
       if (present || !spec.required) return
       const tokens = splitPointer(pointer)
       const name = tokens.at(-1)!
-      report(pointer, `Missing required member ${JSON.stringify(name)}${tokens.length > 1 ? ` in ${'/' + tokens.slice(0, -1).join('/')}` : ''}.`, { member: name })
+      report(pointer, `Missing required member ${JSON.stringify(name)}${tokens.length > 1 ? ` in ${'/' + tokens.slice(0, -1).join('/')}` : ''}.`, {
+        member: name,
+      })
     })
   },
 }

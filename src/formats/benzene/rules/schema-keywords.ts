@@ -30,11 +30,14 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   if ('properties' in schema) {
     const properties = schema.properties
     if (!isObject(properties)) bad('properties', 'an object of schemas')
-    else for (const name of Object.keys(properties)) if (!isObject(properties[name])) checkSchema(properties[name], () => joinPointer(where(), 'properties', name), report)
+    else
+      for (const name of Object.keys(properties))
+        if (!isObject(properties[name])) checkSchema(properties[name], () => joinPointer(where(), 'properties', name), report)
   }
   if ('required' in schema) {
     const required = schema.required
-    if (!(Array.isArray(required) && required.every((n) => typeof n === 'string') && !hasDuplicates(required))) bad('required', 'an array of distinct property names')
+    if (!(Array.isArray(required) && required.every((n) => typeof n === 'string') && !hasDuplicates(required)))
+      bad('required', 'an array of distinct property names')
   }
   for (const key of SCHEMA_VALUED) if (key in schema && !isObject(schema[key])) bad(key, 'a schema object')
   if (type === 'array' && !('items' in schema)) report(where(), 'A schema of type "array" must have `items` (OpenAPI 3.0).', { keyword: 'items' })
@@ -70,7 +73,8 @@ function hasDuplicates(values: readonly unknown[]): boolean {
   const scalar = values.every((v) => v === null || typeof v !== 'object')
   for (let i = 1; i < values.length; i++) {
     for (let j = 0; j < i; j++) {
-      if (scalar ? Object.is(values[i], values[j]) || (values[i] === 0 && values[j] === 0) : JSON.stringify(values[i]) === JSON.stringify(values[j])) return true
+      if (scalar ? Object.is(values[i], values[j]) || (values[i] === 0 && values[j] === 0) : JSON.stringify(values[i]) === JSON.stringify(values[j]))
+        return true
     }
   }
   return false
@@ -96,7 +100,8 @@ function compiles(pattern: string): boolean {
 
 export const schemaKeywords: BenzeneRule = {
   code: 'BENZENE_INVALID_SCHEMA',
-  description: 'A schema, or a keyword the generator reads (type, properties, required, items, additionalProperties, allOf/anyOf/oneOf, enum, nullable), is not shaped as OpenAPI 3.0 defines it.',
+  description:
+    'A schema, or a keyword the generator reads (type, properties, required, items, additionalProperties, allOf/anyOf/oneOf, enum, nullable), is not shaped as OpenAPI 3.0 defines it.',
   check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       // Top-level schemas of the wrong JSON type are BENZENE_WRONG_TYPE's; nested ones are ours.

@@ -11,7 +11,11 @@ export const adapterKind: NatsRule = {
   check(ctx) {
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (isObject(adapter) && typeof adapter.kind === 'string' && !(ADAPTER_KINDS as readonly string[]).includes(adapter.kind)) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'adapters', key, 'kind'), `Adapter kind ${JSON.stringify(adapter.kind)} is not one of ${ADAPTER_KINDS.join(', ')}.`)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'adapters', key, 'kind'),
+          `Adapter kind ${JSON.stringify(adapter.kind)} is not one of ${ADAPTER_KINDS.join(', ')}.`,
+        )
       }
     }
   },
@@ -24,7 +28,11 @@ export const adapterVersion: NatsRule = {
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (!isObject(adapter) || typeof adapter.version !== 'string') continue
       if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(adapter.version) || /[*x]$/i.test(adapter.version.split('.').at(-1) ?? '')) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'adapters', key, 'version'), `Adapter version ${JSON.stringify(adapter.version)} is not an exact identifier such as 1.2.0.`)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'adapters', key, 'version'),
+          `Adapter version ${JSON.stringify(adapter.version)} is not an exact identifier such as 1.2.0.`,
+        )
       }
     }
   },
@@ -35,7 +43,12 @@ export const schemaPointers: NatsRule = {
   description: 'A profile schema reference (adapter, input, workflow) is not a local `#/components/schemas/...` pointer that resolves.',
   check(ctx) {
     const check = (value: unknown, ...path: Array<string | number>) => {
-      if (value !== undefined && !localSchema(ctx, value)) ctx.report(this.code, ctx.pointer('x-nats-contract', ...path), `${JSON.stringify(value)} is not a #/components/schemas/<Name> pointer of this document that resolves.`)
+      if (value !== undefined && !localSchema(ctx, value))
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', ...path),
+          `${JSON.stringify(value)} is not a #/components/schemas/<Name> pointer of this document that resolves.`,
+        )
     }
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (isObject(adapter)) for (const field of ['inputSchema', 'outputSchema']) check(adapter[field], 'adapters', key, field)
@@ -59,7 +72,8 @@ export const adapterReferences: NatsRule = {
       if (typeof ref !== 'string') return
       const adapter = adapters[ref]
       if (!isObject(adapter)) ctx.report(this.code, pointer, `${JSON.stringify(ref)} is not an adapter of this document.`)
-      else if (adapter.kind !== kind) ctx.report(this.code, pointer, `${JSON.stringify(ref)} is a ${String(adapter.kind)} adapter; this reference needs a ${kind} adapter.`)
+      else if (adapter.kind !== kind)
+        ctx.report(this.code, pointer, `${JSON.stringify(ref)} is a ${String(adapter.kind)} adapter; this reference needs a ${kind} adapter.`)
     }
     for (const [key, interaction] of Object.entries(ctx.section('interactions'))) {
       if (!isObject(interaction)) continue
@@ -71,7 +85,9 @@ export const adapterReferences: NatsRule = {
     }
     for (const [key, pipeline] of Object.entries(ctx.section('pipelines'))) {
       const steps = isObject(pipeline) && Array.isArray(pipeline.steps) ? pipeline.steps : []
-      steps.forEach((step, i) => isObject(step) && expect(step.inputAdapter, 'transform', ctx.pointer('x-nats-contract', 'pipelines', key, 'steps', i, 'inputAdapter')))
+      steps.forEach(
+        (step, i) => isObject(step) && expect(step.inputAdapter, 'transform', ctx.pointer('x-nats-contract', 'pipelines', key, 'steps', i, 'inputAdapter')),
+      )
     }
     for (const [key, workflow] of Object.entries(ctx.section('workflows'))) {
       if (isObject(workflow)) expect(workflow.adapter, 'workflow', ctx.pointer('x-nats-contract', 'workflows', key, 'adapter'))
@@ -85,13 +101,17 @@ export function* contextSources(ctx: Parameters<NatsRule['check']>[0]): Generato
     if (!isObject(bindings)) return
     for (const part of ['subject', 'payload']) {
       const map = isObject(bindings[part]) ? (bindings[part] as Record<string, unknown>) : {}
-      for (const [target, source] of Object.entries(map)) if (isObject(source) && 'context' in source) yield { field: source.context, pointer: ctx.pointer('x-nats-contract', ...path, 'bindings', part, target, 'context') }
+      for (const [target, source] of Object.entries(map))
+        if (isObject(source) && 'context' in source)
+          yield { field: source.context, pointer: ctx.pointer('x-nats-contract', ...path, 'bindings', part, target, 'context') }
     }
   }
-  for (const [key, interaction] of Object.entries(ctx.section('interactions'))) if (isObject(interaction)) yield* inBindings(interaction.bindings, 'interactions', key)
+  for (const [key, interaction] of Object.entries(ctx.section('interactions')))
+    if (isObject(interaction)) yield* inBindings(interaction.bindings, 'interactions', key)
   for (const [key, pipeline] of Object.entries(ctx.section('pipelines'))) {
     const steps = isObject(pipeline) && Array.isArray(pipeline.steps) ? pipeline.steps : []
-    for (let i = 0; i < steps.length; i++) if (isObject(steps[i])) yield* inBindings((steps[i] as Record<string, unknown>).bindings, 'pipelines', key, 'steps', i)
+    for (let i = 0; i < steps.length; i++)
+      if (isObject(steps[i])) yield* inBindings((steps[i] as Record<string, unknown>).bindings, 'pipelines', key, 'steps', i)
   }
 }
 
@@ -100,7 +120,8 @@ export const contextFields: NatsRule = {
   description: '`{context: field}` names something other than the thirteen context fields.',
   check(ctx) {
     for (const { field, pointer } of contextSources(ctx)) {
-      if (typeof field !== 'string' || !Object.hasOwn(CONTEXT_FIELDS, field)) ctx.report(this.code, pointer, `${JSON.stringify(field)} is not a context field (${Object.keys(CONTEXT_FIELDS).join(', ')}).`)
+      if (typeof field !== 'string' || !Object.hasOwn(CONTEXT_FIELDS, field))
+        ctx.report(this.code, pointer, `${JSON.stringify(field)} is not a context field (${Object.keys(CONTEXT_FIELDS).join(', ')}).`)
     }
   },
 }

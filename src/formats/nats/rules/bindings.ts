@@ -39,7 +39,10 @@ const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => c
 
 function bindingMaps(it: Record<string, any>): { subject: Record<string, Source>; payload: Record<string, Source> } {
   const b = isObject(it.bindings) ? it.bindings : {}
-  return { subject: (isObject(b.subject) ? b.subject : {}) as Record<string, Source>, payload: (isObject(b.payload) ? b.payload : {}) as Record<string, Source> }
+  return {
+    subject: (isObject(b.subject) ? b.subject : {}) as Record<string, Source>,
+    payload: (isObject(b.payload) ? b.payload : {}) as Record<string, Source>,
+  }
 }
 
 const SOURCE_KINDS = ['input', 'context', 'branch', 'literal']
@@ -54,9 +57,12 @@ export const bindingSources: NatsRule = {
         for (const [target, source] of Object.entries(map)) {
           const pointer = at(ctx, key, 'bindings', part, target)
           const kinds = isObject(source) ? Object.keys(source) : []
-          if (kinds.length !== 1 || !SOURCE_KINDS.includes(kinds[0]!)) ctx.report(this.code, pointer, 'A source is exactly one of {input}, {context}, {branch} or {literal}; there is no implicit same-name copying.')
-          else if ('input' in source && !Object.hasOwn(inputs, source.input as string)) ctx.report(this.code, pointer, `${JSON.stringify(source.input)} is not an input of this interaction.`)
-          else if ('branch' in source && !Object.hasOwn(BRANCH_FIELDS, source.branch as string)) ctx.report(this.code, pointer, `${JSON.stringify(source.branch)} is not a branch field (id, peerId, attempt, fence, input).`)
+          if (kinds.length !== 1 || !SOURCE_KINDS.includes(kinds[0]!))
+            ctx.report(this.code, pointer, 'A source is exactly one of {input}, {context}, {branch} or {literal}; there is no implicit same-name copying.')
+          else if ('input' in source && !Object.hasOwn(inputs, source.input as string))
+            ctx.report(this.code, pointer, `${JSON.stringify(source.input)} is not an input of this interaction.`)
+          else if ('branch' in source && !Object.hasOwn(BRANCH_FIELDS, source.branch as string))
+            ctx.report(this.code, pointer, `${JSON.stringify(source.branch)} is not a branch field (id, peerId, attempt, fence, input).`)
         }
       }
     }
@@ -141,15 +147,20 @@ export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown
 
 export const bindingCoverage: NatsRule = {
   code: 'NATS_BINDING_MISSING',
-  description: 'A subject parameter of the request channel or a required payload field (required descendants of constructed objects included) is not bound, or a binding names a parameter the channel does not have.',
+  description:
+    'A subject parameter of the request channel or a required payload field (required descendants of constructed objects included) is not bound, or a binding names a parameter the channel does not have.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
       const { subject, payload } = bindingMaps(it)
       const channel = ctx.operationChannel(it.requestOperation)
       if (!channel) continue
-      for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, at(ctx, key, 'bindings', 'subject'), `Subject parameter {${param}} of channel ${JSON.stringify(channel.id)} is not bound.`)
-      for (const param of Object.keys(subject)) if (!Object.hasOwn(channel.parameters, param)) ctx.report(this.code, at(ctx, key, 'bindings', 'subject', param), `{${param}} is not a parameter of channel ${JSON.stringify(channel.id)}.`)
+      for (const param of Object.keys(channel.parameters))
+        if (!Object.hasOwn(subject, param))
+          ctx.report(this.code, at(ctx, key, 'bindings', 'subject'), `Subject parameter {${param}} of channel ${JSON.stringify(channel.id)} is not bound.`)
+      for (const param of Object.keys(subject))
+        if (!Object.hasOwn(channel.parameters, param))
+          ctx.report(this.code, at(ctx, key, 'bindings', 'subject', param), `{${param}} is not a parameter of channel ${JSON.stringify(channel.id)}.`)
       for (const path of unboundRequired(ctx, operationPayload(ctx, it.requestOperation), Object.keys(payload))) {
         ctx.report(this.code, at(ctx, key, 'bindings', 'payload'), `Required payload field ${path} is not bound.`)
       }
@@ -170,8 +181,18 @@ export const correlationNotOverwritten: NatsRule = {
         const location = expr.slice('$message.payload#'.length)
         const source = payload[location]
         const id = isObject(source) ? `${Object.keys(source)[0]}:${String(Object.values(source)[0])}` : undefined
-        if (id === undefined) ctx.report(this.code, at(ctx, key, 'bindings', 'payload'), `${location} carries the ${fact} correlation and must be bound from ${allowed.join(' or ')}.`)
-        else if (!allowed.includes(id)) ctx.report(this.code, at(ctx, key, 'bindings', 'payload', location), `${location} carries the ${fact} correlation; binding it from ${id} would overwrite correlation metadata with business data.`)
+        if (id === undefined)
+          ctx.report(
+            this.code,
+            at(ctx, key, 'bindings', 'payload'),
+            `${location} carries the ${fact} correlation and must be bound from ${allowed.join(' or ')}.`,
+          )
+        else if (!allowed.includes(id))
+          ctx.report(
+            this.code,
+            at(ctx, key, 'bindings', 'payload', location),
+            `${location} carries the ${fact} correlation; binding it from ${id} would overwrite correlation metadata with business data.`,
+          )
       }
     }
   },
@@ -179,20 +200,37 @@ export const correlationNotOverwritten: NatsRule = {
 
 /** The JSON type a source yields, and its token type when it has one. */
 function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): { type?: string; tokenType?: TokenType; schema?: Record<string, unknown> } {
-  if ('literal' in source) return { type: source.literal === null ? 'null' : Array.isArray(source.literal) ? 'array' : typeof source.literal === 'number' ? (Number.isInteger(source.literal) ? 'integer' : 'number') : typeof source.literal }
+  if ('literal' in source)
+    return {
+      type:
+        source.literal === null
+          ? 'null'
+          : Array.isArray(source.literal)
+            ? 'array'
+            : typeof source.literal === 'number'
+              ? Number.isInteger(source.literal)
+                ? 'integer'
+                : 'number'
+              : typeof source.literal,
+    }
   if ('context' in source) return { type: CONTEXT_FIELDS[source.context as string]?.startsWith('integer') ? 'integer' : 'string' }
-  if ('branch' in source) return { type: BRANCH_FIELDS[source.branch as string] === 'integer' ? 'integer' : BRANCH_FIELDS[source.branch as string] === 'string' ? 'string' : undefined }
+  if ('branch' in source)
+    return {
+      type: BRANCH_FIELDS[source.branch as string] === 'integer' ? 'integer' : BRANCH_FIELDS[source.branch as string] === 'string' ? 'string' : undefined,
+    }
   const input = isObject(it.inputs) ? (it.inputs[source.input as string] as Record<string, unknown>) : undefined
   if (typeof input?.tokenType === 'string') return { type: 'string', tokenType: ctx.tokenTypes[input.tokenType] }
   const schema = localSchema(ctx, input?.schema)
   return schema ? { type: typeof schema.type === 'string' ? schema.type : undefined, schema } : {}
 }
 
-const compatible = (source: string | undefined, target: unknown) => source === undefined || target === undefined || source === target || (source === 'integer' && target === 'number')
+const compatible = (source: string | undefined, target: unknown) =>
+  source === undefined || target === undefined || source === target || (source === 'integer' && target === 'number')
 
 export const bindingTypes: NatsRule = {
   code: 'NATS_BINDING_TYPE',
-  description: 'A known type contradiction: a literal outside its destination schema, an input token type not contained in the subject parameter domain, or a source type the destination cannot hold.',
+  description:
+    'A known type contradiction: a literal outside its destination schema, an input token type not contained in the subject parameter domain, or a source type the destination cannot hold.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
@@ -203,8 +241,10 @@ export const bindingTypes: NatsRule = {
         if (!domain || !isObject(source)) continue
         const { type, tokenType } = sourceType(ctx, it, source)
         const pointer = at(ctx, key, 'bindings', 'subject', param)
-        if ('literal' in source && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] }))) ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
-        else if (tokenType && !tokenTypeContains(domain, tokenType)) ctx.report(this.code, pointer, `Input ${JSON.stringify(source.input)}'s token type is not contained in {${param}}'s domain.`)
+        if ('literal' in source && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] })))
+          ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
+        else if (tokenType && !tokenTypeContains(domain, tokenType))
+          ctx.report(this.code, pointer, `Input ${JSON.stringify(source.input)}'s token type is not contained in {${param}}'s domain.`)
         else if (type !== undefined && type !== 'string') ctx.report(this.code, pointer, `A ${type} cannot be a subject token.`)
       }
       const root = operationPayload(ctx, it.requestOperation)
@@ -213,12 +253,14 @@ export const bindingTypes: NatsRule = {
         if (!target || !isObject(source)) continue
         const pointer = at(ctx, key, 'bindings', 'payload', path)
         if ('literal' in source) {
-          if (!satisfies(resolveRefs(ctx, target) as object, source.literal)) ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
+          if (!satisfies(resolveRefs(ctx, target) as object, source.literal))
+            ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
           continue
         }
         const { type } = sourceType(ctx, it, source)
         const targetType = Array.isArray(target.type) ? undefined : target.type
-        if (!compatible(type, targetType) && !(target.nullable === true && type === 'null')) ctx.report(this.code, pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
+        if (!compatible(type, targetType) && !(target.nullable === true && type === 'null'))
+          ctx.report(this.code, pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
       }
     }
   },
@@ -250,14 +292,23 @@ export const bindingProof: NatsRule = {
       if (it.requestOperation === undefined) continue
       const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
       const unknownCapability = capabilities.find((c: unknown) => c !== 'runtime-schema-check')
-      if (unknownCapability !== undefined) ctx.report(this.code, at(ctx, key, 'capabilities'), `Capability ${JSON.stringify(unknownCapability)} is not defined by v0.2 (only runtime-schema-check).`)
+      if (unknownCapability !== undefined)
+        ctx.report(
+          this.code,
+          at(ctx, key, 'capabilities'),
+          `Capability ${JSON.stringify(unknownCapability)} is not defined by v0.2 (only runtime-schema-check).`,
+        )
       if (capabilities.includes('runtime-schema-check')) continue
       const root = operationPayload(ctx, it.requestOperation)
       for (const [path, source] of Object.entries(bindingMaps(it).payload)) {
         const target = schemaAtPointer(ctx, root, path)
         if (!isObject(source)) continue
         if (!target || !proven(ctx, it, source, target)) {
-          ctx.report(this.code, at(ctx, key, 'bindings', 'payload', path), `Nothing proves statically that this source satisfies the schema at ${path}; declare capabilities: [runtime-schema-check] to validate the materialized payload before dispatch.`)
+          ctx.report(
+            this.code,
+            at(ctx, key, 'bindings', 'payload', path),
+            `Nothing proves statically that this source satisfies the schema at ${path}; declare capabilities: [runtime-schema-check] to validate the materialized payload before dispatch.`,
+          )
         }
       }
     }

@@ -19,7 +19,12 @@ export const identityUnique: NatsRule = {
     for (const other of ctx.input.documents.values()) {
       const theirs = identity(other)
       if (theirs.contract === mine.contract && theirs.version === mine.version && other.sha256 !== ctx.main.sha256) {
-        ctx.report(this.code, '/x-nats-contract/contract', `${other.file} is also contract ${JSON.stringify(mine.contract)} version ${JSON.stringify(mine.version)}, with different bytes; an identity names one document.`, { other: other.file })
+        ctx.report(
+          this.code,
+          '/x-nats-contract/contract',
+          `${other.file} is also contract ${JSON.stringify(mine.contract)} version ${JSON.stringify(mine.version)}, with different bytes; an identity names one document.`,
+          { other: other.file },
+        )
       }
     }
   },
@@ -37,10 +42,15 @@ export const importsAgree: NatsRule = {
       if (!doc) continue
       const theirs = identity(doc)
       if (theirs.contract !== entry.contract || theirs.version !== entry.version) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'imports', alias), `Import ${JSON.stringify(alias)} says ${JSON.stringify(entry.contract)} ${JSON.stringify(entry.version)}, but ${entry.path} is ${JSON.stringify(theirs.contract)} ${JSON.stringify(theirs.version)}.`, {
-          declared: { contract: entry.contract, version: entry.version },
-          actual: theirs,
-        })
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'imports', alias),
+          `Import ${JSON.stringify(alias)} says ${JSON.stringify(entry.contract)} ${JSON.stringify(entry.version)}, but ${entry.path} is ${JSON.stringify(theirs.contract)} ${JSON.stringify(theirs.version)}.`,
+          {
+            declared: { contract: entry.contract, version: entry.version },
+            actual: theirs,
+          },
+        )
       }
     }
   },
@@ -56,7 +66,7 @@ export const importsAcyclic: NatsRule = {
     const edges = (file: LoadedFile) =>
       Object.entries(isObject(profileOf(file.source.value)?.imports) ? (profileOf(file.source.value)!.imports as Record<string, unknown>) : {})
         .filter(([, e]) => isObject(e) && typeof e.path === 'string')
-        .map(([alias, e]) => ({ alias, target: join(root, ...((e as { path: string }).path.split('/'))) }))
+        .map(([alias, e]) => ({ alias, target: join(root, ...(e as { path: string }).path.split('/')) }))
     for (const { alias, target } of edges(ctx.main)) {
       // Does following this import lead back to this document?
       const seen = new Set<string>()
@@ -70,7 +80,12 @@ export const importsAcyclic: NatsRule = {
           for (const e of edges(files.get(next)!)) stack.push(e.target)
         }
       }
-      if (cycle) ctx.report(this.code, ctx.pointer('x-nats-contract', 'imports', alias), `Import ${JSON.stringify(alias)} leads back to this contract; the contract-import graph is acyclic.`)
+      if (cycle)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'imports', alias),
+          `Import ${JSON.stringify(alias)} leads back to this contract; the contract-import graph is acyclic.`,
+        )
     }
   },
 }

@@ -13,7 +13,12 @@ export const channelKnown: NatsRule = {
   description: 'A profile channel key is not a standard channel id.',
   check(ctx) {
     for (const id of Object.keys(ctx.section('channels'))) {
-      if (!ctx.channels.has(id)) ctx.report(this.code, ctx.pointer(...CHANNEL(id)), `Profile channel ${JSON.stringify(id)} is not a channel of the document; profile channels are keyed by standard channel ids.`)
+      if (!ctx.channels.has(id))
+        ctx.report(
+          this.code,
+          ctx.pointer(...CHANNEL(id)),
+          `Profile channel ${JSON.stringify(id)} is not a channel of the document; profile channels are keyed by standard channel ids.`,
+        )
     }
   },
 }
@@ -25,7 +30,11 @@ export const channelProfiled: NatsRule = {
     const profiled = ctx.section('channels')
     for (const channel of ctx.channelList) {
       if (channel.address !== undefined && !Object.hasOwn(profiled, channel.id)) {
-        ctx.report(this.code, ctx.pointer('channels', channel.id), `Channel ${JSON.stringify(channel.id)} has an address but no x-nats-contract.channels entry typing its subject.`)
+        ctx.report(
+          this.code,
+          ctx.pointer('channels', channel.id),
+          `Channel ${JSON.stringify(channel.id)} has an address but no x-nats-contract.channels entry typing its subject.`,
+        )
       }
     }
   },
@@ -45,7 +54,10 @@ function addressRule(code: 'NATS_ADDRESS_TOKEN' | 'NATS_RESERVED_SUBJECT', descr
   }
 }
 
-export const addressTokens = addressRule('NATS_ADDRESS_TOKEN', 'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].')
+export const addressTokens = addressRule(
+  'NATS_ADDRESS_TOKEN',
+  'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].',
+)
 export const reservedSubjects = addressRule('NATS_RESERVED_SUBJECT', 'A `$`-prefixed or `_INBOX` subject: unsupported by profile v0.2.')
 
 export const parametersAgree: NatsRule = {
@@ -65,11 +77,16 @@ export const parametersAgree: NatsRule = {
       if (address.size !== inAddress.length) {
         ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${channel.address} uses a placeholder twice.`)
       } else if (!sameSet(inStandard) || !sameSet(inProfile)) {
-        ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'parameters'), `Placeholders disagree: address {${inAddress.join('}, {')}}, standard parameters [${inStandard.join(', ')}], profile parameters [${inProfile.join(', ')}]; all three must be the same set.`, {
-          address: inAddress,
-          standard: inStandard,
-          profile: inProfile,
-        })
+        ctx.report(
+          this.code,
+          ctx.pointer(...CHANNEL(channel.id), 'parameters'),
+          `Placeholders disagree: address {${inAddress.join('}, {')}}, standard parameters [${inStandard.join(', ')}], profile parameters [${inProfile.join(', ')}]; all three must be the same set.`,
+          {
+            address: inAddress,
+            standard: inStandard,
+            profile: inProfile,
+          },
+        )
       }
     }
   },
@@ -83,7 +100,12 @@ export const parameterTypesKnown: NatsRule = {
     for (const channel of ctx.channelList) {
       for (const param of Object.keys(channel.parameters)) {
         const type = channel.parameters[param]!
-        if (!Object.hasOwn(defined, type)) ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'parameters', param), `Parameter {${param}} names token type ${JSON.stringify(type)}, which tokenTypes does not define.`)
+        if (!Object.hasOwn(defined, type))
+          ctx.report(
+            this.code,
+            ctx.pointer(...CHANNEL(channel.id), 'parameters', param),
+            `Parameter {${param}} names token type ${JSON.stringify(type)}, which tokenTypes does not define.`,
+          )
       }
     }
   },
@@ -107,7 +129,11 @@ export const filterSyntax: NatsRule = {
         else {
           for (const token of parsed.tokens) {
             if (typeof token === 'string' || Object.hasOwn(params, token.param)) continue
-            ctx.report(this.code, ctx.pointer(...CHANNEL(id), 'filters', name), `Filter ${JSON.stringify(filter)} uses {${token.param}}, which is not a parameter of channel ${JSON.stringify(id)}.`)
+            ctx.report(
+              this.code,
+              ctx.pointer(...CHANNEL(id), 'filters', name),
+              `Filter ${JSON.stringify(filter)} uses {${token.param}}, which is not a parameter of channel ${JSON.stringify(id)}.`,
+            )
           }
         }
       }
@@ -129,7 +155,11 @@ export const filterIntersects: NatsRule = {
         const parsed = typeof filter === 'string' ? ctx.filter(filter) : undefined
         if (!parsed || 'problem' in parsed || parsed.tokens.some((t) => typeof t !== 'string' && !types[t.param])) continue
         if (!templateIntersects(parsed.tokens, types, language)) {
-          ctx.report(this.code, ctx.pointer(...CHANNEL(channel.id), 'filters', name), `Filter ${JSON.stringify(filter)} matches no subject of ${channel.address}.`)
+          ctx.report(
+            this.code,
+            ctx.pointer(...CHANNEL(channel.id), 'filters', name),
+            `Filter ${JSON.stringify(filter)} matches no subject of ${channel.address}.`,
+          )
         }
       }
     }
@@ -147,7 +177,11 @@ export const publisherIdentity: NatsRule = {
       const peer = profile.publisherIdentity.peerParameter
       const params = isObject(profile.parameters) ? profile.parameters : {}
       if (typeof peer === 'string' && !Object.hasOwn(params, peer)) {
-        ctx.report(this.code, ctx.pointer(...CHANNEL(id), 'publisherIdentity', 'peerParameter'), `peerParameter ${JSON.stringify(peer)} is not a parameter of channel ${JSON.stringify(id)}.`)
+        ctx.report(
+          this.code,
+          ctx.pointer(...CHANNEL(id), 'publisherIdentity', 'peerParameter'),
+          `peerParameter ${JSON.stringify(peer)} is not a parameter of channel ${JSON.stringify(id)}.`,
+        )
       }
     }
   },
@@ -169,12 +203,16 @@ export const channelsDisjoint: NatsRule = {
       const entry = { id: channel.id, language }
       const other = index.overlapping(language).next().value
       if (other) {
-        ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `Channels ${JSON.stringify(other.id)} and ${JSON.stringify(channel.id)} share subjects; within one application concrete channel languages are disjoint.`, {
-          channels: [other.id, channel.id],
-        })
+        ctx.report(
+          this.code,
+          ctx.pointer('channels', channel.id, 'address'),
+          `Channels ${JSON.stringify(other.id)} and ${JSON.stringify(channel.id)} share subjects; within one application concrete channel languages are disjoint.`,
+          {
+            channels: [other.id, channel.id],
+          },
+        )
       }
       index.add(entry)
     }
   },
 }
-

@@ -9,7 +9,8 @@ export const identityNonEmpty: NatsRule = {
   check(ctx) {
     if (ctx.profile.contract === '') ctx.report(this.code, '/x-nats-contract/contract', 'The contract id must not be empty.')
     const info = isObject(ctx.doc.info) ? ctx.doc.info : {}
-    if (info.version === '') ctx.report(this.code, '/info/version', '`info.version` must not be empty: (contract, info.version) is the identity of a contract in its bundle.')
+    if (info.version === '')
+      ctx.report(this.code, '/info/version', '`info.version` must not be empty: (contract, info.version) is the identity of a contract in its bundle.')
   },
 }
 
@@ -18,7 +19,12 @@ export const bindingNonEmpty: NatsRule = {
   description: '`deployment.binding` is empty.',
   check(ctx) {
     const deployment = ctx.section('deployment')
-    if (deployment.binding === '') ctx.report(this.code, '/x-nats-contract/deployment/binding', 'The deployment binding names an operator-supplied NATS system/account/JetStream domain mapping; it cannot be empty.')
+    if (deployment.binding === '')
+      ctx.report(
+        this.code,
+        '/x-nats-contract/deployment/binding',
+        'The deployment binding names an operator-supplied NATS system/account/JetStream domain mapping; it cannot be empty.',
+      )
   },
 }
 
@@ -38,6 +44,7 @@ export const serverVersion: NatsRule = {
     const pointer = '/x-nats-contract/deployment/minimumServerVersion'
     if (!version) return ctx.report(this.code, pointer, `${JSON.stringify(deployment.minimumServerVersion)} is not a version like 2.11.0.`)
     const [major, minor] = version
-    if (major < 2 || (major === 2 && minor < 11)) ctx.report(this.code, pointer, `Profile v0.2 requires NATS server 2.11.0 or later, not ${deployment.minimumServerVersion}.`)
+    if (major < 2 || (major === 2 && minor < 11))
+      ctx.report(this.code, pointer, `Profile v0.2 requires NATS server 2.11.0 or later, not ${deployment.minimumServerVersion}.`)
   },
 }

@@ -1,13 +1,49 @@
 import { NATS_LOAD_CODES } from '../codes.js'
-import { addressTokens, channelKnown, channelProfiled, channelsDisjoint, filterIntersects, filterSyntax, parametersAgree, parameterTypesKnown, publisherIdentity, reservedSubjects } from './channels.js'
+import {
+  addressTokens,
+  channelKnown,
+  channelProfiled,
+  channelsDisjoint,
+  filterIntersects,
+  filterSyntax,
+  parametersAgree,
+  parameterTypesKnown,
+  publisherIdentity,
+  reservedSubjects,
+} from './channels.js'
 import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
 import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
 import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
 import { artifactPointer, authorityForm, consumerConfig, consumerStream, durableName, oneAuthority, streamConfig, streamName } from './native.js'
-import { consumerFilter, consumerKnown, headerCorrelation, operationDirection, operationForm, operationKnown, operationProfiled, requestReply, streamCaptures } from './operations.js'
+import {
+  consumerFilter,
+  consumerKnown,
+  headerCorrelation,
+  operationDirection,
+  operationForm,
+  operationKnown,
+  operationProfiled,
+  requestReply,
+  streamCaptures,
+} from './operations.js'
 import { adapterKind, adapterReferences, adapterVersion, contextFields, schemaPointers } from './adapters.js'
 import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, bindingTypes, correlationNotOverwritten } from './bindings.js'
-import { audienceRule, cancellationRule, completionRule, correlationRule, deliveryRule, dispatchRule, durableResources, generatedInputs, inputForms, interactionOperations, interactionShape, offlineNeedsDurable, ownershipRule, quorumRule } from './interactions.js'
+import {
+  audienceRule,
+  cancellationRule,
+  completionRule,
+  correlationRule,
+  deliveryRule,
+  dispatchRule,
+  durableResources,
+  generatedInputs,
+  inputForms,
+  interactionOperations,
+  interactionShape,
+  offlineNeedsDurable,
+  ownershipRule,
+  quorumRule,
+} from './interactions.js'
 import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
 import { patternSupported } from './patterns.js'
 import { refResolves } from './references.js'

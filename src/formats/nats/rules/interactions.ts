@@ -15,7 +15,8 @@ export function interactions(ctx: NatsContext): Array<[string, Interaction]> {
   return Object.entries(ctx.section('interactions')).filter((e): e is [string, Interaction] => isObject(e[1]))
 }
 
-const actionOf = (ctx: NatsContext, id: unknown) => (typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined)
+const actionOf = (ctx: NatsContext, id: unknown) =>
+  typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined
 function add(index: Map<unknown, Set<string>>, key: unknown, value: string): void {
   let set = index.get(key)
   if (!set) index.set(key, (set = new Set()))
@@ -24,7 +25,8 @@ function add(index: Map<unknown, Set<string>>, key: unknown, value: string): voi
 
 export const interactionOperations: NatsRule = {
   code: 'NATS_INTERACTION_OPERATION',
-  description: 'requestOperation/resultOperation are not local send/receive operations, or receiverOperation/senderOperation are not imported counterparts reached through a matching link.',
+  description:
+    'requestOperation/resultOperation are not local send/receive operations, or receiverOperation/senderOperation are not imported counterparts reached through a matching link.',
   check(ctx) {
     // Links indexed by their local end, and each imported end canonicalized once: O(interactions +
     // links), where scanning every link for every interaction was their product.
@@ -35,15 +37,26 @@ export const interactionOperations: NatsRule = {
       if (isObject(l.receive)) add(bySend, l.send, canonicalize(l.receive)!)
       if (isObject(l.send)) add(byReceive, l.receive, canonicalize(l.send)!)
     }
-    const linked = (index: Map<unknown, Set<string>>, local: unknown, imported: unknown) => isObject(imported) && index.get(local)?.has(canonicalize(imported)!) === true
+    const linked = (index: Map<unknown, Set<string>>, local: unknown, imported: unknown) =>
+      isObject(imported) && index.get(local)?.has(canonicalize(imported)!) === true
     for (const [key, it] of interactions(ctx)) {
-      if (it.requestOperation !== undefined && actionOf(ctx, it.requestOperation) !== 'send') ctx.report(this.code, at(ctx, key, 'requestOperation'), `requestOperation ${JSON.stringify(it.requestOperation)} must be a local send operation.`)
-      if (it.resultOperation !== undefined && actionOf(ctx, it.resultOperation) !== 'receive') ctx.report(this.code, at(ctx, key, 'resultOperation'), `resultOperation ${JSON.stringify(it.resultOperation)} must be a local receive operation.`)
+      if (it.requestOperation !== undefined && actionOf(ctx, it.requestOperation) !== 'send')
+        ctx.report(this.code, at(ctx, key, 'requestOperation'), `requestOperation ${JSON.stringify(it.requestOperation)} must be a local send operation.`)
+      if (it.resultOperation !== undefined && actionOf(ctx, it.resultOperation) !== 'receive')
+        ctx.report(this.code, at(ctx, key, 'resultOperation'), `resultOperation ${JSON.stringify(it.resultOperation)} must be a local receive operation.`)
       if (it.receiverOperation !== undefined && !linked(bySend, it.requestOperation, it.receiverOperation)) {
-        ctx.report(this.code, at(ctx, key, 'receiverOperation'), 'receiverOperation must be an imported {contract, operation} that a link connects to requestOperation.')
+        ctx.report(
+          this.code,
+          at(ctx, key, 'receiverOperation'),
+          'receiverOperation must be an imported {contract, operation} that a link connects to requestOperation.',
+        )
       }
       if (it.senderOperation !== undefined && !linked(byReceive, it.resultOperation, it.senderOperation)) {
-        ctx.report(this.code, at(ctx, key, 'senderOperation'), 'senderOperation must be an imported {contract, operation} that a link connects to resultOperation.')
+        ctx.report(
+          this.code,
+          at(ctx, key, 'senderOperation'),
+          'senderOperation must be an imported {contract, operation} that a link connects to resultOperation.',
+        )
       }
     }
   },
@@ -51,14 +64,19 @@ export const interactionOperations: NatsRule = {
 
 export const interactionShape: NatsRule = {
   code: 'NATS_INTERACTION_SHAPE',
-  description: 'An interaction with neither request nor result, gather-only work (no requestOperation) that dispatches, or dispatch-only work (no resultOperation) that expects completion.',
+  description:
+    'An interaction with neither request nor result, gather-only work (no requestOperation) that dispatches, or dispatch-only work (no resultOperation) that expects completion.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const mode = it.dispatch?.mode
-      if (it.requestOperation === undefined && it.resultOperation === undefined) ctx.report(this.code, at(ctx, key), 'An interaction needs a requestOperation, a resultOperation, or both.')
-      else if (it.requestOperation === undefined && mode !== 'none') ctx.report(this.code, at(ctx, key, 'dispatch', 'mode'), 'Gather-only work (no requestOperation) has dispatch mode none.')
-      else if (it.requestOperation !== undefined && mode === 'none') ctx.report(this.code, at(ctx, key, 'dispatch', 'mode'), 'Dispatch mode none gathers without dispatching: it has no requestOperation.')
-      if (it.resultOperation === undefined && it.completion?.mode !== 'none') ctx.report(this.code, at(ctx, key, 'completion', 'mode'), 'Dispatch-only work (no resultOperation) has completion mode none.')
+      if (it.requestOperation === undefined && it.resultOperation === undefined)
+        ctx.report(this.code, at(ctx, key), 'An interaction needs a requestOperation, a resultOperation, or both.')
+      else if (it.requestOperation === undefined && mode !== 'none')
+        ctx.report(this.code, at(ctx, key, 'dispatch', 'mode'), 'Gather-only work (no requestOperation) has dispatch mode none.')
+      else if (it.requestOperation !== undefined && mode === 'none')
+        ctx.report(this.code, at(ctx, key, 'dispatch', 'mode'), 'Dispatch mode none gathers without dispatching: it has no requestOperation.')
+      if (it.resultOperation === undefined && it.completion?.mode !== 'none')
+        ctx.report(this.code, at(ctx, key, 'completion', 'mode'), 'Dispatch-only work (no resultOperation) has completion mode none.')
     }
   },
 }
@@ -72,9 +90,12 @@ export const inputForms: NatsRule = {
       for (const [name, input] of Object.entries(isObject(it.inputs) ? it.inputs : {})) {
         if (!isObject(input)) continue
         const pointer = at(ctx, key, 'inputs', name)
-        if (input.source !== 'argument' && input.source !== 'generated') ctx.report(this.code, pointer, `Input ${JSON.stringify(name)} has source ${JSON.stringify(input.source)}; sources are argument and generated.`)
-        else if (('tokenType' in input) === ('schema' in input)) ctx.report(this.code, pointer, `Input ${JSON.stringify(name)} has exactly one of tokenType and schema.`)
-        else if (typeof input.tokenType === 'string' && !Object.hasOwn(types, input.tokenType)) ctx.report(this.code, pointer, `Input ${JSON.stringify(name)} names token type ${JSON.stringify(input.tokenType)}, which tokenTypes does not define.`)
+        if (input.source !== 'argument' && input.source !== 'generated')
+          ctx.report(this.code, pointer, `Input ${JSON.stringify(name)} has source ${JSON.stringify(input.source)}; sources are argument and generated.`)
+        else if ('tokenType' in input === 'schema' in input)
+          ctx.report(this.code, pointer, `Input ${JSON.stringify(name)} has exactly one of tokenType and schema.`)
+        else if (typeof input.tokenType === 'string' && !Object.hasOwn(types, input.tokenType))
+          ctx.report(this.code, pointer, `Input ${JSON.stringify(name)} names token type ${JSON.stringify(input.tokenType)}, which tokenTypes does not define.`)
       }
     }
   },
@@ -88,9 +109,14 @@ export const generatedInputs: NatsRule = {
       for (const [name, input] of Object.entries(isObject(it.inputs) ? it.inputs : {})) {
         if (!isObject(input) || input.source !== 'generated') continue
         const type = typeof input.tokenType === 'string' ? ctx.section('tokenTypes')[input.tokenType] : undefined
-        if (name !== 'operationId') ctx.report(this.code, at(ctx, key, 'inputs', name), `Only the operationId input may be generated in v0.2; ${JSON.stringify(name)} is an argument.`)
+        if (name !== 'operationId')
+          ctx.report(this.code, at(ctx, key, 'inputs', name), `Only the operationId input may be generated in v0.2; ${JSON.stringify(name)} is an argument.`)
         else if (!isObject(type) || canonicalize({ ...type, prefix: type.prefix }) !== canonicalize(OPERATION_ID_DOMAIN)) {
-          ctx.report(this.code, at(ctx, key, 'inputs', name, 'tokenType'), 'A generated operationId has exactly the domain {kind: token, alphabet: hex, first: any, prefix: op, minLength: 66, maxLength: 66}.')
+          ctx.report(
+            this.code,
+            at(ctx, key, 'inputs', name, 'tokenType'),
+            'A generated operationId has exactly the domain {kind: token, alphabet: hex, first: any, prefix: op, minLength: 66, maxLength: 66}.',
+          )
         }
       }
     }
@@ -107,8 +133,15 @@ export const audienceRule: NatsRule = {
       const bad = (field: string, message: string) => ctx.report(this.code, at(ctx, key, 'audience', field), message)
       const inputs = isObject(it.inputs) ? it.inputs : {}
       if (!['peer', 'group', 'scope'].includes(a.kind as string)) bad('kind', 'Audience kind is peer, group or scope.')
-      else if (a.kind === 'scope' ? typeof a.scopeInput !== 'string' || !Object.hasOwn(inputs, a.scopeInput) : typeof a.input !== 'string' || !Object.hasOwn(inputs, a.input)) {
-        bad(a.kind === 'scope' ? 'scopeInput' : 'input', `A ${a.kind} audience names the interaction input that identifies it (${a.kind === 'scope' ? 'scopeInput' : 'input'}).`)
+      else if (
+        a.kind === 'scope'
+          ? typeof a.scopeInput !== 'string' || !Object.hasOwn(inputs, a.scopeInput)
+          : typeof a.input !== 'string' || !Object.hasOwn(inputs, a.input)
+      ) {
+        bad(
+          a.kind === 'scope' ? 'scopeInput' : 'input',
+          `A ${a.kind} audience names the interaction input that identifies it (${a.kind === 'scope' ? 'scopeInput' : 'input'}).`,
+        )
       }
       if (a.membership !== 'snapshot-at-admission') bad('membership', 'membership is snapshot-at-admission in v0.2.')
       if (a.lateJoiners !== 'exclude') bad('lateJoiners', 'lateJoiners is exclude in v0.2.')
@@ -123,30 +156,41 @@ export const offlineNeedsDurable: NatsRule = {
   description: 'An audience that includes offline peers without durable delivery.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
-      if (it.audience?.offline === 'include' && it.delivery?.mode !== 'durable-per-recipient') ctx.report(this.code, at(ctx, key, 'audience', 'offline'), 'Offline inclusion requires durable-per-recipient delivery.')
+      if (it.audience?.offline === 'include' && it.delivery?.mode !== 'durable-per-recipient')
+        ctx.report(this.code, at(ctx, key, 'audience', 'offline'), 'Offline inclusion requires durable-per-recipient delivery.')
     }
   },
 }
 
 export const dispatchRule: NatsRule = {
   code: 'NATS_DISPATCH',
-  description: 'A dispatch mode or branch key outside the profile, or a mode without what it needs (direct: one peer; branches: a manifest input; one-eligible: a selector).',
+  description:
+    'A dispatch mode or branch key outside the profile, or a mode without what it needs (direct: one peer; branches: a manifest input; one-eligible: a selector).',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const d = it.dispatch
       if (!isObject(d)) continue
       const bad = (field: string, message: string) => ctx.report(this.code, at(ctx, key, 'dispatch', field), message)
       const inputs = isObject(it.inputs) ? it.inputs : {}
-      if (!['direct', 'independent', 'one-eligible', 'branches', 'none'].includes(d.mode as string)) bad('mode', 'Dispatch mode is direct, independent, one-eligible, branches or none.')
+      if (!['direct', 'independent', 'one-eligible', 'branches', 'none'].includes(d.mode as string))
+        bad('mode', 'Dispatch mode is direct, independent, one-eligible, branches or none.')
       if (d.branchKey !== 'recipient' && d.branchKey !== 'declared') bad('branchKey', 'branchKey is recipient or declared.')
       if (d.mode === 'direct' && it.audience?.kind !== 'peer') bad('mode', 'Direct dispatch goes to one peer: its audience kind is peer.')
-      if ((d.mode === 'branches' || d.mode === 'none') && (typeof d.branchesInput !== 'string' || !Object.hasOwn(inputs, d.branchesInput) || !isObject(inputs[d.branchesInput]) || !('schema' in (inputs[d.branchesInput] as object)))) {
+      if (
+        (d.mode === 'branches' || d.mode === 'none') &&
+        (typeof d.branchesInput !== 'string' ||
+          !Object.hasOwn(inputs, d.branchesInput) ||
+          !isObject(inputs[d.branchesInput]) ||
+          !('schema' in (inputs[d.branchesInput] as object)))
+      ) {
         bad('branchesInput', `Dispatch mode ${d.mode} reads an explicit branch manifest: branchesInput names an input with a schema.`)
       }
-      if (d.mode === 'one-eligible' && typeof d.selector !== 'string') bad('selector', 'One-eligible dispatch selects its peer with a selection adapter (selector).')
+      if (d.mode === 'one-eligible' && typeof d.selector !== 'string')
+        bad('selector', 'One-eligible dispatch selects its peer with a selection adapter (selector).')
       if (typeof d.targetParameter === 'string') {
         const channel = ctx.operationChannel(it.requestOperation)
-        if (!channel || !Object.hasOwn(channel.parameters, d.targetParameter)) bad('targetParameter', `targetParameter ${JSON.stringify(d.targetParameter)} is not a subject parameter of the request channel.`)
+        if (!channel || !Object.hasOwn(channel.parameters, d.targetParameter))
+          bad('targetParameter', `targetParameter ${JSON.stringify(d.targetParameter)} is not a subject parameter of the request channel.`)
       }
     }
   },
@@ -162,18 +206,22 @@ export const deliveryRule: NatsRule = {
       const d = it.delivery
       if (!isObject(d)) continue
       const bad = (field: string, message: string) => ctx.report(this.code, at(ctx, key, 'delivery', ...(field ? [field] : [])), message)
-      if (!['online-best-effort', 'durable-per-recipient'].includes(d.mode as string)) bad('mode', 'Delivery mode is online-best-effort or durable-per-recipient.')
+      if (!['online-best-effort', 'durable-per-recipient'].includes(d.mode as string))
+        bad('mode', 'Delivery mode is online-best-effort or durable-per-recipient.')
       if (d.state !== 'memory' && d.state !== 'durable') bad('state', 'Delivery state is memory or durable.')
       if (d.restart !== 'fail-unknown' && d.restart !== 'resume') bad('restart', 'restart is fail-unknown or resume.')
-      if (!(Number.isSafeInteger(d.maxAttempts) && (d.maxAttempts as number) >= 1 && (d.maxAttempts as number) <= 16)) bad('maxAttempts', 'maxAttempts is an integer in 1..16.')
-      for (const field of ['retryBackoffMs', 'recoveryGraceMs', 'settlementGraceMs']) if (!nonNegativeInt(d[field])) bad(field, `${field} is a non-negative integer of milliseconds.`)
+      if (!(Number.isSafeInteger(d.maxAttempts) && (d.maxAttempts as number) >= 1 && (d.maxAttempts as number) <= 16))
+        bad('maxAttempts', 'maxAttempts is an integer in 1..16.')
+      for (const field of ['retryBackoffMs', 'recoveryGraceMs', 'settlementGraceMs'])
+        if (!nonNegativeInt(d[field])) bad(field, `${field} is a non-negative integer of milliseconds.`)
       if (d.state === 'memory') {
         if (d.maxAttempts !== 1 || d.retryBackoffMs !== 0) bad('', 'Memory execution makes one attempt with zero retry backoff.')
         if (d.mode !== 'online-best-effort' || d.restart !== 'fail-unknown') bad('', 'Memory execution is online-best-effort and fails unknown on restart.')
       }
       if (d.state === 'durable') {
         if (d.restart !== 'resume') bad('restart', 'Durable execution resumes after a restart.')
-        if (typeof d.stateStore !== 'string' || typeof d.adapter !== 'string') bad('', 'Durable execution needs a state-store adapter (stateStore) and a delivery adapter (adapter).')
+        if (typeof d.stateStore !== 'string' || typeof d.adapter !== 'string')
+          bad('', 'Durable execution needs a state-store adapter (stateStore) and a delivery adapter (adapter).')
         if (d.mode !== 'durable-per-recipient') bad('mode', 'Durable execution delivers durable-per-recipient.')
       }
     }
@@ -182,7 +230,8 @@ export const deliveryRule: NatsRule = {
 
 export const ownershipRule: NatsRule = {
   code: 'NATS_OWNERSHIP',
-  description: 'Ownership renewal not positive and below half the lease, onLoss other than retry, or missing where reassignment or more than one attempt needs it.',
+  description:
+    'Ownership renewal not positive and below half the lease, onLoss other than retry, or missing where reassignment or more than one attempt needs it.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const d = it.delivery
@@ -190,12 +239,18 @@ export const ownershipRule: NatsRule = {
       const o = d.ownership
       const needs = it.dispatch?.mode === 'one-eligible' || (d.maxAttempts as number) > 1
       if (!isObject(o)) {
-        if (needs) ctx.report(this.code, at(ctx, key, 'delivery'), 'Reassignment (one-eligible) and more than one attempt need ownership: {adapter, leaseMs, renewEveryMs, onLoss: retry}.')
+        if (needs)
+          ctx.report(
+            this.code,
+            at(ctx, key, 'delivery'),
+            'Reassignment (one-eligible) and more than one attempt need ownership: {adapter, leaseMs, renewEveryMs, onLoss: retry}.',
+          )
         continue
       }
       const bad = (field: string, message: string) => ctx.report(this.code, at(ctx, key, 'delivery', 'ownership', field), message)
       if (!(Number.isSafeInteger(o.leaseMs) && (o.leaseMs as number) > 0)) bad('leaseMs', 'leaseMs is a positive integer.')
-      if (!(Number.isSafeInteger(o.renewEveryMs) && (o.renewEveryMs as number) > 0 && (o.renewEveryMs as number) * 2 < (o.leaseMs as number))) bad('renewEveryMs', 'renewEveryMs is positive and less than half of leaseMs.')
+      if (!(Number.isSafeInteger(o.renewEveryMs) && (o.renewEveryMs as number) > 0 && (o.renewEveryMs as number) * 2 < (o.leaseMs as number)))
+        bad('renewEveryMs', 'renewEveryMs is positive and less than half of leaseMs.')
       if (o.onLoss !== 'retry') bad('onLoss', 'onLoss is retry.')
       if (d.state !== 'durable') bad('adapter', 'Ownership (claims with fencing) needs durable state.')
     }
@@ -207,7 +262,8 @@ const NS_PER_MS = 1_000_000
 
 export const durableResources: NatsRule = {
   code: 'NATS_DURABLE_RESOURCES',
-  description: 'Durable delivery without the native resources it needs: file-backed limits retention with discard new covering deadline plus grace, a JetStream request, and for result-bearing work a retained result stream and durable result consumer.',
+  description:
+    'Durable delivery without the native resources it needs: file-backed limits retention with discard new covering deadline plus grace, a JetStream request, and for result-bearing work a retained result stream and durable result consumer.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const d = it.delivery
@@ -223,22 +279,37 @@ export const durableResources: NatsRule = {
         if (c.discard !== 'new') problems.push('discard new')
         if (!((c.max_age as number) >= period)) problems.push(`max_age of at least ${period} ns (deadline plus recovery and settlement grace)`)
         if (!((c.duplicate_window as number) >= period)) problems.push(`duplicate_window of at least ${period} ns`)
-        if (problems.length > 0) ctx.report(this.code, at(ctx, key, field), `Stream ${JSON.stringify(streamKey)} carries ${what} for durable delivery and needs ${problems.join(', ')}.`)
+        if (problems.length > 0)
+          ctx.report(
+            this.code,
+            at(ctx, key, field),
+            `Stream ${JSON.stringify(streamKey)} carries ${what} for durable delivery and needs ${problems.join(', ')}.`,
+          )
       }
       const request = ctx.section('operations')[it.requestOperation]
       if (it.requestOperation !== undefined) {
         const publish = isObject(request) && isObject(request.publish) ? request.publish : undefined
-        if (publish?.api !== 'jetstream') ctx.report(this.code, at(ctx, key, 'requestOperation'), 'Durable delivery publishes requests through JetStream (a core publish cannot be recovered).')
+        if (publish?.api !== 'jetstream')
+          ctx.report(this.code, at(ctx, key, 'requestOperation'), 'Durable delivery publishes requests through JetStream (a core publish cannot be recovered).')
         else checkStream(publish.stream, 'requestOperation', 'its requests')
         if (it.dispatch?.mode === 'independent' && typeof it.dispatch?.targetParameter !== 'string') {
-          ctx.report(this.code, at(ctx, key, 'dispatch'), 'Durable independent delivery addresses each branch (targetParameter), so each logical peer has its own filtered durable consumer.')
+          ctx.report(
+            this.code,
+            at(ctx, key, 'dispatch'),
+            'Durable independent delivery addresses each branch (targetParameter), so each logical peer has its own filtered durable consumer.',
+          )
         }
       }
       if (it.resultOperation !== undefined) {
         const result = ctx.section('operations')[it.resultOperation]
         const subscribe = isObject(result) && isObject(result.subscribe) ? result.subscribe : undefined
         const consumer = typeof subscribe?.consumer === 'string' ? ctx.section('consumers')[subscribe.consumer] : undefined
-        if (subscribe?.api !== 'jetstream' || !isObject(consumer)) ctx.report(this.code, at(ctx, key, 'resultOperation'), 'Result-bearing durable work receives results through a durable JetStream consumer (a core-only result path cannot recover).')
+        if (subscribe?.api !== 'jetstream' || !isObject(consumer))
+          ctx.report(
+            this.code,
+            at(ctx, key, 'resultOperation'),
+            'Result-bearing durable work receives results through a durable JetStream consumer (a core-only result path cannot recover).',
+          )
         else checkStream(consumer.stream, 'resultOperation', 'its results')
       }
     }
@@ -249,7 +320,8 @@ const EXPRESSION = /^\$message\.payload#(\/.*)?$/
 
 export const correlationRule: NatsRule = {
   code: 'NATS_CORRELATION',
-  description: 'Correlation that is not payload-only, that the request and result payloads do not both carry with the same type at the same location, or result-bearing work without a verifier.',
+  description:
+    'Correlation that is not payload-only, that the request and result payloads do not both carry with the same type at the same location, or result-bearing work without a verifier.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const c = it.correlation
@@ -260,14 +332,20 @@ export const correlationRule: NatsRule = {
         const expr = c[field]
         const pointer = at(ctx, key, 'correlation', field)
         if (typeof expr !== 'string' || !EXPRESSION.test(expr)) {
-          ctx.report(this.code, pointer, `${JSON.stringify(expr)} is not a payload expression ($message.payload#/...); header correlation is unsupported in v0.2.`)
+          ctx.report(
+            this.code,
+            pointer,
+            `${JSON.stringify(expr)} is not a payload expression ($message.payload#/...); header correlation is unsupported in v0.2.`,
+          )
           continue
         }
         const location = expr.slice('$message.payload#'.length)
         const types = [request, result].filter(Boolean).map((root) => schemaAtPointer(ctx, root, location)?.type)
-        if (types.some((t) => t === undefined) || new Set(types).size > 1) ctx.report(this.code, pointer, `${expr} must exist with the same type in the request and the result payloads.`)
+        if (types.some((t) => t === undefined) || new Set(types).size > 1)
+          ctx.report(this.code, pointer, `${expr} must exist with the same type in the request and the result payloads.`)
       }
-      if (it.resultOperation !== undefined && typeof c.verifier !== 'string') ctx.report(this.code, at(ctx, key, 'correlation'), 'Result-bearing work names a result-verifier adapter (verifier).')
+      if (it.resultOperation !== undefined && typeof c.verifier !== 'string')
+        ctx.report(this.code, at(ctx, key, 'correlation'), 'Result-bearing work names a result-verifier adapter (verifier).')
     }
   },
 }
@@ -282,34 +360,44 @@ export const completionRule: NatsRule = {
       const c = it.completion
       if (!isObject(c)) continue
       const bad = (field: string, message: string) => ctx.report(this.code, at(ctx, key, 'completion', ...(field ? [field] : [])), message)
-      if (!['none', 'first-success', 'all-terminal', 'all-successful', 'quorum'].includes(c.mode as string)) bad('mode', 'Completion mode is none, first-success, all-terminal, all-successful or quorum.')
+      if (!['none', 'first-success', 'all-terminal', 'all-successful', 'quorum'].includes(c.mode as string))
+        bad('mode', 'Completion mode is none, first-success, all-terminal, all-successful or quorum.')
       if (c.unit !== 'distinct-branches' && c.unit !== 'distinct-peers') bad('unit', 'Completion unit is distinct-branches or distinct-peers.')
       if (isObject(c.success)) {
         const expr = typeof c.success.field === 'string' ? c.success.field : ''
         const result = it.resultOperation !== undefined ? operationPayload(ctx, it.resultOperation) : undefined
         const target = EXPRESSION.test(expr) ? schemaAtPointer(ctx, result, expr.slice('$message.payload#'.length)) : undefined
-        const equalsType = typeof c.success.equals === 'number' ? (Number.isInteger(c.success.equals) ? ['integer', 'number'] : ['number']) : [c.success.equals === null ? 'null' : typeof c.success.equals]
+        const equalsType =
+          typeof c.success.equals === 'number'
+            ? Number.isInteger(c.success.equals)
+              ? ['integer', 'number']
+              : ['number']
+            : [c.success.equals === null ? 'null' : typeof c.success.equals]
         if (!target) bad('success', `The success field ${JSON.stringify(expr)} is not a payload expression into the result schema.`)
-        else if (!equalsType.includes(String(target.type))) bad('success', `The success predicate compares a ${String(target.type)} with ${JSON.stringify(c.success.equals)}; there is no coercion.`)
+        else if (!equalsType.includes(String(target.type)))
+          bad('success', `The success predicate compares a ${String(target.type)} with ${JSON.stringify(c.success.equals)}; there is no coercion.`)
       }
       if (it.resultOperation !== undefined && c.mode !== 'none') {
         const missing = RESULT_FIELDS.filter((f) => !(f in c))
         if (missing.length > 0) bad('', `Result-bearing completion needs ${missing.join(', ')}.`)
-        if ('deadlineMs' in c && !(Number.isSafeInteger(c.deadlineMs) && (c.deadlineMs as number) > 0)) bad('deadlineMs', 'deadlineMs is a positive integer of milliseconds.')
+        if ('deadlineMs' in c && !(Number.isSafeInteger(c.deadlineMs) && (c.deadlineMs as number) > 0))
+          bad('deadlineMs', 'deadlineMs is a positive integer of milliseconds.')
         if ('onTimeout' in c && c.onTimeout !== 'fail' && c.onTimeout !== 'partial') bad('onTimeout', 'onTimeout is fail or partial.')
         if ('onImpossible' in c && c.onImpossible !== 'fail') bad('onImpossible', 'onImpossible is fail.')
         if ('lateResults' in c && c.lateResults !== 'discard') bad('lateResults', 'lateResults is discard.')
         if ('remaining' in c && c.remaining !== 'detach' && c.remaining !== 'cooperative') bad('remaining', 'remaining is detach or cooperative.')
         if ('waitFor' in c && c.waitFor !== 'decision' && c.waitFor !== 'settled') bad('waitFor', 'waitFor is decision or settled.')
       }
-      if ((c.mode === 'first-success' || c.mode === 'quorum' || c.mode === 'all-successful') && !isObject(c.success)) bad('success', `Completion mode ${c.mode} needs a success predicate.`)
+      if ((c.mode === 'first-success' || c.mode === 'quorum' || c.mode === 'all-successful') && !isObject(c.success))
+        bad('success', `Completion mode ${c.mode} needs a success predicate.`)
     }
   },
 }
 
 export const quorumRule: NatsRule = {
   code: 'NATS_QUORUM',
-  description: 'A threshold on a mode other than quorum, a quorum without exactly one of count or fraction, a fraction outside 0 < numerator <= denominator, or a count that can never be met.',
+  description:
+    'A threshold on a mode other than quorum, a quorum without exactly one of count or fraction, a fraction outside 0 < numerator <= denominator, or a count that can never be met.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const c = it.completion
@@ -324,13 +412,15 @@ export const quorumRule: NatsRule = {
       if (hasCount === hasFraction) bad('', 'Quorum has exactly one of count and fraction.')
       if (hasFraction && isObject(c.fraction)) {
         const { numerator, denominator } = c.fraction as { numerator: number; denominator: number }
-        if (!(Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator) && numerator > 0 && denominator > 0 && numerator <= denominator)) bad('fraction', 'A quorum fraction has a positive numerator no greater than its positive denominator.')
+        if (!(Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator) && numerator > 0 && denominator > 0 && numerator <= denominator))
+          bad('fraction', 'A quorum fraction has a positive numerator no greater than its positive denominator.')
       }
       if (hasCount) {
         const count = c.count as number
         const onePeer = it.dispatch?.mode === 'direct' || it.audience?.kind === 'peer' || it.dispatch?.mode === 'one-eligible'
         if (!(Number.isSafeInteger(count) && count > 0)) bad('count', 'A quorum count is a positive integer.')
-        else if (onePeer && count > 1) bad('count', `A quorum of ${count} can never be met: this interaction reaches one ${c.unit === 'distinct-peers' ? 'peer' : 'branch'}.`)
+        else if (onePeer && count > 1)
+          bad('count', `A quorum of ${count} can never be met: this interaction reaches one ${c.unit === 'distinct-peers' ? 'peer' : 'branch'}.`)
       }
     }
   },
@@ -345,13 +435,24 @@ export const cancellationRule: NatsRule = {
       if (!isObject(c)) continue
       const fields = ['cancelOperation', 'cancelResultOperation', 'cancelTimeoutMs']
       if (c.remaining === 'cooperative') {
-        if (actionOf(ctx, c.cancelOperation) !== 'send') ctx.report(this.code, at(ctx, key, 'completion', 'cancelOperation'), 'Cooperative cancellation sends CancelRequest through a local send operation (cancelOperation).')
-        if (actionOf(ctx, c.cancelResultOperation) !== 'receive') ctx.report(this.code, at(ctx, key, 'completion', 'cancelResultOperation'), 'Cooperative cancellation receives CancelResult through a local receive operation (cancelResultOperation).')
-        if (!(Number.isSafeInteger(c.cancelTimeoutMs) && (c.cancelTimeoutMs as number) > 0)) ctx.report(this.code, at(ctx, key, 'completion', 'cancelTimeoutMs'), 'Cooperative cancellation has a positive cancelTimeoutMs.')
+        if (actionOf(ctx, c.cancelOperation) !== 'send')
+          ctx.report(
+            this.code,
+            at(ctx, key, 'completion', 'cancelOperation'),
+            'Cooperative cancellation sends CancelRequest through a local send operation (cancelOperation).',
+          )
+        if (actionOf(ctx, c.cancelResultOperation) !== 'receive')
+          ctx.report(
+            this.code,
+            at(ctx, key, 'completion', 'cancelResultOperation'),
+            'Cooperative cancellation receives CancelResult through a local receive operation (cancelResultOperation).',
+          )
+        if (!(Number.isSafeInteger(c.cancelTimeoutMs) && (c.cancelTimeoutMs as number) > 0))
+          ctx.report(this.code, at(ctx, key, 'completion', 'cancelTimeoutMs'), 'Cooperative cancellation has a positive cancelTimeoutMs.')
       } else {
-        for (const f of fields) if (f in c) ctx.report(this.code, at(ctx, key, 'completion', f), `${f} belongs to cooperative cancellation (remaining: cooperative).`)
+        for (const f of fields)
+          if (f in c) ctx.report(this.code, at(ctx, key, 'completion', f), `${f} belongs to cooperative cancellation (remaining: cooperative).`)
       }
     }
   },
 }
-

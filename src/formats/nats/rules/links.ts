@@ -33,7 +33,9 @@ function resolveOperation(ctx: NatsContext, ref: unknown): ResolvedOperation | s
   if (!file) return `imported contract ${JSON.stringify(ref.contract)} could not be read`
   const other = new NatsContext({ ...ctx.input, main: file })
   const op = other.standard('operations')[ref.operation]
-  return isObject(op) ? { ctx: other, id: ref.operation, action: op.action, label: `${ref.contract}:${ref.operation}` } : `${ref.contract} has no operation ${JSON.stringify(ref.operation)}`
+  return isObject(op)
+    ? { ctx: other, id: ref.operation, action: op.action, label: `${ref.contract}:${ref.operation}` }
+    : `${ref.contract} has no operation ${JSON.stringify(ref.operation)}`
 }
 
 function links(ctx: NatsContext): Array<{ index: number; send: unknown; receive: unknown }> {
@@ -54,9 +56,13 @@ export const linkResolves: NatsRule = {
   description: 'A link end does not resolve to an operation (local key, or import alias and operation).',
   check(ctx) {
     for (const { index, send, receive } of links(ctx)) {
-      for (const [end, ref] of [['send', send], ['receive', receive]] as const) {
+      for (const [end, ref] of [
+        ['send', send],
+        ['receive', receive],
+      ] as const) {
         const resolved = resolveOperation(ctx, ref)
-        if (typeof resolved === 'string') ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index, end), `Link ${end} does not resolve: ${resolved}.`)
+        if (typeof resolved === 'string')
+          ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index, end), `Link ${end} does not resolve: ${resolved}.`)
       }
     }
   },
@@ -67,8 +73,18 @@ export const linkDirection: NatsRule = {
   description: 'A link whose send end is not a send operation or whose receive end is not a receive operation.',
   check(ctx) {
     for (const { index, send, receive } of resolvedLinks(ctx)) {
-      if (send.action !== 'send') ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index, 'send'), `${send.label} is a ${String(send.action)} operation; a link goes from a send to a receive.`)
-      if (receive.action !== 'receive') ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index, 'receive'), `${receive.label} is a ${String(receive.action)} operation; a link goes from a send to a receive.`)
+      if (send.action !== 'send')
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'links', index, 'send'),
+          `${send.label} is a ${String(send.action)} operation; a link goes from a send to a receive.`,
+        )
+      if (receive.action !== 'receive')
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'links', index, 'receive'),
+          `${receive.label} is a ${String(receive.action)} operation; a link goes from a send to a receive.`,
+        )
     }
   },
 }
@@ -94,7 +110,11 @@ export const linkSubjects: NatsRule = {
       const b = operationLanguage(receive)
       if (!a || !b) continue
       if (a.length !== b.length || !a.every((t, i) => sameType(t, b[i]!))) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index), `${send.label} and ${receive.label} do not address the same subjects (equal languages, position by position, are required).`)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'links', index),
+          `${send.label} and ${receive.label} do not address the same subjects (equal languages, position by position, are required).`,
+        )
       }
     }
   },
@@ -184,7 +204,13 @@ export const linkSchemas: NatsRule = {
       const b = normalizedPayloads(receive)
       const same = a && b && [...a].sort().join() === [...b].sort().join()
       if (!same) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index), a && b ? `The payload schemas of ${send.label} and ${receive.label} differ; linked messages need equal normalized schemas.` : `The payload schemas of ${send.label} and ${receive.label} cannot be proven equal (a recursive or unresolved reference).`)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'links', index),
+          a && b
+            ? `The payload schemas of ${send.label} and ${receive.label} differ; linked messages need equal normalized schemas.`
+            : `The payload schemas of ${send.label} and ${receive.label} cannot be proven equal (a recursive or unresolved reference).`,
+        )
       }
     }
   },
@@ -201,7 +227,11 @@ export const contractOverlap: NatsRule = {
       linked.add(`${send.ctx.main.file}#${a}|${receive.ctx.main.file}#${b}`)
       linked.add(`${receive.ctx.main.file}#${b}|${send.ctx.main.file}#${a}`)
     }
-    const imported = new Set(Object.values(ctx.section('imports')).flatMap((e) => (isObject(e) && typeof e.path === 'string' && ctx.input.bundle ? [join(ctx.input.bundle.root, ...e.path.split('/'))] : [])))
+    const imported = new Set(
+      Object.values(ctx.section('imports')).flatMap((e) =>
+        isObject(e) && typeof e.path === 'string' && ctx.input.bundle ? [join(ctx.input.bundle.root, ...e.path.split('/'))] : [],
+      ),
+    )
     // Their channels indexed once per contract (ChannelIndex): each of mine meets only the channels
     // of its most selective position, instead of every channel of every imported contract.
     for (const other of otherContexts(ctx)) {
@@ -220,7 +250,11 @@ export const contractOverlap: NatsRule = {
           const b = theirs.language
           const equal = a.length === b.length && a.every((t, i) => sameType(t, b[i]!))
           if (!equal || !linked.has(`${ctx.main.file}#${mine.id}|${other.main.file}#${theirs.id}`)) {
-            ctx.report(this.code, ctx.pointer('channels', mine.id, 'address'), `Channel ${JSON.stringify(mine.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(other.profile.contract)}; ${equal ? 'an intended overlap needs a link between their operations' : 'a partial overlap between contracts is rejected'}.`)
+            ctx.report(
+              this.code,
+              ctx.pointer('channels', mine.id, 'address'),
+              `Channel ${JSON.stringify(mine.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(other.profile.contract)}; ${equal ? 'an intended overlap needs a link between their operations' : 'a partial overlap between contracts is rejected'}.`,
+            )
           }
         }
       }

@@ -5,7 +5,10 @@ import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over streams and consumers, each config checked field by field: O(size of the native section). */
 
-const KINDS = [['streams', 'stream'], ['consumers', 'consumer']] as const
+const KINDS = [
+  ['streams', 'stream'],
+  ['consumers', 'consumer'],
+] as const
 
 export const authorityForm: NatsRule = {
   code: 'NATS_AUTHORITY_FORM',
@@ -34,7 +37,11 @@ export const artifactPointer: NatsRule = {
       for (const key of Object.keys(ctx.section(section))) {
         const resolved = resolveConfig(ctx, section, key)
         if (resolved?.authority === 'external' && resolved.config === undefined) {
-          ctx.report(this.code, ctx.pointer('x-nats-contract', section, key, 'pointer'), `${resolved.pointer} selects nothing in ${resolved.file.file}; it must select the ${kind} configuration.`)
+          ctx.report(
+            this.code,
+            ctx.pointer('x-nats-contract', section, key, 'pointer'),
+            `${resolved.pointer} selects nothing in ${resolved.file.file}; it must select the ${kind} configuration.`,
+          )
         }
       }
     }
@@ -50,7 +57,8 @@ function configRule(code: string, kind: 'stream' | 'consumer'): NatsRule {
       for (const key of Object.keys(ctx.section(section))) {
         const resolved = resolveConfig(ctx, section, key)
         if (!resolved || resolved.config === undefined) continue
-        for (const problem of configProblems(kind, resolved.config)) ctx.reportIn(resolved.file, code, resolved.pointer + problem.at, problem.message, { [kind]: key })
+        for (const problem of configProblems(kind, resolved.config))
+          ctx.reportIn(resolved.file, code, resolved.pointer + problem.at, problem.message, { [kind]: key })
       }
     },
   }
@@ -84,13 +92,21 @@ export const consumerStream: NatsRule = {
     const streams = ctx.section('streams')
     for (const [key, consumer] of Object.entries(ctx.section('consumers'))) {
       if (isObject(consumer) && typeof consumer.stream === 'string' && !Object.hasOwn(streams, consumer.stream)) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'consumers', key, 'stream'), `Consumer ${JSON.stringify(key)} names stream ${JSON.stringify(consumer.stream)}, which x-nats-contract.streams does not define.`)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'consumers', key, 'stream'),
+          `Consumer ${JSON.stringify(key)} names stream ${JSON.stringify(consumer.stream)}, which x-nats-contract.streams does not define.`,
+        )
       }
     }
     for (const [id, op] of Object.entries(ctx.section('operations'))) {
       const publish = isObject(op) && isObject(op.publish) ? op.publish : undefined
       if (publish?.api === 'jetstream' && typeof publish.stream === 'string' && !Object.hasOwn(streams, publish.stream)) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'operations', id, 'publish', 'stream'), `Operation ${JSON.stringify(id)} publishes to stream ${JSON.stringify(publish.stream)}, which x-nats-contract.streams does not define.`)
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'operations', id, 'publish', 'stream'),
+          `Operation ${JSON.stringify(id)} publishes to stream ${JSON.stringify(publish.stream)}, which x-nats-contract.streams does not define.`,
+        )
       }
     }
   },
@@ -101,7 +117,10 @@ export const oneAuthority: NatsRule = {
   description: 'Two streams with one name, or two consumers with one durable name on one stream: each fact has one authority.',
   check(ctx) {
     const seen = new Map<string, string>()
-    for (const [section, field] of [['streams', 'name'], ['consumers', 'durable_name']] as const) {
+    for (const [section, field] of [
+      ['streams', 'name'],
+      ['consumers', 'durable_name'],
+    ] as const) {
       for (const key of Object.keys(ctx.section(section))) {
         const resolved = resolveConfig(ctx, section, key)
         const name = isObject(resolved?.config) ? resolved.config[field] : undefined
@@ -109,7 +128,12 @@ export const oneAuthority: NatsRule = {
         const stream = section === 'consumers' ? String((ctx.section('consumers')[key] as Record<string, unknown>).stream) : ''
         const fact = `${section}:${stream}:${name}`
         const other = seen.get(fact)
-        if (other !== undefined) ctx.report(this.code, ctx.pointer('x-nats-contract', section, key), `${section === 'streams' ? 'Stream' : 'Durable consumer'} ${JSON.stringify(name)} is declared by both ${JSON.stringify(other)} and ${JSON.stringify(key)}; one fact has one authority.`)
+        if (other !== undefined)
+          ctx.report(
+            this.code,
+            ctx.pointer('x-nats-contract', section, key),
+            `${section === 'streams' ? 'Stream' : 'Durable consumer'} ${JSON.stringify(name)} is declared by both ${JSON.stringify(other)} and ${JSON.stringify(key)}; one fact has one authority.`,
+          )
         else seen.set(fact, key)
       }
     }

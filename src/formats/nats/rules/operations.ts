@@ -42,7 +42,12 @@ export const operationKnown: NatsRule = {
   check(ctx) {
     const standard = ctx.standard('operations')
     for (const id of Object.keys(ctx.section('operations'))) {
-      if (!Object.hasOwn(standard, id)) ctx.report(this.code, ctx.pointer(...OP(id)), `Profile operation ${JSON.stringify(id)} is not an operation of the document; profile operations are keyed by standard operation ids.`)
+      if (!Object.hasOwn(standard, id))
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id)),
+          `Profile operation ${JSON.stringify(id)} is not an operation of the document; profile operations are keyed by standard operation ids.`,
+        )
     }
   },
 }
@@ -53,7 +58,8 @@ export const operationProfiled: NatsRule = {
   check(ctx) {
     const profiled = ctx.section('operations')
     for (const id of Object.keys(ctx.standard('operations'))) {
-      if (!Object.hasOwn(profiled, id)) ctx.report(this.code, ctx.pointer('operations', id), `Operation ${JSON.stringify(id)} has no x-nats-contract.operations entry saying how it uses NATS.`)
+      if (!Object.hasOwn(profiled, id))
+        ctx.report(this.code, ctx.pointer('operations', id), `Operation ${JSON.stringify(id)} has no x-nats-contract.operations entry saying how it uses NATS.`)
     }
   },
 }
@@ -88,8 +94,10 @@ export const operationDirection: NatsRule = {
     const standard = ctx.standard('operations')
     for (const [id, op] of profileOps(ctx)) {
       const action = isObject(standard[id]) ? (standard[id] as Record<string, unknown>).action : undefined
-      if (isObject(op.publish) && action === 'receive') ctx.report(this.code, ctx.pointer(...OP(id), 'publish'), `Operation ${JSON.stringify(id)} receives, so it subscribes; publish is for send.`)
-      if (isObject(op.subscribe) && action === 'send') ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe'), `Operation ${JSON.stringify(id)} sends, so it publishes; subscribe is for receive.`)
+      if (isObject(op.publish) && action === 'receive')
+        ctx.report(this.code, ctx.pointer(...OP(id), 'publish'), `Operation ${JSON.stringify(id)} receives, so it subscribes; publish is for send.`)
+      if (isObject(op.subscribe) && action === 'send')
+        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe'), `Operation ${JSON.stringify(id)} sends, so it publishes; subscribe is for receive.`)
     }
   },
 }
@@ -103,18 +111,29 @@ export const streamCaptures: NatsRule = {
       if (publish?.api !== 'jetstream' || typeof publish.stream !== 'string') continue
       const channel = channelLanguage(ctx, id)
       const stream = resolveConfig(ctx, 'streams', publish.stream)
-      const subjects = isObject(stream?.config) && Array.isArray(stream.config.subjects) ? stream.config.subjects.map((subject: unknown) => nativePattern(ctx, subject)) : undefined
+      const subjects =
+        isObject(stream?.config) && Array.isArray(stream.config.subjects)
+          ? stream.config.subjects.map((subject: unknown) => nativePattern(ctx, subject))
+          : undefined
       if (!channel || !subjects || subjects.some((s) => s === undefined)) continue
       let covered: boolean
       try {
         covered = patternsCover(subjects as PatternPosition[][], channel.language)
       } catch (error) {
         if (!(error instanceof CoverUndecided)) throw error
-        ctx.report(this.code, ctx.pointer(...OP(id), 'publish', 'stream'), `Whether stream ${JSON.stringify(publish.stream)} captures every subject of channel ${JSON.stringify(channel.id)} cannot be decided within the compiler's bound (${error.message}); list the stream's subjects with wildcards.`)
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id), 'publish', 'stream'),
+          `Whether stream ${JSON.stringify(publish.stream)} captures every subject of channel ${JSON.stringify(channel.id)} cannot be decided within the compiler's bound (${error.message}); list the stream's subjects with wildcards.`,
+        )
         continue
       }
       if (!covered) {
-        ctx.report(this.code, ctx.pointer(...OP(id), 'publish', 'stream'), `Stream ${JSON.stringify(publish.stream)} (subjects ${JSON.stringify((stream!.config as Record<string, unknown>).subjects)}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`)
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id), 'publish', 'stream'),
+          `Stream ${JSON.stringify(publish.stream)} (subjects ${JSON.stringify((stream!.config as Record<string, unknown>).subjects)}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`,
+        )
       }
     }
   },
@@ -128,7 +147,11 @@ export const consumerKnown: NatsRule = {
     for (const [id, op] of profileOps(ctx)) {
       const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
       if (subscribe?.api === 'jetstream' && typeof subscribe.consumer === 'string' && !Object.hasOwn(consumers, subscribe.consumer)) {
-        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe', 'consumer'), `Operation ${JSON.stringify(id)} consumes through ${JSON.stringify(subscribe.consumer)}, which x-nats-contract.consumers does not define.`)
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id), 'subscribe', 'consumer'),
+          `Operation ${JSON.stringify(id)} consumes through ${JSON.stringify(subscribe.consumer)}, which x-nats-contract.consumers does not define.`,
+        )
       }
     }
   },
@@ -146,7 +169,11 @@ export const consumerFilter: NatsRule = {
       const filter = isObject(consumer?.config) ? nativePattern(ctx, consumer.config.filter_subject) : undefined
       if (!channel || !filter) continue
       if (!patternIntersects(filter, channel.language)) {
-        ctx.report(this.code, ctx.pointer(...OP(id), 'subscribe', 'consumer'), `Consumer ${JSON.stringify(subscribe.consumer)} filters ${JSON.stringify((consumer!.config as Record<string, unknown>).filter_subject)}, which matches no subject of channel ${JSON.stringify(channel.id)}.`)
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id), 'subscribe', 'consumer'),
+          `Consumer ${JSON.stringify(subscribe.consumer)} filters ${JSON.stringify((consumer!.config as Record<string, unknown>).filter_subject)}, which matches no subject of channel ${JSON.stringify(channel.id)}.`,
+        )
       }
     }
   },
@@ -170,9 +197,11 @@ export const requestReply: NatsRule = {
       const replyChannel = reply ? refId(reply.channel, '#/channels/') : undefined
       const channel = replyChannel === undefined ? undefined : ctx.channels.get(replyChannel)
       if (!reply || !channel) ctx.report(this.code, at(), `Operation ${JSON.stringify(id)} needs a standard reply with a channel for the native inbox.`)
-      else if (channel.address !== undefined || reply.address !== undefined) ctx.report(this.code, at(), `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
+      else if (channel.address !== undefined || reply.address !== undefined)
+        ctx.report(this.code, at(), `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
       const timeout = op.requestReply.timeoutMs
-      if (!(Number.isSafeInteger(timeout) && (timeout as number) > 0)) ctx.report(this.code, ctx.pointer(...OP(id), 'requestReply', 'timeoutMs'), 'timeoutMs is a positive integer of milliseconds.')
+      if (!(Number.isSafeInteger(timeout) && (timeout as number) > 0))
+        ctx.report(this.code, ctx.pointer(...OP(id), 'requestReply', 'timeoutMs'), 'timeoutMs is a positive integer of milliseconds.')
     }
   },
 }

@@ -30,7 +30,9 @@ export const patternSupported: NatsRule = {
       if (typeof value.pattern === 'string') {
         const engine = patternEngine(value.pattern)
         if (engine.engine === 'unsupported') {
-          ctx.report(this.code, joinPointer(pointer, 'pattern'), `Pattern ${JSON.stringify(value.pattern)} is unsupported: ${engine.reason}.`, { pattern: value.pattern })
+          ctx.report(this.code, joinPointer(pointer, 'pattern'), `Pattern ${JSON.stringify(value.pattern)} is unsupported: ${engine.reason}.`, {
+            pattern: value.pattern,
+          })
         }
       }
       for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])
@@ -39,16 +41,21 @@ export const patternSupported: NatsRule = {
     // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine.
     const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
     for (const [key, it] of Object.entries(ctx.section('interactions'))) {
-      if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string') continue
+      if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
+        continue
       const payload = requestPayload(ctx, it.requestOperation)
       if (payload === undefined || interpreterTakes(payload, components)) continue
       const linear = new Map<string, string>()
       linearPatternsIn([payload, components], linear)
       const [first] = linear.keys()
       if (first !== undefined) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'), `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this runtime-checked payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`, { pattern: first })
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'),
+          `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this runtime-checked payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
+          { pattern: first },
+        )
       }
     }
   },
 }
-

@@ -13,7 +13,9 @@ type Step = Record<string, any>
 const at = (ctx: NatsContext, key: string, ...path: Array<string | number>) => ctx.pointer('x-nats-contract', 'pipelines', key, ...path)
 
 function pipelines(ctx: NatsContext): Array<[string, Step[], Record<string, unknown>]> {
-  return Object.entries(ctx.section('pipelines')).flatMap(([key, p]) => (isObject(p) && Array.isArray(p.steps) ? [[key, p.steps.filter(isObject) as Step[], p] as [string, Step[], Record<string, unknown>]] : []))
+  return Object.entries(ctx.section('pipelines')).flatMap(([key, p]) =>
+    isObject(p) && Array.isArray(p.steps) ? [[key, p.steps.filter(isObject) as Step[], p] as [string, Step[], Record<string, unknown>]] : [],
+  )
 }
 
 /** The typed output of a step: an interaction's aggregation adapter outputSchema, else nothing. */
@@ -32,7 +34,8 @@ function stageInput(ctx: NatsContext, steps: Step[], i: number): Record<string, 
   return isObject(adapter) ? localSchema(ctx, adapter.outputSchema) : stepOutput(ctx, steps[i - 1]!)
 }
 
-const actionOf = (ctx: NatsContext, id: unknown) => (typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined)
+const actionOf = (ctx: NatsContext, id: unknown) =>
+  typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined
 
 export const pipelineSteps: NatsRule = {
   code: 'NATS_PIPELINE_STEP',
@@ -42,9 +45,11 @@ export const pipelineSteps: NatsRule = {
       if (p.onFailure !== 'stop') ctx.report(this.code, at(ctx, key, 'onFailure'), 'onFailure is stop in v0.2.')
       steps.forEach((step, i) => {
         const pointer = at(ctx, key, 'steps', i)
-        if (('interaction' in step) === ('operation' in step)) ctx.report(this.code, pointer, 'A step names exactly one of interaction and operation.')
-        else if ('interaction' in step && !isObject(ctx.section('interactions')[step.interaction]) && !isObject(ctx.section('pipelines')[step.interaction])) ctx.report(this.code, pointer, `${JSON.stringify(step.interaction)} is not an interaction of this document.`)
-        else if ('operation' in step && actionOf(ctx, step.operation) !== 'send') ctx.report(this.code, pointer, `${JSON.stringify(step.operation)} is not a local send operation.`)
+        if ('interaction' in step === 'operation' in step) ctx.report(this.code, pointer, 'A step names exactly one of interaction and operation.')
+        else if ('interaction' in step && !isObject(ctx.section('interactions')[step.interaction]) && !isObject(ctx.section('pipelines')[step.interaction]))
+          ctx.report(this.code, pointer, `${JSON.stringify(step.interaction)} is not an interaction of this document.`)
+        else if ('operation' in step && actionOf(ctx, step.operation) !== 'send')
+          ctx.report(this.code, pointer, `${JSON.stringify(step.operation)} is not a local send operation.`)
       })
     }
   },
@@ -56,7 +61,12 @@ export const pipelineRecursion: NatsRule = {
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
-        if (typeof step.interaction === 'string' && isObject(ctx.section('pipelines')[step.interaction])) ctx.report(this.code, at(ctx, key, 'steps', i, 'interaction'), `Step ${i} names pipeline ${JSON.stringify(step.interaction)}; pipelines compose interactions and operations, never pipelines.`)
+        if (typeof step.interaction === 'string' && isObject(ctx.section('pipelines')[step.interaction]))
+          ctx.report(
+            this.code,
+            at(ctx, key, 'steps', i, 'interaction'),
+            `Step ${i} names pipeline ${JSON.stringify(step.interaction)}; pipelines compose interactions and operations, never pipelines.`,
+          )
       })
     }
   },
@@ -73,7 +83,8 @@ export const pipelineAdapters: NatsRule = {
         if (i === 0) return ctx.report(this.code, pointer, 'The first step takes the invocation input and has no inputAdapter.')
         const adapter = ctx.section('adapters')[step.inputAdapter]
         const previous = stepOutput(ctx, steps[i - 1]!)
-        if (isObject(adapter) && previous && !sameSchema(ctx, localSchema(ctx, adapter.inputSchema), previous)) ctx.report(this.code, pointer, `Transform ${JSON.stringify(step.inputAdapter)} does not take exactly the preceding step's output.`)
+        if (isObject(adapter) && previous && !sameSchema(ctx, localSchema(ctx, adapter.inputSchema), previous))
+          ctx.report(this.code, pointer, `Transform ${JSON.stringify(step.inputAdapter)} does not take exactly the preceding step's output.`)
       })
     }
   },
@@ -81,7 +92,8 @@ export const pipelineAdapters: NatsRule = {
 
 export const pipelineBindings: NatsRule = {
   code: 'NATS_PIPELINE_BINDING',
-  description: 'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, or naming a pointer or context field that does not exist.',
+  description:
+    'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, or naming a pointer or context field that does not exist.',
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
@@ -90,23 +102,43 @@ export const pipelineBindings: NatsRule = {
         const payload = (isObject(b.payload) ? b.payload : {}) as Record<string, Record<string, unknown>>
         const pointer = at(ctx, key, 'steps', i, 'bindings')
         if ('interaction' in step) {
-          if (Object.keys(subject).length > 0 || Object.keys(payload).length > 0) ctx.report(this.code, pointer, "An interaction step's bindings are exactly {subject: {}, payload: {}}: the interaction binds its own request.")
+          if (Object.keys(subject).length > 0 || Object.keys(payload).length > 0)
+            ctx.report(this.code, pointer, "An interaction step's bindings are exactly {subject: {}, payload: {}}: the interaction binds its own request.")
           return
         }
         if (actionOf(ctx, step.operation) !== 'send') return
         const input = stageInput(ctx, steps, i)
-        for (const [part, map] of [['subject', subject], ['payload', payload]] as const) {
+        for (const [part, map] of [
+          ['subject', subject],
+          ['payload', payload],
+        ] as const) {
           for (const [target, source] of Object.entries(map)) {
             const where = `${pointer}/${part}/${escapeToken(target)}`
             const kinds = isObject(source) ? Object.keys(source) : []
-            if (kinds.length !== 1 || !['stageInput', 'context', 'literal'].includes(kinds[0]!)) ctx.report(this.code, where, 'An operation step binds from exactly one of {stageInput}, {context} or {literal}; interaction inputs and branch fields do not exist here.')
-            else if ('context' in source && !Object.hasOwn(CONTEXT_FIELDS, source.context as string)) ctx.report(this.code, where, `${JSON.stringify(source.context)} is not a context field.`)
-            else if ('stageInput' in source && input && typeof source.stageInput === 'string' && source.stageInput !== '' && !schemaAtPointer(ctx, input, source.stageInput)) ctx.report(this.code, where, `${source.stageInput} does not exist in this step's stage input.`)
+            if (kinds.length !== 1 || !['stageInput', 'context', 'literal'].includes(kinds[0]!))
+              ctx.report(
+                this.code,
+                where,
+                'An operation step binds from exactly one of {stageInput}, {context} or {literal}; interaction inputs and branch fields do not exist here.',
+              )
+            else if ('context' in source && !Object.hasOwn(CONTEXT_FIELDS, source.context as string))
+              ctx.report(this.code, where, `${JSON.stringify(source.context)} is not a context field.`)
+            else if (
+              'stageInput' in source &&
+              input &&
+              typeof source.stageInput === 'string' &&
+              source.stageInput !== '' &&
+              !schemaAtPointer(ctx, input, source.stageInput)
+            )
+              ctx.report(this.code, where, `${source.stageInput} does not exist in this step's stage input.`)
           }
         }
         const channel = ctx.operationChannel(step.operation)
-        if (channel) for (const param of Object.keys(channel.parameters)) if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
-        for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload))) ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
+        if (channel)
+          for (const param of Object.keys(channel.parameters))
+            if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
+        for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
+          ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
         checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${escapeToken(p)}`, this.code)
       })
     }
@@ -122,7 +154,12 @@ export const pipelineOutput: NatsRule = {
         if (i === 0 || !('operation' in step)) return
         const b = isObject(step.bindings) ? step.bindings : {}
         const reads = ['subject', 'payload'].some((part) => isObject(b[part]) && Object.values(b[part] as object).some((s) => isObject(s) && 'stageInput' in s))
-        if (reads && !stageInput(ctx, steps, i)) ctx.report(this.code, at(ctx, key, 'steps', i, 'bindings'), `Step ${i} reads stageInput, but step ${i - 1} produces no typed output (only an interaction with an aggregation adapter does).`)
+        if (reads && !stageInput(ctx, steps, i))
+          ctx.report(
+            this.code,
+            at(ctx, key, 'steps', i, 'bindings'),
+            `Step ${i} reads stageInput, but step ${i - 1} produces no typed output (only an interaction with an aggregation adapter does).`,
+          )
       })
     }
   },
@@ -142,7 +179,12 @@ export const pipelineSchemas: NatsRule = {
           if (!isObject(source) || typeof source.stageInput !== 'string' || !input) continue
           const from = source.stageInput === '' ? input : schemaAtPointer(ctx, input, source.stageInput)
           const to = schemaAtPointer(ctx, root, path)
-          if (from && to && !sameSchema(ctx, from, to)) ctx.report(this.code, at(ctx, key, 'steps', i, 'bindings', 'payload', path), `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`)
+          if (from && to && !sameSchema(ctx, from, to))
+            ctx.report(
+              this.code,
+              at(ctx, key, 'steps', i, 'bindings', 'payload', path),
+              `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`,
+            )
         }
       })
     }
@@ -159,7 +201,13 @@ export const workflowRule: NatsRule = {
       if (!file) continue
       const doc = file.source.value
       const dsl = isObject(doc) && isObject(doc.document) ? doc.document.dsl : undefined
-      if (dsl !== '1.0.4') ctx.reportIn(file, this.code, '/document/dsl', `Workflow ${JSON.stringify(key)} must be an Open Workflow 1.0.4 document (document.dsl: '1.0.4'), not ${JSON.stringify(dsl ?? null)}.`)
+      if (dsl !== '1.0.4')
+        ctx.reportIn(
+          file,
+          this.code,
+          '/document/dsl',
+          `Workflow ${JSON.stringify(key)} must be an Open Workflow 1.0.4 document (document.dsl: '1.0.4'), not ${JSON.stringify(dsl ?? null)}.`,
+        )
     }
   },
 }

@@ -37,7 +37,10 @@ export const asyncapiVersion: NatsRule = {
   code: 'NATS_ASYNCAPI_VERSION',
   description: 'The document is not AsyncAPI 3.1.0 (an unsupported capability).',
   check(ctx) {
-    if (ctx.doc.asyncapi !== '3.1.0') ctx.report(this.code, '/asyncapi', `asyncapi: ${JSON.stringify(ctx.doc.asyncapi ?? null)} is not supported; profile v0.2 documents are AsyncAPI 3.1.0.`, { version: ctx.doc.asyncapi })
+    if (ctx.doc.asyncapi !== '3.1.0')
+      ctx.report(this.code, '/asyncapi', `asyncapi: ${JSON.stringify(ctx.doc.asyncapi ?? null)} is not supported; profile v0.2 documents are AsyncAPI 3.1.0.`, {
+        version: ctx.doc.asyncapi,
+      })
   },
 }
 
@@ -49,12 +52,23 @@ export const asyncapiSchema: NatsRule = {
     const all = schemaErrors('asyncapi', ctx.doc)
     if (all.length === 0) return
     // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
-    const errors = all.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && !(e.keyword === 'required' && e.params.missingProperty === '$ref') && !e.instancePath.startsWith('/x-nats-contract'))
+    const errors = all.filter(
+      (e) =>
+        e.keyword !== 'oneOf' &&
+        e.keyword !== 'anyOf' &&
+        !(e.keyword === 'required' && e.params.missingProperty === '$ref') &&
+        !e.instancePath.startsWith('/x-nats-contract'),
+    )
     const seen = new Set<string>()
     for (const e of errors.length > 0 ? errors : all.slice(0, 1)) {
       if (seen.has(e.instancePath)) continue
       seen.add(e.instancePath)
-      ctx.report(this.code, e.instancePath, `AsyncAPI 3.1.0: ${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`, { keyword: e.keyword })
+      ctx.report(
+        this.code,
+        e.instancePath,
+        `AsyncAPI 3.1.0: ${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`,
+        { keyword: e.keyword },
+      )
     }
   },
 }
@@ -63,7 +77,8 @@ export const profilePresent: NatsRule = {
   code: 'NATS_PROFILE_MISSING',
   description: 'The document has no `x-nats-contract` object.',
   check(ctx) {
-    if (!isObject(ctx.doc['x-nats-contract'])) ctx.report(this.code, '', 'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root.')
+    if (!isObject(ctx.doc['x-nats-contract']))
+      ctx.report(this.code, '', 'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root.')
   },
 }
 
@@ -72,7 +87,11 @@ export const profileVersion: NatsRule = {
   description: '`x-nats-contract.version` is not exactly `0.2.0-draft` (an unsupported profile).',
   check(ctx) {
     if (isObject(ctx.doc['x-nats-contract']) && ctx.profile.version !== '0.2.0-draft') {
-      ctx.report(this.code, '/x-nats-contract/version', `Profile version ${JSON.stringify(ctx.profile.version ?? null)} is not supported; this compiler implements exactly 0.2.0-draft.`)
+      ctx.report(
+        this.code,
+        '/x-nats-contract/version',
+        `Profile version ${JSON.stringify(ctx.profile.version ?? null)} is not supported; this compiler implements exactly 0.2.0-draft.`,
+      )
     }
   },
 }
@@ -94,7 +113,12 @@ export const profileUnsupported: NatsRule = {
     for (const e of profileErrors(ctx)) {
       if (e.keyword !== 'additionalProperties') continue
       const name = e.params.additionalProperty as string
-      ctx.report(this.code, `/x-nats-contract${e.instancePath}/${escapeToken(name)}`, `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`, { member: name })
+      ctx.report(
+        this.code,
+        `/x-nats-contract${e.instancePath}/${escapeToken(name)}`,
+        `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`,
+        { member: name },
+      )
     }
   },
 }
@@ -109,7 +133,12 @@ export const profileShape: NatsRule = {
       const pointer = `/x-nats-contract${e.instancePath}${e.keyword === 'required' ? '/' + String(e.params.missingProperty) : ''}`
       if (seen.has(pointer)) continue
       seen.add(pointer)
-      ctx.report(this.code, pointer, `x-nats-contract${e.instancePath.replace(/\//g, '.')} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`, { keyword: e.keyword })
+      ctx.report(
+        this.code,
+        pointer,
+        `x-nats-contract${e.instancePath.replace(/\//g, '.')} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`,
+        { keyword: e.keyword },
+      )
     }
   },
 }

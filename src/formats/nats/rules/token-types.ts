@@ -10,7 +10,8 @@ export const tokenTypeForm: NatsRule = {
   check(ctx) {
     for (const [name, def] of Object.entries(ctx.section('tokenTypes'))) {
       const problem = tokenTypeProblem(def)
-      if (problem) ctx.report(this.code, ctx.pointer('x-nats-contract', 'tokenTypes', name), `Token type ${JSON.stringify(name)} ${problem}.`, { tokenType: name })
+      if (problem)
+        ctx.report(this.code, ctx.pointer('x-nats-contract', 'tokenTypes', name), `Token type ${JSON.stringify(name)} ${problem}.`, { tokenType: name })
     }
   },
 }
@@ -21,7 +22,12 @@ export const tokenTypeNonEmpty: NatsRule = {
   check(ctx) {
     for (const [name, def] of Object.entries(ctx.section('tokenTypes'))) {
       if (tokenTypeProblem(def) === undefined && isEmptyLanguage(def as TokenType)) {
-        ctx.report(this.code, ctx.pointer('x-nats-contract', 'tokenTypes', name), `No token belongs to ${JSON.stringify(name)}: its prefix and first-character rule need more bytes than maxLength allows.`, { tokenType: name })
+        ctx.report(
+          this.code,
+          ctx.pointer('x-nats-contract', 'tokenTypes', name),
+          `No token belongs to ${JSON.stringify(name)}: its prefix and first-character rule need more bytes than maxLength allows.`,
+          { tokenType: name },
+        )
       }
     }
   },

@@ -1,0 +1,59 @@
+// ESLint (flat config): the recommended JavaScript and TypeScript rules, and the layer boundaries
+// docs/architecture.md describes, as import restrictions per folder.
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+const layer = (files, forbidden, message) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }] },
+})
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'test/.tmp/**',
+      'bench/.work/**',
+      'fixtures/**',
+      'test/fixtures/**',
+      'test/__snapshots__/**',
+      'examples/**/dist/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { console: 'readonly', process: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', globalThis: 'readonly' },
+    },
+    rules: {
+      // Generated and document data is typed at its boundary; `any` stays where a value is JSON of any shape.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  layer(
+    ['src/runtime/**/*.ts'],
+    ['**/core/**', '**/formats/**', '**/plugin/**', '**/cli/**'],
+    'The runtime is what applications ship: it imports only the runtime.',
+  ),
+  layer(['src/core/**/*.ts'], ['**/formats/**', '**/plugin/**', '**/cli/**'], 'Core names no format: formats plug in through the ContractFormat interface.'),
+  layer(
+    ['src/formats/benzene/**/*.ts'],
+    ['**/formats/nats/**', '**/formats/dasp/**', '../nats/**', '../dasp/**', '**/plugin/**', '**/cli/**'],
+    'A format imports core and the runtime, never another format, the plugin or the CLI.',
+  ),
+  layer(
+    ['src/formats/nats/**/*.ts'],
+    ['**/formats/benzene/**', '**/formats/dasp/**', '../benzene/**', '../dasp/**', '**/plugin/**', '**/cli/**'],
+    'A format imports core and the runtime, never another format, the plugin or the CLI.',
+  ),
+  layer(
+    ['src/formats/dasp/**/*.ts'],
+    ['**/formats/benzene/**', '**/formats/nats/**', '../benzene/**', '../nats/**', '**/plugin/**', '**/cli/**'],
+    'A format imports core and the runtime, never another format, the plugin or the CLI.',
+  ),
+  layer(['src/plugin/**/*.ts'], ['**/cli/**'], 'The plugin does not depend on the CLI.'),
+)
