@@ -77,3 +77,25 @@ export function capDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[]
   }
   return sortDiagnostics(kept)
 }
+
+/** Something diagnostics can point into: a file and a way to find a JSON Pointer's position in it. */
+export interface Locatable {
+  file: string
+  locate?(pointer: string): { line: number; column: number }
+}
+
+/**
+ * A diagnostic at `pointer` of `where` (line 1, column 1 when the source cannot locate it). The
+ * one way every stage of every format positions what it reports.
+ */
+export function diagnosticAt(
+  where: Locatable,
+  code: string,
+  pointer: string,
+  message: string,
+  data?: Record<string, unknown>,
+  severity: Severity = 'error',
+): Diagnostic {
+  const { line, column } = where.locate ? where.locate(pointer) : { line: 1, column: 1 }
+  return { code, severity, message, file: where.file, pointer, line, column, ...(data ? { data } : {}) }
+}

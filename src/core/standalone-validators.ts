@@ -7,6 +7,16 @@ const standaloneCode = require('ajv/dist/standalone') as typeof import('ajv/dist
 /** ajv runtime helpers generated code may ask for; `unplugin-contracts/runtime` provides each. */
 const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal'])
 
+/**
+ * An ajv for checking contract data against a JSON Schema (the AsyncAPI schema, profile shapes,
+ * DASP definition schemas): not strict (documents use keywords ajv does not know), formats not
+ * validated, `allErrors` when asked. The one place ajv is configured; `standaloneAjv` below adds
+ * what code generation needs.
+ */
+export function createAjv(options: { allErrors?: boolean } = {}): InstanceType<typeof Ajv> {
+  return new Ajv({ strict: false, validateFormats: false, ...options })
+}
+
 /** An ajv instance configured for standalone validators: all errors, own properties only, no formats. */
 export function standaloneAjv(): InstanceType<typeof Ajv> {
   return new Ajv({
@@ -28,7 +38,7 @@ let meta: InstanceType<typeof Ajv> | undefined
 
 /** Throws `schema is invalid: ...` (ajv's words) when a schema breaks the JSON Schema draft-07 meta-schema. */
 export function assertValidSchema(schema: unknown): void {
-  const ajv = (meta ??= new Ajv({ strict: false, validateFormats: false }))
+  const ajv = (meta ??= createAjv())
   if (!ajv.validateSchema(schema as object)) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`)
 }
 

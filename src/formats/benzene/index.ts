@@ -1,9 +1,10 @@
 import type { ContractFormat } from '../../core/format.js'
-import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
+import type { JsonSource } from '../../core/json-source.js'
 import { generateBenzene } from './generate.js'
 import { hashBenzene, inspectBenzene } from './inspect.js'
+import { loadBenzene } from './load.js'
 import type { BenzeneModel } from './model.js'
-import { buildModel } from './normalize-model.js'
+import { buildModel } from './build-model.js'
 import { resolveBenzeneOptions, type BenzeneOptions } from './options.js'
 import { checkBenzene } from './rules/index.js'
 
@@ -14,10 +15,7 @@ export const benzeneFormat: ContractFormat<JsonSource, JsonSource, BenzeneModel,
   queryKeys: ['topics', 'includeReserved', 'validate'],
   resolveOptions: resolveBenzeneOptions,
 
-  async load(file, host) {
-    const { source, diagnostics } = parseJsonSource(file, await host.readText(file))
-    return { input: source, diagnostics }
-  },
+  load: loadBenzene,
 
   check: (source) => ({ checked: source, diagnostics: checkBenzene(source) }),
 

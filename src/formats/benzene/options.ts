@@ -8,7 +8,7 @@ export type ValidateOption = 'request' | 'response' | 'both' | false
 /** Options for Benzene `*.spec.json` contracts (plugin option `benzene`, CLI flags, import query). */
 export interface BenzeneOptions {
   /**
-   * The topic include-list (seed 5.2). When given and non-empty, exactly these request topics are in
+   * The topic include-list (Benzene Contract Document §5.2). When given and non-empty, exactly these request topics are in
    * scope, reserved ones included. A topic the document does not have fails the build
    * (`BENZENE_UNKNOWN_TOPIC`). Overridden by the import query `?topics=a,b`.
    */

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, type DaspInput, type LoadedJson } from './load.js'
 
@@ -96,8 +96,7 @@ export class DaspContext {
   }
 
   reportIn(file: LoadedJson, code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    const { line, column } = file.source.locate(pointer)
-    this.diagnostics.push({ code, severity: 'error', message, file: file.file, pointer, line, column, ...(data ? { data } : {}) })
+    this.diagnostics.push(diagnosticAt({ file: file.file, locate: file.source.locate }, code, pointer, message, data))
   }
 
   pointer(...tokens: Array<string | number>): string {

@@ -4,7 +4,7 @@ import { DaspContext } from './context.js'
 import { generateDasp } from './generate.js'
 import { loadDasp, type DaspInput } from './load.js'
 import type { DaspModel } from './model.js'
-import { buildDaspModel } from './normalize.js'
+import { buildDaspModel } from './build-model.js'
 import { daspRules } from './rules.js'
 
 /** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */

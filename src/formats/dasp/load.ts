@@ -1,6 +1,6 @@
 import { append } from '../../core/append.js'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { isObject } from '../../runtime/shared/json-value.js'
@@ -28,8 +28,7 @@ const report = (
   message: string,
   data?: Record<string, unknown>,
 ) => {
-  const { line, column } = where.source ? where.source.locate(pointer) : { line: 1, column: 1 }
-  diagnostics.push({ code, severity: 'error', message, file: where.file, pointer, line, column, ...(data ? { data } : {}) })
+  diagnostics.push(diagnosticAt({ file: where.file, locate: where.source?.locate }, code, pointer, message, data))
 }
 
 async function readJson(host: InputHost, file: string): Promise<LoadedJson | Diagnostic[]> {

@@ -1,17 +1,15 @@
+import { createAjv } from '../../core/standalone-validators.js'
 import { DASP_LOAD_CODES } from './codes.js'
 import type { Rule } from '../../core/rule.js'
 import { escapeToken } from '../../runtime/shared/json-pointer.js'
 import canonicalize from 'canonicalize'
-import { createRequire } from 'node:module'
 import { isObject } from './load.js'
 import { MAX_DIAGNOSTICS_PER_CODE } from '../../core/diagnostics.js'
 import { ANY_SCOPE, DaspContext, identityKey, type Definition } from './context.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
 
-const require = createRequire(import.meta.url)
-const Ajv = require('ajv') as typeof import('ajv').default
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+const ajv = createAjv({ allErrors: true })
 
 /** A DASP rule: one check, one stable code. */
 export type DaspRule = Rule<DaspContext>

@@ -6,7 +6,7 @@ import { parseAddress, parseFilter, positions } from './address.js'
 import type { Language } from './languages.js'
 import { isObject } from './document.js'
 import { profileOf, reporter, type LoadedFile, type NatsInput } from './load.js'
-import { tokenTypeProblem } from './token-types.js'
+import { tokenTypeProblem } from './token-type-form.js'
 
 export interface ChannelInfo {
   id: string
@@ -193,7 +193,7 @@ export function refId(value: unknown, prefix: string): string | undefined {
   return id.includes('~') ? id.replace(/~1/g, '/').replace(/~0/g, '~') : id
 }
 
-/** Only the members the seed defines, in a fixed order. */
+/** Only the members the profile defines (NATS contract profile v0.2, Token domains and channels), in a fixed order. */
 function normalizeTokenType(type: TokenType): TokenType {
   if (type.kind === 'enum') return { kind: 'enum', values: [...type.values] }
   const { alphabet, first, minLength, maxLength, prefix } = type

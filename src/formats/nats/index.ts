@@ -6,7 +6,7 @@ import { APPLICATION_DOCUMENT_NAME } from './document.js'
 import { generateNats } from './generate.js'
 import { loadInput, type NatsInput } from './load.js'
 import type { NatsModel } from './model.js'
-import { buildNatsModel } from './normalize.js'
+import { buildNatsModel } from './build-model.js'
 import { gateRules, natsRules } from './rules/index.js'
 
 function check(input: NatsInput): { checked: NatsContext; diagnostics: Diagnostic[] } {

@@ -1,6 +1,6 @@
 import { append } from '../../core/append.js'
 import { dirname, join, relative, resolve, sep } from 'node:path'
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
@@ -40,85 +40,85 @@ export const HEX64 = /^[0-9a-f]{64}$/
 export type Report = (file: string, source: JsonSource | undefined, code: string, pointer: string, message: string, data?: Record<string, unknown>) => void
 
 export function reporter(diagnostics: Diagnostic[]): Report {
-  return (file, source, code, pointer, message, data) => {
-    const { line, column } = source ? source.locate(pointer) : { line: 1, column: 1 }
-    diagnostics.push({ code, severity: 'error', message, file, pointer, line, column, ...(data ? { data } : {}) })
-  }
+  return (file, source, code, pointer, message, data) => void diagnostics.push(diagnosticAt({ file, locate: source?.locate }, code, pointer, message, data))
 }
 
 export function parseByExtension(file: string, text: string) {
   return /\.ya?ml$/.test(file) ? parseYamlSource(file, text) : parseJsonSource(file, text)
 }
 
-/** Reads the document, finds its bundle, and reads every locked file validation needs. */
-export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
-  const read = await host.read(file)
-  const parsed = parseYamlSource(file, read.text)
-  const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
-  const diagnostics: Diagnostic[] = []
-  const report = reporter(diagnostics)
-  const input: NatsInput = { main, documents: new Map(), files: new Map() }
-
-  const lockFile = await findLock(dirname(file), host)
-  if (lockFile) input.bundle = await readLock(lockFile, host, report)
-  const mainRel = input.bundle && relative(input.bundle.root, file).split(sep).join('/')
-  const mainTampered = input.bundle !== undefined && input.bundle.entries.has(mainRel!) && input.bundle.entries.get(mainRel!) !== read.sha256
-  if (parsed.diagnostics.length > 0) {
-    // Unreadable; if the lock pins other bytes, say that too (it may be tampering, not a typo).
-    if (mainTampered) reportLockDigest(report, input.bundle!, mainRel!, read.sha256)
-    return { diagnostics: [...diagnostics, ...parsed.diagnostics] }
-  }
-
+/**
+ * Reading a bundle for one document: every file is read through here, so each locked file is
+ * verified (present, plain, the locked digest) once, and a tampered one is reported once, at the lock.
+ */
+class BundleReader {
+  readonly diagnostics: Diagnostic[] = []
+  readonly report: Report = reporter(this.diagnostics)
   /** Lock paths whose bytes were found not to be the locked ones (reported once, at the lock). */
-  const tampered = new Set<string>()
+  readonly tampered = new Set<string>()
+
+  constructor(
+    readonly input: NatsInput,
+    readonly host: InputHost,
+  ) {}
+
+  reportTampered(rel: string, actual: string): void {
+    reportLockDigest(this.report, this.input.bundle!, rel, actual)
+  }
 
   /**
    * The bytes of a locked file, if it is present, a plain file and has the locked digest; otherwise a
    * diagnostic at `pointer` of `from` (or, for a changed digest, at the lock entry) and undefined.
    */
-  const verifyLocked = async (
+  async verifyLocked(
     rel: string,
     locked: string,
     from: { file: string; source: JsonSource },
     pointer: string,
-  ): Promise<{ abs: string; text: string; sha256: string } | undefined> => {
-    const bundle = input.bundle!
-    if (tampered.has(rel)) return undefined
+  ): Promise<{ abs: string; text: string; sha256: string } | undefined> {
+    const bundle = this.input.bundle!
+    if (this.tampered.has(rel)) return undefined
     const abs = join(bundle.root, ...rel.split('/'))
-    if ((await host.kind(abs)) === 'missing') {
-      report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but not in the bundle.`, { path: rel })
+    if ((await this.host.kind(abs)) === 'missing') {
+      this.report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but not in the bundle.`, { path: rel })
       return undefined
     }
-    if (!(await pathIsPlain(bundle.root, rel, host))) {
-      report(from.file, from.source, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, {
-        path: rel,
-      })
+    if (!(await pathIsPlain(bundle.root, rel, this.host))) {
+      this.report(
+        from.file,
+        from.source,
+        'NATS_LOCK_PATH',
+        pointer,
+        `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`,
+        {
+          path: rel,
+        },
+      )
       return undefined
     }
     let got: { text: string; sha256: string }
     try {
-      got = await host.read(abs)
+      got = await this.host.read(abs)
     } catch (error) {
       if (error instanceof InputError) {
-        report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but cannot be read.`, { path: rel })
+        this.report(from.file, from.source, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is locked but cannot be read.`, { path: rel })
         return undefined
       }
       throw error
     }
     if (got.sha256 !== locked) {
-      tampered.add(rel)
-      reportTampered(rel, got.sha256)
+      this.tampered.add(rel)
+      this.reportTampered(rel, got.sha256)
       return undefined
     }
     return { abs, ...got }
   }
-  const reportTampered = (rel: string, actual: string) => reportLockDigest(report, input.bundle!, rel, actual)
 
   /** Reads a bundle file named by a lock-relative path, if the lock lists it with that digest. */
-  const readLocked = async (rel: string, expected: string | undefined, from: LoadedFile, pointer: string): Promise<LoadedFile | undefined> => {
-    const bundle = input.bundle
+  async readLocked(rel: string, expected: string | undefined, from: LoadedFile, pointer: string): Promise<LoadedFile | undefined> {
+    const bundle = this.input.bundle
     if (!bundle) {
-      report(
+      this.report(
         from.file,
         from.source,
         'NATS_BUNDLE_REQUIRED',
@@ -129,7 +129,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     }
     const locked = bundle.entries.get(rel)
     if (locked === undefined) {
-      report(
+      this.report(
         from.file,
         from.source,
         'NATS_UNLOCKED_FILE',
@@ -140,7 +140,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       return undefined
     }
     if (expected !== undefined && expected !== locked) {
-      report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, {
+      this.report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, {
         path: rel,
         expected: locked,
         given: expected,
@@ -148,65 +148,112 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       return undefined
     }
     const abs = join(bundle.root, ...rel.split('/'))
-    const cached = input.documents.get(abs) ?? input.files.get(abs)
+    const cached = this.input.documents.get(abs) ?? this.input.files.get(abs)
     if (cached) return cached
-    const got = await verifyLocked(rel, locked, from, pointer)
+    const got = await this.verifyLocked(rel, locked, from, pointer)
     if (!got) return undefined
     const result = parseByExtension(abs, got.text)
-    append(diagnostics, result.diagnostics)
+    append(this.diagnostics, result.diagnostics)
     if (result.diagnostics.length > 0) return undefined
     return { file: abs, source: result.source, sha256: got.sha256 }
   }
+}
 
-  // Imported application documents, transitively (the import graph is checked for cycles later).
-  const queue: LoadedFile[] = [main]
-  while (queue.length > 0) {
-    const doc = queue.shift()!
+/** Reads the document, finds its bundle, and reads every locked file validation needs. */
+export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
+  const read = await host.read(file)
+  const parsed = parseYamlSource(file, read.text)
+  const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
+  const reader = new BundleReader({ main, documents: new Map(), files: new Map() }, host)
+  const { input } = reader
+  const lockFile = await findLock(dirname(file), host)
+  if (lockFile) input.bundle = await readLock(lockFile, host, reader.report)
+  const mainRel = input.bundle && relative(input.bundle.root, file).split(sep).join('/')
+  const mainTampered = input.bundle !== undefined && input.bundle.entries.has(mainRel!) && input.bundle.entries.get(mainRel!) !== read.sha256
+  if (parsed.diagnostics.length > 0) {
+    // Unreadable; if the lock pins other bytes, say that too (it may be tampering, not a typo).
+    if (mainTampered) reader.reportTampered(mainRel!, read.sha256)
+    return { diagnostics: [...reader.diagnostics, ...parsed.diagnostics] }
+  }
+  await readImports(reader)
+  await readOtherDocuments(reader)
+  await readArtifacts(reader)
+  await readFileRefs(reader)
+  // The lock vouches for the whole bundle, so every entry is checked, the document itself included,
+  // not only the files this document reads: a tampered bundle fails every build that uses it.
+  if (input.bundle) {
+    const bundle = input.bundle
+    if (mainTampered) reader.reportTampered(mainRel!, main.sha256)
+    for (const [rel, locked] of bundle.entries) {
+      const abs = join(bundle.root, ...rel.split('/'))
+      if (rel === mainRel || reader.tampered.has(rel) || input.documents.has(abs) || input.files.has(abs)) continue
+      await reader.verifyLocked(rel, locked, { file: bundle.lockFile, source: bundle.lock }, lockPointer(bundle, rel, 'path'))
+    }
+  }
+  return { input, diagnostics: reader.diagnostics }
+}
+
+/** Imported application documents, transitively (the import graph is checked for cycles later). */
+async function readImports(reader: BundleReader): Promise<void> {
+  const { input } = reader
+  const queue: LoadedFile[] = [input.main]
+  for (let next = 0; next < queue.length; next++) {
+    const doc = queue[next]!
     const profile = profileOf(doc.source.value)
     const imports = isObject(profile?.imports) ? profile.imports : {}
     for (const [alias, entry] of Object.entries(imports)) {
       if (!isObject(entry) || typeof entry.path !== 'string') continue
       const pointer = joinPointer('', 'x-nats-contract', 'imports', alias, 'path')
       if (input.documents.has(join(input.bundle?.root ?? '', ...entry.path.split('/')))) continue
-      const loaded = await readLocked(entry.path, typeof entry.sha256 === 'string' ? entry.sha256 : undefined, doc, pointer)
-      if (loaded && loaded.file !== main.file) {
+      const loaded = await reader.readLocked(entry.path, typeof entry.sha256 === 'string' ? entry.sha256 : undefined, doc, pointer)
+      if (loaded && loaded.file !== input.main.file) {
         input.documents.set(loaded.file, loaded)
         queue.push(loaded)
       }
     }
   }
-  // The other application documents of the bundle, for identity uniqueness.
-  if (input.bundle) {
-    for (const rel of input.bundle.entries.keys()) {
-      const abs = join(input.bundle.root, ...rel.split('/'))
-      if (!APPLICATION_DOCUMENT_NAME.test(rel) || abs === main.file || input.documents.has(abs)) continue
-      const loaded = await readLocked(rel, undefined, main, '')
-      if (loaded) input.documents.set(abs, loaded)
-    }
+}
+
+/** The other application documents of the bundle, for identity uniqueness. */
+async function readOtherDocuments(reader: BundleReader): Promise<void> {
+  const { input } = reader
+  if (!input.bundle) return
+  for (const rel of input.bundle.entries.keys()) {
+    const abs = join(input.bundle.root, ...rel.split('/'))
+    if (!APPLICATION_DOCUMENT_NAME.test(rel) || abs === input.main.file || input.documents.has(abs)) continue
+    const loaded = await reader.readLocked(rel, undefined, input.main, '')
+    if (loaded) input.documents.set(abs, loaded)
   }
-  // External native artifacts of streams and consumers.
-  const profile = profileOf(main.source.value)
+}
+
+/** External native artifacts of streams and consumers, and workflow documents (Open Workflow, YAML or JSON). */
+async function readArtifacts(reader: BundleReader): Promise<void> {
+  const { input } = reader
+  const profile = profileOf(input.main.source.value)
+  const artifacts: Array<{ artifact: Record<string, unknown>; pointer: string }> = []
   for (const kind of ['streams', 'consumers'] as const) {
     const resources = isObject(profile?.[kind]) ? (profile[kind] as Record<string, unknown>) : {}
     for (const [key, resource] of Object.entries(resources)) {
-      if (!isObject(resource) || resource.authority !== 'external' || !isObject(resource.artifact) || typeof resource.artifact.path !== 'string') continue
-      const pointer = joinPointer('', 'x-nats-contract', kind, key, 'artifact', 'path')
-      const loaded = await readLocked(
-        resource.artifact.path,
-        typeof resource.artifact.sha256 === 'string' ? resource.artifact.sha256 : undefined,
-        main,
-        pointer,
-      )
-      if (loaded) input.files.set(loaded.file, loaded)
+      if (isObject(resource) && resource.authority === 'external' && isObject(resource.artifact)) {
+        artifacts.push({ artifact: resource.artifact, pointer: joinPointer('', 'x-nats-contract', kind, key, 'artifact', 'path') })
+      }
     }
   }
-  // Workflow documents (Open Workflow, YAML or JSON).
   for (const [key, workflow] of Object.entries(isObject(profile?.workflows) ? (profile.workflows as Record<string, unknown>) : {})) {
-    if (!isObject(workflow) || !isObject(workflow.artifact) || typeof workflow.artifact.path !== 'string') continue
-    const pointer = joinPointer('', 'x-nats-contract', 'workflows', key, 'artifact', 'path')
-    const loaded = await readLocked(workflow.artifact.path, typeof workflow.artifact.sha256 === 'string' ? workflow.artifact.sha256 : undefined, main, pointer)
+    if (isObject(workflow) && isObject(workflow.artifact))
+      artifacts.push({ artifact: workflow.artifact, pointer: joinPointer('', 'x-nats-contract', 'workflows', key, 'artifact', 'path') })
+  }
+  for (const { artifact, pointer } of artifacts) {
+    if (typeof artifact.path !== 'string') continue
+    const loaded = await reader.readLocked(artifact.path, typeof artifact.sha256 === 'string' ? artifact.sha256 : undefined, input.main, pointer)
     if (loaded) input.files.set(loaded.file, loaded)
   }
+}
+
+/** Standard `$ref`s to other files: relative to the declaring file, never to the network. */
+async function readFileRefs(reader: BundleReader): Promise<void> {
+  const { input, report } = reader
+  const main = input.main
   // Standard `$ref`s to other files: relative to the declaring file, never to the network.
   for (const doc of [main]) {
     for (const { ref, pointer } of fileRefs(doc.source.value)) {
@@ -227,22 +274,10 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
         report(doc.file, doc.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${JSON.stringify(ref)} leaves the bundle.`, { ref })
         continue
       }
-      const loaded = await readLocked(rel, undefined, doc, pointer)
+      const loaded = await reader.readLocked(rel, undefined, doc, pointer)
       if (loaded) input.files.set(loaded.file, loaded)
     }
   }
-  // The lock vouches for the whole bundle, so every entry is checked, the document itself included,
-  // not only the files this document reads: a tampered bundle fails every build that uses it.
-  if (input.bundle) {
-    const bundle = input.bundle
-    if (mainTampered) reportTampered(mainRel!, main.sha256)
-    for (const [rel, locked] of bundle.entries) {
-      const abs = join(bundle.root, ...rel.split('/'))
-      if (rel === mainRel || tampered.has(rel) || input.documents.has(abs) || input.files.has(abs)) continue
-      await verifyLocked(rel, locked, { file: bundle.lockFile, source: bundle.lock }, lockPointer(bundle, rel, 'path'))
-    }
-  }
-  return { input, diagnostics }
 }
 
 export function profileOf(doc: unknown): Record<string, unknown> | undefined {

@@ -7,7 +7,7 @@ export interface TopicClient<Topic extends string, Version extends string | unde
   readonly topic: Topic
   /** The handler version; absent for an unversioned topic. */
   readonly version: Version
-  /** Hash of this topic's topic-scoped projection (seed 5.3, 6). */
+  /** Hash of this topic's topic-scoped projection (Benzene Contract Document §5.3, 6). */
   readonly contractHash: `sha256:${string}`
   /** Component schemas this topic's request and response reach, sorted. */
   readonly components: readonly string[]

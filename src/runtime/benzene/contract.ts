@@ -1,4 +1,4 @@
-/** The projection a module's `contractHash` covers (seed 6.4: only equal projections are comparable). */
+/** The projection a module's `contractHash` covers (Benzene Contract Document §6.4: only equal projections are comparable). */
 export type ContractProjection = { readonly kind: 'whole-service' } | { readonly kind: 'service-level'; readonly topics: readonly string[] }
 
 /** A generated module's `contract` export. */

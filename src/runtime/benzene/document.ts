@@ -1,7 +1,7 @@
 import { unescapeToken } from '../shared/json-pointer.js'
 export { isObject } from '../shared/json-value.js'
 /**
- * The Benzene contract document (seed sections 1-4), as the rules leave it: every type below holds
+ * The Benzene contract document (Benzene Contract Document §1-4), as the rules leave it: every type below holds
  * once validation has passed. Unknown members are kept (and hashed) but not modelled.
  */
 export type Schema = Record<string, unknown>

@@ -2,7 +2,7 @@
  * `unplugin-contracts/runtime/drift`: does the service still serve the contract a client was
  * generated from? The served document is fetched, the hash of the same projection the client or
  * module embeds is recomputed from it, and the two are compared. Hashes of different projections
- * are never compared (seed 6.4): they differ by construction, so such a comparison would report
+ * are never compared (Benzene Contract Document §6.4): they differ by construction, so such a comparison would report
  * drift that is not there, and miss drift that is.
  */
 import type { BenzeneDocument } from './document.js'

@@ -1,12 +1,12 @@
 /**
  * The Benzene contract hash (Contract Document §6.2): `"sha256:" + lowercase-hex(sha256(JCS(
- * normalize(projection))))`. One writer of the hash input, shared by the compiler (Node's digest,
+ * normalizeProjection(projection))))`. One writer of the hash input, shared by the compiler (Node's digest,
  * `hash-node.ts`) and `checkDrift` in browsers (Web Crypto, below), so the two can never disagree.
  */
 import canonicalize from 'canonicalize'
 import { isObject } from '../shared/json-value.js'
 import { sortKeys } from '../shared/sort-keys.js'
-import { normalize, type Projection } from './projection.js'
+import { normalizeProjection, type Projection } from './projection.js'
 
 /** `canonicalize` with the cycle guard it would otherwise allocate on every call (a Set per key and leaf). */
 const serialize = canonicalize as unknown as (value: unknown, seen: Set<object>) => string | undefined
@@ -56,12 +56,12 @@ function writeObject(sink: HashSink, value: Record<string, unknown>, member: (ke
 }
 
 /**
- * Writes JCS(normalize(projection)) into `sink`. Topic-scoped projections share their component
+ * Writes JCS(normalizeProjection(projection)) into `sink`. Topic-scoped projections share their component
  * schemas, so each schema goes to the sink whole (`schema`), where a digest can reuse its bytes
  * (bench/: this halves a 1,000-topic compile); everything else is canonicalized as it is.
  */
 export function writeHashInput(projection: Projection, sink: HashSink): void {
-  const doc = normalize(projection)
+  const doc = normalizeProjection(projection)
   writeObject(sink, doc, (key, value) => {
     if (key !== 'components' || !isObject(value)) return sink.text(canonical(value))
     writeObject(sink, value, (k, v) =>

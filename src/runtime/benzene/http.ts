@@ -25,7 +25,7 @@ export interface HttpSenderOptions {
   baseUrl: string | URL
   /**
    * The document's `messageEndpoint` (`/benzene/invoke`), resolved against `baseUrl`. There is no
-   * default path: a service without `messageEndpoint` does not take messages over HTTP (seed 1).
+   * default path: a service without `messageEndpoint` does not take messages over HTTP (Benzene Contract Document §1).
    */
   endpoint?: string
   /** A `fetch` implementation; default: the global one. */
@@ -49,7 +49,7 @@ export interface HttpSenderOptions {
   redirects?: 'none' | 'same-origin'
 }
 
-/** HTTP status for each Benzene status, and back (benzene-notes.md). */
+/** HTTP status for each Benzene status, and back (Benzene message over HTTP; docs/runtime.md). */
 const HTTP_STATUS: Record<BenzeneStatus, number> = {
   ok: 200,
   ignored: 200,

@@ -3,7 +3,7 @@ import { schemaClosure } from './closure.js'
 import { isReserved } from './scope.js'
 
 /**
- * The three hash inputs (benzene-notes.md, seed 5.3 and 6.4). They are different documents and
+ * The three hash inputs (the Benzene contract document's notes on the wire (docs/runtime.md), Benzene Contract Document §5.3 and 6.4). They are different documents and
  * their hashes are never comparable with each other.
  */
 export type Projection =
@@ -36,12 +36,12 @@ export function topicScoped(doc: BenzeneDocument, entry: RequestEntry, closure?:
 }
 
 /**
- * normalize() of benzene-notes.md: drops `example` from every entry, the top-level
+ * The normalization of Benzene Contract Document §6.2: drops `example` from every entry, the top-level
  * `messageEndpoint` and `transports`, and the `reserved` flag; a document that is not topic-scoped
  * also loses every reserved request entry, decided by the 5.1 rule before the flag goes.
  * Everything else, unknown members included, is kept as it stands. Never mutates its input.
  */
-export function normalize(projection: Projection): Record<string, unknown> {
+export function normalizeProjection(projection: Projection): Record<string, unknown> {
   const { messageEndpoint: _endpoint, transports: _transports, ...rest } = projection.document
   const requests = projection.kind === 'topic-scoped' ? rest.requests : rest.requests.filter((entry) => !isReserved(entry))
   return {

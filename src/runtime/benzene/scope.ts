@@ -1,6 +1,6 @@
 import type { BenzeneDocument, RequestEntry } from './document.js'
 
-/** Seed 5.1: reserved when the flag is true OR the topic starts with `benzene:` (case-sensitive). */
+/** Benzene Contract Document §5.1: reserved when the flag is true OR the topic starts with `benzene:` (case-sensitive). */
 export function isReserved(entry: { topic: string; reserved?: unknown }): boolean {
   return entry.reserved === true || entry.topic.startsWith('benzene:')
 }
@@ -16,13 +16,13 @@ export interface Scope {
   entries: RequestEntry[]
   /** Whether an include-list decided the scope (and so which projection the module hash covers). */
   hasIncludeList: boolean
-  /** Include-list names the document does not have (seed 5.2: fail loud). */
+  /** Include-list names the document does not have (Benzene Contract Document §5.2: fail loud). */
   unknownTopics: string[]
   /** Every request topic id of the document, for the fail-loud message. */
   validTopics: string[]
 }
 
-/** Seeds 5.1 and 5.2: which request topics are in scope. */
+/** Benzene Contract Document §5.1 and §5.2: which request topics are in scope. */
 export function selectScope(doc: BenzeneDocument, request: ScopeRequest): Scope {
   const validTopics = [...new Set(doc.requests.map((entry) => entry.topic))]
   const list = request.topics?.filter((t) => t !== '') ?? []

@@ -6,22 +6,25 @@ import type { BenzeneRule } from './rule.js'
 
 export const emptyTransports: BenzeneRule = {
   code: 'BENZENE_EMPTY_TRANSPORTS',
-  description: '`transports` is an empty array; the seed omits it when empty (seed 1).',
+  description: '`transports` is an empty array; the specification omits it when empty (Benzene Contract Document §1).',
   check({ doc, report }) {
     if (isObject(doc) && Array.isArray(doc.transports) && doc.transports.length === 0) {
-      report('/transports', '`transports` is omitted when empty, never written as [] (seed 1).')
+      report('/transports', '`transports` is omitted when empty, never written as [] (Benzene Contract Document §1).')
     }
   },
 }
 
 export const emptyHttpMappings: BenzeneRule = {
   code: 'BENZENE_EMPTY_HTTP_MAPPINGS',
-  description: '`httpMappings` is an empty array; the seed omits it when empty (seed 2).',
+  description: '`httpMappings` is an empty array; the specification omits it when empty (Benzene Contract Document §2).',
   check({ doc, report }) {
     if (!isObject(doc) || !Array.isArray(doc.requests)) return
     doc.requests.forEach((entry, i) => {
       if (isObject(entry) && Array.isArray(entry.httpMappings) && entry.httpMappings.length === 0) {
-        report(joinPointer('', 'requests', i, 'httpMappings'), '`httpMappings` is omitted when a topic has no HTTP exposure, never written as [] (seed 2).')
+        report(
+          joinPointer('', 'requests', i, 'httpMappings'),
+          '`httpMappings` is omitted when a topic has no HTTP exposure, never written as [] (Benzene Contract Document §2).',
+        )
       }
     })
   },

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../../../core/diagnostics.js'
+import { diagnosticAt, type Diagnostic } from '../../../core/diagnostics.js'
 import type { JsonSource } from '../../../core/json-source.js'
 import { discriminatorShape } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
@@ -13,7 +13,7 @@ import { reservedFlag } from './reserved-flag.js'
 import type { BenzeneRule } from './rule.js'
 import { schemaKeywords } from './schema-keywords.js'
 
-/** Every Benzene validation rule (seed sections 1-4). Each has one code; see docs/diagnostics.md. */
+/** Every Benzene validation rule (Benzene Contract Document §1-4). Each has one code; see docs/diagnostics.md. */
 export const benzeneRules: readonly BenzeneRule[] = [
   requiredMembers,
   memberTypes,
@@ -37,10 +37,7 @@ export function checkBenzene(source: JsonSource): Diagnostic[] {
   for (const rule of benzeneRules) {
     rule.check({
       doc: source.value,
-      report: (pointer, message, data) => {
-        const { line, column } = source.locate(pointer)
-        diagnostics.push({ code: rule.code, severity: rule.severity ?? 'error', message, file: source.file, pointer, line, column, ...(data ? { data } : {}) })
-      },
+      report: (pointer, message, data) => diagnostics.push(diagnosticAt(source, rule.code, pointer, message, data, rule.severity)),
     })
   }
   return diagnostics

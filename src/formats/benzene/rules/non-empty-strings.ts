@@ -26,7 +26,12 @@ export const emptyTopic: BenzeneRule = {
 
 export const emptyVersion: BenzeneRule = {
   code: 'BENZENE_EMPTY_VERSION',
-  description: 'A request or event has `version: ""` (an unversioned entry omits `version`; seed 2).',
+  description: 'A request or event has `version: ""` (an unversioned entry omits `version`; Benzene Contract Document §2).',
   check: ({ doc, report }) =>
-    checkEmpty(doc, 'version', report, '`version` is empty. An unversioned topic omits `version` entirely; "" is not the same as absent (seed 2).'),
+    checkEmpty(
+      doc,
+      'version',
+      report,
+      '`version` is empty. An unversioned topic omits `version` entirely; "" is not the same as absent (Benzene Contract Document §2).',
+    ),
 }

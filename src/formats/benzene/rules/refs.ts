@@ -7,14 +7,14 @@ import type { BenzeneRule } from './rule.js'
 
 export const refForm: BenzeneRule = {
   code: 'BENZENE_REF_FORM',
-  description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; seed 4).',
+  description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; Benzene Contract Document §4).',
   check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('$ref' in schema)) return
       if (refTarget(schema.$ref) === undefined) {
         report(
           joinPointer(where(), '$ref'),
-          `$ref ${JSON.stringify(schema.$ref)} is not of the form "#/components/schemas/<name>"; contract documents allow no other reference (seed 4).`,
+          `$ref ${JSON.stringify(schema.$ref)} is not of the form "#/components/schemas/<name>"; contract documents allow no other reference (Benzene Contract Document §4).`,
           { ref: schema.$ref },
         )
       }

@@ -7,7 +7,7 @@ import type { BenzeneRule } from './rule.js'
 export const requiredMembers: BenzeneRule = {
   code: 'BENZENE_MISSING_MEMBER',
   description:
-    "A member the seed marks REQUIRED is absent (openapi, info.title, info.version, requests, events, components.schemas, a request's topic/request/response, an event's topic/message, a mapping's method/path).",
+    "A member the specification marks REQUIRED is absent (openapi, info.title, info.version, requests, events, components.schemas, a request's topic/request/response, an event's topic/message, a mapping's method/path).",
   check({ doc, report }) {
     walkShape(doc, documentShape, '', (pointer, spec, _value, present) => {
       if (present || !spec.required) return

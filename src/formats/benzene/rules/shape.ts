@@ -4,7 +4,7 @@ import { isObject } from '../../../runtime/benzene/document.js'
 /** Complexity (each rule here, worst case on any input under the size limits): one walk along the fixed document shape (its depth is the shape's, a few levels): O(document). */
 
 /**
- * The member layout of a Benzene document (seed sections 1-3), shared by the rules for missing
+ * The member layout of a Benzene document (Benzene Contract Document §1-3), shared by the rules for missing
  * members and for wrongly typed ones. Members not listed are unknown and tolerated.
  */
 export type Kind = 'string' | 'boolean' | 'object' | 'array'

@@ -1,5 +1,5 @@
+import { createAjv } from '../../../core/standalone-validators.js'
 import { append } from '../../../core/append.js'
-import { createRequire } from 'node:module'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { tokenTypeContains } from '../containment.js'
@@ -12,9 +12,7 @@ import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per interaction, O(b log b) for b bindings (overlap by one sort), required-field coverage O(fields x depth) through set lookups, schema equality by memoized digests (linear in the schemas). */
 
-const require = createRequire(import.meta.url)
-const Ajv = require('ajv') as typeof import('ajv').default
-const ajv = new Ajv({ strict: false, validateFormats: false })
+const ajv = createAjv()
 
 /**
  * Literal checks, compiled once per distinct schema text. ajv's own cache is keyed by schema

@@ -1,5 +1,5 @@
 import { isObject } from '../document.js'
-import { configProblems, nameProblem } from '../native.js'
+import { configProblems, nameProblem } from '../native-config.js'
 import { resolveConfig } from '../resources.js'
 import type { NatsRule } from './rule.js'
 

@@ -1,3 +1,4 @@
+import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { createRequire } from 'node:module'
 import { isObject } from '../document.js'
@@ -7,7 +8,6 @@ import { profileSchema } from '../profile-schema.js'
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
 
 const require = createRequire(import.meta.url)
-const Ajv = require('ajv') as typeof import('ajv').default
 type Validate = import('ajv').ValidateFunction
 
 /**
@@ -21,7 +21,7 @@ function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
   let validate = compiledSchemas.get(key)
   if (!validate) {
     const schema = name === 'asyncapi' ? require('@asyncapi/specs/schemas/3.1.0-without-$id.json') : profileSchema
-    compiledSchemas.set(key, (validate = new Ajv({ allErrors, strict: false, validateFormats: false }).compile(schema)))
+    compiledSchemas.set(key, (validate = createAjv({ allErrors }).compile(schema)))
   }
   return validate
 }

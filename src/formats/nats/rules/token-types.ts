@@ -1,5 +1,5 @@
 import { isEmptyLanguage, type TokenType } from '../../../runtime/nats/tokens.js'
-import { tokenTypeProblem } from '../token-types.js'
+import { tokenTypeProblem } from '../token-type-form.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(values) per token type (enum values through a set). */

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
 import { schemaClosure } from '../../runtime/benzene/closure.js'
@@ -31,7 +31,7 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions): { mod
   const doc = source.value as BenzeneDocument
   const diagnostics: Diagnostic[] = []
   const report = (code: string, pointer: string, message: string, data?: Record<string, unknown>) =>
-    diagnostics.push({ code, severity: 'error', message, file: source.file, pointer, ...position(source, pointer), ...(data ? { data } : {}) })
+    diagnostics.push(diagnosticAt(source, code, pointer, message, data))
 
   const scope = resolveScope(source, doc, effective, diagnostics)
   if (!scope || diagnostics.length > 0) return { diagnostics }

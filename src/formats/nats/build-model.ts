@@ -31,17 +31,22 @@ export function channelExportName(id: string): string {
   return words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join('')
 }
 
-/** The model of a valid document; naming problems come back as diagnostics. */
-export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = []
+/** A backlink maker: positions in a file of the bundle, with its bundle-relative name (computed once per file). */
+type Link = (pointer: string, file?: string, locate?: (pointer: string) => { line: number; column: number }) => SourceLink
+
+function linker(ctx: NatsContext): Link {
   const root = ctx.input.bundle?.root ?? dirname(ctx.main.file)
   const relatives = new Map<string, string>()
-  const link = (pointer: string, file = ctx.main.file, locate = ctx.main.source.locate): SourceLink => {
+  return (pointer, file = ctx.main.file, locate = ctx.main.source.locate) => {
     const { line, column } = locate(pointer)
     let rel = relatives.get(file)
     if (rel === undefined) relatives.set(file, (rel = relative(root, file).split(sep).join('/') || basename(file)))
     return { file: rel, pointer, line, column }
   }
+}
+
+/** The channels, each with its export name (naming problems as diagnostics) and its filters in name order. */
+function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]): ChannelModel[] {
   const profiledChannels = ctx.section('channels')
   const channels: ChannelModel[] = []
   const names = new Map<string, string>()
@@ -95,6 +100,11 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
     channels.push(model)
   }
 
+  return channels
+}
+
+/** The operations as their profile entries describe them, members in a fixed order. */
+function operationModels(ctx: NatsContext, link: Link): OperationModel[] {
   const standardOps = ctx.standard('operations')
   const operations: OperationModel[] = []
   const profiledOps = ctx.section('operations')
@@ -128,40 +138,33 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
     operations.push(model)
   }
 
-  const native = (section: 'streams' | 'consumers'): NativeModel[] =>
-    Object.entries(ctx.section(section)).flatMap(([key, resource]) => {
-      const resolved = resolveConfig(ctx, section, key)
-      if (!isObject(resource) || !resolved || !isObject(resolved.config)) return []
-      const artifact = isObject(resource.artifact) ? resource.artifact : undefined
-      return [
-        {
-          key,
-          authority: resolved.authority,
-          ...(typeof resource.stream === 'string' ? { stream: resource.stream } : {}),
-          config: resolved.config,
-          ...(artifact ? { artifact: { path: String(artifact.path), sha256: String(artifact.sha256), pointer: String(resource.pointer) } } : {}),
-          source: link(resolved.pointer, resolved.file.file, resolved.file.source.locate),
-        },
-      ]
-    })
+  return operations
+}
 
-  const adapters = Object.entries(ctx.section('adapters')).flatMap(([key, a]) =>
-    isObject(a)
-      ? [
-          {
-            key,
-            kind: String(a.kind),
-            version: String(a.version),
-            inputSchema: String(a.inputSchema),
-            outputSchema: String(a.outputSchema),
-            ...(typeof a.description === 'string' ? { description: a.description } : {}),
-            source: link(ctx.pointer('x-nats-contract', 'adapters', key)),
-          },
-        ]
-      : [],
-  )
+/** Contract-owned and external streams or consumers, with their resolved closed configs. */
+function nativeModels(ctx: NatsContext, link: Link, section: 'streams' | 'consumers'): NativeModel[] {
+  return Object.entries(ctx.section(section)).flatMap(([key, resource]) => {
+    const resolved = resolveConfig(ctx, section, key)
+    if (!isObject(resource) || !resolved || !isObject(resolved.config)) return []
+    const artifact = isObject(resource.artifact) ? resource.artifact : undefined
+    return [
+      {
+        key,
+        authority: resolved.authority,
+        ...(typeof resource.stream === 'string' ? { stream: resource.stream } : {}),
+        config: resolved.config,
+        ...(artifact ? { artifact: { path: String(artifact.path), sha256: String(artifact.sha256), pointer: String(resource.pointer) } } : {}),
+        source: link(resolved.pointer, resolved.file.file, resolved.file.source.locate),
+      },
+    ]
+  })
+}
+
+/** Interactions with their inputs typed, the request channel's export and the payload schema a runtime check needs. */
+function interactionModels(ctx: NatsContext, link: Link, channels: readonly ChannelModel[]): NatsModel['interactions'] {
+  const standardOps = ctx.standard('operations')
   const exportOf = new Map(channels.map((c) => [c.id, c.exportName]))
-  const interactions = Object.entries(ctx.section('interactions')).flatMap(([id, it]) => {
+  return Object.entries(ctx.section('interactions')).flatMap(([id, it]) => {
     if (!isObject(it)) return []
     const requestChannel = typeof it.requestOperation === 'string' ? ctx.channelOf(standardOps[it.requestOperation]) : undefined
     const inputs = Object.fromEntries(
@@ -191,6 +194,29 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       },
     ]
   })
+}
+
+/** The model of a valid document; naming problems come back as diagnostics. */
+export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = []
+  const link = linker(ctx)
+  const channels = channelModels(ctx, link, diagnostics)
+  const operations = operationModels(ctx, link)
+  const adapters = Object.entries(ctx.section('adapters')).flatMap(([key, a]) =>
+    isObject(a)
+      ? [
+          {
+            key,
+            kind: String(a.kind),
+            version: String(a.version),
+            inputSchema: String(a.inputSchema),
+            outputSchema: String(a.outputSchema),
+            ...(typeof a.description === 'string' ? { description: a.description } : {}),
+            source: link(ctx.pointer('x-nats-contract', 'adapters', key)),
+          },
+        ]
+      : [],
+  )
   const pipelines = Object.entries(ctx.section('pipelines')).flatMap(([key, p]) =>
     isObject(p) ? [{ key, data: { key, ...p }, source: link(ctx.pointer('x-nats-contract', 'pipelines', key)) }] : [],
   )
@@ -208,10 +234,10 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       tokenTypes: { ...ctx.tokenTypes },
       channels,
       operations,
-      streams: native('streams'),
-      consumers: native('consumers'),
+      streams: nativeModels(ctx, link, 'streams'),
+      consumers: nativeModels(ctx, link, 'consumers'),
       adapters,
-      interactions,
+      interactions: interactionModels(ctx, link, channels),
       pipelines,
       workflows,
       schemas: components,

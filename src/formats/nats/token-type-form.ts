@@ -2,7 +2,7 @@ import { isBaseToken } from '../../runtime/nats/tokens.js'
 import { isObject } from './document.js'
 
 /**
- * Why a token type definition is not one of the two forms the seed defines, or undefined:
+ * Why a token type definition is not one of the two forms NATS contract profile v0.2 defines (Token domains and channels), or undefined:
  * `{kind: token, alphabet, first, minLength, maxLength, prefix}` with inclusive byte bounds in
  * 1..128, minimum no greater than maximum and a base-ASCII prefix; or `{kind: enum, values}` with
  * distinct valid tokens.

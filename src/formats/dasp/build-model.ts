@@ -1,17 +1,7 @@
+import { sortedCopy } from '../../core/emit.js'
 import type { DaspContext } from './context.js'
 import { isObject } from './load.js'
 import type { DaspModel } from './model.js'
-
-const sortKeys = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(sortKeys)
-    : isObject(value)
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((k) => [k, sortKeys(value[k])]),
-        )
-      : value
 
 /**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
@@ -20,16 +10,16 @@ const sortKeys = (value: unknown): unknown =>
  */
 export function buildDaspModel(ctx: DaspContext): DaspModel {
   const s = ctx.selection
-  const ref = (r: Record<string, unknown>) => ({ uri: r.uri, version: r.version, content: sortKeys(r.content) })
+  const ref = (r: Record<string, unknown>) => ({ uri: r.uri, version: r.version, content: sortedCopy(r.content) })
   const extensions = ctx.requested
     .map((e) => {
       const d = ctx.definitionOf(e.uri, e.version)!
       return {
         uri: e.uri,
         version: e.version,
-        content: sortKeys(d.value.content),
+        content: sortedCopy(d.value.content),
         scope: e.scope as string,
-        settings: sortKeys(e.settings) as Record<string, unknown>,
+        settings: sortedCopy(e.settings) as Record<string, unknown>,
         dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map((dep: Record<string, unknown>) => ({
           uri: dep.uri,
           version: dep.version,
