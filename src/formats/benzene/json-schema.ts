@@ -27,19 +27,7 @@ const FORMAT_PATTERNS: Record<string, string> = {
 const sortedData = (value: unknown) => (value !== null && typeof value === 'object' ? sortedCopy(value) : value)
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
 const INT32 = { minimum: -2147483648, maximum: 2147483647 }
-const COPIED = [
-  'minimum',
-  'maximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'minProperties',
-  'maxProperties',
-] as const
+const COPIED = 'minimum maximum multipleOf minLength maxLength pattern minItems maxItems uniqueItems minProperties maxProperties'.split(' ')
 
 export interface ConvertContext {
   catalogue: Readonly<Record<string, Schema>>

@@ -3,7 +3,7 @@ import { jsLiteral, sortKeys, sortedCopy } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
 import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
-import type { Schema, SchemaObject } from '../../runtime/shared/schema-check.js'
+import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
 import type { InteractionModel } from './model.js'
 
@@ -107,25 +107,7 @@ function reachable(refs: ReadonlySet<string>, convertedOf: (ref: string) => { re
 const IGNORED = new Set(['title', 'description', 'default', 'examples', '$comment', 'format', 'deprecated', 'readOnly', 'writeOnly', 'externalDocs'])
 
 /** Keywords whose value is data, copied as is (the meta-schema check has already held their form). */
-const ASSERTIONS = new Set([
-  'type',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'required',
-  'minProperties',
-  'maxProperties',
-])
+const ASSERTIONS = new Set(VALUE_KEYWORDS)
 
 /** Keywords whose value is one subschema, or a list of them. */
 const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then'])

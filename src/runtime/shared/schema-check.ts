@@ -54,36 +54,14 @@ export interface SchemaError {
   message: string
 }
 
-const KNOWN = new Set([
-  '$ref',
-  'type',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'items',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'properties',
-  'required',
-  'additionalProperties',
-  'patternProperties',
-  'minProperties',
-  'maxProperties',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-])
+/** Keywords whose value is data (an assertion's argument), not a subschema. */
+export const VALUE_KEYWORDS: readonly string[] = (
+  'type enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern ' +
+  'minItems maxItems uniqueItems required minProperties maxProperties'
+).split(' ')
+/** Keywords whose value is one subschema, a list of them, or a map of them. */
+export const SUBSCHEMA_KEYWORDS: readonly string[] = 'items additionalProperties not if then allOf anyOf oneOf properties patternProperties'.split(' ')
+const KNOWN = new Set(['$ref', ...VALUE_KEYWORDS, ...SUBSCHEMA_KEYWORDS])
 
 /** Something that decides whether a string matches a pattern (a `RegExp`, or a linear-time matcher). */
 export interface PatternMatcher {
