@@ -44,7 +44,14 @@ export function recordingHost(root: string): InputHost & { digests: Map<string, 
     // thread-pool round trips were a tenth of a 500-channel compile, mostly spent idle (bench/).
     async kind(path: string) {
       if (path.includes('\0')) return 'other' as const
-      const stat = lstatSync(path, { throwIfNoEntry: false })
+      let stat: ReturnType<typeof lstatSync>
+      try {
+        stat = lstatSync(path, { throwIfNoEntry: false })
+      } catch {
+        // A name too long for the file system (ENAMETOOLONG), a component that is a file (ENOTDIR):
+        // nothing can be there.
+        return 'missing' as const
+      }
       if (!stat) return 'missing' as const
       return stat.isSymbolicLink() ? ('symlink' as const) : stat.isFile() ? ('file' as const) : stat.isDirectory() ? ('directory' as const) : ('other' as const)
     },
@@ -92,7 +99,12 @@ const inside = (path: string, tree: string) => path === tree || path.startsWith(
 
 /** Throws the diagnostic for a path that is a symlink or whose real location is outside every allowed tree. */
 function confine(abs: string, trees: readonly string[]): void {
-  const stat = lstatSync(abs, { throwIfNoEntry: false })
+  let stat: ReturnType<typeof lstatSync>
+  try {
+    stat = lstatSync(abs, { throwIfNoEntry: false })
+  } catch (error) {
+    throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`))
+  }
   if (stat?.isSymbolicLink()) {
     throw new InputError(
       fileProblem('CONTRACTS_SYMLINK', abs, `${abs} is a symbolic link; contracts and the files they read are plain files, never read through a link.`),
