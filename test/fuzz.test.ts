@@ -191,7 +191,13 @@ async function check(format: string, file: string, text: string): Promise<void> 
 const REGRESSIONS: Record<string, Mutation[][]> = {
   benzene: [],
   // A chain of 1,600 members copied 153 times (one input of several MB): held under 2 s per compile.
-  'nats-flow': [[{ op: 'chain', pick: 7290430, seed: 0 }, { op: 'wide', pick: 4, seed: 3703 }, { op: 'delete', pick: 762349362, seed: 334379404 }]],
+  'nats-flow': [
+    [
+      { op: 'chain', pick: 7290430, seed: 0 },
+      { op: 'wide', pick: 4, seed: 3703 },
+      { op: 'delete', pick: 762349362, seed: 334379404 },
+    ],
+  ],
   // An operation's channel $ref made to name nothing reached the generator (now NATS_REF_UNRESOLVED).
   nats: [
     [
@@ -200,7 +206,12 @@ const REGRESSIONS: Record<string, Mutation[][]> = {
     ],
   ],
   // A definitions entry 10,000 characters long made lstat throw ENAMETOOLONG: CONTRACTS_INTERNAL (now a diagnostic).
-  dasp: [[{ op: 'string', pick: 1308067287, seed: 467037838 }, { op: 'delete', pick: 0, seed: 0 }]],
+  dasp: [
+    [
+      { op: 'string', pick: 1308067287, seed: 467037838 },
+      { op: 'delete', pick: 0, seed: 0 },
+    ],
+  ],
 }
 
 /** Every fourth case gets a file name that would break out of a comment or a template literal. */

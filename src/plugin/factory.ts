@@ -4,13 +4,12 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { UnpluginFactory } from 'unplugin'
 import { createFilter } from 'unplugin-utils'
-import { ContractCompiler, type CompileOptions, type CompileResult } from '../core/compile.js'
+import type { CompileOptions, CompileResult } from '../core/compile.js'
 import { hasErrors } from '../core/diagnostics.js'
 import { packageRoot } from '../core/package-info.js'
-import { formats } from '../formats/index.js'
 import { codeFrame } from '../core/code-frame.js'
 import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
-import type { PluginOptions } from './options.js'
+import { resolveOptions, type PluginOptions } from './options.js'
 import { parseModuleId, splitQuery, toModuleId } from './module-id.js'
 import { writeSidecar } from './sidecar.js'
 
@@ -49,16 +48,17 @@ function esmEntry(name: string): string {
   return join(dirname(manifest), file)
 }
 
-export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (options = {}, meta) => {
-  const compiler = options.compiler ?? new ContractCompiler({ formats })
+export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw, meta) => {
+  const options = resolveOptions(raw)
+  const { compiler } = options
   // Files are claimed by the compiler's formats first (resolveId); include/exclude narrow that further.
-  const filter = createFilter(options.include, options.exclude ?? [/[\\/]node_modules[\\/]/])
+  const filter = createFilter(options.include, options.exclude)
   const esbuild = meta.framework === 'esbuild'
   /** Dependency file -> ids of the modules compiled from it, for hot updates. */
   const dependents = new Map<string, Set<string>>()
 
   const compileOptions = (file: string, query: string): CompileOptions => {
-    const { topics, ...benzene } = options.benzene ?? {}
+    const { topics, ...benzene } = options.benzene
     return { query, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
   }
 

@@ -1,24 +1,60 @@
 import type { FilterPattern } from 'unplugin-utils'
+import { ContractCompiler } from '../core/compile.js'
+import { formats } from '../formats/index.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
 
+/** The plugin's options; each is documented, with its default, in docs/options.md (one section per option). */
 export interface PluginOptions {
-  /** Files to handle (picomatch globs or RegExps). Default: every file a contract format claims (`*.spec.json`, `*.asyncapi.yaml`/`.yml`, `asyncapi.yaml`, `*.dasp.json`). */
+  /**
+   * Files to handle (picomatch globs or RegExps), among those a contract format claims
+   * (`*.spec.json`, `*.asyncapi.yaml`/`.yml`, `asyncapi.yaml`, `*.dasp.json`).
+   * @default every file a format claims
+   */
   include?: FilterPattern
-  /** Files to leave alone. Default: `node_modules`. */
+  /**
+   * Files to leave alone.
+   * @default [/[\\/]node_modules[\\/]/]
+   */
   exclude?: FilterPattern
   /**
-   * `'sidecar'` (default) writes `<name>.d.json.ts` beside each contract, for TypeScript's
-   * `allowArbitraryExtensions`, only when its content changes. `false` writes nothing.
+   * `'sidecar'` writes `<name>.d.<ext>.ts` beside each contract (for TypeScript's
+   * `allowArbitraryExtensions`), only when its content changes; `false` writes nothing.
+   * @default 'sidecar'
    */
   types?: 'sidecar' | false
   /**
-   * The compiler (and so the cache) to use; by default each plugin instance has its own. Sharing one
-   * lets several plugin instances, or a benchmark, see the same cache and its `compilations` count.
+   * The compiler (and so the cache) to use. Sharing one lets several plugin instances, or a
+   * benchmark, see the same cache and its `compilations` count.
+   * @default a new compiler of the built-in formats per plugin instance
    */
-  compiler?: import('../core/compile.js').ContractCompiler
+  compiler?: ContractCompiler
   /**
-   * Benzene options; `topics` may also be a function of the contract's absolute path so that one
-   * plugin instance can scope several documents differently. The import query wins over these.
+   * Benzene options (docs/options.md); `topics` may also be a function of the contract's absolute
+   * path, so that one plugin instance can scope several documents differently. The import query
+   * wins over these.
+   * @default {}
    */
   benzene?: Omit<BenzeneOptions, 'topics'> & { topics?: BenzeneOptions['topics'] | ((file: string) => readonly string[] | undefined) }
+}
+
+/** The options with every default filled in. */
+export interface ResolvedPluginOptions {
+  include: FilterPattern | undefined
+  exclude: FilterPattern
+  types: 'sidecar' | false
+  compiler: ContractCompiler
+  benzene: NonNullable<PluginOptions['benzene']>
+}
+
+export const DEFAULT_EXCLUDE: FilterPattern = [/[\\/]node_modules[\\/]/]
+
+/** Fills in the defaults (the one place they are). */
+export function resolveOptions(options: PluginOptions = {}): ResolvedPluginOptions {
+  return {
+    include: options.include,
+    exclude: options.exclude ?? DEFAULT_EXCLUDE,
+    types: options.types ?? 'sidecar',
+    compiler: options.compiler ?? new ContractCompiler({ formats }),
+    benzene: options.benzene ?? {},
+  }
 }

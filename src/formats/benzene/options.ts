@@ -11,23 +11,30 @@ export interface BenzeneOptions {
    * The topic include-list (Benzene Contract Document §5.2). When given and non-empty, exactly these request topics are in
    * scope, reserved ones included. A topic the document does not have fails the build
    * (`BENZENE_UNKNOWN_TOPIC`). Overridden by the import query `?topics=a,b`.
+   * @default undefined (every domain topic)
    */
   topics?: readonly string[]
-  /** Also admit reserved topics (`benzene:*` or `reserved: true`) when there is no include-list. Query: `?includeReserved`. */
+  /**
+   * Also admit reserved topics (`benzene:*` or `reserved: true`) when there is no include-list. Query: `?includeReserved`.
+   * @default false
+   */
   includeReserved?: boolean
   /**
    * Export names chosen by hand, keyed by topic id (`"payments:get-all": "listPayments"`) or, for
    * one version of a topic, by `topic@version` (`"payments:capture@v2": "capture"`).
+   * @default {}
    */
   names?: Readonly<Record<string, string>>
   /**
    * Payloads checked at run time by validators generated at build time: requests and event
-   * messages before they are sent, responses when they arrive. Default `'both'`. Query: `?validate=request`.
+   * messages before they are sent, responses when they arrive. Query: `?validate=request`.
+   * @default 'both'
    */
   validate?: ValidateOption
   /**
    * `format: int64` integers: `'number'` (default) types them as `number`, which loses precision
    * past 2^53; `'string'` types and validates them as decimal strings, for services that send them so.
+   * @default 'number'
    */
   int64?: 'number' | 'string'
 }
