@@ -117,7 +117,11 @@ describe('every command on every format', () => {
   const dasp = join(import.meta.dirname, '../fixtures/dasp/counter.dasp.json')
   const cases: Array<[format: string, file: string, text: RegExp]> = [
     ['benzene', payments, /^benzene contract .*\nservice hash: sha256:[0-9a-f]{64}\n {2}topic payments:capture/],
-    ['nats', nats, /^nats contract ledger 2\.0\.0 .*\ndocument digest: [0-9a-f]{64}\n {2}channel entryPosted {2}ledger\.\{region\}\.\{entryId\}\.posted/],
+    [
+      'nats',
+      nats,
+      /^nats contract ledger 2\.0\.0 .*\ndocument digest: [0-9a-f]{64}\n {2}channel balanceQuery {2}ledger\.balance\.\{account\}\n {2}channel balanceReply \(reply channel\)\n {2}channel entryPosted {2}ledger\.\{region\}\.\{entryId\}\.posted/,
+    ],
     ['dasp', dasp, /^dasp selection .*\n {2}extension https:\/\/dasp-protocol\.github\.io\/dasp\/contracts\/encrypted-delivery draft-01 {2}connection/],
   ]
 

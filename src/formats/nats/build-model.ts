@@ -1,6 +1,6 @@
 import { basename, dirname, relative, sep } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
-import { isValidIdentifier } from '../../core/emit.js'
+import { isValidIdentifier, sortedCopy } from '../../core/emit.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
@@ -196,7 +196,33 @@ function interactionModels(ctx: NatsContext, link: Link, channels: readonly Chan
   })
 }
 
-/** The model of a valid document; naming problems come back as diagnostics. */
+const byId = <T>(list: T[], id: (t: T) => string) => [...list].sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0))
+
+/**
+ * Mapping keys carry no order in YAML: channels, operations and every other keyed collection are
+ * emitted in id order, and data read from the document from key-sorted copies, so reordering a
+ * document's keys changes only `contract.digest` (the digest of its exact bytes). Operation and
+ * adapter descriptors are built member by member, in an order of their own, with channel filters in
+ * name order; channel parameters are read in sorted key order where they are written. The model is
+ * ordered here, once: generation and inspection read it as it is.
+ */
+function ordered(model: NatsModel): NatsModel {
+  return {
+    ...model,
+    tokenTypes: sortedCopy(model.tokenTypes),
+    channels: byId(model.channels, (c) => c.id),
+    operations: byId(model.operations, (o) => o.id),
+    streams: byId(model.streams, (s) => s.key).map(sortedCopy),
+    consumers: byId(model.consumers, (c) => c.key).map(sortedCopy),
+    adapters: byId(model.adapters, (a) => a.key),
+    interactions: byId(model.interactions, (i) => i.id).map((i) => ({ ...i, data: sortedCopy(i.data), payloadSchema: sortedCopy(i.payloadSchema) })),
+    pipelines: byId(model.pipelines, (p) => p.key).map((p) => ({ ...p, data: sortedCopy(p.data) })),
+    workflows: byId(model.workflows, (w) => w.key).map((w) => ({ ...w, data: sortedCopy(w.data) })),
+    // Component schemas are only read for payload validators, which copy what they use.
+  }
+}
+
+/** The model of a valid document, ordered for determinism; naming problems come back as diagnostics. */
 export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const link = linker(ctx)
@@ -228,7 +254,7 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
   if (diagnostics.length > 0) return { diagnostics }
   const info = ctx.doc.info as Record<string, unknown>
   return {
-    model: {
+    model: ordered({
       file: ctx.main.file,
       contract: { id: String(ctx.profile.contract), version: String(info.version), profile: '0.2.0-draft', digest: ctx.main.sha256 },
       tokenTypes: { ...ctx.tokenTypes },
@@ -241,7 +267,7 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       pipelines,
       workflows,
       schemas: components,
-    },
+    }),
     diagnostics,
   }
 }
