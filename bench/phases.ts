@@ -21,11 +21,12 @@ const t = (name: string, f: () => any) => {
 for (let i = 0; i < 25; i++) {
   const host = recordingHost(dirname(file))
   const s = performance.now()
-  const parsed = await format.parse(file, host)
-  ;(times.parse ??= []).push(performance.now() - s)
-  const d = t('validate', () => format.validate(parsed.parsed))
-  if (i === 0 && d.length) console.log(d.slice(0, 2))
-  const m = t('normalize', () => format.normalize(parsed.parsed, new Map(), undefined))
+  const loaded = await format.load(file, host)
+  ;(times.load ??= []).push(performance.now() - s)
+  const checked = t('check', () => format.check(loaded.input))
+  if (i === 0 && checked.diagnostics.length) console.log(checked.diagnostics.slice(0, 2))
+  const options = format.resolveOptions(undefined, new Map(), file).options
+  const m = t('model', () => format.model(checked.checked, options))
   const g = t('generate', () => format.generate(m.model))
   if (i === 0) console.log('code', g.code.length, 'dts', g.dts?.length)
 }

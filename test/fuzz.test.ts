@@ -113,7 +113,10 @@ function mutate(value: Json, mutations: Mutation[]): Json {
         break
       case 'wide': {
         // Many copies of a member beside it: wide overlaps (channels, operations, topics, settings).
-        const copies = 50 + (m.seed % 150)
+        // Copies of a large member are fewer: the sum stays near 200 KB, so an input is wide, not
+        // merely big (big inputs are test/hostile-compile.test.ts's, at full size).
+        const size = JSON.stringify(current ?? null).length
+        const copies = Math.min(50 + (m.seed % 150), Math.max(1, Math.floor(200_000 / Math.max(1, size))))
         if (Array.isArray(parent)) for (let i = 0; i < copies; i++) parent.push(JSON.parse(JSON.stringify(current ?? null)))
         else
           for (let i = 0; i < copies; i++)
