@@ -333,16 +333,22 @@ export function definitionsDocument(ctx: ConvertContext, refs?: Map<string, Read
       position.set(name, position.size)
       fresh.push(name)
     }
-    const freshSet = new Set(fresh)
-    const reopened: string[] = []
-    const unkeyed: string[] = []
-    for (const end = ctx.open.size; openTaken < end; openTaken++) {
-      const name = openNames.next().value!
-      if (!position.has(name)) unkeyed.push(name)
-      else if (!freshSet.has(name)) reopened.push(name)
+    // Most rounds open nothing new (a chain of references finds one name a round): then the round
+    // is just the fresh names, with nothing allocated for the open ones.
+    let round = fresh
+    if (openTaken < ctx.open.size) {
+      const freshSet = new Set(fresh)
+      const reopened: string[] = []
+      const unkeyed: string[] = []
+      for (const end = ctx.open.size; openTaken < end; openTaken++) {
+        const name = openNames.next().value!
+        if (!position.has(name)) unkeyed.push(name)
+        else if (!freshSet.has(name)) reopened.push(name)
+      }
+      reopened.sort((a, b) => position.get(a)! - position.get(b)!)
+      round = [...reopened, ...fresh, ...unkeyed]
     }
-    reopened.sort((a, b) => position.get(a)! - position.get(b)!)
-    for (const name of [...reopened, ...fresh, ...unkeyed]) {
+    for (const name of round) {
       for (const open of ctx.open.has(name) ? [false, true] : [false]) {
         const key = definitionKey(ctx, name, open)
         if (done.has(key)) continue
