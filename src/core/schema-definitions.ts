@@ -14,11 +14,11 @@ export const PATTERNS_CONSTANT = '$patterns'
 /** The import that constant needs, for the module's header. */
 export const LINEAR_PATTERNS_IMPORT = 'import { linearPatterns as $linearPatterns } from "unplugin-contracts/runtime/linear-pattern";'
 
-/** The linear-time patterns a validator over `root` (and the definitions `refs` reach) runs. */
-export function validatorPatterns(root: unknown, refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, string> {
+/** The linear-time patterns a validator over `root` and the definitions it reaches (`reachedDefinitions`) runs. */
+export function validatorPatterns(root: unknown, reached: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, string> {
   const out = new Map<string, string>()
   linearPatternsIn(root, out)
-  for (const ref of reachedDefinitions(refs, definitions)) for (const [pattern, source] of definitions.get(ref)!.patterns ?? []) out.set(pattern, source)
+  for (const ref of reached) for (const [pattern, source] of definitions.get(ref)!.patterns ?? []) out.set(pattern, source)
   return out
 }
 

@@ -62,8 +62,10 @@ export function generateValidators(
   // chain that every topic enters at another point: 1,400 topics gave a 45 MB module), the
   // validators of a direction share one object of all its definitions instead: output linear in
   // the document, at the price of keeping every definition of a direction once any is used.
+  // Each root's reached definitions, found once (the sharing decision, its patterns and its literal read them).
+  const reachedOf = roots.map((root) => reachedDefinitions(root.refs, definitions))
   let entries = 0
-  for (const root of roots) entries += reachedDefinitions(root.refs, definitions).size
+  for (const reached of reachedOf) entries += reached.size
   const shared = entries > SHARED_DEFINITIONS_FACTOR * (definitions.size + roots.length)
   if (shared) {
     for (const direction of DIRECTIONS) {
@@ -86,8 +88,8 @@ export function generateValidators(
   // Patterns no backtracking engine may run get linear-time matchers (src/core/pattern-safety.ts):
   // one module constant, passed only to the validators that reach such a pattern.
   const all = new Map<string, string>()
-  const calls = roots.map((root) => {
-    const patterns = validatorPatterns(root.json, root.refs, definitions)
+  const calls = roots.map((root, i) => {
+    const patterns = validatorPatterns(root.json, reachedOf[i]!, definitions)
     for (const [pattern, source] of patterns) all.set(pattern, source)
     return [
       root.name,

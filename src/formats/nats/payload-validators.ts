@@ -1,7 +1,14 @@
 import { append } from '../../core/append.js'
 import { jsLiteral, sortKeys, sortedCopy } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
-import { PATTERNS_CONSTANT, definitionsLiteral, patternsConstant, validatorPatterns, type EmittedDefinition } from '../../core/schema-definitions.js'
+import {
+  PATTERNS_CONSTANT,
+  definitionsLiteral,
+  patternsConstant,
+  reachedDefinitions,
+  validatorPatterns,
+  type EmittedDefinition,
+} from '../../core/schema-definitions.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
@@ -51,7 +58,7 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
       emitted.set(ref, { constant, refs: convertedOf(ref)!.refs, ...(patterns.size > 0 ? { patterns } : {}) })
       out.definitions.set(constant, jsLiteral(convertedOf(ref)!.schema))
     }
-    const patterns = validatorPatterns(root, refs, emitted)
+    const patterns = validatorPatterns(root, reachedDefinitions(refs, emitted), emitted)
     for (const [pattern, source] of patterns) linear.set(pattern, source)
     out.validators.set(
       it.id,

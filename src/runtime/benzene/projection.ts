@@ -24,11 +24,15 @@ export function serviceLevel(doc: BenzeneDocument, topics: readonly string[]): P
 /** One request entry: only that entry, no events, `components.schemas` narrowed to its closure. */
 export function topicScoped(doc: BenzeneDocument, entry: RequestEntry, closure?: readonly string[]): Projection {
   const names = closure ?? schemaClosure([entry.request, entry.response], doc.components.schemas)
-  // No prototype: a schema named `__proto__` is an own key like any other, and the object starts as
-  // a dictionary (each topic's closure is another key sequence; building them as shaped objects
-  // made a map transition per key: seconds on a long `$ref` chain).
-  const schemas = Object.create(null) as BenzeneDocument['components']['schemas']
-  for (const name of names) schemas[name] = doc.components.schemas[name]!
+  // A closure of a few schemas is a plain object (fast property access while it is hashed); a large
+  // one starts as a dictionary without a prototype, since building it as a shaped object made a map
+  // transition per key (seconds on a long `$ref` chain). Either way `__proto__` is an own key.
+  let schemas: BenzeneDocument['components']['schemas']
+  if (names.length <= 64) schemas = Object.fromEntries(names.map((name) => [name, doc.components.schemas[name]!]))
+  else {
+    schemas = Object.create(null) as BenzeneDocument['components']['schemas']
+    for (const name of names) schemas[name] = doc.components.schemas[name]!
+  }
   return {
     kind: 'topic-scoped',
     document: { ...doc, requests: [entry], events: [], components: { ...doc.components, schemas } },
