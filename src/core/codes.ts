@@ -9,7 +9,7 @@ export interface CodeInfo {
 /** Declares codes as data; the keys become the module's closed union of codes. */
 export const declareCodes = <const T extends Record<string, CodeInfo>>(codes: T): T => codes
 
-/** The codes core itself emits (reading, parsing, limits, the pipeline). */
+/** The codes core itself emits (reading, parsing, limits, the pipeline); `CoreCode` is their closed union. */
 export const CORE_CODES = declareCodes({
   CONTRACTS_UNKNOWN_FORMAT: { severity: 'error', meaning: 'No format handles the file.' },
   CONTRACTS_UNKNOWN_QUERY: { severity: 'error', meaning: 'An import query parameter the format does not know.' },
@@ -39,3 +39,5 @@ export const CORE_CODES = declareCodes({
     meaning: 'A value JSON cannot say: an explicit tag, `.inf`, `.nan`, a number beyond a double, or a `%YAML 1.1` directive.',
   },
 })
+
+export type CoreCode = keyof typeof CORE_CODES

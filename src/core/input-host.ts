@@ -1,3 +1,4 @@
+import type { CoreCode } from './codes.js'
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
@@ -15,7 +16,8 @@ export class InputError extends Error {
   }
 }
 
-export function fileProblem(code: string, file: string, message: string): Diagnostic {
+/** A problem with a whole file (line 1, column 1), for core's codes; a format positions its own with `diagnosticAt`. */
+export function fileProblem(code: CoreCode, file: string, message: string): Diagnostic {
   return { code, severity: 'error', message, file, pointer: '', line: 1, column: 1 }
 }
 

@@ -1,3 +1,4 @@
+import type { BenzeneModelCode } from './codes.js'
 import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
@@ -30,7 +31,7 @@ export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective
 export function buildModel(source: JsonSource, effective: BenzeneOptions): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
   const doc = source.value as BenzeneDocument
   const diagnostics: Diagnostic[] = []
-  const report = (code: string, pointer: string, message: string, data?: Record<string, unknown>) =>
+  const report = (code: BenzeneModelCode, pointer: string, message: string, data?: Record<string, unknown>) =>
     diagnostics.push(diagnosticAt(source, code, pointer, message, data))
 
   const scope = resolveScope(source, doc, effective, diagnostics)

@@ -11,3 +11,5 @@ export const BENZENE_MODEL_CODES = declareCodes({
     meaning: "The topics' schema closures hold more than 1,000,000 schemas together (unsupported: each topic-scoped hash covers its closure).",
   },
 })
+
+export type BenzeneModelCode = keyof typeof BENZENE_MODEL_CODES

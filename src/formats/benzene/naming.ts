@@ -1,3 +1,4 @@
+import type { BenzeneModelCode } from './codes.js'
 import { isValidIdentifier } from '../../core/emit.js'
 
 /** Export names are plain identifiers without `$`: generated code keeps `$` names for itself. */
@@ -35,7 +36,7 @@ export interface NamedEntry<E> {
   mapKey: string
 }
 
-type Report = (code: string, pointer: string, message: string, data?: Record<string, unknown>) => void
+type Report = (code: BenzeneModelCode, pointer: string, message: string, data?: Record<string, unknown>) => void
 
 /**
  * Export names for in-scope entries of one list. The `names` option wins, most specific key first

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { ImportQuery } from '../../core/format.js'
-import { fileProblem } from '../../core/input-host.js'
+import { diagnosticAt } from '../../core/diagnostics.js'
+import type { BenzeneModelCode } from './codes.js'
 
 /** Which payloads generated clients check at run time. */
 export type ValidateOption = 'request' | 'response' | 'both' | false
@@ -54,7 +55,8 @@ const VALIDATE_VALUES = new Map<string, ValidateOption>([
  */
 export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: string): { options: BenzeneOptions; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
-  const report = (message: string, data: Record<string, unknown>) => diagnostics.push({ ...fileProblem('BENZENE_INVALID_OPTION', file, message), data })
+  const code: BenzeneModelCode = 'BENZENE_INVALID_OPTION'
+  const report = (message: string, data: Record<string, unknown>) => diagnostics.push(diagnosticAt({ file }, code, '', message, data))
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw)))
     report(`The benzene options must be an object, not ${JSON.stringify(raw)}.`, { option: 'benzene', value: raw })
   const options = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as BenzeneOptions

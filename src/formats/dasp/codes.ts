@@ -11,3 +11,5 @@ export const DASP_LOAD_CODES = declareCodes({
     meaning: 'A manifest whose bytes do not hash to the pin, or a listed local file that does not hash to its digest, or is not a regular file.',
   },
 })
+
+export type DaspLoadCode = keyof typeof DASP_LOAD_CODES

@@ -1,3 +1,4 @@
+import type { DaspLoadCode } from './codes.js'
 import { append } from '../../core/append.js'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
@@ -23,7 +24,7 @@ export interface DaspInput {
 const report = (
   diagnostics: Diagnostic[],
   where: { file: string; source?: JsonSource },
-  code: string,
+  code: DaspLoadCode,
   pointer: string,
   message: string,
   data?: Record<string, unknown>,

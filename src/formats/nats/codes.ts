@@ -18,3 +18,6 @@ export const NATS_LOAD_CODES = declareCodes({
 export const NATS_MODEL_CODES = declareCodes({
   NATS_EXPORT_NAME: { severity: 'error', meaning: 'Two channel ids give the same export name, or one gives no usable identifier.' },
 })
+
+export type NatsLoadCode = keyof typeof NATS_LOAD_CODES
+export type NatsModelCode = keyof typeof NATS_MODEL_CODES

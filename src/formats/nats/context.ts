@@ -1,11 +1,11 @@
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isEmptyLanguage, type TokenType } from '../../runtime/nats/tokens.js'
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import { parseAddress, parseFilter, positions } from './address.js'
 import type { Language } from './languages.js'
 import { isObject } from './document.js'
-import { profileOf, reporter, type LoadedFile, type NatsInput } from './load.js'
+import { profileOf, type LoadedFile, type NatsInput } from './load.js'
 import { tokenTypeProblem } from './token-type-form.js'
 
 export interface ChannelInfo {
@@ -34,7 +34,6 @@ export class NatsContext {
   readonly diagnostics: Diagnostic[] = []
   readonly doc: Record<string, unknown>
   readonly profile: Record<string, unknown>
-  private readonly reportAt = reporter(this.diagnostics)
 
   constructor(readonly input: NatsInput) {
     this.doc = (isObject(input.main.source.value) ? input.main.source.value : {}) as Record<string, unknown>
@@ -46,11 +45,11 @@ export class NatsContext {
   }
 
   report(code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    this.reportAt(this.main.file, this.main.source, code, pointer, message, data)
+    this.reportIn(this.main, code, pointer, message, data)
   }
 
   reportIn(file: LoadedFile, code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    this.reportAt(file.file, file.source, code, pointer, message, data)
+    this.diagnostics.push(diagnosticAt({ file: file.file, locate: file.source.locate }, code, pointer, message, data))
   }
 
   section(name: string): Record<string, unknown> {

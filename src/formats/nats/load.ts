@@ -1,3 +1,5 @@
+import type { CoreCode } from '../../core/codes.js'
+import type { NatsLoadCode } from './codes.js'
 import { append } from '../../core/append.js'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
@@ -37,7 +39,15 @@ export interface NatsInput {
 const LOCK = 'bundle.lock.json'
 export const HEX64 = /^[0-9a-f]{64}$/
 
-export type Report = (file: string, source: JsonSource | undefined, code: string, pointer: string, message: string, data?: Record<string, unknown>) => void
+/** How reading the bundle reports: at a pointer of a file it read, with one of its own codes. */
+export type Report = (
+  file: string,
+  source: JsonSource | undefined,
+  code: NatsLoadCode | CoreCode,
+  pointer: string,
+  message: string,
+  data?: Record<string, unknown>,
+) => void
 
 export function reporter(diagnostics: Diagnostic[]): Report {
   return (file, source, code, pointer, message, data) => void diagnostics.push(diagnosticAt({ file, locate: source?.locate }, code, pointer, message, data))
