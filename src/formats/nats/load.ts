@@ -342,7 +342,7 @@ async function readLock(lockFile: string, host: InputHost, report: Report): Prom
   const { source, diagnostics } = parseJsonSource(lockFile, await host.readText(lockFile))
   const bundle: Bundle = { root: dirname(lockFile), lockFile, lock: source, entries: new Map() }
   if (diagnostics.length > 0) {
-    for (const d of diagnostics) report(lockFile, source, d.code, d.pointer, d.message)
+    for (const d of diagnostics) report(lockFile, source, d.code as CoreCode, d.pointer, d.message)
     return bundle
   }
   const value = source.value
