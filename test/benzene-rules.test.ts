@@ -21,6 +21,9 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['invalid-pattern', 'BENZENE_INVALID_SCHEMA', '/components/schemas/Order/properties/Id/pattern', 38, 24],
   ['pattern-unsupported', 'BENZENE_PATTERN_UNSUPPORTED', '/components/schemas/Order/properties/Id/pattern', 38, 24],
   ['endpoint-form', 'BENZENE_ENDPOINT_FORM', '/messageEndpoint', 8, 22],
+  ['required-empty', 'BENZENE_REQUIRED_EMPTY', '/components/schemas/Order/required', 41, 21],
+  ['read-write-only', 'BENZENE_READ_WRITE_ONLY', '/components/schemas/Order/properties/Id/writeOnly', 39, 26],
+  ['default-type', 'BENZENE_DEFAULT_TYPE', '/components/schemas/Order/properties/Id/default', 38, 24],
   ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/oneOf/1', 47, 11],
   ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
   ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
@@ -108,5 +111,46 @@ describe('documentation', () => {
     )
     expect(codes.size).toBeGreaterThan(60)
     for (const code of codes) expect(readme, code).toContain(`\`${code}\``)
+  })
+})
+
+describe('the MUST-level schema rules accept what they allow', () => {
+  const base = join(fixtures, 'invalid', 'default-type.spec.json')
+  const variant = async (name: string, edit: (doc: any) => void) => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const doc = JSON.parse(readFileSync(base, 'utf8'))
+    edit(doc)
+    const dir = join(import.meta.dirname, '.tmp/benzene-musts')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, `${name}.spec.json`)
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    return (await compile(file)).diagnostics
+  }
+  const id = (doc: any) => doc.components.schemas.Order.properties.Id
+  it.each([
+    ['a default of the type', (doc: any) => (id(doc).default = 'ord-1')],
+    ['a null default where nullable', (doc: any) => (id(doc).default = null)],
+    ['readOnly alone', (doc: any) => (delete id(doc).default, (id(doc).readOnly = true))],
+    ['a non-empty required', (doc: any) => (delete id(doc).default, (doc.components.schemas.Order.required = ['Id']))],
+  ])('%s', async (name, edit) => {
+    expect(await variant(name.replace(/\W+/g, '-'), edit)).toEqual([])
+  })
+})
+
+describe('reserved events (Benzene Contract Document §5.1, the prefix half of the rule)', () => {
+  it('a benzene:-prefixed event is left out by default, like a reserved request, and admitted by includeReserved', async () => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const doc = JSON.parse(readFileSync(join(fixtures, 'valid', 'payments.spec.json'), 'utf8'))
+    doc.events.push({ topic: 'benzene:audit', message: doc.events[0].message })
+    const dir = join(import.meta.dirname, '.tmp/benzene-reserved-events')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'events.spec.json')
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const plain = await inspect(file)
+    expect((plain.data as { events: string[] }).events).toEqual(['payment:captured@v1'])
+    const reserved = await inspect(file, { benzene: { includeReserved: true } })
+    expect((reserved.data as { events: string[] }).events).toEqual(['payment:captured@v1', 'benzene:audit'])
+    const module = await compile(file)
+    expect(module.code).not.toContain('benzene:audit')
   })
 })

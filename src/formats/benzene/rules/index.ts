@@ -12,6 +12,7 @@ import { requiredMembers } from './required-members.js'
 import { reservedFlag } from './reserved-flag.js'
 import type { BenzeneRule } from './rule.js'
 import { schemaKeywords } from './schema-keywords.js'
+import { defaultType, readWriteOnly, requiredNonEmpty } from './schema-musts.js'
 
 /** Every Benzene validation rule (Benzene Contract Document §1-4). Each has one code; see docs/diagnostics.md. */
 export const benzeneRules: readonly BenzeneRule[] = [
@@ -29,6 +30,9 @@ export const benzeneRules: readonly BenzeneRule[] = [
   discriminatorShape,
   patternEngineRule,
   endpointForm,
+  requiredNonEmpty,
+  readWriteOnly,
+  defaultType,
 ]
 
 /** Runs every rule over the document; each problem positioned at its pointer. */
