@@ -154,3 +154,28 @@ describe('reserved events (Benzene Contract Document §5.1, the prefix half of t
     expect(module.code).not.toContain('benzene:audit')
   })
 })
+
+describe('$ref fragments are percent-encoded JSON Pointers', () => {
+  it('#/components/schemas/Order%20Line names "Order Line"; text that is no percent-encoding stands as written', async () => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const doc = JSON.parse(readFileSync(join(fixtures, 'valid', 'payments.spec.json'), 'utf8'))
+    // The first topic's request schema gains two members, each a reference to a new schema.
+    const entry = doc.requests.find((r: { topic: string }) => r.topic === 'payments:refund')
+    const target = entry.request.$ref.split('/').pop()
+    doc.components.schemas['Order Line'] = { type: 'object', properties: { Sku: { type: 'string' } } }
+    doc.components.schemas['50%off'] = { type: 'object', properties: { Rate: { type: 'number' } } }
+    doc.components.schemas[target].properties.Line = { $ref: '#/components/schemas/Order%20Line' }
+    doc.components.schemas[target].properties.Deal = { $ref: '#/components/schemas/50%off' }
+    const dir = join(import.meta.dirname, '.tmp/benzene-percent')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'percent.spec.json')
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const result = await inspect(file)
+    expect(result.diagnostics).toEqual([])
+    const closure = (result.data as { closure: Record<string, string[]> }).closure['payments:refund']
+    expect(closure).toEqual(expect.arrayContaining([target, 'Order Line', '50%off']))
+    doc.components.schemas[target].properties.Line = { $ref: '#/components/schemas/Order%20Lines' }
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    expect((await compile(file)).diagnostics.map((d) => d.code)).toEqual(['BENZENE_REF_MISSING'])
+  })
+})

@@ -46,7 +46,19 @@ export function entryLabel(entry: { topic: string; version?: string }): string {
 /** The schema name a `$ref` of the exact form `#/components/schemas/<name>` names, or undefined. */
 export function refTarget(ref: unknown): string | undefined {
   if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX)) return undefined
-  const token = ref.slice(REF_PREFIX.length)
+  // A `$ref` is a URI reference, so its fragment is a percent-encoded JSON Pointer:
+  // `#/components/schemas/Order%20Line` names "Order Line". Text that is not a valid
+  // percent-encoding (`50%off`) is read as it stands.
+  const token = percentDecoded(ref.slice(REF_PREFIX.length))
   if (token === '' || token.includes('/')) return undefined
   return unescapeToken(token)
+}
+
+function percentDecoded(text: string): string {
+  if (!text.includes('%')) return text
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
