@@ -170,6 +170,59 @@ describe('schema interpreter', () => {
   })
 })
 
+describe('values as the OpenAPI 3.0 dialect means them', () => {
+  const converted = (schema: Record<string, unknown>) =>
+    schemaValidator(convert(schema, { catalogue: {}, direction: 'request', int64: 'string', documentId: 'doc', keys: new Map(), open: new Set() }) as Schema)
+
+  it('multipleOf is decided on the decimal numbers written, not on a float quotient', () => {
+    const cents = converted({ type: 'number', multipleOf: 0.01 })
+    for (const amount of [19.99, 0.07, 1.1, -19.99, 0, 1234567.89, 100]) expect(cents(amount), String(amount)).toBe(true)
+    for (const amount of [19.999, 0.001, 1e-7]) expect(cents(amount), String(amount)).toBe(false)
+    expect(converted({ type: 'number', multipleOf: 0.1 })(0.3)).toBe(true) // 0.3 / 0.1 is 2.9999999999999996 in binary
+    expect(converted({ type: 'number', multipleOf: 1.5 })(4.5)).toBe(true)
+    expect(converted({ type: 'number', multipleOf: 0.5 })(7.25)).toBe(false)
+    // Large numbers: 1e300 is not a multiple of 3, though 1e300 / 3 is an integral double.
+    expect(converted({ type: 'number', multipleOf: 3 })(1e300)).toBe(false)
+    expect(converted({ type: 'integer', multipleOf: 7 })(49)).toBe(true)
+  })
+
+  it('format: date is an RFC 3339 full-date, calendar-exact: every day of every month of sample years', () => {
+    const date = converted({ type: 'string', format: 'date' })
+    const pad = (n: number, width: number) => String(n).padStart(width, '0')
+    let checked = 0
+    for (const year of [0, 4, 100, 400, 1600, 1700, 1800, 1900, 1996, 1999, 2000, 2023, 2024, 2100, 2400, 9996, 9999]) {
+      const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+      for (let month = 0; month <= 13; month++) {
+        const last = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
+        for (let day = 0; day <= 32; day++, checked++) {
+          const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`
+          expect(date(text), text).toBe(day >= 1 && day <= last)
+        }
+      }
+    }
+    expect(checked).toBe(17 * 14 * 33)
+    for (const text of ['2026-1-01', '26-01-01', '2026-01-01T00:00:00Z', ' 2026-01-01', '2026-01-45', '2026-13-01']) expect(date(text), text).toBe(false)
+  })
+
+  it('format: date-time is an RFC 3339 date-time: the date as above, hours 00-23, offsets in range', () => {
+    const dateTime = converted({ type: 'string', format: 'date-time' })
+    for (const text of ['2026-11-30T10:00:00Z', '2024-02-29t23:59:60.123z', '2026-01-01T00:00:00+14:00', '2026-06-30T12:30:45.5-03:30'])
+      expect(dateTime(text), text).toBe(true)
+    for (const text of [
+      '2026-02-30T10:00:00Z',
+      '2023-02-29T10:00:00Z',
+      '2026-13-01T10:00:00Z',
+      '2026-11-30T24:00:00Z',
+      '2026-11-30T10:60:00Z',
+      '2026-11-30T10:00:61Z',
+      '2026-11-30T10:00:00+24:00',
+      '2026-11-30T10:00:00',
+      '2026-11-30 10:00:00Z',
+    ])
+      expect(dateTime(text), text).toBe(false)
+  })
+})
+
 describe('NATS payload validators', () => {
   // Interactions with `runtime-schema-check` get the interpreter when their payload schema keeps to
   // its keywords (annotations, `format` and `x-` members dropped), ajv standalone code otherwise.
@@ -226,6 +279,17 @@ describe('NATS payload validators', () => {
     )
     // Generated schemas keep to the interpreter's keywords (a property named __proto__ aside).
     expect(interpreted).toBeGreaterThan(Number(process.env.FUZZ_RUNS ?? 300) / 2)
+  })
+
+  it('decide multipleOf in decimal on both paths: 19.99 is a multiple of 0.01', () => {
+    const plain = build({ type: 'object', properties: { amount: { type: 'number', multipleOf: 0.01 } } })
+    const viaAjv = build({ type: 'object', properties: { amount: { type: 'number', multipleOf: 0.01 } }, propertyNames: { minLength: 1 } })
+    expect([plain.interpreted, viaAjv.interpreted]).toEqual([true, false])
+    for (const { validate } of [plain, viaAjv]) {
+      expect(validate({ amount: 19.99 })).toBe(true)
+      expect(validate({ amount: 0.3 })).toBe(true)
+      expect(validate({ amount: 19.995 })).toBe(false)
+    }
   })
 
   it('leave what the interpreter does not implement to ajv, with the same answers', () => {

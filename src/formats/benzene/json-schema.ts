@@ -18,9 +18,20 @@ import { refTarget } from '../../runtime/benzene/document.js'
  */
 export type Direction = 'request' | 'response'
 
+/**
+ * RFC 3339 §5.6 `full-date`, calendar-exact (§5.7): months 01-12, each month's own last day, and
+ * 29 February only in leap years (divisible by 4, and centuries only when divisible by 400).
+ * Bounded quantifiers and alternation only, so it runs as a native `RegExp` (core/pattern-safety).
+ */
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))'
+const LEAP_YEAR = '(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)'
+const FULL_DATE = `(?:\\d{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`
+/** RFC 3339 §5.6 `full-time`: hours 00-23, minutes 00-59, seconds up to a leap second 60, a numeric offset or Z. */
+const FULL_TIME = '(?:[01]\\d|2[0-3]):[0-5]\\d:(?:[0-5]\\d|60)(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)'
+
 const FORMAT_PATTERNS: Record<string, string> = {
-  'date-time': '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?(?:[Zz]|[+-]\\d{2}:\\d{2})$',
-  date: '^\\d{4}-\\d{2}-\\d{2}$',
+  'date-time': `^${FULL_DATE}[Tt]${FULL_TIME}$`,
+  date: `^${FULL_DATE}$`,
   uuid: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   byte: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
 }

@@ -229,11 +229,32 @@ function checkNumber(schema: SchemaObject, data: number, path: string, errors: S
     fail(errors, path, 'exclusiveMaximum', { comparison: '<', limit: schema.exclusiveMaximum }, `must be < ${schema.exclusiveMaximum}`)
   if (schema.exclusiveMinimum !== undefined && !(data > schema.exclusiveMinimum))
     fail(errors, path, 'exclusiveMinimum', { comparison: '>', limit: schema.exclusiveMinimum }, `must be > ${schema.exclusiveMinimum}`)
-  if (schema.multipleOf !== undefined) {
-    // As ajv decides it (no precision option): the quotient must be an integer.
-    const quotient = data / schema.multipleOf
-    if (quotient !== parseInt(String(quotient))) fail(errors, path, 'multipleOf', { multipleOf: schema.multipleOf }, `must be multiple of ${schema.multipleOf}`)
-  }
+  if (schema.multipleOf !== undefined && !isMultipleOf(data, schema.multipleOf))
+    fail(errors, path, 'multipleOf', { multipleOf: schema.multipleOf }, `must be multiple of ${schema.multipleOf}`)
+}
+
+/**
+ * Whether `data` is an integer multiple of `divisor`, decided on the decimal numbers the JSON text
+ * wrote (a number's shortest round-trip form), not on a float quotient: `19.99 / 0.01` is
+ * 1998.9999999999998 in binary floating point, yet 19.99 is a multiple of 0.01 as the document
+ * means it. Exact with BigInt; exponents of finite doubles are within ±400, so the scaled integers
+ * stay under ~1,400 digits: O(digits²) at worst, a few microseconds.
+ */
+export function isMultipleOf(data: number, divisor: number): boolean {
+  if (!Number.isFinite(data) || !Number.isFinite(divisor) || divisor <= 0) return false
+  if (Number.isInteger(data) && Number.isInteger(divisor) && Number.isSafeInteger(data) && Number.isSafeInteger(divisor)) return data % divisor === 0
+  const [a, ea] = decimal(data)
+  const [b, eb] = decimal(divisor)
+  const e = Math.min(ea, eb)
+  // data = a·10^ea, divisor = b·10^eb; scale both to 10^e and compare as integers.
+  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n
+}
+
+/** A finite number as `[digits, exponent]` with value digits·10^exponent, read from its shortest decimal form. */
+function decimal(value: number): [bigint, number] {
+  const [mantissa = '0', exponent = '0'] = Math.abs(value).toString().split('e')
+  const [whole = '0', fraction = ''] = mantissa.split('.')
+  return [BigInt(whole + fraction), Number(exponent) - fraction.length]
 }
 
 const patterns = new Map<string, RegExp>()
