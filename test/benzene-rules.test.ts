@@ -32,6 +32,12 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['json-lone-surrogate', 'JSON_LONE_SURROGATE', '/info/title', 3, 22],
 ]
 
+/** SHOULD-level problems: a warning at its pointer, and the module is still generated. */
+const warned: Array<[fixture: string, code: string, pointer: string, line: number, column: number]> = [
+  ['enum-empty', 'BENZENE_ENUM_EMPTY', '/components/schemas/Order/properties/Status/enum', 41, 21],
+  ['enum-duplicate', 'BENZENE_ENUM_DUPLICATE', '/components/schemas/Order/properties/Priority/enum/2', 44, 15],
+]
+
 describe('failing fixtures', () => {
   it.each(failing)('%s -> %s at %s (%i:%i)', async (fixture, code, pointer, line, column) => {
     const file = join(fixtures, 'invalid', `${fixture}.spec.json`)
@@ -44,8 +50,40 @@ describe('failing fixtures', () => {
   })
 
   it('every validation rule has a failing fixture', () => {
-    const covered = new Set(failing.map(([, code]) => code))
+    const covered = new Set([...failing, ...warned].map(([, code]) => code))
     for (const rule of benzeneRules) expect(covered, rule.code).toContain(rule.code)
+  })
+})
+
+describe('warning fixtures', () => {
+  it.each(warned)('%s -> %s at %s (%i:%i), and the module is generated', async (fixture, code, pointer, line, column) => {
+    const file = join(fixtures, 'invalid', `${fixture}.spec.json`)
+    const result = await compile(file)
+    expect(result.code).toContain('export const')
+    expect(result.diagnostics.map(({ code, pointer, line, column, file, severity }) => ({ code, pointer, line, column, file, severity }))).toEqual([
+      { code, pointer, line, column, file, severity: 'warning' },
+    ])
+  })
+
+  it('an enum that is not an array still breaks the MUST (BENZENE_INVALID_SCHEMA); distinct values and 0 beside 1 warn about nothing', async () => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const dir = join(import.meta.dirname, '.tmp/benzene-shoulds')
+    mkdirSync(dir, { recursive: true })
+    const variant = async (name: string, values: unknown) => {
+      const doc = JSON.parse(readFileSync(join(fixtures, 'invalid', 'enum-duplicate.spec.json'), 'utf8'))
+      doc.components.schemas.Order.properties.Priority.enum = values
+      const file = join(dir, `${name}.spec.json`)
+      writeFileSync(file, JSON.stringify(doc, null, 2))
+      return (await compile(file)).diagnostics.map((d) => [d.code, d.severity, d.pointer])
+    }
+    expect(await variant('not-array', 0)).toEqual([['BENZENE_INVALID_SCHEMA', 'error', '/components/schemas/Order/properties/Priority/enum']])
+    expect(await variant('distinct', [0, 1, 2])).toEqual([])
+    expect(
+      await variant('objects', [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ]),
+    ).toEqual([['BENZENE_ENUM_DUPLICATE', 'warning', '/components/schemas/Order/properties/Priority/enum/1']])
   })
 })
 

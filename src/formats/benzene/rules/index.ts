@@ -13,6 +13,7 @@ import { reservedFlag } from './reserved-flag.js'
 import type { BenzeneRule } from './rule.js'
 import { schemaKeywords } from './schema-keywords.js'
 import { defaultType, readWriteOnly, requiredNonEmpty } from './schema-musts.js'
+import { enumDuplicate, enumEmpty } from './schema-shoulds.js'
 
 /** Every Benzene validation rule (Benzene Contract Document §1-4). Each has one code; see docs/diagnostics.md. */
 export const benzeneRules: readonly BenzeneRule[] = [
@@ -33,6 +34,8 @@ export const benzeneRules: readonly BenzeneRule[] = [
   requiredNonEmpty,
   readWriteOnly,
   defaultType,
+  enumEmpty,
+  enumDuplicate,
 ]
 
 /** Runs every rule over the document; each problem positioned at its pointer. */

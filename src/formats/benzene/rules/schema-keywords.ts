@@ -3,7 +3,7 @@ import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema, type Where } from '../schema-walk.js'
 import type { BenzeneRule, Report } from './rule.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list; duplicates in enum/required through a set past 16 items. */
+/** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list; duplicates in required through a set. */
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object'])
 
@@ -36,7 +36,7 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   }
   if ('required' in schema) {
     const required = schema.required
-    if (!(Array.isArray(required) && required.every((n) => typeof n === 'string') && !hasDuplicates(required)))
+    if (!(Array.isArray(required) && required.every((n) => typeof n === 'string') && new Set(required).size === required.length))
       bad('required', 'an array of distinct property names')
   }
   for (const key of SCHEMA_VALUED) if (key in schema && !isObject(schema[key])) bad(key, 'a schema object')
@@ -53,11 +53,8 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   if ('pattern' in schema) {
     if (typeof schema.pattern !== 'string' || !compiles(schema.pattern)) bad('pattern', 'a regular expression (ECMA-262, Unicode mode)')
   }
-  if ('enum' in schema) {
-    const values = schema.enum
-    if (!(Array.isArray(values) && values.length > 0)) bad('enum', 'a non-empty array')
-    else if (hasDuplicates(values)) bad('enum', 'a list of distinct values')
-  }
+  // Empty or repeating enums are SHOULD-level (schema-shoulds.ts); only a non-array breaks the MUST.
+  if ('enum' in schema && !Array.isArray(schema.enum)) bad('enum', 'an array')
   for (const key of BOUNDS) if (key in schema && typeof schema[key] !== 'number') bad(key, 'a number')
   if ('multipleOf' in schema && !(typeof schema.multipleOf === 'number' && schema.multipleOf > 0)) bad('multipleOf', 'a number greater than 0')
   for (const key of COUNTS) {
@@ -65,19 +62,6 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   }
   for (const key of OPENAPI_FLAGS) if (key in schema && typeof schema[key] !== 'boolean') bad(key, 'a boolean (OpenAPI 3.0)')
   for (const key of FLAGS) if (key in schema && typeof schema[key] !== 'boolean') bad(key, 'a boolean')
-}
-
-/** Equal JSON values twice in a list (compared as JSON text); a loop for the short lists schemas have. */
-function hasDuplicates(values: readonly unknown[]): boolean {
-  if (values.length > 16) return new Set(values.map((v) => JSON.stringify(v))).size !== values.length
-  const scalar = values.every((v) => v === null || typeof v !== 'object')
-  for (let i = 1; i < values.length; i++) {
-    for (let j = 0; j < i; j++) {
-      if (scalar ? Object.is(values[i], values[j]) || (values[i] === 0 && values[j] === 0) : JSON.stringify(values[i]) === JSON.stringify(values[j]))
-        return true
-    }
-  }
-  return false
 }
 
 const compiledPatterns = new Map<string, boolean>()
