@@ -24,6 +24,7 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['required-empty', 'BENZENE_REQUIRED_EMPTY', '/components/schemas/Order/required', 41, 21],
   ['read-write-only', 'BENZENE_READ_WRITE_ONLY', '/components/schemas/Order/properties/Id/writeOnly', 39, 26],
   ['default-type', 'BENZENE_DEFAULT_TYPE', '/components/schemas/Order/properties/Id/default', 38, 24],
+  ['schema-cycle', 'BENZENE_SCHEMA_CYCLE', '/components/schemas/B/oneOf/0/$ref', 55, 21],
   ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/oneOf/1', 47, 11],
   ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
   ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
@@ -84,6 +85,37 @@ describe('warning fixtures', () => {
         { b: 2, a: 1 },
       ]),
     ).toEqual([['BENZENE_ENUM_DUPLICATE', 'warning', '/components/schemas/Order/properties/Priority/enum/1']])
+  })
+})
+
+describe('schema cycles (BENZENE_SCHEMA_CYCLE)', () => {
+  const variant = async (name: string, schemas: Record<string, unknown>) => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const doc = JSON.parse(readFileSync(join(fixtures, 'invalid', 'schema-cycle.spec.json'), 'utf8'))
+    Object.assign(doc.components.schemas, schemas)
+    const dir = join(import.meta.dirname, '.tmp/benzene-cycles')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, `${name}.spec.json`)
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+  }
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+  it('recursion through a property, an item or additionalProperties is a recursive type, not a cycle', async () => {
+    expect(await variant('through-property', { B: { type: 'object', properties: { inner: ref('A') } } })).toEqual([])
+    expect(await variant('through-items', { B: { type: 'array', items: ref('A') } })).toEqual([])
+    expect(await variant('through-map', { B: { type: 'object', additionalProperties: ref('A') } })).toEqual([])
+  })
+
+  it('a self-reference through allOf or not, and a $ref whose siblings would consume data, are cycles', async () => {
+    expect(await variant('self-allof', { B: { allOf: [ref('B'), { type: 'object' }] } })).toEqual([
+      ['BENZENE_SCHEMA_CYCLE', '/components/schemas/B/allOf/0/$ref'],
+    ])
+    expect(await variant('through-not', { B: { not: ref('A') } })).toEqual([['BENZENE_SCHEMA_CYCLE', '/components/schemas/B/not/$ref']])
+    // OpenAPI 3.0 ignores a Reference Object's siblings: `properties` beside `$ref` consumes nothing.
+    expect(await variant('ref-siblings', { B: { $ref: '#/components/schemas/A', properties: { x: ref('A') } } })).toEqual([
+      ['BENZENE_SCHEMA_CYCLE', '/components/schemas/B/$ref'],
+    ])
   })
 })
 

@@ -7,6 +7,7 @@ import { endpointForm } from './endpoint-form.js'
 import { memberTypes } from './member-types.js'
 import { patternEngineRule } from './pattern-engine.js'
 import { emptyTopic, emptyVersion } from './non-empty-strings.js'
+import { refCycle } from './ref-cycle.js'
 import { refForm, refTargetExists } from './refs.js'
 import { requiredMembers } from './required-members.js'
 import { reservedFlag } from './reserved-flag.js'
@@ -27,6 +28,7 @@ export const benzeneRules: readonly BenzeneRule[] = [
   duplicateTopic,
   refForm,
   refTargetExists,
+  refCycle,
   schemaKeywords,
   discriminatorShape,
   patternEngineRule,
