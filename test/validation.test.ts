@@ -218,3 +218,32 @@ describe('types', () => {
     })
   })
 })
+
+describe('a Reference Object is the reference alone (OpenAPI 3.0): types and validators ignore its siblings alike', () => {
+  it('nullable and readOnly beside $ref change neither the type nor the validator', async () => {
+    const { readFileSync } = await import('node:fs')
+    const doc = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/benzene/invalid/required-empty.spec.json'), 'utf8'))
+    doc.components.schemas.Money = { type: 'object', properties: { Amount: { type: 'number' } }, required: ['Amount'], additionalProperties: false }
+    doc.components.schemas.PlaceOrder = {
+      type: 'object',
+      properties: { Total: { $ref: '#/components/schemas/Money', nullable: true, readOnly: true } },
+      required: ['Total'],
+      additionalProperties: false,
+    }
+    doc.components.schemas.Order.required = ['Id']
+    mkdirSync(work, { recursive: true })
+    const file = join(work, 'ref-siblings.spec.json')
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    // The type: `Total` required and not nullable, and no PlaceOrderInput (nothing is readOnly).
+    expect(result.dts).toMatch(/export type PlaceOrder = \{\s*Total: Money;?\s*\}/)
+    expect(result.dts).not.toContain('PlaceOrderInput')
+    // The validator: null is refused and the member is required in the request.
+    const m = await loadModule(result.code!, 'ref-siblings')
+    const sender = service({ Id: 'o-1' })
+    expect((await m.place.send(sender, { Total: { Amount: 1 } })).isSuccessful).toBe(true)
+    expect((await m.place.send(sender, { Total: null })).errors.map((e: any) => [e.path, e.code])).toEqual([['/Total', 'type']])
+    expect((await m.place.send(sender, {})).errors.map((e: any) => [e.path, e.code])).toEqual([['/Total', 'required']])
+  })
+})

@@ -1,6 +1,5 @@
 import { sortedCopy, sortKeys } from '../../core/emit.js'
-import { isObject, type Schema } from '../../runtime/benzene/document.js'
-import { refTarget } from '../../runtime/benzene/document.js'
+import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 
 /**
  * OpenAPI 3.0 Schema Objects -> JSON Schema draft-07 for the generated validators, for one
@@ -121,7 +120,7 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false): Rec
   if (Array.isArray(schema.required)) {
     const properties = isObject(schema.properties) ? schema.properties : {}
     const hidden = ctx.direction === 'request' ? 'readOnly' : 'writeOnly'
-    const required = (schema.required as string[]).filter((name) => !(isObject(properties[name]) && properties[name]![hidden] === true))
+    const required = (schema.required as string[]).filter((name) => !hasFlag(properties[name], hidden))
     if (required.length > 0) out.required = required
   }
   if (schema.additionalProperties === false && !open) out.additionalProperties = false

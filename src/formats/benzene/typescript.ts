@@ -1,8 +1,7 @@
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { namesReaching } from '../../runtime/benzene/closure.js'
-import { isObject, type Schema } from '../../runtime/benzene/document.js'
+import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { closedMerge, discriminatorOf, type Direction } from './json-schema.js'
-import { refTarget } from '../../runtime/benzene/document.js'
 import { walkSchema } from './schema-walk.js'
 
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
@@ -60,7 +59,7 @@ export class TypeWriter {
   type(schema: unknown, direction: Direction, indent: string, closed = false): string {
     if (!isObject(schema)) return 'unknown'
     const base = this.baseType(schema, direction, indent, closed)
-    return schema.nullable === true && base !== 'unknown' && base !== 'null' ? `${wrap(base)} | null` : base
+    return hasFlag(schema, 'nullable') && base !== 'unknown' && base !== 'null' ? `${wrap(base)} | null` : base
   }
 
   private baseType(schema: Schema, direction: Direction, indent: string, closed: boolean): string {
@@ -119,7 +118,7 @@ export class TypeWriter {
     // Sorted: key order means nothing in a contract (the document is not reordered beforehand).
     for (const name of sortKeys(Object.keys(properties))) {
       const child = properties[name]
-      if (isObject(child) && child[hidden] === true) continue
+      if (hasFlag(child, hidden)) continue
       const type = this.type(child, direction, inner)
       const optional = !required.has(name)
       memberTypes.push(type)
@@ -145,7 +144,7 @@ function hasDirectionalMember(schema: unknown): boolean {
     () => '',
     (s) => {
       if (isObject(s) && isObject(s.properties)) {
-        for (const child of Object.values(s.properties)) if (isObject(child) && (child.readOnly === true || child.writeOnly === true)) found = true
+        for (const child of Object.values(s.properties)) if (hasFlag(child, 'readOnly') || hasFlag(child, 'writeOnly')) found = true
       }
     },
   )
@@ -194,8 +193,8 @@ function jsDoc(schema: unknown, indent: string): string {
   if (typeof schema.title === 'string' && schema.title !== '') lines.push(commentText(schema.title))
   if (typeof schema.description === 'string' && schema.description !== '') lines.push(...commentLines(schema.description))
   if (typeof schema.format === 'string') lines.push(`@format ${commentText(schema.format)}`)
-  if (schema.readOnly === true) lines.push('@readonly sent by the service only')
-  if (schema.writeOnly === true) lines.push('write-only: sent to the service only')
+  if (hasFlag(schema, 'readOnly')) lines.push('@readonly sent by the service only')
+  if (hasFlag(schema, 'writeOnly')) lines.push('write-only: sent to the service only')
   if (schema.deprecated === true) lines.push('@deprecated')
   if (lines.length === 0) return ''
   return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`.trimEnd()).join('\n')}\n${indent} */\n`

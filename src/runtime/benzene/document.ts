@@ -1,5 +1,6 @@
 import { unescapeToken } from '../shared/json-pointer.js'
-export { isObject } from '../shared/json-value.js'
+import { isObject } from '../shared/json-value.js'
+export { isObject }
 /**
  * The Benzene contract document (Benzene Contract Document §1-4), as the rules leave it: every type below holds
  * once validation has passed. Unknown members are kept (and hashed) but not modelled.
@@ -37,6 +38,15 @@ export interface BenzeneDocument {
 }
 
 export const REF_PREFIX = '#/components/schemas/'
+
+/**
+ * A schema's own flag (`nullable`, `readOnly`, `writeOnly`), as OpenAPI 3.0 reads it: a Reference
+ * Object's siblings are ignored, so beside `$ref` the flag is not there. Types and validators both
+ * ask through this, so they cannot disagree on a sibling.
+ */
+export function hasFlag(schema: unknown, flag: 'nullable' | 'readOnly' | 'writeOnly'): boolean {
+  return isObject(schema) && !('$ref' in schema) && schema[flag] === true
+}
 
 /** A request or event entry's identity as people write it: `topic` or `topic@version`. */
 export function entryLabel(entry: { topic: string; version?: string }): string {

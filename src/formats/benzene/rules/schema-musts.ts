@@ -1,5 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { isObject } from '../../../runtime/benzene/document.js'
+import { hasFlag, isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { BenzeneRule } from './rule.js'
 
@@ -24,7 +24,7 @@ export const readWriteOnly: BenzeneRule = {
   description: 'A schema marked both `readOnly: true` and `writeOnly: true` (OpenAPI 3.0 Schema Object: MUST NOT).',
   check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
-      if (isObject(schema) && schema.readOnly === true && schema.writeOnly === true) {
+      if (hasFlag(schema, 'readOnly') && hasFlag(schema, 'writeOnly')) {
         report(joinPointer(where(), 'writeOnly'), 'A schema cannot be both readOnly (sent by the service only) and writeOnly (sent to it only).')
       }
     })
