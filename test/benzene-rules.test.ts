@@ -217,11 +217,31 @@ describe('reserved events (Benzene Contract Document §5.1, the prefix half of t
     const file = join(dir, 'events.spec.json')
     writeFileSync(file, JSON.stringify(doc, null, 2))
     const plain = await inspect(file)
-    expect((plain.data as { events: string[] }).events).toEqual(['payment:captured@v1'])
+    expect((plain.data as { events: string[] }).events).toEqual(['payment:captured'])
     const reserved = await inspect(file, { benzene: { includeReserved: true } })
-    expect((reserved.data as { events: string[] }).events).toEqual(['payment:captured@v1', 'benzene:audit'])
+    expect((reserved.data as { events: string[] }).events).toEqual(['payment:captured', 'benzene:audit'])
     const module = await compile(file)
     expect(module.code).not.toContain('benzene:audit')
+  })
+})
+
+describe('inspect keys: one rule for requests and events', () => {
+  it('the topic id alone, or topic@version when that topic has several versions in its list', async () => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const doc = JSON.parse(readFileSync(join(fixtures, 'valid', 'payments.spec.json'), 'utf8'))
+    const captured = doc.events[0]
+    doc.events = [captured, { ...captured, version: 'v2' }, { topic: 'payment:voided', version: 'v1', message: captured.message }]
+    const dir = join(import.meta.dirname, '.tmp/benzene-inspect-keys')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'keys.spec.json')
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const data = (await inspect(file)).data as { events: string[]; topics: string[]; entries: Array<{ key: string }> }
+    expect(data.events).toEqual(['payment:captured@v1', 'payment:captured@v2', 'payment:voided'])
+    const requestTopics = doc.requests.map((r: { topic: string; version?: string }) => r.topic)
+    for (const { key } of data.entries) {
+      const topic = key.split('@')[0]!
+      expect(key.includes('@'), key).toBe(requestTopics.filter((t: string) => t === topic).length > 1)
+    }
   })
 })
 

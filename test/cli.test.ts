@@ -60,7 +60,7 @@ describe('contracts hash and inspect', () => {
     const data = inspected()
     expect(data.format).toBe('benzene')
     expect(data.topics).toEqual(['payments:capture', 'payments:refund', 'payments:get-all'])
-    expect(data.events).toEqual(['payment:captured@v1'])
+    expect(data.events).toEqual(['payment:captured'])
     expect(data.closure['payments:get-all']).toEqual(['PaymentDto', 'Void'])
     expect(Object.keys(data.hashes.topics)).toEqual(data.topics)
   })

@@ -1,14 +1,17 @@
 import type { HashAnswer, HashSelector, Inspection } from '../../core/format.js'
-import { entryLabel } from '../../runtime/benzene/document.js'
 import type { BenzeneModel } from './model.js'
 
-/** What `contracts inspect --json` prints for a Benzene document. Keys are `topic` or `topic@version`. */
+/**
+ * What `contracts inspect --json` prints for a Benzene document. One key rule for requests and events:
+ * the topic id, or `topic@version` when the topic has several versions in scope (among its own list).
+ */
 export interface BenzeneInspection {
   format: 'benzene'
   /** In-scope request topics, in document order. */
   topics: string[]
   /** Each in-scope request entry with the key it has in `closure` and `hashes.topics`. */
   entries: Array<{ key: string; topic: string; version?: string }>
+  /** In-scope events, in document order, keyed by the same rule as requests. */
   events: string[]
   /** Each in-scope topic's schema closure, sorted. */
   closure: Record<string, string[]>
@@ -27,7 +30,7 @@ export function inspectBenzene(model: BenzeneModel): Inspection {
     format: 'benzene',
     topics: [...new Set(model.topics.map((t) => t.mapKey))],
     entries: model.topics.map((t) => ({ key: t.mapKey, topic: t.entry.topic, ...(t.entry.version === undefined ? {} : { version: t.entry.version }) })),
-    events: model.events.map((e) => entryLabel(e.entry)),
+    events: model.events.map((e) => e.mapKey),
     closure: Object.fromEntries(model.topics.map((t) => [t.mapKey, t.components])),
     hashes: { service: model.moduleHash, topics: Object.fromEntries(model.topics.map((t) => [t.mapKey, t.hash])) },
   }
