@@ -35,6 +35,7 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
 
 /** SHOULD-level problems: a warning at its pointer, and the module is still generated. */
 const warned: Array<[fixture: string, code: string, pointer: string, line: number, column: number]> = [
+  ['openapi-value', 'BENZENE_OPENAPI_VALUE', '/openapi', 2, 14],
   ['enum-empty', 'BENZENE_ENUM_EMPTY', '/components/schemas/Order/properties/Status/enum', 41, 21],
   ['enum-duplicate', 'BENZENE_ENUM_DUPLICATE', '/components/schemas/Order/properties/Priority/enum/2', 44, 15],
 ]
@@ -85,6 +86,26 @@ describe('warning fixtures', () => {
         { b: 2, a: 1 },
       ]),
     ).toEqual([['BENZENE_ENUM_DUPLICATE', 'warning', '/components/schemas/Order/properties/Priority/enum/1']])
+  })
+})
+
+describe('the openapi marker (Benzene Contract Document §1: consumers MUST NOT reject a document on its value)', () => {
+  it('any value is a warning at most, "3.0.1" is nothing, and only its absence is an error', async () => {
+    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
+    const dir = join(import.meta.dirname, '.tmp/benzene-openapi')
+    mkdirSync(dir, { recursive: true })
+    const variant = async (name: string, edit: (doc: any) => void) => {
+      const doc = JSON.parse(readFileSync(join(fixtures, 'invalid', 'openapi-value.spec.json'), 'utf8'))
+      edit(doc)
+      const file = join(dir, `${name}.spec.json`)
+      writeFileSync(file, JSON.stringify(doc, null, 2))
+      const result = await compile(file)
+      return [result.code !== undefined, result.diagnostics.map((d) => [d.code, d.severity, d.pointer])]
+    }
+    expect(await variant('literal', (doc) => (doc.openapi = '3.0.1'))).toEqual([true, []])
+    expect(await variant('other-string', (doc) => (doc.openapi = '3.1.0'))).toEqual([true, [['BENZENE_OPENAPI_VALUE', 'warning', '/openapi']]])
+    expect(await variant('null', (doc) => (doc.openapi = null))).toEqual([true, [['BENZENE_OPENAPI_VALUE', 'warning', '/openapi']]])
+    expect(await variant('absent', (doc) => delete doc.openapi)).toEqual([false, [['BENZENE_MISSING_MEMBER', 'error', '/openapi']]])
   })
 })
 

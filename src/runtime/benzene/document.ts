@@ -27,7 +27,8 @@ export interface EventEntry {
 }
 
 export interface BenzeneDocument {
-  openapi: string
+  /** A heritage marker, "3.0.1" as written; consumers must not reject a document on its value (Benzene Contract Document §1). */
+  openapi: unknown
   info: { title: string; version: string; description?: string; [unknown: string]: unknown }
   messageEndpoint?: string
   transports?: string[]

@@ -7,6 +7,7 @@ import { endpointForm } from './endpoint-form.js'
 import { memberTypes } from './member-types.js'
 import { patternEngineRule } from './pattern-engine.js'
 import { emptyTopic, emptyVersion } from './non-empty-strings.js'
+import { openapiValue } from './openapi-value.js'
 import { refCycle } from './ref-cycle.js'
 import { refForm, refTargetExists } from './refs.js'
 import { requiredMembers } from './required-members.js'
@@ -20,6 +21,7 @@ import { enumDuplicate, enumEmpty } from './schema-shoulds.js'
 export const benzeneRules: readonly BenzeneRule[] = [
   requiredMembers,
   memberTypes,
+  openapiValue,
   emptyTopic,
   emptyVersion,
   reservedFlag,

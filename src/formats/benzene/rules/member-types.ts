@@ -10,7 +10,7 @@ export const memberTypes: BenzeneRule = {
   description: 'A known member has the wrong JSON type (e.g. `requests` not an array, `topic` not a string, a schema that is not an object).',
   check({ doc, report }) {
     walkShape(doc, documentShape, '', (pointer, spec, value, present) => {
-      if (!present) return
+      if (!present || spec.kind === 'any') return
       const actual = kindOf(value)
       if (actual !== spec.kind) {
         report(pointer, `${pointer === '' ? 'The document' : pointer} must be ${article(spec.kind)}, not ${article(actual)}.`, { expected: spec.kind, actual })

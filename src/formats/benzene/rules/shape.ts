@@ -7,7 +7,8 @@ import { isObject } from '../../../runtime/benzene/document.js'
  * The member layout of a Benzene document (Benzene Contract Document §1-3), shared by the rules for missing
  * members and for wrongly typed ones. Members not listed are unknown and tolerated.
  */
-export type Kind = 'string' | 'boolean' | 'object' | 'array'
+/** `any`: a member whose presence is required but whose value is never judged (`openapi`, see openapi-value.ts). */
+export type Kind = 'string' | 'boolean' | 'object' | 'array' | 'any'
 
 export interface MemberSpec {
   kind: Kind
@@ -26,7 +27,7 @@ export const documentShape: MemberSpec = {
   kind: 'object',
   required: true,
   members: {
-    openapi: string(true),
+    openapi: { kind: 'any', required: true },
     info: { kind: 'object', required: true, members: { title: string(true), version: string(true), description: string() } },
     messageEndpoint: string(),
     transports: { kind: 'array', items: string() },
