@@ -79,6 +79,35 @@ describe('build-time checks', () => {
     ])
   })
 
+  it('manifest pins: hex digests in either case match, an empty or malformed manifest pins nothing', async () => {
+    const { createHash } = await import('node:crypto')
+    const { readFileSync } = await import('node:fs')
+    const work = join(import.meta.dirname, '.tmp/dasp-pin-shapes')
+    const manifestFile = join(work, 'pins/proof-of-authority.manifest.json')
+    const definitionFile = join(work, 'extensions/proof-of-authority.dasp-ext.json')
+    /** Writes the manifest, and pins it (digest in `pinCase`) in the definition. */
+    const withManifest = async (manifest: unknown, pinCase: 'lower' | 'upper' = 'lower') => {
+      rmSync(work, { recursive: true, force: true })
+      cpSync(fixtures, work, { recursive: true })
+      const text = JSON.stringify(manifest, null, 2)
+      writeFileSync(manifestFile, text)
+      const digest = createHash('sha256').update(text).digest('hex')
+      const definition = JSON.parse(readFileSync(definitionFile, 'utf8'))
+      definition.content.sha256 = pinCase === 'upper' ? digest.toUpperCase() : digest
+      writeFileSync(definitionFile, JSON.stringify(definition, null, 2))
+      return (await compile(join(work, 'counter.dasp.json'))).diagnostics.map((d) => [d.code, d.pointer])
+    }
+    const original = JSON.parse(readFileSync(join(fixtures, 'pins/proof-of-authority.manifest.json'), 'utf8'))
+    const upper = Object.fromEntries(Object.entries(original.files as Record<string, string>).map(([k, v]) => [k, v.toUpperCase()]))
+    expect(await withManifest({ algorithm: 'sha256', files: upper }, 'upper')).toEqual([])
+    expect(await withManifest({ algorithm: 'sha256', files: {} })).toEqual([['DASP_PIN_MISMATCH', '/content/manifest']])
+    const malformed = { ...original.files, 'proof-of-authority/spec.md': 'sha256:not-hex' }
+    expect(await withManifest({ algorithm: 'sha256', files: malformed })).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
+    expect(await withManifest({ algorithm: 'sha256', files: { ...original.files, 'proof-of-authority/spec.md': 7 } })).toEqual([
+      ['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md'],
+    ])
+  })
+
   it('the valid selection passes', async () => {
     expect((await compile(selectionFile)).diagnostics).toEqual([])
   })

@@ -8,7 +8,8 @@ export const DASP_LOAD_CODES = declareCodes({
   },
   DASP_PIN_MISMATCH: {
     severity: 'error',
-    meaning: 'A manifest whose bytes do not hash to the pin, or a listed local file that does not hash to its digest, or is not a regular file.',
+    meaning:
+      'A manifest whose bytes do not hash to the pin, one that lists no file or a digest that is not 64 hex digits, or a listed local file that does not hash to its digest or is not a regular file.',
   },
 })
 

@@ -104,6 +104,9 @@ async function checkPin(host: InputHost, definition: LoadedJson, diagnostics: Di
   if (isObject(value) && isObject(value.content)) await checkManifestPin(host, definition, '/content', value.content, diagnostics)
 }
 
+/** A SHA-256 digest as 64 hex digits, in either case: `AB…` and `ab…` are one digest (computed digests are lower case). */
+export const isDigest = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-fA-F]{64}$/.test(value)
+
 /**
  * A `sha256-manifest` pin: the manifest's exact bytes hash to the pin, and every file the manifest
  * lists that exists locally hashes to its listed digest.
@@ -121,8 +124,12 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
     )
     return
   }
+  if (!isDigest(pin.sha256)) {
+    report(diagnostics, owner, 'DASP_PIN_MISMATCH', joinPointer(pointer, 'sha256'), `${JSON.stringify(pin.sha256)} is not a SHA-256 digest (64 hex digits).`)
+    return
+  }
   const read = await host.read(path)
-  if (read.sha256 !== pin.sha256) {
+  if (read.sha256 !== pin.sha256.toLowerCase()) {
     report(
       diagnostics,
       owner,
@@ -135,13 +142,15 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
   }
   const { source, diagnostics: parse } = parseJsonSource(path, read.text)
   const files = isObject(source.value) && isObject(source.value.files) ? source.value.files : undefined
-  if (parse.length > 0 || !isObject(source.value) || source.value.algorithm !== 'sha256' || !files) {
+  // A manifest names "the required files and their digests" (DASP Extension Contracts, content
+  // references): one with no file pins nothing.
+  if (parse.length > 0 || !isObject(source.value) || source.value.algorithm !== 'sha256' || !files || Object.keys(files).length === 0) {
     report(
       diagnostics,
       owner,
       'DASP_PIN_MISMATCH',
       joinPointer(pointer, 'manifest'),
-      'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>" } }.',
+      'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>", ... } } with at least one file.',
     )
     return
   }
@@ -154,6 +163,10 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
       mismatch(`${rel} is not a local relative path; a pin lists files beside its manifest.`)
       continue
     }
+    if (!isDigest(digest)) {
+      mismatch(`The digest listed for ${rel}, ${JSON.stringify(digest)}, is not a SHA-256 digest (64 hex digits).`)
+      continue
+    }
     // A listed file that is absent locally is not checked (it may live elsewhere); anything present
     // must be a regular file: a symlink or a FIFO in its place would otherwise skip the pin.
     const kind = await host.kind(target)
@@ -164,7 +177,7 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
     }
     try {
       const bytes = await host.read(target)
-      if (bytes.sha256 !== digest) mismatch(`${rel} hashes to ${bytes.sha256}, not to the listed ${String(digest)}.`)
+      if (bytes.sha256 !== digest.toLowerCase()) mismatch(`${rel} hashes to ${bytes.sha256}, not to the listed ${String(digest)}.`)
     } catch (error) {
       if (!(error instanceof InputError)) throw error
       mismatch(`${rel} cannot be read: ${error.diagnostic.message}`)

@@ -3,7 +3,7 @@ import { DASP_LOAD_CODES } from './codes.js'
 import type { Rule } from '../../core/rule.js'
 import { escapeToken } from '../../runtime/shared/json-pointer.js'
 import canonicalize from 'canonicalize'
-import { isObject } from './load.js'
+import { isDigest, isObject } from './load.js'
 import { MAX_DIAGNOSTICS_PER_CODE } from '../../core/diagnostics.js'
 import { ANY_SCOPE, DaspContext, identityKey, type Definition } from './context.js'
 
@@ -34,15 +34,15 @@ export const RESERVED_ATTRIBUTES = new Set([
 ])
 
 const isAbsoluteUri = (value: unknown) => typeof value === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(value)
-const HEX40 = /^[0-9a-f]{40}$/
-const HEX64 = /^[0-9a-f]{64}$/
+/** A full commit id; hex in either case, as git reads it. */
+const HEX40 = /^[0-9a-fA-F]{40}$/
 
 /** Why a content pin is not sufficient, or undefined. */
 export function pinProblem(pin: unknown): string | undefined {
   if (typeof pin === 'string') return `${JSON.stringify(pin)} is a name, not a pin: a URI, draft name, branch or package version alone does not pin content`
   if (!isObject(pin)) return 'a pin is a sha256-manifest or git-commit object'
   if (pin.kind === 'sha256-manifest') {
-    if (typeof pin.manifest !== 'string' || !HEX64.test(String(pin.sha256))) return 'a sha256-manifest pin has a manifest path and a 64-hex sha256'
+    if (typeof pin.manifest !== 'string' || !isDigest(pin.sha256)) return 'a sha256-manifest pin has a manifest path and a 64-hex sha256'
     return undefined
   }
   if (pin.kind === 'git-commit') {
