@@ -39,6 +39,7 @@ const failing: Array<[name: string, code: string, pointer: string, file: string]
   ['dependency-missing', 'DASP_DEPENDENCY_MISSING', '/extensions/1', 'invalid/dependency-missing.dasp.json'],
   ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies', 'invalid/extensions/audit-ledger.dasp-ext.json'],
   ['dependency-cycle', 'DASP_DEPENDENCY_CYCLE', '/extensions/1', 'invalid/dependency-cycle.dasp.json'],
+  ['version-conflict', 'DASP_VERSION_CONFLICT', '/identity', 'invalid/extensions/poa-changed.dasp-ext.json'],
 ]
 
 describe('build-time checks', () => {
@@ -106,6 +107,19 @@ describe('build-time checks', () => {
     expect(await withManifest({ algorithm: 'sha256', files: { ...original.files, 'proof-of-authority/spec.md': 7 } })).toEqual([
       ['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md'],
     ])
+  })
+
+  it('one identity and version defined twice with the same content (keys reordered) is one definition, not a conflict', async () => {
+    const { readFileSync } = await import('node:fs')
+    const work = join(import.meta.dirname, '.tmp/dasp-same-version')
+    rmSync(work, { recursive: true, force: true })
+    cpSync(fixtures, work, { recursive: true })
+    const definition = JSON.parse(readFileSync(join(work, 'extensions/proof-of-authority.dasp-ext.json'), 'utf8'))
+    writeFileSync(join(work, 'extensions/poa-again.dasp-ext.json'), JSON.stringify(Object.fromEntries(Object.entries(definition).reverse()), null, 2))
+    const selection = JSON.parse(readFileSync(join(work, 'counter.dasp.json'), 'utf8'))
+    selection.definitions.push('extensions/poa-again.dasp-ext.json')
+    writeFileSync(join(work, 'counter.dasp.json'), JSON.stringify(selection, null, 2))
+    expect((await compile(join(work, 'counter.dasp.json'))).diagnostics).toEqual([])
   })
 
   it('the valid selection passes', async () => {

@@ -97,6 +97,34 @@ const identityRule: DaspRule = {
   },
 }
 
+/**
+ * DASP-EXT-008: "Published version content MUST be immutable": two definitions of one identity and
+ * version must be the same definition. Compared as canonical JSON (RFC 8785), so key order and
+ * number spelling do not count; the first listed is the one used, and the later one is reported.
+ * Complexity: O(total size of the definitions): one canonical text each, one map lookup.
+ */
+const immutableVersion: DaspRule = {
+  code: 'DASP_VERSION_CONFLICT',
+  description: 'Two definitions of one identity and version whose content differs (DASP-EXT-008: published version content is immutable).',
+  check(ctx) {
+    const first = new Map<string, { definition: Definition; text: string | undefined }>()
+    for (const d of ctx.definitions) {
+      const key = identityKey(d.uri, d.version)
+      const text = canonicalize(d.value)
+      const seen = first.get(key)
+      if (seen === undefined) first.set(key, { definition: d, text })
+      else if (seen.text !== text)
+        ctx.reportIn(
+          d.file,
+          this.code,
+          '/identity',
+          `${d.uri} ${d.version} is also defined, differently, in ${seen.definition.file.file}; a published version's content never changes (a change is a new version).`,
+          { uri: d.uri, version: d.version, first: seen.definition.file.file },
+        )
+    }
+  },
+}
+
 const REQUIRED_PARTS = [
   'identity',
   'status',
@@ -546,6 +574,7 @@ export const daspRules: readonly DaspRule[] = [
   shapeRule,
   versionRule,
   identityRule,
+  immutableVersion,
   definitionComplete,
   pinRule,
   unknownExtension,
