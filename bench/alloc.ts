@@ -1,11 +1,13 @@
 /** Ad-hoc: allocation by function for one format's compile (`tsx bench/alloc.ts nats 500`). */
 import { Session } from 'node:inspector/promises'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ContractCompiler } from '../dist/src/index.js'
 import { benzeneDocument, natsDocument } from './generate.js'
 const [kind = 'nats', n = '500'] = process.argv.slice(2)
-mkdirSync('/tmp/nb', { recursive: true })
-const file = kind === 'nats' ? `/tmp/nb/a${n}.asyncapi.yaml` : `/tmp/nb/a${n}.spec.json`
+const dir = mkdtempSync(join(tmpdir(), 'contracts-alloc-'))
+const file = join(dir, kind === 'nats' ? `a${n}.asyncapi.yaml` : `a${n}.spec.json`)
 writeFileSync(file, kind === 'nats' ? natsDocument(Number(n)) : benzeneDocument(Number(n)))
 for (let i = 0; i < 5; i++) await new ContractCompiler().compile(file)
 const session = new Session()
