@@ -39,6 +39,7 @@ const failing: Array<[name: string, code: string, pointer: string, file: string]
   ['dependency-missing', 'DASP_DEPENDENCY_MISSING', '/extensions/1', 'invalid/dependency-missing.dasp.json'],
   ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies', 'invalid/extensions/audit-ledger.dasp-ext.json'],
   ['dependency-cycle', 'DASP_DEPENDENCY_CYCLE', '/extensions/1', 'invalid/dependency-cycle.dasp.json'],
+  ['setting-persistence', 'DASP_DEFINITION_INCOMPLETE', '/settings/grant_bytes', 'invalid/extensions/poa-unstated.dasp-ext.json'],
   ['version-conflict', 'DASP_VERSION_CONFLICT', '/identity', 'invalid/extensions/poa-changed.dasp-ext.json'],
 ]
 

@@ -16,6 +16,8 @@ export type DaspRule = Rule<DaspContext>
 
 const REF_KEYS = ['core', 'profile', 'binding'] as const
 const SCOPES = ['connection', 'session', 'command']
+/** What a setting's `persistence` may state: it stays a session requirement, or is fresh per connection. */
+const PERSISTENCE: readonly unknown[] = ['session', 'connection']
 /** The CloudEvents type system (v1.0.2). */
 export const CLOUDEVENTS_TYPES = ['Boolean', 'Integer', 'String', 'Binary', 'URI', 'URI-reference', 'Timestamp']
 /** Standard CloudEvents context attributes (required, optional and the JSON format's data members) and requestid. */
@@ -145,7 +147,7 @@ const RECORD_PARTS = ['saved', 'retry', 'replay', 'reconnect', 'upgrade']
 const definitionComplete: DaspRule = {
   code: 'DASP_DEFINITION_INCOMPLETE',
   description:
-    'A definition lacks a part DASP-EXT-002 requires (dependencies: [] states none; scopeRelations when there are several scopes; the five record rules).',
+    "A definition lacks a part DASP-EXT-002 requires (dependencies: [] states none; scopeRelations when there are several scopes; the five record rules; each setting's persistence, session or connection).",
   check(ctx) {
     for (const d of ctx.definitions) {
       for (const part of REQUIRED_PARTS)
@@ -163,6 +165,18 @@ const definitionComplete: DaspRule = {
         for (const part of RECORD_PARTS)
           if (!(part in d.value.records))
             ctx.reportIn(d.file, this.code, '/records', `The definition's records lack the ${part} rule.`, { part: `records.${part}` })
+      // "It MUST state which settings remain session requirements and which are fresh connection
+      // settings": a setting without it would silently drop out of the session floor.
+      if (isObject(d.value.settings))
+        for (const [name, spec] of Object.entries(d.value.settings))
+          if (isObject(spec) && !PERSISTENCE.includes(spec.persistence as string))
+            ctx.reportIn(
+              d.file,
+              this.code,
+              `/settings/${escapeToken(name)}${'persistence' in spec ? '/persistence' : ''}`,
+              `Setting ${name} states whether it is a session requirement or a fresh connection setting: persistence "session" or "connection".`,
+              { part: `settings.${name}.persistence` },
+            )
       if (isObject(d.value.supports))
         for (const key of ['core', 'profiles', 'bindings'])
           if (!(key in d.value.supports)) ctx.reportIn(d.file, this.code, '/supports', `supports lacks ${key}.`, { part: `supports.${key}` })
