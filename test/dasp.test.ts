@@ -40,6 +40,7 @@ const failing: Array<[name: string, code: string, pointer: string, file: string]
   ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies', 'invalid/extensions/audit-ledger.dasp-ext.json'],
   ['dependency-cycle', 'DASP_DEPENDENCY_CYCLE', '/extensions/1', 'invalid/dependency-cycle.dasp.json'],
   ['setting-persistence', 'DASP_DEFINITION_INCOMPLETE', '/settings/grant_bytes', 'invalid/extensions/poa-unstated.dasp-ext.json'],
+  ['settings-conflict-same-scope', 'DASP_SETTINGS_CONFLICT', '/extensions/2/settings/rekey_interval_s', 'invalid/settings-conflict-same-scope.dasp.json'],
   ['version-conflict', 'DASP_VERSION_CONFLICT', '/identity', 'invalid/extensions/poa-changed.dasp-ext.json'],
 ]
 
@@ -121,6 +122,24 @@ describe('build-time checks', () => {
     selection.definitions.push('extensions/poa-again.dasp-ext.json')
     writeFileSync(join(work, 'counter.dasp.json'), JSON.stringify(selection, null, 2))
     expect((await compile(join(work, 'counter.dasp.json'))).diagnostics).toEqual([])
+  })
+
+  it('settings conflicts: one scope compares every setting, several scopes only the session ones', async () => {
+    const { readFileSync } = await import('node:fs')
+    const work = join(import.meta.dirname, '.tmp/dasp-settings-scopes')
+    rmSync(work, { recursive: true, force: true })
+    cpSync(fixtures, work, { recursive: true })
+    const codes = async (extra: Record<string, unknown>) => {
+      const selection = JSON.parse(readFileSync(join(fixtures, 'counter.dasp.json'), 'utf8'))
+      selection.extensions.push({ ...selection.extensions[0], ...extra, settings: { ...selection.extensions[0].settings, ...(extra.settings as object) } })
+      writeFileSync(join(work, 'counter.dasp.json'), JSON.stringify(selection, null, 2))
+      return (await compile(join(work, 'counter.dasp.json'))).diagnostics.filter((d) => d.code === 'DASP_SETTINGS_CONFLICT').map((d) => d.pointer)
+    }
+    expect(await codes({})).toEqual([])
+    expect(await codes({ settings: { rekey_interval_s: 600 } })).toEqual(['/extensions/2/settings/rekey_interval_s'])
+    // encrypted-delivery supports only the connection scope, so a second scope is judged by DASP_SCOPE,
+    // and a connection setting differing across scopes is no conflict.
+    expect(await codes({ scope: 'session', settings: { rekey_interval_s: 600 } })).toEqual([])
   })
 
   it('the valid selection passes', async () => {

@@ -459,27 +459,33 @@ const settingsRule: DaspRule = {
 
 const settingsConflict: DaspRule = {
   code: 'DASP_SETTINGS_CONFLICT',
-  description: 'One extension selected in several scopes with different values for a setting that persists with the session.',
+  description:
+    'One extension selected twice in one scope with different settings, or in several scopes with different values for a setting that persists with the session.',
   check(ctx) {
-    const seen = new Map<string, { index: number; settings: Record<string, unknown> }>()
+    const seen = new Map<string, { index: number; scope: unknown; settings: Record<string, unknown> }>()
     for (const e of ctx.requested) {
       const key = identityKey(e.uri, e.version)
       const d = ctx.definitionOf(e.uri, e.version)
       const other = seen.get(key)
       if (!other || !d || !isObject(e.settings)) {
-        if (isObject(e.settings)) seen.set(key, { index: e.index, settings: e.settings })
+        if (isObject(e.settings)) seen.set(key, { index: e.index, scope: e.scope, settings: e.settings })
         continue
       }
+      // In one scope the two selections are one selection: every setting must agree. Across scopes,
+      // the settings that persist with the session must.
+      const sameScope = other.scope === e.scope
       for (const [name, spec] of Object.entries(isObject(d.value.settings) ? d.value.settings : {})) {
         if (
           isObject(spec) &&
-          spec.persistence === 'session' &&
+          (sameScope || spec.persistence === 'session') &&
           canonicalize(other.settings[name]) !== canonicalize((e.settings as Record<string, unknown>)[name])
         ) {
           ctx.report(
             this.code,
-            `/extensions/${e.index}/settings/${name}`,
-            `${e.uri} is selected in two scopes with different ${name}; session settings cannot conflict across scopes.`,
+            `/extensions/${e.index}/settings/${escapeToken(name)}`,
+            sameScope
+              ? `${e.uri} is selected twice in scope ${String(e.scope)} (extensions/${other.index}) with different ${name}; one selection has one value.`
+              : `${e.uri} is selected in two scopes with different ${name}; session settings cannot conflict across scopes.`,
           )
         }
       }
