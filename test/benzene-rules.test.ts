@@ -1,10 +1,23 @@
 /** Each Benzene rule: a fixture that triggers it (code, pointer, line, column) and fixtures that pass. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, inspect } from '../src/index.js'
 import { benzeneRules } from '../src/formats/benzene/rules/index.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene')
+const variants = join(import.meta.dirname, '.tmp/benzene-variants')
+
+/** A fixture's document, parsed, to edit into a variant (`path` under fixtures/benzene). */
+const readFixture = (path: string): any => JSON.parse(readFileSync(join(fixtures, path), 'utf8'))
+
+/** Writes an edited document as `<name>.spec.json` beside the other variants; returns its path. */
+function writeVariant(name: string, doc: unknown): string {
+  mkdirSync(variants, { recursive: true })
+  const file = join(variants, `${name}.spec.json`)
+  writeFileSync(file, JSON.stringify(doc, null, 2))
+  return file
+}
 
 const failing: Array<[fixture: string, code: string, pointer: string, line: number, column: number]> = [
   ['missing-member', 'BENZENE_MISSING_MEMBER', '/requests/0/response', 9, 5],
@@ -68,15 +81,10 @@ describe('warning fixtures', () => {
   })
 
   it('an enum that is not an array still breaks the MUST (BENZENE_INVALID_SCHEMA); distinct values and 0 beside 1 warn about nothing', async () => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const dir = join(import.meta.dirname, '.tmp/benzene-shoulds')
-    mkdirSync(dir, { recursive: true })
     const variant = async (name: string, values: unknown) => {
-      const doc = JSON.parse(readFileSync(join(fixtures, 'invalid', 'enum-duplicate.spec.json'), 'utf8'))
+      const doc = readFixture('invalid/enum-duplicate.spec.json')
       doc.components.schemas.Order.properties.Priority.enum = values
-      const file = join(dir, `${name}.spec.json`)
-      writeFileSync(file, JSON.stringify(doc, null, 2))
-      return (await compile(file)).diagnostics.map((d) => [d.code, d.severity, d.pointer])
+      return (await compile(writeVariant(`enum-${name}`, doc))).diagnostics.map((d) => [d.code, d.severity, d.pointer])
     }
     expect(await variant('not-array', 0)).toEqual([['BENZENE_INVALID_SCHEMA', 'error', '/components/schemas/Order/properties/Priority/enum']])
     expect(await variant('distinct', [0, 1, 2])).toEqual([])
@@ -91,15 +99,10 @@ describe('warning fixtures', () => {
 
 describe('the openapi marker (Benzene Contract Document §1: consumers MUST NOT reject a document on its value)', () => {
   it('any value is a warning at most, "3.0.1" is nothing, and only its absence is an error', async () => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const dir = join(import.meta.dirname, '.tmp/benzene-openapi')
-    mkdirSync(dir, { recursive: true })
     const variant = async (name: string, edit: (doc: any) => void) => {
-      const doc = JSON.parse(readFileSync(join(fixtures, 'invalid', 'openapi-value.spec.json'), 'utf8'))
+      const doc = readFixture('invalid/openapi-value.spec.json')
       edit(doc)
-      const file = join(dir, `${name}.spec.json`)
-      writeFileSync(file, JSON.stringify(doc, null, 2))
-      const result = await compile(file)
+      const result = await compile(writeVariant(`openapi-${name}`, doc))
       return [result.code !== undefined, result.diagnostics.map((d) => [d.code, d.severity, d.pointer])]
     }
     expect(await variant('literal', (doc) => (doc.openapi = '3.0.1'))).toEqual([true, []])
@@ -111,14 +114,9 @@ describe('the openapi marker (Benzene Contract Document §1: consumers MUST NOT 
 
 describe('schema cycles (BENZENE_SCHEMA_CYCLE)', () => {
   const variant = async (name: string, schemas: Record<string, unknown>) => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const doc = JSON.parse(readFileSync(join(fixtures, 'invalid', 'schema-cycle.spec.json'), 'utf8'))
+    const doc = readFixture('invalid/schema-cycle.spec.json')
     Object.assign(doc.components.schemas, schemas)
-    const dir = join(import.meta.dirname, '.tmp/benzene-cycles')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, `${name}.spec.json`)
-    writeFileSync(file, JSON.stringify(doc, null, 2))
-    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+    return (await compile(writeVariant(`cycle-${name}`, doc))).diagnostics.map((d) => [d.code, d.pointer])
   }
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
@@ -206,16 +204,10 @@ describe('documentation', () => {
 })
 
 describe('the MUST-level schema rules accept what they allow', () => {
-  const base = join(fixtures, 'invalid', 'default-type.spec.json')
   const variant = async (name: string, edit: (doc: any) => void) => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const doc = JSON.parse(readFileSync(base, 'utf8'))
+    const doc = readFixture('invalid/default-type.spec.json')
     edit(doc)
-    const dir = join(import.meta.dirname, '.tmp/benzene-musts')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, `${name}.spec.json`)
-    writeFileSync(file, JSON.stringify(doc, null, 2))
-    return (await compile(file)).diagnostics
+    return (await compile(writeVariant(`must-${name}`, doc))).diagnostics
   }
   const id = (doc: any) => doc.components.schemas.Order.properties.Id
   it.each([
@@ -230,13 +222,9 @@ describe('the MUST-level schema rules accept what they allow', () => {
 
 describe('reserved events (Benzene Contract Document §5.1, the prefix half of the rule)', () => {
   it('a benzene:-prefixed event is left out by default, like a reserved request, and admitted by includeReserved', async () => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const doc = JSON.parse(readFileSync(join(fixtures, 'valid', 'payments.spec.json'), 'utf8'))
+    const doc = readFixture('valid/payments.spec.json')
     doc.events.push({ topic: 'benzene:audit', message: doc.events[0].message })
-    const dir = join(import.meta.dirname, '.tmp/benzene-reserved-events')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'events.spec.json')
-    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const file = writeVariant('reserved-events', doc)
     const plain = await inspect(file)
     expect((plain.data as { events: string[] }).events).toEqual(['payment:captured'])
     const reserved = await inspect(file, { benzene: { includeReserved: true } })
@@ -248,14 +236,10 @@ describe('reserved events (Benzene Contract Document §5.1, the prefix half of t
 
 describe('inspect keys: one rule for requests and events', () => {
   it('the topic id alone, or topic@version when that topic has several versions in its list', async () => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const doc = JSON.parse(readFileSync(join(fixtures, 'valid', 'payments.spec.json'), 'utf8'))
+    const doc = readFixture('valid/payments.spec.json')
     const captured = doc.events[0]
     doc.events = [captured, { ...captured, version: 'v2' }, { topic: 'payment:voided', version: 'v1', message: captured.message }]
-    const dir = join(import.meta.dirname, '.tmp/benzene-inspect-keys')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'keys.spec.json')
-    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const file = writeVariant('inspect-keys', doc)
     const data = (await inspect(file)).data as { events: string[]; topics: string[]; entries: Array<{ key: string }> }
     expect(data.events).toEqual(['payment:captured@v1', 'payment:captured@v2', 'payment:voided'])
     const requestTopics = doc.requests.map((r: { topic: string; version?: string }) => r.topic)
@@ -268,8 +252,7 @@ describe('inspect keys: one rule for requests and events', () => {
 
 describe('$ref fragments are percent-encoded JSON Pointers', () => {
   it('#/components/schemas/Order%20Line names "Order Line"; text that is no percent-encoding stands as written', async () => {
-    const { readFileSync, writeFileSync, mkdirSync } = await import('node:fs')
-    const doc = JSON.parse(readFileSync(join(fixtures, 'valid', 'payments.spec.json'), 'utf8'))
+    const doc = readFixture('valid/payments.spec.json')
     // The first topic's request schema gains two members, each a reference to a new schema.
     const entry = doc.requests.find((r: { topic: string }) => r.topic === 'payments:refund')
     const target = entry.request.$ref.split('/').pop()
@@ -277,16 +260,12 @@ describe('$ref fragments are percent-encoded JSON Pointers', () => {
     doc.components.schemas['50%off'] = { type: 'object', properties: { Rate: { type: 'number' } } }
     doc.components.schemas[target].properties.Line = { $ref: '#/components/schemas/Order%20Line' }
     doc.components.schemas[target].properties.Deal = { $ref: '#/components/schemas/50%off' }
-    const dir = join(import.meta.dirname, '.tmp/benzene-percent')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'percent.spec.json')
-    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const file = writeVariant('percent', doc)
     const result = await inspect(file)
     expect(result.diagnostics).toEqual([])
     const closure = (result.data as { closure: Record<string, string[]> }).closure['payments:refund']
     expect(closure).toEqual(expect.arrayContaining([target, 'Order Line', '50%off']))
     doc.components.schemas[target].properties.Line = { $ref: '#/components/schemas/Order%20Lines' }
-    writeFileSync(file, JSON.stringify(doc, null, 2))
-    expect((await compile(file)).diagnostics.map((d) => d.code)).toEqual(['BENZENE_REF_MISSING'])
+    expect((await compile(writeVariant('percent', doc))).diagnostics.map((d) => d.code)).toEqual(['BENZENE_REF_MISSING'])
   })
 })
