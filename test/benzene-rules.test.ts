@@ -38,7 +38,9 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['read-write-only', 'BENZENE_READ_WRITE_ONLY', '/components/schemas/Order/properties/Id/writeOnly', 39, 26],
   ['default-type', 'BENZENE_DEFAULT_TYPE', '/components/schemas/Order/properties/Id/default', 38, 24],
   ['schema-cycle', 'BENZENE_SCHEMA_CYCLE', '/components/schemas/B/oneOf/0/$ref', 55, 21],
-  ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/oneOf/1', 47, 11],
+  ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/discriminator', 52, 26],
+  // 450 parents, each extending the one before: 101,025 choices together.
+  ['discriminator-too-large', 'BENZENE_DISCRIMINATOR_TOO_LARGE', '/components/schemas/P404/discriminator', 414, 95],
   ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
   ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
   ['json-syntax', 'JSON_SYNTAX', '', 7, 1],
@@ -51,6 +53,7 @@ const warned: Array<[fixture: string, code: string, pointer: string, line: numbe
   ['openapi-value', 'BENZENE_OPENAPI_VALUE', '/openapi', 2, 14],
   ['enum-empty', 'BENZENE_ENUM_EMPTY', '/components/schemas/Order/properties/Status/enum', 41, 21],
   ['enum-duplicate', 'BENZENE_ENUM_DUPLICATE', '/components/schemas/Order/properties/Priority/enum/2', 44, 15],
+  ['discriminator-inline-member', 'BENZENE_DISCRIMINATOR_INLINE_MEMBER', '/components/schemas/Shape/oneOf/1', 47, 11],
 ]
 
 describe('failing fixtures', () => {
@@ -124,6 +127,19 @@ describe('schema cycles (BENZENE_SCHEMA_CYCLE)', () => {
     expect(await variant('through-property', { B: { type: 'object', properties: { inner: ref('A') } } })).toEqual([])
     expect(await variant('through-items', { B: { type: 'array', items: ref('A') } })).toEqual([])
     expect(await variant('through-map', { B: { type: 'object', additionalProperties: ref('A') } })).toEqual([])
+  })
+
+  it('a member extending the schema that selects it is no cycle; a choice that selects its way back to itself is', async () => {
+    const shape = { type: 'object', properties: { kind: { type: 'string' } }, oneOf: [ref('Circle')], discriminator: { propertyName: 'kind' } }
+    expect(await variant('extends-selector', { B: shape, Circle: { allOf: [ref('B'), { type: 'object' }] } })).toEqual([])
+    const parent = {
+      type: 'object',
+      properties: { kind: { type: 'string' } },
+      discriminator: { propertyName: 'kind', mapping: { loop: '#/components/schemas/Loop' } },
+    }
+    expect(await variant('choice-loop', { B: parent, Loop: { oneOf: [ref('B')] } })).toEqual([
+      ['BENZENE_SCHEMA_CYCLE', '/components/schemas/Loop/oneOf/0/$ref'],
+    ])
   })
 
   it('a self-reference through allOf or not, and a $ref whose siblings would consume data, are cycles', async () => {
@@ -267,5 +283,23 @@ describe('$ref fragments are percent-encoded JSON Pointers', () => {
     expect(closure).toEqual(expect.arrayContaining([target, 'Order Line', '50%off']))
     doc.components.schemas[target].properties.Line = { $ref: '#/components/schemas/Order%20Lines' }
     expect((await compile(writeVariant('percent', doc))).diagnostics.map((d) => d.code)).toEqual(['BENZENE_REF_MISSING'])
+  })
+})
+
+describe('discriminators (OpenAPI 3.0 Discriminator Object)', () => {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  const variant = async (name: string, schemas: Record<string, unknown>) => {
+    const doc = readFixture('invalid/invalid-discriminator.spec.json')
+    Object.assign(doc.components.schemas, schemas)
+    return (await compile(writeVariant(`discriminator-${name}`, doc))).diagnostics.map((d) => [d.code, d.pointer])
+  }
+
+  it('a parent is valid once a schema extends it with allOf, or its mapping names one; an inline schema cannot be a parent', async () => {
+    expect(await variant('extended', { Square: { allOf: [ref('Shape'), { type: 'object' }] } })).toEqual([])
+    expect(await variant('mapped', { Shape: { type: 'object', discriminator: { propertyName: 'kind', mapping: { o: 'Order' } } } })).toEqual([])
+    const inline = { type: 'object', properties: { s: { type: 'object', discriminator: { propertyName: 'kind' } } } }
+    expect(await variant('inline-parent', { Square: { allOf: [ref('Shape')] }, Holder: inline })).toEqual([
+      ['BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Holder/properties/s/discriminator'],
+    ])
   })
 })

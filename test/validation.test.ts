@@ -6,7 +6,7 @@ import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { createLocalSender, ok } from '../src/runtime/index.js'
-import { tsc } from './helpers/cli.js'
+import { typecheck } from './helpers/typecheck.js'
 import { loadModule } from './helpers/load-module.js'
 
 const fixture = join(import.meta.dirname, '../fixtures/benzene/valid/schema-features.spec.json')
@@ -181,38 +181,35 @@ describe('types', () => {
     mkdirSync(work, { recursive: true })
     writeFileSync(join(work, 'features.d.mts'), '')
     return compile(fixture).then((result) => {
-      writeFileSync(join(work, 'features.d.ts'), result.dts!)
-      writeFileSync(
-        join(work, 'use.ts'),
-        [
-          "import type { AdoptRequest, Adoption, AdoptionInput, Pet, Tagged, Error_, string_ } from './features.js'",
-          "import { adoptV1, adoptV2, register, events } from './features.js'",
-          "const request: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'adoption' }",
-          "const pet: Pet = { petType: 'kitty', name: 'Tom' }",
-          "const tagged: Tagged = { tags: ['a'], colour: 'red' }",
-          "const error: Error_ = { message: 'm' }",
-          "const letter: string_ = 'a'",
-          'declare const adoption: Adoption',
-          'const id: string = adoption.id',
-          "const input: AdoptionInput = { pet, secret: 's' }",
-          'export const all = [request, pet, tagged, error, letter, id, input, adoptV1.version, adoptV2.topic, register, events.adopted.topic]',
-          '// @ts-expect-error const: only "adoption"',
-          "export const wrongKind: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'purchase' }",
-          '// @ts-expect-error discriminated union: a Dog needs barks',
-          "export const wrongPet: Pet = { petType: 'Dog', name: 'Rex' }",
-          '// @ts-expect-error exact: additionalProperties false',
-          "export const extra: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'adoption', colour: 'red' }",
-          '// @ts-expect-error readOnly members are not part of a request',
-          "export const withId: AdoptionInput = { pet, secret: 's', id: 'a' }",
-          '// @ts-expect-error writeOnly members are not part of a response',
-          'export const secret = adoption.secret',
-        ].join('\n'),
+      const r = typecheck(
+        work,
+        { features: result.dts! },
+        {
+          'use.ts': [
+            "import type { AdoptRequest, Adoption, AdoptionInput, Pet, Tagged, Error_, string_ } from './features.js'",
+            "import { adoptV1, adoptV2, register, events } from './features.js'",
+            "const request: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'adoption' }",
+            "const pet: Pet = { petType: 'kitty', name: 'Tom' }",
+            "const tagged: Tagged = { tags: ['a'], colour: 'red' }",
+            "const error: Error_ = { message: 'm' }",
+            "const letter: string_ = 'a'",
+            'declare const adoption: Adoption',
+            'const id: string = adoption.id',
+            "const input: AdoptionInput = { pet, secret: 's' }",
+            'export const all = [request, pet, tagged, error, letter, id, input, adoptV1.version, adoptV2.topic, register, events.adopted.topic]',
+            '// @ts-expect-error const: only "adoption"',
+            "export const wrongKind: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'purchase' }",
+            '// @ts-expect-error discriminated union: a Dog needs barks',
+            "export const wrongPet: Pet = { petType: 'Dog', name: 'Rex' }",
+            '// @ts-expect-error exact: additionalProperties false',
+            "export const extra: AdoptRequest = { petId: 'x', adopter: 'Ada', kind: 'adoption', colour: 'red' }",
+            '// @ts-expect-error readOnly members are not part of a request',
+            "export const withId: AdoptionInput = { pet, secret: 's', id: 'a' }",
+            '// @ts-expect-error writeOnly members are not part of a response',
+            'export const secret = adoption.secret',
+          ].join('\n'),
+        },
       )
-      writeFileSync(
-        join(work, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['use.ts'] }),
-      )
-      const r = tsc(['-p', '.'], work)
       expect(r.output).toBe('')
       expect(r.status).toBe(0)
     })

@@ -5,7 +5,8 @@ import type { Generated } from '../../core/format.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 import type { BenzeneModel, EventModel, TopicModel } from './model.js'
-import { directReferences, schemaClosure } from '../../runtime/benzene/closure.js'
+import { directReferences } from '../../runtime/benzene/closure.js'
+import { generationReach } from './inheritance.js'
 import { TypeWriter } from './typescript.js'
 import { generateValidators, type ValidatorRequest } from './validators.js'
 
@@ -120,7 +121,10 @@ function versionLiteral(entry: TopicModel | EventModel): string {
 
 function declarations(model: BenzeneModel, header: string): string {
   const schemas = model.document.components.schemas
-  const reached = [...new Set([...model.topics.flatMap((t) => t.components), ...model.events.flatMap((e) => schemaClosure([e.entry.message], schemas))])].sort()
+  // Declared: what the payloads reach, discriminator choices included (a parent's children are
+  // needed for its type though no `$ref` names them).
+  const roots = [...model.topics.flatMap((t) => [t.entry.request, t.entry.response]), ...model.events.map((e) => e.entry.message)]
+  const reached = generationReach(roots, schemas)
   const types = new TypeWriter(reached, schemas, { int64: model.options.int64 })
   const out: string[] = [header, `import type * as $runtime from ${jsString(RUNTIME)};`, '']
   for (const name of reached) append(out, types.declarations(name)).push('')

@@ -1,10 +1,18 @@
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { namesReaching } from '../../runtime/benzene/closure.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
-import { closedMerge, discriminatorOf, type Direction } from './json-schema.js'
+import { closedMerge } from './all-of.js'
+import { discriminatorOf, extendsSelector, generationReferences, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
+import type { Direction } from './json-schema.js'
 import { walkSchema } from './schema-walk.js'
 
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
+
+/** A component schema being declared: its name (for its choice and what extends it) and whether only its own shape is meant. */
+interface Named {
+  name: string
+  own: boolean
+}
 
 export interface TypeOptions {
   int64: 'number' | 'string'
@@ -14,7 +22,8 @@ export interface TypeOptions {
  * TypeScript types from OpenAPI 3.0 Schema Objects, saying what the wire carries:
  * `enum`/`const` as literals, `nullable` as `| null`, `additionalProperties: false` as an exact
  * object (no index signature; absent or `true` admits more members, a schema types them),
- * `allOf` as an intersection, a `discriminator` as a discriminated union, `format` and
+ * `allOf` as an intersection, a `discriminator` as a discriminated union (of its members, or of
+ * the schemas extending a parent, whose own fields are `NameBase`: inheritance.ts), `format` and
  * descriptions as JSDoc. A schema with `readOnly` or `writeOnly` members somewhere in it has two
  * named types: `Name` for responses (no writeOnly members) and `NameInput` for requests (no
  * readOnly members).
@@ -24,6 +33,9 @@ export class TypeWriter {
   readonly identifiers = new Map<string, string>()
   /** Schema name -> request-view identifier, for schemas whose two views differ. */
   readonly inputIdentifiers = new Map<string, string>()
+  /** Schema name -> identifier of its own shape (`NameBase`, `NameBaseInput`), for schemas with one (inheritance.ts). */
+  readonly baseIdentifiers = new Map<string, string>()
+  readonly baseInputIdentifiers = new Map<string, string>()
   private readonly taken: Set<string>
 
   constructor(
@@ -40,51 +52,74 @@ export class TypeWriter {
     for (const name of verbatim) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     const directional = new Set(sorted.filter((name) => hasDirectionalMember(catalogue[name])))
-    const reaching = namesReaching(directional, catalogue)
+    const reaching = namesReaching(directional, catalogue, (schema, name) => generationReferences(schema, catalogue, name))
     for (const name of sorted) {
       if (reaching.has(name)) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
+    }
+    for (const name of sorted) {
+      if (!hasOwnShape(name, catalogue)) continue
+      const base = toTypeIdentifier(this.identifiers.get(name)! + 'Base', this.taken)
+      this.baseIdentifiers.set(name, base)
+      if (reaching.has(name)) this.baseInputIdentifiers.set(name, toTypeIdentifier(base + 'Input', this.taken))
     }
   }
 
   /** The declarations of one schema: `export type Name = ...;` and, when it differs, `export type NameInput = ...;`. */
   declarations(name: string): string[] {
     const schema = this.catalogue[name]!
-    const out = [`${jsDoc(schema, '')}export type ${this.identifiers.get(name)} = ${this.type(schema, 'response', '')};`]
-    const input = this.inputIdentifiers.get(name)
-    if (input) out.push(`${jsDoc(schema, '')}export type ${input} = ${this.type(schema, 'request', '')};`)
-    return out
+    const declare = (identifier: string | undefined, direction: Direction, own: boolean, doc: string) =>
+      identifier ? [`${doc}export type ${identifier} = ${this.type(schema, direction, '', false, { name, own })};`] : []
+    const baseDoc = `/** The own fields of ${commentText(jsString(name))}, which the schemas extending it share. */\n`
+    return [
+      ...declare(this.identifiers.get(name), 'response', false, jsDoc(schema, '')),
+      ...declare(this.inputIdentifiers.get(name), 'request', false, jsDoc(schema, '')),
+      ...declare(this.baseIdentifiers.get(name), 'response', true, baseDoc),
+      ...declare(this.baseInputIdentifiers.get(name), 'request', true, baseDoc),
+    ]
   }
 
-  /** `closed`: an inline allOf member of a closed merge, which must not add an index signature. */
-  type(schema: unknown, direction: Direction, indent: string, closed = false): string {
+  /**
+   * `closed`: an inline allOf member of a closed merge, which must not add an index signature.
+   * `named`: the component schema being declared, and whether only its own shape is meant.
+   */
+  type(schema: unknown, direction: Direction, indent: string, closed = false, named?: Named): string {
     if (!isObject(schema)) return 'unknown'
-    const base = this.baseType(schema, direction, indent, closed)
+    const base = this.baseType(schema, direction, indent, closed, named)
     return hasFlag(schema, 'nullable') && base !== 'unknown' && base !== 'null' ? `${wrap(base)} | null` : base
   }
 
-  private baseType(schema: Schema, direction: Direction, indent: string, closed: boolean): string {
+  private baseType(schema: Schema, direction: Direction, indent: string, closed: boolean, named: Named | undefined): string {
     const ref = refTarget(schema.$ref)
     if (ref !== undefined) return this.reference(ref, direction)
+    const d = named?.own ? undefined : named ? namedDiscriminator(named.name, this.catalogue) : discriminatorOf(schema, this.catalogue)
+    if (d?.mode === 'allOf') return this.choice(d, direction, indent)
     if ('const' in schema) return literalType(schema.const)
     if (Array.isArray(schema.enum)) return union(schema.enum.map(literalType))
     if (Array.isArray(schema.allOf)) {
       // OpenAPI merges allOf: one member with additionalProperties: false closes the whole object.
+      // A member that adds nothing (`{}` in a closed merge) is left out rather than intersected.
       const merged = closed || closedMerge(schema, this.catalogue)
-      const parts = schema.allOf.map((s) => wrap(this.type(s, direction, indent, merged)))
+      const parts = schema.allOf.map((s) => {
+        const target = isObject(s) ? refTarget(s.$ref) : undefined
+        if (target !== undefined && extendsSelector(named?.name, target, this.catalogue)) return this.reference(target, direction, true)
+        return wrap(this.type(s, direction, indent, merged))
+      })
       if (isObject(schema.properties)) parts.push(this.objectType(schema, direction, indent, true))
-      return parts.join(' & ')
+      if (d) parts.push(wrap(this.choice(d, direction, indent)))
+      const kept = parts.filter((part) => part !== '{}')
+      if (kept.length > 0) return kept.join(' & ')
+      return merged ? '{ [key: string]: never }' : '{ [key: string]: unknown }'
     }
-    const discriminator = discriminatorOf(schema)
-    if (discriminator) {
-      return union(
-        groupValues(discriminator.values).map(
-          ([name, values]) => `(${this.reference(name, direction)} & { ${propertyKey(discriminator.propertyName)}: ${union(values.map(jsString))} })`,
-        ),
-      )
+    if (d) {
+      // A schema that chooses keeps its own properties and required members beside the choice.
+      const choice = this.choice(d, direction, indent)
+      return isObject(schema.properties) ? `${this.objectType(schema, direction, indent)} & ${wrap(choice)}` : choice
     }
-    for (const key of ALTERNATIVES) {
-      const list = schema[key]
-      if (Array.isArray(list)) return union(list.map((s) => this.type(s, direction, indent)))
+    if (!named?.own) {
+      for (const key of ALTERNATIVES) {
+        const list = schema[key]
+        if (Array.isArray(list)) return union(list.map((s) => this.type(s, direction, indent)))
+      }
     }
     switch (schema.type) {
       case 'string':
@@ -104,8 +139,22 @@ export class TypeWriter {
     }
   }
 
-  private reference(name: string, direction: Direction): string {
+  /** `own`: the schema's own shape (`NameBase`), where it has one. */
+  private reference(name: string, direction: Direction, own = false): string {
+    if (own && this.baseIdentifiers.has(name))
+      return (direction === 'request' ? this.baseInputIdentifiers.get(name) : undefined) ?? this.baseIdentifiers.get(name)!
     return (direction === 'request' ? this.inputIdentifiers.get(name) : undefined) ?? this.identifiers.get(name) ?? 'unknown'
+  }
+
+  /** A discriminated union: each selected schema with its values (a parent's own shape when it is one), then inline members. */
+  private choice(d: Discriminator, direction: Direction, indent: string): string {
+    const key = propertyKey(d.propertyName)
+    return union([
+      ...groupValues(d.values).map(
+        ([name, values]) => `(${this.reference(name, direction, isParent(name, this.catalogue))} & { ${key}: ${union(values.map(jsString))} })`,
+      ),
+      ...d.inline.map((s) => this.type(s, direction, indent)),
+    ])
   }
 
   private objectType(schema: Schema, direction: Direction, indent: string, closed = false): string {
@@ -131,7 +180,8 @@ export class TypeWriter {
       const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(memberTypes.length > required.size ? ['undefined'] : [])])
       members.push(`${inner}[key: string]: ${all};`)
     }
-    if (members.length === 0) return '{ [key: string]: never }'
+    // Empty and closed: alone only `{}` is valid; as a member of a closed merge it adds nothing.
+    if (members.length === 0) return closed ? '{}' : '{ [key: string]: never }'
     return `{\n${members.join('\n')}\n${indent}}`
   }
 }

@@ -35,8 +35,8 @@ export function generateValidators(
   int64: 'number' | 'string',
 ): Map<string, string> {
   const contexts: Record<Direction, ConvertContext> = {
-    request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), open: new Set() },
-    response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), open: new Set() },
+    request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
+    response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
   const roots = requests.map((r) => {
     const refs = new Set<string>()

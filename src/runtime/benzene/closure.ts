@@ -94,14 +94,19 @@ export function directReferences(root: unknown): string[] {
 }
 
 /**
- * The names of the catalogue whose closure holds one of `targets` (each target included): one
+ * The names of the catalogue whose closure holds one of `targets` (each target included), the
+ * closure's edges being `references` (by default those of §5.3): one
  * breadth-first search over the reversed reference graph, linear in the catalogue, where asking
  * each name for its closure was quadratic on a long chain.
  */
-export function namesReaching(targets: ReadonlySet<string>, catalogue: Readonly<Record<string, Schema>>): Set<string> {
+export function namesReaching(
+  targets: ReadonlySet<string>,
+  catalogue: Readonly<Record<string, Schema>>,
+  references: (schema: unknown, name: string) => readonly string[] = directReferences,
+): Set<string> {
   const referrers = new Map<string, string[]>()
   for (const name of Object.keys(catalogue)) {
-    for (const target of directReferences(catalogue[name])) {
+    for (const target of references(catalogue[name], name)) {
       let list = referrers.get(target)
       if (!list) referrers.set(target, (list = []))
       list.push(name)

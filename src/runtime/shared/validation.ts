@@ -12,18 +12,28 @@ interface ValidatorError {
   params?: Record<string, unknown>
 }
 
-/** Runs a validator; undefined when the data is valid, otherwise one error per violation with its JSON Pointer. */
+/**
+ * Runs a validator; undefined when the data is valid, otherwise one error per violation with its
+ * JSON Pointer. A violation is reported once, though the validator may meet it twice (a parent's
+ * own required member, checked beside its choice and again in the chosen child). O(errors).
+ */
 export function check(validator: Validator | undefined, data: unknown): ResultError[] | undefined {
   if (!validator || validator(data)) return undefined
-  // An `if` error only says its `then` failed; the `then` error itself says how.
-  return (validator.errors ?? [])
-    .filter((error) => error.keyword !== 'if')
-    .map((error) => {
-      // `required` and `additionalProperties` report on the parent; point at the member itself.
-      const member = error.params?.missingProperty ?? error.params?.additionalProperty
-      const path = typeof member === 'string' ? `${error.instancePath}/${escapeToken(member)}` : error.instancePath
-      return { message: `${path || '(payload)'} ${error.message ?? 'is invalid'}`, path, code: error.keyword }
-    })
+  const seen = new Set<string>()
+  const out: ResultError[] = []
+  for (const error of validator.errors ?? []) {
+    // An `if` error only says its `then` failed; the `then` error itself says how.
+    if (error.keyword === 'if') continue
+    // `required` and `additionalProperties` report on the parent; point at the member itself.
+    const member = error.params?.missingProperty ?? error.params?.additionalProperty
+    const path = typeof member === 'string' ? `${error.instancePath}/${escapeToken(member)}` : error.instancePath
+    const message = `${path || '(payload)'} ${error.message ?? 'is invalid'}`
+    const key = `${error.keyword}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ message, path, code: error.keyword })
+  }
+  return out
 }
 
 const helpers: Record<string, { default: unknown }> = {

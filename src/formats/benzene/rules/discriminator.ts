@@ -1,35 +1,48 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { isObject } from '../../../runtime/benzene/document.js'
+import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
+import { descendantsOf, MAX_DISCRIMINATOR_VALUES, mappingTarget, namedDiscriminator } from '../inheritance.js'
 import { forEachSchema } from '../schema-walk.js'
-import { refTarget } from '../../../runtime/benzene/document.js'
 import type { BenzeneRule } from './rule.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): O(members + mapping) per discriminated schema. */
+/**
+ * Complexity (each rule here, worst case on any input under the size limits): O(members + mapping)
+ * per discriminated schema, and for parents O(descendants), their sum capped by discriminatorSize.
+ */
+
+const catalogueOf = (doc: unknown): Readonly<Record<string, Schema>> =>
+  isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? (doc.components.schemas as Record<string, Schema>) : {}
+
+/** Component schema objects -> their names: only a component schema can be a parent. */
+function namesOf(catalogue: Readonly<Record<string, Schema>>): Map<unknown, string> {
+  const names = new Map<unknown, string>()
+  for (const name of Object.keys(catalogue)) names.set(catalogue[name], name)
+  return names
+}
+
+const membersOf = (schema: Record<string, unknown>) => (Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : undefined)
 
 /**
- * A `discriminator` (OpenAPI 3.0) needs a `oneOf`/`anyOf` to choose from, a `propertyName`, and
- * for every member a value: `$ref` members are named by their schema, inline members need a
- * `mapping` entry; every mapping target must be a schema of the document.
+ * A `discriminator` (OpenAPI 3.0 Discriminator Object) needs a `propertyName` and something to
+ * choose among: `oneOf`/`anyOf` members, or, on a component schema, the schemas extending it with
+ * `allOf: [{ $ref }]` (or a `mapping`); every mapping target must be a schema of the document.
  */
 export const discriminatorShape: BenzeneRule = {
   code: 'BENZENE_INVALID_DISCRIMINATOR',
   description:
-    'A `discriminator` without `propertyName`, without `oneOf`/`anyOf`, with an inline member no mapping names, or mapping to a schema that does not exist.',
+    'A `discriminator` without `propertyName`, with nothing to choose among (no `oneOf`/`anyOf`, no schema extending it with `allOf`, no `mapping`), or mapping to a schema that does not exist.',
   check({ doc, report }) {
-    const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}
+    const schemas = catalogueOf(doc)
+    const names = namesOf(schemas)
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('discriminator' in schema)) return
-      const pointer = where()
-      const at = joinPointer(pointer, 'discriminator')
+      const at = joinPointer(where(), 'discriminator')
       const d = schema.discriminator
       if (!isObject(d) || typeof d.propertyName !== 'string' || d.propertyName === '') {
         return report(at, 'A discriminator needs a non-empty `propertyName`.')
       }
-      const members = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined
-      if (!members) return report(at, 'A discriminator chooses among `oneOf` or `anyOf` members; this schema has neither.')
       const mapping = isObject(d.mapping) ? d.mapping : {}
       for (const [value, target] of Object.entries(mapping)) {
-        const name = typeof target === 'string' ? (refTarget(target) ?? target) : undefined
+        const name = mappingTarget(target)
         if (name === undefined || !Object.hasOwn(schemas, name)) {
           report(
             joinPointer(at, 'mapping', value),
@@ -37,14 +50,64 @@ export const discriminatorShape: BenzeneRule = {
           )
         }
       }
-      members.forEach((member, i) => {
+      if (membersOf(schema)) return
+      const name = names.get(schema)
+      if (name === undefined || namedDiscriminator(name, schemas) === undefined) {
+        report(
+          at,
+          'A discriminator chooses among `oneOf`/`anyOf` members, or, on a component schema, among the schemas extending it with `allOf: [{ $ref }]`; this schema has neither.',
+        )
+      }
+    })
+  },
+}
+
+/**
+ * OpenAPI 3.0: a discriminator selects schemas by name, so an inline `oneOf`/`anyOf` member is
+ * never selected; it is legal (a payload without a selecting value may still match it), so a warning.
+ */
+export const discriminatorInlineMember: BenzeneRule = {
+  code: 'BENZENE_DISCRIMINATOR_INLINE_MEMBER',
+  severity: 'warning',
+  description: 'A discriminated `oneOf`/`anyOf` has an inline member, which no discriminator value can select.',
+  check({ doc, report }) {
+    forEachSchema(doc, (schema, where) => {
+      if (!isObject(schema) || !isObject(schema.discriminator)) return
+      const key = membersOf(schema)
+      if (!key) return
+      ;(schema[key] as unknown[]).forEach((member, i) => {
         if (isObject(member) && refTarget(member.$ref) === undefined) {
           report(
-            joinPointer(pointer, Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf', i),
-            'An inline member cannot be selected by a discriminator: make it a component schema and `$ref` it.',
+            joinPointer(where(), key, i),
+            'No discriminator value selects an inline member: a payload is checked against it only when its discriminator value selects no other. Make it a component schema and `$ref` it to select it.',
           )
         }
       })
     })
+  },
+}
+
+/**
+ * Each value of a parent's discriminator is a branch of its validator and of its type, and a
+ * parent chooses among all its descendants: a long chain of parents would make that quadratic.
+ */
+export const discriminatorSize: BenzeneRule = {
+  code: 'BENZENE_DISCRIMINATOR_TOO_LARGE',
+  description: `The parents' discriminators choose among more than ${MAX_DISCRIMINATOR_VALUES.toLocaleString('en')} schemas together (unsupported).`,
+  check({ doc, report }) {
+    const schemas = catalogueOf(doc)
+    let total = 0
+    for (const name of Object.keys(schemas)) {
+      const schema = schemas[name]
+      if (!isObject(schema) || !isObject(schema.discriminator) || membersOf(schema)) continue
+      total += descendantsOf(name, schemas, MAX_DISCRIMINATOR_VALUES - total).length
+      if (total > MAX_DISCRIMINATOR_VALUES) {
+        return report(
+          joinPointer('', 'components', 'schemas', name, 'discriminator'),
+          `The parents' discriminators choose among more than ${MAX_DISCRIMINATOR_VALUES} schemas together; the generator does not take on that much work (unsupported).`,
+          { limit: MAX_DISCRIMINATOR_VALUES },
+        )
+      }
+    }
   },
 }

@@ -1,6 +1,6 @@
 import { diagnosticAt, type Diagnostic } from '../../../core/diagnostics.js'
 import type { JsonSource } from '../../../core/json-source.js'
-import { discriminatorShape } from './discriminator.js'
+import { discriminatorInlineMember, discriminatorShape, discriminatorSize } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
 import { endpointForm } from './endpoint-form.js'
@@ -33,6 +33,8 @@ export const benzeneRules: readonly BenzeneRule[] = [
   refCycle,
   schemaKeywords,
   discriminatorShape,
+  discriminatorInlineMember,
+  discriminatorSize,
   patternEngineRule,
   endpointForm,
   requiredNonEmpty,

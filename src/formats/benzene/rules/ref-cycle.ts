@@ -1,5 +1,6 @@
 import { escapeToken, joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { isObject, refTarget } from '../../../runtime/benzene/document.js'
+import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
+import { extendsSelector, isParent, namedDiscriminator } from '../inheritance.js'
 import type { BenzeneRule } from './rule.js'
 
 /**
@@ -9,37 +10,74 @@ import type { BenzeneRule } from './rule.js'
  * through `properties`, `items` or `additionalProperties` is fine (each step goes one level into the
  * data); recursion through `$ref`, `allOf`, `anyOf`, `oneOf` and `not` alone is refused here, before
  * a validator would spin down to its depth limit and TypeScript would reject the alias as circular.
+ * A discriminator's choice is an edge too, read as the validators build it (see immediateRefs).
  *
- * Complexity: O(schema nodes + references): one walk per component collecting the references it
- * reaches without a data step, then one iterative depth-first search over those edges.
+ * Complexity: O(schema nodes + references + discriminator values): one walk per definition (a
+ * component, or its own shape) collecting the references it reaches without a data step, then one
+ * iterative depth-first search over those edges.
  */
 
 const COMBINERS = ['allOf', 'anyOf', 'oneOf']
 const MAX_NAMED = 8
 
+/** A definition the validators check: a component schema, or its own shape (inheritance.ts), which leaves its choice out. */
+interface Node {
+  name: string
+  own: boolean
+}
+
 interface Edge {
-  target: string
+  target: Node
   pointer: string
 }
 
-/** The components a schema refers to without going into its data, each with where the `$ref` is. */
-function immediateRefs(schema: unknown, pointer: string, names: ReadonlySet<string>): Edge[] {
+const nodeId = (node: Node, index: ReadonlyMap<string, number>) => index.get(node.name)! * 2 + (node.own ? 1 : 0)
+
+/**
+ * The definitions a component schema's definition refers to without going into its data, each with
+ * where the reference is: as the validators build them (json-schema.ts), a parent is its choice
+ * alone, a choice selects a parent's own shape, and an `allOf` `$ref` from a schema to the
+ * discriminated schema selecting it means that schema's own shape.
+ */
+function immediateRefs(from: Node, pointer: string, catalogue: Readonly<Record<string, Schema>>): Edge[] {
   const edges: Edge[] = []
-  const stack: Array<[unknown, string]> = [[schema, pointer]]
+  const schema = catalogue[from.name]
+  const choice = from.own ? undefined : namedDiscriminator(from.name, catalogue)
+  if (choice) {
+    for (const [, target] of choice.values) {
+      if (Object.hasOwn(catalogue, target))
+        edges.push({ target: { name: target, own: isParent(target, catalogue) }, pointer: joinPointer(pointer, 'discriminator') })
+    }
+    if (choice.mode === 'allOf') return edges
+  }
+  const stack: Array<[unknown, string, boolean]> = [[schema, pointer, true]]
   while (stack.length > 0) {
-    const [node, at] = stack.pop()!
+    const [node, at, root] = stack.pop()!
     if (!isObject(node)) continue
     if ('$ref' in node) {
       // OpenAPI 3.0: a Reference Object's siblings are ignored, so the reference is the whole edge.
       const target = refTarget(node.$ref)
-      if (target !== undefined && names.has(target)) edges.push({ target, pointer: joinPointer(at, '$ref') })
+      if (target !== undefined && Object.hasOwn(catalogue, target)) edges.push({ target: { name: target, own: false }, pointer: joinPointer(at, '$ref') })
       continue
     }
     for (const key of COMBINERS) {
       const list = node[key]
-      if (Array.isArray(list)) for (let i = list.length - 1; i >= 0; i--) stack.push([list[i], joinPointer(at, key, i)])
+      if (!Array.isArray(list)) continue
+      // The root's own shape, and its choice (above), leave its members out.
+      if (root && key !== 'allOf' && (from.own || choice)) {
+        if (choice)
+          list.forEach((member, i) => isObject(member) && refTarget(member.$ref) === undefined && stack.push([member, joinPointer(at, key, i), false]))
+        continue
+      }
+      for (let i = list.length - 1; i >= 0; i--) {
+        const member = list[i]
+        const target = root && key === 'allOf' && isObject(member) ? refTarget(member.$ref) : undefined
+        if (target !== undefined && extendsSelector(from.name, target, catalogue)) {
+          edges.push({ target: { name: target, own: true }, pointer: joinPointer(at, key, i, '$ref') })
+        } else stack.push([member, joinPointer(at, key, i), false])
+      }
     }
-    if (isObject(node.not)) stack.push([node.not, joinPointer(at, 'not')])
+    if (isObject(node.not)) stack.push([node.not, joinPointer(at, 'not'), false])
   }
   return edges
 }
@@ -47,40 +85,56 @@ function immediateRefs(schema: unknown, pointer: string, names: ReadonlySet<stri
 export const refCycle: BenzeneRule = {
   code: 'BENZENE_SCHEMA_CYCLE',
   description:
-    'A schema refers back to itself through `$ref`, `allOf`, `anyOf`, `oneOf` or `not` alone, never through a property or an item: no value can be decided against it.',
+    'A schema refers back to itself through `$ref`, `allOf`, `anyOf`, `oneOf`, `not` or a discriminator alone, never through a property or an item: no value can be decided against it.',
   check({ doc, report }) {
-    const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : undefined
+    const schemas =
+      isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? (doc.components.schemas as Record<string, Schema>) : undefined
     if (!schemas) return
-    const names = new Set(Object.keys(schemas))
-    const edges = new Map<string, Edge[]>()
-    for (const name of names) edges.set(name, immediateRefs(schemas[name], `/components/schemas/${escapeToken(name)}`, names))
+    const names = Object.keys(schemas)
+    const index = new Map(names.map((name, i) => [name, i]))
+    const nodes: Node[] = names.flatMap((name) => [
+      { name, own: false },
+      { name, own: true },
+    ])
+    const edges = new Map<number, Edge[]>()
+    const edgesOf = (id: number) => {
+      let out = edges.get(id)
+      if (!out) {
+        const node = nodes[id]!
+        // A schema without an own shape has no own definition: its own node is never entered.
+        out = immediateRefs(node, `/components/schemas/${escapeToken(node.name)}`, schemas)
+        edges.set(id, out)
+      }
+      return out
+    }
     // Iterative DFS: white (absent), grey (on the path), black (done). A grey target closes a cycle.
-    const state = new Map<string, 'grey' | 'black'>()
-    for (const root of names) {
+    const state = new Map<number, 'grey' | 'black'>()
+    for (let root = 0; root < nodes.length; root += 2) {
       if (state.has(root)) continue
-      const path: Array<{ name: string; next: number }> = [{ name: root, next: 0 }]
-      const depthOf = new Map<string, number>([[root, 0]])
+      const path: Array<{ id: number; next: number }> = [{ id: root, next: 0 }]
+      const depthOf = new Map<number, number>([[root, 0]])
       state.set(root, 'grey')
       while (path.length > 0) {
         const top = path[path.length - 1]!
-        const out = edges.get(top.name)!
+        const out = edgesOf(top.id)
         if (top.next >= out.length) {
-          state.set(top.name, 'black')
-          depthOf.delete(top.name)
+          state.set(top.id, 'black')
+          depthOf.delete(top.id)
           path.pop()
           continue
         }
         const edge = out[top.next++]!
-        const seen = state.get(edge.target)
+        const target = nodeId(edge.target, index)
+        const seen = state.get(target)
         if (seen === undefined) {
-          state.set(edge.target, 'grey')
-          depthOf.set(edge.target, path.length)
-          path.push({ name: edge.target, next: 0 })
+          state.set(target, 'grey')
+          depthOf.set(target, path.length)
+          path.push({ id: target, next: 0 })
         } else if (seen === 'grey') {
           // The message names at most MAX_NAMED schemas of the cycle: O(1) per report, however long it is.
-          const from = depthOf.get(edge.target)!
-          const cycle = path.slice(from, from + MAX_NAMED).map((p) => p.name)
-          const shown = [...cycle.map((n) => JSON.stringify(n)), ...(path.length - from > MAX_NAMED ? ['...'] : []), JSON.stringify(edge.target)]
+          const from = depthOf.get(target)!
+          const cycle = path.slice(from, from + MAX_NAMED).map((p) => nodes[p.id]!.name)
+          const shown = [...cycle.map((n) => JSON.stringify(n)), ...(path.length - from > MAX_NAMED ? ['...'] : []), JSON.stringify(edge.target.name)]
           report(edge.pointer, `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between.`, { cycle })
         }
       }

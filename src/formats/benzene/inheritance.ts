@@ -1,0 +1,216 @@
+import { sortKeys } from '../../core/emit.js'
+import { directReferences } from '../../runtime/benzene/closure.js'
+import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
+import { walkSchema } from './schema-walk.js'
+
+/**
+ * OpenAPI 3.0 discriminators (Schema Object, "Composition and Inheritance"; Discriminator Object),
+ * both ways the specification writes them:
+ * - a schema with `oneOf`/`anyOf` members and a `discriminator` chooses among its `$ref` members;
+ * - a component schema with a `discriminator` and no `oneOf`/`anyOf` is a parent: the component
+ *   schemas that extend it with `allOf: [{ $ref: Parent }, ...]` (and those extending them) are
+ *   what it chooses among. Its Pet/Cat/Dog example is what Swashbuckle and NSwag emit for classes.
+ * A value selects a schema by `mapping`, else by the selected schema's own name. Where a selected
+ * schema extends the schema that selects it, its `$ref` to that schema means the selector's own
+ * fields (its "own shape"), not the choice again, which would lead straight back to it.
+ */
+
+type Catalogue = Readonly<Record<string, Schema>>
+
+export interface Discriminator {
+  propertyName: string
+  /** Discriminator value -> the component schema it selects: `mapping` first (values sorted), then implicit names. */
+  values: Array<[value: string, schemaName: string]>
+  /** `oneOf`/`anyOf` members that are not references: no value selects them, a payload may still match them. */
+  inline: unknown[]
+  /** The keyword holding the members, or `allOf` for a parent chosen among the schemas extending it. */
+  mode: 'oneOf' | 'anyOf' | 'allOf'
+}
+
+/** How many values all the parents' discriminators may hold together: each becomes a branch of a validator and of a type. */
+export const MAX_DISCRIMINATOR_VALUES = 100_000
+
+interface Hierarchy {
+  /** Parent name -> the names whose top-level `allOf` references it, in sorted order. */
+  children: Map<string, string[]>
+  descendants: Map<string, string[]>
+  /** Memos per component name: its choice, the names that choice selects, and whether its own shape is used. */
+  choices: Map<string, Discriminator | undefined>
+  selected: Map<string, ReadonlySet<string>>
+  ownShape: Map<string, boolean>
+}
+
+const hierarchies = new WeakMap<object, Hierarchy>()
+
+function hierarchyOf(catalogue: Catalogue): Hierarchy {
+  let h = hierarchies.get(catalogue)
+  if (h) return h
+  h = { children: new Map(), descendants: new Map(), choices: new Map(), selected: new Map(), ownShape: new Map() }
+  for (const name of sortKeys(Object.keys(catalogue))) {
+    const schema = catalogue[name]
+    if (!isObject(schema) || !Array.isArray(schema.allOf)) continue
+    for (const member of schema.allOf as unknown[]) {
+      const parent = isObject(member) ? refTarget(member.$ref) : undefined
+      if (parent === undefined || parent === name) continue
+      const list = h.children.get(parent) ?? []
+      if (list[list.length - 1] !== name) list.push(name)
+      h.children.set(parent, list)
+    }
+  }
+  hierarchies.set(catalogue, h)
+  return h
+}
+
+/**
+ * Every schema that extends `name`, directly or through others, sorted; past `limit` of them the
+ * walk stops (the list is then longer than `limit`, but not complete).
+ * Breadth-first over the children lists: O(descendants) after the catalogue's one pass.
+ */
+export function descendantsOf(name: string, catalogue: Catalogue, limit = MAX_DISCRIMINATOR_VALUES): string[] {
+  const h = hierarchyOf(catalogue)
+  const known = h.descendants.get(name)
+  if (known) return known
+  const seen = new Set<string>([name])
+  const queue = [name]
+  for (let i = 0; i < queue.length && seen.size <= limit + 1; i++) {
+    for (const child of h.children.get(queue[i]!) ?? []) {
+      if (seen.has(child)) continue
+      seen.add(child)
+      queue.push(child)
+    }
+  }
+  seen.delete(name)
+  const out = [...seen].sort()
+  if (out.length <= limit) h.descendants.set(name, out)
+  return out
+}
+
+/** A `discriminator` with a usable `propertyName`, or undefined. */
+function discriminatorObject(schema: Schema): { propertyName: string; mapping: Record<string, unknown> } | undefined {
+  const d = schema.discriminator
+  if (!isObject(d) || typeof d.propertyName !== 'string' || d.propertyName === '') return undefined
+  return { propertyName: d.propertyName, mapping: isObject(d.mapping) ? d.mapping : {} }
+}
+
+/** The component name a mapping value names: a reference, or the bare name. */
+export function mappingTarget(target: unknown): string | undefined {
+  return typeof target === 'string' ? (refTarget(target) ?? target) : undefined
+}
+
+/**
+ * The choice a schema makes, or undefined when it makes none. `name` is the schema's component
+ * name when it is one: only a component schema can be a parent (children name it by `$ref`).
+ * A parent whose discriminator selects nothing makes no choice (the rules report it).
+ */
+export function discriminatorOf(schema: Schema, catalogue: Catalogue, name?: string): Discriminator | undefined {
+  const d = discriminatorObject(schema)
+  if (!d) return undefined
+  const mode = Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : 'allOf'
+  const values: Array<[string, string]> = []
+  const taken = new Set<string>()
+  const mapped = new Set<string>()
+  for (const value of sortKeys(Object.keys(d.mapping))) {
+    const target = mappingTarget(d.mapping[value])
+    if (target === undefined) continue
+    values.push([value, target])
+    taken.add(value)
+    mapped.add(target)
+  }
+  // Implicit values: a selectable schema not named by `mapping` is selected by its own name.
+  const implicit = (target: string) => {
+    if (!mapped.has(target) && !taken.has(target)) {
+      values.push([target, target])
+      taken.add(target)
+    }
+  }
+  const inline: unknown[] = []
+  if (mode === 'allOf') {
+    if (name === undefined) return undefined
+    for (const child of descendantsOf(name, catalogue)) implicit(child)
+  } else {
+    for (const member of schema[mode] as unknown[]) {
+      const target = isObject(member) ? refTarget(member.$ref) : undefined
+      if (target === undefined) inline.push(member)
+      else implicit(target)
+    }
+  }
+  if (mode === 'allOf' && values.length === 0) return undefined
+  return { propertyName: d.propertyName, values, inline, mode }
+}
+
+/** The choice of a component schema (memoized: validators and types ask for each reference). */
+export function namedDiscriminator(name: string, catalogue: Catalogue): Discriminator | undefined {
+  const h = hierarchyOf(catalogue)
+  if (h.choices.has(name)) return h.choices.get(name)
+  const schema = Object.hasOwn(catalogue, name) ? catalogue[name] : undefined
+  const d = isObject(schema) ? discriminatorOf(schema, catalogue, name) : undefined
+  h.choices.set(name, d)
+  return d
+}
+
+/** True when `name` is a parent: a component schema choosing among the schemas that extend it. */
+export function isParent(name: string, catalogue: Catalogue): boolean {
+  return namedDiscriminator(name, catalogue)?.mode === 'allOf'
+}
+
+/**
+ * True when the top-level `allOf` of `child` references `parent` and `parent`'s discriminator
+ * selects `child`: that reference means `parent`'s own shape.
+ */
+export function extendsSelector(child: string | undefined, parent: string, catalogue: Catalogue): boolean {
+  if (child === undefined) return false
+  const h = hierarchyOf(catalogue)
+  let selected = h.selected.get(parent)
+  if (!selected) h.selected.set(parent, (selected = new Set(namedDiscriminator(parent, catalogue)?.values.map(([, target]) => target))))
+  return selected.has(child)
+}
+
+/**
+ * True when a component schema's own shape is used apart from its choice: a parent (its children
+ * extend its own fields, and `mapping` may select it itself), or a selector that a schema it
+ * selects extends.
+ */
+export function hasOwnShape(name: string, catalogue: Catalogue): boolean {
+  const h = hierarchyOf(catalogue)
+  let own = h.ownShape.get(name)
+  if (own === undefined) {
+    own = isParent(name, catalogue) || (h.children.get(name) ?? []).some((child) => extendsSelector(child, name, catalogue))
+    h.ownShape.set(name, own)
+  }
+  return own
+}
+
+/**
+ * The component names a schema needs generated beside it: what it `$ref`s (Contract Document
+ * §5.3's edges) plus what its discriminators select, which a `mapping` or a parent's children name
+ * without a `$ref`. The hashes keep §5.3's closure; types and validators follow these edges.
+ */
+export function generationReferences(schema: unknown, catalogue: Catalogue, name?: string): string[] {
+  const out = new Set(directReferences(schema))
+  walkSchema(
+    schema,
+    () => '',
+    (s) => {
+      if (!isObject(s)) return
+      const d = discriminatorOf(s, catalogue, s === schema ? name : undefined)
+      if (d) for (const [, target] of d.values) out.add(target)
+    },
+  )
+  return [...out]
+}
+
+/** Every component name the roots need generated (generationReferences, followed), sorted. Linear in what is reached. */
+export function generationReach(roots: readonly unknown[], catalogue: Catalogue): string[] {
+  const reached = new Set<string>()
+  const queue: string[] = []
+  const add = (names: readonly string[]) => {
+    for (const n of names) {
+      if (reached.has(n) || !Object.hasOwn(catalogue, n)) continue
+      reached.add(n)
+      queue.push(n)
+    }
+  }
+  for (const root of roots) add(generationReferences(root, catalogue))
+  for (let i = 0; i < queue.length; i++) add(generationReferences(catalogue[queue[i]!], catalogue, queue[i]))
+  return [...reached].sort()
+}
