@@ -41,8 +41,6 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
   ['invalid-discriminator', 'BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Shape/discriminator', 52, 26],
   // 450 parents, each extending the one before: 101,025 choices together.
   ['discriminator-too-large', 'BENZENE_DISCRIMINATOR_TOO_LARGE', '/components/schemas/P404/discriminator', 414, 95],
-  ['export-collision', 'BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16],
-  ['invalid-export-name', 'BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16],
   ['json-syntax', 'JSON_SYNTAX', '', 7, 1],
   ['json-duplicate-key', 'JSON_DUPLICATE_KEY', '/requests', 6, 3],
   ['json-lone-surrogate', 'JSON_LONE_SURROGATE', '/info/title', 3, 22],
@@ -171,10 +169,57 @@ describe('passing fixtures', () => {
     const named = await compile(file, { benzene: { names: { 'orders:place@v2': 'place' } } })
     expect(named.code).toContain('export const place = ')
     expect(named.code).toContain('export const placeV1 = ')
-    const clash = await compile(file, { benzene: { names: { 'orders:place@v2': 'placeV1' } } })
+    // A given name wins; the default it takes yields to the qualified name.
+    const taken = await compile(file, { benzene: { names: { 'orders:place@v2': 'placeV1' } } })
+    expect(taken.diagnostics).toEqual([])
+    expect(taken.code).toContain('["orders:place@v1", ordersPlaceV1], ["orders:place@v2", placeV1]')
+    const clash = await compile(file, { benzene: { names: { 'orders:place@v1': 'place', 'orders:place@v2': 'place' } } })
     expect(clash.diagnostics.map((d) => [d.code, d.pointer, d.data])).toEqual([
-      ['BENZENE_EXPORT_COLLISION', '/requests/2/topic', { exportName: 'placeV1', topics: ['orders:place@v1', 'orders:place@v2'] }],
+      ['BENZENE_EXPORT_COLLISION', '/requests/2/topic', { exportName: 'place', topics: ['orders:place@v1', 'orders:place@v2'] }],
     ])
+  })
+})
+
+describe('export names never fail the build (naming is not conformance: Benzene Contract Document §5.5)', () => {
+  const exportsOf = (code: string) => [...code.matchAll(/^export const (\w+) = \/\* @__PURE__ \*\/ \$createTopicClient\(/gm)].map((m) => m[1])
+  const eventsOf = (code: string) => [...code.matchAll(/\["(\w+)", \$createEvent\(/g)].map((m) => m[1])
+  const withTopics = (name: string, requests: string[], events: string[] = []) => {
+    const doc = readFixture('invalid/export-collision.spec.json')
+    const [template] = doc.requests
+    doc.requests = requests.map((topic) => ({ ...template, topic, version: undefined }))
+    doc.events = events.map((topic) => ({ topic, message: template.request }))
+    return writeVariant(`names-${name}`, doc)
+  }
+
+  it('two topics sharing a last segment are both qualified; a given name that collides or is no identifier is an error', async () => {
+    const file = join(fixtures, 'invalid', 'export-collision.spec.json')
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    expect(exportsOf(result.code!)).toEqual(['ordersPlace', 'customersPlace'])
+    const clash = await compile(file, { benzene: { names: { 'orders:place': 'place', 'customers:place': 'place' } } })
+    expect(clash.diagnostics.map((d) => [d.code, d.pointer, d.line, d.column, d.data])).toEqual([
+      ['BENZENE_EXPORT_COLLISION', '/requests/1/topic', 20, 16, { exportName: 'place', topics: ['orders:place@v1', 'customers:place'] }],
+    ])
+  })
+
+  it('a segment starting with a digit gets a leading underscore; a given name must still be an identifier', async () => {
+    const file = join(fixtures, 'invalid', 'invalid-export-name.spec.json')
+    expect(exportsOf((await compile(file)).code!)).toEqual(['_2fa'])
+    const bad = await compile(file, { benzene: { names: { 'orders:2fa': '2fa' } } })
+    expect(bad.diagnostics.map((d) => [d.code, d.pointer, d.line, d.column])).toEqual([['BENZENE_INVALID_EXPORT_NAME', '/requests/0/topic', 10, 16]])
+  })
+
+  it('requests and events alike: shared segments, digits, keywords and module names are qualified, numbered last, the same in any order', async () => {
+    const requests = ['orders:get', 'customers:get', 'orders-get', 'auth:2fa-verify', 'orders:delete', 'billing:contract', 'x:::', ':::', 'a:b', 'a-b', 'c:a-b']
+    const events = ['orders:created', 'invoices:created']
+    const result = await compile(withTopics('mixed', requests, events))
+    expect(result.diagnostics).toEqual([])
+    const names = ['ordersGet2', 'customersGet', 'ordersGet', '_2faVerify', 'ordersDelete', 'billingContract', 'x', 'topic', 'b', 'aB', 'cAB']
+    expect(exportsOf(result.code!)).toEqual(names)
+    expect(eventsOf(result.code!)).toEqual(['ordersCreated', 'invoicesCreated'])
+    const reversed = await compile(withTopics('mixed-reversed', [...requests].reverse(), [...events].reverse()))
+    expect(exportsOf(reversed.code!)).toEqual([...names].reverse())
+    expect(eventsOf(reversed.code!)).toEqual(['invoicesCreated', 'ordersCreated'])
   })
 })
 

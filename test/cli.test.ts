@@ -112,6 +112,40 @@ describe('contracts hash and inspect', () => {
   })
 })
 
+describe("contracts --names: the plugin's `names` option, from a file", () => {
+  const collision = join(fixtures, 'invalid/export-collision.spec.json')
+  const namesFile = (names: unknown) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'contracts-names-')), 'names.json')
+    writeFileSync(file, JSON.stringify(names))
+    return file
+  }
+
+  it('inspect shows the export names; --names renames, and types write the names given', () => {
+    const defaults = JSON.parse(contracts(['inspect', collision, '--json']).stdout)
+    expect(defaults.entries.map((e: { exportName: string }) => e.exportName)).toEqual(['ordersPlace', 'customersPlace'])
+    expect(contracts(['inspect', collision]).stdout).toContain('topic orders:place  sha256:')
+    const names = namesFile({ 'orders:place@v1': 'placeOrder', 'customers:place': 'placeCustomer' })
+    const renamed = JSON.parse(contracts(['inspect', collision, '--names', names, '--json']).stdout)
+    expect(renamed.entries.map((e: { exportName: string }) => e.exportName)).toEqual(['placeOrder', 'placeCustomer'])
+    const dir = mkdtempSync(join(tmpdir(), 'contracts-names-types-'))
+    const copy = join(dir, 'orders.spec.json')
+    writeFileSync(copy, readFileSync(collision))
+    expect(contracts(['types', copy, '--names', names]).status).toBe(0)
+    expect(readFileSync(join(dir, 'orders.spec.d.json.ts'), 'utf8')).toMatch(/export declare const placeOrder: [\s\S]*export declare const placeCustomer:/)
+  })
+
+  it('a name the file gives twice fails check; a file that is missing or not an object of strings is a usage or option error', () => {
+    const clash = contracts(['check', collision, '--names', namesFile({ 'orders:place': 'place', 'customers:place': 'place' })])
+    expect(clash.status).toBe(1)
+    expect(clash.stderr).toContain('BENZENE_EXPORT_COLLISION')
+    expect(contracts(['check', collision, '--names', join(tmpdir(), 'no-such-names.json')])).toMatchObject({ status: 2 })
+    expect(contracts(['check', collision, '--names', namesFile(['place'])])).toMatchObject({ status: 2 })
+    const wrongValue = contracts(['check', collision, '--names', namesFile({ 'orders:place': 3 })])
+    expect(wrongValue.status).toBe(1)
+    expect(wrongValue.stderr).toContain('BENZENE_INVALID_OPTION')
+  })
+})
+
 describe('every command on every format', () => {
   const nats = join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml')
   const dasp = join(import.meta.dirname, '../fixtures/dasp/counter.dasp.json')

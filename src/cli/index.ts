@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContractCompiler, type CompileOptions } from '../core/compile.js'
@@ -12,10 +13,13 @@ const compiler = new ContractCompiler({ formats })
 const HELP = `contracts ${packageVersion}: check contracts, print their hashes, write their types.
 
 Usage:
-  contracts check <files...> [--json] [--topics a,b] [--include-reserved]
+  contracts check <files...> [--json] [--topics a,b] [--include-reserved] [--names <file.json>]
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
-  contracts inspect <file> [--topics a,b] [--include-reserved] [--json]
-  contracts types <files...> [--topics a,b] [--include-reserved]
+  contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
+  contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
+
+--names reads a JSON object of export names, keyed by topic or topic@version, as the
+plugin's \`benzene.names\` option: {"payments:get-all": "listPayments"}.
 
 Exit status: 0 no errors, 1 a contract has errors, 2 usage error.`
 
@@ -24,13 +28,16 @@ class UsageError extends Error {}
 const scopeFlags = {
   topics: { type: 'string' },
   'include-reserved': { type: 'boolean' },
+  names: { type: 'string' },
   json: { type: 'boolean' },
   topic: { type: 'string' },
   version: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options']
 
-type Flags = { topics?: string; 'include-reserved'?: boolean; json?: boolean; topic?: string; version?: string }
+type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string }
+/** The flags with `--names` read: the export names the file gives. */
+type Resolved = Omit<Flags, 'names'> & { names?: Readonly<Record<string, unknown>> }
 type Output = { out: (text: string) => void; err: (text: string) => void }
 
 /** Runs the CLI and returns its exit status; `main` below wires it to the process. */
@@ -50,7 +57,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       io.out(HELP)
       return 0
     }
-    const flags = values as Flags
+    const flags = resolve(values as Flags)
     switch (command) {
       case 'check':
         return await check(positionals, flags, io)
@@ -77,12 +84,37 @@ function single(positionals: string[], command: string): string {
   return positionals[0]!
 }
 
-function options(flags: Flags): CompileOptions {
+/**
+ * Reads the `--names` file once: a JSON object, whose values the Benzene options check like the
+ * plugin's (`BENZENE_INVALID_OPTION`). A file that cannot be read or is not a JSON object is a
+ * usage error.
+ */
+function resolve(flags: Flags): Resolved {
+  const { names: file, ...rest } = flags
+  if (file === undefined) return rest
+  let names: unknown
+  try {
+    names = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new UsageError(`--names ${JSON.stringify(file)}: ${(error as Error).message}`)
+  }
+  if (typeof names !== 'object' || names === null || Array.isArray(names))
+    throw new UsageError(`--names ${JSON.stringify(file)}: not a JSON object of export names.`)
+  return { ...rest, names: names as Record<string, unknown> }
+}
+
+function options(flags: Resolved): CompileOptions {
   const topics = flags.topics
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean)
-  return { benzene: { ...(topics ? { topics } : {}), ...(flags['include-reserved'] ? { includeReserved: true } : {}) } }
+  return {
+    benzene: {
+      ...(topics ? { topics } : {}),
+      ...(flags['include-reserved'] ? { includeReserved: true } : {}),
+      ...(flags.names ? { names: flags.names } : {}),
+    },
+  }
 }
 
 /** Diagnostics with code frames of the files the compile read (`dependencies`), and of no other. */
@@ -91,7 +123,7 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output, depend
   for (const d of diagnostics) io.err(formatDiagnostic(d, read) + '\n')
 }
 
-async function check(files: string[], flags: Flags, io: Output): Promise<number> {
+async function check(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
   const all: Diagnostic[] = []
   const read: string[] = []
@@ -109,7 +141,7 @@ async function check(files: string[], flags: Flags, io: Output): Promise<number>
   return hasErrors(all) ? 1 : 0
 }
 
-async function hash(file: string, flags: Flags, io: Output): Promise<number> {
+async function hash(file: string, flags: Resolved, io: Output): Promise<number> {
   if (flags.topic !== undefined && flags.topics !== undefined) throw new UsageError('Use --topic or --topics, not both.')
   if (flags.version !== undefined && flags.topic === undefined) throw new UsageError('--version goes with --topic.')
   // A topic's hash is asked with that topic in scope, reserved or not.
@@ -127,7 +159,7 @@ async function hash(file: string, flags: Flags, io: Output): Promise<number> {
   return 0
 }
 
-async function inspectCommand(file: string, flags: Flags, io: Output): Promise<number> {
+async function inspectCommand(file: string, flags: Resolved, io: Output): Promise<number> {
   const result = await compiler.inspect(file, options(flags))
   if (hasErrors(result.diagnostics) || result.data === undefined) {
     if (flags.json) io.out(JSON.stringify({ diagnostics: result.diagnostics }, null, 2))
@@ -139,7 +171,7 @@ async function inspectCommand(file: string, flags: Flags, io: Output): Promise<n
   return 0
 }
 
-async function types(files: string[], flags: Flags, io: Output): Promise<number> {
+async function types(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts types` needs at least one file.')
   let failed = false
   for (const file of files) {

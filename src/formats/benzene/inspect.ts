@@ -9,10 +9,12 @@ export interface BenzeneInspection {
   format: 'benzene'
   /** In-scope request topics, in document order. */
   topics: string[]
-  /** Each in-scope request entry with the key it has in `closure` and `hashes.topics`. */
-  entries: Array<{ key: string; topic: string; version?: string }>
+  /** Each in-scope request entry with the key it has in `closure` and `hashes.topics`, and the name the module exports it as. */
+  entries: Array<{ key: string; topic: string; version?: string; exportName: string }>
   /** In-scope events, in document order, keyed by the same rule as requests. */
   events: string[]
+  /** Each in-scope event's key in the module's `events` map (its name, chosen like a request's export name). */
+  eventNames: Record<string, string>
   /** Each in-scope topic's schema closure, sorted. */
   closure: Record<string, string[]>
   hashes: {
@@ -29,14 +31,20 @@ export function inspectBenzene(model: BenzeneModel): Inspection {
   const data: BenzeneInspection = {
     format: 'benzene',
     topics: [...new Set(model.topics.map((t) => t.mapKey))],
-    entries: model.topics.map((t) => ({ key: t.mapKey, topic: t.entry.topic, ...(t.entry.version === undefined ? {} : { version: t.entry.version }) })),
+    entries: model.topics.map((t) => ({
+      key: t.mapKey,
+      topic: t.entry.topic,
+      ...(t.entry.version === undefined ? {} : { version: t.entry.version }),
+      exportName: t.exportName,
+    })),
     events: model.events.map((e) => e.mapKey),
+    eventNames: Object.fromEntries(model.events.map((e) => [e.mapKey, e.exportName])),
     closure: Object.fromEntries(model.topics.map((t) => [t.mapKey, t.components])),
     hashes: { service: model.moduleHash, topics: Object.fromEntries(model.topics.map((t) => [t.mapKey, t.hash])) },
   }
   const text = [`benzene contract ${model.file}`, `service hash: ${data.hashes.service}`]
-  for (const topic of data.topics) text.push(`  topic ${topic}  ${data.hashes.topics[topic]}`)
-  for (const event of data.events) text.push(`  event ${event}`)
+  for (const t of model.topics) text.push(`  topic ${t.mapKey}  ${t.hash}  (export ${t.exportName})`)
+  for (const e of model.events) text.push(`  event ${e.mapKey}  (events.${e.exportName})`)
   return { data, text }
 }
 

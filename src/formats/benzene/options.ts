@@ -81,5 +81,20 @@ export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: st
   if (options.int64 !== undefined && options.int64 !== 'number' && options.int64 !== 'string') {
     report(`Option int64: ${JSON.stringify(options.int64)} is not 'number' or 'string'.`, { option: 'int64', value: options.int64 })
   }
-  return { options: { ...options, topics, includeReserved, validate }, diagnostics }
+  let names = options.names
+  if (names !== undefined) {
+    const entries = typeof names === 'object' && names !== null && !Array.isArray(names) ? Object.entries(names) : undefined
+    const wrong = entries ? entries.find(([, name]) => typeof name !== 'string') : [undefined, names]
+    if (wrong) {
+      report(
+        `Option names: ${entries ? `the name for ${JSON.stringify(wrong[0])} is ${JSON.stringify(wrong[1])}, not a string` : 'not an object of export names'}.`,
+        {
+          option: 'names',
+          value: wrong[1],
+        },
+      )
+      names = undefined
+    }
+  }
+  return { options: { ...options, topics, includeReserved, validate, names }, diagnostics }
 }
