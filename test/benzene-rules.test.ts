@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, inspect } from '../src/index.js'
+import { createLocalSender } from '../src/runtime/index.js'
+import { loadModule } from './helpers/load-module.js'
 import { benzeneRules } from '../src/formats/benzene/rules/index.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene')
@@ -52,6 +54,7 @@ const warned: Array<[fixture: string, code: string, pointer: string, line: numbe
   ['enum-empty', 'BENZENE_ENUM_EMPTY', '/components/schemas/Order/properties/Status/enum', 41, 21],
   ['enum-duplicate', 'BENZENE_ENUM_DUPLICATE', '/components/schemas/Order/properties/Priority/enum/2', 44, 15],
   ['discriminator-inline-member', 'BENZENE_DISCRIMINATOR_INLINE_MEMBER', '/components/schemas/Shape/oneOf/1', 47, 11],
+  ['pattern-dialect', 'BENZENE_PATTERN_DIALECT', '/components/schemas/Order/properties/Name/pattern', 45, 24],
 ]
 
 describe('failing fixtures', () => {
@@ -346,5 +349,29 @@ describe('discriminators (OpenAPI 3.0 Discriminator Object)', () => {
     expect(await variant('inline-parent', { Square: { allOf: [ref('Shape')] }, Holder: inline })).toEqual([
       ['BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Holder/properties/s/discriminator'],
     ])
+  })
+})
+
+describe('patterns are ECMA-262 read without the Unicode flag, as OpenAPI 3.0 writes them', () => {
+  it('`^\\d{3}\\-\\d{4}$` compiles and checks; `\\p{L}` is the text p{L} there (and warned about)', async () => {
+    const result = await compile(join(fixtures, 'invalid', 'pattern-dialect.spec.json'))
+    const mod = await loadModule(result.code!, 'pattern-dialect')
+    const answer = async (order: unknown) => (await mod.place.send(createLocalSender({ 'orders:place': () => order }), { Sku: 's' })).status
+    expect(await answer({ Phone: '555-0100' })).toBe('ok')
+    expect(await answer({ Phone: '5550100' })).toBe('unexpected-error')
+    expect(await answer({ Name: 'p{L}' })).toBe('ok')
+    expect(await answer({ Name: 'Ada' })).toBe('unexpected-error')
+  })
+
+  it('a pattern that is no expression of the dialect is BENZENE_INVALID_SCHEMA; an Annex B form with no Unicode-mode meaning is unsupported', async () => {
+    const variant = async (name: string, pattern: string) => {
+      const doc = readFixture('invalid/pattern-dialect.spec.json')
+      doc.components.schemas.Order.properties.Name.pattern = pattern
+      return (await compile(writeVariant(`pattern-${name}`, doc))).diagnostics.map((d) => [d.code, d.pointer])
+    }
+    const at = '/components/schemas/Order/properties/Name/pattern'
+    expect(await variant('unterminated', '[a-')).toEqual([['BENZENE_INVALID_SCHEMA', at]])
+    expect(await variant('quantified-lookahead', '^(?=a)*b')).toEqual([['BENZENE_PATTERN_UNSUPPORTED', at]])
+    expect(await variant('identity-escapes', '^[\\w\\-.]+@\\/\\d$')).toEqual([])
   })
 })

@@ -16,7 +16,8 @@
  * - `unsupported`: neither (lookaround or backreferences in a pattern not proven cheap, repeat
  *   counts above RE2's 1000): the format reports it and the build fails.
  *
- * Patterns are read in Unicode mode, as the validators compile them. The analysis is linear in
+ * Patterns are read in Unicode mode, as the validators compile them (a format whose dialect has no
+ * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts). The analysis is linear in
  * the pattern's length (one walk of its syntax tree; character sets are at most a few ranges).
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp'

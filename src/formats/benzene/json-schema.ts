@@ -1,5 +1,6 @@
 import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
+import { unicodeModeSource } from '../../core/pattern-dialect.js'
 import { closedMerge, mergedOf, ownPart } from './all-of.js'
 import { discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 
@@ -13,6 +14,8 @@ import { discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscrimin
  *   properties of every other member (plain JSON Schema would reject them);
  * - a `discriminator` selects the one schema its property names (a member, or for a parent one of
  *   the schemas extending it: inheritance.ts), so errors come from that schema;
+ * - `pattern` is read as ECMA-262 without the Unicode flag, as OpenAPI 3.0 writes it, and handed on
+ *   in Unicode-mode syntax (core/pattern-dialect.ts);
  * - the formats a service can rely on are checked (int32 range, int64 as decimal strings when
  *   asked, date-time, date, uuid, byte); others are documentation only;
  * - descriptions, examples and vendor keywords are dropped: nothing from them reaches the code.
@@ -118,6 +121,11 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
   if (Array.isArray(schema.enum)) out.enum = nullable && !schema.enum.includes(null) ? [...schema.enum.map(sortedData), null] : schema.enum.map(sortedData)
   if ('const' in schema) out.const = sortedData(schema.const)
   for (const key of COPIED) if (key in schema) out[key] = schema[key]
+  // The rules have checked that it reads (core/pattern-dialect.ts): Unicode-mode syntax from here on.
+  if (typeof schema.pattern === 'string') {
+    const read = unicodeModeSource(schema.pattern)
+    if (read.ok) out.pattern = read.source
+  }
   if (schema.exclusiveMinimum === true && typeof schema.minimum === 'number') {
     out.exclusiveMinimum = schema.minimum
     delete out.minimum

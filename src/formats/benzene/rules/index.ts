@@ -5,6 +5,7 @@ import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
 import { endpointForm } from './endpoint-form.js'
 import { memberTypes } from './member-types.js'
+import { patternDialect } from './pattern-dialect.js'
 import { patternEngineRule } from './pattern-engine.js'
 import { emptyTopic, emptyVersion } from './non-empty-strings.js'
 import { openapiValue } from './openapi-value.js'
@@ -36,6 +37,7 @@ export const benzeneRules: readonly BenzeneRule[] = [
   discriminatorInlineMember,
   discriminatorSize,
   patternEngineRule,
+  patternDialect,
   endpointForm,
   requiredNonEmpty,
   readWriteOnly,

@@ -1,5 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { patternEngine } from '../../../core/pattern-safety.js'
+import { unicodeModeSource } from '../../../core/pattern-dialect.js'
+import { patternEngine, type PatternEngine } from '../../../core/pattern-safety.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { BenzeneRule } from './rule.js'
@@ -17,8 +18,10 @@ export const patternEngineRule: BenzeneRule = {
   check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return
-      const engine = patternEngine(schema.pattern)
-      // A pattern that does not parse at all (`invalid`) is BENZENE_INVALID_SCHEMA's.
+      // Read as OpenAPI 3.0 does, without the Unicode flag; one that does not parse at all is BENZENE_INVALID_SCHEMA's.
+      const read = unicodeModeSource(schema.pattern)
+      if (!read.ok && read.invalid) return
+      const engine: PatternEngine = read.ok ? patternEngine(read.source) : { engine: 'unsupported', reason: read.reason }
       if (engine.engine !== 'unsupported') return
       report(
         joinPointer(where(), 'pattern'),

@@ -1,3 +1,4 @@
+import { unicodeModeSource } from '../../../core/pattern-dialect.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema, type Where } from '../schema-walk.js'
@@ -51,7 +52,9 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
     else for (let i = 0; i < list.length; i++) if (!isObject(list[i])) checkSchema(list[i], () => joinPointer(where(), key, i), report)
   }
   if ('pattern' in schema) {
-    if (typeof schema.pattern !== 'string' || !compiles(schema.pattern)) bad('pattern', 'a regular expression (ECMA-262, Unicode mode)')
+    // OpenAPI 3.0 reads patterns as ECMA-262 without the Unicode flag (core/pattern-dialect.ts).
+    const read = typeof schema.pattern === 'string' ? unicodeModeSource(schema.pattern) : undefined
+    if (!read || (!read.ok && read.invalid)) bad('pattern', 'a regular expression (ECMA-262, read without the Unicode flag)')
   }
   // Empty or repeating enums are SHOULD-level (schema-shoulds.ts); only a non-array breaks the MUST.
   if ('enum' in schema && !Array.isArray(schema.enum)) bad('enum', 'an array')
@@ -62,24 +65,6 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   }
   for (const key of OPENAPI_FLAGS) if (key in schema && typeof schema[key] !== 'boolean') bad(key, 'a boolean (OpenAPI 3.0)')
   for (const key of FLAGS) if (key in schema && typeof schema[key] !== 'boolean') bad(key, 'a boolean')
-}
-
-const compiledPatterns = new Map<string, boolean>()
-
-function compiles(pattern: string): boolean {
-  let ok = compiledPatterns.get(pattern)
-  if (ok === undefined) {
-    try {
-      new RegExp(pattern, 'u')
-      ok = true
-    } catch {
-      ok = false
-    }
-    // Patterns come from contracts: few, but a long-lived dev server should not keep every one.
-    if (compiledPatterns.size >= 1024) compiledPatterns.clear()
-    compiledPatterns.set(pattern, ok)
-  }
-  return ok
 }
 
 export const schemaKeywords: BenzeneRule = {

@@ -1,0 +1,165 @@
+/**
+ * OpenAPI 3.0 (Schema Object `pattern`, after JSON Schema Wright draft 00) writes patterns in the
+ * ECMA-262 dialect without the Unicode flag: `^\d{3}\-\d{4}$` is valid there (`\-` is an identity
+ * escape) and a syntax error in Unicode mode, which the validators, the pattern analysis
+ * (pattern-safety.ts) and the linear-time engine all use. This module reads a pattern the way
+ * that dialect does and writes the same expression in Unicode-mode syntax, so one dialect runs
+ * downstream: every literal character becomes itself or a `\u{...}` escape, every other node
+ * keeps its meaning.
+ *
+ * Where the two modes differ in meaning rather than syntax, the Unicode reading is taken and said
+ * here: the modes agree on every string of Basic Multilingual Plane characters; above it, `.`, a
+ * character class and a repeat count see one character where the non-Unicode mode sees two code
+ * units (a literal astral character is one character: `😀+` repeats it).
+ *
+ * Linear in the pattern's length (one walk of its syntax tree); results cached per pattern.
+ */
+import { RegExpParser, type AST } from '@eslint-community/regexpp'
+
+const parser = new RegExpParser({ ecmaVersion: 2025 })
+const translated = new Map<string, UnicodeSource>()
+
+/** `invalid`: not a pattern of the dialect at all; otherwise valid, with no Unicode-mode form (unsupported). */
+export type UnicodeSource = { ok: true; source: string } | { ok: false; invalid: boolean; reason: string }
+
+/** The Unicode-mode source of a non-Unicode ECMA-262 pattern, or why there is none. */
+export function unicodeModeSource(pattern: string): UnicodeSource {
+  let result = translated.get(pattern)
+  if (result === undefined) {
+    result = translate(pattern)
+    if (translated.size > 4096) translated.clear()
+    translated.set(pattern, result)
+  }
+  return result
+}
+
+function translate(pattern: string): UnicodeSource {
+  let ast: AST.Pattern
+  try {
+    ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: false })
+  } catch (error) {
+    return { ok: false, invalid: true, reason: (error as Error).message }
+  }
+  let source: string
+  try {
+    source = alternatives(ast.alternatives)
+    new RegExp(source, 'u')
+  } catch (error) {
+    // Annex B forms with no Unicode-mode meaning, such as a quantified lookahead `(?=a)*`.
+    return { ok: false, invalid: false, reason: `it has no Unicode-mode form (${(error as Error).message})` }
+  }
+  return { ok: true, source }
+}
+
+const alternatives = (list: readonly AST.Alternative[]) => list.map(sequence).join('|')
+
+/** An alternative's elements; a high surrogate followed by a low one is the one character they encode. */
+function sequence(alt: AST.Alternative): string {
+  const out: string[] = []
+  const elements = alt.elements
+  for (let i = 0; i < elements.length; i++) {
+    const node = elements[i]!
+    const next = elements[i + 1]
+    if (node.type === 'Character' && isHigh(node.value) && next?.type === 'Character' && isLow(next.value)) {
+      out.push(escape(pair(node.value, next.value)))
+      i++
+    } else if (
+      node.type === 'Character' &&
+      isHigh(node.value) &&
+      next?.type === 'Quantifier' &&
+      next.element.type === 'Character' &&
+      isLow(next.element.value)
+    ) {
+      // `😀+`: the Unicode reading repeats the character, where code units would repeat its low half.
+      out.push(escape(pair(node.value, next.element.value)) + quantifier(next))
+      i++
+    } else out.push(element(node))
+  }
+  return out.join('')
+}
+
+const pair = (high: number, low: number) => 0x10000 + (high - 0xd800) * 0x400 + (low - 0xdc00)
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
+
+function element(node: AST.Element): string {
+  switch (node.type) {
+    case 'Character':
+      return literal(node.value, false)
+    case 'CharacterSet':
+      // Without the Unicode flag there are no property escapes: `\p` is the letter p (a Character).
+      return node.kind === 'any' ? '.' : setEscape(node as AST.EscapeCharacterSet)
+    case 'CharacterClass':
+      return characterClass(node)
+    case 'Assertion':
+      switch (node.kind) {
+        case 'start':
+          return '^'
+        case 'end':
+          return '$'
+        case 'word':
+          return node.negate ? '\\B' : '\\b'
+        case 'lookahead':
+          return `(?${node.negate ? '!' : '='}${alternatives(node.alternatives)})`
+        case 'lookbehind':
+          return `(?<${node.negate ? '!' : '='}${alternatives(node.alternatives)})`
+      }
+      break
+    case 'Quantifier':
+      return element(node.element) + quantifier(node)
+    case 'CapturingGroup':
+      return `(${node.name === null ? '' : `?<${node.name}>`}${alternatives(node.alternatives)})`
+    case 'Group':
+      if (node.modifiers) throw new Error(`modifiers ${node.raw.slice(0, 8)} are not read here`)
+      return `(?:${alternatives(node.alternatives)})`
+    case 'Backreference':
+      return typeof node.ref === 'number' ? `\\${node.ref}` : `\\k<${node.ref}>`
+  }
+  throw new Error(`unexpected ${node.type}`)
+}
+
+function quantifier(node: AST.Quantifier): string {
+  const count =
+    node.min === 0 && node.max === Infinity
+      ? '*'
+      : node.min === 1 && node.max === Infinity
+        ? '+'
+        : node.min === 0 && node.max === 1
+          ? '?'
+          : node.max === Infinity
+            ? `{${node.min},}`
+            : node.min === node.max
+              ? `{${node.min}}`
+              : `{${node.min},${node.max}}`
+  return count + (node.greedy ? '' : '?')
+}
+
+function setEscape(node: AST.EscapeCharacterSet): string {
+  const letter = node.kind === 'digit' ? 'd' : node.kind === 'space' ? 's' : 'w'
+  return `\\${node.negate ? letter.toUpperCase() : letter}`
+}
+
+function characterClass(node: AST.CharacterClass): string {
+  const parts = node.elements.map((e) => {
+    if (e.type === 'CharacterClassRange') return `${literal(e.min.value, true)}-${literal(e.max.value, true)}`
+    if (e.type === 'Character') return literal(e.value, true)
+    if (e.type === 'CharacterSet' && e.kind !== 'property') return setEscape(e)
+    throw new Error(`unexpected ${e.type} in a class`)
+  })
+  return `[${node.negate ? '^' : ''}${parts.join('')}]`
+}
+
+/** Characters with a meaning of their own in Unicode-mode syntax, outside a class and inside one. */
+const SYNTAX = new Set('^$\\.*+?()[]{}|/')
+const CLASS_SYNTAX = new Set('\\]^-[')
+
+/** A character as itself where that is plain printable ASCII in its position, else `\u{...}`. */
+function literal(value: number, inClass: boolean): string {
+  if (value >= 0x20 && value <= 0x7e) {
+    const ch = String.fromCharCode(value)
+    if (!(inClass ? CLASS_SYNTAX : SYNTAX).has(ch)) return ch
+  }
+  return escape(value)
+}
+
+const escape = (value: number) => `\\u{${value.toString(16)}}`

@@ -1,0 +1,30 @@
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../../../runtime/benzene/document.js'
+import { forEachSchema } from '../schema-walk.js'
+import type { BenzeneRule } from './rule.js'
+
+/** Complexity: O(schemas + pattern lengths) over the shared schema list. */
+
+/** Escapes that mean one thing with the Unicode flag and another without it: `\p{L}` is `p{L}`, `\u{41}` is 41 `u`s. */
+const UNICODE_ONLY = /\\[pPu]\{/
+
+/**
+ * OpenAPI 3.0 reads `pattern` without the Unicode flag, and so does the generator; a pattern
+ * written with a Unicode-mode escape is valid there but almost certainly means something else than
+ * what its author wrote, so it is a warning (the pattern is still read as the dialect says).
+ */
+export const patternDialect: BenzeneRule = {
+  code: 'BENZENE_PATTERN_DIALECT',
+  severity: 'warning',
+  description: 'A `pattern` with `\\p{...}`, `\\P{...}` or `\\u{...}`: OpenAPI 3.0 reads patterns without the Unicode flag, where these are not escapes.',
+  check({ doc, report }) {
+    forEachSchema(doc, (schema, where) => {
+      if (!isObject(schema) || typeof schema.pattern !== 'string' || !UNICODE_ONLY.test(schema.pattern)) return
+      report(
+        joinPointer(where(), 'pattern'),
+        `Pattern ${JSON.stringify(schema.pattern)} is read as OpenAPI 3.0 reads patterns, without the Unicode flag: there \`\\p{L}\` is the text "p{L}" and \`\\u{41}\` is 41 "u"s, not a property or a code point. Write \`\\uXXXX\` escapes or character ranges instead.`,
+        { pattern: schema.pattern },
+      )
+    })
+  },
+}
