@@ -140,8 +140,12 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
         minimum: Math.max(INT32.minimum, (out.minimum as number) ?? -Infinity),
         maximum: Math.min(INT32.maximum, (out.maximum as number) ?? Infinity),
       })
+    // A format's pattern holds beside the schema's own `pattern`, not instead of it.
     const pattern = FORMAT_PATTERNS[schema.format]
-    if (pattern && schema.type === 'string' && out.pattern === undefined) out.pattern = pattern
+    if (pattern && schema.type === 'string') {
+      if (out.pattern === undefined) out.pattern = pattern
+      else out.allOf = [{ pattern }]
+    }
   }
   if ('items' in schema) out.items = convert(schema.items, ctx)
 
@@ -184,10 +188,14 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
  */
 function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertContext, open: boolean, self: string | undefined): void {
   const members = schema.allOf as unknown[]
-  out.allOf = members.map((member) => {
-    const ref = isObject(member) ? refTarget(member.$ref) : undefined
-    return ref !== undefined && extendsSelector(self, ref, ctx.catalogue) ? reference(ctx, ref, 'ownOpen') : convert(member, ctx, true)
-  })
+  const before = (out.allOf as unknown[] | undefined) ?? []
+  out.allOf = [
+    ...before,
+    ...members.map((member) => {
+      const ref = isObject(member) ? refTarget(member.$ref) : undefined
+      return ref !== undefined && extendsSelector(self, ref, ctx.catalogue) ? reference(ctx, ref, 'ownOpen') : convert(member, ctx, true)
+    }),
+  ]
   if (open || !closedMerge(schema, ctx.catalogue)) return
   const names = new Set<string>(Object.keys(isObject(schema.properties) ? schema.properties : {}))
   for (const member of members) {

@@ -177,7 +177,9 @@ export class TypeWriter {
     if (extra !== false && !(closed && extra === undefined)) {
       // An index signature must admit every declared member's type too.
       const valueType = isObject(extra) ? this.type(extra, direction, inner) : 'unknown'
-      const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(memberTypes.length > required.size ? ['undefined'] : [])])
+      // An optional member's type includes `undefined` (required names need not be properties).
+      const anyOptional = Object.keys(properties).some((name) => !required.has(name) && !hasFlag(properties[name], hidden))
+      const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(anyOptional ? ['undefined'] : [])])
       members.push(`${inner}[key: string]: ${all};`)
     }
     // Empty and closed: alone only `{}` is valid; as a member of a closed merge it adds nothing.
