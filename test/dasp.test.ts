@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { daspLoadCodes, daspRules } from '../src/formats/dasp/rules.js'
+import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules.js'
 import { bundlers } from './helpers/bundlers.js'
 import { tsc } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
@@ -17,7 +17,10 @@ const POA = 'https://dasp-protocol.github.io/dasp/contracts/proof-of-authority'
 
 /** fixtures/dasp/invalid/<name>.dasp.json (make-fixtures.py): the code, its pointer, and the file it points into. */
 const failing: Array<[name: string, code: string, pointer: string, file: string]> = [
-  ['shape', 'DASP_SHAPE', '/extensions/1', 'invalid/shape.dasp.json'],
+  ['shape', 'DASP_SHAPE', '/extensions/1/settings', 'invalid/shape.dasp.json'],
+  ['definition-shape', 'DASP_DEFINITION_SHAPE', '/dependencies/0', 'invalid/extensions/poa-loose.dasp-ext.json'],
+  ['attribute-duplicate', 'DASP_ATTRIBUTE_CONFLICT', '/attributes/1', 'invalid/extensions/poa-twice.dasp-ext.json'],
+  ['draft-identity', 'DASP_DRAFT_IDENTITY', '/dependencies/0', 'invalid/extensions/enc-needs-poa.dasp-ext.json'],
   ['unsupported-version', 'DASP_UNSUPPORTED_VERSION', '/dasp', 'invalid/unsupported-version.dasp.json'],
   ['identity', 'DASP_IDENTITY', '/extensions/0', 'invalid/identity.dasp.json'],
   ['unknown-extension', 'DASP_UNKNOWN_EXTENSION', '/extensions/1', 'invalid/unknown-extension.dasp.json'],
@@ -54,7 +57,7 @@ describe('build-time checks', () => {
 
   it('every rule has a failing fixture, and every fixture is in the table', () => {
     const covered = new Set(failing.map(([, code]) => code))
-    for (const code of [...daspRules.map((r) => r.code), ...daspLoadCodes]) expect(covered, code).toContain(code)
+    for (const code of [...shapeRules, ...daspRules].map((r) => r.code).concat(daspLoadCodes)) expect(covered, code).toContain(code)
     expect(
       readdirSync(join(fixtures, 'invalid'))
         .filter((f) => f.endsWith('.dasp.json'))
@@ -103,11 +106,20 @@ describe('build-time checks', () => {
     const original = JSON.parse(readFileSync(join(fixtures, 'pins/proof-of-authority.manifest.json'), 'utf8'))
     const upper = Object.fromEntries(Object.entries(original.files as Record<string, string>).map(([k, v]) => [k, v.toUpperCase()]))
     expect(await withManifest({ algorithm: 'sha256', files: upper }, 'upper')).toEqual([])
-    expect(await withManifest({ algorithm: 'sha256', files: {} })).toEqual([['DASP_PIN_MISMATCH', '/content/manifest']])
+    expect(await withManifest({ algorithm: 'sha256', files: {} })).toEqual([
+      ['DASP_PIN_MISMATCH', '/content/manifest'],
+      ['DASP_PIN_MISMATCH', '/files'],
+    ])
+    expect(await withManifest({ algorithm: 'sha256', files: original.files, signedBy: 'x' })).toEqual([
+      ['DASP_PIN_MISMATCH', '/content/manifest'],
+      ['DASP_PIN_MISMATCH', '/signedBy'],
+    ])
     const malformed = { ...original.files, 'proof-of-authority/spec.md': 'sha256:not-hex' }
-    expect(await withManifest({ algorithm: 'sha256', files: malformed })).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
+    const entry = ['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']
+    expect(await withManifest({ algorithm: 'sha256', files: malformed })).toEqual([['DASP_PIN_MISMATCH', '/content/manifest'], entry])
     expect(await withManifest({ algorithm: 'sha256', files: { ...original.files, 'proof-of-authority/spec.md': 7 } })).toEqual([
-      ['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md'],
+      ['DASP_PIN_MISMATCH', '/content/manifest'],
+      entry,
     ])
   })
 
@@ -286,5 +298,95 @@ describe('in a bundler', () => {
     )
     const r = tsc(['-p', '.'], work)
     expect(r.output).toBe('')
+  })
+})
+
+describe('closed shapes come first: a malformed member is reported, never skipped by a rule', () => {
+  const work = join(import.meta.dirname, '.tmp/dasp-shapes')
+  const definitionPath = join(work, 'extensions/proof-of-authority.dasp-ext.json')
+  /** Copies the valid fixtures, edits the proof-of-authority definition and the selection, and compiles. */
+  const variant = async (editDefinition: (d: any) => void, editSelection: (s: any) => void = () => {}) => {
+    const { readFileSync } = await import('node:fs')
+    rmSync(work, { recursive: true, force: true })
+    cpSync(fixtures, work, { recursive: true })
+    const definition = JSON.parse(readFileSync(definitionPath, 'utf8'))
+    editDefinition(definition)
+    writeFileSync(definitionPath, JSON.stringify(definition, null, 2))
+    const selection = JSON.parse(readFileSync(join(work, 'counter.dasp.json'), 'utf8'))
+    editSelection(selection)
+    writeFileSync(join(work, 'counter.dasp.json'), JSON.stringify(selection, null, 2))
+    return (await compile(join(work, 'counter.dasp.json'))).diagnostics.map((d) => [d.code, d.pointer])
+  }
+  const definitionCases: Array<[what: string, edit: (d: any) => void, pointer: string]> = [
+    ['dependencies as an object', (d) => (d.dependencies = { uri: ENC, version: 'draft-01', scope: 'session' }), '/dependencies'],
+    ['a dependency as a bare URI', (d) => (d.dependencies = [ENC]), '/dependencies/0'],
+    ['scopes as one string', (d) => (d.scopes = 'session'), '/scopes'],
+    ['settings as an array', (d) => (d.settings = []), '/settings'],
+    ['attributes as an object', (d) => (d.attributes = { daspauthority: d.attributes[0] }), '/attributes'],
+    ['examples without any', (d) => (d.examples = {}), '/examples'],
+    ['no negative example', (d) => (d.examples.invalid = []), '/examples/invalid'],
+    ['an empty processing order', (d) => (d.processing = ''), '/processing'],
+    ['evidence limits as null', (d) => (d.evidenceLimits = null), '/evidenceLimits'],
+    ['an unknown member', (d) => (d.compatibilty = 'typo'), '/compatibilty'],
+    ['a setting member of the wrong type', (d) => (d.settings.grant_bytes.maximum = '16384'), '/settings/grant_bytes/maximum'],
+  ]
+  it.each(definitionCases)('definition: %s -> DASP_DEFINITION_SHAPE at the member, and no other rule runs', async (_, edit, pointer) => {
+    const found = await variant(edit)
+    expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', pointer])
+    expect(found.every(([code]) => code === 'DASP_DEFINITION_SHAPE')).toBe(true)
+  })
+
+  it('selection: policy entries that are not objects, an extension without settings, an unknown member -> DASP_SHAPE', async () => {
+    expect(
+      await variant(
+        () => {},
+        (s) => (s.policy.requires = ['https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery']),
+      ),
+    ).toEqual([['DASP_SHAPE', '/policy/requires/0']])
+    expect(
+      await variant(
+        () => {},
+        (s) => delete s.extensions[0].settings,
+      ),
+    ).toEqual([['DASP_SHAPE', '/extensions/0']])
+    expect(
+      await variant(
+        () => {},
+        (s) => (s.comment = 'hi'),
+      ),
+    ).toEqual([['DASP_SHAPE', '/comment']])
+  })
+
+  it('the valid fixtures pass the shapes, and a missing part is still DASP_DEFINITION_INCOMPLETE (DASP-EXT-002 list)', async () => {
+    expect(await variant(() => {})).toEqual([])
+    expect(await variant((d) => delete d.evidenceLimits)).toEqual([['DASP_DEFINITION_INCOMPLETE', '']])
+  })
+
+  it('identities are RFC 3986 absolute URIs: no raw non-ASCII, valid %-escapes, no fragment, no space', async () => {
+    const identity = (uri: string) => variant((d) => (d.identity.uri = uri))
+    for (const bad of [
+      'https://dasp.example/contracts/authorité',
+      'https://dasp.example/a%zz',
+      'https://dasp.example/a#v1',
+      'https://dasp.example/a b',
+      'dasp-authority',
+    ])
+      expect(await identity(bad), bad).toContainEqual(['DASP_IDENTITY', '/identity'])
+    for (const good of ['https://dasp.example/contracts/authorit%C3%A9', 'urn:example:dasp:authority', 'https://[::1]/x?y=1'])
+      expect(
+        (await identity(good)).filter(([code]) => code === 'DASP_IDENTITY'),
+        good,
+      ).toEqual([])
+  })
+
+  it('DASP-EXT-007: daspauthority is a String on commands, never on dasp.encrypted; proof of authority has no encrypted-delivery dependency', async () => {
+    expect(await variant((d) => (d.attributes[0].type = 'Binary'))).toContainEqual(['DASP_DRAFT_IDENTITY', '/attributes/0/type'])
+    const carrier = await variant((d) => {
+      d.operations.push('dasp.encrypted')
+      d.attributes[0].on.push('dasp.encrypted')
+    })
+    expect(carrier).toEqual([['DASP_DRAFT_IDENTITY', '/attributes/0/on/1']])
+    const dependent = await variant((d) => (d.dependencies = [{ uri: ENC, version: 'draft-01', scope: 'connection' }]))
+    expect(dependent).toEqual([['DASP_DRAFT_IDENTITY', '/dependencies/0']])
   })
 })

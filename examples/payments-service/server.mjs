@@ -1,5 +1,5 @@
 // A small Benzene-style payments service: the topics of payments.spec.json over HTTP, in memory.
-// It speaks the wire as benzene-notes.md describes it: POST <messageEndpoint> with
+// It speaks the wire as the HTTP sender does (docs/runtime.md): POST <messageEndpoint> with
 // { topic, headers, body: "<payload JSON>" }, answered by { statusCode, isSuccessful, headers, body }.
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'

@@ -3,7 +3,7 @@
 
 It shares no code with the TypeScript compiler: projections, normalize(), the closure walk and
 RFC 8785 canonical JSON (key order by UTF-16 code units, ECMAScript number formatting, minimal
-string escaping) are written here from the seed and benzene-notes.md, on Python's standard library.
+string escaping) are written here from the Benzene Contract Document (section 6), on Python's standard library.
 
   python3 benzene_independent.py --write   fill expect.canonical / expect.hash in the hash cases
   python3 benzene_independent.py --check   recompute everything and fail on any difference

@@ -5,7 +5,7 @@ import { generateDasp } from './generate.js'
 import { loadDasp, type DaspInput } from './load.js'
 import type { DaspModel } from './model.js'
 import { buildDaspModel } from './build-model.js'
-import { daspRules } from './rules.js'
+import { daspRules, shapeRules } from './rules.js'
 
 /** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */
 export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undefined> = {
@@ -16,7 +16,9 @@ export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undef
   load: loadDasp,
   check(input) {
     const ctx = new DaspContext(input)
-    for (const rule of daspRules) rule.check(ctx)
+    // Closed shapes first: the rules read only well-typed members, so none skips a malformed one.
+    for (const rule of shapeRules) rule.check(ctx)
+    if (ctx.diagnostics.length === 0) for (const rule of daspRules) rule.check(ctx)
     return { checked: ctx, diagnostics: ctx.diagnostics }
   },
   model: (ctx) => ({ model: buildDaspModel(ctx), diagnostics: [] }),

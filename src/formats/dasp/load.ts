@@ -8,6 +8,7 @@ import { isObject } from '../../runtime/shared/json-value.js'
 export { isObject }
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
+import { MANIFEST_SHAPE, shapeProblems } from './shapes.js'
 
 export interface LoadedJson {
   file: string
@@ -141,19 +142,21 @@ async function checkManifestPin(host: InputHost, owner: LoadedJson, pointer: str
     return
   }
   const { source, diagnostics: parse } = parseJsonSource(path, read.text)
-  const files = isObject(source.value) && isObject(source.value.files) ? source.value.files : undefined
   // A manifest names "the required files and their digests" (DASP Extension Contracts, content
-  // references): one with no file pins nothing.
-  if (parse.length > 0 || !isObject(source.value) || source.value.algorithm !== 'sha256' || !files || Object.keys(files).length === 0) {
+  // references): a closed { algorithm, files } with at least one file; one with none pins nothing.
+  const problems = parse.length > 0 ? [] : shapeProblems(MANIFEST_SHAPE, source.value)
+  if (parse.length > 0 || problems.length > 0) {
     report(
       diagnostics,
       owner,
       'DASP_PIN_MISMATCH',
       joinPointer(pointer, 'manifest'),
-      'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>", ... } } with at least one file.',
+      'A manifest is { "algorithm": "sha256", "files": { "<path>": "<64 hex>", ... } } with at least one file, and nothing else.',
     )
+    for (const problem of problems) report(diagnostics, { file: path, source }, 'DASP_PIN_MISMATCH', problem.pointer, problem.message)
     return
   }
+  const files = (source.value as { files: Record<string, unknown> }).files
   for (const [rel, digest] of Object.entries(files)) {
     const target = localPath(path, rel)
     const at = joinPointer('/files', rel)

@@ -6,6 +6,7 @@ import canonicalize from 'canonicalize'
 import { isDigest, isObject } from './load.js'
 import { MAX_DIAGNOSTICS_PER_CODE } from '../../core/diagnostics.js'
 import { ANY_SCOPE, DaspContext, identityKey, type Definition } from './context.js'
+import { DEFINITION_SHAPE, SELECTION_SHAPE, shapeProblems } from './shapes.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
 
@@ -35,7 +36,14 @@ export const RESERVED_ATTRIBUTES = new Set([
   'requestid',
 ])
 
-const isAbsoluteUri = (value: unknown) => typeof value === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(value)
+/**
+ * RFC 3986 `absolute-URI` (section 4.3): a scheme, `:`, and a non-empty rest made only of URI
+ * characters (unreserved, reserved, `%` with two hex digits), without a fragment. Raw non-ASCII,
+ * spaces, `%zz` and `#` are refused: peers compare identities exactly, so only one spelling may
+ * exist. Linear (one character class or one escape per step).
+ */
+const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?[\]]|%[0-9A-Fa-f]{2})+$/
+const isAbsoluteUri = (value: unknown) => typeof value === 'string' && ABSOLUTE_URI.test(value)
 /** A full commit id; hex in either case, as git reads it. */
 const HEX40 = /^[0-9a-fA-F]{40}$/
 
@@ -55,24 +63,24 @@ export function pinProblem(pin: unknown): string | undefined {
   return `pin kind ${JSON.stringify(pin.kind)} is not sha256-manifest or git-commit`
 }
 
-const shapeRule: DaspRule = {
+/** The selection's closed shape (shapes.ts): checked before every other rule. */
+export const shapeRule: DaspRule = {
   code: 'DASP_SHAPE',
-  description: "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' shapes.",
+  description: "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' types, closed (no other member).",
   check(ctx) {
-    const s = ctx.selection
-    const bad = (pointer: string, message: string) => ctx.report(this.code, pointer, message)
-    if (typeof s.dasp !== 'string') bad('/dasp', '`dasp` names the DASP version of the selection.')
-    for (const key of REF_KEYS)
-      if (!isObject(s[key]) || typeof s[key].uri !== 'string' || typeof s[key].version !== 'string' || !('content' in s[key]))
-        bad(`/${key}`, `\`${key}\` is { uri, version, content }.`)
-    if (!Array.isArray(s.definitions)) bad('/definitions', '`definitions` lists the local definition files.')
-    if (!Array.isArray(s.extensions)) bad('/extensions', '`extensions` lists the requested extensions.')
-    else
-      s.extensions.forEach((e: unknown, i: number) => {
-        if (!isObject(e) || typeof e.uri !== 'string' || typeof e.version !== 'string' || typeof e.scope !== 'string' || !isObject(e.settings))
-          bad(`/extensions/${i}`, 'A requested extension is { uri, version, scope, settings }.')
-      })
-    if ('policy' in s && !(isObject(s.policy) && Array.isArray(s.policy.requires))) bad('/policy', '`policy` is { requires: [ { uri, version, scope } ] }.')
+    for (const problem of shapeProblems(SELECTION_SHAPE, ctx.input.selection.source.value)) ctx.report(this.code, problem.pointer, problem.message)
+  },
+}
+
+/** Each definition's closed shape (shapes.ts): checked before every other rule. */
+export const definitionShape: DaspRule = {
+  code: 'DASP_DEFINITION_SHAPE',
+  description:
+    'A definition member of the wrong type, an unknown member, or an empty statement (a definition is closed: identity, status, content, supports, dependencies, scopes, operations, settings, attributes, processing, records, examples, evidenceLimits, scopeRelations).',
+  check(ctx) {
+    for (const { loaded } of ctx.input.definitions) {
+      for (const problem of shapeProblems(DEFINITION_SHAPE, loaded.source.value)) ctx.reportIn(loaded, this.code, problem.pointer, problem.message)
+    }
   },
 }
 
@@ -91,7 +99,12 @@ const identityRule: DaspRule = {
   check(ctx) {
     const checkId = (uri: unknown, version: unknown, pointer: string, file = ctx.input.selection) => {
       if (!isAbsoluteUri(uri) || typeof version !== 'string' || version === '')
-        ctx.reportIn(file, this.code, pointer, 'An identity is an absolute URI and a non-empty version string.')
+        ctx.reportIn(
+          file,
+          this.code,
+          pointer,
+          `An identity is an absolute URI (RFC 3986: a scheme, only URI characters, valid %-escapes, no fragment) and a non-empty version string${typeof uri === 'string' ? `; ${JSON.stringify(uri)} is not` : ''}.`,
+        )
     }
     for (const key of REF_KEYS) if (isObject(ctx.selection[key])) checkId(ctx.selection[key].uri, ctx.selection[key].version, `/${key}`)
     for (const e of ctx.requested) checkId(e.uri, e.version, `/extensions/${e.index}`)
@@ -555,20 +568,79 @@ const attributeRules = (): DaspRule[] => {
     },
     {
       code: 'DASP_ATTRIBUTE_CONFLICT',
-      description: 'Two selected definitions define one attribute name differently.',
+      description: 'Two selected definitions define one attribute name differently, or one definition defines a name twice.',
       check(ctx) {
         const selected = new Set(ctx.requested.map((e) => identityKey(e.uri, e.version)))
-        const seen = new Map<string, { d: Definition; a: Record<string, any> }>()
+        const seen = new Map<string, { d: Definition; a: Record<string, any>; i: number }>()
         for (const { d, a, i } of attributes(ctx)) {
           if (!selected.has(identityKey(d.uri, d.version)) || typeof a.name !== 'string') continue
           const other = seen.get(a.name)
-          if (other && other.d !== d && canonicalize(other.a) !== canonicalize(a))
+          // One definition defining a name twice conflicts with itself, even with equal text.
+          if (other && other.d === d)
+            ctx.reportIn(d.file, this.code, `/attributes/${i}`, `Attribute ${a.name} is defined twice in ${d.uri} ${d.version} (attributes/${other.i}).`)
+          else if (other && canonicalize(other.a) !== canonicalize(a))
             ctx.reportIn(d.file, this.code, `/attributes/${i}`, `Attribute ${a.name} is also defined, differently, by ${other.d.uri} ${other.d.version}.`)
-          else if (!other) seen.set(a.name, { d, a })
+          else if (!other) seen.set(a.name, { d, a, i })
         }
       },
     },
   ]
+}
+
+export const ENCRYPTED_DELIVERY = 'https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery'
+export const PROOF_OF_AUTHORITY = 'https://dasp-protocol.github.io/dasp/contracts/proof-of-authority'
+/** A command event type: its last dot-separated segment is `command` (`dasp.v1.command`). */
+const isCommandType = (type: unknown) => typeof type === 'string' && /(?:^|\.)command$/.test(type)
+
+/**
+ * DASP-EXT-007's two draft identities, as its table and text fix them: encrypted delivery has no
+ * authority extension dependency, proof of authority no encrypted-delivery dependency (host policy
+ * can require both); `daspauthority` is proof of authority's String attribute, on commands only,
+ * never on other types or on the `dasp.encrypted` outer carrier. O(dependencies + attributes).
+ */
+const draftIdentities: DaspRule = {
+  code: 'DASP_DRAFT_IDENTITY',
+  description:
+    'A definition of a DASP-EXT-007 draft identity against its table: encrypted delivery depending on proof of authority or the reverse, or daspauthority other than a String attribute of proof of authority on commands only (never on dasp.encrypted).',
+  check(ctx) {
+    const forbidden: Record<string, string> = { [ENCRYPTED_DELIVERY]: PROOF_OF_AUTHORITY, [PROOF_OF_AUTHORITY]: ENCRYPTED_DELIVERY }
+    for (const d of ctx.definitions) {
+      const other = d.version === 'draft-01' && Object.hasOwn(forbidden, d.uri) ? forbidden[d.uri] : undefined
+      ;(Array.isArray(d.value.dependencies) ? d.value.dependencies : []).forEach((dep: Record<string, unknown>, i: number) => {
+        if (other !== undefined && dep.uri === other)
+          ctx.reportIn(
+            d.file,
+            this.code,
+            `/dependencies/${i}`,
+            `${d.uri} draft-01 has no ${other === PROOF_OF_AUTHORITY ? 'authority' : 'encrypted-delivery'} dependency (DASP-EXT-007); host policy can require both instead.`,
+          )
+      })
+      ;(Array.isArray(d.value.attributes) ? d.value.attributes : []).forEach((a: Record<string, any>, i: number) => {
+        if (a.name !== 'daspauthority') return
+        if (d.uri !== PROOF_OF_AUTHORITY)
+          ctx.reportIn(
+            d.file,
+            this.code,
+            `/attributes/${i}/name`,
+            'daspauthority is the attribute of proof of authority (DASP-EXT-007); another extension cannot define it.',
+          )
+        if (a.type !== 'String')
+          ctx.reportIn(d.file, this.code, `/attributes/${i}/type`, `daspauthority is a String attribute (DASP-EXT-007), not ${JSON.stringify(a.type)}.`)
+        const on: unknown[] = Array.isArray(a.on) ? a.on : []
+        on.forEach((type, j) => {
+          if (isCommandType(type)) return
+          ctx.reportIn(
+            d.file,
+            this.code,
+            `/attributes/${i}/on/${j}`,
+            type === 'dasp.encrypted'
+              ? 'daspauthority is prohibited on the dasp.encrypted outer carrier (DASP-EXT-007): it goes on the inner core command.'
+              : `daspauthority goes on commands only (DASP-EXT-007), not on ${JSON.stringify(type)}.`,
+          )
+        })
+      })
+    }
+  },
 }
 
 const policyRule: DaspRule = {
@@ -590,8 +662,8 @@ const policyRule: DaspRule = {
   },
 }
 
+/** The rules that run once the shapes hold (index.ts runs `shapeRules` first and stops on a problem). */
 export const daspRules: readonly DaspRule[] = [
-  shapeRule,
   versionRule,
   identityRule,
   immutableVersion,
@@ -605,8 +677,11 @@ export const daspRules: readonly DaspRule[] = [
   settingsRule,
   settingsConflict,
   ...attributeRules(),
+  draftIdentities,
   policyRule,
 ]
+
+export const shapeRules: readonly DaspRule[] = [shapeRule, definitionShape]
 
 /** Codes found while reading (load.ts). */
 export const daspLoadCodes = Object.keys(DASP_LOAD_CODES) as Array<keyof typeof DASP_LOAD_CODES>
