@@ -5,19 +5,19 @@ import type { DaspModel } from './model.js'
 
 /**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
- * scope; object members sorted), with each extension's content pin and required dependencies from
+ * scope; object members sorted; pins canonical), with each extension's content pin and required dependencies from
  * its definition; the session floor; and the selected attributes.
  */
 export function buildDaspModel(ctx: DaspContext): DaspModel {
   const s = ctx.selection
-  const ref = (r: Record<string, unknown>) => ({ uri: r.uri, version: r.version, content: sortedCopy(r.content) })
+  const ref = (r: Record<string, unknown>) => ({ uri: r.uri, version: r.version, content: canonicalPin(r.content) })
   const extensions = ctx.requested
     .map((e) => {
       const d = ctx.definitionOf(e.uri, e.version)!
       return {
         uri: e.uri,
         version: e.version,
-        content: sortedCopy(d.value.content),
+        content: canonicalPin(d.value.content),
         scope: e.scope as string,
         settings: sortedCopy(e.settings) as Record<string, unknown>,
         dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map((dep: Record<string, unknown>) => ({
@@ -61,4 +61,19 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
     }),
   )
   return { file: ctx.input.selection.file, request, floor, attributes }
+}
+
+/**
+ * A content pin as the authenticated selection carries it: members sorted, and hex digests (a
+ * manifest's `sha256`, a `commit`) in lower case. They match in either case when checked, so
+ * `AB…` and `ab…` are one pin; the request, which peers compare exactly, must spell it one way.
+ */
+function canonicalPin(content: unknown): unknown {
+  if (!isObject(content)) return sortedCopy(content)
+  const lower = (v: unknown) => (typeof v === 'string' && /^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)
+  return sortedCopy({
+    ...content,
+    ...('sha256' in content ? { sha256: lower(content.sha256) } : {}),
+    ...('commit' in content ? { commit: lower(content.commit) } : {}),
+  })
 }
