@@ -1,7 +1,6 @@
 import { sortKeys } from '../../core/emit.js'
-import { directReferences } from '../../runtime/benzene/closure.js'
+import { pushChildren } from '../../runtime/benzene/closure.js'
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
-import { walkSchema } from './schema-walk.js'
 
 /**
  * OpenAPI 3.0 discriminators (Schema Object, "Composition and Inheritance"; Discriminator Object),
@@ -38,6 +37,8 @@ interface Hierarchy {
   choices: Map<string, Discriminator | undefined>
   selected: Map<string, ReadonlySet<string>>
   ownShape: Map<string, boolean>
+  /** Component name -> generationReferences of its schema. */
+  references: Map<string, readonly string[]>
 }
 
 const hierarchies = new WeakMap<object, Hierarchy>()
@@ -45,7 +46,7 @@ const hierarchies = new WeakMap<object, Hierarchy>()
 function hierarchyOf(catalogue: Catalogue): Hierarchy {
   let h = hierarchies.get(catalogue)
   if (h) return h
-  h = { children: new Map(), descendants: new Map(), choices: new Map(), selected: new Map(), ownShape: new Map() }
+  h = { children: new Map(), descendants: new Map(), choices: new Map(), selected: new Map(), ownShape: new Map(), references: new Map() }
   for (const name of sortKeys(Object.keys(catalogue))) {
     const schema = catalogue[name]
     if (!isObject(schema) || !Array.isArray(schema.allOf)) continue
@@ -185,18 +186,29 @@ export function hasOwnShape(name: string, catalogue: Catalogue): boolean {
  * §5.3's edges) plus what its discriminators select, which a `mapping` or a parent's children name
  * without a `$ref`. The hashes keep §5.3's closure; types and validators follow these edges.
  */
-export function generationReferences(schema: unknown, catalogue: Catalogue, name?: string): string[] {
-  const out = new Set(directReferences(schema))
-  walkSchema(
-    schema,
-    () => '',
-    (s) => {
-      if (!isObject(s)) return
+export function generationReferences(schema: unknown, catalogue: Catalogue, name?: string): readonly string[] {
+  const h = hierarchyOf(catalogue)
+  if (name !== undefined) {
+    const known = h.references.get(name)
+    if (known) return known
+  }
+  // One iterative walk over §5.3's positions, collecting references and choices together.
+  const out = new Set<string>()
+  const stack: unknown[] = [schema]
+  while (stack.length > 0) {
+    const s = stack.pop()
+    if (!isObject(s)) continue
+    const target = refTarget(s.$ref)
+    if (target !== undefined) out.add(target)
+    if ('discriminator' in s) {
       const d = discriminatorOf(s, catalogue, s === schema ? name : undefined)
-      if (d) for (const [, target] of d.values) out.add(target)
-    },
-  )
-  return [...out]
+      if (d) for (const [, selected] of d.values) out.add(selected)
+    }
+    pushChildren(s, stack)
+  }
+  const list = [...out]
+  if (name !== undefined) h.references.set(name, list)
+  return list
 }
 
 /** Every component name the roots need generated (generationReferences, followed), sorted. Linear in what is reached. */

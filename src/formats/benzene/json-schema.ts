@@ -1,7 +1,7 @@
 import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { unicodeModeSource } from '../../core/pattern-dialect.js'
-import { closedMerge, mergedOf, ownPart } from './all-of.js'
+import { mergedOf, ownPart } from './all-of.js'
 import { discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 
 /**
@@ -54,7 +54,7 @@ export interface ConvertContext {
   /** Schema name -> definition key; filled as references are met. */
   keys: Map<string, string>
   /** The definitions asked for, in the order first asked (that order fixes the output's bytes). */
-  pending: Array<[name: string, variant: Variant]>
+  pending: Array<[name: string, variant: Variant, key: string]>
   /** The definition keys in `pending`. */
   asked: Set<string>
   /** When set, every definition reference the converter writes is added here. */
@@ -76,7 +76,7 @@ export function definitionKey(ctx: ConvertContext, name: string, variant: Varian
   const key = base + SUFFIX[variant]
   if (!ctx.asked.has(key)) {
     ctx.asked.add(key)
-    ctx.pending.push([name, variant])
+    ctx.pending.push([name, variant, key])
   }
   return key
 }
@@ -196,10 +196,14 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
       return ref !== undefined && extendsSelector(self, ref, ctx.catalogue) ? reference(ctx, ref, 'ownOpen') : convert(member, ctx, true)
     }),
   ]
-  if (open || !closedMerge(schema, ctx.catalogue)) return
+  if (open) return
+  // One walk of each member's own part decides both whether the merge is closed and its names
+  // (closedMerge, which types use, reads the same parts).
+  const parts = members.map(ownPart)
+  const closed = schema.additionalProperties === false || parts.some((part) => part.closed || part.refs.some((ref) => mergedOf(ctx.catalogue, ref).closed))
+  if (!closed) return
   const names = new Set<string>(Object.keys(isObject(schema.properties) ? schema.properties : {}))
-  for (const member of members) {
-    const part = ownPart(member)
+  for (const part of parts) {
     for (const name of part.names) names.add(name)
     for (const ref of part.refs) for (const name of mergedOf(ctx.catalogue, ref).names) names.add(name)
   }
@@ -237,9 +241,7 @@ function choose(d: Discriminator, ctx: ConvertContext): Record<string, unknown> 
 export function definitionsDocument(ctx: ConvertContext, refs?: Map<string, ReadonlySet<string>>): Record<string, unknown> {
   const definitions: Record<string, unknown> = {}
   for (let i = 0; i < ctx.pending.length; i++) {
-    const [name, variant] = ctx.pending[i]!
-    const key = definitionKey(ctx, name, variant)
-    if (Object.hasOwn(definitions, key)) continue
+    const [name, variant, key] = ctx.pending[i]!
     const made = new Set<string>()
     const own = variant === 'own' || variant === 'ownOpen'
     definitions[key] = convert(ctx.catalogue[name], refs ? { ...ctx, refs: made } : ctx, variant === 'open' || variant === 'ownOpen', { name, own })

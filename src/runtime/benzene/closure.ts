@@ -65,7 +65,7 @@ function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>)
 const COMBINERS = ['allOf', 'anyOf', 'oneOf'] as const
 
 /** The subschemas the closure walks into: `items`, schema-valued `additionalProperties`, every `properties` value, `allOf`/`anyOf`/`oneOf` members. */
-function pushChildren(schema: Record<string, unknown>, stack: unknown[]): void {
+export function pushChildren(schema: Record<string, unknown>, stack: unknown[]): void {
   if ('items' in schema) stack.push(schema.items)
   if (isObject(schema.additionalProperties)) stack.push(schema.additionalProperties)
   if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) stack.push(child)

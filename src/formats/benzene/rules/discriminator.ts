@@ -32,7 +32,7 @@ export const discriminatorShape: BenzeneRule = {
     'A `discriminator` without `propertyName`, with nothing to choose among (no `oneOf`/`anyOf`, no schema extending it with `allOf`, no `mapping`), or mapping to a schema that does not exist.',
   check({ doc, report }) {
     const schemas = catalogueOf(doc)
-    const names = namesOf(schemas)
+    let names: Map<unknown, string> | undefined
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('discriminator' in schema)) return
       const at = joinPointer(where(), 'discriminator')
@@ -51,7 +51,8 @@ export const discriminatorShape: BenzeneRule = {
         }
       }
       if (membersOf(schema)) return
-      const name = names.get(schema)
+      // Built on the first parent only: most documents have none.
+      const name = (names ??= namesOf(schemas)).get(schema)
       if (name === undefined || namedDiscriminator(name, schemas) === undefined) {
         report(
           at,
