@@ -15,23 +15,15 @@
  * Linear in the pattern's length (one walk of its syntax tree); results cached per pattern.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp'
+import { memoized } from './memo.js'
 
 const parser = new RegExpParser({ ecmaVersion: 2025 })
-const translated = new Map<string, UnicodeSource>()
 
 /** `invalid`: not a pattern of the dialect at all; otherwise valid, with no Unicode-mode form (unsupported). */
 export type UnicodeSource = { ok: true; source: string } | { ok: false; invalid: boolean; reason: string }
 
 /** The Unicode-mode source of a non-Unicode ECMA-262 pattern, or why there is none. */
-export function unicodeModeSource(pattern: string): UnicodeSource {
-  let result = translated.get(pattern)
-  if (result === undefined) {
-    result = translate(pattern)
-    if (translated.size > 4096) translated.clear()
-    translated.set(pattern, result)
-  }
-  return result
-}
+export const unicodeModeSource: (pattern: string) => UnicodeSource = memoized(translate)
 
 function translate(pattern: string): UnicodeSource {
   let ast: AST.Pattern

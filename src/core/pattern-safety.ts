@@ -21,6 +21,7 @@
  * the pattern's length (one walk of its syntax tree; character sets are at most a few ranges).
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp'
+import { memoized } from './memo.js'
 
 export type PatternEngine =
   { engine: 'native' } | { engine: 'linear'; source: string } | { engine: 'unsupported'; reason: string } | { engine: 'invalid'; reason: string }
@@ -29,18 +30,9 @@ export type PatternEngine =
 export const WAYS_BUDGET = 1024
 
 const parser = new RegExpParser({ ecmaVersion: 2025 })
-const decided = new Map<string, PatternEngine>()
 
 /** The engine for `pattern`; `invalid` when it is not a regular expression at all (a format's schema rule reports that). */
-export function patternEngine(pattern: string): PatternEngine {
-  let engine = decided.get(pattern)
-  if (engine === undefined) {
-    engine = decide(pattern)
-    if (decided.size > 4096) decided.clear()
-    decided.set(pattern, engine)
-  }
-  return engine
-}
+export const patternEngine: (pattern: string) => PatternEngine = memoized(decide)
 
 function decide(pattern: string): PatternEngine {
   let ast: AST.Pattern
