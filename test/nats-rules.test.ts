@@ -633,3 +633,24 @@ describe('passing documents', () => {
     })
   })
 })
+
+describe('minimumServerVersion compares as SemVer (profile v0.2 needs NATS server 2.11.0 or later)', () => {
+  const variant = async (version: string) => {
+    const { mkdirSync } = await import('node:fs')
+    const dir = join(import.meta.dirname, '.tmp/nats-server-version')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, `v-${version.replace(/[^\w.-]/g, '_')}.asyncapi.yaml`)
+    const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
+    writeFileSync(file, text.replace('minimumServerVersion: 2.11.0', `minimumServerVersion: '${version}'`))
+    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+  }
+  const at = ['NATS_SERVER_VERSION', '/x-nats-contract/deployment/minimumServerVersion']
+
+  it('a pre-release of 2.11.0 precedes it; versions that are not SemVer are refused', async () => {
+    for (const version of ['2.11.0-rc.1', '2.11.0-beta', '2.10.99', '2.11', '2.11.0.1', '02.11.0']) expect(await variant(version), version).toEqual([at])
+  })
+
+  it('2.11.0, its builds, later releases and their pre-releases pass', async () => {
+    for (const version of ['2.11.0', '2.11.0+build.7', '2.11.1-rc.1', '2.12.0', '3.0.0-alpha']) expect(await variant(version), version).toEqual([])
+  })
+})

@@ -1,3 +1,4 @@
+import semver from 'semver'
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 
@@ -28,23 +29,28 @@ export const bindingNonEmpty: NatsRule = {
   },
 }
 
-/** `major.minor.patch` with an optional pre-release or build part. */
-function parseVersion(text: string): [number, number, number] | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.-]+)?$/.exec(text)
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined
-}
+/** The oldest server profile v0.2 runs on ("Version 0.2 requires NATS server 2.11.0 or later"). */
+const MINIMUM_SERVER = '2.11.0'
 
+/**
+ * Versions compare as SemVer 2.0.0 (the `semver` package: `2.11` is not a version, a leading `v`
+ * is read as semver reads it): a pre-release precedes its release, so `2.11.0-rc.1` is below
+ * 2.11.0; build metadata is ignored (`2.11.0+build.7` is 2.11.0).
+ */
 export const serverVersion: NatsRule = {
   code: 'NATS_SERVER_VERSION',
-  description: '`deployment.minimumServerVersion` is not a version, or is below 2.11.0.',
+  description: '`deployment.minimumServerVersion` is not a SemVer version, or is below 2.11.0 (a pre-release of 2.11.0 included).',
   check(ctx) {
     const deployment = ctx.section('deployment')
     if (typeof deployment.minimumServerVersion !== 'string') return
-    const version = parseVersion(deployment.minimumServerVersion)
+    const text = deployment.minimumServerVersion
     const pointer = '/x-nats-contract/deployment/minimumServerVersion'
-    if (!version) return ctx.report(this.code, pointer, `${JSON.stringify(deployment.minimumServerVersion)} is not a version like 2.11.0.`)
-    const [major, minor] = version
-    if (major < 2 || (major === 2 && minor < 11))
-      ctx.report(this.code, pointer, `Profile v0.2 requires NATS server 2.11.0 or later, not ${deployment.minimumServerVersion}.`)
+    if (semver.valid(text) === null) return ctx.report(this.code, pointer, `${JSON.stringify(text)} is not a SemVer version like 2.11.0.`)
+    if (semver.lt(text, MINIMUM_SERVER))
+      ctx.report(
+        this.code,
+        pointer,
+        `Profile v0.2 requires NATS server 2.11.0 or later, not ${text}${semver.prerelease(text) ? ' (a pre-release comes before its release)' : ''}.`,
+      )
   },
 }
