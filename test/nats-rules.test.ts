@@ -52,6 +52,7 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['bundle-required', 'NATS_BUNDLE_REQUIRED', '/x-nats-contract/imports/payments/path', 9, 59],
   ['remote-ref', 'NATS_REMOTE_REF', '/channels/entryPosted/messages/posted/$ref', 74, 15],
   ['ref-unresolved', 'NATS_REF_UNRESOLVED', '/operations/postEntry/channel/$ref', 89, 22],
+  ['ref-kind', 'NATS_REF_KIND', '/operations/postEntry/channel/$ref', 89, 22],
   ['yaml-duplicate-key', 'YAML_DUPLICATE_KEY', '/info/title', 4, 3],
   ['yaml-tag', 'YAML_NON_JSON_VALUE', '/info/title', 3, 19],
   ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info', 4, 3],
@@ -652,5 +653,42 @@ describe('minimumServerVersion compares as SemVer (profile v0.2 needs NATS serve
 
   it('2.11.0, its builds, later releases and their pre-releases pass', async () => {
     for (const version of ['2.11.0', '2.11.0+build.7', '2.11.1-rc.1', '2.12.0', '3.0.0-alpha']) expect(await variant(version), version).toEqual([])
+  })
+})
+
+describe('a $ref names an object of the kind its position holds (NATS_REF_KIND)', () => {
+  const variant = async (name: string, from: string, to: string) => {
+    const { mkdirSync } = await import('node:fs')
+    const dir = join(import.meta.dirname, '.tmp/nats-ref-kind')
+    mkdirSync(dir, { recursive: true })
+    const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
+    expect(text).toContain(from)
+    const file = join(dir, `${name}.asyncapi.yaml`)
+    writeFileSync(file, text.replace(from, to))
+    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+  }
+
+  it("a channel's message that names a schema, and an operation's message of another channel, are refused", async () => {
+    const schema = await variant(
+      'message-is-schema',
+      "        $ref: '#/components/messages/EntryPosted'",
+      "        $ref: '#/components/messages/EntryPosted/payload'",
+    )
+    expect(schema).toEqual([['NATS_REF_KIND', '/channels/entryPosted/messages/posted/$ref']])
+    const foreign = await variant(
+      'foreign-message',
+      "    channel: { $ref: '#/channels/balanceQuery' }\n    reply:",
+      "    channel: { $ref: '#/channels/balanceQuery' }\n    messages:\n      - $ref: '#/channels/entryPosted/messages/posted'\n    reply:",
+    )
+    expect(foreign).toEqual([['NATS_REF_KIND', '/operations/queryBalance/messages/0/$ref']])
+  })
+
+  it("an operation's messages of its own channel pass", async () => {
+    const own = await variant(
+      'own-message',
+      "    channel: { $ref: '#/channels/balanceQuery' }\n    reply:",
+      "    channel: { $ref: '#/channels/balanceQuery' }\n    messages:\n      - $ref: '#/channels/balanceQuery/messages/query'\n    reply:",
+    )
+    expect(own).toEqual([])
   })
 })

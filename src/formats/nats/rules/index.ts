@@ -46,7 +46,7 @@ import {
 } from './interactions.js'
 import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
 import { patternSupported } from './patterns.js'
-import { refResolves } from './references.js'
+import { refKind, refResolves } from './references.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
@@ -58,6 +58,7 @@ export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, 
 export const natsRules: readonly NatsRule[] = [
   asyncapiSchema,
   refResolves,
+  refKind,
   patternSupported,
   profileUnsupported,
   profileShape,

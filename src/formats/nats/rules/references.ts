@@ -1,5 +1,7 @@
 import { refSites } from '../../../core/json-refs.js'
 import { resolveFragment } from '../schemas.js'
+import { isObject } from '../document.js'
+import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one walk of the document for `$ref` sites, each resolved once: O(document). */
@@ -20,6 +22,66 @@ export const refResolves: NatsRule = {
       let ok = resolves.get(ref)
       if (ok === undefined) resolves.set(ref, (ok = resolveFragment(ctx.doc, ref) !== undefined))
       if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in this document.`, { ref })
+    }
+  },
+}
+
+/** A standard position that holds a reference, and what its `$ref` must name there (AsyncAPI 3.0). */
+interface RefPosition {
+  at: RegExp
+  kind: string
+  targets: RegExp
+}
+
+const NAME = '[^/]+'
+const POSITIONS: readonly RefPosition[] = [
+  // Operation Object: "channel ... MUST point to a channel definition located in the root Channels Object".
+  { at: new RegExp(`^/operations/${NAME}/(?:reply/)?channel/\\$ref$`), kind: 'a channel of the root channels', targets: new RegExp(`^#/channels/${NAME}$`) },
+  // "messages ... MUST contain a subset of the messages defined in the channel referenced in this operation".
+  {
+    at: new RegExp(`^/operations/${NAME}/(?:reply/)?messages/\\d+/\\$ref$`),
+    kind: "a message of the operation's channel",
+    targets: new RegExp(`^#/channels/${NAME}/messages/${NAME}$`),
+  },
+  {
+    at: new RegExp(`^/(?:components/)?channels/${NAME}/messages/${NAME}/\\$ref$`),
+    kind: 'a message',
+    targets: new RegExp(`^#/(?:components/messages/${NAME}|channels/${NAME}/messages/${NAME})$`),
+  },
+  { at: new RegExp(`^/(?:components/)?channels/${NAME}/parameters/${NAME}/\\$ref$`), kind: 'a parameter', targets: new RegExp(`^#/components/parameters/${NAME}$`) },
+  { at: new RegExp(`^/(?:components/)?channels/${NAME}/servers/\\d+/\\$ref$`), kind: 'a server', targets: new RegExp(`^#/servers/${NAME}$`) },
+  { at: new RegExp(`^/components/messages/${NAME}/(?:payload|headers)/\\$ref$`), kind: 'a schema', targets: /^#\/components\/schemas\// },
+]
+
+/**
+ * A same-document `$ref` must name an object of the kind its position holds: an operation's channel
+ * a channel (not a message, which would leave the operation without one), a channel's message a
+ * message (not a schema), an operation's messages messages of that operation's own channel, a
+ * message payload a schema. Positions are matched on the pointer alone, so the check is one pass
+ * over the `$ref` sites, each against a handful of anchored patterns: O(references).
+ */
+export const refKind: NatsRule = {
+  code: 'NATS_REF_KIND',
+  description:
+    "A same-document $ref that names an object of another kind than its position holds (an operation's channel that is a message, a channel message that is a schema, an operation message outside its channel).",
+  check(ctx) {
+    for (const { ref, pointer } of refSites(ctx.doc)) {
+      if (!ref.startsWith('#')) continue
+      const position = POSITIONS.find((p) => p.at.test(pointer))
+      if (!position) continue
+      if (!position.targets.test(ref)) {
+        ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is here to name ${position.kind}; it names something else.`, { ref })
+        continue
+      }
+      // An operation's messages belong to the channel the operation (or its reply) names.
+      const operation = /^\/operations\/([^/]+)\/(reply\/)?messages\//.exec(pointer)
+      if (operation) {
+        const op = ctx.standard('operations')[unescapeToken(operation[1]!)]
+        const owner = isObject(op) ? (operation[2] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
+        const channel = isObject(owner) && typeof owner.$ref === 'string' ? owner.$ref : undefined
+        if (channel !== undefined && !ref.startsWith(`${channel}/messages/`))
+          ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is not a message of the operation's channel ${channel}.`, { ref, channel })
+      }
     }
   },
 }
