@@ -48,7 +48,11 @@ const POSITIONS: readonly RefPosition[] = [
     kind: 'a message',
     targets: new RegExp(`^#/(?:components/messages/${NAME}|channels/${NAME}/messages/${NAME})$`),
   },
-  { at: new RegExp(`^/(?:components/)?channels/${NAME}/parameters/${NAME}/\\$ref$`), kind: 'a parameter', targets: new RegExp(`^#/components/parameters/${NAME}$`) },
+  {
+    at: new RegExp(`^/(?:components/)?channels/${NAME}/parameters/${NAME}/\\$ref$`),
+    kind: 'a parameter',
+    targets: new RegExp(`^#/components/parameters/${NAME}$`),
+  },
   { at: new RegExp(`^/(?:components/)?channels/${NAME}/servers/\\d+/\\$ref$`), kind: 'a server', targets: new RegExp(`^#/servers/${NAME}$`) },
   { at: new RegExp(`^/components/messages/${NAME}/(?:payload|headers)/\\$ref$`), kind: 'a schema', targets: /^#\/components\/schemas\// },
 ]
