@@ -692,3 +692,41 @@ describe('a $ref names an object of the kind its position holds (NATS_REF_KIND)'
     expect(own).toEqual([])
   })
 })
+
+describe('what the NATS format claims and reads', () => {
+  const dir = join(import.meta.dirname, '.tmp/nats-claims')
+  const write = async (name: string, text: string) => {
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, name), text)
+    return join(dir, name)
+  }
+  const ledger = () => readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
+
+  it('*.asyncapi.json is a NATS document, read as strict JSON, and compiles to what its YAML twin does', async () => {
+    const { parse } = await import('yaml')
+    const json = await write('ledger.asyncapi.json', JSON.stringify(parse(ledger()), null, 2))
+    const fromJson = await compile(json)
+    expect(fromJson.diagnostics).toEqual([])
+    const fromYaml = await compile(await write('ledger.asyncapi.yaml', ledger()))
+    const exportsOf = (code: string) => [...code.matchAll(/^export const (\w+)/gm)].map((m) => m[1])
+    expect(exportsOf(fromJson.code!)).toEqual(exportsOf(fromYaml.code!))
+    // Strict JSON: a trailing comma is a JSON syntax error at its position, not YAML leniency.
+    const broken = await compile(await write('broken.asyncapi.json', JSON.stringify(parse(ledger())).replace(/}$/, ',}')))
+    expect(broken.diagnostics.map((d) => d.code)).toEqual(['JSON_SYNTAX'])
+  })
+
+  it('a plain AsyncAPI document (no profile) gets its standard part checked too, and is told how to add the profile', async () => {
+    const plain = ledger().replace(/x-nats-contract:[\s\S]*?\nchannels:/, 'channels:')
+    const clean = await compile(await write('plain.asyncapi.yaml', plain))
+    expect(clean.diagnostics.map((d) => [d.code, d.pointer])).toEqual([['NATS_PROFILE_MISSING', '']])
+    expect(clean.diagnostics[0]!.message).toContain('x-nats-contract: { version: 0.2.0-draft')
+    const broken = await compile(
+      await write('plain-broken.asyncapi.yaml', plain.replace("channel: { $ref: '#/channels/entryPosted' }", "channel: { $ref: '#/channels/nowhere' }")),
+    )
+    expect(broken.diagnostics.map((d) => [d.code, d.pointer])).toEqual([
+      ['NATS_PROFILE_MISSING', ''],
+      ['NATS_REF_UNRESOLVED', '/operations/postEntry/channel/$ref'],
+    ])
+  })
+})

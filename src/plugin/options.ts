@@ -7,7 +7,7 @@ import type { BenzeneOptions } from '../formats/benzene/options.js'
 export interface PluginOptions {
   /**
    * Files to handle (picomatch globs or RegExps), among those a contract format claims
-   * (`*.spec.json`, `*.asyncapi.yaml`/`.yml`, `asyncapi.yaml`, `*.dasp.json`).
+   * (`*.spec.json`, `*.asyncapi.yaml`/`.yml`/`.json`, `asyncapi.yaml`/`.json`, `*.dasp.json`).
    * @default every file a format claims
    */
   include?: FilterPattern

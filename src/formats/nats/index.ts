@@ -7,17 +7,20 @@ import { generateNats } from './generate.js'
 import { loadInput, type NatsInput } from './load.js'
 import type { NatsModel } from './model.js'
 import { buildNatsModel } from './build-model.js'
-import { gateRules, natsRules } from './rules/index.js'
+import { gateRules, natsRules, standardRules } from './rules/index.js'
 
 function check(input: NatsInput): { checked: NatsContext; diagnostics: Diagnostic[] } {
   const ctx = new NatsContext(input)
   for (const rule of gateRules) rule.check(ctx)
   // A document that is not AsyncAPI 3.1.0 with profile 0.2.0-draft is not read further: the rest would only echo that.
+  // One without a profile at all (most AsyncAPI documents) still has its standard part checked, so
+  // the user learns everything in one run.
   if (ctx.diagnostics.length === 0) for (const rule of natsRules) rule.check(ctx)
+  else if (ctx.diagnostics.every((d) => d.code === 'NATS_PROFILE_MISSING')) for (const rule of standardRules) rule.check(ctx)
   return { checked: ctx, diagnostics: ctx.diagnostics }
 }
 
-/** AsyncAPI 3.1.0 documents with the `x-nats-contract` profile v0.2: `*.asyncapi.yaml`, `*.asyncapi.yml`, `asyncapi.yaml`. */
+/** AsyncAPI 3.1.0 documents with the `x-nats-contract` profile v0.2: `*.asyncapi.yaml`, `*.asyncapi.yml`, `*.asyncapi.json`, `asyncapi.yaml`, `asyncapi.json`. */
 export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, undefined> = {
   name: 'nats',
   match: (file) => APPLICATION_DOCUMENT_NAME.test(file),

@@ -172,7 +172,8 @@ class BundleReader {
 /** Reads the document, finds its bundle, and reads every locked file validation needs. */
 export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
   const read = await host.read(file)
-  const parsed = parseYamlSource(file, read.text)
+  // `*.asyncapi.json` is strict JSON (with its own positions and duplicate-key check); the rest YAML.
+  const parsed = parseByExtension(file, read.text)
   const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
   const reader = new BundleReader({ main, documents: new Map(), files: new Map() }, host)
   const { input } = reader

@@ -54,6 +54,9 @@ import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
 /** The document rules, run when the document is AsyncAPI 3.1.0 with a profile object. */
 export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, profileVersion]
 
+/** The rules of the standard AsyncAPI part alone: run on a document without a profile too. */
+export const standardRules: readonly NatsRule[] = [asyncapiSchema, refResolves, refKind]
+
 /** Every other rule (NATS profile v0.2, part 1). Each has one code; README lists them. */
 export const natsRules: readonly NatsRule[] = [
   asyncapiSchema,

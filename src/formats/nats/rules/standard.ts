@@ -78,7 +78,11 @@ export const profilePresent: NatsRule = {
   description: 'The document has no `x-nats-contract` object.',
   check(ctx) {
     if (!isObject(ctx.doc['x-nats-contract']))
-      ctx.report(this.code, '', 'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root.')
+      ctx.report(
+        this.code,
+        '',
+        'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root; this one has none (its standard part is checked all the same). Add one, at least `x-nats-contract: { version: 0.2.0-draft, contract: <id>, deployment: { binding: <name>, minimumServerVersion: 2.11.0 } }`, with `tokenTypes` and `channels` for the channels it profiles (docs/nats.md).',
+      )
   },
 }
 
