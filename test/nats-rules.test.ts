@@ -53,6 +53,11 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['remote-ref', 'NATS_REMOTE_REF', '/channels/entryPosted/messages/posted/$ref', 74, 15],
   ['ref-unresolved', 'NATS_REF_UNRESOLVED', '/operations/postEntry/channel/$ref', 89, 22],
   ['ref-kind', 'NATS_REF_KIND', '/operations/postEntry/channel/$ref', 89, 22],
+  ['stream-window', 'NATS_STREAM_WINDOW', '/x-nats-contract/streams/ledger/config/duplicate_window', 52, 27],
+  ['stream-duration', 'NATS_STREAM_DURATION', '/x-nats-contract/streams/ledger/config/duplicate_window', 52, 27],
+  ['stream-subjects', 'NATS_STREAM_SUBJECTS', '/x-nats-contract/streams/ledger/config/subjects/2', 44, 46],
+  ['stream-overlap', 'NATS_STREAM_OVERLAP', '/x-nats-contract/streams/audit/config/subjects/0', 57, 20],
+  ['workqueue-consumer', 'NATS_WORKQUEUE_CONSUMER', '/x-nats-contract/consumers/auditor/config/deliver_policy', 61, 25],
   ['yaml-duplicate-key', 'YAML_DUPLICATE_KEY', '/info/title', 4, 3],
   ['yaml-tag', 'YAML_NON_JSON_VALUE', '/info/title', 3, 19],
   ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info', 4, 3],
@@ -60,7 +65,21 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
 ]
 
+/** Legal but probably not meant: a warning at its pointer, and the module is still generated. */
+const warned: Array<[name: string, code: string, pointer: string, line: number, column: number]> = [
+  ['consumer-outside-stream', 'NATS_CONSUMER_OUTSIDE_STREAM', '/x-nats-contract/consumers/spare/config/filter_subject', 71, 25],
+]
+
 describe('single-document rules', () => {
+  it.each(warned)('%s -> warning %s at %s (%i:%i), and the module is generated', async (name, code, pointer, line, column) => {
+    const file = join(fixtures, 'invalid', `${name}.asyncapi.yaml`)
+    const result = await compile(file)
+    expect(result.code).toContain('export const')
+    expect(result.diagnostics.map((d) => ({ code: d.code, severity: d.severity, pointer: d.pointer, line: d.line, column: d.column }))).toEqual([
+      { code, severity: 'warning', pointer, line, column },
+    ])
+  })
+
   it.each(single)('%s -> %s at %s (%i:%i)', async (name, code, pointer, line, column) => {
     const file = join(fixtures, 'invalid', `${name}.asyncapi.yaml`)
     const result = await compile(file)
@@ -75,7 +94,7 @@ describe('single-document rules', () => {
       readdirSync(join(fixtures, 'invalid'))
         .map((f) => f.replace('.asyncapi.yaml', ''))
         .sort(),
-    ).toEqual(single.map(([n]) => n).sort())
+    ).toEqual([...single, ...warned].map(([n]) => n).sort())
   })
 })
 
@@ -584,7 +603,7 @@ describe('bundle rules', () => {
   })
 
   it('every NATS rule and reading problem has a failing fixture', () => {
-    const covered = new Set([...single.map(([, code]) => code), ...bundleCases.map(([, code]) => code)])
+    const covered = new Set([...single, ...warned].map(([, code]) => code).concat(bundleCases.map(([, code]) => code)))
     for (const code of [...gateRules, ...natsRules].map((r) => r.code).concat(loadCodes)) expect(covered, code).toContain(code)
   })
 })
@@ -728,5 +747,20 @@ describe('what the NATS format claims and reads', () => {
       ['NATS_PROFILE_MISSING', ''],
       ['NATS_REF_UNRESOLVED', '/operations/postEntry/channel/$ref'],
     ])
+  })
+})
+
+describe('streams overlap bundle-wide (NATS_STREAM_OVERLAP): whichever document is compiled', () => {
+  it("a contract-owned stream of another document whose subjects overlap the compiled document's is refused in both; one name is one stream", async () => {
+    const bundle = ShopBundle.copy('stream-overlap')
+      .edit('shipping/asyncapi/asyncapi.yaml', 'subjects: [shipping.couriers.>]', 'subjects: [shipping.couriers.>, orders.*.audit]')
+      .relock()
+    const shipping = (await compile(bundle.doc('shipping'))).diagnostics.map((d) => [d.code, d.pointer, d.file.endsWith('shipping/asyncapi/asyncapi.yaml')])
+    expect(shipping).toContainEqual(['NATS_STREAM_OVERLAP', '/x-nats-contract/streams/couriers/config/subjects/1', true])
+    const orders = (await compile(bundle.doc('orders'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(orders).toContainEqual(['NATS_STREAM_OVERLAP', '/x-nats-contract/streams/orders/config/subjects/0'])
+    // The untouched bundle: ORDERS declared by orders (contract) and by the native artifact (external) is one stream.
+    const clean = ShopBundle.copy('stream-overlap-clean').relock()
+    for (const app of ['orders', 'payments', 'shipping'] as const) expect((await compile(clean.doc(app))).diagnostics, app).toEqual([])
   })
 })

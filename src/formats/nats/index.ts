@@ -9,6 +9,8 @@ import type { NatsModel } from './model.js'
 import { buildNatsModel } from './build-model.js'
 import { gateRules, natsRules, standardRules } from './rules/index.js'
 
+const WARNING_CODES = new Set([...gateRules, ...natsRules].filter((rule) => rule.severity === 'warning').map((rule) => rule.code))
+
 function check(input: NatsInput): { checked: NatsContext; diagnostics: Diagnostic[] } {
   const ctx = new NatsContext(input)
   for (const rule of gateRules) rule.check(ctx)
@@ -17,7 +19,9 @@ function check(input: NatsInput): { checked: NatsContext; diagnostics: Diagnosti
   // the user learns everything in one run.
   if (ctx.diagnostics.length === 0) for (const rule of natsRules) rule.check(ctx)
   else if (ctx.diagnostics.every((d) => d.code === 'NATS_PROFILE_MISSING')) for (const rule of standardRules) rule.check(ctx)
-  return { checked: ctx, diagnostics: ctx.diagnostics }
+  // A rule declared as a warning (SHOULD-level, or legal and probably not meant) reports warnings.
+  const diagnostics = ctx.diagnostics.map((d) => (WARNING_CODES.has(d.code) ? { ...d, severity: 'warning' as const } : d))
+  return { checked: ctx, diagnostics }
 }
 
 /** AsyncAPI 3.1.0 documents with the `x-nats-contract` profile v0.2: `*.asyncapi.yaml`, `*.asyncapi.yml`, `*.asyncapi.json`, `asyncapi.yaml`, `asyncapi.json`. */

@@ -14,7 +14,22 @@ import {
 import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
 import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
 import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
-import { artifactPointer, authorityForm, consumerConfig, consumerStream, durableName, oneAuthority, streamConfig, streamName } from './native.js'
+import {
+  artifactPointer,
+  authorityForm,
+  consumerConfig,
+  consumerStream,
+  consumerWithinStream,
+  durableName,
+  oneAuthority,
+  streamConfig,
+  streamName,
+  streamMinimumDuration,
+  streamOverlap,
+  streamSubjects,
+  streamWindow,
+  workqueueConsumers,
+} from './native.js'
 import {
   consumerFilter,
   consumerKnown,
@@ -100,6 +115,12 @@ export const natsRules: readonly NatsRule[] = [
   durableName,
   consumerStream,
   oneAuthority,
+  streamWindow,
+  streamMinimumDuration,
+  streamSubjects,
+  consumerWithinStream,
+  workqueueConsumers,
+  streamOverlap,
   linkResolves,
   linkDirection,
   linkSubjects,

@@ -1,6 +1,8 @@
 import { isObject } from '../document.js'
 import { configProblems, nameProblem } from '../native-config.js'
-import { resolveConfig } from '../resources.js'
+import { resolveConfig, type ResolvedConfig } from '../resources.js'
+import { subjectsOverlap, subjectWithin } from '../wildcards.js'
+import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over streams and consumers, each config checked field by field: O(size of the native section). */
@@ -137,5 +139,276 @@ export const oneAuthority: NatsRule = {
         else seen.set(fact, key)
       }
     }
+  },
+}
+
+/**
+ * nats-server refuses a stream whose deduplication window is longer than its maximum age
+ * ("duplicates window can not be larger then max age"): the window cannot outlive the messages it
+ * deduplicates. One comparison per stream.
+ */
+export const streamWindow: NatsRule = {
+  code: 'NATS_STREAM_WINDOW',
+  description: "A stream's duplicate_window is longer than its max_age, which nats-server 2.11 refuses.",
+  check(ctx) {
+    for (const key of Object.keys(ctx.section('streams'))) {
+      const resolved = resolveConfig(ctx, 'streams', key)
+      const config = isObject(resolved?.config) ? resolved.config : undefined
+      if (!config || typeof config.duplicate_window !== 'number' || typeof config.max_age !== 'number') continue
+      if (config.max_age > 0 && config.duplicate_window > config.max_age)
+        ctx.reportIn(
+          resolved!.file,
+          this.code,
+          `${resolved!.pointer}/duplicate_window`,
+          `Stream ${JSON.stringify(key)}: duplicate_window ${config.duplicate_window} ns is longer than max_age ${config.max_age} ns; nats-server refuses a deduplication window that outlives the messages.`,
+          { stream: key },
+        )
+    }
+  },
+}
+
+const subjectsOf = (config: unknown): string[] =>
+  isObject(config) && Array.isArray(config.subjects) ? config.subjects.filter((s): s is string => typeof s === 'string') : []
+
+/**
+ * A consumer whose filter_subject shares no subject with its stream's subjects never receives a
+ * message. nats-server 2.11 accepts it (its "filter subject is not a valid subset" error is no
+ * longer raised: checked in the 2.11.0 source), so this is a warning, not a refusal; a subscribe
+ * operation using such a consumer is refused on its own (NATS_CONSUMER_FILTER). O(stream subjects).
+ */
+export const consumerWithinStream: NatsRule = {
+  code: 'NATS_CONSUMER_OUTSIDE_STREAM',
+  severity: 'warning',
+  description: "A consumer's filter_subject shares no subject with its stream's subjects: it can never receive a message (nats-server 2.11 accepts it).",
+  check(ctx) {
+    for (const [key, consumer] of Object.entries(ctx.section('consumers'))) {
+      if (!isObject(consumer) || typeof consumer.stream !== 'string') continue
+      const resolved = resolveConfig(ctx, 'consumers', key)
+      const filter = isObject(resolved?.config) ? resolved.config.filter_subject : undefined
+      const subjects = subjectsOf(resolveConfig(ctx, 'streams', consumer.stream)?.config)
+      if (typeof filter !== 'string' || subjects.length === 0) continue
+      if (!subjects.some((subject) => subjectsOverlap(filter, subject)))
+        ctx.reportIn(
+          resolved!.file,
+          this.code,
+          `${resolved!.pointer}/filter_subject`,
+          `Consumer ${JSON.stringify(key)} filters ${JSON.stringify(filter)}, which shares no subject with stream ${JSON.stringify(consumer.stream)}'s subjects ${JSON.stringify(subjects)}: it can never receive a message.`,
+          { consumer: key, stream: consumer.stream },
+        )
+    }
+  },
+}
+
+/** The shortest `max_age` and `duplicate_window` nats-server 2.11 takes: 100 ms, in nanoseconds. */
+const MINIMUM_DURATION_NS = 100_000_000
+
+/** nats-server 2.11 refuses a max_age or a duplicate_window under 100 ms ("needs to be >= 100ms"). */
+export const streamMinimumDuration: NatsRule = {
+  code: 'NATS_STREAM_DURATION',
+  description: "A stream's max_age or duplicate_window under 100 ms, which nats-server 2.11 refuses.",
+  check(ctx) {
+    for (const key of Object.keys(ctx.section('streams'))) {
+      const resolved = resolveConfig(ctx, 'streams', key)
+      const config = isObject(resolved?.config) ? resolved.config : undefined
+      if (!config) continue
+      for (const field of ['max_age', 'duplicate_window'] as const) {
+        const value = config[field]
+        if (typeof value === 'number' && value > 0 && value < MINIMUM_DURATION_NS)
+          ctx.reportIn(
+            resolved!.file,
+            this.code,
+            `${resolved!.pointer}/${field}`,
+            `Stream ${JSON.stringify(key)}: ${field} ${value} ns is under 100 ms (100000000 ns), which nats-server refuses.`,
+            {
+              stream: key,
+            },
+          )
+      }
+    }
+  },
+}
+
+/** API subject spaces a stream may only capture with no_ack, which the closed configuration does not have. */
+const API_SPACES: ReadonlyArray<[space: string, allowed: string]> = [
+  ['$JS.>', '$JS.EVENT.>'],
+  ['$JSC.>', ''],
+  ['$SYS.>', '$SYS.ACCOUNT.>'],
+]
+
+/**
+ * What nats-server 2.11 refuses in a stream's own subjects list: one subject twice ("duplicate
+ * subjects detected"), `>` alone ("capturing all subjects requires no-ack"), and subjects inside the
+ * JetStream or system API spaces ("... require no-ack to be true"); the closed v0.2 configuration
+ * has no no_ack, so those are unsupported. O(subjects).
+ */
+export const streamSubjects: NatsRule = {
+  code: 'NATS_STREAM_SUBJECTS',
+  description: "A stream's subjects list that nats-server 2.11 refuses: a subject twice, `>` alone, or a subject in the $JS, $JSC or $SYS API spaces.",
+  check(ctx) {
+    for (const key of Object.keys(ctx.section('streams'))) {
+      const resolved = resolveConfig(ctx, 'streams', key)
+      const list = isObject(resolved?.config) && Array.isArray(resolved.config.subjects) ? resolved.config.subjects : []
+      const seen = new Set<string>()
+      list.forEach((subject: unknown, i: number) => {
+        if (typeof subject !== 'string') return
+        const at = `${resolved!.pointer}/subjects/${i}`
+        const report = (why: string) => ctx.reportIn(resolved!.file, this.code, at, `Stream ${JSON.stringify(key)}: ${why}`, { stream: key })
+        if (seen.has(subject)) report(`${JSON.stringify(subject)} is listed twice; nats-server refuses duplicate subjects.`)
+        seen.add(subject)
+        if (subject === '>')
+          report('">" captures every subject, which nats-server allows only with no_ack, not part of the closed v0.2 configuration (unsupported).')
+        for (const [space, allowed] of API_SPACES)
+          if (subjectsOverlap(subject, space) && subject !== '>' && !(allowed && subjectWithin(subject, allowed)))
+            report(
+              `${JSON.stringify(subject)} captures ${space} API subjects, which nats-server allows only with no_ack, not part of the closed v0.2 configuration (unsupported).`,
+            )
+      })
+    }
+  },
+}
+
+/**
+ * nats-server 2.11 on a workqueue stream: every consumer delivers all (NewJSConsumerWQConsumerNotDeliverAllError)
+ * and no two consumers' filters overlap (a message goes to one consumer: NewJSConsumerWQConsumerNotUniqueError).
+ * O(consumers^2) per workqueue stream, over the document's consumers.
+ */
+export const workqueueConsumers: NatsRule = {
+  code: 'NATS_WORKQUEUE_CONSUMER',
+  description:
+    'A consumer of a workqueue stream that does not deliver all, or whose filter overlaps another consumer of that stream, which nats-server 2.11 refuses.',
+  check(ctx) {
+    const byStream = new Map<string, Array<{ key: string; filter: unknown; resolved: ResolvedConfig }>>()
+    for (const [key, consumer] of Object.entries(ctx.section('consumers'))) {
+      if (!isObject(consumer) || typeof consumer.stream !== 'string') continue
+      const stream = resolveConfig(ctx, 'streams', consumer.stream)?.config
+      const resolved = resolveConfig(ctx, 'consumers', key)
+      if (!isObject(stream) || stream.retention !== 'workqueue' || !resolved || !isObject(resolved.config)) continue
+      if (resolved.config.deliver_policy !== 'all')
+        ctx.reportIn(
+          resolved.file,
+          this.code,
+          `${resolved.pointer}/deliver_policy`,
+          `Consumer ${JSON.stringify(key)} of workqueue stream ${JSON.stringify(consumer.stream)} must deliver all; nats-server refuses another policy.`,
+          {
+            consumer: key,
+          },
+        )
+      const list = byStream.get(consumer.stream) ?? []
+      for (const other of list) {
+        if (
+          typeof other.filter === 'string' &&
+          typeof resolved.config.filter_subject === 'string' &&
+          subjectsOverlap(other.filter, resolved.config.filter_subject)
+        )
+          ctx.reportIn(
+            resolved.file,
+            this.code,
+            `${resolved.pointer}/filter_subject`,
+            `Consumers ${JSON.stringify(other.key)} and ${JSON.stringify(key)} of workqueue stream ${JSON.stringify(consumer.stream)} have overlapping filters; a workqueue message goes to one consumer, so nats-server refuses the second.`,
+            { consumer: key, other: other.key },
+          )
+      }
+      list.push({ key, filter: resolved.config.filter_subject, resolved })
+      byStream.set(consumer.stream, list)
+    }
+  },
+}
+
+/** Subject pairs the overlap rule compares before it stops (far above a real document's streams). */
+export const OVERLAP_PAIR_LIMIT = 5_000_000
+
+/**
+ * nats-server refuses a stream whose subjects overlap another stream's ("subjects overlap with an
+ * existing stream"), and the profile gives each fact one authority: two differently named streams
+ * of the document, or of the document and a contract-owned stream of another document of its
+ * bundle, must not share a subject. (Streams of one name are one stream: NATS_DUPLICATE_AUTHORITY
+ * and the bundle's own-authority check speak to those.) Subjects are compared pairwise within
+ * groups of one first token (a wildcard first token meets every group): near-linear for real
+ * documents; past OVERLAP_PAIR_LIMIT comparisons the rule reports that it stopped.
+ */
+export const streamOverlap: NatsRule = {
+  code: 'NATS_STREAM_OVERLAP',
+  description:
+    'Two differently named streams (in the document, or against a contract-owned stream of its bundle) whose subjects overlap, which nats-server 2.11 refuses.',
+  check(ctx) {
+    interface Entry {
+      name: string
+      subject: string
+      where: string
+      /** The document's own stream key, or undefined for another document's stream. */
+      key: string | undefined
+      file: ResolvedConfig['file']
+      /** Position in `entries`: the later of two of the document's own streams is reported. */
+      order: number
+    }
+    const entries: Entry[] = []
+    for (const key of Object.keys(ctx.section('streams'))) {
+      const resolved = resolveConfig(ctx, 'streams', key)
+      const name = isObject(resolved?.config) ? resolved.config.name : undefined
+      if (typeof name !== 'string') continue
+      subjectsOf(resolved!.config).forEach((subject, i) =>
+        entries.push({ name, subject, where: `${resolved!.pointer}/subjects/${i}`, key, file: resolved!.file, order: entries.length }),
+      )
+    }
+    for (const other of ctx.input.documents.values()) {
+      const profile = isObject(other.source.value) && isObject(other.source.value['x-nats-contract']) ? other.source.value['x-nats-contract'] : undefined
+      const streams = profile && isObject(profile.streams) ? profile.streams : {}
+      for (const [key, stream] of Object.entries(streams)) {
+        if (!isObject(stream) || stream.authority !== 'contract' || !isObject(stream.config) || typeof stream.config.name !== 'string') continue
+        const name = stream.config.name
+        subjectsOf(stream.config).forEach((subject, i) =>
+          entries.push({
+            name,
+            subject,
+            where: `/x-nats-contract/streams/${escapeToken(key)}/config/subjects/${i}`,
+            key: undefined,
+            file: other,
+            order: entries.length,
+          }),
+        )
+      }
+    }
+    const groups = new Map<string, Entry[]>()
+    const wild: Entry[] = []
+    for (const e of entries) {
+      const first = e.subject.split('.', 1)[0]!
+      if (first === '*' || first === '>') wild.push(e)
+      else {
+        const list = groups.get(first)
+        if (list) list.push(e)
+        else groups.set(first, [e])
+      }
+    }
+    let pairs = 0
+    const reported = new Set<string>()
+    const compare = (list: readonly Entry[], against: readonly Entry[], same: boolean): boolean => {
+      for (let i = 0; i < list.length; i++) {
+        for (let j = same ? i + 1 : 0; j < against.length; j++) {
+          if (++pairs > OVERLAP_PAIR_LIMIT) return false
+          const a = list[i]!
+          const b = against[j]!
+          if (a.name === b.name || (a.key === undefined && b.key === undefined) || !subjectsOverlap(a.subject, b.subject)) continue
+          // Reported at this document's stream (the later one when both are its own).
+          const [first, mine] = b.key !== undefined && (a.key === undefined || b.order > a.order) ? [a, b] : [b, a]
+          if (reported.has(mine.where)) continue
+          reported.add(mine.where)
+          ctx.reportIn(
+            mine.file,
+            this.code,
+            mine.where,
+            `Stream ${mine.name}'s subject ${JSON.stringify(mine.subject)} overlaps ${first.subject === mine.subject ? 'the same subject' : JSON.stringify(first.subject)} of stream ${first.name}${first.key === undefined ? ` (${first.file.file})` : ''}; nats-server refuses overlapping streams, and a fact has one authority.`,
+            { stream: mine.key, other: first.name },
+          )
+        }
+      }
+      return true
+    }
+    const done = [...groups.values()].every((list) => compare(list, list, true) && compare(wild, list, false)) && compare(wild, wild, true)
+    if (!done)
+      ctx.report(
+        this.code,
+        '/x-nats-contract/streams',
+        `Whether the streams' subjects overlap was not decided within ${OVERLAP_PAIR_LIMIT} comparisons (unsupported: fewer subjects per first token).`,
+      )
   },
 }

@@ -1,0 +1,34 @@
+/**
+ * NATS subjects with wildcards, as nats-server reads a stream's subjects and a consumer's filter:
+ * tokens separated by `.`, `*` one token, a final `>` one or more tokens. Each question is answered
+ * token by token: O(tokens).
+ */
+
+/** Is every subject `inner` matches also matched by `outer`? (A consumer filter within a stream subject.) */
+export function subjectWithin(inner: string, outer: string): boolean {
+  const a = inner.split('.')
+  const b = outer.split('.')
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]
+    if (y === undefined) return false
+    if (y === '>') return i === b.length - 1
+    if (x === '>') return false
+    if (y !== '*' && (x === '*' || x !== y)) return false
+  }
+  return a.length === b.length
+}
+
+/** Do two patterns match at least one subject in common? (Two streams whose subjects overlap.) */
+export function subjectsOverlap(left: string, right: string): boolean {
+  const a = left.split('.')
+  const b = right.split('.')
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i]
+    const y = b[i]
+    if (x === '>' || y === '>') return x !== undefined && y !== undefined
+    if (x === undefined || y === undefined) return false
+    if (x !== '*' && y !== '*' && x !== y) return false
+  }
+  return true
+}
