@@ -214,6 +214,22 @@ const bundleCases: Array<
         .relock(['orders-copy/asyncapi/asyncapi.yaml']),
   ],
   [
+    'a stream artifact that is YAML, not a JSON document',
+    'NATS_ARTIFACT_FORMAT',
+    'payments',
+    '/x-nats-contract/streams/orders/artifact/path',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .write('native/streams.yaml', b.read('native/streams.json'))
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          'orders: { authority: external, artifact: { path: native/streams.json',
+          'orders: { authority: external, artifact: { path: native/streams.yaml',
+        )
+        .relock(['native/streams.yaml']),
+  ],
+  [
     'an artifact pointer that selects nothing',
     'NATS_ARTIFACT_POINTER',
     'payments',

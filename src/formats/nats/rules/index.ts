@@ -15,6 +15,7 @@ import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
 import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
 import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
 import {
+  artifactFormat,
   artifactPointer,
   authorityForm,
   consumerConfig,
@@ -108,6 +109,7 @@ export const natsRules: readonly NatsRule[] = [
   requestReply,
   headerCorrelation,
   authorityForm,
+  artifactFormat,
   artifactPointer,
   streamConfig,
   consumerConfig,

@@ -412,3 +412,26 @@ export const streamOverlap: NatsRule = {
       )
   },
 }
+
+/**
+ * "External artifacts are locked JSON documents": a stream's or consumer's external artifact is a
+ * `.json` file, read as strict JSON (a YAML file, which load would read as YAML, is refused).
+ * Workflow documents are Open Workflow documents and may be YAML. O(resources).
+ */
+export const artifactFormat: NatsRule = {
+  code: 'NATS_ARTIFACT_FORMAT',
+  description: "A stream's or consumer's external artifact that is not a `.json` document (external native artifacts are locked JSON documents).",
+  check(ctx) {
+    for (const [section, kind] of KINDS) {
+      for (const [key, resource] of Object.entries(ctx.section(section))) {
+        if (!isObject(resource) || resource.authority !== 'external' || !isObject(resource.artifact) || typeof resource.artifact.path !== 'string') continue
+        if (!resource.artifact.path.endsWith('.json'))
+          ctx.report(
+            this.code,
+            ctx.pointer('x-nats-contract', section, key, 'artifact', 'path'),
+            `The ${kind} artifact ${JSON.stringify(resource.artifact.path)} is not a JSON document; external native artifacts are locked JSON documents.`,
+          )
+      }
+    }
+  },
+}
