@@ -780,3 +780,36 @@ describe('streams overlap bundle-wide (NATS_STREAM_OVERLAP): whichever document 
     for (const app of ['orders', 'payments', 'shipping'] as const) expect((await compile(clean.doc(app))).diagnostics, app).toEqual([])
   })
 })
+
+describe('native limits past 2^53 are read exactly (a year in nanoseconds is 3.2e16)', () => {
+  const variant = async (name: string, maxAge: string, window = '120000000000') => {
+    const { mkdirSync } = await import('node:fs')
+    const dir = join(import.meta.dirname, '.tmp/nats-big-limits')
+    mkdirSync(dir, { recursive: true })
+    const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
+      .replace('max_age: 2592000000000000', `max_age: ${maxAge}`)
+      .replace('duplicate_window: 120000000000', `duplicate_window: ${window}`)
+    const file = join(dir, `${name}.asyncapi.yaml`)
+    writeFileSync(file, text)
+    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer, d.message])
+  }
+  const at = (field: string) => `/x-nats-contract/streams/ledger/config/${field}`
+
+  it('a year, and int64 values a JavaScript number carries exactly, pass; the window is compared exactly', async () => {
+    expect(await variant('year', '31536000000000000')).toEqual([])
+    expect(await variant('year-window', '31536000000000000', '31536000000000000')).toEqual([])
+    expect(await variant('two-to-the-62', '4611686018427387904')).toEqual([])
+    expect((await variant('window-over-year', '31536000000000000', '63072000000000000')).map(([c, p]) => [c, p])).toEqual([
+      ['NATS_STREAM_WINDOW', at('duplicate_window')],
+    ])
+  })
+
+  it('past int64, or not carried exactly by a JavaScript number, a limit is refused with the exact value', async () => {
+    const over = await variant('over-int64', '9223372036854775809')
+    expect(over.map(([c, p]) => [c, p])).toEqual([['NATS_STREAM_CONFIG', at('max_age')]])
+    expect(over[0]![2]).toContain('9223372036854775807')
+    const inexact = await variant('inexact', '9007199254740993')
+    expect(inexact.map(([c, p]) => [c, p])).toEqual([['NATS_STREAM_CONFIG', at('max_age')]])
+    expect(inexact[0]![2]).toContain('9007199254740992')
+  })
+})

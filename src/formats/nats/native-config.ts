@@ -41,7 +41,16 @@ export function nameProblem(name: unknown, what: string): string | undefined {
   return undefined
 }
 
-export function configProblems(kind: 'stream' | 'consumer', config: unknown): ConfigProblem[] {
+/**
+ * `positive`: why the positive integer at a field is not usable, or undefined (read exactly from the
+ * source past 2^53: exact-integers.ts); by default a safe positive integer.
+ */
+export function configProblems(
+  kind: 'stream' | 'consumer',
+  config: unknown,
+  positive: (field: string, value: unknown) => string | undefined = (_, value) =>
+    Number.isSafeInteger(value) && (value as number) > 0 ? undefined : 'must be a positive integer',
+): ConfigProblem[] {
   if (!isObject(config)) return [{ at: '', message: `A ${kind} configuration is an object.` }]
   const fields: readonly string[] = kind === 'stream' ? STREAM_FIELDS : CONSUMER_FIELDS
   const problems: ConfigProblem[] = []
@@ -63,9 +72,8 @@ export function configProblems(kind: 'stream' | 'consumer', config: unknown): Co
     const at = '/' + key
     if (ALLOWED[key] && !ALLOWED[key].includes(value))
       problems.push({ at, message: `${key} must be one of ${ALLOWED[key].map((v) => JSON.stringify(v)).join(', ')}.` })
-    if (POSITIVE.has(key) && !(Number.isSafeInteger(value) && (value as number) > 0)) {
-      problems.push({ at, message: `${key} must be a positive integer${DURATIONS.has(key) ? ' of nanoseconds' : ''}.` })
-    }
+    const problem = POSITIVE.has(key) ? positive(key, value) : undefined
+    if (problem) problems.push({ at, message: `${key} ${problem}${DURATIONS.has(key) ? ' (nanoseconds)' : ''}.` })
   }
   if (kind === 'stream' && Object.hasOwn(config, 'subjects')) {
     const subjects = config.subjects

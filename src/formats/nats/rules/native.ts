@@ -1,5 +1,6 @@
 import { isObject } from '../document.js'
 import { configProblems, nameProblem } from '../native-config.js'
+import { exactInteger, positiveInt64Problem } from '../exact-integers.js'
 import { resolveConfig, type ResolvedConfig } from '../resources.js'
 import { subjectsOverlap, subjectWithin } from '../wildcards.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
@@ -59,7 +60,8 @@ function configRule(code: string, kind: 'stream' | 'consumer'): NatsRule {
       for (const key of Object.keys(ctx.section(section))) {
         const resolved = resolveConfig(ctx, section, key)
         if (!resolved || resolved.config === undefined) continue
-        for (const problem of configProblems(kind, resolved.config))
+        const positive = (field: string, value: unknown) => positiveInt64Problem(resolved.file, `${resolved.pointer}/${escapeToken(field)}`, value)
+        for (const problem of configProblems(kind, resolved.config, positive))
           ctx.reportIn(resolved.file, code, resolved.pointer + problem.at, problem.message, { [kind]: key })
       }
     },
@@ -154,13 +156,17 @@ export const streamWindow: NatsRule = {
     for (const key of Object.keys(ctx.section('streams'))) {
       const resolved = resolveConfig(ctx, 'streams', key)
       const config = isObject(resolved?.config) ? resolved.config : undefined
-      if (!config || typeof config.duplicate_window !== 'number' || typeof config.max_age !== 'number') continue
-      if (config.max_age > 0 && config.duplicate_window > config.max_age)
+      if (!config) continue
+      // Compared exactly: both may be past 2^53 (a year is 3.2e16 ns).
+      const window = exactInteger(resolved!.file, `${resolved!.pointer}/duplicate_window`, config.duplicate_window)
+      const age = exactInteger(resolved!.file, `${resolved!.pointer}/max_age`, config.max_age)
+      if (window === undefined || age === undefined) continue
+      if (age > 0n && window > age)
         ctx.reportIn(
           resolved!.file,
           this.code,
           `${resolved!.pointer}/duplicate_window`,
-          `Stream ${JSON.stringify(key)}: duplicate_window ${config.duplicate_window} ns is longer than max_age ${config.max_age} ns; nats-server refuses a deduplication window that outlives the messages.`,
+          `Stream ${JSON.stringify(key)}: duplicate_window ${window} ns is longer than max_age ${age} ns; nats-server refuses a deduplication window that outlives the messages.`,
           { stream: key },
         )
     }
