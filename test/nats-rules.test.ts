@@ -230,6 +230,17 @@ const bundleCases: Array<
         .relock(['native/streams.yaml']),
   ],
   [
+    'two other documents with one identity, found while compiling a third',
+    'NATS_DUPLICATE_IDENTITY',
+    'shipping',
+    '/x-nats-contract/contract',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .write('orders-copy/asyncapi/asyncapi.yaml', b.read('orders/asyncapi/asyncapi.yaml').replace('Places orders', 'Places more orders'))
+        .relock(['orders-copy/asyncapi/asyncapi.yaml']),
+  ],
+  [
     'an artifact pointer that selects nothing',
     'NATS_ARTIFACT_POINTER',
     'payments',

@@ -11,12 +11,19 @@ function identity(file: LoadedFile): { contract: unknown; version: unknown } {
   return { contract: profileOf(doc)?.contract, version: isObject(doc) && isObject(doc.info) ? doc.info.version : undefined }
 }
 
+/**
+ * "Contract id and info.version are unique in a bundle. Reusing that identity/version with different
+ * bytes is rejected": a property of the bundle, so two other documents sharing an identity are
+ * found too, whichever document is compiled. One map of identities over the bundle's documents.
+ */
 export const identityUnique: NatsRule = {
   code: 'NATS_DUPLICATE_IDENTITY',
-  description: 'Two documents of the bundle share (contract, info.version) with different bytes.',
+  description: 'Two documents of the bundle share (contract, info.version) with different bytes (found whichever document is compiled).',
   check(ctx) {
     const mine = identity(ctx.main)
-    for (const other of ctx.input.documents.values()) {
+    const first = new Map<string, LoadedFile>()
+    const others = [...ctx.input.documents.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+    for (const other of others) {
       const theirs = identity(other)
       if (theirs.contract === mine.contract && theirs.version === mine.version && other.sha256 !== ctx.main.sha256) {
         ctx.report(
@@ -25,7 +32,20 @@ export const identityUnique: NatsRule = {
           `${other.file} is also contract ${JSON.stringify(mine.contract)} version ${JSON.stringify(mine.version)}, with different bytes; an identity names one document.`,
           { other: other.file },
         )
+        continue
       }
+      // Between two other documents: reported in the second, by path.
+      const key = JSON.stringify([theirs.contract, theirs.version])
+      const earlier = first.get(key)
+      if (earlier === undefined) first.set(key, other)
+      else if (earlier.sha256 !== other.sha256)
+        ctx.reportIn(
+          other,
+          this.code,
+          '/x-nats-contract/contract',
+          `${earlier.file} is also contract ${JSON.stringify(theirs.contract)} version ${JSON.stringify(theirs.version)}, with different bytes; an identity names one document.`,
+          { other: earlier.file },
+        )
     }
   },
 }
