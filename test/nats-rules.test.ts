@@ -281,6 +281,28 @@ const bundleCases: Array<
     (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'total: { type: number }', 'total: { type: integer }').relock(),
   ],
   [
+    'an unlinked overlap between two other contracts, found while compiling a third',
+    'NATS_CONTRACT_OVERLAP',
+    'shipping',
+    '/channels/orderPlaced/address',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', / {2}links:\n {4}- send: \{ contract: orders, operation: placeOrder \}\n {6}receive: onOrderPlaced\n/, '')
+        .relock(),
+  ],
+  [
+    'an unlinked overlap with an importing contract, found in the imported one',
+    'NATS_CONTRACT_OVERLAP',
+    'orders',
+    '/channels/orderPlaced/address',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('payments/asyncapi/asyncapi.yaml', / {2}links:\n {4}- send: \{ contract: orders, operation: placeOrder \}\n {6}receive: onOrderPlaced\n/, '')
+        .relock(),
+  ],
+  [
     'an unlinked overlap with an imported contract',
     'NATS_CONTRACT_OVERLAP',
     'payments',

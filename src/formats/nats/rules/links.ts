@@ -8,7 +8,6 @@ import { isObject } from '../document.js'
 import { ChannelIndex } from '../channel-index.js'
 import type { Language } from '../languages.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
-import { otherContexts } from './bundle.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per link O(1) lookups; payload equality by hash-consed digests, each reference resolved once (linear in the schemas); cross-contract overlap through a ChannelIndex of each imported contract. */
@@ -216,44 +215,72 @@ export const linkSchemas: NatsRule = {
   },
 }
 
+/**
+ * "Within one application/deployment binding, concrete channel languages must be disjoint ...
+ * Across applications, intentional overlap requires a link; partial overlap is rejected." Overlap
+ * is a property of the bundle (one deployment binding), so every pair of its contracts with one
+ * binding is compared, whichever document is compiled: an overlap is reported at the compiled
+ * document's channel, and between two other contracts at the second one's (by path). A pair is
+ * allowed only with exactly equal languages and a link (declared by either contract) between
+ * operations on the two channels. Each contract's channels are indexed once (ChannelIndex), so a
+ * channel meets only the channels of its most selective position.
+ */
 export const contractOverlap: NatsRule = {
   code: 'NATS_CONTRACT_OVERLAP',
-  description: 'A channel shares subjects with a channel of another contract in the bundle without being an exactly equal language covered by a link.',
+  description:
+    'A channel shares subjects with a channel of another contract of the bundle (one deployment binding) without being an exactly equal language covered by a link; found whichever document is compiled.',
   check(ctx) {
+    const documents = new Map([[ctx.main.file, ctx.main], ...ctx.input.documents])
+    const contexts = [
+      ctx,
+      ...[...ctx.input.documents.values()].sort((a, b) => (a.file < b.file ? -1 : 1)).map((main) => new NatsContext({ ...ctx.input, documents, main })),
+    ]
+    const binding = (c: NatsContext) => (isObject(c.profile.deployment) ? c.profile.deployment.binding : undefined)
     const linked = new Set<string>()
-    for (const { send, receive } of resolvedLinks(ctx)) {
-      const a = send.ctx.channelOf(send.ctx.standard('operations')[send.id])
-      const b = receive.ctx.channelOf(receive.ctx.standard('operations')[receive.id])
-      linked.add(`${send.ctx.main.file}#${a}|${receive.ctx.main.file}#${b}`)
-      linked.add(`${receive.ctx.main.file}#${b}|${send.ctx.main.file}#${a}`)
-    }
-    const imported = new Set(
-      Object.values(ctx.section('imports')).flatMap((e) =>
-        isObject(e) && typeof e.path === 'string' && ctx.input.bundle ? [join(ctx.input.bundle.root, ...e.path.split('/'))] : [],
-      ),
-    )
-    // Their channels indexed once per contract (ChannelIndex): each of mine meets only the channels
-    // of its most selective position, instead of every channel of every imported contract.
-    for (const other of otherContexts(ctx)) {
-      // Only contracts this one imports: overlaps with them are this document's to explain.
-      if (!imported.has(other.main.file)) continue
-      const index = new ChannelIndex()
-      for (const theirs of other.channels.values()) {
-        const theirTypes = theirs.tokens && other.channelTypes(theirs)
-        if (theirs.tokens && theirTypes) index.add({ id: theirs.id, language: positions(theirs.tokens, theirTypes) as Language })
+    for (const c of contexts) {
+      for (const { send, receive } of resolvedLinks(c)) {
+        const a = send.ctx.channelOf(send.ctx.standard('operations')[send.id])
+        const b = receive.ctx.channelOf(receive.ctx.standard('operations')[receive.id])
+        linked.add(`${send.ctx.main.file}#${a}|${receive.ctx.main.file}#${b}`)
+        linked.add(`${receive.ctx.main.file}#${b}|${send.ctx.main.file}#${a}`)
       }
-      for (const mine of ctx.channelList) {
-        const types = mine.tokens && ctx.channelTypes(mine)
-        if (!mine.tokens || !types) continue
-        const a = positions(mine.tokens, types) as Language
-        for (const theirs of index.overlapping(a)) {
-          const b = theirs.language
-          const equal = a.length === b.length && a.every((t, i) => sameType(t, b[i]!))
-          if (!equal || !linked.has(`${ctx.main.file}#${mine.id}|${other.main.file}#${theirs.id}`)) {
-            ctx.report(
+    }
+    const languages = contexts.map((c) =>
+      c.channelList.flatMap((channel) => {
+        const types = channel.tokens && c.channelTypes(channel)
+        return channel.tokens && types ? [{ id: channel.id, language: positions(channel.tokens, types) as Language }] : []
+      }),
+    )
+    const indexes = new Map<number, ChannelIndex>()
+    const indexOf = (j: number) => {
+      let index = indexes.get(j)
+      if (!index) {
+        index = new ChannelIndex()
+        for (const entry of languages[j]!) index.add(entry)
+        indexes.set(j, index)
+      }
+      return index
+    }
+    for (let i = 0; i < contexts.length; i++) {
+      for (let j = i + 1; j < contexts.length; j++) {
+        const [mine, other] = [contexts[i]!, contexts[j]!]
+        if (binding(mine) !== binding(other)) continue
+        // Reported in the compiled document when it is one of the two, else in the second.
+        const [at, away] = i === 0 ? [mine, other] : [other, mine]
+        const own = i === 0 ? languages[i]! : languages[j]!
+        const index = indexOf(i === 0 ? j : i)
+        for (const channel of own) {
+          for (const theirs of index.overlapping(channel.language)) {
+            const a = channel.language
+            const b = theirs.language
+            const equal = a.length === b.length && a.every((t, k) => sameType(t, b[k]!))
+            if (equal && linked.has(`${at.main.file}#${channel.id}|${away.main.file}#${theirs.id}`)) continue
+            ctx.reportIn(
+              at.main,
               this.code,
-              ctx.pointer('channels', mine.id, 'address'),
-              `Channel ${JSON.stringify(mine.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(other.profile.contract)}; ${equal ? 'an intended overlap needs a link between their operations' : 'a partial overlap between contracts is rejected'}.`,
+              ctx.pointer('channels', channel.id, 'address'),
+              `Channel ${JSON.stringify(channel.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(away.profile.contract)} (same deployment binding); ${equal ? 'an intended overlap needs an import and a link between their operations' : 'a partial overlap between contracts is rejected'}.`,
+              { contract: away.profile.contract, channel: theirs.id },
             )
           }
         }
