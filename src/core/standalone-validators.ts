@@ -13,7 +13,7 @@ const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/ru
  * validated, `allErrors` when asked. The one place ajv is configured; `standaloneAjv` below adds
  * what code generation needs.
  */
-export function createAjv(options: { allErrors?: boolean } = {}): InstanceType<typeof Ajv> {
+export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean } = {}): InstanceType<typeof Ajv> {
   return new Ajv({ strict: false, validateFormats: false, ...options })
 }
 

@@ -1,6 +1,7 @@
 import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { createRequire } from 'node:module'
+import addFormatsModule from 'ajv-formats'
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
@@ -9,6 +10,8 @@ import { profileSchema } from '../profile-schema.js'
 
 const require = createRequire(import.meta.url)
 type Validate = import('ajv').ValidateFunction
+// ajv-formats is CommonJS: its default export is the function under ESM interop in some loaders.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: object) => void
 
 /**
  * Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape, each as a
@@ -21,7 +24,16 @@ function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
   let validate = compiledSchemas.get(key)
   if (!validate) {
     const schema = name === 'asyncapi' ? require('@asyncapi/specs/schemas/3.1.0-without-$id.json') : profileSchema
-    compiledSchemas.set(key, (validate = createAjv({ allErrors }).compile(schema)))
+    // The official parser checks the schema's formats (email, uri, uri-template, uuid, regex) with
+    // ajv-formats; so does this, so a contact email or a license URL that is not one is refused
+    // here too. `uri-reference` is the format of `$ref` values, which the parser checks only after
+    // reading the references (they are gone by then): the references' own rules speak for them.
+    const ajv = createAjv({ allErrors, validateFormats: name === 'asyncapi' })
+    if (name === 'asyncapi') {
+      addFormats(ajv)
+      ajv.addFormat('uri-reference', true)
+    }
+    compiledSchemas.set(key, (validate = ajv.compile(schema)))
   }
   return validate
 }
@@ -61,14 +73,16 @@ export const asyncapiSchema: NatsRule = {
     )
     const seen = new Set<string>()
     for (const e of errors.length > 0 ? errors : all.slice(0, 1)) {
-      if (seen.has(e.instancePath)) continue
-      seen.add(e.instancePath)
-      ctx.report(
-        this.code,
-        e.instancePath,
-        `AsyncAPI 3.1.0: ${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`,
-        { keyword: e.keyword },
-      )
+      // A member the schema does not allow is pointed at itself, not at the object holding it.
+      const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty?: string }).additionalProperty : undefined
+      const pointer = extra === undefined ? e.instancePath : `${e.instancePath}/${escapeToken(extra)}`
+      if (seen.has(pointer)) continue
+      seen.add(pointer)
+      const message =
+        extra === undefined
+          ? `${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}`
+          : `${JSON.stringify(extra)} is not a member ${e.instancePath || 'the document'} may have`
+      ctx.report(this.code, pointer, `AsyncAPI 3.1.0: ${message}.`, { keyword: e.keyword })
     }
   },
 }
