@@ -846,3 +846,24 @@ describe('native limits past 2^53 are read exactly (a year in nanoseconds is 3.2
     expect(inexact[0]![2]).toContain('9007199254740992')
   })
 })
+
+describe('what a locked file contributes through a standard $ref is checked in its position (NATS_ASYNCAPI_SCHEMA)', () => {
+  const withMessages = (name: string, message: string) =>
+    ShopBundle.copy(name)
+      .write('shipping/asyncapi/messages.yaml', `PaymentCaptured:\n${message}`)
+      .edit(
+        'shipping/asyncapi/asyncapi.yaml',
+        "messages: { captured: { $ref: '#/components/messages/PaymentCaptured' } }",
+        "messages: { captured: { $ref: 'messages.yaml#/PaymentCaptured' } }",
+      )
+      .relock(['shipping/asyncapi/messages.yaml'])
+
+  it('a message in messages.yaml with a member a Message Object does not have is reported there; a valid one is not', async () => {
+    const bad = withMessages('external-message-bad', '  payload: { type: object }\n  contentType: application/json\n  priority: high\n')
+    const found = (await compile(bad.doc('shipping'))).diagnostics.map((d) => [d.code, d.pointer, d.file])
+    expect(found).toContainEqual(['NATS_ASYNCAPI_SCHEMA', '/PaymentCaptured/priority', bad.path('shipping/asyncapi/messages.yaml')])
+    const good = withMessages('external-message-good', '  payload: { type: object }\n  contentType: application/json\n')
+    const clean = (await compile(good.doc('shipping'))).diagnostics.filter((d) => d.code === 'NATS_ASYNCAPI_SCHEMA')
+    expect(clean).toEqual([])
+  })
+})

@@ -1,8 +1,11 @@
 import { createAjv } from '../../../core/standalone-validators.js'
-import { escapeToken } from '../../../runtime/shared/json-pointer.js'
+import { escapeToken, splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { createRequire } from 'node:module'
 import addFormatsModule from 'ajv-formats'
 import { isObject } from '../document.js'
+import { dirname, resolve } from 'node:path'
+import { refSites } from '../../../core/json-refs.js'
+import type { NatsContext } from '../context.js'
 import type { NatsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
 
@@ -38,6 +41,28 @@ function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
   return validate
 }
 
+/** A definition of the AsyncAPI 3.1.0 schema, compiled alone (what a locked file contributes in a position). */
+const definitionValidators = new Map<string, Validate>()
+function definitionErrors(definition: string, value: unknown): NonNullable<Validate['errors']> {
+  let validate = definitionValidators.get(definition)
+  if (!validate) {
+    const ajv = createAjv({ allErrors: true, validateFormats: true })
+    addFormats(ajv)
+    ajv.addFormat('uri-reference', true)
+    ajv.addSchema(require('@asyncapi/specs/schemas/3.1.0-without-$id.json'), 'asyncapi')
+    definitionValidators.set(definition, (validate = ajv.compile({ $ref: `asyncapi#/definitions/${definition}` })))
+  }
+  return validate(value) ? [] : (validate.errors ?? [])
+}
+
+/** The definition a `$ref` position of the document holds, for the part a locked file supplies there. */
+const EXTERNAL_POSITIONS: ReadonlyArray<[RegExp, string]> = [
+  [/^\/(?:components\/)?channels\/[^/]+\/messages\/[^/]+\/\$ref$/, 'messageObject'],
+  [/^\/components\/messages\/[^/]+\/\$ref$/, 'messageObject'],
+  [/^\/(?:components\/)?channels\/[^/]+\/parameters\/[^/]+\/\$ref$/, 'parameter'],
+  [/\/(?:payload|headers)(?:\/.*)?\/\$ref$|^\/components\/schemas\/.*\/\$ref$/, 'schema'],
+]
+
 /** The all-errors report for a value, or none when the first-error check passes it. */
 function schemaErrors(name: 'asyncapi' | 'profile', value: unknown): NonNullable<Validate['errors']> {
   if (compiled(name, false)(value)) return []
@@ -58,9 +83,11 @@ export const asyncapiVersion: NatsRule = {
 
 export const asyncapiSchema: NatsRule = {
   code: 'NATS_ASYNCAPI_SCHEMA',
-  description: 'The standard part breaks the official AsyncAPI 3.1.0 JSON Schema (@asyncapi/specs).',
+  description:
+    'The standard part breaks the official AsyncAPI 3.1.0 JSON Schema (@asyncapi/specs), in the document or in what a locked file it references contributes in its position.',
   check(ctx) {
     if (ctx.doc.asyncapi !== '3.1.0') return
+    externalParts(ctx, this.code)
     const all = schemaErrors('asyncapi', ctx.doc)
     if (all.length === 0) return
     // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
@@ -85,6 +112,39 @@ export const asyncapiSchema: NatsRule = {
       ctx.report(this.code, pointer, `AsyncAPI 3.1.0: ${message}.`, { keyword: e.keyword })
     }
   },
+}
+
+/**
+ * What a locked file contributes through a standard `$ref` (a message, a parameter, a schema) is
+ * validated as the definition of the position that references it, and reported in that file at
+ * the referenced value. O(size of the referenced parts).
+ */
+function externalParts(ctx: NatsContext, code: string): void {
+  for (const { ref, pointer } of refSites(ctx.doc)) {
+    if (ref.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
+    const definition = EXTERNAL_POSITIONS.find(([at]) => at.test(pointer))?.[1]
+    const [path, fragment = ''] = ref.split('#')
+    const file = definition && ctx.input.files.get(resolve(dirname(ctx.main.file), path!))
+    if (!definition || !file) continue
+    let value: unknown = file.source.value
+    for (const token of splitPointer(fragment)) value = Array.isArray(value) ? value[Number(token)] : isObject(value) ? value[token] : undefined
+    if (value === undefined) continue
+    const seen = new Set<string>()
+    for (const e of definitionErrors(definition, value)) {
+      if (e.keyword === 'oneOf' || e.keyword === 'anyOf' || e.keyword === 'if' || (e.keyword === 'required' && e.params.missingProperty === '$ref')) continue
+      const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty?: string }).additionalProperty : undefined
+      const at = `${fragment}${e.instancePath}${extra === undefined ? '' : `/${escapeToken(extra)}`}`
+      if (seen.has(at)) continue
+      seen.add(at)
+      ctx.reportIn(
+        file,
+        code,
+        at,
+        `AsyncAPI 3.1.0 (${definition}, referenced from ${pointer}): ${extra === undefined ? `${at || 'the value'} ${e.message}` : `${JSON.stringify(extra)} is not a member it may have`}.`,
+        { keyword: e.keyword, ref },
+      )
+    }
+  }
 }
 
 export const profilePresent: NatsRule = {
