@@ -867,3 +867,21 @@ describe('what a locked file contributes through a standard $ref is checked in i
     expect(clean).toEqual([])
   })
 })
+
+describe('links compare subject languages, not definitions', () => {
+  it('two token types that denote the same tokens are one language: the link holds; a real difference still fails it', async () => {
+    const orderId = '    orderId: { kind: token, alphabet: lower, first: any, minLength: 8, maxLength: 40, prefix: ord- }'
+    // With the prefix `ord-` (4 bytes) and an empty suffix allowed, minLength 4 and 1 both mean "at least 4".
+    const same = ShopBundle.copy('link-same-language')
+      .edit('orders/asyncapi/asyncapi.yaml', orderId, orderId.replace('minLength: 8', 'minLength: 4'))
+      .edit('payments/asyncapi/asyncapi.yaml', orderId, orderId.replace('minLength: 8', 'minLength: 1'))
+      .relock()
+    const codes = (await compile(same.doc('payments'))).diagnostics.map((d) => d.code)
+    expect(codes.filter((c) => c === 'NATS_LINK_SUBJECTS' || c === 'NATS_CONTRACT_OVERLAP')).toEqual([])
+    const different = ShopBundle.copy('link-other-language')
+      .edit('orders/asyncapi/asyncapi.yaml', orderId, orderId.replace('minLength: 8', 'minLength: 4'))
+      .edit('payments/asyncapi/asyncapi.yaml', orderId, orderId.replace('minLength: 8', 'minLength: 5'))
+      .relock()
+    expect((await compile(different.doc('payments'))).diagnostics.map((d) => d.code)).toContain('NATS_LINK_SUBJECTS')
+  })
+})

@@ -7,8 +7,8 @@ import { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { ChannelIndex } from '../channel-index.js'
 import type { Language } from '../languages.js'
-import type { TokenType } from '../../../runtime/nats/tokens.js'
 import type { NatsRule } from './rule.js'
+import { sameTokenLanguage } from '../containment.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per link O(1) lookups; payload equality by hash-consed digests, each reference resolved once (linear in the schemas); cross-contract overlap through a ChannelIndex of each imported contract. */
 
@@ -95,10 +95,8 @@ function operationLanguage(op: ResolvedOperation): Language | undefined {
   return channel ? op.ctx.language(channel) : undefined
 }
 
-function sameType(a: TokenType, b: TokenType): boolean {
-  if (a.kind === 'enum' && b.kind === 'enum') return [...a.values].sort().join('\0') === [...b.values].sort().join('\0')
-  return canonicalize(a) === canonicalize(b)
-}
+/** Equal token languages, not equal definitions: `{kind: enum, values: [ab]}` and a token type whose only token is `ab` are one language. */
+const sameType = sameTokenLanguage
 
 export const linkSubjects: NatsRule = {
   code: 'NATS_LINK_SUBJECTS',
