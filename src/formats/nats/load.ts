@@ -261,32 +261,40 @@ async function readArtifacts(reader: BundleReader): Promise<void> {
   }
 }
 
-/** Standard `$ref`s to other files: relative to the declaring file, never to the network. */
+/**
+ * Standard `$ref`s to other files: relative to the declaring file, never to the network. Followed
+ * from the document, from the bundle's other documents (a link compares their payloads too) and
+ * from every file so read, each file once: the locked files the payload schemas need. Problems are
+ * reported for the document and the files it reaches; another document's are its own build's.
+ */
 async function readFileRefs(reader: BundleReader): Promise<void> {
   const { input, report } = reader
-  const main = input.main
-  // Standard `$ref`s to other files: relative to the declaring file, never to the network.
-  for (const doc of [main]) {
+  const queue: Array<{ doc: LoadedFile; own: boolean }> = [{ doc: input.main, own: true }, ...[...input.documents.values()].map((doc) => ({ doc, own: false }))]
+  const visited = new Set(queue.map((q) => q.doc.file))
+  for (let i = 0; i < queue.length; i++) {
+    const { doc, own } = queue[i]!
     for (const { ref, pointer } of fileRefs(doc.source.value)) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) {
-        report(
-          doc.file,
-          doc.source,
-          'NATS_REMOTE_REF',
-          pointer,
-          `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`,
-          { ref },
-        )
+        if (own)
+          report(doc.file, doc.source, 'NATS_REMOTE_REF', pointer, `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`, {
+            ref,
+          })
         continue
       }
       const target = resolve(dirname(doc.file), ref.split('#')[0]!)
       const rel = input.bundle ? relative(input.bundle.root, target).split(sep).join('/') : ref
       if (input.bundle && (rel.startsWith('../') || rel === '..')) {
-        report(doc.file, doc.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${JSON.stringify(ref)} leaves the bundle.`, { ref })
+        if (own) report(doc.file, doc.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${JSON.stringify(ref)} leaves the bundle.`, { ref })
         continue
       }
-      const loaded = await reader.readLocked(rel, undefined, doc, pointer)
-      if (loaded) input.files.set(loaded.file, loaded)
+      if (!own && !input.bundle?.entries.has(rel)) continue
+      const loaded = input.files.get(target) ?? input.documents.get(target) ?? (await reader.readLocked(rel, undefined, doc, pointer))
+      if (!loaded) continue
+      if (!input.documents.has(loaded.file)) input.files.set(loaded.file, loaded)
+      if (!visited.has(loaded.file)) {
+        visited.add(loaded.file)
+        queue.push({ doc: loaded, own })
+      }
     }
   }
 }

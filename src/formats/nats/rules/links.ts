@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize'
 import { createHash } from 'node:crypto'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { positions } from '../address.js'
 import { NatsContext } from '../context.js'
@@ -138,58 +138,81 @@ function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
   const resolved = new Map<string, string>()
   const open = new Set<string>()
   const digest = (text: string) => createHash('sha256').update(text).digest('base64')
-  // `names`: the object is a map of names to schemas (properties, ...), whose keys are never annotations.
-  const resolve = (value: unknown, names = false): string => {
-    if (Array.isArray(value)) return digest(`[${value.map((v) => resolve(v)).join(',')}]`)
+  // `names`: the object is a map of names to schemas (properties, ...), whose keys are never
+  // annotations. `where`: the file the value is in, which its references are relative to.
+  const resolve = (value: unknown, where: Where, names = false): string => {
+    if (Array.isArray(value)) return digest(`[${value.map((v) => resolve(v, where)).join(',')}]`)
     if (!isObject(value)) return digest(canonicalize(value) ?? 'null')
     if (!names && typeof value.$ref === 'string') {
-      const ref = value.$ref
-      const known = resolved.get(ref)
+      const target = follow(value.$ref, where, op.ctx)
+      const key = `${target.where.file}#${target.fragment}`
+      const known = resolved.get(key)
       if (known !== undefined) return known
-      if (open.has(ref)) throw new Error('recursive')
-      open.add(ref)
-      const result = resolve(lookup(doc, ref, op.ctx))
-      open.delete(ref)
-      resolved.set(ref, result)
+      if (open.has(key)) throw new Error('recursive')
+      open.add(key)
+      const result = resolve(target.value, target.where)
+      open.delete(key)
+      resolved.set(key, result)
       return result
     }
     const members: string[] = []
     for (const key of Object.keys(value).sort()) {
       if (!names && (ANNOTATIONS.has(key) || key.startsWith('x-'))) continue
-      members.push(`${JSON.stringify(key)}:${resolve(value[key], !names && NAME_MAPS.has(key))}`)
+      // `enum` and `const` hold data, not schemas: a `title` or a `$ref` member there is a value.
+      const part = !names && DATA.has(key) ? digest(canonicalize(value[key]) ?? 'null') : resolve(value[key], where, !names && NAME_MAPS.has(key))
+      members.push(`${JSON.stringify(key)}:${part}`)
     }
     return digest(`{${members.join(',')}}`)
   }
   try {
+    const start: Where = { file: op.ctx.main.file, doc }
     return messages.map((m) => {
       // The message itself may be a reference (to a reference ...); its payload is what is compared.
       let message: unknown = m
+      let where = start
       for (let hops = 0; isObject(message) && typeof message.$ref === 'string'; hops++) {
         if (hops > 64) throw new Error('recursive')
-        message = lookup(doc, message.$ref, op.ctx)
+        const target = follow(message.$ref, where, op.ctx)
+        message = target.value
+        where = target.where
       }
-      return resolve(isObject(message) ? message.payload : undefined)
+      return resolve(isObject(message) ? message.payload : undefined, where)
     })
   } catch {
     return undefined
   }
 }
 
-function lookup(doc: unknown, ref: string, ctx: NatsContext): unknown {
+/** Schema keywords whose value is data. */
+const DATA = new Set(['enum', 'const'])
+
+/** A file's path and parsed value: where a reference is read, and what its own references are relative to. */
+interface Where {
+  file: string
+  doc: unknown
+}
+
+/**
+ * The value a `$ref` names, from the file it is written in: a fragment alone stays in that file, a
+ * path is relative to it ("standard schema $ref can use locked files relative to its declaring
+ * file"); the file must be one the bundle's loading read (locked). Throws when it names nothing.
+ */
+function follow(ref: string, where: Where, ctx: NatsContext): { value: unknown; where: Where; fragment: string } {
   const [path, fragment = ''] = ref.split('#')
-  let value: unknown = doc
+  let target = where
   if (path) {
-    const base = ctx.main.file.slice(0, ctx.main.file.lastIndexOf('/') + 1)
-    const file = [...ctx.input.files.values(), ...ctx.input.documents.values()].find((f) => f.file === join(base, path))
+    const absolute = join(dirname(where.file), path)
+    const file = absolute === ctx.main.file ? ctx.main : (ctx.input.files.get(absolute) ?? ctx.input.documents.get(absolute))
     if (!file) throw new Error('unresolved')
-    value = file.source.value
+    target = { file: file.file, doc: file.source.value }
   }
+  let value: unknown = target.doc
   for (const token of fragment.split('/').slice(1).map(unescapeToken)) {
     if (!isObject(value) && !Array.isArray(value)) throw new Error('unresolved')
     value = (value as Record<string, unknown>)[token]
     if (value === undefined) throw new Error('unresolved')
   }
-  return value
+  return { value, where: target, fragment }
 }
 
 export const linkSchemas: NatsRule = {
