@@ -241,6 +241,30 @@ const bundleCases: Array<
         .relock(['orders-copy/asyncapi/asyncapi.yaml']),
   ],
   [
+    'runtime-schema-check on a payload whose schema is in a locked file',
+    'NATS_SCHEMA_CHECK_EXTERNAL',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/capabilities',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .write(
+          'payments/asyncapi/refund.yaml',
+          'Refund: { type: object, required: [paymentId, amount], properties: { paymentId: { type: string }, amount: { type: number } } }\n',
+        )
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          '      requestOperation: requestRefundVote\n',
+          '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+        )
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          'properties: { paymentId: { type: string }, amount: { type: number }, reason: { type: string } }',
+          "properties: { paymentId: { type: string }, amount: { $ref: 'refund.yaml#/Refund/properties/amount' }, reason: { type: string } }",
+        )
+        .relock(['payments/asyncapi/refund.yaml']),
+  ],
+  [
     'an artifact pointer that selects nothing',
     'NATS_ARTIFACT_POINTER',
     'payments',

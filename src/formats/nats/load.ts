@@ -276,9 +276,16 @@ async function readFileRefs(reader: BundleReader): Promise<void> {
     for (const { ref, pointer } of fileRefs(doc.source.value)) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) {
         if (own)
-          report(doc.file, doc.source, 'NATS_REMOTE_REF', pointer, `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`, {
-            ref,
-          })
+          report(
+            doc.file,
+            doc.source,
+            'NATS_REMOTE_REF',
+            pointer,
+            `$ref ${JSON.stringify(ref)} names a URL; contracts are validated from the bundle alone and nothing is fetched.`,
+            {
+              ref,
+            },
+          )
         continue
       }
       const target = resolve(dirname(doc.file), ref.split('#')[0]!)

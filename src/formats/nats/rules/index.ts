@@ -43,7 +43,7 @@ import {
   streamCaptures,
 } from './operations.js'
 import { adapterKind, adapterReferences, adapterVersion, contextFields, schemaPointers } from './adapters.js'
-import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, bindingTypes, correlationNotOverwritten } from './bindings.js'
+import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, schemaCheckExternal, bindingTypes, correlationNotOverwritten } from './bindings.js'
 import {
   audienceRule,
   cancellationRule,
@@ -144,6 +144,7 @@ export const natsRules: readonly NatsRule[] = [
   correlationNotOverwritten,
   bindingTypes,
   bindingProof,
+  schemaCheckExternal,
   audienceRule,
   offlineNeedsDurable,
   dispatchRule,
