@@ -939,3 +939,18 @@ describe('linked payloads: locked references resolved from their own file, annot
     expect((await compile(bundle.doc('orders'))).diagnostics.map((d) => d.code)).not.toContain('NATS_LINK_SCHEMA')
   })
 })
+
+describe('gather-only work has no request payload', () => {
+  it('an interaction without requestOperation (dispatch none) gets no correlation-overwrite diagnostics for its empty bindings', async () => {
+    const bundle = ShopBundle.copy('gather-only')
+    const doc = bundle.read('payments/asyncapi/asyncapi.yaml')
+    const start = doc.indexOf('      bindings:\n        subject:\n          operationId: { input: operationId }')
+    const end = doc.indexOf('      audience:', start)
+    bundle
+      .write('payments/asyncapi/asyncapi.yaml', doc.slice(0, start) + '      bindings: { subject: {}, payload: {} }\n' + doc.slice(end))
+      .edit('payments/asyncapi/asyncapi.yaml', '      requestOperation: requestRefundVote\n', '')
+      .relock()
+    const codes = (await compile(bundle.doc('payments'))).diagnostics.map((d) => d.code)
+    expect(codes).not.toContain('NATS_BINDING_CORRELATION')
+  })
+})

@@ -168,9 +168,12 @@ export const bindingCoverage: NatsRule = {
 
 export const correlationNotOverwritten: NatsRule = {
   code: 'NATS_BINDING_CORRELATION',
-  description: 'A payload location that correlation reads is bound from business data instead of the fact it names.',
+  description: 'A payload location that correlation reads is bound from business data instead of the fact it names (work that sends a request only).',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
+      // Gather-only work (no requestOperation) sends no request payload: its bindings are empty and
+      // there is no correlation metadata of a request to protect.
+      if (it.requestOperation === undefined) continue
       const c = isObject(it.correlation) ? it.correlation : {}
       const { payload } = bindingMaps(it)
       for (const [fact, allowed] of Object.entries(CORRELATION_SOURCES)) {
