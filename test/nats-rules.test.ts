@@ -954,3 +954,32 @@ describe('gather-only work has no request payload', () => {
     expect(codes).not.toContain('NATS_BINDING_CORRELATION')
   })
 })
+
+describe('correlation agrees across every request and result message (NATS_CORRELATION)', () => {
+  const ballot = "    messages: { ballot: { $ref: '#/components/messages/RefundBallot' } }"
+  it('a second result message without the correlated field is refused; type arrays compare by value', async () => {
+    const second = ShopBundle.copy('correlation-second-message')
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        ballot,
+        "    messages: { ballot: { $ref: '#/components/messages/RefundBallot' }, late: { payload: { type: object, properties: { approve: { type: boolean } } } } }",
+      )
+      .relock()
+    const found = (await compile(second.doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(found).toContainEqual(['NATS_CORRELATION', '/x-nats-contract/interactions/approveRefund/correlation/operation'])
+    const nullable = ShopBundle.copy('correlation-type-arrays')
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        /( {8}required: \[operationId, branchId, attempt, fence, peerId, requestedBy, refund\]\n {8}properties:\n {10}operationId: )\{ type: string \}/,
+        "$1{ type: [string, 'null'] }",
+      )
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        /( {6}required: \[operationId, branchId, attempt, fence, peerId, approve\]\n {6}properties:\n {8}operationId: )\{ type: string \}/,
+        "$1{ type: [string, 'null'] }",
+      )
+      .relock()
+    const codes = (await compile(nullable.doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(codes).not.toContainEqual(['NATS_CORRELATION', '/x-nats-contract/interactions/approveRefund/correlation/operation'])
+  })
+})

@@ -61,6 +61,19 @@ export function operationPayload(ctx: NatsContext, operationId: string): Record<
   return message ? deref(ctx, message.payload) : undefined
 }
 
+/** Every message payload an operation may carry (its `messages`, else all of its channel's), dereferenced; undefined for a message without one. */
+export function operationPayloads(ctx: NatsContext, operationId: string): Array<Record<string, unknown> | undefined> {
+  const op = ctx.standard('operations')[operationId]
+  if (!isObject(op)) return []
+  const channelId = ctx.channelOf(op)
+  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
+  const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
+  return messages.map((m) => {
+    const message = deref(ctx, m)
+    return message ? deref(ctx, message.payload) : undefined
+  })
+}
+
 /** The schema at a JSON Pointer inside a payload schema (through `properties` and `items`), dereferenced. */
 export function schemaAtPointer(ctx: NatsContext, root: Record<string, unknown> | undefined, pointer: string): Record<string, unknown> | undefined {
   let current = deref(ctx, root)

@@ -3,7 +3,7 @@ import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { OPERATION_ID_DOMAIN } from '../interaction-facts.js'
 import { resolveConfig } from '../resources.js'
-import { operationPayload, schemaAtPointer } from '../schemas.js'
+import { operationPayload, operationPayloads, schemaAtPointer } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over interactions, each reference to an operation, link, stream or consumer a map or set lookup: O(interactions + links + schema sizes read). */
@@ -321,13 +321,16 @@ const EXPRESSION = /^\$message\.payload#(\/.*)?$/
 export const correlationRule: NatsRule = {
   code: 'NATS_CORRELATION',
   description:
-    'Correlation that is not payload-only, that the request and result payloads do not both carry with the same type at the same location, or result-bearing work without a verifier.',
+    'Correlation that is not payload-only, that every request and result message payload does not carry with the same type at the same location, or result-bearing work without a verifier.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const c = it.correlation
       if (!isObject(c)) continue
-      const request = it.requestOperation !== undefined ? operationPayload(ctx, it.requestOperation) : undefined
-      const result = it.resultOperation !== undefined ? operationPayload(ctx, it.resultOperation) : undefined
+      // Every message the request and result operations may carry, not only the first.
+      const payloads = [
+        ...(it.requestOperation !== undefined ? operationPayloads(ctx, it.requestOperation) : []),
+        ...(it.resultOperation !== undefined ? operationPayloads(ctx, it.resultOperation) : []),
+      ]
       for (const field of ['operation', 'branch', 'attempt', 'peer', 'fence']) {
         const expr = c[field]
         const pointer = at(ctx, key, 'correlation', field)
@@ -340,7 +343,8 @@ export const correlationRule: NatsRule = {
           continue
         }
         const location = expr.slice('$message.payload#'.length)
-        const types = [request, result].filter(Boolean).map((root) => schemaAtPointer(ctx, root, location)?.type)
+        // Types compare by value: `[string, null]` twice is one type.
+        const types = payloads.map((root) => (root === undefined ? undefined : canonicalize(schemaAtPointer(ctx, root, location)?.type)))
         if (types.some((t) => t === undefined) || new Set(types).size > 1)
           ctx.report(this.code, pointer, `${expr} must exist with the same type in the request and the result payloads.`)
       }
