@@ -68,6 +68,20 @@ describe('materialize', () => {
     )
   })
 
+  it('validates every input declared with a schema before dispatch, without runtime-schema-check too', () => {
+    expect(payments.interactions.approveRefund.capabilities).not.toContain('runtime-schema-check')
+    for (const refund of [42, { paymentId: 'pay-1' }, { paymentId: 'pay-1', amount: 'ten' }]) {
+      expect(() => materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund } }), JSON.stringify(refund)).toThrow(
+        expect.objectContaining({
+          name: 'MaterializeError',
+          code: 'MATERIALIZE_INVALID_INPUT',
+          errors: [expect.objectContaining({ code: expect.any(String) })],
+        }),
+      )
+    }
+    expect(materialize(payments.interactions.approveRefund, values).payload).toMatchObject({ refund: values.inputs.refund })
+  })
+
   it('with runtime-schema-check, validates the materialized payload with the generated validator', async () => {
     const shop = ShopBundle.copy('schema-check')
     shop
@@ -79,9 +93,14 @@ describe('materialize', () => {
       .relock()
     const mod = await loadModule((await compile(shop.doc('payments'))).code!, 'payments-checked')
     expect(materialize(mod.interactions.approveRefund, values).subject).toContain('.vote.bob')
-    const bad = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'pay-1', amount: 'ten' } } }
-    expect(() => materialize(mod.interactions.approveRefund, bad)).toThrow(
-      expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/refund/amount' })] }),
+    // A bad input is refused as an input; a bad value from elsewhere (context) by the payload check.
+    const badInput = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'pay-1', amount: 'ten' } } }
+    expect(() => materialize(mod.interactions.approveRefund, badInput)).toThrow(
+      expect.objectContaining({ code: 'MATERIALIZE_INVALID_INPUT', errors: [expect.objectContaining({ path: '/amount' })] }),
+    )
+    const badContext = { ...values, context: { principalId: 7 } }
+    expect(() => materialize(mod.interactions.approveRefund, badContext)).toThrow(
+      expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/requestedBy' })] }),
     )
   })
 
@@ -101,7 +120,7 @@ describe('materialize', () => {
     const mod = await loadModule(result.code!, 'payments-redos')
     const attack = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'p'.repeat(40) + '!', amount: 10 } } }
     const started = performance.now()
-    expect(() => materialize(mod.interactions.approveRefund, attack)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD' }))
+    expect(() => materialize(mod.interactions.approveRefund, attack)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_INPUT' }))
     expect(performance.now() - started).toBeLessThan(2000)
     expect(
       materialize(mod.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund: { paymentId: 'ppp', amount: 10 } } }).subject,

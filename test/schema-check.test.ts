@@ -256,7 +256,7 @@ describe('NATS payload validators', () => {
       allOf: [payload],
     } as object)
   const build = (payload: unknown) => {
-    const { definitions, validators } = payloadValidators([{ id: 'it', payloadSchema: payload } as never], components)
+    const { definitions, validators } = payloadValidators([{ id: 'it', schema: payload }], components)
     const body = [...definitions].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
     const expression = validators.get('it')!
     const validate = new Function('$schemaValidator', '$ajvRuntime', '$linearPatterns', `${body}\nreturn ${expression};`)(

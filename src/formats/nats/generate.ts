@@ -2,8 +2,9 @@ import { basename } from 'node:path'
 import { LineBuilder, commentText, jsLiteral, jsString, propertyKey, sortKeys } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
 import type { TokenType } from '../../runtime/nats/tokens.js'
-import type { ChannelModel, NatsModel } from './model.js'
-import { payloadValidators } from './payload-validators.js'
+import type { ChannelModel, InteractionModel, NatsModel } from './model.js'
+import { isObject } from './document.js'
+import { payloadValidators, type ValidatorRequest } from './payload-validators.js'
 import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
@@ -49,14 +50,28 @@ export function generateNats(model: NatsModel): Generated {
   lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
   lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
   lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
-  const { definitions, validators } = payloadValidators(model.interactions, model.schemas)
+  // Validators: the materialized payload (runtime-schema-check), and every input declared with a
+  // schema ("concrete inputs ... are validated before dispatch"), keyed apart by a NUL.
+  const inputKey = (id: string, name: string) => `${id}\u0000${name}`
+  const inputSchemas = (it: InteractionModel) =>
+    Object.entries(isObject(it.data.inputs) ? (it.data.inputs as Record<string, unknown>) : {}).flatMap(([name, input]) =>
+      isObject(input) && typeof input.schema === 'string' && input.schema.startsWith('#/components/schemas/') ? [[name, input.schema] as const] : [],
+    )
+  const requests: ValidatorRequest[] = model.interactions.flatMap((it) => [
+    ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema }] : []),
+    ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema } })),
+  ])
+  const { definitions, validators } = payloadValidators(requests, model.schemas)
   if (definitions.has(PATTERNS_CONSTANT)) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
   const interactions = model.interactions.map((it, i) => {
     if (validators.has(it.id)) lines.push(`const $validate${i} = ${validators.get(it.id)};`)
+    const inputs = inputSchemas(it).filter(([name]) => validators.has(inputKey(it.id, name)))
+    inputs.forEach(([name], j) => lines.push(`const $validate${i}$input${j} = ${validators.get(inputKey(it.id, name))};`))
     const args = [jsLiteral({ ...it.data, source: it.source })]
-    if (it.requestChannelExport || validators.has(it.id)) args.push(it.requestChannelExport ?? 'undefined')
-    if (validators.has(it.id)) args.push(`$validate${i}`)
+    if (it.requestChannelExport || validators.has(it.id) || inputs.length > 0) args.push(it.requestChannelExport ?? 'undefined')
+    if (validators.has(it.id) || inputs.length > 0) args.push(validators.has(it.id) ? `$validate${i}` : 'undefined')
+    if (inputs.length > 0) args.push(`{ ${inputs.map(([name], j) => `${jsString(name)}: $validate${i}$input${j}`).join(', ')} }`)
     // Pure, arguments without member reads: an unused `interactions` costs nothing (tree-shaking).
     return `[${jsString(it.id)}, /* @__PURE__ */ $createInteraction(${args.join(', ')})]`
   })

@@ -12,7 +12,6 @@ import {
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
-import type { InteractionModel } from './model.js'
 
 /**
  * Request payload validators for interactions that declare `runtime-schema-check`.
@@ -25,9 +24,8 @@ import type { InteractionModel } from './model.js'
  * code generation cost a 500-channel compile with one such interaction about a tenth of its time
  * (bench/), for what is usually a handful of `type`/`properties`/`required` checks.
  */
-export function payloadValidators(interactions: readonly InteractionModel[], components: Readonly<Record<string, unknown>>): PayloadValidators {
+export function payloadValidators(wanted: readonly ValidatorRequest[], components: Readonly<Record<string, unknown>>): PayloadValidators {
   const out: PayloadValidators = { definitions: new Map(), validators: new Map() }
-  const wanted = interactions.filter((it) => it.payloadSchema !== undefined)
   if (wanted.length === 0) return out
   /** Each component's interpreter form (undefined: not convertible, or no such component), made once. */
   const converted = new Map<string, { schema: Schema; refs: Set<string> } | undefined>()
@@ -41,13 +39,13 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
     return converted.get(ref)
   }
   const emitted = new Map<string, EmittedDefinition>()
-  const forAjv: Array<{ it: InteractionModel; index: number }> = []
+  const forAjv: Array<{ it: ValidatorRequest; index: number }> = []
   const linear = new Map<string, string>()
   wanted.forEach((it, index) => {
     // The meta-schema check both paths share: an invalid schema fails the build the same way.
-    assertValidSchema({ components: { schemas: components }, allOf: [it.payloadSchema] })
+    assertValidSchema({ components: { schemas: components }, allOf: [it.schema] })
     const refs = new Set<string>()
-    const root = interpreterSchema(it.payloadSchema, refs)
+    const root = interpreterSchema(it.schema, refs)
     const reached = root === undefined ? undefined : reachable(refs, convertedOf)
     if (root === undefined || reached === undefined) return forAjv.push({ it, index })
     for (const ref of reached) {
@@ -73,11 +71,11 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
       for (const { it, index } of forAjv) {
         // ajv's code runs every pattern on the backtracking RegExp: only proven-cheap ones may go there.
         const needsLinear = new Map<string, string>()
-        linearPatternsIn([it.payloadSchema, components], needsLinear)
+        linearPatternsIn([it.schema, components], needsLinear)
         // The check stage refuses this (NATS_PATTERN_UNSUPPORTED): reaching it is a bug of ours.
         if (needsLinear.size > 0) throw new Error(`pattern ${JSON.stringify(needsLinear.keys().next().value)} reached ajv's backtracking engine`)
         // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
-        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [it.payloadSchema] })
+        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [it.schema] })
         out.validators.set(it.id, standaloneValidator(ajv, `p${index}`))
       }
     })
@@ -85,10 +83,16 @@ export function payloadValidators(interactions: readonly InteractionModel[], com
   return out
 }
 
+/** One validator to generate: a key for it and the schema it checks (`#/components/schemas/...` references allowed). */
+export interface ValidatorRequest {
+  id: string
+  schema: unknown
+}
+
 export interface PayloadValidators {
   /** `const` name -> expression: the component schemas interpreter validators share (emit first). */
   definitions: Map<string, string>
-  /** Interaction id -> validator expression. */
+  /** Request id -> validator expression. */
   validators: Map<string, string>
 }
 

@@ -69,6 +69,8 @@ export interface Interaction {
   readonly bindings: { readonly subject: Readonly<Record<string, BindingSource>>; readonly payload: Readonly<Record<string, BindingSource>> }
   readonly subject?: Subject<Record<string, string>>
   readonly validatePayload?: Validator
+  /** A validator per input declared with a schema: concrete inputs are validated before dispatch. */
+  readonly validateInputs?: Readonly<Record<string, Validator>>
   readonly [member: string]: unknown
 }
 
@@ -101,6 +103,11 @@ function valueOf(interaction: Interaction, source: BindingSource, values: Materi
     const type = interaction.inputs[source.input]?.tokenType
     if (type && (typeof value !== 'string' || !inDomain(type, value)))
       throw new MaterializeError('MATERIALIZE_INVALID_INPUT', `${interaction.id}: input ${JSON.stringify(source.input)} is not in its token domain.`)
+    // An input declared with a schema is validated against it, with or without runtime-schema-check.
+    const validator =
+      interaction.validateInputs && Object.hasOwn(interaction.validateInputs, source.input) ? interaction.validateInputs[source.input] : undefined
+    const errors = validator ? check(validator, value) : undefined
+    if (errors) throw new MaterializeError('MATERIALIZE_INVALID_INPUT', `${interaction.id}: input ${JSON.stringify(source.input)} breaks its schema.`, errors)
     return value
   }
   if ('context' in source) return read(values.context, source.context, 'context field')
@@ -127,7 +134,8 @@ function setAt(target: Record<string, unknown>, pointer: string, value: unknown)
 /**
  * Applies an interaction's bindings for one request: every subject value (context values included)
  * is checked against its token domain by rendering the subject, token-typed inputs are checked,
- * and with `runtime-schema-check` the materialized payload is validated before it is returned.
+ * inputs declared with a schema are validated against it, and with `runtime-schema-check` the
+ * materialized payload is validated before it is returned.
  */
 export function materialize(interaction: Interaction, values: MaterializeValues = {}): { subject: string; payload: Record<string, unknown> } {
   if (!interaction.subject)
@@ -158,16 +166,19 @@ export function createInteraction(
   data: Omit<Interaction, 'subject' | 'validatePayload'> & Partial<Pick<Interaction, 'subject' | 'validatePayload'>>,
   requestChannel?: { readonly subject?: Subject<Record<string, string>> },
   validatePayload?: Validator,
+  validateInputs?: Readonly<Record<string, Validator>>,
 ): Interaction {
   const descriptor = {
     ...data,
     ...(requestChannel?.subject ? { subject: requestChannel.subject } : {}),
     ...(validatePayload ? { validatePayload } : {}),
+    ...(validateInputs ? { validateInputs: Object.freeze({ ...validateInputs }) } : {}),
   } as Interaction
   const freeze = (value: unknown): unknown => {
     if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
       Object.freeze(value)
-      for (const key of Object.keys(value)) if (key !== 'subject' && key !== 'validatePayload') freeze((value as Record<string, unknown>)[key])
+      for (const key of Object.keys(value))
+        if (key !== 'subject' && key !== 'validatePayload' && key !== 'validateInputs') freeze((value as Record<string, unknown>)[key])
     }
     return value
   }
