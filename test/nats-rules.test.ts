@@ -983,3 +983,28 @@ describe('correlation agrees across every request and result message (NATS_CORRE
     expect(codes).not.toContainEqual(['NATS_CORRELATION', '/x-nats-contract/interactions/approveRefund/correlation/operation'])
   })
 })
+
+describe('dispatch and completion: what one-eligible and independent durable work need', () => {
+  it('result-bearing one-eligible work counting distinct peers is refused', async () => {
+    const bundle = ShopBundle.copy('one-eligible-peers').edit('shipping/asyncapi/asyncapi.yaml', 'unit: distinct-branches', 'unit: distinct-peers').relock()
+    const found = (await compile(bundle.doc('shipping'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(found).toContainEqual(['NATS_COMPLETION', '/x-nats-contract/interactions/assignCourier/completion/unit'])
+  })
+
+  it('independent durable delivery whose target parameter is not bound from the branch is refused', async () => {
+    const independent = ShopBundle.copy('independent-addressed').edit(
+      'shipping/asyncapi/asyncapi.yaml',
+      'dispatch: { mode: one-eligible, branchKey: recipient, selector: courierSelector, targetParameter: courierId }',
+      'dispatch: { mode: independent, branchKey: recipient, targetParameter: courierId }',
+    )
+    const addressed = (await compile(independent.relock().doc('shipping'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(addressed).not.toContainEqual(['NATS_DURABLE_RESOURCES', '/x-nats-contract/interactions/assignCourier/dispatch/targetParameter'])
+    independent.edit(
+      'shipping/asyncapi/asyncapi.yaml',
+      '          courierId: { branch: peerId }\n        payload:',
+      '          courierId: { context: senderPeerId }\n        payload:',
+    )
+    const unaddressed = (await compile(independent.relock().doc('shipping'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(unaddressed).toContainEqual(['NATS_DURABLE_RESOURCES', '/x-nats-contract/interactions/assignCourier/dispatch/targetParameter'])
+  })
+})

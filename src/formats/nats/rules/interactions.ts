@@ -292,12 +292,27 @@ export const durableResources: NatsRule = {
         if (publish?.api !== 'jetstream')
           ctx.report(this.code, at(ctx, key, 'requestOperation'), 'Durable delivery publishes requests through JetStream (a core publish cannot be recovered).')
         else checkStream(publish.stream, 'requestOperation', 'its requests')
-        if (it.dispatch?.mode === 'independent' && typeof it.dispatch?.targetParameter !== 'string') {
-          ctx.report(
-            this.code,
-            at(ctx, key, 'dispatch'),
-            'Durable independent delivery addresses each branch (targetParameter), so each logical peer has its own filtered durable consumer.',
-          )
+        if (it.dispatch?.mode === 'independent') {
+          // "Durable independent delivery requires ... addressed branches": the request subject
+          // carries a branch token (the target parameter, bound from the branch's peer or id).
+          const target = it.dispatch?.targetParameter
+          const channel = ctx.operationChannel(it.requestOperation)
+          const params = channel?.tokens?.flatMap((t) => (typeof t === 'object' ? [t.param] : [])) ?? []
+          const subject = isObject(it.bindings) && isObject(it.bindings.subject) ? it.bindings.subject : {}
+          const source = typeof target === 'string' && Object.hasOwn(subject, target) ? subject[target] : undefined
+          const addressed = isObject(source) && (source.branch === 'peerId' || source.branch === 'id')
+          if (typeof target !== 'string')
+            ctx.report(
+              this.code,
+              at(ctx, key, 'dispatch'),
+              'Durable independent delivery addresses each branch (targetParameter), so each logical peer has its own filtered durable consumer.',
+            )
+          else if (!params.includes(target) || !addressed)
+            ctx.report(
+              this.code,
+              at(ctx, key, 'dispatch', 'targetParameter'),
+              `Durable independent delivery addresses each branch in the request subject: ${JSON.stringify(target)} must be a parameter of the request channel bound from the branch (peerId or id).`,
+            )
         }
       }
       if (it.resultOperation !== undefined) {
@@ -367,6 +382,10 @@ export const completionRule: NatsRule = {
       if (!['none', 'first-success', 'all-terminal', 'all-successful', 'quorum'].includes(c.mode as string))
         bad('mode', 'Completion mode is none, first-success, all-terminal, all-successful or quorum.')
       if (c.unit !== 'distinct-branches' && c.unit !== 'distinct-peers') bad('unit', 'Completion unit is distinct-branches or distinct-peers.')
+      // "result-bearing one-eligible completion counts distinct branches": reassignment moves a
+      // branch between peers, so peers are not what it counts.
+      else if (it.dispatch?.mode === 'one-eligible' && it.resultOperation !== undefined && c.unit !== 'distinct-branches')
+        bad('unit', 'Result-bearing one-eligible work counts distinct branches (a reassigned branch changes peers), not distinct peers.')
       if (isObject(c.success)) {
         const expr = typeof c.success.field === 'string' ? c.success.field : ''
         const result = it.resultOperation !== undefined ? operationPayload(ctx, it.resultOperation) : undefined
