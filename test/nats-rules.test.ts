@@ -265,6 +265,21 @@ const bundleCases: Array<
         .relock(['payments/asyncapi/refund.yaml']),
   ],
   [
+    'a cancel result whose outcomes are not stopped, already-completed and unknown',
+    'NATS_CANCEL_SCHEMA',
+    'payments',
+    '/x-nats-contract/interactions/approveRefund/completion/cancelResultOperation',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          'outcome: { type: string, enum: [stopped, already-completed, unknown] }',
+          'outcome: { type: string, enum: [stopped, failed] }',
+        )
+        .relock(),
+  ],
+  [
     'an artifact pointer that selects nothing',
     'NATS_ARTIFACT_POINTER',
     'payments',
@@ -1006,5 +1021,29 @@ describe('dispatch and completion: what one-eligible and independent durable wor
     )
     const unaddressed = (await compile(independent.relock().doc('shipping'))).diagnostics.map((d) => [d.code, d.pointer])
     expect(unaddressed).toContainEqual(['NATS_DURABLE_RESOURCES', '/x-nats-contract/interactions/assignCourier/dispatch/targetParameter'])
+  })
+})
+
+describe('cancellation wire data is the fixed CancelRequest/CancelResult (NATS_CANCEL_SCHEMA)', () => {
+  const outcome = 'outcome: { type: string, enum: [stopped, already-completed, unknown] }'
+  it('a cancel result with another outcome, or a cancel command without the fence, is refused; the shop passes', async () => {
+    const outcomes = ShopBundle.copy('cancel-outcomes')
+      .edit('payments/asyncapi/asyncapi.yaml', outcome, 'outcome: { type: string, enum: [stopped, failed] }')
+      .relock()
+    expect((await compile(outcomes.doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).toContainEqual([
+      'NATS_CANCEL_SCHEMA',
+      '/x-nats-contract/interactions/approveRefund/completion/cancelResultOperation',
+    ])
+    const fence = ShopBundle.copy('cancel-fence')
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        'required: [operationId, branchId, attempt, fence]\n        properties: { operationId',
+        'required: [operationId, branchId, attempt]\n        properties: { operationId',
+      )
+      .relock()
+    expect((await compile(fence.doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).toContainEqual([
+      'NATS_CANCEL_SCHEMA',
+      '/x-nats-contract/interactions/approveRefund/completion/cancelOperation',
+    ])
   })
 })

@@ -61,3 +61,13 @@ export const ADAPTER_REFERENCES: ReadonlyArray<{ path: readonly string[]; kind: 
   { path: ['delivery', 'stateStore'], kind: 'state-store' },
   { path: ['delivery', 'ownership', 'adapter'], kind: 'ownership' },
 ]
+
+/**
+ * The fixed cancellation wire data (profile v0.2, Completion and cancellation: "Wire data follows the
+ * fixed CancelRequest/CancelResult schemas. Commands identify operation/branch/attempt/fence.
+ * Replies are stopped, already-completed or unknown."), as this project pins it: each member the
+ * message payload must require, with its JSON type; a result's `outcome` is exactly those three.
+ */
+export const CANCEL_REQUEST: Readonly<Record<string, string>> = { operationId: 'string', branchId: 'string', attempt: 'integer', fence: 'integer' }
+export const CANCEL_RESULT: Readonly<Record<string, string>> = { operationId: 'string', branchId: 'string', outcome: 'string' }
+export const CANCEL_OUTCOMES: readonly string[] = ['stopped', 'already-completed', 'unknown']

@@ -47,6 +47,7 @@ import { bindingCoverage, bindingOverlap, bindingProof, bindingSources, schemaCh
 import {
   audienceRule,
   cancellationRule,
+  cancelSchemas,
   completionRule,
   correlationRule,
   deliveryRule,
@@ -155,6 +156,7 @@ export const natsRules: readonly NatsRule[] = [
   completionRule,
   quorumRule,
   cancellationRule,
+  cancelSchemas,
   pipelineSteps,
   pipelineRecursion,
   pipelineAdapters,

@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
-import { OPERATION_ID_DOMAIN } from '../interaction-facts.js'
+import { CANCEL_OUTCOMES, CANCEL_REQUEST, CANCEL_RESULT, OPERATION_ID_DOMAIN } from '../interaction-facts.js'
 import { resolveConfig } from '../resources.js'
 import { operationPayload, operationPayloads, schemaAtPointer } from '../schemas.js'
 import type { NatsRule } from './rule.js'
@@ -475,6 +475,49 @@ export const cancellationRule: NatsRule = {
       } else {
         for (const f of fields)
           if (f in c) ctx.report(this.code, at(ctx, key, 'completion', f), `${f} belongs to cooperative cancellation (remaining: cooperative).`)
+      }
+    }
+  },
+}
+
+/**
+ * The cancel operations carry the fixed CancelRequest and CancelResult data (interaction-facts.ts):
+ * every message of the cancel operation requires operationId, branchId (strings), attempt and fence
+ * (integers); every message of the cancel result operation requires operationId, branchId and an
+ * `outcome` whose values are exactly stopped, already-completed and unknown. O(messages x members).
+ */
+export const cancelSchemas: NatsRule = {
+  code: 'NATS_CANCEL_SCHEMA',
+  description:
+    'A cancel operation whose messages do not carry the fixed CancelRequest (operationId, branchId, attempt, fence) or CancelResult (operationId, branchId, outcome: stopped | already-completed | unknown) data.',
+  check(ctx) {
+    for (const [key, it] of interactions(ctx)) {
+      const c = isObject(it.completion) ? it.completion : {}
+      for (const [field, shape] of [
+        ['cancelOperation', CANCEL_REQUEST],
+        ['cancelResultOperation', CANCEL_RESULT],
+      ] as const) {
+        const op = c[field]
+        if (typeof op !== 'string') continue
+        const problems: string[] = []
+        for (const payload of operationPayloads(ctx, op)) {
+          const required = new Set(payload && Array.isArray(payload.required) ? payload.required : [])
+          for (const [member, type] of Object.entries(shape)) {
+            const schema = schemaAtPointer(ctx, payload, `/${member}`)
+            if (!required.has(member) || schema?.type !== type) problems.push(`${member} (a required ${type})`)
+          }
+          if (field === 'cancelResultOperation') {
+            const values = schemaAtPointer(ctx, payload, '/outcome')?.enum
+            if (!Array.isArray(values) || [...values].sort().join() !== [...CANCEL_OUTCOMES].sort().join())
+              problems.push(`outcome values exactly ${CANCEL_OUTCOMES.join(', ')}`)
+          }
+        }
+        if (problems.length > 0)
+          ctx.report(
+            this.code,
+            at(ctx, key, 'completion', field),
+            `${op} carries the fixed ${field === 'cancelOperation' ? 'CancelRequest' : 'CancelResult'} data; its messages lack ${[...new Set(problems)].join(', ')}.`,
+          )
       }
     }
   },
