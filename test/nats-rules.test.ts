@@ -678,6 +678,22 @@ const bundleCases: Array<
     'payments/workflows/refund.yaml',
     (b) => b.edit('payments/workflows/refund.yaml', "dsl: '1.0.4'", "dsl: '1.0.0'").relock(),
   ],
+  [
+    'a workflow task that invents a native quorum primitive',
+    'NATS_WORKFLOW',
+    'payments',
+    '/do/0/approve/quorum',
+    'payments/workflows/refund.yaml',
+    (b) => b.edit('payments/workflows/refund.yaml', '      call: approveRefund\n', '      quorum: { of: 3, need: 2 }\n').relock(),
+  ],
+  [
+    'a workflow document without its name and tasks',
+    'NATS_WORKFLOW',
+    'payments',
+    '/document/name',
+    'payments/workflows/refund.yaml',
+    (b) => b.edit('payments/workflows/refund.yaml', '  name: refund-flow\n', '').relock(),
+  ],
 ]
 
 describe('bundle rules', () => {
