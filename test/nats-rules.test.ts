@@ -1063,3 +1063,35 @@ describe('cancellation wire data is the fixed CancelRequest/CancelResult (NATS_C
     ])
   })
 })
+
+describe('pipeline operation steps: literals satisfy their destination, targets are the channel parameters (NATS_PIPELINE_BINDING)', () => {
+  const approved = '              /approved: { stageInput: /approved }'
+  const at = (tail: string) => `/x-nats-contract/pipelines/announceRefund/steps/1/bindings/${tail}`
+  const variant = async (name: string, from: string, to: string) =>
+    (await compile(ShopBundle.copy(name).edit('payments/asyncapi/asyncapi.yaml', from, to).relock().doc('payments'))).diagnostics.map((d) => [
+      d.code,
+      d.pointer,
+    ])
+
+  it('a string literal for a boolean field, a non-token literal for a subject parameter and an unknown parameter are refused', async () => {
+    expect(await variant('pipeline-literal-type', approved, "              /approved: { literal: 'yes' }")).toContainEqual([
+      'NATS_PIPELINE_BINDING',
+      at('payload/~1approved'),
+    ])
+    expect(
+      await variant('pipeline-literal-token', 'subject: { operationId: { stageInput: /operationId } }', "subject: { operationId: { literal: 'not.a token' } }"),
+    ).toContainEqual(['NATS_PIPELINE_BINDING', at('subject/operationId')])
+    expect(
+      await variant(
+        'pipeline-unknown-param',
+        'subject: { operationId: { stageInput: /operationId } }',
+        'subject: { operationId: { stageInput: /operationId }, region: { literal: eu } }',
+      ),
+    ).toContainEqual(['NATS_PIPELINE_BINDING', at('subject/region')])
+  })
+
+  it('a literal the destination accepts passes', async () => {
+    const found = await variant('pipeline-literal-ok', approved, '              /approved: { literal: true }')
+    expect(found.filter(([code]) => code === 'NATS_PIPELINE_BINDING')).toEqual([])
+  })
+})

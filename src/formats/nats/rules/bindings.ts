@@ -20,7 +20,7 @@ const ajv = createAjv()
  * of every contract would add an entry for the life of the process (a dev server's).
  */
 const literalValidators = new Map<string, import('ajv').ValidateFunction>()
-function satisfies(schema: object, value: unknown): boolean {
+export function satisfies(schema: object, value: unknown): boolean {
   const key = JSON.stringify(schema)
   let validate = literalValidators.get(key)
   if (!validate) {
@@ -268,7 +268,7 @@ export const bindingTypes: NatsRule = {
 }
 
 /** A schema with same-document references inlined (bounded), for ajv. */
-function resolveRefs(ctx: NatsContext, schema: unknown, depth = 0): unknown {
+export function resolveRefs(ctx: NatsContext, schema: unknown, depth = 0): unknown {
   if (depth > 32) return {}
   if (Array.isArray(schema)) return schema.map((s) => resolveRefs(ctx, s, depth + 1))
   if (!isObject(schema)) return schema

@@ -4,7 +4,8 @@ import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { CONTEXT_FIELDS } from '../interaction-facts.js'
 import { localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
-import { checkOverlap, unboundRequired } from './bindings.js'
+import { checkOverlap, resolveRefs, satisfies, unboundRequired } from './bindings.js'
+import { tokenTypeContains } from '../containment.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over pipeline steps and their bindings: O(steps + bindings), schema equality by memoized digests. */
@@ -93,7 +94,7 @@ export const pipelineAdapters: NatsRule = {
 export const pipelineBindings: NatsRule = {
   code: 'NATS_PIPELINE_BINDING',
   description:
-    'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, or naming a pointer or context field that does not exist.',
+    'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, naming a pointer, context field or subject parameter that does not exist, or with a literal its destination does not accept.',
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
@@ -134,9 +135,32 @@ export const pipelineBindings: NatsRule = {
           }
         }
         const channel = ctx.operationChannel(step.operation)
-        if (channel)
+        if (channel) {
           for (const param of Object.keys(channel.parameters))
             if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
+          for (const [param, source] of Object.entries(subject)) {
+            const where = `${pointer}/subject/${escapeToken(param)}`
+            // Target keys are the step channel's parameters; a literal must be a token of its domain.
+            if (!Object.hasOwn(channel.parameters, param)) ctx.report(this.code, where, `{${param}} is not a parameter of the step's channel.`)
+            else if (isObject(source) && 'literal' in source) {
+              const domain = ctx.tokenTypes[channel.parameters[param] ?? '']
+              if (domain && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] })))
+                ctx.report(this.code, where, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
+            }
+          }
+        }
+        // A payload literal must satisfy the schema at its destination.
+        const root = operationPayload(ctx, step.operation)
+        for (const [path, source] of Object.entries(payload)) {
+          if (!isObject(source) || !('literal' in source)) continue
+          const target = schemaAtPointer(ctx, root, path)
+          if (target && !satisfies(resolveRefs(ctx, target) as object, source.literal))
+            ctx.report(
+              this.code,
+              `${pointer}/payload/${escapeToken(path)}`,
+              `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`,
+            )
+        }
         for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
           ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
         checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${escapeToken(p)}`, this.code)
