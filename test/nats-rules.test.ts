@@ -1095,3 +1095,21 @@ describe('pipeline operation steps: literals satisfy their destination, targets 
     expect(found.filter(([code]) => code === 'NATS_PIPELINE_BINDING')).toEqual([])
   })
 })
+
+describe("a pipeline's first step reads the invocation input (the operation's payload, or the interaction's arguments)", () => {
+  const pipeline = (field: string) =>
+    `  pipelines:\n    direct:\n      onFailure: stop\n      steps:\n        - operation: publishRefundOutcome\n          bindings:\n            subject: { operationId: { stageInput: /operationId } }\n            payload:\n              /operationId: { stageInput: /operationId }\n              /approved: { stageInput: ${field} }\n`
+  const compileWith = async (name: string, field: string) =>
+    (await compile(ShopBundle.copy(name).edit('payments/asyncapi/asyncapi.yaml', '  pipelines:\n', pipeline(field)).relock().doc('payments'))).diagnostics.map(
+      (d) => [d.code, d.pointer],
+    )
+
+  it('a first operation step reading a field its payload lacks is refused; one it has passes', async () => {
+    expect(await compileWith('pipeline-first-missing', '/nope')).toContainEqual([
+      'NATS_PIPELINE_BINDING',
+      '/x-nats-contract/pipelines/direct/steps/0/bindings/payload/~1approved',
+    ])
+    const ok = await compileWith('pipeline-first-ok', '/approved')
+    expect(ok.filter(([code]) => String(code).includes('PIPELINE'))).toEqual([])
+  })
+})

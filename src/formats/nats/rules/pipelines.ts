@@ -28,9 +28,26 @@ function stepOutput(ctx: NatsContext, step: Step): Record<string, unknown> | und
   return isObject(adapter) ? localSchema(ctx, adapter.outputSchema) : undefined
 }
 
-/** The stage input of step `i`: the previous output, transformed by this step's inputAdapter when present. */
+/**
+ * The invocation input (profile v0.2, Composition: "For a first operation step, invocation input
+ * uses the operation's payload schema"; an interaction step's "argument object contains the
+ * declared source: argument inputs"): the first step's stage input.
+ */
+function invocationInput(ctx: NatsContext, step: Step): Record<string, unknown> | undefined {
+  if (typeof step.operation === 'string') return operationPayload(ctx, step.operation)
+  const interaction = typeof step.interaction === 'string' ? ctx.section('interactions')[step.interaction] : undefined
+  const inputs = isObject(interaction) && isObject(interaction.inputs) ? interaction.inputs : {}
+  const properties: Record<string, unknown> = {}
+  for (const [name, input] of Object.entries(inputs)) {
+    if (!isObject(input) || input.source !== 'argument') continue
+    properties[name] = typeof input.schema === 'string' ? { $ref: input.schema } : { type: 'string' }
+  }
+  return { type: 'object', required: Object.keys(properties), properties }
+}
+
+/** The stage input of step `i`: the invocation input first, then the previous output, transformed by this step's inputAdapter when present. */
 function stageInput(ctx: NatsContext, steps: Step[], i: number): Record<string, unknown> | undefined {
-  if (i === 0) return undefined
+  if (i === 0) return invocationInput(ctx, steps[0]!)
   const adapter = typeof steps[i]!.inputAdapter === 'string' ? ctx.section('adapters')[steps[i]!.inputAdapter] : undefined
   return isObject(adapter) ? localSchema(ctx, adapter.outputSchema) : stepOutput(ctx, steps[i - 1]!)
 }
