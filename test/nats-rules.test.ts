@@ -1113,3 +1113,21 @@ describe("a pipeline's first step reads the invocation input (the operation's pa
     expect(ok.filter(([code]) => String(code).includes('PIPELINE'))).toEqual([])
   })
 })
+
+describe('a binding from a branch input is not proven statically (NATS_BINDING_UNPROVEN)', () => {
+  it('without runtime-schema-check it is refused, with it accepted', async () => {
+    const edit = (b: ShopBundle) =>
+      b.edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }', '          /requestedBy: { branch: input }')
+    const unproven = (await compile(edit(ShopBundle.copy('branch-input-unproven')).relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(unproven).toContainEqual(['NATS_BINDING_UNPROVEN', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1requestedBy'])
+    const checked = edit(ShopBundle.copy('branch-input-checked'))
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '      requestOperation: requestRefundVote\n',
+        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+      )
+      .relock()
+    const found = (await compile(checked.doc('payments'))).diagnostics.map((d) => d.code)
+    expect(found).not.toContain('NATS_BINDING_UNPROVEN')
+  })
+})

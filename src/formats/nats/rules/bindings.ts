@@ -279,6 +279,8 @@ export function resolveRefs(ctx: NatsContext, schema: unknown, depth = 0): unkno
 /** Does the source provably satisfy the destination schema? Literals are checked outright; the rest must be exact. */
 function proven(ctx: NatsContext, it: Record<string, any>, source: Source, target: Record<string, unknown>): boolean {
   if ('literal' in source) return true
+  // A branch's input is the manifest's data slot, whose value only the runtime sees: never proven here.
+  if ('branch' in source && source.branch === 'input') return false
   const constrained = Object.keys(target).some((k) => !['type', 'description', 'title', 'examples', 'nullable'].includes(k))
   const { type, schema } = sourceType(ctx, it, source)
   if (schema) return sameSchema(ctx, schema, target)
