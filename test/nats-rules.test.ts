@@ -1131,3 +1131,41 @@ describe('a binding from a branch input is not proven statically (NATS_BINDING_U
     expect(found).not.toContain('NATS_BINDING_UNPROVEN')
   })
 })
+
+describe('steps after an undefined output (PIPELINE_OUTPUT_UNSUPPORTED)', () => {
+  const literalStep = () =>
+    '        - operation: publishRefundOutcome\n          bindings:\n            subject: { operationId: { literal: op0000000000000000000000000000000000000000000000000000000000000000 } }\n            payload:\n              /operationId: { context: operationId }\n              /approved: { literal: false }\n'
+  const steps = (second: string) =>
+    `  pipelines:\n    chained:\n      onFailure: stop\n      steps:\n        - operation: publishRefundOutcome\n          bindings:\n            subject: { operationId: { stageInput: /operationId } }\n            payload:\n              /operationId: { stageInput: /operationId }\n              /approved: { stageInput: /approved }\n${second}`
+  const compileWith = async (name: string, second: string) =>
+    (await compile(ShopBundle.copy(name).edit('payments/asyncapi/asyncapi.yaml', '  pipelines:\n', steps(second)).relock().doc('payments'))).diagnostics.map(
+      (d) => [d.code, d.pointer],
+    )
+
+  it('an interaction with arguments after a publication is refused; a publication from context and literals only proceeds', async () => {
+    expect(
+      await compileWith('after-publication-interaction', '        - interaction: approveRefund\n          bindings: { subject: {}, payload: {} }\n'),
+    ).toContainEqual(['PIPELINE_OUTPUT_UNSUPPORTED', '/x-nats-contract/pipelines/chained/steps/1'])
+    const literal =
+      '        - operation: publishRefundOutcome\n          bindings:\n            subject: { operationId: { literal: op0000000000000000000000000000000000000000000000000000000000000000 } }\n            payload:\n              /operationId: { context: operationId }\n              /approved: { literal: false }\n'
+    const found = await compileWith('after-publication-literal', literal)
+    expect(found.filter(([code]) => code === 'PIPELINE_OUTPUT_UNSUPPORTED')).toEqual([])
+  })
+
+  it('a transform after a publication is refused', async () => {
+    const transform =
+      "    reshape: { kind: transform, version: 1.0.0, inputSchema: '#/components/schemas/RefundOutcome', outputSchema: '#/components/schemas/RefundOutcome' }\n"
+    const second = literalStep().replace(
+      '        - operation: publishRefundOutcome\n',
+      '        - operation: publishRefundOutcome\n          inputAdapter: reshape\n',
+    )
+    const bundle = ShopBundle.copy('after-publication-transform')
+      .edit('payments/asyncapi/asyncapi.yaml', '  pipelines:\n', steps(second))
+      .edit('payments/asyncapi/asyncapi.yaml', '    tally: {', `${transform}    tally: {`)
+      .relock()
+    expect((await compile(bundle.doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).toContainEqual([
+      'PIPELINE_OUTPUT_UNSUPPORTED',
+      '/x-nats-contract/pipelines/chained/steps/1/inputAdapter',
+    ])
+  })
+})

@@ -188,11 +188,33 @@ export const pipelineBindings: NatsRule = {
 
 export const pipelineOutput: NatsRule = {
   code: 'PIPELINE_OUTPUT_UNSUPPORTED',
-  description: 'A later step reads stageInput, but nothing typed produced one (a publication acknowledgment, or an interaction without an aggregation schema).',
+  description:
+    'A later step needs the previous output (it reads stageInput, is a transform, or is an interaction with arguments), but nothing typed produced one (a publication acknowledgment, or an interaction without an aggregation schema).',
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
-        if (i === 0 || !('operation' in step)) return
+        if (i === 0) return
+        const previous = stepOutput(ctx, steps[i - 1]!)
+        // A transform takes the previous output; with none, it has nothing to take.
+        if (typeof step.inputAdapter === 'string' && !previous)
+          return ctx.report(
+            this.code,
+            at(ctx, key, 'steps', i, 'inputAdapter'),
+            `Step ${i}'s transform takes the previous step's output, but step ${i - 1} produces no typed output (only an interaction with an aggregation adapter does).`,
+          )
+        if ('interaction' in step) {
+          // An interaction step's typed input is its argument object, which must come from somewhere.
+          const interaction = ctx.section('interactions')[step.interaction]
+          const inputs = isObject(interaction) && isObject(interaction.inputs) ? Object.values(interaction.inputs) : []
+          if (inputs.some((input) => isObject(input) && input.source === 'argument') && !stageInput(ctx, steps, i))
+            ctx.report(
+              this.code,
+              at(ctx, key, 'steps', i),
+              `Step ${i} is an interaction with arguments, but step ${i - 1} produces no typed output to pass it (only an interaction with an aggregation adapter does).`,
+            )
+          return
+        }
+        if (!('operation' in step)) return
         const b = isObject(step.bindings) ? step.bindings : {}
         const reads = ['subject', 'payload'].some((part) => isObject(b[part]) && Object.values(b[part] as object).some((s) => isObject(s) && 'stageInput' in s))
         if (reads && !stageInput(ctx, steps, i))
