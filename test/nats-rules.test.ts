@@ -1169,3 +1169,15 @@ describe('steps after an undefined output (PIPELINE_OUTPUT_UNSUPPORTED)', () => 
     ])
   })
 })
+
+describe('interaction steps take exactly their argument object (NATS_PIPELINE_SCHEMA)', () => {
+  it("a later interaction step whose stage input is the previous step's aggregation output, not its arguments, is refused", async () => {
+    const bundle = ShopBundle.copy('pipeline-interaction-input').edit(
+      'payments/asyncapi/asyncapi.yaml',
+      '        - interaction: approveRefund\n          bindings: { subject: {}, payload: {} }\n',
+      '        - interaction: approveRefund\n          bindings: { subject: {}, payload: {} }\n        - interaction: approveRefund\n          bindings: { subject: {}, payload: {} }\n',
+    )
+    const found = (await compile(bundle.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(found).toContainEqual(['NATS_PIPELINE_SCHEMA', '/x-nats-contract/pipelines/announceRefund/steps/1'])
+  })
+})

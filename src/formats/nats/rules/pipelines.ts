@@ -230,10 +230,23 @@ export const pipelineOutput: NatsRule = {
 
 export const pipelineSchemas: NatsRule = {
   code: 'NATS_PIPELINE_SCHEMA',
-  description: 'A stageInput payload binding whose source and destination schemas are not exactly equal after resolution.',
+  description:
+    'A stageInput payload binding whose source and destination schemas are not exactly equal after resolution, or a later interaction step whose stage input is not exactly its argument object.',
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
+        if ('interaction' in step) {
+          // "exact resolved schema equality for stage/transform adjacency ... (interaction inputs too)".
+          const input = i > 0 ? stageInput(ctx, steps, i) : undefined
+          const args = invocationInput(ctx, step)
+          if (input && args && !sameSchema(ctx, input, args))
+            ctx.report(
+              this.code,
+              at(ctx, key, 'steps', i),
+              `Step ${i}'s stage input is not exactly the argument object of interaction ${JSON.stringify(step.interaction)}.`,
+            )
+          return
+        }
         if (!('operation' in step)) return
         const input = stageInput(ctx, steps, i)
         const payload = isObject(step.bindings) && isObject(step.bindings.payload) ? (step.bindings.payload as Record<string, Record<string, unknown>>) : {}
