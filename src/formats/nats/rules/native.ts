@@ -144,6 +144,17 @@ export const oneAuthority: NatsRule = {
   },
 }
 
+/** Each stream's (or consumer's) configuration that is an object, with where it sits. */
+function* configs(
+  ctx: Parameters<NatsRule['check']>[0],
+  section: 'streams' | 'consumers',
+): Generator<[key: string, config: Record<string, unknown>, resolved: ResolvedConfig]> {
+  for (const key of Object.keys(ctx.section(section))) {
+    const resolved = resolveConfig(ctx, section, key)
+    if (resolved && isObject(resolved.config)) yield [key, resolved.config, resolved]
+  }
+}
+
 /**
  * nats-server refuses a stream whose deduplication window is longer than its maximum age
  * ("duplicates window can not be larger then max age"): the window cannot outlive the messages it
@@ -153,19 +164,16 @@ export const streamWindow: NatsRule = {
   code: 'NATS_STREAM_WINDOW',
   description: "A stream's duplicate_window is longer than its max_age, which nats-server 2.11 refuses.",
   check(ctx) {
-    for (const key of Object.keys(ctx.section('streams'))) {
-      const resolved = resolveConfig(ctx, 'streams', key)
-      const config = isObject(resolved?.config) ? resolved.config : undefined
-      if (!config) continue
+    for (const [key, config, resolved] of configs(ctx, 'streams')) {
       // Compared exactly: both may be past 2^53 (a year is 3.2e16 ns).
-      const window = exactInteger(resolved!.file, `${resolved!.pointer}/duplicate_window`, config.duplicate_window)
-      const age = exactInteger(resolved!.file, `${resolved!.pointer}/max_age`, config.max_age)
+      const window = exactInteger(resolved.file, `${resolved.pointer}/duplicate_window`, config.duplicate_window)
+      const age = exactInteger(resolved.file, `${resolved.pointer}/max_age`, config.max_age)
       if (window === undefined || age === undefined) continue
       if (age > 0n && window > age)
         ctx.reportIn(
-          resolved!.file,
+          resolved.file,
           this.code,
-          `${resolved!.pointer}/duplicate_window`,
+          `${resolved.pointer}/duplicate_window`,
           `Stream ${JSON.stringify(key)}: duplicate_window ${window} ns is longer than max_age ${age} ns; nats-server refuses a deduplication window that outlives the messages.`,
           { stream: key },
         )
@@ -192,12 +200,12 @@ export const consumerWithinStream: NatsRule = {
       const resolved = resolveConfig(ctx, 'consumers', key)
       const filter = isObject(resolved?.config) ? resolved.config.filter_subject : undefined
       const subjects = subjectsOf(resolveConfig(ctx, 'streams', consumer.stream)?.config)
-      if (typeof filter !== 'string' || subjects.length === 0) continue
+      if (!resolved || typeof filter !== 'string' || subjects.length === 0) continue
       if (!subjects.some((subject) => subjectsOverlap(filter, subject)))
         ctx.reportIn(
-          resolved!.file,
+          resolved.file,
           this.code,
-          `${resolved!.pointer}/filter_subject`,
+          `${resolved.pointer}/filter_subject`,
           `Consumer ${JSON.stringify(key)} filters ${JSON.stringify(filter)}, which shares no subject with stream ${JSON.stringify(consumer.stream)}'s subjects ${JSON.stringify(subjects)}: it can never receive a message.`,
           { consumer: key, stream: consumer.stream },
         )
@@ -213,17 +221,14 @@ export const streamMinimumDuration: NatsRule = {
   code: 'NATS_STREAM_DURATION',
   description: "A stream's max_age or duplicate_window under 100 ms, which nats-server 2.11 refuses.",
   check(ctx) {
-    for (const key of Object.keys(ctx.section('streams'))) {
-      const resolved = resolveConfig(ctx, 'streams', key)
-      const config = isObject(resolved?.config) ? resolved.config : undefined
-      if (!config) continue
+    for (const [key, config, resolved] of configs(ctx, 'streams')) {
       for (const field of ['max_age', 'duplicate_window'] as const) {
         const value = config[field]
         if (typeof value === 'number' && value > 0 && value < MINIMUM_DURATION_NS)
           ctx.reportIn(
-            resolved!.file,
+            resolved.file,
             this.code,
-            `${resolved!.pointer}/${field}`,
+            `${resolved.pointer}/${field}`,
             `Stream ${JSON.stringify(key)}: ${field} ${value} ns is under 100 ms (100000000 ns), which nats-server refuses.`,
             {
               stream: key,
@@ -251,14 +256,13 @@ export const streamSubjects: NatsRule = {
   code: 'NATS_STREAM_SUBJECTS',
   description: "A stream's subjects list that nats-server 2.11 refuses: a subject twice, `>` alone, or a subject in the $JS, $JSC or $SYS API spaces.",
   check(ctx) {
-    for (const key of Object.keys(ctx.section('streams'))) {
-      const resolved = resolveConfig(ctx, 'streams', key)
-      const list = isObject(resolved?.config) && Array.isArray(resolved.config.subjects) ? resolved.config.subjects : []
+    for (const [key, config, resolved] of configs(ctx, 'streams')) {
+      const list = Array.isArray(config.subjects) ? config.subjects : []
       const seen = new Set<string>()
       list.forEach((subject: unknown, i: number) => {
         if (typeof subject !== 'string') return
-        const at = `${resolved!.pointer}/subjects/${i}`
-        const report = (why: string) => ctx.reportIn(resolved!.file, this.code, at, `Stream ${JSON.stringify(key)}: ${why}`, { stream: key })
+        const at = `${resolved.pointer}/subjects/${i}`
+        const report = (why: string) => ctx.reportIn(resolved.file, this.code, at, `Stream ${JSON.stringify(key)}: ${why}`, { stream: key })
         if (seen.has(subject)) report(`${JSON.stringify(subject)} is listed twice; nats-server refuses duplicate subjects.`)
         seen.add(subject)
         if (subject === '>')
@@ -348,12 +352,11 @@ export const streamOverlap: NatsRule = {
       order: number
     }
     const entries: Entry[] = []
-    for (const key of Object.keys(ctx.section('streams'))) {
-      const resolved = resolveConfig(ctx, 'streams', key)
-      const name = isObject(resolved?.config) ? resolved.config.name : undefined
+    for (const [key, config, resolved] of configs(ctx, 'streams')) {
+      const name = config.name
       if (typeof name !== 'string') continue
-      subjectsOf(resolved!.config).forEach((subject, i) =>
-        entries.push({ name, subject, where: `${resolved!.pointer}/subjects/${i}`, key, file: resolved!.file, order: entries.length }),
+      subjectsOf(config).forEach((subject, i) =>
+        entries.push({ name, subject, where: `${resolved.pointer}/subjects/${i}`, key, file: resolved.file, order: entries.length }),
       )
     }
     for (const other of ctx.input.documents.values()) {
