@@ -1181,3 +1181,38 @@ describe('interaction steps take exactly their argument object (NATS_PIPELINE_SC
     expect(found).toContainEqual(['NATS_PIPELINE_SCHEMA', '/x-nats-contract/pipelines/announceRefund/steps/1'])
   })
 })
+
+describe('branch manifests are typed arrays of {branchId, peerId, input} (NATS_DISPATCH)', () => {
+  const dispatch = 'dispatch: { mode: independent, branchKey: recipient, targetParameter: peerId }'
+  const manifestAt = ['NATS_DISPATCH', '/x-nats-contract/interactions/approveRefund/dispatch/branchesInput']
+  it('a manifest input that is not such an array is refused; a typed manifest passes; a branch input needs a manifest', async () => {
+    const object = ShopBundle.copy('manifest-object').edit(
+      'payments/asyncapi/asyncapi.yaml',
+      dispatch,
+      'dispatch: { mode: branches, branchKey: declared, branchesInput: refund, targetParameter: peerId }',
+    )
+    expect((await compile(object.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).toContainEqual(manifestAt)
+    const typed = ShopBundle.copy('manifest-typed')
+      .edit('payments/asyncapi/asyncapi.yaml', dispatch, 'dispatch: { mode: branches, branchKey: declared, branchesInput: manifest, targetParameter: peerId }')
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n",
+        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n        manifest: { source: argument, schema: '#/components/schemas/Manifest' }\n",
+      )
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '  schemas:\n    RefundRequest:',
+        '  schemas:\n    Manifest: { type: array, items: { type: object, required: [branchId, peerId, input], properties: { branchId: { type: string }, peerId: { type: string }, input: {} } } }\n    RefundRequest:',
+      )
+    expect((await compile(typed.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).not.toContainEqual(manifestAt)
+    const noManifest = ShopBundle.copy('branch-input-no-manifest').edit(
+      'payments/asyncapi/asyncapi.yaml',
+      '          /requestedBy: { context: principalId }',
+      '          /requestedBy: { branch: input }',
+    )
+    expect((await compile(noManifest.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).toContainEqual([
+      'NATS_DISPATCH',
+      '/x-nats-contract/interactions/approveRefund/bindings/payload/~1requestedBy',
+    ])
+  })
+})

@@ -3,7 +3,7 @@ import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { CANCEL_OUTCOMES, CANCEL_REQUEST, CANCEL_RESULT, OPERATION_ID_DOMAIN } from '../interaction-facts.js'
 import { resolveConfig } from '../resources.js'
-import { operationPayload, operationPayloads, schemaAtPointer } from '../schemas.js'
+import { deref, localSchema, operationPayload, operationPayloads, schemaAtPointer } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over interactions, each reference to an operation, link, stream or consumer a map or set lookup: O(interactions + links + schema sizes read). */
@@ -165,7 +165,7 @@ export const offlineNeedsDurable: NatsRule = {
 export const dispatchRule: NatsRule = {
   code: 'NATS_DISPATCH',
   description:
-    'A dispatch mode or branch key outside the profile, or a mode without what it needs (direct: one peer; branches: a manifest input; one-eligible: a selector).',
+    'A dispatch mode or branch key outside the profile, or a mode without what it needs (direct: one peer; branches and none: a manifest input, a typed array of {branchId, peerId, input}; one-eligible: a selector), or a branch-input binding without a manifest.',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       const d = it.dispatch
@@ -184,6 +184,28 @@ export const dispatchRule: NatsRule = {
           !('schema' in (inputs[d.branchesInput] as object)))
       ) {
         bad('branchesInput', `Dispatch mode ${d.mode} reads an explicit branch manifest: branchesInput names an input with a schema.`)
+      } else if (d.mode === 'branches' || d.mode === 'none') {
+        // "A branch manifest is a typed array of {branchId, peerId, input}" (unique ids and authorized
+        // recipients are the runtime's to check on the concrete manifest).
+        const manifest = localSchema(ctx, (inputs[d.branchesInput as string] as Record<string, unknown>).schema)
+        const items = manifest?.type === 'array' ? deref(ctx, manifest.items) : undefined
+        const required = new Set(Array.isArray(items?.required) ? items.required : [])
+        const typed = (field: string) => schemaAtPointer(ctx, items, `/${field}`)?.type === 'string'
+        if (!items || items.type !== 'object' || !['branchId', 'peerId', 'input'].every((f) => required.has(f)) || !typed('branchId') || !typed('peerId'))
+          bad('branchesInput', "A branch manifest is a typed array of objects requiring branchId and peerId (strings) and input (the branch's data).")
+      }
+      // A branch's input is a slot of its manifest entry: it exists only where there is a manifest.
+      if (d.mode !== 'branches' && d.mode !== 'none' && isObject(it.bindings)) {
+        for (const part of ['subject', 'payload'] as const) {
+          const map = isObject(it.bindings[part]) ? (it.bindings[part] as Record<string, unknown>) : {}
+          for (const [target, source] of Object.entries(map))
+            if (isObject(source) && source.branch === 'input')
+              ctx.report(
+                this.code,
+                at(ctx, key, 'bindings', part, target),
+                `{branch: input} reads the branch manifest's input slot; dispatch mode ${String(d.mode)} has no manifest.`,
+              )
+        }
       }
       if (d.mode === 'one-eligible' && typeof d.selector !== 'string')
         bad('selector', 'One-eligible dispatch selects its peer with a selection adapter (selector).')
