@@ -1216,3 +1216,23 @@ describe('branch manifests are typed arrays of {branchId, peerId, input} (NATS_D
     ])
   })
 })
+
+describe('partial construction through a composed schema is not proven (NATS_BINDING_MISSING)', () => {
+  const composed = (b: ShopBundle) =>
+    b.edit(
+      'payments/asyncapi/asyncapi.yaml',
+      "          refund: { $ref: '#/components/schemas/RefundRequest' }",
+      "          refund: { allOf: [{ $ref: '#/components/schemas/RefundRequest' }] }",
+    )
+  it('an object bound field by field through allOf is refused; bound whole it passes', async () => {
+    const partial = composed(ShopBundle.copy('composed-partial')).edit(
+      'payments/asyncapi/asyncapi.yaml',
+      '          /refund: { input: refund }',
+      '          /refund/paymentId: { literal: pay-1 }\n          /refund/amount: { literal: 10 }',
+    )
+    const found = (await compile(partial.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.message])
+    expect(found.some(([code, message]) => code === 'NATS_BINDING_MISSING' && String(message).includes('/refund is built field by field'))).toBe(true)
+    const whole = (await compile(composed(ShopBundle.copy('composed-whole')).relock().doc('payments'))).diagnostics.map((d) => [d.code, d.message])
+    expect(whole.some(([code, message]) => code === 'NATS_BINDING_MISSING' && String(message).includes('field by field'))).toBe(false)
+  })
+})

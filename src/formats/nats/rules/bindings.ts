@@ -143,6 +143,29 @@ export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown
   return missing
 }
 
+const COMPOSED = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'not', 'dependentRequired', 'dependentSchemas', 'dependencies']
+
+/**
+ * The objects a payload builds field by field (no binding supplies them whole) whose schema is
+ * composed or conditional (allOf, anyOf, oneOf, if/then/else, not, dependencies): what they require
+ * cannot be read off `required` and `properties`, so partial construction through them is not
+ * proven ("The helper rejects partial construction through conditional/composed schemas it cannot
+ * prove"). O(bound paths x depth).
+ */
+export function composedConstruction(ctx: NatsContext, schema: Record<string, unknown> | undefined, bound: string[], base = ''): string[] {
+  const s = deref(ctx, schema)
+  if (!s) return []
+  const { exact, inside } = boundSets(bound)
+  if (ancestorOrSelfIn(base, exact)) return []
+  const out: string[] = COMPOSED.some((k) => k in s) ? [base] : []
+  const properties = isObject(s.properties) ? s.properties : {}
+  for (const name of Object.keys(properties)) {
+    const path = joinPointer(base, name)
+    if (inside.has(path)) append(out, composedConstruction(ctx, properties[name] as Record<string, unknown>, bound, path))
+  }
+  return out
+}
+
 export const bindingCoverage: NatsRule = {
   code: 'NATS_BINDING_MISSING',
   description:
@@ -162,6 +185,12 @@ export const bindingCoverage: NatsRule = {
       for (const path of unboundRequired(ctx, operationPayload(ctx, it.requestOperation), Object.keys(payload))) {
         ctx.report(this.code, at(ctx, key, 'bindings', 'payload'), `Required payload field ${path} is not bound.`)
       }
+      for (const path of composedConstruction(ctx, operationPayload(ctx, it.requestOperation), Object.keys(payload)))
+        ctx.report(
+          this.code,
+          at(ctx, key, 'bindings', 'payload'),
+          `The payload ${path || '(root)'} is built field by field through a composed or conditional schema; what it requires cannot be proven: bind it whole.`,
+        )
     }
   },
 }

@@ -4,7 +4,7 @@ import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { CONTEXT_FIELDS } from '../interaction-facts.js'
 import { localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
-import { checkOverlap, resolveRefs, satisfies, unboundRequired } from './bindings.js'
+import { checkOverlap, composedConstruction, resolveRefs, satisfies, unboundRequired } from './bindings.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsRule } from './rule.js'
 
@@ -180,6 +180,12 @@ export const pipelineBindings: NatsRule = {
         }
         for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
           ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
+        for (const path of composedConstruction(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
+          ctx.report(
+            this.code,
+            `${pointer}/payload`,
+            `The payload ${path || '(root)'} is built field by field through a composed or conditional schema; what it requires cannot be proven: bind it whole.`,
+          )
         checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${escapeToken(p)}`, this.code)
       })
     }
