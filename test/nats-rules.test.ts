@@ -280,6 +280,14 @@ const bundleCases: Array<
         .relock(),
   ],
   [
+    'a lock entry with a member besides path and sha256',
+    'NATS_LOCK_INVALID',
+    'orders',
+    '/entries/0/size',
+    'bundle.lock.json',
+    (b) => b.writeLock({ entries: b.lock().entries.map((e, i) => (i === 0 ? { ...e, size: 1 } : e)) }),
+  ],
+  [
     'an artifact pointer that selects nothing',
     'NATS_ARTIFACT_POINTER',
     'payments',

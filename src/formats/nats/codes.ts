@@ -8,7 +8,10 @@ export const NATS_LOAD_CODES = declareCodes({
   NATS_LOCK_PATH: { severity: 'error', meaning: 'A lock path is not a plain relative POSIX path inside the bundle (`..`, absolute, backslash, symlink, NUL).' },
   NATS_LOCKED_FILE_MISSING: { severity: 'error', meaning: 'A locked file needed for validation is not in the bundle.' },
   NATS_LOCK_DIGEST: { severity: 'error', meaning: "A locked file's bytes (any entry, the compiled document's included) do not have the digest the lock pins." },
-  NATS_LOCK_INVALID: { severity: 'error', meaning: 'The lock is not `{ entries: [{ path, sha256 }] }`, or lists a path twice.' },
+  NATS_LOCK_INVALID: {
+    severity: 'error',
+    meaning: 'The lock is not `{ entries: [{ path, sha256 }] }` (an entry with any other member included), or lists a path twice.',
+  },
   NATS_LOCK_SELF: { severity: 'error', meaning: 'The lock lists itself.' },
   NATS_LOCK_DIGEST_FORM: { severity: 'error', meaning: 'A lock digest is not 64 lowercase hex digits.' },
   NATS_REMOTE_REF: { severity: 'error', meaning: 'A `$ref` names a URL: nothing is fetched.' },

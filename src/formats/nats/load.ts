@@ -371,6 +371,17 @@ async function readLock(lockFile: string, host: InputHost, report: Report): Prom
     if (!isObject(entry) || typeof entry.path !== 'string' || typeof entry.sha256 !== 'string') {
       return report(lockFile, source, 'NATS_LOCK_INVALID', at, 'A lock entry is { "path": string, "sha256": string }.')
     }
+    // "Lock entries are {path, sha256}": exactly, so nothing else can ride along unverified.
+    const extra = Object.keys(entry).find((k) => k !== 'path' && k !== 'sha256')
+    if (extra !== undefined) {
+      return report(
+        lockFile,
+        source,
+        'NATS_LOCK_INVALID',
+        joinPointer(at, extra),
+        `A lock entry is exactly { "path", "sha256" }; ${JSON.stringify(extra)} is not a member of it.`,
+      )
+    }
     const problem = lockPathProblem(entry.path)
     if (problem)
       return report(lockFile, source, 'NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${JSON.stringify(entry.path)} ${problem}.`, { path: entry.path })
