@@ -10,14 +10,11 @@ import { isObject, refTarget, type Schema } from '../../runtime/benzene/document
  * True when an allOf merge is closed: the schema or some member, followed through `$ref` and
  * nested `allOf`, says `additionalProperties: false`. Types and validators decide it the same way.
  */
-export function closedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema>>): boolean {
+export function closedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema>>, parts?: ReadonlyArray<ReturnType<typeof ownPart>>): boolean {
   if (schema.additionalProperties === false) return true
   if (!Array.isArray(schema.allOf)) return false
-  for (const member of schema.allOf as unknown[]) {
-    const part = ownPart(member)
-    if (part.closed || part.refs.some((ref) => mergedOf(catalogue, ref).closed)) return true
-  }
-  return false
+  // `parts`: the members' own parts when the caller has them already (the validators' merge reads them too).
+  return (parts ?? (schema.allOf as unknown[]).map(ownPart)).some((part) => part.closed || part.refs.some((ref) => mergedOf(catalogue, ref).closed))
 }
 
 /** What an `allOf` member contributes to the closed merge: its property names, and whether it is closed. */

@@ -1,7 +1,7 @@
 import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { unicodeModeSource } from '../../core/pattern-dialect.js'
-import { mergedOf, ownPart } from './all-of.js'
+import { closedMerge, mergedOf, ownPart } from './all-of.js'
 import { discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 
 /**
@@ -197,11 +197,9 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
     }),
   ]
   if (open) return
-  // One walk of each member's own part decides both whether the merge is closed and its names
-  // (closedMerge, which types use, reads the same parts).
+  // One walk of each member's own part decides both whether the merge is closed and its names.
   const parts = members.map(ownPart)
-  const closed = schema.additionalProperties === false || parts.some((part) => part.closed || part.refs.some((ref) => mergedOf(ctx.catalogue, ref).closed))
-  if (!closed) return
+  if (!closedMerge(schema, ctx.catalogue, parts)) return
   const names = new Set<string>(Object.keys(isObject(schema.properties) ? schema.properties : {}))
   for (const part of parts) {
     for (const name of part.names) names.add(name)
