@@ -1,5 +1,5 @@
 /** Every NATS profile rule: a failing fixture asserting code and JSON Pointer, and the passing documents. */
-import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, inspect } from '../src/index.js'
@@ -39,6 +39,9 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['stream-capture', 'NATS_STREAM_CAPTURE', '/x-nats-contract/operations/postEntry/publish/stream', 31, 68],
   ['unknown-consumer', 'NATS_UNKNOWN_CONSUMER', '/x-nats-contract/operations/onEntryPosted/subscribe/consumer', 33, 46],
   ['consumer-filter', 'NATS_CONSUMER_FILTER', '/x-nats-contract/operations/onEntryPosted/subscribe/consumer', 33, 46],
+  ['bundled-credential', 'NATS_BUNDLED_CREDENTIAL', '/info/description', 4, 16],
+  ['standard-reply-jetstream', 'NATS_STANDARD_REPLY', '/operations/postEntry/reply', 91, 7],
+  ['standard-reply-without-request-reply', 'NATS_STANDARD_REPLY', '/operations/queryBalance/reply', 96, 7],
   ['request-reply', 'NATS_REQUEST_REPLY', '/x-nats-contract/operations/queryBalance/requestReply/timeoutMs', 36, 85],
   ['header-correlation', 'NATS_UNSUPPORTED', '/components/messages/EntryPosted/correlationId/location', 105, 19],
   ['authority-form', 'NATS_AUTHORITY_FORM', '/x-nats-contract/streams/ledger', 41, 7],
@@ -87,6 +90,19 @@ describe('single-document rules', () => {
     expect(result.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer, line: d.line, column: d.column, file: d.file }))).toEqual([
       { code, pointer, line, column, file },
     ])
+  })
+
+  it('a core responder may declare the standard reply it answers on (not NATS_STANDARD_REPLY)', async () => {
+    const base = readFileSync(join(fixtures, 'valid', 'ledger.asyncapi.yaml'), 'utf8')
+    const responder = "  answerBalance:\n    action: receive\n    channel: { $ref: '#/channels/balanceQuery' }\n"
+    expect(base).toContain(responder)
+    mkdirSync(join(import.meta.dirname, '.tmp'), { recursive: true })
+    const file = join(import.meta.dirname, '.tmp', `responder-${process.pid}.asyncapi.yaml`)
+    writeFileSync(file, base.replace(responder, `${responder}    reply:\n      channel: { $ref: '#/channels/balanceReply' }\n`))
+    const result = await compile(file)
+    rmSync(file)
+    expect(result.diagnostics).toEqual([])
+    expect(result.code).toContain('export const')
   })
 
   it('each invalid fixture is in the table', () => {
@@ -369,6 +385,23 @@ const bundleCases: Array<
     (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'tally: { kind: aggregation', 'tally: { kind: counting').relock(),
   ],
   [
+    'a NATS credentials file in the lock (credentials are never bundled)',
+    'NATS_BUNDLED_CREDENTIAL',
+    'payments',
+    '/entries/5/path',
+    'bundle.lock.json',
+    (b) =>
+      b.write('native/payments.creds', '-----BEGIN NATS USER JWT-----\neyJ0eXAi.fake.jwt\n------END NATS USER JWT------\n').relock(['native/payments.creds']),
+  ],
+  [
+    'an adapter without its description (adapters are the five members {kind, version, inputSchema, outputSchema, description})',
+    'NATS_PROFILE_SHAPE',
+    'payments',
+    '/x-nats-contract/adapters/tally/description',
+    'payments/asyncapi/asyncapi.yaml',
+    (b) => b.edit('payments/asyncapi/asyncapi.yaml', ', description: Counts ballots into a refund outcome.', '').relock(),
+  ],
+  [
     'a version range',
     'NATS_ADAPTER_VERSION',
     'payments',
@@ -384,7 +417,11 @@ const bundleCases: Array<
     'payments/asyncapi/asyncapi.yaml',
     (b) =>
       b
-        .edit('payments/asyncapi/asyncapi.yaml', "outputSchema: '#/components/schemas/RefundOutcome' }", "outputSchema: '#/components/schemas/Outcome' }")
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          "Ballots', outputSchema: '#/components/schemas/RefundOutcome'",
+          "Ballots', outputSchema: '#/components/schemas/Outcome'",
+        )
         .relock(),
   ],
   [

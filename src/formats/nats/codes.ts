@@ -14,6 +14,10 @@ export const NATS_LOAD_CODES = declareCodes({
   },
   NATS_LOCK_SELF: { severity: 'error', meaning: 'The lock lists itself.' },
   NATS_LOCK_DIGEST_FORM: { severity: 'error', meaning: 'A lock digest is not 64 lowercase hex digits.' },
+  NATS_BUNDLED_CREDENTIAL: {
+    severity: 'error',
+    meaning: 'A bundled file (the document or any lock entry) carries a credential: a NATS `.creds` armour, an nkey seed, a NATS JWT or a PEM private key.',
+  },
   NATS_REMOTE_REF: { severity: 'error', meaning: 'A `$ref` names a URL: nothing is fetched.' },
 })
 

@@ -10,6 +10,7 @@ import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
+import { credentialPointer, findCredential, lineOf } from './credentials.js'
 
 /** A file validation read, with its exact-bytes digest. */
 export interface LoadedFile {
@@ -121,6 +122,16 @@ class BundleReader {
       this.reportTampered(rel, got.sha256)
       return undefined
     }
+    const credential = findCredential(got.text)
+    if (credential)
+      this.report(
+        bundle.lockFile,
+        bundle.lock,
+        'NATS_BUNDLED_CREDENTIAL',
+        lockPointer(bundle, rel, 'path'),
+        `${rel} (line ${lineOf(got.text, credential.offset)}) carries ${credential.kind}; credentials are deployment inputs and never bundled.`,
+        { path: rel },
+      )
     return { abs, ...got }
   }
 
@@ -185,6 +196,16 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     // Unreadable; if the lock pins other bytes, say that too (it may be tampering, not a typo).
     if (mainTampered) reader.reportTampered(mainRel!, read.sha256)
     return { diagnostics: [...reader.diagnostics, ...parsed.diagnostics] }
+  }
+  const credential = findCredential(read.text)
+  if (credential) {
+    reader.report(
+      file,
+      parsed.source,
+      'NATS_BUNDLED_CREDENTIAL',
+      credentialPointer(parsed.source.value),
+      `This document carries ${credential.kind}; credentials are deployment inputs and never bundled.`,
+    )
   }
   await readImports(reader)
   await readOtherDocuments(reader)

@@ -68,7 +68,13 @@ export const profileSchema = closed(
     streams: map(streamOrConsumer({}, [])),
     consumers: map(streamOrConsumer({ stream: str }, ['stream'])),
     adapters: map(
-      closed({ kind: str, version: str, inputSchema: str, outputSchema: str, description: str }, ['kind', 'version', 'inputSchema', 'outputSchema']),
+      closed({ kind: str, version: str, inputSchema: str, outputSchema: str, description: str }, [
+        'kind',
+        'version',
+        'inputSchema',
+        'outputSchema',
+        'description',
+      ]),
     ),
     interactions: map(
       closed(

@@ -40,6 +40,7 @@ import {
   operationKnown,
   operationProfiled,
   requestReply,
+  standardReply,
   streamCaptures,
 } from './operations.js'
 import { adapterKind, adapterReferences, adapterVersion, contextFields, schemaPointers } from './adapters.js'
@@ -108,6 +109,7 @@ export const natsRules: readonly NatsRule[] = [
   consumerKnown,
   consumerFilter,
   requestReply,
+  standardReply,
   headerCorrelation,
   authorityForm,
   artifactFormat,

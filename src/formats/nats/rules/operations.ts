@@ -206,6 +206,34 @@ export const requestReply: NatsRule = {
   },
 }
 
+/**
+ * "JetStream business results use explicit result operations": a standard `reply` is the native
+ * inbox of a requestReply core send (checked above) or a core responder's answer to one. On a
+ * JetStream operation it would be a second, unchecked result path; on a send without requestReply
+ * it is a request with no timeout or completion the generator could honour. O(operations).
+ */
+export const standardReply: NatsRule = {
+  code: 'NATS_STANDARD_REPLY',
+  description: 'A standard reply on a JetStream operation (results are explicit result operations) or on a send without requestReply.',
+  check(ctx) {
+    const standard = ctx.standard('operations')
+    for (const [id, op] of profileOps(ctx)) {
+      const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
+      if (std.reply === undefined) continue
+      const api = (isObject(op.publish) ? op.publish.api : isObject(op.subscribe) ? op.subscribe.api : undefined) as unknown
+      const at = ctx.pointer('operations', id, 'reply')
+      if (api === 'jetstream')
+        ctx.report(this.code, at, `Operation ${JSON.stringify(id)} is JetStream; its business results are explicit result operations, not a standard reply.`)
+      else if (std.action === 'send' && !isObject(op.requestReply))
+        ctx.report(
+          this.code,
+          at,
+          `Operation ${JSON.stringify(id)} has a standard reply but no requestReply (routing, completion, timeoutMs) in its profile entry.`,
+        )
+    }
+  },
+}
+
 export const headerCorrelation: NatsRule = {
   code: 'NATS_UNSUPPORTED',
   description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
