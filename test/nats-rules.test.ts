@@ -26,6 +26,7 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['channel-unprofiled', 'NATS_CHANNEL_UNPROFILED', '/channels/auditTrail', 83, 5],
   ['address-token', 'NATS_ADDRESS_TOKEN', '/channels/balanceQuery/address', 76, 14],
   ['reserved-subject', 'NATS_RESERVED_SUBJECT', '/channels/balanceQuery/address', 76, 14],
+  ['reserved-subject-placeholder', 'NATS_RESERVED_SUBJECT', '/channels/balanceQuery/address', 76, 14],
   ['parameters-mismatch', 'NATS_PARAMETERS_MISMATCH', '/x-nats-contract/channels/balanceQuery/parameters', 28, 9],
   ['unknown-token-type', 'NATS_UNKNOWN_TOKEN_TYPE', '/x-nats-contract/channels/balanceQuery/parameters/account', 28, 18],
   ['filter-syntax', 'NATS_FILTER_SYNTAX', '/x-nats-contract/channels/entryPosted/filters/everything', 22, 21],
@@ -103,6 +104,16 @@ describe('single-document rules', () => {
     rmSync(file)
     expect(result.diagnostics).toEqual([])
     expect(result.code).toContain('export const')
+  })
+
+  it('a first-token placeholder whose type cannot be "_INBOX" passes (the twin of reserved-subject-placeholder)', async () => {
+    const invalid = readFileSync(join(fixtures, 'invalid', 'reserved-subject-placeholder.asyncapi.yaml'), 'utf8')
+    mkdirSync(join(import.meta.dirname, '.tmp'), { recursive: true })
+    const file = join(import.meta.dirname, '.tmp', `placeholder-${process.pid}.asyncapi.yaml`)
+    writeFileSync(file, invalid.replace('alphabet: ascii, first: any, minLength: 3', 'alphabet: ascii, first: letter, minLength: 3'))
+    const result = await compile(file)
+    rmSync(file)
+    expect(result.diagnostics).toEqual([])
   })
 
   it('each invalid fixture is in the table', () => {

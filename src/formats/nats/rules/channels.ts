@@ -1,3 +1,4 @@
+import { inDomain } from '../../../runtime/nats/tokens.js'
 import { placeholders } from '../address.js'
 import { isObject } from '../document.js'
 import { templateIntersects } from '../languages.js'
@@ -58,7 +59,32 @@ export const addressTokens = addressRule(
   'NATS_ADDRESS_TOKEN',
   'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].',
 )
-export const reservedSubjects = addressRule('NATS_RESERVED_SUBJECT', 'A `$`-prefixed or `_INBOX` subject: unsupported by profile v0.2.')
+const reservedLiteral = addressRule('NATS_RESERVED_SUBJECT', '')
+
+/**
+ * Reserved subjects, written or reachable: "Unknown/dynamic inbox addresses have no normal subject
+ * builder", so a first-token placeholder whose token type admits `_INBOX` is refused as the literal
+ * is (a builder would render inbox subjects). `$` is outside every token alphabet, so only `_INBOX`
+ * can be reached through a placeholder. O(channels).
+ */
+export const reservedSubjects: NatsRule = {
+  code: 'NATS_RESERVED_SUBJECT',
+  description: 'A `$`-prefixed or `_INBOX` subject, written or reachable through a first-token placeholder: unsupported by profile v0.2.',
+  check(ctx) {
+    reservedLiteral.check(ctx)
+    for (const channel of ctx.channelList) {
+      const first = channel.tokens?.[0]
+      if (first === undefined || typeof first === 'string') continue
+      const type = ctx.channelTypes(channel)?.[first.param]
+      if (type && inDomain(type, '_INBOX'))
+        ctx.report(
+          this.code,
+          ctx.pointer('channels', channel.id, 'address'),
+          `The first token {${first.param}} can be "_INBOX", so this channel's subject builder could address inboxes; give it a token type without that value.`,
+        )
+    }
+  },
+}
 
 export const parametersAgree: NatsRule = {
   code: 'NATS_PARAMETERS_MISMATCH',
