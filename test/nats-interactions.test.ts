@@ -104,6 +104,42 @@ describe('materialize', () => {
     )
   })
 
+  it("validates a {branch: input} value against the manifest's input slot before dispatch", async () => {
+    const shop = ShopBundle.copy('branch-input-slot')
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        'dispatch: { mode: independent, branchKey: recipient, targetParameter: peerId }',
+        'dispatch: { mode: branches, branchKey: declared, branchesInput: manifest, targetParameter: peerId }',
+      )
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n",
+        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n        manifest: { source: argument, schema: '#/components/schemas/Manifest' }\n",
+      )
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '  schemas:\n    RefundRequest:',
+        "  schemas:\n    Manifest: { type: array, items: { $ref: '#/components/schemas/Branch' } }\n    Branch: { type: object, required: [branchId, peerId, input], properties: { branchId: { type: string }, peerId: { type: string }, input: { type: string, minLength: 3 } } }\n    RefundRequest:",
+      )
+      .edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }', '          /requestedBy: { branch: input }')
+      // A branch input is never proven statically (NATS_BINDING_UNPROVEN), so the payload is checked too.
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '      requestOperation: requestRefundVote\n',
+        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+      )
+      .relock()
+    const result = await compile(shop.doc('payments'))
+    expect(result.diagnostics).toEqual([])
+    const mod = await loadModule(result.code!, 'payments-branch-slot')
+    const withInput = (input: unknown) => ({ ...values, branch: { ...values.branch, input } })
+    expect(materialize(mod.interactions.approveRefund, withInput('carol')).payload).toMatchObject({ requestedBy: 'carol' })
+    for (const bad of ['ab', 42, null, { name: 'carol' }])
+      expect(() => materialize(mod.interactions.approveRefund, withInput(bad)), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({ code: 'MATERIALIZE_INVALID_INPUT', message: expect.stringContaining('manifest slot') }),
+      )
+  })
+
   it('with runtime-schema-check, a hostile payload pattern runs in linear time: an attack input is refused at once', async () => {
     const shop = ShopBundle.copy('schema-check-redos')
     shop

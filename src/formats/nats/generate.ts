@@ -5,6 +5,7 @@ import type { TokenType } from '../../runtime/nats/tokens.js'
 import type { ChannelModel, InteractionModel, NatsModel } from './model.js'
 import { isObject } from './document.js'
 import { payloadValidators, type ValidatorRequest } from './payload-validators.js'
+import { branchInputSchema } from './branch-slot.js'
 import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
@@ -57,10 +58,16 @@ export function generateNats(model: NatsModel): Generated {
     Object.entries(isObject(it.data.inputs) ? (it.data.inputs as Record<string, unknown>) : {}).flatMap(([name, input]) =>
       isObject(input) && typeof input.schema === 'string' && input.schema.startsWith('#/components/schemas/') ? [[name, input.schema] as const] : [],
     )
-  const requests: ValidatorRequest[] = model.interactions.flatMap((it) => [
-    ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema }] : []),
-    ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema } })),
-  ])
+  // A branch's `input` (read by `{branch: input}` bindings) is checked against its manifest slot.
+  const branchKey = (id: string) => `${id}\u0000\u0000branch`
+  const requests: ValidatorRequest[] = model.interactions.flatMap((it) => {
+    const slot = branchInputSchema(it, model.schemas)
+    return [
+      ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema }] : []),
+      ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema } })),
+      ...(slot !== undefined ? [{ id: branchKey(it.id), schema: slot }] : []),
+    ]
+  })
   const { definitions, validators } = payloadValidators(requests, model.schemas)
   if (definitions.has(PATTERNS_CONSTANT)) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
@@ -68,10 +75,15 @@ export function generateNats(model: NatsModel): Generated {
     if (validators.has(it.id)) lines.push(`const $validate${i} = ${validators.get(it.id)};`)
     const inputs = inputSchemas(it).filter(([name]) => validators.has(inputKey(it.id, name)))
     inputs.forEach(([name], j) => lines.push(`const $validate${i}$input${j} = ${validators.get(inputKey(it.id, name))};`))
-    const args = [jsLiteral({ ...it.data, source: it.source })]
-    if (it.requestChannelExport || validators.has(it.id) || inputs.length > 0) args.push(it.requestChannelExport ?? 'undefined')
-    if (validators.has(it.id) || inputs.length > 0) args.push(validators.has(it.id) ? `$validate${i}` : 'undefined')
-    if (inputs.length > 0) args.push(`{ ${inputs.map(([name], j) => `${jsString(name)}: $validate${i}$input${j}`).join(', ')} }`)
+    if (validators.has(branchKey(it.id))) lines.push(`const $validate${i}$branch = ${validators.get(branchKey(it.id))};`)
+    const args = [
+      jsLiteral({ ...it.data, source: it.source }),
+      it.requestChannelExport ?? 'undefined',
+      validators.has(it.id) ? `$validate${i}` : 'undefined',
+      inputs.length > 0 ? `{ ${inputs.map(([name], j) => `${jsString(name)}: $validate${i}$input${j}`).join(', ')} }` : 'undefined',
+      validators.has(branchKey(it.id)) ? `$validate${i}$branch` : 'undefined',
+    ]
+    while (args.at(-1) === 'undefined') args.pop()
     // Pure, arguments without member reads: an unused `interactions` costs nothing (tree-shaking).
     return `[${jsString(it.id)}, /* @__PURE__ */ $createInteraction(${args.join(', ')})]`
   })

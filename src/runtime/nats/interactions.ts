@@ -71,6 +71,8 @@ export interface Interaction {
   readonly validatePayload?: Validator
   /** A validator per input declared with a schema: concrete inputs are validated before dispatch. */
   readonly validateInputs?: Readonly<Record<string, Validator>>
+  /** A validator of the branch manifest's `input` slot: a `{branch: input}` value is validated before dispatch. */
+  readonly validateBranchInput?: Validator
   readonly [member: string]: unknown
 }
 
@@ -111,7 +113,10 @@ function valueOf(interaction: Interaction, source: BindingSource, values: Materi
     return value
   }
   if ('context' in source) return read(values.context, source.context, 'context field')
-  return read(values.branch, source.branch, 'branch field')
+  const value = read(values.branch, source.branch, 'branch field')
+  const errors = source.branch === 'input' && interaction.validateBranchInput ? check(interaction.validateBranchInput, value) : undefined
+  if (errors) throw new MaterializeError('MATERIALIZE_INVALID_INPUT', `${interaction.id}: the branch input breaks its manifest slot's schema.`, errors)
+  return value
 }
 
 /** Sets `value` at a JSON Pointer, creating the objects on the way (own properties only). */
@@ -167,18 +172,21 @@ export function createInteraction(
   requestChannel?: { readonly subject?: Subject<Record<string, string>> },
   validatePayload?: Validator,
   validateInputs?: Readonly<Record<string, Validator>>,
+  validateBranchInput?: Validator,
 ): Interaction {
   const descriptor = {
     ...data,
     ...(requestChannel?.subject ? { subject: requestChannel.subject } : {}),
     ...(validatePayload ? { validatePayload } : {}),
     ...(validateInputs ? { validateInputs: Object.freeze({ ...validateInputs }) } : {}),
+    ...(validateBranchInput ? { validateBranchInput } : {}),
   } as Interaction
   const freeze = (value: unknown): unknown => {
     if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
       Object.freeze(value)
       for (const key of Object.keys(value))
-        if (key !== 'subject' && key !== 'validatePayload' && key !== 'validateInputs') freeze((value as Record<string, unknown>)[key])
+        if (key !== 'subject' && key !== 'validatePayload' && key !== 'validateInputs' && key !== 'validateBranchInput')
+          freeze((value as Record<string, unknown>)[key])
     }
     return value
   }
