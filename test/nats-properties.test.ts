@@ -1,12 +1,7 @@
 /**
  * Property tests (fast-check) for the subject value objects and the language decisions, against
- * brute-force oracles written independently here.
- *
- * Exactness of the brute force: membership in a token language depends on a character only
- * through its class (digit, hex letter, other lower-case letter, upper-case letter, `_`, `-`),
- * except where a prefix or enum value names exact characters. Generated prefixes and enum values
- * use only one representative per class, so enumerating strings over the representatives finds a
- * common token whenever one exists.
+ * brute-force oracles written independently (test/helpers/token-oracle.ts, which says why brute
+ * force over its universe is exact).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -14,24 +9,10 @@ import { createFilter, createSubject, templateTokens, type TemplateToken } from 
 import { parseAddress, parseFilter, positions } from '../src/formats/nats/address.js'
 import { inDomain, intersects, literal, type TokenType } from '../src/runtime/nats/tokens.js'
 import { languagesIntersect, patternIntersects, patternsCover, templateIntersects, type PatternPosition } from '../src/formats/nats/languages.js'
+import { oracle, REPS, words } from './helpers/token-oracle.js'
 
-const REPS = ['0', 'a', 'g', 'G', '_', '-']
 const runs = Number(process.env.PROPERTY_RUNS ?? 200)
 
-/** Independent oracle: the token language as a regular expression, built from the seed's words. */
-function oracle(type: TokenType): RegExp {
-  if (type.kind === 'enum') return new RegExp(`^(?:${type.values.map((v) => v.replace(/[-]/g, '\\-')).join('|')})$`)
-  const chars = { lower: 'a-z0-9_\\-', ascii: 'A-Za-z0-9_\\-', hex: '0-9a-f' }[type.alphabet]
-  const letters = { lower: 'a-z', ascii: 'A-Za-z', hex: 'a-f' }[type.alphabet]
-  const suffix = type.first === 'letter' ? `[${letters}][${chars}]*` : `[${chars}]*`
-  return new RegExp(`^(?=.{${type.minLength},${type.maxLength}}$)${type.prefix.replace(/-/g, '\\-')}${suffix}$`)
-}
-
-const words = (maxLength: number) => {
-  const out: string[] = ['']
-  for (let n = 1; n <= maxLength; n++) for (const w of out.filter((x) => x.length === n - 1)) for (const c of REPS) out.push(w + c)
-  return out.filter((w) => w.length > 0)
-}
 const UNIVERSE = words(5)
 
 const token = fc.array(fc.constantFrom(...REPS), { minLength: 1, maxLength: 3 }).map((a) => a.join(''))

@@ -18,7 +18,13 @@ const tokenType: fc.Arbitrary<TokenType> = fc.oneof(
     .uniqueArray(fc.constantFrom('a', 'ab', 'abc', 'b', 'A', '1', 'a1', 'ab1'), { minLength: 1, maxLength: 4 })
     .map((values) => ({ kind: 'enum' as const, values })),
 )
-const members = (t: TokenType) => new Set(enumerate(t, 1_000_000)!)
+const listed = new Map<string, Set<string>>()
+const members = (t: TokenType) => {
+  const key = JSON.stringify(t)
+  let set = listed.get(key)
+  if (!set) listed.set(key, (set = new Set(enumerate(t, 1_000_000)!)))
+  return set
+}
 
 describe('token languages', () => {
   it('tokenTypeContains(b, a) is "every token of a is a token of b"', () => {
@@ -30,6 +36,40 @@ describe('token languages', () => {
       }),
       { numRuns: 2000 },
     )
+  })
+
+  it('sameTokenLanguage(a, b) is "a and b have the same tokens"', () => {
+    fc.assert(
+      fc.property(tokenType, tokenType, (a, b) => {
+        const [ma, mb] = [members(a), members(b)]
+        const expected = ma.size === mb.size && [...ma].every((v) => mb.has(v))
+        expect([a, b, sameTokenLanguage(a, b)]).toEqual([a, b, expected])
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('links: position-by-position equality (NATS_LINK_SUBJECTS) is equality of the enumerated subject sets', () => {
+    // Token types of a valid document are never empty (NATS_TOKEN_TYPE_EMPTY), so the generated ones are not.
+    const position = tokenType.filter((t) => members(t).size > 0)
+    const language = fc.array(position, { minLength: 1, maxLength: 3 })
+    const size = (lang: TokenType[]) => lang.reduce((n, t) => n * members(t).size, 1)
+    const subjects = (lang: TokenType[]) =>
+      new Set(lang.reduce<string[]>((out, t) => out.flatMap((prefix) => [...members(t)].map((m) => (prefix === '' ? m : `${prefix}.${m}`))), ['']))
+    let compared = 0
+    fc.assert(
+      fc.property(language, language, (a, b) => {
+        // Listed only when small (sizes first, so nothing large is built).
+        if (size(a) > 20_000 || size(b) > 20_000) return
+        compared++
+        const [sa, sb] = [subjects(a), subjects(b)]
+        const expected = sa.size === sb.size && [...sa].every((s) => sb.has(s))
+        const positional = a.length === b.length && a.every((t, i) => sameTokenLanguage(t, b[i]!))
+        expect([a, b, positional]).toEqual([a, b, expected])
+      }),
+      { numRuns: 500 },
+    )
+    expect(compared).toBeGreaterThan(100)
   })
 
   it('a token type contains itself, and two definitions of one language are the same language', () => {
