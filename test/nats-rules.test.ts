@@ -1210,7 +1210,7 @@ describe('steps after an undefined output (PIPELINE_OUTPUT_UNSUPPORTED)', () => 
 
   it('a transform after a publication is refused', async () => {
     const transform =
-      "    reshape: { kind: transform, version: 1.0.0, inputSchema: '#/components/schemas/RefundOutcome', outputSchema: '#/components/schemas/RefundOutcome' }\n"
+      "    reshape: { kind: transform, version: 1.0.0, inputSchema: '#/components/schemas/RefundOutcome', outputSchema: '#/components/schemas/RefundOutcome', description: Reshapes an outcome. }\n"
     const second = literalStep().replace(
       '        - operation: publishRefundOutcome\n',
       '        - operation: publishRefundOutcome\n          inputAdapter: reshape\n',
