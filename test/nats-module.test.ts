@@ -82,7 +82,13 @@ describe('subject value objects', () => {
       artifact: { path: 'native/streams.json', pointer: '/streams/0' },
     })
     expect(payments.consumers.billing).toMatchObject({ stream: 'orders', config: { durable_name: 'billing' } })
-    expect(payments.contract).toEqual({ id: 'payments', version: '1.4.0', profile: '0.2.0-draft', digest: shop.sha('payments/asyncapi/asyncapi.yaml') })
+    expect(payments.contract).toEqual({
+      id: 'payments',
+      version: '1.4.0',
+      profile: '0.2.0-draft',
+      digest: shop.sha('payments/asyncapi/asyncapi.yaml'),
+      deployment: { binding: 'shop-prod', minimumServerVersion: '2.11.0' },
+    })
   })
 
   it('request-reply operations and reply channels without an address', async () => {

@@ -5,7 +5,7 @@ import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
-import { requestPayload } from './schemas.js'
+import { channelMessages, requestPayload } from './schemas.js'
 import { refId } from './context.js'
 
 /** Names the module exports besides channels. */
@@ -96,6 +96,7 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]):
     model.parameters = channel.parameters
     model.filters = filters
     if (identity) model.publisherIdentity = { kind: identity.kind, peerParameter: identity.peerParameter }
+    model.messages = channelMessages(ctx, channel.id)
     model.source = link(pointer)
     channels.push(model)
   }
@@ -127,6 +128,9 @@ function operationModels(ctx: NatsContext, link: Link): OperationModel[] {
     if (publish) model.confirmation = publish.confirmation as 'none' | 'stream-ack'
     if (typeof publish?.stream === 'string') model.stream = publish.stream
     if (typeof subscribe?.consumer === 'string') model.consumer = subscribe.consumer
+    // Queue groups stay under the pinned standard NATS operation binding (the profile's words).
+    const nats = isObject(std.bindings) && isObject(std.bindings.nats) ? std.bindings.nats : undefined
+    if (typeof nats?.queue === 'string') model.queue = nats.queue
     if (rr)
       model.requestReply = {
         routing: 'native-inbox',
@@ -210,7 +214,7 @@ function ordered(model: NatsModel): NatsModel {
   return {
     ...model,
     tokenTypes: sortedCopy(model.tokenTypes),
-    channels: byId(model.channels, (c) => c.id),
+    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, messages: c.messages.map(sortedCopy) })),
     operations: byId(model.operations, (o) => o.id),
     streams: byId(model.streams, (s) => s.key).map(sortedCopy),
     consumers: byId(model.consumers, (c) => c.key).map(sortedCopy),
@@ -257,6 +261,10 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
     model: ordered({
       file: ctx.main.file,
       contract: { id: String(ctx.profile.contract), version: String(info.version), profile: '0.2.0-draft', digest: ctx.main.sha256 },
+      deployment: {
+        binding: String((ctx.profile.deployment as Record<string, unknown>).binding),
+        minimumServerVersion: String((ctx.profile.deployment as Record<string, unknown>).minimumServerVersion),
+      },
       tokenTypes: { ...ctx.tokenTypes },
       channels,
       operations,

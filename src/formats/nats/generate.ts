@@ -6,6 +6,8 @@ import type { ChannelModel, InteractionModel, NatsModel } from './model.js'
 import { isObject } from './document.js'
 import { payloadValidators, type ValidatorRequest } from './payload-validators.js'
 import { branchInputSchema } from './branch-slot.js'
+import { PayloadTypeWriter } from './payload-types.js'
+import type { OperationModel } from './model.js'
 import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
@@ -22,7 +24,7 @@ export function generateNats(model: NatsModel): Generated {
     `import { ajvRuntime as $ajvRuntime, createChannel as $createChannel, createInteraction as $createInteraction, idMap as $idMap, deepFreeze as $deepFreeze, schemaValidator as $schemaValidator } from ${jsString(RUNTIME)};`,
     '',
   )
-  lines.push(`export const contract = /* @__PURE__ */ $deepFreeze(${jsLiteral(model.contract)});`)
+  lines.push(`export const contract = /* @__PURE__ */ $deepFreeze(${jsLiteral({ ...model.contract, deployment: model.deployment })});`)
   // Each token type once, shared by `tokenTypes` and every channel parameter of that type.
   const typeConst = new Map(Object.keys(model.tokenTypes).map((name, i) => [name, `$type${i}`]))
   for (const [name, type] of Object.entries(model.tokenTypes)) lines.push(`const ${typeConst.get(name)} = ${jsLiteral(type)};`)
@@ -35,22 +37,6 @@ export function generateNats(model: NatsModel): Generated {
   // Channels are the document's own: their backlinks share its (bundle-relative) name.
   const file = model.channels[0]?.source.file
   if (file !== undefined) lines.push(`const $file = ${jsString(file)};`)
-  for (const channel of model.channels) {
-    mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
-    const parameters = sortKeys(Object.keys(channel.parameters)).map(
-      (param) => `[${jsString(param)}]: ${typeConst.get(channel.parameters[param]!) ?? 'undefined'}`,
-    )
-    // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`).
-    const filters = channel.filters.map((f) => `[${jsString(f.name)}, ${jsString(f.template)}]`)
-    lines.push(
-      `export const ${channel.exportName} = /* @__PURE__ */ $createChannel({ id: ${jsString(channel.id)}, address: ${channel.address === undefined ? 'undefined' : jsString(channel.address)}, parameters: { ${parameters.join(', ')} }, filters: [${filters.join(', ')}], source: ${sourceLiteral(channel.source, file!)} });`,
-    )
-  }
-  lines.push(`export const channels = /* @__PURE__ */ $idMap([${model.channels.map((c) => `[${jsString(c.id)}, ${c.exportName}]`).join(', ')}]);`)
-  lines.push(`export const operations = /* @__PURE__ */ $idMap(${jsLiteral(model.operations.map((o) => [o.id, o]))});`)
-  lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
-  lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
-  lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
   // Validators: the materialized payload (runtime-schema-check), and every input declared with a
   // schema ("concrete inputs ... are validated before dispatch"), keyed apart by a NUL.
   const inputKey = (id: string, name: string) => `${id}\u0000${name}`
@@ -60,17 +46,54 @@ export function generateNats(model: NatsModel): Generated {
     )
   // A branch's `input` (read by `{branch: input}` bindings) is checked against its manifest slot.
   const branchKey = (id: string) => `${id}\u0000\u0000branch`
-  const requests: ValidatorRequest[] = model.interactions.flatMap((it) => {
-    const slot = branchInputSchema(it, model.schemas)
-    return [
-      ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema }] : []),
-      ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema } })),
-      ...(slot !== undefined ? [{ id: branchKey(it.id), schema: slot }] : []),
-    ]
-  })
+  // Each channel's messages: one payload, or any of its messages' (none when a message takes any payload).
+  // Channels that carry the same payload schema share one validator (a shared message is common).
+  const messageValidator = new Map<string, string>()
+  const channelRequests: ValidatorRequest[] = []
+  for (const c of model.channels) {
+    const schema = messagesSchema(c)
+    const key = schema === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(schema)}`
+    if (key === undefined || messageValidator.has(key)) continue
+    messageValidator.set(key, `$validateMessage${messageValidator.size}`)
+    channelRequests.push({ id: key, schema })
+  }
+  const messagesKey = (c: ChannelModel) => {
+    const schema = messagesSchema(c)
+    return schema === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(schema)}`
+  }
+  const requests: ValidatorRequest[] = [
+    ...channelRequests,
+    ...model.interactions.flatMap((it) => {
+      const slot = branchInputSchema(it, model.schemas)
+      return [
+        ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema }] : []),
+        ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema } })),
+        ...(slot !== undefined ? [{ id: branchKey(it.id), schema: slot }] : []),
+      ]
+    }),
+  ]
   const { definitions, validators } = payloadValidators(requests, model.schemas)
   if (definitions.has(PATTERNS_CONSTANT)) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
+  for (const [key, constant] of messageValidator) if (validators.has(key)) lines.push(`const ${constant} = ${validators.get(key)};`)
+  for (const channel of model.channels) {
+    const key = messagesKey(channel)
+    const validate = key !== undefined && validators.has(key) ? `, ${messageValidator.get(key)!}` : ''
+    mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
+    const parameters = sortKeys(Object.keys(channel.parameters)).map(
+      (param) => `[${jsString(param)}]: ${typeConst.get(channel.parameters[param]!) ?? 'undefined'}`,
+    )
+    // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`).
+    const filters = channel.filters.map((f) => `[${jsString(f.name)}, ${jsString(f.template)}]`)
+    lines.push(
+      `export const ${channel.exportName} = /* @__PURE__ */ $createChannel({ id: ${jsString(channel.id)}, address: ${channel.address === undefined ? 'undefined' : jsString(channel.address)}, parameters: { ${parameters.join(', ')} }, filters: [${filters.join(', ')}], source: ${sourceLiteral(channel.source, file!)} }${validate});`,
+    )
+  }
+  lines.push(`export const channels = /* @__PURE__ */ $idMap([${model.channels.map((c) => `[${jsString(c.id)}, ${c.exportName}]`).join(', ')}]);`)
+  lines.push(`export const operations = /* @__PURE__ */ $idMap(${jsLiteral(model.operations.map((o) => [o.id, o]))});`)
+  lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
+  lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
+  lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
   const interactions = model.interactions.map((it, i) => {
     if (validators.has(it.id)) lines.push(`const $validate${i} = ${validators.get(it.id)};`)
     const inputs = inputSchemas(it).filter(([name]) => validators.has(inputKey(it.id, name)))
@@ -124,8 +147,12 @@ function declarations(model: NatsModel, header: string): string {
   const out = new LineBuilder()
   out.push(header, `import type * as $nats from ${jsString(RUNTIME)};`, '')
   out.push(
-    `export declare const contract: { readonly id: ${jsString(model.contract.id)}; readonly version: ${jsString(model.contract.version)}; readonly profile: "0.2.0-draft"; readonly digest: ${jsString(model.contract.digest)} };`,
+    `export declare const contract: { readonly id: ${jsString(model.contract.id)}; readonly version: ${jsString(model.contract.version)}; readonly profile: "0.2.0-draft"; readonly digest: ${jsString(model.contract.digest)}; readonly deployment: { readonly binding: ${jsString(model.deployment.binding)}; readonly minimumServerVersion: ${jsString(model.deployment.minimumServerVersion)} } };`,
   )
+  // Payload types: each component a payload reaches is an exported type of its own.
+  const payloads = new PayloadTypeWriter(model.schemas, new Set())
+  const payloadOf = (channel: ChannelModel) =>
+    channel.messages.length === 0 ? 'unknown' : [...new Set(channel.messages.map((m) => (m.external ? 'unknown' : payloads.typeOf(m.payload))))].join(' | ')
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
@@ -140,10 +167,11 @@ function declarations(model: NatsModel, header: string): string {
     const shape = parametersType(channel, model, valueTypes)
     let params = shapes.get(shape)
     if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
+    const payload = payloadOf(channel)
     channelLines.push(
       channel.address === undefined
-        ? `export declare const ${channel.exportName}: $nats.Channel<${params}, ${filters}> & { readonly subject?: undefined };`
-        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${params}, ${filters}>;`,
+        ? `export declare const ${channel.exportName}: $nats.Channel<${params}, ${filters}, ${payload}> & { readonly subject?: undefined };`
+        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${params}, ${filters}, ${payload}>;`,
     )
   }
   for (const [shape, name] of shapes) out.push(`type ${name} = ${shape};`)
@@ -152,23 +180,66 @@ function declarations(model: NatsModel, header: string): string {
   for (const c of model.channels) members.push(`  readonly ${jsString(c.id)}: typeof ${c.exportName};`)
   out.push(`export declare const channels: {${members.length ? '\n' + members.text() + '\n' : ' '}};`)
   const ops = new LineBuilder()
-  for (const o of model.operations)
-    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & { readonly action: ${jsString(o.action)}; readonly channel: ${jsString(o.channel)} };`)
+  for (const o of model.operations) ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)};`)
   out.push(`export declare const operations: {${ops.length ? '\n' + ops.text() + '\n' : ' '}};`)
-  out.push(`export declare const streams: { readonly [key: string]: $nats.NativeDescriptor };`)
-  out.push(`export declare const consumers: { readonly [key: string]: $nats.NativeDescriptor };`)
-  out.push(`export declare const adapters: { readonly [key: string]: $nats.AdapterDescriptor };`)
+  const keyed = (name: string, descriptor: string, entries: ReadonlyArray<{ key: string; extra?: string }>) =>
+    out.push(
+      `export declare const ${name}: {${entries.map((e) => `\n  readonly ${jsString(e.key)}: $nats.${descriptor} & { readonly key: ${jsString(e.key)}${e.extra ?? ''} };`).join('')}${entries.length > 0 ? '\n' : ' '}};`,
+    )
+  keyed(
+    'streams',
+    'NativeDescriptor',
+    model.streams.map((s) => ({ key: s.key, extra: `; readonly authority: ${jsString(s.authority)}` })),
+  )
+  keyed(
+    'consumers',
+    'NativeDescriptor',
+    model.consumers.map((c) => ({ key: c.key, extra: `; readonly authority: ${jsString(c.authority)}; readonly stream: ${jsString(c.stream ?? '')}` })),
+  )
+  keyed(
+    'adapters',
+    'AdapterDescriptor',
+    model.adapters.map((a) => ({ key: a.key, extra: `; readonly kind: ${jsString(a.kind)}` })),
+  )
   const its = model.interactions.map((it) => {
-    const inputs = Object.entries((it.data.inputs ?? {}) as Record<string, { tokenType?: TokenType }>).map(
-      ([name, input]) => `readonly ${propertyKey(name)}: ${input.tokenType ? valueType(input.tokenType) : 'unknown'};`,
+    const inputs = Object.entries((it.data.inputs ?? {}) as Record<string, { tokenType?: TokenType; schema?: unknown }>).map(
+      ([name, input]) =>
+        `readonly ${propertyKey(name)}: ${input.tokenType ? valueType(input.tokenType) : typeof input.schema === 'string' ? payloads.typeOf({ $ref: input.schema }) : 'unknown'};`,
     )
     return `  readonly ${jsString(it.id)}: $nats.Interaction & { readonly id: ${jsString(it.id)}; readonly __inputs?: { ${inputs.join(' ')} } };`
   })
   out.push(`export declare const interactions: {${its.length ? '\n' + its.join('\n') + '\n' : ' '}};`)
-  out.push(`export declare const pipelines: { readonly [key: string]: $nats.PipelineDescriptor };`)
-  out.push(`export declare const workflows: { readonly [key: string]: $nats.WorkflowDescriptor };`)
+  keyed('pipelines', 'PipelineDescriptor', model.pipelines)
+  keyed('workflows', 'WorkflowDescriptor', model.workflows)
+  for (const declaration of payloads.declarations()) out.push(declaration)
   // Only the declarations above are the module's exports (a declaration file exports every
   // top-level declaration otherwise, the parameter aliases included).
   out.push('export {};', '')
   return out.text()
+}
+
+/** The schema a channel's payloads are validated against, or undefined when nothing is checked (a message takes any payload, or refers into another file). */
+function messagesSchema(channel: ChannelModel): unknown {
+  const { messages } = channel
+  if (messages.length === 0 || messages.some((m) => m.payload === undefined || m.external)) return undefined
+  return messages.length === 1 ? messages[0]!.payload : { anyOf: messages.map((m) => m.payload) }
+}
+
+/** An operation's descriptor members as literal types: what the client offers depends on them. */
+function operationType(o: OperationModel): string {
+  const members = [
+    `readonly action: ${jsString(o.action)}`,
+    `readonly channel: ${jsString(o.channel)}`,
+    `readonly kind: ${jsString(o.kind)}`,
+    `readonly api: ${jsString(o.api)}`,
+  ]
+  if (o.confirmation) members.push(`readonly confirmation: ${jsString(o.confirmation)}`)
+  if (o.stream) members.push(`readonly stream: ${jsString(o.stream)}`)
+  if (o.consumer) members.push(`readonly consumer: ${jsString(o.consumer)}`)
+  if (o.queue) members.push(`readonly queue: ${jsString(o.queue)}`)
+  if (o.requestReply)
+    members.push(
+      `readonly requestReply: { readonly routing: "native-inbox"; readonly completion: "first-response"; readonly timeoutMs: ${o.requestReply.timeoutMs}${o.requestReply.replyChannel ? `; readonly replyChannel: ${jsString(o.requestReply.replyChannel)}` : ''} }`,
+    )
+  return `{ ${members.join('; ')} }`
 }

@@ -1,5 +1,6 @@
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import type { TokenType } from '../../runtime/nats/tokens.js'
+import type { MessageModel } from './schemas.js'
 
 export interface SourceLink {
   /** Relative to the bundle root (or the document's folder): the same in every checkout. */
@@ -18,6 +19,8 @@ export interface ChannelModel {
   parameters: Record<string, string>
   filters: Array<{ name: string; template: string; tokens: TemplateToken[] }>
   publisherIdentity?: { kind: 'subject-permission'; peerParameter: string }
+  /** The channel's messages, in name order, with their payload schemas. */
+  messages: MessageModel[]
   source: SourceLink
 }
 
@@ -30,6 +33,8 @@ export interface OperationModel {
   confirmation?: 'none' | 'stream-ack'
   stream?: string
   consumer?: string
+  /** The queue group of the standard NATS operation binding. */
+  queue?: string
   requestReply?: { routing: 'native-inbox'; completion: 'first-response'; timeoutMs: number; replyChannel?: string }
   source: SourceLink
 }
@@ -80,6 +85,7 @@ export interface WorkflowModel {
 export interface NatsModel {
   file: string
   contract: { id: string; version: string; profile: '0.2.0-draft'; digest: string }
+  deployment: { binding: string; minimumServerVersion: string }
   tokenTypes: Record<string, TokenType>
   channels: ChannelModel[]
   operations: OperationModel[]

@@ -156,3 +156,47 @@ export function requestPayload(ctx: NatsContext, operationId: string): unknown {
   }
   return isObject(message) ? message.payload : undefined
 }
+
+/** A message of a channel for generation: its payload schema as written (same-document references kept). */
+export interface MessageModel {
+  name: string
+  /** Undefined: the message carries any payload. */
+  payload?: unknown
+  /** The message or its payload refers into another file: no validator or type is generated for it. */
+  external?: true
+}
+
+/** Follows a message's same-document `$ref`s (bounded); undefined when one leaves the document or names nothing. */
+function messageObject(ctx: NatsContext, message: unknown): Record<string, unknown> | undefined {
+  let current = message
+  for (let hops = 0; hops < 32 && isObject(current) && typeof current.$ref === 'string'; hops++)
+    current = current.$ref.startsWith('#') ? resolveFragment(ctx.doc, current.$ref) : undefined
+  return isObject(current) && typeof current.$ref !== 'string' ? current : undefined
+}
+
+/** Whether a schema refers anywhere but `#/components/schemas/...` of this document. Iterative, O(schema). */
+function refersOutside(schema: unknown): boolean {
+  const stack = [schema]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) stack.push(...node)
+    else if (isObject(node)) {
+      if (typeof node.$ref === 'string' && !node.$ref.startsWith('#/components/schemas/')) return true
+      for (const value of Object.values(node)) if (typeof value === 'object' && value !== null) stack.push(value)
+    }
+  }
+  return false
+}
+
+/** The messages of a standard channel, in name order. */
+export function channelMessages(ctx: NatsContext, channelId: string): MessageModel[] {
+  const channel = ctx.standard('channels')[channelId]
+  const messages = isObject(channel) && isObject(channel.messages) ? channel.messages : {}
+  return Object.keys(messages)
+    .sort()
+    .map((name) => {
+      const message = messageObject(ctx, messages[name])
+      if (!message || refersOutside(message.payload)) return { name, external: true as const }
+      return message.payload === undefined ? { name } : { name, payload: message.payload }
+    })
+}

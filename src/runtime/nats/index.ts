@@ -26,6 +26,8 @@ export interface OperationDescriptor {
   readonly confirmation?: 'none' | 'stream-ack'
   readonly stream?: string
   readonly consumer?: string
+  /** The queue group of the standard NATS operation binding (core subscriptions join it). */
+  readonly queue?: string
   readonly requestReply?: {
     readonly routing: 'native-inbox'
     readonly completion: 'first-response'
@@ -50,6 +52,7 @@ export interface ContractIdentity {
   readonly profile: '0.2.0-draft'
   /** Lowercase SHA-256 of the application document's exact bytes. */
   readonly digest: string
+  readonly deployment?: { readonly binding: string; readonly minimumServerVersion: string }
 }
 
 export interface AdapterDescriptor {

@@ -4,6 +4,7 @@
  * checks every token, so a dot inside a value can never shift the parameters. Filters render
  * subscription subjects with `*` and a final `>`.
  */
+import type { Validator } from '../shared/validation.js'
 import { domainCheck, inDomain, isBaseToken, type TokenType } from './tokens.js'
 
 export type { TokenType } from './tokens.js'
@@ -47,17 +48,21 @@ export interface Filter<P> {
   matches(subject: string): boolean
 }
 
-export interface Channel<P, F extends string = string> {
+export interface Channel<P, F extends string = string, M = unknown> {
   readonly id: string
   readonly address: string | undefined
   readonly parameters: Readonly<Record<keyof P & string, TokenType>>
   readonly subject?: Subject<P>
   readonly filters: Readonly<Record<F, Filter<Partial<P>>>>
+  /** Validates a payload against the channel's messages (absent: a message takes any payload, or its schema is in another file). */
+  readonly validatePayload?: Validator
   readonly source: SourceLink
+  /** Type only (never present): the payload type of the channel's messages. */
+  readonly __payload?: M
 }
 
 /** A channel with an address: its `subject` renders and parses concrete subjects. */
-export type AddressedChannel<P, F extends string = string> = Channel<P, F> & { readonly subject: Subject<P> }
+export type AddressedChannel<P, F extends string = string, M = unknown> = Channel<P, F, M> & { readonly subject: Subject<P> }
 
 function compile(template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>) {
   const checks = template.map((t) => (typeof t === 'string' ? undefined : domainCheck(parameters[t.param]!)))
@@ -278,16 +283,19 @@ export function templateTokens(text: string): TemplateToken[] {
   })
 }
 
-export function createChannel<P, F extends string>(channel: {
-  id: string
-  address: string | undefined
-  /** The address's tokens; read from `address` when absent. */
-  template?: readonly TemplateToken[]
-  parameters: Readonly<Record<string, TokenType>>
-  /** `[name, filter text, tokens?]`; the tokens are read from the text when absent. */
-  filters: ReadonlyArray<readonly [F, string, (readonly TemplateToken[])?]>
-  source: SourceLink
-}): Channel<P, F> {
+export function createChannel<P, F extends string>(
+  channel: {
+    id: string
+    address: string | undefined
+    /** The address's tokens; read from `address` when absent. */
+    template?: readonly TemplateToken[]
+    parameters: Readonly<Record<string, TokenType>>
+    /** `[name, filter text, tokens?]`; the tokens are read from the text when absent. */
+    filters: ReadonlyArray<readonly [F, string, (readonly TemplateToken[])?]>
+    source: SourceLink
+  },
+  validatePayload?: Validator,
+): Channel<P, F> {
   const parameters = Object.freeze({ ...channel.parameters })
   const filters = Object.create(null) as Record<string, Filter<Partial<P>>>
   for (const [name, text, template] of channel.filters)
@@ -299,6 +307,7 @@ export function createChannel<P, F extends string>(channel: {
     parameters,
     ...(address !== undefined ? { subject: createSubject(address, channel.template ?? templateTokens(address), parameters) } : {}),
     filters: Object.freeze(filters),
+    ...(validatePayload ? { validatePayload } : {}),
     source: Object.freeze({ ...channel.source }),
   }) as unknown as Channel<P, F>
 }

@@ -2,7 +2,7 @@ import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { linearPatternsIn, patternEngine } from '../../../core/pattern-safety.js'
 import { isObject } from '../document.js'
 import { interpreterTakes } from '../payload-validators.js'
-import { requestPayload } from '../schemas.js'
+import { channelMessages, requestPayload } from '../schemas.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one iterative walk of components and channels, each pattern decided once (linear in its length). */
@@ -38,8 +38,24 @@ export const patternSupported: NatsRule = {
       for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])
     }
     // A runtime-checked payload beyond the interpreter's keywords becomes ajv code, which runs
-    // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine.
+    // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine. Every
+    // message payload is runtime-checked (the channel's validator), so is every such request.
     const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
+    for (const channel of ctx.channelList) {
+      for (const message of channelMessages(ctx, channel.id)) {
+        if (message.payload === undefined || interpreterTakes(message.payload, components)) continue
+        const linear = new Map<string, string>()
+        linearPatternsIn([message.payload, components], linear)
+        const [first] = linear.keys()
+        if (first !== undefined)
+          ctx.report(
+            this.code,
+            ctx.pointer('channels', channel.id, 'messages', message.name),
+            `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this message's payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
+            { pattern: first },
+          )
+      }
+    }
     for (const [key, it] of Object.entries(ctx.section('interactions'))) {
       if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
         continue

@@ -1,0 +1,419 @@
+/**
+ * `unplugin-contracts/runtime/nats/client`: a generated NATS contract module bound to a nats.js v3
+ * connection. Each operation gets only what its profile entry allows (a core publish, a JetStream
+ * publish with stream acknowledgment, a request with the contract's timeout, a core subscription,
+ * a durable pull consumer), subjects are rendered and parsed through the channel's checked subject,
+ * and payloads are validated against the channel's messages on the way out and on the way in.
+ * The connection (and with it server URLs and credentials) is the application's: nothing here
+ * chooses where messages go beyond the contract's subjects.
+ */
+import { errors, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
+import { jetstream, type JetStreamClient, type JsMsg, type PubAck } from '@nats-io/jetstream'
+import type { Channel } from '../subjects.js'
+import type { NativeDescriptor, OperationDescriptor } from '../index.js'
+import { check } from '../../shared/validation.js'
+import type { ResultError } from '../../shared/result.js'
+import { compareVersions } from '../../shared/semver.js'
+
+/** What a generated NATS module provides that the client reads. */
+export interface ContractModule {
+  readonly contract: { readonly id: string; readonly version: string; readonly deployment?: { readonly minimumServerVersion: string } }
+  readonly channels: { readonly [id: string]: Channel<any, any, any> }
+  readonly operations: { readonly [id: string]: OperationDescriptor }
+  readonly streams: { readonly [key: string]: NativeDescriptor }
+  readonly consumers: { readonly [key: string]: NativeDescriptor }
+}
+
+type Ops<M extends ContractModule> = M['operations']
+type ChannelOf<M extends ContractModule, K extends keyof Ops<M>> = M['channels'][Ops<M>[K]['channel'] & keyof M['channels']]
+export type ParamsOf<C> = C extends Channel<infer P, any, any> ? P : never
+export type PayloadOf<C> = C extends Channel<any, any, infer T> ? T : never
+export type FiltersOf<C> = C extends Channel<any, infer F, any> ? F : never
+type Where<M extends ContractModule, Shape> = { [K in keyof Ops<M>]: Ops<M>[K] extends Shape ? K : never }[keyof Ops<M>] & string
+
+/** Sends without a reply: core publishes and JetStream publishes. */
+export type PublishOperation<M extends ContractModule> = Exclude<Where<M, { readonly action: 'send' }>, RequestOperation<M>>
+export type RequestOperation<M extends ContractModule> = Where<M, { readonly action: 'send'; readonly requestReply: object }>
+export type SubscribeOperation<M extends ContractModule> = Where<M, { readonly action: 'receive'; readonly api: 'core' }>
+export type ConsumeOperation<M extends ContractModule> = Where<M, { readonly action: 'receive'; readonly api: 'jetstream' }>
+
+type PublishResult<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly api: 'jetstream' } ? Promise<PubAck> : void
+type ReplyPayload<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly requestReply: { readonly replyChannel: infer R } }
+  ? PayloadOf<M['channels'][R & keyof M['channels']]>
+  : unknown
+
+export type ContractClientErrorCode =
+  'SERVER_TOO_OLD' | 'OPERATION_NOT_ALLOWED' | 'INVALID_PAYLOAD' | 'UNDECODABLE_PAYLOAD' | 'OUT_OF_CONTRACT_SUBJECT' | 'HANDLER_FAILED'
+
+export class ContractClientError extends Error {
+  override readonly name = 'ContractClientError'
+  constructor(
+    readonly code: ContractClientErrorCode,
+    message: string,
+    readonly errors: readonly ResultError[] = [],
+    /** The received message, for errors about one. */
+    readonly msg?: Msg | JsMsg,
+  ) {
+    super(message)
+  }
+}
+
+export interface BindOptions {
+  /**
+   * Accept a server older than the contract's `minimumServerVersion`: for development servers only.
+   * Without it, binding to such a server throws `SERVER_TOO_OLD`.
+   */
+  readonly allowOlderServer?: boolean
+}
+
+export interface PublishOptions {
+  readonly headers?: Readonly<Record<string, string>>
+  /** JetStream only: the message id the stream de-duplicates on within its `duplicate_window`. */
+  readonly msgID?: string
+  /** JetStream only: how long to wait for the stream's acknowledgment (nats.js default otherwise). */
+  readonly timeoutMs?: number
+}
+
+export type RequestResult<T> =
+  | { readonly ok: true; readonly payload: T; readonly msg: Msg }
+  | { readonly ok: false; readonly reason: 'no-responders' | 'timeout' }
+  | { readonly ok: false; readonly reason: 'invalid-response'; readonly errors: readonly ResultError[]; readonly msg: Msg }
+
+export interface Received<P, T> {
+  readonly subject: string
+  readonly params: P
+  readonly payload: T
+  readonly headers?: MsgHdrs
+}
+
+export interface Consumed<P, T> extends Received<P, T> {
+  /** How many times this message has been delivered (1 on the first delivery). */
+  readonly deliveryCount: number
+  ack(): void
+  /** Redeliver, after `delayMs` when given. */
+  nak(delayMs?: number): void
+  /** Never redeliver. */
+  term(reason?: string): void
+  /** Still working on it: resets the ack wait. */
+  working(): void
+  readonly msg: JsMsg
+}
+
+export interface SubscribeOptions<F extends string, P> {
+  /** A named filter of the channel instead of its whole subject language. */
+  readonly filter?: F
+  /** Values for the filter's placeholders (the others stay wildcards). */
+  readonly filterParams?: Partial<P>
+  /** Messages the handler never sees (out-of-contract subjects, invalid payloads) and handler failures. */
+  readonly onError?: (error: ContractClientError) => void
+}
+
+export interface ConsumeOptions {
+  /** Messages that fail the contract are terminated (they can never become valid) and reported here. */
+  readonly onError?: (error: ContractClientError) => void
+  /** The consumer's buffer, in messages (nats.js default otherwise). */
+  readonly maxMessages?: number
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** The subscription subject of a whole channel: each placeholder a `*` wildcard. */
+function channelWildcard(channel: Channel<unknown>): string {
+  return channel
+    .address!.split('.')
+    .map((t) => (t.startsWith('{') ? '*' : t))
+    .join('.')
+}
+
+/** Binds a generated module to a connection, after checking the server against the contract's minimum version. */
+export function bindContract<M extends ContractModule>(module: M, nc: NatsConnection, options: BindOptions = {}): ContractClient<M> {
+  checkServerVersion(module, nc, options)
+  return new ContractClient(module, nc)
+}
+
+/** Throws `SERVER_TOO_OLD` when the connected server precedes the contract's `minimumServerVersion` (SemVer), unless allowed. */
+export function checkServerVersion(module: ContractModule, nc: NatsConnection, options: BindOptions = {}): void {
+  const minimum = module.contract.deployment?.minimumServerVersion
+  const version = nc.info?.version
+  if (minimum !== undefined && !options.allowOlderServer) {
+    const order = version === undefined ? undefined : compareVersions(version, minimum)
+    if (order === undefined || order < 0)
+      throw new ContractClientError(
+        'SERVER_TOO_OLD',
+        `Contract ${module.contract.id} ${module.contract.version} needs nats-server ${minimum} or later; the server is ${version ?? 'of unknown version'}. Pass { allowOlderServer: true } for a development server.`,
+      )
+  }
+}
+
+export class ContractClient<M extends ContractModule> {
+  private js?: JetStreamClient
+
+  constructor(
+    readonly module: M,
+    readonly nc: NatsConnection,
+  ) {}
+
+  /** A core publish, or a JetStream publish with stream acknowledgment (the PubAck), as the operation says. */
+  publish<K extends PublishOperation<M>>(
+    operation: K,
+    params: ParamsOf<ChannelOf<M, K>>,
+    payload: PayloadOf<ChannelOf<M, K>>,
+    options: PublishOptions = {},
+  ): PublishResult<M, K> {
+    const op = this.operation(operation, 'send')
+    if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
+    const { subject, data } = this.outgoing(op, params, payload)
+    const headers = options.headers ? headersOf(options.headers) : undefined
+    if (op.api === 'core') {
+      if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
+      this.nc.publish(subject, data, headers ? { headers } : {})
+      return undefined as PublishResult<M, K>
+    }
+    const stream = op.stream === undefined ? undefined : this.module.streams[op.stream]
+    const streamName = stream?.config.name
+    return this.jetstream().publish(subject, data, {
+      ...(options.msgID !== undefined ? { msgID: options.msgID } : {}),
+      ...(headers ? { headers } : {}),
+      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      // The contract names the stream that captures this subject: an ack from any other is an error.
+      ...(typeof streamName === 'string' ? { expect: { streamName } } : {}),
+    }) as PublishResult<M, K>
+  }
+
+  /** A request on the native inbox: the first response, validated against the reply channel, within the contract's timeout. */
+  async request<K extends RequestOperation<M>>(
+    operation: K,
+    params: ParamsOf<ChannelOf<M, K>>,
+    payload: PayloadOf<ChannelOf<M, K>>,
+    options: { readonly headers?: Readonly<Record<string, string>> } = {},
+  ): Promise<RequestResult<ReplyPayload<M, K>>> {
+    const op = this.operation(operation, 'send')
+    if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
+    const { subject, data } = this.outgoing(op, params, payload)
+    let msg: Msg
+    try {
+      msg = await this.nc.request(subject, data, { timeout: op.requestReply.timeoutMs, ...(options.headers ? { headers: headersOf(options.headers) } : {}) })
+    } catch (error) {
+      if (error instanceof errors.RequestError && error.isNoResponders()) return { ok: false, reason: 'no-responders' }
+      if (error instanceof errors.NoRespondersError) return { ok: false, reason: 'no-responders' }
+      if (error instanceof errors.TimeoutError || (error instanceof Error && error.cause instanceof errors.TimeoutError))
+        return { ok: false, reason: 'timeout' }
+      throw error
+    }
+    // "Invalid first responses fail the RPC": decoded and validated against the reply channel.
+    const reply = op.requestReply.replyChannel === undefined ? undefined : this.module.channels[op.requestReply.replyChannel]
+    const decoded = decode(msg.data)
+    if (!decoded.ok) return { ok: false, reason: 'invalid-response', errors: [{ path: '', message: decoded.message }], msg }
+    const problems = check(reply?.validatePayload, decoded.value)
+    if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
+    return { ok: true, payload: decoded.value as ReplyPayload<M, K>, msg }
+  }
+
+  /** A core subscription on the operation's channel (or one of its filters), in the binding's queue group when it has one. */
+  subscribe<K extends SubscribeOperation<M>>(
+    operation: K,
+    handler: (message: Received<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>, msg: Msg) => void | Promise<void>,
+    options: SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>> = {},
+  ): Subscription {
+    const op = this.operation(operation, 'receive')
+    if (op.api !== 'core') throw this.notAllowed(op, 'is a JetStream consumer (use consume or fetch)')
+    const channel = this.channel(op)
+    const filters = channel.filters as Record<string, { render(p: unknown): string }>
+    if (options.filter !== undefined && !Object.hasOwn(filters, options.filter)) throw this.notAllowed(op, `has no filter ${JSON.stringify(options.filter)}`)
+    const subject = options.filter !== undefined ? filters[options.filter]!.render(options.filterParams ?? {}) : channelWildcard(channel)
+    const report = options.onError ?? (() => undefined)
+    return this.nc.subscribe(subject, {
+      ...(op.queue !== undefined ? { queue: op.queue } : {}),
+      callback: (error, msg) => {
+        if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
+        const received = incoming(channel, msg)
+        if (received instanceof ContractClientError) return report(received)
+        try {
+          const done = handler(received as Received<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>, msg)
+          if (done instanceof Promise) done.catch((e: unknown) => report(handlerFailed(e, msg)))
+        } catch (e) {
+          report(handlerFailed(e, msg))
+        }
+      },
+    })
+  }
+
+  /**
+   * Durable pull consumption on the operation's contract consumer, with explicit acknowledgment.
+   * A message the handler leaves unacknowledged is redelivered after the consumer's ack wait; a
+   * handler that throws has its message nak-ed; a message outside the contract is terminated.
+   */
+  async consume<K extends ConsumeOperation<M>>(
+    operation: K,
+    handler: (message: Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>) => void | Promise<void>,
+    options: ConsumeOptions = {},
+  ): Promise<{ stop(): Promise<void> }> {
+    const op = this.operation(operation, 'receive')
+    const { channel, stream, durable } = this.consumerOf(op)
+    const consumer = await this.jetstream().consumers.get(stream, durable)
+    const report = options.onError ?? (() => undefined)
+    const messages = await consumer.consume({
+      ...(options.maxMessages !== undefined ? { max_messages: options.maxMessages } : {}),
+      callback: (msg: JsMsg) => {
+        const consumed = consumedOf(channel, msg)
+        if (consumed instanceof ContractClientError) {
+          msg.term(consumed.code)
+          return report(consumed)
+        }
+        try {
+          const done = handler(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>)
+          if (done instanceof Promise)
+            done.catch((e: unknown) => {
+              msg.nak()
+              report(handlerFailed(e, msg))
+            })
+        } catch (e) {
+          msg.nak()
+          report(handlerFailed(e, msg))
+        }
+      },
+    })
+    return { stop: async () => void (await messages.close()) }
+  }
+
+  /** Up to `batch` messages of the operation's contract consumer, waiting at most `expiresMs`; messages outside the contract are terminated and reported. */
+  async fetch<K extends ConsumeOperation<M>>(
+    operation: K,
+    options: ConsumeOptions & { readonly batch: number; readonly expiresMs?: number },
+  ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>>> {
+    const op = this.operation(operation, 'receive')
+    const { channel, stream, durable } = this.consumerOf(op)
+    const consumer = await this.jetstream().consumers.get(stream, durable)
+    const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>> = []
+    const messages = await consumer.fetch({ max_messages: options.batch, ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}) })
+    for await (const msg of messages) {
+      const consumed = consumedOf(channel, msg)
+      if (consumed instanceof ContractClientError) {
+        msg.term(consumed.code)
+        options.onError?.(consumed)
+      } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>)
+    }
+    return out
+  }
+
+  private jetstream(): JetStreamClient {
+    return (this.js ??= jetstream(this.nc))
+  }
+
+  private operation(id: string, action: 'send' | 'receive'): OperationDescriptor {
+    const op = Object.hasOwn(this.module.operations, id) ? this.module.operations[id] : undefined
+    if (!op) throw new ContractClientError('OPERATION_NOT_ALLOWED', `Contract ${this.module.contract.id} has no operation ${JSON.stringify(id)}.`)
+    if (op.action !== action) throw this.notAllowed(op, `is a ${op.action} operation`)
+    return op
+  }
+
+  private notAllowed(op: OperationDescriptor, why: string): ContractClientError {
+    return new ContractClientError('OPERATION_NOT_ALLOWED', `Operation ${JSON.stringify(op.id)} of contract ${this.module.contract.id} ${why}.`)
+  }
+
+  private channel(op: OperationDescriptor): Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> } {
+    const channel = Object.hasOwn(this.module.channels, op.channel) ? this.module.channels[op.channel] : undefined
+    if (!channel?.subject) throw this.notAllowed(op, 'has no addressed channel')
+    return channel as Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> }
+  }
+
+  /** The checked subject and the validated, encoded payload of an outgoing message. */
+  private outgoing(op: OperationDescriptor, params: unknown, payload: unknown): { subject: string; data: Uint8Array; channel: Channel<unknown> } {
+    const channel = this.channel(op)
+    const subject = channel.subject.render(params)
+    const problems = check(channel.validatePayload, payload)
+    if (problems)
+      throw new ContractClientError(
+        'INVALID_PAYLOAD',
+        `The payload of ${JSON.stringify(op.id)} breaks channel ${JSON.stringify(channel.id)}'s messages.`,
+        problems,
+      )
+    const text = JSON.stringify(payload)
+    if (text === undefined) throw new ContractClientError('INVALID_PAYLOAD', `The payload of ${JSON.stringify(op.id)} is not JSON data.`)
+    return { subject, data: encoder.encode(text), channel }
+  }
+
+  private consumerOf(op: OperationDescriptor): {
+    channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> }
+    stream: string
+    durable: string
+  } {
+    if (op.api !== 'jetstream' || op.consumer === undefined) throw this.notAllowed(op, 'is a core subscription (use subscribe)')
+    const consumer = Object.hasOwn(this.module.consumers, op.consumer) ? this.module.consumers[op.consumer] : undefined
+    const stream = consumer?.stream !== undefined && Object.hasOwn(this.module.streams, consumer.stream) ? this.module.streams[consumer.stream] : undefined
+    const durable = consumer?.config.durable_name
+    const streamName = stream?.config.name
+    if (typeof durable !== 'string' || typeof streamName !== 'string')
+      throw this.notAllowed(op, `has no durable consumer and stream named in its contract (consumer ${JSON.stringify(op.consumer)})`)
+    return { channel: this.channel(op), stream: streamName, durable }
+  }
+}
+
+function headersOf(values: Readonly<Record<string, string>>): MsgHdrs {
+  const h = natsHeaders()
+  for (const [key, value] of Object.entries(values)) h.set(key, value)
+  return h
+}
+
+function decode(data: Uint8Array): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(decoder.decode(data)) }
+  } catch {
+    return { ok: false, message: 'the payload is not JSON' }
+  }
+}
+
+/** A received message checked against the channel: parsed parameters and a valid payload, or why not. */
+function incoming(
+  channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> },
+  msg: Msg | JsMsg,
+): Received<unknown, unknown> | ContractClientError {
+  const params = channel.subject.tryParse(msg.subject)
+  if (params === undefined)
+    return new ContractClientError(
+      'OUT_OF_CONTRACT_SUBJECT',
+      `${JSON.stringify(msg.subject)} is not a subject of channel ${JSON.stringify(channel.id)}.`,
+      [],
+      msg,
+    )
+  const decoded = decode(msg.data)
+  if (!decoded.ok) return new ContractClientError('UNDECODABLE_PAYLOAD', `A message on ${JSON.stringify(msg.subject)}: ${decoded.message}.`, [], msg)
+  const problems = check(channel.validatePayload, decoded.value)
+  if (problems)
+    return new ContractClientError(
+      'INVALID_PAYLOAD',
+      `A message on ${JSON.stringify(msg.subject)} breaks channel ${JSON.stringify(channel.id)}'s messages.`,
+      problems,
+      msg,
+    )
+  return { subject: msg.subject, params, payload: decoded.value, ...(msg.headers ? { headers: msg.headers } : {}) }
+}
+
+function consumedOf(
+  channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> },
+  msg: JsMsg,
+): Consumed<unknown, unknown> | ContractClientError {
+  const received = incoming(channel, msg)
+  if (received instanceof ContractClientError) return received
+  return {
+    ...received,
+    deliveryCount: msg.info.deliveryCount,
+    ack: () => msg.ack(),
+    nak: (delayMs?: number) => msg.nak(delayMs),
+    term: (reason?: string) => msg.term(reason),
+    working: () => msg.working(),
+    msg,
+  }
+}
+
+function handlerFailed(error: unknown, msg: Msg | JsMsg): ContractClientError {
+  return new ContractClientError(
+    'HANDLER_FAILED',
+    `The handler failed on ${JSON.stringify(msg.subject)}: ${error instanceof Error ? error.message : String(error)}`,
+    [],
+    msg,
+  )
+}
+
+export { provision, type FieldDifference, type PlannedResource, type ProvisionOptions, type ProvisionResult } from './provision.js'

@@ -1,0 +1,253 @@
+/**
+ * The NATS client and provisioning against a real nats-server with JetStream (test/helpers/nats-server.ts).
+ * Debian's nats-server is 2.9.x, below the contract's minimumServerVersion 2.11.0: the default
+ * refusal is itself a test, and everything else binds with the documented development override.
+ */
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { compile } from '../src/index.js'
+import { bindContract, ContractClientError, provision, type ContractClient, type ContractModule } from '../src/runtime/nats/client/index.js'
+import { compareVersions } from '../src/runtime/shared/semver.js'
+import { loadModule } from './helpers/load-module.js'
+import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+
+const document = join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml')
+const within = <T>(ms: number, what: string, promise: Promise<T>) =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms))])
+/** A promise and its resolver, for handlers. */
+function signal<T>() {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
+  let server: NatsServer
+  let nc: NatsConnection
+  let raw: NatsConnection
+  let mod: ContractModule
+  let client: ContractClient<ContractModule>
+
+  beforeAll(async () => {
+    server = await startNatsServer()
+    const result = await compile(document)
+    expect(result.diagnostics).toEqual([])
+    mod = (await loadModule(result.code!, 'orders-client')) as unknown as ContractModule
+    nc = await connect({ servers: server.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 })
+    raw = await connect({ servers: server.url })
+  }, 30_000)
+
+  afterAll(async () => {
+    await nc?.close()
+    await raw?.close()
+    await server?.stop()
+  })
+
+  it('refuses a server older than minimumServerVersion by default, and binds with the development override', () => {
+    expect(compareVersions(server.version, '2.11.0')).toBeLessThan(0)
+    expect(() => bindContract(mod, nc)).toThrow(expect.objectContaining({ code: 'SERVER_TOO_OLD', message: expect.stringContaining('2.11.0') }))
+    client = bindContract(mod, nc, { allowOlderServer: true })
+    expect(client).toBeDefined()
+  })
+
+  it('provisioning refuses that server too, then creates the resources, then finds no difference', async () => {
+    await expect(provision(mod, nc)).rejects.toMatchObject({ code: 'SERVER_TOO_OLD' })
+    const dry = await provision(mod, nc, { allowOlderServer: true, dryRun: true })
+    expect(dry.plan.map((p) => [p.kind, p.name, p.action])).toEqual([
+      ['stream', 'ORDERS', 'create'],
+      ['consumer', 'fulfil', 'create'],
+    ])
+    expect(dry.inSync).toBe(false)
+    const created = await provision(mod, nc, { allowOlderServer: true })
+    expect(created.inSync).toBe(true)
+    const again = await provision(mod, nc, { allowOlderServer: true, dryRun: true })
+    expect(again.plan.map((p) => [p.name, p.action, p.differences])).toEqual([
+      ['ORDERS', 'none', []],
+      ['fulfil', 'none', []],
+    ])
+  })
+
+  it('core publish/subscribe: parameters parsed back, payload validated, queue group from the binding', async () => {
+    const got = signal<unknown>()
+    const errors: ContractClientError[] = []
+    const sub = client.subscribe('onNote', (m) => got.resolve({ subject: m.subject, params: m.params, payload: m.payload }), { onError: (e) => errors.push(e) })
+    await nc.flush()
+    client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: 'gift wrap' })
+    expect(await within(2000, 'note', got.promise)).toEqual({
+      subject: 'shop.eu.notes.0a1b2c3d',
+      params: { region: 'eu', orderId: '0a1b2c3d' },
+      payload: { text: 'gift wrap' },
+    })
+    expect(errors).toEqual([])
+    sub.unsubscribe()
+  })
+
+  it('an invalid payload is refused before it is sent; an invalid subject value too', async () => {
+    const seen: string[] = []
+    const spy = raw.subscribe('shop.>', { callback: (_e, m) => seen.push(m.subject) })
+    await raw.flush()
+    expect(() => client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: 7 } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/text' })] }),
+    )
+    expect(() => client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: 'x', extra: 1 } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_PAYLOAD' }),
+    )
+    expect(() => client.publish('noteOrder', { region: 'ap', orderId: '0a1b2c3d' } as never, { text: 'x' })).toThrow(
+      expect.objectContaining({ code: 'SUBJECT_INVALID_VALUE' }),
+    )
+    await nc.flush()
+    await raw.flush()
+    expect(seen).toEqual([])
+    spy.unsubscribe()
+  })
+
+  it('out-of-contract subjects and invalid payloads published by a raw client reach the error callback, never the handler', async () => {
+    const handled: unknown[] = []
+    const errors = signal<string[]>()
+    const codes: string[] = []
+    const sub = client.subscribe('onNote', (m) => void handled.push(m.payload), {
+      onError: (e) => {
+        codes.push(e.code)
+        if (codes.length === 3) errors.resolve(codes)
+      },
+    })
+    await nc.flush()
+    const enc = new TextEncoder()
+    raw.publish('shop.eu.notes.NOTHEX!!', enc.encode('{"text":"x"}'))
+    raw.publish('shop.eu.notes.0a1b2c3d', enc.encode('{"text":42}'))
+    raw.publish('shop.eu.notes.0a1b2c3d', enc.encode('not json'))
+    await raw.flush()
+    expect((await within(2000, 'errors', errors.promise)).sort()).toEqual(['INVALID_PAYLOAD', 'OUT_OF_CONTRACT_SUBJECT', 'UNDECODABLE_PAYLOAD'])
+    expect(handled).toEqual([])
+    sub.unsubscribe()
+  })
+
+  it('a filter subscription receives only its region', async () => {
+    const got: string[] = []
+    const done = signal<void>()
+    const sub = client.subscribe(
+      'onNote',
+      (m) => {
+        got.push(m.subject)
+        done.resolve()
+      },
+      { filter: 'inRegion', filterParams: { region: 'us' } },
+    )
+    await nc.flush()
+    client.publish('noteOrder', { region: 'eu', orderId: '00000001' }, { text: 'eu' })
+    client.publish('noteOrder', { region: 'us', orderId: '00000002' }, { text: 'us' })
+    await within(2000, 'filtered', done.promise)
+    await nc.flush()
+    expect(got).toEqual(['shop.us.notes.00000002'])
+    expect(() => client.subscribe('onNote', () => undefined, { filter: 'nope' as never })).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }))
+    sub.unsubscribe()
+  })
+
+  it('request/reply: a responder, none (no-responders), a slow one (timeout), an invalid first response', async () => {
+    expect(await client.request('askPrice', { region: 'eu' }, { sku: 'a' })).toEqual({ ok: false, reason: 'no-responders' })
+    let mode: 'fast' | 'slow' | 'bad' = 'fast'
+    const responder = client.subscribe('answerPrice', (m, msg) => {
+      const answer = mode === 'bad' ? { sku: m.payload.sku } : { sku: m.payload.sku, cents: 250 }
+      const send = () => msg.respond(JSON.stringify(answer))
+      if (mode === 'slow') setTimeout(send, 600)
+      else send()
+    })
+    await nc.flush()
+    const ok = await client.request('askPrice', { region: 'eu' }, { sku: 'a' })
+    expect(ok).toMatchObject({ ok: true, payload: { sku: 'a', cents: 250 } })
+    mode = 'slow'
+    const started = Date.now()
+    expect(await client.request('askPrice', { region: 'us' }, { sku: 'b' })).toEqual({ ok: false, reason: 'timeout' })
+    // The contract's timeoutMs (300), not nats.js's default.
+    expect(Date.now() - started).toBeLessThan(1500)
+    mode = 'bad'
+    expect(await client.request('askPrice', { region: 'us' }, { sku: 'c' })).toMatchObject({
+      ok: false,
+      reason: 'invalid-response',
+      errors: [expect.objectContaining({ path: '/cents' })],
+    })
+    responder.unsubscribe()
+  })
+
+  it('JetStream publish acknowledges from the declared stream and de-duplicates on msgID', async () => {
+    const order = { orderId: 'aa000001', total: 1250, currency: 'EUR' as const }
+    const first = await client.publish('placeOrder', { region: 'eu', orderId: 'aa000001' }, order, { msgID: 'order-aa000001' })
+    expect(first).toMatchObject({ stream: 'ORDERS', duplicate: false })
+    const second = await client.publish('placeOrder', { region: 'eu', orderId: 'aa000001' }, order, { msgID: 'order-aa000001' })
+    expect(second).toMatchObject({ stream: 'ORDERS', duplicate: true, seq: first.seq })
+    // A core publish has no msgID; a JetStream operation cannot be subscribed to as core.
+    expect(() => client.publish('noteOrder', { region: 'eu', orderId: 'aa000001' }, { text: 'x' }, { msgID: 'm' })).toThrow(
+      expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }),
+    )
+    expect(() => (client as ContractClient<any>).subscribe('onOrderPlaced', () => undefined)).toThrow(
+      expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }),
+    )
+  })
+
+  it('a durable consumer receives, naks with a delay, and gets the message again with its delivery count', async () => {
+    const deliveries: Array<{ orderId: string; count: number }> = []
+    const done = signal<void>()
+    const consumer = await client.consume('onOrderPlaced', (m) => {
+      deliveries.push({ orderId: m.payload.orderId, count: m.deliveryCount })
+      if (m.deliveryCount === 1) m.nak(100)
+      else {
+        m.ack()
+        done.resolve()
+      }
+    })
+    await within(5000, 'redelivery', done.promise)
+    await consumer.stop()
+    expect(deliveries).toEqual([
+      { orderId: 'aa000001', count: 1 },
+      { orderId: 'aa000001', count: 2 },
+    ])
+  })
+
+  it('provisioning reports a changed field, updates contract-owned resources only with --update, and never touches an external stream', async () => {
+    const { jetstreamManager } = await import('@nats-io/jetstream')
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.update('ORDERS', { max_msgs: 5000 } as never)
+    const changed = await provision(mod, nc, { allowOlderServer: true, dryRun: true })
+    expect(changed.plan[0]).toMatchObject({ name: 'ORDERS', action: 'differs', differences: [{ field: 'max_msgs', contract: 100000, server: 5000 }] })
+    expect(changed.inSync).toBe(false)
+    const updated = await provision(mod, nc, { allowOlderServer: true, update: true })
+    expect(updated.plan[0]).toMatchObject({ action: 'update' })
+    expect((await jsm.streams.info('ORDERS')).config.max_msgs).toBe(100000)
+    // The same stream declared external: compared, reported, never changed or created.
+    const external = { ...mod, streams: { orders: { ...mod.streams.orders!, authority: 'external' as const } }, consumers: {} }
+    await jsm.streams.update('ORDERS', { max_msgs: 6000 } as never)
+    const report = await provision(external, nc, { allowOlderServer: true, update: true })
+    expect(report.plan).toEqual([expect.objectContaining({ action: 'differs', authority: 'external' })])
+    expect((await jsm.streams.info('ORDERS')).config.max_msgs).toBe(6000)
+    const gone = { ...external, streams: { other: { ...external.streams.orders, config: { ...external.streams.orders.config, name: 'NOT_THERE' } } } }
+    expect((await provision(gone, nc, { allowOlderServer: true })).plan).toEqual([expect.objectContaining({ name: 'NOT_THERE', action: 'missing' })])
+    await expect(jsm.streams.info('NOT_THERE')).rejects.toThrow()
+    await jsm.streams.update('ORDERS', { max_msgs: 100000 } as never)
+  })
+
+  it('survives a server restart: reconnects, and nothing on the file-backed stream is lost', async () => {
+    const order = { orderId: 'bb000002', total: 99, currency: 'USD' as const }
+    await client.publish('placeOrder', { region: 'us', orderId: 'bb000002' }, order, { msgID: 'order-bb000002' })
+    await server.restart()
+    // Bounded: the connection reconnects within the wait (reconnectTimeWait 100 ms).
+    let ack: unknown
+    for (let i = 0; i < 50 && ack === undefined; i++) {
+      try {
+        ack = await client.publish(
+          'placeOrder',
+          { region: 'us', orderId: 'bb000003' },
+          { ...order, orderId: 'bb000003' },
+          { msgID: 'order-bb000003', timeoutMs: 500 },
+        )
+      } catch {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    expect(ack).toMatchObject({ stream: 'ORDERS', duplicate: false })
+    const fetched = await client.fetch('onOrderPlaced', { batch: 10, expiresMs: 1000 })
+    expect(fetched.map((m) => m.payload.orderId)).toEqual(['bb000002', 'bb000003'])
+    for (const m of fetched) m.ack()
+  }, 30_000)
+})
