@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { compile } from '../src/index.js'
 import { bindContract, ContractClientError, provision, type ContractClient, type ContractModule } from '../src/runtime/nats/client/index.js'
 import { compareVersions } from '../src/runtime/shared/semver.js'
+import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 
@@ -225,6 +226,21 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     expect((await provision(gone, nc, { allowOlderServer: true })).plan).toEqual([expect.objectContaining({ name: 'NOT_THERE', action: 'missing' })])
     await expect(jsm.streams.info('NOT_THERE')).rejects.toThrow()
     await jsm.streams.update('ORDERS', { max_msgs: 100000 } as never)
+  })
+
+  it('contracts nats provision: refuses the old server, prints the plan, then what was done; exit 1 while the server differs', async () => {
+    const { jetstreamManager } = await import('@nats-io/jetstream')
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.update('ORDERS', { max_msgs: 7000 } as never)
+    const old = contracts(['nats', 'provision', document, '--server', server.url])
+    expect([old.status, old.stderr]).toEqual([1, expect.stringContaining('--allow-older-server')])
+    const dry = contracts(['nats', 'provision', document, '--server', server.url, '--allow-older-server', '--dry-run'])
+    expect(dry.status).toBe(1)
+    expect(dry.stdout).toContain('stream ORDERS (contract): differs\n    max_msgs: contract 100000, server 7000')
+    const fixed = contracts(['nats', 'provision', document, '--server', server.url, '--allow-older-server', '--update'])
+    expect([fixed.status, fixed.stdout]).toEqual([0, expect.stringContaining('stream ORDERS: updated')])
+    const usage = contracts(['nats', 'provision', document])
+    expect([usage.status, usage.stderr]).toEqual([2, expect.stringContaining('--server')])
   })
 
   it('survives a server restart: reconnects, and nothing on the file-backed stream is lost', async () => {

@@ -7,6 +7,7 @@ import { packageVersion } from '../core/package-info.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
+import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -17,6 +18,12 @@ Usage:
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
   contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
   contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
+  contracts nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update]
+                           [--allow-older-server] [--json]
+
+nats provision creates the contract-owned JetStream streams and consumers that are missing and
+reports every field that differs (--update changes contract-owned ones; external resources are
+never created or changed). --server defaults to NATS_URL, --creds to NATS_CREDS.
 
 --names reads a JSON object of export names, keyed by topic or topic@version, as the
 plugin's \`benzene.names\` option: {"payments:get-all": "listPayments"}.
@@ -33,6 +40,11 @@ const scopeFlags = {
   topic: { type: 'string' },
   version: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  server: { type: 'string' },
+  creds: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  update: { type: 'boolean' },
+  'allow-older-server': { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string }
@@ -67,6 +79,19 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await inspectCommand(single(positionals, 'inspect'), flags, io)
       case 'types':
         return await types(positionals, flags, io)
+      case 'nats': {
+        const [sub, ...files] = positionals
+        if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
+        const inspect = async (file: string) => {
+          const result = await compiler.inspect(file)
+          const failed = hasErrors(result.diagnostics) || result.data === undefined
+          if (failed) printDiagnostics(result.diagnostics, io, result.dependencies)
+          return { data: result.data, failed }
+        }
+        const status = await provisionCommand(files, values as ProvisionFlags, inspect, io)
+        if (typeof status === 'string') throw new UsageError(status)
+        return status
+      }
       default:
         throw new UsageError(`Unknown command ${JSON.stringify(command)}.`)
     }
