@@ -19,6 +19,9 @@ export default tseslint.config(
       'test/fixtures/**',
       'test/__snapshots__/**',
       'examples/**/dist/**',
+      // Generated sidecars (the plugin writes them; gitignored).
+      '**/*.d.yaml.ts',
+      '**/*.d.json.ts',
     ],
   },
   js.configs.recommended,

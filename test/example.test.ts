@@ -1,8 +1,9 @@
-/** The example app in examples/payments-client builds, runs and type-checks, as README promises. */
+/** The example apps (examples/payments-client, examples/nats-orders) build, run and type-check, as their READMEs promise. */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tsc } from './helpers/cli.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
 
 const root = join(import.meta.dirname, '..')
 const example = join(root, 'examples/payments-client')
@@ -26,6 +27,32 @@ describe('examples/payments-client', () => {
 
   it('type-checks against the sidecar the build wrote', () => {
     const r = tsc(['-p', join(example, 'tsconfig.json')], example)
+    expect(r.output).toBe('')
+    expect(r.status).toBe(0)
+  })
+})
+
+const natsExample = join(root, 'examples/nats-orders')
+
+describe.skipIf(!NATS_SERVER)('examples/nats-orders', () => {
+  it('builds with Vite, provisions, publishes with JetStream and consumes durably through nats-server', () => {
+    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(natsExample, 'vite.config.ts')], {
+      cwd: root,
+      stdio: 'pipe',
+    })
+    const out = execFileSync(process.execPath, [join(natsExample, 'demo.mjs')], { encoding: 'utf8', timeout: 60_000 })
+    expect(out).toContain('provision: stream ORDERS create')
+    expect(out).toContain('provision: consumer fulfil create')
+    expect(out).toContain('placed a0000001: stream ORDERS seq 1\n')
+    expect(out).toContain('placed a0000001: stream ORDERS seq 1 (duplicate, kept once)')
+    expect(out).toContain('refused before sending: The payload of "noteOrder"')
+    expect(out).toContain('fulfil eu a0000001: 1250 EUR (delivery 1)')
+    expect(out).toContain('fulfil us a0000002: 990 USD (delivery 1)')
+    expect(out).toContain('fulfilment stopped: done (2 orders)')
+  }, 90_000)
+
+  it('type-checks against the sidecar the build wrote', () => {
+    const r = tsc(['-p', join(natsExample, 'tsconfig.json')], natsExample)
     expect(r.output).toBe('')
     expect(r.status).toBe(0)
   })

@@ -167,7 +167,9 @@ export class ContractClient<M extends ContractModule> {
     const headers = options.headers ? headersOf(options.headers) : undefined
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
-      this.nc.publish(subject, data, headers ? { headers } : {})
+      // No options object when there is nothing to say: nats.js then takes its shortest path.
+      if (headers) this.nc.publish(subject, data, { headers })
+      else this.nc.publish(subject, data)
       return undefined as PublishResult<M, K>
     }
     const stream = op.stream === undefined ? undefined : this.module.streams[op.stream]
@@ -301,7 +303,19 @@ export class ContractClient<M extends ContractModule> {
     return (this.js ??= jetstream(this.nc))
   }
 
+  /** Operations already looked up and checked, by action and id: a publish per message pays one Map lookup. */
+  private readonly checked = new Map<string, OperationDescriptor>()
+
   private operation(id: string, action: 'send' | 'receive'): OperationDescriptor {
+    const key = action === 'send' ? id : `\u0000${id}`
+    const known = this.checked.get(key)
+    if (known) return known
+    const op = this.lookup(id, action)
+    this.checked.set(key, op)
+    return op
+  }
+
+  private lookup(id: string, action: 'send' | 'receive'): OperationDescriptor {
     const op = Object.hasOwn(this.module.operations, id) ? this.module.operations[id] : undefined
     if (!op) throw new ContractClientError('OPERATION_NOT_ALLOWED', `Contract ${this.module.contract.id} has no operation ${JSON.stringify(id)}.`)
     if (op.action !== action) throw this.notAllowed(op, `is a ${op.action} operation`)
@@ -387,7 +401,10 @@ function incoming(
       problems,
       msg,
     )
-  return { subject: msg.subject, params, payload: decoded.value, ...(msg.headers ? { headers: msg.headers } : {}) }
+  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs } = { subject: msg.subject, params, payload: decoded.value }
+  const headers = msg.headers
+  if (headers) received.headers = headers
+  return received
 }
 
 function consumedOf(
