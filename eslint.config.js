@@ -19,6 +19,7 @@ export default tseslint.config(
       'test/fixtures/**',
       'test/__snapshots__/**',
       'examples/**/dist/**',
+      'examples/**/dist-web/**',
       // Generated sidecars (the plugin writes them; gitignored).
       '**/*.d.yaml.ts',
       '**/*.d.json.ts',

@@ -4,7 +4,7 @@
  * when it is missing; where it cannot be found the tests that need it say so loudly and skip.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, connect as tcpConnect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -54,23 +54,31 @@ async function listening(port: number, attempts = 200): Promise<void> {
 export interface NatsServer {
   readonly url: string
   readonly port: number
+  /** `ws://127.0.0.1:<port>` when started with `{ websocket: true }` (no TLS: loopback only). */
+  readonly wsUrl?: string
   readonly version: string
   /** Stops the process and starts it again on the same port and store (JetStream state survives). */
   restart(): Promise<void>
   stop(): Promise<void>
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(options: { websocket?: boolean } = {}): Promise<NatsServer> {
   if (!NATS_SERVER) throw new Error('nats-server is not installed')
   const port = await freePort()
   const store = mkdtempSync(join(tmpdir(), 'nats-store-'))
+  const wsPort = options.websocket ? await freePort() : undefined
+  // The WebSocket listener is configured in a file (there is no flag for it).
+  const config = join(store, 'server.conf')
+  if (wsPort !== undefined) writeFileSync(config, `websocket {\n  listen: "127.0.0.1:${wsPort}"\n  no_tls: true\n}\n`)
   const version = execFileSync(NATS_SERVER, ['--version'], { encoding: 'utf8' })
     .trim()
     .replace(/^nats-server: v?/, '')
   let child: ChildProcess | undefined
   const start = async () => {
-    child = spawn(NATS_SERVER!, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' })
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(store, 'js'), ...(wsPort !== undefined ? ['-c', config] : [])]
+    child = spawn(NATS_SERVER!, args, { stdio: 'ignore' })
     await listening(port)
+    if (wsPort !== undefined) await listening(wsPort)
   }
   const stopProcess = async () => {
     const running = child
@@ -85,6 +93,7 @@ export async function startNatsServer(): Promise<NatsServer> {
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    ...(wsPort !== undefined ? { wsUrl: `ws://127.0.0.1:${wsPort}` } : {}),
     version,
     restart: async () => {
       await stopProcess()
