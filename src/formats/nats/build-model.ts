@@ -5,7 +5,8 @@ import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
-import { channelMessages, requestPayload } from './schemas.js'
+import { requestPayload } from './schemas.js'
+import { messageSchemas } from './message-schemas.js'
 import { refId } from './context.js'
 
 /** Names the module exports besides channels. */
@@ -96,7 +97,7 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]):
     model.parameters = channel.parameters
     model.filters = filters
     if (identity) model.publisherIdentity = { kind: identity.kind, peerParameter: identity.peerParameter }
-    model.messages = channelMessages(ctx, channel.id)
+    model.messages = messageSchemas(ctx).byChannel.get(channel.id) ?? []
     model.source = link(pointer)
     channels.push(model)
   }
@@ -274,7 +275,8 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       interactions: interactionModels(ctx, link, channels),
       pipelines,
       workflows,
-      schemas: components,
+      // The document's components, and those its message payloads reach in locked files.
+      schemas: { ...components, ...messageSchemas(ctx).extra },
     }),
     diagnostics,
   }

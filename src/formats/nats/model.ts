@@ -1,6 +1,6 @@
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import type { TokenType } from '../../runtime/nats/tokens.js'
-import type { MessageModel } from './schemas.js'
+import type { MessageModel } from './message-schemas.js'
 
 export interface SourceLink {
   /** Relative to the bundle root (or the document's folder): the same in every checkout. */

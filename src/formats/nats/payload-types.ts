@@ -14,8 +14,8 @@ const COMPONENT = '#/components/schemas/'
  * `items` as an array or a tuple, `oneOf`/`anyOf` as a union, `allOf` as an intersection,
  * `$ref` to `#/components/schemas/<Name>` as the named type, and `description`/`format` as JSDoc.
  * What draft-07 can say but a type cannot (`pattern`, bounds, `not`, `if`) is left to the
- * validator; a reference into another file is `unknown` (its bytes are locked, but types are
- * written from this document's components only).
+ * validator. References into locked files were made local before (message-schemas.ts); any other
+ * reference is `unknown`.
  *
  * Complexity: each component is written once (named types break recursion); each inline node once.
  */

@@ -1,7 +1,6 @@
 import canonicalize from 'canonicalize'
 import { createHash } from 'node:crypto'
-import { dirname, join } from 'node:path'
-import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
+import { join } from 'node:path'
 import { positions } from '../address.js'
 import { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
@@ -9,6 +8,7 @@ import { ChannelIndex } from '../channel-index.js'
 import type { Language } from '../languages.js'
 import type { NatsRule } from './rule.js'
 import { sameTokenLanguage } from '../containment.js'
+import { follow, type Where } from '../message-schemas.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per link O(1) lookups; payload equality by hash-consed digests, each reference resolved once (linear in the schemas); cross-contract overlap through a ChannelIndex of each imported contract. */
 
@@ -185,35 +185,6 @@ function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
 
 /** Schema keywords whose value is data. */
 const DATA = new Set(['enum', 'const'])
-
-/** A file's path and parsed value: where a reference is read, and what its own references are relative to. */
-interface Where {
-  file: string
-  doc: unknown
-}
-
-/**
- * The value a `$ref` names, from the file it is written in: a fragment alone stays in that file, a
- * path is relative to it ("standard schema $ref can use locked files relative to its declaring
- * file"); the file must be one the bundle's loading read (locked). Throws when it names nothing.
- */
-function follow(ref: string, where: Where, ctx: NatsContext): { value: unknown; where: Where; fragment: string } {
-  const [path, fragment = ''] = ref.split('#')
-  let target = where
-  if (path) {
-    const absolute = join(dirname(where.file), path)
-    const file = absolute === ctx.main.file ? ctx.main : (ctx.input.files.get(absolute) ?? ctx.input.documents.get(absolute))
-    if (!file) throw new Error('unresolved')
-    target = { file: file.file, doc: file.source.value }
-  }
-  let value: unknown = target.doc
-  for (const token of fragment.split('/').slice(1).map(unescapeToken)) {
-    if (!isObject(value) && !Array.isArray(value)) throw new Error('unresolved')
-    value = (value as Record<string, unknown>)[token]
-    if (value === undefined) throw new Error('unresolved')
-  }
-  return { value, where: target, fragment }
-}
 
 export const linkSchemas: NatsRule = {
   code: 'NATS_LINK_SCHEMA',

@@ -2,8 +2,11 @@ import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { linearPatternsIn, patternEngine } from '../../../core/pattern-safety.js'
 import { isObject } from '../document.js'
 import { interpreterTakes } from '../payload-validators.js'
-import { channelMessages, requestPayload } from '../schemas.js'
+import { requestPayload } from '../schemas.js'
+import { messageSchemas } from '../message-schemas.js'
 import type { NatsRule } from './rule.js'
+import type { NatsContext } from '../context.js'
+import type { LoadedFile } from '../load.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one iterative walk of components and channels, each pattern decided once (linear in its length). */
 
@@ -16,62 +19,87 @@ export const patternSupported: NatsRule = {
   code: 'NATS_PATTERN_UNSUPPORTED',
   description: 'A schema `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express.',
   check(ctx) {
-    const stack: Array<[unknown, string]> = [
-      [ctx.doc.components, '/components'],
-      [ctx.doc.channels, '/channels'],
+    // The document's components and channels, and every locked file a message payload reaches
+    // (reported in that file, at the pattern).
+    const { files } = messageSchemas(ctx)
+    const sources: Array<[LoadedFile, Array<[unknown, string]>]> = [
+      [
+        ctx.main,
+        [
+          [ctx.doc.components, '/components'],
+          [ctx.doc.channels, '/channels'],
+        ],
+      ],
+      ...[...files].sort().flatMap((file): Array<[LoadedFile, Array<[unknown, string]>]> => {
+        const loaded = ctx.input.files.get(file) ?? ctx.input.documents.get(file)
+        return loaded ? [[loaded, [[loaded.source.value, '']]]] : []
+      }),
     ]
-    while (stack.length > 0) {
-      const [value, pointer] = stack.pop()!
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) stack.push([value[i], joinPointer(pointer, i)])
-        continue
-      }
-      if (!isObject(value)) continue
-      if (typeof value.pattern === 'string') {
-        const engine = patternEngine(value.pattern)
-        if (engine.engine === 'unsupported') {
-          ctx.report(this.code, joinPointer(pointer, 'pattern'), `Pattern ${JSON.stringify(value.pattern)} is unsupported: ${engine.reason}.`, {
-            pattern: value.pattern,
-          })
-        }
-      }
-      for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])
+    for (const [file, stack] of sources) walkPatterns(ctx, file, stack)
+    runtimeCheckedPatterns(ctx)
+  },
+}
+
+const CODE = 'NATS_PATTERN_UNSUPPORTED'
+
+/** Every `pattern` under the stack's values, iteratively; an unsupported one is reported in `file`. */
+function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown, string]>): void {
+  while (stack.length > 0) {
+    const [value, pointer] = stack.pop()!
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push([value[i], joinPointer(pointer, i)])
+      continue
     }
-    // A runtime-checked payload beyond the interpreter's keywords becomes ajv code, which runs
-    // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine. Every
-    // message payload is runtime-checked (the channel's validator), so is every such request.
-    const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
-    for (const channel of ctx.channelList) {
-      for (const message of channelMessages(ctx, channel.id)) {
-        if (message.payload === undefined || interpreterTakes(message.payload, components)) continue
-        const linear = new Map<string, string>()
-        linearPatternsIn([message.payload, components], linear)
-        const [first] = linear.keys()
-        if (first !== undefined)
-          ctx.report(
-            this.code,
-            ctx.pointer('channels', channel.id, 'messages', message.name),
-            `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this message's payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
-            { pattern: first },
-          )
+    if (!isObject(value)) continue
+    if (typeof value.pattern === 'string') {
+      const engine = patternEngine(value.pattern)
+      if (engine.engine === 'unsupported') {
+        ctx.reportIn(file, CODE, joinPointer(pointer, 'pattern'), `Pattern ${JSON.stringify(value.pattern)} is unsupported: ${engine.reason}.`, {
+          pattern: value.pattern,
+        })
       }
     }
-    for (const [key, it] of Object.entries(ctx.section('interactions'))) {
-      if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
-        continue
-      const payload = requestPayload(ctx, it.requestOperation)
-      if (payload === undefined || interpreterTakes(payload, components)) continue
+    for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])
+  }
+}
+
+function runtimeCheckedPatterns(ctx: NatsContext): void {
+  // A runtime-checked payload beyond the interpreter's keywords becomes ajv code, which runs
+  // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine. Every
+  // message payload is runtime-checked (the channel's validator), so is every such request.
+  const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
+  const { byChannel, extra } = messageSchemas(ctx)
+  const reached = { ...components, ...extra }
+  for (const channel of ctx.channelList) {
+    for (const message of byChannel.get(channel.id) ?? []) {
+      if (message.payload === undefined || interpreterTakes(message.payload, reached)) continue
       const linear = new Map<string, string>()
-      linearPatternsIn([payload, components], linear)
+      linearPatternsIn([message.payload, reached], linear)
       const [first] = linear.keys()
-      if (first !== undefined) {
+      if (first !== undefined)
         ctx.report(
-          this.code,
-          ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'),
-          `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this runtime-checked payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
+          CODE,
+          ctx.pointer('channels', channel.id, 'messages', message.name),
+          `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this message's payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
           { pattern: first },
         )
-      }
     }
-  },
+  }
+  for (const [key, it] of Object.entries(ctx.section('interactions'))) {
+    if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
+      continue
+    const payload = requestPayload(ctx, it.requestOperation)
+    if (payload === undefined || interpreterTakes(payload, components)) continue
+    const linear = new Map<string, string>()
+    linearPatternsIn([payload, components], linear)
+    const [first] = linear.keys()
+    if (first !== undefined) {
+      ctx.report(
+        CODE,
+        ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'),
+        `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this runtime-checked payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
+        { pattern: first },
+      )
+    }
+  }
 }
