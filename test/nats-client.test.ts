@@ -70,7 +70,7 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     ])
   })
 
-  it('core publish/subscribe: parameters parsed back, payload validated, queue group from the binding', async () => {
+  it('core publish/subscribe: parameters parsed back, payload validated', async () => {
     const got = signal<unknown>()
     const errors: ContractClientError[] = []
     const sub = client.subscribe('onNote', (m) => got.resolve({ subject: m.subject, params: m.params, payload: m.payload }), { onError: (e) => errors.push(e) })
@@ -83,6 +83,26 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     })
     expect(errors).toEqual([])
     sub.unsubscribe()
+  })
+
+  it('subscriptions of a queue-group operation share the messages: each note reaches one of them', async () => {
+    const counts = [0, 0]
+    let total = 0
+    const all = signal<void>()
+    const subs = [0, 1].map((k) =>
+      client.subscribe('onNote', () => {
+        counts[k]!++
+        if (++total === 20) all.resolve()
+      }),
+    )
+    await nc.flush()
+    for (let i = 0; i < 20; i++) client.publish('noteOrder', { region: 'eu', orderId: (0x20000000 + i).toString(16) }, { text: `n${i}` })
+    await within(2000, 'queue', all.promise)
+    await nc.flush()
+    // Queue group "notes" (bindings.nats.queue): 20 deliveries in all, not 20 to each.
+    expect(counts[0]! + counts[1]!).toBe(20)
+    expect(mod.operations.onNote!.queue).toBe('notes')
+    for (const s of subs) s.unsubscribe()
   })
 
   it('an invalid payload is refused before it is sent; an invalid subject value too', async () => {
