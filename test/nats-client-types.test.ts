@@ -2,6 +2,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
+import { TSC, TSC7 } from './helpers/cli.js'
 import { typecheck } from './helpers/typecheck.js'
 
 const document = join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml')
@@ -14,7 +15,10 @@ declare const nc: NatsConnection
 const client = bindContract(orders, nc)
 `
 
-describe('typed NATS client', () => {
+describe.each([
+  ['TypeScript 6', TSC],
+  ['TypeScript 7 (native)', TSC7],
+])('typed NATS client (%s)', (_name, compiler) => {
   it('operations, parameters and payloads are typed from the contract', async () => {
     const { dts, diagnostics } = await compile(document)
     expect(diagnostics).toEqual([])
@@ -39,7 +43,7 @@ void ack
     }
     const sources: Record<string, string> = { 'good.ts': good }
     Object.values(bad).forEach((line, i) => (sources[`bad${i}.ts`] = `${header}${line}\n`))
-    const r = typecheck(dir, { orders: dts! }, sources)
+    const r = typecheck(join(dir, compiler === TSC ? 'ts6' : 'ts7'), { orders: dts! }, sources, compiler)
     const failing = new Set([...r.output.matchAll(/^(\w+)\.ts\(/gm)].map((m) => m[1]))
     expect(failing.has('good'), r.output).toBe(false)
     expect(

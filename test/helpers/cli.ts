@@ -4,6 +4,8 @@ import { join } from 'node:path'
 const root = join(import.meta.dirname, '../..')
 export const CLI = join(root, 'dist/src/cli/bin.js')
 export const TSC = join(root, 'node_modules/typescript/bin/tsc')
+/** TypeScript 7 (the native compiler), installed as `typescript7` beside TypeScript 6: sidecars must satisfy both. */
+export const TSC7 = join(root, 'node_modules/typescript7/bin/tsc')
 
 /** Runs the built `contracts` binary in a child process, as a user would. */
 export function contracts(args: string[], cwd = root) {
@@ -11,7 +13,7 @@ export function contracts(args: string[], cwd = root) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
-export function tsc(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [TSC, ...args], { cwd, encoding: 'utf8' })
+export function tsc(args: string[], cwd: string, compiler = TSC) {
+  const r = spawnSync(process.execPath, [compiler, ...args], { cwd, encoding: 'utf8' })
   return { status: r.status, output: r.stdout + r.stderr }
 }
