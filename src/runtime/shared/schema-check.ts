@@ -343,7 +343,9 @@ function checkObject(schema: SchemaObject, data: Record<string, unknown>, path: 
       if (!Object.hasOwn(data, name)) fail(errors, path, 'required', { missingProperty: name }, `must have required property '${name}'`)
   }
   const properties = schema.properties ?? NO_PROPERTIES
-  const patterned = schema.patternProperties ? Object.keys(schema.patternProperties).map((p) => [regex(p, env), schema.patternProperties![p]!] as const) : NO_PATTERNS
+  const patterned = schema.patternProperties
+    ? Object.keys(schema.patternProperties).map((p) => [regex(p, env), schema.patternProperties![p]!] as const)
+    : NO_PATTERNS
   if (schema.additionalProperties !== undefined && schema.additionalProperties !== true) {
     for (const key of keys) {
       if (Object.hasOwn(properties, key) || patterned.some(([re]) => re.test(key))) continue
