@@ -85,6 +85,15 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     sub.unsubscribe()
   })
 
+  it('headers go with a core publish and come back on the received message', async () => {
+    const got = signal<string | undefined>()
+    const sub = client.subscribe('onNote', (m) => got.resolve(m.headers?.get('x-trace')))
+    await nc.flush()
+    client.publish('noteOrder', { region: 'us', orderId: '0a1b2c3e' }, { text: 'traced' }, { headers: { 'x-trace': 't-1' } })
+    expect(await within(2000, 'headers', got.promise)).toBe('t-1')
+    sub.unsubscribe()
+  })
+
   it('subscriptions of a queue-group operation share the messages: each note reaches one of them', async () => {
     const counts = [0, 0]
     let total = 0
@@ -225,6 +234,20 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
       { orderId: 'aa000001', count: 2 },
     ])
   })
+
+  it('a JetStream message outside the contract is terminated and reported, never handed to the handler nor redelivered', async () => {
+    const { jetstream } = await import('@nats-io/jetstream')
+    await jetstream(raw).publish('shop.eu.orders.cc000001.placed', JSON.stringify({ orderId: 'cc000001', total: 'lots', currency: 'EUR' }))
+    const errors: string[] = []
+    // Bounded: a pull the stopped consumer left open may hold it for one ack wait (2 s) first.
+    for (let i = 0; i < 4 && errors.length === 0; i++)
+      expect(await client.fetch('onOrderPlaced', { batch: 5, expiresMs: 1000, onError: (e) => errors.push(e.code) })).toEqual([])
+    expect(errors).toEqual(['INVALID_PAYLOAD'])
+    // Terminated, not left to its ack wait (2 s): nothing comes back.
+    await new Promise((r) => setTimeout(r, 2500))
+    expect(await client.fetch('onOrderPlaced', { batch: 5, expiresMs: 1000, onError: (e) => errors.push(e.code) })).toEqual([])
+    expect(errors).toEqual(['INVALID_PAYLOAD'])
+  }, 20_000)
 
   it('provisioning reports a changed field, updates contract-owned resources only with --update, and never touches an external stream', async () => {
     const { jetstreamManager } = await import('@nats-io/jetstream')

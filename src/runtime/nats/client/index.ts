@@ -260,7 +260,8 @@ export class ContractClient<M extends ContractModule> {
       callback: (msg: JsMsg) => {
         const consumed = consumedOf(channel, msg)
         if (consumed instanceof ContractClientError) {
-          msg.term(consumed.code)
+          // No reason string: nats-server before 2.10 does not read `+TERM <reason>` as a term.
+          msg.term()
           return report(consumed)
         }
         try {
@@ -292,7 +293,7 @@ export class ContractClient<M extends ContractModule> {
     for await (const msg of messages) {
       const consumed = consumedOf(channel, msg)
       if (consumed instanceof ContractClientError) {
-        msg.term(consumed.code)
+        msg.term()
         options.onError?.(consumed)
       } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>)
     }
