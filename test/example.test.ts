@@ -35,14 +35,16 @@ describe('examples/payments-client', () => {
 const natsExample = join(root, 'examples/nats-orders')
 
 describe.skipIf(!NATS_SERVER)('examples/nats-orders', () => {
-  it('builds with Vite, provisions, publishes with JetStream and consumes durably through nats-server', () => {
+  it('two services with their own contracts in one bundle: provision, publish with JetStream, consume durably through nats-server', () => {
     execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(natsExample, 'vite.config.ts')], {
       cwd: root,
       stdio: 'pipe',
     })
     const out = execFileSync(process.execPath, [join(natsExample, 'demo.mjs')], { encoding: 'utf8', timeout: 60_000 })
-    expect(out).toContain('provision: stream ORDERS create')
-    expect(out).toContain('provision: consumer fulfil create')
+    // Each service provisions what its own contract owns; the stream is external to fulfilment.
+    expect(out).toContain('orders provision: stream ORDERS (contract) create')
+    expect(out).toContain('fulfilment provision: stream ORDERS (external) none')
+    expect(out).toContain('fulfilment provision: consumer fulfil (contract) create')
     expect(out).toContain('placed a0000001: stream ORDERS seq 1\n')
     expect(out).toContain('placed a0000001: stream ORDERS seq 1 (duplicate, kept once)')
     expect(out).toContain('refused before sending: The payload of "noteOrder"')

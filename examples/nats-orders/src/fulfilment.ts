@@ -1,9 +1,15 @@
-// Fulfils orders from the contract's durable consumer: each order once, acknowledged; stops after
-// EXPECTED orders or when nothing arrives for a while (bounded).
-import { ordersClient } from './connection.js'
+// The fulfilment service: its own contract imports the orders contract and links placeOrder to its
+// onOrderPlaced. It provisions the durable consumer it owns (the ORDERS stream is external to it:
+// compared, never created), then fulfils each order once, acknowledged; it stops after EXPECTED
+// orders or when nothing arrives for a while (bounded).
+import { provision } from 'unplugin-contracts/runtime/nats/client'
+import * as fulfilment from '../fulfilment/asyncapi.yaml'
+import { allowOlderServer, connectTo } from './connection.js'
 
 const expected = Number(process.env.EXPECTED ?? 2)
-const { nc, client } = await ordersClient()
+const { nc, client } = await connectTo(fulfilment)
+const { plan } = await provision(fulfilment, nc, { allowOlderServer })
+for (const p of plan) console.log(`fulfilment provision: ${p.kind} ${p.name} (${p.authority}) ${p.action}`)
 let seen = 0
 const idle = setTimeout(() => void stop('no more orders'), 10_000)
 const consumer = await client.consume(

@@ -1,14 +1,14 @@
-// Places three orders with JetStream (one of them twice: the stream keeps one), after provisioning
-// the contract's stream and consumer.
+// The orders service: provisions the stream its contract owns (ORDERS), then places three orders
+// with JetStream (one of them twice: the stream keeps one).
 import { provision } from 'unplugin-contracts/runtime/nats/client'
-import type { OrderPlaced } from '../orders.asyncapi.yaml'
-import { ordersClient } from './connection.js'
+import * as orders from '../orders/asyncapi.yaml'
+import { allowOlderServer, connectTo } from './connection.js'
 
-const { nc, client, orders } = await ordersClient()
-const { plan } = await provision(orders, nc, { allowOlderServer: process.env.NATS_ALLOW_OLDER_SERVER === '1' })
-for (const p of plan) console.log(`provision: ${p.kind} ${p.name} ${p.action}`)
+const { nc, client } = await connectTo(orders)
+const { plan } = await provision(orders, nc, { allowOlderServer })
+for (const p of plan) console.log(`orders provision: ${p.kind} ${p.name} (${p.authority}) ${p.action}`)
 
-const placed: OrderPlaced[] = [
+const placed: orders.OrderPlaced[] = [
   { orderId: 'a0000001', total: 1250, currency: 'EUR', lines: [{ sku: 'tea', quantity: 2 }] },
   { orderId: 'a0000002', total: 990, currency: 'USD' },
   { orderId: 'a0000001', total: 1250, currency: 'EUR', lines: [{ sku: 'tea', quantity: 2 }] },

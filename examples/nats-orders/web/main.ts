@@ -3,7 +3,7 @@
 // what arrives. The server URL is an input (?server=ws://...), never part of the contract.
 import { wsconnect } from '@nats-io/nats-core'
 import { bindContract } from 'unplugin-contracts/runtime/nats/client'
-import * as orders from '../orders.asyncapi.yaml'
+import * as orders from '../orders/asyncapi.yaml'
 
 const status = document.getElementById('status')!
 const list = document.getElementById('notes')!
