@@ -106,21 +106,11 @@ describe('materialize', () => {
 
   it("validates a {branch: input} value against the manifest's input slot before dispatch", async () => {
     const shop = ShopBundle.copy('branch-input-slot')
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        'dispatch: { mode: independent, branchKey: recipient, targetParameter: peerId }',
-        'dispatch: { mode: branches, branchKey: declared, branchesInput: manifest, targetParameter: peerId }',
-      )
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n",
-        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n        manifest: { source: argument, schema: '#/components/schemas/Manifest' }\n",
-      )
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '  schemas:\n    RefundRequest:',
-        "  schemas:\n    Manifest: { type: array, items: { $ref: '#/components/schemas/Branch' } }\n    Branch: { type: object, required: [branchId, peerId, input], properties: { branchId: { type: string }, peerId: { type: string }, input: { type: string, minLength: 3 } } }\n    RefundRequest:",
-      )
+      .withBranchManifest({
+        Manifest: "{ type: array, items: { $ref: '#/components/schemas/Branch' } }",
+        Branch:
+          '{ type: object, required: [branchId, peerId, input], properties: { branchId: { type: string }, peerId: { type: string }, input: { type: string, minLength: 3 } } }',
+      })
       .edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }', '          /requestedBy: { branch: input }')
       // A branch input is never proven statically (NATS_BINDING_UNPROVEN), so the payload is checked too.
       .edit(

@@ -1248,18 +1248,10 @@ describe('branch manifests are typed arrays of {branchId, peerId, input} (NATS_D
       'dispatch: { mode: branches, branchKey: declared, branchesInput: refund, targetParameter: peerId }',
     )
     expect((await compile(object.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).toContainEqual(manifestAt)
-    const typed = ShopBundle.copy('manifest-typed')
-      .edit('payments/asyncapi/asyncapi.yaml', dispatch, 'dispatch: { mode: branches, branchKey: declared, branchesInput: manifest, targetParameter: peerId }')
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n",
-        "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n        manifest: { source: argument, schema: '#/components/schemas/Manifest' }\n",
-      )
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '  schemas:\n    RefundRequest:',
-        '  schemas:\n    Manifest: { type: array, items: { type: object, required: [branchId, peerId, input], properties: { branchId: { type: string }, peerId: { type: string }, input: {} } } }\n    RefundRequest:',
-      )
+    const typed = ShopBundle.copy('manifest-typed').withBranchManifest({
+      Manifest:
+        '{ type: array, items: { type: object, required: [branchId, peerId, input], properties: { branchId: { type: string }, peerId: { type: string }, input: {} } } }',
+    })
     expect((await compile(typed.relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])).not.toContainEqual(manifestAt)
     const noManifest = ShopBundle.copy('branch-input-no-manifest').edit(
       'payments/asyncapi/asyncapi.yaml',

@@ -46,6 +46,28 @@ export class ShopBundle {
     return this.write(rel, next)
   }
 
+  /**
+   * Turns the payments refund vote into explicit-manifest dispatch (`dispatch: branches`), with a
+   * `manifest` input typed by `schemas` (component name -> flow-YAML schema; `Manifest` among them).
+   */
+  withBranchManifest(schemas: Record<string, string>): this {
+    const doc = 'payments/asyncapi/asyncapi.yaml'
+    const refund = "        refund: { source: argument, schema: '#/components/schemas/RefundRequest' }\n"
+    return this.edit(
+      doc,
+      'dispatch: { mode: independent, branchKey: recipient, targetParameter: peerId }',
+      'dispatch: { mode: branches, branchKey: declared, branchesInput: manifest, targetParameter: peerId }',
+    )
+      .edit(doc, refund, `${refund}        manifest: { source: argument, schema: '#/components/schemas/Manifest' }\n`)
+      .edit(
+        doc,
+        '  schemas:\n    RefundRequest:',
+        `  schemas:\n${Object.entries(schemas)
+          .map(([name, schema]) => `    ${name}: ${schema}\n`)
+          .join('')}    RefundRequest:`,
+      )
+  }
+
   sha(rel: string): string {
     return createHash('sha256')
       .update(readFileSync(this.path(rel)))
