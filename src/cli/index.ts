@@ -8,6 +8,8 @@ import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
+import { toDot, toMermaid, topology } from '../formats/nats/topology/index.js'
+import { writeFile } from 'node:fs/promises'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -18,8 +20,13 @@ Usage:
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
   contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
   contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
+  contracts topology <documents or bundle folders...> [--format json|mermaid|dot] [--out <file>]
   contracts nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update]
                            [--allow-older-server] [--json]
+
+topology projects NATS application documents (a folder: the application documents its
+bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default),
+Mermaid (renders in GitHub Markdown) or Graphviz DOT.
 
 nats provision creates the contract-owned JetStream streams and consumers that are missing and
 reports every field that differs (--update changes contract-owned ones; external resources are
@@ -45,6 +52,8 @@ const scopeFlags = {
   'dry-run': { type: 'boolean' },
   update: { type: 'boolean' },
   'allow-older-server': { type: 'boolean' },
+  format: { type: 'string' },
+  out: { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string }
@@ -79,6 +88,8 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await inspectCommand(single(positionals, 'inspect'), flags, io)
       case 'types':
         return await types(positionals, flags, io)
+      case 'topology':
+        return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'nats': {
         const [sub, ...files] = positionals
         if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
@@ -140,6 +151,25 @@ function options(flags: Resolved): CompileOptions {
       ...(flags.names ? { names: flags.names } : {}),
     },
   }
+}
+
+const TOPOLOGY_FORMATS = ['json', 'mermaid', 'dot'] as const
+
+/** `contracts topology`: the projection on stdout (or `--out`), diagnostics on stderr; no picture when a document fails. */
+async function topologyCommand(inputs: string[], flags: { format?: string; out?: string }, io: Output): Promise<number> {
+  if (inputs.length === 0) throw new UsageError('`contracts topology` needs at least one document or bundle folder.')
+  const format = flags.format ?? 'json'
+  if (!(TOPOLOGY_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format ${JSON.stringify(format)} is not one of ${TOPOLOGY_FORMATS.join(', ')}.`)
+  const result = await topology(inputs, compiler)
+  printDiagnostics(result.diagnostics, io, new Set(result.diagnostics.map((d) => d.file)))
+  if (!result.topology) return 1
+  const text = format === 'mermaid' ? toMermaid(result.topology) : format === 'dot' ? toDot(result.topology) : JSON.stringify(result.topology, null, 2) + '\n'
+  if (flags.out) {
+    await writeFile(flags.out, text)
+    io.err(`wrote ${flags.out}`)
+  } else io.out(text.replace(/\n$/, ''))
+  return 0
 }
 
 /** Diagnostics with code frames of the files the compile read (`dependencies`), and of no other. */

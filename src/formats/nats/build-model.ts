@@ -266,6 +266,18 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
         binding: String((ctx.profile.deployment as Record<string, unknown>).binding),
         minimumServerVersion: String((ctx.profile.deployment as Record<string, unknown>).minimumServerVersion),
       },
+      imports: Object.entries(ctx.section('imports'))
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([alias, entry]) => {
+          const e = entry as Record<string, string>
+          return { alias, contract: e.contract!, version: e.version!, path: e.path!, sha256: e.sha256! }
+        }),
+      links: (Array.isArray(ctx.profile.links) ? ctx.profile.links : []).map((link) => {
+        const end = (ref: unknown) =>
+          typeof ref === 'string' ? { contract: String(ctx.profile.contract), operation: ref } : { ...(ref as { contract: string; operation: string }) }
+        const l = link as { send: unknown; receive: unknown }
+        return { send: end(l.send), receive: end(l.receive) }
+      }),
       tokenTypes: { ...ctx.tokenTypes },
       channels,
       operations,

@@ -24,6 +24,7 @@ export const NATS_LOAD_CODES = declareCodes({
 /** NATS codes of the model (normalize.ts). */
 export const NATS_MODEL_CODES = declareCodes({
   NATS_EXPORT_NAME: { severity: 'error', meaning: 'Two channel ids give the same export name, or one gives no usable identifier.' },
+  NATS_TOPOLOGY_INPUT: { severity: 'error', meaning: 'A file given to the topology projection is not a NATS application document.' },
 })
 
 export type NatsLoadCode = keyof typeof NATS_LOAD_CODES

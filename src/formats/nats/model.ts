@@ -86,6 +86,10 @@ export interface NatsModel {
   file: string
   contract: { id: string; version: string; profile: '0.2.0-draft'; digest: string }
   deployment: { binding: string; minimumServerVersion: string }
+  /** `imports.<alias>`, in alias order. */
+  imports: Array<{ alias: string; contract: string; version: string; path: string; sha256: string }>
+  /** `links`, each end as `{contract, operation}` (a local operation named with this contract's id), in document order. */
+  links: Array<{ send: { contract: string; operation: string }; receive: { contract: string; operation: string } }>
   tokenTypes: Record<string, TokenType>
   channels: ChannelModel[]
   operations: OperationModel[]

@@ -1,0 +1,49 @@
+/**
+ * A topology in Graphviz DOT: applications and JetStream bindings as clusters, channels inside their
+ * application, the same edges as the Mermaid picture. Labels are DOT strings with `"` and `\`
+ * escaped and line terminators removed, so no document text can leave its string.
+ */
+import type { Topology } from './projection.js'
+import { topologyView, type ViewOptions } from './view.js'
+
+const COLOURS = ['#dbeafe', '#dcfce7', '#fef3c7', '#fce7f3', '#e0e7ff', '#ccfbf1', '#fee2e2', '#f3e8ff']
+
+export function dotString(text: string): string {
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\n\r\u2028\u2029]/g, ' ')}"`
+}
+
+export function toDot(topology: Topology, options: ViewOptions = {}): string {
+  const view = topologyView(topology, options)
+  // Imports join applications: an edge between an anchor node of each cluster, clipped to the clusters.
+  const anchor = new Map<string, string>()
+  const out = [
+    'digraph topology {',
+    '  rankdir=LR;',
+    '  compound=true;',
+    '  node [fontname="Helvetica", fontsize=11];',
+    '  edge [fontname="Helvetica", fontsize=9];',
+  ]
+  for (const group of view.groups) {
+    out.push(
+      `  subgraph cluster_${group.key} {`,
+      `    label=${dotString(group.label)};`,
+      `    style=filled; color="#555555"; fillcolor="${COLOURS[group.binding % COLOURS.length]}";`,
+    )
+    anchor.set(group.key, group.nodes[0]?.key ?? `${group.key}_anchor`)
+    if (group.nodes.length === 0) out.push(`    ${group.key}_anchor [shape=point, style=invis];`)
+    for (const n of group.nodes) {
+      const shape = n.shape === 'stream' ? 'cylinder' : n.shape === 'consumer' ? 'oval' : n.shape === 'more' ? 'note' : 'box'
+      out.push(`    ${n.key} [label=${dotString(n.label)}, shape=${shape}, style=filled, fillcolor="#ffffff"];`)
+    }
+    out.push('  }')
+  }
+  for (const e of view.edges) {
+    if (e.kind === 'import') {
+      out.push(`  ${anchor.get(e.from)} -> ${anchor.get(e.to)} [label=${dotString(e.label)}, style=bold, ltail=cluster_${e.from}, lhead=cluster_${e.to}];`)
+      continue
+    }
+    out.push(`  ${e.from} -> ${e.to} [label=${dotString(e.label)}${e.kind === 'link' ? ', style=dashed' : ''}];`)
+  }
+  out.push('}')
+  return out.join('\n') + '\n'
+}

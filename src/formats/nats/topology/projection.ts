@@ -1,0 +1,339 @@
+/**
+ * Global topology: "a generated projection of linked contracts, never a fictional all-applications
+ * API" (NATS profile v0.2). Each application's document is compiled as it is (every rule, the
+ * bundle-wide ones included); the projection is drawn only from documents that pass, so every edge
+ * in it is one the compiler verified: links (direction, equal subject languages, equal payloads),
+ * imports (locked digests), stream captures (decided exactly over the token languages).
+ *
+ * Streams and consumers are server resources: one node per (deployment binding, name), with the
+ * application that owns it (`authority: contract`) and every application that declares it.
+ */
+import { readFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import { ContractCompiler } from '../../../core/compile.js'
+import type { Diagnostic } from '../../../core/diagnostics.js'
+import { hasErrors } from '../../../core/diagnostics.js'
+import { formats } from '../../index.js'
+import { templateTokens } from '../../../runtime/nats/subjects.js'
+import type { TokenType } from '../../../runtime/nats/tokens.js'
+import { parseFilter, positions } from '../address.js'
+import { APPLICATION_DOCUMENT_NAME } from '../document.js'
+import { CoverUndecided, patternIntersects, patternsCover, type Language, type PatternPosition } from '../languages.js'
+import type { NatsModel, SourceLink } from '../model.js'
+import { deepFreeze } from '../../../runtime/shared/deep-freeze.js'
+
+export type TopologyNodeKind = 'application' | 'channel' | 'operation' | 'stream' | 'consumer' | 'interaction' | 'pipeline' | 'workflow' | 'adapter'
+
+export interface TopologyNode {
+  readonly id: string
+  readonly kind: TopologyNodeKind
+  /** The application (contract id) the node belongs to; for streams and consumers, the owner if one owns it. */
+  readonly contract?: string
+  readonly label: string
+  readonly source?: SourceLink
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+export type TopologyEdgeKind =
+  | 'operation-channel'
+  | 'link'
+  | 'import'
+  | 'capture'
+  | 'consumer-stream'
+  | 'operation-consumer'
+  | 'interaction-request'
+  | 'interaction-result'
+  | 'pipeline-step'
+
+export interface TopologyEdge {
+  readonly from: string
+  readonly to: string
+  readonly kind: TopologyEdgeKind
+  readonly label?: string
+  /** What the compiler checked for this edge. */
+  readonly verified?: readonly string[]
+  readonly data?: Readonly<Record<string, unknown>>
+}
+
+export interface Topology {
+  readonly nodes: readonly TopologyNode[]
+  readonly edges: readonly TopologyEdge[]
+}
+
+export type TopologyResult =
+  { readonly topology: Topology; readonly diagnostics: readonly Diagnostic[] } | { readonly topology?: undefined; readonly diagnostics: readonly Diagnostic[] }
+
+type Model = Omit<NatsModel, 'file'> & { format: 'nats' }
+
+const byId = <T extends { id: string }>(list: T[]) => list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+const edgeKey = (e: TopologyEdge) => `${e.kind}\u0000${e.from}\u0000${e.to}\u0000${e.label ?? ''}`
+
+/** The application documents a lock lists (a bundle root), or the files given. */
+async function documentsOf(inputs: readonly string[]): Promise<string[]> {
+  const out = new Set<string>()
+  for (const input of inputs) {
+    const abs = resolve(input)
+    let lock: { entries?: Array<{ path?: unknown }> } | undefined
+    try {
+      lock = JSON.parse(await readFile(join(abs, 'bundle.lock.json'), 'utf8'))
+    } catch {
+      lock = undefined
+    }
+    if (lock && Array.isArray(lock.entries)) {
+      for (const entry of lock.entries)
+        if (typeof entry.path === 'string' && APPLICATION_DOCUMENT_NAME.test(entry.path)) out.add(join(abs, ...entry.path.split('/')))
+    } else out.add(abs)
+  }
+  return [...out].sort()
+}
+
+/** Compiles each application document and projects the ones that pass; any error gives the diagnostics, not a partial picture. */
+export async function topology(inputs: string | readonly string[], compiler = new ContractCompiler({ formats })): Promise<TopologyResult> {
+  const files = await documentsOf(typeof inputs === 'string' ? [inputs] : inputs)
+  const diagnostics: Diagnostic[] = []
+  const models: Array<{ file: string; model: Model }> = []
+  for (const file of files) {
+    const result = await compiler.inspect(file)
+    diagnostics.push(...result.diagnostics)
+    if (result.format !== 'nats' && !hasErrors(result.diagnostics))
+      diagnostics.push({
+        code: 'NATS_TOPOLOGY_INPUT',
+        severity: 'error',
+        message: `${file} is not a NATS contract; a topology projects NATS application documents.`,
+        file,
+        pointer: '',
+        line: 1,
+        column: 1,
+      })
+    else if (result.data !== undefined) models.push({ file, model: result.data as Model })
+  }
+  if (hasErrors(diagnostics) || models.length === 0) return { diagnostics }
+  return { topology: project(models), diagnostics }
+}
+
+/** The projection of models that compiled without errors (deterministic: nodes and edges in id order). */
+export function project(models: ReadonlyArray<{ file: string; model: Model }>): Topology {
+  const nodes = new Map<string, TopologyNode>()
+  const edges = new Map<string, TopologyEdge>()
+  const add = (node: TopologyNode) => void (nodes.has(node.id) ? undefined : nodes.set(node.id, node))
+  const connect = (edge: TopologyEdge) => void edges.set(edgeKey(edge), edge)
+  const root = commonRoot(models.map((m) => m.file))
+  const app = (contract: string) => `app:${contract}`
+  const channelId = (contract: string, id: string) => `channel:${contract}/${id}`
+  const operationId = (contract: string, id: string) => `operation:${contract}/${id}`
+  const streamId = (binding: string, name: string) => `stream:${binding}/${name}`
+  const consumerId = (binding: string, stream: string, name: string) => `consumer:${binding}/${stream}/${name}`
+  // Streams and consumers by binding and server name: who declares them, who owns them.
+  const streamDecl = new Map<
+    string,
+    { binding: string; name: string; subjects: string[]; owner?: string; declaredBy: string[]; config: unknown; source?: SourceLink }
+  >()
+  const consumerDecl = new Map<
+    string,
+    { binding: string; stream: string; name: string; filter?: string; owner?: string; declaredBy: string[]; config: unknown; source?: SourceLink }
+  >()
+
+  for (const { file, model } of models) {
+    const contract = model.contract.id
+    const binding = model.deployment.binding
+    add({
+      id: app(contract),
+      kind: 'application',
+      contract,
+      label: `${contract} ${model.contract.version}`,
+      source: { file: relative(root, file).split(sep).join('/'), pointer: '/x-nats-contract', line: 1, column: 1 },
+      data: { contract, version: model.contract.version, digest: model.contract.digest, binding, minimumServerVersion: model.deployment.minimumServerVersion },
+    })
+    for (const c of model.channels) {
+      const parameters: Record<string, TokenType> = {}
+      for (const [p, type] of Object.entries(c.parameters)) parameters[p] = model.tokenTypes[type]!
+      add({
+        id: channelId(contract, c.id),
+        kind: 'channel',
+        contract,
+        label: c.address ?? `${c.id} (reply: inbox)`,
+        source: c.source,
+        data: {
+          channel: c.id,
+          ...(c.address !== undefined ? { address: c.address } : {}),
+          parameters,
+          filters: Object.fromEntries(c.filters.map((f) => [f.name, f.template])),
+        },
+      })
+    }
+    for (const o of model.operations) {
+      add({ id: operationId(contract, o.id), kind: 'operation', contract, label: `${o.action} ${o.id}`, source: o.source, data: { ...o, source: undefined } })
+      if (o.channel) connect({ from: operationId(contract, o.id), to: channelId(contract, o.channel), kind: 'operation-channel', label: o.action })
+    }
+    const streamKeys = new Map<string, string>()
+    for (const s of model.streams) {
+      const config = s.config as { name?: unknown; subjects?: unknown }
+      const name = String(config.name)
+      streamKeys.set(s.key, name)
+      const key = `${binding}\u0000${name}`
+      const decl = streamDecl.get(key) ?? {
+        binding,
+        name,
+        subjects: Array.isArray(config.subjects) ? config.subjects.map(String) : [],
+        declaredBy: [],
+        config: s.config,
+      }
+      decl.declaredBy.push(contract)
+      if (s.authority === 'contract') Object.assign(decl, { owner: contract, config: s.config, source: s.source })
+      else decl.source ??= s.source
+      streamDecl.set(key, decl)
+    }
+    for (const c of model.consumers) {
+      const config = c.config as { durable_name?: unknown; filter_subject?: unknown }
+      const stream = streamKeys.get(c.stream ?? '') ?? String(c.stream)
+      const name = String(config.durable_name)
+      const key = `${binding}\u0000${stream}\u0000${name}`
+      const decl = consumerDecl.get(key) ?? {
+        binding,
+        stream,
+        name,
+        declaredBy: [],
+        config: c.config,
+        ...(typeof config.filter_subject === 'string' ? { filter: config.filter_subject } : {}),
+      }
+      decl.declaredBy.push(contract)
+      if (c.authority === 'contract') Object.assign(decl, { owner: contract, config: c.config, source: c.source })
+      else decl.source ??= c.source
+      consumerDecl.set(key, decl)
+      for (const o of model.operations)
+        if (o.consumer === c.key)
+          connect({ from: consumerId(binding, stream, name), to: operationId(contract, o.id), kind: 'operation-consumer', label: 'delivers to' })
+    }
+    for (const a of model.adapters)
+      add({
+        id: `adapter:${contract}/${a.key}`,
+        kind: 'adapter',
+        contract,
+        label: `${a.kind} ${a.key}`,
+        source: a.source,
+        data: { key: a.key, kind: a.kind, version: a.version },
+      })
+    for (const it of model.interactions) {
+      const id = `interaction:${contract}/${it.id}`
+      const d = it.data as Record<string, unknown>
+      add({
+        id,
+        kind: 'interaction',
+        contract,
+        label: it.id,
+        source: it.source,
+        data: {
+          audience: d.audience,
+          dispatch: d.dispatch,
+          completion: d.completion,
+          requestOperation: d.requestOperation,
+          resultOperation: d.resultOperation,
+        },
+      })
+      if (typeof d.requestOperation === 'string')
+        connect({ from: id, to: operationId(contract, d.requestOperation), kind: 'interaction-request', label: 'request' })
+      if (typeof d.resultOperation === 'string')
+        connect({ from: operationId(contract, d.resultOperation), to: id, kind: 'interaction-result', label: 'results' })
+    }
+    for (const p of model.pipelines) {
+      const id = `pipeline:${contract}/${p.key}`
+      add({ id, kind: 'pipeline', contract, label: p.key, source: p.source, data: { steps: (p.data as { steps?: unknown }).steps } })
+      const steps = Array.isArray((p.data as { steps?: unknown }).steps) ? (p.data as { steps: Array<{ interaction?: string; operation?: string }> }).steps : []
+      steps.forEach((step, i) => {
+        const target = step.interaction !== undefined ? `interaction:${contract}/${step.interaction}` : `operation:${contract}/${step.operation}`
+        connect({ from: id, to: target, kind: 'pipeline-step', label: `step ${i + 1}`, data: { step: i } })
+      })
+    }
+    for (const w of model.workflows)
+      add({ id: `workflow:${contract}/${w.key}`, kind: 'workflow', contract, label: w.key, source: w.source, data: { ...w.data, source: undefined } })
+    for (const i of model.imports)
+      connect({
+        from: app(contract),
+        to: app(i.contract),
+        kind: 'import',
+        label: `${i.contract} ${i.version}`,
+        verified: ['locked digest', 'identity'],
+        data: { sha256: i.sha256, path: i.path },
+      })
+    for (const l of model.links)
+      connect({
+        from: operationId(l.send.contract, l.send.operation),
+        to: operationId(l.receive.contract, l.receive.operation),
+        kind: 'link',
+        label: 'link',
+        verified: ['direction', 'equal subject languages', 'equal payload schemas'],
+      })
+  }
+  for (const s of streamDecl.values())
+    add({
+      id: streamId(s.binding, s.name),
+      kind: 'stream',
+      ...(s.owner !== undefined ? { contract: s.owner } : {}),
+      label: s.name,
+      ...(s.source ? { source: s.source } : {}),
+      data: { binding: s.binding, name: s.name, subjects: s.subjects, owner: s.owner ?? null, declaredBy: [...new Set(s.declaredBy)].sort(), config: s.config },
+    })
+  for (const c of consumerDecl.values()) {
+    const id = consumerId(c.binding, c.stream, c.name)
+    add({
+      id,
+      kind: 'consumer',
+      ...(c.owner !== undefined ? { contract: c.owner } : {}),
+      label: c.name,
+      ...(c.source ? { source: c.source } : {}),
+      data: {
+        binding: c.binding,
+        stream: c.stream,
+        name: c.name,
+        filter: c.filter ?? null,
+        owner: c.owner ?? null,
+        declaredBy: [...new Set(c.declaredBy)].sort(),
+        config: c.config,
+      },
+    })
+    connect({ from: id, to: streamId(c.binding, c.stream), kind: 'consumer-stream', label: c.filter ?? 'all subjects', verified: ['filter within the stream'] })
+  }
+  // Captures: a channel's subjects against each stream of its binding, exactly over the token languages.
+  for (const { model } of models) {
+    for (const c of model.channels) {
+      if (c.address === undefined) continue
+      const types: Record<string, TokenType> = {}
+      for (const [p, t] of Object.entries(c.parameters)) types[p] = model.tokenTypes[t]!
+      const language = positions(templateTokens(c.address), types) as Language
+      for (const s of streamDecl.values()) {
+        if (s.binding !== model.deployment.binding) continue
+        const patterns = s.subjects.flatMap((subject): PatternPosition[][] => {
+          const parsed = parseFilter(subject)
+          return 'tokens' in parsed ? [positions(parsed.tokens, {}) as PatternPosition[]] : []
+        })
+        if (!patterns.some((p) => patternIntersects(p, language))) continue
+        let covered: boolean | 'undecided'
+        try {
+          covered = patternsCover(patterns, language)
+        } catch (error) {
+          if (!(error instanceof CoverUndecided)) throw error
+          covered = 'undecided'
+        }
+        connect({
+          from: channelId(model.contract.id, c.id),
+          to: streamId(s.binding, s.name),
+          kind: 'capture',
+          label: covered === true ? 'captured' : 'partly captured',
+          verified: ['exact over the token languages'],
+          data: { complete: covered === true },
+        })
+      }
+    }
+  }
+  const nodeList = byId([...nodes.values()])
+  const known = new Set(nodeList.map((n) => n.id))
+  // Every edge joins two nodes of the projection (a link to an application outside the inputs is left out).
+  const edgeList = [...edges.values()].filter((e) => known.has(e.from) && known.has(e.to)).sort((a, b) => (edgeKey(a) < edgeKey(b) ? -1 : 1))
+  return deepFreeze({ nodes: nodeList, edges: edgeList })
+}
+
+function commonRoot(files: readonly string[]): string {
+  let root = dirname(files[0] ?? '.')
+  for (const file of files) while (!file.startsWith(root + sep) && root !== dirname(root)) root = dirname(root)
+  return root
+}

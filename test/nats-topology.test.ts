@@ -1,0 +1,197 @@
+/** The global topology: the projection of the shop bundle and of generated bundles, its pictures, and the global subject parser. */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { compile, globalSubjectParser, inspect, toDot, toMermaid, topology, type Topology } from '../src/index.js'
+import { dotString } from '../src/formats/nats/topology/dot.js'
+import { mermaidText } from '../src/formats/nats/topology/mermaid.js'
+import { SubjectError } from '../src/runtime/nats/subjects.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
+
+const shop = join(import.meta.dirname, '../fixtures/nats/shop')
+const goldens = join(import.meta.dirname, '../fixtures/nats/topology')
+const count = (items: ReadonlyArray<{ kind: string }>) => items.reduce<Record<string, number>>((m, x) => ((m[x.kind] = (m[x.kind] ?? 0) + 1), m), {})
+const shopTopology = async (): Promise<Topology> => {
+  const r = await topology(shop)
+  expect(r.diagnostics).toEqual([])
+  return r.topology!
+}
+
+describe('the projection of the shop bundle', () => {
+  it('has every application, channel, operation and resource, each with its source backlink', async () => {
+    const t = await shopTopology()
+    expect(count(t.nodes)).toEqual({
+      adapter: 12,
+      application: 3,
+      channel: 14,
+      consumer: 3,
+      interaction: 2,
+      operation: 14,
+      pipeline: 1,
+      stream: 3,
+      workflow: 1,
+    })
+    for (const n of t.nodes) expect(n.source, n.id).toMatchObject({ file: expect.any(String), pointer: expect.any(String) })
+    // Streams are server resources: ORDERS is owned by orders and declared (external) by payments too.
+    expect(t.nodes.find((n) => n.id === 'stream:shop-prod/ORDERS')!.data).toMatchObject({ owner: 'orders', declaredBy: ['orders', 'payments'] })
+  })
+
+  it('draws exactly the links, imports and captures the compiler verified', async () => {
+    const t = await shopTopology()
+    const edges = (kind: string) => t.edges.filter((e) => e.kind === kind).map((e) => `${e.from} -> ${e.to}`)
+    const expectedLinks: string[] = []
+    const expectedImports: string[] = []
+    const expectedCaptures: string[] = []
+    for (const app of ['orders', 'payments', 'shipping']) {
+      const r = await inspect(join(shop, app, 'asyncapi/asyncapi.yaml'))
+      expect(r.diagnostics).toEqual([])
+      const model = r.data as { contract: { id: string }; links: any[]; imports: any[]; operations: any[]; streams: any[] }
+      for (const l of model.links)
+        expectedLinks.push(`operation:${l.send.contract}/${l.send.operation} -> operation:${l.receive.contract}/${l.receive.operation}`)
+      for (const i of model.imports) expectedImports.push(`app:${model.contract.id} -> app:${i.contract}`)
+      // NATS_STREAM_CAPTURE passed: every JetStream publish's channel is captured by its stream.
+      for (const o of model.operations.filter((o) => o.stream))
+        expectedCaptures.push(`channel:${model.contract.id}/${o.channel} -> stream:shop-prod/${model.streams.find((s) => s.key === o.stream).config.name}`)
+    }
+    expect(edges('link').sort()).toEqual(expectedLinks.sort())
+    expect(edges('import').sort()).toEqual(expectedImports.sort())
+    const complete = t.edges.filter((e) => e.kind === 'capture' && e.data?.complete === true).map((e) => `${e.from} -> ${e.to}`)
+    for (const c of expectedCaptures) expect(complete).toContain(c)
+    expect(count(t.edges)).toEqual({
+      capture: 7,
+      'consumer-stream': 3,
+      import: 2,
+      'interaction-request': 2,
+      'interaction-result': 2,
+      link: 2,
+      'operation-channel': 14,
+      'operation-consumer': 3,
+      'pipeline-step': 2,
+    })
+  })
+
+  it('is deterministic: the same JSON from the folder and from its documents in any order', async () => {
+    const a = JSON.stringify(await shopTopology())
+    const docs = ['shipping', 'orders', 'payments'].map((app) => join(shop, app, 'asyncapi/asyncapi.yaml'))
+    const b = JSON.stringify((await topology(docs)).topology)
+    expect(b).toBe(a)
+    expect(JSON.stringify(await shopTopology())).toBe(a)
+  })
+
+  it('a bundle whose checks fail gives the diagnostics, not a partial picture', async () => {
+    const broken = ShopBundle.copy('topology-broken').edit('payments/asyncapi/asyncapi.yaml', 'operation: placeOrder', 'operation: placeOrders').relock()
+    const r = await topology(broken.root)
+    expect(r.topology).toBeUndefined()
+    expect(r.diagnostics.map((d) => d.code)).toContain('NATS_LINK_UNRESOLVED')
+  })
+
+  it('Mermaid and DOT match their goldens', async () => {
+    const t = await shopTopology()
+    expect(toMermaid(t)).toBe(readFileSync(join(goldens, 'shop.mmd'), 'utf8'))
+    expect(toDot(t)).toBe(readFileSync(join(goldens, 'shop.dot'), 'utf8'))
+  })
+})
+
+describe('the global subject parser', () => {
+  it('parses with the contract/channel identity and lists the candidates without one', async () => {
+    const parser = globalSubjectParser(await shopTopology())
+    expect(parser.parse('orders.eu.ord-12345678.placed', { contract: 'payments', channel: 'orderPlaced' })).toEqual({ zone: 'eu', order: 'ord-12345678' })
+    expect(parser.parse('orders.eu.ord-12345678.placed', { contract: 'orders', channel: 'orderPlaced' })).toEqual({ region: 'eu', orderId: 'ord-12345678' })
+    // Two application views of one linked channel: ambiguous without the identity, and said so.
+    expect(parser.candidates('orders.eu.ord-12345678.placed').map((c) => `${c.contract}/${c.channel}`)).toEqual(['orders/orderPlaced', 'payments/orderPlaced'])
+    expect(() => parser.parse('orders.ap.ord-12345678.placed', { contract: 'orders', channel: 'orderPlaced' })).toThrow(SubjectError)
+    expect(() => parser.parse('x', { contract: 'orders', channel: 'nope' })).toThrow(expect.objectContaining({ code: 'SUBJECT_NO_MATCH' }))
+    expect(parser.candidates('nothing.here')).toEqual([])
+  })
+})
+
+describe('generated bundles', () => {
+  const root = join(import.meta.dirname, '.tmp', `topology-generated-${process.pid}`)
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  /** `apps` applications with `channels` channels each, one stream per application capturing its subjects. */
+  function bundle(apps: number, channels: number): string {
+    const dir = join(root, `${apps}x${channels}`)
+    const files: string[] = []
+    for (let a = 0; a < apps; a++) {
+      const channelIds = Array.from({ length: channels }, (_, c) => `c${c}`)
+      const doc = {
+        asyncapi: '3.1.0',
+        info: { title: `App ${a}`, version: '1.0.0' },
+        'x-nats-contract': {
+          version: '0.2.0-draft',
+          contract: `app${a}`,
+          deployment: { binding: a % 2 === 0 ? 'east' : 'west', minimumServerVersion: '2.11.0' },
+          tokenTypes: { id: { kind: 'token', alphabet: 'lower', first: 'any', minLength: 1, maxLength: 16, prefix: '' } },
+          channels: Object.fromEntries(channelIds.map((c) => [c, { parameters: { id: 'id' } }])),
+          operations: Object.fromEntries(channelIds.map((c) => [`send${c}`, { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: 'main' } }])),
+          streams: {
+            main: {
+              authority: 'contract',
+              config: {
+                name: `APP${a}`,
+                subjects: [`app${a}.>`],
+                retention: 'limits',
+                storage: 'file',
+                num_replicas: 1,
+                max_age: 86400000000000,
+                max_msgs: 1000,
+                max_bytes: 1000000,
+                discard: 'new',
+                duplicate_window: 120000000000,
+              },
+            },
+          },
+        },
+        channels: Object.fromEntries(
+          channelIds.map((c) => [c, { address: `app${a}.${c}.{id}`, parameters: { id: {} }, messages: { m: { payload: { type: 'object' } } } }]),
+        ),
+        operations: Object.fromEntries(channelIds.map((c) => [`send${c}`, { action: 'send', channel: { $ref: `#/channels/${c}` } }])),
+      }
+      const rel = `app${a}/asyncapi.yaml`
+      mkdirSync(join(dir, `app${a}`), { recursive: true })
+      writeFileSync(join(dir, rel), JSON.stringify(doc))
+      files.push(rel)
+    }
+    const sha = (rel: string) =>
+      createHash('sha256')
+        .update(readFileSync(join(dir, rel)))
+        .digest('hex')
+    writeFileSync(join(dir, 'bundle.lock.json'), JSON.stringify({ entries: files.map((path) => ({ path, sha256: sha(path) })) }))
+    return dir
+  }
+
+  it.each([
+    [2, 3],
+    [5, 10],
+    [20, 25],
+  ])(
+    '%i applications x %i channels: every node and every verified edge',
+    async (apps, channels) => {
+      const dir = bundle(apps, channels)
+      const first = await compile(join(dir, 'app0/asyncapi.yaml'))
+      expect(first.diagnostics).toEqual([])
+      const r = await topology(dir)
+      expect(r.diagnostics).toEqual([])
+      const t = r.topology!
+      expect(count(t.nodes)).toEqual({ application: apps, channel: apps * channels, operation: apps * channels, stream: apps })
+      expect(count(t.edges)).toEqual({ capture: apps * channels, 'operation-channel': apps * channels })
+      expect(t.edges.filter((e) => e.kind === 'capture').every((e) => e.data?.complete === true)).toBe(true)
+      // Beyond the threshold an application's channels collapse into one node per application.
+      const mermaid = toMermaid(t)
+      if (channels > 12) expect(mermaid.match(/more channels/g)).toHaveLength(apps)
+      else expect(mermaid).not.toContain('more channels')
+    },
+    60_000,
+  )
+})
+
+describe('document text in pictures', () => {
+  it('cannot end a Mermaid label or a DOT string', () => {
+    const hostile = 'a"] --> x\n%% <script>`|#'
+    expect(mermaidText(hostile)).not.toMatch(/["<>`|\n]/)
+    expect(dotString(hostile)).toBe('"a\\"] --> x %% <script>`|#"')
+    expect(dotString('back\\slash')).toBe('"back\\\\slash"')
+  })
+})
