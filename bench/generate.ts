@@ -1,4 +1,7 @@
 /** Synthetic but realistic contracts for the benchmarks. */
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { stringify } from 'yaml'
 
 /**
@@ -304,4 +307,59 @@ export function benzeneDocument(n: number): string {
     null,
     2,
   )
+}
+
+/**
+ * A bundle of `apps` application documents with `channels` channels each, written to `dir` with its
+ * lock: every channel JetStream-published and captured by its application's own stream, the
+ * applications spread over two deployment bindings (the topology tests and bench).
+ */
+export function natsBundle(dir: string, apps: number, channels: number): string {
+  const files: string[] = []
+  for (let a = 0; a < apps; a++) {
+    const channelIds = Array.from({ length: channels }, (_, c) => `c${c}`)
+    const doc = {
+      asyncapi: '3.1.0',
+      info: { title: `App ${a}`, version: '1.0.0' },
+      'x-nats-contract': {
+        version: '0.2.0-draft',
+        contract: `app${a}`,
+        deployment: { binding: a % 2 === 0 ? 'east' : 'west', minimumServerVersion: '2.11.0' },
+        tokenTypes: { id: { kind: 'token', alphabet: 'lower', first: 'any', minLength: 1, maxLength: 16, prefix: '' } },
+        channels: Object.fromEntries(channelIds.map((c) => [c, { parameters: { id: 'id' } }])),
+        operations: Object.fromEntries(channelIds.map((c) => [`send${c}`, { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: 'main' } }])),
+        streams: {
+          main: {
+            authority: 'contract',
+            config: {
+              name: `APP${a}`,
+              subjects: [`app${a}.>`],
+              retention: 'limits',
+              storage: 'file',
+              num_replicas: 1,
+              max_age: 86400000000000,
+              max_msgs: 1000,
+              max_bytes: 1000000,
+              discard: 'new',
+              duplicate_window: 120000000000,
+            },
+          },
+        },
+      },
+      channels: Object.fromEntries(
+        channelIds.map((c) => [c, { address: `app${a}.${c}.{id}`, parameters: { id: {} }, messages: { m: { payload: { type: 'object' } } } }]),
+      ),
+      operations: Object.fromEntries(channelIds.map((c) => [`send${c}`, { action: 'send', channel: { $ref: `#/channels/${c}` } }])),
+    }
+    const rel = `app${a}/asyncapi.yaml`
+    mkdirSync(join(dir, `app${a}`), { recursive: true })
+    writeFileSync(join(dir, rel), JSON.stringify(doc))
+    files.push(rel)
+  }
+  const sha = (rel: string) =>
+    createHash('sha256')
+      .update(readFileSync(join(dir, rel)))
+      .digest('hex')
+  writeFileSync(join(dir, 'bundle.lock.json'), JSON.stringify({ entries: files.map((path) => ({ path, sha256: sha(path) })) }))
+  return dir
 }

@@ -1,6 +1,5 @@
 /** The global topology: the projection of the shop bundle and of generated bundles, its pictures, and the global subject parser. */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createHash } from 'node:crypto'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { compile, globalSubjectParser, inspect, toDot, toMermaid, topology, type Topology } from '../src/index.js'
@@ -8,6 +7,7 @@ import { dotString } from '../src/formats/nats/topology/dot.js'
 import { mermaidText } from '../src/formats/nats/topology/mermaid.js'
 import { SubjectError } from '../src/runtime/nats/subjects.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
+import { natsBundle } from '../bench/generate.js'
 
 const shop = join(import.meta.dirname, '../fixtures/nats/shop')
 const goldens = join(import.meta.dirname, '../fixtures/nats/topology')
@@ -110,58 +110,6 @@ describe('generated bundles', () => {
   const root = join(import.meta.dirname, '.tmp', `topology-generated-${process.pid}`)
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-  /** `apps` applications with `channels` channels each, one stream per application capturing its subjects. */
-  function bundle(apps: number, channels: number): string {
-    const dir = join(root, `${apps}x${channels}`)
-    const files: string[] = []
-    for (let a = 0; a < apps; a++) {
-      const channelIds = Array.from({ length: channels }, (_, c) => `c${c}`)
-      const doc = {
-        asyncapi: '3.1.0',
-        info: { title: `App ${a}`, version: '1.0.0' },
-        'x-nats-contract': {
-          version: '0.2.0-draft',
-          contract: `app${a}`,
-          deployment: { binding: a % 2 === 0 ? 'east' : 'west', minimumServerVersion: '2.11.0' },
-          tokenTypes: { id: { kind: 'token', alphabet: 'lower', first: 'any', minLength: 1, maxLength: 16, prefix: '' } },
-          channels: Object.fromEntries(channelIds.map((c) => [c, { parameters: { id: 'id' } }])),
-          operations: Object.fromEntries(channelIds.map((c) => [`send${c}`, { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: 'main' } }])),
-          streams: {
-            main: {
-              authority: 'contract',
-              config: {
-                name: `APP${a}`,
-                subjects: [`app${a}.>`],
-                retention: 'limits',
-                storage: 'file',
-                num_replicas: 1,
-                max_age: 86400000000000,
-                max_msgs: 1000,
-                max_bytes: 1000000,
-                discard: 'new',
-                duplicate_window: 120000000000,
-              },
-            },
-          },
-        },
-        channels: Object.fromEntries(
-          channelIds.map((c) => [c, { address: `app${a}.${c}.{id}`, parameters: { id: {} }, messages: { m: { payload: { type: 'object' } } } }]),
-        ),
-        operations: Object.fromEntries(channelIds.map((c) => [`send${c}`, { action: 'send', channel: { $ref: `#/channels/${c}` } }])),
-      }
-      const rel = `app${a}/asyncapi.yaml`
-      mkdirSync(join(dir, `app${a}`), { recursive: true })
-      writeFileSync(join(dir, rel), JSON.stringify(doc))
-      files.push(rel)
-    }
-    const sha = (rel: string) =>
-      createHash('sha256')
-        .update(readFileSync(join(dir, rel)))
-        .digest('hex')
-    writeFileSync(join(dir, 'bundle.lock.json'), JSON.stringify({ entries: files.map((path) => ({ path, sha256: sha(path) })) }))
-    return dir
-  }
-
   it.each([
     [2, 3],
     [5, 10],
@@ -169,7 +117,7 @@ describe('generated bundles', () => {
   ])(
     '%i applications x %i channels: every node and every verified edge',
     async (apps, channels) => {
-      const dir = bundle(apps, channels)
+      const dir = natsBundle(join(root, `${apps}x${channels}`), apps, channels)
       const first = await compile(join(dir, 'app0/asyncapi.yaml'))
       expect(first.diagnostics).toEqual([])
       const r = await topology(dir)
