@@ -1,9 +1,14 @@
-/** The Mermaid picture of a topology parses and renders with the `mermaid` package, in real Chromium (as GitHub renders it). */
-import { readFileSync } from 'node:fs'
+/**
+ * Pictures of a topology in real Chromium: the Mermaid text parses and renders with the `mermaid`
+ * package (as GitHub renders it), and the SVG is well-formed XML that the browser draws, the HTML
+ * page around it too. Screenshots go to test/.tmp/screenshots/.
+ */
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from './helpers/chromium.js'
+import { toHtml, toSvg, topology } from '../src/index.js'
 
 const root = join(import.meta.dirname, '..')
 
@@ -30,5 +35,22 @@ describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
     for (const label of ['orders 1.2.0', 'payments 1.4.0', 'shipping 0.9.0', 'JetStream shop-prod', 'ORDERS (orders)', 'placeOrder → onOrderPlaced'])
       expect(result.svg, label).toContain(label)
     expect(result.svg.startsWith('<svg')).toBe(true)
+  }, 60_000)
+
+  it('the SVG is well-formed and drawn; the HTML page shows it with every channel listed', async () => {
+    const shop = (await topology(join(root, 'fixtures/nats/shop'))).topology!
+    const svg = await toSvg(shop)
+    const page = await browser.newPage({ viewport: { width: 1600, height: 900 } })
+    const parsed = await page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml')
+      return { error: doc.getElementsByTagName('parsererror').length, root: doc.documentElement.nodeName, groups: doc.querySelectorAll('g.group').length }
+    }, svg)
+    expect(parsed).toEqual({ error: 0, root: 'svg', groups: 4 })
+    await page.setContent(await toHtml(shop))
+    expect(await page.locator('svg g.node').count()).toBe(20)
+    expect(await page.locator('details li').count()).toBe(14)
+    const shots = join(root, 'test/.tmp/screenshots')
+    mkdirSync(shots, { recursive: true })
+    await page.screenshot({ path: join(shots, 'topology-shop.png'), fullPage: true })
   }, 60_000)
 })

@@ -2,9 +2,10 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { compile, globalSubjectParser, inspect, toDot, toMermaid, topology, type Topology } from '../src/index.js'
+import { compile, globalSubjectParser, inspect, toDot, toMermaid, toSvg, topology, type Topology } from '../src/index.js'
 import { dotString } from '../src/formats/nats/topology/dot.js'
 import { mermaidText } from '../src/formats/nats/topology/mermaid.js'
+import { xmlText } from '../src/formats/nats/topology/svg.js'
 import { SubjectError } from '../src/runtime/nats/subjects.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 import { natsBundle } from '../bench/generate.js'
@@ -86,6 +87,11 @@ describe('the projection of the shop bundle', () => {
     expect(r.diagnostics.map((d) => d.code)).toContain('NATS_LINK_UNRESOLVED')
   })
 
+  it('the docs picture of the example bundle is the SVG the projection writes (deterministic layout)', async () => {
+    const example = (await topology(join(import.meta.dirname, '../examples/nats-orders'))).topology!
+    expect(await toSvg(example)).toBe(readFileSync(join(import.meta.dirname, '../docs/images/nats-orders-topology.svg'), 'utf8'))
+  })
+
   it('Mermaid and DOT match their goldens', async () => {
     const t = await shopTopology()
     expect(toMermaid(t)).toBe(readFileSync(join(goldens, 'shop.mmd'), 'utf8'))
@@ -136,10 +142,11 @@ describe('generated bundles', () => {
 })
 
 describe('document text in pictures', () => {
-  it('cannot end a Mermaid label or a DOT string', () => {
+  it('cannot end a Mermaid label, a DOT string or an XML text', () => {
     const hostile = 'a"] --> x\n%% <script>`|#'
     expect(mermaidText(hostile)).not.toMatch(/["<>`|\n]/)
     expect(dotString(hostile)).toBe('"a\\"] --> x %% <script>`|#"')
     expect(dotString('back\\slash')).toBe('"back\\\\slash"')
+    expect(xmlText('<a href="x">&\'')).toBe('&#60;a href=&#34;x&#34;&#62;&#38;&#39;')
   })
 })

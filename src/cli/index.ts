@@ -8,7 +8,7 @@ import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
-import { toDot, toMermaid, topology } from '../formats/nats/topology/index.js'
+import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
 import { writeFile } from 'node:fs/promises'
 
 const compiler = new ContractCompiler({ formats })
@@ -20,13 +20,14 @@ Usage:
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
   contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
   contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
-  contracts topology <documents or bundle folders...> [--format json|mermaid|dot] [--out <file>]
+  contracts topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]
   contracts nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update]
                            [--allow-older-server] [--json]
 
 topology projects NATS application documents (a folder: the application documents its
 bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default),
-Mermaid (renders in GitHub Markdown) or Graphviz DOT.
+Mermaid (renders in GitHub Markdown), Graphviz DOT, or a self-contained SVG or HTML page
+laid out with ELK.
 
 nats provision creates the contract-owned JetStream streams and consumers that are missing and
 reports every field that differs (--update changes contract-owned ones; external resources are
@@ -153,7 +154,7 @@ function options(flags: Resolved): CompileOptions {
   }
 }
 
-const TOPOLOGY_FORMATS = ['json', 'mermaid', 'dot'] as const
+const TOPOLOGY_FORMATS = ['json', 'mermaid', 'dot', 'svg', 'html'] as const
 
 /** `contracts topology`: the projection on stdout (or `--out`), diagnostics on stderr; no picture when a document fails. */
 async function topologyCommand(inputs: string[], flags: { format?: string; out?: string }, io: Output): Promise<number> {
@@ -164,7 +165,16 @@ async function topologyCommand(inputs: string[], flags: { format?: string; out?:
   const result = await topology(inputs, compiler)
   printDiagnostics(result.diagnostics, io, new Set(result.diagnostics.map((d) => d.file)))
   if (!result.topology) return 1
-  const text = format === 'mermaid' ? toMermaid(result.topology) : format === 'dot' ? toDot(result.topology) : JSON.stringify(result.topology, null, 2) + '\n'
+  const text =
+    format === 'mermaid'
+      ? toMermaid(result.topology)
+      : format === 'dot'
+        ? toDot(result.topology)
+        : format === 'svg'
+          ? await toSvg(result.topology)
+          : format === 'html'
+            ? await toHtml(result.topology)
+            : JSON.stringify(result.topology, null, 2) + '\n'
   if (flags.out) {
     await writeFile(flags.out, text)
     io.err(`wrote ${flags.out}`)

@@ -11,5 +11,6 @@ export {
 } from './projection.js'
 export { toMermaid } from './mermaid.js'
 export { toDot } from './dot.js'
+export { toHtml, toSvg } from './svg.js'
 export { globalSubjectParser, type ChannelIdentity, type GlobalSubjectParser } from './parser.js'
 export type { ViewOptions } from './view.js'
