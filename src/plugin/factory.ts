@@ -10,7 +10,8 @@ import { packageRoot } from '../core/package-info.js'
 import { codeFrame } from '../core/code-frame.js'
 import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
 import { resolveOptions, type PluginOptions } from './options.js'
-import { parseModuleId, splitQuery, toModuleId } from './module-id.js'
+import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
+import { topologyModule } from './topology-module.js'
 import { writeSidecar } from './sidecar.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
@@ -62,6 +63,14 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     return { query, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
   }
 
+  /** Watches `dependency` for the module `id`: a change regenerates it (dev) or rebuilds (watch mode). */
+  function watch(this: { addWatchFile(file: string): void }, dependency: string, id: string): void {
+    this.addWatchFile(dependency)
+    let ids = dependents.get(dependency)
+    if (!ids) dependents.set(dependency, (ids = new Set()))
+    ids.add(id)
+  }
+
   const resolveContract = (specifier: string, importer: string | undefined): string | undefined => {
     if (isAbsolute(specifier)) return specifier
     const from = importer ? (parseModuleId(importer)?.file ?? importer) : join(process.cwd(), 'index.js')
@@ -84,6 +93,10 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       const dependency = importer !== undefined && importer.startsWith(RUNTIME_DIR) ? RUNTIME_DEPENDENCIES.get(source) : undefined
       if (dependency) return dependency
       const [specifier, query] = splitQuery(source)
+      if (isTopologyImport(specifier, query)) {
+        const lock = resolveContract(specifier, importer)
+        return lock ? toTopologyId(lock, !esbuild) : null
+      }
       if (!compiler.formatOf(specifier)) return null
       const file = resolveContract(specifier, importer)
       if (!file || !filter(file)) return null
@@ -91,21 +104,23 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     },
 
     loadInclude(id) {
-      return parseModuleId(id) !== undefined || (esbuild && RUNTIME_FILES.has(id))
+      return parseModuleId(id) !== undefined || parseTopologyId(id) !== undefined || (esbuild && RUNTIME_FILES.has(id))
     },
 
     async load(id) {
       // esbuild puts every path this plugin resolves in its namespace, so it must load the runtime too.
       if (RUNTIME_FILES.has(id)) return readFile(id, 'utf8')
+      const lock = parseTopologyId(id)
+      if (lock !== undefined) {
+        const { code, dependencies, diagnostics } = await topologyModule(lock, compiler)
+        for (const dependency of dependencies) watch.call(this, dependency, id)
+        if (code === undefined) throw contractError({ file: lock, diagnostics, dependencies } as unknown as CompileResult)
+        return { code, moduleType: 'js' }
+      }
       const parsed = parseModuleId(id)
       if (!parsed) return null
       const result = await compiler.compile(parsed.file, compileOptions(parsed.file, parsed.query))
-      for (const dependency of result.dependencies.length ? result.dependencies : [parsed.file]) {
-        this.addWatchFile(dependency)
-        let ids = dependents.get(dependency)
-        if (!ids) dependents.set(dependency, (ids = new Set()))
-        ids.add(id)
-      }
+      for (const dependency of result.dependencies.length ? result.dependencies : [parsed.file]) watch.call(this, dependency, id)
       for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
       // Thrown rather than passed to this.error(): webpack's this.error() records and returns,
       // and one Error object reads the same in every bundler.

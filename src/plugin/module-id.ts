@@ -24,3 +24,22 @@ export function splitQuery(specifier: string): [string, string] {
   const q = specifier.indexOf('?')
   return q === -1 ? [specifier, ''] : [specifier.slice(0, q), specifier.slice(q + 1)]
 }
+
+/**
+ * The topology of a bundle, imported as `./bundle.lock.json?topology`: `\0/abs/bundle.lock.json.topology.js`
+ * (no `\0` for esbuild), a module of its own kind beside the contracts'.
+ */
+const TOPOLOGY_SUFFIX = '.topology.js'
+
+export function isTopologyImport(specifier: string, query: string): boolean {
+  return query === 'topology' && (specifier === 'bundle.lock.json' || specifier.endsWith('/bundle.lock.json'))
+}
+
+export function toTopologyId(lockFile: string, virtualPrefix: boolean): string {
+  return `${virtualPrefix ? '\0' : ''}${lockFile}${TOPOLOGY_SUFFIX}`
+}
+
+export function parseTopologyId(id: string): string | undefined {
+  const bare = id.startsWith('\0') ? id.slice(1) : id
+  return bare.endsWith(TOPOLOGY_SUFFIX) ? bare.slice(0, -TOPOLOGY_SUFFIX.length) : undefined
+}

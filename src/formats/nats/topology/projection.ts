@@ -60,8 +60,12 @@ export interface Topology {
   readonly edges: readonly TopologyEdge[]
 }
 
-export type TopologyResult =
+export type TopologyResult = (
   { readonly topology: Topology; readonly diagnostics: readonly Diagnostic[] } | { readonly topology?: undefined; readonly diagnostics: readonly Diagnostic[] }
+) & {
+  /** Every file the compiles read (the documents and what they depend on), for watching. */
+  readonly documents: readonly string[]
+}
 
 type Model = Omit<NatsModel, 'file'> & { format: 'nats' }
 
@@ -91,9 +95,11 @@ async function documentsOf(inputs: readonly string[]): Promise<string[]> {
 export async function topology(inputs: string | readonly string[], compiler = new ContractCompiler({ formats })): Promise<TopologyResult> {
   const files = await documentsOf(typeof inputs === 'string' ? [inputs] : inputs)
   const diagnostics: Diagnostic[] = []
+  const read = new Set<string>(files)
   const models: Array<{ file: string; model: Model }> = []
   for (const file of files) {
     const result = await compiler.inspect(file)
+    for (const dependency of result.dependencies) read.add(dependency)
     diagnostics.push(...result.diagnostics)
     if (result.format !== 'nats' && !hasErrors(result.diagnostics))
       diagnostics.push({
@@ -107,8 +113,9 @@ export async function topology(inputs: string | readonly string[], compiler = ne
       })
     else if (result.data !== undefined) models.push({ file, model: result.data as Model })
   }
-  if (hasErrors(diagnostics) || models.length === 0) return { diagnostics }
-  return { topology: project(models), diagnostics }
+  const documents = [...read].sort()
+  if (hasErrors(diagnostics) || models.length === 0) return { diagnostics, documents }
+  return { topology: project(models), diagnostics, documents }
 }
 
 /** The projection of models that compiled without errors (deterministic: nodes and edges in id order). */
