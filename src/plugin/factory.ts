@@ -12,6 +12,7 @@ import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/repor
 import { resolveOptions, type PluginOptions } from './options.js'
 import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
 import { topologyModule } from './topology-module.js'
+import { DEV_PAGE, DevRegistry } from './dev-page.js'
 import { writeSidecar } from './sidecar.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
@@ -57,6 +58,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const esbuild = meta.framework === 'esbuild'
   /** Dependency file -> ids of the modules compiled from it, for hot updates. */
   const dependents = new Map<string, Set<string>>()
+  /** What this (dev) server compiled, for the `/__contracts/` page. */
+  const registry = new DevRegistry()
 
   const compileOptions = (file: string, query: string): CompileOptions => {
     const { topics, ...benzene } = options.benzene
@@ -120,6 +123,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       const parsed = parseModuleId(id)
       if (!parsed) return null
       const result = await compiler.compile(parsed.file, compileOptions(parsed.file, parsed.query))
+      if (parsed.query === '') registry.record(result)
       for (const dependency of result.dependencies.length ? result.dependencies : [parsed.file]) watch.call(this, dependency, id)
       for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
       // Thrown rather than passed to this.error(): webpack's this.error() records and returns,
@@ -132,10 +136,37 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     esbuild: { loader: 'js' },
 
     vite: {
+      configureServer(server) {
+        // The dev page: what this server compiled, and the topology of each NATS bundle.
+        server.middlewares.use(DEV_PAGE, (req, res, next) => {
+          if (req.method !== 'GET') return next()
+          const path = (req.url ?? '/').split('?')[0]
+          if (path === '/version') {
+            res.setHeader('content-type', 'text/plain')
+            res.end(String(registry.version))
+            return
+          }
+          if (path !== '/' && path !== '') return next()
+          registry.opened = true
+          registry.page(server.config.root, compiler).then(
+            (html) => {
+              res.setHeader('content-type', 'text/html; charset=utf-8')
+              res.end(html)
+            },
+            (error: unknown) => next(error),
+          )
+        })
+      },
       // A change to a contract or to any file it depends on invalidates the modules compiled from it.
-      hotUpdate({ file, modules }) {
+      async hotUpdate({ file, modules }) {
         const ids = dependents.get(file)
         if (!ids) return
+        // The dev page (once someone opened it) shows the new verdict even when no page re-imports the module.
+        if (registry.opened)
+          for (const id of ids) {
+            const parsed = parseModuleId(id)
+            if (parsed && parsed.query === '') registry.record(await compiler.compile(parsed.file, compileOptions(parsed.file, '')))
+          }
         const graph = this.environment.moduleGraph
         const affected = [...ids].flatMap((id) => graph.getModuleById(id) ?? [])
         for (const mod of affected) graph.invalidateModule(mod)

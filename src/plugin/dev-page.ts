@@ -1,0 +1,113 @@
+/**
+ * The Vite dev page, `/__contracts/`: every contract the dev server compiled, with its format, file,
+ * identity (contract hash or document digest), exports and current diagnostics (code frames
+ * included), and the topology picture of each NATS bundle. The page asks `/__contracts/version`
+ * once a second and reloads when a compile changed something, so an edit shows up by itself.
+ * Everything from a document is HTML-escaped; the page loads nothing from the network.
+ */
+import { existsSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import type { ContractCompiler } from '../core/compile.js'
+import type { CompileResult } from '../core/compile.js'
+import { formatDiagnostic, sourceReader } from '../core/report.js'
+import { toSvg } from '../formats/nats/topology/svg.js'
+import { topology } from '../formats/nats/topology/projection.js'
+
+export const DEV_PAGE = '/__contracts'
+
+interface Entry {
+  file: string
+  format?: string
+  identity?: string
+  exports: string[]
+  diagnostics: CompileResult['diagnostics']
+  dependencies: string[]
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.codePointAt(0)};`)
+
+/** What the dev server compiled, by file: the latest result of each. */
+export class DevRegistry {
+  private readonly entries = new Map<string, Entry>()
+  /** Bumped on every change; the page reloads when it moves. */
+  version = 0
+  /** Whether the page was ever served: only then do edits recompile for it (the dev loop pays nothing otherwise). */
+  opened = false
+
+  record(result: CompileResult): void {
+    const exports = [...(result.code ?? '').matchAll(/^export const ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!)
+    const identity = /"digest":"([0-9a-f]{64})"/.exec(result.code ?? '')?.[1] ?? /sha256:[0-9a-f]{64}/.exec(result.code ?? '')?.[0]
+    this.entries.set(result.file, {
+      file: result.file,
+      ...(result.format ? { format: result.format } : {}),
+      ...(identity ? { identity } : {}),
+      exports,
+      diagnostics: result.diagnostics,
+      dependencies: result.dependencies,
+    })
+    this.version++
+  }
+
+  files(): string[] {
+    return [...this.entries.keys()].sort()
+  }
+
+  async page(root: string, compiler: ContractCompiler): Promise<string> {
+    const sections: string[] = []
+    const bundles = new Set<string>()
+    for (const file of this.files()) {
+      const e = this.entries.get(file)!
+      const read = sourceReader(e.dependencies.length > 0 ? e.dependencies : [file])
+      const diagnostics = e.diagnostics
+        .map((d) => `<pre class="diagnostic ${d.severity}" data-code="${escape(d.code)}">${escape(formatDiagnostic(d, read))}</pre>`)
+        .join('')
+      sections.push(`<section class="contract" data-file="${escape(relative(root, file))}">
+<h2>${escape(relative(root, file))}</h2>
+<p><span class="format">${escape(e.format ?? 'unknown')}</span>${e.identity ? ` <code class="identity">${escape(e.identity)}</code>` : ''}</p>
+<p class="exports">${e.exports.length > 0 ? `exports: ${e.exports.map((x) => `<code>${escape(x)}</code>`).join(' ')}` : 'no module (errors)'}</p>
+${diagnostics || '<p class="ok">no diagnostics</p>'}
+</section>`)
+      if (e.format === 'nats') {
+        const lock = findLock(file)
+        if (lock) bundles.add(dirname(lock))
+      }
+    }
+    for (const bundle of [...bundles].sort()) {
+      const result = await topology(bundle, compiler)
+      sections.push(
+        result.topology
+          ? `<section class="topology" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2>${await toSvg(result.topology)}</section>`
+          : `<section class="topology failed" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2><p>Not drawn: ${plural(result.diagnostics.filter((d) => d.severity === 'error').length, 'error')} in the bundle (above).</p></section>`,
+      )
+    }
+    return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Contracts</title>
+<style>body{font-family:Helvetica,Arial,sans-serif;margin:16px;color:#111827}section{border-top:1px solid #e5e7eb;padding:8px 0}.format{font-weight:bold}pre.diagnostic{background:#fef2f2;border-left:4px solid #dc2626;padding:8px;white-space:pre-wrap}pre.warning{background:#fffbeb;border-color:#d97706}.ok{color:#059669}svg{max-width:100%;height:auto;border:1px solid #e5e7eb}</style>
+</head><body>
+<h1>Contracts compiled by this dev server</h1>
+<p id="count">${plural(this.entries.size, 'contract')}</p>
+${sections.join('\n')}
+<script>
+const version = ${this.version};
+setInterval(async () => {
+  try {
+    const now = await (await fetch('${DEV_PAGE}/version')).text();
+    if (Number(now) !== version) location.reload();
+  } catch {}
+}, 1000);
+</script>
+</body></html>
+`
+  }
+}
+
+/** The nearest `bundle.lock.json` above a file, if any. */
+function findLock(file: string): string | undefined {
+  for (let dir = dirname(file), i = 0; i < 64; dir = dirname(dir), i++) {
+    const lock = join(dir, 'bundle.lock.json')
+    if (existsSync(lock)) return lock
+    if (dirname(dir) === dir) return undefined
+  }
+  return undefined
+}

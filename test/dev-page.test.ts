@@ -1,0 +1,85 @@
+/**
+ * The Vite dev page `/__contracts/` in real Chromium, on a copy of the NATS example: it lists the
+ * contracts the dev server compiled with the topology picture of their bundle, shows a diagnostic
+ * with its code frame after an invalid edit, and the picture again after the fix, by itself (the
+ * page follows the server's version). Screenshots go to test/.tmp/screenshots/.
+ */
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { createServer, type ViteDevServer } from 'vite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import contracts from 'unplugin-contracts/vite'
+import { CHROMIUM } from './helpers/chromium.js'
+
+const repo = join(import.meta.dirname, '..')
+const root = join(import.meta.dirname, '.tmp', `dev-page-${process.pid}`)
+const shots = join(import.meta.dirname, '.tmp', 'screenshots')
+
+describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
+  let server: ViteDevServer
+  let browser: Browser
+  let base: string
+  const orders = join(root, 'orders/asyncapi.yaml')
+  let original: string
+  const relock = () => execFileSync(process.execPath, [join(root, 'relock.mjs')])
+
+  beforeAll(async () => {
+    rmSync(root, { recursive: true, force: true })
+    mkdirSync(shots, { recursive: true })
+    cpSync(join(repo, 'examples/nats-orders'), root, { recursive: true, filter: (src) => !/dist|\.d\.yaml\.ts$/.test(src) })
+    original = readFileSync(orders, 'utf8')
+    // An app module that imports both contracts, as the services do.
+    writeFileSync(join(root, 'index.html'), '<!doctype html><script type="module" src="/app.js"></script>')
+    writeFileSync(
+      join(root, 'app.js'),
+      "import * as orders from './orders/asyncapi.yaml'\nimport * as fulfilment from './fulfilment/asyncapi.yaml'\nwindow.loaded = [orders.contract.id, fulfilment.contract.id]\n",
+    )
+    server = await createServer({ root, configFile: false, logLevel: 'silent', plugins: [contracts({ types: false })], server: { host: '127.0.0.1', port: 0 } })
+    await server.listen()
+    base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  it('lists the compiled contracts with the bundle picture, a diagnostic after an invalid edit, the picture after the fix', async () => {
+    const app = await browser.newPage()
+    await app.goto(`${base}/`)
+    await app.waitForFunction(() => (window as unknown as { loaded?: string[] }).loaded?.length === 2, undefined, { timeout: 20_000 })
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+    await page.goto(`${base}/__contracts/`)
+    expect(await page.textContent('#count')).toBe('2 contracts')
+    expect(await page.locator('section.contract .format').allTextContents()).toEqual(['nats', 'nats'])
+    expect(await page.locator('section.contract').evaluateAll((s) => s.map((e) => e.getAttribute('data-file')))).toEqual([
+      'fulfilment/asyncapi.yaml',
+      'orders/asyncapi.yaml',
+    ])
+    expect(await page.locator('section.contract .exports').first().textContent()).toContain('orderPlaced')
+    expect(await page.locator('section.topology svg g.group').count()).toBe(3)
+    await page.screenshot({ path: join(shots, 'dev-page.png'), fullPage: true })
+
+    // An invalid edit, relocked as the example's README says (relock.mjs): a token type the profile refuses.
+    writeFileSync(orders, original.replace('minLength: 8, maxLength: 8', 'minLength: 8, maxLength: 300'))
+    relock()
+    await page.waitForSelector('pre.diagnostic', { timeout: 20_000 })
+    await page.waitForSelector('pre.diagnostic[data-code="NATS_TOKEN_TYPE"]', { timeout: 20_000 })
+    const text = (await page.locator('pre.diagnostic').allTextContents()).join('\n')
+    expect(text).toMatch(/asyncapi\.yaml:\d+:\d+/)
+    expect(text).toContain('maxLength: 300')
+    expect(await page.locator('section.topology.failed').count()).toBe(1)
+    await page.screenshot({ path: join(shots, 'dev-page-invalid.png'), fullPage: true })
+
+    // The fix (relocked): the picture is back.
+    writeFileSync(orders, original)
+    relock()
+    await page.waitForSelector('section.topology svg', { timeout: 20_000 })
+    expect(await page.locator('pre.diagnostic').count()).toBe(0)
+    await page.screenshot({ path: join(shots, 'dev-page-fixed.png'), fullPage: true })
+  }, 90_000)
+})
