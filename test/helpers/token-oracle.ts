@@ -11,6 +11,12 @@
 import type { TokenType } from '../../src/runtime/nats/tokens.js'
 
 export const REPS = ['0', 'a', 'g', 'G', '_', '-']
+/**
+ * A second member of each class that prefixes, enum values and pattern literals never name: with
+ * them, every class keeps a member no literal picks out, so "every subject" questions (covers) are
+ * exact too, not only "some subject" ones.
+ */
+export const SECOND_REPS = ['1', 'b', 'h', 'H']
 
 export function oracle(type: TokenType): RegExp {
   if (type.kind === 'enum') return new RegExp(`^(?:${type.values.map((v) => v.replace(/[-]/g, '\\-')).join('|')})$`)
@@ -20,9 +26,9 @@ export function oracle(type: TokenType): RegExp {
   return new RegExp(`^(?=.{${type.minLength},${type.maxLength}}$)${type.prefix.replace(/-/g, '\\-')}${suffix}$`)
 }
 
-/** Every string over REPS of length 1..maxLength. */
-export function words(maxLength: number): string[] {
+/** Every string over `reps` (REPS by default) of length 1..maxLength. */
+export function words(maxLength: number, reps: readonly string[] = REPS): string[] {
   const out: string[] = ['']
-  for (let n = 1; n <= maxLength; n++) for (const w of out.filter((x) => x.length === n - 1)) for (const c of REPS) out.push(w + c)
+  for (let n = 1; n <= maxLength; n++) for (const w of out.filter((x) => x.length === n - 1)) for (const c of reps) out.push(w + c)
   return out.filter((w) => w.length > 0)
 }

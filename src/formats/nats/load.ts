@@ -59,6 +59,33 @@ export function parseByExtension(file: string, text: string) {
 }
 
 /**
+ * Parsed locked files by path and digest: every compile of a bundle reads the bundle's other
+ * documents (the bundle-wide rules), so a build or a topology of n documents parsed each of them n
+ * times. The bytes are the key (their SHA-256), so an edit is never served stale; the sources are
+ * only read by the rules. At most PARSED_CACHE_SIZE entries (the oldest go first).
+ */
+const PARSED_CACHE_SIZE = 512
+/** And at most this many characters of source text behind them (a parsed source is a few times its text). */
+const PARSED_CACHE_CHARS = 16 * 1024 * 1024
+const parsedCache = new Map<string, { result: ReturnType<typeof parseByExtension>; chars: number }>()
+let cachedChars = 0
+function parsedLocked(file: string, text: string, sha256: string): ReturnType<typeof parseByExtension> {
+  const key = `${file}\u0000${sha256}`
+  const known = parsedCache.get(key)
+  if (known) return known.result
+  const result = parseByExtension(file, text)
+  if (text.length > PARSED_CACHE_CHARS) return result
+  while (parsedCache.size >= PARSED_CACHE_SIZE || cachedChars + text.length > PARSED_CACHE_CHARS) {
+    const [oldest, entry] = parsedCache.entries().next().value!
+    parsedCache.delete(oldest)
+    cachedChars -= entry.chars
+  }
+  parsedCache.set(key, { result, chars: text.length })
+  cachedChars += text.length
+  return result
+}
+
+/**
  * Reading a bundle for one document: every file is read through here, so each locked file is
  * verified (present, plain, the locked digest) once, and a tampered one is reported once, at the lock.
  */
@@ -173,7 +200,7 @@ class BundleReader {
     if (cached) return cached
     const got = await this.verifyLocked(rel, locked, from, pointer)
     if (!got) return undefined
-    const result = parseByExtension(abs, got.text)
+    const result = parsedLocked(abs, got.text, got.sha256)
     append(this.diagnostics, result.diagnostics)
     if (result.diagnostics.length > 0) return undefined
     return { file: abs, source: result.source, sha256: got.sha256 }

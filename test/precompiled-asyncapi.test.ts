@@ -1,0 +1,64 @@
+/**
+ * The AsyncAPI validator precompiled at build time (scripts/precompile-asyncapi.mjs, in dist/) gives
+ * the verdicts of the one compiled at run time, on every NATS document of the fixtures and on
+ * one-member edits of them.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+
+const root = join(import.meta.dirname, '..')
+const require = createRequire(import.meta.url)
+
+function documents(): Array<[string, unknown]> {
+  const dirs = ['fixtures/nats/valid', 'fixtures/nats/invalid']
+  const out: Array<[string, unknown]> = []
+  for (const dir of dirs)
+    for (const f of readdirSync(join(root, dir))) {
+      if (!f.endsWith('.yaml')) continue
+      // Fixtures that are not YAML mappings at all (duplicate keys, ...) never reach the schema.
+      try {
+        out.push([`${dir}/${f}`, parse(readFileSync(join(root, dir, f), 'utf8'))])
+      } catch {
+        continue
+      }
+    }
+  for (const app of ['orders', 'payments', 'shipping']) {
+    const rel = `fixtures/nats/shop/${app}/asyncapi/asyncapi.yaml`
+    out.push([rel, parse(readFileSync(join(root, rel), 'utf8'))])
+  }
+  // Edits the schema decides: a wrong type, a member it does not allow, a bad format, a missing member.
+  const base = out[0]![1] as Record<string, any>
+  out.push(['edit: info.version a number', { ...base, info: { ...base.info, version: 2 } }])
+  out.push(['edit: an unknown root member', { ...base, extra: true }])
+  out.push(['edit: a contact email that is not one', { ...base, info: { ...base.info, contact: { email: 'not an email' } } }])
+  out.push(['edit: no info', { ...base, info: undefined }])
+  return out
+}
+
+describe('the precompiled AsyncAPI validator', () => {
+  it('agrees with the run-time compile, verdict and first error, on every document', async () => {
+    const { default: precompiled } = await import(pathToFileURL(join(root, 'dist/src/formats/nats/asyncapi-validators.js')).href)
+    const Ajv = require('ajv').default
+    const addFormats = require('ajv-formats')
+    const ajv = new Ajv({ strict: false, validateFormats: true, allErrors: false })
+    addFormats(ajv)
+    ajv.addFormat('uri-reference', true)
+    const runtime = ajv.compile(require('@asyncapi/specs/schemas/3.1.0-without-$id.json'))
+    const docs = documents()
+    expect(docs.length).toBeGreaterThan(50)
+    let refused = 0
+    for (const [name, doc] of docs) {
+      const a = precompiled(doc)
+      const b = runtime(doc)
+      expect([name, a, a ? null : precompiled.errors?.[0]]).toEqual([name, b, b ? null : runtime.errors?.[0]])
+      if (!a) refused++
+    }
+    // Both verdicts were exercised.
+    expect(refused).toBeGreaterThan(3)
+    expect(refused).toBeLessThan(docs.length)
+  })
+})
