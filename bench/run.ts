@@ -40,6 +40,22 @@ interface Row {
   [extra: string]: unknown
 }
 const results: Record<string, Row> = {}
+
+{
+  // `contracts topology` on 20 applications x 25 channels, as a user runs it: a whole CLI process
+  // (first: later cases leave servers and caches behind that slow a child process's start).
+  const dir = natsBundle(join(work, 'topology-20x25'), 20, 25)
+  const cli = join(import.meta.dirname, '../dist/src/cli/bin.js')
+  const times: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now()
+    execFileSync(process.execPath, [cli, 'topology', dir, '--format', 'mermaid'], { stdio: 'ignore' })
+    times.push(performance.now() - start)
+  }
+  const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!
+  results['nats-topology-20x25-cli'] = { ours_ms: median, ratio: median / 1000, target: '< 1000 ms (whole process)', met: median < 1000 }
+}
+
 const fresh = (file: string, options?: object) => new ContractCompiler().compile(file, options)
 
 function write(name: string, text: string): string {
@@ -289,20 +305,6 @@ if (nats[5000]) {
     ours_max_rss_kb: ours,
     js_yaml_max_rss_kb: baseline,
   }
-}
-
-{
-  // `contracts topology` on 20 applications x 25 channels, as a user runs it: a whole CLI process.
-  const dir = natsBundle(join(work, 'topology-20x25'), 20, 25)
-  const cli = join(import.meta.dirname, '../dist/src/cli/bin.js')
-  const times: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now()
-    execFileSync(process.execPath, [cli, 'topology', dir, '--format', 'mermaid'], { stdio: 'ignore' })
-    times.push(performance.now() - start)
-  }
-  const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!
-  results['nats-topology-20x25-cli'] = { ours_ms: median, ratio: median / 1000, target: '< 1000 ms (whole process)', met: median < 1000 }
 }
 
 writeFileSync(join(import.meta.dirname, 'results.json'), JSON.stringify(results, null, 2) + '\n')

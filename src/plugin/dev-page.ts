@@ -37,7 +37,9 @@ export class DevRegistry {
 
   record(result: CompileResult): void {
     const exports = [...(result.code ?? '').matchAll(/^export const ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!)
-    const identity = /"digest":"([0-9a-f]{64})"/.exec(result.code ?? '')?.[1] ?? /sha256:[0-9a-f]{64}/.exec(result.code ?? '')?.[0]
+    // Benzene's contract hash, a NATS module's document digest (what identifies each format's contract).
+    const code = result.code ?? ''
+    const identity = /^export const contractHash = "(sha256:[0-9a-f]{64})"/m.exec(code)?.[1] ?? /"digest":"([0-9a-f]{64})"/.exec(code)?.[1]
     this.entries.set(result.file, {
       file: result.file,
       ...(result.format ? { format: result.format } : {}),

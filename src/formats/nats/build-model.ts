@@ -279,6 +279,7 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
         return { send: end(l.send), receive: end(l.receive) }
       }),
       tokenTypes: { ...ctx.tokenTypes },
+      source: link(ctx.pointer('x-nats-contract')),
       channels,
       operations,
       streams: nativeModels(ctx, link, 'streams'),

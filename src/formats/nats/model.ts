@@ -99,6 +99,8 @@ export interface NatsModel {
   interactions: InteractionModel[]
   pipelines: PipelineModel[]
   workflows: WorkflowModel[]
+  /** Where the profile object (`x-nats-contract`) is: the application's backlink. */
+  source: SourceLink
   /** `components.schemas` of the document, for payload validators. */
   schemas: Record<string, unknown>
 }

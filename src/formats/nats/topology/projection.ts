@@ -9,7 +9,7 @@
  * application that owns it (`authority: contract`) and every application that declares it.
  */
 import { readFile } from 'node:fs/promises'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { join, resolve } from 'node:path'
 import { ContractCompiler } from '../../../core/compile.js'
 import type { Diagnostic } from '../../../core/diagnostics.js'
 import { hasErrors } from '../../../core/diagnostics.js'
@@ -124,7 +124,6 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   const edges = new Map<string, TopologyEdge>()
   const add = (node: TopologyNode) => void (nodes.has(node.id) ? undefined : nodes.set(node.id, node))
   const connect = (edge: TopologyEdge) => void edges.set(edgeKey(edge), edge)
-  const root = commonRoot(models.map((m) => m.file))
   const app = (contract: string) => `app:${contract}`
   const channelId = (contract: string, id: string) => `channel:${contract}/${id}`
   const operationId = (contract: string, id: string) => `operation:${contract}/${id}`
@@ -140,7 +139,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
     { binding: string; stream: string; name: string; filter?: string; owner?: string; declaredBy: string[]; config: unknown; source?: SourceLink }
   >()
 
-  for (const { file, model } of models) {
+  for (const { model } of models) {
     const contract = model.contract.id
     const binding = model.deployment.binding
     add({
@@ -148,7 +147,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
       kind: 'application',
       contract,
       label: `${contract} ${model.contract.version}`,
-      source: { file: relative(root, file).split(sep).join('/'), pointer: '/x-nats-contract', line: 1, column: 1 },
+      source: model.source,
       data: { contract, version: model.contract.version, digest: model.contract.digest, binding, minimumServerVersion: model.deployment.minimumServerVersion },
     })
     for (const c of model.channels) {
@@ -337,10 +336,4 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   // Every edge joins two nodes of the projection (a link to an application outside the inputs is left out).
   const edgeList = [...edges.values()].filter((e) => known.has(e.from) && known.has(e.to)).sort((a, b) => (edgeKey(a) < edgeKey(b) ? -1 : 1))
   return deepFreeze({ nodes: nodeList, edges: edgeList })
-}
-
-function commonRoot(files: readonly string[]): string {
-  let root = dirname(files[0] ?? '.')
-  for (const file of files) while (!file.startsWith(root + sep) && root !== dirname(root)) root = dirname(root)
-  return root
 }
