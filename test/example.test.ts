@@ -8,13 +8,18 @@ import { NATS_SERVER } from './helpers/nats-server.js'
 const root = join(import.meta.dirname, '..')
 const example = join(root, 'examples/payments-client')
 
+/** Builds an example with Vite (its vite.config.ts) and runs its demo.mjs, as `npm run demo` does. */
+function buildAndRun(example: string, options: { encoding: 'utf8'; timeout?: number }): string {
+  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], {
+    cwd: root,
+    stdio: 'pipe',
+  })
+  return execFileSync(process.execPath, [join(example, 'demo.mjs')], options)
+}
+
 describe('examples/payments-client', () => {
   it('builds with Vite and talks to the local payments service over HTTP', () => {
-    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], {
-      cwd: root,
-      stdio: 'pipe',
-    })
-    const out = execFileSync(process.execPath, [join(example, 'demo.mjs')], { encoding: 'utf8' })
+    const out = buildAndRun(example, { encoding: 'utf8' })
     expect(out).toMatch(/^payments-api contract sha256:[0-9a-f]{64}$/m)
     expect(out).toContain('capture -> created: pay-1 42.42 EUR')
     expect(out).toContain('refund -> ok: pay-1-r1')
@@ -36,11 +41,7 @@ const natsExample = join(root, 'examples/nats-orders')
 
 describe.skipIf(!NATS_SERVER)('examples/nats-orders', () => {
   it('two services with their own contracts in one bundle: provision, publish with JetStream, consume durably through nats-server', () => {
-    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(natsExample, 'vite.config.ts')], {
-      cwd: root,
-      stdio: 'pipe',
-    })
-    const out = execFileSync(process.execPath, [join(natsExample, 'demo.mjs')], { encoding: 'utf8', timeout: 60_000 })
+    const out = buildAndRun(natsExample, { encoding: 'utf8', timeout: 60_000 })
     // Each service provisions what its own contract owns; the stream is external to fulfilment.
     expect(out).toContain('orders provision: stream ORDERS (contract) create')
     expect(out).toContain('fulfilment provision: stream ORDERS (external) none')
