@@ -14,7 +14,7 @@ import { profileSchema } from '../profile-schema.js'
 const require = createRequire(import.meta.url)
 type Validate = import('ajv').ValidateFunction
 // A variable, so no bundler or type checker goes looking for a file that exists only in the build.
-const PRECOMPILED = '../asyncapi-validators.js'
+const PRECOMPILED = '../asyncapi-validators.cjs'
 // ajv-formats is CommonJS: its default export is the function under ESM interop in some loaders.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: object) => void
 
@@ -28,11 +28,24 @@ const compiledSchemas = new Map<string, Validate>()
  * The first-error AsyncAPI validator precompiled when the package is built
  * (scripts/precompile-asyncapi.mjs), so a fresh process skips a quarter-second compile before its
  * first check; absent when the sources run directly (tests), and then compiled here as before.
+ * CommonJS, loaded synchronously when first needed: no top-level await in the package (a module
+ * with one cannot be `require`d).
  */
-const precompiled: Validate | undefined = await import(/* @vite-ignore */ PRECOMPILED).then((m: { default: Validate }) => m.default).catch(() => undefined)
+let precompiled: Validate | null | undefined
+function precompiledValidator(): Validate | undefined {
+  if (precompiled === undefined) {
+    try {
+      precompiled = require(PRECOMPILED) as Validate
+    } catch {
+      precompiled = null
+    }
+  }
+  return precompiled ?? undefined
+}
 function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
   const key = `${name}:${allErrors}`
-  if (name === 'asyncapi' && !allErrors && precompiled) return precompiled
+  const ready = name === 'asyncapi' && !allErrors ? precompiledValidator() : undefined
+  if (ready) return ready
   let validate = compiledSchemas.get(key)
   if (!validate) {
     const schema = name === 'asyncapi' ? require('@asyncapi/specs/schemas/3.1.0-without-$id.json') : profileSchema
