@@ -9,7 +9,10 @@ import { formats } from '../formats/index.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve as resolvePath } from 'node:path'
+import { rustCrate } from '../formats/nats/rust/crate.js'
+import type { NatsModel } from '../formats/nats/model.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -20,9 +23,14 @@ Usage:
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
   contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
   contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
+  contracts generate --target rust|typescript --out <dir> <documents...>
   contracts topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]
   contracts nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update]
                            [--allow-older-server] [--json]
+
+generate writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations
+the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents
+(--target rust: one module per application, std only).
 
 topology projects NATS application documents (a folder: the application documents its
 bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default),
@@ -55,6 +63,7 @@ const scopeFlags = {
   'allow-older-server': { type: 'boolean' },
   format: { type: 'string' },
   out: { type: 'string' },
+  target: { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string }
@@ -89,6 +98,8 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await inspectCommand(single(positionals, 'inspect'), flags, io)
       case 'types':
         return await types(positionals, flags, io)
+      case 'generate':
+        return await generateCommand(positionals, values as { target?: string; out?: string }, io)
       case 'topology':
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'nats': {
@@ -152,6 +163,51 @@ function options(flags: Resolved): CompileOptions {
       ...(flags.names ? { names: flags.names } : {}),
     },
   }
+}
+
+/** `contracts generate`: files for a target, written under --out; diagnostics on stderr and nothing written when a document fails. */
+async function generateCommand(files: string[], flags: { target?: string; out?: string }, io: Output): Promise<number> {
+  if (flags.target !== 'rust' && flags.target !== 'typescript') throw new UsageError('`contracts generate` needs --target rust or --target typescript.')
+  if (!flags.out) throw new UsageError('`contracts generate` needs --out <dir>.')
+  if (files.length === 0) throw new UsageError('`contracts generate` needs at least one document.')
+  const written: Array<{ path: string; text: string }> = []
+  let failed = false
+  const models: NatsModel[] = []
+  for (const file of files) {
+    if (flags.target === 'typescript') {
+      const result = await compiler.compile(file)
+      printDiagnostics(result.diagnostics, io, result.dependencies)
+      if (result.code === undefined || result.dts === undefined) {
+        failed = true
+        continue
+      }
+      const name = result.format === 'nats' ? natsModuleName(result.code) : basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, '')
+      written.push({ path: `${name}.js`, text: result.code }, { path: `${name}.d.ts`, text: result.dts })
+    } else {
+      const result = await compiler.inspect(file)
+      printDiagnostics(result.diagnostics, io, result.dependencies)
+      if (hasErrors(result.diagnostics) || result.data === undefined) failed = true
+      else if (result.format !== 'nats') {
+        io.err(`contracts: ${file} is not a NATS contract; the Rust target reads NATS application documents.`)
+        failed = true
+      } else models.push({ ...(result.data as NatsModel), file })
+    }
+  }
+  if (failed) return 1
+  if (flags.target === 'rust') written.push(...rustCrate(models, basename(resolvePath(flags.out))))
+  for (const file of written) {
+    const path = join(flags.out, ...file.path.split('/'))
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, file.text)
+  }
+  io.err(`wrote ${written.length} files under ${flags.out}`)
+  return 0
+}
+
+/** A NATS module's file name: its contract id (documents are often all called asyncapi.yaml). */
+function natsModuleName(code: string): string {
+  const id = /"id":"((?:[^"\\]|\\.)*)"/.exec(code)?.[1] ?? 'contract'
+  return id.replace(/[^A-Za-z0-9_-]+/g, '_')
 }
 
 const TOPOLOGY_FORMATS = ['json', 'mermaid', 'dot', 'svg', 'html'] as const

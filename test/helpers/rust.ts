@@ -1,0 +1,41 @@
+/**
+ * The Rust toolchain for the Rust target's tests: `cargo` (rustup's or Debian's, which `.ci/run`
+ * installs when missing), with `rustfmt` and `clippy` when present. Where there is no cargo the
+ * tests say so loudly and skip.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+
+const candidates = [join(homedir(), '.cargo/bin/cargo'), 'cargo', '/usr/bin/cargo']
+export const CARGO = candidates.find((c) => {
+  try {
+    execFileSync(c, ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})
+if (!CARGO) console.warn('\n*** cargo is not installed: the Rust target tests are SKIPPED (apt-get install rustc cargo; .ci/run does) ***\n')
+
+/** Whether `cargo <subcommand>` is available (fmt, clippy). */
+export function cargoHas(subcommand: string): boolean {
+  return CARGO !== undefined && spawnSync(CARGO, [subcommand, '--version'], { stdio: 'ignore' }).status === 0
+}
+
+/** `rustfmt` beside cargo (rustup) or on the PATH (Debian's package), if installed. */
+export const RUSTFMT = [CARGO ? join(CARGO, '..', 'rustfmt') : undefined, 'rustfmt', '/usr/bin/rustfmt'].find((c) => {
+  if (!c || (c.includes('/') && CARGO === 'cargo')) return false
+  try {
+    execFileSync(c, ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})
+
+/** Runs cargo in `dir`, offline, with a shared target directory; returns status and output. */
+export function cargo(args: string[], dir: string, targetDir: string): { status: number | null; output: string } {
+  const r = spawnSync(CARGO!, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, CARGO_TARGET_DIR: targetDir, CARGO_NET_OFFLINE: 'true' } })
+  return { status: r.status, output: r.stdout + r.stderr }
+}
