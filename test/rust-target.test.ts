@@ -5,14 +5,14 @@
  * as the TypeScript runtime does; generation is deterministic.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { inspect } from '../src/index.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
-import { rustCrate } from '../src/formats/nats/rust/crate.js'
-import { rustModuleNames } from '../src/formats/nats/rust/generate.js'
-import { rustString } from '../src/formats/nats/rust/names.js'
+import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
+import { rustModuleNames } from '../src/formats/nats/targets/rust/generate.js'
+import { rustString } from '../src/formats/nats/targets/rust/names.js'
 import { CARGO, RUSTFMT, cargo, cargoHas } from './helpers/rust.js'
 import { contracts } from './helpers/cli.js'
 
@@ -128,6 +128,17 @@ describe('the Rust target', () => {
         const fmt = spawnSync(RUSTFMT, ['--check', '--edition', '2021', join(work, 'src/lib.rs')], { encoding: 'utf8' })
         expect([fmt.status, fmt.stdout + fmt.stderr]).toEqual([0, ''])
       } else console.warn('*** rustfmt is not installed: the rustfmt check is SKIPPED ***')
+      // The oldest toolchain the tests use (Debian's 1.63) builds it too, when it is here beside rustup's.
+      if (CARGO !== '/usr/bin/cargo' && existsSync('/usr/bin/cargo')) {
+        rmSync(join(work, 'Cargo.lock'), { force: true })
+        const old = spawnSync('/usr/bin/cargo', ['test', '--offline', '--quiet'], {
+          cwd: work,
+          encoding: 'utf8',
+          env: { PATH: '/usr/bin:/bin', HOME: join(target, 'debian-home'), CARGO_TARGET_DIR: join(target, 'debian') },
+        })
+        expect([old.status, old.stdout + old.stderr]).toEqual([0, expect.stringContaining('test result: ok')])
+        rmSync(join(work, 'Cargo.lock'), { force: true })
+      }
       if (cargoHas('clippy')) {
         const clippy = cargo(['clippy', '--offline', '--quiet', '--', '-D', 'warnings'], work, target)
         expect([clippy.status, clippy.output]).toEqual([0, ''])

@@ -6,9 +6,9 @@
  * data with source backlinks. Every name from the document is sanitized (keywords escaped) and
  * every string an escaped literal; the layout is rustfmt's (writer.ts).
  */
-import { sortedCopy } from '../../../core/emit.js'
-import type { TemplateToken } from '../../../runtime/nats/subjects.js'
-import type { ChannelModel, NatsModel, SourceLink } from '../model.js'
+import { sortedCopy } from '../../../../core/emit.js'
+import type { TemplateToken } from '../../../../runtime/nats/subjects.js'
+import type { ChannelModel, NatsModel, SourceLink } from '../../model.js'
 import { camelType, docText, Names, rustString, screamingCase, snakeCase } from './names.js'
 import { RustWriter, type RustValue } from './writer.js'
 

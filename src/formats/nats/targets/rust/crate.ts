@@ -3,7 +3,7 @@
  * `src/common.rs` (what they share) and `src/<contract>.rs` per application document. Std only;
  * deterministic bytes (modules in contract id order).
  */
-import type { NatsModel } from '../model.js'
+import type { NatsModel } from '../../model.js'
 import { COMMON_RS } from './common.js'
 import { generateRust } from './generate.js'
 import { Names, rustString, snakeCase } from './names.js'
