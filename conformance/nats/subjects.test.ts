@@ -12,7 +12,11 @@ const vectors = JSON.parse(readFileSync(join(here, 'subject-vectors.json'), 'utf
     channel: string
     render: Array<{ params: Record<string, string>; subject: string | null }>
     parse: Array<{ subject: string; params: Record<string, string> | null }>
-    filters: Array<{ name: string; render: Array<{ params: Record<string, string>; subject: string | null }>; matches: Array<{ subject: string; matches: boolean }> }>
+    filters: Array<{
+      name: string
+      render: Array<{ params: Record<string, string>; subject: string | null }>
+      matches: Array<{ subject: string; matches: boolean }>
+    }>
   }>
 }
 
