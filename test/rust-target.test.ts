@@ -173,4 +173,65 @@ describe('the Rust target', () => {
     expect(bad.status).toBe(1)
     expect(contracts(['generate', '--out', rust, 'x.asyncapi.yaml']).status).toBe(2)
   })
+
+  const debianCrates = '/usr/share/cargo/registry'
+  const hasSerde = existsSync(debianCrates) && readdirSync(debianCrates).some((d) => /^serde_json-1\./.test(d))
+  if (CARGO && !hasSerde)
+    console.warn(
+      "*** Debian's serde crates are not installed: the serde feature test is SKIPPED (apt-get install librust-serde-dev librust-serde-derive-dev librust-serde-json-dev) ***",
+    )
+
+  it.skipIf(!CARGO || !hasSerde)(
+    "with --serde, payload types round-trip the JSON the TypeScript side produces (offline, Debian's crates)",
+    async () => {
+      const docs = [
+        'fixtures/nats/client/orders.asyncapi.yaml',
+        ...['orders', 'payments', 'shipping'].map((a) => `fixtures/nats/shop/${a}/asyncapi/asyncapi.yaml`),
+      ]
+      const all: NatsModel[] = []
+      for (const rel of docs) all.push({ ...((await inspect(join(repo, rel))).data as NatsModel), file: join(repo, rel) })
+      const dir = join(work, '..', 'rust-serde')
+      const files = [...rustCrate(all, 'contracts', { serde: true })]
+      // No registry: crates-io replaced by the directory of Debian's packaged crates.
+      files.push({ path: '.cargo/config.toml', text: `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${debianCrates}"\n` })
+      const order = { orderId: '0a1b2c3d', total: 1250, currency: 'EUR', lines: [{ sku: 'tea', quantity: 2 }], note: 'an extra member the schema allows' }
+      const cases = [
+        ['orders_client::payloads::OrderPlaced', JSON.stringify(order), true],
+        ['orders_client::payloads::OrderPlaced', JSON.stringify({ orderId: 'x', currency: 'EUR' }), false],
+        ['orders_client::payloads::OrderPlaced', JSON.stringify({ ...order, currency: 'GBP' }), false],
+        ['orders_client::payloads::OrderNotedPayload', JSON.stringify({ text: 'gift wrap' }), true],
+        ['orders_client::payloads::OrderNotedPayload', JSON.stringify({ text: 'x', extra: 1 }), false],
+        ['payments::payloads::Payment', JSON.stringify({ paymentId: 'pay-12345678', orderId: 'ord-12345678', amount: 10.5, currency: 'EUR' }), true],
+        ['payments::payloads::Payment', JSON.stringify({ paymentId: 'pay-12345678', orderId: 'ord-12345678', amount: 10 }), true],
+      ] as const
+      const test = ['//! Payloads as the TypeScript side writes them, through the serde types and back.', '']
+      cases.forEach(([type, text, ok], i) => {
+        test.push('#[test]', `fn case_${i}() {`, `    let input: serde_json::Value = serde_json::from_str(${rustString(text)}).unwrap();`)
+        if (ok)
+          test.push(
+            `    let typed: contracts::${type} = serde_json::from_value(input.clone()).unwrap();`,
+            '    assert_eq!(serde_json::to_value(&typed).unwrap(), input);',
+          )
+        else test.push(`    assert!(serde_json::from_value::<contracts::${type}>(input).is_err());`)
+        test.push('}', '')
+      })
+      files.push({ path: 'tests/serde.rs', text: test.join('\n') })
+      files.push({ path: 'Cargo.toml', text: files.find((f) => f.path === 'Cargo.toml')!.text + '\n[dev-dependencies]\nserde_json = "1"\n' })
+      write(
+        dir,
+        files.filter((f, i, list) => list.findLastIndex((g) => g.path === f.path) === i),
+      )
+      const run = cargo(['test', '--offline', '--quiet', '--features', 'serde'], dir, join(target, 'serde'))
+      expect([run.status, run.output]).toEqual([0, expect.stringContaining('test result: ok')])
+      if (RUSTFMT) {
+        const fmt = spawnSync(RUSTFMT, ['--check', '--edition', '2021', join(dir, 'src/lib.rs')], { encoding: 'utf8' })
+        expect([fmt.status, fmt.stdout + fmt.stderr]).toEqual([0, ''])
+      }
+      if (cargoHas('clippy')) {
+        const clippy = cargo(['clippy', '--offline', '--quiet', '--features', 'serde', '--', '-D', 'warnings'], dir, join(target, 'serde'))
+        expect([clippy.status, clippy.output]).toEqual([0, ''])
+      }
+    },
+    300_000,
+  )
 })

@@ -23,14 +23,15 @@ Usage:
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
   contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
   contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
-  contracts generate --target rust|typescript --out <dir> <documents...>
+  contracts generate --target rust|typescript --out <dir> [--serde] <documents...>
   contracts topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]
   contracts nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update]
                            [--allow-older-server] [--json]
 
 generate writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations
 the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents
-(--target rust: one module per application, std only).
+(--target rust: one module per application, std only; --serde adds payload types behind a
+cargo feature "serde", off by default).
 
 topology projects NATS application documents (a folder: the application documents its
 bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default),
@@ -64,6 +65,7 @@ const scopeFlags = {
   format: { type: 'string' },
   out: { type: 'string' },
   target: { type: 'string' },
+  serde: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string }
@@ -99,7 +101,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       case 'types':
         return await types(positionals, flags, io)
       case 'generate':
-        return await generateCommand(positionals, values as { target?: string; out?: string }, io)
+        return await generateCommand(positionals, values as { target?: string; out?: string; serde?: boolean }, io)
       case 'topology':
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'nats': {
@@ -166,7 +168,7 @@ function options(flags: Resolved): CompileOptions {
 }
 
 /** `contracts generate`: files for a target, written under --out; diagnostics on stderr and nothing written when a document fails. */
-async function generateCommand(files: string[], flags: { target?: string; out?: string }, io: Output): Promise<number> {
+async function generateCommand(files: string[], flags: { target?: string; out?: string; serde?: boolean }, io: Output): Promise<number> {
   if (flags.target !== 'rust' && flags.target !== 'typescript') throw new UsageError('`contracts generate` needs --target rust or --target typescript.')
   if (!flags.out) throw new UsageError('`contracts generate` needs --out <dir>.')
   if (files.length === 0) throw new UsageError('`contracts generate` needs at least one document.')
@@ -194,7 +196,7 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
     }
   }
   if (failed) return 1
-  if (flags.target === 'rust') written.push(...rustCrate(models, basename(resolvePath(flags.out))))
+  if (flags.target === 'rust') written.push(...rustCrate(models, basename(resolvePath(flags.out)), { serde: flags.serde === true }))
   for (const file of written) {
     const path = join(flags.out, ...file.path.split('/'))
     await mkdir(dirname(path), { recursive: true })

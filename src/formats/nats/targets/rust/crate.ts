@@ -5,7 +5,7 @@
  */
 import type { NatsModel } from '../../model.js'
 import { COMMON_RS } from './common.js'
-import { generateRust } from './generate.js'
+import { generateRust, type RustOptions } from './generate.js'
 import { Names, rustString, snakeCase } from './names.js'
 
 export interface GeneratedFile {
@@ -23,7 +23,7 @@ export function crateName(name: string): string {
   return /^[a-z]/.test(cleaned) ? cleaned : `contracts-${cleaned || 'generated'}`
 }
 
-export function rustCrate(models: readonly NatsModel[], name: string): GeneratedFile[] {
+export function rustCrate(models: readonly NatsModel[], name: string, options: RustOptions = {}): GeneratedFile[] {
   const sorted = [...models].sort((a, b) => (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0))
   const modules = new Names(snakeCase, ['common'])
   const files: GeneratedFile[] = []
@@ -41,7 +41,7 @@ export function rustCrate(models: readonly NatsModel[], name: string): Generated
     seen.add(model.contract.id)
     const module = modules.get(key)
     lib.push(`/// Contract ${rustString(model.contract.id)} ${rustString(model.contract.version)}.`, `pub mod ${module.replace(/^r#/, 'r#')};`)
-    files.push({ path: `src/${module.replace(/^r#/, '')}.rs`, text: generateRust(model) })
+    files.push({ path: `src/${module.replace(/^r#/, '')}.rs`, text: generateRust(model, options) })
   }
   files.push({ path: 'src/lib.rs', text: lib.join('\n') + '\n' })
   files.push({ path: 'src/common.rs', text: COMMON_RS })
@@ -59,6 +59,17 @@ export function rustCrate(models: readonly NatsModel[], name: string): Generated
       'path = "src/lib.rs"',
       '',
       '[dependencies]',
+      // With --serde only: an optional dependency is resolved even when its feature is off, and
+      // the std-only crate must build offline with no registry at all.
+      ...(options.serde
+        ? [
+            'serde = { version = "1", features = ["derive"], optional = true }',
+            'serde_json = { version = "1", optional = true }',
+            '',
+            '[features]',
+            'serde = ["dep:serde", "dep:serde_json"]',
+          ]
+        : []),
       '',
     ].join('\n'),
   })
