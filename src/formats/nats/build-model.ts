@@ -98,6 +98,9 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]):
     model.filters = filters
     if (identity) model.publisherIdentity = { kind: identity.kind, peerParameter: identity.peerParameter }
     model.messages = messageSchemas(ctx).byChannel.get(channel.id) ?? []
+    const standard = ctx.standard('channels')[channel.id]
+    const text = isObject(standard) ? (typeof standard.description === 'string' ? standard.description : standard.summary) : undefined
+    if (typeof text === 'string') model.description = text
     model.source = link(pointer)
     channels.push(model)
   }
@@ -280,6 +283,7 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       }),
       tokenTypes: { ...ctx.tokenTypes },
       source: link(ctx.pointer('x-nats-contract')),
+      ...(typeof info.description === 'string' ? { description: info.description } : {}),
       channels,
       operations,
       streams: nativeModels(ctx, link, 'streams'),

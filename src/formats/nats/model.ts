@@ -21,6 +21,8 @@ export interface ChannelModel {
   publisherIdentity?: { kind: 'subject-permission'; peerParameter: string }
   /** The channel's messages, in name order, with their payload schemas. */
   messages: MessageModel[]
+  /** The standard channel's `description` (or `summary`), for generated documentation. */
+  description?: string
   source: SourceLink
 }
 
@@ -101,6 +103,8 @@ export interface NatsModel {
   workflows: WorkflowModel[]
   /** Where the profile object (`x-nats-contract`) is: the application's backlink. */
   source: SourceLink
+  /** `info.description`, for generated documentation. */
+  description?: string
   /** `components.schemas` of the document, for payload validators. */
   schemas: Record<string, unknown>
 }
