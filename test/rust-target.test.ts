@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { inspect } from '../src/index.js'
+import { compile, inspect } from '../src/index.js'
+import { loadModule } from './helpers/load-module.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
 import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { rustModuleNames } from '../src/formats/nats/targets/rust/generate.js'
@@ -95,6 +96,33 @@ function vectorTests(model: NatsModel, crate: string): string {
   return out.join('\n')
 }
 
+/**
+ * The hostile-strings document on both targets: the TypeScript runtime renders a subject of each
+ * channel (names with quotes, backticks, `${`, comment ends), and the Rust module must render the
+ * same subject from the same values and parse it back.
+ */
+async function hostileTests(model: NatsModel, crate: string): Promise<string> {
+  const mod = await loadModule((await compile(model.file)).code!, 'hostile-rust')
+  const names = rustModuleNames(model)
+  const out = ['//! The hostile-strings fixture: the same subjects as the TypeScript runtime.', '']
+  for (const c of model.channels) {
+    if (c.address === undefined) continue
+    const values = Object.fromEntries(
+      Object.entries(c.parameters).map(([p, type]) => {
+        const t = model.tokenTypes[type]!
+        return [p, t.kind === 'enum' ? t.values[0]! : t.prefix + 'a'.repeat(Math.max(1, t.minLength - t.prefix.length))]
+      }),
+    )
+    const subject = mod.channels[c.id].subject.render(values) as string
+    const m = `${crate}::strings::${names.get(c.id)!.module}`
+    const pairs = Object.entries(values).map(([k, v]) => `(${rustString(k)}, ${rustString(v)})`)
+    out.push('#[test]', `fn ${names.get(c.id)!.module.replace(/^r#/, '')}_subject() {`)
+    out.push(`    let p = ${m}::Params::from_pairs(&[${pairs.join(', ')}]).unwrap();`, `    assert_eq!(p.render().unwrap(), ${rustString(subject)});`)
+    out.push(`    assert_eq!(${m}::parse(${rustString(subject)}).unwrap(), p);`, `    assert_eq!(${m}::ID, ${rustString(c.id)});`, '}', '')
+  }
+  return out.join('\n')
+}
+
 function write(dir: string, files: ReadonlyArray<{ path: string; text: string }>): void {
   rmSync(dir, { recursive: true, force: true })
   for (const f of files) {
@@ -119,6 +147,13 @@ describe('the Rust target', () => {
       const files = [...rustCrate(all, 'contracts')]
       const vectorsModel = all.find((m) => m.contract.id === 'vectors')!
       files.push({ path: 'tests/vectors.rs', text: vectorTests(vectorsModel, 'contracts') })
+      files.push({
+        path: 'tests/hostile.rs',
+        text: await hostileTests(
+          all.find((m) => m.contract.id === 'strings')!,
+          'contracts',
+        ),
+      })
       write(work, files)
       const test = cargo(['test', '--offline', '--quiet'], work, target)
       expect(test.output).toMatch(/test result: ok/)
