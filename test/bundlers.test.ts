@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { inspect } from 'unplugin-contracts'
-import { natsDocument } from '../bench/generate.js'
+import { benzeneDocument, natsDocument } from '../bench/generate.js'
 import { bundlers, freshDir } from './helpers/bundlers.js'
 
 const app = join(import.meta.dirname, 'fixtures/app')
@@ -81,6 +81,18 @@ function collectText(error: unknown): string {
 // An unused topic or channel costs nothing: one channel imported from a 200-channel contract with
 // interactions, payload validators, streams and consumers leaves everything else out of the bundle.
 // (webpack and Rspack drop unused exports when they minify; these builds are unminified.)
+describe.each(Object.keys(bundlers))('%s tree-shaking of a Benzene contract', (name) => {
+  it('keeps one imported topic client: no other topic, and no event (events are pure too)', async () => {
+    const dir = out(name + '-benzene-shaking')
+    writeFileSync(join(dir, 'b20.spec.json'), benzeneDocument(20))
+    writeFileSync(join(dir, 'main.js'), "import { operation0 } from './b20.spec.json'\nexport const run = () => ({ topic: operation0.topic })\n")
+    const file = await bundlers[name]!(join(dir, 'main.js'), join(dir, 'dist'), { types: false }, { minify: true })
+    expect(runInNode(file)).toEqual({ topic: 'service0:operation-0' })
+    const code = readFileSync(file, 'utf8')
+    for (const gone of ['service0:operation-5', 'service:happened-0', 'service:happened-10', 'createEvent(']) expect(code, gone).not.toContain(gone)
+  }, 60_000)
+})
+
 describe.each(['vite', 'rollup', 'rolldown', 'esbuild'])('%s tree-shaking', (name) => {
   it('keeps one imported NATS channel and nothing else of its contract', async () => {
     const dir = out(name + '-shaking')

@@ -24,4 +24,4 @@ export const capture = /* @__PURE__ */ $createTopicClient("payments:capture", "v
 export const refund = /* @__PURE__ */ $createTopicClient("payments:refund", undefined, "sha256:076832b062e4df0d1cc9b394cdb5d809f82038a22247a021a9d717cde908c82a", ["PaymentDto", "RefundPayment"], { request: $refund$request, response: $refund$response });
 export const getAll = /* @__PURE__ */ $createTopicClient("payments:get-all", undefined, "sha256:8b87c22d48baadbfd0aa131c4e5ac17287b05e6be5b888b0a868e1a0fe35661c", ["PaymentDto", "Void"], { request: $getAll$request, response: $getAll$response });
 export const topics = /* @__PURE__ */ $createTopicMap([["payments:capture", capture], ["payments:refund", refund], ["payments:get-all", getAll]]);
-export const events = /* @__PURE__ */ $createTopicMap([["captured", $createEvent("payment:captured", "v1", { message: $event$captured$message })]]);
+export const events = /* @__PURE__ */ $createTopicMap([["captured", /* @__PURE__ */ $createEvent("payment:captured", "v1", { message: $event$captured$message })]]);

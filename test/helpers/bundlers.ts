@@ -7,7 +7,8 @@ import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PluginOptions } from 'unplugin-contracts'
 
-export type BuildFn = (entry: string, outDir: string, options?: PluginOptions) => Promise<string>
+/** `minify`: webpack and Rspack drop dead code only when they minify (their tree-shaking is usedExports plus the minifier). */
+export type BuildFn = (entry: string, outDir: string, options?: PluginOptions, build?: { minify?: boolean }) => Promise<string>
 
 export const bundlers: Record<string, BuildFn> = {
   async vite(entry, outDir, options) {
@@ -56,21 +57,21 @@ export const bundlers: Record<string, BuildFn> = {
     return join(outDir, 'main.js')
   },
 
-  async webpack(entry, outDir, options) {
+  async webpack(entry, outDir, options, build) {
     const { default: webpack } = await import('webpack')
     const { default: contracts } = await import('unplugin-contracts/webpack')
-    return runCompiler(webpack(webpackLikeConfig(entry, outDir, contracts(options))), join(outDir, 'main.js'))
+    return runCompiler(webpack(webpackLikeConfig(entry, outDir, contracts(options), build?.minify === true)), join(outDir, 'main.js'))
   },
 
-  async rspack(entry, outDir, options) {
+  async rspack(entry, outDir, options, build) {
     const { rspack } = await import('@rspack/core')
     const { default: contracts } = await import('unplugin-contracts/rspack')
-    return runCompiler(rspack(webpackLikeConfig(entry, outDir, contracts(options))) as never, join(outDir, 'main.js'))
+    return runCompiler(rspack(webpackLikeConfig(entry, outDir, contracts(options), build?.minify === true)) as never, join(outDir, 'main.js'))
   },
 }
 
-/** webpack and Rspack take the same configuration: a Node ES module, unminified. */
-function webpackLikeConfig(entry: string, outDir: string, plugin: unknown): any {
+/** webpack and Rspack take the same configuration: a Node ES module, unminified unless asked. */
+function webpackLikeConfig(entry: string, outDir: string, plugin: unknown, minimize = false): any {
   return {
     mode: 'production',
     context: join(entry, '..'),
@@ -78,7 +79,7 @@ function webpackLikeConfig(entry: string, outDir: string, plugin: unknown): any 
     target: 'node',
     output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
     experiments: { outputModule: true },
-    optimization: { minimize: false },
+    optimization: { minimize },
     plugins: [plugin],
   }
 }

@@ -52,7 +52,7 @@ export function generateBenzene(model: BenzeneModel): Generated {
   lines.push(`export const topics = /* @__PURE__ */ $createTopicMap([${model.topics.map((t) => `[${jsString(t.mapKey)}, ${t.exportName}]`).join(', ')}]);`)
   const events = model.events.map((event) => {
     mapTo(joinPointer('', 'events', event.index))
-    return `[${jsString(event.exportName)}, $createEvent(${jsString(event.entry.topic)}, ${versionLiteral(event)}${validatorArgument(validators, eventName(event), ['message'])})]`
+    return `[${jsString(event.exportName)}, /* @__PURE__ */ $createEvent(${jsString(event.entry.topic)}, ${versionLiteral(event)}${validatorArgument(validators, eventName(event), ['message'])})]`
   })
   lines.push(`export const events = /* @__PURE__ */ $createTopicMap([${events.join(', ')}]);`, '')
   return { code: lines.join('\n'), dts: declarations(model, header), mappings }
