@@ -43,6 +43,31 @@ describe('contracts check', () => {
     })
   })
 
+  it('a missing file says so plainly, with no position into nothing', () => {
+    const r = contracts(['check', 'nope.spec.json'])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('Cannot read ')
+    expect(r.stderr).toContain('nope.spec.json: there is no such file.')
+    expect(r.stderr).not.toMatch(/ENOENT|nope\.spec\.json:1:1/)
+  })
+
+  it('--format github writes one GitHub Actions annotation per diagnostic, escaped, paths relative to the checkout', () => {
+    const r = contracts(['check', '--format', 'github', 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/nats/valid/ledger.asyncapi.yaml'])
+    expect(r.status).toBe(1)
+    expect(r.stdout.trim().split('\n')).toEqual([
+      '::error file=fixtures/nats/invalid/token-type.asyncapi.yaml,line=13,col=14,title=NATS_TOKEN_TYPE::Token type "entryId" needs maxLength as an integer in 1..128.',
+    ])
+    expect(r.stderr.trim()).toBe('1 error.')
+    const warned = contracts(['check', '--format', 'github', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
+    expect([warned.status, warned.stdout]).toEqual([
+      0,
+      expect.stringMatching(
+        /^::warning file=fixtures\/nats\/invalid\/consumer-outside-stream\.asyncapi\.yaml,line=\d+,col=\d+,title=NATS_CONSUMER_OUTSIDE_STREAM::/,
+      ),
+    ])
+    expect(contracts(['check', '--format', 'sarif', 'fixtures/nats/valid/ledger.asyncapi.yaml']).status).toBe(2)
+  })
+
   it('exits 2 on usage errors', () => {
     expect(contracts(['check']).status).toBe(2)
     expect(contracts(['check', payments, '--nope']).status).toBe(2)

@@ -10,7 +10,7 @@ import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { basename, dirname, join, resolve as resolvePath } from 'node:path'
+import { basename, dirname, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
 
@@ -19,7 +19,7 @@ const compiler = new ContractCompiler({ formats })
 const HELP = `contracts ${packageVersion}: check contracts, print their hashes, write their types.
 
 Usage:
-  contracts check <files...> [--json] [--topics a,b] [--include-reserved] [--names <file.json>]
+  contracts check <files...> [--json | --format github] [--topics a,b] [--include-reserved] [--names <file.json>]
   contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
   contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
   contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
@@ -68,7 +68,7 @@ const scopeFlags = {
   serde: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
-type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string }
+type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
 /** The flags with `--names` read: the export names the file gives. */
 type Resolved = Omit<Flags, 'names'> & { names?: Readonly<Record<string, unknown>> }
 type Output = { out: (text: string) => void; err: (text: string) => void }
@@ -246,8 +246,17 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output, depend
   for (const d of diagnostics) io.err(formatDiagnostic(d, read) + '\n')
 }
 
+/** A diagnostic as a GitHub Actions annotation (`::error file=...,line=...,col=...,title=CODE::message`), escaped as workflow commands require. */
+function githubAnnotation(d: Diagnostic): string {
+  const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+  const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
+  const file = relative(process.cwd(), d.file).split(sep).join('/') || d.file
+  return `::${d.severity === 'error' ? 'error' : 'warning'} file=${property(file)},line=${d.line},col=${d.column},title=${property(d.code)}::${data(d.message)}`
+}
+
 async function check(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
+  if (flags.format !== undefined && flags.format !== 'github') throw new UsageError('`contracts check --format` takes github (or use --json).')
   const all: Diagnostic[] = []
   const read: string[] = []
   for (const file of files) {
@@ -256,7 +265,12 @@ async function check(files: string[], flags: Resolved, io: Output): Promise<numb
     append(read, result.dependencies)
   }
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
-  else {
+  else if (flags.format === 'github') {
+    // GitHub Actions workflow commands: one annotation per diagnostic, paths relative to the checkout.
+    for (const d of all) io.out(githubAnnotation(d))
+    const errors = all.filter((d) => d.severity === 'error').length
+    io.err(errors === 0 ? `${files.length} contract${files.length === 1 ? '' : 's'} checked: no errors.` : `${errors} error${errors === 1 ? '' : 's'}.`)
+  } else {
     printDiagnostics(all, io, read)
     const errors = all.filter((d) => d.severity === 'error').length
     io.err(errors === 0 ? `${files.length} contract${files.length === 1 ? '' : 's'} checked: no errors.` : `${errors} error${errors === 1 ? '' : 's'}.`)

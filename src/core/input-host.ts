@@ -68,9 +68,7 @@ export function recordingHost(root: string): InputHost & { digests: Map<string, 
       try {
         read = readRegularFile(abs, LIMITS.fileBytes)
       } catch (error) {
-        throw new InputError(
-          fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`),
-        )
+        throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
       }
       if (!Buffer.isBuffer(read)) {
         throw new InputError(fileProblem('CONTRACTS_TOO_LARGE', abs, `${abs} has ${read.size} bytes; contract files are limited to ${LIMITS.fileBytes} bytes.`))
@@ -89,6 +87,21 @@ export function recordingHost(root: string): InputHost & { digests: Map<string, 
   return host
 }
 
+/** Why a file could not be read, in a sentence (not an errno code). */
+function cannotRead(abs: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const why: Record<string, string> = {
+    ENOENT: 'there is no such file',
+    ENOTDIR: 'a part of its path is not a folder',
+    EISDIR: 'it is a folder, not a file',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ELOOP: 'its path has too many symbolic links',
+    ENAMETOOLONG: 'its path is too long',
+  }
+  return `Cannot read ${abs}: ${(code !== undefined && why[code]) || code || (error as Error).message}.`
+}
+
 function realOrSelf(path: string): string {
   try {
     return realpathSync(path)
@@ -105,7 +118,7 @@ function confine(abs: string, trees: readonly string[]): void {
   try {
     stat = lstatSync(abs, { throwIfNoEntry: false })
   } catch (error) {
-    throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`))
+    throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
   }
   if (stat?.isSymbolicLink()) {
     throw new InputError(

@@ -34,8 +34,10 @@ export function sourceReader(files: Iterable<string>): SourceReader {
  */
 export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader = () => undefined): string {
   const { severity, code, message, file, line, column, pointer } = diagnostic
-  const where = `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
   const text = readText(file)
+  // A file that could not be read has no position worth printing (`:1:1` would point into nothing).
+  const wholeFile = text === undefined && pointer === '' && line === 1 && column === 1
+  const where = wholeFile ? `  at ${file}` : `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
   const frame = text === undefined ? '' : '\n' + codeFrame(text, line, column)
   return `${severity} ${code}: ${message}\n${where}${frame}`
 }
