@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, inspect } from '../src/index.js'
 import { loadModule } from './helpers/load-module.js'
+import { loadSubjectVectors } from '../conformance/nats/subject-vectors.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
 import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { rustModuleNames } from '../src/formats/nats/targets/rust/generate.js'
@@ -39,22 +40,9 @@ async function models(): Promise<NatsModel[]> {
   return out
 }
 
-type Vectors = {
-  channels: Array<{
-    channel: string
-    render: Array<{ params: Record<string, string>; subject: string | null }>
-    parse: Array<{ subject: string; params: Record<string, string> | null }>
-    filters: Array<{
-      name: string
-      render: Array<{ params: Record<string, string>; subject: string | null }>
-      matches: Array<{ subject: string; matches: boolean }>
-    }>
-  }>
-}
-
 /** The vectors as Rust tests over the generated `vectors` module (the names as the generator gives them). */
 function vectorTests(model: NatsModel, crate: string): string {
-  const vectors = JSON.parse(readFileSync(join(repo, 'conformance/nats/subject-vectors.json'), 'utf8')) as Vectors
+  const vectors = loadSubjectVectors()
   const names = rustModuleNames(model)
   const pairs = (p: Record<string, string>) =>
     `&[${Object.entries(p)

@@ -1,24 +1,13 @@
 /** The shared render/parse/filter vectors (subject-vectors.json, computed by make_subject_vectors.py) against the TypeScript runtime. */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../../src/index.js'
 import { loadModule } from '../../test/helpers/load-module.js'
+import { loadSubjectVectors } from './subject-vectors.js'
 
 const here = import.meta.dirname
-const vectors = JSON.parse(readFileSync(join(here, 'subject-vectors.json'), 'utf8')) as {
-  channels: Array<{
-    channel: string
-    render: Array<{ params: Record<string, string>; subject: string | null }>
-    parse: Array<{ subject: string; params: Record<string, string> | null }>
-    filters: Array<{
-      name: string
-      render: Array<{ params: Record<string, string>; subject: string | null }>
-      matches: Array<{ subject: string; matches: boolean }>
-    }>
-  }>
-}
+const vectors = loadSubjectVectors()
 
 describe('subject-vectors.json against the TypeScript runtime', () => {
   it('every render, parse and filter vector', async () => {

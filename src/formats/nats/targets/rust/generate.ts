@@ -170,6 +170,23 @@ function pairAccess(w: RustWriter, fields: ReturnType<typeof fieldsOf>, up: stri
   w.close()
 }
 
+/** `render(&self)`: every token value checked against its rule, then the template's tokens pushed onto one string. */
+function writeRender(w: RustWriter, doc: string, fields: ReturnType<typeof fieldsOf>, tokens: readonly TemplateToken[], up: string): void {
+  const byParam = new Map(fields.map((f) => [f.param, f]))
+  w.line(doc).open('pub fn render(&self) -> Result<String, SubjectError>')
+  for (const f of fields)
+    if (f.info.kind === 'token')
+      w.open(`if !${up}${f.info.rule}.accepts(&self.${f.field})`)
+        .line(`return Err(SubjectError::InvalidValue(${rustString(f.param)}));`)
+        .close()
+  w.line('let mut out = String::new();')
+  pushTokens(w, tokens, (p) => {
+    const f = byParam.get(p)!
+    return f.info.kind === 'enum' ? `self.${f.field}.as_str()` : `&self.${f.field}`
+  })
+  w.line('Ok(out)').close()
+}
+
 function channelModule(w: RustWriter, channel: ChannelModel, types: Types, moduleName: string): void {
   const doc =
     channel.address === undefined
@@ -191,7 +208,6 @@ function channelModule(w: RustWriter, channel: ChannelModel, types: Types, modul
     .line(`pub const ADDRESS: &str = ${rustString(channel.address)};`)
     .line()
   const fields = fieldsOf(channel, types, 'super::')
-  const byParam = new Map(fields.map((f) => [f.param, f]))
   w.line('/// The parameters of one concrete subject.').line('#[derive(Debug, Clone, PartialEq, Eq, Hash)]')
   if (fields.length === 0) w.line('pub struct Params {}')
   else {
@@ -201,19 +217,7 @@ function channelModule(w: RustWriter, channel: ChannelModel, types: Types, modul
   }
   w.line()
   w.open('impl Params')
-    .line('/// The subject of these parameters; an error for a value outside its token domain.')
-    .open('pub fn render(&self) -> Result<String, SubjectError>')
-  for (const f of fields)
-    if (f.info.kind === 'token')
-      w.open(`if !super::${f.info.rule}.accepts(&self.${f.field})`)
-        .line(`return Err(SubjectError::InvalidValue(${rustString(f.param)}));`)
-        .close()
-  w.line('let mut out = String::new();')
-  pushTokens(w, channel.tokens, (p) => {
-    const f = byParam.get(p)!
-    return f.info.kind === 'enum' ? `self.${f.field}.as_str()` : `&self.${f.field}`
-  })
-  w.line('Ok(out)').close()
+  writeRender(w, '/// The subject of these parameters; an error for a value outside its token domain.', fields, channel.tokens, 'super::')
   pairAccess(w, fields, 'super::', false)
   w.close().line()
   // parse: exactly the template's tokens, each checked, nothing after them.
@@ -260,7 +264,6 @@ function filterModule(w: RustWriter, filter: ChannelModel['filters'][number], na
   const fields = fieldsOf(channel, types, up)
   const used = new Set(filter.tokens.filter((t): t is { param: string } => typeof t !== 'string').map((t) => t.param))
   const mine = fields.filter((f) => used.has(f.param))
-  const byParam = new Map(mine.map((f) => [f.param, f]))
   w.line(`/// Filter ${rustString(filter.name)}: \`${docText(filter.template)}\`.`)
     .open(`pub mod ${name}`)
     .line('#[allow(unused_imports)]')
@@ -300,18 +303,8 @@ function filterModule(w: RustWriter, filter: ChannelModel['filters'][number], na
     w.close()
   }
   w.line()
-  w.open('impl Params').line('/// The subscription subject (`*` and `>` stay wildcards).').open('pub fn render(&self) -> Result<String, SubjectError>')
-  for (const f of mine)
-    if (f.info.kind === 'token')
-      w.open(`if !${up}${f.info.rule}.accepts(&self.${f.field})`)
-        .line(`return Err(SubjectError::InvalidValue(${rustString(f.param)}));`)
-        .close()
-  w.line('let mut out = String::new();')
-  pushTokens(w, filter.tokens, (p) => {
-    const f = byParam.get(p)!
-    return f.info.kind === 'enum' ? `self.${f.field}.as_str()` : `&self.${f.field}`
-  })
-  w.line('Ok(out)').close()
+  w.open('impl Params')
+  writeRender(w, '/// The subscription subject (`*` and `>` stay wildcards).', mine, filter.tokens, up)
   pairAccess(w, mine, up, true)
   w.close().line()
   w.line('/// Whether a concrete subject is delivered by this filter.')
