@@ -68,6 +68,18 @@ describe('contracts check', () => {
     expect(contracts(['check', '--format', 'sarif', 'fixtures/nats/valid/ledger.asyncapi.yaml']).status).toBe(2)
   })
 
+  it('a flag another command takes is a usage error that names what the command takes', () => {
+    for (const [args, flag, command] of [
+      [['check', '--topic', 'x', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topic', 'check'],
+      [['inspect', '--topic', 'x', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topic', 'inspect'],
+      [['types', '--json', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--json', 'types'],
+      [['topology', '--server', 'nats://127.0.0.1:1', 'fixtures/nats/shop'], '--server', 'topology'],
+    ] as const) {
+      const r = contracts([...args])
+      expect([r.status, r.stderr]).toEqual([2, expect.stringContaining(`${flag} does not apply to \`contracts ${command}\``)])
+    }
+  })
+
   it('exits 2 on usage errors', () => {
     expect(contracts(['check']).status).toBe(2)
     expect(contracts(['check', payments, '--nope']).status).toBe(2)

@@ -68,6 +68,17 @@ const scopeFlags = {
   serde: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
+/** The flags each command takes (`--help` goes with every one). */
+const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  check: ['json', 'format', 'topics', 'include-reserved', 'names'],
+  hash: ['topic', 'version', 'topics', 'include-reserved'],
+  inspect: ['topics', 'include-reserved', 'names', 'json'],
+  types: ['topics', 'include-reserved', 'names'],
+  generate: ['target', 'out', 'serde'],
+  topology: ['format', 'out'],
+  nats: ['server', 'creds', 'dry-run', 'update', 'allow-older-server', 'json'],
+}
+
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
 /** The flags with `--names` read: the export names the file gives. */
 type Resolved = Omit<Flags, 'names'> & { names?: Readonly<Record<string, unknown>> }
@@ -89,6 +100,13 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     if (values.help) {
       io.out(HELP)
       return 0
+    }
+    // A flag another command takes is a mistake here, not something to ignore silently.
+    const allowed = COMMAND_FLAGS[command]
+    if (allowed) {
+      const stray = Object.keys(values).find((flag) => !allowed.includes(flag))
+      if (stray !== undefined)
+        throw new UsageError(`--${stray} does not apply to \`contracts ${command}\` (it takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}).`)
     }
     const flags = resolve(values as Flags)
     switch (command) {
