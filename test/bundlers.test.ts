@@ -1,5 +1,5 @@
 /** One fixture app, built by every supported bundler with the real bundler, then run in Node. */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -81,6 +81,17 @@ function collectText(error: unknown): string {
 // An unused topic or channel costs nothing: one channel imported from a 200-channel contract with
 // interactions, payload validators, streams and consumers leaves everything else out of the bundle.
 // (webpack and Rspack drop unused exports when they minify; these builds are unminified.)
+describe('vite root-relative imports', () => {
+  it('import from /payments.spec.json resolves against the project root, as Vite resolves /x.json', async () => {
+    const dir = out('vite-root-relative')
+    cpSync(join(import.meta.dirname, '../examples/payments-client/payments.spec.json'), join(dir, 'payments.spec.json'))
+    mkdirSync(join(dir, 'src'), { recursive: true })
+    writeFileSync(join(dir, 'src', 'main.js'), "import { contractHash } from '/payments.spec.json'\nexport const run = () => ({ hash: contractHash })\n")
+    const file = await bundlers.vite!(join(dir, 'src', 'main.js'), join(dir, 'dist'), { types: false }, { root: dir })
+    expect(runInNode(file).hash).toMatch(/^sha256:[0-9a-f]{64}$/)
+  }, 60_000)
+})
+
 describe.each(Object.keys(bundlers))('%s tree-shaking of a Benzene contract', (name) => {
   it('keeps one imported topic client: no other topic, and no event (events are pure too)', async () => {
     const dir = out(name + '-benzene-shaking')

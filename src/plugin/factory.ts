@@ -74,7 +74,11 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     ids.add(id)
   }
 
+  /** Vite's project root: `/x.spec.json` there means `<root>/x.spec.json`, as Vite resolves `/x.json`. */
+  let viteRoot: string | undefined
+
   const resolveContract = (specifier: string, importer: string | undefined): string | undefined => {
+    if (viteRoot !== undefined && specifier.startsWith('/') && existsSync(join(viteRoot, specifier))) return join(viteRoot, specifier)
     if (isAbsolute(specifier)) return specifier
     const from = importer ? (parseModuleId(importer)?.file ?? importer) : join(process.cwd(), 'index.js')
     if (specifier.startsWith('.')) return resolve(dirname(from), specifier)
@@ -136,6 +140,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     esbuild: { loader: 'js' },
 
     vite: {
+      configResolved(config) {
+        viteRoot = config.root
+      },
       configureServer(server) {
         // The dev page: what this server compiled, and the topology of each NATS bundle.
         server.middlewares.use(DEV_PAGE, (req, res, next) => {

@@ -8,16 +8,16 @@ import { join } from 'node:path'
 import type { PluginOptions } from 'unplugin-contracts'
 
 /** `minify`: webpack and Rspack drop dead code only when they minify (their tree-shaking is usedExports plus the minifier). */
-export type BuildFn = (entry: string, outDir: string, options?: PluginOptions, build?: { minify?: boolean }) => Promise<string>
+export type BuildFn = (entry: string, outDir: string, options?: PluginOptions, build?: { minify?: boolean; root?: string }) => Promise<string>
 
 export const bundlers: Record<string, BuildFn> = {
-  async vite(entry, outDir, options) {
+  async vite(entry, outDir, options, bundler) {
     const { build } = await import('vite')
     const { default: contracts } = await import('unplugin-contracts/vite')
     await build({
       configFile: false,
       logLevel: 'silent',
-      root: join(entry, '..'),
+      root: bundler?.root ?? join(entry, '..'),
       plugins: [contracts(options)],
       build: { outDir, emptyOutDir: true, minify: false, lib: { entry, formats: ['es'], fileName: () => 'main.js' } },
     })
