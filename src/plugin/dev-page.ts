@@ -10,7 +10,7 @@ import { dirname, join, relative } from 'node:path'
 import type { ContractCompiler } from '../core/compile.js'
 import type { CompileResult } from '../core/compile.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
-import { toSvg } from '../formats/nats/topology/svg.js'
+import { toSvg, xmlText as escape } from '../formats/nats/topology/svg.js'
 import { topology } from '../formats/nats/topology/projection.js'
 
 export const DEV_PAGE = '/__contracts'
@@ -25,7 +25,6 @@ interface Entry {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.codePointAt(0)};`)
 
 /** What the dev server compiled, by file: the latest result of each. */
 export class DevRegistry {

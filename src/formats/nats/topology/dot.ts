@@ -4,9 +4,7 @@
  * escaped and line terminators removed, so no document text can leave its string.
  */
 import type { Topology } from './projection.js'
-import { topologyView, type ViewOptions } from './view.js'
-
-const COLOURS = ['#dbeafe', '#dcfce7', '#fef3c7', '#fce7f3', '#e0e7ff', '#ccfbf1', '#fee2e2', '#f3e8ff']
+import { bindingColour, topologyView, type ViewOptions } from './view.js'
 
 export function dotString(text: string): string {
   return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\n\r\u2028\u2029]/g, ' ')}"`
@@ -27,7 +25,7 @@ export function toDot(topology: Topology, options: ViewOptions = {}): string {
     out.push(
       `  subgraph cluster_${group.key} {`,
       `    label=${dotString(group.label)};`,
-      `    style=filled; color="#555555"; fillcolor="${COLOURS[group.binding % COLOURS.length]}";`,
+      `    style=filled; color="#555555"; fillcolor="${bindingColour(group.binding)}";`,
     )
     anchor.set(group.key, group.nodes[0]?.key ?? `${group.key}_anchor`)
     if (group.nodes.length === 0) out.push(`    ${group.key}_anchor [shape=point, style=invis];`)

@@ -6,9 +6,7 @@
  * document text can end a label or start markup.
  */
 import type { Topology } from './projection.js'
-import { topologyView, type ViewOptions } from './view.js'
-
-const COLOURS = ['#dbeafe', '#dcfce7', '#fef3c7', '#fce7f3', '#e0e7ff', '#ccfbf1', '#fee2e2', '#f3e8ff']
+import { bindingColour, topologyView, type ViewOptions } from './view.js'
 
 /** Document text inside a quoted Mermaid label. */
 export function mermaidText(text: string): string {
@@ -34,7 +32,7 @@ export function toMermaid(topology: Topology, options: ViewOptions = {}): string
     const arrow = e.kind === 'link' ? `-. ${label} .->` : e.kind === 'import' ? `==>|${label}|` : `-->|${label}|`
     out.push(`  ${e.from} ${arrow} ${e.to}`)
   }
-  view.bindings.forEach((_, i) => out.push(`  classDef binding${i} fill:${COLOURS[i % COLOURS.length]},stroke:#555`))
+  view.bindings.forEach((_, i) => out.push(`  classDef binding${i} fill:${bindingColour(i)},stroke:#555`))
   for (const group of view.groups) out.push(`  class ${group.key} binding${group.binding}`)
   return out.join('\n') + '\n'
 }

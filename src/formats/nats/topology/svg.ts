@@ -8,12 +8,11 @@
 import elkModule from 'elkjs/lib/elk.bundled.js'
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js'
 import type { Topology } from './projection.js'
-import { topologyView, type TopologyView, type ViewEdge, type ViewOptions } from './view.js'
+import { bindingColour, topologyView, type TopologyView, type ViewEdge, type ViewOptions } from './view.js'
 
 /** The bundled (worker-free) ELK: a CommonJS module whose export is the constructor (its types say `default`). */
 const ELK = ((elkModule as unknown as { default?: unknown }).default ?? elkModule) as unknown as new () => { layout(graph: ElkNode): Promise<ElkNode> }
 
-const COLOURS = ['#dbeafe', '#dcfce7', '#fef3c7', '#fce7f3', '#e0e7ff', '#ccfbf1', '#fee2e2', '#f3e8ff']
 const FONT = 12
 const CHAR = 7
 const NODE_HEIGHT = 30
@@ -95,7 +94,7 @@ export async function toSvg(topology: Topology, options: ViewOptions = {}): Prom
   for (const g of view.groups) {
     const p = at.get(g.key)!
     out.push(
-      `<g class="group ${g.kind}"><rect x="${p.x}" y="${p.y}" width="${p.node.width}" height="${p.node.height}" rx="8" fill="${COLOURS[g.binding % COLOURS.length]}" stroke="#6b7280"/>`,
+      `<g class="group ${g.kind}"><rect x="${p.x}" y="${p.y}" width="${p.node.width}" height="${p.node.height}" rx="8" fill="${bindingColour(g.binding)}" stroke="#6b7280"/>`,
       `<text x="${p.x + 10}" y="${p.y + 18}" font-weight="bold">${xmlText(g.label)}</text>`,
     )
     for (const n of g.nodes) {
@@ -131,7 +130,7 @@ export async function toSvg(topology: Topology, options: ViewOptions = {}): Prom
   out.push(`<g class="legend"><text x="16" y="${legendY + 14}" font-weight="bold">Legend</text>`)
   view.bindings.forEach((binding, i) => {
     out.push(
-      `<rect x="${x}" y="${legendY + 24}" width="14" height="14" fill="${COLOURS[i % COLOURS.length]}" stroke="#6b7280"/>`,
+      `<rect x="${x}" y="${legendY + 24}" width="14" height="14" fill="${bindingColour(i)}" stroke="#6b7280"/>`,
       `<text x="${x + 20}" y="${legendY + 35}">${xmlText(binding)}</text>`,
     )
     x += width(binding) + 30

@@ -7,6 +7,11 @@
  */
 import type { Topology, TopologyNode } from './projection.js'
 
+/** One fill colour per deployment binding (by its index), shared by every picture. */
+export const BINDING_COLOURS = ['#dbeafe', '#dcfce7', '#fef3c7', '#fce7f3', '#e0e7ff', '#ccfbf1', '#fee2e2', '#f3e8ff'] as const
+
+export const bindingColour = (index: number) => BINDING_COLOURS[index % BINDING_COLOURS.length]!
+
 export interface ViewNode {
   /** A short identifier safe in every output (`n0`, `n1`, ...), in projection order. */
   readonly key: string
