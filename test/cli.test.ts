@@ -57,7 +57,7 @@ describe('contracts check', () => {
     expect(r.stdout.trim().split('\n')).toEqual([
       '::error file=fixtures/nats/invalid/token-type.asyncapi.yaml,line=13,col=14,title=NATS_TOKEN_TYPE::Token type "entryId" needs maxLength as an integer in 1..128.',
     ])
-    expect(r.stderr.trim()).toBe('1 error.')
+    expect(r.stderr.trim()).toBe('2 contracts checked: 1 failed (1 error).')
     const warned = contracts(['check', '--format', 'github', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
     expect([warned.status, warned.stdout]).toEqual([
       0,
@@ -78,6 +78,54 @@ describe('contracts check', () => {
       const r = contracts([...args])
       expect([r.status, r.stderr]).toEqual([2, expect.stringContaining(`${flag} does not apply to \`contracts ${command}\``)])
     }
+  })
+
+  it('--topics, --include-reserved and --names on a NATS or DASP file are usage errors, not ignored', () => {
+    for (const [args, flag, kind] of [
+      [['check', '--topics', 'a', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topics', 'NATS'],
+      [['inspect', '--include-reserved', 'fixtures/dasp/counter.dasp.json'], '--include-reserved', 'DASP'],
+      [['types', '--topics', 'a', payments, 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topics', 'NATS'],
+    ] as const) {
+      const r = contracts([...args])
+      expect([r.status, r.stdout]).toEqual([2, ''])
+      expect(r.stderr).toContain(`contracts: ${flag} applies to Benzene contracts; ${args.at(-1)} is a ${kind} contract.`)
+    }
+  })
+
+  it("parseArgs' errors become plain sentences, followed by the command's own page", () => {
+    const unknown = contracts(['check', payments, '--bogus'])
+    expect(unknown.status).toBe(2)
+    expect(unknown.stderr).toMatch(/^contracts: There is no flag --bogus\.\n\nUsage:\n  contracts check /)
+    expect(unknown.stderr).not.toContain('as in')
+    expect(contracts(['hash', payments, '--topic']).stderr).toMatch(/^contracts: --topic needs a value \(--topic <value>\)\./)
+    expect(contracts(['check', '--json=yes', payments]).stderr).toMatch(/^contracts: --json takes no value\./)
+  })
+
+  it('--help per command (and `help <command>`) shows usage, flags and examples on stdout; --version prints the version', () => {
+    const version = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')).version
+    expect(contracts(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' })
+    for (const command of ['check', 'hash', 'inspect', 'types', 'generate', 'topology', 'nats']) {
+      const page = contracts([command, '--help'])
+      expect([page.status, page.stderr]).toEqual([0, ''])
+      expect(page.stdout).toMatch(new RegExp(`^Usage:\\n  contracts ${command} `))
+      expect(page.stdout).toMatch(/\nExamples:\n  contracts /)
+      expect(contracts(['help', command]).stdout).toBe(page.stdout)
+    }
+    expect(contracts(['help', 'nope']).status).toBe(2)
+  })
+
+  it('results on stdout; diagnostics and the summary on stderr, one summary line per run saying how many files failed', () => {
+    const r = contracts(['check', payments, 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
+    expect([r.status, r.stdout]).toEqual([1, ''])
+    expect(r.stderr).toContain('NATS_TOKEN_TYPE')
+    expect(r.stderr.trim().split('\n').at(-1)).toBe('3 contracts checked: 1 failed (1 error, 1 warning).')
+    const ok = contracts(['check', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
+    expect(ok.stderr.trim().split('\n').at(-1)).toBe('1 contract checked: no errors, 1 warning.')
+    const json = contracts(['check', '--json', payments])
+    expect(JSON.parse(json.stdout)).toEqual({ diagnostics: [] })
+    expect(json.stderr.trim()).toBe('1 contract checked: no errors.')
+    const hash = contracts(['hash', payments])
+    expect([hash.stdout.trim().length, hash.stderr]).toEqual([64 + 'sha256:'.length, ''])
   })
 
   it('exits 2 on usage errors', () => {

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContractCompiler, type CompileOptions } from '../core/compile.js'
 import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
+import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
 import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
@@ -15,37 +16,6 @@ import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
 
 const compiler = new ContractCompiler({ formats })
-
-const HELP = `contracts ${packageVersion}: check contracts, print their hashes, write their types.
-
-Usage:
-  contracts check <files...> [--json | --format github] [--topics a,b] [--include-reserved] [--names <file.json>]
-  contracts hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]
-  contracts inspect <file> [--topics a,b] [--include-reserved] [--names <file.json>] [--json]
-  contracts types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]
-  contracts generate --target rust|typescript --out <dir> [--serde] <documents...>
-  contracts topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]
-  contracts nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update]
-                           [--allow-older-server] [--json]
-
-generate writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations
-the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents
-(--target rust: one module per application, std only; --serde adds payload types behind a
-cargo feature "serde", off by default).
-
-topology projects NATS application documents (a folder: the application documents its
-bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default),
-Mermaid (renders in GitHub Markdown), Graphviz DOT, or a self-contained SVG or HTML page
-laid out with ELK.
-
-nats provision creates the contract-owned JetStream streams and consumers that are missing and
-reports every field that differs (--update changes contract-owned ones; external resources are
-never created or changed). --server defaults to NATS_URL, --creds to NATS_CREDS.
-
---names reads a JSON object of export names, keyed by topic or topic@version, as the
-plugin's \`benzene.names\` option: {"payments:get-all": "listPayments"}.
-
-Exit status: 0 no errors, 1 a contract has errors, 2 usage error.`
 
 class UsageError extends Error {}
 
@@ -66,18 +36,8 @@ const scopeFlags = {
   out: { type: 'string' },
   target: { type: 'string' },
   serde: { type: 'boolean' },
+  watch: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
-
-/** The flags each command takes (`--help` goes with every one). */
-const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  check: ['json', 'format', 'topics', 'include-reserved', 'names'],
-  hash: ['topic', 'version', 'topics', 'include-reserved'],
-  inspect: ['topics', 'include-reserved', 'names', 'json'],
-  types: ['topics', 'include-reserved', 'names'],
-  generate: ['target', 'out', 'serde'],
-  topology: ['format', 'out'],
-  nats: ['server', 'creds', 'dry-run', 'update', 'allow-older-server', 'json'],
-}
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
 /** The flags with `--names` read: the export names the file gives. */
@@ -87,31 +47,38 @@ type Output = { out: (text: string) => void; err: (text: string) => void }
 /** Runs the CLI and returns its exit status; `main` below wires it to the process. */
 export async function run(argv: readonly string[], io: Output): Promise<number> {
   const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.out(HELP)
+  if (command === undefined || command === '--help' || command === '-h') {
+    io.out(OVERVIEW)
     return command === undefined ? 2 : 0
+  }
+  if (command === 'help') {
+    const topic = rest[0]
+    if (topic === undefined) io.out(OVERVIEW)
+    else if (COMMANDS[topic]) io.out(commandHelp(topic))
+    else return usage(io, `There is no command ${JSON.stringify(topic)}.`)
+    return 0
   }
   if (command === '--version' || command === '-v') {
     io.out(packageVersion)
     return 0
   }
+  if (!COMMANDS[command]) return usage(io, `There is no command ${JSON.stringify(command)}.`)
   try {
     const { values, positionals } = parseArgs({ args: [...rest], options: scopeFlags, allowPositionals: true, strict: true })
     if (values.help) {
-      io.out(HELP)
+      io.out(commandHelp(command))
       return 0
     }
     // A flag another command takes is a mistake here, not something to ignore silently.
-    const allowed = COMMAND_FLAGS[command]
-    if (allowed) {
-      const stray = Object.keys(values).find((flag) => !allowed.includes(flag))
-      if (stray !== undefined)
-        throw new UsageError(`--${stray} does not apply to \`contracts ${command}\` (it takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}).`)
-    }
+    const allowed = commandFlags(command)!
+    const stray = Object.keys(values).find((flag) => flag !== 'help' && !allowed.includes(flag))
+    if (stray !== undefined)
+      throw new UsageError(`--${stray} does not apply to \`contracts ${command}\` (it takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}).`)
     const flags = resolve(values as Flags)
+    if (command === 'check' || command === 'inspect' || command === 'types') benzeneOnly(positionals, flags)
     switch (command) {
       case 'check':
-        return await check(positionals, flags, io)
+        return values.watch ? await watchCheck(positionals, flags, io) : await check(positionals, flags, io)
       case 'hash':
         return await hash(single(positionals, 'hash'), flags, io)
       case 'inspect':
@@ -122,7 +89,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await generateCommand(positionals, values as { target?: string; out?: string; serde?: boolean }, io)
       case 'topology':
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
-      case 'nats': {
+      default: {
         const [sub, ...files] = positionals
         if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
         const inspect = async (file: string) => {
@@ -135,15 +102,42 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         if (typeof status === 'string') throw new UsageError(status)
         return status
       }
-      default:
-        throw new UsageError(`Unknown command ${JSON.stringify(command)}.`)
     }
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`contracts: ${(error as Error).message}\n\n${HELP}`)
-      return 2
-    }
+    if (error instanceof UsageError) return usage(io, error.message, command)
+    const code = (error as { code?: string }).code
+    if (code?.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error), command)
     throw error
+  }
+}
+
+/** A usage error: the sentence, then where to read more (the command's page, not the whole overview). */
+function usage(io: Output, sentence: string, command?: string): number {
+  io.err(`contracts: ${sentence}\n\n${command ? commandHelp(command) : OVERVIEW}`)
+  return 2
+}
+
+/**
+ * `parseArgs` explains its errors for programmers (`as in '-- "--bogus"'`); a user gets the flag and
+ * what is wrong with it.
+ */
+function parseArgsSentence(error: Error): string {
+  const flag = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? 'a flag'
+  const code = (error as { code?: string }).code
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `There is no flag ${flag}.`
+  if (/argument missing/.test(error.message)) return `${flag} needs a value (${flag} <value>).`
+  if (/does not take an argument/.test(error.message)) return `${flag} takes no value.`
+  return `${flag}: ${error.message}`
+}
+
+/** Topic scoping and export names are Benzene options: on a NATS or DASP file they would be ignored, so they are refused. */
+function benzeneOnly(files: readonly string[], flags: Resolved): void {
+  const given = (['topics', 'include-reserved', 'names'] as const).filter((f) => flags[f] !== undefined)
+  if (given.length === 0) return
+  for (const file of files) {
+    const format = compiler.formatOf(file)?.name
+    if (format !== undefined && format !== 'benzene')
+      throw new UsageError(`--${given[0]} applies to Benzene contracts; ${file} is a ${format === 'nats' ? 'NATS' : 'DASP'} contract.`)
   }
 }
 
@@ -272,28 +266,92 @@ function githubAnnotation(d: Diagnostic): string {
   return `::${d.severity === 'error' ? 'error' : 'warning'} file=${property(file)},line=${d.line},col=${d.column},title=${property(d.code)}::${data(d.message)}`
 }
 
-async function check(files: string[], flags: Resolved, io: Output): Promise<number> {
-  if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
-  if (flags.format !== undefined && flags.format !== 'github') throw new UsageError('`contracts check --format` takes github (or use --json).')
+/** One `check` run: every file compiled, diagnostics printed, a summary line; what was read comes back for `--watch`. */
+async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<{ status: number; read: Set<string> }> {
   const all: Diagnostic[] = []
-  const read: string[] = []
+  const read = new Set<string>()
+  let failed = 0
   for (const file of files) {
     const result = await compiler.compile(file, options(flags))
     append(all, result.diagnostics)
-    append(read, result.dependencies)
+    for (const dependency of result.dependencies) read.add(dependency)
+    read.add(resolvePath(file))
+    if (hasErrors(result.diagnostics)) failed++
   }
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
-  else if (flags.format === 'github') {
-    // GitHub Actions workflow commands: one annotation per diagnostic, paths relative to the checkout.
-    for (const d of all) io.out(githubAnnotation(d))
-    const errors = all.filter((d) => d.severity === 'error').length
-    io.err(errors === 0 ? `${files.length} contract${files.length === 1 ? '' : 's'} checked: no errors.` : `${errors} error${errors === 1 ? '' : 's'}.`)
-  } else {
-    printDiagnostics(all, io, read)
-    const errors = all.filter((d) => d.severity === 'error').length
-    io.err(errors === 0 ? `${files.length} contract${files.length === 1 ? '' : 's'} checked: no errors.` : `${errors} error${errors === 1 ? '' : 's'}.`)
+  // GitHub Actions workflow commands: one annotation per diagnostic, paths relative to the checkout.
+  else if (flags.format === 'github') for (const d of all) io.out(githubAnnotation(d))
+  else printDiagnostics(all, io, read)
+  io.err(checkSummary(files.length, failed, all))
+  return { status: failed > 0 ? 1 : 0, read }
+}
+
+/** `3 contracts checked: 1 failed (2 errors, 1 warning).` */
+export function checkSummary(files: number, failed: number, diagnostics: readonly Diagnostic[]): string {
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+  const errors = diagnostics.filter((d) => d.severity === 'error').length
+  const warnings = diagnostics.length - errors
+  const counts = [errors ? count(errors, 'error') : '', warnings ? count(warnings, 'warning') : ''].filter(Boolean).join(', ')
+  const head = `${count(files, 'contract')} checked`
+  if (failed > 0) return `${head}: ${failed} failed (${counts}).`
+  return `${head}: no errors${warnings ? `, ${count(warnings, 'warning')}` : ''}.`
+}
+
+function checkArguments(files: string[], flags: Resolved): void {
+  if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
+  if (flags.format !== undefined && flags.format !== 'github') throw new UsageError('`contracts check --format` takes github (or use --json).')
+}
+
+async function check(files: string[], flags: Resolved, io: Output): Promise<number> {
+  checkArguments(files, flags)
+  return (await checkOnce(files, flags, io)).status
+}
+
+/**
+ * `check --watch`: checks, then checks again after any file the last run read changes, until
+ * SIGINT. Folders are watched (not files) so that editors that save by renaming are seen; a burst
+ * of events is one run (40 ms quiet), and a run never overlaps another.
+ */
+async function watchCheck(files: string[], flags: Resolved, io: Output): Promise<number> {
+  checkArguments(files, flags)
+  let last = await checkOnce(files, flags, io)
+  const watchers = new Map<string, FSWatcher>()
+  const watchRead = () => {
+    const folders = new Set([...last.read].map((file) => dirname(file)))
+    for (const [folder, watcher] of watchers) if (!folders.has(folder)) (watcher.close(), watchers.delete(folder))
+    for (const folder of folders) {
+      if (watchers.has(folder)) continue
+      try {
+        watchers.set(
+          folder,
+          watch(folder, (_event, name) => {
+            if (name === null || last.read.has(join(folder, name.toString()))) schedule()
+          }),
+        )
+      } catch {
+        // A folder that vanished is seen again when a run reads from it.
+      }
+    }
+    io.err(`watching ${last.read.size} file${last.read.size === 1 ? '' : 's'} (Ctrl-C to stop)`)
   }
-  return hasErrors(all) ? 1 : 0
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+  const schedule = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      running = running.then(async () => {
+        io.err('')
+        last = await checkOnce(files, flags, io)
+        watchRead()
+      })
+    }, 40)
+  }
+  watchRead()
+  await new Promise<void>((done) => process.once('SIGINT', done))
+  clearTimeout(timer)
+  for (const watcher of watchers.values()) watcher.close()
+  await running
+  return last.status
 }
 
 async function hash(file: string, flags: Resolved, io: Output): Promise<number> {

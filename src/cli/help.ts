@@ -1,0 +1,124 @@
+/**
+ * The `contracts` help texts: one overview and one page per command, each with examples a user can
+ * paste (docs/cli.md shows the same commands). Kept as data so `--help`, `help <command>` and the
+ * usage errors print the same words.
+ */
+import { packageVersion } from '../core/package-info.js'
+
+export interface CommandHelp {
+  /** The usage lines, without the leading `contracts`. */
+  readonly usage: readonly string[]
+  readonly summary: string
+  /** Flag -> what it does. */
+  readonly flags: Readonly<Record<string, string>>
+  readonly examples: readonly string[]
+  readonly notes?: string
+}
+
+const BENZENE_SCOPE = {
+  '--topics a,b': 'Benzene only: compile just these topics (ids, or id@version).',
+  '--include-reserved': 'Benzene only: keep reserved topics in scope.',
+  '--names <file.json>': 'Benzene only: export names, keyed by topic or topic@version ({"payments:get-all": "listPayments"}).',
+}
+
+export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
+  check: {
+    usage: ['check <files...> [--json | --format github] [--watch] [--topics a,b] [--include-reserved] [--names <file.json>]'],
+    summary: 'Checks contracts of any format; diagnostics (with code frames) on stderr and one summary line per run.',
+    flags: {
+      '--json': 'Print {"diagnostics": [...]} on stdout instead of code frames.',
+      '--format github': 'Print GitHub Actions annotations (::error file=...,line=...,col=...::) on stdout.',
+      '--watch': 'Check again whenever a contract or a file it reads changes (Ctrl-C to stop).',
+      ...BENZENE_SCOPE,
+    },
+    examples: ['contracts check payments.spec.json', 'contracts check services/*/asyncapi.yaml --format github', 'contracts check fixtures/*.json --watch'],
+  },
+  hash: {
+    usage: ['hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]'],
+    summary: 'Prints the Benzene contract hash of a document, of one topic, or of a set of topics.',
+    flags: {
+      '--topic <id>': 'The hash of one topic (reserved or not).',
+      '--version <v>': 'With --topic: the version to take when the topic has several.',
+      '--topics a,b': 'The service-level hash over these topics.',
+      '--include-reserved': 'Keep reserved topics in scope.',
+    },
+    examples: ['contracts hash payments.spec.json', 'contracts hash payments.spec.json --topic payments:capture'],
+  },
+  inspect: {
+    usage: ['inspect <file> [--json] [--topics a,b] [--include-reserved] [--names <file.json>]'],
+    summary: "Prints what a contract compiles to: its exports, hashes, subjects and descriptors (--json: the model).",
+    flags: { '--json': 'Print the model as JSON on stdout.', ...BENZENE_SCOPE },
+    examples: ['contracts inspect payments.spec.json', 'contracts inspect orders/asyncapi.yaml --json | jq .channels'],
+  },
+  types: {
+    usage: ['types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]'],
+    summary: 'Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does.',
+    flags: { ...BENZENE_SCOPE },
+    examples: ['contracts types src/contracts/*.spec.json'],
+  },
+  generate: {
+    usage: ['generate --target rust|typescript --out <dir> [--serde] <documents...>'],
+    summary:
+      'Writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents (--target rust: one module per application, std only).',
+    flags: {
+      '--target rust|typescript': 'What to write.',
+      '--out <dir>': 'The folder to write into (created when missing).',
+      '--serde': 'Rust: add payload types behind a cargo feature "serde", off by default.',
+    },
+    examples: ['contracts generate --target typescript --out gen payments.spec.json', 'contracts generate --target rust --out crates/orders orders/asyncapi.yaml'],
+  },
+  topology: {
+    usage: ['topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]'],
+    summary:
+      'Projects NATS application documents (a folder: the documents its bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default), Mermaid, Graphviz DOT, or a self-contained SVG or HTML page.',
+    flags: { '--format <f>': 'json (default), mermaid, dot, svg or html.', '--out <file>': 'Write the picture to a file instead of stdout.' },
+    examples: ['contracts topology examples/nats-orders --format mermaid', 'contracts topology examples/nats-orders --format html --out topology.html'],
+  },
+  nats: {
+    usage: ['nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update] [--allow-older-server] [--json]'],
+    summary:
+      'Creates the contract-owned JetStream streams and consumers that are missing and reports every field that differs; external resources are never created or changed.',
+    flags: {
+      '--server <url>': 'The server (default: NATS_URL).',
+      '--creds <file>': 'A credentials file (default: NATS_CREDS).',
+      '--dry-run': 'Print the plan only.',
+      '--update': 'Change contract-owned resources that differ.',
+      '--allow-older-server': 'Go on when the server is older than the contract requires.',
+      '--json': 'Print the plan and results as JSON.',
+    },
+    examples: ['contracts nats provision orders/asyncapi.yaml --server nats://127.0.0.1:4222 --dry-run'],
+  },
+}
+
+/** The flags each command takes, as `parseArgs` names them (from the help pages, so the two cannot drift). */
+export function commandFlags(command: string): readonly string[] | undefined {
+  const help = COMMANDS[command]
+  return help && Object.keys(help.flags).map((flag) => /^--([a-z-]+)/.exec(flag)![1]!)
+}
+
+const EXIT = 'Exit status: 0 no errors, 1 a contract has errors, 2 usage error.'
+
+export const OVERVIEW = `contracts ${packageVersion}: check contracts, print their hashes, write their types.
+
+Usage:
+${Object.values(COMMANDS)
+  .flatMap((c) => c.usage)
+  .map((u) => `  contracts ${u}`)
+  .join('\n')}
+  contracts --version
+  contracts help <command>     (or: contracts <command> --help)
+
+${EXIT}`
+
+export function commandHelp(command: string): string {
+  const help = COMMANDS[command]!
+  const width = Math.max(...Object.keys(help.flags).map((f) => f.length))
+  const flags = Object.entries(help.flags).map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`)
+  return [
+    `Usage:\n${help.usage.map((u) => `  contracts ${u}`).join('\n')}`,
+    help.summary,
+    ...(flags.length ? [`Flags:\n${flags.join('\n')}`] : []),
+    `Examples:\n${help.examples.map((e) => `  ${e}`).join('\n')}`,
+    EXIT,
+  ].join('\n\n')
+}
