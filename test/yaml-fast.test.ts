@@ -221,3 +221,28 @@ describe('fast YAML path', () => {
     )
   })
 })
+
+describe('one YAML mistake, one diagnostic', () => {
+  it("reports the first syntax error at the mistake and counts the consequent ones instead of showing them", () => {
+    // README's old NATS snippet: a `{` inside a flow mapping (yaml reports seven errors for it).
+    const text = 'asyncapi: 3.1.0\nchannels:\n  a:\n    filters: { inRegion: payments.{region}.*.captured }\n    x: 1\n'
+    const { diagnostics } = parseExactYaml('a.yaml', text)
+    expect(diagnostics).toHaveLength(1)
+    expect(diagnostics[0]).toMatchObject({ code: 'YAML_SYNTAX', line: 4, column: 35 })
+    expect(diagnostics[0]!.message).toMatch(/quote a value that contains \{.*\(6 more syntax errors follow from this one and are not shown\.\)$/)
+    // A badly indented block: many cascading errors, still one diagnostic.
+    const indented = 'a:\n  b: 1\n c: 2\n' + Array.from({ length: 50 }, (_, i) => `   d${i}: [${i}\n`).join('')
+    const many = parseExactYaml('b.yaml', indented).diagnostics
+    expect(many.filter((d) => d.code === 'YAML_SYNTAX')).toHaveLength(1)
+    expect(many[0]!.line).toBe(3)
+  })
+
+  it('independent mistakes are each reported: duplicate keys are not consequences of a syntax error', () => {
+    const { diagnostics } = parseExactYaml('c.yaml', 'a: 1\na: 2\nb:\n  c: 1\n  c: 2\n')
+    expect(diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['YAML_DUPLICATE_KEY', 2],
+      ['YAML_DUPLICATE_KEY', 5],
+    ])
+    expect(parseExactYaml('d.yaml', 'a: 1\n').diagnostics).toEqual([])
+  })
+})

@@ -30,7 +30,7 @@ export const CORE_CODES = declareCodes({
   JSON_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one object.' },
   JSON_LONE_SURROGATE: { severity: 'error', meaning: 'A string with an unpaired UTF-16 surrogate, which canonical JSON (RFC 8785) cannot represent.' },
   JSON_NUMBER_RANGE: { severity: 'error', meaning: 'A number beyond the range of a double (`1e400` reads as Infinity; RFC 8785 has no form for it).' },
-  YAML_SYNTAX: { severity: 'error', meaning: 'The file is not YAML (or is empty).' },
+  YAML_SYNTAX: { severity: 'error', meaning: 'The file is not YAML (or is empty): the first syntax error, with a count of the ones it causes.' },
   YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping.' },
   YAML_NON_STRING_KEY: { severity: 'error', meaning: 'A key that is not a string.' },
   YAML_ALIAS_LIMIT: { severity: 'error', meaning: 'More than 16 aliases, or aliases that expand beyond 256 nodes.' },

@@ -78,14 +78,18 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
       `%YAML ${doc.directives.yaml.version} reads values differently from JSON (yes/no as booleans, dates, sexagesimal numbers); contracts are YAML 1.2: remove the directive.`,
     )
   }
+  // One mistake makes the parser lose its place, and every token after it is reported again (a `{`
+  // in a flow mapping gives seven errors, a stray indent a hundred): the first syntax error is the
+  // mistake, the rest are counted in its message, not shown.
+  const syntax = doc.errors.filter((error) => error.code !== 'DUPLICATE_KEY' && !/call stack/i.test(error.message))
   for (const error of doc.errors) {
     // The parser recurses on nested flow collections and reports running out of stack as an error.
     if (/call stack/i.test(error.message)) {
       report('CONTRACTS_TOO_DEEP', error.pos[0], '', `Values are nested beyond what can be parsed; contracts are limited to ${LIMITS.depth} levels.`)
       continue
     }
-    const code = error.code === 'DUPLICATE_KEY' ? 'YAML_DUPLICATE_KEY' : 'YAML_SYNTAX'
-    report(code, error.pos[0], '', `${code === 'YAML_DUPLICATE_KEY' ? 'Duplicate key' : 'Invalid YAML'}: ${error.message.split('\n')[0]}`)
+    if (error.code === 'DUPLICATE_KEY') report('YAML_DUPLICATE_KEY', error.pos[0], '', `Duplicate key: ${error.message.split('\n')[0]}`)
+    else if (error === syntax[0]) report('YAML_SYNTAX', error.pos[0], '', yamlSyntaxMessage(error, text, syntax.length - 1))
   }
   const nodes = new Map<string, number>()
   let aliases = 0
@@ -171,4 +175,13 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     return { ...lines.position(offset ?? 0), offset: offset ?? 0 }
   }
   return { source: { file, text, value, lines, locate } satisfies JsonSource, diagnostics }
+}
+
+/** The parser's sentence, a hint for the usual cause, and how many consequent errors were left out. */
+function yamlSyntaxMessage(error: { message: string; pos: [number, number] }, text: string, consequent: number): string {
+  const at = text[error.pos[0]]
+  // A plain scalar may not hold flow indicators inside `{ }` or `[ ]`: `{ a: x.{y} }` needs quotes.
+  const hint = at === '{' || at === '[' || at === '}' || at === ']' ? ` Inside { } or [ ], quote a value that contains ${at}: "…${at}…".` : ''
+  const rest = consequent > 0 ? ` (${consequent} more syntax error${consequent === 1 ? '' : 's'} follow from this one and are not shown.)` : ''
+  return `Invalid YAML: ${error.message.split('\n')[0]}.${hint}${rest}`
 }
