@@ -46,7 +46,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   },
   inspect: {
     usage: ['inspect <file> [--json] [--topics a,b] [--include-reserved] [--names <file.json>]'],
-    summary: "Prints what a contract compiles to: its exports, hashes, subjects and descriptors (--json: the model).",
+    summary: 'Prints what a contract compiles to: its exports, hashes, subjects and descriptors (--json: the model).',
     flags: { '--json': 'Print the model as JSON on stdout.', ...BENZENE_SCOPE },
     examples: ['contracts inspect payments.spec.json', 'contracts inspect orders/asyncapi.yaml --json | jq .channels'],
   },
@@ -65,7 +65,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '--out <dir>': 'The folder to write into (created when missing).',
       '--serde': 'Rust: add payload types behind a cargo feature "serde", off by default.',
     },
-    examples: ['contracts generate --target typescript --out gen payments.spec.json', 'contracts generate --target rust --out crates/orders orders/asyncapi.yaml'],
+    examples: [
+      'contracts generate --target typescript --out gen payments.spec.json',
+      'contracts generate --target rust --out crates/orders orders/asyncapi.yaml',
+    ],
   },
   topology: {
     usage: ['topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]'],

@@ -43,9 +43,14 @@ export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader 
 }
 
 /** Several diagnostics, errors first, at most `limit` of them. */
-export function formatDiagnostics(diagnostics: readonly Diagnostic[], readText?: SourceReader, limit = 10): string {
+export function formatDiagnostics(
+  diagnostics: readonly Diagnostic[],
+  readText?: SourceReader,
+  limit = 10,
+  format: (d: Diagnostic) => string = (d) => formatDiagnostic(d, readText),
+): string {
   const ordered = [...diagnostics.filter((d) => d.severity === 'error'), ...diagnostics.filter((d) => d.severity !== 'error')]
-  const shown = ordered.slice(0, limit).map((d) => formatDiagnostic(d, readText))
+  const shown = ordered.slice(0, limit).map(format)
   if (ordered.length > limit) shown.push(`... and ${ordered.length - limit} more (run \`contracts check\` to see them all)`)
   return shown.join('\n\n')
 }

@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { UnpluginFactory } from 'unplugin'
 import { createFilter } from 'unplugin-utils'
 import type { CompileOptions, CompileResult } from '../core/compile.js'
-import { hasErrors } from '../core/diagnostics.js'
+import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageRoot } from '../core/package-info.js'
 import { codeFrame } from '../core/code-frame.js'
 import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
@@ -56,6 +56,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   // Files are claimed by the compiler's formats first (resolveId); include/exclude narrow that further.
   const filter = createFilter(options.include, options.exclude)
   const esbuild = meta.framework === 'esbuild'
+  // The `\0` of a virtual id is Rollup's convention (Vite and Rolldown share it); webpack and Rspack
+  // name virtual modules after the id (`_virtual_%00...` in their messages) and esbuild needs a real path.
+  const rollupIds = meta.framework === 'rollup' || meta.framework === 'rolldown' || meta.framework === 'vite'
   /** Dependency file -> ids of the modules compiled from it, for hot updates. */
   const dependents = new Map<string, Set<string>>()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
@@ -102,12 +105,12 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       const [specifier, query] = splitQuery(source)
       if (isTopologyImport(specifier, query)) {
         const lock = resolveContract(specifier, importer)
-        return lock ? toTopologyId(lock, !esbuild) : null
+        return lock ? toTopologyId(lock, rollupIds) : null
       }
       if (!compiler.formatOf(specifier)) return null
       const file = resolveContract(specifier, importer)
       if (!file || !filter(file)) return null
-      return toModuleId(file, query, !esbuild)
+      return toModuleId(file, query, rollupIds)
     },
 
     loadInclude(id) {
@@ -121,7 +124,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       if (lock !== undefined) {
         const { code, dependencies, diagnostics } = await topologyModule(lock, compiler)
         for (const dependency of dependencies) watch.call(this, dependency, id)
-        if (code === undefined) throw contractError({ file: lock, diagnostics, dependencies } as unknown as CompileResult)
+        if (code === undefined) return fail(this, contractError({ file: lock, diagnostics, dependencies } as unknown as CompileResult, meta.framework))
         return { code, moduleType: 'js' }
       }
       const parsed = parseModuleId(id)
@@ -130,9 +133,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       if (parsed.query === '') registry.record(result)
       for (const dependency of result.dependencies.length ? result.dependencies : [parsed.file]) watch.call(this, dependency, id)
       for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
-      // Thrown rather than passed to this.error(): webpack's this.error() records and returns,
-      // and one Error object reads the same in every bundler.
-      if (hasErrors(result.diagnostics) || result.code === undefined) throw contractError(result)
+      if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework))
       if (options.types !== false) await writeTypes(result, parsed)
       return { code: result.code, map: result.map as never, moduleType: 'js' }
     },
@@ -182,6 +183,17 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     },
   }
 
+  /**
+   * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
+   * esbuild's `this.error()`, because esbuild prints a thrown error with a note pointing into the
+   * plugin machinery ("This error came from the onLoad callback registered here").
+   */
+  function fail(context: { error(error: Error): void }, error: Error): string {
+    if (!esbuild) throw error
+    context.error(error)
+    return ''
+  }
+
   /** Sidecar types describe the module as imported without a query, whatever this import asked for. */
   async function writeTypes(result: CompileResult, parsed: { file: string; query: string }): Promise<void> {
     const plain = parsed.query === '' ? result : await compiler.compile(parsed.file, compileOptions(parsed.file, ''))
@@ -190,27 +202,39 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 }
 
 /**
- * An error every bundler can show: its message carries each diagnostic's code, `file:line:column`
- * and a code frame, because webpack and Rspack drop locations. Rollup and Vite also read `loc`
- * (Vite's overlay links it); `hideStack` keeps webpack from printing our stack under a contract error.
+ * An error every bundler shows once, with no stack and no virtual module id.
+ *
+ * - Its message carries every diagnostic's code, `file:line:column` (1-based, as editors count) and
+ *   code frame: webpack, Rspack and esbuild show nothing else.
+ * - In Vite it also carries `loc` (1-based: the overlay makes `file:line:column` a link that opens
+ *   the editor there) and the first diagnostic's `frame`, which the overlay shows beside the message;
+ *   the message then leaves that frame out, so that `vite build` does not print it twice. `loc` only
+ *   for a file the compile read, and always with our frame: Vite, given a location without a frame,
+ *   reads the file itself, and a refused file (a link to /proc/self/environ) must not be read.
+ * - Rollup and Rolldown get no `loc` (they print it 0-based, beside our 1-based positions).
+ * - `stack` is empty: what is wrong is in the contract, not in the plugin's call stack (webpack
+ *   prints a stack as "details", a second copy of the message; Vite shows it in the overlay).
+ * - `message` and `id` ignore later writes: Rollup prefixes a load error with `Could not load
+ *   \0<virtual id>` and sets `id` to the virtual module id.
  */
-function contractError(result: CompileResult): Error {
+function contractError(result: CompileResult, framework: string): Error {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
   const read = sourceReader(result.dependencies)
-  const error = new Error(`Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, read)}`)
-  // `loc` only for a file the compile read, and always with our own `frame`: a bundler given a
-  // location without a frame reads the file itself to make one (Vite does), and a refused file
-  // (a link to /proc/self/environ, a path out of the tree) must not be read by anyone.
   const text = first ? read(first.file) : undefined
+  const located = framework === 'vite' && first !== undefined && text !== undefined
+  const shown = located ? (d: Diagnostic) => (d === first ? formatDiagnostic(d) : formatDiagnostic(d, read)) : (d: Diagnostic) => formatDiagnostic(d, read)
+  const message = `Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, read, 10, shown)}`
+  const error = new Error(message)
+  Object.defineProperties(error, {
+    message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
+    id: { get: () => result.file, set: () => {}, enumerable: true, configurable: true },
+    stack: { value: '', writable: true, configurable: true },
+  })
   return Object.assign(error, {
-    id: result.file,
     plugin: PLUGIN_NAME,
-    hideStack: true,
     diagnostics: errors,
     ...(first ? { code: first.code } : {}),
-    ...(first && text !== undefined
-      ? { loc: { file: first.file, line: first.line, column: first.column - 1 }, frame: codeFrame(text, first.line, first.column) }
-      : {}),
+    ...(located ? { loc: { file: first.file, line: first.line, column: first.column }, frame: codeFrame(text, first.line, first.column) } : {}),
   })
 }

@@ -2,8 +2,9 @@
  * Module ids for compiled contracts. A contract import `./payments.spec.json?topics=a` becomes
  * `\0/abs/payments.spec.json.contract.js?topics=a`: the `\0` marks it virtual (Rollup convention,
  * kept out of other plugins' way) and the `.contract.js` ending keeps JSON plugins, which match
- * `.json` and `.json?`, from claiming it. esbuild gets the same id without `\0`, so that its path
- * is a real location and the module's directory is the contract's.
+ * `.json` and `.json?`, from claiming it. esbuild, webpack and Rspack get the same id without `\0`:
+ * esbuild needs a real location (the module's directory is the contract's), and webpack and Rspack
+ * print the id of a virtual module in their messages.
  */
 const SUFFIX = '.contract.js'
 

@@ -1,0 +1,2 @@
+import { capture } from './broken.spec.json'
+export const topic = capture.topic
