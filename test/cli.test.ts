@@ -95,7 +95,7 @@ describe('contracts check', () => {
   it("parseArgs' errors become plain sentences, followed by the command's own page", () => {
     const unknown = contracts(['check', payments, '--bogus'])
     expect(unknown.status).toBe(2)
-    expect(unknown.stderr).toMatch(/^contracts: There is no flag --bogus\.\n\nUsage:\n  contracts check /)
+    expect(unknown.stderr).toMatch(/^contracts: There is no flag --bogus\.\n\nUsage:\n {2}contracts check /)
     expect(unknown.stderr).not.toContain('as in')
     expect(contracts(['hash', payments, '--topic']).stderr).toMatch(/^contracts: --topic needs a value \(--topic <value>\)\./)
     expect(contracts(['check', '--json=yes', payments]).stderr).toMatch(/^contracts: --json takes no value\./)
@@ -108,7 +108,7 @@ describe('contracts check', () => {
       const page = contracts([command, '--help'])
       expect([page.status, page.stderr]).toEqual([0, ''])
       expect(page.stdout).toMatch(new RegExp(`^Usage:\\n  contracts ${command} `))
-      expect(page.stdout).toMatch(/\nExamples:\n  contracts /)
+      expect(page.stdout).toMatch(/\nExamples:\n {2}contracts /)
       expect(contracts(['help', command]).stdout).toBe(page.stdout)
     }
     expect(contracts(['help', 'nope']).status).toBe(2)

@@ -318,7 +318,11 @@ async function watchCheck(files: string[], flags: Resolved, io: Output): Promise
   const watchers = new Map<string, FSWatcher>()
   const watchRead = () => {
     const folders = new Set([...last.read].map((file) => dirname(file)))
-    for (const [folder, watcher] of watchers) if (!folders.has(folder)) (watcher.close(), watchers.delete(folder))
+    for (const [folder, watcher] of watchers)
+      if (!folders.has(folder)) {
+        watcher.close()
+        watchers.delete(folder)
+      }
     for (const folder of folders) {
       if (watchers.has(folder)) continue
       try {
