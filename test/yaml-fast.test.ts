@@ -223,7 +223,7 @@ describe('fast YAML path', () => {
 })
 
 describe('one YAML mistake, one diagnostic', () => {
-  it("reports the first syntax error at the mistake and counts the consequent ones instead of showing them", () => {
+  it('reports the first syntax error at the mistake and counts the consequent ones instead of showing them', () => {
     // README's old NATS snippet: a `{` inside a flow mapping (yaml reports seven errors for it).
     const text = 'asyncapi: 3.1.0\nchannels:\n  a:\n    filters: { inRegion: payments.{region}.*.captured }\n    x: 1\n'
     const { diagnostics } = parseExactYaml('a.yaml', text)

@@ -1,2 +1,0 @@
-import { capture } from './broken.spec.json'
-export const topic = capture.topic
