@@ -1,0 +1,100 @@
+/**
+ * The Vite dev loop of the Benzene example as a user lives it, in real Chromium: a dev server on a
+ * copy of examples/payments-client, its web page open, the contract saved the way an editor saves it
+ * (test/helpers/editor-save.ts). `saveAndSee` measures one edit from the save to the change being
+ * visible on the page; the browser test checks what is seen, the bench (bench/run.ts) reports the time.
+ */
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { createServer, type ViteDevServer } from 'vite'
+import contracts from 'unplugin-contracts/vite'
+import { CHROMIUM } from './chromium.js'
+import { EditorFile } from './editor-save.js'
+
+export interface DevLoop {
+  readonly page: Page
+  readonly base: string
+  /** The contract in the copy, and its text as the example ships it. */
+  readonly contract: string
+  readonly original: string
+  /**
+   * Saves `text` as the contract and waits (at most 20 s) until `selector` is on the page and
+   * `absent` (if given) is not; the time from the save, in ms.
+   */
+  saveAndSee(text: string, selector: string, absent?: string): Promise<number>
+  close(): Promise<void>
+}
+
+/** A new contract text: the example's, with one more topic (`payments:void-<n>`) after the refund. */
+export function withTopic(original: string, n: number): string {
+  const contract = JSON.parse(original) as { requests: Array<{ topic: string }> }
+  const refund = contract.requests.find((r) => r.topic === 'payments:refund')!
+  contract.requests.push({ ...refund, topic: `payments:void-${n}` })
+  return JSON.stringify(contract, null, 2) + '\n'
+}
+
+/**
+ * `plain`: the app's plain-JSON twin for the bench's baseline: the same document imported as
+ * `payments.json` by a page that lists its topics the same way, without the plugin's work.
+ */
+export async function openDevLoop(root: string, { plain = false } = {}): Promise<DevLoop> {
+  if (!CHROMIUM) throw new Error('chromium is not installed')
+  rmSync(root, { recursive: true, force: true })
+  mkdirSync(root, { recursive: true })
+  const example = join(import.meta.dirname, '../../examples/payments-client')
+  const contract = join(root, plain ? 'payments.json' : 'payments.spec.json')
+  cpSync(join(example, 'payments.spec.json'), contract)
+  cpSync(join(example, 'web'), join(root, 'web'), { recursive: true })
+  if (plain)
+    writeFileSync(
+      join(root, 'web/page.ts'),
+      [
+        "import doc from '../payments.json'",
+        "document.querySelector('#topics')!.replaceChildren(...doc.requests.map((r) => {",
+        "  const item = document.createElement('li')",
+        '  item.dataset.topic = r.topic',
+        '  item.textContent = r.topic',
+        '  return item',
+        '}))',
+        '',
+      ].join('\n'),
+    )
+  const original = readFileSync(contract, 'utf8')
+  const server: ViteDevServer = await createServer({
+    root: join(root, 'web'),
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [contracts({ types: false })],
+    server: { host: '127.0.0.1', port: 0, fs: { allow: [root] } },
+  })
+  await server.listen()
+  const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  const page = await browser.newPage()
+  await page.goto(`${base}/`)
+  await page.waitForSelector('#topics li', { timeout: 30_000 })
+  const file = new EditorFile(contract)
+  return {
+    page,
+    base,
+    contract,
+    original,
+    async saveAndSee(text, selector, absent) {
+      const start = performance.now()
+      await file.save(text)
+      await page.waitForFunction(
+        ([present, gone]) => document.querySelector(present) !== null && (gone === undefined || document.querySelector(gone) === null),
+        [selector, absent] as const,
+        { timeout: 20_000, polling: 'raf' },
+      )
+      file.seen()
+      return performance.now() - start
+    },
+    async close() {
+      await browser.close()
+      await server.close()
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
