@@ -37,6 +37,46 @@ describe('examples/payments-client', () => {
   })
 })
 
+const daspExample = join(root, 'examples/dasp-counter')
+
+describe('examples/dasp-counter', () => {
+  it('builds its selection request from the contract, checks the confirmation and refuses weaker resumptions against the local host', () => {
+    const out = buildAndRun(daspExample, { encoding: 'utf8' })
+    expect(out).toContain('requesting encrypted-delivery draft-01 (connection), proof-of-authority draft-01 (session)')
+    expect(out).toContain('altered confirmation: refused, not the selection requested')
+    expect(out).toContain('setup: confirmed exactly')
+    expect(out).toContain('session floor saved: encrypted-delivery {cipher}; proof-of-authority {commands, grant_bytes}')
+    expect(out).toContain('resume as confirmed: resumed')
+    expect(out).toContain('resume without proof of authority: refused (missing-extension)')
+    expect(out).toContain('resume with another cipher: refused (weaker-settings)')
+    expect(out).toContain('resume with another rekey interval (a connection setting): resumed')
+    expect(out).toContain('resume at another version: refused (other-version)')
+    expect(out).toContain('resume with no saved record: refused (missing-record)')
+    expect(out).toContain('command with authority: ok')
+    expect(out).toContain('event with authority: not-allowed')
+    expect(out).toContain('command without authority: missing')
+  })
+
+  it('type-checks against the sidecar the build wrote', () => {
+    const r = tsc(['-p', join(daspExample, 'tsconfig.json')], daspExample)
+    expect(r.output).toBe('')
+    expect(r.status).toBe(0)
+  })
+
+  it('the invalid edit its README suggests fails the build with DASP_SETTINGS at that value', async () => {
+    const { ContractCompiler } = await import('unplugin-contracts')
+    const { mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } = await import('node:fs')
+    const copy = mkdtempSync(join(root, 'test/.tmp/dasp-edit-'))
+    cpSync(daspExample, copy, { recursive: true, filter: (src) => !/dist|node_modules/.test(src) })
+    const file = join(copy, 'counter.dasp.json')
+    const text = readFileSync(file, 'utf8')
+    writeFileSync(file, text.replace('"rekey_interval_s": 3600', '"rekey_interval_s": -1'))
+    const { diagnostics } = await new ContractCompiler().compile(file)
+    rmSync(copy, { recursive: true, force: true })
+    expect(diagnostics.map((d) => [d.code, d.pointer])).toEqual([['DASP_SETTINGS', '/extensions/0/settings/rekey_interval_s']])
+  })
+})
+
 const natsExample = join(root, 'examples/nats-orders')
 
 describe.skipIf(!NATS_SERVER)('examples/nats-orders', () => {

@@ -51,10 +51,11 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ['contracts inspect payments.spec.json', 'contracts inspect orders/asyncapi.yaml --json | jq .channels'],
   },
   types: {
-    usage: ['types <files...> [--topics a,b] [--include-reserved] [--names <file.json>]'],
-    summary: 'Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does.',
+    usage: ['types <files[?query]...> [--topics a,b] [--include-reserved] [--names <file.json>]'],
+    summary:
+      'Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract\'s -queries.d.ts.',
     flags: { ...BENZENE_SCOPE },
-    examples: ['contracts types src/contracts/*.spec.json'],
+    examples: ['contracts types src/contracts/*.spec.json', "contracts types 'src/payments.spec.json?topics=payments:capture'"],
   },
   generate: {
     usage: ['generate --target rust|typescript --out <dir> [--serde] <documents...>'],

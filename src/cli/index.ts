@@ -7,7 +7,8 @@ import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
-import { sidecarPath, writeSidecar } from '../plugin/sidecar.js'
+import { queriesPath, sidecarPath, writeQueries, writeSidecar } from '../plugin/sidecar.js'
+import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -388,18 +389,35 @@ async function inspectCommand(file: string, flags: Resolved, io: Output): Promis
   return 0
 }
 
+/**
+ * `contracts types`: the sidecar of each contract; an argument with a query
+ * (`payments.spec.json?topics=payments:capture`) adds that query import's declarations to the
+ * contract's `-queries.d.ts`, as the plugin writes them for the query imports a build serves.
+ */
 async function types(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts types` needs at least one file.')
   let failed = false
-  for (const file of files) {
-    const result = await compiler.compile(file, options(flags))
+  const queries = new Map<string, Map<string, string>>()
+  for (const argument of files) {
+    const [file, query] = splitQuery(argument)
+    const result = await compiler.compile(file, { ...options(flags), query })
     printDiagnostics(result.diagnostics, io, result.dependencies)
     if (result.dts === undefined) {
       failed = true
       continue
     }
-    const wrote = await writeSidecar(result.file, result.dts)
-    io.err(`${wrote ? 'wrote' : 'unchanged'} ${sidecarPath(result.file)}`)
+    if (query === '') {
+      const wrote = await writeSidecar(result.file, result.dts)
+      io.err(`${wrote ? 'wrote' : 'unchanged'} ${sidecarPath(result.file)}`)
+    } else {
+      let seen = queries.get(result.file)
+      if (!seen) queries.set(result.file, (seen = new Map()))
+      seen.set(query, result.dts)
+    }
+  }
+  for (const [file, seen] of queries) {
+    const wrote = await writeQueries(file, seen)
+    io.err(`${wrote ? 'wrote' : 'unchanged'} ${queriesPath(file)}`)
   }
   return failed ? 1 : 0
 }

@@ -13,7 +13,7 @@ import { resolveOptions, type PluginOptions } from './options.js'
 import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
 import { topologyModule } from './topology-module.js'
 import { DEV_PAGE, DevRegistry } from './dev-page.js'
-import { writeSidecar } from './sidecar.js'
+import { writeQueries, writeSidecar } from './sidecar.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
 /**
@@ -61,6 +61,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const rollupIds = meta.framework === 'rollup' || meta.framework === 'rolldown' || meta.framework === 'vite'
   /** Dependency file -> ids of the modules compiled from it, for hot updates. */
   const dependents = new Map<string, Set<string>>()
+  /** Contract -> query -> declarations, of the query imports this build served (`writeQueries`). */
+  const queries = new Map<string, Map<string, string>>()
+  const queryWrites = new Map<string, Promise<void>>()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
   const registry = new DevRegistry()
 
@@ -198,6 +201,16 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   async function writeTypes(result: CompileResult, parsed: { file: string; query: string }): Promise<void> {
     const plain = parsed.query === '' ? result : await compiler.compile(parsed.file, compileOptions(parsed.file, ''))
     if (plain.dts !== undefined) await writeSidecar(parsed.file, plain.dts)
+    if (parsed.query !== '' && result.dts !== undefined) {
+      let seen = queries.get(parsed.file)
+      if (!seen) queries.set(parsed.file, (seen = new Map()))
+      if (seen.get(parsed.query) === result.dts) return
+      seen.set(parsed.query, result.dts)
+      // One write at a time per contract, each of everything seen so far: the last write is complete.
+      const next = (queryWrites.get(parsed.file) ?? Promise.resolve()).then(() => writeQueries(parsed.file, seen).then(() => undefined))
+      queryWrites.set(parsed.file, next)
+      await next
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 // The browser side of the example: the topics the contract declares, and a capture checked against
-// the contract in the browser (an in-process sender stands in for the service). `npm run dev:web`
-// serves it; edit ../payments.spec.json and the page follows.
+// the contract in the browser (an in-process sender stands in for the service). Vite
+// serves it (`npm run dev:payments-web`); edit ../payments.spec.json and the page follows.
 import { capture, contractHash, topics } from '../payments.spec.json'
 import { createLocalSender } from 'unplugin-contracts/runtime'
 
