@@ -29,7 +29,15 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { console: 'readonly', process: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', globalThis: 'readonly' },
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        globalThis: 'readonly',
+        structuredClone: 'readonly',
+      },
     },
     rules: {
       // Generated and document data is typed at its boundary; `any` stays where a value is JSON of any shape.

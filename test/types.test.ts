@@ -81,7 +81,7 @@ describe('sidecar types', () => {
         "import { capture, refund } from './payments.spec.json?topics=payments:capture,payments:refund'",
         "import { capture as unchecked, getAll } from './payments.spec.json?validate=false'",
         "const version: 'v2' = capture.version",
-        "export const ids = [version, refund.topic, unchecked.topic, getAll.topic]",
+        'export const ids = [version, refund.topic, unchecked.topic, getAll.topic]',
         '',
       ].join('\n'),
     )
@@ -89,13 +89,21 @@ describe('sidecar types', () => {
       join(work, 'queries-wrong.ts'),
       "import { getAll } from './payments.spec.json?topics=payments:capture,payments:refund'\nexport const topic = getAll.topic\n",
     )
-    writeFileSync(join(work, 'tsconfig.queries.json'), JSON.stringify({ extends: './tsconfig.json', files: ['queries-app.ts', 'payments.spec.json-queries.d.ts'] }))
-    writeFileSync(join(work, 'tsconfig.queries-wrong.json'), JSON.stringify({ extends: './tsconfig.json', files: ['queries-wrong.ts', 'payments.spec.json-queries.d.ts'] }))
+    writeFileSync(
+      join(work, 'tsconfig.queries.json'),
+      JSON.stringify({ extends: './tsconfig.json', files: ['queries-app.ts', 'payments.spec.json-queries.d.ts'] }),
+    )
+    writeFileSync(
+      join(work, 'tsconfig.queries-wrong.json'),
+      JSON.stringify({ extends: './tsconfig.json', files: ['queries-wrong.ts', 'payments.spec.json-queries.d.ts'] }),
+    )
     for (const check of everyTsc(['-p', 'tsconfig.queries.json'], work)) expect([check.name, check.status, check.output]).toEqual([check.name, 0, ''])
     // A topic outside the query's scope is not in that module's types.
     for (const check of everyTsc(['-p', 'tsconfig.queries-wrong.json'], work)) {
       expect(check.status, check.name).not.toBe(0)
-      expect(check.output, check.name).toMatch(/queries-wrong\.ts\(1,10\): error TS2305: Module '"\*\/payments\.spec\.json\?topics=payments:capture,payments:refund"' has no exported member 'getAll'/)
+      expect(check.output, check.name).toMatch(
+        /queries-wrong\.ts\(1,10\): error TS2305: Module '"\*\/payments\.spec\.json\?topics=payments:capture,payments:refund"' has no exported member 'getAll'/,
+      )
     }
     // Unchanged on the next build; rebuilt the same from scratch (deterministic).
     const before = readFileSync(queries, 'utf8')

@@ -6,5 +6,5 @@ export default defineConfig({
   root: import.meta.dirname,
   logLevel: 'warn',
   plugins: [contracts()],
-  build: { ssr: "src/main.ts", outDir: "dist", emptyOutDir: true },
+  build: { ssr: 'src/main.ts', outDir: 'dist', emptyOutDir: true },
 })

@@ -53,7 +53,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   types: {
     usage: ['types <files[?query]...> [--topics a,b] [--include-reserved] [--names <file.json>]'],
     summary:
-      'Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract\'s -queries.d.ts.',
+      "Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract's -queries.d.ts.",
     flags: { ...BENZENE_SCOPE },
     examples: ['contracts types src/contracts/*.spec.json', "contracts types 'src/payments.spec.json?topics=payments:capture'"],
   },
