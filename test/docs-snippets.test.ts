@@ -1,0 +1,288 @@
+/**
+ * Every fenced code block in README.md, docs/ and the examples' READMEs is run, checked against
+ * what it quotes, or is plain text. How a block says what it is (words after the language in its
+ * opening fence, which Markdown renderers ignore) is listed in docs/architecture.md ("Docs that
+ * run"). A TS/JS block with no such word fails this test: nothing code-like is shown unchecked.
+ */
+import { spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ContractCompiler, toMermaid, topology } from 'unplugin-contracts'
+import { COMMANDS, commandFlags } from '../src/cli/help.js'
+import { contracts, tsc } from './helpers/cli.js'
+
+const root = join(import.meta.dirname, '..')
+const work = join(import.meta.dirname, '.tmp/docs-snippets')
+rmSync(work, { recursive: true, force: true })
+mkdirSync(work, { recursive: true })
+
+interface Block {
+  readonly doc: string
+  readonly line: number
+  readonly lang: string
+  /** `key=value` words of the fence; a word with a dot and no `=` is the block's file name. */
+  readonly attrs: Readonly<Record<string, string>>
+  readonly file?: string
+  readonly sketch: boolean
+  readonly text: string
+}
+
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  ...readdirSync(join(root, 'examples'))
+    .filter((d) => existsSync(join(root, 'examples', d, 'README.md')))
+    .map((d) => `examples/${d}/README.md`),
+]
+
+function blocksOf(doc: string): Block[] {
+  const lines = readFileSync(join(root, doc), 'utf8').split('\n')
+  const found: Block[] = []
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)(.*)$/.exec(lines[i]!)
+    if (!open) continue
+    const end = lines.findIndex((l, j) => j > i && l.startsWith('```'))
+    if (end === -1) throw new Error(`${doc}:${i + 1}: a fence that is never closed`)
+    const words = open[2]!.trim().split(/\s+/).filter(Boolean)
+    const attrs = Object.fromEntries(words.filter((w) => w.includes('=')).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]))
+    const file = words.find((w) => !w.includes('=') && w.includes('.'))
+    found.push({ doc, line: i + 1, lang: open[1]!, attrs, file, sketch: words.includes('sketch'), text: lines.slice(i + 1, end).join('\n') + '\n' })
+    i = end
+  }
+  return found
+}
+
+const blocks = docs.flatMap(blocksOf)
+const where = (b: Block) => `${b.doc}:${b.line}`
+const BUNDLER_CONFIG = /^(vite\.config|rollup\.config|rolldown\.config|webpack\.config|rspack\.config)\.(m?js|ts)$|^build\.mjs$/
+const CONTRACT = /\.(spec\.json|asyncapi\.ya?ml|dasp\.json)$/
+
+describe('docs snippets', () => {
+  it('every block is of a kind this test runs or checks (or plain text)', () => {
+    expect(blocks.length).toBeGreaterThan(30)
+    const unchecked = blocks.filter(
+      (b) =>
+        !(
+          b.lang === '' ||
+          b.lang === 'text' ||
+          b.lang === 'sh' ||
+          b.attrs.in ||
+          b.attrs.excerpt ||
+          b.attrs.generated ||
+          (b.file && (BUNDLER_CONFIG.test(b.file) || CONTRACT.test(b.file) || b.file === 'tsconfig.json' || b.file === '.gitignore')) ||
+          // Rust needs async-nats and a server to run; it is the one language shown as a sketch.
+          (b.sketch && b.lang === 'rust')
+        ),
+    )
+    expect(unchecked.map((b) => `${where(b)} (${b.lang} ${JSON.stringify(b.attrs)})`)).toEqual([])
+  })
+
+  it('TS and JS snippets type-check against the built package and the sidecars of the contracts they import', () => {
+    const groups = new Map<string, Block[]>()
+    for (const b of blocks.filter((b) => b.attrs.in)) groups.set(b.attrs.in!, [...(groups.get(b.attrs.in!) ?? []), b])
+    expect(groups.size).toBeGreaterThan(3)
+    const failures: string[] = []
+    for (const [folder, group] of groups) {
+      const dir = join(work, folder.replace(/[^A-Za-z0-9]+/g, '-'))
+      cpSync(join(root, folder), dir, {
+        recursive: true,
+        filter: (src) => !/[\\/](dist|dist-web|node_modules)$|\.d\.(json|yaml)\.ts$|-queries\.d\.ts$/.test(src),
+      })
+      // The package as an app installs it: type references (`/// <reference types>`) resolve through node_modules.
+      mkdirSync(join(dir, 'node_modules'), { recursive: true })
+      symlinkSync(root, join(dir, 'node_modules/unplugin-contracts'), 'dir')
+      const names = new Map<string, Block>()
+      for (const b of group) {
+        const name = `snippet-${b.doc.replace(/[^A-Za-z0-9]+/g, '-')}-${b.line}.ts`
+        names.set(name, b)
+        writeFileSync(join(dir, name), b.text)
+      }
+      // The sidecars each snippet's contract imports need, written as `contracts types` writes them.
+      const imports = new Set(group.flatMap((b) => [...b.text.matchAll(/from '(\.[^']+)'/g)].map((m) => m[1]!)))
+      const compiler = new ContractCompiler()
+      const contractArgs = [...imports].filter((s) => compiler.formatOf(s.split('?')[0]!) !== undefined).map((s) => join(dir, s))
+      if (contractArgs.length) {
+        const types = contracts(['types', ...contractArgs])
+        expect([types.status, types.stderr], folder).toEqual([0, expect.anything()])
+      }
+      const queries = [...new Set(contractArgs.filter((a) => a.includes('?')).map((a) => relative(dir, `${a.split('?')[0]}-queries.d.ts`)))]
+      writeFileSync(
+        join(dir, 'tsconfig.snippets.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'bundler',
+            allowArbitraryExtensions: true,
+            types: ['node'],
+            noUnusedLocals: false,
+          },
+          files: [...names.keys(), ...queries],
+        }),
+      )
+      const r = tsc(['-p', 'tsconfig.snippets.json'], dir)
+      if (r.status !== 0)
+        failures.push(
+          r.output.replace(/snippet-[A-Za-z0-9-]+?-(\d+)\.ts\((\d+),(\d+)\)/g, (m) => {
+            const name = m.slice(0, m.indexOf('('))
+            const b = names.get(name)!
+            const [, row, col] = /\((\d+),(\d+)\)/.exec(m)!
+            return `${b.doc}:${b.line + Number(row)}:${col}`
+          }),
+        )
+    }
+    expect(failures.join('\n')).toBe('')
+  })
+
+  it('bundler configs build a real app (with top-level await) and the bundle runs', () => {
+    const configs = blocks.filter((b) => b.file && BUNDLER_CONFIG.test(b.file))
+    expect(new Set(configs.map((b) => b.file!.split('.')[0])).size).toBe(6)
+    for (const b of configs) {
+      const dir = join(work, `bundler-${b.doc.replace(/[^A-Za-z0-9]+/g, '-')}-${b.line}`)
+      mkdirSync(join(dir, 'src'), { recursive: true })
+      cpSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), join(dir, 'src/payments.spec.json'))
+      writeFileSync(
+        join(dir, 'src/main.js'),
+        [
+          "import { capture } from './payments.spec.json'",
+          "import { createLocalSender } from 'unplugin-contracts/runtime'",
+          "const sender = createLocalSender({ 'payments:capture': (request) => ({ OrderId: request.OrderId, Amount: request.Amount, PaymentId: 'pay-1' }) })",
+          "const result = await capture.send(sender, { OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Method: 'Card' })",
+          'console.log(`${capture.topic} ${result.status}`)',
+          '',
+        ].join('\n'),
+      )
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/src/main.js"></script>\n')
+      writeFileSync(join(dir, b.file!), b.text)
+      const bin = (name: string) => join(root, 'node_modules/.bin', name)
+      const kind = b.file!.split('.')[0]!
+      const run = (command: string, args: string[]) => spawnSync(command, args, { cwd: dir, encoding: 'utf8' })
+      const webpackLike = (pkg: string, get: string) =>
+        run(process.execPath, [
+          '--input-type=module',
+          '-e',
+          `import * as m from '${pkg}'; const config = (await import('./${b.file}')).default; const compiler = (${get})(config); compiler.run((e, s) => { if (e || s.hasErrors()) { console.error(e ?? s.toString('errors-only')); process.exit(1) } compiler.close(() => {}) })`,
+        ])
+      const built =
+        kind === 'vite'
+          ? run(bin('vite'), ['build', '--config', b.file!, '--logLevel', 'error'])
+          : kind === 'rollup'
+            ? run(bin('rollup'), ['-c', b.file!, '--silent'])
+            : kind === 'rolldown'
+              ? run(bin('rolldown'), ['-c', b.file!])
+              : kind === 'build'
+                ? run(process.execPath, [b.file!])
+                : kind === 'webpack'
+                  ? webpackLike('webpack', 'm.default')
+                  : webpackLike('@rspack/core', 'm.rspack')
+      expect([where(b), built.status, built.stderr], built.stdout).toEqual([where(b), 0, expect.any(String)])
+      const outputs = readdirSync(join(dir, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.m?js$/.test(f))
+      const bundle = outputs.find((f) => readFileSync(join(dir, 'dist', f), 'utf8').includes('payments:capture'))
+      expect(bundle, `${where(b)}: no bundle in dist/ (${outputs.join(', ')})`).toBeDefined()
+      // Vite builds for the browser: its module-preload polyfill looks at `document` first.
+      writeFileSync(join(dir, 'browser.mjs'), 'globalThis.document = { createElement: () => ({ relList: { supports: () => true } }) }\n')
+      const ran = run(process.execPath, [...(kind === 'vite' ? ['--import', './browser.mjs'] : []), join(dir, 'dist', bundle!)])
+      expect([where(b), ran.stdout.trim(), ran.stderr]).toEqual([where(b), 'payments:capture ok', ''])
+    }
+  }, 180_000)
+
+  it('the tsconfig shown type-checks the Benzene example as it stands', () => {
+    const shown = blocks.filter((b) => b.file === 'tsconfig.json')
+    expect(shown.length).toBeGreaterThan(0)
+    for (const b of shown) {
+      const dir = join(work, `tsconfig-${b.line}`)
+      cpSync(join(root, 'examples/payments-client'), dir, { recursive: true, filter: (src) => !/[\\/](dist|dist-web)$/.test(src) })
+      writeFileSync(join(dir, 'tsconfig.json'), b.text)
+      expect(contracts(['types', join(dir, 'payments.spec.json')]).status).toBe(0)
+      const r = tsc(['-p', 'tsconfig.json'], dir)
+      expect([where(b), r.status, r.output]).toEqual([where(b), 0, ''])
+    }
+  })
+
+  it('.gitignore advice covers every file the plugin writes beside a contract', async () => {
+    const advice = blocks.filter((b) => b.file === '.gitignore')
+    expect(advice.length).toBeGreaterThan(0)
+    const written = ['payments.spec.d.json.ts', 'counter.dasp.d.json.ts', 'asyncapi.d.yaml.ts', 'payments.spec.json-queries.d.ts', 'asyncapi.yaml-queries.d.ts']
+    for (const b of advice) {
+      const patterns = b.text
+        .split('\n')
+        .filter((l) => l.trim() && !l.startsWith('#'))
+        .map((p) => new RegExp(`^${p.trim().replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`))
+      for (const name of written)
+        expect(
+          patterns.some((p) => p.test(name)),
+          `${where(b)}: ${name}`,
+        ).toBe(true)
+    }
+  })
+
+  it('contracts shown whole pass `contracts check`; excerpts are the file they quote, which passes', () => {
+    for (const b of blocks.filter((b) => b.file && CONTRACT.test(b.file))) {
+      const file = join(work, `contract-${b.line}`, b.file!)
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, b.text)
+      const r = contracts(['check', file])
+      expect([where(b), r.status, r.stderr]).toEqual([where(b), 0, expect.stringContaining('no errors')])
+    }
+    const excerpts = blocks.filter((b) => b.attrs.excerpt)
+    expect(excerpts.length).toBeGreaterThan(0)
+    for (const b of excerpts) {
+      const lines = readFileSync(join(root, b.attrs.excerpt!), 'utf8').split('\n')
+      let at = 0
+      for (const line of b.text.trimEnd().split('\n')) {
+        if (line.trim() === '# ...') continue
+        const found = lines.indexOf(line, at)
+        expect(found, `${where(b)}: ${JSON.stringify(line)} is not in ${b.attrs.excerpt} (after line ${at})`).toBeGreaterThanOrEqual(at)
+        at = found + 1
+      }
+      const r = contracts(['check', join(root, b.attrs.excerpt!)])
+      expect([where(b), r.status]).toEqual([where(b), 0])
+    }
+  })
+
+  it('generated output shown is what the generator writes', async () => {
+    const generated = blocks.filter((b) => b.attrs.generated)
+    expect(generated.length).toBeGreaterThan(0)
+    for (const b of generated) {
+      const source = join(root, b.attrs.generated!)
+      let output: string
+      if (b.lang === 'mermaid') {
+        const result = await topology([source])
+        output = toMermaid(result.topology!)
+      } else {
+        const result = await new ContractCompiler().compile(source)
+        output = result.dts!
+      }
+      const lines = output.split('\n').map((l) => l.trim())
+      for (const line of b.text.trimEnd().split('\n')) expect(lines, `${where(b)}: ${line}`).toContain(line.trim())
+    }
+  })
+
+  it('shell lines name scripts, files, commands and flags that exist; CLI synopses are the help pages', () => {
+    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>
+    const usages = new Set([...Object.values(COMMANDS).flatMap((c) => c.usage.map((u) => `contracts ${u}`)), 'contracts --version', 'contracts help <command>'])
+    const normal = (s: string) => s.replace(/\s+/g, ' ').trim()
+    const shell = blocks.filter((b) => b.lang === 'sh')
+    expect(shell.length).toBeGreaterThan(5)
+    for (const b of shell)
+      for (const raw of b.text.split('\n')) {
+        const line = normal(raw.replace(/\s#.*$/, '').replace(/^#.*$/, ''))
+        if (!line) continue
+        for (const [, script] of line.matchAll(/npm run ([\w:-]+)/g)) expect(scripts, `${where(b)}: npm run ${script}`).toHaveProperty([script!])
+        for (const [, config] of line.matchAll(/--config (\S+)/g)) expect(existsSync(join(root, config!)), `${where(b)}: ${config}`).toBe(true)
+        if (!line.startsWith('contracts ') || line === 'contracts --version') continue
+        if (line.includes('<')) {
+          expect([...usages].map(normal), `${where(b)}: ${line}`).toContain(line)
+          continue
+        }
+        const [, command, ...args] = line.split(' ')
+        expect(Object.keys(COMMANDS), `${where(b)}: ${line}`).toContain(command)
+        for (const flag of args.filter((a) => a.startsWith('--'))) expect(commandFlags(command!), `${where(b)}: ${line}`).toContain(flag.slice(2))
+      }
+  })
+})
