@@ -10,31 +10,37 @@ const importer = join(app, 'main.js')
 const contract = join(app, 'payments.spec.json')
 
 function resolver(options?: Parameters<typeof unpluginFactory>[0], framework = 'rollup') {
-  const plugin = unpluginFactory(options, { framework } as never) as { resolveId: (id: string, importer?: string) => string | null }
-  return (id: string) => plugin.resolveId.call({} as never, id, importer)
+  const plugin = unpluginFactory(options, { framework } as never) as { resolveId: (id: string, importer?: string) => Promise<string | null> }
+  return (id: string, from = importer) => plugin.resolveId.call({} as never, id, from)
 }
 
 describe('resolveId', () => {
-  it('claims contract imports, with their query, as virtual JavaScript ids', () => {
+  it('claims contract imports, with their query, as virtual JavaScript ids', async () => {
     const resolve = resolver()
-    expect(resolve('./payments.spec.json')).toBe(`\0${contract}.contract.js`)
-    expect(resolve('./payments.spec.json?topics=payments:capture')).toBe(`\0${contract}.contract.js?topics=payments:capture`)
-    expect(resolve('./data.json')).toBeNull()
-    expect(resolve('./payments.spec.json.bak')).toBeNull()
+    expect(await resolve('./payments.spec.json')).toBe(`\0${contract}.contract.js`)
+    expect(await resolve('./payments.spec.json?topics=payments:capture')).toBe(`\0${contract}.contract.js?topics=payments:capture`)
+    expect(await resolve('./data.json')).toBeNull()
+    expect(await resolve('./payments.spec.json.bak')).toBeNull()
   })
 
-  it("gives esbuild the real path, so the module lives in the contract's directory", () => {
-    expect(resolver(undefined, 'esbuild')('./payments.spec.json')).toBe(`${contract}.contract.js`)
+  it("gives esbuild the real path, so the module lives in the contract's directory; webpack and Rspack an id without \\0", async () => {
+    expect(await resolver(undefined, 'esbuild')('./payments.spec.json')).toBe(`${contract}.contract.js`)
+    expect(await resolver(undefined, 'webpack')('./payments.spec.json')).toBe(`${contract}.contract.js`)
+    expect(await resolver(undefined, 'rspack')('./payments.spec.json')).toBe(`${contract}.contract.js`)
   })
 
-  it('respects include and exclude', () => {
-    expect(resolver({ exclude: [/payments/] })('./payments.spec.json')).toBeNull()
-    expect(resolver({ include: ['**/orders.spec.json'] })('./payments.spec.json')).toBeNull()
-    expect(resolver({ include: ['**/payments.spec.json'] })('./payments.spec.json')).not.toBeNull()
+  it('respects include and exclude', async () => {
+    expect(await resolver({ exclude: [/payments/] })('./payments.spec.json')).toBeNull()
+    expect(await resolver({ include: ['**/orders.spec.json'] })('./payments.spec.json')).toBeNull()
+    expect(await resolver({ include: ['**/payments.spec.json'] })('./payments.spec.json')).not.toBeNull()
   })
 
-  it("resolves the runtime to this package's own build", () => {
-    expect(resolver()('unplugin-contracts/runtime')).toMatch(/dist\/src\/runtime\/index\.js$/)
+  it("leaves a dependency's import of its own contract file alone (it means the JSON)", async () => {
+    expect(await resolver()('./payments.spec.json', join(app, 'node_modules/@acme/lib/index.js'))).toBeNull()
+  })
+
+  it("resolves the runtime to this package's own build", async () => {
+    expect(await resolver()('unplugin-contracts/runtime')).toMatch(/dist\/src\/runtime\/index\.js$/)
   })
 })
 

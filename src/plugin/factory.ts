@@ -12,10 +12,12 @@ import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/repor
 import { resolveOptions, type PluginOptions } from './options.js'
 import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
 import { topologyModule } from './topology-module.js'
+import { createNativeResolve } from './native-resolve.js'
 import { DEV_PAGE, DevRegistry } from './dev-page.js'
 import { writeQueries, writeSidecar } from './sidecar.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
+const NODE_MODULES = /[\\/]node_modules[\\/]/
 /**
  * Generated modules (and apps) import the runtime of this very plugin, wherever the app resolves
  * packages from: `unplugin-contracts/runtime` and its subpaths map to this package's build.
@@ -80,6 +82,10 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     ids.add(id)
   }
 
+  const native = createNativeResolve(meta)
+  /** A path (relative, absolute, or root-relative in Vite), as opposed to an alias or a package specifier. */
+  const isPathSpecifier = (specifier: string) => specifier.startsWith('.') || isAbsolute(specifier) || (viteRoot !== undefined && specifier.startsWith('/'))
+
   /** Vite's project root: `/x.spec.json` there means `<root>/x.spec.json`, as Vite resolves `/x.json`. */
   let viteRoot: string | undefined
 
@@ -100,18 +106,23 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     name: PLUGIN_NAME,
     enforce: 'pre',
 
-    resolveId(source, importer) {
+    async resolveId(source, importer) {
       const runtime = RUNTIME_ENTRIES.get(source)
       if (runtime) return runtime
       const dependency = importer !== undefined && importer.startsWith(RUNTIME_DIR) ? RUNTIME_DEPENDENCIES.get(source) : undefined
       if (dependency) return dependency
       const [specifier, query] = splitQuery(source)
-      if (isTopologyImport(specifier, query)) {
-        const lock = resolveContract(specifier, importer)
-        return lock ? toTopologyId(lock, rollupIds) : null
-      }
-      if (!compiler.formatOf(specifier)) return null
-      const file = resolveContract(specifier, importer)
+      const topology = isTopologyImport(specifier, query)
+      if (!topology && !compiler.formatOf(specifier)) return null
+      // A dependency that imports its own `x.spec.json` means the JSON, as its author built it.
+      if (importer !== undefined && NODE_MODULES.test(parseModuleId(importer)?.file ?? importer)) return null
+      // Inside the bundler's own resolution of this very specifier (started below): let it answer.
+      if (native.isPending(specifier, importer)) return null
+      const from = importer ? (parseModuleId(importer)?.file ?? importer) : undefined
+      const file = isPathSpecifier(specifier)
+        ? resolveContract(specifier, importer)
+        : ((await native.resolve(this as never, specifier, from)) ?? resolveContract(specifier, importer))
+      if (topology) return file ? toTopologyId(file, rollupIds) : null
       if (!file || !filter(file)) return null
       return toModuleId(file, query, rollupIds)
     },

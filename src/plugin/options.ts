@@ -12,8 +12,9 @@ export interface PluginOptions {
    */
   include?: FilterPattern
   /**
-   * Files to leave alone.
-   * @default [/[\\/]node_modules[\\/]/]
+   * Contract files to leave alone. A contract in a package (`@acme/contracts/x.spec.json`) that the
+   * app imports is compiled; what a dependency imports from its own files is always left alone.
+   * @default []
    */
   exclude?: FilterPattern
   /**
@@ -46,7 +47,7 @@ export interface ResolvedPluginOptions {
   benzene: NonNullable<PluginOptions['benzene']>
 }
 
-export const DEFAULT_EXCLUDE: FilterPattern = [/[\\/]node_modules[\\/]/]
+export const DEFAULT_EXCLUDE: FilterPattern = []
 
 /** Fills in the defaults (the one place they are). */
 export function resolveOptions(options: PluginOptions = {}): ResolvedPluginOptions {

@@ -8,7 +8,25 @@ import { join } from 'node:path'
 import type { PluginOptions } from 'unplugin-contracts'
 
 /** `minify`: webpack and Rspack drop dead code only when they minify (their tree-shaking is usedExports plus the minifier). */
-export type BuildFn = (entry: string, outDir: string, options?: PluginOptions, build?: { minify?: boolean; root?: string }) => Promise<string>
+export interface BuildOptions {
+  minify?: boolean
+  root?: string
+  /** Specifier prefix -> folder, in the bundler's own alias option (Rollup has none of its own). */
+  alias?: Record<string, string>
+  /** A tsconfig.json whose `paths` the bundler resolves with, where it can by itself (Vite, Rolldown, esbuild, Rspack). */
+  tsconfig?: string
+}
+export type BuildFn = (entry: string, outDir: string, options?: PluginOptions, build?: BuildOptions) => Promise<string>
+
+/** What each bundler resolves by itself, without a plugin: the forms a contract import must work in there too. */
+export const resolves: Record<string, { alias: boolean; tsconfig: boolean }> = {
+  vite: { alias: true, tsconfig: true },
+  rollup: { alias: false, tsconfig: false },
+  rolldown: { alias: true, tsconfig: true },
+  esbuild: { alias: true, tsconfig: true },
+  webpack: { alias: true, tsconfig: false },
+  rspack: { alias: true, tsconfig: true },
+}
 
 export const bundlers: Record<string, BuildFn> = {
   async vite(entry, outDir, options, bundler) {
@@ -18,6 +36,7 @@ export const bundlers: Record<string, BuildFn> = {
       configFile: false,
       logLevel: 'silent',
       root: bundler?.root ?? join(entry, '..'),
+      resolve: { alias: bundler?.alias, tsconfigPaths: bundler?.tsconfig !== undefined },
       plugins: [contracts(options)],
       build: { outDir, emptyOutDir: true, minify: false, lib: { entry, formats: ['es'], fileName: () => 'main.js' } },
     })
@@ -33,16 +52,22 @@ export const bundlers: Record<string, BuildFn> = {
     return join(outDir, 'main.js')
   },
 
-  async rolldown(entry, outDir, options) {
+  async rolldown(entry, outDir, options, build) {
     const { rolldown } = await import('rolldown')
     const { default: contracts } = await import('unplugin-contracts/rolldown')
-    const bundle = await rolldown({ input: entry, plugins: [contracts(options)], logLevel: 'silent' })
+    const bundle = await rolldown({
+      input: entry,
+      plugins: [contracts(options)],
+      logLevel: 'silent',
+      resolve: { alias: build?.alias },
+      ...(build?.tsconfig ? { tsconfig: build.tsconfig } : {}),
+    })
     await bundle.write({ file: join(outDir, 'main.js'), format: 'es' })
     await bundle.close()
     return join(outDir, 'main.js')
   },
 
-  async esbuild(entry, outDir, options) {
+  async esbuild(entry, outDir, options, bundler) {
     const { build } = await import('esbuild')
     const { default: contracts } = await import('unplugin-contracts/esbuild')
     await build({
@@ -53,6 +78,8 @@ export const bundlers: Record<string, BuildFn> = {
       outfile: join(outDir, 'main.js'),
       plugins: [contracts(options)],
       logLevel: 'silent',
+      ...(bundler?.alias ? { alias: bundler.alias } : {}),
+      ...(bundler?.tsconfig ? { tsconfig: bundler.tsconfig } : {}),
     })
     return join(outDir, 'main.js')
   },
@@ -60,26 +87,27 @@ export const bundlers: Record<string, BuildFn> = {
   async webpack(entry, outDir, options, build) {
     const { default: webpack } = await import('webpack')
     const { default: contracts } = await import('unplugin-contracts/webpack')
-    return runCompiler(webpack(webpackLikeConfig(entry, outDir, contracts(options), build?.minify === true)), join(outDir, 'main.js'))
+    return runCompiler(webpack(webpackLikeConfig(entry, outDir, contracts(options), build)), join(outDir, 'main.js'))
   },
 
   async rspack(entry, outDir, options, build) {
     const { rspack } = await import('@rspack/core')
     const { default: contracts } = await import('unplugin-contracts/rspack')
-    return runCompiler(rspack(webpackLikeConfig(entry, outDir, contracts(options), build?.minify === true)) as never, join(outDir, 'main.js'))
+    return runCompiler(rspack(webpackLikeConfig(entry, outDir, contracts(options), build, true)) as never, join(outDir, 'main.js'))
   },
 }
 
 /** webpack and Rspack take the same configuration: a Node ES module, unminified unless asked. */
-function webpackLikeConfig(entry: string, outDir: string, plugin: unknown, minimize = false): any {
+function webpackLikeConfig(entry: string, outDir: string, plugin: unknown, build: BuildOptions = {}, rspack = false): any {
   return {
     mode: 'production',
+    resolve: { alias: build.alias, ...(rspack && build.tsconfig ? { tsConfig: build.tsconfig } : {}) },
     context: join(entry, '..'),
     entry,
     target: 'node',
     output: { path: outDir, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' },
     experiments: { outputModule: true },
-    optimization: { minimize },
+    optimization: { minimize: build.minify === true },
     plugins: [plugin],
   }
 }
