@@ -23,6 +23,7 @@ import contractsRollup from '../dist/plugins/rollup.js'
 import contractsVite from '../dist/plugins/vite.js'
 import { benzeneDocument, natsBundle, natsDocument } from './generate.js'
 import { paired } from './measure.js'
+import { subjectCases } from './subjects.js'
 import { CHROMIUM } from '../test/helpers/chromium.js'
 import { openDevLoop, withTopic } from '../test/helpers/dev-loop.js'
 
@@ -188,70 +189,7 @@ if (nats[5000]) {
   }
 }
 
-// Subjects at run time.
-{
-  const channel = createChannel<{ region: string; id: string }, never>({
-    id: 'c',
-    address: 'svc.{region}.{id}.done',
-    template: ['svc', { param: 'region' }, { param: 'id' }, 'done'],
-    parameters: {
-      region: { kind: 'enum', values: ['eu', 'us', 'ap'] },
-      id: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 4, maxLength: 40, prefix: 'e-' },
-    },
-    filters: [],
-    source: { file: 'x', pointer: '', line: 1, column: 1 },
-  })
-  const ids = Array.from({ length: 1000 }, (_, i) => `e-k${i.toString(36)}abc`)
-  const regions = ['eu', 'us', 'ap']
-  const subjects1000 = ids.map((id, i) => `svc.${regions[i % 3]}.${id}.done`)
-  const N = 200_000
-  // Both sides get the parameters as an object, as an application holds them.
-  const batch = (fn: (i: number) => unknown) => () => {
-    let sink: unknown
-    for (let i = 0; i < N; i++) sink = fn(i)
-    return sink
-  }
-  const re = /^svc\.([^.]+)\.([^.]+)\.done$/
-  const rendering = await paired(
-    {
-      literal: batch((i) => {
-        const p = { region: regions[i % 3]!, id: ids[i % 1000]! }
-        return `svc.${p.region}.${p.id}.done`
-      }),
-      render: batch((i) => channel.subject!.render({ region: regions[i % 3]!, id: ids[i % 1000]! })),
-    },
-    RUNS,
-  )
-  const parsing = await paired(
-    {
-      split: batch((i) => {
-        const [, region, id] = subjects1000[i % 1000]!.split('.')
-        return { region, id }
-      }),
-      parse: batch((i) => channel.subject!.parse(subjects1000[i % 1000]!)),
-      regex: batch((i) => re.exec(subjects1000[i % 1000]!)),
-    },
-    RUNS,
-  )
-  results['subject-render'] = {
-    ours_ms: rendering.ms.render,
-    baseline_ms: rendering.ms.literal,
-    ratio: rendering.ratio.render,
-    target: '<= 3',
-    met: rendering.ratio.render <= 3,
-    iterations: N,
-  }
-  results['subject-parse'] = {
-    ours_ms: parsing.ms.parse,
-    baseline_ms: parsing.ms.split,
-    ratio: parsing.ratio.parse,
-    target: '<= 3',
-    met: parsing.ratio.parse <= 3,
-    iterations: N,
-    regex_parse_ms: parsing.ms.regex,
-    regex_parse_ratio: parsing.ratio.regex,
-  }
-}
+Object.assign(results, await subjectCases(RUNS))
 
 // Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
 async function bundledSize(entryCode: string, name: string): Promise<number> {

@@ -60,4 +60,58 @@ describe('the precompiled AsyncAPI validator', () => {
     expect(refused).toBeGreaterThan(3)
     expect(refused).toBeLessThan(docs.length)
   })
+
+  it('the precompiled profile validator agrees with the run-time compile on every x-nats-contract object and edits of it', async () => {
+    const precompiled = require(join(root, 'dist/src/formats/nats/profile-validator.cjs'))
+    const { profileSchema } = await import('../src/formats/nats/profile-schema.js')
+    const Ajv = require('ajv').default
+    const runtime = new Ajv({ strict: false, validateFormats: false, allErrors: false }).compile(profileSchema)
+    const profiles = documents().flatMap(([name, doc]) => {
+      const profile = (doc as Record<string, any> | undefined)?.['x-nats-contract']
+      return profile === undefined ? [] : [[name, profile] as const]
+    })
+    const base = profiles[0]![1]
+    const edits: Array<readonly [string, unknown]> = [
+      ['edit: version a number', { ...base, version: 2 }],
+      ['edit: an unknown member', { ...base, extra: true }],
+      ['edit: no contract', { ...base, contract: undefined }],
+      ['edit: channels a list', { ...base, channels: [] }],
+    ]
+    let refused = 0
+    for (const [name, profile] of [...profiles, ...edits]) {
+      const a = precompiled(profile)
+      const b = runtime(profile)
+      expect([name, a, a ? null : precompiled.errors?.[0]]).toEqual([name, b, b ? null : runtime.errors?.[0]])
+      if (!a) refused++
+    }
+    expect(profiles.length).toBeGreaterThan(40)
+    expect(refused).toBeGreaterThan(3)
+  })
+})
+
+describe('the precompiled JSON Schema meta-schema validator', () => {
+  it('agrees with ajv.validateSchema on payload schemas, valid and broken', () => {
+    const precompiled = require(join(root, 'dist/src/core/meta-schema-validator.cjs'))
+    const Ajv = require('ajv').default
+    const ajv = new Ajv({ strict: false, validateFormats: false })
+    const schemas: unknown[] = [
+      {},
+      true,
+      { type: 'object', properties: { a: { type: 'string', pattern: '^a' } }, required: ['a'] },
+      { type: ['string', 'null'], enum: ['x', null] },
+      { allOf: [{ $ref: '#/definitions/x' }], definitions: { x: { minimum: 1 } } },
+      { type: 'strin' },
+      { required: 'a' },
+      { properties: [] },
+      { minLength: -1 },
+      { items: 3 },
+      { enum: [] },
+    ]
+    let refused = 0
+    for (const schema of schemas) {
+      expect([schema, precompiled(schema)]).toEqual([schema, ajv.validateSchema(schema)])
+      if (!precompiled(schema)) refused++
+    }
+    expect(refused).toBeGreaterThan(3)
+  })
 })

@@ -14,10 +14,14 @@
  *
  * Linear in the pattern's length (one walk of its syntax tree); results cached per pattern.
  */
-import { RegExpParser, type AST } from '@eslint-community/regexpp'
+import type { AST } from '@eslint-community/regexpp'
+import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
 
-const parser = new RegExpParser({ ecmaVersion: 2025 })
+const regexpp = lazyRequire<typeof import('@eslint-community/regexpp')>('@eslint-community/regexpp')
+let parserInstance: InstanceType<typeof import('@eslint-community/regexpp').RegExpParser> | undefined
+/** The parser, made when the first pattern is read. */
+const parser = () => (parserInstance ??= new (regexpp().RegExpParser)({ ecmaVersion: 2025 }))
 
 /** `invalid`: not a pattern of the dialect at all; otherwise valid, with no Unicode-mode form (unsupported). */
 export type UnicodeSource = { ok: true; source: string } | { ok: false; invalid: boolean; reason: string }
@@ -28,7 +32,7 @@ export const unicodeModeSource: (pattern: string) => UnicodeSource = memoized(tr
 function translate(pattern: string): UnicodeSource {
   let ast: AST.Pattern
   try {
-    ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: false })
+    ast = parser().parsePattern(pattern, 0, pattern.length, { unicode: false })
   } catch (error) {
     return { ok: false, invalid: true, reason: (error as Error).message }
   }

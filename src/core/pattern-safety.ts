@@ -20,7 +20,8 @@
  * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts). The analysis is linear in
  * the pattern's length (one walk of its syntax tree; character sets are at most a few ranges).
  */
-import { RegExpParser, type AST } from '@eslint-community/regexpp'
+import type { AST } from '@eslint-community/regexpp'
+import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
 
 export type PatternEngine =
@@ -29,7 +30,10 @@ export type PatternEngine =
 /** Paths from one start position a pattern may explore and still run natively. */
 export const WAYS_BUDGET = 1024
 
-const parser = new RegExpParser({ ecmaVersion: 2025 })
+const regexpp = lazyRequire<typeof import('@eslint-community/regexpp')>('@eslint-community/regexpp')
+let parserInstance: InstanceType<typeof import('@eslint-community/regexpp').RegExpParser> | undefined
+/** The parser, made when the first pattern is read. */
+const parser = () => (parserInstance ??= new (regexpp().RegExpParser)({ ecmaVersion: 2025 }))
 
 /** The engine for `pattern`; `invalid` when it is not a regular expression at all (a format's schema rule reports that). */
 export const patternEngine: (pattern: string) => PatternEngine = memoized(decide)
@@ -37,7 +41,7 @@ export const patternEngine: (pattern: string) => PatternEngine = memoized(decide
 function decide(pattern: string): PatternEngine {
   let ast: AST.Pattern
   try {
-    ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: true })
+    ast = parser().parsePattern(pattern, 0, pattern.length, { unicode: true })
   } catch (error) {
     return { engine: 'invalid', reason: (error as Error).message }
   }

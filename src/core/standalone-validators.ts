@@ -1,8 +1,16 @@
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-export const Ajv = require('ajv') as typeof import('ajv').default
-const standaloneCode = require('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js').default
+type AjvClass = typeof import('ajv').default
+type Ajv = InstanceType<AjvClass>
+/**
+ * ajv is loaded when a compile first needs it, not with the package: a valid NATS document meets
+ * only the precompiled first-error validator, and ajv's modules cost every process tens of ms.
+ */
+let ajvClass: AjvClass | undefined
+const Ajv = (): AjvClass => (ajvClass ??= require('ajv') as AjvClass)
+const standaloneCode = (ajv: Ajv, validate: Parameters<typeof import('ajv/dist/standalone/index.js').default>[1]) =>
+  (require('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js').default)(ajv, validate)
 
 /** ajv runtime helpers generated code may ask for; `unplugin-contracts/runtime` provides each. */
 const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal'])
@@ -13,13 +21,13 @@ const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/ru
  * validated, `allErrors` when asked. The one place ajv is configured; `standaloneAjv` below adds
  * what code generation needs.
  */
-export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean } = {}): InstanceType<typeof Ajv> {
-  return new Ajv({ strict: false, validateFormats: false, ...options })
+export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean } = {}): Ajv {
+  return new (Ajv())({ strict: false, validateFormats: false, ...options })
 }
 
 /** An ajv instance configured for standalone validators: all errors, own properties only, no formats. */
-export function standaloneAjv(): InstanceType<typeof Ajv> {
-  return new Ajv({
+export function standaloneAjv(): Ajv {
+  return new (Ajv())({
     allErrors: true,
     // Presence checks with hasOwnProperty: a payload without `constructor` or `__proto__` members
     // must not be judged by the ones every object inherits.
@@ -37,10 +45,26 @@ export function standaloneAjv(): InstanceType<typeof Ajv> {
   })
 }
 
-let meta: InstanceType<typeof Ajv> | undefined
+let meta: Ajv | undefined
+// A variable, so no bundler or type checker goes looking for a file that exists only in the build.
+const PRECOMPILED_META = './meta-schema-validator.cjs'
+let precompiledMeta: ((schema: unknown) => boolean) | null | undefined
 
-/** Throws `schema is invalid: ...` (ajv's words) when a schema breaks the JSON Schema draft-07 meta-schema. */
+/**
+ * Throws `schema is invalid: ...` (ajv's words) when a schema breaks the JSON Schema draft-07
+ * meta-schema. A schema without its own `$schema` meets the meta-schema validator precompiled when
+ * the package is built (scripts/precompile-asyncapi.mjs), so a valid contract loads no ajv; ajv
+ * is asked only for the message of a failing one (or for a schema naming another meta-schema).
+ */
 export function assertValidSchema(schema: unknown): void {
+  if (precompiledMeta === undefined)
+    try {
+      precompiledMeta = require(PRECOMPILED_META) as (schema: unknown) => boolean
+    } catch {
+      precompiledMeta = null
+    }
+  const own = typeof schema === 'object' && schema !== null && Object.hasOwn(schema, '$schema')
+  if (precompiledMeta && !own && precompiledMeta(schema)) return
   const ajv = (meta ??= createAjv())
   if (!ajv.validateSchema(schema as object)) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`)
 }
@@ -50,7 +74,7 @@ export function assertValidSchema(schema: unknown): void {
  * contract gives the same bytes in any process) that checks each added schema with
  * `assertValidSchema` first.
  */
-export function withStandaloneAjv<T>(use: (ajv: InstanceType<typeof Ajv>) => T): T {
+export function withStandaloneAjv<T>(use: (ajv: Ajv) => T): T {
   const ajv = standaloneAjv()
   const add = ajv.addSchema.bind(ajv)
   ajv.addSchema = ((schema: object, key?: string) => {
@@ -67,7 +91,7 @@ export function withStandaloneAjv<T>(use: (ajv: InstanceType<typeof Ajv>) => T):
  * (In ajv's output `"` only appears escaped inside string literals, so the replaced text is
  * always a call, never data.)
  */
-export function standaloneValidator(ajv: InstanceType<typeof Ajv>, id: string): string {
+export function standaloneValidator(ajv: Ajv, id: string): string {
   const code = standaloneCode(ajv, ajv.getSchema(id)!)
   for (const [, helper] of code.matchAll(/\brequire\("([^"]*)"\)/g)) {
     if (!AJV_RUNTIME_MODULES.has(helper!)) throw new Error(`ajv standalone code needs ${helper}, which the runtime does not provide`)

@@ -1,4 +1,7 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } from 'yaml'
+import type { Node } from 'yaml'
+import { lazyRequire } from './lazy-require.js'
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml')
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
@@ -8,6 +11,7 @@ import { loadFastYaml } from './yaml-fast.js'
 
 /** The offset of the first node nested deeper than the limit, or undefined (iterative). */
 function tooDeepNode(root: unknown): number | undefined {
+  const { isMap, isSeq, isPair } = yaml()
   const stack: Array<[unknown, number]> = [[root, 0]]
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!
@@ -53,6 +57,7 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
  * plain JSON-compatible data.
  */
 export function parseExactYaml(file: string, text: string): JsonParseResult {
+  const { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } = yaml()
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []
   const report = (code: string, offset: number, pointer: string, message: string) =>
@@ -60,7 +65,7 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
 
   // Duplicate keys are found by the walk below with a set per mapping: yaml's own uniqueKeys check
   // compares every pair, which is quadratic in the size of a mapping (bench/: 5,000 channels).
-  let doc: ReturnType<typeof parseDocument>
+  let doc: ReturnType<typeof import('yaml').parseDocument>
   try {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
   } catch (error) {

@@ -10,7 +10,8 @@ import { DEFINITION_SHAPE, SELECTION_SHAPE, shapeProblems } from './shapes.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
 
-const ajv = createAjv({ allErrors: true })
+// Created on first use (a setting with an items schema): ajv costs every process to load.
+let itemsAjv: ReturnType<typeof createAjv> | undefined
 
 /** A DASP rule: one check, one stable code. */
 export type DaspRule = Rule<DaspContext>
@@ -429,7 +430,7 @@ export function settingProblem(spec: Record<string, any>, value: unknown): strin
       if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
       if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
       if (isObject(spec.items)) {
-        const validate = ajv.compile(spec.items)
+        const validate = (itemsAjv ??= createAjv({ allErrors: true })).compile(spec.items)
         const bad = value.findIndex((item) => !validate(item))
         if (bad !== -1) return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
       }

@@ -173,13 +173,14 @@ export interface ShapeProblem {
   message: string
 }
 
-const ajv = createAjv({ allErrors: true })
-const validators = new Map<object, ReturnType<typeof ajv.compile>>()
+// Created on first use: a process that never checks a DASP document never loads ajv for it.
+let shapeAjv: ReturnType<typeof createAjv> | undefined
+const validators = new Map<object, import('ajv').ValidateFunction>()
 
 /** Where `value` breaks `shape` and how, one problem per member (pointers at the member itself). */
 export function shapeProblems(shape: object, value: unknown): ShapeProblem[] {
   let validate = validators.get(shape)
-  if (!validate) validators.set(shape, (validate = ajv.compile(shape)))
+  if (!validate) validators.set(shape, (validate = (shapeAjv ??= createAjv({ allErrors: true })).compile(shape)))
   if (validate(value)) return []
   const seen = new Set<string>()
   const out: ShapeProblem[] = []

@@ -114,8 +114,8 @@ export function createSubject<P extends Record<string, string>>(
     return false
   }
   let render: (params: P) => string
-  // One and two parameters, the common addresses, get a renderer with the runs and slots in
-  // closure variables and a single concatenation (bench/: render within 3x a template literal).
+  // One to three parameters, the common addresses, get a renderer with the runs and slots in
+  // closure variables and a single concatenation (bench/: render within 2x a template literal).
   if (slots.length === 1) {
     const [r0, r1] = runs as [string, string]
     const { param: p0, check: c0 } = slots[0]!
@@ -136,6 +136,20 @@ export function createSubject<P extends Record<string, string>>(
           ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined || (OBJECT_PROTOTYPE as Record<string, unknown>)[p1] !== undefined
           : proto !== null
       return r0 + value(params, p0, c0, inherited) + r1 + value(params, p1, c1, inherited) + r2
+    }
+  } else if (slots.length === 3) {
+    const [r0, r1, r2, r3] = runs as [string, string, string, string]
+    const [{ param: p0, check: c0 }, { param: p1, check: c1 }, { param: p2, check: c2 }] = slots as [(typeof slots)[0], (typeof slots)[0], (typeof slots)[0]]
+    render = (params) => {
+      needParams(params)
+      const proto = Object.getPrototypeOf(params)
+      const inherited =
+        proto === OBJECT_PROTOTYPE
+          ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined ||
+            (OBJECT_PROTOTYPE as Record<string, unknown>)[p1] !== undefined ||
+            (OBJECT_PROTOTYPE as Record<string, unknown>)[p2] !== undefined
+          : proto !== null
+      return r0 + value(params, p0, c0, inherited) + r1 + value(params, p1, c1, inherited) + r2 + value(params, p2, c2, inherited) + r3
     }
   } else {
     render = (params) => {

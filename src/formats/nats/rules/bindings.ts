@@ -12,7 +12,8 @@ import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per interaction, O(b log b) for b bindings (overlap by one sort), required-field coverage O(fields x depth) through set lookups, schema equality by memoized digests (linear in the schemas). */
 
-const ajv = createAjv()
+// Created on first use: most contracts have no literal to check, and ajv costs every process to load.
+let literalAjv: ReturnType<typeof createAjv> | undefined
 
 /**
  * Literal checks, compiled once per distinct schema text. ajv's own cache is keyed by schema
@@ -24,6 +25,7 @@ export function satisfies(schema: object, value: unknown): boolean {
   const key = JSON.stringify(schema)
   let validate = literalValidators.get(key)
   if (!validate) {
+    const ajv = (literalAjv ??= createAjv())
     validate = ajv.compile(schema)
     ajv.removeSchema(schema)
     if (literalValidators.size >= 256) literalValidators.delete(literalValidators.keys().next().value!)

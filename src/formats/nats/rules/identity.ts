@@ -1,4 +1,6 @@
-import semver from 'semver'
+import { lazyRequire } from '../../../core/lazy-require.js'
+
+const semver = lazyRequire<typeof import('semver')>('semver')
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 
@@ -45,12 +47,12 @@ export const serverVersion: NatsRule = {
     if (typeof deployment.minimumServerVersion !== 'string') return
     const text = deployment.minimumServerVersion
     const pointer = '/x-nats-contract/deployment/minimumServerVersion'
-    if (semver.valid(text) === null) return ctx.report(this.code, pointer, `${JSON.stringify(text)} is not a SemVer version like 2.11.0.`)
-    if (semver.lt(text, MINIMUM_SERVER))
+    if (semver().valid(text) === null) return ctx.report(this.code, pointer, `${JSON.stringify(text)} is not a SemVer version like 2.11.0.`)
+    if (semver().lt(text, MINIMUM_SERVER))
       ctx.report(
         this.code,
         pointer,
-        `Profile v0.2 requires NATS server 2.11.0 or later, not ${text}${semver.prerelease(text) ? ' (a pre-release comes before its release)' : ''}.`,
+        `Profile v0.2 requires NATS server 2.11.0 or later, not ${text}${semver().prerelease(text) ? ' (a pre-release comes before its release)' : ''}.`,
       )
   },
 }

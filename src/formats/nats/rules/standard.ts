@@ -1,7 +1,6 @@
 import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken, splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { createRequire } from 'node:module'
-import addFormatsModule from 'ajv-formats'
 import { isObject } from '../document.js'
 import { dirname, resolve } from 'node:path'
 import { refSites } from '../../../core/json-refs.js'
@@ -15,8 +14,13 @@ const require = createRequire(import.meta.url)
 type Validate = import('ajv').ValidateFunction
 // A variable, so no bundler or type checker goes looking for a file that exists only in the build.
 const PRECOMPILED = '../asyncapi-validators.cjs'
+const PRECOMPILED_PROFILE = '../profile-validator.cjs'
 // ajv-formats is CommonJS: its default export is the function under ESM interop in some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: object) => void
+/** ajv-formats (which loads ajv's code generator), required when a full compile first needs it. */
+const addFormats = (ajv: object): void => {
+  const module = require('ajv-formats') as { default?: (ajv: object) => void } & ((ajv: object) => void)
+  ;(module.default ?? module)(ajv)
+}
 
 /**
  * Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape, each as a
@@ -25,26 +29,26 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
  */
 const compiledSchemas = new Map<string, Validate>()
 /**
- * The first-error AsyncAPI validator precompiled when the package is built
+ * The first-error AsyncAPI and profile validators precompiled when the package is built
  * (scripts/precompile-asyncapi.mjs), so a fresh process skips a quarter-second compile before its
  * first check; absent when the sources run directly (tests), and then compiled here as before.
  * CommonJS, loaded synchronously when first needed: no top-level await in the package (a module
  * with one cannot be `require`d).
  */
-let precompiled: Validate | null | undefined
-function precompiledValidator(): Validate | undefined {
-  if (precompiled === undefined) {
+const precompiled = new Map<string, Validate | null>()
+function precompiledValidator(name: 'asyncapi' | 'profile'): Validate | undefined {
+  if (!precompiled.has(name)) {
     try {
-      precompiled = require(PRECOMPILED) as Validate
+      precompiled.set(name, require(name === 'asyncapi' ? PRECOMPILED : PRECOMPILED_PROFILE) as Validate)
     } catch {
-      precompiled = null
+      precompiled.set(name, null)
     }
   }
-  return precompiled ?? undefined
+  return precompiled.get(name) ?? undefined
 }
 function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
   const key = `${name}:${allErrors}`
-  const ready = name === 'asyncapi' && !allErrors ? precompiledValidator() : undefined
+  const ready = allErrors ? undefined : precompiledValidator(name)
   if (ready) return ready
   let validate = compiledSchemas.get(key)
   if (!validate) {

@@ -5,13 +5,18 @@
  * inside, coloured by deployment binding; links dotted, imports thick, captures and consumers
  * plain arrows, each labelled; a legend below. Every text from a document is XML-escaped.
  */
-import elkModule from 'elkjs/lib/elk.bundled.js'
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js'
 import type { Topology } from './projection.js'
 import { bindingColour, topologyView, type TopologyView, type ViewEdge, type ViewOptions } from './view.js'
 
-/** The bundled (worker-free) ELK: a CommonJS module whose export is the constructor (its types say `default`). */
-const ELK = ((elkModule as unknown as { default?: unknown }).default ?? elkModule) as unknown as new () => { layout(graph: ElkNode): Promise<ElkNode> }
+type Elk = new () => { layout(graph: ElkNode): Promise<ElkNode> }
+let elk: Promise<Elk> | undefined
+/**
+ * The bundled (worker-free) ELK: a CommonJS module whose export is the constructor (its types say
+ * `default`). Loaded when the first picture is laid out, not with the package: it is a large
+ * module (about 140 ms of every process that imports the package root, bench/cold-start.ts).
+ */
+const loadElk = (): Promise<Elk> => (elk ??= import('elkjs/lib/elk.bundled.js').then((m) => ((m as { default?: unknown }).default ?? m) as unknown as Elk))
 
 const FONT = 12
 const CHAR = 7
@@ -81,6 +86,7 @@ const EDGE_STYLE: Record<ViewEdge['kind'], string> = {
 /** The picture as one SVG document. */
 export async function toSvg(topology: Topology, options: ViewOptions = {}): Promise<string> {
   const view = topologyView(topology, options)
+  const ELK = await loadElk()
   const laid = await new ELK().layout(elkGraph(view))
   const at = positions(laid)
   const shapes = new Map(view.groups.flatMap((g) => g.nodes.map((n) => [n.key, n.shape] as const)))
