@@ -9,7 +9,15 @@ import { stringify } from 'yaml'
  * JetStream and core operations, one stream per 50 channels, a consumer per 10, an approval
  * interaction per 100 channels.
  */
-export function natsDocument(n: number): string {
+/**
+ * `sharedPrefix`: every channel is `acme.{region}.{entityId}.thing<i>.<verb>` with three verbs, so
+ * channels share their first and last literal (a common `acme.` and a small set of verbs), which
+ * the unique last token of the default shape hides from the overlap index.
+ */
+export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
+  const VERBS = ['created', 'updated', 'deleted']
+  const subjectOf = (i: number, g: number, region: string, entity: string) =>
+    sharedPrefix ? `acme.${region}.${entity}.thing${i}.${VERBS[i % 3]}` : `svc${g}.${region}.${entity}.event${i}`
   const channels: Record<string, unknown> = {}
   const profileChannels: Record<string, unknown> = {}
   const operations: Record<string, unknown> = {}
@@ -27,7 +35,7 @@ export function natsDocument(n: number): string {
       authority: 'contract',
       config: {
         name: `S${g}`,
-        subjects: [`svc${g}.>`],
+        subjects: sharedPrefix ? Array.from({ length: 50 }, (_, j) => subjectOf(g * 50 + j, g, '*', '*')) : [`svc${g}.>`],
         retention: 'limits',
         storage: 'file',
         num_replicas: 3,
@@ -43,13 +51,13 @@ export function natsDocument(n: number): string {
     const g = Math.floor(i / 50)
     const id = `channel${i}`
     channels[id] = {
-      address: `svc${g}.{region}.{entityId}.event${i}`,
+      address: subjectOf(i, g, '{region}', '{entityId}'),
       parameters: { region: {}, entityId: {} },
       messages: { m: { $ref: '#/components/messages/Event' } },
     }
     profileChannels[id] = {
       parameters: { region: 'region', entityId: 'entityId' },
-      filters: { inRegion: `svc${g}.{region}.*.event${i}`, all: `svc${g}.*.*.event${i}` },
+      filters: { inRegion: subjectOf(i, g, '{region}', '*'), all: subjectOf(i, g, '*', '*') },
     }
     operations[`publish${i}`] = { action: 'send', channel: { $ref: `#/channels/${id}` } }
     profileOperations[`publish${i}`] =
@@ -62,7 +70,7 @@ export function natsDocument(n: number): string {
         authority: 'contract',
         config: {
           durable_name: `c${i}`,
-          filter_subject: `svc${g}.*.*.event${i}`,
+          filter_subject: subjectOf(i, g, '*', '*'),
           ack_policy: 'explicit',
           deliver_policy: 'all',
           ack_wait: 30000000000,

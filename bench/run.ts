@@ -100,13 +100,27 @@ for (const n of quick ? [50, 500] : [50, 500, 5000]) nats[n] = write(`n${n}.asyn
   }
 }
 if (nats[5000]) {
+  // Subjects sharing their first and last literals (`acme.{region}.{entityId}.thing<i>.<verb>`, three
+  // verbs): the input family the default generator's unique last tokens hide from the overlap indexes.
+  const small = write('shared500.asyncapi.yaml', natsDocument(500, { sharedPrefix: true }))
+  const large = write('shared5000.asyncapi.yaml', natsDocument(5000, { sharedPrefix: true }))
+  const shared = await paired({ small: () => fresh(small), large: () => fresh(large) }, 5, 2)
+  results['nats-scaling-shared-prefix-5000-vs-500'] = {
+    ours_ms: shared.ms.large,
+    baseline_ms: shared.ms.small,
+    ratio: shared.ratio.large,
+    target: '<= 11',
+    met: shared.ratio.large <= 11,
+  }
+}
+if (nats[5000]) {
   const scaling = await paired({ small: () => fresh(nats[500]!), large: () => fresh(nats[5000]!) }, 7, 3)
   results['nats-scaling-5000-vs-500'] = {
     ours_ms: scaling.ms.large,
     baseline_ms: scaling.ms.small,
     ratio: scaling.ratio.large,
-    target: '<= 12',
-    met: scaling.ratio.large <= 12,
+    target: '<= 11',
+    met: scaling.ratio.large <= 11,
   }
 }
 

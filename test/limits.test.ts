@@ -44,3 +44,19 @@ describe('limits', () => {
     expect(result.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_LARGE'])
   })
 })
+
+describe('large valid documents are not refused for their size', () => {
+  it('5,000 channels whose subjects share a first token and a few last tokens (100 streams of 50 subjects) compile without errors', async () => {
+    const { natsDocument } = await import('../bench/generate.js')
+    const dir = join(import.meta.dirname, '.tmp/limits-shared')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'shared.asyncapi.yaml')
+    writeFileSync(file, natsDocument(5000, { sharedPrefix: true }))
+    const result = await compile(file)
+    // Before the stream-overlap rule used a token index it stopped after 5,000,000 pair comparisons
+    // and refused this valid document (NATS_STREAM_OVERLAP, "not decided").
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    expect(result.code).toBeDefined()
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+})

@@ -2,6 +2,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { subjectsOverlap, subjectWithin } from '../src/formats/nats/wildcards.js'
+import { SubjectIndex } from '../src/formats/nats/subject-index.js'
 
 const TOKENS = ['a', 'b']
 /** Every concrete subject of 1 to 4 tokens over TOKENS. */
@@ -45,5 +46,40 @@ describe('NATS wildcards', () => {
       }),
       { numRuns: 3000 },
     )
+  })
+})
+
+describe('SubjectIndex', () => {
+  const subjectPattern = fc
+    .array(fc.constantFrom('a', 'b', 'acme', '*'), { minLength: 1, maxLength: 4 })
+    .chain((tokens) => fc.boolean().map((tail) => (tail ? [...tokens, '>'] : tokens).join('.')))
+
+  it('finds exactly the earlier patterns that overlap, as pairwise subjectsOverlap does (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(subjectPattern, { minLength: 1, maxLength: 25 }), (subjects) => {
+        const index = new SubjectIndex<number>(1_000_000)
+        subjects.forEach((subject, i) => {
+          const found = index.overlapping(subject)!.sort((x, y) => x - y)
+          const expected = subjects.slice(0, i).flatMap((other, j) => (subjectsOverlap(other, subject) ? [j] : []))
+          expect([subject, found]).toEqual([subject, expected])
+          index.add(subject, i)
+        })
+      }),
+      { numRuns: 400 },
+    )
+  })
+
+  it('answers undefined past its budget, and 5,000 subjects sharing first and last tokens stay far inside it', () => {
+    const small = new SubjectIndex<number>(3)
+    for (let i = 0; i < 10; i++) small.add(`a.${i}.x`, i)
+    expect(small.overlapping('a.*.x')).toBeUndefined()
+    const index = new SubjectIndex<number>(5_000_000)
+    for (let i = 0; i < 5000; i++) {
+      const subject = `acme.*.*.thing${i}.${['created', 'updated', 'deleted'][i % 3]}`
+      expect(index.overlapping(subject)).toEqual([])
+      index.add(subject, i)
+    }
+    expect(index.overlapping('acme.eu.x.thing42.created')).toEqual([42])
+    expect(index.overlapping('acme.>')!.length).toBe(5000)
   })
 })

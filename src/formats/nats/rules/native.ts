@@ -1,3 +1,4 @@
+import { SubjectIndex } from '../subject-index.js'
 import { isObject } from '../document.js'
 import { configProblems, nameProblem } from '../native-config.js'
 import { exactInteger, positiveInt64Problem } from '../exact-integers.js'
@@ -324,7 +325,7 @@ export const workqueueConsumers: NatsRule = {
   },
 }
 
-/** Subject pairs the overlap rule compares before it stops (far above a real document's streams). */
+/** Index visits the overlap rule makes before it stops (far above a real document's streams). */
 export const OVERLAP_PAIR_LIMIT = 5_000_000
 
 /**
@@ -332,9 +333,9 @@ export const OVERLAP_PAIR_LIMIT = 5_000_000
  * existing stream"), and the profile gives each fact one authority: two differently named streams
  * of the document, or of the document and a contract-owned stream of another document of its
  * bundle, must not share a subject. (Streams of one name are one stream: NATS_DUPLICATE_AUTHORITY
- * and the bundle's own-authority check speak to those.) Subjects are compared pairwise within
- * groups of one first token (a wildcard first token meets every group): near-linear for real
- * documents; past OVERLAP_PAIR_LIMIT comparisons the rule reports that it stopped.
+ * and the bundle's own-authority check speak to those.) Each subject meets the earlier ones
+ * through a token index (subject-index.ts): O(subjects x tokens + overlaps) for real documents,
+ * whatever prefixes they share; past OVERLAP_PAIR_LIMIT index visits the rule reports that it stopped.
  */
 export const streamOverlap: NatsRule = {
   code: 'NATS_STREAM_OVERLAP',
@@ -377,47 +378,37 @@ export const streamOverlap: NatsRule = {
         )
       }
     }
-    const groups = new Map<string, Entry[]>()
-    const wild: Entry[] = []
-    for (const e of entries) {
-      const first = e.subject.split('.', 1)[0]!
-      if (first === '*' || first === '>') wild.push(e)
-      else {
-        const list = groups.get(first)
-        if (list) list.push(e)
-        else groups.set(first, [e])
-      }
-    }
-    let pairs = 0
+    // Each subject is checked against the ones before it through a token index, not pairwise.
+    const index = new SubjectIndex<Entry>(OVERLAP_PAIR_LIMIT)
     const reported = new Set<string>()
-    const compare = (list: readonly Entry[], against: readonly Entry[], same: boolean): boolean => {
-      for (let i = 0; i < list.length; i++) {
-        for (let j = same ? i + 1 : 0; j < against.length; j++) {
-          if (++pairs > OVERLAP_PAIR_LIMIT) return false
-          const a = list[i]!
-          const b = against[j]!
-          if (a.name === b.name || (a.key === undefined && b.key === undefined) || !subjectsOverlap(a.subject, b.subject)) continue
-          // Reported at this document's stream (the later one when both are its own).
-          const [first, mine] = b.key !== undefined && (a.key === undefined || b.order > a.order) ? [a, b] : [b, a]
-          if (reported.has(mine.where)) continue
-          reported.add(mine.where)
-          ctx.reportIn(
-            mine.file,
-            this.code,
-            mine.where,
-            `Stream ${mine.name}'s subject ${JSON.stringify(mine.subject)} overlaps ${first.subject === mine.subject ? 'the same subject' : JSON.stringify(first.subject)} of stream ${first.name}${first.key === undefined ? ` (${first.file.file})` : ''}; nats-server refuses overlapping streams, and a fact has one authority.`,
-            { stream: mine.key, other: first.name },
-          )
-        }
+    let done = true
+    for (const b of entries) {
+      const earlier = index.overlapping(b.subject)
+      if (earlier === undefined) {
+        done = false
+        break
       }
-      return true
+      for (const a of earlier) {
+        if (a.name === b.name || (a.key === undefined && b.key === undefined)) continue
+        // Reported at this document's stream (the later one when both are its own).
+        const [first, mine] = b.key !== undefined && (a.key === undefined || b.order > a.order) ? [a, b] : [b, a]
+        if (reported.has(mine.where)) continue
+        reported.add(mine.where)
+        ctx.reportIn(
+          mine.file,
+          this.code,
+          mine.where,
+          `Stream ${mine.name}'s subject ${JSON.stringify(mine.subject)} overlaps ${first.subject === mine.subject ? 'the same subject' : JSON.stringify(first.subject)} of stream ${first.name}${first.key === undefined ? ` (${first.file.file})` : ''}; nats-server refuses overlapping streams, and a fact has one authority.`,
+          { stream: mine.key, other: first.name },
+        )
+      }
+      index.add(b.subject, b)
     }
-    const done = [...groups.values()].every((list) => compare(list, list, true) && compare(wild, list, false)) && compare(wild, wild, true)
     if (!done)
       ctx.report(
         this.code,
         '/x-nats-contract/streams',
-        `Whether the streams' subjects overlap was not decided within ${OVERLAP_PAIR_LIMIT} comparisons (unsupported: fewer subjects per first token).`,
+        `Whether the streams' subjects overlap was not decided within ${OVERLAP_PAIR_LIMIT} steps (unsupported: fewer wildcard subjects).`,
       )
   },
 }

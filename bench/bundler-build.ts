@@ -1,0 +1,98 @@
+/**
+ * Bundler-build cases of `npm run bench` (bench/run.ts); `npx tsx bench/bundler-build.ts` runs them
+ * alone. An app importing 50 Benzene contracts (20 topics each) and 50 NATS contracts (20 channels
+ * each), built by Vite, Rollup, esbuild and webpack, each build a fresh process, against the same
+ * app importing the same documents as plain JSON (the NATS ones converted to JSON), alternated.
+ * Wall time of the process and its peak RSS.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { load } from 'js-yaml'
+import { benzeneDocument, natsDocument } from './generate.js'
+
+const root = join(import.meta.dirname, '..')
+
+function writeApps(dir: string): { contracts: string; plain: string } {
+  rmSync(dir, { recursive: true, force: true })
+  const contracts = join(dir, 'contracts')
+  const plain = join(dir, 'plain')
+  mkdirSync(contracts, { recursive: true })
+  mkdirSync(plain, { recursive: true })
+  const lines: string[] = []
+  const plainLines: string[] = []
+  for (let i = 0; i < 50; i++) {
+    const benzene = benzeneDocument(20).replace('"synthetic-20"', `"synthetic-${i}"`)
+    writeFileSync(join(contracts, `b${i}.spec.json`), benzene)
+    writeFileSync(join(plain, `b${i}.json`), benzene)
+    const nats = natsDocument(20).replace(/contract: ([\w-]+)/, `contract: app${i}`)
+    writeFileSync(join(contracts, `n${i}.asyncapi.yaml`), nats)
+    writeFileSync(join(plain, `n${i}.json`), JSON.stringify(load(nats)))
+    lines.push(`export * as b${i} from './b${i}.spec.json'`, `export * as n${i} from './n${i}.asyncapi.yaml'`)
+    plainLines.push(`export { default as b${i} } from './b${i}.json'`, `export { default as n${i} } from './n${i}.json'`)
+  }
+  writeFileSync(join(contracts, 'main.js'), lines.join('\n') + '\n')
+  writeFileSync(join(plain, 'main.js'), plainLines.join('\n') + '\n')
+  return { contracts, plain }
+}
+
+const BUILDS: Record<string, (dir: string, plugin: boolean) => string> = {
+  vite: (dir, plugin) => `
+    const { build } = await import('vite')
+    const plugins = ${plugin} ? [(await import('unplugin-contracts/vite')).default({ types: false })] : []
+    await build({ configFile: false, logLevel: 'silent', root: ${JSON.stringify(dir)}, plugins,
+      build: { outDir: ${JSON.stringify(join(dir, 'out'))}, emptyOutDir: true, minify: false, lib: { entry: ${JSON.stringify(join(dir, 'main.js'))}, formats: ['es'], fileName: () => 'main.js' } } })`,
+  rollup: (dir, plugin) => `
+    const { rollup } = await import('rollup')
+    const plugins = ${plugin} ? [(await import('unplugin-contracts/rollup')).default({ types: false })] : [(await import('./bench/rollup-json.ts')).json()]
+    const bundle = await rollup({ input: ${JSON.stringify(join(dir, 'main.js'))}, plugins, onwarn: () => {} })
+    await bundle.write({ file: ${JSON.stringify(join(dir, 'out/main.js'))}, format: 'es' })`,
+  esbuild: (dir, plugin) => `
+    const { build } = await import('esbuild')
+    const plugins = ${plugin} ? [(await import('unplugin-contracts/esbuild')).default({ types: false })] : []
+    await build({ entryPoints: [${JSON.stringify(join(dir, 'main.js'))}], bundle: true, format: 'esm', platform: 'neutral', outfile: ${JSON.stringify(join(dir, 'out/main.js'))}, plugins, logLevel: 'silent' })`,
+  webpack: (dir, plugin) => `
+    const { default: webpack } = await import('webpack')
+    const plugins = ${plugin} ? [(await import('unplugin-contracts/webpack')).default({ types: false })] : []
+    const compiler = webpack({ mode: 'production', context: ${JSON.stringify(dir)}, entry: './main.js', target: 'node', optimization: { minimize: false },
+      output: { path: ${JSON.stringify(join(dir, 'out'))}, filename: 'main.js', library: { type: 'module' }, module: true, chunkFormat: 'module' }, experiments: { outputModule: true }, plugins })
+    await new Promise((done, fail) => compiler.run((e, s) => (e || s.hasErrors() ? fail(e ?? new Error(s.toString('errors-only'))) : compiler.close(done))))`,
+}
+
+function run(code: string): { ms: number; rssKb: number } {
+  const script = `const t = performance.now();${code}\nconsole.log(JSON.stringify({ ms: performance.now() - t, rssKb: process.resourceUsage().maxRSS }))`
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
+  return JSON.parse(out.trim().split('\n').at(-1)!)
+}
+
+export async function bundlerBuildCases(RUNS: number, work: string): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+  const { contracts, plain } = writeApps(join(work, 'bundler-build'))
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  const results: Record<string, { ratio: number; met: boolean; [k: string]: unknown }> = {}
+  for (const [name, build] of Object.entries(BUILDS)) {
+    const ours: Array<{ ms: number; rssKb: number }> = []
+    const theirs: Array<{ ms: number; rssKb: number }> = []
+    for (let i = 0; i < RUNS + 1; i++) {
+      const a = run(build(contracts, true))
+      const b = run(build(plain, false))
+      if (i === 0) continue // warms the file system cache and the bundlers' own caches on disk
+      ours.push(a)
+      theirs.push(b)
+    }
+    const time = median(ours.map((o, i) => o.ms / theirs[i]!.ms))
+    const memory = median(ours.map((o, i) => o.rssKb / theirs[i]!.rssKb))
+    results[`build-100-contracts-${name}`] = {
+      ours_ms: median(ours.map((o) => o.ms)),
+      baseline_ms: median(theirs.map((o) => o.ms)),
+      ratio: time,
+      target: '<= 2 (time), <= 1.5 (peak RSS) vs the plain-JSON app',
+      met: time <= 2 && memory <= 1.5,
+      memory_ratio: memory,
+      ours_max_rss_kb: median(ours.map((o) => o.rssKb)),
+      plain_max_rss_kb: median(theirs.map((o) => o.rssKb)),
+    }
+  }
+  return results
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.table(await bundlerBuildCases(3, join(import.meta.dirname, '.work')))
