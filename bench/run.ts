@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import canonicalize from 'canonicalize'
@@ -18,12 +18,16 @@ import { rollup } from 'rollup'
 import { createServer } from 'vite'
 import { parseDocument } from 'yaml'
 import { ContractCompiler } from '../dist/src/index.js'
-import { createChannel } from '../dist/src/runtime/nats/index.js'
 import contractsRollup from '../dist/plugins/rollup.js'
 import contractsVite from '../dist/plugins/vite.js'
 import { benzeneDocument, natsBundle, natsDocument } from './generate.js'
 import { paired } from './measure.js'
 import { subjectCases } from './subjects.js'
+import { validatorCases } from './validators.js'
+import { coldStartCases } from './cold-start.js'
+import { bundlerBuildCases } from './bundler-build.js'
+import { typeCases } from './types.js'
+import { devLoopServerCases } from './dev-loop-server.js'
 import { CHROMIUM } from '../test/helpers/chromium.js'
 import { openDevLoop, withTopic } from '../test/helpers/dev-loop.js'
 
@@ -204,6 +208,11 @@ if (nats[5000]) {
 }
 
 Object.assign(results, await subjectCases(RUNS))
+Object.assign(results, await validatorCases(RUNS))
+Object.assign(results, await coldStartCases(quick ? 3 : 7))
+Object.assign(results, await bundlerBuildCases(quick ? 1 : 3, work))
+Object.assign(results, await typeCases(quick ? 1 : 3, work))
+Object.assign(results, await devLoopServerCases(quick ? 6 : 20, work))
 
 // Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
 async function bundledSize(entryCode: string, name: string): Promise<number> {
@@ -225,6 +234,30 @@ async function bundledSize(entryCode: string, name: string): Promise<number> {
     met: big - small <= 1024,
     large_bytes: big,
     small_bytes: small,
+  }
+  // What a browser app ships for one Benzene topic called over HTTP (client, validators, sender),
+  // beside the hand-written fetch call it replaces (no checks at all), both minified and gzipped.
+  write('payments.spec.json', readFileSync(join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json'), 'utf8'))
+  const oneTopic = await bundledSize(
+    "import { capture, messageEndpoint } from './payments.spec.json'\nimport { createHttpSender } from 'unplugin-contracts/runtime/http'\n" +
+      'const sender = createHttpSender({ baseUrl: location.origin, endpoint: messageEndpoint })\n' +
+      "capture.send(sender, { OrderId: 'o-1', Amount: 1 }).then((r) => console.log(r.isSuccessful ? r.payload.PaymentId : r.errors))",
+    'one-topic',
+  )
+  const handWritten = gzipSync(
+    (
+      await transform(
+        "fetch(location.origin + '/benzene/invoke', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'payments:capture', headers: { 'benzene-version': 'v2' }, body: JSON.stringify({ OrderId: 'o-1', Amount: 1 }) }) }).then((r) => r.json()).then((r) => console.log(r.isSuccessful ? JSON.parse(r.body).PaymentId : r.body))",
+        { minify: true, format: 'esm' },
+      )
+    ).code,
+  ).length
+  results['runtime-size-one-benzene-topic'] = {
+    ratio: oneTopic / 1024,
+    target: '<= 3 KB min+gzip (reported beside the hand-written fetch call)',
+    met: oneTopic <= 3 * 1024,
+    bytes: oneTopic,
+    hand_written_fetch_bytes: handWritten,
   }
   write('n200.asyncapi.yaml', natsDocument(200))
   write('n1.asyncapi.yaml', natsDocument(1))
