@@ -173,11 +173,11 @@ function compile(schema: Schema, env: Env, cache: Map<Schema, Check>): Check {
   if (schema === false) return FALSE
   const known = cache.get(schema)
   if (known) return known
-  let built: Check | undefined
-  cache.set(schema, (data, path, errors, depth) => built!(data, path, errors, depth))
-  built = node(schema, env, cache)
-  cache.set(schema, built)
-  return built
+  const cycle: { built?: Check } = {}
+  cache.set(schema, (data, path, errors, depth) => cycle.built!(data, path, errors, depth))
+  cycle.built = node(schema, env, cache)
+  cache.set(schema, cycle.built)
+  return cycle.built
 }
 
 function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check {
