@@ -17,6 +17,13 @@ function buildAndRun(example: string, options: { encoding: 'utf8'; timeout?: num
   return execFileSync(process.execPath, [join(example, 'demo.mjs')], options)
 }
 
+/** `tsc -p` over an example, after its build wrote the sidecars: no output, exit 0. */
+function typeChecks(example: string): void {
+  const r = tsc(['-p', join(example, 'tsconfig.json')], example)
+  expect(r.output).toBe('')
+  expect(r.status).toBe(0)
+}
+
 describe('examples/payments-client', () => {
   it('builds with Vite and talks to the local payments service over HTTP', () => {
     const out = buildAndRun(example, { encoding: 'utf8' })
@@ -30,11 +37,7 @@ describe('examples/payments-client', () => {
     expect(out).toContain('health check hash: matches')
   })
 
-  it('type-checks against the sidecar the build wrote', () => {
-    const r = tsc(['-p', join(example, 'tsconfig.json')], example)
-    expect(r.output).toBe('')
-    expect(r.status).toBe(0)
-  })
+  it('type-checks against the sidecar the build wrote', () => typeChecks(example))
 })
 
 const daspExample = join(root, 'examples/dasp-counter')
@@ -57,11 +60,7 @@ describe('examples/dasp-counter', () => {
     expect(out).toContain('command without authority: missing')
   })
 
-  it('type-checks against the sidecar the build wrote', () => {
-    const r = tsc(['-p', join(daspExample, 'tsconfig.json')], daspExample)
-    expect(r.output).toBe('')
-    expect(r.status).toBe(0)
-  })
+  it('type-checks against the sidecar the build wrote', () => typeChecks(daspExample))
 
   it('the invalid edit its README suggests fails the build with DASP_SETTINGS at that value', async () => {
     const { ContractCompiler } = await import('unplugin-contracts')
@@ -94,9 +93,5 @@ describe.skipIf(!NATS_SERVER)('examples/nats-orders', () => {
     expect(out).toContain('fulfilment stopped: done (2 orders)')
   }, 90_000)
 
-  it('type-checks against the sidecar the build wrote', () => {
-    const r = tsc(['-p', join(natsExample, 'tsconfig.json')], natsExample)
-    expect(r.output).toBe('')
-    expect(r.status).toBe(0)
-  })
+  it('type-checks against the sidecar the build wrote', () => typeChecks(natsExample))
 })
