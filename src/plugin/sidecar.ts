@@ -34,6 +34,8 @@ export function queriesPath(file: string): string {
 export function queriesDeclaration(file: string, queries: ReadonlyMap<string, string>): string {
   const name = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1)
   const modules = [...queries.entries()]
+    // TypeScript allows one `*` in a module pattern: a query with its own `*` cannot be declared.
+    .filter(([query]) => !query.includes('*'))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([query, dts]) => {
       const body = dts
