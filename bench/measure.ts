@@ -9,7 +9,7 @@ export async function paired<K extends string>(
   fns: Record<K, () => unknown>,
   runs: number,
   warmup = Math.max(3, Math.ceil(runs / 2)),
-): Promise<{ ms: Record<K, number>; ratio: Record<K, number> }> {
+): Promise<{ ms: Record<K, number>; ratio: Record<K, number>; spread: Record<K, [number, number]> }> {
   const names = Object.keys(fns) as K[]
   for (let i = 0; i < warmup; i++) for (const name of names) await fns[name]()
   const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as unknown as Record<K, number[]>
@@ -25,5 +25,12 @@ export async function paired<K extends string>(
   return {
     ms: Object.fromEntries(names.map((n) => [n, med(times[n])])) as Record<K, number>,
     ratio: Object.fromEntries(names.map((n) => [n, med(times[n].map((t, i) => t / first[i]!))])) as Record<K, number>,
+    // The lowest and highest per-round ratio: how far one round can stray from the median.
+    spread: Object.fromEntries(
+      names.map((n) => {
+        const ratios = times[n].map((t, i) => t / first[i]!)
+        return [n, [Math.min(...ratios), Math.max(...ratios)]]
+      }),
+    ) as Record<K, [number, number]>,
   }
 }

@@ -90,6 +90,7 @@ for (const n of quick ? [50, 500] : [50, 500, 5000]) nats[n] = write(`n${n}.asyn
     ours_ms: nats500.ms.ours,
     baseline_ms: nats500.ms.jsYaml,
     ratio,
+    spread: nats500.spread.ours,
     target: '<= 2.5',
     met: ratio <= 2.5,
     yaml_parseDocument_ms: yamlDoc.ms.yamlDoc,
@@ -113,6 +114,7 @@ if (nats[5000]) {
     ours_ms: shared.ms.large,
     baseline_ms: shared.ms.small,
     ratio: shared.ratio.large,
+    spread: shared.spread.large,
     target: '<= 11',
     met: shared.ratio.large <= 11,
   }
@@ -123,6 +125,7 @@ if (nats[5000]) {
     ours_ms: scaling.ms.large,
     baseline_ms: scaling.ms.small,
     ratio: scaling.ratio.large,
+    spread: scaling.spread.large,
     target: '<= 11',
     met: scaling.ratio.large <= 11,
   }
@@ -147,6 +150,7 @@ if (nats[5000]) {
     ours_ms: benzene.ms.ours,
     baseline_ms: benzene.ms.baseline,
     ratio: benzene.ratio.ours,
+    spread: benzene.spread.ours,
     target: '<= 4',
     met: benzene.ratio.ours <= 4,
     note: 'default options: runtime validators generated for 2,000 payload schemas',
@@ -322,8 +326,9 @@ if (CHROMIUM) {
 
 writeFileSync(join(import.meta.dirname, 'results.json'), JSON.stringify(results, null, 2) + '\n')
 const fmt = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v === undefined ? '' : String(v))
-console.log(`| case | ours (ms) | baseline (ms) | ratio | target | met |\n| --- | --- | --- | --- | --- | --- |`)
+console.log(`| case | ours (ms) | baseline (ms) | ratio | spread | target | met |\n| --- | --- | --- | --- | --- | --- | --- |`)
+const spread = (r: Row) => (Array.isArray(r.spread) ? `${fmt(r.spread[0])}-${fmt(r.spread[1])}` : '')
 for (const [name, r] of Object.entries(results))
-  console.log(`| ${name} | ${fmt(r.ours_ms)} | ${fmt(r.baseline_ms)} | ${fmt(r.ratio)} | ${r.target} | ${r.met ? 'yes' : 'NO'} |`)
+  console.log(`| ${name} | ${fmt(r.ours_ms)} | ${fmt(r.baseline_ms)} | ${fmt(r.ratio)} | ${spread(r)} | ${r.target} | ${r.met ? 'yes' : 'NO'} |`)
 rmSync(work, { recursive: true, force: true })
 process.exit(0)
