@@ -1,5 +1,5 @@
 /** The `contracts` binary, run as a child process. */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -126,6 +126,21 @@ describe('contracts check', () => {
     expect(json.stderr.trim()).toBe('1 contract checked: no errors.')
     const hash = contracts(['hash', payments])
     expect([hash.stdout.trim().length, hash.stderr]).toEqual([64 + 'sha256:'.length, ''])
+  })
+
+  it('one YAML mistake prints one diagnostic (the consequent parser errors counted, not shown)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'contracts-yaml-'))
+    const file = join(dir, 'orders.asyncapi.yaml')
+    // README's old NATS snippet: a `{` inside a flow mapping.
+    writeFileSync(file, 'asyncapi: 3.1.0\nchannels:\n  a:\n    filters: { inRegion: payments.{region}.*.captured }\n    x: 1\n')
+    const r = contracts(['check', file])
+    rmSync(dir, { recursive: true, force: true })
+    expect(r.status).toBe(1)
+    expect(r.stderr.match(/^error /gm)).toHaveLength(1)
+    expect(r.stderr).toContain(`error YAML_SYNTAX: Invalid YAML: Unexpected flow-map-start at node end.`)
+    expect(r.stderr).toContain('(6 more syntax errors follow from this one and are not shown.)')
+    expect(r.stderr).toContain(`${file}:4:35`)
+    expect(r.stderr.trim().split('\n').at(-1)).toBe('1 contract checked: 1 failed (1 error).')
   })
 
   it('exits 2 on usage errors', () => {
