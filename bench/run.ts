@@ -146,6 +146,17 @@ if (nats[5000]) {
     },
     quick ? 5 : 15,
   )
+  // 10x the topics: at most 11x the time (issue 21), as for NATS channels.
+  const small = write('b100.spec.json', benzeneDocument(100))
+  const scaling = await paired({ small: () => fresh(small), large: () => fresh(file) }, quick ? 3 : 7, 2)
+  results['benzene-scaling-1000-vs-100'] = {
+    ours_ms: scaling.ms.large,
+    baseline_ms: scaling.ms.small,
+    ratio: scaling.ratio.large,
+    spread: scaling.spread.large,
+    target: '<= 11',
+    met: scaling.ratio.large <= 11,
+  }
   results['benzene-compile-1000'] = {
     ours_ms: benzene.ms.ours,
     baseline_ms: benzene.ms.baseline,
