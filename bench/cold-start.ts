@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
+import { roundRatios } from './measure.js'
 
 const root = join(import.meta.dirname, '..')
 const document = join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml')
@@ -41,21 +42,20 @@ export async function coldStartCases(RUNS: number): Promise<Record<string, { rat
     first.ours.push(f)
     first.baseline.push(y)
   }
-  const ratio = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]!))
   return {
     'cold-contracts-check-small-nats': {
       ours_ms: median(check.ours),
       baseline_ms: median(check.baseline),
-      ratio: ratio(check.ours, check.baseline),
+      ...roundRatios(check.ours, check.baseline),
       target: '<= 2 (whole process vs node -e js-yaml load)',
-      met: ratio(check.ours, check.baseline) <= 2,
+      met: roundRatios(check.ours, check.baseline).ratio <= 2,
     },
     'cold-first-compile-small-nats': {
       ours_ms: median(first.ours),
       baseline_ms: median(first.baseline),
-      ratio: ratio(first.ours, first.baseline),
+      ...roundRatios(first.ours, first.baseline),
       target: '<= 3 (import + first compile vs import + js-yaml load)',
-      met: ratio(first.ours, first.baseline) <= 3,
+      met: roundRatios(first.ours, first.baseline).ratio <= 3,
     },
   }
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { createServer } from 'vite'
 import contractsVite from '../dist/plugins/vite.js'
 import { benzeneDocument } from './generate.js'
+import { roundRatios } from './measure.js'
 
 export async function devLoopServerCases(edits: number, work: string): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
   const dir = join(work, 'dev-loop-server')
@@ -52,12 +53,13 @@ export async function devLoopServerCases(edits: number, work: string): Promise<R
   }
   await server.close()
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-  const ratio = median(times.contract.map((t, i) => t / times.plain[i]!))
+  const { ratio, spread } = roundRatios(times.contract, times.plain)
   return {
     'vite-dev-edit-served-150kb': {
       ours_ms: median(times.contract),
       baseline_ms: median(times.plain),
       ratio,
+      spread,
       target: '<= 1.5 (the same edit of the plain-JSON twin)',
       met: ratio <= 1.5,
       edits,

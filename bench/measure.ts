@@ -34,3 +34,9 @@ export async function paired<K extends string>(
     ) as Record<K, [number, number]>,
   }
 }
+
+/** Per-round ratios `ours[i] / baseline[i]` of separately timed sides: their median and spread (lowest, highest). */
+export function roundRatios(ours: readonly number[], baseline: readonly number[]): { ratio: number; spread: [number, number] } {
+  const ratios = ours.map((t, i) => t / baseline[i]!).sort((a, b) => a - b)
+  return { ratio: ratios[Math.floor(ratios.length / 2)]!, spread: [ratios[0]!, ratios.at(-1)!] }
+}

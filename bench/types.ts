@@ -10,6 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { load } from 'js-yaml'
 import { benzeneDocument, natsDocument } from './generate.js'
+import { roundRatios } from './measure.js'
 
 const root = join(import.meta.dirname, '..')
 const COMPILERS = { ts6: join(root, 'node_modules/typescript/bin/tsc'), ts7: join(root, 'node_modules/typescript7/bin/tsc') }
@@ -65,11 +66,15 @@ export async function typeCases(RUNS: number, work: string): Promise<Record<stri
       ours.push(timed(tsc, sidecars))
       theirs.push(timed(tsc, plain))
     }
-    const ratio = median(ours.map((o, i) => o.ms / theirs[i]!.ms))
+    const { ratio, spread } = roundRatios(
+      ours.map((o) => o.ms),
+      theirs.map((o) => o.ms),
+    )
     results[`types-${name}-sidecars-vs-json`] = {
       ours_ms: median(ours.map((o) => o.ms)),
       baseline_ms: median(theirs.map((o) => o.ms)),
       ratio,
+      spread,
       target: 'reported (keep the sidecars no dearer than the JSON import)',
       met: true,
       memory_ratio: median(ours.map((o, i) => o.rssKb / theirs[i]!.rssKb)),
