@@ -12,7 +12,7 @@ import { roundRatios } from './measure.js'
 
 const root = join(import.meta.dirname, '..')
 const document = join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml')
-const cli = join(root, 'dist/src/cli/bin.js')
+const cli = join(root, 'dist/cli.js')
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const timed = (args: string[]) => {

@@ -52,7 +52,7 @@ const results: Record<string, Row> = {}
   // `contracts topology` on 20 applications x 25 channels, as a user runs it: a whole CLI process
   // (first: later cases leave servers and caches behind that slow a child process's start).
   const dir = natsBundle(join(work, 'topology-20x25'), 20, 25)
-  const cli = join(import.meta.dirname, '../dist/src/cli/bin.js')
+  const cli = join(import.meta.dirname, '../dist/cli.js')
   const times: number[] = []
   for (let i = 0; i < RUNS; i++) {
     const start = performance.now()

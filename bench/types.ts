@@ -41,7 +41,7 @@ export async function typeCases(RUNS: number, work: string): Promise<Record<stri
   writeFileSync(join(sidecars, 'big.asyncapi.yaml'), nats)
   writeFileSync(join(plain, 'big.json'), benzene)
   writeFileSync(join(plain, 'nats.json'), JSON.stringify(load(nats)))
-  execFileSync(process.execPath, [join(root, 'dist/src/cli/bin.js'), 'types', join(sidecars, 'big.spec.json'), join(sidecars, 'big.asyncapi.yaml')], {
+  execFileSync(process.execPath, [join(root, 'dist/cli.js'), 'types', join(sidecars, 'big.spec.json'), join(sidecars, 'big.asyncapi.yaml')], {
     stdio: 'pipe',
   })
   const options = { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [], skipLibCheck: false }

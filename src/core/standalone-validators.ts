@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { builtFile } from './package-info.js'
 
 const require = createRequire(import.meta.url)
 type AjvClass = typeof import('ajv').default
@@ -46,8 +47,7 @@ export function standaloneAjv(): Ajv {
 }
 
 let meta: Ajv | undefined
-// A variable, so no bundler or type checker goes looking for a file that exists only in the build.
-const PRECOMPILED_META = './meta-schema-validator.cjs'
+const PRECOMPILED_META = builtFile(import.meta.url, 'src/core/meta-schema-validator.cjs')
 let precompiledMeta: ((schema: unknown) => boolean) | null | undefined
 
 /**
@@ -59,7 +59,7 @@ let precompiledMeta: ((schema: unknown) => boolean) | null | undefined
 export function assertValidSchema(schema: unknown): void {
   if (precompiledMeta === undefined)
     try {
-      precompiledMeta = require(PRECOMPILED_META) as (schema: unknown) => boolean
+      precompiledMeta = PRECOMPILED_META === undefined ? null : (require(PRECOMPILED_META) as (schema: unknown) => boolean)
     } catch {
       precompiledMeta = null
     }

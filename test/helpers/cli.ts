@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '../..')
-export const CLI = join(root, 'dist/src/cli/bin.js')
+/** The `contracts` command as the package's `bin` runs it: one bundled module (scripts/bundle-cli.mjs). */
+export const CLI = join(root, 'dist/cli.js')
 export const TSC = join(root, 'node_modules/typescript/bin/tsc')
 /** TypeScript 7 (the native compiler), installed as `typescript7` beside TypeScript 6: sidecars must satisfy both. */
 export const TSC7 = join(root, 'node_modules/typescript7/bin/tsc')

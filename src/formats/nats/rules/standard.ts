@@ -3,6 +3,7 @@ import { escapeToken, splitPointer } from '../../../runtime/shared/json-pointer.
 import { createRequire } from 'node:module'
 import { isObject } from '../document.js'
 import { dirname, resolve } from 'node:path'
+import { builtFile } from '../../../core/package-info.js'
 import { refSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import type { NatsRule } from './rule.js'
@@ -12,10 +13,8 @@ import { profileSchema } from '../profile-schema.js'
 
 const require = createRequire(import.meta.url)
 type Validate = import('ajv').ValidateFunction
-// A variable, so no bundler or type checker goes looking for a file that exists only in the build.
-const PRECOMPILED = '../asyncapi-validators.cjs'
-const PRECOMPILED_PROFILE = '../profile-validator.cjs'
-// ajv-formats is CommonJS: its default export is the function under ESM interop in some loaders.
+const PRECOMPILED = builtFile(import.meta.url, 'src/formats/nats/asyncapi-validators.cjs')
+const PRECOMPILED_PROFILE = builtFile(import.meta.url, 'src/formats/nats/profile-validator.cjs')
 /** ajv-formats (which loads ajv's code generator), required when a full compile first needs it. */
 const addFormats = (ajv: object): void => {
   const module = require('ajv-formats') as { default?: (ajv: object) => void } & ((ajv: object) => void)
@@ -39,7 +38,8 @@ const precompiled = new Map<string, Validate | null>()
 function precompiledValidator(name: 'asyncapi' | 'profile'): Validate | undefined {
   if (!precompiled.has(name)) {
     try {
-      precompiled.set(name, require(name === 'asyncapi' ? PRECOMPILED : PRECOMPILED_PROFILE) as Validate)
+      const file = name === 'asyncapi' ? PRECOMPILED : PRECOMPILED_PROFILE
+      precompiled.set(name, file === undefined ? null : (require(file) as Validate))
     } catch {
       precompiled.set(name, null)
     }
