@@ -7,10 +7,30 @@
  * never imports this (a browser has no `require`).
  */
 import { createRequire } from 'node:module'
+import { builtFile } from './package-info.js'
 
 const require = createRequire(import.meta.url)
 
 export function lazyRequire<T>(name: string): () => T {
   let module: T | undefined
   return () => (module ??= require(name) as T)
+}
+
+/**
+ * A CommonJS file the build writes (`dist/<path>`, a precompiled validator), required when first
+ * asked for: undefined when the caller runs from the sources or the file is not there, and then
+ * the caller does without it (`builtFile`).
+ */
+export function lazyBuilt<T>(callerUrl: string, path: string): () => T | undefined {
+  const file = builtFile(callerUrl, path)
+  let module: T | null | undefined
+  return () => {
+    if (module === undefined)
+      try {
+        module = file === undefined ? null : (require(file) as T)
+      } catch {
+        module = null
+      }
+    return module ?? undefined
+  }
 }

@@ -1,17 +1,14 @@
-import { createRequire } from 'node:module'
-import { builtFile } from './package-info.js'
+import { lazyBuilt, lazyRequire } from './lazy-require.js'
 
-const require = createRequire(import.meta.url)
 type AjvClass = typeof import('ajv').default
 type Ajv = InstanceType<AjvClass>
 /**
  * ajv is loaded when a compile first needs it, not with the package: a valid NATS document meets
  * only the precompiled first-error validator, and ajv's modules cost every process tens of ms.
  */
-let ajvClass: AjvClass | undefined
-const Ajv = (): AjvClass => (ajvClass ??= require('ajv') as AjvClass)
-const standaloneCode = (ajv: Ajv, validate: Parameters<typeof import('ajv/dist/standalone/index.js').default>[1]) =>
-  (require('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js').default)(ajv, validate)
+const Ajv = lazyRequire<AjvClass>('ajv')
+const standalone = lazyRequire<typeof import('ajv/dist/standalone/index.js').default>('ajv/dist/standalone')
+const standaloneCode = (ajv: Ajv, validate: Parameters<ReturnType<typeof standalone>>[1]) => standalone()(ajv, validate)
 
 /** ajv runtime helpers generated code may ask for; `unplugin-contracts/runtime` provides each. */
 const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal'])
@@ -47,8 +44,7 @@ export function standaloneAjv(): Ajv {
 }
 
 let meta: Ajv | undefined
-const PRECOMPILED_META = builtFile(import.meta.url, 'src/core/meta-schema-validator.cjs')
-let precompiledMeta: ((schema: unknown) => boolean) | null | undefined
+const precompiledMeta = lazyBuilt<(schema: unknown) => boolean>(import.meta.url, 'src/core/meta-schema-validator.cjs')
 
 /**
  * Throws `schema is invalid: ...` (ajv's words) when a schema breaks the JSON Schema draft-07
@@ -57,14 +53,9 @@ let precompiledMeta: ((schema: unknown) => boolean) | null | undefined
  * is asked only for the message of a failing one (or for a schema naming another meta-schema).
  */
 export function assertValidSchema(schema: unknown): void {
-  if (precompiledMeta === undefined)
-    try {
-      precompiledMeta = PRECOMPILED_META === undefined ? null : (require(PRECOMPILED_META) as (schema: unknown) => boolean)
-    } catch {
-      precompiledMeta = null
-    }
   const own = typeof schema === 'object' && schema !== null && Object.hasOwn(schema, '$schema')
-  if (precompiledMeta && !own && precompiledMeta(schema)) return
+  const precompiled = own ? undefined : precompiledMeta()
+  if (precompiled?.(schema)) return
   const ajv = (meta ??= createAjv())
   if (!ajv.validateSchema(schema as object)) throw new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`)
 }

@@ -142,19 +142,6 @@ function typeOf(data: unknown): string {
   return typeof data
 }
 
-function hasType(data: unknown, type: string): boolean {
-  switch (type) {
-    case 'integer':
-      return typeof data === 'number' && Number.isFinite(data) && data % 1 === 0
-    case 'number':
-      return typeof data === 'number' && Number.isFinite(data)
-    case 'object':
-      return typeOf(data) === 'object'
-    default:
-      return typeOf(data) === type
-  }
-}
-
 /** One compiled schema node: checks `data` at `path`, appending errors; `depth` as in MAX_VALIDATION_DEPTH. */
 type Check = (data: unknown, path: string, errors: SchemaError[], depth: number) => void
 type Part<T> = (data: T, path: string, errors: SchemaError[], depth: number) => void
@@ -218,11 +205,13 @@ const TYPE_TESTS: Readonly<Record<string, (data: unknown) => boolean>> = {
   object: (data) => typeof data === 'object' && data !== null && !Array.isArray(data),
 }
 
+const typeTest = (type: string): ((data: unknown) => boolean) => TYPE_TESTS[type] ?? ((data) => typeOf(data) === type)
+
 function typeCheck(schema: SchemaObject): ((data: unknown, path: string, errors: SchemaError[]) => void) | undefined {
   if (schema.type === undefined) return undefined
   const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
   const name = types.join(',')
-  const tests = types.map((t) => TYPE_TESTS[t] ?? ((data: unknown) => typeOf(data) === t))
+  const tests = types.map(typeTest)
   const message = `must be ${name}`
   if (tests.length === 1) {
     const test = tests[0]!
@@ -285,12 +274,13 @@ function uniqueCheck(schema: SchemaObject): (data: unknown[], path: string, erro
   // items of those types, by value as an object key; otherwise every pair, by deep equality.
   const itemTypes =
     typeof schema.items === 'object' && schema.items.type !== undefined ? (typeof schema.items.type === 'string' ? [schema.items.type] : schema.items.type) : []
+  const itemTests = itemTypes.map(typeTest)
   if (itemTypes.length > 0 && !itemTypes.some((t) => t === 'object' || t === 'array'))
     return (data, path, errors) => {
       const indices = new Map<string, number>()
       for (let i = data.length - 1; i >= 0; i--) {
         const item = data[i]
-        if (!itemTypes.some((t) => hasType(item, t))) continue
+        if (!itemTests.some((test) => test(item))) continue
         const key = typeof item === 'string' && itemTypes.length > 1 ? `${item}_` : String(item)
         const j = indices.get(key)
         if (j !== undefined) {

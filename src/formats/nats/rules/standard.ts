@@ -1,9 +1,8 @@
 import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken, splitPointer } from '../../../runtime/shared/json-pointer.js'
-import { createRequire } from 'node:module'
 import { isObject } from '../document.js'
 import { dirname, resolve } from 'node:path'
-import { builtFile } from '../../../core/package-info.js'
+import { lazyBuilt, lazyRequire } from '../../../core/lazy-require.js'
 import { refSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import type { NatsRule } from './rule.js'
@@ -11,15 +10,11 @@ import { profileSchema } from '../profile-schema.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
 
-const require = createRequire(import.meta.url)
+const officialSchema = lazyRequire<object>('@asyncapi/specs/schemas/3.1.0-without-$id.json')
 type Validate = import('ajv').ValidateFunction
-const PRECOMPILED = builtFile(import.meta.url, 'src/formats/nats/asyncapi-validators.cjs')
-const PRECOMPILED_PROFILE = builtFile(import.meta.url, 'src/formats/nats/profile-validator.cjs')
 /** ajv-formats (which loads ajv's code generator), required when a full compile first needs it. */
-const addFormats = (ajv: object): void => {
-  const module = require('ajv-formats') as { default?: (ajv: object) => void } & ((ajv: object) => void)
-  ;(module.default ?? module)(ajv)
-}
+const formats = lazyRequire<{ default?: (ajv: object) => void } & ((ajv: object) => void)>('ajv-formats')
+const addFormats = (ajv: object): void => (formats().default ?? formats())(ajv)
 
 /**
  * Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape, each as a
@@ -34,25 +29,17 @@ const compiledSchemas = new Map<string, Validate>()
  * CommonJS, loaded synchronously when first needed: no top-level await in the package (a module
  * with one cannot be `require`d).
  */
-const precompiled = new Map<string, Validate | null>()
-function precompiledValidator(name: 'asyncapi' | 'profile'): Validate | undefined {
-  if (!precompiled.has(name)) {
-    try {
-      const file = name === 'asyncapi' ? PRECOMPILED : PRECOMPILED_PROFILE
-      precompiled.set(name, file === undefined ? null : (require(file) as Validate))
-    } catch {
-      precompiled.set(name, null)
-    }
-  }
-  return precompiled.get(name) ?? undefined
+const precompiled = {
+  asyncapi: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/asyncapi-validators.cjs'),
+  profile: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/profile-validator.cjs'),
 }
 function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
   const key = `${name}:${allErrors}`
-  const ready = allErrors ? undefined : precompiledValidator(name)
+  const ready = allErrors ? undefined : precompiled[name]()
   if (ready) return ready
   let validate = compiledSchemas.get(key)
   if (!validate) {
-    const schema = name === 'asyncapi' ? require('@asyncapi/specs/schemas/3.1.0-without-$id.json') : profileSchema
+    const schema = name === 'asyncapi' ? officialSchema() : profileSchema
     // The official parser checks the schema's formats (email, uri, uri-template, uuid, regex) with
     // ajv-formats; so does this, so a contact email or a license URL that is not one is refused
     // here too. `uri-reference` is the format of `$ref` values, which the parser checks only after
@@ -75,7 +62,7 @@ function definitionErrors(definition: string, value: unknown): NonNullable<Valid
     const ajv = createAjv({ allErrors: true, validateFormats: true })
     addFormats(ajv)
     ajv.addFormat('uri-reference', true)
-    ajv.addSchema(require('@asyncapi/specs/schemas/3.1.0-without-$id.json'), 'asyncapi')
+    ajv.addSchema(officialSchema(), 'asyncapi')
     definitionValidators.set(definition, (validate = ajv.compile({ $ref: `asyncapi#/definitions/${definition}` })))
   }
   return validate(value) ? [] : (validate.errors ?? [])
