@@ -1,4 +1,18 @@
 import { escapeToken } from './json-pointer.js'
+import {
+  ASSERTION_ERRORS,
+  MAX_VALIDATION_DEPTH,
+  MESSAGES,
+  compiledValidator,
+  depthFail,
+  oneOfFail,
+  schemaFail as fail,
+  typeMatches,
+  uniqueItemsFail,
+  type SchemaCheck as Check,
+  type SchemaError,
+} from './schema-errors.js'
+import { codePoints, equal, isMultipleOf } from './schema-values.js'
 import type { Validator } from './validation.js'
 
 /**
@@ -47,13 +61,6 @@ export interface SchemaObject {
   readonly then?: Schema
 }
 
-export interface SchemaError {
-  instancePath: string
-  keyword: string
-  params: Record<string, unknown>
-  message: string
-}
-
 /** Keywords whose value is data (an assertion's argument), not a subschema. */
 export const VALUE_KEYWORDS: readonly string[] = (
   'type enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern ' +
@@ -75,13 +82,6 @@ export interface PatternMatcher {
  */
 export type PatternMatchers = Readonly<Record<string, PatternMatcher>>
 
-/**
- * How deep a validation may go, counting data levels and schema steps (`$ref`, `allOf`, ...)
- * together: past it the data is reported (`keyword: "depth"`) instead of overflowing the stack
- * on a hostile payload, or looping on a schema that refers to itself without consuming data.
- */
-export const MAX_VALIDATION_DEPTH = 256
-
 interface Env {
   readonly definitions: Readonly<Record<string, Schema>>
   readonly matchers: PatternMatchers | undefined
@@ -98,15 +98,7 @@ export function schemaValidator(schema: Schema, definitions: Readonly<Record<str
   assertKnown(schema, definitions, new Set())
   const env: Env = { definitions, matchers }
   let root: Check | undefined
-  const validate = ((data: unknown) => {
-    root ??= compile(schema, env, new Map())
-    const errors: SchemaError[] = []
-    root(data, '', errors, 0)
-    validate.errors = errors.length > 0 ? errors : null
-    return errors.length === 0
-  }) as Validator & { errors: SchemaError[] | null }
-  validate.errors = null
-  return validate
+  return compiledValidator((data, path, errors, depth) => (root ??= compile(schema, env, new Map()))(data, path, errors, depth))
 }
 
 /** A schema this interpreter does not understand would be checked wrongly, silently: refuse it up front. */
@@ -132,22 +124,10 @@ function subschemas(schema: SchemaObject): Schema[] {
   return out
 }
 
-function fail(errors: SchemaError[], instancePath: string, keyword: string, params: Record<string, unknown>, message: string): void {
-  errors.push({ instancePath, keyword, params, message })
-}
-
-function typeOf(data: unknown): string {
-  if (data === null) return 'null'
-  if (Array.isArray(data)) return 'array'
-  return typeof data
-}
-
-/** One compiled schema node: checks `data` at `path`, appending errors; `depth` as in MAX_VALIDATION_DEPTH. */
-type Check = (data: unknown, path: string, errors: SchemaError[], depth: number) => void
 type Part<T> = (data: T, path: string, errors: SchemaError[], depth: number) => void
 
 const PASS: Check = () => {}
-const FALSE: Check = (_data, path, errors) => fail(errors, path, 'false schema', {}, 'boolean schema is false')
+const FALSE: Check = (_data, path, errors) => fail(errors, path, 'false schema', {}, MESSAGES['false schema'])
 
 /**
  * Compiles a schema node (memoized per node, so a `$ref` cycle is compiled once: the cycle's first
@@ -177,8 +157,7 @@ function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check 
   const object = objectChecks(schema, env, sub)
   const rest = combinators(schema, sub)
   return (data, path, errors, depth) => {
-    if (depth >= MAX_VALIDATION_DEPTH)
-      return fail(errors, path, 'depth', { limit: MAX_VALIDATION_DEPTH }, `is nested too deeply to validate (more than ${MAX_VALIDATION_DEPTH} levels)`)
+    if (depth >= MAX_VALIDATION_DEPTH) return depthFail(errors, path)
     const next = depth + 1
     if (ref !== undefined) ref(data, path, errors, next)
     if (type !== undefined) type(data, path, errors)
@@ -195,115 +174,86 @@ function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check 
   }
 }
 
-const TYPE_TESTS: Readonly<Record<string, (data: unknown) => boolean>> = {
-  integer: (data) => typeof data === 'number' && Number.isFinite(data) && data % 1 === 0,
-  number: (data) => typeof data === 'number' && Number.isFinite(data),
-  string: (data) => typeof data === 'string',
-  boolean: (data) => typeof data === 'boolean',
-  null: (data) => data === null,
-  array: (data) => Array.isArray(data),
-  object: (data) => typeof data === 'object' && data !== null && !Array.isArray(data),
-}
-
-const typeTest = (type: string): ((data: unknown) => boolean) => TYPE_TESTS[type] ?? ((data) => typeOf(data) === type)
-
 function typeCheck(schema: SchemaObject): ((data: unknown, path: string, errors: SchemaError[]) => void) | undefined {
   if (schema.type === undefined) return undefined
   const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
-  const name = types.join(',')
-  const tests = types.map(typeTest)
-  const message = `must be ${name}`
-  if (tests.length === 1) {
-    const test = tests[0]!
+  const [params, message] = ASSERTION_ERRORS.type(types.join(','))
+  if (types.length === 1) {
+    const type = types[0]!
     return (data, path, errors) => {
-      if (!test(data)) fail(errors, path, 'type', { type: name }, message)
+      if (!typeMatches(type, data)) fail(errors, path, 'type', params, message)
     }
   }
   return (data, path, errors) => {
-    for (let i = 0; i < tests.length; i++) if (tests[i]!(data)) return
-    fail(errors, path, 'type', { type: name }, message)
+    for (let i = 0; i < types.length; i++) if (typeMatches(types[i]!, data)) return
+    fail(errors, path, 'type', params, message)
+  }
+}
+
+/** One assertion of a node: a test of the value and the error it reports, made once per node. */
+type Assertion<T> = readonly [test: (data: T) => boolean, keyword: string, params: Record<string, unknown>, message: string]
+
+function assertion<K extends keyof typeof ASSERTION_ERRORS, T>(keyword: K, value: never, test: (data: T) => boolean): Assertion<T> {
+  const [params, message] = ASSERTION_ERRORS[keyword](value)
+  return [test, keyword, params, message]
+}
+
+/** Runs a node's assertions of one kind of value; undefined when it has none. */
+function assertions<T>(list: ReadonlyArray<Assertion<T> | undefined>): ((data: T, path: string, errors: SchemaError[]) => void) | undefined {
+  const present = list.filter((a) => a !== undefined)
+  if (present.length === 0) return undefined
+  return (data, path, errors) => {
+    for (let i = 0; i < present.length; i++) {
+      const [test, keyword, params, message] = present[i]!
+      if (!test(data)) fail(errors, path, keyword, params, message)
+    }
   }
 }
 
 function numberChecks(schema: SchemaObject): ((data: number, path: string, errors: SchemaError[]) => void) | undefined {
   const { maximum, minimum, exclusiveMaximum, exclusiveMinimum, multipleOf } = schema
-  if (maximum === undefined && minimum === undefined && exclusiveMaximum === undefined && exclusiveMinimum === undefined && multipleOf === undefined)
-    return undefined
-  return (data, path, errors) => {
-    if (maximum !== undefined && !(data <= maximum)) fail(errors, path, 'maximum', { comparison: '<=', limit: maximum }, `must be <= ${maximum}`)
-    if (minimum !== undefined && !(data >= minimum)) fail(errors, path, 'minimum', { comparison: '>=', limit: minimum }, `must be >= ${minimum}`)
-    if (exclusiveMaximum !== undefined && !(data < exclusiveMaximum))
-      fail(errors, path, 'exclusiveMaximum', { comparison: '<', limit: exclusiveMaximum }, `must be < ${exclusiveMaximum}`)
-    if (exclusiveMinimum !== undefined && !(data > exclusiveMinimum))
-      fail(errors, path, 'exclusiveMinimum', { comparison: '>', limit: exclusiveMinimum }, `must be > ${exclusiveMinimum}`)
-    if (multipleOf !== undefined && !isMultipleOf(data, multipleOf)) fail(errors, path, 'multipleOf', { multipleOf }, `must be multiple of ${multipleOf}`)
-  }
+  const a = <K extends keyof typeof ASSERTION_ERRORS>(keyword: K, value: number | undefined, test: (data: number) => boolean) =>
+    value === undefined ? undefined : assertion(keyword, value as never, test)
+  return assertions<number>([
+    a('maximum', maximum, (data) => data <= maximum!),
+    a('minimum', minimum, (data) => data >= minimum!),
+    a('exclusiveMaximum', exclusiveMaximum, (data) => data < exclusiveMaximum!),
+    a('exclusiveMinimum', exclusiveMinimum, (data) => data > exclusiveMinimum!),
+    a('multipleOf', multipleOf, (data) => isMultipleOf(data, multipleOf!)),
+  ])
 }
 
 function stringChecks(schema: SchemaObject, env: Env): ((data: string, path: string, errors: SchemaError[]) => void) | undefined {
   const { maxLength, minLength, pattern } = schema
-  if (maxLength === undefined && minLength === undefined && pattern === undefined) return undefined
   const matcher = pattern === undefined ? undefined : regex(pattern, env)
-  return (data, path, errors) => {
-    if (maxLength !== undefined || minLength !== undefined) {
-      const length = codePoints(data)
-      if (maxLength !== undefined && length > maxLength)
-        fail(errors, path, 'maxLength', { limit: maxLength }, `must NOT have more than ${maxLength} characters`)
-      if (minLength !== undefined && length < minLength)
-        fail(errors, path, 'minLength', { limit: minLength }, `must NOT have fewer than ${minLength} characters`)
-    }
-    if (matcher !== undefined && !matcher.test(data)) fail(errors, path, 'pattern', { pattern }, `must match pattern "${pattern}"`)
-  }
+  return assertions<string>([
+    // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
+    maxLength === undefined ? undefined : assertion('maxLength', maxLength as never, (data) => data.length <= maxLength || codePoints(data) <= maxLength),
+    minLength === undefined ? undefined : assertion('minLength', minLength as never, (data) => data.length >= 2 * minLength || codePoints(data) >= minLength),
+    matcher === undefined ? undefined : assertion('pattern', pattern as never, (data) => matcher.test(data)),
+  ])
 }
 
 function arrayChecks(schema: SchemaObject, sub: (s: Schema) => Check): Part<unknown[]> | undefined {
   const { maxItems, minItems } = schema
   const items = schema.items === undefined ? undefined : sub(schema.items)
-  const unique = schema.uniqueItems === true ? uniqueCheck(schema) : undefined
-  if (maxItems === undefined && minItems === undefined && items === undefined && unique === undefined) return undefined
+  const unique = schema.uniqueItems === true ? itemTypes(schema) : undefined
+  const sizes = assertions<unknown[]>([
+    maxItems === undefined ? undefined : assertion('maxItems', maxItems as never, (data) => data.length <= maxItems),
+    minItems === undefined ? undefined : assertion('minItems', minItems as never, (data) => data.length >= minItems),
+  ])
+  if (sizes === undefined && items === undefined && unique === undefined) return undefined
   return (data, path, errors, depth) => {
-    if (maxItems !== undefined && data.length > maxItems) fail(errors, path, 'maxItems', { limit: maxItems }, `must NOT have more than ${maxItems} items`)
-    if (minItems !== undefined && data.length < minItems) fail(errors, path, 'minItems', { limit: minItems }, `must NOT have fewer than ${minItems} items`)
+    if (sizes !== undefined) sizes(data, path, errors)
     if (items !== undefined) for (let i = 0; i < data.length; i++) items(data[i], `${path}/${i}`, errors, depth)
-    if (unique !== undefined && data.length > 1) unique(data, path, errors)
+    if (unique !== undefined) uniqueItemsFail(data, path, errors, unique)
   }
 }
 
-function uniqueCheck(schema: SchemaObject): (data: unknown[], path: string, errors: SchemaError[]) => void {
-  // One error, for the pair ajv reports: when the items' types are all scalars it compares only
-  // items of those types, by value as an object key; otherwise every pair, by deep equality.
-  const itemTypes =
-    typeof schema.items === 'object' && schema.items.type !== undefined ? (typeof schema.items.type === 'string' ? [schema.items.type] : schema.items.type) : []
-  const itemTests = itemTypes.map(typeTest)
-  if (itemTypes.length > 0 && !itemTypes.some((t) => t === 'object' || t === 'array'))
-    return (data, path, errors) => {
-      const indices = new Map<string, number>()
-      for (let i = data.length - 1; i >= 0; i--) {
-        const item = data[i]
-        if (!itemTests.some((test) => test(item))) continue
-        const key = typeof item === 'string' && itemTypes.length > 1 ? `${item}_` : String(item)
-        const j = indices.get(key)
-        if (j !== undefined) {
-          fail(errors, path, 'uniqueItems', { i, j }, `must NOT have duplicate items (items ## ${j} and ${i} are identical)`)
-          break
-        }
-        indices.set(key, i)
-      }
-    }
-  // The pair ajv's pairwise loop reports (the last item equal to an earlier one, and the last
-  // such earlier one), found in one pass over canonical keys: O(total size), where comparing
-  // pairs took seconds on 20,000 objects.
-  return (data, path, errors) => {
-    const last = new Map<string, number>()
-    let pair: { i: number; j: number } | undefined
-    for (let i = 0; i < data.length; i++) {
-      const key = canonicalKey(data[i])
-      const j = last.get(key)
-      if (j !== undefined) pair = { i, j }
-      last.set(key, i)
-    }
-    if (pair) fail(errors, path, 'uniqueItems', pair, `must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)`)
-  }
+/** The types `items` declares (what `uniqueItems` compares by, as ajv does). */
+export function itemTypes(schema: SchemaObject): readonly string[] {
+  const type = typeof schema.items === 'object' ? schema.items.type : undefined
+  return type === undefined ? [] : typeof type === 'string' ? [type] : type
 }
 
 const NO_PROPERTIES: Readonly<Record<string, Schema>> = Object.freeze({})
@@ -322,23 +272,24 @@ function objectChecks(schema: SchemaObject, env: Env, sub: (s: Schema) => Check)
   const extra = schema.additionalProperties
   const extraCheck = extra === undefined || extra === true || extra === false ? undefined : sub(extra)
   const closed = extra === false
+  const sizes = assertions<string[]>([
+    maxProperties === undefined ? undefined : assertion('maxProperties', maxProperties as never, (keys) => keys.length <= maxProperties),
+    minProperties === undefined ? undefined : assertion('minProperties', minProperties as never, (keys) => keys.length >= minProperties),
+  ])
   const needKeys = maxProperties !== undefined || minProperties !== undefined || extraCheck !== undefined || closed || patterned.length > 0
   if (!needKeys && required === undefined && names.length === 0) return undefined
   return (data, path, errors, depth) => {
     const keys = needKeys ? Object.keys(data) : undefined
-    if (maxProperties !== undefined && keys!.length > maxProperties)
-      fail(errors, path, 'maxProperties', { limit: maxProperties }, `must NOT have more than ${maxProperties} properties`)
-    if (minProperties !== undefined && keys!.length < minProperties)
-      fail(errors, path, 'minProperties', { limit: minProperties }, `must NOT have fewer than ${minProperties} properties`)
+    if (sizes !== undefined) sizes(keys!, path, errors)
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
     if (required !== undefined)
       for (let i = 0; i < required.length; i++)
-        if (!Object.hasOwn(data, required[i]!)) fail(errors, path, 'required', { missingProperty: required[i] }, `must have required property '${required[i]}'`)
+        if (!Object.hasOwn(data, required[i]!)) fail(errors, path, 'required', ...ASSERTION_ERRORS.required(required[i]!))
     if (closed || extraCheck !== undefined)
       for (let k = 0; k < keys!.length; k++) {
         const key = keys![k]!
         if (declared.has(key) || (patterned.length > 0 && patterned.some(([re]) => re.test(key)))) continue
-        if (closed) fail(errors, path, 'additionalProperties', { additionalProperty: key }, 'must NOT have additional properties')
+        if (closed) fail(errors, path, 'additionalProperties', { additionalProperty: key }, MESSAGES.additionalProperties)
         else extraCheck!(data[key], `${path}/${escapeToken(key)}`, errors, depth)
       }
     for (let i = 0; i < names.length; i++) {
@@ -363,8 +314,8 @@ function combinators(schema: SchemaObject, sub: (s: Schema) => Check): Check | u
   if (values === undefined && !hasConst && !allOf && !anyOf && !oneOf && !not && !condition) return undefined
   return (data, path, errors, next) => {
     if (values !== undefined && !values.some((v) => equal(v, data)))
-      fail(errors, path, 'enum', { allowedValues: values }, 'must be equal to one of the allowed values')
-    if (hasConst && !equal(constant, data)) fail(errors, path, 'const', { allowedValue: constant }, 'must be equal to constant')
+      fail(errors, path, 'enum', { allowedValues: values }, MESSAGES.enum)
+    if (hasConst && !equal(constant, data)) fail(errors, path, 'const', { allowedValue: constant }, MESSAGES.const)
     if (allOf) for (const check of allOf) check(data, path, errors, next)
     if (anyOf) {
       const branch: SchemaError[] = []
@@ -377,7 +328,10 @@ function combinators(schema: SchemaObject, sub: (s: Schema) => Check): Check | u
           break
         }
       }
-      if (!passed) pushAll(errors, branch, { instancePath: path, keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' })
+      if (!passed) {
+        pushAll(errors, branch)
+        fail(errors, path, 'anyOf', {}, MESSAGES.anyOf)
+      }
     }
     if (oneOf) {
       const branch: SchemaError[] = []
@@ -388,18 +342,15 @@ function combinators(schema: SchemaObject, sub: (s: Schema) => Check): Check | u
         oneOf[i]!(data, path, branch, next)
         if (branch.length === before) passing.push(i)
       }
-      if (passing.length !== 1)
-        pushAll(errors, branch, {
-          instancePath: path,
-          keyword: 'oneOf',
-          params: { passingSchemas: passing.length > 1 ? passing.slice(0, 2) : null },
-          message: 'must match exactly one schema in oneOf',
-        })
+      if (passing.length !== 1) {
+        pushAll(errors, branch)
+        oneOfFail(errors, path, passing.length > 1 ? passing.slice(0, 2) : null)
+      }
     }
     if (not !== undefined) {
       const inner: SchemaError[] = []
       not(data, path, inner, next)
-      if (inner.length === 0) fail(errors, path, 'not', {}, 'must NOT be valid')
+      if (inner.length === 0) fail(errors, path, 'not', {}, MESSAGES.not)
     }
     if (condition !== undefined) {
       const inner: SchemaError[] = []
@@ -407,40 +358,15 @@ function combinators(schema: SchemaObject, sub: (s: Schema) => Check): Check | u
       if (inner.length === 0) {
         const before = errors.length
         condition[1]!(data, path, errors, next)
-        if (errors.length > before) fail(errors, path, 'if', { failingKeyword: 'then' }, 'must match "then" schema')
+        if (errors.length > before) fail(errors, path, 'if', { failingKeyword: 'then' }, MESSAGES.if)
       }
     }
   }
 }
 
 /** Appends without spreading into a call: a branch may hold more errors than a call takes arguments. */
-function pushAll(errors: SchemaError[], branch: readonly SchemaError[], last: SchemaError): void {
+function pushAll(errors: SchemaError[], branch: readonly SchemaError[]): void {
   for (let i = 0; i < branch.length; i++) errors.push(branch[i]!)
-  errors.push(last)
-}
-
-/**
- * Whether `data` is an integer multiple of `divisor`, decided on the decimal numbers the JSON text
- * wrote (a number's shortest round-trip form), not on a float quotient: `19.99 / 0.01` is
- * 1998.9999999999998 in binary floating point, yet 19.99 is a multiple of 0.01 as the document
- * means it. Exact with BigInt; exponents of finite doubles are within ±400, so the scaled integers
- * stay under ~1,400 digits: O(digits²) at worst, a few microseconds.
- */
-export function isMultipleOf(data: number, divisor: number): boolean {
-  if (!Number.isFinite(data) || !Number.isFinite(divisor) || divisor <= 0) return false
-  if (Number.isInteger(data) && Number.isInteger(divisor) && Number.isSafeInteger(data) && Number.isSafeInteger(divisor)) return data % divisor === 0
-  const [a, ea] = decimal(data)
-  const [b, eb] = decimal(divisor)
-  const e = Math.min(ea, eb)
-  // data = a·10^ea, divisor = b·10^eb; scale both to 10^e and compare as integers.
-  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n
-}
-
-/** A finite number as `[digits, exponent]` with value digits·10^exponent, read from its shortest decimal form. */
-function decimal(value: number): [bigint, number] {
-  const [mantissa = '0', exponent = '0'] = Math.abs(value).toString().split('e')
-  const [whole = '0', fraction = ''] = mantissa.split('.')
-  return [BigInt(whole + fraction), Number(exponent) - fraction.length]
 }
 
 const patterns = new Map<string, RegExp>()
@@ -452,61 +378,3 @@ function regex(pattern: string, env: Env): PatternMatcher {
   return re
 }
 
-/** Length in Unicode code points, as JSON Schema counts `minLength`/`maxLength`. */
-export function codePoints(text: string): number {
-  let length = 0
-  for (let i = 0; i < text.length; i++, length++) {
-    const code = text.charCodeAt(i)
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) i++
-    }
-  }
-  return length
-}
-
-/** Deep equality of JSON values, as JSON Schema compares `enum`, `const` and `uniqueItems`. */
-export function equal(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a !== a && b !== b
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => equal(v, (b as unknown[])[i]))
-  const ka = Object.keys(a)
-  if (ka.length !== Object.keys(b).length) return false
-  return ka.every((k) => Object.hasOwn(b, k) && equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-}
-
-/** Punctuation pushed between values while `canonicalKey` walks; never confused with data. */
-class Raw {
-  constructor(readonly text: string) {}
-}
-const CLOSE_ARRAY = new Raw(']')
-const CLOSE_OBJECT = new Raw('}')
-
-/**
- * A string that two JSON values share exactly when they are deeply equal (object keys sorted;
- * numbers by value, so `0` and `-0` are one key, as `equal` has it). Iterative: any depth.
- */
-export function canonicalKey(value: unknown): string {
-  let out = ''
-  const stack: unknown[] = [value]
-  while (stack.length > 0) {
-    const v = stack.pop()
-    if (v instanceof Raw) out += v.text
-    else if (typeof v === 'string') out += JSON.stringify(v)
-    else if (typeof v === 'number') out += v === 0 ? '0' : String(v)
-    else if (v === null || typeof v !== 'object') out += String(v)
-    else if (Array.isArray(v)) {
-      stack.push(CLOSE_ARRAY)
-      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i], new Raw(i === 0 ? '[' : ','))
-      if (v.length === 0) out += '['
-    } else {
-      const keys = Object.keys(v).sort()
-      stack.push(CLOSE_OBJECT)
-      for (let i = keys.length - 1; i >= 0; i--)
-        stack.push((v as Record<string, unknown>)[keys[i]!], new Raw((i === 0 ? '{' : ',') + JSON.stringify(keys[i]) + ':'))
-      if (keys.length === 0) out += '{'
-    }
-  }
-  return out
-}

@@ -1,6 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import { canonicalKey } from '../../../runtime/shared/schema-check.js'
+import { canonicalKey } from '../../../runtime/shared/schema-values.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { BenzeneRule } from './rule.js'
 
