@@ -100,4 +100,4 @@ export async function bundlerBuildCases(RUNS: number, work: string): Promise<Rec
   return results
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.table(await bundlerBuildCases(3, join(import.meta.dirname, '.work')))
+if (import.meta.url === `file://${process.argv[1]}`) console.table(await bundlerBuildCases(Number(process.argv[2] ?? 3), join(import.meta.dirname, '.work')))

@@ -13,8 +13,7 @@ import { benzeneDocument } from '../bench/generate.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from '../src/formats/benzene/json-schema.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
 import type { SchemaError } from '../src/runtime/shared/schema-errors.js'
-import { linearPatterns } from '../src/runtime/shared/linear-pattern.js'
-import { ajvRuntime } from '../src/runtime/shared/validation.js'
+import { evaluateDeclarations, generatedValidator } from './helpers/validator-code.js'
 import { payloadValidators } from '../src/formats/nats/payload-validators.js'
 
 const require = createRequire(import.meta.url)
@@ -119,10 +118,13 @@ describe('schema interpreter', () => {
     fc.assert(
       fc.property(schema, fc.array(data, { minLength: 1, maxLength: 6 }), (s, values) => {
         const ours = schemaValidator(s, DEFINITIONS)
+        const code = generatedValidator(s, DEFINITIONS)
         const theirs = ajvFor(s)
         for (const value of values) {
           const valid = ours(value)
           expect([valid, seen(ours.errors)]).toEqual([theirs(value), seen(theirs.errors)])
+          // The generated code and the interpreter: the same errors, in the same order.
+          expect([code(value), code.errors]).toEqual([valid, ours.errors])
         }
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 400) },
@@ -145,9 +147,11 @@ describe('schema interpreter', () => {
         const samples = [...(doc.requests ?? []).flatMap((r: any) => [r.example]), ...fc.sample(data, 40)].filter((v) => v !== undefined)
         for (const root of roots) {
           const ours = schemaValidator(root as Schema, definitions)
+          const code = generatedValidator(root as Schema, definitions)
           const theirs = ajv.compile(root as object)
           for (const value of samples) {
             expect([ours(value), seen(ours.errors)]).toEqual([theirs(value), seen(theirs.errors)])
+            expect([code(value), code.errors]).toEqual([ours(value), ours.errors])
             compared++
           }
         }
@@ -258,14 +262,9 @@ describe('NATS payload validators', () => {
     } as object)
   const build = (payload: unknown) => {
     const { definitions, validators } = payloadValidators([{ id: 'it', schema: payload }], components)
-    const body = [...definitions].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
     const expression = validators.get('it')!
-    const validate = new Function('$schemaValidator', '$ajvRuntime', '$linearPatterns', `${body}\nreturn ${expression};`)(
-      schemaValidator,
-      ajvRuntime,
-      linearPatterns,
-    ) as ReturnType<typeof schemaValidator>
-    return { validate, interpreted: expression.includes('$schemaValidator(') }
+    const validate = evaluateDeclarations(definitions, expression)
+    return { validate, interpreted: expression.startsWith('$payload') }
   }
 
   it('agree with ajv on generated schemas with annotations and component references', () => {

@@ -1,14 +1,6 @@
-import { jsLiteral } from '../../core/emit.js'
-import { linearPatternsIn } from '../../core/pattern-safety.js'
-import {
-  PATTERNS_CONSTANT,
-  definitionsLiteral,
-  patternsConstant,
-  reachedDefinitions,
-  validatorPatterns,
-  type EmittedDefinition,
-} from '../../core/schema-definitions.js'
+import { validatorDeclarations, type ValidatorDeclarations } from '../../core/schema-code.js'
 import type { Schema } from '../../runtime/benzene/document.js'
+import type { Schema as JsonSchema } from '../../runtime/shared/schema-check.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
 export interface ValidatorRequest {
@@ -19,88 +11,35 @@ export interface ValidatorRequest {
 }
 
 /**
- * Payload validators as data: each payload schema (converted to JSON Schema for its direction) and
- * each definition it reaches become `const`s, and a validator is the runtime's `schemaValidator`
- * over them (`src/runtime/schema-check.ts`). Design note: validators used to be ajv standalone
- * code, and ajv's compile of 2,000 payload schemas took ~4 s and 16 MB of code (bench/, target
- * 5x the parse floor); emitting schemas costs what printing JSON costs, and a bundler still drops
- * every schema and definition no import reaches. The code evaluates nothing (strict CSP).
+ * Payload validators as code: each payload schema, converted to JSON Schema for its direction,
+ * becomes a validator function, and each definition it reaches one shared function
+ * (`src/core/schema-code.ts`). A bundler drops every validator and definition no import reaches.
+ * Design note: validators were first ajv standalone code (ajv's compile of 2,000 payload schemas
+ * took ~4 s and 16 MB of code), then schemas as data for a runtime interpreter (3.5-4.2x ajv's
+ * validation time, bench/validators.ts); this code is written in one walk of each schema.
  *
- * Returns `const` declarations (name -> expression) in the order they must be emitted:
- * definitions first, then one validator per request under the request's name.
+ * Returns `const` declarations (name -> expression) in the order they must be emitted, with the
+ * runtime imports they need.
  */
 export function generateValidators(
   requests: readonly ValidatorRequest[],
   catalogue: Readonly<Record<string, Schema>>,
   int64: 'number' | 'string',
-): Map<string, string> {
+): ValidatorDeclarations {
   const contexts: Record<Direction, ConvertContext> = {
     request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
     response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
-  const roots = requests.map((r) => {
-    const refs = new Set<string>()
-    return { ...r, refs, json: convert(r.schema, { ...contexts[r.direction], refs }) }
-  })
-  const out = new Map<string, string>()
-  if (roots.length === 0) return out
-  // `req#/definitions/d3` -> its constant and the definitions it names directly.
-  const definitions = new Map<string, EmittedDefinition>()
+  const roots = requests.map((r) => ({ name: r.name, schema: convert(r.schema, contexts[r.direction]) as JsonSchema }))
+  if (roots.length === 0) return { declarations: new Map(), imports: [], linearPatterns: false }
+  // `req#/definitions/d3` -> its function `$req$d3`.
+  const definitions = new Map<string, { name: string; schema: JsonSchema }>()
   for (const direction of DIRECTIONS) {
-    const made = new Map<string, ReadonlySet<string>>()
-    const document = definitionsDocument(contexts[direction], made)
-    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
-      const constant = `$${document.$id as string}$${key}`
-      const patterns = new Map<string, string>()
-      linearPatternsIn(schema, patterns)
-      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: made.get(key)!, ...(patterns.size > 0 ? { patterns } : {}) })
-      out.set(constant, jsLiteral(schema))
-    }
+    const document = definitionsDocument(contexts[direction])
+    for (const [key, schema] of Object.entries(document.definitions as Record<string, JsonSchema>))
+      definitions.set(`${document.$id as string}#/definitions/${key}`, { name: `$${document.$id as string}$${key}`, schema })
   }
-  // Each validator names the definitions it reaches, so a bundler keeps only those. When that
-  // costs more than SHARED_DEFINITIONS_FACTOR entries per definition and validator (a long `$ref`
-  // chain that every topic enters at another point: 1,400 topics gave a 45 MB module), the
-  // validators of a direction share one object of all its definitions instead: output linear in
-  // the document, at the price of keeping every definition of a direction once any is used.
-  // Each root's reached definitions, found once (the sharing decision, its patterns and its literal read them).
-  const reachedOf = roots.map((root) => reachedDefinitions(root.refs, definitions))
-  let entries = 0
-  for (const reached of reachedOf) entries += reached.size
-  const shared = entries > SHARED_DEFINITIONS_FACTOR * (definitions.size + roots.length)
-  if (shared) {
-    for (const direction of DIRECTIONS) {
-      const prefix = `${contexts[direction].documentId}#`
-      const members = [...definitions].filter(([ref]) => ref.startsWith(prefix)).map(([ref, d]) => `${jsLiteral(ref)}: ${d.constant}`)
-      out.set(sharedConstant(direction), `{ ${members.join(', ')} }`)
-    }
-  }
-  // Most payloads are one `$ref`: the definitions object for a single reference is written once.
-  const single = new Map<string, string>()
-  const definitionsObject = (refs: ReadonlySet<string>, direction: Direction): string => {
-    if (shared) return sharedConstant(direction)
-    const only = refs.size === 1 ? refs.values().next().value! : undefined
-    const known = only === undefined ? undefined : single.get(only)
-    if (known !== undefined) return known
-    const text = definitionsLiteral(refs, definitions)
-    if (only !== undefined) single.set(only, text)
-    return text
-  }
-  // Patterns no backtracking engine may run get linear-time matchers (src/core/pattern-safety.ts):
-  // one module constant, passed only to the validators that reach such a pattern.
-  const all = new Map<string, string>()
-  const calls = roots.map((root, i) => {
-    const patterns = validatorPatterns(root.json, reachedOf[i]!, definitions)
-    for (const [pattern, source] of patterns) all.set(pattern, source)
-    return [
-      root.name,
-      `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs, root.direction)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`,
-    ] as const
-  })
-  if (all.size > 0) out.set(PATTERNS_CONSTANT, patternsConstant(all))
-  for (const [name, code] of calls) out.set(name, code)
-  return out
+  return validatorDeclarations(roots, definitions, '$v$')
 }
 
 const DIRECTIONS = ['request', 'response'] as const
-const SHARED_DEFINITIONS_FACTOR = 8
-const sharedConstant = (direction: Direction) => `$${direction === 'request' ? 'req' : 'res'}$definitions`

@@ -8,7 +8,7 @@ import { payloadValidators, type ValidatorRequest } from './payload-validators.j
 import { branchInputSchema } from './branch-slot.js'
 import { PayloadTypeWriter } from './payload-types.js'
 import type { OperationModel } from './model.js'
-import { LINEAR_PATTERNS_IMPORT, PATTERNS_CONSTANT } from '../../core/schema-definitions.js'
+import { LINEAR_PATTERNS_IMPORT } from '../../core/schema-definitions.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
 
@@ -21,7 +21,7 @@ export function generateNats(model: NatsModel): Generated {
   const lines = new LineBuilder()
   lines.push(
     header,
-    `import { ajvRuntime as $ajvRuntime, createChannel as $createChannel, createInteraction as $createInteraction, idMap as $idMap, deepFreeze as $deepFreeze, schemaValidator as $schemaValidator } from ${jsString(RUNTIME)};`,
+    `import { ajvRuntime as $ajvRuntime, createChannel as $createChannel, createInteraction as $createInteraction, idMap as $idMap, deepFreeze as $deepFreeze } from ${jsString(RUNTIME)};`,
     '',
   )
   lines.push(`export const contract = /* @__PURE__ */ $deepFreeze(${jsLiteral({ ...model.contract, deployment: model.deployment })});`)
@@ -72,8 +72,9 @@ export function generateNats(model: NatsModel): Generated {
       ]
     }),
   ]
-  const { definitions, validators } = payloadValidators(requests, model.schemas)
-  if (definitions.has(PATTERNS_CONSTANT)) lines.push(LINEAR_PATTERNS_IMPORT)
+  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, model.schemas)
+  if (imports.size > 0) lines.push(`import { ${[...imports].join(', ')} } from ${jsString(RUNTIME)};`)
+  if (linearPatterns) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
   for (const [key, constant] of messageValidator) if (validators.has(key)) lines.push(`const ${constant} = ${validators.get(key)};`)
   for (const channel of model.channels) {

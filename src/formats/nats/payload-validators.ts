@@ -1,14 +1,7 @@
 import { append } from '../../core/append.js'
-import { jsLiteral, sortKeys, sortedCopy } from '../../core/emit.js'
+import { sortKeys, sortedCopy } from '../../core/emit.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
-import {
-  PATTERNS_CONSTANT,
-  definitionsLiteral,
-  patternsConstant,
-  reachedDefinitions,
-  validatorPatterns,
-  type EmittedDefinition,
-} from '../../core/schema-definitions.js'
+import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
@@ -16,16 +9,16 @@ import { isObject } from './document.js'
 /**
  * Request payload validators for interactions that declare `runtime-schema-check`.
  *
- * A payload schema written with the keywords the runtime's schema interpreter implements
- * (`src/runtime/schema-check.ts`, held to ajv by `test/schema-check.test.ts`) is emitted as data
- * for it: the schema, and each `#/components/schemas/<Name>` it reaches as a shared `const`. Any
+ * A payload schema written with the keywords the validator code generator implements
+ * (`src/core/schema-code.ts`, held to ajv by `test/schema-check.test.ts`) becomes a generated
+ * function, and each `#/components/schemas/<Name>` it reaches one shared function. Any
  * other schema (tuple `items`, `dependencies`, `propertyNames`, `$ref` into a schema, ...) is
  * compiled by ajv into standalone code, as all of them once were. Design note: a fresh ajv and its
  * code generation cost a 500-channel compile with one such interaction about a tenth of its time
  * (bench/), for what is usually a handful of `type`/`properties`/`required` checks.
  */
 export function payloadValidators(wanted: readonly ValidatorRequest[], components: Readonly<Record<string, unknown>>): PayloadValidators {
-  const out: PayloadValidators = { definitions: new Map(), validators: new Map() }
+  const out: PayloadValidators = { definitions: new Map(), validators: new Map(), imports: new Set(), linearPatterns: false }
   if (wanted.length === 0) return out
   /** Each component's interpreter form (undefined: not convertible, or no such component), made once. */
   const converted = new Map<string, { schema: Schema; refs: Set<string> } | undefined>()
@@ -38,9 +31,9 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     }
     return converted.get(ref)
   }
-  const emitted = new Map<string, EmittedDefinition>()
   const forAjv: Array<{ it: ValidatorRequest; index: number }> = []
-  const linear = new Map<string, string>()
+  const roots: ValidatorRoot[] = []
+  const definitions = new Map<string, { name: string; schema: Schema }>()
   wanted.forEach((it, index) => {
     // The meta-schema check both paths share: an invalid schema fails the build the same way.
     assertValidSchema({ components: { schemas: components }, allOf: [it.schema] })
@@ -48,23 +41,16 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     const root = interpreterSchema(it.schema, refs)
     const reached = root === undefined ? undefined : reachable(refs, convertedOf)
     if (root === undefined || reached === undefined) return forAjv.push({ it, index })
-    for (const ref of reached) {
-      if (emitted.has(ref)) continue
-      const constant = `$schema${emitted.size}`
-      const patterns = new Map<string, string>()
-      linearPatternsIn(convertedOf(ref)!.schema, patterns)
-      emitted.set(ref, { constant, refs: convertedOf(ref)!.refs, ...(patterns.size > 0 ? { patterns } : {}) })
-      out.definitions.set(constant, jsLiteral(convertedOf(ref)!.schema))
-    }
-    const patterns = validatorPatterns(root, reachedDefinitions(refs, emitted), emitted)
-    for (const [pattern, source] of patterns) linear.set(pattern, source)
-    out.validators.set(
-      it.id,
-      `/* @__PURE__ */ $schemaValidator(${jsLiteral(root)}, ${definitionsLiteral(refs, emitted)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`,
-    )
+    for (const ref of reached) if (!definitions.has(ref)) definitions.set(ref, { name: `$schema${definitions.size}`, schema: convertedOf(ref)!.schema })
+    roots.push({ name: `$payload${index}`, schema: root })
+    out.validators.set(it.id, `$payload${index}`)
   })
-  // Patterns no backtracking engine may run have linear-time matchers (src/core/pattern-safety.ts).
-  if (linear.size > 0) out.definitions.set(PATTERNS_CONSTANT, patternsConstant(linear))
+  if (roots.length > 0) {
+    const code = validatorDeclarations(roots, definitions, '$v$')
+    for (const [name, expression] of code.declarations) out.definitions.set(name, expression)
+    for (const name of code.imports) out.imports.add(name)
+    out.linearPatterns = code.linearPatterns
+  }
   if (forAjv.length > 0) {
     const schemas = sortedCopy(components)
     withStandaloneAjv((ajv) => {
@@ -90,10 +76,14 @@ export interface ValidatorRequest {
 }
 
 export interface PayloadValidators {
-  /** `const` name -> expression: the component schemas interpreter validators share (emit first). */
+  /** `const` name -> expression: generated validators and the functions and constants they share (emit first). */
   definitions: Map<string, string>
   /** Request id -> validator expression. */
   validators: Map<string, string>
+  /** Runtime imports the generated code calls (`compiledValidator as $validator`, ...). */
+  imports: Set<string>
+  /** Whether the generated code uses the linear-time pattern matchers (`PATTERNS_CONSTANT`). */
+  linearPatterns: boolean
 }
 
 /** Every reference reachable from `refs`, or undefined when one of them is not convertible. */

@@ -8,7 +8,7 @@ import { inDomain, type TokenType } from './tokens.js'
 import { check, type Validator } from '../shared/validation.js'
 import type { ResultError } from '../shared/result.js'
 
-const encoder = new TextEncoder()
+const encoder = /* @__PURE__ */ new TextEncoder()
 
 /** Each part as UTF-8 bytes preceded by its byte length as a 4-byte unsigned big-endian integer. */
 function lengthPrefixed(parts: readonly string[]): Uint8Array {

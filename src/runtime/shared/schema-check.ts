@@ -1,16 +1,23 @@
 import { escapeToken } from './json-pointer.js'
 import {
-  ASSERTION_ERRORS,
   MAX_VALIDATION_DEPTH,
   MESSAGES,
+  additionalFail,
+  boundFail,
   compiledValidator,
   depthFail,
+  multipleOfFail,
   oneOfFail,
+  patternFail,
+  requiredFail,
   schemaFail as fail,
+  sizeFail,
+  typeFail,
   typeMatches,
   uniqueItemsFail,
   type SchemaCheck as Check,
   type SchemaError,
+  type SizeKeyword,
 } from './schema-errors.js'
 import { codePoints, equal, isMultipleOf } from './schema-values.js'
 import type { Validator } from './validation.js'
@@ -62,13 +69,40 @@ export interface SchemaObject {
 }
 
 /** Keywords whose value is data (an assertion's argument), not a subschema. */
-export const VALUE_KEYWORDS: readonly string[] = (
-  'type enum const minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern ' +
-  'minItems maxItems uniqueItems required minProperties maxProperties'
-).split(' ')
+export const VALUE_KEYWORDS: readonly string[] = [
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'required',
+  'minProperties',
+  'maxProperties',
+]
 /** Keywords whose value is one subschema, a list of them, or a map of them. */
-export const SUBSCHEMA_KEYWORDS: readonly string[] = 'items additionalProperties not if then allOf anyOf oneOf properties patternProperties'.split(' ')
-const KNOWN = new Set(['$ref', ...VALUE_KEYWORDS, ...SUBSCHEMA_KEYWORDS])
+export const SUBSCHEMA_KEYWORDS: readonly string[] = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'patternProperties',
+]
+/** Every keyword the interpreter and the generated code implement. */
+export const KNOWN_KEYWORDS: ReadonlySet<string> = /* @__PURE__ */ new Set(['$ref', ...VALUE_KEYWORDS, ...SUBSCHEMA_KEYWORDS])
 
 /** Something that decides whether a string matches a pattern (a `RegExp`, or a linear-time matcher). */
 export interface PatternMatcher {
@@ -105,7 +139,7 @@ export function schemaValidator(schema: Schema, definitions: Readonly<Record<str
 function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema>>, seen: Set<Schema>): void {
   if (typeof schema === 'boolean' || seen.has(schema)) return
   seen.add(schema)
-  for (const key of Object.keys(schema)) if (!KNOWN.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
+  for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
   if (schema.$ref !== undefined) {
     if (!Object.hasOwn(definitions, schema.$ref)) throw new Error(`unplugin-contracts: schema reference ${schema.$ref} is not defined`)
     assertKnown(definitions[schema.$ref]!, definitions, seen)
@@ -157,9 +191,12 @@ function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check 
   const object = objectChecks(schema, env, sub)
   const rest = combinators(schema, sub)
   return (data, path, errors, depth) => {
-    if (depth >= MAX_VALIDATION_DEPTH) return depthFail(errors, path)
     const next = depth + 1
-    if (ref !== undefined) ref(data, path, errors, next)
+    // The depth is checked where a reference is followed: between two, a schema's nesting is finite.
+    if (ref !== undefined) {
+      if (next >= MAX_VALIDATION_DEPTH) depthFail(errors, path)
+      else ref(data, path, errors, next)
+    }
     if (type !== undefined) type(data, path, errors)
     if (typeof data === 'number') {
       if (number !== undefined) number(data, path, errors)
@@ -177,60 +214,61 @@ function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check 
 function typeCheck(schema: SchemaObject): ((data: unknown, path: string, errors: SchemaError[]) => void) | undefined {
   if (schema.type === undefined) return undefined
   const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
-  const [params, message] = ASSERTION_ERRORS.type(types.join(','))
+  const name = types.join(',')
   if (types.length === 1) {
     const type = types[0]!
     return (data, path, errors) => {
-      if (!typeMatches(type, data)) fail(errors, path, 'type', params, message)
+      if (!typeMatches(type, data)) typeFail(errors, path, name)
     }
   }
   return (data, path, errors) => {
     for (let i = 0; i < types.length; i++) if (typeMatches(types[i]!, data)) return
-    fail(errors, path, 'type', params, message)
+    typeFail(errors, path, name)
   }
 }
 
-/** One assertion of a node: a test of the value and the error it reports, made once per node. */
-type Assertion<T> = readonly [test: (data: T) => boolean, keyword: string, params: Record<string, unknown>, message: string]
-
-function assertion<K extends keyof typeof ASSERTION_ERRORS, T>(keyword: K, value: never, test: (data: T) => boolean): Assertion<T> {
-  const [params, message] = ASSERTION_ERRORS[keyword](value)
-  return [test, keyword, params, message]
-}
+/** One assertion of a node: a test of the value, and how it reports a value that fails it. */
+type Assertion<T> = readonly [test: (data: T) => boolean, report: (errors: SchemaError[], path: string) => void]
 
 /** Runs a node's assertions of one kind of value; undefined when it has none. */
 function assertions<T>(list: ReadonlyArray<Assertion<T> | undefined>): ((data: T, path: string, errors: SchemaError[]) => void) | undefined {
   const present = list.filter((a) => a !== undefined)
   if (present.length === 0) return undefined
   return (data, path, errors) => {
-    for (let i = 0; i < present.length; i++) {
-      const [test, keyword, params, message] = present[i]!
-      if (!test(data)) fail(errors, path, keyword, params, message)
-    }
+    for (let i = 0; i < present.length; i++) if (!present[i]![0](data)) present[i]![1](errors, path)
   }
 }
 
+const bound = (keyword: keyof typeof BOUNDS_TESTS, limit: number | undefined): Assertion<number> | undefined =>
+  limit === undefined ? undefined : [(data) => BOUNDS_TESTS[keyword](data, limit), (errors, path) => boundFail(errors, path, keyword, limit)]
+const BOUNDS_TESTS = {
+  maximum: (data: number, limit: number) => data <= limit,
+  minimum: (data: number, limit: number) => data >= limit,
+  exclusiveMaximum: (data: number, limit: number) => data < limit,
+  exclusiveMinimum: (data: number, limit: number) => data > limit,
+}
+const size = <T>(keyword: SizeKeyword, limit: number | undefined, test: (data: T, limit: number) => boolean): Assertion<T> | undefined =>
+  limit === undefined ? undefined : [(data) => test(data, limit), (errors, path) => sizeFail(errors, path, keyword, limit)]
+
 function numberChecks(schema: SchemaObject): ((data: number, path: string, errors: SchemaError[]) => void) | undefined {
-  const { maximum, minimum, exclusiveMaximum, exclusiveMinimum, multipleOf } = schema
-  const a = <K extends keyof typeof ASSERTION_ERRORS>(keyword: K, value: number | undefined, test: (data: number) => boolean) =>
-    value === undefined ? undefined : assertion(keyword, value as never, test)
+  const { multipleOf } = schema
   return assertions<number>([
-    a('maximum', maximum, (data) => data <= maximum!),
-    a('minimum', minimum, (data) => data >= minimum!),
-    a('exclusiveMaximum', exclusiveMaximum, (data) => data < exclusiveMaximum!),
-    a('exclusiveMinimum', exclusiveMinimum, (data) => data > exclusiveMinimum!),
-    a('multipleOf', multipleOf, (data) => isMultipleOf(data, multipleOf!)),
+    bound('maximum', schema.maximum),
+    bound('minimum', schema.minimum),
+    bound('exclusiveMaximum', schema.exclusiveMaximum),
+    bound('exclusiveMinimum', schema.exclusiveMinimum),
+    multipleOf === undefined ? undefined : [(data) => isMultipleOf(data, multipleOf), (errors, path) => multipleOfFail(errors, path, multipleOf)],
   ])
 }
 
 function stringChecks(schema: SchemaObject, env: Env): ((data: string, path: string, errors: SchemaError[]) => void) | undefined {
-  const { maxLength, minLength, pattern } = schema
+  const { pattern } = schema
   const matcher = pattern === undefined ? undefined : regex(pattern, env)
   return assertions<string>([
     // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
-    maxLength === undefined ? undefined : assertion('maxLength', maxLength as never, (data) => data.length <= maxLength || codePoints(data) <= maxLength),
-    minLength === undefined ? undefined : assertion('minLength', minLength as never, (data) => data.length >= 2 * minLength || codePoints(data) >= minLength),
-    matcher === undefined ? undefined : assertion('pattern', pattern as never, (data) => matcher.test(data)),
+    size('maxLength', schema.maxLength, (data: string, limit) => data.length <= limit || codePoints(data) <= limit),
+    size('minLength', schema.minLength, (data: string, limit) => data.length >= 2 * limit || codePoints(data) >= limit),
+    matcher === undefined ? undefined : [(data) => matcher.test(data), (errors, path) => patternFail(errors, path, pattern!)],
   ])
 }
 
@@ -239,8 +277,8 @@ function arrayChecks(schema: SchemaObject, sub: (s: Schema) => Check): Part<unkn
   const items = schema.items === undefined ? undefined : sub(schema.items)
   const unique = schema.uniqueItems === true ? itemTypes(schema) : undefined
   const sizes = assertions<unknown[]>([
-    maxItems === undefined ? undefined : assertion('maxItems', maxItems as never, (data) => data.length <= maxItems),
-    minItems === undefined ? undefined : assertion('minItems', minItems as never, (data) => data.length >= minItems),
+    size('maxItems', maxItems, (data: unknown[], limit) => data.length <= limit),
+    size('minItems', minItems, (data: unknown[], limit) => data.length >= limit),
   ])
   if (sizes === undefined && items === undefined && unique === undefined) return undefined
   return (data, path, errors, depth) => {
@@ -273,8 +311,8 @@ function objectChecks(schema: SchemaObject, env: Env, sub: (s: Schema) => Check)
   const extraCheck = extra === undefined || extra === true || extra === false ? undefined : sub(extra)
   const closed = extra === false
   const sizes = assertions<string[]>([
-    maxProperties === undefined ? undefined : assertion('maxProperties', maxProperties as never, (keys) => keys.length <= maxProperties),
-    minProperties === undefined ? undefined : assertion('minProperties', minProperties as never, (keys) => keys.length >= minProperties),
+    size('maxProperties', maxProperties, (keys: string[], limit) => keys.length <= limit),
+    size('minProperties', minProperties, (keys: string[], limit) => keys.length >= limit),
   ])
   const needKeys = maxProperties !== undefined || minProperties !== undefined || extraCheck !== undefined || closed || patterned.length > 0
   if (!needKeys && required === undefined && names.length === 0) return undefined
@@ -282,14 +320,12 @@ function objectChecks(schema: SchemaObject, env: Env, sub: (s: Schema) => Check)
     const keys = needKeys ? Object.keys(data) : undefined
     if (sizes !== undefined) sizes(keys!, path, errors)
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
-    if (required !== undefined)
-      for (let i = 0; i < required.length; i++)
-        if (!Object.hasOwn(data, required[i]!)) fail(errors, path, 'required', ...ASSERTION_ERRORS.required(required[i]!))
+    if (required !== undefined) for (let i = 0; i < required.length; i++) if (!Object.hasOwn(data, required[i]!)) requiredFail(errors, path, required[i]!)
     if (closed || extraCheck !== undefined)
       for (let k = 0; k < keys!.length; k++) {
         const key = keys![k]!
         if (declared.has(key) || (patterned.length > 0 && patterned.some(([re]) => re.test(key)))) continue
-        if (closed) fail(errors, path, 'additionalProperties', { additionalProperty: key }, MESSAGES.additionalProperties)
+        if (closed) additionalFail(errors, path, key)
         else extraCheck!(data[key], `${path}/${escapeToken(key)}`, errors, depth)
       }
     for (let i = 0; i < names.length; i++) {
@@ -313,8 +349,7 @@ function combinators(schema: SchemaObject, sub: (s: Schema) => Check): Check | u
   const condition = schema.if !== undefined && schema.then !== undefined ? [sub(schema.if), sub(schema.then)] : undefined
   if (values === undefined && !hasConst && !allOf && !anyOf && !oneOf && !not && !condition) return undefined
   return (data, path, errors, next) => {
-    if (values !== undefined && !values.some((v) => equal(v, data)))
-      fail(errors, path, 'enum', { allowedValues: values }, MESSAGES.enum)
+    if (values !== undefined && !values.some((v) => equal(v, data))) fail(errors, path, 'enum', { allowedValues: values }, MESSAGES.enum)
     if (hasConst && !equal(constant, data)) fail(errors, path, 'const', { allowedValue: constant }, MESSAGES.const)
     if (allOf) for (const check of allOf) check(data, path, errors, next)
     if (anyOf) {
@@ -377,4 +412,3 @@ function regex(pattern: string, env: Env): PatternMatcher {
   if (!re) patterns.set(pattern, (re = new RegExp(pattern, 'u')))
   return re
 }
-

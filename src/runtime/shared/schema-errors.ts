@@ -16,43 +16,64 @@ export interface SchemaError {
 
 /**
  * How deep a validation may go, counting data levels and schema steps (`$ref`, `allOf`, ...)
- * together: past it the data is reported (`keyword: "depth"`) instead of overflowing the stack
- * on a hostile payload, or looping on a schema that refers to itself without consuming data.
+ * together: a `$ref` followed at this depth is reported (`keyword: "depth"`) instead of
+ * overflowing the stack on a hostile payload, or looping on a schema that refers to itself without
+ * consuming data. References are the only way a validation goes on without end; between two of
+ * them, a schema's own nesting (finite, and bounded by the document's nesting limit) is walked.
  */
 export const MAX_VALIDATION_DEPTH = 256
 
-type Limit = (limit: number) => readonly [Record<string, unknown>, string]
-const bound =
-  (comparison: string): Limit =>
-  (limit) => [{ comparison, limit }, `must be ${comparison} ${limit}`]
-const most =
-  (what: string): Limit =>
-  (limit) => [{ limit }, `must NOT have more than ${limit} ${what}`]
-const fewest =
-  (what: string): Limit =>
-  (limit) => [{ limit }, `must NOT have fewer than ${limit} ${what}`]
+/*
+ * One function per assertion keyword, reporting its error: separate exports, so a bundle keeps only
+ * the ones its generated validators call.
+ */
 
-/** Keywords whose error depends only on the schema's value for them: `[params, message]`. */
-export const ASSERTION_ERRORS = {
-  maximum: bound('<='),
-  minimum: bound('>='),
-  exclusiveMaximum: bound('<'),
-  exclusiveMinimum: bound('>'),
-  multipleOf: (multipleOf: number) => [{ multipleOf }, `must be multiple of ${multipleOf}`] as const,
-  maxLength: most('characters'),
-  minLength: fewest('characters'),
-  maxItems: most('items'),
-  minItems: fewest('items'),
-  maxProperties: most('properties'),
-  minProperties: fewest('properties'),
-  pattern: (pattern: string) => [{ pattern }, `must match pattern "${pattern}"`] as const,
-  type: (type: string) => [{ type }, `must be ${type}`] as const,
-  required: (missingProperty: string) => [{ missingProperty }, `must have required property '${missingProperty}'`] as const,
-} satisfies Record<string, (value: never) => readonly [Record<string, unknown>, string]>
+export function typeFail(errors: SchemaError[], instancePath: string, type: string): void {
+  errors.push({ instancePath, keyword: 'type', params: { type }, message: `must be ${type}` })
+}
 
-/** Messages of the keywords whose params are made while validating (or are empty). */
+export function requiredFail(errors: SchemaError[], instancePath: string, missingProperty: string): void {
+  errors.push({ instancePath, keyword: 'required', params: { missingProperty }, message: `must have required property '${missingProperty}'` })
+}
+
+export function additionalFail(errors: SchemaError[], instancePath: string, additionalProperty: string): void {
+  errors.push({ instancePath, keyword: 'additionalProperties', params: { additionalProperty }, message: 'must NOT have additional properties' })
+}
+
+/** The comparison each numeric bound makes. */
+export const BOUNDS = { maximum: '<=', minimum: '>=', exclusiveMaximum: '<', exclusiveMinimum: '>' } as const
+
+export function boundFail(errors: SchemaError[], instancePath: string, keyword: keyof typeof BOUNDS, limit: number): void {
+  const comparison = BOUNDS[keyword]
+  errors.push({ instancePath, keyword, params: { comparison, limit }, message: `must be ${comparison} ${limit}` })
+}
+
+/** What each size keyword counts. */
+const COUNTED = {
+  maxLength: 'characters',
+  minLength: 'characters',
+  maxItems: 'items',
+  minItems: 'items',
+  maxProperties: 'properties',
+  minProperties: 'properties',
+} as const
+export type SizeKeyword = keyof typeof COUNTED
+
+export function sizeFail(errors: SchemaError[], instancePath: string, keyword: SizeKeyword, limit: number): void {
+  const bound = keyword.startsWith('max') ? 'more' : 'fewer'
+  errors.push({ instancePath, keyword, params: { limit }, message: `must NOT have ${bound} than ${limit} ${COUNTED[keyword]}` })
+}
+
+export function multipleOfFail(errors: SchemaError[], instancePath: string, multipleOf: number): void {
+  errors.push({ instancePath, keyword: 'multipleOf', params: { multipleOf }, message: `must be multiple of ${multipleOf}` })
+}
+
+export function patternFail(errors: SchemaError[], instancePath: string, pattern: string): void {
+  errors.push({ instancePath, keyword: 'pattern', params: { pattern }, message: `must match pattern "${pattern}"` })
+}
+
+/** Messages of the other keywords, reported with `schemaFail`. */
 export const MESSAGES = {
-  additionalProperties: 'must NOT have additional properties',
   enum: 'must be equal to one of the allowed values',
   const: 'must be equal to constant',
   anyOf: 'must match a schema in anyOf',
@@ -106,7 +127,13 @@ export function uniqueItemsFail(data: readonly unknown[], instancePath: string, 
       last.set(key, i)
     }
   }
-  if (pair) errors.push({ instancePath, keyword: 'uniqueItems', params: pair, message: `must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)` })
+  if (pair)
+    errors.push({
+      instancePath,
+      keyword: 'uniqueItems',
+      params: pair,
+      message: `must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)`,
+    })
 }
 
 /** JSON Schema's `type` test for one type name. */
@@ -128,11 +155,17 @@ export type SchemaCheck = (data: unknown, path: string, errors: SchemaError[], d
 
 /** A validator over one root check: errors are left on it (`errors`, null when valid), as ajv's are. */
 export function compiledValidator(check: SchemaCheck): Validator {
+  // One array per validator, emptied into `errors` when something failed: valid data (the usual
+  // case) allocates nothing. A validation runs no user code, so it is never re-entered.
+  const scratch: SchemaError[] = []
   const validate = ((data: unknown) => {
-    const errors: SchemaError[] = []
-    check(data, '', errors, 0)
-    validate.errors = errors.length > 0 ? errors : null
-    return errors.length === 0
+    check(data, '', scratch, 0)
+    if (scratch.length === 0) {
+      validate.errors = null
+      return true
+    }
+    validate.errors = scratch.splice(0)
+    return false
   }) as Validator & { errors: SchemaError[] | null }
   validate.errors = null
   return validate

@@ -2,7 +2,7 @@ import { escapeToken } from './json-pointer.js'
 import type { ResultError } from './result.js'
 import { codePoints, equal } from './schema-values.js'
 
-/** A payload validator (Benzene: `schemaValidator`; NATS: ajv standalone code): returns validity, leaves errors on itself. */
+/** A payload validator (generated code over `compiledValidator`, `schemaValidator`, or ajv standalone code): returns validity, leaves errors on itself. */
 export type Validator = ((data: unknown) => boolean) & { errors?: ReadonlyArray<ValidatorError> | null }
 
 interface ValidatorError {

@@ -115,8 +115,8 @@ export interface ConsumeOptions {
   readonly maxMessages?: number
 }
 
-const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+const encoder = /* @__PURE__ */ new TextEncoder()
+const decoder = /* @__PURE__ */ new TextDecoder()
 
 /** The subscription subject of a whole channel: each placeholder a `*` wildcard. */
 function channelWildcard(channel: Channel<unknown>): string {

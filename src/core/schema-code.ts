@@ -1,0 +1,504 @@
+import { escapeToken } from '../runtime/shared/json-pointer.js'
+import { KNOWN_KEYWORDS, itemTypes, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
+import { MAX_VALIDATION_DEPTH, MESSAGES, type BOUNDS, type SizeKeyword } from '../runtime/shared/schema-errors.js'
+import { jsLiteral, jsString } from './emit.js'
+import { patternEngine } from './pattern-safety.js'
+import { PATTERNS_CONSTANT, patternsConstant } from './schema-definitions.js'
+
+/**
+ * Payload validators as code: a JSON Schema of the keywords the runtime's schema interpreter
+ * implements (`src/runtime/shared/schema-check.ts`) becomes one function `(d, p, e, n)` (data,
+ * instance path, errors, depth) holding exactly the checks its keywords ask for, with every
+ * subschema but a `$ref` inlined, as ajv's code generation does. Same checks, same order, same
+ * errors as the interpreter (`test/schema-check.test.ts` holds the two to each other and to ajv);
+ * what the interpreter decides per value by closures, this decides once, at build time.
+ *
+ * Why code: the interpreter's closures were 3.5-4.2x ajv's time (bench/validators.ts) and shipped
+ * 6 KB of interpreter with the first validator; the code is as fast as ajv's and ships only the
+ * few helpers it calls. What ajv standalone code cost (seconds and megabytes for 2,000 schemas)
+ * was its generality; this generator walks each schema node once and writes one line per check.
+ *
+ * Safety: every value from a schema reaches the code as a `jsString`/`jsLiteral` literal (property
+ * names, enum values, patterns, messages); a pattern is compiled by `new RegExp(literal, "u")` or
+ * is a linear-time matcher looked up by its text; nothing is evaluated while generating. Paths are
+ * built only where an error is reported or a `$ref` is called. Cost: O(schema size) time and output.
+ */
+
+/** What the code calls, by the local name it uses -> the runtime export it is. */
+export const SCHEMA_HELPERS = {
+  $validator: 'compiledValidator',
+  $fail: 'schemaFail',
+  $type: 'typeFail',
+  $required: 'requiredFail',
+  $additional: 'additionalFail',
+  $bound: 'boundFail',
+  $size: 'sizeFail',
+  $multipleOfFail: 'multipleOfFail',
+  $patternFail: 'patternFail',
+  $deep: 'depthFail',
+  $oneOf: 'oneOfFail',
+  $unique: 'uniqueItemsFail',
+  $codePoints: 'codePoints',
+  $equal: 'equal',
+  $multipleOf: 'isMultipleOf',
+  $esc: 'escapeToken',
+  $typeMatches: 'typeMatches',
+  $isObject: 'isObject',
+} as const
+export type SchemaHelper = keyof typeof SCHEMA_HELPERS
+
+/** The import specifiers for the helpers `code` used (`compiledValidator as $validator, ...`), in a fixed order. */
+export function helperImports(code: SchemaCode): string[] {
+  return (Object.keys(SCHEMA_HELPERS) as SchemaHelper[]).filter((h) => code.helpers.has(h)).map((h) => `${SCHEMA_HELPERS[h]} as ${h}`)
+}
+
+export interface SchemaCodeOptions {
+  /** Prefix of the module constants this generator adds (patterns, key sets, values). */
+  prefix: string
+  /** The function (a module constant) that checks the definition a `$ref` names. */
+  ref(ref: string): string
+  /** The module constant of linear-time matchers, when `pattern` must not run on `RegExp`. */
+  linear(pattern: string): string | undefined
+}
+
+/** Where a node's checks apply: the variable holding the value, its path as pieces, its static depth. */
+interface At {
+  data: string
+  /** Path pieces: `{ expr }` a JavaScript expression, `{ text }` literal text, concatenated in order. */
+  path: ReadonlyArray<{ expr: string } | { text: string }>
+  /** Schema steps and data levels below the function's own node (its depth is `n`). */
+  depth: number
+}
+
+/** `x.name`, or `x["name"]` when the name is not an identifier. */
+function member(x: string, name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `${x}.${name}` : `${x}[${jsString(name)}]`
+}
+
+/** The failing test of a one-word type, where it reads shorter than `!(test)`. */
+const NEGATED: Readonly<Record<string, (x: string) => string>> = {
+  string: (x) => `typeof ${x} !== "string"`,
+  boolean: (x) => `typeof ${x} !== "boolean"`,
+  null: (x) => `${x} !== null`,
+  integer: (x) => `!Number.isInteger(${x})`,
+  number: (x) => `!Number.isFinite(${x})`,
+  array: (x) => `!Array.isArray(${x})`,
+  object: (x) => `!$isObject(${x})`,
+}
+
+/** Property names compared one by one up to this many; a `Set` past it. */
+const INLINE_NAMES = 8
+/** Enum values compared one by one up to this many scalars; a constant array past it. */
+const INLINE_VALUES = 4
+
+export class SchemaCode {
+  /** The helpers the functions call (their imports belong in the module's header). */
+  readonly helpers = new Set<SchemaHelper>()
+  /** Module constants the functions share (name -> expression), to be emitted once each. */
+  readonly constants = new Map<string, string>()
+  private readonly shared = new Map<string, string>()
+  private vars = 0
+
+  constructor(private readonly options: SchemaCodeOptions) {}
+
+  /** A validator expression: `$validator(function ...)` over `schema`. */
+  validator(schema: Schema): string {
+    this.helpers.add('$validator')
+    return `/* @__PURE__ */ $validator(${this.fn(schema)})`
+  }
+
+  /**
+   * `function (d, p, e, n) { ... }` checking `schema`. A definition's function (`definition`)
+   * checks the depth first: it is entered only through a `$ref`, the one way a validation can go on
+   * without end (between two references, a schema's own nesting is finite).
+   */
+  fn(schema: Schema, definition = false): string {
+    this.vars = 0
+    const body = this.node(schema, { data: 'd', path: [{ expr: 'p' }], depth: 0 })
+    if (definition) this.helpers.add('$deep')
+    return `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
+  }
+
+  private node(schema: Schema, at: At): string {
+    if (schema === true) return ''
+    if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
+    for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
+    const parts: string[] = []
+    if (schema.$ref !== undefined) parts.push(`${this.options.ref(schema.$ref)}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
+    parts.push(this.typeAndKinds(schema, at))
+    parts.push(...this.combinators(schema, at))
+    return parts.filter((p) => p !== '').join(' ')
+  }
+
+  /** `type`, then the checks of each kind of value (number, string, array, object), as the interpreter orders them. */
+  private typeAndKinds(schema: SchemaObject, at: At): string {
+    const x = at.data
+    const kinds: Array<[kind: string, test: string, code: string]> = [
+      ['number', `typeof ${x} === "number"`, this.numberChecks(schema, at)],
+      ['string', `typeof ${x} === "string"`, this.stringChecks(schema, at)],
+      ['array', `Array.isArray(${x})`, this.arrayChecks(schema, at)],
+      ['object', this.typeTest('object', x), this.objectChecks(schema, at)],
+    ]
+    const present = kinds.filter(([, , code]) => code !== '')
+    const branches = (list: typeof present) => list.map(([, test, code]) => `if (${test}) { ${code} }`).join(' ')
+    if (schema.type === undefined) return branches(present)
+    const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
+    this.helpers.add('$type')
+    const typeFail = `$type(e, ${this.path(at)}, ${jsString(types.join(','))});`
+    // One type whose test is its kind's test: the kind's checks run where the type passes.
+    const own = types.length === 1 ? present.find(([kind]) => kind === types[0] && kind !== 'number') : undefined
+    if (own) return `if (${own[1]}) { ${own[2]} } else { ${typeFail} ${branches(present.filter((k) => k !== own))} }`
+    const tests = types.map((t) => this.typeTest(t, x))
+    const negated = types.length === 1 ? NEGATED[types[0]!]?.(x) : undefined
+    return `if (${negated ?? `!(${tests.join(' || ')})`}) ${typeFail} ${branches(present)}`
+  }
+
+  private typeTest(type: string, x: string): string {
+    switch (type) {
+      case 'integer':
+        return `Number.isInteger(${x})`
+      case 'number':
+        return `Number.isFinite(${x})`
+      case 'string':
+      case 'boolean':
+        return `typeof ${x} === "${type}"`
+      case 'null':
+        return `${x} === null`
+      case 'array':
+        return `Array.isArray(${x})`
+      case 'object':
+        this.helpers.add('$isObject')
+        return `$isObject(${x})`
+      default:
+        this.helpers.add('$typeMatches')
+        return `$typeMatches(${jsString(type)}, ${x})`
+    }
+  }
+
+  private numberChecks(schema: SchemaObject, at: At): string {
+    const x = at.data
+    const out: string[] = []
+    const bound = (keyword: keyof typeof BOUNDS, operator: string) => {
+      const limit = schema[keyword]
+      if (limit === undefined) return
+      this.helpers.add('$bound')
+      out.push(`if (!(${x} ${operator} ${jsLiteral(limit)})) $bound(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`)
+    }
+    bound('maximum', '<=')
+    bound('minimum', '>=')
+    bound('exclusiveMaximum', '<')
+    bound('exclusiveMinimum', '>')
+    if (schema.multipleOf !== undefined) {
+      this.helpers.add('$multipleOf')
+      this.helpers.add('$multipleOfFail')
+      out.push(`if (!$multipleOf(${x}, ${jsLiteral(schema.multipleOf)})) $multipleOfFail(e, ${this.path(at)}, ${jsLiteral(schema.multipleOf)});`)
+    }
+    return out.join(' ')
+  }
+
+  private stringChecks(schema: SchemaObject, at: At): string {
+    const x = at.data
+    const out: string[] = []
+    const { maxLength, minLength, pattern } = schema
+    // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
+    if (maxLength !== undefined) {
+      this.helpers.add('$codePoints')
+      out.push(`if (${x}.length > ${jsLiteral(maxLength)} && $codePoints(${x}) > ${jsLiteral(maxLength)}) ${this.size(at, 'maxLength', maxLength)}`)
+    }
+    if (minLength !== undefined) {
+      this.helpers.add('$codePoints')
+      out.push(`if (${x}.length < ${jsLiteral(2 * minLength)} && $codePoints(${x}) < ${jsLiteral(minLength)}) ${this.size(at, 'minLength', minLength)}`)
+    }
+    if (pattern !== undefined) {
+      // The pattern's text once in the module: the matcher and the error both name its constant.
+      const text = this.constant('pattern', jsString(pattern))
+      this.helpers.add('$patternFail')
+      out.push(`if (!${this.matcher(pattern, text)}.test(${x})) $patternFail(e, ${this.path(at)}, ${text});`)
+    }
+    return out.join(' ')
+  }
+
+  private arrayChecks(schema: SchemaObject, at: At): string {
+    const x = at.data
+    const out: string[] = []
+    if (schema.maxItems !== undefined) {
+      out.push(`if (${x}.length > ${jsLiteral(schema.maxItems)}) ${this.size(at, 'maxItems', schema.maxItems)}`)
+    }
+    if (schema.minItems !== undefined) {
+      out.push(`if (${x}.length < ${jsLiteral(schema.minItems)}) ${this.size(at, 'minItems', schema.minItems)}`)
+    }
+    if (schema.items !== undefined) {
+      const i = this.local('i')
+      const v = this.local('v')
+      const item = this.node(schema.items, { data: v, path: [...at.path, { text: '/' }, { expr: i }], depth: at.depth + 1 })
+      if (item !== '') out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${v} = ${x}[${i}]; ${item} }`)
+    }
+    if (schema.uniqueItems === true) {
+      this.helpers.add('$unique')
+      out.push(`$unique(${x}, ${this.path(at)}, e, ${jsLiteral(itemTypes(schema))});`)
+    }
+    return out.join(' ')
+  }
+
+  private objectChecks(schema: SchemaObject, at: At): string {
+    const x = at.data
+    const { maxProperties, minProperties, required } = schema
+    const properties = schema.properties ?? {}
+    const names = Object.keys(properties)
+    const patterned = Object.keys(schema.patternProperties ?? {})
+    const extra = schema.additionalProperties
+    const closed = extra === false
+    const open = extra === undefined || extra === true
+    // The own keys as an array only where they are counted or matched against patterns; a closed
+    // object's keys are walked with `for...in` (no array per value), inherited ones skipped.
+    const needKeys = maxProperties !== undefined || minProperties !== undefined || patterned.length > 0
+    const out: string[] = []
+    const keys = this.local('k')
+    if (needKeys) out.push(`const ${keys} = Object.keys(${x});`)
+    if (maxProperties !== undefined) {
+      out.push(`if (${keys}.length > ${jsLiteral(maxProperties)}) ${this.size(at, 'maxProperties', maxProperties)}`)
+    }
+    if (minProperties !== undefined) {
+      out.push(`if (${keys}.length < ${jsLiteral(minProperties)}) ${this.size(at, 'minProperties', minProperties)}`)
+    }
+    // Own members only: a payload is not judged by what every object inherits (`constructor`).
+    for (const name of required ?? []) {
+      this.helpers.add('$required')
+      out.push(`if (!Object.hasOwn(${x}, ${jsString(name)})) $required(e, ${this.path(at)}, ${jsString(name)});`)
+    }
+    const memberAt = (key: string): At => {
+      this.helpers.add('$esc')
+      return { data: `${x}[${key}]`, path: [...at.path, { text: '/' }, { expr: `$esc(${key})` }], depth: at.depth + 1 }
+    }
+    if (!open) {
+      const key = this.local('key')
+      const known = [this.declared(names, key), ...patterned.map((p) => `${this.matcher(p)}.test(${key})`)].filter((t) => t !== '')
+      const skip = known.length > 0 ? `if (${known.join(' || ')}) continue; ` : ''
+      const member = this.local('m')
+      const body = closed
+        ? `$additional(e, ${this.path(at)}, ${key});`
+        : `const ${member} = ${x}[${key}]; ${this.node(extra, { ...memberAt(key), data: member })}`
+      if (closed) this.helpers.add('$additional')
+      out.push(
+        needKeys
+          ? `for (const ${key} of ${keys}) { ${skip}${body} }`
+          : `for (const ${key} in ${x}) { ${skip}if (!Object.hasOwn(${x}, ${key})) continue; ${body} }`,
+      )
+    }
+    // One variable for the members' values, in turn (a member's checks use only its own value).
+    const v = this.local('v')
+    const members: string[] = []
+    for (const name of names) {
+      const check = this.node(properties[name]!, { data: v, path: [...at.path, { text: `/${escapeToken(name)}` }], depth: at.depth + 1 })
+      // The value first: an absent member (the usual optional one) costs one read, no `hasOwn`.
+      if (check !== '') members.push(`if ((${v} = ${member(x, name)}) !== undefined && Object.hasOwn(${x}, ${jsString(name)})) { ${check} }`)
+    }
+    if (members.length > 0) out.push(`let ${v}; ${members.join(' ')}`)
+    for (const pattern of patterned) {
+      const key = this.local('key')
+      const member = this.local('m')
+      const check = this.node(schema.patternProperties![pattern]!, { ...memberAt(key), data: member })
+      if (check !== '') out.push(`for (const ${key} of ${keys}) if (${this.matcher(pattern)}.test(${key})) { const ${member} = ${x}[${key}]; ${check} }`)
+    }
+    return out.join(' ')
+  }
+
+  /** A test that `key` is one of `names` ('' when there are none). */
+  private declared(names: readonly string[], key: string): string {
+    if (names.length === 0) return ''
+    if (names.length <= INLINE_NAMES) return names.map((name) => `${key} === ${jsString(name)}`).join(' || ')
+    return `${this.constant('names', `/* @__PURE__ */ new Set(${jsLiteral(names)})`)}.has(${key})`
+  }
+
+  private combinators(schema: SchemaObject, at: At): string[] {
+    const x = at.data
+    const out: string[] = []
+    const sub = (s: Schema) => this.node(s, { ...at, depth: at.depth + 1 })
+    const path = () => this.path(at)
+    if (schema.enum !== undefined) {
+      const values = schema.enum
+      const allScalar = values.every((v) => v === null || typeof v !== 'object')
+      const test =
+        allScalar && values.length <= INLINE_VALUES
+          ? values.length === 0
+            ? 'true'
+            : values.map((v) => `${x} !== ${jsLiteral(v)}`).join(' && ')
+          : allScalar
+            ? `!${this.constant('values', jsLiteral(values))}.includes(${x})`
+            : `!${this.constant('values', jsLiteral(values))}.some((v) => $equal(v, ${x}))`
+      if (!allScalar) this.helpers.add('$equal')
+      const allowed = allScalar && values.length <= INLINE_VALUES ? jsLiteral(values) : this.constant('values', jsLiteral(values))
+      this.helpers.add('$fail')
+      out.push(`if (${test}) $fail(e, ${path()}, "enum", { allowedValues: ${allowed} }, ${jsString(MESSAGES.enum)});`)
+    }
+    if ('const' in schema) {
+      const value = schema.const
+      const scalar = value === null || typeof value !== 'object'
+      const literal = scalar ? jsLiteral(value) : this.constant('value', jsLiteral(value))
+      if (!scalar) this.helpers.add('$equal')
+      this.helpers.add('$fail')
+      out.push(
+        `if (${scalar ? `${x} !== ${literal}` : `!$equal(${literal}, ${x})`}) $fail(e, ${path()}, "const", { allowedValue: ${literal} }, ${jsString(MESSAGES.const)});`,
+      )
+    }
+    for (const s of schema.allOf ?? []) out.push(sub(s))
+    // Branches report into `e` itself; a branch that passes, or a `not` that fails, takes its errors back (`e.length = start`).
+    if (schema.anyOf !== undefined) {
+      const start = this.local('s')
+      const ok = this.local('ok')
+      const branches = schema.anyOf.map((s, i) => {
+        const before = this.local('b')
+        const code = `{ const ${before} = e.length; ${sub(s)} ${ok} = e.length === ${before}; }`
+        return i === 0 ? code : `if (!${ok}) ${code}`
+      })
+      this.helpers.add('$fail')
+      out.push(
+        `{ const ${start} = e.length; let ${ok} = false; ${branches.join(' ')} if (${ok}) e.length = ${start}; else $fail(e, ${path()}, "anyOf", {}, ${jsString(MESSAGES.anyOf)}); }`,
+      )
+    }
+    if (schema.oneOf !== undefined) {
+      const start = this.local('s')
+      const count = this.local('c')
+      const first = this.local('f')
+      const second = this.local('g')
+      // A second passing branch settles it: like ajv, later branches are not looked at.
+      const branches = schema.oneOf.map((s, i) => {
+        const before = this.local('b')
+        return `if (${count} < 2) { const ${before} = e.length; ${sub(s)} if (e.length === ${before}) { if (${count}++ === 0) ${first} = ${i}; else ${second} = ${i}; } }`
+      })
+      this.helpers.add('$oneOf')
+      out.push(
+        `{ const ${start} = e.length; let ${count} = 0, ${first} = -1, ${second} = -1; ${branches.join(' ')} if (${count} === 1) e.length = ${start}; else $oneOf(e, ${path()}, ${count} > 1 ? [${first}, ${second}] : null); }`,
+      )
+    }
+    if (schema.not !== undefined) {
+      const before = this.local('b')
+      this.helpers.add('$fail')
+      out.push(
+        `{ const ${before} = e.length; ${sub(schema.not)} if (e.length === ${before}) $fail(e, ${path()}, "not", {}, ${jsString(MESSAGES.not)}); else e.length = ${before}; }`,
+      )
+    }
+    if (schema.if !== undefined && schema.then !== undefined) {
+      const before = this.local('b')
+      this.helpers.add('$fail')
+      out.push(
+        `{ const ${before} = e.length; ${sub(schema.if)} if (e.length === ${before}) { ${sub(schema.then)} if (e.length > ${before}) $fail(e, ${path()}, "if", { failingKeyword: "then" }, ${jsString(MESSAGES.if)}); } else e.length = ${before}; }`,
+      )
+    }
+    return out
+  }
+
+  private size(at: At, keyword: SizeKeyword, limit: number): string {
+    this.helpers.add('$size')
+    return `$size(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`
+  }
+
+  private fail(at: At, keyword: string, params: Record<string, unknown>, message: string): string {
+    this.helpers.add('$fail')
+    return `$fail(e, ${this.path(at)}, ${jsString(keyword)}, ${jsLiteral(params)}, ${jsString(message)});`
+  }
+
+  /** The path expression, adjacent literal pieces joined: `p + "/items/" + i1`. */
+  private path(at: At): string {
+    const out: string[] = []
+    let text: string | undefined
+    for (const piece of at.path) {
+      if ('text' in piece) text = (text ?? '') + piece.text
+      else {
+        if (text !== undefined) out.push(jsString(text))
+        text = undefined
+        out.push(piece.expr)
+      }
+    }
+    if (text !== undefined) out.push(jsString(text))
+    return out.join(' + ')
+  }
+
+  /** The expression whose `test` decides `pattern`: a linear-time matcher, or a shared `RegExp` constant. */
+  private matcher(pattern: string, text = jsString(pattern)): string {
+    const linear = this.options.linear(pattern)
+    if (linear !== undefined) return `${linear}[${text}]`
+    return this.constant('re', `/* @__PURE__ */ new RegExp(${text}, "u")`)
+  }
+
+  /** A module constant for `expression`, one per distinct expression. */
+  private constant(kind: string, expression: string): string {
+    const key = `${kind}\u0000${expression}`
+    let name = this.shared.get(key)
+    if (name === undefined) {
+      name = `${this.options.prefix}${kind}${this.shared.size}`
+      this.shared.set(key, name)
+      this.constants.set(name, expression)
+    }
+    return name
+  }
+
+  private local(kind: string): string {
+    return `${kind}${this.vars++}`
+  }
+}
+
+/** One validator for a module: the constant it is exported under inside the module, and its root schema. */
+export interface ValidatorRoot {
+  name: string
+  schema: Schema
+}
+
+/** The validators of one module, ready to emit. */
+export interface ValidatorDeclarations {
+  /** `const` name -> expression, in emission order: shared constants, definitions' functions, validators. */
+  declarations: Map<string, string>
+  /** The runtime imports the declarations call (`compiledValidator as $validator`, ...). */
+  imports: string[]
+  /** Whether the declarations use the linear-time pattern matchers (`PATTERNS_CONSTANT`, its own import). */
+  linearPatterns: boolean
+}
+
+/**
+ * The code of `roots` and of every definition they reach through `$ref` (`definitions`: reference ->
+ * the function constant's name and its schema), each definition once however many validators call
+ * it, so the output is linear in the schemas, and a bundler keeps only the functions an imported
+ * validator reaches. Throws `schema is invalid: ...` for a reference that names nothing or a pattern
+ * that no engine may run (the check stages refuse both first: reaching it is a bug of ours).
+ */
+export function validatorDeclarations(
+  roots: readonly ValidatorRoot[],
+  definitions: ReadonlyMap<string, { readonly name: string; readonly schema: Schema }>,
+  prefix: string,
+): ValidatorDeclarations {
+  const linear = new Map<string, string>()
+  const wanted: string[] = []
+  const reached = new Set<string>()
+  const code = new SchemaCode({
+    prefix,
+    ref(ref) {
+      const definition = definitions.get(ref)
+      if (!definition) throw new Error(`schema is invalid: reference ${ref} names no definition`)
+      if (!reached.has(ref)) {
+        reached.add(ref)
+        wanted.push(ref)
+      }
+      return definition.name
+    },
+    linear(pattern) {
+      const engine = patternEngine(pattern)
+      if (engine.engine === 'linear') {
+        linear.set(pattern, engine.source)
+        return PATTERNS_CONSTANT
+      }
+      if (engine.engine !== 'native') throw new Error(`schema is invalid: pattern ${JSON.stringify(pattern)}: ${engine.reason}`)
+      return undefined
+    },
+  })
+  const validators = roots.map((root) => [root.name, code.validator(root.schema)] as const)
+  const functions: Array<readonly [string, string]> = []
+  // Definitions found while writing others are written too: a queue, each once (cycles included).
+  for (let i = 0; i < wanted.length; i++) {
+    const definition = definitions.get(wanted[i]!)!
+    functions.push([definition.name, code.fn(definition.schema, true)])
+  }
+  const declarations = new Map<string, string>(code.constants)
+  if (linear.size > 0) declarations.set(PATTERNS_CONSTANT, patternsConstant(linear))
+  for (const [name, expression] of [...functions.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)), ...validators]) declarations.set(name, expression)
+  return { declarations, imports: helperImports(code), linearPatterns: linear.size > 0 }
+}

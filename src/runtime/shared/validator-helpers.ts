@@ -1,0 +1,19 @@
+/** What generated validator code calls (`SCHEMA_HELPERS` in `src/core/schema-code.ts`), for each runtime entry that generated modules import. */
+export {
+  additionalFail,
+  boundFail,
+  compiledValidator,
+  depthFail,
+  multipleOfFail,
+  oneOfFail,
+  patternFail,
+  requiredFail,
+  schemaFail,
+  sizeFail,
+  typeFail,
+  typeMatches,
+  uniqueItemsFail,
+} from './schema-errors.js'
+export { codePoints, equal, isMultipleOf } from './schema-values.js'
+export { escapeToken } from './json-pointer.js'
+export { isObject } from './json-value.js'
