@@ -34,7 +34,7 @@ export function standaloneAjv(): Ajv {
     validateFormats: false,
     unicodeRegExp: true,
     // `multipleOf: 0.01` must accept 19.99, whose float quotient is 1998.9999999999998: a quotient
-    // within 1e-9 of an integer counts (the schema interpreter decides it exactly, in decimal).
+    // within 1e-9 of an integer counts (the generated validators decide it exactly, in decimal).
     multipleOfPrecision: 9,
     // Schemas are checked against the meta-schema by `assertValidSchema`, with a validator compiled
     // once per process: a new ajv compiles the meta-schema on its first `addSchema` (25-60 ms, bench/).

@@ -20,13 +20,13 @@ import { isObject } from './document.js'
 export function payloadValidators(wanted: readonly ValidatorRequest[], components: Readonly<Record<string, unknown>>): PayloadValidators {
   const out: PayloadValidators = { definitions: new Map(), validators: new Map(), imports: new Set(), linearPatterns: false }
   if (wanted.length === 0) return out
-  /** Each component's interpreter form (undefined: not convertible, or no such component), made once. */
+  /** Each component's form for the generated code (undefined: not convertible, or no such component), made once. */
   const converted = new Map<string, { schema: Schema; refs: Set<string> } | undefined>()
   const convertedOf = (ref: string) => {
     if (!converted.has(ref)) {
       const name = componentName(ref)
       const refs = new Set<string>()
-      const schema = name !== undefined && Object.hasOwn(components, name) ? interpreterSchema(components[name], refs) : undefined
+      const schema = name !== undefined && Object.hasOwn(components, name) ? generatedCodeSchema(components[name], refs) : undefined
       converted.set(ref, schema === undefined ? undefined : { schema, refs })
     }
     return converted.get(ref)
@@ -38,7 +38,7 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     // The meta-schema check both paths share: an invalid schema fails the build the same way.
     assertValidSchema({ components: { schemas: components }, allOf: [it.schema] })
     const refs = new Set<string>()
-    const root = interpreterSchema(it.schema, refs)
+    const root = generatedCodeSchema(it.schema, refs)
     const reached = root === undefined ? undefined : reachable(refs, convertedOf)
     if (root === undefined || reached === undefined) return forAjv.push({ it, index })
     for (const ref of reached) if (!definitions.has(ref)) definitions.set(ref, { name: `$schema${definitions.size}`, schema: convertedOf(ref)!.schema })
@@ -115,11 +115,11 @@ const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then'
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf'])
 
 /**
- * `schema` in the interpreter's keyword set, collecting the component references it makes, or
+ * `schema` in the generated validator code's keyword set, collecting the component references it makes, or
  * undefined when it uses anything else. Conservative on purpose: whatever is not certain to mean
  * the same to both is left to ajv.
  */
-function interpreterSchema(schema: unknown, refs: Set<string>, depth = 0): Schema | undefined {
+function generatedCodeSchema(schema: unknown, refs: Set<string>, depth = 0): Schema | undefined {
   if (typeof schema === 'boolean') return schema
   if (!isObject(schema) || depth > 64) return undefined
   const out: Record<string, unknown> = {}
@@ -133,13 +133,13 @@ function interpreterSchema(schema: unknown, refs: Set<string>, depth = 0): Schem
       out.$ref = value
     } else if (ASSERTIONS.has(key)) out[key] = sortedCopy(value)
     else if (ONE_SCHEMA.has(key)) {
-      // `items` as a list is tuple validation, which the interpreter does not do.
-      const sub = interpreterSchema(value, refs, depth + 1)
+      // `items` as a list is tuple validation, which the generated code does not do.
+      const sub = generatedCodeSchema(value, refs, depth + 1)
       if (sub === undefined) return undefined
       out[key] = sub
     } else if (SCHEMA_LISTS.has(key)) {
       if (!Array.isArray(value)) return undefined
-      const subs = value.map((v) => interpreterSchema(v, refs, depth + 1))
+      const subs = value.map((v) => generatedCodeSchema(v, refs, depth + 1))
       if (subs.some((s) => s === undefined)) return undefined
       out[key] = subs
     } else if (key === 'properties' || key === 'patternProperties') {
@@ -148,7 +148,7 @@ function interpreterSchema(schema: unknown, refs: Set<string>, depth = 0): Schem
       for (const name of sortKeys(Object.keys(value))) {
         // ajv cannot take `__proto__` as a property name; such a schema stays ajv's, as it was.
         if (name === '__proto__') return undefined
-        const sub = interpreterSchema(value[name], refs, depth + 1)
+        const sub = generatedCodeSchema(value[name], refs, depth + 1)
         if (sub === undefined) return undefined
         members[name] = sub
       }
@@ -169,16 +169,16 @@ function componentName(ref: string): string | undefined {
 }
 
 /**
- * Does the schema interpreter take this payload schema (its keywords, and every component it
+ * Does the generated validator code take this payload schema (its keywords, and every component it
  * reaches)? Otherwise the validator is ajv standalone code, whose patterns run on `RegExp`.
  */
-export function interpreterTakes(payload: unknown, components: Readonly<Record<string, unknown>>): boolean {
+export function generatedCodeTakes(payload: unknown, components: Readonly<Record<string, unknown>>): boolean {
   const refs = new Set<string>()
-  if (interpreterSchema(payload, refs) === undefined) return false
+  if (generatedCodeSchema(payload, refs) === undefined) return false
   const convertedOf = (ref: string) => {
     const name = componentName(ref)
     const inner = new Set<string>()
-    return name !== undefined && Object.hasOwn(components, name) && interpreterSchema(components[name], inner) !== undefined ? { refs: inner } : undefined
+    return name !== undefined && Object.hasOwn(components, name) && generatedCodeSchema(components[name], inner) !== undefined ? { refs: inner } : undefined
   }
   return reachable(refs, convertedOf) !== undefined
 }

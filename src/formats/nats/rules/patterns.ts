@@ -1,7 +1,7 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { linearPatternsIn, patternEngine } from '../../../core/pattern-safety.js'
 import { isObject } from '../document.js'
-import { interpreterTakes } from '../payload-validators.js'
+import { generatedCodeTakes } from '../payload-validators.js'
 import { requestPayload } from '../schemas.js'
 import { messageSchemas } from '../message-schemas.js'
 import type { NatsRule } from './rule.js'
@@ -64,7 +64,7 @@ function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown,
 }
 
 function runtimeCheckedPatterns(ctx: NatsContext): void {
-  // A runtime-checked payload beyond the interpreter's keywords becomes ajv code, which runs
+  // A runtime-checked payload beyond the generated validators' keywords becomes ajv code, which runs
   // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine. Every
   // message payload is runtime-checked (the channel's validator), so is every such request.
   const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
@@ -72,7 +72,7 @@ function runtimeCheckedPatterns(ctx: NatsContext): void {
   const reached = { ...components, ...extra }
   for (const channel of ctx.channelList) {
     for (const message of byChannel.get(channel.id) ?? []) {
-      if (message.payload === undefined || interpreterTakes(message.payload, reached)) continue
+      if (message.payload === undefined || generatedCodeTakes(message.payload, reached)) continue
       const linear = new Map<string, string>()
       linearPatternsIn([message.payload, reached], linear)
       const [first] = linear.keys()
@@ -80,7 +80,7 @@ function runtimeCheckedPatterns(ctx: NatsContext): void {
         ctx.report(
           CODE,
           ctx.pointer('channels', channel.id, 'messages', message.name),
-          `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this message's payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
+          `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only in the validators the compiler writes; this message's payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
           { pattern: first },
         )
     }
@@ -89,7 +89,7 @@ function runtimeCheckedPatterns(ctx: NatsContext): void {
     if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
       continue
     const payload = requestPayload(ctx, it.requestOperation)
-    if (payload === undefined || interpreterTakes(payload, components)) continue
+    if (payload === undefined || generatedCodeTakes(payload, components)) continue
     const linear = new Map<string, string>()
     linearPatternsIn([payload, components], linear)
     const [first] = linear.keys()
@@ -97,7 +97,7 @@ function runtimeCheckedPatterns(ctx: NatsContext): void {
       ctx.report(
         CODE,
         ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'),
-        `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only under the schema interpreter; this runtime-checked payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
+        `Pattern ${JSON.stringify(first)} needs the linear-time engine, which runs only in the validators the compiler writes; this runtime-checked payload schema uses keywords beyond the interpreter's, so its validator would run the pattern on RegExp.`,
         { pattern: first },
       )
     }
