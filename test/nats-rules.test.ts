@@ -827,7 +827,8 @@ describe('minimumServerVersion compares as SemVer (profile v0.2 needs NATS serve
   const at = ['NATS_SERVER_VERSION', '/x-nats-contract/deployment/minimumServerVersion']
 
   it('a pre-release of 2.11.0 precedes it; versions that are not SemVer are refused', async () => {
-    for (const version of ['2.11.0-rc.1', '2.11.0-beta', '2.10.99', '2.11', '2.11.0.1', '02.11.0']) expect(await variant(version), version).toEqual([at])
+    for (const version of ['2.11.0-rc.1', '2.11.0-beta', '2.10.99', '2.11', '2.11.0.1', '02.11.0', 'v2.11.0', ' 2.11.0', '=2.11.0', '2.11.0-'])
+      expect(await variant(version), version).toEqual([at])
   })
 
   it('2.11.0, its builds, later releases and their pre-releases pass', async () => {

@@ -1,9 +1,13 @@
-import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
+import type { Node, ParseError } from 'jsonc-parser'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
+import { lazyRequire } from './lazy-require.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber, nonFiniteNumber, tooDeepJson } from './limits.js'
 import { stringEnd } from './json-scan.js'
 import { LineIndex } from './source-text.js'
+
+/** The JSON reader with positions, loaded by the first JSON document (a YAML-only process never needs it). */
+const jsonc = lazyRequire<typeof import('jsonc-parser')>('jsonc-parser')
 
 /**
  * A JSON document with the position of every value, so that any rule can report a JSON Pointer and
@@ -216,7 +220,7 @@ function countKeyTokens(text: string): number {
 /** The slow, exact path: a syntax tree with the position of every value, duplicate keys and syntax errors. */
 function indexSource(file: string, body: string, lines: LineIndex): { nodes: Map<string, Node>; diagnostics: Diagnostic[] } {
   const errors: ParseError[] = []
-  const root = parseTree(body, errors, { disallowComments: true, allowTrailingComma: false })
+  const root = jsonc().parseTree(body, errors, { disallowComments: true, allowTrailingComma: false })
   const diagnostics: Diagnostic[] = []
   const at = (offset: number) => lines.position(offset)
   // Only the first syntax error: the ones after it are mostly the parser losing its way.
@@ -224,7 +228,7 @@ function indexSource(file: string, body: string, lines: LineIndex): { nodes: Map
     diagnostics.push({
       code: 'JSON_SYNTAX',
       severity: 'error',
-      message: `Invalid JSON: ${describeParseError(printParseErrorCode(error.error))}.`,
+      message: `Invalid JSON: ${describeParseError(jsonc().printParseErrorCode(error.error))}.`,
       file,
       pointer: '',
       ...at(error.offset),

@@ -1,6 +1,4 @@
-import { lazyRequire } from '../../../core/lazy-require.js'
-
-const semver = lazyRequire<typeof import('semver')>('semver')
+import { compareVersions } from '../../../runtime/shared/semver.js'
 import { isObject } from '../document.js'
 import type { NatsRule } from './rule.js'
 
@@ -35,9 +33,10 @@ export const bindingNonEmpty: NatsRule = {
 const MINIMUM_SERVER = '2.11.0'
 
 /**
- * Versions compare as SemVer 2.0.0 (the `semver` package: `2.11` is not a version, a leading `v`
- * is read as semver reads it): a pre-release precedes its release, so `2.11.0-rc.1` is below
- * 2.11.0; build metadata is ignored (`2.11.0+build.7` is 2.11.0).
+ * Versions are SemVer 2.0.0 exactly, as the NATS client's server-version check reads them
+ * (`runtime/shared/semver.ts`): `2.11` and `v2.11.0` are not versions (the `semver` package, used
+ * before, accepted a leading `v` or `=` and surrounding space). A pre-release precedes its
+ * release, so `2.11.0-rc.1` is below 2.11.0; build metadata is ignored (`2.11.0+build.7` is 2.11.0).
  */
 export const serverVersion: NatsRule = {
   code: 'NATS_SERVER_VERSION',
@@ -47,12 +46,14 @@ export const serverVersion: NatsRule = {
     if (typeof deployment.minimumServerVersion !== 'string') return
     const text = deployment.minimumServerVersion
     const pointer = '/x-nats-contract/deployment/minimumServerVersion'
-    if (semver().valid(text) === null) return ctx.report(this.code, pointer, `${JSON.stringify(text)} is not a SemVer version like 2.11.0.`)
-    if (semver().lt(text, MINIMUM_SERVER))
+    // SemVer 2.0.0 exactly (no `v` prefix, no surrounding space), compared by its precedence rules.
+    const order = compareVersions(text, MINIMUM_SERVER)
+    if (order === undefined) return ctx.report(this.code, pointer, `${JSON.stringify(text)} is not a SemVer version like 2.11.0.`)
+    if (order < 0)
       ctx.report(
         this.code,
         pointer,
-        `Profile v0.2 requires NATS server 2.11.0 or later, not ${text}${semver().prerelease(text) ? ' (a pre-release comes before its release)' : ''}.`,
+        `Profile v0.2 requires NATS server 2.11.0 or later, not ${text}${/^[^+]*-/.test(text) ? ' (a pre-release comes before its release)' : ''}.`,
       )
   },
 }
