@@ -68,12 +68,11 @@ interface At {
   path: ReadonlyArray<{ expr: string } | { text: string }>
   /** Schema steps and data levels below the function's own node (its depth is `n`). */
   depth: number
+  /** `path` as one expression, made when first asked for (every failure at this node names it). */
+  code?: string
 }
 
-/** `x.name`, or `x["name"]` when the name is not an identifier. */
-function member(x: string, name: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(name) ? `${x}.${name}` : `${x}[${jsString(name)}]`
-}
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 
 /** The failing test of a one-word type, where it reads shorter than `!(test)`. */
 const NEGATED: Readonly<Record<string, (x: string) => string>> = {
@@ -97,6 +96,8 @@ export class SchemaCode {
   /** Module constants the functions share (name -> expression), to be emitted once each. */
   readonly constants = new Map<string, string>()
   private readonly shared = new Map<string, string>()
+  /** `jsString` of names and texts met again and again (property names, paths), made once each. */
+  private readonly strings = new Map<string, string>()
   private vars = 0
 
   constructor(private readonly options: SchemaCodeOptions) {}
@@ -133,21 +134,22 @@ export class SchemaCode {
   /** `type`, then the checks of each kind of value (number, string, array, object), as the interpreter orders them. */
   private typeAndKinds(schema: SchemaObject, at: At): string {
     const x = at.data
-    const kinds: Array<[kind: string, test: string, code: string]> = [
-      ['number', `typeof ${x} === "number"`, this.numberChecks(schema, at)],
-      ['string', `typeof ${x} === "string"`, this.stringChecks(schema, at)],
-      ['array', `Array.isArray(${x})`, this.arrayChecks(schema, at)],
-      ['object', this.typeTest('object', x), this.objectChecks(schema, at)],
+    const kinds: Array<[kind: string, test: () => string, code: string]> = [
+      ['number', () => `typeof ${x} === "number"`, this.numberChecks(schema, at)],
+      ['string', () => `typeof ${x} === "string"`, this.stringChecks(schema, at)],
+      ['array', () => `Array.isArray(${x})`, this.arrayChecks(schema, at)],
+      ['object', () => this.typeTest('object', x), this.objectChecks(schema, at)],
     ]
+    // Tests are written only for the kinds that have checks (most nodes have none).
     const present = kinds.filter(([, , code]) => code !== '')
-    const branches = (list: typeof present) => list.map(([, test, code]) => `if (${test}) { ${code} }`).join(' ')
+    const branches = (list: typeof present) => list.map(([, test, code]) => `if (${test()}) { ${code} }`).join(' ')
     if (schema.type === undefined) return branches(present)
     const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
     this.helpers.add('$type')
     const typeFail = `$type(e, ${this.path(at)}, ${jsString(types.join(','))});`
     // One type whose test is its kind's test: the kind's checks run where the type passes.
     const own = types.length === 1 ? present.find(([kind]) => kind === types[0] && kind !== 'number') : undefined
-    if (own) return `if (${own[1]}) { ${own[2]} } else { ${typeFail} ${branches(present.filter((k) => k !== own))} }`
+    if (own) return `if (${own[1]()}) { ${own[2]} } else { ${typeFail} ${branches(present.filter((k) => k !== own))} }`
     const tests = types.map((t) => this.typeTest(t, x))
     const negated = types.length === 1 ? NEGATED[types[0]!]?.(x) : undefined
     return `if (${negated ?? `!(${tests.join(' || ')})`}) ${typeFail} ${branches(present)}`
@@ -264,7 +266,8 @@ export class SchemaCode {
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
     for (const name of required ?? []) {
       this.helpers.add('$required')
-      out.push(`if (!Object.hasOwn(${x}, ${jsString(name)})) $required(e, ${this.path(at)}, ${jsString(name)});`)
+      const literal = this.str(name)
+      out.push(`if (!Object.hasOwn(${x}, ${literal})) $required(e, ${this.path(at)}, ${literal});`)
     }
     const memberAt = (key: string): At => {
       this.helpers.add('$esc')
@@ -291,7 +294,7 @@ export class SchemaCode {
     for (const name of names) {
       const check = this.node(properties[name]!, { data: v, path: [...at.path, { text: `/${escapeToken(name)}` }], depth: at.depth + 1 })
       // The value first: an absent member (the usual optional one) costs one read, no `hasOwn`.
-      if (check !== '') members.push(`if ((${v} = ${member(x, name)}) !== undefined && Object.hasOwn(${x}, ${jsString(name)})) { ${check} }`)
+      if (check !== '') members.push(`if ((${v} = ${this.member(x, name)}) !== undefined && Object.hasOwn(${x}, ${this.str(name)})) { ${check} }`)
     }
     if (members.length > 0) out.push(`let ${v}; ${members.join(' ')}`)
     for (const pattern of patterned) {
@@ -306,7 +309,7 @@ export class SchemaCode {
   /** A test that `key` is one of `names` ('' when there are none). */
   private declared(names: readonly string[], key: string): string {
     if (names.length === 0) return ''
-    if (names.length <= INLINE_NAMES) return names.map((name) => `${key} === ${jsString(name)}`).join(' || ')
+    if (names.length <= INLINE_NAMES) return names.map((name) => `${key} === ${this.str(name)}`).join(' || ')
     return `${this.constant('names', `/* @__PURE__ */ new Set(${jsLiteral(names)})`)}.has(${key})`
   }
 
@@ -400,17 +403,21 @@ export class SchemaCode {
 
   /** The path expression, adjacent literal pieces joined: `p + "/items/" + i1`. */
   private path(at: At): string {
+    return (at.code ??= this.pathCode(at))
+  }
+
+  private pathCode(at: At): string {
     const out: string[] = []
     let text: string | undefined
     for (const piece of at.path) {
       if ('text' in piece) text = (text ?? '') + piece.text
       else {
-        if (text !== undefined) out.push(jsString(text))
+        if (text !== undefined) out.push(this.str(text))
         text = undefined
         out.push(piece.expr)
       }
     }
-    if (text !== undefined) out.push(jsString(text))
+    if (text !== undefined) out.push(this.str(text))
     return out.join(' + ')
   }
 
@@ -431,6 +438,17 @@ export class SchemaCode {
       this.constants.set(name, expression)
     }
     return name
+  }
+
+  private str(text: string): string {
+    let literal = this.strings.get(text)
+    if (literal === undefined) this.strings.set(text, (literal = jsString(text)))
+    return literal
+  }
+
+  /** `x.name`, or `x["name"]` when the name is not an identifier. */
+  private member(x: string, name: string): string {
+    return IDENTIFIER.test(name) ? `${x}.${name}` : `${x}[${this.str(name)}]`
   }
 
   private local(kind: string): string {
