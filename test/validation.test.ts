@@ -1,8 +1,9 @@
 /** Generated validators and types for every schema feature, exercised through real clients. */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import vm from 'node:vm'
 import { build } from 'esbuild'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { createLocalSender, ok } from '../src/runtime/index.js'
@@ -13,6 +14,9 @@ const fixture = join(import.meta.dirname, '../fixtures/benzene/valid/schema-feat
 const work = join(import.meta.dirname, '.tmp/validation')
 let mod: Record<string, any>
 let code: string
+
+/** JSON values of every kind, a few levels deep (payloads a service or an app might send). */
+const json = fc.jsonValue({ maxDepth: 3 })
 
 const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e'
 const adopt = { petId: uuid, adopter: 'Ada', kind: 'adoption', visits: 2, at: '2026-11-30T10:00:00Z', fee: 10 }
@@ -242,5 +246,34 @@ describe('a Reference Object is the reference alone (OpenAPI 3.0): types and val
     expect((await m.place.send(sender, { Total: { Amount: 1 } })).isSuccessful).toBe(true)
     expect((await m.place.send(sender, { Total: null })).errors.map((e: any) => [e.path, e.code])).toEqual([['/Total', 'type']])
     expect((await m.place.send(sender, {})).errors.map((e: any) => [e.path, e.code])).toEqual([['/Total', 'required']])
+  })
+})
+
+describe('option validators: code (the default) and data give the same answers', () => {
+  it('every topic of every Benzene fixture, on the same requests and responses', async () => {
+    const dir = join(import.meta.dirname, '../fixtures/benzene/valid')
+    const samples = [...fc.sample(json, { numRuns: 30, seed: 7 }), adopt, adoption, { OrderId: 'o-1', Amount: 1 }, {}, [], null, 'x', 3]
+    let compared = 0
+    for (const name of readdirSync(dir)) {
+      const file = join(dir, name)
+      const asCode = await compile(file)
+      const asData = await compile(file, { benzene: { validators: 'data' } })
+      expect(asData.diagnostics).toEqual([])
+      expect(asCode.code).not.toContain('$schemaValidator(')
+      const [a, b] = [await loadModule(asCode.code!, `form-code-${name}`), await loadModule(asData.code!, `form-data-${name}`)]
+      for (const topic of Object.keys(a.topics ?? {})) {
+        for (const sample of samples) {
+          const sent = async (m: Record<string, any>) => JSON.stringify(await m.topics[topic].send(service(sample), sample))
+          expect(await sent(b), `${name} ${topic}`).toBe(await sent(a))
+          compared++
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(500)
+  })
+
+  it('a value that is neither is BENZENE_INVALID_OPTION', async () => {
+    const result = await compile(fixture, { benzene: { validators: 'fast' } })
+    expect(result.diagnostics.map((d) => [d.code, d.message])).toEqual([['BENZENE_INVALID_OPTION', `Option validators: "fast" is not 'code' or 'data'.`]])
   })
 })

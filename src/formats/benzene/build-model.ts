@@ -90,7 +90,7 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions): { mod
       events,
       moduleHash: contractHash(projection),
       projection: scope.hasIncludeList ? { kind: 'service-level', topics: [...effective.topics!] } : { kind: 'whole-service' },
-      options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number' },
+      options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number', validators: effective.validators ?? 'code' },
       positions,
     },
     diagnostics,

@@ -2,7 +2,10 @@ import { declareCodes } from '../../core/codes.js'
 
 /** Benzene codes outside the rules (rules/): options, scope, names and limits of the model. */
 export const BENZENE_MODEL_CODES = declareCodes({
-  BENZENE_INVALID_OPTION: { severity: 'error', meaning: 'An option or query value out of its range (`validate`, `int64`), or options that are not an object.' },
+  BENZENE_INVALID_OPTION: {
+    severity: 'error',
+    meaning: 'An option or query value out of its range (`validate`, `int64`, `validators`), or options that are not an object.',
+  },
   BENZENE_UNKNOWN_TOPIC: { severity: 'error', meaning: 'The include-list names topics the document lacks; `data: { unknownTopics, validTopics }`.' },
   BENZENE_EXPORT_COLLISION: {
     severity: 'error',

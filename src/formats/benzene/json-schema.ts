@@ -22,6 +22,8 @@ import { discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscrimin
  * Component schemas become `definitions/d<N>`, so no schema name ever becomes part of a URI.
  */
 export type Direction = 'request' | 'response'
+/** Both directions, in the order modules emit their definitions. */
+export const DIRECTIONS: readonly Direction[] = ['request', 'response']
 
 /**
  * RFC 3339 §5.6 `full-date`, calendar-exact (§5.7): months 01-12, each month's own last day, and

@@ -23,7 +23,7 @@ export interface BenzeneModel {
   /** Hash of `projection`. */
   moduleHash: string
   projection: ModuleProjection
-  options: Required<Pick<BenzeneOptions, 'validate' | 'int64'>>
+  options: Required<Pick<BenzeneOptions, 'validate' | 'int64' | 'validators'>>
   /** Where each entry starts in the source (`/requests/3`, `/events/0`), for the source map. */
   positions: Map<string, { line: number; column: number }>
 }

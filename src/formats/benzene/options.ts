@@ -6,6 +6,9 @@ import type { BenzeneModelCode } from './codes.js'
 /** Which payloads generated clients check at run time. */
 export type ValidateOption = 'request' | 'response' | 'both' | false
 
+/** How a module's validators check payloads (option `validators`). */
+export type ValidatorForm = 'code' | 'data'
+
 /** Options for Benzene `*.spec.json` contracts (plugin option `benzene`, CLI flags, import query). */
 export interface BenzeneOptions {
   /**
@@ -38,6 +41,15 @@ export interface BenzeneOptions {
    * @default 'number'
    */
   int64?: 'number' | 'string'
+  /**
+   * How the validators check payloads, with the same verdicts and errors either way: `'code'`
+   * compiles each payload schema to JavaScript at build time (about ajv's speed); `'data'` writes
+   * the schemas into the module for the runtime's schema interpreter: a module about 2.3x smaller,
+   * which bundlers get through faster (an app importing thousands of topics builds in about half
+   * the time with Rollup), for validation 3.5-4.5x slower.
+   * @default 'code'
+   */
+  validators?: ValidatorForm
 }
 
 const VALIDATE_VALUES = new Map<string, ValidateOption>([
@@ -80,6 +92,9 @@ export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: st
   }
   if (options.int64 !== undefined && options.int64 !== 'number' && options.int64 !== 'string') {
     report(`Option int64: ${JSON.stringify(options.int64)} is not 'number' or 'string'.`, { option: 'int64', value: options.int64 })
+  }
+  if (options.validators !== undefined && options.validators !== 'code' && options.validators !== 'data') {
+    report(`Option validators: ${JSON.stringify(options.validators)} is not 'code' or 'data'.`, { option: 'validators', value: options.validators })
   }
   let names = options.names
   if (names !== undefined) {

@@ -1,7 +1,9 @@
 import { validatorDeclarations, type ValidatorDeclarations } from '../../core/schema-code.js'
 import type { Schema } from '../../runtime/benzene/document.js'
 import type { Schema as JsonSchema } from '../../runtime/shared/schema-check.js'
-import { convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
+import type { ValidatorForm } from './options.js'
+import { dataValidators } from './validators-data.js'
+import { DIRECTIONS, convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
 export interface ValidatorRequest {
   /** A JavaScript identifier for the validator constant. */
@@ -11,7 +13,7 @@ export interface ValidatorRequest {
 }
 
 /**
- * Payload validators as code: each payload schema, converted to JSON Schema for its direction,
+ * Payload validators as code (option `validators`, default `'code'`): each payload schema, converted to JSON Schema for its direction,
  * becomes a validator function, and each definition it reaches one shared function
  * (`src/core/schema-code.ts`). A bundler drops every validator and definition no import reaches.
  * Design note: validators were first ajv standalone code (ajv's compile of 2,000 payload schemas
@@ -25,7 +27,10 @@ export function generateValidators(
   requests: readonly ValidatorRequest[],
   catalogue: Readonly<Record<string, Schema>>,
   int64: 'number' | 'string',
+  form: ValidatorForm = 'code',
 ): ValidatorDeclarations {
+  // The interpreter's form (option `validators: 'data'`): the same verdicts, a smaller module.
+  if (form === 'data') return dataValidators(requests, catalogue, int64)
   const contexts: Record<Direction, ConvertContext> = {
     request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
     response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
@@ -41,5 +46,3 @@ export function generateValidators(
   }
   return validatorDeclarations(roots, definitions, '$v$')
 }
-
-const DIRECTIONS = ['request', 'response'] as const
