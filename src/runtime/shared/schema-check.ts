@@ -23,12 +23,13 @@ import { codePoints, equal, isMultipleOf } from './schema-values.js'
 import type { Validator } from './validation.js'
 
 /**
- * Payload validators for Benzene contracts: the JSON Schema (draft-07) the compiler derives from a
- * contract's OpenAPI 3.0 schemas, checked by this small interpreter. The compiler emits schemas as
- * data, so a build pays nothing per schema (bench/: 2,000 payload schemas compiled by ajv took
- * seconds), a bundler drops the schemas no import reaches, and nothing here evaluates code
- * (strict CSP). Errors have ajv's shape and meaning: `test/schema-check.test.ts` holds this
- * interpreter to ajv (`allErrors`, `ownProperties`) on generated schemas and data.
+ * The schema interpreter: payload validation over JSON Schema (draft-07) given as data, for the
+ * modules compiled with `validators: 'data'` and for schemas an application holds at run time
+ * (`schemaValidator` is exported). Modules compiled with the default `validators: 'code'` carry the
+ * same checks as JavaScript (`src/core/schema-code.ts`), in the same order with the same errors.
+ * Nothing here evaluates code (strict CSP). Errors have ajv's shape and meaning:
+ * `test/schema-check.test.ts` holds this interpreter to the generated code exactly and both to ajv
+ * (`allErrors`, `ownProperties`) on generated schemas and data.
  *
  * The keywords are the closed set `src/formats/benzene/json-schema.ts` produces: type, enum, const,
  * the numeric, string, array and object assertions, properties/patternProperties/required/additionalProperties,
