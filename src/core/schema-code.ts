@@ -150,9 +150,26 @@ export class SchemaCode {
     // One type whose test is its kind's test: the kind's checks run where the type passes.
     const own = types.length === 1 ? present.find(([kind]) => kind === types[0] && kind !== 'number') : undefined
     if (own) return `if (${own[1]()}) { ${own[2]} } else { ${typeFail} ${branches(present.filter((k) => k !== own))} }`
+    return `if (${this.typeFails(types, x)}) ${typeFail} ${branches(present)}`
+  }
+
+  /** The condition under which `x` is none of `types`. */
+  private typeFails(types: readonly string[], x: string): string {
     const tests = types.map((t) => this.typeTest(t, x))
     const negated = types.length === 1 ? NEGATED[types[0]!]?.(x) : undefined
-    return `if (${negated ?? `!(${tests.join(' || ')})`}) ${typeFail} ${branches(present)}`
+    return negated ?? `!(${tests.join(' || ')})`
+  }
+
+  /**
+   * A member whose schema is only a `type`: the member's one check as `[fails, report]`, so that
+   * the caller asks `hasOwn` only of a value of the wrong type (a valid value costs a read and a
+   * type test). Undefined for any other schema.
+   */
+  private typeOnly(schema: Schema, at: At): readonly [fails: string, report: string] | undefined {
+    if (typeof schema !== 'object' || schema.type === undefined || Object.keys(schema).length !== 1) return undefined
+    const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
+    this.helpers.add('$type')
+    return [this.typeFails(types, at.data), `$type(e, ${this.path(at)}, ${this.str(types.join(','))});`]
   }
 
   private typeTest(type: string, x: string): string {
@@ -292,9 +309,18 @@ export class SchemaCode {
     const v = this.local('v')
     const members: string[] = []
     for (const name of names) {
-      const check = this.node(properties[name]!, { data: v, path: [...at.path, { text: `/${escapeToken(name)}` }], depth: at.depth + 1 })
+      const memberAt: At = { data: v, path: [...at.path, { text: `/${escapeToken(name)}` }], depth: at.depth + 1 }
+      const read = `(${v} = ${this.member(x, name)}) !== undefined`
+      const own = `Object.hasOwn(${x}, ${this.str(name)})`
+      // The same verdict as checking an own member's type: a wrong type reported only when own.
+      const leaf = this.typeOnly(properties[name]!, memberAt)
+      if (leaf) {
+        members.push(`if (${read} && ${leaf[0]} && ${own}) ${leaf[1]}`)
+        continue
+      }
+      const check = this.node(properties[name]!, memberAt)
       // The value first: an absent member (the usual optional one) costs one read, no `hasOwn`.
-      if (check !== '') members.push(`if ((${v} = ${this.member(x, name)}) !== undefined && Object.hasOwn(${x}, ${this.str(name)})) { ${check} }`)
+      if (check !== '') members.push(`if (${read} && ${own}) { ${check} }`)
     }
     if (members.length > 0) out.push(`let ${v}; ${members.join(' ')}`)
     for (const pattern of patterned) {
