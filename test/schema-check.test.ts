@@ -173,6 +173,24 @@ describe('schema interpreter', () => {
     ])
     expect(validate(JSON.parse('{"constructor": 1, "__proto__": {"x": 1}}'))).toBe(true)
   })
+
+  it('generated code judges own members only too, for objects whose prototype has enumerable members', () => {
+    const schema: Schema = { type: 'object', additionalProperties: false, properties: { a: { type: 'string' }, b: { type: 'integer', minimum: 1 } } }
+    const code = generatedValidator(schema)
+    const interpreted = schemaValidator(schema)
+    // `for...in` meets the prototype's `extra`, `a` and `b`: none of them is the object's own.
+    const inherits = Object.assign(Object.create({ extra: 1, a: 5, b: 'x' }) as object, { b: 2 })
+    const wrongOwn = Object.assign(Object.create({ a: 'fine' }) as object, { a: 5, extra: true })
+    for (const value of [inherits, wrongOwn, {}, { a: 'x', b: 0 }]) {
+      expect([code(value), code.errors]).toEqual([interpreted(value), interpreted.errors])
+    }
+    expect(code(inherits)).toBe(true)
+    expect(code(wrongOwn)).toBe(false)
+    expect(code.errors!.map((e) => [e.instancePath, e.keyword])).toEqual([
+      ['', 'additionalProperties'],
+      ['/a', 'type'],
+    ])
+  })
 })
 
 describe('values as the OpenAPI 3.0 dialect means them', () => {
