@@ -1,6 +1,6 @@
 import { escapeToken } from '../runtime/shared/json-pointer.js'
 import { KNOWN_KEYWORDS, itemTypes, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
-import { MAX_VALIDATION_DEPTH, MESSAGES, type BOUNDS, type SizeKeyword } from '../runtime/shared/schema-errors.js'
+import { BOUNDS, MAX_VALIDATION_DEPTH, MESSAGES, type SizeKeyword } from '../runtime/shared/schema-errors.js'
 import { jsLiteral, jsString } from './emit.js'
 import { patternEngine } from './pattern-safety.js'
 import { PATTERNS_CONSTANT, patternsConstant } from './schema-definitions.js'
@@ -155,9 +155,10 @@ export class SchemaCode {
 
   /** The condition under which `x` is none of `types`. */
   private typeFails(types: readonly string[], x: string): string {
-    const tests = types.map((t) => this.typeTest(t, x))
-    const negated = types.length === 1 ? NEGATED[types[0]!]?.(x) : undefined
-    return negated ?? `!(${tests.join(' || ')})`
+    const negated = types.length === 1 ? NEGATED[types[0]!] : undefined
+    if (negated === undefined) return `!(${types.map((t) => this.typeTest(t, x)).join(' || ')})`
+    if (types[0] === 'object') this.helpers.add('$isObject')
+    return negated(x)
   }
 
   /**
@@ -197,16 +198,13 @@ export class SchemaCode {
   private numberChecks(schema: SchemaObject, at: At): string {
     const x = at.data
     const out: string[] = []
-    const bound = (keyword: keyof typeof BOUNDS, operator: string) => {
+    // Each bound's comparison is the JavaScript operator that holds for a valid value.
+    for (const keyword of Object.keys(BOUNDS) as Array<keyof typeof BOUNDS>) {
       const limit = schema[keyword]
-      if (limit === undefined) return
+      if (limit === undefined) continue
       this.helpers.add('$bound')
-      out.push(`if (!(${x} ${operator} ${jsLiteral(limit)})) $bound(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`)
+      out.push(`if (!(${x} ${BOUNDS[keyword]} ${jsLiteral(limit)})) $bound(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`)
     }
-    bound('maximum', '<=')
-    bound('minimum', '>=')
-    bound('exclusiveMaximum', '<')
-    bound('exclusiveMinimum', '>')
     if (schema.multipleOf !== undefined) {
       this.helpers.add('$multipleOf')
       this.helpers.add('$multipleOfFail')
