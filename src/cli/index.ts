@@ -273,7 +273,7 @@ async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<
   const read = new Set<string>()
   let failed = 0
   for (const file of files) {
-    const result = await compiler.compile(file, options(flags))
+    const result = await compiler.compile(file, { ...options(flags), declarations: false })
     append(all, result.diagnostics)
     for (const dependency of result.dependencies) read.add(dependency)
     read.add(resolvePath(file))

@@ -5,6 +5,7 @@ import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import type { ContractFormat, Generated, HashAnswer, HashSelector, ImportQuery, Inspection } from './format.js'
 import { InputError, fileProblem, readRegularFile, recordingHost, sha256 } from './input-host.js'
 import { LIMITS } from './limits.js'
+import { CompileMemos } from './memo.js'
 import { packageVersion } from './package-info.js'
 
 /**
@@ -15,6 +16,12 @@ import { packageVersion } from './package-info.js'
 export interface CompileOptions {
   /** The import query, e.g. `topics=payments:capture&includeReserved` (a leading `?` is allowed). */
   query?: string
+  /**
+   * Whether the result carries `dts` (default true). A build that writes no sidecars (`types:
+   * false`) and `contracts check` ask for none, and a format that writes its declarations lazily
+   * (Benzene: the TypeScript of every payload) does not write them.
+   */
+  declarations?: boolean
   [format: string]: unknown
 }
 
@@ -81,6 +88,8 @@ export class ContractCompiler {
   readonly formats: readonly ContractFormat<any, any, any, any>[]
   private readonly maxEntries: number
   private readonly cache = new Map<string, CacheEntry>()
+  /** What the stages keep by content across this compiler's compiles (`CompileMemos`). */
+  readonly memos = new CompileMemos()
 
   constructor(options: CompilerOptions) {
     this.formats = options.formats
@@ -97,7 +106,8 @@ export class ContractCompiler {
     const format = this.formatOf(path)
     const query = format ? parseQuery(options.query, format, path) : undefined
     const resolved = format && query ? format.resolveOptions(options[format.name], query.values, path) : undefined
-    const key = sha256(JSON.stringify([packageVersion, path, format?.name ?? '', options.query ?? '', resolved?.options ?? null]))
+    const declarations = options.declarations !== false
+    const key = sha256(JSON.stringify([packageVersion, path, format?.name ?? '', options.query ?? '', resolved?.options ?? null, declarations]))
     const entry = this.cache.get(key)
     if (entry && stillValid(entry.inputs)) {
       this.cache.delete(key) // re-inserted below: the cache evicts the least recently used entry
@@ -106,8 +116,8 @@ export class ContractCompiler {
     }
     this.compilations++
     const { result, inputs } = await this.run<CompileResult>(path, options, (format, model, diagnostics, texts) => {
-      const generated = format.generate(model)
-      return { code: generated.code, dts: generated.dts, map: sourceMap(path, generated, texts.get(path) ?? '') }
+      const generated = format.generate(model, this.memos)
+      return { code: generated.code, dts: declarations ? generated.dts : undefined, map: sourceMap(path, generated, texts.get(path) ?? '') }
     })
     this.cache.set(key, { inputs, result })
     if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
@@ -134,6 +144,7 @@ export class ContractCompiler {
 
   clear(): void {
     this.cache.clear()
+    this.memos.clear()
   }
 
   /**
@@ -172,7 +183,7 @@ export class ContractCompiler {
       const checked = format.check(loaded.input)
       append(diagnostics, checked.diagnostics)
       if (hasErrors(diagnostics)) return done(diagnostics, format)
-      const modeled = format.model(checked.checked, resolved.options)
+      const modeled = format.model(checked.checked, resolved.options, this.memos)
       append(diagnostics, modeled.diagnostics)
       if (modeled.model === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
       return done(diagnostics, format, finish(format, modeled.model, diagnostics, host.texts))

@@ -1,4 +1,5 @@
 import type { Diagnostic } from './diagnostics.js'
+import type { CompileMemos } from './memo.js'
 
 /** What a format may read while compiling: every read becomes a dependency (and a cache input). */
 export interface InputHost {
@@ -19,6 +20,7 @@ export type ImportQuery = ReadonlyMap<string, string>
 
 export interface Generated {
   code: string
+  /** May be a getter: read only when the compile was asked for declarations (`CompileOptions.declarations`). */
   dts: string
   /** Generated lines (1-based) tied to the position of what they were generated from. */
   mappings?: Array<{ line: number; position: { line: number; column: number } }>
@@ -63,8 +65,13 @@ export interface ContractFormat<Input = unknown, Checked = unknown, Model = unkn
   /** The format's rules; `checked` carries what they derived, for `model`. */
   check(input: Input): { checked: Checked; diagnostics: Diagnostic[] }
   /** The normalized model generation reads (scope, names, hashes, ordering for determinism). */
-  model(checked: Checked, options: Options): { model?: Model; diagnostics: Diagnostic[] }
-  generate(model: Model): Generated
+  /**
+   * `memos`: what the compiler keeps across its compiles by content (`CompileMemos`), so that a
+   * recompile after an edit redoes only what the edit touched. A stage must give the same result
+   * with or without them.
+   */
+  model(checked: Checked, options: Options, memos?: CompileMemos): { model?: Model; diagnostics: Diagnostic[] }
+  generate(model: Model, memos?: CompileMemos): Generated
   inspect(model: Model): Inspection
   /** `contracts hash`; a format without contract hashes answers with the usage message naming what it has instead. */
   hash(model: Model, selector: HashSelector): HashAnswer

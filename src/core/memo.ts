@@ -15,3 +15,61 @@ export function memoized<T>(compute: (key: string) => T, limit = 4096): (key: st
     return value as T
   }
 }
+
+/**
+ * Results kept by a content key (the JSON text of what they were computed from) across the
+ * compiles of one `ContractCompiler`, so that an edit of one topic or channel does not redo the
+ * work for the others (a dev server recompiles a whole document on every save). Bounded by the
+ * characters of its keys and values together: all dropped when full, as `memoized` does.
+ */
+export class ContentMemo<T> {
+  private readonly kept = new Map<string, T>()
+  private size = 0
+  /** Lookups answered and not answered (tests and benchmarks read them: what a recompile redid). */
+  hits = 0
+  misses = 0
+
+  constructor(private readonly limit = 16 * 1024 * 1024) {}
+
+  get(key: string): T | undefined {
+    const value = this.kept.get(key)
+    if (value === undefined) this.misses++
+    else this.hits++
+    return value
+  }
+
+  /** Keeps `value` under `key`; `size` is what it holds in characters (or bytes), beside the key's. */
+  set(key: string, value: T, size: number): void {
+    if (this.kept.has(key)) return
+    const added = key.length + size
+    if (this.size + added > this.limit) this.clear()
+    if (added > this.limit) return
+    this.kept.set(key, value)
+    this.size += added
+  }
+
+  clear(): void {
+    this.kept.clear()
+    this.size = 0
+  }
+}
+
+/**
+ * The content memos of one `ContractCompiler`, by name: what a stage keeps for the next compile.
+ * A format names its own (`benzene:schema-bytes`); what core keeps is named in core
+ * (`schema-code`). A compiler made for one compile (a benchmark's fresh compiler, a CLI run)
+ * starts with none, so every figure it times is a cold compile's.
+ */
+export class CompileMemos {
+  private readonly memos = new Map<string, ContentMemo<unknown>>()
+
+  of<T>(name: string): ContentMemo<T> {
+    let memo = this.memos.get(name)
+    if (!memo) this.memos.set(name, (memo = new ContentMemo<unknown>()))
+    return memo as ContentMemo<T>
+  }
+
+  clear(): void {
+    for (const memo of this.memos.values()) memo.clear()
+  }
+}

@@ -2,6 +2,7 @@ import { escapeToken } from '../runtime/shared/json-pointer.js'
 import { KNOWN_KEYWORDS, itemTypes, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
 import { BOUNDS, MAX_VALIDATION_DEPTH, MESSAGES, type SizeKeyword } from '../runtime/shared/schema-errors.js'
 import { jsLiteral, jsString } from './emit.js'
+import type { CompileMemos, ContentMemo } from './memo.js'
 import { patternEngine } from './pattern-safety.js'
 import { PATTERNS_CONSTANT, patternsConstant } from './schema-definitions.js'
 
@@ -57,8 +58,38 @@ export interface SchemaCodeOptions {
   prefix: string
   /** The function (a module constant) that checks the definition a `$ref` names. */
   ref(ref: string): string
-  /** The module constant of linear-time matchers, when `pattern` must not run on `RegExp`. */
+  /**
+   * The module constant of linear-time matchers, when `pattern` must not run on `RegExp`. Whether
+   * it answers must depend on `pattern` alone: a kept function's code took that branch for it.
+   */
   linear(pattern: string): string | undefined
+  /** Functions' code kept across compiles by their schema's JSON text (`pieceMemo`). */
+  memo?: ContentMemo<Piece>
+}
+
+/**
+ * Where a function's code names something of the module (a shared constant, a definition's
+ * function, the linear-time matchers): U+0001 around the slot's number. No literal of generated
+ * code holds that character raw (`jsString` escapes every control character) and no identifier
+ * does, so the text splits on it exactly.
+ */
+const SLOT = '\u0001'
+
+/** What a slot names: a module constant (kind, expression), a `$ref`'s function, a pattern's linear matcher. */
+type Slot = readonly ['constant', string, string] | readonly ['ref', string] | readonly ['linear', string]
+
+/**
+ * One function's code with its module names left open: text and slot numbers alternating, the
+ * slots in the order the generator asked for them, and the helpers it calls. The same schema
+ * gives the same piece in any module, so a piece is kept by the schema's JSON text and a
+ * recompile only fills in the names (a dev server's edit of one topic regenerates that topic's
+ * functions, not the document's).
+ */
+export interface Piece {
+  readonly parts: readonly string[]
+  readonly slots: readonly Slot[]
+  readonly helpers: readonly SchemaHelper[]
+  readonly size: number
 }
 
 /** Where a node's checks apply: the variable holding the value, its path as pieces, its static depth. */
@@ -96,6 +127,9 @@ export class SchemaCode {
   /** Module constants the functions share (name -> expression), to be emitted once each. */
   readonly constants = new Map<string, string>()
   private readonly shared = new Map<string, string>()
+  /** While a piece is written: its helpers and slots. */
+  private used = new Set<SchemaHelper>()
+  private slots: Slot[] = []
   /** `jsString` of names and texts met again and again (property names, paths), made once each. */
   private readonly strings = new Map<string, string>()
   private vars = 0
@@ -114,10 +148,55 @@ export class SchemaCode {
    * without end (between two references, a schema's own nesting is finite).
    */
   fn(schema: Schema, definition = false): string {
+    const memo = this.options.memo
+    const key = memo === undefined ? undefined : `${definition ? 'D' : 'R'}${JSON.stringify(schema)}`
+    let piece = key === undefined ? undefined : memo!.get(key)
+    if (piece === undefined) {
+      piece = this.piece(schema, definition)
+      if (key !== undefined) memo!.set(key, piece, piece.size)
+    }
+    return this.fill(piece)
+  }
+
+  /** Writes the function's code with its module names as slots. */
+  private piece(schema: Schema, definition: boolean): Piece {
     this.vars = 0
+    this.used = new Set()
+    this.slots = []
     const body = this.node(schema, { data: 'd', path: [{ expr: 'p' }], depth: 0 })
-    if (definition) this.helpers.add('$deep')
-    return `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
+    if (definition) this.used.add('$deep')
+    const text = `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
+    const slots = this.slots
+    const size = text.length + slots.reduce((sum, slot) => sum + slot[1].length + (slot.length === 3 ? slot[2].length : 0), 0)
+    return { parts: text.split(SLOT), slots, helpers: [...this.used], size }
+  }
+
+  /** The piece's code with this module's names: slots resolved in the order they were asked for, as writing it here would have. */
+  private fill(piece: Piece): string {
+    for (const helper of piece.helpers) this.helpers.add(helper)
+    const names: string[] = []
+    const named = (text: string) => {
+      const parts = text.split(SLOT)
+      let out = parts[0]!
+      for (let i = 1; i < parts.length; i += 2) out += names[Number(parts[i])]! + parts[i + 1]!
+      return out
+    }
+    for (const slot of piece.slots) {
+      if (slot[0] === 'constant') names.push(this.constant(slot[1], named(slot[2])))
+      else if (slot[0] === 'ref') names.push(this.options.ref(slot[1]))
+      else {
+        const linear = this.options.linear(slot[1])
+        if (linear === undefined) throw new Error(`unplugin-contracts: the linear matcher of ${JSON.stringify(slot[1])} is gone`)
+        names.push(linear)
+      }
+    }
+    return named(piece.parts.join(SLOT))
+  }
+
+  /** A slot for a module name (`fill` resolves it). */
+  private slot(slot: Slot): string {
+    this.slots.push(slot)
+    return `${SLOT}${this.slots.length - 1}${SLOT}`
   }
 
   private node(schema: Schema, at: At): string {
@@ -125,7 +204,7 @@ export class SchemaCode {
     if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
     for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
     const parts: string[] = []
-    if (schema.$ref !== undefined) parts.push(`${this.options.ref(schema.$ref)}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
+    if (schema.$ref !== undefined) parts.push(`${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
     parts.push(this.typeAndKinds(schema, at))
     parts.push(...this.combinators(schema, at))
     return parts.filter((p) => p !== '').join(' ')
@@ -145,7 +224,7 @@ export class SchemaCode {
     const branches = (list: typeof present) => list.map(([, test, code]) => `if (${test()}) { ${code} }`).join(' ')
     if (schema.type === undefined) return branches(present)
     const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
-    this.helpers.add('$type')
+    this.used.add('$type')
     const typeFail = `$type(e, ${this.path(at)}, ${jsString(types.join(','))});`
     // One type whose test is its kind's test: the kind's checks run where the type passes.
     const own = types.length === 1 ? present.find(([kind]) => kind === types[0] && kind !== 'number') : undefined
@@ -157,7 +236,7 @@ export class SchemaCode {
   private typeFails(types: readonly string[], x: string): string {
     const negated = types.length === 1 ? NEGATED[types[0]!] : undefined
     if (negated === undefined) return `!(${types.map((t) => this.typeTest(t, x)).join(' || ')})`
-    if (types[0] === 'object') this.helpers.add('$isObject')
+    if (types[0] === 'object') this.used.add('$isObject')
     return negated(x)
   }
 
@@ -169,7 +248,7 @@ export class SchemaCode {
   private typeOnly(schema: Schema, at: At): readonly [fails: string, report: string] | undefined {
     if (typeof schema !== 'object' || schema.type === undefined || Object.keys(schema).length !== 1) return undefined
     const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
-    this.helpers.add('$type')
+    this.used.add('$type')
     return [this.typeFails(types, at.data), `$type(e, ${this.path(at)}, ${this.str(types.join(','))});`]
   }
 
@@ -187,10 +266,10 @@ export class SchemaCode {
       case 'array':
         return `Array.isArray(${x})`
       case 'object':
-        this.helpers.add('$isObject')
+        this.used.add('$isObject')
         return `$isObject(${x})`
       default:
-        this.helpers.add('$typeMatches')
+        this.used.add('$typeMatches')
         return `$typeMatches(${jsString(type)}, ${x})`
     }
   }
@@ -202,12 +281,12 @@ export class SchemaCode {
     for (const keyword of Object.keys(BOUNDS) as Array<keyof typeof BOUNDS>) {
       const limit = schema[keyword]
       if (limit === undefined) continue
-      this.helpers.add('$bound')
+      this.used.add('$bound')
       out.push(`if (!(${x} ${BOUNDS[keyword]} ${jsLiteral(limit)})) $bound(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`)
     }
     if (schema.multipleOf !== undefined) {
-      this.helpers.add('$multipleOf')
-      this.helpers.add('$multipleOfFail')
+      this.used.add('$multipleOf')
+      this.used.add('$multipleOfFail')
       out.push(`if (!$multipleOf(${x}, ${jsLiteral(schema.multipleOf)})) $multipleOfFail(e, ${this.path(at)}, ${jsLiteral(schema.multipleOf)});`)
     }
     return out.join(' ')
@@ -219,17 +298,17 @@ export class SchemaCode {
     const { maxLength, minLength, pattern } = schema
     // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
     if (maxLength !== undefined) {
-      this.helpers.add('$codePoints')
+      this.used.add('$codePoints')
       out.push(`if (${x}.length > ${jsLiteral(maxLength)} && $codePoints(${x}) > ${jsLiteral(maxLength)}) ${this.size(at, 'maxLength', maxLength)}`)
     }
     if (minLength !== undefined) {
-      this.helpers.add('$codePoints')
+      this.used.add('$codePoints')
       out.push(`if (${x}.length < ${jsLiteral(2 * minLength)} && $codePoints(${x}) < ${jsLiteral(minLength)}) ${this.size(at, 'minLength', minLength)}`)
     }
     if (pattern !== undefined) {
       // The pattern's text once in the module: the matcher and the error both name its constant.
-      const text = this.constant('pattern', jsString(pattern))
-      this.helpers.add('$patternFail')
+      const text = this.slot(['constant', 'pattern', jsString(pattern)])
+      this.used.add('$patternFail')
       out.push(`if (!${this.matcher(pattern, text)}.test(${x})) $patternFail(e, ${this.path(at)}, ${text});`)
     }
     return out.join(' ')
@@ -251,7 +330,7 @@ export class SchemaCode {
       if (item !== '') out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${v} = ${x}[${i}]; ${item} }`)
     }
     if (schema.uniqueItems === true) {
-      this.helpers.add('$unique')
+      this.used.add('$unique')
       out.push(`$unique(${x}, ${this.path(at)}, e, ${jsLiteral(itemTypes(schema))});`)
     }
     return out.join(' ')
@@ -280,12 +359,12 @@ export class SchemaCode {
     }
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
     for (const name of required ?? []) {
-      this.helpers.add('$required')
+      this.used.add('$required')
       const literal = this.str(name)
       out.push(`if (!Object.hasOwn(${x}, ${literal})) $required(e, ${this.path(at)}, ${literal});`)
     }
     const memberAt = (key: string): At => {
-      this.helpers.add('$esc')
+      this.used.add('$esc')
       return { data: `${x}[${key}]`, path: [...at.path, { text: '/' }, { expr: `$esc(${key})` }], depth: at.depth + 1 }
     }
     if (!open) {
@@ -296,7 +375,7 @@ export class SchemaCode {
       const body = closed
         ? `$additional(e, ${this.path(at)}, ${key});`
         : `const ${member} = ${x}[${key}]; ${this.node(extra, { ...memberAt(key), data: member })}`
-      if (closed) this.helpers.add('$additional')
+      if (closed) this.used.add('$additional')
       out.push(
         needKeys
           ? `for (const ${key} of ${keys}) { ${skip}${body} }`
@@ -334,7 +413,7 @@ export class SchemaCode {
   private declared(names: readonly string[], key: string): string {
     if (names.length === 0) return ''
     if (names.length <= INLINE_NAMES) return names.map((name) => `${key} === ${this.str(name)}`).join(' || ')
-    return `${this.constant('names', `/* @__PURE__ */ new Set(${jsLiteral(names)})`)}.has(${key})`
+    return `${this.slot(['constant', 'names', `/* @__PURE__ */ new Set(${jsLiteral(names)})`])}.has(${key})`
   }
 
   private combinators(schema: SchemaObject, at: At): string[] {
@@ -351,19 +430,19 @@ export class SchemaCode {
             ? 'true'
             : values.map((v) => `${x} !== ${jsLiteral(v)}`).join(' && ')
           : allScalar
-            ? `!${this.constant('values', jsLiteral(values))}.includes(${x})`
-            : `!${this.constant('values', jsLiteral(values))}.some((v) => $equal(v, ${x}))`
-      if (!allScalar) this.helpers.add('$equal')
-      const allowed = allScalar && values.length <= INLINE_VALUES ? jsLiteral(values) : this.constant('values', jsLiteral(values))
-      this.helpers.add('$fail')
+            ? `!${this.slot(['constant', 'values', jsLiteral(values)])}.includes(${x})`
+            : `!${this.slot(['constant', 'values', jsLiteral(values)])}.some((v) => $equal(v, ${x}))`
+      if (!allScalar) this.used.add('$equal')
+      const allowed = allScalar && values.length <= INLINE_VALUES ? jsLiteral(values) : this.slot(['constant', 'values', jsLiteral(values)])
+      this.used.add('$fail')
       out.push(`if (${test}) $fail(e, ${path()}, "enum", { allowedValues: ${allowed} }, ${jsString(MESSAGES.enum)});`)
     }
     if ('const' in schema) {
       const value = schema.const
       const scalar = value === null || typeof value !== 'object'
-      const literal = scalar ? jsLiteral(value) : this.constant('value', jsLiteral(value))
-      if (!scalar) this.helpers.add('$equal')
-      this.helpers.add('$fail')
+      const literal = scalar ? jsLiteral(value) : this.slot(['constant', 'value', jsLiteral(value)])
+      if (!scalar) this.used.add('$equal')
+      this.used.add('$fail')
       out.push(
         `if (${scalar ? `${x} !== ${literal}` : `!$equal(${literal}, ${x})`}) $fail(e, ${path()}, "const", { allowedValue: ${literal} }, ${jsString(MESSAGES.const)});`,
       )
@@ -378,7 +457,7 @@ export class SchemaCode {
         const code = `{ const ${before} = e.length; ${sub(s)} ${ok} = e.length === ${before}; }`
         return i === 0 ? code : `if (!${ok}) ${code}`
       })
-      this.helpers.add('$fail')
+      this.used.add('$fail')
       out.push(
         `{ const ${start} = e.length; let ${ok} = false; ${branches.join(' ')} if (${ok}) e.length = ${start}; else $fail(e, ${path()}, "anyOf", {}, ${jsString(MESSAGES.anyOf)}); }`,
       )
@@ -393,21 +472,21 @@ export class SchemaCode {
         const before = this.local('b')
         return `if (${count} < 2) { const ${before} = e.length; ${sub(s)} if (e.length === ${before}) { if (${count}++ === 0) ${first} = ${i}; else ${second} = ${i}; } }`
       })
-      this.helpers.add('$oneOf')
+      this.used.add('$oneOf')
       out.push(
         `{ const ${start} = e.length; let ${count} = 0, ${first} = -1, ${second} = -1; ${branches.join(' ')} if (${count} === 1) e.length = ${start}; else $oneOf(e, ${path()}, ${count} > 1 ? [${first}, ${second}] : null); }`,
       )
     }
     if (schema.not !== undefined) {
       const before = this.local('b')
-      this.helpers.add('$fail')
+      this.used.add('$fail')
       out.push(
         `{ const ${before} = e.length; ${sub(schema.not)} if (e.length === ${before}) $fail(e, ${path()}, "not", {}, ${jsString(MESSAGES.not)}); else e.length = ${before}; }`,
       )
     }
     if (schema.if !== undefined && schema.then !== undefined) {
       const before = this.local('b')
-      this.helpers.add('$fail')
+      this.used.add('$fail')
       out.push(
         `{ const ${before} = e.length; ${sub(schema.if)} if (e.length === ${before}) { ${sub(schema.then)} if (e.length > ${before}) $fail(e, ${path()}, "if", { failingKeyword: "then" }, ${jsString(MESSAGES.if)}); } else e.length = ${before}; }`,
       )
@@ -416,12 +495,12 @@ export class SchemaCode {
   }
 
   private size(at: At, keyword: SizeKeyword, limit: number): string {
-    this.helpers.add('$size')
+    this.used.add('$size')
     return `$size(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`
   }
 
   private fail(at: At, keyword: string, params: Record<string, unknown>, message: string): string {
-    this.helpers.add('$fail')
+    this.used.add('$fail')
     return `$fail(e, ${this.path(at)}, ${jsString(keyword)}, ${jsLiteral(params)}, ${jsString(message)});`
   }
 
@@ -447,9 +526,8 @@ export class SchemaCode {
 
   /** The expression whose `test` decides `pattern`: a linear-time matcher, or a shared `RegExp` constant. */
   private matcher(pattern: string, text = jsString(pattern)): string {
-    const linear = this.options.linear(pattern)
-    if (linear !== undefined) return `${linear}[${text}]`
-    return this.constant('re', `/* @__PURE__ */ new RegExp(${text}, "u")`)
+    if (this.options.linear(pattern) !== undefined) return `${this.slot(['linear', pattern])}[${text}]`
+    return this.slot(['constant', 're', `/* @__PURE__ */ new RegExp(${text}, "u")`])
   }
 
   /** A module constant for `expression`, one per distinct expression. */
@@ -480,6 +558,9 @@ export class SchemaCode {
   }
 }
 
+/** The memo of validator functions' pieces, one per compiler. */
+const PIECES = 'schema-code'
+
 /** One validator for a module: the constant it is exported under inside the module, and its root schema. */
 export interface ValidatorRoot {
   name: string
@@ -507,12 +588,14 @@ export function validatorDeclarations(
   roots: readonly ValidatorRoot[],
   definitions: ReadonlyMap<string, { readonly name: string; readonly schema: Schema }>,
   prefix: string,
+  memos?: CompileMemos,
 ): ValidatorDeclarations {
   const linear = new Map<string, string>()
   const wanted: string[] = []
   const reached = new Set<string>()
   const code = new SchemaCode({
     prefix,
+    memo: memos?.of<Piece>(PIECES),
     ref(ref) {
       const definition = definitions.get(ref)
       if (!definition) throw new Error(`schema is invalid: reference ${ref} names no definition`)

@@ -18,10 +18,17 @@ export const DEV_PAGE = '/__contracts'
 interface Entry {
   file: string
   format?: string
-  identity?: string
-  exports: string[]
+  /** The module (read for its exports and identity only when the page is drawn: every save records one). */
+  code: string
   diagnostics: CompileResult['diagnostics']
   dependencies: string[]
+}
+
+/** The module's exports and contract identity: Benzene's contract hash, a NATS module's document digest. */
+function described(code: string): { exports: string[]; identity?: string } {
+  const exports = [...code.matchAll(/^export const ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!)
+  const identity = /^export const contractHash = "(sha256:[0-9a-f]{64})"/m.exec(code)?.[1] ?? /"digest":"([0-9a-f]{64})"/.exec(code)?.[1]
+  return { exports, ...(identity ? { identity } : {}) }
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -35,15 +42,10 @@ export class DevRegistry {
   opened = false
 
   record(result: CompileResult): void {
-    const exports = [...(result.code ?? '').matchAll(/^export const ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!)
-    // Benzene's contract hash, a NATS module's document digest (what identifies each format's contract).
-    const code = result.code ?? ''
-    const identity = /^export const contractHash = "(sha256:[0-9a-f]{64})"/m.exec(code)?.[1] ?? /"digest":"([0-9a-f]{64})"/.exec(code)?.[1]
     this.entries.set(result.file, {
       file: result.file,
       ...(result.format ? { format: result.format } : {}),
-      ...(identity ? { identity } : {}),
-      exports,
+      code: result.code ?? '',
       diagnostics: result.diagnostics,
       dependencies: result.dependencies,
     })
@@ -58,7 +60,7 @@ export class DevRegistry {
     const sections: string[] = []
     const bundles = new Set<string>()
     for (const file of this.files()) {
-      const e = this.entries.get(file)!
+      const e = { ...this.entries.get(file)!, ...described(this.entries.get(file)!.code) }
       const read = sourceReader(e.dependencies.length > 0 ? e.dependencies : [file])
       const diagnostics = e.diagnostics
         .map((d) => `<pre class="diagnostic ${d.severity}" data-code="${escape(d.code)}">${escape(formatDiagnostic(d, read))}</pre>`)

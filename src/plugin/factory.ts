@@ -71,7 +71,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
   const compileOptions = (file: string, query: string): CompileOptions => {
     const { topics, ...benzene } = options.benzene
-    return { query, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
+    return { query, declarations: options.types !== false, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
   }
 
   /** Watches `dependency` for the module `id`: a change regenerates it (dev) or rebuilds (watch mode). */

@@ -4,7 +4,8 @@ import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
 import { schemaClosure } from '../../runtime/benzene/closure.js'
 import type { BenzeneDocument } from '../../runtime/benzene/document.js'
-import { contractHash } from '../../runtime/benzene/hash-node.js'
+import { bytesOfSchema, contractHash } from '../../runtime/benzene/hash-node.js'
+import type { CompileMemos } from '../../core/memo.js'
 import type { BenzeneModel, TopicModel } from './model.js'
 import { nameEntries } from './naming.js'
 import type { BenzeneOptions } from './options.js'
@@ -28,7 +29,7 @@ export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective
 }
 
 /** Scope, names and hashes: everything generation needs, or the diagnostics that stop it. `options` are resolved (`resolveBenzeneOptions`). */
-export function buildModel(source: JsonSource, effective: BenzeneOptions): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
+export function buildModel(source: JsonSource, effective: BenzeneOptions, memos?: CompileMemos): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
   const doc = source.value as BenzeneDocument
   const diagnostics: Diagnostic[] = []
   const report = (code: BenzeneModelCode, pointer: string, message: string, data?: Record<string, unknown>) =>
@@ -73,9 +74,10 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions): { mod
       return { diagnostics }
     }
   }
+  const bytesOf = memos ? schemaBytes(memos) : bytesOfSchema
   const topics: TopicModel[] = requests.map((named, i) => ({
     ...named,
-    hash: contractHash(topicScoped(doc, named.entry, closures[i])),
+    hash: contractHash(topicScoped(doc, named.entry, closures[i]), bytesOf),
     components: closures[i]!,
   }))
   const projection = scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)
@@ -88,12 +90,34 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions): { mod
       document: doc,
       topics,
       events,
-      moduleHash: contractHash(projection),
+      moduleHash: contractHash(projection, bytesOf),
       projection: scope.hasIncludeList ? { kind: 'service-level', topics: [...effective.topics!] } : { kind: 'whole-service' },
       options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number', validators: effective.validators ?? 'code' },
       positions,
     },
     diagnostics,
+  }
+}
+
+/**
+ * Each component schema's hash input, kept by its JSON text across the compiles of one compiler:
+ * after an edit, only the schemas it changed are canonicalized again. Once per schema object in a
+ * compile (the topics share their schemas). JSON text decides the canonical form: the same members
+ * in the same order are the same value (`-0` and `0` are both `0` in either).
+ */
+function schemaBytes(memos: CompileMemos): (schema: unknown) => Buffer {
+  const memo = memos.of<Buffer>('benzene:schema-bytes')
+  const seen = new WeakMap<object, Buffer>()
+  return (schema) => {
+    if (typeof schema !== 'object' || schema === null) return bytesOfSchema(schema)
+    let bytes = seen.get(schema)
+    if (bytes === undefined) {
+      const key = JSON.stringify(schema)
+      bytes = memo.get(key)
+      if (bytes === undefined) memo.set(key, (bytes = bytesOfSchema(schema)), bytes.length)
+      seen.set(schema, bytes)
+    }
+    return bytes
   }
 }
 

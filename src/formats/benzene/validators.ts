@@ -1,4 +1,5 @@
 import { validatorDeclarations, type ValidatorDeclarations } from '../../core/schema-code.js'
+import type { CompileMemos } from '../../core/memo.js'
 import type { Schema } from '../../runtime/benzene/document.js'
 import type { Schema as JsonSchema } from '../../runtime/shared/schema-check.js'
 import type { ValidatorForm } from './options.js'
@@ -28,6 +29,7 @@ export function generateValidators(
   catalogue: Readonly<Record<string, Schema>>,
   int64: 'number' | 'string',
   form: ValidatorForm = 'code',
+  memos?: CompileMemos,
 ): ValidatorDeclarations {
   // The interpreter's form (option `validators: 'data'`): the same verdicts, a smaller module.
   if (form === 'data') return dataValidators(requests, catalogue, int64)
@@ -44,5 +46,5 @@ export function generateValidators(
     for (const [key, schema] of Object.entries(document.definitions as Record<string, JsonSchema>))
       definitions.set(`${document.$id as string}#/definitions/${key}`, { name: `$${document.$id as string}$${key}`, schema })
   }
-  return validatorDeclarations(roots, definitions, '$v$')
+  return validatorDeclarations(roots, definitions, '$v$', memos)
 }

@@ -1,5 +1,6 @@
 import { append } from '../../core/append.js'
 import { sortKeys, sortedCopy } from '../../core/emit.js'
+import type { CompileMemos } from '../../core/memo.js'
 import { linearPatternsIn } from '../../core/pattern-safety.js'
 import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
@@ -17,7 +18,7 @@ import { isObject } from './document.js'
  * code generation cost a 500-channel compile with one such interaction about a tenth of its time
  * (bench/), for what is usually a handful of `type`/`properties`/`required` checks.
  */
-export function payloadValidators(wanted: readonly ValidatorRequest[], components: Readonly<Record<string, unknown>>): PayloadValidators {
+export function payloadValidators(wanted: readonly ValidatorRequest[], components: Readonly<Record<string, unknown>>, memos?: CompileMemos): PayloadValidators {
   const out: PayloadValidators = { definitions: new Map(), validators: new Map(), imports: new Set(), linearPatterns: false }
   if (wanted.length === 0) return out
   /** Each component's form for the generated code (undefined: not convertible, or no such component), made once. */
@@ -46,7 +47,7 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     out.validators.set(it.id, `$payload${index}`)
   })
   if (roots.length > 0) {
-    const code = validatorDeclarations(roots, definitions, '$v$')
+    const code = validatorDeclarations(roots, definitions, '$v$', memos)
     for (const [name, expression] of code.declarations) out.definitions.set(name, expression)
     for (const name of code.imports) out.imports.add(name)
     out.linearPatterns = code.linearPatterns

@@ -10,7 +10,8 @@ import type { Projection } from './projection.js'
 
 const schemaBytes = new WeakMap<object, Buffer>()
 
-function bytesOfSchema(schema: unknown): Buffer {
+/** A component schema's hash input, `canonical(schema)` as UTF-8 (a caller may keep them longer: `contractHash`'s `bytesOf`). */
+export function bytesOfSchema(schema: unknown): Buffer {
   if (typeof schema !== 'object' || schema === null) return Buffer.from(canonical(schema), 'utf8')
   let bytes = schemaBytes.get(schema)
   if (bytes === undefined) schemaBytes.set(schema, (bytes = Buffer.from(canonical(schema), 'utf8')))
@@ -18,7 +19,7 @@ function bytesOfSchema(schema: unknown): Buffer {
 }
 
 /** Contract Document §6.2: `"sha256:" + lowercase-hex(sha256(JCS(normalize(projection))))`. */
-export function contractHash(projection: Projection): string {
+export function contractHash(projection: Projection, bytesOf: (schema: unknown) => Buffer = bytesOfSchema): string {
   const hash = createHash('sha256')
   let pending = ''
   writeHashInput(projection, {
@@ -26,7 +27,7 @@ export function contractHash(projection: Projection): string {
     schema: (schema) => {
       if (pending !== '') hash.update(pending, 'utf8')
       pending = ''
-      hash.update(bytesOfSchema(schema))
+      hash.update(bytesOf(schema))
     },
   })
   if (pending !== '') hash.update(pending, 'utf8')

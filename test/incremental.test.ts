@@ -1,0 +1,173 @@
+/**
+ * Recompiles after an edit (issue 21): a compiler keeps what its stages computed by content
+ * (`CompileMemos`), so an edit of one topic redoes that topic's validator functions and hash input
+ * only, and the module is byte for byte what a fresh compiler writes.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { ContractCompiler } from '../src/index.js'
+import { ok } from '../src/runtime/shared/result.js'
+import { loadModule } from './helpers/load-module.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
+
+const work = join(import.meta.dirname, '.tmp/incremental')
+const file = join(work, 'service.spec.json')
+
+/** A service of `n` topics, each with its own request schema (patterns, long enums, many members: every kind of module constant). */
+function document(n: number, edit?: { topic: number; schema: unknown }): string {
+  const schemas: Record<string, unknown> = {
+    Money: {
+      type: 'object',
+      required: ['Amount'],
+      properties: { Amount: { type: 'number', minimum: 0 }, Currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
+    },
+  }
+  const requests: unknown[] = []
+  for (let i = 0; i < n; i++) {
+    schemas[`Request${i}`] = edit?.topic === i ? edit.schema : requestSchema(i)
+    schemas[`Response${i}`] = { type: 'object', properties: { Id: { type: 'string' }, Total: { $ref: '#/components/schemas/Money' } } }
+    requests.push({ topic: `svc:op-${i}`, request: { $ref: `#/components/schemas/Request${i}` }, response: { $ref: `#/components/schemas/Response${i}` } })
+  }
+  return JSON.stringify({ openapi: '3.0.1', info: { title: 'incremental', version: '1' }, requests, events: [], components: { schemas } }, null, 2)
+}
+
+function requestSchema(i: number): unknown {
+  const members = Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`field${k}`, { type: 'string', maxLength: 8 + i }]))
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['Code'],
+    properties: {
+      ...members,
+      Code: { type: 'string', pattern: `^op${i}-[a-z]+$` },
+      Kind: { type: 'string', enum: ['a', 'b', 'c', 'd', 'e', `kind${i}`] },
+      Total: { $ref: '#/components/schemas/Money' },
+    },
+  }
+}
+
+const write = (text: string) => writeFileSync(file, text)
+/** Whether a topic client sends `request` (a sender that answers every request with an empty success). */
+const sends = async (client: { send(sender: unknown, request: unknown): Promise<{ isSuccessful: boolean }> }, request: unknown) =>
+  (await client.send({ send: async () => ok({}) }, request)).isSuccessful
+const fresh = async () => new ContractCompiler().compile(file)
+
+beforeEach(() => {
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(work, { recursive: true })
+})
+
+describe('a Benzene recompile after an edit', () => {
+  it('writes the bytes a fresh compiler writes, module and declarations, and redoes only the edited topic', async () => {
+    const compiler = new ContractCompiler()
+    write(document(40))
+    const first = await compiler.compile(file)
+    expect(first.diagnostics).toEqual([])
+    const code = compiler.memos.of('schema-code')
+    const bytes = compiler.memos.of('benzene:schema-bytes')
+    const before = { code: code.misses, bytes: bytes.misses }
+    // One topic's request gains a member with a pattern of its own (a new module constant).
+    const edited = requestSchema(7) as { properties: Record<string, unknown> }
+    edited.properties.Note = { type: 'string', pattern: '^edited$' }
+    write(document(40, { topic: 7, schema: edited }))
+    const second = await compiler.compile(file)
+    const reference = await fresh()
+    expect(second.code).toBe(reference.code)
+    expect(second.dts).toBe(reference.dts)
+    expect(second.code).not.toBe(first.code)
+    expect(second.code).toContain('"^edited$"')
+    // The edited definition's function is written again (in each direction that reaches it); the other 79 are not.
+    expect(code.misses - before.code).toBeGreaterThan(0)
+    expect(code.misses - before.code).toBeLessThanOrEqual(2)
+    expect(bytes.misses - before.bytes).toBe(1)
+    expect(code.hits).toBeGreaterThan(80)
+  })
+
+  it('gives the first bytes back when the edit is undone, and the generated validators judge as before', async () => {
+    const compiler = new ContractCompiler()
+    write(document(12))
+    const first = await compiler.compile(file)
+    write(document(12, { topic: 3, schema: { type: 'object', required: ['Only'], properties: { Only: { type: 'integer' } } } }))
+    const edited = await compiler.compile(file)
+    write(document(12))
+    const undone = await compiler.compile(file)
+    expect(undone.code).toBe(first.code)
+    const mod = await loadModule(edited.code!, 'incremental-edited')
+    expect(await sends(mod.op3, { Only: 1.5 })).toBe(false)
+    expect(await sends(mod.op3, { Only: 2 })).toBe(true)
+    const back = await loadModule(undone.code!, 'incremental-undone')
+    expect(await sends(back.op3, { Code: 'op3-x', Kind: 'kind3' })).toBe(true)
+    expect(await sends(back.op3, { Code: 'op4-x' })).toBe(false)
+  })
+
+  it('keeps names from a document as escaped literals, control characters included, on a hit as on a miss', async () => {
+    const odd = {
+      type: 'object',
+      required: ['\u0001a'],
+      properties: { '\u0001a': { type: 'string', pattern: '^\u0001[0-9]\u0001$' }, 'b\u00010': { enum: [1, 2, 3, 4, 5, '\u00011\u0001'] } },
+    }
+    const compiler = new ContractCompiler()
+    write(document(3, { topic: 1, schema: odd }))
+    const miss = await compiler.compile(file)
+    expect(miss.diagnostics).toEqual([])
+    write(document(3, { topic: 1, schema: odd }).replace('"incremental"', '"incremental-2"'))
+    const hit = await compiler.compile(file)
+    expect(compiler.memos.of('schema-code').hits).toBeGreaterThan(0)
+    expect(hit.code!.includes('\u0001')).toBe(false)
+    expect(hit.code).toBe((await fresh()).code)
+    const mod = await loadModule(hit.code!, 'incremental-control')
+    expect(await sends(mod.op1, { '\u0001a': '\u00017\u0001', 'b\u00010': '\u00011\u0001' })).toBe(true)
+    expect(await sends(mod.op1, { '\u0001a': 'x' })).toBe(false)
+    expect(await sends(mod.op1, { '\u0001a': '\u00017\u0001', 'b\u00010': '1' })).toBe(false)
+  })
+
+  it('leaves the declarations out when asked for none, and the module is the same', async () => {
+    write(document(5))
+    const compiler = new ContractCompiler()
+    const without = await compiler.compile(file, { declarations: false })
+    const withTypes = await compiler.compile(file)
+    expect(without.dts).toBeUndefined()
+    expect(withTypes.dts).toContain('export declare const op0')
+    expect(without.code).toBe(withTypes.code)
+  })
+})
+
+describe('a NATS recompile after an edit', () => {
+  it('writes the bytes a fresh compiler writes, after an edit outside the checked payloads and after one inside them', async () => {
+    const shop = ShopBundle.copy('incremental-nats')
+    shop
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '      requestOperation: requestRefundVote\n',
+        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+      )
+      .relock()
+    const compiler = new ContractCompiler()
+    const first = await compiler.compile(shop.doc('payments'))
+    expect(first.diagnostics).toEqual([])
+    expect(first.code).toContain('compiledValidator')
+    const memo = compiler.memos.of('schema-code')
+    const recompiled = async () => {
+      const misses = memo.misses
+      const result = await compiler.compile(shop.doc('payments'))
+      expect(result.diagnostics).toEqual([])
+      expect(result.code).toBe((await new ContractCompiler().compile(shop.doc('payments'))).code)
+      return memo.misses - misses
+    }
+    // Nothing a validator checks changed: every function comes from the memo.
+    shop.edit('payments/asyncapi/asyncapi.yaml', '  title: Payments\n', '  title: Payments (edited)\n').relock()
+    expect(await recompiled()).toBe(0)
+    // A schema the checked payload reaches changed: its function is written again.
+    shop
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        'properties: { paymentId: { type: string }, amount: { type: number }, reason: { type: string } }',
+        'properties: { paymentId: { type: string, minLength: 3 }, amount: { type: number }, reason: { type: string } }',
+      )
+      .relock()
+    const written = await recompiled()
+    expect(written).toBeGreaterThan(0)
+    expect(written).toBeLessThan(memo.hits)
+  })
+})
