@@ -23,7 +23,7 @@ function writeApps(dir: string): { contracts: string; plain: string } {
   const lines: string[] = []
   const plainLines: string[] = []
   for (let i = 0; i < 50; i++) {
-    const benzene = benzeneDocument(20).replace('"synthetic-20"', `"synthetic-${i}"`)
+    const benzene = benzeneDocument(20, i).replace('"synthetic-20"', `"synthetic-${i}"`)
     writeFileSync(join(contracts, `b${i}.spec.json`), benzene)
     writeFileSync(join(plain, `b${i}.json`), benzene)
     const nats = natsDocument(20).replace(/contract: ([\w-]+)/, `contract: app${i}`)

@@ -260,7 +260,15 @@ export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
 }
 
 /** A Benzene document with `n` request topics, nested schemas sharing references, and events. */
-export function benzeneDocument(n: number): string {
+/**
+ * A Benzene document of `n` topics. Every topic's request and response schema is its own (an
+ * `Id` bound and a status value that vary with the topic and `variant`), as in a real service:
+ * identical schemas would let a compiler that reuses work by content (issue 21's incremental
+ * recompiles) flatter every figure. The shared `Money`, `Address` and `Audit` are the same in every
+ * variant, as common types copied between services are. `variant` makes the documents of one
+ * app differ from each other (bench/bundler-build.ts).
+ */
+export function benzeneDocument(n: number, variant = 0): string {
   const schemas: Record<string, unknown> = {
     Money: {
       type: 'object',
@@ -286,7 +294,7 @@ export function benzeneDocument(n: number): string {
       type: 'object',
       required: ['Id', 'Total'],
       properties: {
-        Id: { type: 'string' },
+        Id: { type: 'string', maxLength: 16 + i + 10_000 * variant },
         Total: { $ref: '#/components/schemas/Money' },
         Ship: { $ref: '#/components/schemas/Address' },
         Lines: { type: 'array', items: { type: 'object', properties: { Sku: { type: 'string' }, Qty: { type: 'integer', format: 'int32' } } } },
@@ -298,7 +306,7 @@ export function benzeneDocument(n: number): string {
       properties: {
         Id: { type: 'string', nullable: true },
         Audit: { $ref: '#/components/schemas/Audit' },
-        Status: { type: 'string', enum: ['ok', 'pending'] },
+        Status: { type: 'string', enum: ['ok', 'pending', `state-${variant}-${i}`] },
       },
       additionalProperties: false,
     }
