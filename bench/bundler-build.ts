@@ -14,7 +14,7 @@ import { roundRatios } from './measure.js'
 
 const root = join(import.meta.dirname, '..')
 
-function writeApps(dir: string): { contracts: string; plain: string } {
+export function writeApps(dir: string): { contracts: string; plain: string } {
   rmSync(dir, { recursive: true, force: true })
   const contracts = join(dir, 'contracts')
   const plain = join(dir, 'plain')

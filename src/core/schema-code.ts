@@ -127,9 +127,10 @@ export class SchemaCode {
   /** Module constants the functions share (name -> expression), to be emitted once each. */
   readonly constants = new Map<string, string>()
   private readonly shared = new Map<string, string>()
-  /** While a piece is written: its helpers and slots. */
-  private used = new Set<SchemaHelper>()
-  private slots: Slot[] = []
+  /** The helpers of the function being written: the module's, or a piece's own while one is written. */
+  private used = this.helpers
+  /** A piece's slots while one is written; undefined when names are written directly. */
+  private slots: Slot[] | undefined
   /** `jsString` of names and texts met again and again (property names, paths), made once each. */
   private readonly strings = new Map<string, string>()
   private vars = 0
@@ -149,26 +150,31 @@ export class SchemaCode {
    */
   fn(schema: Schema, definition = false): string {
     const memo = this.options.memo
-    const key = memo === undefined ? undefined : `${definition ? 'D' : 'R'}${JSON.stringify(schema)}`
-    let piece = key === undefined ? undefined : memo!.get(key)
+    // Without a memo (a file's first compile), names are written as they are asked for.
+    if (memo === undefined) {
+      this.used = this.helpers
+      this.slots = undefined
+      return this.text(schema, definition)
+    }
+    const key = `${definition ? 'D' : 'R'}${JSON.stringify(schema)}`
+    let piece = memo.get(key)
     if (piece === undefined) {
-      piece = this.piece(schema, definition)
-      if (key !== undefined) memo!.set(key, piece, piece.size)
+      this.used = new Set()
+      const slots: Slot[] = (this.slots = [])
+      const text = this.text(schema, definition)
+      const size = text.length + slots.reduce((sum, slot) => sum + slot[1].length + (slot.length === 3 ? slot[2].length : 0), 0)
+      piece = { parts: text.split(SLOT), slots, helpers: [...this.used], size }
+      memo.set(key, piece, piece.size)
     }
     return this.fill(piece)
   }
 
-  /** Writes the function's code with its module names as slots. */
-  private piece(schema: Schema, definition: boolean): Piece {
+  /** The function's code (its module names as slots while a piece is written). */
+  private text(schema: Schema, definition: boolean): string {
     this.vars = 0
-    this.used = new Set()
-    this.slots = []
     const body = this.node(schema, { data: 'd', path: [{ expr: 'p' }], depth: 0 })
     if (definition) this.used.add('$deep')
-    const text = `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
-    const slots = this.slots
-    const size = text.length + slots.reduce((sum, slot) => sum + slot[1].length + (slot.length === 3 ? slot[2].length : 0), 0)
-    return { parts: text.split(SLOT), slots, helpers: [...this.used], size }
+    return `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
   }
 
   /** The piece's code with this module's names: slots resolved in the order they were asked for, as writing it here would have. */
@@ -181,22 +187,27 @@ export class SchemaCode {
       for (let i = 1; i < parts.length; i += 2) out += names[Number(parts[i])]! + parts[i + 1]!
       return out
     }
-    for (const slot of piece.slots) {
-      if (slot[0] === 'constant') names.push(this.constant(slot[1], named(slot[2])))
-      else if (slot[0] === 'ref') names.push(this.options.ref(slot[1]))
-      else {
-        const linear = this.options.linear(slot[1])
-        if (linear === undefined) throw new Error(`unplugin-contracts: the linear matcher of ${JSON.stringify(slot[1])} is gone`)
-        names.push(linear)
-      }
-    }
-    return named(piece.parts.join(SLOT))
+    for (const slot of piece.slots) names.push(this.name(slot, named))
+    const { parts } = piece
+    let out = parts[0]!
+    for (let i = 1; i < parts.length; i += 2) out += names[Number(parts[i])]! + parts[i + 1]!
+    return out
   }
 
-  /** A slot for a module name (`fill` resolves it). */
+  /** A module name: a slot while a piece is written (`fill` resolves it), the name itself otherwise. */
   private slot(slot: Slot): string {
+    if (this.slots === undefined) return this.name(slot, (text) => text)
     this.slots.push(slot)
     return `${SLOT}${this.slots.length - 1}${SLOT}`
+  }
+
+  /** What a slot names in this module; `named` fills the slots inside a constant's expression. */
+  private name(slot: Slot, named: (text: string) => string): string {
+    if (slot[0] === 'constant') return this.constant(slot[1], named(slot[2]))
+    if (slot[0] === 'ref') return this.options.ref(slot[1])
+    const linear = this.options.linear(slot[1])
+    if (linear === undefined) throw new Error(`unplugin-contracts: the linear matcher of ${JSON.stringify(slot[1])} is gone`)
+    return linear
   }
 
   private node(schema: Schema, at: At): string {
