@@ -144,13 +144,7 @@ describe('a Benzene recompile after an edit', () => {
 describe('a NATS recompile after an edit', () => {
   it('writes the bytes a fresh compiler writes, after an edit outside the checked payloads and after one inside them', async () => {
     const shop = ShopBundle.copy('incremental-nats')
-    shop
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '      requestOperation: requestRefundVote\n',
-        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
-      )
-      .relock()
+    shop.withRuntimeSchemaCheck().relock()
     const compiler = new ContractCompiler()
     const first = await compiler.compile(shop.doc('payments'))
     expect(first.diagnostics).toEqual([])

@@ -84,13 +84,7 @@ describe('materialize', () => {
 
   it('with runtime-schema-check, validates the materialized payload with the generated validator', async () => {
     const shop = ShopBundle.copy('schema-check')
-    shop
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '      requestOperation: requestRefundVote\n',
-        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
-      )
-      .relock()
+    shop.withRuntimeSchemaCheck().relock()
     const mod = await loadModule((await compile(shop.doc('payments'))).code!, 'payments-checked')
     expect(materialize(mod.interactions.approveRefund, values).subject).toContain('.vote.bob')
     // A bad input is refused as an input; a bad value from elsewhere (context) by the payload check.
@@ -113,11 +107,7 @@ describe('materialize', () => {
       })
       .edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }', '          /requestedBy: { branch: input }')
       // A branch input is never proven statically (NATS_BINDING_UNPROVEN), so the payload is checked too.
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '      requestOperation: requestRefundVote\n',
-        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
-      )
+      .withRuntimeSchemaCheck()
       .relock()
     const result = await compile(shop.doc('payments'))
     expect(result.diagnostics).toEqual([])
@@ -133,11 +123,7 @@ describe('materialize', () => {
   it('with runtime-schema-check, a hostile payload pattern runs in linear time: an attack input is refused at once', async () => {
     const shop = ShopBundle.copy('schema-check-redos')
     shop
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '      requestOperation: requestRefundVote\n',
-        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
-      )
+      .withRuntimeSchemaCheck()
       .edit('payments/asyncapi/asyncapi.yaml', 'paymentId: { type: string }', "paymentId: { type: string, pattern: '^(p+)+$$' }")
       .relock()
     const result = await compile(shop.doc('payments'))

@@ -279,11 +279,7 @@ const bundleCases: Array<
           'payments/asyncapi/refund.yaml',
           'Refund: { type: object, required: [paymentId, amount], properties: { paymentId: { type: string }, amount: { type: number } } }\n',
         )
-        .edit(
-          'payments/asyncapi/asyncapi.yaml',
-          '      requestOperation: requestRefundVote\n',
-          '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
-        )
+        .withRuntimeSchemaCheck()
         .edit(
           'payments/asyncapi/asyncapi.yaml',
           'properties: { paymentId: { type: string }, amount: { type: number }, reason: { type: string } }',
@@ -1177,13 +1173,7 @@ describe('a binding from a branch input is not proven statically (NATS_BINDING_U
       b.edit('payments/asyncapi/asyncapi.yaml', '          /requestedBy: { context: principalId }', '          /requestedBy: { branch: input }')
     const unproven = (await compile(edit(ShopBundle.copy('branch-input-unproven')).relock().doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])
     expect(unproven).toContainEqual(['NATS_BINDING_UNPROVEN', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1requestedBy'])
-    const checked = edit(ShopBundle.copy('branch-input-checked'))
-      .edit(
-        'payments/asyncapi/asyncapi.yaml',
-        '      requestOperation: requestRefundVote\n',
-        '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
-      )
-      .relock()
+    const checked = edit(ShopBundle.copy('branch-input-checked')).withRuntimeSchemaCheck().relock()
     const found = (await compile(checked.doc('payments'))).diagnostics.map((d) => d.code)
     expect(found).not.toContain('NATS_BINDING_UNPROVEN')
   })

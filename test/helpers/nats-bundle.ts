@@ -46,6 +46,15 @@ export class ShopBundle {
     return this.write(rel, next)
   }
 
+  /** Gives the payments refund vote the `runtime-schema-check` capability (its payload checked by a generated validator). */
+  withRuntimeSchemaCheck(): this {
+    return this.edit(
+      'payments/asyncapi/asyncapi.yaml',
+      '      requestOperation: requestRefundVote\n',
+      '      requestOperation: requestRefundVote\n      capabilities: [runtime-schema-check]\n',
+    )
+  }
+
   /**
    * Turns the payments refund vote into explicit-manifest dispatch (`dispatch: branches`), with a
    * `manifest` input typed by `schemas` (component name -> flow-YAML schema; `Manifest` among them).
