@@ -26,6 +26,7 @@ import { subjectCases } from './subjects.js'
 import { validatorCases } from './validators.js'
 import { coldStartCases } from './cold-start.js'
 import { bundlerBuildCases } from './bundler-build.js'
+import { incrementalCases } from './incremental.js'
 import { typeCases } from './types.js'
 import { devLoopServerCases } from './dev-loop-server.js'
 import { CHROMIUM } from '../test/helpers/chromium.js'
@@ -163,6 +164,8 @@ if (nats[5000]) {
     note: 'validate: false',
   }
 }
+
+Object.assign(results, await incrementalCases(quick ? 5 : 15, work))
 
 // Warm rebuild in a Vite dev server with 20 contracts.
 {
