@@ -1,5 +1,8 @@
 /** The runtime generated code imports: results, topic clients, the local sender. */
+import canonicalize from 'canonicalize'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { canonical } from '../src/runtime/benzene/hash.js'
 import { createLocalSender, createTopicClient, createTopicMap, fail, isTransientStatus, ok, toResult, type MessageSender } from '../src/runtime/index.js'
 import { createSubject } from '../src/runtime/nats/subjects.js'
 
@@ -124,5 +127,42 @@ describe('subject render takes own parameters only', () => {
       )
       expect(subject.render(Object.assign(Object.create(null), full(i)))).toBe(subject.render(full(i)))
     })
+  })
+})
+
+describe('the Benzene hash writer', () => {
+  it('writes what canonicalize writes (RFC 8785) for any JSON value, and refuses what it refuses (unpaired surrogates, non-finite numbers)', () => {
+    const withSurrogates = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('\uD800', 'a\uDC00b', '\uD83D\uDE00', '\uDBFF\uDFFF', 'x\uD83D'))
+    const value = fc.letrec((tie) => ({
+      json: fc.oneof(
+        { depthSize: 'small' },
+        withSurrogates,
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('json'), { maxLength: 4 }),
+        fc.dictionary(withSurrogates, tie('json'), { maxKeys: 4 }),
+      ),
+    })).json
+    const outcome = (f: () => string) => {
+      try {
+        return { text: f() }
+      } catch (error) {
+        return { error: (error as Error).message }
+      }
+    }
+    const seen = { text: 0, error: 0 }
+    fc.assert(
+      fc.property(value, (v) => {
+        const expected = outcome(() => canonicalize(v)!)
+        expect(outcome(() => canonical(v))).toEqual(expected)
+        seen['text' in expected ? 'text' : 'error']++
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 500) },
+    )
+    // Both answers were exercised.
+    expect(seen.text).toBeGreaterThan(10)
+    expect(seen.error).toBeGreaterThan(10)
   })
 })
