@@ -11,22 +11,6 @@ import { normalizeProjection, type Projection } from './projection.js'
 /** `canonicalize` with the cycle guard it would otherwise allocate on every call (a Set per key and leaf). */
 const serialize = canonicalize as unknown as (value: unknown, seen: Set<object>) => string | undefined
 const NO_CYCLES = new Set<object>()
-/** Any UTF-16 surrogate (one character class: a linear scan in native code). */
-const SURROGATE = /[\uD800-\uDFFF]/
-
-/**
- * A leaf as `canonicalize` writes it. For a string with no surrogate at all (so none unpaired) and a
- * finite number, that is `JSON.stringify`'s text, which `canonicalize` returns after its checks;
- * those checks walk every character of every key and string in JavaScript, and were a tenth of a
- * 1,000-topic compile (bench/). Anything else goes to `canonicalize` itself, errors included.
- */
-function leaf(value: unknown): string | undefined {
-  if (
-    typeof value === 'string' ? !SURROGATE.test(value) : typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value))
-  )
-    return JSON.stringify(value)
-  return serialize(value, NO_CYCLES)
-}
 
 /**
  * RFC 8785 text of a JSON value (parsed contract data: no cycles, no toJSON, no undefined in
@@ -43,11 +27,11 @@ export function canonical(value: unknown): string {
     for (const k of sortKeys(Object.keys(value))) {
       const member = (value as Record<string, unknown>)[k]
       if (member === undefined) continue
-      text += `${text.length > 1 ? ',' : ''}${leaf(k)!}:${canonical(member)}`
+      text += `${text.length > 1 ? ',' : ''}${serialize(k, NO_CYCLES)!}:${canonical(member)}`
     }
     return text + '}'
   }
-  const text = leaf(value)
+  const text = serialize(value, NO_CYCLES)
   if (text === undefined) throw new Error('canonicalize returned nothing for a contract value')
   return text
 }
@@ -64,7 +48,7 @@ function writeObject(sink: HashSink, value: Record<string, unknown>, member: (ke
   sink.text('{')
   for (const k of sortKeys(Object.keys(value))) {
     if (value[k] === undefined) continue
-    sink.text(`${first ? '' : ','}${leaf(k)!}:`)
+    sink.text(`${first ? '' : ','}${serialize(k, NO_CYCLES)!}:`)
     first = false
     member(k, value[k])
   }
