@@ -57,9 +57,9 @@ export const commonJsWrapper = (source: string): string => `(function (exports, 
  * A built CommonJS file evaluated as `require` would, with V8's code cache that the build wrote
  * beside it: the precompiled AsyncAPI validator is 0.9 MB of code, and compiling it was the
  * largest single cost of a fresh `contracts check` (~19 ms of 180). The cache is only a hint:
- * V8 rejects one made by another V8 version or with other flags, or for other text (it checks a
- * hash of the source), and then compiles the text as usual. The file is the package's own build
- * output, never a contract's text.
+ * V8 rejects one made by another V8 version or with other flags, and then compiles the text as
+ * usual; for other text of the same length it would not (`sourceDigest` guards that). The file is
+ * the package's own build output, never a contract's text.
  */
 export function loadBuilt(file: string): { exports: unknown; cache: 'used' | 'rejected' | 'none' } {
   const source = readFileSync(file, 'utf8')

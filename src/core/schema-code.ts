@@ -63,7 +63,7 @@ export interface SchemaCodeOptions {
    * it answers must depend on `pattern` alone: a kept function's code took that branch for it.
    */
   linear(pattern: string): string | undefined
-  /** Functions' code kept across compiles by their schema's JSON text (`pieceMemo`). */
+  /** Functions' code kept across compiles by their schema's JSON text (`Piece`; `validatorDeclarations` passes the compiler's). */
   memo?: ContentMemo<Piece>
 }
 
@@ -189,17 +189,14 @@ export class SchemaCode {
   private fill(piece: Piece): string {
     for (const helper of piece.helpers) this.helpers.add(helper)
     const names: string[] = []
-    const named = (text: string) => {
-      const parts = text.split(SLOT)
+    // Text and slot numbers alternate: each number becomes the name resolved for it.
+    const filled = (parts: readonly string[]) => {
       let out = parts[0]!
       for (let i = 1; i < parts.length; i += 2) out += names[Number(parts[i])]! + parts[i + 1]!
       return out
     }
-    for (const slot of piece.slots) names.push(this.name(slot, named))
-    const { parts } = piece
-    let out = parts[0]!
-    for (let i = 1; i < parts.length; i += 2) out += names[Number(parts[i])]! + parts[i + 1]!
-    return out
+    for (const slot of piece.slots) names.push(this.name(slot, (text) => filled(text.split(SLOT))))
+    return filled(piece.parts)
   }
 
   /** A module name: a slot while a piece is written (`fill` resolves it), the name itself otherwise. */
