@@ -25,7 +25,8 @@ export async function devLoopServerCases(edits: number, work: string): Promise<R
     root: dir,
     configFile: false,
     logLevel: 'silent',
-    plugins: [contractsVite({ types: false })],
+    // The default options, as an app has them: sidecar types on (written once the saves pause).
+    plugins: [contractsVite()],
     server: { host: '127.0.0.1', port: 0 },
   })
   await server.listen()

@@ -41,6 +41,14 @@ async function fetchContractModule() {
 const editor = new EditorFile(contract)
 const save = (text: string) => editor.save(text)
 
+const readSidecar = () => {
+  try {
+    return readFileSync(join(root, 'payments.spec.d.json.ts'), 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs
   for (;;) {
@@ -85,6 +93,9 @@ describe('Vite dev server', () => {
     await until('the regenerated module', async () => ((await fetchContractModule()).text.includes(JSON.stringify(after)) ? true : undefined))
     // The browser was told: the importer is reloaded (nothing accepts the update on its own).
     await until('an HMR message', async () => messages.find((m) => m.type === 'full-reload' || m.type === 'update'))
+    // The sidecar follows once the saves pause (written after the module is served, not before).
+    await until('the sidecar of the edited contract', async () => (readSidecar()?.includes(JSON.stringify(after)) ? true : undefined))
+    expect(readSidecar()).toContain('Note?: string')
   })
 
   it('an invalid edit is an error with code and position, on the page and over HTTP', async () => {

@@ -17,6 +17,8 @@ import { DEV_PAGE, DevRegistry } from './dev-page.js'
 import { writeQueries, writeSidecar } from './sidecar.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
+/** How long a dev server waits after a contract's last save before writing its sidecars (`typesLater`). */
+const TYPES_DELAY = 50
 const NODE_MODULES = /[\\/]node_modules[\\/]/
 /**
  * Generated modules (and apps) import the runtime of this very plugin, wherever the app resolves
@@ -68,11 +70,24 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const queryWrites = new Map<string, Promise<void>>()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
   const registry = new DevRegistry()
+  /** A dev server's pending and running sidecar writes, by contract and query (`typesLater`). */
+  const typeTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  const typeWrites = new Map<string, Promise<void>>()
+  let logger: { warn(message: string): void } | undefined
 
+  /**
+   * Whether a Vite dev server runs this instance. Then a module is served without its declarations
+   * and the sidecars are written just after (`typesLater`): in the 100-topic dev-loop case the
+   * declarations and their write were a fifth of every edit's wait, for a file the editor reads
+   * whenever it is written. A build writes them before its modules are done, as before.
+   */
+  let serving = false
   const compileOptions = (file: string, query: string): CompileOptions => {
     const { topics, ...benzene } = options.benzene
-    return { query, declarations: options.types !== false, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
+    return { query, declarations: options.types !== false && !serving, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
   }
+  /** The compile whose result carries the declarations the sidecars need. */
+  const declared = (file: string, query: string) => compiler.compile(file, { ...compileOptions(file, query), declarations: true })
 
   /** Watches `dependency` for the module `id`: a change regenerates it (dev) or rebuilds (watch mode). */
   function watch(this: { addWatchFile(file: string): void }, dependency: string, id: string): void {
@@ -148,7 +163,10 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       for (const dependency of result.dependencies.length ? result.dependencies : [parsed.file]) watch.call(this, dependency, id)
       for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
       if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework))
-      if (options.types !== false) await writeTypes(result, parsed)
+      if (options.types !== false) {
+        if (serving) typesLater(parsed)
+        else await writeTypes(result, parsed)
+      }
       return { code: result.code, map: result.map as never, moduleType: 'js' }
     },
 
@@ -159,6 +177,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         viteRoot = config.root
       },
       configureServer(server) {
+        serving = true
+        logger = server.config.logger
         // The dev page: what this server compiled, and the topology of each NATS bundle.
         server.middlewares.use(DEV_PAGE, (req, res, next) => {
           if (req.method !== 'GET') return next()
@@ -198,6 +218,28 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   }
 
   /**
+   * A dev server's sidecars for `parsed`, written once its saves pause (`TYPES_DELAY` after the
+   * last one served), one write at a time per contract. A contract that does not compile has no
+   * declarations: nothing is written (the overlay shows why). A failed write is a warning.
+   */
+  function typesLater(parsed: { file: string; query: string }): void {
+    const key = `${parsed.file}?${parsed.query}`
+    clearTimeout(typeTimers.get(key))
+    const timer = setTimeout(() => {
+      typeTimers.delete(key)
+      const previous = typeWrites.get(key) ?? Promise.resolve()
+      const next = previous
+        .then(async () => {
+          const result = await declared(parsed.file, parsed.query)
+          if (result.dts !== undefined) await writeTypes(result, parsed)
+        })
+        .catch((error: unknown) => logger?.warn(`unplugin-contracts: the declarations of ${parsed.file} were not written: ${String(error)}`))
+      typeWrites.set(key, next)
+    }, TYPES_DELAY)
+    typeTimers.set(key, timer)
+  }
+
+  /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
    * esbuild's `this.error()`, because esbuild prints a thrown error with a note pointing into the
    * plugin machinery ("This error came from the onLoad callback registered here").
@@ -210,7 +252,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
   /** Sidecar types describe the module as imported without a query, whatever this import asked for. */
   async function writeTypes(result: CompileResult, parsed: { file: string; query: string }): Promise<void> {
-    const plain = parsed.query === '' ? result : await compiler.compile(parsed.file, compileOptions(parsed.file, ''))
+    const plain = parsed.query === '' ? result : await declared(parsed.file, '')
     if (plain.dts !== undefined) await writeSidecar(parsed.file, plain.dts)
     if (parsed.query !== '' && result.dts !== undefined) {
       let seen = queries.get(parsed.file)
