@@ -1,14 +1,13 @@
 // Run by `npm run build` after the precompiles: V8's code cache of each precompiled validator,
-// written beside it (`<file>.v8-cache`, read by src/core/lazy-require.ts). Each validator runs
-// once on a small valid input before its cache is taken, so the functions a valid contract calls
-// are in the cache compiled, not only the file's top level. A cache made by another Node (V8)
-// version is rejected by V8 at load time and the file is compiled as before.
+// written beside it (`<file>.v8-cache`, read by src/core/lazy-require.ts, which also writes its
+// format). Each validator runs once on a small valid input before its cache is taken, so the
+// functions a valid contract calls are in the cache compiled, not only the file's top level. A
+// cache made by another Node (V8) version is rejected by V8 at load time and the file is compiled
+// as before.
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { Script } from 'node:vm'
+import { join } from 'node:path'
 import { load } from 'js-yaml'
-import { codeCacheFile, commonJsWrapper, sourceDigest } from '../dist/src/core/lazy-require.js'
+import { codeCacheFile, codeCacheOf, loadBuilt } from '../dist/src/core/lazy-require.js'
 
 const dist = join(import.meta.dirname, '../dist/src')
 const sample = load(readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8'))
@@ -19,12 +18,9 @@ const files = {
 }
 for (const [path, input] of Object.entries(files)) {
   const file = join(dist, path)
-  const source = readFileSync(file, 'utf8')
-  const script = new Script(commonJsWrapper(source), { filename: file })
-  const module = { exports: {} }
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file))
-  const validate = module.exports.default ?? module.exports
+  const loaded = loadBuilt(file)
+  const validate = loaded.exports.default ?? loaded.exports
   if (validate(input) !== true) throw new Error(`${path} refused its sample input: ${JSON.stringify(validate.errors)}`)
-  writeFileSync(codeCacheFile(file), Buffer.concat([Buffer.from(sourceDigest(source), 'latin1'), script.createCachedData()]))
+  writeFileSync(codeCacheFile(file), codeCacheOf(loaded))
   console.log(`wrote ${codeCacheFile(file)}`)
 }

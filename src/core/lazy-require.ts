@@ -47,11 +47,16 @@ export const codeCacheFile = (file: string): string => `${file}.v8-cache`
  * check of the source is its length, not its bytes: without this, a rebuilt file of the same
  * length could run stale compiled functions.
  */
-export const sourceDigest = (source: string): string => createHash('sha256').update(source).digest('hex')
+const sourceDigest = (source: string): string => createHash('sha256').update(source).digest('hex')
 const DIGEST_LENGTH = 64
 
 /** Wraps a CommonJS file's text as Node does, so that `Script` compiles what `require` would. */
-export const commonJsWrapper = (source: string): string => `(function (exports, require, module, __filename, __dirname) {${source}\n})`
+const commonJsWrapper = (source: string): string => `(function (exports, require, module, __filename, __dirname) {${source}\n})`
+
+/** The code cache file of a built file `loadBuilt` compiled (and ran, so that its functions are in it). */
+export function codeCacheOf(loaded: { source: string; script: Script }): Buffer {
+  return Buffer.concat([Buffer.from(sourceDigest(loaded.source), 'latin1'), loaded.script.createCachedData()])
+}
 
 /**
  * A built CommonJS file evaluated as `require` would, with V8's code cache that the build wrote
@@ -61,7 +66,7 @@ export const commonJsWrapper = (source: string): string => `(function (exports, 
  * usual; for other text of the same length it would not (`sourceDigest` guards that). The file is
  * the package's own build output, never a contract's text.
  */
-export function loadBuilt(file: string): { exports: unknown; cache: 'used' | 'rejected' | 'none' } {
+export function loadBuilt(file: string): { exports: unknown; cache: 'used' | 'rejected' | 'none'; source: string; script: Script } {
   const source = readFileSync(file, 'utf8')
   let cachedData: Buffer | undefined
   try {
@@ -73,5 +78,5 @@ export function loadBuilt(file: string): { exports: unknown; cache: 'used' | 're
   const script = new Script(commonJsWrapper(source), { filename: file, cachedData })
   const module = { exports: {} as unknown }
   ;(script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file))
-  return { exports: module.exports, cache: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used' }
+  return { exports: module.exports, cache: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used', source, script }
 }

@@ -60,7 +60,8 @@ export class DevRegistry {
     const sections: string[] = []
     const bundles = new Set<string>()
     for (const file of this.files()) {
-      const e = { ...this.entries.get(file)!, ...described(this.entries.get(file)!.code) }
+      const entry = this.entries.get(file)!
+      const e = { ...entry, ...described(entry.code) }
       const read = sourceReader(e.dependencies.length > 0 ? e.dependencies : [file])
       const diagnostics = e.diagnostics
         .map((d) => `<pre class="diagnostic ${d.severity}" data-code="${escape(d.code)}">${escape(formatDiagnostic(d, read))}</pre>`)
