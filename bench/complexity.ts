@@ -15,6 +15,10 @@ import { dirname, join } from 'node:path'
 import { load } from 'js-yaml'
 import { ContractCompiler } from '../dist/src/index.js'
 import * as hostile from './hostile.js'
+import type { Family } from './family.js'
+import { families as validatorFamilies } from './hostile-validators.js'
+import { families as topologyFamilies } from './hostile-topology.js'
+import { families as ruleFamilies } from './hostile-rules.js'
 import { paired } from './measure.js'
 
 const quick = process.argv.includes('--quick')
@@ -22,16 +26,6 @@ const RUNS = quick ? 3 : 9
 const work = join(import.meta.dirname, '.work/complexity')
 rmSync(work, { recursive: true, force: true })
 mkdirSync(work, { recursive: true })
-
-interface Family {
-  name: string
-  n: number
-  make: (n: number, dir: string) => string
-  /** Units of inherent work at size n, when it is not n itself. */
-  work?: (n: number) => number
-  /** The file whose parse is the floor, when it is not the compiled one. */
-  grows?: (compiled: string) => string
-}
 
 const file = (name: string) => (text: string, dir: string) => {
   const path = join(dir, name)
@@ -60,6 +54,9 @@ const families: Family[] = [
     make: (n, d) => file('c.spec.json')(hostile.schemaChain(n, '$ref', n), d),
     work: (n) => (n * (n + 1)) / 2,
   },
+  ...validatorFamilies,
+  ...topologyFamilies,
+  ...ruleFamilies,
 ]
 
 /** The parse of the same text (js-yaml for YAML, JSON.parse for JSON): the floor a compile scales with. */
@@ -79,7 +76,9 @@ for (const family of families) {
   })
   // n and 10n compiled in alternation (a, b, a, b, ...), a fresh compiler each time: the ratio is
   // the median of per-round ratios, so a slow spell of the machine falls on both sides.
-  const compiled = await paired({ small: () => new ContractCompiler().compile(small!), large: () => new ContractCompiler().compile(large!) }, RUNS)
+  const compile = (path: string) => () => new ContractCompiler().compile(path)
+  const run = family.run ?? compile
+  const compiled = await paired({ small: await run(small!), large: await run(large!) }, RUNS)
   const floor = family.grows ?? ((f: string) => f)
   const parsed = await paired({ small: parseOf(floor(small!)), large: parseOf(floor(large!)) }, RUNS)
   const scale = family.work ? family.work(family.n * 10) / family.work(family.n) / 10 : 1
