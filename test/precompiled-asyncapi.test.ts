@@ -3,7 +3,8 @@
  * the verdicts of the one compiled at run time, on every NATS document of the fixtures and on
  * one-member edits of them.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -117,34 +118,36 @@ describe('the precompiled JSON Schema meta-schema validator', () => {
   })
 })
 
-describe("the precompiled validators' code cache (scripts/code-cache.mjs)", () => {
-  it('is taken by V8 when the package loads them, and the verdicts are those of the files required as they are', async () => {
-    const { loadBuilt } = await import('../dist/src/core/lazy-require.js')
-    const asyncapi = loadBuilt(join(root, 'dist/src/formats/nats/asyncapi-validators.cjs'))
-    expect(asyncapi.cache).toBe('used')
-    expect(loadBuilt(join(root, 'dist/src/formats/nats/profile-validator.cjs')).cache).toBe('used')
-    expect(loadBuilt(join(root, 'dist/src/core/meta-schema-validator.cjs')).cache).toBe('used')
-    const cached = asyncapi.exports as ((doc: unknown) => boolean) & { errors?: unknown[] }
-    const required = require(join(root, 'dist/src/formats/nats/asyncapi-validators.cjs'))
-    for (const [name, doc] of documents()) {
-      const a = cached(doc)
-      expect([name, a, a ? null : cached.errors?.[0]]).toEqual([name, required(doc), a ? null : required.errors?.[0]])
+describe("the precompiled validators with this machine's code cache (src/core/code-cache.ts)", () => {
+  it('give the verdicts of the files required as they are', async () => {
+    const cacheRoot = mkdtempSync(join(tmpdir(), 'code-cache-verdicts-'))
+    const file = join(root, 'dist/src/formats/nats/asyncapi-validators.cjs')
+    const loader = join(root, 'dist/src/core/lazy-require.js')
+    // A first process makes the cache when it exits.
+    const first = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { loadBuilt } from ${JSON.stringify(loader)}; loadBuilt(${JSON.stringify(file)})`],
+      {
+        env: { ...process.env, UNPLUGIN_CONTRACTS_CACHE_DIR: cacheRoot },
+      },
+    )
+    expect(first.status).toBe(0)
+    const previous = process.env.UNPLUGIN_CONTRACTS_CACHE_DIR
+    process.env.UNPLUGIN_CONTRACTS_CACHE_DIR = cacheRoot
+    try {
+      const { loadBuilt } = await import('../dist/src/core/lazy-require.js')
+      const asyncapi = loadBuilt(file)
+      expect(asyncapi.cache).toBe('used')
+      const cached = asyncapi.exports as ((doc: unknown) => boolean) & { errors?: unknown[] }
+      const required = require(file)
+      for (const [name, doc] of documents()) {
+        const a = cached(doc)
+        expect([name, a, a ? null : cached.errors?.[0]]).toEqual([name, required(doc), a ? null : required.errors?.[0]])
+      }
+    } finally {
+      if (previous === undefined) delete process.env.UNPLUGIN_CONTRACTS_CACHE_DIR
+      else process.env.UNPLUGIN_CONTRACTS_CACHE_DIR = previous
+      rmSync(cacheRoot, { recursive: true, force: true })
     }
-  })
-
-  it('is not used for a file rebuilt since, even of the same length (V8 alone checks only the length)', async () => {
-    const { codeCacheFile, codeCacheOf, loadBuilt } = await import('../dist/src/core/lazy-require.js')
-    const dir = mkdtempSync(join(tmpdir(), 'code-cache-'))
-    const file = join(dir, 'validator.cjs')
-    const before = 'module.exports = () => "old"'
-    writeFileSync(file, before)
-    // As the build makes it (scripts/code-cache.mjs).
-    writeFileSync(codeCacheFile(file), codeCacheOf(loadBuilt(file)))
-    const first = loadBuilt(file)
-    expect([first.cache, (first.exports as () => string)()]).toEqual(['used', 'old'])
-    writeFileSync(file, before.replace('old', 'new'))
-    const second = loadBuilt(file)
-    expect([second.cache, (second.exports as () => string)()]).toEqual(['none', 'new'])
-    rmSync(dir, { recursive: true, force: true })
   })
 })

@@ -6,11 +6,11 @@
  * synchronously: the compile stages that use them are synchronous. Compile time only: the runtime
  * never imports this (a browser has no `require`).
  */
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { Script } from 'node:vm'
+import { cacheOnExit, readCodeCache, sourceDigest } from './code-cache.js'
 import { builtFile } from './package-info.js'
 
 const require = createRequire(import.meta.url)
@@ -39,44 +39,24 @@ export function lazyBuilt<T>(callerUrl: string, path: string): () => T | undefin
   }
 }
 
-/** Where the build keeps V8's code cache of a built CommonJS file (`scripts/code-cache.mjs`). */
-export const codeCacheFile = (file: string): string => `${file}.v8-cache`
-
-/**
- * A code cache file is the SHA-256 (hex) of the text it was made from, then V8's data. V8's own
- * check of the source is its length, not its bytes: without this, a rebuilt file of the same
- * length could run stale compiled functions.
- */
-const sourceDigest = (source: string): string => createHash('sha256').update(source).digest('hex')
-const DIGEST_LENGTH = 64
-
 /** Wraps a CommonJS file's text as Node does, so that `Script` compiles what `require` would. */
 const commonJsWrapper = (source: string): string => `(function (exports, require, module, __filename, __dirname) {${source}\n})`
 
-/** The code cache file of a built file `loadBuilt` compiled (and ran, so that its functions are in it). */
-export function codeCacheOf(loaded: { source: string; script: Script }): Buffer {
-  return Buffer.concat([Buffer.from(sourceDigest(loaded.source), 'latin1'), loaded.script.createCachedData()])
-}
-
 /**
- * A built CommonJS file evaluated as `require` would, with V8's code cache that the build wrote
- * beside it: the precompiled AsyncAPI validator is 0.9 MB of code, and compiling it was the
- * largest single cost of a fresh `contracts check` (~19 ms of 180). The cache is only a hint:
- * V8 rejects one made by another V8 version or with other flags, and then compiles the text as
- * usual; for other text of the same length it would not (`sourceDigest` guards that). The file is
- * the package's own build output, never a contract's text.
+ * A built CommonJS file evaluated as `require` would, with V8's code cache of its text when this
+ * user's machine made one (src/core/code-cache.ts): the precompiled AsyncAPI validator is 0.9 MB of
+ * code, and compiling it was the largest single cost of a fresh `contracts check` (~19 ms of 180).
+ * Without a cache it is compiled from its text, and the cache is made when the process exits.
+ * The file is the package's own build output, never a contract's text.
  */
-export function loadBuilt(file: string): { exports: unknown; cache: 'used' | 'rejected' | 'none'; source: string; script: Script } {
+export function loadBuilt(file: string): { exports: unknown; cache: 'used' | 'rejected' | 'none'; source: string } {
   const source = readFileSync(file, 'utf8')
-  let cachedData: Buffer | undefined
-  try {
-    const cache = readFileSync(codeCacheFile(file))
-    if (cache.toString('latin1', 0, DIGEST_LENGTH) === sourceDigest(source)) cachedData = cache.subarray(DIGEST_LENGTH)
-  } catch {
-    cachedData = undefined // not built (or removed): compiled without it
-  }
+  const digest = sourceDigest(source)
+  const cachedData = readCodeCache(digest)
   const script = new Script(commonJsWrapper(source), { filename: file, cachedData })
+  const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'
+  if (cache !== 'used') cacheOnExit(digest, script)
   const module = { exports: {} as unknown }
   ;(script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file))
-  return { exports: module.exports, cache: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used', source, script }
+  return { exports: module.exports, cache, source }
 }
