@@ -1,4 +1,117 @@
-/** Hostile input families of the rules surface, timed at n and 10n by `bench/complexity.ts`. */
+/**
+ * Hostile input families of the rules surface, timed at n and 10n by `bench/complexity.ts`: rules
+ * that compared every pair of consumers (or every consumer with every subject of its stream), and
+ * the credential scan over a large document. `test/nats-rules-indexed.test.ts` compiles the same
+ * documents at the sizes of the issue.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse, stringify } from 'yaml'
 import type { Family } from './family.js'
+import { natsDocument } from './hostile.js'
 
-export const families: Family[] = []
+const ANY_TOKEN = { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 1, maxLength: 16, prefix: '' }
+
+export const streamConfig = (retention: string, subjects: string[], name = 'JOBS') => ({
+  authority: 'contract',
+  config: {
+    name,
+    subjects,
+    retention,
+    storage: 'file',
+    num_replicas: 1,
+    max_age: 86400000000000,
+    max_msgs: 1000,
+    max_bytes: 1048576,
+    discard: 'new',
+    duplicate_window: 60000000000,
+  },
+})
+
+export const consumerConfig = (i: number, filter: string, stream = 'jobs', deliver = 'all') => ({
+  stream,
+  authority: 'contract',
+  config: {
+    durable_name: `worker${i}`,
+    filter_subject: filter,
+    ack_policy: 'explicit',
+    deliver_policy: deliver,
+    ack_wait: 30000000000,
+    max_deliver: 5,
+    max_ack_pending: 1000,
+    replay_policy: 'instant',
+  },
+})
+
+/** A NATS document (one core channel `svc.{a}`) with the given streams and consumers in its profile. */
+export function withNative(streams: Record<string, unknown>, consumers: Record<string, unknown>, operations: Record<string, unknown> = {}): string {
+  const doc = parse(natsDocument({ any: ANY_TOKEN }, [{ id: 'c', address: 'svc.{a}', parameters: { a: 'any' } }], { streams, operations }))
+  doc['x-nats-contract'].consumers = consumers
+  return stringify(doc)
+}
+const withConsumers = (stream: unknown, consumers: Record<string, unknown>) => withNative({ jobs: stream }, consumers)
+
+/**
+ * `n` consumers of one stream, each filtering its own subject `jobs.<i>.>`: disjoint, so the
+ * workqueue rule passes them all, and comparing every pair was n^2/2 (4,000: 11.8 s on a
+ * workqueue stream against 1.2 s on a limits one; 10,000, 2.4 MB: 137 s).
+ */
+export function workqueueConsumers(n: number, retention: 'workqueue' | 'limits' = 'workqueue'): string {
+  const consumers: Record<string, unknown> = {}
+  for (let i = 0; i < n; i++) consumers[`worker${i}`] = consumerConfig(i, `jobs.w${i}.>`)
+  return withConsumers(streamConfig(retention, ['jobs.>']), consumers)
+}
+
+/** `n` consumers whose filters all overlap (`jobs.>`): every consumer after the first is refused, once each. */
+export function overlappingWorkqueueConsumers(n: number): string {
+  const consumers: Record<string, unknown> = {}
+  for (let i = 0; i < n; i++) consumers[`worker${i}`] = consumerConfig(i, i % 2 === 0 ? 'jobs.>' : `jobs.*.w${i}`)
+  return withConsumers(streamConfig('workqueue', ['jobs.>']), consumers)
+}
+
+/**
+ * A limits stream of `n` subjects (`jobs.s<i>`) and `n` consumers each filtering the last one:
+ * checking every consumer against every subject of its stream (NATS_CONSUMER_OUTSIDE_STREAM) was n^2.
+ */
+export function consumersAgainstStreamSubjects(n: number): string {
+  const subjects = Array.from({ length: n }, (_, i) => `jobs.s${i}`)
+  const consumers: Record<string, unknown> = {}
+  for (let i = 0; i < n; i++) consumers[`worker${i}`] = consumerConfig(i, `jobs.s${n - 1}`)
+  return withConsumers(streamConfig('limits', subjects), consumers)
+}
+
+/**
+ * `n` JetStream publishes of channel `svc.{a}` into one stream of `n + 1` subjects (`svc.s<i>` and
+ * `svc.*`): each publish re-read the stream's subjects and decided the cover again (n^2).
+ */
+export function publishesIntoOneStream(n: number): string {
+  const subjects = [...Array.from({ length: n }, (_, i) => `svc.s${i}`), 'svc.*']
+  const operations: Record<string, unknown> = {}
+  for (let i = 0; i < n; i++) operations[`publish${i}`] = { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: 'jobs' } }
+  return withNative({ jobs: streamConfig('limits', subjects) }, {}, operations)
+}
+
+/**
+ * A NATS document whose `info.description` holds `n` lines of prose, each with escapes the
+ * credential scan decodes (`\x41`, `\u0042`), written as one double-quoted scalar: the scan reads
+ * the text and every decoded string once.
+ */
+export function longEscapedDescription(n: number): string {
+  const base = natsDocument({ any: ANY_TOKEN }, [{ id: 'c', address: 'svc.{a}', parameters: { a: 'any' } }])
+  const line = 'S\\x41MPLE text \\u0042 with SUAB escapes and a base32-ish run ABCDEFGHIJKLMNOP234567 '
+  return base.replace('info:\n', `info:\n  description: "${line.repeat(n)}"\n`)
+}
+
+const file = (name: string, text: string, dir: string) => {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+export const families: Family[] = [
+  { name: 'workqueue consumers, disjoint filters', n: 400, make: (n, d) => file('c.asyncapi.yaml', workqueueConsumers(n), d) },
+  { name: 'workqueue consumers, overlapping filters', n: 400, make: (n, d) => file('c.asyncapi.yaml', overlappingWorkqueueConsumers(n), d) },
+  { name: 'consumers against stream subjects', n: 400, make: (n, d) => file('c.asyncapi.yaml', consumersAgainstStreamSubjects(n), d) },
+  { name: 'JetStream publishes into one stream', n: 400, make: (n, d) => file('c.asyncapi.yaml', publishesIntoOneStream(n), d) },
+  { name: 'credential scan, escaped description', n: 2000, make: (n, d) => file('c.asyncapi.yaml', longEscapedDescription(n), d) },
+]

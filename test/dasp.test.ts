@@ -22,6 +22,7 @@ const failing: Array<[name: string, code: string, pointer: string, file: string]
   ['attribute-duplicate', 'DASP_ATTRIBUTE_CONFLICT', '/attributes/1', 'invalid/extensions/poa-twice.dasp-ext.json'],
   ['draft-identity', 'DASP_DRAFT_IDENTITY', '/dependencies/0', 'invalid/extensions/enc-needs-poa.dasp-ext.json'],
   ['unsupported-version', 'DASP_UNSUPPORTED_VERSION', '/dasp', 'invalid/unsupported-version.dasp.json'],
+  ['bundled-credential', 'DASP_BUNDLED_CREDENTIAL', '/profile/uri', 'invalid/bundled-credential.dasp.json'],
   ['identity', 'DASP_IDENTITY', '/extensions/0', 'invalid/identity.dasp.json'],
   ['unknown-extension', 'DASP_UNKNOWN_EXTENSION', '/extensions/1', 'invalid/unknown-extension.dasp.json'],
   ['unsupported-contract', 'DASP_UNSUPPORTED_CONTRACT', '/extensions/0', 'invalid/unsupported-contract.dasp.json'],

@@ -7,6 +7,7 @@ import { isDigest, isObject } from './load.js'
 import { MAX_DIAGNOSTICS_PER_CODE } from '../../core/diagnostics.js'
 import { ANY_SCOPE, DaspContext, identityKey, type Definition } from './context.js'
 import { DEFINITION_SHAPE, SELECTION_SHAPE, shapeProblems } from './shapes.js'
+import { decodedCredential } from '../../core/credential-scan.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
 
@@ -682,7 +683,32 @@ export const daspRules: readonly DaspRule[] = [
   policyRule,
 ]
 
-export const shapeRules: readonly DaspRule[] = [shapeRule, definitionShape]
+/**
+ * A secret in the selection or a definition ships with every application built from it (their
+ * strings reach the generated module). Both are strict JSON, with no comments: every character
+ * outside the syntax is in a decoded key or string, so those are scanned. Checked with the shapes
+ * (whatever else is wrong). O(documents): each distinct string scanned once, linearly
+ * (core/credential-scan.ts).
+ */
+export const bundledCredential: DaspRule = {
+  code: 'DASP_BUNDLED_CREDENTIAL',
+  description:
+    'A string or key of the selection or of a definition carries a credential (a NATS `.creds` armour, an nkey seed, a NATS JWT or a PEM private key), which would ship in the module.',
+  check(ctx) {
+    for (const file of [ctx.input.selection, ...ctx.input.definitions.map((d) => d.loaded)]) {
+      const found = decodedCredential(file.source.value)
+      if (found)
+        ctx.reportIn(
+          file,
+          this.code,
+          found.pointer,
+          `This string carries ${found.kind}; secrets are deployment inputs, never part of a contract (the module would carry it).`,
+        )
+    }
+  },
+}
+
+export const shapeRules: readonly DaspRule[] = [shapeRule, definitionShape, bundledCredential]
 
 /** Codes found while reading (load.ts). */
 export const daspLoadCodes = Object.keys(DASP_LOAD_CODES) as Array<keyof typeof DASP_LOAD_CODES>

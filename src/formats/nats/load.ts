@@ -10,7 +10,7 @@ import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
-import { credentialPointer, findCredential, lineOf } from './credentials.js'
+import { credentialIn, findCredential, lineOf, type CredentialSite } from './credentials.js'
 
 /** A file validation read, with its exact-bytes digest. */
 export interface LoadedFile {
@@ -149,16 +149,18 @@ class BundleReader {
       this.reportTampered(rel, got.sha256)
       return undefined
     }
-    const credential = findCredential(got.text)
-    if (credential)
+    const credential = lockedCredential(abs, got.text, got.sha256)
+    if (credential) {
+      const where = credential.offset === undefined ? `at ${credential.pointer || '/'}` : `line ${lineOf(got.text, credential.offset)}`
       this.report(
         bundle.lockFile,
         bundle.lock,
         'NATS_BUNDLED_CREDENTIAL',
         lockPointer(bundle, rel, 'path'),
-        `${rel} (line ${lineOf(got.text, credential.offset)}) carries ${credential.kind}; credentials are deployment inputs and never bundled.`,
-        { path: rel },
+        `${rel} (${where}) carries ${credential.kind}; credentials are deployment inputs and never bundled.`,
+        credential.offset === undefined ? { path: rel, pointer: credential.pointer } : { path: rel },
       )
+    }
     return { abs, ...got }
   }
 
@@ -207,6 +209,20 @@ class BundleReader {
   }
 }
 
+/**
+ * A locked file's credential: a JSON or YAML file in both readings (decoded strings, then the raw
+ * text), parsed once through the cache readLocked uses too; any other file (or one that does not
+ * parse) as text.
+ */
+function lockedCredential(abs: string, text: string, sha256: string): CredentialSite | undefined {
+  if (/\.(json|ya?ml)$/.test(abs)) {
+    const parsed = parsedLocked(abs, text, sha256)
+    if (parsed.diagnostics.length === 0) return credentialIn(parsed.source)
+  }
+  const raw = findCredential(text)
+  return raw && { kind: raw.kind, pointer: '', offset: raw.offset }
+}
+
 /** Reads the document, finds its bundle, and reads every locked file validation needs. */
 export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
   const read = await host.read(file)
@@ -224,14 +240,17 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     if (mainTampered) reader.reportTampered(mainRel!, read.sha256)
     return { diagnostics: [...reader.diagnostics, ...parsed.diagnostics] }
   }
-  const credential = findCredential(read.text)
+  const credential = credentialIn(parsed.source)
   if (credential) {
+    // Only the text carries it (a comment): positioned at its line, with the document's pointer.
+    const { offset } = credential
+    const at = offset === undefined ? parsed.source : { ...parsed.source, locate: () => ({ ...parsed.source.lines.position(offset), offset }) }
     reader.report(
       file,
-      parsed.source,
+      at,
       'NATS_BUNDLED_CREDENTIAL',
-      credentialPointer(parsed.source.value),
-      `This document carries ${credential.kind}; credentials are deployment inputs and never bundled.`,
+      credential.pointer,
+      `This document carries ${credential.kind}${offset === undefined ? '' : ' outside its values (a comment)'}; credentials are deployment inputs and never bundled.`,
     )
   }
   await readImports(reader)

@@ -1,5 +1,6 @@
 import { diagnosticAt, type Diagnostic } from '../../../core/diagnostics.js'
 import type { JsonSource } from '../../../core/json-source.js'
+import { bundledCredential } from './bundled-credential.js'
 import { discriminatorInlineMember, discriminatorShape, discriminatorSize } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
 import { emptyHttpMappings, emptyTransports } from './empty-arrays.js'
@@ -44,6 +45,7 @@ export const benzeneRules: readonly BenzeneRule[] = [
   defaultType,
   enumEmpty,
   enumDuplicate,
+  bundledCredential,
 ]
 
 /** Runs every rule over the document; each problem positioned at its pointer. */

@@ -106,21 +106,39 @@ export const streamCaptures: NatsRule = {
   code: 'NATS_STREAM_CAPTURE',
   description: "A JetStream publish names a stream whose subjects do not capture every subject of the operation's channel.",
   check(ctx) {
+    // One decision per (stream, channel): many operations publishing one channel to one stream
+    // cost one cover, not one each (each cover is O(stream subjects x channel positions), bounded).
+    const decided = new Map<string, boolean | CoverUndecided>()
+    // Each stream's subjects read once (null: not all of them are plain NATS patterns).
+    const streams = new Map<string, { subjects: PatternPosition[][]; listed: string } | null>()
     for (const [id, op] of profileOps(ctx)) {
       const publish = isObject(op.publish) ? op.publish : undefined
       if (publish?.api !== 'jetstream' || typeof publish.stream !== 'string') continue
       const channel = channelLanguage(ctx, id)
-      const stream = resolveConfig(ctx, 'streams', publish.stream)
-      const subjects =
-        isObject(stream?.config) && Array.isArray(stream.config.subjects)
-          ? stream.config.subjects.map((subject: unknown) => nativePattern(ctx, subject))
-          : undefined
-      if (!channel || !subjects || subjects.some((s) => s === undefined)) continue
-      let covered: boolean
-      try {
-        covered = patternsCover(subjects as PatternPosition[][], channel.language)
-      } catch (error) {
-        if (!(error instanceof CoverUndecided)) throw error
+      let stream = streams.get(publish.stream)
+      if (stream === undefined) {
+        const config = resolveConfig(ctx, 'streams', publish.stream)?.config
+        const list = isObject(config) && Array.isArray(config.subjects) ? (config.subjects as unknown[]) : undefined
+        const patterns = list?.map((subject) => nativePattern(ctx, subject))
+        stream = patterns && patterns.every((p) => p !== undefined) ? { subjects: patterns, listed: JSON.stringify(list) } : null
+        streams.set(publish.stream, stream)
+      }
+      if (!channel || !stream) continue
+      const subjects = stream.subjects
+      const pair = JSON.stringify([publish.stream, channel.id])
+      let verdict = decided.get(pair)
+      if (verdict === undefined) {
+        try {
+          verdict = patternsCover(subjects, channel.language)
+        } catch (error) {
+          if (!(error instanceof CoverUndecided)) throw error
+          verdict = error
+        }
+        decided.set(pair, verdict)
+      }
+      const covered = verdict
+      if (covered instanceof CoverUndecided) {
+        const error = covered
         ctx.report(
           this.code,
           ctx.pointer(...OP(id), 'publish', 'stream'),
@@ -132,7 +150,7 @@ export const streamCaptures: NatsRule = {
         ctx.report(
           this.code,
           ctx.pointer(...OP(id), 'publish', 'stream'),
-          `Stream ${JSON.stringify(publish.stream)} (subjects ${JSON.stringify((stream!.config as Record<string, unknown>).subjects)}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`,
+          `Stream ${JSON.stringify(publish.stream)} (subjects ${stream.listed}) does not capture every subject of channel ${JSON.stringify(channel.id)}; a stream-acknowledged publish must land in it.`,
         )
       }
     }
