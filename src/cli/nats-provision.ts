@@ -46,7 +46,8 @@ const LABEL: Partial<Record<PlannedResource['action'], string>> = { failed: 'fai
 /** One planned resource: its action, each differing field (with what it loses), the mark on the server and why it is refused. */
 export function describePlanned(p: PlannedResource): string {
   const lines = [`${p.kind} ${p.name} (${p.authority}): ${p.action}`]
-  for (const d of p.differences) lines.push(`    ${d.field}: contract ${json(d.contract)}, server ${json(d.server)}${d.loss ? ` - LOSES DATA: ${d.loss}` : ''}`)
+  for (const d of p.differences)
+    lines.push(`    ${d.field}: contract ${json(d.contract)}, server ${json(d.server)}${d.loss ? ` - LOSES DATA: ${d.loss}` : ' - no data lost'}`)
   if (p.owner !== undefined) lines.push(`    owner: ${markText(p.owner)}`)
   if (p.reason) lines.push(`    ${LABEL[p.action] ?? 'note'}: ${p.reason}`)
   return lines.join('\n')
