@@ -13,6 +13,9 @@
  *   retention/storage, ...) is refused unless `allowDataLoss`; the plan says which changes lose what.
  * - Every server refusal becomes a `failed` entry with the server's own description and error
  *   code; only a lost connection (no answer at all) throws.
+ *
+ * Work: per stream at most two server calls (info, then one change), per consumer at most two;
+ * comparing a resource is O(fields + subjects); each call is bounded by nats.js's request timeout.
  */
 import { jetstreamManager, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
