@@ -14,6 +14,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { provision, type ContractModule, type ProvisionOptions } from '../src/runtime/nats/client/index.js'
+import { lossOf } from '../src/runtime/nats/client/provision-loss.js'
+import { markDescription, ownershipProblem, readMark } from '../src/runtime/nats/client/provision-mark.js'
 import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
@@ -319,5 +321,42 @@ describe.skipIf(!NATS_SERVER)('contracts nats provision: every server answer is 
     noCrash(cli.stderr)
     const usage = contracts(['nats', 'provision', ordersDocument, '--server', server.url, '--allow-data-loss'])
     expect([usage.status, usage.stderr]).toEqual([2, expect.stringContaining('--allow-data-loss goes with --update')])
+  })
+})
+
+describe('the ownership mark and the data-loss table, without a server', () => {
+  it('reads back exactly the mark it writes, and nothing else as one', () => {
+    const odd = { contract: 'a "b"} owner {"contract":"x', version: '1.0.0' }
+    expect(readMark(markDescription(odd))).toEqual(odd)
+    for (const text of [
+      undefined,
+      '',
+      'orders',
+      'unplugin-contracts owner ',
+      'unplugin-contracts owner {"contract":1,"version":"1"}',
+      'unplugin-contracts owner null',
+    ])
+      expect(readMark(text)).toBeNull()
+  })
+
+  it('an owner is the same contract id at the same or an older version; adopt takes only an unmarked resource', () => {
+    const self = { contract: 'orders', version: '1.2.0' }
+    expect(ownershipProblem(self, { contract: 'orders', version: '1.2.0' }, false)).toBeUndefined()
+    expect(ownershipProblem(self, { contract: 'orders', version: '1.1.9' }, false)).toBeUndefined()
+    expect(ownershipProblem(self, { contract: 'orders', version: '1.10.0' }, false)).toMatch(/newer than this contract's 1\.2\.0/)
+    expect(ownershipProblem(self, { contract: 'intruder', version: '1.2.0' }, true)).toMatch(/mark of contract intruder/)
+    expect(ownershipProblem(self, null, false)).toMatch(/no ownership mark/)
+    expect(ownershipProblem(self, null, true)).toBeUndefined()
+  })
+
+  it('growth loses nothing; a lower limit, a dropped subject, another retention do; unknown fields are not rules', () => {
+    expect(lossOf('stream', 'max_msgs', 200, 100)).toBeUndefined()
+    expect(lossOf('stream', 'max_msgs', 100, -1)).toMatch(/lowers max_msgs/)
+    expect(lossOf('stream', 'subjects', ['a.>', 'b.>'], ['a.>'])).toBeUndefined()
+    expect(lossOf('stream', 'subjects', ['b.>'], ['a.>'])).toMatch(/stops storing "a\.>"/)
+    expect(lossOf('stream', 'retention', 'workqueue', 'limits')).toMatch(/retention/)
+    expect(lossOf('stream', 'discard', 'new', 'old')).toBeUndefined()
+    expect(lossOf('consumer', 'ack_wait', 1, 2)).toBeUndefined()
+    expect(lossOf('stream', 'constructor', 1, 2)).toBeUndefined()
   })
 })
