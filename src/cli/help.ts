@@ -79,18 +79,27 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ['contracts topology examples/nats-orders --format mermaid', 'contracts topology examples/nats-orders --format html --out topology.html'],
   },
   nats: {
-    usage: ['nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update] [--allow-older-server] [--json]'],
+    usage: [
+      'nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update [--allow-data-loss]] [--adopt] [--allow-older-server] [--json]',
+    ],
     summary:
-      'Creates the contract-owned JetStream streams and consumers that are missing and reports every field that differs; external resources are never created or changed.',
+      "Creates the contract-owned JetStream streams and consumers that are missing, marked as this contract's, and reports every field that differs; external resources and resources without this contract's mark are never changed.",
     flags: {
       '--server <url>': 'The server (default: NATS_URL).',
       '--creds <file>': 'A credentials file (default: NATS_CREDS).',
       '--dry-run': 'Print the plan only.',
-      '--update': 'Change contract-owned resources that differ.',
+      '--update': "Change resources that differ and carry this contract's mark (a change that loses data is refused).",
+      '--allow-data-loss': 'With --update: apply changes the plan marks LOSES DATA too (lower limits, dropped subjects, other retention/storage).',
+      '--adopt': "Mark contract-owned resources that carry no mark as this contract's (never one marked by another contract).",
       '--allow-older-server': 'Go on when the server is older than the contract requires.',
       '--json': 'Print the plan and results as JSON.',
     },
-    examples: ['contracts nats provision orders/asyncapi.yaml --server nats://127.0.0.1:4222 --dry-run'],
+    examples: [
+      'contracts nats provision orders/asyncapi.yaml --server nats://127.0.0.1:4222 --dry-run',
+      'contracts nats provision orders/asyncapi.yaml --server nats://127.0.0.1:4222 --update',
+    ],
+    notes:
+      "Provisioning exits 1 while the server still differs from a contract (a difference not applied, a change refused: not this contract's mark, or it loses data, or the server refused it) and 3 when the server does not answer.",
   },
 }
 
@@ -123,6 +132,7 @@ export function commandHelp(command: string): string {
     help.summary,
     ...(flags.length ? [`Flags:\n${flags.join('\n')}`] : []),
     `Examples:\n${help.examples.map((e) => `  ${e}`).join('\n')}`,
+    ...(help.notes ? [help.notes] : []),
     EXIT,
   ].join('\n\n')
 }

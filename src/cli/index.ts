@@ -33,6 +33,8 @@ const scopeFlags = {
   'dry-run': { type: 'boolean' },
   update: { type: 'boolean' },
   'allow-older-server': { type: 'boolean' },
+  'allow-data-loss': { type: 'boolean' },
+  adopt: { type: 'boolean' },
   format: { type: 'string' },
   out: { type: 'string' },
   target: { type: 'string' },
@@ -106,8 +108,9 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     }
   } catch (error) {
     if (error instanceof UsageError) return usage(io, error.message, command)
-    const code = (error as { code?: string }).code
-    if (code?.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error), command)
+    // Not every error's code is a string (a JetStream error's is a number).
+    const code = (error as { code?: unknown }).code
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error), command)
     throw error
   }
 }

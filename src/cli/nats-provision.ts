@@ -1,13 +1,17 @@
 /**
  * `contracts nats provision <documents...> --server <url>`: the contract's JetStream streams and
  * consumers against a running server (runtime/nats/client/provision.ts). The plan is printed first,
- * then what was done; exit status 1 when the server still differs from a contract. Server URL and
- * credentials are inputs (flags or NATS_URL / NATS_CREDS), never read from a contract.
+ * then what was done. Every server answer ends as one sentence on stderr (the server's description
+ * and error code), never a stack. Exit status: 0 in sync, 1 the server still differs (a difference
+ * not applied, a change refused by provisioning or by the server), 2 usage, 3 no answer from the
+ * server. Server URL and credentials are inputs (flags or NATS_URL / NATS_CREDS), never read from a
+ * contract.
  */
 import { readFile } from 'node:fs/promises'
 import type { ContractModule } from '../runtime/nats/client/index.js'
 import type { NativeDescriptor } from '../runtime/nats/index.js'
-import type { PlannedResource } from '../runtime/nats/client/provision.js'
+import type { PlannedResource, ProvisionResult } from '../runtime/nats/client/provision.js'
+import { markText } from '../runtime/nats/client/provision-mark.js'
 
 export interface ProvisionFlags {
   server?: string
@@ -15,6 +19,8 @@ export interface ProvisionFlags {
   'dry-run'?: boolean
   update?: boolean
   'allow-older-server'?: boolean
+  'allow-data-loss'?: boolean
+  adopt?: boolean
   json?: boolean
 }
 
@@ -34,13 +40,37 @@ export function moduleOfModel(data: Record<string, unknown>): ContractModule {
   }
 }
 
-const describe = (p: PlannedResource) =>
-  `${p.kind} ${p.name} (${p.authority}): ${p.action}${p.differences.map((d) => `\n    ${d.field}: contract ${JSON.stringify(d.contract)}, server ${JSON.stringify(d.server)}`).join('')}`
+const json = (value: unknown) => JSON.stringify(value)
+const LABEL: Partial<Record<PlannedResource['action'], string>> = { failed: 'failed', missing: 'missing', refused: 'refused' }
+
+/** One planned resource: its action, each differing field (with what it loses), the mark on the server and why it is refused. */
+export function describePlanned(p: PlannedResource): string {
+  const lines = [`${p.kind} ${p.name} (${p.authority}): ${p.action}`]
+  for (const d of p.differences)
+    lines.push(`    ${d.field}: contract ${json(d.contract)}, server ${json(d.server)}${d.loss ? ` - LOSES DATA: ${d.loss}` : ' - no data lost'}`)
+  if (p.owner !== undefined) lines.push(`    owner: ${markText(p.owner)}`)
+  if (p.reason) lines.push(`    ${LABEL[p.action] ?? 'note'}: ${p.reason}`)
+  return lines.join('\n')
+}
+
+const DONE: Partial<Record<PlannedResource['action'], string>> = { create: 'created', update: 'updated', adopt: "marked as this contract's" }
+
+/** A server URL as printed: a password in it is not repeated on the terminal. */
+const shownUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/g, '//$1:***@')
+
+/** Why the client stopped without a server answer, as one sentence, with its exit status (3: no answer). */
+function stopped(error: unknown, url: string, contract: string): { sentence: string; status: number } {
+  const { name, message, code } = error as { name?: string; message?: string; code?: unknown }
+  if (code === 'SERVER_TOO_OLD') return { sentence: String(message).replace('Pass { allowOlderServer: true }', 'Pass --allow-older-server'), status: 1 }
+  if (name === 'JetStreamNotEnabled') return { sentence: `the server at ${url} has no JetStream for this account (${message}).`, status: 1 }
+  return { sentence: `provisioning ${contract} stopped: the server at ${url} did not answer (${name ?? 'Error'}: ${message ?? String(error)}).`, status: 3 }
+}
 
 export async function provisionCommand(files: readonly string[], flags: ProvisionFlags, inspect: Inspect, io: Output): Promise<number | string> {
   const server = flags.server ?? process.env.NATS_URL
   if (files.length === 0) return '`contracts nats provision` needs at least one document.'
   if (!server) return '`contracts nats provision` needs --server <url> (or NATS_URL).'
+  if (flags['allow-data-loss'] && !flags.update) return '--allow-data-loss goes with --update (it lets an update lose data).'
   const modules: ContractModule[] = []
   for (const file of files) {
     const result = await inspect(file)
@@ -60,27 +90,55 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
     return 1
   }
   const credsFile = flags.creds ?? process.env.NATS_CREDS
-  const nc = await transport.connect({
-    servers: server,
-    ...(credsFile ? { authenticator: transport.credsAuthenticator(await readFile(credsFile)) } : {}),
-  })
-  let inSync = true
+  let creds: Uint8Array | undefined
+  try {
+    creds = credsFile ? await readFile(credsFile) : undefined
+  } catch (error) {
+    return `--creds ${json(credsFile)}: ${(error as Error).message}`
+  }
+  const url = shownUrl(server)
+  let nc: import('@nats-io/nats-core').NatsConnection
+  try {
+    nc = await transport.connect({ servers: server, ...(creds ? { authenticator: transport.credsAuthenticator(creds) } : {}) })
+  } catch (error) {
+    const { name, message } = error as { name?: string; message?: string }
+    io.err(`contracts: cannot reach the NATS server at ${url} (${name ?? 'Error'}: ${message ?? String(error)}).`)
+    return 3
+  }
+  let status = 0
   const report: unknown[] = []
   try {
     for (const module of modules) {
-      const options = { dryRun: flags['dry-run'] === true, update: flags.update === true, allowOlderServer: flags['allow-older-server'] === true }
-      // The plan first (a dry run), then, unless only planning, what was done.
-      const plan = await client.provision(module, nc, { ...options, dryRun: true })
-      if (!flags.json) {
-        io.out(`plan for ${module.contract.id} ${module.contract.version}:`)
-        for (const p of plan.plan) io.out(`  ${describe(p)}`)
+      const options = {
+        dryRun: flags['dry-run'] === true,
+        update: flags.update === true,
+        allowDataLoss: flags['allow-data-loss'] === true,
+        adopt: flags.adopt === true,
+        allowOlderServer: flags['allow-older-server'] === true,
       }
-      const done = options.dryRun ? plan : await client.provision(module, nc, options)
+      let plan: ProvisionResult
+      let done: ProvisionResult
+      try {
+        // The plan first (a dry run), then, unless only planning, what was done.
+        plan = await client.provision(module, nc, { ...options, dryRun: true })
+        if (!flags.json) {
+          io.out(`plan for ${module.contract.id} ${module.contract.version}:`)
+          for (const p of plan.plan) io.out(`  ${describePlanned(p)}`)
+        }
+        done = options.dryRun ? plan : await client.provision(module, nc, options)
+      } catch (error) {
+        const why = stopped(error, url, module.contract.id)
+        io.err(`contracts: ${why.sentence}`)
+        return why.status
+      }
       if (!options.dryRun && !flags.json) {
         io.out(`done for ${module.contract.id}:`)
-        for (const p of done.plan) io.out(`  ${p.kind} ${p.name}: ${p.action === 'create' ? 'created' : p.action === 'update' ? 'updated' : p.action}`)
+        for (const p of done.plan) io.out(`  ${p.kind} ${p.name}: ${DONE[p.action] ?? p.action}`)
       }
-      inSync &&= done.inSync
+      // Every refusal, the server's or provisioning's own, once more as a sentence on stderr.
+      for (const p of done.plan)
+        if (p.action === 'failed' || (p.action === 'refused' && !options.dryRun)) io.err(`contracts: ${module.contract.id}: ${p.kind} ${p.name}: ${p.reason}`)
+      if (!done.inSync) status = 1
       report.push({
         contract: module.contract.id,
         version: module.contract.version,
@@ -89,15 +147,9 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
         inSync: done.inSync,
       })
     }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'SERVER_TOO_OLD') {
-      io.err(`contracts: ${(error as Error).message.replace('Pass { allowOlderServer: true }', 'Pass --allow-older-server')}`)
-      return 1
-    }
-    throw error
   } finally {
-    await nc.close()
+    await nc.close().catch(() => undefined)
   }
   if (flags.json) io.out(JSON.stringify(report, null, 2))
-  return inSync ? 0 : 1
+  return status
 }

@@ -434,4 +434,13 @@ function handlerFailed(error: unknown, msg: Msg | JsMsg): ContractClientError {
   )
 }
 
-export { provision, type FieldDifference, type PlannedResource, type ProvisionOptions, type ProvisionResult } from './provision.js'
+export {
+  answerText,
+  provision,
+  type FieldDifference,
+  type OwnerMark,
+  type PlannedResource,
+  type ProvisionOptions,
+  type ProvisionResult,
+  type ServerAnswer,
+} from './provision.js'

@@ -1,18 +1,46 @@
 /**
  * Provisioning from a contract: the JetStream streams and consumers a generated module names,
- * compared with what the server has. Contract-owned resources that are missing are created, and
- * with `update` changed to the contract's closed configuration; external resources are compared
- * only, never created or changed ("each fact has one authority"). The plan comes first: a dry run
- * returns it without touching the server.
+ * compared with what the server has. The plan comes first: a dry run returns it without touching
+ * the server.
+ *
+ * - Contract-owned resources that are missing are created, carrying this contract's ownership
+ *   mark (provision-mark.ts). External resources are compared only, never created or changed.
+ * - `update` changes only resources carrying this contract's mark (same id, this version or an
+ *   older one); any other is refused, naming the mark found or its absence. A contract's
+ *   `authority: contract` is a claim, the mark is the proof: a contract naming another
+ *   application's stream as its own cannot rewrite it.
+ * - A change that can lose data (provision-loss.ts: shrinking a limit, dropping a subject, another
+ *   retention/storage, ...) is refused unless `allowDataLoss`; the plan says which changes lose what.
+ * - Every server refusal becomes a `failed` entry with the server's own description and error
+ *   code; only a lost connection (no answer at all) throws.
+ *
+ * Work: per stream at most two server calls (info, then one change), per consumer at most two;
+ * comparing a resource is O(fields + subjects); each call is bounded by nats.js's request timeout.
  */
 import { jetstreamManager, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { checkServerVersion, type BindOptions, type ContractModule } from './index.js'
+import { lossOf } from './provision-loss.js'
+import { markDescription, ownershipProblem, readMark, type OwnerMark } from './provision-mark.js'
+
+export type { OwnerMark } from './provision-mark.js'
 
 export interface FieldDifference {
   readonly field: string
   readonly contract: unknown
   readonly server: unknown
+  /** What applying the contract's value would lose, when it can lose data (see docs/nats.md). */
+  readonly loss?: string
+}
+
+/** A JetStream API error as the server sent it. */
+export interface ServerAnswer {
+  /** The server's error code (`err_code`, e.g. 10074). */
+  readonly code: number
+  /** Its HTTP-like status (`code`, e.g. 500). */
+  readonly status: number
+  /** The server's own sentence. */
+  readonly description: string
 }
 
 export interface PlannedResource {
@@ -22,16 +50,29 @@ export interface PlannedResource {
   /** Its name on the server (stream `name`, consumer `durable_name`). */
   readonly name: string
   readonly authority: 'contract' | 'external'
-  /** What provisioning does (or, in a dry run, would do). */
-  readonly action: 'create' | 'update' | 'none' | 'differs' | 'missing'
+  /**
+   * What provisioning does (or, in a dry run, would do): `adopt` marks an unmarked resource as this
+   * contract's; `refused` is a change provisioning will not make (`reason` says why); `failed` is a
+   * change the server refused (`server` holds its answer).
+   */
+  readonly action: 'create' | 'update' | 'adopt' | 'none' | 'differs' | 'missing' | 'refused' | 'failed'
   readonly differences: readonly FieldDifference[]
+  /** The ownership mark the server's resource carries (null: none); absent when it is not on the server. */
+  readonly owner?: OwnerMark | null
+  /** One sentence, for `refused`, `failed` and `missing`. */
+  readonly reason?: string
+  readonly server?: ServerAnswer
 }
 
 export interface ProvisionOptions extends BindOptions {
   /** Plan only: nothing is created or changed. */
   readonly dryRun?: boolean
-  /** Apply differing fields to contract-owned resources (otherwise they are reported as `differs`). */
+  /** Apply differing fields to resources carrying this contract's mark (otherwise they are reported as `differs`). */
   readonly update?: boolean
+  /** With `update`: apply changes that lose data too (shrunk limits, dropped subjects, other retention/storage/discard). */
+  readonly allowDataLoss?: boolean
+  /** Mark contract-owned resources that carry no mark as this contract's (never one marked by another contract). */
+  readonly adopt?: boolean
 }
 
 export interface ProvisionResult {
@@ -40,76 +81,204 @@ export interface ProvisionResult {
   readonly inSync: boolean
 }
 
+type Config = Readonly<Record<string, unknown>>
+
 const equal = (a: unknown, b: unknown): boolean => (Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => equal(x, b[i])) : a === b)
 
 /** The contract's fields whose values the server holds differently (fields the contract leaves out are the server's). */
-function differences(contract: Readonly<Record<string, unknown>>, server: Readonly<Record<string, unknown>>): FieldDifference[] {
+function differences(kind: 'stream' | 'consumer', contract: Config, server: Config): FieldDifference[] {
   const out: FieldDifference[] = []
   for (const field of Object.keys(contract).sort()) {
-    if (!equal(contract[field], server[field])) out.push({ field, contract: contract[field], server: server[field] })
+    if (equal(contract[field], server[field])) continue
+    const loss = lossOf(kind, field, contract[field], server[field])
+    out.push({ field, contract: contract[field], server: server[field], ...(loss ? { loss } : {}) })
   }
   return out
 }
 
-const notFound = (error: unknown) => error instanceof JetStreamApiError && (error.code === 404 || /not found/i.test(error.message))
+/** The server's answer in an error, or undefined when the error is not one (a lost connection, a timeout). */
+function answerOf(error: unknown): ServerAnswer | undefined {
+  if (!(error instanceof JetStreamApiError)) return undefined
+  return { code: error.code, status: error.status, description: error.message }
+}
 
-async function streamConfig(jsm: JetStreamManager, name: string): Promise<Record<string, unknown> | undefined> {
+/** `replicas > 1 not supported in non-clustered mode (JetStream error 10074, status 500)`. */
+export const answerText = (answer: ServerAnswer): string => `${answer.description} (JetStream error ${answer.code}, status ${answer.status})`
+
+type Found = { readonly config: Config } | { readonly answer: ServerAnswer } | undefined
+
+/** A resource's configuration on the server, undefined when it has none, or the server's refusal to say. */
+async function lookup(read: () => Promise<{ config: unknown }>): Promise<Found> {
   try {
-    return (await jsm.streams.info(name)).config as unknown as Record<string, unknown>
+    return { config: (await read()).config as Config }
   } catch (error) {
-    if (notFound(error)) return undefined
-    throw error
+    const answer = answerOf(error)
+    if (answer === undefined) throw error
+    return answer.status === 404 ? undefined : { answer }
   }
 }
 
-async function consumerConfig(jsm: JetStreamManager, stream: string, name: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    return (await jsm.consumers.info(stream, name)).config as unknown as Record<string, unknown>
-  } catch (error) {
-    if (notFound(error)) return undefined
-    throw error
-  }
+const unread = (answer: ServerAnswer) => ({
+  action: 'failed' as const,
+  differences: [],
+  reason: `the server did not describe it: ${answerText(answer)}.`,
+  server: answer,
+})
+
+interface Judged {
+  action: PlannedResource['action']
+  reason?: string
 }
+
+/**
+ * The action for a resource that exists, given its differences and mark. `blocked` is why this
+ * contract may not create or change it for another reason (a consumer whose stream is not its own).
+ */
+function judge(
+  authority: 'contract' | 'external',
+  diff: readonly FieldDifference[],
+  owner: OwnerMark | null,
+  self: OwnerMark,
+  options: ProvisionOptions,
+): Judged {
+  if (authority === 'external') return { action: diff.length === 0 ? 'none' : 'differs' }
+  const adopting = owner === null && options.adopt === true
+  if (diff.length === 0) return { action: adopting ? 'adopt' : 'none' }
+  if (options.update !== true) return { action: adopting ? 'adopt' : 'differs' }
+  const notOwned = ownershipProblem(self, owner, options.adopt === true)
+  if (notOwned) return { action: 'refused', reason: `not changed: ${notOwned}.` }
+  const losses = diff.filter((d) => d.loss !== undefined)
+  if (losses.length > 0 && options.allowDataLoss !== true)
+    return {
+      action: 'refused',
+      reason: `not changed: the update loses data (${losses.map((d) => d.field).join(', ')}); allowDataLoss (--allow-data-loss) applies it.`,
+    }
+  return { action: 'update' }
+}
+
+const sorted = <T>(record: Readonly<Record<string, T>>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
 /** Plans, and unless `dryRun` applies, the module's streams then consumers (a consumer needs its stream). */
 export async function provision(module: ContractModule, nc: NatsConnection, options: ProvisionOptions = {}): Promise<ProvisionResult> {
   checkServerVersion(module, nc, options)
   const jsm = await jetstreamManager(nc)
-  const plan: PlannedResource[] = []
+  const self: OwnerMark = { contract: module.contract.id, version: module.contract.version }
+  const description = markDescription(self)
   const apply = !options.dryRun
-  for (const [key, stream] of Object.entries(module.streams).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const config = stream.config as Record<string, unknown>
+  const plan: PlannedResource[] = []
+  const streamPlans = new Map<string, PlannedResource>()
+
+  for (const [key, stream] of sorted(module.streams)) {
+    const config = stream.config as Config
     const name = String(config.name)
-    const server = await streamConfig(jsm, name)
-    const diff = server ? differences(config, server) : []
-    const action = decide(stream.authority, server !== undefined, diff.length > 0, options.update === true)
-    plan.push({ kind: 'stream', key, name, authority: stream.authority, action, differences: diff })
-    if (!apply) continue
-    // Copies: nats.js adds defaults to the object it is given, and descriptors are frozen.
-    if (action === 'create') await jsm.streams.add(copy(config))
-    else if (action === 'update') await jsm.streams.update(name, copy(config))
+    const base = { kind: 'stream' as const, key, name, authority: stream.authority }
+    const found = await lookup(() => jsm.streams.info(name))
+    let entry: PlannedResource
+    if (found !== undefined && 'answer' in found) entry = { ...base, ...unread(found.answer) }
+    else if (found === undefined)
+      entry =
+        stream.authority === 'contract'
+          ? { ...base, action: 'create', differences: [] }
+          : { ...base, action: 'missing', differences: [], reason: 'it is not on the server, and an external stream is never created.' }
+    else {
+      const diff = differences('stream', config, found.config)
+      const owner = readMark(found.config.description)
+      entry = { ...base, ...judge(stream.authority, diff, owner, self, options), differences: diff, owner }
+    }
+    if (apply) entry = await applied(entry, () => applyStream(jsm, entry, config, description))
+    streamPlans.set(key, entry)
+    plan.push(entry)
   }
-  for (const [key, consumer] of Object.entries(module.consumers).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const config = consumer.config as Record<string, unknown>
+
+  for (const [key, consumer] of sorted(module.consumers)) {
+    const config = consumer.config as Config
     const name = String(config.durable_name)
-    const stream = consumer.stream !== undefined ? module.streams[consumer.stream] : undefined
-    const streamName = String((stream?.config as Record<string, unknown> | undefined)?.name)
-    const server = (await streamConfig(jsm, streamName)) ? await consumerConfig(jsm, streamName, name) : undefined
-    const diff = server ? differences(config, server) : []
-    const action = decide(consumer.authority, server !== undefined, diff.length > 0, options.update === true)
-    plan.push({ kind: 'consumer', key, name, authority: consumer.authority, action, differences: diff })
-    if (!apply) continue
-    if (action === 'create') await jsm.consumers.add(streamName, copy(config))
-    else if (action === 'update') await jsm.consumers.update(streamName, name, copy(config))
+    const base = { kind: 'consumer' as const, key, name, authority: consumer.authority }
+    const streamKey = consumer.stream
+    const stream = streamKey !== undefined && Object.hasOwn(module.streams, streamKey) ? module.streams[streamKey] : undefined
+    const streamPlan = streamKey !== undefined ? streamPlans.get(streamKey) : undefined
+    if (stream === undefined || streamPlan === undefined) {
+      plan.push({ ...base, action: 'refused', differences: [], reason: `it names no stream of this contract (${JSON.stringify(streamKey ?? '')}).` })
+      continue
+    }
+    const streamName = streamPlan.name
+    // On the server: it was there when planned (it has an owner entry), or this run has just created it.
+    const streamThere = streamPlan.owner !== undefined || (apply && streamPlan.action === 'create')
+    let entry: PlannedResource
+    if (!streamThere) {
+      // In a dry run the stream this contract creates is not there yet; its consumers are created after it.
+      if (!apply && streamPlan.action === 'create') entry = { ...base, action: consumer.authority === 'contract' ? 'create' : 'missing', differences: [] }
+      else
+        entry = {
+          ...base,
+          action: consumer.authority === 'contract' ? 'refused' : 'missing',
+          differences: [],
+          reason: `its stream ${streamName} is not on the server${
+            streamPlan.action === 'failed'
+              ? ' (the server refused it, above)'
+              : stream.authority === 'external'
+                ? ' (external: this contract never creates it)'
+                : ''
+          }.`,
+        }
+    } else {
+      const found = await lookup(() => jsm.consumers.info(streamName, name))
+      if (found !== undefined && 'answer' in found) entry = { ...base, ...unread(found.answer) }
+      else if (found === undefined) entry = { ...base, action: consumer.authority === 'contract' ? 'create' : 'missing', differences: [] }
+      else {
+        const diff = differences('consumer', config, found.config)
+        const owner = readMark(found.config.description)
+        entry = { ...base, ...judge(consumer.authority, diff, owner, self, options), differences: diff, owner }
+      }
+      if (entry.action === 'missing') entry = { ...entry, reason: 'it is not on the server, and an external consumer is never created.' }
+      // A consumer made for a stream this contract claims is only created or changed on that stream when the stream is this contract's.
+      const streamNotOwned =
+        stream.authority === 'contract' && streamPlan.action !== 'create' ? ownershipProblem(self, streamPlan.owner ?? null, options.adopt === true) : undefined
+      if (streamNotOwned && ['create', 'update', 'adopt'].includes(entry.action))
+        entry = {
+          ...entry,
+          action: 'refused',
+          reason: `not ${entry.action === 'create' ? 'created' : 'changed'}: its stream ${streamName} is claimed by this contract, but ${streamNotOwned}.`,
+        }
+    }
+    if (apply) entry = await applied(entry, () => applyConsumer(jsm, entry, streamName, config, description))
+    plan.push(entry)
   }
-  const done = (p: PlannedResource) => p.action === 'none' || (apply && (p.action === 'create' || p.action === 'update'))
+
+  const done = (p: PlannedResource) =>
+    p.action === 'none' || (apply && (p.action === 'create' || p.action === 'update' || (p.action === 'adopt' && p.differences.length === 0)))
   return { plan, inSync: plan.every(done) }
 }
 
-const copy = (config: Readonly<Record<string, unknown>>) => JSON.parse(JSON.stringify(config)) as never
+// Copies: nats.js adds defaults to the object it is given, and descriptors are frozen. `update`
+// merges into the server's configuration (nats.js reads it first), so fields the contract leaves
+// out stay as they are.
+const copy = (config: Config) => JSON.parse(JSON.stringify(config)) as Record<string, unknown>
 
-function decide(authority: 'contract' | 'external', exists: boolean, differs: boolean, update: boolean): PlannedResource['action'] {
-  if (!exists) return authority === 'contract' ? 'create' : 'missing'
-  if (!differs) return 'none'
-  return authority === 'contract' && update ? 'update' : 'differs'
+async function applyStream(jsm: JetStreamManager, entry: PlannedResource, config: Config, description: string): Promise<void> {
+  if (entry.action === 'create') await jsm.streams.add({ ...copy(config), description } as never)
+  else if (entry.action === 'update') await jsm.streams.update(entry.name, { ...copy(config), description } as never)
+  else if (entry.action === 'adopt') await jsm.streams.update(entry.name, { description } as never)
+}
+
+async function applyConsumer(jsm: JetStreamManager, entry: PlannedResource, stream: string, config: Config, description: string): Promise<void> {
+  if (entry.action === 'create') await jsm.consumers.add(stream, { ...copy(config), description } as never)
+  else if (entry.action === 'update') await jsm.consumers.update(stream, entry.name, { ...copy(config), description } as never)
+  else if (entry.action === 'adopt') await jsm.consumers.update(stream, entry.name, { description } as never)
+}
+
+const VERB: Partial<Record<PlannedResource['action'], string>> = { create: 'to create it', update: 'the update', adopt: 'to mark it' }
+
+/** Runs the change; a server refusal becomes the entry's `failed` state with the server's answer. */
+async function applied(entry: PlannedResource, change: () => Promise<void>): Promise<PlannedResource> {
+  const verb = VERB[entry.action]
+  if (verb === undefined) return entry
+  try {
+    await change()
+    return entry
+  } catch (error) {
+    const answer = answerOf(error)
+    if (answer === undefined) throw error
+    return { ...entry, action: 'failed', reason: `the server refused ${verb}: ${answerText(answer)}.`, server: answer }
+  }
 }

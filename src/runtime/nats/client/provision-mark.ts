@@ -1,0 +1,64 @@
+/**
+ * The ownership mark provisioning writes on every stream and consumer it creates, and reads back
+ * before it changes one: "Each fact has one authority" (profile v0.2, "Native configuration and
+ * authority"). A contract saying `authority: contract` is a claim; the mark on the server is the
+ * proof that this contract created the resource.
+ *
+ * The mark lives in the resource's `description`: the closed v0.2 configuration has no
+ * `description`, so no contract can write one, and every JetStream server keeps it (since 2.2).
+ * The `metadata` map would need 2.10 (nats.js refuses to send it to an older server) and would be
+ * a second place that could disagree with the first.
+ */
+import { compareVersions } from '../../shared/semver.js'
+
+/** Who created a resource: a contract id and the version that last wrote it. */
+export interface OwnerMark {
+  readonly contract: string
+  readonly version: string
+}
+
+const PREFIX = 'unplugin-contracts owner '
+
+/** The description that marks a resource as this contract's: a fixed prefix and a JSON object (any id survives it). */
+export function markDescription(owner: OwnerMark): string {
+  return PREFIX + JSON.stringify({ contract: owner.contract, version: owner.version })
+}
+
+/**
+ * The mark a server-side description carries, or null when it carries none (no description, or
+ * any other text). Bounded: one JSON.parse of the description, which the server caps at 4 KiB.
+ */
+export function readMark(description: unknown): OwnerMark | null {
+  if (typeof description !== 'string' || !description.startsWith(PREFIX)) return null
+  let value: unknown
+  try {
+    value = JSON.parse(description.slice(PREFIX.length))
+  } catch {
+    return null
+  }
+  if (typeof value !== 'object' || value === null) return null
+  const { contract, version } = value as Record<string, unknown>
+  return typeof contract === 'string' && typeof version === 'string' ? { contract, version } : null
+}
+
+/** `contract orders 1.0.0`, or `no mark` for a resource provisioning did not create. */
+export const markText = (owner: OwnerMark | null): string => (owner ? `contract ${owner.contract} ${owner.version}` : 'no mark')
+
+/**
+ * Why `self` may not change a resource carrying `found`, or undefined when it may: the same
+ * contract id, at the version that marked it or a newer one (a newer version takes its resources
+ * over; an older one cannot roll them back). With `adopt`, a resource carrying no mark at all may
+ * be taken over; one marked by another contract never.
+ */
+export function ownershipProblem(self: OwnerMark, found: OwnerMark | null, adopt: boolean): string | undefined {
+  if (found === null)
+    return adopt
+      ? undefined
+      : `it carries no ownership mark: provisioning did not create it, so it belongs to someone else (--adopt takes over an unmarked resource)`
+  if (found.contract !== self.contract) return `it carries the mark of ${markText(found)}, not of contract ${self.contract}`
+  const order = compareVersions(self.version, found.version)
+  if (order === undefined)
+    return found.version === self.version ? undefined : `its mark names version ${found.version}, which cannot be compared with ${self.version}`
+  if (order < 0) return `it carries the mark of ${markText(found)}, newer than this contract's ${self.version}`
+  return undefined
+}

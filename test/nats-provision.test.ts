@@ -1,0 +1,362 @@
+/**
+ * Provisioning changes only what it owns, and turns every server answer into a sentence, against a
+ * real nats-server with JetStream (test/helpers/nats-server.ts). Two contracts share one server:
+ * orders-client (fixtures/nats/client) owns ORDERS; intruder (fixtures/nats/provision) names the
+ * same stream as its own. Debian's nats-server is 2.9: every call passes the documented
+ * development override for the contracts' minimumServerVersion 2.11.0.
+ */
+import { connect } from '@nats-io/transport-node'
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { compile } from '../src/index.js'
+import { provision, type ContractModule, type ProvisionOptions } from '../src/runtime/nats/client/index.js'
+import { lossOf } from '../src/runtime/nats/client/provision-loss.js'
+import { markDescription, ownershipProblem, readMark } from '../src/runtime/nats/client/provision-mark.js'
+import { contracts } from './helpers/cli.js'
+import { loadModule } from './helpers/load-module.js'
+import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+
+const root = join(import.meta.dirname, '..')
+const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
+const intruderDocument = join(root, 'fixtures/nats/provision/intruder.asyncapi.yaml')
+const legacyDocument = join(root, 'fixtures/nats/provision/legacy.asyncapi.yaml')
+const tmp = join(import.meta.dirname, '.tmp/nats-provision', String(process.pid))
+const dev = { allowOlderServer: true } as const
+/** Version 1.1.0 of orders-client: one more subject on its stream (growth only). */
+const V110: Array<[string, string]> = [
+  ['version: 1.0.0', 'version: 1.1.0'],
+  ['subjects: [shop.*.orders.>]', 'subjects: [shop.*.orders.>, shop.*.returns.>]'],
+]
+
+/** A copy of the orders-client contract with edits (a later version of it, say), written under test/.tmp. */
+function ordersVariant(name: string, edits: Array<[from: string, to: string]>): string {
+  let text = readFileSync(ordersDocument, 'utf8')
+  for (const [from, to] of edits) {
+    if (!text.includes(from)) throw new Error(`edit did not apply: ${from}`)
+    text = text.replace(from, to)
+  }
+  mkdirSync(tmp, { recursive: true })
+  const file = join(tmp, `${name}.asyncapi.yaml`)
+  writeFileSync(file, text)
+  return file
+}
+
+let loaded = 0
+async function moduleOf(file: string): Promise<ContractModule> {
+  const result = await compile(file)
+  expect(result.diagnostics).toEqual([])
+  return (await loadModule(result.code!, `provision-${loaded++}`)) as unknown as ContractModule
+}
+
+const run = (module: ContractModule, nc: NatsConnection, options: ProvisionOptions = {}) => provision(module, nc, { ...dev, ...options })
+const planOf = (result: Awaited<ReturnType<typeof provision>>) => result.plan.map((p) => [p.kind, p.name, p.action])
+/** No crash reached the terminal: no stack frame, no TypeError. */
+const noCrash = (stderr: string) => expect(stderr).not.toMatch(/TypeError|^\s+at /m)
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+describe.skipIf(!NATS_SERVER)('provisioning changes only what it owns (two contracts, one nats-server)', () => {
+  let server: NatsServer
+  let nc: NatsConnection
+  let jsm: JetStreamManager
+  let orders: ContractModule
+  let intruder: ContractModule
+  const stored = async (stream: string) => (await jsm.streams.info(stream)).state.messages
+  const ordersStream = async () => (await jsm.streams.info('ORDERS')).config
+
+  beforeAll(async () => {
+    server = await startNatsServer()
+    nc = await connect({ servers: server.url })
+    jsm = await jetstreamManager(nc)
+    orders = await moduleOf(ordersDocument)
+    intruder = await moduleOf(intruderDocument)
+  }, 30_000)
+
+  afterAll(async () => {
+    await nc?.close()
+    await server?.stop()
+  })
+
+  it('orders-client creates ORDERS and its consumer, each marked with its contract id and version', async () => {
+    const created = await run(orders, nc)
+    expect(planOf(created)).toEqual([
+      ['stream', 'ORDERS', 'create'],
+      ['consumer', 'fulfil', 'create'],
+    ])
+    expect(created.inSync).toBe(true)
+    const mark = 'unplugin-contracts owner {"contract":"orders-client","version":"1.0.0"}'
+    expect((await ordersStream()).description).toBe(mark)
+    expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.description).toBe(mark)
+    const again = await run(orders, nc, { dryRun: true })
+    expect(again.plan.map((p) => [p.name, p.action, p.owner])).toEqual([
+      ['ORDERS', 'none', { contract: 'orders-client', version: '1.0.0' }],
+      ['fulfil', 'none', { contract: 'orders-client', version: '1.0.0' }],
+    ])
+    const js = jetstream(nc)
+    for (let i = 0; i < 5; i++) await js.publish(`shop.eu.orders.0000000${i}.placed`, JSON.stringify({ orderId: `0000000${i}`, total: i, currency: 'EUR' }))
+    expect(await stored('ORDERS')).toBe(5)
+  })
+
+  it('intruder names ORDERS as its own (authority: contract) and updates: refused with the mark it found; subjects, max_msgs and the messages stay', async () => {
+    for (const options of [{ update: true }, { update: true, allowDataLoss: true }, { update: true, allowDataLoss: true, adopt: true }]) {
+      const result = await run(intruder, nc, options)
+      expect(planOf(result)).toEqual([
+        ['stream', 'ORDERS', 'refused'],
+        ['consumer', 'fulfil', 'refused'],
+      ])
+      expect(result.inSync).toBe(false)
+      const [stream, consumer] = result.plan
+      expect(stream!.owner).toEqual({ contract: 'orders-client', version: '1.0.0' })
+      expect(stream!.reason).toBe('not changed: it carries the mark of contract orders-client 1.0.0, not of contract intruder.')
+      // The plan says what the claimed change would have lost.
+      expect(stream!.differences).toEqual([
+        expect.objectContaining({ field: 'max_msgs', contract: 1, server: 100000, loss: expect.stringContaining('deleted') }),
+        expect.objectContaining({ field: 'subjects', contract: ['evil.>'], server: ['shop.*.orders.>'], loss: expect.stringContaining('"shop.*.orders.>"') }),
+      ])
+      expect(consumer!.reason).toMatch(/^not changed: it carries the mark of contract orders-client 1\.0\.0/)
+    }
+    const config = await ordersStream()
+    expect([config.subjects, config.max_msgs]).toEqual([['shop.*.orders.>'], 100000])
+    expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.filter_subject).toBe('shop.*.orders.*.placed')
+    expect(await stored('ORDERS')).toBe(5)
+  })
+
+  it('contracts nats provision: the intruder plan marks the loss and the owner, the refusal is a sentence, exit 1, nothing changed', async () => {
+    const cli = contracts(['nats', 'provision', intruderDocument, '--server', server.url, '--allow-older-server', '--update', '--allow-data-loss'])
+    expect(cli.status).toBe(1)
+    expect(cli.stdout).toContain('stream ORDERS (contract): refused\n')
+    expect(cli.stdout).toMatch(/ {4}max_msgs: contract 1, server 100000 - LOSES DATA: lowers max_msgs/)
+    expect(cli.stdout).toMatch(/ {4}subjects: contract \["evil\.>"\], server \["shop\.\*\.orders\.>"\] - LOSES DATA: stops storing "shop\.\*\.orders\.>"/)
+    expect(cli.stdout).toContain('    owner: contract orders-client 1.0.0\n')
+    expect(cli.stdout).toContain('  stream ORDERS: refused\n')
+    expect(cli.stderr).toContain(
+      'contracts: intruder: stream ORDERS: not changed: it carries the mark of contract orders-client 1.0.0, not of contract intruder.\n',
+    )
+    noCrash(cli.stderr)
+    expect((await ordersStream()).subjects).toEqual(['shop.*.orders.>'])
+    expect(await stored('ORDERS')).toBe(5)
+  })
+
+  it("orders-client's own update that lowers max_msgs is refused without allowDataLoss and applied with it (the plan names the loss)", async () => {
+    const shrunk = await moduleOf(ordersVariant('shrink', [['max_msgs: 100000', 'max_msgs: 3']]))
+    const refused = await run(shrunk, nc, { update: true })
+    expect(refused.plan[0]).toMatchObject({
+      name: 'ORDERS',
+      action: 'refused',
+      reason: 'not changed: the update loses data (max_msgs); allowDataLoss (--allow-data-loss) applies it.',
+      differences: [{ field: 'max_msgs', contract: 3, server: 100000, loss: 'lowers max_msgs: what is stored beyond the new limit is deleted' }],
+    })
+    expect([(await ordersStream()).max_msgs, await stored('ORDERS')]).toEqual([100000, 5])
+
+    const cli = contracts([
+      'nats',
+      'provision',
+      join(tmp, 'shrink.asyncapi.yaml'),
+      '--server',
+      server.url,
+      '--allow-older-server',
+      '--update',
+      '--allow-data-loss',
+    ])
+    expect(cli.stdout).toContain('    max_msgs: contract 3, server 100000 - LOSES DATA: lowers max_msgs: what is stored beyond the new limit is deleted\n')
+    expect(cli.stdout).toContain('  stream ORDERS: updated\n')
+    expect(cli.status).toBe(0)
+    noCrash(cli.stderr)
+    expect([(await ordersStream()).max_msgs, await stored('ORDERS')]).toEqual([3, 3])
+  })
+
+  it('a growth-only update of its own stream is applied (a higher limit, one more subject) and the mark moves to the new version; the older version is refused', async () => {
+    const grown = await moduleOf(ordersVariant('grow', V110))
+    const dry = await run(grown, nc, { update: true, dryRun: true })
+    expect(dry.plan[0]).toMatchObject({ action: 'update' })
+    const cli = contracts(['nats', 'provision', join(tmp, 'grow.asyncapi.yaml'), '--server', server.url, '--allow-older-server', '--update', '--dry-run'])
+    expect(cli.stdout).toContain('    max_msgs: contract 100000, server 3 - no data lost\n')
+    expect(dry.plan[0]!.differences.map((d) => [d.field, d.loss])).toEqual([
+      ['max_msgs', undefined],
+      ['subjects', undefined],
+    ])
+    const applied = await run(grown, nc, { update: true })
+    expect(planOf(applied)).toEqual([
+      ['stream', 'ORDERS', 'update'],
+      ['consumer', 'fulfil', 'none'],
+    ])
+    expect(applied.inSync).toBe(true)
+    const config = await ordersStream()
+    expect([config.max_msgs, config.subjects, config.description]).toEqual([
+      100000,
+      ['shop.*.orders.>', 'shop.*.returns.>'],
+      'unplugin-contracts owner {"contract":"orders-client","version":"1.1.0"}',
+    ])
+    expect(await stored('ORDERS')).toBe(3)
+    // Version 1.0.0 would drop the new subject again: not its to change any more.
+    const older = await run(orders, nc, { update: true, allowDataLoss: true })
+    expect(older.plan[0]).toMatchObject({
+      action: 'refused',
+      reason: "not changed: it carries the mark of contract orders-client 1.1.0, newer than this contract's 1.0.0.",
+    })
+    expect((await ordersStream()).subjects).toEqual(['shop.*.orders.>', 'shop.*.returns.>'])
+  })
+
+  it('its own consumer: a longer ack wait is applied; a new filter (pending messages outside it are never delivered) only with allowDataLoss', async () => {
+    const slower = await moduleOf(ordersVariant('ack-wait', [...V110, ['ack_wait: 2000000000', 'ack_wait: 4000000000']]))
+    const applied = await run(slower, nc, { update: true })
+    expect(applied.plan[1]).toMatchObject({ name: 'fulfil', action: 'update', differences: [{ field: 'ack_wait', contract: 4000000000, server: 2000000000 }] })
+    expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.ack_wait).toBe(4000000000)
+
+    const narrowed = await moduleOf(
+      ordersVariant('filter', [
+        ...V110,
+        ['ack_wait: 2000000000', 'ack_wait: 4000000000'],
+        ['filter_subject: shop.*.orders.*.placed', 'filter_subject: shop.eu.orders.*.placed'],
+      ]),
+    )
+    const refused = await run(narrowed, nc, { update: true })
+    expect(refused.plan[1]).toMatchObject({
+      name: 'fulfil',
+      action: 'refused',
+      reason: 'not changed: the update loses data (filter_subject); allowDataLoss (--allow-data-loss) applies it.',
+      differences: [{ field: 'filter_subject', loss: expect.stringContaining('never delivered') }],
+    })
+    expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.filter_subject).toBe('shop.*.orders.*.placed')
+    const forced = await run(narrowed, nc, { update: true, allowDataLoss: true })
+    expect(forced.plan[1]).toMatchObject({ name: 'fulfil', action: 'update' })
+    expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.filter_subject).toBe('shop.eu.orders.*.placed')
+  })
+
+  it('an unmarked stream and consumer made by hand: identical is in sync (owner: no mark, not adopted); an update is refused; --adopt marks them, then updates', async () => {
+    const legacy = await moduleOf(legacyDocument)
+    const stream = legacy.streams.legacy!.config as Record<string, unknown>
+    const consumer = legacy.consumers.audit!.config as Record<string, unknown>
+    await jsm.streams.add({ ...stream } as never)
+    await jsm.consumers.add('LEGACY', { ...consumer } as never)
+    const same = await run(legacy, nc)
+    expect(same.plan.map((p) => [p.name, p.action, p.owner])).toEqual([
+      ['LEGACY', 'none', null],
+      ['audit', 'none', null],
+    ])
+    expect(same.inSync).toBe(true)
+    expect((await jsm.streams.info('LEGACY')).config.description).toBeUndefined()
+
+    await jsm.streams.update('LEGACY', { max_msgs: 500 } as never)
+    const refused = await run(legacy, nc, { update: true })
+    expect(refused.plan[0]).toMatchObject({ action: 'refused', owner: null, reason: expect.stringContaining('it carries no ownership mark') })
+    expect((await jsm.streams.info('LEGACY')).config.max_msgs).toBe(500)
+
+    const adopted = await run(legacy, nc, { update: true, adopt: true })
+    expect(planOf(adopted)).toEqual([
+      ['stream', 'LEGACY', 'update'],
+      ['consumer', 'audit', 'adopt'],
+    ])
+    expect(adopted.inSync).toBe(true)
+    const mark = 'unplugin-contracts owner {"contract":"legacy","version":"1.0.0"}'
+    expect([(await jsm.streams.info('LEGACY')).config.max_msgs, (await jsm.streams.info('LEGACY')).config.description]).toEqual([1000, mark])
+    expect((await jsm.consumers.info('LEGACY', 'audit')).config.description).toBe(mark)
+  })
+})
+
+describe.skipIf(!NATS_SERVER)('contracts nats provision: every server answer is one sentence and an exit status', () => {
+  let server: NatsServer
+
+  beforeAll(async () => {
+    server = await startNatsServer()
+  }, 30_000)
+
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('a consumer on a missing external stream (the nats-orders fulfilment service on an empty server): exit 1, one sentence', () => {
+    const cli = contracts(['nats', 'provision', 'examples/nats-orders/fulfilment/asyncapi.yaml', '--server', server.url, '--allow-older-server'])
+    expect(cli.status).toBe(1)
+    expect(cli.stdout).toContain('stream ORDERS (external): missing')
+    expect(cli.stderr).toContain('contracts: fulfilment: consumer fulfil: its stream ORDERS is not on the server (external: this contract never creates it).\n')
+    noCrash(cli.stderr)
+  })
+
+  it("the repository's ledger fixture (3 replicas) on a single server: the server's own reason and code, exit 1", () => {
+    const cli = contracts(['nats', 'provision', 'fixtures/nats/valid/ledger.asyncapi.yaml', '--server', server.url, '--allow-older-server'])
+    expect(cli.status).toBe(1)
+    expect(cli.stderr).toMatch(
+      /^contracts: ledger: stream LEDGER: the server refused to create it: replicas > 1 not supported in non-clustered mode \(JetStream error \d+, status \d+\)\.$/m,
+    )
+    expect(cli.stderr).toContain('consumer auditor: its stream LEDGER is not on the server (the server refused it, above).')
+    expect(cli.stdout).toContain('  stream LEDGER: failed\n')
+    noCrash(cli.stderr)
+  })
+
+  it('--update on storage: refused as a loss, and with --allow-data-loss the server refuses it in its own words; exit 1 both times', () => {
+    const created = contracts(['nats', 'provision', ordersDocument, '--server', server.url, '--allow-older-server'])
+    expect(created.status).toBe(0)
+    const memory = ordersVariant('memory', [['storage: file', 'storage: memory']])
+    const refused = contracts(['nats', 'provision', memory, '--server', server.url, '--allow-older-server', '--update'])
+    expect(refused.status).toBe(1)
+    expect(refused.stdout).toContain('    storage: contract "memory", server "file" - LOSES DATA: changes storage')
+    expect(refused.stderr).toContain('stream ORDERS: not changed: the update loses data (storage); allowDataLoss (--allow-data-loss) applies it.')
+    const forced = contracts(['nats', 'provision', memory, '--server', server.url, '--allow-older-server', '--update', '--allow-data-loss'])
+    expect(forced.status).toBe(1)
+    expect(forced.stderr).toMatch(
+      /^contracts: orders-client: stream ORDERS: the server refused the update: .*storage.* \(JetStream error \d+, status \d+\)\.$/im,
+    )
+    for (const r of [refused, forced]) noCrash(r.stderr)
+  })
+
+  it('an unreachable --server: one sentence naming it, exit 3; --allow-data-loss without --update is a usage error', async () => {
+    const url = `nats://127.0.0.1:${await freePort()}`
+    const cli = contracts(['nats', 'provision', ordersDocument, '--server', url, '--allow-older-server'])
+    expect(cli.status).toBe(3)
+    expect(cli.stderr).toMatch(new RegExp(`^contracts: cannot reach the NATS server at ${url.replace(/\./g, '\\.')} \\(.+\\)\\.\\n$`))
+    noCrash(cli.stderr)
+    const usage = contracts(['nats', 'provision', ordersDocument, '--server', server.url, '--allow-data-loss'])
+    expect([usage.status, usage.stderr]).toEqual([2, expect.stringContaining('--allow-data-loss goes with --update')])
+  })
+})
+
+describe('the ownership mark and the data-loss table, without a server', () => {
+  it('reads back exactly the mark it writes, and nothing else as one', () => {
+    const odd = { contract: 'a "b"} owner {"contract":"x', version: '1.0.0' }
+    expect(readMark(markDescription(odd))).toEqual(odd)
+    for (const text of [
+      undefined,
+      '',
+      'orders',
+      'unplugin-contracts owner ',
+      'unplugin-contracts owner {"contract":1,"version":"1"}',
+      'unplugin-contracts owner null',
+    ])
+      expect(readMark(text)).toBeNull()
+  })
+
+  it('an owner is the same contract id at the same or an older version; adopt takes only an unmarked resource', () => {
+    const self = { contract: 'orders', version: '1.2.0' }
+    expect(ownershipProblem(self, { contract: 'orders', version: '1.2.0' }, false)).toBeUndefined()
+    expect(ownershipProblem(self, { contract: 'orders', version: '1.1.9' }, false)).toBeUndefined()
+    expect(ownershipProblem(self, { contract: 'orders', version: '1.10.0' }, false)).toMatch(/newer than this contract's 1\.2\.0/)
+    expect(ownershipProblem(self, { contract: 'intruder', version: '1.2.0' }, true)).toMatch(/mark of contract intruder/)
+    expect(ownershipProblem(self, null, false)).toMatch(/no ownership mark/)
+    expect(ownershipProblem(self, null, true)).toBeUndefined()
+  })
+
+  it('growth loses nothing; a lower limit, a dropped subject, another retention do; unknown fields are not rules', () => {
+    expect(lossOf('stream', 'max_msgs', 200, 100)).toBeUndefined()
+    expect(lossOf('stream', 'max_msgs', 100, -1)).toMatch(/lowers max_msgs/)
+    expect(lossOf('stream', 'subjects', ['a.>', 'b.>'], ['a.>'])).toBeUndefined()
+    expect(lossOf('stream', 'subjects', ['b.>'], ['a.>'])).toMatch(/stops storing "a\.>"/)
+    expect(lossOf('stream', 'retention', 'workqueue', 'limits')).toMatch(/retention/)
+    expect(lossOf('stream', 'discard', 'new', 'old')).toBeUndefined()
+    expect(lossOf('consumer', 'ack_wait', 1, 2)).toBeUndefined()
+    expect(lossOf('stream', 'constructor', 1, 2)).toBeUndefined()
+  })
+})
