@@ -181,6 +181,17 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
     seen.set(key, file)
     targets.push({ file, segments, target })
   }
+  // A file that another output needs as a folder (`a` and `a/b`): whichever came first would be lost.
+  for (const { file, segments, target } of targets)
+    for (let i = 1; i < segments.length; i++) {
+      const other = seen.get(segments.slice(0, i).join('/').normalize('NFC').toLowerCase())
+      if (other !== undefined)
+        refused.push({
+          reason: 'duplicate',
+          path: target,
+          message: `${describeInput(other)} writes a file where ${describeInput(file)} needs a folder (${target}); nothing was written.`,
+        })
+    }
   if (refused.length > 0) return { ok: false, refused }
 
   const rootProblem = checkRoot(top, options.createRoot === true, false)
