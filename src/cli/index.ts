@@ -235,13 +235,16 @@ function refusedWrites(result: WriteResult & { ok: false }, io: Output): number 
   return 1
 }
 
+/** A write's outcome as the CLI reports it: `wrote x`, `unchanged x`. */
+const said = (status: 'written' | 'unchanged') => (status === 'written' ? 'wrote' : 'unchanged')
+
 /** What a written file says of itself, as `contracts types` and `generate` report it. */
 function reportWrite(result: WriteResult, io: Output): boolean {
   if (!result.ok) {
     refusedWrites(result, io)
     return false
   }
-  for (const file of result.files) io.err(`${file.status} ${file.path}`)
+  for (const file of result.files) io.err(`${said(file.status)} ${file.path}`)
   return true
 }
 
@@ -278,7 +281,7 @@ async function topologyCommand(inputs: string[], flags: { format?: string; out?:
     const out = resolvePath(flags.out)
     const result = writeOwnedFile(dirname(out), out, withMarker(text, TOPOLOGY_MARKERS[format as (typeof TOPOLOGY_FORMATS)[number]]))
     if (!result.ok) return refusedWrites(result, io)
-    io.err(`${result.files[0]!.status} ${flags.out}`)
+    io.err(`${said(result.files[0]!.status)} ${flags.out}`)
   } else io.out(text.replace(/\n$/, ''))
   return 0
 }
