@@ -186,6 +186,21 @@ describe('`contracts generate`', () => {
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([])
   })
 
+  it('an output name from a contract id (`../../x`, `#orders`) is a plain file name inside --out', () => {
+    const ledger = readFileSync(join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
+    for (const [id, name] of [
+      ['../../x', '_x'],
+      ['#orders', '_orders'],
+    ]) {
+      rmSync(join(work, 'out'), { recursive: true, force: true })
+      writeFileSync(join(vendor, 'c.asyncapi.yaml'), ledger.replace('contract: ledger', `contract: '${id}'`))
+      const r = contracts(['generate', '--target', 'typescript', '--out', 'out', 'vendor/contracts/c.asyncapi.yaml'], work)
+      expect([id, r.status, r.stderr]).toEqual([id, 0, 'wrote 2 files under out\n'])
+      expect([id, readdirSync(join(work, 'out')).sort()]).toEqual([id, [`${name}.d.ts`, `${name}.js`]])
+      expect(readdirSync(work).sort()).toEqual(['deploy.sh', 'out', 'vendor'])
+    }
+  })
+
   it('an --out holding a link at an output: exit 1, the script unchanged, no other output written', () => {
     const out = join(work, 'out')
     mkdirSync(out)
