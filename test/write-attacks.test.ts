@@ -111,6 +111,42 @@ describe('a sidecar path linked to a script, in a real Rollup build', () => {
   })
 })
 
+describe('a sidecar path linked to a script, in a Vite dev server', () => {
+  it('the module is served, the refusal is a warning with its code, and the script is unchanged', async () => {
+    const { createServer } = await import('vite')
+    const { default: plugin } = await import('unplugin-contracts/vite')
+    writeFileSync(join(vendor, 'payments.spec.json'), PAYMENTS)
+    symlinkSync('../../deploy.sh', join(vendor, 'payments.spec.d.json.ts'))
+    writeFileSync(join(work, 'main.js'), "export { capture } from './vendor/contracts/payments.spec.json'\n")
+    const warnings: string[] = []
+    const logger = {
+      hasWarned: false,
+      info: () => {},
+      warn: (message: string) => void warnings.push(message),
+      warnOnce: (message: string) => void warnings.push(message),
+      error: () => {},
+      clearScreen: () => {},
+      hasErrorLogged: () => false,
+    }
+    const server = await createServer({ root: work, configFile: false, customLogger: logger, plugins: [plugin()], server: { host: '127.0.0.1', port: 0 } })
+    try {
+      await server.listen()
+      const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+      const main = await (await fetch(`${base}/main.js`)).text()
+      const url = /from\s+"([^"]*payments\.spec\.json[^"]*)"/.exec(main)?.[1]
+      expect(url, main).toBeDefined()
+      expect((await fetch(base + url)).status).toBe(200)
+      // The sidecar is written once the saves pause (50 ms): wait for its warning, at most 15 s.
+      const end = Date.now() + 15_000
+      while (!warnings.some((w) => w.includes('CONTRACTS_WRITE_REFUSED')) && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
+      expect(warnings.join('\n')).toMatch(/CONTRACTS_WRITE_REFUSED: .*payments\.spec\.d\.json\.ts is a symbolic link/)
+    } finally {
+      await server.close()
+    }
+    expect(script()).toEqual({ text: SCRIPT, link: false })
+  })
+})
+
 describe('`contracts types` through a link', () => {
   it('the sidecar: exit 1, CONTRACTS_WRITE_REFUSED, the script unchanged', () => {
     writeFileSync(join(vendor, 'payments.spec.json'), PAYMENTS)
