@@ -89,10 +89,13 @@ export function withMarker(text: string, syntax: MarkerSyntax): string {
   }
 }
 
-/** One file to write: its path below the root (`/`-separated), its text, and the input it comes from (for messages). */
+/**
+ * One file to write: its path below the root (`/`-separated), its content, and the input it comes
+ * from (for messages). Bytes are for binary formats (a cache): they too start with a marker line.
+ */
 export interface OwnedFile {
   readonly path: string
-  readonly text: string
+  readonly text: string | Uint8Array
   readonly from?: string
 }
 
@@ -152,7 +155,8 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0
 export function writeOwnedFiles(root: string, files: readonly OwnedFile[], options: WriteOptions = {}): WriteResult {
   const top = resolve(root)
   for (const file of files)
-    if (!hasMarker(file.text)) throw new TypeError(`unplugin-contracts: ${file.path} would be written without the "${GENERATED_MARKER}" marker (a bug).`)
+    if (!hasMarker(headText(file.text)))
+      throw new TypeError(`unplugin-contracts: ${file.path} would be written without the "${GENERATED_MARKER}" marker (a bug).`)
   const refused: WriteRefusal[] = []
   const targets: Array<{ file: OwnedFile; segments: string[]; target: string }> = []
   const seen = new Map<string, OwnedFile>()
@@ -223,13 +227,20 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
 }
 
 /** One file, written as `writeOwnedFiles` writes it: `file` is an absolute path, `root` the folder it must stay inside. */
-export function writeOwnedFile(root: string, file: string, text: string, options: WriteOptions = {}): WriteResult {
+export function writeOwnedFile(root: string, file: string, text: string | Uint8Array, options: WriteOptions = {}): WriteResult {
   const top = resolve(root)
   const target = resolve(file)
   const rel = relative(top, target)
   if (rel === '' || isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`))
     return { ok: false, refused: [{ reason: 'outside', path: target, message: `${target} is outside ${top}; nothing is written outside it.` }] }
   return writeOwnedFiles(top, [{ path: rel.split(sep).join('/'), text }], options)
+}
+
+/** The start of a file's content as text, enough for `hasMarker`. */
+function headText(content: string | Uint8Array): string {
+  return typeof content === 'string'
+    ? content.slice(0, HEAD_BYTES)
+    : Buffer.from(content.buffer, content.byteOffset, Math.min(content.byteLength, HEAD_BYTES)).toString('utf8')
 }
 
 /** The path's names, or undefined when it is not a plain relative path (`..`, `.`, empty, absolute, backslash, NUL). */
@@ -319,7 +330,7 @@ function checkFolders(top: string, segments: readonly string[], create: boolean)
 }
 
 /** What is at the target: nothing, this project's file (identical or not, with its mode), or a refusal. */
-function inspectTarget(target: string, text: string): { refusal?: WriteRefusal; identical?: boolean; mode?: number } {
+function inspectTarget(target: string, text: string | Uint8Array): { refusal?: WriteRefusal; identical?: boolean; mode?: number } {
   const stat = lstatOrUndefined(target)
   if (stat instanceof Error) return { refusal: failed(target, stat) }
   if (stat === undefined) return {}
@@ -368,7 +379,14 @@ function inspectTarget(target: string, text: string): { refusal?: WriteRefusal; 
 }
 
 /** The text into a fresh temp file beside the target, renamed over it; the temp file is removed on any failure. */
-function replace(top: string, segments: readonly string[], target: string, text: string, mode: number | undefined, durable: boolean): WriteRefusal | undefined {
+function replace(
+  top: string,
+  segments: readonly string[],
+  target: string,
+  text: string | Uint8Array,
+  mode: number | undefined,
+  durable: boolean,
+): WriteRefusal | undefined {
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`)
   let fd: number | undefined
   try {
