@@ -148,9 +148,13 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0
  * Writes `files` below `root`, all or none: every path is checked first, and one refusal writes
  * nothing. A file whose content is already the text is left untouched (`unchanged`).
  *
- * Worst case: per file, one `lstat` per path component, one read of at most the new text's size
- * (identical check) or `HEAD_BYTES` (marker), one write and one rename; duplicates are found with
- * one map over the paths.
+ * Worst case: per file, two `lstat`s and one map lookup per path component (links, duplicates, a
+ * file where another output needs a folder), one read of at most the new text's size (identical
+ * check) or `HEAD_BYTES` (marker), one write and one rename.
+ *
+ * All or none holds against the tree as it was checked: should it change between the checks and the
+ * writes (a checkout running beside the build), the write that meets the change is refused, and the
+ * files before it stay written.
  */
 export function writeOwnedFiles(root: string, files: readonly OwnedFile[], options: WriteOptions = {}): WriteResult {
   const top = resolve(root)
