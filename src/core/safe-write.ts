@@ -272,7 +272,7 @@ function failed(path: string, error: unknown): WriteRefusal {
 
 /**
  * The root: a folder, created when asked. It is the caller's choice (the contract's own folder,
- * `--out`), so it may be reached through a link (`/tmp` on macOS, a workspace package linked into
+ * `--out`), so it may be reached through a link (the temp folder on macOS, a workspace package linked into
  * `node_modules`); only what is below it is the tree's, and checked.
  */
 function checkRoot(top: string, create: boolean, creating: boolean): WriteRefusal | undefined {
