@@ -53,7 +53,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   types: {
     usage: ['types <files[?query]...> [--topics a,b] [--include-reserved] [--names <file.json>]'],
     summary:
-      "Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract's -queries.d.ts.",
+      "Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract's -queries.d.ts. A link or a file unplugin-contracts did not write in their place is left alone (CONTRACTS_WRITE_REFUSED, exit 1).",
     flags: { ...BENZENE_SCOPE },
     examples: ['contracts types src/contracts/*.spec.json', "contracts types 'src/payments.spec.json?topics=payments:capture'"],
   },
@@ -63,7 +63,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       'Writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents (--target rust: one module per application, std only).',
     flags: {
       '--target rust|typescript': 'What to write.',
-      '--out <dir>': 'The folder to write into (created when missing).',
+      '--out <dir>':
+        'The folder to write into (created when missing). All files or none: a link, or a file unplugin-contracts did not write, in the way is refused.',
       '--serde': 'Rust: add payload types behind a cargo feature "serde", off by default.',
     },
     examples: [
@@ -75,7 +76,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     usage: ['topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]'],
     summary:
       'Projects NATS application documents (a folder: the documents its bundle.lock.json lists) into the system-wide picture the compiler verified: JSON (default), Mermaid, Graphviz DOT, or a self-contained SVG or HTML page.',
-    flags: { '--format <f>': 'json (default), mermaid, dot, svg or html.', '--out <file>': 'Write the picture to a file instead of stdout.' },
+    flags: {
+      '--format <f>': 'json (default), mermaid, dot, svg or html.',
+      '--out <file>': 'Write the picture to a file instead of stdout (never through a link, never over a file unplugin-contracts did not write).',
+    },
     examples: ['contracts topology examples/nats-orders --format mermaid', 'contracts topology examples/nats-orders --format html --out topology.html'],
   },
   nats: {

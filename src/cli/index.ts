@@ -7,11 +7,12 @@ import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
-import { queriesPath, sidecarPath, writeQueries, writeSidecar } from '../plugin/sidecar.js'
+import { writeQueries, writeSidecar } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteResult } from '../core/safe-write.js'
+import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { basename, dirname, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
@@ -188,7 +189,7 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
   if (flags.target !== 'rust' && flags.target !== 'typescript') throw new UsageError('`contracts generate` needs --target rust or --target typescript.')
   if (!flags.out) throw new UsageError('`contracts generate` needs --out <dir>.')
   if (files.length === 0) throw new UsageError('`contracts generate` needs at least one document.')
-  const written: Array<{ path: string; text: string }> = []
+  const written: OwnedFile[] = []
   let failed = false
   const models: NatsModel[] = []
   for (const file of files) {
@@ -199,8 +200,11 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
         failed = true
         continue
       }
-      const name = result.format === 'nats' ? natsModuleName(result.code) : basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, '')
-      written.push({ path: `${name}.js`, text: result.code }, { path: `${name}.d.ts`, text: result.dts })
+      const name = (result.format === 'nats' ? natsModuleName(result.code) : basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, '')) || 'contract'
+      written.push(
+        { path: `${name}.js`, text: withMarker(result.code, 'slash'), from: file },
+        { path: `${name}.d.ts`, text: withMarker(result.dts, 'slash'), from: file },
+      )
     } else {
       const result = await compiler.inspect(file)
       printDiagnostics(result.diagnostics, io, result.dependencies)
@@ -212,14 +216,39 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
     }
   }
   if (failed) return 1
-  if (flags.target === 'rust') written.push(...rustCrate(models, basename(resolvePath(flags.out)), { serde: flags.serde === true }))
-  for (const file of written) {
-    const path = join(flags.out, ...file.path.split('/'))
-    await mkdir(dirname(path), { recursive: true })
-    await writeFile(path, file.text)
+  if (flags.target === 'rust')
+    for (const file of rustCrate(models, basename(resolvePath(flags.out)), { serde: flags.serde === true }))
+      written.push({ path: file.path, text: withMarker(file.text, file.path.endsWith('.toml') ? 'hash' : 'slash'), from: 'the Rust crate' })
+  // All or nothing: two outputs of one name, a link or a file the project did not write under
+  // --out, and nothing is written (`writeOwnedFiles`).
+  const result = writeOwnedFiles(flags.out, written, { createRoot: true })
+  if (!result.ok) {
+    const duplicates = result.refused.filter((r) => r.reason === 'duplicate')
+    if (duplicates.length > 0) throw new UsageError(duplicates.map((r) => r.message).join('\n'))
+    return refusedWrites(result, io)
   }
-  io.err(`wrote ${written.length} files under ${flags.out}`)
+  const unchanged = result.files.filter((f) => f.status === 'unchanged').length
+  io.err(`wrote ${result.files.length - unchanged} files under ${flags.out}${unchanged ? ` (${unchanged} unchanged)` : ''}`)
   return 0
+}
+
+/** Refused writes as `CONTRACTS_WRITE_REFUSED` diagnostics on stderr; exit status 1. */
+function refusedWrites(result: WriteResult & { ok: false }, io: Output): number {
+  printDiagnostics(result.refused.map(writeRefusedDiagnostic), io, [])
+  return 1
+}
+
+/** A write's outcome as the CLI reports it: `wrote x`, `unchanged x`. */
+const said = (status: 'written' | 'unchanged') => (status === 'written' ? 'wrote' : 'unchanged')
+
+/** What a written file says of itself, as `contracts types` and `generate` report it. */
+function reportWrite(result: WriteResult, io: Output): boolean {
+  if (!result.ok) {
+    refusedWrites(result, io)
+    return false
+  }
+  for (const file of result.files) io.err(`${said(file.status)} ${file.path}`)
+  return true
 }
 
 /** A NATS module's file name: its contract id (documents are often all called asyncapi.yaml). */
@@ -229,6 +258,8 @@ function natsModuleName(code: string): string {
 }
 
 const TOPOLOGY_FORMATS = ['json', 'mermaid', 'dot', 'svg', 'html'] as const
+/** The comment each picture's file carries its generated-file marker in (`--out` only: stdout is the user's to redirect). */
+const TOPOLOGY_MARKERS: Record<(typeof TOPOLOGY_FORMATS)[number], MarkerSyntax> = { json: 'json', mermaid: 'mermaid', dot: 'slash', svg: 'xml', html: 'html' }
 
 /** `contracts topology`: the projection on stdout (or `--out`), diagnostics on stderr; no picture when a document fails. */
 async function topologyCommand(inputs: string[], flags: { format?: string; out?: string }, io: Output): Promise<number> {
@@ -250,8 +281,10 @@ async function topologyCommand(inputs: string[], flags: { format?: string; out?:
             ? await toHtml(result.topology)
             : JSON.stringify(result.topology, null, 2) + '\n'
   if (flags.out) {
-    await writeFile(flags.out, text)
-    io.err(`wrote ${flags.out}`)
+    const out = resolvePath(flags.out)
+    const result = writeOwnedFile(dirname(out), out, withMarker(text, TOPOLOGY_MARKERS[format as (typeof TOPOLOGY_FORMATS)[number]]))
+    if (!result.ok) return refusedWrites(result, io)
+    io.err(`${said(result.files[0]!.status)} ${flags.out}`)
   } else io.out(text.replace(/\n$/, ''))
   return 0
 }
@@ -410,17 +443,13 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
       continue
     }
     if (query === '') {
-      const wrote = await writeSidecar(result.file, result.dts)
-      io.err(`${wrote ? 'wrote' : 'unchanged'} ${sidecarPath(result.file)}`)
+      if (!reportWrite(writeSidecar(result.file, result.dts), io)) failed = true
     } else {
       let seen = queries.get(result.file)
       if (!seen) queries.set(result.file, (seen = new Map()))
       seen.set(query, result.dts)
     }
   }
-  for (const [file, seen] of queries) {
-    const wrote = await writeQueries(file, seen)
-    io.err(`${wrote ? 'wrote' : 'unchanged'} ${queriesPath(file)}`)
-  }
+  for (const [file, seen] of queries) if (!reportWrite(writeQueries(file, seen), io)) failed = true
   return failed ? 1 : 0
 }

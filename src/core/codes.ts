@@ -20,6 +20,11 @@ export const CORE_CODES = declareCodes({
   CONTRACTS_TOO_DEEP: { severity: 'error', meaning: 'Values nested more than 64 levels (JSON or YAML).' },
   CONTRACTS_SYMLINK: { severity: 'error', meaning: 'The contract, or a file it reads, is a symbolic link (never followed).' },
   CONTRACTS_OUTSIDE_TREE: { severity: 'error', meaning: 'A file the contract reads is outside its folder tree (the bundle root for NATS).' },
+  CONTRACTS_WRITE_REFUSED: {
+    severity: 'error',
+    meaning:
+      'A file the build or CLI writes (a sidecar, query declarations, `generate` or `topology --out` output) is a symbolic link, has one on its way, is not a regular file, or was not written by unplugin-contracts (no marker line): it is left as it is, `data: { reason }`.',
+  },
   CONTRACTS_DIAGNOSTICS_CAPPED: {
     severity: 'error',
     meaning:

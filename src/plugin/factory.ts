@@ -15,6 +15,8 @@ import { topologyModule } from './topology-module.js'
 import { createNativeResolve } from './native-resolve.js'
 import { DEV_PAGE, DevRegistry } from './dev-page.js'
 import { writeQueries, writeSidecar } from './sidecar.js'
+import type { WriteResult } from '../core/safe-write.js'
+import { writeRefusedDiagnostic } from '../core/write-refused.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
 /** How long a dev server waits after a contract's last save before writing its sidecars (`typesLater`). */
@@ -67,7 +69,6 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const dependents = new Map<string, Set<string>>()
   /** Contract -> query -> declarations, of the query imports this build served (`writeQueries`). */
   const queries = new Map<string, Map<string, string>>()
-  const queryWrites = new Map<string, Promise<void>>()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
   const registry = new DevRegistry()
   /** A dev server's pending and running sidecar writes, by contract and query (`typesLater`). */
@@ -165,7 +166,13 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework))
       if (options.types !== false) {
         if (serving) typesLater(parsed)
-        else await writeTypes(result, parsed)
+        else {
+          // A sidecar that cannot be written safely (a link, a file the project did not write) fails
+          // the build: neither an overwrite nor declarations silently missing.
+          const refused = await writeTypes(result, parsed)
+          if (refused.length > 0)
+            return fail(this, contractError({ ...result, diagnostics: refused }, meta.framework, `The declarations of ${result.file} were not written`))
+        }
       }
       return { code: result.code, map: result.map as never, moduleType: 'js' }
     },
@@ -220,7 +227,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   /**
    * A dev server's sidecars for `parsed`, written once its saves pause (`TYPES_DELAY` after the
    * last one served), one write at a time per contract. A contract that does not compile has no
-   * declarations: nothing is written (the overlay shows why). A failed write is a warning.
+   * declarations: nothing is written (the overlay shows why). A failed or refused write is a warning
+   * (the module is served already; a build fails on it instead).
    */
   function typesLater(parsed: { file: string; query: string }): void {
     const key = `${parsed.file}?${parsed.query}`
@@ -231,7 +239,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       const next = previous
         .then(async () => {
           const result = await declared(parsed.file, parsed.query)
-          if (result.dts !== undefined) await writeTypes(result, parsed)
+          if (result.dts === undefined) return
+          for (const refusal of await writeTypes(result, parsed)) logger?.warn(`unplugin-contracts: ${formatDiagnostic(refusal)}`)
         })
         .catch((error: unknown) => logger?.warn(`unplugin-contracts: the declarations of ${parsed.file} were not written: ${String(error)}`))
       typeWrites.set(key, next)
@@ -250,20 +259,26 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     return ''
   }
 
-  /** Sidecar types describe the module as imported without a query, whatever this import asked for. */
-  async function writeTypes(result: CompileResult, parsed: { file: string; query: string }): Promise<void> {
+  /**
+   * Sidecar types describe the module as imported without a query, whatever this import asked for.
+   * Returns the writes refused (`CONTRACTS_WRITE_REFUSED`), none when all went well.
+   */
+  async function writeTypes(result: CompileResult, parsed: { file: string; query: string }): Promise<Diagnostic[]> {
+    const refused: Diagnostic[] = []
+    const collect = (written: WriteResult) => {
+      if (!written.ok) refused.push(...written.refused.map(writeRefusedDiagnostic))
+    }
     const plain = parsed.query === '' ? result : await declared(parsed.file, '')
-    if (plain.dts !== undefined) await writeSidecar(parsed.file, plain.dts)
+    if (plain.dts !== undefined) collect(writeSidecar(parsed.file, plain.dts))
     if (parsed.query !== '' && result.dts !== undefined) {
       let seen = queries.get(parsed.file)
       if (!seen) queries.set(parsed.file, (seen = new Map()))
-      if (seen.get(parsed.query) === result.dts) return
+      if (seen.get(parsed.query) === result.dts) return refused
       seen.set(parsed.query, result.dts)
-      // One write at a time per contract, each of everything seen so far: the last write is complete.
-      const next = (queryWrites.get(parsed.file) ?? Promise.resolve()).then(() => writeQueries(parsed.file, seen).then(() => undefined))
-      queryWrites.set(parsed.file, next)
-      await next
+      // Everything seen so far, in one synchronous write: the last write is complete.
+      collect(writeQueries(parsed.file, seen))
     }
+    return refused
   }
 }
 
@@ -283,14 +298,14 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
  * - `message` and `id` ignore later writes: Rollup prefixes a load error with `Could not load
  *   \0<virtual id>` and sets `id` to the virtual module id.
  */
-function contractError(result: CompileResult, framework: string): Error {
+function contractError(result: CompileResult, framework: string, headline = `Contract ${result.file} is invalid`): Error {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
   const read = sourceReader(result.dependencies)
   const text = first ? read(first.file) : undefined
   const located = framework === 'vite' && first !== undefined && text !== undefined
   const shown = located ? (d: Diagnostic) => (d === first ? formatDiagnostic(d) : formatDiagnostic(d, read)) : (d: Diagnostic) => formatDiagnostic(d, read)
-  const message = `Contract ${result.file} is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, read, 10, shown)}`
+  const message = `${headline} (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, read, 10, shown)}`
   const error = new Error(message)
   Object.defineProperties(error, {
     message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
