@@ -37,6 +37,7 @@ export const SCHEMA_HELPERS = {
   $multipleOfFail: 'multipleOfFail',
   $patternFail: 'patternFail',
   $deep: 'depthFail',
+  $memo: 'memoCheck',
   $oneOf: 'oneOfFail',
   $unique: 'uniqueItemsFail',
   $codePoints: 'codePoints',
@@ -220,7 +221,11 @@ export class SchemaCode {
     if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
     for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
     const parts: string[] = []
-    if (schema.$ref !== undefined) parts.push(`${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
+    // Through `$memo`: a definition meets a value once per validation and depth (its errors replayed after).
+    if (schema.$ref !== undefined) {
+      this.used.add('$memo')
+      parts.push(`$memo(${this.slot(['ref', schema.$ref])}, ${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
+    }
     parts.push(this.typeAndKinds(schema, at))
     parts.push(...this.combinators(schema, at))
     return parts.filter((p) => p !== '').join(' ')
