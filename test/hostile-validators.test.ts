@@ -298,6 +298,35 @@ describe('a Benzene send() whose response is the 242-byte tree', () => {
   }
 })
 
+describe("ajv's code, the fallback for keywords beyond the generated validators', is refused where it is unbounded", () => {
+  const fixture = readFileSync(join(hostile, 'tree-of-nodes.asyncapi.yaml'), 'utf8')
+  // `propertyNames` is beyond the generated validators' keywords: the payload goes to ajv.
+  const beyond = fixture.replaceAll('required: [kind, children]', 'required: [kind, children]\n          propertyNames: { maxLength: 16 }')
+
+  const compileText = async (text: string) => {
+    mkdirSync(tmp, { recursive: true })
+    const file = join(tmp, `ajv-fallback-${process.pid}.asyncapi.yaml`)
+    writeFileSync(file, text)
+    try {
+      return await compile(file)
+    } finally {
+      rmSync(file, { force: true })
+    }
+  }
+
+  it('the tree of nodes with one keyword beyond them: NATS_PAYLOAD_UNBOUNDED at the message', async () => {
+    expect(beyond).not.toBe(fixture)
+    const result = await compileText(beyond)
+    expect(result.diagnostics.map((d) => [d.code, d.pointer])).toEqual([['NATS_PAYLOAD_UNBOUNDED', '/channels/treePosted/messages/tree']])
+  })
+
+  it('the same keywords without the recursion compile, and their validator answers', async () => {
+    const result = await compileText(beyond.replaceAll("items: { $ref: '#/components/schemas/Node' }", 'items: { type: object }'))
+    expect(result.diagnostics).toEqual([])
+    expect(result.code).toContain('(function (module)')
+  })
+})
+
 // ---- The linear engine's bound ----
 
 /** `^(a?){n}a{n}$` written out: no repeat count for RE2 to refuse, a program that grows with n. */
