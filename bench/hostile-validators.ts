@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { patternEngine } from '../src/core/pattern-safety.js'
 import { linearPatterns } from '../src/runtime/shared/linear-pattern.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
+import { MAX_ERRORS } from '../src/runtime/shared/schema-errors.js'
 import { generatedValidator } from '../test/helpers/validator-code.js'
 import type { Family } from './family.js'
 
@@ -28,6 +29,12 @@ const treeFamily = (name: string, validator: () => (data: unknown) => boolean): 
   name,
   // 6 and 60 levels: 60 x 4 schema steps stays under the validation depth limit (256).
   n: 6,
+  // Per level, the errors below it are replayed: 2^k at level k until MAX_ERRORS caps them.
+  work: (n) => {
+    let total = 0
+    for (let k = 1; k <= n; k++) total += Math.min(2 ** k, MAX_ERRORS)
+    return total
+  },
   make: (n, dir) => {
     const path = join(dir, 'tree.json')
     writeFileSync(path, JSON.stringify(chain(n)))
@@ -74,8 +81,8 @@ operations:
 const LINEAR = '^([a-z]+\\.)*[a-z]+$'
 
 export const families: Family[] = [
-  treeFamily('tree of nodes, generated validator (levels)', () => generatedValidator({ $ref: NODE }, TREE)),
-  treeFamily('tree of nodes, interpreter (levels)', () => schemaValidator({ $ref: NODE }, TREE)),
+  treeFamily('tree of nodes, generated validator (levels; per error replayed)', () => generatedValidator({ $ref: NODE }, TREE)),
+  treeFamily('tree of nodes, interpreter (levels; per error replayed)', () => schemaValidator({ $ref: NODE }, TREE)),
   {
     name: 'long pattern, compiled and refused (repeats)',
     n: 1000,
