@@ -162,7 +162,8 @@ function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema
   for (const sub of subschemas(schema)) assertKnown(sub, definitions, seen, shared)
 }
 
-function subschemas(schema: SchemaObject): Schema[] {
+/** A node's direct subschemas (not its `$ref`'s target). */
+export function subschemas(schema: SchemaObject): Schema[] {
   const out: Schema[] = []
   if (schema.items !== undefined) out.push(schema.items)
   if (schema.additionalProperties !== undefined) out.push(schema.additionalProperties)
