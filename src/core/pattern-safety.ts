@@ -14,7 +14,15 @@
  * - `linear`: any other pattern that RE2 syntax can express runs on `re2js` (RE2's linear-time
  *   automaton), translated here node by node with ECMAScript's meaning of `.`, `\s` and escapes.
  * - `unsupported`: neither (lookaround or backreferences in a pattern not proven cheap, repeat
- *   counts above RE2's 1000): the format reports it and the build fails.
+ *   counts above RE2's 1000, or an RE2 program of more than MAX_PATTERN_PROGRAM instructions):
+ *   the format reports it and the build fails.
+ *
+ * The linear engine is linear in the input for a fixed pattern, but its step is a walk over the
+ * program's live instructions: a match costs up to program size x input length (a 25 KB pattern
+ * `^(a?){n}a{n}$` written out, 15,004 instructions, took 9 s on 10,000 characters). So its
+ * program is bounded here (MAX_PATTERN_PROGRAM), and at run time a match whose program size x
+ * input length passes MAX_PATTERN_WORK is not run: the value fails the pattern
+ * (`runtime/linear-pattern`).
  *
  * Patterns are read in Unicode mode, as the validators compile them (a format whose dialect has no
  * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts). The analysis is linear in
@@ -23,12 +31,18 @@
 import type { AST } from '@eslint-community/regexpp'
 import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
+import { MAX_PATTERN_PROGRAM } from '../runtime/shared/linear-pattern.js'
 
 export type PatternEngine =
   { engine: 'native' } | { engine: 'linear'; source: string } | { engine: 'unsupported'; reason: string } | { engine: 'invalid'; reason: string }
 
 /** Paths from one start position a pattern may explore and still run natively. */
 export const WAYS_BUDGET = 1024
+
+/** The linear engine's program bound (stated where the matchers are: `runtime/shared/linear-pattern.ts`). */
+export { MAX_PATTERN_PROGRAM }
+
+const re2js = lazyRequire<typeof import('re2js')>('re2js')
 
 const regexpp = lazyRequire<typeof import('@eslint-community/regexpp')>('@eslint-community/regexpp')
 let parserInstance: InstanceType<typeof import('@eslint-community/regexpp').RegExpParser> | undefined
@@ -46,13 +60,46 @@ function decide(pattern: string): PatternEngine {
     return { engine: 'invalid', reason: (error as Error).message }
   }
   if (provablyCheap(ast)) return { engine: 'native' }
+  let source: string
   try {
-    return { engine: 'linear', source: alternatives(ast.alternatives) }
+    source = alternatives(ast.alternatives)
   } catch (error) {
     if (error instanceof Untranslatable)
       return { engine: 'unsupported', reason: `${error.message}, and the pattern is not provably linear for a backtracking engine` }
     throw error
   }
+  // Every atom is at least one instruction: a pattern with more is refused without compiling it
+  // (RE2JS compiles a 50 KB pattern in seconds).
+  const atoms = atomCount(ast)
+  if (atoms > MAX_PATTERN_PROGRAM) return tooLarge(`at least ${atoms}`)
+  // The program the run time compiles, measured here: its size bounds the cost of every match.
+  let size: number
+  try {
+    size = re2js().RE2JS.compile(source).programSize()
+  } catch (error) {
+    return { engine: 'unsupported', reason: `RE2 cannot compile it (${(error as Error).message})` }
+  }
+  if (size > MAX_PATTERN_PROGRAM) return tooLarge(String(size))
+  return { engine: 'linear', source }
+}
+
+const tooLarge = (size: string): PatternEngine => ({
+  engine: 'unsupported',
+  reason: `its linear-time program has ${size} instructions, more than ${MAX_PATTERN_PROGRAM} (each match costs program size x input length), and the pattern is not provably linear for a backtracking engine`,
+})
+
+/** Characters and character sets in the pattern's text: a lower bound of its program's size. Iterative, linear in the pattern. */
+function atomCount(ast: AST.Pattern): number {
+  let count = 0
+  const stack: AST.Node[] = [ast]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === 'Character' || node.type === 'CharacterSet' || node.type === 'CharacterClass') count++
+    else if (node.type === 'Quantifier') stack.push(node.element)
+    else if ('alternatives' in node) for (const alt of node.alternatives) stack.push(alt)
+    else if (node.type === 'Alternative') for (const e of node.elements) stack.push(e)
+  }
+  return count
 }
 
 // ---- The proof for the native engine ----

@@ -1,5 +1,5 @@
 import { escapeToken } from '../runtime/shared/json-pointer.js'
-import { KNOWN_KEYWORDS, itemTypes, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
+import { KNOWN_KEYWORDS, itemTypes, subschemas, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
 import { BOUNDS, MAX_VALIDATION_DEPTH, MESSAGES, type SizeKeyword } from '../runtime/shared/schema-errors.js'
 import { jsLiteral, jsString } from './emit.js'
 import type { CompileMemos, ContentMemo } from './memo.js'
@@ -23,6 +23,12 @@ import { PATTERNS_CONSTANT, patternsConstant } from './schema-definitions.js'
  * names, enum values, patterns, messages); a pattern is compiled by `new RegExp(literal, "u")` or
  * is a linear-time matcher looked up by its text; nothing is evaluated while generating. Paths are
  * built only where an error is reported or a `$ref` is called. Cost: O(schema size) time and output.
+ *
+ * Worst case at run time: a `$ref` is the one way a schema node of this code can meet a value twice
+ * (the rest is inlined, a tree). A definition reachable from two reference sites or through a cycle
+ * is called through `$memo` (`memoCheck`, see `memoizedDefinitions`), so a validation visits
+ * O(schema size x data size) nodes whatever the schema, and reports the first MAX_ERRORS errors of
+ * the list ajv would give; one referenced once is called directly (a memo costs ~100 ns a call).
  */
 
 /** What the code calls, by the local name it uses -> the runtime export it is. */
@@ -37,6 +43,7 @@ export const SCHEMA_HELPERS = {
   $multipleOfFail: 'multipleOfFail',
   $patternFail: 'patternFail',
   $deep: 'depthFail',
+  $memo: 'memoCheck',
   $oneOf: 'oneOfFail',
   $unique: 'uniqueItemsFail',
   $codePoints: 'codePoints',
@@ -220,6 +227,7 @@ export class SchemaCode {
     if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
     for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
     const parts: string[] = []
+    // The slot names the definition's function, or its memoized caller (`validatorDeclarations` decides which).
     if (schema.$ref !== undefined) parts.push(`${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
     parts.push(this.typeAndKinds(schema, at))
     parts.push(...this.combinators(schema, at))
@@ -614,6 +622,7 @@ export function validatorDeclarations(
   const linear = new Map<string, string>()
   const wanted: string[] = []
   const reached = new Set<string>()
+  const memoized = memoizedDefinitions(roots, definitions)
   const code = new SchemaCode({
     prefix,
     memo: memos?.of<Piece>(PIECES),
@@ -624,7 +633,7 @@ export function validatorDeclarations(
         reached.add(ref)
         wanted.push(ref)
       }
-      return definition.name
+      return memoized.has(ref) ? `${definition.name}$m` : definition.name
     },
     linear(pattern) {
       const engine = patternEngine(pattern)
@@ -642,9 +651,68 @@ export function validatorDeclarations(
   for (let i = 0; i < wanted.length; i++) {
     const definition = definitions.get(wanted[i]!)!
     functions.push([definition.name, code.fn(definition.schema, true)])
+    if (memoized.has(wanted[i]!)) {
+      code.helpers.add('$memo')
+      functions.push([`${definition.name}$m`, `function (d, p, e, n) { $memo(${definition.name}, d, p, e, n); }`])
+    }
   }
   const declarations = new Map<string, string>(code.constants)
   if (linear.size > 0) declarations.set(PATTERNS_CONSTANT, patternsConstant(linear))
   for (const [name, expression] of [...functions.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)), ...validators]) declarations.set(name, expression)
   return { declarations, imports: helperImports(code), linearPatterns: linear.size > 0 }
+}
+
+/**
+ * The definitions a validation can reach more than once with one value: those with two or more
+ * reference sites (in definitions' bodies, plus the most any one root has: a validation starts
+ * from one root) and those on or below a reference cycle. Every other definition is reached from
+ * one site of a function that itself runs once per value, so it runs once per value too.
+ * Iterative (Kahn's peeling for the cycles): O(schemas' size).
+ */
+export function memoizedDefinitions(roots: readonly ValidatorRoot[], definitions: ReadonlyMap<string, { readonly schema: Schema }>): ReadonlySet<string> {
+  const sites = new Map<string, number>()
+  const edges = new Map<string, string[]>()
+  for (const [ref, { schema }] of definitions) {
+    const targets = refsIn(schema)
+    edges.set(ref, targets)
+    for (const target of targets) sites.set(target, (sites.get(target) ?? 0) + 1)
+  }
+  const fromRoots = new Map<string, number>()
+  for (const root of roots) {
+    const own = new Map<string, number>()
+    for (const target of refsIn(root.schema)) own.set(target, (own.get(target) ?? 0) + 1)
+    for (const [target, count] of own) fromRoots.set(target, Math.max(fromRoots.get(target) ?? 0, count))
+  }
+  const out = new Set<string>()
+  for (const ref of definitions.keys()) if ((sites.get(ref) ?? 0) + (fromRoots.get(ref) ?? 0) >= 2) out.add(ref)
+  // Peel definitions no other definition refers to; what is left is on a cycle or below one.
+  const indegree = new Map<string, number>()
+  for (const ref of definitions.keys()) indegree.set(ref, 0)
+  for (const targets of edges.values()) for (const t of targets) if (indegree.has(t)) indegree.set(t, indegree.get(t)! + 1)
+  const free = [...indegree].filter(([, d]) => d === 0).map(([ref]) => ref)
+  while (free.length > 0) {
+    const ref = free.pop()!
+    indegree.delete(ref)
+    for (const t of edges.get(ref) ?? []) {
+      const d = indegree.get(t)
+      if (d === undefined) continue
+      indegree.set(t, d - 1)
+      if (d === 1) free.push(t)
+    }
+  }
+  for (const ref of indegree.keys()) out.add(ref)
+  return out
+}
+
+/** Every `$ref` in a schema's own tree (not following them), one entry per site. Iterative. */
+function refsIn(schema: Schema): string[] {
+  const out: string[] = []
+  const stack: Schema[] = [schema]
+  while (stack.length > 0) {
+    const s = stack.pop()!
+    if (typeof s === 'boolean') continue
+    if (s.$ref !== undefined) out.push(s.$ref)
+    for (const sub of subschemas(s)) stack.push(sub)
+  }
+  return out
 }

@@ -6,6 +6,7 @@ import {
   boundFail,
   compiledValidator,
   depthFail,
+  memoCheck,
   multipleOfFail,
   oneOfFail,
   patternFail,
@@ -120,6 +121,8 @@ export type PatternMatchers = Readonly<Record<string, PatternMatcher>>
 interface Env {
   readonly definitions: Readonly<Record<string, Schema>>
   readonly matchers: PatternMatchers | undefined
+  /** Nodes reached from more than one place (`assertKnown`): their checks are memoized. */
+  readonly shared: ReadonlySet<Schema>
 }
 
 /**
@@ -130,25 +133,37 @@ interface Env {
  * module with a thousand topics creates a thousand validators when it is imported.
  */
 export function schemaValidator(schema: Schema, definitions: Readonly<Record<string, Schema>> = {}, matchers?: PatternMatchers): Validator {
-  assertKnown(schema, definitions, new Set())
-  const env: Env = { definitions, matchers }
+  const shared = new Set<Schema>()
+  assertKnown(schema, definitions, new Set(), shared)
+  const env: Env = { definitions, matchers, shared }
   let root: Check | undefined
   return compiledValidator((data, path, errors, depth) => (root ??= compile(schema, env, new Map()))(data, path, errors, depth))
 }
 
-/** A schema this interpreter does not understand would be checked wrongly, silently: refuse it up front. */
-function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema>>, seen: Set<Schema>): void {
-  if (typeof schema === 'boolean' || seen.has(schema)) return
+/**
+ * A schema this interpreter does not understand would be checked wrongly, silently: refuse it up
+ * front. The same walk (each node once, each edge once) finds the nodes reached again: a `$ref`'s
+ * target named twice, a cycle, an object shared in memory. Only through those can one node meet
+ * one value twice (a tree of subschemas applies each node to each value once), so memoizing them
+ * (`memoCheck`) bounds a validation by schema size x data size.
+ */
+function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema>>, seen: Set<Schema>, shared: Set<Schema>): void {
+  if (typeof schema === 'boolean') return
+  if (seen.has(schema)) {
+    shared.add(schema)
+    return
+  }
   seen.add(schema)
   for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
   if (schema.$ref !== undefined) {
     if (!Object.hasOwn(definitions, schema.$ref)) throw new Error(`unplugin-contracts: schema reference ${schema.$ref} is not defined`)
-    assertKnown(definitions[schema.$ref]!, definitions, seen)
+    assertKnown(definitions[schema.$ref]!, definitions, seen, shared)
   }
-  for (const sub of subschemas(schema)) assertKnown(sub, definitions, seen)
+  for (const sub of subschemas(schema)) assertKnown(sub, definitions, seen, shared)
 }
 
-function subschemas(schema: SchemaObject): Schema[] {
+/** A node's direct subschemas (not its `$ref`'s target). */
+export function subschemas(schema: SchemaObject): Schema[] {
   const out: Schema[] = []
   if (schema.items !== undefined) out.push(schema.items)
   if (schema.additionalProperties !== undefined) out.push(schema.additionalProperties)
@@ -166,7 +181,8 @@ const FALSE: Check = (_data, path, errors) => fail(errors, path, 'false schema',
 
 /**
  * Compiles a schema node (memoized per node, so a `$ref` cycle is compiled once: the cycle's first
- * node is entered through a forwarder until its closure exists). The checks run in the order the
+ * node is entered through a forwarder until its closure exists; a node reached from more than one
+ * place is always entered through `memoCheck`). The checks run in the order the
  * interpreter ran them, which is ajv's error order: `$ref`, `type`, the assertions of the value's
  * kind, `enum`, `const`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`.
  */
@@ -176,6 +192,13 @@ function compile(schema: Schema, env: Env, cache: Map<Schema, Check>): Check {
   const known = cache.get(schema)
   if (known) return known
   const cycle: { built?: Check } = {}
+  if (env.shared.has(schema)) {
+    // Reached from more than one place: every call goes through the memo, keyed by the node's own check.
+    const memoized: Check = (data, path, errors, depth) => memoCheck(cycle.built!, data, path, errors, depth)
+    cache.set(schema, memoized)
+    cycle.built = node(schema, env, cache)
+    return memoized
+  }
   cache.set(schema, (data, path, errors, depth) => cycle.built!(data, path, errors, depth))
   cycle.built = node(schema, env, cache)
   cache.set(schema, cycle.built)

@@ -153,17 +153,94 @@ export function typeMatches(type: string, data: unknown): boolean {
 /** A schema node as a function: checks `data` at `path`, appending errors; `depth` as in MAX_VALIDATION_DEPTH. */
 export type SchemaCheck = (data: unknown, path: string, errors: SchemaError[], depth: number) => void
 
-/** A validator over one root check: errors are left on it (`errors`, null when valid), as ajv's are. */
+/**
+ * How many errors a validation reports at most: the first MAX_ERRORS of the list ajv (`allErrors`)
+ * would give, in its order. The full list can be exponential in the data's depth (a `oneOf` whose
+ * failing branches both recurse reports every branch's errors at every level: 393,213 errors for
+ * 255 bytes), so no bounded-time validator can return it; its prefix is exact.
+ */
+export const MAX_ERRORS = 100
+
+/** One memoized verdict: the errors of a check on a value at one depth, paths relative to the value. */
+interface Verdict {
+  readonly depth: number
+  readonly errors: readonly SchemaError[]
+  readonly next: Verdict | undefined
+}
+
+const NO_ERRORS: readonly SchemaError[] = Object.freeze([])
+
+/**
+ * The verdicts of the validation under way (check -> value -> verdicts), made on its first
+ * memoized call and dropped when it ends; undefined outside a validation (a check called on its
+ * own is not memoized). A validation runs no user code, so one table at a time is enough.
+ */
+let verdicts: Map<SchemaCheck, Map<unknown, Verdict>> | undefined
+let validating = false
+
+/**
+ * Runs `check` on `data` once per validation and depth, and replays its errors (first MAX_ERRORS,
+ * paths re-rooted at `path`) when the same check meets the same value again. The generated code
+ * calls every `$ref`'s function through it, the interpreter every schema node reached from more
+ * than one place (a `$ref`'s target, a cycle, a node shared in memory): the only ways a schema
+ * node can meet a value twice. So each (schema node, value, depth) is computed once: a validation
+ * costs O(schema size x data size) node visits (times the depths a node meets one value at, one
+ * in practice and MAX_VALIDATION_DEPTH at most), plus at most MAX_ERRORS replayed errors per
+ * memoized call on a failing value. Values are compared by identity (objects) or by value
+ * (scalars: one string checked a thousand times is checked once).
+ *
+ * Replaying a prefix changes no verdict (a check fails exactly when it leaves an error) and no
+ * reported error: a truncated list loses only entries at position MAX_ERRORS or later of the list
+ * its caller builds, and the validator reports the first MAX_ERRORS.
+ */
+export function memoCheck(check: SchemaCheck, data: unknown, path: string, errors: SchemaError[], depth: number): void {
+  if (!validating) return check(data, path, errors, depth)
+  const table = (verdicts ??= new Map())
+  let byValue = table.get(check)
+  if (byValue === undefined) table.set(check, (byValue = new Map()))
+  const known = byValue.get(data)
+  for (let v = known; v !== undefined; v = v.next) {
+    if (v.depth !== depth) continue
+    for (let i = 0; i < v.errors.length; i++) {
+      const r = v.errors[i]!
+      errors.push({ instancePath: path + r.instancePath, keyword: r.keyword, params: r.params, message: r.message })
+    }
+    return
+  }
+  const start = errors.length
+  check(data, path, errors, depth)
+  let own = NO_ERRORS
+  if (errors.length > start) {
+    if (errors.length - start > MAX_ERRORS) errors.length = start + MAX_ERRORS
+    const out: SchemaError[] = []
+    for (let i = start; i < errors.length; i++) {
+      const r = errors[i]!
+      out.push({ instancePath: r.instancePath.slice(path.length), keyword: r.keyword, params: r.params, message: r.message })
+    }
+    own = out
+  }
+  byValue.set(data, { depth, errors: own, next: known })
+}
+
+/** A validator over one root check: errors are left on it (`errors`, null when valid), as ajv's are; at most MAX_ERRORS. */
 export function compiledValidator(check: SchemaCheck): Validator {
   // One array per validator, emptied into `errors` when something failed: valid data (the usual
   // case) allocates nothing. A validation runs no user code, so it is never re-entered.
   const scratch: SchemaError[] = []
   const validate = ((data: unknown) => {
-    check(data, '', scratch, 0)
+    const outer = validating
+    validating = true
+    try {
+      check(data, '', scratch, 0)
+    } finally {
+      validating = outer
+      if (!outer) verdicts = undefined
+    }
     if (scratch.length === 0) {
       validate.errors = null
       return true
     }
+    if (scratch.length > MAX_ERRORS) scratch.length = MAX_ERRORS
     validate.errors = scratch.splice(0)
     return false
   }) as Validator & { errors: SchemaError[] | null }

@@ -4,6 +4,7 @@ export {
   boundFail,
   compiledValidator,
   depthFail,
+  memoCheck,
   multipleOfFail,
   oneOfFail,
   patternFail,

@@ -14,7 +14,8 @@ import type { BenzeneRule } from './rule.js'
  */
 export const patternEngineRule: BenzeneRule = {
   code: 'BENZENE_PATTERN_UNSUPPORTED',
-  description: 'A `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express.',
+  description:
+    'A `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express, or whose linear-time program has more than 1,000 instructions.',
   check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return

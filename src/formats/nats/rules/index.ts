@@ -64,6 +64,7 @@ import {
 } from './interactions.js'
 import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
 import { patternSupported } from './patterns.js'
+import { payloadBounded } from './payload-cost.js'
 import { refKind, refResolves } from './references.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
@@ -81,6 +82,7 @@ export const natsRules: readonly NatsRule[] = [
   refResolves,
   refKind,
   patternSupported,
+  payloadBounded,
   profileUnsupported,
   profileShape,
   identityNonEmpty,

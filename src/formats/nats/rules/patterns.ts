@@ -17,7 +17,8 @@ import type { LoadedFile } from '../load.js'
  */
 export const patternSupported: NatsRule = {
   code: 'NATS_PATTERN_UNSUPPORTED',
-  description: 'A schema `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express.',
+  description:
+    'A schema `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express, or whose linear-time program has more than 1,000 instructions.',
   check(ctx) {
     // The document's components and channels, and every locked file a message payload reaches
     // (reported in that file, at the pattern).

@@ -1,0 +1,131 @@
+import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../document.js'
+import { generatedCodeTakes } from '../payload-validators.js'
+import { requestPayload } from '../schemas.js'
+import { messageSchemas } from '../message-schemas.js'
+import type { NatsRule } from './rule.js'
+
+/**
+ * Complexity: each runtime-checked payload the generated validators do not take is walked once,
+ * each schema it reaches by reference sized once (a memo per target): linear in the components.
+ */
+
+/**
+ * The most schema nodes a payload validated by ajv's standalone code (the fallback for keywords
+ * beyond the generated validators') may expand to once every `$ref` is replaced by its target.
+ * ajv memoizes nothing: it visits each node of that expansion at most once per data node, so this
+ * bounds its validation at MAX_AJV_EXPANSION x data size. A recursive reference has no finite
+ * expansion (a `oneOf` whose branches share a recursive member doubles the work per level).
+ */
+export const MAX_AJV_EXPANSION = 10_000
+
+/**
+ * A runtime-checked payload schema that only ajv's code can check (keywords beyond the generated
+ * validators') and whose validation time is not bounded by schema size x data size: it refers to
+ * itself, or its references expand past MAX_AJV_EXPANSION nodes. The generated validators and
+ * the interpreter memoize and take any reference graph; ajv's code does not.
+ */
+export const payloadBounded: NatsRule = {
+  code: 'NATS_PAYLOAD_UNBOUNDED',
+  description:
+    "A runtime-checked payload schema beyond the generated validators' keywords (checked by ajv's code) that is recursive or expands past 10,000 nodes: its validation time would grow faster than the data.",
+  check(ctx) {
+    const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
+    const { byChannel, extra } = messageSchemas(ctx)
+    const reached = { ...components, ...extra }
+    const report = (payload: unknown, schemas: Record<string, unknown>, pointer: string) => {
+      const size = expandedSize(payload, schemas)
+      if (size === undefined) return
+      ctx.report(
+        'NATS_PAYLOAD_UNBOUNDED',
+        pointer,
+        size === 'recursive'
+          ? "This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and it refers to itself: ajv re-validates a recursive member once per path to it, exponential in the data's depth. Write it with the generated validators' keywords (they memoize), or without the recursion."
+          : `This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and its references expand to more than ${MAX_AJV_EXPANSION} schema nodes: ajv visits each of them for each value. Write it with the generated validators' keywords (they memoize), or share fewer references.`,
+        { expansion: size === 'recursive' ? null : size },
+      )
+    }
+    for (const channel of ctx.channelList) {
+      for (const message of byChannel.get(channel.id) ?? []) {
+        if (message.payload === undefined || generatedCodeTakes(message.payload, reached)) continue
+        report(message.payload, reached, ctx.pointer('channels', channel.id, 'messages', message.name))
+      }
+    }
+    for (const [key, it] of Object.entries(ctx.section('interactions'))) {
+      if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
+        continue
+      const payload = requestPayload(ctx, it.requestOperation)
+      if (payload === undefined || generatedCodeTakes(payload, components)) continue
+      report(payload, components, ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'))
+    }
+  },
+}
+
+const PREFIX = '#/components/schemas/'
+
+/**
+ * The number of schema nodes `payload` expands to with every `#/components/schemas/...`
+ * reference replaced by its target (saturated past MAX_AJV_EXPANSION), `recursive` when a
+ * reference reaches itself, undefined when within the bound. Each target is sized once (memo),
+ * each value walked iteratively; the recursion follows references only, at most one frame per
+ * distinct target.
+ */
+function expandedSize(payload: unknown, schemas: Record<string, unknown>): number | 'recursive' | undefined {
+  const sizes = new Map<string, number>()
+  const open = new Set<string>()
+  let recursive = false
+  const sizeOf = (value: unknown): number => {
+    let total = 0
+    const stack: unknown[] = [value]
+    while (stack.length > 0 && !recursive) {
+      const v = stack.pop()
+      total++
+      if (Array.isArray(v)) for (const item of v) stack.push(item)
+      else if (isObject(v)) {
+        for (const key of Object.keys(v)) {
+          const member = v[key]
+          if (key === '$ref' && typeof member === 'string') total += targetSize(member)
+          else stack.push(member)
+        }
+      }
+      if (total > MAX_AJV_EXPANSION) return MAX_AJV_EXPANSION + 1
+    }
+    return total
+  }
+  const targetSize = (ref: string): number => {
+    const known = sizes.get(ref)
+    if (known !== undefined) return known
+    if (open.has(ref)) {
+      recursive = true
+      return 0
+    }
+    const target = resolve(ref, schemas)
+    if (target === undefined) return 0
+    open.add(ref)
+    const size = sizeOf(target)
+    open.delete(ref)
+    sizes.set(ref, size)
+    return size
+  }
+  const size = sizeOf(payload)
+  if (recursive) return 'recursive'
+  return size > MAX_AJV_EXPANSION ? size : undefined
+}
+
+/** The value `#/components/schemas/<pointer>` names (percent-decoded, `~` unescaped), or undefined. */
+function resolve(ref: string, schemas: Record<string, unknown>): unknown {
+  if (!ref.startsWith(PREFIX)) return undefined
+  let value: unknown = schemas
+  for (const raw of ref.slice(PREFIX.length).split('/')) {
+    let token: string
+    try {
+      token = unescapeToken(decodeURIComponent(raw))
+    } catch {
+      return undefined
+    }
+    if (!isObject(value) && !Array.isArray(value)) return undefined
+    if (!Object.hasOwn(value, token)) return undefined
+    value = (value as Record<string, unknown>)[token]
+  }
+  return value
+}
