@@ -3,77 +3,10 @@
  * What is timed is the picture (layout and SVG text) of a projection made beforehand, not a compile:
  * the bundle is compiled once in `run`'s set-up.
  */
-import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { toSvg, topology } from '../src/index.js'
+import { toSvg, topology } from '../dist/src/index.js'
+import { consumerBundle } from './topology-bundles.js'
 import type { Family } from './family.js'
-
-/**
- * A bundle of one application with one channel, one stream and `consumers` durable consumers on it
- * (a projection of `consumers + 4` nodes): the shape that made ELK take 270 s and 1.31 GB at 5,000
- * consumers. Returns the bundle folder.
- */
-export function consumerBundle(dir: string, consumers: number): string {
-  const names = Array.from({ length: consumers }, (_, i) => `c${i}`)
-  const doc = {
-    asyncapi: '3.1.0',
-    info: { title: 'Many consumers', version: '1.0.0' },
-    'x-nats-contract': {
-      version: '0.2.0-draft',
-      contract: 'crowd',
-      deployment: { binding: 'crowd-prod', minimumServerVersion: '2.11.0' },
-      tokenTypes: { id: { kind: 'token', alphabet: 'lower', first: 'any', minLength: 1, maxLength: 16, prefix: '' } },
-      channels: { events: { parameters: { id: 'id' } } },
-      operations: { publish: { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: 'events' } } },
-      streams: {
-        events: {
-          authority: 'contract',
-          config: {
-            name: 'EVENTS',
-            subjects: ['crowd.>'],
-            retention: 'limits',
-            storage: 'file',
-            num_replicas: 1,
-            max_age: 86400000000000,
-            max_msgs: 1000,
-            max_bytes: 1000000,
-            discard: 'new',
-            duplicate_window: 120000000000,
-          },
-        },
-      },
-      consumers: Object.fromEntries(
-        names.map((name) => [
-          name,
-          {
-            stream: 'events',
-            authority: 'contract',
-            config: {
-              durable_name: name,
-              filter_subject: `crowd.${name}.>`,
-              ack_policy: 'explicit',
-              deliver_policy: 'all',
-              ack_wait: 2000000000,
-              max_deliver: 5,
-              max_ack_pending: 100,
-              replay_policy: 'instant',
-            },
-          },
-        ]),
-      ),
-    },
-    channels: { events: { address: 'crowd.{id}', parameters: { id: {} }, messages: { m: { payload: { type: 'object' } } } } },
-    operations: { publish: { action: 'send', channel: { $ref: '#/channels/events' } } },
-  }
-  mkdirSync(join(dir, 'crowd'), { recursive: true })
-  writeFileSync(join(dir, 'crowd/asyncapi.yaml'), JSON.stringify(doc))
-  const sha256 = createHash('sha256')
-    .update(readFileSync(join(dir, 'crowd/asyncapi.yaml')))
-    .digest('hex')
-  writeFileSync(join(dir, 'bundle.lock.json'), JSON.stringify({ entries: [{ path: 'crowd/asyncapi.yaml', sha256 }] }))
-  return dir
-}
 
 /** The SVG picture of the bundle at `dir`, compiled once beforehand: the layout and the text are what is timed. */
 const picture = async (dir: string) => {

@@ -64,8 +64,8 @@ export interface ViewOptions {
  * (they reorder what follows them on screen, U+202E "abc" reads "cba"), zero-width characters and
  * the byte-order mark, lone surrogates and U+FFFE/U+FFFF (not XML text).
  */
-// eslint-disable-next-line no-control-regex -- the controls are what it finds
 const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- the controls are what it finds
   /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** Document text as a picture shows it: one pass over the text (linear), every hidden character made visible. */
