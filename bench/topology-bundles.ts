@@ -68,3 +68,34 @@ export function consumerBundle(dir: string, consumers: number): string {
   writeFileSync(join(dir, 'bundle.lock.json'), JSON.stringify({ entries: [{ path: 'crowd/asyncapi.yaml', sha256 }] }))
   return dir
 }
+
+/**
+ * A projection written by hand (no compile), as `topology()` would give it: `apps` applications on
+ * two bindings, each with `channels` channels captured by its own stream, and `consumers` consumers
+ * on the first application's stream. Returns the path of its JSON.
+ */
+export function syntheticProjection(dir: string, apps: number, channels: number, consumers = 0): string {
+  const nodes: Array<Record<string, unknown>> = []
+  const edges: Array<Record<string, unknown>> = []
+  for (let a = 0; a < apps; a++) {
+    const contract = `app${a}`
+    const binding = a % 2 === 0 ? 'east' : 'west'
+    nodes.push({ id: `app:${contract}`, kind: 'application', contract, label: `${contract} 1.0.0`, data: { contract, binding } })
+    const stream = `stream:${binding}/APP${a}`
+    nodes.push({ id: stream, kind: 'stream', contract, label: `APP${a}`, data: { binding, name: `APP${a}`, owner: contract } })
+    for (let c = 0; c < channels; c++) {
+      const id = `channel:${contract}/c${c}`
+      nodes.push({ id, kind: 'channel', contract, label: `${contract}.c${c}.{id}`, data: { channel: `c${c}`, address: `${contract}.c${c}.{id}` } })
+      edges.push({ from: id, to: stream, kind: 'capture', label: 'captured' })
+    }
+  }
+  for (let i = 0; i < consumers; i++) {
+    const id = `consumer:east/APP0/c${i}`
+    nodes.push({ id, kind: 'consumer', contract: 'app0', label: `c${i}`, data: { binding: 'east', stream: 'APP0', name: `c${i}`, owner: 'app0' } })
+    edges.push({ from: id, to: 'stream:east/APP0', kind: 'consumer-stream', label: `app0.c${i}.>` })
+  }
+  const file = join(dir, 'topology.json')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(file, JSON.stringify({ nodes, edges }))
+  return file
+}
