@@ -4,14 +4,19 @@
  * included), and the topology picture of each NATS bundle. The page asks `/__contracts/version`
  * once a second and reloads when a compile changed something, so an edit shows up by itself.
  * Everything from a document is HTML-escaped; the page loads nothing from the network.
+ *
+ * A picture is laid out once per projection: the page keeps each bundle's SVG with the digest of
+ * the projection it was drawn from and draws again only when that digest changes (a reload, or an
+ * edit elsewhere, costs a compile check and a hash, not a layout). One entry per bundle.
  */
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import type { ContractCompiler } from '../core/compile.js'
 import type { CompileResult } from '../core/compile.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { toSvg, xmlText as escape } from '../formats/nats/topology/svg.js'
-import { topology } from '../formats/nats/topology/projection.js'
+import { topology, type Topology } from '../formats/nats/topology/projection.js'
 
 export const DEV_PAGE = '/__contracts'
 
@@ -40,6 +45,22 @@ export class DevRegistry {
   version = 0
   /** Whether the page was ever served: only then do edits recompile for it (the dev loop pays nothing otherwise). */
   opened = false
+  /** Pictures laid out so far (each a layout): a reload of an unchanged bundle adds none. */
+  layouts = 0
+  /** Each bundle's picture and the digest of the projection it was drawn from. */
+  private readonly pictures = new Map<string, { digest: string; svg: string }>()
+
+  /** The bundle's picture: the kept one while the projection is the same, else laid out again (and kept). */
+  private async picture(bundle: string, projection: Topology): Promise<string> {
+    // The projection is deterministic JSON (nodes and edges in id order), so equal digests are equal pictures.
+    const digest = createHash('sha256').update(JSON.stringify(projection)).digest('hex')
+    const kept = this.pictures.get(bundle)
+    if (kept?.digest === digest) return kept.svg
+    const svg = await toSvg(projection)
+    this.layouts++
+    this.pictures.set(bundle, { digest, svg })
+    return svg
+  }
 
   record(result: CompileResult): void {
     this.entries.set(result.file, {
@@ -81,7 +102,7 @@ ${diagnostics || '<p class="ok">no diagnostics</p>'}
       const result = await topology(bundle, compiler)
       sections.push(
         result.topology
-          ? `<section class="topology" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2>${await toSvg(result.topology)}</section>`
+          ? `<section class="topology" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2>${await this.picture(bundle, result.topology)}</section>`
           : `<section class="topology failed" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2><p>Not drawn: ${plural(result.diagnostics.filter((d) => d.severity === 'error').length, 'error')} in the bundle (above).</p></section>`,
       )
     }

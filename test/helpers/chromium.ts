@@ -10,7 +10,7 @@ import { extname, join, normalize } from 'node:path'
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 if (!CHROMIUM) console.warn('\n*** chromium is not installed: the browser tests are SKIPPED (apt-get install chromium; .ci/run does) ***\n')
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' }
 
 /** Serves a built folder on a free loopback port (GET only, nothing outside the folder). */
 export async function serveStatic(root: string): Promise<{ url: string; close(): Promise<void> }> {

@@ -2,16 +2,20 @@
  * A topology as Mermaid flowchart text that GitHub renders as it is: applications and JetStream
  * bindings as subgraphs, channels inside their application, links as dotted arrows, captures and
  * consumers as arrows, imports as thick arrows between applications, one colour per binding.
- * Every label from a document is quoted with Mermaid's entity codes (`#quot;`, `#lt;`, ...), so no
- * document text can end a label or start markup.
+ * Every label is quoted, and every character of it outside a small safe set (letters, digits, space
+ * and `.,_/()+*=-`) is written as Mermaid's entity code (`#123;` for `{`): mermaid 11 applies a
+ * `%%{init: ...}%%` directive wherever it appears in the text, inside a quoted label too, and its
+ * entity pre-pass rewrites lines holding `style` or `classDef` with `:` ... `;`; with `%`, `{`, `}`,
+ * `'`, `:`, `;`, `#`, quotes, brackets and every non-ASCII character encoded, no document text can
+ * form a directive, a comment, a style, markup or the end of its label. Node, subgraph and class
+ * names are the view's generated keys (`n0`, `binding0`), never document text.
  */
 import type { Topology } from './projection.js'
 import { bindingColour, topologyView, type ViewOptions } from './view.js'
 
-/** Document text inside a quoted Mermaid label. */
+/** Display text inside a quoted Mermaid label: one pass, every code point outside the safe set as `#<decimal>;`. */
 export function mermaidText(text: string): string {
-  // Braces, brackets and parentheses are plain text inside a quoted label: left as they are, so subjects stay readable.
-  return text.replace(/[#"<>&`|\\\n\r\u2028\u2029]/g, (c) => `#${c.codePointAt(0)};`)
+  return text.replace(/[^A-Za-z0-9 .,_/()+*=-]/gu, (c) => `#${c.codePointAt(0)};`)
 }
 
 export function toMermaid(topology: Topology, options: ViewOptions = {}): string {

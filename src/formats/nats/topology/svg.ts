@@ -1,79 +1,37 @@
 /**
- * A topology as a self-contained SVG (and an HTML page around it), laid out by ELK (`elkjs`, the
- * Eclipse Layout Kernel's layered algorithm) when it is written: nothing is fetched or computed
- * at view time. Applications and JetStream bindings are boxes with their channels and resources
- * inside, coloured by deployment binding; links dotted, imports thick, captures and consumers
- * plain arrows, each labelled; a legend below. Every text from a document is XML-escaped.
+ * A topology as a self-contained SVG (and an HTML page around it), laid out when it is written:
+ * nothing is fetched or computed at view time. Applications and JetStream bindings are boxes with
+ * their channels and resources inside, coloured by deployment binding; links dotted, imports thick,
+ * captures and consumers plain arrows, each labelled; a legend below.
+ *
+ * Layout is bounded (`layout.ts`): ELK's layered algorithm up to `ELK_BUDGET` elements of the view,
+ * the plain layered layout past it (said so under the legend), and the view itself collapses
+ * channels, streams and consumers past its thresholds. Every text from a document is display text
+ * (`displayText`) XML-escaped into an element's content; attributes, ids and classes are numbers,
+ * fixed words and the view's generated keys, never document text; there is no script and no link.
  */
-import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js'
-import type { Topology } from './projection.js'
-import { bindingColour, topologyView, type TopologyView, type ViewEdge, type ViewOptions } from './view.js'
-
-type Elk = new () => { layout(graph: ElkNode): Promise<ElkNode> }
-let elk: Promise<Elk> | undefined
-/**
- * The bundled (worker-free) ELK: a CommonJS module whose export is the constructor (its types say
- * `default`). Loaded when the first picture is laid out, not with the package: it is a large
- * module (about 140 ms of every process that imports the package root, bench/cold-start.ts).
- */
-const loadElk = (): Promise<Elk> => (elk ??= import('elkjs/lib/elk.bundled.js').then((m) => ((m as { default?: unknown }).default ?? m) as unknown as Elk))
-
-const FONT = 12
-const CHAR = 7
-const NODE_HEIGHT = 30
+import { ELK_BUDGET, FONT, elementsOf, width, type Layout } from './layout.js'
+import { elkLayout } from './elk-layout.js'
+import { layeredLayout } from './layered-layout.js'
+import type { Topology, TopologyNode } from './projection.js'
+import { bindingColour, displayText, topologyView, type TopologyView, type ViewEdge, type ViewOptions } from './view.js'
 
 export function xmlText(text: string): string {
   let out = ''
   for (const c of text) {
     const code = c.codePointAt(0)!
-    // Control characters are not XML 1.0 text (tab, line feed and carriage return are): a space instead.
+    // Control characters, lone surrogates and U+FFFE/U+FFFF are not XML 1.0 text (tab, line feed and
+    // carriage return are): a space instead, so no document text can make the picture unparsable.
     if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x2028 || code === 0x2029) out += ' '
+    else if ((code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff) out += ' '
     else out += c === '&' || c === '<' || c === '>' || c === '"' || c === "'" ? `&#${code};` : c
   }
   return out
 }
 
-const width = (label: string, min = 60) => Math.max(min, label.length * CHAR + 24)
-
-function elkGraph(view: TopologyView): ElkNode {
-  return {
-    id: 'root',
-    layoutOptions: {
-      'elk.algorithm': 'layered',
-      'elk.direction': 'RIGHT',
-      'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
-      'elk.spacing.nodeNode': '18',
-      'elk.layered.spacing.nodeNodeBetweenLayers': '48',
-      'elk.edgeLabels.inline': 'false',
-      'elk.padding': '[top=36,left=16,bottom=16,right=16]',
-    },
-    children: view.groups.map((g) => ({
-      id: g.key,
-      layoutOptions: { 'elk.padding': '[top=30,left=12,bottom=12,right=12]' },
-      labels: [{ text: g.label, width: width(g.label), height: FONT + 4 }],
-      children: g.nodes.map((n) => ({ id: n.key, width: width(n.label), height: NODE_HEIGHT, labels: [{ text: n.label }] })),
-    })),
-    edges: view.edges.map((e, i): ElkExtendedEdge => ({
-      id: `e${i}`,
-      sources: [e.from],
-      targets: [e.to],
-      labels: [{ text: e.label, width: width(e.label, 10), height: FONT }],
-    })),
-  }
-}
-
-/** Absolute positions of every laid-out node, by id. */
-function positions(root: ElkNode): Map<string, { x: number; y: number; node: ElkNode }> {
-  const out = new Map<string, { x: number; y: number; node: ElkNode }>()
-  const stack: Array<[ElkNode, number, number]> = [[root, 0, 0]]
-  while (stack.length > 0) {
-    const [node, ox, oy] = stack.pop()!
-    const x = ox + (node.x ?? 0)
-    const y = oy + (node.y ?? 0)
-    out.set(node.id, { x, y, node })
-    for (const child of node.children ?? []) stack.push([child, x, y])
-  }
-  return out
+/** The view laid out by the engine its size allows (`ELK_BUDGET`). */
+export async function layoutView(view: TopologyView): Promise<Layout> {
+  return elementsOf(view) <= ELK_BUDGET ? elkLayout(view) : layeredLayout(view)
 }
 
 const EDGE_STYLE: Record<ViewEdge['kind'], string> = {
@@ -86,26 +44,29 @@ const EDGE_STYLE: Record<ViewEdge['kind'], string> = {
 /** The picture as one SVG document. */
 export async function toSvg(topology: Topology, options: ViewOptions = {}): Promise<string> {
   const view = topologyView(topology, options)
-  const ELK = await loadElk()
-  const laid = await new ELK().layout(elkGraph(view))
-  const at = positions(laid)
+  return svgOf(view, await layoutView(view))
+}
+
+/** The SVG text of a laid-out view: linear in the view and its labels. */
+export function svgOf(view: TopologyView, laid: Layout): string {
   const shapes = new Map(view.groups.flatMap((g) => g.nodes.map((n) => [n.key, n.shape] as const)))
-  const legendY = (laid.height ?? 0) + 10
-  const totalWidth = Math.max(laid.width ?? 0, 560)
+  const note = laid.engine === 'layered' ? `Plain layered layout: ${elementsOf(view)} elements, past the ${ELK_BUDGET} ELK lays out.` : undefined
+  const legendY = laid.height + 10
+  const legendHeight = note ? 86 : 70
+  const totalWidth = Math.max(laid.width, 560)
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${totalWidth}" height="${legendY + 70}" viewBox="0 0 ${totalWidth} ${legendY + 70}" font-family="Helvetica, Arial, sans-serif" font-size="${FONT}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${totalWidth}" height="${legendY + legendHeight}" viewBox="0 0 ${totalWidth} ${legendY + legendHeight}" font-family="Helvetica, Arial, sans-serif" font-size="${FONT}">`,
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#374151"/></marker></defs>',
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
   ]
   for (const g of view.groups) {
-    const p = at.get(g.key)!
+    const p = laid.boxes.get(g.key)!
     out.push(
-      `<g class="group ${g.kind}"><rect x="${p.x}" y="${p.y}" width="${p.node.width}" height="${p.node.height}" rx="8" fill="${bindingColour(g.binding)}" stroke="#6b7280"/>`,
+      `<g class="group ${g.kind}"><rect x="${p.x}" y="${p.y}" width="${p.width}" height="${p.height}" rx="8" fill="${bindingColour(g.binding)}" stroke="#6b7280"/>`,
       `<text x="${p.x + 10}" y="${p.y + 18}" font-weight="bold">${xmlText(g.label)}</text>`,
     )
     for (const n of g.nodes) {
-      const q = at.get(n.key)!
-      const [x, y, w, h] = [q.x, q.y, q.node.width ?? 0, q.node.height ?? NODE_HEIGHT]
+      const { x, y, width: w, height: h } = laid.boxes.get(n.key)!
       const shape = shapes.get(n.key)
       const box =
         shape === 'stream'
@@ -119,17 +80,14 @@ export async function toSvg(topology: Topology, options: ViewOptions = {}): Prom
     }
     out.push('</g>')
   }
-  for (const [i, edge] of (laid.edges ?? []).entries()) {
+  for (const [i, edge] of laid.edges.entries()) {
     const e = view.edges[i]!
-    const container = at.get((edge as ElkExtendedEdge & { container?: string }).container ?? 'root') ?? { x: 0, y: 0 }
-    for (const s of edge.sections ?? []) {
-      const points = [s.startPoint, ...(s.bendPoints ?? []), s.endPoint].map((pt) => `${pt.x + container.x},${pt.y + container.y}`)
-      out.push(`<polyline class="edge ${e.kind}" points="${points.join(' ')}" fill="none" ${EDGE_STYLE[e.kind]} marker-end="url(#arrow)"/>`)
-    }
-    for (const label of edge.labels ?? [])
+    for (const s of edge.sections)
       out.push(
-        `<text class="edge-label" x="${(label.x ?? 0) + container.x}" y="${(label.y ?? 0) + container.y + FONT - 2}" font-size="${FONT - 2}" fill="#374151">${xmlText(label.text ?? '')}</text>`,
+        `<polyline class="edge ${e.kind}" points="${s.map((pt) => `${pt.x},${pt.y}`).join(' ')}" fill="none" ${EDGE_STYLE[e.kind]} marker-end="url(#arrow)"/>`,
       )
+    for (const label of edge.labels)
+      out.push(`<text class="edge-label" x="${label.x}" y="${label.y + FONT - 2}" font-size="${FONT - 2}" fill="#374151">${xmlText(label.text)}</text>`)
   }
   // Legend: a swatch per binding, a sample per edge kind.
   let x = 16
@@ -154,6 +112,7 @@ export async function toSvg(topology: Topology, options: ViewOptions = {}): Prom
     )
     ex += 150
   }
+  if (note) out.push(`<text class="layout-note" x="16" y="${legendY + 80}" fill="#6b7280">${xmlText(note)}</text>`)
   out.push('</g>', '</svg>')
   return out.join('\n') + '\n'
 }
@@ -162,10 +121,19 @@ export async function toSvg(topology: Topology, options: ViewOptions = {}): Prom
 export async function toHtml(topology: Topology, options: ViewOptions = {}): Promise<string> {
   const svg = await toSvg(topology, options)
   const apps = topology.nodes.filter((n) => n.kind === 'application')
+  // Channels by application, indexed once: the page is linear in the projection.
+  const channelsOf = new Map<string, TopologyNode[]>()
+  for (const n of topology.nodes) {
+    if (n.kind !== 'channel') continue
+    const list = channelsOf.get(n.contract ?? '')
+    if (list) list.push(n)
+    else channelsOf.set(n.contract ?? '', [n])
+  }
+  const text = (value: unknown) => xmlText(displayText(String(value)))
   const lists = apps.map((a) => {
-    const channels = topology.nodes.filter((n) => n.kind === 'channel' && n.contract === a.contract)
-    const items = channels.map((c) => `<li><code>${xmlText(c.label)}</code> <small>${xmlText(String(c.data.channel))}</small></li>`).join('')
-    return `<details${channels.length <= (options.maxChannels ?? 12) ? ' open' : ''}><summary>${xmlText(a.label)}: ${channels.length} channels (${xmlText(String(a.data.binding))})</summary><ul>${items}</ul></details>`
+    const channels = channelsOf.get(a.contract ?? '') ?? []
+    const items = channels.map((c) => `<li><code>${text(c.label)}</code> <small>${text(c.data.channel)}</small></li>`).join('')
+    return `<details${channels.length <= (options.maxChannels ?? 12) ? ' open' : ''}><summary>${text(a.label)}: ${channels.length} channels (${text(a.data.binding)})</summary><ul>${items}</ul></details>`
   })
   return `<!doctype html>
 <html lang="en">
