@@ -21,7 +21,8 @@ const visible = (c: string) => `\\\\u{${c.codePointAt(0)!.toString(16)}}`
 /**
  * One line of plain text for a doc comment. Besides `ALWAYS`: a list, quote or setext marker at the
  * line start (`-`, `+`, `=`, `:`), an ordered-list marker (`1.`, `1)`), and the runs smart
- * punctuation turns into dashes and ellipses (`--`, `..`). Leading whitespace goes (four spaces
+ * punctuation turns into dashes and ellipses (`--`, `..`), and the `:` of `scheme://` (rustdoc's
+ * `bare_urls` lint warns on a URL in text). Leading whitespace goes (four spaces
  * would start a code block, a doctest); trailing whitespace too (a hard break).
  */
 function escapeLine(line: string): string {
@@ -36,6 +37,7 @@ function escapeLine(line: string): string {
     else if (ALWAYS.has(c)) out += `\\${c}`
     else if ((c === '-' || c === '.') && (prev === c || next === c)) out += `\\${c}`
     else if (atStart && (c === '-' || c === '+' || c === '=' || c === ':')) out += `\\${c}`
+    else if (c === ':' && next === '/' && chars[i + 2] === '/') out += `\\${c}`
     else if ((c === '.' || c === ')') && digitsOnly && i > 0) out += `\\${c}`
     else out += c
     digitsOnly &&= c >= '0' && c <= '9'
