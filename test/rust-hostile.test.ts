@@ -120,7 +120,10 @@ describe('the Rust target on hostile contracts', () => {
           .filter((l) => l !== '')
         const lines = docLines(description)
         for (const line of lines) {
-          expect([...line].some((c) => c !== '\t' && invisible.test(c)), line).toBe(false)
+          expect(
+            [...line].some((c) => c !== '\t' && invisible.test(c)),
+            line,
+          ).toBe(false)
           expect(/^[ \t]/.test(line), line).toBe(false)
           // Once the escapes are taken out, no character with a Markdown or HTML meaning is left.
           expect(line.replace(/\\[!-/:-@[-`{-~]/g, ''), line).not.toMatch(/[`*_[\]<>&#|~$^"'\\]|--|\.\.|:\/\//)
@@ -272,7 +275,9 @@ fn parameters_named_like_locals() {
         // What a reader must see, computed here: the text, its invisible characters as \u{...}.
         const shown = (description: string) =>
           collapse(
-            [...description.replace(/\r\n|\r|\n/g, ' ')].map((c) => (c !== '\t' && /[\p{C}\p{Zl}\p{Zp}]/u.test(c) ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c)).join(''),
+            [...description.replace(/\r\n|\r|\n/g, ' ')]
+              .map((c) => (c !== '\t' && /[\p{C}\p{Zl}\p{Zp}]/u.test(c) ? `\\u{${c.codePointAt(0)!.toString(16)}}` : c))
+              .join(''),
           )
         const texts = new Map<string, string>()
         try {

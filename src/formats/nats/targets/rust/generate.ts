@@ -37,7 +37,20 @@ interface Types {
 /** What `use crate::common::*` brings into a contract module and its channel modules (a document name must not shadow it). */
 const COMMON_ITEMS = ['SubjectError', 'Source', 'Contract', 'Operation', 'Described', 'Alphabet', 'TokenRule', 'FilterToken', 'is_base_token', 'filter_matches']
 /** The contract module's own fixed items: its constants, the `payloads` module, and `tests` (kept free for a harness). */
-const MODULE_ITEMS = ['CONTRACT', 'OPERATIONS', 'STREAMS', 'CONSUMERS', 'ADAPTERS', 'INTERACTIONS', 'PIPELINES', 'WORKFLOWS', 'common', 'payloads', 'tests', 'Params']
+const MODULE_ITEMS = [
+  'CONTRACT',
+  'OPERATIONS',
+  'STREAMS',
+  'CONSUMERS',
+  'ADAPTERS',
+  'INTERACTIONS',
+  'PIPELINES',
+  'WORKFLOWS',
+  'common',
+  'payloads',
+  'tests',
+  'Params',
+]
 
 /** The Rust names of one application module, decided once: the generator and harnesses read the same map. */
 export interface RustLayout {
@@ -60,7 +73,10 @@ export function rustLayout(model: NatsModel): RustLayout {
   const accepts = new Map<string, string>()
   for (const [name, type] of Object.entries(model.tokenTypes).sort(([a], [b]) => (a < b ? -1 : 1))) {
     accepts.set(name, valueSpace.get(`accepts:${name}`, `accepts_${name}`, 'snake'))
-    info.set(name, type.kind === 'enum' ? { kind: 'enum', type: typeSpace.get(`type:${name}`, name) } : { kind: 'token', rule: valueSpace.get(`rule:${name}`, name) })
+    info.set(
+      name,
+      type.kind === 'enum' ? { kind: 'enum', type: typeSpace.get(`type:${name}`, name) } : { kind: 'token', rule: valueSpace.get(`rule:${name}`, name) },
+    )
   }
   const modules = new Map<string, { module: string; filters: Map<string, string> }>()
   for (const c of model.channels) {

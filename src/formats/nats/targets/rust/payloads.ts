@@ -73,8 +73,7 @@ export class RustPayloads {
     if (schema === undefined || schema === true || !isObject(schema) || depth > MAX_DEPTH) return VALUE
     if (typeof schema.$ref === 'string') return this.reference(schema.$ref)
     for (const k of ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'const']) if (Object.hasOwn(schema, k)) return VALUE
-    if (Array.isArray(schema.enum))
-      return schema.enum.length > 0 && schema.enum.every((v) => typeof v === 'string') ? this.queue(hint, schema, named) : VALUE
+    if (Array.isArray(schema.enum)) return schema.enum.length > 0 && schema.enum.every((v) => typeof v === 'string') ? this.queue(hint, schema, named) : VALUE
     const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : undefined
     if (types && types.length === 2 && types.includes('null')) {
       const inner = this.typeOf({ ...schema, type: types.find((t) => t !== 'null') }, hint, depth + 1)
@@ -150,7 +149,12 @@ export class RustPayloads {
       else definitions.push({ kind: 'struct', name, closed: schema.additionalProperties === false, fields: this.fieldsOf(name, schema) })
     }
     const edges = new Map<string, string[]>()
-    for (const d of definitions) if (d.kind === 'struct') edges.set(d.name, d.fields.map((f) => unwrapOptions(f.type).inner))
+    for (const d of definitions)
+      if (d.kind === 'struct')
+        edges.set(
+          d.name,
+          d.fields.map((f) => unwrapOptions(f.type).inner),
+        )
     for (const a of this.aliases) edges.set(a.id, [unwrapOptions(a.type).inner])
     const reaches = (from: string, to: string): boolean => {
       const stack = [from]
@@ -203,7 +207,9 @@ export function writePayloads(w: RustWriter, model: NatsModel, channelModules: M
   for (const c of model.channels) {
     // The channel's payload type: a name of its own in the module, whatever the components are called.
     const id = payloads.reserve(`channel:${c.id}`, `${bare(channelModules.get(c.id)!)}_payload`)
-    const types = c.messages.map((m) => (m.external || m.payload === undefined ? VALUE : payloads.typeOf(m.payload, id, 0, c.messages.length === 1 ? id : undefined)))
+    const types = c.messages.map((m) =>
+      m.external || m.payload === undefined ? VALUE : payloads.typeOf(m.payload, id, 0, c.messages.length === 1 ? id : undefined),
+    )
     const type = types.length === 1 ? types[0]! : VALUE
     if (type !== id) payloads.alias(id, type, `/// The payload of channel ${codeSpan(rustString(c.id))}.`)
   }
