@@ -9,7 +9,8 @@
 import { sortedCopy } from '../../../../core/emit.js'
 import type { TemplateToken } from '../../../../runtime/nats/subjects.js'
 import type { ChannelModel, NatsModel, SourceLink } from '../../model.js'
-import { camelType, docText, Names, rustString, screamingCase, snakeCase } from './names.js'
+import { codeSpan, docLines } from './doc.js'
+import { Names, PRELUDE_NAMES, rustString } from './names.js'
 import { RustWriter, type RustValue } from './writer.js'
 import { writePayloads } from './payloads.js'
 
@@ -33,21 +34,69 @@ interface Types {
   readonly accepts: Map<string, string>
 }
 
-function tokenTypes(model: NatsModel, w: RustWriter): Types {
-  const types = new Names(camelType, ['Params', 'Source', 'Contract', 'Operation', 'Described', 'SubjectError', 'TokenRule', 'Alphabet', 'FilterToken'])
-  const consts = new Names(screamingCase, ['CONTRACT', 'OPERATIONS', 'STREAMS', 'CONSUMERS', 'ADAPTERS', 'INTERACTIONS', 'PIPELINES', 'WORKFLOWS'])
-  const fns = new Names((n) => snakeCase(`accepts_${n}`))
+/** What `use crate::common::*` brings into a contract module and its channel modules (a document name must not shadow it). */
+const COMMON_ITEMS = ['SubjectError', 'Source', 'Contract', 'Operation', 'Described', 'Alphabet', 'TokenRule', 'FilterToken', 'is_base_token', 'filter_matches']
+/** The contract module's own fixed items: its constants, the `payloads` module, and `tests` (kept free for a harness). */
+const MODULE_ITEMS = [
+  'CONTRACT',
+  'OPERATIONS',
+  'STREAMS',
+  'CONSUMERS',
+  'ADAPTERS',
+  'INTERACTIONS',
+  'PIPELINES',
+  'WORKFLOWS',
+  'common',
+  'payloads',
+  'tests',
+  'Params',
+]
+
+/** The Rust names of one application module, decided once: the generator and harnesses read the same map. */
+export interface RustLayout {
+  readonly types: Map<string, TypeInfo>
+  /** Token type name -> `accepts_<name>` function. */
+  readonly accepts: Map<string, string>
+  /** Channel id -> its module and its filters' modules. */
+  readonly modules: Map<string, { module: string; filters: Map<string, string> }>
+}
+
+/**
+ * Every document name of a contract module in its namespace: the type namespace (token enums,
+ * channel modules) and the value namespace (token rules, `accepts_` functions) each one injective
+ * map that also keeps clear of the prelude, std and the module's own items.
+ */
+export function rustLayout(model: NatsModel): RustLayout {
+  const typeSpace = new Names('camel', [...PRELUDE_NAMES, ...COMMON_ITEMS, ...MODULE_ITEMS])
+  const valueSpace = new Names('screaming', [...PRELUDE_NAMES, ...COMMON_ITEMS, ...MODULE_ITEMS])
   const info = new Map<string, TypeInfo>()
   const accepts = new Map<string, string>()
   for (const [name, type] of Object.entries(model.tokenTypes).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const fn = fns.get(name)
-    accepts.set(name, fn)
-    if (type.kind === 'enum') {
-      const id = types.get(name)
-      const variants = new Names(camelType)
+    accepts.set(name, valueSpace.get(`accepts:${name}`, `accepts_${name}`, 'snake'))
+    info.set(
+      name,
+      type.kind === 'enum' ? { kind: 'enum', type: typeSpace.get(`type:${name}`, name) } : { kind: 'token', rule: valueSpace.get(`rule:${name}`, name) },
+    )
+  }
+  const modules = new Map<string, { module: string; filters: Map<string, string> }>()
+  for (const c of model.channels) {
+    // Inside `filters`: the filter modules and the glob import's names.
+    const filters = new Names('snake', [...PRELUDE_NAMES, ...COMMON_ITEMS])
+    modules.set(c.id, { module: typeSpace.get(`channel:${c.id}`, c.id, 'snake'), filters: new Map(c.filters.map((f) => [f.name, filters.get(f.name)])) })
+  }
+  return { types: info, accepts, modules }
+}
+
+function tokenTypes(model: NatsModel, w: RustWriter, layout: RustLayout): Types {
+  const { types: info, accepts } = layout
+  for (const [name, type] of Object.entries(model.tokenTypes).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const fn = accepts.get(name)!
+    const typeInfo = info.get(name)!
+    if (type.kind === 'enum' && typeInfo.kind === 'enum') {
+      const id = typeInfo.type
+      const variants = new Names('camel', ['Self'])
       const list = type.values.map((v) => [variants.get(v), v] as const)
-      info.set(name, { kind: 'enum', type: id })
-      w.line(`/// Token type ${rustString(name)}: one of ${list.map(([, v]) => rustString(v)).join(', ')}.`)
+      w.line(`/// Token type ${codeSpan(rustString(name))}: one of ${list.map(([, v]) => codeSpan(rustString(v))).join(', ')}.`)
       w.line('#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]').open(`pub enum ${id}`)
       for (const [variant] of list) w.line(`${variant},`)
       w.close().line()
@@ -57,19 +106,19 @@ function tokenTypes(model: NatsModel, w: RustWriter): Types {
       w.line('/// The value of a token, if it is one.').open('pub fn from_token(token: &str) -> Option<Self>').open('match token')
       for (const [variant, value] of list) w.line(`${rustString(value)} => Some(${id}::${variant}),`)
       w.line('_ => None,').close().close().close().line()
-      w.open(`impl core::str::FromStr for ${id}`).line('type Err = SubjectError;').line()
-      w.open('fn from_str(value: &str) -> Result<Self, Self::Err>').line(`Self::from_token(value).ok_or(SubjectError::InvalidValue(${rustString(name)}))`)
+      w.open(`impl ::core::str::FromStr for ${id}`).line('type Err = SubjectError;').line()
+      // `SubjectError`, not `Self::Err`: a variant named `Err` would make `Self::Err` ambiguous.
+      w.open('fn from_str(value: &str) -> Result<Self, SubjectError>').line(`Self::from_token(value).ok_or(SubjectError::InvalidValue(${rustString(name)}))`)
       w.close().close().line()
-      w.line(`/// Whether a token is a ${rustString(name)}.`)
+      w.line(`/// Whether a token is a ${codeSpan(rustString(name))}.`)
         .open(`pub fn ${fn}(value: &str) -> bool`)
         .line(`${id}::from_token(value).is_some()`)
         .close()
         .line()
-    } else {
-      const rule = consts.get(name)
-      info.set(name, { kind: 'token', rule })
+    } else if (type.kind !== 'enum' && typeInfo.kind === 'token') {
+      const rule = typeInfo.rule
       w.line(
-        `/// Token type ${rustString(name)}: ${type.alphabet} characters, ${type.first === 'letter' ? 'a letter first' : 'any first character'}, prefix ${rustString(type.prefix)}, ${type.minLength}..=${type.maxLength} bytes.`,
+        `/// Token type ${codeSpan(rustString(name))}: ${type.alphabet} characters, ${type.first === 'letter' ? 'a letter first' : 'any first character'}, prefix ${codeSpan(rustString(type.prefix))}, ${type.minLength}..=${type.maxLength} bytes.`,
       )
       w.value(
         `pub const ${rule}: TokenRule = `,
@@ -86,7 +135,7 @@ function tokenTypes(model: NatsModel, w: RustWriter): Types {
         ';',
       )
       w.line()
-        .line(`/// Whether a token is a ${rustString(name)}.`)
+        .line(`/// Whether a token is a ${codeSpan(rustString(name))}.`)
         .open(`pub fn ${fn}(value: &str) -> bool`)
         .line(`${rule}.accepts(value)`)
         .close()
@@ -96,9 +145,20 @@ function tokenTypes(model: NatsModel, w: RustWriter): Types {
   return { info, accepts }
 }
 
+/** `/// ` lines of a description (plain text, escaped) after a blank `///`, if there is one. */
+function writeDescription(w: RustWriter, prefix: '///' | '//!', description: string | undefined): void {
+  const lines = description === undefined ? [] : docLines(description)
+  if (lines.length === 0) return
+  w.line(prefix)
+  for (const l of lines) w.line(l === '' ? prefix : `${prefix} ${l}`)
+}
+
 /** The parameters of a channel: field name, Rust type and token type, in name order. */
 function fieldsOf(channel: ChannelModel, types: Types, up: string): Array<{ param: string; field: string; type: string; info: TypeInfo }> {
-  const names = new Names(snakeCase, ['tokens', 'out', 'subject'])
+  // The locals of `parse`, `render`, `get` and `from_pairs` (a field is also a local there): a
+  // parameter named `t1` or `pairs` must not shadow them.
+  const locals = ['tokens', 'out', 'subject', 'pairs', 'name', 'value', 'n', ...(channel.tokens ?? []).map((_, k) => `t${k}`)]
+  const names = new Names('snake', [...PRELUDE_NAMES, ...locals])
   return Object.keys(channel.parameters)
     .sort()
     .map((param) => {
@@ -187,13 +247,13 @@ function writeRender(w: RustWriter, doc: string, fields: ReturnType<typeof field
   w.line('Ok(out)').close()
 }
 
-function channelModule(w: RustWriter, channel: ChannelModel, types: Types, moduleName: string): void {
+function channelModule(w: RustWriter, channel: ChannelModel, types: Types, moduleName: string, filterNames: Map<string, string>): void {
   const doc =
     channel.address === undefined
-      ? `Channel ${rustString(channel.id)} (reply channel: no address, no subject builder).`
-      : `Channel ${rustString(channel.id)}: \`${docText(channel.address)}\`.`
+      ? `Channel ${codeSpan(rustString(channel.id))} (reply channel: no address, no subject builder).`
+      : `Channel ${codeSpan(rustString(channel.id))}: ${codeSpan(channel.address)}.`
   w.line(`/// ${doc}`)
-  if (channel.description) w.line('///').line(`/// ${docText(channel.description)}`)
+  writeDescription(w, '///', channel.description)
   w.open(`pub mod ${moduleName}`).line('#[allow(unused_imports)]').line('use crate::common::*;').line()
   w.line('/// The channel id.')
     .line(`pub const ID: &str = ${rustString(channel.id)};`)
@@ -212,7 +272,7 @@ function channelModule(w: RustWriter, channel: ChannelModel, types: Types, modul
   if (fields.length === 0) w.line('pub struct Params {}')
   else {
     w.open('pub struct Params')
-    for (const f of fields) w.line(`/// \`{${docText(f.param)}}\``).line(`pub ${f.field}: ${f.type},`)
+    for (const f of fields) w.line(`/// ${codeSpan(`{${f.param}}`)}`).line(`pub ${f.field}: ${f.type},`)
     w.close()
   }
   w.line()
@@ -252,8 +312,7 @@ function channelModule(w: RustWriter, channel: ChannelModel, types: Types, modul
   w.line('/// Whether a subject belongs to this channel.').open('pub fn matches(subject: &str) -> bool').line('parse(subject).is_ok()').close()
   if (channel.filters.length > 0) {
     w.line().line("/// The channel's named filters.").open('pub mod filters').line('#[allow(unused_imports)]').line('use crate::common::*;').line()
-    const names = new Names(snakeCase)
-    for (const f of channel.filters) filterModule(w, f, names.get(f.name), channel, types)
+    for (const f of channel.filters) filterModule(w, f, filterNames.get(f.name)!, channel, types)
     w.close()
   }
   w.close().line()
@@ -264,7 +323,7 @@ function filterModule(w: RustWriter, filter: ChannelModel['filters'][number], na
   const fields = fieldsOf(channel, types, up)
   const used = new Set(filter.tokens.filter((t): t is { param: string } => typeof t !== 'string').map((t) => t.param))
   const mine = fields.filter((f) => used.has(f.param))
-  w.line(`/// Filter ${rustString(filter.name)}: \`${docText(filter.template)}\`.`)
+  w.line(`/// Filter ${codeSpan(rustString(filter.name))}: ${codeSpan(filter.template)}.`)
     .open(`pub mod ${name}`)
     .line('#[allow(unused_imports)]')
     .line('use crate::common::*;')
@@ -323,9 +382,9 @@ export interface RustOptions {
 export function generateRust(model: NatsModel, options: RustOptions = {}): string {
   const w = new RustWriter()
   w.line(
-    `//! NATS contract ${rustString(model.contract.id)} ${rustString(model.contract.version)} (profile 0.2.0-draft), generated by unplugin-contracts. Do not edit.`,
+    `//! NATS contract ${codeSpan(rustString(model.contract.id))} ${codeSpan(rustString(model.contract.version))} (profile 0.2.0-draft), generated by unplugin-contracts. Do not edit.`,
   )
-  if (model.description) w.line('//!').line(`//! ${docText(model.description)}`)
+  writeDescription(w, '//!', model.description)
   w.line().line('#[allow(unused_imports)]').line('use crate::common::*;').line()
   w.line("/// The contract's identity and deployment binding.")
   w.value(
@@ -344,9 +403,12 @@ export function generateRust(model: NatsModel, options: RustOptions = {}): strin
     ';',
   )
   w.line()
-  const types = tokenTypes(model, w)
-  const modules = new Names(snakeCase, ['common', 'tests'])
-  for (const c of model.channels) channelModule(w, c, types, modules.get(c.id))
+  const layout = rustLayout(model)
+  const types = tokenTypes(model, w, layout)
+  for (const c of model.channels) {
+    const names = layout.modules.get(c.id)!
+    channelModule(w, c, types, names.module, names.filters)
+  }
   const array = (name: string, type: string, doc: string, values: RustValue[]) => {
     w.line(`/// ${doc}`)
     if (values.length === 0) w.line(`pub const ${name}: &[${type}] = &[];`)
@@ -426,17 +488,11 @@ export function generateRust(model: NatsModel, options: RustOptions = {}): strin
     'The workflows (JSON).',
     model.workflows.map((x) => ({ key: x.key, data: x.data, source: x.source })),
   )
-  if (options.serde) writePayloads(w, model, new Map([...rustModuleNames(model)].map(([id, m]) => [id, m.module])))
+  if (options.serde) writePayloads(w, model, new Map([...layout.modules].map(([id, m]) => [id, m.module])))
   return w.text()
 }
 
 /** The module names the generator gives a model's channels and their filters (for harnesses). */
 export function rustModuleNames(model: NatsModel): Map<string, { module: string; filters: Map<string, string> }> {
-  const modules = new Names(snakeCase, ['common', 'tests'])
-  const out = new Map<string, { module: string; filters: Map<string, string> }>()
-  for (const c of model.channels) {
-    const filters = new Names(snakeCase)
-    out.set(c.id, { module: modules.get(c.id), filters: new Map(c.filters.map((f) => [f.name, filters.get(f.name)])) })
-  }
-  return out
+  return rustLayout(model).modules
 }

@@ -6,32 +6,74 @@
  * `extra`, a closed one denies them), a string enum an enum, arrays `Vec`, `type: [T, "null"]` an
  * `Option`, a `$ref` to a component its named type. What a Rust type cannot say exactly (`oneOf`,
  * `anyOf`, `allOf`, `const`, mixed enums, `not`, `if`) is `serde_json::Value`: kept as it is, never
- * guessed. Each component is written once (names break recursion; recursive members are boxed).
+ * guessed. Each component is written once (names break recursion); a member whose type can contain
+ * the struct it belongs to, directly or through other structs, is boxed. Every type name comes from
+ * one injective map of the module's namespace: a component `AB` and the member `b` of `A` are two types.
  */
 import { splitPointer } from '../../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../document.js'
 import type { NatsModel } from '../../model.js'
-import { camelType, Names, rustString, snakeCase } from './names.js'
+import { codeSpan } from './doc.js'
+import { bare, camelType, Names, PRELUDE_NAMES, rustString } from './names.js'
 import type { RustWriter } from './writer.js'
 
 const COMPONENT = '#/components/schemas/'
 const MAX_DEPTH = 32
 const VALUE = 'serde_json::Value'
 
+interface Field {
+  readonly key: string
+  readonly field: string
+  readonly type: string
+  readonly required: boolean
+}
+
+type Definition =
+  | { readonly kind: 'enum'; readonly name: string; readonly values: string[] }
+  | { readonly kind: 'struct'; readonly name: string; readonly closed: boolean; readonly fields: Field[] }
+
+/** `Option<Option<T>>` -> `T` and the number of `Option`s around it. */
+function unwrapOptions(type: string): { inner: string; options: number } {
+  let inner = type
+  let options = 0
+  while (inner.startsWith('Option<') && inner.endsWith('>')) {
+    inner = inner.slice('Option<'.length, -1)
+    options++
+  }
+  return { inner, options }
+}
+
 export class RustPayloads {
-  private readonly names = new Names(camelType, ['Value', 'Option', 'Vec', 'String', 'Box'])
+  /** The `payloads` module's type namespace: components, inline structs and enums, channel payloads. */
+  private readonly names = new Names('camel', PRELUDE_NAMES)
+  /** Component name -> its type. */
   private readonly declared = new Map<string, string>()
   private readonly pending: Array<{ name: string; schema: Record<string, unknown> }> = []
-  private readonly inline: string[][] = []
+  /** Aliases: a component or channel payload that is not a struct or enum of its own. */
+  private readonly aliases: Array<{ id: string; type: string; doc: string }> = []
+  private inlineCount = 0
 
   constructor(private readonly components: Readonly<Record<string, unknown>>) {}
 
-  /** The Rust type of a payload schema; structs and enums it needs are queued under `hint`. */
-  typeOf(schema: unknown, hint: string, depth = 0): string {
+  /** A name of its own for `key` (a channel's payload), made from `name`. */
+  reserve(key: string, name: string): string {
+    return this.names.get(key, name)
+  }
+
+  /** `type Id = type;`, written after the structs. */
+  alias(id: string, type: string, doc: string): void {
+    this.aliases.push({ id, type, doc })
+  }
+
+  /**
+   * The Rust type of a payload schema; structs and enums it needs are queued, named after `hint`
+   * (each a name of its own), the schema itself named `named` when it is a struct or enum.
+   */
+  typeOf(schema: unknown, hint: string, depth = 0, named?: string): string {
     if (schema === undefined || schema === true || !isObject(schema) || depth > MAX_DEPTH) return VALUE
     if (typeof schema.$ref === 'string') return this.reference(schema.$ref)
     for (const k of ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'const']) if (Object.hasOwn(schema, k)) return VALUE
-    if (Array.isArray(schema.enum)) return schema.enum.length > 0 && schema.enum.every((v) => typeof v === 'string') ? this.queue(hint, schema) : VALUE
+    if (Array.isArray(schema.enum)) return schema.enum.length > 0 && schema.enum.every((v) => typeof v === 'string') ? this.queue(hint, schema, named) : VALUE
     const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : undefined
     if (types && types.length === 2 && types.includes('null')) {
       const inner = this.typeOf({ ...schema, type: types.find((t) => t !== 'null') }, hint, depth + 1)
@@ -51,7 +93,7 @@ export class RustPayloads {
       case 'array':
         return Array.isArray(schema.items) || schema.items === undefined ? VALUE : `Vec<${this.typeOf(schema.items, `${hint}Item`, depth + 1)}>`
       case 'object':
-        return isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? this.queue(hint, schema) : VALUE
+        return isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? this.queue(hint, schema, named) : VALUE
       default:
         return VALUE
     }
@@ -64,62 +106,93 @@ export class RustPayloads {
     const known = this.declared.get(name)
     if (known) return known
     // Declared before it is written, so a schema that refers to itself names itself.
-    const id = this.names.get(name)
+    const id = this.names.get(`component:${name}`, name)
     this.declared.set(name, id)
-    const schema = this.components[name]
-    const type = this.typeOf(schema, name)
-    if (type === id) return id
+    const type = this.typeOf(this.components[name], id, 0, id)
     // Not a struct or enum: an alias (a component that is a string, a list, ...).
-    this.inline.push([`/// The schema ${rustString(name)}.`, `pub type ${id} = ${type === id ? VALUE : type};`])
+    if (type !== id) this.alias(id, type, `/// The schema ${codeSpan(rustString(name))}.`)
     return id
   }
 
-  /** A struct or enum for `schema`, named after `hint`, written when `write` runs. */
-  private queue(hint: string, schema: Record<string, unknown>): string {
-    const existing = this.declared.get(hint)
-    const id = existing ?? this.names.get(hint)
-    this.declared.set(hint, id)
+  /** A struct or enum for `schema`, named `named` or a new name after `hint`, written when `write` runs. */
+  private queue(hint: string, schema: Record<string, unknown>, named?: string): string {
+    const id = named ?? this.names.get(`inline:${this.inlineCount++}`, hint)
     this.pending.push({ name: id, schema })
     return id
   }
 
-  /** Every queued type, in the order first needed (deterministic for one model). */
+  /** A struct's members, in name order; the types they need are queued. */
+  private fieldsOf(name: string, schema: Record<string, unknown>): Field[] {
+    const properties = schema.properties as Record<string, unknown>
+    const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+    // The struct's field namespace: `extra` holds the members the schema does not name.
+    const fields = new Names('snake', ['extra'])
+    return Object.keys(properties)
+      .sort()
+      .map((key) => ({ key, field: fields.get(key), type: this.typeOf(properties[key], `${name}${bare(camelType(key))}`), required: required.has(key) }))
+  }
+
+  /**
+   * Every queued type, in the order first needed (deterministic for one model). A member is boxed
+   * when its type (through `Option`s and aliases, not through `Vec`) reaches its own struct: the
+   * struct would otherwise contain itself (E0072). Cost: one search of the by-value graph per
+   * member, O(members x (types + members)).
+   */
   write(w: RustWriter): void {
-    const written = new Set<string>()
+    const definitions: Definition[] = []
+    const seen = new Set<string>()
     for (let next = 0; next < this.pending.length; next++) {
       const { name, schema } = this.pending[next]!
-      if (written.has(name)) continue
-      written.add(name)
-      if (Array.isArray(schema.enum)) this.writeEnum(w, name, schema.enum as string[])
-      else this.writeStruct(w, name, schema)
+      if (seen.has(name)) continue
+      seen.add(name)
+      if (Array.isArray(schema.enum)) definitions.push({ kind: 'enum', name, values: schema.enum as string[] })
+      else definitions.push({ kind: 'struct', name, closed: schema.additionalProperties === false, fields: this.fieldsOf(name, schema) })
     }
-    for (const alias of this.inline) for (const line of alias) w.line(line)
-    if (this.inline.length > 0) w.line()
+    const edges = new Map<string, string[]>()
+    for (const d of definitions)
+      if (d.kind === 'struct')
+        edges.set(
+          d.name,
+          d.fields.map((f) => unwrapOptions(f.type).inner),
+        )
+    for (const a of this.aliases) edges.set(a.id, [unwrapOptions(a.type).inner])
+    const reaches = (from: string, to: string): boolean => {
+      const stack = [from]
+      const visited = new Set<string>()
+      while (stack.length > 0) {
+        const at = stack.pop()!
+        if (at === to) return true
+        if (visited.has(at)) continue
+        visited.add(at)
+        stack.push(...(edges.get(at) ?? []))
+      }
+      return false
+    }
+    for (const d of definitions) {
+      if (d.kind === 'enum') this.writeEnum(w, d.name, d.values)
+      else this.writeStruct(w, d.name, d.closed, d.fields, reaches)
+    }
+    for (const a of this.aliases) w.line(a.doc).line(`pub type ${a.id} = ${a.type};`)
+    if (this.aliases.length > 0) w.line()
   }
 
   private writeEnum(w: RustWriter, name: string, values: string[]): void {
-    const variants = new Names(camelType)
-    w.line(`/// One of ${values.map(rustString).join(', ')}.`)
+    const variants = new Names('camel', ['Self'])
+    w.line(`/// One of ${values.map((v) => codeSpan(rustString(v))).join(', ')}.`)
     w.line('#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]').open(`pub enum ${name}`)
     for (const v of values) w.line(`#[serde(rename = ${rustString(v)})]`).line(`${variants.get(v)},`)
     w.close().line()
   }
 
-  private writeStruct(w: RustWriter, name: string, schema: Record<string, unknown>): void {
-    const properties = schema.properties as Record<string, unknown>
-    const required = new Set(Array.isArray(schema.required) ? schema.required : [])
-    const fields = new Names(snakeCase, ['extra'])
-    const closed = schema.additionalProperties === false
+  private writeStruct(w: RustWriter, name: string, closed: boolean, fields: Field[], reaches: (from: string, to: string) => boolean): void {
     w.line('#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]')
     if (closed) w.line('#[serde(deny_unknown_fields)]')
     w.open(`pub struct ${name}`)
-    for (const key of Object.keys(properties).sort()) {
-      const field = fields.get(key)
-      let type = this.typeOf(properties[key], `${name}${camelType(key).replace(/^r#/, '')}`)
-      // A member of its own type (or a list of them) is boxed: a struct cannot contain itself.
-      if (type === name) type = `Box<${type}>`
-      if (field.replace(/^r#/, '') !== key) w.line(`#[serde(rename = ${rustString(key)})]`)
-      if (required.has(key)) w.line(`pub ${field}: ${type},`)
+    for (const { key, field, required, ...f } of fields) {
+      const { inner, options } = unwrapOptions(f.type)
+      const type = reaches(inner, name) ? 'Option<'.repeat(options) + `Box<${inner}>` + '>'.repeat(options) : f.type
+      if (bare(field) !== key) w.line(`#[serde(rename = ${rustString(key)})]`)
+      if (required) w.line(`pub ${field}: ${type},`)
       else w.line('#[serde(default, skip_serializing_if = "Option::is_none")]').line(`pub ${field}: Option<${type}>,`)
     }
     if (!closed)
@@ -131,16 +204,16 @@ export class RustPayloads {
 /** The `payloads` module of an application (behind the `serde` feature): each channel's payload type, and the types they need. */
 export function writePayloads(w: RustWriter, model: NatsModel, channelModules: Map<string, string>): void {
   const payloads = new RustPayloads(model.schemas)
-  const aliases: string[] = []
   for (const c of model.channels) {
-    const module = channelModules.get(c.id)!.replace(/^r#/, '')
-    const hint = `${camelType(module).replace(/^r#/, '')}Payload`
-    const types = c.messages.map((m) => (m.external || m.payload === undefined ? VALUE : payloads.typeOf(m.payload, hint)))
+    // The channel's payload type: a name of its own in the module, whatever the components are called.
+    const id = payloads.reserve(`channel:${c.id}`, `${bare(channelModules.get(c.id)!)}_payload`)
+    const types = c.messages.map((m) =>
+      m.external || m.payload === undefined ? VALUE : payloads.typeOf(m.payload, id, 0, c.messages.length === 1 ? id : undefined),
+    )
     const type = types.length === 1 ? types[0]! : VALUE
-    if (type !== hint) aliases.push(`/// The payload of channel ${rustString(c.id)}.`, `pub type ${hint} = ${type};`)
+    if (type !== id) payloads.alias(id, type, `/// The payload of channel ${codeSpan(rustString(c.id))}.`)
   }
   w.line().line("/// Message payloads with `serde` derives (the crate's `serde` feature).").line('#[cfg(feature = "serde")]').open('pub mod payloads')
   payloads.write(w)
-  for (const line of aliases) w.line(line)
   w.close()
 }
