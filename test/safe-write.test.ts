@@ -211,7 +211,10 @@ describe('property: over random trees, nothing changes but the files the writer 
     path,
     kind: fc.constantFrom('folder', 'marked', 'foreign', 'link-out-file', 'link-out-folder', 'link-inside', 'link-dangling'),
   })
-  const write = fc.record({ path: fc.oneof(path, fc.constantFrom('../outside/deploy.sh', 'a/../../outside/x', '/outside/x')), body: fc.string({ maxLength: 8 }) })
+  const write = fc.record({
+    path: fc.oneof(path, fc.constantFrom('../outside/deploy.sh', 'a/../../outside/x', '/outside/x')),
+    body: fc.string({ maxLength: 8 }),
+  })
 
   it('holds for 150 trees and batches', () => {
     const outcomes = { written: 0, refused: 0 }
