@@ -65,6 +65,7 @@ import {
 import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, pipelineSchemas, pipelineSteps, workflowRule } from './pipelines.js'
 import { patternSupported } from './patterns.js'
 import { refKind, refResolves } from './references.js'
+import { schemaFormat } from './schema-formats.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
@@ -81,6 +82,7 @@ export const natsRules: readonly NatsRule[] = [
   refResolves,
   refKind,
   patternSupported,
+  schemaFormat,
   profileUnsupported,
   profileShape,
   identityNonEmpty,
