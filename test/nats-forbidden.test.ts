@@ -251,3 +251,89 @@ describe('a filter repeating a placeholder stands for one token in all its posit
     expect(compared).toBeGreaterThan(1000)
   })
 })
+
+describe('pipeline operation steps: typed bindings (NATS_PIPELINE_SCHEMA, NATS_PIPELINE_BINDING)', () => {
+  const doc = 'payments/asyncapi/asyncapi.yaml'
+  const step = '/x-nats-contract/pipelines/announceRefund/steps/1/bindings'
+  const pipeline = (edit: (b: ShopBundle) => ShopBundle) => compile(edit(ShopBundle.copy('pipeline-types')).relock().doc('payments'))
+
+  it('nowMs (an integer context field) bound to a boolean payload field is refused', async () => {
+    const result = await pipeline((b) => b.edit(doc, '/approved: { stageInput: /approved }', '/approved: { context: nowMs }'))
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_PIPELINE_SCHEMA', `${step}/payload/~1approved`)])
+  })
+
+  it('an integer context field bound to a subject parameter is refused: tokens are strings', async () => {
+    const result = await pipeline((b) => b.edit(doc, 'subject: { operationId: { stageInput: /operationId } }', 'subject: { operationId: { context: nowMs } }'))
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_PIPELINE_BINDING', `${step}/subject/operationId`)])
+  })
+
+  it('a boolean stage-input value bound to a subject parameter is refused', async () => {
+    const result = await pipeline((b) => b.edit(doc, 'subject: { operationId: { stageInput: /operationId } }', 'subject: { operationId: { stageInput: /approved } }'))
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_PIPELINE_BINDING', `${step}/subject/operationId`)])
+  })
+
+  it('a destination the target schema forbids (additionalProperties: false) is refused', async () => {
+    const result = await pipeline((b) =>
+      b
+        .edit(doc, '      properties: { operationId: { type: string }, approved: { type: boolean } }', '      additionalProperties: false\n      properties: { operationId: { type: string }, approved: { type: boolean } }')
+        .edit(doc, '              /approved: { stageInput: /approved }\n', '              /approved: { stageInput: /approved }\n              /note: { literal: late }\n'),
+    )
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_PIPELINE_BINDING', `${step}/payload/~1note`)])
+  })
+
+  it('a string context field bound to an unconstrained string field and to a subject parameter passes, as does the shop as shipped', async () => {
+    expect(found(await compile(ShopBundle.copy('pipeline-ok').doc('payments')))).toEqual([])
+    const result = await pipeline((b) =>
+      b
+        .edit(doc, 'subject: { operationId: { stageInput: /operationId } }', 'subject: { operationId: { context: operationId } }')
+        .edit(doc, '/operationId: { stageInput: /operationId }', '/operationId: { context: operationId }'),
+    )
+    expect(found(result)).toEqual([])
+  })
+
+  it('the same forbidden destination in an interaction with runtime-schema-check is a known contradiction (NATS_BINDING_TYPE)', async () => {
+    const b = ShopBundle.copy('interaction-forbidden').withRuntimeSchemaCheck()
+    const required = '        required: [operationId, branchId, attempt, fence, peerId, requestedBy, refund]\n'
+    b.edit(doc, required, `${required}        additionalProperties: false\n`)
+      .edit(doc, '          /requestedBy: { context: principalId }\n', '          /requestedBy: { context: principalId }\n          /note: { literal: late }\n')
+      .relock()
+    const result = await compile(b.doc('payments'))
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_BINDING_TYPE', '/x-nats-contract/interactions/approveRefund/bindings/payload/~1note')])
+  })
+})
+
+describe('a payload in a schema format the project cannot read is refused (NATS_SCHEMA_FORMAT)', () => {
+  const query = '        payload: { type: object, properties: { account: { type: string } } }'
+  it('an Avro payload (application/vnd.apache.avro) fails the build, naming the format', async () => {
+    const result = await ledgerWith([
+      query,
+      "        payload:\n          schemaFormat: 'application/vnd.apache.avro;version=1.9.0'\n          schema: { type: record, name: Query, fields: [{ name: account, type: string }] }",
+    ])
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat')])
+    expect(result.diagnostics[0]!.message).toContain('application/vnd.apache.avro;version=1.9.0')
+  })
+
+  it('in a component message reached by reference too, reported where the message is written', async () => {
+    const result = await ledgerWith([
+      '    EntryPosted:\n      payload:\n',
+      "    EntryPosted:\n      headers:\n        schemaFormat: application/vnd.google.protobuf;version=3\n        schema: 'message H { string id = 1; }'\n      payload:\n",
+    ])
+    expect(result.code).toBeUndefined()
+    expect(found(result)).toEqual([error('NATS_SCHEMA_FORMAT', '/components/messages/EntryPosted/headers/schemaFormat')])
+  })
+
+  it('JSON Schema draft-07 and AsyncAPI schemas in the multi-format form pass this rule', async () => {
+    for (const format of ['application/schema+json;version=draft-07', 'application/vnd.aai.asyncapi+yaml;version=3.1.0'])
+      expect(
+        found(await ledgerWith([query, `        payload:\n          schemaFormat: '${format}'\n          schema: { type: object, properties: { account: { type: string } } }`])).filter(
+          (d) => d.code === 'NATS_SCHEMA_FORMAT',
+        ),
+      ).toEqual([])
+  })
+})
