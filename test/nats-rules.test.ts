@@ -68,6 +68,7 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info', 4, 3],
   ['yaml-alias-limit', 'YAML_ALIAS_LIMIT', '/x-anchors/a16', 119, 8],
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
+  ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
 ]
 
 /** Legal but probably not meant: a warning at its pointer, and the module is still generated. */

@@ -105,7 +105,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     lines.push(`const $validateOperation${i} = ${validators.get(operationKey(o))};`)
     return `[${jsString(o.id)}, { ...${jsLiteral(o)}, validatePayload: $validateOperation${i} }]`
   })
-  lines.push(`export const operations = /* @__PURE__ */ $idMap([${operationEntries.join(', ')}]);`)
+  lines.push(`export const operations = /* @__PURE__ */ $idMap([${operationEntries.join(',')}]);`)
   lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
   lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
   lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
