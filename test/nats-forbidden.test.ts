@@ -143,7 +143,7 @@ describe('one stream or consumer owned by two contracts of a bundle (NATS_DUPLIC
 `
   it('shipping owning the PAYMENTS stream that payments owns is refused in both documents', async () => {
     const b = ShopBundle.copy('two-owners')
-      .edit('shipping/asyncapi/asyncapi.yaml', /    payments: \{ authority: external, [^\n]+\n/, payments)
+      .edit('shipping/asyncapi/asyncapi.yaml', / {4}payments: \{ authority: external, [^\n]+\n/, payments)
       .relock()
     const shipping = await compile(b.doc('shipping'))
     expect(shipping.code).toBeUndefined()
@@ -270,7 +270,9 @@ describe('pipeline operation steps: typed bindings (NATS_PIPELINE_SCHEMA, NATS_P
   })
 
   it('a boolean stage-input value bound to a subject parameter is refused', async () => {
-    const result = await pipeline((b) => b.edit(doc, 'subject: { operationId: { stageInput: /operationId } }', 'subject: { operationId: { stageInput: /approved } }'))
+    const result = await pipeline((b) =>
+      b.edit(doc, 'subject: { operationId: { stageInput: /operationId } }', 'subject: { operationId: { stageInput: /approved } }'),
+    )
     expect(result.code).toBeUndefined()
     expect(found(result)).toEqual([error('NATS_PIPELINE_BINDING', `${step}/subject/operationId`)])
   })
@@ -278,8 +280,16 @@ describe('pipeline operation steps: typed bindings (NATS_PIPELINE_SCHEMA, NATS_P
   it('a destination the target schema forbids (additionalProperties: false) is refused', async () => {
     const result = await pipeline((b) =>
       b
-        .edit(doc, '      properties: { operationId: { type: string }, approved: { type: boolean } }', '      additionalProperties: false\n      properties: { operationId: { type: string }, approved: { type: boolean } }')
-        .edit(doc, '              /approved: { stageInput: /approved }\n', '              /approved: { stageInput: /approved }\n              /note: { literal: late }\n'),
+        .edit(
+          doc,
+          '      properties: { operationId: { type: string }, approved: { type: boolean } }',
+          '      additionalProperties: false\n      properties: { operationId: { type: string }, approved: { type: boolean } }',
+        )
+        .edit(
+          doc,
+          '              /approved: { stageInput: /approved }\n',
+          '              /approved: { stageInput: /approved }\n              /note: { literal: late }\n',
+        ),
     )
     expect(result.code).toBeUndefined()
     expect(found(result)).toEqual([error('NATS_PIPELINE_BINDING', `${step}/payload/~1note`)])
@@ -331,9 +341,12 @@ describe('a payload in a schema format the project cannot read is refused (NATS_
   it('JSON Schema draft-07 and AsyncAPI schemas in the multi-format form pass this rule', async () => {
     for (const format of ['application/schema+json;version=draft-07', 'application/vnd.aai.asyncapi+yaml;version=3.1.0'])
       expect(
-        found(await ledgerWith([query, `        payload:\n          schemaFormat: '${format}'\n          schema: { type: object, properties: { account: { type: string } } }`])).filter(
-          (d) => d.code === 'NATS_SCHEMA_FORMAT',
-        ),
+        found(
+          await ledgerWith([
+            query,
+            `        payload:\n          schemaFormat: '${format}'\n          schema: { type: object, properties: { account: { type: string } } }`,
+          ]),
+        ).filter((d) => d.code === 'NATS_SCHEMA_FORMAT'),
       ).toEqual([])
   })
 })

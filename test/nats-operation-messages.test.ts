@@ -27,8 +27,14 @@ function listing(lists = true): string {
       '            text: { type: string, maxLength: 200, description: What was noted. }\n',
       '            text: { type: string, maxLength: 200, description: What was noted. }\n      flagged:\n        payload: { type: object, required: [flag], additionalProperties: false, properties: { flag: { type: boolean } } }\n',
     ],
-    ["  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n", "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/noted' }]\n"],
-    ["  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n", "  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/noted' }]\n"],
+    [
+      "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n",
+      "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/noted' }]\n",
+    ],
+    [
+      "  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n",
+      "  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/noted' }]\n",
+    ],
   ]
   let text = base
   for (const [from, to] of lists ? edits : edits.slice(0, 1)) {
@@ -88,9 +94,13 @@ describe.skipIf(!NATS_SERVER)('operation.messages at run time, against nats-serv
     expect(refused).toMatchObject({ code: 'INVALID_PAYLOAD', message: expect.stringContaining('(noted)') })
     ;(client.publish as (op: string, p: unknown, v: unknown) => void)('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: 'listed' })
     await nc.flush()
-    await within(5_000, 'the listed message', (async () => {
-      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
-    })())
+    await within(
+      5_000,
+      'the listed message',
+      (async () => {
+        for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+      })(),
+    )
     sub.unsubscribe()
     // Only the listed message reached the server.
     expect(seen).toEqual([{ text: 'listed' }])
@@ -109,9 +119,13 @@ describe.skipIf(!NATS_SERVER)('operation.messages at run time, against nats-serv
     raw.publish('shop.eu.notes.0a1b2c3d', JSON.stringify({ flag: true }))
     raw.publish('shop.eu.notes.0a1b2c3d', JSON.stringify({ text: 'listed' }))
     await raw.flush()
-    await within(5_000, 'both messages', (async () => {
-      for (let i = 0; i < 100 && handled.length + errors.length < 2; i++) await new Promise((r) => setTimeout(r, 20))
-    })())
+    await within(
+      5_000,
+      'both messages',
+      (async () => {
+        for (let i = 0; i < 100 && handled.length + errors.length < 2; i++) await new Promise((r) => setTimeout(r, 20))
+      })(),
+    )
     sub.unsubscribe()
     expect(handled).toEqual([{ text: 'listed' }])
     expect(errors.map((e) => e.code)).toEqual(['INVALID_PAYLOAD'])

@@ -190,7 +190,7 @@ export function destinationAt(
       } else current = current.items === undefined || current.items === true ? {} : deref(ctx, current.items)
       continue
     }
-    if (current.patternProperties !== undefined || ['allOf', 'anyOf', 'oneOf', 'not', 'if', '$ref'].some((k) => k in current!)) return undefined
+    if (current.patternProperties !== undefined || ['allOf', 'anyOf', 'oneOf', 'not', 'if'].some((k) => k in current!)) return undefined
     if (current.additionalProperties === false) return { forbidden: `${here} allows no member ${JSON.stringify(token)} (additionalProperties: false)` }
     current = current.additionalProperties === undefined || current.additionalProperties === true ? {} : deref(ctx, current.additionalProperties)
   }

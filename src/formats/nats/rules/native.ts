@@ -268,7 +268,7 @@ export const consumerWithinStream: NatsRule = {
       const why =
         verdict === 'partial'
           ? `only partly overlaps stream ${JSON.stringify(consumer.stream)}'s subjects ${JSON.stringify(subjects)}: it lies within none of them and contains none`
-        : `shares no subject with stream ${JSON.stringify(consumer.stream)}'s subjects ${JSON.stringify(subjects)}: it could never receive a message`
+          : `shares no subject with stream ${JSON.stringify(consumer.stream)}'s subjects ${JSON.stringify(subjects)}: it could never receive a message`
       ctx.reportIn(
         resolved.file,
         this.code,

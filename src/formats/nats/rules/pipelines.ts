@@ -313,9 +313,18 @@ export const pipelineSchemas: NatsRule = {
             // prove (a destination constrained beyond its type) fails rather than being accepted.
             const types = contextTypes(source.context)
             if (!types) continue
-            if (!to) ctx.report(this.code, where, `What the payload schema allows at ${path} cannot be read, so context field ${JSON.stringify(source.context)} is not proven to fit it.`)
+            if (!to)
+              ctx.report(
+                this.code,
+                where,
+                `What the payload schema allows at ${path} cannot be read, so context field ${JSON.stringify(source.context)} is not proven to fit it.`,
+              )
             else if (!typeAdmits(to, types))
-              ctx.report(this.code, where, `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; the payload at ${path} is ${JSON.stringify(to.type)}.`)
+              ctx.report(
+                this.code,
+                where,
+                `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; the payload at ${path} is ${JSON.stringify(to.type)}.`,
+              )
             else if (Object.keys(to).some((k) => !ANNOTATIONS.has(k)))
               ctx.report(
                 this.code,
@@ -327,11 +336,7 @@ export const pipelineSchemas: NatsRule = {
           if (typeof source.stageInput !== 'string' || !input) continue
           const from = source.stageInput === '' ? input : schemaAtPointer(ctx, input, source.stageInput)
           if (from && !(to && sameSchema(ctx, from, to)))
-            ctx.report(
-              this.code,
-              where,
-              `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`,
-            )
+            ctx.report(this.code, where, `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`)
         }
       })
     }
