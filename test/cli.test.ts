@@ -58,12 +58,11 @@ describe('contracts check', () => {
       '::error file=fixtures/nats/invalid/token-type.asyncapi.yaml,line=13,col=14,title=NATS_TOKEN_TYPE::Token type "entryId" needs maxLength as an integer in 1..128.',
     ])
     expect(r.stderr.trim()).toBe('2 contracts checked: 1 failed (1 error).')
-    const warned = contracts(['check', '--format', 'github', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
+    // A warning-only contract (NATS has no warning code since NATS_CONSUMER_OUTSIDE_STREAM became an error).
+    const warned = contracts(['check', '--format', 'github', 'fixtures/benzene/invalid/openapi-value.spec.json'])
     expect([warned.status, warned.stdout]).toEqual([
       0,
-      expect.stringMatching(
-        /^::warning file=fixtures\/nats\/invalid\/consumer-outside-stream\.asyncapi\.yaml,line=\d+,col=\d+,title=NATS_CONSUMER_OUTSIDE_STREAM::/,
-      ),
+      expect.stringMatching(/^::warning file=fixtures\/benzene\/invalid\/openapi-value\.spec\.json,line=\d+,col=\d+,title=BENZENE_OPENAPI_VALUE::/),
     ])
     expect(contracts(['check', '--format', 'sarif', 'fixtures/nats/valid/ledger.asyncapi.yaml']).status).toBe(2)
   })
@@ -115,11 +114,11 @@ describe('contracts check', () => {
   })
 
   it('results on stdout; diagnostics and the summary on stderr, one summary line per run saying how many files failed', () => {
-    const r = contracts(['check', payments, 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
+    const r = contracts(['check', payments, 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/benzene/invalid/openapi-value.spec.json'])
     expect([r.status, r.stdout]).toEqual([1, ''])
     expect(r.stderr).toContain('NATS_TOKEN_TYPE')
     expect(r.stderr.trim().split('\n').at(-1)).toBe('3 contracts checked: 1 failed (1 error, 1 warning).')
-    const ok = contracts(['check', 'fixtures/nats/invalid/consumer-outside-stream.asyncapi.yaml'])
+    const ok = contracts(['check', 'fixtures/benzene/invalid/openapi-value.spec.json'])
     expect(ok.stderr.trim().split('\n').at(-1)).toBe('1 contract checked: no errors, 1 warning.')
     const json = contracts(['check', '--json', payments])
     expect(JSON.parse(json.stdout)).toEqual({ diagnostics: [] })

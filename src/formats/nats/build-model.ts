@@ -108,6 +108,28 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]):
   return channels
 }
 
+/**
+ * The names of the channel's messages a standard operation lists in `messages` (each a
+ * `#/channels/<its channel>/messages/<name>` reference; NATS_REF_KIND refuses others), in name
+ * order, when they are fewer than the channel's: what the operation may carry. Undefined when it
+ * lists none (the channel's messages, all of them) or all of them. O(listed + channel messages).
+ */
+function listedMessages(ctx: NatsContext, std: Record<string, unknown>, channelId: string): string[] | undefined {
+  if (!Array.isArray(std.messages)) return undefined
+  const channel = ctx.standard('channels')[channelId]
+  const all = isObject(channel) && isObject(channel.messages) ? Object.keys(channel.messages) : []
+  const prefix = `#/channels/${channelId.replace(/~/g, '~0').replace(/\//g, '~1')}/messages/`
+  const names = new Set<string>()
+  for (const entry of std.messages) {
+    const ref = isObject(entry) && typeof entry.$ref === 'string' ? entry.$ref : undefined
+    if (ref === undefined || !ref.startsWith(prefix)) return undefined
+    const name = ref.slice(prefix.length).replace(/~1/g, '/').replace(/~0/g, '~')
+    if (!all.includes(name)) return undefined
+    names.add(name)
+  }
+  return names.size < all.length ? [...names].sort() : undefined
+}
+
 /** The operations as their profile entries describe them, members in a fixed order. */
 function operationModels(ctx: NatsContext, link: Link): OperationModel[] {
   const standardOps = ctx.standard('operations')
@@ -142,6 +164,8 @@ function operationModels(ctx: NatsContext, link: Link): OperationModel[] {
         timeoutMs: rr.timeoutMs as number,
         ...(reply ? { replyChannel: reply } : {}),
       }
+    const listed = listedMessages(ctx, std, model.channel)
+    if (listed) model.messages = listed
     model.source = link(ctx.pointer('operations', id))
     operations.push(model)
   }

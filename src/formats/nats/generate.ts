@@ -62,8 +62,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     const schema = messagesSchema(c)
     return schema === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(schema)}`
   }
+  // An operation that lists fewer than all of its channel's messages is checked against those only.
+  const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
+  const operationRequests: ValidatorRequest[] = model.operations.flatMap((o) => {
+    const channel = model.channels.find((c) => c.id === o.channel)
+    const schema = channel && o.messages ? listedSchema(channel, o.messages) : undefined
+    return schema === undefined ? [] : [{ id: operationKey(o), schema }]
+  })
   const requests: ValidatorRequest[] = [
     ...channelRequests,
+    ...operationRequests,
     ...model.interactions.flatMap((it) => {
       const slot = branchInputSchema(it, model.schemas)
       return [
@@ -92,7 +100,12 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     )
   }
   lines.push(`export const channels = /* @__PURE__ */ $idMap([${model.channels.map((c) => `[${jsString(c.id)}, ${c.exportName}]`).join(', ')}]);`)
-  lines.push(`export const operations = /* @__PURE__ */ $idMap(${jsLiteral(model.operations.map((o) => [o.id, o]))});`)
+  const operationEntries = model.operations.map((o, i) => {
+    if (!validators.has(operationKey(o))) return jsLiteral([o.id, o])
+    lines.push(`const $validateOperation${i} = ${validators.get(operationKey(o))};`)
+    return `[${jsString(o.id)}, { ...${jsLiteral(o)}, validatePayload: $validateOperation${i} }]`
+  })
+  lines.push(`export const operations = /* @__PURE__ */ $idMap([${operationEntries.join(',')}]);`)
   lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
   lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
   lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
@@ -182,7 +195,16 @@ function declarations(model: NatsModel, header: string): string {
   for (const c of model.channels) members.push(`  readonly ${jsString(c.id)}: typeof ${c.exportName};`)
   out.push(`export declare const channels: {${members.length ? '\n' + members.text() + '\n' : ' '}};`)
   const ops = new LineBuilder()
-  for (const o of model.operations) ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)};`)
+  for (const o of model.operations) {
+    // The payload an operation that lists some of its channel's messages carries: those only.
+    const channel = model.channels.find((c) => c.id === o.channel)
+    const listed = o.messages && channel ? channel.messages.filter((m) => o.messages!.includes(m.name)) : undefined
+    const payload =
+      listed === undefined
+        ? ''
+        : ` & { readonly __payload?: { readonly type: ${listed.length === 0 ? 'never' : [...new Set(listed.map((m) => (m.external ? 'unknown' : payloads.typeOf(m.payload))))].join(' | ')} } }`
+    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)}${payload};`)
+  }
   out.push(`export declare const operations: {${ops.length ? '\n' + ops.text() + '\n' : ' '}};`)
   const keyed = (name: string, descriptor: string, entries: ReadonlyArray<{ key: string; extra?: string }>) =>
     out.push(
@@ -227,6 +249,18 @@ function messagesSchema(channel: ChannelModel): unknown {
   return messages.length === 1 ? messages[0]!.payload : { anyOf: messages.map((m) => m.payload) }
 }
 
+/**
+ * The schema the messages an operation lists are validated against: one payload, any of them, or
+ * nothing at all when it lists none; undefined when nothing is checked (a listed message takes any
+ * payload, or refers into another file), as for its channel.
+ */
+function listedSchema(channel: ChannelModel, names: readonly string[]): unknown {
+  const listed = channel.messages.filter((m) => names.includes(m.name))
+  if (listed.length === 0) return { not: {} }
+  if (listed.some((m) => m.payload === undefined || m.external)) return undefined
+  return listed.length === 1 ? listed[0]!.payload : { anyOf: listed.map((m) => m.payload) }
+}
+
 /** An operation's descriptor members as literal types: what the client offers depends on them. */
 function operationType(o: OperationModel): string {
   const members = [
@@ -239,6 +273,7 @@ function operationType(o: OperationModel): string {
   if (o.stream) members.push(`readonly stream: ${jsString(o.stream)}`)
   if (o.consumer) members.push(`readonly consumer: ${jsString(o.consumer)}`)
   if (o.queue) members.push(`readonly queue: ${jsString(o.queue)}`)
+  if (o.messages) members.push(`readonly messages: readonly [${o.messages.map(jsString).join(', ')}]`)
   if (o.requestReply)
     members.push(
       `readonly requestReply: { readonly routing: "native-inbox"; readonly completion: "first-response"; readonly timeoutMs: ${o.requestReply.timeoutMs}${o.requestReply.replyChannel ? `; readonly replyChannel: ${jsString(o.requestReply.replyChannel)}` : ''} }`,

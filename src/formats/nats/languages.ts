@@ -1,5 +1,5 @@
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
-import { enumerate, inDomain, intersects, type TokenType } from '../../runtime/nats/tokens.js'
+import { enumerate, inDomain, intersects, isEmptyLanguage, type Alphabet, type TokenType } from '../../runtime/nats/tokens.js'
 
 /** A subject language: one token language per position (a channel address, after its placeholders' domains). */
 export type Language = readonly TokenType[]
@@ -27,17 +27,76 @@ export function patternIntersects(pattern: readonly PatternPosition[], language:
  * `patternIntersects(positions(tokens, types), language)` without building the positions: a literal
  * token meets a position when the position's language has it. (Every filter of every channel is
  * checked: the positions and their one-literal languages were most of the rule's allocation, bench/.)
+ * A placeholder written more than once stands for one token in all its positions
+ * (`probe.{a}.{a}.{a}`): its domain and the languages of all those positions must share one token,
+ * not each position separately. O(positions) intersections of token types.
  */
 export function templateIntersects(tokens: readonly TemplateToken[], types: Readonly<Record<string, TokenType>>, language: Language): boolean {
   const tail = tokens[tokens.length - 1] === '>'
   const fixed = tail ? tokens.length - 1 : tokens.length
   if (tail ? language.length <= fixed : language.length !== fixed) return false
+  // What each repeated placeholder can still be, narrowed by every position it stands in.
+  let narrowed: Map<string, TokenType> | undefined
+  let seen: Set<string> | undefined
   for (let i = 0; i < fixed; i++) {
     const token = tokens[i]!
     if (token === '*') continue
-    if (typeof token === 'string' ? !inDomain(language[i]!, token) : !intersects(types[token.param]!, language[i]!)) return false
+    if (typeof token === 'string') {
+      if (!inDomain(language[i]!, token)) return false
+      continue
+    }
+    if (!intersects(types[token.param]!, language[i]!)) return false
+    seen ??= new Set()
+    if (!seen.has(token.param)) {
+      seen.add(token.param)
+      continue
+    }
+    narrowed ??= new Map()
+    // The second position of a placeholder: start from its domain and its first position.
+    let current = narrowed.get(token.param)
+    if (current === undefined) {
+      const first = tokens.findIndex((t) => typeof t === 'object' && t.param === token.param)
+      current = intersection(types[token.param]!, language[first]!)
+    }
+    current = current && intersection(current, language[i]!)
+    if (current === undefined) return false
+    narrowed.set(token.param, current)
   }
   return true
+}
+
+/**
+ * The tokens two token languages share, as a token language, or undefined when they share none.
+ * Exact: an enum keeps the values the other has; two `token` types align their prefixes as
+ * `intersects` does, and what follows the longer prefix is drawn from the smaller alphabet
+ * (hex within lower within ascii), within both length bounds. O(enum values) or O(prefix length).
+ */
+export function intersection(a: TokenType, b: TokenType): TokenType | undefined {
+  if (a.kind === 'enum' || b.kind === 'enum') {
+    const [list, other] = a.kind === 'enum' ? [a, b] : [b as Extract<TokenType, { kind: 'enum' }>, a]
+    const values = list.values.filter((v) => inDomain(other, v))
+    return values.length > 0 ? { kind: 'enum', values } : undefined
+  }
+  if (!intersects(a, b)) return undefined
+  const [short, long] = a.prefix.length <= b.prefix.length ? [a, b] : [b, a]
+  const extra = long.prefix.length - short.prefix.length
+  const alphabet = SMALLER[a.alphabet][b.alphabet]
+  const type: TokenType = {
+    kind: 'token',
+    alphabet,
+    first: long.first === 'letter' || (extra === 0 && short.first === 'letter') ? 'letter' : 'any',
+    minLength: Math.max(a.minLength, b.minLength),
+    maxLength: Math.min(a.maxLength, b.maxLength),
+    prefix: long.prefix,
+  }
+  return isEmptyLanguage(type) ? undefined : type
+}
+
+/** The smaller of two nested alphabets (hex within lower within ascii): what both allow. */
+const SMALLER: Readonly<Record<Alphabet, Readonly<Record<Alphabet, Alphabet>>>> = {
+  hex: { hex: 'hex', lower: 'hex', ascii: 'hex' },
+  lower: { hex: 'hex', lower: 'lower', ascii: 'lower' },
+  ascii: { hex: 'hex', lower: 'lower', ascii: 'ascii' },
 }
 
 const ENUMERATION_LIMIT = 256

@@ -38,6 +38,11 @@ export interface OperationModel {
   /** The queue group of the standard NATS operation binding. */
   queue?: string
   requestReply?: { routing: 'native-inbox'; completion: 'first-response'; timeoutMs: number; replyChannel?: string }
+  /**
+   * The names of its channel's messages the operation lists (`operation.messages`), in name order,
+   * when it lists fewer than all of them: it carries those only. Absent: every message of the channel.
+   */
+  messages?: string[]
   source: SourceLink
 }
 

@@ -156,3 +156,43 @@ export function requestPayload(ctx: NatsContext, operationId: string): unknown {
   }
   return isObject(message) ? message.payload : undefined
 }
+
+/**
+ * What a payload schema says of a binding's destination pointer: the schema a value written there
+ * must satisfy (`{}` where an object allows members it does not describe), or why the schema forbids
+ * any value there (`additionalProperties: false`, an index past a tuple that allows no more items, a
+ * destination inside a value that is not an object or array). `undefined` when the walk meets what it
+ * cannot read (composition, `patternProperties`): unknown, never proven. O(pointer tokens).
+ */
+export function destinationAt(
+  ctx: NatsContext,
+  root: Record<string, unknown> | undefined,
+  pointer: string,
+): { schema: Record<string, unknown> } | { forbidden: string } | undefined {
+  let current = deref(ctx, root)
+  let at = ''
+  for (const token of splitPointer(pointer)) {
+    if (!current) return undefined
+    const here = at === '' ? '(root)' : at
+    at += `/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    const types = Array.isArray(current.type) ? current.type : typeof current.type === 'string' ? [current.type] : undefined
+    if (types && !types.includes('object') && !types.includes('array')) return { forbidden: `${here} is a ${types.join(' or ')}, which has no members` }
+    if (isObject(current.properties) && Object.hasOwn(current.properties, token)) {
+      current = deref(ctx, current.properties[token])
+      continue
+    }
+    if (/^(0|[1-9]\d*)$/.test(token) && (current.items !== undefined || types?.includes('array'))) {
+      if (Array.isArray(current.items)) {
+        const index = Number(token)
+        if (index < current.items.length) current = deref(ctx, current.items[index])
+        else if (current.additionalItems === false) return { forbidden: `${here} allows ${current.items.length} items (additionalItems: false)` }
+        else current = current.additionalItems === undefined || current.additionalItems === true ? {} : deref(ctx, current.additionalItems)
+      } else current = current.items === undefined || current.items === true ? {} : deref(ctx, current.items)
+      continue
+    }
+    if (current.patternProperties !== undefined || ['allOf', 'anyOf', 'oneOf', 'not', 'if'].some((k) => k in current!)) return undefined
+    if (current.additionalProperties === false) return { forbidden: `${here} allows no member ${JSON.stringify(token)} (additionalProperties: false)` }
+    current = current.additionalProperties === undefined || current.additionalProperties === true ? {} : deref(ctx, current.additionalProperties)
+  }
+  return current ? { schema: current } : undefined
+}

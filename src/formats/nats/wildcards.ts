@@ -32,3 +32,14 @@ export function subjectsOverlap(left: string, right: string): boolean {
   }
   return true
 }
+
+/**
+ * How a consumer's filter sits among its stream's subjects, as nats-server decides whether the filter
+ * is "a valid subset of the interest subjects" (JetStream API error 10093): `valid` when it lies
+ * within one of them or one of them lies within it, `partial` when it only overlaps some, `disjoint`
+ * when it shares no subject with any. O(subjects x tokens).
+ */
+export function filterAgainstStream(filter: string, subjects: readonly string[]): 'valid' | 'partial' | 'disjoint' {
+  if (subjects.some((subject) => subjectWithin(filter, subject) || subjectWithin(subject, filter))) return 'valid'
+  return subjects.some((subject) => subjectsOverlap(filter, subject)) ? 'partial' : 'disjoint'
+}

@@ -35,6 +35,10 @@ export interface OperationDescriptor {
     readonly timeoutMs: number
     readonly replyChannel?: string
   }
+  /** The channel's messages the operation lists, when fewer than all of them: it carries those only. */
+  readonly messages?: readonly string[]
+  /** Checks a payload against the messages the operation lists (present with `messages`, when they can be checked). */
+  readonly validatePayload?: import('../shared/validation.js').Validator
   readonly source: import('./subjects.js').SourceLink
 }
 

@@ -6,7 +6,7 @@ import { tokenTypeContains } from '../containment.js'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { BRANCH_FIELDS, CONTEXT_FIELDS, CORRELATION_SOURCES } from '../interaction-facts.js'
-import { deref, localSchema, operationPayload, requestPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { deref, destinationAt, localSchema, operationPayload, requestPayload, sameSchema, schemaAtPointer } from '../schemas.js'
 import { interactions } from './interactions.js'
 import type { NatsRule } from './rule.js'
 
@@ -262,7 +262,7 @@ const compatible = (source: string | undefined, target: unknown) =>
 export const bindingTypes: NatsRule = {
   code: 'NATS_BINDING_TYPE',
   description:
-    'A known type contradiction: a literal outside its destination schema, an input token type not contained in the subject parameter domain, or a source type the destination cannot hold.',
+    'A known type contradiction: a literal outside its destination schema, an input token type not contained in the subject parameter domain, a source type the destination cannot hold, or a destination the payload schema forbids (additionalProperties: false).',
   check(ctx) {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
@@ -282,8 +282,12 @@ export const bindingTypes: NatsRule = {
       const root = operationPayload(ctx, it.requestOperation)
       for (const [path, source] of Object.entries(payload)) {
         const target = schemaAtPointer(ctx, root, path)
-        if (!target || !isObject(source)) continue
         const pointer = at(ctx, key, 'bindings', 'payload', path)
+        // A destination the schema forbids (additionalProperties: false) holds no value: a known contradiction.
+        const destination = !target && root && isObject(source) ? destinationAt(ctx, root, path) : undefined
+        if (destination && 'forbidden' in destination)
+          ctx.report(this.code, pointer, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
+        if (!target || !isObject(source)) continue
         if ('literal' in source) {
           if (!satisfies(resolveRefs(ctx, target) as object, source.literal))
             ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)

@@ -92,8 +92,10 @@ export const parametersAgree: NatsRule = {
   check(ctx) {
     const profiled = ctx.section('channels')
     for (const channel of ctx.channelList) {
-      if (!channel.tokens || !Object.hasOwn(profiled, channel.id)) continue
-      const inAddress = placeholders(channel.tokens)
+      // A channel with no address (a reply channel) has no placeholders: its parameters must be none.
+      // An address that does not parse is reported by the address rules.
+      if ((!channel.tokens && channel.address !== undefined) || !Object.hasOwn(profiled, channel.id)) continue
+      const inAddress = channel.tokens ? placeholders(channel.tokens) : []
       const standard = ctx.standard('channels')[channel.id] as Record<string, unknown>
       const inStandard = isObject(standard.parameters) ? Object.keys(standard.parameters) : []
       const inProfile = Object.keys(channel.parameters)
@@ -106,7 +108,7 @@ export const parametersAgree: NatsRule = {
         ctx.report(
           this.code,
           ctx.pointer(...CHANNEL(channel.id), 'parameters'),
-          `Placeholders disagree: address {${inAddress.join('}, {')}}, standard parameters [${inStandard.join(', ')}], profile parameters [${inProfile.join(', ')}]; all three must be the same set.`,
+          `Placeholders disagree: address ${channel.address === undefined ? 'none (the channel has no address)' : `{${inAddress.join('}, {')}}`}, standard parameters [${inStandard.join(', ')}], profile parameters [${inProfile.join(', ')}]; all three must be the same set.`,
           {
             address: inAddress,
             standard: inStandard,

@@ -66,6 +66,7 @@ import { pipelineAdapters, pipelineBindings, pipelineOutput, pipelineRecursion, 
 import { patternSupported } from './patterns.js'
 import { payloadBounded } from './payload-cost.js'
 import { refKind, refResolves } from './references.js'
+import { schemaFormat } from './schema-formats.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
@@ -83,6 +84,7 @@ export const natsRules: readonly NatsRule[] = [
   refKind,
   patternSupported,
   payloadBounded,
+  schemaFormat,
   profileUnsupported,
   profileShape,
   identityNonEmpty,

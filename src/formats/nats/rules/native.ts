@@ -4,8 +4,10 @@ import { isObject } from '../document.js'
 import { configProblems, nameProblem } from '../native-config.js'
 import { exactInteger, positiveInt64Problem } from '../exact-integers.js'
 import { resolveConfig, type ResolvedConfig } from '../resources.js'
-import { subjectsOverlap, subjectWithin } from '../wildcards.js'
+import { filterAgainstStream, subjectsOverlap, subjectWithin } from '../wildcards.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
+import type { NatsContext } from '../context.js'
+import { otherContexts } from './bundle.js'
 import type { NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over streams and consumers, each config checked field by field: O(size of the native section). */
@@ -120,8 +122,10 @@ export const consumerStream: NatsRule = {
 
 export const oneAuthority: NatsRule = {
   code: 'NATS_DUPLICATE_AUTHORITY',
-  description: 'Two streams with one name, or two consumers with one durable name on one stream: each fact has one authority.',
+  description:
+    'Two streams with one name, or two consumers with one durable name on one stream, in the document; or a stream or consumer the document owns (`authority: contract`) that another contract of its bundle owns too: each fact has one authority.',
   check(ctx) {
+    bundleAuthority(ctx, this.code)
     const seen = new Map<string, string>()
     for (const [section, field] of [
       ['streams', 'name'],
@@ -144,6 +148,59 @@ export const oneAuthority: NatsRule = {
       }
     }
   },
+}
+
+/** A contract-owned resource's identity: a stream by name, a consumer by its stream's name and durable name. */
+function ownedFacts(ctx: NatsContext): Map<string, { section: 'streams' | 'consumers'; key: string; name: string }> {
+  const out = new Map<string, { section: 'streams' | 'consumers'; key: string; name: string }>()
+  for (const [section, field] of [
+    ['streams', 'name'],
+    ['consumers', 'durable_name'],
+  ] as const) {
+    for (const [key, resource] of Object.entries(ctx.section(section))) {
+      if (!isObject(resource) || resource.authority !== 'contract' || !isObject(resource.config)) continue
+      const name = resource.config[field]
+      if (typeof name !== 'string') continue
+      let fact = `stream ${JSON.stringify(name)}`
+      if (section === 'consumers') {
+        const stream = typeof resource.stream === 'string' ? resolveConfig(ctx, 'streams', resource.stream)?.config : undefined
+        if (!isObject(stream) || typeof stream.name !== 'string') continue
+        fact = `durable consumer ${JSON.stringify(name)} on stream ${JSON.stringify(stream.name)}`
+      }
+      if (!out.has(fact)) out.set(fact, { section, key, name })
+    }
+  }
+  return out
+}
+
+/**
+ * "Each fact has one authority", across the bundle: a stream (by name) or a durable consumer (by
+ * stream name and durable name) that this document owns and a document of another contract of the
+ * bundle owns too is refused in this document (whichever of the two is compiled, each is refused);
+ * the others declare it `authority: external`. Documents of this contract (other versions, or the
+ * same bytes at another path) are one authority. Deployment bindings are not compared: whether two
+ * bindings map to one account is an operator fact the compiler cannot see, so an unknown mapping is
+ * not assumed to separate them. O(documents x resources), one map of facts per document.
+ */
+function bundleAuthority(ctx: NatsContext, code: string): void {
+  const mine = ownedFacts(ctx)
+  if (mine.size === 0) return
+  const contract = ctx.profile.contract
+  const reported = new Set<string>()
+  for (const other of otherContexts(ctx)) {
+    if (other.profile.contract === contract) continue
+    for (const [fact, theirs] of ownedFacts(other)) {
+      const own = mine.get(fact)
+      if (!own || reported.has(fact)) continue
+      reported.add(fact)
+      ctx.report(
+        code,
+        ctx.pointer('x-nats-contract', own.section, own.key),
+        `The ${fact} is owned (authority: contract) both here and by contract ${JSON.stringify(other.profile.contract)} (${other.main.file}, ${own.section}.${theirs.key}); each fact has one authority: all but one declare it authority: external.`,
+        { other: other.main.file },
+      )
+    }
+  }
 }
 
 /** Each stream's (or consumer's) configuration that is an object, with where it sits. */
@@ -193,24 +250,50 @@ const listedSubjects = (subjects: string[]): string =>
     ? JSON.stringify(subjects)
     : `${JSON.stringify(subjects.slice(0, LISTED_SUBJECTS))} (and ${subjects.length - LISTED_SUBJECTS} more)`
 
+interface IndexedStream {
+  readonly subjects: string[]
+  readonly listed: string
+  readonly index: EarliestOverlapIndex
+}
+
+/** `filterAgainstStream`'s verdict, asking the stream's index first (see consumerWithinStream). */
+function filterVerdict(filter: string, stream: IndexedStream, budget: StepBudget): 'valid' | 'partial' | 'disjoint' | typeof UNDECIDED {
+  const first = stream.index.earliest(filter)
+  if (first === UNDECIDED) return UNDECIDED
+  if (first === undefined) return 'disjoint'
+  const subject = stream.subjects[first]!
+  if (subjectWithin(filter, subject) || subjectWithin(subject, filter)) return 'valid'
+  for (let i = 0; i < stream.subjects.length; i++) if (!budget.step()) return UNDECIDED
+  return filterAgainstStream(filter, stream.subjects)
+}
+
 /**
- * A consumer whose filter_subject shares no subject with its stream's subjects never receives a
- * message. nats-server 2.11 accepts it (its "filter subject is not a valid subset" error is no
- * longer raised: checked in the 2.11.0 source), so this is a warning, not a refusal; a subscribe
- * operation using such a consumer is refused on its own (NATS_CONSUMER_FILTER). Each stream's
- * subjects are indexed once (earliest-overlap.ts) and each filter asks that index: checking every
- * consumer against every subject of its stream was O(consumers x subjects). Now O(consumers x
- * filter tokens + subjects) when wildcards meet few branches, at most CONSUMER_INDEX_STEP_LIMIT
- * index steps whatever the input (past it, the consumers left are not warned about: a warning
- * cannot fail a build, so an undecided case is left silent).
+ * A consumer's filter_subject must select from what its stream holds. nats-server refuses a filter
+ * that is not a valid subset of the stream's subjects (JetStream API error 10093, "consumer filter
+ * subject is not a valid subset of the interest subjects"): accepted when the filter lies within one
+ * of the stream's subjects or one of them lies within the filter (`ledger.>` over `ledger.eu.>`);
+ * refused when it only partly overlaps them (`ledger.*.*.posted` over `ledger.eu.>`) and when it
+ * shares no subject with them, where the consumer could never receive a message. Checked for every
+ * stream whose subjects the bundle knows: the document's own and external ones read from their
+ * locked artifacts.
+ *
+ * Cost: each stream's subjects are indexed once (earliest-overlap.ts) and each filter asks that
+ * index for the earliest subject it overlaps: a filter that overlaps none (the usual refusal) costs
+ * O(filter tokens) when wildcards meet few branches, where comparing it with every subject was
+ * O(subjects). A filter that overlaps a subject is first compared with that one (the usual valid
+ * case: the subject contains it); only when that one neither contains it nor lies within it are the
+ * stream's other subjects compared, each counted against the same CONSUMER_INDEX_STEP_LIMIT. Past
+ * the limit, one diagnostic says what was not decided (an error rule does not pass what it did not
+ * check).
  */
 export const consumerWithinStream: NatsRule = {
   code: 'NATS_CONSUMER_OUTSIDE_STREAM',
-  severity: 'warning',
-  description: "A consumer's filter_subject shares no subject with its stream's subjects: it can never receive a message (nats-server 2.11 accepts it).",
+  description:
+    "A consumer's filter_subject is not a valid subset of its stream's subjects (neither within one of them nor containing one), which nats-server refuses (error 10093); a filter sharing no subject with them could never receive a message.",
   check(ctx) {
     const budget = new StepBudget(CONSUMER_INDEX_STEP_LIMIT)
-    const streams = new Map<string, { subjects: string[]; listed: string; index: EarliestOverlapIndex }>()
+    const streams = new Map<string, IndexedStream>()
+    let undecided: string | undefined
     for (const [key, consumer] of Object.entries(ctx.section('consumers'))) {
       if (!isObject(consumer) || typeof consumer.stream !== 'string') continue
       const resolved = resolveConfig(ctx, 'consumers', key)
@@ -223,17 +306,30 @@ export const consumerWithinStream: NatsRule = {
         streams.set(consumer.stream, (stream = { subjects, listed: listedSubjects(subjects), index }))
       }
       if (!resolved || typeof filter !== 'string' || stream.subjects.length === 0) continue
-      const overlap = stream.index.earliest(filter)
-      if (overlap === UNDECIDED) return
-      if (overlap === undefined)
-        ctx.reportIn(
-          resolved.file,
-          this.code,
-          `${resolved.pointer}/filter_subject`,
-          `Consumer ${JSON.stringify(key)} filters ${JSON.stringify(filter)}, which shares no subject with stream ${JSON.stringify(consumer.stream)}'s subjects ${stream.listed}: it can never receive a message.`,
-          { consumer: key, stream: consumer.stream },
-        )
+      const verdict = filterVerdict(filter, stream, budget)
+      if (verdict === UNDECIDED) {
+        undecided ??= consumer.stream
+        continue
+      }
+      if (verdict === 'valid') continue
+      const why =
+        verdict === 'partial'
+          ? `only partly overlaps stream ${JSON.stringify(consumer.stream)}'s subjects ${stream.listed}: it lies within none of them and contains none`
+          : `shares no subject with stream ${JSON.stringify(consumer.stream)}'s subjects ${stream.listed}: it could never receive a message`
+      ctx.reportIn(
+        resolved.file,
+        this.code,
+        `${resolved.pointer}/filter_subject`,
+        `Consumer ${JSON.stringify(key)} filters ${JSON.stringify(filter)}, which ${why}; nats-server refuses a filter that is not a valid subset of its stream's subjects (error 10093).`,
+        { consumer: key, stream: consumer.stream },
+      )
     }
+    if (undecided !== undefined)
+      ctx.report(
+        this.code,
+        '/x-nats-contract/consumers',
+        `Whether the filters of stream ${JSON.stringify(undecided)}'s consumers lie within its subjects was not decided within ${CONSUMER_INDEX_STEP_LIMIT} steps (unsupported: fewer wildcard subjects or filters).`,
+      )
   },
 }
 

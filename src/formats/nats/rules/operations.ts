@@ -21,6 +21,16 @@ function profileOps(ctx: NatsContext): Array<[string, Record<string, unknown>]> 
   return ops
 }
 
+/**
+ * The channel an operation uses when it is a channel of the document without an address (a reply
+ * channel): no subject can be rendered on it, nor shown to be captured by a stream or to meet a
+ * consumer's filter.
+ */
+function unaddressedChannel(ctx: NatsContext, operationId: string): string | undefined {
+  const channel = ctx.operationChannel(operationId)
+  return channel && channel.address === undefined ? channel.id : undefined
+}
+
 /** The subject language of the channel an operation uses, when it has a typed address. */
 function channelLanguage(ctx: NatsContext, operationId: string): { id: string; language: Language } | undefined {
   const channelId = ctx.channelOf(ctx.standard('operations')[operationId])
@@ -104,7 +114,8 @@ export const operationDirection: NatsRule = {
 
 export const streamCaptures: NatsRule = {
   code: 'NATS_STREAM_CAPTURE',
-  description: "A JetStream publish names a stream whose subjects do not capture every subject of the operation's channel.",
+  description:
+    "A JetStream publish names a stream whose subjects do not capture every subject of the operation's channel, or its channel has no address (a reply channel).",
   check(ctx) {
     // One decision per (stream, channel): many operations publishing one channel to one stream
     // cost one cover, not one each (each cover is O(stream subjects x channel positions), bounded).
@@ -114,6 +125,15 @@ export const streamCaptures: NatsRule = {
     for (const [id, op] of profileOps(ctx)) {
       const publish = isObject(op.publish) ? op.publish : undefined
       if (publish?.api !== 'jetstream' || typeof publish.stream !== 'string') continue
+      const unaddressed = unaddressedChannel(ctx, id)
+      if (unaddressed !== undefined) {
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id), 'publish', 'stream'),
+          `Channel ${JSON.stringify(unaddressed)} has no address (a reply channel): a stream-acknowledged publish on it has no subject to render, and no stream can be shown to capture it.`,
+        )
+        continue
+      }
       const channel = channelLanguage(ctx, id)
       let stream = streams.get(publish.stream)
       if (stream === undefined) {
@@ -177,11 +197,21 @@ export const consumerKnown: NatsRule = {
 
 export const consumerFilter: NatsRule = {
   code: 'NATS_CONSUMER_FILTER',
-  description: "A JetStream subscribe names a consumer whose filter_subject matches no subject of the operation's channel.",
+  description:
+    "A JetStream subscribe names a consumer whose filter_subject matches no subject of the operation's channel, or its channel has no address (a reply channel).",
   check(ctx) {
     for (const [id, op] of profileOps(ctx)) {
       const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
       if (subscribe?.api !== 'jetstream' || typeof subscribe.consumer !== 'string') continue
+      const unaddressed = unaddressedChannel(ctx, id)
+      if (unaddressed !== undefined) {
+        ctx.report(
+          this.code,
+          ctx.pointer(...OP(id), 'subscribe', 'consumer'),
+          `Channel ${JSON.stringify(unaddressed)} has no address (a reply channel): no consumer filter can be shown to match its subjects, and a received subject could not be parsed.`,
+        )
+        continue
+      }
       const channel = channelLanguage(ctx, id)
       const consumer = resolveConfig(ctx, 'consumers', subscribe.consumer)
       const filter = isObject(consumer?.config) ? nativePattern(ctx, consumer.config.filter_subject) : undefined

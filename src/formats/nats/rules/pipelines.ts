@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { CONTEXT_FIELDS } from '../interaction-facts.js'
-import { localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { deref, destinationAt, localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
 import { checkOverlap, composedConstruction, resolveRefs, satisfies, unboundRequired } from './bindings.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsRule } from './rule.js'
@@ -50,6 +50,29 @@ function stageInput(ctx: NatsContext, steps: Step[], i: number): Record<string, 
   if (i === 0) return invocationInput(ctx, steps[0]!)
   const adapter = typeof steps[i]!.inputAdapter === 'string' ? ctx.section('adapters')[steps[i]!.inputAdapter] : undefined
   return isObject(adapter) ? localSchema(ctx, adapter.outputSchema) : stepOutput(ctx, steps[i - 1]!)
+}
+
+/** Schema members that only annotate: a destination with nothing else is constrained by its type alone. */
+const ANNOTATIONS = new Set(['type', 'title', 'description', 'examples', 'example', '$comment', 'default'])
+
+/** The JSON types a context field's value has (deadlineMs is null only before admission). */
+function contextTypes(field: unknown): string[] | undefined {
+  const type = typeof field === 'string' && Object.hasOwn(CONTEXT_FIELDS, field) ? CONTEXT_FIELDS[field] : undefined
+  return type === undefined ? undefined : type === 'integer-or-null' ? ['integer', 'null'] : [type]
+}
+
+/** Does a schema's `type` admit every one of these JSON types? (integer within number; no `type` admits all.) */
+function typeAdmits(schema: Record<string, unknown>, types: readonly string[]): boolean {
+  const declared = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : undefined
+  return declared === undefined || types.every((t) => declared.includes(t) || (t === 'integer' && declared.includes('number')))
+}
+
+/** Is every value a schema admits a string? (`type: string`, or an enum or const of strings only.) */
+function onlyStrings(schema: Record<string, unknown> | undefined): boolean {
+  if (!schema) return false
+  if (Array.isArray(schema.enum)) return schema.enum.every((v) => typeof v === 'string')
+  if ('const' in schema) return typeof schema.const === 'string'
+  return schema.type === 'string'
 }
 
 const actionOf = (ctx: NatsContext, id: unknown) =>
@@ -111,7 +134,7 @@ export const pipelineAdapters: NatsRule = {
 export const pipelineBindings: NatsRule = {
   code: 'NATS_PIPELINE_BINDING',
   description:
-    'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, naming a pointer, context field or subject parameter that does not exist, or with a literal its destination does not accept.',
+    'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, naming a pointer, context field or subject parameter that does not exist, with a literal its destination does not accept, a subject parameter bound to a value that is not a string (an integer context field, a stage input not shown to be a string), or a payload destination its schema forbids.',
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
@@ -163,11 +186,32 @@ export const pipelineBindings: NatsRule = {
               const domain = ctx.tokenTypes[channel.parameters[param] ?? '']
               if (domain && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] })))
                 ctx.report(this.code, where, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
+            } else if (isObject(source) && 'context' in source) {
+              // Tokens are strings: an integer context field can never be one (its domain is checked at run time).
+              const types = contextTypes(source.context)
+              if (types && !types.every((t) => t === 'string'))
+                ctx.report(this.code, where, `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; a subject token is a string.`)
+            } else if (isObject(source) && typeof source.stageInput === 'string' && input) {
+              // A stage input value must be a string to be a token: proven from its schema, or refused.
+              const from = source.stageInput === '' ? deref(ctx, input) : schemaAtPointer(ctx, input, source.stageInput)
+              if (from && !onlyStrings(from))
+                ctx.report(
+                  this.code,
+                  where,
+                  `The stage input at ${source.stageInput || '(whole)'} is ${typeof from.type === 'string' ? `a ${from.type}` : 'not shown to be a string'}; a subject token is a string.`,
+                )
             }
           }
         }
-        // A payload literal must satisfy the schema at its destination.
+        // A destination the payload schema forbids (additionalProperties: false, a member of a
+        // non-object) can hold no value, whatever its source.
         const root = operationPayload(ctx, step.operation)
+        for (const [path, source] of Object.entries(payload)) {
+          const destination = isObject(source) && root ? destinationAt(ctx, root, path) : undefined
+          if (destination && 'forbidden' in destination)
+            ctx.report(this.code, `${pointer}/payload/${escapeToken(path)}`, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
+        }
+        // A payload literal must satisfy the schema at its destination.
         for (const [path, source] of Object.entries(payload)) {
           if (!isObject(source) || !('literal' in source)) continue
           const target = schemaAtPointer(ctx, root, path)
@@ -237,7 +281,7 @@ export const pipelineOutput: NatsRule = {
 export const pipelineSchemas: NatsRule = {
   code: 'NATS_PIPELINE_SCHEMA',
   description:
-    'A stageInput payload binding whose source and destination schemas are not exactly equal after resolution, or a later interaction step whose stage input is not exactly its argument object.',
+    'A stageInput payload binding whose source and destination schemas are not exactly equal after resolution, a context payload binding whose type the destination does not admit or whose destination constrains more than its type, or a later interaction step whose stage input is not exactly its argument object.',
   check(ctx) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
@@ -258,15 +302,41 @@ export const pipelineSchemas: NatsRule = {
         const payload = isObject(step.bindings) && isObject(step.bindings.payload) ? (step.bindings.payload as Record<string, Record<string, unknown>>) : {}
         const root = operationPayload(ctx, step.operation)
         for (const [path, source] of Object.entries(payload)) {
-          if (!isObject(source) || typeof source.stageInput !== 'string' || !input) continue
+          if (!isObject(source) || !root) continue
+          const destination = destinationAt(ctx, root, path)
+          // Forbidden destinations are NATS_PIPELINE_BINDING's.
+          if (destination && 'forbidden' in destination) continue
+          const to = destination?.schema
+          const where = at(ctx, key, 'steps', i, 'bindings', 'payload', path)
+          if ('context' in source) {
+            // "source/destination types must be compatible", and an implication the checker cannot
+            // prove (a destination constrained beyond its type) fails rather than being accepted.
+            const types = contextTypes(source.context)
+            if (!types) continue
+            if (!to)
+              ctx.report(
+                this.code,
+                where,
+                `What the payload schema allows at ${path} cannot be read, so context field ${JSON.stringify(source.context)} is not proven to fit it.`,
+              )
+            else if (!typeAdmits(to, types))
+              ctx.report(
+                this.code,
+                where,
+                `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; the payload at ${path} is ${JSON.stringify(to.type)}.`,
+              )
+            else if (Object.keys(to).some((k) => !ANNOTATIONS.has(k)))
+              ctx.report(
+                this.code,
+                where,
+                `The payload at ${path} constrains its value beyond its type; nothing proves context field ${JSON.stringify(source.context)} satisfies it.`,
+              )
+            continue
+          }
+          if (typeof source.stageInput !== 'string' || !input) continue
           const from = source.stageInput === '' ? input : schemaAtPointer(ctx, input, source.stageInput)
-          const to = schemaAtPointer(ctx, root, path)
-          if (from && to && !sameSchema(ctx, from, to))
-            ctx.report(
-              this.code,
-              at(ctx, key, 'steps', i, 'bindings', 'payload', path),
-              `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`,
-            )
+          if (from && !(to && sameSchema(ctx, from, to)))
+            ctx.report(this.code, where, `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`)
         }
       })
     }

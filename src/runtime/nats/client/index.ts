@@ -29,6 +29,15 @@ type ChannelOf<M extends ContractModule, K extends keyof Ops<M>> = M['channels']
 export type ParamsOf<C> = C extends Channel<infer P, any, any> ? P : never
 export type PayloadOf<C> = C extends Channel<any, any, infer T> ? T : never
 export type FiltersOf<C> = C extends Channel<any, infer F, any> ? F : never
+/**
+ * The payload an operation carries: the messages it lists (`operation.messages`, typed on its
+ * descriptor) when it lists fewer than all of its channel's, else any message of its channel.
+ */
+export type OperationPayloadOf<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly messages: readonly string[] }
+  ? Ops<M>[K] extends { readonly __payload?: { readonly type: infer T } }
+    ? T
+    : never
+  : PayloadOf<ChannelOf<M, K>>
 type Where<M extends ContractModule, Shape> = { [K in keyof Ops<M>]: Ops<M>[K] extends Shape ? K : never }[keyof Ops<M>] & string
 
 /** Sends without a reply: core publishes and JetStream publishes. */
@@ -158,7 +167,7 @@ export class ContractClient<M extends ContractModule> {
   publish<K extends PublishOperation<M>>(
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
-    payload: PayloadOf<ChannelOf<M, K>>,
+    payload: OperationPayloadOf<M, K>,
     options: PublishOptions = {},
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
@@ -187,7 +196,7 @@ export class ContractClient<M extends ContractModule> {
   async request<K extends RequestOperation<M>>(
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
-    payload: PayloadOf<ChannelOf<M, K>>,
+    payload: OperationPayloadOf<M, K>,
     options: { readonly headers?: Readonly<Record<string, string>> } = {},
   ): Promise<RequestResult<ReplyPayload<M, K>>> {
     const op = this.operation(operation, 'send')
@@ -215,7 +224,7 @@ export class ContractClient<M extends ContractModule> {
   /** A core subscription on the operation's channel (or one of its filters), in the binding's queue group when it has one. */
   subscribe<K extends SubscribeOperation<M>>(
     operation: K,
-    handler: (message: Received<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>, msg: Msg) => void | Promise<void>,
+    handler: (message: Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>, msg: Msg) => void | Promise<void>,
     options: SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>> = {},
   ): Subscription {
     const op = this.operation(operation, 'receive')
@@ -229,10 +238,10 @@ export class ContractClient<M extends ContractModule> {
       ...(op.queue !== undefined ? { queue: op.queue } : {}),
       callback: (error, msg) => {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
-        const received = incoming(channel, msg)
+        const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
         try {
-          const done = handler(received as Received<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>, msg)
+          const done = handler(received as Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>, msg)
           if (done instanceof Promise) done.catch((e: unknown) => report(handlerFailed(e, msg)))
         } catch (e) {
           report(handlerFailed(e, msg))
@@ -248,7 +257,7 @@ export class ContractClient<M extends ContractModule> {
    */
   async consume<K extends ConsumeOperation<M>>(
     operation: K,
-    handler: (message: Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>) => void | Promise<void>,
+    handler: (message: Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>) => void | Promise<void>,
     options: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
     const op = this.operation(operation, 'receive')
@@ -258,14 +267,14 @@ export class ContractClient<M extends ContractModule> {
     const messages = await consumer.consume({
       ...(options.maxMessages !== undefined ? { max_messages: options.maxMessages } : {}),
       callback: (msg: JsMsg) => {
-        const consumed = consumedOf(channel, msg)
+        const consumed = consumedOf(channel, msg, op)
         if (consumed instanceof ContractClientError) {
           // No reason string: nats-server before 2.10 does not read `+TERM <reason>` as a term.
           msg.term()
           return report(consumed)
         }
         try {
-          const done = handler(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>)
+          const done = handler(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>)
           if (done instanceof Promise)
             done.catch((e: unknown) => {
               msg.nak()
@@ -284,18 +293,18 @@ export class ContractClient<M extends ContractModule> {
   async fetch<K extends ConsumeOperation<M>>(
     operation: K,
     options: ConsumeOptions & { readonly batch: number; readonly expiresMs?: number },
-  ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>>> {
+  ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>>> {
     const op = this.operation(operation, 'receive')
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.jetstream().consumers.get(stream, durable)
-    const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>> = []
+    const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>> = []
     const messages = await consumer.fetch({ max_messages: options.batch, ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}) })
     for await (const msg of messages) {
-      const consumed = consumedOf(channel, msg)
+      const consumed = consumedOf(channel, msg, op)
       if (consumed instanceof ContractClientError) {
         msg.term()
         options.onError?.(consumed)
-      } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, PayloadOf<ChannelOf<M, K>>>)
+      } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>)
     }
     return out
   }
@@ -337,11 +346,12 @@ export class ContractClient<M extends ContractModule> {
   private outgoing(op: OperationDescriptor, params: unknown, payload: unknown): { subject: string; data: Uint8Array; channel: Channel<unknown> } {
     const channel = this.channel(op)
     const subject = channel.subject.render(params)
-    const problems = check(channel.validatePayload, payload)
+    // An operation listing some of its channel's messages sends those only (`operation.messages`).
+    const problems = check(op.validatePayload ?? channel.validatePayload, payload)
     if (problems)
       throw new ContractClientError(
         'INVALID_PAYLOAD',
-        `The payload of ${JSON.stringify(op.id)} breaks channel ${JSON.stringify(channel.id)}'s messages.`,
+        `The payload of ${JSON.stringify(op.id)} breaks ${op.messages ? `the messages it lists (${op.messages.join(', ')}) of channel ${JSON.stringify(channel.id)}` : `channel ${JSON.stringify(channel.id)}'s messages`}.`,
         problems,
       )
     const text = JSON.stringify(payload)
@@ -383,6 +393,7 @@ function decode(data: Uint8Array): { ok: true; value: unknown } | { ok: false; m
 function incoming(
   channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> },
   msg: Msg | JsMsg,
+  op: OperationDescriptor,
 ): Received<unknown, unknown> | ContractClientError {
   const params = channel.subject.tryParse(msg.subject)
   if (params === undefined)
@@ -394,11 +405,12 @@ function incoming(
     )
   const decoded = decode(msg.data)
   if (!decoded.ok) return new ContractClientError('UNDECODABLE_PAYLOAD', `A message on ${JSON.stringify(msg.subject)}: ${decoded.message}.`, [], msg)
-  const problems = check(channel.validatePayload, decoded.value)
+  // A receive operation listing some of its channel's messages receives those only.
+  const problems = check(op.validatePayload ?? channel.validatePayload, decoded.value)
   if (problems)
     return new ContractClientError(
       'INVALID_PAYLOAD',
-      `A message on ${JSON.stringify(msg.subject)} breaks channel ${JSON.stringify(channel.id)}'s messages.`,
+      `A message on ${JSON.stringify(msg.subject)} breaks ${op.messages ? `the messages operation ${JSON.stringify(op.id)} lists (${op.messages.join(', ')}) of channel ${JSON.stringify(channel.id)}` : `channel ${JSON.stringify(channel.id)}'s messages`}.`,
       problems,
       msg,
     )
@@ -411,8 +423,9 @@ function incoming(
 function consumedOf(
   channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> },
   msg: JsMsg,
+  op: OperationDescriptor,
 ): Consumed<unknown, unknown> | ContractClientError {
-  const received = incoming(channel, msg)
+  const received = incoming(channel, msg, op)
   if (received instanceof ContractClientError) return received
   return {
     ...received,

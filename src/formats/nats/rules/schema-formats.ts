@@ -1,0 +1,92 @@
+import { escapeToken } from '../../../runtime/shared/json-pointer.js'
+import type { NatsContext } from '../context.js'
+import { isObject } from '../document.js'
+import type { LoadedFile } from '../load.js'
+import { follow, type Where } from '../message-schemas.js'
+import type { NatsRule } from './rule.js'
+
+/**
+ * Complexity: one pass over the channels' messages, components.messages and components.schemas of
+ * the document, following each message reference (at most 32 hops) once: O(messages + schemas).
+ */
+
+/**
+ * Schema formats this project reads: AsyncAPI Schema objects (a superset of JSON Schema draft-07)
+ * and JSON Schema draft-07, in JSON or YAML. Media types compare without case and without spaces
+ * around parameters; the AsyncAPI schema format names the AsyncAPI version, any 3.x.
+ */
+const READABLE = [/^application\/vnd\.aai\.asyncapi(\+json|\+yaml)?;version=3\.\d+\.\d+$/, /^application\/schema(\+json|\+yaml)?;version=draft-07$/]
+
+export function readableSchemaFormat(format: string): boolean {
+  const normalized = format.toLowerCase().replace(/\s*;\s*/g, ';')
+  return READABLE.some((pattern) => pattern.test(normalized))
+}
+
+/** A Multi Format Schema Object: `{schemaFormat, schema}` (AsyncAPI 3, where a payload, header or schema may be one). */
+const multiFormat = (value: unknown): value is { schemaFormat: string; schema: unknown } =>
+  isObject(value) && typeof value.schemaFormat === 'string' && Object.hasOwn(value, 'schema')
+
+/**
+ * "Unsupported capabilities fail explicitly": a message payload or headers schema (or a component
+ * schema) written in a schema format the project cannot read (Avro, Protobuf, RAML, OpenAPI, another
+ * JSON Schema draft) would compile to a module that types the payload `unknown` and validates nothing.
+ * It is refused, naming the format, at the `schemaFormat` of the object in the file that holds it
+ * (a message in a locked file is reported there).
+ */
+export const schemaFormat: NatsRule = {
+  code: 'NATS_SCHEMA_FORMAT',
+  description:
+    'A message payload or headers, or a component schema, in a schema format other than an AsyncAPI schema or JSON Schema draft-07 (Avro, Protobuf, RAML, OpenAPI, ...): unsupported, so nothing would type or validate it.',
+  check(ctx) {
+    const seen = new Set<string>()
+    const inspect = (file: LoadedFile, message: unknown, at: string) => {
+      const key = `${file.file}#${at}`
+      if (seen.has(key) || !isObject(message)) return
+      seen.add(key)
+      for (const member of ['payload', 'headers'])
+        if (multiFormat(message[member])) reportFormat(ctx, file, `${at}/${member}`, (message[member] as { schemaFormat: string }).schemaFormat)
+    }
+    const start: Where = { file: ctx.main.file, doc: ctx.doc }
+    const channels = ctx.standard('channels')
+    for (const channelId of Object.keys(channels)) {
+      const channel = channels[channelId]
+      const messages = isObject(channel) && isObject(channel.messages) ? channel.messages : {}
+      for (const name of Object.keys(messages)) {
+        // Follow the message's references to where it is written (this document or a locked file).
+        let message: unknown = messages[name]
+        let where = start
+        let at = `/channels/${escapeToken(channelId)}/messages/${escapeToken(name)}`
+        try {
+          for (let hops = 0; hops < 32 && isObject(message) && typeof message.$ref === 'string'; hops++) {
+            const target = follow(message.$ref, where, ctx)
+            message = target.value
+            where = target.where
+            at = target.fragment
+          }
+        } catch {
+          continue // unresolved references are NATS_REF_UNRESOLVED's
+        }
+        const file = where.file === ctx.main.file ? ctx.main : (ctx.input.files.get(where.file) ?? ctx.input.documents.get(where.file))
+        if (file) inspect(file, message, at)
+      }
+    }
+    const components = isObject(ctx.doc.components) ? ctx.doc.components : {}
+    const messages = isObject(components.messages) ? components.messages : {}
+    for (const name of Object.keys(messages)) inspect(ctx.main, messages[name], `/components/messages/${escapeToken(name)}`)
+    const schemas = isObject(components.schemas) ? components.schemas : {}
+    for (const name of Object.keys(schemas))
+      if (multiFormat(schemas[name]))
+        reportFormat(ctx, ctx.main, `/components/schemas/${escapeToken(name)}`, (schemas[name] as { schemaFormat: string }).schemaFormat)
+  },
+}
+
+function reportFormat(ctx: NatsContext, file: LoadedFile, at: string, format: string): void {
+  if (readableSchemaFormat(format)) return
+  ctx.reportIn(
+    file,
+    'NATS_SCHEMA_FORMAT',
+    `${at}/schemaFormat`,
+    `Schema format ${JSON.stringify(format)} is not supported: this project reads AsyncAPI schemas and JSON Schema draft-07 only, so nothing would type or validate this schema (unsupported capabilities fail explicitly). Write it as a JSON Schema.`,
+    { schemaFormat: format },
+  )
+}
