@@ -11,7 +11,7 @@ import {
   publisherIdentity,
   reservedSubjects,
 } from './channels.js'
-import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
+import { identityUnique, importsAgree } from './bundle.js'
 import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
 import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
 import {
@@ -88,7 +88,6 @@ export const natsRules: readonly NatsRule[] = [
   serverVersion,
   identityUnique,
   importsAgree,
-  importsAcyclic,
   tokenTypeForm,
   tokenTypeNonEmpty,
   channelKnown,
