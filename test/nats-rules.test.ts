@@ -268,7 +268,7 @@ const bundleCases: Array<
         .relock(['orders-copy/asyncapi/asyncapi.yaml']),
   ],
   [
-    'runtime-schema-check on a payload whose schema is in a locked file',
+    'runtime-schema-check on a payload whose reference into a locked file names nothing',
     'NATS_SCHEMA_CHECK_EXTERNAL',
     'payments',
     '/x-nats-contract/interactions/approveRefund/capabilities',
@@ -277,7 +277,7 @@ const bundleCases: Array<
       b
         .write(
           'payments/asyncapi/refund.yaml',
-          'Refund: { type: object, required: [paymentId, amount], properties: { paymentId: { type: string }, amount: { type: number } } }\n',
+          "Refund: { type: object, required: [paymentId, amount], properties: { paymentId: { type: string }, amount: { $ref: '#/Nothing' } } }\n",
         )
         .withRuntimeSchemaCheck()
         .edit(

@@ -5,8 +5,7 @@ import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
-import { requestPayload } from './schemas.js'
-import { messageSchemas } from './message-schemas.js'
+import { localRequestPayload, messageSchemas } from './message-schemas.js'
 import { refId } from './context.js'
 
 /** Names the module exports besides channels. */
@@ -190,8 +189,11 @@ function interactionModels(ctx: NatsContext, link: Link, channels: readonly Chan
     )
     const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
     const data = { id, ...it, capabilities, inputs, ...(requestChannel ? { requestChannel } : {}) }
+    // References into locked files made local, as for message payloads.
     const payloadSchema =
-      capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string' ? requestPayload(ctx, it.requestOperation) : undefined
+      capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string'
+        ? localRequestPayload(ctx, it.requestOperation)?.payload
+        : undefined
     return [
       {
         id,
@@ -257,8 +259,6 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
   const workflows = Object.entries(ctx.section('workflows')).flatMap(([key, w]) =>
     isObject(w) ? [{ key, data: { key, ...w }, source: link(ctx.pointer('x-nats-contract', 'workflows', key)) }] : [],
   )
-  const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
-
   if (diagnostics.length > 0) return { diagnostics }
   const info = ctx.doc.info as Record<string, unknown>
   return {
@@ -293,7 +293,8 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       pipelines,
       workflows,
       // The document's components, and those its message payloads reach in locked files.
-      schemas: { ...components, ...messageSchemas(ctx).extra },
+      // (a reference of the document's own components into a locked file made local, too).
+      schemas: { ...messageSchemas(ctx).own, ...messageSchemas(ctx).extra },
     }),
     diagnostics,
   }

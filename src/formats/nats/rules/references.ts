@@ -3,6 +3,8 @@ import { resolveFragment } from '../schemas.js'
 import { isObject } from '../document.js'
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import type { NatsRule } from './rule.js'
+import type { NatsContext } from '../context.js'
+import { dirname, join } from 'node:path'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one walk of the document for `$ref` sites, each resolved once: O(document). */
 
@@ -13,17 +15,29 @@ import type { NatsRule } from './rule.js'
  */
 export const refResolves: NatsRule = {
   code: 'NATS_REF_UNRESOLVED',
-  description: 'A same-document $ref names nothing in the document.',
+  description: 'A $ref names nothing: a same-document one in the document, one into a locked file in that file.',
   check(ctx) {
     // Most references repeat (every channel's message, say): each is resolved once.
     const resolves = new Map<string, boolean>()
     for (const { ref, pointer } of refSites(ctx.doc)) {
-      if (!ref.startsWith('#')) continue
+      if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
+      const local = ref.startsWith('#')
+      // A reference into a locked file is resolved in that file (relative to this document); a
+      // file the bundle did not read is the bundle reading's to report (unlocked, missing, ...).
+      const hash = ref.indexOf('#')
+      const file = local ? ctx.doc : lockedFile(ctx, ref.slice(0, hash === -1 ? undefined : hash))
+      if (file === undefined) continue
       let ok = resolves.get(ref)
-      if (ok === undefined) resolves.set(ref, (ok = resolveFragment(ctx.doc, ref) !== undefined))
-      if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in this document.`, { ref })
+      if (ok === undefined) resolves.set(ref, (ok = resolveFragment(file, hash === -1 ? '#' : ref.slice(hash)) !== undefined))
+      if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in ${local ? 'this document' : 'that file'}.`, { ref })
     }
   },
+}
+
+/** The parsed value of a file a reference of this document names, when the bundle's reading read it. */
+function lockedFile(ctx: NatsContext, path: string): unknown {
+  const file = join(dirname(ctx.main.file), path)
+  return (ctx.input.files.get(file) ?? ctx.input.documents.get(file))?.source.value
 }
 
 /** A standard position that holds a reference, and what its `$ref` must name there (AsyncAPI 3.0). */
