@@ -27,7 +27,11 @@ export const NATS_LOAD_CODES = declareCodes({
 
 /** NATS codes of the model (normalize.ts). */
 export const NATS_MODEL_CODES = declareCodes({
-  NATS_EXPORT_NAME: { severity: 'error', meaning: 'Two channel ids give the same export name, or one gives no usable identifier.' },
+  NATS_EXPORT_NAME: {
+    severity: 'error',
+    meaning: 'A channel export name given by hand (option `names`, `--names`) is not a usable identifier, or is given for two channels (derived names never fail).',
+  },
+  NATS_INVALID_OPTION: { severity: 'error', meaning: 'The NATS options are not `{ names: { <channel id>: <export name> } }`.' },
   NATS_TOPOLOGY_INPUT: { severity: 'error', meaning: 'A file given to the topology projection is not a NATS application document.' },
 })
 

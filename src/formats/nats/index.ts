@@ -1,11 +1,11 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { ContractFormat } from '../../core/format.js'
-import { withoutOptions } from '../../core/options.js'
 import { NatsContext } from './context.js'
 import { APPLICATION_DOCUMENT_NAME } from './document.js'
 import { generateNats } from './generate.js'
 import { loadInput, type NatsInput } from './load.js'
 import type { NatsModel } from './model.js'
+import { resolveNatsOptions, type NatsOptions } from './options.js'
 import { buildNatsModel } from './build-model.js'
 import { gateRules, natsRules, standardRules } from './rules/index.js'
 
@@ -25,11 +25,11 @@ function check(input: NatsInput): { checked: NatsContext; diagnostics: Diagnosti
 }
 
 /** AsyncAPI 3.1.0 documents with the `x-nats-contract` profile v0.2: `*.asyncapi.yaml`, `*.asyncapi.yml`, `*.asyncapi.json`, `asyncapi.yaml`, `asyncapi.json`. */
-export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, undefined> = {
+export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, NatsOptions> = {
   name: 'nats',
   match: (file) => APPLICATION_DOCUMENT_NAME.test(file),
   queryKeys: [],
-  resolveOptions: withoutOptions('nats'),
+  resolveOptions: resolveNatsOptions,
   load: loadInput,
   check,
   model: buildNatsModel,
