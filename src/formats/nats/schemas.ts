@@ -22,7 +22,7 @@ export function resolvePointer(doc: unknown, pointer: string): Record<string, un
  * The value a same-document `$ref` (`#` plus a JSON Pointer in URI-fragment form, RFC 6901 section 6)
  * names, or undefined when it names nothing or is not well formed.
  */
-export function resolveFragment(doc: unknown, ref: string): unknown {
+export function resolveFragment(doc: unknown, ref: string, hops = { count: 0 }): unknown {
   let pointer: string
   try {
     pointer = decodeURIComponent(ref.slice(1))
@@ -32,12 +32,23 @@ export function resolveFragment(doc: unknown, ref: string): unknown {
   if (pointer !== '' && !pointer.startsWith('/')) return undefined
   let value: unknown = doc
   for (const token of splitPointer(pointer)) {
+    // A step through an object that is itself a same-document reference goes on in what it names
+    // (`#/channels/c/messages/m` where `channels.c` is `{$ref: '#/components/channels/c'}`), as
+    // the official parser reads it once references are resolved. Bounded: MAX_REF_HOPS references
+    // in all, counted across the nested resolutions, so the work is O(MAX_REF_HOPS x pointer length).
+    while (isObject(value) && typeof value.$ref === 'string' && value.$ref.startsWith('#') && !Object.hasOwn(value, token)) {
+      if (++hops.count > MAX_REF_HOPS) return undefined
+      value = resolveFragment(doc, value.$ref, hops)
+    }
     if (Array.isArray(value) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < value.length) value = value[Number(token)]
     else if (isObject(value) && Object.hasOwn(value, token)) value = value[token]
     else return undefined
   }
   return value
 }
+
+/** How many references one resolution may pass through (a cycle of references ends there). */
+const MAX_REF_HOPS = 32
 
 /** Follows same-document `$ref`s (a bounded number of times, so cycles end). */
 export function deref(ctx: NatsContext, schema: unknown): Record<string, unknown> | undefined {

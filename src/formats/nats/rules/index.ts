@@ -68,18 +68,21 @@ import { refKind, refResolves } from './references.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
+import { standardChannelKey, standardParameters } from './standard-channels.js'
 
 /** The document rules, run when the document is AsyncAPI 3.1.0 with a profile object. */
 export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, profileVersion]
 
 /** The rules of the standard AsyncAPI part alone: run on a document without a profile too. */
-export const standardRules: readonly NatsRule[] = [asyncapiSchema, refResolves, refKind]
+export const standardRules: readonly NatsRule[] = [asyncapiSchema, refResolves, refKind, standardParameters, standardChannelKey]
 
 /** Every other rule (NATS profile v0.2, part 1). Each has one code; README lists them. */
 export const natsRules: readonly NatsRule[] = [
   asyncapiSchema,
   refResolves,
   refKind,
+  standardParameters,
+  standardChannelKey,
   patternSupported,
   profileUnsupported,
   profileShape,

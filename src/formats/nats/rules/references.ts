@@ -57,6 +57,17 @@ const POSITIONS: readonly RefPosition[] = [
     kind: "a message of the operation's channel",
     targets: new RegExp(`^#/channels/${NAME}/messages/${NAME}$`),
   },
+  // A component operation may name a component channel; its messages are that channel's all the same.
+  {
+    at: new RegExp(`^/components/operations/${NAME}/(?:reply/)?channel/\\$ref$`),
+    kind: 'a channel',
+    targets: new RegExp(`^#/(?:components/)?channels/${NAME}$`),
+  },
+  {
+    at: new RegExp(`^/components/operations/${NAME}/(?:reply/)?messages/\\d+/\\$ref$`),
+    kind: "a message of the operation's channel",
+    targets: new RegExp(`^#/(?:components/)?channels/${NAME}/messages/${NAME}$`),
+  },
   {
     at: new RegExp(`^/(?:components/)?channels/${NAME}/messages/${NAME}/\\$ref$`),
     kind: 'a message',
@@ -91,11 +102,13 @@ export const refKind: NatsRule = {
         ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is here to name ${position.kind}; it names something else.`, { ref })
         continue
       }
-      // An operation's messages belong to the channel the operation (or its reply) names.
-      const operation = /^\/operations\/([^/]+)\/(reply\/)?messages\//.exec(pointer)
+      // An operation's messages belong to the channel the operation (or its reply) names: root
+      // operations and component ones alike (the parser's asyncapi3-operation-messages-from-referred-channel).
+      const operation = /^\/(components\/)?operations\/([^/]+)\/(reply\/)?messages\//.exec(pointer)
       if (operation) {
-        const op = ctx.standard('operations')[unescapeToken(operation[1]!)]
-        const owner = isObject(op) ? (operation[2] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
+        const section = operation[1] ? (isObject(ctx.doc.components) && isObject(ctx.doc.components.operations) ? ctx.doc.components.operations : {}) : ctx.standard('operations')
+        const op = section[unescapeToken(operation[2]!)]
+        const owner = isObject(op) ? (operation[3] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
         const channel = isObject(owner) && typeof owner.$ref === 'string' ? owner.$ref : undefined
         if (channel !== undefined && !ref.startsWith(`${channel}/messages/`))
           ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is not a message of the operation's channel ${channel}.`, { ref, channel })
