@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { materialize } from '../src/runtime/nats/interactions.js'
+import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 
@@ -235,6 +236,22 @@ describe('export names never fail the build', () => {
       { code: 'NATS_EXPORT_NAME', pointer: '/channels/note-log', file },
     ])
     expect(found((await compile(file, { nats: { names: { 'note-log': 7 } } })).diagnostics)).toEqual([{ code: 'NATS_INVALID_OPTION', pointer: '', file }])
+  })
+})
+
+describe('contracts --names on a NATS document (the built CLI)', () => {
+  it('check passes without it; inspect shows the names the file gives (keyed by channel id); a name that cannot be used fails check', () => {
+    const file = ledgerWith([['  balanceReply:\n', '  note_log:\n    messages: {}\n  note-log:\n    messages: {}\n  balanceReply:\n']])
+    expect(contracts(['check', file])).toMatchObject({ status: 0 })
+    const names = join(work, `names-${process.pid}.json`)
+    writeFileSync(names, JSON.stringify({ 'note-log': 'dashLog' }))
+    const inspected = JSON.parse(contracts(['inspect', file, '--names', names, '--json']).stdout)
+    const exportOf = Object.fromEntries(inspected.channels.map((c: { id: string; exportName: string }) => [c.id, c.exportName]))
+    expect([exportOf['note-log'], exportOf.note_log]).toEqual(['dashLog', 'noteLog'])
+    writeFileSync(names, JSON.stringify({ 'note-log': 'not a name' }))
+    const refused = contracts(['check', file, '--names', names])
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toContain('NATS_EXPORT_NAME')
   })
 })
 
