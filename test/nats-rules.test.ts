@@ -213,6 +213,25 @@ const bundleCases: Array<
     (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'contract: orders, version: 1.2.0', 'contract: orders, version: 1.3.0').relock(),
   ],
   [
+    'a standard parameter that is not in the address (here: a reply channel without one)',
+    'NATS_ASYNCAPI_PARAMETERS',
+    'orders',
+    '/channels/orderLookupReply/parameters/x',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) => b.edit('orders/asyncapi/asyncapi.yaml', '  orderLookupReply:\n', '  orderLookupReply:\n    parameters: { x: {} }\n').relock(),
+  ],
+  [
+    'a channel id with a query delimiter',
+    'NATS_ASYNCAPI_CHANNEL_KEY',
+    'orders',
+    '/channels/orderLookupReply?v=2',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit('orders/asyncapi/asyncapi.yaml', '  orderLookupReply:\n', "  'orderLookupReply?v=2':\n    messages: { order: { $ref: '#/components/messages/OrderPlaced' } }\n  orderLookupReply:\n")
+        .relock(),
+  ],
+  [
     'an import cycle',
     'NATS_IMPORT_CYCLE',
     'payments',
