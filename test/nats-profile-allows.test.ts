@@ -29,7 +29,8 @@ function ledgerWith(edits: Array<[from: string, to: string]>): string {
   return file
 }
 
-const found = (diagnostics: ReadonlyArray<{ code: string; pointer: string; file: string }>) => diagnostics.map((d) => ({ code: d.code, pointer: d.pointer, file: d.file }))
+const found = (diagnostics: ReadonlyArray<{ code: string; pointer: string; file: string }>) =>
+  diagnostics.map((d) => ({ code: d.code, pointer: d.pointer, file: d.file }))
 
 const ORDER_DOC = 'orders/asyncapi/asyncapi.yaml'
 const PAYMENTS_DOC = 'payments/asyncapi/asyncapi.yaml'
@@ -38,7 +39,11 @@ const orderFile = (minimum: number) =>
   JSON.stringify({
     definitions: {
       Money: { type: 'number', minimum },
-      Order: { type: 'object', required: ['orderId', 'total'], properties: { orderId: { type: 'string' }, total: { $ref: '#/definitions/Money' }, currency: { type: 'string' } } },
+      Order: {
+        type: 'object',
+        required: ['orderId', 'total'],
+        properties: { orderId: { type: 'string' }, total: { $ref: '#/definitions/Money' }, currency: { type: 'string' } },
+      },
     },
   })
 
@@ -170,7 +175,9 @@ describe('one (contract, version) with the same bytes at two paths is one contra
 
   it('still refused: another contract id with the same channels -> NATS_CONTRACT_OVERLAP', async () => {
     const bundle = ShopBundle.copy('same-subjects')
-    bundle.write('mirror/asyncapi/asyncapi.yaml', bundle.read(ORDER_DOC).replace('  contract: orders\n', '  contract: mirror\n')).relock(['mirror/asyncapi/asyncapi.yaml'])
+    bundle
+      .write('mirror/asyncapi/asyncapi.yaml', bundle.read(ORDER_DOC).replace('  contract: orders\n', '  contract: mirror\n'))
+      .relock(['mirror/asyncapi/asyncapi.yaml'])
     expect(found((await compile(bundle.doc('orders'))).diagnostics)).toContainEqual({
       code: 'NATS_CONTRACT_OVERLAP',
       pointer: '/channels/orderPlaced/address',
@@ -189,7 +196,9 @@ describe('linked schemas that differ only in annotations are one schema', () => 
   })
 
   it('still refused: a minimum on one side -> NATS_LINK_SCHEMA', async () => {
-    const bundle = ShopBundle.copy('annotation-minimum').edit(ORDER_DOC, '        total: { type: number }', '        total: { type: number, minimum: 0 }').relock()
+    const bundle = ShopBundle.copy('annotation-minimum')
+      .edit(ORDER_DOC, '        total: { type: number }', '        total: { type: number, minimum: 0 }')
+      .relock()
     expect(found((await compile(bundle.doc('payments'))).diagnostics)).toContainEqual({
       code: 'NATS_LINK_SCHEMA',
       pointer: '/x-nats-contract/links/0',
@@ -217,7 +226,12 @@ describe('export names never fail the build', () => {
     )
     expect(result.diagnostics).toEqual([])
     const mod = await loadModule(result.code!, 'ledger-names')
-    expect([mod.balanceReply.id, mod.balanceReply2.id, mod.deleteChannel.id, mod.channelsChannel.id]).toEqual(['balanceReply', 'balance-reply', 'delete', 'channels'])
+    expect([mod.balanceReply.id, mod.balanceReply2.id, mod.deleteChannel.id, mod.channelsChannel.id]).toEqual([
+      'balanceReply',
+      'balance-reply',
+      'delete',
+      'channels',
+    ])
   })
 
   it('the names option overrides, and the derived names yield to it', async () => {

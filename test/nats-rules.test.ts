@@ -228,7 +228,11 @@ const bundleCases: Array<
     'orders/asyncapi/asyncapi.yaml',
     (b) =>
       b
-        .edit('orders/asyncapi/asyncapi.yaml', '  orderLookupReply:\n', "  'orderLookupReply?v=2':\n    messages: { order: { $ref: '#/components/messages/OrderPlaced' } }\n  orderLookupReply:\n")
+        .edit(
+          'orders/asyncapi/asyncapi.yaml',
+          '  orderLookupReply:\n',
+          "  'orderLookupReply?v=2':\n    messages: { order: { $ref: '#/components/messages/OrderPlaced' } }\n  orderLookupReply:\n",
+        )
         .relock(),
   ],
   [

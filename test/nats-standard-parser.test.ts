@@ -86,14 +86,46 @@ const plain = (version: string, channels: string, operations = "  o: { action: s
  * documents of ours, each judged by the parser and by the compiler at 3.1.0 and at 3.0.0: the
  * verdict (and, where the compiler refuses, the code and pointer) must agree.
  */
-const plainCases: Array<[name: string, channels: string, operations: string | undefined, components: string | undefined, expected: { code: string; pointer: string } | undefined]> = [
+const plainCases: Array<
+  [name: string, channels: string, operations: string | undefined, components: string | undefined, expected: { code: string; pointer: string } | undefined]
+> = [
   ['parameters that match the address', "  c: { address: 'users.{userId}', parameters: { userId: {} } }\n", undefined, undefined, undefined],
   ['an address with placeholders and no parameters object', "  c: { address: 'users.{userId}' }\n", undefined, undefined, undefined],
-  ['an empty parameters object for a placeholder', "  c: { address: 'users.{userId}', parameters: {} }\n", undefined, undefined, { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters' }],
-  ['a parameter missing for one of two placeholders', "  c: { address: 'users.{userId}.{other}', parameters: { userId: {} } }\n", undefined, undefined, { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters' }],
-  ['a redundant parameter', "  c: { address: 'users.{userId}', parameters: { userId: {}, extra: {} } }\n", undefined, undefined, { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/extra' }],
-  ['a parameter on a channel whose address is null', '  c: { address: null, parameters: { test: {} } }\n', undefined, undefined, { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/test' }],
-  ['a parameter on a channel without an address', '  c: { parameters: { test: {} } }\n', undefined, undefined, { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/test' }],
+  [
+    'an empty parameters object for a placeholder',
+    "  c: { address: 'users.{userId}', parameters: {} }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters' },
+  ],
+  [
+    'a parameter missing for one of two placeholders',
+    "  c: { address: 'users.{userId}.{other}', parameters: { userId: {} } }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters' },
+  ],
+  [
+    'a redundant parameter',
+    "  c: { address: 'users.{userId}', parameters: { userId: {}, extra: {} } }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/extra' },
+  ],
+  [
+    'a parameter on a channel whose address is null',
+    '  c: { address: null, parameters: { test: {} } }\n',
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/test' },
+  ],
+  [
+    'a parameter on a channel without an address',
+    '  c: { parameters: { test: {} } }\n',
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/test' },
+  ],
   [
     'a redundant parameter of a component channel',
     "  c: { address: 'a' }\n",
@@ -101,8 +133,20 @@ const plainCases: Array<[name: string, channels: string, operations: string | un
     "components:\n  channels:\n    u: { address: 'user.signedup', parameters: { test: {} } }\n",
     { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/components/channels/u/parameters/test' },
   ],
-  ['a channel id with a query', "  c: { address: 'a' }\n  'users?foo=1': { address: 'b' }\n", undefined, undefined, { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users?foo=1' }],
-  ['a channel id with a fragment', "  c: { address: 'a' }\n  'users#x': { address: 'b' }\n", undefined, undefined, { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users#x' }],
+  [
+    'a channel id with a query',
+    "  c: { address: 'a' }\n  'users?foo=1': { address: 'b' }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users?foo=1' },
+  ],
+  [
+    'a channel id with a fragment',
+    "  c: { address: 'a' }\n  'users#x': { address: 'b' }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users#x' },
+  ],
   [
     'a component operation with a message of another channel',
     "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n  d: { address: 'd', messages: { n: { payload: { type: string } } } }\n",

@@ -7,7 +7,8 @@ export const NATS_LOAD_CODES = declareCodes({
   NATS_LOCK_MISMATCH: { severity: 'error', meaning: "An import or artifact names a digest other than the lock's." },
   NATS_IMPORT_CYCLE: {
     severity: 'error',
-    meaning: 'The contract imports the document reaches form a cycle (named in the message); reported instead of the digest mismatches a cycle makes unavoidable.',
+    meaning:
+      'The contract imports the document reaches form a cycle (named in the message); reported instead of the digest mismatches a cycle makes unavoidable.',
   },
   NATS_LOCK_PATH: { severity: 'error', meaning: 'A lock path is not a plain relative POSIX path inside the bundle (`..`, absolute, backslash, symlink, NUL).' },
   NATS_LOCKED_FILE_MISSING: { severity: 'error', meaning: 'A locked file needed for validation is not in the bundle.' },
@@ -29,7 +30,8 @@ export const NATS_LOAD_CODES = declareCodes({
 export const NATS_MODEL_CODES = declareCodes({
   NATS_EXPORT_NAME: {
     severity: 'error',
-    meaning: 'A channel export name given by hand (option `names`, `--names`) is not a usable identifier, or is given for two channels (derived names never fail).',
+    meaning:
+      'A channel export name given by hand (option `names`, `--names`) is not a usable identifier, or is given for two channels (derived names never fail).',
   },
   NATS_INVALID_OPTION: { severity: 'error', meaning: 'The NATS options are not `{ names: { <channel id>: <export name> } }`.' },
   NATS_TOPOLOGY_INPUT: { severity: 'error', meaning: 'A file given to the topology projection is not a NATS application document.' },

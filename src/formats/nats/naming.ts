@@ -44,11 +44,10 @@ export type ChannelName = { id: string; exportName: string } | { id: string; pro
  * they are chosen in two steps:
  * 1. the `names` option (channel id -> export name): a given name must be an export name (above)
  *    and two channels cannot be given one name (a problem, naming the channel: the user asked);
- * 2. the derived name (`channelExportName`); channels sharing one (`note-log`, `note_log`) are
- *    taken in order, the id that is the name itself first (`noteLog`), then the others in the
- *    code-unit order of their ids: the first keeps it (`noteLog`), the next take it
- *    with a number (`noteLog2`, `noteLog3`, ... skipping every name already taken), so
- *    reordering the document renames nothing.
+ * 2. the derived name (`channelExportName`). Channels sharing one (`note-log`, `note_log`) take it
+ *    in order: an id that is the name itself first, then the others in the code-unit order of
+ *    their ids; the first gets it plain (`noteLog`), the next with a number (`noteLog2`,
+ *    `noteLog3`, ... skipping every name already taken). Reordering the document renames nothing.
  * O(channels log channels).
  */
 export function nameChannels(ids: readonly string[], names: Readonly<Record<string, string>> | undefined): ChannelName[] {
@@ -59,7 +58,8 @@ export function nameChannels(ids: readonly string[], names: Readonly<Record<stri
     if (names === undefined || !Object.hasOwn(names, id)) continue
     const name = names[id]!
     if (!isChannelExportName(name)) out.set(id, { id, problem: `the name ${JSON.stringify(name)} given for it is not an identifier the module can export` })
-    else if (givenBy.has(name)) out.set(id, { id, problem: `the name ${JSON.stringify(name)} given for it is given for channel ${JSON.stringify(givenBy.get(name))} too` })
+    else if (givenBy.has(name))
+      out.set(id, { id, problem: `the name ${JSON.stringify(name)} given for it is given for channel ${JSON.stringify(givenBy.get(name))} too` })
     else {
       givenBy.set(name, id)
       taken.add(name)

@@ -98,7 +98,19 @@ export function schemaAtPointer(ctx: NatsContext, root: Record<string, unknown> 
 }
 
 /** Annotations (draft-07 section 10, and AsyncAPI's): they never decide validation, so they never make two schemas differ. */
-const ANNOTATION_KEYS = new Set(['description', 'title', 'summary', 'examples', 'example', '$comment', 'externalDocs', 'deprecated', 'default', 'readOnly', 'writeOnly'])
+const ANNOTATION_KEYS = new Set([
+  'description',
+  'title',
+  'summary',
+  'examples',
+  'example',
+  '$comment',
+  'externalDocs',
+  'deprecated',
+  'default',
+  'readOnly',
+  'writeOnly',
+])
 
 /**
  * A digest of a schema after resolving references and dropping annotations (the checker's exact

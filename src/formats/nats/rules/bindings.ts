@@ -1,6 +1,6 @@
 import { createAjv } from '../../../core/standalone-validators.js'
 import { append } from '../../../core/append.js'
-import { joinPointer, unescapeToken } from '../../../runtime/shared/json-pointer.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsContext } from '../context.js'

@@ -124,7 +124,19 @@ const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$d
  * `description`, `default`, `readOnly`, `writeOnly`, `examples`; AsyncAPI's own `example`,
  * `externalDocs`, `deprecated`): two schemas that differ only in them are one schema.
  */
-const ANNOTATIONS = new Set(['description', 'title', 'summary', 'examples', 'example', '$comment', 'externalDocs', 'deprecated', 'default', 'readOnly', 'writeOnly'])
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'summary',
+  'examples',
+  'example',
+  '$comment',
+  'externalDocs',
+  'deprecated',
+  'default',
+  'readOnly',
+  'writeOnly',
+])
 
 /**
  * A digest of each message's payload schema with every reference resolved and annotations

@@ -106,7 +106,11 @@ export const refKind: NatsRule = {
       // operations and component ones alike (the parser's asyncapi3-operation-messages-from-referred-channel).
       const operation = /^\/(components\/)?operations\/([^/]+)\/(reply\/)?messages\//.exec(pointer)
       if (operation) {
-        const section = operation[1] ? (isObject(ctx.doc.components) && isObject(ctx.doc.components.operations) ? ctx.doc.components.operations : {}) : ctx.standard('operations')
+        const section = operation[1]
+          ? isObject(ctx.doc.components) && isObject(ctx.doc.components.operations)
+            ? ctx.doc.components.operations
+            : {}
+          : ctx.standard('operations')
         const op = section[unescapeToken(operation[2]!)]
         const owner = isObject(op) ? (operation[3] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
         const channel = isObject(owner) && typeof owner.$ref === 'string' ? owner.$ref : undefined

@@ -32,7 +32,8 @@ function* standardChannels(ctx: NatsContext): Generator<{ id: string; channel: R
  */
 export const standardParameters: NatsRule = {
   code: 'NATS_ASYNCAPI_PARAMETERS',
-  description: "A standard channel's `parameters` miss a `{name}` of its address, or name one its address does not have (checked as the official parser checks it).",
+  description:
+    "A standard channel's `parameters` miss a `{name}` of its address, or name one its address does not have (checked as the official parser checks it).",
   check(ctx) {
     const profiled = isObject(ctx.profile.channels) ? ctx.profile.channels : {}
     for (const { id, channel, at } of standardChannels(ctx)) {
@@ -41,9 +42,14 @@ export const standardParameters: NatsRule = {
       const defined = channel.parameters
       const missing = variables.filter((v) => !Object.hasOwn(defined, v))
       if (missing.length > 0)
-        ctx.report(this.code, ctx.pointer(...at, 'parameters'), `Address placeholders without a parameter: ${missing.join(', ')}; each {name} of the address is described in parameters.`, {
-          missing,
-        })
+        ctx.report(
+          this.code,
+          ctx.pointer(...at, 'parameters'),
+          `Address placeholders without a parameter: ${missing.join(', ')}; each {name} of the address is described in parameters.`,
+          {
+            missing,
+          },
+        )
       const known = new Set(variables)
       for (const name of Object.keys(defined))
         if (!known.has(name))
