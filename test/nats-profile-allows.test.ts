@@ -105,6 +105,41 @@ describe('a $ref to a fragment inside a locked file is read in that file', () =>
   })
 })
 
+describe('bindings and pipelines read schemas through references into locked files', () => {
+  const parts = (name: string, approved: string) =>
+    ShopBundle.copy(name)
+      .write('payments/asyncapi/parts.yaml', `Approved: ${approved}\nAmount: { type: number }\n`)
+      .edit(
+        PAYMENTS_DOC,
+        'properties: { operationId: { type: string }, approved: { type: boolean } }',
+        "properties: { operationId: { type: string }, approved: { $ref: 'parts.yaml#/Approved' } }",
+      )
+      .edit(
+        PAYMENTS_DOC,
+        'properties: { paymentId: { type: string }, amount: { type: number }, reason: { type: string } }',
+        "properties: { paymentId: { type: string }, amount: { $ref: 'parts.yaml#/Amount' }, reason: { type: string } }",
+      )
+      .relock(['payments/asyncapi/parts.yaml'])
+
+  it('an interaction input and a pipeline stage whose schemas refer into parts.yaml are proven as before (no runtime-schema-check needed)', async () => {
+    expect((await compile(parts('bindings-locked', '{ type: boolean }').doc('payments'))).diagnostics).toEqual([])
+  })
+
+  it('still refused: a stage value of another type than the locked destination -> NATS_PIPELINE_SCHEMA', async () => {
+    const bundle = parts('bindings-locked-mismatch', '{ type: boolean }').edit(
+      PAYMENTS_DOC,
+      '              /approved: { stageInput: /approved }',
+      '              /approved: { stageInput: /operationId }',
+    )
+    bundle.relock(['payments/asyncapi/parts.yaml'])
+    expect(found((await compile(bundle.doc('payments'))).diagnostics)).toContainEqual({
+      code: 'NATS_PIPELINE_SCHEMA',
+      pointer: '/x-nats-contract/pipelines/announceRefund/steps/1/bindings/payload/~1approved',
+      file: bundle.path(PAYMENTS_DOC),
+    })
+  })
+})
+
 describe('runtime-schema-check on a payload that refers to a locked file', () => {
   const op = `op${'ab'.repeat(32)}`
   const values = {

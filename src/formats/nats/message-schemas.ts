@@ -107,12 +107,18 @@ export class MessageSchemas {
    * do ("standard schema $ref can use locked files relative to its declaring file").
    */
   requestPayload(operationId: string): MessageModel | undefined {
+    return this.operationMessages(operationId)[0]
+  }
+
+  /** The messages an operation may carry (its own `messages`, else its channel's, in document order), references made local. */
+  operationMessages(operationId: string): MessageModel[] {
     const op = this.ctx.standard('operations')[operationId]
-    if (!isObject(op)) return undefined
+    if (!isObject(op)) return []
     const channelId = this.ctx.channelOf(op)
     const channel = channelId === undefined ? undefined : this.ctx.standard('channels')[channelId]
     const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
-    return messages.length === 0 ? undefined : this.message('request', messages[0], { file: this.ctx.main.file, doc: this.ctx.doc })
+    const start: Where = { file: this.ctx.main.file, doc: this.ctx.doc }
+    return messages.map((m, i) => this.message(String(i), m, start))
   }
 
   /**
@@ -218,4 +224,19 @@ export function localRequestPayload(ctx: NatsContext, operationId: string): Mess
     }
   }
   return payload
+}
+
+/** An operation's messages with references made local (see `MessageSchemas.operationMessages`). */
+export function localOperationMessages(ctx: NatsContext, operationId: string): MessageModel[] {
+  messageSchemas(ctx)
+  return cache.get(ctx)!.schemas.operationMessages(operationId)
+}
+
+/**
+ * A component schema by name as the rules read it: the document's own with its references into
+ * locked files made local, else one brought in from a locked file; undefined when neither has it.
+ */
+export function localComponent(ctx: NatsContext, name: string): unknown {
+  const { own, extra } = messageSchemas(ctx)
+  return Object.hasOwn(own, name) ? own[name] : Object.hasOwn(extra, name) ? extra[name] : undefined
 }

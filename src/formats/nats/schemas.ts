@@ -1,12 +1,27 @@
 import { createHash } from 'node:crypto'
-import { splitPointer } from '../../runtime/shared/json-pointer.js'
+import { splitPointer, unescapeToken } from '../../runtime/shared/json-pointer.js'
+import { localComponent, localOperationMessages } from './message-schemas.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 
 /** `#/components/schemas/<Name>` of the same document, resolved; undefined when it is not such a pointer or names nothing. */
 export function localSchema(ctx: NatsContext, pointer: unknown): Record<string, unknown> | undefined {
   if (typeof pointer !== 'string' || !pointer.startsWith('#/components/schemas/')) return undefined
-  return resolvePointer(ctx.doc, pointer.slice(1))
+  return componentOrPointer(ctx, pointer)
+}
+
+/**
+ * What a same-document pointer names, a component schema read with its references into locked
+ * files made local (message-schemas.ts), so the rules follow `order.json#/definitions/Money` from a
+ * component as the generators do ("standard schema $ref can use locked files").
+ */
+function componentOrPointer(ctx: NatsContext, ref: string): Record<string, unknown> | undefined {
+  const component = /^#\/components\/schemas\/([^/]+)$/.exec(ref)
+  if (component) {
+    const local = localComponent(ctx, unescapeToken(component[1]!))
+    if (isObject(local)) return local
+  }
+  return resolvePointer(ctx.doc, ref.slice(1))
 }
 
 export function resolvePointer(doc: unknown, pointer: string): Record<string, unknown> | undefined {
@@ -55,34 +70,23 @@ export function deref(ctx: NatsContext, schema: unknown): Record<string, unknown
   let current = schema
   for (let hops = 0; hops < 32 && isObject(current) && typeof current.$ref === 'string'; hops++) {
     if (!current.$ref.startsWith('#/')) return undefined
-    current = resolvePointer(ctx.doc, current.$ref.slice(1))
+    current = componentOrPointer(ctx, current.$ref)
   }
   return isObject(current) ? current : undefined
 }
 
 /** The payload schema of the single message an operation carries (its own list, or its channel's). */
 export function operationPayload(ctx: NatsContext, operationId: string): Record<string, unknown> | undefined {
-  const op = ctx.standard('operations')[operationId]
-  if (!isObject(op)) return undefined
-  const channelId = ctx.channelOf(op)
-  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
-  const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
-  if (messages.length !== 1) return undefined
-  const message = deref(ctx, messages[0])
-  return message ? deref(ctx, message.payload) : undefined
+  const messages = localOperationMessages(ctx, operationId)
+  return messages.length === 1 ? deref(ctx, messages[0]!.payload) : undefined
 }
 
-/** Every message payload an operation may carry (its `messages`, else all of its channel's), dereferenced; undefined for a message without one. */
+/**
+ * Every message payload an operation may carry (its `messages`, else all of its channel's), with
+ * references into locked files made local and dereferenced; undefined for a message without one.
+ */
 export function operationPayloads(ctx: NatsContext, operationId: string): Array<Record<string, unknown> | undefined> {
-  const op = ctx.standard('operations')[operationId]
-  if (!isObject(op)) return []
-  const channelId = ctx.channelOf(op)
-  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
-  const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
-  return messages.map((m) => {
-    const message = deref(ctx, m)
-    return message ? deref(ctx, message.payload) : undefined
-  })
+  return localOperationMessages(ctx, operationId).map((m) => deref(ctx, m.payload))
 }
 
 /** The schema at a JSON Pointer inside a payload schema (through `properties` and `items`), dereferenced. */
