@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
+import { describeCycle } from '../src/formats/nats/import-cycles.js'
 import { materialize } from '../src/runtime/nats/interactions.js'
 import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
@@ -319,8 +320,16 @@ describe('an import cycle is named', () => {
     const result = await compile(bundle.doc('payments'))
     expect(found(result.diagnostics)).toEqual([{ code: 'NATS_IMPORT_CYCLE', pointer: '/x-nats-contract/imports/orders', file: bundle.path(PAYMENTS_DOC) }])
     expect(result.diagnostics[0]!.message).toContain(`${PAYMENTS_DOC} -> ${ORDER_DOC} -> ${PAYMENTS_DOC}`)
+    expect(result.diagnostics[0]!.data).toEqual({ cycle: [PAYMENTS_DOC, ORDER_DOC, PAYMENTS_DOC] })
     const orders = await compile(bundle.doc('orders'))
     expect(found(orders.diagnostics)).toEqual([{ code: 'NATS_IMPORT_CYCLE', pointer: '/x-nats-contract/imports/payments', file: bundle.path(ORDER_DOC) }])
+  })
+
+  it('a long cycle is named by its ends in the message (bounded), and in full in the data', () => {
+    const files = Array.from({ length: 40 }, (_, i) => `d${i}/asyncapi.yaml`).concat('d0/asyncapi.yaml')
+    const text = describeCycle(files)
+    expect(text).toBe(`${files.slice(0, 6).join(' -> ')} -> ... (29 more) -> ${files.slice(-6).join(' -> ')}`)
+    expect(describeCycle(files.slice(0, 3))).toBe('d0/asyncapi.yaml -> d1/asyncapi.yaml -> d2/asyncapi.yaml')
   })
 
   it('still NATS_LOCK_MISMATCH: a stale import digest off any cycle', async () => {

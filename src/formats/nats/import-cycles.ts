@@ -62,10 +62,20 @@ export function importCycles(main: LoadedFile, documents: ReadonlyMap<string, Lo
   return cycles
 }
 
-/** `payments -> orders -> shipping -> payments`, by bundle-relative paths. */
-export function describeCycle(cycle: ImportCycle, root: string): string {
+/** The documents of a cycle in order, back to the first, by bundle-relative paths. */
+export function cycleFiles(cycle: ImportCycle, root: string): string[] {
   const rel = (file: string) => relative(root, file).split(sep).join('/')
-  return [...cycle.map((e) => rel(e.from)), rel(cycle.at(-1)!.target)].join(' -> ')
+  return [...cycle.map((e) => rel(e.from)), rel(cycle.at(-1)!.target)]
+}
+
+/** Documents a message names before it elides the middle of a long cycle (the data carries them all). */
+const NAMED = 12
+
+/** `payments/... -> orders/... -> payments/...`; a cycle longer than NAMED documents shows its ends. */
+export function describeCycle(files: readonly string[]): string {
+  if (files.length <= NAMED) return files.join(' -> ')
+  const half = NAMED / 2
+  return [...files.slice(0, half), `... (${files.length - NAMED} more)`, ...files.slice(-half)].join(' -> ')
 }
 
 /** Where a cycle is reported: the import of its first edge, in that edge's file. */

@@ -11,7 +11,7 @@ import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 import { credentialPointer, findCredential, lineOf } from './credentials.js'
-import { cyclePointer, describeCycle, importCycles } from './import-cycles.js'
+import { cycleFiles, cyclePointer, describeCycle, importCycles } from './import-cycles.js'
 
 /** A file validation read, with its exact-bytes digest. */
 export interface LoadedFile {
@@ -315,14 +315,14 @@ function reportImports(reader: BundleReader, mismatches: ImportMismatch[]): void
       for (const edge of cycle) onCycle.add(`${edge.from}\u0000${edge.alias}`)
       const first = cycle[0]!
       const file = first.from === input.main.file ? input.main : input.documents.get(first.from)!
-      const names = describeCycle(cycle, root)
+      const files = cycleFiles(cycle, root)
       report(
         file.file,
         file.source,
         'NATS_IMPORT_CYCLE',
         cyclePointer(first),
-        `The contract imports form a cycle: ${names}. The contract-import graph is acyclic (and the digests of a cycle can never all verify); remove one of these imports.`,
-        { cycle: names.split(' -> ') },
+        `The contract imports form a cycle: ${describeCycle(files)}. The contract-import graph is acyclic (and the digests of a cycle can never all verify); remove one of these imports.`,
+        { cycle: files },
       )
     }
   }
