@@ -155,6 +155,27 @@ const plainCases: Array<
     { code: 'NATS_REF_KIND', pointer: '/components/operations/co/messages/0/$ref' },
   ],
   [
+    'a root operation with the message of a component channel of the same name',
+    "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    "  o: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/components/channels/c/messages/m' } ] }\n",
+    "components:\n  channels:\n    c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    { code: 'NATS_REF_KIND', pointer: '/operations/o/messages/0/$ref' },
+  ],
+  [
+    'a component operation with two messages of another component channel',
+    "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    undefined,
+    "components:\n  channels:\n    r: { messages: { x: { payload: { type: string } }, y: { payload: { type: string } } } }\n  operations:\n    co: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/components/channels/r/messages/x' }, { $ref: '#/components/channels/r/messages/y' } ] }\n",
+    { code: 'NATS_REF_KIND', pointer: '/components/operations/co/messages/1/$ref' },
+  ],
+  [
+    'an address-like channel id with a query',
+    "  c: { address: 'a' }\n  'users/{userId}/signedOut?byMistake={x}': {}\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users~1{userId}~1signedOut?byMistake={x}' },
+  ],
+  [
     'a component operation with a message of its own channel',
     "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
     undefined,
