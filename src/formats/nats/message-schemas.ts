@@ -129,6 +129,8 @@ export class MessageSchemas {
    */
   ownComponents(): Record<string, unknown> {
     const own = isObject(this.ctx.doc.components) && isObject(this.ctx.doc.components.schemas) ? this.ctx.doc.components.schemas : {}
+    // No other file was read (a document alone): nothing to bring in, the components are as written.
+    if (this.ctx.input.files.size === 0 && this.ctx.input.documents.size === 0) return own
     const start: Where = { file: this.ctx.main.file, doc: this.ctx.doc }
     const out: Record<string, unknown> = {}
     for (const name of Object.keys(own)) {
