@@ -4,7 +4,9 @@
  * still-invalid neighbour that stays refused, at its code and pointer.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
+import { rollup } from 'rollup'
+import contractsPlugin from 'unplugin-contracts/rollup'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { describeCycle } from '../src/formats/nats/import-cycles.js'
@@ -243,8 +245,10 @@ describe('linked schemas that differ only in annotations are one schema', () => 
   })
 })
 
+const NOTES_EDIT: [string, string] = ['  balanceReply:\n', '  note_log:\n    messages: {}\n  note-log:\n    messages: {}\n  balanceReply:\n']
+
 describe('export names never fail the build', () => {
-  const NOTES: [string, string] = ['  balanceReply:\n', '  note_log:\n    messages: {}\n  note-log:\n    messages: {}\n  balanceReply:\n']
+  const NOTES = NOTES_EDIT
 
   it('note-log and note_log both compile, as noteLog and noteLog2 (code-unit order of the ids), whatever their order in the document', async () => {
     for (const edit of [NOTES, ['  balanceReply:\n', '  note-log:\n    messages: {}\n  note_log:\n    messages: {}\n  balanceReply:\n'] as [string, string]]) {
@@ -286,6 +290,23 @@ describe('export names never fail the build', () => {
       { code: 'NATS_EXPORT_NAME', pointer: '/channels/note-log', file },
     ])
     expect(found((await compile(file, { nats: { names: { 'note-log': 7 } } })).diagnostics)).toEqual([{ code: 'NATS_INVALID_OPTION', pointer: '', file }])
+  })
+})
+
+describe("the plugin's nats.names option (Rollup, the built plugin)", () => {
+  it('a build imports a channel under the name given for it', async () => {
+    const file = ledgerWith([NOTES_EDIT])
+    const main = join(work, `main-${process.pid}.js`)
+    writeFileSync(main, `import { dashLog, noteLog } from './${basename(file)}'\nexport const ids = [dashLog.id, noteLog.id]\n`)
+    const bundle = await rollup({
+      input: main,
+      external: (id) => id.startsWith('unplugin-contracts/'),
+      plugins: [contractsPlugin({ types: false, nats: { names: { 'note-log': 'dashLog' } } })],
+    })
+    const { output } = await bundle.generate({ format: 'es' })
+    await bundle.close()
+    expect(output[0].code).toContain('"note-log"')
+    expect(output[0].code).toContain('export { ids }')
   })
 })
 
