@@ -4,7 +4,8 @@
  * the credential scan over a large document. `test/nats-rules-indexed.test.ts` compiles the same
  * documents at the sizes of the issue.
  */
-import { writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
 import type { Family } from './family.js'
@@ -102,6 +103,35 @@ export function longEscapedDescription(n: number): string {
   return base.replace('info:\n', `info:\n  description: "${line.repeat(n)}"\n`)
 }
 
+/**
+ * A bundle of n contracts, each importing the next and the last the first: one import cycle
+ * through every document, whose digests cannot all verify. The compile reads every document once
+ * and names the cycle (NATS_IMPORT_CYCLE) in one walk of the import graph: O(documents + imports).
+ */
+function importCycle(n: number, dir: string): string {
+  const entries: Array<{ path: string; sha256: string }> = []
+  for (let i = 0; i < n; i++) {
+    const next = (i + 1) % n
+    const text = [
+      'asyncapi: 3.1.0',
+      `info: { title: D${i}, version: 1.0.0 }`,
+      'x-nats-contract:',
+      '  version: 0.2.0-draft',
+      `  contract: d${i}`,
+      '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+      '  imports:',
+      `    next: { contract: d${next}, version: 1.0.0, path: d${next}/asyncapi.yaml, sha256: ${'0'.repeat(64)} }`,
+      'channels: {}',
+      '',
+    ].join('\n')
+    mkdirSync(join(dir, `d${i}`), { recursive: true })
+    writeFileSync(join(dir, `d${i}`, 'asyncapi.yaml'), text)
+    entries.push({ path: `d${i}/asyncapi.yaml`, sha256: createHash('sha256').update(text).digest('hex') })
+  }
+  writeFileSync(join(dir, 'bundle.lock.json'), JSON.stringify({ entries }))
+  return join(dir, 'd0', 'asyncapi.yaml')
+}
+
 const file = (name: string, text: string, dir: string) => {
   const path = join(dir, name)
   writeFileSync(path, text)
@@ -114,4 +144,5 @@ export const families: Family[] = [
   { name: 'consumers against stream subjects', n: 400, make: (n, d) => file('c.asyncapi.yaml', consumersAgainstStreamSubjects(n), d) },
   { name: 'JetStream publishes into one stream', n: 400, make: (n, d) => file('c.asyncapi.yaml', publishesIntoOneStream(n), d) },
   { name: 'credential scan, escaped description', n: 2000, make: (n, d) => file('c.asyncapi.yaml', longEscapedDescription(n), d) },
+  { name: 'NATS import chain closed into one cycle', n: 40, make: importCycle },
 ]

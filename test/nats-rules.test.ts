@@ -53,7 +53,6 @@ const single: Array<[name: string, code: string, pointer: string, line: number, 
   ['durable-name', 'NATS_DURABLE_NAME', '/x-nats-contract/consumers/auditor/config/durable_name', 58, 23],
   ['unknown-stream', 'NATS_UNKNOWN_STREAM', '/x-nats-contract/consumers/auditor/stream', 55, 15],
   ['duplicate-authority', 'NATS_DUPLICATE_AUTHORITY', '/x-nats-contract/streams/ledger', 54, 7],
-  ['export-name', 'NATS_EXPORT_NAME', '/channels/balanceReply', 85, 5],
   ['bundle-required', 'NATS_BUNDLE_REQUIRED', '/x-nats-contract/imports/payments/path', 9, 59],
   ['remote-ref', 'NATS_REMOTE_REF', '/channels/entryPosted/messages/posted/$ref', 74, 15],
   ['ref-unresolved', 'NATS_REF_UNRESOLVED', '/operations/postEntry/channel/$ref', 89, 22],
@@ -215,6 +214,29 @@ const bundleCases: Array<
     (b) => b.edit('payments/asyncapi/asyncapi.yaml', 'contract: orders, version: 1.2.0', 'contract: orders, version: 1.3.0').relock(),
   ],
   [
+    'a standard parameter that is not in the address (here: a reply channel without one)',
+    'NATS_ASYNCAPI_PARAMETERS',
+    'orders',
+    '/channels/orderLookupReply/parameters/x',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) => b.edit('orders/asyncapi/asyncapi.yaml', '  orderLookupReply:\n', '  orderLookupReply:\n    parameters: { x: {} }\n').relock(),
+  ],
+  [
+    'a channel id with a query delimiter',
+    'NATS_ASYNCAPI_CHANNEL_KEY',
+    'orders',
+    '/channels/orderLookupReply?v=2',
+    'orders/asyncapi/asyncapi.yaml',
+    (b) =>
+      b
+        .edit(
+          'orders/asyncapi/asyncapi.yaml',
+          '  orderLookupReply:\n',
+          "  'orderLookupReply?v=2':\n    messages: { order: { $ref: '#/components/messages/OrderPlaced' } }\n  orderLookupReply:\n",
+        )
+        .relock(),
+  ],
+  [
     'an import cycle',
     'NATS_IMPORT_CYCLE',
     'payments',
@@ -269,7 +291,7 @@ const bundleCases: Array<
         .relock(['orders-copy/asyncapi/asyncapi.yaml']),
   ],
   [
-    'runtime-schema-check on a payload whose schema is in a locked file',
+    'runtime-schema-check on a payload whose reference into a locked file names nothing',
     'NATS_SCHEMA_CHECK_EXTERNAL',
     'payments',
     '/x-nats-contract/interactions/approveRefund/capabilities',
@@ -278,7 +300,7 @@ const bundleCases: Array<
       b
         .write(
           'payments/asyncapi/refund.yaml',
-          'Refund: { type: object, required: [paymentId, amount], properties: { paymentId: { type: string }, amount: { type: number } } }\n',
+          "Refund: { type: object, required: [paymentId, amount], properties: { paymentId: { type: string }, amount: { $ref: '#/Nothing' } } }\n",
         )
         .withRuntimeSchemaCheck()
         .edit(

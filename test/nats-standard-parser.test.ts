@@ -12,7 +12,7 @@ import { compile } from '../src/index.js'
 
 const base = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
 const work = join(import.meta.dirname, '.tmp/nats-standard-parser')
-const STANDARD = new Set(['NATS_ASYNCAPI_SCHEMA', 'NATS_REF_UNRESOLVED', 'NATS_REF_KIND'])
+const STANDARD = new Set(['NATS_ASYNCAPI_SCHEMA', 'NATS_REF_UNRESOLVED', 'NATS_REF_KIND', 'NATS_ASYNCAPI_PARAMETERS', 'NATS_ASYNCAPI_CHANNEL_KEY'])
 
 /** [name, edit of the ledger text, a component block to add under `components:`]. */
 const variants: Array<[name: string, from: string, to: string, component?: string]> = [
@@ -74,5 +74,201 @@ describe('the standard part, judged as @asyncapi/parser judges it', () => {
     const official = (await parser.parse(text)).diagnostics.filter((d) => d.severity === 0)
     const ours = (await compile(file)).diagnostics.filter((d) => STANDARD.has(d.code))
     expect({ refused: ours.length > 0, ours: ours.map((d) => d.code) }).toMatchObject({ refused: official.length > 0 })
+  })
+})
+
+/** A document without the profile: plain AsyncAPI, of the given version. */
+const plain = (version: string, channels: string, operations = "  o: { action: send, channel: { $ref: '#/channels/c' } }\n", components = '') =>
+  `asyncapi: ${version}\ninfo: { title: T, version: 1.0.0 }\nchannels:\n${channels}operations:\n${operations}${components}`
+
+/**
+ * The shapes of the official parser's own rule cases (its core ruleset beyond the JSON Schema), in
+ * documents of ours, each judged by the parser and by the compiler at 3.1.0 and at 3.0.0: the
+ * verdict (and, where the compiler refuses, the code and pointer) must agree.
+ */
+const plainCases: Array<
+  [name: string, channels: string, operations: string | undefined, components: string | undefined, expected: { code: string; pointer: string } | undefined]
+> = [
+  ['parameters that match the address', "  c: { address: 'users.{userId}', parameters: { userId: {} } }\n", undefined, undefined, undefined],
+  ['an address with placeholders and no parameters object', "  c: { address: 'users.{userId}' }\n", undefined, undefined, undefined],
+  [
+    'an empty parameters object for a placeholder',
+    "  c: { address: 'users.{userId}', parameters: {} }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters' },
+  ],
+  [
+    'a parameter missing for one of two placeholders',
+    "  c: { address: 'users.{userId}.{other}', parameters: { userId: {} } }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters' },
+  ],
+  [
+    'a redundant parameter',
+    "  c: { address: 'users.{userId}', parameters: { userId: {}, extra: {} } }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/extra' },
+  ],
+  [
+    'a parameter on a channel whose address is null',
+    '  c: { address: null, parameters: { test: {} } }\n',
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/test' },
+  ],
+  [
+    'a parameter on a channel without an address',
+    '  c: { parameters: { test: {} } }\n',
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/channels/c/parameters/test' },
+  ],
+  [
+    'a redundant parameter of a component channel',
+    "  c: { address: 'a' }\n",
+    undefined,
+    "components:\n  channels:\n    u: { address: 'user.signedup', parameters: { test: {} } }\n",
+    { code: 'NATS_ASYNCAPI_PARAMETERS', pointer: '/components/channels/u/parameters/test' },
+  ],
+  [
+    'a channel id with a query',
+    "  c: { address: 'a' }\n  'users?foo=1': { address: 'b' }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users?foo=1' },
+  ],
+  [
+    'a channel id with a fragment',
+    "  c: { address: 'a' }\n  'users#x': { address: 'b' }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users#x' },
+  ],
+  [
+    'a component operation with a message of another channel',
+    "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n  d: { address: 'd', messages: { n: { payload: { type: string } } } }\n",
+    undefined,
+    "components:\n  operations:\n    co: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/channels/d/messages/n' } ] }\n",
+    { code: 'NATS_REF_KIND', pointer: '/components/operations/co/messages/0/$ref' },
+  ],
+  [
+    'a root operation with the message of a component channel of the same name',
+    "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    "  o: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/components/channels/c/messages/m' } ] }\n",
+    "components:\n  channels:\n    c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    { code: 'NATS_REF_KIND', pointer: '/operations/o/messages/0/$ref' },
+  ],
+  [
+    'a component operation with two messages of another component channel',
+    "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    undefined,
+    "components:\n  channels:\n    r: { messages: { x: { payload: { type: string } }, y: { payload: { type: string } } } }\n  operations:\n    co: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/components/channels/r/messages/x' }, { $ref: '#/components/channels/r/messages/y' } ] }\n",
+    { code: 'NATS_REF_KIND', pointer: '/components/operations/co/messages/1/$ref' },
+  ],
+  [
+    'an address-like channel id with a query',
+    "  c: { address: 'a' }\n  'users/{userId}/signedOut?byMistake={x}': {}\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_CHANNEL_KEY', pointer: '/channels/users~1{userId}~1signedOut?byMistake={x}' },
+  ],
+  [
+    'a component operation with a message of its own channel',
+    "  c: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    undefined,
+    "components:\n  operations:\n    co: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/channels/c/messages/m' } ] }\n",
+    undefined,
+  ],
+  [
+    'an operation message through a channel that is itself a $ref',
+    "  c: { $ref: '#/components/channels/cc' }\n",
+    "  o: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/channels/c/messages/m' } ] }\n",
+    "components:\n  channels:\n    cc: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    undefined,
+  ],
+  [
+    'an operation message through a referenced channel that lacks it',
+    "  c: { $ref: '#/components/channels/cc' }\n",
+    "  o: { action: send, channel: { $ref: '#/channels/c' }, messages: [ { $ref: '#/channels/c/messages/x' } ] }\n",
+    "components:\n  channels:\n    cc: { address: 'a', messages: { m: { payload: { type: string } } } }\n",
+    { code: 'NATS_REF_UNRESOLVED', pointer: '/operations/o/messages/0/$ref' },
+  ],
+  [
+    'a local $ref as a Kafka message key',
+    "  c: { address: 'a', messages: { m: { payload: { type: string }, bindings: { kafka: { key: { $ref: '#/components/schemas/K' } } } } } }\n",
+    undefined,
+    'components:\n  schemas:\n    K: { type: string }\n',
+    undefined,
+  ],
+  [
+    'a local $ref as MQTT correlation data',
+    "  c: { address: 'a', messages: { m: { payload: { type: string }, bindings: { mqtt: { correlationData: { $ref: '#/components/schemas/K' } } } } } }\n",
+    undefined,
+    'components:\n  schemas:\n    K: { type: string }\n',
+    undefined,
+  ],
+  [
+    'a Kafka message key that is no schema',
+    "  c: { address: 'a', messages: { m: { payload: { type: string }, bindings: { kafka: { key: 7 } } } } }\n",
+    undefined,
+    undefined,
+    { code: 'NATS_ASYNCAPI_SCHEMA', pointer: '/channels/c/messages/m/bindings/kafka/key' },
+  ],
+]
+
+describe("the official parser's core rules, on documents without the profile, at 3.1.0 and 3.0.0", () => {
+  const parser = new Parser()
+  const cases = plainCases.flatMap((c) => ['3.1.0', '3.0.0'].map((version) => [`${c[0]} (${version})`, version, ...c.slice(1)] as const))
+  it.each(cases)('%s', async (name, version, channels, operations, components, expected) => {
+    const text = plain(version, channels, operations, components)
+    mkdirSync(work, { recursive: true })
+    const file = join(work, `plain-${name.replace(/\W+/g, '-')}.asyncapi.yaml`)
+    writeFileSync(file, text)
+    const official = (await parser.parse(text)).diagnostics.filter((d) => d.severity === 0)
+    const result = await compile(file)
+    const ours = result.diagnostics.filter((d) => STANDARD.has(d.code))
+    expect({ refused: ours.length > 0 }).toEqual({ refused: official.length > 0 })
+    if (expected) expect(ours.map((d) => ({ code: d.code, pointer: d.pointer }))).toContainEqual(expected)
+    // A document without the profile is refused only for that (and for its standard part): never for its 3.0 version.
+    expect(result.diagnostics.filter((d) => !STANDARD.has(d.code)).map((d) => d.code)).toEqual(['NATS_PROFILE_MISSING'])
+  })
+})
+
+describe('AsyncAPI 3.0 documents', () => {
+  const ledger30 = base.replace('asyncapi: 3.1.0', 'asyncapi: 3.0.0')
+  const write = (name: string, text: string) => {
+    mkdirSync(work, { recursive: true })
+    const file = join(work, `${name}.asyncapi.yaml`)
+    writeFileSync(file, text)
+    return file
+  }
+
+  it('a profiled 3.0.0 document is refused naming its version, and its standard part is still checked', async () => {
+    const clean = await compile(write('ledger-3.0.0', ledger30))
+    expect(clean.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer }))).toEqual([{ code: 'NATS_ASYNCAPI_VERSION', pointer: '/asyncapi' }])
+    expect(clean.diagnostics[0]!.message).toContain('3.1.0')
+    expect(clean.diagnostics[0]!.message).toContain('"3.0.0"')
+    const broken = await compile(write('ledger-3.0.0-broken', ledger30.replace('  postEntry:\n    action: send', '  postEntry:\n    action: publish')))
+    expect(broken.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer }))).toEqual([
+      { code: 'NATS_ASYNCAPI_VERSION', pointer: '/asyncapi' },
+      { code: 'NATS_ASYNCAPI_SCHEMA', pointer: '/operations/postEntry/action' },
+    ])
+    expect(broken.diagnostics[1]!.message).toMatch(/^AsyncAPI 3\.0\.0:/)
+  })
+
+  it('an unprofiled 3.0.0 document is checked as standard AsyncAPI, not refused for its version', async () => {
+    const unprofiled = ledger30.replace(/x-nats-contract:\n(?: {2}.*\n)+/, '')
+    expect(unprofiled).not.toContain('x-nats-contract')
+    expect((await compile(write('plain-ledger-3.0.0', unprofiled))).diagnostics.map((d) => d.code)).toEqual(['NATS_PROFILE_MISSING'])
+  })
+
+  it('still refused for its version alone: AsyncAPI 2.6.0 and 3.2.0', async () => {
+    for (const version of ['2.6.0', '3.2.0']) {
+      const result = await compile(write(`plain-${version}`, plain(version, "  c: { address: 'a' }\n")))
+      expect(result.diagnostics.map((d) => ({ code: d.code, pointer: d.pointer }))).toContainEqual({ code: 'NATS_ASYNCAPI_VERSION', pointer: '/asyncapi' })
+    }
   })
 })

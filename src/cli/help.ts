@@ -18,7 +18,8 @@ export interface CommandHelp {
 const BENZENE_SCOPE = {
   '--topics a,b': 'Benzene only: compile just these topics (ids, or id@version).',
   '--include-reserved': 'Benzene only: keep reserved topics in scope.',
-  '--names <file.json>': 'Benzene only: export names, keyed by topic or topic@version ({"payments:get-all": "listPayments"}).',
+  '--names <file.json>':
+    'Export names: Benzene keyed by topic or topic@version ({"payments:get-all": "listPayments"}), NATS by channel id ({"note-log": "notes"}).',
 }
 
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {

@@ -135,9 +135,10 @@ function parseArgsSentence(error: Error): string {
   return `${flag}: ${error.message}`
 }
 
-/** Topic scoping and export names are Benzene options: on a NATS or DASP file they would be ignored, so they are refused. */
+/** Topic scoping is a Benzene option and export names a Benzene and NATS one: on another file they would be ignored, so they are refused. */
 function benzeneOnly(files: readonly string[], flags: Resolved): void {
   const given = (['topics', 'include-reserved', 'names'] as const).filter((f) => flags[f] !== undefined)
+  if (given.length === 1 && given[0] === 'names' && files.every((file) => compiler.formatOf(file)?.name !== 'dasp')) return
   if (given.length === 0) return
   for (const file of files) {
     const format = compiler.formatOf(file)?.name
@@ -181,6 +182,8 @@ function options(flags: Resolved): CompileOptions {
       ...(flags['include-reserved'] ? { includeReserved: true } : {}),
       ...(flags.names ? { names: flags.names } : {}),
     },
+    // The same file names NATS channels (keyed by channel id) for NATS documents.
+    ...(flags.names ? { nats: { names: flags.names } } : {}),
   }
 }
 

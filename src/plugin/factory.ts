@@ -85,7 +85,12 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   let serving = false
   const compileOptions = (file: string, query: string): CompileOptions => {
     const { topics, ...benzene } = options.benzene
-    return { query, declarations: options.types !== false && !serving, benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics } }
+    return {
+      query,
+      declarations: options.types !== false && !serving,
+      benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics },
+      ...(options.nats ? { nats: options.nats } : {}),
+    }
   }
   /** The compile whose result carries the declarations the sidecars need. */
   const declared = (file: string, query: string) => compiler.compile(file, { ...compileOptions(file, query), declarations: true })

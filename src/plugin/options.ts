@@ -2,6 +2,7 @@ import type { FilterPattern } from 'unplugin-utils'
 import { ContractCompiler } from '../core/compile.js'
 import { formats } from '../formats/index.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
+import type { NatsOptions } from '../formats/nats/options.js'
 
 /** The plugin's options; each is documented, with its default, in docs/options.md (one section per option). */
 export interface PluginOptions {
@@ -36,6 +37,11 @@ export interface PluginOptions {
    * @default {}
    */
   benzene?: Omit<BenzeneOptions, 'topics'> & { topics?: BenzeneOptions['topics'] | ((file: string) => readonly string[] | undefined) }
+  /**
+   * NATS options (docs/options.md): `names`, channel export names chosen by hand.
+   * @default undefined
+   */
+  nats?: NatsOptions
 }
 
 /** The options with every default filled in. */
@@ -45,6 +51,7 @@ export interface ResolvedPluginOptions {
   types: 'sidecar' | false
   compiler: ContractCompiler
   benzene: NonNullable<PluginOptions['benzene']>
+  nats: NatsOptions | undefined
 }
 
 export const DEFAULT_EXCLUDE: FilterPattern = []
@@ -57,5 +64,6 @@ export function resolveOptions(options: PluginOptions = {}): ResolvedPluginOptio
     types: options.types ?? 'sidecar',
     compiler: options.compiler ?? new ContractCompiler({ formats }),
     benzene: options.benzene ?? {},
+    nats: options.nats,
   }
 }

@@ -1,36 +1,14 @@
 import { basename, dirname, relative, sep } from 'node:path'
 import type { Diagnostic } from '../../core/diagnostics.js'
-import { isValidIdentifier, sortedCopy } from '../../core/emit.js'
+import { sortedCopy } from '../../core/emit.js'
+import { nameChannels } from './naming.js'
+import type { NatsOptions } from './options.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
-import { requestPayload } from './schemas.js'
-import { messageSchemas } from './message-schemas.js'
+import { localRequestPayload, messageSchemas } from './message-schemas.js'
 import { refId } from './context.js'
-
-/** Names the module exports besides channels. */
-export const NATS_MODULE_EXPORTS = new Set([
-  'contract',
-  'channels',
-  'operations',
-  'streams',
-  'consumers',
-  'tokenTypes',
-  'adapters',
-  'interactions',
-  'pipelines',
-  'workflows',
-  'default',
-])
-
-/** camelCase of a channel id: `payment-captured` and `payment_captured` -> `paymentCaptured`. */
-export function channelExportName(id: string): string {
-  // Most ids are already one lowerCamel word.
-  if (/^[a-z][A-Za-z0-9]*$/.test(id)) return id
-  const words = id.split(/[^A-Za-z0-9]+/).filter(Boolean)
-  return words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() + w.slice(1) : w[0]!.toUpperCase() + w.slice(1))).join('')
-}
 
 /** A backlink maker: positions in a file of the bundle, with its bundle-relative name (computed once per file). */
 type Link = (pointer: string, file?: string, locate?: (pointer: string) => { line: number; column: number }) => SourceLink
@@ -46,23 +24,25 @@ function linker(ctx: NatsContext): Link {
   }
 }
 
-/** The channels, each with its export name (naming problems as diagnostics) and its filters in name order. */
-function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]): ChannelModel[] {
+/** The channels, each with its export name (a name given by hand that cannot be used, as a diagnostic) and its filters in name order. */
+function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[], names: NatsOptions['names']): ChannelModel[] {
   const profiledChannels = ctx.section('channels')
   const channels: ChannelModel[] = []
-  const names = new Map<string, string>()
-  for (const channel of ctx.channelList) {
+  const named = nameChannels(
+    ctx.channelList.map((c) => c.id),
+    names,
+  )
+  for (let index = 0; index < ctx.channelList.length; index++) {
+    const channel = ctx.channelList[index]!
     const profile = isObject(profiledChannels[channel.id]) ? (profiledChannels[channel.id] as Record<string, unknown>) : {}
-    const exportName = channelExportName(channel.id)
     const pointer = ctx.pointer('channels', channel.id)
-    if (!isValidIdentifier(exportName) || exportName.includes('$') || NATS_MODULE_EXPORTS.has(exportName) || names.has(exportName)) {
+    const name = named[index]!
+    if ('problem' in name) {
       const { line, column } = ctx.main.source.locate(pointer)
       diagnostics.push({
         code: 'NATS_EXPORT_NAME',
         severity: 'error',
-        message: names.has(exportName)
-          ? `Channels ${JSON.stringify(names.get(exportName))} and ${JSON.stringify(channel.id)} would both be exported as ${JSON.stringify(exportName)}.`
-          : `Channel ${JSON.stringify(channel.id)} gives the export name ${JSON.stringify(exportName)}, which is not usable; rename the channel id.`,
+        message: `Channel ${JSON.stringify(channel.id)}: ${name.problem} (option names).`,
         file: ctx.main.file,
         pointer,
         line,
@@ -70,7 +50,7 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[]):
       })
       continue
     }
-    names.set(exportName, channel.id)
+    const exportName = name.exportName
     const filters: ChannelModel['filters'] = []
     if (isObject(profile.filters)) {
       for (const name of Object.keys(profile.filters)) {
@@ -214,8 +194,11 @@ function interactionModels(ctx: NatsContext, link: Link, channels: readonly Chan
     )
     const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
     const data = { id, ...it, capabilities, inputs, ...(requestChannel ? { requestChannel } : {}) }
+    // References into locked files made local, as for message payloads.
     const payloadSchema =
-      capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string' ? requestPayload(ctx, it.requestOperation) : undefined
+      capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string'
+        ? localRequestPayload(ctx, it.requestOperation)?.payload
+        : undefined
     return [
       {
         id,
@@ -255,10 +238,10 @@ function ordered(model: NatsModel): NatsModel {
 }
 
 /** The model of a valid document, ordered for determinism; naming problems come back as diagnostics. */
-export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnostics: Diagnostic[] } {
+export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { model?: NatsModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const link = linker(ctx)
-  const channels = channelModels(ctx, link, diagnostics)
+  const channels = channelModels(ctx, link, diagnostics, options.names)
   const operations = operationModels(ctx, link)
   const adapters = Object.entries(ctx.section('adapters')).flatMap(([key, a]) =>
     isObject(a)
@@ -281,8 +264,6 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
   const workflows = Object.entries(ctx.section('workflows')).flatMap(([key, w]) =>
     isObject(w) ? [{ key, data: { key, ...w }, source: link(ctx.pointer('x-nats-contract', 'workflows', key)) }] : [],
   )
-  const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
-
   if (diagnostics.length > 0) return { diagnostics }
   const info = ctx.doc.info as Record<string, unknown>
   return {
@@ -317,7 +298,8 @@ export function buildNatsModel(ctx: NatsContext): { model?: NatsModel; diagnosti
       pipelines,
       workflows,
       // The document's components, and those its message payloads reach in locked files.
-      schemas: { ...components, ...messageSchemas(ctx).extra },
+      // (a reference of the document's own components into a locked file made local, too).
+      schemas: { ...messageSchemas(ctx).own, ...messageSchemas(ctx).extra },
     }),
     diagnostics,
   }

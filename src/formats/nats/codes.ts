@@ -5,6 +5,11 @@ export const NATS_LOAD_CODES = declareCodes({
   NATS_BUNDLE_REQUIRED: { severity: 'error', meaning: 'The document reads other files (imports, artifacts, `$ref`s) but no `bundle.lock.json` is above it.' },
   NATS_UNLOCKED_FILE: { severity: 'error', meaning: 'A file read for validation is not in the lock (or a `$ref` leaves the bundle).' },
   NATS_LOCK_MISMATCH: { severity: 'error', meaning: "An import or artifact names a digest other than the lock's." },
+  NATS_IMPORT_CYCLE: {
+    severity: 'error',
+    meaning:
+      'The contract imports the document reaches form a cycle (named in the message); reported instead of the digest mismatches a cycle makes unavoidable.',
+  },
   NATS_LOCK_PATH: { severity: 'error', meaning: 'A lock path is not a plain relative POSIX path inside the bundle (`..`, absolute, backslash, symlink, NUL).' },
   NATS_LOCKED_FILE_MISSING: { severity: 'error', meaning: 'A locked file needed for validation is not in the bundle.' },
   NATS_LOCK_DIGEST: { severity: 'error', meaning: "A locked file's bytes (any entry, the compiled document's included) do not have the digest the lock pins." },
@@ -23,7 +28,12 @@ export const NATS_LOAD_CODES = declareCodes({
 
 /** NATS codes of the model (normalize.ts). */
 export const NATS_MODEL_CODES = declareCodes({
-  NATS_EXPORT_NAME: { severity: 'error', meaning: 'Two channel ids give the same export name, or one gives no usable identifier.' },
+  NATS_EXPORT_NAME: {
+    severity: 'error',
+    meaning:
+      'A channel export name given by hand (option `names`, `--names`) is not a usable identifier, or is given for two channels (derived names never fail).',
+  },
+  NATS_INVALID_OPTION: { severity: 'error', meaning: 'The NATS options are not `{ names: { <channel id>: <export name> } }`.' },
   NATS_TOPOLOGY_INPUT: { severity: 'error', meaning: 'A file given to the topology projection is not a NATS application document.' },
 })
 

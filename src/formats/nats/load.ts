@@ -11,6 +11,7 @@ import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 import { credentialIn, findCredential, lineOf, type CredentialSite } from './credentials.js'
+import { cycleFiles, cyclePointer, describeCycle, importCycles } from './import-cycles.js'
 
 /** A file validation read, with its exact-bytes digest. */
 export interface LoadedFile {
@@ -165,7 +166,13 @@ class BundleReader {
   }
 
   /** Reads a bundle file named by a lock-relative path, if the lock lists it with that digest. */
-  async readLocked(rel: string, expected: string | undefined, from: LoadedFile, pointer: string): Promise<LoadedFile | undefined> {
+  async readLocked(
+    rel: string,
+    expected: string | undefined,
+    from: LoadedFile,
+    pointer: string,
+    onMismatch?: (locked: string) => void,
+  ): Promise<LoadedFile | undefined> {
     const bundle = this.input.bundle
     if (!bundle) {
       this.report(
@@ -190,6 +197,7 @@ class BundleReader {
       return undefined
     }
     if (expected !== undefined && expected !== locked) {
+      if (onMismatch) return void onMismatch(locked)
       this.report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, {
         path: rel,
         expected: locked,
@@ -253,8 +261,9 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
       `This document carries ${credential.kind}${offset === undefined ? '' : ' outside its values (a comment)'}; credentials are deployment inputs and never bundled.`,
     )
   }
-  await readImports(reader)
+  const mismatches = await readImports(reader)
   await readOtherDocuments(reader)
+  reportImports(reader, mismatches)
   await readArtifacts(reader)
   await readFileRefs(reader)
   // The lock vouches for the whole bundle, so every entry is checked, the document itself included,
@@ -271,9 +280,23 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
   return { input, diagnostics: reader.diagnostics }
 }
 
-/** Imported application documents, transitively (the import graph is checked for cycles later). */
-async function readImports(reader: BundleReader): Promise<void> {
+/** An import whose digest is not the lock's: reported after the import graph is known (a cycle explains it). */
+interface ImportMismatch {
+  doc: LoadedFile
+  alias: string
+  rel: string
+  given: string
+  locked: string
+}
+
+/**
+ * Imported application documents, transitively; an import naming another digest than the lock's
+ * is kept aside, not reported yet: on a cycle of imports no digest can ever verify (each document
+ * pins the other's bytes), and the cycle, not the lock, is what the user must fix.
+ */
+async function readImports(reader: BundleReader): Promise<ImportMismatch[]> {
   const { input } = reader
+  const mismatches: ImportMismatch[] = []
   const queue: LoadedFile[] = [input.main]
   for (let next = 0; next < queue.length; next++) {
     const doc = queue[next]!
@@ -283,12 +306,55 @@ async function readImports(reader: BundleReader): Promise<void> {
       if (!isObject(entry) || typeof entry.path !== 'string') continue
       const pointer = joinPointer('', 'x-nats-contract', 'imports', alias, 'path')
       if (input.documents.has(join(input.bundle?.root ?? '', ...entry.path.split('/')))) continue
-      const loaded = await reader.readLocked(entry.path, typeof entry.sha256 === 'string' ? entry.sha256 : undefined, doc, pointer)
+      const given = typeof entry.sha256 === 'string' ? entry.sha256 : undefined
+      const loaded = await reader.readLocked(entry.path, given, doc, pointer, (locked) =>
+        mismatches.push({ doc, alias, rel: entry.path as string, given: given!, locked }),
+      )
       if (loaded && loaded.file !== input.main.file) {
         input.documents.set(loaded.file, loaded)
         queue.push(loaded)
       }
     }
+  }
+  return mismatches
+}
+
+/**
+ * The import graph's cycles that the document reaches (NATS_IMPORT_CYCLE, naming the cycle, at the
+ * import that starts it), then the digest mismatches that are not edges of a cycle. Every
+ * application document of the bundle has been read by now (by its locked digest), so the graph is
+ * whole. O(documents + imports).
+ */
+function reportImports(reader: BundleReader, mismatches: ImportMismatch[]): void {
+  const { input, report } = reader
+  const root = input.bundle?.root
+  const onCycle = new Set<string>()
+  if (root !== undefined) {
+    for (const cycle of importCycles(input.main, input.documents, root)) {
+      for (const edge of cycle) onCycle.add(`${edge.from}\u0000${edge.alias}`)
+      const first = cycle[0]!
+      const file = first.from === input.main.file ? input.main : input.documents.get(first.from)!
+      const files = cycleFiles(cycle, root)
+      report(
+        file.file,
+        file.source,
+        'NATS_IMPORT_CYCLE',
+        cyclePointer(first),
+        `The contract imports form a cycle: ${describeCycle(files)}. The contract-import graph is acyclic (and the digests of a cycle can never all verify); remove one of these imports.`,
+        { cycle: files },
+      )
+    }
+  }
+  for (const m of mismatches) {
+    if (onCycle.has(`${m.doc.file}\u0000${m.alias}`)) continue
+    report(
+      m.doc.file,
+      m.doc.source,
+      'NATS_LOCK_MISMATCH',
+      joinPointer('', 'x-nats-contract', 'imports', m.alias, 'path'),
+      `The digest given here for ${m.rel} is not the one ${LOCK} pins (${m.locked}).`,
+      { path: m.rel, expected: m.locked, given: m.given },
+    )
   }
 }
 

@@ -59,6 +59,8 @@ const COMPONENTS = '/components/schemas/'
 export class MessageSchemas {
   /** The components payloads refer to that are not the document's own. */
   readonly extra: Record<string, unknown> = {}
+  /** The document's own components whose references could not be followed (left out of `ownComponents`). */
+  readonly unresolved = new Set<string>()
   /** The other files payloads reach (for rules that read those files themselves). */
   readonly files = new Set<string>()
   private readonly names = new Map<string, string>()
@@ -76,23 +78,70 @@ export class MessageSchemas {
     const start: Where = { file: this.ctx.main.file, doc: this.ctx.doc }
     return Object.keys(messages)
       .sort()
-      .map((name) => {
-        try {
-          let message: unknown = messages[name]
-          let where = start
-          for (let hops = 0; isObject(message) && typeof message.$ref === 'string'; hops++) {
-            if (hops > 32) throw new Error('recursive')
-            const target = follow(message.$ref, where, this.ctx)
-            if (target.where.file !== this.ctx.main.file) this.files.add(target.where.file)
-            message = target.value
-            where = target.where
-          }
-          if (!isObject(message)) throw new Error('unresolved')
-          return message.payload === undefined ? { name } : { name, payload: this.copy(message.payload, where, 0) }
-        } catch {
-          return { name, external: true as const }
-        }
-      })
+      .map((name) => this.message(name, messages[name], start))
+  }
+
+  /** One message (a reference to one, to one, ...: bounded hops) with its payload's references made local. */
+  message(name: string, value: unknown, start: Where): MessageModel {
+    try {
+      let message: unknown = value
+      let where = start
+      for (let hops = 0; isObject(message) && typeof message.$ref === 'string'; hops++) {
+        if (hops > 32) throw new Error('recursive')
+        const target = follow(message.$ref, where, this.ctx)
+        if (target.where.file !== this.ctx.main.file) this.files.add(target.where.file)
+        message = target.value
+        where = target.where
+      }
+      if (!isObject(message)) throw new Error('unresolved')
+      return message.payload === undefined ? { name } : { name, payload: this.copy(message.payload, where, 0) }
+    } catch {
+      return { name, external: true as const }
+    }
+  }
+
+  /**
+   * The payload of a request operation's first message (its own `messages`, else its channel's, in
+   * document order), references made local: what a `runtime-schema-check` validator checks. A
+   * payload that reaches a locked file brings that schema in as a component, as message payloads
+   * do ("standard schema $ref can use locked files relative to its declaring file").
+   */
+  requestPayload(operationId: string): MessageModel | undefined {
+    return this.operationMessages(operationId)[0]
+  }
+
+  /** The messages an operation may carry (its own `messages`, else its channel's, in document order), references made local. */
+  operationMessages(operationId: string): MessageModel[] {
+    const op = this.ctx.standard('operations')[operationId]
+    if (!isObject(op)) return []
+    const channelId = this.ctx.channelOf(op)
+    const channel = channelId === undefined ? undefined : this.ctx.standard('channels')[channelId]
+    const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
+    const start: Where = { file: this.ctx.main.file, doc: this.ctx.doc }
+    return messages.map((m, i) => this.message(String(i), m, start))
+  }
+
+  /**
+   * The document's own `components.schemas`, each copied so that a `$ref` into a locked file
+   * (`order.json#/definitions/Money`) points at a component brought in from that file, read
+   * relative to the file that declares it: the generators see one set of local components. A
+   * component whose reference cannot be followed is left out (the reference rules report it).
+   */
+  ownComponents(): Record<string, unknown> {
+    const own = isObject(this.ctx.doc.components) && isObject(this.ctx.doc.components.schemas) ? this.ctx.doc.components.schemas : {}
+    // No other file was read (a document alone): nothing to bring in, the components are as written.
+    if (this.ctx.input.files.size === 0 && this.ctx.input.documents.size === 0) return own
+    const start: Where = { file: this.ctx.main.file, doc: this.ctx.doc }
+    const out: Record<string, unknown> = {}
+    for (const name of Object.keys(own)) {
+      try {
+        Object.defineProperty(out, name, { value: this.copy(own[name], start, 0), enumerable: true, writable: true, configurable: true })
+      } catch {
+        // Unresolvable: NATS_REF_UNRESOLVED, NATS_SCHEMA_CHECK_EXTERNAL or the bundle's reading says why.
+        this.unresolved.add(name)
+      }
+    }
+    return out
   }
 
   private copy(value: unknown, where: Where, depth: number, names = false): unknown {
@@ -129,15 +178,67 @@ export class MessageSchemas {
   }
 }
 
-const cache = new WeakMap<NatsContext, { schemas: MessageSchemas; byChannel: Map<string, MessageModel[]> }>()
+const cache = new WeakMap<NatsContext, { schemas: MessageSchemas; byChannel: Map<string, MessageModel[]>; own: Record<string, unknown> }>()
 
-/** Each channel's messages and the extra components they need, made once per context (the rules and the model share them). */
-export function messageSchemas(ctx: NatsContext): { byChannel: Map<string, MessageModel[]>; extra: Record<string, unknown>; files: ReadonlySet<string> } {
+/**
+ * Each channel's messages, the document's own components with their references to locked files
+ * made local (`own`), and the extra components both need, made once per context (the rules and the
+ * model share them).
+ */
+export function messageSchemas(ctx: NatsContext): {
+  byChannel: Map<string, MessageModel[]>
+  own: Record<string, unknown>
+  extra: Record<string, unknown>
+  files: ReadonlySet<string>
+} {
   let entry = cache.get(ctx)
   if (!entry) {
     const schemas = new MessageSchemas(ctx)
     const byChannel = new Map(ctx.channelList.map((c) => [c.id, schemas.channel(c.id)]))
-    cache.set(ctx, (entry = { schemas, byChannel }))
+    cache.set(ctx, (entry = { schemas, byChannel, own: schemas.ownComponents() }))
   }
-  return { byChannel: entry.byChannel, extra: entry.schemas.extra, files: entry.schemas.files }
+  return { byChannel: entry.byChannel, own: entry.own, extra: entry.schemas.extra, files: entry.schemas.files }
+}
+
+/** A request operation's payload with references made local (undefined: no message; `external`: a reference that cannot be followed). */
+export function localRequestPayload(ctx: NatsContext, operationId: string): MessageModel | undefined {
+  messageSchemas(ctx)
+  const { schemas, own } = cache.get(ctx)!
+  const payload = schemas.requestPayload(operationId)
+  if (payload?.payload === undefined || schemas.unresolved.size === 0) return payload
+  // A component it reaches that could not be copied: its references cannot all be followed.
+  // Each component is walked once: O(payload + components).
+  const seen = new Set<string>()
+  const stack: unknown[] = [payload.payload]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) stack.push(...node)
+    else if (isObject(node)) {
+      if (typeof node.$ref === 'string' && node.$ref.startsWith(`#${COMPONENTS}`)) {
+        const name = unescapeToken(node.$ref.slice(COMPONENTS.length + 1))
+        if (schemas.unresolved.has(name)) return { name: payload.name, external: true }
+        if (!seen.has(name)) {
+          seen.add(name)
+          stack.push(Object.hasOwn(own, name) ? own[name] : schemas.extra[name])
+        }
+      }
+      for (const key of Object.keys(node)) if (key !== '$ref') stack.push(node[key])
+    }
+  }
+  return payload
+}
+
+/** An operation's messages with references made local (see `MessageSchemas.operationMessages`). */
+export function localOperationMessages(ctx: NatsContext, operationId: string): MessageModel[] {
+  messageSchemas(ctx)
+  return cache.get(ctx)!.schemas.operationMessages(operationId)
+}
+
+/**
+ * A component schema by name as the rules read it: the document's own with its references into
+ * locked files made local, else one brought in from a locked file; undefined when neither has it.
+ */
+export function localComponent(ctx: NatsContext, name: string): unknown {
+  const { own, extra } = messageSchemas(ctx)
+  return Object.hasOwn(own, name) ? own[name] : Object.hasOwn(extra, name) ? extra[name] : undefined
 }

@@ -1,12 +1,27 @@
 import { createHash } from 'node:crypto'
-import { splitPointer } from '../../runtime/shared/json-pointer.js'
+import { splitPointer, unescapeToken } from '../../runtime/shared/json-pointer.js'
+import { localComponent, localOperationMessages } from './message-schemas.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 
 /** `#/components/schemas/<Name>` of the same document, resolved; undefined when it is not such a pointer or names nothing. */
 export function localSchema(ctx: NatsContext, pointer: unknown): Record<string, unknown> | undefined {
   if (typeof pointer !== 'string' || !pointer.startsWith('#/components/schemas/')) return undefined
-  return resolvePointer(ctx.doc, pointer.slice(1))
+  return componentOrPointer(ctx, pointer)
+}
+
+/**
+ * What a same-document pointer names, a component schema read with its references into locked
+ * files made local (message-schemas.ts), so the rules follow `order.json#/definitions/Money` from a
+ * component as the generators do ("standard schema $ref can use locked files").
+ */
+function componentOrPointer(ctx: NatsContext, ref: string): Record<string, unknown> | undefined {
+  const component = /^#\/components\/schemas\/([^/]+)$/.exec(ref)
+  if (component) {
+    const local = localComponent(ctx, unescapeToken(component[1]!))
+    if (isObject(local)) return local
+  }
+  return resolvePointer(ctx.doc, ref.slice(1))
 }
 
 export function resolvePointer(doc: unknown, pointer: string): Record<string, unknown> | undefined {
@@ -22,7 +37,7 @@ export function resolvePointer(doc: unknown, pointer: string): Record<string, un
  * The value a same-document `$ref` (`#` plus a JSON Pointer in URI-fragment form, RFC 6901 section 6)
  * names, or undefined when it names nothing or is not well formed.
  */
-export function resolveFragment(doc: unknown, ref: string): unknown {
+export function resolveFragment(doc: unknown, ref: string, hops = { count: 0 }): unknown {
   let pointer: string
   try {
     pointer = decodeURIComponent(ref.slice(1))
@@ -32,6 +47,14 @@ export function resolveFragment(doc: unknown, ref: string): unknown {
   if (pointer !== '' && !pointer.startsWith('/')) return undefined
   let value: unknown = doc
   for (const token of splitPointer(pointer)) {
+    // A step through an object that is itself a same-document reference goes on in what it names
+    // (`#/channels/c/messages/m` where `channels.c` is `{$ref: '#/components/channels/c'}`), as
+    // the official parser reads it once references are resolved. Bounded: MAX_REF_HOPS references
+    // in all, counted across the nested resolutions, so the work is O(MAX_REF_HOPS x pointer length).
+    while (isObject(value) && typeof value.$ref === 'string' && value.$ref.startsWith('#') && !Object.hasOwn(value, token)) {
+      if (++hops.count > MAX_REF_HOPS) return undefined
+      value = resolveFragment(doc, value.$ref, hops)
+    }
     if (Array.isArray(value) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < value.length) value = value[Number(token)]
     else if (isObject(value) && Object.hasOwn(value, token)) value = value[token]
     else return undefined
@@ -39,39 +62,31 @@ export function resolveFragment(doc: unknown, ref: string): unknown {
   return value
 }
 
+/** How many references one resolution may pass through (a cycle of references ends there). */
+const MAX_REF_HOPS = 32
+
 /** Follows same-document `$ref`s (a bounded number of times, so cycles end). */
 export function deref(ctx: NatsContext, schema: unknown): Record<string, unknown> | undefined {
   let current = schema
   for (let hops = 0; hops < 32 && isObject(current) && typeof current.$ref === 'string'; hops++) {
     if (!current.$ref.startsWith('#/')) return undefined
-    current = resolvePointer(ctx.doc, current.$ref.slice(1))
+    current = componentOrPointer(ctx, current.$ref)
   }
   return isObject(current) ? current : undefined
 }
 
 /** The payload schema of the single message an operation carries (its own list, or its channel's). */
 export function operationPayload(ctx: NatsContext, operationId: string): Record<string, unknown> | undefined {
-  const op = ctx.standard('operations')[operationId]
-  if (!isObject(op)) return undefined
-  const channelId = ctx.channelOf(op)
-  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
-  const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
-  if (messages.length !== 1) return undefined
-  const message = deref(ctx, messages[0])
-  return message ? deref(ctx, message.payload) : undefined
+  const messages = localOperationMessages(ctx, operationId)
+  return messages.length === 1 ? deref(ctx, messages[0]!.payload) : undefined
 }
 
-/** Every message payload an operation may carry (its `messages`, else all of its channel's), dereferenced; undefined for a message without one. */
+/**
+ * Every message payload an operation may carry (its `messages`, else all of its channel's), with
+ * references into locked files made local and dereferenced; undefined for a message without one.
+ */
 export function operationPayloads(ctx: NatsContext, operationId: string): Array<Record<string, unknown> | undefined> {
-  const op = ctx.standard('operations')[operationId]
-  if (!isObject(op)) return []
-  const channelId = ctx.channelOf(op)
-  const channel = channelId === undefined ? undefined : ctx.standard('channels')[channelId]
-  const messages = Array.isArray(op.messages) ? op.messages : isObject(channel) && isObject(channel.messages) ? Object.values(channel.messages) : []
-  return messages.map((m) => {
-    const message = deref(ctx, m)
-    return message ? deref(ctx, message.payload) : undefined
-  })
+  return localOperationMessages(ctx, operationId).map((m) => deref(ctx, m.payload))
 }
 
 /** The schema at a JSON Pointer inside a payload schema (through `properties` and `items`), dereferenced. */
@@ -86,7 +101,20 @@ export function schemaAtPointer(ctx: NatsContext, root: Record<string, unknown> 
   return current
 }
 
-const ANNOTATION_KEYS = new Set(['description', 'title', 'examples', 'example', '$comment'])
+/** Annotations (draft-07 section 10, and AsyncAPI's): they never decide validation, so they never make two schemas differ. */
+const ANNOTATION_KEYS = new Set([
+  'description',
+  'title',
+  'summary',
+  'examples',
+  'example',
+  '$comment',
+  'externalDocs',
+  'deprecated',
+  'default',
+  'readOnly',
+  'writeOnly',
+])
 
 /**
  * A digest of a schema after resolving references and dropping annotations (the checker's exact

@@ -21,13 +21,25 @@ export const adapterKind: NatsRule = {
   },
 }
 
+/**
+ * "Versions are exact identifiers": letters, digits and `._+-`, and no wildcard segment (`x`, `X`)
+ * in the version core, the part before a SemVer pre-release (`-`) or build metadata (`+`). A
+ * segment is compared whole, so `1.0.0+linux` (build metadata ending in x) and `1.0.0-x.1` (a
+ * pre-release) are exact, and `1.x`, `1.X.3` are not. O(length of the version).
+ */
+export function exactVersion(version: string): boolean {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(version)) return false
+  const core = version.split(/[-+]/, 1)[0]!
+  return !core.split('.').some((segment) => segment === 'x' || segment === 'X')
+}
+
 export const adapterVersion: NatsRule = {
   code: 'NATS_ADAPTER_VERSION',
   description: 'An adapter version that is empty or not an exact identifier (no ranges, no wildcards).',
   check(ctx) {
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (!isObject(adapter) || typeof adapter.version !== 'string') continue
-      if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(adapter.version) || /[*x]$/i.test(adapter.version.split('.').at(-1) ?? '')) {
+      if (!exactVersion(adapter.version)) {
         ctx.report(
           this.code,
           ctx.pointer('x-nats-contract', 'adapters', key, 'version'),

@@ -1,12 +1,13 @@
 import { createAjv } from '../../../core/standalone-validators.js'
 import { append } from '../../../core/append.js'
-import { joinPointer, unescapeToken } from '../../../runtime/shared/json-pointer.js'
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { BRANCH_FIELDS, CONTEXT_FIELDS, CORRELATION_SOURCES } from '../interaction-facts.js'
-import { deref, destinationAt, localSchema, operationPayload, requestPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { deref, destinationAt, localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { localRequestPayload } from '../message-schemas.js'
 import { interactions } from './interactions.js'
 import type { NatsRule } from './rule.js'
 
@@ -354,46 +355,26 @@ export const bindingProof: NatsRule = {
 }
 
 /**
- * A `runtime-schema-check` payload validator is generated from the document's own schemas; a
- * payload schema that reaches a schema in a locked file (`$ref: schemas.yaml#/X`) has nothing to
- * generate from (the generator does not bundle other files into the module), so it is refused as
- * unsupported here instead of failing inside the generator. O(payload schema + the components it
- * reaches), each component walked once.
+ * A `runtime-schema-check` payload validator is generated from the payload schema with every
+ * reference made local, a schema of a locked file included ("standard schema $ref can use locked
+ * files relative to its declaring file"); only a reference that cannot be followed (a fragment
+ * that names nothing in its file, a file the bundle did not read) leaves nothing to generate from,
+ * and is refused here instead of checking nothing. O(payload schema + the schemas it reaches),
+ * each copied once (message-schemas.ts).
  */
 export const schemaCheckExternal: NatsRule = {
   code: 'NATS_SCHEMA_CHECK_EXTERNAL',
   description:
-    'An interaction with `runtime-schema-check` whose payload schema references a locked file: the validator cannot be generated from it (unsupported).',
+    'An interaction with `runtime-schema-check` whose payload schema has a reference that cannot be followed (into a locked file or this document): no validator can be generated from it.',
   check(ctx) {
-    const components = isObject(ctx.doc.components) ? ctx.doc.components : {}
-    const schemas = isObject(components.schemas) ? components.schemas : {}
     for (const [key, it] of interactions(ctx)) {
       const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
       if (!capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string') continue
-      const seen = new Set<string>()
-      const stack: unknown[] = [requestPayload(ctx, it.requestOperation)]
-      let external: string | undefined
-      while (stack.length > 0 && external === undefined) {
-        const node = stack.pop()
-        if (Array.isArray(node)) for (const item of node) stack.push(item)
-        else if (isObject(node)) {
-          if (typeof node.$ref === 'string') {
-            const ref = node.$ref
-            if (!ref.startsWith('#')) external = ref
-            else if (ref.startsWith('#/components/schemas/') && !seen.has(ref)) {
-              seen.add(ref)
-              stack.push(schemas[unescapeToken(ref.slice('#/components/schemas/'.length))])
-            }
-          }
-          for (const name of Object.keys(node)) if (name !== '$ref') stack.push(node[name])
-        }
-      }
-      if (external !== undefined)
+      if (localRequestPayload(ctx, it.requestOperation)?.external)
         ctx.report(
           this.code,
           at(ctx, key, 'capabilities'),
-          `runtime-schema-check validates the payload with a validator generated from this document's schemas, and the payload schema references ${JSON.stringify(external)} in another file (unsupported): define that schema under components.schemas.`,
-          { ref: external },
+          `runtime-schema-check validates the payload of ${JSON.stringify(it.requestOperation)}, and a reference in its message or payload schema cannot be followed (it names nothing, or a file the bundle does not lock).`,
         )
     }
   },

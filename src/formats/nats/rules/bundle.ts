@@ -4,7 +4,7 @@ import { isObject } from '../document.js'
 import { profileOf, type LoadedFile } from '../load.js'
 import type { NatsRule } from './rule.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): identity O(documents); imports O(documents + imports of the bundle): one backward walk of the import graph from this document. */
+/** Complexity (each rule here, worst case on any input under the size limits): identity O(documents); imports O(imports). Import cycles are found while reading the bundle (import-cycles.ts). */
 
 function identity(file: LoadedFile): { contract: unknown; version: unknown } {
   const doc = file.source.value
@@ -76,48 +76,28 @@ export const importsAgree: NatsRule = {
   },
 }
 
-export const importsAcyclic: NatsRule = {
-  code: 'NATS_IMPORT_CYCLE',
-  description: 'The contract-import graph over the bundle has a cycle.',
-  check(ctx) {
-    const root = ctx.input.bundle?.root
-    if (!root) return
-    const files = new Map([[ctx.main.file, ctx.main], ...ctx.input.documents])
-    const edges = (file: LoadedFile) =>
-      Object.entries(isObject(profileOf(file.source.value)?.imports) ? (profileOf(file.source.value)!.imports as Record<string, unknown>) : {})
-        .filter(([, e]) => isObject(e) && typeof e.path === 'string')
-        .map(([alias, e]) => ({ alias, target: join(root, ...(e as { path: string }).path.split('/')) }))
-    // The documents from which this one can be reached, found once by walking the import edges
-    // backwards from it: O(documents + imports of the bundle) in all. (One search per import of
-    // this document was O(imports x (documents + imports)).)
-    const importers = new Map<string, string[]>()
-    for (const [file, loaded] of files)
-      for (const { target } of edges(loaded)) {
-        const list = importers.get(target)
-        if (list) list.push(file)
-        else importers.set(target, [file])
-      }
-    const leadsBack = new Set([ctx.main.file])
-    const stack = [ctx.main.file]
-    while (stack.length > 0)
-      for (const importer of importers.get(stack.pop()!) ?? [])
-        if (!leadsBack.has(importer)) {
-          leadsBack.add(importer)
-          stack.push(importer)
-        }
-    for (const { alias, target } of edges(ctx.main)) {
-      const cycle = leadsBack.has(target)
-      if (cycle)
-        ctx.report(
-          this.code,
-          ctx.pointer('x-nats-contract', 'imports', alias),
-          `Import ${JSON.stringify(alias)} leads back to this contract; the contract-import graph is acyclic.`,
-        )
-    }
-  },
-}
-
 /** The contexts of the other application documents of the bundle, for cross-contract rules. */
 export function otherContexts(ctx: NatsContext): NatsContext[] {
   return [...ctx.input.documents.values()].map((main) => new NatsContext({ ...ctx.input, main }))
+}
+
+/**
+ * The bundle's other application documents with distinct bytes, in path order, and the file each
+ * read path stands for: a document whose bytes are the compiled document's, or an earlier one's,
+ * is that document at a second path ("Reusing that identity/version with different bytes is
+ * rejected": with the same bytes it is the same contract). O(documents).
+ */
+export function distinctDocuments(ctx: NatsContext): { distinct: LoadedFile[]; canonical: (file: string) => string } {
+  const bySha = new Map<string, string>([[ctx.main.sha256, ctx.main.file]])
+  const aliases = new Map<string, string>()
+  const distinct: LoadedFile[] = []
+  for (const doc of [...ctx.input.documents.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
+    const first = bySha.get(doc.sha256)
+    if (first !== undefined) aliases.set(doc.file, first)
+    else {
+      bySha.set(doc.sha256, doc.file)
+      distinct.push(doc)
+    }
+  }
+  return { distinct, canonical: (file) => aliases.get(file) ?? file }
 }

@@ -11,7 +11,7 @@ import {
   publisherIdentity,
   reservedSubjects,
 } from './channels.js'
-import { identityUnique, importsAcyclic, importsAgree } from './bundle.js'
+import { identityUnique, importsAgree } from './bundle.js'
 import { bindingNonEmpty, identityNonEmpty, serverVersion } from './identity.js'
 import { contractOverlap, linkDirection, linkResolves, linkSchemas, linkSubjects } from './links.js'
 import {
@@ -70,18 +70,21 @@ import { schemaFormat } from './schema-formats.js'
 import type { NatsRule } from './rule.js'
 import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
+import { standardChannelKey, standardParameters } from './standard-channels.js'
 
 /** The document rules, run when the document is AsyncAPI 3.1.0 with a profile object. */
 export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, profileVersion]
 
 /** The rules of the standard AsyncAPI part alone: run on a document without a profile too. */
-export const standardRules: readonly NatsRule[] = [asyncapiSchema, refResolves, refKind]
+export const standardRules: readonly NatsRule[] = [asyncapiSchema, refResolves, refKind, standardParameters, standardChannelKey]
 
 /** Every other rule (NATS profile v0.2, part 1). Each has one code; README lists them. */
 export const natsRules: readonly NatsRule[] = [
   asyncapiSchema,
   refResolves,
   refKind,
+  standardParameters,
+  standardChannelKey,
   patternSupported,
   payloadBounded,
   schemaFormat,
@@ -92,7 +95,6 @@ export const natsRules: readonly NatsRule[] = [
   serverVersion,
   identityUnique,
   importsAgree,
-  importsAcyclic,
   tokenTypeForm,
   tokenTypeNonEmpty,
   channelKnown,

@@ -7,6 +7,7 @@ import { isObject } from '../document.js'
 import { ChannelIndex } from '../channel-index.js'
 import type { Language } from '../languages.js'
 import type { NatsRule } from './rule.js'
+import { distinctDocuments } from './bundle.js'
 import { sameTokenLanguage } from '../containment.js'
 import { follow, type Where } from '../message-schemas.js'
 
@@ -118,7 +119,24 @@ export const linkSubjects: NatsRule = {
 }
 
 const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'messages', 'headers'])
-const ANNOTATIONS = new Set(['description', 'title', 'summary', 'examples', 'example', '$comment', 'externalDocs', 'deprecated'])
+/**
+ * Keywords that annotate and never decide validation (JSON Schema draft-07 section 10: `title`,
+ * `description`, `default`, `readOnly`, `writeOnly`, `examples`; AsyncAPI's own `example`,
+ * `externalDocs`, `deprecated`): two schemas that differ only in them are one schema.
+ */
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'summary',
+  'examples',
+  'example',
+  '$comment',
+  'externalDocs',
+  'deprecated',
+  'default',
+  'readOnly',
+  'writeOnly',
+])
 
 /**
  * A digest of each message's payload schema with every reference resolved and annotations
@@ -223,18 +241,20 @@ export const contractOverlap: NatsRule = {
     'A channel shares subjects with a channel of another contract of the bundle (one deployment binding) without being an exactly equal language covered by a link; found whichever document is compiled.',
   check(ctx) {
     const documents = new Map([[ctx.main.file, ctx.main], ...ctx.input.documents])
-    const contexts = [
-      ctx,
-      ...[...ctx.input.documents.values()].sort((a, b) => (a.file < b.file ? -1 : 1)).map((main) => new NatsContext({ ...ctx.input, documents, main })),
-    ]
+    // One contract per distinct bytes: the same (contract, version) with the same bytes at two paths
+    // of the bundle is one document (the identity rule allows it), not two that overlap each other;
+    // a link to either path is a link to it.
+    const { distinct, canonical } = distinctDocuments(ctx)
+    const contexts = [ctx, ...distinct.map((main) => new NatsContext({ ...ctx.input, documents, main }))]
     const binding = (c: NatsContext) => (isObject(c.profile.deployment) ? c.profile.deployment.binding : undefined)
     const linked = new Set<string>()
     for (const c of contexts) {
       for (const { send, receive } of resolvedLinks(c)) {
         const a = send.ctx.channelOf(send.ctx.standard('operations')[send.id])
         const b = receive.ctx.channelOf(receive.ctx.standard('operations')[receive.id])
-        linked.add(`${send.ctx.main.file}#${a}|${receive.ctx.main.file}#${b}`)
-        linked.add(`${receive.ctx.main.file}#${b}|${send.ctx.main.file}#${a}`)
+        const [sendFile, receiveFile] = [canonical(send.ctx.main.file), canonical(receive.ctx.main.file)]
+        linked.add(`${sendFile}#${a}|${receiveFile}#${b}`)
+        linked.add(`${receiveFile}#${b}|${sendFile}#${a}`)
       }
     }
     const languages = contexts.map((c) =>

@@ -2,8 +2,7 @@ import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { linearPatternsIn, patternEngine } from '../../../core/pattern-safety.js'
 import { isObject } from '../document.js'
 import { generatedCodeTakes } from '../payload-validators.js'
-import { requestPayload } from '../schemas.js'
-import { messageSchemas } from '../message-schemas.js'
+import { localRequestPayload, messageSchemas } from '../message-schemas.js'
 import type { NatsRule } from './rule.js'
 import type { NatsContext } from '../context.js'
 import type { LoadedFile } from '../load.js'
@@ -68,9 +67,13 @@ function runtimeCheckedPatterns(ctx: NatsContext): void {
   // A runtime-checked payload beyond the generated validators' keywords becomes ajv code, which runs
   // every pattern on `RegExp`: there, a pattern not proven cheap has no safe engine. Every
   // message payload is runtime-checked (the channel's validator), so is every such request.
-  const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
-  const { byChannel, extra } = messageSchemas(ctx)
-  const reached = { ...components, ...extra }
+  const { byChannel, own, extra } = messageSchemas(ctx)
+  // Request payloads first: a locked schema they reach is one more component (in `extra`).
+  const requests = Object.entries(ctx.section('interactions')).map(([key, it]) => {
+    const wanted = isObject(it) && Array.isArray(it.capabilities) && it.capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string'
+    return { key, payload: wanted ? localRequestPayload(ctx, it.requestOperation as string)?.payload : undefined }
+  })
+  const reached = { ...own, ...extra }
   for (const channel of ctx.channelList) {
     for (const message of byChannel.get(channel.id) ?? []) {
       if (message.payload === undefined || generatedCodeTakes(message.payload, reached)) continue
@@ -86,13 +89,10 @@ function runtimeCheckedPatterns(ctx: NatsContext): void {
         )
     }
   }
-  for (const [key, it] of Object.entries(ctx.section('interactions'))) {
-    if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
-      continue
-    const payload = requestPayload(ctx, it.requestOperation)
-    if (payload === undefined || generatedCodeTakes(payload, components)) continue
+  for (const { key, payload } of requests) {
+    if (payload === undefined || generatedCodeTakes(payload, reached)) continue
     const linear = new Map<string, string>()
-    linearPatternsIn([payload, components], linear)
+    linearPatternsIn([payload, reached], linear)
     const [first] = linear.keys()
     if (first !== undefined) {
       ctx.report(

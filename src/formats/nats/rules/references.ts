@@ -3,6 +3,8 @@ import { resolveFragment } from '../schemas.js'
 import { isObject } from '../document.js'
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import type { NatsRule } from './rule.js'
+import type { NatsContext } from '../context.js'
+import { dirname, join } from 'node:path'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one walk of the document for `$ref` sites, each resolved once: O(document). */
 
@@ -13,17 +15,29 @@ import type { NatsRule } from './rule.js'
  */
 export const refResolves: NatsRule = {
   code: 'NATS_REF_UNRESOLVED',
-  description: 'A same-document $ref names nothing in the document.',
+  description: 'A $ref names nothing: a same-document one in the document, one into a locked file in that file.',
   check(ctx) {
     // Most references repeat (every channel's message, say): each is resolved once.
     const resolves = new Map<string, boolean>()
     for (const { ref, pointer } of refSites(ctx.doc)) {
-      if (!ref.startsWith('#')) continue
+      if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
+      const local = ref.startsWith('#')
+      // A reference into a locked file is resolved in that file (relative to this document); a
+      // file the bundle did not read is the bundle reading's to report (unlocked, missing, ...).
+      const hash = ref.indexOf('#')
+      const file = local ? ctx.doc : lockedFile(ctx, ref.slice(0, hash === -1 ? undefined : hash))
+      if (file === undefined) continue
       let ok = resolves.get(ref)
-      if (ok === undefined) resolves.set(ref, (ok = resolveFragment(ctx.doc, ref) !== undefined))
-      if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in this document.`, { ref })
+      if (ok === undefined) resolves.set(ref, (ok = resolveFragment(file, hash === -1 ? '#' : ref.slice(hash)) !== undefined))
+      if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in ${local ? 'this document' : 'that file'}.`, { ref })
     }
   },
+}
+
+/** The parsed value of a file a reference of this document names, when the bundle's reading read it. */
+function lockedFile(ctx: NatsContext, path: string): unknown {
+  const file = join(dirname(ctx.main.file), path)
+  return (ctx.input.files.get(file) ?? ctx.input.documents.get(file))?.source.value
 }
 
 /** A standard position that holds a reference, and what its `$ref` must name there (AsyncAPI 3.0). */
@@ -42,6 +56,17 @@ const POSITIONS: readonly RefPosition[] = [
     at: new RegExp(`^/operations/${NAME}/(?:reply/)?messages/\\d+/\\$ref$`),
     kind: "a message of the operation's channel",
     targets: new RegExp(`^#/channels/${NAME}/messages/${NAME}$`),
+  },
+  // A component operation may name a component channel; its messages are that channel's all the same.
+  {
+    at: new RegExp(`^/components/operations/${NAME}/(?:reply/)?channel/\\$ref$`),
+    kind: 'a channel',
+    targets: new RegExp(`^#/(?:components/)?channels/${NAME}$`),
+  },
+  {
+    at: new RegExp(`^/components/operations/${NAME}/(?:reply/)?messages/\\d+/\\$ref$`),
+    kind: "a message of the operation's channel",
+    targets: new RegExp(`^#/(?:components/)?channels/${NAME}/messages/${NAME}$`),
   },
   {
     at: new RegExp(`^/(?:components/)?channels/${NAME}/messages/${NAME}/\\$ref$`),
@@ -77,11 +102,17 @@ export const refKind: NatsRule = {
         ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is here to name ${position.kind}; it names something else.`, { ref })
         continue
       }
-      // An operation's messages belong to the channel the operation (or its reply) names.
-      const operation = /^\/operations\/([^/]+)\/(reply\/)?messages\//.exec(pointer)
+      // An operation's messages belong to the channel the operation (or its reply) names: root
+      // operations and component ones alike (the parser's asyncapi3-operation-messages-from-referred-channel).
+      const operation = /^\/(components\/)?operations\/([^/]+)\/(reply\/)?messages\//.exec(pointer)
       if (operation) {
-        const op = ctx.standard('operations')[unescapeToken(operation[1]!)]
-        const owner = isObject(op) ? (operation[2] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
+        const section = operation[1]
+          ? isObject(ctx.doc.components) && isObject(ctx.doc.components.operations)
+            ? ctx.doc.components.operations
+            : {}
+          : ctx.standard('operations')
+        const op = section[unescapeToken(operation[2]!)]
+        const owner = isObject(op) ? (operation[3] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
         const channel = isObject(owner) && typeof owner.$ref === 'string' ? owner.$ref : undefined
         if (channel !== undefined && !ref.startsWith(`${channel}/messages/`))
           ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is not a message of the operation's channel ${channel}.`, { ref, channel })

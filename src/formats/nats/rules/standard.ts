@@ -7,10 +7,22 @@ import { refSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import type { NatsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
+import { resolveFragment } from '../schemas.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
 
 const officialSchema = lazyRequire<object>('@asyncapi/specs/schemas/3.1.0-without-$id.json')
+const officialSchema30 = lazyRequire<object>('@asyncapi/specs/schemas/3.0.0-without-$id.json')
+
+/**
+ * The AsyncAPI version whose official schema checks the document's standard part: 3.1.0, or 3.0.0
+ * for any 3.0.x (AsyncAPI's patch releases share their schema); undefined for any other version,
+ * which is not read (NATS_ASYNCAPI_VERSION). Profile v0.2 itself needs 3.1.0.
+ */
+export function standardVersion(doc: Record<string, unknown>): '3.1.0' | '3.0.0' | undefined {
+  if (doc.asyncapi === '3.1.0') return '3.1.0'
+  return typeof doc.asyncapi === 'string' && /^3\.0\.(0|[1-9]\d*)$/.test(doc.asyncapi) ? '3.0.0' : undefined
+}
 type Validate = import('ajv').ValidateFunction
 /** ajv-formats (which loads ajv's code generator), required when a full compile first needs it. */
 const formats = lazyRequire<{ default?: (ajv: object) => void } & ((ajv: object) => void)>('ajv-formats')
@@ -33,19 +45,21 @@ const precompiled = {
   asyncapi: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/asyncapi-validators.cjs'),
   profile: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/profile-validator.cjs'),
 }
-function compiled(name: 'asyncapi' | 'profile', allErrors: boolean): Validate {
+function compiled(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', allErrors: boolean): Validate {
   const key = `${name}:${allErrors}`
-  const ready = allErrors ? undefined : precompiled[name]()
+  // Only the 3.1.0 schema and the profile are precompiled; a 3.0 document compiles its schema once.
+  const ready = allErrors || name === 'asyncapi-3.0.0' ? undefined : precompiled[name]()
   if (ready) return ready
   let validate = compiledSchemas.get(key)
   if (!validate) {
-    const schema = name === 'asyncapi' ? officialSchema() : profileSchema
+    const schema = name === 'asyncapi' ? officialSchema() : name === 'asyncapi-3.0.0' ? officialSchema30() : profileSchema
     // The official parser checks the schema's formats (email, uri, uri-template, uuid, regex) with
     // ajv-formats; so does this, so a contact email or a license URL that is not one is refused
     // here too. `uri-reference` is the format of `$ref` values, which the parser checks only after
     // reading the references (they are gone by then): the references' own rules speak for them.
-    const ajv = createAjv({ allErrors, validateFormats: name === 'asyncapi' })
-    if (name === 'asyncapi') {
+    const official = name !== 'profile'
+    const ajv = createAjv({ allErrors, validateFormats: official })
+    if (official) {
       addFormats(ajv)
       ajv.addFormat('uri-reference', true)
     }
@@ -77,31 +91,47 @@ const EXTERNAL_POSITIONS: ReadonlyArray<[RegExp, string]> = [
 ]
 
 /** The all-errors report for a value, or none when the first-error check passes it. */
-function schemaErrors(name: 'asyncapi' | 'profile', value: unknown): NonNullable<Validate['errors']> {
+function schemaErrors(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: unknown): NonNullable<Validate['errors']> {
   if (compiled(name, false)(value)) return []
   const validate = compiled(name, true)
   return validate(value) ? [] : (validate.errors ?? [])
 }
 
+/**
+ * "One application authors asyncapi/asyncapi.yaml, using AsyncAPI 3.1.0 and this extension": a
+ * profiled document must be 3.1.0. A 3.0.x document without the profile is plain AsyncAPI and is
+ * checked as such (by the 3.0.0 schema and the reference rules), not refused for its version; a
+ * profiled one is refused, naming its version, and its standard part is checked all the same.
+ */
 export const asyncapiVersion: NatsRule = {
   code: 'NATS_ASYNCAPI_VERSION',
-  description: 'The document is not AsyncAPI 3.1.0 (an unsupported capability).',
+  description: 'The document is not AsyncAPI 3.1.0 and carries the profile (which needs 3.1.0), or is no AsyncAPI 3 version at all (unsupported).',
   check(ctx) {
-    if (ctx.doc.asyncapi !== '3.1.0')
-      ctx.report(this.code, '/asyncapi', `asyncapi: ${JSON.stringify(ctx.doc.asyncapi ?? null)} is not supported; profile v0.2 documents are AsyncAPI 3.1.0.`, {
-        version: ctx.doc.asyncapi,
-      })
+    const version = standardVersion(ctx.doc)
+    if (version === '3.1.0') return
+    const profiled = isObject(ctx.doc['x-nats-contract'])
+    if (version === '3.0.0' && !profiled) return
+    const given = JSON.stringify(ctx.doc.asyncapi ?? null)
+    ctx.report(
+      this.code,
+      '/asyncapi',
+      version === '3.0.0'
+        ? `asyncapi: ${given} is AsyncAPI 3.0, and the x-nats-contract profile v0.2 needs AsyncAPI 3.1.0: change it to 3.1.0 (its standard part is checked as 3.0 meanwhile).`
+        : `asyncapi: ${given} is not supported; profile v0.2 documents are AsyncAPI 3.1.0 (3.0.x documents without the profile are checked as standard AsyncAPI).`,
+      { version: ctx.doc.asyncapi },
+    )
   },
 }
 
 export const asyncapiSchema: NatsRule = {
   code: 'NATS_ASYNCAPI_SCHEMA',
   description:
-    'The standard part breaks the official AsyncAPI 3.1.0 JSON Schema (@asyncapi/specs), in the document or in what a locked file it references contributes in its position.',
+    'The standard part breaks the official AsyncAPI JSON Schema of its version (3.1.0, or 3.0.0 for a 3.0.x document; @asyncapi/specs), in the document or in what a locked file it references contributes in its position.',
   check(ctx) {
-    if (ctx.doc.asyncapi !== '3.1.0') return
+    const version = standardVersion(ctx.doc)
+    if (version === undefined) return
     externalParts(ctx, this.code)
-    const all = schemaErrors('asyncapi', ctx.doc)
+    const all = schemaErrors(version === '3.1.0' ? 'asyncapi' : 'asyncapi-3.0.0', bindingRefsResolved(ctx.doc))
     if (all.length === 0) return
     // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
     const errors = all.filter(
@@ -122,9 +152,45 @@ export const asyncapiSchema: NatsRule = {
         extra === undefined
           ? `${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}`
           : `${JSON.stringify(extra)} is not a member ${e.instancePath || 'the document'} may have`
-      ctx.report(this.code, pointer, `AsyncAPI 3.1.0: ${message}.`, { keyword: e.keyword })
+      ctx.report(this.code, pointer, `AsyncAPI ${version}: ${message}.`, { keyword: e.keyword })
     }
   },
+}
+
+/** A `$ref` inside a protocol binding, below the binding object itself (Kafka `key`, MQTT `correlationData`, ...). */
+const INSIDE_BINDING = /\/(?:bindings\/[^/]+|components\/(?:server|channel|operation|message)Bindings\/[^/]+\/[^/]+)\/.+\/\$ref$/
+
+/**
+ * The document as the official parser validates it in one respect: it resolves references before
+ * checking, and a binding's members take schemas whose `{$ref}` form the raw document cannot be
+ * told apart from (Kafka `key` is one of a schema or a Reference, and `{$ref}` is both). Each
+ * same-document `$ref` inside a binding is replaced by what it names (a copy along its path only;
+ * the document is unchanged); one that names nothing is left for NATS_REF_UNRESOLVED. A reference
+ * that is the whole binding (`bindings: {nats: {$ref}}`) stays: the schema refuses that position,
+ * as the parser does. O(document) for the walk, plus the length of each replaced path.
+ */
+function bindingRefsResolved(doc: Record<string, unknown>): unknown {
+  const sites = refSites(doc).filter((site) => site.ref.startsWith('#') && INSIDE_BINDING.test(site.pointer))
+  if (sites.length === 0) return doc
+  const root: Record<string, unknown> = { ...doc }
+  for (const { ref, pointer } of sites) {
+    const target = resolveFragment(doc, ref)
+    if (target === undefined) continue
+    const tokens = splitPointer(pointer).slice(0, -1)
+    let parent: Record<string, unknown> | unknown[] = root
+    for (let i = 0; i < tokens.length - 1; i++) {
+      const token = tokens[i]!
+      const child: unknown = Array.isArray(parent) ? parent[Number(token)] : parent[token]
+      const copy = Array.isArray(child) ? [...child] : isObject(child) ? { ...child } : child
+      if (Array.isArray(parent)) parent[Number(token)] = copy
+      else Object.defineProperty(parent, token, { value: copy, enumerable: true, writable: true, configurable: true })
+      parent = copy as Record<string, unknown> | unknown[]
+    }
+    const last = tokens.at(-1)!
+    if (Array.isArray(parent)) parent[Number(last)] = target
+    else Object.defineProperty(parent, last, { value: target, enumerable: true, writable: true, configurable: true })
+  }
+  return root
 }
 
 /**

@@ -1,0 +1,45 @@
+import type { Diagnostic } from '../../core/diagnostics.js'
+import type { ImportQuery } from '../../core/format.js'
+
+/** Options for NATS application documents (plugin option `nats`, CLI `--names`). */
+export interface NatsOptions {
+  /**
+   * Export names chosen by hand, keyed by standard channel id (`"note-log": "noteLog"`). A given
+   * name wins over a derived one, which then yields; derived names never fail the build (docs/nats.md).
+   * @default {}
+   */
+  names?: Readonly<Record<string, string>>
+}
+
+/**
+ * The NATS options, checked: only `names`, an object of strings (anything else is
+ * NATS_INVALID_OPTION, never silently ignored). The import query carries no NATS option.
+ */
+export function resolveNatsOptions(raw: unknown, _query: ImportQuery, file: string): { options: NatsOptions; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = []
+  const report = (message: string, data: Record<string, unknown>) =>
+    diagnostics.push({ code: 'NATS_INVALID_OPTION', severity: 'error', message, file, pointer: '', line: 1, column: 1, data })
+  if (raw === undefined) return { options: {}, diagnostics }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    report(`NATS options are an object ({ names }), not ${JSON.stringify(raw)}.`, { value: raw })
+    return { options: {}, diagnostics }
+  }
+  const given = raw as Record<string, unknown>
+  const unknown = Object.keys(given).find((key) => key !== 'names')
+  if (unknown !== undefined) report(`Option ${JSON.stringify(unknown)} is not a NATS option (names).`, { option: unknown })
+  const names = given.names
+  if (names === undefined) return { options: {}, diagnostics }
+  const entries = typeof names === 'object' && names !== null && !Array.isArray(names) ? Object.entries(names) : undefined
+  const wrong = entries ? entries.find(([, name]) => typeof name !== 'string') : [undefined, names]
+  if (wrong) {
+    report(
+      `Option names: ${entries ? `the name for ${JSON.stringify(wrong[0])} is ${JSON.stringify(wrong[1])}, not a string` : 'not an object of export names'}.`,
+      { option: 'names', value: wrong[1] },
+    )
+    return { options: {}, diagnostics }
+  }
+  // Own properties only: a channel id `__proto__` is a key like any other.
+  const own: Record<string, string> = {}
+  for (const [id, name] of entries!) Object.defineProperty(own, id, { value: name, enumerable: true, writable: true, configurable: true })
+  return { options: { names: own }, diagnostics }
+}
