@@ -1,6 +1,6 @@
 /**
  * Fuzzing (fast-check) for the three formats: structured mutations of valid documents and
- * byte-level mutations of their text. Invariants: compile returns (never throws), within 2 s,
+ * byte-level mutations of their text. Invariants: compile returns (never throws) and terminates,
  * never reports an internal error, and when it reports no error the module loads and its exports
  * are frozen. `npm test` runs a quick profile; `npm run fuzz` runs FUZZ_RUNS cases per format.
  */
@@ -178,7 +178,8 @@ async function check(format: string, file: string, text: string): Promise<void> 
   const elapsed = Date.now() - started
   counts[format] ??= { cases: 0, valid: 0 }
   counts[format].cases++
-  expect(elapsed, 'one input compiles in under 2 s').toBeLessThan(2000)
+  // A termination bound only (a slow, shared machine must not fail it); cost is bench/complexity.ts's to measure.
+  expect(elapsed, 'one input compiles (terminates)').toBeLessThan(30_000)
   const internal = result.diagnostics.find((d) => d.code === 'CONTRACTS_INTERNAL')
   expect(internal, internal?.message).toBeUndefined()
   for (const d of result.diagnostics) expect(d.line >= 1 && d.column >= 1, `${d.code} has a position`).toBe(true)
