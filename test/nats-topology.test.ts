@@ -99,6 +99,70 @@ describe('the projection of the shop bundle', () => {
   })
 })
 
+describe('applications as (contract id, version), links through import aliases', () => {
+  it('draws a link whose ends name their contract through an import alias that differs from the contract id', async () => {
+    // payments imports orders as `books`; both a sending and a receiving end are named through it.
+    const doc = 'payments/asyncapi/asyncapi.yaml'
+    const bundle = ShopBundle.copy('topology-alias')
+      .edit(doc, '    orders: { contract: orders,', '    books: { contract: orders,')
+      .edit(
+        doc,
+        '    - send: { contract: orders, operation: placeOrder }\n      receive: onOrderPlaced\n',
+        '    - send: { contract: books, operation: placeOrder }\n      receive: onOrderPlaced\n' +
+          '    - send: { contract: books, operation: getOrder }\n      receive: { contract: books, operation: serveOrder }\n',
+      )
+      .relock()
+    const r = await topology(bundle.root)
+    expect(r.diagnostics).toEqual([])
+    const t = r.topology!
+    expect(t.edges.filter((e) => e.kind === 'link').map((e) => `${e.from} -> ${e.to}`)).toEqual([
+      'operation:orders/getOrder -> operation:orders/serveOrder',
+      'operation:orders/placeOrder -> operation:payments/onOrderPlaced',
+      'operation:payments/capturePayment -> operation:shipping/onPaymentCaptured',
+    ])
+    expect(t.edges.filter((e) => e.kind === 'import').map((e) => `${e.from} -> ${e.to}`)).toContain('app:payments -> app:orders')
+    expect(JSON.stringify(t)).not.toContain('books')
+  })
+
+  it('keeps two versions of one contract in a bundle apart: nodes, channels, imports and links each to its own version', async () => {
+    // orders 1.3.0 beside 1.2.0 (deployed to another binding, so their subjects do not overlap); payments imports 1.2.0.
+    const bundle = ShopBundle.copy('topology-versions')
+    bundle
+      .write(
+        'orders-next/asyncapi/asyncapi.yaml',
+        bundle.read('orders/asyncapi/asyncapi.yaml').replace('  version: 1.2.0\n', '  version: 1.3.0\n').replace('binding: shop-prod', 'binding: shop-staging'),
+      )
+      .relock(['orders-next/asyncapi/asyncapi.yaml'])
+    const r = await topology(bundle.root)
+    expect(r.diagnostics).toEqual([])
+    const t = r.topology!
+    const apps = t.nodes.filter((n) => n.kind === 'application')
+    expect(apps.map((n) => [n.id, n.contract, n.label, n.data.contract, n.data.version])).toEqual([
+      ['app:orders@1.2.0', 'orders@1.2.0', 'orders 1.2.0', 'orders', '1.2.0'],
+      ['app:orders@1.3.0', 'orders@1.3.0', 'orders 1.3.0', 'orders', '1.3.0'],
+      ['app:payments', 'payments', 'payments 1.4.0', 'payments', '1.4.0'],
+      ['app:shipping', 'shipping', 'shipping 0.9.0', 'shipping', '0.9.0'],
+    ])
+    for (const version of ['1.2.0', '1.3.0'])
+      for (const id of [`channel:orders@${version}/orderPlaced`, `channel:orders@${version}/orderLookup`, `operation:orders@${version}/placeOrder`])
+        expect(t.nodes.map((n) => n.id)).toContain(id)
+    const edges = (kind: string) => t.edges.filter((e) => e.kind === kind).map((e) => `${e.from} -> ${e.to}`)
+    expect(edges('import')).toEqual(['app:payments -> app:orders@1.2.0', 'app:shipping -> app:payments'])
+    expect(edges('link')).toContain('operation:orders@1.2.0/placeOrder -> operation:payments/onOrderPlaced')
+    // Each version's channel is captured by its own binding's stream, owned by that version.
+    expect(edges('capture')).toEqual(
+      expect.arrayContaining(['channel:orders@1.2.0/orderPlaced -> stream:shop-prod/ORDERS', 'channel:orders@1.3.0/orderPlaced -> stream:shop-staging/ORDERS']),
+    )
+    expect(t.nodes.find((n) => n.id === 'stream:shop-staging/ORDERS')!.data).toMatchObject({ owner: 'orders@1.3.0', declaredBy: ['orders@1.3.0'] })
+    // The global parser tells the two versions apart.
+    expect(
+      globalSubjectParser(t)
+        .candidates('orders.eu.ord-12345678.placed')
+        .map((c) => c.contract),
+    ).toEqual(['orders@1.2.0', 'orders@1.3.0', 'payments'])
+  })
+})
+
 describe('the global subject parser', () => {
   it('parses with the contract/channel identity and lists the candidates without one', async () => {
     const parser = globalSubjectParser(await shopTopology())

@@ -7,6 +7,11 @@
  *
  * Streams and consumers are server resources: one node per (deployment binding, name), with the
  * application that owns it (`authority: contract`) and every application that declares it.
+ *
+ * An application is a (contract id, version): its key is the contract id, or `<id>@<version>` for
+ * every version of an id the projection holds more than one of (two versions are two nodes, never
+ * one). A link end `{contract: <alias>, operation}` names its contract through the importing
+ * document's alias, so it is resolved through that document's imports, never read as a contract id.
  */
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -27,7 +32,10 @@ export type TopologyNodeKind = 'application' | 'channel' | 'operation' | 'stream
 export interface TopologyNode {
   readonly id: string
   readonly kind: TopologyNodeKind
-  /** The application (contract id) the node belongs to; for streams and consumers, the owner if one owns it. */
+  /**
+   * The application the node belongs to: its contract id, or `<id>@<version>` when the projection
+   * holds two versions of that id; for streams and consumers, the owner if one owns it.
+   */
   readonly contract?: string
   readonly label: string
   readonly source?: SourceLink
@@ -124,6 +132,11 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   const edges = new Map<string, TopologyEdge>()
   const add = (node: TopologyNode) => void (nodes.has(node.id) ? undefined : nodes.set(node.id, node))
   const connect = (edge: TopologyEdge) => void edges.set(edgeKey(edge), edge)
+  // Application keys: the contract id, or id@version where one id comes in several versions.
+  const versions = new Map<string, Set<string>>()
+  for (const { model } of models) versions.set(model.contract.id, (versions.get(model.contract.id) ?? new Set()).add(model.contract.version))
+  const applicationKey = (contract: string, version: string) =>
+    versions.get(contract)?.size === 1 && versions.get(contract)!.has(version) ? contract : `${contract}@${version}`
   const app = (contract: string) => `app:${contract}`
   const channelId = (contract: string, id: string) => `channel:${contract}/${id}`
   const operationId = (contract: string, id: string) => `operation:${contract}/${id}`
@@ -140,15 +153,22 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   >()
 
   for (const { model } of models) {
-    const contract = model.contract.id
+    // This application's key (what every node of its own is named under).
+    const contract = applicationKey(model.contract.id, model.contract.version)
     const binding = model.deployment.binding
     add({
       id: app(contract),
       kind: 'application',
       contract,
-      label: `${contract} ${model.contract.version}`,
+      label: `${model.contract.id} ${model.contract.version}`,
       source: model.source,
-      data: { contract, version: model.contract.version, digest: model.contract.digest, binding, minimumServerVersion: model.deployment.minimumServerVersion },
+      data: {
+        contract: model.contract.id,
+        version: model.contract.version,
+        digest: model.contract.digest,
+        binding,
+        minimumServerVersion: model.deployment.minimumServerVersion,
+      },
     })
     for (const c of model.channels) {
       const parameters: Record<string, TokenType> = {}
@@ -255,20 +275,33 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
     for (const i of model.imports)
       connect({
         from: app(contract),
-        to: app(i.contract),
+        to: app(applicationKey(i.contract, i.version)),
         kind: 'import',
         label: `${i.contract} ${i.version}`,
         verified: ['locked digest', 'identity'],
         data: { sha256: i.sha256, path: i.path },
       })
-    for (const l of model.links)
+    // A link end is a local operation (its contract is this document's id) or names an import alias.
+    // An alias that is also this document's id would be ambiguous here: such a link is left out, never guessed.
+    const aliases = new Map(model.imports.map((i) => [i.alias, applicationKey(i.contract, i.version)]))
+    const endOf = (end: { contract: string; operation: string }): string | undefined => {
+      const imported = aliases.get(end.contract)
+      if (imported !== undefined && end.contract === model.contract.id) return undefined
+      const key = imported ?? (end.contract === model.contract.id ? contract : undefined)
+      return key === undefined ? undefined : operationId(key, end.operation)
+    }
+    for (const l of model.links) {
+      const from = endOf(l.send)
+      const to = endOf(l.receive)
+      if (from === undefined || to === undefined) continue
       connect({
-        from: operationId(l.send.contract, l.send.operation),
-        to: operationId(l.receive.contract, l.receive.operation),
+        from,
+        to,
         kind: 'link',
         label: 'link',
         verified: ['direction', 'equal subject languages', 'equal payload schemas'],
       })
+    }
   }
   for (const s of streamDecl.values())
     add({
@@ -301,6 +334,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   }
   // Captures: a channel's subjects against each stream of its binding, exactly over the token languages.
   for (const { model } of models) {
+    const contract = applicationKey(model.contract.id, model.contract.version)
     for (const c of model.channels) {
       if (c.address === undefined) continue
       const types: Record<string, TokenType> = {}
@@ -321,7 +355,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
           covered = 'undecided'
         }
         connect({
-          from: channelId(model.contract.id, c.id),
+          from: channelId(contract, c.id),
           to: streamId(s.binding, s.name),
           kind: 'capture',
           label: covered === true ? 'captured' : 'partly captured',

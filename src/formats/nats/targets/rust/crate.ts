@@ -5,6 +5,7 @@
  */
 import type { NatsModel } from '../../model.js'
 import { COMMON_RS } from './common.js'
+import { COMMON_SERDE_RS } from './serde-integer.js'
 import { generateRust, type RustOptions } from './generate.js'
 import { codeSpan } from './doc.js'
 import { bare, Names, PRELUDE_NAMES, rustString } from './names.js'
@@ -63,7 +64,8 @@ export function rustCrate(models: readonly NatsModel[], name: string, options: R
     files.push({ path: `src/${bare(module)}.rs`, text: generateRust(model, options) })
   }
   files.push({ path: 'src/lib.rs', text: lib.join('\n') + '\n' })
-  files.push({ path: 'src/common.rs', text: COMMON_RS })
+  // The serde part only with --serde: without it the crate has no `serde` feature to test for.
+  files.push({ path: 'src/common.rs', text: options.serde ? COMMON_RS + COMMON_SERDE_RS : COMMON_RS })
   files.push({
     path: 'Cargo.toml',
     text: [

@@ -1,10 +1,13 @@
 /**
  * Payload types for the Rust target's `serde` feature: each message payload's schema (AsyncAPI
  * Schema Object, JSON Schema draft-07) as Rust types with `serde` derives that round-trip the JSON
- * the TypeScript side produces. An object with `properties` is a struct (required members as they
+ * the TypeScript side produces, and accept every value the payload's validator accepts (a type never
+ * narrower than the schema). A `type: object` with `properties` is a struct (required members as they
  * are, the others `Option` and left out when absent; an open object keeps its other members in
- * `extra`, a closed one denies them), a string enum an enum, arrays `Vec`, `type: [T, "null"]` an
- * `Option`, a `$ref` to a component its named type. What a Rust type cannot say exactly (`oneOf`,
+ * `extra`, a closed one denies them), a string enum an enum, arrays `Vec`, integers common.rs's
+ * `Integer` (`1.0` and `1e2` are draft-07 integers), `type: [T, "null"]` an `Option`, a `$ref` to a
+ * component its named type. A schema with no `type` admits every JSON type whatever its
+ * `properties`, `required` or `items` say, so it is `serde_json::Value`. What a Rust type cannot say exactly (`oneOf`,
  * `anyOf`, `allOf`, `const`, mixed enums, `not`, `if`) is `serde_json::Value`: kept as it is, never
  * guessed. Each component is written once (names break recursion); a member whose type can contain
  * the struct it belongs to, directly or through other structs, is boxed. Every type name comes from
@@ -20,6 +23,7 @@ import type { RustWriter } from './writer.js'
 const COMPONENT = '#/components/schemas/'
 const MAX_DEPTH = 32
 const VALUE = 'serde_json::Value'
+const INTEGER = 'crate::common::Integer'
 
 interface Field {
   readonly key: string
@@ -31,6 +35,11 @@ interface Field {
 type Definition =
   | { readonly kind: 'enum'; readonly name: string; readonly values: string[] }
   | { readonly kind: 'struct'; readonly name: string; readonly closed: boolean; readonly fields: Field[] }
+
+/** Whether a schema's `patternProperties` admits members by pattern (then `additionalProperties: false` does not close it). */
+function hasPatterns(schema: Record<string, unknown>): boolean {
+  return isObject(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0
+}
 
 /** `Option<Option<T>>` -> `T` and the number of `Option`s around it. */
 function unwrapOptions(type: string): { inner: string; options: number } {
@@ -79,12 +88,15 @@ export class RustPayloads {
       const inner = this.typeOf({ ...schema, type: types.find((t) => t !== 'null') }, hint, depth + 1)
       return inner === VALUE ? VALUE : `Option<${inner}>`
     }
-    const type = types?.length === 1 ? types[0] : isObject(schema.properties) ? 'object' : undefined
+    // No `type`: draft-07 accepts every JSON type (`properties`, `required` and `items` constrain
+    // only objects and arrays), so the only type as wide as the validator is `Value`.
+    const type = types?.length === 1 ? types[0] : undefined
     switch (type) {
       case 'string':
         return 'String'
       case 'integer':
-        return 'i64'
+        // Not `i64`: draft-07 integers include `1.0` and `1e2` (common.rs's `Integer`).
+        return INTEGER
       case 'number':
         // serde_json's own number: 10 stays 10 and 10.5 stays 10.5 on the way back (an f64 would write 10.0).
         return 'serde_json::Number'
@@ -146,7 +158,9 @@ export class RustPayloads {
       if (seen.has(name)) continue
       seen.add(name)
       if (Array.isArray(schema.enum)) definitions.push({ kind: 'enum', name, values: schema.enum as string[] })
-      else definitions.push({ kind: 'struct', name, closed: schema.additionalProperties === false, fields: this.fieldsOf(name, schema) })
+      // Closed only when nothing else admits a member: `patternProperties` names members the struct does not.
+      else
+        definitions.push({ kind: 'struct', name, closed: schema.additionalProperties === false && !hasPatterns(schema), fields: this.fieldsOf(name, schema) })
     }
     const edges = new Map<string, string[]>()
     for (const d of definitions)
@@ -193,6 +207,12 @@ export class RustPayloads {
       const type = reaches(inner, name) ? 'Option<'.repeat(options) + `Box<${inner}>` + '>'.repeat(options) : f.type
       if (bare(field) !== key) w.line(`#[serde(rename = ${rustString(key)})]`)
       if (required) w.line(`pub ${field}: ${type},`)
+      else if (options > 0)
+        // Optional and nullable: a present `null` stays `Some(None)` (serde alone would drop it).
+        w.line('#[serde(')
+          .indented(() => w.line('default,').line('skip_serializing_if = "Option::is_none",').line('deserialize_with = "crate::common::present"'))
+          .line(')]')
+          .line(`pub ${field}: Option<${type}>,`)
       else w.line('#[serde(default, skip_serializing_if = "Option::is_none")]').line(`pub ${field}: Option<${type}>,`)
     }
     if (!closed)
