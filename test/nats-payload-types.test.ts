@@ -41,7 +41,11 @@ describe('PayloadTypeWriter', () => {
     ['a required member no property describes', { type: 'object', required: ['z'] }, '{ z: unknown; [member: string]: unknown; }'],
     ['a required member a closed object cannot have', { type: 'object', required: ['z'], additionalProperties: false }, 'never'],
     ['a closed object without members', { type: 'object', additionalProperties: false }, '{ [member: string]: never; }'],
-    ['patternProperties keep a closed object open', { type: 'object', additionalProperties: false, patternProperties: { '^x': {} } }, '{ [member: string]: unknown; }'],
+    [
+      'patternProperties keep a closed object open',
+      { type: 'object', additionalProperties: false, patternProperties: { '^x': {} } },
+      '{ [member: string]: unknown; }',
+    ],
     ['enum literals of the type given only', { type: 'integer', enum: [1, 1.5, 'a'] }, '1'],
     ['a const the type excludes', { type: 'string', const: 2 }, 'never'],
     ['a quote in a key', { type: 'object', additionalProperties: false, properties: { 'a"b': { type: 'string' } } }, '{ "a\\"b"?: string; }'],

@@ -21,12 +21,24 @@ const LONG = { note: 'far too long' }
 
 /** balanceQuery's payload in each case (YAML at the payload's indentation), and the values both verdicts are taken on. */
 const CASES = {
-  'multi-draft-07': [`        payload:\n          schemaFormat: 'application/schema+json;version=draft-07'\n          schema: ${OBJECT_SCHEMA}`, [{}, 42, LONG, NOTE]],
-  'multi-asyncapi': [`        payload:\n          schemaFormat: 'application/vnd.aai.asyncapi+json;version=3.1.0'\n          schema: ${OBJECT_SCHEMA}`, [{}, 42, LONG, NOTE]],
-  'multi-yaml-spaced': [`        payload:\n          schemaFormat: 'application/schema+yaml; version=draft-07'\n          schema: ${OBJECT_SCHEMA}`, [{}, 42, LONG, NOTE]],
+  'multi-draft-07': [
+    `        payload:\n          schemaFormat: 'application/schema+json;version=draft-07'\n          schema: ${OBJECT_SCHEMA}`,
+    [{}, 42, LONG, NOTE],
+  ],
+  'multi-asyncapi': [
+    `        payload:\n          schemaFormat: 'application/vnd.aai.asyncapi+json;version=3.1.0'\n          schema: ${OBJECT_SCHEMA}`,
+    [{}, 42, LONG, NOTE],
+  ],
+  'multi-yaml-spaced': [
+    `        payload:\n          schemaFormat: 'application/schema+yaml; version=draft-07'\n          schema: ${OBJECT_SCHEMA}`,
+    [{}, 42, LONG, NOTE],
+  ],
   'multi-component': [`        payload: { $ref: '#/components/schemas/Note' }`, [{}, 42, LONG, NOTE]],
   plain: [`        payload: ${OBJECT_SCHEMA}`, [{}, 42, LONG, NOTE]],
-  'no-type-object': ['        payload: { required: [account], properties: { account: { type: string } } }', [5, 'x', null, true, [1], { account: 'a' }, {}, { account: 7 }]],
+  'no-type-object': [
+    '        payload: { required: [account], properties: { account: { type: string } } }',
+    [5, 'x', null, true, [1], { account: 'a' }, {}, { account: 7 }],
+  ],
   'no-type-array': ['        payload: { items: { type: string } }', [5, 'x', null, { a: 1 }, ['a'], [1]]],
   'typed-object': ['        payload: { type: object, required: [account], properties: { account: { type: string } } }', [5, 'x', null, { account: 'a' }]],
 } satisfies Record<string, [string, unknown[]]>
@@ -36,7 +48,10 @@ type Case = keyof typeof CASES
 async function compileCase(name: Case) {
   const edits: Array<[string, string]> = [
     [QUERY, CASES[name][0]],
-    ['components:\n  messages:\n', `components:\n  schemas:\n    Note:\n      schemaFormat: application/schema+json;version=draft-07\n      schema: ${OBJECT_SCHEMA}\n  messages:\n`],
+    [
+      'components:\n  messages:\n',
+      `components:\n  schemas:\n    Note:\n      schemaFormat: application/schema+json;version=draft-07\n      schema: ${OBJECT_SCHEMA}\n  messages:\n`,
+    ],
   ]
   let text = ledger
   for (const [from, to] of edits) {
@@ -85,13 +100,16 @@ beforeAll(async () => {
 const verdicts = (name: Case) => CASES[name][1].map((v) => compiled[name].validate!(v))
 
 describe('a multi-format payload ({schemaFormat, schema}) is typed and validated as its schema', () => {
-  it.each(['multi-draft-07', 'multi-asyncapi', 'multi-yaml-spaced', 'multi-component'] as const)('%s: {}, 42 and an over-long text are refused; a valid payload passes', (name) => {
-    expect(compiled[name].result.diagnostics).toEqual([])
-    expect(compiled[name].validate).toBeTypeOf('function')
-    expect(verdicts(name)).toEqual([false, false, false, true])
-    // The type says what the schema says of types (maxLength is the validator's): {} and 42 are not payloads.
-    expect(typeRefuses[name]).toEqual([{}, 42])
-  })
+  it.each(['multi-draft-07', 'multi-asyncapi', 'multi-yaml-spaced', 'multi-component'] as const)(
+    '%s: {}, 42 and an over-long text are refused; a valid payload passes',
+    (name) => {
+      expect(compiled[name].result.diagnostics).toEqual([])
+      expect(compiled[name].validate).toBeTypeOf('function')
+      expect(verdicts(name)).toEqual([false, false, false, true])
+      // The type says what the schema says of types (maxLength is the validator's): {} and 42 are not payloads.
+      expect(typeRefuses[name]).toEqual([{}, 42])
+    },
+  )
 
   it('the same schema written plainly: the same verdicts and the same type', () => {
     expect(verdicts('plain')).toEqual([false, false, false, true])

@@ -46,7 +46,10 @@ const schema: fc.Arbitrary<Schema> = fc.letrec<{ schema: Schema; leaf: Schema; o
     fc.constantFrom<Schema>(true, false, { $ref: '#/components/schemas/Pair' }, { $ref: '#/components/schemas/Word' }),
     fc.record({ type: fc.oneof(fc.constantFrom(...TYPES), fc.uniqueArray(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 3 })) }),
     fc
-      .record({ type: maybe(fc.constantFrom('string', 'number', 'integer')), enum: fc.uniqueArray(scalar, { minLength: 1, maxLength: 3, selector: (v) => JSON.stringify(v) }) })
+      .record({
+        type: maybe(fc.constantFrom('string', 'number', 'integer')),
+        enum: fc.uniqueArray(scalar, { minLength: 1, maxLength: 3, selector: (v) => JSON.stringify(v) }),
+      })
       .map(strip),
     fc.record({ const: scalar }),
     fc.record({ type: fc.constant('string'), maxLength: fc.nat(3) }),
@@ -118,7 +121,8 @@ function instance(s: unknown, rnd: () => number, depth = 0): unknown {
   if (o.enum) return pick(o.enum)
   const list = o.anyOf ?? o.oneOf ?? o.allOf
   if (list) return instance(pick(list), rnd, depth + 1)
-  const types: string[] = o.type === undefined ? (o.properties || o.required ? ['object', 'string'] : o.items ? ['array', 'number'] : ['string']) : [].concat(o.type)
+  const types: string[] =
+    o.type === undefined ? (o.properties || o.required ? ['object', 'string'] : o.items ? ['array', 'number'] : ['string']) : [].concat(o.type)
   switch (pick(types)) {
     case 'string':
       return pick(['a', 'abcd', ''])
@@ -136,7 +140,8 @@ function instance(s: unknown, rnd: () => number, depth = 0): unknown {
         : Array.from({ length: Math.floor(rnd() * 3) }, () => instance(o.items, rnd, depth + 1))
     default: {
       const out: Record<string, unknown> = {}
-      for (const [k, child] of Object.entries((o.properties ?? {}) as Record<string, unknown>)) if (o.required?.includes(k) || rnd() < 0.6) out[k] = instance(child, rnd, depth + 1)
+      for (const [k, child] of Object.entries((o.properties ?? {}) as Record<string, unknown>))
+        if (o.required?.includes(k) || rnd() < 0.6) out[k] = instance(child, rnd, depth + 1)
       for (const k of o.required ?? []) if (!(k in out)) out[k] = pick(['a', 1, null])
       if (rnd() < 0.15) out.z = 1
       return out
@@ -162,8 +167,12 @@ describe('NATS payload types are exactly as wide as the generated validators (ra
     const cases = fc.sample(fc.tuple(schema, fc.integer(), fc.array(jsonValue, { minLength: 4, maxLength: 4 })), { numRuns: RUNS, seed: SEED })
     // Every schema a reply channel (no address, so no subject profile) of one document: one compile.
     const channels = cases.map(([s], i) => `  probe${i}:\n    messages:\n      m:\n        payload: ${JSON.stringify(s)}\n`).join('')
-    const components = Object.entries(COMPONENTS).map(([name, s]) => `    ${name}: ${JSON.stringify(s)}\n`).join('')
-    const text = ledger.replace('\noperations:\n', `\n${channels}operations:\n`).replace('components:\n  messages:\n', `components:\n  schemas:\n${components}  messages:\n`)
+    const components = Object.entries(COMPONENTS)
+      .map(([name, s]) => `    ${name}: ${JSON.stringify(s)}\n`)
+      .join('')
+    const text = ledger
+      .replace('\noperations:\n', `\n${channels}operations:\n`)
+      .replace('components:\n  messages:\n', `components:\n  schemas:\n${components}  messages:\n`)
     expect(text).toContain('probe0')
     expect(text).toContain('    Pair: ')
     mkdirSync(work, { recursive: true })
@@ -194,7 +203,12 @@ describe('NATS payload types are exactly as wide as the generated validators (ra
     const refusedLines = new Set([...r.output.matchAll(/use\.ts\((\d+),/g)].map((m) => Number(m[1])))
     const disagreements = checked
       .filter((c) => (c.accepted ? refusedLines.has(c.line) : !refusedLines.has(c.line) && expressible(cases[c.schema]![0])))
-      .map((c) => ({ schema: JSON.stringify(cases[c.schema]![0]), type: typeLine(result.dts!, c.schema), value: JSON.stringify(c.value), validator: c.accepted }))
+      .map((c) => ({
+        schema: JSON.stringify(cases[c.schema]![0]),
+        type: typeLine(result.dts!, c.schema),
+        value: JSON.stringify(c.value),
+        validator: c.accepted,
+      }))
     expect(disagreements).toEqual([])
     // Both verdicts, and expressible schemas, must actually occur, or the property says nothing.
     expect(checked.filter((c) => c.accepted).length).toBeGreaterThan(RUNS * 2)

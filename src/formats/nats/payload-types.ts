@@ -145,7 +145,16 @@ export class PayloadTypeWriter {
 }
 
 /** Keywords that constrain objects only (draft-07 section 6.5): without `type`, other values pass them. */
-const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'dependencies', 'propertyNames']
+const OBJECT_KEYWORDS = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'dependencies',
+  'propertyNames',
+]
 /** Keywords that constrain arrays only (draft-07 section 6.4). */
 const ARRAY_KEYWORDS = ['items', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains']
 
