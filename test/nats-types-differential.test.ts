@@ -80,6 +80,9 @@ const schema: fc.Arbitrary<Schema> = fc.letrec<{ schema: Schema; leaf: Schema; o
   ),
 })).schema
 
+/** A message payload must be a schema object (AsyncAPI 3.1.0): `true` and `false` only inside one. */
+const payloadSchema = schema.filter((s) => typeof s === 'object')
+
 /** Keywords a TypeScript type says exactly (with `additionalProperties`/`additionalItems` as booleans only). */
 const EXACT = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'additionalItems', 'enum', 'const', '$ref'])
 
@@ -164,7 +167,7 @@ function random(seed: number): () => number {
 
 describe('NATS payload types are exactly as wide as the generated validators (random draft-07 schemas)', () => {
   it('a value the validator accepts type-checks; where the schema is expressible, a value the type admits is accepted', async () => {
-    const cases = fc.sample(fc.tuple(schema, fc.integer(), fc.array(jsonValue, { minLength: 4, maxLength: 4 })), { numRuns: RUNS, seed: SEED })
+    const cases = fc.sample(fc.tuple(payloadSchema, fc.integer(), fc.array(jsonValue, { minLength: 4, maxLength: 4 })), { numRuns: RUNS, seed: SEED })
     // Every schema a reply channel (no address, so no subject profile) of one document: one compile.
     const channels = cases.map(([s], i) => `  probe${i}:\n    messages:\n      m:\n        payload: ${JSON.stringify(s)}\n`).join('')
     const components = Object.entries(COMPONENTS)
@@ -213,7 +216,7 @@ describe('NATS payload types are exactly as wide as the generated validators (ra
     // Both verdicts, and expressible schemas, must actually occur, or the property says nothing.
     expect(checked.filter((c) => c.accepted).length).toBeGreaterThan(RUNS * 2)
     expect(checked.filter((c) => !c.accepted).length).toBeGreaterThan(RUNS * 2)
-    expect(cases.filter(([s]) => expressible(s)).length).toBeGreaterThan(RUNS / 5)
+    expect(cases.filter(([s]) => expressible(s)).length).toBeGreaterThan(RUNS / 10)
     // Every tsc error is on a value line: a broken declaration file would otherwise pass for refusals.
     expect([...refusedLines].filter((l) => l <= 2)).toEqual([])
     expect(r.output.split('\n').filter((l) => l.trim() !== '' && !/^use\.ts\(|^\s/.test(l))).toEqual([])
