@@ -31,6 +31,23 @@ describe('PayloadTypeWriter', () => {
     ],
     ['a reference to another file', { $ref: 'other.yaml#/Thing' }, 'unknown'],
     ['false', false, 'never'],
+    // Without `type`, object and array keywords constrain objects and arrays only (draft-07): every other JSON value passes.
+    [
+      'properties and required without type',
+      { required: ['a'], properties: { a: { type: 'string' } } },
+      '({ a: string; [member: string]: unknown; } | unknown[] | string | number | boolean | null)',
+    ],
+    ['items without type', { items: { type: 'string' } }, '({ [member: string]: unknown; } | Array<string> | string | number | boolean | null)'],
+    ['a required member no property describes', { type: 'object', required: ['z'] }, '{ z: unknown; [member: string]: unknown; }'],
+    ['a required member a closed object cannot have', { type: 'object', required: ['z'], additionalProperties: false }, 'never'],
+    ['a closed object without members', { type: 'object', additionalProperties: false }, '{ [member: string]: never; }'],
+    [
+      'patternProperties keep a closed object open',
+      { type: 'object', additionalProperties: false, patternProperties: { '^x': {} } },
+      '{ [member: string]: unknown; }',
+    ],
+    ['enum literals of the type given only', { type: 'integer', enum: [1, 1.5, 'a'] }, '1'],
+    ['a const the type excludes', { type: 'string', const: 2 }, 'never'],
     ['a quote in a key', { type: 'object', additionalProperties: false, properties: { 'a"b': { type: 'string' } } }, '{ "a\\"b"?: string; }'],
   ])('%s', (_name, schema, expected) => {
     expect(write(schema)).toBe(expected)

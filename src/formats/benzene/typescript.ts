@@ -134,8 +134,13 @@ export class TypeWriter {
         return `${wrap(this.type(schema.items, direction, indent))}[]`
       case 'object':
         return this.objectType(schema, direction, indent, closed)
-      default:
-        return isObject(schema.properties) || 'additionalProperties' in schema ? this.objectType(schema, direction, indent, closed) : 'unknown'
+      default: {
+        if (!isObject(schema.properties) && !('additionalProperties' in schema)) return 'unknown'
+        const object = this.objectType(schema, direction, indent, closed)
+        // Without `type`, object keywords hold for objects only: the validator lets every other JSON
+        // value through, and so does the type (a component's own shape, extended through allOf, stays the object).
+        return named?.own || closed ? object : `${object} | string | number | boolean | null | unknown[]`
+      }
     }
   }
 

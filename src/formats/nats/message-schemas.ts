@@ -2,6 +2,7 @@ import { basename, dirname, join } from 'node:path'
 import { escapeToken, unescapeToken } from '../../runtime/shared/json-pointer.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
+import { schemaOfPayload } from './multi-format.js'
 
 /** A file's path and parsed value: where a reference is read, and what its own references are relative to. */
 export interface Where {
@@ -94,7 +95,8 @@ export class MessageSchemas {
         where = target.where
       }
       if (!isObject(message)) throw new Error('unresolved')
-      return message.payload === undefined ? { name } : { name, payload: this.copy(message.payload, where, 0) }
+      // A multi-format payload (`{schemaFormat, schema}`) is its schema: typed and validated as one.
+      return message.payload === undefined ? { name } : { name, payload: this.copy(schemaOfPayload(message.payload), where, 0) }
     } catch {
       return { name, external: true as const }
     }
@@ -129,13 +131,20 @@ export class MessageSchemas {
    */
   ownComponents(): Record<string, unknown> {
     const own = isObject(this.ctx.doc.components) && isObject(this.ctx.doc.components.schemas) ? this.ctx.doc.components.schemas : {}
-    // No other file was read (a document alone): nothing to bring in, the components are as written.
-    if (this.ctx.input.files.size === 0 && this.ctx.input.documents.size === 0) return own
+    // No other file was read (a document alone): nothing to bring in, the components are as written
+    // (a multi-format one read as its schema).
+    if (this.ctx.input.files.size === 0 && this.ctx.input.documents.size === 0) {
+      if (!Object.values(own).some((schema) => schemaOfPayload(schema) !== schema)) return own
+      const out: Record<string, unknown> = {}
+      for (const name of Object.keys(own))
+        Object.defineProperty(out, name, { value: schemaOfPayload(own[name]), enumerable: true, writable: true, configurable: true })
+      return out
+    }
     const start: Where = { file: this.ctx.main.file, doc: this.ctx.doc }
     const out: Record<string, unknown> = {}
     for (const name of Object.keys(own)) {
       try {
-        Object.defineProperty(out, name, { value: this.copy(own[name], start, 0), enumerable: true, writable: true, configurable: true })
+        Object.defineProperty(out, name, { value: this.copy(schemaOfPayload(own[name]), start, 0), enumerable: true, writable: true, configurable: true })
       } catch {
         // Unresolvable: NATS_REF_UNRESOLVED, NATS_SCHEMA_CHECK_EXTERNAL or the bundle's reading says why.
         this.unresolved.add(name)
@@ -172,7 +181,9 @@ export class MessageSchemas {
       for (let n = 2; this.taken.has(name); n++) name = `${base}_${n}`
       this.taken.add(name)
       this.names.set(key, name)
-      this.extra[name] = this.copy(target.value, target.where, depth + 1)
+      // A component of another document may be a multi-format schema object: its schema is meant.
+      const value = target.fragment.startsWith(COMPONENTS) ? schemaOfPayload(target.value) : target.value
+      this.extra[name] = this.copy(value, target.where, depth + 1)
     }
     return `#${COMPONENTS}${escapeToken(name)}`
   }

@@ -9,9 +9,11 @@ const COMPONENT = '#/components/schemas/'
 
 /**
  * TypeScript types of message payloads from AsyncAPI Schema Objects (JSON Schema draft-07), saying
- * what the wire carries: `enum`/`const` as literals, `type` (one or a list) as the primitive types,
- * `properties` with `required` as an object type (open unless `additionalProperties: false`),
- * `items` as an array or a tuple, `oneOf`/`anyOf` as a union, `allOf` as an intersection,
+ * what the wire carries, never narrower than the validator: `enum`/`const` as literals (of the
+ * `type` given), `type` (one or a list) as the primitive types, `properties` with `required` as an
+ * object type (open unless `additionalProperties: false`), `items` as an array or a tuple, object or
+ * array keywords without `type` as that object or array or any other JSON value (draft-07 applies
+ * them to objects and arrays only), `oneOf`/`anyOf` as a union, `allOf` as an intersection,
  * `$ref` to `#/components/schemas/<Name>` as the named type, and `description`/`format` as JSDoc.
  * What draft-07 can say but a type cannot (`pattern`, bounds, `not`, `if`) is left to the
  * validator. References into locked files were made local before (message-schemas.ts); any other
@@ -36,8 +38,9 @@ export class PayloadTypeWriter {
     if (!isObject(schema) || depth > MAX_DEPTH) return 'unknown'
     if (typeof schema.$ref === 'string') return this.reference(schema.$ref)
     const parts: string[] = []
-    if (Object.hasOwn(schema, 'const')) parts.push(literalType(schema.const))
-    else if (Array.isArray(schema.enum)) parts.push(schema.enum.map(literalType).join(' | ') || 'never')
+    // Literals of a type the schema's `type` excludes are refused by the validator: left out.
+    if (Object.hasOwn(schema, 'const')) parts.push(literalsOf([schema.const], schema.type))
+    else if (Array.isArray(schema.enum)) parts.push(literalsOf(schema.enum, schema.type))
     else {
       const structural = this.structural(schema, depth)
       if (structural !== undefined) parts.push(structural)
@@ -72,12 +75,24 @@ export class PayloadTypeWriter {
     return id
   }
 
-  /** `type` (and the members it implies), or undefined when the schema says nothing of its type. */
+  /**
+   * `type` (and the members it implies), or undefined when the schema says nothing of its type.
+   * Without `type`, object keywords (`properties`, `required`, ...) and array keywords (`items`, ...)
+   * constrain objects and arrays only: draft-07 accepts every other JSON value too, so the type is
+   * the object (or array) those keywords describe, or'd with the other JSON types, exactly as wide
+   * as the validator.
+   */
   private structural(schema: Record<string, unknown>, depth: number): string | undefined {
     const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined
-    const implied = types ?? (isObject(schema.properties) ? ['object'] : schema.items !== undefined ? ['array'] : undefined)
-    if (!implied) return undefined
-    const each = implied.map((t) => {
+    if (!types) {
+      const object = OBJECT_KEYWORDS.some((k) => Object.hasOwn(schema, k))
+      const array = ARRAY_KEYWORDS.some((k) => Object.hasOwn(schema, k))
+      if (!object && !array) return undefined
+      const objectPart = object ? this.objectType(schema, depth) : '{ [member: string]: unknown; }'
+      const arrayPart = array ? this.arrayType(schema, depth) : 'unknown[]'
+      return `(${objectPart} | ${arrayPart} | string | number | boolean | null)`
+    }
+    const each = types.map((t) => {
       switch (t) {
         case 'string':
           return 'string'
@@ -109,15 +124,66 @@ export class PayloadTypeWriter {
 
   private objectType(schema: Record<string, unknown>, depth: number): string {
     const properties = isObject(schema.properties) ? schema.properties : {}
-    const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [])
+    // Members no named property describes may be there (any type) unless the object is closed;
+    // `patternProperties` names members a type cannot spell, so those keep it open too.
+    const open = schema.additionalProperties !== false || schema.patternProperties !== undefined
     let members = ''
     for (const key of sortKeys(Object.keys(properties))) {
       const doc = jsDoc(properties[key], ' ')
       members += ` ${doc}${propertyKey(key)}${required.has(key) ? '' : '?'}: ${this.typeOf(properties[key], depth + 1)};`
     }
-    // Open unless closed: other members may be there, of any type a property's type allows.
-    if (schema.additionalProperties !== false) members += ' [member: string]: unknown;'
-    return members === '' ? '{}' : `{${members} }`
+    for (const key of sortKeys([...required].filter((k) => !Object.hasOwn(properties, k)))) {
+      // A required member that a closed object cannot have: no object is valid.
+      if (!open) return 'never'
+      members += ` ${propertyKey(key)}: unknown;`
+    }
+    if (open) members += ' [member: string]: unknown;'
+    // Closed with no members: the empty object only (`{}` would admit every value but null).
+    return members === '' ? '{ [member: string]: never; }' : `{${members} }`
+  }
+}
+
+/** Keywords that constrain objects only (draft-07 section 6.5): without `type`, other values pass them. */
+const OBJECT_KEYWORDS = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'dependencies',
+  'propertyNames',
+]
+/** Keywords that constrain arrays only (draft-07 section 6.4). */
+const ARRAY_KEYWORDS = ['items', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains']
+
+/** `const`/`enum` values as literal types, keeping those of a type `type` allows (every one without `type`); `never` when none is left. */
+function literalsOf(values: readonly unknown[], type: unknown): string {
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined
+  const kept = types === undefined ? values : values.filter((v) => types.some((t) => jsonTypeHolds(t, v)))
+  return kept.map(literalType).join(' | ') || 'never'
+}
+
+/** Draft-07's `type` check for one JSON value (section 6.1.1; an integer is a number with no fraction). */
+function jsonTypeHolds(type: unknown, value: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return value === null
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'string':
+      return typeof value === 'string'
+    case 'number':
+      return typeof value === 'number'
+    case 'integer':
+      return Number.isInteger(value)
+    case 'array':
+      return Array.isArray(value)
+    case 'object':
+      return isObject(value)
+    default:
+      return false
   }
 }
 

@@ -3,6 +3,7 @@ import { splitPointer, unescapeToken } from '../../runtime/shared/json-pointer.j
 import { localComponent, localOperationMessages } from './message-schemas.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
+import { schemaOfPayload } from './multi-format.js'
 
 /** `#/components/schemas/<Name>` of the same document, resolved; undefined when it is not such a pointer or names nothing. */
 export function localSchema(ctx: NatsContext, pointer: unknown): Record<string, unknown> | undefined {
@@ -182,7 +183,7 @@ export function requestPayload(ctx: NatsContext, operationId: string): unknown {
           .reduce<unknown>((v, t) => (isObject(v) ? v[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), ctx.doc)
       : undefined
   }
-  return isObject(message) ? message.payload : undefined
+  return isObject(message) ? schemaOfPayload(message.payload) : undefined
 }
 
 /**

@@ -10,6 +10,7 @@ import type { NatsRule } from './rule.js'
 import { distinctDocuments } from './bundle.js'
 import { sameTokenLanguage } from '../containment.js'
 import { follow, type Where } from '../message-schemas.js'
+import { schemaOfPayload } from '../multi-format.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per link O(1) lookups; payload equality by hash-consed digests, each reference resolved once (linear in the schemas); cross-contract overlap through a ChannelIndex of each imported contract. */
 
@@ -194,7 +195,7 @@ function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
         message = target.value
         where = target.where
       }
-      return resolve(isObject(message) ? message.payload : undefined, where)
+      return resolve(isObject(message) ? schemaOfPayload(message.payload) : undefined, where)
     })
   } catch {
     return undefined

@@ -2,6 +2,7 @@ import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import type { LoadedFile } from '../load.js'
+import { readableSchemaFormat } from '../multi-format.js'
 import { follow, type Where } from '../message-schemas.js'
 import type { NatsRule } from './rule.js'
 
@@ -9,18 +10,6 @@ import type { NatsRule } from './rule.js'
  * Complexity: one pass over the channels' messages, components.messages and components.schemas of
  * the document, following each message reference (at most 32 hops) once: O(messages + schemas).
  */
-
-/**
- * Schema formats this project reads: AsyncAPI Schema objects (a superset of JSON Schema draft-07)
- * and JSON Schema draft-07, in JSON or YAML. Media types compare without case and without spaces
- * around parameters; the AsyncAPI schema format names the AsyncAPI version, any 3.x.
- */
-const READABLE = [/^application\/vnd\.aai\.asyncapi(\+json|\+yaml)?;version=3\.\d+\.\d+$/, /^application\/schema(\+json|\+yaml)?;version=draft-07$/]
-
-export function readableSchemaFormat(format: string): boolean {
-  const normalized = format.toLowerCase().replace(/\s*;\s*/g, ';')
-  return READABLE.some((pattern) => pattern.test(normalized))
-}
 
 /** A Multi Format Schema Object: `{schemaFormat, schema}` (AsyncAPI 3, where a payload, header or schema may be one). */
 const multiFormat = (value: unknown): value is { schemaFormat: string; schema: unknown } =>
