@@ -2,6 +2,7 @@ import { basename, dirname, join } from 'node:path'
 import { escapeToken, unescapeToken } from '../../runtime/shared/json-pointer.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
+import { setOwn } from '../../runtime/shared/own-property.js'
 
 /** A file's path and parsed value: where a reference is read, and what its own references are relative to. */
 export interface Where {
@@ -152,7 +153,8 @@ export class MessageSchemas {
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(value)) {
       const member = value[key]
-      out[key] = !names && DATA.has(key) ? member : this.copy(member, where, depth + 1, !names && NAME_MAPS.has(key))
+      // Defined, not assigned: a property named `__proto__` is data here, as in the document.
+      setOwn(out, key, !names && DATA.has(key) ? member : this.copy(member, where, depth + 1, !names && NAME_MAPS.has(key)))
     }
     return out
   }
@@ -172,7 +174,7 @@ export class MessageSchemas {
       for (let n = 2; this.taken.has(name); n++) name = `${base}_${n}`
       this.taken.add(name)
       this.names.set(key, name)
-      this.extra[name] = this.copy(target.value, target.where, depth + 1)
+      setOwn(this.extra, name, this.copy(target.value, target.where, depth + 1))
     }
     return `#${COMPONENTS}${escapeToken(name)}`
   }
