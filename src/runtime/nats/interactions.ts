@@ -85,11 +85,7 @@ export class MaterializeError extends Error {
   override readonly name = 'MaterializeError'
   constructor(
     readonly code:
-      | 'MATERIALIZE_MISSING_VALUE'
-      | 'MATERIALIZE_INVALID_INPUT'
-      | 'MATERIALIZE_INVALID_VALUE'
-      | 'MATERIALIZE_INVALID_PAYLOAD'
-      | 'MATERIALIZE_NO_REQUEST',
+      'MATERIALIZE_MISSING_VALUE' | 'MATERIALIZE_INVALID_INPUT' | 'MATERIALIZE_INVALID_VALUE' | 'MATERIALIZE_INVALID_PAYLOAD' | 'MATERIALIZE_NO_REQUEST',
     message: string,
     readonly errors: readonly ResultError[] = [],
   ) {
@@ -244,9 +240,7 @@ export function createInteraction(
   const freeze = (value: unknown): unknown => {
     if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
       Object.freeze(value)
-      for (const key of Object.keys(value))
-        if (!UNFROZEN.has(key))
-          freeze((value as Record<string, unknown>)[key])
+      for (const key of Object.keys(value)) if (!UNFROZEN.has(key)) freeze((value as Record<string, unknown>)[key])
     }
     return value
   }

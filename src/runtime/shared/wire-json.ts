@@ -10,7 +10,8 @@
  */
 import { escapeToken } from './json-pointer.js'
 
-export type WireJson = { readonly ok: true; readonly text: string; readonly value: unknown } | { readonly ok: false; readonly path: string; readonly message: string }
+export type WireJson =
+  { readonly ok: true; readonly text: string; readonly value: unknown } | { readonly ok: false; readonly path: string; readonly message: string }
 
 /** Nodes walked at most: a payload past this is refused rather than walked without end. */
 const MAX_NODES = 1_000_000
