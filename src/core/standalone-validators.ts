@@ -31,6 +31,10 @@ export function standaloneAjv(): Ajv {
     // must not be judged by the ones every object inherits.
     ownProperties: true,
     strict: false,
+    // `type: number`/`integer` refuse NaN and ±Infinity, as the generated validators do (`strict: false`
+    // would otherwise turn this off too). Untyped positions are left to the senders, which refuse
+    // any non-finite number before validating (runtime/shared/wire-json.ts).
+    strictNumbers: true,
     validateFormats: false,
     unicodeRegExp: true,
     // `multipleOf: 0.01` must accept 19.99, whose float quotient is 1998.9999999999998: a quotient

@@ -12,31 +12,8 @@ export const ADAPTER_KINDS = [
   'workflow',
 ] as const
 
-/** The thirteen context fields and the JSON type of their values. */
-export const CONTEXT_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'integer-or-null'>> = {
-  contractId: 'string',
-  contractVersion: 'string',
-  contractDigest: 'string',
-  operationId: 'string',
-  principalId: 'string',
-  senderPeerId: 'string',
-  scopeId: 'string',
-  systemId: 'string',
-  accountId: 'string',
-  jetstreamDomain: 'string',
-  nowMs: 'integer',
-  deadlineMs: 'integer-or-null',
-  policyRevision: 'string',
-}
-
-/** Branch fields a binding may read, and their JSON types (`input` is the branch's own input slot). */
-export const BRANCH_FIELDS: Readonly<Record<string, 'string' | 'integer' | 'input'>> = {
-  id: 'string',
-  peerId: 'string',
-  attempt: 'integer',
-  fence: 'integer',
-  input: 'input',
-}
+// One table for the static rules and the runtime's `materialize`.
+export { BRANCH_FIELDS, CONTEXT_FIELDS } from '../../runtime/nats/binding-fields.js'
 
 /** Which correlation expression names which branch or operation fact, and the sources that may fill it. */
 export const CORRELATION_SOURCES: Readonly<Record<string, ReadonlyArray<string>>> = {

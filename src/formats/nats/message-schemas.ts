@@ -3,6 +3,7 @@ import { escapeToken, unescapeToken } from '../../runtime/shared/json-pointer.js
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import { schemaOfPayload } from './multi-format.js'
+import { setOwn } from '../../runtime/shared/own-property.js'
 
 /** A file's path and parsed value: where a reference is read, and what its own references are relative to. */
 export interface Where {
@@ -161,7 +162,8 @@ export class MessageSchemas {
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(value)) {
       const member = value[key]
-      out[key] = !names && DATA.has(key) ? member : this.copy(member, where, depth + 1, !names && NAME_MAPS.has(key))
+      // Defined, not assigned: a property named `__proto__` is data here, as in the document.
+      setOwn(out, key, !names && DATA.has(key) ? member : this.copy(member, where, depth + 1, !names && NAME_MAPS.has(key)))
     }
     return out
   }
@@ -183,7 +185,7 @@ export class MessageSchemas {
       this.names.set(key, name)
       // A component of another document may be a multi-format schema object: its schema is meant.
       const value = target.fragment.startsWith(COMPONENTS) ? schemaOfPayload(target.value) : target.value
-      this.extra[name] = this.copy(value, target.where, depth + 1)
+      setOwn(this.extra, name, this.copy(value, target.where, depth + 1))
     }
     return `#${COMPONENTS}${escapeToken(name)}`
   }

@@ -6,6 +6,8 @@ import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-cod
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
+import { setOwn } from '../../runtime/shared/own-property.js'
+import { protoMembersAsPatterns } from './proto-member.js'
 
 /**
  * Request payload validators for interactions that declare `runtime-schema-check`.
@@ -53,7 +55,8 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     out.linearPatterns = code.linearPatterns
   }
   if (forAjv.length > 0) {
-    const schemas = sortedCopy(components)
+    // ajv skips a property named `__proto__`: such members become the equivalent pattern it checks.
+    const schemas = Object.fromEntries(Object.entries(sortedCopy(components)).map(([name, schema]) => [name, protoMembersAsPatterns(schema)]))
     withStandaloneAjv((ajv) => {
       for (const { it, index } of forAjv) {
         // ajv's code runs every pattern on the backtracking RegExp: only proven-cheap ones may go there.
@@ -62,7 +65,7 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
         // The check stage refuses this (NATS_PATTERN_UNSUPPORTED): reaching it is a bug of ours.
         if (needsLinear.size > 0) throw new Error(`pattern ${JSON.stringify(needsLinear.keys().next().value)} reached ajv's backtracking engine`)
         // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
-        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [it.schema] })
+        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [protoMembersAsPatterns(it.schema)] })
         out.validators.set(it.id, standaloneValidator(ajv, `p${index}`))
       }
     })
@@ -132,7 +135,7 @@ function generatedCodeSchema(schema: unknown, refs: Set<string>, depth = 0): Sch
       if (typeof value !== 'string' || componentName(value) === undefined) return undefined
       refs.add(value)
       out.$ref = value
-    } else if (ASSERTIONS.has(key)) out[key] = sortedCopy(value)
+    } else if (ASSERTIONS.has(key)) setOwn(out, key, sortedCopy(value))
     else if (ONE_SCHEMA.has(key)) {
       // `items` as a list is tuple validation, which the generated code does not do.
       const sub = generatedCodeSchema(value, refs, depth + 1)
@@ -151,7 +154,7 @@ function generatedCodeSchema(schema: unknown, refs: Set<string>, depth = 0): Sch
         if (name === '__proto__') return undefined
         const sub = generatedCodeSchema(value[name], refs, depth + 1)
         if (sub === undefined) return undefined
-        members[name] = sub
+        setOwn(members, name, sub)
       }
       out[key] = members
     } else return undefined

@@ -1,6 +1,7 @@
-import { fail, toResult, type Result } from '../shared/result.js'
+import { fail, toResult, type FailureResult, type Result } from '../shared/result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
 import { check, type Validator } from '../shared/validation.js'
+import { wireJson } from '../shared/wire-json.js'
 
 /** A generated topic client: frozen, with its identity, contract hash and a typed call. */
 export interface TopicClient<Topic extends string, Version extends string | undefined, Request, Response> {
@@ -34,9 +35,9 @@ export function createTopicClient<T extends string, V extends string | undefined
   validators: TopicValidators = {},
 ): TopicClient<T, V, Req, Res> {
   const send = async (sender: MessageSender, request: Req, headers?: MessageHeaders): Promise<Result<Res>> => {
-    const invalid = check(validators.request, request)
-    if (invalid) return fail('validation-error', invalid)
-    const result = await sendChecked<Res>(sender, topic, version, request, headers)
+    const wire = checkedWire(validators.request, request)
+    if (!wire.ok) return wire.failure
+    const result = await sendChecked<Res>(sender, topic, version, wire.value, headers)
     if (!result.isSuccessful || result.payload === undefined) return result
     const broken = check(validators.response, result.payload)
     if (broken)
@@ -49,6 +50,23 @@ export function createTopicClient<T extends string, V extends string | undefined
   }
   const client = { topic, ...(version === undefined ? {} : { version }), contractHash, components: Object.freeze([...components]), send }
   return Object.freeze(client) as TopicClient<T, V, Req, Res>
+}
+
+/**
+ * A message as the JSON it will be, validated: the value parsed back from its one serialization,
+ * handed to the sender so that its own `JSON.stringify` writes exactly what was validated (NaN,
+ * array holes, Dates and `toJSON` refused rather than rewritten). `undefined` (no request) stays
+ * as it is. Never throws.
+ */
+export function checkedWire(validator: Validator | undefined, message: unknown): { ok: true; value: unknown } | { ok: false; failure: FailureResult } {
+  let value: unknown
+  if (message !== undefined) {
+    const json = wireJson(message)
+    if (!json.ok) return { ok: false, failure: fail('validation-error', [{ message: json.message, path: json.path, code: 'json' }]) }
+    value = json.value
+  }
+  const invalid = check(validator, value)
+  return invalid ? { ok: false, failure: fail('validation-error', invalid) } : { ok: true, value }
 }
 
 /** One send through user code: the version header added, anything but a proper result turned into a failure. */

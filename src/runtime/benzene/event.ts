@@ -1,7 +1,7 @@
-import { fail, type Result } from '../shared/result.js'
+import type { Result } from '../shared/result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
-import { sendChecked } from './client.js'
-import { check, type Validator } from '../shared/validation.js'
+import { checkedWire, sendChecked } from './client.js'
+import type { Validator } from '../shared/validation.js'
 
 /** A generated event descriptor (one `events[]` entry): frozen, with a typed, validated publish. */
 export interface EventDescriptor<Topic extends string, Version extends string | undefined, Message> {
@@ -17,9 +17,9 @@ export function createEvent<T extends string, V extends string | undefined, M>(
   validators: { message?: Validator } = {},
 ): EventDescriptor<T, V, M> {
   const publish = async (sender: MessageSender, message: M, headers?: MessageHeaders): Promise<Result<unknown>> => {
-    const invalid = check(validators.message, message)
-    if (invalid) return fail('validation-error', invalid)
-    return sendChecked(sender, topic, version, message, headers)
+    const wire = checkedWire(validators.message, message)
+    if (!wire.ok) return wire.failure
+    return sendChecked(sender, topic, version, wire.value, headers)
   }
   return Object.freeze({ topic, ...(version === undefined ? {} : { version }), publish }) as EventDescriptor<T, V, M>
 }

@@ -7,6 +7,7 @@ import { deref, destinationAt, localSchema, operationPayload, sameSchema, schema
 import { checkOverlap, composedConstruction, resolveRefs, satisfies, unboundRequired } from './bindings.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsRule } from './rule.js'
+import { setOwn } from '../../../runtime/shared/own-property.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over pipeline steps and their bindings: O(steps + bindings), schema equality by memoized digests. */
 
@@ -40,7 +41,7 @@ function invocationInput(ctx: NatsContext, step: Step): Record<string, unknown> 
   const properties: Record<string, unknown> = {}
   for (const [name, input] of Object.entries(inputs)) {
     if (!isObject(input) || input.source !== 'argument') continue
-    properties[name] = typeof input.schema === 'string' ? { $ref: input.schema } : { type: 'string' }
+    setOwn(properties, name, typeof input.schema === 'string' ? { $ref: input.schema } : { type: 'string' })
   }
   return { type: 'object', required: Object.keys(properties), properties }
 }

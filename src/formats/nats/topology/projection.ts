@@ -26,6 +26,7 @@ import { APPLICATION_DOCUMENT_NAME } from '../document.js'
 import { CoverUndecided, patternIntersects, patternsCover, type Language, type PatternPosition } from '../languages.js'
 import type { NatsModel, SourceLink } from '../model.js'
 import { deepFreeze } from '../../../runtime/shared/deep-freeze.js'
+import { setOwn } from '../../../runtime/shared/own-property.js'
 
 export type TopologyNodeKind = 'application' | 'channel' | 'operation' | 'stream' | 'consumer' | 'interaction' | 'pipeline' | 'workflow' | 'adapter'
 
@@ -172,7 +173,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
     })
     for (const c of model.channels) {
       const parameters: Record<string, TokenType> = {}
-      for (const [p, type] of Object.entries(c.parameters)) parameters[p] = model.tokenTypes[type]!
+      for (const [p, type] of Object.entries(c.parameters)) setOwn(parameters, p, model.tokenTypes[type]!)
       add({
         id: channelId(contract, c.id),
         kind: 'channel',
@@ -338,7 +339,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
     for (const c of model.channels) {
       if (c.address === undefined) continue
       const types: Record<string, TokenType> = {}
-      for (const [p, t] of Object.entries(c.parameters)) types[p] = model.tokenTypes[t]!
+      for (const [p, t] of Object.entries(c.parameters)) setOwn(types, p, model.tokenTypes[t]!)
       const language = positions(templateTokens(c.address), types) as Language
       for (const s of streamDecl.values()) {
         if (s.binding !== model.deployment.binding) continue

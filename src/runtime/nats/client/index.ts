@@ -12,6 +12,7 @@ import { jetstream, type JetStreamClient, type JsMsg, type PubAck } from '@nats-
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
 import { check } from '../../shared/validation.js'
+import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
 
@@ -346,17 +347,21 @@ export class ContractClient<M extends ContractModule> {
   private outgoing(op: OperationDescriptor, params: unknown, payload: unknown): { subject: string; data: Uint8Array; channel: Channel<unknown> } {
     const channel = this.channel(op)
     const subject = channel.subject.render(params)
+    // Serialized once; the value that text parses to is what is validated, and that text is sent.
+    const wire = wireJson(payload)
+    if (!wire.ok)
+      throw new ContractClientError('INVALID_PAYLOAD', `The payload of ${JSON.stringify(op.id)} is not JSON data: ${wire.message}.`, [
+        { path: wire.path, message: wire.message, code: 'json' },
+      ])
     // An operation listing some of its channel's messages sends those only (`operation.messages`).
-    const problems = check(op.validatePayload ?? channel.validatePayload, payload)
+    const problems = check(op.validatePayload ?? channel.validatePayload, wire.value)
     if (problems)
       throw new ContractClientError(
         'INVALID_PAYLOAD',
         `The payload of ${JSON.stringify(op.id)} breaks ${op.messages ? `the messages it lists (${op.messages.join(', ')}) of channel ${JSON.stringify(channel.id)}` : `channel ${JSON.stringify(channel.id)}'s messages`}.`,
         problems,
       )
-    const text = JSON.stringify(payload)
-    if (text === undefined) throw new ContractClientError('INVALID_PAYLOAD', `The payload of ${JSON.stringify(op.id)} is not JSON data.`)
-    return { subject, data: encoder.encode(text), channel }
+    return { subject, data: encoder.encode(wire.text), channel }
   }
 
   private consumerOf(op: OperationDescriptor): {

@@ -1,0 +1,199 @@
+/**
+ * Issue 30, "Generated code, types and targets that break the contract": no value is sent that is
+ * not the validated JSON (non-finite numbers refused by both validator paths and every sender),
+ * members named `__proto__` stay members, and `materialize` checks what it renders.
+ */
+import type { NatsConnection } from '@nats-io/nats-core'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { compile } from '../src/index.js'
+import { createTopicClient } from '../src/runtime/benzene/client.js'
+import { createEvent } from '../src/runtime/benzene/event.js'
+import { bindContract, type ContractModule } from '../src/runtime/nats/client/index.js'
+import { materialize } from '../src/runtime/nats/interactions.js'
+import { wireJson } from '../src/runtime/shared/wire-json.js'
+import { loadModule } from './helpers/load-module.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
+
+const document = join(import.meta.dirname, '../fixtures/nats/wire/wire.asyncapi.yaml')
+let code: string
+let mod: Record<string, any>
+
+/** A connection that records what a core publish would put on the wire. */
+function recordingConnection() {
+  const sent: Array<{ subject: string; text: string }> = []
+  const nc = {
+    info: { version: '2.11.0' },
+    publish: (subject: string, data: Uint8Array) => void sent.push({ subject, text: new TextDecoder().decode(data) }),
+  }
+  return { sent, nc: nc as unknown as NatsConnection }
+}
+
+beforeAll(async () => {
+  const result = await compile(document)
+  expect(result.diagnostics).toEqual([])
+  code = result.code!
+  mod = await loadModule(code, 'wire')
+})
+
+describe('non-finite numbers and values JSON would rewrite', () => {
+  it('the ajv-path validator (a tuple schema) refuses NaN and ±Infinity; the compiled path too', () => {
+    // The tuple goes to ajv's standalone code, the object to the generated validator.
+    expect(code).toContain('(function (module)')
+    const point = mod.channels.point.validatePayload
+    for (const bad of [NaN, Infinity, -Infinity]) expect(point([bad, 1]), String(bad)).toBe(false)
+    expect(point([1, 2])).toBe(true)
+    const reading = mod.channels.reading.validatePayload
+    for (const bad of [NaN, Infinity, -Infinity]) expect(reading({ value: bad }), String(bad)).toBe(false)
+    expect(reading({ value: 1 })).toBe(true)
+  })
+
+  it('the NATS client sends nothing that is not the validated JSON: NaN (also nested and untyped), holes, Dates, toJSON, bigint', () => {
+    const { sent, nc } = recordingConnection()
+    const client = bindContract(mod as unknown as ContractModule, nc)
+    const sparse = [1] as unknown[]
+    sparse.length = 2
+    const refused: Array<[string, string, unknown]> = [
+      ['sendPoint', 'NaN in a typed position', [NaN, 1]],
+      ['sendPoint', 'NaN in an untyped position', [1, NaN]],
+      ['sendPoint', 'Infinity', [1, Infinity]],
+      ['sendReading', '-Infinity nested in an untyped member', { value: 1, note: { deep: [-Infinity] } }],
+      ['sendPoint', 'an array hole', sparse],
+      ['sendPoint', 'undefined in an array', [1, undefined]],
+      ['sendReading', 'a Date', { value: 1, note: new Date(0) }],
+      ['sendReading', 'a toJSON method', { value: 1, note: { toJSON: () => 'x' } }],
+      ['sendReading', 'a bigint', { value: 1, note: 1n }],
+      ['sendReading', 'a Map', { value: 1, note: new Map([['a', 1]]) }],
+    ]
+    for (const [operation, what, payload] of refused)
+      expect(() => client.publish(operation as never, {} as never, payload as never), what).toThrow(
+        expect.objectContaining({ name: 'ContractClientError', code: 'INVALID_PAYLOAD' }),
+      )
+    expect(sent).toEqual([])
+    client.publish('sendPoint' as never, {} as never, [1.5, { a: null }] as never)
+    // An undefined member is an absent member, as TypeScript's optional properties have it.
+    client.publish('sendReading' as never, {} as never, { value: 2, note: undefined } as never)
+    expect(sent).toEqual([
+      { subject: 'wire.point', text: '[1.5,{"a":null}]' },
+      { subject: 'wire.reading', text: '{"value":2}' },
+    ])
+  })
+
+  it('a getter that answers differently on a second read cannot smuggle an unvalidated value', () => {
+    const { sent, nc } = recordingConnection()
+    const client = bindContract(mod as unknown as ContractModule, nc)
+    let reads = 0
+    const shifty = Object.defineProperty({}, 'value', { enumerable: true, get: () => (reads++ === 0 ? 1 : 'one') })
+    // Whatever the getter answers, the text sent is the text validated: here the second answer, refused.
+    expect(() => client.publish('sendReading' as never, {} as never, shifty as never)).toThrow(expect.objectContaining({ code: 'INVALID_PAYLOAD' }))
+    expect(sent).toEqual([])
+  })
+
+  it('Benzene requests and events: refused as validation-error, and the sender gets the validated JSON value', async () => {
+    const got: unknown[] = []
+    const sender = { send: async (_topic: string, request: unknown) => (got.push(request), { status: 'ok', isSuccessful: true, errors: [] }) }
+    // A validator that accepts anything: the refusal comes from the send path itself.
+    const anything = Object.assign(() => true, { errors: null })
+    const client = createTopicClient('t', undefined, 'sha256:00', [], { request: anything })
+    const event = createEvent('e', undefined, { message: anything })
+    for (const bad of [NaN, { a: [Infinity] }, { when: new Date(0) }]) {
+      expect((await client.send(sender as never, bad)).status, JSON.stringify(bad)).toBe('validation-error')
+      expect((await event.publish(sender as never, bad)).status, JSON.stringify(bad)).toBe('validation-error')
+    }
+    expect(got).toEqual([])
+    const request = { a: 1, b: undefined, c: [true] }
+    expect((await client.send(sender as never, request)).isSuccessful).toBe(true)
+    expect(got).toEqual([{ a: 1, c: [true] }])
+    expect(got[0]).not.toBe(request)
+  })
+
+  it('wireJson: a shared member is not a cycle; a cycle is refused, never thrown', () => {
+    const shared = { x: 1 }
+    expect(wireJson({ a: shared, b: shared })).toEqual({ ok: true, text: '{"a":{"x":1},"b":{"x":1}}', value: { a: { x: 1 }, b: { x: 1 } } })
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    expect(wireJson(cyclic)).toMatchObject({ ok: false, path: '/self' })
+  })
+})
+
+describe('a member named __proto__', () => {
+  it('is checked by the generated validator: {"__proto__": "foo"} refused against {type: number}, {"__proto__": 1} accepted', () => {
+    const validate = mod.channels.proto.validatePayload
+    expect(validate(JSON.parse('{"__proto__": "foo"}'))).toBe(false)
+    expect(validate(JSON.parse('{"__proto__": 1}'))).toBe(true)
+    expect(validate(JSON.parse('{"inner": {"__proto__": 5}}'))).toBe(false)
+    expect(validate(JSON.parse('{"inner": {"__proto__": "five"}}'))).toBe(true)
+    expect(validate({})).toBe(true)
+    expect(Object.keys(Object.prototype)).toEqual([])
+    expect(({} as Record<string, unknown>).type).toBeUndefined()
+  })
+
+  it('the client refuses {"__proto__": "foo"} and sends {"__proto__": 1} as written', () => {
+    const { sent, nc } = recordingConnection()
+    const client = bindContract(mod as unknown as ContractModule, nc)
+    expect(() => client.publish('sendProto' as never, {} as never, JSON.parse('{"__proto__": "foo"}'))).toThrow(
+      expect.objectContaining({ code: 'INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/__proto__' })] }),
+    )
+    client.publish('sendProto' as never, {} as never, JSON.parse('{"__proto__": 1}'))
+    expect(sent).toEqual([{ subject: 'wire.proto', text: '{"__proto__":1}' }])
+    expect(Object.keys(Object.prototype)).toEqual([])
+  })
+})
+
+describe('materialize checks what it renders', () => {
+  const op = 'op' + 'ab'.repeat(32)
+  const values = {
+    inputs: { operationId: op, group: 'approvers', refund: { paymentId: 'pay-1', amount: 10 } },
+    context: { principalId: 'alice', nowMs: 1000 },
+    branch: { id: 'b-1', peerId: 'bob', attempt: 1, fence: 7 },
+  }
+  let payments: Record<string, any>
+
+  beforeAll(async () => {
+    // `nowMs` bound to a member whose schema admits anything: only the field's own type can refuse "1000".
+    const shop = ShopBundle.copy('materialize-values')
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '          /requestedBy: { context: principalId }',
+        '          /requestedBy: { context: principalId }\n          /requestedAt: { context: nowMs }',
+      )
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '          requestedBy: { type: string }\n',
+        '          requestedBy: { type: string }\n          requestedAt: {}\n',
+      )
+      .relock()
+    const result = await compile(shop.doc('payments'))
+    expect(result.diagnostics).toEqual([])
+    payments = await loadModule(result.code!, 'payments-materialize-values')
+  })
+
+  it('accepts well-typed values, and returns exactly what the request channel validator accepts', () => {
+    const { payload } = materialize(payments.interactions.approveRefund, values)
+    expect(payload).toMatchObject({ requestedAt: 1000, fence: 7 })
+    expect(payments.refundVote.validatePayload(payload)).toBe(true)
+  })
+
+  it('refuses a mistyped context value (nowMs: "1000")', () => {
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, context: { ...values.context, nowMs: '1000' } })).toThrow(
+      expect.objectContaining({ name: 'MaterializeError', code: 'MATERIALIZE_INVALID_VALUE', message: expect.stringContaining('nowMs') }),
+    )
+  })
+
+  it('refuses a mistyped branch value (fence: 2.5): the channel validator, without runtime-schema-check', () => {
+    expect(payments.interactions.approveRefund.capabilities).not.toContain('runtime-schema-check')
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, branch: { ...values.branch, fence: 2.5 } })).toThrow(
+      expect.objectContaining({ code: 'MATERIALIZE_INVALID_PAYLOAD', errors: [expect.objectContaining({ path: '/fence' })] }),
+    )
+  })
+
+  it('refuses an unbound token input out of its domain (group), and a value JSON cannot carry', () => {
+    expect(payments.interactions.approveRefund.inputs.group.tokenTypeName).toBe('groupId')
+    expect(() => materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, group: 'Not A Group!' } })).toThrow(
+      expect.objectContaining({ code: 'MATERIALIZE_INVALID_INPUT', message: expect.stringContaining('group') }),
+    )
+    expect(() =>
+      materialize(payments.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund: { paymentId: 'pay-1', amount: NaN } } }),
+    ).toThrow(expect.objectContaining({ name: 'MaterializeError' }))
+  })
+})
