@@ -323,10 +323,16 @@ describe('NATS payload validators', () => {
       { type: 'object', properties: { a: { $ref: '#/components/schemas/%6Eode' } } },
       { if: { type: 'string' }, then: { minLength: 2 }, else: { type: 'number' } },
     ]
+    // ajv's code skips a member named `__proto__` (it reads `data.__proto__`, the prototype): the
+    // reference is given the same meaning in a form ajv reads, a pattern that names only that member.
+    const meaning = (schema: Record<string, any>) =>
+      Object.hasOwn(schema.properties ?? {}, '__proto__')
+        ? { type: schema.type, patternProperties: { '^__proto__$': schema.properties.__proto__ } }
+        : schema
     for (const payload of payloads) {
       const ours = build(JSON.parse(JSON.stringify(payload)))
       expect(ours.interpreted, JSON.stringify(payload)).toBe(false)
-      const theirs = ajvReference(JSON.parse(JSON.stringify(payload)))
+      const theirs = ajvReference(meaning(JSON.parse(JSON.stringify(payload))))
       for (const value of [...fc.sample(data, 60), ['a', 1], ['a', 'b'], { a: 1 }, { a: 1, b: 2 }, { AB: 1 }, 'a', 'abc', 3]) {
         expect([ours.validate(value), seen(ours.validate.errors)]).toEqual([theirs(value), seen(theirs.errors)])
       }
