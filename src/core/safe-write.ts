@@ -6,9 +6,11 @@
  * that script. The writer therefore
  *
  * - never follows a link: every folder it walks or creates below its root, and the target itself, are
- *   `lstat`ed, and a link there is refused (not followed, not replaced); the text goes to a fresh
- *   temp file in the target's folder (`O_CREAT | O_EXCL | O_NOFOLLOW`) that is then renamed over
- *   the target, so even a link made after the check is replaced, never written through;
+ *   `lstat`ed, and a link there is refused (not followed, not replaced); a new file is opened with
+ *   `O_CREAT | O_EXCL | O_NOFOLLOW` and its own file in place with `O_NOFOLLOW` (checked through the
+ *   descriptor to be a regular file with one name), so a link made after the check makes the open
+ *   fail, never a write through it; a file of its own with other names (a hard link) is replaced by
+ *   a temp file renamed over it, so the other names keep their content;
  * - never writes outside its root: paths are plain relative names (no `..`, no absolute path, no
  *   backslash, no NUL), and the folder's real path is checked to be the root's after the walk;
  * - never replaces a file it did not write: every generated file carries a marker in its first two
@@ -26,6 +28,7 @@ import {
   constants,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -113,6 +116,8 @@ export type RefusalReason =
   | 'not-a-folder'
   /** Two outputs of one call go to one path. */
   | 'duplicate'
+  /** Something appeared at the target between the check and the write (a race); it was left alone. */
+  | 'changed'
   /** The file system said no (permissions, a full disk). */
   | 'failed'
 
@@ -223,8 +228,12 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
       done.push({ path: target, status: 'unchanged' })
       continue
     }
-    const failure = replace(top, segments, target, file.text, existing.mode, options.durable === true)
-    if (failure) return { ok: false, refused: [failure] }
+    const durable = options.durable === true
+    const failure = existing.exists ? (overwrite(target, file.text, durable) ?? undefined) : create(target, file.text, durable)
+    if (failure === 'shared') {
+      const replaced = replace(top, segments, target, file.text, existing.mode, durable)
+      if (replaced) return { ok: false, refused: [replaced] }
+    } else if (failure) return { ok: false, refused: [failure] }
     done.push({ path: target, status: 'written' })
   }
   return { ok: true, files: done }
@@ -334,7 +343,7 @@ function checkFolders(top: string, segments: readonly string[], create: boolean)
 }
 
 /** What is at the target: nothing, this project's file (identical or not, with its mode), or a refusal. */
-function inspectTarget(target: string, text: string | Uint8Array): { refusal?: WriteRefusal; identical?: boolean; mode?: number } {
+function inspectTarget(target: string, text: string | Uint8Array): { refusal?: WriteRefusal; identical?: boolean; mode?: number; exists?: boolean } {
   const stat = lstatOrUndefined(target)
   if (stat instanceof Error) return { refusal: failed(target, stat) }
   if (stat === undefined) return {}
@@ -379,10 +388,67 @@ function inspectTarget(target: string, text: string | Uint8Array): { refusal?: W
         message: `${target} exists and was not written by unplugin-contracts (no "${GENERATED_MARKER}" line at its top); it was left as it is. Move or delete it to let it be generated.`,
       },
     }
-  return { mode }
+  return { mode, exists: true }
 }
 
-/** The text into a fresh temp file beside the target, renamed over it; the temp file is removed on any failure. */
+/**
+ * Writes into this project's own file in place, as an editor saves: opened without following a
+ * link (O_NOFOLLOW: a link swapped in since the check makes the open fail), checked through the
+ * descriptor to be a regular file with one name, truncated and written. No temp file and no rename,
+ * so a watcher of the folder (Vite's) sees one change of that file, as for any save; a rename
+ * beside a contract made the watcher's directory scan race the next save of the contract.
+ * 'shared' when the file has other names (a hard link): then it is replaced by a rename instead,
+ * so that the other names keep their content.
+ */
+function overwrite(target: string, text: string | Uint8Array, durable: boolean): WriteRefusal | 'shared' | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(target, constants.O_WRONLY | NOFOLLOW | NONBLOCK)
+    const opened = fstatSync(fd)
+    if (!opened.isFile()) return { reason: 'not-a-file', path: target, message: `${target} is not a regular file; it was left as it is.` }
+    if (opened.nlink !== 1) return 'shared'
+    ftruncateSync(fd, 0)
+    writeAll(fd, text)
+    if (durable) fsyncSync(fd)
+    return undefined
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      return { reason: 'link', path: target, message: `${target} is a symbolic link; files are never written through a link. It was left as it is.` }
+    return failed(target, error)
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** A new file at the target: O_CREAT | O_EXCL | O_NOFOLLOW, so nothing that appeared there since the check is written through or over. */
+function create(target: string, text: string | Uint8Array, durable: boolean): WriteRefusal | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o666)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ELOOP')
+      return { reason: 'changed', path: target, message: `${target} appeared while it was being written; it was left as it is.` }
+    return failed(target, error)
+  }
+  try {
+    writeAll(fd, text)
+    if (durable) fsyncSync(fd)
+    return undefined
+  } catch (error) {
+    return failed(target, error)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function writeAll(fd: number, text: string | Uint8Array): void {
+  const bytes = Buffer.from(text)
+  let written = 0
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written)
+}
+
+/** The text into a fresh temp file beside the target, renamed over it (a file with other names); the temp file is removed on any failure. */
 function replace(
   top: string,
   segments: readonly string[],
