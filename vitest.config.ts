@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
     // Bundler builds and the dev server are real and take seconds each.
     testTimeout: 120_000,
-    // Two files at a time on the 2-core machine (vitest's default leaves one core idle): most
+    // Two files at a time on the 2-core machine (vitest's default runs one; three measured slower): most
     // files wait on child processes (tsc, cargo, Chromium, nats-server, bundlers) for much of their time.
     maxWorkers: 2,
     hookTimeout: 120_000,
