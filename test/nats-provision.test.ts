@@ -9,7 +9,6 @@ import { connect } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
@@ -18,7 +17,7 @@ import { lossOf } from '../src/runtime/nats/client/provision-loss.js'
 import { markDescription, ownershipProblem, readMark } from '../src/runtime/nats/client/provision-mark.js'
 import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
-import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+import { freePort, NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 
 const root = join(import.meta.dirname, '..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -56,17 +55,6 @@ const run = (module: ContractModule, nc: NatsConnection, options: ProvisionOptio
 const planOf = (result: Awaited<ReturnType<typeof provision>>) => result.plan.map((p) => [p.kind, p.name, p.action])
 /** No crash reached the terminal: no stack frame, no TypeError. */
 const noCrash = (stderr: string) => expect(stderr).not.toMatch(/TypeError|^\s+at /m)
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 describe.skipIf(!NATS_SERVER)('provisioning changes only what it owns (two contracts, one nats-server)', () => {
   let server: NatsServer

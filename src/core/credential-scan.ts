@@ -43,6 +43,8 @@ const SEED_TYPES = new Set(['U', 'A', 'O', 'N', 'C', 'X'])
 const isBase32 = (c: number) => (c >= 65 && c <= 90) /* A-Z */ || (c >= 50 && c <= 55) /* 2-7 */
 /** The longest break (whitespace, or `\` and a line break, with indentation) a joined seed may span. */
 const BREAK_LIMIT = 256
+/** The fewest characters any secret here takes (the shortest marker; a seed takes 58). */
+const SHORTEST_SECRET = Math.min(SEED_LENGTH, ...MARKERS.map(([marker]) => marker.replace(/\s+/g, '').length))
 
 export interface FoundCredential {
   /** What it looks like, for the message. */
@@ -53,6 +55,8 @@ export interface FoundCredential {
 
 /** The first credential-looking text in `text`, or undefined. */
 export function findCredential(text: string): FoundCredential | undefined {
+  // Shorter than the shortest marker and than a seed: nothing to find (most keys and values).
+  if (text.length < SHORTEST_SECRET) return undefined
   let found: FoundCredential | undefined
   const take = (offset: number, kind: string) => {
     if (offset >= 0 && (found === undefined || offset < found.offset)) found = { kind, offset }
@@ -199,23 +203,40 @@ export function lineOf(text: string, offset: number): number {
 export function decodedCredential(value: unknown): { kind: string; pointer: string } | undefined {
   const scanned = new Map<string, string | undefined>()
   const kindIn = (text: string) => {
+    if (text.length < SHORTEST_SECRET) return undefined
     if (!scanned.has(text)) scanned.set(text, findCredential(text)?.kind)
     return scanned.get(text)
   }
-  const stack: Array<[unknown, string]> = [[value, '']]
+  // Pointers are made only for the string that holds a secret: a frame knows its parent and key.
+  interface Frame {
+    readonly node: unknown
+    readonly parent: Frame | undefined
+    readonly key: string
+  }
+  const pointerOf = (frame: Frame): string => {
+    const keys: string[] = []
+    for (let at: Frame | undefined = frame; at?.parent; at = at.parent) keys.push(at.key)
+    return keys.reverse().reduce((pointer, key) => joinPointer(pointer, key), '')
+  }
+  const stack: Frame[] = [{ node: value, parent: undefined, key: '' }]
   while (stack.length > 0) {
-    const [node, pointer] = stack.pop()!
+    const frame = stack.pop()!
+    const node = frame.node
     if (typeof node === 'string') {
       const kind = kindIn(node)
-      if (kind) return { kind, pointer }
+      if (kind) return { kind, pointer: pointerOf(frame) }
     } else if (node !== null && typeof node === 'object') {
-      const entries = Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node)
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!
-        const at = joinPointer(pointer, key)
-        // The key is scanned where its member is visited: pushed as a string standing for the member.
-        stack.push([child, at])
-        if (!Array.isArray(node)) stack.push([key, at])
+      if (Array.isArray(node)) {
+        for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent: frame, key: String(i) })
+      } else {
+        const keys = Object.keys(node)
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i]!
+          const member: Frame = { node: (node as Record<string, unknown>)[key], parent: frame, key }
+          // The key is scanned where its member is visited: pushed as a string standing for the member.
+          stack.push(member)
+          if (key.length >= SHORTEST_SECRET) stack.push({ node: key, parent: frame, key })
+        }
       }
     }
   }

@@ -23,7 +23,7 @@ export const NATS_SERVER = (() => {
 
 if (!NATS_SERVER) console.warn('\n*** nats-server is not installed: the NATS client tests are SKIPPED (apt-get install nats-server; .ci/run does) ***\n')
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)

@@ -64,8 +64,9 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   }
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
+  const channelsById = channelIndex(model)
   const operationRequests: ValidatorRequest[] = model.operations.flatMap((o) => {
-    const channel = model.channels.find((c) => c.id === o.channel)
+    const channel = channelsById.get(o.channel)
     const schema = channel && o.messages ? listedSchema(channel, o.messages) : undefined
     return schema === undefined ? [] : [{ id: operationKey(o), schema }]
   })
@@ -158,7 +159,13 @@ function parametersType(channel: ChannelModel, model: NatsModel, valueTypes: Map
   return members === '' ? '{}' : `{${members} }`
 }
 
+/** The model's channels by id: looked up once per operation (a scan per operation was O(channels x operations)). */
+function channelIndex(model: NatsModel): ReadonlyMap<string, ChannelModel> {
+  return new Map(model.channels.map((c) => [c.id, c]))
+}
+
 function declarations(model: NatsModel, header: string): string {
+  const channelsById = channelIndex(model)
   const out = new LineBuilder()
   out.push(header, `import type * as $nats from ${jsString(RUNTIME)};`, '')
   out.push(
@@ -197,7 +204,7 @@ function declarations(model: NatsModel, header: string): string {
   const ops = new LineBuilder()
   for (const o of model.operations) {
     // The payload an operation that lists some of its channel's messages carries: those only.
-    const channel = model.channels.find((c) => c.id === o.channel)
+    const channel = channelsById.get(o.channel)
     const listed = o.messages && channel ? channel.messages.filter((m) => o.messages!.includes(m.name)) : undefined
     const payload =
       listed === undefined

@@ -103,7 +103,7 @@ export function schemaAtPointer(ctx: NatsContext, root: Record<string, unknown> 
 }
 
 /** Annotations (draft-07 section 10, and AsyncAPI's): they never decide validation, so they never make two schemas differ. */
-const ANNOTATION_KEYS = new Set([
+export const ANNOTATION_KEYS: ReadonlySet<string> = new Set([
   'description',
   'title',
   'summary',

@@ -11,6 +11,7 @@ import { distinctDocuments } from './bundle.js'
 import { sameTokenLanguage } from '../containment.js'
 import { follow, type Where } from '../message-schemas.js'
 import { schemaOfPayload } from '../multi-format.js'
+import { ANNOTATION_KEYS } from '../schemas.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per link O(1) lookups; payload equality by hash-consed digests, each reference resolved once (linear in the schemas); cross-contract overlap through a ChannelIndex of each imported contract. */
 
@@ -120,24 +121,8 @@ export const linkSubjects: NatsRule = {
 }
 
 const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'messages', 'headers'])
-/**
- * Keywords that annotate and never decide validation (JSON Schema draft-07 section 10: `title`,
- * `description`, `default`, `readOnly`, `writeOnly`, `examples`; AsyncAPI's own `example`,
- * `externalDocs`, `deprecated`): two schemas that differ only in them are one schema.
- */
-const ANNOTATIONS = new Set([
-  'description',
-  'title',
-  'summary',
-  'examples',
-  'example',
-  '$comment',
-  'externalDocs',
-  'deprecated',
-  'default',
-  'readOnly',
-  'writeOnly',
-])
+// Keywords that annotate and never decide validation (ANNOTATION_KEYS, schemas.ts: JSON Schema
+// draft-07 section 10 and AsyncAPI's own): two schemas that differ only in them are one schema.
 
 /**
  * A digest of each message's payload schema with every reference resolved and annotations
@@ -176,7 +161,7 @@ function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
     }
     const members: string[] = []
     for (const key of Object.keys(value).sort()) {
-      if (!names && (ANNOTATIONS.has(key) || key.startsWith('x-'))) continue
+      if (!names && (ANNOTATION_KEYS.has(key) || key.startsWith('x-'))) continue
       // `enum` and `const` hold data, not schemas: a `title` or a `$ref` member there is a value.
       const part = !names && DATA.has(key) ? digest(canonicalize(value[key]) ?? 'null') : resolve(value[key], where, !names && NAME_MAPS.has(key))
       members.push(`${JSON.stringify(key)}:${part}`)
