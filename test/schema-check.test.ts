@@ -326,9 +326,7 @@ describe('NATS payload validators', () => {
     // ajv's code skips a member named `__proto__` (it reads `data.__proto__`, the prototype): the
     // reference is given the same meaning in a form ajv reads, a pattern that names only that member.
     const meaning = (schema: Record<string, any>) =>
-      Object.hasOwn(schema.properties ?? {}, '__proto__')
-        ? { type: schema.type, patternProperties: { '^__proto__$': schema.properties.__proto__ } }
-        : schema
+      Object.hasOwn(schema.properties ?? {}, '__proto__') ? { type: schema.type, patternProperties: { '^__proto__$': schema.properties.__proto__ } } : schema
     for (const payload of payloads) {
       const ours = build(JSON.parse(JSON.stringify(payload)))
       expect(ours.interpreted, JSON.stringify(payload)).toBe(false)
