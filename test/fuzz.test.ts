@@ -1,6 +1,6 @@
 /**
  * Fuzzing (fast-check) for the three formats: structured mutations of valid documents and
- * byte-level mutations of their text. Invariants: compile returns (never throws) and terminates,
+ * byte-level mutations of their text. Invariants: compile returns (never throws) and terminates (within the test's timeout),
  * never reports an internal error, and when it reports no error the module loads and its exports
  * are frozen. `npm test` runs a quick profile; `npm run fuzz` runs FUZZ_RUNS cases per format.
  */
@@ -168,18 +168,14 @@ function editBytes(text: string, edits: Array<{ at: number; kind: string; ch: nu
 let n = 0
 async function check(format: string, file: string, text: string): Promise<void> {
   writeFileSync(file, text)
-  const started = Date.now()
   let result
   try {
     result = await new ContractCompiler().compile(file)
   } catch (error) {
     throw new Error(`compile threw on ${file}: ${String(error)}\n---\n${text.slice(0, 2000)}`, { cause: error })
   }
-  const elapsed = Date.now() - started
   counts[format] ??= { cases: 0, valid: 0 }
   counts[format].cases++
-  // A termination bound only (a slow, shared machine must not fail it); cost is bench/complexity.ts's to measure.
-  expect(elapsed, 'one input compiles (terminates)').toBeLessThan(30_000)
   const internal = result.diagnostics.find((d) => d.code === 'CONTRACTS_INTERNAL')
   expect(internal, internal?.message).toBeUndefined()
   for (const d of result.diagnostics) expect(d.line >= 1 && d.column >= 1, `${d.code} has a position`).toBe(true)

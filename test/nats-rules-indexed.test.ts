@@ -32,11 +32,9 @@ const fresh = (name: string) => {
 const counts = (diagnostics: readonly Diagnostic[]) =>
   Object.fromEntries([...new Set(diagnostics.map((d) => d.code))].map((c) => [c, diagnostics.filter((d) => d.code === c).length]))
 
-/** Compiles with a fresh compiler; the elapsed time is returned for a termination bound only. */
+/** Compiles with a fresh compiler (termination is the test's timeout; cost is bench/hostile-rules.ts's). */
 async function timed(file: string) {
-  const started = performance.now()
-  const result = await new ContractCompiler().compile(file)
-  return { result, ms: performance.now() - started }
+  return { result: await new ContractCompiler().compile(file) }
 }
 
 /** A small deterministic generator (mulberry32): the same cases on every run. */
@@ -195,9 +193,8 @@ describe('the documents of the issue compile in bounded time', () => {
     for (const retention of ['workqueue', 'limits'] as const) {
       const file = join(dir, `${retention}.asyncapi.yaml`)
       writeFileSync(file, workqueueConsumers(4000, retention))
-      const { result, ms } = await timed(file)
+      const { result } = await timed(file)
       expect(result.diagnostics, retention).toEqual([])
-      expect(ms, retention).toBeLessThan(30_000)
     }
   }, 120_000)
 
@@ -206,15 +203,14 @@ describe('the documents of the issue compile in bounded time', () => {
     const text = workqueueConsumers(10000)
     expect(text.length).toBeGreaterThan(2_400_000)
     writeFileSync(file, text)
-    const { result, ms } = await timed(file)
+    const { result } = await timed(file)
     expect(result.diagnostics).toEqual([])
-    expect(ms).toBeLessThan(60_000)
   }, 120_000)
 
   it('4,000 consumers whose filters all overlap: each refused once, with the earliest it overlaps, capped', async () => {
     const file = join(fresh('workqueue-overlap'), 'c.asyncapi.yaml')
     writeFileSync(file, overlappingWorkqueueConsumers(4000))
-    const { result, ms } = await timed(file)
+    const { result } = await timed(file)
     expect(counts(result.diagnostics)).toEqual({ NATS_WORKQUEUE_CONSUMER: MAX_DIAGNOSTICS_PER_CODE, CONTRACTS_DIAGNOSTICS_CAPPED: 1 })
     expect(result.diagnostics.find((d) => d.code === 'CONTRACTS_DIAGNOSTICS_CAPPED')!.data).toEqual({
       code: 'NATS_WORKQUEUE_CONSUMER',
@@ -222,7 +218,6 @@ describe('the documents of the issue compile in bounded time', () => {
     })
     const first = result.diagnostics.find((d) => d.code === 'NATS_WORKQUEUE_CONSUMER')!
     expect(first).toMatchObject({ pointer: '/x-nats-contract/consumers/worker1/config/filter_subject', data: { consumer: 'worker1', other: 'worker0' } })
-    expect(ms).toBeLessThan(30_000)
   }, 120_000)
 
   it('4,000 consumers against a stream of 4,000 subjects, and 4,000 publishes into one stream of 4,001 subjects, pass', async () => {
@@ -233,9 +228,8 @@ describe('the documents of the issue compile in bounded time', () => {
     ] as const) {
       const file = join(dir, `${name}.asyncapi.yaml`)
       writeFileSync(file, text)
-      const { result, ms } = await timed(file)
+      const { result } = await timed(file)
       expect(result.diagnostics, name).toEqual([])
-      expect(ms, name).toBeLessThan(60_000)
     }
   }, 120_000)
 

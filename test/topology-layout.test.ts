@@ -29,12 +29,11 @@ const projection = async (dir: string): Promise<Topology> => {
   return r.topology!
 }
 
-/** Heap growth (MB) and elapsed time (termination bound only) of drawing the picture. */
+/** Heap growth (MB) of drawing the picture (its time is bench/hostile-topology.ts's to measure). */
 async function drawn(draw: () => Promise<string> | string) {
   const heap = process.memoryUsage().heapUsed
-  const started = performance.now()
   const text = await draw()
-  return { text, ms: performance.now() - started, heapMB: (process.memoryUsage().heapUsed - heap) / 2 ** 20 }
+  return { text, heapMB: (process.memoryUsage().heapUsed - heap) / 2 ** 20 }
 }
 
 /** No two node boxes overlap and every node lies inside its group (a sweep over x: O(n log n) plus overlaps). */
@@ -63,11 +62,9 @@ describe('the 5,004-node bundle of the issue (one stream, 5,000 consumers)', () 
     const svg = await drawn(() => toSvg(t))
     expect(svg.text).toContain('+4988 more consumers of EVENTS')
     expect((svg.text.match(/<g class="node consumer">/g) ?? []).length).toBe(12)
-    expect(svg.ms).toBeLessThan(60_000)
     expect(svg.heapMB).toBeLessThan(100)
     const html = await drawn(() => toHtml(t))
     expect(html.text).toContain('+4988 more consumers of EVENTS')
-    expect(html.ms).toBeLessThan(60_000)
     expect(html.heapMB).toBeLessThan(100)
   })
 
@@ -77,7 +74,6 @@ describe('the 5,004-node bundle of the issue (one stream, 5,000 consumers)', () 
     expect(view.groups.flatMap((g) => g.nodes)).toHaveLength(5002)
     expect(elementsOf(view)).toBeGreaterThan(ELK_BUDGET)
     const svg = await drawn(() => svgOf(view, layeredLayout(view)))
-    expect(svg.ms).toBeLessThan(60_000)
     expect(svg.heapMB).toBeLessThan(100)
     expect((svg.text.match(/<g class="node consumer">/g) ?? []).length).toBe(5000)
     expect(svg.text).toContain(`Plain layered layout: ${elementsOf(view)} elements`)
