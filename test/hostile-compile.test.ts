@@ -2,7 +2,7 @@
  * The compiler on hostile contracts: nothing from a file name runs, nothing freezes or crashes
  * the build, every bad input is a capped diagnostic, and nothing outside the contract's tree is
  * read or shown. The families come from bench/hostile.ts (bench/complexity.ts times them at 10x);
- * here each runs once at a telling size, with a generous bound that only proves it terminates.
+ * here each runs once at a telling size; the test's timeout proves it terminates.
  */
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
@@ -29,11 +29,9 @@ const fresh = (name: string) => {
 }
 const counts = (diagnostics: readonly Diagnostic[]) =>
   Object.fromEntries([...new Set(diagnostics.map((d) => d.code))].map((c) => [c, diagnostics.filter((d) => d.code === c).length]))
-/** Compiles with a fresh compiler; the elapsed time is returned for a termination bound only. */
+/** Compiles with a fresh compiler. Termination is the test's timeout; cost is bench/complexity.ts's to measure. */
 async function timed(file: string) {
-  const started = performance.now()
-  const result = await new ContractCompiler().compile(file)
-  return { result, ms: performance.now() - started }
+  return { result: await new ContractCompiler().compile(file) }
 }
 
 /** The DASP example selection, with its definitions and pins, copied into `dir`. */
@@ -132,9 +130,8 @@ describe('nothing freezes or crashes the build', () => {
     const dir = fresh('cover')
     const covered = join(dir, 'covered.asyncapi.yaml')
     writeFileSync(covered, hostile.coverBomb(8))
-    const { result, ms } = await timed(covered)
+    const { result } = await timed(covered)
     expect(result.diagnostics).toEqual([])
-    expect(ms).toBeLessThan(10_000)
     const partial = join(dir, 'partial.asyncapi.yaml')
     writeFileSync(partial, hostile.coverBomb(8).replace('s.*.*.*.*.*.*.*.*', 's.*.*.*.*.*.*.*.a'))
     expect((await timed(partial)).result.diagnostics.map((d) => d.code)).toEqual(['NATS_STREAM_CAPTURE'])
@@ -143,11 +140,10 @@ describe('nothing freezes or crashes the build', () => {
   it('5,000 channels that all overlap: one diagnostic per channel, capped at 100 and a summary', async () => {
     const file = join(fresh('overlap'), 'o.asyncapi.yaml')
     writeFileSync(file, hostile.overlapAll(5000))
-    const { result, ms } = await timed(file)
+    const { result } = await timed(file)
     expect(counts(result.diagnostics)).toEqual({ NATS_CHANNEL_OVERLAP: MAX_DIAGNOSTICS_PER_CODE, CONTRACTS_DIAGNOSTICS_CAPPED: 1 })
     const summary = result.diagnostics.find((d) => d.code === 'CONTRACTS_DIAGNOSTICS_CAPPED')!
     expect(summary).toMatchObject({ severity: 'error', data: { code: 'NATS_CHANNEL_OVERLAP', count: 4999 - MAX_DIAGNOSTICS_PER_CODE } })
-    expect(ms).toBeLessThan(30_000)
   })
 
   it('45,000 empty Benzene requests: capped diagnostics, no internal error', async () => {
@@ -167,12 +163,11 @@ describe('nothing freezes or crashes the build', () => {
   })
 
   it('a DASP dependency cycle through 1,000 definitions is found once, in bounded time', async () => {
-    const { result, ms } = await timed(hostile.daspDependencyChain(fresh('dasp-cycle'), 1000))
+    const { result } = await timed(hostile.daspDependencyChain(fresh('dasp-cycle'), 1000))
     const cycles = result.diagnostics.filter((d) => d.code === 'DASP_DEPENDENCY_CYCLE')
     expect(cycles.map((d) => d.pointer)).toEqual(['/extensions/2'])
     expect(cycles[0]!.message.split(' -> ')).toHaveLength(1001)
     expect(counts(result.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
-    expect(ms).toBeLessThan(30_000)
   })
 
   it('32,000 disjoint channels sharing first and last tokens, two 80,000-value enums, a 200,000-member flow line: accepted, in bounded time', async () => {
@@ -183,9 +178,8 @@ describe('nothing freezes or crashes the build', () => {
       ['line.asyncapi.yaml', hostile.longFlowLine(200000)],
     ] as const) {
       writeFileSync(join(dir, name), text)
-      const { result, ms } = await timed(join(dir, name))
+      const { result } = await timed(join(dir, name))
       expect(result.diagnostics, name).toEqual([])
-      expect(ms, name).toBeLessThan(60_000)
     }
   })
 
@@ -235,9 +229,8 @@ describe('links between contracts', () => {
       )
     }
     shop.relock()
-    const { result, ms } = await timed(shop.doc('payments'))
+    const { result } = await timed(shop.doc('payments'))
     expect(result.diagnostics).toEqual([])
-    expect(ms).toBeLessThan(10_000)
     // One leaf changed on one side: the link sees the difference.
     shop.edit('orders/asyncapi/asyncapi.yaml', '    D40: { type: string }', '    D40: { type: number }').relock()
     expect((await timed(shop.doc('payments'))).result.diagnostics.map((d) => d.code)).toEqual(['NATS_LINK_SCHEMA'])
@@ -351,9 +344,8 @@ describe('files stay inside the contract tree', () => {
       unlinkSync(pinned)
       if (kind === 'symlink') symlinkSync(copy, pinned)
       else execFileSync('mkfifo', [pinned])
-      const started = performance.now()
+      // A blocking read would hang here until the test's timeout.
       const result = await compile(selection)
-      expect(performance.now() - started).toBeLessThan(10_000)
       expect(
         result.diagnostics.map((d) => [d.code, d.pointer]),
         kind,
