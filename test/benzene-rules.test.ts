@@ -57,6 +57,8 @@ const warned: Array<[fixture: string, code: string, pointer: string, line: numbe
   ['enum-duplicate', 'BENZENE_ENUM_DUPLICATE', '/components/schemas/Order/properties/Priority/enum/2', 44, 15],
   ['discriminator-inline-member', 'BENZENE_DISCRIMINATOR_INLINE_MEMBER', '/components/schemas/Shape/oneOf/1', 47, 11],
   ['pattern-dialect', 'BENZENE_PATTERN_DIALECT', '/components/schemas/Order/properties/Name/pattern', 45, 24],
+  ['event-reserved', 'BENZENE_EVENT_RESERVED', '/events/0/reserved', 24, 19],
+  ['keyword-outside-dialect', 'BENZENE_KEYWORD_OUTSIDE_DIALECT', '/components/schemas/PlaceOrder/patternProperties', 31, 30],
 ]
 
 describe('failing fixtures', () => {
@@ -100,6 +102,44 @@ describe('warning fixtures', () => {
         { b: 2, a: 1 },
       ]),
     ).toEqual([['BENZENE_ENUM_DUPLICATE', 'warning', '/components/schemas/Order/properties/Priority/enum/1']])
+  })
+})
+
+describe('what the OpenAPI 3.0 dialect and the event shape do not have is said, and changes nothing', () => {
+  it('an event with `reserved: true` is still in the default output; only the benzene: prefix reserves an event', async () => {
+    const doc = readFixture('invalid/event-reserved.spec.json')
+    const flagged = await compile(join(fixtures, 'invalid', 'event-reserved.spec.json'))
+    const events = (await loadModule(flagged.code!, 'event-reserved')).events
+    expect(Object.keys(events)).toEqual(['placed'])
+    doc.events[0].topic = 'benzene:placed'
+    delete doc.events[0].reserved
+    const prefixed = await compile(writeVariant('event-prefixed', doc))
+    expect(prefixed.diagnostics).toEqual([])
+    expect(Object.keys((await loadModule(prefixed.code!, 'event-prefixed')).events)).toEqual([])
+  })
+
+  it('each keyword of a later JSON Schema draft is named where it is written; the 3.0 keywords are not', async () => {
+    const doc = readFixture('invalid/keyword-outside-dialect.spec.json')
+    const order = doc.components.schemas.Order
+    Object.assign(order, { dependencies: { Id: ['Sku'] }, propertyNames: { maxLength: 3 }, if: {}, then: {}, const: { Id: 'x' } })
+    const result = await compile(writeVariant('dialect-many', doc))
+    expect(result.diagnostics.map((d) => [d.code, d.severity, d.pointer])).toEqual(
+      [
+        '/components/schemas/PlaceOrder/patternProperties',
+        '/components/schemas/Order/dependencies',
+        '/components/schemas/Order/propertyNames',
+        '/components/schemas/Order/if',
+        '/components/schemas/Order/then',
+        '/components/schemas/Order/const',
+      ].map((pointer) => ['BENZENE_KEYWORD_OUTSIDE_DIALECT', 'warning', pointer]),
+    )
+    // Ignored means ignored: an extra member the patternProperties would have typed is admitted as any other.
+    const mod = await loadModule(result.code!, 'dialect-many')
+    const sender = createLocalSender({ 'orders:place': () => ({ Id: 'x' }) })
+    expect(await mod.place.send(sender, { Sku: 's', 'x-note': 1 })).toMatchObject({ isSuccessful: true })
+    delete doc.components.schemas.PlaceOrder.patternProperties
+    for (const key of ['dependencies', 'propertyNames', 'if', 'then', 'const']) delete order[key]
+    expect((await compile(writeVariant('dialect-none', doc))).diagnostics).toEqual([])
   })
 })
 

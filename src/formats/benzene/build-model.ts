@@ -10,7 +10,7 @@ import type { BenzeneModel, TopicModel } from './model.js'
 import { nameEntries } from './naming.js'
 import type { BenzeneOptions } from './options.js'
 import { serviceLevel, topicScoped, wholeService } from '../../runtime/benzene/projection.js'
-import { isReserved, selectScope, type Scope } from '../../runtime/benzene/scope.js'
+import { isReservedEvent, selectScope, type Scope } from '../../runtime/benzene/scope.js'
 
 /** Seeds 5.1-5.2 with the fail-loud rule: undefined (and a `BENZENE_UNKNOWN_TOPIC` diagnostic) when the include-list names unknown topics. */
 export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective: BenzeneOptions, diagnostics: Diagnostic[]): Scope | undefined {
@@ -47,10 +47,10 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions, memos?
     report,
   )
   // Benzene Contract Document §5.1's reserved rule is written generically: an event whose topic is
-  // `benzene:`-prefixed is reserved (events carry no flag) and, like a reserved request, is left out
+  // `benzene:`-prefixed is reserved (events carry no flag: one written anyway is ignored) and, like a reserved request, is left out
   // of the default output unless reserved topics are asked for.
   const events = nameEntries(
-    doc.events.flatMap((entry, index) => (effective.includeReserved || !isReserved(entry) ? [{ entry, index }] : [])),
+    doc.events.flatMap((entry, index) => (effective.includeReserved || !isReservedEvent(entry) ? [{ entry, index }] : [])),
     'events',
     effective.names,
     report,

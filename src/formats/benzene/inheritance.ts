@@ -32,6 +32,8 @@ export const MAX_DISCRIMINATOR_VALUES = 100_000
 interface Hierarchy {
   /** Parent name -> the names whose top-level `allOf` references it, in sorted order. */
   children: Map<string, string[]>
+  /** Child name -> the names its top-level `allOf` references, in order. */
+  parents: Map<string, string[]>
   descendants: Map<string, string[]>
   /** Memos per component name: its choice, the names that choice selects, and whether its own shape is used. */
   choices: Map<string, Discriminator | undefined>
@@ -46,7 +48,7 @@ const hierarchies = new WeakMap<object, Hierarchy>()
 function hierarchyOf(catalogue: Catalogue): Hierarchy {
   let h = hierarchies.get(catalogue)
   if (h) return h
-  h = { children: new Map(), descendants: new Map(), choices: new Map(), selected: new Map(), ownShape: new Map(), references: new Map() }
+  h = { children: new Map(), parents: new Map(), descendants: new Map(), choices: new Map(), selected: new Map(), ownShape: new Map(), references: new Map() }
   for (const name of sortKeys(Object.keys(catalogue))) {
     const schema = catalogue[name]
     if (!isObject(schema) || !Array.isArray(schema.allOf)) continue
@@ -56,6 +58,9 @@ function hierarchyOf(catalogue: Catalogue): Hierarchy {
       const list = h.children.get(parent) ?? []
       if (list[list.length - 1] !== name) list.push(name)
       h.children.set(parent, list)
+      const up = h.parents.get(name) ?? []
+      if (!up.includes(parent)) up.push(parent)
+      h.parents.set(name, up)
     }
   }
   hierarchies.set(catalogue, h)
@@ -105,7 +110,7 @@ export function mappingTarget(target: unknown): string | undefined {
  */
 export function discriminatorOf(schema: Schema, catalogue: Catalogue, name?: string): Discriminator | undefined {
   const d = discriminatorObject(schema)
-  if (!d) return undefined
+  if (!d) return inheritedChoice(schema, catalogue)
   const mode = Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : 'allOf'
   const values: Array<[string, string]> = []
   const taken = new Set<string>()
@@ -137,6 +142,90 @@ export function discriminatorOf(schema: Schema, catalogue: Catalogue, name?: str
   }
   if (mode === 'allOf' && values.length === 0) return undefined
   return { propertyName: d.propertyName, values, inline, mode }
+}
+
+const inherited = new WeakMap<object, Discriminator | null>()
+
+/**
+ * A `oneOf`/`anyOf` without a discriminator of its own whose members are all `$ref`s into one
+ * parent's family: the parent itself and/or schemas its discriminator selects (Swashbuckle and
+ * NSwag write request bodies as `oneOf: [Animal, Cat, Dog]` beside `Animal`'s discriminator). Read
+ * as plain alternatives, a correct Cat matches both `Animal` (whose choice selects Cat) and `Cat`,
+ * and `oneOf` refuses it; the parent's discriminator is what tells the members apart, so it is the
+ * choice here. A value selects a listed member, or a schema extending one; a listed parent also
+ * stands for its whole family and, by its own name, for its own fields (OpenAPI's implicit value).
+ * Undefined when the members are not one family (then they are plain alternatives).
+ * Cost: O(members x depth of the hierarchy + the parent's values), memoized per schema object.
+ */
+function inheritedChoice(schema: Schema, catalogue: Catalogue): Discriminator | undefined {
+  const hasOne = Array.isArray(schema.oneOf)
+  if (hasOne === Array.isArray(schema.anyOf)) return undefined
+  const known = inherited.get(schema)
+  if (known !== undefined) return known ?? undefined
+  const found = findInheritedChoice((hasOne ? schema.oneOf : schema.anyOf) as unknown[], hasOne ? 'oneOf' : 'anyOf', catalogue)
+  inherited.set(schema, found ?? null)
+  return found
+}
+
+function findInheritedChoice(members: unknown[], mode: 'oneOf' | 'anyOf', catalogue: Catalogue): Discriminator | undefined {
+  const listed: string[] = []
+  for (const member of members) {
+    const target = isObject(member) ? refTarget(member.$ref) : undefined
+    if (target === undefined || !Object.hasOwn(catalogue, target)) return undefined
+    listed.push(target)
+  }
+  // One member is that member: `oneOf: [{ $ref: P }]` wraps P (to add `nullable`, say) and means P.
+  if (listed.length < 2) return undefined
+  const parent = familyParent(listed, catalogue)
+  if (parent === undefined) return undefined
+  const d = namedDiscriminator(parent, catalogue)!
+  const listedSet = new Set(listed)
+  const parentListed = listedSet.has(parent)
+  // What a listed member admits: itself and the schemas extending it.
+  const admitted = new Set<string>(listed)
+  for (const name of listed) if (name !== parent) for (const below of descendantsOf(name, catalogue)) admitted.add(below)
+  const values = d.values.filter(([, target]) => parentListed || admitted.has(target))
+  if (parentListed && !d.values.some(([value, target]) => target === parent || value === parent)) values.push([parent, parent])
+  if (values.length === 0) return undefined
+  return { propertyName: d.propertyName, values, inline: [], mode }
+}
+
+/**
+ * The parent whose family every listed name belongs to: a listed parent selecting all the others,
+ * else the nearest parent above the first member (its `allOf` ancestors, breadth-first) selecting
+ * them all. Ancestors are walked once each.
+ */
+function familyParent(listed: readonly string[], catalogue: Catalogue): string | undefined {
+  const h = hierarchyOf(catalogue)
+  const selects = (parent: string) => {
+    if (!isParent(parent, catalogue)) return false
+    const family = new Set(descendantsOf(parent, catalogue))
+    return listed.every((name) => name === parent || family.has(name))
+  }
+  const candidates = listed.filter((name) => isParent(name, catalogue))
+  for (const name of candidates) if (selects(name)) return name
+  const seen = new Set<string>([listed[0]!])
+  const queue = [listed[0]!]
+  for (let i = 0; i < queue.length; i++) {
+    for (const up of h.parents.get(queue[i]!) ?? []) {
+      if (seen.has(up)) continue
+      seen.add(up)
+      if (selects(up)) return up
+      queue.push(up)
+    }
+  }
+  return undefined
+}
+
+/**
+ * The payload values a discriminator value stands for. Mapping keys are JSON object keys, so always
+ * strings; producers that tag by number (.NET's `[JsonDerivedType(typeof(T), 0)]`, which ASP.NET
+ * Core maps as `"0"`) send `{"$type": 0}`. A key that is an integer in canonical decimal form is
+ * therefore matched by that number as well as by the string; the selected schema's own property,
+ * when it declares one, narrows it further.
+ */
+export function discriminatorLiterals(value: string): Array<string | number> {
+  return /^-?(?:0|[1-9]\d{0,15})$/.test(value) && Number.isSafeInteger(Number(value)) && value !== '-0' ? [value, Number(value)] : [value]
 }
 
 /** The choice of a component schema (memoized: validators and types ask for each reference). */
@@ -200,7 +289,7 @@ export function generationReferences(schema: unknown, catalogue: Catalogue, name
     if (!isObject(s)) continue
     const target = refTarget(s.$ref)
     if (target !== undefined) out.add(target)
-    if ('discriminator' in s) {
+    if ('discriminator' in s || 'oneOf' in s || 'anyOf' in s) {
       const d = discriminatorOf(s, catalogue, s === schema ? name : undefined)
       if (d) for (const [, selected] of d.values) out.add(selected)
     }

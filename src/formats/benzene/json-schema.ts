@@ -2,7 +2,7 @@ import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { unicodeModeSource } from '../../core/pattern-dialect.js'
 import { closedMerge, mergedOf, ownPart } from './all-of.js'
-import { discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
+import { discriminatorLiterals, discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 
 /**
  * OpenAPI 3.0 Schema Objects -> JSON Schema draft-07 for the generated validators, for one
@@ -44,7 +44,17 @@ const FORMAT_PATTERNS: Record<string, string> = {
 }
 const sortedData = (value: unknown) => (value !== null && typeof value === 'object' ? sortedCopy(value) : value)
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
+/** Keywords whose members hold beside `type`: a member that refuses null refuses it for the whole schema. */
+const COMPOSED = ['oneOf', 'anyOf', 'allOf', 'not']
 const INT32 = { minimum: -2147483648, maximum: 2147483647 }
+/**
+ * int64 read as a JavaScript number: [-2^63, 2^63]. The upper end is 2^63 rather than 2^63 - 1
+ * because the largest int64, 9223372036854775807, is not a double: JSON.parse reads it as 2^63,
+ * so that value must pass; 1e19 and everything past 2^63 are refused.
+ */
+const INT64 = { minimum: -9223372036854775808, maximum: 9223372036854775808 }
+/** int64 as a decimal string (`int64: 'string'`): an optional minus and digits, within -2^63 ... 2^63 - 1 exactly. */
+const INT64_TEXT = `^(?:${[...decimalsUpTo('9223372036854775807'), ...decimalsUpTo('9223372036854775808').map((branch) => `-${branch}`)].join('|')})$`
 const COPIED = 'minimum maximum multipleOf minLength maxLength pattern minItems maxItems uniqueItems minProperties maxProperties'.split(' ')
 
 export interface ConvertContext {
@@ -115,7 +125,7 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
     let type = schema.type
     if (type === 'integer' && schema.format === 'int64' && ctx.int64 === 'string') {
       type = 'string'
-      out.pattern = '^-?\\d+$'
+      out.pattern = INT64_TEXT
     }
     out.type = nullable ? [type, 'null'] : type
   }
@@ -137,10 +147,11 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
     delete out.maximum
   }
   if (typeof schema.format === 'string') {
-    if (schema.format === 'int32')
+    const range = schema.format === 'int32' ? INT32 : schema.format === 'int64' && ctx.int64 === 'number' ? INT64 : undefined
+    if (range && (schema.type === 'integer' || schema.type === 'number'))
       Object.assign(out, {
-        minimum: Math.max(INT32.minimum, (out.minimum as number) ?? -Infinity),
-        maximum: Math.min(INT32.maximum, (out.maximum as number) ?? Infinity),
+        minimum: Math.max(range.minimum, (out.minimum as number) ?? -Infinity),
+        maximum: Math.min(range.maximum, (out.maximum as number) ?? Infinity),
       })
     // A format's pattern holds beside the schema's own `pattern`, not instead of it.
     const pattern = FORMAT_PATTERNS[schema.format]
@@ -175,8 +186,10 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
     for (const key of ALTERNATIVES) if (Array.isArray(schema[key])) out[key] = (schema[key] as unknown[]).map((member) => convert(member, ctx))
   }
   if ('not' in schema) out.not = convert(schema.not, ctx)
-  if (nullable && (out.type === undefined || discriminator) && Object.keys(out).length > 0) {
-    // A choice requires an object: null is admitted beside it, not inside it.
+  if (nullable && (out.type === undefined || discriminator || COMPOSED.some((key) => key in out)) && Object.keys(out).length > 0) {
+    // A choice or a composition requires its members' types: null is admitted beside it, not inside
+    // it. `{type: object, oneOf: [{$ref: X}], nullable: true}` is how ASP.NET Core writes a nullable
+    // X (a Reference Object takes no `nullable`), and the types say `X | null`.
     if (Array.isArray(out.type)) out.type = out.type[0]
     return { anyOf: [{ type: 'null' }, out] }
   }
@@ -223,14 +236,38 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
  * members, which no value selects, a payload without a selecting value must match those instead.
  */
 function choose(d: Discriminator, ctx: ConvertContext): Record<string, unknown> {
-  const property = { [d.propertyName]: { enum: d.values.map(([value]) => value) } }
+  const property = { [d.propertyName]: { enum: d.values.flatMap(([value]) => discriminatorLiterals(value)) } }
   const branches = d.values.map(([value, name]) => ({
-    if: { required: [d.propertyName], properties: { [d.propertyName]: { const: value } } },
+    if: { required: [d.propertyName], properties: { [d.propertyName]: selecting(value) } },
     then: reference(ctx, name, isParent(name, ctx.catalogue) ? 'own' : 'whole'),
   }))
   if (d.inline.length === 0) return { type: 'object', required: [d.propertyName], properties: property, allOf: branches }
   const rest = { if: { not: { type: 'object', required: [d.propertyName], properties: property } }, then: { [d.mode]: d.inline.map((m) => convert(m, ctx)) } }
   return { allOf: [...branches, rest] }
+}
+
+/** The condition a discriminator value puts on its property: the literal, or the string and the number for an integer key. */
+function selecting(value: string): Record<string, unknown> {
+  const literals = discriminatorLiterals(value)
+  return literals.length === 1 ? { const: value } : { enum: literals }
+}
+
+/**
+ * Regular-expression branches for the decimal integers 0 ... `bound` (digits, no sign), each a
+ * fixed-width run, so that their alternation is cheap for a backtracking engine: up to 18 digits
+ * (leading zeros allowed), or 19 digits compared digit by digit with `bound`'s. Only for 19-digit bounds.
+ */
+function decimalsUpTo(bound: string): string[] {
+  const width = bound.length
+  const branches = [`\\d{1,${width - 1}}`]
+  for (let i = 0; i < width; i++) {
+    const digit = Number(bound[i])
+    const low = i === 0 ? 1 : 0
+    const rest = width - i - 1
+    if (digit > low) branches.push(`${bound.slice(0, i)}[${low}-${digit - 1}]${rest > 0 ? `\\d{${rest}}` : ''}`)
+  }
+  branches.push(bound)
+  return branches
 }
 
 /**

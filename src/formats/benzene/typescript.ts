@@ -2,7 +2,16 @@ import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdent
 import { namesReaching } from '../../runtime/benzene/closure.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { closedMerge } from './all-of.js'
-import { discriminatorOf, extendsSelector, generationReferences, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
+import {
+  discriminatorLiterals,
+  discriminatorOf,
+  extendsSelector,
+  generationReferences,
+  hasOwnShape,
+  isParent,
+  namedDiscriminator,
+  type Discriminator,
+} from './inheritance.js'
 import type { Direction } from './json-schema.js'
 import { walkSchema } from './schema-walk.js'
 
@@ -25,8 +34,8 @@ export interface TypeOptions {
  * `allOf` as an intersection, a `discriminator` as a discriminated union (of its members, or of
  * the schemas extending a parent, whose own fields are `NameBase`: inheritance.ts), `format` and
  * descriptions as JSDoc. A schema with `readOnly` or `writeOnly` members somewhere in it has two
- * named types: `Name` for responses (no writeOnly members) and `NameInput` for requests (no
- * readOnly members).
+ * named types: `Name` for responses (writeOnly members optional) and `NameInput` for requests
+ * (readOnly members optional): neither direction requires them, and neither forbids them.
  */
 export class TypeWriter {
   /** Schema name -> type identifier (response view), assigned once for declarations and references. */
@@ -156,7 +165,8 @@ export class TypeWriter {
     const key = propertyKey(d.propertyName)
     return union([
       ...groupValues(d.values).map(
-        ([name, values]) => `(${this.reference(name, direction, isParent(name, this.catalogue))} & { ${key}: ${union(values.map(jsString))} })`,
+        ([name, values]) =>
+          `(${this.reference(name, direction, isParent(name, this.catalogue))} & { ${key}: ${union(values.flatMap(discriminatorLiterals).map(literalType))} })`,
       ),
       ...d.inline.map((s) => this.type(s, direction, indent)),
     ])
@@ -172,9 +182,10 @@ export class TypeWriter {
     // Sorted: key order means nothing in a contract (the document is not reordered beforehand).
     for (const name of sortKeys(Object.keys(properties))) {
       const child = properties[name]
-      if (hasFlag(child, hidden)) continue
       const type = this.type(child, direction, inner)
-      const optional = !required.has(name)
+      // OpenAPI 3.0.3 (Schema Object, readOnly/writeOnly): the member SHOULD NOT be sent this way and
+      // is not required this way; it is not forbidden, so the validator admits it and the type does too.
+      const optional = !required.has(name) || hasFlag(child, hidden)
       memberTypes.push(type)
       members.push(`${jsDoc(child, inner)}${inner}${propertyKey(name)}${optional ? '?' : ''}: ${type};`)
     }
@@ -183,7 +194,7 @@ export class TypeWriter {
       // An index signature must admit every declared member's type too.
       const valueType = isObject(extra) ? this.type(extra, direction, inner) : 'unknown'
       // An optional member's type includes `undefined` (required names need not be properties).
-      const anyOptional = Object.keys(properties).some((name) => !required.has(name) && !hasFlag(properties[name], hidden))
+      const anyOptional = Object.keys(properties).some((name) => !required.has(name) || hasFlag(properties[name], hidden))
       const all = valueType === 'unknown' ? 'unknown' : union([valueType, ...memberTypes, ...(anyOptional ? ['undefined'] : [])])
       members.push(`${inner}[key: string]: ${all};`)
     }

@@ -5,6 +5,11 @@ export function isReserved(entry: { topic: string; reserved?: unknown }): boolea
   return entry.reserved === true || entry.topic.startsWith('benzene:')
 }
 
+/** Benzene Contract Document §3 and §5.1: an event entry has no flag, so only the `benzene:` prefix marks it reserved. */
+export function isReservedEvent(entry: { topic: string }): boolean {
+  return entry.topic.startsWith('benzene:')
+}
+
 export interface ScopeRequest {
   /** The include-list; absent or empty means "no include-list". */
   topics?: readonly string[]

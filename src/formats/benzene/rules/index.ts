@@ -13,7 +13,8 @@ import { openapiValue } from './openapi-value.js'
 import { refCycle } from './ref-cycle.js'
 import { refForm, refTargetExists } from './refs.js'
 import { requiredMembers } from './required-members.js'
-import { reservedFlag } from './reserved-flag.js'
+import { eventReservedFlag, reservedFlag } from './reserved-flag.js'
+import { dialectKeywords } from './dialect-keywords.js'
 import type { BenzeneRule } from './rule.js'
 import { schemaKeywords } from './schema-keywords.js'
 import { defaultType, readWriteOnly, requiredNonEmpty } from './schema-musts.js'
@@ -27,6 +28,7 @@ export const benzeneRules: readonly BenzeneRule[] = [
   emptyTopic,
   emptyVersion,
   reservedFlag,
+  eventReservedFlag,
   emptyTransports,
   emptyHttpMappings,
   duplicateTopic,
@@ -34,6 +36,7 @@ export const benzeneRules: readonly BenzeneRule[] = [
   refTargetExists,
   refCycle,
   schemaKeywords,
+  dialectKeywords,
   discriminatorShape,
   discriminatorInlineMember,
   discriminatorSize,

@@ -16,3 +16,25 @@ export const reservedFlag: BenzeneRule = {
     })
   },
 }
+
+/**
+ * Benzene Contract Document §3: an event entry has no `reserved` field; a reserved event topic is
+ * known by its `benzene:` prefix alone. A flag written there anyway is ignored (the entry is not
+ * left out of the default output because of it), and said so.
+ */
+export const eventReservedFlag: BenzeneRule = {
+  code: 'BENZENE_EVENT_RESERVED',
+  severity: 'warning',
+  description: '`reserved` on an event entry, which has no such field (Benzene Contract Document §3); it is ignored.',
+  check({ doc, report }) {
+    if (!isObject(doc) || !Array.isArray(doc.events)) return
+    doc.events.forEach((entry, i) => {
+      if (isObject(entry) && 'reserved' in entry) {
+        report(
+          joinPointer('', 'events', i, 'reserved'),
+          'Event entries have no `reserved` field (Benzene Contract Document §3): it is ignored. An event is reserved only when its topic starts with `benzene:`.',
+        )
+      }
+    })
+  },
+}
