@@ -4,7 +4,8 @@
  * reading the same schemas through an independent translation of OpenAPI 3.0.1's meaning
  * (nullable admits null; boolean exclusive bounds; int32; patterns without the Unicode flag;
  * allOf merged into one object, closed when a member is; a discriminator's value naming its
- * schema), and every payload the validator accepts must type-check against the generated type
+ * schema, an integer-looking mapping key matching the number too; int64 as a double's range;
+ * nullable beside a composition admitting null), and every payload the validator accepts must type-check against the generated type
  * (tsc --strict over a file of literals).
  */
 import { createRequire } from 'node:module'
@@ -99,7 +100,18 @@ function schemaAt(i: number): fc.Arbitrary<Schema> {
           const member = additionalProperties === false ? { ...inline, additionalProperties: false } : inline
           return { allOf: [ref(base), member], ...(closed ? { additionalProperties: false } : {}) }
         })
-  return fc.oneof(leaf, object, closedObject, array, allOf)
+  // ASP.NET Core's nullable member of an earlier schema: a type and a one-member composition beside `nullable`.
+  const nullableComposition =
+    i === 0
+      ? leaf
+      : fc
+          .record({
+            target: fc.integer({ min: 0, max: i - 1 }),
+            keyword: fc.constantFrom('oneOf', 'allOf', 'anyOf'),
+            type: fc.constantFrom('object', undefined),
+          })
+          .map(({ target, keyword, type }) => strip({ type, [keyword]: [ref(target)], nullable: true }))
+  return fc.oneof(leaf, object, closedObject, array, allOf, nullableComposition)
 }
 
 /** Two tagged shapes and a discriminated choice between them, beside the random catalogue. */
@@ -110,6 +122,19 @@ const TAGGED = {
     oneOf: [{ $ref: '#/components/schemas/Circle' }, { $ref: '#/components/schemas/Square' }],
     discriminator: { propertyName: 'kind' },
   },
+  // .NET's `[JsonDerivedType(typeof(T), 0)]` as ASP.NET Core writes it: string keys, numeric tags.
+  Dot: { required: ['kind'], properties: { kind: { type: 'integer', enum: [0] }, x: { type: 'number' } } },
+  Line: {
+    type: 'object',
+    required: ['kind', 'length'],
+    properties: { kind: { type: 'integer' }, length: { type: 'integer', minimum: 1 } },
+    additionalProperties: false,
+  },
+  Coded: {
+    type: 'object',
+    anyOf: [{ $ref: '#/components/schemas/Dot' }, { $ref: '#/components/schemas/Line' }],
+    discriminator: { propertyName: 'kind', mapping: { '0': '#/components/schemas/Dot', '1': '#/components/schemas/Line' } },
+  },
 }
 
 const catalogue = fc.tuple(schemaAt(0), schemaAt(1), schemaAt(2), schemaAt(3)).map((list) => ({
@@ -118,7 +143,7 @@ const catalogue = fc.tuple(schemaAt(0), schemaAt(1), schemaAt(2), schemaAt(3)).m
 }))
 
 function documentOf(schemas: Record<string, Schema>) {
-  const roots = ['S3', 'S2', 'Shape']
+  const roots = ['S3', 'S2', 'Shape', 'Coded']
   return {
     openapi: '3.0.1',
     info: { title: 'generated', version: '1' },
@@ -134,7 +159,16 @@ function instance(schema: Schema, schemas: Record<string, Schema>, rnd: () => nu
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!
   if (schema.$ref) return instance(schemas[schema.$ref.split('/').pop()]!, schemas, rnd, depth + 1)
   if (schema.nullable && rnd() < 0.15) return null
-  if (schema.oneOf) return instance(pick(schema.oneOf as Schema[]), schemas, rnd, depth + 1)
+  const members = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined
+  if (members) {
+    const member = pick(members)
+    const made = instance(member, schemas, rnd, depth + 1)
+    const tags = Object.entries((schema.discriminator?.mapping ?? {}) as Record<string, string>).filter(([, target]) => target === member.$ref)
+    // A tagged member carries its tag, as a number (how .NET sends it) or a string, now and then a wrong one.
+    if (tags.length > 0 && typeof made === 'object' && made !== null && !Array.isArray(made))
+      (made as Record<string, unknown>)[schema.discriminator.propertyName] = pick([Number(tags[0]![0]), tags[0]![0], 7])
+    return made
+  }
   if (schema.allOf) {
     const parts = (schema.allOf as Schema[]).map((m) => instance(m, schemas, rnd, depth + 1))
     return Object.assign({}, ...parts.filter((p) => typeof p === 'object' && p !== null && !Array.isArray(p)))
@@ -144,7 +178,7 @@ function instance(schema: Schema, schemas: Record<string, Schema>, rnd: () => nu
     case 'string':
       return pick(['a', 'ab', 'b', '555-0100', 'x_y-z', '2024-02-29', '2023-02-29', '', 'AB', 'a@b.c'])
     case 'integer':
-      return pick([0, 1, 2, 3, 6, -1, 4, 2 ** 31, -(2 ** 31) - 1, 9])
+      return pick([0, 1, 2, 3, 6, -1, 4, 2 ** 31, -(2 ** 31) - 1, 9, 2 ** 63, 1e19, -(2 ** 63), -1e19])
     case 'number':
       return pick([0, 0.5, 19.99, 0.3, 10, 100.5, 1.005, -2])
     case 'boolean':
@@ -224,6 +258,8 @@ function merged(
       out.closed ||= target.additionalProperties === false
       // A schema for additional members constrains the others' members too (only `false` is merged).
       if (typeof target.additionalProperties === 'object') out.others.push(target)
+      // Its alternatives hold as they are.
+      for (const key of ['oneOf', 'anyOf']) if (target[key]) out.others.push({ [key]: target[key] })
     }
   }
   return out
@@ -248,16 +284,24 @@ function oracle(schema: Schema, schemas: Record<string, Schema>): Schema {
       ...(m.others.length > 0 ? { allOf: m.others.map((o) => oracle(o, schemas)) } : {}),
     }
   } else if (schema.discriminator) {
-    // The value names the member schema; exactly one member then holds.
+    // The value names the member schema (by `mapping`, else by its name); exactly one member then holds.
+    // A mapping key is a string; one written as an integer is also the number .NET sends for it.
     const property = schema.discriminator.propertyName
+    const mapping = (schema.discriminator.mapping ?? {}) as Record<string, string>
+    const valuesOf = (member: Schema) => {
+      const keys = Object.keys(mapping).filter((key) => mapping[key] === member.$ref)
+      return keys.length === 0 ? [member.$ref.split('/').pop()] : keys.flatMap((key) => (/^(0|[1-9]\d*)$/.test(key) ? [key, Number(key)] : [key]))
+    }
     out = {
-      oneOf: (schema.oneOf as Schema[]).map((member) => ({
-        allOf: [oracle(member, schemas), { type: 'object', required: [property], properties: { [property]: { const: member.$ref.split('/').pop() } } }],
+      oneOf: ((schema.oneOf ?? schema.anyOf) as Schema[]).map((member) => ({
+        allOf: [oracle(member, schemas), { type: 'object', required: [property], properties: { [property]: { enum: valuesOf(member) } } }],
       })),
     }
   } else {
-    const { nullable: _n, format, exclusiveMinimum, exclusiveMaximum, properties, items, additionalProperties, ...rest } = schema
+    const { nullable: _n, format, exclusiveMinimum, exclusiveMaximum, properties, items, additionalProperties, oneOf, anyOf, ...rest } = schema
     out = { ...rest }
+    if (oneOf) out.oneOf = (oneOf as Schema[]).map((member) => oracle(member, schemas))
+    if (anyOf) out.anyOf = (anyOf as Schema[]).map((member) => oracle(member, schemas))
     if (exclusiveMinimum === true && rest.minimum !== undefined) {
       out.exclusiveMinimum = rest.minimum
       delete out.minimum
@@ -269,6 +313,11 @@ function oracle(schema: Schema, schemas: Record<string, Schema>): Schema {
     if (format === 'int32') {
       out.minimum = Math.max(out.minimum ?? -Infinity, -(2 ** 31))
       out.maximum = Math.min(out.maximum ?? Infinity, 2 ** 31 - 1)
+    }
+    // int64 as a double: 2^63 is how JSON.parse reads the largest int64 (2^63 - 1 is no double).
+    if (format === 'int64') {
+      out.minimum = Math.max(out.minimum ?? -Infinity, -(2 ** 63))
+      out.maximum = Math.min(out.maximum ?? Infinity, 2 ** 63)
     }
     if (format === 'date') out.format = 'date'
     if (rest.multipleOf !== undefined) {
@@ -319,7 +368,7 @@ describe('Benzene types and validators agree with each other and with ajv (gener
       const sender = createLocalSender(Object.fromEntries(doc.requests.map((r) => [r.topic, () => ({})])))
       const rnd = random(seed)
       const literals: string[] = []
-      for (const [t, root] of ['S3', 'S2', 'Shape'].entries()) {
+      for (const [t, root] of ['S3', 'S2', 'Shape', 'Coded'].entries()) {
         const name = exportOf(mod, root)
         const client = mod[name]
         const theirs = verdictOf(root)
