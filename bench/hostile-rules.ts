@@ -132,6 +132,30 @@ function importCycle(n: number, dir: string): string {
   return join(dir, 'd0', 'asyncapi.yaml')
 }
 
+/**
+ * A Benzene parent `P` with two children `A` and `B`, `A` with `n` children of its own, and `n`
+ * schemas each listing `oneOf: [A, B]` (NSwag's children-only lists): each list is read as `P`'s
+ * choice among A's and B's families (src/formats/benzene/inheritance.ts), n + 2 values each, about
+ * n^2 branches in all, which BENZENE_DISCRIMINATOR_TOO_LARGE bounds at 100,000; at 10n = 300
+ * (91,201 with P's own n + 2) it is generated whole, so the row is normalized per branch. (A list
+ * naming the parent itself refers to the parent's choice instead and costs one branch.)
+ */
+export function familyAlternatives(n: number): string {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  const child = (parent: string, field: string) => ({ allOf: [ref(parent), { type: 'object', properties: { [field]: { type: 'integer' } } }] })
+  const schemas: Record<string, unknown> = {
+    P: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } }, discriminator: { propertyName: 'kind' } },
+    A: child('P', 'a'),
+    B: child('P', 'b'),
+  }
+  for (let i = 0; i < n; i++) {
+    schemas[`A${i}`] = child('A', `f${i}`)
+    schemas[`Body${i}`] = { type: 'object', properties: { item: { oneOf: [ref('A'), ref('B')] } } }
+  }
+  const requests = Array.from({ length: n }, (_, i) => ({ topic: `t:${i}`, request: ref(`Body${i}`), response: ref('P') }))
+  return JSON.stringify({ openapi: '3.0.1', info: { title: 'families', version: '' }, requests, events: [], components: { schemas } })
+}
+
 const file = (name: string, text: string, dir: string) => {
   const path = join(dir, name)
   writeFileSync(path, text)
@@ -145,4 +169,10 @@ export const families: Family[] = [
   { name: 'JetStream publishes into one stream', n: 400, make: (n, d) => file('c.asyncapi.yaml', publishesIntoOneStream(n), d) },
   { name: 'credential scan, escaped description', n: 2000, make: (n, d) => file('c.asyncapi.yaml', longEscapedDescription(n), d) },
   { name: 'NATS import chain closed into one cycle', n: 40, make: importCycle },
+  {
+    name: "Benzene parent's family listed as alternatives (per value)",
+    n: 30,
+    make: (n, d) => file('families.spec.json', familyAlternatives(n), d),
+    work: (n) => n * n,
+  },
 ]

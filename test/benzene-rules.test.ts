@@ -6,6 +6,7 @@ import { compile, inspect } from '../src/index.js'
 import { createLocalSender } from '../src/runtime/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { benzeneRules } from '../src/formats/benzene/rules/index.js'
+import { familyAlternatives } from '../bench/hostile-rules.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene')
 const variants = join(import.meta.dirname, '.tmp/benzene-variants')
@@ -391,6 +392,26 @@ describe('discriminators (OpenAPI 3.0 Discriminator Object)', () => {
     expect(await variant('inline-parent', { Square: { allOf: [ref('Shape')] }, Holder: inline })).toEqual([
       ['BENZENE_INVALID_DISCRIMINATOR', '/components/schemas/Holder/properties/s/discriminator'],
     ])
+  })
+
+  it("a parent's family listed as alternatives is a choice written out where it stands: its values count toward the bound", async () => {
+    // familyAlternatives(n): P's n + 2 descendants, and n lists `oneOf: [A, B]` of n + 2 values each:
+    // at 320, 322 + 310 x 322 passes 100,000 at the 310th list, Body309.
+    const write = (n: number) => writeVariant(`family-alternatives-${n}`, JSON.parse(familyAlternatives(n)))
+    expect((await compile(write(300))).diagnostics).toEqual([])
+    const refused = await compile(write(320))
+    expect(refused.code).toBeUndefined()
+    expect(refused.diagnostics.map((d) => [d.code, d.pointer])).toEqual([
+      ['BENZENE_DISCRIMINATOR_TOO_LARGE', '/components/schemas/Body309/properties/item/oneOf'],
+    ])
+  })
+
+  it('a list naming the parent refers to its choice: a thousand of them stay one branch each', async () => {
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+    const doc = JSON.parse(familyAlternatives(300))
+    for (let i = 0; i < 1000; i++) doc.components.schemas[`Named${i}`] = { oneOf: [ref('P'), ref('A'), ref(`A${i % 300}`)] }
+    const result = await compile(writeVariant('family-named-parent', doc))
+    expect(result.diagnostics).toEqual([])
   })
 })
 

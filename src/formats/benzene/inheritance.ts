@@ -24,6 +24,11 @@ export interface Discriminator {
   inline: unknown[]
   /** The keyword holding the members, or `allOf` for a parent chosen among the schemas extending it. */
   mode: 'oneOf' | 'anyOf' | 'allOf'
+  /**
+   * A parent whose own choice decides every payload that none of `values` selects (a parent listed
+   * among alternatives stands for its family): referenced once rather than written out value by value.
+   */
+  rest?: string
 }
 
 /** How many values all the parents' discriminators may hold together: each becomes a branch of a validator and of a type. */
@@ -34,6 +39,8 @@ interface Hierarchy {
   children: Map<string, string[]>
   /** Child name -> the names its top-level `allOf` references, in order. */
   parents: Map<string, string[]>
+  /** Parent name -> its descendants as a set (asked once per parent, however many alternatives name its family). */
+  families: Map<string, ReadonlySet<string>>
   descendants: Map<string, string[]>
   /** Memos per component name: its choice, the names that choice selects, and whether its own shape is used. */
   choices: Map<string, Discriminator | undefined>
@@ -48,7 +55,16 @@ const hierarchies = new WeakMap<object, Hierarchy>()
 function hierarchyOf(catalogue: Catalogue): Hierarchy {
   let h = hierarchies.get(catalogue)
   if (h) return h
-  h = { children: new Map(), parents: new Map(), descendants: new Map(), choices: new Map(), selected: new Map(), ownShape: new Map(), references: new Map() }
+  h = {
+    children: new Map(),
+    parents: new Map(),
+    families: new Map(),
+    descendants: new Map(),
+    choices: new Map(),
+    selected: new Map(),
+    ownShape: new Map(),
+    references: new Map(),
+  }
   for (const name of sortKeys(Object.keys(catalogue))) {
     const schema = catalogue[name]
     if (!isObject(schema) || !Array.isArray(schema.allOf)) continue
@@ -155,7 +171,9 @@ const inherited = new WeakMap<object, Discriminator | null>()
  * choice here. A value selects a listed member, or a schema extending one; a listed parent also
  * stands for its whole family and, by its own name, for its own fields (OpenAPI's implicit value).
  * Undefined when the members are not one family (then they are plain alternatives).
- * Cost: O(members x depth of the hierarchy + the parent's values), memoized per schema object.
+ * Cost per schema: O(ancestors of the first member x members), plus, when only children are
+ * listed, their descendants; memoized per schema object; each parent's family set is built once
+ * per catalogue. A listed parent is referenced (`rest`), not written out value by value.
  */
 function inheritedChoice(schema: Schema, catalogue: Catalogue): Discriminator | undefined {
   const hasOne = Array.isArray(schema.oneOf)
@@ -179,15 +197,17 @@ function findInheritedChoice(members: unknown[], mode: 'oneOf' | 'anyOf', catalo
   const parent = familyParent(listed, catalogue)
   if (parent === undefined) return undefined
   const d = namedDiscriminator(parent, catalogue)!
-  const listedSet = new Set(listed)
-  const parentListed = listedSet.has(parent)
-  // What a listed member admits: itself and the schemas extending it.
+  if (listed.includes(parent)) {
+    // The parent stands for its whole family (its own choice, referenced once) and, by its own
+    // name when its discriminator does not already select it, for its own fields.
+    const own = d.values.some(([value, target]) => target === parent || value === parent)
+    return { propertyName: d.propertyName, values: own ? [] : [[parent, parent]], inline: [], mode, rest: parent }
+  }
+  // Only children listed: a value selects one of them or a schema extending one.
   const admitted = new Set<string>(listed)
-  for (const name of listed) if (name !== parent) for (const below of descendantsOf(name, catalogue)) admitted.add(below)
-  const values = d.values.filter(([, target]) => parentListed || admitted.has(target))
-  if (parentListed && !d.values.some(([value, target]) => target === parent || value === parent)) values.push([parent, parent])
-  if (values.length === 0) return undefined
-  return { propertyName: d.propertyName, values, inline: [], mode }
+  for (const name of listed) for (const below of descendantsOf(name, catalogue)) admitted.add(below)
+  const values = d.values.filter(([, target]) => admitted.has(target))
+  return values.length === 0 ? undefined : { propertyName: d.propertyName, values, inline: [], mode }
 }
 
 /**
@@ -199,7 +219,8 @@ function familyParent(listed: readonly string[], catalogue: Catalogue): string |
   const h = hierarchyOf(catalogue)
   const selects = (parent: string) => {
     if (!isParent(parent, catalogue)) return false
-    const family = new Set(descendantsOf(parent, catalogue))
+    let family = h.families.get(parent)
+    if (!family) h.families.set(parent, (family = new Set(descendantsOf(parent, catalogue))))
     return listed.every((name) => name === parent || family.has(name))
   }
   const candidates = listed.filter((name) => isParent(name, catalogue))
@@ -292,6 +313,7 @@ export function generationReferences(schema: unknown, catalogue: Catalogue, name
     if ('discriminator' in s || 'oneOf' in s || 'anyOf' in s) {
       const d = discriminatorOf(s, catalogue, s === schema ? name : undefined)
       if (d) for (const [, selected] of d.values) out.add(selected)
+      if (d?.rest !== undefined) out.add(d.rest)
     }
     pushChildren(s, stack)
   }

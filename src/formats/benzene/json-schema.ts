@@ -241,6 +241,11 @@ function choose(d: Discriminator, ctx: ConvertContext): Record<string, unknown> 
     if: { required: [d.propertyName], properties: { [d.propertyName]: selecting(value) } },
     then: reference(ctx, name, isParent(name, ctx.catalogue) ? 'own' : 'whole'),
   }))
+  if (d.rest !== undefined) {
+    // The parent's own choice decides the values this choice does not name (and refuses those it does not know).
+    const named = { type: 'object', required: [d.propertyName], properties: property }
+    return { type: 'object', required: [d.propertyName], allOf: [...branches, { if: { not: named }, then: reference(ctx, d.rest) }] }
+  }
   if (d.inline.length === 0) return { type: 'object', required: [d.propertyName], properties: property, allOf: branches }
   const rest = { if: { not: { type: 'object', required: [d.propertyName], properties: property } }, then: { [d.mode]: d.inline.map((m) => convert(m, ctx)) } }
   return { allOf: [...branches, rest] }

@@ -169,6 +169,7 @@ export class TypeWriter {
           `(${this.reference(name, direction, isParent(name, this.catalogue))} & { ${key}: ${union(values.flatMap(discriminatorLiterals).map(literalType))} })`,
       ),
       ...d.inline.map((s) => this.type(s, direction, indent)),
+      ...(d.rest !== undefined ? [this.reference(d.rest, direction)] : []),
     ])
   }
 

@@ -1,6 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
-import { descendantsOf, MAX_DISCRIMINATOR_VALUES, mappingTarget, namedDiscriminator } from '../inheritance.js'
+import { descendantsOf, discriminatorOf, MAX_DISCRIMINATOR_VALUES, mappingTarget, namedDiscriminator } from '../inheritance.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { BenzeneRule } from './rule.js'
 
@@ -95,21 +95,34 @@ export const discriminatorInlineMember: BenzeneRule = {
 export const discriminatorSize: BenzeneRule = {
   code: 'BENZENE_DISCRIMINATOR_TOO_LARGE',
   // Digits grouped by hand: `toLocaleString` would load ICU, ~9 ms of every process's start.
-  description: `The parents' discriminators choose among more than ${String(MAX_DISCRIMINATOR_VALUES).replace(/\B(?=(\d{3})+$)/g, ',')} schemas together (unsupported).`,
+  description: `The parents' discriminators, and the alternatives a parent's discriminator chooses among, choose among more than ${String(MAX_DISCRIMINATOR_VALUES).replace(/\B(?=(\d{3})+$)/g, ',')} schemas together (unsupported).`,
   check({ doc, report }) {
     const schemas = catalogueOf(doc)
     let total = 0
+    const tooMany = (pointer: string) =>
+      report(
+        pointer,
+        `The parents' discriminators choose among more than ${MAX_DISCRIMINATOR_VALUES} schemas together; the generator does not take on that much work (unsupported).`,
+        { limit: MAX_DISCRIMINATOR_VALUES },
+      )
     for (const name of Object.keys(schemas)) {
       const schema = schemas[name]
       if (!isObject(schema) || !isObject(schema.discriminator) || membersOf(schema)) continue
       total += descendantsOf(name, schemas, MAX_DISCRIMINATOR_VALUES - total).length
-      if (total > MAX_DISCRIMINATOR_VALUES) {
-        return report(
-          joinPointer('', 'components', 'schemas', name, 'discriminator'),
-          `The parents' discriminators choose among more than ${MAX_DISCRIMINATOR_VALUES} schemas together; the generator does not take on that much work (unsupported).`,
-          { limit: MAX_DISCRIMINATOR_VALUES },
-        )
-      }
+      if (total > MAX_DISCRIMINATOR_VALUES) return tooMany(joinPointer('', 'components', 'schemas', name, 'discriminator'))
     }
+    // A parent's family listed as alternatives (inheritance.ts) is a choice of its own, written out
+    // wherever it stands: its values count too, or a thousand such lists would each repeat a large family.
+    let stop = false
+    forEachSchema(doc, (schema, where) => {
+      if (stop || !isObject(schema) || 'discriminator' in schema) return
+      const key = membersOf(schema)
+      if (!key) return
+      total += discriminatorOf(schema, schemas)?.values.length ?? 0
+      if (total > MAX_DISCRIMINATOR_VALUES) {
+        stop = true
+        tooMany(joinPointer(where(), key))
+      }
+    })
   },
 }

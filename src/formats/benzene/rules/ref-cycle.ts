@@ -48,6 +48,7 @@ function immediateRefs(from: Node, pointer: string, catalogue: Readonly<Record<s
       if (Object.hasOwn(catalogue, target))
         edges.push({ target: { name: target, own: isParent(target, catalogue) }, pointer: joinPointer(pointer, 'discriminator') })
     }
+    if (choice.rest !== undefined) edges.push({ target: { name: choice.rest, own: false }, pointer: joinPointer(pointer, choice.mode) })
     if (choice.mode === 'allOf') return edges
   }
   const stack: Array<[unknown, string, boolean]> = [[schema, pointer, true]]
