@@ -21,13 +21,13 @@
  *   member carries).
  * - `exclusiveMinimum` / `exclusiveMaximum` are booleans that make `minimum` / `maximum` exclusive
  *   (Schema Object, after Wright draft 00 §5.3 / §5.2).
- * - `readOnly` members are refused in requests and not required there; `writeOnly` members
- *   likewise in responses (Schema Object: readOnly "SHOULD NOT be sent as part of the request" and
- *   "the required will take effect on the response only"; writeOnly the other way round). The client
- *   is the sender of a request, so a validator run before sending holds it to that, as the request
- *   type (`...Input`, no readOnly members) does.
+ * - `readOnly` members are not required in requests, `writeOnly` members not in responses (Schema
+ *   Object: "the required will take effect on the response only"; writeOnly the other way round).
+ *   Sent anyway they are checked like any other member: readOnly "SHOULD NOT be sent as part of the
+ *   request", a recommendation to the sender, not a rule that makes the payload invalid.
  * - `format` (Data Types): `int32` and `int64` are signed integer ranges (`int64` is compared on
- *   the double the JSON number reads as: 2^63 itself is out, 2^63 - 1024 in); `date` and
+ *   the double the JSON number reads as: 2^63 is in, as the double long.MaxValue reads as, and the
+ *   next double above it, 2^63 + 2048, is out); `date` and
  *   `date-time` are RFC 3339 full-date / date-time, calendar-exact (RFC 3339 §5.6, §5.7: no 30
  *   February, a leap second `:60` allowed, `T` / `Z` in either case); `byte` is base64. Other
  *   formats (`double`, `float`, `uuid`, `time`, ...) are documentation: none of them is a rule the
@@ -110,7 +110,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 function checkFormat(format: string, value: unknown): boolean {
   if (typeof value === 'number') {
     if (format === 'int32') return Number.isInteger(value) && value >= -(2 ** 31) && value <= 2 ** 31 - 1
-    if (format === 'int64') return Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63
+    // 2^63 itself is in: it is the double JSON.parse makes of long.MaxValue, 9223372036854775807.
+    if (format === 'int64') return Number.isInteger(value) && value >= -(2 ** 63) && value <= 2 ** 63
     return true
   }
   if (typeof value === 'string') {
@@ -306,11 +307,8 @@ export class OpenApi30Oracle {
     if (properties.size > 0) {
       out.properties = {}
       for (const [name, list] of properties) {
-        if (list.some((s) => this.flag(s, hidden))) {
-          out.properties[name] = false
-          required.delete(name)
-          continue
-        }
+        // Not required in this direction; sent anyway, it is checked like any other member.
+        if (list.some((s) => this.flag(s, hidden))) required.delete(name)
         const translated = list.map((s) => this.translate(s, direction, false))
         out.properties[name] = translated.length === 1 ? translated[0] : { allOf: translated }
       }

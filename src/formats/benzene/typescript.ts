@@ -127,7 +127,9 @@ export class TypeWriter {
     if (!named?.own) {
       for (const key of ALTERNATIVES) {
         const list = schema[key]
-        if (Array.isArray(list)) return union(list.map((s) => this.type(s, direction, indent)))
+        if (!Array.isArray(list)) continue
+        const alternatives = union(list.map((s) => this.type(s, direction, indent)))
+        return list.every((member) => this.declaresType(member, schema.type)) ? alternatives : narrowed(alternatives, schema.type)
       }
     }
     switch (schema.type) {
@@ -151,6 +153,14 @@ export class TypeWriter {
         return named?.own || closed ? object : `${object} | string | number | boolean | null | unknown[]`
       }
     }
+  }
+
+  /** True when `member` (through one `$ref`) declares `type` itself, or no `type` is asked: its type needs no narrowing. */
+  private declaresType(member: unknown, type: unknown): boolean {
+    if (type === undefined) return true
+    const target = isObject(member) ? refTarget(member.$ref) : undefined
+    const schema = target !== undefined ? this.catalogue[target] : member
+    return isObject(schema) && schema.type === type
   }
 
   /** `own`: the schema's own shape (`NameBase`), where it has one. */
@@ -218,6 +228,30 @@ function hasDirectionalMember(schema: unknown): boolean {
     },
   )
   return found
+}
+
+/**
+ * Alternatives beside a `type` (ASP.NET Core writes `{type: object, anyOf: [...]}` over members that
+ * declare no type of their own, whose types admit every JSON value): the validator checks the
+ * `type` too, so the union keeps only the members of that kind.
+ */
+function narrowed(alternatives: string, type: unknown): string {
+  if (alternatives === 'unknown' || alternatives === 'never') return alternatives
+  switch (type) {
+    case 'object':
+      return `Exclude<${alternatives}, string | number | boolean | null | unknown[]>`
+    case 'array':
+      return `Extract<${alternatives}, unknown[]>`
+    case 'string':
+      return `Extract<${alternatives}, string>`
+    case 'integer':
+    case 'number':
+      return `Extract<${alternatives}, number>`
+    case 'boolean':
+      return `Extract<${alternatives}, boolean>`
+    default:
+      return alternatives
+  }
 }
 
 /** Discriminator values grouped by the schema they select, in first-seen order. */
