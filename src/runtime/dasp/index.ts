@@ -240,9 +240,10 @@ function ownValue(object: object, key: string): { value: unknown } | undefined {
 export function checkPlacement(rules: readonly AttributeRule[], event: unknown): PlacementCheck {
   const list = rulesOf(rules)
   if (!list) return { ok: false, code: 'unreadable', reason: 'The attribute rules are not a list of { name, type, on } objects.' }
-  if (typeof event !== 'object' || event === null || Array.isArray(event))
-    return { ok: false, code: 'unreadable', reason: 'A CloudEvent in structured JSON is an object.' }
   try {
+    // Array.isArray throws on a revoked proxy: inside the try.
+    if (typeof event !== 'object' || event === null || Array.isArray(event))
+      return { ok: false, code: 'unreadable', reason: 'A CloudEvent in structured JSON is an object.' }
     const type = ownValue(event, 'type')?.value
     if (typeof type !== 'string' || type === '') return { ok: false, code: 'unreadable', reason: 'The event has no type (a non-empty string).' }
     const carrier = type === ENCRYPTED_CARRIER
