@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules.js'
@@ -544,6 +545,48 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
     expect(await setting({ type: 'array', items: false }, [1])).toEqual([['DASP_SETTINGS', '/extensions/1/settings/grant_bytes']])
     expect(await setting({ type: 'boolean', unit: 'flag' }, true)).toEqual([])
     expect(await setting({ type: 'enum', values: [{ a: 1 }, 'b'] }, { a: 1 })).toEqual([])
+  })
+})
+
+describe('the rules run on whatever the shapes found', () => {
+  it('property: a definition and the selection changed anywhere (a member replaced, removed or retyped) -> diagnostics with positions, never an internal error', async () => {
+    const { readFileSync } = await import('node:fs')
+    const work = join(import.meta.dirname, '.tmp/dasp-mutants')
+    rmSync(work, { recursive: true, force: true })
+    cpSync(fixtures, work, { recursive: true })
+    const originals = {
+      'counter.dasp.json': JSON.parse(readFileSync(join(fixtures, 'counter.dasp.json'), 'utf8')),
+      'extensions/proof-of-authority.dasp-ext.json': JSON.parse(readFileSync(join(fixtures, 'extensions/proof-of-authority.dasp-ext.json'), 'utf8')),
+      'extensions/encrypted-delivery.dasp-ext.json': JSON.parse(readFileSync(join(fixtures, 'extensions/encrypted-delivery.dasp-ext.json'), 'utf8')),
+    }
+    /** Every path to a value in a JSON document. */
+    const paths = (value: unknown, at: Array<string | number> = []): Array<Array<string | number>> =>
+      typeof value !== 'object' || value === null
+        ? [at]
+        : [at, ...Object.entries(value).flatMap(([k, v]) => paths(v, [...at, Array.isArray(value) ? Number(k) : k]))]
+    const edit = fc.record({
+      file: fc.constantFrom(...(Object.keys(originals) as Array<keyof typeof originals>)),
+      pick: fc.nat(),
+      replacement: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.constantFrom('any', 'dasp.encrypted', '', [], {}, null)),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 3 }), async (edits) => {
+        const docs = JSON.parse(JSON.stringify(originals)) as Record<string, any>
+        for (const { file, pick, replacement } of edits) {
+          const all = paths(docs[file]).filter((p) => p.length > 0)
+          const path = all[pick % all.length]!
+          const parent = path.slice(0, -1).reduce((v: any, k) => v[k], docs[file])
+          const key = path[path.length - 1]!
+          if (replacement === undefined && !Array.isArray(parent)) delete parent[key]
+          else parent[key] = replacement ?? null
+        }
+        for (const [file, doc] of Object.entries(docs)) writeFileSync(join(work, file), JSON.stringify(doc, null, 2))
+        const result = await compile(join(work, 'counter.dasp.json'))
+        expect(result.diagnostics.find((d) => d.code === 'CONTRACTS_INTERNAL')?.message).toBeUndefined()
+        for (const d of result.diagnostics) expect(d.line >= 1 && d.column >= 1, `${d.code} at ${d.pointer}`).toBe(true)
+      }),
+      { numRuns: 300 },
+    )
   })
 })
 

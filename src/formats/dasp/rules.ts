@@ -591,7 +591,8 @@ const settingsRule: DaspRule = {
         const spec = own(defined, name)
         const at = `/extensions/${e.index}/settings/${escapeToken(name)}`
         // A setting whose definition is malformed or cannot check a value is the definition's problem.
-        if (ctx.unreadable(d.file, `/settings/${escapeToken(name)}`)) continue
+        if (ctx.unreadableWithin(d.file, `/settings/${escapeToken(name)}`)) continue
+        if (isObject(spec) && typeof spec.type !== 'string') continue
         if (!isObject(spec)) ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
         else if (settingDefinitionProblems(spec).length === 0) {
           const problem = settingProblem(spec, value)
@@ -695,7 +696,9 @@ const attributeRules = (): DaspRule[] => {
       description: "An attribute allowed on an event type its definition's operations do not name.",
       check(ctx) {
         for (const { d, a, i } of attributes(ctx)) {
-          const operations = Array.isArray(d.value.operations) ? d.value.operations : []
+          // Operations missing (DASP_DEFINITION_INCOMPLETE) or malformed (the shape's) name nothing to compare with.
+          if (!Array.isArray(d.value.operations) || ctx.unreadableWithin(d.file, '/operations')) continue
+          const operations: unknown[] = d.value.operations
           for (const type of Array.isArray(a.on) ? a.on : []) {
             // The carrier is DASP_CARRIER_ATTRIBUTE's, whatever the operations say.
             if (typeof type === 'string' && type !== ENCRYPTED_CARRIER && !operations.includes(type))
