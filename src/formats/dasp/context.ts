@@ -50,6 +50,8 @@ export class DaspContext {
   /** Whether a `definitions` entry gave no definition with a readable identity. */
   readonly someDefinitionUnreadable: boolean
   private readonly pruned = new Map<LoadedJson, Set<string>>()
+  /** Per file, every pointer that has a pruned part strictly inside it (so `unreadableWithin` is a lookup, not a scan). */
+  private readonly containsPruned = new Map<LoadedJson, Set<string>>()
 
   constructor(readonly input: DaspInput) {
     const view = (file: LoadedJson, shape: object): unknown => {
@@ -57,6 +59,13 @@ export class DaspContext {
       this.shapeProblems.set(file, problems)
       const prunes = problems.flatMap((p) => (p.prune === undefined ? [] : [p.prune]))
       this.pruned.set(file, new Set(prunes))
+      const containers = new Set<string>()
+      for (const pointer of prunes)
+        for (let at = pointer.slice(0, pointer.lastIndexOf('/')); !containers.has(at); at = at.slice(0, at.lastIndexOf('/'))) {
+          containers.add(at)
+          if (at === '') break
+        }
+      this.containsPruned.set(file, containers)
       return readableView(file.source.value, prunes)
     }
     const selection = view(input.selection, SELECTION_SHAPE)
@@ -92,9 +101,7 @@ export class DaspContext {
 
   /** Was anything at or inside `pointer` malformed? */
   unreadableWithin(file: LoadedJson, pointer: string): boolean {
-    if (this.unreadable(file, pointer)) return true
-    for (const at of this.pruned.get(file) ?? []) if (at.startsWith(pointer + '/')) return true
-    return false
+    return this.unreadable(file, pointer) || this.containsPruned.get(file)?.has(pointer) === true
   }
 
   private requestedList?: RequestedExtension[]

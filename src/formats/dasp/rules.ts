@@ -14,7 +14,7 @@ import { AUTHORITY_ATTRIBUTE, ENCRYPTED_CARRIER, isCommandType } from '../../run
 /** An own member (never `constructor` or `__proto__` from the prototype). */
 const own = (object: Record<string, unknown>, key: string): any => (Object.hasOwn(object, key) ? object[key] : undefined)
 
-/** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
+/** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). Whether a part was malformed (context.ts: `unreadable`, `unreadableWithin`) is a set lookup per level of its pointer; each array setting's element schema is compiled once. */
 
 // Created on first use (a setting with an items schema): ajv costs every process to load.
 let itemsAjv: ReturnType<typeof createAjv> | undefined

@@ -7,6 +7,9 @@
  * storage, the network or a caller (`null`, the wrong types, cycles, huge arrays, getters that
  * throw, proxies, `__proto__` members). Input is first read as JSON data (json-data.ts); what
  * cannot be read is refused with a code, never treated as empty.
+ *
+ * Complexity: each helper is linear in what it reads (bounded by json-data.ts's limits); a
+ * generated module's frozen attribute rules are read once and remembered.
  */
 import canonicalize from 'canonicalize'
 import { deepFreeze } from '../shared/deep-freeze.js'
