@@ -163,6 +163,7 @@ describe('every exported helper answers any input with a result, never a throw',
       expect(() => runtime.conformanceReport(a as never, a as never)).not.toThrow()
       expect(() => runtime.deepFreeze(a)).not.toThrow()
       expect(() => runtime.attributeValidator(a)(a)).not.toThrow()
+      expect(() => runtime.isCommandType(a)).not.toThrow()
       for (const type of runtime.CLOUDEVENTS_TYPES) expect(() => runtime.cloudEventsValidator(type)(a)).not.toThrow()
       for (const mod of generated) {
         expect(() => mod.isExactSelection(a)).not.toThrow()
