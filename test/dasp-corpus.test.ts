@@ -1,7 +1,8 @@
 /**
- * The DASP corpus (fixtures/dasp/corpus/, written by make-fixtures.py): selection sets over five
+ * The DASP corpus (fixtures/dasp/corpus/, written by make-fixtures.py): selection sets over seven
  * extensions (the two DASP-EXT-007 drafts, an audit trail depending on proof of authority, trace
- * context, compression), manifest and git-commit pins, one in upper-case hex. Each set is checked
+ * context, compression, and one using every form the DASP layout shows with its dependency),
+ * manifest and git-commit pins, one in upper-case hex. Each set is checked
  * with no diagnostic; its module's request, floor and attribute helpers agree with the selection it
  * came from; and its declarations type-check under `tsc --strict` with the literal types it says.
  */
@@ -18,6 +19,16 @@ const names = readdirSync(corpus)
   .filter((f) => f.endsWith('.dasp.json'))
   .map((f) => f.slice(0, -'.dasp.json'.length))
 const read = (path: string) => JSON.parse(readFileSync(join(corpus, path), 'utf8'))
+/** A value of each CloudEvents type, in the JSON format. */
+const SAMPLE: Record<string, unknown> = {
+  Boolean: true,
+  Integer: 7,
+  String: 'value',
+  Binary: 'AAEC',
+  URI: 'https://example.com/schema',
+  'URI-reference': '/context',
+  Timestamp: '2024-02-29T12:00:00Z',
+}
 const compiled = new Map<string, { mod: Record<string, any>; dts: string; selection: any; definitions: any[] }>()
 
 beforeAll(async () => {
@@ -85,7 +96,7 @@ describe('the DASP corpus', () => {
     const attributes = definitions.filter((d) => selected.has(d.identity.uri)).flatMap((d) => d.attributes)
     expect([...mod.attributeNames].sort()).toEqual([...new Set(attributes.map((a: any) => a.name))].sort())
     const command: Record<string, unknown> = { specversion: '1.0', id: '1', source: 'urn:c', type: 'dasp.v1.command', requestid: 'r1' }
-    for (const a of attributes) if (a.on.includes('dasp.v1.command')) command[a.name] = 'value'
+    for (const a of attributes) if (a.on.includes('dasp.v1.command')) command[a.name] = SAMPLE[a.type]
     expect(mod.checkPlacement(command)).toEqual({ ok: true })
     for (const a of attributes.filter((x: any) => x.required)) {
       const { [a.name]: _, ...without } = command

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules.js'
@@ -46,6 +47,12 @@ const failing: Array<[name: string, code: string, pointer: string, file: string]
   ['setting-persistence', 'DASP_DEFINITION_INCOMPLETE', '/settings/grant_bytes', 'invalid/extensions/poa-unstated.dasp-ext.json'],
   ['settings-conflict-same-scope', 'DASP_SETTINGS_CONFLICT', '/extensions/2/settings/rekey_interval_s', 'invalid/settings-conflict-same-scope.dasp.json'],
   ['version-conflict', 'DASP_VERSION_CONFLICT', '/identity', 'invalid/extensions/poa-changed.dasp-ext.json'],
+  ['setting-definition', 'DASP_SETTING_DEFINITION', '/settings/grant_bytes/minimum', 'invalid/extensions/poa-bounds.dasp-ext.json'],
+  ['carrier-attribute', 'DASP_CARRIER_ATTRIBUTE', '/attributes/0/on/0', 'invalid/extensions/enc-carrier.dasp-ext.json'],
+  ['definition-forms', 'DASP_DEFINITION_SHAPE', '/supports/profiles', 'invalid/extensions/poa-profiles.dasp-ext.json'],
+  // A shape problem and an independent violation: both are reported (the second is asserted below).
+  ['shape-and-rule', 'DASP_SHAPE', '/extensions/0/comment', 'invalid/shape-and-rule.dasp.json'],
+  ['definition-shape-and-rule', 'DASP_DEFINITION_SHAPE', '/examples/valid', 'invalid/extensions/poa-no-valid.dasp-ext.json'],
 ]
 
 describe('build-time checks', () => {
@@ -302,7 +309,7 @@ describe('in a bundler', () => {
   })
 })
 
-describe('closed shapes come first: a malformed member is reported, never skipped by a rule', () => {
+describe('closed shapes: a malformed member is reported at its pointer, and hides no other verdict', () => {
   const work = join(import.meta.dirname, '.tmp/dasp-shapes')
   const definitionPath = join(work, 'extensions/proof-of-authority.dasp-ext.json')
   /** Copies the valid fixtures, edits the proof-of-authority definition and the selection, and compiles. */
@@ -326,18 +333,43 @@ describe('closed shapes come first: a malformed member is reported, never skippe
     ['attributes as an object', (d) => (d.attributes = { daspauthority: d.attributes[0] }), '/attributes'],
     ['examples without any', (d) => (d.examples = {}), '/examples'],
     ['no negative example', (d) => (d.examples.invalid = []), '/examples/invalid'],
+    ['an empty example selection', (d) => (d.examples.valid = [{}]), '/examples/valid/0'],
     ['an empty processing order', (d) => (d.processing = ''), '/processing'],
     ['evidence limits as null', (d) => (d.evidenceLimits = null), '/evidenceLimits'],
     ['an unknown member', (d) => (d.compatibilty = 'typo'), '/compatibilty'],
     ['a setting member of the wrong type', (d) => (d.settings.grant_bytes.maximum = '16384'), '/settings/grant_bytes/maximum'],
+    ['profiles as a string other than "any"', (d) => (d.supports.profiles = 'all'), '/supports/profiles'],
+    [
+      'a dependency without its scope',
+      (d) => (d.dependencies = [{ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01' }]),
+      '/dependencies/0',
+    ],
   ]
-  it.each(definitionCases)('definition: %s -> DASP_DEFINITION_SHAPE at the member, and no other rule runs', async (_, edit, pointer) => {
+  it.each(definitionCases)('definition: %s -> DASP_DEFINITION_SHAPE at the member, and no rule reports a consequence of it', async (_, edit, pointer) => {
     const found = await variant(edit)
     expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', pointer])
     expect(found.every(([code]) => code === 'DASP_DEFINITION_SHAPE')).toBe(true)
   })
 
-  it('selection: policy entries that are not objects, an extension without settings, an unknown member -> DASP_SHAPE', async () => {
+  it.each(definitionCases)('definition: %s, and a setting out of range in the selection -> both reported', async (_, edit, pointer) => {
+    const found = await variant(edit, (s) => (s.extensions[0].settings.rekey_interval_s = 1))
+    expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', pointer])
+    expect(found).toContainEqual(['DASP_SETTINGS', '/extensions/0/settings/rekey_interval_s'])
+  })
+
+  it('the shape-and-rule fixtures report the shape problem and the independent violation', async () => {
+    const found = async (name: string) => (await compile(join(fixtures, 'invalid', `${name}.dasp.json`))).diagnostics.map((d) => [d.code, d.pointer])
+    expect(await found('shape-and-rule')).toEqual([
+      ['DASP_SHAPE', '/extensions/0/comment'],
+      ['DASP_SETTINGS', '/extensions/1/settings/grant_bytes'],
+    ])
+    expect((await found('definition-shape-and-rule')).sort()).toEqual([
+      ['DASP_DEFINITION_SHAPE', '/examples/valid'],
+      ['DASP_SETTINGS', '/extensions/1/settings/grant_bytes'],
+    ])
+  })
+
+  it('selection: policy entries that are not objects, an extension without settings, an unknown member -> DASP_SHAPE, and only that', async () => {
     expect(
       await variant(
         () => {},
@@ -358,12 +390,60 @@ describe('closed shapes come first: a malformed member is reported, never skippe
     ).toEqual([['DASP_SHAPE', '/comment']])
   })
 
+  it('selection: an unreadable part skips only the verdicts that depend on it', async () => {
+    // An extension entry without a readable identity could be the one policy requires: no DASP_POLICY; the other entry is still judged.
+    expect(
+      await variant(
+        () => {},
+        (s) => {
+          s.extensions[0].uri = 7
+          s.extensions[1].settings.grant_bytes = 0
+        },
+      ),
+    ).toEqual([
+      ['DASP_SHAPE', '/extensions/0/uri'],
+      ['DASP_SETTINGS', '/extensions/1/settings/grant_bytes'],
+    ])
+    // A scope of the wrong type: no DASP_SCOPE and no DASP_POLICY about it.
+    expect(
+      await variant(
+        () => {},
+        (s) => (s.extensions[0].scope = ['connection']),
+      ),
+    ).toEqual([['DASP_SHAPE', '/extensions/0/scope']])
+    // A definitions entry that is not a string could be any definition: no DASP_UNKNOWN_EXTENSION.
+    expect(
+      await variant(
+        () => {},
+        (s) => (s.definitions[1] = { path: s.definitions[1] }),
+      ),
+    ).toEqual([['DASP_SHAPE', '/definitions/1']])
+  })
+
+  it('a definition that cannot be read (a missing file) hides no verdict on the others', async () => {
+    expect(
+      await variant(
+        () => {},
+        (s) => {
+          s.definitions[1] = 'extensions/missing.dasp-ext.json'
+          s.extensions[0].settings.rekey_interval_s = 1
+        },
+      ),
+    ).toEqual([
+      ['DASP_DEFINITION_SOURCE', '/definitions/1'],
+      ['DASP_SETTINGS', '/extensions/0/settings/rekey_interval_s'],
+    ])
+  })
+
   it('the valid fixtures pass the shapes, and a missing part is still DASP_DEFINITION_INCOMPLETE (DASP-EXT-002 list)', async () => {
     expect(await variant(() => {})).toEqual([])
     expect(await variant((d) => delete d.evidenceLimits)).toEqual([['DASP_DEFINITION_INCOMPLETE', '']])
+    // Malformed is not missing: one diagnostic, the shape's.
+    expect(await variant((d) => (d.records.retry = 5))).toEqual([['DASP_DEFINITION_SHAPE', '/records/retry']])
+    expect(await variant((d) => (d.settings.grant_bytes.persistence = 1))).toEqual([['DASP_DEFINITION_SHAPE', '/settings/grant_bytes/persistence']])
   })
 
-  it('identities are RFC 3986 absolute URIs: no raw non-ASCII, valid %-escapes, no fragment, no space', async () => {
+  it('identities are RFC 3986 absolute URIs: no raw non-ASCII, valid %-escapes, no fragment, no space, a well-formed IP literal', async () => {
     const identity = (uri: string) => variant((d) => (d.identity.uri = uri))
     for (const bad of [
       'https://dasp.example/contracts/authorité',
@@ -371,23 +451,192 @@ describe('closed shapes come first: a malformed member is reported, never skippe
       'https://dasp.example/a#v1',
       'https://dasp.example/a b',
       'dasp-authority',
+      'https://[::1::2]/x',
+      'https://user@name@host/x',
+      'https://host:80a/x',
     ])
       expect(await identity(bad), bad).toContainEqual(['DASP_IDENTITY', '/identity'])
-    for (const good of ['https://dasp.example/contracts/authorit%C3%A9', 'urn:example:dasp:authority', 'https://[::1]/x?y=1'])
+    for (const good of ['https://dasp.example/contracts/authorit%C3%A9', 'urn:example:dasp:authority', 'https://[::1]/x?y=1', 'https://[v7.a:b]/x'])
       expect(
         (await identity(good)).filter(([code]) => code === 'DASP_IDENTITY'),
         good,
       ).toEqual([])
   })
 
-  it('DASP-EXT-007: daspauthority is a String on commands, never on dasp.encrypted; proof of authority has no encrypted-delivery dependency', async () => {
+  it('DASP-EXT-007: daspauthority is a delivery String on commands; no attribute on dasp.encrypted; no authority/encryption dependency; no version setting', async () => {
     expect(await variant((d) => (d.attributes[0].type = 'Binary'))).toContainEqual(['DASP_DRAFT_IDENTITY', '/attributes/0/type'])
     const carrier = await variant((d) => {
       d.operations.push('dasp.encrypted')
       d.attributes[0].on.push('dasp.encrypted')
     })
-    expect(carrier).toEqual([['DASP_DRAFT_IDENTITY', '/attributes/0/on/1']])
+    expect(carrier).toEqual([['DASP_CARRIER_ATTRIBUTE', '/attributes/0/on/1']])
+    // Not among the operations either: still one diagnostic, the carrier's.
+    expect(await variant((d) => d.attributes[0].on.push('dasp.encrypted'))).toEqual([['DASP_CARRIER_ATTRIBUTE', '/attributes/0/on/1']])
     const dependent = await variant((d) => (d.dependencies = [{ uri: ENC, version: 'draft-01', scope: 'connection' }]))
     expect(dependent).toEqual([['DASP_DRAFT_IDENTITY', '/dependencies/0']])
+    expect(await variant((d) => (d.attributes[0].class = 'saved'))).toEqual([['DASP_DRAFT_IDENTITY', '/attributes/0/class']])
+    expect(
+      await variant(
+        (d) => (d.settings.version = { type: 'string', persistence: 'session' }),
+        (s) => (s.extensions[1].settings.version = 'draft-01'),
+      ),
+    ).toEqual([['DASP_DRAFT_IDENTITY', '/settings/version']])
+    expect(
+      await variant((d) => {
+        d.operations.push('dasp.v1.read')
+        d.attributes[0].on.push('dasp.v1.read')
+      }),
+    ).toEqual([['DASP_DRAFT_IDENTITY', '/attributes/0/on/1']])
+  })
+
+  it('DASP_CARRIER_ATTRIBUTE holds for any extension, and an attribute on the inner event is fine', async () => {
+    const { readFileSync } = await import('node:fs')
+    const withEncryptedAttribute = async (on: string[]) => {
+      rmSync(work, { recursive: true, force: true })
+      cpSync(fixtures, work, { recursive: true })
+      const file = join(work, 'extensions/encrypted-delivery.dasp-ext.json')
+      const d = JSON.parse(readFileSync(file, 'utf8'))
+      d.operations = ['dasp.encrypted', 'dasp.v1.command']
+      d.attributes = [{ name: 'daspkeyid', type: 'String', on, class: 'delivery' }]
+      writeFileSync(file, JSON.stringify(d, null, 2))
+      return (await compile(join(work, 'counter.dasp.json'))).diagnostics.map((x) => [x.code, x.pointer])
+    }
+    expect(await withEncryptedAttribute(['dasp.v1.command', 'dasp.encrypted'])).toEqual([['DASP_CARRIER_ATTRIBUTE', '/attributes/0/on/1']])
+    expect(await withEncryptedAttribute(['dasp.v1.command'])).toEqual([])
+  })
+
+  it('DASP_SCOPE: every scope named anywhere is connection, session or command', async () => {
+    expect(await variant((d) => d.scopes.push('global'))).toEqual([['DASP_SCOPE', '/scopes/2']])
+    expect(
+      (
+        await variant(
+          () => {},
+          (s) => (s.policy.requires[0].scope = 'transport'),
+        )
+      ).sort(),
+    ).toEqual([
+      ['DASP_POLICY', '/policy/requires/0'],
+      ['DASP_SCOPE', '/policy/requires/0/scope'],
+    ])
+    expect(await variant((d) => (d.dependencies = [{ uri: 'https://example.com/x', version: '1', scope: 'tenant' }]))).toContainEqual([
+      'DASP_SCOPE',
+      '/dependencies/0/scope',
+    ])
+  })
+
+  it('DASP_SETTING_DEFINITION: a setting definition that cannot check a value, at its member; the value is then not judged', async () => {
+    const setting = (spec: Record<string, unknown>, value: unknown = 16384) =>
+      variant(
+        (d) => (d.settings.grant_bytes = { persistence: 'session', ...spec }),
+        (s) => (s.extensions[1].settings.grant_bytes = value),
+      )
+    expect(await setting({ type: 'number' })).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes/type']])
+    expect(await setting({ type: 'integer', values: [1, 2] })).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes/values']])
+    expect(await setting({ type: 'string', minimum: 1 }, 'x')).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes/minimum']])
+    expect(await setting({ type: 'enum' })).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes']])
+    expect(await setting({ type: 'array' }, [])).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes']])
+    expect(await setting({ type: 'array', items: { type: 'nothing' } }, [])).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes/items']])
+    expect(await setting({ type: 'array', items: { $ref: 'https://example.com/remote.json' } }, [])).toEqual([
+      ['DASP_SETTING_DEFINITION', '/settings/grant_bytes/items'],
+    ])
+    expect(await setting({ type: 'array', items: true, minItems: 3, maxItems: 2 }, [])).toEqual([['DASP_SETTING_DEFINITION', '/settings/grant_bytes/minItems']])
+    // Every documented form of a setting, and the value checks it gives.
+    expect(await setting({ type: 'array', items: false, maxItems: 0, unit: 'grants', description: 'none' }, [])).toEqual([])
+    expect(await setting({ type: 'array', items: false }, [1])).toEqual([['DASP_SETTINGS', '/extensions/1/settings/grant_bytes']])
+    expect(await setting({ type: 'boolean', unit: 'flag' }, true)).toEqual([])
+    expect(await setting({ type: 'enum', values: [{ a: 1 }, 'b'] }, { a: 1 })).toEqual([])
+  })
+})
+
+describe('the rules run on whatever the shapes found', () => {
+  it('property: a definition and the selection changed anywhere (a member replaced, removed or retyped) -> diagnostics with positions, never an internal error', async () => {
+    const { readFileSync } = await import('node:fs')
+    const work = join(import.meta.dirname, '.tmp/dasp-mutants')
+    rmSync(work, { recursive: true, force: true })
+    cpSync(fixtures, work, { recursive: true })
+    const originals = {
+      'counter.dasp.json': JSON.parse(readFileSync(join(fixtures, 'counter.dasp.json'), 'utf8')),
+      'extensions/proof-of-authority.dasp-ext.json': JSON.parse(readFileSync(join(fixtures, 'extensions/proof-of-authority.dasp-ext.json'), 'utf8')),
+      'extensions/encrypted-delivery.dasp-ext.json': JSON.parse(readFileSync(join(fixtures, 'extensions/encrypted-delivery.dasp-ext.json'), 'utf8')),
+    }
+    /** Every path to a value in a JSON document. */
+    const paths = (value: unknown, at: Array<string | number> = []): Array<Array<string | number>> =>
+      typeof value !== 'object' || value === null
+        ? [at]
+        : [at, ...Object.entries(value).flatMap(([k, v]) => paths(v, [...at, Array.isArray(value) ? Number(k) : k]))]
+    const edit = fc.record({
+      file: fc.constantFrom(...(Object.keys(originals) as Array<keyof typeof originals>)),
+      pick: fc.nat(),
+      replacement: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.constantFrom('any', 'dasp.encrypted', '', [], {}, null)),
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 3 }), async (edits) => {
+        const docs = JSON.parse(JSON.stringify(originals)) as Record<string, any>
+        for (const { file, pick, replacement } of edits) {
+          const all = paths(docs[file]).filter((p) => p.length > 0)
+          const path = all[pick % all.length]!
+          const parent = path.slice(0, -1).reduce((v: any, k) => v[k], docs[file])
+          const key = path[path.length - 1]!
+          if (replacement === undefined && !Array.isArray(parent)) delete parent[key]
+          else parent[key] = replacement ?? null
+        }
+        for (const [file, doc] of Object.entries(docs)) writeFileSync(join(work, file), JSON.stringify(doc, null, 2))
+        const result = await compile(join(work, 'counter.dasp.json'))
+        expect(result.diagnostics.find((d) => d.code === 'CONTRACTS_INTERNAL')?.message).toBeUndefined()
+        for (const d of result.diagnostics) expect(d.line >= 1 && d.column >= 1, `${d.code} at ${d.pointer}`).toBe(true)
+      }),
+      { numRuns: 300 },
+    )
+  })
+})
+
+describe('every form the DASP layout shows', () => {
+  const corpus = join(fixtures, 'corpus')
+  const read = async (path: string) => JSON.parse((await import('node:fs')).readFileSync(join(corpus, path), 'utf8'))
+
+  it('the every-form selection and its definitions use each optional form', async () => {
+    const selection = await read('every-form.dasp.json')
+    const definition = await read('extensions/every-form.dasp-ext.json')
+    const base = await read('extensions/every-form-base.dasp-ext.json')
+    expect(definition.supports.profiles).toBe('any')
+    expect(selection.binding.content.kind).toBe('sha256-manifest')
+    expect(selection.core.content.kind).toBe('git-commit')
+    expect(definition.content.kind).toBe('sha256-manifest')
+    expect(base.content.kind).toBe('git-commit')
+    expect(definition.dependencies).toEqual([{ uri: base.identity.uri, version: '2', scope: 'session' }])
+    expect(base.dependencies).toEqual([])
+    expect(definition.scopes.length).toBeGreaterThan(1)
+    expect(typeof definition.scopeRelations).toBe('string')
+    const settings = Object.values(definition.settings) as Array<Record<string, unknown>>
+    expect(new Set(settings.map((x) => x.type))).toEqual(new Set(['integer', 'string', 'boolean', 'enum', 'array']))
+    expect(new Set(settings.map((x) => x.persistence))).toEqual(new Set(['session', 'connection']))
+    for (const member of ['unit', 'minimum', 'maximum', 'values', 'items', 'minItems', 'maxItems', 'uniqueBy', 'description'])
+      expect(
+        settings.some((x) => member in x),
+        member,
+      ).toBe(true)
+    expect(settings.some((x) => typeof x.items === 'boolean')).toBe(true)
+    expect(new Set(definition.attributes.map((a: any) => a.type))).toEqual(
+      new Set(['Boolean', 'Integer', 'String', 'Binary', 'URI', 'URI-reference', 'Timestamp']),
+    )
+    expect(new Set(definition.attributes.map((a: any) => a.class))).toEqual(new Set(['saved', 'delivery']))
+    expect(new Set(definition.attributes.map((a: any) => a.required))).toEqual(new Set([true, false, undefined]))
+    for (const kind of ['valid', 'invalid']) expect(new Set(definition.examples[kind].map((x: unknown) => typeof x))).toEqual(new Set(['string', 'object']))
+    expect(Object.keys(definition.records).sort()).toEqual(['reconnect', 'replay', 'retry', 'saved', 'upgrade'])
+    expect(selection.policy.requires.map((r: any) => 'scope' in r)).toEqual([true, false])
+  })
+
+  it('they check clean, and the module carries the profile-independent request', async () => {
+    const result = await compile(join(corpus, 'every-form.dasp.json'))
+    expect(result.diagnostics).toEqual([])
+    const mod = await loadModule(result.code!, 'dasp-every-form')
+    expect(mod.selectionRequest.binding.content.kind).toBe('sha256-manifest')
+    expect([...mod.attributeNames].sort()).toEqual(['daspaudit', 'daspcontext', 'daspdeadline', 'daspdigest', 'daspsampled', 'daspschema', 'daspseq'])
+    // Only the session settings are in the floor; both scopes are kept.
+    expect(mod.sessionFloor.extensions.map((e: any) => [e.scope, Object.keys(e.settings).sort()])).toEqual([
+      ['command', ['mode', 'region', 'retention_days', 'streams']],
+      ['session', ['mode', 'region', 'retention_days', 'streams']],
+      ['session', []],
+    ])
   })
 })

@@ -58,6 +58,9 @@ describe('examples/dasp-counter', () => {
     expect(out).toContain('command with authority: ok')
     expect(out).toContain('event with authority: not-allowed')
     expect(out).toContain('command without authority: missing')
+    expect(out).toContain('resume with a damaged record: refused (missing-record)')
+    expect(out).toContain('authority with a NUL: invalid')
+    expect(out).toContain('authority on the encrypted carrier: not-allowed')
   })
 
   it('type-checks against the sidecar the build wrote', () => typeChecks(daspExample))

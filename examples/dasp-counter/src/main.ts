@@ -41,6 +41,8 @@ console.log(`resume with another cipher: ${verdict(checkSessionFloor(saved, awai
 console.log(`resume with another rekey interval (a connection setting): ${verdict(checkSessionFloor(saved, await offer('?rekey=86400')))}`)
 console.log(`resume at another version: ${verdict(checkSessionFloor(saved, await offer('?version=draft-02')))}`)
 console.log(`resume with no saved record: ${verdict(checkSessionFloor(undefined, await offer()))}`)
+// A damaged record is not an empty floor either: it is refused, never read as "nothing required".
+console.log(`resume with a damaged record: ${verdict(checkSessionFloor({ extensions: [null] }, await offer()))}`)
 
 // The selected extensions' attributes, checked on events before they are sent.
 console.log(`attributes: ${attributeNames.join(', ')}`)
@@ -50,3 +52,8 @@ const missing = checkPlacement({ type: 'dasp.v1.command' })
 console.log(`command with authority: ${placed.ok ? 'ok' : placed.reason}`)
 console.log(`event with authority: ${misplaced.ok ? 'ok' : `${misplaced.code}: ${misplaced.reason}`}`)
 console.log(`command without authority: ${missing.ok ? 'ok' : `${missing.code}: ${missing.reason}`}`)
+// The value is a CloudEvents String (no control characters), and the encrypted outer carrier takes no attribute.
+const control = checkPlacement({ type: 'dasp.v1.command', daspauthority: 'grant\u0000' })
+const carrier = checkPlacement({ type: 'dasp.encrypted', daspauthority: 'grant-7' })
+console.log(`authority with a NUL: ${control.ok ? 'ok' : `${control.code}: ${control.reason}`}`)
+console.log(`authority on the encrypted carrier: ${carrier.ok ? 'ok' : `${carrier.code}: ${carrier.reason}`}`)

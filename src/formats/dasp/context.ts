@@ -1,12 +1,16 @@
 import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, type DaspInput, type LoadedJson } from './load.js'
+import { DEFINITION_SHAPE, SELECTION_SHAPE, readableView, shapeProblems, type ShapeProblem } from './shapes.js'
 
 export interface Definition {
   /** Index in the selection's `definitions`. */
   index: number
   file: LoadedJson
+  /** The readable view: the definition without its malformed parts (shapes.ts). */
   value: Record<string, any>
+  /** The definition as written. */
+  raw: Record<string, unknown>
   uri: string
   version: string
 }
@@ -26,28 +30,84 @@ export const ANY_SCOPE = Symbol('any scope')
 const requestKey = (uri: unknown, version: unknown, scope: unknown) =>
   typeof scope === 'symbol' ? JSON.stringify([uri, version]) + '*' : JSON.stringify([uri, version, scope ?? null]) + (scope === undefined ? 'u' : '')
 
-/** What the DASP rules read: the selection, its definitions by exact identity, and reporting helpers. */
+/**
+ * What the DASP rules read: the selection and its definitions as readable views (the closed
+ * shapes' malformed parts left out, so a rule never reads a member of the wrong type), the
+ * definitions by exact identity, what could not be read at all, and reporting helpers.
+ *
+ * A shape problem stops no rule. A rule skips only a verdict that depends on a part it cannot
+ * read: `unreadable` says whether a part was malformed, `someDefinitionUnreadable` whether a
+ * definition the selection lists gave nothing to read (so "no definition has this identity" cannot
+ * be said), `mayBeRequested` whether an unreadable request entry might be the one asked about.
+ */
 export class DaspContext {
   readonly diagnostics: Diagnostic[] = []
   readonly selection: Record<string, any>
   readonly definitions: Definition[]
   readonly byIdentity = new Map<string, Definition>()
+  /** The closed shapes' problems, by file (reported by the shape rules). */
+  readonly shapeProblems = new Map<LoadedJson, ShapeProblem[]>()
+  /** Whether a `definitions` entry gave no definition with a readable identity. */
+  readonly someDefinitionUnreadable: boolean
+  private readonly pruned = new Map<LoadedJson, Set<string>>()
+  /** Per file, every pointer that has a pruned part strictly inside it (so `unreadableWithin` is a lookup, not a scan). */
+  private readonly containsPruned = new Map<LoadedJson, Set<string>>()
 
   constructor(readonly input: DaspInput) {
-    this.selection = (isObject(input.selection.source.value) ? input.selection.source.value : {}) as Record<string, any>
+    const view = (file: LoadedJson, shape: object): unknown => {
+      const problems = shapeProblems(shape, file.source.value)
+      this.shapeProblems.set(file, problems)
+      const prunes = problems.flatMap((p) => (p.prune === undefined ? [] : [p.prune]))
+      this.pruned.set(file, new Set(prunes))
+      const containers = new Set<string>()
+      for (const pointer of prunes)
+        for (let at = pointer.slice(0, pointer.lastIndexOf('/')); !containers.has(at); at = at.slice(0, at.lastIndexOf('/'))) {
+          containers.add(at)
+          if (at === '') break
+        }
+      this.containsPruned.set(file, containers)
+      return readableView(file.source.value, prunes)
+    }
+    const selection = view(input.selection, SELECTION_SHAPE)
+    this.selection = (isObject(selection) ? selection : {}) as Record<string, any>
     this.definitions = input.definitions.flatMap(({ index, loaded }) => {
-      const value = loaded.source.value
+      const value = view(loaded, DEFINITION_SHAPE)
       const identity = isObject(value) && isObject(value.identity) ? value.identity : {}
       if (!isObject(value) || typeof identity.uri !== 'string' || typeof identity.version !== 'string') return []
-      return [{ index, file: loaded, value: value as Record<string, any>, uri: identity.uri, version: identity.version }]
+      return [
+        {
+          index,
+          file: loaded,
+          value: value as Record<string, any>,
+          raw: loaded.source.value as Record<string, unknown>,
+          uri: identity.uri,
+          version: identity.version,
+        },
+      ]
     })
+    this.someDefinitionUnreadable = input.unreadable.length > 0 || this.definitions.length < input.definitions.length
     for (const d of this.definitions) if (!this.byIdentity.has(identityKey(d.uri, d.version))) this.byIdentity.set(identityKey(d.uri, d.version), d)
   }
 
-  private requestedList?: RequestedExtension[]
-  private requestedIndex?: { exact: Set<string>; byUri: Map<string, RequestedExtension> }
+  /** Was the part at `pointer` (or a part containing it) malformed, and so left out of the readable view? */
+  unreadable(file: LoadedJson, pointer: string): boolean {
+    const pruned = this.pruned.get(file)
+    if (!pruned || pruned.size === 0) return false
+    for (let at = pointer; ; at = at.slice(0, at.lastIndexOf('/'))) {
+      if (pruned.has(at)) return true
+      if (at === '') return false
+    }
+  }
 
-  /** The well-formed requested extensions, listed once (rules ask for them inside loops). */
+  /** Was anything at or inside `pointer` malformed? */
+  unreadableWithin(file: LoadedJson, pointer: string): boolean {
+    return this.unreadable(file, pointer) || this.containsPruned.get(file)?.has(pointer) === true
+  }
+
+  private requestedList?: RequestedExtension[]
+  private requestedIndex?: { exact: Set<string>; byUri: Map<string, RequestedExtension>; scopeUnknown: Set<string>; identityUnknown: boolean }
+
+  /** The requested extensions with a readable URI and version, listed once (rules ask for them inside loops). */
   get requested(): RequestedExtension[] {
     if (!this.requestedList) {
       const list = Array.isArray(this.selection.extensions) ? this.selection.extensions : []
@@ -68,21 +128,39 @@ export class DaspContext {
     return this.index().exact.has(requestKey(uri, version, scope))
   }
 
+  /**
+   * Requested, or possibly requested by an entry that cannot be read: one without a readable
+   * identity (it could be any extension), or this identity with an unreadable scope. A rule that
+   * would report an omission reports it only when this is false.
+   */
+  mayBeRequested(uri: unknown, version: unknown, scope: unknown): boolean {
+    const index = this.index()
+    return (
+      this.isRequested(uri, version, scope) ||
+      index.identityUnknown ||
+      (typeof uri === 'string' && typeof version === 'string' && index.scopeUnknown.has(identityKey(uri, version)))
+    )
+  }
+
   /** The first requested extension with this URI, whatever its version. */
   requestedWithUri(uri: unknown): RequestedExtension | undefined {
     return typeof uri === 'string' ? this.index().byUri.get(uri) : undefined
   }
 
-  private index(): { exact: Set<string>; byUri: Map<string, RequestedExtension> } {
+  private index() {
     if (!this.requestedIndex) {
       const exact = new Set<string>()
       const byUri = new Map<string, RequestedExtension>()
+      const scopeUnknown = new Set<string>()
       for (const e of this.requested) {
         exact.add(requestKey(e.uri, e.version, e.scope))
         exact.add(requestKey(e.uri, e.version, ANY_SCOPE))
+        if (typeof e.scope !== 'string') scopeUnknown.add(identityKey(e.uri, e.version))
         if (!byUri.has(e.uri)) byUri.set(e.uri, e)
       }
-      this.requestedIndex = { exact, byUri }
+      const entries = Array.isArray(this.selection.extensions) ? this.selection.extensions.length : 0
+      const selectionMalformed = !Array.isArray(this.selection.extensions) && this.unreadable(this.input.selection, '/extensions')
+      this.requestedIndex = { exact, byUri, scopeUnknown, identityUnknown: this.requested.length < entries || selectionMalformed }
     }
     return this.requestedIndex
   }

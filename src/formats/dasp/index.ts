@@ -1,3 +1,4 @@
+import { append } from '../../core/append.js'
 import type { ContractFormat } from '../../core/format.js'
 import { withoutOptions } from '../../core/options.js'
 import { DaspContext } from './context.js'
@@ -16,9 +17,11 @@ export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undef
   load: loadDasp,
   check(input) {
     const ctx = new DaspContext(input)
-    // Closed shapes first: the rules read only well-typed members, so none skips a malformed one.
+    // What reading found, then the closed shapes, then every rule: a malformed part is reported at
+    // its pointer and left out of what the rules read (context.ts), so no problem hides another.
+    append(ctx.diagnostics, input.problems)
     for (const rule of shapeRules) rule.check(ctx)
-    if (ctx.diagnostics.length === 0) for (const rule of daspRules) rule.check(ctx)
+    for (const rule of daspRules) rule.check(ctx)
     return { checked: ctx, diagnostics: ctx.diagnostics }
   },
   model: (ctx) => ({ model: buildDaspModel(ctx), diagnostics: [] }),

@@ -16,10 +16,18 @@ export interface LoadedJson {
   sha256: string
 }
 
-/** The selection, its definitions (by the index in `definitions`), and each pin manifest checked. */
+/**
+ * The selection, its definitions (by the index in `definitions`), and each pin manifest checked.
+ * What reading found (a definition that cannot be read, a pin that does not match) is carried in
+ * `problems` and reported by `check` with the rules' verdicts, not instead of them: one unreadable
+ * definition must not hide what is wrong elsewhere. `unreadable` lists the `definitions` entries
+ * that gave no definition (a rule that would need one of them to decide skips).
+ */
 export interface DaspInput {
   selection: LoadedJson
   definitions: Array<{ index: number; loaded: LoadedJson }>
+  problems: Diagnostic[]
+  unreadable: number[]
 }
 
 const report = (
@@ -49,12 +57,17 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
   const selection = await readJson(host, file)
   if (Array.isArray(selection)) return { diagnostics: selection }
   const diagnostics: Diagnostic[] = []
-  const input: DaspInput = { selection, definitions: [] }
+  const input: DaspInput = { selection, definitions: [], problems: diagnostics, unreadable: [] }
   const list = isObject(selection.source.value) && Array.isArray(selection.source.value.definitions) ? selection.source.value.definitions : []
   for (let i = 0; i < list.length; i++) {
     const entry = list[i]
     const pointer = joinPointer('', 'definitions', i)
-    const path = typeof entry === 'string' ? localPath(file, entry) : undefined
+    // A non-string entry is the selection's shape problem (DASP_SHAPE), reported there once.
+    if (typeof entry !== 'string') {
+      input.unreadable.push(i)
+      continue
+    }
+    const path = localPath(file, entry)
     if (!path) {
       report(
         diagnostics,
@@ -63,6 +76,7 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
         pointer,
         `Definition ${JSON.stringify(entry)} is not a local relative path; definitions come only from files listed here, and nothing is fetched.`,
       )
+      input.unreadable.push(i)
       continue
     }
     const kind = await host.kind(path)
@@ -73,9 +87,10 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
         'DASP_DEFINITION_SOURCE',
         pointer,
         kind === 'missing'
-          ? `Definition file ${entry as string} does not exist.`
-          : `Definition ${entry as string} is ${kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; definitions are plain files beside the selection.`,
+          ? `Definition file ${entry} does not exist.`
+          : `Definition ${entry} is ${kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; definitions are plain files beside the selection.`,
       )
+      input.unreadable.push(i)
       continue
     }
     let loaded: LoadedJson | Diagnostic[]
@@ -84,11 +99,14 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
     } catch (error) {
       // Outside the selection's folder tree, or unreadable: said at the entry, nothing of it shown.
       if (!(error instanceof InputError)) throw error
-      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition ${entry as string} cannot be read: ${error.diagnostic.message}`)
+      report(diagnostics, selection, 'DASP_DEFINITION_SOURCE', pointer, `Definition ${entry} cannot be read: ${error.diagnostic.message}`)
+      input.unreadable.push(i)
       continue
     }
-    if (Array.isArray(loaded)) append(diagnostics, loaded)
-    else {
+    if (Array.isArray(loaded)) {
+      append(diagnostics, loaded)
+      input.unreadable.push(i)
+    } else {
       input.definitions.push({ index: i, loaded })
       await checkPin(host, loaded, diagnostics)
     }
@@ -97,7 +115,8 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
     const ref = isObject(selection.source.value) ? selection.source.value[key] : undefined
     if (isObject(ref) && isObject(ref.content)) await checkManifestPin(host, selection, joinPointer('', key, 'content'), ref.content, diagnostics)
   }
-  return { input, diagnostics }
+  // Reported by `check`, together with the rules (see DaspInput).
+  return { input, diagnostics: [] }
 }
 
 async function checkPin(host: InputHost, definition: LoadedJson, diagnostics: Diagnostic[]): Promise<void> {

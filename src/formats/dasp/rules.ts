@@ -6,10 +6,15 @@ import canonicalize from 'canonicalize'
 import { isDigest, isObject } from './load.js'
 import { MAX_DIAGNOSTICS_PER_CODE } from '../../core/diagnostics.js'
 import { ANY_SCOPE, DaspContext, identityKey, type Definition } from './context.js'
-import { DEFINITION_SHAPE, SELECTION_SHAPE, shapeProblems } from './shapes.js'
 import { decodedCredential } from '../../core/credential-scan.js'
+import { CLOUDEVENTS_TYPES } from '../../runtime/dasp/cloudevents-types.js'
+import { isAbsoluteUri } from '../../runtime/dasp/uri.js'
+import { AUTHORITY_ATTRIBUTE, ENCRYPTED_CARRIER, isCommandType } from '../../runtime/dasp/index.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). */
+/** An own member (never `constructor` or `__proto__` from the prototype). */
+const own = (object: Record<string, unknown>, key: string): any => (Object.hasOwn(object, key) ? object[key] : undefined)
+
+/** Complexity (each rule here, worst case on any input under the size limits): each rule one pass over the requested extensions, their definitions and settings, with identities, requests and near misses looked up in maps; the dependency cycle check is one strongly-connected-components pass, O(definitions + dependencies). Whether a part was malformed (context.ts: `unreadable`, `unreadableWithin`) is a set lookup per level of its pointer; each array setting's element schema is compiled once. */
 
 // Created on first use (a setting with an items schema): ajv costs every process to load.
 let itemsAjv: ReturnType<typeof createAjv> | undefined
@@ -21,8 +26,7 @@ const REF_KEYS = ['core', 'profile', 'binding'] as const
 const SCOPES = ['connection', 'session', 'command']
 /** What a setting's `persistence` may state: it stays a session requirement, or is fresh per connection. */
 const PERSISTENCE: readonly unknown[] = ['session', 'connection']
-/** The CloudEvents type system (v1.0.2). */
-export const CLOUDEVENTS_TYPES = ['Boolean', 'Integer', 'String', 'Binary', 'URI', 'URI-reference', 'Timestamp']
+export { CLOUDEVENTS_TYPES }
 /** Standard CloudEvents context attributes (required, optional and the JSON format's data members) and requestid. */
 export const RESERVED_ATTRIBUTES = new Set([
   'specversion',
@@ -39,13 +43,13 @@ export const RESERVED_ATTRIBUTES = new Set([
 ])
 
 /**
- * RFC 3986 `absolute-URI` (section 4.3): a scheme, `:`, and a non-empty rest made only of URI
- * characters (unreserved, reserved, `%` with two hex digits), without a fragment. Raw non-ASCII,
- * spaces, `%zz` and `#` are refused: peers compare identities exactly, so only one spelling may
- * exist. Linear (one character class or one escape per step).
+ * An identity is an RFC 3986 `absolute-URI` (section 4.3), parsed by its grammar
+ * (runtime/dasp/uri.ts, the one CloudEvents URI values are checked with): a scheme, an authority
+ * or path of URI characters, `%` with two hex digits, no fragment. Raw non-ASCII, spaces, `%zz`,
+ * `#` and a malformed IP literal are refused: peers compare identities exactly, so only one
+ * spelling may exist. Linear.
  */
-const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?[\]]|%[0-9A-Fa-f]{2})+$/
-const isAbsoluteUri = (value: unknown) => typeof value === 'string' && ABSOLUTE_URI.test(value)
+const isIdentityUri = (value: unknown) => isAbsoluteUri(value) && value.length > value.indexOf(':') + 1
 /** A full commit id; hex in either case, as git reads it. */
 const HEX40 = /^[0-9a-fA-F]{40}$/
 
@@ -58,30 +62,34 @@ export function pinProblem(pin: unknown): string | undefined {
     return undefined
   }
   if (pin.kind === 'git-commit') {
-    if (!isAbsoluteUri(pin.repository) || !HEX40.test(String(pin.commit)))
+    if (!isIdentityUri(pin.repository) || !HEX40.test(String(pin.commit)))
       return 'a git-commit pin names its repository and a full 40-hex commit (not a branch or tag)'
     return undefined
   }
   return `pin kind ${JSON.stringify(pin.kind)} is not sha256-manifest or git-commit`
 }
 
-/** The selection's closed shape (shapes.ts): checked before every other rule. */
+/**
+ * The selection's closed shape (shapes.ts, checked when the context is made). A problem is reported
+ * at its member and stops no other rule: the rules read the selection without the malformed parts.
+ */
 export const shapeRule: DaspRule = {
   code: 'DASP_SHAPE',
-  description: "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' types, closed (no other member).",
+  description:
+    "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' types, closed (no other member); the other rules still judge the readable parts.",
   check(ctx) {
-    for (const problem of shapeProblems(SELECTION_SHAPE, ctx.input.selection.source.value)) ctx.report(this.code, problem.pointer, problem.message)
+    for (const problem of ctx.shapeProblems.get(ctx.input.selection) ?? []) ctx.report(this.code, problem.pointer, problem.message)
   },
 }
 
-/** Each definition's closed shape (shapes.ts): checked before every other rule. */
+/** Each definition's closed shape (shapes.ts): reported at the member; the other rules read the definition without it. */
 export const definitionShape: DaspRule = {
   code: 'DASP_DEFINITION_SHAPE',
   description:
-    'A definition member of the wrong type, an unknown member, or an empty statement (a definition is closed: identity, status, content, supports, dependencies, scopes, operations, settings, attributes, processing, records, examples, evidenceLimits, scopeRelations).',
+    'A definition member of the wrong type, an unknown member, or an empty statement (a definition is closed: identity, status, content, supports, dependencies, scopes, operations, settings, attributes, processing, records, examples, evidenceLimits, scopeRelations); the other rules still judge the readable parts.',
   check(ctx) {
     for (const { loaded } of ctx.input.definitions) {
-      for (const problem of shapeProblems(DEFINITION_SHAPE, loaded.source.value)) ctx.reportIn(loaded, this.code, problem.pointer, problem.message)
+      for (const problem of ctx.shapeProblems.get(loaded) ?? []) ctx.reportIn(loaded, this.code, problem.pointer, problem.message)
     }
   },
 }
@@ -100,7 +108,7 @@ const identityRule: DaspRule = {
   description: 'An identity that is not an absolute URI with a non-empty version.',
   check(ctx) {
     const checkId = (uri: unknown, version: unknown, pointer: string, file = ctx.input.selection) => {
-      if (!isAbsoluteUri(uri) || typeof version !== 'string' || version === '')
+      if (!isIdentityUri(uri) || typeof version !== 'string' || version === '')
         ctx.reportIn(
           file,
           this.code,
@@ -127,7 +135,7 @@ const immutableVersion: DaspRule = {
     const first = new Map<string, { definition: Definition; text: string | undefined }>()
     for (const d of ctx.definitions) {
       const key = identityKey(d.uri, d.version)
-      const text = canonicalize(d.value)
+      const text = canonicalize(d.raw)
       const seen = first.get(key)
       if (seen === undefined) first.set(key, { definition: d, text })
       else if (seen.text !== text)
@@ -165,8 +173,10 @@ const definitionComplete: DaspRule = {
     "A definition lacks a part DASP-EXT-002 requires (dependencies: [] states none; scopeRelations when there are several scopes; the five record rules; each setting's persistence, session or connection).",
   check(ctx) {
     for (const d of ctx.definitions) {
+      // A part that is there but malformed is the shape's problem, not a missing part.
+      const stated = (pointer: string, present: boolean) => present || ctx.unreadable(d.file, pointer)
       for (const part of REQUIRED_PARTS)
-        if (!(part in d.value))
+        if (!stated(`/${part}`, part in d.value))
           ctx.reportIn(
             d.file,
             this.code,
@@ -174,17 +184,17 @@ const definitionComplete: DaspRule = {
             `The definition of ${d.uri} ${d.version} lacks ${part}${part === 'dependencies' ? ' (write [] to state that there are none)' : ''}.`,
             { part },
           )
-      if (Array.isArray(d.value.scopes) && d.value.scopes.length > 1 && typeof d.value.scopeRelations !== 'string')
+      if (Array.isArray(d.value.scopes) && d.value.scopes.length > 1 && !stated('/scopeRelations', typeof d.value.scopeRelations === 'string'))
         ctx.reportIn(d.file, this.code, '/scopes', 'A definition with several scopes defines their relationship (scopeRelations).', { part: 'scopeRelations' })
       if (isObject(d.value.records))
         for (const part of RECORD_PARTS)
-          if (!(part in d.value.records))
+          if (!stated(`/records/${part}`, part in d.value.records))
             ctx.reportIn(d.file, this.code, '/records', `The definition's records lack the ${part} rule.`, { part: `records.${part}` })
       // "It MUST state which settings remain session requirements and which are fresh connection
       // settings": a setting without it would silently drop out of the session floor.
       if (isObject(d.value.settings))
         for (const [name, spec] of Object.entries(d.value.settings))
-          if (isObject(spec) && !PERSISTENCE.includes(spec.persistence as string))
+          if (isObject(spec) && !stated(`/settings/${escapeToken(name)}/persistence`, PERSISTENCE.includes(spec.persistence as string)))
             ctx.reportIn(
               d.file,
               this.code,
@@ -194,7 +204,8 @@ const definitionComplete: DaspRule = {
             )
       if (isObject(d.value.supports))
         for (const key of ['core', 'profiles', 'bindings'])
-          if (!(key in d.value.supports)) ctx.reportIn(d.file, this.code, '/supports', `supports lacks ${key}.`, { part: `supports.${key}` })
+          if (!stated(`/supports/${key}`, key in d.value.supports))
+            ctx.reportIn(d.file, this.code, '/supports', `supports lacks ${key}.`, { part: `supports.${key}` })
     }
   },
 }
@@ -220,8 +231,9 @@ const pinRule: DaspRule = {
         const list = supports[key]
         if (Array.isArray(list))
           list.forEach((ref: unknown, i: number) => {
-            const problem = isObject(ref) ? pinProblem(ref.content) : 'a supported contract is { uri, version, content }'
-            if (problem) ctx.reportIn(d.file, this.code, `/supports/${key}/${i}`, `${problem}.`)
+            // A malformed entry is the shape's problem; only a readable one's pin is judged here.
+            const problem = isObject(ref) && 'content' in ref ? pinProblem(ref.content) : undefined
+            if (problem) ctx.reportIn(d.file, this.code, `/supports/${key}/${i}/content`, `${problem}.`)
           })
       }
     }
@@ -255,6 +267,8 @@ const unknownExtension: DaspRule = {
   code: 'DASP_UNKNOWN_EXTENSION',
   description: 'A requested extension has no definition with exactly that URI and version (a near miss names the closest definition).',
   check(ctx) {
+    // A definitions entry that gave nothing to read might be the one asked for: no verdict.
+    if (ctx.someDefinitionUnreadable) return
     for (const e of ctx.requested) {
       if (ctx.definitionOf(e.uri, e.version)) continue
       const near = closest(ctx, e.uri, e.version)
@@ -286,7 +300,11 @@ const supportRule: DaspRule = {
       ] as const) {
         const candidates = supports[list]
         if (key === 'profile' && candidates === 'any') continue
-        if (!Array.isArray(candidates) || !candidates.some((ref: unknown) => sameRef(ref, ctx.selection[key]))) {
+        // A list that is missing (DASP_DEFINITION_INCOMPLETE) or malformed, or a selected contract
+        // that is (DASP_SHAPE), cannot be compared; that rule says so.
+        if (!Array.isArray(candidates) || !isObject(ctx.selection[key])) continue
+        if (ctx.unreadableWithin(d!.file, `/supports/${list}`) || ctx.unreadableWithin(ctx.input.selection, `/${key}`)) continue
+        if (!candidates.some((ref: unknown) => sameRef(ref, ctx.selection[key]))) {
           ctx.report(
             this.code,
             `/extensions/${e.index}`,
@@ -300,7 +318,13 @@ const supportRule: DaspRule = {
 }
 
 const dependencyRules = (): DaspRule[] => {
-  const depsOf = (d: Definition) => (Array.isArray(d.value.dependencies) ? d.value.dependencies.filter(isObject) : [])
+  // Only complete dependencies: one the shape found malformed (DASP_DEFINITION_SHAPE) decides nothing here.
+  const depsOf = (d: Definition): Array<{ uri: string; version: string; scope: string }> =>
+    Array.isArray(d.value.dependencies)
+      ? d.value.dependencies.filter(
+          (dep: unknown) => isObject(dep) && typeof dep.uri === 'string' && typeof dep.version === 'string' && typeof dep.scope === 'string',
+        )
+      : []
   /** Each dependency a requested extension's definition declares, with the extension and definition. */
   function* requestedDependencies(ctx: Parameters<DaspRule['check']>[0]) {
     for (const e of ctx.requested) {
@@ -314,7 +338,7 @@ const dependencyRules = (): DaspRule[] => {
       description: 'The request lacks a required dependency at its exact version and scope.',
       check(ctx) {
         for (const { e, dep } of requestedDependencies(ctx)) {
-          if (!ctx.isRequested(dep.uri, dep.version, dep.scope)) {
+          if (!ctx.mayBeRequested(dep.uri, dep.version, dep.scope)) {
             const other = ctx.requestedWithUri(dep.uri)
             ctx.report(
               this.code,
@@ -330,8 +354,10 @@ const dependencyRules = (): DaspRule[] => {
       code: 'DASP_DEPENDENCY_UNSUPPORTED',
       description: "A required dependency has no definition among the selection's definitions.",
       check(ctx) {
+        // A definitions entry that gave nothing to read might be the dependency's definition.
+        if (ctx.someDefinitionUnreadable) return
         for (const { d, dep } of requestedDependencies(ctx)) {
-          if (typeof dep.uri === 'string' && typeof dep.version === 'string' && !ctx.definitionOf(dep.uri, dep.version))
+          if (!ctx.definitionOf(dep.uri, dep.version))
             ctx.reportIn(
               d.file,
               this.code,
@@ -354,7 +380,7 @@ const dependencyRules = (): DaspRule[] => {
         // MAX_DIAGNOSTICS_PER_CODE extensions reported (the rest are counted, not shown).
         const edges = (key: string): string[] => {
           const d = ctx.byIdentity.get(key)
-          return d ? depsOf(d).map((dep) => identityKey(String(dep.uri), String(dep.version))) : []
+          return d ? depsOf(d).map((dep) => identityKey(dep.uri, dep.version)) : []
         }
         const component = stronglyConnected(
           ctx.requested.map((e) => identityKey(e.uri, e.version)),
@@ -396,21 +422,127 @@ const duplicateUri: DaspRule = {
   },
 }
 
+/**
+ * DASP-EXT-003 has three scopes: connection, session and command. A requested scope must be one of
+ * them and one its definition supports; a definition's scopes, its dependencies' scopes and a
+ * policy's scopes are among the three too (a fourth would never match a selection).
+ */
 const scopeRule: DaspRule = {
   code: 'DASP_SCOPE',
-  description: 'A requested scope the definition does not support (or not connection, session or command).',
+  description:
+    "A requested scope the definition does not support, or a scope (requested, a definition's, a dependency's, a policy's) that is not connection, session or command.",
   check(ctx) {
+    const notAScope = (scope: unknown) => `Scope ${JSON.stringify(scope)} is not connection, session or command (DASP-EXT-003).`
     for (const e of ctx.requested) {
+      // A scope that is missing or not a string is the selection's shape problem.
+      if (typeof e.scope !== 'string') continue
       const d = ctx.definitionOf(e.uri, e.version)
-      if (!SCOPES.includes(String(e.scope)))
-        ctx.report(this.code, `/extensions/${e.index}/scope`, `Scope ${JSON.stringify(e.scope)} is not connection, session or command.`)
-      else if (d && Array.isArray(d.value.scopes) && !d.value.scopes.includes(e.scope))
-        ctx.report(this.code, `/extensions/${e.index}/scope`, `${e.uri} ${e.version} supports scopes ${d.value.scopes.join(', ')}, not ${String(e.scope)}.`)
+      if (!SCOPES.includes(e.scope)) ctx.report(this.code, `/extensions/${e.index}/scope`, notAScope(e.scope))
+      else if (d && Array.isArray(d.value.scopes) && !ctx.unreadableWithin(d.file, '/scopes') && !d.value.scopes.includes(e.scope))
+        ctx.report(this.code, `/extensions/${e.index}/scope`, `${e.uri} ${e.version} supports scopes ${d.value.scopes.join(', ')}, not ${e.scope}.`)
+    }
+    for (const d of ctx.definitions) {
+      ;(Array.isArray(d.value.scopes) ? d.value.scopes : []).forEach((scope: unknown, i: number) => {
+        if (typeof scope === 'string' && !SCOPES.includes(scope)) ctx.reportIn(d.file, this.code, `/scopes/${i}`, notAScope(scope))
+      })
+      ;(Array.isArray(d.value.dependencies) ? d.value.dependencies : []).forEach((dep: unknown, i: number) => {
+        if (isObject(dep) && typeof dep.scope === 'string' && !SCOPES.includes(dep.scope))
+          ctx.reportIn(d.file, this.code, `/dependencies/${i}/scope`, notAScope(dep.scope))
+      })
+    }
+    const requires = isObject(ctx.selection.policy) && Array.isArray(ctx.selection.policy.requires) ? ctx.selection.policy.requires : []
+    requires.forEach((r: unknown, i: number) => {
+      if (isObject(r) && typeof r.scope === 'string' && !SCOPES.includes(r.scope)) ctx.report(this.code, `/policy/requires/${i}/scope`, notAScope(r.scope))
+    })
+  },
+}
+
+/** The setting types of the DASP layout, and the members each gives a meaning to (besides type, persistence, unit, description). */
+const SETTING_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  integer: ['minimum', 'maximum'],
+  string: [],
+  boolean: [],
+  enum: ['values'],
+  array: ['items', 'minItems', 'maxItems', 'uniqueBy'],
+}
+const TYPE_MEMBERS = ['minimum', 'maximum', 'values', 'items', 'minItems', 'maxItems', 'uniqueBy']
+
+// The boolean schemas `true` and `false` as the objects they mean (a WeakMap keys objects only).
+const ANY_ITEM = {}
+const NO_ITEM = { not: {} }
+/** The compiled element schema of an array setting, once per schema object; a string when it does not compile. */
+const itemValidators = new WeakMap<object, import('ajv').ValidateFunction | string>()
+
+function itemValidator(items: unknown): import('ajv').ValidateFunction | string {
+  if (typeof items === 'boolean') return itemValidator(items ? ANY_ITEM : NO_ITEM)
+  if (!isObject(items)) return 'items is not a JSON Schema'
+  let known = itemValidators.get(items)
+  if (known === undefined) {
+    try {
+      // A schema with its own $id gets an ajv of its own: two settings may reuse one $id.
+      const ajv = JSON.stringify(items).includes('"$id"') ? createAjv({ allErrors: true }) : (itemsAjv ??= createAjv({ allErrors: true }))
+      known = ajv.compile(items)
+    } catch (error) {
+      known = error instanceof Error ? error.message : String(error)
+    }
+    itemValidators.set(items, known)
+  }
+  return known
+}
+
+/**
+ * Why a setting's definition cannot check a value (DASP-EXT-002: closed settings "with value, unit,
+ * limit, and validation rules"), each with the member it is about: a type the layout does not
+ * have, a member that means nothing for the type (it would be ignored in silence), an enum without
+ * values, an array without items or with items that are not a JSON Schema, bounds that exclude
+ * every value.
+ */
+export function settingDefinitionProblems(spec: Record<string, any>): Array<{ member?: string; message: string }> {
+  if (typeof spec.type !== 'string') return []
+  const members = SETTING_MEMBERS[spec.type]
+  if (!Object.hasOwn(SETTING_MEMBERS, spec.type) || !members)
+    return [{ member: 'type', message: `Setting type ${JSON.stringify(spec.type)} is not integer, string, boolean, enum or array.` }]
+  const out: Array<{ member?: string; message: string }> = []
+  for (const m of TYPE_MEMBERS)
+    if (m in spec && !members.includes(m))
+      out.push({
+        member: m,
+        message: `${m} means nothing for a${spec.type === 'integer' || spec.type === 'enum' || spec.type === 'array' ? 'n' : ''} ${spec.type} setting; it would be ignored.`,
+      })
+  if (spec.type === 'enum' && !('values' in spec)) out.push({ message: 'An enum setting lists its values.' })
+  if (spec.type === 'array') {
+    if (!('items' in spec)) out.push({ message: 'An array setting has items, a JSON Schema for one element.' })
+    else {
+      const validate = itemValidator(spec.items)
+      if (typeof validate === 'string') out.push({ member: 'items', message: `items is not a JSON Schema that can be checked: ${validate}.` })
+    }
+    if (typeof spec.minItems === 'number' && typeof spec.maxItems === 'number' && spec.minItems > spec.maxItems)
+      out.push({ member: 'minItems', message: `minItems ${spec.minItems} is above maxItems ${spec.maxItems}: no value fits.` })
+  }
+  if (spec.type === 'integer' && typeof spec.minimum === 'number' && typeof spec.maximum === 'number' && spec.minimum > spec.maximum)
+    out.push({ member: 'minimum', message: `minimum ${spec.minimum} is above maximum ${spec.maximum}: no value fits.` })
+  return out
+}
+
+const settingDefinition: DaspRule = {
+  code: 'DASP_SETTING_DEFINITION',
+  description:
+    'A setting definition that cannot check a value: a type other than integer, string, boolean, enum or array, a member meaningless for its type, an enum without values, an array without items or with items that are not a JSON Schema, or bounds no value fits.',
+  check(ctx) {
+    for (const d of ctx.definitions) {
+      if (!isObject(d.value.settings)) continue
+      for (const [name, spec] of Object.entries(d.value.settings)) {
+        if (!isObject(spec)) continue
+        for (const problem of settingDefinitionProblems(spec))
+          ctx.reportIn(d.file, this.code, `/settings/${escapeToken(name)}${problem.member ? `/${escapeToken(problem.member)}` : ''}`, problem.message, {
+            setting: name,
+          })
+      }
     }
   },
 }
 
-/** Why a setting value breaks its closed definition, or undefined. */
+/** Why a setting value breaks its closed definition, or undefined (a definition with problems of its own checks nothing: see settingDefinitionProblems). */
 export function settingProblem(spec: Record<string, any>, value: unknown): string | undefined {
   switch (spec.type) {
     case 'integer':
@@ -430,13 +562,13 @@ export function settingProblem(spec: Record<string, any>, value: unknown): strin
       if (!Array.isArray(value)) return 'must be an array'
       if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
       if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
-      if (isObject(spec.items)) {
-        const validate = (itemsAjv ??= createAjv({ allErrors: true })).compile(spec.items)
-        const bad = value.findIndex((item) => !validate(item))
-        if (bad !== -1) return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
+      if ('items' in spec) {
+        const validate = itemValidator(spec.items)
+        const bad = typeof validate === 'string' ? -1 : value.findIndex((item) => !validate(item))
+        if (bad !== -1 && typeof validate !== 'string') return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
       }
       if (typeof spec.uniqueBy === 'string') {
-        const keys = value.map((item) => canonicalize(isObject(item) ? item[spec.uniqueBy] : undefined))
+        const keys = value.map((item) => canonicalize(isObject(item) ? own(item, spec.uniqueBy) : undefined))
         if (new Set(keys).size !== keys.length) return `items must have distinct ${spec.uniqueBy}`
       }
       return undefined
@@ -456,11 +588,13 @@ const settingsRule: DaspRule = {
       if (!d || !isObject(d.value.settings) || !isObject(e.settings)) continue
       const defined = d.value.settings as Record<string, Record<string, any>>
       for (const [name, value] of Object.entries(e.settings)) {
-        const spec = defined[name]
+        const spec = own(defined, name)
         const at = `/extensions/${e.index}/settings/${escapeToken(name)}`
-        if (!Object.hasOwn(defined, name) || !isObject(spec))
-          ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
-        else {
+        // A setting whose definition is malformed or cannot check a value is the definition's problem.
+        if (ctx.unreadableWithin(d.file, `/settings/${escapeToken(name)}`)) continue
+        if (isObject(spec) && typeof spec.type !== 'string') continue
+        if (!isObject(spec)) ctx.report(this.code, at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
+        else if (settingDefinitionProblems(spec).length === 0) {
           const problem = settingProblem(spec, value)
           if (problem) ctx.report(this.code, at, `Setting ${name} ${problem}.`, { setting: name })
         }
@@ -493,7 +627,7 @@ const settingsConflict: DaspRule = {
         if (
           isObject(spec) &&
           (sameScope || spec.persistence === 'session') &&
-          canonicalize(other.settings[name]) !== canonicalize((e.settings as Record<string, unknown>)[name])
+          canonicalize(own(other.settings, name)) !== canonicalize(own(e.settings as Record<string, unknown>, name))
         ) {
           ctx.report(
             this.code,
@@ -519,7 +653,9 @@ const attributeRules = (): DaspRule[] => {
       description: 'An attribute name that is not lowercase ASCII letters and digits, or that redefines a standard CloudEvents attribute or requestid.',
       check(ctx) {
         for (const { d, a, i } of attributes(ctx)) {
-          if (typeof a.name !== 'string' || !/^[a-z0-9]+$/.test(a.name))
+          // A name that is missing or not a string is the shape's problem.
+          if (typeof a.name !== 'string') continue
+          if (!/^[a-z0-9]+$/.test(a.name))
             ctx.reportIn(d.file, this.code, `/attributes/${i}/name`, `Attribute name ${JSON.stringify(a.name)} must be lowercase ASCII letters and digits.`)
           else if (RESERVED_ATTRIBUTES.has(a.name))
             ctx.reportIn(
@@ -536,17 +672,22 @@ const attributeRules = (): DaspRule[] => {
       description: 'An attribute type outside the CloudEvents type system, or an attribute without its event types or class.',
       check(ctx) {
         for (const { d, a, i } of attributes(ctx)) {
-          if (!CLOUDEVENTS_TYPES.includes(a.type))
+          if (typeof a.type === 'string' && !CLOUDEVENTS_TYPES.includes(a.type as never))
             ctx.reportIn(
               d.file,
               this.code,
               `/attributes/${i}/type`,
               `Attribute type ${JSON.stringify(a.type)} is not a CloudEvents type (${CLOUDEVENTS_TYPES.join(', ')}).`,
             )
-          if (!Array.isArray(a.on) || a.on.length === 0)
+          if ((!Array.isArray(a.on) || a.on.length === 0) && !ctx.unreadable(d.file, `/attributes/${i}/on`))
             ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute names the event types that may carry it (on).')
-          if (a.class !== 'saved' && a.class !== 'delivery')
-            ctx.reportIn(d.file, this.code, `/attributes/${i}`, 'An attribute is saved event data or delivery metadata (class: saved | delivery).')
+          if (a.class !== 'saved' && a.class !== 'delivery' && !ctx.unreadable(d.file, `/attributes/${i}/class`))
+            ctx.reportIn(
+              d.file,
+              this.code,
+              `/attributes/${i}${'class' in a ? '/class' : ''}`,
+              'An attribute is saved event data or delivery metadata (class: saved | delivery).',
+            )
         }
       },
     },
@@ -555,9 +696,12 @@ const attributeRules = (): DaspRule[] => {
       description: "An attribute allowed on an event type its definition's operations do not name.",
       check(ctx) {
         for (const { d, a, i } of attributes(ctx)) {
-          const operations = Array.isArray(d.value.operations) ? d.value.operations : []
+          // Operations missing (DASP_DEFINITION_INCOMPLETE) or malformed (the shape's) name nothing to compare with.
+          if (!Array.isArray(d.value.operations) || ctx.unreadableWithin(d.file, '/operations')) continue
+          const operations: unknown[] = d.value.operations
           for (const type of Array.isArray(a.on) ? a.on : []) {
-            if (!operations.includes(type))
+            // The carrier is DASP_CARRIER_ATTRIBUTE's, whatever the operations say.
+            if (typeof type === 'string' && type !== ENCRYPTED_CARRIER && !operations.includes(type))
               ctx.reportIn(
                 d.file,
                 this.code,
@@ -591,25 +735,54 @@ const attributeRules = (): DaspRule[] => {
 
 export const ENCRYPTED_DELIVERY = 'https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery'
 export const PROOF_OF_AUTHORITY = 'https://dasp-protocol.github.io/dasp/contracts/proof-of-authority'
-/** A command event type: its last dot-separated segment is `command` (`dasp.v1.command`). */
-const isCommandType = (type: unknown) => typeof type === 'string' && /(?:^|\.)command$/.test(type)
+
+/**
+ * DASP-EXT-007: `dasp.encrypted` is an outer binding carrier, not a CloudEvents extension
+ * attribute, and "its closed outer shape and protected header remain unchanged": no extension
+ * places an attribute on it (an attribute travels on the inner core event). Any definition, any
+ * attribute. O(attributes x event types).
+ */
+const carrierAttribute: DaspRule = {
+  code: 'DASP_CARRIER_ATTRIBUTE',
+  description:
+    'An attribute placed on the dasp.encrypted outer carrier, whose closed outer shape takes no attribute (DASP-EXT-007); it goes on the inner core event.',
+  check(ctx) {
+    for (const d of ctx.definitions) {
+      ;(Array.isArray(d.value.attributes) ? d.value.attributes : []).forEach((a: unknown, i: number) => {
+        if (!isObject(a) || !Array.isArray(a.on)) return
+        a.on.forEach((type: unknown, j: number) => {
+          if (type === ENCRYPTED_CARRIER)
+            ctx.reportIn(
+              d.file,
+              this.code,
+              `/attributes/${i}/on/${j}`,
+              `${typeof a.name === 'string' ? a.name : 'This attribute'} is placed on the ${ENCRYPTED_CARRIER} outer carrier, whose closed outer shape takes no attribute (DASP-EXT-007); place it on the inner core event.`,
+            )
+        })
+      })
+    }
+  },
+}
 
 /**
  * DASP-EXT-007's two draft identities, as its table and text fix them: encrypted delivery has no
  * authority extension dependency, proof of authority no encrypted-delivery dependency (host policy
- * can require both); `daspauthority` is proof of authority's String attribute, on commands only,
- * never on other types or on the `dasp.encrypted` outer carrier. O(dependencies + attributes).
+ * can require both); `daspauthority` is proof of authority's String attribute, on commands only
+ * (the carrier is DASP_CARRIER_ATTRIBUTE's), outside semantic retry equality (so delivery
+ * metadata, never a saved attribute, which duplicate comparison includes: DASP-EXT-006); and the
+ * authority selection's closed object "does not acquire a version field" (no `version` setting).
+ * O(dependencies + attributes + settings).
  */
 const draftIdentities: DaspRule = {
   code: 'DASP_DRAFT_IDENTITY',
   description:
-    'A definition of a DASP-EXT-007 draft identity against its table: encrypted delivery depending on proof of authority or the reverse, or daspauthority other than a String attribute of proof of authority on commands only (never on dasp.encrypted).',
+    'A definition of a DASP-EXT-007 draft identity against its table: encrypted delivery depending on proof of authority or the reverse, daspauthority other than a delivery-class String attribute of proof of authority on commands only, or a version setting in the authority selection.',
   check(ctx) {
     const forbidden: Record<string, string> = { [ENCRYPTED_DELIVERY]: PROOF_OF_AUTHORITY, [PROOF_OF_AUTHORITY]: ENCRYPTED_DELIVERY }
     for (const d of ctx.definitions) {
       const other = d.version === 'draft-01' && Object.hasOwn(forbidden, d.uri) ? forbidden[d.uri] : undefined
-      ;(Array.isArray(d.value.dependencies) ? d.value.dependencies : []).forEach((dep: Record<string, unknown>, i: number) => {
-        if (other !== undefined && dep.uri === other)
+      ;(Array.isArray(d.value.dependencies) ? d.value.dependencies : []).forEach((dep: unknown, i: number) => {
+        if (other !== undefined && isObject(dep) && dep.uri === other)
           ctx.reportIn(
             d.file,
             this.code,
@@ -617,8 +790,15 @@ const draftIdentities: DaspRule = {
             `${d.uri} draft-01 has no ${other === PROOF_OF_AUTHORITY ? 'authority' : 'encrypted-delivery'} dependency (DASP-EXT-007); host policy can require both instead.`,
           )
       })
-      ;(Array.isArray(d.value.attributes) ? d.value.attributes : []).forEach((a: Record<string, any>, i: number) => {
-        if (a.name !== 'daspauthority') return
+      if (d.uri === PROOF_OF_AUTHORITY && d.version === 'draft-01' && isObject(d.value.settings) && Object.hasOwn(d.value.settings, 'version'))
+        ctx.reportIn(
+          d.file,
+          this.code,
+          '/settings/version',
+          'The authority selection contract keeps its existing closed object, which does not acquire a version field (DASP-EXT-007).',
+        )
+      ;(Array.isArray(d.value.attributes) ? d.value.attributes : []).forEach((a: unknown, i: number) => {
+        if (!isObject(a) || a.name !== AUTHORITY_ATTRIBUTE) return
         if (d.uri !== PROOF_OF_AUTHORITY)
           ctx.reportIn(
             d.file,
@@ -626,19 +806,19 @@ const draftIdentities: DaspRule = {
             `/attributes/${i}/name`,
             'daspauthority is the attribute of proof of authority (DASP-EXT-007); another extension cannot define it.',
           )
-        if (a.type !== 'String')
+        if (typeof a.type === 'string' && a.type !== 'String')
           ctx.reportIn(d.file, this.code, `/attributes/${i}/type`, `daspauthority is a String attribute (DASP-EXT-007), not ${JSON.stringify(a.type)}.`)
-        const on: unknown[] = Array.isArray(a.on) ? a.on : []
-        on.forEach((type, j) => {
-          if (isCommandType(type)) return
+        if (a.class === 'saved')
           ctx.reportIn(
             d.file,
             this.code,
-            `/attributes/${i}/on/${j}`,
-            type === 'dasp.encrypted'
-              ? 'daspauthority is prohibited on the dasp.encrypted outer carrier (DASP-EXT-007): it goes on the inner core command.'
-              : `daspauthority goes on commands only (DASP-EXT-007), not on ${JSON.stringify(type)}.`,
+            `/attributes/${i}/class`,
+            'daspauthority stays outside semantic retry equality (DASP-EXT-007), so it is delivery metadata: a saved attribute is part of duplicate comparison (DASP-EXT-006).',
           )
+        const on: unknown[] = Array.isArray(a.on) ? a.on : []
+        on.forEach((type, j) => {
+          if (typeof type !== 'string' || type === ENCRYPTED_CARRIER || isCommandType(type)) return
+          ctx.reportIn(d.file, this.code, `/attributes/${i}/on/${j}`, `daspauthority goes on commands only (DASP-EXT-007), not on ${JSON.stringify(type)}.`)
         })
       })
     }
@@ -651,8 +831,10 @@ const policyRule: DaspRule = {
   check(ctx) {
     const requires = isObject(ctx.selection.policy) && Array.isArray(ctx.selection.policy.requires) ? ctx.selection.policy.requires : []
     requires.forEach((r: unknown, i: number) => {
-      if (!isObject(r)) return
-      if (!ctx.isRequested(r.uri, r.version, r.scope === undefined ? ANY_SCOPE : r.scope)) {
+      // An entry without a readable identity or scope is the shape's problem; an unreadable request entry might be the one required.
+      if (!isObject(r) || typeof r.uri !== 'string' || typeof r.version !== 'string' || ctx.unreadable(ctx.input.selection, `/policy/requires/${i}/scope`))
+        return
+      if (!ctx.mayBeRequested(r.uri, r.version, r.scope === undefined ? ANY_SCOPE : r.scope)) {
         ctx.report(
           this.code,
           `/policy/requires/${i}`,
@@ -664,7 +846,7 @@ const policyRule: DaspRule = {
   },
 }
 
-/** The rules that run once the shapes hold (index.ts runs `shapeRules` first and stops on a problem). */
+/** The rules, run after the shapes whatever the shapes found (each reads the readable view and skips what depends on a malformed part). */
 export const daspRules: readonly DaspRule[] = [
   versionRule,
   identityRule,
@@ -676,9 +858,11 @@ export const daspRules: readonly DaspRule[] = [
   ...dependencyRules(),
   duplicateUri,
   scopeRule,
+  settingDefinition,
   settingsRule,
   settingsConflict,
   ...attributeRules(),
+  carrierAttribute,
   draftIdentities,
   policyRule,
 ]

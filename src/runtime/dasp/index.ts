@@ -1,21 +1,50 @@
 /**
  * `unplugin-contracts/runtime/dasp`: what generated DASP selection modules import. The checks a
  * client needs at run time: exact confirmation, the saved session floor, attribute placement and
- * the DASP-EXT-008 report skeleton.
+ * values, and the DASP-EXT-008 report skeleton.
+ *
+ * Every helper answers any input with a result and never throws: what they are given comes from
+ * storage, the network or a caller (`null`, the wrong types, cycles, huge arrays, getters that
+ * throw, proxies, `__proto__` members). Input is first read as JSON data (json-data.ts); what
+ * cannot be read is refused with a code, never treated as empty.
+ *
+ * Complexity: each helper is linear in what it reads (bounded by json-data.ts's limits); a
+ * generated module's frozen attribute rules are read once and remembered.
  */
 import canonicalize from 'canonicalize'
 import { deepFreeze } from '../shared/deep-freeze.js'
-import { isObject } from '../shared/json-value.js'
+import { cloudEventsValidator, type CloudEventsType } from './cloudevents-types.js'
+import { isDataObject, member, readData, type JsonData } from './json-data.js'
 
 export { deepFreeze }
+export {
+  CLOUDEVENTS_TYPES,
+  cloudEventsValidator,
+  isCloudEventsBinary,
+  isCloudEventsBoolean,
+  isCloudEventsInteger,
+  isCloudEventsString,
+  isCloudEventsTimestamp,
+  isCloudEventsUri,
+  isCloudEventsUriReference,
+  type CloudEventsType,
+} from './cloudevents-types.js'
 
-/** True only when the confirmed selection is exactly the request (same members and values, any key order). */
+/** The outer binding carrier of encrypted delivery: its closed outer shape takes no attribute (DASP extension contracts, DASP-EXT-007). */
+export const ENCRYPTED_CARRIER = 'dasp.encrypted'
+/** Proof of authority's attribute: on commands only, never on the carrier (DASP-EXT-007). */
+export const AUTHORITY_ATTRIBUTE = 'daspauthority'
+/** A command event type: its last dot-separated segment is `command` (`dasp.v1.command`). */
+export const isCommandType = (type: unknown): boolean => typeof type === 'string' && /(?:^|\.)command$/.test(type)
+
+/** Canonical JSON (RFC 8785) of data read by `readData`: no cycle, lone surrogate or non-finite number is left, so this cannot throw. */
+const canonical = (value: JsonData): string => canonicalize(value) ?? ''
+
+/** True only when the confirmed selection is exactly the request (same members and values, any key order); false for anything unreadable. */
 export function isExactSelection(request: unknown, confirmed: unknown): boolean {
-  try {
-    return canonicalize(confirmed) === canonicalize(request)
-  } catch {
-    return false
-  }
+  const a = readData(request)
+  const b = readData(confirmed)
+  return a.ok && b.ok && canonical(a.value) === canonical(b.value)
 }
 
 export interface FloorExtension {
@@ -35,49 +64,89 @@ export type FloorCheck =
   | { readonly ok: true }
   | {
       readonly ok: false
-      readonly code: 'missing-record' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings'
+      readonly code: 'missing-record' | 'unreadable-offer' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings'
       readonly reason: string
       readonly extension?: string
     }
 
+interface ReadFloorEntry {
+  uri: string
+  version: string
+  content: JsonData
+  scope: string
+  settings: { [key: string]: JsonData }
+}
+
+/** The saved record as a list of complete floor entries, or why it cannot be one. */
+function readFloor(saved: unknown): ReadFloorEntry[] | string {
+  const read = readData(saved)
+  if (!read.ok) return `it is not JSON data: ${read.reason}`
+  const extensions = isDataObject(read.value) ? member(read.value, 'extensions') : undefined
+  if (!Array.isArray(extensions)) return 'it has no extensions list'
+  const out: ReadFloorEntry[] = []
+  for (let i = 0; i < extensions.length; i++) {
+    const e = extensions[i]!
+    if (!isDataObject(e)) return `extensions[${i}] is not an object`
+    const [uri, version, scope, content, settings] = ['uri', 'version', 'scope', 'content', 'settings'].map((k) => member(e, k))
+    if (typeof uri !== 'string' || typeof version !== 'string' || typeof scope !== 'string') return `extensions[${i}] lacks its uri, version or scope`
+    if (content === undefined) return `extensions[${i}] lacks its content pin`
+    if (!isDataObject(settings)) return `extensions[${i}] lacks its settings object`
+    out.push({ uri, version, scope, content, settings })
+  }
+  return out
+}
+
 /**
  * Checks a fresh selection (`offered`) against a session's saved protection floor (`saved`,
- * DASP-EXT-005). A missing or unreadable record is never an empty floor; every saved extension must
- * be offered at the same version, content pin and scope with the same persistent settings.
- * More (stronger current policy) is accepted.
+ * DASP-EXT-005). A missing or unreadable record is never an empty floor (`missing-record`: not
+ * JSON data, no extensions list, an entry without its identity, scope, pin or settings); an offer
+ * that is not a selection is refused (`unreadable-offer`). Every saved extension must be offered
+ * at the same version, content pin and scope with the same persistent settings. More (stronger
+ * current policy) is accepted.
  */
 export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck {
-  if (!isObject(saved) || !Array.isArray(saved.extensions))
-    return { ok: false, code: 'missing-record', reason: 'The saved requirement record is missing or unreadable; it is never treated as an empty set.' }
-  const extensions = isObject(offered) && Array.isArray(offered.extensions) ? offered.extensions.filter(isObject) : []
-  for (const floor of saved.extensions as FloorExtension[]) {
-    const sameUri = extensions.filter((e) => e.uri === floor.uri && e.scope === floor.scope)
+  const floor = readFloor(saved)
+  if (typeof floor === 'string')
+    return {
+      ok: false,
+      code: 'missing-record',
+      reason: `The saved requirement record is missing or unreadable (${floor}); it is never treated as an empty set.`,
+    }
+  const read = readData(offered)
+  const list = read.ok && isDataObject(read.value) ? member(read.value, 'extensions') : undefined
+  if (!Array.isArray(list))
+    return { ok: false, code: 'unreadable-offer', reason: `The offered selection is not { extensions: [...] } JSON data${read.ok ? '' : ` (${read.reason})`}.` }
+  const extensions = list.filter(isDataObject)
+  for (const entry of floor) {
+    const sameUri = extensions.filter((e) => member(e, 'uri') === entry.uri && member(e, 'scope') === entry.scope)
     if (sameUri.length === 0)
       return {
         ok: false,
         code: 'missing-extension',
-        reason: `${floor.uri} (${floor.scope}) is required by the saved session floor and is not offered.`,
-        extension: floor.uri,
+        reason: `${entry.uri} (${entry.scope}) is required by the saved session floor and is not offered.`,
+        extension: entry.uri,
       }
-    const match = sameUri.find((e) => e.version === floor.version)
+    const match = sameUri.find((e) => member(e, 'version') === entry.version)
     if (!match)
       return {
         ok: false,
         code: 'other-version',
-        reason: `${floor.uri} is offered at ${sameUri.map((e) => e.version).join(', ')}; the session saved ${floor.version}, which cannot be silently replaced.`,
-        extension: floor.uri,
+        reason: `${entry.uri} is offered at ${sameUri.map((e) => JSON.stringify(member(e, 'version'))).join(', ')}; the session saved ${entry.version}, which cannot be silently replaced.`,
+        extension: entry.uri,
       }
-    if (canonicalize(match.content) !== canonicalize(floor.content))
+    const content = member(match, 'content')
+    if (content === undefined || canonical(content) !== canonical(entry.content))
       return {
         ok: false,
         code: 'changed-pin',
-        reason: `${floor.uri} ${floor.version} is offered with another content pin than the saved one.`,
-        extension: floor.uri,
+        reason: `${entry.uri} ${entry.version} is offered with another content pin than the saved one.`,
+        extension: entry.uri,
       }
-    for (const [name, value] of Object.entries(floor.settings)) {
-      const offeredValue = isObject(match.settings) ? match.settings[name] : undefined
-      if (canonicalize(offeredValue) !== canonicalize(value))
-        return { ok: false, code: 'weaker-settings', reason: `${floor.uri} setting ${name} differs from the saved floor.`, extension: floor.uri }
+    const settings = member(match, 'settings')
+    for (const name of Object.keys(entry.settings)) {
+      const value = isDataObject(settings) ? member(settings, name) : undefined
+      if (value === undefined || canonical(value) !== canonical(entry.settings[name]!))
+        return { ok: false, code: 'weaker-settings', reason: `${entry.uri} setting ${name} differs from the saved floor.`, extension: entry.uri }
     }
   }
   return { ok: true }
@@ -85,68 +154,146 @@ export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck 
 
 export interface AttributeRule {
   readonly name: string
-  readonly type: 'Boolean' | 'Integer' | 'String' | 'Binary' | 'URI' | 'URI-reference' | 'Timestamp'
+  readonly type: CloudEventsType
   readonly on: readonly string[]
   readonly required?: boolean
   readonly class: 'saved' | 'delivery'
   readonly extension: { readonly uri: string; readonly version: string }
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+/** A validator for a CloudEvents attribute value in the JSON format, by CloudEvents type (an unknown type: nothing passes). */
+export function attributeValidator(type: unknown): (value: unknown) => boolean {
+  return cloudEventsValidator(type)
+}
 
-/** A validator for a CloudEvents attribute value in the JSON format, by CloudEvents type. */
-export function attributeValidator(type: AttributeRule['type']): (value: unknown) => boolean {
-  switch (type) {
-    case 'Boolean':
-      return (v) => typeof v === 'boolean'
-    case 'Integer':
-      return (v) => Number.isInteger(v) && (v as number) >= -2147483648 && (v as number) <= 2147483647
-    case 'String':
-      return (v) => typeof v === 'string'
-    case 'Binary':
-      return (v) => typeof v === 'string' && BASE64.test(v)
-    case 'URI':
-      return (v) => typeof v === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(v)
-    case 'URI-reference':
-      return (v) => typeof v === 'string' && !/\s/.test(v)
-    case 'Timestamp':
-      return (v) => typeof v === 'string' && RFC3339.test(v)
+interface ReadRule {
+  name: string
+  type: unknown
+  on: string[]
+  required: boolean
+}
+
+const readRules = new WeakMap<object, ReadRule[]>()
+
+/** The attribute rules as data, or undefined when they are not a list of { name, type, on[] }. Frozen lists (generated ones) are read once. */
+function rulesOf(rules: unknown): ReadRule[] | undefined {
+  try {
+    return readRuleList(rules)
+  } catch {
+    // A proxy that answered once and refused the second time.
+    return undefined
   }
 }
 
+function readRuleList(rules: unknown): ReadRule[] | undefined {
+  if (typeof rules === 'object' && rules !== null) {
+    const known = readRules.get(rules)
+    if (known) return known
+  }
+  const read = readData(rules)
+  if (!read.ok || !Array.isArray(read.value)) return undefined
+  const out: ReadRule[] = []
+  for (const r of read.value) {
+    if (!isDataObject(r)) return undefined
+    const name = member(r, 'name')
+    const on = member(r, 'on')
+    if (typeof name !== 'string' || !Array.isArray(on) || !on.every((t) => typeof t === 'string')) return undefined
+    out.push({ name, type: member(r, 'type'), on: on as string[], required: member(r, 'required') === true })
+  }
+  // Only a deep-frozen list cannot change after it was read.
+  if (typeof rules === 'object' && rules !== null && deepFrozen(rules)) readRules.set(rules, out)
+  return out
+}
+
+function deepFrozen(value: unknown, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  if (depth > 8 || !Object.isFrozen(value)) return false
+  return Object.values(value).every((v) => deepFrozen(v, depth + 1))
+}
+
+/** A validator per selected attribute name (own members of a null-prototype object); for unreadable rules, none. */
 export function attributeValidators(rules: readonly AttributeRule[]): Readonly<Record<string, (value: unknown) => boolean>> {
   const out = Object.create(null) as Record<string, (value: unknown) => boolean>
-  for (const rule of rules) out[rule.name] = attributeValidator(rule.type)
+  for (const rule of rulesOf(rules) ?? []) if (!Object.hasOwn(out, rule.name)) out[rule.name] = cloudEventsValidator(rule.type)
   return Object.freeze(out)
 }
 
 export type PlacementCheck =
-  { readonly ok: true } | { readonly ok: false; readonly code: 'not-allowed' | 'missing' | 'invalid'; readonly attribute: string; readonly reason: string }
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: 'not-allowed' | 'missing' | 'invalid'; readonly attribute: string; readonly reason: string }
+  | { readonly ok: false; readonly code: 'unreadable'; readonly reason: string }
+
+/** An own data member of an object, read without running a getter; `undefined` when absent. Throws only where a proxy does. */
+function ownValue(object: object, key: string): { value: unknown } | undefined {
+  const slot = Reflect.getOwnPropertyDescriptor(object, key)
+  if (!slot) return undefined
+  if (!('value' in slot)) throw new TypeError(`${key} is an accessor`)
+  return { value: slot.value }
+}
 
 /**
  * Checks one CloudEvent (structured JSON: extension attributes are top-level members) against the
  * selected attributes: none may appear on an event type its definition does not name, a required
- * one must appear on the types it names, and every value must fit its CloudEvents type.
+ * one must appear on the types it names, and every value must be one of its CloudEvents type's
+ * values. A member whose value is `null` is unset (the CloudEvents JSON format). Whatever the
+ * rules say, DASP-EXT-007 holds: no selected attribute and no `daspauthority` on the
+ * `dasp.encrypted` outer carrier, and `daspauthority` only on command types. An event that is not
+ * an object with a string `type`, or that cannot be read, is `unreadable`.
  */
 export function checkPlacement(rules: readonly AttributeRule[], event: unknown): PlacementCheck {
-  const e = isObject(event) ? event : {}
-  for (const rule of rules) {
-    const present = Object.hasOwn(e, rule.name)
-    const allowed = typeof e.type === 'string' && rule.on.includes(e.type)
-    if (present && !allowed)
+  const list = rulesOf(rules)
+  if (!list) return { ok: false, code: 'unreadable', reason: 'The attribute rules are not a list of { name, type, on } objects.' }
+  try {
+    // Array.isArray throws on a revoked proxy: inside the try.
+    if (typeof event !== 'object' || event === null || Array.isArray(event))
+      return { ok: false, code: 'unreadable', reason: 'A CloudEvent in structured JSON is an object.' }
+    const type = ownValue(event, 'type')?.value
+    if (typeof type !== 'string' || type === '') return { ok: false, code: 'unreadable', reason: 'The event has no type (a non-empty string).' }
+    const carrier = type === ENCRYPTED_CARRIER
+    const valueOf = (name: string) => {
+      const found = ownValue(event, name)
+      return found === undefined || found.value === null ? undefined : found
+    }
+    if (carrier && valueOf(AUTHORITY_ATTRIBUTE) !== undefined)
       return {
         ok: false,
         code: 'not-allowed',
-        attribute: rule.name,
-        reason: `${rule.name} may not appear on ${JSON.stringify(e.type)} events (only ${rule.on.join(', ')}).`,
+        attribute: AUTHORITY_ATTRIBUTE,
+        reason: `${AUTHORITY_ATTRIBUTE} may not appear on the ${ENCRYPTED_CARRIER} outer carrier; it goes on the inner command (DASP-EXT-007).`,
       }
-    if (!present && allowed && rule.required)
-      return { ok: false, code: 'missing', attribute: rule.name, reason: `${rule.name} is required on ${e.type as string} events in this selection.` }
-    if (present && !attributeValidator(rule.type)(e[rule.name]))
-      return { ok: false, code: 'invalid', attribute: rule.name, reason: `${rule.name} must be a CloudEvents ${rule.type}.` }
+    for (const rule of list) {
+      const present = valueOf(rule.name)
+      if (present && carrier)
+        return {
+          ok: false,
+          code: 'not-allowed',
+          attribute: rule.name,
+          reason: `${rule.name} may not appear on the ${ENCRYPTED_CARRIER} outer carrier, whose closed outer shape takes no attribute (DASP-EXT-007).`,
+        }
+      if (present && rule.name === AUTHORITY_ATTRIBUTE && !isCommandType(type))
+        return {
+          ok: false,
+          code: 'not-allowed',
+          attribute: rule.name,
+          reason: `${rule.name} goes on command types only (DASP-EXT-007), not on ${JSON.stringify(type)}.`,
+        }
+      const allowed = rule.on.includes(type)
+      if (present && !allowed)
+        return {
+          ok: false,
+          code: 'not-allowed',
+          attribute: rule.name,
+          reason: `${rule.name} may not appear on ${JSON.stringify(type)} events (only ${rule.on.join(', ')}).`,
+        }
+      if (!present && allowed && rule.required)
+        return { ok: false, code: 'missing', attribute: rule.name, reason: `${rule.name} is required on ${type} events in this selection.` }
+      if (present && !cloudEventsValidator(rule.type)(present.value))
+        return { ok: false, code: 'invalid', attribute: rule.name, reason: `${rule.name} must be a CloudEvents ${String(rule.type)} in its JSON form.` }
+    }
+    return { ok: true }
+  } catch {
+    return { ok: false, code: 'unreadable', reason: 'The event could not be read (an accessor member, or a proxy that refused).' }
   }
-  return { ok: true }
 }
 
 export interface ConformanceResults {
@@ -155,21 +302,57 @@ export interface ConformanceResults {
   readonly cases: ReadonlyArray<{ readonly id: string; readonly executed: boolean; readonly passed?: boolean; readonly note?: string }>
 }
 
-/** The DASP-EXT-008 report skeleton for this exact selection. */
+/**
+ * The DASP-EXT-008 report skeleton for this exact selection. What it is given is read as data;
+ * whatever cannot be read (results that are not JSON, a case without an id or `executed`, a
+ * version that is not a string) is left out of the report and named in `problems`, never guessed.
+ */
 export function conformanceReport(request: Record<string, any>, results: ConformanceResults) {
-  const extensions = (request.extensions ?? []) as Array<Record<string, any>>
+  const problems: string[] = []
+  const readRequest = readData(request)
+  if (!readRequest.ok) problems.push(`the selection request is not JSON data: ${readRequest.reason}`)
+  const r = readRequest.ok && isDataObject(readRequest.value) ? readRequest.value : {}
+  const list = member(r, 'extensions')
+  const extensions = (Array.isArray(list) ? list : []).filter(isDataObject)
+  const readResults = readData(results)
+  if (!readResults.ok) problems.push(`the results are not JSON data: ${readResults.reason}`)
+  const given = readResults.ok && isDataObject(readResults.value) ? readResults.value : {}
+  const versions = member(given, 'implementationVersions')
+  const implementationVersions: Record<string, string> = {}
+  if (isDataObject(versions)) {
+    for (const [name, version] of Object.entries(versions)) {
+      if (typeof version === 'string')
+        Object.defineProperty(implementationVersions, name, { value: version, enumerable: true, writable: true, configurable: true })
+      else problems.push(`implementationVersions.${name} is not a string`)
+    }
+  } else problems.push('implementationVersions is not an object of strings')
+  const boundary = member(given, 'durabilityBoundary')
+  if (typeof boundary !== 'string') problems.push('durabilityBoundary is not a string')
+  const cases = member(given, 'cases')
+  if (!Array.isArray(cases)) problems.push('cases is not a list')
+  const readable: Array<{ id: string; executed: boolean; passed: boolean; note?: string }> = []
+  ;(Array.isArray(cases) ? cases : []).forEach((c, i) => {
+    const id = isDataObject(c) ? member(c, 'id') : undefined
+    const executed = isDataObject(c) ? member(c, 'executed') : undefined
+    if (!isDataObject(c) || typeof id !== 'string' || typeof executed !== 'boolean') problems.push(`cases[${i}] is not { id, executed, passed?, note? }`)
+    else {
+      const note = member(c, 'note')
+      readable.push({ id, executed, passed: member(c, 'passed') === true, ...(typeof note === 'string' && note !== '' ? { note } : {}) })
+    }
+  })
   return deepFreeze({
-    core: request.core,
-    profile: request.profile,
-    binding: request.binding,
-    extensions: extensions.map((e) => ({ uri: e.uri, version: e.version, scope: e.scope })),
-    pins: extensions.map((e) => ({ uri: e.uri, version: e.version, content: e.content })),
-    settings: extensions.map((e) => ({ uri: e.uri, scope: e.scope, settings: e.settings })),
-    dependencies: extensions.map((e) => ({ uri: e.uri, dependencies: e.dependencies })),
-    implementationVersions: { ...results.implementationVersions },
-    durabilityBoundary: results.durabilityBoundary,
-    executedCases: results.cases.filter((c) => c.executed).map((c) => ({ id: c.id, passed: c.passed === true, ...(c.note ? { note: c.note } : {}) })),
-    skippedCases: results.cases.filter((c) => !c.executed).map((c) => ({ id: c.id, ...(c.note ? { note: c.note } : {}) })),
+    core: member(r, 'core'),
+    profile: member(r, 'profile'),
+    binding: member(r, 'binding'),
+    extensions: extensions.map((e) => ({ uri: member(e, 'uri'), version: member(e, 'version'), scope: member(e, 'scope') })),
+    pins: extensions.map((e) => ({ uri: member(e, 'uri'), version: member(e, 'version'), content: member(e, 'content') })),
+    settings: extensions.map((e) => ({ uri: member(e, 'uri'), scope: member(e, 'scope'), settings: member(e, 'settings') })),
+    dependencies: extensions.map((e) => ({ uri: member(e, 'uri'), dependencies: member(e, 'dependencies') })),
+    implementationVersions,
+    durabilityBoundary: typeof boundary === 'string' ? boundary : '',
+    executedCases: readable.filter((c) => c.executed).map((c) => ({ id: c.id, passed: c.passed, ...(c.note ? { note: c.note } : {}) })),
+    skippedCases: readable.filter((c) => !c.executed).map((c) => ({ id: c.id, ...(c.note ? { note: c.note } : {}) })),
+    problems,
     // DASP-EXT-008: parsing an optional attribute is not enforcing the extension.
     scope: 'extension enforcement, not optional-attribute parsing',
   })

@@ -1,8 +1,22 @@
-/** Freezes a value and everything in it (generated data: bounded depth, no cycles). */
+/**
+ * Freezes a value and everything in it, and returns it. Meant for generated data, but it is exported
+ * to applications, so it never throws: a loop over an explicit stack (any depth), each object frozen
+ * before its members are visited (a cycle ends there), and a getter that throws or a proxy that
+ * refuses leaves that object as it is.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (typeof next !== 'object' || next === null) continue
+    try {
+      if (Object.isFrozen(next)) continue
+      Object.freeze(next)
+      const keys = Object.keys(next)
+      for (let i = 0; i < keys.length; i++) stack.push((next as Record<string, unknown>)[keys[i]!])
+    } catch {
+      // An exotic object (a proxy, a throwing getter): nothing more of it can be frozen.
+    }
   }
   return value
 }
