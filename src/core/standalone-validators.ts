@@ -23,8 +23,13 @@ export function createAjv(options: { allErrors?: boolean; validateFormats?: bool
   return new (Ajv())({ strict: false, validateFormats: false, ...options })
 }
 
-/** An ajv instance configured for standalone validators: all errors, own properties only, no formats. */
-export function standaloneAjv(): Ajv {
+/**
+ * An ajv instance configured for standalone validators: all errors, own properties only, no
+ * formats. `patternEngine`: the name of a module constant (`ajvPatterns`, runtime) the code calls
+ * for each pattern instead of `new RegExp`, for modules with patterns that must not run on one
+ * `RegExp` (src/core/pattern-safety.ts).
+ */
+export function standaloneAjv(patternEngine?: string): Ajv {
   return new (Ajv())({
     allErrors: true,
     // Presence checks with hasOwnProperty: a payload without `constructor` or `__proto__` members
@@ -43,8 +48,17 @@ export function standaloneAjv(): Ajv {
     // Schemas are checked against the meta-schema by `assertValidSchema`, with a validator compiled
     // once per process: a new ajv compiles the meta-schema on its first `addSchema` (25-60 ms, bench/).
     validateSchema: false,
-    code: { source: true, lines: false, optimize: true },
+    code: { source: true, lines: false, optimize: true, ...(patternEngine === undefined ? {} : { regExp: compileTimePatterns(patternEngine) }) },
   })
+}
+
+/**
+ * What ajv calls for a pattern while it compiles (standalone code calls the module's engine
+ * instead, by `code`): a stand-in that is never run, named by its pattern (ajv keeps one constant
+ * per name).
+ */
+function compileTimePatterns(code: string) {
+  return Object.assign((pattern: string, flags: string) => ({ test: () => false, toString: () => `/${pattern}/${flags}` }), { code })
 }
 
 let meta: Ajv | undefined
@@ -69,8 +83,8 @@ export function assertValidSchema(schema: unknown): void {
  * contract gives the same bytes in any process) that checks each added schema with
  * `assertValidSchema` first.
  */
-export function withStandaloneAjv<T>(use: (ajv: Ajv) => T): T {
-  const ajv = standaloneAjv()
+export function withStandaloneAjv<T>(use: (ajv: Ajv) => T, patternEngine?: string): T {
+  const ajv = standaloneAjv(patternEngine)
   const add = ajv.addSchema.bind(ajv)
   ajv.addSchema = ((schema: object, key?: string) => {
     assertValidSchema(schema)
@@ -81,8 +95,9 @@ export function withStandaloneAjv<T>(use: (ajv: Ajv) => T): T {
 
 /**
  * The standalone code of one compiled schema as a function expression with no free variables but
- * its own `module` and the runtime's `$ajvRuntime` (imported by the generated module), which
- * answers ajv's calls for its two helpers. No `require`, `import()`, `eval` or `new Function`.
+ * its own `module`, the runtime's `$ajvRuntime` (imported by the generated module), which
+ * answers ajv's calls for its two helpers, and the module's pattern engine when the ajv was made
+ * with one (`standaloneAjv`). No `require`, `import()`, `eval` or `new Function`.
  * (In ajv's output `"` only appears escaped inside string literals, so the replaced text is
  * always a call, never data.)
  */

@@ -1,6 +1,6 @@
 import { SCHEMA_HELPERS, validatorDeclarations } from '../../src/core/schema-code.js'
 import * as helpers from '../../src/runtime/shared/validator-helpers.js'
-import { linearPatterns } from '../../src/runtime/shared/linear-pattern.js'
+import { linearMatcher } from '../../src/runtime/shared/linear-pattern.js'
 import type { Schema } from '../../src/runtime/shared/schema-check.js'
 import { ajvRuntime, type Validator } from '../../src/runtime/shared/validation.js'
 
@@ -10,8 +10,8 @@ import { ajvRuntime, type Validator } from '../../src/runtime/shared/validation.
  */
 export function evaluateDeclarations<T = Validator>(declarations: ReadonlyMap<string, string>, result: string): T {
   const body = [...declarations].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
-  const names = [...Object.keys(SCHEMA_HELPERS), '$linearPatterns', '$ajvRuntime']
-  const values = [...Object.values(SCHEMA_HELPERS).map((h) => (helpers as Record<string, unknown>)[h]), linearPatterns, ajvRuntime]
+  const names = [...Object.keys(SCHEMA_HELPERS), '$linearMatcher', '$ajvRuntime']
+  const values = [...Object.values(SCHEMA_HELPERS).map((h) => (helpers as Record<string, unknown>)[h]), linearMatcher, ajvRuntime]
   return new Function(...names, `${body}\nreturn ${result};`)(...values) as T
 }
 
