@@ -44,9 +44,10 @@ import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
 import { backtrackProgram } from './pattern-program.js'
 import { splitPattern, type Split } from './pattern-decompose.js'
-import { MAX_PATTERN_PROGRAM } from '../runtime/shared/linear-pattern.js'
+import { MAX_PATTERN_PROGRAM, linearMatcher } from '../runtime/shared/linear-pattern.js'
 import { MAX_PATTERN_STEPS, type BacktrackProgram } from '../runtime/shared/budgeted-pattern.js'
-import type { PatternSpec } from '../runtime/shared/pattern-matchers.js'
+import { patternMatchers, type PatternSpec } from '../runtime/shared/pattern-matchers.js'
+import type { PatternMatcher } from '../runtime/shared/schema-check.js'
 
 export type PatternEngine =
   | { engine: 'native' }
@@ -508,4 +509,17 @@ export function budgetedPatternMessage(pattern: string, reason: string): string 
     `(keyword "pattern", "could not be evaluated on this value within its step budget"). Without backreferences and lookbehind, ` +
     `and with lookaheads only right after \`^\`, the pattern runs on a proven engine.`
   )
+}
+
+/**
+ * A matcher for a check the build itself runs on document data (ajv over a schema a document
+ * declares: DASP's setting `items`): the engine this policy gives the pattern, never one `RegExp`
+ * for a pattern not proven cheap. A budget that runs out refuses the value. An invalid pattern
+ * throws as `RegExp` does. Named by its pattern (`toString`), as ajv keeps one per name.
+ */
+export function buildTimeMatcher(pattern: string): PatternMatcher & { toString(): string } {
+  const spec = runtimeSpec(patternEngine(pattern))
+  if (spec === undefined) return new RegExp(pattern, 'u')
+  const matcher = patternMatchers({ [pattern]: spec }, linearMatcher)[pattern]!
+  return { test: (text: string) => matcher.test(text), toString: () => `/${pattern}/u` }
 }

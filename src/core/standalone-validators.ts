@@ -1,4 +1,5 @@
 import { lazyBuilt, lazyRequire } from './lazy-require.js'
+import { buildTimeMatcher } from './pattern-safety.js'
 
 type AjvClass = typeof import('ajv').default
 type Ajv = InstanceType<AjvClass>
@@ -10,17 +11,23 @@ const Ajv = lazyRequire<AjvClass>('ajv')
 const standalone = lazyRequire<typeof import('ajv/dist/standalone/index.js').default>('ajv/dist/standalone')
 const standaloneCode = (ajv: Ajv, validate: Parameters<ReturnType<typeof standalone>>[1]) => standalone()(ajv, validate)
 
+/** ajv's pattern engine for document schemas checked at build time (`code` names it only in standalone code, never made with it). */
+const SAFE_PATTERNS = Object.assign((pattern: string) => buildTimeMatcher(pattern), { code: 'buildTimeMatcher' })
+
 /** ajv runtime helpers generated code may ask for; `unplugin-contracts/runtime` provides each. */
 const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal'])
 
 /**
  * An ajv for checking contract data against a JSON Schema (the AsyncAPI schema, profile shapes,
  * DASP definition schemas): not strict (documents use keywords ajv does not know), formats not
- * validated, `allErrors` when asked. The one place ajv is configured; `standaloneAjv` below adds
+ * validated, `allErrors` when asked, patterns on the safe engines when the schema is a document's. The one place ajv is configured; `standaloneAjv` below adds
  * what code generation needs.
  */
-export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean } = {}): Ajv {
-  return new (Ajv())({ strict: false, validateFormats: false, ...options })
+export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean; safePatterns?: boolean } = {}): Ajv {
+  const { safePatterns, ...rest } = options
+  // `safePatterns`: a schema from a document, run on document data at build time: its patterns get
+  // the engines of src/core/pattern-safety.ts, so no pattern can freeze a build.
+  return new (Ajv())({ strict: false, validateFormats: false, ...rest, ...(safePatterns ? { code: { regExp: SAFE_PATTERNS } } : {}) })
 }
 
 /**

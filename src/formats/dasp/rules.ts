@@ -431,7 +431,7 @@ export function settingProblem(spec: Record<string, any>, value: unknown): strin
       if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
       if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
       if (isObject(spec.items)) {
-        const validate = (itemsAjv ??= createAjv({ allErrors: true })).compile(spec.items)
+        const validate = (itemsAjv ??= createAjv({ allErrors: true, safePatterns: true })).compile(spec.items)
         const bad = value.findIndex((item) => !validate(item))
         if (bad !== -1) return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
       }
