@@ -47,8 +47,28 @@ export function backtrackProgram(ast: AST.Pattern, flags: Partial<Flags> = {}): 
   const alternatives = (list: readonly AST.Alternative[], flags: Flags): PatternNode =>
     list.length === 1 ? sequence(list[0]!, flags) : [3, list.map((alt) => sequence(alt, flags))]
 
-  const sequence = (alt: AST.Alternative, flags: Flags): PatternNode =>
-    alt.elements.length === 1 ? element(alt.elements[0]!, flags) : [2, alt.elements.map((e) => element(e, flags))]
+  const sequence = (alt: AST.Alternative, flags: Flags): PatternNode => {
+    if (alt.elements.length === 1) return element(alt.elements[0]!, flags)
+    // Literal characters in a row are one text node (compact, and compared in one step a code unit).
+    const out: PatternNode[] = []
+    let text = ''
+    const flush = () => {
+      if (text.length > 0) out.push([...text].length === 1 ? [1, text.codePointAt(0)!] : [9, text])
+      text = ''
+    }
+    for (const e of alt.elements) {
+      if (e.type === 'Character' && !flags.ignoreCase) {
+        // Two lone surrogates are two characters, never the pair their code units would spell in a text.
+        if (e.value >= 0xdc00 && e.value <= 0xdfff && /[\ud800-\udbff]$/.test(text)) flush()
+        text += String.fromCodePoint(e.value)
+      } else {
+        flush()
+        out.push(element(e, flags))
+      }
+    }
+    flush()
+    return out.length === 1 ? out[0]! : [2, out]
+  }
 
   const element = (node: AST.Element, flags: Flags): PatternNode => {
     const ci = flags.ignoreCase ? 1 : 0

@@ -32,7 +32,8 @@
  * alternation, `[4, min, max, greedy, atom, firstGroup, lastGroup]` a repetition (`max` -1 for no
  * bound; the capture groups inside the atom, reset at each iteration; 0 and -1 when none),
  * `[5, group, node]` a capture group, `[6, assertion]` (`ASSERTIONS`), `[7, negate, behind, node]`
- * a lookaround, `[8, groups, ignoreCase]` a backreference (several groups for a duplicate name).
+ * a lookaround, `[8, groups, ignoreCase]` a backreference (several groups for a duplicate name),
+ * `[9, text]` literal characters in a row (one step per code unit).
  */
 export type PatternNode =
   | readonly [0, string, 0 | 1]
@@ -44,6 +45,7 @@ export type PatternNode =
   | readonly [6, number]
   | readonly [7, 0 | 1, 0 | 1, PatternNode]
   | readonly [8, readonly number[], 0 | 1]
+  | readonly [9, string]
 
 /** A pattern for the budgeted matcher: its number of capture groups and its tree. */
 export type BacktrackProgram = readonly [groups: number, node: PatternNode]
@@ -73,6 +75,7 @@ const LOOP = 10
 const LOOP_ENTER = 11
 const LOOP_END = 12
 const MATCH = 13
+const TEXT = 14
 
 /** One instruction; every field a number except `re` and `groups`, so that every instruction has one shape. */
 interface Op {
@@ -86,6 +89,7 @@ interface Op {
   e: number
   re: RegExp | null
   groups: readonly number[]
+  text: string
 }
 
 const op = (code: number, back = false, a = 0, b = 0, c = 0, d = 0, re: RegExp | null = null, groups: readonly number[] = []): Op => ({
@@ -98,6 +102,7 @@ const op = (code: number, back = false, a = 0, b = 0, c = 0, d = 0, re: RegExp |
   e: 0,
   re,
   groups,
+  text: '',
 })
 
 /** A compiled program: instructions, register count, and whether only position 0 can match. */
@@ -183,6 +188,12 @@ function assemble(program: BacktrackProgram): Machine {
       case 8:
         code.push(op(BACKREF, back, node[2], 0, 0, 0, null, node[1]))
         return
+      case 9: {
+        const text = op(TEXT, back)
+        text.text = node[1]
+        code.push(text)
+        return
+      }
     }
   }
   emit(root, false)
@@ -214,6 +225,9 @@ const isLineTerminator = (unit: number) => unit === 0x0a || unit === 0x0d || uni
 const isWordUnit = (unit: number) => (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x30 && unit <= 0x39) || unit === 0x5f
 /** Under `i` with the Unicode flag, `\w` also takes the two characters that fold into it: U+017F (ſ, to s) and U+212A (Kelvin, to k). */
 const isWordUnitIgnoreCase = (unit: number) => isWordUnit(unit) || unit === 0x17f || unit === 0x212a
+
+/** Whether `pos` falls between the two halves of a surrogate pair (not a character boundary). */
+const splitsPair = (input: string, pos: number) => pos > 0 && pos < input.length && isLow(input.charCodeAt(pos)) && isHigh(input.charCodeAt(pos - 1))
 
 /** The start of the code point that ends at `pos` (> 0). */
 const previousStart = (input: string, pos: number) => (pos >= 2 && isLow(input.charCodeAt(pos - 1)) && isHigh(input.charCodeAt(pos - 2)) ? pos - 2 : pos - 1)
@@ -389,6 +403,17 @@ function run(machine: Machine, input: string, budget: number): Verdict {
           }
           break
         }
+        case TEXT: {
+          const text = o.text
+          const begin = o.back ? pos - text.length : pos
+          if (begin < 0 || !input.startsWith(text, begin) || splitsPair(input, begin) || splitsPair(input, begin + text.length)) ok = false
+          else {
+            steps += text.length
+            pos = o.back ? begin : begin + text.length
+          }
+          pc++
+          break
+        }
         case MATCH:
           return true
       }
@@ -472,8 +497,7 @@ function backreference(o: Op, input: string, pos: number, regs: readonly number[
   if (begin < 0 || end > n) return -1
   for (let i = 0; i < length; i++) if (input.charCodeAt(from + i) !== input.charCodeAt(begin + i)) return -1
   // Code points, not code units: the compared text must not split a surrogate pair at either end.
-  if (end < n && isLow(input.charCodeAt(end)) && isHigh(input.charCodeAt(end - 1))) return -1
-  if (begin > 0 && isLow(input.charCodeAt(begin)) && isHigh(input.charCodeAt(begin - 1))) return -1
+  if (splitsPair(input, end) || splitsPair(input, begin)) return -1
   return o.back ? begin : end
 }
 
