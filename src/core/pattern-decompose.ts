@@ -42,20 +42,26 @@ export type Split = SplitPart[][]
 /** Alternatives a split may distribute into: past it the pattern is not split (the budgeted matcher runs it). */
 export const MAX_SPLIT_ALTERNATIVES = 64
 
+/** Why a pattern has no split form; `lookaround`: whether it has one (else the reason says nothing new). */
+export interface NoSplit {
+  reason: string
+  lookaround: boolean
+}
+
 /** The split form of `pattern` (its syntax tree `ast`, Unicode mode), or why it has none. */
-export function splitPattern(pattern: string, ast: AST.Pattern): Split | { reason: string } {
+export function splitPattern(pattern: string, ast: AST.Pattern): Split | NoSplit {
   const found = scan(ast)
-  if (found.backreference) return { reason: 'it has a backreference' }
-  if (!found.lookaround) return { reason: 'it has no lookaround to split' }
+  if (!found.lookaround) return { reason: 'it has no lookaround to split', lookaround: false }
+  if (found.backreference) return { reason: 'it has a backreference', lookaround: true }
   const sequences: AST.Element[][] = []
   for (const alt of ast.alternatives) {
     const problem = distribute([...alt.elements], sequences)
-    if (problem !== undefined) return { reason: problem }
+    if (problem !== undefined) return { reason: problem, lookaround: true }
   }
   const out: Split = []
   for (const elements of sequences) {
     const parts = conjunction(pattern, elements)
-    if ('reason' in parts) return parts
+    if ('reason' in parts) return { reason: parts.reason, lookaround: true }
     out.push(parts)
   }
   return out
@@ -142,7 +148,7 @@ function conjunction(pattern: string, elements: readonly AST.Element[]): SplitPa
 /**
  * The source of a sequence of elements: each run of elements adjacent in the pattern as its own
  * text, runs that came together by distributing a group each wrapped in `(?:...)` (two texts
- * never fuse into another token).
+ * never fuse into another token), but a run that is only `^` or `$`.
  */
 function sourceOf(pattern: string, elements: readonly AST.Element[]): string {
   const runs: string[] = []
@@ -158,5 +164,6 @@ function sourceOf(pattern: string, elements: readonly AST.Element[]): string {
     last = e
   }
   if (first !== undefined) runs.push(pattern.slice(first.start, last!.end))
-  return runs.length === 1 ? runs[0]! : runs.map((r) => `(?:${r})`).join('')
+  // `^` and `$` alone fuse with no neighbour (and a leading `^` keeps the test anchored for the native proof).
+  return runs.length === 1 ? runs[0]! : runs.map((r) => (r === '^' || r === '$' ? r : `(?:${r})`)).join('')
 }

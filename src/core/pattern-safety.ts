@@ -104,11 +104,9 @@ function decide(pattern: string): PatternEngine {
   const single = singleEngine(ast)
   if (!('reason' in single)) return single
   const split = splitPattern(pattern, ast)
-  if (!('reason' in split)) {
-    const placed = splitSpec(split)
-    return 'spec' in placed ? { engine: 'decomposed', spec: placed.spec } : budgeted(ast, placed.reason)
-  }
-  return budgeted(ast, single.reason)
+  if ('reason' in split) return budgeted(ast, split.lookaround ? `${split.reason}; ${single.reason}` : single.reason)
+  const placed = splitSpec(split)
+  return 'spec' in placed ? { engine: 'decomposed', spec: placed.spec } : budgeted(ast, placed.reason)
 }
 
 const budgeted = (ast: AST.Pattern, reason: string): PatternEngine => ({ engine: 'budgeted', spec: { steps: backtrackProgram(ast) }, reason })
@@ -175,37 +173,46 @@ function atomCount(ast: AST.Pattern): number {
 // ---- The proof for the native engine ----
 
 function provablyCheap(ast: AST.Pattern): boolean {
-  if (!nativeSyntax(ast)) return false
+  const syntax = nativeSyntax(ast)
+  if (syntax === undefined) return false
   let total = 0
   for (const alt of ast.alternatives) {
     // Unbounded runs are cheap only from one start position: the alternative must begin with `^`.
     const anchored = alt.elements[0]?.type === 'Assertion' && alt.elements[0].kind === 'start'
-    total = saturate(total + waysOf(alt, { anchored, free: false }))
+    // A backreference compares as many characters as its group took: after a free run that is up
+    // to n per length tried, so a pattern with one has no free run.
+    total = saturate(total + waysOf(alt, { anchored, free: syntax.backreference }))
   }
   return total <= WAYS_BUDGET
 }
 
-/** Whether every `RegExp` the validators may run on parses it: no modifiers, no group name used twice (ES2025, not in Node 20). */
-function nativeSyntax(ast: AST.Pattern): boolean {
+/**
+ * Whether every `RegExp` the validators may run on parses it (no modifiers, no group name used
+ * twice: ES2025, not in Node 20), and whether it has a backreference; undefined when it does not parse.
+ */
+function nativeSyntax(ast: AST.Pattern): { backreference: boolean } | undefined {
   const names = new Set<string>()
+  let backreference = false
   const stack: AST.Node[] = [ast]
   while (stack.length > 0) {
     const node = stack.pop()!
-    if (node.type === 'Group' && node.modifiers) return false
+    if (node.type === 'Backreference') backreference = true
+    if (node.type === 'Group' && node.modifiers) return undefined
     if (node.type === 'CapturingGroup' && node.name !== null) {
-      if (names.has(node.name)) return false
+      if (names.has(node.name)) return undefined
       names.add(node.name)
     }
     if ('alternatives' in node) for (const alt of node.alternatives) stack.push(alt)
     else if (node.type === 'Alternative') for (const e of node.elements) stack.push(e)
     else if (node.type === 'Quantifier') stack.push(node.element)
   }
-  return true
+  return { backreference }
 }
 
 /**
  * Where the walk stands: in an alternative anchored with `^` (outside any lookaround), and whether
- * that alternative's one free run has been met (after it, nothing may repeat without bound).
+ * that alternative's one free run has been met or may not be (after it, nothing may repeat
+ * without bound).
  */
 interface Walk {
   anchored: boolean
