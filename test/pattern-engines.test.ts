@@ -93,10 +93,10 @@ describe('leading lookaheads are split into proven tests', () => {
   })
 
   it('the native proof: one free run per anchored alternative, nothing unbounded after it, no backreference', () => {
-    for (const pattern of ['^(?:.*[A-Z])', '^.*\\d', '^[a-z]*1.*x', '^\\w+(?=\\d)\\d', '^(?:.*a|b)c']) expect(patternEngine(pattern), pattern).toEqual({ engine: 'native' })
+    for (const pattern of ['^(?:.*[A-Z])', '^.*\\d', '^[a-z]*1.*x', '^\\w+(?=\\d)\\d', '^(?:.*a|b)c'])
+      expect(patternEngine(pattern), pattern).toEqual({ engine: 'native' })
     // Quadratic on a backtracking engine: a deterministic run after the free one, a backreference after it, an unanchored run.
-    for (const pattern of ['^.*[A-Z][^!]*$', '^x-(\\w+)\\1$', '.*[A-Z]', '^(?:.*a){2}'])
-      expect(patternEngine(pattern).engine, pattern).not.toBe('native')
+    for (const pattern of ['^.*[A-Z][^!]*$', '^x-(\\w+)\\1$', '.*[A-Z]', '^(?:.*a){2}']) expect(patternEngine(pattern).engine, pattern).not.toBe('native')
   })
 
   it('ES2025 syntax a RegExp of Node 20 does not parse never runs natively', () => {
@@ -153,7 +153,29 @@ describe('oracle: the split form agrees with RegExp', () => {
 })
 
 /** Random patterns of everything ECMAScript has: groups, lookarounds, backreferences, lazy repetition, classes. */
-const atom = fc.constantFrom('a', 'b', '.', '\\d', '\\w', '\\W', '\\s', '[ab]', '[^a]', '\\b', '\\B', '^', '$', '😀', '\\p{Lu}', 'A', 'k', 'S', '\\1', '\\2', '\\k<x>')
+const atom = fc.constantFrom(
+  'a',
+  'b',
+  '.',
+  '\\d',
+  '\\w',
+  '\\W',
+  '\\s',
+  '[ab]',
+  '[^a]',
+  '\\b',
+  '\\B',
+  '^',
+  '$',
+  '😀',
+  '\\p{Lu}',
+  'A',
+  'k',
+  'S',
+  '\\1',
+  '\\2',
+  '\\k<x>',
+)
 const count = fc.constantFrom('', '', '', '*', '+', '?', '{2}', '{1,3}', '*?', '+?', '??', '{0,2}?', '{2,}')
 const { anyPattern } = fc.letrec<{ piece: string; sequence: string; anyPattern: string }>((tie) => ({
   piece: fc.oneof(
@@ -161,7 +183,9 @@ const { anyPattern } = fc.letrec<{ piece: string; sequence: string; anyPattern: 
     fc.tuple(atom, count).map(([a, q]) => (['\\b', '\\B', '^', '$'].includes(a) ? a : a + q)),
     fc
       .tuple(fc.constantFrom('(', '(?:', '(?<x>', '(?=', '(?!', '(?<=', '(?<!'), tie('anyPattern'), count)
-      .map(([open, inner, q]) => `${open}${inner})${open.startsWith('(?=') || open.startsWith('(?!') || open.startsWith('(?<') && open !== '(?<x>' ? '' : q}`),
+      .map(
+        ([open, inner, q]) => `${open}${inner})${open.startsWith('(?=') || open.startsWith('(?!') || (open.startsWith('(?<') && open !== '(?<x>') ? '' : q}`,
+      ),
   ),
   sequence: fc.array(tie('piece'), { maxLength: 4 }).map((p) => p.join('')),
   anyPattern: fc.array(tie('sequence'), { minLength: 1, maxLength: 3 }).map((p) => p.join('|')),
@@ -223,7 +247,9 @@ describe('oracle: the budgeted matcher agrees with RegExp', () => {
     ]
     for (const [pattern, sample, expected] of cases) {
       expect(new RegExp(pattern, 'u').test(sample), `${pattern} ${sample}`).toBe(expected)
-      expect(budgetedVerdict(backtrackProgram(parser.parsePattern(pattern, 0, pattern.length, { unicode: true })), sample), `${pattern} ${sample}`).toBe(expected)
+      expect(budgetedVerdict(backtrackProgram(parser.parsePattern(pattern, 0, pattern.length, { unicode: true })), sample), `${pattern} ${sample}`).toBe(
+        expected,
+      )
     }
   })
 })
@@ -261,8 +287,11 @@ describe('an unprovable pattern meets its attack: undecided within the budget, r
     }
   })
 
-  it('at build time (a DASP setting\'s items): the safe engines, never one RegExp', () => {
-    const validate = createAjv({ allErrors: true, safePatterns: true }).compile({ type: 'object', properties: { a: { type: 'string', pattern }, b: { type: 'string', pattern: '^(b+)+$' } } })
+  it("at build time (a DASP setting's items): the safe engines, never one RegExp", () => {
+    const validate = createAjv({ allErrors: true, safePatterns: true }).compile({
+      type: 'object',
+      properties: { a: { type: 'string', pattern }, b: { type: 'string', pattern: '^(b+)+$' } },
+    })
     expect(validate({ a: attack, b: 'b'.repeat(40) + '!' })).toBe(false)
     expect(validate.errors!.map((e) => e.instancePath)).toEqual(['/a', '/b'])
     expect(validate({ a: 'aa', b: 'bbb' })).toBe(true)
@@ -281,7 +310,12 @@ describe('fixtures', () => {
       const mod = await loadModule(result.code!, `lookaheads-${validators}`)
       const send = async (request: unknown) => (await mod.signUp.send(createLocalSender({ 'accounts:sign-up': () => ({ Id: 'a-1' }) }), request)) as any
       expect((await send({ Password: 'Secret123', Pin: 'aB3$efgh', Handle: 'ada' })).isSuccessful).toBe(true)
-      for (const bad of [{ Password: 'secret123' }, { Password: 'Secret' }, { Password: 'Secret12', Pin: 'aB3defgh' }, { Password: 'Secret12', Handle: 'a b' }]) {
+      for (const bad of [
+        { Password: 'secret123' },
+        { Password: 'Secret' },
+        { Password: 'Secret12', Pin: 'aB3defgh' },
+        { Password: 'Secret12', Handle: 'a b' },
+      ]) {
         const answer = await send(bad)
         expect(answer.status, JSON.stringify(bad)).toBe('validation-error')
         expect(answer.errors[0].code).toBe('pattern')
@@ -294,7 +328,12 @@ describe('fixtures', () => {
     for (const validators of ['code', 'data'] as const) {
       const result = await compile(file, { benzene: { validators } })
       expect(result.diagnostics.map((d) => [d.code, d.severity, d.pointer, d.data?.budget])).toEqual(
-        ['Twice', 'Price', 'Words'].map((name) => ['BENZENE_PATTERN_BUDGETED', 'warning', `/components/schemas/SignUp/properties/${name}/pattern`, MAX_PATTERN_STEPS]),
+        ['Twice', 'Price', 'Words'].map((name) => [
+          'BENZENE_PATTERN_BUDGETED',
+          'warning',
+          `/components/schemas/SignUp/properties/${name}/pattern`,
+          MAX_PATTERN_STEPS,
+        ]),
       )
       expect(result.diagnostics[0]!.message).toContain('a value it cannot decide within the budget fails validation')
       const mod = await loadModule(result.code!, `unproven-${validators}`)
@@ -313,7 +352,8 @@ describe('fixtures', () => {
     const lookaheads = await loadModule(clean.code!, 'nats-lookaheads')
     const validate = lookaheads.signedUp.validatePayload as (v: unknown) => boolean
     expect(validate({ password: 'Secret123', pin: 'aB3$efgh', handle: 'ada' })).toBe(true)
-    for (const bad of [{ password: 'secret123' }, { password: 'Secret12', handle: 'a b' }, { password: 'Secret12', pin: 'ab3$efgh' }]) expect(validate(bad)).toBe(false)
+    for (const bad of [{ password: 'secret123' }, { password: 'Secret12', handle: 'a b' }, { password: 'Secret12', pin: 'ab3$efgh' }])
+      expect(validate(bad)).toBe(false)
 
     const result = await compile(join(root, 'fixtures/nats/patterns/unproven.asyncapi.yaml'))
     expect(result.diagnostics.map((d) => [d.code, d.severity, d.pointer])).toEqual([

@@ -44,7 +44,7 @@ function translate(pattern: string): UnicodeSource {
   try {
     parser().parsePattern(source, 0, source.length, { unicode: true })
   } catch (error) {
-    throw new Error(`the Unicode-mode rewrite of ${JSON.stringify(pattern)} does not parse: ${(error as Error).message}`)
+    throw new Error(`the Unicode-mode rewrite of ${JSON.stringify(pattern)} does not parse: ${(error as Error).message}`, { cause: error })
   }
   return { ok: true, source }
 }

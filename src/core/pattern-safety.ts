@@ -144,7 +144,8 @@ function splitSpec(split: Split): { spec: PatternSpec } | { reason: string } {
     for (const part of conjunction) {
       const engine = patternEngine(part.source)
       const spec = engine.engine === 'native' ? { re: part.source } : engine.engine === 'linear' ? engine.source : undefined
-      if (spec === undefined) return { reason: `its part ${JSON.stringify(part.source)} has neither engine (${'reason' in engine ? engine.reason : engine.engine})` }
+      if (spec === undefined)
+        return { reason: `its part ${JSON.stringify(part.source)} has neither engine (${'reason' in engine ? engine.reason : engine.engine})` }
       parts.push(part.negate ? { not: spec } : spec)
     }
     alternatives.push(parts.length === 1 ? parts[0]! : { all: parts })

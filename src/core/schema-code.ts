@@ -446,7 +446,8 @@ export class SchemaCode {
         this.used.add('$patternFail')
         undecided = ` else if (${matcher}.undecided) $patternFail(e, ${this.pathCode(memberAt(key))}, ${this.slot(['constant', 'pattern', jsString(pattern)])}, true);`
       }
-      if (check !== '' || undecided !== '') out.push(`for (const ${key} of ${keys}) if (${matcher}.test(${key})) { const ${member} = ${x}[${key}]; ${check} }${undecided}`)
+      if (check !== '' || undecided !== '')
+        out.push(`for (const ${key} of ${keys}) if (${matcher}.test(${key})) { const ${member} = ${x}[${key}]; ${check} }${undecided}`)
     }
     return out.join(' ')
   }

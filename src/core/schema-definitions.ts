@@ -22,11 +22,7 @@ export const PATTERN_MATCHERS_HELPER = 'patternMatchers as $patternMatchers'
 export const LINEAR_PATTERNS_IMPORT = 'import { linearMatcher as $linearMatcher } from "unplugin-contracts/runtime/linear-pattern";'
 
 /** The patterns needing runtime matchers that a validator over `root` and the definitions it reaches (`reachedDefinitions`) runs. */
-export function validatorPatterns(
-  root: unknown,
-  reached: ReadonlySet<string>,
-  definitions: ReadonlyMap<string, EmittedDefinition>,
-): Map<string, PatternSpec> {
+export function validatorPatterns(root: unknown, reached: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, PatternSpec> {
   const out = new Map<string, PatternSpec>()
   runtimePatternsIn(root, out)
   for (const ref of reached) for (const [pattern, spec] of definitions.get(ref)!.patterns ?? []) out.set(pattern, spec)

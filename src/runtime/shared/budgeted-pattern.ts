@@ -20,9 +20,10 @@
  * and cutting on backtrack cost at most what was done. Each step is O(1): a code point compare, a
  * position test, or a sticky `RegExp` test of one character class against one character
  * (constant for a given pattern, the class's size at most); a case-insensitive backreference
- * builds one `RegExp` of the captured text (counted as its length plus 32 steps). About 20-40 ns a
- * step once warm (bench/hostile-validators.ts): 2^18 steps is ~5-10 ms, whatever the pattern and
- * the value. Memory: the stacks grow by at most a few entries per step.
+ * builds one `RegExp` of the captured text (counted as its length plus 32 steps). About 10 ns a
+ * step once V8 has optimized the matcher: 2^18 steps take ~2.5 ms, whatever the pattern and the
+ * value (20-35 ms for each of a process's first three matches; bench/hostile-validators.ts). Memory:
+ * the stacks grow by at most a few entries per step.
  */
 
 /**
@@ -250,7 +251,7 @@ function run(machine: Machine, input: string, budget: number): Verdict {
   const { code } = machine
   const n = input.length
   const regs: number[] = new Array<number>(machine.registers).fill(-1)
-  // Undo log: register, old value.
+  // Undo log: register, old value. Budget check below: every entry was pushed by a counted step.
   const trail: number[] = []
   // Choice points, one slot each: resume pc (-1 marks a lookaround's barrier), position, trail length, continuation.
   const stPc: number[] = []
@@ -356,12 +357,12 @@ function run(machine: Machine, input: string, budget: number): Verdict {
           break
         }
         case BACKREF: {
-          const matched = backreference(o, input, pos, regs)
+          const [from, to] = captured(o, regs)
+          // The compare costs the captured length, matched or not; a case-insensitive one also builds a RegExp.
+          steps += to - from + (o.a === 1 ? 32 : 0)
+          const matched = backreference(o, input, pos, from, to)
           if (matched < 0) ok = false
-          else {
-            steps += Math.abs(matched - pos)
-            pos = matched
-          }
+          else pos = matched
           pc++
           break
         }
@@ -463,18 +464,16 @@ function assertion(kind: number, input: string, pos: number): boolean {
   }
 }
 
-/** Where a backreference leaves the position, or -1 when it does not match. */
-function backreference(o: Op, input: string, pos: number, regs: readonly number[]): number {
-  let from = -1
-  let to = -1
-  for (const g of o.groups)
-    if (regs[2 * g]! !== -1 && regs[2 * g + 1]! !== -1) {
-      from = regs[2 * g]!
-      to = regs[2 * g + 1]!
-      break
-    }
+/** The text a backreference repeats, as `[from, to]`: its first group that took part, or `[0, 0]` (none did). */
+function captured(o: Op, regs: readonly number[]): [number, number] {
+  for (const g of o.groups) if (regs[2 * g]! !== -1 && regs[2 * g + 1]! !== -1) return [regs[2 * g]!, regs[2 * g + 1]!]
+  return [0, 0]
+}
+
+/** Where a backreference to `input[from, to)` leaves the position, or -1 when it does not match. */
+function backreference(o: Op, input: string, pos: number, from: number, to: number): number {
   // A group that did not take part matches the empty string.
-  if (from === -1 || from === to) return pos
+  if (from === to) return pos
   const length = to - from
   const n = input.length
   if (o.a === 1) {

@@ -54,7 +54,8 @@ function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown,
     }
     if (!isObject(value)) continue
     const found: Array<[string, string]> = typeof value.pattern === 'string' ? [[value.pattern, joinPointer(pointer, 'pattern')]] : []
-    if (isObject(value.patternProperties)) for (const key of Object.keys(value.patternProperties)) found.push([key, joinPointer(pointer, 'patternProperties', key)])
+    if (isObject(value.patternProperties))
+      for (const key of Object.keys(value.patternProperties)) found.push([key, joinPointer(pointer, 'patternProperties', key)])
     for (const [pattern, at] of found) {
       const engine = patternEngine(pattern)
       if (engine.engine === 'budgeted') ctx.reportIn(file, CODE, at, budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
