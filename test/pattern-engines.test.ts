@@ -99,6 +99,13 @@ describe('leading lookaheads are split into proven tests', () => {
     for (const pattern of ['^.*[A-Z][^!]*$', '^x-(\\w+)\\1$', '.*[A-Z]', '^(?:.*a){2}']) expect(patternEngine(pattern).engine, pattern).not.toBe('native')
   })
 
+  it('a pattern valid only without the Unicode flag (JSON Schema allows it) runs as its Unicode-mode form, not an internal error', () => {
+    expect(patternEngine('^\\d{3}\\-\\d{4}$')).toEqual({ engine: 'rewritten', spec: { re: '^\\d{3}-\\d{4}$' } })
+    expect(verdict('^\\d{3}\\-\\d{4}$', '555-0100')).toBe(true)
+    expect(verdict('^\\d{3}\\-\\d{4}$', '5550100')).toBe(false)
+    expect(patternEngine('[').engine).toBe('invalid')
+  })
+
   it('ES2025 syntax a RegExp of Node 20 does not parse never runs natively', () => {
     expect(patternEngine('^(?i:ab)$').engine).toBe('budgeted')
     expect(patternEngine('^(?:(?<n>a)|(?<n>b))$').engine).toBe('linear')
@@ -370,6 +377,20 @@ describe('fixtures', () => {
     const longKey = `x-${'ab'.repeat(2000)}c`
     expect(check({ [longKey]: 1 })).toBe(false)
     expect(check.errors).toEqual([{ instancePath: `/${longKey}`, ...UNDECIDED('^x-(\\w+)\\1$') }])
+  })
+
+  it('NATS: a pattern valid only without the Unicode flag builds clean and validates as written (it was CONTRACTS_INTERNAL)', async () => {
+    const text = readFileSync(join(root, 'fixtures/nats/patterns/lookaheads.asyncapi.yaml'), 'utf8')
+    const edited = text.replace("handle: { type: string, pattern: '^(?!.*\\s).+$' }", () => "handle: { type: string, pattern: '^\\d{3}\\-\\d{4}$' }")
+    expect(edited).not.toBe(text)
+    mkdirSync(tmp, { recursive: true })
+    const file = join(tmp, `identity-escape-${process.pid}.asyncapi.yaml`)
+    writeFileSync(file, edited)
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    const validate = (await loadModule(result.code!, 'nats-identity-escape')).signedUp.validatePayload as (v: unknown) => boolean
+    expect(validate({ password: 'Secret123', handle: '555-0100' })).toBe(true)
+    expect(validate({ password: 'Secret123', handle: '5550100' })).toBe(false)
   })
 
   it("NATS: a payload beyond the generated validators' keywords (ajv's code) runs the same engines", async () => {

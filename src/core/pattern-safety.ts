@@ -36,7 +36,8 @@
  * (`runtime/linear-pattern`).
  *
  * Patterns are read in Unicode mode, as the validators compile them (a format whose dialect has no
- * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts). The analysis is linear in
+ * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts); one valid only
+ * without the flag (`\-`, an identity escape) is read that way, the only meaning it has (`rewritten`). The analysis is linear in
  * the pattern's length (one walk of its syntax tree; character sets are at most a few ranges).
  */
 import type { AST } from '@eslint-community/regexpp'
@@ -44,6 +45,7 @@ import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
 import { backtrackProgram } from './pattern-program.js'
 import { splitPattern, type Split } from './pattern-decompose.js'
+import { unicodeModeSource } from './pattern-dialect.js'
 import { MAX_PATTERN_PROGRAM, linearMatcher } from '../runtime/shared/linear-pattern.js'
 import { MAX_PATTERN_STEPS, type BacktrackProgram } from '../runtime/shared/budgeted-pattern.js'
 import { patternMatchers, type PatternSpec } from '../runtime/shared/pattern-matchers.js'
@@ -51,6 +53,8 @@ import type { PatternMatcher } from '../runtime/shared/schema-check.js'
 
 export type PatternEngine =
   | { engine: 'native' }
+  /** Valid only without the Unicode flag (`^\d{3}\-\d{4}$`): native, on its Unicode-mode form (pattern-dialect.ts). */
+  | { engine: 'rewritten'; spec: { readonly re: string } }
   | { engine: 'linear'; source: string }
   | { engine: 'decomposed'; spec: PatternSpec }
   | { engine: 'budgeted'; spec: { readonly steps: BacktrackProgram }; reason: string }
@@ -79,6 +83,7 @@ export function runtimeSpec(engine: PatternEngine): PatternSpec | undefined {
       return engine.source
     case 'decomposed':
     case 'budgeted':
+    case 'rewritten':
       return engine.spec
     default:
       return undefined
@@ -99,7 +104,12 @@ function decide(pattern: string): PatternEngine {
   try {
     ast = parser().parsePattern(pattern, 0, pattern.length, { unicode: true })
   } catch (error) {
-    return { engine: 'invalid', reason: (error as Error).message }
+    // ECMA-262 without the Unicode flag (JSON Schema's dialect allows it) is the only meaning such a
+    // pattern has: it runs as its Unicode-mode form, under its own text.
+    const read = unicodeModeSource(pattern)
+    if (!read.ok) return { engine: 'invalid', reason: (error as Error).message }
+    const engine = patternEngine(read.source)
+    return engine.engine === 'native' ? { engine: 'rewritten', spec: { re: read.source } } : engine
   }
   const single = singleEngine(ast)
   if (!('reason' in single)) return single
