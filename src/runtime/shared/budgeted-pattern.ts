@@ -22,8 +22,10 @@
  * (constant for a given pattern, the class's size at most); a case-insensitive backreference
  * builds one `RegExp` of the captured text (counted as its length plus 32 steps). About 10 ns a
  * step once V8 has optimized the matcher: 2^18 steps take ~2.5 ms, whatever the pattern and the
- * value (20-35 ms for each of a process's first three matches; bench/hostile-validators.ts). Memory:
- * the stacks grow by at most a few entries per step.
+ * value (20-35 ms for each of a process's first three matches; bench/hostile-validators.ts). Besides
+ * the steps, a match fills one array of the program's registers (two per group and per
+ * repetition: the pattern's size, not the value's). Memory: the stacks grow by at most a few
+ * entries per step.
  */
 
 /**
@@ -110,7 +112,6 @@ const op = (code: number, back = false, a = 0, b = 0, c = 0, d = 0, re: RegExp |
 interface Machine {
   code: Op[]
   registers: number
-  captures: number
   anchored: boolean
 }
 
@@ -201,7 +202,7 @@ function assemble(program: BacktrackProgram): Machine {
   code.push(op(MATCH))
   // Loop registers after the captures: a count and the position the current iteration began at.
   for (const o of code) if (o.op === LOOP_INIT || o.op === LOOP || o.op === LOOP_ENTER || o.op === LOOP_END) o.a = captures + 2 * o.a
-  return { code, registers: captures + 2 * loops, captures, anchored: anchoredAtStart(root) }
+  return { code, registers: captures + 2 * loops, anchored: anchoredAtStart(root) }
 }
 
 /** Whether every way through the node begins with a non-multiline `^`: then only position 0 can match. */
@@ -251,7 +252,7 @@ function run(machine: Machine, input: string, budget: number): Verdict {
   const { code } = machine
   const n = input.length
   const regs: number[] = new Array<number>(machine.registers).fill(-1)
-  // Undo log: register, old value. Budget check below: every entry was pushed by a counted step.
+  // Undo log: register, old value (every entry pushed by a counted step).
   const trail: number[] = []
   // Choice points, one slot each: resume pc (-1 marks a lookaround's barrier), position, trail length, continuation.
   const stPc: number[] = []
