@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { patternEngine } from '../src/core/pattern-safety.js'
 import { linearPatterns } from '../src/runtime/shared/linear-pattern.js'
+import { patternMatchers } from '../src/runtime/shared/pattern-matchers.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
 import { MAX_ERRORS } from '../src/runtime/shared/schema-errors.js'
 import { generatedValidator } from '../test/helpers/validator-code.js'
@@ -80,6 +81,27 @@ operations:
 
 const LINEAR = '^([a-z]+\\.)*[a-z]+$'
 
+/** Patterns no proof covers (src/core/pattern-safety.ts): each runs on the budgeted backtracking matcher. */
+const BACKREFERENCE = '^(a+)+\\1$'
+const LOOKBEHIND = '(?<=\\$)\\d+$'
+
+/** A value in a file, and a fresh budgeted matcher of `pattern` timed on it (its program assembled on the first match). */
+const budgetedFamily = (name: string, pattern: string, n: number, value: (n: number) => string): Family => ({
+  name,
+  n,
+  make: (size, dir) => {
+    const path = join(dir, 'value.json')
+    writeFileSync(path, JSON.stringify(value(size)))
+    return path
+  },
+  run: (path) => {
+    const text = JSON.parse(readFileSync(path, 'utf8')) as string
+    const engine = patternEngine(pattern)
+    if (engine.engine !== 'budgeted') throw new Error(`${pattern} is expected to need the budgeted matcher`)
+    return () => patternMatchers({ [pattern]: engine.spec })[pattern]!.test(text)
+  },
+})
+
 export const families: Family[] = [
   treeFamily('tree of nodes, generated validator (levels; per error replayed)', () => generatedValidator({ $ref: NODE }, TREE)),
   treeFamily('tree of nodes, interpreter (levels; per error replayed)', () => schemaValidator({ $ref: NODE }, TREE)),
@@ -108,4 +130,8 @@ export const families: Family[] = [
       return () => linearPatterns({ [LINEAR]: engine.source })[LINEAR]!.test(value)
     },
   },
+  // Exponential on a backtracking engine: the budget (MAX_PATTERN_STEPS) ends the match at any length, undecided.
+  budgetedFamily('backreference pattern on its attack value, budgeted matcher (characters)', BACKREFERENCE, 1000, (n) => `${'a'.repeat(n)}b`),
+  // Linear in the value: one start position per character, each refused by the lookbehind at once.
+  budgetedFamily('lookbehind pattern on a long value, budgeted matcher (characters)', LOOKBEHIND, 5000, (n) => `${'1'.repeat(n)}x`),
 ]

@@ -6,13 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHttpSender, readAnswer } from '../src/runtime/benzene/http.js'
 import { checkDrift } from '../src/runtime/benzene/drift.js'
-import { linearPatterns } from '../src/runtime/shared/linear-pattern.js'
-import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
+import type { Schema } from '../src/runtime/shared/schema-check.js'
 import type { Validator } from '../src/runtime/shared/validation.js'
-import { generatedValidator } from './helpers/validator-code.js'
+import { generatedValidator, interpretedValidator } from './helpers/validator-code.js'
 import { MAX_VALIDATION_DEPTH } from '../src/runtime/shared/schema-errors.js'
 import { createFilter, createSubject, templateTokens } from '../src/runtime/nats/subjects.js'
-import { linearPatternsIn, patternEngine } from '../src/core/pattern-safety.js'
+import { patternEngine } from '../src/core/pattern-safety.js'
 import { createTopicClient } from '../src/runtime/benzene/client.js'
 import { LoopbackServer } from './helpers/loopback-server.js'
 
@@ -129,15 +128,8 @@ const REDOS: Array<[pattern: string, attack: string]> = [
 /** Both validators: the code generated into modules, and the runtime's interpreter. */
 const VALIDATORS: Array<[string, (schema: Schema, definitions?: Record<string, Schema>) => Validator]> = [
   ['generated code', generatedValidator],
-  [
-    'interpreter',
-    (schema, definitions) => {
-      // The matchers a module passes it: linear-time ones for the patterns not proven cheap.
-      const linear = new Map<string, string>()
-      linearPatternsIn([schema, definitions], linear)
-      return schemaValidator(schema, definitions, linearPatterns(Object.fromEntries(linear)))
-    },
-  ],
+  // The matchers a module passes it: linear-time ones for the patterns not proven cheap.
+  ['interpreter', interpretedValidator],
 ]
 
 describe.each(VALIDATORS)('patterns cannot freeze a validator (%s)', (_, validator) => {
@@ -146,10 +138,8 @@ describe.each(VALIDATORS)('patterns cannot freeze a validator (%s)', (_, validat
     expect(engine.engine).toBe('linear')
     if (engine.engine !== 'linear') return
     const validate = validator({ type: 'string', pattern })
-    const started = performance.now()
-    const verdict = validate(attack)
-    expect(performance.now() - started).toBeLessThan(2000)
-    expect(verdict).toBe(false)
+    // Termination is the test's timeout; the cost at n and 10n is bench/hostile-validators.ts's.
+    expect(validate(attack)).toBe(false)
     for (const sample of ['', 'a', 'aab', 'ab', '12', 'word word', 'xxy', 'aaaa', '1 2', 'b'])
       expect(validate(sample), sample).toBe(new RegExp(pattern, 'u').test(sample))
   })

@@ -31,9 +31,9 @@ describe('payload schemas in locked files', () => {
     expect(validate({ total: 10 })).toBe(false)
   })
 
-  it('an unsupported pattern in a locked file is reported in that file, at the pattern', async () => {
+  it('a pattern on the budgeted matcher in a locked file is warned about in that file, at the pattern', async () => {
     const bundle = external('message-locked-pattern', 'Currency: { type: string, pattern: "^(a+)+\\\\1$" }\n')
     const found = (await compile(bundle.doc('payments'))).diagnostics.map((d) => [d.code, d.file, d.pointer])
-    expect(found).toContainEqual(['NATS_PATTERN_UNSUPPORTED', bundle.path('payments/asyncapi/parts/currency.yaml'), '/Currency/pattern'])
+    expect(found).toContainEqual(['NATS_PATTERN_BUDGETED', bundle.path('payments/asyncapi/parts/currency.yaml'), '/Currency/pattern'])
   })
 })

@@ -10,7 +10,9 @@
  * Where the two modes differ in meaning rather than syntax, the Unicode reading is taken and said
  * here: the modes agree on every string of Basic Multilingual Plane characters; above it, `.`, a
  * character class and a repeat count see one character where the non-Unicode mode sees two code
- * units (a literal astral character is one character: `😀+` repeats it).
+ * units (a literal astral character is one character: `😀+` repeats it). Under a `(?i:...)`
+ * modifier, case is folded as Unicode mode folds it (`ſ` matches `s`). Annex B's quantified
+ * lookahead (`(?=a)*`) is written by its meaning (`quantifiedAssertion`).
  *
  * Linear in the pattern's length (one walk of its syntax tree); results cached per pattern.
  */
@@ -23,8 +25,8 @@ let parserInstance: InstanceType<typeof import('@eslint-community/regexpp').RegE
 /** The parser, made when the first pattern is read. */
 const parser = () => (parserInstance ??= new (regexpp().RegExpParser)({ ecmaVersion: 2025 }))
 
-/** `invalid`: not a pattern of the dialect at all; otherwise valid, with no Unicode-mode form (unsupported). */
-export type UnicodeSource = { ok: true; source: string } | { ok: false; invalid: boolean; reason: string }
+/** The Unicode-mode form, or `invalid`: not a pattern of the dialect at all. Every valid pattern has a form. */
+export type UnicodeSource = { ok: true; source: string } | { ok: false; invalid: true; reason: string }
 
 /** The Unicode-mode source of a non-Unicode ECMA-262 pattern, or why there is none. */
 export const unicodeModeSource: (pattern: string) => UnicodeSource = memoized(translate)
@@ -36,13 +38,13 @@ function translate(pattern: string): UnicodeSource {
   } catch (error) {
     return { ok: false, invalid: true, reason: (error as Error).message }
   }
-  let source: string
+  const source = alternatives(ast.alternatives)
+  // Every node has a Unicode-mode form (Annex B's included): a rewrite that does not parse is a bug
+  // here, reported as one (CONTRACTS_INTERNAL), never taken for a fault of the document.
   try {
-    source = alternatives(ast.alternatives)
-    new RegExp(source, 'u')
+    parser().parsePattern(source, 0, source.length, { unicode: true })
   } catch (error) {
-    // Annex B forms with no Unicode-mode meaning, such as a quantified lookahead `(?=a)*`.
-    return { ok: false, invalid: false, reason: `it has no Unicode-mode form (${(error as Error).message})` }
+    throw new Error(`the Unicode-mode rewrite of ${JSON.stringify(pattern)} does not parse: ${(error as Error).message}`, { cause: error })
   }
   return { ok: true, source }
 }
@@ -102,16 +104,29 @@ function element(node: AST.Element): string {
       }
       break
     case 'Quantifier':
-      return element(node.element) + quantifier(node)
+      return node.element.type === 'Assertion' ? quantifiedAssertion(node, node.element) : element(node.element) + quantifier(node)
     case 'CapturingGroup':
       return `(${node.name === null ? '' : `?<${node.name}>`}${alternatives(node.alternatives)})`
     case 'Group':
-      if (node.modifiers) throw new Error(`modifiers ${node.raw.slice(0, 8)} are not read here`)
-      return `(?:${alternatives(node.alternatives)})`
+      // Modifiers (`(?i:...)`) are written the same way in both modes; `i` folds case as Unicode mode does.
+      return `(?${node.modifiers ? node.modifiers.raw : ''}:${alternatives(node.alternatives)})`
     case 'Backreference':
       return typeof node.ref === 'number' ? `\\${node.ref}` : `\\k<${node.ref}>`
   }
   throw new Error(`unexpected ${node.type}`)
+}
+
+/**
+ * Annex B's quantified lookahead (`(?=a)*`), which Unicode mode does not parse, by its meaning
+ * (ECMA-262 RepeatMatcher): an iteration of a lookahead consumes nothing, so at least one required
+ * iteration is the lookahead once, and an optional one always fails the empty check, leaving the
+ * quantifier matching the empty string with the lookahead's groups unset. Those groups keep their
+ * numbers inside a branch that never matches (`(?:(?!)...)?`).
+ */
+function quantifiedAssertion(node: AST.Quantifier, assertion: AST.Assertion): string {
+  const own = element(assertion)
+  if (node.min >= 1) return own
+  return /\((?!\?)|\(\?</.test(assertion.raw) ? `(?:(?!)${own})?` : '(?:)'
 }
 
 function quantifier(node: AST.Quantifier): string {

@@ -1,46 +1,70 @@
 /**
- * Which engine may run a schema `pattern` that a contract (written by another team) supplies.
+ * Which engine runs a schema `pattern` that a contract (written by another team) supplies.
  *
  * JavaScript's `RegExp` backtracks: `^(a+)+$` takes seconds on 32 characters, and no timeout can
- * stop a synchronous match. The policy, for every pattern a generated validator runs:
+ * stop a synchronous match. The policy, for every pattern a generated validator runs; no valid
+ * pattern fails the build:
  *
  * - `native`: the pattern is provably cheap for a backtracking engine, and runs as a `RegExp`
  *   (fast, and nothing extra is shipped). Proof: from any start position the matcher explores at
  *   most `WAYS_BUDGET` paths (bounded quantifiers and alternation multiply, see `ways`), and every
- *   unbounded quantifier is a *deterministic run*: a single-character set repeated, at the top
- *   level of an alternative anchored with `^`, followed by `$`, by nothing, or by a character set
- *   disjoint from it (so giving characters back can never let the rest match). Such a pattern
- *   matches in O(n * WAYS_BUDGET * m) for input length n and pattern length m.
+ *   unbounded quantifier is a single-character set repeated, at the top level of an alternative
+ *   anchored with `^` (inside unrepeated groups at most), and either a *deterministic run*
+ *   (followed by `$`, by nothing, or by a character set disjoint from it, so giving characters
+ *   back can never let the rest match: one way) or the alternative's one *free run* (any follow,
+ *   after which nothing is repeated without bound: each of its n + 1 lengths is tried once against
+ *   a rest with bounded paths). Such a pattern matches in O(n * WAYS_BUDGET * m) for input length
+ *   n and pattern length m. Patterns with ES2025 syntax a `RegExp` of Node 20 does not parse
+ *   (modifiers, duplicate group names) are never native.
  * - `linear`: any other pattern that RE2 syntax can express runs on `re2js` (RE2's linear-time
  *   automaton), translated here node by node with ECMAScript's meaning of `.`, `\s` and escapes.
- * - `unsupported`: neither (lookaround or backreferences in a pattern not proven cheap, repeat
- *   counts above RE2's 1000, or an RE2 program of more than MAX_PATTERN_PROGRAM instructions):
- *   the format reports it and the build fails.
+ * - `decomposed`: a pattern whose lookaheads lead an anchored alternative
+ *   (`^(?=.*[A-Z])(?=.*\d).{8,}$`) runs as separate lookaround-free tests, each placed by this same
+ *   policy (native or linear): `pattern-decompose.ts` states the proof and the shapes.
+ * - `budgeted`: anything else (a backreference, a lookbehind, a lookaround elsewhere, a form RE2
+ *   cannot express, repeat counts above RE2's 1000, an RE2 program of more than
+ *   MAX_PATTERN_PROGRAM instructions): it runs on a backtracking matcher with a step budget
+ *   (`runtime/shared/budgeted-pattern.ts`, MAX_PATTERN_STEPS per match). Its verdicts are
+ *   ECMAScript's; a value it cannot decide within the budget fails the pattern with its own error.
+ *   The formats warn about such a pattern (`*_PATTERN_BUDGETED`).
  *
  * The linear engine is linear in the input for a fixed pattern, but its step is a walk over the
  * program's live instructions: a match costs up to program size x input length (a 25 KB pattern
  * `^(a?){n}a{n}$` written out, 15,004 instructions, took 9 s on 10,000 characters). So its
  * program is bounded here (MAX_PATTERN_PROGRAM), and at run time a match whose program size x
- * input length passes MAX_PATTERN_WORK is not run: the value fails the pattern
+ * input length passes MAX_PATTERN_WORK is not run: the value is undecided and fails the pattern
  * (`runtime/linear-pattern`).
  *
  * Patterns are read in Unicode mode, as the validators compile them (a format whose dialect has no
- * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts). The analysis is linear in
+ * Unicode flag, OpenAPI 3.0's, rewrites its patterns first: pattern-dialect.ts); one valid only
+ * without the flag (`\-`, an identity escape) is read that way, the only meaning it has (`rewritten`). The analysis is linear in
  * the pattern's length (one walk of its syntax tree; character sets are at most a few ranges).
  */
 import type { AST } from '@eslint-community/regexpp'
 import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
-import { MAX_PATTERN_PROGRAM } from '../runtime/shared/linear-pattern.js'
+import { backtrackProgram } from './pattern-program.js'
+import { splitPattern, type Split } from './pattern-decompose.js'
+import { unicodeModeSource } from './pattern-dialect.js'
+import { MAX_PATTERN_PROGRAM, linearMatcher } from '../runtime/shared/linear-pattern.js'
+import { MAX_PATTERN_STEPS, type BacktrackProgram } from '../runtime/shared/budgeted-pattern.js'
+import { patternMatchers, type PatternSpec } from '../runtime/shared/pattern-matchers.js'
+import type { PatternMatcher } from '../runtime/shared/schema-check.js'
 
 export type PatternEngine =
-  { engine: 'native' } | { engine: 'linear'; source: string } | { engine: 'unsupported'; reason: string } | { engine: 'invalid'; reason: string }
+  | { engine: 'native' }
+  /** Valid only without the Unicode flag (`^\d{3}\-\d{4}$`): native, on its Unicode-mode form (pattern-dialect.ts). */
+  | { engine: 'rewritten'; spec: { readonly re: string } }
+  | { engine: 'linear'; source: string }
+  | { engine: 'decomposed'; spec: PatternSpec }
+  | { engine: 'budgeted'; spec: { readonly steps: BacktrackProgram }; reason: string }
+  | { engine: 'invalid'; reason: string }
 
 /** Paths from one start position a pattern may explore and still run natively. */
 export const WAYS_BUDGET = 1024
 
-/** The linear engine's program bound (stated where the matchers are: `runtime/shared/linear-pattern.ts`). */
-export { MAX_PATTERN_PROGRAM }
+/** The linear engine's program bound and the budgeted matcher's step budget (stated where the matchers are: `runtime/shared/`). */
+export { MAX_PATTERN_PROGRAM, MAX_PATTERN_STEPS }
 
 const re2js = lazyRequire<typeof import('re2js')>('re2js')
 
@@ -52,20 +76,59 @@ const parser = () => (parserInstance ??= new (regexpp().RegExpParser)({ ecmaVers
 /** The engine for `pattern`; `invalid` when it is not a regular expression at all (a format's schema rule reports that). */
 export const patternEngine: (pattern: string) => PatternEngine = memoized(decide)
 
+/** What the runtime needs to run a pattern (`patternMatchers`), or undefined for a native one. */
+export function runtimeSpec(engine: PatternEngine): PatternSpec | undefined {
+  switch (engine.engine) {
+    case 'linear':
+      return engine.source
+    case 'decomposed':
+    case 'budgeted':
+    case 'rewritten':
+      return engine.spec
+    default:
+      return undefined
+  }
+}
+
+/** Whether a spec has a part for the linear-time engine (then the module imports `linearMatcher`). */
+export function usesLinear(spec: PatternSpec): boolean {
+  if (typeof spec === 'string') return true
+  if ('all' in spec) return spec.all.some(usesLinear)
+  if ('any' in spec) return spec.any.some(usesLinear)
+  if ('not' in spec) return usesLinear(spec.not)
+  return false
+}
+
 function decide(pattern: string): PatternEngine {
   let ast: AST.Pattern
   try {
     ast = parser().parsePattern(pattern, 0, pattern.length, { unicode: true })
   } catch (error) {
-    return { engine: 'invalid', reason: (error as Error).message }
+    // ECMA-262 without the Unicode flag (JSON Schema's dialect allows it) is the only meaning such a
+    // pattern has: it runs as its Unicode-mode form, under its own text.
+    const read = unicodeModeSource(pattern)
+    if (!read.ok) return { engine: 'invalid', reason: (error as Error).message }
+    const engine = patternEngine(read.source)
+    return engine.engine === 'native' ? { engine: 'rewritten', spec: { re: read.source } } : engine
   }
+  const single = singleEngine(ast)
+  if (!('reason' in single)) return single
+  const split = splitPattern(pattern, ast)
+  if ('reason' in split) return budgeted(ast, split.lookaround ? `${split.reason}; ${single.reason}` : single.reason)
+  const placed = splitSpec(split)
+  return 'spec' in placed ? { engine: 'decomposed', spec: placed.spec } : budgeted(ast, placed.reason)
+}
+
+const budgeted = (ast: AST.Pattern, reason: string): PatternEngine => ({ engine: 'budgeted', spec: { steps: backtrackProgram(ast) }, reason })
+
+/** Native or linear for the whole pattern, or why neither. */
+function singleEngine(ast: AST.Pattern): { engine: 'native' } | { engine: 'linear'; source: string } | { reason: string } {
   if (provablyCheap(ast)) return { engine: 'native' }
   let source: string
   try {
     source = alternatives(ast.alternatives)
   } catch (error) {
-    if (error instanceof Untranslatable)
-      return { engine: 'unsupported', reason: `${error.message}, and the pattern is not provably linear for a backtracking engine` }
+    if (error instanceof Untranslatable) return { reason: `${error.message}, and it is not provably linear for a backtracking engine` }
     throw error
   }
   // Every atom is at least one instruction: a pattern with more is refused without compiling it
@@ -77,15 +140,31 @@ function decide(pattern: string): PatternEngine {
   try {
     size = re2js().RE2JS.compile(source).programSize()
   } catch (error) {
-    return { engine: 'unsupported', reason: `RE2 cannot compile it (${(error as Error).message})` }
+    return { reason: `RE2 cannot compile it (${(error as Error).message})` }
   }
   if (size > MAX_PATTERN_PROGRAM) return tooLarge(String(size))
   return { engine: 'linear', source }
 }
 
-const tooLarge = (size: string): PatternEngine => ({
-  engine: 'unsupported',
-  reason: `its linear-time program has ${size} instructions, more than ${MAX_PATTERN_PROGRAM} (each match costs program size x input length), and the pattern is not provably linear for a backtracking engine`,
+/** The runtime form of a split pattern, each part placed by the policy; a reason when a part has neither a native nor a linear engine. */
+function splitSpec(split: Split): { spec: PatternSpec } | { reason: string } {
+  const alternatives: PatternSpec[] = []
+  for (const conjunction of split) {
+    const parts: PatternSpec[] = []
+    for (const part of conjunction) {
+      const engine = patternEngine(part.source)
+      const spec = engine.engine === 'native' ? { re: part.source } : engine.engine === 'linear' ? engine.source : undefined
+      if (spec === undefined)
+        return { reason: `its part ${JSON.stringify(part.source)} has neither engine (${'reason' in engine ? engine.reason : engine.engine})` }
+      parts.push(part.negate ? { not: spec } : spec)
+    }
+    alternatives.push(parts.length === 1 ? parts[0]! : { all: parts })
+  }
+  return { spec: alternatives.length === 1 ? alternatives[0]! : { any: alternatives } }
+}
+
+const tooLarge = (size: string): { reason: string } => ({
+  reason: `its linear-time program has ${size} instructions, more than ${MAX_PATTERN_PROGRAM} (each match costs program size x input length), and it is not provably linear for a backtracking engine`,
 })
 
 /** Characters and character sets in the pattern's text: a lower bound of its program's size. Iterative, linear in the pattern. */
@@ -105,13 +184,56 @@ function atomCount(ast: AST.Pattern): number {
 // ---- The proof for the native engine ----
 
 function provablyCheap(ast: AST.Pattern): boolean {
+  const syntax = nativeSyntax(ast)
+  if (syntax === undefined) return false
   let total = 0
   for (const alt of ast.alternatives) {
     // Unbounded runs are cheap only from one start position: the alternative must begin with `^`.
     const anchored = alt.elements[0]?.type === 'Assertion' && alt.elements[0].kind === 'start'
-    total = saturate(total + waysOf(alt, anchored))
+    // A backreference compares as many characters as its group took: after a free run that is up
+    // to n per length tried, so a pattern with one has no free run.
+    total = saturate(total + waysOf(alt, { anchored, free: syntax.backreference }))
   }
   return total <= WAYS_BUDGET
+}
+
+/**
+ * Whether every `RegExp` the validators may run on parses it (no modifiers, no group name used
+ * twice: ES2025, not in Node 20), and whether it has a backreference; undefined when it does not parse.
+ */
+function nativeSyntax(ast: AST.Pattern): { backreference: boolean } | undefined {
+  const names = new Set<string>()
+  let backreference = false
+  const stack: AST.Node[] = [ast]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === 'Backreference') backreference = true
+    if (node.type === 'Group' && node.modifiers) return undefined
+    if (node.type === 'CapturingGroup' && node.name !== null) {
+      if (names.has(node.name)) return undefined
+      names.add(node.name)
+    }
+    if ('alternatives' in node) for (const alt of node.alternatives) stack.push(alt)
+    else if (node.type === 'Alternative') for (const e of node.elements) stack.push(e)
+    else if (node.type === 'Quantifier') stack.push(node.element)
+  }
+  return { backreference }
+}
+
+/**
+ * Where the walk stands: in an alternative anchored with `^` (outside any lookaround), and whether
+ * that alternative's one free run has been met or may not be (after it, nothing may repeat
+ * without bound).
+ */
+interface Walk {
+  anchored: boolean
+  free: boolean
+}
+
+/** Whether a run is met at most once per path: only groups (no repetition, no lookaround) between it and the top level. */
+function unrepeated(node: AST.Element): boolean {
+  for (let p: AST.Node = node.parent; p.type !== 'Pattern'; p = p.parent!) if (p.type === 'Quantifier' || p.type === 'Assertion') return false
+  return true
 }
 
 /**
@@ -159,25 +281,38 @@ function firstSet(node: AST.Element): Ranges | 'end' | undefined {
 const OVER = WAYS_BUDGET + 1
 const saturate = (n: number) => (n > OVER ? OVER : n)
 
-/** An upper bound on the paths a backtracking matcher explores through an alternative from one position. */
-function waysOf(alt: AST.Alternative, anchored: boolean): number {
+/**
+ * An upper bound on the paths a backtracking matcher explores through an alternative from one
+ * position, a free run counted as one (its n + 1 lengths are the linear factor of the bound).
+ */
+function waysOf(alt: AST.Alternative, walk: Walk): number {
   let product = 1
-  for (const e of alt.elements) product = saturate(product * ways(e, anchored))
+  for (const e of alt.elements) product = saturate(product * ways(e, walk))
   return product
 }
 
-/** The same for one element; an unbounded run has one way only when deterministic and anchored. */
-function ways(node: AST.Element, anchored: boolean): number {
+/**
+ * The same for one element. An unbounded run has one way only when anchored: a deterministic run
+ * (giving back never helps), or the alternative's free run, met once per path with nothing
+ * unbounded after it (each of its lengths meets a rest of bounded paths, O(m) each).
+ */
+function ways(node: AST.Element, walk: Walk): number {
   switch (node.type) {
     case 'Group':
     case 'CapturingGroup':
-      return sumOf(node.alternatives, anchored)
+      return sumOf(node.alternatives, walk)
     case 'Assertion':
       // Inside a lookaround the matcher runs from wherever it stands: nothing there is anchored.
-      return node.kind === 'lookahead' || node.kind === 'lookbehind' ? sumOf(node.alternatives, false) : 1
+      return node.kind === 'lookahead' || node.kind === 'lookbehind' ? sumOf(node.alternatives, { anchored: false, free: walk.free }) : 1
     case 'Quantifier': {
-      if (node.max === Infinity) return anchored && deterministicRun(node) ? 1 : OVER
-      const inner = ways(node.element, anchored)
+      if (node.max === Infinity) {
+        if (!walk.anchored || walk.free) return OVER
+        if (deterministicRun(node)) return 1
+        if (charSet(node.element) === undefined || !unrepeated(node)) return OVER
+        walk.free = true
+        return 1
+      }
+      const inner = ways(node.element, walk)
       // One path per count when the element has one; otherwise ways^k grows past the budget
       // within a few counts (2^11 > 1024), so the loop stops there whatever the counts are.
       if (inner === 1) return saturate(node.max - node.min + 1)
@@ -195,9 +330,9 @@ function ways(node: AST.Element, anchored: boolean): number {
   }
 }
 
-function sumOf(alternatives: readonly AST.Alternative[], anchored: boolean): number {
+function sumOf(alternatives: readonly AST.Alternative[], walk: Walk): number {
   let sum = 0
-  for (const alt of alternatives) sum = saturate(sum + waysOf(alt, anchored))
+  for (const alt of alternatives) sum = saturate(sum + waysOf(alt, walk))
   return sum
 }
 
@@ -359,11 +494,11 @@ function classText(ranges: Ranges): string {
 const codePoint = (cp: number) => (/[A-Za-z0-9]/.test(String.fromCodePoint(cp)) && cp < 0x80 ? String.fromCodePoint(cp) : `\\x{${cp.toString(16)}}`)
 
 /**
- * The patterns in a JSON Schema value (`pattern` members and `patternProperties` keys) that need
- * the linear-time engine, with their RE2 translations, added to `into`. Iterative; linear in the
- * value's size.
+ * The patterns in a JSON Schema value (`pattern` members and `patternProperties` keys) that do not
+ * run as one native `RegExp`, with what the runtime needs to run them (`runtimeSpec`), added to
+ * `into`. Iterative; linear in the value's size.
  */
-export function linearPatternsIn(schema: unknown, into: Map<string, string>): void {
+export function runtimePatternsIn(schema: unknown, into: Map<string, PatternSpec>): void {
   const stack: unknown[] = [schema]
   while (stack.length > 0) {
     const value = stack.pop()
@@ -377,9 +512,32 @@ export function linearPatternsIn(schema: unknown, into: Map<string, string>): vo
     const patterned = record.patternProperties
     if (typeof patterned === 'object' && patterned !== null && !Array.isArray(patterned)) for (const key of Object.keys(patterned)) found.push(key)
     for (const pattern of found) {
-      const engine = patternEngine(pattern)
-      if (engine.engine === 'linear') into.set(pattern, engine.source)
+      const spec = runtimeSpec(patternEngine(pattern))
+      if (spec !== undefined) into.set(pattern, spec)
     }
     for (const key of Object.keys(record)) stack.push(record[key])
   }
+}
+
+/** The warning a format gives for a pattern on the budgeted matcher: the pattern, why, the budget, and what happens at run time. */
+export function budgetedPatternMessage(pattern: string, reason: string): string {
+  return (
+    `Pattern ${JSON.stringify(pattern)} is not proven to run in linear time (${reason}). It runs on a backtracking matcher with a budget of ` +
+    `${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value: a value it cannot decide within the budget fails validation ` +
+    `(keyword "pattern", "could not be evaluated on this value within its step budget"). Without backreferences and lookbehind, ` +
+    `and with lookaheads only right after \`^\`, the pattern runs on a proven engine.`
+  )
+}
+
+/**
+ * A matcher for a check the build itself runs on document data (ajv over a schema a document
+ * declares: DASP's setting `items`): the engine this policy gives the pattern, never one `RegExp`
+ * for a pattern not proven cheap. A budget that runs out refuses the value. An invalid pattern
+ * throws as `RegExp` does. Named by its pattern (`toString`), as ajv keeps one per name.
+ */
+export function buildTimeMatcher(pattern: string): PatternMatcher & { toString(): string } {
+  const spec = runtimeSpec(patternEngine(pattern))
+  if (spec === undefined) return new RegExp(pattern, 'u')
+  const matcher = patternMatchers({ [pattern]: spec }, linearMatcher)[pattern]!
+  return { test: (text: string) => matcher.test(text), toString: () => `/${pattern}/u` }
 }

@@ -3,8 +3,9 @@ import { KNOWN_KEYWORDS, itemTypes, subschemas, type Schema, type SchemaObject }
 import { BOUNDS, MAX_VALIDATION_DEPTH, MESSAGES, type SizeKeyword } from '../runtime/shared/schema-errors.js'
 import { jsLiteral, jsString } from './emit.js'
 import type { CompileMemos, ContentMemo } from './memo.js'
-import { patternEngine } from './pattern-safety.js'
-import { PATTERNS_CONSTANT, patternsConstant } from './schema-definitions.js'
+import { patternEngine, runtimeSpec } from './pattern-safety.js'
+import { PATTERNS_CONSTANT, needsLinearEngine, patternsConstant } from './schema-definitions.js'
+import type { PatternSpec } from '../runtime/shared/pattern-matchers.js'
 
 /**
  * Payload validators as code: a JSON Schema of the keywords the runtime's schema interpreter
@@ -52,6 +53,7 @@ export const SCHEMA_HELPERS = {
   $esc: 'escapeToken',
   $typeMatches: 'typeMatches',
   $isObject: 'isObject',
+  $patternMatchers: 'patternMatchers',
 } as const
 export type SchemaHelper = keyof typeof SCHEMA_HELPERS
 
@@ -66,8 +68,9 @@ export interface SchemaCodeOptions {
   /** The function (a module constant) that checks the definition a `$ref` names. */
   ref(ref: string): string
   /**
-   * The module constant of linear-time matchers, when `pattern` must not run on `RegExp`. Whether
-   * it answers must depend on `pattern` alone: a kept function's code took that branch for it.
+   * The module constant of runtime matchers (`patternMatchers`), when `pattern` does not run as one
+   * native `RegExp`. Whether it answers must depend on `pattern` alone: a kept function's code took
+   * that branch for it.
    */
   linear(pattern: string): string | undefined
   /** Functions' code kept across compiles by their schema's JSON text (`Piece`; `validatorDeclarations` passes the compiler's). */
@@ -338,7 +341,10 @@ export class SchemaCode {
       // The pattern's text once in the module: the matcher and the error both name its constant.
       const text = this.slot(['constant', 'pattern', jsString(pattern)])
       this.used.add('$patternFail')
-      out.push(`if (!${this.matcher(pattern, text)}.test(${x})) $patternFail(e, ${this.path(at)}, ${text});`)
+      const matcher = this.matcher(pattern, text)
+      // A runtime matcher may run out of its budget: the error then says the value was not decided.
+      const undecided = this.options.linear(pattern) !== undefined ? `, ${matcher}.undecided` : ''
+      out.push(`if (!${matcher}.test(${x})) $patternFail(e, ${this.path(at)}, ${text}${undecided});`)
     }
     return out.join(' ')
   }
@@ -433,7 +439,15 @@ export class SchemaCode {
       const key = this.local('key')
       const member = this.local('m')
       const check = this.node(schema.patternProperties![pattern]!, { ...memberAt(key), data: member })
-      if (check !== '') out.push(`for (const ${key} of ${keys}) if (${this.matcher(pattern)}.test(${key})) { const ${member} = ${x}[${key}]; ${check} }`)
+      const matcher = this.matcher(pattern)
+      // A name a runtime matcher could not decide on is neither checked nor passed: refused, at the member.
+      let undecided = ''
+      if (this.options.linear(pattern) !== undefined) {
+        this.used.add('$patternFail')
+        undecided = ` else if (${matcher}.undecided) $patternFail(e, ${this.pathCode(memberAt(key))}, ${this.slot(['constant', 'pattern', jsString(pattern)])}, true);`
+      }
+      if (check !== '' || undecided !== '')
+        out.push(`for (const ${key} of ${keys}) if (${matcher}.test(${key})) { const ${member} = ${x}[${key}]; ${check} }${undecided}`)
     }
     return out.join(' ')
   }
@@ -553,7 +567,7 @@ export class SchemaCode {
     return out.join(' + ')
   }
 
-  /** The expression whose `test` decides `pattern`: a linear-time matcher, or a shared `RegExp` constant. */
+  /** The expression whose `test` decides `pattern`: a runtime matcher (`$patterns`), or a shared `RegExp` constant. */
   private matcher(pattern: string, text = jsString(pattern)): string {
     if (this.options.linear(pattern) !== undefined) return `${this.slot(['linear', pattern])}[${text}]`
     return this.slot(['constant', 're', `/* @__PURE__ */ new RegExp(${text}, "u")`])
@@ -602,7 +616,7 @@ export interface ValidatorDeclarations {
   declarations: Map<string, string>
   /** The runtime imports the declarations call (`compiledValidator as $validator`, ...). */
   imports: string[]
-  /** Whether the declarations use the linear-time pattern matchers (`PATTERNS_CONSTANT`, its own import). */
+  /** Whether the declarations need the linear-time engine (`LINEAR_PATTERNS_IMPORT`, its own import). */
   linearPatterns: boolean
 }
 
@@ -611,7 +625,7 @@ export interface ValidatorDeclarations {
  * the function constant's name and its schema), each definition once however many validators call
  * it, so the output is linear in the schemas, and a bundler keeps only the functions an imported
  * validator reaches. Throws `schema is invalid: ...` for a reference that names nothing or a pattern
- * that no engine may run (the check stages refuse both first: reaching it is a bug of ours).
+ * that is not a regular expression (the check stages refuse both first: reaching it is a bug of ours).
  */
 export function validatorDeclarations(
   roots: readonly ValidatorRoot[],
@@ -619,7 +633,7 @@ export function validatorDeclarations(
   prefix: string,
   memos?: CompileMemos,
 ): ValidatorDeclarations {
-  const linear = new Map<string, string>()
+  const linear = new Map<string, PatternSpec>()
   const wanted: string[] = []
   const reached = new Set<string>()
   const memoized = memoizedDefinitions(roots, definitions)
@@ -637,12 +651,11 @@ export function validatorDeclarations(
     },
     linear(pattern) {
       const engine = patternEngine(pattern)
-      if (engine.engine === 'linear') {
-        linear.set(pattern, engine.source)
-        return PATTERNS_CONSTANT
-      }
-      if (engine.engine !== 'native') throw new Error(`schema is invalid: pattern ${JSON.stringify(pattern)}: ${engine.reason}`)
-      return undefined
+      if (engine.engine === 'invalid') throw new Error(`schema is invalid: pattern ${JSON.stringify(pattern)}: ${engine.reason}`)
+      const spec = runtimeSpec(engine)
+      if (spec === undefined) return undefined
+      linear.set(pattern, spec)
+      return PATTERNS_CONSTANT
     },
   })
   const validators = roots.map((root) => [root.name, code.validator(root.schema)] as const)
@@ -657,9 +670,12 @@ export function validatorDeclarations(
     }
   }
   const declarations = new Map<string, string>(code.constants)
-  if (linear.size > 0) declarations.set(PATTERNS_CONSTANT, patternsConstant(linear))
+  if (linear.size > 0) {
+    declarations.set(PATTERNS_CONSTANT, patternsConstant(linear))
+    code.helpers.add('$patternMatchers')
+  }
   for (const [name, expression] of [...functions.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)), ...validators]) declarations.set(name, expression)
-  return { declarations, imports: helperImports(code), linearPatterns: linear.size > 0 }
+  return { declarations, imports: helperImports(code), linearPatterns: needsLinearEngine(linear) }
 }
 
 /**

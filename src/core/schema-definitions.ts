@@ -1,32 +1,49 @@
 import { jsLiteral, sortKeys } from './emit.js'
-import { linearPatternsIn } from './pattern-safety.js'
+import { runtimePatternsIn, usesLinear } from './pattern-safety.js'
+import type { PatternSpec } from '../runtime/shared/pattern-matchers.js'
 
 /** A schema definition emitted as a `const`, with the references it makes itself. */
 export interface EmittedDefinition {
   constant: string
   refs: ReadonlySet<string>
-  /** Patterns in the definition's own schema that run on the linear-time engine (pattern -> RE2 form). */
-  patterns?: ReadonlyMap<string, string>
+  /** Patterns in the definition's own schema that do not run as one native `RegExp` (pattern -> runtime form). */
+  patterns?: ReadonlyMap<string, PatternSpec>
 }
 
-/** The module constant holding every linear-time pattern matcher its validators use. */
+/**
+ * The module constant holding the matchers of every pattern its validators do not run as one
+ * native `RegExp` (`patternMatchers`, imported with the validators' other helpers as
+ * `PATTERN_MATCHERS_HELPER`).
+ */
 export const PATTERNS_CONSTANT = '$patterns'
-/** The import that constant needs, for the module's header. */
-export const LINEAR_PATTERNS_IMPORT = 'import { linearPatterns as $linearPatterns } from "unplugin-contracts/runtime/linear-pattern";'
+/** The runtime helper that builds the constant, as the module imports it. */
+export const PATTERN_MATCHERS_HELPER = 'patternMatchers as $patternMatchers'
+/** The import of the linear-time engine, for the header of a module with a pattern that needs it (`usesLinear`). */
+export const LINEAR_PATTERNS_IMPORT = 'import { linearMatcher as $linearMatcher } from "unplugin-contracts/runtime/linear-pattern";'
 
-/** The linear-time patterns a validator over `root` and the definitions it reaches (`reachedDefinitions`) runs. */
-export function validatorPatterns(root: unknown, reached: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, string> {
-  const out = new Map<string, string>()
-  linearPatternsIn(root, out)
-  for (const ref of reached) for (const [pattern, source] of definitions.get(ref)!.patterns ?? []) out.set(pattern, source)
+/** The patterns needing runtime matchers that a validator over `root` and the definitions it reaches (`reachedDefinitions`) runs. */
+export function validatorPatterns(root: unknown, reached: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, PatternSpec> {
+  const out = new Map<string, PatternSpec>()
+  runtimePatternsIn(root, out)
+  for (const ref of reached) for (const [pattern, spec] of definitions.get(ref)!.patterns ?? []) out.set(pattern, spec)
   return out
 }
 
-/** The `$patterns` constant's expression: one matcher per pattern, in code-unit order (deterministic). */
-export function patternsConstant(patterns: ReadonlyMap<string, string>): string {
-  const record: Record<string, string> = {}
+/** Whether any of the patterns needs the linear-time engine (then the module imports it: `LINEAR_PATTERNS_IMPORT`). */
+export function needsLinearEngine(patterns: ReadonlyMap<string, PatternSpec>): boolean {
+  for (const spec of patterns.values()) if (usesLinear(spec)) return true
+  return false
+}
+
+/**
+ * The `$patterns` constant's expression: one matcher per pattern, in code-unit order
+ * (deterministic), with the linear-time engine passed only when a pattern needs it. `helper`: the
+ * runtime builder called (`$patternMatchers`, or `$ajvPatterns` for ajv's standalone code).
+ */
+export function patternsConstant(patterns: ReadonlyMap<string, PatternSpec>, helper = '$patternMatchers'): string {
+  const record: Record<string, PatternSpec> = {}
   for (const pattern of sortKeys([...patterns.keys()])) Object.defineProperty(record, pattern, { value: patterns.get(pattern)!, enumerable: true })
-  return `/* @__PURE__ */ $linearPatterns(${jsLiteral(record)})`
+  return `/* @__PURE__ */ ${helper}(${jsLiteral(record)}${needsLinearEngine(patterns) ? ', $linearMatcher' : ''})`
 }
 
 /**

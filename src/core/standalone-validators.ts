@@ -1,4 +1,5 @@
 import { lazyBuilt, lazyRequire } from './lazy-require.js'
+import { buildTimeMatcher } from './pattern-safety.js'
 
 type AjvClass = typeof import('ajv').default
 type Ajv = InstanceType<AjvClass>
@@ -10,21 +11,32 @@ const Ajv = lazyRequire<AjvClass>('ajv')
 const standalone = lazyRequire<typeof import('ajv/dist/standalone/index.js').default>('ajv/dist/standalone')
 const standaloneCode = (ajv: Ajv, validate: Parameters<ReturnType<typeof standalone>>[1]) => standalone()(ajv, validate)
 
+/** ajv's pattern engine for document schemas checked at build time (`code` names it only in standalone code, never made with it). */
+const SAFE_PATTERNS = Object.assign((pattern: string) => buildTimeMatcher(pattern), { code: 'buildTimeMatcher' })
+
 /** ajv runtime helpers generated code may ask for; `unplugin-contracts/runtime` provides each. */
 const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal'])
 
 /**
  * An ajv for checking contract data against a JSON Schema (the AsyncAPI schema, profile shapes,
  * DASP definition schemas): not strict (documents use keywords ajv does not know), formats not
- * validated, `allErrors` when asked. The one place ajv is configured; `standaloneAjv` below adds
+ * validated, `allErrors` when asked, patterns on the safe engines when the schema is a document's. The one place ajv is configured; `standaloneAjv` below adds
  * what code generation needs.
  */
-export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean } = {}): Ajv {
-  return new (Ajv())({ strict: false, validateFormats: false, ...options })
+export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean; safePatterns?: boolean } = {}): Ajv {
+  const { safePatterns, ...rest } = options
+  // `safePatterns`: a schema from a document, run on document data at build time: its patterns get
+  // the engines of src/core/pattern-safety.ts, so no pattern can freeze a build.
+  return new (Ajv())({ strict: false, validateFormats: false, ...rest, ...(safePatterns ? { code: { regExp: SAFE_PATTERNS } } : {}) })
 }
 
-/** An ajv instance configured for standalone validators: all errors, own properties only, no formats. */
-export function standaloneAjv(): Ajv {
+/**
+ * An ajv instance configured for standalone validators: all errors, own properties only, no
+ * formats. `patternEngine`: the name of a module constant (`ajvPatterns`, runtime) the code calls
+ * for each pattern instead of `new RegExp`, for modules with patterns that must not run on one
+ * `RegExp` (src/core/pattern-safety.ts).
+ */
+export function standaloneAjv(patternEngine?: string): Ajv {
   return new (Ajv())({
     allErrors: true,
     // Presence checks with hasOwnProperty: a payload without `constructor` or `__proto__` members
@@ -43,8 +55,17 @@ export function standaloneAjv(): Ajv {
     // Schemas are checked against the meta-schema by `assertValidSchema`, with a validator compiled
     // once per process: a new ajv compiles the meta-schema on its first `addSchema` (25-60 ms, bench/).
     validateSchema: false,
-    code: { source: true, lines: false, optimize: true },
+    code: { source: true, lines: false, optimize: true, ...(patternEngine === undefined ? {} : { regExp: compileTimePatterns(patternEngine) }) },
   })
+}
+
+/**
+ * What ajv calls for a pattern while it compiles (standalone code calls the module's engine
+ * instead, by `code`): a stand-in that is never run, named by its pattern (ajv keeps one constant
+ * per name).
+ */
+function compileTimePatterns(code: string) {
+  return Object.assign((pattern: string, flags: string) => ({ test: () => false, toString: () => `/${pattern}/${flags}` }), { code })
 }
 
 let meta: Ajv | undefined
@@ -69,8 +90,8 @@ export function assertValidSchema(schema: unknown): void {
  * contract gives the same bytes in any process) that checks each added schema with
  * `assertValidSchema` first.
  */
-export function withStandaloneAjv<T>(use: (ajv: Ajv) => T): T {
-  const ajv = standaloneAjv()
+export function withStandaloneAjv<T>(use: (ajv: Ajv) => T, patternEngine?: string): T {
+  const ajv = standaloneAjv(patternEngine)
   const add = ajv.addSchema.bind(ajv)
   ajv.addSchema = ((schema: object, key?: string) => {
     assertValidSchema(schema)
@@ -81,8 +102,9 @@ export function withStandaloneAjv<T>(use: (ajv: Ajv) => T): T {
 
 /**
  * The standalone code of one compiled schema as a function expression with no free variables but
- * its own `module` and the runtime's `$ajvRuntime` (imported by the generated module), which
- * answers ajv's calls for its two helpers. No `require`, `import()`, `eval` or `new Function`.
+ * its own `module`, the runtime's `$ajvRuntime` (imported by the generated module), which
+ * answers ajv's calls for its two helpers, and the module's pattern engine when the ajv was made
+ * with one (`standaloneAjv`). No `require`, `import()`, `eval` or `new Function`.
  * (In ajv's output `"` only appears escaped inside string literals, so the replaced text is
  * always a call, never data.)
  */

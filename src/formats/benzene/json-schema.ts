@@ -242,6 +242,8 @@ function choose(d: Discriminator, ctx: ConvertContext): Record<string, unknown> 
     then: reference(ctx, name, isParent(name, ctx.catalogue) ? 'own' : 'whole'),
   }))
   if (d.rest !== undefined) {
+    // Nothing named beside the parent (its discriminator selects itself already): the choice is the parent's.
+    if (d.values.length === 0) return reference(ctx, d.rest)
     // The parent's own choice decides the values this choice does not name (and refuses those it does not know).
     const named = { type: 'object', required: [d.propertyName], properties: property }
     return { type: 'object', required: [d.propertyName], allOf: [...branches, { if: { not: named }, then: reference(ctx, d.rest) }] }

@@ -1,9 +1,12 @@
 import { jsLiteral } from '../../core/emit.js'
-import { linearPatternsIn } from '../../core/pattern-safety.js'
+import { runtimePatternsIn } from '../../core/pattern-safety.js'
+import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import type { ValidatorDeclarations } from '../../core/schema-code.js'
 import {
   PATTERNS_CONSTANT,
+  PATTERN_MATCHERS_HELPER,
   definitionsLiteral,
+  needsLinearEngine,
   patternsConstant,
   reachedDefinitions,
   validatorPatterns,
@@ -47,8 +50,8 @@ export function dataValidators(
     const document = definitionsDocument(contexts[direction], made)
     for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
       const constant = `$${document.$id as string}$${key}`
-      const patterns = new Map<string, string>()
-      linearPatternsIn(schema, patterns)
+      const patterns = new Map<string, PatternSpec>()
+      runtimePatternsIn(schema, patterns)
       definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: made.get(key)!, ...(patterns.size > 0 ? { patterns } : {}) })
       out.set(constant, jsLiteral(schema))
     }
@@ -81,9 +84,9 @@ export function dataValidators(
     if (only !== undefined) single.set(only, text)
     return text
   }
-  // Patterns no backtracking engine may run get linear-time matchers (src/core/pattern-safety.ts):
+  // Patterns that do not run as one native RegExp get runtime matchers (src/core/pattern-safety.ts):
   // one module constant, passed only to the validators that reach such a pattern.
-  const all = new Map<string, string>()
+  const all = new Map<string, PatternSpec>()
   const calls = roots.map((root, i) => {
     const patterns = validatorPatterns(root.json, reachedOf[i]!, definitions)
     for (const [pattern, source] of patterns) all.set(pattern, source)
@@ -94,7 +97,7 @@ export function dataValidators(
   })
   if (all.size > 0) out.set(PATTERNS_CONSTANT, patternsConstant(all))
   for (const [name, code] of calls) out.set(name, code)
-  return { ...result, linearPatterns: all.size > 0 }
+  return { ...result, imports: all.size > 0 ? [...result.imports, PATTERN_MATCHERS_HELPER] : result.imports, linearPatterns: needsLinearEngine(all) }
 }
 
 const SHARED_DEFINITIONS_FACTOR = 8

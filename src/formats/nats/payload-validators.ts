@@ -1,7 +1,9 @@
 import { append } from '../../core/append.js'
 import { sortKeys, sortedCopy } from '../../core/emit.js'
 import type { CompileMemos } from '../../core/memo.js'
-import { linearPatternsIn } from '../../core/pattern-safety.js'
+import { runtimePatternsIn } from '../../core/pattern-safety.js'
+import { needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
+import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
@@ -52,26 +54,35 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     const code = validatorDeclarations(roots, definitions, '$v$', memos)
     for (const [name, expression] of code.declarations) out.definitions.set(name, expression)
     for (const name of code.imports) out.imports.add(name)
-    out.linearPatterns = code.linearPatterns
+    out.linearPatterns ||= code.linearPatterns
   }
   if (forAjv.length > 0) {
     // ajv skips a property named `__proto__`: such members become the equivalent pattern it checks.
     const schemas = Object.fromEntries(Object.entries(sortedCopy(components)).map(([name, schema]) => [name, protoMembersAsPatterns(schema)]))
+    // ajv's code would run every pattern on one backtracking RegExp: the patterns that must not
+    // (src/core/pattern-safety.ts) go through the module's engine, `$ajvPattern`, instead.
+    const patterns = new Map<string, PatternSpec>()
+    for (const { it } of forAjv) runtimePatternsIn([it.schema, components], patterns)
+    const engine = patterns.size > 0 ? AJV_PATTERN_ENGINE : undefined
+    if (engine !== undefined) {
+      // The same builder as the generated code's `$patterns`, called through ajv's engine.
+      out.definitions.set(engine, patternsConstant(patterns, '$ajvPatterns'))
+      out.imports.add('ajvPatterns as $ajvPatterns')
+      if (needsLinearEngine(patterns)) out.linearPatterns = true
+    }
     withStandaloneAjv((ajv) => {
       for (const { it, index } of forAjv) {
-        // ajv's code runs every pattern on the backtracking RegExp: only proven-cheap ones may go there.
-        const needsLinear = new Map<string, string>()
-        linearPatternsIn([it.schema, components], needsLinear)
-        // The check stage refuses this (NATS_PATTERN_UNSUPPORTED): reaching it is a bug of ours.
-        if (needsLinear.size > 0) throw new Error(`pattern ${JSON.stringify(needsLinear.keys().next().value)} reached ajv's backtracking engine`)
         // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
         ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [protoMembersAsPatterns(it.schema)] })
         out.validators.set(it.id, standaloneValidator(ajv, `p${index}`))
       }
-    })
+    }, engine)
   }
   return out
 }
+
+/** The module constant ajv's standalone code calls for its patterns, when some must not run on one `RegExp`. */
+const AJV_PATTERN_ENGINE = '$ajvPattern'
 
 /** One validator to generate: a key for it and the schema it checks (`#/components/schemas/...` references allowed). */
 export interface ValidatorRequest {
@@ -86,7 +97,7 @@ export interface PayloadValidators {
   validators: Map<string, string>
   /** Runtime imports the generated code calls (`compiledValidator as $validator`, ...). */
   imports: Set<string>
-  /** Whether the generated code uses the linear-time pattern matchers (`PATTERNS_CONSTANT`). */
+  /** Whether the generated code needs the linear-time engine (`LINEAR_PATTERNS_IMPORT`). */
   linearPatterns: boolean
 }
 

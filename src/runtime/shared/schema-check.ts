@@ -106,15 +106,18 @@ export const SUBSCHEMA_KEYWORDS: readonly string[] = [
 /** Every keyword the interpreter and the generated code implement. */
 export const KNOWN_KEYWORDS: ReadonlySet<string> = /* @__PURE__ */ new Set(['$ref', ...VALUE_KEYWORDS, ...SUBSCHEMA_KEYWORDS])
 
-/** Something that decides whether a string matches a pattern (a `RegExp`, or a linear-time matcher). */
+/** Something that decides whether a string matches a pattern (a `RegExp`, or a matcher of `pattern-matchers.ts`). */
 export interface PatternMatcher {
   test(text: string): boolean
+  /** Whether the last `test` ran out of its budget: its `false` then means undecided, and the value fails with its own error. */
+  readonly undecided?: boolean
 }
 
 /**
- * Patterns the compiler could not prove safe for the backtracking `RegExp` engine, by pattern text:
- * the generated module passes linear-time matchers for them (`runtime/linear-pattern`), so data
- * never freezes a validator. Every other pattern runs as a native `RegExp`.
+ * Patterns the compiler could not prove safe for one backtracking `RegExp`, by pattern text: the
+ * generated module passes matchers for them (`patternMatchers`: split lookarounds, the linear-time
+ * engine, the budgeted matcher), so data never freezes a validator. Every other pattern runs as a
+ * native `RegExp`.
  */
 export type PatternMatchers = Readonly<Record<string, PatternMatcher>>
 
@@ -292,7 +295,7 @@ function stringChecks(schema: SchemaObject, env: Env): ((data: string, path: str
     // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
     size('maxLength', schema.maxLength, (data: string, limit) => data.length <= limit || codePoints(data) <= limit),
     size('minLength', schema.minLength, (data: string, limit) => data.length >= 2 * limit || codePoints(data) >= limit),
-    matcher === undefined ? undefined : [(data) => matcher.test(data), (errors, path) => patternFail(errors, path, pattern!)],
+    matcher === undefined ? undefined : [(data) => matcher.test(data), (errors, path) => patternFail(errors, path, pattern!, matcher.undecided === true)],
   ])
 }
 
@@ -329,7 +332,7 @@ function objectChecks(schema: SchemaObject, env: Env, sub: (s: Schema) => Check)
   const declared = new Set(names)
   const checks = names.map((name) => sub(properties[name]!))
   const patterned = schema.patternProperties
-    ? Object.keys(schema.patternProperties).map((p) => [regex(p, env), sub(schema.patternProperties![p]!)] as const)
+    ? Object.keys(schema.patternProperties).map((p) => [regex(p, env), sub(schema.patternProperties![p]!), p] as const)
     : []
   const extra = schema.additionalProperties
   const extraCheck = extra === undefined || extra === true || extra === false ? undefined : sub(extra)
@@ -357,7 +360,12 @@ function objectChecks(schema: SchemaObject, env: Env, sub: (s: Schema) => Check)
       // The value first: an absent member (the usual optional one) costs one read, no `hasOwn`.
       if (value !== undefined && Object.hasOwn(data, names[i]!)) checks[i]!(value, path + tokens[i], errors, depth)
     }
-    for (const [re, check] of patterned) for (const key of keys!) if (re.test(key)) check(data[key], `${path}/${escapeToken(key)}`, errors, depth)
+    for (const [re, check, pattern] of patterned)
+      for (const key of keys!) {
+        if (re.test(key)) check(data[key], `${path}/${escapeToken(key)}`, errors, depth)
+        // A name the pattern could not be decided on is neither checked nor passed: it is refused, at the member.
+        else if (re.undecided === true) patternFail(errors, `${path}/${escapeToken(key)}`, pattern, true)
+      }
   }
 }
 

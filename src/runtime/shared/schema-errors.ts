@@ -68,8 +68,20 @@ export function multipleOfFail(errors: SchemaError[], instancePath: string, mult
   errors.push({ instancePath, keyword: 'multipleOf', params: { multipleOf }, message: `must be multiple of ${multipleOf}` })
 }
 
-export function patternFail(errors: SchemaError[], instancePath: string, pattern: string): void {
-  errors.push({ instancePath, keyword: 'pattern', params: { pattern }, message: `must match pattern "${pattern}"` })
+/**
+ * The `pattern` error. `undecided`: the pattern's matcher ran out of its budget on this value
+ * (`runtime/shared/budgeted-pattern.ts`, `linear-pattern.ts`), so the value is refused without a
+ * verdict, and the error says so (`params.undecided`).
+ */
+export function patternFail(errors: SchemaError[], instancePath: string, pattern: string, undecided = false): void {
+  if (undecided)
+    errors.push({
+      instancePath,
+      keyword: 'pattern',
+      params: { pattern, undecided: true },
+      message: `must match pattern "${pattern}", which could not be evaluated on this value within its step budget (refused unmatched)`,
+    })
+  else errors.push({ instancePath, keyword: 'pattern', params: { pattern }, message: `must match pattern "${pattern}"` })
 }
 
 /** Messages of the other keywords, reported with `schemaFail`. */

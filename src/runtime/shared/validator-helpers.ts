@@ -18,3 +18,4 @@ export {
 export { codePoints, equal, isMultipleOf } from './schema-values.js'
 export { escapeToken } from './json-pointer.js'
 export { isObject } from './json-value.js'
+export { ajvPatterns, patternMatchers } from './pattern-matchers.js'

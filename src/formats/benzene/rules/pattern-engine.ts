@@ -1,6 +1,7 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { unicodeModeSource } from '../../../core/pattern-dialect.js'
-import { patternEngine, type PatternEngine } from '../../../core/pattern-safety.js'
+import { budgetedPatternMessage, patternEngine } from '../../../core/pattern-safety.js'
+import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
 import type { BenzeneRule } from './rule.js'
@@ -8,27 +9,26 @@ import type { BenzeneRule } from './rule.js'
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas + pattern lengths) over the shared schema list. */
 
 /**
- * A `pattern` that no engine can run safely on data from the wire: not provably cheap for a
- * backtracking `RegExp`, and not expressible for the linear-time engine (lookaround,
- * backreferences). See `src/core/pattern-safety.ts` for the policy. Linear in the pattern's length.
+ * A `pattern` that no proof places on a linear-time engine (a backreference, a lookbehind, a
+ * lookaround other than a leading one, a form RE2 cannot express or a program past its bound): it
+ * builds, and runs on the budgeted backtracking matcher, so a value it cannot decide within the
+ * step budget fails validation with its own error. A warning: the document is valid (OpenAPI 3.0
+ * allows any ECMA-262 pattern), but its author should know what happens at run time. See
+ * `src/core/pattern-safety.ts` for the policy. Linear in the pattern's length.
  */
 export const patternEngineRule: BenzeneRule = {
-  code: 'BENZENE_PATTERN_UNSUPPORTED',
-  description:
-    'A `pattern` that could take super-linear time on a backtracking engine and that the linear-time engine cannot express, or whose linear-time program has more than 1,000 instructions.',
+  code: 'BENZENE_PATTERN_BUDGETED',
+  severity: 'warning',
+  description: `A \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value, and a value it cannot decide within it fails validation.`,
   check({ doc, report }) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return
       // Read as OpenAPI 3.0 does, without the Unicode flag; one that does not parse at all is BENZENE_INVALID_SCHEMA's.
       const read = unicodeModeSource(schema.pattern)
-      if (!read.ok && read.invalid) return
-      const engine: PatternEngine = read.ok ? patternEngine(read.source) : { engine: 'unsupported', reason: read.reason }
-      if (engine.engine !== 'unsupported') return
-      report(
-        joinPointer(where(), 'pattern'),
-        `Pattern ${JSON.stringify(schema.pattern)} is unsupported: ${engine.reason}. Rewrite it without lookaround or backreferences, or so that no part can match the same text in more than one way.`,
-        { pattern: schema.pattern },
-      )
+      if (!read.ok) return
+      const engine = patternEngine(read.source)
+      if (engine.engine !== 'budgeted') return
+      report(joinPointer(where(), 'pattern'), budgetedPatternMessage(schema.pattern, engine.reason), { pattern: schema.pattern, budget: MAX_PATTERN_STEPS })
     })
   },
 }
