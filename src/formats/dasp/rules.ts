@@ -480,7 +480,9 @@ function itemValidator(items: unknown): import('ajv').ValidateFunction | string 
   if (known === undefined) {
     try {
       // A schema with its own $id gets an ajv of its own: two settings may reuse one $id.
-      const ajv = JSON.stringify(items).includes('"$id"') ? createAjv({ allErrors: true, safePatterns: true }) : (itemsAjv ??= createAjv({ allErrors: true, safePatterns: true }))
+      const ajv = JSON.stringify(items).includes('"$id"')
+        ? createAjv({ allErrors: true, safePatterns: true })
+        : (itemsAjv ??= createAjv({ allErrors: true, safePatterns: true }))
       known = ajv.compile(items)
     } catch (error) {
       known = error instanceof Error ? error.message : String(error)
