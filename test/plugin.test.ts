@@ -9,9 +9,13 @@ const app = join(import.meta.dirname, 'fixtures/app')
 const importer = join(app, 'main.js')
 const contract = join(app, 'payments.spec.json')
 
+type ResolveHook = { filter?: { id: RegExp }; handler: (id: string, importer?: string) => Promise<string | null> }
+
+/** The plugin's `resolveId` as a bundler calls it: its filter first (an id it does not match never reaches the handler), then the handler. */
 function resolver(options?: Parameters<typeof unpluginFactory>[0], framework = 'rollup') {
-  const plugin = unpluginFactory(options, { framework } as never) as { resolveId: (id: string, importer?: string) => Promise<string | null> }
-  return (id: string, from = importer) => plugin.resolveId.call({} as never, id, from)
+  const plugin = unpluginFactory(options, { framework } as never) as { resolveId: ResolveHook }
+  const { filter, handler } = plugin.resolveId
+  return async (id: string, from = importer) => (filter && !filter.id.test(id) ? null : handler.call({} as never, id, from))
 }
 
 describe('resolveId', () => {
