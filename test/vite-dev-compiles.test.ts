@@ -66,8 +66,11 @@ async function compilesOfSave(member: string): Promise<number> {
   editor.seen()
   await until('the sidecar of the edit', () => (readSidecar()?.includes(`${member}?: string`) ? true : undefined))
   // Quiet for 400 ms: every compile the save caused has happened (each is counted when it starts).
+  // Bounded: 10 s of compiles that never stop is a failure of its own.
   let seen = compiler.compilations
-  for (let quiet = 0; quiet < 8;) {
+  let quiet = 0
+  for (let polls = 0; quiet < 8; polls++) {
+    if (polls >= 200) throw new Error('the compiles did not stop after the save')
     await new Promise((r) => setTimeout(r, 50))
     if (compiler.compilations === seen) quiet++
     else [seen, quiet] = [compiler.compilations, 0]
