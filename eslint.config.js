@@ -3,10 +3,32 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
-const layer = (files, forbidden, message) => ({
+const layer = (files, forbidden, message, more = []) => ({
   files,
-  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }] },
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }, ...more] }] },
 })
+
+/**
+ * A format's folder: no other format, no plugin, no CLI, and not the list of all formats
+ * (`src/formats/index.ts`, which names every format: importing it would reach the others). That
+ * list is `../index.js` from the format's own folder, `../../index.js` one folder down, and so on,
+ * while the same words name the format's own `index.ts` one level up: so one block per depth.
+ */
+const formatLayer = (name, others) =>
+  [0, 1, 2, 3].map((depth) =>
+    layer(
+      [`src/formats/${name}/${'*/'.repeat(depth)}*.ts`],
+      [...others.flatMap((other) => [`**/formats/${other}/**`, `${'../'.repeat(depth + 1)}${other}/**`]), '**/plugin/**', '**/cli/**'],
+      'A format imports core and the runtime, never another format, the plugin or the CLI.',
+      [
+        {
+          group: ['**/formats/index.js', `${'../'.repeat(depth + 1)}index.js`],
+          message:
+            'The list of all formats (src/formats/index.ts) names every format: a format never imports it (take the compiler it is given, or make one of its own format).',
+        },
+      ],
+    ),
+  )
 
 export default tseslint.config(
   {
@@ -52,20 +74,8 @@ export default tseslint.config(
     'The runtime is what applications ship: it imports only the runtime.',
   ),
   layer(['src/core/**/*.ts'], ['**/formats/**', '**/plugin/**', '**/cli/**'], 'Core names no format: formats plug in through the ContractFormat interface.'),
-  layer(
-    ['src/formats/benzene/**/*.ts'],
-    ['**/formats/nats/**', '**/formats/dasp/**', '../nats/**', '../dasp/**', '**/plugin/**', '**/cli/**'],
-    'A format imports core and the runtime, never another format, the plugin or the CLI.',
-  ),
-  layer(
-    ['src/formats/nats/**/*.ts'],
-    ['**/formats/benzene/**', '**/formats/dasp/**', '../benzene/**', '../dasp/**', '**/plugin/**', '**/cli/**'],
-    'A format imports core and the runtime, never another format, the plugin or the CLI.',
-  ),
-  layer(
-    ['src/formats/dasp/**/*.ts'],
-    ['**/formats/benzene/**', '**/formats/nats/**', '../benzene/**', '../nats/**', '**/plugin/**', '**/cli/**'],
-    'A format imports core and the runtime, never another format, the plugin or the CLI.',
-  ),
+  ...formatLayer('benzene', ['nats', 'dasp']),
+  ...formatLayer('nats', ['benzene', 'dasp']),
+  ...formatLayer('dasp', ['benzene', 'nats']),
   layer(['src/plugin/**/*.ts'], ['**/cli/**'], 'The plugin does not depend on the CLI.'),
 )

@@ -12,6 +12,7 @@ import { DASP_LOAD_CODES } from '../src/formats/dasp/codes.js'
 import { daspRules, shapeRules } from '../src/formats/dasp/rules.js'
 import { NATS_LOAD_CODES, NATS_MODEL_CODES } from '../src/formats/nats/codes.js'
 import { gateRules, natsRules } from '../src/formats/nats/rules/index.js'
+import { PLUGIN_CODES } from '../src/plugin/codes.js'
 
 interface Row {
   code: string
@@ -29,6 +30,11 @@ const table = (codes: Readonly<Record<string, CodeInfo>>, where: string): Row[] 
 export function declaredCodes(): Array<{ title: string; intro: string; rows: Row[] }> {
   return [
     { title: 'Every format', intro: 'Reading, parsing, limits and the pipeline (`src/core/codes.ts`).', rows: table(CORE_CODES, 'core') },
+    {
+      title: 'The plugin',
+      intro: 'Its options, checked once when the plugin is made (`src/plugin/codes.ts`; [Options](options.md#checked-options)).',
+      rows: table(PLUGIN_CODES, 'options'),
+    },
     {
       title: 'Benzene',
       intro: 'Rules (`src/formats/benzene/rules/`), then options, scope and naming (`src/formats/benzene/codes.ts`).',

@@ -1,17 +1,28 @@
-/** The plugin's own decisions: which imports it claims, what it watches. */
+/** The plugin's own decisions: which imports it claims, what it watches, its options and hook filters. */
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { rollup } from 'rollup'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import contracts from 'unplugin-contracts/rollup'
+import { ContractCompiler } from '../src/index.js'
+import { formats } from '../src/formats/index.js'
 import { unpluginFactory } from '../src/plugin/factory.js'
+import { hookFilters } from '../src/plugin/filters.js'
+import { toModuleId, toTopologyId } from '../src/plugin/module-id.js'
+import { resolveOptions } from '../src/plugin/options.js'
+import { RUNTIME_FILES } from '../src/plugin/runtime-entries.js'
 
 const app = join(import.meta.dirname, 'fixtures/app')
 const importer = join(app, 'main.js')
 const contract = join(app, 'payments.spec.json')
 
+type ResolveHook = { filter?: { id: RegExp }; handler: (id: string, importer?: string) => Promise<string | null> }
+
+/** The plugin's `resolveId` as a bundler calls it: its filter first (an id it does not match never reaches the handler), then the handler. */
 function resolver(options?: Parameters<typeof unpluginFactory>[0], framework = 'rollup') {
-  const plugin = unpluginFactory(options, { framework } as never) as { resolveId: (id: string, importer?: string) => Promise<string | null> }
-  return (id: string, from = importer) => plugin.resolveId.call({} as never, id, from)
+  const plugin = unpluginFactory(options, { framework } as never) as { resolveId: ResolveHook }
+  const { filter, handler } = plugin.resolveId
+  return async (id: string, from = importer) => (filter && !filter.id.test(id) ? null : handler.call({} as never, id, from))
 }
 
 describe('resolveId', () => {
@@ -49,5 +60,131 @@ describe('watching', () => {
     const bundle = await rollup({ input: importer, plugins: [contracts({ types: false })] })
     expect(bundle.watchFiles).toContain(contract)
     await bundle.close()
+  })
+})
+
+describe('options', () => {
+  it('fills in the defaults, from one place', () => {
+    const { options, problems } = resolveOptions(undefined)
+    expect(problems).toEqual([])
+    expect(options).toMatchObject({ include: undefined, exclude: [], types: 'sidecar', benzene: {}, nats: undefined })
+    // (Not printed on failure: a test library would call the compiler's own `inspect` to show it.)
+    expect(options.compiler.formats === formats).toBe(true)
+    expect(resolveOptions({ types: false, include: ['**/a.spec.json', /b/], nats: { names: {} } }).options).toMatchObject({ types: false, nats: { names: {} } })
+  })
+
+  it('an option the plugin does not have is a warning naming the ones it has, and is ignored', () => {
+    const { options, problems } = resolveOptions({ typs: false, exclude: [/x/] })
+    expect(problems).toEqual([
+      {
+        code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
+        severity: 'warning',
+        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, compiler, benzene, nats).',
+        data: { option: 'typs', known: ['include', 'exclude', 'types', 'compiler', 'benzene', 'nats'] },
+      },
+    ])
+    expect(options.types).toBe('sidecar')
+    expect(options.exclude).toEqual([/x/])
+    // The plugin is made, and says so once.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      expect(unpluginFactory({ typs: false } as never, { framework: 'rollup' } as never)).toBeDefined()
+      expect(warn.mock.calls).toEqual([[`unplugin-contracts: warning CONTRACTS_UNKNOWN_PLUGIN_OPTION: ${problems[0]!.message}`]])
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('a value an option cannot take is an error, and the plugin is not made', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ types: true }, "types: true is not 'sidecar' or false"],
+      [{ include: 5 }, 'include: 5 is not a glob, a RegExp or a list of them'],
+      [{ exclude: [/x/, 7] }, 'exclude: [{},7] is not a glob, a RegExp or a list of them'],
+      [{ compiler: {} }, 'compiler: {} is not a ContractCompiler'],
+      [{ benzene: 'x' }, 'benzene: "x" is not an object of Benzene options'],
+      [{ nats: [] }, 'nats: [] is not an object of NATS options'],
+    ]
+    for (const [given, message] of cases) {
+      const { problems } = resolveOptions(given)
+      expect(
+        problems.map((p) => [p.code, p.severity, p.message]),
+        JSON.stringify(given),
+      ).toEqual([['CONTRACTS_INVALID_PLUGIN_OPTION', 'error', `Plugin option ${message}.`]])
+      expect(() => unpluginFactory(given as never, { framework: 'rollup' } as never)).toThrow(
+        `error CONTRACTS_INVALID_PLUGIN_OPTION: Plugin option ${message}.`,
+      )
+    }
+    expect(resolveOptions('sidecar').problems.map((p) => p.code)).toEqual(['CONTRACTS_INVALID_PLUGIN_OPTION'])
+  })
+})
+
+describe('hook filters', () => {
+  const compiler = new ContractCompiler()
+  const names = ['fixtures', 'examples', 'test/fixtures'].flatMap((dir) =>
+    readdirSync(join(import.meta.dirname, '..', dir), { recursive: true, encoding: 'utf8' }).map((name) => `/repo/${dir}/${name}`),
+  )
+  const tricky = [
+    'asyncapi.yaml',
+    'x/asyncapi.json',
+    'asyncapi.yml',
+    'my-asyncapi.yaml',
+    'a.asyncapi.yml',
+    '.spec.json',
+    'a.spec.json.bak',
+    'a.spec.jsonx',
+    'a.dasp.json',
+    'a.dasp-ext.json',
+    'x.json',
+    'C:\\app\\asyncapi.yaml',
+  ]
+
+  it("each built-in format's pattern claims exactly the names its `match` claims", () => {
+    expect(names.length).toBeGreaterThan(200)
+    for (const format of formats)
+      for (const name of [...names, ...tricky]) expect(format.pattern!.test(name), `${format.name} ${name}`).toBe(format.match(name))
+  })
+
+  it('resolveId: every contract a format claims (with any query), the topology import, the runtime and its packages; nothing else', () => {
+    const { resolveId } = hookFilters(formats, false)
+    for (const name of [...names, ...tricky]) {
+      const claimed = compiler.formatOf(name) !== undefined
+      expect(resolveId!.id.test(name), name).toBe(claimed)
+      expect(resolveId!.id.test(`${name}?topics=a,b&t=1`), name).toBe(claimed)
+    }
+    for (const id of [
+      'unplugin-contracts/runtime',
+      'unplugin-contracts/runtime/nats',
+      'canonicalize',
+      're2js',
+      './bundle.lock.json?topology',
+      'bundle.lock.json?topology',
+    ])
+      expect(resolveId!.id.test(id), id).toBe(true)
+    for (const id of ['./bundle.lock.json', './bundle.lock.json?raw', 'unplugin-contracts', 'unplugin-contracts/runtime/x', 'vue', './data.json', 're2js/x'])
+      expect(resolveId!.id.test(id), id).toBe(false)
+  })
+
+  it("load: the ids resolveId gives (contracts with their query, topologies), and for esbuild the runtime's files", () => {
+    const contract = join(app, 'payments.spec.json')
+    const ids = [
+      toModuleId(contract, '', true),
+      toModuleId(contract, 'topics=a', false),
+      toModuleId('/b/asyncapi.yaml', '', true),
+      toTopologyId('/b/bundle.lock.json', true),
+    ]
+    const runtime = [...RUNTIME_FILES]
+    for (const esbuild of [false, true]) {
+      const { load } = hookFilters(formats, esbuild)
+      for (const id of ids) expect(load.id.test(id), id).toBe(true)
+      for (const id of runtime) expect(load.id.test(id), id).toBe(esbuild)
+      for (const id of [contract, `${contract}.js`, '/b/data.json.contract.jsx', '/b/x.json.contract.js', '/b/bundle.lock.json'])
+        expect(load.id.test(id), id).toBe(false)
+    }
+  })
+
+  it('a format without a pattern leaves resolveId unfiltered', () => {
+    const { pattern: _, ...unpatterned } = formats[0]!
+    expect(hookFilters([unpatterned], false).resolveId).toBeUndefined()
+    expect(hookFilters([unpatterned], false).load.id.test(toModuleId('/x/anything.contract.js', '', true))).toBe(true)
   })
 })

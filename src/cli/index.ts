@@ -7,7 +7,7 @@ import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { formats } from '../formats/index.js'
-import { writeQueries, writeSidecar } from '../plugin/sidecar.js'
+import { SidecarWriter } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
@@ -16,6 +16,7 @@ import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { basename, dirname, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
+import { natsFormat } from '../formats/nats/index.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -96,13 +97,13 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       default: {
         const [sub, ...files] = positionals
         if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
-        const inspect = async (file: string) => {
-          const result = await compiler.inspect(file)
-          const failed = hasErrors(result.diagnostics) || result.data === undefined
+        const model = async (file: string) => {
+          const result = await compiler.model(file, natsFormat)
+          const failed = hasErrors(result.diagnostics)
           if (failed) printDiagnostics(result.diagnostics, io, result.dependencies)
-          return { data: result.data, failed }
+          return { model: result.model, failed }
         }
-        const status = await provisionCommand(files, values as ProvisionFlags, inspect, io)
+        const status = await provisionCommand(files, values as ProvisionFlags, model, io)
         if (typeof status === 'string') throw new UsageError(status)
         return status
       }
@@ -203,19 +204,22 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
         failed = true
         continue
       }
-      const name = (result.format === 'nats' ? natsModuleName(result.code) : basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, '')) || 'contract'
+      // A NATS module is named by its contract id (documents are often all called asyncapi.yaml),
+      // read off the model the module was generated from (the cache answers: no second compile).
+      const nats = result.format === 'nats' ? (await compiler.model(file, natsFormat)).model : undefined
+      const name = (nats ? moduleName(nats.contract.id) : basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, '')) || 'contract'
       written.push(
         { path: `${name}.js`, text: withMarker(result.code, 'slash'), from: file },
         { path: `${name}.d.ts`, text: withMarker(result.dts, 'slash'), from: file },
       )
     } else {
-      const result = await compiler.inspect(file)
+      const result = await compiler.model(file, natsFormat)
       printDiagnostics(result.diagnostics, io, result.dependencies)
-      if (hasErrors(result.diagnostics) || result.data === undefined) failed = true
-      else if (result.format !== 'nats') {
+      if (hasErrors(result.diagnostics)) failed = true
+      else if (result.model === undefined) {
         io.err(`contracts: ${file} is not a NATS contract; the Rust target reads NATS application documents.`)
         failed = true
-      } else models.push({ ...(result.data as NatsModel), file })
+      } else models.push(result.model)
     }
   }
   if (failed) return 1
@@ -254,9 +258,8 @@ function reportWrite(result: WriteResult, io: Output): boolean {
   return true
 }
 
-/** A NATS module's file name: its contract id (documents are often all called asyncapi.yaml). */
-function natsModuleName(code: string): string {
-  const id = /"id":"((?:[^"\\]|\\.)*)"/.exec(code)?.[1] ?? 'contract'
+/** A file name from a contract id: what a file name may not hold becomes `_`. */
+function moduleName(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]+/g, '_')
 }
 
@@ -436,7 +439,7 @@ async function inspectCommand(file: string, flags: Resolved, io: Output): Promis
 async function types(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts types` needs at least one file.')
   let failed = false
-  const queries = new Map<string, Map<string, string>>()
+  const sidecars = new SidecarWriter()
   for (const argument of files) {
     const [file, query] = splitQuery(argument)
     const result = await compiler.compile(file, { ...options(flags), query })
@@ -446,13 +449,9 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
       continue
     }
     if (query === '') {
-      if (!reportWrite(writeSidecar(result.file, result.dts), io)) failed = true
-    } else {
-      let seen = queries.get(result.file)
-      if (!seen) queries.set(result.file, (seen = new Map()))
-      seen.set(query, result.dts)
-    }
+      if (!reportWrite(sidecars.sidecar(result.file, result.dts), io)) failed = true
+    } else sidecars.query(result.file, query, result.dts)
   }
-  for (const [file, seen] of queries) if (!reportWrite(writeQueries(file, seen), io)) failed = true
+  for (const file of sidecars.queried()) if (!reportWrite(sidecars.writeQueries(file), io)) failed = true
   return failed ? 1 : 0
 }

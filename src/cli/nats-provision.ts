@@ -12,6 +12,7 @@ import type { ContractModule } from '../runtime/nats/client/index.js'
 import type { NativeDescriptor } from '../runtime/nats/index.js'
 import type { PlannedResource, ProvisionResult } from '../runtime/nats/client/provision.js'
 import { markText } from '../runtime/nats/client/provision-mark.js'
+import type { NatsModel } from '../formats/nats/model.js'
 
 export interface ProvisionFlags {
   server?: string
@@ -25,18 +26,18 @@ export interface ProvisionFlags {
 }
 
 type Output = { out: (text: string) => void; err: (text: string) => void }
-type Inspect = (file: string) => Promise<{ data?: unknown; failed: boolean }>
+/** The NATS model of a document (`ContractCompiler.model`); `failed` when it has errors (already printed). */
+type ModelOf = (file: string) => Promise<{ model?: NatsModel; failed: boolean }>
 
-/** The parts of an inspected NATS model provisioning reads, as a module would give them. */
-export function moduleOfModel(data: Record<string, unknown>): ContractModule {
-  const keyed = (list: unknown) => Object.fromEntries((Array.isArray(list) ? list : []).map((r: NativeDescriptor) => [r.key, r]))
-  const contract = data.contract as { id: string; version: string }
+/** The parts of a NATS model provisioning reads, as a module would give them. */
+export function moduleOfModel(model: NatsModel): ContractModule {
+  const keyed = (list: readonly NativeDescriptor[]) => Object.fromEntries(list.map((r) => [r.key, r]))
   return {
-    contract: { ...contract, deployment: data.deployment as { minimumServerVersion: string } },
+    contract: { ...model.contract, deployment: model.deployment },
     channels: {},
     operations: {},
-    streams: keyed(data.streams),
-    consumers: keyed(data.consumers),
+    streams: keyed(model.streams),
+    consumers: keyed(model.consumers),
   }
 }
 
@@ -66,19 +67,19 @@ function stopped(error: unknown, url: string, contract: string): { sentence: str
   return { sentence: `provisioning ${contract} stopped: the server at ${url} did not answer (${name ?? 'Error'}: ${message ?? String(error)}).`, status: 3 }
 }
 
-export async function provisionCommand(files: readonly string[], flags: ProvisionFlags, inspect: Inspect, io: Output): Promise<number | string> {
+export async function provisionCommand(files: readonly string[], flags: ProvisionFlags, modelOf: ModelOf, io: Output): Promise<number | string> {
   const server = flags.server ?? process.env.NATS_URL
   if (files.length === 0) return '`contracts nats provision` needs at least one document.'
   if (!server) return '`contracts nats provision` needs --server <url> (or NATS_URL).'
   if (flags['allow-data-loss'] && !flags.update) return '--allow-data-loss goes with --update (it lets an update lose data).'
   const modules: ContractModule[] = []
   for (const file of files) {
-    const result = await inspect(file)
-    if (result.failed || !result.data || (result.data as { format?: string }).format !== 'nats') {
+    const result = await modelOf(file)
+    if (result.failed || result.model === undefined) {
       if (!result.failed) io.err(`contracts: ${file} is not a NATS contract.`)
       return 1
     }
-    modules.push(moduleOfModel(result.data as Record<string, unknown>))
+    modules.push(moduleOfModel(result.model))
   }
   let transport: typeof import('@nats-io/transport-node')
   let client: typeof import('../runtime/nats/client/index.js')

@@ -17,9 +17,10 @@ export interface CompileOptions {
   /** The import query, e.g. `topics=payments:capture&includeReserved` (a leading `?` is allowed). */
   query?: string
   /**
-   * Whether the result carries `dts` (default true). A build that writes no sidecars (`types:
-   * false`) and `contracts check` ask for none, and a format that writes its declarations lazily
-   * (Benzene: the TypeScript of every payload) does not write them.
+   * Whether the result shows `dts` (default true). Not part of what is compiled: the declarations
+   * are written from the compile's own model when `dts` is first read, whatever was asked, so a
+   * compile asked for none and one asked for them are one compile (one cache entry). `contracts
+   * check` and a build that writes no sidecars (`types: false`) ask for none.
    */
   declarations?: boolean
   [format: string]: unknown
@@ -33,7 +34,12 @@ export interface CompileResult {
   code?: string
   /** Source map from the module back to the contract document. */
   map?: EncodedSourceMap
-  /** TypeScript declarations for the module; absent when there are errors. */
+  /**
+   * TypeScript declarations for the module; absent when there are errors. A getter: written from
+   * the compile's model on first read and kept, so a dev server serves the module at once and
+   * writes the sidecars later from the same compile. A bug writing them is a `CONTRACTS_INTERNAL`
+   * diagnostic added to `diagnostics` then (and `dts` is undefined).
+   */
   dts?: string
   diagnostics: Diagnostic[]
   /** Every file the result depends on (the contract first); watch all of them. */
@@ -62,6 +68,21 @@ export interface HashResult {
   dependencies: string[]
 }
 
+/** A format's model of a contract (`ContractCompiler.model`), typed by the format asked for. */
+export interface ModelResult<Model> {
+  file: string
+  /** Name of the format that claimed the file, when one did (not necessarily the one asked for). */
+  format?: string
+  /**
+   * The model, when the file is the asked format's and has no errors. It may be the one a compile
+   * of the same file and options generated its module from (kept with the cached result): read it,
+   * never change it.
+   */
+  model?: Model
+  diagnostics: Diagnostic[]
+  dependencies: string[]
+}
+
 export interface CompilerOptions {
   /** The formats this compiler knows, in the order they are tried (`src/formats/index.ts` lists the built-in ones). */
   formats: readonly ContractFormat<any, any, any, any>[]
@@ -72,9 +93,38 @@ export interface CompilerOptions {
 /** Query keys bundlers add on their own; never a user's mistake. */
 const BUNDLER_QUERY_KEYS = new Set(['t', 'v', 'import', 'direct'])
 
+type AnyFormat = ContractFormat<any, any, any, any>
+
+/**
+ * A compile's question, answered once per call: the claiming format, the query it reads, its
+ * resolved options, and the cache key they make. `failure` is what resolving threw (a bug, reported
+ * as `CONTRACTS_INTERNAL` by the pipeline; such a request has no key and is never cached).
+ */
+interface Request {
+  format?: AnyFormat
+  query?: { values: ImportQuery; diagnostics: Diagnostic[] }
+  resolved?: { options: unknown; diagnostics: Diagnostic[] }
+  key?: string
+  failure?: unknown
+}
+
+/** What load, check and model made of a file: the model when there were no errors. */
+interface Modeled {
+  format?: AnyFormat
+  model?: unknown
+  diagnostics: Diagnostic[]
+  host: ReturnType<typeof recordingHost>
+}
+
 interface CacheEntry {
+  /** Each file read, with its digest: the entry stands while all still have it. */
   inputs: Map<string, string>
+  format?: AnyFormat
+  /** The model the module was generated from (and the declarations are written from, on demand). */
+  model?: unknown
+  /** The result, `dts` on demand; `bare` is the same without `dts` (`declarations: false`). */
   result: CompileResult
+  bare: CompileResult
 }
 
 /**
@@ -85,7 +135,7 @@ interface CacheEntry {
 export class ContractCompiler {
   /** Pipeline runs that were not served from the cache (for tests and benchmarks). */
   compilations = 0
-  readonly formats: readonly ContractFormat<any, any, any, any>[]
+  readonly formats: readonly AnyFormat[]
   private readonly maxEntries: number
   private readonly cache = new Map<string, CacheEntry>()
   /** What the stages keep by content across this compiler's compiles (`CompileMemos`). */
@@ -103,50 +153,66 @@ export class ContractCompiler {
   }
 
   /** The format that claims a file name, if any. */
-  formatOf(file: string): ContractFormat<any, any, any, any> | undefined {
+  formatOf(file: string): AnyFormat | undefined {
     return this.formats.find((format) => format.match(file))
   }
 
   async compile(file: string, options: CompileOptions = {}): Promise<CompileResult> {
     const path = resolve(file)
-    const format = this.formatOf(path)
-    const query = format ? parseQuery(options.query, format, path) : undefined
-    const resolved = format && query ? format.resolveOptions(options[format.name], query.values, path) : undefined
-    const declarations = options.declarations !== false
-    const key = sha256(JSON.stringify([packageVersion, path, format?.name ?? '', options.query ?? '', resolved?.options ?? null, declarations]))
-    const entry = this.cache.get(key)
-    if (entry && stillValid(entry.inputs)) {
-      this.cache.delete(key) // re-inserted below: the cache evicts the least recently used entry
-      this.cache.set(key, entry)
-      return entry.result
-    }
+    const request = this.request(path, options)
+    const view = (entry: CacheEntry) => (options.declarations === false ? entry.bare : entry.result)
+    const cached = this.cached(request)
+    if (cached) return view(cached)
     this.compilations++
     const memos = this.recompiling(path)
-    const { result, inputs } = await this.run<CompileResult>(path, options, memos, (format, model, diagnostics, texts) => {
-      const generated = format.generate(model, memos)
-      return { code: generated.code, dts: declarations ? generated.dts : undefined, map: sourceMap(path, generated, texts.get(path) ?? '') }
-    })
-    this.cache.set(key, { inputs, result })
-    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
-    return result
+    const modeled = await this.modelStages(path, request, memos)
+    const entry = generated(path, modeled, memos)
+    if (request.key !== undefined) {
+      this.cache.set(request.key, entry)
+      if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
+    }
+    return view(entry)
+  }
+
+  /**
+   * The model `format` makes of `file` (what the CLI's targets and the topology read), typed by
+   * that format; no model when another format claims the file (`format` says which) or it has
+   * errors. Served from the cache when this compiler compiled the file with the same options and
+   * it has not changed since; otherwise loaded, checked and modeled without generating code.
+   */
+  async model<Model>(file: string, format: ContractFormat<any, any, Model, any>, options: CompileOptions = {}): Promise<ModelResult<Model>> {
+    const path = resolve(file)
+    const request = this.request(path, options)
+    const cached = this.cached(request)
+    const { diagnostics, dependencies } = cached?.result ?? {}
+    if (cached)
+      return {
+        file: path,
+        format: cached.format?.name,
+        model: cached.format === format ? (cached.model as Model) : undefined,
+        diagnostics: diagnostics!,
+        dependencies: dependencies!,
+      }
+    const modeled = await this.modelStages(path, request, undefined)
+    return { ...outcome(path, modeled, modeled.diagnostics), model: modeled.format === format ? (modeled.model as Model | undefined) : undefined }
   }
 
   /** Loads, checks and models a contract without generating code, and describes it (`contracts inspect`). */
   async inspect(file: string, options: CompileOptions = {}): Promise<InspectResult> {
-    const { result } = await this.run<InspectResult>(resolve(file), options, undefined, (format, model) => {
+    const path = resolve(file)
+    return this.finish<InspectResult>(path, await this.modelStages(path, this.request(path, options), undefined), (format, model) => {
       const inspection: Inspection = format.inspect(model)
       return { data: inspection.data, text: inspection.text }
     })
-    return result
   }
 
   /** The hash `contracts hash` prints, as the claiming format defines it. */
   async hash(file: string, selector: HashSelector, options: CompileOptions = {}): Promise<HashResult> {
-    const { result } = await this.run<HashResult>(resolve(file), options, undefined, (format, model) => {
+    const path = resolve(file)
+    return this.finish<HashResult>(path, await this.modelStages(path, this.request(path, options), undefined), (format, model) => {
       const answer: HashAnswer = format.hash(model, selector)
       return 'hash' in answer ? { hash: answer.hash } : { usage: answer.usage }
     })
-    return result
   }
 
   clear(): void {
@@ -164,53 +230,139 @@ export class ContractCompiler {
   }
 
   /**
-   * The stages every command shares: find the format, check the query, resolve the options, load,
-   * check, model. `finish` runs only on a model without errors. Nothing here throws: a bug becomes
-   * `CONTRACTS_INTERNAL`.
+   * The claiming format, the query and the options, resolved once for a call: the cache key is
+   * made of them and the pipeline reads them (it used to resolve them a second time).
    */
-  private async run<R extends { diagnostics: Diagnostic[] }>(
-    file: string,
-    options: CompileOptions,
-    memos: CompileMemos | undefined,
-    finish: (format: ContractFormat<any, any, any, any>, model: unknown, diagnostics: Diagnostic[], texts: Map<string, string>) => Partial<R>,
-  ): Promise<{ result: R & { file: string; format?: string; dependencies: string[] }; inputs: Map<string, string> }> {
-    const host = recordingHost(dirname(file))
-    const done = (diagnostics: Diagnostic[], format?: ContractFormat<any, any, any, any>, extra: Partial<R> = {}) => ({
-      result: { ...extra, file, format: format?.name, diagnostics: capDiagnostics(diagnostics), dependencies: [...host.digests.keys()] } as R & {
-        file: string
-        format?: string
-        dependencies: string[]
-      },
-      inputs: host.digests,
-    })
+  private request(file: string, options: CompileOptions): Request {
     const format = this.formatOf(file)
-    if (!format) {
-      const known = this.formats.map((f) => f.name).join(', ')
-      return done([fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known}).`)])
-    }
+    if (!format) return { key: cacheKey(file, '', options.query, null) }
     try {
       const query = parseQuery(options.query, format, file)
-      if (hasErrors(query.diagnostics)) return done(query.diagnostics, format)
       const resolved = format.resolveOptions(options[format.name], query.values, file)
-      if (hasErrors(resolved.diagnostics)) return done(resolved.diagnostics, format)
+      return { format, query, resolved, key: cacheKey(file, format.name, options.query, resolved.options) }
+    } catch (failure) {
+      return { format, failure }
+    }
+  }
+
+  /** The cached entry of a request whose inputs are all unchanged (then the most recently used); otherwise undefined. */
+  private cached(request: Request): CacheEntry | undefined {
+    const entry = request.key === undefined ? undefined : this.cache.get(request.key)
+    if (!entry || !stillValid(entry.inputs)) return undefined
+    this.cache.delete(request.key!) // re-inserted: the cache evicts the least recently used entry
+    this.cache.set(request.key!, entry)
+    return entry
+  }
+
+  /**
+   * The stages every command shares: check the query and the options, load, check, model; a stage
+   * that reports an error ends it. Nothing here throws: a bug becomes `CONTRACTS_INTERNAL`.
+   */
+  private async modelStages(file: string, request: Request, memos: CompileMemos | undefined): Promise<Modeled> {
+    const host = recordingHost(dirname(file))
+    const { format } = request
+    if (!format) {
+      const known = this.formats.map((f) => f.name).join(', ')
+      return { host, diagnostics: [fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known}).`)] }
+    }
+    try {
+      if (request.failure !== undefined) throw request.failure
+      const { query, resolved } = request as Required<Pick<Request, 'query' | 'resolved'>>
+      if (hasErrors(query.diagnostics)) return { format, host, diagnostics: query.diagnostics }
+      if (hasErrors(resolved.diagnostics)) return { format, host, diagnostics: resolved.diagnostics }
       const diagnostics = [...resolved.diagnostics]
       const loaded = await format.load(file, host)
       append(diagnostics, loaded.diagnostics)
-      if (loaded.input === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
+      if (loaded.input === undefined || hasErrors(diagnostics)) return { format, host, diagnostics }
       const checked = format.check(loaded.input)
       append(diagnostics, checked.diagnostics)
-      if (hasErrors(diagnostics)) return done(diagnostics, format)
+      if (hasErrors(diagnostics)) return { format, host, diagnostics }
       const modeled = format.model(checked.checked, resolved.options, memos)
       append(diagnostics, modeled.diagnostics)
-      if (modeled.model === undefined || hasErrors(diagnostics)) return done(diagnostics, format)
-      return done(diagnostics, format, finish(format, modeled.model, diagnostics, host.texts))
+      if (modeled.model === undefined || hasErrors(diagnostics)) return { format, host, diagnostics }
+      return { format, model: modeled.model, host, diagnostics }
     } catch (error) {
-      if (error instanceof InputError) return done([error.diagnostic], format)
-      // A bug of ours must still come out as a diagnostic, never as a crash of the user's build.
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
-      return done([fileProblem('CONTRACTS_INTERNAL', file, `Internal compiler error (please report it): ${message}`)], format)
+      return { format, host, diagnostics: [caught(error, file)] }
     }
   }
+
+  /** `inspect` and `hash`: `answer` runs on a model without errors; a throw in it is `CONTRACTS_INTERNAL`. */
+  private finish<R extends { diagnostics: Diagnostic[] }>(file: string, modeled: Modeled, answer: (format: AnyFormat, model: unknown) => Partial<R>): R {
+    if (modeled.model === undefined) return outcome(file, modeled, modeled.diagnostics) as R
+    try {
+      return outcome(file, modeled, modeled.diagnostics, answer(modeled.format!, modeled.model)) as unknown as R
+    } catch (error) {
+      return outcome(file, modeled, [caught(error, file)]) as R
+    }
+  }
+}
+
+/** What every result carries (after what a command adds, in that order), with the diagnostics capped. */
+function outcome<Extra extends object>(file: string, modeled: Modeled, diagnostics: Diagnostic[], extra?: Extra) {
+  return {
+    ...extra,
+    file,
+    format: modeled.format?.name,
+    diagnostics: capDiagnostics(diagnostics),
+    dependencies: [...modeled.host.digests.keys()],
+  } as Extra & { file: string; format?: string; diagnostics: Diagnostic[]; dependencies: string[] }
+}
+
+/** An error thrown in the pipeline: a file that cannot be read, or a bug of ours (never a crash of the user's build). */
+function caught(error: unknown, file: string): Diagnostic {
+  if (error instanceof InputError) return error.diagnostic
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  return fileProblem('CONTRACTS_INTERNAL', file, `Internal compiler error (please report it): ${message}`)
+}
+
+function cacheKey(file: string, format: string, query: string | undefined, options: unknown): string {
+  return sha256(JSON.stringify([packageVersion, file, format, query ?? '', options ?? null]))
+}
+
+/**
+ * The cache entry of a compile: the module generated now, the declarations when `dts` is first
+ * read (from the same model, once), and the model kept for `ContractCompiler.model`.
+ */
+function generated(file: string, modeled: Modeled, memos: CompileMemos | undefined): CacheEntry {
+  const inputs = modeled.host.digests
+  const failed = (diagnostics: Diagnostic[]): CacheEntry => {
+    const result = outcome(file, modeled, diagnostics)
+    return { inputs, format: modeled.format, result, bare: result }
+  }
+  if (modeled.model === undefined) return failed(modeled.diagnostics)
+  let output: Generated
+  let map: EncodedSourceMap
+  try {
+    output = modeled.format!.generate(modeled.model, memos)
+    map = sourceMap(file, output, modeled.host.texts.get(file) ?? '')
+  } catch (error) {
+    return failed([caught(error, file)])
+  }
+  const bare: CompileResult = outcome(file, modeled, modeled.diagnostics, { code: output.code, dts: undefined as string | undefined, map })
+  // The declarations are read off `output` once (a format may write them in a getter), then kept.
+  let pending: Generated | undefined = output
+  let dts: string | undefined
+  const result: CompileResult = {
+    code: bare.code,
+    get dts() {
+      if (pending !== undefined) {
+        const from = pending
+        pending = undefined
+        try {
+          dts = from.dts
+        } catch (error) {
+          bare.diagnostics.push(caught(error, file))
+        }
+      }
+      return dts
+    },
+    map,
+    file: bare.file,
+    format: bare.format,
+    diagnostics: bare.diagnostics,
+    dependencies: bare.dependencies,
+  }
+  return { inputs, format: modeled.format, model: modeled.model, result, bare }
 }
 
 function stillValid(inputs: Map<string, string>): boolean {

@@ -20,7 +20,10 @@ export type ImportQuery = ReadonlyMap<string, string>
 
 export interface Generated {
   code: string
-  /** May be a getter: read only when the compile was asked for declarations (`CompileOptions.declarations`). */
+  /**
+   * May be a getter (and should be, for a format whose declarations cost much to write): core reads
+   * it once, when the compile's `dts` is first read, which a build without sidecars never does.
+   */
   dts: string
   /** Generated lines (1-based) tied to the position of what they were generated from. */
   mappings?: Array<{ line: number; position: { line: number; column: number } }>
@@ -56,6 +59,12 @@ export type HashAnswer = { hash: string } | { usage: string }
 export interface ContractFormat<Input = unknown, Checked = unknown, Model = unknown, Options = unknown> {
   name: string
   match(file: string): boolean
+  /**
+   * The file names `match` claims, as a RegExp ending in `$` (no flags): plugins build their
+   * bundlers' hook filters from it, so an import no format claims never reaches the plugin's code.
+   * A format without one is asked about every import.
+   */
+  pattern?: RegExp
   /** Query keys this format reads from an import such as `./x.spec.json?topics=a,b`. */
   queryKeys: readonly string[]
   /** The format's options from what the caller passed under its name (untrusted) and the query; problems as diagnostics. */

@@ -3,6 +3,7 @@ import { ContractCompiler } from '../core/compile.js'
 import { formats } from '../formats/index.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
 import type { NatsOptions } from '../formats/nats/options.js'
+import type { PluginCode } from './codes.js'
 
 /** The plugin's options; each is documented, with its default, in docs/options.md (one section per option). */
 export interface PluginOptions {
@@ -54,16 +55,83 @@ export interface ResolvedPluginOptions {
   nats: NatsOptions | undefined
 }
 
-export const DEFAULT_EXCLUDE: FilterPattern = []
+/** A problem with the options as given: a diagnostic without a file (the options are not in one). */
+export interface OptionProblem {
+  code: PluginCode
+  severity: 'error' | 'warning'
+  message: string
+  data: Record<string, unknown>
+}
 
-/** Fills in the defaults (the one place they are). */
-export function resolveOptions(options: PluginOptions = {}): ResolvedPluginOptions {
+/** Every default, in the one place they are (docs/options.md mirrors them); the compiler is made per plugin instance. */
+export const DEFAULT_OPTIONS = {
+  include: undefined,
+  exclude: [],
+  types: 'sidecar',
+  benzene: {},
+  nats: undefined,
+} as const satisfies Omit<ResolvedPluginOptions, 'compiler'>
+
+export const DEFAULT_EXCLUDE: FilterPattern = DEFAULT_OPTIONS.exclude
+
+/** The options the plugin has, in the order docs/options.md gives them. */
+export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'compiler', 'benzene', 'nats'] as const
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPattern = (value: unknown) => typeof value === 'string' || value instanceof RegExp
+const shown = (value: unknown) =>
+  value instanceof RegExp ? String(value) : typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value))
+
+/**
+ * The plugin's options with the defaults filled in, checked as a format checks its own: an option
+ * the plugin does not have is a warning that names the ones it has (`CONTRACTS_UNKNOWN_PLUGIN_OPTION`,
+ * then ignored), a value an option cannot take is an error (`CONTRACTS_INVALID_PLUGIN_OPTION`). What
+ * is under `benzene` and `nats` is checked by those formats on each compile, with their own codes.
+ */
+export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOptions; problems: OptionProblem[] } {
+  const problems: OptionProblem[] = []
+  const invalid = (option: string, value: unknown, expected: string) =>
+    problems.push({
+      code: 'CONTRACTS_INVALID_PLUGIN_OPTION',
+      severity: 'error',
+      message: `Plugin option ${option}: ${shown(value)} is not ${expected}.`,
+      data: { option, value },
+    })
+  if (!isPlainObject(raw)) {
+    invalid('(all)', raw, 'an object of options')
+    raw = {}
+  }
+  const given = raw as Record<string, unknown>
+  for (const option of Object.keys(given))
+    if (!(PLUGIN_OPTIONS as readonly string[]).includes(option))
+      problems.push({
+        code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
+        severity: 'warning',
+        message: `Unknown plugin option ${JSON.stringify(option)}, ignored (the options are ${PLUGIN_OPTIONS.join(', ')}).`,
+        data: { option, known: [...PLUGIN_OPTIONS] },
+      })
+  for (const option of ['include', 'exclude'] as const) {
+    const value = given[option]
+    if (value !== undefined && value !== null && !isPattern(value) && !(Array.isArray(value) && value.every(isPattern)))
+      invalid(option, value, 'a glob, a RegExp or a list of them')
+  }
+  if (given.types !== undefined && given.types !== 'sidecar' && given.types !== false) invalid('types', given.types, "'sidecar' or false")
+  const compiler = given.compiler as { compile?: unknown; formatOf?: unknown } | undefined
+  if (compiler !== undefined && (typeof compiler?.compile !== 'function' || typeof compiler.formatOf !== 'function'))
+    invalid('compiler', compiler, 'a ContractCompiler')
+  for (const option of ['benzene', 'nats'] as const)
+    if (given[option] !== undefined && !isPlainObject(given[option]))
+      invalid(option, given[option], `an object of ${option === 'benzene' ? 'Benzene' : 'NATS'} options`)
+  const valid = (option: keyof PluginOptions) => !problems.some((p) => p.severity === 'error' && p.data.option === option)
   return {
-    include: options.include,
-    exclude: options.exclude ?? DEFAULT_EXCLUDE,
-    types: options.types ?? 'sidecar',
-    compiler: options.compiler ?? new ContractCompiler({ formats }),
-    benzene: options.benzene ?? {},
-    nats: options.nats,
+    options: {
+      include: valid('include') ? ((given.include as FilterPattern | undefined) ?? DEFAULT_OPTIONS.include) : DEFAULT_OPTIONS.include,
+      exclude: valid('exclude') ? ((given.exclude as FilterPattern | undefined) ?? DEFAULT_EXCLUDE) : DEFAULT_EXCLUDE,
+      types: valid('types') ? ((given.types as ResolvedPluginOptions['types'] | undefined) ?? DEFAULT_OPTIONS.types) : DEFAULT_OPTIONS.types,
+      compiler: (valid('compiler') ? (given.compiler as ContractCompiler | undefined) : undefined) ?? new ContractCompiler({ formats }),
+      benzene: valid('benzene') ? ((given.benzene as ResolvedPluginOptions['benzene'] | undefined) ?? DEFAULT_OPTIONS.benzene) : DEFAULT_OPTIONS.benzene,
+      nats: valid('nats') ? (given.nats as NatsOptions | undefined) : DEFAULT_OPTIONS.nats,
+    },
+    problems,
   }
 }

@@ -12,6 +12,7 @@ import { checkBenzene } from './rules/index.js'
 export const benzeneFormat: ContractFormat<JsonSource, JsonSource, BenzeneModel, BenzeneOptions> = {
   name: 'benzene',
   match: (file) => file.endsWith('.spec.json'),
+  pattern: /\.spec\.json$/,
   queryKeys: ['topics', 'includeReserved', 'validate'],
   resolveOptions: resolveBenzeneOptions,
 

@@ -12,6 +12,7 @@ import { daspRules, shapeRules } from './rules.js'
 export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undefined> = {
   name: 'dasp',
   match: (file) => file.endsWith('.dasp.json'),
+  pattern: /\.dasp\.json$/,
   queryKeys: [],
   resolveOptions: withoutOptions('dasp'),
   load: loadDasp,

@@ -129,7 +129,15 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   lines.push(`export const interactions = /* @__PURE__ */ $idMap([${interactions.join(', ')}]);`)
   lines.push(`export const pipelines = /* @__PURE__ */ $idMap(${jsLiteral(model.pipelines.map((p) => [p.key, { ...p.data, source: p.source }]))});`)
   lines.push(`export const workflows = /* @__PURE__ */ $idMap(${jsLiteral(model.workflows.map((w) => [w.key, { ...w.data, source: w.source }]))});`, '')
-  return { code: lines.text(), dts: declarations(model, header), mappings }
+  // The declarations are written only when read: a build without sidecars never needs them, and a
+  // dev server reads them after the module is served.
+  return {
+    code: lines.text(),
+    get dts() {
+      return declarations(model, header)
+    },
+    mappings,
+  }
 }
 
 /**

@@ -31,6 +31,7 @@ function check(input: NatsInput): { checked: NatsContext; diagnostics: Diagnosti
 export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, NatsOptions> = {
   name: 'nats',
   match: (file) => APPLICATION_DOCUMENT_NAME.test(file),
+  pattern: APPLICATION_DOCUMENT_NAME,
   queryKeys: [],
   resolveOptions: resolveNatsOptions,
   load: loadInput,

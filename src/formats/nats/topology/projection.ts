@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path'
 import { ContractCompiler } from '../../../core/compile.js'
 import type { Diagnostic } from '../../../core/diagnostics.js'
 import { hasErrors } from '../../../core/diagnostics.js'
-import { formats } from '../../index.js'
+import { natsFormat } from '../index.js'
 import { templateTokens } from '../../../runtime/nats/subjects.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { parseFilter, positions } from '../address.js'
@@ -76,7 +76,7 @@ export type TopologyResult = (
   readonly documents: readonly string[]
 }
 
-type Model = Omit<NatsModel, 'file'> & { format: 'nats' }
+type Model = Omit<NatsModel, 'file'>
 
 const byId = <T extends { id: string }>(list: T[]) => list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 const edgeKey = (e: TopologyEdge) => `${e.kind}\u0000${e.from}\u0000${e.to}\u0000${e.label ?? ''}`
@@ -100,14 +100,19 @@ async function documentsOf(inputs: readonly string[]): Promise<string[]> {
   return [...out].sort()
 }
 
-/** Compiles each application document and projects the ones that pass; any error gives the diagnostics, not a partial picture. */
-export async function topology(inputs: string | readonly string[], compiler = new ContractCompiler({ formats })): Promise<TopologyResult> {
+/**
+ * Compiles each application document and projects the ones that pass; any error gives the
+ * diagnostics, not a partial picture. The compiler defaults to one of the NATS format alone (a
+ * format imports no other): a file of another format is then a file no format handles. The
+ * package root's `topology` and the CLI pass a compiler of every format, which names the format.
+ */
+export async function topology(inputs: string | readonly string[], compiler = new ContractCompiler({ formats: [natsFormat] })): Promise<TopologyResult> {
   const files = await documentsOf(typeof inputs === 'string' ? [inputs] : inputs)
   const diagnostics: Diagnostic[] = []
   const read = new Set<string>(files)
   const models: Array<{ file: string; model: Model }> = []
   for (const file of files) {
-    const result = await compiler.inspect(file)
+    const result = await compiler.model(file, natsFormat)
     for (const dependency of result.dependencies) read.add(dependency)
     diagnostics.push(...result.diagnostics)
     if (result.format !== 'nats' && !hasErrors(result.diagnostics))
@@ -120,7 +125,7 @@ export async function topology(inputs: string | readonly string[], compiler = ne
         line: 1,
         column: 1,
       })
-    else if (result.data !== undefined) models.push({ file, model: result.data as Model })
+    else if (result.model !== undefined) models.push({ file, model: result.model })
   }
   const documents = [...read].sort()
   if (hasErrors(diagnostics) || models.length === 0) return { diagnostics, documents }
@@ -370,5 +375,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   const known = new Set(nodeList.map((n) => n.id))
   // Every edge joins two nodes of the projection (a link to an application outside the inputs is left out).
   const edgeList = [...edges.values()].filter((e) => known.has(e.from) && known.has(e.to)).sort((a, b) => (edgeKey(a) < edgeKey(b) ? -1 : 1))
-  return deepFreeze({ nodes: nodeList, edges: edgeList })
+  // Frozen as a copy: nodes carry parts of the models (configs, sources), and a model may be the
+  // compiler's own, kept with a cached compile (`ContractCompiler.model`), which is not frozen.
+  return deepFreeze(structuredClone({ nodes: nodeList, edges: edgeList }))
 }

@@ -1,0 +1,156 @@
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { createFilter } from 'unplugin-utils'
+import type { CompileOptions, CompileResult, ContractCompiler } from '../core/compile.js'
+import type { Diagnostic } from '../core/diagnostics.js'
+import { formatDiagnostic } from '../core/report.js'
+import type { WriteResult } from '../core/safe-write.js'
+import { writeRefusedDiagnostic } from '../core/write-refused.js'
+import { DevRegistry } from './dev-page.js'
+import { parseModuleId } from './module-id.js'
+import { resolveOptions, type OptionProblem, type ResolvedPluginOptions } from './options.js'
+import { SidecarWriter } from './sidecar.js'
+
+/** How long a dev server waits after a contract's last save before writing its sidecars (`typesLater`). */
+const TYPES_DELAY = 50
+
+/** A contract import as the plugin serves it: the contract and the import's query. */
+export interface Served {
+  file: string
+  query: string
+}
+
+/**
+ * The state of one plugin instance, which its hooks (src/plugin/factory.ts) share. One compile per
+ * module and edit: a module is served from `compile`, and its sidecars are written from the same
+ * result (`CompileResult.dts` is written on first read), in a build before the module is done, in
+ * a dev server once the saves pause.
+ */
+export class PluginContext {
+  readonly options: ResolvedPluginOptions
+  readonly compiler: ContractCompiler
+  /** What `resolveOptions` found wrong with the options (the factory throws the errors and warns of the rest). */
+  readonly problems: readonly OptionProblem[]
+  /** `include` / `exclude`, among the files a format claims. */
+  readonly included: (file: string) => boolean
+  /** The one writer of sidecars and query declarations (it keeps the query imports served, for their file). */
+  readonly sidecars = new SidecarWriter()
+  /** What this (dev) server compiled, for the `/__contracts/` page. */
+  readonly registry = new DevRegistry()
+  /** Dependency file -> ids of the modules compiled from it: a change to the file invalidates them (`hotUpdate`). */
+  private readonly dependents = new Map<string, Set<string>>()
+  /** A dev server's pending sidecar writes, by contract and query: each save starts the wait again (`typesLater`). */
+  private readonly typeTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  /** The last sidecar write started, by contract and query: the next one waits for it, so two never interleave. */
+  private readonly typeWrites = new Map<string, Promise<void>>()
+  /** Vite's project root: `/x.spec.json` there means `<root>/x.spec.json`, as Vite resolves `/x.json`. */
+  viteRoot: string | undefined
+  /**
+   * Whether a Vite dev server runs this instance. Then a module is served at once and its sidecars
+   * are written just after (`typesLater`): in the 100-topic dev-loop case the declarations and their
+   * write were a fifth of every edit's wait, for a file the editor reads whenever it is written.
+   */
+  serving = false
+  /** The dev server's logger: what goes wrong after a module was served is a warning there. */
+  logger: { warn(message: string): void } | undefined
+
+  constructor(raw: unknown) {
+    const { options, problems } = resolveOptions(raw)
+    this.options = options
+    this.problems = problems
+    this.compiler = options.compiler
+    this.included = createFilter(options.include, options.exclude)
+  }
+
+  /** What a compile of `file` is asked: the import query and the format options (a `topics` function called for this file). */
+  compileOptions(file: string, query: string): CompileOptions {
+    const { topics, ...benzene } = this.options.benzene
+    return {
+      query,
+      // Only what the result shows: the declarations are written when read, from the same compile.
+      declarations: this.options.types !== false,
+      benzene: { ...benzene, topics: typeof topics === 'function' ? topics(file) : topics },
+      ...(this.options.nats ? { nats: this.options.nats } : {}),
+    }
+  }
+
+  compile(served: Served): Promise<CompileResult> {
+    return this.compiler.compile(served.file, this.compileOptions(served.file, served.query))
+  }
+
+  /** Watches `dependency` for the module `id` (`this` is the hook's): a change regenerates it (dev) or rebuilds (watch mode). */
+  watch(hook: { addWatchFile(file: string): void }, dependency: string, id: string): void {
+    hook.addWatchFile(dependency)
+    let ids = this.dependents.get(dependency)
+    if (!ids) this.dependents.set(dependency, (ids = new Set()))
+    ids.add(id)
+  }
+
+  /** The ids of the modules compiled from `file` (none when it is not a dependency of any). */
+  modulesOf(file: string): ReadonlySet<string> | undefined {
+    return this.dependents.get(file)
+  }
+
+  /** A path (relative, absolute, or root-relative in Vite), as opposed to an alias or a package specifier. */
+  isPath(specifier: string): boolean {
+    return specifier.startsWith('.') || isAbsolute(specifier) || (this.viteRoot !== undefined && specifier.startsWith('/'))
+  }
+
+  /** The file a contract specifier names, from its importer (a package's contract through Node's resolution). */
+  resolveContract(specifier: string, importer: string | undefined): string | undefined {
+    if (this.viteRoot !== undefined && specifier.startsWith('/') && existsSync(join(this.viteRoot, specifier))) return join(this.viteRoot, specifier)
+    if (isAbsolute(specifier)) return specifier
+    const from = importer ? (parseModuleId(importer)?.file ?? importer) : join(process.cwd(), 'index.js')
+    if (specifier.startsWith('.')) return resolve(dirname(from), specifier)
+    try {
+      // A contract shipped in a package: `@acme/contracts/payments.spec.json`.
+      return createRequire(from).resolve(specifier)
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Writes the sidecars of a served module from its compile: the sidecar (declarations of the import
+   * without a query, whatever this import asked for) and, for a query import, the contract's query
+   * declarations. Returns the writes refused (`CONTRACTS_WRITE_REFUSED`), none when all went well.
+   */
+  async writeTypes(result: CompileResult, served: Served): Promise<Diagnostic[]> {
+    const refused: Diagnostic[] = []
+    const collect = (written: WriteResult) => {
+      if (!written.ok) refused.push(...written.refused.map(writeRefusedDiagnostic))
+    }
+    const plain = served.query === '' ? result : await this.compile({ file: served.file, query: '' })
+    if (plain.dts !== undefined) collect(this.sidecars.sidecar(served.file, plain.dts))
+    // Everything seen so far, in one synchronous write: the last write is complete.
+    if (served.query !== '' && result.dts !== undefined && this.sidecars.query(served.file, served.query, result.dts))
+      collect(this.sidecars.writeQueries(served.file))
+    return refused
+  }
+
+  /**
+   * A dev server's sidecars for `served`, written once its saves pause (`TYPES_DELAY` after the
+   * last one served), one write at a time per contract and query. The compile is the one the module
+   * was served from (the cache answers while the contract is unchanged). A contract that does not
+   * compile has no declarations: nothing is written (the overlay shows why). A failed or refused
+   * write is a warning (the module is served already; a build fails on it instead).
+   */
+  typesLater(served: Served): void {
+    const key = `${served.file}?${served.query}`
+    clearTimeout(this.typeTimers.get(key))
+    const timer = setTimeout(() => {
+      this.typeTimers.delete(key)
+      const previous = this.typeWrites.get(key) ?? Promise.resolve()
+      const next = previous
+        .then(async () => {
+          const result = await this.compile(served)
+          if (result.dts === undefined) return
+          for (const refusal of await this.writeTypes(result, served)) this.logger?.warn(`unplugin-contracts: ${formatDiagnostic(refusal)}`)
+        })
+        .catch((error: unknown) => this.logger?.warn(`unplugin-contracts: the declarations of ${served.file} were not written: ${String(error)}`))
+      this.typeWrites.set(key, next)
+    }, TYPES_DELAY)
+    this.typeTimers.set(key, timer)
+  }
+}
