@@ -41,6 +41,10 @@ export interface CompileResult {
    * diagnostic added to `diagnostics` then (and `dts` is undefined).
    */
   dts?: string
+  /** The module's export names (absent when there are errors): a tool lists them without parsing `code`. */
+  exports?: readonly string[]
+  /** The contract's identity, when the format has one: Benzene's contract hash, a NATS document's digest. */
+  identity?: string
   diagnostics: Diagnostic[]
   /** Every file the result depends on (the contract first); watch all of them. */
   dependencies: string[]
@@ -357,6 +361,8 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
       return dts
     },
     map,
+    exports: output.exports,
+    ...(output.identity !== undefined ? { identity: output.identity } : {}),
     file: bare.file,
     format: bare.format,
     diagnostics: bare.diagnostics,

@@ -20,6 +20,10 @@ export type ImportQuery = ReadonlyMap<string, string>
 
 export interface Generated {
   code: string
+  /** The module's export names, in the order written: tools list them without reading `code`. */
+  exports: readonly string[]
+  /** What identifies the contract the module was made from (a contract hash, a document digest), when the format has one. */
+  identity?: string
   /**
    * May be a getter (and should be, for a format whose declarations cost much to write): core reads
    * it once, when the compile's `dts` is first read, which a build without sidecars never does.

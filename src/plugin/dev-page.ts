@@ -23,17 +23,11 @@ export const DEV_PAGE = '/__contracts'
 interface Entry {
   file: string
   format?: string
-  /** The module (read for its exports and identity only when the page is drawn: every save records one). */
-  code: string
+  /** The module's export names and the contract's identity, as the format reported them (the module is never read). */
+  exports: readonly string[]
+  identity?: string
   diagnostics: CompileResult['diagnostics']
   dependencies: string[]
-}
-
-/** The module's exports and contract identity: Benzene's contract hash, a NATS module's document digest. */
-function described(code: string): { exports: string[]; identity?: string } {
-  const exports = [...code.matchAll(/^export const ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!)
-  const identity = /^export const contractHash = "(sha256:[0-9a-f]{64})"/m.exec(code)?.[1] ?? /"digest":"([0-9a-f]{64})"/.exec(code)?.[1]
-  return { exports, ...(identity ? { identity } : {}) }
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -66,7 +60,8 @@ export class DevRegistry {
     this.entries.set(result.file, {
       file: result.file,
       ...(result.format ? { format: result.format } : {}),
-      code: result.code ?? '',
+      exports: result.exports ?? [],
+      ...(result.identity !== undefined ? { identity: result.identity } : {}),
       diagnostics: result.diagnostics,
       dependencies: result.dependencies,
     })
@@ -82,7 +77,7 @@ export class DevRegistry {
     const bundles = new Set<string>()
     for (const file of this.files()) {
       const entry = this.entries.get(file)!
-      const e = { ...entry, ...described(entry.code) }
+      const e = entry
       const read = sourceReader(e.dependencies.length > 0 ? e.dependencies : [file])
       const diagnostics = e.diagnostics
         .map((d) => `<pre class="diagnostic ${d.severity}" data-code="${escape(d.code)}">${escape(formatDiagnostic(d, read))}</pre>`)

@@ -63,6 +63,8 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
   // The declarations are written only when read: a build without sidecars never needs them.
   return {
     code: lines.join('\n'),
+    exports: ['contractHash', 'contract', 'messageEndpoint', ...model.topics.map((topic) => topic.exportName), 'topics', 'events'],
+    identity: model.moduleHash,
     get dts() {
       return declarations(model, header)
     },

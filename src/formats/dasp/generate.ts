@@ -56,5 +56,18 @@ export function generateDasp(model: DaspModel): Generated {
     `export declare function conformanceReport(results: $dasp.ConformanceResults): ReturnType<typeof $dasp.conformanceReport>;`,
     '',
   ].join('\n')
-  return { code, dts }
+  return { code, dts, exports: EXPORTS }
 }
+
+/** What every DASP module exports, in the order written above. */
+const EXPORTS = [
+  'selectionRequest',
+  'sessionFloor',
+  'attributes',
+  'attributeNames',
+  'attributeValidators',
+  'isExactSelection',
+  'checkSessionFloor',
+  'checkPlacement',
+  'conformanceReport',
+] as const

@@ -133,6 +133,20 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   // dev server reads them after the module is served.
   return {
     code: lines.text(),
+    exports: [
+      'contract',
+      'tokenTypes',
+      ...model.channels.map((channel) => channel.exportName),
+      'channels',
+      'operations',
+      'streams',
+      'consumers',
+      'adapters',
+      'interactions',
+      'pipelines',
+      'workflows',
+    ],
+    identity: model.contract.digest,
     get dts() {
       return declarations(model, header)
     },
