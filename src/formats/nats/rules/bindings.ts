@@ -9,7 +9,7 @@ import { BRANCH_FIELDS, CONTEXT_FIELDS, CORRELATION_SOURCES } from '../interacti
 import { deref, destinationAt, localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
 import { localRequestPayload } from '../message-schemas.js'
 import { interactions } from './interactions.js'
-import type { NatsRule } from './rule.js'
+import { natsRule, type NatsReport } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per interaction, O(b log b) for b bindings (overlap by one sort), required-field coverage O(fields x depth) through set lookups, schema equality by memoized digests (linear in the schemas). */
 
@@ -48,10 +48,10 @@ function bindingMaps(it: Record<string, any>): { subject: Record<string, Source>
 
 const SOURCE_KINDS = ['input', 'context', 'branch', 'literal']
 
-export const bindingSources: NatsRule = {
+export const bindingSources = natsRule({
   code: 'NATS_BINDING_SOURCE',
   description: 'A binding source that is not exactly one of {input}, {context}, {branch} or {literal}, or names an input or branch field that does not exist.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       const inputs = isObject(it.inputs) ? it.inputs : {}
       for (const [part, map] of Object.entries(bindingMaps(it))) {
@@ -59,29 +59,29 @@ export const bindingSources: NatsRule = {
           const pointer = at(ctx, key, 'bindings', part, target)
           const kinds = isObject(source) ? Object.keys(source) : []
           if (kinds.length !== 1 || !SOURCE_KINDS.includes(kinds[0]!))
-            ctx.report(this.code, pointer, 'A source is exactly one of {input}, {context}, {branch} or {literal}; there is no implicit same-name copying.')
+            report(pointer, 'A source is exactly one of {input}, {context}, {branch} or {literal}; there is no implicit same-name copying.')
           else if ('input' in source && !Object.hasOwn(inputs, source.input as string))
-            ctx.report(this.code, pointer, `${JSON.stringify(source.input)} is not an input of this interaction.`)
+            report(pointer, `${JSON.stringify(source.input)} is not an input of this interaction.`)
           else if ('branch' in source && !Object.hasOwn(BRANCH_FIELDS, source.branch as string))
-            ctx.report(this.code, pointer, `${JSON.stringify(source.branch)} is not a branch field (id, peerId, attempt, fence, input).`)
+            report(pointer, `${JSON.stringify(source.branch)} is not a branch field (id, peerId, attempt, fence, input).`)
         }
       }
     }
   },
-}
+})
 
 /** Do two JSON Pointers overlap (one is the other or lies inside it)? */
 export function pointersOverlap(a: string, b: string): boolean {
   return a === b || a.startsWith(b + '/') || b.startsWith(a + '/') || a === '' || b === ''
 }
 
-export const bindingOverlap: NatsRule = {
+export const bindingOverlap = natsRule({
   code: 'NATS_BINDING_OVERLAP',
   description: 'Two payload destination pointers overlap (one equals or contains the other).',
-  check(ctx) {
-    for (const [key, it] of interactions(ctx)) checkOverlap(ctx, Object.keys(bindingMaps(it).payload), (p) => at(ctx, key, 'bindings', 'payload', p), this.code)
+  check(ctx, report) {
+    for (const [key, it] of interactions(ctx)) checkOverlap(Object.keys(bindingMaps(it).payload), (p) => at(ctx, key, 'bindings', 'payload', p), report)
   },
-}
+})
 
 /**
  * Reports each destination that lies inside another (or equals ""), at the later of the two in
@@ -90,17 +90,17 @@ export const bindingOverlap: NatsRule = {
  * pointer's descendants follow it before any pointer that is not one: "/" sorts below every
  * token character that could follow a shared prefix and precede it.)
  */
-export function checkOverlap(ctx: NatsContext, pointers: string[], where: (p: string) => string, code: string): void {
+export function checkOverlap(pointers: string[], where: (p: string) => string, report: NatsReport): void {
   const order = new Map(pointers.map((p, i) => [p, i]))
-  const report = (a: string, b: string) => {
+  const overlap = (a: string, b: string) => {
     const [later, earlier] = order.get(a)! > order.get(b)! ? [a, b] : [b, a]
-    ctx.report(code, where(later), `Destination ${JSON.stringify(later)} overlaps ${JSON.stringify(earlier)}; destinations cannot overlap.`)
+    report(where(later), `Destination ${JSON.stringify(later)} overlaps ${JSON.stringify(earlier)}; destinations cannot overlap.`)
   }
   const sorted = [...pointers].sort()
   const open: string[] = []
   for (const pointer of sorted) {
     while (open.length > 0 && !pointersOverlap(pointer, open[open.length - 1]!)) open.pop()
-    if (open.length > 0) report(pointer, open[open.length - 1]!)
+    if (open.length > 0) overlap(pointer, open[open.length - 1]!)
     open.push(pointer)
   }
 }
@@ -169,11 +169,11 @@ export function composedConstruction(ctx: NatsContext, schema: Record<string, un
   return out
 }
 
-export const bindingCoverage: NatsRule = {
+export const bindingCoverage = natsRule({
   code: 'NATS_BINDING_MISSING',
   description:
     'A subject parameter of the request channel or a required payload field (required descendants of constructed objects included) is not bound, or a binding names a parameter the channel does not have.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
       const { subject, payload } = bindingMaps(it)
@@ -181,27 +181,26 @@ export const bindingCoverage: NatsRule = {
       if (!channel) continue
       for (const param of Object.keys(channel.parameters))
         if (!Object.hasOwn(subject, param))
-          ctx.report(this.code, at(ctx, key, 'bindings', 'subject'), `Subject parameter {${param}} of channel ${JSON.stringify(channel.id)} is not bound.`)
+          report(at(ctx, key, 'bindings', 'subject'), `Subject parameter {${param}} of channel ${JSON.stringify(channel.id)} is not bound.`)
       for (const param of Object.keys(subject))
         if (!Object.hasOwn(channel.parameters, param))
-          ctx.report(this.code, at(ctx, key, 'bindings', 'subject', param), `{${param}} is not a parameter of channel ${JSON.stringify(channel.id)}.`)
+          report(at(ctx, key, 'bindings', 'subject', param), `{${param}} is not a parameter of channel ${JSON.stringify(channel.id)}.`)
       for (const path of unboundRequired(ctx, operationPayload(ctx, it.requestOperation), Object.keys(payload))) {
-        ctx.report(this.code, at(ctx, key, 'bindings', 'payload'), `Required payload field ${path} is not bound.`)
+        report(at(ctx, key, 'bindings', 'payload'), `Required payload field ${path} is not bound.`)
       }
       for (const path of composedConstruction(ctx, operationPayload(ctx, it.requestOperation), Object.keys(payload)))
-        ctx.report(
-          this.code,
+        report(
           at(ctx, key, 'bindings', 'payload'),
           `The payload ${path || '(root)'} is built field by field through a composed or conditional schema; what it requires cannot be proven: bind it whole.`,
         )
     }
   },
-}
+})
 
-export const correlationNotOverwritten: NatsRule = {
+export const correlationNotOverwritten = natsRule({
   code: 'NATS_BINDING_CORRELATION',
   description: 'A payload location that correlation reads is bound from business data instead of the fact it names (work that sends a request only).',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       // Gather-only work (no requestOperation) sends no request payload: its bindings are empty and
       // there is no correlation metadata of a request to protect.
@@ -215,21 +214,16 @@ export const correlationNotOverwritten: NatsRule = {
         const source = payload[location]
         const id = isObject(source) ? `${Object.keys(source)[0]}:${String(Object.values(source)[0])}` : undefined
         if (id === undefined)
-          ctx.report(
-            this.code,
-            at(ctx, key, 'bindings', 'payload'),
-            `${location} carries the ${fact} correlation and must be bound from ${allowed.join(' or ')}.`,
-          )
+          report(at(ctx, key, 'bindings', 'payload'), `${location} carries the ${fact} correlation and must be bound from ${allowed.join(' or ')}.`)
         else if (!allowed.includes(id))
-          ctx.report(
-            this.code,
+          report(
             at(ctx, key, 'bindings', 'payload', location),
             `${location} carries the ${fact} correlation; binding it from ${id} would overwrite correlation metadata with business data.`,
           )
       }
     }
   },
-}
+})
 
 /** The JSON type a source yields, and its token type when it has one. */
 function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): { type?: string; tokenType?: TokenType; schema?: Record<string, unknown> } {
@@ -260,11 +254,11 @@ function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): 
 const compatible = (source: string | undefined, target: unknown) =>
   source === undefined || target === undefined || source === target || (source === 'integer' && target === 'number')
 
-export const bindingTypes: NatsRule = {
+export const bindingTypes = natsRule({
   code: 'NATS_BINDING_TYPE',
   description:
     'A known type contradiction: a literal outside its destination schema, an input token type not contained in the subject parameter domain, a source type the destination cannot hold, or a destination the payload schema forbids (additionalProperties: false).',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
       const { subject, payload } = bindingMaps(it)
@@ -275,10 +269,10 @@ export const bindingTypes: NatsRule = {
         const { type, tokenType } = sourceType(ctx, it, source)
         const pointer = at(ctx, key, 'bindings', 'subject', param)
         if ('literal' in source && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] })))
-          ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
+          report(pointer, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
         else if (tokenType && !tokenTypeContains(domain, tokenType))
-          ctx.report(this.code, pointer, `Input ${JSON.stringify(source.input)}'s token type is not contained in {${param}}'s domain.`)
-        else if (type !== undefined && type !== 'string') ctx.report(this.code, pointer, `A ${type} cannot be a subject token.`)
+          report(pointer, `Input ${JSON.stringify(source.input)}'s token type is not contained in {${param}}'s domain.`)
+        else if (type !== undefined && type !== 'string') report(pointer, `A ${type} cannot be a subject token.`)
       }
       const root = operationPayload(ctx, it.requestOperation)
       for (const [path, source] of Object.entries(payload)) {
@@ -286,22 +280,21 @@ export const bindingTypes: NatsRule = {
         const pointer = at(ctx, key, 'bindings', 'payload', path)
         // A destination the schema forbids (additionalProperties: false) holds no value: a known contradiction.
         const destination = !target && root && isObject(source) ? destinationAt(ctx, root, path) : undefined
-        if (destination && 'forbidden' in destination)
-          ctx.report(this.code, pointer, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
+        if (destination && 'forbidden' in destination) report(pointer, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
         if (!target || !isObject(source)) continue
         if ('literal' in source) {
           if (!satisfies(resolveRefs(ctx, target) as object, source.literal))
-            ctx.report(this.code, pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
+            report(pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
           continue
         }
         const { type } = sourceType(ctx, it, source)
         const targetType = Array.isArray(target.type) ? undefined : target.type
         if (!compatible(type, targetType) && !(target.nullable === true && type === 'null'))
-          ctx.report(this.code, pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
+          report(pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
       }
     }
   },
-}
+})
 
 /** A schema with same-document references inlined (bounded), for ajv. */
 export function resolveRefs(ctx: NatsContext, schema: unknown, depth = 0): unknown {
@@ -323,28 +316,23 @@ function proven(ctx: NatsContext, it: Record<string, any>, source: Source, targe
   return !constrained && compatible(type, target.type)
 }
 
-export const bindingProof: NatsRule = {
+export const bindingProof = natsRule({
   code: 'NATS_BINDING_UNPROVEN',
   description: 'A payload binding whose schema implication cannot be proven statically, in an interaction without `capabilities: [runtime-schema-check]`.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       if (it.requestOperation === undefined) continue
       const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
       const unknownCapability = capabilities.find((c: unknown) => c !== 'runtime-schema-check')
       if (unknownCapability !== undefined)
-        ctx.report(
-          this.code,
-          at(ctx, key, 'capabilities'),
-          `Capability ${JSON.stringify(unknownCapability)} is not defined by v0.2 (only runtime-schema-check).`,
-        )
+        report(at(ctx, key, 'capabilities'), `Capability ${JSON.stringify(unknownCapability)} is not defined by v0.2 (only runtime-schema-check).`)
       if (capabilities.includes('runtime-schema-check')) continue
       const root = operationPayload(ctx, it.requestOperation)
       for (const [path, source] of Object.entries(bindingMaps(it).payload)) {
         const target = schemaAtPointer(ctx, root, path)
         if (!isObject(source)) continue
         if (!target || !proven(ctx, it, source, target)) {
-          ctx.report(
-            this.code,
+          report(
             at(ctx, key, 'bindings', 'payload', path),
             `Nothing proves statically that this source satisfies the schema at ${path}; declare capabilities: [runtime-schema-check] to validate the materialized payload before dispatch.`,
           )
@@ -352,7 +340,7 @@ export const bindingProof: NatsRule = {
       }
     }
   },
-}
+})
 
 /**
  * A `runtime-schema-check` payload validator is generated from the payload schema with every
@@ -362,20 +350,19 @@ export const bindingProof: NatsRule = {
  * and is refused here instead of checking nothing. O(payload schema + the schemas it reaches),
  * each copied once (message-schemas.ts).
  */
-export const schemaCheckExternal: NatsRule = {
+export const schemaCheckExternal = natsRule({
   code: 'NATS_SCHEMA_CHECK_EXTERNAL',
   description:
     'An interaction with `runtime-schema-check` whose payload schema has a reference that cannot be followed (into a locked file or this document): no validator can be generated from it.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
       if (!capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string') continue
       if (localRequestPayload(ctx, it.requestOperation)?.external)
-        ctx.report(
-          this.code,
+        report(
           at(ctx, key, 'capabilities'),
           `runtime-schema-check validates the payload of ${JSON.stringify(it.requestOperation)}, and a reference in its message or payload schema cannot be followed (it names nothing, or a file the bundle does not lock).`,
         )
     }
   },
-}
+})

@@ -1,4 +1,8 @@
+import type { Diagnostic, Locatable } from '../../../core/diagnostics.js'
+import { runRules } from '../../../core/rule-runner.js'
 import { NATS_LOAD_CODES } from '../codes.js'
+import { NatsContext } from '../context.js'
+import type { LoadedFile, NatsInput } from '../load.js'
 import {
   addressTokens,
   channelKnown,
@@ -67,19 +71,20 @@ import { patternSupported } from './patterns.js'
 import { payloadBounded } from './payload-cost.js'
 import { refKind, refResolves } from './references.js'
 import { schemaFormat } from './schema-formats.js'
+import type { CodeOf } from '../../../core/rule.js'
 import type { NatsRule } from './rule.js'
-import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion } from './standard.js'
+import { asyncapiSchema, asyncapiVersion, profilePresent, profileShape, profileUnsupported, profileVersion, standardVersion } from './standard.js'
 import { tokenTypeForm, tokenTypeNonEmpty } from './token-types.js'
 import { standardChannelKey, standardParameters } from './standard-channels.js'
 
 /** The document rules, run when the document is AsyncAPI 3.1.0 with a profile object. */
-export const gateRules: readonly NatsRule[] = [asyncapiVersion, profilePresent, profileVersion]
+export const gateRules = [asyncapiVersion, profilePresent, profileVersion] as const satisfies readonly NatsRule[]
 
 /** The rules of the standard AsyncAPI part alone: run on a document without a profile too. */
-export const standardRules: readonly NatsRule[] = [asyncapiSchema, refResolves, refKind, standardParameters, standardChannelKey]
+export const standardRules = [asyncapiSchema, refResolves, refKind, standardParameters, standardChannelKey] as const satisfies readonly NatsRule[]
 
 /** Every other rule (NATS profile v0.2, part 1). Each has one code; README lists them. */
-export const natsRules: readonly NatsRule[] = [
+export const natsRules = [
   asyncapiSchema,
   refResolves,
   refKind,
@@ -172,7 +177,31 @@ export const natsRules: readonly NatsRule[] = [
   pipelineOutput,
   pipelineSchemas,
   workflowRule,
-]
+] as const satisfies readonly NatsRule[]
+
+/** The codes NATS's rules declare. */
+export type NatsRuleCode = CodeOf<typeof gateRules> | CodeOf<typeof natsRules>
 
 /** Codes found while reading the bundle (load.ts), documented with the rules. */
 export const loadCodes = Object.keys(NATS_LOAD_CODES) as Array<keyof typeof NATS_LOAD_CODES>
+
+/** A file of the bundle, as the runner positions a report in it. */
+const located = (file: LoadedFile): Locatable => ({ file: file.file, locate: file.source.locate })
+
+/**
+ * Runs the rules over the document, in order (core/rule-runner.ts: each report gets its rule's code
+ * and severity); the context, with the facts the rules derived, is what the model reads.
+ */
+export function checkNats(input: NatsInput): { checked: NatsContext; diagnostics: Diagnostic[] } {
+  const ctx = new NatsContext(input)
+  const target = { main: located(ctx.main), locate: located }
+  const diagnostics = runRules(gateRules, ctx, target)
+  // A document that is not AsyncAPI 3.1.0 with profile 0.2.0-draft is not read further: the rest would only echo that.
+  // One without a profile at all (most AsyncAPI documents) still has its standard part checked, so
+  // the user learns everything in one run.
+  // So does a 3.0.x document (a profiled one is refused for its version, NATS_ASYNCAPI_VERSION).
+  if (diagnostics.length === 0) runRules(natsRules, ctx, target, diagnostics)
+  else if (standardVersion(ctx.doc) !== undefined && diagnostics.every((d) => d.code === 'NATS_PROFILE_MISSING' || d.code === 'NATS_ASYNCAPI_VERSION'))
+    runRules(standardRules, ctx, target, diagnostics)
+  return { checked: ctx, diagnostics }
+}

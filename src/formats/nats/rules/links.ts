@@ -6,7 +6,7 @@ import { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { ChannelIndex } from '../channel-index.js'
 import type { Language } from '../languages.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 import { distinctDocuments } from './bundle.js'
 import { sameTokenLanguage } from '../containment.js'
 import { follow, type Where } from '../message-schemas.js'
@@ -53,43 +53,40 @@ function resolvedLinks(ctx: NatsContext) {
   })
 }
 
-export const linkResolves: NatsRule = {
+export const linkResolves = natsRule({
   code: 'NATS_LINK_UNRESOLVED',
   description: 'A link end does not resolve to an operation (local key, or import alias and operation).',
-  check(ctx) {
+  check(ctx, report) {
     for (const { index, send, receive } of links(ctx)) {
       for (const [end, ref] of [
         ['send', send],
         ['receive', receive],
       ] as const) {
         const resolved = resolveOperation(ctx, ref)
-        if (typeof resolved === 'string')
-          ctx.report(this.code, ctx.pointer('x-nats-contract', 'links', index, end), `Link ${end} does not resolve: ${resolved}.`)
+        if (typeof resolved === 'string') report(ctx.pointer('x-nats-contract', 'links', index, end), `Link ${end} does not resolve: ${resolved}.`)
       }
     }
   },
-}
+})
 
-export const linkDirection: NatsRule = {
+export const linkDirection = natsRule({
   code: 'NATS_LINK_DIRECTION',
   description: 'A link whose send end is not a send operation or whose receive end is not a receive operation.',
-  check(ctx) {
+  check(ctx, report) {
     for (const { index, send, receive } of resolvedLinks(ctx)) {
       if (send.action !== 'send')
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'links', index, 'send'),
           `${send.label} is a ${String(send.action)} operation; a link goes from a send to a receive.`,
         )
       if (receive.action !== 'receive')
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'links', index, 'receive'),
           `${receive.label} is a ${String(receive.action)} operation; a link goes from a send to a receive.`,
         )
     }
   },
-}
+})
 
 /** An operation's subject language with placeholders numbered by position, so renamed parameters compare equal. */
 function operationLanguage(op: ResolvedOperation): Language | undefined {
@@ -101,24 +98,23 @@ function operationLanguage(op: ResolvedOperation): Language | undefined {
 /** Equal token languages, not equal definitions: `{kind: enum, values: [ab]}` and a token type whose only token is `ab` are one language. */
 const sameType = sameTokenLanguage
 
-export const linkSubjects: NatsRule = {
+export const linkSubjects = natsRule({
   code: 'NATS_LINK_SUBJECTS',
   description: "A link's two channels do not have equal subject languages after renaming parameters.",
-  check(ctx) {
+  check(ctx, report) {
     for (const { index, send, receive } of resolvedLinks(ctx)) {
       const a = operationLanguage(send)
       const b = operationLanguage(receive)
       if (!a || !b) continue
       if (a.length !== b.length || !a.every((t, i) => sameType(t, b[i]!))) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'links', index),
           `${send.label} and ${receive.label} do not address the same subjects (equal languages, position by position, are required).`,
         )
       }
     }
   },
-}
+})
 
 const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'messages', 'headers'])
 // Keywords that annotate and never decide validation (ANNOTATION_KEYS, schemas.ts: JSON Schema
@@ -190,17 +186,16 @@ function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
 /** Schema keywords whose value is data. */
 const DATA = new Set(['enum', 'const'])
 
-export const linkSchemas: NatsRule = {
+export const linkSchemas = natsRule({
   code: 'NATS_LINK_SCHEMA',
   description: "A link's message payload schemas are not equal after resolving locked references and dropping annotations (or cannot be proven equal).",
-  check(ctx) {
+  check(ctx, report) {
     for (const { index, send, receive } of resolvedLinks(ctx)) {
       const a = normalizedPayloads(send)
       const b = normalizedPayloads(receive)
       const same = a && b && [...a].sort().join() === [...b].sort().join()
       if (!same) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'links', index),
           a && b
             ? `The payload schemas of ${send.label} and ${receive.label} differ; linked messages need equal normalized schemas.`
@@ -209,7 +204,7 @@ export const linkSchemas: NatsRule = {
       }
     }
   },
-}
+})
 
 /**
  * "Within one application/deployment binding, concrete channel languages must be disjoint ...
@@ -221,11 +216,11 @@ export const linkSchemas: NatsRule = {
  * operations on the two channels. Each contract's channels are indexed once (ChannelIndex), so a
  * channel meets only the channels of its most selective position.
  */
-export const contractOverlap: NatsRule = {
+export const contractOverlap = natsRule({
   code: 'NATS_CONTRACT_OVERLAP',
   description:
     'A channel shares subjects with a channel of another contract of the bundle (one deployment binding) without being an exactly equal language covered by a link; found whichever document is compiled.',
-  check(ctx) {
+  check(ctx, report) {
     const documents = new Map([[ctx.main.file, ctx.main], ...ctx.input.documents])
     // One contract per distinct bytes: the same (contract, version) with the same bytes at two paths
     // of the bundle is one document (the identity rule allows it), not two that overlap each other;
@@ -273,9 +268,8 @@ export const contractOverlap: NatsRule = {
             const b = theirs.language
             const equal = a.length === b.length && a.every((t, k) => sameType(t, b[k]!))
             if (equal && linked.has(`${at.main.file}#${channel.id}|${away.main.file}#${theirs.id}`)) continue
-            ctx.reportIn(
+            report.in(
               at.main,
-              this.code,
               ctx.pointer('channels', channel.id, 'address'),
               `Channel ${JSON.stringify(channel.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(away.profile.contract)} (same deployment binding); ${equal ? 'an intended overlap needs an import and a link between their operations' : 'a partial overlap between contracts is rejected'}.`,
               { contract: away.profile.contract, channel: theirs.id },
@@ -285,4 +279,4 @@ export const contractOverlap: NatsRule = {
       }
     }
   },
-}
+})

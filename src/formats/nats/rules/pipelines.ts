@@ -6,7 +6,7 @@ import { CONTEXT_FIELDS } from '../interaction-facts.js'
 import { deref, destinationAt, localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
 import { checkOverlap, composedConstruction, resolveRefs, satisfies, unboundRequired } from './bindings.js'
 import { tokenTypeContains } from '../containment.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 import { setOwn } from '../../../runtime/shared/own-property.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over pipeline steps and their bindings: O(steps + bindings), schema equality by memoized digests. */
@@ -79,64 +79,63 @@ function onlyStrings(schema: Record<string, unknown> | undefined): boolean {
 const actionOf = (ctx: NatsContext, id: unknown) =>
   typeof id === 'string' && isObject(ctx.standard('operations')[id]) ? (ctx.standard('operations')[id] as Record<string, unknown>).action : undefined
 
-export const pipelineSteps: NatsRule = {
+export const pipelineSteps = natsRule({
   code: 'NATS_PIPELINE_STEP',
   description: 'A step that is not exactly one of an interaction of this document or a local send operation, or a pipeline whose onFailure is not stop.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, steps, p] of pipelines(ctx)) {
-      if (p.onFailure !== 'stop') ctx.report(this.code, at(ctx, key, 'onFailure'), 'onFailure is stop in v0.2.')
+      if (p.onFailure !== 'stop') report(at(ctx, key, 'onFailure'), 'onFailure is stop in v0.2.')
       steps.forEach((step, i) => {
         const pointer = at(ctx, key, 'steps', i)
-        if ('interaction' in step === 'operation' in step) ctx.report(this.code, pointer, 'A step names exactly one of interaction and operation.')
+        if ('interaction' in step === 'operation' in step) report(pointer, 'A step names exactly one of interaction and operation.')
         else if ('interaction' in step && !isObject(ctx.section('interactions')[step.interaction]) && !isObject(ctx.section('pipelines')[step.interaction]))
-          ctx.report(this.code, pointer, `${JSON.stringify(step.interaction)} is not an interaction of this document.`)
+          report(pointer, `${JSON.stringify(step.interaction)} is not an interaction of this document.`)
         else if ('operation' in step && actionOf(ctx, step.operation) !== 'send')
-          ctx.report(this.code, pointer, `${JSON.stringify(step.operation)} is not a local send operation.`)
+          report(pointer, `${JSON.stringify(step.operation)} is not a local send operation.`)
       })
     }
   },
-}
+})
 
-export const pipelineRecursion: NatsRule = {
+export const pipelineRecursion = natsRule({
   code: 'NATS_PIPELINE_RECURSION',
   description: 'A pipeline step that names a pipeline (itself or another): recursion is rejected.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
         if (typeof step.interaction === 'string' && isObject(ctx.section('pipelines')[step.interaction]))
-          ctx.report(
-            this.code,
+          report(
             at(ctx, key, 'steps', i, 'interaction'),
             `Step ${i} names pipeline ${JSON.stringify(step.interaction)}; pipelines compose interactions and operations, never pipelines.`,
           )
       })
     }
   },
-}
+})
 
-export const pipelineAdapters: NatsRule = {
+export const pipelineAdapters = natsRule({
   code: 'NATS_PIPELINE_ADAPTER',
   description: "An inputAdapter on the first step, or a transform whose inputSchema does not exactly equal the preceding step's output.",
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
         if (typeof step.inputAdapter !== 'string') return
         const pointer = at(ctx, key, 'steps', i, 'inputAdapter')
-        if (i === 0) return ctx.report(this.code, pointer, 'The first step takes the invocation input and has no inputAdapter.')
+        if (i === 0) return report(pointer, 'The first step takes the invocation input and has no inputAdapter.')
         const adapter = ctx.section('adapters')[step.inputAdapter]
         const previous = stepOutput(ctx, steps[i - 1]!)
         if (isObject(adapter) && previous && !sameSchema(ctx, localSchema(ctx, adapter.inputSchema), previous))
-          ctx.report(this.code, pointer, `Transform ${JSON.stringify(step.inputAdapter)} does not take exactly the preceding step's output.`)
+          report(pointer, `Transform ${JSON.stringify(step.inputAdapter)} does not take exactly the preceding step's output.`)
       })
     }
   },
-}
+})
 
-export const pipelineBindings: NatsRule = {
+export const pipelineBindings = natsRule({
   code: 'NATS_PIPELINE_BINDING',
   description:
     'Interaction steps whose bindings are not exactly {subject: {}, payload: {}}; operation steps bound from anything but stageInput, context or literal, leaving a parameter or required field unbound, overlapping, naming a pointer, context field or subject parameter that does not exist, with a literal its destination does not accept, a subject parameter bound to a value that is not a string (an integer context field, a stage input not shown to be a string), or a payload destination its schema forbids.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
         const b = isObject(step.bindings) ? step.bindings : {}
@@ -145,7 +144,7 @@ export const pipelineBindings: NatsRule = {
         const pointer = at(ctx, key, 'steps', i, 'bindings')
         if ('interaction' in step) {
           if (Object.keys(subject).length > 0 || Object.keys(payload).length > 0)
-            ctx.report(this.code, pointer, "An interaction step's bindings are exactly {subject: {}, payload: {}}: the interaction binds its own request.")
+            report(pointer, "An interaction step's bindings are exactly {subject: {}, payload: {}}: the interaction binds its own request.")
           return
         }
         if (actionOf(ctx, step.operation) !== 'send') return
@@ -158,13 +157,12 @@ export const pipelineBindings: NatsRule = {
             const where = `${pointer}/${part}/${escapeToken(target)}`
             const kinds = isObject(source) ? Object.keys(source) : []
             if (kinds.length !== 1 || !['stageInput', 'context', 'literal'].includes(kinds[0]!))
-              ctx.report(
-                this.code,
+              report(
                 where,
                 'An operation step binds from exactly one of {stageInput}, {context} or {literal}; interaction inputs and branch fields do not exist here.',
               )
             else if ('context' in source && !Object.hasOwn(CONTEXT_FIELDS, source.context as string))
-              ctx.report(this.code, where, `${JSON.stringify(source.context)} is not a context field.`)
+              report(where, `${JSON.stringify(source.context)} is not a context field.`)
             else if (
               'stageInput' in source &&
               input &&
@@ -172,32 +170,31 @@ export const pipelineBindings: NatsRule = {
               source.stageInput !== '' &&
               !schemaAtPointer(ctx, input, source.stageInput)
             )
-              ctx.report(this.code, where, `${source.stageInput} does not exist in this step's stage input.`)
+              report(where, `${source.stageInput} does not exist in this step's stage input.`)
           }
         }
         const channel = ctx.operationChannel(step.operation)
         if (channel) {
           for (const param of Object.keys(channel.parameters))
-            if (!Object.hasOwn(subject, param)) ctx.report(this.code, `${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
+            if (!Object.hasOwn(subject, param)) report(`${pointer}/subject`, `Subject parameter {${param}} is not bound.`)
           for (const [param, source] of Object.entries(subject)) {
             const where = `${pointer}/subject/${escapeToken(param)}`
             // Target keys are the step channel's parameters; a literal must be a token of its domain.
-            if (!Object.hasOwn(channel.parameters, param)) ctx.report(this.code, where, `{${param}} is not a parameter of the step's channel.`)
+            if (!Object.hasOwn(channel.parameters, param)) report(where, `{${param}} is not a parameter of the step's channel.`)
             else if (isObject(source) && 'literal' in source) {
               const domain = ctx.tokenTypes[channel.parameters[param] ?? '']
               if (domain && (typeof source.literal !== 'string' || !tokenTypeContains(domain, { kind: 'enum', values: [source.literal] })))
-                ctx.report(this.code, where, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
+                report(where, `Literal ${JSON.stringify(source.literal)} is not a token of {${param}}'s domain.`)
             } else if (isObject(source) && 'context' in source) {
               // Tokens are strings: an integer context field can never be one (its domain is checked at run time).
               const types = contextTypes(source.context)
               if (types && !types.every((t) => t === 'string'))
-                ctx.report(this.code, where, `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; a subject token is a string.`)
+                report(where, `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; a subject token is a string.`)
             } else if (isObject(source) && typeof source.stageInput === 'string' && input) {
               // A stage input value must be a string to be a token: proven from its schema, or refused.
               const from = source.stageInput === '' ? deref(ctx, input) : schemaAtPointer(ctx, input, source.stageInput)
               if (from && !onlyStrings(from))
-                ctx.report(
-                  this.code,
+                report(
                   where,
                   `The stage input at ${source.stageInput || '(whole)'} is ${typeof from.type === 'string' ? `a ${from.type}` : 'not shown to be a string'}; a subject token is a string.`,
                 )
@@ -210,46 +207,40 @@ export const pipelineBindings: NatsRule = {
         for (const [path, source] of Object.entries(payload)) {
           const destination = isObject(source) && root ? destinationAt(ctx, root, path) : undefined
           if (destination && 'forbidden' in destination)
-            ctx.report(this.code, `${pointer}/payload/${escapeToken(path)}`, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
+            report(`${pointer}/payload/${escapeToken(path)}`, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
         }
         // A payload literal must satisfy the schema at its destination.
         for (const [path, source] of Object.entries(payload)) {
           if (!isObject(source) || !('literal' in source)) continue
           const target = schemaAtPointer(ctx, root, path)
           if (target && !satisfies(resolveRefs(ctx, target) as object, source.literal))
-            ctx.report(
-              this.code,
-              `${pointer}/payload/${escapeToken(path)}`,
-              `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`,
-            )
+            report(`${pointer}/payload/${escapeToken(path)}`, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
         }
         for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
-          ctx.report(this.code, `${pointer}/payload`, `Required payload field ${path} is not bound.`)
+          report(`${pointer}/payload`, `Required payload field ${path} is not bound.`)
         for (const path of composedConstruction(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
-          ctx.report(
-            this.code,
+          report(
             `${pointer}/payload`,
             `The payload ${path || '(root)'} is built field by field through a composed or conditional schema; what it requires cannot be proven: bind it whole.`,
           )
-        checkOverlap(ctx, Object.keys(payload), (p) => `${pointer}/payload/${escapeToken(p)}`, this.code)
+        checkOverlap(Object.keys(payload), (p) => `${pointer}/payload/${escapeToken(p)}`, report)
       })
     }
   },
-}
+})
 
-export const pipelineOutput: NatsRule = {
+export const pipelineOutput = natsRule({
   code: 'PIPELINE_OUTPUT_UNSUPPORTED',
   description:
     'A later step needs the previous output (it reads stageInput, is a transform, or is an interaction with arguments), but nothing typed produced one (a publication acknowledgment, or an interaction without an aggregation schema).',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
         if (i === 0) return
         const previous = stepOutput(ctx, steps[i - 1]!)
         // A transform takes the previous output; with none, it has nothing to take.
         if (typeof step.inputAdapter === 'string' && !previous)
-          return ctx.report(
-            this.code,
+          return report(
             at(ctx, key, 'steps', i, 'inputAdapter'),
             `Step ${i}'s transform takes the previous step's output, but step ${i - 1} produces no typed output (only an interaction with an aggregation adapter does).`,
           )
@@ -258,8 +249,7 @@ export const pipelineOutput: NatsRule = {
           const interaction = ctx.section('interactions')[step.interaction]
           const inputs = isObject(interaction) && isObject(interaction.inputs) ? Object.values(interaction.inputs) : []
           if (inputs.some((input) => isObject(input) && input.source === 'argument') && !stageInput(ctx, steps, i))
-            ctx.report(
-              this.code,
+            report(
               at(ctx, key, 'steps', i),
               `Step ${i} is an interaction with arguments, but step ${i - 1} produces no typed output to pass it (only an interaction with an aggregation adapter does).`,
             )
@@ -269,21 +259,20 @@ export const pipelineOutput: NatsRule = {
         const b = isObject(step.bindings) ? step.bindings : {}
         const reads = ['subject', 'payload'].some((part) => isObject(b[part]) && Object.values(b[part] as object).some((s) => isObject(s) && 'stageInput' in s))
         if (reads && !stageInput(ctx, steps, i))
-          ctx.report(
-            this.code,
+          report(
             at(ctx, key, 'steps', i, 'bindings'),
             `Step ${i} reads stageInput, but step ${i - 1} produces no typed output (only an interaction with an aggregation adapter does).`,
           )
       })
     }
   },
-}
+})
 
-export const pipelineSchemas: NatsRule = {
+export const pipelineSchemas = natsRule({
   code: 'NATS_PIPELINE_SCHEMA',
   description:
     'A stageInput payload binding whose source and destination schemas are not exactly equal after resolution, a context payload binding whose type the destination does not admit or whose destination constrains more than its type, or a later interaction step whose stage input is not exactly its argument object.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, steps] of pipelines(ctx)) {
       steps.forEach((step, i) => {
         if ('interaction' in step) {
@@ -291,11 +280,7 @@ export const pipelineSchemas: NatsRule = {
           const input = i > 0 ? stageInput(ctx, steps, i) : undefined
           const args = invocationInput(ctx, step)
           if (input && args && !sameSchema(ctx, input, args))
-            ctx.report(
-              this.code,
-              at(ctx, key, 'steps', i),
-              `Step ${i}'s stage input is not exactly the argument object of interaction ${JSON.stringify(step.interaction)}.`,
-            )
+            report(at(ctx, key, 'steps', i), `Step ${i}'s stage input is not exactly the argument object of interaction ${JSON.stringify(step.interaction)}.`)
           return
         }
         if (!('operation' in step)) return
@@ -315,20 +300,14 @@ export const pipelineSchemas: NatsRule = {
             const types = contextTypes(source.context)
             if (!types) continue
             if (!to)
-              ctx.report(
-                this.code,
+              report(
                 where,
                 `What the payload schema allows at ${path} cannot be read, so context field ${JSON.stringify(source.context)} is not proven to fit it.`,
               )
             else if (!typeAdmits(to, types))
-              ctx.report(
-                this.code,
-                where,
-                `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; the payload at ${path} is ${JSON.stringify(to.type)}.`,
-              )
+              report(where, `Context field ${JSON.stringify(source.context)} is ${types.join(' or ')}; the payload at ${path} is ${JSON.stringify(to.type)}.`)
             else if (Object.keys(to).some((k) => !ANNOTATIONS.has(k)))
-              ctx.report(
-                this.code,
+              report(
                 where,
                 `The payload at ${path} constrains its value beyond its type; nothing proves context field ${JSON.stringify(source.context)} satisfies it.`,
               )
@@ -337,12 +316,12 @@ export const pipelineSchemas: NatsRule = {
           if (typeof source.stageInput !== 'string' || !input) continue
           const from = source.stageInput === '' ? input : schemaAtPointer(ctx, input, source.stageInput)
           if (from && !(to && sameSchema(ctx, from, to)))
-            ctx.report(this.code, where, `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`)
+            report(where, `The stage input at ${source.stageInput || '(whole)'} and the payload at ${path} are not exactly the same schema.`)
         }
       })
     }
   },
-}
+})
 
 /** Open Workflow 1.0 task kinds, and the members every task may have beside its kind. */
 const TASK_KINDS = new Set(['call', 'do', 'emit', 'for', 'fork', 'listen', 'raise', 'run', 'set', 'switch', 'try', 'wait'])
@@ -399,16 +378,16 @@ function workflowProblems(doc: unknown): Array<[string, string]> {
   return problems
 }
 
-export const workflowRule: NatsRule = {
+export const workflowRule = natsRule({
   code: 'NATS_WORKFLOW',
   description:
     'A workflow artifact that is not a locked Open Workflow 1.0.4 document in substance: `document` (dsl 1.0.4, namespace, name, version) and `do` tasks, each of one Open Workflow kind (no invented primitive such as a native quorum).',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, workflow] of Object.entries(ctx.section('workflows'))) {
       if (!isObject(workflow) || !isObject(workflow.artifact) || typeof workflow.artifact.path !== 'string' || !ctx.input.bundle) continue
       const file = ctx.input.files.get(join(ctx.input.bundle.root, ...workflow.artifact.path.split('/')))
       if (!file) continue
-      for (const [pointer, reason] of workflowProblems(file.source.value)) ctx.reportIn(file, this.code, pointer, `Workflow ${JSON.stringify(key)}: ${reason}`)
+      for (const [pointer, reason] of workflowProblems(file.source.value)) report.in(file, pointer, `Workflow ${JSON.stringify(key)}: ${reason}`)
     }
   },
-}
+})

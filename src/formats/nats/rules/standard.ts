@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path'
 import { lazyBuilt, lazyRequire } from '../../../core/lazy-require.js'
 import { refSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
-import type { NatsRule } from './rule.js'
+import { natsRule, type NatsReport, type NatsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
 import { resolveFragment } from '../schemas.js'
 
@@ -103,17 +103,16 @@ function schemaErrors(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: un
  * checked as such (by the 3.0.0 schema and the reference rules), not refused for its version; a
  * profiled one is refused, naming its version, and its standard part is checked all the same.
  */
-export const asyncapiVersion: NatsRule = {
+export const asyncapiVersion = natsRule({
   code: 'NATS_ASYNCAPI_VERSION',
   description: 'The document is not AsyncAPI 3.1.0 and carries the profile (which needs 3.1.0), or is no AsyncAPI 3 version at all (unsupported).',
-  check(ctx) {
+  check(ctx, report) {
     const version = standardVersion(ctx.doc)
     if (version === '3.1.0') return
     const profiled = isObject(ctx.doc['x-nats-contract'])
     if (version === '3.0.0' && !profiled) return
     const given = JSON.stringify(ctx.doc.asyncapi ?? null)
-    ctx.report(
-      this.code,
+    report(
       '/asyncapi',
       version === '3.0.0'
         ? `asyncapi: ${given} is AsyncAPI 3.0, and the x-nats-contract profile v0.2 needs AsyncAPI 3.1.0: change it to 3.1.0 (its standard part is checked as 3.0 meanwhile).`
@@ -121,16 +120,16 @@ export const asyncapiVersion: NatsRule = {
       { version: ctx.doc.asyncapi },
     )
   },
-}
+})
 
-export const asyncapiSchema: NatsRule = {
+export const asyncapiSchema = natsRule({
   code: 'NATS_ASYNCAPI_SCHEMA',
   description:
     'The standard part breaks the official AsyncAPI JSON Schema of its version (3.1.0, or 3.0.0 for a 3.0.x document; @asyncapi/specs), in the document or in what a locked file it references contributes in its position.',
-  check(ctx) {
+  check(ctx, report) {
     const version = standardVersion(ctx.doc)
     if (version === undefined) return
-    externalParts(ctx, this.code)
+    externalParts(ctx, report)
     const all = schemaErrors(version === '3.1.0' ? 'asyncapi' : 'asyncapi-3.0.0', bindingRefsResolved(ctx.doc))
     if (all.length === 0) return
     // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
@@ -152,10 +151,10 @@ export const asyncapiSchema: NatsRule = {
         extra === undefined
           ? `${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}`
           : `${JSON.stringify(extra)} is not a member ${e.instancePath || 'the document'} may have`
-      ctx.report(this.code, pointer, `AsyncAPI ${version}: ${message}.`, { keyword: e.keyword })
+      report(pointer, `AsyncAPI ${version}: ${message}.`, { keyword: e.keyword })
     }
   },
-}
+})
 
 /** A `$ref` inside a protocol binding, below the binding object itself (Kafka `key`, MQTT `correlationData`, ...). */
 const INSIDE_BINDING = /\/(?:bindings\/[^/]+|components\/(?:server|channel|operation|message)Bindings\/[^/]+\/[^/]+)\/.+\/\$ref$/
@@ -198,7 +197,7 @@ function bindingRefsResolved(doc: Record<string, unknown>): unknown {
  * validated as the definition of the position that references it, and reported in that file at
  * the referenced value. O(size of the referenced parts).
  */
-function externalParts(ctx: NatsContext, code: string): void {
+function externalParts(ctx: NatsContext, report: NatsReport): void {
   for (const { ref, pointer } of refSites(ctx.doc)) {
     if (ref.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
     const definition = EXTERNAL_POSITIONS.find(([at]) => at.test(pointer))?.[1]
@@ -215,9 +214,8 @@ function externalParts(ctx: NatsContext, code: string): void {
       const at = `${fragment}${e.instancePath}${extra === undefined ? '' : `/${escapeToken(extra)}`}`
       if (seen.has(at)) continue
       seen.add(at)
-      ctx.reportIn(
+      report.in(
         file,
-        code,
         at,
         `AsyncAPI 3.1.0 (${definition}, referenced from ${pointer}): ${extra === undefined ? `${at || 'the value'} ${e.message}` : `${JSON.stringify(extra)} is not a member it may have`}.`,
         { keyword: e.keyword, ref },
@@ -226,32 +224,30 @@ function externalParts(ctx: NatsContext, code: string): void {
   }
 }
 
-export const profilePresent: NatsRule = {
+export const profilePresent = natsRule({
   code: 'NATS_PROFILE_MISSING',
   description: 'The document has no `x-nats-contract` object.',
-  check(ctx) {
+  check(ctx, report) {
     if (!isObject(ctx.doc['x-nats-contract']))
-      ctx.report(
-        this.code,
+      report(
         '',
         'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root; this one has none (its standard part is checked all the same). Add one, at least `x-nats-contract: { version: 0.2.0-draft, contract: <id>, deployment: { binding: <name>, minimumServerVersion: 2.11.0 } }`, with `tokenTypes` and `channels` for the channels it profiles (docs/nats.md).',
       )
   },
-}
+})
 
-export const profileVersion: NatsRule = {
+export const profileVersion = natsRule({
   code: 'NATS_PROFILE_VERSION',
   description: '`x-nats-contract.version` is not exactly `0.2.0-draft` (an unsupported profile).',
-  check(ctx) {
+  check(ctx, report) {
     if (isObject(ctx.doc['x-nats-contract']) && ctx.profile.version !== '0.2.0-draft') {
-      ctx.report(
-        this.code,
+      report(
         '/x-nats-contract/version',
         `Profile version ${JSON.stringify(ctx.profile.version ?? null)} is not supported; this compiler implements exactly 0.2.0-draft.`,
       )
     }
   },
-}
+})
 
 const profileReports = new WeakMap<object, NonNullable<Validate['errors']>>()
 
@@ -263,39 +259,37 @@ function profileErrors(ctx: Parameters<NatsRule['check']>[0]) {
   return errors
 }
 
-export const profileUnsupported: NatsRule = {
+export const profileUnsupported = natsRule({
   code: 'NATS_PROFILE_UNSUPPORTED',
   description: 'A member the profile does not define (x-nats-contract is closed): an unsupported capability.',
-  check(ctx) {
+  check(ctx, report) {
     for (const e of profileErrors(ctx)) {
       if (e.keyword !== 'additionalProperties') continue
       const name = e.params.additionalProperty as string
-      ctx.report(
-        this.code,
+      report(
         `/x-nats-contract${e.instancePath}/${escapeToken(name)}`,
         `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`,
         { member: name },
       )
     }
   },
-}
+})
 
-export const profileShape: NatsRule = {
+export const profileShape = natsRule({
   code: 'NATS_PROFILE_SHAPE',
   description: 'A profile member is missing or has the wrong type or value.',
-  check(ctx) {
+  check(ctx, report) {
     const seen = new Set<string>()
     for (const e of profileErrors(ctx)) {
       if (e.keyword === 'additionalProperties' || e.keyword === 'anyOf') continue
       const pointer = `/x-nats-contract${e.instancePath}${e.keyword === 'required' ? '/' + String(e.params.missingProperty) : ''}`
       if (seen.has(pointer)) continue
       seen.add(pointer)
-      ctx.report(
-        this.code,
+      report(
         pointer,
         `x-nats-contract${e.instancePath.replace(/\//g, '.')} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`,
         { keyword: e.keyword },
       )
     }
   },
-}
+})
