@@ -27,9 +27,10 @@ export interface Rule<Context, Code extends string = string, File = never> {
 }
 
 /**
- * A format's rule constructor: `const natsRule = ruleFor<NatsContext, LoadedFile>()`, then
- * `natsRule({ code: 'NATS_X', description, check(ctx, report) { ... } })`. It keeps the code's
- * literal type, so the union of a format's codes is read off its list of rules (no second list).
+ * A format's rule constructor: the format makes one (`const rule = ruleFor<Context, File>()`) and
+ * declares each rule with it (`rule({ code, severity?, description, check(context, report) })`).
+ * It keeps the code's literal type, so the union of a format's codes is read off its list of rules
+ * (no second list of them).
  */
 export const ruleFor =
   <Context, File = never>() =>
