@@ -3,7 +3,7 @@ import { daspRule } from './rule.js'
 /** Complexity (each rule here, worst case on any input under the size limits): the shape problems context.ts found, each reported once. */
 
 /**
- * The selection's closed shape (shapes.ts, checked when the context is made). A problem is reported
+ * The selection's closed shape (../shapes.ts, checked when the context is made). A problem is reported
  * at its member and stops no other rule: the rules read the selection without the malformed parts.
  */
 export const shapeRule = daspRule({
@@ -15,7 +15,7 @@ export const shapeRule = daspRule({
   },
 })
 
-/** Each definition's closed shape (shapes.ts): reported at the member; the other rules read the definition without it. */
+/** Each definition's closed shape (../shapes.ts): reported at the member; the other rules read the definition without it. */
 export const definitionShape = daspRule({
   code: 'DASP_DEFINITION_SHAPE',
   description:
