@@ -78,4 +78,22 @@ export default tseslint.config(
   ...formatLayer('nats', ['benzene', 'dasp']),
   ...formatLayer('dasp', ['benzene', 'nats']),
   layer(['src/plugin/**/*.ts'], ['**/cli/**'], 'The plugin does not depend on the CLI.'),
+  {
+    // A rule declares its code and severity once; the runner (src/core/rule-runner.ts) attaches them
+    // when the rule calls report(pointer, message, data). No rule makes a diagnostic itself.
+    files: ['src/formats/*/rules/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.type='ThisExpression'][property.name='code']",
+          message: 'A rule reports with report(pointer, message, data): the runner attaches its code.',
+        },
+        {
+          selector: "ImportSpecifier[imported.name='diagnosticAt']",
+          message: 'A rule reports with report(pointer, message, data): the runner makes the diagnostic (code, severity, position).',
+        },
+      ],
+    },
+  },
 )

@@ -9,7 +9,7 @@ import { CORE_CODES, type CodeInfo } from '../src/core/codes.js'
 import { BENZENE_MODEL_CODES } from '../src/formats/benzene/codes.js'
 import { benzeneRules } from '../src/formats/benzene/rules/index.js'
 import { DASP_LOAD_CODES } from '../src/formats/dasp/codes.js'
-import { daspRules, shapeRules } from '../src/formats/dasp/rules.js'
+import { daspRules, shapeRules } from '../src/formats/dasp/rules/index.js'
 import { NATS_LOAD_CODES, NATS_MODEL_CODES } from '../src/formats/nats/codes.js'
 import { gateRules, natsRules } from '../src/formats/nats/rules/index.js'
 import { PLUGIN_CODES } from '../src/plugin/codes.js'
@@ -47,7 +47,7 @@ export function declaredCodes(): Array<{ title: string; intro: string; rows: Row
     },
     {
       title: 'DASP',
-      intro: 'Reading definitions and pins (`src/formats/dasp/codes.ts`), then the rules (`src/formats/dasp/rules.ts`).',
+      intro: 'Reading definitions and pins (`src/formats/dasp/codes.ts`), then the rules (`src/formats/dasp/rules/`).',
       rows: [...table(DASP_LOAD_CODES, 'load'), ...rules([...shapeRules, ...daspRules], 'rule')],
     },
   ]

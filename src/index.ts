@@ -45,6 +45,7 @@ export function hash(file: string, selector: HashSelector = {}, options?: Compil
 export type { CompileResult, CompilerOptions, HashResult, InspectResult, ModelResult }
 export type { ContractFormat, HashSelector, Inspection } from './core/format.js'
 export type { Diagnostic, Severity } from './core/diagnostics.js'
+export type { DiagnosticCode } from './core/codes.js'
 export { formatDiagnostic } from './core/report.js'
 export { formats } from './formats/index.js'
 // Each built-in format, for `ContractCompiler.model(file, format)`: its model typed by the format.

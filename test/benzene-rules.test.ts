@@ -7,6 +7,7 @@ import { createLocalSender } from '../src/runtime/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { benzeneRules } from '../src/formats/benzene/rules/index.js'
 import { familyAlternatives } from '../bench/hostile-rules.js'
+import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene')
 const variants = join(import.meta.dirname, '.tmp/benzene-variants')
@@ -22,7 +23,8 @@ function writeVariant(name: string, doc: unknown): string {
   return file
 }
 
-const failing: Array<[fixture: string, code: string, pointer: string, line: number, column: number]> = [
+/** fixtures/benzene/invalid/<fixture>.spec.json: the only diagnostic, an error, and no module. */
+const failing: FixtureRow[] = [
   ['missing-member', 'BENZENE_MISSING_MEMBER', '/requests/0/response', 9, 5],
   ['wrong-type', 'BENZENE_WRONG_TYPE', '/requests/0/request', 12, 18],
   ['empty-topic', 'BENZENE_EMPTY_TOPIC', '/requests/0/topic', 10, 16],
@@ -51,7 +53,7 @@ const failing: Array<[fixture: string, code: string, pointer: string, line: numb
 ]
 
 /** SHOULD-level problems: a warning at its pointer, and the module is still generated. */
-const warned: Array<[fixture: string, code: string, pointer: string, line: number, column: number]> = [
+const warned: FixtureRow[] = [
   ['openapi-value', 'BENZENE_OPENAPI_VALUE', '/openapi', 2, 14],
   ['enum-empty', 'BENZENE_ENUM_EMPTY', '/components/schemas/Order/properties/Status/enum', 41, 21],
   ['enum-duplicate', 'BENZENE_ENUM_DUPLICATE', '/components/schemas/Order/properties/Priority/enum/2', 44, 15],
@@ -63,33 +65,26 @@ const warned: Array<[fixture: string, code: string, pointer: string, line: numbe
   ['pattern-budgeted', 'BENZENE_PATTERN_BUDGETED', '/components/schemas/Order/properties/Id/pattern', 38, 24],
 ]
 
-describe('failing fixtures', () => {
-  it.each(failing)('%s -> %s at %s (%i:%i)', async (fixture, code, pointer, line, column) => {
+describeFixtureTable({
+  contract: ([fixture]) => {
     const file = join(fixtures, 'invalid', `${fixture}.spec.json`)
-    const result = await compile(file)
-    expect(result.code).toBeUndefined()
-    expect(result.diagnostics.map(({ code, pointer, line, column, file, severity }) => ({ code, pointer, line, column, file, severity }))).toEqual([
-      { code, pointer, line, column, file, severity: 'error' },
-    ])
-    expect(result.diagnostics[0]!.message.length).toBeGreaterThan(10)
-  })
+    return { compile: file, file }
+  },
+  failing,
+  warned,
+})
 
+describe('every rule', () => {
   it('every validation rule has a failing fixture', () => {
-    const covered = new Set([...failing, ...warned].map(([, code]) => code))
-    for (const rule of benzeneRules) expect(covered, rule.code).toContain(rule.code)
+    expectEveryCodeCovered(
+      benzeneRules.map((rule) => rule.code),
+      failing,
+      warned,
+    )
   })
 })
 
-describe('warning fixtures', () => {
-  it.each(warned)('%s -> %s at %s (%i:%i), and the module is generated', async (fixture, code, pointer, line, column) => {
-    const file = join(fixtures, 'invalid', `${fixture}.spec.json`)
-    const result = await compile(file)
-    expect(result.code).toContain('export const')
-    expect(result.diagnostics.map(({ code, pointer, line, column, file, severity }) => ({ code, pointer, line, column, file, severity }))).toEqual([
-      { code, pointer, line, column, file, severity: 'warning' },
-    ])
-  })
-
+describe('enum warnings', () => {
   it('an enum that is not an array still breaks the MUST (BENZENE_INVALID_SCHEMA); distinct values and 0 beside 1 warn about nothing', async () => {
     const variant = async (name: string, values: unknown) => {
       const doc = readFixture('invalid/enum-duplicate.spec.json')

@@ -176,7 +176,7 @@ describe('the indexed rules give the verdicts of a naive pairwise oracle on rand
           ...(d.pointer.endsWith('filter_subject') && d.code === 'NATS_WORKQUEUE_CONSUMER' ? { data: d.data } : {}),
         }))
       const expected = oracle(streams, consumers)
-      const order = (list: typeof got) => [...list].sort((a, b) => (a.code + a.pointer < b.code + b.pointer ? -1 : 1))
+      const order = (list: ReadonlyArray<{ code: string; pointer: string }>) => [...list].sort((a, b) => (a.code + a.pointer < b.code + b.pointer ? -1 : 1))
       expect(order(got), JSON.stringify({ streams, consumers })).toEqual(order(expected))
       overlaps += expected.filter((d) => d.data).length
       outside += expected.filter((d) => d.code === 'NATS_CONSUMER_OUTSIDE_STREAM').length

@@ -46,3 +46,15 @@ export const CORE_CODES = declareCodes({
 })
 
 export type CoreCode = keyof typeof CORE_CODES
+
+/**
+ * Every declared code, by who declares it: core's here; each format adds its own where it declares
+ * them (its `codes.ts`, by declaration merging: `declare module '../../core/codes.js'`), so core
+ * names no format. `Diagnostic.code` is the union of them all: a code nobody declared does not
+ * compile.
+ */
+export interface DeclaredCodes {
+  core: CoreCode
+}
+
+export type DiagnosticCode = DeclaredCodes[keyof DeclaredCodes]

@@ -1,3 +1,5 @@
+import type { DiagnosticCode } from './codes.js'
+
 /**
  * Structured diagnostics: every problem the compiler finds is one of these, never a thrown error.
  * `line` and `column` are 1-based (column counts UTF-16 code units, as editors and bundlers do);
@@ -6,8 +8,8 @@
 export type Severity = 'error' | 'warning'
 
 export interface Diagnostic {
-  /** Stable, documented code such as `BENZENE_REF_MISSING`. */
-  code: string
+  /** Stable, documented code such as `BENZENE_REF_MISSING`: one of the declared codes (codes.ts). */
+  code: DiagnosticCode
   severity: Severity
   message: string
   /** Absolute path of the file the pointer refers to. */
@@ -90,7 +92,7 @@ export interface Locatable {
  */
 export function diagnosticAt(
   where: Locatable,
-  code: string,
+  code: DiagnosticCode,
   pointer: string,
   message: string,
   data?: Record<string, unknown>,

@@ -2,6 +2,7 @@ import type { Node } from 'yaml'
 import { lazyRequire } from './lazy-require.js'
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml')
+import type { CoreCode } from './codes.js'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
@@ -60,7 +61,7 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   const { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } = yaml()
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []
-  const report = (code: string, offset: number, pointer: string, message: string) =>
+  const report = (code: CoreCode, offset: number, pointer: string, message: string) =>
     diagnostics.push({ code, severity: 'error', message, file, pointer, ...lines.position(offset) })
 
   // Duplicate keys are found by the walk below with a set per mapping: yaml's own uniqueKeys check

@@ -1,4 +1,5 @@
 import { declareCodes } from '../../core/codes.js'
+import type { BenzeneRuleCode } from './rules/index.js'
 
 /** Benzene codes outside the rules (rules/): options, scope, names and limits of the model. */
 export const BENZENE_MODEL_CODES = declareCodes({
@@ -22,3 +23,12 @@ export const BENZENE_MODEL_CODES = declareCodes({
 })
 
 export type BenzeneModelCode = keyof typeof BENZENE_MODEL_CODES
+
+/** Every code Benzene reports: its rules' (rules/index.ts) and the model's. */
+export type BenzeneCode = BenzeneRuleCode | BenzeneModelCode
+
+declare module '../../core/codes.js' {
+  interface DeclaredCodes {
+    benzene: BenzeneCode
+  }
+}

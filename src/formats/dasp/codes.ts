@@ -1,6 +1,7 @@
 import { declareCodes } from '../../core/codes.js'
+import type { DaspRuleCode } from './rules/index.js'
 
-/** DASP codes outside the rules (rules.ts): reading definitions and pins (load.ts). */
+/** DASP codes outside the rules (rules/): reading definitions and pins (load.ts). */
 export const DASP_LOAD_CODES = declareCodes({
   DASP_DEFINITION_SOURCE: {
     severity: 'error',
@@ -14,3 +15,12 @@ export const DASP_LOAD_CODES = declareCodes({
 })
 
 export type DaspLoadCode = keyof typeof DASP_LOAD_CODES
+
+/** Every code DASP reports: reading's and its rules' (rules/index.ts). */
+export type DaspCode = DaspLoadCode | DaspRuleCode
+
+declare module '../../core/codes.js' {
+  interface DeclaredCodes {
+    dasp: DaspCode
+  }
+}

@@ -1,4 +1,3 @@
-import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, type DaspInput, type LoadedJson } from './load.js'
 import { DEFINITION_SHAPE, SELECTION_SHAPE, readableView, shapeProblems, type ShapeProblem } from './shapes.js'
@@ -33,7 +32,7 @@ const requestKey = (uri: unknown, version: unknown, scope: unknown) =>
 /**
  * What the DASP rules read: the selection and its definitions as readable views (the closed
  * shapes' malformed parts left out, so a rule never reads a member of the wrong type), the
- * definitions by exact identity, what could not be read at all, and reporting helpers.
+ * definitions by exact identity, and what could not be read at all (rules report through the runner, core/rule-runner.ts).
  *
  * A shape problem stops no rule. A rule skips only a verdict that depends on a part it cannot
  * read: `unreadable` says whether a part was malformed, `someDefinitionUnreadable` whether a
@@ -41,7 +40,6 @@ const requestKey = (uri: unknown, version: unknown, scope: unknown) =>
  * be said), `mayBeRequested` whether an unreadable request entry might be the one asked about.
  */
 export class DaspContext {
-  readonly diagnostics: Diagnostic[] = []
   readonly selection: Record<string, any>
   readonly definitions: Definition[]
   readonly byIdentity = new Map<string, Definition>()
@@ -167,14 +165,6 @@ export class DaspContext {
 
   definitionOf(uri: string, version: string): Definition | undefined {
     return this.byIdentity.get(identityKey(uri, version))
-  }
-
-  report(code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    this.reportIn(this.input.selection, code, pointer, message, data)
-  }
-
-  reportIn(file: LoadedJson, code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    this.diagnostics.push(diagnosticAt({ file: file.file, locate: file.source.locate }, code, pointer, message, data))
   }
 
   pointer(...tokens: Array<string | number>): string {

@@ -1,4 +1,3 @@
-import { append } from '../../core/append.js'
 import type { ContractFormat } from '../../core/format.js'
 import { withoutOptions } from '../../core/options.js'
 import { DaspContext } from './context.js'
@@ -6,7 +5,7 @@ import { generateDasp } from './generate.js'
 import { loadDasp, type DaspInput } from './load.js'
 import type { DaspModel } from './model.js'
 import { buildDaspModel } from './build-model.js'
-import { daspRules, shapeRules } from './rules.js'
+import { checkDasp } from './rules/index.js'
 
 /** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */
 export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undefined> = {
@@ -16,15 +15,7 @@ export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undef
   queryKeys: [],
   resolveOptions: withoutOptions('dasp'),
   load: loadDasp,
-  check(input) {
-    const ctx = new DaspContext(input)
-    // What reading found, then the closed shapes, then every rule: a malformed part is reported at
-    // its pointer and left out of what the rules read (context.ts), so no problem hides another.
-    append(ctx.diagnostics, input.problems)
-    for (const rule of shapeRules) rule.check(ctx)
-    for (const rule of daspRules) rule.check(ctx)
-    return { checked: ctx, diagnostics: ctx.diagnostics }
-  },
+  check: checkDasp,
   model: (ctx) => ({ model: buildDaspModel(ctx), diagnostics: [] }),
   generate: generateDasp,
   inspect(model) {

@@ -1,4 +1,5 @@
 import { declareCodes } from '../../core/codes.js'
+import type { NatsRuleCode } from './rules/index.js'
 
 /** NATS codes found while reading the bundle (load.ts), outside the rules (rules/). */
 export const NATS_LOAD_CODES = declareCodes({
@@ -39,3 +40,12 @@ export const NATS_MODEL_CODES = declareCodes({
 
 export type NatsLoadCode = keyof typeof NATS_LOAD_CODES
 export type NatsModelCode = keyof typeof NATS_MODEL_CODES
+
+/** Every code NATS reports: reading the bundle, its rules' (rules/index.ts) and the model's. */
+export type NatsCode = NatsLoadCode | NatsRuleCode | NatsModelCode
+
+declare module '../../core/codes.js' {
+  interface DeclaredCodes {
+    nats: NatsCode
+  }
+}

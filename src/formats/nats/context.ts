@@ -1,4 +1,3 @@
-import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isEmptyLanguage, type TokenType } from '../../runtime/nats/tokens.js'
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
@@ -29,9 +28,8 @@ interface DerivedFacts {
   filters?: Map<string, ReturnType<typeof parseFilter>>
 }
 
-/** What every NATS rule reads: the input, helpers to report, and facts derived once. */
+/** What every NATS rule reads: the input, and facts derived once (rules report through the runner, core/rule-runner.ts). */
 export class NatsContext {
-  readonly diagnostics: Diagnostic[] = []
   readonly doc: Record<string, unknown>
   readonly profile: Record<string, unknown>
 
@@ -42,14 +40,6 @@ export class NatsContext {
 
   get main(): LoadedFile {
     return this.input.main
-  }
-
-  report(code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    this.reportIn(this.main, code, pointer, message, data)
-  }
-
-  reportIn(file: LoadedFile, code: string, pointer: string, message: string, data?: Record<string, unknown>): void {
-    this.diagnostics.push(diagnosticAt({ file: file.file, locate: file.source.locate }, code, pointer, message, data))
   }
 
   section(name: string): Record<string, unknown> {

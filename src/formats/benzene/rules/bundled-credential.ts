@@ -1,5 +1,5 @@
 import { decodedCredential } from '../../../core/credential-scan.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /**
  * A secret in a contract ships with every application built from it: the document's strings reach
@@ -9,12 +9,12 @@ import type { BenzeneRule } from './rule.js'
  *
  * Complexity: O(document): each distinct string scanned once, linearly (core/credential-scan.ts).
  */
-export const bundledCredential: BenzeneRule = {
+export const bundledCredential = benzeneRule({
   code: 'BENZENE_BUNDLED_CREDENTIAL',
   description:
     'A string or key of the document carries a credential (a NATS `.creds` armour, an nkey seed, a NATS JWT or a PEM private key), which would ship in the module.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     const found = decodedCredential(doc)
     if (found) report(found.pointer, `This string carries ${found.kind}; secrets are deployment inputs, never part of a contract (the module would carry it).`)
   },
-}
+})

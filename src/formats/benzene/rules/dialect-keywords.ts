@@ -1,7 +1,7 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list. */
 
@@ -34,11 +34,11 @@ const OUTSIDE: Readonly<Record<string, string>> = {
  * keywords are not forbidden), but no OpenAPI 3.0 reader checks it, so a payload it was meant to
  * refuse is accepted. Said once per keyword, where it is written.
  */
-export const dialectKeywords: BenzeneRule = {
+export const dialectKeywords = benzeneRule({
   code: 'BENZENE_KEYWORD_OUTSIDE_DIALECT',
   severity: 'warning',
   description: 'A JSON Schema keyword that the OpenAPI 3.0 Schema Object does not have (`patternProperties`, `dependencies`, `if`, `const`, ...).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema)) return
       for (const key of Object.keys(schema)) {
@@ -51,4 +51,4 @@ export const dialectKeywords: BenzeneRule = {
       }
     })
   },
-}
+})

@@ -2,7 +2,7 @@ import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
 import { descendantsOf, discriminatorOf, MAX_DISCRIMINATOR_VALUES, mappingTarget, namedDiscriminator } from '../inheritance.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /**
  * Complexity (each rule here, worst case on any input under the size limits): O(members + mapping)
@@ -26,11 +26,11 @@ const membersOf = (schema: Record<string, unknown>) => (Array.isArray(schema.one
  * choose among: `oneOf`/`anyOf` members, or, on a component schema, the schemas extending it with
  * `allOf: [{ $ref }]` (or a `mapping`); every mapping target must be a schema of the document.
  */
-export const discriminatorShape: BenzeneRule = {
+export const discriminatorShape = benzeneRule({
   code: 'BENZENE_INVALID_DISCRIMINATOR',
   description:
     'A `discriminator` without `propertyName`, with nothing to choose among (no `oneOf`/`anyOf`, no schema extending it with `allOf`, no `mapping`), or mapping to a schema that does not exist.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     const schemas = catalogueOf(doc)
     let names: Map<unknown, string> | undefined
     forEachSchema(doc, (schema, where) => {
@@ -61,17 +61,17 @@ export const discriminatorShape: BenzeneRule = {
       }
     })
   },
-}
+})
 
 /**
  * OpenAPI 3.0: a discriminator selects schemas by name, so an inline `oneOf`/`anyOf` member is
  * never selected; it is legal (a payload without a selecting value may still match it), so a warning.
  */
-export const discriminatorInlineMember: BenzeneRule = {
+export const discriminatorInlineMember = benzeneRule({
   code: 'BENZENE_DISCRIMINATOR_INLINE_MEMBER',
   severity: 'warning',
   description: 'A discriminated `oneOf`/`anyOf` has an inline member, which no discriminator value can select.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !isObject(schema.discriminator)) return
       const key = membersOf(schema)
@@ -86,17 +86,17 @@ export const discriminatorInlineMember: BenzeneRule = {
       })
     })
   },
-}
+})
 
 /**
  * Each value of a parent's discriminator is a branch of its validator and of its type, and a
  * parent chooses among all its descendants: a long chain of parents would make that quadratic.
  */
-export const discriminatorSize: BenzeneRule = {
+export const discriminatorSize = benzeneRule({
   code: 'BENZENE_DISCRIMINATOR_TOO_LARGE',
   // Digits grouped by hand: `toLocaleString` would load ICU, ~9 ms of every process's start.
   description: `The parents' discriminators, and the alternatives a parent's discriminator chooses among, choose among more than ${String(MAX_DISCRIMINATOR_VALUES).replace(/\B(?=(\d{3})+$)/g, ',')} schemas together (unsupported).`,
-  check({ doc, report }) {
+  check({ doc }, report) {
     const schemas = catalogueOf(doc)
     let total = 0
     const tooMany = (pointer: string) =>
@@ -125,4 +125,4 @@ export const discriminatorSize: BenzeneRule = {
       }
     })
   },
-}
+})

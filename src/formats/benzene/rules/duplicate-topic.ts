@@ -1,13 +1,13 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { entryLabel, isObject } from '../../../runtime/benzene/document.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass with a map per list: O(entries). */
 
-export const duplicateTopic: BenzeneRule = {
+export const duplicateTopic = benzeneRule({
   code: 'BENZENE_DUPLICATE_TOPIC',
   description: 'The same `(topic, version)` appears twice among `requests` (or among `events`).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (!isObject(doc)) return
     for (const list of ['requests', 'events'] as const) {
       const entries = doc[list]
@@ -29,4 +29,4 @@ export const duplicateTopic: BenzeneRule = {
       })
     }
   },
-}
+})

@@ -1,23 +1,23 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
 
-export const emptyTransports: BenzeneRule = {
+export const emptyTransports = benzeneRule({
   code: 'BENZENE_EMPTY_TRANSPORTS',
   description: '`transports` is an empty array; the specification omits it when empty (Benzene Contract Document §1).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (isObject(doc) && Array.isArray(doc.transports) && doc.transports.length === 0) {
       report('/transports', '`transports` is omitted when empty, never written as [] (Benzene Contract Document §1).')
     }
   },
-}
+})
 
-export const emptyHttpMappings: BenzeneRule = {
+export const emptyHttpMappings = benzeneRule({
   code: 'BENZENE_EMPTY_HTTP_MAPPINGS',
   description: '`httpMappings` is an empty array; the specification omits it when empty (Benzene Contract Document §2).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (!isObject(doc) || !Array.isArray(doc.requests)) return
     doc.requests.forEach((entry, i) => {
       if (isObject(entry) && Array.isArray(entry.httpMappings) && entry.httpMappings.length === 0) {
@@ -28,4 +28,4 @@ export const emptyHttpMappings: BenzeneRule = {
       }
     })
   },
-}
+})

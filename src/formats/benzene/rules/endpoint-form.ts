@@ -1,5 +1,5 @@
 import { isObject } from '../../../runtime/benzene/document.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): constant per document (the endpoint is one string). */
 
@@ -22,10 +22,10 @@ export function endpointProblem(endpoint: string): string | undefined {
   return undefined
 }
 
-export const endpointForm: BenzeneRule = {
+export const endpointForm = benzeneRule({
   code: 'BENZENE_ENDPOINT_FORM',
   description: "`messageEndpoint` is not an absolute path on the service's origin (a URL, `//host`, backslashes, control characters, a query).",
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (!isObject(doc) || typeof doc.messageEndpoint !== 'string') return
     const problem = endpointProblem(doc.messageEndpoint)
     if (problem)
@@ -34,4 +34,4 @@ export const endpointForm: BenzeneRule = {
         `\`messageEndpoint\` ${JSON.stringify(doc.messageEndpoint)} ${problem}; the document may only give a path, and clients send to the origin they are configured with.`,
       )
   },
-}
+})

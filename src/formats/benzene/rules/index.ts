@@ -1,5 +1,7 @@
-import { diagnosticAt, type Diagnostic } from '../../../core/diagnostics.js'
+import type { Diagnostic } from '../../../core/diagnostics.js'
 import type { JsonSource } from '../../../core/json-source.js'
+import { runRules } from '../../../core/rule-runner.js'
+import type { CodeOf } from '../../../core/rule.js'
 import { bundledCredential } from './bundled-credential.js'
 import { discriminatorInlineMember, discriminatorShape, discriminatorSize } from './discriminator.js'
 import { duplicateTopic } from './duplicate-topic.js'
@@ -21,7 +23,7 @@ import { defaultType, readWriteOnly, requiredNonEmpty } from './schema-musts.js'
 import { enumDuplicate, enumEmpty } from './schema-shoulds.js'
 
 /** Every Benzene validation rule (Benzene Contract Document §1-4). Each has one code; see docs/diagnostics.md. */
-export const benzeneRules: readonly BenzeneRule[] = [
+export const benzeneRules = [
   requiredMembers,
   memberTypes,
   openapiValue,
@@ -49,16 +51,12 @@ export const benzeneRules: readonly BenzeneRule[] = [
   enumEmpty,
   enumDuplicate,
   bundledCredential,
-]
+] as const satisfies readonly BenzeneRule[]
 
-/** Runs every rule over the document; each problem positioned at its pointer. */
+/** The codes Benzene's rules declare. */
+export type BenzeneRuleCode = CodeOf<typeof benzeneRules>
+
+/** Runs every rule over the document, in order; each problem positioned at its pointer (core/rule-runner.ts). */
 export function checkBenzene(source: JsonSource): Diagnostic[] {
-  const diagnostics: Diagnostic[] = []
-  for (const rule of benzeneRules) {
-    rule.check({
-      doc: source.value,
-      report: (pointer, message, data) => diagnostics.push(diagnosticAt(source, rule.code, pointer, message, data, rule.severity)),
-    })
-  }
-  return diagnostics
+  return runRules(benzeneRules, { doc: source.value }, { main: source })
 }

@@ -1,6 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import type { BenzeneRule, Report } from './rule.js'
+import { benzeneRule, type Report } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
 
@@ -18,20 +18,20 @@ function checkEmpty(doc: unknown, member: string, report: Report, message: strin
   })
 }
 
-export const emptyTopic: BenzeneRule = {
+export const emptyTopic = benzeneRule({
   code: 'BENZENE_EMPTY_TOPIC',
   description: 'A request or event has `topic: ""`.',
-  check: ({ doc, report }) => checkEmpty(doc, 'topic', report, 'A topic id must not be empty.'),
-}
+  check: ({ doc }, report) => checkEmpty(doc, 'topic', report, 'A topic id must not be empty.'),
+})
 
-export const emptyVersion: BenzeneRule = {
+export const emptyVersion = benzeneRule({
   code: 'BENZENE_EMPTY_VERSION',
   description: 'A request or event has `version: ""` (an unversioned entry omits `version`; Benzene Contract Document §2).',
-  check: ({ doc, report }) =>
+  check: ({ doc }, report) =>
     checkEmpty(
       doc,
       'version',
       report,
       '`version` is empty. An unversioned topic omits `version` entirely; "" is not the same as absent (Benzene Contract Document §2).',
     ),
-}
+})

@@ -1,5 +1,5 @@
 import { isObject } from '../../../runtime/benzene/document.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /**
  * Benzene Contract Document §1: `openapi` is REQUIRED and "always the literal \"3.0.1\"", a heritage
@@ -10,14 +10,14 @@ import type { BenzeneRule } from './rule.js'
  *
  * Complexity: O(1).
  */
-export const openapiValue: BenzeneRule = {
+export const openapiValue = benzeneRule({
   code: 'BENZENE_OPENAPI_VALUE',
   severity: 'warning',
   description: '`openapi` is not the literal "3.0.1" producers write; never a reason to reject the document (Benzene Contract Document §1).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (!isObject(doc) || !('openapi' in doc) || doc.openapi === '3.0.1') return
     report('/openapi', `\`openapi\` is ${JSON.stringify(doc.openapi)}, not "3.0.1"; the document is read as the OpenAPI 3.0 schema dialect regardless.`, {
       value: doc.openapi,
     })
   },
-}
+})

@@ -1,7 +1,7 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity: O(schemas + pattern lengths) over the shared schema list. */
 
@@ -13,11 +13,11 @@ const UNICODE_ONLY = /\\[pPu]\{/
  * written with a Unicode-mode escape is valid there but almost certainly means something else than
  * what its author wrote, so it is a warning (the pattern is still read as the dialect says).
  */
-export const patternDialect: BenzeneRule = {
+export const patternDialect = benzeneRule({
   code: 'BENZENE_PATTERN_DIALECT',
   severity: 'warning',
   description: 'A `pattern` with `\\p{...}`, `\\P{...}` or `\\u{...}`: OpenAPI 3.0 reads patterns without the Unicode flag, where these are not escapes.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string' || !UNICODE_ONLY.test(schema.pattern)) return
       report(
@@ -27,4 +27,4 @@ export const patternDialect: BenzeneRule = {
       )
     })
   },
-}
+})

@@ -4,7 +4,7 @@ import { budgetedPatternMessage, patternEngine } from '../../../core/pattern-saf
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas + pattern lengths) over the shared schema list. */
 
@@ -16,11 +16,11 @@ import type { BenzeneRule } from './rule.js'
  * allows any ECMA-262 pattern), but its author should know what happens at run time. See
  * `src/core/pattern-safety.ts` for the policy. Linear in the pattern's length.
  */
-export const patternEngineRule: BenzeneRule = {
+export const patternEngineRule = benzeneRule({
   code: 'BENZENE_PATTERN_BUDGETED',
   severity: 'warning',
   description: `A \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value, and a value it cannot decide within it fails validation.`,
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return
       // Read as OpenAPI 3.0 does, without the Unicode flag; one that does not parse at all is BENZENE_INVALID_SCHEMA's.
@@ -31,4 +31,4 @@ export const patternEngineRule: BenzeneRule = {
       report(joinPointer(where(), 'pattern'), budgetedPatternMessage(schema.pattern, engine.reason), { pattern: schema.pattern, budget: MAX_PATTERN_STEPS })
     })
   },
-}
+})

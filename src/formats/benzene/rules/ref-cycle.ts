@@ -1,7 +1,7 @@
 import { escapeToken, joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
 import { extendsSelector, isParent, namedDiscriminator } from '../inheritance.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /**
  * A schema that reaches itself by `$ref` without consuming any data on the way
@@ -83,11 +83,11 @@ function immediateRefs(from: Node, pointer: string, catalogue: Readonly<Record<s
   return edges
 }
 
-export const refCycle: BenzeneRule = {
+export const refCycle = benzeneRule({
   code: 'BENZENE_SCHEMA_CYCLE',
   description:
     'A schema refers back to itself through `$ref`, `allOf`, `anyOf`, `oneOf`, `not` or a discriminator alone, never through a property or an item: no value can be decided against it.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     const schemas =
       isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? (doc.components.schemas as Record<string, Schema>) : undefined
     if (!schemas) return
@@ -141,4 +141,4 @@ export const refCycle: BenzeneRule = {
       }
     }
   },
-}
+})

@@ -1,14 +1,14 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list, each reference a map lookup. */
 
-export const refForm: BenzeneRule = {
+export const refForm = benzeneRule({
   code: 'BENZENE_REF_FORM',
   description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; Benzene Contract Document §4).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('$ref' in schema)) return
       if (refTarget(schema.$ref) === undefined) {
@@ -20,12 +20,12 @@ export const refForm: BenzeneRule = {
       }
     })
   },
-}
+})
 
-export const refTargetExists: BenzeneRule = {
+export const refTargetExists = benzeneRule({
   code: 'BENZENE_REF_MISSING',
   description: 'A `$ref` names a schema that `components.schemas` does not declare.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : undefined
     if (!schemas) return
     forEachSchema(doc, (schema, where) => {
@@ -39,4 +39,4 @@ export const refTargetExists: BenzeneRule = {
       }
     })
   },
-}
+})

@@ -1,13 +1,13 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
 
-export const reservedFlag: BenzeneRule = {
+export const reservedFlag = benzeneRule({
   code: 'BENZENE_RESERVED_NOT_TRUE',
   description: '`reserved` is written as `false`; the specification writes it only when true (Benzene Contract Document §2).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (!isObject(doc) || !Array.isArray(doc.requests)) return
     doc.requests.forEach((entry, i) => {
       if (isObject(entry) && entry.reserved === false) {
@@ -15,18 +15,18 @@ export const reservedFlag: BenzeneRule = {
       }
     })
   },
-}
+})
 
 /**
  * Benzene Contract Document §3: an event entry has no `reserved` field; a reserved event topic is
  * known by its `benzene:` prefix alone. A flag written there anyway is ignored (the entry is not
  * left out of the default output because of it), and said so.
  */
-export const eventReservedFlag: BenzeneRule = {
+export const eventReservedFlag = benzeneRule({
   code: 'BENZENE_EVENT_RESERVED',
   severity: 'warning',
   description: '`reserved` on an event entry, which has no such field (Benzene Contract Document §3); it is ignored.',
-  check({ doc, report }) {
+  check({ doc }, report) {
     if (!isObject(doc) || !Array.isArray(doc.events)) return
     doc.events.forEach((entry, i) => {
       if (isObject(entry) && 'reserved' in entry) {
@@ -37,4 +37,4 @@ export const eventReservedFlag: BenzeneRule = {
       }
     })
   },
-}
+})

@@ -1,11 +1,14 @@
-import type { Rule } from '../../../core/rule.js'
+import { ruleFor, type Report as CoreReport, type Rule } from '../../../core/rule.js'
 
-export type Report = (pointer: string, message: string, data?: Record<string, unknown>) => void
+/** Where a Benzene rule reports: the document only (positions come from its source). */
+export type Report = CoreReport
 
-/** What a Benzene rule reads: the document's value, and where it reports (positions come from the source). */
+/** What a Benzene rule reads: the document's value. */
 export interface BenzeneRuleContext {
   doc: unknown
-  report: Report
 }
 
-export type BenzeneRule = Rule<BenzeneRuleContext>
+export type BenzeneRule<Code extends string = string> = Rule<BenzeneRuleContext, Code>
+
+/** A Benzene rule: `benzeneRule({ code, severity?, description, check({ doc }, report) })` (core/rule.ts). */
+export const benzeneRule = ruleFor<BenzeneRuleContext>()

@@ -1,35 +1,35 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { hasFlag, isObject } from '../../../runtime/benzene/document.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list. */
 
 /** JSON Schema Wright draft 00 §5.4.3, which OpenAPI 3.0 takes `required` from: "This array MUST have at least one element." */
-export const requiredNonEmpty: BenzeneRule = {
+export const requiredNonEmpty = benzeneRule({
   code: 'BENZENE_REQUIRED_EMPTY',
   description: '`required: []`: the array must have at least one element (OpenAPI 3.0 Schema Object, from JSON Schema Wright draft 00 §5.4.3).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (isObject(schema) && Array.isArray(schema.required) && schema.required.length === 0) {
         report(joinPointer(where(), 'required'), '`required` must list at least one property; omit it when none is required.')
       }
     })
   },
-}
+})
 
 /** OpenAPI 3.0 Schema Object, readOnly/writeOnly: "A property MUST NOT be marked as both readOnly and writeOnly being true." */
-export const readWriteOnly: BenzeneRule = {
+export const readWriteOnly = benzeneRule({
   code: 'BENZENE_READ_WRITE_ONLY',
   description: 'A schema marked both `readOnly: true` and `writeOnly: true` (OpenAPI 3.0 Schema Object: MUST NOT).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (hasFlag(schema, 'readOnly') && hasFlag(schema, 'writeOnly')) {
         report(joinPointer(where(), 'writeOnly'), 'A schema cannot be both readOnly (sent by the service only) and writeOnly (sent to it only).')
       }
     })
   },
-}
+})
 
 const JSON_TYPE: Record<string, (value: unknown) => boolean> = {
   string: (v) => typeof v === 'string',
@@ -41,10 +41,10 @@ const JSON_TYPE: Record<string, (value: unknown) => boolean> = {
 }
 
 /** OpenAPI 3.0 Schema Object, default: "The default value MUST conform to the defined type for the Schema Object defined at the same level." */
-export const defaultType: BenzeneRule = {
+export const defaultType = benzeneRule({
   code: 'BENZENE_DEFAULT_TYPE',
   description: "A `default` that is not of the schema's `type` (null only where `nullable: true`) (OpenAPI 3.0 Schema Object: MUST conform).",
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (!isObject(schema) || !('default' in schema) || typeof schema.type !== 'string' || !Object.hasOwn(JSON_TYPE, schema.type)) return
       const value = schema.default
@@ -55,4 +55,4 @@ export const defaultType: BenzeneRule = {
       )
     })
   },
-}
+})

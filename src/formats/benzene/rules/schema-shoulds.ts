@@ -2,7 +2,7 @@ import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { canonicalKey } from '../../../runtime/shared/schema-values.js'
 import { forEachSchema } from '../schema-walk.js'
-import type { BenzeneRule } from './rule.js'
+import { benzeneRule } from './rule.js'
 
 /**
  * SHOULD-level problems of the schema dialect: warnings, the build goes on. OpenAPI 3.0 takes `enum`
@@ -15,22 +15,22 @@ import type { BenzeneRule } from './rule.js'
 
 const enumOf = (schema: unknown): unknown[] | undefined => (isObject(schema) && Array.isArray(schema.enum) ? schema.enum : undefined)
 
-export const enumEmpty: BenzeneRule = {
+export const enumEmpty = benzeneRule({
   code: 'BENZENE_ENUM_EMPTY',
   severity: 'warning',
   description: '`enum: []` admits no value at all (JSON Schema Wright draft 00 §5.5.1: SHOULD have at least one element).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       if (enumOf(schema)?.length === 0) report(joinPointer(where(), 'enum'), '`enum` is empty: no value is valid here; the type is `never`.')
     })
   },
-}
+})
 
-export const enumDuplicate: BenzeneRule = {
+export const enumDuplicate = benzeneRule({
   code: 'BENZENE_ENUM_DUPLICATE',
   severity: 'warning',
   description: 'An `enum` lists one value twice, `0` and `-0` included (JSON Schema Wright draft 00 §5.5.1: elements SHOULD be unique).',
-  check({ doc, report }) {
+  check({ doc }, report) {
     forEachSchema(doc, (schema, where) => {
       const values = enumOf(schema)
       if (values === undefined || values.length < 2) return
@@ -47,4 +47,4 @@ export const enumDuplicate: BenzeneRule = {
       }
     })
   },
-}
+})

@@ -1,25 +1,24 @@
 import { ADAPTER_KINDS, ADAPTER_REFERENCES, CONTEXT_FIELDS } from '../interaction-facts.js'
 import { isObject } from '../document.js'
 import { localSchema } from '../schemas.js'
-import type { NatsRule } from './rule.js'
+import { natsRule, type NatsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over adapters, workflows, interactions and pipelines, each reference resolved by map lookup: O(size of those sections). */
 
-export const adapterKind: NatsRule = {
+export const adapterKind = natsRule({
   code: 'NATS_ADAPTER_KIND',
   description: 'An adapter kind outside the ten the profile defines.',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (isObject(adapter) && typeof adapter.kind === 'string' && !(ADAPTER_KINDS as readonly string[]).includes(adapter.kind)) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'adapters', key, 'kind'),
           `Adapter kind ${JSON.stringify(adapter.kind)} is not one of ${ADAPTER_KINDS.join(', ')}.`,
         )
       }
     }
   },
-}
+})
 
 /**
  * "Versions are exact identifiers": letters, digits and `._+-`, and no wildcard segment (`x`, `X`)
@@ -33,34 +32,29 @@ export function exactVersion(version: string): boolean {
   return !core.split('.').some((segment) => segment === 'x' || segment === 'X')
 }
 
-export const adapterVersion: NatsRule = {
+export const adapterVersion = natsRule({
   code: 'NATS_ADAPTER_VERSION',
   description: 'An adapter version that is empty or not an exact identifier (no ranges, no wildcards).',
-  check(ctx) {
+  check(ctx, report) {
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (!isObject(adapter) || typeof adapter.version !== 'string') continue
       if (!exactVersion(adapter.version)) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'adapters', key, 'version'),
           `Adapter version ${JSON.stringify(adapter.version)} is not an exact identifier such as 1.2.0.`,
         )
       }
     }
   },
-}
+})
 
-export const schemaPointers: NatsRule = {
+export const schemaPointers = natsRule({
   code: 'NATS_SCHEMA_POINTER',
   description: 'A profile schema reference (adapter, input, workflow) is not a local `#/components/schemas/...` pointer that resolves.',
-  check(ctx) {
+  check(ctx, report) {
     const check = (value: unknown, ...path: Array<string | number>) => {
       if (value !== undefined && !localSchema(ctx, value))
-        ctx.report(
-          this.code,
-          ctx.pointer('x-nats-contract', ...path),
-          `${JSON.stringify(value)} is not a #/components/schemas/<Name> pointer of this document that resolves.`,
-        )
+        report(ctx.pointer('x-nats-contract', ...path), `${JSON.stringify(value)} is not a #/components/schemas/<Name> pointer of this document that resolves.`)
     }
     for (const [key, adapter] of Object.entries(ctx.section('adapters'))) {
       if (isObject(adapter)) for (const field of ['inputSchema', 'outputSchema']) check(adapter[field], 'adapters', key, field)
@@ -73,19 +67,18 @@ export const schemaPointers: NatsRule = {
       for (const [name, input] of Object.entries(inputs)) if (isObject(input)) check(input.schema, 'interactions', key, 'inputs', name, 'schema')
     }
   },
-}
+})
 
-export const adapterReferences: NatsRule = {
+export const adapterReferences = natsRule({
   code: 'NATS_ADAPTER_REFERENCE',
   description: 'An adapter reference that names no adapter, or one of the wrong kind.',
-  check(ctx) {
+  check(ctx, report) {
     const adapters = ctx.section('adapters')
     const expect = (ref: unknown, kind: string, pointer: string) => {
       if (typeof ref !== 'string') return
       const adapter = adapters[ref]
-      if (!isObject(adapter)) ctx.report(this.code, pointer, `${JSON.stringify(ref)} is not an adapter of this document.`)
-      else if (adapter.kind !== kind)
-        ctx.report(this.code, pointer, `${JSON.stringify(ref)} is a ${String(adapter.kind)} adapter; this reference needs a ${kind} adapter.`)
+      if (!isObject(adapter)) report(pointer, `${JSON.stringify(ref)} is not an adapter of this document.`)
+      else if (adapter.kind !== kind) report(pointer, `${JSON.stringify(ref)} is a ${String(adapter.kind)} adapter; this reference needs a ${kind} adapter.`)
     }
     for (const [key, interaction] of Object.entries(ctx.section('interactions'))) {
       if (!isObject(interaction)) continue
@@ -105,7 +98,7 @@ export const adapterReferences: NatsRule = {
       if (isObject(workflow)) expect(workflow.adapter, 'workflow', ctx.pointer('x-nats-contract', 'workflows', key, 'adapter'))
     }
   },
-}
+})
 
 /** Every `{context: field}` in interaction and pipeline bindings. */
 export function* contextSources(ctx: Parameters<NatsRule['check']>[0]): Generator<{ field: unknown; pointer: string }> {
@@ -127,13 +120,13 @@ export function* contextSources(ctx: Parameters<NatsRule['check']>[0]): Generato
   }
 }
 
-export const contextFields: NatsRule = {
+export const contextFields = natsRule({
   code: 'NATS_CONTEXT_FIELD',
   description: '`{context: field}` names something other than the thirteen context fields.',
-  check(ctx) {
+  check(ctx, report) {
     for (const { field, pointer } of contextSources(ctx)) {
       if (typeof field !== 'string' || !Object.hasOwn(CONTEXT_FIELDS, field))
-        ctx.report(this.code, pointer, `${JSON.stringify(field)} is not a context field (${Object.keys(CONTEXT_FIELDS).join(', ')}).`)
+        report(pointer, `${JSON.stringify(field)} is not a context field (${Object.keys(CONTEXT_FIELDS).join(', ')}).`)
     }
   },
-}
+})

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { profileOf, type LoadedFile } from '../load.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): identity O(documents); imports O(imports). Import cycles are found while reading the bundle (import-cycles.ts). */
 
@@ -16,18 +16,17 @@ function identity(file: LoadedFile): { contract: unknown; version: unknown } {
  * bytes is rejected": a property of the bundle, so two other documents sharing an identity are
  * found too, whichever document is compiled. One map of identities over the bundle's documents.
  */
-export const identityUnique: NatsRule = {
+export const identityUnique = natsRule({
   code: 'NATS_DUPLICATE_IDENTITY',
   description: 'Two documents of the bundle share (contract, info.version) with different bytes (found whichever document is compiled).',
-  check(ctx) {
+  check(ctx, report) {
     const mine = identity(ctx.main)
     const first = new Map<string, LoadedFile>()
     const others = [...ctx.input.documents.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
     for (const other of others) {
       const theirs = identity(other)
       if (theirs.contract === mine.contract && theirs.version === mine.version && other.sha256 !== ctx.main.sha256) {
-        ctx.report(
-          this.code,
+        report(
           '/x-nats-contract/contract',
           `${other.file} is also contract ${JSON.stringify(mine.contract)} version ${JSON.stringify(mine.version)}, with different bytes; an identity names one document.`,
           { other: other.file },
@@ -39,21 +38,20 @@ export const identityUnique: NatsRule = {
       const earlier = first.get(key)
       if (earlier === undefined) first.set(key, other)
       else if (earlier.sha256 !== other.sha256)
-        ctx.reportIn(
+        report.in(
           other,
-          this.code,
           '/x-nats-contract/contract',
           `${earlier.file} is also contract ${JSON.stringify(theirs.contract)} version ${JSON.stringify(theirs.version)}, with different bytes; an identity names one document.`,
           { other: earlier.file },
         )
     }
   },
-}
+})
 
-export const importsAgree: NatsRule = {
+export const importsAgree = natsRule({
   code: 'NATS_IMPORT_MISMATCH',
   description: "An import's contract or version is not the imported document's own identity.",
-  check(ctx) {
+  check(ctx, report) {
     const root = ctx.input.bundle?.root
     if (!root) return
     for (const [alias, entry] of Object.entries(ctx.section('imports'))) {
@@ -62,8 +60,7 @@ export const importsAgree: NatsRule = {
       if (!doc) continue
       const theirs = identity(doc)
       if (theirs.contract !== entry.contract || theirs.version !== entry.version) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('x-nats-contract', 'imports', alias),
           `Import ${JSON.stringify(alias)} says ${JSON.stringify(entry.contract)} ${JSON.stringify(entry.version)}, but ${entry.path} is ${JSON.stringify(theirs.contract)} ${JSON.stringify(theirs.version)}.`,
           {
@@ -74,7 +71,7 @@ export const importsAgree: NatsRule = {
       }
     }
   },
-}
+})
 
 /** The contexts of the other application documents of the bundle, for cross-contract rules. */
 export function otherContexts(ctx: NatsContext): NatsContext[] {

@@ -1,64 +1,62 @@
 import { inDomain } from '../../../runtime/nats/tokens.js'
 import { placeholders } from '../address.js'
 import { isObject } from '../document.js'
-import { templateIntersects } from '../languages.js'
 import { ChannelIndex } from '../channel-index.js'
-import type { NatsRule } from './rule.js'
+import { natsRule, type NatsRule } from './rule.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): per channel O(tokens); overlap through a ChannelIndex (see channelsDisjoint); filters O(filters x tokens). */
+/** Complexity (each rule here, worst case on any input under the size limits): per channel O(tokens); overlap through a ChannelIndex (see channelsDisjoint). */
 
-const CHANNEL = (id: string) => ['x-nats-contract', 'channels', id] as const
+export const CHANNEL = (id: string) => ['x-nats-contract', 'channels', id] as const
 
-export const channelKnown: NatsRule = {
+export const channelKnown = natsRule({
   code: 'NATS_CHANNEL_UNKNOWN',
   description: 'A profile channel key is not a standard channel id.',
-  check(ctx) {
+  check(ctx, report) {
     for (const id of Object.keys(ctx.section('channels'))) {
       if (!ctx.channels.has(id))
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer(...CHANNEL(id)),
           `Profile channel ${JSON.stringify(id)} is not a channel of the document; profile channels are keyed by standard channel ids.`,
         )
     }
   },
-}
+})
 
-export const channelProfiled: NatsRule = {
+export const channelProfiled = natsRule({
   code: 'NATS_CHANNEL_UNPROFILED',
   description: 'A standard channel with an address has no profile entry.',
-  check(ctx) {
+  check(ctx, report) {
     const profiled = ctx.section('channels')
     for (const channel of ctx.channelList) {
       if (channel.address !== undefined && !Object.hasOwn(profiled, channel.id)) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('channels', channel.id),
           `Channel ${JSON.stringify(channel.id)} has an address but no x-nats-contract.channels entry typing its subject.`,
         )
       }
     }
   },
-}
+})
 
 /** The address problems parseAddress tells apart, one rule (and code) each. */
-function addressRule(code: 'NATS_ADDRESS_TOKEN' | 'NATS_RESERVED_SUBJECT', description: string): NatsRule {
-  return {
+function addressRule<const Code extends 'NATS_ADDRESS_TOKEN' | 'NATS_RESERVED_SUBJECT'>(code: Code, description: string): NatsRule<Code> {
+  return natsRule({
     code,
     description,
-    check(ctx) {
+    check(ctx, report) {
       for (const channel of ctx.channelList) {
         const parsed = channel.parsed
-        if (parsed && 'problem' in parsed && parsed.code === code) ctx.report(code, ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
+        if (parsed && 'problem' in parsed && parsed.code === code) report(ctx.pointer('channels', channel.id, 'address'), `${parsed.problem}.`)
       }
     },
-  }
+  })
 }
 
 export const addressTokens = addressRule(
   'NATS_ADDRESS_TOKEN',
   'An address has an empty token, a wildcard, a partial placeholder, or a literal outside [A-Za-z0-9_-].',
 )
+
 const reservedLiteral = addressRule('NATS_RESERVED_SUBJECT', '')
 
 /**
@@ -67,29 +65,28 @@ const reservedLiteral = addressRule('NATS_RESERVED_SUBJECT', '')
  * is (a builder would render inbox subjects). `$` is outside every token alphabet, so only `_INBOX`
  * can be reached through a placeholder. O(channels).
  */
-export const reservedSubjects: NatsRule = {
+export const reservedSubjects = natsRule({
   code: 'NATS_RESERVED_SUBJECT',
   description: 'A `$`-prefixed or `_INBOX` subject, written or reachable through a first-token placeholder: unsupported by profile v0.2.',
-  check(ctx) {
-    reservedLiteral.check(ctx)
+  check(ctx, report) {
+    reservedLiteral.check(ctx, report)
     for (const channel of ctx.channelList) {
       const first = channel.tokens?.[0]
       if (first === undefined || typeof first === 'string') continue
       const type = ctx.channelTypes(channel)?.[first.param]
       if (type && inDomain(type, '_INBOX'))
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('channels', channel.id, 'address'),
           `The first token {${first.param}} can be "_INBOX", so this channel's subject builder could address inboxes; give it a token type without that value.`,
         )
     }
   },
-}
+})
 
-export const parametersAgree: NatsRule = {
+export const parametersAgree = natsRule({
   code: 'NATS_PARAMETERS_MISMATCH',
   description: 'The address placeholders, the standard parameters and the profile parameters are not the same set.',
-  check(ctx) {
+  check(ctx, report) {
     const profiled = ctx.section('channels')
     for (const channel of ctx.channelList) {
       // A channel with no address (a reply channel) has no placeholders: its parameters must be none.
@@ -103,10 +100,9 @@ export const parametersAgree: NatsRule = {
       // Object keys are distinct, so the same size and every one in the address is the same set.
       const sameSet = (list: string[]) => list.length === address.size && list.every((p) => address.has(p))
       if (address.size !== inAddress.length) {
-        ctx.report(this.code, ctx.pointer('channels', channel.id, 'address'), `${channel.address} uses a placeholder twice.`)
+        report(ctx.pointer('channels', channel.id, 'address'), `${channel.address} uses a placeholder twice.`)
       } else if (!sameSet(inStandard) || !sameSet(inProfile)) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer(...CHANNEL(channel.id), 'parameters'),
           `Placeholders disagree: address ${channel.address === undefined ? 'none (the channel has no address)' : `{${inAddress.join('}, {')}}`}, standard parameters [${inStandard.join(', ')}], profile parameters [${inProfile.join(', ')}]; all three must be the same set.`,
           {
@@ -118,107 +114,30 @@ export const parametersAgree: NatsRule = {
       }
     }
   },
-}
+})
 
-export const parameterTypesKnown: NatsRule = {
+export const parameterTypesKnown = natsRule({
   code: 'NATS_UNKNOWN_TOKEN_TYPE',
   description: 'A channel parameter names a token type the document does not define.',
-  check(ctx) {
+  check(ctx, report) {
     const defined = ctx.section('tokenTypes')
     for (const channel of ctx.channelList) {
       for (const param of Object.keys(channel.parameters)) {
         const type = channel.parameters[param]!
         if (!Object.hasOwn(defined, type))
-          ctx.report(
-            this.code,
+          report(
             ctx.pointer(...CHANNEL(channel.id), 'parameters', param),
             `Parameter {${param}} names token type ${JSON.stringify(type)}, which tokenTypes does not define.`,
           )
       }
     }
   },
-}
+})
 
-export const filterSyntax: NatsRule = {
-  code: 'NATS_FILTER_SYNTAX',
-  description: 'A filter is not literals, placeholders of its channel, `*` and a final `>`.',
-  check(ctx) {
-    // Keys, then members (not Object.entries): every channel and filter of a large contract passes here (bench/).
-    const channels = ctx.section('channels')
-    for (const id of Object.keys(channels)) {
-      const profile = channels[id]
-      const filters = isObject(profile) && isObject(profile.filters) ? profile.filters : {}
-      const params = isObject(profile) && isObject(profile.parameters) ? profile.parameters : {}
-      for (const name of Object.keys(filters)) {
-        const filter = filters[name]
-        if (typeof filter !== 'string') continue
-        const parsed = ctx.filter(filter)
-        if ('problem' in parsed) ctx.report(this.code, ctx.pointer(...CHANNEL(id), 'filters', name), `${parsed.problem}.`)
-        else {
-          for (const token of parsed.tokens) {
-            if (typeof token === 'string' || Object.hasOwn(params, token.param)) continue
-            ctx.report(
-              this.code,
-              ctx.pointer(...CHANNEL(id), 'filters', name),
-              `Filter ${JSON.stringify(filter)} uses {${token.param}}, which is not a parameter of channel ${JSON.stringify(id)}.`,
-            )
-          }
-        }
-      }
-    }
-  },
-}
-
-export const filterIntersects: NatsRule = {
-  code: 'NATS_FILTER_DISJOINT',
-  description: 'A filter matches no subject of its channel.',
-  check(ctx) {
-    for (const channel of ctx.channelList) {
-      const types = ctx.channelTypes(channel)
-      const language = ctx.language(channel)
-      const profile = ctx.section('channels')[channel.id]
-      if (!channel.tokens || !types || !language || !isObject(profile) || !isObject(profile.filters)) continue
-      for (const name of Object.keys(profile.filters)) {
-        const filter = profile.filters[name]
-        const parsed = typeof filter === 'string' ? ctx.filter(filter) : undefined
-        if (!parsed || 'problem' in parsed || parsed.tokens.some((t) => typeof t !== 'string' && !types[t.param])) continue
-        if (!templateIntersects(parsed.tokens, types, language)) {
-          ctx.report(
-            this.code,
-            ctx.pointer(...CHANNEL(channel.id), 'filters', name),
-            `Filter ${JSON.stringify(filter)} matches no subject of ${channel.address}.`,
-          )
-        }
-      }
-    }
-  },
-}
-
-export const publisherIdentity: NatsRule = {
-  code: 'NATS_PUBLISHER_IDENTITY',
-  description: '`publisherIdentity.peerParameter` does not name a parameter of its channel.',
-  check(ctx) {
-    const channels = ctx.section('channels')
-    for (const id of Object.keys(channels)) {
-      const profile = channels[id]
-      if (!isObject(profile) || !isObject(profile.publisherIdentity)) continue
-      const peer = profile.publisherIdentity.peerParameter
-      const params = isObject(profile.parameters) ? profile.parameters : {}
-      if (typeof peer === 'string' && !Object.hasOwn(params, peer)) {
-        ctx.report(
-          this.code,
-          ctx.pointer(...CHANNEL(id), 'publisherIdentity', 'peerParameter'),
-          `peerParameter ${JSON.stringify(peer)} is not a parameter of channel ${JSON.stringify(id)}.`,
-        )
-      }
-    }
-  },
-}
-
-export const channelsDisjoint: NatsRule = {
+export const channelsDisjoint = natsRule({
   code: 'NATS_CHANNEL_OVERLAP',
   description: 'Two channels of one application share a concrete subject (decided exactly over the token languages).',
-  check(ctx) {
+  check(ctx, report) {
     // Each channel is compared with the earlier ones through a ChannelIndex, and reported once,
     // with the first earlier channel it overlaps. Complexity: O(n * L * c) for n channels of
     // length L, c the smallest candidate list (see ChannelIndex): `svc.{a}.m<i>.{b}` (32,000
@@ -231,8 +150,7 @@ export const channelsDisjoint: NatsRule = {
       const entry = { id: channel.id, language }
       const other = index.overlapping(language).next().value
       if (other) {
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer('channels', channel.id, 'address'),
           `Channels ${JSON.stringify(other.id)} and ${JSON.stringify(channel.id)} share subjects; within one application concrete channel languages are disjoint.`,
           {
@@ -243,4 +161,4 @@ export const channelsDisjoint: NatsRule = {
       index.add(entry)
     }
   },
-}
+})

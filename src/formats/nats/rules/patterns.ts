@@ -3,8 +3,7 @@ import { budgetedPatternMessage, patternEngine } from '../../../core/pattern-saf
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../document.js'
 import { messageSchemas } from '../message-schemas.js'
-import type { NatsRule } from './rule.js'
-import type { NatsContext } from '../context.js'
+import { natsRule, type NatsReport } from './rule.js'
 import type { LoadedFile } from '../load.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one iterative walk of components and channels, each pattern decided once (linear in its length). */
@@ -17,11 +16,11 @@ import type { LoadedFile } from '../load.js'
  * `src/core/pattern-safety.ts`. One iterative walk of those two sections (and of the locked files
  * a message payload reaches): linear in their size, each pattern decided once.
  */
-export const patternSupported: NatsRule = {
+export const patternSupported = natsRule({
   code: 'NATS_PATTERN_BUDGETED',
   severity: 'warning',
   description: `A schema \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value, and a value it cannot decide within it fails validation.`,
-  check(ctx) {
+  check(ctx, report) {
     // The document's components and channels, and every locked file a message payload reaches
     // (reported in that file, at the pattern).
     const { files } = messageSchemas(ctx)
@@ -38,14 +37,12 @@ export const patternSupported: NatsRule = {
         return loaded ? [[loaded, [[loaded.source.value, '']]]] : []
       }),
     ]
-    for (const [file, stack] of sources) walkPatterns(ctx, file, stack)
+    for (const [file, stack] of sources) walkPatterns(file, stack, report)
   },
-}
-
-const CODE = 'NATS_PATTERN_BUDGETED'
+})
 
 /** Every `pattern` under the stack's values, iteratively; one on the budgeted matcher is reported in `file`. */
-function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown, string]>): void {
+function walkPatterns(file: LoadedFile, stack: Array<[unknown, string]>, report: NatsReport): void {
   while (stack.length > 0) {
     const [value, pointer] = stack.pop()!
     if (Array.isArray(value)) {
@@ -58,7 +55,7 @@ function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown,
       for (const key of Object.keys(value.patternProperties)) found.push([key, joinPointer(pointer, 'patternProperties', key)])
     for (const [pattern, at] of found) {
       const engine = patternEngine(pattern)
-      if (engine.engine === 'budgeted') ctx.reportIn(file, CODE, at, budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
+      if (engine.engine === 'budgeted') report.in(file, at, budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
     }
     for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])
   }

@@ -3,7 +3,7 @@ import { isObject } from '../document.js'
 import { generatedCodeTakes } from '../payload-validators.js'
 import { requestPayload } from '../schemas.js'
 import { messageSchemas } from '../message-schemas.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 
 /**
  * Complexity: each runtime-checked payload the generated validators do not take is walked once,
@@ -25,19 +25,18 @@ export const MAX_AJV_EXPANSION = 10_000
  * itself, or its references expand past MAX_AJV_EXPANSION nodes. The generated validators and
  * the interpreter memoize and take any reference graph; ajv's code does not.
  */
-export const payloadBounded: NatsRule = {
+export const payloadBounded = natsRule({
   code: 'NATS_PAYLOAD_UNBOUNDED',
   description:
     "A runtime-checked payload schema beyond the generated validators' keywords (checked by ajv's code) that is recursive or expands past 10,000 nodes: its validation time would grow faster than the data.",
-  check(ctx) {
+  check(ctx, report) {
     const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
     const { byChannel, extra } = messageSchemas(ctx)
     const reached = { ...components, ...extra }
-    const report = (payload: unknown, schemas: Record<string, unknown>, pointer: string) => {
+    const judge = (payload: unknown, schemas: Record<string, unknown>, pointer: string) => {
       const size = expandedSize(payload, schemas)
       if (size === undefined) return
-      ctx.report(
-        'NATS_PAYLOAD_UNBOUNDED',
+      report(
         pointer,
         size === 'recursive'
           ? "This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and it refers to itself: ajv re-validates a recursive member once per path to it, exponential in the data's depth. Write it with the generated validators' keywords (they memoize), or without the recursion."
@@ -48,7 +47,7 @@ export const payloadBounded: NatsRule = {
     for (const channel of ctx.channelList) {
       for (const message of byChannel.get(channel.id) ?? []) {
         if (message.payload === undefined || generatedCodeTakes(message.payload, reached)) continue
-        report(message.payload, reached, ctx.pointer('channels', channel.id, 'messages', message.name))
+        judge(message.payload, reached, ctx.pointer('channels', channel.id, 'messages', message.name))
       }
     }
     for (const [key, it] of Object.entries(ctx.section('interactions'))) {
@@ -56,10 +55,10 @@ export const payloadBounded: NatsRule = {
         continue
       const payload = requestPayload(ctx, it.requestOperation)
       if (payload === undefined || generatedCodeTakes(payload, components)) continue
-      report(payload, components, ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'))
+      judge(payload, components, ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'))
     }
   },
-}
+})
 
 const PREFIX = '#/components/schemas/'
 

@@ -2,7 +2,7 @@ import { refSites } from '../../../core/json-refs.js'
 import { resolveFragment } from '../schemas.js'
 import { isObject } from '../document.js'
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 import type { NatsContext } from '../context.js'
 import { dirname, join } from 'node:path'
 
@@ -13,10 +13,10 @@ import { dirname, join } from 'node:path'
  * channel that does not exist, or a message at a missing schema, and compile to a module that
  * silently lacks it. References to other files are load.ts's job (locked, never fetched).
  */
-export const refResolves: NatsRule = {
+export const refResolves = natsRule({
   code: 'NATS_REF_UNRESOLVED',
   description: 'A $ref names nothing: a same-document one in the document, one into a locked file in that file.',
-  check(ctx) {
+  check(ctx, report) {
     // Most references repeat (every channel's message, say): each is resolved once.
     const resolves = new Map<string, boolean>()
     for (const { ref, pointer } of refSites(ctx.doc)) {
@@ -29,10 +29,10 @@ export const refResolves: NatsRule = {
       if (file === undefined) continue
       let ok = resolves.get(ref)
       if (ok === undefined) resolves.set(ref, (ok = resolveFragment(file, hash === -1 ? '#' : ref.slice(hash)) !== undefined))
-      if (!ok) ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} names nothing in ${local ? 'this document' : 'that file'}.`, { ref })
+      if (!ok) report(pointer, `$ref ${JSON.stringify(ref)} names nothing in ${local ? 'this document' : 'that file'}.`, { ref })
     }
   },
-}
+})
 
 /** The parsed value of a file a reference of this document names, when the bundle's reading read it. */
 function lockedFile(ctx: NatsContext, path: string): unknown {
@@ -89,17 +89,17 @@ const POSITIONS: readonly RefPosition[] = [
  * message payload a schema. Positions are matched on the pointer alone, so the check is one pass
  * over the `$ref` sites, each against a handful of anchored patterns: O(references).
  */
-export const refKind: NatsRule = {
+export const refKind = natsRule({
   code: 'NATS_REF_KIND',
   description:
     "A same-document $ref that names an object of another kind than its position holds (an operation's channel that is a message, a channel message that is a schema, an operation message outside its channel).",
-  check(ctx) {
+  check(ctx, report) {
     for (const { ref, pointer } of refSites(ctx.doc)) {
       if (!ref.startsWith('#')) continue
       const position = POSITIONS.find((p) => p.at.test(pointer))
       if (!position) continue
       if (!position.targets.test(ref)) {
-        ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is here to name ${position.kind}; it names something else.`, { ref })
+        report(pointer, `$ref ${JSON.stringify(ref)} is here to name ${position.kind}; it names something else.`, { ref })
         continue
       }
       // An operation's messages belong to the channel the operation (or its reply) names: root
@@ -115,8 +115,8 @@ export const refKind: NatsRule = {
         const owner = isObject(op) ? (operation[3] ? (isObject(op.reply) ? op.reply.channel : undefined) : op.channel) : undefined
         const channel = isObject(owner) && typeof owner.$ref === 'string' ? owner.$ref : undefined
         if (channel !== undefined && !ref.startsWith(`${channel}/messages/`))
-          ctx.report(this.code, pointer, `$ref ${JSON.stringify(ref)} is not a message of the operation's channel ${channel}.`, { ref, channel })
+          report(pointer, `$ref ${JSON.stringify(ref)} is not a message of the operation's channel ${channel}.`, { ref, channel })
       }
     }
   },
-}
+})

@@ -1,10 +1,9 @@
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
-import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import type { LoadedFile } from '../load.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import { follow, type Where } from '../message-schemas.js'
-import type { NatsRule } from './rule.js'
+import { natsRule, type NatsReport } from './rule.js'
 
 /**
  * Complexity: one pass over the channels' messages, components.messages and components.schemas of
@@ -22,18 +21,18 @@ const multiFormat = (value: unknown): value is { schemaFormat: string; schema: u
  * It is refused, naming the format, at the `schemaFormat` of the object in the file that holds it
  * (a message in a locked file is reported there).
  */
-export const schemaFormat: NatsRule = {
+export const schemaFormat = natsRule({
   code: 'NATS_SCHEMA_FORMAT',
   description:
     'A message payload or headers, or a component schema, in a schema format other than an AsyncAPI schema or JSON Schema draft-07 (Avro, Protobuf, RAML, OpenAPI, ...): unsupported, so nothing would type or validate it.',
-  check(ctx) {
+  check(ctx, report) {
     const seen = new Set<string>()
     const inspect = (file: LoadedFile, message: unknown, at: string) => {
       const key = `${file.file}#${at}`
       if (seen.has(key) || !isObject(message)) return
       seen.add(key)
       for (const member of ['payload', 'headers'])
-        if (multiFormat(message[member])) reportFormat(ctx, file, `${at}/${member}`, (message[member] as { schemaFormat: string }).schemaFormat)
+        if (multiFormat(message[member])) reportFormat(report, file, `${at}/${member}`, (message[member] as { schemaFormat: string }).schemaFormat)
     }
     const start: Where = { file: ctx.main.file, doc: ctx.doc }
     const channels = ctx.standard('channels')
@@ -65,15 +64,14 @@ export const schemaFormat: NatsRule = {
     const schemas = isObject(components.schemas) ? components.schemas : {}
     for (const name of Object.keys(schemas))
       if (multiFormat(schemas[name]))
-        reportFormat(ctx, ctx.main, `/components/schemas/${escapeToken(name)}`, (schemas[name] as { schemaFormat: string }).schemaFormat)
+        reportFormat(report, ctx.main, `/components/schemas/${escapeToken(name)}`, (schemas[name] as { schemaFormat: string }).schemaFormat)
   },
-}
+})
 
-function reportFormat(ctx: NatsContext, file: LoadedFile, at: string, format: string): void {
+function reportFormat(report: NatsReport, file: LoadedFile, at: string, format: string): void {
   if (readableSchemaFormat(format)) return
-  ctx.reportIn(
+  report.in(
     file,
-    'NATS_SCHEMA_FORMAT',
     `${at}/schemaFormat`,
     `Schema format ${JSON.stringify(format)} is not supported: this project reads AsyncAPI schemas and JSON Schema draft-07 only, so nothing would type or validate this schema (unsupported capabilities fail explicitly). Write it as a JSON Schema.`,
     { schemaFormat: format },

@@ -1,6 +1,6 @@
 import { isObject } from '../document.js'
 import type { NatsContext } from '../context.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 
 /**
  * Rules of the standard part that the official AsyncAPI 3 parser applies beyond its JSON Schema
@@ -30,11 +30,11 @@ function* standardChannels(ctx: NatsContext): Generator<{ id: string; channel: R
  * address). A channel the profile describes is left to NATS_PARAMETERS_MISMATCH, which compares the
  * profile's parameters too.
  */
-export const standardParameters: NatsRule = {
+export const standardParameters = natsRule({
   code: 'NATS_ASYNCAPI_PARAMETERS',
   description:
     "A standard channel's `parameters` miss a `{name}` of its address, or name one its address does not have (checked as the official parser checks it).",
-  check(ctx) {
+  check(ctx, report) {
     const profiled = isObject(ctx.profile.channels) ? ctx.profile.channels : {}
     for (const { id, channel, at } of standardChannels(ctx)) {
       if (!isObject(channel.parameters) || (at[0] === 'channels' && Object.hasOwn(profiled, id))) continue
@@ -42,8 +42,7 @@ export const standardParameters: NatsRule = {
       const defined = channel.parameters
       const missing = variables.filter((v) => !Object.hasOwn(defined, v))
       if (missing.length > 0)
-        ctx.report(
-          this.code,
+        report(
           ctx.pointer(...at, 'parameters'),
           `Address placeholders without a parameter: ${missing.join(', ')}; each {name} of the address is described in parameters.`,
           {
@@ -53,25 +52,24 @@ export const standardParameters: NatsRule = {
       const known = new Set(variables)
       for (const name of Object.keys(defined))
         if (!known.has(name))
-          ctx.report(
-            this.code,
+          report(
             ctx.pointer(...at, 'parameters', name),
             `Parameter ${JSON.stringify(name)} is not a placeholder of the channel's address${typeof channel.address === 'string' ? ` ${channel.address}` : ' (it has none)'}.`,
           )
     }
   },
-}
+})
 
 /**
  * "Channel address should not include query ("?") or fragment ("#") delimiter" (the parser's
  * asyncapi3-channel-no-query-nor-fragment), which the parser applies to the keys of the root
  * `channels`; so does this.
  */
-export const standardChannelKey: NatsRule = {
+export const standardChannelKey = natsRule({
   code: 'NATS_ASYNCAPI_CHANNEL_KEY',
   description: 'A root channel id holds a query (`?`) or fragment (`#`) delimiter (checked as the official parser checks it).',
-  check(ctx) {
+  check(ctx, report) {
     for (const id of Object.keys(ctx.standard('channels')))
-      if (/[?#]/.test(id)) ctx.report(this.code, ctx.pointer('channels', id), `Channel id ${JSON.stringify(id)} holds a query or fragment delimiter (? or #).`)
+      if (/[?#]/.test(id)) report(ctx.pointer('channels', id), `Channel id ${JSON.stringify(id)} holds a query or fragment delimiter (? or #).`)
   },
-}
+})

@@ -1,17 +1,17 @@
 import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken, splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
-import { dirname, resolve } from 'node:path'
 import { lazyBuilt, lazyRequire } from '../../../core/lazy-require.js'
 import { refSites } from '../../../core/json-refs.js'
-import type { NatsContext } from '../context.js'
-import type { NatsRule } from './rule.js'
+import { natsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
 import { resolveFragment } from '../schemas.js'
+import { externalParts } from './external-parts.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
 
-const officialSchema = lazyRequire<object>('@asyncapi/specs/schemas/3.1.0-without-$id.json')
+export const officialSchema = lazyRequire<object>('@asyncapi/specs/schemas/3.1.0-without-$id.json')
+
 const officialSchema30 = lazyRequire<object>('@asyncapi/specs/schemas/3.0.0-without-$id.json')
 
 /**
@@ -23,10 +23,13 @@ export function standardVersion(doc: Record<string, unknown>): '3.1.0' | '3.0.0'
   if (doc.asyncapi === '3.1.0') return '3.1.0'
   return typeof doc.asyncapi === 'string' && /^3\.0\.(0|[1-9]\d*)$/.test(doc.asyncapi) ? '3.0.0' : undefined
 }
-type Validate = import('ajv').ValidateFunction
+
+export type Validate = import('ajv').ValidateFunction
+
 /** ajv-formats (which loads ajv's code generator), required when a full compile first needs it. */
 const formats = lazyRequire<{ default?: (ajv: object) => void } & ((ajv: object) => void)>('ajv-formats')
-const addFormats = (ajv: object): void => (formats().default ?? formats())(ajv)
+
+export const addFormats = (ajv: object): void => (formats().default ?? formats())(ajv)
 
 /**
  * Compiled once per process: the official AsyncAPI 3.1.0 schema and the profile's shape, each as a
@@ -34,6 +37,7 @@ const addFormats = (ajv: object): void => (formats().default ?? formats())(ajv)
  * failing oneOf branch) and, compiled when first needed, an all-errors one for the diagnostics.
  */
 const compiledSchemas = new Map<string, Validate>()
+
 /**
  * The first-error AsyncAPI and profile validators precompiled when the package is built
  * (scripts/precompile-asyncapi.mjs), so a fresh process skips a quarter-second compile before its
@@ -45,6 +49,7 @@ const precompiled = {
   asyncapi: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/asyncapi-validators.cjs'),
   profile: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/profile-validator.cjs'),
 }
+
 function compiled(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', allErrors: boolean): Validate {
   const key = `${name}:${allErrors}`
   // Only the 3.1.0 schema and the profile are precompiled; a 3.0 document compiles its schema once.
@@ -68,30 +73,8 @@ function compiled(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', allErrors: bo
   return validate
 }
 
-/** A definition of the AsyncAPI 3.1.0 schema, compiled alone (what a locked file contributes in a position). */
-const definitionValidators = new Map<string, Validate>()
-function definitionErrors(definition: string, value: unknown): NonNullable<Validate['errors']> {
-  let validate = definitionValidators.get(definition)
-  if (!validate) {
-    const ajv = createAjv({ allErrors: true, validateFormats: true })
-    addFormats(ajv)
-    ajv.addFormat('uri-reference', true)
-    ajv.addSchema(officialSchema(), 'asyncapi')
-    definitionValidators.set(definition, (validate = ajv.compile({ $ref: `asyncapi#/definitions/${definition}` })))
-  }
-  return validate(value) ? [] : (validate.errors ?? [])
-}
-
-/** The definition a `$ref` position of the document holds, for the part a locked file supplies there. */
-const EXTERNAL_POSITIONS: ReadonlyArray<[RegExp, string]> = [
-  [/^\/(?:components\/)?channels\/[^/]+\/messages\/[^/]+\/\$ref$/, 'messageObject'],
-  [/^\/components\/messages\/[^/]+\/\$ref$/, 'messageObject'],
-  [/^\/(?:components\/)?channels\/[^/]+\/parameters\/[^/]+\/\$ref$/, 'parameter'],
-  [/\/(?:payload|headers)(?:\/.*)?\/\$ref$|^\/components\/schemas\/.*\/\$ref$/, 'schema'],
-]
-
 /** The all-errors report for a value, or none when the first-error check passes it. */
-function schemaErrors(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: unknown): NonNullable<Validate['errors']> {
+export function schemaErrors(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: unknown): NonNullable<Validate['errors']> {
   if (compiled(name, false)(value)) return []
   const validate = compiled(name, true)
   return validate(value) ? [] : (validate.errors ?? [])
@@ -103,17 +86,16 @@ function schemaErrors(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: un
  * checked as such (by the 3.0.0 schema and the reference rules), not refused for its version; a
  * profiled one is refused, naming its version, and its standard part is checked all the same.
  */
-export const asyncapiVersion: NatsRule = {
+export const asyncapiVersion = natsRule({
   code: 'NATS_ASYNCAPI_VERSION',
   description: 'The document is not AsyncAPI 3.1.0 and carries the profile (which needs 3.1.0), or is no AsyncAPI 3 version at all (unsupported).',
-  check(ctx) {
+  check(ctx, report) {
     const version = standardVersion(ctx.doc)
     if (version === '3.1.0') return
     const profiled = isObject(ctx.doc['x-nats-contract'])
     if (version === '3.0.0' && !profiled) return
     const given = JSON.stringify(ctx.doc.asyncapi ?? null)
-    ctx.report(
-      this.code,
+    report(
       '/asyncapi',
       version === '3.0.0'
         ? `asyncapi: ${given} is AsyncAPI 3.0, and the x-nats-contract profile v0.2 needs AsyncAPI 3.1.0: change it to 3.1.0 (its standard part is checked as 3.0 meanwhile).`
@@ -121,16 +103,16 @@ export const asyncapiVersion: NatsRule = {
       { version: ctx.doc.asyncapi },
     )
   },
-}
+})
 
-export const asyncapiSchema: NatsRule = {
+export const asyncapiSchema = natsRule({
   code: 'NATS_ASYNCAPI_SCHEMA',
   description:
     'The standard part breaks the official AsyncAPI JSON Schema of its version (3.1.0, or 3.0.0 for a 3.0.x document; @asyncapi/specs), in the document or in what a locked file it references contributes in its position.',
-  check(ctx) {
+  check(ctx, report) {
     const version = standardVersion(ctx.doc)
     if (version === undefined) return
-    externalParts(ctx, this.code)
+    externalParts(ctx, report)
     const all = schemaErrors(version === '3.1.0' ? 'asyncapi' : 'asyncapi-3.0.0', bindingRefsResolved(ctx.doc))
     if (all.length === 0) return
     // oneOf between an object and a Reference reports both sides; keep what speaks about the object.
@@ -152,10 +134,10 @@ export const asyncapiSchema: NatsRule = {
         extra === undefined
           ? `${e.instancePath || 'the document'} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}`
           : `${JSON.stringify(extra)} is not a member ${e.instancePath || 'the document'} may have`
-      ctx.report(this.code, pointer, `AsyncAPI ${version}: ${message}.`, { keyword: e.keyword })
+      report(pointer, `AsyncAPI ${version}: ${message}.`, { keyword: e.keyword })
     }
   },
-}
+})
 
 /** A `$ref` inside a protocol binding, below the binding object itself (Kafka `key`, MQTT `correlationData`, ...). */
 const INSIDE_BINDING = /\/(?:bindings\/[^/]+|components\/(?:server|channel|operation|message)Bindings\/[^/]+\/[^/]+)\/.+\/\$ref$/
@@ -191,111 +173,4 @@ function bindingRefsResolved(doc: Record<string, unknown>): unknown {
     else Object.defineProperty(parent, last, { value: target, enumerable: true, writable: true, configurable: true })
   }
   return root
-}
-
-/**
- * What a locked file contributes through a standard `$ref` (a message, a parameter, a schema) is
- * validated as the definition of the position that references it, and reported in that file at
- * the referenced value. O(size of the referenced parts).
- */
-function externalParts(ctx: NatsContext, code: string): void {
-  for (const { ref, pointer } of refSites(ctx.doc)) {
-    if (ref.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
-    const definition = EXTERNAL_POSITIONS.find(([at]) => at.test(pointer))?.[1]
-    const [path, fragment = ''] = ref.split('#')
-    const file = definition && ctx.input.files.get(resolve(dirname(ctx.main.file), path!))
-    if (!definition || !file) continue
-    let value: unknown = file.source.value
-    for (const token of splitPointer(fragment)) value = Array.isArray(value) ? value[Number(token)] : isObject(value) ? value[token] : undefined
-    if (value === undefined) continue
-    const seen = new Set<string>()
-    for (const e of definitionErrors(definition, value)) {
-      if (e.keyword === 'oneOf' || e.keyword === 'anyOf' || e.keyword === 'if' || (e.keyword === 'required' && e.params.missingProperty === '$ref')) continue
-      const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty?: string }).additionalProperty : undefined
-      const at = `${fragment}${e.instancePath}${extra === undefined ? '' : `/${escapeToken(extra)}`}`
-      if (seen.has(at)) continue
-      seen.add(at)
-      ctx.reportIn(
-        file,
-        code,
-        at,
-        `AsyncAPI 3.1.0 (${definition}, referenced from ${pointer}): ${extra === undefined ? `${at || 'the value'} ${e.message}` : `${JSON.stringify(extra)} is not a member it may have`}.`,
-        { keyword: e.keyword, ref },
-      )
-    }
-  }
-}
-
-export const profilePresent: NatsRule = {
-  code: 'NATS_PROFILE_MISSING',
-  description: 'The document has no `x-nats-contract` object.',
-  check(ctx) {
-    if (!isObject(ctx.doc['x-nats-contract']))
-      ctx.report(
-        this.code,
-        '',
-        'A NATS contract is an AsyncAPI document with an `x-nats-contract` object at its root; this one has none (its standard part is checked all the same). Add one, at least `x-nats-contract: { version: 0.2.0-draft, contract: <id>, deployment: { binding: <name>, minimumServerVersion: 2.11.0 } }`, with `tokenTypes` and `channels` for the channels it profiles (docs/nats.md).',
-      )
-  },
-}
-
-export const profileVersion: NatsRule = {
-  code: 'NATS_PROFILE_VERSION',
-  description: '`x-nats-contract.version` is not exactly `0.2.0-draft` (an unsupported profile).',
-  check(ctx) {
-    if (isObject(ctx.doc['x-nats-contract']) && ctx.profile.version !== '0.2.0-draft') {
-      ctx.report(
-        this.code,
-        '/x-nats-contract/version',
-        `Profile version ${JSON.stringify(ctx.profile.version ?? null)} is not supported; this compiler implements exactly 0.2.0-draft.`,
-      )
-    }
-  },
-}
-
-const profileReports = new WeakMap<object, NonNullable<Validate['errors']>>()
-
-/** The profile's shape errors, checked once per document (two rules read them). */
-function profileErrors(ctx: Parameters<NatsRule['check']>[0]) {
-  if (!isObject(ctx.doc['x-nats-contract'])) return []
-  let errors = profileReports.get(ctx.profile)
-  if (!errors) profileReports.set(ctx.profile, (errors = schemaErrors('profile', ctx.profile)))
-  return errors
-}
-
-export const profileUnsupported: NatsRule = {
-  code: 'NATS_PROFILE_UNSUPPORTED',
-  description: 'A member the profile does not define (x-nats-contract is closed): an unsupported capability.',
-  check(ctx) {
-    for (const e of profileErrors(ctx)) {
-      if (e.keyword !== 'additionalProperties') continue
-      const name = e.params.additionalProperty as string
-      ctx.report(
-        this.code,
-        `/x-nats-contract${e.instancePath}/${escapeToken(name)}`,
-        `${JSON.stringify(name)} is not part of profile v0.2 here; unsupported capabilities fail the build.`,
-        { member: name },
-      )
-    }
-  },
-}
-
-export const profileShape: NatsRule = {
-  code: 'NATS_PROFILE_SHAPE',
-  description: 'A profile member is missing or has the wrong type or value.',
-  check(ctx) {
-    const seen = new Set<string>()
-    for (const e of profileErrors(ctx)) {
-      if (e.keyword === 'additionalProperties' || e.keyword === 'anyOf') continue
-      const pointer = `/x-nats-contract${e.instancePath}${e.keyword === 'required' ? '/' + String(e.params.missingProperty) : ''}`
-      if (seen.has(pointer)) continue
-      seen.add(pointer)
-      ctx.report(
-        this.code,
-        pointer,
-        `x-nats-contract${e.instancePath.replace(/\//g, '.')} ${e.message}${e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''}.`,
-        { keyword: e.keyword },
-      )
-    }
-  },
 }

@@ -1,0 +1,110 @@
+import canonicalize from 'canonicalize'
+import { escapeToken } from '../../../runtime/shared/json-pointer.js'
+import { identityKey } from '../context.js'
+import { isObject } from '../load.js'
+import { itemValidator, settingDefinitionProblems } from './setting-definitions.js'
+import { daspRule } from './rule.js'
+
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over the requested extensions' settings, each definition looked up in a map. */
+
+/** An own member (never `constructor` or `__proto__` from the prototype). */
+const own = (object: Record<string, unknown>, key: string): any => (Object.hasOwn(object, key) ? object[key] : undefined)
+
+/** Why a setting value breaks its closed definition, or undefined (a definition with problems of its own checks nothing: see settingDefinitionProblems). */
+export function settingProblem(spec: Record<string, any>, value: unknown): string | undefined {
+  switch (spec.type) {
+    case 'integer':
+      if (!Number.isSafeInteger(value)) return 'must be an integer'
+      if (typeof spec.minimum === 'number' && (value as number) < spec.minimum) return `must be at least ${spec.minimum}${spec.unit ? ` ${spec.unit}` : ''}`
+      if (typeof spec.maximum === 'number' && (value as number) > spec.maximum) return `must be at most ${spec.maximum}${spec.unit ? ` ${spec.unit}` : ''}`
+      return undefined
+    case 'string':
+      return typeof value === 'string' ? undefined : 'must be a string'
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be a boolean'
+    case 'enum':
+      return Array.isArray(spec.values) && spec.values.some((v: unknown) => canonicalize(v) === canonicalize(value))
+        ? undefined
+        : `must be one of ${JSON.stringify(spec.values)}`
+    case 'array': {
+      if (!Array.isArray(value)) return 'must be an array'
+      if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
+      if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
+      if ('items' in spec) {
+        const validate = itemValidator(spec.items)
+        const bad = typeof validate === 'string' ? -1 : value.findIndex((item) => !validate(item))
+        if (bad !== -1 && typeof validate !== 'string') return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
+      }
+      if (typeof spec.uniqueBy === 'string') {
+        const keys = value.map((item) => canonicalize(isObject(item) ? own(item, spec.uniqueBy) : undefined))
+        if (new Set(keys).size !== keys.length) return `items must have distinct ${spec.uniqueBy}`
+      }
+      return undefined
+    }
+    default:
+      return `has an unknown setting type ${JSON.stringify(spec.type)}`
+  }
+}
+
+export const settingsRule = daspRule({
+  code: 'DASP_SETTINGS',
+  description:
+    'A setting the definition does not define, a defined setting missing (settings are complete), or a value out of its type, range, items or uniqueness rules.',
+  check(ctx, report) {
+    for (const e of ctx.requested) {
+      const d = ctx.definitionOf(e.uri, e.version)
+      if (!d || !isObject(d.value.settings) || !isObject(e.settings)) continue
+      const defined = d.value.settings as Record<string, Record<string, any>>
+      for (const [name, value] of Object.entries(e.settings)) {
+        const spec = own(defined, name)
+        const at = `/extensions/${e.index}/settings/${escapeToken(name)}`
+        // A setting whose definition is malformed or cannot check a value is the definition's problem.
+        if (ctx.unreadableWithin(d.file, `/settings/${escapeToken(name)}`)) continue
+        if (isObject(spec) && typeof spec.type !== 'string') continue
+        if (!isObject(spec)) report(at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
+        else if (settingDefinitionProblems(spec).length === 0) {
+          const problem = settingProblem(spec, value)
+          if (problem) report(at, `Setting ${name} ${problem}.`, { setting: name })
+        }
+      }
+      for (const name of Object.keys(defined))
+        if (!Object.hasOwn(e.settings, name))
+          report(`/extensions/${e.index}/settings`, `Setting ${name} is missing: a selection carries the complete settings.`, { setting: name })
+    }
+  },
+})
+
+export const settingsConflict = daspRule({
+  code: 'DASP_SETTINGS_CONFLICT',
+  description:
+    'One extension selected twice in one scope with different settings, or in several scopes with different values for a setting that persists with the session.',
+  check(ctx, report) {
+    const seen = new Map<string, { index: number; scope: unknown; settings: Record<string, unknown> }>()
+    for (const e of ctx.requested) {
+      const key = identityKey(e.uri, e.version)
+      const d = ctx.definitionOf(e.uri, e.version)
+      const other = seen.get(key)
+      if (!other || !d || !isObject(e.settings)) {
+        if (isObject(e.settings)) seen.set(key, { index: e.index, scope: e.scope, settings: e.settings })
+        continue
+      }
+      // In one scope the two selections are one selection: every setting must agree. Across scopes,
+      // the settings that persist with the session must.
+      const sameScope = other.scope === e.scope
+      for (const [name, spec] of Object.entries(isObject(d.value.settings) ? d.value.settings : {})) {
+        if (
+          isObject(spec) &&
+          (sameScope || spec.persistence === 'session') &&
+          canonicalize(own(other.settings, name)) !== canonicalize(own(e.settings as Record<string, unknown>, name))
+        ) {
+          report(
+            `/extensions/${e.index}/settings/${escapeToken(name)}`,
+            sameScope
+              ? `${e.uri} is selected twice in scope ${String(e.scope)} (extensions/${other.index}) with different ${name}; one selection has one value.`
+              : `${e.uri} is selected in two scopes with different ${name}; session settings cannot conflict across scopes.`,
+          )
+        }
+      }
+    }
+  },
+})

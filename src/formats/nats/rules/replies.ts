@@ -1,0 +1,70 @@
+import { locationSites } from '../../../core/json-refs.js'
+import { refId } from '../context.js'
+import { isObject } from '../document.js'
+import { natsRule } from './rule.js'
+import { OP, profileOps } from './operations.js'
+
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over operations (and over the location expressions of the document): O(operations + document). */
+
+export const requestReply = natsRule({
+  code: 'NATS_REQUEST_REPLY',
+  description: 'requestReply on anything but a core send whose standard reply channel has no address, or without a positive timeoutMs.',
+  check(ctx, report) {
+    const standard = ctx.standard('operations')
+    for (const [id, op] of profileOps(ctx)) {
+      if (!isObject(op.requestReply)) continue
+      const at = () => ctx.pointer(...OP(id), 'requestReply')
+      const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
+      const publish = isObject(op.publish) ? op.publish : undefined
+      if (publish?.api !== 'core' || std.action !== 'send') {
+        report(at(), 'requestReply is for a core send only (JetStream business results use explicit result operations).')
+        continue
+      }
+      const reply = isObject(std.reply) ? std.reply : undefined
+      const replyChannel = reply ? refId(reply.channel, '#/channels/') : undefined
+      const channel = replyChannel === undefined ? undefined : ctx.channels.get(replyChannel)
+      if (!reply || !channel) report(at(), `Operation ${JSON.stringify(id)} needs a standard reply with a channel for the native inbox.`)
+      else if (channel.address !== undefined || reply.address !== undefined)
+        report(at(), `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
+      const timeout = op.requestReply.timeoutMs
+      if (!(Number.isSafeInteger(timeout) && (timeout as number) > 0))
+        report(ctx.pointer(...OP(id), 'requestReply', 'timeoutMs'), 'timeoutMs is a positive integer of milliseconds.')
+    }
+  },
+})
+
+/**
+ * "JetStream business results use explicit result operations": a standard `reply` is the native
+ * inbox of a requestReply core send (checked above) or a core responder's answer to one. On a
+ * JetStream operation it would be a second, unchecked result path; on a send without requestReply
+ * it is a request with no timeout or completion the generator could honour. O(operations).
+ */
+export const standardReply = natsRule({
+  code: 'NATS_STANDARD_REPLY',
+  description: 'A standard reply on a JetStream operation (results are explicit result operations) or on a send without requestReply.',
+  check(ctx, report) {
+    const standard = ctx.standard('operations')
+    for (const [id, op] of profileOps(ctx)) {
+      const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
+      if (std.reply === undefined) continue
+      const api = (isObject(op.publish) ? op.publish.api : isObject(op.subscribe) ? op.subscribe.api : undefined) as unknown
+      const at = ctx.pointer('operations', id, 'reply')
+      if (api === 'jetstream')
+        report(at, `Operation ${JSON.stringify(id)} is JetStream; its business results are explicit result operations, not a standard reply.`)
+      else if (std.action === 'send' && !isObject(op.requestReply))
+        report(at, `Operation ${JSON.stringify(id)} has a standard reply but no requestReply (routing, completion, timeoutMs) in its profile entry.`)
+    }
+  },
+})
+
+export const headerCorrelation = natsRule({
+  code: 'NATS_UNSUPPORTED',
+  description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
+  check(ctx, report) {
+    for (const { value, pointer } of locationSites(ctx.doc)) {
+      // The profile's own members are not AsyncAPI objects.
+      if (!(value as string).startsWith('$message.header') || pointer.includes('/x-nats-contract/')) continue
+      report(pointer, `${value as string} correlates through a header; profile v0.2 correlates through payload expressions only.`)
+    }
+  },
+})
