@@ -35,5 +35,8 @@ describe('exports and identity come with the compile, not from reading the modul
     if (result.format === 'benzene') expect(result.identity).toBe(mod.contractHash)
     else if (result.format === 'nats') expect(result.identity).toBe(mod.contract.digest)
     else expect(result.identity).toBeUndefined()
+    // The same compile without declarations (what a dev server and `contracts check` ask for) says the same.
+    const bare = await compile(join(root, contract), { declarations: false })
+    expect([bare.exports, bare.identity]).toEqual([result.exports, result.identity])
   })
 })

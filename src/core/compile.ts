@@ -342,7 +342,8 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
   } catch (error) {
     return failed([caught(error, file)])
   }
-  const bare: CompileResult = outcome(file, modeled, modeled.diagnostics, { code: output.code, dts: undefined as string | undefined, map })
+  const described = { exports: output.exports, ...(output.identity !== undefined ? { identity: output.identity } : {}) }
+  const bare: CompileResult = outcome(file, modeled, modeled.diagnostics, { code: output.code, dts: undefined as string | undefined, map, ...described })
   // The declarations are read off `output` once (a format may write them in a getter), then kept.
   let pending: Generated | undefined = output
   let dts: string | undefined
@@ -361,8 +362,7 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
       return dts
     },
     map,
-    exports: output.exports,
-    ...(output.identity !== undefined ? { identity: output.identity } : {}),
+    ...described,
     file: bare.file,
     format: bare.format,
     diagnostics: bare.diagnostics,
