@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module'
 import { SCHEMA_HELPERS } from '../dist/src/core/schema-code.js'
 import { convert, definitionsDocument, type ConvertContext } from '../dist/src/formats/benzene/json-schema.js'
+import { SchemaFacts } from '../dist/src/formats/benzene/schema-facts.js'
 import { generateValidators } from '../dist/src/formats/benzene/validators.js'
 import { schemaValidator, type Schema } from '../dist/src/runtime/shared/schema-check.js'
 import * as helpers from '../dist/src/runtime/shared/validator-helpers.js'
@@ -21,7 +22,7 @@ const Ajv = createRequire(import.meta.url)('ajv') as typeof import('ajv').defaul
 export async function validatorCases(RUNS: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
   const doc = JSON.parse(benzeneDocument(50)) as { components: { schemas: Record<string, unknown> } }
   const catalogue = doc.components.schemas
-  const ctx: ConvertContext = { catalogue, direction: 'request', int64: 'number', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }
+  const ctx: ConvertContext = { facts: new SchemaFacts(doc), direction: 'request', int64: 'number', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }
   const roots = Array.from({ length: 50 }, (_, i) => convert({ $ref: `#/components/schemas/Request${i}` }, ctx))
   const defs = definitionsDocument(ctx)
   const definitions = Object.fromEntries(Object.entries(defs.definitions as Record<string, Schema>).map(([k, v]) => [`doc#/definitions/${k}`, v]))
@@ -84,7 +85,7 @@ function generatedValidators(catalogue: Record<string, unknown>): Array<(v: unkn
     schema: { $ref: `#/components/schemas/Request${i}` },
     direction: 'request' as const,
   }))
-  const { declarations } = generateValidators(requests, catalogue as never, 'number')
+  const { declarations } = generateValidators(requests, new SchemaFacts({ components: { schemas: catalogue } }), 'number')
   const body = [...declarations].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
   const names = Object.keys(SCHEMA_HELPERS)
   const values = Object.values(SCHEMA_HELPERS).map((h) => (helpers as Record<string, unknown>)[h])

@@ -11,6 +11,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { benzeneDocument } from '../bench/generate.js'
 import { convert, definitionsDocument, type ConvertContext, type Direction } from '../src/formats/benzene/json-schema.js'
+import { SchemaFacts } from '../src/formats/benzene/schema-facts.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
 import type { SchemaError } from '../src/runtime/shared/schema-errors.js'
 import { evaluateDeclarations, generatedValidator } from './helpers/validator-code.js'
@@ -138,7 +139,7 @@ describe('schema interpreter', () => {
     for (const doc of documents) {
       const catalogue = doc.components?.schemas ?? {}
       for (const direction of ['request', 'response'] as Direction[]) {
-        const ctx: ConvertContext = { catalogue, direction, int64: 'string', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }
+        const ctx: ConvertContext = { facts: new SchemaFacts(doc), direction, int64: 'string', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }
         const roots = Object.keys(catalogue).map((name) => convert({ $ref: `#/components/schemas/${name}` }, ctx))
         const defs = definitionsDocument(ctx)
         const definitions = Object.fromEntries(Object.entries(defs.definitions as Record<string, Schema>).map(([k, v]) => [`doc#/definitions/${k}`, v]))
@@ -196,7 +197,7 @@ describe('schema interpreter', () => {
 describe('values as the OpenAPI 3.0 dialect means them', () => {
   const converted = (schema: Record<string, unknown>) =>
     schemaValidator(
-      convert(schema, { catalogue: {}, direction: 'request', int64: 'string', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }) as Schema,
+      convert(schema, { facts: new SchemaFacts({}), direction: 'request', int64: 'string', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }) as Schema,
     )
 
   it('multipleOf is decided on the decimal numbers written, not on a float quotient', () => {

@@ -1,4 +1,5 @@
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
+import type { SchemaFacts } from './schema-facts.js'
 
 /**
  * OpenAPI 3.0 `allOf` is a merge: one member with `additionalProperties: false` closes the merged
@@ -10,11 +11,11 @@ import { isObject, refTarget, type Schema } from '../../runtime/benzene/document
  * True when an allOf merge is closed: the schema or some member, followed through `$ref` and
  * nested `allOf`, says `additionalProperties: false`. Types and validators decide it the same way.
  */
-export function closedMerge(schema: Schema, catalogue: Readonly<Record<string, Schema>>, parts?: ReadonlyArray<ReturnType<typeof ownPart>>): boolean {
+export function closedMerge(schema: Schema, facts: SchemaFacts, parts?: ReadonlyArray<ReturnType<typeof ownPart>>): boolean {
   if (schema.additionalProperties === false) return true
   if (!Array.isArray(schema.allOf)) return false
   // `parts`: the members' own parts when the caller has them already (the validators' merge reads them too).
-  return (parts ?? (schema.allOf as unknown[]).map(ownPart)).some((part) => part.closed || part.refs.some((ref) => mergedOf(catalogue, ref).closed))
+  return (parts ?? (schema.allOf as unknown[]).map(ownPart)).some((part) => part.closed || part.refs.some((ref) => mergedOf(facts, ref).closed))
 }
 
 /** What an `allOf` member contributes to the closed merge: its property names, and whether it is closed. */
@@ -45,18 +46,16 @@ export function ownPart(root: unknown): { names: string[]; closed: boolean; refs
   return out
 }
 
-const mergedByCatalogue = new WeakMap<object, Map<string, Merged>>()
-
 /**
  * The merge contribution of a named schema and, through `allOf`, of everything it extends: an
- * iterative depth-first walk that computes each name once (memoized per catalogue), so a
+ * iterative depth-first walk that computes each name once (memoized in the document's facts), so a
  * 1,600-long `allOf` chain is neither a deep recursion nor walked again for each of its links.
  * A name met again while still being walked (a cycle) contributes nothing there, as before, and
  * the names whose result depended on such a cut are not memoized.
  */
-export function mergedOf(catalogue: Readonly<Record<string, Schema>>, root: string): Merged {
-  let memo = mergedByCatalogue.get(catalogue)
-  if (!memo) mergedByCatalogue.set(catalogue, (memo = new Map()))
+export function mergedOf(facts: SchemaFacts, root: string): Merged {
+  const memo = facts.merges
+  const catalogue = facts.catalogue
   const known = memo.get(root)
   if (known) return known
   interface Frame {

@@ -6,7 +6,7 @@ import { schemaClosure } from '../../runtime/benzene/closure.js'
 import type { BenzeneDocument } from '../../runtime/benzene/document.js'
 import { bytesOfSchema, contractHash } from '../../runtime/benzene/hash-node.js'
 import type { CompileMemos } from '../../core/memo.js'
-import type { BenzeneModel, TopicModel } from './model.js'
+import type { BenzeneChecked, BenzeneModel, TopicModel } from './model.js'
 import { nameEntries } from './naming.js'
 import type { BenzeneOptions } from './options.js'
 import { serviceLevel, topicScoped, wholeService } from '../../runtime/benzene/projection.js'
@@ -29,7 +29,8 @@ export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective
 }
 
 /** Scope, names and hashes: everything generation needs, or the diagnostics that stop it. `options` are resolved (`resolveBenzeneOptions`). */
-export function buildModel(source: JsonSource, effective: BenzeneOptions, memos?: CompileMemos): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
+export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, memos?: CompileMemos): { model?: BenzeneModel; diagnostics: Diagnostic[] } {
+  const { source, facts } = checked
   const doc = source.value as BenzeneDocument
   const diagnostics: Diagnostic[] = []
   const report = (code: BenzeneModelCode, pointer: string, message: string, data?: Record<string, unknown>) =>
@@ -88,6 +89,7 @@ export function buildModel(source: JsonSource, effective: BenzeneOptions, memos?
     model: {
       file: source.file,
       document: doc,
+      facts,
       topics,
       events,
       moduleHash: contractHash(projection, bytesOf),

@@ -26,7 +26,7 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
     declarations: validators,
     imports: validatorImports,
     linearPatterns,
-  } = generateValidators(validatorRequests(model), model.document.components.schemas, model.options.int64, model.options.validators, memos)
+  } = generateValidators(validatorRequests(model), model.facts, model.options.int64, model.options.validators, memos)
   const components = componentLists(model)
   const lines: string[] = [
     header,
@@ -134,12 +134,11 @@ function versionLiteral(entry: TopicModel | EventModel): string {
 }
 
 function declarations(model: BenzeneModel, header: string): string {
-  const schemas = model.document.components.schemas
   // Declared: what the payloads reach, discriminator choices included (a parent's children are
   // needed for its type though no `$ref` names them).
   const roots = [...model.topics.flatMap((t) => [t.entry.request, t.entry.response]), ...model.events.map((e) => e.entry.message)]
-  const reached = generationReach(roots, schemas)
-  const types = new TypeWriter(reached, schemas, { int64: model.options.int64 })
+  const reached = generationReach(roots, model.facts)
+  const types = new TypeWriter(reached, model.facts, { int64: model.options.int64 })
   const out: string[] = [header, `import type * as $runtime from ${jsString(RUNTIME)};`, '']
   for (const name of reached) append(out, types.declarations(name)).push('')
   out.push(`/** Hash of the ${model.projection.kind} projection this module covers. */`)

@@ -3,13 +3,14 @@ import type { JsonSource } from '../../core/json-source.js'
 import { generateBenzene } from './generate.js'
 import { hashBenzene, inspectBenzene } from './inspect.js'
 import { loadBenzene } from './load.js'
-import type { BenzeneModel } from './model.js'
+import type { BenzeneChecked, BenzeneModel } from './model.js'
+import { SchemaFacts } from './schema-facts.js'
 import { buildModel } from './build-model.js'
 import { resolveBenzeneOptions, type BenzeneOptions } from './options.js'
 import { checkBenzene } from './rules/index.js'
 
 /** Benzene contract documents: `*.spec.json`. */
-export const benzeneFormat: ContractFormat<JsonSource, JsonSource, BenzeneModel, BenzeneOptions> = {
+export const benzeneFormat: ContractFormat<JsonSource, BenzeneChecked, BenzeneModel, BenzeneOptions> = {
   name: 'benzene',
   match: (file) => file.endsWith('.spec.json'),
   pattern: /\.spec\.json$/,
@@ -18,7 +19,11 @@ export const benzeneFormat: ContractFormat<JsonSource, JsonSource, BenzeneModel,
 
   load: loadBenzene,
 
-  check: (source) => ({ checked: source, diagnostics: checkBenzene(source) }),
+  // The facts the rules derive (catalogue, hierarchy, merges, the schema list) are handed on, not kept aside.
+  check(source) {
+    const facts = new SchemaFacts(source.value)
+    return { checked: { source, facts }, diagnostics: checkBenzene(source, facts) }
+  },
 
   // Key order means nothing in a contract document: the converter and the type writer read every
   // map in sorted key order, so the types and validators are the same bytes however the producer

@@ -1,6 +1,7 @@
 import { sortKeys } from '../../core/emit.js'
 import { pushChildren } from '../../runtime/benzene/closure.js'
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
+import type { SchemaFacts } from './schema-facts.js'
 
 /**
  * OpenAPI 3.0 discriminators (Schema Object, "Composition and Inheritance"; Discriminator Object),
@@ -13,8 +14,6 @@ import { isObject, refTarget, type Schema } from '../../runtime/benzene/document
  * schema extends the schema that selects it, its `$ref` to that schema means the selector's own
  * fields (its "own shape"), not the choice again, which would lead straight back to it.
  */
-
-type Catalogue = Readonly<Record<string, Schema>>
 
 export interface Discriminator {
   propertyName: string
@@ -34,62 +33,13 @@ export interface Discriminator {
 /** How many values all the parents' discriminators may hold together: each becomes a branch of a validator and of a type. */
 export const MAX_DISCRIMINATOR_VALUES = 100_000
 
-interface Hierarchy {
-  /** Parent name -> the names whose top-level `allOf` references it, in sorted order. */
-  children: Map<string, string[]>
-  /** Child name -> the names its top-level `allOf` references, in order. */
-  parents: Map<string, string[]>
-  /** Parent name -> its descendants as a set (asked once per parent, however many alternatives name its family). */
-  families: Map<string, ReadonlySet<string>>
-  descendants: Map<string, string[]>
-  /** Memos per component name: its choice, the names that choice selects, and whether its own shape is used. */
-  choices: Map<string, Discriminator | undefined>
-  selected: Map<string, ReadonlySet<string>>
-  ownShape: Map<string, boolean>
-  /** Component name -> generationReferences of its schema. */
-  references: Map<string, readonly string[]>
-}
-
-const hierarchies = new WeakMap<object, Hierarchy>()
-
-function hierarchyOf(catalogue: Catalogue): Hierarchy {
-  let h = hierarchies.get(catalogue)
-  if (h) return h
-  h = {
-    children: new Map(),
-    parents: new Map(),
-    families: new Map(),
-    descendants: new Map(),
-    choices: new Map(),
-    selected: new Map(),
-    ownShape: new Map(),
-    references: new Map(),
-  }
-  for (const name of sortKeys(Object.keys(catalogue))) {
-    const schema = catalogue[name]
-    if (!isObject(schema) || !Array.isArray(schema.allOf)) continue
-    for (const member of schema.allOf as unknown[]) {
-      const parent = isObject(member) ? refTarget(member.$ref) : undefined
-      if (parent === undefined || parent === name) continue
-      const list = h.children.get(parent) ?? []
-      if (list[list.length - 1] !== name) list.push(name)
-      h.children.set(parent, list)
-      const up = h.parents.get(name) ?? []
-      if (!up.includes(parent)) up.push(parent)
-      h.parents.set(name, up)
-    }
-  }
-  hierarchies.set(catalogue, h)
-  return h
-}
-
 /**
  * Every schema that extends `name`, directly or through others, sorted; past `limit` of them the
  * walk stops (the list is then longer than `limit`, but not complete).
  * Breadth-first over the children lists: O(descendants) after the catalogue's one pass.
  */
-export function descendantsOf(name: string, catalogue: Catalogue, limit = MAX_DISCRIMINATOR_VALUES): string[] {
-  const h = hierarchyOf(catalogue)
+export function descendantsOf(name: string, facts: SchemaFacts, limit = MAX_DISCRIMINATOR_VALUES): string[] {
+  const h = facts.hierarchy
   const known = h.descendants.get(name)
   if (known) return known
   const seen = new Set<string>([name])
@@ -124,9 +74,9 @@ export function mappingTarget(target: unknown): string | undefined {
  * name when it is one: only a component schema can be a parent (children name it by `$ref`).
  * A parent whose discriminator selects nothing makes no choice (the rules report it).
  */
-export function discriminatorOf(schema: Schema, catalogue: Catalogue, name?: string): Discriminator | undefined {
+export function discriminatorOf(schema: Schema, facts: SchemaFacts, name?: string): Discriminator | undefined {
   const d = discriminatorObject(schema)
-  if (!d) return inheritedChoice(schema, catalogue)
+  if (!d) return inheritedChoice(schema, facts)
   const mode = Array.isArray(schema.oneOf) ? 'oneOf' : Array.isArray(schema.anyOf) ? 'anyOf' : 'allOf'
   const values: Array<[string, string]> = []
   const taken = new Set<string>()
@@ -148,7 +98,7 @@ export function discriminatorOf(schema: Schema, catalogue: Catalogue, name?: str
   const inline: unknown[] = []
   if (mode === 'allOf') {
     if (name === undefined) return undefined
-    for (const child of descendantsOf(name, catalogue)) implicit(child)
+    for (const child of descendantsOf(name, facts)) implicit(child)
   } else {
     for (const member of schema[mode] as unknown[]) {
       const target = isObject(member) ? refTarget(member.$ref) : undefined
@@ -159,8 +109,6 @@ export function discriminatorOf(schema: Schema, catalogue: Catalogue, name?: str
   if (mode === 'allOf' && values.length === 0) return undefined
   return { propertyName: d.propertyName, values, inline, mode }
 }
-
-const inherited = new WeakMap<object, Discriminator | null>()
 
 /**
  * A `oneOf`/`anyOf` without a discriminator of its own whose members are all `$ref`s into one
@@ -175,28 +123,28 @@ const inherited = new WeakMap<object, Discriminator | null>()
  * listed, their descendants; memoized per schema object; each parent's family set is built once
  * per catalogue. A listed parent is referenced (`rest`), not written out value by value.
  */
-function inheritedChoice(schema: Schema, catalogue: Catalogue): Discriminator | undefined {
+function inheritedChoice(schema: Schema, facts: SchemaFacts): Discriminator | undefined {
   const hasOne = Array.isArray(schema.oneOf)
   if (hasOne === Array.isArray(schema.anyOf)) return undefined
-  const known = inherited.get(schema)
+  const known = facts.hierarchy.inherited.get(schema)
   if (known !== undefined) return known ?? undefined
-  const found = findInheritedChoice((hasOne ? schema.oneOf : schema.anyOf) as unknown[], hasOne ? 'oneOf' : 'anyOf', catalogue)
-  inherited.set(schema, found ?? null)
+  const found = findInheritedChoice((hasOne ? schema.oneOf : schema.anyOf) as unknown[], hasOne ? 'oneOf' : 'anyOf', facts)
+  facts.hierarchy.inherited.set(schema, found ?? null)
   return found
 }
 
-function findInheritedChoice(members: unknown[], mode: 'oneOf' | 'anyOf', catalogue: Catalogue): Discriminator | undefined {
+function findInheritedChoice(members: unknown[], mode: 'oneOf' | 'anyOf', facts: SchemaFacts): Discriminator | undefined {
   const listed: string[] = []
   for (const member of members) {
     const target = isObject(member) ? refTarget(member.$ref) : undefined
-    if (target === undefined || !Object.hasOwn(catalogue, target)) return undefined
+    if (target === undefined || !Object.hasOwn(facts.catalogue, target)) return undefined
     listed.push(target)
   }
   // One member is that member: `oneOf: [{ $ref: P }]` wraps P (to add `nullable`, say) and means P.
   if (listed.length < 2) return undefined
-  const parent = familyParent(listed, catalogue)
+  const parent = familyParent(listed, facts)
   if (parent === undefined) return undefined
-  const d = namedDiscriminator(parent, catalogue)!
+  const d = namedDiscriminator(parent, facts)!
   if (listed.includes(parent)) {
     // The parent stands for its whole family (its own choice, referenced once) and, by its own
     // name when its discriminator does not already select it, for its own fields.
@@ -205,7 +153,7 @@ function findInheritedChoice(members: unknown[], mode: 'oneOf' | 'anyOf', catalo
   }
   // Only children listed: a value selects one of them or a schema extending one.
   const admitted = new Set<string>(listed)
-  for (const name of listed) for (const below of descendantsOf(name, catalogue)) admitted.add(below)
+  for (const name of listed) for (const below of descendantsOf(name, facts)) admitted.add(below)
   const values = d.values.filter(([, target]) => admitted.has(target))
   return values.length === 0 ? undefined : { propertyName: d.propertyName, values, inline: [], mode }
 }
@@ -215,15 +163,15 @@ function findInheritedChoice(members: unknown[], mode: 'oneOf' | 'anyOf', catalo
  * else the nearest parent above the first member (its `allOf` ancestors, breadth-first) selecting
  * them all. Ancestors are walked once each.
  */
-function familyParent(listed: readonly string[], catalogue: Catalogue): string | undefined {
-  const h = hierarchyOf(catalogue)
+function familyParent(listed: readonly string[], facts: SchemaFacts): string | undefined {
+  const h = facts.hierarchy
   const selects = (parent: string) => {
-    if (!isParent(parent, catalogue)) return false
+    if (!isParent(parent, facts)) return false
     let family = h.families.get(parent)
-    if (!family) h.families.set(parent, (family = new Set(descendantsOf(parent, catalogue))))
+    if (!family) h.families.set(parent, (family = new Set(descendantsOf(parent, facts))))
     return listed.every((name) => name === parent || family.has(name))
   }
-  const candidates = listed.filter((name) => isParent(name, catalogue))
+  const candidates = listed.filter((name) => isParent(name, facts))
   for (const name of candidates) if (selects(name)) return name
   const seen = new Set<string>([listed[0]!])
   const queue = [listed[0]!]
@@ -250,29 +198,29 @@ export function discriminatorLiterals(value: string): Array<string | number> {
 }
 
 /** The choice of a component schema (memoized: validators and types ask for each reference). */
-export function namedDiscriminator(name: string, catalogue: Catalogue): Discriminator | undefined {
-  const h = hierarchyOf(catalogue)
+export function namedDiscriminator(name: string, facts: SchemaFacts): Discriminator | undefined {
+  const h = facts.hierarchy
   if (h.choices.has(name)) return h.choices.get(name)
-  const schema = Object.hasOwn(catalogue, name) ? catalogue[name] : undefined
-  const d = isObject(schema) ? discriminatorOf(schema, catalogue, name) : undefined
+  const schema = Object.hasOwn(facts.catalogue, name) ? facts.catalogue[name] : undefined
+  const d = isObject(schema) ? discriminatorOf(schema, facts, name) : undefined
   h.choices.set(name, d)
   return d
 }
 
 /** True when `name` is a parent: a component schema choosing among the schemas that extend it. */
-export function isParent(name: string, catalogue: Catalogue): boolean {
-  return namedDiscriminator(name, catalogue)?.mode === 'allOf'
+export function isParent(name: string, facts: SchemaFacts): boolean {
+  return namedDiscriminator(name, facts)?.mode === 'allOf'
 }
 
 /**
  * True when the top-level `allOf` of `child` references `parent` and `parent`'s discriminator
  * selects `child`: that reference means `parent`'s own shape.
  */
-export function extendsSelector(child: string | undefined, parent: string, catalogue: Catalogue): boolean {
+export function extendsSelector(child: string | undefined, parent: string, facts: SchemaFacts): boolean {
   if (child === undefined) return false
-  const h = hierarchyOf(catalogue)
+  const h = facts.hierarchy
   let selected = h.selected.get(parent)
-  if (!selected) h.selected.set(parent, (selected = new Set(namedDiscriminator(parent, catalogue)?.values.map(([, target]) => target))))
+  if (!selected) h.selected.set(parent, (selected = new Set(namedDiscriminator(parent, facts)?.values.map(([, target]) => target))))
   return selected.has(child)
 }
 
@@ -281,11 +229,11 @@ export function extendsSelector(child: string | undefined, parent: string, catal
  * extend its own fields, and `mapping` may select it itself), or a selector that a schema it
  * selects extends.
  */
-export function hasOwnShape(name: string, catalogue: Catalogue): boolean {
-  const h = hierarchyOf(catalogue)
+export function hasOwnShape(name: string, facts: SchemaFacts): boolean {
+  const h = facts.hierarchy
   let own = h.ownShape.get(name)
   if (own === undefined) {
-    own = isParent(name, catalogue) || (h.children.get(name) ?? []).some((child) => extendsSelector(child, name, catalogue))
+    own = isParent(name, facts) || (h.children.get(name) ?? []).some((child) => extendsSelector(child, name, facts))
     h.ownShape.set(name, own)
   }
   return own
@@ -296,8 +244,8 @@ export function hasOwnShape(name: string, catalogue: Catalogue): boolean {
  * §5.3's edges) plus what its discriminators select, which a `mapping` or a parent's children name
  * without a `$ref`. The hashes keep §5.3's closure; types and validators follow these edges.
  */
-export function generationReferences(schema: unknown, catalogue: Catalogue, name?: string): readonly string[] {
-  const h = hierarchyOf(catalogue)
+export function generationReferences(schema: unknown, facts: SchemaFacts, name?: string): readonly string[] {
+  const h = facts.hierarchy
   if (name !== undefined) {
     const known = h.references.get(name)
     if (known) return known
@@ -311,7 +259,7 @@ export function generationReferences(schema: unknown, catalogue: Catalogue, name
     const target = refTarget(s.$ref)
     if (target !== undefined) out.add(target)
     if ('discriminator' in s || 'oneOf' in s || 'anyOf' in s) {
-      const d = discriminatorOf(s, catalogue, s === schema ? name : undefined)
+      const d = discriminatorOf(s, facts, s === schema ? name : undefined)
       if (d) for (const [, selected] of d.values) out.add(selected)
       if (d?.rest !== undefined) out.add(d.rest)
     }
@@ -323,17 +271,17 @@ export function generationReferences(schema: unknown, catalogue: Catalogue, name
 }
 
 /** Every component name the roots need generated (generationReferences, followed), sorted. Linear in what is reached. */
-export function generationReach(roots: readonly unknown[], catalogue: Catalogue): string[] {
+export function generationReach(roots: readonly unknown[], facts: SchemaFacts): string[] {
   const reached = new Set<string>()
   const queue: string[] = []
   const add = (names: readonly string[]) => {
     for (const n of names) {
-      if (reached.has(n) || !Object.hasOwn(catalogue, n)) continue
+      if (reached.has(n) || !Object.hasOwn(facts.catalogue, n)) continue
       reached.add(n)
       queue.push(n)
     }
   }
-  for (const root of roots) add(generationReferences(root, catalogue))
-  for (let i = 0; i < queue.length; i++) add(generationReferences(catalogue[queue[i]!], catalogue, queue[i]))
+  for (const root of roots) add(generationReferences(root, facts))
+  for (let i = 0; i < queue.length; i++) add(generationReferences(facts.catalogue[queue[i]!], facts, queue[i]))
   return [...reached].sort()
 }

@@ -2,6 +2,7 @@ import { sortedCopy, sortKeys } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { unicodeModeSource } from '../../core/pattern-dialect.js'
 import { closedMerge, mergedOf, ownPart } from './all-of.js'
+import type { SchemaFacts } from './schema-facts.js'
 import { discriminatorLiterals, discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 
 /**
@@ -58,7 +59,8 @@ const INT64_TEXT = `^(?:${[...decimalsUpTo('9223372036854775807'), ...decimalsUp
 const COPIED = 'minimum maximum multipleOf minLength maxLength pattern minItems maxItems uniqueItems minProperties maxProperties'.split(' ')
 
 export interface ConvertContext {
-  catalogue: Readonly<Record<string, Schema>>
+  /** The document's facts (schema-facts.ts): its catalogue, hierarchy and merges. */
+  facts: SchemaFacts
   direction: Direction
   int64: 'number' | 'string'
   /** The id of the document holding the definitions, e.g. `req`. */
@@ -82,7 +84,7 @@ export type Variant = 'whole' | 'open' | 'own' | 'ownOpen'
 const SUFFIX: Record<Variant, string> = { whole: '', open: 'open', own: 'own', ownOpen: 'ownopen' }
 
 export function definitionKey(ctx: ConvertContext, name: string, variant: Variant = 'whole'): string {
-  if ((variant === 'own' || variant === 'ownOpen') && !hasOwnShape(name, ctx.catalogue)) variant = variant === 'own' ? 'whole' : 'open'
+  if ((variant === 'own' || variant === 'ownOpen') && !hasOwnShape(name, ctx.facts)) variant = variant === 'own' ? 'whole' : 'open'
   let base = ctx.keys.get(name)
   if (base === undefined) ctx.keys.set(name, (base = `d${ctx.keys.size}`))
   const key = base + SUFFIX[variant]
@@ -116,7 +118,7 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
   const ref = refTarget(schema.$ref)
   if (ref !== undefined) return reference(ctx, ref, open ? 'open' : 'whole')
   const nullable = schema.nullable === true
-  const discriminator = named?.own ? undefined : named ? namedDiscriminator(named.name, ctx.catalogue) : discriminatorOf(schema, ctx.catalogue)
+  const discriminator = named?.own ? undefined : named ? namedDiscriminator(named.name, ctx.facts) : discriminatorOf(schema, ctx.facts)
   // A parent is the choice among the schemas extending it, each of which carries its own fields.
   if (discriminator?.mode === 'allOf') return nullable ? { anyOf: [{ type: 'null' }, choose(discriminator, ctx)] } : choose(discriminator, ctx)
   const out: Record<string, unknown> = {}
@@ -208,17 +210,17 @@ function mergeAllOf(schema: Schema, out: Record<string, unknown>, ctx: ConvertCo
     ...before,
     ...members.map((member) => {
       const ref = isObject(member) ? refTarget(member.$ref) : undefined
-      return ref !== undefined && extendsSelector(self, ref, ctx.catalogue) ? reference(ctx, ref, 'ownOpen') : convert(member, ctx, true)
+      return ref !== undefined && extendsSelector(self, ref, ctx.facts) ? reference(ctx, ref, 'ownOpen') : convert(member, ctx, true)
     }),
   ]
   if (open) return
   // One walk of each member's own part decides both whether the merge is closed and its names.
   const parts = members.map(ownPart)
-  if (!closedMerge(schema, ctx.catalogue, parts)) return
+  if (!closedMerge(schema, ctx.facts, parts)) return
   const names = new Set<string>(Object.keys(isObject(schema.properties) ? schema.properties : {}))
   for (const part of parts) {
     for (const name of part.names) names.add(name)
-    for (const ref of part.refs) for (const name of mergedOf(ctx.catalogue, ref).names) names.add(name)
+    for (const ref of part.refs) for (const name of mergedOf(ctx.facts, ref).names) names.add(name)
   }
   const properties = (out.properties ?? {}) as Record<string, unknown>
   out.properties = Object.fromEntries([
@@ -239,7 +241,7 @@ function choose(d: Discriminator, ctx: ConvertContext): Record<string, unknown> 
   const property = { [d.propertyName]: { enum: d.values.flatMap(([value]) => discriminatorLiterals(value)) } }
   const branches = d.values.map(([value, name]) => ({
     if: { required: [d.propertyName], properties: { [d.propertyName]: selecting(value) } },
-    then: reference(ctx, name, isParent(name, ctx.catalogue) ? 'own' : 'whole'),
+    then: reference(ctx, name, isParent(name, ctx.facts) ? 'own' : 'whole'),
   }))
   if (d.rest !== undefined) {
     // Nothing named beside the parent (its discriminator selects itself already): the choice is the parent's.
@@ -288,7 +290,7 @@ export function definitionsDocument(ctx: ConvertContext, refs?: Map<string, Read
     const [name, variant, key] = ctx.pending[i]!
     const made = new Set<string>()
     const own = variant === 'own' || variant === 'ownOpen'
-    definitions[key] = convert(ctx.catalogue[name], refs ? { ...ctx, refs: made } : ctx, variant === 'open' || variant === 'ownOpen', { name, own })
+    definitions[key] = convert(ctx.facts.catalogue[name], refs ? { ...ctx, refs: made } : ctx, variant === 'open' || variant === 'ownOpen', { name, own })
     refs?.set(key, made)
   }
   return { $id: ctx.documentId, definitions }

@@ -1,5 +1,7 @@
 import type { BenzeneDocument, EventEntry, RequestEntry } from '../../runtime/benzene/document.js'
+import type { JsonSource } from '../../core/json-source.js'
 import type { NamedEntry } from './naming.js'
+import type { SchemaFacts } from './schema-facts.js'
 import type { BenzeneOptions } from './options.js'
 
 /** One in-scope request topic, ready to generate. */
@@ -15,9 +17,17 @@ export type EventModel = NamedEntry<EventEntry>
 /** The projection the module's `contractHash` covers, as drift checks need to recompute it. */
 export type ModuleProjection = { kind: 'whole-service' } | { kind: 'service-level'; topics: string[] }
 
+/** What the check stage hands to the model stage: the source, and the facts its rules derived (schema-facts.ts). */
+export interface BenzeneChecked {
+  source: JsonSource
+  facts: SchemaFacts
+}
+
 export interface BenzeneModel {
   file: string
   document: BenzeneDocument
+  /** The facts the check stage derived, read by the generators (hierarchy, merges). */
+  facts: SchemaFacts
   topics: TopicModel[]
   events: EventModel[]
   /** Hash of `projection`. */

@@ -51,29 +51,3 @@ export function walkSchema(schema: unknown, where: Where, visit: (schema: unknow
     if (Array.isArray(list)) for (let i = 0; i < list.length; i++) walkSchema(list[i], below(where, key, i), visit)
   }
 }
-
-const walked = new WeakMap<object, { schemas: unknown[]; wheres: Where[] }>()
-
-/**
- * Every schema in the document, nested ones included. The list is made once per document and
- * shared by the rules that walk it (four of them: walking once saves most of validation's time).
- */
-export function forEachSchema(doc: unknown, visit: (schema: unknown, where: Where) => void): void {
-  if (typeof doc !== 'object' || doc === null) return
-  let list = walked.get(doc)
-  if (!list) {
-    const collected = { schemas: [] as unknown[], wheres: [] as Where[] }
-    for (const { schema, pointer } of documentSchemas(doc)) {
-      walkSchema(
-        schema,
-        () => pointer,
-        (s, w) => {
-          collected.schemas.push(s)
-          collected.wheres.push(w)
-        },
-      )
-    }
-    walked.set(doc, (list = collected))
-  }
-  for (let i = 0; i < list.schemas.length; i++) visit(list.schemas[i], list.wheres[i]!)
-}

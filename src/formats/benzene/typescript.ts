@@ -13,6 +13,7 @@ import {
   type Discriminator,
 } from './inheritance.js'
 import type { Direction } from './json-schema.js'
+import type { SchemaFacts } from './schema-facts.js'
 import { walkSchema } from './schema-walk.js'
 
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
@@ -49,7 +50,7 @@ export class TypeWriter {
 
   constructor(
     schemaNames: readonly string[],
-    private readonly catalogue: Readonly<Record<string, Schema>>,
+    private readonly facts: SchemaFacts,
     private readonly options: TypeOptions,
     reserved: readonly string[] = [],
   ) {
@@ -60,13 +61,13 @@ export class TypeWriter {
     const verbatim = sorted.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     for (const name of verbatim) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
-    const directional = new Set(sorted.filter((name) => hasDirectionalMember(catalogue[name])))
-    const reaching = namesReaching(directional, catalogue, (schema, name) => generationReferences(schema, catalogue, name))
+    const directional = new Set(sorted.filter((name) => hasDirectionalMember(facts.catalogue[name])))
+    const reaching = namesReaching(directional, facts.catalogue, (schema, name) => generationReferences(schema, facts, name))
     for (const name of sorted) {
       if (reaching.has(name)) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
     }
     for (const name of sorted) {
-      if (!hasOwnShape(name, catalogue)) continue
+      if (!hasOwnShape(name, facts)) continue
       const base = toTypeIdentifier(this.identifiers.get(name)! + 'Base', this.taken)
       this.baseIdentifiers.set(name, base)
       if (reaching.has(name)) this.baseInputIdentifiers.set(name, toTypeIdentifier(base + 'Input', this.taken))
@@ -75,7 +76,7 @@ export class TypeWriter {
 
   /** The declarations of one schema: `export type Name = ...;` and, when it differs, `export type NameInput = ...;`. */
   declarations(name: string): string[] {
-    const schema = this.catalogue[name]!
+    const schema = this.facts.catalogue[name]!
     const declare = (identifier: string | undefined, direction: Direction, own: boolean, doc: string) =>
       identifier ? [`${doc}export type ${identifier} = ${this.type(schema, direction, '', false, { name, own })};`] : []
     const baseDoc = `/** The own fields of ${commentText(jsString(name))}, which the schemas extending it share. */\n`
@@ -100,17 +101,17 @@ export class TypeWriter {
   private baseType(schema: Schema, direction: Direction, indent: string, closed: boolean, named: Named | undefined): string {
     const ref = refTarget(schema.$ref)
     if (ref !== undefined) return this.reference(ref, direction)
-    const d = named?.own ? undefined : named ? namedDiscriminator(named.name, this.catalogue) : discriminatorOf(schema, this.catalogue)
+    const d = named?.own ? undefined : named ? namedDiscriminator(named.name, this.facts) : discriminatorOf(schema, this.facts)
     if (d?.mode === 'allOf') return this.choice(d, direction, indent)
     if ('const' in schema) return literalType(schema.const)
     if (Array.isArray(schema.enum)) return union(schema.enum.map(literalType))
     if (Array.isArray(schema.allOf)) {
       // OpenAPI merges allOf: one member with additionalProperties: false closes the whole object.
       // A member that adds nothing (`{}` in a closed merge) is left out rather than intersected.
-      const merged = closed || closedMerge(schema, this.catalogue)
+      const merged = closed || closedMerge(schema, this.facts)
       const parts = schema.allOf.map((s) => {
         const target = isObject(s) ? refTarget(s.$ref) : undefined
-        if (target !== undefined && extendsSelector(named?.name, target, this.catalogue)) return this.reference(target, direction, true)
+        if (target !== undefined && extendsSelector(named?.name, target, this.facts)) return this.reference(target, direction, true)
         return wrap(this.type(s, direction, indent, merged))
       })
       if (isObject(schema.properties)) parts.push(this.objectType(schema, direction, indent, true))
@@ -159,7 +160,7 @@ export class TypeWriter {
   private declaresType(member: unknown, type: unknown): boolean {
     if (type === undefined) return true
     const target = isObject(member) ? refTarget(member.$ref) : undefined
-    const schema = target !== undefined ? this.catalogue[target] : member
+    const schema = target !== undefined ? this.facts.catalogue[target] : member
     return isObject(schema) && schema.type === type
   }
 
@@ -176,7 +177,7 @@ export class TypeWriter {
     return union([
       ...groupValues(d.values).map(
         ([name, values]) =>
-          `(${this.reference(name, direction, isParent(name, this.catalogue))} & { ${key}: ${union(values.flatMap(discriminatorLiterals).map(literalType))} })`,
+          `(${this.reference(name, direction, isParent(name, this.facts))} & { ${key}: ${union(values.flatMap(discriminatorLiterals).map(literalType))} })`,
       ),
       ...d.inline.map((s) => this.type(s, direction, indent)),
       ...(d.rest !== undefined ? [this.reference(d.rest, direction)] : []),

@@ -1,4 +1,5 @@
 import { jsLiteral } from '../../core/emit.js'
+import type { SchemaFacts } from './schema-facts.js'
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import type { ValidatorDeclarations } from '../../core/schema-code.js'
@@ -12,7 +13,6 @@ import {
   validatorPatterns,
   type EmittedDefinition,
 } from '../../core/schema-definitions.js'
-import type { Schema } from '../../runtime/benzene/document.js'
 import { DIRECTIONS, convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 import type { ValidatorRequest } from './validators.js'
 
@@ -27,14 +27,10 @@ import type { ValidatorRequest } from './validators.js'
  * Returns `const` declarations (name -> expression) in the order they must be emitted:
  * definitions first, then one validator per request under the request's name.
  */
-export function dataValidators(
-  requests: readonly ValidatorRequest[],
-  catalogue: Readonly<Record<string, Schema>>,
-  int64: 'number' | 'string',
-): ValidatorDeclarations {
+export function dataValidators(requests: readonly ValidatorRequest[], facts: SchemaFacts, int64: 'number' | 'string'): ValidatorDeclarations {
   const contexts: Record<Direction, ConvertContext> = {
-    request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
-    response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
+    request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
+    response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
   const roots = requests.map((r) => {
     const refs = new Set<string>()

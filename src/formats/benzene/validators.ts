@@ -1,6 +1,6 @@
 import { validatorDeclarations, type ValidatorDeclarations } from '../../core/schema-code.js'
+import type { SchemaFacts } from './schema-facts.js'
 import type { CompileMemos } from '../../core/memo.js'
-import type { Schema } from '../../runtime/benzene/document.js'
 import type { Schema as JsonSchema } from '../../runtime/shared/schema-check.js'
 import type { ValidatorForm } from './options.js'
 import { dataValidators } from './validators-data.js'
@@ -26,16 +26,16 @@ export interface ValidatorRequest {
  */
 export function generateValidators(
   requests: readonly ValidatorRequest[],
-  catalogue: Readonly<Record<string, Schema>>,
+  facts: SchemaFacts,
   int64: 'number' | 'string',
   form: ValidatorForm = 'code',
   memos?: CompileMemos,
 ): ValidatorDeclarations {
   // The interpreter's form (option `validators: 'data'`): the same verdicts, a smaller module.
-  if (form === 'data') return dataValidators(requests, catalogue, int64)
+  if (form === 'data') return dataValidators(requests, facts, int64)
   const contexts: Record<Direction, ConvertContext> = {
-    request: { catalogue, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
-    response: { catalogue, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
+    request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
+    response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
   const roots = requests.map((r) => ({ name: r.name, schema: convert(r.schema, contexts[r.direction]) as JsonSchema }))
   if (roots.length === 0) return { declarations: new Map(), imports: [], linearPatterns: false }

@@ -1,6 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list. */
@@ -38,8 +37,8 @@ export const dialectKeywords = benzeneRule({
   code: 'BENZENE_KEYWORD_OUTSIDE_DIALECT',
   severity: 'warning',
   description: 'A JSON Schema keyword that the OpenAPI 3.0 Schema Object does not have (`patternProperties`, `dependencies`, `if`, `const`, ...).',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema)) return
       for (const key of Object.keys(schema)) {
         if (!Object.hasOwn(OUTSIDE, key)) continue

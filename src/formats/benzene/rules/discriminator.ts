@@ -1,16 +1,12 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
 import { descendantsOf, discriminatorOf, MAX_DISCRIMINATOR_VALUES, mappingTarget, namedDiscriminator } from '../inheritance.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /**
  * Complexity (each rule here, worst case on any input under the size limits): O(members + mapping)
  * per discriminated schema, and for parents O(descendants), their sum capped by discriminatorSize.
  */
-
-const catalogueOf = (doc: unknown): Readonly<Record<string, Schema>> =>
-  isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? (doc.components.schemas as Record<string, Schema>) : {}
 
 /** Component schema objects -> their names: only a component schema can be a parent. */
 function namesOf(catalogue: Readonly<Record<string, Schema>>): Map<unknown, string> {
@@ -30,10 +26,10 @@ export const discriminatorShape = benzeneRule({
   code: 'BENZENE_INVALID_DISCRIMINATOR',
   description:
     'A `discriminator` without `propertyName`, with nothing to choose among (no `oneOf`/`anyOf`, no schema extending it with `allOf`, no `mapping`), or mapping to a schema that does not exist.',
-  check({ doc }, report) {
-    const schemas = catalogueOf(doc)
+  check({ facts }, report) {
+    const schemas = facts.catalogue
     let names: Map<unknown, string> | undefined
-    forEachSchema(doc, (schema, where) => {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || !('discriminator' in schema)) return
       const at = joinPointer(where(), 'discriminator')
       const d = schema.discriminator
@@ -53,7 +49,7 @@ export const discriminatorShape = benzeneRule({
       if (membersOf(schema)) return
       // Built on the first parent only: most documents have none.
       const name = (names ??= namesOf(schemas)).get(schema)
-      if (name === undefined || namedDiscriminator(name, schemas) === undefined) {
+      if (name === undefined || namedDiscriminator(name, facts) === undefined) {
         report(
           at,
           'A discriminator chooses among `oneOf`/`anyOf` members, or, on a component schema, among the schemas extending it with `allOf: [{ $ref }]`; this schema has neither.',
@@ -71,8 +67,8 @@ export const discriminatorInlineMember = benzeneRule({
   code: 'BENZENE_DISCRIMINATOR_INLINE_MEMBER',
   severity: 'warning',
   description: 'A discriminated `oneOf`/`anyOf` has an inline member, which no discriminator value can select.',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || !isObject(schema.discriminator)) return
       const key = membersOf(schema)
       if (!key) return
@@ -96,8 +92,8 @@ export const discriminatorSize = benzeneRule({
   code: 'BENZENE_DISCRIMINATOR_TOO_LARGE',
   // Digits grouped by hand: `toLocaleString` would load ICU, ~9 ms of every process's start.
   description: `The parents' discriminators, and the alternatives a parent's discriminator chooses among, choose among more than ${String(MAX_DISCRIMINATOR_VALUES).replace(/\B(?=(\d{3})+$)/g, ',')} schemas together (unsupported).`,
-  check({ doc }, report) {
-    const schemas = catalogueOf(doc)
+  check({ facts }, report) {
+    const schemas = facts.catalogue
     let total = 0
     const tooMany = (pointer: string) =>
       report(
@@ -108,17 +104,17 @@ export const discriminatorSize = benzeneRule({
     for (const name of Object.keys(schemas)) {
       const schema = schemas[name]
       if (!isObject(schema) || !isObject(schema.discriminator) || membersOf(schema)) continue
-      total += descendantsOf(name, schemas, MAX_DISCRIMINATOR_VALUES - total).length
+      total += descendantsOf(name, facts, MAX_DISCRIMINATOR_VALUES - total).length
       if (total > MAX_DISCRIMINATOR_VALUES) return tooMany(joinPointer('', 'components', 'schemas', name, 'discriminator'))
     }
     // A parent's family listed as alternatives (inheritance.ts) is a choice of its own, written out
     // wherever it stands: its values count too, or a thousand such lists would each repeat a large family.
     let stop = false
-    forEachSchema(doc, (schema, where) => {
+    facts.forEachSchema((schema, where) => {
       if (stop || !isObject(schema) || 'discriminator' in schema) return
       const key = membersOf(schema)
       if (!key) return
-      total += discriminatorOf(schema, schemas)?.values.length ?? 0
+      total += discriminatorOf(schema, facts)?.values.length ?? 0
       if (total > MAX_DISCRIMINATOR_VALUES) {
         stop = true
         tooMany(joinPointer(where(), key))

@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../../../core/diagnostics.js'
+import type { SchemaFacts } from '../schema-facts.js'
 import type { JsonSource } from '../../../core/json-source.js'
 import { runRules } from '../../../core/rule-runner.js'
 import type { CodeOf } from '../../../core/rule.js'
@@ -57,6 +58,6 @@ export const benzeneRules = [
 export type BenzeneRuleCode = CodeOf<typeof benzeneRules>
 
 /** Runs every rule over the document, in order; each problem positioned at its pointer (core/rule-runner.ts). */
-export function checkBenzene(source: JsonSource): Diagnostic[] {
-  return runRules(benzeneRules, { doc: source.value }, { main: source })
+export function checkBenzene(source: JsonSource, facts: SchemaFacts): Diagnostic[] {
+  return runRules(benzeneRules, { doc: source.value, facts }, { main: source })
 }

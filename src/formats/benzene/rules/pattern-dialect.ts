@@ -1,6 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /** Complexity: O(schemas + pattern lengths) over the shared schema list. */
@@ -17,8 +16,8 @@ export const patternDialect = benzeneRule({
   code: 'BENZENE_PATTERN_DIALECT',
   severity: 'warning',
   description: 'A `pattern` with `\\p{...}`, `\\P{...}` or `\\u{...}`: OpenAPI 3.0 reads patterns without the Unicode flag, where these are not escapes.',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string' || !UNICODE_ONLY.test(schema.pattern)) return
       report(
         joinPointer(where(), 'pattern'),

@@ -3,7 +3,6 @@ import { unicodeModeSource } from '../../../core/pattern-dialect.js'
 import { budgetedPatternMessage, patternEngine } from '../../../core/pattern-safety.js'
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas + pattern lengths) over the shared schema list. */
@@ -20,8 +19,8 @@ export const patternEngineRule = benzeneRule({
   code: 'BENZENE_PATTERN_BUDGETED',
   severity: 'warning',
   description: `A \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value, and a value it cannot decide within it fails validation.`,
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return
       // Read as OpenAPI 3.0 does, without the Unicode flag; one that does not parse at all is BENZENE_INVALID_SCHEMA's.
       const read = unicodeModeSource(schema.pattern)

@@ -1,5 +1,6 @@
 import { escapeToken, joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { isObject, refTarget, type Schema } from '../../../runtime/benzene/document.js'
+import { isObject, refTarget } from '../../../runtime/benzene/document.js'
+import type { SchemaFacts } from '../schema-facts.js'
 import { extendsSelector, isParent, namedDiscriminator } from '../inheritance.js'
 import { benzeneRule } from './rule.js'
 
@@ -39,14 +40,15 @@ const nodeId = (node: Node, index: ReadonlyMap<string, number>) => index.get(nod
  * alone, a choice selects a parent's own shape, and an `allOf` `$ref` from a schema to the
  * discriminated schema selecting it means that schema's own shape.
  */
-function immediateRefs(from: Node, pointer: string, catalogue: Readonly<Record<string, Schema>>): Edge[] {
+function immediateRefs(from: Node, pointer: string, facts: SchemaFacts): Edge[] {
+  const catalogue = facts.catalogue
   const edges: Edge[] = []
   const schema = catalogue[from.name]
-  const choice = from.own ? undefined : namedDiscriminator(from.name, catalogue)
+  const choice = from.own ? undefined : namedDiscriminator(from.name, facts)
   if (choice) {
     for (const [, target] of choice.values) {
       if (Object.hasOwn(catalogue, target))
-        edges.push({ target: { name: target, own: isParent(target, catalogue) }, pointer: joinPointer(pointer, 'discriminator') })
+        edges.push({ target: { name: target, own: isParent(target, facts) }, pointer: joinPointer(pointer, 'discriminator') })
     }
     if (choice.rest !== undefined) edges.push({ target: { name: choice.rest, own: false }, pointer: joinPointer(pointer, choice.mode) })
     if (choice.mode === 'allOf') return edges
@@ -73,7 +75,7 @@ function immediateRefs(from: Node, pointer: string, catalogue: Readonly<Record<s
       for (let i = list.length - 1; i >= 0; i--) {
         const member = list[i]
         const target = root && key === 'allOf' && isObject(member) ? refTarget(member.$ref) : undefined
-        if (target !== undefined && extendsSelector(from.name, target, catalogue)) {
+        if (target !== undefined && extendsSelector(from.name, target, facts)) {
           edges.push({ target: { name: target, own: true }, pointer: joinPointer(at, key, i, '$ref') })
         } else stack.push([member, joinPointer(at, key, i), false])
       }
@@ -87,10 +89,9 @@ export const refCycle = benzeneRule({
   code: 'BENZENE_SCHEMA_CYCLE',
   description:
     'A schema refers back to itself through `$ref`, `allOf`, `anyOf`, `oneOf`, `not` or a discriminator alone, never through a property or an item: no value can be decided against it.',
-  check({ doc }, report) {
-    const schemas =
-      isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? (doc.components.schemas as Record<string, Schema>) : undefined
-    if (!schemas) return
+  check({ doc, facts }, report) {
+    if (!(isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas))) return
+    const schemas = facts.catalogue
     const names = Object.keys(schemas)
     const index = new Map(names.map((name, i) => [name, i]))
     const nodes: Node[] = names.flatMap((name) => [
@@ -103,7 +104,7 @@ export const refCycle = benzeneRule({
       if (!out) {
         const node = nodes[id]!
         // A schema without an own shape has no own definition: its own node is never entered.
-        out = immediateRefs(node, `/components/schemas/${escapeToken(node.name)}`, schemas)
+        out = immediateRefs(node, `/components/schemas/${escapeToken(node.name)}`, facts)
         edges.set(id, out)
       }
       return out

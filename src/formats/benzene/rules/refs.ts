@@ -1,6 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget } from '../../../runtime/benzene/document.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list, each reference a map lookup. */
@@ -8,8 +7,8 @@ import { benzeneRule } from './rule.js'
 export const refForm = benzeneRule({
   code: 'BENZENE_REF_FORM',
   description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; Benzene Contract Document §4).',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || !('$ref' in schema)) return
       if (refTarget(schema.$ref) === undefined) {
         report(
@@ -25,10 +24,10 @@ export const refForm = benzeneRule({
 export const refTargetExists = benzeneRule({
   code: 'BENZENE_REF_MISSING',
   description: 'A `$ref` names a schema that `components.schemas` does not declare.',
-  check({ doc }, report) {
+  check({ doc, facts }, report) {
     const schemas = isObject(doc) && isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : undefined
     if (!schemas) return
-    forEachSchema(doc, (schema, where) => {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema)) return
       const name = refTarget(schema.$ref)
       if (name !== undefined && !Object.hasOwn(schemas, name)) {

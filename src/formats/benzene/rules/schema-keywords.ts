@@ -1,7 +1,7 @@
 import { unicodeModeSource } from '../../../core/pattern-dialect.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import { forEachSchema, type Where } from '../schema-walk.js'
+import type { Where } from '../schema-walk.js'
 import { benzeneRule, type Report } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list; duplicates in required through a set. */
@@ -71,8 +71,8 @@ export const schemaKeywords = benzeneRule({
   code: 'BENZENE_INVALID_SCHEMA',
   description:
     'A schema, or a keyword the generator reads (type, properties, required, items, additionalProperties, allOf/anyOf/oneOf, enum, nullable), is not shaped as OpenAPI 3.0 defines it.',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       // Top-level schemas of the wrong JSON type are BENZENE_WRONG_TYPE's; nested ones are ours.
       if (isObject(schema)) checkSchema(schema, where, report)
     })

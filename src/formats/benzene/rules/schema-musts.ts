@@ -1,6 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { hasFlag, isObject } from '../../../runtime/benzene/document.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list. */
@@ -9,8 +8,8 @@ import { benzeneRule } from './rule.js'
 export const requiredNonEmpty = benzeneRule({
   code: 'BENZENE_REQUIRED_EMPTY',
   description: '`required: []`: the array must have at least one element (OpenAPI 3.0 Schema Object, from JSON Schema Wright draft 00 §5.4.3).',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (isObject(schema) && Array.isArray(schema.required) && schema.required.length === 0) {
         report(joinPointer(where(), 'required'), '`required` must list at least one property; omit it when none is required.')
       }
@@ -22,8 +21,8 @@ export const requiredNonEmpty = benzeneRule({
 export const readWriteOnly = benzeneRule({
   code: 'BENZENE_READ_WRITE_ONLY',
   description: 'A schema marked both `readOnly: true` and `writeOnly: true` (OpenAPI 3.0 Schema Object: MUST NOT).',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (hasFlag(schema, 'readOnly') && hasFlag(schema, 'writeOnly')) {
         report(joinPointer(where(), 'writeOnly'), 'A schema cannot be both readOnly (sent by the service only) and writeOnly (sent to it only).')
       }
@@ -44,8 +43,8 @@ const JSON_TYPE: Record<string, (value: unknown) => boolean> = {
 export const defaultType = benzeneRule({
   code: 'BENZENE_DEFAULT_TYPE',
   description: "A `default` that is not of the schema's `type` (null only where `nullable: true`) (OpenAPI 3.0 Schema Object: MUST conform).",
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || !('default' in schema) || typeof schema.type !== 'string' || !Object.hasOwn(JSON_TYPE, schema.type)) return
       const value = schema.default
       if (value === null ? schema.nullable === true : JSON_TYPE[schema.type]!(value)) return

@@ -1,7 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { canonicalKey } from '../../../runtime/shared/schema-values.js'
-import { forEachSchema } from '../schema-walk.js'
 import { benzeneRule } from './rule.js'
 
 /**
@@ -19,8 +18,8 @@ export const enumEmpty = benzeneRule({
   code: 'BENZENE_ENUM_EMPTY',
   severity: 'warning',
   description: '`enum: []` admits no value at all (JSON Schema Wright draft 00 §5.5.1: SHOULD have at least one element).',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       if (enumOf(schema)?.length === 0) report(joinPointer(where(), 'enum'), '`enum` is empty: no value is valid here; the type is `never`.')
     })
   },
@@ -30,8 +29,8 @@ export const enumDuplicate = benzeneRule({
   code: 'BENZENE_ENUM_DUPLICATE',
   severity: 'warning',
   description: 'An `enum` lists one value twice, `0` and `-0` included (JSON Schema Wright draft 00 §5.5.1: elements SHOULD be unique).',
-  check({ doc }, report) {
-    forEachSchema(doc, (schema, where) => {
+  check({ facts }, report) {
+    facts.forEachSchema((schema, where) => {
       const values = enumOf(schema)
       if (values === undefined || values.length < 2) return
       const seen = new Map<string, number>()
