@@ -22,7 +22,15 @@ const Ajv = createRequire(import.meta.url)('ajv') as typeof import('ajv').defaul
 export async function validatorCases(RUNS: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
   const doc = JSON.parse(benzeneDocument(50)) as { components: { schemas: Record<string, unknown> } }
   const catalogue = doc.components.schemas
-  const ctx: ConvertContext = { facts: new SchemaFacts(doc), direction: 'request', int64: 'number', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }
+  const ctx: ConvertContext = {
+    facts: new SchemaFacts(doc),
+    direction: 'request',
+    int64: 'number',
+    documentId: 'doc',
+    keys: new Map(),
+    pending: [],
+    asked: new Set(),
+  }
   const roots = Array.from({ length: 50 }, (_, i) => convert({ $ref: `#/components/schemas/Request${i}` }, ctx))
   const defs = definitionsDocument(ctx)
   const definitions = Object.fromEntries(Object.entries(defs.definitions as Record<string, Schema>).map(([k, v]) => [`doc#/definitions/${k}`, v]))

@@ -139,7 +139,15 @@ describe('schema interpreter', () => {
     for (const doc of documents) {
       const catalogue = doc.components?.schemas ?? {}
       for (const direction of ['request', 'response'] as Direction[]) {
-        const ctx: ConvertContext = { facts: new SchemaFacts(doc), direction, int64: 'string', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }
+        const ctx: ConvertContext = {
+          facts: new SchemaFacts(doc),
+          direction,
+          int64: 'string',
+          documentId: 'doc',
+          keys: new Map(),
+          pending: [],
+          asked: new Set(),
+        }
         const roots = Object.keys(catalogue).map((name) => convert({ $ref: `#/components/schemas/${name}` }, ctx))
         const defs = definitionsDocument(ctx)
         const definitions = Object.fromEntries(Object.entries(defs.definitions as Record<string, Schema>).map(([k, v]) => [`doc#/definitions/${k}`, v]))
@@ -197,7 +205,15 @@ describe('schema interpreter', () => {
 describe('values as the OpenAPI 3.0 dialect means them', () => {
   const converted = (schema: Record<string, unknown>) =>
     schemaValidator(
-      convert(schema, { facts: new SchemaFacts({}), direction: 'request', int64: 'string', documentId: 'doc', keys: new Map(), pending: [], asked: new Set() }) as Schema,
+      convert(schema, {
+        facts: new SchemaFacts({}),
+        direction: 'request',
+        int64: 'string',
+        documentId: 'doc',
+        keys: new Map(),
+        pending: [],
+        asked: new Set(),
+      }) as Schema,
     )
 
   it('multipleOf is decided on the decimal numbers written, not on a float quotient', () => {
