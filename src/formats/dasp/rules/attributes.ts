@@ -43,6 +43,29 @@ export const attributeName = daspRule({
   },
 })
 
+/** CloudEvents 1.0.2, Attribute Naming Convention: names SHOULD NOT exceed 20 characters. */
+const TERSE_NAME = 20
+
+/**
+ * DASP-EXT-006: "Definitions SHOULD keep names short", and CloudEvents says an attribute name SHOULD
+ * NOT exceed 20 characters (some transports carry names in size-limited headers): a warning.
+ */
+export const attributeNameLength = daspRule({
+  code: 'DASP_ATTRIBUTE_NAME_LENGTH',
+  severity: 'warning',
+  description: 'An attribute name longer than 20 characters (CloudEvents and DASP-EXT-006: SHOULD be terse).',
+  check(ctx, report) {
+    for (const { d, a, i } of attributes(ctx)) {
+      if (typeof a.name === 'string' && /^[a-z0-9]+$/.test(a.name) && a.name.length > TERSE_NAME)
+        report.in(
+          d.file,
+          `/attributes/${i}/name`,
+          `Attribute name ${JSON.stringify(a.name)} has ${a.name.length} characters; CloudEvents names SHOULD NOT exceed ${TERSE_NAME}.`,
+        )
+    }
+  },
+})
+
 export const attributeType = daspRule({
   code: 'DASP_ATTRIBUTE_TYPE',
   description: 'An attribute type outside the CloudEvents type system, or an attribute without its event types or class.',

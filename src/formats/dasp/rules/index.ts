@@ -4,7 +4,7 @@ import type { CodeOf } from '../../../core/rule.js'
 import { DASP_LOAD_CODES } from '../codes.js'
 import { DaspContext } from '../context.js'
 import type { DaspInput, LoadedJson } from '../load.js'
-import { attributeConflict, attributeName, attributePlacement, attributeType } from './attributes.js'
+import { attributeConflict, attributeName, attributeNameLength, attributePlacement, attributeType } from './attributes.js'
 import { bundledCredential } from './credential.js'
 import { definitionComplete } from './definitions.js'
 import { dependencyCycle, dependencyMissing, dependencyUnsupported } from './dependencies.js'
@@ -40,6 +40,7 @@ export const daspRules = [
   settingsRule,
   settingsConflict,
   attributeName,
+  attributeNameLength,
   attributeType,
   attributePlacement,
   attributeConflict,
