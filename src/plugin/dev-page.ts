@@ -76,8 +76,7 @@ export class DevRegistry {
     const sections: string[] = []
     const bundles = new Set<string>()
     for (const file of this.files()) {
-      const entry = this.entries.get(file)!
-      const e = entry
+      const e = this.entries.get(file)!
       const read = sourceReader(e.dependencies.length > 0 ? e.dependencies : [file])
       const diagnostics = e.diagnostics
         .map((d) => `<pre class="diagnostic ${d.severity}" data-code="${escape(d.code)}">${escape(formatDiagnostic(d, read))}</pre>`)
