@@ -1,4 +1,4 @@
-import type { DiagnosticCode } from './codes.js'
+import type { CodeInfo, DiagnosticCode } from './codes.js'
 
 /**
  * Structured diagnostics: every problem the compiler finds is one of these, never a thrown error.
@@ -88,16 +88,38 @@ export interface Locatable {
 
 /**
  * A diagnostic at `pointer` of `where` (line 1, column 1 when the source cannot locate it). The
- * one way every stage of every format positions what it reports.
+ * one way every stage of every format positions what it reports. The severity is always given:
+ * the rule runner passes the rule's, a stage outside the rules its code's declared one
+ * (`declaredDiagnostics`), so no code is emitted at a severity other than the one it declares.
  */
 export function diagnosticAt(
   where: Locatable,
   code: DiagnosticCode,
   pointer: string,
   message: string,
-  data?: Record<string, unknown>,
-  severity: Severity = 'error',
+  data: Record<string, unknown> | undefined,
+  severity: Severity,
 ): Diagnostic {
   const { line, column } = where.locate ? where.locate(pointer) : { line: 1, column: 1 }
   return { code, severity, message, file: where.file, pointer, line, column, ...(data ? { data } : {}) }
+}
+
+/** How a stage outside the rules (reading, options, the model) makes a diagnostic of one of the codes it declares. */
+export type DeclaredDiagnostic<Code extends string> = (
+  where: Locatable,
+  code: Code,
+  pointer: string,
+  message: string,
+  data?: Record<string, unknown>,
+  /** Only where the declaration cannot say it (the severity depends on what is reported). */
+  severity?: Severity,
+) => Diagnostic
+
+/**
+ * `diagnosticAt` for the codes of a declaration table (`declareCodes`, a `codes.ts`; spread two
+ * into one for a stage that emits both): each diagnostic takes its code's declared severity,
+ * unless the caller overrides it.
+ */
+export function declaredDiagnostics<const T extends Readonly<Record<string, CodeInfo>>>(codes: T): DeclaredDiagnostic<keyof T & DiagnosticCode> {
+  return (where, code, pointer, message, data, severity = codes[code]!.severity) => diagnosticAt(where, code, pointer, message, data, severity)
 }

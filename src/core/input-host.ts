@@ -1,4 +1,4 @@
-import type { CoreCode } from './codes.js'
+import { CORE_CODES, type CoreCode } from './codes.js'
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
@@ -18,7 +18,7 @@ export class InputError extends Error {
 
 /** A problem with a whole file (line 1, column 1), for core's codes; a format positions its own with `diagnosticAt`. */
 export function fileProblem(code: CoreCode, file: string, message: string): Diagnostic {
-  return { code, severity: 'error', message, file, pointer: '', line: 1, column: 1 }
+  return { code, severity: CORE_CODES[code].severity, message, file, pointer: '', line: 1, column: 1 }
 }
 
 /**

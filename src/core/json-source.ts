@@ -1,4 +1,5 @@
 import type { Node, ParseError } from 'jsonc-parser'
+import { CORE_CODES } from './codes.js'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import { lazyRequire } from './lazy-require.js'
@@ -40,7 +41,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   if (deep !== -1) {
     const diagnostic: Diagnostic = {
       code: 'CONTRACTS_TOO_DEEP',
-      severity: 'error',
+      severity: CORE_CODES.CONTRACTS_TOO_DEEP.severity,
       message: `Values are nested more than ${LIMITS.depth} levels deep here; contracts are limited to ${LIMITS.depth}.`,
       file,
       pointer: '',
@@ -66,7 +67,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
         diagnostics: [
           {
             code: 'JSON_LONE_SURROGATE',
-            severity: 'error',
+            severity: CORE_CODES.JSON_LONE_SURROGATE.severity,
             message: 'A string holds an unpaired UTF-16 surrogate (\\uD800-\\uDFFF escape): contracts are canonicalized (RFC 8785), which has no form for it.',
             file,
             pointer,
@@ -86,7 +87,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
         diagnostics: [
           {
             code: 'JSON_NUMBER_RANGE',
-            severity: 'error',
+            severity: CORE_CODES.JSON_NUMBER_RANGE.severity,
             message: 'A number is beyond the range of a double (it reads as Infinity); contracts are canonicalized (RFC 8785), which has no form for it.',
             file,
             pointer,
@@ -100,7 +101,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   const buildIndex = () => (index ??= indexSource(file, body, lines))
   const diagnostics = value === undefined || countKeys(value) !== countKeyTokens(body) ? buildIndex().diagnostics : []
   if (value === undefined && diagnostics.length === 0) {
-    diagnostics.push({ code: 'JSON_SYNTAX', severity: 'error', message: 'Invalid JSON.', file, pointer: '', line: 1, column: 1 })
+    diagnostics.push({ code: 'JSON_SYNTAX', severity: CORE_CODES.JSON_SYNTAX.severity, message: 'Invalid JSON.', file, pointer: '', line: 1, column: 1 })
   }
   let shallow: Map<string, number> | undefined
   const locate = (pointer: string) => {
@@ -227,7 +228,7 @@ function indexSource(file: string, body: string, lines: LineIndex): { nodes: Map
   for (const error of errors.slice(0, 1)) {
     diagnostics.push({
       code: 'JSON_SYNTAX',
-      severity: 'error',
+      severity: CORE_CODES.JSON_SYNTAX.severity,
       message: `Invalid JSON: ${describeParseError(jsonc().printParseErrorCode(error.error))}.`,
       file,
       pointer: '',
@@ -235,14 +236,22 @@ function indexSource(file: string, body: string, lines: LineIndex): { nodes: Map
     })
   }
   if (root === undefined && errors.length === 0) {
-    diagnostics.push({ code: 'JSON_SYNTAX', severity: 'error', message: 'Invalid JSON: the file is empty.', file, pointer: '', line: 1, column: 1 })
+    diagnostics.push({
+      code: 'JSON_SYNTAX',
+      severity: CORE_CODES.JSON_SYNTAX.severity,
+      message: 'Invalid JSON: the file is empty.',
+      file,
+      pointer: '',
+      line: 1,
+      column: 1,
+    })
   }
   const nodes = new Map<string, Node>()
   if (root)
     indexNodes(root, '', nodes, (pointer, key) => {
       diagnostics.push({
         code: 'JSON_DUPLICATE_KEY',
-        severity: 'error',
+        severity: CORE_CODES.JSON_DUPLICATE_KEY.severity,
         message: `Duplicate key ${JSON.stringify(key.value)}: JSON consumers disagree on which value wins, so a contract may not repeat a key.`,
         file,
         pointer,

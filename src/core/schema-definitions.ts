@@ -1,4 +1,5 @@
 import { jsLiteral, sortKeys } from './emit.js'
+import { reach } from './graph.js'
 import { runtimePatternsIn, usesLinear } from './pattern-safety.js'
 import type { PatternSpec } from '../runtime/shared/pattern-matchers.js'
 
@@ -56,17 +57,11 @@ export function definitionsLiteral(refs: ReadonlySet<string>, definitions: Reado
   return `{ ${[...reached].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`).join(', ')} }`
 }
 
-/** Every definition reachable from `refs`, through the definitions' own references. */
+/** Every definition reachable from `refs`, through the definitions' own references (`reach`: the order is the walk's, which the literal keeps). */
 export function reachedDefinitions(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Set<string> {
-  const reached = new Set<string>()
-  const queue = [...refs]
-  while (queue.length > 0) {
-    const ref = queue.pop()!
-    if (reached.has(ref)) continue
+  return reach(refs, (ref) => {
     const target = definitions.get(ref)
     if (!target) throw new Error(`schema is invalid: reference ${ref} names no definition`)
-    reached.add(ref)
-    for (const next of target.refs) queue.push(next)
-  }
-  return reached
+    return target.refs
+  })
 }

@@ -1,4 +1,4 @@
-import type { CoreCode } from './codes.js'
+import { CORE_CODES } from './codes.js'
 import type { Diagnostic } from './diagnostics.js'
 import type { WriteRefusal } from './safe-write.js'
 
@@ -9,8 +9,8 @@ import type { WriteRefusal } from './safe-write.js'
  */
 export function writeRefusedDiagnostic(refusal: WriteRefusal): Diagnostic {
   return {
-    code: 'CONTRACTS_WRITE_REFUSED' satisfies CoreCode,
-    severity: 'error',
+    code: 'CONTRACTS_WRITE_REFUSED',
+    severity: CORE_CODES.CONTRACTS_WRITE_REFUSED.severity,
     message: refusal.message,
     file: refusal.path,
     pointer: '',

@@ -2,7 +2,7 @@ import type { Node } from 'yaml'
 import { lazyRequire } from './lazy-require.js'
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml')
-import type { CoreCode } from './codes.js'
+import { CORE_CODES, type CoreCode } from './codes.js'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
@@ -62,7 +62,7 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []
   const report = (code: CoreCode, offset: number, pointer: string, message: string) =>
-    diagnostics.push({ code, severity: 'error', message, file, pointer, ...lines.position(offset) })
+    diagnostics.push({ code, severity: CORE_CODES[code].severity, message, file, pointer, ...lines.position(offset) })
 
   // Duplicate keys are found by the walk below with a set per mapping: yaml's own uniqueKeys check
   // compares every pair, which is quadratic in the size of a mapping (bench/: 5,000 channels).

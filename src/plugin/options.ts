@@ -3,7 +3,7 @@ import { ContractCompiler } from '../core/compile.js'
 import { formats } from '../formats/index.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
 import type { NatsOptions } from '../formats/nats/options.js'
-import type { PluginCode } from './codes.js'
+import { PLUGIN_CODES, type PluginCode } from './codes.js'
 
 /** The plugin's options; each is documented, with its default, in docs/options.md (one section per option). */
 export interface PluginOptions {
@@ -93,7 +93,7 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
   const invalid = (option: string, value: unknown, expected: string) =>
     problems.push({
       code: 'CONTRACTS_INVALID_PLUGIN_OPTION',
-      severity: 'error',
+      severity: PLUGIN_CODES.CONTRACTS_INVALID_PLUGIN_OPTION.severity,
       message: `Plugin option ${option}: ${shown(value)} is not ${expected}.`,
       data: { option, value },
     })
@@ -106,7 +106,7 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
     if (!(PLUGIN_OPTIONS as readonly string[]).includes(option))
       problems.push({
         code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
-        severity: 'warning',
+        severity: PLUGIN_CODES.CONTRACTS_UNKNOWN_PLUGIN_OPTION.severity,
         message: `Unknown plugin option ${JSON.stringify(option)}, ignored (the options are ${PLUGIN_OPTIONS.join(', ')}).`,
         data: { option, known: [...PLUGIN_OPTIONS] },
       })

@@ -1,5 +1,5 @@
-import type { BenzeneModelCode } from './codes.js'
-import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
+import { BENZENE_MODEL_CODES, type BenzeneModelCode } from './codes.js'
+import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
 import { schemaClosure } from '../../runtime/benzene/closure.js'
@@ -12,19 +12,22 @@ import type { BenzeneOptions } from './options.js'
 import { serviceLevel, topicScoped, wholeService } from '../../runtime/benzene/projection.js'
 import { isReservedEvent, selectScope, type Scope } from '../../runtime/benzene/scope.js'
 
+/** The model's diagnostics, at their codes' declared severities. */
+const modelDiagnostic = declaredDiagnostics(BENZENE_MODEL_CODES)
+
 /** Seeds 5.1-5.2 with the fail-loud rule: undefined (and a `BENZENE_UNKNOWN_TOPIC` diagnostic) when the include-list names unknown topics. */
 export function resolveScope(source: JsonSource, doc: BenzeneDocument, effective: BenzeneOptions, diagnostics: Diagnostic[]): Scope | undefined {
   const scope = selectScope(doc, effective)
   if (scope.unknownTopics.length === 0) return scope
-  diagnostics.push({
-    code: 'BENZENE_UNKNOWN_TOPIC',
-    severity: 'error',
-    message: `The include-list names ${plural(scope.unknownTopics.length, 'topic')} this document does not have: ${scope.unknownTopics.join(', ')}. Topics it has: ${scope.validTopics.join(', ') || '(none)'}.`,
-    file: source.file,
-    pointer: '/requests',
-    ...position(source, '/requests'),
-    data: { unknownTopics: scope.unknownTopics, validTopics: scope.validTopics },
-  })
+  diagnostics.push(
+    modelDiagnostic(
+      source,
+      'BENZENE_UNKNOWN_TOPIC',
+      '/requests',
+      `The include-list names ${plural(scope.unknownTopics.length, 'topic')} this document does not have: ${scope.unknownTopics.join(', ')}. Topics it has: ${scope.validTopics.join(', ') || '(none)'}.`,
+      { unknownTopics: scope.unknownTopics, validTopics: scope.validTopics },
+    ),
+  )
   return undefined
 }
 
@@ -34,7 +37,7 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
   const doc = source.value as BenzeneDocument
   const diagnostics: Diagnostic[] = []
   const report = (code: BenzeneModelCode, pointer: string, message: string, data?: Record<string, unknown>) =>
-    diagnostics.push(diagnosticAt(source, code, pointer, message, data))
+    diagnostics.push(modelDiagnostic(source, code, pointer, message, data))
 
   const scope = resolveScope(source, doc, effective, diagnostics)
   if (!scope || diagnostics.length > 0) return { diagnostics }

@@ -1,4 +1,5 @@
 import { sortKeys } from '../../core/emit.js'
+import { reach } from '../../core/graph.js'
 import { pushChildren } from '../../runtime/benzene/closure.js'
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import type { SchemaFacts } from './schema-facts.js'
@@ -272,16 +273,10 @@ export function generationReferences(schema: unknown, facts: SchemaFacts, name?:
 
 /** Every component name the roots need generated (generationReferences, followed), sorted. Linear in what is reached. */
 export function generationReach(roots: readonly unknown[], facts: SchemaFacts): string[] {
-  const reached = new Set<string>()
-  const queue: string[] = []
-  const add = (names: readonly string[]) => {
-    for (const n of names) {
-      if (reached.has(n) || !Object.hasOwn(facts.catalogue, n)) continue
-      reached.add(n)
-      queue.push(n)
-    }
-  }
-  for (const root of roots) add(generationReferences(root, facts))
-  for (let i = 0; i < queue.length; i++) add(generationReferences(facts.catalogue[queue[i]!], facts, queue[i]))
+  const known = (names: readonly string[]) => names.filter((n) => Object.hasOwn(facts.catalogue, n))
+  const reached = reach(
+    roots.flatMap((root) => known(generationReferences(root, facts))),
+    (name) => known(generationReferences(facts.catalogue[name], facts, name)),
+  )
   return [...reached].sort()
 }

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../../core/diagnostics.js'
 import type { ImportQuery } from '../../core/format.js'
-import { diagnosticAt } from '../../core/diagnostics.js'
-import type { BenzeneModelCode } from './codes.js'
+import { declaredDiagnostics } from '../../core/diagnostics.js'
+import { BENZENE_MODEL_CODES, type BenzeneModelCode } from './codes.js'
 
 /** Which payloads generated clients check at run time. */
 export type ValidateOption = 'request' | 'response' | 'both' | false
@@ -60,6 +60,9 @@ const VALIDATE_VALUES = new Map<string, ValidateOption>([
   ['none', false],
 ])
 
+/** The options' diagnostics, at their code's declared severity. */
+const optionDiagnostic = declaredDiagnostics(BENZENE_MODEL_CODES)
+
 /**
  * The options a Benzene compile uses: the caller's (`benzene` plugin option, CLI flags), with the
  * import query winning (`?topics=a,b&includeReserved&validate=request`). Values out of range are
@@ -68,7 +71,7 @@ const VALIDATE_VALUES = new Map<string, ValidateOption>([
 export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: string): { options: BenzeneOptions; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const code: BenzeneModelCode = 'BENZENE_INVALID_OPTION'
-  const report = (message: string, data: Record<string, unknown>) => diagnostics.push(diagnosticAt({ file }, code, '', message, data))
+  const report = (message: string, data: Record<string, unknown>) => diagnostics.push(optionDiagnostic({ file }, code, '', message, data))
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw)))
     report(`The benzene options must be an object, not ${JSON.stringify(raw)}.`, { option: 'benzene', value: raw })
   const options = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as BenzeneOptions

@@ -1,4 +1,5 @@
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
+import { compileItemSchema, type ItemValidator } from './item-schemas.js'
 import { isObject, type DaspInput, type LoadedJson } from './load.js'
 import { DEFINITION_SHAPE, SELECTION_SHAPE, readableView, shapeProblems, type ShapeProblem } from './shapes.js'
 
@@ -23,6 +24,13 @@ export interface RequestedExtension {
 }
 
 export const identityKey = (uri: string, version: string) => `${uri}\u0000${version}`
+/** An identity loosened for near misses people make: a trailing slash, another case, `draft-1` for `draft-01`. */
+const looseKey = (uri: string, version: string) => `${uri.toLowerCase().replace(/\/+$/, '')}\u0000${version.toLowerCase().replace(/(\D)0+(\d)/g, '$1$2')}`
+
+// The boolean schemas `true` and `false` as the objects they mean (the memo below keys objects).
+const ANY_ITEM = {}
+const NO_ITEM = { not: {} }
+
 /** For `isRequested`: any scope will do. */
 export const ANY_SCOPE = Symbol('any scope')
 /** A key for (uri, version, scope) with values of any JSON type kept apart (`"1"` is not `1`). */
@@ -38,6 +46,11 @@ const requestKey = (uri: unknown, version: unknown, scope: unknown) =>
  * read: `unreadable` says whether a part was malformed, `someDefinitionUnreadable` whether a
  * definition the selection lists gave nothing to read (so "no definition has this identity" cannot
  * be said), `mayBeRequested` whether an unreadable request entry might be the one asked about.
+ *
+ * Every fact derived from the document lives here, made on first use and kept for this compile
+ * only (`check` hands the context to `model`): the request's indexes, the near-miss index of the
+ * definitions' identities, each array setting's compiled element schema. No module-level table
+ * keyed by a document or its parts (a compiled schema is shared by content only: item-schemas.ts).
  */
 export class DaspContext {
   readonly selection: Record<string, any>
@@ -161,6 +174,35 @@ export class DaspContext {
       this.requestedIndex = { exact, byUri, scopeUnknown, identityUnknown: this.requested.length < entries || selectionMalformed }
     }
     return this.requestedIndex
+  }
+
+  private nearIndex?: { exact: Map<string, Definition>; uri: Map<string, Definition> }
+
+  /** The first definition whose identity is a near miss of this one (same loosened URI and version, else URI): two map lookups after one pass. */
+  closestDefinition(uri: string, version: string): Definition | undefined {
+    if (!this.nearIndex) {
+      const exact = new Map<string, Definition>()
+      const byUri = new Map<string, Definition>()
+      for (const d of this.definitions) {
+        const both = looseKey(d.uri, d.version)
+        const onlyUri = looseKey(d.uri, '')
+        if (!exact.has(both)) exact.set(both, d)
+        if (!byUri.has(onlyUri)) byUri.set(onlyUri, d)
+      }
+      this.nearIndex = { exact, uri: byUri }
+    }
+    return this.nearIndex.exact.get(looseKey(uri, version)) ?? this.nearIndex.uri.get(looseKey(uri, ''))
+  }
+
+  private readonly itemValidators = new Map<object, ItemValidator>()
+
+  /** The compiled element schema of an array setting (`items`), once per schema of this document; a string when it does not compile. */
+  itemValidator(items: unknown): ItemValidator {
+    if (typeof items === 'boolean') return this.itemValidator(items ? ANY_ITEM : NO_ITEM)
+    if (!isObject(items)) return 'items is not a JSON Schema'
+    let known = this.itemValidators.get(items)
+    if (known === undefined) this.itemValidators.set(items, (known = compileItemSchema(items)))
+    return known
   }
 
   definitionOf(uri: string, version: string): Definition | undefined {

@@ -1,7 +1,7 @@
-import type { DaspLoadCode } from './codes.js'
+import { DASP_LOAD_CODES, type DaspLoadCode } from './codes.js'
 import { append } from '../../core/append.js'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
+import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { isObject } from '../../runtime/shared/json-value.js'
@@ -30,6 +30,9 @@ export interface DaspInput {
   unreadable: number[]
 }
 
+/** Reading's diagnostics, at their codes' declared severities. */
+const loadDiagnostic = declaredDiagnostics(DASP_LOAD_CODES)
+
 const report = (
   diagnostics: Diagnostic[],
   where: { file: string; source?: JsonSource },
@@ -38,7 +41,7 @@ const report = (
   message: string,
   data?: Record<string, unknown>,
 ) => {
-  diagnostics.push(diagnosticAt({ file: where.file, locate: where.source?.locate }, code, pointer, message, data))
+  diagnostics.push(loadDiagnostic({ file: where.file, locate: where.source?.locate }, code, pointer, message, data))
 }
 
 async function readJson(host: InputHost, file: string): Promise<LoadedJson | Diagnostic[]> {

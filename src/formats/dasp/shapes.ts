@@ -186,7 +186,8 @@ export interface ShapeProblem {
   prune?: string
 }
 
-// Created on first use: a process that never checks a DASP document never loads ajv for it.
+// Created on first use: a process that never checks a DASP document never loads ajv for it. Keyed
+// by the format's own shapes (constants of this module), never by a document: shared by every compile.
 let shapeAjv: ReturnType<typeof createAjv> | undefined
 const validators = new Map<object, import('ajv').ValidateFunction>()
 

@@ -1,5 +1,6 @@
 import { basename, dirname, relative, sep } from 'node:path'
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
+import { NATS_MODEL_CODES } from './codes.js'
 import { sortedCopy } from '../../core/emit.js'
 import { nameChannels } from './naming.js'
 import type { NatsOptions } from './options.js'
@@ -12,6 +13,9 @@ import { refId } from './context.js'
 
 /** A backlink maker: positions in a file of the bundle, with its bundle-relative name (computed once per file). */
 type Link = (pointer: string, file?: string, locate?: (pointer: string) => { line: number; column: number }) => SourceLink
+
+/** The model's diagnostics, at their codes' declared severities. */
+const modelDiagnostic = declaredDiagnostics(NATS_MODEL_CODES)
 
 function linker(ctx: NatsContext): Link {
   const root = ctx.input.bundle?.root ?? dirname(ctx.main.file)
@@ -38,16 +42,14 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[], 
     const pointer = ctx.pointer('channels', channel.id)
     const name = named[index]!
     if ('problem' in name) {
-      const { line, column } = ctx.main.source.locate(pointer)
-      diagnostics.push({
-        code: 'NATS_EXPORT_NAME',
-        severity: 'error',
-        message: `Channel ${JSON.stringify(channel.id)}: ${name.problem} (option names).`,
-        file: ctx.main.file,
-        pointer,
-        line,
-        column,
-      })
+      diagnostics.push(
+        modelDiagnostic(
+          { file: ctx.main.file, locate: ctx.main.source.locate },
+          'NATS_EXPORT_NAME',
+          pointer,
+          `Channel ${JSON.stringify(channel.id)}: ${name.problem} (option names).`,
+        ),
+      )
       continue
     }
     const exportName = name.exportName

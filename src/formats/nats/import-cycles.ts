@@ -1,4 +1,5 @@
 import { join, relative, sep } from 'node:path'
+import { findCycles, type Digraph } from '../../core/graph.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject } from './document.js'
 import type { LoadedFile } from './load.js'
@@ -26,39 +27,21 @@ export function importEdges(doc: LoadedFile, root: string): ImportEdge[] {
 
 /**
  * The cycles of the contract-import graph that the compiled document reaches ("The contract-import
- * graph is acyclic"), each once: a depth-first walk from `main` over the documents read, and every
- * edge back to a document still on the walk's path closes one cycle. Iterative (no recursion
- * depth), each document entered once and each edge followed once: O(documents + imports).
+ * graph is acyclic"): core's cycle finder (src/core/graph.ts) walks depth-first from `main` over the
+ * documents read, and every edge back to a document still on the walk's path closes one cycle,
+ * given as the path's edges from that document on, then the edge. Iterative (no recursion
+ * depth), each document entered once and each edge followed once: O(documents + imports), plus
+ * the cycles' own length (each is copied whole: the diagnostic's data names every document).
  */
 export function importCycles(main: LoadedFile, documents: ReadonlyMap<string, LoadedFile>, root: string): ImportCycle[] {
   const byFile = new Map([...documents, [main.file, main]])
-  const state = new Map<string, 'open' | 'done'>()
-  const path: ImportEdge[] = []
   const cycles: ImportCycle[] = []
-  const frames: Array<{ file: string; edges: ImportEdge[]; next: number }> = [{ file: main.file, edges: importEdges(main, root), next: 0 }]
-  state.set(main.file, 'open')
-  while (frames.length > 0) {
-    const frame = frames.at(-1)!
-    if (frame.next >= frame.edges.length) {
-      state.set(frame.file, 'done')
-      frames.pop()
-      path.pop()
-      continue
-    }
-    const edge = frame.edges[frame.next++]!
-    const seen = state.get(edge.target)
-    if (seen === 'open') {
-      // The path from the target's frame to here, and this edge, is the cycle.
-      const start = path.findIndex((e) => e.from === edge.target)
-      cycles.push([...(start === -1 ? [] : path.slice(start)), edge])
-      continue
-    }
-    const doc = seen === undefined ? byFile.get(edge.target) : undefined
-    if (!doc) continue
-    state.set(edge.target, 'open')
-    path.push(edge)
-    frames.push({ file: edge.target, edges: importEdges(doc, root), next: 0 })
+  const graph: Digraph<string, ImportEdge> = {
+    edges: (file) => importEdges(byFile.get(file)!, root),
+    // An import of a document that was not read leads nowhere here (reading reported it).
+    target: (edge) => (byFile.has(edge.target) ? edge.target : undefined),
   }
+  findCycles([main.file], graph, (edge, path, from) => cycles.push([...path.edges.slice(from), edge]))
   return cycles
 }
 

@@ -1,8 +1,8 @@
-import type { CoreCode } from '../../core/codes.js'
-import type { NatsLoadCode } from './codes.js'
+import { CORE_CODES, type CoreCode } from '../../core/codes.js'
+import { NATS_LOAD_CODES, type NatsLoadCode } from './codes.js'
 import { append } from '../../core/append.js'
 import { dirname, join, relative, resolve, sep } from 'node:path'
-import { diagnosticAt, type Diagnostic } from '../../core/diagnostics.js'
+import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
@@ -53,8 +53,11 @@ export type Report = (
   data?: Record<string, unknown>,
 ) => void
 
+/** Reading's diagnostics, at their codes' declared severities (NATS's reading codes and core's). */
+const loadDiagnostic = declaredDiagnostics({ ...CORE_CODES, ...NATS_LOAD_CODES })
+
 export function reporter(diagnostics: Diagnostic[]): Report {
-  return (file, source, code, pointer, message, data) => void diagnostics.push(diagnosticAt({ file, locate: source?.locate }, code, pointer, message, data))
+  return (file, source, code, pointer, message, data) => void diagnostics.push(loadDiagnostic({ file, locate: source?.locate }, code, pointer, message, data))
 }
 
 export function parseByExtension(file: string, text: string) {

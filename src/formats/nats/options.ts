@@ -1,5 +1,6 @@
-import type { Diagnostic } from '../../core/diagnostics.js'
+import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import type { ImportQuery } from '../../core/format.js'
+import { NATS_MODEL_CODES } from './codes.js'
 
 /** Options for NATS application documents (plugin option `nats`, CLI `--names`). */
 export interface NatsOptions {
@@ -11,14 +12,16 @@ export interface NatsOptions {
   names?: Readonly<Record<string, string>>
 }
 
+/** The options' diagnostics, at their code's declared severity. */
+const optionDiagnostic = declaredDiagnostics(NATS_MODEL_CODES)
+
 /**
  * The NATS options, checked: only `names`, an object of strings (anything else is
  * NATS_INVALID_OPTION, never silently ignored). The import query carries no NATS option.
  */
 export function resolveNatsOptions(raw: unknown, _query: ImportQuery, file: string): { options: NatsOptions; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
-  const report = (message: string, data: Record<string, unknown>) =>
-    diagnostics.push({ code: 'NATS_INVALID_OPTION', severity: 'error', message, file, pointer: '', line: 1, column: 1, data })
+  const report = (message: string, data: Record<string, unknown>) => diagnostics.push(optionDiagnostic({ file }, 'NATS_INVALID_OPTION', '', message, data))
   if (raw === undefined) return { options: {}, diagnostics }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     report(`NATS options are an object ({ names }), not ${JSON.stringify(raw)}.`, { value: raw })

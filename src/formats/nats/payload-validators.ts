@@ -1,5 +1,5 @@
-import { append } from '../../core/append.js'
 import { sortKeys, sortedCopy } from '../../core/emit.js'
+import { reach } from '../../core/graph.js'
 import type { CompileMemos } from '../../core/memo.js'
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import { needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
@@ -103,17 +103,7 @@ export interface PayloadValidators {
 
 /** Every reference reachable from `refs`, or undefined when one of them is not convertible. */
 function reachable(refs: ReadonlySet<string>, convertedOf: (ref: string) => { refs: ReadonlySet<string> } | undefined): Set<string> | undefined {
-  const reached = new Set<string>()
-  const queue = [...refs]
-  while (queue.length > 0) {
-    const ref = queue.pop()!
-    if (reached.has(ref)) continue
-    const target = convertedOf(ref)
-    if (!target) return undefined
-    reached.add(ref)
-    append(queue, target.refs)
-  }
-  return reached
+  return reach(refs, (ref) => convertedOf(ref)?.refs)
 }
 
 /**

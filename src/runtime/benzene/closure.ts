@@ -1,4 +1,5 @@
 import { escapeToken } from '../shared/json-pointer.js'
+import { reach } from '../shared/reach.js'
 import { isObject, refTarget, type Schema } from './document.js'
 
 /**
@@ -14,11 +15,13 @@ export function schemaClosure(roots: readonly unknown[], catalogue: Readonly<Rec
 }
 
 /**
- * The closure of each named schema, kept per catalogue: a thousand topics share Money, Address and
- * Audit, and the projection, the model and the declarations each ask (bench/: a 1,000-topic compile
- * walked the shared schemas some ten thousand times).
+ * What is kept per catalogue: the names each schema refers to, and the closure of each name a
+ * root referred to alone. A thousand topics share Money, Address and Audit, and the projection,
+ * the model and the declarations each ask (bench/: a 1,000-topic compile walked the shared
+ * schemas some ten thousand times). Keyed by the catalogue object, so it lives as long as the
+ * document does and answers only for it.
  */
-const namedClosures = new WeakMap<object, Map<string, ReadonlySet<string>>>()
+const memos = new WeakMap<object, { references: Map<string, readonly string[]>; closures: Map<string, ReadonlySet<string>> }>()
 
 /** A name and every component schema its schema reaches (memoized per catalogue). */
 export function namedClosure(name: string, catalogue: Readonly<Record<string, Schema>>): ReadonlySet<string> {
@@ -28,37 +31,27 @@ export function namedClosure(name: string, catalogue: Readonly<Record<string, Sc
   return reachedFrom({ $ref: ref }, catalogue)
 }
 
+/**
+ * The names `root` reaches: the ones it refers to (directReferences) and, through the schemas of
+ * those the catalogue has, theirs (`reach`, the one reachability walk). Each schema's references
+ * are read once per catalogue, so a walk is linear in the names and references it reaches.
+ */
 function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>): ReadonlySet<string> {
-  let closures = namedClosures.get(catalogue)
-  if (!closures) namedClosures.set(catalogue, (closures = new Map()))
-  const memo = closures
-  // A root that is a bare reference has exactly that name's closure: answered from, or kept in,
-  // the memo. Names met along the way are walked inline unless already complete in the memo (a
-  // name still being walked, on a cycle, is not complete, so only whole walks are remembered).
+  let memo = memos.get(catalogue)
+  if (!memo) memos.set(catalogue, (memo = { references: new Map(), closures: new Map() }))
+  const { references, closures } = memo
+  // A root that is a bare reference has exactly that name's closure: answered from, or kept in, the memo.
   const rootName = isObject(root) && Object.keys(root).length === 1 ? refTarget(root.$ref) : undefined
-  if (rootName !== undefined) {
-    const known = memo.get(rootName)
-    if (known) return known
+  const known = rootName === undefined ? undefined : closures.get(rootName)
+  if (known) return known
+  const referencesOf = (name: string): readonly string[] => {
+    if (!Object.hasOwn(catalogue, name)) return []
+    let out = references.get(name)
+    if (!out) references.set(name, (out = directReferences(catalogue[name])))
+    return out
   }
-  const reached = new Set<string>()
-  // An explicit stack, not recursion: a 1,600-long chain of `$ref`s or `allOf`s overflowed the stack.
-  // Each schema node is visited once per walk (names guard `$ref` cycles): linear in the catalogue.
-  const stack: unknown[] = [root]
-  while (stack.length > 0) {
-    const schema = stack.pop()
-    if (!isObject(schema)) continue
-    const name = refTarget(schema.$ref)
-    if (name !== undefined && !reached.has(name)) {
-      const known = memo.get(name)
-      if (known) for (const n of known) reached.add(n)
-      else {
-        reached.add(name)
-        if (Object.hasOwn(catalogue, name)) stack.push(catalogue[name])
-      }
-    }
-    pushChildren(schema, stack)
-  }
-  if (rootName !== undefined) memo.set(rootName, reached)
+  const reached = reach(directReferences(root), referencesOf)
+  if (rootName !== undefined) closures.set(rootName, reached)
   return reached
 }
 
@@ -96,7 +89,7 @@ export function directReferences(root: unknown): string[] {
 /**
  * The names of the catalogue whose closure holds one of `targets` (each target included), the
  * closure's edges being `references` (by default those of §5.3): one
- * breadth-first search over the reversed reference graph, linear in the catalogue, where asking
+ * walk (`reach`) over the reversed reference graph, linear in the catalogue, where asking
  * each name for its closure was quadratic on a long chain.
  */
 export function namesReaching(
@@ -112,13 +105,5 @@ export function namesReaching(
       list.push(name)
     }
   }
-  const out = new Set<string>()
-  const queue = [...targets]
-  while (queue.length > 0) {
-    const name = queue.pop()!
-    if (out.has(name)) continue
-    out.add(name)
-    for (const referrer of referrers.get(name) ?? []) if (!out.has(referrer)) queue.push(referrer)
-  }
-  return out
+  return reach(targets, (name) => referrers.get(name) ?? [])
 }

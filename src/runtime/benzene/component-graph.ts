@@ -1,3 +1,5 @@
+import { reach } from '../shared/reach.js'
+
 /**
  * Component closures rebuilt at run time from one graph, for documents where writing each topic's
  * closure out would make the module quadratic in size (a long `$ref` chain entered by every
@@ -12,17 +14,8 @@ export interface ComponentGraph {
 export function componentGraph(names: readonly string[], edges: ReadonlyArray<readonly number[]>): ComponentGraph {
   return Object.freeze({
     closure(roots: readonly number[]): readonly string[] {
-      const seen = new Uint8Array(names.length)
-      const stack = [...roots]
-      const out: string[] = []
-      while (stack.length > 0) {
-        const i = stack.pop()!
-        if (seen[i]) continue
-        seen[i] = 1
-        out.push(names[i]!)
-        for (const j of edges[i] ?? []) if (!seen[j]) stack.push(j)
-      }
-      return Object.freeze(out.sort())
+      const reached = reach(roots, (i) => edges[i] ?? [])
+      return Object.freeze([...reached].map((i) => names[i]!).sort())
     },
   })
 }

@@ -1,3 +1,4 @@
+import { findCycles, type Digraph } from '../../../core/graph.js'
 import { escapeToken, joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget } from '../../../runtime/benzene/document.js'
 import type { SchemaFacts } from '../schema-facts.js'
@@ -14,8 +15,8 @@ import { benzeneRule } from './rule.js'
  * A discriminator's choice is an edge too, read as the validators build it (see immediateRefs).
  *
  * Complexity: O(schema nodes + references + discriminator values): one walk per definition (a
- * component, or its own shape) collecting the references it reaches without a data step, then one
- * iterative depth-first search over those edges.
+ * component, or its own shape) collecting the references it reaches without a data step, then core's
+ * cycle finder (src/core/graph.ts: one iterative depth-first walk) over those edges.
  */
 
 const COMBINERS = ['allOf', 'anyOf', 'oneOf']
@@ -98,48 +99,21 @@ export const refCycle = benzeneRule({
       { name, own: false },
       { name, own: true },
     ])
-    const edges = new Map<number, Edge[]>()
-    const edgesOf = (id: number) => {
-      let out = edges.get(id)
-      if (!out) {
+    const graph: Digraph<number, Edge> = {
+      // Asked once per node entered. A schema without an own shape has no own definition: its own node is never entered.
+      edges: (id) => {
         const node = nodes[id]!
-        // A schema without an own shape has no own definition: its own node is never entered.
-        out = immediateRefs(node, `/components/schemas/${escapeToken(node.name)}`, facts)
-        edges.set(id, out)
-      }
-      return out
+        return immediateRefs(node, `/components/schemas/${escapeToken(node.name)}`, facts)
+      },
+      target: (edge) => nodeId(edge.target, index),
     }
-    // Iterative DFS: white (absent), grey (on the path), black (done). A grey target closes a cycle.
-    const state = new Map<number, 'grey' | 'black'>()
-    for (let root = 0; root < nodes.length; root += 2) {
-      if (state.has(root)) continue
-      const path: Array<{ id: number; next: number }> = [{ id: root, next: 0 }]
-      const depthOf = new Map<number, number>([[root, 0]])
-      state.set(root, 'grey')
-      while (path.length > 0) {
-        const top = path[path.length - 1]!
-        const out = edgesOf(top.id)
-        if (top.next >= out.length) {
-          state.set(top.id, 'black')
-          depthOf.delete(top.id)
-          path.pop()
-          continue
-        }
-        const edge = out[top.next++]!
-        const target = nodeId(edge.target, index)
-        const seen = state.get(target)
-        if (seen === undefined) {
-          state.set(target, 'grey')
-          depthOf.set(target, path.length)
-          path.push({ id: target, next: 0 })
-        } else if (seen === 'grey') {
-          // The message names at most MAX_NAMED schemas of the cycle: O(1) per report, however long it is.
-          const from = depthOf.get(target)!
-          const cycle = path.slice(from, from + MAX_NAMED).map((p) => nodes[p.id]!.name)
-          const shown = [...cycle.map((n) => JSON.stringify(n)), ...(path.length - from > MAX_NAMED ? ['...'] : []), JSON.stringify(edge.target.name)]
-          report(edge.pointer, `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between.`, { cycle })
-        }
-      }
-    }
+    // Every edge back to a definition on the walk's path closes a cycle, from each component schema in order.
+    const roots = nodes.flatMap((node, id) => (node.own ? [] : [id]))
+    findCycles(roots, graph, (edge, path, from) => {
+      // The message names at most MAX_NAMED schemas of the cycle: O(1) per report, however long it is.
+      const cycle = path.nodes.slice(from, from + MAX_NAMED).map((id) => nodes[id]!.name)
+      const shown = [...cycle.map((n) => JSON.stringify(n)), ...(path.nodes.length - from > MAX_NAMED ? ['...'] : []), JSON.stringify(edge.target.name)]
+      report(edge.pointer, `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between.`, { cycle })
+    })
   },
 })

@@ -1,32 +1,8 @@
 import canonicalize from 'canonicalize'
-import type { DaspContext, Definition } from '../context.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over the requested extensions, identities and near misses looked up in maps. */
-
-/** Near misses people make: a trailing slash, another case, `draft-1` for `draft-01`. */
-function loose(uri: string, version: string): string {
-  return `${uri.toLowerCase().replace(/\/+$/, '')}\u0000${version.toLowerCase().replace(/(\D)0+(\d)/g, '$1$2')}`
-}
-
-const nearIndex = new WeakMap<DaspContext, { exact: Map<string, Definition>; uri: Map<string, Definition> }>()
-
-/** The first definition whose identity is a near miss of this one (same loosened URI and version, else URI): two map lookups. */
-function closest(ctx: DaspContext, uri: string, version: string): Definition | undefined {
-  let index = nearIndex.get(ctx)
-  if (!index) {
-    index = { exact: new Map(), uri: new Map() }
-    for (const d of ctx.definitions) {
-      const both = loose(d.uri, d.version)
-      const onlyUri = loose(d.uri, '')
-      if (!index.exact.has(both)) index.exact.set(both, d)
-      if (!index.uri.has(onlyUri)) index.uri.set(onlyUri, d)
-    }
-    nearIndex.set(ctx, index)
-  }
-  return index.exact.get(loose(uri, version)) ?? index.uri.get(loose(uri, ''))
-}
 
 export const unknownExtension = daspRule({
   code: 'DASP_UNKNOWN_EXTENSION',
@@ -36,7 +12,7 @@ export const unknownExtension = daspRule({
     if (ctx.someDefinitionUnreadable) return
     for (const e of ctx.requested) {
       if (ctx.definitionOf(e.uri, e.version)) continue
-      const near = closest(ctx, e.uri, e.version)
+      const near = ctx.closestDefinition(e.uri, e.version)
       report(
         `/extensions/${e.index}`,
         `No definition is exactly ${e.uri} ${e.version}${near ? `; did you mean ${near.uri} ${near.version}? Identities are compared exactly` : ''}.`,

@@ -1,12 +1,9 @@
-import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
+import type { DaspContext } from '../context.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): one pass over each definition's settings; each array setting's element schema is compiled once. */
-
-// Created on first use (a setting with an items schema): ajv costs every process to load.
-let itemsAjv: ReturnType<typeof createAjv> | undefined
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over each definition's settings; each array setting's element schema is compiled once (DaspContext.itemValidator). */
 
 /** The setting types of the DASP layout, and the members each gives a meaning to (besides type, persistence, unit, description). */
 const SETTING_MEMBERS: Readonly<Record<string, readonly string[]>> = {
@@ -18,31 +15,6 @@ const SETTING_MEMBERS: Readonly<Record<string, readonly string[]>> = {
 }
 const TYPE_MEMBERS = ['minimum', 'maximum', 'values', 'items', 'minItems', 'maxItems', 'uniqueBy']
 
-// The boolean schemas `true` and `false` as the objects they mean (a WeakMap keys objects only).
-const ANY_ITEM = {}
-const NO_ITEM = { not: {} }
-/** The compiled element schema of an array setting, once per schema object; a string when it does not compile. */
-const itemValidators = new WeakMap<object, import('ajv').ValidateFunction | string>()
-
-export function itemValidator(items: unknown): import('ajv').ValidateFunction | string {
-  if (typeof items === 'boolean') return itemValidator(items ? ANY_ITEM : NO_ITEM)
-  if (!isObject(items)) return 'items is not a JSON Schema'
-  let known = itemValidators.get(items)
-  if (known === undefined) {
-    try {
-      // A schema with its own $id gets an ajv of its own: two settings may reuse one $id.
-      const ajv = JSON.stringify(items).includes('"$id"')
-        ? createAjv({ allErrors: true, safePatterns: true })
-        : (itemsAjv ??= createAjv({ allErrors: true, safePatterns: true }))
-      known = ajv.compile(items)
-    } catch (error) {
-      known = error instanceof Error ? error.message : String(error)
-    }
-    itemValidators.set(items, known)
-  }
-  return known
-}
-
 /**
  * Why a setting's definition cannot check a value (DASP-EXT-002: closed settings "with value, unit,
  * limit, and validation rules"), each with the member it is about: a type the layout does not
@@ -50,7 +22,7 @@ export function itemValidator(items: unknown): import('ajv').ValidateFunction | 
  * values, an array without items or with items that are not a JSON Schema, bounds that exclude
  * every value.
  */
-export function settingDefinitionProblems(spec: Record<string, any>): Array<{ member?: string; message: string }> {
+export function settingDefinitionProblems(spec: Record<string, any>, ctx: DaspContext): Array<{ member?: string; message: string }> {
   if (typeof spec.type !== 'string') return []
   const members = SETTING_MEMBERS[spec.type]
   if (!Object.hasOwn(SETTING_MEMBERS, spec.type) || !members)
@@ -66,7 +38,7 @@ export function settingDefinitionProblems(spec: Record<string, any>): Array<{ me
   if (spec.type === 'array') {
     if (!('items' in spec)) out.push({ message: 'An array setting has items, a JSON Schema for one element.' })
     else {
-      const validate = itemValidator(spec.items)
+      const validate = ctx.itemValidator(spec.items)
       if (typeof validate === 'string') out.push({ member: 'items', message: `items is not a JSON Schema that can be checked: ${validate}.` })
     }
     if (typeof spec.minItems === 'number' && typeof spec.maxItems === 'number' && spec.minItems > spec.maxItems)
@@ -86,7 +58,7 @@ export const settingDefinition = daspRule({
       if (!isObject(d.value.settings)) continue
       for (const [name, spec] of Object.entries(d.value.settings)) {
         if (!isObject(spec)) continue
-        for (const problem of settingDefinitionProblems(spec))
+        for (const problem of settingDefinitionProblems(spec, ctx))
           report.in(d.file, `/settings/${escapeToken(name)}${problem.member ? `/${escapeToken(problem.member)}` : ''}`, problem.message, {
             setting: name,
           })

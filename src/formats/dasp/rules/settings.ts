@@ -1,8 +1,8 @@
 import canonicalize from 'canonicalize'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
-import { identityKey } from '../context.js'
+import { identityKey, type DaspContext } from '../context.js'
 import { isObject } from '../load.js'
-import { itemValidator, settingDefinitionProblems } from './setting-definitions.js'
+import { settingDefinitionProblems } from './setting-definitions.js'
 import { daspRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over the requested extensions' settings, each definition looked up in a map. */
@@ -11,7 +11,7 @@ import { daspRule } from './rule.js'
 const own = (object: Record<string, unknown>, key: string): any => (Object.hasOwn(object, key) ? object[key] : undefined)
 
 /** Why a setting value breaks its closed definition, or undefined (a definition with problems of its own checks nothing: see settingDefinitionProblems). */
-export function settingProblem(spec: Record<string, any>, value: unknown): string | undefined {
+export function settingProblem(spec: Record<string, any>, value: unknown, ctx: DaspContext): string | undefined {
   switch (spec.type) {
     case 'integer':
       if (!Number.isSafeInteger(value)) return 'must be an integer'
@@ -31,7 +31,7 @@ export function settingProblem(spec: Record<string, any>, value: unknown): strin
       if (typeof spec.minItems === 'number' && value.length < spec.minItems) return `needs at least ${spec.minItems} items`
       if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
       if ('items' in spec) {
-        const validate = itemValidator(spec.items)
+        const validate = ctx.itemValidator(spec.items)
         const bad = typeof validate === 'string' ? -1 : value.findIndex((item) => !validate(item))
         if (bad !== -1 && typeof validate !== 'string') return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
       }
@@ -62,8 +62,8 @@ export const settingsRule = daspRule({
         if (ctx.unreadableWithin(d.file, `/settings/${escapeToken(name)}`)) continue
         if (isObject(spec) && typeof spec.type !== 'string') continue
         if (!isObject(spec)) report(at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
-        else if (settingDefinitionProblems(spec).length === 0) {
-          const problem = settingProblem(spec, value)
+        else if (settingDefinitionProblems(spec, ctx).length === 0) {
+          const problem = settingProblem(spec, value, ctx)
           if (problem) report(at, `Setting ${name} ${problem}.`, { setting: name })
         }
       }

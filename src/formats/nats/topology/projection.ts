@@ -17,7 +17,8 @@ import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { ContractCompiler } from '../../../core/compile.js'
 import type { Diagnostic } from '../../../core/diagnostics.js'
-import { hasErrors } from '../../../core/diagnostics.js'
+import { declaredDiagnostics, hasErrors } from '../../../core/diagnostics.js'
+import { NATS_MODEL_CODES } from '../codes.js'
 import { natsFormat } from '../index.js'
 import { templateTokens } from '../../../runtime/nats/subjects.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
@@ -116,15 +117,14 @@ export async function topology(inputs: string | readonly string[], compiler = ne
     for (const dependency of result.dependencies) read.add(dependency)
     diagnostics.push(...result.diagnostics)
     if (result.format !== 'nats' && !hasErrors(result.diagnostics))
-      diagnostics.push({
-        code: 'NATS_TOPOLOGY_INPUT',
-        severity: 'error',
-        message: `${file} is not a NATS contract; a topology projects NATS application documents.`,
-        file,
-        pointer: '',
-        line: 1,
-        column: 1,
-      })
+      diagnostics.push(
+        declaredDiagnostics(NATS_MODEL_CODES)(
+          { file },
+          'NATS_TOPOLOGY_INPUT',
+          '',
+          `${file} is not a NATS contract; a topology projects NATS application documents.`,
+        ),
+      )
     else if (result.model !== undefined) models.push({ file, model: result.model })
   }
   const documents = [...read].sort()

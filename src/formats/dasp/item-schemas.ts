@@ -1,0 +1,35 @@
+import { createAjv } from '../../core/standalone-validators.js'
+
+/** A compiled element schema, or why the schema does not compile. */
+export type ItemValidator = import('ajv').ValidateFunction | string
+
+/** Distinct item schemas kept compiled at once; past this the memo starts again (see below). */
+const MAX_KEPT = 256
+
+/**
+ * Compiled item schemas by their JSON text. Module-level on purpose, and safe to share: the key is
+ * the schema's whole content, and compiling is a function of it alone, so a document's verdicts
+ * never depend on what another compiled. It is what makes a recompile (a watch loop, a dev server)
+ * cost no second ajv compile for a setting it already checked; ajv and its compile cost every
+ * process, so the shared instance is made on first use. Capped: a long session editing schemas
+ * drops the lot (and the ajv holding them) rather than growing without bound.
+ */
+let kept: { ajv?: ReturnType<typeof createAjv>; byText: Map<string, ItemValidator> } = { byText: new Map() }
+
+/** `items` (an object: a JSON Schema for one element) compiled with safe patterns and all errors, or ajv's reason it does not compile. */
+export function compileItemSchema(items: object): ItemValidator {
+  const text = JSON.stringify(items)
+  const known = kept.byText.get(text)
+  if (known !== undefined) return known
+  if (kept.byText.size >= MAX_KEPT) kept = { byText: new Map() }
+  let compiled: ItemValidator
+  try {
+    // A schema with an $id gets an ajv of its own: two settings may reuse one $id with different contents.
+    const ajv = text.includes('"$id"') ? createAjv({ allErrors: true, safePatterns: true }) : (kept.ajv ??= createAjv({ allErrors: true, safePatterns: true }))
+    compiled = ajv.compile(items)
+  } catch (error) {
+    compiled = error instanceof Error ? error.message : String(error)
+  }
+  kept.byText.set(text, compiled)
+  return compiled
+}
