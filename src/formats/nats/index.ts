@@ -24,7 +24,7 @@ export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, NatsO
     const text = [`nats contract ${model.contract.id} ${model.contract.version} (${model.file})`, `document digest: ${model.contract.digest}`]
     for (const c of model.channels) text.push(`  channel ${c.id}${c.address === undefined ? ' (reply channel)' : `  ${c.address}`}`)
     for (const o of model.operations) text.push(`  operation ${o.id}  ${o.action} ${o.channel}`)
-    return { data: { format: 'nats', ...model, file: undefined }, text }
+    return { data: { format: 'nats', ...model, file: undefined, validatorPlan: undefined }, text }
   },
 
   hash: (model) => ({
