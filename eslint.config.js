@@ -30,6 +30,47 @@ const formatLayer = (name, others) =>
     ),
   )
 
+/** A rule reports through the runner: the selectors that keep it from making a diagnostic itself. */
+const ruleReports = [
+  {
+    selector: "MemberExpression[object.type='ThisExpression'][property.name='code']",
+    message: 'A rule reports with report(pointer, message, data): the runner attaches its code.',
+  },
+  {
+    selector: "ImportSpecifier[imported.name='diagnosticAt']",
+    message: 'A rule reports with report(pointer, message, data): the runner makes the diagnostic (code, severity, position).',
+  },
+]
+
+/**
+ * Module-level state in a format's code: a Map or WeakMap (a side table keyed by a document or its
+ * objects), or a `let`. What one document's check derives lives on its checked value (NATS: the
+ * `NatsContext`, src/formats/nats/context.ts), so the model reads exactly what the rules read.
+ */
+const MODULE_STATE_MESSAGE =
+  'No module-level table or variable in a format: a fact about one document lives on its checked value (NatsContext), made on first use. A memo keyed by content alone (a schema text, the bytes digest) belongs in the allow-list of eslint.config.js, with a comment saying why.'
+const TABLE = 'NewExpression[callee.name=/^(Map|WeakMap|WeakSet|WeakRef)$/]'
+// Made when the module loads: a declaration's initializer (possibly cast), or a static field.
+const declared = ['Program > VariableDeclaration', 'Program > ExportNamedDeclaration > VariableDeclaration']
+const made = [TABLE, `TSAsExpression > ${TABLE}`, `TSSatisfiesExpression > ${TABLE}`]
+const moduleState = [
+  ...declared.flatMap((declaration) => made.map((init) => `${declaration} > VariableDeclarator > ${init}`)),
+  ...made.map((init) => `PropertyDefinition[static=true] > ${init}`),
+  ...declared.map((declaration) => `${declaration}[kind='let']`),
+].map((selector) => ({ selector, message: MODULE_STATE_MESSAGE }))
+
+/**
+ * NATS files allowed module-level state: memos keyed by content alone (a fixed schema, a schema's
+ * JSON text, a file's bytes), the same answer whichever document asks, and a lazily loaded library.
+ */
+export const NATS_MODULE_STATE_ALLOWED = [
+  'src/formats/nats/load.ts',
+  'src/formats/nats/rules/standard.ts',
+  'src/formats/nats/rules/external-parts.ts',
+  'src/formats/nats/rules/binding-types.ts',
+  'src/formats/nats/topology/elk-layout.ts',
+]
+
 export default tseslint.config(
   {
     ignores: [
@@ -82,18 +123,18 @@ export default tseslint.config(
     // A rule declares its code and severity once; the runner (src/core/rule-runner.ts) attaches them
     // when the rule calls report(pointer, message, data). No rule makes a diagnostic itself.
     files: ['src/formats/*/rules/**/*.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MemberExpression[object.type='ThisExpression'][property.name='code']",
-          message: 'A rule reports with report(pointer, message, data): the runner attaches its code.',
-        },
-        {
-          selector: "ImportSpecifier[imported.name='diagnosticAt']",
-          message: 'A rule reports with report(pointer, message, data): the runner makes the diagnostic (code, severity, position).',
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', ...ruleReports] },
+  },
+  // NATS keeps no per-document side table at module level (one block for its rules, whose
+  // `no-restricted-syntax` list must keep the report selectors too: a later block replaces it).
+  {
+    files: ['src/formats/nats/**/*.ts'],
+    ignores: [...NATS_MODULE_STATE_ALLOWED, 'src/formats/nats/rules/**'],
+    rules: { 'no-restricted-syntax': ['error', ...moduleState] },
+  },
+  {
+    files: ['src/formats/nats/rules/**/*.ts'],
+    ignores: NATS_MODULE_STATE_ALLOWED,
+    rules: { 'no-restricted-syntax': ['error', ...ruleReports, ...moduleState] },
   },
 )

@@ -1,6 +1,5 @@
 import { splitPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject } from './document.js'
-import type { InteractionModel } from './model.js'
 
 /** How many `$ref`s one step may follow before giving up (a reference chain, or a cycle). */
 const MAX_HOPS = 32
@@ -25,10 +24,11 @@ function follow(node: unknown, schemas: Readonly<Record<string, unknown>>): Reco
  * {branchId, peerId, input}; branch input bindings ... map to its declared data slot"), so that a
  * `{branch: input}` value is validated against it before dispatch; undefined when the interaction
  * has no manifest or the slot accepts anything. The compile-time rule (NATS_DISPATCH) has already
- * required the manifest to be such an array. O(reference chain), at most MAX_HOPS per step.
+ * required the manifest to be such an array. `interaction`: its profile entry (`dispatch`, `inputs`).
+ * O(reference chain), at most MAX_HOPS per step.
  */
-export function branchInputSchema(it: InteractionModel, schemas: Readonly<Record<string, unknown>>): unknown {
-  const { dispatch, inputs } = it.data as { dispatch?: unknown; inputs?: unknown }
+export function branchInputSchema(interaction: Readonly<Record<string, unknown>>, schemas: Readonly<Record<string, unknown>>): unknown {
+  const { dispatch, inputs } = interaction
   if (!isObject(dispatch) || (dispatch.mode !== 'branches' && dispatch.mode !== 'none') || typeof dispatch.branchesInput !== 'string') return undefined
   const manifest = isObject(inputs) && Object.hasOwn(inputs, dispatch.branchesInput) ? inputs[dispatch.branchesInput] : undefined
   if (!isObject(manifest) || typeof manifest.schema !== 'string') return undefined

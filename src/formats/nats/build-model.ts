@@ -8,7 +8,6 @@ import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
-import { localRequestPayload, messageSchemas } from './message-schemas.js'
 import { refId } from './context.js'
 
 /** A backlink maker: positions in a file of the bundle, with its bundle-relative name (computed once per file). */
@@ -79,7 +78,7 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[], 
     model.parameters = channel.parameters
     model.filters = filters
     if (identity) model.publisherIdentity = { kind: identity.kind, peerParameter: identity.peerParameter }
-    model.messages = messageSchemas(ctx).byChannel.get(channel.id) ?? []
+    model.messages = ctx.messages.byChannel.get(channel.id) ?? []
     const standard = ctx.standard('channels')[channel.id]
     const text = isObject(standard) ? (typeof standard.description === 'string' ? standard.description : standard.summary) : undefined
     if (typeof text === 'string') model.description = text
@@ -196,11 +195,8 @@ function interactionModels(ctx: NatsContext, link: Link, channels: readonly Chan
     )
     const capabilities = Array.isArray(it.capabilities) ? it.capabilities : []
     const data = { id, ...it, capabilities, inputs, ...(requestChannel ? { requestChannel } : {}) }
-    // References into locked files made local, as for message payloads.
-    const payloadSchema =
-      capabilities.includes('runtime-schema-check') && typeof it.requestOperation === 'string'
-        ? localRequestPayload(ctx, it.requestOperation)?.payload
-        : undefined
+    // References into locked files made local, as for message payloads: the payload check planned (runtime-schema-check).
+    const payloadSchema = ctx.validatorPlan.interaction(id)?.payload?.schema
     return [
       {
         id,
@@ -300,8 +296,10 @@ export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { m
       pipelines,
       workflows,
       // The document's components, and those its message payloads reach in locked files.
-      // (a reference of the document's own components into a locked file made local, too).
-      schemas: { ...messageSchemas(ctx).own, ...messageSchemas(ctx).extra },
+      // (a reference of the document's own components into a locked file made local, too): the
+      // ones the validator plan was decided against.
+      schemas: { ...ctx.validatorPlan.components },
+      validatorPlan: ctx.validatorPlan,
     }),
     diagnostics,
   }

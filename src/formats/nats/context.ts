@@ -1,3 +1,5 @@
+import type { ErrorObject } from 'ajv'
+import { patternEngine as decidePatternEngine, type PatternEngine } from '../../core/pattern-safety.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isEmptyLanguage, type TokenType } from '../../runtime/nats/tokens.js'
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
@@ -5,7 +7,9 @@ import { parseAddress, parseFilter, positions } from './address.js'
 import type { Language } from './languages.js'
 import { isObject } from './document.js'
 import { profileOf, type LoadedFile, type NatsInput } from './load.js'
+import { MessageSchemas } from './message-schemas.js'
 import { tokenTypeProblem } from './token-type-form.js'
+import { planValidators, type ValidatorPlan } from './validator-plan.js'
 
 export interface ChannelInfo {
   id: string
@@ -26,9 +30,27 @@ interface DerivedFacts {
   channels?: Map<string, ChannelInfo>
   channelList?: ChannelInfo[]
   filters?: Map<string, ReturnType<typeof parseFilter>>
+  operations?: Array<[string, Record<string, unknown>]>
+  messages?: MessageSchemas
+  engines?: Map<string, PatternEngine>
+  plan?: ValidatorPlan
 }
 
-/** What every NATS rule reads: the input, and facts derived once (rules report through the runner, core/rule-runner.ts). */
+/**
+ * Facts one rule module derives and several rules read, which only that module knows how to make
+ * (it sets its member on first use): kept here, so they live exactly as long as this document's check.
+ */
+export interface RuleFacts {
+  /** rules/profile.ts: the profile's shape errors (NATS_PROFILE_UNSUPPORTED and NATS_PROFILE_SHAPE read them). */
+  profileErrors?: readonly ErrorObject[]
+}
+
+/**
+ * What every NATS rule reads: the input, and facts derived once (rules report through the runner,
+ * core/rule-runner.ts). It is also what `check` hands to `model` (the format's `Checked` value):
+ * every fact lives here, made on first use, and nowhere else (no module-level table keyed by a
+ * document), so the model reads exactly what the rules read, and a fact's life is its compile's.
+ */
 export class NatsContext {
   readonly doc: Record<string, unknown>
   readonly profile: Record<string, unknown>
@@ -54,6 +76,44 @@ export class NatsContext {
 
   // Derived facts, made once: the context the rules used is the one the model is built from.
   private readonly facts: DerivedFacts = {}
+
+  /** See `RuleFacts`: set by the rule module that derives each. */
+  readonly ruleFacts: RuleFacts = {}
+
+  /** The profile operations that are objects, listed once: six rules walk them. */
+  get profileOperations(): ReadonlyArray<[string, Record<string, unknown>]> {
+    const facts = this.facts
+    return (facts.operations ??= Object.entries(this.section('operations')).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])))
+  }
+
+  /**
+   * The message payloads with their references into locked files made local, and the components
+   * they need (message-schemas.ts): made once, read by the rules, the validator plan and the model.
+   */
+  get messages(): MessageSchemas {
+    const facts = this.facts
+    return (facts.messages ??= new MessageSchemas(this))
+  }
+
+  /**
+   * The engine of a schema `pattern` (core/pattern-safety.ts), decided once per document and text:
+   * the pattern rule's warning and the validator plan's runtime patterns read the same decision.
+   */
+  patternEngine(pattern: string): PatternEngine {
+    const engines = (this.facts.engines ??= new Map())
+    let engine = engines.get(pattern)
+    if (!engine) engines.set(pattern, (engine = decidePatternEngine(pattern)))
+    return engine
+  }
+
+  /**
+   * How each payload the module validates is checked (validator-plan.ts), decided once, in check
+   * (the payload rules read it there), and carried by the model to generation.
+   */
+  get validatorPlan(): ValidatorPlan {
+    const facts = this.facts
+    return (facts.plan ??= planValidators(this))
+  }
 
   /** The token types that are well defined and non-empty. */
   get tokenTypes(): Record<string, TokenType> {

@@ -6,10 +6,11 @@ import type { TokenType } from '../../runtime/nats/tokens.js'
 import type { ChannelModel, InteractionModel, NatsModel } from './model.js'
 import { isObject } from './document.js'
 import { payloadValidators, type ValidatorRequest } from './payload-validators.js'
-import { branchInputSchema } from './branch-slot.js'
 import { PayloadTypeWriter } from './payload-types.js'
 import type { OperationModel } from './model.js'
 import { LINEAR_PATTERNS_IMPORT } from '../../core/schema-definitions.js'
+import type { MessageModel } from './message-schemas.js'
+import { NOTHING_PLAN, anyOfPlan, type Planned, type ValidatorPlan } from './validator-plan.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
 
@@ -51,38 +52,40 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   // Channels that carry the same payload schema share one validator (a shared message is common).
   const messageValidator = new Map<string, string>()
   const channelRequests: ValidatorRequest[] = []
+  const plan = model.validatorPlan
   for (const c of model.channels) {
-    const schema = messagesSchema(c)
-    const key = schema === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(schema)}`
+    const request = messagesRequest(c, plan)
+    const key = request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
     if (key === undefined || messageValidator.has(key)) continue
     messageValidator.set(key, `$validateMessage${messageValidator.size}`)
-    channelRequests.push({ id: key, schema })
+    channelRequests.push({ id: key, ...request! })
   }
   const messagesKey = (c: ChannelModel) => {
-    const schema = messagesSchema(c)
-    return schema === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(schema)}`
+    const request = messagesRequest(c, plan)
+    return request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
   }
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
   const channelsById = channelIndex(model)
   const operationRequests: ValidatorRequest[] = model.operations.flatMap((o) => {
     const channel = channelsById.get(o.channel)
-    const schema = channel && o.messages ? listedSchema(channel, o.messages) : undefined
-    return schema === undefined ? [] : [{ id: operationKey(o), schema }]
+    const request = channel && o.messages ? listedRequest(channel, o.messages, plan) : undefined
+    return request === undefined ? [] : [{ id: operationKey(o), ...request }]
   })
   const requests: ValidatorRequest[] = [
     ...channelRequests,
     ...operationRequests,
     ...model.interactions.flatMap((it) => {
-      const slot = branchInputSchema(it, model.schemas)
+      const planned = plan.interaction(it.id)
+      const slot = planned?.branch
       return [
-        ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema }] : []),
-        ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema } })),
-        ...(slot !== undefined ? [{ id: branchKey(it.id), schema: slot }] : []),
+        ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema, plan: planned!.payload!.plan }] : []),
+        ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema }, plan: planned!.inputs.get(name)! })),
+        ...(slot !== undefined ? [{ id: branchKey(it.id), ...slot }] : []),
       ]
     }),
   ]
-  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, model.schemas, memos)
+  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos)
   if (imports.size > 0) lines.push(`import { ${[...imports].join(', ')} } from ${jsString(RUNTIME)};`)
   if (linearPatterns) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
@@ -271,23 +274,34 @@ function declarations(model: NatsModel, header: string): string {
   return out.text()
 }
 
-/** The schema a channel's payloads are validated against, or undefined when nothing is checked (a message takes any payload, or refers into another file). */
-function messagesSchema(channel: ChannelModel): unknown {
+/**
+ * The schema a channel's payloads are validated against, with its plan, or undefined when nothing
+ * is checked (a message takes any payload, or refers into another file).
+ */
+function messagesRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | undefined {
   const { messages } = channel
   if (messages.length === 0 || messages.some((m) => m.payload === undefined || m.external)) return undefined
-  return messages.length === 1 ? messages[0]!.payload : { anyOf: messages.map((m) => m.payload) }
+  return oneOrAny(channel, messages, plan)
 }
 
 /**
  * The schema the messages an operation lists are validated against: one payload, any of them, or
  * nothing at all when it lists none; undefined when nothing is checked (a listed message takes any
- * payload, or refers into another file), as for its channel.
+ * payload, or refers into another file), as for its channel. With its plan.
  */
-function listedSchema(channel: ChannelModel, names: readonly string[]): unknown {
+function listedRequest(channel: ChannelModel, names: readonly string[], plan: ValidatorPlan): Planned | undefined {
   const listed = channel.messages.filter((m) => names.includes(m.name))
-  if (listed.length === 0) return { not: {} }
+  if (listed.length === 0) return { schema: { not: {} }, plan: NOTHING_PLAN }
   if (listed.some((m) => m.payload === undefined || m.external)) return undefined
-  return listed.length === 1 ? listed[0]!.payload : { anyOf: listed.map((m) => m.payload) }
+  return oneOrAny(channel, listed, plan)
+}
+
+/** One message's payload, or any of several (each message of the channel, planned in check). */
+function oneOrAny(channel: ChannelModel, messages: readonly MessageModel[], plan: ValidatorPlan): Planned {
+  const plans = messages.map((m) => plan.message(channel.id, m.name)!)
+  return messages.length === 1
+    ? { schema: messages[0]!.payload, plan: plans[0]! }
+    : { schema: { anyOf: messages.map((m) => m.payload) }, plan: anyOfPlan(plans) }
 }
 
 /** An operation's descriptor members as literal types: what the client offers depends on them. */

@@ -73,6 +73,7 @@ export function parseByExtension(file: string, text: string) {
 const PARSED_CACHE_SIZE = 512
 /** And at most this many characters of source text behind them (a parsed source is a few times its text). */
 const PARSED_CACHE_CHARS = 16 * 1024 * 1024
+// Module-level by design: content-keyed memo (path and SHA-256 of the bytes), bounded; not a fact about one compile.
 const parsedCache = new Map<string, { result: ReturnType<typeof parseByExtension>; chars: number }>()
 let cachedChars = 0
 function parsedLocked(file: string, text: string, sha256: string): ReturnType<typeof parseByExtension> {
@@ -102,6 +103,7 @@ function parsedLocked(file: string, text: string, sha256: string): ReturnType<ty
  * (the oldest go first).
  */
 const VERIFIED_VERSIONS = 32
+// Module-level by design: content-keyed memo (the bundle version fixes each locked file's digest), bounded.
 const verifiedCredentials = new Map<string, Map<string, CredentialSite | null>>()
 function verifiedIn(bundle: Bundle): Map<string, CredentialSite | null> {
   let verified = verifiedCredentials.get(bundle.version)

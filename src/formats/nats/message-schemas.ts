@@ -68,9 +68,21 @@ export class MessageSchemas {
   private readonly names = new Map<string, string>()
   private readonly taken: Set<string>
 
+  /** Each channel's messages (`channel`), by channel id. */
+  readonly byChannel: ReadonlyMap<string, MessageModel[]>
+  /** The document's own components with their references to locked files made local (`ownComponents`). */
+  readonly own: Record<string, unknown>
+
+  /**
+   * Made once per document, as `NatsContext.messages`: the rules and the model share it. The
+   * channels' messages are copied first, then the document's own components (the names of the
+   * components brought in depend on that order).
+   */
   constructor(private readonly ctx: NatsContext) {
     const own = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
     this.taken = new Set(Object.keys(own))
+    this.byChannel = new Map(ctx.channelList.map((c) => [c.id, this.channel(c.id)]))
+    this.own = this.ownComponents()
   }
 
   /** The messages of a standard channel, in name order. */
@@ -130,7 +142,7 @@ export class MessageSchemas {
    * relative to the file that declares it: the generators see one set of local components. A
    * component whose reference cannot be followed is left out (the reference rules report it).
    */
-  ownComponents(): Record<string, unknown> {
+  private ownComponents(): Record<string, unknown> {
     const own = isObject(this.ctx.doc.components) && isObject(this.ctx.doc.components.schemas) ? this.ctx.doc.components.schemas : {}
     // No other file was read (a document alone): nothing to bring in, the components are as written
     // (a multi-format one read as its schema).
@@ -191,32 +203,10 @@ export class MessageSchemas {
   }
 }
 
-const cache = new WeakMap<NatsContext, { schemas: MessageSchemas; byChannel: Map<string, MessageModel[]>; own: Record<string, unknown> }>()
-
-/**
- * Each channel's messages, the document's own components with their references to locked files
- * made local (`own`), and the extra components both need, made once per context (the rules and the
- * model share them).
- */
-export function messageSchemas(ctx: NatsContext): {
-  byChannel: Map<string, MessageModel[]>
-  own: Record<string, unknown>
-  extra: Record<string, unknown>
-  files: ReadonlySet<string>
-} {
-  let entry = cache.get(ctx)
-  if (!entry) {
-    const schemas = new MessageSchemas(ctx)
-    const byChannel = new Map(ctx.channelList.map((c) => [c.id, schemas.channel(c.id)]))
-    cache.set(ctx, (entry = { schemas, byChannel, own: schemas.ownComponents() }))
-  }
-  return { byChannel: entry.byChannel, own: entry.own, extra: entry.schemas.extra, files: entry.schemas.files }
-}
-
 /** A request operation's payload with references made local (undefined: no message; `external`: a reference that cannot be followed). */
 export function localRequestPayload(ctx: NatsContext, operationId: string): MessageModel | undefined {
-  messageSchemas(ctx)
-  const { schemas, own } = cache.get(ctx)!
+  const schemas = ctx.messages
+  const own = schemas.own
   const payload = schemas.requestPayload(operationId)
   if (payload?.payload === undefined || schemas.unresolved.size === 0) return payload
   // A component it reaches that could not be copied: its references cannot all be followed.
@@ -243,8 +233,7 @@ export function localRequestPayload(ctx: NatsContext, operationId: string): Mess
 
 /** An operation's messages with references made local (see `MessageSchemas.operationMessages`). */
 export function localOperationMessages(ctx: NatsContext, operationId: string): MessageModel[] {
-  messageSchemas(ctx)
-  return cache.get(ctx)!.schemas.operationMessages(operationId)
+  return ctx.messages.operationMessages(operationId)
 }
 
 /**
@@ -252,6 +241,6 @@ export function localOperationMessages(ctx: NatsContext, operationId: string): M
  * locked files made local, else one brought in from a locked file; undefined when neither has it.
  */
 export function localComponent(ctx: NatsContext, name: string): unknown {
-  const { own, extra } = messageSchemas(ctx)
+  const { own, extra } = ctx.messages
   return Object.hasOwn(own, name) ? own[name] : Object.hasOwn(extra, name) ? extra[name] : undefined
 }

@@ -1,6 +1,7 @@
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import type { TokenType } from '../../runtime/nats/tokens.js'
 import type { MessageModel } from './message-schemas.js'
+import type { ValidatorPlan } from './validator-plan.js'
 
 export interface SourceLink {
   /** Relative to the bundle root (or the document's folder): the same in every checkout. */
@@ -112,4 +113,9 @@ export interface NatsModel {
   description?: string
   /** `components.schemas` of the document, for payload validators. */
   schemas: Record<string, unknown>
+  /**
+   * How each payload the module validates is checked, as decided in check (validator-plan.ts):
+   * generation assembles the validators from it. Not data for tools: `contracts inspect` leaves it out.
+   */
+  validatorPlan: ValidatorPlan
 }

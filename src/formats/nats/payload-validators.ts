@@ -1,7 +1,6 @@
 import { sortKeys, sortedCopy } from '../../core/emit.js'
 import { reach } from '../../core/graph.js'
 import type { CompileMemos } from '../../core/memo.js'
-import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import { needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
@@ -10,9 +9,12 @@ import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/sh
 import { isObject } from './document.js'
 import { setOwn } from '../../runtime/shared/own-property.js'
 import { protoMembersAsPatterns } from './proto-member.js'
+import type { PayloadPlan, ValidatorPlan } from './validator-plan.js'
 
 /**
- * Request payload validators for interactions that declare `runtime-schema-check`.
+ * Request payload validators for interactions that declare `runtime-schema-check` (and the other
+ * validators the module carries), assembled as `plan` says: which backend checks each payload, and
+ * which patterns need a runtime engine, were decided in check (validator-plan.ts).
  *
  * A payload schema written with the keywords the validator code generator implements
  * (`src/core/schema-code.ts`, held to ajv by `test/schema-check.test.ts`) becomes a generated
@@ -22,32 +24,23 @@ import { protoMembersAsPatterns } from './proto-member.js'
  * code generation cost a 500-channel compile with one such interaction about a tenth of its time
  * (bench/), for what is usually a handful of `type`/`properties`/`required` checks.
  */
-export function payloadValidators(wanted: readonly ValidatorRequest[], components: Readonly<Record<string, unknown>>, memos?: CompileMemos): PayloadValidators {
+export function payloadValidators(wanted: readonly ValidatorRequest[], plan: ValidatorPlan, memos?: CompileMemos): PayloadValidators {
+  const components = plan.components
   const out: PayloadValidators = { definitions: new Map(), validators: new Map(), imports: new Set(), linearPatterns: false }
   if (wanted.length === 0) return out
-  /** Each component's form for the generated code (undefined: not convertible, or no such component), made once. */
-  const converted = new Map<string, { schema: Schema; refs: Set<string> } | undefined>()
-  const convertedOf = (ref: string) => {
-    if (!converted.has(ref)) {
-      const name = componentName(ref)
-      const refs = new Set<string>()
-      const schema = name !== undefined && Object.hasOwn(components, name) ? generatedCodeSchema(components[name], refs) : undefined
-      converted.set(ref, schema === undefined ? undefined : { schema, refs })
-    }
-    return converted.get(ref)
-  }
+  /** Each component's form for the generated code, as check decided it (validator-plan.ts). */
+  const convertedOf = (ref: string) => plan.component(ref)
   const forAjv: Array<{ it: ValidatorRequest; index: number }> = []
   const roots: ValidatorRoot[] = []
   const definitions = new Map<string, { name: string; schema: Schema }>()
   wanted.forEach((it, index) => {
     // The meta-schema check both paths share: an invalid schema fails the build the same way.
     assertValidSchema({ components: { schemas: components }, allOf: [it.schema] })
-    const refs = new Set<string>()
-    const root = generatedCodeSchema(it.schema, refs)
-    const reached = root === undefined ? undefined : reachable(refs, convertedOf)
-    if (root === undefined || reached === undefined) return forAjv.push({ it, index })
+    // The backend the plan decided; the components it reaches, in the order their definitions are named.
+    const reached = it.plan.backend === 'generated' ? reachable(it.plan.refs, convertedOf) : undefined
+    if (it.plan.backend !== 'generated' || reached === undefined) return forAjv.push({ it, index })
     for (const ref of reached) if (!definitions.has(ref)) definitions.set(ref, { name: `$schema${definitions.size}`, schema: convertedOf(ref)!.schema })
-    roots.push({ name: `$payload${index}`, schema: root })
+    roots.push({ name: `$payload${index}`, schema: it.plan.schema })
     out.validators.set(it.id, `$payload${index}`)
   })
   if (roots.length > 0) {
@@ -61,8 +54,8 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
     const schemas = Object.fromEntries(Object.entries(sortedCopy(components)).map(([name, schema]) => [name, protoMembersAsPatterns(schema)]))
     // ajv's code would run every pattern on one backtracking RegExp: the patterns that must not
     // (src/core/pattern-safety.ts) go through the module's engine, `$ajvPattern`, instead.
-    const patterns = new Map<string, PatternSpec>()
-    for (const { it } of forAjv) runtimePatternsIn([it.schema, components], patterns)
+    const patterns = new Map<string, PatternSpec>(plan.componentPatterns)
+    for (const { it } of forAjv) for (const [pattern, spec] of it.plan.patterns) patterns.set(pattern, spec)
     const engine = patterns.size > 0 ? AJV_PATTERN_ENGINE : undefined
     if (engine !== undefined) {
       // The same builder as the generated code's `$patterns`, called through ajv's engine.
@@ -84,10 +77,11 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], component
 /** The module constant ajv's standalone code calls for its patterns, when some must not run on one `RegExp`. */
 const AJV_PATTERN_ENGINE = '$ajvPattern'
 
-/** One validator to generate: a key for it and the schema it checks (`#/components/schemas/...` references allowed). */
+/** One validator to generate: a key for it, the schema it checks (`#/components/schemas/...` references allowed) and its plan. */
 export interface ValidatorRequest {
   id: string
   schema: unknown
+  plan: PayloadPlan
 }
 
 export interface PayloadValidators {
@@ -173,17 +167,20 @@ function componentName(ref: string): string | undefined {
   return name !== '' && !/[~%/]/.test(name) ? name : undefined
 }
 
-/**
- * Does the generated validator code take this payload schema (its keywords, and every component it
- * reaches)? Otherwise the validator is ajv standalone code, whose patterns run on `RegExp`.
- */
-export function generatedCodeTakes(payload: unknown, components: Readonly<Record<string, unknown>>): boolean {
+/** A schema's form for the generated validator code and the component references it makes; undefined when that code does not take its keywords (the plan's decision, validator-plan.ts). */
+export function generatedForm(schema: unknown): { schema: Schema; refs: Set<string> } | undefined {
   const refs = new Set<string>()
-  if (generatedCodeSchema(payload, refs) === undefined) return false
-  const convertedOf = (ref: string) => {
-    const name = componentName(ref)
-    const inner = new Set<string>()
-    return name !== undefined && Object.hasOwn(components, name) && generatedCodeSchema(components[name], inner) !== undefined ? { refs: inner } : undefined
-  }
+  const form = generatedCodeSchema(schema, refs)
+  return form === undefined ? undefined : { schema: form, refs }
+}
+
+/** The generated-code form of the component a `#/components/schemas/<Name>` reference names; undefined when it names none or the code does not take it. */
+export function componentForm(ref: string, components: Readonly<Record<string, unknown>>): { schema: Schema; refs: Set<string> } | undefined {
+  const name = componentName(ref)
+  return name !== undefined && Object.hasOwn(components, name) ? generatedForm(components[name]) : undefined
+}
+
+/** Does the generated code take every component `refs` reaches? */
+export function reachesConverted(refs: ReadonlySet<string>, convertedOf: (ref: string) => { refs: ReadonlySet<string> } | undefined): boolean {
   return reachable(refs, convertedOf) !== undefined
 }

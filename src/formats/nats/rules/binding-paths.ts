@@ -34,20 +34,20 @@ export function checkOverlap(pointers: string[], where: (p: string) => string, r
   }
 }
 
-const boundSetsOf = new WeakMap<string[], { exact: Set<string>; inside: Set<string> }>()
+/** The bound pointers as a set, and the set of pointers some bound pointer lies strictly inside. */
+interface BoundSets {
+  exact: Set<string>
+  inside: Set<string>
+}
 
 /**
- * The bound pointers as a set, and the set of pointers some bound pointer lies strictly inside:
- * made once per list, so each required field is decided in O(its depth), not by a scan of every
- * binding (which made required fields x bindings).
+ * Made once per call of `unboundRequired` or `composedConstruction` and handed down their
+ * recursion, so each required field is decided in O(its depth), not by a scan of every binding
+ * (which made required fields x bindings).
  */
-function boundSets(bound: string[]): { exact: Set<string>; inside: Set<string> } {
-  let sets = boundSetsOf.get(bound)
-  if (!sets) {
-    sets = { exact: new Set(bound), inside: new Set() }
-    for (const p of bound) for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) sets.inside.add(p.slice(0, i))
-    boundSetsOf.set(bound, sets)
-  }
+function boundSets(bound: readonly string[]): BoundSets {
+  const sets: BoundSets = { exact: new Set(bound), inside: new Set() }
+  for (const p of bound) for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) sets.inside.add(p.slice(0, i))
   return sets
 }
 
@@ -58,18 +58,22 @@ function ancestorOrSelfIn(path: string, set: ReadonlySet<string>): boolean {
 }
 
 /** Required payload fields not covered by a binding, descending into objects the bindings construct. */
-export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown> | undefined, bound: string[], base = ''): string[] {
+export function unboundRequired(ctx: NatsContext, schema: Record<string, unknown> | undefined, bound: readonly string[]): string[] {
+  return unboundBelow(ctx, schema, boundSets(bound), '')
+}
+
+function unboundBelow(ctx: NatsContext, schema: Record<string, unknown> | undefined, sets: BoundSets, base: string): string[] {
   const s = deref(ctx, schema)
   if (!s) return []
   const missing: string[] = []
   const required = Array.isArray(s.required) ? (s.required as string[]) : []
-  const { exact, inside } = boundSets(bound)
+  const { exact, inside } = sets
   for (const name of required) {
     const path = joinPointer(base, name)
     if (ancestorOrSelfIn(path, exact)) continue
     if (inside.has(path)) {
       const child = isObject(s.properties) ? (s.properties[name] as Record<string, unknown>) : undefined
-      append(missing, unboundRequired(ctx, child, bound, path))
+      append(missing, unboundBelow(ctx, child, sets, path))
     } else missing.push(path)
   }
   return missing
@@ -84,16 +88,20 @@ const COMPOSED = ['allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'not', 'depen
  * proven ("The helper rejects partial construction through conditional/composed schemas it cannot
  * prove"). O(bound paths x depth).
  */
-export function composedConstruction(ctx: NatsContext, schema: Record<string, unknown> | undefined, bound: string[], base = ''): string[] {
+export function composedConstruction(ctx: NatsContext, schema: Record<string, unknown> | undefined, bound: readonly string[]): string[] {
+  return composedBelow(ctx, schema, boundSets(bound), '')
+}
+
+function composedBelow(ctx: NatsContext, schema: Record<string, unknown> | undefined, sets: BoundSets, base: string): string[] {
   const s = deref(ctx, schema)
   if (!s) return []
-  const { exact, inside } = boundSets(bound)
+  const { exact, inside } = sets
   if (ancestorOrSelfIn(base, exact)) return []
   const out: string[] = COMPOSED.some((k) => k in s) ? [base] : []
   const properties = isObject(s.properties) ? s.properties : {}
   for (const name of Object.keys(properties)) {
     const path = joinPointer(base, name)
-    if (inside.has(path)) append(out, composedConstruction(ctx, properties[name] as Record<string, unknown>, bound, path))
+    if (inside.has(path)) append(out, composedBelow(ctx, properties[name] as Record<string, unknown>, sets, path))
   }
   return out
 }

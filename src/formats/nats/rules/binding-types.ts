@@ -13,6 +13,7 @@ import { type Source, at, bindingMaps } from './bindings.js'
 /** Complexity (each rule here, worst case on any input under the size limits): per interaction, each binding typed once; schema equality by memoized digests (linear in the schemas); each literal schema compiled once per distinct text. */
 
 // Created on first use: most contracts have no literal to check, and ajv costs every process to load.
+// Module-level by design: one ajv instance for every document; it holds no document's facts (validators are removed from it).
 let literalAjv: ReturnType<typeof createAjv> | undefined
 
 /**
@@ -20,6 +21,7 @@ let literalAjv: ReturnType<typeof createAjv> | undefined
  * object, and each check builds a fresh (refs-inlined) object: through ajv's cache every compile
  * of every contract would add an entry for the life of the process (a dev server's).
  */
+// Module-level by design: content-keyed memo (the schema's JSON text), bounded; the same answer for any document.
 const literalValidators = new Map<string, import('ajv').ValidateFunction>()
 
 export function satisfies(schema: object, value: unknown): boolean {

@@ -10,6 +10,7 @@ import { type Validate, addFormats, officialSchema } from './standard.js'
 /** Complexity: O(size of the referenced parts), each definition of the AsyncAPI schema compiled once. */
 
 /** A definition of the AsyncAPI 3.1.0 schema, compiled alone (what a locked file contributes in a position). */
+// Module-level by design: keyed by a definition name of the fixed AsyncAPI schema, never by a document.
 const definitionValidators = new Map<string, Validate>()
 
 function definitionErrors(definition: string, value: unknown): NonNullable<Validate['errors']> {

@@ -154,7 +154,9 @@ const located = (file: LoadedFile): Locatable => ({ file: file.file, locate: fil
 
 /**
  * Runs the rules over the document, in order (core/rule-runner.ts: each report gets its rule's code
- * and severity); the context, with the facts the rules derived, is what the model reads.
+ * and severity); the context, with the facts the rules derived, is what the model reads. Its
+ * validator plan is among them: NATS_PAYLOAD_UNBOUNDED, one of `natsRules`, reads it, so a document
+ * that reaches the model had it decided here.
  */
 export function checkNats(input: NatsInput): { checked: NatsContext; diagnostics: Diagnostic[] } {
   const ctx = new NatsContext(input)

@@ -2,7 +2,7 @@ import { isObject } from '../document.js'
 import { CoverUndecided, patternIntersects, patternsCover, type PatternPosition } from '../languages.js'
 import { resolveConfig } from '../resources.js'
 import { natsRule } from './rule.js'
-import { OP, channelLanguage, nativePattern, profileOps, unaddressedChannel } from './operations.js'
+import { OP, channelLanguage, nativePattern, unaddressedChannel } from './operations.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over operations; stream capture decided by token classes with memoized sub-questions and a step limit (see patternsCover), once per (stream, channel). */
 
@@ -16,7 +16,7 @@ export const streamCaptures = natsRule({
     const decided = new Map<string, boolean | CoverUndecided>()
     // Each stream's subjects read once (null: not all of them are plain NATS patterns).
     const streams = new Map<string, { subjects: PatternPosition[][]; listed: string } | null>()
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       const publish = isObject(op.publish) ? op.publish : undefined
       if (publish?.api !== 'jetstream' || typeof publish.stream !== 'string') continue
       const unaddressed = unaddressedChannel(ctx, id)
@@ -73,7 +73,7 @@ export const consumerKnown = natsRule({
   description: 'A JetStream subscribe names a consumer key the document does not define.',
   check(ctx, report) {
     const consumers = ctx.section('consumers')
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
       if (subscribe?.api === 'jetstream' && typeof subscribe.consumer === 'string' && !Object.hasOwn(consumers, subscribe.consumer)) {
         report(
@@ -90,7 +90,7 @@ export const consumerFilter = natsRule({
   description:
     "A JetStream subscribe names a consumer whose filter_subject matches no subject of the operation's channel, or its channel has no address (a reply channel).",
   check(ctx, report) {
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
       if (subscribe?.api !== 'jetstream' || typeof subscribe.consumer !== 'string') continue
       const unaddressed = unaddressedChannel(ctx, id)

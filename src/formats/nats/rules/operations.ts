@@ -8,16 +8,6 @@ import { natsRule } from './rule.js'
 
 export const OP = (id: string) => ['x-nats-contract', 'operations', id] as const
 
-const opsOf = new WeakMap<object, Array<[string, Record<string, unknown>]>>()
-
-/** The profile operations that are objects, listed once per document: six rules walk them. */
-export function profileOps(ctx: NatsContext): Array<[string, Record<string, unknown>]> {
-  const section = ctx.section('operations')
-  let ops = opsOf.get(section)
-  if (!ops) opsOf.set(section, (ops = Object.entries(section).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))))
-  return ops
-}
-
 /**
  * The channel an operation uses when it is a channel of the document without an address (a reply
  * channel): no subject can be rendered on it, nor shown to be captured by a stream or to meet a
@@ -74,7 +64,7 @@ export const operationForm = natsRule({
   code: 'NATS_OPERATION_FORM',
   description: 'A profile operation is not exactly one of the four forms (core or JetStream publish, core or JetStream subscribe).',
   check(ctx, report) {
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       const at = () => ctx.pointer(...OP(id))
       const publish = isObject(op.publish) ? op.publish : undefined
       const subscribe = isObject(op.subscribe) ? op.subscribe : undefined
@@ -98,7 +88,7 @@ export const operationDirection = natsRule({
   description: 'publish on a receive operation, or subscribe on a send operation.',
   check(ctx, report) {
     const standard = ctx.standard('operations')
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       const action = isObject(standard[id]) ? (standard[id] as Record<string, unknown>).action : undefined
       if (isObject(op.publish) && action === 'receive')
         report(ctx.pointer(...OP(id), 'publish'), `Operation ${JSON.stringify(id)} receives, so it subscribes; publish is for send.`)

@@ -1,10 +1,10 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { budgetedPatternMessage, patternEngine } from '../../../core/pattern-safety.js'
+import { budgetedPatternMessage } from '../../../core/pattern-safety.js'
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../document.js'
-import { messageSchemas } from '../message-schemas.js'
 import { natsRule, type NatsReport } from './rule.js'
 import type { LoadedFile } from '../load.js'
+import type { NatsContext } from '../context.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one iterative walk of components and channels, each pattern decided once (linear in its length). */
 
@@ -23,7 +23,7 @@ export const patternSupported = natsRule({
   check(ctx, report) {
     // The document's components and channels, and every locked file a message payload reaches
     // (reported in that file, at the pattern).
-    const { files } = messageSchemas(ctx)
+    const { files } = ctx.messages
     const sources: Array<[LoadedFile, Array<[unknown, string]>]> = [
       [
         ctx.main,
@@ -37,12 +37,12 @@ export const patternSupported = natsRule({
         return loaded ? [[loaded, [[loaded.source.value, '']]]] : []
       }),
     ]
-    for (const [file, stack] of sources) walkPatterns(file, stack, report)
+    for (const [file, stack] of sources) walkPatterns(ctx, file, stack, report)
   },
 })
 
 /** Every `pattern` under the stack's values, iteratively; one on the budgeted matcher is reported in `file`. */
-function walkPatterns(file: LoadedFile, stack: Array<[unknown, string]>, report: NatsReport): void {
+function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown, string]>, report: NatsReport): void {
   while (stack.length > 0) {
     const [value, pointer] = stack.pop()!
     if (Array.isArray(value)) {
@@ -54,7 +54,8 @@ function walkPatterns(file: LoadedFile, stack: Array<[unknown, string]>, report:
     if (isObject(value.patternProperties))
       for (const key of Object.keys(value.patternProperties)) found.push([key, joinPointer(pointer, 'patternProperties', key)])
     for (const [pattern, at] of found) {
-      const engine = patternEngine(pattern)
+      // The engine the validator plan runs the pattern on (decided once per document: NatsContext.patternEngine).
+      const engine = ctx.patternEngine(pattern)
       if (engine.engine === 'budgeted') report.in(file, at, budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
     }
     for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])

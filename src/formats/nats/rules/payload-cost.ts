@@ -1,8 +1,6 @@
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
-import { generatedCodeTakes } from '../payload-validators.js'
 import { requestPayload } from '../schemas.js'
-import { messageSchemas } from '../message-schemas.js'
 import { natsRule } from './rule.js'
 
 /**
@@ -31,8 +29,10 @@ export const payloadBounded = natsRule({
     "A runtime-checked payload schema beyond the generated validators' keywords (checked by ajv's code) that is recursive or expands past 10,000 nodes: its validation time would grow faster than the data.",
   check(ctx, report) {
     const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
-    const { byChannel, extra } = messageSchemas(ctx)
+    const { byChannel, extra } = ctx.messages
     const reached = { ...components, ...extra }
+    // Which payloads ajv's code checks is the validator plan's decision (made once, read by generation too).
+    const plan = ctx.validatorPlan
     const judge = (payload: unknown, schemas: Record<string, unknown>, pointer: string) => {
       const size = expandedSize(payload, schemas)
       if (size === undefined) return
@@ -46,15 +46,16 @@ export const payloadBounded = natsRule({
     }
     for (const channel of ctx.channelList) {
       for (const message of byChannel.get(channel.id) ?? []) {
-        if (message.payload === undefined || generatedCodeTakes(message.payload, reached)) continue
+        if (message.payload === undefined || plan.message(channel.id, message.name)?.backend !== 'ajv') continue
         judge(message.payload, reached, ctx.pointer('channels', channel.id, 'messages', message.name))
       }
     }
     for (const [key, it] of Object.entries(ctx.section('interactions'))) {
       if (!isObject(it) || !Array.isArray(it.capabilities) || !it.capabilities.includes('runtime-schema-check') || typeof it.requestOperation !== 'string')
         continue
+      if (plan.interaction(key)?.payload?.plan.backend !== 'ajv') continue
       const payload = requestPayload(ctx, it.requestOperation)
-      if (payload === undefined || generatedCodeTakes(payload, components)) continue
+      if (payload === undefined) continue
       judge(payload, components, ctx.pointer('x-nats-contract', 'interactions', key, 'capabilities'))
     }
   },

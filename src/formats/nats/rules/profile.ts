@@ -1,7 +1,8 @@
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { natsRule, type NatsRule } from './rule.js'
-import { type Validate, schemaErrors } from './standard.js'
+import type { ErrorObject } from 'ajv'
+import { schemaErrors } from './standard.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the profile by its schema (once per document, two rules read it) and a filter over its errors. */
 
@@ -30,14 +31,10 @@ export const profileVersion = natsRule({
   },
 })
 
-const profileReports = new WeakMap<object, NonNullable<Validate['errors']>>()
-
-/** The profile's shape errors, checked once per document (two rules read them). */
-function profileErrors(ctx: Parameters<NatsRule['check']>[0]) {
+/** The profile's shape errors, checked once per document (two rules read them): kept on the context. */
+function profileErrors(ctx: Parameters<NatsRule['check']>[0]): readonly ErrorObject[] {
   if (!isObject(ctx.doc['x-nats-contract'])) return []
-  let errors = profileReports.get(ctx.profile)
-  if (!errors) profileReports.set(ctx.profile, (errors = schemaErrors('profile', ctx.profile)))
-  return errors
+  return (ctx.ruleFacts.profileErrors ??= schemaErrors('profile', ctx.profile))
 }
 
 export const profileUnsupported = natsRule({

@@ -2,7 +2,7 @@ import { locationSites } from '../../../core/json-refs.js'
 import { refId } from '../context.js'
 import { isObject } from '../document.js'
 import { natsRule } from './rule.js'
-import { OP, profileOps } from './operations.js'
+import { OP } from './operations.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over operations (and over the location expressions of the document): O(operations + document). */
 
@@ -11,7 +11,7 @@ export const requestReply = natsRule({
   description: 'requestReply on anything but a core send whose standard reply channel has no address, or without a positive timeoutMs.',
   check(ctx, report) {
     const standard = ctx.standard('operations')
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       if (!isObject(op.requestReply)) continue
       const at = () => ctx.pointer(...OP(id), 'requestReply')
       const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
@@ -44,7 +44,7 @@ export const standardReply = natsRule({
   description: 'A standard reply on a JetStream operation (results are explicit result operations) or on a send without requestReply.',
   check(ctx, report) {
     const standard = ctx.standard('operations')
-    for (const [id, op] of profileOps(ctx)) {
+    for (const [id, op] of ctx.profileOperations) {
       const std = isObject(standard[id]) ? (standard[id] as Record<string, unknown>) : {}
       if (std.reply === undefined) continue
       const api = (isObject(op.publish) ? op.publish.api : isObject(op.subscribe) ? op.subscribe.api : undefined) as unknown

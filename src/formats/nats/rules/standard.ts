@@ -36,6 +36,7 @@ export const addFormats = (ajv: object): void => (formats().default ?? formats()
  * first-error check (cheap on the valid documents most builds see: no error objects for every
  * failing oneOf branch) and, compiled when first needed, an all-errors one for the diagnostics.
  */
+// Module-level by design: keyed by which fixed schema (not by a document), so no document's facts live here.
 const compiledSchemas = new Map<string, Validate>()
 
 /**

@@ -7,6 +7,7 @@ import { FONT, NODE_HEIGHT, width, type Box, type LaidEdge, type Layout } from '
 import type { TopologyView } from './view.js'
 
 type Elk = new () => { layout(graph: ElkNode): Promise<ElkNode> }
+// Module-level by design: the layout library, loaded once per process; no document's facts.
 let elk: Promise<Elk> | undefined
 /**
  * The bundled (worker-free) ELK: a CommonJS module whose export is the constructor (its types say

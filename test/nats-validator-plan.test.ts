@@ -1,0 +1,80 @@
+/**
+ * How each payload is validated at run time (the generated validator code, or ajv's standalone
+ * code) is decided once, while the document is checked (src/formats/nats/validator-plan.ts): the
+ * payload rule (NATS_PAYLOAD_UNBOUNDED) reads that decision, the model carries it, and generation
+ * follows it. So the rule speaks of the validators the module really has: a recursive component
+ * written as a multi-format schema object is read as its schema by both.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ContractCompiler, compile, natsFormat } from '../src/index.js'
+import { loadModule } from './helpers/load-module.js'
+
+const root = join(import.meta.dirname, '..')
+const tmp = join(import.meta.dirname, '.tmp', `validator-plan-${process.pid}`)
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+// A message payload that refers to a recursive component, `Entry`, with `propertyNames` (beyond
+// the generated validators' keywords: ajv's code would check it).
+const unbounded = readFileSync(join(root, 'fixtures/nats/invalid/payload-unbounded.asyncapi.yaml'), 'utf8')
+const BEYOND = '        propertyNames: { maxLength: 16 }\n'
+const ENTRY = "    Entry:\n      type: object\n      properties:\n        parent: { $ref: '#/components/schemas/Entry' }\n"
+const MULTI_FORMAT_ENTRY =
+  "    Entry:\n      schemaFormat: application/schema+json;version=draft-07\n      schema:\n        type: object\n        properties:\n          parent: { $ref: '#/components/schemas/Entry' }\n"
+
+function write(name: string, text: string): string {
+  mkdirSync(tmp, { recursive: true })
+  const file = join(tmp, `${name}.asyncapi.yaml`)
+  writeFileSync(file, text)
+  return file
+}
+
+const variant = (name: string, edits: Array<[string, string]>) => {
+  let text = unbounded
+  for (const [from, to] of edits) {
+    expect(text).toContain(from)
+    text = text.replace(from, to)
+  }
+  return write(name, text)
+}
+
+describe('one validator plan per payload, read by the payload rule and by generation', () => {
+  it('generated keywords only: the plan says generated code, and the recursion is no error', async () => {
+    const file = variant('generated', [[BEYOND, '']])
+    const { model, diagnostics } = await new ContractCompiler().model(file, natsFormat)
+    expect(diagnostics).toEqual([])
+    expect(model!.validatorPlan.message('entryPosted', 'posted')?.backend).toBe('generated')
+  })
+
+  it('with a keyword beyond them the plan says ajv, and the rule refuses the recursion', async () => {
+    const result = await compile(variant('ajv', []))
+    expect(result.diagnostics.map((d) => [d.code, d.pointer])).toEqual([['NATS_PAYLOAD_UNBOUNDED', '/channels/entryPosted/messages/posted']])
+  })
+
+  it('a recursive multi-format component is its schema for both: generated code checks it, the rule does not object, the validator answers', async () => {
+    const file = variant('multi-format', [
+      [BEYOND, ''],
+      [ENTRY, MULTI_FORMAT_ENTRY],
+    ])
+    const { model } = await new ContractCompiler().model(file, natsFormat)
+    expect(model!.validatorPlan.message('entryPosted', 'posted')?.backend).toBe('generated')
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    const mod = await loadModule(result.code!, 'validator-plan-multi-format')
+    const validate = mod.entryPosted.validatePayload as (value: unknown) => boolean
+    expect(validate({ entryId: 'e-1', cents: 5, parent: { parent: { parent: {} } } })).toBe(true)
+    expect(validate({ entryId: 'e-1', cents: 5, parent: { parent: 7 } })).toBe(false)
+  })
+
+  it('the same component with a keyword beyond them in the message: ajv, and refused as before', async () => {
+    const result = await compile(variant('multi-format-ajv', [[ENTRY, MULTI_FORMAT_ENTRY]]))
+    expect(result.diagnostics.map((d) => [d.code, d.pointer])).toEqual([['NATS_PAYLOAD_UNBOUNDED', '/channels/entryPosted/messages/posted']])
+  })
+
+  it('the plan is not data for tools: inspect leaves it out', async () => {
+    const compiler = new ContractCompiler()
+    const inspected = await compiler.inspect(variant('inspect', [[BEYOND, '']]))
+    expect(Object.keys(inspected.data as object)).not.toContain('validatorPlan')
+  })
+})
