@@ -13,6 +13,7 @@
  * the struct it belongs to, directly or through other structs, is boxed. Every type name comes from
  * one injective map of the module's namespace: a component `AB` and the member `b` of `A` are two types.
  */
+import { findCycles } from '../../../../core/graph.js'
 import { splitPointer } from '../../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../document.js'
 import type { NatsModel } from '../../model.js'
@@ -147,8 +148,8 @@ export class RustPayloads {
   /**
    * Every queued type, in the order first needed (deterministic for one model). A member is boxed
    * when its type (through `Option`s and aliases, not through `Vec`) reaches its own struct: the
-   * struct would otherwise contain itself (E0072). Cost: one search of the by-value graph per
-   * member, O(members x (types + members)).
+   * struct would otherwise contain itself (E0072). Cost: one walk of the by-value graph (its
+   * strongly connected components), O(types + members).
    */
   write(w: RustWriter): void {
     const definitions: Definition[] = []
@@ -170,18 +171,10 @@ export class RustPayloads {
           d.fields.map((f) => unwrapOptions(f.type).inner),
         )
     for (const a of this.aliases) edges.set(a.id, [unwrapOptions(a.type).inner])
-    const reaches = (from: string, to: string): boolean => {
-      const stack = [from]
-      const visited = new Set<string>()
-      while (stack.length > 0) {
-        const at = stack.pop()!
-        if (at === to) return true
-        if (visited.has(at)) continue
-        visited.add(at)
-        stack.push(...(edges.get(at) ?? []))
-      }
-      return false
-    }
+    // `inner` reaches `name` through a member of `name` exactly when both are one node or share a
+    // strongly connected component: one walk of the by-value graph for every member.
+    const components = findCycles(edges.keys(), { edges: (node: string) => edges.get(node) ?? [], target: (to: string) => to })
+    const reaches = (from: string, to: string): boolean => from === to || (components.componentOf(from)?.has(to) ?? false)
     for (const d of definitions) {
       if (d.kind === 'enum') this.writeEnum(w, d.name, d.values)
       else this.writeStruct(w, d.name, d.closed, d.fields, reaches)
