@@ -108,6 +108,25 @@ describe('a second compiler reads the cache', () => {
     expect(next.compiler.compilations).toBe(0)
   })
 
+  it('declarationsWhenRead (a dev server): kept without declarations until they are read, then with them', async () => {
+    const p = project(BENZENE)
+    const file = p.file(BENZENE)
+    const cache = new PersistentCache({ dir: p.dir, root: p.root, declarationsWhenRead: true })
+    const result = await new ContractCompiler({ cache }).compile(file)
+    await settle()
+    expect(cache.writes).toBe(1)
+    const without = cached(p.dir, p.root)
+    await without.compiler.compile(file, { declarations: false })
+    expect(without.compiler.compilations).toBe(0)
+    await without.compiler.compile(file)
+    expect(without.compiler.compilations).toBe(1)
+    void result.dts
+    expect(cache.writes).toBe(2)
+    const withThem = cached(p.dir, p.root)
+    expect((await withThem.compiler.compile(file)).dts).toBe(result.dts)
+    expect(withThem.compiler.compilations).toBe(0)
+  })
+
   it('compiler.model() after a disk hit makes the model (none is stored), once', async () => {
     const p = project(NATS)
     const file = p.file(NATS)

@@ -202,14 +202,25 @@ export class ContractCompiler {
     this.compilations++
     const memos = this.recompiling(path)
     const modeled = await this.modelStages(path, request, memos)
-    // Kept on disk with its declarations when they are read: a build's sidecar reads them at once;
-    // a compile that asked for them and has not read them by the next turn of the event loop (a dev
-    // server writes its sidecars once the saves pause) has them written then, so that the entry
-    // answers the next compile that asks. A compile that shows none, or has none, is kept as it is.
-    const entry = generated(path, modeled, memos, (dts) => this.persist(path, request, entry, dts))
+    // Kept on disk with its declarations when they are read (a build's sidecar reads them at once).
+    // A compile that asked for them and has not read them by the next turn of the event loop has
+    // them written then, so that the entry answers the next compile that asks; or, with
+    // `declarationsWhenRead` (a dev server, which writes its sidecars once the saves pause), is kept
+    // without them until they are read. A compile that shows none, or has none, is kept as it is.
+    let declared = false
+    const entry = generated(path, modeled, memos, (dts) => {
+      declared = true
+      this.persist(path, request, entry, dts)
+    })
     if (request.key !== undefined) this.remember(request.key, entry)
+    const persistent = this.question(request) && this.persistent
     if (!declarations || entry.model === undefined) this.persist(path, request, entry, undefined)
-    else if (this.question(request)) setImmediate(() => void entry.result.dts)
+    else if (persistent)
+      setImmediate(() => {
+        if (declared) return
+        if (persistent.declarationsWhenRead) this.persist(path, request, entry, undefined)
+        else void entry.result.dts
+      })
     return view(entry)
   }
 

@@ -73,6 +73,14 @@ export interface PersistentCacheOptions {
   root: string
   /** The bound on the size of the folder's entries, in bytes. @default 256 MiB */
   maxBytes?: number
+  /**
+   * A compile that asks for declarations and does not read them at once: by default they are
+   * written on the next turn of the event loop, so that its entry answers the next compile that asks
+   * for them; with this, the entry is kept without them until they are read (a dev server writes
+   * its sidecars once the saves pause, and an edit should not wait for declarations).
+   * @default false
+   */
+  declarationsWhenRead?: boolean
 }
 
 /** What a compile asks: the entry's key, with the contract's path. */
@@ -136,6 +144,7 @@ export class PersistentCache {
   readonly dir: string
   readonly root: string
   readonly maxBytes: number
+  readonly declarationsWhenRead: boolean
   hits = 0
   misses = 0
   writes = 0
@@ -146,6 +155,7 @@ export class PersistentCache {
     this.dir = resolve(options.dir)
     this.root = resolve(options.root)
     this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES
+    this.declarationsWhenRead = options.declarationsWhenRead === true
   }
 
   /** The file of the entry answering `question` for `file`. */

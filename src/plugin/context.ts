@@ -98,7 +98,9 @@ export class PluginContext {
     if (!ownCompiler || cache === false) return
     const root = this.root ?? process.cwd()
     const dir = typeof cache === 'string' ? resolve(root, cache) : (this.bundlerCacheDir?.() ?? defaultCacheDir(root))
-    this.compiler.persistent = new PersistentCache({ dir, root, maxBytes: cacheMaxBytes })
+    // A dev server serves a module at once and writes its declarations once the saves pause: its
+    // entries get them then, not on the turn after each save.
+    this.compiler.persistent = new PersistentCache({ dir, root, maxBytes: cacheMaxBytes, declarationsWhenRead: this.serving })
   }
 
   /** Watches `dependency` for the module `id` (`this` is the hook's): a change regenerates it (dev) or rebuilds (watch mode). */
