@@ -67,7 +67,15 @@ describe('options', () => {
   it('fills in the defaults, from one place', () => {
     const { options, problems } = resolveOptions(undefined)
     expect(problems).toEqual([])
-    expect(options).toMatchObject({ include: undefined, exclude: [], types: 'sidecar', cache: true, cacheMaxBytes: 256 * 1024 * 1024, benzene: {}, nats: undefined })
+    expect(options).toMatchObject({
+      include: undefined,
+      exclude: [],
+      types: 'sidecar',
+      cache: true,
+      cacheMaxBytes: 256 * 1024 * 1024,
+      benzene: {},
+      nats: undefined,
+    })
     // (Not printed on failure: a test library would call the compiler's own `inspect` to show it.)
     expect(options.compiler.formats === formats).toBe(true)
     expect(resolveOptions({ types: false, include: ['**/a.spec.json', /b/], nats: { names: {} } }).options).toMatchObject({ types: false, nats: { names: {} } })
