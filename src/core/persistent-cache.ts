@@ -103,7 +103,7 @@ export interface StoredCompile {
   diagnostics: Diagnostic[]
   /** The lines the source map ties to the contract (it is made again from them and the contract's text). */
   mappings?: Generated['mappings']
-  /** Every file read (the contract first), with the SHA-256 of its bytes: the result's `dependencies`. */
+  /** Every file read (the contract among them), with the SHA-256 of its bytes: the result's `dependencies`, in order. */
   inputs: ReadonlyMap<string, string>
   /** Every path whose kind was asked, with the answer. */
   probes: ReadonlyMap<string, PathKind>
@@ -212,7 +212,7 @@ export class PersistentCache {
     if (!body || body.schema !== SCHEMA || body.compiler !== codeIdentity() || body.key !== key || body.file !== rel) return undefined
     if (body.root !== null && body.root !== this.root) return undefined
     if (declarations && body.result.code !== undefined && body.result.dts === undefined) return undefined
-    if (body.inputs.length === 0 || body.inputs[0]![0] !== rel) return undefined
+    if (!body.inputs.some(([path]) => path === rel)) return undefined
     let text: string | undefined
     const inputs = new Map<string, string>()
     for (const [path, digest] of body.inputs) {
@@ -221,7 +221,7 @@ export class PersistentCache {
       if (pathKind(abs) !== 'file') return undefined
       const read = readRegularFile(abs, LIMITS.fileBytes)
       if (!Buffer.isBuffer(read) || sha256(read) !== digest) return undefined
-      if (text === undefined) text = withoutBom(read.toString('utf8'))
+      if (path === rel) text = withoutBom(read.toString('utf8'))
       inputs.set(abs, digest)
     }
     const probes = new Map<string, PathKind>()
@@ -263,8 +263,9 @@ export class PersistentCache {
       inputs: [...stored.inputs].map(([path, digest]) => [this.relative(path), digest]),
       probes: [...stored.probes].map(([path, kind]) => [this.relative(path), kind]),
     }
-    // The contract first; and every path relative to the root (on Windows another drive has none).
-    if (body.inputs[0]![0] !== rel || [...body.inputs, ...body.probes].some(([path]) => isAbsolute(path))) return false
+    // The contract among the inputs (its text makes the source map); every path relative to the
+    // root (on Windows, a file on another drive has no such path).
+    if (!body.inputs.some(([path]) => path === rel) || [...body.inputs, ...body.probes].some(([path]) => isAbsolute(path))) return false
     const json = JSON.stringify(body)
     const text = `${HEADER}\n${sha256(json)}\n${json}`
     // One entry may not take over the folder (a bound of 1 MiB still keeps entries of 256 KiB).
