@@ -43,6 +43,9 @@ export function hash(file: string, selector: HashSelector = {}, options?: Compil
 }
 
 export type { CompileResult, CompilerOptions, HashResult, InspectResult, ModelResult }
+// Compiled results kept on disk between processes (`new ContractCompiler({ cache: new PersistentCache({ dir, root }) })`).
+export { PersistentCache, defaultCacheDir, DEFAULT_CACHE_MAX_BYTES } from './core/persistent-cache.js'
+export type { PersistentCacheOptions } from './core/persistent-cache.js'
 export type { ContractFormat, HashSelector, Inspection } from './core/format.js'
 export type { Diagnostic, Severity } from './core/diagnostics.js'
 export type { DiagnosticCode } from './core/codes.js'

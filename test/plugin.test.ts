@@ -67,7 +67,15 @@ describe('options', () => {
   it('fills in the defaults, from one place', () => {
     const { options, problems } = resolveOptions(undefined)
     expect(problems).toEqual([])
-    expect(options).toMatchObject({ include: undefined, exclude: [], types: 'sidecar', benzene: {}, nats: undefined })
+    expect(options).toMatchObject({
+      include: undefined,
+      exclude: [],
+      types: 'sidecar',
+      cache: true,
+      cacheMaxBytes: 256 * 1024 * 1024,
+      benzene: {},
+      nats: undefined,
+    })
     // (Not printed on failure: a test library would call the compiler's own `inspect` to show it.)
     expect(options.compiler.formats === formats).toBe(true)
     expect(resolveOptions({ types: false, include: ['**/a.spec.json', /b/], nats: { names: {} } }).options).toMatchObject({ types: false, nats: { names: {} } })
@@ -79,8 +87,8 @@ describe('options', () => {
       {
         code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
         severity: 'warning',
-        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, compiler, benzene, nats).',
-        data: { option: 'typs', known: ['include', 'exclude', 'types', 'compiler', 'benzene', 'nats'] },
+        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, compiler, benzene, nats).',
+        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats'] },
       },
     ])
     expect(options.types).toBe('sidecar')
@@ -103,6 +111,14 @@ describe('options', () => {
       [{ compiler: {} }, 'compiler: {} is not a ContractCompiler'],
       [{ benzene: 'x' }, 'benzene: "x" is not an object of Benzene options'],
       [{ nats: [] }, 'nats: [] is not an object of NATS options'],
+      [{ cache: 'x'.slice(1) }, 'cache: "" is not true, false or a folder'],
+      [{ cache: 1 }, 'cache: 1 is not true, false or a folder'],
+      [{ cacheMaxBytes: 0 }, 'cacheMaxBytes: 0 is not a positive whole number of bytes'],
+      [{ cacheMaxBytes: 1.5 }, 'cacheMaxBytes: 1.5 is not a positive whole number of bytes'],
+      [
+        { cache: false, compiler: new ContractCompiler() },
+        'cache applies to the compiler the plugin makes; a compiler given keeps its own cache (new ContractCompiler({ cache: new PersistentCache({ dir, root }) }))',
+      ],
     ]
     for (const [given, message] of cases) {
       const { problems } = resolveOptions(given)

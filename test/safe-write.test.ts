@@ -49,6 +49,24 @@ describe('the safe writer', () => {
     expect(readdirSync(root)).toEqual(['a.d.json.ts'])
   })
 
+  it('atomic (a cache): a new file, then a temp file renamed over it (a new inode, the mode kept); a link or a foreign file is still refused', () => {
+    const target = join(root, 'entry')
+    expect(writeOwnedFile(root, target, ours('one'), { atomic: true })).toEqual({ ok: true, files: [{ path: target, status: 'written' }] })
+    spawnSync('chmod', ['640', target])
+    const before = statSync(target)
+    expect(writeOwnedFile(root, target, ours('two'), { atomic: true })).toEqual({ ok: true, files: [{ path: target, status: 'written' }] })
+    const after = statSync(target)
+    expect([readFileSync(target, 'utf8'), after.ino === before.ino, after.mode & 0o777]).toEqual([ours('two'), false, 0o640])
+    expect(readdirSync(root)).toEqual(['entry'])
+    expect(writeOwnedFile(root, target, ours('two'), { atomic: true })).toEqual({ ok: true, files: [{ path: target, status: 'unchanged' }] })
+    const link = join(root, 'link')
+    symlinkSync(join(outside, 'deploy.sh'), link)
+    expect(writeOwnedFile(root, link, ours('x'), { atomic: true })).toMatchObject({ ok: false, refused: [{ reason: 'link', path: link }] })
+    writeFileSync(join(root, 'foreign'), 'not ours\n')
+    expect(writeOwnedFile(root, join(root, 'foreign'), ours('x'), { atomic: true })).toMatchObject({ ok: false, refused: [{ reason: 'foreign' }] })
+    expect([readFileSync(join(outside, 'deploy.sh'), 'utf8'), readFileSync(join(root, 'foreign'), 'utf8')]).toEqual([SCRIPT, 'not ours\n'])
+  })
+
   it('refuses a link at the target, to a file outside or to nowhere, and leaves both as they are', () => {
     const target = join(root, 'payments.spec.d.json.ts')
     symlinkSync('../outside/deploy.sh', target)

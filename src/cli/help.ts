@@ -22,15 +22,22 @@ const BENZENE_SCOPE = {
     'Export names: Benzene keyed by topic or topic@version ({"payments:get-all": "listPayments"}), NATS by channel id ({"note-log": "notes"}).',
 }
 
+const CACHE = {
+  '--cache-dir <dir>':
+    'Keep compiled results in this folder (default: node_modules/.cache/unplugin-contracts of the nearest package); an unchanged contract is not compiled again.',
+  '--no-cache': 'Neither read nor write compiled results on disk.',
+}
+
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   check: {
-    usage: ['check <files...> [--json | --format github] [--watch] [--topics a,b] [--include-reserved] [--names <file.json>]'],
+    usage: ['check <files...> [--json | --format github] [--watch] [--topics a,b] [--include-reserved] [--names <file.json>] [--cache-dir <dir> | --no-cache]'],
     summary: 'Checks contracts of any format; diagnostics (with code frames) on stderr and one summary line per run.',
     flags: {
       '--json': 'Print {"diagnostics": [...]} on stdout instead of code frames.',
       '--format github': 'Print GitHub Actions annotations (::error file=...,line=...,col=...::) on stdout.',
       '--watch': 'Check again whenever a contract or a file it reads changes (Ctrl-C to stop).',
       ...BENZENE_SCOPE,
+      ...CACHE,
     },
     examples: ['contracts check payments.spec.json', 'contracts check services/*/asyncapi.yaml --format github', 'contracts check fixtures/*.json --watch'],
   },
@@ -52,14 +59,14 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ['contracts inspect payments.spec.json', 'contracts inspect orders/asyncapi.yaml --json | jq .channels'],
   },
   types: {
-    usage: ['types <files[?query]...> [--topics a,b] [--include-reserved] [--names <file.json>]'],
+    usage: ['types <files[?query]...> [--topics a,b] [--include-reserved] [--names <file.json>] [--cache-dir <dir> | --no-cache]'],
     summary:
       "Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract's -queries.d.ts. A link or a file unplugin-contracts did not write in their place is left alone (CONTRACTS_WRITE_REFUSED, exit 1).",
-    flags: { ...BENZENE_SCOPE },
+    flags: { ...BENZENE_SCOPE, ...CACHE },
     examples: ['contracts types src/contracts/*.spec.json', "contracts types 'src/payments.spec.json?topics=payments:capture'"],
   },
   generate: {
-    usage: ['generate --target rust|typescript --out <dir> [--serde] <documents...>'],
+    usage: ['generate --target rust|typescript --out <dir> [--serde] [--cache-dir <dir> | --no-cache] <documents...>'],
     summary:
       'Writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents (--target rust: one module per application, std only).',
     flags: {
@@ -67,11 +74,23 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '--out <dir>':
         'The folder to write into (created when missing). All files or none: a link, or a file unplugin-contracts did not write, in the way is refused.',
       '--serde': 'Rust: add payload types behind a cargo feature "serde", off by default.',
+      ...CACHE,
     },
     examples: [
       'contracts generate --target typescript --out gen payments.spec.json',
       'contracts generate --target rust --out crates/orders orders/asyncapi.yaml',
     ],
+  },
+  inputs: {
+    usage: ['inputs <files...> [--json] [--cache-dir <dir> | --no-cache]'],
+    summary:
+      'Prints every file the contracts depend on (the contract, a NATS bundle lock and the files it locks, DASP definitions and pins), one per line, relative to the working directory, sorted: the inputs of a monorepo task (Turborepo, Nx) that builds them.',
+    flags: {
+      '--json': 'Print {"inputs": [...], "contracts": [{"file", "inputs"}], "diagnostics": [...]} on stdout.',
+      ...CACHE,
+    },
+    examples: ['contracts inputs src/contracts/*.spec.json', 'contracts inputs services/orders/asyncapi.yaml --json'],
+    notes: 'A contract with errors still lists the files it read; its diagnostics go to stderr and the status is 1.',
   },
   topology: {
     usage: ['topology <documents or bundle folders...> [--format json|mermaid|dot|svg|html] [--out <file>]'],

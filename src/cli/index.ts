@@ -17,6 +17,7 @@ import { basename, dirname, join, relative, resolve as resolvePath, sep } from '
 import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
 import { natsFormat } from '../formats/nats/index.js'
+import { PersistentCache, defaultCacheDir } from '../core/persistent-cache.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -42,6 +43,8 @@ const scopeFlags = {
   target: { type: 'string' },
   serde: { type: 'boolean' },
   watch: { type: 'boolean' },
+  'cache-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
@@ -81,6 +84,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       throw new UsageError(`--${stray} does not apply to \`contracts ${command}\` (it takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}).`)
     const flags = resolve(values as Flags)
     if (command === 'check' || command === 'inspect' || command === 'types') benzeneOnly(positionals, flags)
+    if (allowed.includes('no-cache')) useCache(values as CacheFlags)
     switch (command) {
       case 'check':
         return values.watch ? await watchCheck(positionals, flags, io) : await check(positionals, flags, io)
@@ -94,6 +98,8 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await generateCommand(positionals, values as { target?: string; out?: string; serde?: boolean }, io)
       case 'topology':
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
+      case 'inputs':
+        return await inputsCommand(positionals, flags, io)
       default: {
         const [sub, ...files] = positionals
         if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
@@ -115,6 +121,20 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error), command)
     throw error
   }
+}
+
+type CacheFlags = { 'cache-dir'?: string; 'no-cache'?: boolean }
+
+/**
+ * The persistent cache of the commands that compile (`check`, `types`, `generate`, `inputs`): in
+ * `--cache-dir`, or `node_modules/.cache/unplugin-contracts` of the nearest package; none with
+ * `--no-cache`. Paths in its entries are relative to the working directory.
+ */
+function useCache(flags: CacheFlags): void {
+  if (flags['no-cache'] && flags['cache-dir'] !== undefined) throw new UsageError('Use --cache-dir or --no-cache, not both.')
+  if (flags['cache-dir'] === '') throw new UsageError('--cache-dir needs a folder.')
+  const root = process.cwd()
+  compiler.persistent = flags['no-cache'] ? undefined : new PersistentCache({ dir: resolvePath(flags['cache-dir'] ?? defaultCacheDir(root)), root })
 }
 
 /** A usage error: the sentence, then where to read more (the command's page, not the whole overview). */
@@ -430,6 +450,33 @@ async function inspectCommand(file: string, flags: Resolved, io: Output): Promis
   else for (const line of result.text ?? []) io.out(line)
   return 0
 }
+
+/**
+ * `contracts inputs`: every file the contracts depend on (what their compiles read: the contract,
+ * a bundle's lock and locked files, DASP definitions and pins), relative to the working directory,
+ * sorted, once each; for a monorepo tool's task inputs. A contract with errors still lists what it
+ * read, its diagnostics go to stderr, and the status is 1.
+ */
+async function inputsCommand(files: string[], flags: Resolved, io: Output): Promise<number> {
+  if (files.length === 0) throw new UsageError('`contracts inputs` needs at least one file.')
+  const shown = (path: string) => relative(process.cwd(), path).split(sep).join('/') || '.'
+  const contracts: Array<{ file: string; inputs: string[] }> = []
+  const diagnostics: Diagnostic[] = []
+  let failed = false
+  for (const file of files) {
+    const result = await compiler.compile(file, { ...options(flags), declarations: false })
+    if (hasErrors(result.diagnostics)) failed = true
+    append(diagnostics, result.diagnostics)
+    if (!flags.json) printDiagnostics(result.diagnostics, io, result.dependencies)
+    contracts.push({ file: shown(result.file), inputs: sortedOnce(result.dependencies.map(shown)) })
+  }
+  const inputs = sortedOnce(contracts.flatMap((c) => c.inputs))
+  if (flags.json) io.out(JSON.stringify({ inputs, contracts, diagnostics }, null, 2))
+  else if (inputs.length > 0) io.out(inputs.join('\n'))
+  return failed ? 1 : 0
+}
+
+const sortedOnce = (values: readonly string[]) => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 
 /**
  * `contracts types`: the sidecar of each contract; an argument with a query

@@ -3,10 +3,11 @@ import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSou
 import { append } from './append.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import type { ContractFormat, Generated, HashAnswer, HashSelector, ImportQuery, Inspection } from './format.js'
-import { InputError, fileProblem, readRegularFile, recordingHost, sha256 } from './input-host.js'
+import { InputError, fileProblem, pathKind, readRegularFile, recordingHost, sha256, type PathKind } from './input-host.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
 import { packageVersion } from './package-info.js'
+import type { CacheHit, PersistentCache } from './persistent-cache.js'
 
 /**
  * What a compile is asked: the import query, and each format's options under its name
@@ -92,6 +93,12 @@ export interface CompilerOptions {
   formats: readonly ContractFormat<any, any, any, any>[]
   /** Compiled results kept (least recently used evicted first). */
   maxEntries?: number
+  /**
+   * Compiled results kept on disk between processes (`PersistentCache`): a compile this compiler
+   * has not made yet is answered from there when every file it read is unchanged.
+   * @default none
+   */
+  cache?: PersistentCache
 }
 
 /** Query keys bundlers add on their own; never a user's mistake. */
@@ -106,6 +113,8 @@ type AnyFormat = ContractFormat<any, any, any, any>
  */
 interface Request {
   format?: AnyFormat
+  /** The import query as given (the persistent cache's key holds it). */
+  rawQuery?: string
   query?: { values: ImportQuery; diagnostics: Diagnostic[] }
   resolved?: { options: unknown; diagnostics: Diagnostic[] }
   key?: string
@@ -122,13 +131,24 @@ interface Modeled {
 
 interface CacheEntry {
   /** Each file read, with its digest: the entry stands while all still have it. */
-  inputs: Map<string, string>
+  inputs: ReadonlyMap<string, string>
+  /** Each path whose kind a format asked, with the answer: it must still be the same. */
+  probes: ReadonlyMap<string, PathKind>
   format?: AnyFormat
-  /** The model the module was generated from (and the declarations are written from, on demand). */
+  /**
+   * The model the module was generated from (and the declarations are written from, on demand).
+   * None for a result read from the persistent cache: `model()` then makes it once.
+   */
   model?: unknown
   /** The result, `dts` on demand; `bare` is the same without `dts` (`declarations: false`). */
   result: CompileResult
   bare: CompileResult
+  /** The generated lines tied to source positions (what the persistent cache keeps of the source map). */
+  mappings?: Generated['mappings']
+  /** False for a result read from disk without declarations: a compile that wants them compiles. */
+  declarable: boolean
+  /** Why the persistent cache must not keep it: a read failed (nothing recorded of that file) or a bug. */
+  volatile: boolean
 }
 
 /**
@@ -140,6 +160,11 @@ export class ContractCompiler {
   /** Pipeline runs that were not served from the cache (for tests and benchmarks). */
   compilations = 0
   readonly formats: readonly AnyFormat[]
+  /**
+   * The compiled results kept on disk (`CompilerOptions.cache`); the plugin sets it once it knows
+   * the bundler's cache folder, before its first compile.
+   */
+  persistent: PersistentCache | undefined
   private readonly maxEntries: number
   private readonly cache = new Map<string, CacheEntry>()
   /** What the stages keep by content across this compiler's compiles (`CompileMemos`). */
@@ -154,6 +179,7 @@ export class ContractCompiler {
   constructor(options: CompilerOptions) {
     this.formats = options.formats
     this.maxEntries = options.maxEntries ?? 256
+    this.persistent = options.cache
   }
 
   /** The format that claims a file name, if any. */
@@ -164,17 +190,37 @@ export class ContractCompiler {
   async compile(file: string, options: CompileOptions = {}): Promise<CompileResult> {
     const path = resolve(file)
     const request = this.request(path, options)
-    const view = (entry: CacheEntry) => (options.declarations === false ? entry.bare : entry.result)
-    const cached = this.cached(request)
+    const declarations = options.declarations !== false
+    const view = (entry: CacheEntry) => (declarations ? entry.result : entry.bare)
+    const cached = this.cached(request, declarations)
     if (cached) return view(cached)
+    const stored = this.stored(path, request, declarations)
+    if (stored) {
+      this.remember(request.key!, stored)
+      return view(stored)
+    }
     this.compilations++
     const memos = this.recompiling(path)
     const modeled = await this.modelStages(path, request, memos)
-    const entry = generated(path, modeled, memos)
-    if (request.key !== undefined) {
-      this.cache.set(request.key, entry)
-      if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
-    }
+    // Kept on disk with its declarations when they are read (a build's sidecar reads them at once).
+    // A compile that asked for them and has not read them by the next turn of the event loop has
+    // them written then, so that the entry answers the next compile that asks; or, with
+    // `declarationsWhenRead` (a dev server, which writes its sidecars once the saves pause), is kept
+    // without them until they are read. A compile that shows none, or has none, is kept as it is.
+    let declared = false
+    const entry = generated(path, modeled, memos, (dts) => {
+      declared = true
+      this.persist(path, request, entry, dts)
+    })
+    if (request.key !== undefined) this.remember(request.key, entry)
+    const persistent = this.question(request) && this.persistent
+    if (!declarations || entry.model === undefined) this.persist(path, request, entry, undefined)
+    else if (persistent)
+      setImmediate(() => {
+        if (declared) return
+        if (persistent.declarationsWhenRead) this.persist(path, request, entry, undefined)
+        else void entry.result.dts
+      })
     return view(entry)
   }
 
@@ -187,8 +233,14 @@ export class ContractCompiler {
   async model<Model>(file: string, format: ContractFormat<any, any, Model, any>, options: CompileOptions = {}): Promise<ModelResult<Model>> {
     const path = resolve(file)
     const request = this.request(path, options)
-    const cached = this.cached(request)
+    const cached = this.cached(request, false)
     const { diagnostics, dependencies } = cached?.result ?? {}
+    // A result read from disk has no model: it is made once, here, and kept with the result.
+    if (cached && cached.model === undefined && cached.format === format && !hasErrors(diagnostics!)) {
+      const modeled = await this.modelStages(path, request, undefined)
+      if (modeled.format === format && !hasErrors(modeled.diagnostics)) cached.model = modeled.model
+      return { ...outcome(path, modeled, modeled.diagnostics), model: modeled.format === format ? (modeled.model as Model | undefined) : undefined }
+    }
     if (cached)
       return {
         file: path,
@@ -243,19 +295,58 @@ export class ContractCompiler {
     try {
       const query = parseQuery(options.query, format, file)
       const resolved = format.resolveOptions(options[format.name], query.values, file)
-      return { format, query, resolved, key: cacheKey(file, format.name, options.query, resolved.options) }
+      return { format, rawQuery: options.query, query, resolved, key: cacheKey(file, format.name, options.query, resolved.options) }
     } catch (failure) {
       return { format, failure }
     }
   }
 
-  /** The cached entry of a request whose inputs are all unchanged (then the most recently used); otherwise undefined. */
-  private cached(request: Request): CacheEntry | undefined {
+  /**
+   * The cached entry of a request whose inputs are all unchanged (then the most recently used), and
+   * that has declarations when they are asked for; otherwise undefined.
+   */
+  private cached(request: Request, declarations: boolean): CacheEntry | undefined {
     const entry = request.key === undefined ? undefined : this.cache.get(request.key)
-    if (!entry || !stillValid(entry.inputs)) return undefined
+    if (!entry || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes)) return undefined
     this.cache.delete(request.key!) // re-inserted: the cache evicts the least recently used entry
     this.cache.set(request.key!, entry)
     return entry
+  }
+
+  private remember(key: string, entry: CacheEntry): void {
+    this.cache.delete(key)
+    this.cache.set(key, entry)
+    if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
+  }
+
+  /** What the persistent cache's key is made of, for a request it may answer (a claimed file, options resolved). */
+  private question(request: Request) {
+    if (!this.persistent || request.key === undefined || request.format === undefined || request.resolved === undefined) return undefined
+    return { format: request.format.name, query: request.rawQuery ?? '', options: request.resolved.options }
+  }
+
+  /** The persistent cache's answer, as an entry of this compiler's; none when it has none, or none with the declarations asked for. */
+  private stored(file: string, request: Request, declarations: boolean): CacheEntry | undefined {
+    const question = this.question(request)
+    const hit = question && this.persistent!.read(question, file, declarations)
+    return hit ? fromDisk(file, request.format!, hit) : undefined
+  }
+
+  /** Writes a compile to the persistent cache (with `dts` when it has been read), unless it must not be kept. */
+  private persist(file: string, request: Request, entry: CacheEntry, dts: string | undefined): void {
+    const question = this.question(request)
+    if (!question || entry.volatile || entry.result.diagnostics.some((d) => d.code === 'CONTRACTS_INTERNAL')) return
+    const { bare } = entry
+    this.persistent!.write(question, file, {
+      code: bare.code,
+      dts,
+      exports: bare.exports,
+      identity: bare.identity,
+      diagnostics: bare.diagnostics,
+      mappings: entry.mappings,
+      inputs: entry.inputs,
+      probes: entry.probes,
+    })
   }
 
   /**
@@ -327,18 +418,19 @@ function cacheKey(file: string, format: string, query: string | undefined, optio
  * The cache entry of a compile: the module generated now, the declarations when `dts` is first
  * read (from the same model, once), and the model kept for `ContractCompiler.model`.
  */
-function generated(file: string, modeled: Modeled, memos: CompileMemos | undefined): CacheEntry {
-  const inputs = modeled.host.digests
+function generated(file: string, modeled: Modeled, memos: CompileMemos | undefined, declared: (dts: string | undefined) => void): CacheEntry {
+  const { digests: inputs, probes } = modeled.host
+  const volatile = modeled.host.unreadable.size > 0
   const failed = (diagnostics: Diagnostic[]): CacheEntry => {
     const result = outcome(file, modeled, diagnostics)
-    return { inputs, format: modeled.format, result, bare: result }
+    return { inputs, probes, format: modeled.format, result, bare: result, declarable: true, volatile }
   }
   if (modeled.model === undefined) return failed(modeled.diagnostics)
   let output: Generated
   let map: EncodedSourceMap
   try {
     output = modeled.format!.generate(modeled.model, memos)
-    map = sourceMap(file, output, modeled.host.texts.get(file) ?? '')
+    map = sourceMap(file, output.mappings, modeled.host.texts.get(file) ?? '')
   } catch (error) {
     return failed([caught(error, file)])
   }
@@ -358,6 +450,7 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
         } catch (error) {
           bare.diagnostics.push(caught(error, file))
         }
+        declared(dts)
       }
       return dts
     },
@@ -368,10 +461,24 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
     diagnostics: bare.diagnostics,
     dependencies: bare.dependencies,
   }
-  return { inputs, format: modeled.format, model: modeled.model, result, bare }
+  return { inputs, probes, format: modeled.format, model: modeled.model, result, bare, mappings: output.mappings, declarable: true, volatile }
 }
 
-function stillValid(inputs: Map<string, string>): boolean {
+/** An entry of the persistent cache as one of the compiler's: the result as a compile shapes it, its source map made again. */
+function fromDisk(file: string, format: AnyFormat, hit: CacheHit): CacheEntry {
+  const { stored } = hit
+  const common = { file, format: format.name, diagnostics: stored.diagnostics, dependencies: [...stored.inputs.keys()] }
+  const entry = { inputs: stored.inputs, probes: stored.probes, format, mappings: stored.mappings, volatile: false }
+  if (stored.code === undefined) return { ...entry, result: common, bare: common, declarable: true }
+  const described = { exports: stored.exports ?? [], ...(stored.identity !== undefined ? { identity: stored.identity } : {}) }
+  const map = sourceMap(file, stored.mappings, hit.text)
+  const bare: CompileResult = { code: stored.code, dts: undefined, map, ...described, ...common }
+  const result: CompileResult = { code: stored.code, dts: stored.dts, map, ...described, ...common }
+  return { ...entry, result, bare, declarable: stored.dts !== undefined }
+}
+
+/** Whether every file an entry read still has its digest, and every path it probed still holds what it held. */
+function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<string, PathKind>): boolean {
   for (const [path, digest] of inputs) {
     try {
       const bytes = readRegularFile(path, LIMITS.fileBytes)
@@ -380,6 +487,7 @@ function stillValid(inputs: Map<string, string>): boolean {
       return false
     }
   }
+  for (const [path, kind] of probes) if (pathKind(path) !== kind) return false
   return true
 }
 
@@ -404,10 +512,10 @@ function parseQuery(raw: string | undefined, format: ContractFormat<any, any, an
 }
 
 /** Line-level map: each generated line that a format ties to a source position maps there. */
-function sourceMap(file: string, generated: Generated, text: string): EncodedSourceMap {
+function sourceMap(file: string, mappings: Generated['mappings'], text: string): EncodedSourceMap {
   const map = new GenMapping({ file: file + '.js' })
   setSourceContent(map, file, text)
-  for (const { line, position } of generated.mappings ?? []) {
+  for (const { line, position } of mappings ?? []) {
     addMapping(map, { generated: { line, column: 0 }, source: file, original: { line: position.line, column: position.column - 1 } })
   }
   return toEncodedMap(map)

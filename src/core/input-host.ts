@@ -21,19 +21,50 @@ export function fileProblem(code: CoreCode, file: string, message: string): Diag
   return { code, severity: CORE_CODES[code].severity, message, file, pointer: '', line: 1, column: 1 }
 }
 
+/** What is at a path, without following a symbolic link there (`InputHost.kind`). */
+export type PathKind = 'file' | 'directory' | 'symlink' | 'missing' | 'other'
+
+/** `InputHost.kind` of a path: what a cache checks again to know a probe still has its answer. */
+export function pathKind(path: string): PathKind {
+  if (path.includes('\0')) return 'other'
+  let stat: ReturnType<typeof lstatSync>
+  try {
+    stat = lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    // A name too long for the file system (ENAMETOOLONG), a component that is a file (ENOTDIR):
+    // nothing can be there.
+    return 'missing'
+  }
+  if (!stat) return 'missing'
+  return stat.isSymbolicLink() ? 'symlink' : stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other'
+}
+
 /**
  * A host that records the digest and text of every file a format reads, and reads only inside
  * `root`'s tree (the contract's folder, unless a format widens it with `allowTree`): a path that
  * leaves it (`../../etc/passwd`, or a folder that is a link to elsewhere), names a symlink, or
  * holds a NUL byte is refused with a diagnostic before anything is opened.
  */
-export function recordingHost(root: string): InputHost & { digests: Map<string, string>; texts: Map<string, string> } {
+export function recordingHost(root: string): InputHost & {
+  digests: Map<string, string>
+  texts: Map<string, string>
+  probes: Map<string, PathKind>
+  unreadable: Set<string>
+} {
   const digests = new Map<string, string>()
   const texts = new Map<string, string>()
+  // What `kind` answered, by path: a file that appears where there was none (a bundle lock put in
+  // a parent folder) changes the compile as much as an edit of a file read does.
+  const probes = new Map<string, PathKind>()
+  // Reads that failed: nothing of such a file is recorded, so a result that depends on it is not
+  // one a cache can tell is still right (a missing file may be created, a large one cut down).
+  const unreadable = new Set<string>()
   const trees = [realOrSelf(resolve(root))]
   const host = {
     digests,
     texts,
+    probes,
+    unreadable,
     allowTree(dir: string) {
       trees.push(realOrSelf(resolve(dir)))
     },
@@ -45,44 +76,44 @@ export function recordingHost(root: string): InputHost & { digests: Map<string, 
     // makes a handful of calls (the file, a lock looked for in each folder up to the root) whose
     // thread-pool round trips were a tenth of a 500-channel compile, mostly spent idle (bench/).
     async kind(path: string) {
-      if (path.includes('\0')) return 'other' as const
-      let stat: ReturnType<typeof lstatSync>
-      try {
-        stat = lstatSync(path, { throwIfNoEntry: false })
-      } catch {
-        // A name too long for the file system (ENAMETOOLONG), a component that is a file (ENOTDIR):
-        // nothing can be there.
-        return 'missing' as const
-      }
-      if (!stat) return 'missing' as const
-      return stat.isSymbolicLink() ? ('symlink' as const) : stat.isFile() ? ('file' as const) : stat.isDirectory() ? ('directory' as const) : ('other' as const)
+      const kind = pathKind(path)
+      probes.set(resolve(path), kind)
+      return kind
     },
     async readText(path: string) {
-      if (path.includes('\0'))
-        throw new InputError(
-          fileProblem('CONTRACTS_READ_FAILED', path.replace(/\0/g, '\\0'), `Cannot read ${JSON.stringify(path)}: a path never holds a NUL byte.`),
-        )
-      const abs = resolve(path)
-      confine(abs, trees)
-      let read: Buffer | { size: number }
       try {
-        read = readRegularFile(abs, LIMITS.fileBytes)
+        return readRecorded(path)
       } catch (error) {
-        throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
+        unreadable.add(resolve(path))
+        throw error
       }
-      if (!Buffer.isBuffer(read)) {
-        throw new InputError(fileProblem('CONTRACTS_TOO_LARGE', abs, `${abs} has ${read.size} bytes; contract files are limited to ${LIMITS.fileBytes} bytes.`))
-      }
-      const bytes = read
-      digests.set(abs, sha256(bytes))
-      // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
-      if (!isUtf8(bytes)) throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
-      let text = bytes.toString('utf8')
-      // As a TextDecoder does, a leading byte order mark is not part of the text.
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-      texts.set(abs, text)
-      return text
     },
+  }
+  const readRecorded = (path: string): string => {
+    if (path.includes('\0'))
+      throw new InputError(
+        fileProblem('CONTRACTS_READ_FAILED', path.replace(/\0/g, '\\0'), `Cannot read ${JSON.stringify(path)}: a path never holds a NUL byte.`),
+      )
+    const abs = resolve(path)
+    confine(abs, trees)
+    let read: Buffer | { size: number }
+    try {
+      read = readRegularFile(abs, LIMITS.fileBytes)
+    } catch (error) {
+      throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
+    }
+    if (!Buffer.isBuffer(read)) {
+      throw new InputError(fileProblem('CONTRACTS_TOO_LARGE', abs, `${abs} has ${read.size} bytes; contract files are limited to ${LIMITS.fileBytes} bytes.`))
+    }
+    const bytes = read
+    digests.set(abs, sha256(bytes))
+    // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
+    if (!isUtf8(bytes)) throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
+    let text = bytes.toString('utf8')
+    // As a TextDecoder does, a leading byte order mark is not part of the text.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    texts.set(abs, text)
+    return text
   }
   return host
 }

@@ -142,6 +142,13 @@ export interface WriteOptions {
   readonly createRoot?: boolean
   /** `fsync` each file before its rename: for a cache whose torn copy would be worse than none. Generated files are rebuilt from their contracts, so by default they are not synced. */
   readonly durable?: boolean
+  /**
+   * Always write a temp file beside the target and rename it over the target, new or not: a reader
+   * sees the whole old file or the whole new one, never a part, and two writers racing leave one
+   * whole file (a cache that other processes read and write). By default a file of this project's
+   * is written in place, as an editor saves, so that a watcher sees one change of it.
+   */
+  readonly atomic?: boolean
 }
 
 /** Bytes read from a file at the target to find the marker (when its size differs from the new text's, so it cannot be identical). */
@@ -229,6 +236,12 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
       continue
     }
     const durable = options.durable === true
+    if (options.atomic === true) {
+      const replaced = replace(top, segments, target, file.text, existing.mode, durable)
+      if (replaced) return { ok: false, refused: [replaced] }
+      done.push({ path: target, status: 'written' })
+      continue
+    }
     const failure = existing.exists ? (overwrite(target, file.text, durable) ?? undefined) : create(target, file.text, durable)
     if (failure === 'shared') {
       const replaced = replace(top, segments, target, file.text, existing.mode, durable)

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { createFilter } from 'unplugin-utils'
 import type { CompileOptions, CompileResult, ContractCompiler } from '../core/compile.js'
+import { PersistentCache, defaultCacheDir } from '../core/persistent-cache.js'
 import type { Diagnostic } from '../core/diagnostics.js'
 import { formatDiagnostic } from '../core/report.js'
 import type { WriteResult } from '../core/safe-write.js'
@@ -54,6 +55,12 @@ export class PluginContext {
   serving = false
   /** The dev server's logger: what goes wrong after a module was served is a warning there. */
   logger: { warn(message: string): void } | undefined
+  /** The project root as the bundler says (Vite's `root`, webpack's `context`, esbuild's `absWorkingDir`); else the working directory. */
+  root: string | undefined
+  /** The bundler's own cache folder plus `/unplugin-contracts`, when it has one (`cache: true` keeps the compiled results there). */
+  bundlerCacheDir: (() => string | undefined) | undefined
+  /** Whether the persistent cache was set up (on the first compile, once the bundler has said where). */
+  private cacheReady = false
 
   constructor(raw: unknown) {
     const { options, problems } = resolveOptions(raw)
@@ -76,7 +83,24 @@ export class PluginContext {
   }
 
   compile(served: Served): Promise<CompileResult> {
+    this.setUpCache()
     return this.compiler.compile(served.file, this.compileOptions(served.file, served.query))
+  }
+
+  /**
+   * Gives the plugin's own compiler its persistent cache (option `cache`), in the folder the bundler
+   * named by now (its hooks that say so run before the first module is loaded).
+   */
+  setUpCache(): void {
+    if (this.cacheReady) return
+    this.cacheReady = true
+    const { cache, cacheMaxBytes, ownCompiler } = this.options
+    if (!ownCompiler || cache === false) return
+    const root = this.root ?? process.cwd()
+    const dir = typeof cache === 'string' ? resolve(root, cache) : (this.bundlerCacheDir?.() ?? defaultCacheDir(root))
+    // A dev server serves a module at once and writes its declarations once the saves pause: its
+    // entries get them then, not on the turn after each save.
+    this.compiler.persistent = new PersistentCache({ dir, root, maxBytes: cacheMaxBytes, declarationsWhenRead: this.serving })
   }
 
   /** Watches `dependency` for the module `id` (`this` is the hook's): a change regenerates it (dev) or rebuilds (watch mode). */

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import type { UnpluginFactory } from 'unplugin'
 import { hasErrors } from '../core/diagnostics.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
@@ -15,6 +16,8 @@ import { topologyModule } from './topology-module.js'
 export { PLUGIN_NAME }
 
 const NODE_MODULES = /[\\/]node_modules[\\/]/
+/** The folder of compiled results inside a bundler's cache folder. */
+const CACHE_FOLDER = 'unplugin-contracts'
 
 /**
  * The plugin: its hooks, over the state of one instance (`PluginContext`). Options are checked
@@ -108,11 +111,38 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       },
     },
 
-    esbuild: { loader: 'js' },
+    esbuild: {
+      loader: 'js',
+      config(options) {
+        if (options.absWorkingDir !== undefined) ctx.root = options.absWorkingDir
+      },
+    },
+
+    // Where each bundler keeps its own cache (and its project root): the compiled results go beside.
+    // Read on the first compile: the bundler fills in its defaults after its plugins are applied.
+    webpack(compiler) {
+      ctx.root = compiler.options.context
+      ctx.bundlerCacheDir = () => {
+        const cache = compiler.options.cache
+        return typeof cache === 'object' && cache.type === 'filesystem' && cache.cacheDirectory ? join(cache.cacheDirectory, CACHE_FOLDER) : undefined
+      }
+    },
+
+    rspack(compiler) {
+      ctx.root = compiler.options.context
+      ctx.bundlerCacheDir = () => {
+        const cache = compiler.options.cache as { type?: string; storage?: { directory?: string } } | boolean | undefined
+        return typeof cache === 'object' && cache.type === 'persistent' && cache.storage?.directory
+          ? resolve(compiler.options.context ?? process.cwd(), cache.storage.directory, CACHE_FOLDER)
+          : undefined
+      }
+    },
 
     vite: {
       configResolved(config) {
         ctx.viteRoot = config.root
+        ctx.root = config.root
+        ctx.bundlerCacheDir = () => join(config.cacheDir, CACHE_FOLDER)
       },
       configureServer(server) {
         ctx.serving = true

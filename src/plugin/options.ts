@@ -1,5 +1,6 @@
 import type { FilterPattern } from 'unplugin-utils'
 import { ContractCompiler } from '../core/compile.js'
+import { DEFAULT_CACHE_MAX_BYTES } from '../core/persistent-cache.js'
 import { formats } from '../formats/index.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
 import type { NatsOptions } from '../formats/nats/options.js'
@@ -26,8 +27,24 @@ export interface PluginOptions {
    */
   types?: 'sidecar' | false
   /**
+   * Compiled results kept on disk, so that the next build (or a CI job that restores the folder)
+   * compiles only the contracts that changed: `true` keeps them in the bundler's cache folder
+   * (Vite's `cacheDir`, webpack's `cache.cacheDirectory`, Rspack's `cache.storage.directory`, each
+   * plus `/unplugin-contracts`) or else in `node_modules/.cache/unplugin-contracts` of the nearest
+   * package; a string is the folder (relative to the project root); `false` keeps nothing and writes
+   * nothing. Not with `compiler` (a compiler given keeps the cache it was made with).
+   * @default true
+   */
+  cache?: boolean | string
+  /**
+   * The bound on the cache folder's size in bytes: past it, the least recently used entries go.
+   * @default 268435456 (256 MiB)
+   */
+  cacheMaxBytes?: number
+  /**
    * The compiler (and so the cache) to use. Sharing one lets several plugin instances, or a
-   * benchmark, see the same cache and its `compilations` count.
+   * benchmark, see the same cache and its `compilations` count. It is used as it is: a persistent
+   * cache is its own (`new ContractCompiler({ cache: new PersistentCache(...) })`).
    * @default a new compiler of the built-in formats per plugin instance
    */
   compiler?: ContractCompiler
@@ -50,7 +67,11 @@ export interface ResolvedPluginOptions {
   include: FilterPattern | undefined
   exclude: FilterPattern
   types: 'sidecar' | false
+  cache: boolean | string
+  cacheMaxBytes: number
   compiler: ContractCompiler
+  /** Whether `compiler` is the plugin's own (then the plugin gives it the persistent cache). */
+  ownCompiler: boolean
   benzene: NonNullable<PluginOptions['benzene']>
   nats: NatsOptions | undefined
 }
@@ -68,14 +89,16 @@ export const DEFAULT_OPTIONS = {
   include: undefined,
   exclude: [],
   types: 'sidecar',
+  cache: true,
+  cacheMaxBytes: DEFAULT_CACHE_MAX_BYTES,
   benzene: {},
   nats: undefined,
-} as const satisfies Omit<ResolvedPluginOptions, 'compiler'>
+} as const satisfies Omit<ResolvedPluginOptions, 'compiler' | 'ownCompiler'>
 
 export const DEFAULT_EXCLUDE: FilterPattern = DEFAULT_OPTIONS.exclude
 
 /** The options the plugin has, in the order docs/options.md gives them. */
-export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'compiler', 'benzene', 'nats'] as const
+export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats'] as const
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isPattern = (value: unknown) => typeof value === 'string' || value instanceof RegExp
@@ -102,6 +125,7 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
     raw = {}
   }
   const given = raw as Record<string, unknown>
+  const valid = (option: keyof PluginOptions) => !problems.some((p) => p.severity === 'error' && p.data.option === option)
   for (const option of Object.keys(given))
     if (!(PLUGIN_OPTIONS as readonly string[]).includes(option))
       problems.push({
@@ -116,19 +140,37 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
       invalid(option, value, 'a glob, a RegExp or a list of them')
   }
   if (given.types !== undefined && given.types !== 'sidecar' && given.types !== false) invalid('types', given.types, "'sidecar' or false")
+  if (given.cache !== undefined && typeof given.cache !== 'boolean' && !(typeof given.cache === 'string' && given.cache !== ''))
+    invalid('cache', given.cache, 'true, false or a folder')
+  const maxBytes = given.cacheMaxBytes
+  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && (maxBytes as number) > 0))
+    invalid('cacheMaxBytes', maxBytes, 'a positive whole number of bytes')
   const compiler = given.compiler as { compile?: unknown; formatOf?: unknown } | undefined
   if (compiler !== undefined && (typeof compiler?.compile !== 'function' || typeof compiler.formatOf !== 'function'))
     invalid('compiler', compiler, 'a ContractCompiler')
+  // The plugin does not change a compiler it is given: a cache asked for here would silently not be.
+  else if (compiler !== undefined)
+    for (const option of ['cache', 'cacheMaxBytes'] as const)
+      if (given[option] !== undefined && valid(option))
+        problems.push({
+          code: 'CONTRACTS_INVALID_PLUGIN_OPTION',
+          severity: 'error',
+          message: `Plugin option ${option} applies to the compiler the plugin makes; a compiler given keeps its own cache (new ContractCompiler({ cache: new PersistentCache({ dir, root }) })).`,
+          data: { option, value: given[option] },
+        })
   for (const option of ['benzene', 'nats'] as const)
     if (given[option] !== undefined && !isPlainObject(given[option]))
       invalid(option, given[option], `an object of ${option === 'benzene' ? 'Benzene' : 'NATS'} options`)
-  const valid = (option: keyof PluginOptions) => !problems.some((p) => p.severity === 'error' && p.data.option === option)
+  const ownCompiler = !valid('compiler') || given.compiler === undefined
   return {
     options: {
       include: valid('include') ? ((given.include as FilterPattern | undefined) ?? DEFAULT_OPTIONS.include) : DEFAULT_OPTIONS.include,
       exclude: valid('exclude') ? ((given.exclude as FilterPattern | undefined) ?? DEFAULT_EXCLUDE) : DEFAULT_EXCLUDE,
       types: valid('types') ? ((given.types as ResolvedPluginOptions['types'] | undefined) ?? DEFAULT_OPTIONS.types) : DEFAULT_OPTIONS.types,
-      compiler: (valid('compiler') ? (given.compiler as ContractCompiler | undefined) : undefined) ?? new ContractCompiler({ formats }),
+      cache: valid('cache') ? ((given.cache as boolean | string | undefined) ?? DEFAULT_OPTIONS.cache) : DEFAULT_OPTIONS.cache,
+      cacheMaxBytes: valid('cacheMaxBytes') ? ((maxBytes as number | undefined) ?? DEFAULT_OPTIONS.cacheMaxBytes) : DEFAULT_OPTIONS.cacheMaxBytes,
+      compiler: ownCompiler ? new ContractCompiler({ formats }) : (given.compiler as ContractCompiler),
+      ownCompiler,
       benzene: valid('benzene') ? ((given.benzene as ResolvedPluginOptions['benzene'] | undefined) ?? DEFAULT_OPTIONS.benzene) : DEFAULT_OPTIONS.benzene,
       nats: valid('nats') ? (given.nats as NatsOptions | undefined) : DEFAULT_OPTIONS.nats,
     },

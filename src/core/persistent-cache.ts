@@ -1,0 +1,450 @@
+/**
+ * Compiled results kept on disk between processes (a second build, a CI job that restores the
+ * folder), beside the in-memory cache of `ContractCompiler`. An entry answers one question (the
+ * claiming format, its resolved options, the import query, the code that compiled it, and the
+ * contract's path relative to the project root, so that a cache restored into another checkout
+ * still answers) and stands while every input it records still has its bytes: on each read the
+ * entry's own digest is checked, every file the compile read is hashed again, and every path it
+ * probed (a bundle lock looked for in each parent folder) must still hold what it held.
+ *
+ * Correct before fast: anything unexpected is a miss, never an error and never a guess. A truncated
+ * or edited entry, one that does not parse, one written by another version of this package (or
+ * other code of a checkout), one copied under another entry's name, one bound to another checkout
+ * (its result names absolute paths), a link or a folder in an entry's place: all are misses, and the
+ * compile that follows writes the entry again. A result that depends on a read that failed (a
+ * missing `$ref` target, which may be created later) or on a bug (`CONTRACTS_INTERNAL`) is not
+ * written at all.
+ *
+ * Entries are written by the project's one safe writer (`safe-write.ts`), atomically: a temp file
+ * beside the entry, created with O_EXCL | O_NOFOLLOW and renamed over it, so a reader sees a whole
+ * entry or the previous one, and two processes writing at once leave one whole entry. Nothing is
+ * written through a link, nor over a file without the generated-file marker. The folder is bounded
+ * (`maxBytes`): after a write that takes it past the bound, the least recently used entries (by
+ * modification time, which a hit refreshes) are removed until it holds three quarters of it.
+ *
+ * Trust: an entry's digest proves it whole, not who wrote it. The folder and its entries must not be
+ * writable by other users (a world-writable folder or entry is not read), but whoever can write the
+ * folder as this user could as well edit `node_modules`, where the compiler itself lives.
+ */
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  opendirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import type { Diagnostic } from './diagnostics.js'
+import type { Generated } from './format.js'
+import { pathKind, readRegularFile, sha256, type PathKind } from './input-host.js'
+import { LIMITS } from './limits.js'
+import { codeIdentity } from './package-info.js'
+import { GENERATED_MARKER, writeOwnedFile } from './safe-write.js'
+
+/** The layout of an entry; another layout is a miss. */
+const SCHEMA = 1
+/** 256 MiB: far more than the compiled results of a large monorepo's contracts. */
+export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
+/** The first line of every entry: the generated-file marker (the safe writer replaces only files that carry it). */
+const HEADER = `# ${GENERATED_MARKER}. Do not edit. Compile cache entry.`
+const ENTRY_NAME = /^[0-9a-f]{64}\.entry$/
+/** The safe writer's temp files of entries (`.<name>.<12 hex>.tmp`): one left by a process that died is removed by eviction. */
+const TEMP_NAME = /^\.[0-9a-f]{64}\.entry\.[0-9a-f]{12}\.tmp$/
+const STALE_TEMP_MS = 60 * 60 * 1000
+/** A hit refreshes an entry's time (for eviction) when it is older than this: not a write per hit. */
+const TOUCH_AFTER_MS = 10 * 60 * 1000
+/** Names looked at by one eviction pass: the work stays bounded whatever was put in the folder. */
+const SCAN_LIMIT = 100_000
+const KINDS: readonly PathKind[] = ['file', 'directory', 'symlink', 'missing', 'other']
+const posix = process.platform !== 'win32'
+
+export interface PersistentCacheOptions {
+  /** The folder of the entries; created (with its parents) on the first write. */
+  dir: string
+  /** The project root: entries name files relative to it. */
+  root: string
+  /** The bound on the size of the folder's entries, in bytes. @default 256 MiB */
+  maxBytes?: number
+  /**
+   * A compile that asks for declarations and does not read them at once: by default they are
+   * written on the next turn of the event loop, so that its entry answers the next compile that asks
+   * for them; with this, the entry is kept without them until they are read (a dev server writes
+   * its sidecars once the saves pause, and an edit should not wait for declarations).
+   * @default false
+   */
+  declarationsWhenRead?: boolean
+}
+
+/** What a compile asks: the entry's key, with the contract's path. */
+export interface CacheQuestion {
+  /** The claiming format's name. */
+  format: string
+  /** The import query, as given. */
+  query: string
+  /** The format's resolved options (JSON-serializable). */
+  options: unknown
+}
+
+/** A compile's result as the compiler keeps it, paths absolute. */
+export interface StoredCompile {
+  code?: string
+  /** The declarations, when the compile that wrote the entry had read them. */
+  dts?: string
+  exports?: readonly string[]
+  identity?: string
+  diagnostics: Diagnostic[]
+  /** The lines the source map ties to the contract (it is made again from them and the contract's text). */
+  mappings?: Generated['mappings']
+  /** Every file read (the contract among them), with the SHA-256 of its bytes: the result's `dependencies`, in order. */
+  inputs: ReadonlyMap<string, string>
+  /** Every path whose kind was asked, with the answer. */
+  probes: ReadonlyMap<string, PathKind>
+}
+
+/** A verified entry, and the contract's text (read to check it, and needed for the source map). */
+export interface CacheHit {
+  stored: StoredCompile
+  text: string
+}
+
+/** An entry as written (JSON), paths relative to the root with `/`. */
+interface EntryBody {
+  schema: number
+  /** `codeIdentity()`: the package version, and for a checkout a digest of its code. */
+  compiler: string
+  key: string
+  file: string
+  /** The absolute root when the result names it (then the entry answers only there), or null. */
+  root: string | null
+  result: {
+    code?: string
+    dts?: string
+    exports?: string[]
+    identity?: string
+    diagnostics: Diagnostic[]
+    mappings?: Generated['mappings']
+  }
+  inputs: Array<[string, string]>
+  probes: Array<[string, PathKind]>
+}
+
+/**
+ * A folder of compiled results (`ContractCompiler`'s `cache` option). `hits`, `misses` and `writes`
+ * count what it did, for tests and benchmarks.
+ */
+export class PersistentCache {
+  readonly dir: string
+  readonly root: string
+  readonly maxBytes: number
+  readonly declarationsWhenRead: boolean
+  hits = 0
+  misses = 0
+  writes = 0
+  /** The folder's size as last scanned, plus what this process wrote since; undefined before the first write. */
+  private size: number | undefined
+
+  constructor(options: PersistentCacheOptions) {
+    this.dir = resolve(options.dir)
+    this.root = resolve(options.root)
+    this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES
+    this.declarationsWhenRead = options.declarationsWhenRead === true
+  }
+
+  /** The file of the entry answering `question` for `file`. */
+  entryPath(question: CacheQuestion, file: string): string {
+    return join(this.dir, `${this.key(question, this.relative(file))}.entry`)
+  }
+
+  /**
+   * The verified entry for `question` and `file`, or undefined (a miss, whatever was wrong). With
+   * `declarations`, an entry of a module kept without its declarations is a miss too.
+   */
+  read(question: CacheQuestion, file: string, declarations = false): CacheHit | undefined {
+    try {
+      const hit = this.verified(question, resolve(file), declarations)
+      if (hit) this.hits++
+      else this.misses++
+      return hit
+    } catch {
+      this.misses++
+      return undefined
+    }
+  }
+
+  /**
+   * Writes the entry of a compile; false when it was not written (nothing to verify it by, a folder
+   * that cannot be trusted or written, a refusal of the safe writer). Never throws.
+   */
+  write(question: CacheQuestion, file: string, stored: StoredCompile): boolean {
+    try {
+      return this.store(question, resolve(file), stored)
+    } catch {
+      return false
+    }
+  }
+
+  private key(question: CacheQuestion, rel: string): string {
+    return sha256(JSON.stringify([SCHEMA, codeIdentity(), rel, question.format, question.query.replace(/^\?/, ''), question.options ?? null]))
+  }
+
+  private relative(abs: string): string {
+    return relative(this.root, abs).split(sep).join('/')
+  }
+
+  private absolute(rel: string): string {
+    return resolve(this.root, ...rel.split('/'))
+  }
+
+  private verified(question: CacheQuestion, file: string, declarations: boolean): CacheHit | undefined {
+    if (!this.trustedFolder()) return undefined
+    const rel = this.relative(file)
+    const key = this.key(question, rel)
+    const bytes = readEntry(join(this.dir, `${key}.entry`), this.maxBytes)
+    const body = bytes && decode(bytes)
+    if (!body || body.schema !== SCHEMA || body.compiler !== codeIdentity() || body.key !== key || body.file !== rel) return undefined
+    if (body.root !== null && body.root !== this.root) return undefined
+    if (declarations && body.result.code !== undefined && body.result.dts === undefined) return undefined
+    if (!body.inputs.some(([path]) => path === rel)) return undefined
+    let text: string | undefined
+    const inputs = new Map<string, string>()
+    for (const [path, digest] of body.inputs) {
+      const abs = this.absolute(path)
+      // As the compile read it: a plain file (a link in its place is not what was read).
+      if (pathKind(abs) !== 'file') return undefined
+      const read = readRegularFile(abs, LIMITS.fileBytes)
+      if (!Buffer.isBuffer(read) || sha256(read) !== digest) return undefined
+      if (path === rel) text = withoutBom(read.toString('utf8'))
+      inputs.set(abs, digest)
+    }
+    const probes = new Map<string, PathKind>()
+    for (const [path, kind] of body.probes) {
+      const abs = this.absolute(path)
+      if (pathKind(abs) !== kind) return undefined
+      probes.set(abs, kind)
+    }
+    const { result } = body
+    const diagnostics = result.diagnostics.map((d) => ({ ...d, file: body.root === null ? this.absolute(d.file) : d.file }))
+    return { stored: { ...result, diagnostics, inputs, probes }, text: text! }
+  }
+
+  private store(question: CacheQuestion, file: string, stored: StoredCompile): boolean {
+    if (stored.inputs.size === 0) return false
+    const rel = this.relative(file)
+    const key = this.key(question, rel)
+    const result: EntryBody['result'] = {
+      ...(stored.code !== undefined ? { code: stored.code } : {}),
+      ...(stored.dts !== undefined ? { dts: stored.dts } : {}),
+      ...(stored.exports !== undefined ? { exports: [...stored.exports] } : {}),
+      ...(stored.identity !== undefined ? { identity: stored.identity } : {}),
+      diagnostics: stored.diagnostics,
+      ...(stored.mappings !== undefined ? { mappings: stored.mappings } : {}),
+    }
+    // Relative to the root when nothing in the result names the root: then the entry answers in any
+    // checkout. A root whose name would be written escaped somewhere (JSON, a URL) is never
+    // searched for, only bound.
+    const relocated = { ...result, diagnostics: result.diagnostics.map((d) => ({ ...d, file: this.relative(d.file) })) }
+    const portable =
+      posix && /^[A-Za-z0-9._\-/+@~]+$/.test(this.root) && stored.diagnostics.every((d) => isAbsolute(d.file)) && !JSON.stringify(relocated).includes(this.root)
+    const body: EntryBody = {
+      schema: SCHEMA,
+      compiler: codeIdentity(),
+      key,
+      file: rel,
+      root: portable ? null : this.root,
+      result: portable ? relocated : result,
+      inputs: [...stored.inputs].map(([path, digest]) => [this.relative(path), digest]),
+      probes: [...stored.probes].map(([path, kind]) => [this.relative(path), kind]),
+    }
+    // The contract among the inputs (its text makes the source map); every path relative to the
+    // root (on Windows, a file on another drive has no such path).
+    if (!body.inputs.some(([path]) => path === rel) || [...body.inputs, ...body.probes].some(([path]) => isAbsolute(path))) return false
+    const json = JSON.stringify(body)
+    const text = `${HEADER}\n${sha256(json)}\n${json}`
+    // One entry may not take over the folder (a bound of 1 MiB still keeps entries of 256 KiB).
+    if (Buffer.byteLength(text) > this.maxBytes / 4) return false
+    if (!this.trustedFolder(true)) return false
+    const path = join(this.dir, `${key}.entry`)
+    let written = writeOwnedFile(this.dir, path, text, { atomic: true })
+    // A link planted in the entry's place is removed (unlinking a link never touches what it points
+    // to); the entry is then written as a new file. Anything else in the way stays.
+    if (!written.ok && written.refused.some((r) => r.reason === 'link' && r.path === path) && lstatSync(path).isSymbolicLink()) {
+      unlinkSync(path)
+      written = writeOwnedFile(this.dir, path, text, { atomic: true })
+    }
+    if (!written.ok) return false
+    this.writes++
+    this.size = this.size === undefined ? this.scan().total : this.size + Buffer.byteLength(text)
+    if (this.size > this.maxBytes) this.evict()
+    return true
+  }
+
+  /** The folder exists (made when `create`), is a folder, and no other user may write to it. */
+  private trustedFolder(create = false): boolean {
+    let stats: Stats | undefined
+    try {
+      stats = statSync(this.dir, { throwIfNoEntry: false })
+      if (stats === undefined && create) {
+        mkdirSync(this.dir, { recursive: true })
+        stats = statSync(this.dir)
+      }
+    } catch {
+      return false
+    }
+    return stats !== undefined && stats.isDirectory() && ours(stats)
+  }
+
+  /** The entries (regular files with an entry's name), with their sizes and times; stale temp files removed on the way. */
+  private scan(): { total: number; entries: Array<{ path: string; size: number; time: number }> } {
+    const entries: Array<{ path: string; size: number; time: number }> = []
+    let total = 0
+    const dir = opendirSync(this.dir)
+    try {
+      for (let i = 0; i < SCAN_LIMIT; i++) {
+        const dirent = dir.readSync()
+        if (dirent === null) break
+        const isEntry = ENTRY_NAME.test(dirent.name)
+        if (!isEntry && !TEMP_NAME.test(dirent.name)) continue
+        const path = join(this.dir, dirent.name)
+        const stats = lstatSync(path, { throwIfNoEntry: false })
+        if (!stats?.isFile()) continue
+        if (isEntry) {
+          entries.push({ path, size: stats.size, time: stats.mtimeMs })
+          total += stats.size
+        } else if (Date.now() - stats.mtimeMs > STALE_TEMP_MS) removeQuietly(path)
+      }
+    } finally {
+      dir.closeSync()
+    }
+    return { total, entries }
+  }
+
+  /** Removes the least recently used entries until the folder holds at most three quarters of the bound. */
+  private evict(): void {
+    const { total, entries } = this.scan()
+    let left = total
+    entries.sort((a, b) => a.time - b.time)
+    for (const entry of entries) {
+      if (left <= this.maxBytes * 0.75) break
+      if (removeQuietly(entry.path)) left -= entry.size
+    }
+    this.size = left
+  }
+}
+
+/**
+ * Where compiled results go when no folder is named and the bundler has none of its own:
+ * `node_modules/.cache/unplugin-contracts` of the nearest folder with a `package.json` (where other
+ * tools keep theirs), else of the root.
+ */
+export function defaultCacheDir(root: string): string {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'node_modules', '.cache', 'unplugin-contracts')
+    if (dirname(dir) === dir) return join(resolve(root), 'node_modules', '.cache', 'unplugin-contracts')
+  }
+}
+
+/** Owned by this user (or root) and writable by no other user: POSIX only (Windows has no modes here). */
+function ours(stats: Stats): boolean {
+  if (!posix) return true
+  return (stats.uid === process.getuid!() || stats.uid === 0) && (stats.mode & 0o002) === 0
+}
+
+/**
+ * An entry's bytes: a regular file of ours, not a link (O_NOFOLLOW, checked on the descriptor), no
+ * larger than the bound allows an entry to be. A hit's time is refreshed through the same descriptor.
+ */
+function readEntry(path: string, maxBytes: number): Buffer | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  } catch {
+    return undefined
+  }
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile() || !ours(stats) || stats.size > maxBytes / 4) return undefined
+    const bytes = readFileSync(fd)
+    if (Date.now() - stats.mtimeMs > TOUCH_AFTER_MS) {
+      try {
+        const now = new Date()
+        futimesSync(fd, now, now)
+      } catch {
+        // A read-only cache (restored, shared) is still read; its order of eviction is its owner's.
+      }
+    }
+    return bytes
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The body of an entry whose header is ours and whose digest matches its content, in the expected shape; otherwise undefined. */
+function decode(bytes: Buffer): EntryBody | undefined {
+  const text = bytes.toString('utf8')
+  const first = text.indexOf('\n')
+  const second = text.indexOf('\n', first + 1)
+  if (first === -1 || second === -1 || text.slice(0, first) !== HEADER) return undefined
+  const json = text.slice(second + 1)
+  if (text.slice(first + 1, second) !== sha256(json)) return undefined
+  const body = JSON.parse(json) as unknown
+  return isBody(body) ? body : undefined
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string'
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || check(v)
+const isPosition = (v: unknown) => isObject(v) && Number.isInteger(v.line) && Number.isInteger(v.column)
+
+/** The shape of an entry, member by member: a whole entry of another shape is not trusted to be a result. */
+function isBody(v: unknown): v is EntryBody {
+  if (!isObject(v) || !isObject(v.result)) return false
+  const r = v.result
+  return (
+    Number.isInteger(v.schema) &&
+    isString(v.compiler) &&
+    isString(v.key) &&
+    isString(v.file) &&
+    (v.root === null || isString(v.root)) &&
+    optional(r.code, isString) &&
+    optional(r.dts, isString) &&
+    optional(r.identity, isString) &&
+    optional(r.exports, (e) => Array.isArray(e) && e.every(isString)) &&
+    Array.isArray(r.diagnostics) &&
+    r.diagnostics.every(
+      (d) =>
+        isObject(d) &&
+        isString(d.code) &&
+        (d.severity === 'error' || d.severity === 'warning') &&
+        isString(d.message) &&
+        isString(d.file) &&
+        isString(d.pointer) &&
+        isPosition(d) &&
+        optional(d.data, isObject),
+    ) &&
+    optional(r.mappings, (m) => Array.isArray(m) && m.every((x) => isObject(x) && Number.isInteger(x.line) && isPosition(x.position))) &&
+    Array.isArray(v.inputs) &&
+    v.inputs.every((i) => Array.isArray(i) && i.length === 2 && isString(i[0]) && isString(i[1]) && /^[0-9a-f]{64}$/.test(i[1])) &&
+    Array.isArray(v.probes) &&
+    v.probes.every((p) => Array.isArray(p) && p.length === 2 && isString(p[0]) && KINDS.includes(p[1] as PathKind))
+  )
+}
+
+/** As a TextDecoder reads it (the host does the same): a leading byte order mark is not text. */
+const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+
+function removeQuietly(path: string): boolean {
+  try {
+    unlinkSync(path)
+    return true
+  } catch {
+    return false
+  }
+}

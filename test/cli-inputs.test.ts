@@ -1,0 +1,128 @@
+/**
+ * `contracts inputs` (every file a contract depends on, for a monorepo tool's task inputs) and the
+ * CLI's persistent cache flags (`--cache-dir`, `--no-cache`), run as the built binary.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { sha256 } from '../src/core/input-host.js'
+import { contracts } from './helpers/cli.js'
+
+const repo = join(import.meta.dirname, '..')
+const work = join(import.meta.dirname, '.tmp/cli-inputs', String(process.pid))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+let made = 0
+/** A project folder of its own (a `package.json`) with the shop bundle, a Benzene contract and a DASP selection. */
+function project(): string {
+  const root = join(work, `p${made++}`)
+  rmSync(root, { recursive: true, force: true })
+  mkdirSync(root, { recursive: true })
+  writeFileSync(join(root, 'package.json'), '{ "name": "p", "private": true }\n')
+  cpSync(join(repo, 'fixtures/nats/shop'), join(root, 'shop'), { recursive: true })
+  cpSync(join(repo, 'fixtures/benzene/valid/payments.spec.json'), join(root, 'payments.spec.json'))
+  cpSync(join(repo, 'fixtures/benzene/invalid/ref-missing.spec.json'), join(root, 'broken.spec.json'))
+  for (const part of ['counter.dasp.json', 'extensions', 'pins']) cpSync(join(repo, 'fixtures/dasp', part), join(root, 'dasp', part), { recursive: true })
+  return root
+}
+
+const SHOP_INPUTS = [
+  'shop/bundle.lock.json',
+  'shop/native/streams.json',
+  'shop/orders/asyncapi/asyncapi.yaml',
+  'shop/payments/asyncapi/asyncapi.yaml',
+  'shop/payments/workflows/refund.yaml',
+  'shop/shipping/asyncapi/asyncapi.yaml',
+]
+
+describe('contracts inputs', () => {
+  it('prints every file the contracts read, relative to the working directory, sorted, once each', () => {
+    const root = project()
+    const r = contracts(
+      ['inputs', 'shop/orders/asyncapi/asyncapi.yaml', 'shop/payments/asyncapi/asyncapi.yaml', 'payments.spec.json', 'dasp/counter.dasp.json'],
+      root,
+    )
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    expect(r.stdout.trimEnd().split('\n')).toEqual([
+      'dasp/counter.dasp.json',
+      'dasp/extensions/encrypted-delivery.dasp-ext.json',
+      'dasp/extensions/proof-of-authority.dasp-ext.json',
+      'dasp/pins/encrypted-delivery.manifest.json',
+      'dasp/pins/encrypted-delivery/settings.schema.json',
+      'dasp/pins/encrypted-delivery/spec.md',
+      'dasp/pins/proof-of-authority.manifest.json',
+      'dasp/pins/proof-of-authority/scope.schema.json',
+      'dasp/pins/proof-of-authority/spec.md',
+      'payments.spec.json',
+      ...SHOP_INPUTS,
+    ])
+    // From another folder, the same files relative to it.
+    const inside = contracts(['inputs', 'orders/asyncapi/asyncapi.yaml'], join(root, 'shop'))
+    expect(inside.stdout.trimEnd().split('\n')).toEqual(SHOP_INPUTS.map((path) => path.slice('shop/'.length)))
+  })
+
+  it('--json: all inputs, each contract’s, and the diagnostics', () => {
+    const root = project()
+    const r = contracts(['inputs', '--json', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root)
+    expect(r.status).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({
+      inputs: ['payments.spec.json', ...SHOP_INPUTS],
+      contracts: [
+        { file: 'payments.spec.json', inputs: ['payments.spec.json'] },
+        { file: 'shop/orders/asyncapi/asyncapi.yaml', inputs: SHOP_INPUTS },
+      ],
+      diagnostics: [],
+    })
+  })
+
+  it('a contract with errors: its inputs still printed, its diagnostics on stderr, status 1; no file: status 2', () => {
+    const root = project()
+    const r = contracts(['inputs', 'broken.spec.json', 'payments.spec.json'], root)
+    expect(r.status).toBe(1)
+    expect(r.stdout.trimEnd().split('\n')).toEqual(['broken.spec.json', 'payments.spec.json'])
+    expect(r.stderr).toContain('error BENZENE_REF_MISSING')
+    const usage = contracts(['inputs'], root)
+    expect(usage.status).toBe(2)
+    expect(usage.stderr).toContain('`contracts inputs` needs at least one file.')
+    expect(contracts(['inputs', '--topic', 'x', 'payments.spec.json'], root).status).toBe(2)
+  })
+})
+
+describe('the CLI’s persistent cache', () => {
+  const folder = (root: string) => join(root, 'node_modules/.cache/unplugin-contracts')
+  const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.entry')) : [])
+
+  it('by default in node_modules/.cache/unplugin-contracts of the nearest package; --cache-dir elsewhere; --no-cache nowhere', () => {
+    const root = project()
+    expect(contracts(['check', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root).status).toBe(0)
+    expect(entries(folder(root))).toHaveLength(2)
+    expect(contracts(['types', 'payments.spec.json', '--cache-dir', 'elsewhere'], root).status).toBe(0)
+    expect(entries(join(root, 'elsewhere'))).toHaveLength(1)
+    const other = project()
+    expect(contracts(['check', 'payments.spec.json', '--no-cache'], other).status).toBe(0)
+    expect(existsSync(join(other, 'node_modules'))).toBe(false)
+    const both = contracts(['check', 'payments.spec.json', '--no-cache', '--cache-dir', 'x'], other)
+    expect(both.status).toBe(2)
+    expect(both.stderr).toContain('Use --cache-dir or --no-cache, not both.')
+  })
+
+  it('a second run reads it (a forged entry shows it is read), and `types` writes the declarations it holds', () => {
+    const root = project()
+    expect(contracts(['types', 'payments.spec.json'], root).status).toBe(0)
+    const dir = folder(root)
+    const [name] = entries(dir)
+    const path = join(dir, name!)
+    const [header, , json] = readFileSync(path, 'utf8').split('\n')
+    const body = JSON.parse(json!) as { result: { dts: string } }
+    body.result.dts += '\nexport declare const fromTheCache: true\n'
+    const text = JSON.stringify(body)
+    writeFileSync(path, `${header}\n${sha256(text)}\n${text}`)
+    rmSync(join(root, 'payments.spec.d.json.ts'))
+    expect(contracts(['types', 'payments.spec.json'], root).status).toBe(0)
+    expect(readFileSync(join(root, 'payments.spec.d.json.ts'), 'utf8')).toContain('fromTheCache')
+    // Without the cache, the contract is compiled.
+    expect(contracts(['types', 'payments.spec.json', '--no-cache'], root).status).toBe(0)
+    expect(readFileSync(join(root, 'payments.spec.d.json.ts'), 'utf8')).not.toContain('fromTheCache')
+  })
+})
