@@ -9,5 +9,8 @@ export default defineConfig({
     // files wait on child processes (tsc, cargo, Chromium, nats-server, bundlers) for much of their time.
     maxWorkers: 2,
     hookTimeout: 120_000,
+    // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
+    // tests turn it back on, or name a folder), so no file's result depends on another's run.
+    env: { UNPLUGIN_CONTRACTS_CACHE: '0' },
   },
 })

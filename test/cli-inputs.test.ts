@@ -4,7 +4,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../src/core/input-host.js'
 import { contracts } from './helpers/cli.js'
 
@@ -90,6 +90,13 @@ describe('contracts inputs', () => {
 })
 
 describe('the CLI’s persistent cache', () => {
+  // The suite runs with the default cache off (vitest.config.ts); these tests are about the default.
+  const off = process.env.UNPLUGIN_CONTRACTS_CACHE
+  beforeAll(() => void delete process.env.UNPLUGIN_CONTRACTS_CACHE)
+  afterAll(() => {
+    if (off !== undefined) process.env.UNPLUGIN_CONTRACTS_CACHE = off
+  })
+
   const folder = (root: string) => join(root, 'node_modules/.cache/unplugin-contracts')
   const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.entry')) : [])
 
@@ -105,6 +112,15 @@ describe('the CLI’s persistent cache', () => {
     const both = contracts(['check', 'payments.spec.json', '--no-cache', '--cache-dir', 'x'], other)
     expect(both.status).toBe(2)
     expect(both.stderr).toContain('Use --cache-dir or --no-cache, not both.')
+  })
+
+  it('UNPLUGIN_CONTRACTS_CACHE=0 turns the default folder off; a folder named with --cache-dir still applies', () => {
+    const root = project()
+    const env = { ...process.env, UNPLUGIN_CONTRACTS_CACHE: '0' }
+    expect(contracts(['check', 'payments.spec.json'], root, env).status).toBe(0)
+    expect(existsSync(join(root, 'node_modules'))).toBe(false)
+    expect(contracts(['check', 'payments.spec.json', '--cache-dir', 'named'], root, env).status).toBe(0)
+    expect(entries(join(root, 'named'))).toHaveLength(1)
   })
 
   it('a second run reads it (a forged entry shows it is read), and `types` writes the declarations it holds', () => {

@@ -6,7 +6,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, PersistentCache } from 'unplugin-contracts'
 import { bundlers, freshDir } from './helpers/bundlers.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
@@ -72,6 +72,13 @@ describe.each(['vite', 'rollup'])('a second %s build', (name) => {
 })
 
 describe('the plugin option `cache`', () => {
+  // The suite runs with the default cache off (vitest.config.ts); these tests are about the default.
+  const off = process.env.UNPLUGIN_CONTRACTS_CACHE
+  beforeAll(() => void delete process.env.UNPLUGIN_CONTRACTS_CACHE)
+  afterAll(() => {
+    if (off !== undefined) process.env.UNPLUGIN_CONTRACTS_CACHE = off
+  })
+
   it('Vite: by default in Vite’s cache folder; then served from there (a forged entry shows it is read)', async () => {
     const a = app()
     await bundlers.vite!(a.main, a.out('1'), { types: false })

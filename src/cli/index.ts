@@ -17,7 +17,7 @@ import { basename, dirname, join, relative, resolve as resolvePath, sep } from '
 import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
 import { natsFormat } from '../formats/nats/index.js'
-import { PersistentCache, defaultCacheDir } from '../core/persistent-cache.js'
+import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -134,7 +134,8 @@ function useCache(flags: CacheFlags): void {
   if (flags['no-cache'] && flags['cache-dir'] !== undefined) throw new UsageError('Use --cache-dir or --no-cache, not both.')
   if (flags['cache-dir'] === '') throw new UsageError('--cache-dir needs a folder.')
   const root = process.cwd()
-  compiler.persistent = flags['no-cache'] ? undefined : new PersistentCache({ dir: resolvePath(flags['cache-dir'] ?? defaultCacheDir(root)), root })
+  const off = flags['no-cache'] || (flags['cache-dir'] === undefined && defaultCacheOff())
+  compiler.persistent = off ? undefined : new PersistentCache({ dir: resolvePath(flags['cache-dir'] ?? defaultCacheDir(root)), root })
 }
 
 /** A usage error: the sentence, then where to read more (the command's page, not the whole overview). */

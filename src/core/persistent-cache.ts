@@ -344,6 +344,13 @@ export class PersistentCache {
  * `node_modules/.cache/unplugin-contracts` of the nearest folder with a `package.json` (where other
  * tools keep theirs), else of the root.
  */
+/**
+ * Whether the environment turns the default cache off (`UNPLUGIN_CONTRACTS_CACHE=0`): `cache: true`
+ * and the CLI without `--cache-dir` then keep nothing on disk; a folder named explicitly still
+ * applies. For a CI job or a test suite that must compile every time without editing configs.
+ */
+export const defaultCacheOff = (env: NodeJS.ProcessEnv = process.env): boolean => env.UNPLUGIN_CONTRACTS_CACHE === '0'
+
 export function defaultCacheDir(root: string): string {
   for (let dir = resolve(root); ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return join(dir, 'node_modules', '.cache', 'unplugin-contracts')

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { createFilter } from 'unplugin-utils'
 import type { CompileOptions, CompileResult, ContractCompiler } from '../core/compile.js'
-import { PersistentCache, defaultCacheDir } from '../core/persistent-cache.js'
+import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
 import type { Diagnostic } from '../core/diagnostics.js'
 import { formatDiagnostic } from '../core/report.js'
 import type { WriteResult } from '../core/safe-write.js'
@@ -95,7 +95,7 @@ export class PluginContext {
     if (this.cacheReady) return
     this.cacheReady = true
     const { cache, cacheMaxBytes, ownCompiler } = this.options
-    if (!ownCompiler || cache === false) return
+    if (!ownCompiler || cache === false || (cache === true && defaultCacheOff())) return
     const root = this.root ?? process.cwd()
     const dir = typeof cache === 'string' ? resolve(root, cache) : (this.bundlerCacheDir?.() ?? defaultCacheDir(root))
     // A dev server serves a module at once and writes its declarations once the saves pause: its

@@ -9,8 +9,8 @@ export const TSC = join(root, 'node_modules/typescript/bin/tsc')
 export const TSC7 = join(root, 'node_modules/typescript7/bin/tsc')
 
 /** Runs the built `contracts` binary in a child process, as a user would. */
-export function contracts(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' })
+export function contracts(args: string[], cwd = root, env: NodeJS.ProcessEnv = process.env) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
