@@ -3,7 +3,7 @@ import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSou
 import { append } from './append.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import type { ContractFormat, Generated, HashAnswer, HashSelector, ImportQuery, Inspection } from './format.js'
-import { InputError, fileProblem, pathKind, readRegularFile, recordingHost, sha256, type PathKind } from './input-host.js'
+import { InputError, fileProblem, overlaid, overlaidKind, readRegularFile, recordingHost, sha256, type PathKind, type SourceOverlay } from './input-host.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
 import { packageVersion } from './package-info.js'
@@ -99,6 +99,14 @@ export interface CompilerOptions {
    * @default none
    */
   cache?: PersistentCache
+  /**
+   * Texts read instead of the files at their paths (an editor's unsaved documents: `contracts lsp`).
+   * Reads stay confined as without it, and a cached result stands only while each file it read,
+   * overlaid or not, still has the digest it was compiled from (and each path it probed, the kind).
+   * A compiler with an overlay neither reads nor writes the persistent cache, which knows only the
+   * files on disk. Without it, every read is from disk.
+   */
+  overlay?: SourceOverlay
 }
 
 /** Query keys bundlers add on their own; never a user's mistake. */
@@ -175,11 +183,13 @@ export class ContractCompiler {
    * does not pay for their keys (the JSON text of every schema, ~5% of a 1,000-topic compile).
    */
   private readonly compiled = new Set<string>()
+  private readonly overlay: SourceOverlay | undefined
 
   constructor(options: CompilerOptions) {
     this.formats = options.formats
     this.maxEntries = options.maxEntries ?? 256
     this.persistent = options.cache
+    this.overlay = options.overlay
   }
 
   /** The format that claims a file name, if any. */
@@ -307,7 +317,7 @@ export class ContractCompiler {
    */
   private cached(request: Request, declarations: boolean): CacheEntry | undefined {
     const entry = request.key === undefined ? undefined : this.cache.get(request.key)
-    if (!entry || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes)) return undefined
+    if (!entry || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes, this.overlay)) return undefined
     this.cache.delete(request.key!) // re-inserted: the cache evicts the least recently used entry
     this.cache.set(request.key!, entry)
     return entry
@@ -321,7 +331,7 @@ export class ContractCompiler {
 
   /** What the persistent cache's key is made of, for a request it may answer (a claimed file, options resolved). */
   private question(request: Request) {
-    if (!this.persistent || request.key === undefined || request.format === undefined || request.resolved === undefined) return undefined
+    if (!this.persistent || this.overlay || request.key === undefined || request.format === undefined || request.resolved === undefined) return undefined
     return { format: request.format.name, query: request.rawQuery ?? '', options: request.resolved.options }
   }
 
@@ -354,7 +364,7 @@ export class ContractCompiler {
    * that reports an error ends it. Nothing here throws: a bug becomes `CONTRACTS_INTERNAL`.
    */
   private async modelStages(file: string, request: Request, memos: CompileMemos | undefined): Promise<Modeled> {
-    const host = recordingHost(dirname(file))
+    const host = recordingHost(dirname(file), this.overlay)
     const { format } = request
     if (!format) {
       const known = this.formats.map((f) => f.name).join(', ')
@@ -478,16 +488,16 @@ function fromDisk(file: string, format: AnyFormat, hit: CacheHit): CacheEntry {
 }
 
 /** Whether every file an entry read still has its digest, and every path it probed still holds what it held. */
-function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<string, PathKind>): boolean {
+function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<string, PathKind>, overlay: SourceOverlay | undefined): boolean {
   for (const [path, digest] of inputs) {
     try {
-      const bytes = readRegularFile(path, LIMITS.fileBytes)
+      const bytes = overlaid(path, overlay) ?? readRegularFile(path, LIMITS.fileBytes)
       if (!Buffer.isBuffer(bytes) || sha256(bytes) !== digest) return false
     } catch {
       return false
     }
   }
-  for (const [path, kind] of probes) if (pathKind(path) !== kind) return false
+  for (const [path, kind] of probes) if (overlaidKind(path, overlay) !== kind) return false
   return true
 }
 

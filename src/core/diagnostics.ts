@@ -19,6 +19,21 @@ export interface Diagnostic {
   column: number
   /** Machine-readable details for codes that promise them (e.g. `BENZENE_UNKNOWN_TOPIC`). */
   data?: Record<string, unknown>
+  /**
+   * Other places the problem involves, when a rule names them: the first declaration a duplicate
+   * repeats, the other document of a conflict. Editors show them beside the diagnostic (LSP
+   * `relatedInformation`), SARIF as `relatedLocations`.
+   */
+  related?: RelatedLocation[]
+}
+
+/** A place a diagnostic refers to besides its own: positioned like the diagnostic, with what is there. */
+export interface RelatedLocation {
+  file: string
+  pointer: string
+  line: number
+  column: number
+  message: string
 }
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {

@@ -21,6 +21,15 @@ export function fileProblem(code: CoreCode, file: string, message: string): Diag
   return { code, severity: CORE_CODES[code].severity, message, file, pointer: '', line: 1, column: 1 }
 }
 
+/**
+ * Texts that stand in for files on disk: an editor's unsaved documents, by absolute path. A read
+ * of such a path gets this text instead of the file's bytes (digested as its UTF-8 encoding), under
+ * the same confinement and size limit; any other path is read from disk.
+ */
+export interface SourceOverlay {
+  text(path: string): string | undefined
+}
+
 /** What is at a path, without following a symbolic link there (`InputHost.kind`). */
 export type PathKind = 'file' | 'directory' | 'symlink' | 'missing' | 'other'
 
@@ -43,9 +52,13 @@ export function pathKind(path: string): PathKind {
  * A host that records the digest and text of every file a format reads, and reads only inside
  * `root`'s tree (the contract's folder, unless a format widens it with `allowTree`): a path that
  * leaves it (`../../etc/passwd`, or a folder that is a link to elsewhere), names a symlink, or
- * holds a NUL byte is refused with a diagnostic before anything is opened.
+ * holds a NUL byte is refused with a diagnostic before anything is opened. With an `overlay`, a
+ * path it has a text for reads that text (after the same checks) instead of the file.
  */
-export function recordingHost(root: string): InputHost & {
+export function recordingHost(
+  root: string,
+  overlay?: SourceOverlay,
+): InputHost & {
   digests: Map<string, string>
   texts: Map<string, string>
   probes: Map<string, PathKind>
@@ -76,7 +89,7 @@ export function recordingHost(root: string): InputHost & {
     // makes a handful of calls (the file, a lock looked for in each folder up to the root) whose
     // thread-pool round trips were a tenth of a 500-channel compile, mostly spent idle (bench/).
     async kind(path: string) {
-      const kind = pathKind(path)
+      const kind = overlaidKind(path, overlay)
       probes.set(resolve(path), kind)
       return kind
     },
@@ -98,7 +111,7 @@ export function recordingHost(root: string): InputHost & {
     confine(abs, trees)
     let read: Buffer | { size: number }
     try {
-      read = readRegularFile(abs, LIMITS.fileBytes)
+      read = overlaid(abs, overlay) ?? readRegularFile(abs, LIMITS.fileBytes)
     } catch (error) {
       throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
     }
@@ -116,6 +129,22 @@ export function recordingHost(root: string): InputHost & {
     return text
   }
   return host
+}
+
+/** An overlay's text for `abs` as the bytes a file holding it would have (or its size, past `LIMITS.fileBytes`); undefined when it has none. */
+export function overlaid(abs: string, overlay: SourceOverlay | undefined): Buffer | { size: number } | undefined {
+  const text = overlay?.text(abs)
+  if (text === undefined) return undefined
+  // UTF-8 takes at least one byte per UTF-16 code unit: a longer text is over the limit unencoded.
+  if (text.length > LIMITS.fileBytes) return { size: Buffer.byteLength(text, 'utf8') }
+  const bytes = Buffer.from(text, 'utf8')
+  return bytes.length > LIMITS.fileBytes ? { size: bytes.length } : bytes
+}
+
+/** `pathKind` seen through an overlay: an unsaved document with no file yet is a file to the compile; a link stays a link. */
+export function overlaidKind(path: string, overlay: SourceOverlay | undefined): PathKind {
+  const kind = pathKind(path)
+  return kind === 'missing' && overlay?.text(resolve(path)) !== undefined ? 'file' : kind
 }
 
 /** Why a file could not be read, in a sentence (not an errno code). */

@@ -39,7 +39,9 @@ export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader 
   const wholeFile = text === undefined && pointer === '' && line === 1 && column === 1
   const where = wholeFile ? `  at ${file}` : `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
   const frame = text === undefined ? '' : '\n' + codeFrame(text, line, column)
-  return `${severity} ${code}: ${message}\n${where}${frame}`
+  // The other places it involves, one line each after the frame (which shows the diagnostic's own).
+  const related = (diagnostic.related ?? []).map((r) => `\n  see ${r.file}:${r.line}:${r.column}${r.pointer ? ` (${r.pointer})` : ''}: ${r.message}`).join('')
+  return `${severity} ${code}: ${message}\n${where}${frame}${related}`
 }
 
 /** Several diagnostics, errors first, at most `limit` of them. */

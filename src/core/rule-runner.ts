@@ -1,6 +1,6 @@
 import type { DiagnosticCode } from './codes.js'
-import { diagnosticAt, type Diagnostic, type Locatable } from './diagnostics.js'
-import type { Report, Rule } from './rule.js'
+import { diagnosticAt, type Diagnostic, type Locatable, type RelatedLocation } from './diagnostics.js'
+import type { Related, Report, Rule } from './rule.js'
 
 /** Where a format's rules report: the document compiled, and how to position a report in another file of its input. */
 export interface RuleTarget<File = never> {
@@ -24,13 +24,26 @@ export function runRules<Context, Code extends DiagnosticCode, File = never>(
 }
 
 function reporter<File>(code: DiagnosticCode, severity: Diagnostic['severity'], target: RuleTarget<File>, into: Diagnostic[]): Report<File> {
-  const report = (pointer: string, message: string, data?: Record<string, unknown>) => {
-    into.push(diagnosticAt(target.main, code, pointer, message, data, severity))
+  const where = (file: File | undefined): Locatable => {
+    if (file === undefined) return target.main
+    if (!target.locate) throw new Error(`${code}: this format's rules report into the document only`)
+    return target.locate(file)
   }
+  const push = (at: Locatable, pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) => {
+    const diagnostic = diagnosticAt(at, code, pointer, message, data, severity)
+    if (related?.length) diagnostic.related = related.map((r) => relatedAt(where(r.in), r))
+    into.push(diagnostic)
+  }
+  const report = (pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) =>
+    push(target.main, pointer, message, data, related)
   return Object.assign(report, {
-    in(file: File, pointer: string, message: string, data?: Record<string, unknown>) {
-      if (!target.locate) throw new Error(`${code}: this format's rules report into the document only`)
-      into.push(diagnosticAt(target.locate(file), code, pointer, message, data, severity))
+    in(file: File, pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) {
+      push(where(file), pointer, message, data, related)
     },
   })
+}
+
+function relatedAt(at: Locatable, { pointer, message }: { pointer: string; message: string }): RelatedLocation {
+  const { line, column } = at.locate ? at.locate(pointer) : { line: 1, column: 1 }
+  return { file: at.file, pointer, line, column, message }
 }

@@ -6,9 +6,20 @@ import type { Severity } from './diagnostics.js'
  * ones the rule declares, the file, and the pointer's line and column in that file.
  */
 export interface Report<File = never> {
-  (pointer: string, message: string, data?: Record<string, unknown>): void
+  (pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]): void
   /** The same, in another file the input read (a locked file, a definition): positioned in that file. */
-  in(file: File, pointer: string, message: string, data?: Record<string, unknown>): void
+  in(file: File, pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]): void
+}
+
+/**
+ * Another place the problem involves (`Diagnostic.related`): a pointer into the document, or into
+ * another file of the input (`in`), and what is there. The runner positions it as it positions
+ * the report.
+ */
+export interface Related<File = never> {
+  pointer: string
+  message: string
+  in?: File
 }
 
 /**

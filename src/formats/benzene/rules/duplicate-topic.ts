@@ -24,6 +24,7 @@ export const duplicateTopic = benzeneRule({
             joinPointer('', list, i),
             `${list}[${i}] repeats ${version === undefined ? `unversioned topic ${JSON.stringify(entry.topic)}` : `topic ${JSON.stringify(entry.topic)} version ${JSON.stringify(version)}`} already declared at ${list}[${seen}].`,
             { topic: entry.topic, version, first: joinPointer('', list, seen) },
+            [{ pointer: joinPointer('', list, seen), message: `${list}[${seen}] declares it first.` }],
           )
         }
       })

@@ -30,6 +30,7 @@ export const identityUnique = natsRule({
           '/x-nats-contract/contract',
           `${other.file} is also contract ${JSON.stringify(mine.contract)} version ${JSON.stringify(mine.version)}, with different bytes; an identity names one document.`,
           { other: other.file },
+          [{ in: other, pointer: '/x-nats-contract/contract', message: `The other document with this identity.` }],
         )
         continue
       }
@@ -43,6 +44,7 @@ export const identityUnique = natsRule({
           '/x-nats-contract/contract',
           `${earlier.file} is also contract ${JSON.stringify(theirs.contract)} version ${JSON.stringify(theirs.version)}, with different bytes; an identity names one document.`,
           { other: earlier.file },
+          [{ in: earlier, pointer: '/x-nats-contract/contract', message: `The earlier document with this identity.` }],
         )
     }
   },
