@@ -64,7 +64,7 @@ describe('contracts check', () => {
       0,
       expect.stringMatching(/^::warning file=fixtures\/benzene\/invalid\/openapi-value\.spec\.json,line=\d+,col=\d+,title=BENZENE_OPENAPI_VALUE::/),
     ])
-    expect(contracts(['check', '--format', 'sarif', 'fixtures/nats/valid/ledger.asyncapi.yaml']).status).toBe(2)
+    expect(contracts(['check', '--format', 'junit', 'fixtures/nats/valid/ledger.asyncapi.yaml']).status).toBe(2)
   })
 
   it('a flag another command takes is a usage error that names what the command takes', () => {

@@ -30,16 +30,24 @@ const CACHE = {
 
 export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   check: {
-    usage: ['check <files...> [--json | --format github] [--watch] [--topics a,b] [--include-reserved] [--names <file.json>] [--cache-dir <dir> | --no-cache]'],
+    usage: [
+      'check <files...> [--json | --format github|sarif] [--watch] [--topics a,b] [--include-reserved] [--names <file.json>] [--cache-dir <dir> | --no-cache]',
+    ],
     summary: 'Checks contracts of any format; diagnostics (with code frames) on stderr and one summary line per run.',
     flags: {
       '--json': 'Print {"diagnostics": [...]} on stdout instead of code frames.',
       '--format github': 'Print GitHub Actions annotations (::error file=...,line=...,col=...::) on stdout.',
+      '--format sarif': 'Print one SARIF 2.1.0 log on stdout (for code scanning: github/codeql-action/upload-sarif).',
       '--watch': 'Check again whenever a contract or a file it reads changes (Ctrl-C to stop).',
       ...BENZENE_SCOPE,
       ...CACHE,
     },
-    examples: ['contracts check payments.spec.json', 'contracts check services/*/asyncapi.yaml --format github', 'contracts check fixtures/*.json --watch'],
+    examples: [
+      'contracts check payments.spec.json',
+      'contracts check services/*/asyncapi.yaml --format github',
+      'contracts check services/*/asyncapi.yaml --format sarif > contracts.sarif',
+      'contracts check fixtures/*.json --watch',
+    ],
   },
   hash: {
     usage: ['hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]'],

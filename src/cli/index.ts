@@ -18,6 +18,7 @@ import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
 import { natsFormat } from '../formats/nats/index.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
+import { sarifLog } from './sarif.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -345,6 +346,7 @@ async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
   // GitHub Actions workflow commands: one annotation per diagnostic, paths relative to the checkout.
   else if (flags.format === 'github') for (const d of all) io.out(githubAnnotation(d))
+  else if (flags.format === 'sarif') io.out(JSON.stringify(sarifLog(all), null, 2))
   else printDiagnostics(all, io, read)
   io.err(checkSummary(files.length, failed, all))
   return { status: failed > 0 ? 1 : 0, read }
@@ -363,7 +365,8 @@ export function checkSummary(files: number, failed: number, diagnostics: readonl
 
 function checkArguments(files: string[], flags: Resolved): void {
   if (files.length === 0) throw new UsageError('`contracts check` needs at least one file.')
-  if (flags.format !== undefined && flags.format !== 'github') throw new UsageError('`contracts check --format` takes github (or use --json).')
+  if (flags.format !== undefined && flags.format !== 'github' && flags.format !== 'sarif')
+    throw new UsageError('`contracts check --format` takes github or sarif (or use --json).')
 }
 
 async function check(files: string[], flags: Resolved, io: Output): Promise<number> {
