@@ -110,6 +110,13 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     },
     examples: ['contracts topology examples/nats-orders --format mermaid', 'contracts topology examples/nats-orders --format html --out topology.html'],
   },
+  lsp: {
+    usage: ['lsp [--stdio]'],
+    summary:
+      "A language server (LSP 3.17) on stdin and stdout for editors: the diagnostics of each open contract as it is edited (unsaved text, a NATS bundle read from its lock), with links to each code's docs; hover on a $ref or a NATS address placeholder. See docs/editors.md.",
+    flags: { '--stdio': 'Speak LSP on stdin and stdout (the only transport, and the default; accepted because editor clients pass it).' },
+    examples: ['contracts lsp', 'npx contracts lsp --stdio'],
+  },
   nats: {
     usage: [
       'nats provision <documents...> --server <url> [--creds <file>] [--dry-run] [--update [--allow-data-loss]] [--adopt] [--allow-older-server] [--json]',

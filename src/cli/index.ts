@@ -46,6 +46,7 @@ const scopeFlags = {
   watch: { type: 'boolean' },
   'cache-dir': { type: 'string' },
   'no-cache': { type: 'boolean' },
+  stdio: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
@@ -101,6 +102,12 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'inputs':
         return await inputsCommand(positionals, flags, io)
+      case 'lsp': {
+        if (positionals.length > 0) throw new UsageError('`contracts lsp` takes no files: the editor sends the documents it opens.')
+        // Loaded only for this command (src/cli/lsp/): it speaks LSP on stdin and stdout until the editor ends the session.
+        const { serveLanguageServer } = await import('./lsp/server.js')
+        return await serveLanguageServer()
+      }
       default: {
         const [sub, ...files] = positionals
         if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
