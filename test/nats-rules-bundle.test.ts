@@ -65,3 +65,24 @@ describe('what a locked file contributes through a standard $ref is checked in i
     expect(clean).toEqual([])
   })
 })
+
+describe('a duplicate identity names the other document (related)', () => {
+  it("NATS_DUPLICATE_IDENTITY carries the other document's contract id as a related location", async () => {
+    const bundle = ShopBundle.copy('identity-related')
+      .write(
+        'orders-copy/asyncapi/asyncapi.yaml',
+        readFileSync(join(fixtures, 'shop/orders/asyncapi/asyncapi.yaml'), 'utf8').replace('Places orders', 'Places more orders'),
+      )
+      .relock(['orders-copy/asyncapi/asyncapi.yaml'])
+    const duplicate = (await compile(bundle.doc('orders'))).diagnostics.find((d) => d.code === 'NATS_DUPLICATE_IDENTITY')!
+    expect(duplicate.related).toEqual([
+      {
+        file: bundle.path('orders-copy/asyncapi/asyncapi.yaml'),
+        pointer: '/x-nats-contract/contract',
+        line: 8,
+        column: 13,
+        message: 'The other document with this identity.',
+      },
+    ])
+  })
+})
