@@ -440,6 +440,11 @@ describe('contracts lsp over stdio', () => {
     })
   })
 
+  it('`contracts lsp` takes no files (a usage error, exit 2)', () => {
+    const r = contracts(['lsp', 'payments.spec.json'])
+    expect([r.status, r.stderr]).toEqual([2, expect.stringContaining('`contracts lsp` takes no files')])
+  })
+
   it('shutdown and exit end the process with status 0', async () => {
     expect(await client.stop()).toBe(0)
   })

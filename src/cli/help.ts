@@ -116,6 +116,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       "A language server (LSP 3.17) on stdin and stdout for editors: the diagnostics of each open contract as it is edited (unsaved text, a NATS bundle read from its lock), with links to each code's docs; hover on a $ref or a NATS address placeholder. See docs/editors.md.",
     flags: { '--stdio': 'Speak LSP on stdin and stdout (the only transport, and the default; accepted because editor clients pass it).' },
     examples: ['contracts lsp', 'npx contracts lsp --stdio'],
+    notes:
+      'It runs until the editor ends the session: exit status 0 after the shutdown request and the exit notification, 1 when the editor exits or goes away without a shutdown.',
   },
   nats: {
     usage: [
