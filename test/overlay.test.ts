@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { InputError, recordingHost } from '../src/core/input-host.js'
 import { LIMITS } from '../src/core/limits.js'
-import { ContractCompiler } from '../src/index.js'
+import { ContractCompiler, PersistentCache } from '../src/index.js'
 
 const root = join(import.meta.dirname, '..')
 const work = mkdtempSync(join(tmpdir(), 'contracts-overlay-'))
@@ -50,6 +50,19 @@ describe('the overlay', () => {
     texts.delete(file)
     expect((await compiler.compile(file)).diagnostics).toEqual([])
     expect(compiler.compilations).toBe(4)
+  })
+
+  it('a compiler with an overlay neither reads nor writes the persistent cache (it knows only files on disk)', async () => {
+    const file = join(work, 'persistent.spec.json')
+    writeFileSync(file, valid)
+    const dir = join(work, 'persistent-cache')
+    const warm = new PersistentCache({ dir, root: work })
+    await new ContractCompiler({ cache: warm }).compile(file, { declarations: false })
+    expect(warm.writes).toBe(1)
+    const cache = new PersistentCache({ dir, root: work })
+    const compiler = new ContractCompiler({ cache, overlay: { text: (path) => (path === file ? broken : undefined) } })
+    expect((await compiler.compile(file, { declarations: false })).diagnostics.map((d) => d.code)).toEqual(['BENZENE_REF_MISSING'])
+    expect([cache.hits, cache.writes]).toEqual([0, 0])
   })
 
   it('a document with no file yet compiles from its text; a NATS bundle reads an unsaved lock', async () => {
