@@ -1,8 +1,114 @@
-import { defineConfig } from 'vitest/config'
+import { relative } from 'node:path'
+import { configDefaults, defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/**
+ * Files that only compile, check and run code in their own process (no bundler, browser, file
+ * watcher, counted cache, fake timer or global they leave changed), so several of them may share one
+ * worker process: importing the compiler and its dependencies, about 1.7 CPU seconds a file, is then
+ * paid once per worker, not once per file. A file that needs a fresh process stays out of this list
+ * (compile-once, incremental and code-cache count what a cache does; bundler files load plugins that
+ * keep state). Checked by running these files in one worker, shuffled.
+ */
+export const SHARED = [
+  'conformance/benzene/runner.test.ts',
+  'conformance/nats/runner.test.ts',
+  'conformance/nats/subjects.test.ts',
+  'test/benzene-differential.test.ts',
+  'test/benzene-producer-shapes.test.ts',
+  'test/benzene-rules.test.ts',
+  'test/benzene-untyped-schemas.test.ts',
+  'test/corpus.test.ts',
+  'test/credentials.test.ts',
+  'test/dasp-corpus.test.ts',
+  'test/dasp-rules.test.ts',
+  'test/dasp-runtime.test.ts',
+  'test/docs.test.ts',
+  'test/hostile-runtime.test.ts',
+  'test/http-sender.test.ts',
+  'test/inheritance.test.ts',
+  'test/layers.test.ts',
+  'test/limits.test.ts',
+  'test/module-exports.test.ts',
+  'test/nats-bundle-overlap.test.ts',
+  'test/nats-interactions.test.ts',
+  'test/nats-message-schemas.test.ts',
+  'test/nats-payload-types.test.ts',
+  'test/nats-payload-width.test.ts',
+  'test/nats-properties.test.ts',
+  'test/nats-rules-bundle.test.ts',
+  'test/nats-rules-indexed.test.ts',
+  'test/nats-rules-interactions.test.ts',
+  'test/nats-rules-links.test.ts',
+  'test/nats-rules-pipelines.test.ts',
+  'test/nats-rules.test.ts',
+  'test/nats-standard-parser.test.ts',
+  'test/nats-topology.test.ts',
+  'test/nats-types-differential.test.ts',
+  'test/no-network.test.ts',
+  'test/pattern-dialect.test.ts',
+  'test/pattern-engines.test.ts',
+  'test/producer-corpus.test.ts',
+  'test/runtime.test.ts',
+  'test/schema-check.test.ts',
+  'test/token-languages.test.ts',
+  'test/tsc-in-process.test.ts',
+  'test/wildcards.test.ts',
+  'test/wire-json.test.ts',
+  'test/yaml-fast.test.ts',
+]
+
+/**
+ * The files that take longest, longest first (measured on the 2-core machine; most of their time is
+ * cargo, tsc, Chromium or a bundler in a child process). Started first, the two workers end close
+ * together instead of one of them finishing a long file alone at the end.
+ */
+const LONGEST = [
+  'test/rust-hostile.test.ts',
+  'test/rust-target.test.ts',
+  'test/hostile-compile.test.ts',
+  'test/docs-snippets.test.ts',
+  'test/example.test.ts',
+  'test/cli.test.ts',
+  'test/types.test.ts',
+  'test/topology-escaping.test.ts',
+  'test/write-attacks.test.ts',
+  'test/rust-serde-widths.test.ts',
+  'test/nats-module.test.ts',
+  'test/nats-provision.test.ts',
+  'test/fuzz.test.ts',
+  'test/nats-topology-browser.test.ts',
+  'test/dev-page.test.ts',
+  'test/topology-import.test.ts',
+  'test/bundlers.test.ts',
+  'test/nats-operation-messages.test.ts',
+  'test/nats-profile-allows.test.ts',
+  'test/dev-loop-browser.test.ts',
+]
+
+/**
+ * Vitest's order (files it has seen fail or last longer first), except that the LONGEST files come
+ * first on a fresh checkout too, and the shared-worker files come last, together (a shared worker
+ * is kept only while the next file in the queue may share it).
+ */
+class LongestFirst extends BaseSequencer {
+  async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files)
+    const name = (f: TestSpecification) => relative(f.project.config.root, f.moduleId)
+    const rank = (f: TestSpecification) => {
+      if (f.project.name === 'shared') return LONGEST.length + 1
+      const i = LONGEST.indexOf(name(f))
+      return i === -1 ? LONGEST.length : i
+    }
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f)
+  }
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
     // Bundler builds and the dev server are real and take seconds each.
     testTimeout: 120_000,
     // Two files at a time on the 2-core machine (vitest's default runs one; three measured slower): most
@@ -12,5 +118,13 @@ export default defineConfig({
     // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
     // tests turn it back on, or name a folder), so no file's result depends on another's run.
     env: { UNPLUGIN_CONTRACTS_CACHE: '0' },
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SHARED] },
+      },
+      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
+    ],
   },
 })

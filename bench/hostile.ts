@@ -117,6 +117,22 @@ export function longFlowLine(n: number): string {
   return base.replace('info:\n', `info:\n  x-wide: { ${members} }\n`)
 }
 
+/** A JSON contract nested `n` arrays deep: refused at the depth limit, read no further. */
+export function deepJson(n: number): string {
+  return '['.repeat(n) + ']'.repeat(n)
+}
+
+/**
+ * A NATS document carrying a billion-laughs alias bomb of `n` levels (each level nine aliases of the
+ * one below): refused at the alias limit, never expanded.
+ */
+export function aliasBomb(n: number): string {
+  const base = natsDocument({ any: ANY_TOKEN }, [{ id: 'c', address: 'svc.{a}', parameters: { a: 'any' } }])
+  const levels = ['  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]']
+  for (let i = 1; i < n; i++) levels.push(`  l${i}: &l${i} [${Array.from({ length: 9 }, () => `*l${i - 1}`).join(', ')}]`)
+  return base.replace('info:\n', `x-bomb:\n${levels.join('\n')}\ninfo:\n`)
+}
+
 /** A Benzene document with `n` requests whose topic is empty: one diagnostic each, capped. */
 export function emptyTopics(n: number): string {
   return JSON.stringify({

@@ -102,9 +102,8 @@ describe('a oneOf whose branches share a recursive member (the tree of nodes)', 
     for (const [what, data] of cases) {
       for (const [name, validate] of validators()) {
         const reads = { n: 0 }
-        const started = performance.now()
+        // The work is bounded by counting reads, not by a clock (bench/hostile-validators.ts times the tree).
         expect(validate(counted(data, reads)), `${what}, ${name}`).toBe(false)
-        expect(performance.now() - started, `${what}, ${name}`).toBeLessThan(5000)
         // Two branches of about 8 reads each per node: 16 reads a node, with room to spare.
         expect(reads.n, `${what}, ${name}`).toBeLessThanOrEqual(40 * nodesOf(data))
         expect(validate.errors, `${what}, ${name}`).toHaveLength(MAX_ERRORS)

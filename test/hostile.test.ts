@@ -23,10 +23,9 @@ function typecheck(name: string, dts: string, use: string): string {
 
 describe('hostile corpus', () => {
   it('an alias bomb stops at the alias limit, at once', async () => {
-    const started = Date.now()
+    // "At once" is bench/complexity.ts's to measure ("YAML alias bomb", 10 and 100 levels).
     const result = await compile(join(hostile, 'alias-bomb.asyncapi.yaml'))
     expect(result.diagnostics.map((d) => d.code)).toEqual(['YAML_ALIAS_LIMIT'])
-    expect(Date.now() - started).toBeLessThan(2000)
   })
 
   it('nesting beyond the depth limit is a diagnostic', async () => {

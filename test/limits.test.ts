@@ -19,11 +19,10 @@ const write = (name: string, text: string | Buffer) => {
 
 describe('limits', () => {
   it('JSON nested beyond the depth limit: CONTRACTS_TOO_DEEP at the first bracket too deep', async () => {
+    // How long the refusal takes is bench/complexity.ts's to measure ("JSON nested past the depth limit").
     for (const depth of [LIMITS.depth + 1, 200_000]) {
-      const started = Date.now()
       const result = await compile(write(`deep-${depth}.spec.json`, '['.repeat(depth) + ']'.repeat(depth)))
       expect(result.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([['CONTRACTS_TOO_DEEP', 1, LIMITS.depth + 1]])
-      expect(Date.now() - started).toBeLessThan(2000)
     }
     const ok = await compile(write('deep-ok.spec.json', '{"a":'.repeat(LIMITS.depth - 1) + '1' + '}'.repeat(LIMITS.depth - 1)))
     expect(ok.diagnostics.map((d) => d.code)).not.toContain('CONTRACTS_TOO_DEEP')

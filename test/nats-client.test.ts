@@ -188,10 +188,9 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     const ok = await client.request('askPrice', { region: 'eu' }, { sku: 'a' })
     expect(ok).toMatchObject({ ok: true, payload: { sku: 'a', cents: 250 } })
     mode = 'slow'
-    const started = Date.now()
+    // The contract's timeoutMs (300), not nats.js's default (1,000 ms, longer than the 600 ms the responder takes):
+    // with the default the answer would arrive and the request would be ok.
     expect(await client.request('askPrice', { region: 'us' }, { sku: 'b' })).toEqual({ ok: false, reason: 'timeout' })
-    // The contract's timeoutMs (300), not nats.js's default.
-    expect(Date.now() - started).toBeLessThan(1500)
     mode = 'bad'
     expect(await client.request('askPrice', { region: 'us' }, { sku: 'c' })).toMatchObject({
       ok: false,

@@ -20,12 +20,13 @@ import { docLines } from '../src/formats/nats/targets/rust/doc.js'
 import { rustLayout, rustModuleNames } from '../src/formats/nats/targets/rust/generate.js'
 import { Names, PRELUDE_NAMES, type Style } from '../src/formats/nats/targets/rust/names.js'
 import { CHROMIUM, serveStatic } from './helpers/chromium.js'
-import { CARGO, RUSTFMT, cargo, cargoHas } from './helpers/rust.js'
+import { CARGO, RUSTFMT, SERDE_TARGET, cargo, cargoHas } from './helpers/rust.js'
 
 const repo = join(import.meta.dirname, '..')
 const fixtures = join(repo, 'fixtures/hostile/rust')
 const work = join(import.meta.dirname, '.tmp', 'rust-hostile')
-const target = join(import.meta.dirname, '.tmp', 'rust-target-build', 'hostile')
+/** The serde crates are built once for the Rust tests (SERDE_TARGET); the docs land in its `doc` folder. */
+const target = SERDE_TARGET
 const runs = Number(process.env.PROPERTY_RUNS ?? 200)
 
 // An oracle of its own (not the generator's lists): Rust 2021/2024 keywords, and rustc's case lints.

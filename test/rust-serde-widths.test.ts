@@ -17,12 +17,12 @@ import type { NatsModel } from '../src/formats/nats/model.js'
 import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { rustString } from '../src/formats/nats/targets/rust/names.js'
 import { loadModule } from './helpers/load-module.js'
-import { CARGO, RUSTFMT, cargo, cargoHas } from './helpers/rust.js'
+import { CARGO, RUSTFMT, SERDE_TARGET, cargo, cargoHas } from './helpers/rust.js'
 
 const repo = join(import.meta.dirname, '..')
 const document = join(repo, 'fixtures/nats/rust/payload-widths.asyncapi.yaml')
 const work = join(import.meta.dirname, '.tmp', 'rust-serde-widths')
-const target = join(import.meta.dirname, '.tmp', 'rust-target-build', 'serde')
+const target = SERDE_TARGET
 const debianCrates = '/usr/share/cargo/registry'
 const hasSerde = existsSync(debianCrates) && readdirSync(debianCrates).some((d) => /^serde_json-1\./.test(d))
 

@@ -15,7 +15,7 @@ import type { NatsModel } from '../src/formats/nats/model.js'
 import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { rustModuleNames } from '../src/formats/nats/targets/rust/generate.js'
 import { rustString } from '../src/formats/nats/targets/rust/names.js'
-import { CARGO, RUSTFMT, cargo, cargoHas } from './helpers/rust.js'
+import { CARGO, RUSTFMT, SERDE_TARGET, cargo, cargoHas } from './helpers/rust.js'
 import { contracts } from './helpers/cli.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -244,14 +244,14 @@ describe('the Rust target', () => {
         dir,
         files.filter((f, i, list) => list.findLastIndex((g) => g.path === f.path) === i),
       )
-      const run = cargo(['test', '--offline', '--quiet', '--features', 'serde'], dir, join(target, 'serde'))
+      const run = cargo(['test', '--offline', '--quiet', '--features', 'serde'], dir, SERDE_TARGET)
       expect([run.status, run.output]).toEqual([0, expect.stringContaining('test result: ok')])
       if (RUSTFMT) {
         const fmt = spawnSync(RUSTFMT, ['--check', '--edition', '2021', join(dir, 'src/lib.rs')], { encoding: 'utf8' })
         expect([fmt.status, fmt.stdout + fmt.stderr]).toEqual([0, ''])
       }
       if (cargoHas('clippy')) {
-        const clippy = cargo(['clippy', '--offline', '--quiet', '--features', 'serde', '--', '-D', 'warnings'], dir, join(target, 'serde'))
+        const clippy = cargo(['clippy', '--offline', '--quiet', '--features', 'serde', '--', '-D', 'warnings'], dir, SERDE_TARGET)
         expect([clippy.status, clippy.output]).toEqual([0, ''])
       }
     },

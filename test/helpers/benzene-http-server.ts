@@ -26,6 +26,8 @@ export interface Received {
 
 export class BenzeneHttpServer {
   readonly received: Received[] = []
+  /** Invocations answered so far (an answer to a client that has gone away is not written and not counted). */
+  answered = 0
   handlers: Record<string, (body: unknown, headers: Record<string, string>) => Answer> = {}
   document: unknown = undefined
   health: unknown = undefined
@@ -50,6 +52,7 @@ export class BenzeneHttpServer {
       const answer = handler ? handler(body, envelope.headers) : { http: 404, envelope: { statusCode: 'not-found', isSuccessful: false, body: '' } }
       const reply = () => {
         if (res.destroyed) return
+        this.answered++
         const status = answer.http ?? 200
         if (status === 204) return res.writeHead(204).end()
         send(status, answer.raw ?? JSON.stringify(answer.envelope))

@@ -34,6 +34,14 @@ export const RUSTFMT = [CARGO ? join(CARGO, '..', 'rustfmt') : undefined, 'rustf
   }
 })
 
+/**
+ * The target directory of every crate built with `--features serde` (rust-target, rust-serde-widths,
+ * rust-hostile): serde, serde_derive, serde_json and syn are compiled once per run for all of them
+ * (about 30 CPU seconds each time on the 2-core machine), not once per test file. Cargo's lock on
+ * the directory makes two files that build at the same moment take turns.
+ */
+export const SERDE_TARGET = join(import.meta.dirname, '..', '.tmp', 'rust-target-build', 'serde')
+
 /** Runs cargo in `dir`, offline, with a shared target directory; returns status and output. */
 export function cargo(args: string[], dir: string, targetDir: string): { status: number | null; output: string } {
   const r = spawnSync(CARGO!, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, CARGO_TARGET_DIR: targetDir, CARGO_NET_OFFLINE: 'true' } })
