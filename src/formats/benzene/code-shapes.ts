@@ -84,6 +84,7 @@ const BACKSLASH = 92
 const SLASH = 47
 const STAR = 42
 const COLON = 58
+const EQUALS = 61
 
 const isDigit = (c: number) => c >= 48 && c <= 57
 /** Letters, digits, `_` and `$`: a digit after one of these is part of a name, not a number. */
@@ -108,7 +109,7 @@ export function cutLiterals(code: string): Cut {
     from = end
   }
   const n = code.length
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const c = code.charCodeAt(i)
     if (c === QUOTE) {
       let j = i + 1
@@ -117,7 +118,9 @@ export function cutLiterals(code: string): Cut {
       let after = end
       while (after < n && code.charCodeAt(after) === 32) after++
       const key = after < n && code.charCodeAt(after) === COLON
-      if (!key && !TYPEOF_BEFORE.test(code.slice(Math.max(0, i - 48), i))) take(i, end)
+      // `=== "string"` after `typeof`: looked at only after `== ` (the cheap test first).
+      const compared = code.charCodeAt(i - 1) === 32 && code.charCodeAt(i - 2) === EQUALS && TYPEOF_BEFORE.test(code.slice(Math.max(0, i - 48), i))
+      if (!key && !compared) take(i, end)
       i = end
     } else if (c === SLASH && code.charCodeAt(i + 1) === STAR) {
       const close = code.indexOf('*/', i + 2)

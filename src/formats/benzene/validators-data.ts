@@ -33,7 +33,8 @@ export function dataValidators(converted: ConvertedValidators): BenzeneValidator
   const constants = new Map<string, string>()
   let index = 0
   for (const ref of definitions.keys()) if (!inline.has(ref)) constants.set(ref, `$d${index++}`)
-  const write = (schema: unknown): string => linkedLiteral(schema, (ref) => (inline.has(ref) ? `() => (${write(definitions.get(ref))})` : `() => ${constants.get(ref)!}`))
+  const write = (schema: unknown): string =>
+    linkedLiteral(schema, (ref) => (inline.has(ref) ? `() => (${write(definitions.get(ref))})` : `() => ${constants.get(ref)!}`))
   const declarations = new Map<string, string>()
   for (const [ref, constant] of constants) declarations.set(constant, write(definitions.get(ref)))
   // Patterns that do not run as one native RegExp get runtime matchers (src/core/pattern-safety.ts):

@@ -103,7 +103,8 @@ export function convertValidators(requests: readonly ValidatorRequest[], facts: 
   const all = new Map<string, unknown>()
   for (const direction of DIRECTIONS) {
     const document = definitionsDocument(contexts[direction])
-    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) all.set(`${document.$id as string}#/definitions/${key}`, schema)
+    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>))
+      all.set(`${document.$id as string}#/definitions/${key}`, schema)
   }
   const canonical = definitionClasses(all)
   const definitions = new Map<string, unknown>()

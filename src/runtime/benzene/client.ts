@@ -34,7 +34,13 @@ export function createTopicClient<T extends string, V extends string | undefined
   components: readonly string[],
   validators: TopicValidators = {},
 ): TopicClient<T, V, Req, Res> {
-  const client = { topic, ...(version === undefined ? {} : { version }), contractHash, components: Object.freeze([...components]), send: topicSend<Res>(topic, version, validators) }
+  const client = {
+    topic,
+    ...(version === undefined ? {} : { version }),
+    contractHash,
+    components: Object.freeze([...components]),
+    send: topicSend<Res>(topic, version, validators),
+  }
   return Object.freeze(client) as TopicClient<T, V, Req, Res>
 }
 

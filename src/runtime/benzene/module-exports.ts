@@ -14,7 +14,7 @@ import { createEvent, type EventDescriptor } from './event.js'
  * A topic client (the same object `createTopicClient` makes). `components` is the sorted closure
  * itself, or a function that computes it from the module's component graph: called on the first
  * read of `components` only (a module imported for one topic computes no other topic's closure),
- * and its answer kept, frozen.
+ * and its answer kept, frozen. Either way `components` is read through a getter of the frozen client.
  */
 export function topicClient<T extends string, V extends string | undefined, Req, Res>(
   topic: T,
@@ -24,16 +24,15 @@ export function topicClient<T extends string, V extends string | undefined, Req,
   request?: Validator,
   response?: Validator,
 ): TopicClient<T, V, Req, Res> {
-  const send = topicSend<Res>(topic, version, { request, response })
-  const base = { topic, ...(version === undefined ? {} : { version }), contractHash }
-  if (typeof components !== 'function') return Object.freeze({ ...base, components: Object.freeze([...components]), send }) as TopicClient<T, V, Req, Res>
-  let closure: readonly string[] | undefined
+  let closure = typeof components === 'function' ? undefined : Object.freeze([...components])
   const client = {
-    ...base,
+    topic,
+    ...(version === undefined ? {} : { version }),
+    contractHash,
     get components(): readonly string[] {
-      return (closure ??= Object.freeze([...components()]))
+      return (closure ??= Object.freeze([...(components as () => readonly string[])()]))
     },
-    send,
+    send: topicSend<Res>(topic, version, { request, response }),
   }
   return Object.freeze(client) as TopicClient<T, V, Req, Res>
 }
@@ -47,7 +46,9 @@ export function topicMap<M>(clients: ReadonlyArray<{ readonly topic: string; rea
   const count = new Map<string, number>()
   for (const client of clients) count.set(client.topic, (count.get(client.topic) ?? 0) + 1)
   return createTopicMap<M>(
-    clients.map((client) => [count.get(client.topic)! > 1 && client.version !== undefined ? `${client.topic}@${client.version}` : client.topic, client] as const),
+    clients.map(
+      (client) => [count.get(client.topic)! > 1 && client.version !== undefined ? `${client.topic}@${client.version}` : client.topic, client] as const,
+    ),
   )
 }
 

@@ -63,7 +63,9 @@ function resolved(root: LinkedSchema, matchers: PatternMatchers | undefined): Va
  */
 function linked(root: LinkedSchema, keyOf: (target: () => unknown) => string): Schema {
   const top: { value?: unknown } = {}
-  const stack: Array<readonly [source: unknown, into: Record<string, unknown> | unknown[], at: string | number]> = [[root, top as Record<string, unknown>, 'value']]
+  const stack: Array<readonly [source: unknown, into: Record<string, unknown> | unknown[], at: string | number]> = [
+    [root, top as Record<string, unknown>, 'value'],
+  ]
   while (stack.length > 0) {
     const [source, into, at] = stack.pop()!
     if (typeof source !== 'object' || source === null) {
