@@ -25,13 +25,31 @@ const MAPS = ['properties', 'patternProperties']
 export function dataValidator(root: LinkedSchema, matchers?: PatternMatchers): Validator {
   let inner: Validator | undefined
   const validate = ((data: unknown) => {
-    inner ??= resolved(root, matchers)
+    inner ??= resolvedOrRefusing(root, matchers)
     const valid = inner(data)
     validate.errors = inner.errors
     return valid
   }) as Validator
   validate.errors = null
   return validate
+}
+
+/**
+ * The resolved validator, or, for a schema the interpreter refuses (a keyword it does not know: a
+ * generated module never holds one, a hand-written schema may), one that refuses every value with
+ * the reason, `keyword: "schema"`: a validation never throws.
+ */
+function resolvedOrRefusing(root: LinkedSchema, matchers: PatternMatchers | undefined): Validator {
+  try {
+    return resolved(root, matchers)
+  } catch (error) {
+    const message = `cannot be checked: ${error instanceof Error ? error.message : String(error)}`
+    const refuse = (() => {
+      refuse.errors = [{ instancePath: '', keyword: 'schema', params: {}, message }]
+      return false
+    }) as Validator
+    return refuse
+  }
 }
 
 /** The interpreter over `root` with its reference functions replaced by numbered references. */
