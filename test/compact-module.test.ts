@@ -175,7 +175,7 @@ describe('code shapes', () => {
     expect(shareShapes(new Map([...functions].slice(0, 2))).factories.size).toBe(0)
   })
 
-  it('a module of near-identical schemas validates through its factories as it did through one function each', async () => {
+  it.each(['code', 'data'] as const)('a module of near-identical schemas validates through its factories (validators: %s)', async (validators) => {
     const schemas: Record<string, unknown> = {}
     const requests = Array.from({ length: 4 }, (_, i) => {
       schemas[`R${i}`] = { type: 'object', properties: { id: { type: 'string', maxLength: 3 + i }, kind: { type: 'string', enum: [`k${i}`] } } }
@@ -185,9 +185,9 @@ describe('code shapes', () => {
     mkdirSync(dir, { recursive: true })
     const file = join(dir, 'shapes.spec.json')
     writeFileSync(file, JSON.stringify({ openapi: '3.0.1', info: { title: 's', version: '1' }, requests, events: [], components: { schemas } }))
-    const result = await compile(file)
+    const result = await compile(file, { benzene: { validators } })
     expect(result.code).toContain('$shape0(')
-    const mod = await loadModule(result.code!, 'compact-shapes')
+    const mod = await loadModule(result.code!, `compact-shapes-${validators}`)
     const sender = createLocalSender({ 't:op2': () => ({ id: 'abcde', kind: 'k2' }) })
     expect((await mod.op2.send(sender, { id: 'abcde', kind: 'k2' })).status).toBe('ok')
     expect((await mod.op2.send(sender, { id: 'abcdef' })).errors).toEqual([

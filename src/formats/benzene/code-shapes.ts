@@ -1,5 +1,6 @@
 /**
- * Validator functions that differ only in their literals, written once. A document's schemas often
+ * Validator functions (and, in the data form, definition literals) that differ only in their
+ * literals, written once. A document's schemas often
  * share a shape (a thousand request objects with the same members, each with its own `maxLength`;
  * response objects that differ in one enum value): their generated functions are then the same
  * text but for a few numbers and strings. Such a group becomes one factory, `($a0) => function (d,
@@ -29,9 +30,9 @@ export interface Shapes {
 const MIN_MEMBERS = 3
 
 /**
- * The factories for `functions` (constant name -> `function (...) {...}` expression), in the
- * order their first members come, each with its members' calls. A group becomes a factory only
- * when its text shrinks by it.
+ * The factories for `functions` (name -> a `function (...) {...}` expression, or a schema's object
+ * literal), in the order their first members come, each with its members' calls. A group becomes a
+ * factory only when its text shrinks by it.
  */
 export function shareShapes(functions: ReadonlyMap<string, string>, prefix = '$shape'): Shapes {
   const groups = new Map<string, Array<{ name: string; cut: Cut }>>()
@@ -67,7 +68,8 @@ export function shareShapes(functions: ReadonlyMap<string, string>, prefix = '$s
     if (sources.length === 0) continue
     let body = parts[0]!
     for (let i = 0; i < first.length; i++) body += (param[i] === undefined ? first[i]! : `$a${param[i]}`) + parts[i + 1]!
-    const factory = `(${sources.map((_, p) => `$a${p}`).join(', ')}) => ${body}`
+    // An object literal (a schema of the data form) is returned in parentheses, not read as a block.
+    const factory = `(${sources.map((_, p) => `$a${p}`).join(', ')}) => ${body.startsWith('{') ? `(${body})` : body}`
     const name = `${prefix}${factories.size}`
     const calls = group.map((m) => `/* @__PURE__ */ ${name}(${sources.map((i) => m.cut.literals[i]).join(', ')})`)
     const before = group.reduce((sum, m) => sum + functions.get(m.name)!.length, 0)

@@ -2,6 +2,7 @@ import { jsLiteral, jsString } from '../../core/emit.js'
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { PATTERNS_CONSTANT, PATTERN_MATCHERS_HELPER, needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
+import { shareShapes } from './code-shapes.js'
 import type { BenzeneValidators, ConvertedValidators } from './validators.js'
 
 /**
@@ -12,7 +13,8 @@ import type { BenzeneValidators, ConvertedValidators } from './validators.js'
  * `test/schema-check.test.ts`). A `$ref` is written as a function returning the constant it names,
  * so a validator names only its own schema (the runtime finds what it reaches on its first call)
  * and a bundler keeps only the constants an import reaches; a definition one payload alone names
- * is written inside that payload's schema. The module is smaller than with validator code, which
+ * is written inside that payload's schema, and definitions whose literals differ only in their
+ * values are one factory (`code-shapes.ts`). The module is smaller than with validator code, which
  * bundlers walk faster; validation takes 3.5-4.5x as long. Same verdicts and errors.
  */
 export function dataValidators(converted: ConvertedValidators): BenzeneValidators {
@@ -25,18 +27,26 @@ export function dataValidators(converted: ConvertedValidators): BenzeneValidator
   for (const targets of refs.values()) count(targets)
   const rootRefs = roots.map((root) => referencesOf(root.json))
   for (const targets of rootRefs) count(new Set(targets))
-  // A definition named by one payload schema only, once, is written where it is named.
+  // A definition named by one payload schema only, once, is written where it is named (so no
+  // other definition names it: each definition's own text names constants only).
   const inline = new Set<string>()
-  rootRefs.forEach((targets) => {
-    for (const target of targets) if (named.get(target) === 1 && targets.filter((t) => t === target).length === 1) inline.add(target)
-  })
+  for (const targets of rootRefs) {
+    const sites = new Map<string, number>()
+    for (const target of targets) sites.set(target, (sites.get(target) ?? 0) + 1)
+    for (const [target, count] of sites) if (count === 1 && named.get(target) === 1) inline.add(target)
+  }
   const constants = new Map<string, string>()
   let index = 0
   for (const ref of definitions.keys()) if (!inline.has(ref)) constants.set(ref, `$d${index++}`)
-  const write = (schema: unknown): string =>
-    linkedLiteral(schema, (ref) => (inline.has(ref) ? `() => (${write(definitions.get(ref))})` : `() => ${constants.get(ref)!}`))
-  const declarations = new Map<string, string>()
-  for (const [ref, constant] of constants) declarations.set(constant, write(definitions.get(ref)))
+  const toConstant = (ref: string) => `() => ${constants.get(ref)!}`
+  // Definitions whose literals differ only in their values are one factory (`code-shapes.ts`, as for code).
+  const texts = new Map<string, string>()
+  for (const [ref, schema] of definitions) texts.set(ref, linkedLiteral(schema, toConstant))
+  const shapes = shareShapes(texts)
+  const textOf = (ref: string) => shapes.members.get(ref) ?? texts.get(ref)!
+  const write = (schema: unknown): string => linkedLiteral(schema, (ref) => (inline.has(ref) ? `() => (${textOf(ref)})` : toConstant(ref)))
+  const declarations = new Map<string, string>(shapes.factories)
+  for (const [ref, constant] of constants) declarations.set(constant, textOf(ref))
   // Patterns that do not run as one native RegExp get runtime matchers (src/core/pattern-safety.ts):
   // one module constant, passed only to the validators that reach such a pattern.
   const patternsOf = new Map<string, Map<string, PatternSpec>>()
@@ -56,9 +66,7 @@ export function dataValidators(converted: ConvertedValidators): BenzeneValidator
   }
   if (all.size > 0) declarations.set(PATTERNS_CONSTANT, patternsConstant(all))
   const imports = ['dataValidator as $dataValidator', ...(all.size > 0 ? [PATTERN_MATCHERS_HELPER] : [])]
-  // The runtime matchers' constant goes first: definitions do not name it, validators do.
-  const ordered = new Map([...declarations].sort(([a], [b]) => (a === PATTERNS_CONSTANT ? -1 : b === PATTERNS_CONSTANT ? 1 : 0)))
-  return { declarations: ordered, validators, imports, linearPatterns: needsLinearEngine(all) }
+  return { declarations, validators, imports, linearPatterns: needsLinearEngine(all) }
 }
 
 /** The references a payload schema makes itself, one entry per site, in the order written. */
