@@ -24,6 +24,7 @@ import { benzeneDocument, natsBundle, natsDocument } from './generate.js'
 import { paired, roundRatios } from './measure.js'
 import { subjectCases } from './subjects.js'
 import { validatorCases } from './validators.js'
+import { moduleSizeCases } from './module-size.js'
 import { coldStartCases } from './cold-start.js'
 import { bundlerBuildCases } from './bundler-build.js'
 import { incrementalCases } from './incremental.js'
@@ -219,6 +220,9 @@ Object.assign(results, await coldStartCases(quick ? 3 : 7))
 Object.assign(results, await bundlerBuildCases(quick ? 1 : 3, work))
 Object.assign(results, await typeCases(quick ? 1 : 3, work))
 Object.assign(results, await devLoopServerCases(quick ? 6 : 20, work))
+
+// Module size: a contract's whole module (min+gzip) against its document (bytes, not time).
+Object.assign(results, await moduleSizeCases(join(work, 'module-size')))
 
 // Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
 async function bundledSize(entryCode: string, name: string): Promise<number> {

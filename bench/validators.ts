@@ -86,18 +86,18 @@ export async function validatorCases(RUNS: number): Promise<Record<string, { rat
   }
 }
 
-/** The 50 request validators of the document's module, as `generateValidators` writes them, evaluated with the runtime's helpers. */
+/** The 50 request validators of the document's module, as `generateValidators` writes them (shapes shared, `$refValidator`), evaluated with the runtime's helpers. */
 function generatedValidators(catalogue: Record<string, unknown>): Array<(v: unknown) => boolean> {
   const requests = Array.from({ length: 50 }, (_, i) => ({
     name: `$r${i}`,
     schema: { $ref: `#/components/schemas/Request${i}` },
     direction: 'request' as const,
   }))
-  const { declarations } = generateValidators(requests, new SchemaFacts({ components: { schemas: catalogue } }), 'number')
+  const { declarations, validators } = generateValidators(requests, new SchemaFacts({ components: { schemas: catalogue } }), 'number')
   const body = [...declarations].map(([name, expression]) => `const ${name} = ${expression};`).join('\n')
   const names = Object.keys(SCHEMA_HELPERS)
   const values = Object.values(SCHEMA_HELPERS).map((h) => (helpers as Record<string, unknown>)[h])
-  return new Function(...names, `${body}\nreturn [${requests.map((r) => r.name).join(', ')}];`)(...values)
+  return new Function(...names, `${body}\nreturn [${requests.map((r) => validators.get(r.name)!).join(', ')}];`)(...values)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) console.table(await validatorCases(Number(process.argv[2] ?? 5)))

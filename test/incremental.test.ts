@@ -68,10 +68,12 @@ describe('a Benzene recompile after an edit', () => {
     const bytes = compiler.memos.of('benzene:schema-bytes')
     // A file's first compile (a one-shot build's only one) neither reads nor fills the memos.
     expect([code.hits, code.misses, bytes.hits, bytes.misses]).toEqual([0, 0, 0, 0])
-    // Its first recompile fills them (nothing to reuse yet): here, another topic was edited.
+    // Its first recompile fills them (nothing to reuse yet): here, another topic was edited. One
+    // function per request definition; the 40 responses are copies of one another, one definition
+    // (src/formats/benzene/definition-classes.ts), and a payload that is one `$ref` has no function.
     write(document(40, { topic: 2, schema: { type: 'object', properties: { Other: { type: 'boolean' } } } }))
     await compiler.compile(file)
-    expect(code.misses).toBeGreaterThan(80)
+    expect(code.misses).toBeGreaterThan(40)
     const before = { code: code.misses, bytes: bytes.misses }
     // One topic's request gains a member with a pattern of its own (a new module constant).
     const edited = requestSchema(7) as { properties: Record<string, unknown> }
@@ -83,11 +85,11 @@ describe('a Benzene recompile after an edit', () => {
     expect(second.dts).toBe(reference.dts)
     expect(second.code).not.toBe(first.code)
     expect(second.code).toContain('"^edited$"')
-    // The two definitions that changed (topic 7's, and topic 2's back to its first form) are written again; the other 78 are not.
+    // The two definitions that changed (topic 7's, and topic 2's back to its first form) are written again; the other 38 are not.
     expect(code.misses - before.code).toBeGreaterThan(0)
     expect(code.misses - before.code).toBeLessThanOrEqual(2)
     expect(bytes.misses - before.bytes).toBe(2)
-    expect(code.hits).toBeGreaterThan(80)
+    expect(code.hits).toBeGreaterThan(38)
   })
 
   it('gives the first bytes back when the edit is undone, and the generated validators judge as before', async () => {

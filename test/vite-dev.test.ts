@@ -150,6 +150,6 @@ describe('Vite dev server', () => {
       const r = await fetchContractModule()
       return r.status === 200 && r.text.includes(JSON.stringify(expected)) ? r : undefined
     })
-    expect(recovered.text).toContain('createTopicClient("payments:capture"')
+    expect(recovered.text).toContain('$topic("payments:capture"')
   })
 })

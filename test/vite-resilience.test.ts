@@ -50,7 +50,7 @@ describe('Vite dev resilience', () => {
     const samples: number[] = []
     for (let i = 0; i < 25; i++) {
       await save(original.replace('"#/components/schemas/RefundPayment"', `"#/components/schemas/Missing${i}"`), false, `Missing${i}`)
-      await save(original.replace('"payments-api"', `"payments-api-${i}"`), true, 'createTopicClient')
+      await save(original.replace('"payments-api"', `"payments-api-${i}"`), true, '$topic(')
       if (i === 4) watchersSettled = watched()
       if (i % 5 === 4) {
         globalThis.gc?.()

@@ -54,6 +54,7 @@ export const SCHEMA_HELPERS = {
   $typeMatches: 'typeMatches',
   $isObject: 'isObject',
   $patternMatchers: 'patternMatchers',
+  $refValidator: 'refValidator',
 } as const
 export type SchemaHelper = keyof typeof SCHEMA_HELPERS
 
@@ -618,6 +619,23 @@ export interface ValidatorDeclarations {
   imports: string[]
   /** Whether the declarations need the linear-time engine (`LINEAR_PATTERNS_IMPORT`, its own import). */
   linearPatterns: boolean
+  /**
+   * With `refRoots`: how many places of the code call each function constant (a definition's, or
+   * its memoized caller), the bare-reference validators (`$refValidator(name)`) not counted, and
+   * the function each of those validators names. A function no code calls and one validator names
+   * can be written where that validator is.
+   */
+  calls?: ReadonlyMap<string, number>
+  refRoots?: ReadonlyMap<string, string>
+}
+
+/** How `validatorDeclarations` writes a module's validators. */
+export interface ValidatorOptions {
+  /**
+   * A root schema that is exactly `{ $ref }` becomes `$refValidator(<its definition's function>)`
+   * (`refValidator` in the runtime) instead of a function of its own that calls it.
+   */
+  refRoots?: boolean
 }
 
 /**
@@ -632,22 +650,29 @@ export function validatorDeclarations(
   definitions: ReadonlyMap<string, { readonly name: string; readonly schema: Schema }>,
   prefix: string,
   memos?: CompileMemos,
+  options: ValidatorOptions = {},
 ): ValidatorDeclarations {
   const linear = new Map<string, PatternSpec>()
   const wanted: string[] = []
   const reached = new Set<string>()
   const memoized = memoizedDefinitions(roots, definitions)
+  const calls = new Map<string, number>()
+  const called = (ref: string): string => {
+    const definition = definitions.get(ref)
+    if (!definition) throw new Error(`schema is invalid: reference ${ref} names no definition`)
+    if (!reached.has(ref)) {
+      reached.add(ref)
+      wanted.push(ref)
+    }
+    return memoized.has(ref) ? `${definition.name}$m` : definition.name
+  }
   const code = new SchemaCode({
     prefix,
     memo: memos?.of<Piece>(PIECES),
     ref(ref) {
-      const definition = definitions.get(ref)
-      if (!definition) throw new Error(`schema is invalid: reference ${ref} names no definition`)
-      if (!reached.has(ref)) {
-        reached.add(ref)
-        wanted.push(ref)
-      }
-      return memoized.has(ref) ? `${definition.name}$m` : definition.name
+      const name = called(ref)
+      calls.set(name, (calls.get(name) ?? 0) + 1)
+      return name
     },
     linear(pattern) {
       const engine = patternEngine(pattern)
@@ -658,7 +683,15 @@ export function validatorDeclarations(
       return PATTERNS_CONSTANT
     },
   })
-  const validators = roots.map((root) => [root.name, code.validator(root.schema)] as const)
+  const refRoots = new Map<string, string>()
+  const validators = roots.map((root) => {
+    const ref = options.refRoots ? bareRef(root.schema) : undefined
+    if (ref === undefined) return [root.name, code.validator(root.schema)] as const
+    const name = called(ref)
+    refRoots.set(root.name, name)
+    code.helpers.add('$refValidator')
+    return [root.name, `/* @__PURE__ */ $refValidator(${name})`] as const
+  })
   const functions: Array<readonly [string, string]> = []
   // Definitions found while writing others are written too: a queue, each once (cycles included).
   for (let i = 0; i < wanted.length; i++) {
@@ -666,6 +699,7 @@ export function validatorDeclarations(
     functions.push([definition.name, code.fn(definition.schema, true)])
     if (memoized.has(wanted[i]!)) {
       code.helpers.add('$memo')
+      calls.set(definition.name, (calls.get(definition.name) ?? 0) + 1)
       functions.push([`${definition.name}$m`, `function (d, p, e, n) { $memo(${definition.name}, d, p, e, n); }`])
     }
   }
@@ -675,7 +709,15 @@ export function validatorDeclarations(
     code.helpers.add('$patternMatchers')
   }
   for (const [name, expression] of [...functions.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)), ...validators]) declarations.set(name, expression)
-  return { declarations, imports: helperImports(code), linearPatterns: needsLinearEngine(linear) }
+  const made: ValidatorDeclarations = { declarations, imports: helperImports(code), linearPatterns: needsLinearEngine(linear) }
+  return options.refRoots ? { ...made, calls, refRoots } : made
+}
+
+/** The reference of a schema that is exactly `{ $ref }`, or undefined. */
+function bareRef(schema: Schema): string | undefined {
+  if (typeof schema !== 'object' || typeof schema.$ref !== 'string') return undefined
+  for (const key in schema) if (key !== '$ref' && Object.hasOwn(schema, key)) return undefined
+  return schema.$ref
 }
 
 /**

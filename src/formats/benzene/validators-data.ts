@@ -1,100 +1,120 @@
-import { jsLiteral } from '../../core/emit.js'
-import type { SchemaFacts } from './schema-facts.js'
+import { jsLiteral, jsString } from '../../core/emit.js'
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
-import type { ValidatorDeclarations } from '../../core/schema-code.js'
-import {
-  PATTERNS_CONSTANT,
-  PATTERN_MATCHERS_HELPER,
-  definitionsLiteral,
-  needsLinearEngine,
-  patternsConstant,
-  reachedDefinitions,
-  validatorPatterns,
-  type EmittedDefinition,
-} from '../../core/schema-definitions.js'
-import { DIRECTIONS, convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
-import type { ValidatorRequest } from './validators.js'
+import { PATTERNS_CONSTANT, PATTERN_MATCHERS_HELPER, needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
+import { shareShapes } from './code-shapes.js'
+import type { BenzeneValidators, ConvertedValidators } from './validators.js'
 
 /**
- * Payload validators as data (option `validators: 'data'`): each
- * payload schema (converted to JSON Schema for its direction) and each definition it reaches become
- * `const`s, and a validator is the runtime's `schemaValidator` over them (the interpreter in
+ * Payload validators as data (option `validators: 'data'`): each definition the payload schemas
+ * reach (converted to JSON Schema, one per class: `definition-classes.ts`) becomes a constant, and
+ * a validator is the runtime's `dataValidator` over its payload schema (the interpreter in
  * `src/runtime/shared/schema-check.ts`, held to the generated code and to ajv by
- * `test/schema-check.test.ts`). The module is about 2.3x smaller than with validator code, which
+ * `test/schema-check.test.ts`). A `$ref` is written as a function returning the constant it names,
+ * so a validator names only its own schema (the runtime finds what it reaches on its first call)
+ * and a bundler keeps only the constants an import reaches; a definition one payload alone names
+ * is written inside that payload's schema, and definitions whose literals differ only in their
+ * values are one factory (`code-shapes.ts`). The module is smaller than with validator code, which
  * bundlers walk faster; validation takes 3.5-4.5x as long. Same verdicts and errors.
- *
- * Returns `const` declarations (name -> expression) in the order they must be emitted:
- * definitions first, then one validator per request under the request's name.
  */
-export function dataValidators(requests: readonly ValidatorRequest[], facts: SchemaFacts, int64: 'number' | 'string'): ValidatorDeclarations {
-  const contexts: Record<Direction, ConvertContext> = {
-    request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
-    response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
+export function dataValidators(converted: ConvertedValidators): BenzeneValidators {
+  const { roots, definitions, refs } = converted
+  // Who names each definition: other definitions and payload schemas, by site.
+  const named = new Map<string, number>()
+  const count = (targets: Iterable<string>) => {
+    for (const target of targets) named.set(target, (named.get(target) ?? 0) + 1)
   }
-  const roots = requests.map((r) => {
-    const refs = new Set<string>()
-    return { ...r, refs, json: convert(r.schema, { ...contexts[r.direction], refs }) }
-  })
-  const out = new Map<string, string>()
-  const result: ValidatorDeclarations = { declarations: out, imports: ['schemaValidator as $schemaValidator'], linearPatterns: false }
-  if (roots.length === 0) return { ...result, imports: [] }
-  // `req#/definitions/d3` -> its constant and the definitions it names directly.
-  const definitions = new Map<string, EmittedDefinition>()
-  for (const direction of DIRECTIONS) {
-    const made = new Map<string, ReadonlySet<string>>()
-    const document = definitionsDocument(contexts[direction], made)
-    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>)) {
-      const constant = `$${document.$id as string}$${key}`
-      const patterns = new Map<string, PatternSpec>()
-      runtimePatternsIn(schema, patterns)
-      definitions.set(`${document.$id as string}#/definitions/${key}`, { constant, refs: made.get(key)!, ...(patterns.size > 0 ? { patterns } : {}) })
-      out.set(constant, jsLiteral(schema))
-    }
+  for (const targets of refs.values()) count(targets)
+  const rootRefs = roots.map((root) => referencesOf(root.json))
+  for (const targets of rootRefs) count(new Set(targets))
+  // A definition named by one payload schema only, once, is written where it is named (so no
+  // other definition names it: each definition's own text names constants only).
+  const inline = new Set<string>()
+  for (const targets of rootRefs) {
+    const sites = new Map<string, number>()
+    for (const target of targets) sites.set(target, (sites.get(target) ?? 0) + 1)
+    for (const [target, count] of sites) if (count === 1 && named.get(target) === 1) inline.add(target)
   }
-  // Each validator names the definitions it reaches, so a bundler keeps only those. When that
-  // costs more than SHARED_DEFINITIONS_FACTOR entries per definition and validator (a long `$ref`
-  // chain that every topic enters at another point: 1,400 topics gave a 45 MB module), the
-  // validators of a direction share one object of all its definitions instead: output linear in
-  // the document, at the price of keeping every definition of a direction once any is used.
-  // Each root's reached definitions, found once (the sharing decision, its patterns and its literal read them).
-  const reachedOf = roots.map((root) => reachedDefinitions(root.refs, definitions))
-  let entries = 0
-  for (const reached of reachedOf) entries += reached.size
-  const shared = entries > SHARED_DEFINITIONS_FACTOR * (definitions.size + roots.length)
-  if (shared) {
-    for (const direction of DIRECTIONS) {
-      const prefix = `${contexts[direction].documentId}#`
-      const members = [...definitions].filter(([ref]) => ref.startsWith(prefix)).map(([ref, d]) => `${jsLiteral(ref)}: ${d.constant}`)
-      out.set(sharedConstant(direction), `{ ${members.join(', ')} }`)
-    }
-  }
-  // Most payloads are one `$ref`: the definitions object for a single reference is written once.
-  const single = new Map<string, string>()
-  const definitionsObject = (refs: ReadonlySet<string>, direction: Direction): string => {
-    if (shared) return sharedConstant(direction)
-    const only = refs.size === 1 ? refs.values().next().value! : undefined
-    const known = only === undefined ? undefined : single.get(only)
-    if (known !== undefined) return known
-    const text = definitionsLiteral(refs, definitions)
-    if (only !== undefined) single.set(only, text)
-    return text
-  }
+  const constants = new Map<string, string>()
+  let index = 0
+  for (const ref of definitions.keys()) if (!inline.has(ref)) constants.set(ref, `$d${index++}`)
+  const toConstant = (ref: string) => `() => ${constants.get(ref)!}`
+  // Definitions whose literals differ only in their values are one factory (`code-shapes.ts`, as for code).
+  const texts = new Map<string, string>()
+  for (const [ref, schema] of definitions) texts.set(ref, linkedLiteral(schema, toConstant))
+  const shapes = shareShapes(texts)
+  const textOf = (ref: string) => shapes.members.get(ref) ?? texts.get(ref)!
+  const write = (schema: unknown): string => linkedLiteral(schema, (ref) => (inline.has(ref) ? `() => (${textOf(ref)})` : toConstant(ref)))
+  const declarations = new Map<string, string>(shapes.factories)
+  for (const [ref, constant] of constants) declarations.set(constant, textOf(ref))
   // Patterns that do not run as one native RegExp get runtime matchers (src/core/pattern-safety.ts):
   // one module constant, passed only to the validators that reach such a pattern.
+  const patternsOf = new Map<string, Map<string, PatternSpec>>()
+  for (const [ref, schema] of definitions) {
+    const found = new Map<string, PatternSpec>()
+    runtimePatternsIn(schema, found)
+    patternsOf.set(ref, found)
+  }
   const all = new Map<string, PatternSpec>()
-  const calls = roots.map((root, i) => {
-    const patterns = validatorPatterns(root.json, reachedOf[i]!, definitions)
-    for (const [pattern, source] of patterns) all.set(pattern, source)
-    return [
-      root.name,
-      `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.json)}, ${definitionsObject(root.refs, root.direction)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`,
-    ] as const
-  })
-  if (all.size > 0) out.set(PATTERNS_CONSTANT, patternsConstant(all))
-  for (const [name, code] of calls) out.set(name, code)
-  return { ...result, imports: all.size > 0 ? [...result.imports, PATTERN_MATCHERS_HELPER] : result.imports, linearPatterns: needsLinearEngine(all) }
+  const validators = new Map<string, string>()
+  for (const root of roots) {
+    const patterns = new Map<string, PatternSpec>()
+    runtimePatternsIn(root.json, patterns)
+    for (const ref of reached(root.json, refs)) for (const [pattern, spec] of patternsOf.get(ref)!) patterns.set(pattern, spec)
+    for (const [pattern, spec] of patterns) all.set(pattern, spec)
+    validators.set(root.name, `/* @__PURE__ */ $dataValidator(${write(root.json)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`)
+  }
+  if (all.size > 0) declarations.set(PATTERNS_CONSTANT, patternsConstant(all))
+  const imports = ['dataValidator as $dataValidator', ...(all.size > 0 ? [PATTERN_MATCHERS_HELPER] : [])]
+  return { declarations, validators, imports, linearPatterns: needsLinearEngine(all) }
 }
 
-const SHARED_DEFINITIONS_FACTOR = 8
-const sharedConstant = (direction: Direction) => `$${direction === 'request' ? 'req' : 'res'}$definitions`
+/** The references a payload schema makes itself, one entry per site, in the order written. */
+function referencesOf(schema: unknown): string[] {
+  const out: string[] = []
+  linkedLiteral(schema, (ref) => {
+    out.push(ref)
+    return ''
+  })
+  return out
+}
+
+/** Every definition reachable from `schema`'s own references. */
+function reached(schema: unknown, refs: ReadonlyMap<string, ReadonlySet<string>>): Set<string> {
+  const out = new Set<string>()
+  const queue = referencesOf(schema)
+  while (queue.length > 0) {
+    const ref = queue.pop()!
+    if (out.has(ref)) continue
+    out.add(ref)
+    for (const next of refs.get(ref) ?? []) queue.push(next)
+  }
+  return out
+}
+
+const ONE = new Set(['items', 'additionalProperties', 'not', 'if', 'then'])
+const LISTS = new Set(['allOf', 'anyOf', 'oneOf'])
+const MAPS = new Set(['properties', 'patternProperties'])
+
+/**
+ * A converted schema as a JavaScript expression: JSON literals (`jsLiteral`) for its values, each
+ * `$ref` in a schema position as the expression `link` gives for it. Keys are written with
+ * `jsString`, computed (`["__proto__"]: ...` stays a member).
+ */
+function linkedLiteral(schema: unknown, link: (ref: string) => string): string {
+  if (schema === null || typeof schema !== 'object') return jsLiteral(schema)
+  const node = schema as Record<string, unknown>
+  const members = Object.keys(node).map((keyword) => {
+    const value = node[keyword]
+    const key = keyword === '__proto__' ? `[${jsString(keyword)}]` : jsString(keyword)
+    if (keyword === '$ref' && typeof value === 'string') return `${key}: ${link(value)}`
+    if (ONE.has(keyword)) return `${key}: ${linkedLiteral(value, link)}`
+    if (LISTS.has(keyword) && Array.isArray(value)) return `${key}: [${value.map((member) => linkedLiteral(member, link)).join(', ')}]`
+    if (MAPS.has(keyword) && value !== null && typeof value === 'object')
+      return `${key}: {${Object.keys(value)
+        .map((name) => `${name === '__proto__' ? `[${jsString(name)}]` : jsString(name)}: ${linkedLiteral((value as Record<string, unknown>)[name], link)}`)
+        .join(', ')}}`
+    return `${key}: ${jsLiteral(value)}`
+  })
+  return `{${members.join(', ')}}`
+}

@@ -1,16 +1,39 @@
-import { validatorDeclarations, type ValidatorDeclarations } from '../../core/schema-code.js'
+import { validatorDeclarations } from '../../core/schema-code.js'
 import type { SchemaFacts } from './schema-facts.js'
 import type { CompileMemos } from '../../core/memo.js'
 import type { Schema as JsonSchema } from '../../runtime/shared/schema-check.js'
 import type { ValidatorForm } from './options.js'
+import { shareShapes } from './code-shapes.js'
+import { definitionClasses, rewriteRefs } from './definition-classes.js'
 import { dataValidators } from './validators-data.js'
 import { DIRECTIONS, convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
 
 export interface ValidatorRequest {
-  /** A JavaScript identifier for the validator constant. */
+  /** A JavaScript identifier naming the validator (its key in `validators`). */
   name: string
   schema: unknown
   direction: Direction
+}
+
+/** A module's validators, ready to emit. */
+export interface BenzeneValidators {
+  /** Module constants the validators use (`const` name -> expression), in emission order. */
+  declarations: Map<string, string>
+  /** Each request's validator expression, by request name: written where its client or event is made. */
+  validators: Map<string, string>
+  /** The runtime imports the expressions call (`compiledValidator as $validator`, ...). */
+  imports: string[]
+  /** Whether they need the linear-time engine (`LINEAR_PATTERNS_IMPORT`, its own import). */
+  linearPatterns: boolean
+}
+
+/** The payload schemas converted for their directions, and every definition they reach, each check written once (`definitionClasses`). */
+export interface ConvertedValidators {
+  roots: Array<ValidatorRequest & { json: unknown }>
+  /** `req#/definitions/d3` -> its JSON Schema, only the definitions kept (one per class), requests' first. */
+  definitions: Map<string, unknown>
+  /** The definitions each kept definition names directly, by reference. */
+  refs: Map<string, ReadonlySet<string>>
 }
 
 /**
@@ -21,8 +44,9 @@ export interface ValidatorRequest {
  * took ~4 s and 16 MB of code), then schemas as data for a runtime interpreter (3.5-4.2x ajv's
  * validation time, bench/validators.ts); this code is written in one walk of each schema.
  *
- * Returns `const` declarations (name -> expression) in the order they must be emitted, with the
- * runtime imports they need.
+ * Size: a payload that is one `$ref` is `$refValidator(<the definition's function>)`, and a
+ * definition only that validator calls is written inside it; definitions that check the same thing
+ * are one (`definition-classes.ts`); functions of one shape are one factory (`code-shapes.ts`).
  */
 export function generateValidators(
   requests: readonly ValidatorRequest[],
@@ -30,21 +54,82 @@ export function generateValidators(
   int64: 'number' | 'string',
   form: ValidatorForm = 'code',
   memos?: CompileMemos,
-): ValidatorDeclarations {
+): BenzeneValidators {
+  if (requests.length === 0) return { declarations: new Map(), validators: new Map(), imports: [], linearPatterns: false }
+  const converted = convertValidators(requests, facts, int64)
   // The interpreter's form (option `validators: 'data'`): the same verdicts, a smaller module.
-  if (form === 'data') return dataValidators(requests, facts, int64)
+  if (form === 'data') return dataValidators(converted)
+  const roots = converted.roots.map((r) => ({ name: r.name, schema: r.json as JsonSchema }))
+  // `req#/definitions/d3` -> its function `$req$d3`.
+  const definitions = new Map<string, { name: string; schema: JsonSchema }>()
+  for (const [ref, schema] of converted.definitions) definitions.set(ref, { name: functionName(ref), schema: schema as JsonSchema })
+  const made = validatorDeclarations(roots, definitions, '$v$', memos, { refRoots: true })
+  const validators = new Map<string, string>()
+  const declarations = new Map<string, string>()
+  for (const root of roots) {
+    validators.set(root.name, made.declarations.get(root.name)!)
+    made.declarations.delete(root.name)
+  }
+  // A definition only one `$refValidator` calls is written inside it (no constant to name it by).
+  const namedBy = new Map<string, string[]>()
+  for (const [root, fn] of made.refRoots!) namedBy.set(fn, [...(namedBy.get(fn) ?? []), root])
+  const inline = new Map<string, string>()
+  for (const [fn, named] of namedBy) if (named.length === 1 && !made.calls!.has(fn) && made.declarations.has(fn)) inline.set(fn, named[0]!)
+  const functions = new Map<string, string>()
+  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, expression)
+  const shapes = shareShapes(functions)
+  for (const [name, factory] of shapes.factories) declarations.set(name, factory)
+  for (const [name, expression] of made.declarations) {
+    const written = shapes.members.get(name) ?? expression
+    const root = inline.get(name)
+    if (root === undefined) declarations.set(name, written)
+    else validators.set(root, `/* @__PURE__ */ $refValidator(${written})`)
+  }
+  return { declarations, validators, imports: made.imports, linearPatterns: made.linearPatterns }
+}
+
+const functionName = (ref: string) => `$${ref.replace('#/definitions/', '$')}`
+
+/**
+ * Converts each payload schema for its direction, and every definition they reach, then keeps one
+ * definition per class (`definitionClasses`) with every reference to the others pointed at it.
+ */
+export function convertValidators(requests: readonly ValidatorRequest[], facts: SchemaFacts, int64: 'number' | 'string'): ConvertedValidators {
   const contexts: Record<Direction, ConvertContext> = {
     request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
     response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
-  const roots = requests.map((r) => ({ name: r.name, schema: convert(r.schema, contexts[r.direction]) as JsonSchema }))
-  if (roots.length === 0) return { declarations: new Map(), imports: [], linearPatterns: false }
-  // `req#/definitions/d3` -> its function `$req$d3`.
-  const definitions = new Map<string, { name: string; schema: JsonSchema }>()
+  const converted = requests.map((r) => ({ ...r, json: convert(r.schema, contexts[r.direction]) as unknown }))
+  const all = new Map<string, unknown>()
   for (const direction of DIRECTIONS) {
     const document = definitionsDocument(contexts[direction])
-    for (const [key, schema] of Object.entries(document.definitions as Record<string, JsonSchema>))
-      definitions.set(`${document.$id as string}#/definitions/${key}`, { name: `$${document.$id as string}$${key}`, schema })
+    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>))
+      all.set(`${document.$id as string}#/definitions/${key}`, schema)
   }
-  return validatorDeclarations(roots, definitions, '$v$', memos)
+  const canonical = definitionClasses(all)
+  const definitions = new Map<string, unknown>()
+  const refs = new Map<string, ReadonlySet<string>>()
+  for (const [ref, schema] of all) {
+    if (canonical.get(ref) !== ref) continue
+    const rewritten = rewriteRefs(schema, canonical)
+    definitions.set(ref, rewritten)
+    refs.set(ref, referencesIn(rewritten))
+  }
+  return { roots: converted.map((r) => ({ ...r, json: rewriteRefs(r.json, canonical) })), definitions, refs }
+}
+
+/** The references a converted schema makes itself (not following them). */
+export function referencesIn(schema: unknown): Set<string> {
+  const out = new Set<string>()
+  const stack: unknown[] = [schema]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (node === null || typeof node !== 'object') continue
+    const s = node as Record<string, unknown>
+    if (typeof s.$ref === 'string') out.add(s.$ref)
+    for (const key of ['items', 'additionalProperties', 'not', 'if', 'then']) if (key in s) stack.push(s[key])
+    for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[key])) stack.push(...(s[key] as unknown[]))
+    for (const key of ['properties', 'patternProperties']) if (s[key] !== null && typeof s[key] === 'object') stack.push(...Object.values(s[key] as object))
+  }
+  return out
 }

@@ -34,7 +34,23 @@ export function createTopicClient<T extends string, V extends string | undefined
   components: readonly string[],
   validators: TopicValidators = {},
 ): TopicClient<T, V, Req, Res> {
-  const send = async (sender: MessageSender, request: Req, headers?: MessageHeaders): Promise<Result<Res>> => {
+  const client = {
+    topic,
+    ...(version === undefined ? {} : { version }),
+    contractHash,
+    components: Object.freeze([...components]),
+    send: topicSend<Res>(topic, version, validators),
+  }
+  return Object.freeze(client) as TopicClient<T, V, Req, Res>
+}
+
+/** A client's `send`: the request checked and sent as the JSON it will be, a successful response checked. */
+export function topicSend<Res>(
+  topic: string,
+  version: string | undefined,
+  validators: TopicValidators,
+): (sender: MessageSender, request: unknown, headers?: MessageHeaders) => Promise<Result<Res>> {
+  return async (sender, request, headers) => {
     const wire = checkedWire(validators.request, request)
     if (!wire.ok) return wire.failure
     const result = await sendChecked<Res>(sender, topic, version, wire.value, headers)
@@ -48,8 +64,6 @@ export function createTopicClient<T extends string, V extends string | undefined
       )
     return result
   }
-  const client = { topic, ...(version === undefined ? {} : { version }), contractHash, components: Object.freeze([...components]), send }
-  return Object.freeze(client) as TopicClient<T, V, Req, Res>
 }
 
 /**

@@ -34,7 +34,8 @@ import type { Validator } from './validation.js'
  *
  * The keywords are the closed set `src/formats/benzene/json-schema.ts` produces: type, enum, const,
  * the numeric, string, array and object assertions, properties/patternProperties/required/additionalProperties,
- * items, allOf/anyOf/oneOf/not, if/then, and `$ref` to a definition passed in `definitions`.
+ * items, allOf/anyOf/oneOf/not, if/then, and `$ref` to a definition passed in `definitions` (or,
+ * in a generated module's data form, a function returning the definition: `data-validator.ts`).
  */
 export type Schema = boolean | SchemaObject
 
@@ -126,6 +127,28 @@ interface Env {
   readonly matchers: PatternMatchers | undefined
   /** Nodes reached from more than one place (`assertKnown`): their checks are memoized. */
   readonly shared: ReadonlySet<Schema>
+  /** What each reference function named (the data form's linked schemas): asked once per validator. */
+  readonly links: Map<unknown, Schema>
+}
+
+/**
+ * The schema a `$ref` names: a member of `definitions`, or, where the reference is a function (a
+ * generated module's data form, `data-validator.ts`), what the function returns, asked once per
+ * validator so that the node is one node however often it is named.
+ */
+function target(ref: unknown, env: Pick<Env, 'definitions' | 'links'>): Schema {
+  if (typeof ref === 'function') {
+    let linked = env.links.get(ref)
+    if (linked === undefined) {
+      const value: unknown = ref()
+      if (typeof value !== 'boolean' && (typeof value !== 'object' || value === null))
+        throw new Error('unplugin-contracts: a schema reference function returned no schema')
+      env.links.set(ref, (linked = value as Schema))
+    }
+    return linked
+  }
+  if (typeof ref !== 'string' || !Object.hasOwn(env.definitions, ref)) throw new Error(`unplugin-contracts: schema reference ${String(ref)} is not defined`)
+  return env.definitions[ref]!
 }
 
 /**
@@ -137,8 +160,9 @@ interface Env {
  */
 export function schemaValidator(schema: Schema, definitions: Readonly<Record<string, Schema>> = {}, matchers?: PatternMatchers): Validator {
   const shared = new Set<Schema>()
-  assertKnown(schema, definitions, new Set(), shared)
-  const env: Env = { definitions, matchers, shared }
+  const links = new Map<unknown, Schema>()
+  assertKnown(schema, { definitions, links }, new Set(), shared)
+  const env: Env = { definitions, matchers, shared, links }
   let root: Check | undefined
   return compiledValidator((data, path, errors, depth) => (root ??= compile(schema, env, new Map()))(data, path, errors, depth))
 }
@@ -150,7 +174,7 @@ export function schemaValidator(schema: Schema, definitions: Readonly<Record<str
  * one value twice (a tree of subschemas applies each node to each value once), so memoizing them
  * (`memoCheck`) bounds a validation by schema size x data size.
  */
-function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema>>, seen: Set<Schema>, shared: Set<Schema>): void {
+function assertKnown(schema: Schema, env: Pick<Env, 'definitions' | 'links'>, seen: Set<Schema>, shared: Set<Schema>): void {
   if (typeof schema === 'boolean') return
   if (seen.has(schema)) {
     shared.add(schema)
@@ -158,11 +182,8 @@ function assertKnown(schema: Schema, definitions: Readonly<Record<string, Schema
   }
   seen.add(schema)
   for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
-  if (schema.$ref !== undefined) {
-    if (!Object.hasOwn(definitions, schema.$ref)) throw new Error(`unplugin-contracts: schema reference ${schema.$ref} is not defined`)
-    assertKnown(definitions[schema.$ref]!, definitions, seen, shared)
-  }
-  for (const sub of subschemas(schema)) assertKnown(sub, definitions, seen, shared)
+  if (schema.$ref !== undefined) assertKnown(target(schema.$ref, env), env, seen, shared)
+  for (const sub of subschemas(schema)) assertKnown(sub, env, seen, shared)
 }
 
 /** A node's direct subschemas (not its `$ref`'s target). */
@@ -210,7 +231,7 @@ function compile(schema: Schema, env: Env, cache: Map<Schema, Check>): Check {
 
 function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check {
   const sub = (s: Schema) => compile(s, env, cache)
-  const ref = schema.$ref !== undefined ? sub(env.definitions[schema.$ref]!) : undefined
+  const ref = schema.$ref !== undefined ? sub(target(schema.$ref, env)) : undefined
   const type = typeCheck(schema)
   const number = numberChecks(schema)
   const string = stringChecks(schema, env)

@@ -17,5 +17,6 @@ export {
 } from './schema-errors.js'
 export { codePoints, equal, isMultipleOf } from './schema-values.js'
 export { escapeToken } from './json-pointer.js'
+export { refValidator } from './ref-validator.js'
 export { isObject } from './json-value.js'
 export { ajvPatterns, patternMatchers } from './pattern-matchers.js'
