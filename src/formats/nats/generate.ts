@@ -52,17 +52,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   const messageValidator = new Map<string, string>()
   const channelRequests: ValidatorRequest[] = []
   const plan = model.validatorPlan
-  for (const c of model.channels) {
+  // Each channel's key, by its index in the model: made once (a payload's JSON text per channel).
+  const messageKeys = model.channels.map((c) => {
     const request = messagesRequest(c, plan)
     const key = request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
-    if (key === undefined || messageValidator.has(key)) continue
-    messageValidator.set(key, `$validateMessage${messageValidator.size}`)
-    channelRequests.push({ id: key, ...request! })
-  }
-  const messagesKey = (c: ChannelModel) => {
-    const request = messagesRequest(c, plan)
-    return request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
-  }
+    if (key !== undefined && !messageValidator.has(key)) {
+      messageValidator.set(key, `$validateMessage${messageValidator.size}`)
+      channelRequests.push({ id: key, ...request! })
+    }
+    return key
+  })
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
   const channelsById = channelIndex(model)
@@ -88,9 +87,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   if (imports.size > 0) lines.push(`import { ${[...imports].join(', ')} } from ${jsString(RUNTIME)};`)
   if (linearPatterns) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
-  for (const [key, constant] of messageValidator) if (validators.has(key)) lines.push(`const ${constant} = ${validators.get(key)};`)
-  for (const channel of model.channels) {
-    const key = messagesKey(channel)
+  // A validator that is already a module constant (generated code) is named as it is; ajv's code gets a constant of its own.
+  for (const [key, constant] of messageValidator) {
+    const expression = validators.get(key)
+    if (expression === undefined) continue
+    if (/^\$[\w$]+$/.test(expression)) messageValidator.set(key, expression)
+    else lines.push(`const ${constant} = ${expression};`)
+  }
+  for (let index = 0; index < model.channels.length; index++) {
+    const channel = model.channels[index]!
+    const key = messageKeys[index]
     const validate = key !== undefined && validators.has(key) ? messageValidator.get(key)! : undefined
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and

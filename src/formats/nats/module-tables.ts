@@ -1,6 +1,5 @@
 import { jsLiteral, jsString } from '../../core/emit.js'
 import { escapeToken } from '../../runtime/shared/json-pointer.js'
-import { filterTemplate } from '../../runtime/nats/module-data.js'
 import type { ChannelModel, NativeModel, OperationModel } from './model.js'
 
 /**
@@ -20,24 +19,33 @@ function internal(what: string): never {
  * A filter template for `filterTemplate`: each token equal to the address's token at its place left
  * empty, or the template in full (in an array) when that would not read back as the template.
  */
-export function filterLiteral(template: string, address: string | undefined): string {
-  if (address === undefined) return jsString(template)
-  if (!template.split('.').includes('')) {
-    const tokens = address.split('.')
-    const short = template
-      .split('.')
-      .map((token, i) => (token === tokens[i] ? '' : token))
-      .join('.')
-    if (filterTemplate(short, address) === template) return jsString(short)
+export function filterLiteral(template: string, address: string | undefined, addressTokens = address?.split('.')): string {
+  if (address === undefined || addressTokens === undefined) return jsString(template)
+  // Token by token: a token equal to the address's is left empty. Without an empty token of its
+  // own, the template reads back exactly (`filterTemplate` fills exactly the empty ones).
+  let short = ''
+  for (let at = 0, i = 0; ; i++) {
+    const end = template.indexOf('.', at)
+    const token = end === -1 ? template.slice(at) : template.slice(at, end)
+    if (token === '') return `[${jsString(template)}]`
+    short += (i === 0 ? '' : '.') + (token === addressTokens[i] ? '' : token)
+    if (end === -1) break
+    at = end + 1
   }
-  return `[${jsString(template)}]`
+  return jsString(short)
 }
 
-/** The distinct placeholders of a template's tokens, in code unit order. */
-function placeholders(channel: ChannelModel): string[] {
-  const names: string[] = []
-  for (const token of channel.tokens ?? []) if (typeof token !== 'string' && !names.includes(token.param)) names.push(token.param)
-  return names.sort()
+/**
+ * Whether the runtime reads these parameters off the address: the names are its distinct
+ * placeholders (none for a reply channel without one), each of the token type of its own name.
+ */
+function derivedParameters(channel: ChannelModel, parameterNames: readonly string[]): boolean {
+  for (const name of parameterNames) if (channel.parameters[name] !== name) return false
+  if (channel.address === undefined) return parameterNames.length === 0
+  if (channel.tokens === undefined) return false
+  const placeholders = new Set<string>()
+  for (const token of channel.tokens) if (typeof token !== 'string') placeholders.add(token.param)
+  return placeholders.size === parameterNames.length && parameterNames.every((name) => placeholders.has(name))
 }
 
 /**
@@ -50,13 +58,9 @@ export function channelArguments(channel: ChannelModel, file: string, parameterN
   const { source } = channel
   if (source.file !== file || source.pointer !== `/channels/${escapeToken(channel.id)}`) internal(`the backlink of channel ${channel.id}`)
   const args = [jsString(channel.id), channel.address === undefined ? '0' : jsString(channel.address), String(source.line), String(source.column)]
-  // The runtime reads an address's placeholders for the parameters when each is of the type of its name.
-  const derived =
-    channel.address !== undefined &&
-    channel.tokens !== undefined &&
-    placeholders(channel).join('\u0000') === parameterNames.join('\u0000') &&
-    parameterNames.every((name) => channel.parameters[name] === name)
-  const filters = channel.filters.flatMap((f) => [jsString(f.name), filterLiteral(f.template, channel.address)])
+  const derived = derivedParameters(channel, parameterNames)
+  const addressTokens = channel.address?.split('.')
+  const filters = channel.filters.flatMap((f) => [jsString(f.name), filterLiteral(f.template, channel.address, addressTokens)])
   const parameters = derived ? [] : parameterNames.flatMap((name) => [jsString(name), jsString(channel.parameters[name]!)])
   args.push(filters.length > 0 ? `[${filters.join(', ')}]` : '0', derived ? '0' : `[${parameters.join(', ')}]`, validate ?? '0')
   while (args.at(-1) === '0') args.pop()

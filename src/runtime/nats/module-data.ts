@@ -35,10 +35,10 @@ export function filterTemplate(encoded: unknown, address: string | undefined): s
   return parts.join('.')
 }
 
-/** A frozen map with no prototype, keyed by exact ids (values frozen as they are). */
+/** A frozen map with no prototype, keyed by exact ids (values frozen as they are; the first of two entries of one key wins). */
 function frozenMap<V>(entries: ReadonlyArray<readonly [string, V]>): Readonly<Record<string, V>> {
   const map = Object.create(null) as Record<string, V>
-  for (const [key, value] of entries) Object.defineProperty(map, key, { value, enumerable: true })
+  for (const [key, value] of entries) if (!Object.hasOwn(map, key)) Object.defineProperty(map, key, { value, enumerable: true })
   return Object.freeze(map)
 }
 
@@ -88,9 +88,18 @@ export function channel<P, F extends string>(
   }
   // Members in the order a module's descriptor always had them; the subject and the filters are getters.
   const descriptor: Record<string, unknown> = { id: str(id), address: subjectText, parameters: frozenParameters }
+  // (Data no compiler writes, a placeholder without a token type, has no subject: undefined, not a throw.)
   if (subjectText !== undefined)
     Object.defineProperty(descriptor, 'subject', {
-      get: () => (subject ??= createSubject<P & Record<string, string>>(subjectText, templateTokens(subjectText), frozenParameters)),
+      get: () => {
+        if (subject === undefined)
+          try {
+            subject = createSubject<P & Record<string, string>>(subjectText, templateTokens(subjectText), frozenParameters)
+          } catch {
+            return undefined
+          }
+        return subject
+      },
       enumerable: true,
     })
   Object.defineProperty(descriptor, 'filters', { get: readFilters, enumerable: true })
