@@ -140,3 +140,77 @@ describe('module size', () => {
     expect(module / document).toBeLessThan(1)
   })
 })
+
+describe("validators: 'data' (the schema interpreter) and 'code' give the same verdicts and errors", () => {
+  /** Values around a schema: an instance of it, and one change each (a member dropped, of another type, one more). */
+  function around(schema: unknown, components: Record<string, unknown>, depth = 0): unknown[] {
+    const s = (isRecord(schema) && typeof schema.$ref === 'string' ? components[schema.$ref.split('/').pop()!] : schema) as Record<string, unknown>
+    const generic: unknown[] = [null, true, 0, 1.5, -1, 'x', '', [], {}, ['x'], { x: 1 }]
+    if (!isRecord(s) || depth > 3) return generic
+    const type = Array.isArray(s.type) ? s.type[0] : s.type
+    if (Array.isArray(s.enum)) return [...s.enum, ...generic]
+    if (type === 'string') return ['a', 'abc', 'ABC-12', 'user@example.com', 'x'.repeat(300), 3]
+    if (type === 'integer' || type === 'number') return [0, 1, 2, 999, 5000, 1.5, -3, '1']
+    if (type === 'boolean') return [true, false, 'true']
+    if (type === 'array') return [[], [0], ['a', 'a'], ...around(s.items, components, depth + 1).map((v) => [v])]
+    if (type !== 'object' || !isRecord(s.properties)) return generic
+    const base: Record<string, unknown> = {}
+    for (const [name, sub] of Object.entries(s.properties)) base[name] = around(sub, components, depth + 1)[0]
+    const out: unknown[] = [base, { ...base, extra: 1 }]
+    for (const [name, sub] of Object.entries(s.properties)) {
+      const { [name]: _dropped, ...without } = base
+      out.push(without)
+      for (const value of around(sub, components, depth + 1).slice(1, 4)) out.push({ ...base, [name]: value })
+    }
+    return [...out, ...generic]
+  }
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+  const documents: Array<[string, string]> = [
+    ['natsDocument(60, { payloads: true })', 'generated'],
+    ['fixtures/nats/patterns/lookaheads.asyncapi.yaml', join(root, 'fixtures/nats/patterns/lookaheads.asyncapi.yaml')],
+    ['fixtures/nats/patterns/unproven.asyncapi.yaml', join(root, 'fixtures/nats/patterns/unproven.asyncapi.yaml')],
+    ['fixtures/nats/valid/ledger.asyncapi.yaml', join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml')],
+    ['fixtures/nats/wire/wire.asyncapi.yaml', join(root, 'fixtures/nats/wire/wire.asyncapi.yaml')],
+  ]
+  it.each(documents)('%s', async (_name, given) => {
+    let file = given
+    if (given === 'generated') {
+      const { writeFileSync, mkdirSync } = await import('node:fs')
+      const dir = join(import.meta.dirname, '.tmp/nats-module-data')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync((file = join(dir, 'p60.asyncapi.yaml')), natsDocument(60, { payloads: true }))
+    }
+    const compiler = new ContractCompiler()
+    const code = await compiler.compile(file)
+    const data = await compiler.compile(file, { nats: { validators: 'data' } })
+    expect(data.diagnostics).toEqual(code.diagnostics)
+    expect(data.code).toContain('$schemaValidator(')
+    expect(data.dts).toBe(code.dts)
+    const { model } = (await compiler.model(file, natsFormat)) as { model: NatsModel }
+    const [a, b] = [await loadModule(code.code!, 'nats-code'), await loadModule(data.code!, 'nats-data')]
+    let checked = 0
+    for (const c of model.channels) {
+      const [va, vb] = [a[c.exportName].validatePayload, b[c.exportName].validatePayload]
+      expect(typeof vb).toBe(typeof va)
+      if (!va) continue
+      for (const message of c.messages)
+        for (const value of around(message.payload, model.schemas)) {
+          expect([vb(value), vb.errors], `${c.id} ${JSON.stringify(value)}`).toEqual([va(value), va.errors])
+          checked++
+        }
+    }
+    expect(checked).toBeGreaterThan(20)
+  })
+})
+
+describe('option validators', () => {
+  it("takes 'code' or 'data'; anything else is NATS_INVALID_OPTION", async () => {
+    const file = join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml')
+    const compiler = new ContractCompiler()
+    const refused = await compiler.compile(file, { nats: { validators: 'fast' as never } })
+    expect(refused.diagnostics.map((d) => [d.code, d.message])).toEqual([['NATS_INVALID_OPTION', `Option validators: "fast" is not 'code' or 'data'.`]])
+    expect((await compiler.compile(file, { nats: { validators: 'code' } })).code).toBe((await compiler.compile(file)).code)
+    expect((await compiler.compile(file, { nats: { validators: 'data', names: {} } })).code).toContain('$schemaValidator(')
+  })
+})

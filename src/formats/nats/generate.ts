@@ -83,7 +83,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
       ]
     }),
   ]
-  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos)
+  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos, model.validators)
   if (imports.size > 0) lines.push(`import { ${[...imports].join(', ')} } from ${jsString(RUNTIME)};`)
   if (linearPatterns) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
