@@ -13,8 +13,14 @@ import { stringify } from 'yaml'
  * `sharedPrefix`: every channel is `acme.{region}.{entityId}.thing<i>.<verb>` with three verbs, so
  * channels share their first and last literal (a common `acme.` and a small set of verbs), which
  * the unique last token of the default shape hides from the overlap index.
+ *
+ * `payloads`: every plain channel carries a message of its own (`components.messages.Event<i>`)
+ * whose payload is an object schema of its own (`payloadSchema`): 5 to 15 typed members, some
+ * nested, enums, formats, bounds, a pattern, `required`, and shared `Money` and `Address`
+ * components by reference, as real services write them. The default shape shares one `Event`
+ * payload between all channels, which a compiler that reuses work by content would flatter.
  */
-export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
+export function natsDocument(n: number, { sharedPrefix = false, payloads = false } = {}): string {
   const VERBS = ['created', 'updated', 'deleted']
   const subjectOf = (i: number, g: number, region: string, entity: string) =>
     sharedPrefix ? `acme.${region}.${entity}.thing${i}.${VERBS[i % 3]}` : `svc${g}.${region}.${entity}.event${i}`
@@ -25,6 +31,8 @@ export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
   const streams: Record<string, unknown> = {}
   const consumers: Record<string, unknown> = {}
   const interactions: Record<string, unknown> = {}
+  const eventMessages: Record<string, unknown> = {}
+  const eventSchemas: Record<string, unknown> = {}
   // One approval interaction (a quorum vote over a group, four channels of its own) per 100
   // channels, counted in `n`: 1 at N = 50, 5 at N = 500, 50 at N = 5,000 (none below 50).
   const approvals = n < 50 ? 0 : Math.max(1, Math.floor(n / 100))
@@ -53,7 +61,15 @@ export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
     channels[id] = {
       address: subjectOf(i, g, '{region}', '{entityId}'),
       parameters: { region: {}, entityId: {} },
-      messages: { m: { $ref: '#/components/messages/Event' } },
+      messages: { m: { $ref: `#/components/messages/${payloads ? `Event${i}` : 'Event'}` } },
+    }
+    if (payloads) {
+      eventMessages[`Event${i}`] = {
+        name: `event${i}`,
+        contentType: 'application/json',
+        payload: { $ref: `#/components/schemas/Event${i}` },
+      }
+      eventSchemas[`Event${i}`] = payloadSchema(i)
     }
     profileChannels[id] = {
       parameters: { region: 'region', entityId: 'entityId' },
@@ -228,6 +244,7 @@ export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
     components: {
       messages: {
         Event: { payload: { $ref: '#/components/schemas/Event' } },
+        ...eventMessages,
         VoteRequest: {
           payload: object({ ...branch, peerId: { type: 'string' }, requestedBy: { type: 'string' }, request: { $ref: '#/components/schemas/Request' } }),
         },
@@ -254,9 +271,92 @@ export function natsDocument(n: number, { sharedPrefix = false } = {}): string {
         PeerSnapshot: object({ revision: { type: 'string' }, peers: { type: 'array', items: { type: 'string' } } }),
         PolicyQuery: object({ peerId: { type: 'string' } }),
         PolicyDecision: object({ allowed: { type: 'boolean' } }),
+        ...(payloads ? sharedPayloadSchemas() : {}),
+        ...eventSchemas,
       },
     },
   })
+}
+
+/** The components the `payloads` schemas share (by `$ref`), each a fresh copy (no YAML alias). */
+function sharedPayloadSchemas(): Record<string, unknown> {
+  return {
+    Money: {
+      type: 'object',
+      required: ['amount', 'currency'],
+      properties: { amount: { type: 'number', minimum: 0 }, currency: { type: 'string', enum: ['EUR', 'USD', 'GBP', 'JPY'] } },
+      additionalProperties: false,
+    },
+    Address: {
+      type: 'object',
+      required: ['city', 'country'],
+      properties: {
+        street: { type: 'string', maxLength: 120 },
+        city: { type: 'string', minLength: 1 },
+        postcode: { type: 'string', pattern: '^[0-9A-Z -]{3,10}$' },
+        country: { type: 'string', minLength: 2, maxLength: 2 },
+      },
+    },
+  }
+}
+
+/**
+ * Channel `i`'s payload under `payloads`: `5 + i % 11` members taken in turn from a pool of
+ * typical ones (identifiers with formats, timestamps, enums, bounded numbers, a nested line list,
+ * an inline nested object, references to the shared components), about two thirds of them
+ * required. Every schema is its own: the status enum and one bound carry `i`.
+ */
+function payloadSchema(i: number): Record<string, unknown> {
+  const pool: Array<[string, () => unknown]> = [
+    ['id', () => ({ type: 'string', format: 'uuid' })],
+    ['occurredAt', () => ({ type: 'string', format: 'date-time' })],
+    ['status', () => ({ type: 'string', enum: ['pending', 'active', 'closed', `state-${i}`] })],
+    ['amount', () => ({ $ref: '#/components/schemas/Money' })],
+    ['quantity', () => ({ type: 'integer', minimum: 1, maximum: 1000 + i })],
+    ['customerEmail', () => ({ type: 'string', format: 'email', maxLength: 254 })],
+    ['tags', () => ({ type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 16, uniqueItems: true })],
+    ['shipping', () => ({ $ref: '#/components/schemas/Address' })],
+    [
+      'lines',
+      () => ({
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['sku', 'qty'],
+          properties: {
+            sku: { type: 'string', minLength: 3, maxLength: 32 },
+            qty: { type: 'integer', minimum: 1 },
+            price: { $ref: '#/components/schemas/Money' },
+          },
+          additionalProperties: false,
+        },
+      }),
+    ],
+    ['priority', () => ({ type: 'string', enum: ['low', 'normal', 'high'] })],
+    ['note', () => ({ type: 'string', maxLength: 500, description: 'Free text from the operator.' })],
+    ['confirmed', () => ({ type: 'boolean' })],
+    [
+      'actor',
+      () => ({
+        type: 'object',
+        required: ['kind', 'id'],
+        properties: { kind: { type: 'string', enum: ['user', 'service', 'system'] }, id: { type: 'string', minLength: 1 }, name: { type: ['string', 'null'] } },
+      }),
+    ],
+    ['score', () => ({ type: 'number', minimum: 0, maximum: 1 })],
+    ['version', () => ({ type: 'integer', minimum: 0 })],
+    ['callbackUrl', () => ({ type: 'string', format: 'uri' })],
+  ]
+  const count = 5 + (i % 11)
+  const properties: Record<string, unknown> = {}
+  const required: string[] = []
+  for (let k = 0; k < count; k++) {
+    const [name, schema] = pool[(i + k) % pool.length]!
+    properties[name] = schema()
+    if (k % 3 !== 2) required.push(name)
+  }
+  return { type: 'object', description: `Event ${i}.`, required, properties }
 }
 
 /** A Benzene document with `n` request topics, nested schemas sharing references, and events. */

@@ -19,10 +19,11 @@
  *
  * Complexity: O(n) in the text and in the decoded strings (each distinct string scanned once; YAML
  * aliases are limited in number and expansion). The markers are `indexOf` searches (on the text,
- * and on the text without whitespace); a contiguous seed is looked at only where a base32 run
- * starts, each run walked once; runs separated by breaks (at most BREAK_LIMIT characters) are
- * chained, and a chain is searched for a joined seed with two pointers (linear in its runs; a
- * checksum of 58 characters only where whole runs add up to exactly 58 from an `S`).
+ * and on the text without whitespace when two regular expressions say one may be there); a seed
+ * is looked for only from a base32 run that starts with `S` (found with `indexOf`), each run from
+ * there walked once; runs separated by breaks (at most BREAK_LIMIT characters) are chained, and a
+ * chain is searched for a joined seed with two pointers (linear in its runs; a checksum of 58
+ * characters only where whole runs add up to exactly 58 from an `S`).
  */
 import { joinPointer } from '../runtime/shared/json-pointer.js'
 
@@ -53,6 +54,15 @@ export interface FoundCredential {
   offset: number
 }
 
+/**
+ * Necessary for a marker to appear once whitespace is taken out: five dashes with only whitespace
+ * between them (the armour markers), or the JWT marker's `J0eXA`. Without either, the compact text
+ * (a copy of the whole text) is not made: most long texts have whitespace (bench/: a large
+ * document's raw text was copied for nothing on every compile).
+ */
+const COMPACT_DASHES = /-\s*-\s*-\s*-\s*-/
+const COMPACT_JWT = /J\s*0\s*e\s*X\s*A/
+
 /** The first credential-looking text in `text`, or undefined. */
 export function findCredential(text: string): FoundCredential | undefined {
   // Shorter than the shortest marker and than a seed: nothing to find (most keys and values).
@@ -61,51 +71,69 @@ export function findCredential(text: string): FoundCredential | undefined {
   const take = (offset: number, kind: string) => {
     if (offset >= 0 && (found === undefined || offset < found.offset)) found = { kind, offset }
   }
-  for (const [marker, kind] of MARKERS) take(text.indexOf(marker), kind)
-  if (found === undefined && /\s/.test(text)) {
-    // A marker broken by whitespace: found in the text without it (the offset is then the text's start).
-    const compact = text.replace(/\s+/g, '')
-    for (const [marker, kind] of COMPACT_MARKERS) if (compact.includes(marker)) take(0, kind)
-  }
-  // Walk base32 runs; a run is a seed exactly when it is 58 long and starts with S and a key type.
-  // Runs separated by breaks form a chain, where a joined seed is looked for (joinedSeed).
-  const chain = new Chain(text)
-  for (let i = 0; i < text.length && (found === undefined || i < found.offset);) {
-    if (!isBase32(text.charCodeAt(i))) {
-      i++
-      continue
+  // Every marker holds a `-` or a `J`, whitespace taken out or not: most strings have neither.
+  if (text.includes('-') || text.includes('J')) {
+    for (const [marker, kind] of MARKERS) take(text.indexOf(marker), kind)
+    if (found === undefined && /\s/.test(text) && (COMPACT_DASHES.test(text) || COMPACT_JWT.test(text))) {
+      // A marker broken by whitespace: found in the text without it (the offset is then the text's start).
+      const compact = text.replace(/\s+/g, '')
+      for (const [marker, kind] of COMPACT_MARKERS) if (compact.includes(marker)) take(0, kind)
     }
+  }
+  // Fewer characters than a seed: no seed, contiguous or joined (its runs add up to 58).
+  if (text.length < SEED_LENGTH) return found
+  // Walk base32 runs; a run is a seed exactly when it is 58 long and starts with S and a key type.
+  // Runs separated by breaks form a chain, where a joined seed is looked for (Chain). Every seed
+  // starts at a run that starts with `S`, so a chain is only started at such a run: the text up to
+  // the next one is skipped with a native search (bench/: this scan walked every character of a
+  // large document in JavaScript on every compile), and a chain ends at the first gap that is no
+  // break. Runs before a chain's first `S` run could only head windows that are no seed.
+  const chain = CHAIN.reset(text)
+  for (let i = nextSRun(text, 0); i !== -1 && (found === undefined || i < found.offset);) {
     let end = i
     while (end < text.length && isBase32(text.charCodeAt(end))) end++
-    if (end - i === SEED_LENGTH && text[i] === 'S' && SEED_TYPES.has(text[i + 1]!)) {
+    if (end - i === SEED_LENGTH && text.charCodeAt(i) === 83 /* S */ && SEED_TYPES.has(text[i + 1]!)) {
       take(i, 'an nkey seed')
       return found
     }
-    if (!chain.extends(i)) chain.clear()
     chain.add(i, end)
     if (chain.found !== undefined) {
       take(chain.found, 'an nkey seed')
       return found
     }
-    i = end
+    const next = breakEnd(text, end)
+    if (next !== -1) i = next
+    else {
+      chain.clear()
+      i = nextSRun(text, end)
+    }
   }
   return found
 }
 
-/** Whether text[from, to) is a break a seed may be joined across: whitespace, or `\` then a line break and whitespace; at most BREAK_LIMIT long. */
-function isBreak(text: string, from: number, to: number): boolean {
-  if (to - from < 1 || to - from > BREAK_LIMIT) return false
-  let at = from
+/** The next offset at or after `from` where a base32 run starts with `S`, or -1. */
+function nextSRun(text: string, from: number): number {
+  for (let at = text.indexOf('S', from); at !== -1; at = text.indexOf('S', at + 1)) if (at === 0 || !isBase32(text.charCodeAt(at - 1))) return at
+  return -1
+}
+
+/**
+ * Where the next base32 run starts when only a break separates it from a run ending at `end`
+ * (whitespace, or `\` then a line break and whitespace; at most BREAK_LIMIT characters); -1 when
+ * anything else comes first (the chain ends there).
+ */
+function breakEnd(text: string, end: number): number {
+  let at = end
   if (text.charCodeAt(at) === 92 /* \ */) {
     const next = text.charCodeAt(at + 1)
-    if (next !== 10 && next !== 13) return false
+    if (next !== 10 && next !== 13) return -1
     at++
   }
-  for (; at < to; at++) {
+  for (; at < text.length && at - end <= BREAK_LIMIT; at++) {
     const c = text.charCodeAt(at)
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break
   }
-  return true
+  return at > end && at - end <= BREAK_LIMIT && at < text.length && isBase32(text.charCodeAt(at)) ? at : -1
 }
 
 /**
@@ -121,13 +149,16 @@ class Chain {
   private head = 0
   private count = 0
   private sum = 0
+  private text = ''
   /** Where the chain's first seed starts, once found. */
   found: number | undefined
-  constructor(private readonly text: string) {}
 
-  /** Does a run starting at `start` continue this chain (only a break since its last run)? */
-  extends(start: number): boolean {
-    return this.count > 0 && isBreak(this.text, this.ends[(this.head + this.count - 1) & 63]!, start)
+  /** Empty, for a scan of `text`. */
+  reset(text: string): this {
+    this.text = text
+    this.found = undefined
+    this.clear()
+    return this
   }
   clear(): void {
     this.head = this.count = this.sum = 0
@@ -162,6 +193,9 @@ class Chain {
     return validSeedChecksum(seed)
   }
 }
+
+/** One chain for every scan (a scan runs to its end before another starts): no two typed arrays per string scanned. */
+const CHAIN = new Chain()
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 
@@ -204,9 +238,15 @@ export function decodedCredential(value: unknown): { kind: string; pointer: stri
   const scanned = new Map<string, string | undefined>()
   const kindIn = (text: string) => {
     if (text.length < SHORTEST_SECRET) return undefined
+    // A short string costs less to scan than to look up: only those that could hold a seed are kept.
+    if (text.length < SEED_LENGTH) return findCredential(text)?.kind
     if (!scanned.has(text)) scanned.set(text, findCredential(text)?.kind)
     return scanned.get(text)
   }
+  // Almost every document holds none: a first walk only asks whether any string does, without
+  // the frames the pointer needs (bench/: one object per node of a large document, on every
+  // compile); the walk below, in document order, runs only when one does.
+  if (!holdsCredential(value, kindIn)) return undefined
   // Pointers are made only for the string that holds a secret: a frame knows its parent and key.
   interface Frame {
     readonly node: unknown
@@ -241,6 +281,29 @@ export function decodedCredential(value: unknown): { kind: string; pointer: stri
     }
   }
   return undefined
+}
+
+/** Whether any string of `value`, or any key, holds a credential (`kindIn`); in no particular order. Iterative. */
+function holdsCredential(value: unknown, kindIn: (text: string) => string | undefined): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node === 'string') {
+      if (node.length >= SHORTEST_SECRET && kindIn(node)) return true
+    } else if (node !== null && typeof node === 'object') {
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) stack.push(node[i])
+      } else {
+        // for-in over own names: no array of keys per object.
+        for (const key in node) {
+          if (!Object.hasOwn(node, key)) continue
+          if (key.length >= SHORTEST_SECRET && kindIn(key)) return true
+          stack.push((node as Record<string, unknown>)[key])
+        }
+      }
+    }
+  }
+  return false
 }
 
 /** Where a document carries a credential: the decoded value's pointer, or (only the text shows it: a comment) '' and the text offset. */

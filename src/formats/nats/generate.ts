@@ -11,6 +11,7 @@ import type { OperationModel } from './model.js'
 import { LINEAR_PATTERNS_IMPORT } from '../../core/schema-definitions.js'
 import type { MessageModel } from './message-schemas.js'
 import { NOTHING_PLAN, anyOfPlan, type Planned, type ValidatorPlan } from './validator-plan.js'
+import { channelArguments, nativeRows, operationTableLiteral } from './module-tables.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
 
@@ -23,22 +24,20 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   const lines = new LineBuilder()
   lines.push(
     header,
-    `import { ajvRuntime as $ajvRuntime, createChannel as $createChannel, createInteraction as $createInteraction, idMap as $idMap, deepFreeze as $deepFreeze } from ${jsString(RUNTIME)};`,
+    `import { ajvRuntime as $ajvRuntime, channel as $channel, channelMap as $channels, createInteraction as $createInteraction, idMap as $idMap, deepFreeze as $deepFreeze, nativeTable as $natives, operationTable as $operations } from ${jsString(RUNTIME)};`,
     '',
   )
   lines.push(`export const contract = /* @__PURE__ */ $deepFreeze(${jsLiteral({ ...model.contract, deployment: model.deployment })});`)
-  // Each token type once, shared by `tokenTypes` and every channel parameter of that type.
-  const typeConst = new Map(Object.keys(model.tokenTypes).map((name, i) => [name, `$type${i}`]))
-  for (const [name, type] of Object.entries(model.tokenTypes)) lines.push(`const ${typeConst.get(name)} = ${jsLiteral(type)};`)
+  // Each token type once: channels read their parameters' types from `tokenTypes` by name.
   lines.push(
     `export const tokenTypes = /* @__PURE__ */ $idMap([${Object.keys(model.tokenTypes)
-      .map((name) => `[${jsString(name)}, ${typeConst.get(name)}]`)
+      .map((name) => `[${jsString(name)}, ${jsLiteral(model.tokenTypes[name])}]`)
       .join(', ')}]);`,
   )
   const mappings: NonNullable<Generated['mappings']> = []
-  // Channels are the document's own: their backlinks share its (bundle-relative) name.
-  const file = model.channels[0]?.source.file
-  if (file !== undefined) lines.push(`const $file = ${jsString(file)};`)
+  // The document's own (bundle-relative) name: the backlinks of its channels and operations.
+  const file = model.source.file
+  lines.push(`const $file = ${jsString(file)};`)
   // Validators: the materialized payload (runtime-schema-check), and every input declared with a
   // schema ("concrete inputs ... are validated before dispatch"), keyed apart by a NUL.
   const inputKey = (id: string, name: string) => `${id}\u0000${name}`
@@ -53,17 +52,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   const messageValidator = new Map<string, string>()
   const channelRequests: ValidatorRequest[] = []
   const plan = model.validatorPlan
-  for (const c of model.channels) {
+  // Each channel's key, by its index in the model: made once (a payload's JSON text per channel).
+  const messageKeys = model.channels.map((c) => {
     const request = messagesRequest(c, plan)
     const key = request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
-    if (key === undefined || messageValidator.has(key)) continue
-    messageValidator.set(key, `$validateMessage${messageValidator.size}`)
-    channelRequests.push({ id: key, ...request! })
-  }
-  const messagesKey = (c: ChannelModel) => {
-    const request = messagesRequest(c, plan)
-    return request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
-  }
+    if (key !== undefined && !messageValidator.has(key)) {
+      messageValidator.set(key, `$validateMessage${messageValidator.size}`)
+      channelRequests.push({ id: key, ...request! })
+    }
+    return key
+  })
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
   const channelsById = channelIndex(model)
@@ -85,33 +83,36 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
       ]
     }),
   ]
-  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos)
+  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos, model.validators)
   if (imports.size > 0) lines.push(`import { ${[...imports].join(', ')} } from ${jsString(RUNTIME)};`)
   if (linearPatterns) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)
-  for (const [key, constant] of messageValidator) if (validators.has(key)) lines.push(`const ${constant} = ${validators.get(key)};`)
-  for (const channel of model.channels) {
-    const key = messagesKey(channel)
-    const validate = key !== undefined && validators.has(key) ? `, ${messageValidator.get(key)!}` : ''
-    mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
-    const parameters = sortKeys(Object.keys(channel.parameters)).map(
-      (param) => `[${jsString(param)}]: ${typeConst.get(channel.parameters[param]!) ?? 'undefined'}`,
-    )
-    // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`).
-    const filters = channel.filters.map((f) => `[${jsString(f.name)}, ${jsString(f.template)}]`)
-    lines.push(
-      `export const ${channel.exportName} = /* @__PURE__ */ $createChannel({ id: ${jsString(channel.id)}, address: ${channel.address === undefined ? 'undefined' : jsString(channel.address)}, parameters: { ${parameters.join(', ')} }, filters: [${filters.join(', ')}], source: ${sourceLiteral(channel.source, file!)} }${validate});`,
-    )
+  // A validator that is already a module constant (generated code) is named as it is; ajv's code gets a constant of its own.
+  for (const [key, constant] of messageValidator) {
+    const expression = validators.get(key)
+    if (expression === undefined) continue
+    if (/^\$[\w$]+$/.test(expression)) messageValidator.set(key, expression)
+    else lines.push(`const ${constant} = ${expression};`)
   }
-  lines.push(`export const channels = /* @__PURE__ */ $idMap([${model.channels.map((c) => `[${jsString(c.id)}, ${c.exportName}]`).join(', ')}]);`)
-  const operationEntries = model.operations.map((o, i) => {
-    if (!validators.has(operationKey(o))) return jsLiteral([o.id, o])
+  for (let index = 0; index < model.channels.length; index++) {
+    const channel = model.channels[index]!
+    const key = messageKeys[index]
+    const validate = key !== undefined && validators.has(key) ? messageValidator.get(key)! : undefined
+    mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
+    // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and
+    // everything else a descriptor holds from the runtime's tables (module-tables.ts).
+    const args = ['tokenTypes', '$file', ...channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate)]
+    lines.push(`export const ${channel.exportName} = /* @__PURE__ */ $channel(${args.join(', ')});`)
+  }
+  lines.push(`export const channels = /* @__PURE__ */ $channels([${model.channels.map((c) => c.exportName).join(', ')}]);`)
+  const operationValidator = (o: OperationModel, i: number) => {
+    if (!validators.has(operationKey(o))) return undefined
     lines.push(`const $validateOperation${i} = ${validators.get(operationKey(o))};`)
-    return `[${jsString(o.id)}, { ...${jsLiteral(o)}, validatePayload: $validateOperation${i} }]`
-  })
-  lines.push(`export const operations = /* @__PURE__ */ $idMap([${operationEntries.join(',')}]);`)
-  lines.push(`export const streams = /* @__PURE__ */ $idMap(${jsLiteral(model.streams.map((s) => [s.key, s]))});`)
-  lines.push(`export const consumers = /* @__PURE__ */ $idMap(${jsLiteral(model.consumers.map((c) => [c.key, c]))});`)
+    return `$validateOperation${i}`
+  }
+  lines.push(`export const operations = /* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator)});`)
+  lines.push(`export const streams = /* @__PURE__ */ $natives(${nativeRows(model.streams, 'streams', file)});`)
+  lines.push(`export const consumers = /* @__PURE__ */ $natives(${nativeRows(model.consumers, 'consumers', file)});`)
   lines.push(`export const adapters = /* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))});`)
   const interactions = model.interactions.map((it, i) => {
     if (validators.has(it.id)) lines.push(`const $validate${i} = ${validators.get(it.id)};`)
@@ -155,14 +156,6 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     },
     mappings,
   }
-}
-
-/**
- * A source backlink, written field by field (one per channel: the generic literal showed in
- * bench/); the document's own file name is the module's `$file`.
- */
-function sourceLiteral(source: { file: string; pointer: string; line: number; column: number }, file: string): string {
-  return `{ file: ${source.file === file ? '$file' : jsString(source.file)}, pointer: ${jsString(source.pointer)}, line: ${source.line}, column: ${source.column} }`
 }
 
 /** A token type as the TypeScript type of its values: enum literals, or a template literal for a prefix. */

@@ -24,8 +24,8 @@ export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, NatsO
     const text = [`nats contract ${model.contract.id} ${model.contract.version} (${model.file})`, `document digest: ${model.contract.digest}`]
     for (const c of model.channels) text.push(`  channel ${c.id}${c.address === undefined ? ' (reply channel)' : `  ${c.address}`}`)
     for (const o of model.operations) text.push(`  operation ${o.id}  ${o.action} ${o.channel}`)
-    // The validator plan is generation's input, not data for tools.
-    const { validatorPlan: _plan, ...data } = model
+    // The validator plan and form are generation's input, not data for tools.
+    const { validatorPlan: _plan, validators: _form, ...data } = model
     return { data: { format: 'nats', ...data, file: undefined }, text }
   },
 

@@ -17,7 +17,11 @@ export interface Where {
  * file"); the file must be one the bundle's loading read (locked). Throws when it names nothing.
  */
 export function follow(ref: string, where: Where, ctx: NatsContext): { value: unknown; where: Where; fragment: string } {
-  const [path, fragment = ''] = ref.split('#')
+  // The text before the first `#` and between it and the next one (a second `#` ends the fragment).
+  const hash = ref.indexOf('#')
+  const path = hash === -1 ? ref : ref.slice(0, hash)
+  const next = hash === -1 ? -1 : ref.indexOf('#', hash + 1)
+  const fragment = hash === -1 ? '' : ref.slice(hash + 1, next === -1 ? ref.length : next)
   let target = where
   if (path) {
     const absolute = join(dirname(where.file), path)
@@ -26,7 +30,11 @@ export function follow(ref: string, where: Where, ctx: NatsContext): { value: un
     target = { file: file.file, doc: file.source.value }
   }
   let value: unknown = target.doc
-  for (const token of fragment.split('/').slice(1).map(unescapeToken)) {
+  // Token by token without splitting the fragment (bench/: every channel message is followed).
+  for (let at = fragment.indexOf('/'); at !== -1;) {
+    const end = fragment.indexOf('/', at + 1)
+    const token = unescapeToken(fragment.slice(at + 1, end === -1 ? fragment.length : end))
+    at = end
     if (!isObject(value) && !Array.isArray(value)) throw new Error('unresolved')
     value = (value as Record<string, unknown>)[token]
     if (value === undefined) throw new Error('unresolved')

@@ -118,4 +118,6 @@ export interface NatsModel {
    * generation assembles the validators from it. Not data for tools: `contracts inspect` leaves it out.
    */
   validatorPlan: ValidatorPlan
+  /** Option `validators`: `'data'` when the validators are the schema interpreter's (absent: generated code). Not data for tools either. */
+  validators?: 'data'
 }

@@ -10,28 +10,47 @@ export interface NatsOptions {
    * @default {}
    */
   names?: Readonly<Record<string, string>>
+  /**
+   * How the module's payload validators check payloads, with the same verdicts and errors either
+   * way: `'code'` writes a JavaScript function per payload schema (fast, and large for contracts
+   * with many payloads); `'data'` writes the schemas for the runtime's schema interpreter (a module
+   * about the size of the schemas, validation a few times slower). Schemas beyond the keywords both
+   * take are compiled by ajv either way.
+   * @default 'code'
+   */
+  validators?: ValidatorForm
 }
+
+/** How a module's payload validators check payloads (option `validators`). */
+export type ValidatorForm = 'code' | 'data'
 
 /** The options' diagnostics, at their code's declared severity. */
 const optionDiagnostic = declaredDiagnostics(NATS_MODEL_CODES)
 
 /**
- * The NATS options, checked: only `names`, an object of strings (anything else is
- * NATS_INVALID_OPTION, never silently ignored). The import query carries no NATS option.
+ * The NATS options, checked: `names`, an object of strings, and `validators`, `'code'` or
+ * `'data'` (anything else is NATS_INVALID_OPTION, never silently ignored). The import query
+ * carries no NATS option.
  */
 export function resolveNatsOptions(raw: unknown, _query: ImportQuery, file: string): { options: NatsOptions; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const report = (message: string, data: Record<string, unknown>) => diagnostics.push(optionDiagnostic({ file }, 'NATS_INVALID_OPTION', '', message, data))
   if (raw === undefined) return { options: {}, diagnostics }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    report(`NATS options are an object ({ names }), not ${JSON.stringify(raw)}.`, { value: raw })
+    report(`NATS options are an object ({ names, validators }), not ${JSON.stringify(raw)}.`, { value: raw })
     return { options: {}, diagnostics }
   }
   const given = raw as Record<string, unknown>
-  const unknown = Object.keys(given).find((key) => key !== 'names')
-  if (unknown !== undefined) report(`Option ${JSON.stringify(unknown)} is not a NATS option (names).`, { option: unknown })
+  const unknown = Object.keys(given).find((key) => key !== 'names' && key !== 'validators')
+  if (unknown !== undefined) report(`Option ${JSON.stringify(unknown)} is not a NATS option (names, validators).`, { option: unknown })
+  const form = given.validators
+  if (form !== undefined && form !== 'code' && form !== 'data') {
+    report(`Option validators: ${JSON.stringify(form)} is not 'code' or 'data'.`, { option: 'validators', value: form })
+    return { options: {}, diagnostics }
+  }
+  const validators: NatsOptions = form === 'data' ? { validators: 'data' } : {}
   const names = given.names
-  if (names === undefined) return { options: {}, diagnostics }
+  if (names === undefined) return { options: validators, diagnostics }
   const entries = typeof names === 'object' && names !== null && !Array.isArray(names) ? Object.entries(names) : undefined
   const wrong = entries ? entries.find(([, name]) => typeof name !== 'string') : [undefined, names]
   if (wrong) {
@@ -44,5 +63,5 @@ export function resolveNatsOptions(raw: unknown, _query: ImportQuery, file: stri
   // Own properties only: a channel id `__proto__` is a key like any other.
   const own: Record<string, string> = {}
   for (const [id, name] of entries!) Object.defineProperty(own, id, { value: name, enumerable: true, writable: true, configurable: true })
-  return { options: { names: own }, diagnostics }
+  return { options: { names: own, ...validators }, diagnostics }
 }

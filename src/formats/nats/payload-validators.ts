@@ -1,7 +1,18 @@
 import { sortKeys, sortedCopy } from '../../core/emit.js'
 import { reach } from '../../core/graph.js'
 import type { CompileMemos } from '../../core/memo.js'
-import { needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
+import {
+  PATTERNS_CONSTANT,
+  PATTERN_MATCHERS_HELPER,
+  definitionsLiteral,
+  needsLinearEngine,
+  patternsConstant,
+  reachedDefinitions,
+  validatorPatterns,
+  type EmittedDefinition,
+} from '../../core/schema-definitions.js'
+import { runtimePatternsIn } from '../../core/pattern-safety.js'
+import { jsLiteral } from '../../core/emit.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
@@ -10,6 +21,7 @@ import { isObject } from './document.js'
 import { setOwn } from '../../runtime/shared/own-property.js'
 import { protoMembersAsPatterns } from './proto-member.js'
 import type { PayloadPlan, ValidatorPlan } from './validator-plan.js'
+import type { ValidatorForm } from './options.js'
 
 /**
  * Request payload validators for interactions that declare `runtime-schema-check` (and the other
@@ -24,7 +36,12 @@ import type { PayloadPlan, ValidatorPlan } from './validator-plan.js'
  * code generation cost a 500-channel compile with one such interaction about a tenth of its time
  * (bench/), for what is usually a handful of `type`/`properties`/`required` checks.
  */
-export function payloadValidators(wanted: readonly ValidatorRequest[], plan: ValidatorPlan, memos?: CompileMemos): PayloadValidators {
+export function payloadValidators(
+  wanted: readonly ValidatorRequest[],
+  plan: ValidatorPlan,
+  memos?: CompileMemos,
+  form: ValidatorForm = 'code',
+): PayloadValidators {
   const components = plan.components
   const out: PayloadValidators = { definitions: new Map(), validators: new Map(), imports: new Set(), linearPatterns: false }
   if (wanted.length === 0) return out
@@ -32,6 +49,8 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], plan: Val
   const convertedOf = (ref: string) => plan.component(ref)
   const forAjv: Array<{ it: ValidatorRequest; index: number }> = []
   const roots: ValidatorRoot[] = []
+  /** Each root's own component references (the data form names the components each reaches). */
+  const rootRefs: Array<ReadonlySet<string>> = []
   const definitions = new Map<string, { name: string; schema: Schema }>()
   wanted.forEach((it, index) => {
     // The meta-schema check both paths share: an invalid schema fails the build the same way.
@@ -41,9 +60,11 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], plan: Val
     if (it.plan.backend !== 'generated' || reached === undefined) return forAjv.push({ it, index })
     for (const ref of reached) if (!definitions.has(ref)) definitions.set(ref, { name: `$schema${definitions.size}`, schema: convertedOf(ref)!.schema })
     roots.push({ name: `$payload${index}`, schema: it.plan.schema })
+    rootRefs.push(it.plan.refs)
     out.validators.set(it.id, `$payload${index}`)
   })
-  if (roots.length > 0) {
+  if (roots.length > 0 && form === 'data') dataValidators(roots, rootRefs, definitions, convertedOf, out)
+  else if (roots.length > 0) {
     const code = validatorDeclarations(roots, definitions, '$v$', memos)
     for (const [name, expression] of code.declarations) out.definitions.set(name, expression)
     for (const name of code.imports) out.imports.add(name)
@@ -72,6 +93,46 @@ export function payloadValidators(wanted: readonly ValidatorRequest[], plan: Val
     }, engine)
   }
   return out
+}
+
+/**
+ * The validators of `roots` as data (option `validators: 'data'`): each component a root reaches
+ * is a `const` holding its schema, and each validator the runtime's schema interpreter
+ * (`schemaValidator`, src/runtime/shared/schema-check.ts, held to the generated code by
+ * test/schema-check.test.ts: the same verdicts and errors) over its schema and the components it
+ * reaches, with the matchers of the patterns that do not run as one native `RegExp`.
+ */
+function dataValidators(
+  roots: readonly ValidatorRoot[],
+  rootRefs: ReadonlyArray<ReadonlySet<string>>,
+  definitions: ReadonlyMap<string, { name: string; schema: Schema }>,
+  convertedOf: (ref: string) => { refs: ReadonlySet<string> } | undefined,
+  out: PayloadValidators,
+): void {
+  const emitted = new Map<string, EmittedDefinition>()
+  for (const [ref, { name, schema }] of definitions) {
+    const patterns = new Map<string, PatternSpec>()
+    runtimePatternsIn(schema, patterns)
+    emitted.set(ref, { constant: name, refs: convertedOf(ref)!.refs, ...(patterns.size > 0 ? { patterns } : {}) })
+    out.definitions.set(name, jsLiteral(schema))
+  }
+  const all = new Map<string, PatternSpec>()
+  const calls = roots.map((root, i) => {
+    const refs = rootRefs[i]!
+    const patterns = validatorPatterns(root.schema, reachedDefinitions(refs, emitted), emitted)
+    for (const [pattern, spec] of patterns) all.set(pattern, spec)
+    return [
+      root.name,
+      `/* @__PURE__ */ $schemaValidator(${jsLiteral(root.schema)}, ${definitionsLiteral(refs, emitted)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`,
+    ] as const
+  })
+  if (all.size > 0) {
+    out.definitions.set(PATTERNS_CONSTANT, patternsConstant(all))
+    out.imports.add(PATTERN_MATCHERS_HELPER)
+    if (needsLinearEngine(all)) out.linearPatterns = true
+  }
+  out.imports.add('schemaValidator as $schemaValidator')
+  for (const [name, call] of calls) out.definitions.set(name, call)
 }
 
 /** The module constant ajv's standalone code calls for its patterns, when some must not run on one `RegExp`. */

@@ -8,6 +8,7 @@ export { ajvRuntime } from '../shared/validation.js'
 export { schemaValidator } from '../shared/schema-check.js'
 export * from '../shared/validator-helpers.js'
 export { deepFreeze } from '../shared/deep-freeze.js'
+export { channel, channelMap, filterTemplate, nativeTable, operationTable } from './module-data.js'
 import { deepFreeze } from '../shared/deep-freeze.js'
 
 /** A frozen map with no prototype, keyed by exact ids (channel and operation ids are document text). */

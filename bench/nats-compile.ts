@@ -1,0 +1,106 @@
+/**
+ * NATS compile and module size (issue 33), cases of `npm run bench` (bench/run.ts); `npx tsx
+ * bench/nats-compile.ts [--quick]` runs them alone (after `npm run build`).
+ *
+ * - `nats-compile-500-vs-js-yaml`: a 500-channel contract (`natsDocument(500)`, one payload shared
+ *   by every channel) compiled by a fresh compiler, against js-yaml loading the same text, paired
+ *   rounds. Fair: the document is read and parsed on every compile (the parse cache of
+ *   `load.ts` keeps only a bundle's other, locked files, and this document has no bundle), and a
+ *   fresh compiler keeps no memos; only the fixed AsyncAPI and profile schemas stay compiled (as
+ *   js-yaml keeps its own tables), so the cost of the compiler's first use is left out of both.
+ * - `nats-compile-500-payloads-vs-js-yaml`: the same with a payload of its own on every channel
+ *   (`natsDocument(500, { payloads: true })`: 5 to 15 typed members, nested, enums, formats).
+ * - `nats-compile-500-vs-asyncapi-parser`: how many times faster than `@asyncapi/parser`, each timed
+ *   against js-yaml (the parser takes about a second, so both compare through the same baseline).
+ * - `module-size-nats-500` (and `-payloads`): the generated module alone, minified (esbuild) and
+ *   gzipped, against the document as it is (YAML, gzipped) and minified (its JSON form, gzipped).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { transform } from 'esbuild'
+import { load } from 'js-yaml'
+import { parseDocument } from 'yaml'
+import { ContractCompiler } from '../dist/src/index.js'
+import { natsDocument } from './generate.js'
+import { paired } from './measure.js'
+
+type Row = { ratio: number; met: boolean; [k: string]: unknown }
+
+const FAIR =
+  'fresh compiler per compile; the document is read and parsed every time (no parse cache holds it), as js-yaml parses it every time; only the fixed AsyncAPI/profile schemas stay compiled'
+
+export async function natsCompileCases(rounds: number, work: string, { parser = true } = {}): Promise<Record<string, Row>> {
+  const results: Record<string, Row> = {}
+  const fresh = (file: string) => new ContractCompiler().compile(file)
+  const documents = { plain: natsDocument(500), payloads: natsDocument(500, { payloads: true }) }
+  const files = { plain: join(work, 'nc500.asyncapi.yaml'), payloads: join(work, 'nc500p.asyncapi.yaml') }
+  for (const kind of ['plain', 'payloads'] as const) {
+    writeFileSync(files[kind], documents[kind])
+    const check = await fresh(files[kind])
+    if (check.code === undefined || check.diagnostics.length > 0) throw new Error(`${kind}: ${JSON.stringify(check.diagnostics.slice(0, 2))}`)
+  }
+  for (const kind of ['plain', 'payloads'] as const) {
+    const text = documents[kind]
+    const m = await paired({ jsYaml: () => load(text), ours: () => fresh(files[kind]) }, rounds)
+    const row: Row = {
+      ours_ms: m.ms.ours,
+      baseline_ms: m.ms.jsYaml,
+      ratio: m.ratio.ours,
+      spread: m.spread.ours,
+      target: '<= 2.5',
+      met: m.ratio.ours <= 2.5,
+      document_bytes: text.length,
+      note: FAIR,
+    }
+    if (kind === 'plain') {
+      // Apart: a yaml Document leaves garbage that would be collected during whatever runs next.
+      const yamlDoc = await paired({ jsYaml: () => load(text), yamlDoc: () => parseDocument(text) }, Math.max(5, Math.ceil(rounds / 3)))
+      row.yaml_parseDocument_ms = yamlDoc.ms.yamlDoc
+      row.yaml_parseDocument_ratio = yamlDoc.ratio.yamlDoc
+    }
+    results[kind === 'plain' ? 'nats-compile-500-vs-js-yaml' : 'nats-compile-500-payloads-vs-js-yaml'] = row
+  }
+  if (parser) {
+    const text = documents.plain
+    const { Parser } = await import('@asyncapi/parser')
+    const official = new Parser({ __unstable: { resolver: { resolvers: [] } } } as never)
+    // The official parser takes about a second: timed against js-yaml as well, so both compare
+    // through the same baseline (one warm-up round).
+    const theirs = await paired({ jsYaml: () => load(text), parser: () => official.parse(text) }, Math.max(2, Math.ceil(rounds / 6)), 1)
+    const ours = results['nats-compile-500-vs-js-yaml']!
+    const faster = theirs.ratio.parser / ours.ratio
+    results['nats-compile-500-vs-asyncapi-parser'] = {
+      ours_ms: ours.ours_ms,
+      baseline_ms: theirs.ms.parser,
+      ratio: faster,
+      target: '>= 30 (times faster)',
+      met: faster >= 30,
+    }
+  }
+  for (const kind of ['plain', 'payloads'] as const) {
+    const result = await fresh(files[kind])
+    const gz = (text: string) => gzipSync(text).length
+    const module = gz((await transform(result.code!, { minify: true, format: 'esm' })).code)
+    const yaml = gz(documents[kind])
+    const json = gz(JSON.stringify(load(documents[kind])))
+    results[kind === 'plain' ? 'module-size-nats-500' : 'module-size-nats-500-payloads'] = {
+      ratio: module / json,
+      target: '<= 1 (module min+gzip / document min+gzip, its minified JSON form)',
+      met: module / json <= 1,
+      module_bytes: module,
+      document_json_bytes: json,
+      document_yaml_bytes: yaml,
+      ratio_to_yaml: module / yaml,
+      module_raw_bytes: result.code!.length,
+    }
+  }
+  return results
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const work = join(import.meta.dirname, '.work')
+  mkdirSync(work, { recursive: true })
+  const quick = process.argv.includes('--quick')
+  console.table(await natsCompileCases(quick ? 9 : 31, work, { parser: !process.argv.includes('--no-parser') }))
+}
