@@ -10,7 +10,8 @@ import {
 } from './core/compile.js'
 import type { HashSelector } from './core/format.js'
 import { formats } from './formats/index.js'
-import { topology as natsTopology, type TopologyResult } from './formats/nats/topology/index.js'
+import type { TopologyResult } from './formats/nats/topology/index.js'
+import type { Topology, ViewOptions } from './formats/nats/topology/index.js'
 import type { BenzeneOptions } from './formats/benzene/options.js'
 
 /** A compile's query and each format's options under its name; `benzene` is the one built-in format with options. */
@@ -46,27 +47,40 @@ export type { CompileResult, CompilerOptions, HashResult, InspectResult, ModelRe
 // Compiled results kept on disk between processes (`new ContractCompiler({ cache: new PersistentCache({ dir, root }) })`).
 export { PersistentCache, defaultCacheDir, DEFAULT_CACHE_MAX_BYTES } from './core/persistent-cache.js'
 export type { PersistentCacheOptions } from './core/persistent-cache.js'
-export type { ContractFormat, HashSelector, Inspection } from './core/format.js'
+export type { ContractFormat, HashSelector, Inspection, LazyFormat, RegisteredFormat } from './core/format.js'
+export { lazyFormat } from './core/format.js'
 export type { Diagnostic, Severity } from './core/diagnostics.js'
 export type { DiagnosticCode } from './core/codes.js'
 export { formatDiagnostic } from './core/report.js'
-export { formats } from './formats/index.js'
-// Each built-in format, for `ContractCompiler.model(file, format)`: its model typed by the format.
-export { benzeneFormat } from './formats/benzene/index.js'
-export { natsFormat } from './formats/nats/index.js'
-export { daspFormat } from './formats/dasp/index.js'
+// Each built-in format as registered (its code is loaded on the first file it claims), for
+// `ContractCompiler.model(file, format)`: its model typed by the format.
+export { formats, benzeneFormat, natsFormat, daspFormat } from './formats/index.js'
 export type { BenzeneModel } from './formats/benzene/model.js'
 export type { NatsModel } from './formats/nats/model.js'
 export type { DaspModel } from './formats/dasp/model.js'
 export type { BenzeneOptions } from './formats/benzene/options.js'
 export type { PluginOptions } from './plugin/options.js'
-export { globalSubjectParser, toDot, toHtml, toMermaid, toSvg } from './formats/nats/topology/index.js'
+// The pictures drawn synchronously and the parser are small modules of their own; the projection
+// (which compiles NATS documents) and the SVG layout are loaded when first called.
+export { toDot } from './formats/nats/topology/dot.js'
+export { toMermaid } from './formats/nats/topology/mermaid.js'
+export { globalSubjectParser } from './formats/nats/topology/parser.js'
 
 /**
  * The topology of NATS bundles or documents (`inputs`), compiled by `compiler` (default: a new
  * compiler of the built-in formats, so that a document of another format is named as such).
  */
-export function topology(inputs: string | readonly string[], compiler: CoreCompiler = new ContractCompiler()): Promise<TopologyResult> {
-  return natsTopology(inputs, compiler)
+export async function topology(inputs: string | readonly string[], compiler: CoreCompiler = new ContractCompiler()): Promise<TopologyResult> {
+  return (await import('./formats/nats/topology/projection.js')).topology(inputs, compiler)
+}
+
+/** The topology as an SVG picture (laid out by ELK, or by the built-in layered layout past its budget). */
+export async function toSvg(topology: Topology, options: ViewOptions = {}): Promise<string> {
+  return (await import('./formats/nats/topology/svg.js')).toSvg(topology, options)
+}
+
+/** The topology as a self-contained HTML page around its SVG picture. */
+export async function toHtml(topology: Topology, options: ViewOptions = {}): Promise<string> {
+  return (await import('./formats/nats/topology/svg.js')).toHtml(topology, options)
 }
 export type { ChannelIdentity, GlobalSubjectParser, Topology, TopologyEdge, TopologyNode, TopologyResult, ViewOptions } from './formats/nats/topology/index.js'

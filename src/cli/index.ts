@@ -6,17 +6,14 @@ import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
-import { formats } from '../formats/index.js'
+import { formats, natsFormat } from '../formats/index.js'
 import { SidecarWriter } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
-import { toDot, toHtml, toMermaid, toSvg, topology } from '../formats/nats/topology/index.js'
 import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteResult } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { basename, dirname, join, relative, resolve as resolvePath, sep } from 'node:path'
-import { rustCrate } from '../formats/nats/targets/rust/crate.js'
 import type { NatsModel } from '../formats/nats/model.js'
-import { natsFormat } from '../formats/nats/index.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
 import { sarifLog } from './sarif.js'
 
@@ -252,8 +249,11 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
     }
   }
   if (failed) return 1
+  // The target's code is loaded when it is asked for, as a format's is on its first file.
   if (flags.target === 'rust')
-    for (const file of rustCrate(models, basename(resolvePath(flags.out)), { serde: flags.serde === true }))
+    for (const file of (await import('../formats/nats/targets/rust/crate.js')).rustCrate(models, basename(resolvePath(flags.out)), {
+      serde: flags.serde === true,
+    }))
       written.push({ path: file.path, text: withMarker(file.text, file.path.endsWith('.toml') ? 'hash' : 'slash'), from: 'the Rust crate' })
   // All or nothing: two outputs of one name, a link or a file the project did not write under
   // --out, and nothing is written (`writeOwnedFiles`).
@@ -302,6 +302,7 @@ async function topologyCommand(inputs: string[], flags: { format?: string; out?:
   const format = flags.format ?? 'json'
   if (!(TOPOLOGY_FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format ${JSON.stringify(format)} is not one of ${TOPOLOGY_FORMATS.join(', ')}.`)
+  const { toDot, toHtml, toMermaid, toSvg, topology } = await import('../formats/nats/topology/index.js')
   const result = await topology(inputs, compiler)
   printDiagnostics(result.diagnostics, io, new Set(result.diagnostics.map((d) => d.file)))
   if (!result.topology) return 1

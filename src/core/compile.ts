@@ -1,9 +1,19 @@
 import { dirname, resolve } from 'node:path'
-import { GenMapping, addMapping, setSourceContent, toEncodedMap, type EncodedSourceMap } from '@jridgewell/gen-mapping'
+import type { EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { append } from './append.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
-import type { ContractFormat, Generated, HashAnswer, HashSelector, ImportQuery, Inspection } from './format.js'
+import {
+  isLazyFormat,
+  type ContractFormat,
+  type Generated,
+  type HashAnswer,
+  type HashSelector,
+  type ImportQuery,
+  type Inspection,
+  type RegisteredFormat,
+} from './format.js'
 import { InputError, fileProblem, overlaid, overlaidKind, readRegularFile, recordingHost, sha256, type PathKind, type SourceOverlay } from './input-host.js'
+import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
 import { packageVersion } from './package-info.js'
@@ -33,7 +43,10 @@ export interface CompileResult {
   format?: string
   /** The ES module; absent when there are errors. */
   code?: string
-  /** Source map from the module back to the contract document. */
+  /**
+   * Source map from the module back to the contract document. A getter: made when first read, so
+   * a compile whose map nobody reads (`contracts check`) does not make one, nor load the writer.
+   */
   map?: EncodedSourceMap
   /**
    * TypeScript declarations for the module; absent when there are errors. A getter: written from
@@ -89,8 +102,11 @@ export interface ModelResult<Model> {
 }
 
 export interface CompilerOptions {
-  /** The formats this compiler knows, in the order they are tried (`src/formats/index.ts` lists the built-in ones). */
-  formats: readonly ContractFormat<any, any, any, any>[]
+  /**
+   * The formats this compiler knows, in the order they are tried (`src/formats/index.ts` lists the
+   * built-in ones): each a `ContractFormat`, or a `LazyFormat` loaded on the first file it claims.
+   */
+  formats: readonly RegisteredFormat<any, any, any, any>[]
   /** Compiled results kept (least recently used evicted first). */
   maxEntries?: number
   /**
@@ -113,6 +129,7 @@ export interface CompilerOptions {
 const BUNDLER_QUERY_KEYS = new Set(['t', 'v', 'import', 'direct'])
 
 type AnyFormat = ContractFormat<any, any, any, any>
+type AnyRegistered = RegisteredFormat<any, any, any, any>
 
 /**
  * A compile's question, answered once per call: the claiming format, the query it reads, its
@@ -120,6 +137,9 @@ type AnyFormat = ContractFormat<any, any, any, any>
  * as `CONTRACTS_INTERNAL` by the pipeline; such a request has no key and is never cached).
  */
 interface Request {
+  /** The format, as this compiler was given it, that claims the file. */
+  registered?: AnyRegistered
+  /** The format itself (loaded, when it was registered lazily); absent when loading it failed. */
   format?: AnyFormat
   /** The import query as given (the persistent cache's key holds it). */
   rawQuery?: string
@@ -131,6 +151,7 @@ interface Request {
 
 /** What load, check and model made of a file: the model when there were no errors. */
 interface Modeled {
+  registered?: AnyRegistered
   format?: AnyFormat
   model?: unknown
   diagnostics: Diagnostic[]
@@ -142,6 +163,7 @@ interface CacheEntry {
   inputs: ReadonlyMap<string, string>
   /** Each path whose kind a format asked, with the answer: it must still be the same. */
   probes: ReadonlyMap<string, PathKind>
+  registered?: AnyRegistered
   format?: AnyFormat
   /**
    * The model the module was generated from (and the declarations are written from, on demand).
@@ -167,7 +189,7 @@ interface CacheEntry {
 export class ContractCompiler {
   /** Pipeline runs that were not served from the cache (for tests and benchmarks). */
   compilations = 0
-  readonly formats: readonly AnyFormat[]
+  readonly formats: readonly AnyRegistered[]
   /**
    * The compiled results kept on disk (`CompilerOptions.cache`); the plugin sets it once it knows
    * the bundler's cache folder, before its first compile.
@@ -184,6 +206,8 @@ export class ContractCompiler {
    */
   private readonly compiled = new Set<string>()
   private readonly overlay: SourceOverlay | undefined
+  /** Each lazily registered format, once loading it has started. */
+  private readonly loaded = new Map<AnyRegistered, Promise<AnyFormat>>()
 
   constructor(options: CompilerOptions) {
     this.formats = options.formats
@@ -192,14 +216,22 @@ export class ContractCompiler {
     this.overlay = options.overlay
   }
 
-  /** The format that claims a file name, if any. */
-  formatOf(file: string): AnyFormat | undefined {
+  /** The format that claims a file name, if any, as this compiler was given it (a lazy one is not loaded). */
+  formatOf(file: string): AnyRegistered | undefined {
     return this.formats.find((format) => format.match(file))
+  }
+
+  /** A registered format itself: a lazy one is loaded on first use, once per compiler. */
+  private implementation(registered: AnyRegistered): Promise<AnyFormat> {
+    if (!isLazyFormat(registered)) return Promise.resolve(registered)
+    let loading = this.loaded.get(registered)
+    if (loading === undefined) this.loaded.set(registered, (loading = registered.implementation()))
+    return loading
   }
 
   async compile(file: string, options: CompileOptions = {}): Promise<CompileResult> {
     const path = resolve(file)
-    const request = this.request(path, options)
+    const request = await this.request(path, options)
     const declarations = options.declarations !== false
     const view = (entry: CacheEntry) => (declarations ? entry.result : entry.bare)
     const cached = this.cached(request, declarations)
@@ -240,33 +272,37 @@ export class ContractCompiler {
    * errors. Served from the cache when this compiler compiled the file with the same options and
    * it has not changed since; otherwise loaded, checked and modeled without generating code.
    */
-  async model<Model>(file: string, format: ContractFormat<any, any, Model, any>, options: CompileOptions = {}): Promise<ModelResult<Model>> {
+  async model<Model>(file: string, format: RegisteredFormat<any, any, Model, any>, options: CompileOptions = {}): Promise<ModelResult<Model>> {
     const path = resolve(file)
-    const request = this.request(path, options)
+    const request = await this.request(path, options)
     const cached = this.cached(request, false)
     const { diagnostics, dependencies } = cached?.result ?? {}
+    // The format asked for is the one that claims the file whether it is named as registered (a
+    // lazy format) or as loaded (the format itself: the NATS topology and the CLI name it so).
+    const asked = (claimed: { registered?: AnyRegistered; format?: AnyFormat }) =>
+      claimed.format !== undefined && (claimed.format === format || claimed.registered === format)
     // A result read from disk has no model: it is made once, here, and kept with the result.
-    if (cached && cached.model === undefined && cached.format === format && !hasErrors(diagnostics!)) {
+    if (cached && cached.model === undefined && asked(cached) && !hasErrors(diagnostics!)) {
       const modeled = await this.modelStages(path, request, undefined)
-      if (modeled.format === format && !hasErrors(modeled.diagnostics)) cached.model = modeled.model
-      return { ...outcome(path, modeled, modeled.diagnostics), model: modeled.format === format ? (modeled.model as Model | undefined) : undefined }
+      if (asked(modeled) && !hasErrors(modeled.diagnostics)) cached.model = modeled.model
+      return { ...outcome(path, modeled, modeled.diagnostics), model: asked(modeled) ? (modeled.model as Model | undefined) : undefined }
     }
     if (cached)
       return {
         file: path,
-        format: cached.format?.name,
-        model: cached.format === format ? (cached.model as Model) : undefined,
+        format: cached.registered?.name,
+        model: asked(cached) ? (cached.model as Model) : undefined,
         diagnostics: diagnostics!,
         dependencies: dependencies!,
       }
     const modeled = await this.modelStages(path, request, undefined)
-    return { ...outcome(path, modeled, modeled.diagnostics), model: modeled.format === format ? (modeled.model as Model | undefined) : undefined }
+    return { ...outcome(path, modeled, modeled.diagnostics), model: asked(modeled) ? (modeled.model as Model | undefined) : undefined }
   }
 
   /** Loads, checks and models a contract without generating code, and describes it (`contracts inspect`). */
   async inspect(file: string, options: CompileOptions = {}): Promise<InspectResult> {
     const path = resolve(file)
-    return this.finish<InspectResult>(path, await this.modelStages(path, this.request(path, options), undefined), (format, model) => {
+    return this.finish<InspectResult>(path, await this.modelStages(path, await this.request(path, options), undefined), (format, model) => {
       const inspection: Inspection = format.inspect(model)
       return { data: inspection.data, text: inspection.text }
     })
@@ -275,7 +311,7 @@ export class ContractCompiler {
   /** The hash `contracts hash` prints, as the claiming format defines it. */
   async hash(file: string, selector: HashSelector, options: CompileOptions = {}): Promise<HashResult> {
     const path = resolve(file)
-    return this.finish<HashResult>(path, await this.modelStages(path, this.request(path, options), undefined), (format, model) => {
+    return this.finish<HashResult>(path, await this.modelStages(path, await this.request(path, options), undefined), (format, model) => {
       const answer: HashAnswer = format.hash(model, selector)
       return 'hash' in answer ? { hash: answer.hash } : { usage: answer.usage }
     })
@@ -296,18 +332,21 @@ export class ContractCompiler {
   }
 
   /**
-   * The claiming format, the query and the options, resolved once for a call: the cache key is
-   * made of them and the pipeline reads them (it used to resolve them a second time).
+   * The claiming format (loaded now if it was registered lazily), the query and the options,
+   * resolved once for a call: the cache key is made of them and the pipeline reads them (it used to
+   * resolve them a second time).
    */
-  private request(file: string, options: CompileOptions): Request {
-    const format = this.formatOf(file)
-    if (!format) return { key: cacheKey(file, '', options.query, null) }
+  private async request(file: string, options: CompileOptions): Promise<Request> {
+    const registered = this.formatOf(file)
+    if (!registered) return { key: cacheKey(file, '', options.query, null) }
+    let format: AnyFormat | undefined
     try {
+      format = await this.implementation(registered)
       const query = parseQuery(options.query, format, file)
       const resolved = format.resolveOptions(options[format.name], query.values, file)
-      return { format, rawQuery: options.query, query, resolved, key: cacheKey(file, format.name, options.query, resolved.options) }
+      return { registered, format, rawQuery: options.query, query, resolved, key: cacheKey(file, format.name, options.query, resolved.options) }
     } catch (failure) {
-      return { format, failure }
+      return { registered, format, failure }
     }
   }
 
@@ -339,7 +378,7 @@ export class ContractCompiler {
   private stored(file: string, request: Request, declarations: boolean): CacheEntry | undefined {
     const question = this.question(request)
     const hit = question && this.persistent!.read(question, file, declarations)
-    return hit ? fromDisk(file, request.format!, hit) : undefined
+    return hit ? fromDisk(file, request.registered!, request.format!, hit) : undefined
   }
 
   /** Writes a compile to the persistent cache (with `dts` when it has been read), unless it must not be kept. */
@@ -365,29 +404,30 @@ export class ContractCompiler {
    */
   private async modelStages(file: string, request: Request, memos: CompileMemos | undefined): Promise<Modeled> {
     const host = recordingHost(dirname(file), this.overlay)
-    const { format } = request
-    if (!format) {
+    const { registered, format } = request
+    if (!registered) {
       const known = this.formats.map((f) => f.name).join(', ')
       return { host, diagnostics: [fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known}).`)] }
     }
+    const claimed = { registered, format, host }
     try {
-      if (request.failure !== undefined) throw request.failure
+      if (request.failure !== undefined || format === undefined) throw request.failure
       const { query, resolved } = request as Required<Pick<Request, 'query' | 'resolved'>>
-      if (hasErrors(query.diagnostics)) return { format, host, diagnostics: query.diagnostics }
-      if (hasErrors(resolved.diagnostics)) return { format, host, diagnostics: resolved.diagnostics }
+      if (hasErrors(query.diagnostics)) return { ...claimed, diagnostics: query.diagnostics }
+      if (hasErrors(resolved.diagnostics)) return { ...claimed, diagnostics: resolved.diagnostics }
       const diagnostics = [...resolved.diagnostics]
       const loaded = await format.load(file, host)
       append(diagnostics, loaded.diagnostics)
-      if (loaded.input === undefined || hasErrors(diagnostics)) return { format, host, diagnostics }
+      if (loaded.input === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
       const checked = format.check(loaded.input)
       append(diagnostics, checked.diagnostics)
-      if (hasErrors(diagnostics)) return { format, host, diagnostics }
+      if (hasErrors(diagnostics)) return { ...claimed, diagnostics }
       const modeled = format.model(checked.checked, resolved.options, memos)
       append(diagnostics, modeled.diagnostics)
-      if (modeled.model === undefined || hasErrors(diagnostics)) return { format, host, diagnostics }
-      return { format, model: modeled.model, host, diagnostics }
+      if (modeled.model === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
+      return { ...claimed, model: modeled.model, diagnostics }
     } catch (error) {
-      return { format, host, diagnostics: [caught(error, file)] }
+      return { ...claimed, diagnostics: [caught(error, file)] }
     }
   }
 
@@ -407,7 +447,7 @@ function outcome<Extra extends object>(file: string, modeled: Modeled, diagnosti
   return {
     ...extra,
     file,
-    format: modeled.format?.name,
+    format: modeled.registered?.name,
     diagnostics: capDiagnostics(diagnostics),
     dependencies: [...modeled.host.digests.keys()],
   } as Extra & { file: string; format?: string; diagnostics: Diagnostic[]; dependencies: string[] }
@@ -433,19 +473,23 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
   const volatile = modeled.host.unreadable.size > 0
   const failed = (diagnostics: Diagnostic[]): CacheEntry => {
     const result = outcome(file, modeled, diagnostics)
-    return { inputs, probes, format: modeled.format, result, bare: result, declarable: true, volatile }
+    return { inputs, probes, registered: modeled.registered, format: modeled.format, result, bare: result, declarable: true, volatile }
   }
   if (modeled.model === undefined) return failed(modeled.diagnostics)
   let output: Generated
-  let map: EncodedSourceMap
   try {
     output = modeled.format!.generate(modeled.model, memos)
-    map = sourceMap(file, output.mappings, modeled.host.texts.get(file) ?? '')
   } catch (error) {
     return failed([caught(error, file)])
   }
   const described = { exports: output.exports, ...(output.identity !== undefined ? { identity: output.identity } : {}) }
-  const bare: CompileResult = outcome(file, modeled, modeled.diagnostics, { code: output.code, dts: undefined as string | undefined, map, ...described })
+  const bare: CompileResult = outcome(file, modeled, modeled.diagnostics, {
+    code: output.code,
+    dts: undefined as string | undefined,
+    map: undefined,
+    ...described,
+  })
+  const map = lazySourceMap(file, output.mappings, modeled.host.texts.get(file) ?? '', bare)
   // The declarations are read off `output` once (a format may write them in a getter), then kept.
   let pending: Generated | undefined = output
   let dts: string | undefined
@@ -464,26 +508,37 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
       }
       return dts
     },
-    map,
+    get map() {
+      return map()
+    },
     ...described,
     file: bare.file,
     format: bare.format,
     diagnostics: bare.diagnostics,
     dependencies: bare.dependencies,
   }
-  return { inputs, probes, format: modeled.format, model: modeled.model, result, bare, mappings: output.mappings, declarable: true, volatile }
+  const { registered, format } = modeled
+  return { inputs, probes, registered, format, model: modeled.model, result, bare, mappings: output.mappings, declarable: true, volatile }
 }
 
 /** An entry of the persistent cache as one of the compiler's: the result as a compile shapes it, its source map made again. */
-function fromDisk(file: string, format: AnyFormat, hit: CacheHit): CacheEntry {
+function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat, hit: CacheHit): CacheEntry {
   const { stored } = hit
   const common = { file, format: format.name, diagnostics: stored.diagnostics, dependencies: [...stored.inputs.keys()] }
-  const entry = { inputs: stored.inputs, probes: stored.probes, format, mappings: stored.mappings, volatile: false }
+  const entry = { inputs: stored.inputs, probes: stored.probes, registered, format, mappings: stored.mappings, volatile: false }
   if (stored.code === undefined) return { ...entry, result: common, bare: common, declarable: true }
   const described = { exports: stored.exports ?? [], ...(stored.identity !== undefined ? { identity: stored.identity } : {}) }
-  const map = sourceMap(file, stored.mappings, hit.text)
-  const bare: CompileResult = { code: stored.code, dts: undefined, map, ...described, ...common }
-  const result: CompileResult = { code: stored.code, dts: stored.dts, map, ...described, ...common }
+  const bare: CompileResult = { code: stored.code, dts: undefined, map: undefined, ...described, ...common }
+  const map = lazySourceMap(file, stored.mappings, hit.text, bare)
+  const result: CompileResult = {
+    code: stored.code,
+    dts: stored.dts,
+    get map() {
+      return map()
+    },
+    ...described,
+    ...common,
+  }
   return { ...entry, result, bare, declarable: stored.dts !== undefined }
 }
 
@@ -521,8 +576,34 @@ function parseQuery(raw: string | undefined, format: ContractFormat<any, any, an
   return { values, diagnostics }
 }
 
+/** The source-map writer, loaded with the first map read (four packages a compile alone does not need). */
+const genMapping = lazyRequire<typeof import('@jridgewell/gen-mapping')>('@jridgewell/gen-mapping')
+
+/**
+ * A result's source map, made on first read and kept, and set as `bare`'s `map` getter too (the
+ * same map, in the same place among its keys). A bug making it is a `CONTRACTS_INTERNAL` added to
+ * the result's diagnostics then, and the map is undefined.
+ */
+function lazySourceMap(file: string, mappings: Generated['mappings'], text: string, bare: CompileResult): () => EncodedSourceMap | undefined {
+  let made: { map?: EncodedSourceMap } | undefined
+  const map = () => {
+    if (made === undefined) {
+      made = {}
+      try {
+        made.map = sourceMap(file, mappings, text)
+      } catch (error) {
+        bare.diagnostics.push(caught(error, file))
+      }
+    }
+    return made.map
+  }
+  Object.defineProperty(bare, 'map', { get: map, enumerable: true, configurable: true })
+  return map
+}
+
 /** Line-level map: each generated line that a format ties to a source position maps there. */
 function sourceMap(file: string, mappings: Generated['mappings'], text: string): EncodedSourceMap {
+  const { GenMapping, addMapping, setSourceContent, toEncodedMap } = genMapping()
   const map = new GenMapping({ file: file + '.js' })
   setSourceContent(map, file, text)
   for (const { line, position } of mappings ?? []) {

@@ -89,3 +89,56 @@ export interface ContractFormat<Input = unknown, Checked = unknown, Model = unkn
   /** `contracts hash`; a format without contract hashes answers with the usage message naming what it has instead. */
   hash(model: Model, selector: HashSelector): HashAnswer
 }
+
+/**
+ * A format registered before it is loaded: its name and the files it claims (all a compiler needs
+ * to pick the format of a file, and all the plugin needs to build its hook filters), and the format
+ * itself, imported on the first file it claims. A process that compiles only NATS documents never
+ * loads the Benzene or DASP code, and one that resolves no contract loads none (each format is
+ * dozens of modules: loading them was most of a fresh process's first compile, bench/cold-start.ts).
+ * Make one with `lazyFormat`.
+ */
+export interface LazyFormat<Input = unknown, Checked = unknown, Model = unknown, Options = unknown> {
+  name: string
+  /** Must claim exactly the files the loaded format's `match` claims. */
+  match(file: string): boolean
+  /** As `ContractFormat.pattern`. */
+  pattern?: RegExp
+  /** The format (typically a dynamic `import()`); called on the first file it claims, at most once (`lazyFormat` keeps the promise). */
+  implementation(): Promise<ContractFormat<Input, Checked, Model, Options>>
+}
+
+/** What a compiler is given for each format: the format itself, or a lazily loaded one. */
+export type RegisteredFormat<Input = unknown, Checked = unknown, Model = unknown, Options = unknown> =
+  ContractFormat<Input, Checked, Model, Options> | LazyFormat<Input, Checked, Model, Options>
+
+/** Whether a registered format is loaded on demand (`LazyFormat`) rather than given whole. */
+export function isLazyFormat<Input, Checked, Model, Options>(
+  format: RegisteredFormat<Input, Checked, Model, Options>,
+): format is LazyFormat<Input, Checked, Model, Options> {
+  return typeof (format as Partial<LazyFormat>).implementation === 'function'
+}
+
+/**
+ * A `LazyFormat` whose `match` is its `pattern` and whose implementation is loaded once: the
+ * first call starts the import, every later one gets the same promise. A loaded format whose name
+ * is not the one registered is refused (the compile reports it as `CONTRACTS_INTERNAL`).
+ */
+export function lazyFormat<Input, Checked, Model, Options>(descriptor: {
+  name: string
+  pattern: RegExp
+  load: () => Promise<ContractFormat<Input, Checked, Model, Options>>
+}): LazyFormat<Input, Checked, Model, Options> {
+  const { name, pattern, load } = descriptor
+  let loading: Promise<ContractFormat<Input, Checked, Model, Options>> | undefined
+  return {
+    name,
+    pattern,
+    match: (file) => pattern.test(file),
+    implementation: () =>
+      (loading ??= load().then((format) => {
+        if (format.name !== name) throw new Error(`the format registered as ${JSON.stringify(name)} loaded as ${JSON.stringify(format.name)}`)
+        return format
+      })),
+  }
+}

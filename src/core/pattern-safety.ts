@@ -46,7 +46,7 @@ import { memoized } from './memo.js'
 import { backtrackProgram } from './pattern-program.js'
 import { splitPattern, type Split } from './pattern-decompose.js'
 import { unicodeModeSource } from './pattern-dialect.js'
-import { MAX_PATTERN_PROGRAM, linearMatcher } from '../runtime/shared/linear-pattern.js'
+import { MAX_PATTERN_PROGRAM, linearMatcherOn } from '../runtime/shared/linear-engine.js'
 import { MAX_PATTERN_STEPS, type BacktrackProgram } from '../runtime/shared/budgeted-pattern.js'
 import { patternMatchers, type PatternSpec } from '../runtime/shared/pattern-matchers.js'
 import type { PatternMatcher } from '../runtime/shared/schema-check.js'
@@ -65,6 +65,12 @@ export const WAYS_BUDGET = 1024
 
 /** The linear engine's program bound and the budgeted matcher's step budget (stated where the matchers are: `runtime/shared/`). */
 export { MAX_PATTERN_PROGRAM, MAX_PATTERN_STEPS }
+
+/**
+ * The step budget as people read it (262,144), digits grouped by hand: `toLocaleString` loads ICU,
+ * about 10 ms of a fresh process, and the rules' descriptions are made when their modules load.
+ */
+export const PATTERN_BUDGET_TEXT = String(MAX_PATTERN_STEPS).replace(/\B(?=(\d{3})+$)/g, ',')
 
 const re2js = lazyRequire<typeof import('re2js')>('re2js')
 
@@ -523,7 +529,7 @@ export function runtimePatternsIn(schema: unknown, into: Map<string, PatternSpec
 export function budgetedPatternMessage(pattern: string, reason: string): string {
   return (
     `Pattern ${JSON.stringify(pattern)} is not proven to run in linear time (${reason}). It runs on a backtracking matcher with a budget of ` +
-    `${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value: a value it cannot decide within the budget fails validation ` +
+    `${PATTERN_BUDGET_TEXT} steps per value: a value it cannot decide within the budget fails validation ` +
     `(keyword "pattern", "could not be evaluated on this value within its step budget"). Without backreferences and lookbehind, ` +
     `and with lookaheads only right after \`^\`, the pattern runs on a proven engine.`
   )
@@ -538,6 +544,8 @@ export function budgetedPatternMessage(pattern: string, reason: string): string 
 export function buildTimeMatcher(pattern: string): PatternMatcher & { toString(): string } {
   const spec = runtimeSpec(patternEngine(pattern))
   if (spec === undefined) return new RegExp(pattern, 'u')
-  const matcher = patternMatchers({ [pattern]: spec }, linearMatcher)[pattern]!
+  // re2js's CommonJS build, required here on the first such pattern (the runtime's `linearMatcher`
+  // imports its ES module at load, a quarter of a megabyte most compiles never run).
+  const matcher = patternMatchers({ [pattern]: spec }, (source) => linearMatcherOn(re2js().RE2JS, source))[pattern]!
   return { test: (text: string) => matcher.test(text), toString: () => `/${pattern}/u` }
 }

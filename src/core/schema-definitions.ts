@@ -1,6 +1,15 @@
 import { jsLiteral, sortKeys } from './emit.js'
-import { usesLinear } from './pattern-safety.js'
+import { reach } from './graph.js'
+import { runtimePatternsIn, usesLinear } from './pattern-safety.js'
 import type { PatternSpec } from '../runtime/shared/pattern-matchers.js'
+
+/** A schema definition emitted as a `const`, with the references it makes itself. */
+export interface EmittedDefinition {
+  constant: string
+  refs: ReadonlySet<string>
+  /** Patterns in the definition's own schema that do not run as one native `RegExp` (pattern -> runtime form). */
+  patterns?: ReadonlyMap<string, PatternSpec>
+}
 
 /**
  * The module constant holding the matchers of every pattern its validators do not run as one
@@ -12,6 +21,14 @@ export const PATTERNS_CONSTANT = '$patterns'
 export const PATTERN_MATCHERS_HELPER = 'patternMatchers as $patternMatchers'
 /** The import of the linear-time engine, for the header of a module with a pattern that needs it (`usesLinear`). */
 export const LINEAR_PATTERNS_IMPORT = 'import { linearMatcher as $linearMatcher } from "unplugin-contracts/runtime/linear-pattern";'
+
+/** The patterns needing runtime matchers that a validator over `root` and the definitions it reaches (`reachedDefinitions`) runs. */
+export function validatorPatterns(root: unknown, reached: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Map<string, PatternSpec> {
+  const out = new Map<string, PatternSpec>()
+  runtimePatternsIn(root, out)
+  for (const ref of reached) for (const [pattern, spec] of definitions.get(ref)!.patterns ?? []) out.set(pattern, spec)
+  return out
+}
 
 /** Whether any of the patterns needs the linear-time engine (then the module imports it: `LINEAR_PATTERNS_IMPORT`). */
 export function needsLinearEngine(patterns: ReadonlyMap<string, PatternSpec>): boolean {
@@ -28,4 +45,23 @@ export function patternsConstant(patterns: ReadonlyMap<string, PatternSpec>, hel
   const record: Record<string, PatternSpec> = {}
   for (const pattern of sortKeys([...patterns.keys()])) Object.defineProperty(record, pattern, { value: patterns.get(pattern)!, enumerable: true })
   return `/* @__PURE__ */ ${helper}(${jsLiteral(record)}${needsLinearEngine(patterns) ? ', $linearMatcher' : ''})`
+}
+
+/**
+ * The definitions object a generated `$schemaValidator(schema, definitions)` call takes: every
+ * definition reachable from `refs` (through the definitions themselves), by reference, as its
+ * constant. Throws `schema is invalid: ...` when a reference names nothing.
+ */
+export function definitionsLiteral(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): string {
+  const reached = reachedDefinitions(refs, definitions)
+  return `{ ${[...reached].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`).join(', ')} }`
+}
+
+/** Every definition reachable from `refs`, through the definitions' own references (`reach`: the order is the walk's, which the literal keeps). */
+export function reachedDefinitions(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Set<string> {
+  return reach(refs, (ref) => {
+    const target = definitions.get(ref)
+    if (!target) throw new Error(`schema is invalid: reference ${ref} names no definition`)
+    return target.refs
+  })
 }

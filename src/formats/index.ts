@@ -1,13 +1,48 @@
 /**
  * The built-in formats, in the order they are tried. Core knows none of them: the plugin, the CLI
  * and the package root hand this list to a `ContractCompiler` (docs/architecture.md).
+ *
+ * Each is registered lazily (`lazyFormat`): its name and the file names it claims are here, and its
+ * code is imported on the first file it claims. So importing the package, or the plugin, loads
+ * no format; a NATS compile loads NATS alone. A format's `pattern` here must be the one its own
+ * `index.ts` gives (`test/lazy-formats.test.ts` holds them to each other): the NATS one is read
+ * from the format's module of document names, which imports nothing.
  */
-import type { ContractFormat } from '../core/format.js'
-import { benzeneFormat } from './benzene/index.js'
-import { daspFormat } from './dasp/index.js'
-import { natsFormat } from './nats/index.js'
+import { lazyFormat, type RegisteredFormat } from '../core/format.js'
+import type { BenzeneChecked, BenzeneModel } from './benzene/model.js'
+import type { BenzeneOptions } from './benzene/options.js'
+import type { JsonSource } from '../core/json-source.js'
+import type { DaspInput } from './dasp/load.js'
+import type { DaspContext } from './dasp/context.js'
+import type { DaspModel } from './dasp/model.js'
+import type { NatsInput } from './nats/load.js'
+import type { NatsContext } from './nats/context.js'
+import type { NatsModel } from './nats/model.js'
+import type { NatsOptions } from './nats/options.js'
+import { APPLICATION_DOCUMENT_NAME } from './nats/document.js'
 
-export const formats: readonly ContractFormat<any, any, any, any>[] = [benzeneFormat, natsFormat, daspFormat]
+/** Benzene contract documents: `*.spec.json`. */
+export const benzeneFormat = lazyFormat<JsonSource, BenzeneChecked, BenzeneModel, BenzeneOptions>({
+  name: 'benzene',
+  pattern: /\.spec\.json$/,
+  load: async () => (await import('./benzene/index.js')).benzeneFormat,
+})
+
+/** AsyncAPI 3.1.0 documents with the `x-nats-contract` profile: `*.asyncapi.yaml`, `*.asyncapi.yml`, `*.asyncapi.json`, `asyncapi.yaml`, `asyncapi.json`. */
+export const natsFormat = lazyFormat<NatsInput, NatsContext, NatsModel, NatsOptions>({
+  name: 'nats',
+  pattern: APPLICATION_DOCUMENT_NAME,
+  load: async () => (await import('./nats/index.js')).natsFormat,
+})
+
+/** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */
+export const daspFormat = lazyFormat<DaspInput, DaspContext, DaspModel, undefined>({
+  name: 'dasp',
+  pattern: /\.dasp\.json$/,
+  load: async () => (await import('./dasp/index.js')).daspFormat,
+})
+
+export const formats: readonly RegisteredFormat<any, any, any, any>[] = [benzeneFormat, natsFormat, daspFormat]
 
 // Each format's codes, which its `codes.ts` adds to core's `DeclaredCodes`: named here so that the
 // declarations of the package root (which exports `formats`) load them, and `Diagnostic.code` is

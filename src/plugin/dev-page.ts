@@ -15,8 +15,8 @@ import { dirname, join, relative } from 'node:path'
 import type { ContractCompiler } from '../core/compile.js'
 import type { CompileResult } from '../core/compile.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
-import { toSvg, xmlText as escape } from '../formats/nats/topology/svg.js'
-import { topology, type Topology } from '../formats/nats/topology/projection.js'
+import { xmlText as escape } from '../formats/nats/topology/svg.js'
+import type { Topology } from '../formats/nats/topology/projection.js'
 
 export const DEV_PAGE = '/__contracts'
 
@@ -50,6 +50,7 @@ export class DevRegistry {
     const digest = createHash('sha256').update(JSON.stringify(projection)).digest('hex')
     const kept = this.pictures.get(bundle)
     if (kept?.digest === digest) return kept.svg
+    const { toSvg } = await import('../formats/nats/topology/svg.js')
     const svg = await toSvg(projection)
     this.layouts++
     this.pictures.set(bundle, { digest, svg })
@@ -93,6 +94,8 @@ ${diagnostics || '<p class="ok">no diagnostics</p>'}
       }
     }
     for (const bundle of [...bundles].sort()) {
+      // The projection compiles NATS documents: loaded with the first bundle drawn, not with the plugin.
+      const { topology } = await import('../formats/nats/topology/projection.js')
       const result = await topology(bundle, compiler)
       sections.push(
         result.topology

@@ -1,11 +1,11 @@
 /**
  * The plugin's hook filters (unplugin's object hooks, `{ filter, handler }`), built from each
- * format's file pattern (`ContractFormat.pattern`). Vite, Rollup and Rolldown test them natively,
+ * format's file pattern (`ContractFormat.pattern`, a lazily registered format's too: no format is loaded for it). Vite, Rollup and Rolldown test them natively,
  * before calling into the plugin; for esbuild, webpack and Rspack unplugin tests them (webpack's
  * loader rule `include`, so a module no format claims never gets this plugin's loader). The
  * handlers still check what they are given: a filter only spares the calls that cannot matter.
  */
-import type { ContractFormat } from '../core/format.js'
+import type { RegisteredFormat } from '../core/format.js'
 import { MODULE_SUFFIX, TOPOLOGY_LOCK, TOPOLOGY_QUERY, TOPOLOGY_SUFFIX } from './module-id.js'
 import { RUNTIME_DEPENDENCIES, RUNTIME_ENTRIES, RUNTIME_FILES } from './runtime-entries.js'
 
@@ -23,7 +23,7 @@ const exactly = (texts: Iterable<string>) => `^(?:${[...texts].map(escape).join(
  * The file names the formats claim, as one alternation without the end anchor, so that a query
  * or a module suffix can follow; undefined when a format has no pattern of that form.
  */
-export function claimedNames(formats: readonly ContractFormat<any, any, any, any>[]): string | undefined {
+export function claimedNames(formats: readonly RegisteredFormat<any, any, any, any>[]): string | undefined {
   const sources: string[] = []
   for (const { pattern } of formats) {
     if (!pattern || pattern.flags.replace(/[gy]/g, '') !== '' || !pattern.source.endsWith('$') || pattern.source.endsWith('\\$')) return undefined
@@ -39,7 +39,7 @@ export function claimedNames(formats: readonly ContractFormat<any, any, any, any
  * - `load`: the module ids `resolveId` gave (`<contract>.contract.js[?query]`, `<lock>.topology.js`)
  *   and, for esbuild, which has the plugin load every path it resolved, the runtime's files.
  */
-export function hookFilters(formats: readonly ContractFormat<any, any, any, any>[], esbuild: boolean): HookFilters {
+export function hookFilters(formats: readonly RegisteredFormat<any, any, any, any>[], esbuild: boolean): HookFilters {
   const claimed = claimedNames(formats)
   const topologyImport = `(?:^|/)${escape(TOPOLOGY_LOCK)}\\?${TOPOLOGY_QUERY}$`
   const runtime = exactly([...RUNTIME_ENTRIES.keys(), ...RUNTIME_DEPENDENCIES.keys()])

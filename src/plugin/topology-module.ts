@@ -2,7 +2,6 @@ import { dirname } from 'node:path'
 import type { ContractCompiler } from '../core/compile.js'
 import { jsLiteral } from '../core/emit.js'
 import type { Diagnostic } from '../core/diagnostics.js'
-import { topology } from '../formats/nats/topology/projection.js'
 
 /**
  * The module `./bundle.lock.json?topology` imports: the bundle's topology as frozen data (the
@@ -13,6 +12,8 @@ export async function topologyModule(
   lockFile: string,
   compiler: ContractCompiler,
 ): Promise<{ code?: string; dependencies: string[]; diagnostics: readonly Diagnostic[] }> {
+  // The projection compiles NATS documents: loaded on the first topology import, not with the plugin.
+  const { topology } = await import('../formats/nats/topology/projection.js')
   const result = await topology(dirname(lockFile), compiler)
   const dependencies = [lockFile, ...new Set(result.documents)]
   if (!result.topology) return { dependencies, diagnostics: result.diagnostics }

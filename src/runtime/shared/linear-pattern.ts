@@ -5,56 +5,18 @@
  * input's length only, whatever the pattern. Only modules with such a pattern import this file.
  */
 import { RE2JS } from 're2js'
+import { linearMatcherOn } from './linear-engine.js'
 import { patternMatchers } from './pattern-matchers.js'
 import type { PatternMatcher, PatternMatchers } from './schema-check.js'
 
-/**
- * The most instructions a pattern's program may have: the compiler sends a pattern past it to the
- * budgeted matcher instead (`src/core/pattern-safety.ts`), and a matcher here whose program is
- * larger (a module built by hand) leaves every value undecided.
- */
-export const MAX_PATTERN_PROGRAM = 1000
-
-/**
- * The most instruction steps one match may take, as program size x input length (RE2's automaton
- * advances every live instruction per character: about 10^8 steps a second once warm). A value
- * past it fails the pattern without being matched: a 10-instruction pattern takes values up to
- * ~100,000 characters, a 1,000-instruction one up to ~1,000; a longer value is undecided and fails
- * the pattern with its own error. Worst case per match: about a million steps (~10 ms), whatever
- * the pattern and the value; per validation, that times the strings checked, so linear in the data.
- */
-export const MAX_PATTERN_WORK = 1 << 20
+export { MAX_PATTERN_PROGRAM, MAX_PATTERN_WORK } from './linear-engine.js'
 
 /**
  * A linear-time matcher for one RE2 translation (made by the compiler, with ECMAScript's meaning of
- * `.`, `\s` and escapes), compiled on its first use. A value past MAX_PATTERN_WORK is not matched:
- * `test` answers `false` and `undecided` says so (the validators report the pattern as not
- * evaluated within its budget). A translation RE2 cannot compile, or a program past
- * MAX_PATTERN_PROGRAM, leaves every value undecided (a result, not a throw).
+ * `.`, `\s` and escapes), compiled on its first use; see `linearMatcherOn` for what it answers.
  */
 export function linearMatcher(source: string): PatternMatcher {
-  let compiled: { re: RE2JS; size: number } | null | undefined
-  const program = () => {
-    if (compiled !== undefined) return compiled
-    try {
-      const re = RE2JS.compile(source)
-      compiled = { re, size: Math.max(1, re.programSize()) }
-    } catch {
-      compiled = null
-    }
-    return compiled
-  }
-  const matcher = {
-    undecided: false,
-    test(text: string): boolean {
-      const p = program()
-      // Checked before matching: the length bounds the characters the automaton steps over.
-      const runs = p !== null && p.size <= MAX_PATTERN_PROGRAM && p.size * text.length <= MAX_PATTERN_WORK
-      matcher.undecided = !runs
-      return runs && p.re.test(text)
-    },
-  }
-  return matcher
+  return linearMatcherOn(RE2JS, source)
 }
 
 /**

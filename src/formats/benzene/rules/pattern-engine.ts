@@ -1,6 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { unicodeModeSource } from '../../../core/pattern-dialect.js'
-import { budgetedPatternMessage, patternEngine } from '../../../core/pattern-safety.js'
+import { PATTERN_BUDGET_TEXT, budgetedPatternMessage, patternEngine } from '../../../core/pattern-safety.js'
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { benzeneRule } from './rule.js'
@@ -18,7 +18,7 @@ import { benzeneRule } from './rule.js'
 export const patternEngineRule = benzeneRule({
   code: 'BENZENE_PATTERN_BUDGETED',
   severity: 'warning',
-  description: `A \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value, and a value it cannot decide within it fails validation.`,
+  description: `A \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${PATTERN_BUDGET_TEXT} steps per value, and a value it cannot decide within it fails validation.`,
   check({ facts }, report) {
     facts.forEachSchema((schema, where) => {
       if (!isObject(schema) || typeof schema.pattern !== 'string') return

@@ -1,5 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { budgetedPatternMessage } from '../../../core/pattern-safety.js'
+import { PATTERN_BUDGET_TEXT, budgetedPatternMessage } from '../../../core/pattern-safety.js'
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../document.js'
 import { natsRule, type NatsReport } from './rule.js'
@@ -19,7 +19,7 @@ import type { NatsContext } from '../context.js'
 export const patternSupported = natsRule({
   code: 'NATS_PATTERN_BUDGETED',
   severity: 'warning',
-  description: `A schema \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${MAX_PATTERN_STEPS.toLocaleString('en-US')} steps per value, and a value it cannot decide within it fails validation.`,
+  description: `A schema \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${PATTERN_BUDGET_TEXT} steps per value, and a value it cannot decide within it fails validation.`,
   check(ctx, report) {
     // The document's components and channels, and every locked file a message payload reaches
     // (reported in that file, at the pattern).
