@@ -8,7 +8,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * worker process: importing the compiler and its dependencies, about 1.7 CPU seconds a file, is then
  * paid once per worker, not once per file. A file that needs a fresh process stays out of this list
  * (compile-once, incremental and code-cache count what a cache does; bundler files load plugins that
- * keep state). Checked by running these files in one worker, shuffled.
+ * keep state; limits.test.ts runs the YAML parser out of stack, which depends on what the process ran
+ * before). Checked by running these files in one worker, shuffled.
  */
 export const SHARED = [
   'conformance/benzene/runner.test.ts',
@@ -28,7 +29,6 @@ export const SHARED = [
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
   'test/layers.test.ts',
-  'test/limits.test.ts',
   'test/module-exports.test.ts',
   'test/nats-bundle-overlap.test.ts',
   'test/nats-interactions.test.ts',

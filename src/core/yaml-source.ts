@@ -88,10 +88,14 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   // in a flow mapping gives seven errors, a stray indent a hundred): the first syntax error is the
   // mistake, the rest are counted in its message, not shown.
   const syntax = doc.errors.filter((error) => error.code !== 'DUPLICATE_KEY' && !/call stack/i.test(error.message))
+  // The parser recurses on nested flow collections and reports running out of stack as an error, as
+  // often as it ran out (once, or dozens of times, depending on how much stack the caller had left):
+  // the first is the place, the document gets one diagnostic.
+  const stack = doc.errors.find((error) => /call stack/i.test(error.message))
   for (const error of doc.errors) {
-    // The parser recurses on nested flow collections and reports running out of stack as an error.
     if (/call stack/i.test(error.message)) {
-      report('CONTRACTS_TOO_DEEP', error.pos[0], '', `Values are nested beyond what can be parsed; contracts are limited to ${LIMITS.depth} levels.`)
+      if (error === stack)
+        report('CONTRACTS_TOO_DEEP', error.pos[0], '', `Values are nested beyond what can be parsed; contracts are limited to ${LIMITS.depth} levels.`)
       continue
     }
     if (error.code === 'DUPLICATE_KEY') report('YAML_DUPLICATE_KEY', error.pos[0], '', `Duplicate key: ${error.message.split('\n')[0]}`)
