@@ -91,7 +91,23 @@ const EQUALS = 61
 const isDigit = (c: number) => c >= 48 && c <= 57
 /** Letters, digits, `_` and `$`: a digit after one of these is part of a name, not a number. */
 const isNameChar = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36
-const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+
+/** Where the number starting at `i` ends: digits, a fraction, an exponent (as `JSON.stringify` writes numbers). */
+function numberEnd(code: string, i: number): number {
+  const digits = (k: number) => {
+    while (isDigit(code.charCodeAt(k))) k++
+    return k
+  }
+  let k = digits(i)
+  if (code.charCodeAt(k) === 46 && isDigit(code.charCodeAt(k + 1))) k = digits(k + 1)
+  const e = code.charCodeAt(k)
+  if (e === 101 || e === 69) {
+    const sign = code.charCodeAt(k + 1)
+    const at = sign === 43 || sign === 45 ? k + 2 : k + 1
+    if (isDigit(code.charCodeAt(at))) k = digits(at)
+  }
+  return k
+}
 /** `typeof x === ` just before a string: the comparison V8 compiles to a type test only with a literal. */
 const TYPEOF_BEFORE = /typeof [\w$.[\]]+ [!=]== $/
 
@@ -128,9 +144,7 @@ export function cutLiterals(code: string): Cut {
       const close = code.indexOf('*/', i + 2)
       i = close < 0 ? n : close + 2
     } else if (isDigit(c) && (i === 0 || (!isNameChar(code.charCodeAt(i - 1)) && code.charCodeAt(i - 1) !== 46))) {
-      NUMBER.lastIndex = i
-      NUMBER.exec(code)
-      const end = NUMBER.lastIndex
+      const end = numberEnd(code, i)
       if (end >= n || !isNameChar(code.charCodeAt(end))) take(i, end)
       i = end
     } else i++

@@ -76,43 +76,50 @@ function rewriteMap(map: Record<string, unknown>, canonical: ReadonlyMap<string,
  */
 function shapeOf(schema: unknown): { text: string; refs: string[] } {
   const refs: string[] = []
-  const parts: string[] = []
-  const write = (node: unknown): void => {
-    if (!isObject(node)) {
-      parts.push(JSON.stringify(node))
-      return
-    }
-    parts.push('{')
-    for (const key of Object.keys(node)) {
-      parts.push(JSON.stringify(key), ':')
+  const write = (node: unknown): string => {
+    if (!isObject(node)) return JSON.stringify(node)
+    let text = '{'
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue
       const value = node[key]
-      if (key === '$ref' && typeof value === 'string') {
-        refs.push(value)
-        parts.push('#')
-      } else if ((ONE as readonly string[]).includes(key)) write(value)
-      else if ((LISTS as readonly string[]).includes(key) && Array.isArray(value)) {
-        parts.push('[')
-        for (const member of value) {
-          write(member)
-          parts.push(',')
-        }
-        parts.push(']')
-      } else if ((MAPS as readonly string[]).includes(key) && isObject(value)) {
-        parts.push('{')
-        for (const name of Object.keys(value)) {
-          parts.push(JSON.stringify(name), ':')
-          write(value[name])
-          parts.push(',')
-        }
-        parts.push('}')
-      } else parts.push(JSON.stringify(value))
-      parts.push(',')
+      text += JSON.stringify(key) + ':'
+      switch (KIND.get(key)) {
+        case 'one':
+          text += write(value)
+          break
+        case 'list':
+          if (Array.isArray(value)) {
+            text += '['
+            for (const member of value) text += write(member) + ','
+            text += ']'
+          } else text += JSON.stringify(value)
+          break
+        case 'map':
+          if (isObject(value)) {
+            text += '{'
+            for (const name in value) if (Object.hasOwn(value, name)) text += JSON.stringify(name) + ':' + write(value[name]) + ','
+            text += '}'
+          } else text += JSON.stringify(value)
+          break
+        default:
+          if (key === '$ref' && typeof value === 'string') {
+            refs.push(value)
+            text += '#'
+          } else text += JSON.stringify(value)
+      }
+      text += ','
     }
-    parts.push('}')
+    return text + '}'
   }
-  write(schema)
-  return { text: parts.join(''), refs }
+  return { text: write(schema), refs }
 }
+
+/** How `shapeOf` reads each subschema keyword. */
+const KIND = new Map<string, 'one' | 'list' | 'map'>([
+  ...ONE.map((key) => [key, 'one'] as const),
+  ...LISTS.map((key) => [key, 'list'] as const),
+  ...MAPS.map((key) => [key, 'map'] as const),
+])
 
 /**
  * The definitions on no reference cycle, each after every definition it reaches (reverse

@@ -72,7 +72,11 @@ export function generateValidators(
   }
   // A definition only one `$refValidator` calls is written inside it (no constant to name it by).
   const namedBy = new Map<string, string[]>()
-  for (const [root, fn] of made.refRoots!) namedBy.set(fn, [...(namedBy.get(fn) ?? []), root])
+  for (const [root, fn] of made.refRoots!) {
+    const roots = namedBy.get(fn)
+    if (roots) roots.push(root)
+    else namedBy.set(fn, [root])
+  }
   const inline = new Map<string, string>()
   for (const [fn, named] of namedBy) if (named.length === 1 && !made.calls!.has(fn) && made.declarations.has(fn)) inline.set(fn, named[0]!)
   const functions = new Map<string, string>()
@@ -128,8 +132,9 @@ export function referencesIn(schema: unknown): Set<string> {
     const s = node as Record<string, unknown>
     if (typeof s.$ref === 'string') out.add(s.$ref)
     for (const key of ['items', 'additionalProperties', 'not', 'if', 'then']) if (key in s) stack.push(s[key])
-    for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[key])) stack.push(...(s[key] as unknown[]))
-    for (const key of ['properties', 'patternProperties']) if (s[key] !== null && typeof s[key] === 'object') stack.push(...Object.values(s[key] as object))
+    for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[key])) for (const member of s[key] as unknown[]) stack.push(member)
+    for (const key of ['properties', 'patternProperties'])
+      if (s[key] !== null && typeof s[key] === 'object') for (const member of Object.values(s[key] as object)) stack.push(member)
   }
   return out
 }
