@@ -1,7 +1,8 @@
 import { basename, dirname, relative, sep } from 'node:path'
 import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import { NATS_MODEL_CODES } from './codes.js'
-import { sortedCopy } from '../../core/emit.js'
+import { sortKeys, sortedCopy } from '../../core/emit.js'
+import type { MessageModel } from './message-schemas.js'
 import { nameChannels } from './naming.js'
 import type { NatsOptions } from './options.js'
 import type { NatsContext } from './context.js'
@@ -220,10 +221,25 @@ const byId = <T>(list: T[], id: (t: T) => string) => [...list].sort((a, b) => (i
  * ordered here, once: generation and inspection read it as it is.
  */
 function ordered(model: NatsModel): NatsModel {
+  // A payload that channels share (one message on each: message-schemas.ts) is copied once.
+  const payloads = new Map<unknown, unknown>()
+  const message = (m: MessageModel): MessageModel => {
+    const out: Record<string, unknown> = {}
+    for (const key of sortKeys(Object.keys(m))) {
+      const value = (m as unknown as Record<string, unknown>)[key]
+      if (key !== 'payload' || value === null || typeof value !== 'object') out[key] = sortedCopy(value)
+      else {
+        let copy = payloads.get(value)
+        if (copy === undefined) payloads.set(value, (copy = sortedCopy(value)))
+        out[key] = copy
+      }
+    }
+    return out as unknown as MessageModel
+  }
   return {
     ...model,
     tokenTypes: sortedCopy(model.tokenTypes),
-    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, messages: c.messages.map(sortedCopy) })),
+    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, messages: c.messages.map(message) })),
     operations: byId(model.operations, (o) => o.id),
     streams: byId(model.streams, (s) => s.key).map(sortedCopy),
     consumers: byId(model.consumers, (c) => c.key).map(sortedCopy),

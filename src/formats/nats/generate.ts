@@ -101,8 +101,9 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and
     // everything else a descriptor holds from the runtime's tables (module-tables.ts).
-    const args = ['tokenTypes', '$file', ...channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate)]
-    lines.push(`export const ${channel.exportName} = /* @__PURE__ */ $channel(${args.join(', ')});`)
+    lines.push(
+      `export const ${channel.exportName} = /* @__PURE__ */ $channel(tokenTypes, $file, ${channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate)});`,
+    )
   }
   lines.push(`export const channels = /* @__PURE__ */ $channels([${model.channels.map((c) => c.exportName).join(', ')}]);`)
   const operationValidator = (o: OperationModel, i: number) => {

@@ -103,8 +103,28 @@ export class MessageSchemas {
       .map((name) => this.message(name, messages[name], start))
   }
 
+  /**
+   * What a message reference of the document resolves to, by its `$ref`: channels that share a
+   * message (`{ $ref: '#/components/messages/Event' }` on each of 500 channels) follow and copy it
+   * once, and share its payload (read-only from here on).
+   */
+  private readonly referenced = new Map<string, Omit<MessageModel, 'name'>>()
+
   /** One message (a reference to one, to one, ...: bounded hops) with its payload's references made local. */
   message(name: string, value: unknown, start: Where): MessageModel {
+    if (start.file === this.ctx.main.file && isObject(value) && typeof value.$ref === 'string') {
+      const ref = value.$ref
+      let known = this.referenced.get(ref)
+      if (known === undefined) {
+        const { name: _name, ...resolved } = this.resolve(name, value, start)
+        this.referenced.set(ref, (known = resolved))
+      }
+      return { name, ...known }
+    }
+    return this.resolve(name, value, start)
+  }
+
+  private resolve(name: string, value: unknown, start: Where): MessageModel {
     try {
       let message: unknown = value
       let where = start

@@ -43,28 +43,43 @@ function derivedParameters(channel: ChannelModel, parameterNames: readonly strin
   for (const name of parameterNames) if (channel.parameters[name] !== name) return false
   if (channel.address === undefined) return parameterNames.length === 0
   if (channel.tokens === undefined) return false
-  const placeholders = new Set<string>()
-  for (const token of channel.tokens) if (typeof token !== 'string') placeholders.add(token.param)
-  return placeholders.size === parameterNames.length && parameterNames.every((name) => placeholders.has(name))
+  // (A few names each: lists, not sets.) Every placeholder is a parameter and every parameter a placeholder.
+  const seen: string[] = []
+  for (const token of channel.tokens) {
+    if (typeof token === 'string' || seen.includes(token.param)) continue
+    if (!parameterNames.includes(token.param)) return false
+    seen.push(token.param)
+  }
+  return seen.length === parameterNames.length
 }
 
 /**
- * The arguments of a channel's `channel(...)` call after `tokenTypes` and `$file`: id, address,
- * line, column, filters, parameters, validator (trailing absent ones left out). `parameterNames`
- * is the order the descriptor lists them (code unit order of the names); `validate` the
- * expression of its payload validator, if it has one.
+ * The arguments of a channel's `channel(...)` call after `tokenTypes` and `$file`, as one text: id,
+ * address, line, column, filters, parameters, validator (trailing absent ones left out).
+ * `parameterNames` is the order the descriptor lists them (code unit order of the names);
+ * `validate` the expression of its payload validator, if it has one.
  */
-export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string): string[] {
-  const { source } = channel
+export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string): string {
+  const { source, address } = channel
   if (source.file !== file || source.pointer !== `/channels/${escapeToken(channel.id)}`) internal(`the backlink of channel ${channel.id}`)
-  const args = [jsString(channel.id), channel.address === undefined ? '0' : jsString(channel.address), String(source.line), String(source.column)]
-  const derived = derivedParameters(channel, parameterNames)
-  const addressTokens = channel.address?.split('.')
-  const filters = channel.filters.flatMap((f) => [jsString(f.name), filterLiteral(f.template, channel.address, addressTokens)])
-  const parameters = derived ? [] : parameterNames.flatMap((name) => [jsString(name), jsString(channel.parameters[name]!)])
-  args.push(filters.length > 0 ? `[${filters.join(', ')}]` : '0', derived ? '0' : `[${parameters.join(', ')}]`, validate ?? '0')
-  while (args.at(-1) === '0') args.pop()
-  return args
+  const head = `${jsString(channel.id)}, ${address === undefined ? '0' : jsString(address)}, ${source.line}, ${source.column}`
+  let filters = '0'
+  if (channel.filters.length > 0) {
+    const addressTokens = address?.split('.')
+    filters = ''
+    for (const f of channel.filters) filters += `${filters === '' ? '[' : ', '}${jsString(f.name)}, ${filterLiteral(f.template, address, addressTokens)}`
+    filters += ']'
+  }
+  let parameters = '0'
+  if (!derivedParameters(channel, parameterNames)) {
+    parameters = ''
+    for (const name of parameterNames) parameters += `${parameters === '' ? '' : ', '}${jsString(name)}, ${jsString(channel.parameters[name]!)}`
+    parameters = `[${parameters}]`
+  }
+  // Trailing absent arguments left out.
+  const tail = [filters, parameters, validate ?? '0']
+  while (tail.at(-1) === '0') tail.pop()
+  return tail.length === 0 ? head : `${head}, ${tail.join(', ')}`
 }
 
 const LETTERS = {

@@ -133,10 +133,16 @@ export function planValidators(ctx: NatsContext): ValidatorPlan {
   }
 
   const byChannel = new Map<string, Map<string, PayloadPlan>>()
+  // Channels that share a message share its payload (message-schemas.ts): planned once.
+  const planned = new Map<unknown, PayloadPlan>()
   for (const channel of ctx.channelList) {
     const plans = new Map<string, PayloadPlan>()
-    for (const message of messages.byChannel.get(channel.id) ?? [])
-      if (message.payload !== undefined && !message.external) plans.set(message.name, plan(message.payload))
+    for (const message of messages.byChannel.get(channel.id) ?? []) {
+      if (message.payload === undefined || message.external) continue
+      let known = planned.get(message.payload)
+      if (known === undefined) planned.set(message.payload, (known = plan(message.payload)))
+      plans.set(message.name, known)
+    }
     byChannel.set(channel.id, plans)
   }
   const byInteraction = new Map<string, InteractionPlan>()

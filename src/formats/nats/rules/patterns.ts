@@ -43,10 +43,15 @@ export const patternSupported = natsRule({
 
 /** Every `pattern` under the stack's values, iteratively; one on the budgeted matcher is reported in `file`. */
 function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown, string]>, report: NatsReport): void {
+  // Only objects and arrays are pushed (a string or a number holds no pattern): no pointer is
+  // made for most members of a large document (bench/).
+  const push = (value: unknown, pointer: string, token: string | number) => {
+    if (value !== null && typeof value === 'object') stack.push([value, joinPointer(pointer, token)])
+  }
   while (stack.length > 0) {
     const [value, pointer] = stack.pop()!
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push([value[i], joinPointer(pointer, i)])
+      for (let i = 0; i < value.length; i++) push(value[i], pointer, i)
       continue
     }
     if (!isObject(value)) continue
@@ -58,6 +63,6 @@ function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown,
       const engine = ctx.patternEngine(pattern)
       if (engine.engine === 'budgeted') report.in(file, at, budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
     }
-    for (const key of Object.keys(value)) stack.push([value[key], joinPointer(pointer, key)])
+    for (const key of Object.keys(value)) push(value[key], pointer, key)
   }
 }

@@ -153,7 +153,8 @@ const INSIDE_BINDING = /\/(?:bindings\/[^/]+|components\/(?:server|channel|opera
  * as the parser does. O(document) for the walk, plus the length of each replaced path.
  */
 function bindingRefsResolved(doc: Record<string, unknown>): unknown {
-  const sites = refSites(doc).filter((site) => site.ref.startsWith('#') && INSIDE_BINDING.test(site.pointer))
+  // `indings/` first: every pointer INSIDE_BINDING matches has it, and most of a document's have not.
+  const sites = refSites(doc).filter((site) => site.ref.startsWith('#') && site.pointer.includes('indings/') && INSIDE_BINDING.test(site.pointer))
   if (sites.length === 0) return doc
   const root: Record<string, unknown> = { ...doc }
   for (const { ref, pointer } of sites) {
