@@ -38,7 +38,8 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | und
   return join(base, 'unplugin-contracts', 'v8')
 }
 
-export const sourceDigest = (source: string): string => createHash('sha256').update(source).digest('hex')
+/** SHA-256 of a text's UTF-8 (given as the text, or as those bytes), in hex. */
+export const sourceDigest = (source: string | Uint8Array): string => createHash('sha256').update(source).digest('hex')
 
 /** A cache's file name: the text's digest and V8's version (V8 refuses another version's data anyway). */
 export const codeCacheName = (digest: string): string => `${digest}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}.v8-cache`
