@@ -10,9 +10,11 @@ import {
   type HashSelector,
   type ImportQuery,
   type Inspection,
+  type PathKind,
   type RegisteredFormat,
+  type SourceOverlay,
 } from './format.js'
-import { InputError, fileProblem, overlaid, overlaidKind, readRegularFile, recordingHost, sha256, type PathKind, type SourceOverlay } from './input-host.js'
+import { InputError, fileProblem, overlaid, overlaidKind, readRegularFile, recordingHost, sha256 } from './input-host.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'

@@ -1,6 +1,18 @@
 import type { Diagnostic } from './diagnostics.js'
 import type { CompileMemos } from './memo.js'
 
+/**
+ * Texts that stand in for files on disk: an editor's unsaved documents, by absolute path. A read
+ * of such a path gets this text instead of the file's bytes (digested as its UTF-8 encoding), under
+ * the same confinement and size limit; any other path is read from disk.
+ */
+export interface SourceOverlay {
+  text(path: string): string | undefined
+}
+
+/** What is at a path, without following a symbolic link there (`InputHost.kind`). */
+export type PathKind = 'file' | 'directory' | 'symlink' | 'missing' | 'other'
+
 /** What a format may read while compiling: every read becomes a dependency (and a cache input). */
 export interface InputHost {
   readText(file: string): Promise<string>

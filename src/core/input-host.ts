@@ -21,17 +21,9 @@ export function fileProblem(code: CoreCode, file: string, message: string): Diag
   return { code, severity: CORE_CODES[code].severity, message, file, pointer: '', line: 1, column: 1 }
 }
 
-/**
- * Texts that stand in for files on disk: an editor's unsaved documents, by absolute path. A read
- * of such a path gets this text instead of the file's bytes (digested as its UTF-8 encoding), under
- * the same confinement and size limit; any other path is read from disk.
- */
-export interface SourceOverlay {
-  text(path: string): string | undefined
-}
-
-/** What is at a path, without following a symbolic link there (`InputHost.kind`). */
-export type PathKind = 'file' | 'directory' | 'symlink' | 'missing' | 'other'
+// Declared in format.ts, which names nothing of Node's: they are part of the package's public types.
+export type { PathKind, SourceOverlay } from './format.js'
+import type { PathKind, SourceOverlay } from './format.js'
 
 /** `InputHost.kind` of a path: what a cache checks again to know a probe still has its answer. */
 export function pathKind(path: string): PathKind {

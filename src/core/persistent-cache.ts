@@ -44,7 +44,8 @@ import {
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { Generated } from './format.js'
-import { pathKind, readRegularFile, sha256, type PathKind } from './input-host.js'
+import type { PathKind } from './format.js'
+import { pathKind, readRegularFile, sha256 } from './input-host.js'
 import { LIMITS } from './limits.js'
 import { codeIdentity } from './package-info.js'
 import { GENERATED_MARKER, writeOwnedFile } from './safe-write.js'
@@ -349,7 +350,7 @@ export class PersistentCache {
  * and the CLI without `--cache-dir` then keep nothing on disk; a folder named explicitly still
  * applies. For a CI job or a test suite that must compile every time without editing configs.
  */
-export const defaultCacheOff = (env: NodeJS.ProcessEnv = process.env): boolean => env.UNPLUGIN_CONTRACTS_CACHE === '0'
+export const defaultCacheOff = (env: Readonly<Record<string, string | undefined>> = process.env): boolean => env.UNPLUGIN_CONTRACTS_CACHE === '0'
 
 export function defaultCacheDir(root: string): string {
   for (let dir = resolve(root); ; dir = dirname(dir)) {
