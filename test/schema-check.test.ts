@@ -15,7 +15,8 @@ import { SchemaFacts } from '../src/formats/benzene/schema-facts.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
 import type { SchemaError } from '../src/runtime/shared/schema-errors.js'
 import { evaluateDeclarations, generatedValidator } from './helpers/validator-code.js'
-import { payloadValidators } from '../src/formats/nats/payload-validators.js'
+import { componentForm, generatedForm, payloadValidators, reachesConverted } from '../src/formats/nats/payload-validators.js'
+import { ValidatorPlan, type ConvertedComponent, type PayloadPlan } from '../src/formats/nats/validator-plan.js'
 
 const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
@@ -296,7 +297,19 @@ describe('NATS payload validators', () => {
       allOf: [payload],
     } as object)
   const build = (payload: unknown) => {
-    const { definitions, validators } = payloadValidators([{ id: 'it', schema: payload }], components)
+    // The plan check would decide for this payload (validator-plan.ts), made from the same pieces.
+    const converted = new Map<string, ConvertedComponent>()
+    const convertedOf = (ref: string) => {
+      if (!converted.has(ref)) converted.set(ref, componentForm(ref, components))
+      return converted.get(ref)
+    }
+    const form = generatedForm(payload)
+    const plan: PayloadPlan =
+      form !== undefined && reachesConverted(form.refs, convertedOf)
+        ? { backend: 'generated', schema: form.schema, refs: form.refs, patterns: new Map() }
+        : { backend: 'ajv', patterns: new Map() }
+    const validatorPlan = new ValidatorPlan(components, converted, new Map(), new Map(), new Map())
+    const { definitions, validators } = payloadValidators([{ id: 'it', schema: payload, plan }], validatorPlan)
     const expression = validators.get('it')!
     const validate = evaluateDeclarations(definitions, expression)
     return { validate, interpreted: expression.startsWith('$payload') }
