@@ -62,7 +62,7 @@ function webUrl(spec: string): string | undefined {
 }
 
 /** The address of docs/diagnostics.md by the rule above (without an anchor), or undefined. */
-export function diagnosticsDocUrl(pkg: PackageLinks = ownPackage(), root: string = packageRoot): string | undefined {
+export function diagnosticsDocUrl(pkg: PackageLinks = ownPackage(), root: string = packageRoot()): string | undefined {
   const repo = repositoryWebUrl(pkg)
   if (repo) {
     const directory = typeof pkg.repository === 'object' && pkg.repository !== null ? (pkg.repository as { directory?: unknown }).directory : undefined
@@ -87,5 +87,5 @@ export function codeDocsUrl(code: string): string | undefined {
 }
 
 function ownPackage(): PackageLinks {
-  return JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as PackageLinks
+  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as PackageLinks
 }

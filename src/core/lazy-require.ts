@@ -27,11 +27,12 @@ export function lazyRequire<T>(name: string): () => T {
  * the caller does without it (`builtFile`).
  */
 export function lazyBuilt<T>(callerUrl: string, path: string): () => T | undefined {
-  const file = builtFile(callerUrl, path)
   let module: T | null | undefined
   return () => {
     if (module === undefined)
       try {
+        // Found when first asked for, not when the caller's module loads (src/core/package-info.ts says why).
+        const file = builtFile(callerUrl, path)
         module = file === undefined ? null : (loadBuilt(file).exports as T)
       } catch {
         module = null

@@ -1,34 +1,59 @@
 import { createHash } from 'node:crypto'
-import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { packageVersion } from './package-version.js'
 
-/** Root folder of this package, found from this file whether it runs from `src/` or `dist/`. */
-export const packageRoot: string = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }
-      if (pkg.name === 'unplugin-contracts') return dir
-    } catch {
-      // no package.json here; keep walking up
+export { packageVersion }
+
+// Nothing here reads the disk when the module loads: the package root is imported by apps that
+// bundle it (a server bundle of a dashboard that draws `toMermaid` pictures), where this file is
+// no longer inside the package and the walk below finds no package.json. Only a caller that needs
+// the package's own files (the plugin, the CLI, the built validators, the persistent cache) asks.
+
+let root: string | null | undefined
+
+/** Root folder of this package, found from this file whether it runs from `src/` or `dist/`; undefined when this file was bundled into an app. */
+export function findPackageRoot(): string | undefined {
+  if (root === undefined) {
+    root = null
+    let dir = dirname(fileURLToPath(import.meta.url))
+    for (;;) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }
+        if (pkg.name === 'unplugin-contracts') {
+          root = dir
+          break
+        }
+      } catch {
+        // no package.json here; keep walking up
+      }
+      const parent = dirname(dir)
+      if (parent === dir) break
+      dir = parent
     }
-    const parent = dirname(dir)
-    if (parent === dir) throw new Error('unplugin-contracts: cannot find its own package.json')
-    dir = parent
   }
-})()
+  return root ?? undefined
+}
 
-export const packageVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version
+/** Root folder of this package, for callers that cannot work without its files (the plugin's runtime, the CLI's docs). */
+export function packageRoot(): string {
+  const found = findPackageRoot()
+  if (found === undefined) throw new Error('unplugin-contracts: cannot find its own package.json')
+  return found
+}
 
 /**
  * A file the build writes beside the compiled modules (`dist/<path>`: the precompiled validators),
  * found from the package root rather than from the calling module, because the CLI runs the
  * modules bundled into one file. Undefined when the caller runs from the sources (`src/`, as the
  * tests do): then nothing built is used, and a stale build cannot answer for edited sources.
+ * Undefined too when the package was bundled into an app: the caller then does without it.
  */
 export function builtFile(callerUrl: string, path: string): string | undefined {
-  return fileURLToPath(callerUrl).startsWith(join(packageRoot, 'src') + sep) ? undefined : join(packageRoot, 'dist', path)
+  const found = findPackageRoot()
+  if (found === undefined) return undefined
+  return fileURLToPath(callerUrl).startsWith(join(found, 'src') + sep) ? undefined : join(found, 'dist', path)
 }
 
 let identity: string | undefined
@@ -38,11 +63,19 @@ let identity: string | undefined
  * An installed package (a path inside `node_modules`) is its version, whose files do not change.
  * Any other copy (a checkout of this repository, a workspace package linked into an app) changes
  * its code without changing its version, so its identity adds a digest of the path, size and
- * modification time of every file under its `src/` and `dist/` (once per process, a few ms).
+ * modification time of every file under its `src/` and `dist/` (once per process, a few ms). A
+ * copy bundled into an app is identified by the bundle file it runs from, the same way.
  */
 export function codeIdentity(): string {
   if (identity !== undefined) return identity
-  if (`${packageRoot}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = packageVersion)
+  const found = findPackageRoot()
+  if (found === undefined) {
+    const self = fileURLToPath(import.meta.url)
+    const stat = statSync(self, { throwIfNoEntry: false })
+    const digest = createHash('sha256').update(`${self}\0${stat?.size}\0${stat?.mtimeMs}`).digest('hex').slice(0, 16)
+    return (identity = `${packageVersion}+${digest}`)
+  }
+  if (`${found}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = packageVersion)
   const stats: string[] = []
   const walk = (dir: string, depth: number) => {
     let names: string[]
@@ -56,11 +89,11 @@ export function codeIdentity(): string {
       const path = join(dir, name)
       const stat = lstatSync(path, { throwIfNoEntry: false })
       if (stat?.isDirectory() && depth < 16) walk(path, depth + 1)
-      else if (stat?.isFile()) stats.push(`${relative(packageRoot, path)}\0${stat.size}\0${stat.mtimeMs}`)
+      else if (stat?.isFile()) stats.push(`${relative(found, path)}\0${stat.size}\0${stat.mtimeMs}`)
     }
   }
-  walk(join(packageRoot, 'src'), 0)
-  walk(join(packageRoot, 'dist'), 0)
+  walk(join(found, 'src'), 0)
+  walk(join(found, 'dist'), 0)
   const digest = createHash('sha256').update(stats.sort().join('\n')).digest('hex').slice(0, 16)
   return (identity = `${packageVersion}+${digest}`)
 }

@@ -15,7 +15,7 @@ export const RUNTIME_ENTRIES: ReadonlyMap<string, string> = new Map(
     '/nats': 'nats/index',
     '/dasp': 'dasp/index',
     '/linear-pattern': 'shared/linear-pattern',
-  }).map(([sub, file]) => [`unplugin-contracts/runtime${sub}`, join(packageRoot, 'dist/src/runtime', `${file}.js`)]),
+  }).map(([sub, file]) => [`unplugin-contracts/runtime${sub}`, join(packageRoot(), 'dist/src/runtime', `${file}.js`)]),
 )
 
 /**
@@ -26,11 +26,11 @@ export const RUNTIME_DEPENDENCIES: ReadonlyMap<string, string> = new Map(['canon
 /** Every file the two maps above resolve to (esbuild asks this plugin to load them). */
 export const RUNTIME_FILES: ReadonlySet<string> = new Set([...RUNTIME_ENTRIES.values(), ...RUNTIME_DEPENDENCIES.values()])
 /** The runtime's folder: an import from there of a runtime dependency is resolved to its ES module build. */
-export const RUNTIME_DIR = join(packageRoot, 'dist/src/runtime')
+export const RUNTIME_DIR = join(packageRoot(), 'dist/src/runtime')
 
 function esmEntry(name: string): string {
   // Not `resolve(name + '/package.json')`: a package's `exports` need not list its manifest.
-  const folders = createRequire(join(packageRoot, 'package.json')).resolve.paths(name) ?? []
+  const folders = createRequire(join(packageRoot(), 'package.json')).resolve.paths(name) ?? []
   const manifest = folders.map((folder) => join(folder, name, 'package.json')).find((file) => existsSync(file))
   if (manifest === undefined) throw new Error(`unplugin-contracts: cannot find the package ${name}`)
   const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown>; module?: string }
