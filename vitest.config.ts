@@ -24,6 +24,7 @@ export const SHARED = [
   'test/dasp-corpus.test.ts',
   'test/dasp-rules.test.ts',
   'test/dasp-runtime.test.ts',
+  'test/docs-markdown.test.ts',
   'test/docs.test.ts',
   'test/hostile-runtime.test.ts',
   'test/http-sender.test.ts',
