@@ -65,6 +65,8 @@ export const SHARED = [
  * together instead of one of them finishing a long file alone at the end.
  */
 const LONGEST = [
+  'test/fresh-clone.test.ts',
+  'test/packed-apps.test.ts',
   'test/rust-hostile.test.ts',
   'test/rust-target.test.ts',
   'test/hostile-compile.test.ts',
@@ -82,6 +84,7 @@ const LONGEST = [
   'test/dev-page.test.ts',
   'test/topology-import.test.ts',
   'test/bundlers.test.ts',
+  'test/bundled-package-root.test.ts',
   'test/nats-operation-messages.test.ts',
   'test/nats-profile-allows.test.ts',
   'test/dev-loop-browser.test.ts',
