@@ -92,9 +92,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   inputs: {
     usage: ['inputs <files...> [--json] [--cache-dir <dir> | --no-cache]'],
     summary:
-      'Prints every file the contracts depend on (the contract, a NATS bundle lock and the files it locks, DASP definitions and pins), one per line, relative to the working directory, sorted: the inputs of a monorepo task (Turborepo, Nx) that builds them.',
+      'Prints every file the contracts depend on (the contract, a NATS bundle lock and the files it locks, DASP definitions and pins) and every path where a file made later would change them (a bundle lock looked for in each folder above a NATS document, a missing definition or pinned file), one per line, relative to the working directory, sorted: the inputs of a monorepo task (Turborepo, Nx) that builds them.',
     flags: {
-      '--json': 'Print {"inputs": [...], "contracts": [{"file", "inputs"}], "diagnostics": [...]} on stdout.',
+      '--json':
+        'Print {"inputs": [...], "absent": [...], "contracts": [{"file", "inputs", "absent"}], "diagnostics": [...]} on stdout ("absent": the inputs with no file yet).',
       ...CACHE,
     },
     examples: ['contracts inputs src/contracts/*.spec.json', 'contracts inputs services/orders/asyncapi.yaml --json'],

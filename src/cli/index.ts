@@ -466,14 +466,16 @@ async function inspectCommand(file: string, flags: Resolved, io: Output): Promis
 
 /**
  * `contracts inputs`: every file the contracts depend on (what their compiles read: the contract,
- * a bundle's lock and locked files, DASP definitions and pins), relative to the working directory,
- * sorted, once each; for a monorepo tool's task inputs. A contract with errors still lists what it
- * read, its diagnostics go to stderr, and the status is 1.
+ * a bundle's lock and locked files, DASP definitions and pins), and every path where a file that
+ * does not exist yet would change them (a bundle lock in a folder above a NATS document, a missing
+ * definition or pinned file), relative to the working directory, sorted, once each; for a monorepo
+ * tool's task inputs, which hash a path that matches no file yet as soon as one is made there.
+ * A contract with errors still lists what it read, its diagnostics go to stderr, and the status is 1.
  */
 async function inputsCommand(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts inputs` needs at least one file.')
   const shown = (path: string) => relative(process.cwd(), path).split(sep).join('/') || '.'
-  const contracts: Array<{ file: string; inputs: string[] }> = []
+  const contracts: Array<{ file: string; inputs: string[]; absent: string[] }> = []
   const diagnostics: Diagnostic[] = []
   let failed = false
   for (const file of files) {
@@ -481,10 +483,12 @@ async function inputsCommand(files: string[], flags: Resolved, io: Output): Prom
     if (hasErrors(result.diagnostics)) failed = true
     append(diagnostics, result.diagnostics)
     if (!flags.json) printDiagnostics(result.diagnostics, io, result.dependencies)
-    contracts.push({ file: shown(result.file), inputs: sortedOnce(result.dependencies.map(shown)) })
+    const absent = sortedOnce(result.absentDependencies.map(shown))
+    contracts.push({ file: shown(result.file), inputs: sortedOnce([...result.dependencies.map(shown), ...absent]), absent })
   }
   const inputs = sortedOnce(contracts.flatMap((c) => c.inputs))
-  if (flags.json) io.out(JSON.stringify({ inputs, contracts, diagnostics }, null, 2))
+  const absent = sortedOnce(contracts.flatMap((c) => c.absent))
+  if (flags.json) io.out(JSON.stringify({ inputs, absent, contracts, diagnostics }, null, 2))
   else if (inputs.length > 0) io.out(inputs.join('\n'))
   return failed ? 1 : 0
 }
