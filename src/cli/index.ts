@@ -339,15 +339,18 @@ function githubAnnotation(d: Diagnostic): string {
 }
 
 /** One `check` run: every file compiled, diagnostics printed, a summary line; what was read comes back for `--watch`. */
-async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<{ status: number; read: Set<string> }> {
+async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<{ status: number; read: Set<string>; looked: Set<string> }> {
   const all: Diagnostic[] = []
   const read = new Set<string>()
+  const looked = new Set<string>()
   let failed = 0
   for (const file of files) {
     const result = await compiler.compile(file, { ...options(flags), declarations: false })
     append(all, result.diagnostics)
     for (const dependency of result.dependencies) read.add(dependency)
     read.add(resolvePath(file))
+    // A file made later where the check looked and found none changes its verdict: watched too.
+    for (const absent of result.absentDependencies) looked.add(absent)
     if (hasErrors(result.diagnostics)) failed++
   }
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
@@ -358,7 +361,7 @@ async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<
   else if (flags.format === 'sarif') io.out(JSON.stringify((await import('./sarif.js')).sarifLog(all), null, 2))
   else printDiagnostics(all, io, read)
   io.err(checkSummary(files.length, failed, all))
-  return { status: failed > 0 ? 1 : 0, read }
+  return { status: failed > 0 ? 1 : 0, read, looked }
 }
 
 /** `3 contracts checked: 1 failed (2 errors, 1 warning).` */
@@ -384,7 +387,8 @@ async function check(files: string[], flags: Resolved, io: Output): Promise<numb
 }
 
 /**
- * `check --watch`: checks, then checks again after any file the last run read changes, until
+ * `check --watch`: checks, then checks again after any file the last run read changes (or one is
+ * made where it looked and found none), until
  * SIGINT. Folders are watched (not files) so that editors that save by renaming are seen; a burst
  * of events is one run (40 ms quiet), and a run never overlaps another.
  */
@@ -393,7 +397,7 @@ async function watchCheck(files: string[], flags: Resolved, io: Output): Promise
   let last = await checkOnce(files, flags, io)
   const watchers = new Map<string, FSWatcher>()
   const watchRead = () => {
-    const folders = new Set([...last.read].map((file) => dirname(file)))
+    const folders = new Set([...last.read, ...last.looked].map((file) => dirname(file)))
     for (const [folder, watcher] of watchers)
       if (!folders.has(folder)) {
         watcher.close()
@@ -405,7 +409,8 @@ async function watchCheck(files: string[], flags: Resolved, io: Output): Promise
         watchers.set(
           folder,
           watch(folder, (_event, name) => {
-            if (name === null || last.read.has(join(folder, name.toString()))) schedule()
+            const path = name === null ? undefined : join(folder, name.toString())
+            if (path === undefined || last.read.has(path) || last.looked.has(path)) schedule()
           }),
         )
       } catch {

@@ -92,6 +92,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const result = await ctx.compile(served)
         if (served.query === '') ctx.registry.record(result)
         for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) ctx.watch(this, dependency, id)
+        // A file made later where the compile looked and found none (a bundle lock in a parent folder,
+        // a DASP definition) changes the verdict: its creation regenerates the module too.
+        for (const absent of result.absentDependencies) ctx.watchAbsent(this as never, absent, id, meta.framework)
         for (const warning of result.diagnostics.filter((d) => d.severity === 'warning'))
           this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
         if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework))
