@@ -1,9 +1,10 @@
 /**
  * Documents made from a JSON Schema, for holding the editor schemas (schemas/) and the checker to
  * the same verdicts: `sampleOf` makes a value with every member a schema names (each valid by it),
- * and `familyOf` lists, for each object the schema describes in that value, the malformed variants
- * a shape check must catch: an unknown member planted in a closed object, each member given a
- * value of a wrong type, each required member removed. Only the subset of JSON Schema the checker's
+ * and `familyOf` lists, for each object the schema describes in that value, its variants: an
+ * unknown member planted, each member given a value of a wrong type, each member removed. Whether a
+ * variant is malformed is for a shape check to say (an unknown member in an open object, or an
+ * optional member removed, is not): the schema and the checker must say the same. Only the subset of JSON Schema the checker's
  * shapes use is understood (type, properties, required, additionalProperties, items, anyOf,
  * if/then/else on a type, enum, const, min*).
  */
@@ -64,7 +65,7 @@ export function sampleOf(schema: Schema): Json {
   }
 }
 
-/** One malformed variant: the document with `pointer` set to `value` (or removed), and where a checker should say so. */
+/** One variant: the document with a member set to `value` (or removed), and where a report of it would point. */
 export interface Variant {
   what: 'unknown member' | 'wrong type' | 'missing member'
   /** The parent's pointer and the member's name. */
@@ -72,7 +73,7 @@ export interface Variant {
   member: string
   /** `undefined`: the member is removed. */
   value: Json | undefined
-  /** The pointers a report of this problem may name: the member, or (a missing one) also its object. */
+  /** The pointers a report of this variant may name: the member, or (a missing one) also its object. */
   names: string[]
 }
 
@@ -82,9 +83,10 @@ export const pointerOf = (parent: string, member: string) => `${parent}/${escape
 const WRONG: Json[] = [true, 'text', 1.5, [], {}, null]
 
 /**
- * The malformed variants of `value` (valid by `schema`), once per object schema (a shared shape,
- * such as a pin used in three places, is varied where it first occurs). `accepts(schema, value)`
- * is a validator of the same draft, which picks a wrong value for each member.
+ * The variants of `value` (valid by `schema`), once per object schema (a shared shape, such as a
+ * pin used in three places, is varied where it first occurs). `accepts(schema, value)` is a
+ * validator of the same draft, which picks a wrong value for each member; it does not decide which
+ * variants are malformed (the variants do not depend on what the schema requires or closes).
  */
 export function familyOf(schema: Schema, value: Json, accepts: (schema: Schema, value: unknown) => boolean): Variant[] {
   const out: Variant[] = []
@@ -100,9 +102,7 @@ export function familyOf(schema: Schema, value: Json, accepts: (schema: Schema, 
       const properties: Record<string, Schema> = s.properties ?? {}
       if (!varied.has(s)) {
         varied.add(s)
-        if (s.additionalProperties === false) {
-          out.push({ what: 'unknown member', parent: pointer, member: 'notAMember', value: 'text', names: [pointerOf(pointer, 'notAMember')] })
-        }
+        out.push({ what: 'unknown member', parent: pointer, member: 'notAMember', value: 'text', names: [pointerOf(pointer, 'notAMember')] })
         const members = Object.entries(properties).filter(([name]) => Object.hasOwn(value, name))
         if (isObject(s.additionalProperties)) {
           const key = Object.keys(value).find((k) => !Object.hasOwn(properties, k))
@@ -112,10 +112,8 @@ export function familyOf(schema: Schema, value: Json, accepts: (schema: Schema, 
           const wrong = WRONG.find((candidate) => !accepts(member, candidate))
           if (wrong !== undefined) out.push({ what: 'wrong type', parent: pointer, member: name, value: wrong, names: [pointerOf(pointer, name)] })
         }
-        for (const name of s.required ?? []) {
-          if (Object.hasOwn(value, name))
-            out.push({ what: 'missing member', parent: pointer, member: name, value: undefined, names: [pointerOf(pointer, name), pointer] })
-        }
+        for (const [name] of members)
+          out.push({ what: 'missing member', parent: pointer, member: name, value: undefined, names: [pointerOf(pointer, name), pointer] })
       }
       for (const [name, child] of Object.entries(value)) {
         const member = Object.hasOwn(properties, name) ? properties[name] : isObject(s.additionalProperties) ? s.additionalProperties : undefined
