@@ -163,10 +163,12 @@ function main(): void {
     }
     return
   }
-  mkdirSync(SCHEMAS_DIR, { recursive: true })
+  // The folder and each file in it are ours: never written through a link someone put there.
+  const folder = lstatSync(SCHEMAS_DIR, { throwIfNoEntry: false })
+  if (folder === undefined) mkdirSync(SCHEMAS_DIR)
+  else if (!folder.isDirectory()) throw new Error(`${SCHEMAS_DIR} is not a folder; not writing there.`)
   for (const [file, text] of editorSchemaFiles()) {
     const path = join(SCHEMAS_DIR, file)
-    // Only a regular file of ours is replaced: never written through a link someone put there.
     const there = lstatSync(path, { throwIfNoEntry: false })
     if (there !== undefined && !there.isFile()) throw new Error(`${path} is not a regular file; not writing there.`)
     writeFileSync(path, text)

@@ -218,18 +218,27 @@ describe('docs/editors.md', () => {
     for (const { file, fileMatch } of editorSchemas()) expect(given.get(file)?.sort(), file).toEqual([...fileMatch].sort())
   })
 
-  it('a "$schema" member: the build ignores it in a Benzene document, and refuses it in a closed DASP selection', async () => {
+  it('a "$schema" member: the build ignores it in a Benzene document, and refuses it in DASP documents and at an AsyncAPI root', async () => {
     const benzene = join(root, 'fixtures/benzene/valid/payments.spec.json')
-    const dasp = join(root, 'fixtures/dasp/counter.dasp.json')
-    const withSchema = (file: string) => ({ $schema: '../node_modules/unplugin-contracts/schemas/x.schema.json', ...JSON.parse(readFileSync(file, 'utf8')) })
-    const codes = async (file: string, value: unknown) =>
-      (await new ContractCompiler({ overlay: { text: (path) => (path === file ? JSON.stringify(value) : undefined) } }).compile(file)).diagnostics.map(
-        (d) => `${d.code} ${d.pointer}`,
+    const selection = join(root, 'fixtures/dasp/counter.dasp.json')
+    const definition = join(root, 'fixtures/dasp/extensions/proof-of-authority.dasp-ext.json')
+    const asyncapi = join(root, 'conformance/nats/subjects.asyncapi.json')
+    const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
+    const withSchema = (file: string) => ({ $schema: '../node_modules/unplugin-contracts/schemas/x.schema.json', ...read(file) })
+    /** The codes and pointers of compiling `main` with `file` read as `value`. */
+    const codes = async (main: string, file: string, value: unknown) =>
+      (await new ContractCompiler({ overlay: { text: (path) => (path === file ? JSON.stringify(value) : undefined) } }).compile(main)).diagnostics.map(
+        (d) => `${d.code} ${relative(root, d.file)} ${d.pointer}`,
       )
-    expect(await codes(benzene, withSchema(benzene))).toEqual(await codes(benzene, JSON.parse(readFileSync(benzene, 'utf8'))))
+    expect(await codes(benzene, benzene, withSchema(benzene))).toEqual(await codes(benzene, benzene, read(benzene)))
     expect(validatorOf(BENZENE.schema)(withSchema(benzene))).toBe(true)
-    expect(await codes(dasp, withSchema(dasp))).toContain('DASP_SHAPE /$schema')
-    expect(validatorOf(DASP.schema)(withSchema(dasp))).toBe(false)
+    expect(await codes(selection, selection, withSchema(selection))).toContain('DASP_SHAPE fixtures/dasp/counter.dasp.json /$schema')
+    expect(validatorOf(DASP.schema)(withSchema(selection))).toBe(false)
+    expect(await codes(selection, definition, withSchema(definition))).toContain(
+      'DASP_DEFINITION_SHAPE fixtures/dasp/extensions/proof-of-authority.dasp-ext.json /$schema',
+    )
+    expect(validatorOf(DASP_EXT.schema)(withSchema(definition))).toBe(false)
+    expect(await codes(asyncapi, asyncapi, withSchema(asyncapi))).toContain('NATS_ASYNCAPI_SCHEMA conformance/nats/subjects.asyncapi.json /$schema')
   })
 })
 
