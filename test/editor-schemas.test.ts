@@ -8,8 +8,9 @@
  *   error in validates, and each shape error the checker reports has a schema error at the same
  *   JSON Pointer (and the other way round: a document the checker finds well-shaped validates);
  * - on a family made from each schema (a document with every member the schema names, then an
- *   unknown member planted in each object, each member given a wrong type, each member removed),
- *   the checker reports a shape error exactly where the schema reports one.
+ *   unknown member planted in each object, each member given a wrong type, each member removed;
+ *   the profile's imports and workflows varied in a copy of the shop bundle, relocked), the checker
+ *   reports a shape error exactly where the schema reports one.
  *
  * "At the same pointer": an ajv error speaks about its `instancePath`, and about the member its
  * `additionalProperty` or `missingProperty` names (the checker points at that member, or, for a
@@ -25,7 +26,8 @@ import { describe, expect, it } from 'vitest'
 import { ContractCompiler, formats, type Diagnostic } from '../src/index.js'
 import { CORE_CODES } from '../src/core/codes.js'
 import { editorSchemaFiles, editorSchemas, staleEditorSchemas } from '../scripts/editor-schemas.js'
-import { applied, errorPointers, familyOf, sampleOf, type Schema, type Variant } from './helpers/schema-family.js'
+import { applied, errorPointers, familyOf, pointerOf, sampleOf, type Json, type Schema, type Variant } from './helpers/schema-family.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
 
 const root = join(import.meta.dirname, '..')
 const schemasDir = join(root, 'schemas')
@@ -317,7 +319,7 @@ describe('the editor schemas and contracts check, on a family made from each sch
     const doc = sampleOf(schema) as Record<string, any>
     const profile = doc['x-nats-contract']
     // A document of its own: imports and workflow artifacts name other files, which only a locked
-    // bundle may (the fixtures' shop bundle holds both shapes above). The version is the one this
+    // bundle may (the next test varies them in the shop bundle). The version is the one this
     // compiler reads; any other stops the check at NATS_PROFILE_VERSION, at the same pointer.
     delete profile.imports
     delete profile.workflows
@@ -327,6 +329,23 @@ describe('the editor schemas and contracts check, on a family made from each sch
     const variants = familyOf(schema, doc, accepts).filter((v) => v.parent.startsWith('/x-nats-contract'))
     const codes = [...NATS.codes, 'NATS_PROFILE_VERSION']
     await holdsFamily(NATS.schema, doc, variants, (v) => checkTexts(file, new Map([[file, applied(doc, v)]]), codes, file))
+  })
+
+  it('x-nats-contract in a bundle: imports and workflows, varied in the shop bundle and relocked', async () => {
+    const bundle = ShopBundle.copy('editor-schemas')
+    const rel = 'payments/asyncapi/asyncapi.yaml'
+    const doc = parseYaml(bundle.read(rel)) as Json
+    const variants = familyOf(readSchema(NATS.schema), doc, accepts).filter((v) =>
+      /^\/x-nats-contract\/(imports|workflows)(\/|$)/.test(pointerOf(v.parent, v.member)),
+    )
+    expect(variants.map((v) => v.parent)).toEqual(expect.arrayContaining(['/x-nats-contract/imports/orders', '/x-nats-contract/workflows/refundFlow']))
+    const codes = [...NATS.codes, 'NATS_PROFILE_VERSION']
+    await holdsFamily(NATS.schema, doc, variants, async (v) => {
+      // JSON is YAML: the document written as JSON, then every digest that vouches for it made anew.
+      bundle.write(rel, JSON.stringify(applied(doc, v), null, 2)).relock()
+      const { diagnostics } = await new ContractCompiler().compile(bundle.doc('payments'))
+      return diagnostics.filter((d) => codes.includes(d.code) && d.file === bundle.doc('payments')).map((d) => d.pointer)
+    })
   })
 
   it('DASP: the selection and a definition it reads, each varied', async () => {

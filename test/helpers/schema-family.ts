@@ -12,7 +12,7 @@ import type { ValidateFunction } from 'ajv'
 import { escapeToken } from '../../src/runtime/shared/json-pointer.js'
 
 export type Schema = Record<string, any>
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 const isObject = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const typesOf = (schema: Schema): string[] => (schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type])
