@@ -220,6 +220,15 @@ describe('docs/editors.md', () => {
     for (const { file, fileMatch } of editorSchemas()) expect(given.get(file)?.sort(), file).toEqual([...fileMatch].sort())
   })
 
+  it('the modeline it shows is a comment the build ignores', async () => {
+    const modeline = /^# yaml-language-server: \$schema=\S+$/m.exec(doc)![0]
+    const file = join(root, 'fixtures/nats/valid/ledger.asyncapi.yaml')
+    const text = `${modeline}\n${readFileSync(file, 'utf8')}`
+    const { diagnostics, code } = await new ContractCompiler({ overlay: { text: (path) => (path === file ? text : undefined) } }).compile(file)
+    expect(diagnostics).toEqual([])
+    expect(code).toBeTypeOf('string')
+  })
+
   it('a "$schema" member: the build ignores it in a Benzene document, and refuses it in DASP documents and at an AsyncAPI root', async () => {
     const benzene = join(root, 'fixtures/benzene/valid/payments.spec.json')
     const selection = join(root, 'fixtures/dasp/counter.dasp.json')
