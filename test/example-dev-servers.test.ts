@@ -16,9 +16,13 @@ interface Served {
   output: () => string
 }
 
-/** Starts the Vite CLI on a config (port 0: the system picks a free one) and waits, at most 30 s, for the URL it prints. */
-function serve(config: string): Promise<Served> {
+/**
+ * Starts the Vite CLI on a config (port 0: the system picks a free one) and waits, at most 30 s, for
+ * the URL it prints. The child is handed to `started` at once, so it is stopped even when no URL comes.
+ */
+function serve(config: string, started: (child: ChildProcess) => void): Promise<Served> {
   const child = spawn(process.execPath, [vite, '--config', join(root, config), '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  started(child)
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed in 30 s:\n${output}`)), 30_000)
@@ -55,8 +59,7 @@ describe('the example dev servers print their URL and serve it', () => {
   ])(
     '%s',
     async (config, title, entry) => {
-      const served = await serve(config)
-      running = served.child
+      const served = await serve(config, (child) => (running = child))
       expect(served.output()).toMatch(/Local: +http:\/\/127\.0\.0\.1:\d+\//)
       const page = await fetch(served.url, { signal: AbortSignal.timeout(20_000) })
       expect(page.status).toBe(200)
