@@ -102,7 +102,9 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       case 'lock': {
         // Loaded only for this command, as the language server is.
         const { lockCommand } = await import('./lock.js')
-        const status = lockCommand(positionals, values as { check?: boolean; json?: boolean }, io, (diagnostics, read) => printDiagnostics(diagnostics, io, read))
+        const status = lockCommand(positionals, values as { check?: boolean; json?: boolean }, io, (diagnostics, read) =>
+          printDiagnostics(diagnostics, io, read),
+        )
         if (typeof status !== 'number') throw new UsageError(status.usage)
         return status
       }

@@ -35,7 +35,7 @@ export function bundleRoot(argument: string): string | { usage: string } {
   if (basename(path) === LOCK_FILE && stat !== undefined && !stat.isDirectory()) return dirname(path)
   if (stat === undefined) return { usage: `${argument} does not exist.` }
   // The folder the user names may be reached through a link (a linked workspace package); what is below it is checked.
-  let folder = false
+  let folder: boolean
   try {
     folder = statSync(path).isDirectory()
   } catch {
@@ -56,7 +56,8 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
   if (typeof root !== 'string') return root
   const plan = planLock(root)
   const shown = (path: string) => relative(process.cwd(), path).split(sep).join('/') || '.'
-  if (plan.diagnostics.length > 0) return failed(plan.diagnostics, plan, flags, io, print, `${shown(plan.lockFile)}: the bundle cannot be locked; nothing was written.`)
+  if (plan.diagnostics.length > 0)
+    return failed(plan.diagnostics, plan, flags, io, print, `${shown(plan.lockFile)}: the bundle cannot be locked; nothing was written.`)
   if (flags.check) {
     if (plan.stale.length === 0 && plan.writes.length === 0) {
       if (flags.json) io.out(JSON.stringify({ diagnostics: [] }, null, 2))

@@ -43,7 +43,7 @@ export const NATS_LOCK_CODES = declareCodes({
   NATS_LOCK_STALE: {
     severity: 'error',
     meaning:
-      '`contracts lock --check`: a digest the bundle pins (an import\'s or an artifact\'s `sha256`, a lock entry) is not the digest of the bytes it names, the lock leaves out a file the documents read, or the lock is not in the form `contracts lock` writes; `data: { path, old, new }`.',
+      "`contracts lock --check`: a digest the bundle pins (an import's or an artifact's `sha256`, a lock entry) is not the digest of the bytes it names, the lock leaves out a file the documents read, or the lock is not in the form `contracts lock` writes; `data: { path, old, new }`.",
   },
   NATS_LOCK_PIN_FORM: {
     severity: 'error',

@@ -90,7 +90,8 @@ export function planLock(root: string): LockPlan {
   staleLockEntries(lock, members, lockText, plan)
   if (plan.diagnostics.length > 0) return plan
   for (const member of members.values())
-    if (member.final !== undefined && member.final !== member.bytes.toString('utf8')) plan.writes.push({ path: member.rel, text: member.final, replaces: member.bytes })
+    if (member.final !== undefined && member.final !== member.bytes.toString('utf8'))
+      plan.writes.push({ path: member.rel, text: member.final, replaces: member.bytes })
   plan.writes.sort((a, b) => compare(a.path, b.path))
   if (lockText !== lock.text) plan.writes.push({ path: LOCK_FILE, text: lockText, replaces: lock.bytes })
   return plan
@@ -142,10 +143,15 @@ function readLock(lockFile: string, plan: LockPlan): ReadLock | undefined {
       return report('NATS_LOCK_INVALID', at, 'A lock entry is { "path": string, "sha256": string } (the digest may be "" for lock to fill in).')
     const extra = Object.keys(entry).find((k) => k !== 'path' && k !== 'sha256')
     if (extra !== undefined)
-      return report('NATS_LOCK_INVALID', joinPointer(at, extra), `A lock entry is exactly { "path", "sha256" }; ${JSON.stringify(extra)} is not a member of it.`)
+      return report(
+        'NATS_LOCK_INVALID',
+        joinPointer(at, extra),
+        `A lock entry is exactly { "path", "sha256" }; ${JSON.stringify(extra)} is not a member of it.`,
+      )
     const pathProblem = lockPathProblem(entry.path) ?? (entry.path.includes('\0') ? 'contains a NUL character' : undefined)
     if (pathProblem) return report('NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${JSON.stringify(entry.path)} ${pathProblem}.`)
-    if (entry.path === LOCK_FILE) return report('NATS_LOCK_SELF', joinPointer(at, 'path'), 'The lock never lists itself; a distribution pins its digest separately.')
+    if (entry.path === LOCK_FILE)
+      return report('NATS_LOCK_SELF', joinPointer(at, 'path'), 'The lock never lists itself; a distribution pins its digest separately.')
     if (entries.has(entry.path)) return report('NATS_LOCK_INVALID', joinPointer(at, 'path'), `${entry.path} is listed twice.`)
     entries.set(entry.path, { sha256: entry.sha256, index })
   })
@@ -189,7 +195,9 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
     if ('problem' in read) {
       if (read.problem === 'missing') return report(where, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is not in the bundle.`, { path: rel })
       if (read.problem === 'not-plain')
-        return report(where, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, { path: rel })
+        return report(where, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, {
+          path: rel,
+        })
       if (read.problem === 'too-large')
         return report(where, 'CONTRACTS_TOO_LARGE', pointer, `${rel} has ${read.size} bytes; files are limited to ${LIMITS.fileBytes}.`, { path: rel })
       return report(where, 'CONTRACTS_READ_FAILED', pointer, `${rel} cannot be read (${read.message}).`, { path: rel })
@@ -197,7 +205,12 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
     bytesRead += read.bytes.length
     if (bytesRead > LOCK_LIMITS.bytes) {
       members.set(rel, { rel, abs, bytes: read.bytes, document: false, pins: [], done: 'document' })
-      return report(lockAt, 'CONTRACTS_TOO_LARGE', '', `The bundle's files have more than ${LOCK_LIMITS.bytes} bytes in all; contracts lock reads at most that much.`)
+      return report(
+        lockAt,
+        'CONTRACTS_TOO_LARGE',
+        '',
+        `The bundle's files have more than ${LOCK_LIMITS.bytes} bytes in all; contracts lock reads at most that much.`,
+      )
     }
     plan.read.push(abs)
     const member: Member = { rel, abs, bytes: read.bytes, document: as === 'document' || APPLICATION_DOCUMENT_NAME.test(rel), pins: [], done: 'read' }
@@ -267,9 +280,12 @@ function dependencyOrder(members: Map<string, Member>, plan: LockPlan): Member[]
       ),
     )
   })
-  // Depth-first, each document after everything it pins (post-order), without recursion.
+  if (plan.diagnostics.length > 0) return []
+  // Depth-first, each document after everything it pins (post-order), without recursion; each
+  // document is entered once (the graph is acyclic by now, and `entered` keeps it finite regardless).
   const order: Member[] = []
   const placed = new Set<Member>()
+  const entered = new Set<Member>()
   for (const start of documents) {
     const stack: Array<{ member: Member; expanded: boolean }> = [{ member: start, expanded: false }]
     while (stack.length > 0) {
@@ -280,6 +296,8 @@ function dependencyOrder(members: Map<string, Member>, plan: LockPlan): Member[]
         order.push(top.member)
         continue
       }
+      if (entered.has(top.member)) continue
+      entered.add(top.member)
       stack.push({ member: top.member, expanded: true })
       for (const pin of top.member.pins) {
         const to = members.get(pin.path)
@@ -364,9 +382,7 @@ function setAt(value: unknown, pointer: string, next: string): void {
 
 /** The lock as `contracts lock` writes it: every member by path (code-unit order), two-space JSON, a final newline. */
 function writtenLock(members: Map<string, Member>): string {
-  const entries = [...members.values()]
-    .sort((a, b) => compare(a.rel, b.rel))
-    .map((m) => ({ path: m.rel, sha256: m.digest ?? (m.digest = sha256(m.bytes)) }))
+  const entries = [...members.values()].sort((a, b) => compare(a.rel, b.rel)).map((m) => ({ path: m.rel, sha256: m.digest ?? (m.digest = sha256(m.bytes)) }))
   return JSON.stringify({ entries }, null, 2) + '\n'
 }
 
@@ -378,11 +394,17 @@ function staleLockEntries(lock: ReadLock, members: Map<string, Member>, lockText
     const digest = member.digest!
     if (entry === undefined)
       plan.stale.push(
-        diagnostic(lock.source, 'NATS_LOCK_STALE', '/entries', `${member.rel} is read by the bundle's documents but the lock does not list it; its bytes hash to ${digest}.`, {
-          path: member.rel,
-          old: null,
-          new: digest,
-        }),
+        diagnostic(
+          lock.source,
+          'NATS_LOCK_STALE',
+          '/entries',
+          `${member.rel} is read by the bundle's documents but the lock does not list it; its bytes hash to ${digest}.`,
+          {
+            path: member.rel,
+            old: null,
+            new: digest,
+          },
+        ),
       )
     else if (entry.sha256 !== digest)
       plan.stale.push(
