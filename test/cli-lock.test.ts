@@ -282,6 +282,14 @@ describe('contracts lock refuses, and writes nothing', () => {
       ['payments/asyncapi/asyncapi.yaml', '/x-nats-contract/imports/orders/path'],
     ])
 
+    // A path with a terminal escape in it reaches the terminal escaped.
+    const hostile = ShopBundle.copy('lock-hostile')
+    hostile.edit('payments/asyncapi/asyncapi.yaml', 'path: payments/workflows/refund.yaml', 'path: "payments/\\e[2Jrefund.yaml"')
+    refused(hostile.root, 'NATS_LOCKED_FILE_MISSING')
+    const shown = contracts(['lock', '.'], hostile.root).stderr
+    expect(shown).toContain('"payments/\\u001b[2Jrefund.yaml" is not in the bundle.')
+    expect(shown).not.toContain('\u001b')
+
     const cycle = ShopBundle.copy('lock-cycle')
     cycle.edit(
       'orders/asyncapi/asyncapi.yaml',

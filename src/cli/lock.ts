@@ -10,7 +10,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import type { Diagnostic } from '../core/diagnostics.js'
 import { writeOwnedFiles } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
-import { LOCK_FILE, planLock, type LockPlan } from '../formats/nats/lock/plan.js'
+import { LOCK_FILE, planLock, printable, type LockPlan } from '../formats/nats/lock/plan.js'
 
 export interface LockFlags {
   check?: boolean
@@ -55,7 +55,7 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
   const root = bundleRoot(positionals[0]!)
   if (typeof root !== 'string') return root
   const plan = planLock(root)
-  const shown = (path: string) => relative(process.cwd(), path).split(sep).join('/') || '.'
+  const shown = (path: string) => printable(relative(process.cwd(), path).split(sep).join('/') || '.')
   if (plan.diagnostics.length > 0)
     return failed(plan.diagnostics, plan, flags, io, print, `${shown(plan.lockFile)}: the bundle cannot be locked; nothing was written.`)
   if (flags.check) {

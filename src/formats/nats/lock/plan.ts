@@ -71,6 +71,14 @@ interface Member {
 }
 
 const diagnostic = declaredDiagnostics({ ...CORE_CODES, ...NATS_LOAD_CODES, ...NATS_LOCK_CODES })
+
+/**
+ * A path or digest from the bundle as a message shows it: as it is when it is printable ASCII, else
+ * quoted with everything else escaped, so that no control or direction character of a hostile
+ * document reaches a terminal.
+ */
+export const printable = (text: string): string =>
+  /^[\x21-\x7e]*$/.test(text) ? text : JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 const posix = (path: string) => path.split(sep).join('/')
 
 /** Plans the lock of the bundle whose root folder is `root` (the folder of its `bundle.lock.json`). */
@@ -149,10 +157,10 @@ function readLock(lockFile: string, plan: LockPlan): ReadLock | undefined {
         `A lock entry is exactly { "path", "sha256" }; ${JSON.stringify(extra)} is not a member of it.`,
       )
     const pathProblem = lockPathProblem(entry.path) ?? (entry.path.includes('\0') ? 'contains a NUL character' : undefined)
-    if (pathProblem) return report('NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${JSON.stringify(entry.path)} ${pathProblem}.`)
+    if (pathProblem) return report('NATS_LOCK_PATH', joinPointer(at, 'path'), `Lock path ${printable(entry.path)} ${pathProblem}.`)
     if (entry.path === LOCK_FILE)
       return report('NATS_LOCK_SELF', joinPointer(at, 'path'), 'The lock never lists itself; a distribution pins its digest separately.')
-    if (entries.has(entry.path)) return report('NATS_LOCK_INVALID', joinPointer(at, 'path'), `${entry.path} is listed twice.`)
+    if (entries.has(entry.path)) return report('NATS_LOCK_INVALID', joinPointer(at, 'path'), `${printable(entry.path)} is listed twice.`)
     entries.set(entry.path, { sha256: entry.sha256, index })
   })
   if (plan.diagnostics.length > 0) return undefined
@@ -183,7 +191,7 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
       return
     }
     const pathProblem = lockPathProblem(rel) ?? (rel.includes('\0') ? 'contains a NUL character' : undefined)
-    if (pathProblem) return report(where, 'NATS_LOCK_PATH', pointer, `Bundle path ${JSON.stringify(rel)} ${pathProblem}.`, { path: rel })
+    if (pathProblem) return report(where, 'NATS_LOCK_PATH', pointer, `Bundle path ${printable(rel)} ${pathProblem}.`, { path: rel })
     if (rel === LOCK_FILE) return report(where, 'NATS_LOCK_SELF', pointer, 'The lock is not a member of its bundle: nothing may pin it or be read from it.')
     if (members.size >= LOCK_LIMITS.members) {
       if (members.size === LOCK_LIMITS.members)
@@ -193,14 +201,16 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
     const abs = join(root, ...rel.split('/'))
     const read = readBundleFile(root, rel)
     if ('problem' in read) {
-      if (read.problem === 'missing') return report(where, 'NATS_LOCKED_FILE_MISSING', pointer, `${rel} is not in the bundle.`, { path: rel })
+      if (read.problem === 'missing') return report(where, 'NATS_LOCKED_FILE_MISSING', pointer, `${printable(rel)} is not in the bundle.`, { path: rel })
       if (read.problem === 'not-plain')
-        return report(where, 'NATS_LOCK_PATH', pointer, `${rel} passes through a symlink or is not a regular file; bundle paths are plain files.`, {
+        return report(where, 'NATS_LOCK_PATH', pointer, `${printable(rel)} passes through a symlink or is not a regular file; bundle paths are plain files.`, {
           path: rel,
         })
       if (read.problem === 'too-large')
-        return report(where, 'CONTRACTS_TOO_LARGE', pointer, `${rel} has ${read.size} bytes; files are limited to ${LIMITS.fileBytes}.`, { path: rel })
-      return report(where, 'CONTRACTS_READ_FAILED', pointer, `${rel} cannot be read (${read.message}).`, { path: rel })
+        return report(where, 'CONTRACTS_TOO_LARGE', pointer, `${printable(rel)} has ${read.size} bytes; files are limited to ${LIMITS.fileBytes}.`, {
+          path: rel,
+        })
+      return report(where, 'CONTRACTS_READ_FAILED', pointer, `${printable(rel)} cannot be read (${read.message}).`, { path: rel })
     }
     bytesRead += read.bytes.length
     if (bytesRead > LOCK_LIMITS.bytes) {
@@ -225,7 +235,7 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
     if (!member.source) {
       if (!isUtf8(member.bytes)) {
         member.done = 'document'
-        report({ file: member.abs }, 'CONTRACTS_NOT_UTF8', '', `${member.rel} is not UTF-8.`)
+        report({ file: member.abs }, 'CONTRACTS_NOT_UTF8', '', `${printable(member.rel)} is not UTF-8.`)
         continue
       }
       const parsed = parseByExtension(member.abs, member.bytes.toString('utf8'))
@@ -240,7 +250,7 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
         if (ref.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
         const target = posix(relative(root, resolve(dirname(member.abs), ref.split('#')[0]!)))
         if (target === '..' || target.startsWith('../') || target === '')
-          report(parsed.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${JSON.stringify(ref)} leaves the bundle.`, { ref })
+          report(parsed.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${printable(ref)} leaves the bundle.`, { ref })
         else need(target, 'refs', parsed.source, pointer)
       }
     }
@@ -275,7 +285,7 @@ function dependencyOrder(members: Map<string, Member>, plan: LockPlan): Member[]
         edge.from.source!,
         'NATS_IMPORT_CYCLE',
         edge.pin.owner,
-        `The digests these documents pin form a cycle: ${describeCycle(files)}. Each digest would change the bytes of the document it is pinned in, so they can never all be filled in; the contract-import graph is acyclic: remove one of these imports.`,
+        `The digests these documents pin form a cycle: ${describeCycle(files.map(printable))}. Each digest would change the bytes of the document it is pinned in, so they can never all be filled in; the contract-import graph is acyclic: remove one of these imports.`,
         { cycle: files },
       ),
     )
@@ -333,7 +343,7 @@ function fillPins(member: Member, members: Map<string, Member>, plan: LockPlan):
         source,
         'NATS_LOCK_STALE',
         pin.present ? pin.pointer : pin.owner,
-        `The digest pinned here for ${pin.path} is ${old}; ${rewritten ? 'once its own digests are filled in, ' : ''}its bytes hash to ${digest}.`,
+        `The digest pinned here for ${printable(pin.path)} is ${printable(old)}; ${rewritten ? 'once its own digests are filled in, ' : ''}its bytes hash to ${digest}.`,
         { path: pin.path, old: typeof pin.value === 'string' ? pin.value : null, new: digest },
       ),
     )
@@ -351,7 +361,7 @@ function fillPins(member: Member, members: Map<string, Member>, plan: LockPlan):
         source,
         'NATS_LOCK_PIN_FORM',
         refused.pointer,
-        `The digest of ${member.pins.find((p) => p.pointer === refused.pointer)?.path} cannot be filled in here: ${refused.reason}.`,
+        `The digest of ${printable(member.pins.find((p) => p.pointer === refused.pointer)?.path ?? '')} cannot be filled in here: ${refused.reason}.`,
       ),
     )
   if (edited.text === undefined) return
@@ -364,7 +374,7 @@ function fillPins(member: Member, members: Map<string, Member>, plan: LockPlan):
         source,
         'CONTRACTS_INTERNAL',
         edits[0]!.pointer,
-        `Filling in the digests of ${member.rel} in place would change more than those digests; nothing was written. Write each \`sha256\` as a plain or quoted value.`,
+        `Filling in the digests of ${printable(member.rel)} in place would change more than those digests; nothing was written. Write each \`sha256\` as a plain or quoted value.`,
       ),
     )
     return
@@ -398,7 +408,7 @@ function staleLockEntries(lock: ReadLock, members: Map<string, Member>, lockText
           lock.source,
           'NATS_LOCK_STALE',
           '/entries',
-          `${member.rel} is read by the bundle's documents but the lock does not list it; its bytes hash to ${digest}.`,
+          `${printable(member.rel)} is read by the bundle's documents but the lock does not list it; its bytes hash to ${digest}.`,
           {
             path: member.rel,
             old: null,
@@ -412,7 +422,7 @@ function staleLockEntries(lock: ReadLock, members: Map<string, Member>, lockText
           lock.source,
           'NATS_LOCK_STALE',
           joinPointer('', 'entries', entry.index, 'sha256'),
-          `${member.rel} is locked at ${entry.sha256 || '""'}; its bytes${member.final !== undefined && member.final !== member.bytes.toString('utf8') ? ', with its digests filled in,' : ''} hash to ${digest}.`,
+          `${printable(member.rel)} is locked at ${printable(entry.sha256) || '""'}; its bytes${member.final !== undefined && member.final !== member.bytes.toString('utf8') ? ', with its digests filled in,' : ''} hash to ${digest}.`,
           { path: member.rel, old: entry.sha256, new: digest },
         ),
       )
