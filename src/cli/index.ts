@@ -43,6 +43,7 @@ const scopeFlags = {
   'cache-dir': { type: 'string' },
   'no-cache': { type: 'boolean' },
   stdio: { type: 'boolean' },
+  check: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
@@ -98,6 +99,15 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'inputs':
         return await inputsCommand(positionals, flags, io)
+      case 'lock': {
+        // Loaded only for this command, as the language server is.
+        const { lockCommand } = await import('./lock.js')
+        const status = lockCommand(positionals, values as { check?: boolean; json?: boolean }, io, (diagnostics, read) =>
+          printDiagnostics(diagnostics, io, read),
+        )
+        if (typeof status !== 'number') throw new UsageError(status.usage)
+        return status
+      }
       case 'lsp': {
         if (positionals.length > 0) throw new UsageError('`contracts lsp` takes no files: the editor sends the documents it opens.')
         // Loaded only for this command (src/cli/lsp/): it speaks LSP on stdin and stdout until the editor ends the session.
