@@ -5,7 +5,7 @@
  * errors: each diagnostic appears once, in order, its header (code, message, 1-based
  * `file:line:column`) followed by its own frame, with no stack from the plugin and no virtual module id.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
@@ -33,6 +33,13 @@ function failing(command: string, args: string[]): string {
     return stripVTControlCharacters(e.stdout + e.stderr)
   }
   throw new Error(`${command} ${args.join(' ')} succeeded on an invalid contract`)
+}
+
+/** Runs a command in the app folder (at most two minutes) that must succeed, and returns everything it printed. */
+function passing(command: string, args: string[]): string {
+  const r = spawnSync(command, args, { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } })
+  expect(r.status, r.stdout + r.stderr).toBe(0)
+  return stripVTControlCharacters(r.stdout + r.stderr)
 }
 
 const script = (name: string, text: string) => (writeFileSync(join(dir, name), text), name)
@@ -121,5 +128,32 @@ describe.each(Object.keys(printed))('%s prints a contract with two errors', (nam
     expect(text).not.toMatch(/%00|\\0|\\u0000|_virtual_|\.virtual\/|\.contract\.js|Module build failed/)
     expect(text, text).not.toMatch(/^\s+at .*(dist\/src\/plugin|unplugin\/dist|contractError|node_modules\/esbuild)/m)
     expect(text).not.toContain('Could not load')
+  })
+})
+
+// A contract with a warning (a `reserved` flag on an event, which has none) builds; webpack and
+// Rspack print the warning once, under the contract's path, without the loader line or a stack.
+const warned = JSON.parse(readFileSync(join(root, 'fixtures/benzene/valid/payments.spec.json'), 'utf8')) as { events: Array<Record<string, unknown>> }
+warned.events[0]!.reserved = true
+writeFileSync(join(dir, 'src/warned.spec.json'), JSON.stringify(warned, null, 2) + '\n')
+writeFileSync(join(dir, 'src/warned.js'), "import { capture } from './warned.spec.json'\nexport const topic = capture.topic\n")
+
+describe.each([
+  ['webpack', "import webpack from 'webpack'", 'webpack'],
+  ['rspack', "import { rspack } from '@rspack/core'", 'rspack'],
+])('%s prints a contract warning', (name, load, call) => {
+  it('once, under the contract path, with its frame; no loader line, no stack, no virtual id in it', () => {
+    const all = passing(process.execPath, [
+      script(
+        `${name}-warned.mjs`,
+        `${load}\nimport contracts from 'unplugin-contracts/${name}'\nconst compiler = ${call}({ mode: 'production', context: process.cwd(), entry: './src/warned.js', output: { path: process.cwd() + '/out/${name}-warned' }, plugins: [contracts()] })\ncompiler.run((error, stats) => { console.log(stats.toString({ colors: false, errorDetails: true })); compiler.close(() => process.exit(stats.hasErrors() ? 1 : 0)) })\n`,
+      ),
+    ])
+    const text = all.slice(all.indexOf('WARNING in'))
+    expect(text, all).toMatch(/^WARNING in \.\/src\/warned\.spec\.json$/m)
+    expect(count(text, 'warning BENZENE_EVENT_RESERVED:'), text).toBe(1)
+    expect(count(text, `at ${join(dir, 'src/warned.spec.json')}:`), text).toBe(1)
+    expect(count(text, '"reserved": true'), text).toBe(1)
+    expect(text).not.toMatch(/_virtual_|\.virtual\/|\.contract\.js|Module Warning|^\s+at .*(unplugin\/dist|dist\/chunks)/m)
   })
 })

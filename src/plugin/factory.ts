@@ -6,7 +6,7 @@ import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { PluginContext } from './context.js'
 import { DEV_PAGE } from './dev-page.js'
 import { contractError, PLUGIN_NAME } from './errors.js'
-import { FailedContracts } from './webpack-errors.js'
+import { ContractProblems } from './webpack-errors.js'
 import { hookFilters } from './filters.js'
 import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
 import { createNativeResolve } from './native-resolve.js'
@@ -37,7 +37,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const native = createNativeResolve(meta)
   const filters = hookFilters(compiler.formats, esbuild)
   const webpackLike = meta.framework === 'webpack' || meta.framework === 'rspack'
-  const failed = new FailedContracts()
+  const problems = new ContractProblems()
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
@@ -45,7 +45,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
    * plugin machinery ("This error came from the onLoad callback registered here").
    */
   function fail(context: { error(error: Error): void }, error: Error, file: string): string {
-    if (webpackLike) failed.record(error, file)
+    if (webpackLike) problems.record(error.message, file)
     if (!esbuild) throw error
     context.error(error)
     return ''
@@ -96,8 +96,11 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const result = await ctx.compile(served)
         if (served.query === '') ctx.registry.record(result)
         for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) ctx.watch(this, dependency, id)
-        for (const warning of result.diagnostics.filter((d) => d.severity === 'warning'))
-          this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
+        for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) {
+          const text = formatDiagnostic(warning, sourceReader(result.dependencies))
+          if (webpackLike) problems.record(text, result.file)
+          this.warn(text)
+        }
         if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework), result.file)
         if (ctx.options.types !== false) {
           if (ctx.serving) ctx.typesLater(served)
@@ -131,12 +134,11 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     webpack(compiler) {
       ctx.root = compiler.options.context
       compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
-        failed.clear()
-        compilation.hooks.processErrors.tap(PLUGIN_NAME, (errors) =>
-          failed.replace(errors, compiler.context, (message, name) =>
-            Object.assign(new compiler.webpack.WebpackError(message), { name: 'ContractError', file: name, hideStack: true, stack: '' }),
-          ),
-        )
+        problems.clear()
+        const contractProblem = (name: string) => (message: string, file: string) =>
+          Object.assign(new compiler.webpack.WebpackError(message), { name, file, hideStack: true, stack: '' })
+        compilation.hooks.processErrors.tap(PLUGIN_NAME, (errors) => problems.replace(errors, compiler.context, contractProblem('ContractError')))
+        compilation.hooks.processWarnings.tap(PLUGIN_NAME, (warnings) => problems.replace(warnings, compiler.context, contractProblem('ContractWarning')))
       })
       ctx.bundlerCacheDir = () => {
         const cache = compiler.options.cache
@@ -146,17 +148,21 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
     rspack(compiler) {
       ctx.root = compiler.options.context
-      // Rspack has no hook that maps the errors; they are replaced in place once the compilation is sealed.
+      // Rspack has no hook that maps the errors: they and the warnings are replaced in place once the compilation is sealed.
       compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
-        failed.clear()
+        problems.clear()
         compilation.hooks.afterSeal.tapPromise(PLUGIN_NAME, async () => {
-          const current = [...compilation.errors]
-          const replaced = failed.replace(current, compiler.context, (message, name) =>
-            Object.assign(new Error(message), { name: 'ContractError', file: name, hideStack: true, stack: '' }),
-          )
-          replaced.forEach((error, i) => {
-            if (error !== current[i]) compilation.errors.splice(i, 1, error)
-          })
+          for (const [list, name] of [
+            [compilation.errors, 'ContractError'],
+            [compilation.warnings, 'ContractWarning'],
+          ] as const) {
+            const current = [...list]
+            problems
+              .replace(current, compiler.context, (message, file) => Object.assign(new Error(message), { name, file, hideStack: true, stack: '' }))
+              .forEach((problem, i) => {
+                if (problem !== current[i]) list.splice(i, 1, problem)
+              })
+          }
         })
       })
       ctx.bundlerCacheDir = () => {
