@@ -15,7 +15,7 @@ export interface Failed {
  *
  * - Its text is every diagnostic in order, each its code, `file:line:column` (1-based, as editors
  *   count), then its own code frame: webpack, Rspack and esbuild show the message alone (webpack
- *   and Rspack under the contract's path: see `FailedContracts`).
+ *   and Rspack under the contract's path: see `ContractProblems`).
  * - Vite shows an error's `frame` after its message, both in `vite build` and in the dev overlay
  *   (which also removes code-frame lines from the message when there is a `frame`). So in Vite the
  *   text is cut after the first diagnostic's `at file:line:column` line: the message is the headline

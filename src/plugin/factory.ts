@@ -134,7 +134,6 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     webpack(compiler) {
       ctx.root = compiler.options.context
       compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
-        problems.clear()
         const contractProblem = (name: string) => (message: string, file: string) =>
           Object.assign(new compiler.webpack.WebpackError(message), { name, file, hideStack: true, stack: '' })
         compilation.hooks.processErrors.tap(PLUGIN_NAME, (errors) => problems.replace(errors, compiler.context, contractProblem('ContractError')))
@@ -150,7 +149,6 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       ctx.root = compiler.options.context
       // Rspack has no hook that maps the errors: they and the warnings are replaced in place once the compilation is sealed.
       compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
-        problems.clear()
         compilation.hooks.afterSeal.tapPromise(PLUGIN_NAME, async () => {
           for (const [list, name] of [
             [compilation.errors, 'ContractError'],

@@ -12,6 +12,8 @@ interface ModuleProblem {
 }
 
 const WRAPPERS = new Set(['ModuleBuildError', 'ModuleWarning'])
+/** How many texts are kept (a few per contract with problems). */
+const KEPT = 1000
 
 /**
  * webpack and Rspack head a failed module's error with the module's name, which for a contract is
@@ -27,13 +29,15 @@ export class ContractProblems {
   /** The text of each error or warning a contract's module gave -> the contract's path. */
   readonly #files = new Map<string, string>()
 
+  /**
+   * Kept across compilations: in watch mode an unchanged module keeps its warnings without being
+   * loaded again. An entry left from an older text is harmless (the text names its file); the
+   * oldest go past a bound, so a long watch session does not grow this without end.
+   */
   record(message: string, file: string): void {
+    this.#files.delete(message)
     this.#files.set(message, file)
-  }
-
-  /** A new compilation compiles again: what failed before is forgotten (a module with problems is built again). */
-  clear(): void {
-    this.#files.clear()
+    if (this.#files.size > KEPT) this.#files.delete(this.#files.keys().next().value!)
   }
 
   /**
