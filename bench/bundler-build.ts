@@ -1,6 +1,7 @@
 /**
  * Bundler-build cases of `npm run bench` (bench/run.ts); `npx tsx bench/bundler-build.ts` runs them
- * alone (`npx tsx bench/bundler-build.ts 3 warm` only the warm-cache rows). An app importing 50
+ * alone and merges their rows into bench/results.json (`npx tsx bench/bundler-build.ts 3 warm` only the
+ * warm-cache rows). An app importing 50
  * Benzene contracts (20 topics each) and 50 NATS contracts (20 channels each), built by Vite, Rollup,
  * esbuild and webpack, each build a fresh process, against the same app importing the same documents
  * as plain JSON (the NATS ones converted to JSON), alternated. Wall time of the process and its peak
@@ -13,6 +14,7 @@ import { join } from 'node:path'
 import { load } from 'js-yaml'
 import { benzeneDocument, natsDocument } from './generate.js'
 import { roundRatios } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
 
 const root = join(import.meta.dirname, '..')
 
@@ -133,5 +135,8 @@ export async function bundlerBuildCases(RUNS: number, work: string, only?: 'warm
   return results
 }
 
-if (import.meta.url === `file://${process.argv[1]}`)
-  console.table(await bundlerBuildCases(Number(process.argv[2] ?? 3), join(import.meta.dirname, '.work'), process.argv[3] === 'warm' ? 'warm' : undefined))
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await bundlerBuildCases(Number(process.argv[2] ?? 3), join(import.meta.dirname, '.work'), process.argv[3] === 'warm' ? 'warm' : undefined)
+  console.table(rows)
+  mergeIntoResults(rows)
+}

@@ -3,9 +3,9 @@
  * with the same subjects and payloads, against a real nats-server (started here, as the tests do).
  * Ours: `client.publish` (checked render, payload validated, JSON) and `client.subscribe` (subject
  * parsed back, payload decoded and validated). Raw: a template-literal subject and JSON both ways.
- * Target (#17): at most 1.3x raw nats.js per message, validation on. Merged into bench/results.json.
+ * Target: at most 1.3x raw nats.js per message, validation on. A case of `npm run bench` (bench/run.ts);
+ * run alone, it merges its row into bench/results.json.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { ContractCompiler } from '../dist/src/index.js'
@@ -14,66 +14,73 @@ import { bindContract } from '../dist/src/runtime/nats/client/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
 import { paired } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
 
-const quick = process.argv.includes('--quick')
-const RUNS = quick ? 5 : 15
-const N = 2000
-const server = await startNatsServer()
-try {
-  const compiled = await new ContractCompiler({ formats }).compile(join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml'))
-  const mod = await loadModule(compiled.code!, 'bench-orders')
-  const nc = await connect({ servers: server.url })
-  const client = bindContract(mod as never, nc, { allowOlderServer: true }) as any
-  const ids = Array.from({ length: 100 }, (_, i) => (0x10000000 + i).toString(16))
-  const regions = ['eu', 'us'] as const
-  const payloads = ids.map((id) => ({ text: `note ${id}` }))
-  const enc = new TextEncoder()
-  const dec = new TextDecoder()
-  let received = 0
-  let done: () => void = () => undefined
-  const arrived = () => {
-    if (++received === N) done()
+/** The `nats-client-pubsub` row: `rounds` paired rounds of 2,000 messages each way. */
+export async function natsClientCases(rounds: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+  const N = 2000
+  const server = await startNatsServer()
+  try {
+    const compiled = await new ContractCompiler({ formats }).compile(join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml'))
+    const mod = await loadModule(compiled.code!, 'bench-orders')
+    const nc = await connect({ servers: server.url })
+    const client = bindContract(mod as never, nc, { allowOlderServer: true }) as any
+    const ids = Array.from({ length: 100 }, (_, i) => (0x10000000 + i).toString(16))
+    const regions = ['eu', 'us'] as const
+    const payloads = ids.map((id) => ({ text: `note ${id}` }))
+    const enc = new TextEncoder()
+    const dec = new TextDecoder()
+    let received = 0
+    let done: () => void = () => undefined
+    const arrived = () => {
+      if (++received === N) done()
+    }
+    const sub = client.subscribe('onNote', arrived)
+    const rawSub = nc.subscribe('raw.*.notes.*', {
+      callback: (_e, m) => {
+        const [, region, orderId] = m.subject.split('.')
+        void region
+        void orderId
+        JSON.parse(dec.decode(m.data))
+        arrived()
+      },
+    })
+    await nc.flush()
+    const round = (send: (i: number) => void) => async () => {
+      received = 0
+      const all = new Promise<void>((resolve) => (done = resolve))
+      for (let i = 0; i < N; i++) send(i)
+      await all
+    }
+    const result = await paired(
+      {
+        raw: round((i) => nc.publish(`raw.${regions[i & 1]}.notes.${ids[i % 100]}`, enc.encode(JSON.stringify(payloads[i % 100])))),
+        client: round((i) => client.publish('noteOrder', { region: regions[i & 1], orderId: ids[i % 100] }, payloads[i % 100])),
+      },
+      rounds,
+    )
+    sub.unsubscribe()
+    rawSub.unsubscribe()
+    await nc.close()
+    return {
+      'nats-client-pubsub': {
+        ours_ms: result.ms.client,
+        baseline_ms: result.ms.raw,
+        ratio: result.ratio.client,
+        spread: result.spread.client,
+        target: '<= 1.3',
+        met: result.ratio.client <= 1.3,
+        messages: N,
+        server: server.version,
+      },
+    }
+  } finally {
+    await server.stop()
   }
-  const sub = client.subscribe('onNote', arrived)
-  const rawSub = nc.subscribe('raw.*.notes.*', {
-    callback: (_e, m) => {
-      const [, region, orderId] = m.subject.split('.')
-      void region
-      void orderId
-      JSON.parse(dec.decode(m.data))
-      arrived()
-    },
-  })
-  await nc.flush()
-  const round = (send: (i: number) => void) => async () => {
-    received = 0
-    const all = new Promise<void>((resolve) => (done = resolve))
-    for (let i = 0; i < N; i++) send(i)
-    await all
-  }
-  const result = await paired(
-    {
-      raw: round((i) => nc.publish(`raw.${regions[i & 1]}.notes.${ids[i % 100]}`, enc.encode(JSON.stringify(payloads[i % 100])))),
-      client: round((i) => client.publish('noteOrder', { region: regions[i & 1], orderId: ids[i % 100] }, payloads[i % 100])),
-    },
-    RUNS,
-  )
-  sub.unsubscribe()
-  rawSub.unsubscribe()
-  await nc.close()
-  const file = join(import.meta.dirname, 'results.json')
-  const results = JSON.parse(readFileSync(file, 'utf8'))
-  results['nats-client-pubsub'] = {
-    ours_ms: result.ms.client,
-    baseline_ms: result.ms.raw,
-    ratio: result.ratio.client,
-    target: '<= 1.3',
-    met: result.ratio.client <= 1.3,
-    messages: N,
-    server: server.version,
-  }
-  writeFileSync(file, JSON.stringify(results, null, 2) + '\n')
-  console.log(results['nats-client-pubsub'])
-} finally {
-  await server.stop()
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await natsClientCases(process.argv.includes('--quick') ? 5 : 15)
+  console.log(rows)
+  mergeIntoResults(rows)
 }

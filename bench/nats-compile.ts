@@ -1,6 +1,7 @@
 /**
  * NATS compile and module size (issue 33), cases of `npm run bench` (bench/run.ts); `npx tsx
- * bench/nats-compile.ts [--quick]` runs them alone (after `npm run build`).
+ * bench/nats-compile.ts [--quick]` runs them alone (after `npm run build`) and merges their rows into
+ * bench/results.json.
  *
  * - `nats-compile-500-vs-js-yaml`: a 500-channel contract (`natsDocument(500)`, one payload shared
  *   by every channel) compiled by a fresh compiler, against js-yaml loading the same text, paired
@@ -26,6 +27,7 @@ import { parseDocument } from 'yaml'
 import { ContractCompiler } from '../dist/src/index.js'
 import { natsDocument } from './generate.js'
 import { paired } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
 
 type Row = { ratio: number; met: boolean; [k: string]: unknown }
 
@@ -118,5 +120,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const work = join(import.meta.dirname, '.work')
   mkdirSync(work, { recursive: true })
   const quick = process.argv.includes('--quick')
-  console.table(await natsCompileCases(quick ? 9 : 31, work, { parser: !process.argv.includes('--no-parser') }))
+  const rows = await natsCompileCases(quick ? 9 : 31, work, { parser: !process.argv.includes('--no-parser') })
+  console.table(rows)
+  mergeIntoResults(rows)
 }

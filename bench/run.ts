@@ -29,6 +29,7 @@ import { incrementalCases } from './incremental.js'
 import { natsCompileCases } from './nats-compile.js'
 import { typeCases } from './types.js'
 import { devLoopServerCases } from './dev-loop-server.js'
+import { natsClientCases } from './nats-client.js'
 import { CHROMIUM } from '../test/helpers/chromium.js'
 import { openDevLoop, withTopic } from '../test/helpers/dev-loop.js'
 
@@ -192,6 +193,7 @@ Object.assign(results, await coldStartCases(quick ? 3 : 7))
 Object.assign(results, await bundlerBuildCases(quick ? 1 : 3, work))
 Object.assign(results, await typeCases(quick ? 1 : 3, work))
 Object.assign(results, await devLoopServerCases(quick ? 6 : 20, work))
+Object.assign(results, await natsClientCases(quick ? 5 : 15))
 
 // Module size: a contract's whole module (min+gzip) against its document (bytes, not time).
 Object.assign(results, await moduleSizeCases(join(work, 'module-size')))

@@ -3,7 +3,7 @@
  * CLI's persistent cache flags (`--cache-dir`, `--no-cache`), run as the built binary.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../src/core/input-host.js'
 import { contracts } from './helpers/cli.js'
@@ -34,6 +34,19 @@ const SHOP_INPUTS = [
   'shop/payments/workflows/refund.yaml',
   'shop/shipping/asyncapi/asyncapi.yaml',
 ]
+/** Where the orders document looked for its bundle's lock, folder by folder up, before `shop/` had one. */
+const ORDERS_LOCK_LOOKUPS = ['shop/orders/asyncapi/bundle.lock.json', 'shop/orders/bundle.lock.json']
+const PAYMENTS_LOCK_LOOKUPS = ['shop/payments/asyncapi/bundle.lock.json', 'shop/payments/bundle.lock.json']
+const sorted = (paths: string[]) => [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+/** `bundle.lock.json` in `dir` and in every folder above it up to the file system's root, relative to `cwd`. */
+function lockLookups(dir: string, cwd: string): string[] {
+  const paths: string[] = []
+  for (let current = dir; ; current = dirname(current)) {
+    paths.push(relative(cwd, join(current, 'bundle.lock.json')))
+    if (dirname(current) === current) return paths
+  }
+}
 
 describe('contracts inputs', () => {
   it('prints every file the contracts read, relative to the working directory, sorted, once each', () => {
@@ -55,22 +68,24 @@ describe('contracts inputs', () => {
       'dasp/pins/proof-of-authority/scope.schema.json',
       'dasp/pins/proof-of-authority/spec.md',
       'payments.spec.json',
-      ...SHOP_INPUTS,
+      ...sorted([...SHOP_INPUTS, ...ORDERS_LOCK_LOOKUPS, ...PAYMENTS_LOCK_LOOKUPS]),
     ])
     // From another folder, the same files relative to it.
     const inside = contracts(['inputs', 'orders/asyncapi/asyncapi.yaml'], join(root, 'shop'))
-    expect(inside.stdout.trimEnd().split('\n')).toEqual(SHOP_INPUTS.map((path) => path.slice('shop/'.length)))
+    expect(inside.stdout.trimEnd().split('\n')).toEqual(sorted([...SHOP_INPUTS, ...ORDERS_LOCK_LOOKUPS]).map((path) => path.slice('shop/'.length)))
   })
 
   it('--json: all inputs, each contract’s, and the diagnostics', () => {
     const root = project()
     const r = contracts(['inputs', '--json', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root)
     expect(r.status).toBe(0)
+    const orders = sorted([...SHOP_INPUTS, ...ORDERS_LOCK_LOOKUPS])
     expect(JSON.parse(r.stdout)).toEqual({
-      inputs: ['payments.spec.json', ...SHOP_INPUTS],
+      inputs: ['payments.spec.json', ...orders],
+      absent: ORDERS_LOCK_LOOKUPS,
       contracts: [
-        { file: 'payments.spec.json', inputs: ['payments.spec.json'] },
-        { file: 'shop/orders/asyncapi/asyncapi.yaml', inputs: SHOP_INPUTS },
+        { file: 'payments.spec.json', inputs: ['payments.spec.json'], absent: [] },
+        { file: 'shop/orders/asyncapi/asyncapi.yaml', inputs: orders, absent: ORDERS_LOCK_LOOKUPS },
       ],
       diagnostics: [],
     })
@@ -86,6 +101,73 @@ describe('contracts inputs', () => {
     expect(usage.status).toBe(2)
     expect(usage.stderr).toContain('`contracts inputs` needs at least one file.')
     expect(contracts(['inputs', '--topic', 'x', 'payments.spec.json'], root).status).toBe(2)
+  })
+})
+
+describe('contracts inputs: the paths where a file made later changes the compile', () => {
+  it('a NATS document outside any bundle: the lock looked for in its folder and each one above is listed, and a lock made there later changes the check', () => {
+    const root = project()
+    mkdirSync(join(root, 'svc'))
+    cpSync(join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml'), join(root, 'svc/ledger.asyncapi.yaml'))
+    const lookups = lockLookups(join(root, 'svc'), root)
+    expect(lookups.slice(0, 2)).toEqual(['svc/bundle.lock.json', 'bundle.lock.json'])
+    const before = contracts(['inputs', '--json', 'svc/ledger.asyncapi.yaml'], root)
+    expect(before.status).toBe(0)
+    const listed = JSON.parse(before.stdout) as { inputs: string[]; absent: string[] }
+    expect(listed.absent).toEqual(sorted(lookups))
+    expect(listed.inputs).toEqual(sorted(['svc/ledger.asyncapi.yaml', ...lookups]))
+    // The plain list names the same paths (a monorepo tool hashes each once a file is made there).
+    expect(contracts(['inputs', 'svc/ledger.asyncapi.yaml'], root).stdout.trimEnd().split('\n')).toEqual(listed.inputs)
+    expect(contracts(['check', 'svc/ledger.asyncapi.yaml'], root).status).toBe(0)
+
+    // A lock made in the project's folder, one that pins another digest for the document: the
+    // document is now in that bundle, and its check fails. The list printed before named this lock.
+    writeFileSync(join(root, 'bundle.lock.json'), JSON.stringify({ entries: [{ path: 'svc/ledger.asyncapi.yaml', sha256: '0'.repeat(64) }] }))
+    expect(listed.inputs).toContain('bundle.lock.json')
+    const check = contracts(['check', 'svc/ledger.asyncapi.yaml'], root)
+    expect(check.status).toBe(1)
+    expect(check.stdout + check.stderr).toContain('NATS_LOCK_DIGEST')
+    const after = JSON.parse(contracts(['inputs', '--json', 'svc/ledger.asyncapi.yaml'], root).stdout) as { inputs: string[]; absent: string[] }
+    expect(after.absent).toEqual(['svc/bundle.lock.json'])
+    expect(after.inputs).toEqual(['bundle.lock.json', 'svc/bundle.lock.json', 'svc/ledger.asyncapi.yaml'])
+  })
+
+  it('DASP: a missing definition and a pinned file absent locally are listed; made later, each changes the check', () => {
+    const root = project()
+    rmSync(join(root, 'dasp/extensions/proof-of-authority.dasp-ext.json'))
+    rmSync(join(root, 'dasp/pins/encrypted-delivery/spec.md'))
+    const r = contracts(['inputs', '--json', 'dasp/counter.dasp.json'], root)
+    expect(r.status).toBe(1)
+    const { absent, inputs } = JSON.parse(r.stdout) as { inputs: string[]; absent: string[] }
+    expect(absent).toEqual(['dasp/extensions/proof-of-authority.dasp-ext.json', 'dasp/pins/encrypted-delivery/spec.md'])
+    for (const path of absent) expect(inputs).toContain(path)
+
+    // The definition made again: the selection checks; the pinned file made with other bytes: it fails on the pin.
+    cpSync(join(repo, 'fixtures/dasp/extensions/proof-of-authority.dasp-ext.json'), join(root, 'dasp/extensions/proof-of-authority.dasp-ext.json'))
+    expect(contracts(['check', 'dasp/counter.dasp.json'], root).status).toBe(0)
+    writeFileSync(join(root, 'dasp/pins/encrypted-delivery/spec.md'), 'not the pinned text\n')
+    const pinned = contracts(['check', 'dasp/counter.dasp.json'], root)
+    expect(pinned.status).toBe(1)
+    expect(pinned.stdout + pinned.stderr).toContain('DASP_PIN_MISMATCH')
+  })
+
+  it('a result the persistent cache answers lists the same paths as the compile that wrote it', () => {
+    const root = project()
+    const args = ['inputs', '--json', '--cache-dir', 'cache', 'shop/orders/asyncapi/asyncapi.yaml']
+    const first = JSON.parse(contracts(args, root).stdout) as { inputs: string[]; absent: string[]; diagnostics: unknown[] }
+    expect(first.absent).toEqual(ORDERS_LOCK_LOOKUPS)
+    // A note added to the entry shows that the second run's answer is the cache's.
+    const [name] = readdirSync(join(root, 'cache')).filter((n) => n.endsWith('.entry'))
+    const path = join(root, 'cache', name!)
+    const [header, , json] = readFileSync(path, 'utf8').split('\n')
+    const body = JSON.parse(json!) as { result: { diagnostics: unknown[] } }
+    const note = { code: 'FROM_THE_CACHE', severity: 'warning', message: 'x', file: 'x', pointer: '', line: 1, column: 1 }
+    body.result.diagnostics.push(note)
+    const text = JSON.stringify(body)
+    writeFileSync(path, `${header}\n${sha256(text)}\n${text}`)
+    const second = JSON.parse(contracts(args, root).stdout) as typeof first
+    expect(second.diagnostics).toMatchObject([{ code: 'FROM_THE_CACHE' }])
+    expect({ ...second, diagnostics: [] }).toEqual(first)
   })
 })
 

@@ -1,6 +1,6 @@
 /** `contracts check --watch`: a real child process over a real folder, edited the way editors save. */
 import { spawn } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -38,5 +38,29 @@ describe('contracts check --watch', () => {
     const exit = new Promise<number | null>((done) => child.on('exit', done))
     child.kill('SIGINT')
     expect(await exit).toBe(0)
+  }, 30_000)
+
+  it('checks again when a file is made where the check looked and found none (a bundle lock in a parent folder)', async () => {
+    const project = join(dir, 'lock-later')
+    mkdirSync(join(project, 'svc'), { recursive: true })
+    const file = join(project, 'svc/ledger.asyncapi.yaml')
+    copyFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), file)
+    const child = spawn(process.execPath, [CLI, 'check', '--watch', file], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    // Waits (at most 15 s) until the output has `count` occurrences of `text`.
+    const seen = async (text: string, count: number) => {
+      for (let i = 0; i < 300 && stderr.split(text).length - 1 < count; i++) await new Promise((r) => setTimeout(r, 50))
+      expect(stderr.split(text).length - 1, stderr).toBeGreaterThanOrEqual(count)
+    }
+    await seen('1 contract checked: no errors.', 1)
+    await seen('watching', 1)
+    // A lock that pins another digest for the document: the document is now in that bundle, and fails.
+    writeFileSync(join(project, 'bundle.lock.json'), JSON.stringify({ entries: [{ path: 'svc/ledger.asyncapi.yaml', sha256: '0'.repeat(64) }] }))
+    await seen('1 contract checked: 1 failed', 1)
+    expect(stderr).toContain('NATS_LOCK_DIGEST')
+    const exit = new Promise<number | null>((done) => child.on('exit', done))
+    child.kill('SIGINT')
+    expect(await exit).toBe(1)
   }, 30_000)
 })

@@ -103,7 +103,7 @@ describe('contracts check', () => {
   it('--help per command (and `help <command>`) shows usage, flags and examples on stdout; --version prints the version', () => {
     const version = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')).version
     expect(contracts(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' })
-    for (const command of ['check', 'hash', 'inspect', 'types', 'generate', 'topology', 'nats']) {
+    for (const command of ['check', 'hash', 'inspect', 'types', 'generate', 'topology', 'lock', 'nats']) {
       const page = contracts([command, '--help'])
       expect([page.status, page.stderr]).toEqual([0, ''])
       expect(page.stdout).toMatch(new RegExp(`^Usage:\\n  contracts ${command} `))

@@ -1,7 +1,7 @@
 /** The core pipeline: cache, dependencies, and inputs that are not contracts. */
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, compile } from '../src/index.js'
 
@@ -34,7 +34,37 @@ describe('cache', () => {
   })
 
   it('reports the contract as its dependency', async () => {
-    expect((await compile(file)).dependencies).toEqual([file])
+    const result = await compile(file)
+    expect(result.dependencies).toEqual([file])
+    // A Benzene contract reads its own file and looks for nothing else.
+    expect(result.absentDependencies).toEqual([])
+  })
+
+  it('reports where a NATS document looked for its bundle lock and found none; a lock made there is a recompile', async () => {
+    const dir = join(work, 'standalone/svc')
+    mkdirSync(dir, { recursive: true })
+    const ledger = join(dir, 'ledger.asyncapi.yaml')
+    cpSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), ledger)
+    const compiler = new ContractCompiler()
+    const first = await compiler.compile(ledger)
+    expect(first.diagnostics).toEqual([])
+    const upward: string[] = []
+    for (let current = dir; ; current = dirname(current)) {
+      upward.push(join(current, 'bundle.lock.json'))
+      if (dirname(current) === current) break
+    }
+    expect(first.absentDependencies).toEqual(upward)
+    const lock = join(work, 'standalone/bundle.lock.json')
+    writeFileSync(lock, JSON.stringify({ entries: [{ path: 'svc/ledger.asyncapi.yaml', sha256: '0'.repeat(64) }] }))
+    try {
+      const second = await compiler.compile(ledger)
+      expect(compiler.compilations).toBe(2)
+      expect(second.dependencies).toContain(lock)
+      expect(second.absentDependencies).toEqual([join(dir, 'bundle.lock.json')])
+      expect(second.diagnostics.map((d) => d.code)).toContain('NATS_LOCK_DIGEST')
+    } finally {
+      rmSync(lock)
+    }
   })
 })
 

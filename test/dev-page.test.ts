@@ -4,7 +4,6 @@
  * with its code frame after an invalid edit, and the picture again after the fix, by itself (the
  * page follows the server's version). Screenshots go to test/.tmp/screenshots/.
  */
-import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
@@ -12,6 +11,7 @@ import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import contracts from 'unplugin-contracts/vite'
 import { CHROMIUM } from './helpers/chromium.js'
+import { contracts as cli } from './helpers/cli.js'
 
 const repo = join(import.meta.dirname, '..')
 const root = join(import.meta.dirname, '.tmp', `dev-page-${process.pid}`)
@@ -23,7 +23,8 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
   let base: string
   const orders = join(root, 'orders/asyncapi.yaml')
   let original: string
-  const relock = () => execFileSync(process.execPath, [join(root, 'relock.mjs')])
+  // As the example's README says: `contracts lock` fills in the digests the bundle pins.
+  const relock = () => expect(cli(['lock', root]).status).toBe(0)
 
   beforeAll(async () => {
     rmSync(root, { recursive: true, force: true })
@@ -64,7 +65,7 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
     expect(await page.locator('section.topology svg g.group').count()).toBe(3)
     await page.screenshot({ path: join(shots, 'dev-page.png'), fullPage: true })
 
-    // An invalid edit, relocked as the example's README says (relock.mjs): a token type the profile refuses.
+    // An invalid edit, relocked as the example's README says (contracts lock): a token type the profile refuses.
     writeFileSync(orders, original.replace('minLength: 8, maxLength: 8', 'minLength: 8, maxLength: 300'))
     relock()
     await page.waitForSelector('pre.diagnostic', { timeout: 20_000 })

@@ -143,6 +143,7 @@ describe('docs snippets', () => {
     expect(failures).toBe('')
   })
 
+  // webpack and Rspack warn of a config without `mode`: a config shown builds without a warning.
   it('bundler configs build a real app (with top-level await) and the bundle runs', () => {
     const configs = blocks.filter((b) => b.file && BUNDLER_CONFIG.test(b.file))
     expect(new Set(configs.map((b) => b.file!.split('.')[0])).size).toBe(6)
@@ -170,7 +171,7 @@ describe('docs snippets', () => {
         run(process.execPath, [
           '--input-type=module',
           '-e',
-          `import * as m from '${pkg}'; const config = (await import('./${b.file}')).default; const compiler = (${get})(config); compiler.run((e, s) => { if (e || s.hasErrors()) { console.error(e ?? s.toString('errors-only')); process.exit(1) } compiler.close(() => {}) })`,
+          `import * as m from '${pkg}'; const config = (await import('./${b.file}')).default; const compiler = (${get})(config); compiler.run((e, s) => { if (e || s.hasErrors() || s.hasWarnings()) { console.error(e ?? s.toString('errors-warnings')); process.exit(1) } compiler.close(() => {}) })`,
         ])
       const built =
         kind === 'vite'

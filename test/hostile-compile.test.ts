@@ -125,6 +125,9 @@ describe('messageEndpoint is a path on the service origin', () => {
   })
 })
 
+// The sizes here check verdicts, caps and that nothing runs out of stack (the flow line and the
+// 45,000 requests stay that long for it); how time grows with size (n against 10n, the larger of
+// these among them) is measured by bench/complexity.ts, where bounds on time belong.
 describe('nothing freezes or crashes the build', () => {
   it('stream capture over 8 one-hex-character parameters (16^8 subjects) is decided at once, both ways', async () => {
     const dir = fresh('cover')
@@ -137,13 +140,13 @@ describe('nothing freezes or crashes the build', () => {
     expect((await timed(partial)).result.diagnostics.map((d) => d.code)).toEqual(['NATS_STREAM_CAPTURE'])
   })
 
-  it('5,000 channels that all overlap: one diagnostic per channel, capped at 100 and a summary', async () => {
+  it('1,000 channels that all overlap: one diagnostic per channel, capped at 100 and a summary', async () => {
     const file = join(fresh('overlap'), 'o.asyncapi.yaml')
-    writeFileSync(file, hostile.overlapAll(5000))
+    writeFileSync(file, hostile.overlapAll(1000))
     const { result } = await timed(file)
     expect(counts(result.diagnostics)).toEqual({ NATS_CHANNEL_OVERLAP: MAX_DIAGNOSTICS_PER_CODE, CONTRACTS_DIAGNOSTICS_CAPPED: 1 })
     const summary = result.diagnostics.find((d) => d.code === 'CONTRACTS_DIAGNOSTICS_CAPPED')!
-    expect(summary).toMatchObject({ severity: 'error', data: { code: 'NATS_CHANNEL_OVERLAP', count: 4999 - MAX_DIAGNOSTICS_PER_CODE } })
+    expect(summary).toMatchObject({ severity: 'error', data: { code: 'NATS_CHANNEL_OVERLAP', count: 999 - MAX_DIAGNOSTICS_PER_CODE } })
   })
 
   it('45,000 empty Benzene requests: capped diagnostics, no internal error', async () => {
@@ -170,11 +173,11 @@ describe('nothing freezes or crashes the build', () => {
     expect(counts(result.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
   })
 
-  it('32,000 disjoint channels sharing first and last tokens, two 80,000-value enums, a 200,000-member flow line: accepted, in bounded time', async () => {
+  it('3,200 disjoint channels sharing first and last tokens, two 8,000-value enums, a 200,000-member flow line: accepted', async () => {
     const dir = fresh('quadratic')
     for (const [name, text] of [
-      ['bucket.asyncapi.yaml', hostile.sharedBucket(32000)],
-      ['enum.asyncapi.yaml', hostile.enumPair(80000)],
+      ['bucket.asyncapi.yaml', hostile.sharedBucket(3200)],
+      ['enum.asyncapi.yaml', hostile.enumPair(8000)],
       ['line.asyncapi.yaml', hostile.longFlowLine(200000)],
     ] as const) {
       writeFileSync(join(dir, name), text)

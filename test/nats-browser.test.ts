@@ -2,18 +2,22 @@
  * The NATS example's web page in real Chromium: built by Vite with the plugin, it binds the same
  * contract over nats-server's WebSocket listener, publishes a note and shows what it receives; a
  * Node client on the same server sees the browser's message, and the page's error callback gets a
- * subject outside the contract.
+ * subject outside the contract. With no server, or one the contract refuses, the page says what is
+ * wrong and what to do instead of staying on "connecting..." with an uncaught error.
  */
 import { execFileSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, serveStatic } from './helpers/chromium.js'
-import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+import { NATS_SERVER, freePort, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 
 const root = join(import.meta.dirname, '..')
 const example = join(root, 'examples/nats-orders')
+/** The no-server page is built apart: the two suites may run at once. */
+const outDir = join(import.meta.dirname, '.tmp', `nats-web-${process.pid}`)
 
 describe.skipIf(!NATS_SERVER || !CHROMIUM)('NATS client in Chromium over WebSocket', () => {
   let server: NatsServer
@@ -59,10 +63,56 @@ describe.skipIf(!NATS_SERVER || !CHROMIUM)('NATS client in Chromium over WebSock
     await nc.close()
   }, 60_000)
 
-  it('refuses the development server without the override', async () => {
+  it('refuses the development server without the override: said on the page, no uncaught error', async () => {
     const page = await browser.newPage()
-    const failure = new Promise<string>((resolve) => page.on('pageerror', (e) => resolve(e.message)))
+    const pageErrors: string[] = []
+    page.on('pageerror', (e) => pageErrors.push(e.message))
     await page.goto(`${site.url}/?server=${encodeURIComponent(server.wsUrl!)}`)
-    expect(await failure).toContain('needs nats-server 2.11.0 or later')
+    await page.waitForSelector('#status.error', { timeout: 10_000 })
+    const status = await page.textContent('#status')
+    expect(status).toContain(`The server at ${server.wsUrl!} is refused`)
+    expect(status).toContain('needs nats-server 2.11.0 or later')
+    expect(status).toContain('add &dev')
+    expect(pageErrors).toEqual([])
   }, 30_000)
+})
+
+describe.skipIf(!CHROMIUM)('the NATS example page with no server', () => {
+  let site: Awaited<ReturnType<typeof serveStatic>>
+  let browser: Browser
+
+  beforeAll(async () => {
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.web.config.ts'), '--outDir', outDir],
+      {
+        cwd: root,
+        stdio: 'pipe',
+      },
+    )
+    site = await serveStatic(outDir)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await site?.close()
+    rmSync(outDir, { recursive: true, force: true })
+  })
+
+  it('says the server is not reachable at its URL and how to start one, without an uncaught error', async () => {
+    // A loopback port nothing listens on: taken free, then closed.
+    const closed = `ws://127.0.0.1:${await freePort()}`
+    const page = await browser.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    await page.goto(`${site.url}/?server=${encodeURIComponent(closed)}&dev`)
+    await page.waitForSelector('#status.error', { timeout: 20_000 })
+    const status = await page.textContent('#status')
+    expect(status).toContain(`No NATS server is reachable at ${closed}.`)
+    expect(status).toContain('nats-server -c examples/nats-orders/web/nats-server.conf')
+    expect(status).not.toContain('connecting')
+    expect(await page.locator('#notes li').count()).toBe(0)
+    expect(pageErrors).toEqual([])
+  }, 60_000)
 })

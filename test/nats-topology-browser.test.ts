@@ -1,13 +1,16 @@
 /**
  * Pictures of a topology in real Chromium: the Mermaid text parses and renders with the `mermaid`
  * package (as GitHub renders it), and the SVG is well-formed XML that the browser draws, the HTML
- * page around it too. Screenshots go to test/.tmp/screenshots/.
+ * page around it too, readable at 1,400 x 900 (test/helpers/picture.ts). Screenshots go to
+ * test/.tmp/screenshots/.
  */
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from './helpers/chromium.js'
+import { pictureFacts } from './helpers/picture.js'
 import { toHtml, toSvg, topology } from '../src/index.js'
 
 const root = join(import.meta.dirname, '..')
@@ -52,5 +55,31 @@ describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
     const shots = join(root, 'test/.tmp/screenshots')
     mkdirSync(shots, { recursive: true })
     await page.screenshot({ path: join(shots, 'topology-shop.png'), fullPage: true })
+  }, 60_000)
+
+  it('at 1,400 x 900 the pictures are readable: reachable whole, labels at least 11 px, a legend of the kinds drawn', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+    // The shop page: wider than the window, so it scrolls sideways in its container instead of shrinking.
+    const shop = (await topology(join(root, 'fixtures/nats/shop'))).topology!
+    await page.setContent(await toHtml(shop))
+    const onPage = await pictureFacts(page)
+    expect(await page.$eval('svg', (svg) => svg.getBoundingClientRect().width)).toBeGreaterThan(1400)
+    expect(onPage).toMatchObject({ reachable: true, pageFits: true })
+    expect(onPage.smallestText).toBeGreaterThanOrEqual(11)
+    expect(onPage.legend).toEqual(onPage.drawn)
+    // The docs picture opened by itself (as a reader following the image does): the document scrolls to all of it.
+    await page.goto(pathToFileURL(join(root, 'docs/images/nats-orders-topology.svg')).href)
+    const alone = await pictureFacts(page)
+    expect(alone.reachable).toBe(true)
+    expect(alone.smallestText).toBeGreaterThanOrEqual(11)
+    expect(alone.legend).toEqual(alone.drawn)
+    // A bundle without streams: no stream, consumer or capture in the legend either.
+    const apps = shop.nodes.filter((n) => n.kind === 'application' || n.kind === 'channel')
+    const bare = { nodes: apps, edges: shop.edges.filter((e) => ['link', 'import', 'operation-channel'].includes(e.kind)) }
+    const other = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+    await other.setContent(await toHtml(bare))
+    const plain = await pictureFacts(other)
+    expect(plain.legend).toEqual(plain.drawn)
+    expect(plain.legend).toEqual(['edge import', 'edge link', 'node channel'])
   }, 60_000)
 })

@@ -284,3 +284,39 @@ describe('property: over random trees, nothing changes but the files the writer 
     expect(outcomes.refused).toBeGreaterThan(10)
   })
 })
+
+describe('rewriting a file that was read (replaces)', () => {
+  it('replaces a user file without a marker only while it has the bytes read; a changed, missing or linked one is refused', () => {
+    const target = join(root, 'orders.asyncapi.yaml')
+    const read = 'asyncapi: 3.1.0 # mine\n'
+    writeFileSync(target, read)
+    const next = 'asyncapi: 3.1.0 # mine, digests filled in\n'
+    // Without `replaces` the user's file is foreign; with it, it is rewritten (no marker added).
+    expect(writeOwnedFiles(root, [{ path: 'orders.asyncapi.yaml', text: withMarker(next, 'hash') }])).toMatchObject({
+      ok: false,
+      refused: [{ reason: 'foreign' }],
+    })
+    expect(writeOwnedFiles(root, [{ path: 'orders.asyncapi.yaml', text: next, replaces: read }], { atomic: true })).toEqual({
+      ok: true,
+      files: [{ path: target, status: 'written' }],
+    })
+    expect(readFileSync(target, 'utf8')).toBe(next)
+    // What was read is no longer there (edited since: same size, other bytes; or other size): refused, left as it is.
+    for (const since of ['asyncapi: 3.1.0 # MINE\n', 'asyncapi: 3.1.0\n']) {
+      writeFileSync(target, since)
+      expect(writeOwnedFiles(root, [{ path: 'orders.asyncapi.yaml', text: next, replaces: read }])).toMatchObject({
+        ok: false,
+        refused: [{ reason: 'changed' }],
+      })
+      expect(readFileSync(target, 'utf8')).toBe(since)
+    }
+    rmSync(target)
+    expect(writeOwnedFiles(root, [{ path: 'orders.asyncapi.yaml', text: next, replaces: read }])).toMatchObject({ ok: false, refused: [{ reason: 'changed' }] })
+    expect(existsSync(target)).toBe(false)
+    // A link with the bytes read behind it is still a link: never written through.
+    writeFileSync(join(outside, 'orders.asyncapi.yaml'), read)
+    symlinkSync(join(outside, 'orders.asyncapi.yaml'), target)
+    expect(writeOwnedFiles(root, [{ path: 'orders.asyncapi.yaml', text: next, replaces: read }])).toMatchObject({ ok: false, refused: [{ reason: 'link' }] })
+    expect(readFileSync(join(outside, 'orders.asyncapi.yaml'), 'utf8')).toBe(read)
+  })
+})

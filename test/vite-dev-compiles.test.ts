@@ -31,7 +31,9 @@ const readSidecar = () => {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+// A bound on the wait, not a claim about speed: on a loaded 2-core machine a save has taken more
+// than 15 s to reach a served module.
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

@@ -92,9 +92,10 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   inputs: {
     usage: ['inputs <files...> [--json] [--cache-dir <dir> | --no-cache]'],
     summary:
-      'Prints every file the contracts depend on (the contract, a NATS bundle lock and the files it locks, DASP definitions and pins), one per line, relative to the working directory, sorted: the inputs of a monorepo task (Turborepo, Nx) that builds them.',
+      'Prints every file the contracts depend on (the contract, a NATS bundle lock and the files it locks, DASP definitions and pins) and every path where a file made later would change them (a bundle lock looked for in each folder above a NATS document, a missing definition or pinned file), one per line, relative to the working directory, sorted: the inputs of a monorepo task (Turborepo, Nx) that builds them.',
     flags: {
-      '--json': 'Print {"inputs": [...], "contracts": [{"file", "inputs"}], "diagnostics": [...]} on stdout.',
+      '--json':
+        'Print {"inputs": [...], "absent": [...], "contracts": [{"file", "inputs", "absent"}], "diagnostics": [...]} on stdout ("absent": the inputs with no file yet).',
       ...CACHE,
     },
     examples: ['contracts inputs src/contracts/*.spec.json', 'contracts inputs services/orders/asyncapi.yaml --json'],
@@ -109,6 +110,18 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '--out <file>': 'Write the picture to a file instead of stdout (never through a link, never over a file unplugin-contracts did not write).',
     },
     examples: ['contracts topology examples/nats-orders --format mermaid', 'contracts topology examples/nats-orders --format html --out topology.html'],
+  },
+  lock: {
+    usage: ['lock <bundle folder or bundle.lock.json> [--check] [--json]'],
+    summary:
+      "Fills in every digest a NATS bundle pins (each import's and each external artifact's or workflow's sha256, imported documents first) in place, changing nothing else in the documents, then writes bundle.lock.json with every file's digest. All files or none: a bundle that cannot be locked (a file that does not parse, a missing or linked file, an import cycle) prints its diagnostics and nothing is written.",
+    flags: {
+      '--check': 'Write nothing: list every stale digest (file:line:column, the old and the new one) and exit 1, or exit 0 when all are current (for CI).',
+      '--json': 'Print {"diagnostics": [...]} on stdout (with --check: the stale digests, NATS_LOCK_STALE with data {path, old, new}).',
+    },
+    examples: ['contracts lock services', 'contracts lock services/bundle.lock.json --check'],
+    notes:
+      'It reads only the bundle folder and writes only files of it that it read, only while they still have the bytes it read, and never through a link. With --check, exit status 1 means a digest is stale.',
   },
   lsp: {
     usage: ['lsp [--stdio]'],

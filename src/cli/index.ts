@@ -43,6 +43,7 @@ const scopeFlags = {
   'cache-dir': { type: 'string' },
   'no-cache': { type: 'boolean' },
   stdio: { type: 'boolean' },
+  check: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
@@ -98,6 +99,15 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'inputs':
         return await inputsCommand(positionals, flags, io)
+      case 'lock': {
+        // Loaded only for this command, as the language server is.
+        const { lockCommand } = await import('./lock.js')
+        const status = lockCommand(positionals, values as { check?: boolean; json?: boolean }, io, (diagnostics, read) =>
+          printDiagnostics(diagnostics, io, read),
+        )
+        if (typeof status !== 'number') throw new UsageError(status.usage)
+        return status
+      }
       case 'lsp': {
         if (positionals.length > 0) throw new UsageError('`contracts lsp` takes no files: the editor sends the documents it opens.')
         // Loaded only for this command (src/cli/lsp/): it speaks LSP on stdin and stdout until the editor ends the session.
@@ -339,15 +349,18 @@ function githubAnnotation(d: Diagnostic): string {
 }
 
 /** One `check` run: every file compiled, diagnostics printed, a summary line; what was read comes back for `--watch`. */
-async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<{ status: number; read: Set<string> }> {
+async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<{ status: number; read: Set<string>; looked: Set<string> }> {
   const all: Diagnostic[] = []
   const read = new Set<string>()
+  const looked = new Set<string>()
   let failed = 0
   for (const file of files) {
     const result = await compiler.compile(file, { ...options(flags), declarations: false })
     append(all, result.diagnostics)
     for (const dependency of result.dependencies) read.add(dependency)
     read.add(resolvePath(file))
+    // A file made later where the check looked and found none changes its verdict: watched too.
+    for (const absent of result.absentDependencies) looked.add(absent)
     if (hasErrors(result.diagnostics)) failed++
   }
   if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
@@ -358,7 +371,7 @@ async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<
   else if (flags.format === 'sarif') io.out(JSON.stringify((await import('./sarif.js')).sarifLog(all), null, 2))
   else printDiagnostics(all, io, read)
   io.err(checkSummary(files.length, failed, all))
-  return { status: failed > 0 ? 1 : 0, read }
+  return { status: failed > 0 ? 1 : 0, read, looked }
 }
 
 /** `3 contracts checked: 1 failed (2 errors, 1 warning).` */
@@ -384,7 +397,8 @@ async function check(files: string[], flags: Resolved, io: Output): Promise<numb
 }
 
 /**
- * `check --watch`: checks, then checks again after any file the last run read changes, until
+ * `check --watch`: checks, then checks again after any file the last run read changes (or one is
+ * made where it looked and found none), until
  * SIGINT. Folders are watched (not files) so that editors that save by renaming are seen; a burst
  * of events is one run (40 ms quiet), and a run never overlaps another.
  */
@@ -393,7 +407,7 @@ async function watchCheck(files: string[], flags: Resolved, io: Output): Promise
   let last = await checkOnce(files, flags, io)
   const watchers = new Map<string, FSWatcher>()
   const watchRead = () => {
-    const folders = new Set([...last.read].map((file) => dirname(file)))
+    const folders = new Set([...last.read, ...last.looked].map((file) => dirname(file)))
     for (const [folder, watcher] of watchers)
       if (!folders.has(folder)) {
         watcher.close()
@@ -405,7 +419,8 @@ async function watchCheck(files: string[], flags: Resolved, io: Output): Promise
         watchers.set(
           folder,
           watch(folder, (_event, name) => {
-            if (name === null || last.read.has(join(folder, name.toString()))) schedule()
+            const path = name === null ? undefined : join(folder, name.toString())
+            if (path === undefined || last.read.has(path) || last.looked.has(path)) schedule()
           }),
         )
       } catch {
@@ -466,14 +481,16 @@ async function inspectCommand(file: string, flags: Resolved, io: Output): Promis
 
 /**
  * `contracts inputs`: every file the contracts depend on (what their compiles read: the contract,
- * a bundle's lock and locked files, DASP definitions and pins), relative to the working directory,
- * sorted, once each; for a monorepo tool's task inputs. A contract with errors still lists what it
- * read, its diagnostics go to stderr, and the status is 1.
+ * a bundle's lock and locked files, DASP definitions and pins), and every path where a file that
+ * does not exist yet would change them (a bundle lock in a folder above a NATS document, a missing
+ * definition or pinned file), relative to the working directory, sorted, once each; for a monorepo
+ * tool's task inputs, which hash a path that matches no file yet as soon as one is made there.
+ * A contract with errors still lists what it read, its diagnostics go to stderr, and the status is 1.
  */
 async function inputsCommand(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts inputs` needs at least one file.')
   const shown = (path: string) => relative(process.cwd(), path).split(sep).join('/') || '.'
-  const contracts: Array<{ file: string; inputs: string[] }> = []
+  const contracts: Array<{ file: string; inputs: string[]; absent: string[] }> = []
   const diagnostics: Diagnostic[] = []
   let failed = false
   for (const file of files) {
@@ -481,10 +498,12 @@ async function inputsCommand(files: string[], flags: Resolved, io: Output): Prom
     if (hasErrors(result.diagnostics)) failed = true
     append(diagnostics, result.diagnostics)
     if (!flags.json) printDiagnostics(result.diagnostics, io, result.dependencies)
-    contracts.push({ file: shown(result.file), inputs: sortedOnce(result.dependencies.map(shown)) })
+    const absent = sortedOnce(result.absentDependencies.map(shown))
+    contracts.push({ file: shown(result.file), inputs: sortedOnce([...result.dependencies.map(shown), ...absent]), absent })
   }
   const inputs = sortedOnce(contracts.flatMap((c) => c.inputs))
-  if (flags.json) io.out(JSON.stringify({ inputs, contracts, diagnostics }, null, 2))
+  const absent = sortedOnce(contracts.flatMap((c) => c.absent))
+  if (flags.json) io.out(JSON.stringify({ inputs, absent, contracts, diagnostics }, null, 2))
   else if (inputs.length > 0) io.out(inputs.join('\n'))
   return failed ? 1 : 0
 }

@@ -64,6 +64,14 @@ export interface CompileResult {
   diagnostics: Diagnostic[]
   /** Every file the result depends on (the contract first); watch all of them. */
   dependencies: string[]
+  /**
+   * Every other path the compile looked at and read nothing from: where it looked for a file and
+   * found none (a `bundle.lock.json` in each folder above a NATS document up to the one that has
+   * it, a missing DASP definition or pinned file), or found one it refused (a symbolic link). A
+   * file created or replaced there changes the result, so a tool that caches by `dependencies`
+   * must watch these too.
+   */
+  absentDependencies: string[]
 }
 
 export interface InspectResult {
@@ -75,6 +83,8 @@ export interface InspectResult {
   text?: string[]
   diagnostics: Diagnostic[]
   dependencies: string[]
+  /** As `CompileResult.absentDependencies`. */
+  absentDependencies: string[]
 }
 
 export interface HashResult {
@@ -86,6 +96,8 @@ export interface HashResult {
   usage?: string
   diagnostics: Diagnostic[]
   dependencies: string[]
+  /** As `CompileResult.absentDependencies`. */
+  absentDependencies: string[]
 }
 
 /** A format's model of a contract (`ContractCompiler.model`), typed by the format asked for. */
@@ -101,6 +113,8 @@ export interface ModelResult<Model> {
   model?: Model
   diagnostics: Diagnostic[]
   dependencies: string[]
+  /** As `CompileResult.absentDependencies`. */
+  absentDependencies: string[]
 }
 
 export interface CompilerOptions {
@@ -278,7 +292,7 @@ export class ContractCompiler {
     const path = resolve(file)
     const request = await this.request(path, options)
     const cached = this.cached(request, false)
-    const { diagnostics, dependencies } = cached?.result ?? {}
+    const { diagnostics, dependencies, absentDependencies } = cached?.result ?? {}
     // The format asked for is the one that claims the file whether it is named as registered (a
     // lazy format) or as loaded (the format itself: the NATS topology and the CLI name it so).
     const asked = (claimed: { registered?: AnyRegistered; format?: AnyFormat }) =>
@@ -296,6 +310,7 @@ export class ContractCompiler {
         model: asked(cached) ? (cached.model as Model) : undefined,
         diagnostics: diagnostics!,
         dependencies: dependencies!,
+        absentDependencies: absentDependencies!,
       }
     const modeled = await this.modelStages(path, request, undefined)
     return { ...outcome(path, modeled, modeled.diagnostics), model: asked(modeled) ? (modeled.model as Model | undefined) : undefined }
@@ -452,7 +467,19 @@ function outcome<Extra extends object>(file: string, modeled: Modeled, diagnosti
     format: modeled.registered?.name,
     diagnostics: capDiagnostics(diagnostics),
     dependencies: [...modeled.host.digests.keys()],
-  } as Extra & { file: string; format?: string; diagnostics: Diagnostic[]; dependencies: string[] }
+    absentDependencies: absentPaths(modeled.host.probes, modeled.host.digests),
+  } as Extra & { file: string; format?: string; diagnostics: Diagnostic[]; dependencies: string[]; absentDependencies: string[] }
+}
+
+/**
+ * The probed paths a compile read nothing from (folders left out: what changes there is a file
+ * below, itself probed or read). Each held no file, or one the format refused; a file made there
+ * is as much an edit as a changed byte of a file read.
+ */
+function absentPaths(probes: ReadonlyMap<string, PathKind>, inputs: ReadonlyMap<string, string>): string[] {
+  const paths: string[] = []
+  for (const [path, kind] of probes) if (kind !== 'directory' && !inputs.has(path)) paths.push(path)
+  return paths
 }
 
 /** An error thrown in the pipeline: a file that cannot be read, or a bug of ours (never a crash of the user's build). */
@@ -518,6 +545,7 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
     format: bare.format,
     diagnostics: bare.diagnostics,
     dependencies: bare.dependencies,
+    absentDependencies: bare.absentDependencies,
   }
   const { registered, format } = modeled
   return { inputs, probes, registered, format, model: modeled.model, result, bare, mappings: output.mappings, declarable: true, volatile }
@@ -526,7 +554,13 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
 /** An entry of the persistent cache as one of the compiler's: the result as a compile shapes it, its source map made again. */
 function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat, hit: CacheHit): CacheEntry {
   const { stored } = hit
-  const common = { file, format: format.name, diagnostics: stored.diagnostics, dependencies: [...stored.inputs.keys()] }
+  const common = {
+    file,
+    format: format.name,
+    diagnostics: stored.diagnostics,
+    dependencies: [...stored.inputs.keys()],
+    absentDependencies: absentPaths(stored.probes, stored.inputs),
+  }
   const entry = { inputs: stored.inputs, probes: stored.probes, registered, format, mappings: stored.mappings, volatile: false }
   if (stored.code === undefined) return { ...entry, result: common, bare: common, declarable: true }
   const described = { exports: stored.exports ?? [], ...(stored.identity !== undefined ? { identity: stored.identity } : {}) }

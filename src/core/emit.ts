@@ -168,3 +168,29 @@ export class LineBuilder {
     this.pending = []
   }
 }
+
+/**
+ * The export statements of a generated module and its export list, made by the same calls: a name is
+ * listed because its statement was written, so what tools show (the dev page, `Generated.exports`)
+ * cannot drift from what the module exports.
+ */
+export class ModuleExports {
+  private readonly written: string[] = []
+
+  /** The module's export names, in the order written. */
+  get names(): readonly string[] {
+    return this.written
+  }
+
+  /** `export const <name> = <value>;` (`name` is generated: an identifier, never document text). */
+  const(name: string, value: string): string {
+    this.written.push(name)
+    return `export const ${name} = ${value};`
+  }
+
+  /** `export { <names> } from <module>;` */
+  from(names: readonly string[], module: string): string {
+    this.written.push(...names)
+    return `export { ${names.join(', ')} } from ${jsString(module)};`
+  }
+}

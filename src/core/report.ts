@@ -33,15 +33,23 @@ export function sourceReader(files: Iterable<string>): SourceReader {
  * everything, because it is all in this text.
  */
 export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader = () => undefined): string {
-  const { severity, code, message, file, line, column, pointer } = diagnostic
+  const { file, line, column } = diagnostic
   const text = readText(file)
-  // A file that could not be read has no position worth printing (`:1:1` would point into nothing).
-  const wholeFile = text === undefined && pointer === '' && line === 1 && column === 1
-  const where = wholeFile ? `  at ${file}` : `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
   const frame = text === undefined ? '' : '\n' + codeFrame(text, line, column)
   // The other places it involves, one line each after the frame (which shows the diagnostic's own).
   const related = (diagnostic.related ?? []).map((r) => `\n  see ${r.file}:${r.line}:${r.column}${r.pointer ? ` (${r.pointer})` : ''}: ${r.message}`).join('')
-  return `${severity} ${code}: ${message}\n${where}${frame}${related}`
+  return `${diagnosticHeader(diagnostic, text !== undefined)}${frame}${related}`
+}
+
+/**
+ * The first two lines of `formatDiagnostic`: severity, code and message, then `at file:line:column`
+ * (just `at file` for a file that could not be read, `readable` false, where `:1:1` would point into nothing).
+ */
+export function diagnosticHeader(diagnostic: Diagnostic, readable: boolean): string {
+  const { severity, code, message, file, line, column, pointer } = diagnostic
+  const wholeFile = !readable && pointer === '' && line === 1 && column === 1
+  const where = wholeFile ? `  at ${file}` : `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
+  return `${severity} ${code}: ${message}\n${where}`
 }
 
 /** Several diagnostics, errors first, at most `limit` of them. */

@@ -15,7 +15,8 @@
  *   backslash, no NUL), and the folder's real path is checked to be the root's after the walk;
  * - never replaces a file it did not write: every generated file carries a marker in its first two
  *   lines (`GENERATED_MARKER`, as a comment of its language, `withMarker`); a file at the path
- *   without it is refused;
+ *   without it is refused, unless the caller read that file and rewrites it (`replaces`: the
+ *   bytes it read), and then only while the file still has exactly those bytes;
  * - never writes the same path twice in one call (two outputs of one name are refused, naming both
  *   inputs, and nothing is written), and never rewrites identical content (no churn for watchers).
  *
@@ -100,6 +101,13 @@ export interface OwnedFile {
   readonly path: string
   readonly text: string | Uint8Array
   readonly from?: string
+  /**
+   * For a file the user wrote and the project read, to rewrite part of it (`contracts lock` fills in
+   * the digests of a contract): the bytes it was read with. It needs no marker and gets none; it is
+   * replaced only while it still has exactly these bytes (anything else there is refused as
+   * `changed`, and so is a missing file), so nothing the reader did not see is ever written over.
+   */
+  readonly replaces?: string | Uint8Array
 }
 
 /** Why a write was refused. */
@@ -116,7 +124,7 @@ export type RefusalReason =
   | 'not-a-folder'
   /** Two outputs of one call go to one path. */
   | 'duplicate'
-  /** Something appeared at the target between the check and the write (a race); it was left alone. */
+  /** Something appeared at the target between the check and the write (a race), or a file read to be rewritten (`replaces`) is no longer what was read; it was left alone. */
   | 'changed'
   /** The file system said no (permissions, a full disk). */
   | 'failed'
@@ -171,7 +179,7 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0
 export function writeOwnedFiles(root: string, files: readonly OwnedFile[], options: WriteOptions = {}): WriteResult {
   const top = resolve(root)
   for (const file of files)
-    if (!hasMarker(headText(file.text)))
+    if (file.replaces === undefined && !hasMarker(headText(file.text)))
       throw new TypeError(`unplugin-contracts: ${file.path} would be written without the "${GENERATED_MARKER}" marker (a bug).`)
   const refused: WriteRefusal[] = []
   const targets: Array<{ file: OwnedFile; segments: string[]; target: string }> = []
@@ -217,7 +225,7 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
   const rootProblem = checkRoot(top, options.createRoot === true, false)
   if (rootProblem) return { ok: false, refused: [rootProblem] }
   for (const { file, segments, target } of targets) {
-    const problem = checkFolders(top, segments, false) ?? inspectTarget(target, file.text).refusal
+    const problem = checkFolders(top, segments, false) ?? inspectTarget(target, file.text, file.replaces).refusal
     if (problem) refused.push(problem)
   }
   if (refused.length > 0) return { ok: false, refused }
@@ -229,7 +237,7 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
   for (const { file, segments, target } of targets) {
     const problem = checkFolders(top, segments, true)
     if (problem) return { ok: false, refused: [problem] }
-    const existing = inspectTarget(target, file.text)
+    const existing = inspectTarget(target, file.text, file.replaces)
     if (existing.refusal) return { ok: false, refused: [existing.refusal] }
     if (existing.identical) {
       done.push({ path: target, status: 'unchanged' })
@@ -355,11 +363,20 @@ function checkFolders(top: string, segments: readonly string[], create: boolean)
   return undefined
 }
 
-/** What is at the target: nothing, this project's file (identical or not, with its mode), or a refusal. */
-function inspectTarget(target: string, text: string | Uint8Array): { refusal?: WriteRefusal; identical?: boolean; mode?: number; exists?: boolean } {
+/**
+ * What is at the target: nothing, this project's file (identical or not, with its mode), or a
+ * refusal. With `replaces`, the file must be there with exactly those bytes instead of a marker.
+ */
+function inspectTarget(
+  target: string,
+  text: string | Uint8Array,
+  replaces?: string | Uint8Array,
+): { refusal?: WriteRefusal; identical?: boolean; mode?: number; exists?: boolean } {
   const stat = lstatOrUndefined(target)
   if (stat instanceof Error) return { refusal: failed(target, stat) }
-  if (stat === undefined) return {}
+  const read = replaces === undefined ? undefined : Buffer.from(replaces)
+  const changed: WriteRefusal = { reason: 'changed', path: target, message: `${target} changed since it was read; it was left as it is.` }
+  if (stat === undefined) return read === undefined ? {} : { refusal: changed }
   if (stat.isSymbolicLink())
     return { refusal: { reason: 'link', path: target, message: `${target} is a symbolic link; files are never written through a link. It was left as it is.` } }
   if (!stat.isFile()) return { refusal: { reason: 'not-a-file', path: target, message: `${target} is not a regular file; it was left as it is.` } }
@@ -373,15 +390,22 @@ function inspectTarget(target: string, text: string | Uint8Array): { refusal?: W
       const opened = fstatSync(fd)
       if (!opened.isFile()) return { refusal: { reason: 'not-a-file', path: target, message: `${target} is not a regular file; it was left as it is.` } }
       mode = opened.mode & 0o7777
-      const size = opened.size === bytes.length ? bytes.length : Math.min(opened.size, HEAD_BYTES)
+      // A file read before: all of it is compared with what was read (its size first).
+      if (read !== undefined && opened.size !== read.length) return { refusal: changed }
+      const size = read !== undefined ? read.length : opened.size === bytes.length ? bytes.length : Math.min(opened.size, HEAD_BYTES)
       head = Buffer.alloc(size)
-      let read = 0
-      while (read < size) {
-        const n = readSync(fd, head, read, size - read, read)
+      let got = 0
+      while (got < size) {
+        const n = readSync(fd, head, got, size - got, got)
         if (n === 0) break
-        read += n
+        got += n
       }
-      head = head.subarray(0, read)
+      head = head.subarray(0, got)
+      if (read !== undefined) {
+        if (!head.equals(read)) return { refusal: changed }
+        if (head.equals(bytes)) return { identical: true }
+        return { mode, exists: true }
+      }
       if (opened.size === bytes.length && head.equals(bytes)) return { identical: true }
     } finally {
       closeSync(fd)

@@ -111,6 +111,24 @@ export class PluginContext {
     ids.add(id)
   }
 
+  /**
+   * Watches a path where the compile for `id` looked and found no file: one made there later
+   * changes the verdict. Vite's dev server watches its whole root and brings the creation to
+   * `hotUpdate` (its `addWatchFile` would make the path an import of the module, which fails while
+   * nothing is there); Rollup's and Rolldown's watch modes watch a missing path for its creation;
+   * webpack and Rspack take it as a missing dependency of the compilation.
+   */
+  watchAbsent(hook: { addWatchFile(file: string): void; getNativeBuildContext?: () => unknown }, path: string, id: string, framework: string): void {
+    if (framework === 'rollup' || framework === 'rolldown') hook.addWatchFile(path)
+    else if (framework === 'webpack' || framework === 'rspack') {
+      const native = hook.getNativeBuildContext?.() as { compilation?: { missingDependencies?: { add(path: string): void } } } | undefined
+      native?.compilation?.missingDependencies?.add(path)
+    }
+    let ids = this.dependents.get(path)
+    if (!ids) this.dependents.set(path, (ids = new Set()))
+    ids.add(id)
+  }
+
   /** The ids of the modules compiled from `file` (none when it is not a dependency of any). */
   modulesOf(file: string): ReadonlySet<string> | undefined {
     return this.dependents.get(file)

@@ -11,11 +11,11 @@
  */
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { basename, dirname, join, relative } from 'node:path'
 import type { ContractCompiler } from '../core/compile.js'
 import type { CompileResult } from '../core/compile.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
-import { xmlText as escape } from '../formats/nats/topology/svg.js'
+import { PICTURE_STYLE, xmlText as escape } from '../formats/nats/topology/svg.js'
 import type { Topology } from '../formats/nats/topology/projection.js'
 
 export const DEV_PAGE = '/__contracts'
@@ -76,6 +76,8 @@ export class DevRegistry {
   async page(root: string, compiler: ContractCompiler): Promise<string> {
     const sections: string[] = []
     const bundles = new Set<string>()
+    /** NATS documents with no `bundle.lock.json` above them: no topology, and the page says why. */
+    const unbundled: string[] = []
     for (const file of this.files()) {
       const e = this.entries.get(file)!
       const read = sourceReader(e.dependencies.length > 0 ? e.dependencies : [file])
@@ -91,21 +93,28 @@ ${diagnostics || '<p class="ok">no diagnostics</p>'}
       if (e.format === 'nats') {
         const lock = findLock(file)
         if (lock) bundles.add(dirname(lock))
+        else unbundled.push(file)
       }
     }
     for (const bundle of [...bundles].sort()) {
       // The projection compiles NATS documents: loaded with the first bundle drawn, not with the plugin.
       const { topology } = await import('../formats/nats/topology/projection.js')
       const result = await topology(bundle, compiler)
+      const lock = relative(root, join(bundle, 'bundle.lock.json'))
+      const head = `<h2>Topology of the ${escape(bundleName(bundle))} bundle</h2><p class="lock">locked by <code>${escape(lock)}</code></p>`
       sections.push(
         result.topology
-          ? `<section class="topology" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2>${await this.picture(bundle, result.topology)}</section>`
-          : `<section class="topology failed" data-bundle="${escape(relative(root, bundle) || '.')}"><h2>Topology of ${escape(relative(root, bundle) || '.')}</h2><p>Not drawn: ${plural(result.diagnostics.filter((d) => d.severity === 'error').length, 'error')} in the bundle (above).</p></section>`,
+          ? `<section class="topology" data-bundle="${escape(lock)}">${head}<div class="picture">${await this.picture(bundle, result.topology)}</div></section>`
+          : `<section class="topology failed" data-bundle="${escape(lock)}">${head}<p>Not drawn: ${plural(result.diagnostics.filter((d) => d.severity === 'error').length, 'error')} in the bundle (above).</p></section>`,
       )
     }
+    for (const file of unbundled)
+      sections.push(
+        `<section class="topology none" data-file="${escape(relative(root, file))}"><h2>No topology for ${escape(relative(root, file))}</h2><p class="why">Not drawn: this document is not in a bundle (no <code>bundle.lock.json</code> in its folder or any folder above it), and a topology is the picture of a bundle: the applications it locks, their links, imports and streams. To see one, put the document in a folder with a <code>bundle.lock.json</code> that lists it and the documents it links to (<code>{"entries": [{"path", "sha256"}]}</code>).</p></section>`,
+      )
     return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Contracts</title>
-<style>body{font-family:Helvetica,Arial,sans-serif;margin:16px;color:#111827}section{border-top:1px solid #e5e7eb;padding:8px 0}.format{font-weight:bold}pre.diagnostic{background:#fef2f2;border-left:4px solid #dc2626;padding:8px;white-space:pre-wrap}pre.warning{background:#fffbeb;border-color:#d97706}.ok{color:#059669}svg{max-width:100%;height:auto;border:1px solid #e5e7eb}</style>
+<style>body{font-family:Helvetica,Arial,sans-serif;margin:16px;color:#111827}section{border-top:1px solid #e5e7eb;padding:8px 0}.format{font-weight:bold}pre.diagnostic{background:#fef2f2;border-left:4px solid #dc2626;padding:8px;white-space:pre-wrap}pre.warning{background:#fffbeb;border-color:#d97706}.ok{color:#059669}${PICTURE_STYLE}</style>
 </head><body>
 <h1>Contracts compiled by this dev server</h1>
 <p id="count">${plural(this.entries.size, 'contract')}</p>
@@ -123,6 +132,9 @@ setInterval(async () => {
 `
   }
 }
+
+/** A bundle by the name of its folder (the lock names none). */
+const bundleName = (folder: string) => basename(folder) || folder
 
 /** The nearest `bundle.lock.json` above a file, if any. */
 function findLock(file: string): string | undefined {

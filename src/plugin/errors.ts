@@ -1,6 +1,5 @@
 import type { Diagnostic } from '../core/diagnostics.js'
-import { codeFrame } from '../core/code-frame.js'
-import { formatDiagnostic, formatDiagnostics, sourceReader } from '../core/report.js'
+import { diagnosticHeader, formatDiagnostics, sourceReader } from '../core/report.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
 
@@ -14,27 +13,34 @@ export interface Failed {
 /**
  * An error every bundler shows once, with no stack and no virtual module id.
  *
- * - Its message carries every diagnostic's code, `file:line:column` (1-based, as editors count) and
- *   code frame: webpack, Rspack and esbuild show nothing else.
- * - In Vite it also carries `loc` (1-based: the overlay makes `file:line:column` a link that opens
- *   the editor there) and the first diagnostic's `frame`, which the overlay shows beside the message;
- *   the message then leaves that frame out, so that `vite build` does not print it twice. `loc` only
- *   for a file the compile read, and always with our frame: Vite, given a location without a frame,
- *   reads the file itself, and a refused file (a link to /proc/self/environ) must not be read.
+ * - Its text is every diagnostic in order, each its code, `file:line:column` (1-based, as editors
+ *   count), then its own code frame: webpack, Rspack and esbuild show the message alone (webpack
+ *   and Rspack under the contract's path: see `ContractProblems`).
+ * - Vite shows an error's `frame` after its message, both in `vite build` and in the dev overlay
+ *   (which also removes code-frame lines from the message when there is a `frame`). So in Vite the
+ *   text is cut after the first diagnostic's `at file:line:column` line: the message is the headline
+ *   and that first header, the `frame` is the rest (the first diagnostic's frame, then the next
+ *   diagnostics, each with its frame); printed one after the other, it reads in order. `loc` is the
+ *   first diagnostic's (the overlay makes it a link that opens the editor there). `loc` only for a
+ *   file the compile read, and always with our frame: Vite, given a location without a frame, reads
+ *   the file itself, and a refused file (a link to /proc/self/environ) must not be read.
  * - Rollup and Rolldown get no `loc` (they print it 0-based, beside our 1-based positions).
  * - `stack` is empty: what is wrong is in the contract, not in the plugin's call stack (webpack
  *   prints a stack as "details", a second copy of the message; Vite shows it in the overlay).
  * - `message` and `id` ignore later writes: Rollup prefixes a load error with `Could not load
  *   \0<virtual id>` and sets `id` to the virtual module id.
  */
-export function contractError(result: Failed, framework: string, headline = `Contract ${result.file} is invalid`): Error {
+export function contractError(result: Failed, framework: string, headline = `Contract ${result.file} is invalid`): ContractError {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
   const read = sourceReader(result.dependencies)
-  const text = first ? read(first.file) : undefined
-  const located = framework === 'vite' && first !== undefined && text !== undefined
-  const shown = located ? (d: Diagnostic) => (d === first ? formatDiagnostic(d) : formatDiagnostic(d, read)) : (d: Diagnostic) => formatDiagnostic(d, read)
-  const message = `${headline} (${errors.length} error${errors.length === 1 ? '' : 's'}):\n\n${formatDiagnostics(errors, read, 10, shown)}`
+  const title = `${headline} (${errors.length} error${errors.length === 1 ? '' : 's'}):`
+  const listing = formatDiagnostics(errors, read)
+  const text = framework === 'vite' && first !== undefined ? read(first.file) : undefined
+  const head = first !== undefined && text !== undefined ? diagnosticHeader(first, true) + '\n' : undefined
+  const located = first !== undefined && text !== undefined && head !== undefined && listing.startsWith(head)
+  // esbuild writes ` [plugin unplugin-contracts]` right after the text: after a newline, not on the last frame line.
+  const message = located ? `${title}\n\n${head.trimEnd()}` : `${title}\n\n${listing}${framework === 'esbuild' ? '\n' : ''}`
   const error = new Error(message)
   Object.defineProperties(error, {
     message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
@@ -45,6 +51,9 @@ export function contractError(result: Failed, framework: string, headline = `Con
     plugin: PLUGIN_NAME,
     diagnostics: errors,
     ...(first ? { code: first.code } : {}),
-    ...(located ? { loc: { file: first.file, line: first.line, column: first.column }, frame: codeFrame(text, first.line, first.column) } : {}),
+    ...(located ? { loc: { file: first.file, line: first.line, column: first.column }, frame: listing.slice(head.length) } : {}),
   })
 }
+
+/** What `contractError` makes: an Error with the diagnostics it reports. */
+export type ContractError = Error & { plugin: string; diagnostics: readonly Diagnostic[] }

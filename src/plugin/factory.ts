@@ -6,6 +6,7 @@ import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { PluginContext } from './context.js'
 import { DEV_PAGE } from './dev-page.js'
 import { contractError, PLUGIN_NAME } from './errors.js'
+import { ContractProblems } from './webpack-errors.js'
 import { hookFilters } from './filters.js'
 import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
 import { createNativeResolve } from './native-resolve.js'
@@ -35,13 +36,16 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const rollupIds = meta.framework === 'rollup' || meta.framework === 'rolldown' || meta.framework === 'vite'
   const native = createNativeResolve(meta)
   const filters = hookFilters(compiler.formats, esbuild)
+  const webpackLike = meta.framework === 'webpack' || meta.framework === 'rspack'
+  const problems = new ContractProblems()
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
    * esbuild's `this.error()`, because esbuild prints a thrown error with a note pointing into the
    * plugin machinery ("This error came from the onLoad callback registered here").
    */
-  function fail(context: { error(error: Error): void }, error: Error): string {
+  function fail(context: { error(error: Error): void }, error: Error, file: string): string {
+    if (webpackLike) problems.record(error.message, file)
     if (!esbuild) throw error
     context.error(error)
     return ''
@@ -84,7 +88,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         if (lock !== undefined) {
           const { code, dependencies, diagnostics } = await topologyModule(lock, compiler)
           for (const dependency of dependencies) ctx.watch(this, dependency, id)
-          if (code === undefined) return fail(this, contractError({ file: lock, diagnostics, dependencies }, meta.framework))
+          if (code === undefined) return fail(this, contractError({ file: lock, diagnostics, dependencies }, meta.framework), lock)
           return { code, moduleType: 'js' }
         }
         const served = parseModuleId(id)
@@ -92,9 +96,15 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const result = await ctx.compile(served)
         if (served.query === '') ctx.registry.record(result)
         for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) ctx.watch(this, dependency, id)
-        for (const warning of result.diagnostics.filter((d) => d.severity === 'warning'))
-          this.warn(formatDiagnostic(warning, sourceReader(result.dependencies)))
-        if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework))
+        // A file made later where the compile looked and found none (a bundle lock in a parent folder,
+        // a DASP definition) changes the verdict: its creation regenerates the module too.
+        for (const absent of result.absentDependencies) ctx.watchAbsent(this as never, absent, id, meta.framework)
+        for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) {
+          const text = formatDiagnostic(warning, sourceReader(result.dependencies))
+          if (webpackLike) problems.record(text, result.file)
+          this.warn(text)
+        }
+        if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework), result.file)
         if (ctx.options.types !== false) {
           if (ctx.serving) ctx.typesLater(served)
           else {
@@ -102,9 +112,13 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             // the build: neither an overwrite nor declarations silently missing.
             const refused = await ctx.writeTypes(result, served)
             if (refused.length > 0)
-              return fail(this, contractError({ ...result, diagnostics: refused }, meta.framework, `The declarations of ${result.file} were not written`))
+              return fail(
+                this,
+                contractError({ ...result, diagnostics: refused }, meta.framework, `The declarations of ${result.file} were not written`),
+                result.file,
+              )
             // Declarations that could not be written (a bug, CONTRACTS_INTERNAL) fail the build too.
-            if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework))
+            if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework), result.file)
           }
         }
         return { code: result.code, map: result.map as never, moduleType: 'js' }
@@ -122,6 +136,12 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     // Read on the first compile: the bundler fills in its defaults after its plugins are applied.
     webpack(compiler) {
       ctx.root = compiler.options.context
+      compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
+        const contractProblem = (name: string) => (message: string, file: string) =>
+          Object.assign(new compiler.webpack.WebpackError(message), { name, file, hideStack: true, stack: '' })
+        compilation.hooks.processErrors.tap(PLUGIN_NAME, (errors) => problems.replace(errors, compiler.context, contractProblem('ContractError')))
+        compilation.hooks.processWarnings.tap(PLUGIN_NAME, (warnings) => problems.replace(warnings, compiler.context, contractProblem('ContractWarning')))
+      })
       ctx.bundlerCacheDir = () => {
         const cache = compiler.options.cache
         return typeof cache === 'object' && cache.type === 'filesystem' && cache.cacheDirectory ? join(cache.cacheDirectory, CACHE_FOLDER) : undefined
@@ -130,6 +150,22 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
     rspack(compiler) {
       ctx.root = compiler.options.context
+      // Rspack has no hook that maps the errors: they and the warnings are replaced in place once the compilation is sealed.
+      compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
+        compilation.hooks.afterSeal.tapPromise(PLUGIN_NAME, async () => {
+          for (const [list, name] of [
+            [compilation.errors, 'ContractError'],
+            [compilation.warnings, 'ContractWarning'],
+          ] as const) {
+            const current = [...list]
+            problems
+              .replace(current, compiler.context, (message, file) => Object.assign(new Error(message), { name, file, hideStack: true, stack: '' }))
+              .forEach((problem, i) => {
+                if (problem !== current[i]) list.splice(i, 1, problem)
+              })
+          }
+        })
+      })
       ctx.bundlerCacheDir = () => {
         const cache = compiler.options.cache as { type?: string; storage?: { directory?: string } } | boolean | undefined
         return typeof cache === 'object' && cache.type === 'persistent' && cache.storage?.directory

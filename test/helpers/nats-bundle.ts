@@ -83,7 +83,11 @@ export class ShopBundle {
       .digest('hex')
   }
 
-  /** Recomputes import and artifact digests in dependency order, then the lock (like fixtures/nats/relock.mjs). */
+  /**
+   * Recomputes import and artifact digests in dependency order, then the lock: by text patterns over
+   * the shop documents' flow-style pins, independently of `contracts lock` (test/cli-lock.test.ts
+   * holds the command to this as its oracle).
+   */
   relock(extraEntries: string[] = []): this {
     const fix = (rel: string) => {
       let text = this.read(rel)

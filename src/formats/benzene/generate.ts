@@ -1,6 +1,6 @@
 import { append } from '../../core/append.js'
 import { basename } from 'node:path'
-import { commentText, jsLiteral, jsString } from '../../core/emit.js'
+import { ModuleExports, commentText, jsLiteral, jsString } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
 import type { CompileMemos } from '../../core/memo.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
@@ -41,17 +41,18 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
     'topicMap as $topicMap',
     ...imports,
   ]
+  const exported = new ModuleExports()
   const lines: string[] = [
     header,
     `import { ${runtime.join(', ')} } from ${jsString(RUNTIME)};`,
     ...(linearPatterns ? [LINEAR_PATTERNS_IMPORT] : []),
     '',
     `/** Hash of the ${model.projection.kind} projection this module covers. */`,
-    `export const contractHash = ${jsString(model.moduleHash)};`,
+    exported.const('contractHash', jsString(model.moduleHash)),
     `/** What \`checkDrift\` needs to recompute this module's hash from a served document. */`,
-    `export const contract = /* @__PURE__ */ $createContract(contractHash, ${jsLiteral(model.projection)});`,
+    exported.const('contract', `/* @__PURE__ */ $createContract(contractHash, ${jsLiteral(model.projection)})`),
     `/** The document's \`messageEndpoint\`: where the service takes messages over HTTP, if it does. */`,
-    `export const messageEndpoint = ${endpointLiteral(model)};`,
+    exported.const('messageEndpoint', endpointLiteral(model)),
   ]
   for (const [name, code] of constants) lines.push(`const ${name} = ${code};`)
   const mappings: NonNullable<Generated['mappings']> = []
@@ -69,19 +70,22 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
   for (const topic of model.topics) {
     mapTo(joinPointer('', 'requests', topic.index))
     lines.push(
-      `export const ${topic.exportName} = /* @__PURE__ */ $topic(${jsString(topic.entry.topic)}, ${versionLiteral(topic)}, ${jsString(topic.hash)}, ${components.of(topic)}${checks([validatorName(topic.exportName, 'request'), validatorName(topic.exportName, 'response')])});`,
+      exported.const(
+        topic.exportName,
+        `/* @__PURE__ */ $topic(${jsString(topic.entry.topic)}, ${versionLiteral(topic)}, ${jsString(topic.hash)}, ${components.of(topic)}${checks([validatorName(topic.exportName, 'request'), validatorName(topic.exportName, 'response')])})`,
+      ),
     )
   }
-  lines.push(`export const topics = /* @__PURE__ */ $topicMap([${model.topics.map((t) => t.exportName).join(', ')}]);`)
+  lines.push(exported.const('topics', `/* @__PURE__ */ $topicMap([${model.topics.map((t) => t.exportName).join(', ')}])`))
   const events = model.events.map((event) => {
     mapTo(joinPointer('', 'events', event.index))
     return `[${jsString(event.exportName)}, /* @__PURE__ */ $event(${jsString(event.entry.topic)}, ${versionLiteral(event)}${checks([validatorName(eventName(event), 'message')])})]`
   })
-  lines.push(`export const events = /* @__PURE__ */ $createTopicMap([${events.join(', ')}]);`, '')
+  lines.push(exported.const('events', `/* @__PURE__ */ $createTopicMap([${events.join(', ')}])`), '')
   // The declarations are written only when read: a build without sidecars never needs them.
   return {
     code: lines.join('\n'),
-    exports: ['contractHash', 'contract', 'messageEndpoint', ...model.topics.map((topic) => topic.exportName), 'topics', 'events'],
+    exports: exported.names,
     identity: model.moduleHash,
     get dts() {
       return declarations(model, header)

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import { commentText, jsLiteral, jsString, propertyKey } from '../../core/emit.js'
+import { ModuleExports, commentText, jsLiteral, jsString, propertyKey } from '../../core/emit.js'
 import type { Generated } from '../../core/format.js'
 import type { DaspModel } from './model.js'
 
@@ -23,25 +23,26 @@ export function generateDasp(model: DaspModel): Generated {
   // A DASP module is small, so its fixed text is a large part of it: one namespace import (its
   // members are read statically, so bundlers still keep only those used), the exported checks as
   // arrows, and the floor check, which needs nothing of the module, the runtime's own function.
+  const exported = new ModuleExports()
   const code = [
     header,
     `import * as $dasp from ${jsString(RUNTIME)};`,
     '',
     `/** The exact request: core, profile, binding and every extension with its pin, scope, complete settings and dependencies. */`,
-    `export const selectionRequest = /* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.request)});`,
+    exported.const('selectionRequest', `/* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.request)})`),
     `/** What a session created under this selection must keep requiring (DASP-EXT-005). */`,
-    `export const sessionFloor = /* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.floor)});`,
-    `export const attributes = /* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.attributes)});`,
-    `export const attributeNames = /* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.attributes.map((a) => a.name))});`,
-    `export const attributeValidators = /* @__PURE__ */ $dasp.attributeValidators(attributes);`,
+    exported.const('sessionFloor', `/* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.floor)})`),
+    exported.const('attributes', `/* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.attributes)})`),
+    exported.const('attributeNames', `/* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.attributes.map((a) => a.name))})`),
+    exported.const('attributeValidators', `/* @__PURE__ */ $dasp.attributeValidators(attributes)`),
     `/** True only when the confirmed selection equals the request exactly. */`,
-    `export const isExactSelection = (confirmed) => $dasp.isExactSelection(selectionRequest, confirmed);`,
+    exported.const('isExactSelection', `(confirmed) => $dasp.isExactSelection(selectionRequest, confirmed)`),
     `/** Checks a fresh selection against a saved session floor; returns the reason when it refuses. */`,
-    `export { checkSessionFloor } from ${jsString(RUNTIME)};`,
+    exported.from(['checkSessionFloor'], RUNTIME),
     `/** Rejects a selected attribute on an event type that may not carry it, a missing required one, or a mistyped value. */`,
-    `export const checkPlacement = (event) => $dasp.checkPlacement(attributes, event);`,
+    exported.const('checkPlacement', `(event) => $dasp.checkPlacement(attributes, event)`),
     `/** The DASP-EXT-008 report skeleton for this exact selection. */`,
-    `export const conformanceReport = (results) => $dasp.conformanceReport(selectionRequest, results);`,
+    exported.const('conformanceReport', `(results) => $dasp.conformanceReport(selectionRequest, results)`),
     '',
   ].join('\n')
   const dts = [
@@ -59,18 +60,5 @@ export function generateDasp(model: DaspModel): Generated {
     `export declare function conformanceReport(results: $dasp.ConformanceResults): ReturnType<typeof $dasp.conformanceReport>;`,
     '',
   ].join('\n')
-  return { code, dts, exports: EXPORTS }
+  return { code, dts, exports: exported.names }
 }
-
-/** What every DASP module exports, in the order written above. */
-const EXPORTS = [
-  'selectionRequest',
-  'sessionFloor',
-  'attributes',
-  'attributeNames',
-  'attributeValidators',
-  'isExactSelection',
-  'checkSessionFloor',
-  'checkPlacement',
-  'conformanceReport',
-] as const

@@ -38,11 +38,26 @@ export const NATS_MODEL_CODES = declareCodes({
   NATS_TOPOLOGY_INPUT: { severity: 'error', meaning: 'A file given to the topology projection is not a NATS application document.' },
 })
 
+/** NATS codes of `contracts lock` (lock/), which fills in the digests a bundle pins. */
+export const NATS_LOCK_CODES = declareCodes({
+  NATS_LOCK_STALE: {
+    severity: 'error',
+    meaning:
+      "`contracts lock --check`: a digest the bundle pins (an import's or an artifact's `sha256`, a lock entry) is not the digest of the bytes it names, the lock leaves out a file the documents read, or the lock is not in the form `contracts lock` writes; `data: { path, old, new }`.",
+  },
+  NATS_LOCK_PIN_FORM: {
+    severity: 'error',
+    meaning:
+      '`contracts lock` cannot fill in this digest in place: the `sha256` member is missing, or its value is not a plain or quoted scalar (a collection, a block scalar, an alias, or one with an anchor or a tag).',
+  },
+})
+
 export type NatsLoadCode = keyof typeof NATS_LOAD_CODES
+export type NatsLockCode = keyof typeof NATS_LOCK_CODES
 export type NatsModelCode = keyof typeof NATS_MODEL_CODES
 
-/** Every code NATS reports: reading the bundle, its rules' (rules/index.ts) and the model's. */
-export type NatsCode = NatsLoadCode | NatsRuleCode | NatsModelCode
+/** Every code NATS reports: reading the bundle, locking it, its rules' (rules/index.ts) and the model's. */
+export type NatsCode = NatsLoadCode | NatsLockCode | NatsRuleCode | NatsModelCode
 
 declare module '../../core/codes.js' {
   interface DeclaredCodes {

@@ -2,7 +2,8 @@
  * A topology as a self-contained SVG (and an HTML page around it), laid out when it is written:
  * nothing is fetched or computed at view time. Applications and JetStream bindings are boxes with
  * their channels and resources inside, coloured by deployment binding; links dotted, imports thick,
- * captures and consumers plain arrows, each labelled; a legend below.
+ * captures and consumers plain arrows, each labelled; a legend below, of the kinds drawn. Pages show
+ * it at its own size, scrolling sideways when it is wider (`PICTURE_STYLE`).
  *
  * Layout is bounded (`layout.ts`): ELK's layered algorithm up to `ELK_BUDGET` elements of the view,
  * the plain layered layout past it (said so under the legend), and the view itself collapses
@@ -14,7 +15,7 @@ import { ELK_BUDGET, FONT, elementsOf, width, type Layout } from './layout.js'
 import { elkLayout } from './elk-layout.js'
 import { layeredLayout } from './layered-layout.js'
 import type { Topology, TopologyNode } from './projection.js'
-import { bindingColour, displayText, topologyView, type TopologyView, type ViewEdge, type ViewOptions } from './view.js'
+import { bindingColour, displayText, topologyView, type TopologyView, type ViewEdge, type ViewNode, type ViewOptions } from './view.js'
 
 export function xmlText(text: string): string {
   let out = ''
@@ -41,22 +42,104 @@ const EDGE_STYLE: Record<ViewEdge['kind'], string> = {
   consumer: 'stroke="#059669"',
 }
 
+/** What the legend says of each kind of arrow and box; it lists only the kinds the picture draws. */
+const EDGE_LEGEND: ReadonlyArray<readonly [ViewEdge['kind'], string]> = [
+  ['link', 'link (verified)'],
+  ['import', 'import (locked)'],
+  ['capture', 'stream capture'],
+  ['consumer', 'consumer'],
+]
+const SHAPE_LEGEND: ReadonlyArray<readonly [ViewNode['shape'], string]> = [
+  ['channel', 'channel'],
+  ['stream', 'stream'],
+  ['consumer', 'consumer'],
+  ['more', 'collapsed (+N more)'],
+]
+
+/** The smallest text the picture draws (edge labels): readable at its own size, which pages keep (`PICTURE_STYLE`). */
+export const SMALL_FONT = FONT - 1
+
+/**
+ * How a page shows a picture: at its own size in a container that scrolls sideways when the picture
+ * is wider than the page, never shrunk to fit (a wide bundle shrunk to a window would draw its labels
+ * a few pixels high). The picture goes in `<div class="picture">`.
+ */
+export const PICTURE_STYLE = '.picture{overflow-x:auto;max-width:100%;border:1px solid #e5e7eb}.picture svg{display:block;max-width:none}'
+
+/** A node's box as the picture draws it, by shape (the legend draws the same). */
+function nodeBox(shape: ViewNode['shape'], x: number, y: number, w: number, h: number): string {
+  if (shape === 'stream') return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="#ffffff" stroke="#2563eb" stroke-width="1.5"/>`
+  if (shape === 'consumer') return `<ellipse cx="${x + w / 2}" cy="${y + h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#ffffff" stroke="#059669"/>`
+  if (shape === 'more') return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="#f9fafb" stroke="#9ca3af" stroke-dasharray="3 3"/>`
+  return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="#ffffff" stroke="#374151"/>`
+}
+
 /** The picture as one SVG document. */
 export async function toSvg(topology: Topology, options: ViewOptions = {}): Promise<string> {
   const view = topologyView(topology, options)
   return svgOf(view, await layoutView(view))
 }
 
+/** One legend entry: its sample drawn at (x, y) (the row's top), and its text. */
+interface LegendEntry {
+  readonly kind: string
+  readonly text: string
+  readonly sample: (x: number, y: number) => string
+  readonly sampleWidth: number
+}
+
 /** The SVG text of a laid-out view: linear in the view and its labels. */
 export function svgOf(view: TopologyView, laid: Layout): string {
   const shapes = new Map(view.groups.flatMap((g) => g.nodes.map((n) => [n.key, n.shape] as const)))
   const note = laid.engine === 'layered' ? `Plain layered layout: ${elementsOf(view)} elements, past the ${ELK_BUDGET} ELK lays out.` : undefined
-  const legendY = laid.height + 10
-  const legendHeight = note ? 86 : 70
   const totalWidth = Math.max(laid.width, 560)
+  // The legend: a swatch per binding, then a sample of each kind of box and arrow the picture draws
+  // (and no other), in rows that wrap at the picture's width.
+  const drawnShapes = new Set(shapes.values())
+  const drawnEdges = new Set(view.edges.filter((_, i) => (laid.edges[i]?.sections.length ?? 0) > 0).map((e) => e.kind))
+  const rows: LegendEntry[][] = [
+    view.bindings.map((binding, i) => ({
+      kind: 'binding',
+      text: binding,
+      sampleWidth: 14,
+      sample: (x: number, y: number) => `<rect x="${x}" y="${y + 1}" width="14" height="14" fill="${bindingColour(i)}" stroke="#6b7280"/>`,
+    })),
+    SHAPE_LEGEND.filter(([shape]) => drawnShapes.has(shape)).map(([shape, text]) => ({
+      kind: `node ${shape}`,
+      text,
+      sampleWidth: 30,
+      sample: (x: number, y: number) => nodeBox(shape, x, y, 30, 16),
+    })),
+    EDGE_LEGEND.filter(([kind]) => drawnEdges.has(kind)).map(([kind, text]) => ({
+      kind: `edge ${kind}`,
+      text,
+      sampleWidth: 30,
+      sample: (x: number, y: number) => `<line x1="${x}" y1="${y + 8}" x2="${x + 30}" y2="${y + 8}" ${EDGE_STYLE[kind]} marker-end="url(#arrow)"/>`,
+    })),
+  ]
+  const legendY = laid.height + 10
+  const placed: string[] = []
+  let rowY = legendY + 22
+  for (const row of rows.filter((r) => r.length > 0)) {
+    let x = 16
+    for (const entry of row) {
+      const entryWidth = entry.sampleWidth + 6 + width(entry.text, 0) - 24
+      if (x > 16 && x + entryWidth > totalWidth - 16) {
+        x = 16
+        rowY += 22
+      }
+      placed.push(
+        `<g class="legend-entry" data-kind="${entry.kind}">${entry.sample(x, rowY)}<text x="${x + entry.sampleWidth + 6}" y="${rowY + 12}">${xmlText(entry.text)}</text></g>`,
+      )
+      x += entryWidth + 24
+    }
+    rowY += 22
+  }
+  const legendHeight = rowY - legendY + (note ? 16 : 0)
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${totalWidth}" height="${legendY + legendHeight}" viewBox="0 0 ${totalWidth} ${legendY + legendHeight}" font-family="Helvetica, Arial, sans-serif" font-size="${FONT}">`,
-    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#374151"/></marker></defs>',
+    // The arrowhead in the picture's units: the same size on a thin link and on a thick import.
+    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#374151"/></marker></defs>',
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
   ]
   for (const g of view.groups) {
@@ -67,16 +150,10 @@ export function svgOf(view: TopologyView, laid: Layout): string {
     )
     for (const n of g.nodes) {
       const { x, y, width: w, height: h } = laid.boxes.get(n.key)!
-      const shape = shapes.get(n.key)
-      const box =
-        shape === 'stream'
-          ? `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="14" fill="#ffffff" stroke="#2563eb" stroke-width="1.5"/>`
-          : shape === 'consumer'
-            ? `<ellipse cx="${x + w / 2}" cy="${y + h / 2}" rx="${w / 2}" ry="${h / 2}" fill="#ffffff" stroke="#059669"/>`
-            : shape === 'more'
-              ? `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="#f9fafb" stroke="#9ca3af" stroke-dasharray="3 3"/>`
-              : `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="4" fill="#ffffff" stroke="#374151"/>`
-      out.push(`<g class="node ${shape}">${box}<text x="${x + w / 2}" y="${y + h / 2 + 4}" text-anchor="middle">${xmlText(n.label)}</text></g>`)
+      const shape = shapes.get(n.key)!
+      out.push(
+        `<g class="node ${shape}">${nodeBox(shape, x, y, w, h)}<text x="${x + w / 2}" y="${y + h / 2 + 4}" text-anchor="middle">${xmlText(n.label)}</text></g>`,
+      )
     }
     out.push('</g>')
   }
@@ -87,32 +164,10 @@ export function svgOf(view: TopologyView, laid: Layout): string {
         `<polyline class="edge ${e.kind}" points="${s.map((pt) => `${pt.x},${pt.y}`).join(' ')}" fill="none" ${EDGE_STYLE[e.kind]} marker-end="url(#arrow)"/>`,
       )
     for (const label of edge.labels)
-      out.push(`<text class="edge-label" x="${label.x}" y="${label.y + FONT - 2}" font-size="${FONT - 2}" fill="#374151">${xmlText(label.text)}</text>`)
+      out.push(`<text class="edge-label" x="${label.x}" y="${label.y + SMALL_FONT - 1}" font-size="${SMALL_FONT}" fill="#374151">${xmlText(label.text)}</text>`)
   }
-  // Legend: a swatch per binding, a sample per edge kind.
-  let x = 16
-  out.push(`<g class="legend"><text x="16" y="${legendY + 14}" font-weight="bold">Legend</text>`)
-  view.bindings.forEach((binding, i) => {
-    out.push(
-      `<rect x="${x}" y="${legendY + 24}" width="14" height="14" fill="${bindingColour(i)}" stroke="#6b7280"/>`,
-      `<text x="${x + 20}" y="${legendY + 35}">${xmlText(binding)}</text>`,
-    )
-    x += width(binding) + 30
-  })
-  let ex = 16
-  for (const [kind, text] of [
-    ['link', 'link (verified)'],
-    ['import', 'import (locked)'],
-    ['capture', 'stream capture'],
-    ['consumer', 'consumer'],
-  ] as const) {
-    out.push(
-      `<line x1="${ex}" y1="${legendY + 56}" x2="${ex + 30}" y2="${legendY + 56}" ${EDGE_STYLE[kind]} marker-end="url(#arrow)"/>`,
-      `<text x="${ex + 36}" y="${legendY + 60}">${text}</text>`,
-    )
-    ex += 150
-  }
-  if (note) out.push(`<text class="layout-note" x="16" y="${legendY + 80}" fill="#6b7280">${xmlText(note)}</text>`)
+  out.push(`<g class="legend"><text x="16" y="${legendY + 14}" font-weight="bold">Legend</text>`, ...placed)
+  if (note) out.push(`<text class="layout-note" x="16" y="${rowY + 8}" fill="#6b7280">${xmlText(note)}</text>`)
   out.push('</g>', '</svg>')
   return out.join('\n') + '\n'
 }
@@ -138,12 +193,12 @@ export async function toHtml(topology: Topology, options: ViewOptions = {}): Pro
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Contract topology</title>
-<style>body{font-family:Helvetica,Arial,sans-serif;margin:16px;color:#111827}svg{max-width:100%;height:auto;border:1px solid #e5e7eb}details{margin:4px 0}code{font-size:12px}</style>
+<style>body{font-family:Helvetica,Arial,sans-serif;margin:16px;color:#111827}${PICTURE_STYLE}details{margin:4px 0}code{font-size:12px}</style>
 </head>
 <body>
 <h1>Contract topology</h1>
 <p>Projected from the application contracts; every link, import and capture shown was verified by the compiler.</p>
-${svg}
+<div class="picture">${svg}</div>
 <h2>Channels by application</h2>
 ${lists.join('\n')}
 </body>

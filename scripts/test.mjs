@@ -1,0 +1,45 @@
+// npm test: the linters and the test suite at once (the suite leaves a core idle while its files wait
+// on child processes; eslint and prettier fill it), then one verdict. Arguments go to vitest.
+import { spawn } from 'node:child_process'
+
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx'
+
+/** Runs a command; its output is kept and shown after the suite (so the two never interleave). */
+function quiet(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    child.on('error', (error) => resolve({ status: 1, output: `${output}${error.message}\n` }))
+    child.on('close', (status) => resolve({ status: status ?? 1, output }))
+  })
+}
+
+function loud(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit' })
+    child.on('error', () => resolve(1))
+    child.on('close', (status) => resolve(status ?? 1))
+  })
+}
+
+const lint = (async () => {
+  const eslint = await quiet(npx, ['eslint', '.'])
+  const prettier = await quiet(npx, ['prettier', '--check', '**/*.{ts,mts,mjs,js}'])
+  return [
+    { name: 'eslint .', ...eslint },
+    { name: 'prettier --check', ...prettier },
+  ]
+})()
+const tests = loud(npx, ['vitest', 'run', ...process.argv.slice(2)])
+
+const [linters, testStatus] = await Promise.all([lint, tests])
+let failed = testStatus !== 0
+for (const { name, status, output } of linters) {
+  if (status === 0) continue
+  failed = true
+  process.stderr.write(`\n${name} failed:\n${output}`)
+}
+if (!failed) console.log('lint: eslint and prettier passed')
+process.exit(failed ? 1 : 0)
