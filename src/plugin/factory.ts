@@ -11,6 +11,7 @@ import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleI
 import { createNativeResolve } from './native-resolve.js'
 import type { PluginOptions } from './options.js'
 import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } from './runtime-entries.js'
+import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
 
 export { PLUGIN_NAME }
@@ -35,6 +36,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const rollupIds = meta.framework === 'rollup' || meta.framework === 'rolldown' || meta.framework === 'vite'
   const native = createNativeResolve(meta)
   const filters = hookFilters(compiler.formats, esbuild)
+  /** esbuild's `sourcemap` option (its `config` hook): without it, no module's map is made. */
+  let esbuildSourcemap: unknown
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
@@ -107,6 +110,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework))
           }
         }
+        // A map the bundler will not use is never made (the result's `map` is made when read).
+        if (!bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)) return { code: result.code, moduleType: 'js' }
         return { code: result.code, map: result.map as never, moduleType: 'js' }
       },
     },
@@ -114,6 +119,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     esbuild: {
       loader: 'js',
       config(options) {
+        esbuildSourcemap = options.sourcemap
         if (options.absWorkingDir !== undefined) ctx.root = options.absWorkingDir
       },
     },
