@@ -42,7 +42,7 @@ export function writeApps(dir: string): { contracts: string; plain: string } {
 }
 
 /** Each bundler's build of the app in `dir`: with the plugin given these options (source text), or of the plain app without it. */
-const BUILDS: Record<string, (dir: string, plugin: string | false) => string> = {
+export const BUILDS: Record<string, (dir: string, plugin: string | false) => string> = {
   vite: (dir, plugin) => `
     const { build } = await import('vite')
     const plugins = ${!!plugin} ? [(await import('unplugin-contracts/vite')).default(${plugin})] : []

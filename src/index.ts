@@ -47,7 +47,7 @@ export type { CompileResult, CompilerOptions, HashResult, InspectResult, ModelRe
 // Compiled results kept on disk between processes (`new ContractCompiler({ cache: new PersistentCache({ dir, root }) })`).
 export { PersistentCache, defaultCacheDir, DEFAULT_CACHE_MAX_BYTES } from './core/persistent-cache.js'
 export type { PersistentCacheOptions } from './core/persistent-cache.js'
-export type { ContractFormat, HashSelector, Inspection, LazyFormat, RegisteredFormat } from './core/format.js'
+export type { ContractFormat, FormatOptions, HashSelector, Inspection, LazyFormat, RegisteredFormat } from './core/format.js'
 export { lazyFormat } from './core/format.js'
 export type { Diagnostic, Severity } from './core/diagnostics.js'
 export type { DiagnosticCode } from './core/codes.js'

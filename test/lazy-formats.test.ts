@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ContractCompiler, lazyFormat, natsFormat, type ContractFormat, type NatsModel } from '../src/index.js'
+import { ContractCompiler, PersistentCache, lazyFormat, natsFormat, type ContractFormat, type NatsModel } from '../src/index.js'
 import { formats } from '../src/formats/index.js'
 import { isLazyFormat, type LazyFormat } from '../src/core/format.js'
 
@@ -59,6 +59,49 @@ describe('lazy registration', () => {
       for (const name of names) expect(registered.match(name), `${registered.name} ${name}`).toBe(format.match(name))
       // Loaded once: the same format object every time.
       expect(await (registered as LazyFormat).implementation()).toBe(format)
+      // Its options alone: the very query keys and option resolution the format has.
+      const asks = await (registered as LazyFormat).options!()
+      expect(asks.queryKeys).toEqual(format.queryKeys)
+      expect(asks.resolveOptions).toBe(format.resolveOptions)
+    }
+  })
+
+  it('a compile the persistent cache answers loads the format options alone; a model of it, or a miss, loads the format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lazy-formats-cache-'))
+    try {
+      const counting = () => {
+        const loads: Record<string, number> = {}
+        const counted = formats.map((f) => {
+          const lazy = f as LazyFormat<any, any, any, any>
+          const count = (what: string) => (loads[what] = (loads[what] ?? 0) + 1)
+          return lazyFormat({
+            name: lazy.name,
+            pattern: lazy.pattern!,
+            load: () => (count(lazy.name), lazy.implementation()),
+            options: () => (count(`${lazy.name} options`), lazy.options!()),
+          })
+        })
+        const compiler = new ContractCompiler({ formats: counted, cache: new PersistentCache({ dir, root: fixtures }) })
+        return { loads, counted, compiler }
+      }
+      const first = counting()
+      const compiled = await first.compiler.compile(natsFile, { declarations: false })
+      expect(first.loads).toEqual({ 'nats options': 1, nats: 1 })
+      // A second process's compiler: answered from disk, the same result, and no format loaded.
+      const second = counting()
+      const served = await second.compiler.compile(natsFile, { declarations: false })
+      expect([second.compiler.persistent!.hits, second.compiler.compilations]).toEqual([1, 0])
+      expect([served.code, served.format, served.diagnostics]).toEqual([compiled.code, 'nats', compiled.diagnostics])
+      expect(second.loads).toEqual({ 'nats options': 1 })
+      // The model of it (the topology reads one) loads the format then.
+      expect((await second.compiler.model<NatsModel>(natsFile, second.counted[1]!)).model?.contract.id).toBe('ledger')
+      expect(second.loads).toEqual({ 'nats options': 1, nats: 1 })
+      // A query the cache has not seen is a miss: compiled, with the format.
+      const unknown = await second.compiler.compile(benzeneFile, { query: 'nope', declarations: false })
+      expect(unknown.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_UNKNOWN_QUERY'])
+      expect(second.loads).toEqual({ 'nats options': 1, nats: 1, 'benzene options': 1, benzene: 1 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 
@@ -183,6 +226,18 @@ if ((await load(${JSON.stringify(join(fixtures, 'benzene/valid/util.js'))})) !==
 const id = await resolve('./payments.spec.json', importer)
 if (id === null || typeof (await load(id))?.code !== 'string') process.exit(4)`
     expect(formatsLoaded(module(contract))).toEqual(['benzene'])
+  })
+
+  it('a compile the persistent cache answers (a second build of unchanged contracts) loads no format', () => {
+    const cache = join(work, 'cache')
+    const compile = module(
+      `const { ContractCompiler, PersistentCache, formats } = await import('./dist/src/index.js')
+const compiler = new ContractCompiler({ formats, cache: new PersistentCache({ dir: ${JSON.stringify(cache)}, root: ${JSON.stringify(fixtures)} }) })
+for (const file of ${JSON.stringify([benzeneFile, natsFile, daspFile])}) if ((await compiler.compile(file, { declarations: false })).code === undefined) process.exit(1)
+console.log(compiler.persistent.hits)`,
+    )
+    expect(formatsLoaded(compile)).toEqual(['benzene', 'nats', 'dasp'])
+    expect(formatsLoaded(compile)).toEqual([])
   })
 
   it('`contracts check` loads the format of the file it checks, and no other', () => {

@@ -1,4 +1,5 @@
 import { LineIndex } from './source-text.js'
+import { terminalSafe } from './terminal-text.js'
 
 const WINDOW = 100
 
@@ -17,10 +18,12 @@ export function codeFrame(source: string | LineIndex, line: number, column: numb
   const out: string[] = []
   for (let n = first; n <= last; n++) {
     const full = index.lineText(n)
-    const text = (start > 0 ? '…' : '') + full.slice(start, start + WINDOW) + (full.length > start + WINDOW ? '…' : '')
+    // Shown as a terminal may show it (control and direction characters escaped), the caret placed
+    // under the escaped text.
+    const text = (start > 0 ? '…' : '') + terminalSafe(full.slice(start, start + WINDOW)) + (full.length > start + WINDOW ? '…' : '')
     out.push(`${n === line ? '>' : ' '} ${String(n).padStart(width)} | ${text}`.trimEnd())
     if (n === line) {
-      const before = (start > 0 ? '…' : '') + full.slice(start, Math.max(start, column - 1))
+      const before = (start > 0 ? '…' : '') + terminalSafe(full.slice(start, Math.max(start, column - 1)))
       out.push(`  ${' '.repeat(width)} | ${before.replace(/[^\t]/g, ' ')}^`)
     }
   }

@@ -10,6 +10,7 @@ import {
   type HashSelector,
   type ImportQuery,
   type Inspection,
+  type LazyFormat,
   type PathKind,
   type RegisteredFormat,
   type SourceOverlay,
@@ -247,7 +248,8 @@ export class ContractCompiler {
 
   async compile(file: string, options: CompileOptions = {}): Promise<CompileResult> {
     const path = resolve(file)
-    const request = await this.request(path, options)
+    // With a persistent cache, the format itself is loaded only when the cache does not answer.
+    const request = await this.request(path, options, this.persistent === undefined || this.overlay !== undefined)
     const declarations = options.declarations !== false
     const view = (entry: CacheEntry) => (declarations ? entry.result : entry.bare)
     const cached = this.cached(request, declarations)
@@ -257,6 +259,7 @@ export class ContractCompiler {
       this.remember(request.key!, stored)
       return view(stored)
     }
+    await this.loadFormat(request)
     this.compilations++
     const memos = this.recompiling(path)
     const modeled = await this.modelStages(path, request, memos)
@@ -297,6 +300,14 @@ export class ContractCompiler {
     // lazy format) or as loaded (the format itself: the NATS topology and the CLI name it so).
     const asked = (claimed: { registered?: AnyRegistered; format?: AnyFormat }) =>
       claimed.format !== undefined && (claimed.format === format || claimed.registered === format)
+    // A result read from disk may have been served without loading its format: loaded now.
+    if (cached && cached.format === undefined && cached.registered !== undefined) {
+      try {
+        cached.format = await this.implementation(cached.registered)
+      } catch {
+        // Left undefined: the format is not the one asked for (the compile below reports why).
+      }
+    }
     // A result read from disk has no model: it is made once, here, and kept with the result.
     if (cached && cached.model === undefined && asked(cached) && !hasErrors(diagnostics!)) {
       const modeled = await this.modelStages(path, request, undefined)
@@ -353,17 +364,35 @@ export class ContractCompiler {
    * resolved once for a call: the cache key is made of them and the pipeline reads them (it used to
    * resolve them a second time).
    */
-  private async request(file: string, options: CompileOptions): Promise<Request> {
+  private async request(file: string, options: CompileOptions, withFormat = true): Promise<Request> {
     const registered = this.formatOf(file)
     if (!registered) return { key: cacheKey(file, '', options.query, null) }
     let format: AnyFormat | undefined
     try {
-      format = await this.implementation(registered)
-      const query = parseQuery(options.query, format, file)
-      const resolved = format.resolveOptions(options[format.name], query.values, file)
-      return { registered, format, rawQuery: options.query, query, resolved, key: cacheKey(file, format.name, options.query, resolved.options) }
+      // A lazy format's options alone (its `options()`), when the format itself may not be needed.
+      const light = !withFormat && isLazyFormat(registered) && registered.options !== undefined
+      if (!light) format = await this.implementation(registered)
+      const asks = format ?? (await (registered as LazyFormat<any, any, any, any>).options!())
+      const query = parseQuery(options.query, registered.name, asks.queryKeys, file)
+      const resolved = asks.resolveOptions(options[registered.name], query.values, file)
+      return { registered, format, rawQuery: options.query, query, resolved, key: cacheKey(file, registered.name, options.query, resolved.options) }
     } catch (failure) {
       return { registered, format, failure }
+    }
+  }
+
+  /**
+   * Loads the format of a request that was answered without it (`request(..., false)`), before its
+   * stages run. A format that fails to load fails the request as it would have failed `request`:
+   * no key, so nothing of it is cached.
+   */
+  private async loadFormat(request: Request): Promise<void> {
+    if (request.format !== undefined || request.registered === undefined || request.failure !== undefined) return
+    try {
+      request.format = await this.implementation(request.registered)
+    } catch (failure) {
+      request.failure = failure
+      request.key = undefined
     }
   }
 
@@ -387,15 +416,15 @@ export class ContractCompiler {
 
   /** What the persistent cache's key is made of, for a request it may answer (a claimed file, options resolved). */
   private question(request: Request) {
-    if (!this.persistent || this.overlay || request.key === undefined || request.format === undefined || request.resolved === undefined) return undefined
-    return { format: request.format.name, query: request.rawQuery ?? '', options: request.resolved.options }
+    if (!this.persistent || this.overlay || request.key === undefined || request.registered === undefined || request.resolved === undefined) return undefined
+    return { format: request.registered.name, query: request.rawQuery ?? '', options: request.resolved.options }
   }
 
   /** The persistent cache's answer, as an entry of this compiler's; none when it has none, or none with the declarations asked for. */
   private stored(file: string, request: Request, declarations: boolean): CacheEntry | undefined {
     const question = this.question(request)
     const hit = question && this.persistent!.read(question, file, declarations)
-    return hit ? fromDisk(file, request.registered!, request.format!, hit) : undefined
+    return hit ? fromDisk(file, request.registered!, request.format, hit) : undefined
   }
 
   /** Writes a compile to the persistent cache (with `dts` when it has been read), unless it must not be kept. */
@@ -552,11 +581,11 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
 }
 
 /** An entry of the persistent cache as one of the compiler's: the result as a compile shapes it, its source map made again. */
-function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat, hit: CacheHit): CacheEntry {
+function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat | undefined, hit: CacheHit): CacheEntry {
   const { stored } = hit
   const common = {
     file,
-    format: format.name,
+    format: registered.name,
     diagnostics: stored.diagnostics,
     dependencies: [...stored.inputs.keys()],
     absentDependencies: absentPaths(stored.probes, stored.inputs),
@@ -592,19 +621,19 @@ function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<str
   return true
 }
 
-function parseQuery(raw: string | undefined, format: ContractFormat<any, any, any, any>, file: string): { values: ImportQuery; diagnostics: Diagnostic[] } {
+function parseQuery(raw: string | undefined, format: string, queryKeys: readonly string[], file: string): { values: ImportQuery; diagnostics: Diagnostic[] } {
   const values = new Map<string, string>()
   const diagnostics: Diagnostic[] = []
   for (const [key, value] of new URLSearchParams((raw ?? '').replace(/^\?/, ''))) {
     if (BUNDLER_QUERY_KEYS.has(key)) continue
-    if (!format.queryKeys.includes(key)) {
+    if (!queryKeys.includes(key)) {
       diagnostics.push({
         ...fileProblem(
           'CONTRACTS_UNKNOWN_QUERY',
           file,
-          `Unknown import query parameter ${JSON.stringify(key)} for a ${format.name} contract (known: ${format.queryKeys.join(', ')}).`,
+          `Unknown import query parameter ${JSON.stringify(key)} for a ${format} contract (known: ${queryKeys.join(', ')}).`,
         ),
-        data: { key, known: [...format.queryKeys] },
+        data: { key, known: [...queryKeys] },
       })
     }
     values.set(key, value)

@@ -118,7 +118,17 @@ export interface LazyFormat<Input = unknown, Checked = unknown, Model = unknown,
   pattern?: RegExp
   /** The format (typically a dynamic `import()`); called on the first file it claims, at most once (`lazyFormat` keeps the promise). */
   implementation(): Promise<ContractFormat<Input, Checked, Model, Options>>
+  /**
+   * The format's query keys and option resolution alone (the very ones the format has), from a
+   * module far smaller than the format. A compile that the persistent cache answers needs nothing
+   * more, so a second build with unchanged contracts loads no format. Optional: without it, the
+   * format is loaded for every compile.
+   */
+  options?(): Promise<FormatOptions<Options>>
 }
+
+/** What a compile asks of a format before reading anything: the query keys it reads and its options resolved. */
+export type FormatOptions<Options = unknown> = Pick<ContractFormat<unknown, unknown, unknown, Options>, 'queryKeys' | 'resolveOptions'>
 
 /** What a compiler is given for each format: the format itself, or a lazily loaded one. */
 export type RegisteredFormat<Input = unknown, Checked = unknown, Model = unknown, Options = unknown> =
@@ -140,9 +150,12 @@ export function lazyFormat<Input, Checked, Model, Options>(descriptor: {
   name: string
   pattern: RegExp
   load: () => Promise<ContractFormat<Input, Checked, Model, Options>>
+  /** `LazyFormat.options`, loaded once too. */
+  options?: () => Promise<FormatOptions<Options>>
 }): LazyFormat<Input, Checked, Model, Options> {
-  const { name, pattern, load } = descriptor
+  const { name, pattern, load, options } = descriptor
   let loading: Promise<ContractFormat<Input, Checked, Model, Options>> | undefined
+  let loadingOptions: Promise<FormatOptions<Options>> | undefined
   return {
     name,
     pattern,
@@ -152,5 +165,6 @@ export function lazyFormat<Input, Checked, Model, Options>(descriptor: {
         if (format.name !== name) throw new Error(`the format registered as ${JSON.stringify(name)} loaded as ${JSON.stringify(format.name)}`)
         return format
       })),
+    ...(options ? { options: () => (loadingOptions ??= options()) } : {}),
   }
 }

@@ -6,7 +6,9 @@
  * code is imported on the first file it claims. So importing the package, or the plugin, loads
  * no format; a NATS compile loads NATS alone. A format's `pattern` here must be the one its own
  * `index.ts` gives (`test/lazy-formats.test.ts` holds them to each other): the NATS one is read
- * from the format's module of document names, which imports nothing.
+ * from the format's module of document names, which imports nothing. Each also names its module of
+ * options (the query keys and `resolveOptions` the format itself has): a compile that the persistent
+ * cache answers loads that alone, not the format.
  */
 import { lazyFormat, type RegisteredFormat } from '../core/format.js'
 import type { BenzeneChecked, BenzeneModel } from './benzene/model.js'
@@ -26,6 +28,10 @@ export const benzeneFormat = lazyFormat<JsonSource, BenzeneChecked, BenzeneModel
   name: 'benzene',
   pattern: /\.spec\.json$/,
   load: async () => (await import('./benzene/index.js')).benzeneFormat,
+  options: async () => {
+    const { BENZENE_QUERY_KEYS, resolveBenzeneOptions } = await import('./benzene/options.js')
+    return { queryKeys: BENZENE_QUERY_KEYS, resolveOptions: resolveBenzeneOptions }
+  },
 })
 
 /** AsyncAPI 3.1.0 documents with the `x-nats-contract` profile: `*.asyncapi.yaml`, `*.asyncapi.yml`, `*.asyncapi.json`, `asyncapi.yaml`, `asyncapi.json`. */
@@ -33,6 +39,10 @@ export const natsFormat = lazyFormat<NatsInput, NatsContext, NatsModel, NatsOpti
   name: 'nats',
   pattern: APPLICATION_DOCUMENT_NAME,
   load: async () => (await import('./nats/index.js')).natsFormat,
+  options: async () => {
+    const { NATS_QUERY_KEYS, resolveNatsOptions } = await import('./nats/options.js')
+    return { queryKeys: NATS_QUERY_KEYS, resolveOptions: resolveNatsOptions }
+  },
 })
 
 /** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */
@@ -40,6 +50,10 @@ export const daspFormat = lazyFormat<DaspInput, DaspContext, DaspModel, undefine
   name: 'dasp',
   pattern: /\.dasp\.json$/,
   load: async () => (await import('./dasp/index.js')).daspFormat,
+  options: async () => {
+    const { DASP_QUERY_KEYS, resolveDaspOptions } = await import('./dasp/options.js')
+    return { queryKeys: DASP_QUERY_KEYS, resolveOptions: resolveDaspOptions }
+  },
 })
 
 export const formats: readonly RegisteredFormat<any, any, any, any>[] = [benzeneFormat, natsFormat, daspFormat]

@@ -12,6 +12,7 @@ import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleI
 import { createNativeResolve } from './native-resolve.js'
 import type { PluginOptions } from './options.js'
 import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } from './runtime-entries.js'
+import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
 
 export { PLUGIN_NAME }
@@ -38,6 +39,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const filters = hookFilters(compiler.formats, esbuild)
   const webpackLike = meta.framework === 'webpack' || meta.framework === 'rspack'
   const problems = new ContractProblems()
+  /** esbuild's `sourcemap` option (its `config` hook): without it, no module's map is made. */
+  let esbuildSourcemap: unknown
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
@@ -121,6 +124,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework), result.file)
           }
         }
+        // A map the bundler will not use is never made (the result's `map` is made when read).
+        if (!bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)) return { code: result.code, moduleType: 'js' }
         return { code: result.code, map: result.map as never, moduleType: 'js' }
       },
     },
@@ -128,6 +133,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     esbuild: {
       loader: 'js',
       config(options) {
+        esbuildSourcemap = options.sourcemap
         if (options.absWorkingDir !== undefined) ctx.root = options.absWorkingDir
       },
     },

@@ -6,7 +6,7 @@ import { loadBenzene } from './load.js'
 import type { BenzeneChecked, BenzeneModel } from './model.js'
 import { SchemaFacts } from './schema-facts.js'
 import { buildModel } from './build-model.js'
-import { resolveBenzeneOptions, type BenzeneOptions } from './options.js'
+import { BENZENE_QUERY_KEYS, resolveBenzeneOptions, type BenzeneOptions } from './options.js'
 import { checkBenzene } from './rules/index.js'
 
 /** Benzene contract documents: `*.spec.json`. */
@@ -14,7 +14,7 @@ export const benzeneFormat: ContractFormat<JsonSource, BenzeneChecked, BenzeneMo
   name: 'benzene',
   match: (file) => file.endsWith('.spec.json'),
   pattern: /\.spec\.json$/,
-  queryKeys: ['topics', 'includeReserved', 'validate'],
+  queryKeys: BENZENE_QUERY_KEYS,
   resolveOptions: resolveBenzeneOptions,
 
   load: loadBenzene,

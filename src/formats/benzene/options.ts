@@ -51,6 +51,9 @@ export interface BenzeneOptions {
   validators?: ValidatorForm
 }
 
+/** The import query's keys a Benzene contract reads (`./x.spec.json?topics=a,b&includeReserved&validate=request`). */
+export const BENZENE_QUERY_KEYS: readonly string[] = ['topics', 'includeReserved', 'validate']
+
 const VALIDATE_VALUES = new Map<string, ValidateOption>([
   ['request', 'request'],
   ['response', 'response'],

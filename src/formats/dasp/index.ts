@@ -1,19 +1,19 @@
 import type { ContractFormat } from '../../core/format.js'
-import { withoutOptions } from '../../core/options.js'
 import { DaspContext } from './context.js'
 import { generateDasp } from './generate.js'
 import { loadDasp, type DaspInput } from './load.js'
 import type { DaspModel } from './model.js'
 import { buildDaspModel } from './build-model.js'
 import { checkDasp } from './rules/index.js'
+import { DASP_QUERY_KEYS, resolveDaspOptions } from './options.js'
 
 /** DASP extension selections: `*.dasp.json`, with their `*.dasp-ext.json` definitions. */
 export const daspFormat: ContractFormat<DaspInput, DaspContext, DaspModel, undefined> = {
   name: 'dasp',
   match: (file) => file.endsWith('.dasp.json'),
   pattern: /\.dasp\.json$/,
-  queryKeys: [],
-  resolveOptions: withoutOptions('dasp'),
+  queryKeys: DASP_QUERY_KEYS,
+  resolveOptions: resolveDaspOptions,
   load: loadDasp,
   check: checkDasp,
   model: (ctx) => ({ model: buildDaspModel(ctx), diagnostics: [] }),

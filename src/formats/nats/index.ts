@@ -4,7 +4,7 @@ import { APPLICATION_DOCUMENT_NAME } from './document.js'
 import { generateNats } from './generate.js'
 import { loadInput, type NatsInput } from './load.js'
 import type { NatsModel } from './model.js'
-import { resolveNatsOptions, type NatsOptions } from './options.js'
+import { NATS_QUERY_KEYS, resolveNatsOptions, type NatsOptions } from './options.js'
 import { buildNatsModel } from './build-model.js'
 import { checkNats } from './rules/index.js'
 
@@ -13,7 +13,7 @@ export const natsFormat: ContractFormat<NatsInput, NatsContext, NatsModel, NatsO
   name: 'nats',
   match: (file) => APPLICATION_DOCUMENT_NAME.test(file),
   pattern: APPLICATION_DOCUMENT_NAME,
-  queryKeys: [],
+  queryKeys: NATS_QUERY_KEYS,
   resolveOptions: resolveNatsOptions,
   load: loadInput,
   check: checkNats,

@@ -21,6 +21,9 @@ export interface NatsOptions {
   validators?: ValidatorForm
 }
 
+/** The import query's keys a NATS document reads: none. */
+export const NATS_QUERY_KEYS: readonly string[] = []
+
 /** How a module's payload validators check payloads (option `validators`). */
 export type ValidatorForm = 'code' | 'data'
 

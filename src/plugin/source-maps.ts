@@ -1,0 +1,42 @@
+/**
+ * Whether the bundler will use the source map of a module the plugin loads. A map is made when
+ * first read (`CompileResult.map`), so one the bundler will not use is best never handed to it:
+ *
+ * - esbuild gets a load hook's map from unplugin inlined into the module's text (base64 of the map
+ *   and of the whole contract), which esbuild then reads again: without its `sourcemap` option, a
+ *   module's text doubled for nothing;
+ * - webpack and Rspack ask their loaders for maps only with a `devtool` (the loader context's
+ *   `sourceMap`);
+ * - a Vite build makes maps only with `build.sourcemap` (its own plugins decide so, per
+ *   environment); a dev server always serves them;
+ * - Rollup and Rolldown learn the output options (`sourcemap`) after every module is loaded: the
+ *   map is always handed over.
+ */
+import type { UnpluginContextMeta } from 'unplugin'
+
+/** What the load hook's `this` may tell of source maps, per bundler. */
+interface LoadHookContext {
+  /** Vite: the environment the module is loaded for. */
+  environment?: { config?: { command?: string; build?: { sourcemap?: unknown } } }
+  /** webpack and Rspack: the loader's context. */
+  getNativeBuildContext?(): unknown
+}
+
+/** `esbuildSourcemap`: esbuild's `sourcemap` build option, as its `config` hook saw it. */
+export function bundlerUsesMap(framework: UnpluginContextMeta['framework'], hook: LoadHookContext, esbuildSourcemap: unknown): boolean {
+  switch (framework) {
+    case 'esbuild':
+      return esbuildSourcemap !== undefined && esbuildSourcemap !== false
+    case 'webpack':
+    case 'rspack': {
+      const native = hook.getNativeBuildContext?.() as { loaderContext?: { sourceMap?: unknown } } | undefined
+      return native?.loaderContext?.sourceMap !== false
+    }
+    case 'vite': {
+      const config = hook.environment?.config
+      return config?.command !== 'build' || !!config.build?.sourcemap
+    }
+    default:
+      return true
+  }
+}

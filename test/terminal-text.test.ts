@@ -1,0 +1,96 @@
+/**
+ * What a hostile contract can put on a terminal, a CI log or an overlay through a diagnostic: nothing
+ * that a terminal acts on. Control characters (an ESC sequence that clears the screen or sets the
+ * window title), direction overrides and line separators come out as visible escapes, in the message,
+ * the path, the code frame (with its caret still under the column) and GitHub annotations; the same
+ * text through `contracts check` as a real process.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { codeFrame } from '../src/core/code-frame.js'
+import { formatDiagnostic } from '../src/core/report.js'
+import { terminalSafe } from '../src/core/terminal-text.js'
+import { CLI } from './helpers/cli.js'
+
+/** Written apart from the implementation: every code point a terminal may act on, by Unicode category. */
+function actsOnTerminal(c: number): boolean {
+  if (c === 0x0a || c === 0x09) return false
+  if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true
+  return [0x061c, 0x200e, 0x200f, 0x2028, 0x2029].includes(c) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
+}
+const clean = (text: string) => [...text].every((ch) => !actsOnTerminal(ch.codePointAt(0)!))
+
+const hostile = fc.constantFrom('\x1b[2J', '\x1b]0;title\x07', '\u202e', '\u2066', '\r', '\u2028', '\x9b31m', '\x7f', '\0', 'é', '—', '\t', 'a')
+
+describe('terminal-safe text', () => {
+  it('leaves nothing a terminal acts on, keeps everything else, and is the identity on safe text (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(hostile, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 20 }), (parts) => {
+        const text = parts.join('')
+        const safe = terminalSafe(text)
+        expect(clean(safe.replace(/\n/g, ''))).toBe(true)
+        if (clean(text)) expect(safe).toBe(text)
+        // Each unsafe character becomes its escape; the safe ones stay in order.
+        expect(safe.replace(/\\u\{[0-9a-f]+\}/g, '')).toBe(
+          [...text]
+            .filter((ch) => !actsOnTerminal(ch.codePointAt(0)!) || ch === '\n')
+            .join('')
+            .replace(/\\u\{[0-9a-f]+\}/g, ''),
+        )
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('a code frame escapes the line and keeps its caret under the column', () => {
+    const source = 'first\n  "a\x1b[31m\u202eb": 1\nlast\n'
+    const column = source.split('\n')[1]!.indexOf('b') + 1
+    const frame = codeFrame(source, 2, column).split('\n')
+    const line = frame.find((l) => l.startsWith('>'))!
+    const caret = frame[frame.indexOf(line) + 1]!
+    expect(line).toContain('"a\\u{1b}[31m\\u{202e}b"')
+    expect(line[caret.indexOf('^')]).toBe('b')
+    expect(clean(frame.join(''))).toBe(true)
+  })
+
+  it('a diagnostic: message, path, pointer and related locations escaped', () => {
+    const text = formatDiagnostic({
+      code: 'X',
+      severity: 'error',
+      message: 'named "\x1b]0;pwned\x07"',
+      file: '/p/\u202eevil.spec.json',
+      pointer: '/a\u2028b',
+      line: 1,
+      column: 1,
+      related: [{ file: '/p/\x1b[2Jother.json', line: 1, column: 1, pointer: '', message: 'also \u2066here' }],
+    } as never)
+    expect(clean(text.replace(/\n/g, ''))).toBe(true)
+    expect(text).toContain('named "\\u{1b}]0;pwned\\u{7}"')
+    expect(text).toContain('/p/\\u{202e}evil.spec.json')
+  })
+})
+
+describe('contracts check prints no terminal control from a contract', () => {
+  const dir = join(import.meta.dirname, '.tmp/terminal-text')
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const payments = readFileSync(join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json'), 'utf8')
+  // A $ref naming nothing, written with an escape sequence and a direction override: quoted in the message.
+  writeFileSync(join(dir, 'ref.spec.json'), payments.replace('"#/components/schemas/RefundPayment"', '"#/components/schemas/Refund\\u001b[2J\\u202eX"'))
+  // Raw control bytes in YAML text: shown by the code frame.
+  writeFileSync(join(dir, 'raw.asyncapi.yaml'), 'asyncapi: 3.1.0\ninfo: { title: "t\x1b[31m\u202e", version: 1.0.0 }\nchannels: {}\n')
+
+  for (const format of [[], ['--format', 'github']]) {
+    it(`text ${format.length ? 'as GitHub annotations' : 'with code frames'}`, () => {
+      const r = spawnSync(process.execPath, [CLI, 'check', ...format, join(dir, 'ref.spec.json'), join(dir, 'raw.asyncapi.yaml')], { encoding: 'utf8' })
+      expect(r.status).toBe(1)
+      const output = r.stdout + r.stderr
+      expect(output).toContain('BENZENE_REF_MISSING')
+      expect(output).toContain('\\u{202e}')
+      expect(clean(output.replace(/\n/g, '')), JSON.stringify(output)).toBe(true)
+    })
+  }
+})
