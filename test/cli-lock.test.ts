@@ -50,7 +50,23 @@ function snapshot(root: string): Map<string, string> {
   return out
 }
 
-const check = (root: string, documents: string[]) => contracts(['check', '--no-cache', ...documents], root)
+/**
+ * The command in this process (this file has a process of its own): `run` with `cwd` as the working
+ * folder, its output collected as the binary writes it. The binary itself is run by the usage test.
+ */
+async function cli(args: string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  const previous = process.cwd()
+  process.chdir(cwd)
+  let stdout = ''
+  let stderr = ''
+  try {
+    const status = await run(args, { out: (text) => (stdout += text + '\n'), err: (text) => (stderr += text + '\n') })
+    return { status, stdout, stderr }
+  } finally {
+    process.chdir(previous)
+  }
+}
+const check = (root: string, documents: string[]) => cli(['check', '--no-cache', ...documents], root)
 const sortedLock = (text: string) => (JSON.parse(text) as { entries: Array<{ path: string }> }).entries.sort((a, b) => (a.path < b.path ? -1 : 1))
 /** 1-based line and column of the first `needle` in `text`. */
 function position(text: string, needle: string): string {
@@ -68,13 +84,13 @@ interface Stale {
 }
 
 describe('contracts lock on an edited bundle', () => {
-  it('--check names exactly the stale pins and lock entries and writes nothing; lock fixes them, check passes; a second lock is a no-op', () => {
+  it('--check names exactly the stale pins and lock entries and writes nothing; lock fixes them, check passes; a second lock is a no-op', async () => {
     const shop = ShopBundle.copy('lock-edit')
     const oracle = ShopBundle.copy('lock-edit-oracle')
     for (const b of [shop, oracle]) b.edit('orders/asyncapi/asyncapi.yaml', '  title: Orders\n', '  title: Orders # edited\n')
     oracle.relock()
     const before = snapshot(shop.root)
-    const stale = contracts(['lock', '.', '--check'], shop.root)
+    const stale = await cli(['lock', '.', '--check'], shop.root)
     expect(stale.status).toBe(1)
     expect(snapshot(shop.root)).toEqual(before)
     // Each stale digest at file:line:column (where its old value is), with the old and the new digest.
@@ -99,7 +115,7 @@ describe('contracts lock on an edited bundle', () => {
     }
     expect(stale.stderr.match(/^error NATS_LOCK_STALE/gm)).toHaveLength(expected.length)
     expect(stale.stderr.trim().split('\n').at(-1)).toBe(`bundle.lock.json: 5 digests are stale in 3 files; run \`contracts lock .\`.`)
-    const json = contracts(['lock', 'bundle.lock.json', '--check', '--json'], shop.root)
+    const json = await cli(['lock', 'bundle.lock.json', '--check', '--json'], shop.root)
     expect(json.status).toBe(1)
     const diagnostics = (JSON.parse(json.stdout) as { diagnostics: Stale[] }).diagnostics
     expect(
@@ -117,7 +133,7 @@ describe('contracts lock on an edited bundle', () => {
         .sort((a, b) => (a.file + a.pointer < b.file + b.pointer ? -1 : 1)),
     )
 
-    const locked = contracts(['lock', '.'], shop.root)
+    const locked = await cli(['lock', '.'], shop.root)
     expect([locked.status, locked.stdout]).toEqual([0, ''])
     expect(locked.stderr).toBe(
       'wrote payments/asyncapi/asyncapi.yaml\nwrote shipping/asyncapi/asyncapi.yaml\nwrote bundle.lock.json\nbundle.lock.json: 5 digests filled in.\n',
@@ -125,23 +141,23 @@ describe('contracts lock on an edited bundle', () => {
     // The documents are the oracle's, byte for byte; the lock holds the same entries, sorted by path.
     for (const doc of SHOP_DOCUMENTS) expect(shop.read(doc), doc).toBe(oracle.read(doc))
     expect(sortedLock(shop.read('bundle.lock.json'))).toEqual(sortedLock(oracle.read('bundle.lock.json')))
-    expect(check(shop.root, SHOP_DOCUMENTS)).toMatchObject({ status: 0, stderr: '3 contracts checked: no errors.\n' })
-    expect(contracts(['lock', '.', '--check'], shop.root)).toMatchObject({ status: 0, stderr: 'bundle.lock.json: every digest is current.\n' })
+    expect(await check(shop.root, SHOP_DOCUMENTS)).toMatchObject({ status: 0, stderr: '3 contracts checked: no errors.\n' })
+    expect(await cli(['lock', '.', '--check'], shop.root)).toMatchObject({ status: 0, stderr: 'bundle.lock.json: every digest is current.\n' })
     const after = snapshot(shop.root)
-    const again = contracts(['lock', shop.root], repo)
+    const again = await cli(['lock', shop.root], repo)
     expect(again.status).toBe(0)
     expect(again.stderr).toContain('every digest is current; nothing written.')
     expect(snapshot(shop.root)).toEqual(after)
   })
 
-  it('the orders example: an edited artifact and contract are relocked (the import and the artifact pin in fulfilment), and it checks', () => {
+  it('the orders example: an edited artifact and contract are relocked (the import and the artifact pin in fulfilment), and it checks', async () => {
     const root = example()
     const streams = join(root, 'native/streams.json')
     writeFileSync(streams, JSON.stringify(JSON.parse(readFileSync(streams, 'utf8')), null, 4) + '\n')
     const orders = join(root, 'orders/asyncapi.yaml')
     writeFileSync(orders, readFileSync(orders, 'utf8') + '# reviewed\n')
-    expect(check(root, EXAMPLE_DOCUMENTS).status).toBe(1)
-    const stale = contracts(['lock', '.', '--check', '--json'], root)
+    expect((await check(root, EXAMPLE_DOCUMENTS)).status).toBe(1)
+    const stale = await cli(['lock', '.', '--check', '--json'], root)
     expect(stale.status).toBe(1)
     const found = (JSON.parse(stale.stdout) as { diagnostics: Stale[] }).diagnostics.map((d) => `${relative(root, d.file)}#${d.pointer}`)
     expect(found.sort()).toEqual(
@@ -154,8 +170,8 @@ describe('contracts lock on an edited bundle', () => {
       ].sort(),
     )
     const fulfilment = readFileSync(join(root, 'fulfilment/asyncapi.yaml'), 'utf8')
-    expect(contracts(['lock', '.'], root).status).toBe(0)
-    expect(check(root, EXAMPLE_DOCUMENTS)).toMatchObject({ status: 0 })
+    expect((await cli(['lock', '.'], root)).status).toBe(0)
+    expect(await check(root, EXAMPLE_DOCUMENTS)).toMatchObject({ status: 0 })
     // Only the two digests changed in fulfilment: putting the old ones back gives the file read.
     const lockBefore = JSON.parse(readFileSync(join(repo, 'examples/nats-orders/bundle.lock.json'), 'utf8')).entries as Array<{ path: string; sha256: string }>
     const lockAfter = JSON.parse(readFileSync(join(root, 'bundle.lock.json'), 'utf8')).entries as Array<{ path: string; sha256: string }>
@@ -164,11 +180,11 @@ describe('contracts lock on an edited bundle', () => {
       restored = restored.replaceAll(lockAfter.find((e) => e.path === path)!.sha256, lockBefore.find((e) => e.path === path)!.sha256)
     expect(restored).toBe(fulfilment)
     const after = snapshot(root)
-    expect(contracts(['lock', '.'], root).status).toBe(0)
+    expect((await cli(['lock', '.'], root)).status).toBe(0)
     expect(snapshot(root)).toEqual(after)
   })
 
-  it('keeps comments, quoting, block or flow style and order: the diff is the digests alone', () => {
+  it('keeps comments, quoting, block or flow style and order: the diff is the digests alone', async () => {
     const shop = ShopBundle.copy('lock-format')
     const payments = 'payments/asyncapi/asyncapi.yaml'
     const shipping = 'shipping/asyncapi/asyncapi.yaml'
@@ -184,7 +200,7 @@ describe('contracts lock on an edited bundle', () => {
     shop.edit('orders/asyncapi/asyncapi.yaml', '  title: Orders\n', '  title: Orders\n  # a comment that changes the digest\n')
     writeFileSync(shop.path('native/streams.json'), shop.read('native/streams.json').replace(/\n$/, '\n\n'))
     const before = new Map([payments, shipping].map((f) => [f, shop.read(f)]))
-    expect(contracts(['lock', '.'], shop.root).status).toBe(0)
+    expect((await cli(['lock', '.'], shop.root)).status).toBe(0)
     const now = (rel: string) => shop.sha(rel)
     const lock = JSON.parse(shop.read('bundle.lock.json')).entries as Array<{ path: string; sha256: string }>
     expect(lock.map((e) => e.sha256)).toEqual(lock.map((e) => now(e.path)))
@@ -203,14 +219,14 @@ describe('contracts lock on an edited bundle', () => {
     }
     expect(shop.read(payments)).toContain(`      sha256:   '${now('orders/asyncapi/asyncapi.yaml')}'   # filled in by contracts lock\n`)
     expect(shop.read(shipping)).toContain(`sha256: "${now('native/streams.json')}" }`)
-    expect(check(shop.root, SHOP_DOCUMENTS).status).toBe(0)
+    expect((await check(shop.root, SHOP_DOCUMENTS)).status).toBe(0)
   })
 
-  it('fills in a lock started by hand (digests left empty) and adds the files the documents read', () => {
+  it('fills in a lock started by hand (digests left empty) and adds the files the documents read', async () => {
     const shop = ShopBundle.copy('lock-start')
     shop.writeLock({ entries: SHOP_DOCUMENTS.map((path) => ({ path, sha256: '' })) })
-    expect(contracts(['lock', '.', '--check'], shop.root).status).toBe(1)
-    const r = contracts(['lock', '.'], shop.root)
+    expect((await cli(['lock', '.', '--check'], shop.root)).status).toBe(1)
+    const r = await cli(['lock', '.'], shop.root)
     expect(r.status).toBe(0)
     expect(shop.lock().entries.map((e) => e.path)).toEqual([
       'native/streams.json',
@@ -220,29 +236,29 @@ describe('contracts lock on an edited bundle', () => {
       'shipping/asyncapi/asyncapi.yaml',
     ])
     expect(shop.read('bundle.lock.json')).toBe(readFileSync(join(repo, 'fixtures/nats/shop/bundle.lock.json'), 'utf8'))
-    expect(check(shop.root, SHOP_DOCUMENTS).status).toBe(0)
+    expect((await check(shop.root, SHOP_DOCUMENTS)).status).toBe(0)
   })
 })
 
 describe('contracts lock refuses, and writes nothing', () => {
   /** Runs lock and --check on a bundle that cannot be locked: status 1, the code, no byte changed in the bundle or under `also`. */
-  function refused(root: string, code: string, also: string[] = []): string {
+  async function refused(root: string, code: string, also: string[] = []): Promise<string> {
     const within = [root, ...also]
     const before = within.map(snapshot)
     for (const args of [
       ['lock', '.'],
       ['lock', '.', '--check'],
     ]) {
-      const r = contracts(args, root)
+      const r = await cli(args, root)
       expect(r.status, r.stderr).toBe(1)
       expect(r.stderr).toContain(`error ${code}: `)
       expect(r.stderr.trim().split('\n').at(-1)).toBe('bundle.lock.json: the bundle cannot be locked; nothing was written.')
     }
     expect(within.map(snapshot)).toEqual(before)
-    return contracts(['lock', '.', '--json'], root).stdout
+    return (await cli(['lock', '.', '--json'], root)).stdout
   }
 
-  it('a symlinked member (the file, or a folder on its way), or a symlinked lock', () => {
+  it('a symlinked member (the file, or a folder on its way), or a symlinked lock', async () => {
     const outside = join(work, `outside-${made++}`)
     mkdirSync(outside, { recursive: true })
     const shop = ShopBundle.copy('lock-link')
@@ -251,7 +267,7 @@ describe('contracts lock refuses, and writes nothing', () => {
     cpSync(shop.doc('orders'), join(outside, 'asyncapi.yaml'))
     rmSync(shop.doc('orders'))
     symlinkSync(join(outside, 'asyncapi.yaml'), shop.doc('orders'))
-    const json = JSON.parse(refused(shop.root, 'NATS_LOCK_PATH', [outside])) as { diagnostics: Stale[] }
+    const json = JSON.parse(await refused(shop.root, 'NATS_LOCK_PATH', [outside])) as { diagnostics: Stale[] }
     expect(json.diagnostics.map((d) => [relative(shop.root, d.file), d.pointer])).toContainEqual(['bundle.lock.json', '/entries/1/path'])
     expect(lstatSync(shop.doc('orders')).isSymbolicLink()).toBe(true)
 
@@ -259,25 +275,25 @@ describe('contracts lock refuses, and writes nothing', () => {
     cpSync(folder.path('payments'), join(outside, 'payments'), { recursive: true })
     rmSync(folder.path('payments'), { recursive: true })
     symlinkSync(join(outside, 'payments'), folder.path('payments'))
-    refused(folder.root, 'NATS_LOCK_PATH', [outside])
+    await refused(folder.root, 'NATS_LOCK_PATH', [outside])
 
     const lock = ShopBundle.copy('lock-link-lock')
     cpSync(lock.path('bundle.lock.json'), join(outside, 'bundle.lock.json'))
     rmSync(lock.path('bundle.lock.json'))
     symlinkSync(join(outside, 'bundle.lock.json'), lock.path('bundle.lock.json'))
-    refused(lock.root, 'CONTRACTS_SYMLINK', [outside])
+    await refused(lock.root, 'CONTRACTS_SYMLINK', [outside])
   })
 
-  it('a member that does not parse, a missing import, an import cycle, a pin it cannot write in place', () => {
+  it('a member that does not parse, a missing import, an import cycle, a pin it cannot write in place', async () => {
     const broken = ShopBundle.copy('lock-broken')
     // Something else is stale too: still nothing is written.
     broken.edit('orders/asyncapi/asyncapi.yaml', '  title: Orders\n', '  title: Orders # edited\n')
     broken.edit('payments/asyncapi/asyncapi.yaml', '  title: Payments\n', '  title: [Payments\n')
-    refused(broken.root, 'YAML_SYNTAX')
+    await refused(broken.root, 'YAML_SYNTAX')
 
     const missing = ShopBundle.copy('lock-missing')
     missing.edit('payments/asyncapi/asyncapi.yaml', 'path: orders/asyncapi/asyncapi.yaml', 'path: orders/asyncapi/gone.yaml')
-    const m = JSON.parse(refused(missing.root, 'NATS_LOCKED_FILE_MISSING')) as { diagnostics: Stale[] }
+    const m = JSON.parse(await refused(missing.root, 'NATS_LOCKED_FILE_MISSING')) as { diagnostics: Stale[] }
     expect(m.diagnostics.map((d) => [relative(missing.root, d.file), d.pointer])).toEqual([
       ['payments/asyncapi/asyncapi.yaml', '/x-nats-contract/imports/orders/path'],
     ])
@@ -285,8 +301,8 @@ describe('contracts lock refuses, and writes nothing', () => {
     // A path with a terminal escape in it reaches the terminal escaped.
     const hostile = ShopBundle.copy('lock-hostile')
     hostile.edit('payments/asyncapi/asyncapi.yaml', 'path: payments/workflows/refund.yaml', 'path: "payments/\\e[2Jrefund.yaml"')
-    refused(hostile.root, 'NATS_LOCKED_FILE_MISSING')
-    const shown = contracts(['lock', '.'], hostile.root).stderr
+    await refused(hostile.root, 'NATS_LOCKED_FILE_MISSING')
+    const shown = (await cli(['lock', '.'], hostile.root)).stderr
     expect(shown).toContain('"payments/\\u001b[2Jrefund.yaml" is not in the bundle.')
     expect(shown).not.toContain('\u001b')
 
@@ -296,7 +312,7 @@ describe('contracts lock refuses, and writes nothing', () => {
       '  contract: orders\n',
       `  contract: orders\n  imports:\n    shipping: { contract: shipping, version: 1.0.0, path: shipping/asyncapi/asyncapi.yaml, sha256: ${'0'.repeat(64)} }\n`,
     )
-    const c = JSON.parse(refused(cycle.root, 'NATS_IMPORT_CYCLE')) as { diagnostics: Array<Stale & { message: string }> }
+    const c = JSON.parse(await refused(cycle.root, 'NATS_IMPORT_CYCLE')) as { diagnostics: Array<Stale & { message: string }> }
     expect(c.diagnostics).toHaveLength(1)
     expect(c.diagnostics[0]!.message).toContain(
       'orders/asyncapi/asyncapi.yaml -> shipping/asyncapi/asyncapi.yaml -> payments/asyncapi/asyncapi.yaml -> orders/asyncapi/asyncapi.yaml',
@@ -305,11 +321,11 @@ describe('contracts lock refuses, and writes nothing', () => {
     const alias = ShopBundle.copy('lock-alias')
     alias.edit('orders/asyncapi/asyncapi.yaml', '  title: Orders\n', '  title: Orders # edited\n')
     alias.edit('payments/asyncapi/asyncapi.yaml', /path: orders\/asyncapi\/asyncapi\.yaml, sha256: \w+ \}/, 'path: orders/asyncapi/asyncapi.yaml }')
-    refused(alias.root, 'NATS_LOCK_PIN_FORM')
+    await refused(alias.root, 'NATS_LOCK_PIN_FORM')
 
     const outside = ShopBundle.copy('lock-outside')
     outside.edit('payments/asyncapi/asyncapi.yaml', 'path: native/streams.json', 'path: ../streams.json')
-    refused(outside.root, 'NATS_LOCK_PATH')
+    await refused(outside.root, 'NATS_LOCK_PATH')
   })
 
   it('usage: no bundle, a file that is not a lock, two bundles', () => {
