@@ -227,11 +227,18 @@ class BundleReader {
     }
     if (expected !== undefined && expected !== locked) {
       if (onMismatch) return void onMismatch(locked)
-      this.report(from.file, from.source, 'NATS_LOCK_MISMATCH', pointer, `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}).`, {
-        path: rel,
-        expected: locked,
-        given: expected,
-      })
+      this.report(
+        from.file,
+        from.source,
+        'NATS_LOCK_MISMATCH',
+        pointer,
+        `The digest given here for ${rel} is not the one ${LOCK} pins (${locked}); \`contracts lock\` on the bundle's folder writes each pin from the file's bytes.`,
+        {
+          path: rel,
+          expected: locked,
+          given: expected,
+        },
+      )
       return undefined
     }
     const abs = join(bundle.root, ...rel.split('/'))
@@ -381,7 +388,7 @@ function reportImports(reader: BundleReader, mismatches: ImportMismatch[]): void
       m.doc.source,
       'NATS_LOCK_MISMATCH',
       joinPointer('', 'x-nats-contract', 'imports', m.alias, 'path'),
-      `The digest given here for ${m.rel} is not the one ${LOCK} pins (${m.locked}).`,
+      `The digest given here for ${m.rel} is not the one ${LOCK} pins (${m.locked}); \`contracts lock\` on the bundle's folder writes each pin from the file's bytes.`,
       { path: m.rel, expected: m.locked, given: m.given },
     )
   }
@@ -478,7 +485,7 @@ function reportLockDigest(report: Report, bundle: Bundle, rel: string, actual: s
     bundle.lock,
     'NATS_LOCK_DIGEST',
     lockPointer(bundle, rel, 'sha256'),
-    `${rel} does not have the digest the lock pins: its bytes hash to ${actual}.`,
+    `${rel} does not have the digest the lock pins: its bytes hash to ${actual}. After a deliberate change, \`contracts lock\` on the bundle's folder writes the new digests.`,
     { path: rel, locked: bundle.entries.get(rel), actual },
   )
 }
