@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import contracts from 'unplugin-contracts/vite'
+import { until } from './helpers/until.js'
 
 const repo = join(import.meta.dirname, '..')
 const root = join(import.meta.dirname, '.tmp/vite-dev-absent')
@@ -20,17 +21,6 @@ const lock = join(root, 'bundle.lock.json')
 
 let server: ViteDevServer
 let base: string
-
-// A bound on the wait, not a claim about speed (see vite-dev.test.ts).
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 /** A contract's module as the browser fetches it: the URL read from the transformed main.js. */
 async function fetchImport(name: string): Promise<{ status: number; text: string }> {

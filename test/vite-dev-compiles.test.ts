@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import contracts from 'unplugin-contracts/vite'
 import { ContractCompiler, inspect } from 'unplugin-contracts'
 import { EditorFile } from './helpers/editor-save.js'
+import { until as untilEvery } from './helpers/until.js'
+
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined) => untilEvery(what, probe, 60_000, 50)
 
 const root = join(import.meta.dirname, '.tmp/vite-dev-compiles')
 const contract = join(root, 'payments.spec.json')
@@ -28,18 +31,6 @@ const readSidecar = () => {
     return readFileSync(sidecar, 'utf8')
   } catch {
     return undefined
-  }
-}
-
-// A bound on the wait, not a claim about speed: on a loaded 2-core machine a save has taken more
-// than 15 s to reach a served module.
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
   }
 }
 

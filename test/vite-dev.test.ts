@@ -10,6 +10,7 @@ import WebSocket from 'ws'
 import contracts from 'unplugin-contracts/vite'
 import { inspect } from 'unplugin-contracts'
 import { EditorFile } from './helpers/editor-save.js'
+import { until } from './helpers/until.js'
 
 const root = join(import.meta.dirname, '.tmp/vite-dev')
 const contract = join(root, 'payments.spec.json')
@@ -46,18 +47,6 @@ const readSidecar = () => {
     return readFileSync(join(root, 'payments.spec.d.json.ts'), 'utf8')
   } catch {
     return undefined
-  }
-}
-
-// A bound on the wait, not a claim about speed: on a loaded 2-core machine a save has taken more
-// than 15 s to reach a served module.
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
   }
 }
 
