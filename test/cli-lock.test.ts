@@ -2,8 +2,8 @@
  * `contracts lock` (fills in the digests a NATS bundle pins, then writes its lock) and `lock
  * --check`, run in this process (the usage errors also as the built binary) on copies of the shop
  * bundle (fixtures/nats/shop) and of the orders example: stale digests named exactly, fixed so
- * that `contracts check` passes, a second run a no-op, nothing but digests changed, links and broken bundles refused with nothing written.
- * Last, a property: over random edits to random members of the shop bundle, lock's result is the
+ * that `contracts check` passes, a second run a no-op, nothing but digests changed, links and
+ * broken bundles refused with nothing written. Last, a property: over random edits to random members of the shop bundle, lock's result is the
  * independent relock of test/helpers/nats-bundle.ts (the oracle), and the bundle checks.
  */
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
