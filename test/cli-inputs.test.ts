@@ -1,12 +1,13 @@
 /**
  * `contracts inputs` (every file a contract depends on, for a monorepo tool's task inputs) and the
- * CLI's persistent cache flags (`--cache-dir`, `--no-cache`), run as the built binary.
+ * CLI's persistent cache flags (`--cache-dir`, `--no-cache`): the command in this process
+ * (contractsInProcess), the first listing also as the built binary.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../src/core/input-host.js'
-import { contracts } from './helpers/cli.js'
+import { contracts, contractsInProcess as cli } from './helpers/cli.js'
 
 const repo = join(import.meta.dirname, '..')
 const work = join(import.meta.dirname, '.tmp/cli-inputs', String(process.pid))
@@ -49,7 +50,7 @@ function lockLookups(dir: string, cwd: string): string[] {
 }
 
 describe('contracts inputs', () => {
-  it('prints every file the contracts read, relative to the working directory, sorted, once each', () => {
+  it('prints every file the contracts read, relative to the working directory, sorted, once each', async () => {
     const root = project()
     const r = contracts(
       ['inputs', 'shop/orders/asyncapi/asyncapi.yaml', 'shop/payments/asyncapi/asyncapi.yaml', 'payments.spec.json', 'dasp/counter.dasp.json'],
@@ -71,13 +72,13 @@ describe('contracts inputs', () => {
       ...sorted([...SHOP_INPUTS, ...ORDERS_LOCK_LOOKUPS, ...PAYMENTS_LOCK_LOOKUPS]),
     ])
     // From another folder, the same files relative to it.
-    const inside = contracts(['inputs', 'orders/asyncapi/asyncapi.yaml'], join(root, 'shop'))
+    const inside = await cli(['inputs', 'orders/asyncapi/asyncapi.yaml'], join(root, 'shop'))
     expect(inside.stdout.trimEnd().split('\n')).toEqual(sorted([...SHOP_INPUTS, ...ORDERS_LOCK_LOOKUPS]).map((path) => path.slice('shop/'.length)))
   })
 
-  it('--json: all inputs, each contract’s, and the diagnostics', () => {
+  it('--json: all inputs, each contract’s, and the diagnostics', async () => {
     const root = project()
-    const r = contracts(['inputs', '--json', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root)
+    const r = await cli(['inputs', '--json', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root)
     expect(r.status).toBe(0)
     const orders = sorted([...SHOP_INPUTS, ...ORDERS_LOCK_LOOKUPS])
     expect(JSON.parse(r.stdout)).toEqual({
@@ -91,52 +92,52 @@ describe('contracts inputs', () => {
     })
   })
 
-  it('a contract with errors: its inputs still printed, its diagnostics on stderr, status 1; no file: status 2', () => {
+  it('a contract with errors: its inputs still printed, its diagnostics on stderr, status 1; no file: status 2', async () => {
     const root = project()
-    const r = contracts(['inputs', 'broken.spec.json', 'payments.spec.json'], root)
+    const r = await cli(['inputs', 'broken.spec.json', 'payments.spec.json'], root)
     expect(r.status).toBe(1)
     expect(r.stdout.trimEnd().split('\n')).toEqual(['broken.spec.json', 'payments.spec.json'])
     expect(r.stderr).toContain('error BENZENE_REF_MISSING')
-    const usage = contracts(['inputs'], root)
+    const usage = await cli(['inputs'], root)
     expect(usage.status).toBe(2)
     expect(usage.stderr).toContain('`contracts inputs` needs at least one file.')
-    expect(contracts(['inputs', '--topic', 'x', 'payments.spec.json'], root).status).toBe(2)
+    expect((await cli(['inputs', '--topic', 'x', 'payments.spec.json'], root)).status).toBe(2)
   })
 })
 
 describe('contracts inputs: the paths where a file made later changes the compile', () => {
-  it('a NATS document outside any bundle: the lock looked for in its folder and each one above is listed, and a lock made there later changes the check', () => {
+  it('a NATS document outside any bundle: the lock looked for in its folder and each one above is listed, and a lock made there later changes the check', async () => {
     const root = project()
     mkdirSync(join(root, 'svc'))
     cpSync(join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml'), join(root, 'svc/ledger.asyncapi.yaml'))
     const lookups = lockLookups(join(root, 'svc'), root)
     expect(lookups.slice(0, 2)).toEqual(['svc/bundle.lock.json', 'bundle.lock.json'])
-    const before = contracts(['inputs', '--json', 'svc/ledger.asyncapi.yaml'], root)
+    const before = await cli(['inputs', '--json', 'svc/ledger.asyncapi.yaml'], root)
     expect(before.status).toBe(0)
     const listed = JSON.parse(before.stdout) as { inputs: string[]; absent: string[] }
     expect(listed.absent).toEqual(sorted(lookups))
     expect(listed.inputs).toEqual(sorted(['svc/ledger.asyncapi.yaml', ...lookups]))
     // The plain list names the same paths (a monorepo tool hashes each once a file is made there).
-    expect(contracts(['inputs', 'svc/ledger.asyncapi.yaml'], root).stdout.trimEnd().split('\n')).toEqual(listed.inputs)
-    expect(contracts(['check', 'svc/ledger.asyncapi.yaml'], root).status).toBe(0)
+    expect((await cli(['inputs', 'svc/ledger.asyncapi.yaml'], root)).stdout.trimEnd().split('\n')).toEqual(listed.inputs)
+    expect((await cli(['check', 'svc/ledger.asyncapi.yaml'], root)).status).toBe(0)
 
     // A lock made in the project's folder, one that pins another digest for the document: the
     // document is now in that bundle, and its check fails. The list printed before named this lock.
     writeFileSync(join(root, 'bundle.lock.json'), JSON.stringify({ entries: [{ path: 'svc/ledger.asyncapi.yaml', sha256: '0'.repeat(64) }] }))
     expect(listed.inputs).toContain('bundle.lock.json')
-    const check = contracts(['check', 'svc/ledger.asyncapi.yaml'], root)
+    const check = await cli(['check', 'svc/ledger.asyncapi.yaml'], root)
     expect(check.status).toBe(1)
     expect(check.stdout + check.stderr).toContain('NATS_LOCK_DIGEST')
-    const after = JSON.parse(contracts(['inputs', '--json', 'svc/ledger.asyncapi.yaml'], root).stdout) as { inputs: string[]; absent: string[] }
+    const after = JSON.parse((await cli(['inputs', '--json', 'svc/ledger.asyncapi.yaml'], root)).stdout) as { inputs: string[]; absent: string[] }
     expect(after.absent).toEqual(['svc/bundle.lock.json'])
     expect(after.inputs).toEqual(['bundle.lock.json', 'svc/bundle.lock.json', 'svc/ledger.asyncapi.yaml'])
   })
 
-  it('DASP: a missing definition and a pinned file absent locally are listed; made later, each changes the check', () => {
+  it('DASP: a missing definition and a pinned file absent locally are listed; made later, each changes the check', async () => {
     const root = project()
     rmSync(join(root, 'dasp/extensions/proof-of-authority.dasp-ext.json'))
     rmSync(join(root, 'dasp/pins/encrypted-delivery/spec.md'))
-    const r = contracts(['inputs', '--json', 'dasp/counter.dasp.json'], root)
+    const r = await cli(['inputs', '--json', 'dasp/counter.dasp.json'], root)
     expect(r.status).toBe(1)
     const { absent, inputs } = JSON.parse(r.stdout) as { inputs: string[]; absent: string[] }
     expect(absent).toEqual(['dasp/extensions/proof-of-authority.dasp-ext.json', 'dasp/pins/encrypted-delivery/spec.md'])
@@ -144,17 +145,17 @@ describe('contracts inputs: the paths where a file made later changes the compil
 
     // The definition made again: the selection checks; the pinned file made with other bytes: it fails on the pin.
     cpSync(join(repo, 'fixtures/dasp/extensions/proof-of-authority.dasp-ext.json'), join(root, 'dasp/extensions/proof-of-authority.dasp-ext.json'))
-    expect(contracts(['check', 'dasp/counter.dasp.json'], root).status).toBe(0)
+    expect((await cli(['check', 'dasp/counter.dasp.json'], root)).status).toBe(0)
     writeFileSync(join(root, 'dasp/pins/encrypted-delivery/spec.md'), 'not the pinned text\n')
-    const pinned = contracts(['check', 'dasp/counter.dasp.json'], root)
+    const pinned = await cli(['check', 'dasp/counter.dasp.json'], root)
     expect(pinned.status).toBe(1)
     expect(pinned.stdout + pinned.stderr).toContain('DASP_PIN_MISMATCH')
   })
 
-  it('a result the persistent cache answers lists the same paths as the compile that wrote it', () => {
+  it('a result the persistent cache answers lists the same paths as the compile that wrote it', async () => {
     const root = project()
     const args = ['inputs', '--json', '--cache-dir', 'cache', 'shop/orders/asyncapi/asyncapi.yaml']
-    const first = JSON.parse(contracts(args, root).stdout) as { inputs: string[]; absent: string[]; diagnostics: unknown[] }
+    const first = JSON.parse((await cli(args, root)).stdout) as { inputs: string[]; absent: string[]; diagnostics: unknown[] }
     expect(first.absent).toEqual(ORDERS_LOCK_LOOKUPS)
     // A note added to the entry shows that the second run's answer is the cache's.
     const [name] = readdirSync(join(root, 'cache')).filter((n) => n.endsWith('.entry'))
@@ -165,7 +166,7 @@ describe('contracts inputs: the paths where a file made later changes the compil
     body.result.diagnostics.push(note)
     const text = JSON.stringify(body)
     writeFileSync(path, `${header}\n${sha256(text)}\n${text}`)
-    const second = JSON.parse(contracts(args, root).stdout) as typeof first
+    const second = JSON.parse((await cli(args, root)).stdout) as typeof first
     expect(second.diagnostics).toMatchObject([{ code: 'FROM_THE_CACHE' }])
     expect({ ...second, diagnostics: [] }).toEqual(first)
   })
@@ -182,32 +183,32 @@ describe('the CLI’s persistent cache', () => {
   const folder = (root: string) => join(root, 'node_modules/.cache/unplugin-contracts')
   const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.entry')) : [])
 
-  it('by default in node_modules/.cache/unplugin-contracts of the nearest package; --cache-dir elsewhere; --no-cache nowhere', () => {
+  it('by default in node_modules/.cache/unplugin-contracts of the nearest package; --cache-dir elsewhere; --no-cache nowhere', async () => {
     const root = project()
-    expect(contracts(['check', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root).status).toBe(0)
+    expect((await cli(['check', 'payments.spec.json', 'shop/orders/asyncapi/asyncapi.yaml'], root)).status).toBe(0)
     expect(entries(folder(root))).toHaveLength(2)
-    expect(contracts(['types', 'payments.spec.json', '--cache-dir', 'elsewhere'], root).status).toBe(0)
+    expect((await cli(['types', 'payments.spec.json', '--cache-dir', 'elsewhere'], root)).status).toBe(0)
     expect(entries(join(root, 'elsewhere'))).toHaveLength(1)
     const other = project()
-    expect(contracts(['check', 'payments.spec.json', '--no-cache'], other).status).toBe(0)
+    expect((await cli(['check', 'payments.spec.json', '--no-cache'], other)).status).toBe(0)
     expect(existsSync(join(other, 'node_modules'))).toBe(false)
-    const both = contracts(['check', 'payments.spec.json', '--no-cache', '--cache-dir', 'x'], other)
+    const both = await cli(['check', 'payments.spec.json', '--no-cache', '--cache-dir', 'x'], other)
     expect(both.status).toBe(2)
     expect(both.stderr).toContain('Use --cache-dir or --no-cache, not both.')
   })
 
-  it('UNPLUGIN_CONTRACTS_CACHE=0 turns the default folder off; a folder named with --cache-dir still applies', () => {
+  it('UNPLUGIN_CONTRACTS_CACHE=0 turns the default folder off; a folder named with --cache-dir still applies', async () => {
     const root = project()
     const env = { ...process.env, UNPLUGIN_CONTRACTS_CACHE: '0' }
-    expect(contracts(['check', 'payments.spec.json'], root, env).status).toBe(0)
+    expect((await cli(['check', 'payments.spec.json'], root, env)).status).toBe(0)
     expect(existsSync(join(root, 'node_modules'))).toBe(false)
-    expect(contracts(['check', 'payments.spec.json', '--cache-dir', 'named'], root, env).status).toBe(0)
+    expect((await cli(['check', 'payments.spec.json', '--cache-dir', 'named'], root, env)).status).toBe(0)
     expect(entries(join(root, 'named'))).toHaveLength(1)
   })
 
-  it('a second run reads it (a forged entry shows it is read), and `types` writes the declarations it holds', () => {
+  it('a second run reads it (a forged entry shows it is read), and `types` writes the declarations it holds', async () => {
     const root = project()
-    expect(contracts(['types', 'payments.spec.json'], root).status).toBe(0)
+    expect((await cli(['types', 'payments.spec.json'], root)).status).toBe(0)
     const dir = folder(root)
     const [name] = entries(dir)
     const path = join(dir, name!)
@@ -217,10 +218,10 @@ describe('the CLI’s persistent cache', () => {
     const text = JSON.stringify(body)
     writeFileSync(path, `${header}\n${sha256(text)}\n${text}`)
     rmSync(join(root, 'payments.spec.d.json.ts'))
-    expect(contracts(['types', 'payments.spec.json'], root).status).toBe(0)
+    expect((await cli(['types', 'payments.spec.json'], root)).status).toBe(0)
     expect(readFileSync(join(root, 'payments.spec.d.json.ts'), 'utf8')).toContain('fromTheCache')
     // Without the cache, the contract is compiled.
-    expect(contracts(['types', 'payments.spec.json', '--no-cache'], root).status).toBe(0)
+    expect((await cli(['types', 'payments.spec.json', '--no-cache'], root)).status).toBe(0)
     expect(readFileSync(join(root, 'payments.spec.d.json.ts'), 'utf8')).not.toContain('fromTheCache')
   })
 })

@@ -1,20 +1,19 @@
 /**
  * `contracts lock` (fills in the digests a NATS bundle pins, then writes its lock) and `lock
- * --check`, run as the built binary on copies of the shop bundle (fixtures/nats/shop) and of the
- * orders example: stale digests named exactly, fixed so that `contracts check` passes, a second run
- * a no-op, nothing but digests changed, links and broken bundles refused with nothing written.
- * Last, a property: over random edits to random members of the shop bundle, lock's result is the
+ * --check`, run in this process (the usage errors also as the built binary) on copies of the shop
+ * bundle (fixtures/nats/shop) and of the orders example: stale digests named exactly, fixed so
+ * that `contracts check` passes, a second run a no-op, nothing but digests changed, links and
+ * broken bundles refused with nothing written. Last, a property: over random edits to random members of the shop bundle, lock's result is the
  * independent relock of test/helpers/nats-bundle.ts (the oracle), and the bundle checks.
  */
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { run } from '../src/cli/index.js'
 import { ContractCompiler } from '../src/core/compile.js'
 import { hasErrors } from '../src/core/diagnostics.js'
 import { formats } from '../src/formats/index.js'
-import { contracts } from './helpers/cli.js'
+import { contracts, contractsInProcess } from './helpers/cli.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -50,22 +49,8 @@ function snapshot(root: string): Map<string, string> {
   return out
 }
 
-/**
- * The command in this process (this file has a process of its own): `run` with `cwd` as the working
- * folder, its output collected as the binary writes it. The binary itself is run by the usage test.
- */
-async function cli(args: string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  const previous = process.cwd()
-  process.chdir(cwd)
-  let stdout = ''
-  let stderr = ''
-  try {
-    const status = await run(args, { out: (text) => (stdout += text + '\n'), err: (text) => (stderr += text + '\n') })
-    return { status, stdout, stderr }
-  } finally {
-    process.chdir(previous)
-  }
-}
+/** The command in this process (this file has a process of its own); the binary is run by the usage test. */
+const cli = (args: string[], cwd: string) => contractsInProcess(args, cwd)
 const check = (root: string, documents: string[]) => cli(['check', '--no-cache', ...documents], root)
 const sortedLock = (text: string) => (JSON.parse(text) as { entries: Array<{ path: string }> }).entries.sort((a, b) => (a.path < b.path ? -1 : 1))
 /** 1-based line and column of the first `needle` in `text`. */
@@ -372,21 +357,20 @@ describe('property: lock is the independent relock, and the bundle checks', () =
 
   it('over random edits to random members', async () => {
     const compiler = new ContractCompiler({ formats })
-    const io = { out: () => {}, err: () => {} }
     await fc.assert(
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 4 }), async (edits) => {
         const shop = ShopBundle.copy('lock-property')
         const oracle = ShopBundle.copy('lock-property-oracle')
         for (const e of edits) for (const b of [shop, oracle]) apply(b, e)
         oracle.relock()
-        expect(await run(['lock', shop.root], io)).toBe(0)
+        expect((await cli(['lock', shop.root], repo)).status).toBe(0)
         for (const file of [...YAML_MEMBERS, 'native/streams.json']) expect(shop.read(file), file).toBe(oracle.read(file))
         expect(sortedLock(shop.read('bundle.lock.json'))).toEqual(sortedLock(oracle.read('bundle.lock.json')))
         for (const doc of SHOP_DOCUMENTS) {
           const result = await compiler.compile(shop.path(doc), { declarations: false })
           expect(hasErrors(result.diagnostics), JSON.stringify(result.diagnostics.slice(0, 2))).toBe(false)
         }
-        expect(await run(['lock', shop.root, '--check'], io)).toBe(0)
+        expect((await cli(['lock', shop.root, '--check'], repo)).status).toBe(0)
         rmSync(shop.root, { recursive: true, force: true })
         rmSync(oracle.root, { recursive: true, force: true })
       }),

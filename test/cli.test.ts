@@ -1,22 +1,29 @@
-/** The `contracts` binary, run as a child process. */
+/**
+ * The `contracts` command: most cases call its `run` in this process (contractsInProcess, this file
+ * has a process of its own); what is about the process itself (exit status as the shell sees it,
+ * stdout and stderr through real pipes, --version) and at least one run of each command use the
+ * built binary in a child process.
+ */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { contracts } from './helpers/cli.js'
+import { contracts, contractsInProcess as cli } from './helpers/cli.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene')
 const payments = join(fixtures, 'valid/payments.spec.json')
 const broken = join(fixtures, 'invalid/ref-missing.spec.json')
+/** Commands this file otherwise runs only in process: their help page is also asked of the binary. */
+const RUN_AS_BINARY: Record<string, true> = { generate: true, topology: true, lock: true, nats: true }
 
 describe('contracts check', () => {
-  it('exits 0 on valid contracts', () => {
+  it('exits 0 on valid contracts', async () => {
     const r = contracts(['check', payments, join(fixtures, 'valid/hostile-names.spec.json')])
     expect(r.stderr).toContain('2 contracts checked: no errors.')
     expect(r.status).toBe(0)
   })
 
-  it('exits 1 with a code frame on an invalid contract', () => {
+  it('exits 1 with a code frame on an invalid contract', async () => {
     const r = contracts(['check', payments, broken])
     expect(r.status).toBe(1)
     expect(r.stderr).toContain(`error BENZENE_REF_MISSING: $ref points at components.schemas["Orders"], which does not exist.`)
@@ -24,8 +31,8 @@ describe('contracts check', () => {
     expect(r.stderr).toContain('> 16 |         "$ref": "#/components/schemas/Orders"')
   })
 
-  it('--json prints every diagnostic with its fields', () => {
-    const r = contracts(['check', broken, '--json'])
+  it('--json prints every diagnostic with its fields', async () => {
+    const r = await cli(['check', broken, '--json'])
     expect(r.status).toBe(1)
     expect(JSON.parse(r.stdout)).toEqual({
       diagnostics: [
@@ -43,77 +50,77 @@ describe('contracts check', () => {
     })
   })
 
-  it('a missing file says so plainly, with no position into nothing', () => {
-    const r = contracts(['check', 'nope.spec.json'])
+  it('a missing file says so plainly, with no position into nothing', async () => {
+    const r = await cli(['check', 'nope.spec.json'])
     expect(r.status).toBe(1)
     expect(r.stderr).toContain('Cannot read ')
     expect(r.stderr).toContain('nope.spec.json: there is no such file.')
     expect(r.stderr).not.toMatch(/ENOENT|nope\.spec\.json:1:1/)
   })
 
-  it('--format github writes one GitHub Actions annotation per diagnostic, escaped, paths relative to the checkout', () => {
-    const r = contracts(['check', '--format', 'github', 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/nats/valid/ledger.asyncapi.yaml'])
+  it('--format github writes one GitHub Actions annotation per diagnostic, escaped, paths relative to the checkout', async () => {
+    const r = await cli(['check', '--format', 'github', 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/nats/valid/ledger.asyncapi.yaml'])
     expect(r.status).toBe(1)
     expect(r.stdout.trim().split('\n')).toEqual([
       '::error file=fixtures/nats/invalid/token-type.asyncapi.yaml,line=13,col=14,title=NATS_TOKEN_TYPE::Token type "entryId" needs maxLength as an integer in 1..128.',
     ])
     expect(r.stderr.trim()).toBe('2 contracts checked: 1 failed (1 error).')
     // A warning-only contract (NATS has no warning code since NATS_CONSUMER_OUTSIDE_STREAM became an error).
-    const warned = contracts(['check', '--format', 'github', 'fixtures/benzene/invalid/openapi-value.spec.json'])
+    const warned = await cli(['check', '--format', 'github', 'fixtures/benzene/invalid/openapi-value.spec.json'])
     expect([warned.status, warned.stdout]).toEqual([
       0,
       expect.stringMatching(/^::warning file=fixtures\/benzene\/invalid\/openapi-value\.spec\.json,line=\d+,col=\d+,title=BENZENE_OPENAPI_VALUE::/),
     ])
-    expect(contracts(['check', '--format', 'junit', 'fixtures/nats/valid/ledger.asyncapi.yaml']).status).toBe(2)
+    expect((await cli(['check', '--format', 'junit', 'fixtures/nats/valid/ledger.asyncapi.yaml'])).status).toBe(2)
   })
 
-  it('a flag another command takes is a usage error that names what the command takes', () => {
+  it('a flag another command takes is a usage error that names what the command takes', async () => {
     for (const [args, flag, command] of [
       [['check', '--topic', 'x', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topic', 'check'],
       [['inspect', '--topic', 'x', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topic', 'inspect'],
       [['types', '--json', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--json', 'types'],
       [['topology', '--server', 'nats://127.0.0.1:1', 'fixtures/nats/shop'], '--server', 'topology'],
     ] as const) {
-      const r = contracts([...args])
+      const r = await cli([...args])
       expect([r.status, r.stderr]).toEqual([2, expect.stringContaining(`${flag} does not apply to \`contracts ${command}\``)])
     }
   })
 
-  it('--topics, --include-reserved and --names on a NATS or DASP file are usage errors, not ignored', () => {
+  it('--topics, --include-reserved and --names on a NATS or DASP file are usage errors, not ignored', async () => {
     for (const [args, flag, kind] of [
       [['check', '--topics', 'a', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topics', 'NATS'],
       [['inspect', '--include-reserved', 'fixtures/dasp/counter.dasp.json'], '--include-reserved', 'DASP'],
       [['types', '--topics', 'a', payments, 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topics', 'NATS'],
     ] as const) {
-      const r = contracts([...args])
+      const r = await cli([...args])
       expect([r.status, r.stdout]).toEqual([2, ''])
       expect(r.stderr).toContain(`contracts: ${flag} applies to Benzene contracts; ${args.at(-1)} is a ${kind} contract.`)
     }
   })
 
-  it("parseArgs' errors become plain sentences, followed by the command's own page", () => {
-    const unknown = contracts(['check', payments, '--bogus'])
+  it("parseArgs' errors become plain sentences, followed by the command's own page", async () => {
+    const unknown = await cli(['check', payments, '--bogus'])
     expect(unknown.status).toBe(2)
     expect(unknown.stderr).toMatch(/^contracts: There is no flag --bogus\.\n\nUsage:\n {2}contracts check /)
     expect(unknown.stderr).not.toContain('as in')
-    expect(contracts(['hash', payments, '--topic']).stderr).toMatch(/^contracts: --topic needs a value \(--topic <value>\)\./)
-    expect(contracts(['check', '--json=yes', payments]).stderr).toMatch(/^contracts: --json takes no value\./)
+    expect((await cli(['hash', payments, '--topic'])).stderr).toMatch(/^contracts: --topic needs a value \(--topic <value>\)\./)
+    expect((await cli(['check', '--json=yes', payments])).stderr).toMatch(/^contracts: --json takes no value\./)
   })
 
-  it('--help per command (and `help <command>`) shows usage, flags and examples on stdout; --version prints the version', () => {
+  it('--help per command (and `help <command>`) shows usage, flags and examples on stdout; --version prints the version', async () => {
     const version = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')).version
     expect(contracts(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' })
     for (const command of ['check', 'hash', 'inspect', 'types', 'generate', 'topology', 'lock', 'nats']) {
-      const page = contracts([command, '--help'])
+      const page = await cli([command, '--help'])
       expect([page.status, page.stderr]).toEqual([0, ''])
       expect(page.stdout).toMatch(new RegExp(`^Usage:\\n  contracts ${command} `))
       expect(page.stdout).toMatch(/\nExamples:\n {2}contracts /)
-      expect(contracts(['help', command]).stdout).toBe(page.stdout)
+      expect((command in RUN_AS_BINARY ? contracts(['help', command]) : await cli(['help', command])).stdout).toBe(page.stdout)
     }
-    expect(contracts(['help', 'nope']).status).toBe(2)
+    expect((await cli(['help', 'nope'])).status).toBe(2)
   })
 
-  it('results on stdout; diagnostics and the summary on stderr, one summary line per run saying how many files failed', () => {
+  it('results on stdout; diagnostics and the summary on stderr, one summary line per run saying how many files failed', async () => {
     const r = contracts(['check', payments, 'fixtures/nats/invalid/token-type.asyncapi.yaml', 'fixtures/benzene/invalid/openapi-value.spec.json'])
     expect([r.status, r.stdout]).toEqual([1, ''])
     expect(r.stderr).toContain('NATS_TOKEN_TYPE')
@@ -127,12 +134,12 @@ describe('contracts check', () => {
     expect([hash.stdout.trim().length, hash.stderr]).toEqual([64 + 'sha256:'.length, ''])
   })
 
-  it('one YAML mistake prints one diagnostic (the consequent parser errors counted, not shown)', () => {
+  it('one YAML mistake prints one diagnostic (the consequent parser errors counted, not shown)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'contracts-yaml-'))
     const file = join(dir, 'orders.asyncapi.yaml')
     // README's old NATS snippet: a `{` inside a flow mapping.
     writeFileSync(file, 'asyncapi: 3.1.0\nchannels:\n  a:\n    filters: { inRegion: payments.{region}.*.captured }\n    x: 1\n')
-    const r = contracts(['check', file])
+    const r = await cli(['check', file])
     rmSync(dir, { recursive: true, force: true })
     expect(r.status).toBe(1)
     expect(r.stderr.match(/^error /gm)).toHaveLength(1)
@@ -142,7 +149,7 @@ describe('contracts check', () => {
     expect(r.stderr.trim().split('\n').at(-1)).toBe('1 contract checked: 1 failed (1 error).')
   })
 
-  it('exits 2 on usage errors', () => {
+  it('exits 2 on usage errors', async () => {
     expect(contracts(['check']).status).toBe(2)
     expect(contracts(['check', payments, '--nope']).status).toBe(2)
     expect(contracts(['frobnicate']).status).toBe(2)
@@ -153,10 +160,10 @@ describe('contracts check', () => {
 
 describe('contracts hash and inspect', () => {
   const hashCases = JSON.parse(readFileSync(join(import.meta.dirname, '../conformance/benzene/contract-hash-cases.json'), 'utf8'))
-  const inspected = () => JSON.parse(contracts(['inspect', payments, '--json']).stdout)
+  const inspected = async () => JSON.parse((await cli(['inspect', payments, '--json'])).stdout)
 
-  it('inspect --json prints topics, events, closures and hashes', () => {
-    const data = inspected()
+  it('inspect --json prints topics, events, closures and hashes', async () => {
+    const data = await inspected()
     expect(data.format).toBe('benzene')
     expect(data.topics).toEqual(['payments:capture', 'payments:refund', 'payments:get-all'])
     expect(data.events).toEqual(['payment:captured'])
@@ -164,50 +171,50 @@ describe('contracts hash and inspect', () => {
     expect(Object.keys(data.hashes.topics)).toEqual(data.topics)
   })
 
-  it('hash: whole-service, --topic (topic-scoped) and --topics (service-level) agree with inspect', () => {
-    const data = inspected()
-    expect(contracts(['hash', payments]).stdout.trim()).toBe(data.hashes.service)
-    expect(contracts(['hash', payments, '--topic', 'payments:capture']).stdout.trim()).toBe(data.hashes.topics['payments:capture'])
-    const serviceLevel = JSON.parse(contracts(['inspect', payments, '--topics', 'payments:refund', '--json']).stdout).hashes.service
-    expect(contracts(['hash', payments, '--topics', 'payments:refund']).stdout.trim()).toBe(serviceLevel)
+  it('hash: whole-service, --topic (topic-scoped) and --topics (service-level) agree with inspect', async () => {
+    const data = await inspected()
+    expect((await cli(['hash', payments])).stdout.trim()).toBe(data.hashes.service)
+    expect((await cli(['hash', payments, '--topic', 'payments:capture'])).stdout.trim()).toBe(data.hashes.topics['payments:capture'])
+    const serviceLevel = JSON.parse((await cli(['inspect', payments, '--topics', 'payments:refund', '--json'])).stdout).hashes.service
+    expect((await cli(['hash', payments, '--topics', 'payments:refund'])).stdout.trim()).toBe(serviceLevel)
     expect(serviceLevel).not.toBe(data.hashes.topics['payments:refund'])
   })
 
-  it('hash of a reserved topic asked for by name', () => {
-    const r = contracts(['hash', payments, '--topic', 'benzene:spec'])
+  it('hash of a reserved topic asked for by name', async () => {
+    const r = await cli(['hash', payments, '--topic', 'benzene:spec'])
     expect(r.status).toBe(0)
     expect(r.stdout.trim()).toMatch(/^sha256:[0-9a-f]{64}$/)
   })
 
-  it('hash --topic --version picks one version; without --version an ambiguous topic is a usage error', () => {
+  it('hash --topic --version picks one version; without --version an ambiguous topic is a usage error', async () => {
     const edge = join(fixtures, 'valid/edge-cases.spec.json')
-    const v2 = contracts(['hash', edge, '--topic', 'orders:place', '--version', 'v2'])
+    const v2 = await cli(['hash', edge, '--topic', 'orders:place', '--version', 'v2'])
     expect(v2.status).toBe(0)
-    const v1 = contracts(['hash', edge, '--topic', 'orders:place', '--version', 'v1'])
+    const v1 = await cli(['hash', edge, '--topic', 'orders:place', '--version', 'v1'])
     expect(v1.stdout).not.toBe(v2.stdout)
-    const ambiguous = contracts(['hash', edge, '--topic', 'orders:place'])
+    const ambiguous = await cli(['hash', edge, '--topic', 'orders:place'])
     expect(ambiguous.status).toBe(2)
     expect(ambiguous.stderr).toContain('orders:place --version v1, orders:place --version v2')
   })
 
-  it('an unknown topic fails like check, listing the valid ones', () => {
-    const r = contracts(['hash', payments, '--topic', 'payments:cancel'])
+  it('an unknown topic fails like check, listing the valid ones', async () => {
+    const r = await cli(['hash', payments, '--topic', 'payments:cancel'])
     expect(r.status).toBe(1)
     expect(r.stderr).toContain('BENZENE_UNKNOWN_TOPIC')
     expect(r.stderr).toContain('payments:get-all')
-    const inspectBroken = contracts(['inspect', broken, '--json'])
+    const inspectBroken = await cli(['inspect', broken, '--json'])
     expect(inspectBroken.status).toBe(1)
     expect(JSON.parse(inspectBroken.stdout).diagnostics[0].code).toBe('BENZENE_REF_MISSING')
   })
 
-  it('prints the conformance hashes of the conformance document', () => {
+  it('prints the conformance hashes of the conformance document', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'contracts-cli-'))
     const file = join(dir, 'payments.spec.json')
     writeFileSync(file, JSON.stringify(hashCases.documents.payments, null, 2))
     const pinned = (prefix: string) => hashCases.cases.find((c: { name: string }) => c.name.startsWith(prefix)).expect.hash
-    expect(contracts(['hash', file]).stdout.trim()).toBe(pinned('whole-service: strips'))
-    expect(contracts(['hash', file, '--topic', 'payments:capture', '--version', 'v2']).stdout.trim()).toBe(pinned('topic-scoped: one entry'))
-    expect(contracts(['hash', file, '--topics', 'payments:capture']).stdout.trim()).toBe(pinned('service-level: requests filtered'))
+    expect((await cli(['hash', file])).stdout.trim()).toBe(pinned('whole-service: strips'))
+    expect((await cli(['hash', file, '--topic', 'payments:capture', '--version', 'v2'])).stdout.trim()).toBe(pinned('topic-scoped: one entry'))
+    expect((await cli(['hash', file, '--topics', 'payments:capture'])).stdout.trim()).toBe(pinned('service-level: requests filtered'))
   })
 })
 
@@ -219,12 +226,12 @@ describe("contracts --names: the plugin's `names` option, from a file", () => {
     return file
   }
 
-  it('inspect shows the export names; --names renames, and types write the names given', () => {
-    const defaults = JSON.parse(contracts(['inspect', collision, '--json']).stdout)
+  it('inspect shows the export names; --names renames, and types write the names given', async () => {
+    const defaults = JSON.parse((await cli(['inspect', collision, '--json'])).stdout)
     expect(defaults.entries.map((e: { exportName: string }) => e.exportName)).toEqual(['ordersPlace', 'customersPlace'])
     expect(contracts(['inspect', collision]).stdout).toContain('topic orders:place  sha256:')
     const names = namesFile({ 'orders:place@v1': 'placeOrder', 'customers:place': 'placeCustomer' })
-    const renamed = JSON.parse(contracts(['inspect', collision, '--names', names, '--json']).stdout)
+    const renamed = JSON.parse((await cli(['inspect', collision, '--names', names, '--json'])).stdout)
     expect(renamed.entries.map((e: { exportName: string }) => e.exportName)).toEqual(['placeOrder', 'placeCustomer'])
     const dir = mkdtempSync(join(tmpdir(), 'contracts-names-types-'))
     const copy = join(dir, 'orders.spec.json')
@@ -233,13 +240,13 @@ describe("contracts --names: the plugin's `names` option, from a file", () => {
     expect(readFileSync(join(dir, 'orders.spec.d.json.ts'), 'utf8')).toMatch(/export declare const placeOrder: [\s\S]*export declare const placeCustomer:/)
   })
 
-  it('a name the file gives twice fails check; a file that is missing or not an object of strings is a usage or option error', () => {
-    const clash = contracts(['check', collision, '--names', namesFile({ 'orders:place': 'place', 'customers:place': 'place' })])
+  it('a name the file gives twice fails check; a file that is missing or not an object of strings is a usage or option error', async () => {
+    const clash = await cli(['check', collision, '--names', namesFile({ 'orders:place': 'place', 'customers:place': 'place' })])
     expect(clash.status).toBe(1)
     expect(clash.stderr).toContain('BENZENE_EXPORT_COLLISION')
-    expect(contracts(['check', collision, '--names', join(tmpdir(), 'no-such-names.json')])).toMatchObject({ status: 2 })
-    expect(contracts(['check', collision, '--names', namesFile(['place'])])).toMatchObject({ status: 2 })
-    const wrongValue = contracts(['check', collision, '--names', namesFile({ 'orders:place': 3 })])
+    expect(await cli(['check', collision, '--names', join(tmpdir(), 'no-such-names.json')])).toMatchObject({ status: 2 })
+    expect(await cli(['check', collision, '--names', namesFile(['place'])])).toMatchObject({ status: 2 })
+    const wrongValue = await cli(['check', collision, '--names', namesFile({ 'orders:place': 3 })])
     expect(wrongValue.status).toBe(1)
     expect(wrongValue.stderr).toContain('BENZENE_INVALID_OPTION')
   })
@@ -258,12 +265,12 @@ describe('every command on every format', () => {
     ['dasp', dasp, /^dasp selection .*\n {2}extension https:\/\/dasp-protocol\.github\.io\/dasp\/contracts\/encrypted-delivery draft-01 {2}connection/],
   ]
 
-  it.each(cases)('%s: check, inspect, inspect --json and types succeed', (format, file, text) => {
-    expect(contracts(['check', file])).toMatchObject({ status: 0 })
-    const inspected = contracts(['inspect', file])
+  it.each(cases)('%s: check, inspect, inspect --json and types succeed', async (format, file, text) => {
+    expect(await cli(['check', file])).toMatchObject({ status: 0 })
+    const inspected = await cli(['inspect', file])
     expect(inspected.status, inspected.stderr).toBe(0)
     expect(inspected.stdout).toMatch(text)
-    const json = contracts(['inspect', file, '--json'])
+    const json = await cli(['inspect', file, '--json'])
     expect(json.status).toBe(0)
     expect(JSON.parse(json.stdout)).toMatchObject({ format })
     const dir = mkdtempSync(join(tmpdir(), `contracts-types-${format}-`))
@@ -273,18 +280,18 @@ describe('every command on every format', () => {
       // A selection reads its definitions and pins beside it.
       for (const sub of ['extensions', 'pins']) cpSync(join(file, '..', sub), join(dir, sub), { recursive: true })
     }
-    const types = contracts(['types', copy])
+    const types = await cli(['types', copy])
     expect(types.status, types.stderr).toBe(0)
     expect(types.stderr).toContain('wrote')
   })
 
-  it('hash: the Benzene contract hash; a usage error naming what NATS and DASP have instead, never a crash', () => {
-    expect(contracts(['hash', payments]).stdout.trim()).toMatch(/^sha256:[0-9a-f]{64}$/)
-    const natsHash = contracts(['hash', nats])
+  it('hash: the Benzene contract hash; a usage error naming what NATS and DASP have instead, never a crash', async () => {
+    expect((await cli(['hash', payments])).stdout.trim()).toMatch(/^sha256:[0-9a-f]{64}$/)
+    const natsHash = await cli(['hash', nats])
     expect(natsHash.status).toBe(2)
     expect(natsHash.stderr).toMatch(/no contract hash; it is identified by its document digest, [0-9a-f]{64}/)
     expect(natsHash.stderr).not.toContain('TypeError')
-    const daspHash = contracts(['hash', dasp])
+    const daspHash = await cli(['hash', dasp])
     expect(daspHash.status).toBe(2)
     expect(daspHash.stderr).toContain('pinned by content')
   })

@@ -7,7 +7,8 @@
  * a link; `generate` with two versions of one contract id, into an `--out` holding a link or a file
  * of the user's; `topology --out` onto a link and onto a foreign file. Each time: the script is
  * unchanged, the build or the command says why (CONTRACTS_WRITE_REFUSED, or a usage error naming
- * both inputs), and running the script runs nothing planted.
+ * both inputs), and running the script runs nothing planted. The command runs in this process
+ * (contractsInProcess: what is tested is its logic); one case of each command also runs the binary.
  */
 import { spawnSync } from 'node:child_process'
 import {
@@ -27,7 +28,7 @@ import {
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { bundlers } from './helpers/bundlers.js'
-import { contracts } from './helpers/cli.js'
+import { contracts, contractsInProcess as cli } from './helpers/cli.js'
 
 const repo = join(import.meta.dirname, '..')
 const work = join(import.meta.dirname, '.tmp/write-attacks')
@@ -68,7 +69,7 @@ describe('a sidecar path linked to a script, in a real Rollup build', () => {
     const control = join(work, 'control')
     mkdirSync(control)
     writeFileSync(join(control, '#orders.asyncapi.yaml'), ORDERS)
-    expect(contracts(['types', join(control, '#orders.asyncapi.yaml')]).status).toBe(0)
+    expect((await cli(['types', join(control, '#orders.asyncapi.yaml')])).status).toBe(0)
     spawnSync('bash', ['#orders.asyncapi.d.yaml.ts'], { cwd: control })
     expect(existsSync(join(control, 'pwned'))).toBe(true)
 
@@ -148,7 +149,7 @@ describe('a sidecar path linked to a script, in a Vite dev server', () => {
 })
 
 describe('`contracts types` through a link', () => {
-  it('the sidecar: exit 1, CONTRACTS_WRITE_REFUSED, the script unchanged', () => {
+  it('the sidecar: exit 1, CONTRACTS_WRITE_REFUSED, the script unchanged', async () => {
     writeFileSync(join(vendor, 'payments.spec.json'), PAYMENTS)
     symlinkSync('../../deploy.sh', join(vendor, 'payments.spec.d.json.ts'))
     const r = contracts(['types', join(vendor, 'payments.spec.json')])
@@ -157,44 +158,44 @@ describe('`contracts types` through a link', () => {
     expect(script()).toEqual({ text: SCRIPT, link: false })
   })
 
-  it('the query declarations: exit 1, the script unchanged', () => {
+  it('the query declarations: exit 1, the script unchanged', async () => {
     writeFileSync(join(vendor, 'payments.spec.json'), PAYMENTS)
     symlinkSync('../../deploy.sh', join(vendor, 'payments.spec.json-queries.d.ts'))
-    const r = contracts(['types', `${join(vendor, 'payments.spec.json')}?topics=payments:capture`])
+    const r = await cli(['types', `${join(vendor, 'payments.spec.json')}?topics=payments:capture`])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/CONTRACTS_WRITE_REFUSED: .*payments\.spec\.json-queries\.d\.ts is a symbolic link/)
     expect(script()).toEqual({ text: SCRIPT, link: false })
   })
 
-  it('a link in a parent folder: the contract folder itself reached through a link is the root (allowed), a sidecar is never written through a link below it', () => {
+  it('a link in a parent folder: the contract folder itself reached through a link is the root (allowed), a sidecar is never written through a link below it', async () => {
     // The root may be a link (a workspace package linked into node_modules): only what is below it is checked.
     writeFileSync(join(vendor, 'payments.spec.json'), PAYMENTS)
     symlinkSync(vendor, join(work, 'linked'))
-    const r = contracts(['types', join(work, 'linked/payments.spec.json')])
+    const r = await cli(['types', join(work, 'linked/payments.spec.json')])
     expect(r.status).toBe(0)
     expect(lstatSync(join(vendor, 'payments.spec.d.json.ts')).isFile()).toBe(true)
   })
 
-  it('unchanged content is not rewritten (mtime kept); a file the project wrote is updated', () => {
+  it('unchanged content is not rewritten (mtime kept); a file the project wrote is updated', async () => {
     const contract = join(vendor, 'payments.spec.json')
     const sidecar = join(vendor, 'payments.spec.d.json.ts')
     writeFileSync(contract, PAYMENTS)
-    expect(contracts(['types', contract]).stderr).toContain(`wrote ${sidecar}`)
+    expect((await cli(['types', contract])).stderr).toContain(`wrote ${sidecar}`)
     const past = new Date(Date.now() - 3_600_000)
     utimesSync(sidecar, past, past)
     const before = statSync(sidecar).mtimeMs
-    expect(contracts(['types', contract]).stderr).toContain(`unchanged ${sidecar}`)
+    expect((await cli(['types', contract])).stderr).toContain(`unchanged ${sidecar}`)
     expect(statSync(sidecar).mtimeMs).toBe(before)
     writeFileSync(contract, PAYMENTS.replace('"payments:refund"', '"payments:reverse"'))
-    const again = contracts(['types', contract])
+    const again = await cli(['types', contract])
     expect([again.status, again.stderr]).toEqual([0, expect.stringContaining(`wrote ${sidecar}`)])
   })
 
-  it('a file of the user at the sidecar path is not overwritten', () => {
+  it('a file of the user at the sidecar path is not overwritten', async () => {
     const contract = join(vendor, 'payments.spec.json')
     writeFileSync(contract, PAYMENTS)
     writeFileSync(join(vendor, 'payments.spec.d.json.ts'), 'export declare const mine: 1\n')
-    const r = contracts(['types', contract])
+    const r = await cli(['types', contract])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/CONTRACTS_WRITE_REFUSED: .*was not written by unplugin-contracts/)
     expect(readFileSync(join(vendor, 'payments.spec.d.json.ts'), 'utf8')).toBe('export declare const mine: 1\n')
@@ -212,7 +213,7 @@ describe('`contracts generate`', () => {
     )
   }
 
-  it('two versions of one contract id with --target typescript: a usage error naming both inputs, and nothing written', () => {
+  it('two versions of one contract id with --target typescript: a usage error naming both inputs, and nothing written', async () => {
     v1()
     const out = join(work, 'out')
     const r = contracts(['generate', '--target', 'typescript', '--out', out, 'v1/ledger.asyncapi.yaml', 'v2/ledger.asyncapi.yaml'], work)
@@ -222,7 +223,7 @@ describe('`contracts generate`', () => {
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([])
   })
 
-  it('an output name from a contract id (`../../x`, `#orders`) is a plain file name inside --out', () => {
+  it('an output name from a contract id (`../../x`, `#orders`) is a plain file name inside --out', async () => {
     const ledger = readFileSync(join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
     for (const [id, name] of [
       ['../../x', '_x'],
@@ -230,56 +231,56 @@ describe('`contracts generate`', () => {
     ]) {
       rmSync(join(work, 'out'), { recursive: true, force: true })
       writeFileSync(join(vendor, 'c.asyncapi.yaml'), ledger.replace('contract: ledger', `contract: '${id}'`))
-      const r = contracts(['generate', '--target', 'typescript', '--out', 'out', 'vendor/contracts/c.asyncapi.yaml'], work)
+      const r = await cli(['generate', '--target', 'typescript', '--out', 'out', 'vendor/contracts/c.asyncapi.yaml'], work)
       expect([id, r.status, r.stderr]).toEqual([id, 0, 'wrote 2 files under out\n'])
       expect([id, readdirSync(join(work, 'out')).sort()]).toEqual([id, [`${name}.d.ts`, `${name}.js`]])
       expect(readdirSync(work).sort()).toEqual(['deploy.sh', 'out', 'vendor'])
     }
   })
 
-  it('an --out holding a link at an output: exit 1, the script unchanged, no other output written', () => {
+  it('an --out holding a link at an output: exit 1, the script unchanged, no other output written', async () => {
     const out = join(work, 'out')
     mkdirSync(out)
     symlinkSync('../deploy.sh', join(out, 'ledger.js'))
-    const r = contracts(['generate', '--target', 'typescript', '--out', out, join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml')])
+    const r = await cli(['generate', '--target', 'typescript', '--out', out, join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml')])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/CONTRACTS_WRITE_REFUSED: .*ledger\.js is a symbolic link/)
     expect(script()).toEqual({ text: SCRIPT, link: false })
     expect(readdirSync(out)).toEqual(['ledger.js'])
   })
 
-  it('an --out holding a link in a folder component (--target rust, `src -> ../elsewhere`): exit 1, nothing written there', () => {
+  it('an --out holding a link in a folder component (--target rust, `src -> ../elsewhere`): exit 1, nothing written there', async () => {
     const out = join(work, 'crate')
     mkdirSync(out)
     mkdirSync(join(work, 'elsewhere'))
     symlinkSync('../elsewhere', join(out, 'src'))
-    const r = contracts(['generate', '--target', 'rust', '--out', out, join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml')])
+    const r = await cli(['generate', '--target', 'rust', '--out', out, join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml')])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/CONTRACTS_WRITE_REFUSED: .*crate\/src is a symbolic link/)
     expect(readdirSync(join(work, 'elsewhere'))).toEqual([])
     expect(readdirSync(out)).toEqual(['src'])
   })
 
-  it('an --out holding a file of the user (no marker): exit 1, the file unchanged; a second run over its own output is `unchanged`', () => {
+  it('an --out holding a file of the user (no marker): exit 1, the file unchanged; a second run over its own output is `unchanged`', async () => {
     const out = join(work, 'out')
     mkdirSync(out)
     writeFileSync(join(out, 'ledger.d.ts'), '// hand-written\n')
     const ledger = join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml')
-    const r = contracts(['generate', '--target', 'typescript', '--out', out, ledger])
+    const r = await cli(['generate', '--target', 'typescript', '--out', out, ledger])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/CONTRACTS_WRITE_REFUSED: .*ledger\.d\.ts exists and was not written by unplugin-contracts/)
     expect(readFileSync(join(out, 'ledger.d.ts'), 'utf8')).toBe('// hand-written\n')
     expect(readdirSync(out)).toEqual(['ledger.d.ts'])
     rmSync(join(out, 'ledger.d.ts'))
-    expect(contracts(['generate', '--target', 'typescript', '--out', out, ledger]).stderr).toBe(`wrote 2 files under ${out}\n`)
-    expect(contracts(['generate', '--target', 'typescript', '--out', out, ledger]).stderr).toBe(`wrote 0 files under ${out} (2 unchanged)\n`)
+    expect((await cli(['generate', '--target', 'typescript', '--out', out, ledger])).stderr).toBe(`wrote 2 files under ${out}\n`)
+    expect((await cli(['generate', '--target', 'typescript', '--out', out, ledger])).stderr).toBe(`wrote 0 files under ${out} (2 unchanged)\n`)
     // The Rust crate carries the marker in every file, so a second generate updates it.
     const crate = join(work, 'crate')
-    expect(contracts(['generate', '--target', 'rust', '--out', crate, ledger]).status).toBe(0)
+    expect((await cli(['generate', '--target', 'rust', '--out', crate, ledger])).status).toBe(0)
     for (const file of ['Cargo.toml', 'src/lib.rs', 'src/common.rs', 'src/ledger.rs'])
       expect([file, readFileSync(join(crate, file), 'utf8').split('\n')[0]]).toEqual([file, expect.stringContaining('Generated by unplugin-contracts')])
-    expect(contracts(['generate', '--target', 'rust', '--out', crate, ledger]).stderr).toBe(`wrote 0 files under ${crate} (4 unchanged)\n`)
-    const serde = contracts(['generate', '--target', 'rust', '--serde', '--out', crate, ledger])
+    expect((await cli(['generate', '--target', 'rust', '--out', crate, ledger])).stderr).toBe(`wrote 0 files under ${crate} (4 unchanged)\n`)
+    const serde = await cli(['generate', '--target', 'rust', '--serde', '--out', crate, ledger])
     expect([serde.status, serde.stderr]).toEqual([0, expect.stringMatching(/^wrote [1-4] files under /)])
     expect(readFileSync(join(crate, 'Cargo.toml'), 'utf8')).toContain('serde')
   })
@@ -289,7 +290,7 @@ describe('`contracts topology --out`', () => {
   // One small document: the SVG and HTML layouts of a whole bundle take seconds each.
   const ledger = [join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml')]
 
-  it('onto a link: exit 1, the script unchanged', () => {
+  it('onto a link: exit 1, the script unchanged', async () => {
     symlinkSync('deploy.sh', join(work, 'topology.mmd'))
     const r = contracts(['topology', '--format', 'mermaid', '--out', join(work, 'topology.mmd'), ...ledger])
     expect(r.status).toBe(1)
@@ -297,15 +298,15 @@ describe('`contracts topology --out`', () => {
     expect(script()).toEqual({ text: SCRIPT, link: false })
   })
 
-  it('onto a foreign file: exit 1, the file unchanged', () => {
+  it('onto a foreign file: exit 1, the file unchanged', async () => {
     writeFileSync(join(work, 'notes.html'), '<!doctype html>\n<p>my notes</p>\n')
-    const r = contracts(['topology', '--format', 'html', '--out', join(work, 'notes.html'), ...ledger])
+    const r = await cli(['topology', '--format', 'html', '--out', join(work, 'notes.html'), ...ledger])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/CONTRACTS_WRITE_REFUSED: .*notes\.html exists and was not written by unplugin-contracts/)
     expect(readFileSync(join(work, 'notes.html'), 'utf8')).toBe('<!doctype html>\n<p>my notes</p>\n')
   })
 
-  it('each format carries the marker in its own comment, and a second run over its own file is `unchanged`', () => {
+  it('each format carries the marker in its own comment, and a second run over its own file is `unchanged`', async () => {
     const starts: Record<string, RegExp> = {
       json: /^\{\n {2}"\$comment": "Generated by unplugin-contracts\. Do not edit\.",\n {2}"nodes"/,
       mermaid: /^%% Generated by unplugin-contracts\. Do not edit\.\nflowchart LR\n/,
@@ -315,17 +316,17 @@ describe('`contracts topology --out`', () => {
     }
     for (const [format, start] of Object.entries(starts)) {
       const out = join(work, `topology.${format}`)
-      const first = contracts(['topology', '--format', format, '--out', out, ...ledger])
+      const first = await cli(['topology', '--format', format, '--out', out, ...ledger])
       expect([format, first.status, first.stderr]).toEqual([format, 0, `wrote ${out}\n`])
       expect([format, readFileSync(out, 'utf8')]).toEqual([format, expect.stringMatching(start)])
       // Run again over its own file (the SVG and HTML layouts are the slow part, and their marker
       // lines are the unit tests' business): left alone.
       if (format === 'svg' || format === 'html') continue
-      const second = contracts(['topology', '--format', format, '--out', out, ...ledger])
+      const second = await cli(['topology', '--format', format, '--out', out, ...ledger])
       expect([format, second.status, second.stderr]).toEqual([format, 0, `unchanged ${out}\n`])
     }
     // The JSON file is the stdout's JSON with the marker member first.
-    const stdout = contracts(['topology', ...ledger]).stdout
+    const stdout = (await cli(['topology', ...ledger])).stdout
     expect(JSON.parse(readFileSync(join(work, 'topology.json'), 'utf8'))).toEqual({
       $comment: 'Generated by unplugin-contracts. Do not edit.',
       ...JSON.parse(stdout),
@@ -333,9 +334,9 @@ describe('`contracts topology --out`', () => {
   })
 })
 
-it('the vendored folder is left exactly as shipped after every refused write', () => {
+it('the vendored folder is left exactly as shipped after every refused write', async () => {
   cpSync(join(repo, 'test/fixtures/app/payments.spec.json'), join(vendor, 'payments.spec.json'))
   symlinkSync('../../deploy.sh', join(vendor, 'payments.spec.d.json.ts'))
-  contracts(['types', join(vendor, 'payments.spec.json')])
+  await cli(['types', join(vendor, 'payments.spec.json')])
   expect(readdirSync(vendor).sort()).toEqual(['payments.spec.d.json.ts', 'payments.spec.json'])
 })

@@ -54,6 +54,9 @@ type Output = { out: (text: string) => void; err: (text: string) => void }
 
 /** Runs the CLI and returns its exit status; `main` below wires it to the process. */
 export async function run(argv: readonly string[], io: Output): Promise<number> {
+  // Each run starts from nothing, as a fresh process of the binary does: a caller that runs the
+  // command twice in one process sees the files as they are now and asks the persistent cache again.
+  compiler.clear()
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h') {
     io.out(OVERVIEW)

@@ -16,6 +16,31 @@ export function contracts(args: string[], cwd = root, env: NodeJS.ProcessEnv = p
 }
 
 /**
+ * The same command in this process: the CLI's `run` with `cwd` as the working folder and `env` as
+ * the environment, its output collected as the binary writes it (each line ending in a newline).
+ * Loading the compiler once per file instead of once per call is what makes it cheap. It changes
+ * the process's working folder and environment while it runs, so only a file with a process of its
+ * own (the `isolated` vitest project) may use it, and only one call at a time (await each).
+ * What is about the process itself (exit status as a shell sees it, real pipes, signals) stays with
+ * `contracts()`.
+ */
+export async function contractsInProcess(args: string[], cwd = root, env?: NodeJS.ProcessEnv): Promise<{ status: number; stdout: string; stderr: string }> {
+  const { run } = await import('../../src/cli/index.js')
+  const previous = { cwd: process.cwd(), env: process.env }
+  let stdout = ''
+  let stderr = ''
+  process.chdir(cwd)
+  if (env) process.env = env
+  try {
+    const status = await run(args, { out: (text) => (stdout += text + '\n'), err: (text) => (stderr += text + '\n') })
+    return { status, stdout, stderr }
+  } finally {
+    process.env = previous.env
+    process.chdir(previous.cwd)
+  }
+}
+
+/**
  * `tsc <args>` in `cwd`, with `--skipDefaultLibCheck`: TypeScript's own `lib.*.d.ts` are the same in
  * every program and never what a test checks, and checking them was most of a small program's cost
  * (about 3 of 5 CPU seconds). Everything else is still checked: the generated declarations, the
