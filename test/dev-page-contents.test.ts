@@ -9,11 +9,10 @@
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
-import { createServer, type ViteDevServer } from 'vite'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import contracts from 'unplugin-contracts/vite'
 import { CHROMIUM } from './helpers/chromium.js'
+import { devServerWithBrowser, type DevServerBrowser } from './helpers/dev-server-browser.js'
 import { pictureFacts } from './helpers/picture.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -30,7 +29,7 @@ const MODULES = {
 } as const
 
 describe.skipIf(!CHROMIUM)('the /__contracts/ dev page, contract by contract', () => {
-  let server: ViteDevServer
+  let dev: DevServerBrowser
   let browser: Browser
   let base: string
 
@@ -50,22 +49,12 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page, contract by contract', (
         .concat(`window.modules = {${Object.entries(MODULES).map(([name, path]) => `${JSON.stringify(path)}: Object.keys(${name})`)}}`)
         .join('\n'),
     )
-    server = await createServer({
-      root: web,
-      configFile: false,
-      cacheDir: join(tmp, '.vite'),
-      logLevel: 'silent',
-      plugins: [contracts({ types: false })],
-      server: { host: '127.0.0.1', port: 0 },
-    })
-    await server.listen()
-    base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    dev = await devServerWithBrowser(web, { cacheDir: join(tmp, '.vite') })
+    ;({ browser, base } = dev)
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await server?.close()
+    await dev?.close()
     rmSync(tmp, { recursive: true, force: true })
   })
 

@@ -6,11 +6,10 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
-import { createServer, type ViteDevServer } from 'vite'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import contracts from 'unplugin-contracts/vite'
 import { CHROMIUM } from './helpers/chromium.js'
+import { devServerWithBrowser, type DevServerBrowser } from './helpers/dev-server-browser.js'
 import { contracts as cli } from './helpers/cli.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -18,7 +17,7 @@ const root = join(import.meta.dirname, '.tmp', `dev-page-${process.pid}`)
 const shots = join(import.meta.dirname, '.tmp', 'screenshots')
 
 describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
-  let server: ViteDevServer
+  let dev: DevServerBrowser
   let browser: Browser
   let base: string
   const orders = join(root, 'orders/asyncapi.yaml')
@@ -37,15 +36,12 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
       join(root, 'app.js'),
       "import * as orders from './orders/asyncapi.yaml'\nimport * as fulfilment from './fulfilment/asyncapi.yaml'\nwindow.loaded = [orders.contract.id, fulfilment.contract.id]\n",
     )
-    server = await createServer({ root, configFile: false, logLevel: 'silent', plugins: [contracts({ types: false })], server: { host: '127.0.0.1', port: 0 } })
-    await server.listen()
-    base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    dev = await devServerWithBrowser(root)
+    ;({ browser, base } = dev)
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await server?.close()
+    await dev?.close()
     rmSync(root, { recursive: true, force: true })
   })
 

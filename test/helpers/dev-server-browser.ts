@@ -1,0 +1,39 @@
+/**
+ * A real Vite dev server on loopback with the plugin, and real Chromium to look at it: what the dev
+ * page tests share. `close()` ends both.
+ */
+import { chromium, type Browser } from 'playwright-core'
+import { createServer, type InlineConfig, type ViteDevServer } from 'vite'
+import contracts from 'unplugin-contracts/vite'
+import { CHROMIUM } from './chromium.js'
+
+export interface DevServerBrowser {
+  server: ViteDevServer
+  browser: Browser
+  /** `http://127.0.0.1:<port>` */
+  base: string
+  close(): Promise<void>
+}
+
+export async function devServerWithBrowser(root: string, config: InlineConfig = {}): Promise<DevServerBrowser> {
+  const server = await createServer({
+    root,
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [contracts({ types: false })],
+    server: { host: '127.0.0.1', port: 0 },
+    ...config,
+  })
+  await server.listen()
+  const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  return {
+    server,
+    browser,
+    base,
+    async close() {
+      await browser.close()
+      await server.close()
+    },
+  }
+}
