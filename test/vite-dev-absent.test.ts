@@ -9,9 +9,9 @@
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createServer, type ViteDevServer } from 'vite'
+import type { ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import contracts from 'unplugin-contracts/vite'
+import { devServer } from './helpers/dev-server-browser.js'
 import { until } from './helpers/until.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -42,9 +42,7 @@ describe('Vite dev: a file made where the compile looked', () => {
     mkdirSync(join(root, 'svc'))
     cpSync(join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml'), join(root, 'svc/ledger.asyncapi.yaml'))
     writeFileSync(join(root, 'main.js'), "export { selectionRequest } from './counter.dasp.json'\nexport { operations } from './svc/ledger.asyncapi.yaml'\n")
-    server = await createServer({ root, configFile: false, logLevel: 'silent', plugins: [contracts({ types: false })], server: { host: '127.0.0.1', port: 0 } })
-    await server.listen()
-    base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+    ;({ server, base } = await devServer(root))
   })
 
   afterAll(async () => {

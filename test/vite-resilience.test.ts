@@ -1,9 +1,8 @@
 /** Vite dev under churn: 50 alternating invalid and valid edits leave the last valid module served, with no growing memory or watchers. */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createServer } from 'vite'
 import { describe, expect, it } from 'vitest'
-import contracts from 'unplugin-contracts/vite'
+import { devServer } from './helpers/dev-server-browser.js'
 import { EditorFile } from './helpers/editor-save.js'
 
 const root = join(import.meta.dirname, '.tmp/vite-resilience')
@@ -16,15 +15,7 @@ describe('Vite dev resilience', () => {
     const contract = join(root, 'payments.spec.json')
     const original = readFileSync(join(import.meta.dirname, 'fixtures/app/payments.spec.json'), 'utf8')
     writeFileSync(contract, original)
-    const server = await createServer({
-      root,
-      configFile: false,
-      logLevel: 'silent',
-      plugins: [contracts({ types: false })],
-      server: { host: '127.0.0.1', port: 0 },
-    })
-    await server.listen()
-    const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+    const { server, base } = await devServer(root)
     const fetchModule = async () => {
       const main = await (await fetch(`${base}/main.js`)).text()
       const url = /from\s+"([^"]*payments\.spec\.json[^"]*)"/.exec(main)![1]!

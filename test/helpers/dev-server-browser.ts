@@ -15,7 +15,8 @@ export interface DevServerBrowser {
   close(): Promise<void>
 }
 
-export async function devServerWithBrowser(root: string, config: InlineConfig = {}): Promise<DevServerBrowser> {
+/** A real Vite dev server on loopback with the plugin (sidecars off), listening. */
+export async function devServer(root: string, config: InlineConfig = {}): Promise<{ server: ViteDevServer; base: string }> {
   const server = await createServer({
     root,
     configFile: false,
@@ -25,7 +26,11 @@ export async function devServerWithBrowser(root: string, config: InlineConfig = 
     ...config,
   })
   await server.listen()
-  const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+  return { server, base: `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}` }
+}
+
+export async function devServerWithBrowser(root: string, config: InlineConfig = {}): Promise<DevServerBrowser> {
+  const { server, base } = await devServer(root, config)
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
   return {
     server,
