@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '..')
@@ -27,7 +28,8 @@ function serve(config: string, started: (child: ChildProcess) => void): Promise<
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed in 30 s:\n${output}`)), 30_000)
     const read = (chunk: Buffer) => {
-      output += chunk.toString()
+      // Vite colours its banner where CI is set (the port in bold): the URL is read from the plain text.
+      output += stripVTControlCharacters(chunk.toString())
       const url = /http:\/\/(?:127\.0\.0\.1|localhost):\d+\//.exec(output)?.[0]
       if (url === undefined) return
       clearTimeout(timer)
