@@ -1,0 +1,52 @@
+/**
+ * The interface of the directional JSON Schema diff (`schema-diff.ts`), shared by the formats whose
+ * payloads are JSON Schemas (Benzene's components, NATS message payloads). Core names no format: a
+ * format hands the two schemas and maps the effect to its audiences (who receives, who sends).
+ */
+import type { DiffLevel } from './types.js'
+
+/** A schema in one version: the document it sits in, where, and how `$ref`s there resolve. */
+export interface SchemaSide {
+  /** Absolute path of the file holding the schema. */
+  file: string
+  /** The parsed document (JSON values only). */
+  document: unknown
+  /** JSON Pointer of the schema within `document`. */
+  pointer: string
+  /**
+   * Resolves a `$ref` found at `at` (a pointer in `file`) to the schema it names, possibly in
+   * another file; `undefined` when it names nothing (the checker has refused such a version before).
+   */
+  resolve(ref: string, at: { file: string; pointer: string }): { file: string; document: unknown; pointer: string } | undefined
+}
+
+/**
+ * What a change does to the set of values the schema accepts: `widens` (the new schema accepts a
+ * value the old refused: breaks whoever receives and validates or types it), `narrows` (the new one
+ * refuses a value the old accepted: breaks whoever sends it), `both`, or `unknown` (neither proven:
+ * reported as a warning for both sides).
+ */
+export type SchemaEffect = 'widens' | 'narrows' | 'both' | 'unknown'
+
+export interface SchemaChange {
+  /** Stable rule id, one of `SCHEMA_DIFF_RULES` (e.g. `schema-required-added`). */
+  rule: string
+  effect: SchemaEffect
+  /** Where, in each version (file and pointer of the keyword or schema that changed). */
+  old?: { file: string; pointer: string }
+  new?: { file: string; pointer: string }
+  /** One sentence. */
+  message: string
+  /**
+   * A value the change proves the effect with, when one is known: accepted by the new schema and
+   * refused by the old (`widens`), or the reverse (`narrows`).
+   */
+  witness?: { value: unknown; acceptedBy: 'old' | 'new' }
+}
+
+/** The level a change has for a party: breaking when its effect hits the party's direction and is proven. */
+export function levelFor(effect: SchemaEffect, party: 'receives' | 'sends'): DiffLevel {
+  if (effect === 'unknown') return 'warning'
+  const hits = effect === 'both' || (party === 'receives' ? effect === 'widens' : effect === 'narrows')
+  return hits ? 'breaking' : 'info'
+}
