@@ -1,5 +1,7 @@
-// npm test: the linters and the test suite at once (the suite leaves a core idle while its files wait
-// on child processes; eslint and prettier fill it), then one verdict. Arguments go to vitest.
+// npm test: the build, then the test suite (its files test the built package), with the linters
+// beside both from the start: the build is mostly one single-threaded tsc, and the suite leaves a
+// core idle while its files wait on child processes; eslint and prettier fill those. Then one
+// verdict. Arguments go to vitest.
 import { spawn } from 'node:child_process'
 
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx'
@@ -32,7 +34,15 @@ const lint = (async () => {
     { name: 'prettier --check', ...prettier },
   ]
 })()
-const tests = loud(npx, ['vitest', 'run', ...process.argv.slice(2)])
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const tests = (async () => {
+  const built = await loud(npm, ['run', 'build'])
+  if (built !== 0) {
+    process.stderr.write('npm run build failed: the suite did not run\n')
+    return built
+  }
+  return loud(npx, ['vitest', 'run', ...process.argv.slice(2)])
+})()
 
 const [linters, testStatus] = await Promise.all([lint, tests])
 let failed = testStatus !== 0

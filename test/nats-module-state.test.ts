@@ -2,7 +2,7 @@
  * NATS keeps what it derives from one document on the checked value (`NatsContext`), never in a
  * module-level table keyed by the document or its objects: eslint.config.js refuses a module-level
  * Map, WeakMap or `let` in src/formats/nats/ outside the content-keyed memo files it allows.
- * `npm test` lints the folder itself (its `pretest`); this pins that the rule refuses planted tables.
+ * `npm test` lints the folder itself (eslint runs beside the suite); this pins that the rule refuses planted tables.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'

@@ -21,7 +21,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>
 }
 
-// `--ignore-scripts`: the list, not a second build (pretest built the package).
+// `--ignore-scripts`: the list, not a second build (npm test built the package before the suite).
 const npm = (args: string[]): string => execFileSync('npm', args, { cwd: root, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] })
 const packed = (JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as [{ files: { path: string }[] }])[0].files.map((f) => f.path)
 const shipped = new Set(packed)

@@ -91,7 +91,7 @@ function build(dir: string, bundler: Bundler): Promise<CommandResult> {
   const webpackLike = (pkg: string, get: string) => [
     '--input-type=module',
     '-e',
-    `import * as m from '${pkg}'; const config = (await import('./${file}')).default; const compiler = (${get})(config); compiler.run((e, s) => { if (e || s.hasErrors()) { console.error(e ?? s.toString('errors-only')); process.exit(1) } compiler.close(() => {}) })`,
+    `import * as m from '${pkg}'; const config = (await import('./${file}')).default; const compiler = (${get})(config); compiler.run((e, s) => { if (e || s.hasErrors() || s.hasWarnings()) { console.error(e ?? s.toString('errors-warnings')); process.exit(1) } compiler.close(() => {}) })`,
   ]
   const [command, args] =
     bundler === 'vite'
@@ -109,9 +109,9 @@ function build(dir: string, bundler: Bundler): Promise<CommandResult> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/src/index.js'))) throw new Error('the package is not built: run `npm run build` (npm test does, in pretest)')
+  if (!existsSync(join(root, 'dist/src/index.js'))) throw new Error('the package is not built: run `npm run build` (npm test does, before the suite)')
   work = mkdtempSync(join(tmpdir(), 'unplugin-contracts-packed-'))
-  // The build exists (pretest made it): pack it as it is, without prepack building it again.
+  // The build exists (npm test made it before the suite): pack it as it is, without prepack building it again.
   const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, timeoutMs: 120_000 })
   expect(pack.status, pack.output).toBe(0)
   const tarball = join(work, (JSON.parse(pack.stdout) as [{ filename: string }])[0].filename)
