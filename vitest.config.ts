@@ -123,6 +123,8 @@ export default defineConfig({
     // tests turn it back on, or name a folder), so no file's result depends on another's run.
     env: { UNPLUGIN_CONTRACTS_CACHE: '0' },
     sequence: { sequencer: LongestFirst },
+    // One Chromium for the run, which the browser tests connect to (test/global-chromium.ts).
+    globalSetup: ['test/global-chromium.ts'],
     projects: [
       {
         extends: true,

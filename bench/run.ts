@@ -30,7 +30,7 @@ import { natsCompileCases } from './nats-compile.js'
 import { typeCases } from './types.js'
 import { devLoopServerCases } from './dev-loop-server.js'
 import { natsClientCases } from './nats-client.js'
-import { CHROMIUM } from '../test/helpers/chromium.js'
+import { CHROMIUM } from '../test/helpers/chromium-path.js'
 import { openDevLoop, withTopic } from '../test/helpers/dev-loop.js'
 
 const quick = process.argv.includes('--quick')

@@ -9,10 +9,10 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { globalSubjectParser, toHtml, toSvg, topology } from 'unplugin-contracts'
-import { CHROMIUM, serveStatic } from './helpers/chromium.js'
+import { CHROMIUM, launchChromium, serveStatic } from './helpers/chromium.js'
 
 const root = join(import.meta.dirname, '..')
 const work = join(import.meta.dirname, '.tmp', `bundled-package-root-${process.pid}`)
@@ -66,7 +66,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 describe.skipIf(!CHROMIUM)('the package root in a browser bundle', () => {
   let browser: Browser
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await launchChromium()
   }, 60_000)
   afterAll(async () => browser?.close())
 

@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM, serveStatic } from './helpers/chromium.js'
+import { CHROMIUM, launchChromium, serveStatic } from './helpers/chromium.js'
 import { NATS_SERVER, freePort, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 
 const root = join(import.meta.dirname, '..')
@@ -31,7 +31,7 @@ describe.skipIf(!NATS_SERVER || !CHROMIUM)('NATS client in Chromium over WebSock
     })
     server = await startNatsServer({ websocket: true })
     site = await serveStatic(join(example, 'dist-web'))
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await launchChromium()
   }, 120_000)
 
   afterAll(async () => {
@@ -91,7 +91,7 @@ describe.skipIf(!CHROMIUM)('the NATS example page with no server', () => {
       },
     )
     site = await serveStatic(outDir)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await launchChromium()
   }, 120_000)
 
   afterAll(async () => {

@@ -7,9 +7,9 @@
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM } from './helpers/chromium.js'
+import { CHROMIUM, launchChromium } from './helpers/chromium.js'
 import { pictureFacts } from './helpers/picture.js'
 import { toHtml, toSvg, topology } from '../src/index.js'
 
@@ -18,7 +18,7 @@ const root = join(import.meta.dirname, '..')
 describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
   let browser: Browser
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await launchChromium()
   }, 60_000)
   afterAll(async () => browser?.close())
 

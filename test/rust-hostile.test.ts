@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import fc from 'fast-check'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
 import { parse } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspect } from '../src/index.js'
@@ -19,7 +19,7 @@ import { crateName, rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { docLines } from '../src/formats/nats/targets/rust/doc.js'
 import { rustLayout, rustModuleNames } from '../src/formats/nats/targets/rust/generate.js'
 import { Names, PRELUDE_NAMES, type Style } from '../src/formats/nats/targets/rust/names.js'
-import { CHROMIUM, serveStatic } from './helpers/chromium.js'
+import { CHROMIUM, launchChromium, serveStatic } from './helpers/chromium.js'
 import { CARGO, RUSTFMT, SERDE_TARGET, cargo, cargoHas } from './helpers/rust.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -250,7 +250,7 @@ fn parameters_named_like_locals() {
     describe.skipIf(!CHROMIUM)('the cargo doc pages in Chromium', () => {
       let browser: Browser
       beforeAll(async () => {
-        browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+        browser = await launchChromium()
       }, 60_000)
       afterAll(async () => browser?.close())
 

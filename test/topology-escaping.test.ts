@@ -9,11 +9,11 @@
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toDot, toHtml, toMermaid, toSvg, topology, type Topology } from '../src/index.js'
 import { displayText, topologyView, type ViewOptions } from '../src/formats/nats/topology/view.js'
-import { CHROMIUM, serveStatic } from './helpers/chromium.js'
+import { CHROMIUM, launchChromium, serveStatic } from './helpers/chromium.js'
 import { DIRECTIVE, HOSTILE, hostileBundle, hostileTopology } from './helpers/hostile-topology.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -50,7 +50,7 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
     bundle = result.topology!
     server = await serveStatic(work)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await launchChromium()
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

@@ -2,13 +2,26 @@
  * Real Chromium for browser tests (playwright-core driving Debian's `chromium`, which `.ci/run`
  * installs when missing). Where it cannot be found the browser tests say so loudly and skip.
  */
-import { existsSync } from 'node:fs'
-import { createReadStream } from 'node:fs'
+import { createReadStream, existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { extname, join, normalize } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { inject } from 'vitest'
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium-path.js'
 
-export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
-if (!CHROMIUM) console.warn('\n*** chromium is not installed: the browser tests are SKIPPED (apt-get install chromium; .ci/run does) ***\n')
+export { CHROMIUM, CHROMIUM_ARGS }
+
+/**
+ * A browser for one test file: a connection to the run's shared Chromium (test/global-chromium.ts)
+ * when there is one, else a Chromium of its own. Either way `close()` leaves nothing behind: on the
+ * shared one it closes this file's contexts and disconnects.
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!CHROMIUM) throw new Error('chromium is not installed')
+  const endpoint = inject('chromiumEndpoint')
+  if (endpoint) return chromium.connect(endpoint, { timeout: 30_000 })
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+}
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' }
 

@@ -6,10 +6,10 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { type Browser, type Page } from 'playwright-core'
 import { createServer, type ViteDevServer } from 'vite'
 import contracts from 'unplugin-contracts/vite'
-import { CHROMIUM } from './chromium.js'
+import { CHROMIUM, launchChromium } from './chromium.js'
 import { EditorFile } from './editor-save.js'
 
 export interface DevLoop {
@@ -70,7 +70,7 @@ export async function openDevLoop(root: string, { plain = false } = {}): Promise
   })
   await server.listen()
   const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  const browser: Browser = await launchChromium()
   const page = await browser.newPage()
   await page.goto(`${base}/`)
   await page.waitForSelector('#topics li', { timeout: 30_000 })

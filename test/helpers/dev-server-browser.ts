@@ -2,10 +2,10 @@
  * A real Vite dev server on loopback with the plugin, and real Chromium to look at it: what the dev
  * page tests share. `close()` ends both.
  */
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
 import { createServer, type InlineConfig, type ViteDevServer } from 'vite'
 import contracts from 'unplugin-contracts/vite'
-import { CHROMIUM } from './chromium.js'
+import { launchChromium } from './chromium.js'
 
 export interface DevServerBrowser {
   server: ViteDevServer
@@ -31,7 +31,7 @@ export async function devServer(root: string, config: InlineConfig = {}): Promis
 
 export async function devServerWithBrowser(root: string, config: InlineConfig = {}): Promise<DevServerBrowser> {
   const { server, base } = await devServer(root, config)
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  const browser = await launchChromium()
   return {
     server,
     browser,

@@ -1,0 +1,8 @@
+/** Where Debian's Chromium is, and how the tests start it (no vitest import: the global setup reads it too). */
+import { existsSync } from 'node:fs'
+
+export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
+if (!CHROMIUM) console.warn('\n*** chromium is not installed: the browser tests are SKIPPED (apt-get install chromium; .ci/run does) ***\n')
+
+/** The launch arguments (the tests run as root, where Chromium's sandbox cannot start). */
+export const CHROMIUM_ARGS = ['--no-sandbox']
