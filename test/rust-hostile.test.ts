@@ -281,16 +281,17 @@ fn parameters_named_like_locals() {
               .join(''),
           )
         const texts = new Map<string, string>()
+        // One tab visits every page, as a reader following links would (a tab per page cost a renderer each).
+        const page = await browser.newPage()
+        page.on('dialog', (d) => {
+          seen.dialogs++
+          void d.dismiss()
+        })
+        page.on('request', (r) => {
+          if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) seen.elsewhere.push(r.url())
+        })
         try {
           for (const path of hostile) {
-            const page = await browser.newPage()
-            page.on('dialog', (d) => {
-              seen.dialogs++
-              void d.dismiss()
-            })
-            page.on('request', (r) => {
-              if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) seen.elsewhere.push(r.url())
-            })
             await page.goto(`${server.url}/${path}`, { waitUntil: 'load' })
             expect([path, await page.evaluate(() => (globalThis as { __PWNED?: unknown }).__PWNED)]).toEqual([path, undefined])
             const found = await page.evaluate(() => {
@@ -304,9 +305,9 @@ fn parameters_named_like_locals() {
             for (const t of found.tags) seen.tags.add(t)
             expect(found.links.filter((href) => /^\s*javascript:|evil/i.test(href))).toEqual([])
             texts.set(path, collapse(found.text))
-            await page.close()
           }
         } finally {
+          await page.close()
           await server.close()
         }
         expect(texts.size).toBe(hostile.length)

@@ -26,19 +26,35 @@ const ALL: ViewOptions = { maxStreams: 32 }
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** What a page did: every request it made (all intercepted; only the page's own origin is let through), and whether a script ran. */
-async function watch(page: Page, origin: string): Promise<string[]> {
-  const requests: string[] = []
+/**
+ * One tab for the file's pictures (a tab per picture cost a renderer process each): every request it
+ * makes is recorded, and one to anywhere but the test's server is aborted. `visit` starts a fresh
+ * record and navigates; what a page left in its globals is gone with the navigation.
+ */
+async function tab(browser: Browser, origin: string): Promise<{ page: Page; visit(url: string): Promise<string[]> }> {
+  const page = await browser.newPage()
+  let requests: string[] = []
   await page.route('**/*', (route) => {
     const url = route.request().url()
     requests.push(url)
     return url.startsWith(`${origin}/`) ? route.continue() : route.abort()
   })
-  return requests
+  return {
+    page,
+    async visit(url) {
+      requests = []
+      const seen = requests
+      await page.goto(url)
+      return seen
+    },
+  }
 }
 
 describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, rendered in Chromium', () => {
   let browser: Browser
   let server: { url: string; close(): Promise<void> }
+  let page: Page
+  let visit: (url: string) => Promise<string[]>
   let bundle: Topology
   const hand = hostileTopology()
 
@@ -51,6 +67,7 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
     bundle = result.topology!
     server = await serveStatic(work)
     browser = await launchChromium()
+    ;({ page, visit } = await tab(browser, server.url))
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
@@ -65,9 +82,7 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
       `<!doctype html><html><head><meta charset="utf-8"><script src="/mermaid.min.js"></script></head><body><pre class="mermaid">${escapeHtml(text)}</pre>
 <script>mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' }); globalThis.rendered = mermaid.run({ querySelector: 'pre.mermaid' }).then(() => undefined, (e) => String(e))</script></body></html>`,
     )
-    const page = await browser.newPage()
-    const requests = await watch(page, server.url)
-    await page.goto(`${server.url}/${name}.html`)
+    const requests = await visit(`${server.url}/${name}.html`)
     const error = await page.evaluate(() => (globalThis as unknown as { rendered: Promise<string | undefined> }).rendered)
     await page.waitForLoadState('networkidle')
     const seen = await page.evaluate(() => {
@@ -83,7 +98,6 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
         pwned: (globalThis as unknown as { __PWNED?: unknown }).__PWNED ?? null,
       }
     })
-    await page.close()
     return { error, requests, ...seen }
   }
 
@@ -112,9 +126,7 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
       writeFileSync(join(work, 'topology.svg'), await toSvg(source(), options))
       writeFileSync(join(work, 'topology.html'), await toHtml(source(), options))
       for (const file of ['topology.svg', 'topology.html']) {
-        const page = await browser.newPage()
-        const requests = await watch(page, server.url)
-        await page.goto(`${server.url}/${file}`)
+        const requests = await visit(`${server.url}/${file}`)
         await page.waitForLoadState('networkidle')
         const seen = await page.evaluate(() => ({
           parsed: document.getElementsByTagName('parsererror').length,
@@ -123,7 +135,6 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
           styles: document.querySelectorAll('style').length,
           pwned: (globalThis as unknown as { __PWNED?: unknown }).__PWNED ?? null,
         }))
-        await page.close()
         expect(requests, file).toEqual([`${server.url}/${file}`])
         expect(seen, file).toMatchObject({ parsed: 0, injected: 0, styles: file.endsWith('.html') ? 1 : 0, pwned: null })
         const drawn = source() === bundle ? [DIRECTIVE] : HOSTILE
@@ -137,9 +148,7 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
         const view = topologyView(source(), options)
         const svg = execFileSync(DOT!, ['-Tsvg'], { input: toDot(source(), options), timeout: 30_000, encoding: 'utf8' })
         writeFileSync(join(work, 'dot.svg'), svg)
-        const page = await browser.newPage()
-        const requests = await watch(page, server.url)
-        await page.goto(`${server.url}/dot.svg`)
+        const requests = await visit(`${server.url}/dot.svg`)
         await page.waitForLoadState('networkidle')
         const seen = await page.evaluate(() => ({
           nodes: [...document.querySelectorAll('g.node > title')].map((t) => t.textContent).sort(),
@@ -148,7 +157,6 @@ describe.skipIf(!CHROMIUM)('topology pictures with hostile document text, render
           injected: document.querySelectorAll('script, img, iframe, foreignObject, [onerror], [onload]').length,
           pwned: (globalThis as unknown as { __PWNED?: unknown }).__PWNED ?? null,
         }))
-        await page.close()
         expect(requests).toEqual([`${server.url}/dot.svg`])
         // No label ended its string: exactly the view's nodes and clusters, no node `X`.
         expect(seen.nodes).toEqual(view.groups.flatMap((g) => (g.nodes.length > 0 ? g.nodes.map((n) => n.key) : [`${g.key}_anchor`])).sort())
