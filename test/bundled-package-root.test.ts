@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { globalSubjectParser, toHtml, toSvg, topology } from 'unplugin-contracts'
 import { CHROMIUM, launchChromium, serveStatic } from './helpers/chromium.js'
@@ -65,8 +65,13 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe.skipIf(!CHROMIUM)('the package root in a browser bundle', () => {
   let browser: Browser
+  // One tab for the file (a new tab costs a renderer process): each bundle's page is visited in turn.
+  let page: Page
+  let errors: string[] = []
   beforeAll(async () => {
     browser = await launchChromium()
+    page = await browser.newPage()
+    page.on('pageerror', (e) => errors.push(e.message))
   }, 60_000)
   afterAll(async () => browser?.close())
 
@@ -106,9 +111,7 @@ describe.skipIf(!CHROMIUM)('the package root in a browser bundle', () => {
       const dir = app(name)
       await builds[name]!(dir)
       const server = await serveStatic(join(dir, 'dist'))
-      const page = await browser.newPage()
-      const errors: string[] = []
-      page.on('pageerror', (e) => errors.push(e.message))
+      errors = []
       try {
         await page.goto(`${server.url}/`, { timeout: 30_000 })
         await page.waitForFunction(() => 'drawn' in globalThis, undefined, { timeout: 30_000 })
@@ -116,7 +119,6 @@ describe.skipIf(!CHROMIUM)('the package root in a browser bundle', () => {
         expect(errors).toEqual([])
         expect(drawn).toEqual(await expected())
       } finally {
-        await page.close()
         await server.close()
       }
     },

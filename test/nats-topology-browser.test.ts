@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { type Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, launchChromium } from './helpers/chromium.js'
 import { pictureFacts } from './helpers/picture.js'
@@ -17,13 +17,16 @@ const root = join(import.meta.dirname, '..')
 
 describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
   let browser: Browser
+  // One tab for the file, each test setting its window size (a new tab costs a renderer process).
+  let page: Page
   beforeAll(async () => {
     browser = await launchChromium()
+    page = await browser.newPage()
   }, 60_000)
   afterAll(async () => browser?.close())
 
   it('the shop golden parses and renders to an SVG with every application and stream', async () => {
-    const page = await browser.newPage()
+    await page.setViewportSize({ width: 1280, height: 720 })
     await page.setContent('<!doctype html><html><body><div id="out"></div></body></html>')
     await page.addScriptTag({ content: readFileSync(join(root, 'node_modules/mermaid/dist/mermaid.min.js'), 'utf8') })
     const text = readFileSync(join(root, 'fixtures/nats/topology/shop.mmd'), 'utf8')
@@ -43,7 +46,7 @@ describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
   it('the SVG is well-formed and drawn; the HTML page shows it with every channel listed', async () => {
     const shop = (await topology(join(root, 'fixtures/nats/shop'))).topology!
     const svg = await toSvg(shop)
-    const page = await browser.newPage({ viewport: { width: 1600, height: 900 } })
+    await page.setViewportSize({ width: 1600, height: 900 })
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml')
       return { error: doc.getElementsByTagName('parsererror').length, root: doc.documentElement.nodeName, groups: doc.querySelectorAll('g.group').length }
@@ -58,7 +61,7 @@ describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
   }, 60_000)
 
   it('at 1,400 x 900 the pictures are readable: reachable whole, labels at least 11 px, a legend of the kinds drawn', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+    await page.setViewportSize({ width: 1400, height: 900 })
     // The shop page: wider than the window, so it scrolls sideways in its container instead of shrinking.
     const shop = (await topology(join(root, 'fixtures/nats/shop'))).topology!
     await page.setContent(await toHtml(shop))
@@ -76,9 +79,9 @@ describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
     // A bundle without streams: no stream, consumer or capture in the legend either.
     const apps = shop.nodes.filter((n) => n.kind === 'application' || n.kind === 'channel')
     const bare = { nodes: apps, edges: shop.edges.filter((e) => ['link', 'import', 'operation-channel'].includes(e.kind)) }
-    const other = await browser.newPage({ viewport: { width: 1400, height: 900 } })
-    await other.setContent(await toHtml(bare))
-    const plain = await pictureFacts(other)
+    await page.goto('about:blank') // from the SVG document back to an HTML one, which setContent writes into
+    await page.setContent(await toHtml(bare))
+    const plain = await pictureFacts(page)
     expect(plain.legend).toEqual(plain.drawn)
     expect(plain.legend).toEqual(['edge import', 'edge link', 'node channel'])
   }, 60_000)

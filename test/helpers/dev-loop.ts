@@ -6,7 +6,7 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { createServer, type ViteDevServer } from 'vite'
 import contracts from 'unplugin-contracts/vite'
 import { CHROMIUM, launchChromium } from './chromium.js'

@@ -2,7 +2,7 @@
  * A real Vite dev server on loopback with the plugin, and real Chromium to look at it: what the dev
  * page tests share. `close()` ends both.
  */
-import { type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { createServer, type InlineConfig, type ViteDevServer } from 'vite'
 import contracts from 'unplugin-contracts/vite'
 import { launchChromium } from './chromium.js'
