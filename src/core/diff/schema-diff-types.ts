@@ -3,7 +3,7 @@
  * payloads are JSON Schemas (Benzene's components, NATS message payloads). Core names no format: a
  * format hands the two schemas and maps the effect to its audiences (who receives, who sends).
  */
-import type { DiffLevel } from './types.js'
+import type { DiffLevel, DiffRule } from './types.js'
 
 /** A schema in one version: the document it sits in, where, and how `$ref`s there resolve. */
 export interface SchemaSide {
@@ -23,10 +23,26 @@ export interface SchemaSide {
 /**
  * What a change does to the set of values the schema accepts: `widens` (the new schema accepts a
  * value the old refused: breaks whoever receives and validates or types it), `narrows` (the new one
- * refuses a value the old accepted: breaks whoever sends it), `both`, or `unknown` (neither proven:
- * reported as a warning for both sides).
+ * refuses a value the old accepted: breaks whoever sends it), `both`, `none` (the accepted values are
+ * the same: a description, a title, a `$ref` to an equal schema; `info` for everyone), or `unknown`
+ * (neither proven: reported as a warning for both sides).
  */
-export type SchemaEffect = 'widens' | 'narrows' | 'both' | 'unknown'
+export type SchemaEffect = 'widens' | 'narrows' | 'both' | 'none' | 'unknown'
+
+/** How the schemas are read: JSON Schema (draft 2020-12 / 07 as the document declares) or OpenAPI 3.0's dialect (`nullable`). */
+export interface SchemaDiffOptions {
+  dialect?: 'json-schema' | 'openapi-3.0'
+}
+
+/**
+ * The engine (`schema-diff.ts` exports one as `diffSchemas`, with its rules as `SCHEMA_DIFF_RULES`).
+ * Never throws on what a schema holds; bounded by the schemas' sizes (each `$ref` target compared
+ * once per pair of pointers).
+ */
+export type DiffSchemas = (old: SchemaSide, next: SchemaSide, options?: SchemaDiffOptions) => SchemaChange[]
+
+/** The engine's rule catalogue entries are ordinary diff rules (audiences `receiver`, `sender`). */
+export type SchemaDiffRule = DiffRule
 
 export interface SchemaChange {
   /** Stable rule id, one of `SCHEMA_DIFF_RULES` (e.g. `schema-required-added`). */
@@ -47,6 +63,7 @@ export interface SchemaChange {
 /** The level a change has for a party: breaking when its effect hits the party's direction and is proven. */
 export function levelFor(effect: SchemaEffect, party: 'receives' | 'sends'): DiffLevel {
   if (effect === 'unknown') return 'warning'
+  if (effect === 'none') return 'info'
   const hits = effect === 'both' || (party === 'receives' ? effect === 'widens' : effect === 'narrows')
   return hits ? 'breaking' : 'info'
 }

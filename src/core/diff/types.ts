@@ -70,6 +70,12 @@ export interface DiffRule {
 export interface DiffSide<Model> {
   file: string
   model: Model
+  /**
+   * Reads another file of the same version (a bundle's lock, another application, a locked
+   * definition): from the working tree, or from the git version under `--against`. `undefined` when
+   * the file is missing there or lies outside the tree the compile was confined to.
+   */
+  read(file: string): Promise<string | undefined>
 }
 
 /**
@@ -81,5 +87,5 @@ export interface FormatDiffer<Model = unknown> {
   /** The format's name, as its `ContractFormat.name`. */
   format: string
   rules: readonly DiffRule[]
-  diff(old: DiffSide<Model>, next: DiffSide<Model>): DiffFinding[]
+  diff(old: DiffSide<Model>, next: DiffSide<Model>): DiffFinding[] | Promise<DiffFinding[]>
 }
