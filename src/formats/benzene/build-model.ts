@@ -88,20 +88,20 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
   const positions = new Map<string, { line: number; column: number }>()
   for (const t of topics) positions.set(joinPointer('', 'requests', t.index), position(source, joinPointer('', 'requests', t.index)))
   for (const e of events) positions.set(joinPointer('', 'events', e.index), position(source, joinPointer('', 'events', e.index)))
-  return {
-    model: {
-      file: source.file,
-      document: doc,
-      facts,
-      topics,
-      events,
-      moduleHash: contractHash(projection, bytesOf),
-      projection: scope.hasIncludeList ? { kind: 'service-level', topics: [...effective.topics!] } : { kind: 'whole-service' },
-      options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number', validators: effective.validators ?? 'code' },
-      positions,
-    },
-    diagnostics,
+  const fields: Omit<BenzeneModel, 'source'> = {
+    file: source.file,
+    document: doc,
+    facts,
+    topics,
+    events,
+    moduleHash: contractHash(projection, bytesOf),
+    projection: scope.hasIncludeList ? { kind: 'service-level', topics: [...effective.topics!] } : { kind: 'whole-service' },
+    options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number', validators: effective.validators ?? 'code' },
+    positions,
   }
+  // The source is kept for the differ's locations, non-enumerable so that no listing of the model shows it.
+  const model = Object.defineProperty(fields, 'source', { value: source, enumerable: false }) as BenzeneModel
+  return { model, diagnostics }
 }
 
 /**

@@ -36,4 +36,9 @@ export interface BenzeneModel {
   options: Required<Pick<BenzeneOptions, 'validate' | 'int64' | 'validators'>>
   /** Where each entry starts in the source (`/requests/3`, `/events/0`), for the source map. */
   positions: Map<string, { line: number; column: number }>
+  /**
+   * The positioned source the model was made from, so `contracts diff` can place any node (not only
+   * the entries `positions` holds). Non-enumerable: nothing that lists the model's members shows it.
+   */
+  readonly source: JsonSource
 }

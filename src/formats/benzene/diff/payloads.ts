@@ -1,0 +1,173 @@
+/**
+ * Payload schemas by direction (Benzene Contract Document §2-4): a request is sent by its clients
+ * and received by the service; a response and an event message are sent by the service and
+ * received by clients. Each paired entry's payloads go through the schema engine (`diffSchemas`,
+ * OpenAPI 3.0's dialect, `$ref`s resolved into `components.schemas`), and so does every component
+ * schema both versions have, with the parties of every payload whose §5.3 closure reaches it: a
+ * change the engine finds behind a `$ref` and at the component itself is one finding naming them all.
+ *
+ * Cost: the engine's on the payloads and the catalogue, plus, for the components that changed, one
+ * closure per payload (shared through the closure memo): O(sum of the closures), the bound the
+ * model already holds its topic hashes to; audiences per changed component at most one per entry.
+ */
+import { diffSchemas } from '../../../core/diff/schema-diff.js'
+import { levelFor, type SchemaChange } from '../../../core/diff/schema-diff-types.js'
+import type { DiffAudience, DiffFinding, DiffLevel } from '../../../core/diff/types.js'
+import { namedClosure, schemaClosure } from '../../../runtime/benzene/closure.js'
+import { isObject, refTarget, type EventEntry, type RequestEntry, type Schema } from '../../../runtime/benzene/document.js'
+import { joinPointer, splitPointer } from '../../../runtime/shared/json-pointer.js'
+import type { Pair, Paired } from './entries.js'
+import { client, maxLevel, quote, service } from './findings.js'
+import type { BenzeneVersion } from './side.js'
+
+const DIALECT = { dialect: 'openapi-3.0' } as const
+
+/** A party to a payload: who, and whether it sends or receives it. */
+interface Party {
+  audience: DiffAudience
+  direction: 'sends' | 'receives'
+}
+
+/** The parties of a request payload, a response payload and an event message of the entry labelled `label`. */
+function partiesOf(place: 'request' | 'response' | 'message', label: string): Party[] {
+  return place === 'request'
+    ? [
+        { audience: client(label), direction: 'sends' },
+        { audience: service(label), direction: 'receives' },
+      ]
+    : [
+        { audience: client(label), direction: 'receives' },
+        { audience: service(label), direction: 'sends' },
+      ]
+}
+
+const PLACE_NAME = { request: 'request payload', response: 'response payload', message: 'message' } as const
+
+/** The component a pointer lies in (`/components/schemas/<name>/...`), if any. */
+function componentOf(pointer: string | undefined): string | undefined {
+  if (pointer === undefined || !pointer.startsWith('/components/schemas/')) return undefined
+  return splitPointer(pointer)[2]
+}
+
+/** A change as a finding: the level each party has, the finding at the highest, naming the parties at it. */
+function toFinding(old: BenzeneVersion, next: BenzeneVersion, change: SchemaChange, parties: readonly Party[], where: string): DiffFinding {
+  const levels = parties.map((p) => levelFor(change.effect, p.direction))
+  // A schema no payload reaches breaks nobody, whatever the change.
+  const level: DiffLevel = parties.length === 0 ? 'info' : maxLevel(levels)
+  // Nobody breaks at info: every party is named, so `--audience` still finds the change.
+  const audiences = parties.filter((_, i) => level === 'info' || levels[i] === level).map((p) => p.audience)
+  const data: Record<string, unknown> = { effect: change.effect }
+  if (change.witness) data.witness = change.witness
+  return {
+    rule: change.rule,
+    level,
+    audiences,
+    ...(change.old ? { old: old.at(change.old.pointer) } : {}),
+    ...(change.new ? { new: next.at(change.new.pointer) } : {}),
+    message: `${where}: ${change.message}`,
+    data,
+  }
+}
+
+/** Where a change is, in words: its component when it lies in one (the same words whoever reached it), else the entry's payload. */
+function whereOf(change: SchemaChange, entryWhere: string): string {
+  const component = componentOf(change.new?.pointer) ?? componentOf(change.old?.pointer)
+  return component === undefined ? entryWhere : `Component schema ${quote(component)}`
+}
+
+type Place = 'request' | 'response' | 'message'
+
+interface Root {
+  place: Place
+  label: string
+  oldPointer: string
+  newPointer: string
+  oldSchema: unknown
+  newSchema: unknown
+}
+
+function roots(requests: Paired<RequestEntry>, events: Paired<EventEntry>): Root[] {
+  const out: Root[] = []
+  const compared = (paired: Paired<RequestEntry> | Paired<EventEntry>) => [...paired.pairs, ...paired.versionChanged]
+  for (const p of compared(requests) as Pair<RequestEntry>[]) {
+    for (const place of ['request', 'response'] as const) {
+      out.push({
+        place,
+        label: p.new.label,
+        oldPointer: `${p.old.pointer}/${place}`,
+        newPointer: `${p.new.pointer}/${place}`,
+        oldSchema: p.old.entry[place],
+        newSchema: p.new.entry[place],
+      })
+    }
+  }
+  for (const p of compared(events) as Pair<EventEntry>[]) {
+    out.push({
+      place: 'message',
+      label: p.new.label,
+      oldPointer: `${p.old.pointer}/message`,
+      newPointer: `${p.new.pointer}/message`,
+      oldSchema: p.old.entry.message,
+      newSchema: p.new.entry.message,
+    })
+  }
+  return out
+}
+
+function catalogue(version: BenzeneVersion): Readonly<Record<string, Schema>> {
+  const schemas = version.doc.components?.schemas
+  return isObject(schemas) ? (schemas as Record<string, Schema>) : {}
+}
+
+export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, requests: Paired<RequestEntry>, events: Paired<EventEntry>): DiffFinding[] {
+  const out: DiffFinding[] = []
+  const payloads = roots(requests, events)
+  for (const root of payloads) {
+    const where = `The ${PLACE_NAME[root.place]} of ${quote(root.label)}`
+    const parties = partiesOf(root.place, root.label)
+    for (const change of diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), DIALECT)) {
+      out.push(toFinding(old, next, change, parties, whereOf(change, where)))
+    }
+  }
+  out.push(...componentFindings(old, next, payloads))
+  return out
+}
+
+/** Every component schema both versions have, through the engine, with the parties of the payloads reaching it. */
+function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: readonly Root[]): DiffFinding[] {
+  const was = catalogue(old)
+  const is = catalogue(next)
+  const changes: Array<{ name: string; change: SchemaChange }> = []
+  for (const name of Object.keys(was)) {
+    if (!Object.hasOwn(is, name)) continue
+    const pointer = joinPointer('', 'components', 'schemas', name)
+    for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), DIALECT)) changes.push({ name, change })
+  }
+  if (changes.length === 0) return []
+  // Only the changed components need their parties: each payload's closure (old and new) asked once.
+  const changed = new Set(changes.map((c) => c.name))
+  const parties = new Map<string, Party[]>()
+  for (const root of payloads) {
+    const reached = new Set<string>()
+    for (const [schema, names] of [
+      [root.oldSchema, was],
+      [root.newSchema, is],
+    ] as const) {
+      const closure = closureOf(schema, names)
+      const [small, large] = closure.size <= changed.size ? [closure, changed] : [changed, closure]
+      for (const name of small) if (large.has(name)) reached.add(name)
+    }
+    for (const name of reached) {
+      let list = parties.get(name)
+      if (!list) parties.set(name, (list = []))
+      list.push(...partiesOf(root.place, root.label))
+    }
+  }
+  return changes.map(({ name, change }) => toFinding(old, next, change, parties.get(name) ?? [], whereOf(change, `Component schema ${quote(name)}`)))
+}
+
+/** A payload's §5.3 closure as a set: a bare `$ref` from the closure memo (shared by every payload naming that schema). */
+function closureOf(schema: unknown, names: Readonly<Record<string, Schema>>): ReadonlySet<string> {
+  const name = isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
+  return name === undefined ? new Set(schemaClosure([schema], names)) : namedClosure(name, names)
+}
