@@ -4,11 +4,12 @@
  * requests, sends responses and events), named by topic (`topic` or `topic@version`) where one is known.
  */
 import { SCHEMA_DIFF_RULES } from '../../../core/diff/schema-diff.js'
-import type { DiffRule } from '../../../core/diff/types.js'
+import type { DiffLevel, DiffRule } from '../../../core/diff/types.js'
 
 export const BENZENE_AUDIENCES = ['client', 'service'] as const
 
 const CLIENT = ['client'] as const
+const LEVELS: readonly DiffLevel[] = ['breaking', 'warning', 'info']
 const NONE_SAYS_WHY = (why: string) => ({ none: why })
 
 export const BENZENE_RULES: readonly DiffRule[] = [
@@ -127,7 +128,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-component-removed',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: BENZENE_AUDIENCES,
     summary:
       'A component schema is gone; a payload that used it now names another schema (the checker refuses a dangling $ref), which the payload rules report.',
     example: { old: '"schemas": {"Money": {...}}', new: '"schemas": {}' },
@@ -136,7 +137,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-component-added',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: BENZENE_AUDIENCES,
     summary: 'A component schema is new; a payload that uses it is reported by the payload rules.',
     example: { old: '"schemas": {}', new: '"schemas": {"Money": {...}}' },
     mirror: { rule: 'benzene-component-removed' },
@@ -186,8 +187,13 @@ export const BENZENE_RULES: readonly DiffRule[] = [
 
 /**
  * The schema engine's rules as this differ reports them: a payload a client sends is received by
- * the service and the reverse, so each rule can name either audience.
+ * the service and the reverse, so each rule can name either audience; and each can also be info
+ * (a change that hits neither party's direction, or a component schema no payload reaches).
  */
-export const BENZENE_SCHEMA_RULES: readonly DiffRule[] = SCHEMA_DIFF_RULES.map((rule) => ({ ...rule, audiences: BENZENE_AUDIENCES }))
+export const BENZENE_SCHEMA_RULES: readonly DiffRule[] = SCHEMA_DIFF_RULES.map((rule) => ({
+  ...rule,
+  levels: LEVELS.filter((level) => level === 'info' || rule.levels.includes(level)),
+  audiences: BENZENE_AUDIENCES,
+}))
 
 export const BENZENE_DIFF_RULES: readonly DiffRule[] = [...BENZENE_RULES, ...BENZENE_SCHEMA_RULES]
