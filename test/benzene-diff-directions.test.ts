@@ -1,0 +1,162 @@
+/**
+ * Payload schemas by direction: the Benzene differ's mapping of each schema change to its parties,
+ * with the schema engine replaced by a scripted one (these tests hold the format's mapping, not the
+ * engine's classification). A request is sent by clients and received by the service; a response
+ * and an event message the reverse; a component schema has the parties of every payload reaching it.
+ */
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import type { SchemaChange, SchemaDiffOptions, SchemaEffect, SchemaSide } from '../src/core/diff/schema-diff-types.js'
+import type { DiffFinding, DiffLocation } from '../src/core/diff/types.js'
+import { splitPointer } from '../src/runtime/shared/json-pointer.js'
+import { diffFiles } from './helpers/benzene-diff.js'
+
+/** What the scripted engine answers, by the pointer of the old schema it is asked about. */
+const script = new Map<string, (old: SchemaSide, next: SchemaSide) => SchemaChange[]>()
+const calls: Array<{ old: SchemaSide; next: SchemaSide; options?: SchemaDiffOptions }> = []
+
+vi.mock('../src/core/diff/schema-diff.js', () => ({
+  SCHEMA_DIFF_RULES: [
+    {
+      id: 'schema-scripted',
+      levels: ['breaking', 'warning', 'info'],
+      audiences: ['receiver', 'sender'],
+      summary: 'A scripted change.',
+      example: { old: '{}', new: '{}' },
+      mirror: { none: 'Scripted.' },
+    },
+  ],
+  diffSchemas: (old: SchemaSide, next: SchemaSide, options?: SchemaDiffOptions) => {
+    calls.push({ old, next, options })
+    return script.get(old.pointer)?.(old, next) ?? []
+  },
+}))
+
+const dir = resolve(import.meta.dirname, '../fixtures/diff/benzene/benzene-hash-changed')
+const oldFile = join(dir, 'old.spec.json')
+const newFile = join(dir, 'new.spec.json')
+
+/** A change at `pointer` in both versions. */
+const change = (pointer: string, effect: SchemaEffect, witness?: SchemaChange['witness']): SchemaChange => ({
+  rule: 'schema-scripted',
+  effect,
+  old: { file: oldFile, pointer },
+  new: { file: newFile, pointer },
+  message: 'It changed.',
+  ...(witness ? { witness } : {}),
+})
+
+const scripted = async () => (await diffFiles(oldFile, newFile)).filter((f) => f.rule === 'schema-scripted')
+
+function valueAt(doc: unknown, pointer: string): unknown {
+  let node = doc
+  for (const token of splitPointer(pointer)) node = (node as Record<string, unknown>)[token]
+  return node
+}
+
+/** The location's line and column are where its node's JSON starts in the file. */
+function expectAtNode(location: DiffLocation | undefined, file: string, pointer: string): void {
+  expect(location?.file).toBe(file)
+  expect(location?.pointer).toBe(pointer)
+  const text = readFileSync(file, 'utf8')
+  const json = JSON.stringify(valueAt(JSON.parse(text), pointer))
+  expect(text.split('\n')[location!.line - 1]!.slice(location!.column - 1)[0]).toBe(json[0])
+}
+
+beforeEach(() => {
+  script.clear()
+  calls.length = 0
+})
+
+const byKind = (f: DiffFinding) => f.audiences.map((a) => `${a.kind}:${a.name ?? ''}`)
+
+describe('a payload of an entry', () => {
+  const refundRequest = '/requests/2/request'
+  it.each<[SchemaEffect, DiffFinding['level'], string[]]>([
+    ['widens', 'breaking', ['service:payments:refund']],
+    ['narrows', 'breaking', ['client:payments:refund']],
+    ['both', 'breaking', ['client:payments:refund', 'service:payments:refund']],
+    ['unknown', 'warning', ['client:payments:refund', 'service:payments:refund']],
+    ['none', 'info', ['client:payments:refund', 'service:payments:refund']],
+  ])('a request payload that %s: %s for %j', async (effect, level, audiences) => {
+    const pointer = `${refundRequest}/properties/paymentId`
+    script.set(refundRequest, () => [change(pointer, effect)])
+    const [finding, ...rest] = await scripted()
+    expect(rest).toEqual([])
+    expect(finding!.level).toBe(level)
+    expect(byKind(finding!)).toEqual(audiences)
+    expect(finding!.message).toBe('The request payload of "payments:refund": It changed.')
+    expect(finding!.data).toEqual({ effect })
+    expectAtNode(finding!.old, oldFile, pointer)
+    expectAtNode(finding!.new, newFile, pointer)
+  })
+
+  it.each<[string, SchemaEffect, string[]]>([
+    ['/requests/2/response', 'widens', ['client:payments:refund']],
+    ['/requests/2/response', 'narrows', ['service:payments:refund']],
+    ['/events/1/message', 'widens', ['client:payment:failed']],
+    ['/events/1/message', 'narrows', ['service:payment:failed']],
+  ])('%s that %s breaks %j', async (pointer, effect, audiences) => {
+    script.set(pointer, () => [change(pointer, effect)])
+    const [finding] = await scripted()
+    expect(finding!.level).toBe('breaking')
+    expect(byKind(finding!)).toEqual(audiences)
+    expectAtNode(finding!.new, newFile, pointer)
+  })
+
+  it('passes the witness on, and asks the engine in OpenAPI 3.0 dialect with $refs resolved into components', async () => {
+    script.set(refundRequest, () => [change(refundRequest, 'widens', { value: { paymentId: 1 }, acceptedBy: 'new' })])
+    const [finding] = await scripted()
+    expect(finding!.data).toEqual({ effect: 'widens', witness: { value: { paymentId: 1 }, acceptedBy: 'new' } })
+    const call = calls.find((c) => c.old.pointer === refundRequest)!
+    expect(call.options).toEqual({ dialect: 'openapi-3.0' })
+    expect(call.old.file).toBe(oldFile)
+    expect(call.next.file).toBe(newFile)
+    expect(call.old.resolve('#/components/schemas/Money', { file: oldFile, pointer: refundRequest })).toEqual({
+      file: oldFile,
+      document: call.old.document,
+      pointer: '/components/schemas/Money',
+    })
+    expect(call.old.resolve('#/components/schemas/Nowhere', { file: oldFile, pointer: refundRequest })).toBeUndefined()
+    expect(call.old.resolve('other.json#/Money', { file: oldFile, pointer: refundRequest })).toBeUndefined()
+  })
+})
+
+describe('a component schema', () => {
+  it('found through a payload and at the component is one finding, naming each payload reaching it', async () => {
+    const pointer = '/components/schemas/Money/properties/currency'
+    // As an engine that follows `$ref` reports it: from the payload and from the component itself.
+    script.set('/requests/1/request', () => [change(pointer, 'widens')])
+    script.set('/components/schemas/Money', () => [change(pointer, 'widens')])
+    const findings = await scripted()
+    expect(findings).toHaveLength(1)
+    expect(findings[0]!.level).toBe('breaking')
+    expect(byKind(findings[0]!)).toEqual(['service:payments:capture@v2'])
+    expect(findings[0]!.message).toBe('Component schema "Money": It changed.')
+    expectAtNode(findings[0]!.old, oldFile, pointer)
+  })
+
+  it('shared by responses and an event: a narrowing breaks the service for each, a widening each client', async () => {
+    script.set('/components/schemas/PaymentDto', () => [change('/components/schemas/PaymentDto', 'narrows')])
+    const [narrowed] = await scripted()
+    expect(byKind(narrowed!)).toEqual(['service:payment:captured@v1', 'service:payments:capture@v2', 'service:payments:refund'])
+    script.set('/components/schemas/PaymentDto', () => [change('/components/schemas/PaymentDto', 'widens')])
+    const [widened] = await scripted()
+    expect(byKind(widened!)).toEqual(['client:payment:captured@v1', 'client:payments:capture@v2', 'client:payments:refund'])
+  })
+
+  it('used as a request and as a response: a widening breaks the receivers of both', async () => {
+    script.set('/components/schemas/Void', () => [change('/components/schemas/Void', 'widens')])
+    const [finding] = await scripted()
+    expect(finding!.level).toBe('breaking')
+    expect(byKind(finding!)).toEqual(['client:payments:ping', 'service:benzene:spec', 'service:payments:ping'])
+  })
+
+  it('that no payload reaches breaks nobody', async () => {
+    script.set('/components/schemas/Unused', () => [change('/components/schemas/Unused', 'both')])
+    const [finding] = await scripted()
+    expect(finding!.level).toBe('info')
+    expect(finding!.audiences).toEqual([])
+  })
+})
