@@ -38,6 +38,8 @@ export function diffBenzene(oldSide: DiffSide<BenzeneModel>, nextSide: DiffSide<
   // The hash finding says which hashes change, or (info) that none does; two identical texts have no findings at all.
   const sameText = old.model.source !== undefined && next.model.source !== undefined && old.model.source.text === next.model.source.text
   if (findings.length > 0 || !sameText) findings.push(hashFinding(old, next))
+  old.settle()
+  next.settle()
   return finalize(findings)
 }
 

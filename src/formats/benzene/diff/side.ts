@@ -7,6 +7,7 @@ import type { SchemaSide } from '../../../core/diff/schema-diff-types.js'
 import { entryLabel, isObject, refTarget, type BenzeneDocument, type EventEntry, type RequestEntry } from '../../../runtime/benzene/document.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import type { BenzeneModel } from '../model.js'
+import { locateAll } from './locator.js'
 
 export interface Indexed<E> {
   entry: E
@@ -22,8 +23,12 @@ export interface BenzeneVersion {
   doc: BenzeneDocument
   requests: Map<string, Indexed<RequestEntry>>
   events: Map<string, Indexed<EventEntry>>
-  /** Where the node at `pointer` is (or its nearest ancestor that exists). */
+  /**
+   * Where the node at `pointer` is (or its nearest ancestor that exists): its line and column are
+   * filled in by `settle`, which places every location asked for in one scan of the text.
+   */
   at(pointer: string): DiffLocation
+  settle(): void
   /** `pointer` in this version as a schema side for the schema engine, `$ref`s resolved within the document. */
   schema(pointer: string): SchemaSide
 }
@@ -44,6 +49,7 @@ export function readVersion(side: DiffSide<BenzeneModel>): BenzeneVersion {
   const source = model.source as BenzeneModel['source'] | undefined
   const file = side.file
   const schemas = isObject(doc.components?.schemas) ? doc.components.schemas : {}
+  const pending: DiffLocation[] = []
   const resolve: SchemaSide['resolve'] = (ref) => {
     const name = refTarget(ref)
     if (name === undefined || !Object.hasOwn(schemas, name)) return undefined
@@ -56,9 +62,16 @@ export function readVersion(side: DiffSide<BenzeneModel>): BenzeneVersion {
     requests: byLabel(doc.requests, 'requests'),
     events: byLabel(doc.events, 'events'),
     at(pointer) {
+      const location = { file, pointer, line: 1, column: 1 }
+      pending.push(location)
+      return location
+    },
+    settle() {
       // A model made without its source (none is, but the type allows a hand-made one) places at the top.
-      const { line, column } = source ? source.locate(pointer) : { line: 1, column: 1 }
-      return { file, pointer, line, column }
+      if (!source || pending.length === 0) return
+      const offsetOf = locateAll(source.text, new Set(pending.map((l) => l.pointer)))
+      for (const location of pending) Object.assign(location, source.lines.position(offsetOf(location.pointer)))
+      pending.length = 0
     },
     schema: (pointer) => ({ file, document: doc, pointer, resolve }),
   }
