@@ -4,7 +4,7 @@
  * engine's classification). A request is sent by clients and received by the service; a response
  * and an event message the reverse; a component schema has the parties of every payload reaching it.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { SchemaChange, SchemaDiffOptions, SchemaEffect, SchemaSide } from '../src/core/diff/schema-diff-types.js'
@@ -158,5 +158,38 @@ describe('a component schema', () => {
     const [finding] = await scripted()
     expect(finding!.level).toBe('info')
     expect(finding!.audiences).toEqual([])
+  })
+
+  it("a parent's child reached through the parent's discriminator has the parent's parties", async () => {
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+    const doc = {
+      openapi: '3.0.1',
+      info: { title: 'pets', version: '' },
+      requests: [{ topic: 'pets:get', request: { type: 'string' }, response: ref('Pet') }],
+      events: [],
+      components: {
+        schemas: {
+          Pet: { type: 'object', discriminator: { propertyName: 'kind' }, properties: { kind: { type: 'string' } }, required: ['kind'] },
+          Dog: { allOf: [ref('Pet'), { type: 'object', properties: { bark: { type: 'boolean' } } }] },
+        },
+      },
+    }
+    const dir = join(import.meta.dirname, '.tmp/benzene-diff-directions')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'pets.spec.json')
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    script.set('/components/schemas/Dog', (old, next) => [
+      {
+        rule: 'schema-scripted',
+        effect: 'widens',
+        old: { file: old.file, pointer: old.pointer },
+        new: { file: next.file, pointer: next.pointer },
+        message: 'It changed.',
+      },
+    ])
+    const [finding] = (await diffFiles(file, file)).filter((f) => f.rule === 'schema-scripted')
+    // No `$ref` leads from Pet to Dog (§5.3's closure of the response is Pet alone), yet a client receiving a Pet may receive a Dog.
+    expect(finding!.level).toBe('breaking')
+    expect(byKind(finding!)).toEqual(['client:pets:get'])
   })
 })

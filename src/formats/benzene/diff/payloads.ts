@@ -3,19 +3,21 @@
  * and received by the service; a response and an event message are sent by the service and
  * received by clients. Each paired entry's payloads go through the schema engine (`diffSchemas`,
  * OpenAPI 3.0's dialect, `$ref`s resolved into `components.schemas`), and so does every component
- * schema both versions have, with the parties of every payload whose §5.3 closure reaches it: a
- * change the engine finds behind a `$ref` and at the component itself is one finding naming them all.
+ * schema both versions have, with the parties of every payload that reaches it (through `$ref`s, and
+ * through the discriminators that select a parent's children): a change the engine finds behind a
+ * `$ref` and at the component itself is one finding naming them all.
  *
  * Cost: the engine's on the payloads and the catalogue, plus, for the components that changed, one
- * closure per payload (shared through the closure memo): O(sum of the closures), the bound the
+ * reach per payload (a bare `$ref`'s shared by name): O(sum of the closures), the bound the
  * model already holds its topic hashes to; audiences per changed component at most one per entry.
  */
 import { diffSchemas } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange } from '../../../core/diff/schema-diff-types.js'
 import type { DiffAudience, DiffFinding, DiffLevel } from '../../../core/diff/types.js'
-import { namedClosure, schemaClosure } from '../../../runtime/benzene/closure.js'
 import { isObject, refTarget, type EventEntry, type RequestEntry, type Schema } from '../../../runtime/benzene/document.js'
 import { joinPointer, splitPointer } from '../../../runtime/shared/json-pointer.js'
+import { generationReach } from '../inheritance.js'
+import type { SchemaFacts } from '../schema-facts.js'
 import type { Pair, Paired } from './entries.js'
 import { client, maxLevel, quote, service } from './findings.js'
 import type { BenzeneVersion } from './side.js'
@@ -133,7 +135,10 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
   return out
 }
 
-/** Every component schema both versions have, through the engine, with the parties of the payloads reaching it. */
+/**
+ * Every component schema both versions have, through the engine, with the parties of the payloads
+ * reaching it in either version.
+ */
 function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: readonly Root[]): DiffFinding[] {
   const was = catalogue(old)
   const is = catalogue(next)
@@ -147,13 +152,15 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
   // Only the changed components need their parties: each payload's closure (old and new) asked once.
   const changed = new Set(changes.map((c) => c.name))
   const parties = new Map<string, Party[]>()
+  const oldReach = new Map<string, ReadonlySet<string>>()
+  const newReach = new Map<string, ReadonlySet<string>>()
   for (const root of payloads) {
     const reached = new Set<string>()
-    for (const [schema, names] of [
-      [root.oldSchema, was],
-      [root.newSchema, is],
+    for (const [schema, facts, memo] of [
+      [root.oldSchema, old.model.facts, oldReach],
+      [root.newSchema, next.model.facts, newReach],
     ] as const) {
-      const closure = closureOf(schema, names)
+      const closure = reachOf(schema, facts, memo)
       const [small, large] = closure.size <= changed.size ? [closure, changed] : [changed, closure]
       for (const name of small) if (large.has(name)) reached.add(name)
     }
@@ -166,8 +173,16 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
   return changes.map(({ name, change }) => toFinding(old, next, change, parties.get(name) ?? [], whereOf(change, `Component schema ${quote(name)}`)))
 }
 
-/** A payload's §5.3 closure as a set: a bare `$ref` from the closure memo (shared by every payload naming that schema). */
-function closureOf(schema: unknown, names: Readonly<Record<string, Schema>>): ReadonlySet<string> {
+/**
+ * The component schemas a payload reaches as the generated types and validators read it: §5.3's
+ * closure plus what its discriminators select (a parent's children, a `mapping`'s targets), as the
+ * model's inheritance reading computes them (`generationReach`). A bare `$ref` is kept per name, so
+ * the payloads naming one schema share its walk.
+ */
+function reachOf(schema: unknown, facts: SchemaFacts, memo: Map<string, ReadonlySet<string>>): ReadonlySet<string> {
   const name = isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
-  return name === undefined ? new Set(schemaClosure([schema], names)) : namedClosure(name, names)
+  if (name === undefined) return new Set(generationReach([schema], facts))
+  let reached = memo.get(name)
+  if (!reached) memo.set(name, (reached = new Set(generationReach([schema], facts))))
+  return reached
 }
