@@ -47,6 +47,16 @@ const change = (pointer: string, effect: SchemaEffect, witness?: SchemaChange['w
   ...(witness ? { witness } : {}),
 })
 
+const tmp = join(import.meta.dirname, '.tmp/benzene-diff-directions')
+
+/** Writes a document for one test beside the others; returns its path. */
+function writeTmp(name: string, doc: unknown): string {
+  mkdirSync(tmp, { recursive: true })
+  const file = join(tmp, `${name}.spec.json`)
+  writeFileSync(file, JSON.stringify(doc, null, 2))
+  return file
+}
+
 const scripted = async () => (await diffFiles(oldFile, newFile)).filter((f) => f.rule === 'schema-scripted')
 
 function valueAt(doc: unknown, pointer: string): unknown {
@@ -98,11 +108,29 @@ describe('a payload of an entry', () => {
     ['/events/1/message', 'widens', ['client:payment:failed']],
     ['/events/1/message', 'narrows', ['service:payment:failed']],
   ])('%s that %s breaks %j', async (pointer, effect, audiences) => {
-    script.set(pointer, () => [change(pointer, effect)])
-    const [finding] = await scripted()
+    // The refund's response written inline in both versions (a bare `$ref` is compared at its component).
+    const inline = (file: string, name: string) => {
+      const doc = JSON.parse(readFileSync(file, 'utf8'))
+      doc.requests[2].response = { type: 'object', properties: { id: { type: 'string' } } }
+      return writeTmp(name, doc)
+    }
+    const oldInline = inline(oldFile, 'inline-old')
+    const newInline = inline(newFile, 'inline-new')
+    script.set(pointer, (o, n) => [{ ...change(pointer, effect), old: { file: o.file, pointer }, new: { file: n.file, pointer } }])
+    const [finding] = (await diffFiles(oldInline, newInline)).filter((f) => f.rule === 'schema-scripted')
     expect(finding!.level).toBe('breaking')
     expect(byKind(finding!)).toEqual(audiences)
-    expectAtNode(finding!.new, newFile, pointer)
+    expectAtNode(finding!.new, newInline, pointer)
+  })
+
+  it('leaves a payload that names the same component in both versions to that component', async () => {
+    await scripted()
+    const asked = calls.map((c) => c.old.pointer)
+    expect(asked).toContain('/requests/2/request')
+    expect(asked).toContain('/events/1/message')
+    expect(asked).toContain('/components/schemas/PaymentDto')
+    expect(asked).not.toContain('/requests/2/response')
+    expect(asked).not.toContain('/requests/1/request')
   })
 
   it('passes the witness on, and asks the engine in OpenAPI 3.0 dialect with $refs resolved into components', async () => {
@@ -124,10 +152,10 @@ describe('a payload of an entry', () => {
 })
 
 describe('a component schema', () => {
-  it('found through a payload and at the component is one finding, naming each payload reaching it', async () => {
+  it('found from the component that refers to it and at itself is one finding, at the higher level', async () => {
     const pointer = '/components/schemas/Money/properties/currency'
-    // As an engine that follows `$ref` reports it: from the payload and from the component itself.
-    script.set('/requests/1/request', () => [change(pointer, 'widens')])
+    // As an engine that follows `$ref` reports it: from CapturePayment (which names Money) and from Money itself.
+    script.set('/components/schemas/CapturePayment', () => [{ ...change(pointer, 'unknown'), message: 'Seen from CapturePayment.' }])
     script.set('/components/schemas/Money', () => [change(pointer, 'widens')])
     const findings = await scripted()
     expect(findings).toHaveLength(1)
@@ -135,6 +163,11 @@ describe('a component schema', () => {
     expect(byKind(findings[0]!)).toEqual(['service:payments:capture@v2'])
     expect(findings[0]!.message).toBe('Component schema "Money": It changed.')
     expectAtNode(findings[0]!.old, oldFile, pointer)
+    // At one level, the audiences of both.
+    script.set('/components/schemas/Money', () => [change(pointer, 'narrows')])
+    script.set('/components/schemas/CapturePayment', () => [change(pointer, 'widens')])
+    const [both] = await scripted()
+    expect(byKind(both!)).toEqual(['client:payments:capture@v2', 'service:payments:capture@v2'])
   })
 
   it('shared by responses and an event: a narrowing breaks the service for each, a widening each client', async () => {
@@ -174,10 +207,7 @@ describe('a component schema', () => {
         },
       },
     }
-    const dir = join(import.meta.dirname, '.tmp/benzene-diff-directions')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'pets.spec.json')
-    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const file = writeTmp('pets', doc)
     script.set('/components/schemas/Dog', (old, next) => [
       {
         rule: 'schema-scripted',

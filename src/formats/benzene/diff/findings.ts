@@ -37,23 +37,21 @@ function sortAudiences(audiences: DiffAudience[]): DiffAudience[] {
 }
 
 /**
- * Merges findings of one rule at the same places with the same sentence (two topics reaching one
- * changed component schema report it once, naming both: the level is the higher, the audiences
- * those at it), then sorts by new location, old location, rule and message. O(n log n).
+ * Merges findings of one rule at the same places (two topics reaching one changed component schema
+ * report it once, naming both; the schema engine may find one change from a payload and from the
+ * component itself): the higher level wins with its sentence and data, the audiences are those at
+ * it. Then sorts by new location, old location, rule and message. O(n log n).
  */
 export function finalize(findings: readonly DiffFinding[]): DiffFinding[] {
   const merged = new Map<string, DiffFinding>()
   for (const finding of findings) {
-    const key = [finding.rule, finding.old?.pointer ?? '\u0000', finding.new?.pointer ?? '\u0000', finding.message].join('\u0001')
+    const key = [finding.rule, finding.old?.file ?? '', finding.old?.pointer ?? '\u0000', finding.new?.file ?? '', finding.new?.pointer ?? '\u0000'].join(
+      '\u0001',
+    )
     const seen = merged.get(key)
-    if (!seen) {
-      merged.set(key, { ...finding, audiences: sortAudiences(finding.audiences) })
-      continue
-    }
-    const level = maxLevel([seen.level, finding.level])
-    const audiences =
-      RANK[seen.level] === RANK[finding.level] ? [...seen.audiences, ...finding.audiences] : seen.level === level ? seen.audiences : finding.audiences
-    merged.set(key, { ...seen, level, audiences: sortAudiences(audiences) })
+    if (!seen) merged.set(key, { ...finding, audiences: sortAudiences(finding.audiences) })
+    else if (RANK[finding.level] > RANK[seen.level]) merged.set(key, { ...finding, audiences: sortAudiences(finding.audiences) })
+    else if (RANK[finding.level] === RANK[seen.level]) merged.set(key, { ...seen, audiences: sortAudiences([...seen.audiences, ...finding.audiences]) })
   }
   return [...merged.values()].sort(
     (a, b) => compareLocation(a.new, b.new) || compareLocation(a.old, b.old) || compareText(a.rule, b.rule) || compareText(a.message, b.message),

@@ -124,7 +124,12 @@ function catalogue(version: BenzeneVersion): Readonly<Record<string, Schema>> {
 export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, requests: Paired<RequestEntry>, events: Paired<EventEntry>): DiffFinding[] {
   const out: DiffFinding[] = []
   const payloads = roots(requests, events)
+  const was = catalogue(old)
+  const is = catalogue(next)
   for (const root of payloads) {
+    // The same component named in both versions: its own diff below finds every change, with every party.
+    const name = bareRef(root.oldSchema)
+    if (name !== undefined && name === bareRef(root.newSchema) && Object.hasOwn(was, name) && Object.hasOwn(is, name)) continue
     const where = `The ${PLACE_NAME[root.place]} of ${quote(root.label)}`
     const parties = partiesOf(root.place, root.label)
     for (const change of diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), DIALECT)) {
@@ -180,9 +185,14 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
  * the payloads naming one schema share its walk.
  */
 function reachOf(schema: unknown, facts: SchemaFacts, memo: Map<string, ReadonlySet<string>>): ReadonlySet<string> {
-  const name = isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
+  const name = bareRef(schema)
   if (name === undefined) return new Set(generationReach([schema], facts))
   let reached = memo.get(name)
   if (!reached) memo.set(name, (reached = new Set(generationReach([schema], facts))))
   return reached
+}
+
+/** The component a schema is nothing but a reference to (OpenAPI 3.0 ignores a `$ref`'s siblings, but a sibling is still a difference to compare). */
+function bareRef(schema: unknown): string | undefined {
+  return isObject(schema) && Object.keys(schema).length === 1 ? refTarget(schema.$ref) : undefined
 }
