@@ -62,7 +62,7 @@ export function transportFindings(old: BenzeneVersion, next: BenzeneVersion): Di
   const was = transports(old)
   const is = transports(next)
   const out: DiffFinding[] = []
-  // With no list left the removal is placed at the top of the new document's nearest place: none.
+  // The new location is the list that lacks the transport; with no list left there is none to point at.
   const listAt = Array.isArray(next.doc.transports) ? next.at('/transports') : undefined
   for (const [name, i] of was) {
     if (is.has(name)) continue
