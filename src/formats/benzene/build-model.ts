@@ -100,7 +100,8 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
     positions,
   }
   // The source is kept for the differ's locations, non-enumerable so that no listing of the model shows it.
-  const model = Object.defineProperty(fields, 'source', { value: source, enumerable: false }) as BenzeneModel
+  const text: BenzeneModel['source'] = { file: source.file, text: source.text, lines: source.lines }
+  const model = Object.defineProperty(fields, 'source', { value: text, enumerable: false }) as BenzeneModel
   return { model, diagnostics }
 }
 

@@ -37,8 +37,10 @@ export interface BenzeneModel {
   /** Where each entry starts in the source (`/requests/3`, `/events/0`), for the source map. */
   positions: Map<string, { line: number; column: number }>
   /**
-   * The positioned source the model was made from, so `contracts diff` can place any node (not only
-   * the entries `positions` holds). Non-enumerable: nothing that lists the model's members shows it.
+   * The text the model was made from, with its line index, so `contracts diff` can place any node
+   * (not only the entries `positions` holds). The source's file, text and lines only: its `locate`
+   * may hold a syntax tree of the whole document, and compiled models are kept in the compiler's
+   * cache. Non-enumerable: nothing that lists the model's members shows it.
    */
-  readonly source: JsonSource
+  readonly source: Pick<JsonSource, 'file' | 'text' | 'lines'>
 }

@@ -67,7 +67,7 @@ export function readVersion(side: DiffSide<BenzeneModel>): BenzeneVersion {
       return location
     },
     settle() {
-      // A model made without its source (none is, but the type allows a hand-made one) places at the top.
+      // A model made by hand without its source (buildModel always sets one) places everything at the top.
       if (!source || pending.length === 0) return
       const offsetOf = locateAll(source.text, new Set(pending.map((l) => l.pointer)))
       for (const location of pending) Object.assign(location, source.lines.position(offsetOf(location.pointer)))
