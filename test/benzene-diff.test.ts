@@ -4,7 +4,7 @@
  * `near.spec.json` whose change is close but must not fire it. The contract hashes a finding reports
  * are checked against the compiler's own hash functions for both versions.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { DiffAudience, DiffFinding, DiffLocation } from '../src/core/diff/types.js'
@@ -209,6 +209,20 @@ describe('contract hashes', () => {
     expect((await benzeneSide(fixture('benzene-hash-changed', 'old'), query)).model.moduleHash).toBe(contractHash(serviceLevel(was, topics)))
   })
 
+  it('hashes a reserved topic on its own: its route respelled changes its topic hash, not the whole-service one (§6.2 drops reserved entries there)', async () => {
+    const oldFile = fixture('benzene-http-mapping-added', 'old')
+    const newFile = fixture('benzene-http-mapping-added', 'near')
+    const hash = (await diffFiles(oldFile, newFile)).find((f) => f.rule === 'benzene-hash-changed')!
+    const spec = (doc: BenzeneDocument) => doc.requests.find((r) => r.topic === 'benzene:spec')!
+    const was = readDoc(oldFile)
+    const is = readDoc(newFile)
+    expect(contractHash(wholeService(was))).toBe(contractHash(wholeService(is)))
+    expect(hash.data).toEqual({
+      hashes: [{ kind: 'topic', topic: 'benzene:spec', old: contractHash(topicScoped(was, spec(was))), new: contractHash(topicScoped(is, spec(is))) }],
+    })
+    expect(hash.audiences).toEqual([{ kind: 'client', name: 'benzene:spec' }])
+  })
+
   it('names a removed topic with its old hash and no new one', async () => {
     const oldFile = fixture('benzene-request-removed', 'old')
     const findings = await diffFiles(oldFile, fixture('benzene-request-removed', 'new'))
@@ -238,6 +252,20 @@ describe('the whole diff', () => {
       ['benzene-hash-changed', 'warning'],
       ['benzene-http-mapping-removed', 'breaking'],
       ['benzene-http-mapping-added', 'info'],
+    ])
+  })
+
+  it('reports each transport of a list that is gone, with no new location to point at', async () => {
+    const doc = readDoc(fixture('benzene-transport-removed', 'old'))
+    delete doc.transports
+    const dir = resolve(import.meta.dirname, '.tmp/benzene-diff')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'no-transports.spec.json')
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const removed = (await diffFiles(fixture('benzene-transport-removed', 'old'), file)).filter((f) => f.rule === 'benzene-transport-removed')
+    expect(removed.map((f) => [f.level, f.old?.pointer, f.new, f.data])).toEqual([
+      ['breaking', '/transports/0', undefined, { transport: 'benzene' }],
+      ['breaking', '/transports/1', undefined, { transport: 'sqs' }],
     ])
   })
 
