@@ -223,3 +223,25 @@ describe('a component schema', () => {
     expect(byKind(finding!)).toEqual(['client:pets:get'])
   })
 })
+
+describe('the work asked of the engine', () => {
+  it('is one call per component and per payload that is not a bare reference to the same component, whatever the size', async () => {
+    const n = 2000
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+    const schemas: Record<string, unknown> = { Shared: { type: 'string' } }
+    const requests = []
+    for (let i = 0; i < n; i++) {
+      schemas[`R${i}`] = { type: 'object', properties: { shared: ref('Shared') } }
+      // Every other topic's request is inline: that payload is asked about itself.
+      requests.push({ topic: `t:${i}`, request: i % 2 === 0 ? ref(`R${i}`) : { type: 'object', properties: { r: ref(`R${i}`) } }, response: ref('Shared') })
+    }
+    const doc = { openapi: '3.0.1', info: { title: 'large', version: '' }, requests, events: [], components: { schemas } }
+    const file = writeTmp('large', doc)
+    script.set('/components/schemas/Shared', () => [change('/components/schemas/Shared', 'narrows')])
+    const [finding] = (await diffFiles(file, file)).filter((f) => f.rule === 'schema-scripted')
+    expect(calls).toHaveLength(n + 1 + n / 2)
+    // Every topic reaches Shared through its request (its clients send it) and its response (the service sends it): a narrowing breaks both senders.
+    expect(finding!.audiences.filter((a) => a.kind === 'client')).toHaveLength(n)
+    expect(finding!.audiences.filter((a) => a.kind === 'service')).toHaveLength(n)
+  })
+})
