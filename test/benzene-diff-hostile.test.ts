@@ -54,7 +54,7 @@ describe('hostile names', () => {
     expect(removed.message).toContain(JSON.stringify(odd))
     expect(removed.message).not.toContain('\n')
     expect(removed.message).not.toContain('\u0007')
-    expect(removed.data).toEqual({ topic: odd, version: undefined })
+    expect(removed.data).toStrictEqual({ topic: odd })
     expect(removed.audiences).toEqual([{ kind: 'client', name: odd }])
     expect(removed.old).toMatchObject({ pointer: '/requests/0', line: 8, column: 5 })
     const event = findings.find((f) => f.rule === 'benzene-event-removed')!

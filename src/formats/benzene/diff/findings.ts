@@ -7,6 +7,10 @@ import type { DiffAudience, DiffFinding, DiffLevel, DiffLocation } from '../../.
 export const client = (name?: string): DiffAudience => (name === undefined ? { kind: 'client' } : { kind: 'client', name })
 export const service = (name?: string): DiffAudience => (name === undefined ? { kind: 'service' } : { kind: 'service', name })
 
+/** A topic for `data`: its id, and its version only when it has one (absent and empty differ, §2). */
+export const topicData = (entry: { topic: string; version?: string }): { topic: string; version?: string } =>
+  entry.version === undefined ? { topic: entry.topic } : { topic: entry.topic, version: entry.version }
+
 /**
  * A name in a message, as the document's JSON writes it (quoted, escapes as JSON spells them): the
  * message is one line whatever the name holds; `data` keeps the name itself.

@@ -7,7 +7,7 @@ import type { DiffFinding } from '../../../core/diff/types.js'
 import type { RequestEntry } from '../../../runtime/benzene/document.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import type { Pair } from './entries.js'
-import { client, quote } from './findings.js'
+import { client, quote, topicData } from './findings.js'
 import type { BenzeneVersion, Indexed } from './side.js'
 
 export function endpointFindings(old: BenzeneVersion, next: BenzeneVersion): DiffFinding[] {
@@ -121,7 +121,7 @@ export function httpMappingFindings(old: BenzeneVersion, next: BenzeneVersion, p
         old: old.at(joinPointer(p.old.pointer, 'httpMappings', route.index)),
         new: next.at(listOrEntry(p.new)),
         message: `The request topic ${quote(p.old.label)} is no longer reachable at ${quote(`${route.method} ${route.path}`)}: clients that call that route over HTTP can no longer reach it.`,
-        data: { topic: p.old.entry.topic, version: p.old.entry.version, method: route.method, path: route.path },
+        data: { ...topicData(p.old.entry), method: route.method, path: route.path },
       })
     }
     for (const [key, route] of is) {
@@ -133,7 +133,7 @@ export function httpMappingFindings(old: BenzeneVersion, next: BenzeneVersion, p
         old: old.at(listOrEntry(p.old)),
         new: next.at(joinPointer(p.new.pointer, 'httpMappings', route.index)),
         message: `The request topic ${quote(p.new.label)} is now reachable at ${quote(`${route.method} ${route.path}`)}.`,
-        data: { topic: p.new.entry.topic, version: p.new.entry.version, method: route.method, path: route.path },
+        data: { ...topicData(p.new.entry), method: route.method, path: route.path },
       })
     }
   }
