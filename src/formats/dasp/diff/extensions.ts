@@ -1,0 +1,98 @@
+import { joinPointer } from '../../../runtime/shared/json-pointer.js'
+import { CLIENT, EVERYONE, type Findings, HOST, pinKey, quote, SAVED_SESSION } from './findings.js'
+import { locate, type DaspVersion, type RequestEntry } from './sides.js'
+
+/** A requested extension in one version paired with its counterpart in the other. */
+export interface ExtensionPair {
+  old: RequestEntry
+  next: RequestEntry
+}
+
+const at = (e: RequestEntry, ...tokens: Array<string | number>) => joinPointer('', 'extensions', e.index, ...tokens)
+const name = (e: RequestEntry) => `${quote(e.uri)} ${quote(e.version)} (${quote(e.scope)})`
+
+/**
+ * Pairs the requested extensions of two versions: the same identity and scope first, then the same
+ * URI and scope (another version), the same identity (another scope), and the same URI. What is left
+ * was added or removed. Linear: each pass is one map of queues (identities are compared exactly,
+ * DASP-EXT-002: a URI that differs by case or a trailing slash is another extension).
+ */
+export function pairExtensions(old: DaspVersion, next: DaspVersion): { pairs: ExtensionPair[]; removed: RequestEntry[]; added: RequestEntry[] } {
+  const keys: Array<(e: RequestEntry) => string> = [
+    (e) => JSON.stringify([e.uri, e.version, e.scope]),
+    (e) => JSON.stringify([e.uri, e.scope]),
+    (e) => JSON.stringify([e.uri, e.version]),
+    (e) => JSON.stringify([e.uri]),
+  ]
+  let left = old.requested
+  let right = next.requested
+  const pairs: ExtensionPair[] = []
+  for (const key of keys) {
+    const queues = new Map<string, RequestEntry[]>()
+    for (const e of left) {
+      const k = key(e)
+      const queue = queues.get(k)
+      if (queue) queue.push(e)
+      else queues.set(k, [e])
+    }
+    const unmatched: RequestEntry[] = []
+    for (const e of right) {
+      const match = queues.get(key(e))?.shift()
+      if (match) pairs.push({ old: match, next: e })
+      else unmatched.push(e)
+    }
+    left = [...queues.values()].flat()
+    right = unmatched
+  }
+  return { pairs, removed: left, added: right }
+}
+
+/** Extensions added, removed, at another version or scope, and their definitions' pins. */
+export function compareRequested(old: DaspVersion, next: DaspVersion, paired: ReturnType<typeof pairExtensions>, out: Findings): void {
+  for (const e of paired.added)
+    out.add({
+      rule: 'dasp-extension-added',
+      level: 'breaking',
+      audiences: [HOST],
+      new: locate(next.selection, at(e)),
+      message: `Extension ${name(e)} is newly requested; a host that does not support it must refuse the request.`,
+    })
+  for (const e of paired.removed)
+    out.add({
+      rule: 'dasp-extension-removed',
+      level: 'breaking',
+      audiences: [CLIENT, SAVED_SESSION],
+      old: locate(old.selection, at(e)),
+      message: `Extension ${name(e)} is no longer requested; clients that request it are refused and saved sessions whose floor holds it cannot reopen.`,
+    })
+  for (const { old: a, next: b } of paired.pairs) {
+    if (a.version !== b.version)
+      out.add({
+        rule: 'dasp-extension-version-changed',
+        level: 'breaking',
+        audiences: [...EVERYONE],
+        old: locate(old.selection, at(a, 'version')),
+        new: locate(next.selection, at(b, 'version')),
+        message: `Extension ${quote(a.uri)} is requested at version ${quote(b.version)} instead of ${quote(a.version)}; versions compare exactly and a saved one cannot be silently replaced.`,
+      })
+    if (a.scope !== b.scope)
+      out.add({
+        rule: 'dasp-extension-scope-changed',
+        level: 'breaking',
+        audiences: [...EVERYONE],
+        old: locate(old.selection, at(a, 'scope')),
+        new: locate(next.selection, at(b, 'scope')),
+        message: `Extension ${quote(a.uri)} is requested in scope ${quote(b.scope)} instead of ${quote(a.scope)}.`,
+      })
+    // Another version is another definition: its pin differing is the version change, said once.
+    if (a.version === b.version && a.definition && b.definition && pinKey(a.definition.value.content) !== pinKey(b.definition.value.content))
+      out.add({
+        rule: 'dasp-pin-changed',
+        level: 'breaking',
+        audiences: [...EVERYONE],
+        old: locate(a.definition, '/content'),
+        new: locate(b.definition, '/content'),
+        message: `The content pin of extension ${quote(a.uri)} ${quote(a.version)} changed; the pin is authenticated with the selection and saved with each session.`,
+      })
+  }
+}
