@@ -132,6 +132,17 @@ export function compareSupport(a: PositionedDocument, b: PositionedDocument, uri
   }
 }
 
+/** The members a definition lists as sets (their order means nothing), sorted before comparing. */
+const SETS = new Set(['operations', 'scopes', 'dependencies', 'attributes'])
+const sortedList = (list: unknown) => (Array.isArray(list) ? list.map((v) => canonical(v)).sort() : list)
+
+/** A definition member as comparable text: sets and the `supports` lists in a fixed order. */
+function asWritten(member: string, value: unknown): string {
+  if (SETS.has(member)) return canonical(sortedList(value))
+  if (member === 'supports' && isObject(value)) return canonical(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sortedList(v)])))
+  return canonical(value)
+}
+
 /**
  * A definition edited under the same identity and pin. The parts with rules of their own are
  * reported by them too; this says that the edit itself breaks DASP-EXT-008's immutability, once.
@@ -140,7 +151,7 @@ export function compareInPlace(a: PositionedDocument, b: PositionedDocument, uri
   if (pinKey(a.value.content) !== pinKey(b.value.content)) return
   const members = [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])]
     .filter((k) => k !== 'identity' && k !== 'content')
-    .filter((k) => canonical(a.value[k]) !== canonical(b.value[k]))
+    .filter((k) => asWritten(k, a.value[k]) !== asWritten(k, b.value[k]))
     .sort()
   if (members.length === 0) return
   const first = members[0]!

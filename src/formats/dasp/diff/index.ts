@@ -29,18 +29,27 @@ export const daspDiffer: FormatDiffer<DaspModel> = {
     compareContracts(old, next, out)
     const paired = pairExtensions(old, next)
     compareRequested(old, next, paired, out)
+    const definitionKey = (pair: (typeof paired.pairs)[number]) =>
+      JSON.stringify([pair.old.definition?.file, pair.old.version, pair.next.definition?.file, pair.next.version])
+    // The settings each pair of definitions has selected, in any scope and either version: what saved sessions recorded.
+    const selected = new Map<string, Set<string>>()
+    for (const pair of paired.pairs) {
+      const names = selected.get(definitionKey(pair)) ?? new Set<string>()
+      for (const name of [...Object.keys(pair.old.settings), ...Object.keys(pair.next.settings)]) names.add(name)
+      selected.set(definitionKey(pair), names)
+    }
     const comparedDefinitions = new Set<string>()
     for (const pair of paired.pairs) {
       compareSettingValues(old, next, pair, out)
       const a = pair.old.definition
       const b = pair.next.definition
       if (!a || !b) continue
-      const key = JSON.stringify([a.file, pair.old.version, b.file, pair.next.version])
+      const key = definitionKey(pair)
       if (comparedDefinitions.has(key)) continue
       comparedDefinitions.add(key)
       const uri = pair.next.uri
       compareDependenciesAndOperations(a, b, uri, out)
-      compareSettingDefinitions(a, b, uri, out)
+      compareSettingDefinitions(a, b, uri, selected.get(key)!, out)
       compareAttributes(a, b, uri, out)
       compareSupport(a, b, uri, out)
       if (pair.old.version === pair.next.version) compareInPlace(a, b, uri, pair.next.version, out)

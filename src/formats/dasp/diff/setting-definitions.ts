@@ -16,8 +16,12 @@ const persists = (spec: Spec) => spec.persistence !== 'connection'
  * host validates them: what the new definition refuses breaks the client (`dasp-setting-narrowed`),
  * what it newly accepts breaks a host still validating with the old one (`dasp-setting-widened`).
  * Linear in the settings' sizes (enum values through sets; item schemas by the schema engine's bound).
+ *
+ * Saved sessions break when the change reaches what their floor recorded (DASP-EXT-005): a setting
+ * the selection sets (`selected`, in either version) whose persistence or meaning changed. A setting
+ * no request sets is recorded by no session.
  */
-export function compareSettingDefinitions(a: PositionedDocument, b: PositionedDocument, uri: string, out: Findings): void {
+export function compareSettingDefinitions(a: PositionedDocument, b: PositionedDocument, uri: string, selected: ReadonlySet<string>, out: Findings): void {
   const before = settingsOf(a)
   const after = settingsOf(b)
   const at = (name: string, ...tokens: Array<string | number>) => joinPointer('', 'settings', name, ...tokens)
@@ -50,14 +54,16 @@ export function compareSettingDefinitions(a: PositionedDocument, b: PositionedDo
       out.add({
         rule: 'dasp-setting-persistence-changed',
         level: 'breaking',
-        audiences: [...EVERYONE],
+        audiences: selected.has(name) ? [...EVERYONE] : [CLIENT, HOST],
         old: locate(a, at(name, 'persistence')),
         new: locate(b, at(name, 'persistence')),
-        message: `Setting ${quote(name)} of ${quote(uri)} now persists as ${quote(next.persistence)} instead of ${quote(old.persistence)}; the saved session floor differs.`,
+        message: `Setting ${quote(name)} of ${quote(uri)} now persists as ${quote(next.persistence)} instead of ${quote(old.persistence)}${
+          selected.has(name) ? '; the saved session floor differs' : ''
+        }.`,
       })
     const meaning = (['type', 'unit', 'uniqueBy'] as const).filter((k) => canonical(old[k]) !== canonical(next[k]))
     if (meaning.length > 0) {
-      const audiences: DiffAudience[] = persists(old) || persists(next) ? [...EVERYONE] : [CLIENT, HOST]
+      const audiences: DiffAudience[] = selected.has(name) && (persists(old) || persists(next)) ? [...EVERYONE] : [CLIENT, HOST]
       const k = meaning[0]!
       out.add({
         rule: 'dasp-setting-meaning-changed',

@@ -28,7 +28,8 @@ export function compareSettingValues(old: DaspVersion, next: DaspVersion, pair: 
     const before = had ? a.settings[setting] : undefined
     const after = has ? b.settings[setting] : undefined
     if (had && has && canonical(before) === canonical(after)) continue
-    const persistent = persistence(a, setting) !== 'connection' || persistence(b, setting) !== 'connection'
+    // Saved sessions recorded it if it persisted where it was set (DASP-EXT-005): judged on each side that sets it.
+    const persistent = (had && persistence(a, setting) !== 'connection') || (has && persistence(b, setting) !== 'connection')
     const where = (e: RequestEntry, present: boolean) =>
       present ? joinPointer('', 'extensions', e.index, 'settings', setting) : joinPointer('', 'extensions', e.index, 'settings')
     const what = !had ? `is now set to ${quote(after)}` : !has ? `is no longer set (was ${quote(before)})` : `changed from ${quote(before)} to ${quote(after)}`
