@@ -6,7 +6,11 @@ import { locate, type PositionedDocument } from './sides.js'
 /** Members of a list keyed canonically, each at its first index: set differences in linear time. */
 function keyed(list: unknown, key: (v: unknown) => string = canonical): Map<string, number> {
   const out = new Map<string, number>()
-  if (Array.isArray(list)) list.forEach((v, i) => out.has(key(v)) || out.set(key(v), i))
+  if (!Array.isArray(list)) return out
+  list.forEach((v, i) => {
+    const k = key(v)
+    if (!out.has(k)) out.set(k, i)
+  })
   return out
 }
 

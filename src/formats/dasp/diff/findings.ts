@@ -37,12 +37,16 @@ export function pinKey(pin: unknown): string {
 /** Sorted by new location, then old, then rule (the interface's order); an identical finding once. */
 export class Findings {
   private readonly list: DiffFinding[] = []
+  /** Each finding's canonical text without its data: the duplicate check, and the last tie-break of the order. */
+  private readonly keys = new Map<DiffFinding, string>()
   private readonly seen = new Set<string>()
 
   add(finding: DiffFinding): void {
-    const key = canonical({ ...finding, data: undefined })
+    // Every member but data, in a fixed order (the finding is built by this differ, so plain JSON text is canonical enough).
+    const key = JSON.stringify([finding.rule, finding.level, finding.audiences, finding.old, finding.new, finding.message])
     if (this.seen.has(key)) return
     this.seen.add(key)
+    this.keys.set(finding, key)
     this.list.push(finding)
   }
 
@@ -68,7 +72,7 @@ export class Findings {
       ] as const)
         for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1
       if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1
-      return canonical(a) < canonical(b) ? -1 : 1
+      return this.keys.get(a)! < this.keys.get(b)! ? -1 : 1
     }
     return [...this.list].sort(compare)
   }

@@ -22,24 +22,33 @@ function requirements(v: DaspVersion): Map<string, Requirement> {
   return out
 }
 
-/** Whether the old request already carries what a new requirement demands (any scope when it names none). */
-function requested(v: DaspVersion, r: Requirement): boolean {
-  return v.requested.some((e) => e.uri === r.uri && e.version === r.version && (r.scope === undefined || e.scope === r.scope))
+/** What a version requests, to look a requirement up in: by identity and scope, and by identity alone (a requirement may name no scope). */
+function requestIndex(v: DaspVersion): Set<string> {
+  const out = new Set<string>()
+  for (const e of v.requested) {
+    out.add(JSON.stringify([e.uri, e.version, e.scope]))
+    out.add(JSON.stringify([e.uri, e.version]))
+  }
+  return out
 }
+
+const carries = (index: Set<string>, r: Requirement) =>
+  index.has(r.scope === undefined ? JSON.stringify([r.uri, r.version]) : JSON.stringify([r.uri, r.version, r.scope]))
 
 /**
  * Host policy (`policy.requires`, DASP-EXT-004): a requirement added breaks clients whose old request
- * omits it, since the host must refuse such a request; one removed breaks nobody. Linear (one map per version;
- * `requested` scans the request once per added requirement, bounded by policy x request, both small lists in practice).
+ * omits it, since the host must refuse such a request; one removed breaks nobody. Linear: one map per
+ * version and one index of the old request.
  */
 export function comparePolicy(old: DaspVersion, next: DaspVersion, out: Findings): void {
   const before = requirements(old)
   const after = requirements(next)
   const at = (r: Requirement) => joinPointer('', 'policy', 'requires', r.index)
+  const oldRequest = requestIndex(old)
   const name = (r: Requirement) => `${quote(r.uri)} ${quote(r.version)}${r.scope === undefined ? '' : ` (${quote(r.scope)})`}`
   for (const [key, r] of after) {
     if (before.has(key)) continue
-    const met = requested(old, r)
+    const met = carries(oldRequest, r)
     out.add({
       rule: 'dasp-policy-requirement-added',
       level: met ? 'info' : 'breaking',

@@ -61,6 +61,7 @@ export async function readVersion(side: DiffSide<DaspModel>): Promise<DaspVersio
     value: {},
   }
   const byIdentity = new Map<string, PositionedDocument>()
+  const compiledDefinitions = new Map((compiled?.definitions ?? []).map((d) => [d.index, d.source] as const))
   const entries: unknown[] = Array.isArray(selection.value.definitions) ? selection.value.definitions : []
   const documents = await Promise.all(
     entries.map(async (entry, index) => {
@@ -68,7 +69,7 @@ export async function readVersion(side: DiffSide<DaspModel>): Promise<DaspVersio
       const path = localPath(side.file, entry)
       if (!path) return undefined
       const read = parse(path, await side.read(path))
-      return asDocument(path, read ?? compiled?.definitions.find((d) => d.index === index)?.source)
+      return asDocument(path, read ?? compiledDefinitions.get(index))
     }),
   )
   for (const document of documents) {
