@@ -135,6 +135,8 @@ describe('odd names', () => {
         { 'e.dasp-ext.json': definition(after, '1') },
       )
       expect(findings.map((f) => f.rule).sort()).toEqual(['dasp-extension-added', 'dasp-extension-removed'])
+      expect(findings.find((f) => f.rule === 'dasp-extension-added')!.data).toEqual({ nearMiss: before })
+      expect(findings.find((f) => f.rule === 'dasp-extension-removed')!.data).toEqual({ nearMiss: after })
     }
   })
 

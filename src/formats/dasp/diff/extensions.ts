@@ -8,6 +8,9 @@ export interface ExtensionPair {
   next: RequestEntry
 }
 
+/** A URI loosened for the near misses people make (never used to pair: only to say what happened). */
+const looseUri = (uri: string) => uri.normalize('NFC').toLowerCase().replace(/\/+$/, '')
+
 const at = (e: RequestEntry, ...tokens: Array<string | number>) => joinPointer('', 'extensions', e.index, ...tokens)
 const name = (e: RequestEntry) => `${quote(e.uri)} ${quote(e.version)} (${quote(e.scope)})`
 
@@ -49,22 +52,41 @@ export function pairExtensions(old: DaspVersion, next: DaspVersion): { pairs: Ex
 
 /** Extensions added, removed, at another version or scope, and their definitions' pins. */
 export function compareRequested(old: DaspVersion, next: DaspVersion, paired: ReturnType<typeof pairExtensions>, out: Findings): void {
-  for (const e of paired.added)
+  // An identity that differs only by case, Unicode normalization or a trailing slash is still another
+  // extension (DASP-EXT-002 compares exactly); the pair is named so the edit is easy to recognise.
+  const removedByLoose = new Map<string, RequestEntry>()
+  for (const e of paired.removed) if (!removedByLoose.has(looseUri(e.uri))) removedByLoose.set(looseUri(e.uri), e)
+  const addedByLoose = new Map<string, RequestEntry>()
+  for (const e of paired.added) if (!addedByLoose.has(looseUri(e.uri))) addedByLoose.set(looseUri(e.uri), e)
+  const nearMiss = (other: RequestEntry | undefined, self: RequestEntry) =>
+    other && other.uri !== self.uri
+      ? {
+          hint: ` Identities compare exactly: ${quote(other.uri)} differs only by case, Unicode normalization or a trailing slash.`,
+          data: { nearMiss: other.uri },
+        }
+      : { hint: '', data: undefined }
+  for (const e of paired.added) {
+    const near = nearMiss(removedByLoose.get(looseUri(e.uri)), e)
     out.add({
       rule: 'dasp-extension-added',
       level: 'breaking',
       audiences: [HOST],
       new: locate(next.selection, at(e)),
-      message: `Extension ${name(e)} is newly requested; a host that does not support it must refuse the request.`,
+      message: `Extension ${name(e)} is newly requested; a host that does not support it must refuse the request.${near.hint}`,
+      ...(near.data ? { data: near.data } : {}),
     })
-  for (const e of paired.removed)
+  }
+  for (const e of paired.removed) {
+    const near = nearMiss(addedByLoose.get(looseUri(e.uri)), e)
     out.add({
       rule: 'dasp-extension-removed',
       level: 'breaking',
       audiences: [CLIENT, SAVED_SESSION],
       old: locate(old.selection, at(e)),
-      message: `Extension ${name(e)} is no longer requested; clients that request it are refused and saved sessions whose floor holds it cannot reopen.`,
+      message: `Extension ${name(e)} is no longer requested; clients that request it are refused and saved sessions whose floor holds it cannot reopen.${near.hint}`,
+      ...(near.data ? { data: near.data } : {}),
     })
+  }
   for (const { old: a, next: b } of paired.pairs) {
     if (a.version !== b.version)
       out.add({
