@@ -180,3 +180,28 @@ describe('versions', () => {
     expect(findings.map((f) => f.rule)).toContain('dasp-operation-added')
   })
 })
+
+describe('the DASP-EXT-007 drafts with sha256-manifest pins', () => {
+  const counter = join(import.meta.dirname, '../fixtures/dasp/counter.dasp.json')
+
+  it('a version compared with itself has no finding', async () => {
+    expect(await daspDiffer.diff(await side(counter), await side(counter))).toEqual([])
+  })
+
+  it("a definition's manifest pin that changes is dasp-pin-changed for everyone, at the definition's content", async () => {
+    const a = await side(counter)
+    const definition = join(import.meta.dirname, '../fixtures/dasp/extensions/proof-of-authority.dasp-ext.json')
+    const text = readFileSync(definition, 'utf8')
+    const changed = text.replace(/"sha256": "[0-9a-f]{64}"/, `"sha256": "${'0'.repeat(64)}"`)
+    expect(changed).not.toBe(text)
+    // The git version of the definition (as `--against` reads it) carries another pin than the working tree.
+    const findings = await daspDiffer.diff({ ...a, read: async (file) => (file === definition ? changed : a.read(file)) }, a)
+    expect(findings).toHaveLength(1)
+    expect(findings[0]).toMatchObject({
+      rule: 'dasp-pin-changed',
+      level: 'breaking',
+      new: { file: definition, pointer: '/content', ...position(definition, '/content') },
+    })
+    expect(kinds(findings[0]!)).toEqual(['client', 'host', 'saved-session'])
+  })
+})
