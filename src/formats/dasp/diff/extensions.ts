@@ -31,20 +31,21 @@ export function pairExtensions(old: DaspVersion, next: DaspVersion): { pairs: Ex
   let right = next.requested
   const pairs: ExtensionPair[] = []
   for (const key of keys) {
-    const queues = new Map<string, RequestEntry[]>()
+    // A queue is a list and the index of its first unpaired entry (shift() would make repeats quadratic).
+    const queues = new Map<string, { entries: RequestEntry[]; first: number }>()
     for (const e of left) {
       const k = key(e)
       const queue = queues.get(k)
-      if (queue) queue.push(e)
-      else queues.set(k, [e])
+      if (queue) queue.entries.push(e)
+      else queues.set(k, { entries: [e], first: 0 })
     }
     const unmatched: RequestEntry[] = []
     for (const e of right) {
-      const match = queues.get(key(e))?.shift()
-      if (match) pairs.push({ old: match, next: e })
+      const queue = queues.get(key(e))
+      if (queue && queue.first < queue.entries.length) pairs.push({ old: queue.entries[queue.first++]!, next: e })
       else unmatched.push(e)
     }
-    left = [...queues.values()].flat()
+    left = [...queues.values()].flatMap((q) => q.entries.slice(q.first))
     right = unmatched
   }
   return { pairs, removed: left, added: right }
