@@ -1,7 +1,7 @@
 import { sortedCopy } from '../../core/emit.js'
 import type { DaspContext } from './context.js'
 import { isObject } from './load.js'
-import type { DaspModel } from './model.js'
+import type { DaspModel, DaspSources } from './model.js'
 
 /**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
@@ -60,7 +60,14 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
       ]
     }),
   )
-  return { file: ctx.input.selection.file, request, floor, attributes }
+  const model: DaspModel = { file: ctx.input.selection.file, request, floor, attributes }
+  const sources: DaspSources = {
+    selection: ctx.input.selection.source,
+    definitions: ctx.input.definitions.map(({ index, loaded }) => ({ index, source: loaded.source })),
+  }
+  // Non-enumerable: the parsed documents are already held by the compile, so this costs a reference.
+  Object.defineProperty(model, 'sources', { value: sources, enumerable: false })
+  return model
 }
 
 /**
