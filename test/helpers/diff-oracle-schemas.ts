@@ -78,6 +78,8 @@ export function randomSchema(random: Random, depth: number): Schema {
   if (type === 'integer' || type === 'number') {
     if (random.chance(0.4)) schema.minimum = random.pick(NUMBER_BOUNDS)
     if (random.chance(0.4)) schema.maximum = random.pick(NUMBER_BOUNDS)
+    if (random.chance(0.15)) schema.exclusiveMinimum = random.pick(NUMBER_BOUNDS)
+    if (random.chance(0.15)) schema.exclusiveMaximum = random.pick(NUMBER_BOUNDS)
   } else if (type === 'string') {
     if (random.chance(0.35)) schema.minLength = random.pick(LENGTH_BOUNDS)
     if (random.chance(0.35)) schema.maxLength = random.pick(LENGTH_BOUNDS)
@@ -96,6 +98,7 @@ export function randomSchema(random: Random, depth: number): Schema {
     if (extra === 1) schema.additionalProperties = false
     if (extra === 2) schema.additionalProperties = true
   }
+  if (random.chance(0.1)) schema.description = 'a payload'
   return schema
 }
 
@@ -318,19 +321,41 @@ function replaceAt(root: Schema, path: SchemaPath, replacement: Schema): Schema 
   return copy
 }
 
-/** One random edit of `schema` that changes its text; a bounded number of tries, then a description edit (always a change). */
+/**
+ * One random edit of `schema` that changes its text. Mostly a subschema first and then an edit kind
+ * that applies to it; sometimes an edit kind first and then a subschema it applies to, so that the
+ * kinds that need a keyword present (a pattern changed, an enum value removed) occur too. Either way
+ * mostly an edit whose keyword constrains the subschema's type, sometimes one that does not (its
+ * effect is none). A bounded number of tries, then a description edit (always a change).
+ */
 export function randomEdit(random: Random, schema: Schema): SchemaPair {
   const text = JSON.stringify(schema)
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const target = random.pick(subschemas(schema))
-    const applicable = EDITS.filter((e) => e.applies(target.schema))
-    // Mostly edits that matter for the subschema's type; some that do not, whose effect is none.
-    const preferred = applicable.filter((e) => relevant(e, target.schema))
-    const kind = random.pick(preferred.length > 0 && random.chance(0.85) ? preferred : applicable)
-    const edited = replaceAt(schema, target.path, kind.apply(clone(target.schema), random))
-    if (JSON.stringify(edited) !== text) return { old: schema, new: edited, edit: { label: kind.label, at: pointerOf(target.path) } }
+  const all = subschemas(schema)
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const choice = random.chance(0.7) ? targetFirst(random, all) : kindFirst(random, all)
+    if (!choice) continue
+    const edited = replaceAt(schema, choice.target.path, choice.kind.apply(clone(choice.target.schema), random))
+    if (JSON.stringify(edited) !== text) return { old: schema, new: edited, edit: { label: choice.kind.label, at: pointerOf(choice.target.path) } }
   }
   return { old: schema, new: { ...schema, description: `${String(schema.description)} (edited)` }, edit: { label: 'description-changed', at: '' } }
+}
+
+type Target = { path: SchemaPath; schema: Schema }
+
+function targetFirst(random: Random, all: Target[]): { target: Target; kind: EditKind } | undefined {
+  const target = random.pick(all)
+  const applicable = EDITS.filter((e) => e.applies(target.schema))
+  const preferred = applicable.filter((e) => relevant(e, target.schema))
+  const kinds = preferred.length > 0 && random.chance(0.85) ? preferred : applicable
+  return kinds.length > 0 ? { target, kind: random.pick(kinds) } : undefined
+}
+
+function kindFirst(random: Random, all: Target[]): { target: Target; kind: EditKind } | undefined {
+  const kind = random.pick(EDITS)
+  const applicable = all.filter((t) => kind.applies(t.schema))
+  const preferred = applicable.filter((t) => relevant(kind, t.schema))
+  const targets = preferred.length > 0 && random.chance(0.85) ? preferred : applicable
+  return targets.length > 0 ? { target: random.pick(targets), kind } : undefined
 }
 
 /** All the edit labels the generator can produce (for the report and the self-test). */
