@@ -524,11 +524,18 @@ export function runSchemaProperty({ random, pairs, depth, engine }: SchemaRunOpt
   }
   for (let i = 0; i < pairs; i++) {
     const pair = randomEdit(random, randomSchema(random, depth))
-    const changes = engine(schemaSide('/oracle/old.json', pair.old), schemaSide('/oracle/new.json', pair.new), { dialect: 'json-schema' })
-    const witnesses = findWitnesses(acceptance, pair, universe)
-    const violations = schemaViolations(acceptance, pair, changes, witnesses)
     stats.pairs++
     stats.byLabel.set(pair.edit.label, (stats.byLabel.get(pair.edit.label) ?? 0) + 1)
+    let changes: SchemaChange[]
+    try {
+      changes = engine(schemaSide('/oracle/old.json', pair.old), schemaSide('/oracle/new.json', pair.new), { dialect: 'json-schema' })
+    } catch (error) {
+      // The engine never throws on what a schema holds: a throw is a violation, reported with its pair.
+      stats.violations.push(`the engine threw ${String(error)}; ${describePair(pair, [])}`)
+      continue
+    }
+    const witnesses = findWitnesses(acceptance, pair, universe)
+    const violations = schemaViolations(acceptance, pair, changes, witnesses)
     stats.violations.push(...violations)
     if (changes.some((c) => c.effect === 'unknown')) stats.unknownUsed++
     if (changes.every((c) => c.effect === 'none')) stats.reportedNone++

@@ -113,7 +113,14 @@ export async function runSubjectProperty({
       continue
     }
     stats.judged++
-    const findings: DiffFinding[] = await differ.diff(side(files.old, before.model), side(files.new, after.model))
+    let findings: DiffFinding[]
+    try {
+      findings = await differ.diff(side(files.old, before.model), side(files.new, after.model))
+    } catch (error) {
+      // A differ never throws on what a document holds: a throw is a violation, reported with its pair.
+      stats.violations.push(`the differ threw ${String(error)} on edit ${pair.edit}: ${documentText(documents.old)} ->\n${documentText(documents.new)}`)
+      continue
+    }
     const witnesses = subjectWitnesses(channelSubjects(documents.old, CHANNEL_ID), channelSubjects(documents.new, CHANNEL_ID))
     const violations = subjectViolations(pair.edit, documents as { old: ChannelDocument; new: ChannelDocument }, findings, witnesses)
     stats.violations.push(...violations)

@@ -442,7 +442,7 @@ export const CHANNEL_ID = 'events'
 export function applicationDocument(spec: ChannelSpec): ChannelDocument & Record<string, unknown> {
   const used = new Set(Object.values(spec.parameters))
   const params = placeholders(spec).map((t) => t.param)
-  return {
+  const document = {
     asyncapi: '3.1.0',
     info: { title: 'Oracle', version: '1.0.0' },
     'x-nats-contract': {
@@ -467,6 +467,7 @@ export function applicationDocument(spec: ChannelSpec): ChannelDocument & Record
       watch: { action: 'receive', channel: { $ref: `#/channels/${CHANNEL_ID}` } },
     },
   }
+  return document
 }
 
 export function documentText(document: object): string {
