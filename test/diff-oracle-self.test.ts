@@ -240,6 +240,7 @@ describe('the subject oracle', () => {
       expect(silent.skipped).toBeLessThan(8)
       expect(silent.violations.length).toBeGreaterThan(10)
       expect(silent.caught).toBe(0)
+      expect(silent.disagreements).toEqual([])
       const cautious = await runSubjectProperty({
         random: new Random(3),
         pairs: 40,

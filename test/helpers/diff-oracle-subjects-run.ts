@@ -9,6 +9,7 @@ import { ContractCompiler } from '../../src/core/compile.js'
 import type { DiffFinding, DiffSide, FormatDiffer } from '../../src/core/diff/types.js'
 import { formats, natsFormat } from '../../src/formats/index.js'
 import type { NatsModel } from '../../src/formats/nats/model.js'
+import { createSubject } from '../../src/runtime/nats/subjects.js'
 import type { Random } from './diff-oracle-random.js'
 import {
   CHANNEL_ID,
@@ -42,7 +43,16 @@ export interface SubjectRunStats {
   /** Unwitnessed pairs the differ still flagged (not a violation: the oracle judges breaks it can show). */
   flaggedWithoutWitness: number
   byLabel: Map<string, number>
+  /** Edit kinds of the pairs with a violation, and how many. */
+  violatedLabels: Map<string, number>
   violations: string[]
+  /**
+   * Where the oracle's enumeration and the compiled channel's own parser (the generated subject
+   * object, which is what a subscriber parses with) disagree: a subject enumerated for a version it
+   * does not parse, or a witness the other version does parse. Not a differ's fault: the oracle's
+   * premise, held to zero by the tests.
+   */
+  disagreements: string[]
 }
 
 export interface SubjectRunOptions {
@@ -94,7 +104,9 @@ export async function runSubjectProperty({
     warningUsed: 0,
     flaggedWithoutWitness: 0,
     byLabel: new Map(),
+    violatedLabels: new Map(),
     violations: [],
+    disagreements: [],
   }
   for (let i = 0; i < pairs; i++) {
     const pair = randomChannelEdit(random, randomChannel(random))
@@ -121,9 +133,13 @@ export async function runSubjectProperty({
       stats.violations.push(`the differ threw ${String(error)} on edit ${pair.edit}: ${documentText(documents.old)} ->\n${documentText(documents.new)}`)
       continue
     }
-    const witnesses = subjectWitnesses(channelSubjects(documents.old, CHANNEL_ID), channelSubjects(documents.new, CHANNEL_ID))
+    const oldSubjects = channelSubjects(documents.old, CHANNEL_ID)
+    const newSubjects = channelSubjects(documents.new, CHANNEL_ID)
+    const witnesses = subjectWitnesses(oldSubjects, newSubjects)
     const violations = subjectViolations(pair.edit, documents as { old: ChannelDocument; new: ChannelDocument }, findings, witnesses)
     stats.violations.push(...violations)
+    if (violations.length > 0) stats.violatedLabels.set(pair.edit, (stats.violatedLabels.get(pair.edit) ?? 0) + 1)
+    stats.disagreements.push(...disagreements(pair.edit, { old: before.model, new: after.model }, { old: oldSubjects, new: newSubjects }, witnesses))
     const publishers = flags(findings, 'publisher')
     const subscribers = flags(findings, 'subscriber')
     if ([...publishers, ...subscribers].some((f) => f.level === 'warning')) stats.warningUsed++
@@ -141,6 +157,39 @@ export async function runSubjectProperty({
     if ((!brokePublishers || breaking(publishers)) && (!brokeSubscribers || breaking(subscribers))) stats.caughtBreaking++
   }
   return stats
+}
+
+/** The compiled channel's own parser, from the model (its address tokens and its parameters' token types). */
+function parserOf(model: NatsModel): ((subject: string) => boolean) | undefined {
+  const channel = model.channels.find((c) => c.id === CHANNEL_ID)
+  if (!channel?.address || !channel.tokens) return undefined
+  const types = Object.fromEntries(Object.entries(channel.parameters).map(([param, type]) => [param, model.tokenTypes[type]!]))
+  const subject = createSubject(channel.address, channel.tokens, types)
+  return (s) => subject.matches(s)
+}
+
+function disagreements(
+  edit: string,
+  models: { old: NatsModel; new: NatsModel },
+  subjects: { old: ReadonlySet<string>; new: ReadonlySet<string> },
+  witnesses: { removed: string[]; added: string[] },
+): string[] {
+  const out: string[] = []
+  const parses = { old: parserOf(models.old), new: parserOf(models.new) }
+  for (const version of ['old', 'new'] as const) {
+    const parse = parses[version]
+    if (!parse) {
+      out.push(`edit ${edit}: the ${version} model has no addressed channel "${CHANNEL_ID}"`)
+      continue
+    }
+    const refused = [...subjects[version]].find((s) => !parse(s))
+    if (refused !== undefined) out.push(`edit ${edit}: "${refused}" is enumerated for the ${version} channel, whose parser refuses it`)
+  }
+  const parsedRemoved = parses.new && witnesses.removed.find((s) => parses.new!(s))
+  if (parsedRemoved) out.push(`edit ${edit}: "${parsedRemoved}" is a witness that the new channel lost, yet its parser accepts it`)
+  const parsedAdded = parses.old && witnesses.added.find((s) => parses.old!(s))
+  if (parsedAdded) out.push(`edit ${edit}: "${parsedAdded}" is a witness that the new channel gained, yet the old parser accepts it`)
+  return out
 }
 
 /** The one report line of a run. */
