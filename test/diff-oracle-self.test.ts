@@ -17,7 +17,9 @@ import {
   EDIT_LABELS,
   findWitnesses,
   randomEdit,
+  randomRefPair,
   randomSchema,
+  refTo,
   runSchemaProperty,
   schemaViolations,
   valueUniverse,
@@ -83,6 +85,20 @@ describe('the schema oracle', () => {
       if (c.widening.length === 0) expect(found.widening, JSON.stringify(c)).toEqual([])
       if (c.narrowing.length === 0) expect(found.narrowing, JSON.stringify(c)).toEqual([])
     }
+    // Through a $ref: the payload's text is the same, the component it names is not.
+    const viaRef = {
+      old: { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } },
+      new: { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } },
+      definitions: { old: { A: { type: 'integer' } }, new: { A: { type: 'number' } } },
+    }
+    expect(findWitnesses(acceptance, viaRef, universe).widening).toContainEqual({ a: 2.5 })
+    expect(findWitnesses(acceptance, viaRef, universe).narrowing).toEqual([])
+    const retargeted = {
+      old: refTo('A'),
+      new: refTo('B'),
+      definitions: { old: { A: { type: 'string' }, B: { type: 'null' } }, new: { A: { type: 'string' }, B: { type: 'null' } } },
+    }
+    expect(findWitnesses(acceptance, retargeted, universe)).toMatchObject({ widening: [null], narrowing: expect.arrayContaining(['', 'a']) })
     // An edit of an annotation changes nothing.
     expect(findWitnesses(acceptance, { old: { type: 'string' }, new: { type: 'string', description: 'x' } }, universe)).toEqual({ widening: [], narrowing: [] })
   })
@@ -127,6 +143,23 @@ describe('the schema oracle', () => {
     for (let i = 0; i < 3000; i++) labels.add(randomEdit(random, randomSchema(random, 2)).edit.label)
     const missing = EDIT_LABELS.filter((l) => !labels.has(l))
     expect(missing.length, `never generated: ${missing.join(', ')}`).toBeLessThan(EDIT_LABELS.length / 10)
+  })
+
+  it('generates $ref pairs whose component edits break', () => {
+    const random = new Random(13)
+    let componentEdits = 0
+    let witnessed = 0
+    for (let i = 0; i < 200; i++) {
+      const pair = randomRefPair(random, 2)
+      expect(JSON.stringify(pair.old) + JSON.stringify(pair.definitions?.old)).not.toBe(JSON.stringify(pair.new) + JSON.stringify(pair.definitions?.new))
+      if (!pair.edit.label.startsWith('ref-target-')) continue
+      expect(pair.new).toEqual(pair.old)
+      componentEdits++
+      const w = findWitnesses(acceptance, pair, universe)
+      if (w.widening.length + w.narrowing.length > 0) witnessed++
+    }
+    expect(componentEdits).toBeGreaterThan(40)
+    expect(witnessed).toBeGreaterThan(componentEdits / 3)
   })
 
   it('fails an engine that reports nothing, and passes one that says unknown for every change', () => {

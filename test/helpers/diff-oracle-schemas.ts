@@ -65,10 +65,17 @@ function clone<T extends Json>(value: T): T {
   return structuredClone(value)
 }
 
-/** A random schema; `depth` bounds nesting (0: no subschemas). */
-export function randomSchema(random: Random, depth: number): Schema {
+/** A `$ref` to a component schema of the same document. */
+export const refTo = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
+
+/**
+ * A random schema; `depth` bounds nesting (0: no subschemas). With `refs`, some subschemas are a
+ * `$ref` to one of those component schemas.
+ */
+export function randomSchema(random: Random, depth: number, refs: readonly string[] = []): Schema {
+  if (refs.length > 0 && random.chance(0.15)) return refTo(random.pick(refs))
   const roll = random.next()
-  if (depth > 0 && roll < 0.12) return { anyOf: [randomSchema(random, depth - 1), randomSchema(random, depth - 1)] }
+  if (depth > 0 && roll < 0.12) return { anyOf: [randomSchema(random, depth - 1, refs), randomSchema(random, depth - 1, refs)] }
   if (roll < 0.2) return { enum: random.sample(ATOMS, random.int(1, 3)) }
   if (roll < 0.25) return { const: clone(random.pick(ATOMS)) }
   if (roll < 0.3) return {}
@@ -85,12 +92,12 @@ export function randomSchema(random: Random, depth: number): Schema {
     if (random.chance(0.35)) schema.maxLength = random.pick(LENGTH_BOUNDS)
     if (random.chance(0.3)) schema.pattern = random.pick(PATTERNS)
   } else if (type === 'array') {
-    if (random.chance(0.7)) schema.items = randomSchema(random, depth - 1)
+    if (random.chance(0.7)) schema.items = randomSchema(random, depth - 1, refs)
     if (random.chance(0.25)) schema.minItems = random.pick(ITEM_BOUNDS)
     if (random.chance(0.25)) schema.maxItems = random.pick(ITEM_BOUNDS)
   } else if (type === 'object') {
     const properties: Schema = {}
-    for (const key of random.sample(KEYS, random.int(0, 3))) properties[key] = randomSchema(random, depth - 1)
+    for (const key of random.sample(KEYS, random.int(0, 3))) properties[key] = randomSchema(random, depth - 1, refs)
     schema.properties = properties
     const required = random.sample(KEYS, random.int(0, 2))
     if (required.length > 0) schema.required = required
@@ -294,6 +301,11 @@ const EDITS: EditKind[] = [
     apply: (s, random) => ({ anyOf: [s, randomSchema(random, 0)] }),
   },
   {
+    label: 'ref-retargeted',
+    applies: (s) => typeof s.$ref === 'string',
+    apply: (s) => refTo(s.$ref === refTo('A').$ref ? 'B' : 'A'),
+  },
+  {
     label: 'subschema-replaced',
     applies: () => true,
     apply: (_s, random) => randomSchema(random, 1),
@@ -306,10 +318,15 @@ export interface SchemaEdit {
   at: string
 }
 
+/** Component schemas beside the payload, by name (what its `$ref`s name). */
+export type Definitions = Record<string, Schema>
+
 export interface SchemaPair {
   old: Schema
   new: Schema
   edit: SchemaEdit
+  /** The component schemas of each version, when the payload has `$ref`s. */
+  definitions?: { old: Definitions; new: Definitions }
 }
 
 function replaceAt(root: Schema, path: SchemaPath, replacement: Schema): Schema {
@@ -342,9 +359,15 @@ export function randomEdit(random: Random, schema: Schema): SchemaPair {
 
 type Target = { path: SchemaPath; schema: Schema }
 
+/** Whether an edit kind applies to a subschema: a `$ref` is only retargeted or replaced (a keyword beside it reads differently by draft). */
+function allowed(kind: EditKind, schema: Schema): boolean {
+  if ('$ref' in schema) return kind.label === 'ref-retargeted' || kind.label === 'subschema-replaced'
+  return kind.applies(schema)
+}
+
 function targetFirst(random: Random, all: Target[]): { target: Target; kind: EditKind } | undefined {
   const target = random.pick(all)
-  const applicable = EDITS.filter((e) => e.applies(target.schema))
+  const applicable = EDITS.filter((e) => allowed(e, target.schema))
   const preferred = applicable.filter((e) => relevant(e, target.schema))
   const kinds = preferred.length > 0 && random.chance(0.85) ? preferred : applicable
   return kinds.length > 0 ? { target, kind: random.pick(kinds) } : undefined
@@ -352,10 +375,43 @@ function targetFirst(random: Random, all: Target[]): { target: Target; kind: Edi
 
 function kindFirst(random: Random, all: Target[]): { target: Target; kind: EditKind } | undefined {
   const kind = random.pick(EDITS)
-  const applicable = all.filter((t) => kind.applies(t.schema))
+  const applicable = all.filter((t) => allowed(kind, t.schema))
   const preferred = applicable.filter((t) => relevant(kind, t.schema))
   const targets = preferred.length > 0 && random.chance(0.85) ? preferred : applicable
   return targets.length > 0 ? { target: random.pick(targets), kind } : undefined
+}
+
+function refsIn(schema: Json): string[] {
+  if (Array.isArray(schema)) return schema.flatMap(refsIn)
+  if (typeof schema !== 'object' || schema === null) return []
+  const own = typeof schema.$ref === 'string' ? [schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1)] : []
+  return [...own, ...Object.values(schema).flatMap(refsIn)]
+}
+
+/**
+ * A payload with `$ref`s to two component schemas (A, B; themselves without `$ref`s), and one edit:
+ * of the payload (a `$ref` retargeted among them), or of a component it names, so that the
+ * payload's own text is unchanged and only following the `$ref` shows the difference
+ * (labelled `ref-target-<edit>`).
+ */
+export function randomRefPair(random: Random, depth: number): SchemaPair {
+  const definitions: Definitions = { A: randomSchema(random, 1), B: randomSchema(random, 1) }
+  let payload = randomSchema(random, depth, ['A', 'B'])
+  if (refsIn(payload).length === 0) {
+    const all = subschemas(payload)
+    payload = replaceAt(payload, random.pick(all.length > 1 ? all.slice(1) : all).path, refTo(random.pick(['A', 'B'])))
+  }
+  if (random.chance(0.4)) {
+    const name = random.pick(refsIn(payload))
+    const edited = randomEdit(random, definitions[name]!)
+    return {
+      old: payload,
+      new: payload,
+      definitions: { old: definitions, new: { ...definitions, [name]: edited.new } },
+      edit: { label: `ref-target-${edited.edit.label}`, at: `/components/schemas/${name}${edited.edit.at}` },
+    }
+  }
+  return { ...randomEdit(random, payload), definitions: { old: definitions, new: definitions } }
 }
 
 /** All the edit labels the generator can produce (for the report and the self-test). */
@@ -369,18 +425,20 @@ export class Acceptance {
   private readonly ajv = new Ajv({ strict: false, allErrors: false })
   private readonly compiled = new Map<string, ValidateFunction>()
 
-  validator(schema: Schema): ValidateFunction {
-    const key = JSON.stringify(schema)
+  /** The validator of `schema`, its `$ref`s resolved among `definitions` (its document's component schemas). */
+  validator(schema: Schema, definitions: Definitions = {}): ValidateFunction {
+    const root: Schema = Object.keys(definitions).length === 0 ? schema : { ...refTo(PAYLOAD), components: { schemas: { ...definitions, [PAYLOAD]: schema } } }
+    const key = JSON.stringify(root)
     let fn = this.compiled.get(key)
     if (!fn) {
-      fn = this.ajv.compile(clone(schema))
+      fn = this.ajv.compile(clone(root))
       this.compiled.set(key, fn)
     }
     return fn
   }
 
-  accepts(schema: Schema, value: Json): boolean {
-    return this.validator(schema)(value) === true
+  accepts(schema: Schema, value: Json, definitions?: Definitions): boolean {
+    return this.validator(schema, definitions)(value) === true
   }
 }
 
@@ -392,9 +450,9 @@ export interface Witnesses {
 }
 
 /** Every witness of the universe for a pair, both ways. */
-export function findWitnesses(acceptance: Acceptance, pair: { old: Schema; new: Schema }, universe: readonly Json[]): Witnesses {
-  const oldFn = acceptance.validator(pair.old)
-  const newFn = acceptance.validator(pair.new)
+export function findWitnesses(acceptance: Acceptance, pair: Pick<SchemaPair, 'old' | 'new' | 'definitions'>, universe: readonly Json[]): Witnesses {
+  const oldFn = acceptance.validator(pair.old, pair.definitions?.old)
+  const newFn = acceptance.validator(pair.new, pair.definitions?.new)
   const widening: Json[] = []
   const narrowing: Json[] = []
   for (const value of universe) {
@@ -415,11 +473,12 @@ export const FLAGS_RECEIVERS: readonly SchemaEffect[] = ['widens', 'both', 'unkn
 export const FLAGS_SENDERS: readonly SchemaEffect[] = ['narrows', 'both', 'unknown']
 
 /** Where the oracle puts each schema in its document, as a format would (a component schema). */
-export const SCHEMA_POINTER = '/components/schemas/Payload'
+const PAYLOAD = 'Payload'
+export const SCHEMA_POINTER = `/components/schemas/${PAYLOAD}`
 
-/** A `SchemaSide` holding `schema` at SCHEMA_POINTER in a document of its own; local `$ref`s resolve within it. */
-export function schemaSide(file: string, schema: Schema): SchemaSide {
-  const document = { components: { schemas: { Payload: clone(schema) } } }
+/** A `SchemaSide` holding `schema` at SCHEMA_POINTER in a document of its own, beside `definitions`; local `$ref`s resolve within it. */
+export function schemaSide(file: string, schema: Schema, definitions: Definitions = {}): SchemaSide {
+  const document = { components: { schemas: { ...clone(definitions), [PAYLOAD]: clone(schema) } } }
   return {
     file,
     document,
@@ -443,7 +502,8 @@ function show(value: unknown): string {
 
 function describePair(pair: SchemaPair, changes: readonly SchemaChange[]): string {
   const found = changes.length === 0 ? 'no changes' : changes.map((c) => `${c.rule} (${c.effect})`).join(', ')
-  return `edit ${pair.edit.label} at "${pair.edit.at}" of old ${show(pair.old)} -> new ${show(pair.new)}; the engine reported ${found}`
+  const definitions = pair.definitions ? ` (components old ${show(pair.definitions.old)} -> new ${show(pair.definitions.new)})` : ''
+  return `edit ${pair.edit.label} at "${pair.edit.at}" of old ${show(pair.old)} -> new ${show(pair.new)}${definitions}; the engine reported ${found}`
 }
 
 /**
@@ -463,8 +523,8 @@ export function schemaViolations(acceptance: Acceptance, pair: SchemaPair, chang
   for (const change of changes) {
     if (!change.witness) continue
     const { value, acceptedBy } = change.witness
-    const byOld = acceptance.accepts(pair.old, value as Json)
-    const byNew = acceptance.accepts(pair.new, value as Json)
+    const byOld = acceptance.accepts(pair.old, value as Json, pair.definitions?.old)
+    const byNew = acceptance.accepts(pair.new, value as Json, pair.definitions?.new)
     const holds = acceptedBy === 'new' ? byNew && !byOld : byOld && !byNew
     if (!holds)
       out.push(
@@ -502,10 +562,12 @@ export interface SchemaRunOptions {
   pairs: number
   depth: number
   engine: DiffSchemas
+  /** Payloads with `$ref`s to component schemas, and edits of those too (`randomRefPair`). */
+  refs?: boolean
 }
 
 /** Generates `pairs` (old, edited) schemas, asks the engine about each and judges its answer against the universe. */
-export function runSchemaProperty({ random, pairs, depth, engine }: SchemaRunOptions): SchemaRunStats {
+export function runSchemaProperty({ random, pairs, depth, engine, refs = false }: SchemaRunOptions): SchemaRunStats {
   const acceptance = new Acceptance()
   const universe = valueUniverse()
   const stats: SchemaRunStats = {
@@ -523,12 +585,14 @@ export function runSchemaProperty({ random, pairs, depth, engine }: SchemaRunOpt
     violations: [],
   }
   for (let i = 0; i < pairs; i++) {
-    const pair = randomEdit(random, randomSchema(random, depth))
+    const pair = refs ? randomRefPair(random, depth) : randomEdit(random, randomSchema(random, depth))
     stats.pairs++
     stats.byLabel.set(pair.edit.label, (stats.byLabel.get(pair.edit.label) ?? 0) + 1)
     let changes: SchemaChange[]
     try {
-      changes = engine(schemaSide('/oracle/old.json', pair.old), schemaSide('/oracle/new.json', pair.new), { dialect: 'json-schema' })
+      changes = engine(schemaSide('/oracle/old.json', pair.old, pair.definitions?.old), schemaSide('/oracle/new.json', pair.new, pair.definitions?.new), {
+        dialect: 'json-schema',
+      })
     } catch (error) {
       // The engine never throws on what a schema holds: a throw is a violation, reported with its pair.
       stats.violations.push(`the engine threw ${String(error)}; ${describePair(pair, [])}`)
