@@ -39,6 +39,7 @@ import {
   type ChannelSpec,
 } from './helpers/diff-oracle-subjects.js'
 import { runSubjectProperty } from './helpers/diff-oracle-subjects-run.js'
+import { runPayloadProperty } from './helpers/diff-oracle-payloads.js'
 
 const universe = valueUniverse()
 const acceptance = new Acceptance()
@@ -283,6 +284,23 @@ describe('the subject oracle', () => {
       expect(cautious.violations).toEqual([])
       expect(cautious.caught).toBe(cautious.judged - cautious.unwitnessed)
       expect(cautious.warningUsed).toBe(cautious.judged)
+    })
+
+    it('fails a differ that reports nothing on payload edits, and passes one that flags both parties', async () => {
+      const silent = await runPayloadProperty({ random: new Random(5), pairs: 30, folder: join(folder, 'payload-silent'), differ: fake([]), refs: true })
+      expect(silent.skipped).toBeLessThan(6)
+      expect(silent.violations.length).toBeGreaterThan(5)
+      expect(silent.violations.some((v) => v.startsWith('subscribers break unflagged'))).toBe(true)
+      expect(silent.violations.some((v) => v.startsWith('publishers break unflagged'))).toBe(true)
+      const cautious = await runPayloadProperty({
+        random: new Random(5),
+        pairs: 30,
+        folder: join(folder, 'payload-cautious'),
+        differ: fake([finding('warning', 'publisher'), finding('breaking', 'subscriber')]),
+        refs: true,
+      })
+      expect(cautious.violations).toEqual([])
+      expect(cautious.caught).toBe(cautious.judged - cautious.unwitnessed)
     })
   })
 })

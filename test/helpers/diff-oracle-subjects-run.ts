@@ -64,13 +64,15 @@ export interface SubjectRunOptions {
   compiler?: ContractCompiler
 }
 
-async function modelOf(compiler: ContractCompiler, file: string): Promise<{ model?: NatsModel; errors: string[] }> {
+/** The model of a document, when it compiles without errors; the errors otherwise. */
+export async function modelOf(compiler: ContractCompiler, file: string): Promise<{ model?: NatsModel; errors: string[] }> {
   const result = await compiler.model(file, natsFormat)
   const errors = result.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`)
   return { model: errors.length === 0 ? result.model : undefined, errors }
 }
 
-function side(file: string, model: NatsModel): DiffSide<NatsModel> {
+/** One version as a differ receives it; `read` reads that version's other files from disk. */
+export function side(file: string, model: NatsModel): DiffSide<NatsModel> {
   return {
     file,
     model,

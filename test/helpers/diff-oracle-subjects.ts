@@ -438,8 +438,16 @@ export function randomChannelEdit(random: Random, spec: ChannelSpec, only?: stri
 
 export const CHANNEL_ID = 'events'
 
+/** A message payload schema and the component schemas beside it (what its `$ref`s name), when not the default. */
+export interface PayloadOption {
+  payload: unknown
+  schemas?: Record<string, unknown>
+}
+
+const DEFAULT_PAYLOAD: PayloadOption = { payload: { type: 'object', properties: { n: { type: 'integer' } } } }
+
 /** The application document holding the channel, with one operation sending on it and one receiving. */
-export function applicationDocument(spec: ChannelSpec): ChannelDocument & Record<string, unknown> {
+export function applicationDocument(spec: ChannelSpec, message: PayloadOption = DEFAULT_PAYLOAD): ChannelDocument & Record<string, unknown> {
   const used = new Set(Object.values(spec.parameters))
   const params = placeholders(spec).map((t) => t.param)
   const document = {
@@ -459,13 +467,14 @@ export function applicationDocument(spec: ChannelSpec): ChannelDocument & Record
         address: spec.tokens.map((t) => ('param' in t ? `{${t.param}}` : t.literal)).join('.'),
         description: spec.description,
         ...(params.length > 0 ? { parameters: Object.fromEntries(params.map((p) => [p, {}])) } : {}),
-        messages: { event: { payload: { type: 'object', properties: { n: { type: 'integer' } } } } },
+        messages: { event: { payload: message.payload } },
       },
     },
     operations: {
       emit: { action: 'send', channel: { $ref: `#/channels/${CHANNEL_ID}` } },
       watch: { action: 'receive', channel: { $ref: `#/channels/${CHANNEL_ID}` } },
     },
+    ...(message.schemas && Object.keys(message.schemas).length > 0 ? { components: { schemas: message.schemas } } : {}),
   }
   return document
 }
