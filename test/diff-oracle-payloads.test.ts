@@ -3,6 +3,9 @@
  * its audiences), against the schema oracle's witnesses (test/helpers/diff-oracle-payloads.ts): a
  * payload the new schema accepts and the old refused breaks the channel's subscribers, one the old
  * accepted and the new refuses breaks its publishers; each must be flagged for them.
+ *
+ * Seeded: `DIFF_ORACLE_SEED=<n>` reproduces another run, `DIFF_ORACLE_PAIRS=<n>` sets its size. Each
+ * run prints one line: pairs, witnesses, how many were caught, and how often a warning was needed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -4,6 +4,9 @@
  * channel differs by a random edit of its address, parameters or token types, each channel expanded
  * to every concrete subject. If no finding flags publishers, every old subject is still a subject of
  * the new channel; if none flags subscribers, every new subject was an old one.
+ *
+ * Seeded: `DIFF_ORACLE_SEED=<n>` reproduces another run, `DIFF_ORACLE_PAIRS=<n>` sets its size. Each
+ * run prints one line: pairs, witnesses, how many were caught, and how often a warning was needed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -557,7 +557,6 @@ export interface SchemaRunStats {
 }
 
 export interface SchemaRunOptions {
-  seed: number
   random: Random
   pairs: number
   depth: number

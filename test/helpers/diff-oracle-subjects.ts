@@ -118,7 +118,9 @@ export function randomTokenType(random: Random): TokenTypeDef {
 function freshName(used: Iterable<string>, pool: readonly string[], stem: string): string {
   const taken = new Set(used)
   for (const name of pool) if (!taken.has(name)) return name
-  for (let i = 0; ; i++) if (!taken.has(`${stem}${i}`)) return `${stem}${i}`
+  // One of the first size + 1 numbered names is free.
+  for (let i = 0; i < taken.size; i++) if (!taken.has(`${stem}${i}`)) return `${stem}${i}`
+  return `${stem}${taken.size}`
 }
 
 function freshTypeName(spec: ChannelSpec): string {
@@ -134,8 +136,9 @@ function newPlaceholder(spec: ChannelSpec, random: Random, type: TokenTypeDef = 
   return { param }
 }
 
+/** A channel of 1-4 tokens, about half of them placeholders; regenerated (a bounded number of times) when it has too many subjects. */
 export function randomChannel(random: Random): ChannelSpec {
-  for (;;) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     const spec: ChannelSpec = { tokens: [], parameters: {}, tokenTypes: {}, description: 'Events.' }
     const length = random.int(1, 4)
     for (let i = 0; i < length; i++) spec.tokens.push(random.chance(0.5) ? newPlaceholder(spec, random) : { literal: random.pick(LITERAL_POOL) })
@@ -143,6 +146,7 @@ export function randomChannel(random: Random): ChannelSpec {
     if (random.chance(0.5)) spec.tokenTypes[freshTypeName(spec)] = randomTokenType(random)
     if (subjectCount(spec) <= CHANNEL_LIMIT) return spec
   }
+  return { tokens: [{ literal: 'app' }], parameters: {}, tokenTypes: {}, description: 'Events.' }
 }
 
 function subjectCount(spec: ChannelSpec): number {
