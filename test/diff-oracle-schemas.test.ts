@@ -24,7 +24,7 @@ describe('schema diff against the witness oracle', () => {
       const stats = runSchemaProperty({ random: new Random(seed), pairs: PAIRS / 2, depth, engine: diffSchemas })
       console.log(schemaReport(seed, stats))
       // The oracle must have had something to judge: most edits change which values pass.
-      expect(stats.witnessed).toBeGreaterThan(stats.pairs / 2)
+      expect(stats.witnessed).toBeGreaterThan(stats.pairs / 3)
       expect(stats.violations.slice(0, 5), `${stats.violations.length} violations (seed ${seed})`).toEqual([])
       expect(stats.caught).toBe(stats.witnessed)
     })

@@ -22,6 +22,8 @@ const TYPES = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'objec
 const NUMBER_BOUNDS = [-1, 0, 1, 2, 3] as const
 const LENGTH_BOUNDS = [0, 1, 2, 3] as const
 const ITEM_BOUNDS = [0, 1, 2] as const
+/** Divisors that split the universe's numbers differently (all of them are multiples of 0.5). */
+const MULTIPLES = [0.5, 1, 2] as const
 /** A tiny set of patterns with different languages over the universe's strings. */
 export const PATTERNS = ['^a', 'b$', '^[a-z]*$', '^[0-9]+$', '^.$'] as const
 /** Values `enum` and `const` draw from (all in the universe). */
@@ -75,8 +77,14 @@ export const refTo = (name: string): Schema => ({ $ref: `#/components/schemas/${
 export function randomSchema(random: Random, depth: number, refs: readonly string[] = []): Schema {
   if (refs.length > 0 && random.chance(0.15)) return refTo(random.pick(refs))
   const roll = random.next()
-  if (depth > 0 && roll < 0.12) return { anyOf: [randomSchema(random, depth - 1, refs), randomSchema(random, depth - 1, refs)] }
-  if (roll < 0.2) return { enum: random.sample(ATOMS, random.int(1, 3)) }
+  const two = () => [randomSchema(random, depth - 1, refs), randomSchema(random, depth - 1, refs)]
+  // Composition: anyOf most, and the keywords whose effect is less direct (allOf intersects, oneOf
+  // excludes the overlap, not turns a widening into a narrowing).
+  if (depth > 0 && roll < 0.08) return { anyOf: two() }
+  if (depth > 0 && roll < 0.1) return { oneOf: two() }
+  if (depth > 0 && roll < 0.12) return { allOf: two() }
+  if (depth > 0 && roll < 0.14) return { not: randomSchema(random, depth - 1, refs) }
+  if (roll < 0.21) return { enum: random.sample(ATOMS, random.int(1, 3)) }
   if (roll < 0.25) return { const: clone(random.pick(ATOMS)) }
   if (roll < 0.3) return {}
   if (roll < 0.36) return { type: random.sample(TYPES, 2) }
@@ -87,6 +95,7 @@ export function randomSchema(random: Random, depth: number, refs: readonly strin
     if (random.chance(0.4)) schema.maximum = random.pick(NUMBER_BOUNDS)
     if (random.chance(0.15)) schema.exclusiveMinimum = random.pick(NUMBER_BOUNDS)
     if (random.chance(0.15)) schema.exclusiveMaximum = random.pick(NUMBER_BOUNDS)
+    if (random.chance(0.1)) schema.multipleOf = random.pick(MULTIPLES)
   } else if (type === 'string') {
     if (random.chance(0.35)) schema.minLength = random.pick(LENGTH_BOUNDS)
     if (random.chance(0.35)) schema.maxLength = random.pick(LENGTH_BOUNDS)
@@ -95,6 +104,7 @@ export function randomSchema(random: Random, depth: number, refs: readonly strin
     if (random.chance(0.7)) schema.items = randomSchema(random, depth - 1, refs)
     if (random.chance(0.25)) schema.minItems = random.pick(ITEM_BOUNDS)
     if (random.chance(0.25)) schema.maxItems = random.pick(ITEM_BOUNDS)
+    if (random.chance(0.1)) schema.uniqueItems = random.chance(0.8)
   } else if (type === 'object') {
     const properties: Schema = {}
     for (const key of random.sample(KEYS, random.int(0, 3))) properties[key] = randomSchema(random, depth - 1, refs)
@@ -104,6 +114,8 @@ export function randomSchema(random: Random, depth: number, refs: readonly strin
     const extra = random.int(0, 2)
     if (extra === 1) schema.additionalProperties = false
     if (extra === 2) schema.additionalProperties = true
+    if (random.chance(0.1)) schema.minProperties = random.pick(ITEM_BOUNDS)
+    if (random.chance(0.1)) schema.maxProperties = random.pick(ITEM_BOUNDS)
   }
   if (random.chance(0.1)) schema.description = 'a payload'
   return schema
@@ -122,7 +134,11 @@ export function subschemas(schema: Schema, path: SchemaPath = []): Array<{ path:
   if (isSchema(properties))
     for (const key of Object.keys(properties).sort()) if (isSchema(properties[key])) out.push(...subschemas(properties[key], [...path, 'properties', key]))
   if (isSchema(schema.items)) out.push(...subschemas(schema.items, [...path, 'items']))
-  if (Array.isArray(schema.anyOf)) schema.anyOf.forEach((s, i) => isSchema(s) && out.push(...subschemas(s, [...path, 'anyOf', i])))
+  for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
+    const branches = schema[keyword]
+    if (Array.isArray(branches)) branches.forEach((s, i) => isSchema(s) && out.push(...subschemas(s, [...path, keyword, i])))
+  }
+  if (isSchema(schema.not)) out.push(...subschemas(schema.not, [...path, 'not']))
   return out
 }
 
@@ -153,6 +169,13 @@ const KEYWORD_VALUES: Record<string, (random: Random) => Json> = {
   const: (random) => clone(random.pick(ATOMS)),
   required: (random) => random.sample(KEYS, random.int(1, 2)),
   description: (random) => random.pick(['a payload', 'the payload', 'what is sent']),
+  multipleOf: (random) => random.pick(MULTIPLES),
+  uniqueItems: (random) => random.chance(0.5),
+  minProperties: (random) => random.pick(ITEM_BOUNDS),
+  maxProperties: (random) => random.pick(ITEM_BOUNDS),
+  oneOf: (random) => [randomSchema(random, 0), randomSchema(random, 0)],
+  allOf: (random) => [randomSchema(random, 0), randomSchema(random, 0)],
+  not: (random) => randomSchema(random, 0),
 }
 
 /** An edit kind: its label, whether it applies to a subschema, and what it makes of it (a new object). */
@@ -179,6 +202,10 @@ const KEYWORD_TYPES: Record<string, readonly string[]> = {
   additionalProperties: ['object'],
   required: ['object'],
   properties: ['object'],
+  minProperties: ['object'],
+  maxProperties: ['object'],
+  multipleOf: ['integer', 'number'],
+  uniqueItems: ['array'],
   description: [],
 }
 
