@@ -49,6 +49,11 @@ export interface DiffVersionReport {
 
 /** The outcome of comparing two versions of one contract. */
 export interface DiffPairResult {
+  /**
+   * `changed`: both versions exist and were compared; `added` or `removed`: the contract exists in one
+   * version only (`--against`), reported as `contract-added` or `contract-removed`.
+   */
+  change: 'changed' | 'added' | 'removed'
   format: string
   old: DiffVersionReport
   new: DiffVersionReport
@@ -59,6 +64,9 @@ export interface DiffPairResult {
   /** The differ's rule catalogue (for SARIF rules). */
   rules: readonly DiffRule[]
 }
+
+/** As `DiffPairResult`, for a contract that exists in one version only: the version there is reported, the other absent. */
+export type DiffEntry = Omit<DiffPairResult, 'old' | 'new'> & { old?: DiffVersionReport; new?: DiffVersionReport }
 
 /** `--audience`, the ignore file and `--fail-on`, applied to findings. */
 export interface DiffSelection {
@@ -130,7 +138,7 @@ export async function diffPair(old: DiffVersionInput, next: DiffVersionInput, en
   if (differ === undefined) throw new DiffUsageError(`The ${format} format has no differ.`)
   const [oldModel, newModel] = await Promise.all([oldCompiler.model(old.file, oldFormat!), newCompiler.model(next.file, newFormat!)])
   const report = (r: typeof oldModel): DiffVersionReport => ({ file: r.file, diagnostics: r.diagnostics, dependencies: r.dependencies })
-  const result = { format, old: report(oldModel), new: report(newModel), rules: differ.rules }
+  const result = { change: 'changed' as const, format, old: report(oldModel), new: report(newModel), rules: differ.rules }
   if (hasErrors(oldModel.diagnostics) || hasErrors(newModel.diagnostics) || oldModel.model === undefined || newModel.model === undefined)
     return { ...result, valid: false, findings: [] }
   const side = (r: typeof oldModel, overlay?: SourceOverlay): DiffSide<unknown> => ({
