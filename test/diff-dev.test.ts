@@ -104,6 +104,10 @@ describe("Vite dev: diff: 'HEAD'", () => {
     expect(served.status).toBe(200)
     expect(served.text).toContain('export')
     expect(warnings.filter((w) => w.includes('breaking change'))).toHaveLength(1)
+    // The dev page says it too, under the contract, HTML-escaped.
+    const page = await (await fetch(`${base}/__contracts/`)).text()
+    expect(page).toContain('<pre class="diagnostic warning diff">payments.spec.json has 1 breaking change against HEAD (')
+    expect(page).toContain('breaks client payments:capture: fake-changed at payments.spec.json:4:14')
   })
 
   it('the option takes a git ref or false; anything else is refused when the plugin is made', () => {

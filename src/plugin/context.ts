@@ -74,7 +74,8 @@ export class PluginContext {
     if (ref === undefined) return
     this.differ ??= import('./dev-diff.js').then(({ DevDiff }) => {
       const warn = (message: string) => (this.logger ? this.logger.warn(message) : console.warn(message))
-      return new DevDiff(ref, { warn, root: this.viteRoot ?? this.root ?? process.cwd() })
+      const report = (file: string, warning: string | undefined) => this.registry.diffed(file, warning)
+      return new DevDiff(ref, { warn, report, root: this.viteRoot ?? this.root ?? process.cwd() })
     })
     try {
       await (await this.differ).saved(file)

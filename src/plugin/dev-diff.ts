@@ -15,6 +15,8 @@ import { formats } from '../formats/index.js'
 /** What the dev server gives the diff: where to warn, and the project root paths are shown from. */
 export interface DevDiffHost {
   warn(message: string): void
+  /** What the last diff of a file found breaking (undefined: nothing): the dev page shows it. */
+  report?(file: string, warning: string | undefined): void
   root: string
 }
 
@@ -58,6 +60,7 @@ export class DevDiff {
       this.pending.delete(file)
       try {
         const warning = await breakingWarning(file, this.ref, this.host.root)
+        this.host.report?.(file, warning)
         if (warning !== undefined) this.host.warn(`unplugin-contracts: ${warning}`)
       } catch (error) {
         const reason = terminalSafe(error instanceof Error ? error.message : String(error))
