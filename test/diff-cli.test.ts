@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url'
 import type { Log } from 'sarif'
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { DiffFinding, FormatDiffer } from '../src/core/diff/types.js'
-import { contractsInProcess as cli } from './helpers/cli.js'
+import { contracts, contractsInProcess as cli } from './helpers/cli.js'
 
 const state = vi.hoisted(() => ({ findings: [] as DiffFinding[] }))
 
@@ -279,6 +279,14 @@ describe('contracts diff: output', () => {
       },
     ])
     expect(first.properties).toMatchObject({ level: 'breaking', audiences: removed.audiences, pointer: '/requests', oldPointer: '/requests/0' })
+  })
+
+  it('the built binary: the real (placeholder) differs, exit statuses as the shell sees them, the summary on stderr', () => {
+    const same = contracts(['diff', oldFile, newFile], tmp)
+    expect([same.status, same.stdout, same.stderr]).toEqual([0, '', '1 contract compared: 0 breaking, 0 warnings, 0 info; passes.\n'])
+    expect(contracts(['diff', oldFile], tmp).status).toBe(2)
+    const json = JSON.parse(contracts(['diff', oldFile, newFile, '--json'], tmp).stdout)
+    expect([json.version, json.failed, json.findings]).toEqual([1, false, []])
   })
 
   it('help: `contracts diff --help` lists its flags; a flag of another command is refused', async () => {
