@@ -281,6 +281,26 @@ describe('contracts diff: output', () => {
     expect(first.properties).toMatchObject({ level: 'breaking', audiences: removed.audiences, pointer: '/requests', oldPointer: '/requests/0' })
   })
 
+  it('docs/cli.md shows the JSON document with the fields the command writes, and an ignore file the command reads', async () => {
+    const doc = readFileSync(join(root, 'docs/cli.md'), 'utf8')
+    const block = (heading: string) => {
+      const from = doc.indexOf('```text\n', doc.indexOf(heading)) + '```text\n'.length
+      return doc.slice(from, doc.indexOf('```', from))
+    }
+    const shown = JSON.parse(block('### The JSON document'))
+    state.findings = [removed]
+    const written = JSON.parse((await diff('--json')).stdout)
+    expect(Object.keys(shown)).toEqual(Object.keys(written))
+    expect(Object.keys(shown.summary)).toEqual(Object.keys(written.summary))
+    expect(Object.keys(shown.contracts[0])).toEqual(Object.keys(written.contracts[0]))
+    expect(Object.keys(shown.findings[0]).sort()).toEqual([...Object.keys(removed), 'data'].sort())
+    expect(shown.version).toBe(written.version)
+    const { parseIgnoreFile } = await import('../src/core/diff/ignore.js')
+    expect(parseIgnoreFile('/x', block('### The ignore file')).entries).toEqual([
+      expect.objectContaining({ rule: 'subject-narrowed', pointer: '/channels/created', reason: 'orders.v1 publishers are retired', expires: '2026-12-31' }),
+    ])
+  })
+
   it('the built binary: the real (placeholder) differs, exit statuses as the shell sees them, the summary on stderr', () => {
     const same = contracts(['diff', oldFile, newFile], tmp)
     expect([same.status, same.stdout, same.stderr]).toEqual([0, '', '1 contract compared: 0 breaking, 0 warnings, 0 info; passes.\n'])
