@@ -184,4 +184,18 @@ describe('contracts diff --against', () => {
     // Nothing was run by the refused ref: no file named x appeared.
     expect(git('status', '--porcelain')).toBe('?? added.spec.json')
   })
+
+  it('an old version with errors is not compared: exit 1, its code frame shows the text of the ref, not of the working tree', async () => {
+    git('checkout', '-q', '-b', 'broken')
+    writeFileSync(join(repo, 'payments.spec.json'), payments.replace('"#/components/schemas/SpecRequest"', '"#/components/schemas/Nope"'))
+    git('commit', '-q', '-am', 'broken')
+    git('checkout', '-q', 'main')
+    const r = await cli(['diff', '--against', 'broken', 'payments.spec.json'], repo)
+    expect(r.status).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('error BENZENE_REF_MISSING')
+    expect(r.stderr).toContain('"$ref": "#/components/schemas/Nope"')
+    expect(r.stderr).toContain('1 contract compared against broken (')
+    expect(readFileSync(join(repo, 'payments.spec.json'), 'utf8')).not.toContain('Nope')
+  })
 })

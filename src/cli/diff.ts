@@ -53,7 +53,7 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
   }
   let entries: DiffEntry[]
   let against: DiffRun['against']
-  let oldReader: SourceReader | undefined
+  let oldText: ((file: string) => string | undefined) | undefined
   let verdict: DiffVerdict
   try {
     if (flags.ignore !== undefined) explicitIgnore = readIgnoreFile(flags.ignore)
@@ -61,7 +61,7 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
       const result = await diffAgainst(flags.against, files, environment)
       entries = result.entries
       against = { ref: flags.against, commit: result.version.commit }
-      oldReader = (file) => result.version.overlay.text(file)
+      oldText = (file) => result.version.overlay.text(file)
     } else entries = [await diffPair({ file: files[0]! }, { file: files[1]! }, environment)]
     verdict = judgeAll(entries, { failOn, audience: flags.audience, ignoreFor })
   } catch (error) {
@@ -85,6 +85,9 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
     for (const entry of verdict.expired) io.err(expiredLine(entry))
     for (const e of invalid) {
       // The old version's frames show its text (from git under --against), never the working tree's.
+      // As sourceReader does: only the files the compile itself read, never one a diagnostic merely names.
+      const read = e.old?.dependencies
+      const oldReader: SourceReader | undefined = oldText && read ? (file) => (read.includes(file) ? oldText!(file) : undefined) : undefined
       if (e.old && e.old.diagnostics.length) print.frames(e.old.diagnostics, oldReader ?? e.old.dependencies)
       if (e.new && e.new.diagnostics.length) print.frames(e.new.diagnostics, e.new.dependencies)
     }
