@@ -159,6 +159,14 @@ describe('contracts diff: output', () => {
       '',
     ])
     expect(r.stderr.trim()).toBe('1 contract compared: 1 breaking, 1 warning, 1 info; fails on breaking.')
+    // --audience: that audience's group alone.
+    const service = await diff('--audience', 'service')
+    expect(service.stdout.split('\n')).toEqual([
+      'Breaks service:',
+      '  breaking fake-topic-removed  new/payments.spec.json:12:5 (/requests)  The topic "payments:capture" is removed.',
+      '',
+    ])
+    expect(service.stderr.trim()).toBe('1 contract compared for service: 1 breaking, 0 warnings, 0 info; fails on breaking.')
   })
 
   it('--json: the documented shape, version 1; ignored findings with their reason; expired entries listed', async () => {

@@ -98,7 +98,8 @@ export function diffText(run: DiffRun, cwd: string = process.cwd()): string[] {
   }
   for (const finding of run.verdict.findings) {
     if (finding.audiences.length === 0) add('', finding, [])
-    const kinds = [...new Set(finding.audiences.map((a) => a.kind))]
+    // With --audience, a finding is shown for that audience (or everyone) alone, not under the other kinds it also breaks.
+    const kinds = [...new Set(finding.audiences.map((a) => a.kind))].filter((k) => run.audience === undefined || k === run.audience || k === EVERYONE)
     for (const kind of kinds)
       add(
         kind,
@@ -144,7 +145,8 @@ export function diffSummary(run: DiffRun): string {
   const { counts } = run.verdict
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
   const invalid = run.entries.filter((e) => !e.valid).length
-  const head = `${n(run.entries.length, 'contract')} compared${run.against ? ` against ${run.against.ref} (${run.against.commit.slice(0, 12)})` : ''}`
+  const against = run.against ? ` against ${run.against.ref} (${run.against.commit.slice(0, 12)})` : ''
+  const head = `${n(run.entries.length, 'contract')} compared${against}${run.audience !== undefined ? ` for ${run.audience}` : ''}`
   const ignored = run.verdict.ignored.length ? ` (${run.verdict.ignored.length} ignored)` : ''
   const body = `${counts.breaking} breaking, ${n(counts.warning, 'warning')}, ${counts.info} info${ignored}`
   const verdict = invalid > 0 ? `${n(invalid, 'contract')} with errors, not compared` : failed(run) ? `fails on ${run.failOn}` : 'passes'
