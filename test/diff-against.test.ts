@@ -32,6 +32,10 @@ const streams = join(shop, 'native/streams.json')
 
 beforeAll(async () => {
   git('init', '-q', '-b', 'main')
+  // A user's settings that change what git prints must not change what the diff reads.
+  git('config', 'color.ui', 'always')
+  git('config', 'diff.relative', 'true')
+  git('config', 'diff.renames', 'true')
   writeFileSync(join(repo, 'package.json'), '{}')
   writeFileSync(join(repo, 'payments.spec.json'), payments)
   writeFileSync(join(repo, 'retired.spec.json'), payments)

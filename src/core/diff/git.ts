@@ -3,7 +3,8 @@
  * --against <ref>`: the ref checked and resolved to a commit once, then the commit's tree listed once
  * (`git ls-tree`) and each file's text read on demand (`git cat-file`). Git runs with argument arrays
  * (no shell), with every transport refused (`protocol.allow=never`: a partial clone's lazy fetch is
- * refused too) and no hook or file-system monitor run: it reads local objects, nothing else.
+ * refused too), no hook or file-system monitor run and no colour (a user's `color.ui=always` would colour
+ * the names it lists): it reads local objects, nothing else.
  */
 import { execFileSync } from 'node:child_process'
 import { realpathSync } from 'node:fs'
@@ -14,7 +15,7 @@ import { LIMITS } from '../limits.js'
 /** A ref git refuses, or one that names no commit here: a usage error. */
 export class GitRefError extends Error {}
 
-const GIT_CONFIG = ['-c', 'protocol.allow=never', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
+const GIT_CONFIG = ['-c', 'protocol.allow=never', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'color.ui=false']
 
 /** Runs git with arguments (never a shell line); its stdout as bytes. Throws on a non-zero exit. */
 export function git(args: readonly string[], cwd: string, maxBuffer = 256 * 1024 * 1024): Buffer {
