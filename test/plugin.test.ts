@@ -87,8 +87,8 @@ describe('options', () => {
       {
         code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
         severity: 'warning',
-        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, compiler, benzene, nats).',
-        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats'] },
+        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, compiler, benzene, nats, diff).',
+        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats', 'diff'] },
       },
     ])
     expect(options.types).toBe('sidecar')

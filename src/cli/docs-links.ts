@@ -63,14 +63,27 @@ function webUrl(spec: string): string | undefined {
 
 /** The address of docs/diagnostics.md by the rule above (without an anchor), or undefined. */
 export function diagnosticsDocUrl(pkg: PackageLinks = ownPackage(), root: string = packageRoot()): string | undefined {
+  return docsPageUrl('diagnostics.md', pkg, root)
+}
+
+/** The address of a page of docs/ (`diagnostics.md`, `diff.md`) by the rule above (without an anchor), or undefined. */
+export function docsPageUrl(page: string, pkg: PackageLinks = ownPackage(), root: string = packageRoot()): string | undefined {
   const repo = repositoryWebUrl(pkg)
   if (repo) {
     const directory = typeof pkg.repository === 'object' && pkg.repository !== null ? (pkg.repository as { directory?: unknown }).directory : undefined
     const folder = typeof directory === 'string' && directory !== '' ? `${directory.replace(/^\/+|\/+$/g, '')}/` : ''
-    return `${repo}/blob/HEAD/${folder}docs/diagnostics.md`
+    return `${repo}/blob/HEAD/${folder}docs/${page}`
   }
-  const local = join(root, 'docs', 'diagnostics.md')
+  const local = join(root, 'docs', page)
   return existsSync(local) ? pathToFileURL(local).href : undefined
+}
+
+let diffBase: { url: string | undefined } | undefined
+
+/** The link to a diff rule's section of docs/diff.md (its id is the anchor), or undefined when there are no docs to link to. */
+export function diffRuleDocsUrl(rule: string): string | undefined {
+  diffBase ??= { url: docsPageUrl('diff.md') }
+  return diffBase.url === undefined ? undefined : `${diffBase.url}#${rule}`
 }
 
 /** The package's own web page for tools that name their home (SARIF's `informationUri`): its repository, else its npm page. */

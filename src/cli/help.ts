@@ -49,6 +49,34 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       'contracts check fixtures/*.json --watch',
     ],
   },
+  diff: {
+    usage: [
+      'diff <old> <new> [--json | --format github|sarif] [--fail-on breaking|warning] [--audience <kind>] [--ignore <file>]',
+      'diff --against <git-ref> [files...] [--json | --format github|sarif] [--fail-on breaking|warning] [--audience <kind>] [--ignore <file>]',
+    ],
+    summary:
+      'Compares two versions of a contract and says who each change breaks: every finding with its rule id, level (breaking, warning when a break can be proven neither way, info) and audiences, grouped by audience. A version with errors is not compared: its diagnostics are printed as check prints them. The rules: docs/diff.md.',
+    flags: {
+      '--against <git-ref>':
+        'Compare the working tree with a git commit (a branch, tag, commit or HEAD~n): the old version of each file, and of every file its compile reads, is read from git. Without files, every contract that differs; one added since is reported as new, one deleted as removed.',
+      '--fail-on breaking|warning': 'The lowest level that fails the run (exit status 1); default breaking.',
+      '--audience <kind>':
+        'Only the findings that break this audience (client, service, publisher, subscriber, requester, responder, deployment, host, saved-session).',
+      '--ignore <file>':
+        'The ignore file to apply (default: .contracts-diff-ignore.yaml next to the new file or in a folder above it, up to the project root).',
+      '--json': 'Print one JSON document (version 1, described in docs/cli.md) on stdout.',
+      '--format github': "Print GitHub Actions annotations on the new file's lines (::error for breaking, ::warning, ::notice for info).",
+      '--format sarif': 'Print one SARIF 2.1.0 log on stdout (for code scanning).',
+    },
+    examples: [
+      'contracts diff old/payments.spec.json payments.spec.json',
+      'contracts diff --against origin/main',
+      'contracts diff --against HEAD~1 services/orders/asyncapi.yaml --audience subscriber --format github',
+      'contracts diff --against main --fail-on warning --format sarif > diff.sarif',
+    ],
+    notes:
+      'Exit status 1 means a finding at or above --fail-on (after the ignore file), or a version with errors. An ignore entry past its expires date ignores nothing and is reported.',
+  },
   hash: {
     usage: ['hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]'],
     summary: 'Prints the Benzene contract hash of a document, of one topic, or of a set of topics.',

@@ -15,6 +15,7 @@ import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type Ow
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { basename, dirname, join, relative, resolve as resolvePath, sep } from 'node:path'
 import type { NatsModel } from '../formats/nats/model.js'
+import type { DiffFlags } from './diff.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
 
 const compiler = new ContractCompiler({ formats })
@@ -45,6 +46,10 @@ const scopeFlags = {
   'no-cache': { type: 'boolean' },
   stdio: { type: 'boolean' },
   check: { type: 'boolean' },
+  against: { type: 'string' },
+  'fail-on': { type: 'string' },
+  audience: { type: 'string' },
+  ignore: { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
@@ -103,6 +108,19 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'inputs':
         return await inputsCommand(positionals, flags, io)
+      case 'diff': {
+        // Loaded only for this command: the runner, git and the report writers.
+        const { diffCommand } = await import('./diff.js')
+        const status = await diffCommand(positionals, values as DiffFlags, io, {
+          frames: (diagnostics, read) => {
+            if (typeof read === 'function') for (const d of diagnostics) io.err(formatDiagnostic(d, read) + '\n')
+            else printDiagnostics(diagnostics, io, read)
+          },
+          annotation: githubAnnotation,
+        })
+        if (typeof status !== 'number') throw new UsageError(status.usage)
+        return status
+      }
       case 'lock': {
         // Loaded only for this command, as the language server is.
         const { lockCommand } = await import('./lock.js')
@@ -345,7 +363,7 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output, depend
 }
 
 /** A diagnostic as a GitHub Actions annotation (`::error file=...,line=...,col=...,title=CODE::message`), escaped as workflow commands require. */
-function githubAnnotation(d: Diagnostic): string {
+export function githubAnnotation(d: Diagnostic): string {
   const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
   const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
   const file = relative(process.cwd(), d.file).split(sep).join('/') || d.file

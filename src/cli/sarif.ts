@@ -16,7 +16,7 @@ import { codeDocsUrl, informationUrl } from './docs-links.js'
 export const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json'
 
 /** The base a result's file is relative to: the working directory the check ran in (the checkout, in CI). */
-const SRCROOT = '%SRCROOT%'
+export const SRCROOT = '%SRCROOT%'
 
 /** The SARIF log of one `check` run. `cwd` is the folder paths are made relative to. */
 export function sarifLog(diagnostics: readonly Diagnostic[], cwd: string = process.cwd()): Log {
@@ -25,7 +25,7 @@ export function sarifLog(diagnostics: readonly Diagnostic[], cwd: string = proce
   const results: Result[] = diagnostics.map((d) => {
     let index = ruleIndex.get(d.code)
     if (index === undefined) {
-      index = rules.push(rule(d.code)) - 1
+      index = rules.push(diagnosticRule(d.code)) - 1
       ruleIndex.set(d.code, index)
     }
     const result: Result = {
@@ -58,7 +58,7 @@ export function sarifLog(diagnostics: readonly Diagnostic[], cwd: string = proce
 }
 
 /** A code's rule: its declared meaning and severity, and the link to its row of the docs when there are docs to link to. */
-function rule(code: string): ReportingDescriptor {
+export function diagnosticRule(code: string): ReportingDescriptor {
   const info = codeInfo(code)
   const meaning = info?.meaning ?? code
   const helpUri = codeDocsUrl(code)
@@ -80,14 +80,14 @@ function rule(code: string): ReportingDescriptor {
 }
 
 /** A file and position as a SARIF location: the file relative to %SRCROOT% when it is under it, else an absolute file URI. */
-function location(at: Pick<Diagnostic | RelatedLocation, 'file' | 'line' | 'column'>, cwd: string): Location {
+export function location(at: Pick<Diagnostic | RelatedLocation, 'file' | 'line' | 'column'>, cwd: string): Location {
   const rel = relative(cwd, at.file)
   const inside = rel !== '' && rel !== '..' && !rel.startsWith('..' + sep) && !/^[a-zA-Z]:|^[\\/]/.test(rel)
   const artifactLocation = inside ? { uri: rel.split(sep).map(encodeURIComponent).join('/'), uriBaseId: SRCROOT } : { uri: pathToFileURL(at.file).href }
   return { physicalLocation: { artifactLocation, region: { startLine: at.line, startColumn: at.column } } }
 }
 
-function folderUri(folder: string): string {
+export function folderUri(folder: string): string {
   const href = pathToFileURL(folder).href
   return href.endsWith('/') ? href : href + '/'
 }

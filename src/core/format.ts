@@ -8,6 +8,14 @@ import type { CompileMemos } from './memo.js'
  */
 export interface SourceOverlay {
   text(path: string): string | undefined
+  /**
+   * What is at a path in the version the overlay stands for, when that is not what the disk has: a
+   * version read from git lacks a file the working tree has (`missing`), or has a link where the
+   * working tree has a file (`symlink`). `undefined` (or no `kind` at all): as on disk, and a
+   * `file` wherever `text` has a text. A path it calls anything but a file is never read, from the
+   * overlay or the disk; one it calls a file is read from `text` and is not looked at on disk.
+   */
+  kind?(path: string): PathKind | undefined
 }
 
 /** What is at a path, without following a symbolic link there (`InputHost.kind`). */

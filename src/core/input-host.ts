@@ -2,7 +2,7 @@ import { CORE_CODES, type CoreCode } from './codes.js'
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
-import { resolve, sep } from 'node:path'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
 import { LIMITS } from './limits.js'
@@ -100,7 +100,10 @@ export function recordingHost(
         fileProblem('CONTRACTS_READ_FAILED', path.replace(/\0/g, '\\0'), `Cannot read ${JSON.stringify(path)}: a path never holds a NUL byte.`),
       )
     const abs = resolve(path)
-    confine(abs, trees)
+    // The overlay's version may have something else at this path than the disk (a version read from git).
+    const said = overlay?.kind?.(abs)
+    if (said !== undefined && said !== 'file') throw new InputError(notAFile(abs, said))
+    confine(abs, trees, said === 'file')
     let read: Buffer | { size: number }
     try {
       read = overlaid(abs, overlay) ?? readRegularFile(abs, LIMITS.fileBytes)
@@ -135,6 +138,8 @@ export function overlaid(abs: string, overlay: SourceOverlay | undefined): Buffe
 
 /** `pathKind` seen through an overlay: an unsaved document with no file yet is a file to the compile; a link stays a link. */
 export function overlaidKind(path: string, overlay: SourceOverlay | undefined): PathKind {
+  const said = overlay?.kind?.(resolve(path))
+  if (said !== undefined) return said
   const kind = pathKind(path)
   return kind === 'missing' && overlay?.text(resolve(path)) !== undefined ? 'file' : kind
 }
@@ -164,21 +169,31 @@ function realOrSelf(path: string): string {
 
 const inside = (path: string, tree: string) => path === tree || path.startsWith(tree.endsWith(sep) ? tree : tree + sep)
 
-/** Throws the diagnostic for a path that is a symlink or whose real location is outside every allowed tree. */
-function confine(abs: string, trees: readonly string[]): void {
-  let stat: ReturnType<typeof lstatSync>
+const symlinkProblem = (abs: string) =>
+  fileProblem('CONTRACTS_SYMLINK', abs, `${abs} is a symbolic link; contracts and the files they read are plain files, never read through a link.`)
+
+/** The diagnostic for a path an overlay says holds no file (a version read from git that has none there, or a link). */
+function notAFile(abs: string, kind: PathKind): Diagnostic {
+  if (kind === 'symlink') return symlinkProblem(abs)
+  const why = kind === 'missing' ? 'there is no such file' : kind === 'directory' ? 'it is a folder, not a file' : 'not a regular file'
+  return fileProblem('CONTRACTS_READ_FAILED', abs, `Cannot read ${abs}: ${why}.`)
+}
+
+/**
+ * Throws the diagnostic for a path that is a symlink or whose real location is outside every
+ * allowed tree. `overlaid`: an overlay says the path holds a file in its version, so what the disk
+ * has there is not looked at (only the folders on the way, which may be links out of the tree).
+ */
+function confine(abs: string, trees: readonly string[], overlaid = false): void {
+  let stat: ReturnType<typeof lstatSync> | undefined
   try {
-    stat = lstatSync(abs, { throwIfNoEntry: false })
+    stat = overlaid ? undefined : lstatSync(abs, { throwIfNoEntry: false })
   } catch (error) {
     throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
   }
-  if (stat?.isSymbolicLink()) {
-    throw new InputError(
-      fileProblem('CONTRACTS_SYMLINK', abs, `${abs} is a symbolic link; contracts and the files they read are plain files, never read through a link.`),
-    )
-  }
+  if (stat?.isSymbolicLink()) throw new InputError(symlinkProblem(abs))
   // The real path: a folder on the way may itself be a link out of the tree.
-  const real = stat ? realOrSelf(abs) : abs
+  const real = overlaid ? join(realOrSelf(dirname(abs)), basename(abs)) : stat ? realOrSelf(abs) : abs
   if (!trees.some((tree) => inside(real, tree))) {
     throw new InputError(
       fileProblem('CONTRACTS_OUTSIDE_TREE', abs, `${abs} is outside the contract's folder tree (${trees[0]}); a contract reads only files beside or below it.`),

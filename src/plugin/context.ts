@@ -62,6 +62,28 @@ export class PluginContext {
   /** Whether the persistent cache was set up (on the first compile, once the bundler has said where). */
   private cacheReady = false
 
+  /** The `diff` option's comparer, made on the first save (its code loaded then). */
+  private differ: Promise<{ saved(file: string): Promise<void> }> | undefined
+
+  /**
+   * `diff: '<ref>'`: compares a saved contract with its version at the ref and warns of what breaks,
+   * in the dev server's terminal; never throws. The promise settles once it is compared.
+   */
+  async devDiff(file: string): Promise<void> {
+    const ref = this.options.diff
+    if (ref === undefined) return
+    this.differ ??= import('./dev-diff.js').then(({ DevDiff }) => {
+      const warn = (message: string) => (this.logger ? this.logger.warn(message) : console.warn(message))
+      const report = (file: string, warning: string | undefined) => this.registry.diffed(file, warning)
+      return new DevDiff(ref, { warn, report, root: this.viteRoot ?? this.root ?? process.cwd() })
+    })
+    try {
+      await (await this.differ).saved(file)
+    } catch (error) {
+      this.logger?.warn(`unplugin-contracts: the diff against ${ref} was not made: ${String(error)}`)
+    }
+  }
+
   constructor(raw: unknown) {
     const { options, problems } = resolveOptions(raw)
     this.options = options

@@ -57,6 +57,17 @@ export class DevRegistry {
     return svg
   }
 
+  /** The `diff` option's last word on each saved contract: the breaking findings against the ref, as the terminal shows them. */
+  private readonly breaking = new Map<string, string>()
+
+  /** Records what the last diff of a saved contract found breaking (undefined: nothing); the page shows it under the contract. */
+  diffed(file: string, warning: string | undefined): void {
+    if (this.breaking.get(file) === warning) return
+    if (warning === undefined) this.breaking.delete(file)
+    else this.breaking.set(file, warning)
+    this.version++
+  }
+
   record(result: CompileResult): void {
     this.entries.set(result.file, {
       file: result.file,
@@ -88,7 +99,7 @@ export class DevRegistry {
 <h2>${escape(relative(root, file))}</h2>
 <p><span class="format">${escape(e.format ?? 'unknown')}</span>${e.identity ? ` <code class="identity">${escape(e.identity)}</code>` : ''}</p>
 <p class="exports">${e.exports.length > 0 ? `exports: ${e.exports.map((x) => `<code>${escape(x)}</code>`).join(' ')}` : 'no module (errors)'}</p>
-${diagnostics || '<p class="ok">no diagnostics</p>'}
+${diagnostics || '<p class="ok">no diagnostics</p>'}${this.breaking.has(file) ? `\n<pre class="diagnostic warning diff">${escape(this.breaking.get(file)!)}</pre>` : ''}
 </section>`)
       if (e.format === 'nats') {
         const lock = findLock(file)

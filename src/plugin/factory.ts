@@ -213,6 +213,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       async hotUpdate({ file, modules }) {
         const ids = ctx.modulesOf(file)
         if (!ids) return
+        // `diff: '<ref>'`: a saved contract is compared with its git version after the update, off its path.
+        if (ctx.options.diff !== undefined && compiler.formatOf(file) !== undefined) void ctx.devDiff(file)
         // The dev page (once someone opened it) shows the new verdict even when no page re-imports
         // the module; the compile is the one the module is then served from (the cache answers it).
         if (ctx.registry.opened)

@@ -1,5 +1,6 @@
 import type { FilterPattern } from 'unplugin-utils'
 import { ContractCompiler } from '../core/compile.js'
+import { checkRef } from '../core/diff/git.js'
 import { DEFAULT_CACHE_MAX_BYTES } from '../core/persistent-cache.js'
 import { formats } from '../formats/index.js'
 import type { BenzeneOptions } from '../formats/benzene/options.js'
@@ -60,6 +61,13 @@ export interface PluginOptions {
    * @default undefined
    */
   nats?: NatsOptions
+  /**
+   * Vite dev only: a git ref (`'HEAD'`, `'main'`) to compare each saved contract with, as
+   * `contracts diff --against <ref>` does; the breaking findings, and whom they break, are printed as
+   * a warning in the terminal. Never fails the build or the served module. `false`: no diff.
+   * @default false
+   */
+  diff?: string | false
 }
 
 /** The options with every default filled in. */
@@ -74,6 +82,8 @@ export interface ResolvedPluginOptions {
   ownCompiler: boolean
   benzene: NonNullable<PluginOptions['benzene']>
   nats: NatsOptions | undefined
+  /** The git ref saved contracts are compared with in a dev server, or undefined. */
+  diff: string | undefined
 }
 
 /** A problem with the options as given: a diagnostic without a file (the options are not in one). */
@@ -93,12 +103,13 @@ export const DEFAULT_OPTIONS = {
   cacheMaxBytes: DEFAULT_CACHE_MAX_BYTES,
   benzene: {},
   nats: undefined,
+  diff: undefined,
 } as const satisfies Omit<ResolvedPluginOptions, 'compiler' | 'ownCompiler'>
 
 export const DEFAULT_EXCLUDE: FilterPattern = DEFAULT_OPTIONS.exclude
 
 /** The options the plugin has, in the order docs/options.md gives them. */
-export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats'] as const
+export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats', 'diff'] as const
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isPattern = (value: unknown) => typeof value === 'string' || value instanceof RegExp
@@ -161,6 +172,15 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
   for (const option of ['benzene', 'nats'] as const)
     if (given[option] !== undefined && !isPlainObject(given[option]))
       invalid(option, given[option], `an object of ${option === 'benzene' ? 'Benzene' : 'NATS'} options`)
+  if (given.diff !== undefined && given.diff !== false) {
+    let refused = typeof given.diff !== 'string'
+    try {
+      if (!refused) checkRef(given.diff as string)
+    } catch {
+      refused = true
+    }
+    if (refused) invalid('diff', given.diff, "a git ref ('HEAD', a branch, a tag or a commit) or false")
+  }
   const ownCompiler = !valid('compiler') || given.compiler === undefined
   return {
     options: {
@@ -173,6 +193,7 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
       ownCompiler,
       benzene: valid('benzene') ? ((given.benzene as ResolvedPluginOptions['benzene'] | undefined) ?? DEFAULT_OPTIONS.benzene) : DEFAULT_OPTIONS.benzene,
       nats: valid('nats') ? (given.nats as NatsOptions | undefined) : DEFAULT_OPTIONS.nats,
+      diff: valid('diff') && typeof given.diff === 'string' ? given.diff : DEFAULT_OPTIONS.diff,
     },
     problems,
   }

@@ -1,0 +1,178 @@
+/**
+ * What `contracts diff` prints: the text grouped by audience, the JSON document (`--json`, shape
+ * `DiffJson`, documented in docs/cli.md), and GitHub annotations (`--format github`). SARIF is in
+ * diff-sarif.ts. Every string from a document is escaped for where it goes: the terminal's control
+ * characters (terminal-text.ts), the workflow command's escaping, JSON encoding.
+ */
+import { relative, sep } from 'node:path'
+import type { Diagnostic } from '../core/diagnostics.js'
+import { EVERYONE } from '../core/diff/core-rules.js'
+import type { FailOn } from '../core/diff/findings.js'
+import type { IgnoreEntry } from '../core/diff/ignore.js'
+import type { DiffEntry, DiffVerdict } from '../core/diff/runner.js'
+import type { DiffAudience, DiffFinding, DiffLocation } from '../core/diff/types.js'
+import { terminalSafe } from '../core/terminal-text.js'
+
+/** A whole `contracts diff` run: each contract compared, and the verdict on all their findings. */
+export interface DiffRun {
+  entries: DiffEntry[]
+  verdict: DiffVerdict
+  failOn: FailOn
+  audience?: string
+  /** Under `--against`: the ref and the commit it named. */
+  against?: { ref: string; commit: string }
+}
+
+/** The JSON document of `contracts diff --json` (docs/cli.md); `version` changes only when a field changes meaning or goes. */
+export interface DiffJson {
+  version: 1
+  failOn: FailOn
+  audience: string | null
+  against: { ref: string; commit: string } | null
+  /** Whether the run fails (exit status 1): a shown finding at or above failOn, or an invalid version. */
+  failed: boolean
+  summary: { contracts: number; invalid: number; breaking: number; warning: number; info: number; ignored: number }
+  contracts: Array<{ change: DiffEntry['change']; format: string; old: string | null; new: string | null; valid: boolean }>
+  findings: DiffFinding[]
+  ignored: Array<DiffFinding & { reason: string; ignoredBy: { file: string; line: number; column: number } }>
+  expiredIgnores: Array<Omit<IgnoreEntry, 'expires'> & { expires: string }>
+  /** The diagnostics of the versions that have errors (no diff was made of those contracts). */
+  diagnostics: Diagnostic[]
+}
+
+export const invalidDiagnostics = (run: DiffRun): Diagnostic[] =>
+  run.entries.filter((e) => !e.valid).flatMap((e) => [...(e.old?.diagnostics ?? []), ...(e.new?.diagnostics ?? [])])
+
+export function diffJson(run: DiffRun): DiffJson {
+  const { verdict } = run
+  return {
+    version: 1,
+    failOn: run.failOn,
+    audience: run.audience ?? null,
+    against: run.against ?? null,
+    failed: failed(run),
+    summary: {
+      contracts: run.entries.length,
+      invalid: run.entries.filter((e) => !e.valid).length,
+      ...verdict.counts,
+      ignored: verdict.ignored.length,
+    },
+    contracts: run.entries.map((e) => ({ change: e.change, format: e.format, old: e.old?.file ?? null, new: e.new?.file ?? null, valid: e.valid })),
+    findings: verdict.findings,
+    ignored: verdict.ignored.map(({ finding, reason, entry }) => ({
+      ...finding,
+      reason,
+      ignoredBy: { file: entry.file, line: entry.line, column: entry.column },
+    })),
+    expiredIgnores: verdict.expired.map((e) => ({ ...e, expires: e.expires! })),
+    diagnostics: invalidDiagnostics(run),
+  }
+}
+
+/** Whether the run exits 1. */
+export const failed = (run: DiffRun): boolean => run.verdict.failed || run.entries.some((e) => !e.valid)
+
+/** A path as the reports show it: relative to the working directory when under it. */
+function shown(file: string, cwd: string): string {
+  const rel = relative(cwd, file)
+  return rel === '' || rel.startsWith('..') ? file : rel.split(sep).join('/')
+}
+
+/** Where a finding is shown: its new location, else its old one. */
+export const whereShown = (finding: DiffFinding): DiffLocation => (finding.new ?? finding.old)!
+
+const audienceText = (a: DiffAudience) => (a.name === undefined ? a.kind : `${a.kind} ${a.name}`)
+
+/**
+ * The findings for people, grouped by the audience kind they break (a finding that breaks two kinds
+ * is under both; `everyone` first, then the kinds in order, then the findings that break no one),
+ * each line: level, rule id, file:line:column (and pointer) of the new location (else the old), the
+ * parties named, the sentence. Then what the ignore file accepted, with its reasons.
+ */
+export function diffText(run: DiffRun, cwd: string = process.cwd()): string[] {
+  const groups = new Map<string, Array<{ finding: DiffFinding; names: string[] }>>()
+  const add = (kind: string, finding: DiffFinding, names: string[]) => {
+    let group = groups.get(kind)
+    if (group === undefined) groups.set(kind, (group = []))
+    group.push({ finding, names })
+  }
+  for (const finding of run.verdict.findings) {
+    if (finding.audiences.length === 0) add('', finding, [])
+    // With --audience, a finding is shown for that audience (or everyone) alone, not under the other kinds it also breaks.
+    const kinds = [...new Set(finding.audiences.map((a) => a.kind))].filter((k) => run.audience === undefined || k === run.audience || k === EVERYONE)
+    for (const kind of kinds)
+      add(
+        kind,
+        finding,
+        finding.audiences.filter((a) => a.kind === kind && a.name !== undefined).map((a) => a.name!),
+      )
+  }
+  const order = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+  const lines: string[] = []
+  const line = (finding: DiffFinding, extra = '') => {
+    const at = whereShown(finding)
+    const place = `${shown(at.file, cwd)}:${at.line}:${at.column}${at.pointer ? ` (${at.pointer})` : ''}`
+    return terminalSafe(`  ${finding.level.padEnd(8)} ${finding.rule}  ${place}${extra}  ${finding.message}`)
+  }
+  for (const kind of order) {
+    const group = groups.get(kind)!
+    lines.push(kind === '' ? 'Breaks no one:' : kind === EVERYONE ? 'Breaks everyone:' : `Breaks ${terminalSafe(kind)}:`)
+    for (const { finding, names } of group) lines.push(line(finding, names.length ? `  [${names.join(', ')}]` : ''))
+    lines.push('')
+  }
+  if (run.verdict.ignored.length > 0) {
+    lines.push('Ignored (accepted in the ignore file):')
+    for (const { finding, reason, entry } of run.verdict.ignored)
+      lines.push(
+        line(finding, `  [${finding.audiences.map(audienceText).join(', ')}]`) + terminalSafe(`  (${shown(entry.file, cwd)}:${entry.line}: ${reason})`),
+      )
+    lines.push('')
+  }
+  return lines.length > 0 && lines.at(-1) === '' ? lines.slice(0, -1) : lines
+}
+
+const rank = (kind: string) => (kind === EVERYONE ? 0 : kind === '' ? 2 : 1)
+
+/** The warning line for an ignore entry past its date. */
+export function expiredLine(entry: IgnoreEntry, cwd: string = process.cwd()): string {
+  return terminalSafe(
+    `warning: ${shown(entry.file, cwd)}:${entry.line}:${entry.column}: the entry for ${entry.rule} at ${entry.pointer || '(the whole document)'} expired on ${entry.expires}; it ignores nothing now.`,
+  )
+}
+
+/** `2 contracts compared: 1 breaking, 2 warnings, 0 info (1 ignored); fails on breaking.` */
+export function diffSummary(run: DiffRun): string {
+  const { counts } = run.verdict
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+  const invalid = run.entries.filter((e) => !e.valid).length
+  const against = run.against ? ` against ${run.against.ref} (${run.against.commit.slice(0, 12)})` : ''
+  const head = `${n(run.entries.length, 'contract')} compared${against}${run.audience !== undefined ? ` for ${run.audience}` : ''}`
+  const ignored = run.verdict.ignored.length ? ` (${run.verdict.ignored.length} ignored)` : ''
+  const body = `${counts.breaking} breaking, ${n(counts.warning, 'warning')}, ${counts.info} info${ignored}`
+  const verdict = invalid > 0 ? `${n(invalid, 'contract')} with errors, not compared` : failed(run) ? `fails on ${run.failOn}` : 'passes'
+  return terminalSafe(`${head}: ${body}; ${verdict}.`)
+}
+
+/** GitHub Actions workflow-command escaping: `%`, CR and LF in the message; also `:` and `,` in a property. */
+const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
+
+/**
+ * A finding as a GitHub Actions annotation on the new file's line (the old file's, for a removal):
+ * `::error` for breaking, `::warning` for a warning, `::notice` for info; the title is the rule id,
+ * the message names whom it breaks.
+ */
+export function findingAnnotation(finding: DiffFinding, cwd: string = process.cwd()): string {
+  const at = whereShown(finding)
+  const command = finding.level === 'breaking' ? 'error' : finding.level === 'warning' ? 'warning' : 'notice'
+  const whom = finding.audiences.length ? ` (breaks: ${finding.audiences.map(audienceText).join(', ')})` : ''
+  // The log renders ANSI sequences: what the document wrote is escaped as for a terminal first.
+  const file = property(terminalSafe(shown(at.file, cwd)))
+  return `::${command} file=${file},line=${at.line},col=${at.column},title=${property(terminalSafe(finding.rule))}::${data(terminalSafe(finding.message + whom))}`
+}
+
+/** An expired ignore entry as a GitHub annotation on the ignore file. */
+export function expiredAnnotation(entry: IgnoreEntry, cwd: string = process.cwd()): string {
+  const message = `The ignore entry for ${entry.rule} at ${entry.pointer} expired on ${entry.expires}; it ignores nothing now.`
+  return `::warning file=${property(terminalSafe(shown(entry.file, cwd)))},line=${entry.line},col=${entry.column},title=diff-ignore-expired::${data(terminalSafe(message))}`
+}
