@@ -1,0 +1,180 @@
+/**
+ * Pairing: compares one old schema node with one new one, once per (old pointer, new pointer,
+ * polarity, merge mode), so `$ref` cycles end. A pair met again while it is still being compared (a
+ * back edge of a cycle) is assumed equal for now (the coinductive reading: values are finite, so a
+ * difference shows at some finite depth, and the running pair reports it); whatever summed up an
+ * effect through that back edge is completed when the pair finishes.
+ */
+import type { SchemaEffect } from '../schema-diff-types.js'
+import { isObject } from '../../../runtime/shared/json-value.js'
+import { joinEffects } from './effect.js'
+import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
+import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
+import { jsonEqual, referenceFree } from './values.js'
+import { representativeValues } from './witness-values.js'
+
+const UNKNOWN: PairResult = { effect: 'unknown', deps: new Set() }
+const NONE: PairResult = { effect: 'none', deps: new Set() }
+
+/** What a node is as a schema: accepts anything, nothing, a schema object to compare, or something that is no schema. */
+export type SchemaKind = 'true' | 'false' | 'object' | 'junk'
+
+export function schemaKind(value: unknown, ctx: SchemaDiffContext): SchemaKind {
+  if (value === undefined || value === true) return 'true'
+  if (value === false) return 'false'
+  if (!isObject(value)) return 'junk'
+  for (const key of Object.keys(value)) if (!isAnnotation(key, ctx.dialect) && !CONTAINER_KEYWORDS.has(key)) return 'object'
+  return 'true'
+}
+
+/** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
+export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
+  if (ctx.stopped) return UNKNOWN
+  const oKind = schemaKind(o.value, ctx)
+  const nKind = schemaKind(n.value, ctx)
+  if (frame.depth > MAX_DEPTH) {
+    const same = jsonEqual(o.value, n.value, ctx.budget) === true && referenceFree(o.value, ctx.budget) === true
+    if (same) return NONE
+    return single(ctx.emit('schema-not-compared', 'unknown', o, undefined, n, undefined, frame, `the schemas nest deeper than ${MAX_DEPTH} levels here`))
+  }
+  if (oKind === 'junk' || nKind === 'junk') {
+    if (jsonEqual(o.value, n.value, ctx.budget) === true) return NONE
+    return single(ctx.emit('schema-keyword-changed', 'unknown', o, undefined, n, undefined, frame, 'a value that is no schema changed'))
+  }
+  const where = site.what ? `${site.what}: ` : ''
+  if (oKind !== 'object' || nKind !== 'object') {
+    if (oKind === nKind) {
+      if (oKind === 'true' && isObject(o.value) && isObject(n.value)) ctx.compareKeywords(ctx, o, n, frame)
+      return NONE
+    }
+    if (oKind === 'true') {
+      // Anything was accepted: a schema (or `false`) now constrains.
+      const text =
+        nKind === 'false' ? `${where}the schema is now \`false\` where anything was accepted` : `${where}a schema now constrains what anything could be`
+      return single(ctx.emit(site.narrow, 'narrows', o, undefined, n, undefined, frame, text, () => [{ acceptedBy: 'old', values: representativeValues() }]))
+    }
+    if (oKind === 'false') {
+      const text =
+        nKind === 'true' ? `${where}the schema was \`false\` and now accepts anything` : `${where}a schema now accepts values where \`false\` accepted none`
+      return single(ctx.emit(site.widen, 'widens', o, undefined, n, undefined, frame, text, () => [{ acceptedBy: 'new', values: representativeValues() }]))
+    }
+    if (nKind === 'true') {
+      return single(
+        ctx.emit(site.widen, 'widens', o, undefined, n, undefined, frame, `${where}the schema was removed and anything is accepted`, () => [
+          { acceptedBy: 'new', values: representativeValues() },
+        ]),
+      )
+    }
+    return single(
+      ctx.emit(site.narrow, 'narrows', o, undefined, n, undefined, frame, `${where}the schema is now \`false\``, () => [
+        { acceptedBy: 'old', values: representativeValues() },
+      ]),
+    )
+  }
+  return comparePair(ctx, o, n, frame)
+}
+
+function single(change: { effect: SchemaEffect } | undefined): PairResult {
+  return change ? { effect: change.effect, deps: new Set() } : UNKNOWN
+}
+
+function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): PairResult {
+  const key = `${frame.polarity}|${frame.merged ? 'm' : ''}|${o.file}#${o.pointer}|${n.file}#${n.pointer}`
+  const top = ctx.accumulators[ctx.accumulators.length - 1]!
+  const seen = ctx.memo.get(key)
+  if (seen === 'running') {
+    top.deps.add(key)
+    return { effect: 'none', deps: new Set([key]) }
+  }
+  if (seen) {
+    const settled = settle(ctx, seen)
+    top.effect = joinEffects(top.effect, settled.effect)
+    for (const dep of settled.deps) top.deps.add(dep)
+    return settled
+  }
+  if (++ctx.pairs > MAX_PAIRS) {
+    ctx.stop(`more than ${MAX_PAIRS} pairs of schema nodes`, o, n)
+    return UNKNOWN
+  }
+  if (referenceFree(o.value, ctx.budget) === true && referenceFree(n.value, ctx.budget) === true && jsonEqual(o.value, n.value, ctx.budget) === true) {
+    ctx.memo.set(key, NONE)
+    return NONE
+  }
+  ctx.memo.set(key, 'running')
+  const acc = { effect: 'none' as SchemaEffect, deps: new Set<string>() }
+  ctx.accumulators.push(acc)
+  try {
+    ctx.compareKeywords(ctx, o, n, frame)
+  } finally {
+    ctx.accumulators.pop()
+  }
+  acc.deps.delete(key)
+  const result: PairResult = { effect: acc.effect, deps: acc.deps }
+  ctx.memo.set(key, result)
+  const waiting = ctx.waiting.get(key)
+  if (waiting) {
+    ctx.waiting.delete(key)
+    for (const change of waiting) {
+      change.effect = joinEffects(change.effect, result.effect)
+      for (const dep of result.deps) wait(ctx, dep, change)
+    }
+  }
+  top.effect = joinEffects(top.effect, result.effect)
+  for (const dep of result.deps) top.deps.add(dep)
+  return result
+}
+
+/** A finished pair's effect with the pairs it waited for that have finished since folded in. */
+function settle(ctx: SchemaDiffContext, result: PairResult): PairResult {
+  if (result.deps.size === 0) return result
+  let effect = result.effect
+  const deps = new Set<string>()
+  const queue = [...result.deps]
+  const visited = new Set<string>(queue)
+  // Bounded: each key is queued once.
+  while (queue.length) {
+    const dep = queue.pop()!
+    const done = ctx.memo.get(dep)
+    if (done === 'running' || done === undefined) deps.add(dep)
+    else {
+      effect = joinEffects(effect, done.effect)
+      for (const next of done.deps) {
+        if (visited.has(next)) continue
+        visited.add(next)
+        queue.push(next)
+      }
+    }
+  }
+  return { effect, deps }
+}
+
+function wait(ctx: SchemaDiffContext, key: string, change: NonNullable<ReturnType<SchemaDiffContext['emit']>>): void {
+  const list = ctx.waiting.get(key)
+  if (list) list.push(change)
+  else ctx.waiting.set(key, [change])
+}
+
+/**
+ * Compares two nodes and reports the position itself under `site.summary` with the effect of
+ * everything below (a `$ref` retargeted: none when the targets are equal).
+ */
+export function compareSummarized(
+  ctx: SchemaDiffContext,
+  o: SchemaAt,
+  n: SchemaAt,
+  frame: Frame,
+  site: Site & { summary: string },
+  report: { o: SchemaAt; oKey?: string; n: SchemaAt; nKey?: string; what: string },
+): PairResult {
+  const oKind = schemaKind(o.value, ctx)
+  const nKind = schemaKind(n.value, ctx)
+  // Where one side accepts anything or nothing and the other does not, compareNode reports under the site's own rules.
+  if ((oKind !== 'object' || nKind !== 'object') && oKind !== nKind) return compareNode(ctx, o, n, frame, site)
+  const result = compareNode(ctx, o, n, frame, site)
+  const settled = settle(ctx, result)
+  const change = ctx.emit(site.summary, settled.effect, report.o, report.oKey, report.n, report.nKey, frame, report.what, undefined, true)
+  if (change) for (const dep of settled.deps) wait(ctx, dep, change)
+  return settled
+}
+
+export { quote }
