@@ -84,7 +84,7 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
     })
   }
   for (const key of ['minContains', 'maxContains']) {
-    if (jsonEqual(ov[key], nv[key], ctx.budget) !== true) ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `${key} changed`)
+    if (jsonEqual(ov[key], nv[key], ctx.budget) !== true) ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `\`${key}\` changed`)
   }
 }
 

@@ -110,7 +110,7 @@ export function compareMultipleOf(ctx: SchemaDiffContext, o: SchemaAt, n: Schema
     ctx.emit('schema-keyword-changed', 'unknown', o, 'multipleOf', n, 'multipleOf', frame, 'a malformed multipleOf changed')
     return
   }
-  const what = `multipleOf went from ${a ?? 'none'} to ${b ?? 'none'}`
+  const what = `\`multipleOf\` went from ${a ?? 'none'} to ${b ?? 'none'}`
   const steps = [a, b].filter((v): v is number => v !== undefined)
   const candidates = (acceptedBy: 'old' | 'new'): Candidates => ({ acceptedBy, values: steps.flatMap((s) => [s, 2 * s, 3 * s, s / 2]).concat([1, 0.5]) })
   if (a === undefined) return void ctx.emit('schema-multiple-of-narrowed', 'narrows', o, 'multipleOf', n, 'multipleOf', frame, what, () => [candidates('old')])

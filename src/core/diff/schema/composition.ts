@@ -79,7 +79,7 @@ function compareMembers(
       n,
       key,
       frame,
-      `${key} was ${added ? 'added' : 'removed'}`,
+      `\`${key}\` was ${added ? 'added' : 'removed'}`,
       () => [{ acceptedBy: added ? 'old' : 'new', values: representativeValues() }],
     )
     return
@@ -190,7 +190,7 @@ function compareNot(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Fra
   // `not: false` refuses nothing; `not` of a junk value is not a schema.
   const effect: SchemaEffect = kind === 'false' ? 'none' : kind === 'junk' ? 'unknown' : inNew ? 'narrows' : 'widens'
   const side = inOld ? 'old' : 'new'
-  ctx.emit(inNew ? 'schema-not-added' : 'schema-not-removed', effect, o, 'not', n, 'not', frame, `not was ${inNew ? 'added' : 'removed'}`, () => [
+  ctx.emit(inNew ? 'schema-not-added' : 'schema-not-removed', effect, o, 'not', n, 'not', frame, `\`not\` was ${inNew ? 'added' : 'removed'}`, () => [
     { acceptedBy: inNew ? 'old' : 'new', values: [minimalInstance(ctx, side, node, 0), ...representativeValues()] },
   ])
 }
@@ -203,7 +203,7 @@ function compareConditional(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
   // Without `if`, `then` and `else` do nothing.
   if (!inOld && !inNew) return
   if (inOld !== inNew) {
-    ctx.emit('schema-keyword-changed', 'unknown', o, 'if', n, 'if', frame, `if/then/else was ${inNew ? 'added' : 'removed'}`)
+    ctx.emit('schema-keyword-changed', 'unknown', o, 'if', n, 'if', frame, `\`if\`/\`then\`/\`else\` was ${inNew ? 'added' : 'removed'}`)
     return
   }
   const why = 'a changed `if` moves values between `then` and `else`'

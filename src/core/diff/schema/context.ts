@@ -148,6 +148,11 @@ export class SchemaDiffContext {
     global = false,
   ): PendingChange | undefined {
     if (this.stopped) return undefined
+    // A comparison whose budget ran out may have answered `not equal` for want of work: stop instead of reporting it.
+    if (this.budget.left < 0) {
+      this.stop(`more than ${MAX_WORK} nodes visited`, o, n)
+      return undefined
+    }
     if (this.changes.length >= MAX_CHANGES) {
       this.stop(`more than ${MAX_CHANGES} changes`, o, n)
       return undefined

@@ -106,7 +106,7 @@ function compareRequired(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame
     )
   }
   if (!added.length && !removed.length && jsonEqual(ov.required, nv.required, ctx.budget) !== true) {
-    ctx.emit('schema-keyword-rewritten', 'none', o, 'required', n, 'required', frame, 'required lists the same names differently')
+    ctx.emit('schema-keyword-rewritten', 'none', o, 'required', n, 'required', frame, '`required` lists the same names differently')
   }
 }
 

@@ -30,11 +30,16 @@ export function schemaKind(value: unknown, ctx: SchemaDiffContext): SchemaKind {
 /** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
 export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
   if (ctx.stopped) return UNKNOWN
+  if (ctx.budget.left < 0) {
+    ctx.stop('the work budget ran out', o, n)
+    return UNKNOWN
+  }
   const oKind = schemaKind(o.value, ctx)
   const nKind = schemaKind(n.value, ctx)
   if (frame.depth > MAX_DEPTH) {
-    const same = jsonEqual(o.value, n.value, ctx.budget) === true && referenceFree(o.value, ctx.budget) === true
-    if (same) return NONE
+    // Past the cap nothing recurses, so one scan with the whole budget may still prove the rest equal.
+    if (referenceFree(o.value, ctx.budget) === true && referenceFree(n.value, ctx.budget) === true && jsonEqual(o.value, n.value, ctx.budget) === true)
+      return NONE
     return single(ctx.emit('schema-not-compared', 'unknown', o, undefined, n, undefined, frame, `the schemas nest deeper than ${MAX_DEPTH} levels here`))
   }
   if (oKind === 'junk' || nKind === 'junk') {
@@ -96,7 +101,7 @@ function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Fr
     ctx.stop(`more than ${MAX_PAIRS} pairs of schema nodes`, o, n)
     return UNKNOWN
   }
-  if (referenceFree(o.value, ctx.budget) === true && referenceFree(n.value, ctx.budget) === true && jsonEqual(o.value, n.value, ctx.budget) === true) {
+  if (equalWithoutReferences(ctx, o.value, n.value)) {
     ctx.memo.set(key, NONE)
     return NONE
   }
@@ -122,6 +127,21 @@ function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Fr
   top.effect = joinEffects(top.effect, result.effect)
   for (const dep of result.deps) top.deps.add(dep)
   return result
+}
+
+/**
+ * The shortcut for equal subtrees, tried within a small budget of its own: a big subtree that
+ * differs somewhere deep is then compared member by member instead of scanned again at every level
+ * (which made a 10,000-deep schema quadratic).
+ */
+const SHORTCUT_BUDGET = 2_000
+
+function equalWithoutReferences(ctx: SchemaDiffContext, a: unknown, b: unknown): boolean {
+  const local = { left: Math.min(SHORTCUT_BUDGET, ctx.budget.left) }
+  const start = local.left
+  const same = referenceFree(a, local) === true && referenceFree(b, local) === true && jsonEqual(a, b, local) === true
+  ctx.budget.left -= start - Math.max(local.left, 0)
+  return same
 }
 
 /** A finished pair's effect with the pairs it waited for that have finished since folded in. */

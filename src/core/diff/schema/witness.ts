@@ -12,7 +12,10 @@ import { acceptsValue } from './accepts.js'
 import { followAll, refOf } from './resolve.js'
 import { readPointer } from './values.js'
 
-const MAX_CANDIDATES = 12
+const MAX_CANDIDATES = 40
+/** Fill an array's entries before the step with the witness itself. */
+const SAME = Symbol('same')
+const FILLERS: readonly unknown[] = [SAME, '', 0, null, {}, [], true]
 
 function root(ctx: SchemaDiffContext, side: SideName): SchemaAt {
   const s = ctx.side(side)
@@ -27,35 +30,38 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
     const accepting = root(ctx, group.acceptedBy)
     const refusing = root(ctx, group.acceptedBy === 'new' ? 'old' : 'new')
     const base = minimalInstance(ctx, group.acceptedBy, accepting, 0)
+    // Where the path goes through an array, the entries before the step need values too: try a few fillers.
+    const fillers = frame.path.some((step) => 'item' in step) ? FILLERS : [SAME]
     for (const local of group.values) {
-      if (++tried > MAX_CANDIDATES) return undefined
-      const value = place(base, frame.path, local)
-      if (value === undefined) continue
-      if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
-      if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
-      return { value, acceptedBy: group.acceptedBy }
+      for (const filler of fillers) {
+        if (++tried > MAX_CANDIDATES) return undefined
+        const value = place(base, frame.path, local, filler)
+        if (value === undefined) continue
+        if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
+        if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
+        return { value, acceptedBy: group.acceptedBy }
+      }
     }
   }
   return undefined
 }
 
 /** `base` with `local` put at `path` (containers made along the way); `undefined` when the path cannot be built. */
-function place(base: unknown, path: readonly PathStep[], local: unknown): unknown {
+function place(base: unknown, path: readonly PathStep[], local: unknown, filler: unknown): unknown {
   if (path.length === 0) return clone(local)
   const [step, ...rest] = path
   if ('property' in step!) {
     const object: Record<string, unknown> = isObject(base) ? { ...base } : {}
-    const inner = place(Object.hasOwn(object, step.property) ? object[step.property] : undefined, rest, local)
+    const inner = place(Object.hasOwn(object, step.property) ? object[step.property] : undefined, rest, local, filler)
     if (inner === undefined) return undefined
     setOwn(object, step.property, inner)
     return object
   }
   if (step!.item > 16) return undefined
   const array: unknown[] = Array.isArray(base) ? [...base] : []
-  const inner = place(array[step!.item], rest, local)
+  const inner = place(array[step!.item], rest, local, filler)
   if (inner === undefined) return undefined
-  // Positions before the step take the same value: a homogeneous array is the likeliest to pass.
-  while (array.length <= step!.item) array.push(inner)
+  while (array.length <= step!.item) array.push(filler === SAME ? inner : clone(filler))
   array[step!.item] = inner
   return array
 }
