@@ -78,7 +78,15 @@ export class SchemaGenerator {
   /** The definitions a new `$ref` may name: D1 may name D0 and D0 nothing, so no reference loops without a value step (ajv refuses those). */
   private refs: string[] = []
 
-  constructor(private readonly next: () => number) {}
+  /** OpenAPI 3.0 Schema Objects (single `type`, `nullable`, boolean exclusive bounds, no boolean schemas) in `components.schemas`. */
+  constructor(
+    private readonly next: () => number,
+    private readonly openapi = false,
+  ) {}
+
+  private ref(name: string): string {
+    return this.openapi ? `#/components/schemas/${name}` : `#/$defs/${name}`
+  }
 
   pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.next() * items.length)]!
@@ -96,16 +104,17 @@ export class SchemaGenerator {
   document(): Record<string, Json> {
     this.refs = []
     const d0 = this.schema(1) as Json
-    this.refs = ['#/$defs/D0']
+    this.refs = [this.ref('D0')]
     const d1 = this.schema(1) as Json
-    this.refs = ['#/$defs/D0', '#/$defs/D1']
+    this.refs = [this.ref('D0'), this.ref('D1')]
     const root = this.schema(2) as Record<string, Json>
+    if (this.openapi) return { openapi: '3.0.1', components: { schemas: { D0: d0, D1: d1, Root: root } } }
     const rootObject: Record<string, Json> = typeof root === 'boolean' ? { allOf: [root] } : root
     return { $schema: 'https://json-schema.org/draft/2020-12/schema', ...rootObject, $defs: { D0: d0, D1: d1 } }
   }
 
   schema(depth: number): Schema {
-    if (this.chance(0.06)) return this.chance(0.5)
+    if (!this.openapi && this.chance(0.06)) return this.chance(0.5)
     if (depth > 0 && this.refs.length && this.chance(0.12)) return { $ref: this.pick(this.refs) }
     const out: Record<string, Json> = {}
     const count = 1 + Math.floor(this.next() * 3)
@@ -117,6 +126,7 @@ export class SchemaGenerator {
     const sub = () => this.schema(depth - 1) as Json
     switch (keyword) {
       case 'type': {
+        if (this.openapi) return this.pick(['boolean', 'object', 'array', 'string', 'number', 'integer'])
         const types = this.subset(['null', 'boolean', 'object', 'array', 'string', 'number', 'integer'], 0.3)
         return types.length === 1 ? types[0]! : types.length ? types : 'string'
       }
@@ -128,7 +138,10 @@ export class SchemaGenerator {
       case 'maximum':
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
+        if (this.openapi) return this.chance(0.5)
         return this.pick([-1, 0, 1, 2, 2.5, 3])
+      case 'nullable':
+        return this.chance(0.6)
       case 'multipleOf':
         return this.pick([1, 2, 3, 4])
       case 'minLength':
@@ -143,6 +156,7 @@ export class SchemaGenerator {
       case 'uniqueItems':
         return this.chance(0.7)
       case 'items':
+        return depth > 0 || this.openapi ? (depth > 0 ? sub() : {}) : this.chance(0.5)
       case 'additionalProperties':
       case 'not':
       case 'propertyNames':
@@ -151,7 +165,7 @@ export class SchemaGenerator {
         return depth > 0 ? [sub(), ...(this.chance(0.5) ? [sub()] : [])] : [true]
       case 'properties': {
         const props: Record<string, Json> = {}
-        for (const key of this.subset(KEYS, 0.5)) props[key] = depth > 0 ? sub() : this.chance(0.5)
+        for (const key of this.subset(KEYS, 0.5)) props[key] = depth > 0 ? sub() : this.openapi ? {} : this.chance(0.5)
         return props
       }
       case 'required':
@@ -160,7 +174,7 @@ export class SchemaGenerator {
       case 'oneOf':
       case 'allOf': {
         const count = 1 + Math.floor(this.next() * 3)
-        return Array.from({ length: count }, () => (depth > 0 ? sub() : this.chance(0.5)))
+        return Array.from({ length: count }, () => (depth > 0 ? sub() : this.openapi ? { type: this.pick(['string', 'integer', 'object']) } : this.chance(0.5)))
       }
       case 'description':
         return this.pick(['x', 'y', 'z'])
@@ -202,8 +216,40 @@ export class SchemaGenerator {
     'description',
   ] as const
 
+  static readonly OPENAPI_KEYWORDS = [
+    'type',
+    'type',
+    'type',
+    'nullable',
+    'nullable',
+    'enum',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'multipleOf',
+    'minLength',
+    'maxLength',
+    'pattern',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'items',
+    'properties',
+    'properties',
+    'required',
+    'additionalProperties',
+    'minProperties',
+    'maxProperties',
+    'anyOf',
+    'oneOf',
+    'allOf',
+    'not',
+    'description',
+  ] as const
+
   addKeyword(node: Record<string, Json>, depth: number): void {
-    const keyword = this.pick(SchemaGenerator.KEYWORDS)
+    const keyword = this.pick<string>(this.openapi ? SchemaGenerator.OPENAPI_KEYWORDS : SchemaGenerator.KEYWORDS)
     if (keyword === 'propertyNames') node.propertyNames = { maxLength: this.pick([0, 1]) }
     else if (keyword === 'description') node.description = this.pick(['x', 'y'])
     else node[keyword] = this.keywordValue(keyword, depth)
@@ -213,11 +259,18 @@ export class SchemaGenerator {
   edit(document: Record<string, Json>): Record<string, Json> {
     const copy = JSON.parse(JSON.stringify(document)) as Record<string, Json>
     const nodes: Found[] = []
-    collectSchemas(copy, nodes)
-    const target = this.pick(nodes)
+    if (this.openapi) {
+      const schemas = (copy.components as Record<string, Json>).schemas as Record<string, Json>
+      for (const [name, value] of Object.entries(schemas)) collectSchemas(value, nodes, schemas, name, name === 'D0', name === 'D1')
+    } else collectSchemas(copy, nodes)
+    // Edits inside a definition nothing references change nothing: leave those out.
+    const text = JSON.stringify(copy)
+    const referenced = (name: string) => text.includes(`"$ref":"${this.ref(name)}"`)
+    const live = nodes.filter((found) => (!found.inD0 || referenced('D0')) && (!found.inD1 || referenced('D1')))
+    const target = this.pick(live.length ? live : nodes)
     const depth = 1
     // Inside D0 no reference may be made; elsewhere only to D0.
-    this.refs = target.inD0 ? [] : ['#/$defs/D0']
+    this.refs = target.inD0 ? [] : [this.ref('D0')]
     if (typeof target.node === 'boolean' || this.chance(0.1)) {
       setChild(target.parent, target.key, this.schema(depth) as Json)
       return copy
@@ -238,7 +291,7 @@ export class SchemaGenerator {
         const members = node[key] as Json[]
         if (members.length > 1 && this.chance(0.5)) members.splice(Math.floor(this.next() * members.length), 1)
         else members.push(this.schema(depth) as Json)
-      } else if (key === '$ref') node.$ref = target.inD0 || target.inD1 ? '#/$defs/D0' : this.pick(['#/$defs/D0', '#/$defs/D1'])
+      } else if (key === '$ref') node.$ref = target.inD0 || target.inD1 ? this.ref('D0') : this.pick([this.ref('D0'), this.ref('D1')])
       else node[key] = this.keywordValue(key, depth)
     }
     return copy
