@@ -134,11 +134,12 @@ export class SchemaGenerator {
         return this.subset<Json>([null, 0, 1, 2.5, '', 'a', 'ab', true, [], {}], 0.3).concat(this.pick<Json>([1, 'a']))
       case 'const':
         return this.pick<Json>([null, 0, 1, 'a', '', true, { a: 1 }, []])
-      case 'minimum':
-      case 'maximum':
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
         if (this.openapi) return this.chance(0.5)
+        return this.pick([-1, 0, 1, 2, 2.5, 3])
+      case 'minimum':
+      case 'maximum':
         return this.pick([-1, 0, 1, 2, 2.5, 3])
       case 'nullable':
         return this.chance(0.6)
@@ -157,9 +158,11 @@ export class SchemaGenerator {
         return this.chance(0.7)
       case 'items':
         return depth > 0 || this.openapi ? (depth > 0 ? sub() : {}) : this.chance(0.5)
-      case 'additionalProperties':
       case 'not':
       case 'propertyNames':
+        // OpenAPI 3.0 has no boolean schemas (only additionalProperties takes a boolean).
+        return depth > 0 ? sub() : this.openapi ? { type: this.pick(['string', 'integer', 'object']) } : this.chance(0.5)
+      case 'additionalProperties':
         return depth > 0 ? sub() : this.chance(0.5)
       case 'prefixItems':
         return depth > 0 ? [sub(), ...(this.chance(0.5) ? [sub()] : [])] : [true]

@@ -166,7 +166,8 @@ function keyword(
     case 'exclusiveMaximum': {
       if (typeof value !== 'number') return true
       const lower = key === 'minimum' || key === 'exclusiveMinimum'
-      if (typeof k === 'boolean') return true // read with minimum/maximum
+      // The boolean form is read with minimum/maximum; a boolean minimum or maximum is no bound anyone agrees on.
+      if (typeof k === 'boolean') return key.startsWith('exclusive') ? true : undefined
       if (typeof k !== 'number') return undefined
       const exclusive =
         key.startsWith('exclusive') ||
