@@ -7,7 +7,7 @@
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
-import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
+import { CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { follow, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
 
@@ -29,6 +29,7 @@ const KNOWN = new Set([
   'minLength',
   'maxLength',
   'pattern',
+  'format',
   'items',
   'prefixItems',
   'additionalItems',
@@ -195,6 +196,12 @@ function keyword(
       } catch {
         return undefined
       }
+    }
+    case 'format': {
+      // Formats describe strings and numbers; the OpenAPI 3.0 ones without a checked meaning constrain nothing.
+      if (typeof value !== 'string' && typeof value !== 'number') return true
+      if (openapi && typeof k === 'string' && !OPENAPI_CHECKED_FORMATS.has(k)) return true
+      return undefined
     }
     case 'minItems':
     case 'maxItems': {

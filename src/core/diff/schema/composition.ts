@@ -18,6 +18,15 @@ import { canonicalKey } from './values.js'
 import { minimalInstance } from './witness.js'
 import { representativeValues } from './witness-values.js'
 
+/**
+ * Whether an OpenAPI 3.0 `allOf` merges property lists that could interact: two members or more, or
+ * one beside the schema's own properties (a lone `allOf: [$ref]`, how producers wrap a nullable
+ * reference, is just its member).
+ */
+export function mergesProperties(node: Record<string, unknown>): boolean {
+  return Array.isArray(node.allOf) && (node.allOf.length > 1 || Object.hasOwn(node, 'properties') || Object.hasOwn(node, 'additionalProperties'))
+}
+
 /** Pairs members: equal ones first (by their text, `$ref` included), then the rest in order. */
 function pairMembers(ctx: SchemaDiffContext, a: unknown[], b: unknown[]): Array<[number | undefined, number | undefined]> {
   const keysA = a.map((value) => canonicalKey(value, ctx.budget))
@@ -155,7 +164,7 @@ export function compareComposition(ctx: SchemaDiffContext, o: SchemaAt, n: Schem
   const nv = n.value as Record<string, unknown>
   const openapi = ctx.dialect === 'openapi-3.0'
   const allOfFrame = deeper(frame, 'same')
-  allOfFrame.merged = openapi
+  allOfFrame.merged = openapi && (mergesProperties(ov) || mergesProperties(nv))
   compareMembers(ctx, o, n, frame, 'allOf', allOfFrame, { added: 'schema-all-of-member-added', removed: 'schema-all-of-member-removed' })
   compareMembers(ctx, o, n, frame, 'anyOf', deeper(frame, 'same'), { added: 'schema-any-of-branch-added', removed: 'schema-any-of-branch-removed' })
   if (Object.hasOwn(ov, 'oneOf') || Object.hasOwn(nv, 'oneOf')) {

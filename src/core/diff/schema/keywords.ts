@@ -76,3 +76,6 @@ export function isAnnotation(keyword: string, dialect: 'json-schema' | 'openapi-
   if (dialect === 'openapi-3.0' && (keyword === 'readOnly' || keyword === 'writeOnly')) return false
   return ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-')
 }
+
+/** OpenAPI 3.0 formats a value is checked against (Data Types); the others document. */
+export const OPENAPI_CHECKED_FORMATS: ReadonlySet<string> = new Set(['int32', 'int64', 'date', 'date-time', 'byte'])

@@ -10,6 +10,7 @@ import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { child, deeper, quote } from './context.js'
 import { compareCounts } from './bounds.js'
 import { compareNode, compareSummarized } from './pair.js'
+import { mergesProperties } from './composition.js'
 import { jsonEqual, referenceFree } from './values.js'
 import { minimalInstance } from './witness.js'
 
@@ -124,7 +125,7 @@ function compareProperties(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fra
   const oPatterns = (ov.patternProperties ?? {}) as Record<string, unknown>
   const nPatterns = (nv.patternProperties ?? {}) as Record<string, unknown>
   const patterned = Object.keys(oPatterns).length > 0 || Object.keys(nPatterns).length > 0
-  const merged = frame.merged || (ctx.dialect === 'openapi-3.0' && (Object.hasOwn(ov, 'allOf') || Object.hasOwn(nv, 'allOf')))
+  const merged = frame.merged || (ctx.dialect === 'openapi-3.0' && (mergesProperties(ov) || mergesProperties(nv)))
   // Whether a name is governed by additionalProperties depends on the patterns and, in OpenAPI 3.0, on the allOf siblings.
   const movedPolarity: Polarity = patterned || merged ? 'mixed' : 'pos'
   const why = patterned

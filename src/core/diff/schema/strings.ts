@@ -8,9 +8,7 @@ import type { SchemaEffect } from '../schema-diff-types.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { quote } from './context.js'
 import { compareCounts } from './bounds.js'
-
-/** OpenAPI 3.0 formats a value is checked against (Data Types); the others document. */
-const OPENAPI_CHECKED_FORMATS = new Set(['int32', 'int64', 'date', 'date-time', 'byte'])
+import { OPENAPI_CHECKED_FORMATS } from './keywords.js'
 
 export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   compareCounts(ctx, o, n, frame, {
