@@ -19,6 +19,17 @@ export function compareAnnotationsAndUnknown(ctx: SchemaDiffContext, o: SchemaAt
     if (inOld && inNew && jsonEqual(ov[key], nv[key], ctx.budget) === true) continue
     const change = !inOld ? 'was added' : !inNew ? 'was removed' : 'changed'
     if (isAnnotation(key, ctx.dialect)) ctx.emit('schema-annotation-changed', 'none', o, key, n, key, frame, `the annotation ${quote(key)} ${change}`)
+    else if (key === 'readOnly' || key === 'writeOnly')
+      ctx.emit(
+        'schema-keyword-changed',
+        'unknown',
+        o,
+        key,
+        n,
+        key,
+        frame,
+        `${quote(key)} ${change}, which decides whether OpenAPI 3.0 requires the member in requests or responses`,
+      )
     else if (key === '$schema' || key === '$id' || key === '$anchor' || key === '$dynamicAnchor')
       ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `${quote(key)} ${change}, which can change how the schema reads`)
     else ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `the keyword ${quote(key)}, which this diff does not interpret, ${change}`)

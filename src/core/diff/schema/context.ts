@@ -59,6 +59,8 @@ export interface Site {
   summary?: string
   /** Names the position in a sentence (e.g. `property "id"`). */
   what?: string
+  /** The whole sentence's subject when one side accepts anything or nothing (e.g. `property "id" was added`). */
+  text?: string
 }
 
 export const GENERIC_SITE: Site = { narrow: 'schema-constraint-added', widen: 'schema-constraint-removed' }

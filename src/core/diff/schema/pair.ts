@@ -48,6 +48,15 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
   }
   const where = site.what ? `${site.what}: ` : ''
   if (oKind !== 'object' || nKind !== 'object') {
+    if (site.text !== undefined && oKind !== nKind) {
+      const effect = oKind === 'true' || nKind === 'false' ? 'narrows' : 'widens'
+      const values = representativeValues()
+      return single(
+        ctx.emit(effect === 'narrows' ? site.narrow : site.widen, effect, o, undefined, n, undefined, frame, site.text, () => [
+          { acceptedBy: effect === 'narrows' ? 'old' : 'new', values },
+        ]),
+      )
+    }
     if (oKind === nKind) {
       if (oKind === 'true' && isObject(o.value) && isObject(n.value)) ctx.compareKeywords(ctx, o, n, frame)
       return NONE
@@ -189,7 +198,7 @@ export function compareSummarized(
   const oKind = schemaKind(o.value, ctx)
   const nKind = schemaKind(n.value, ctx)
   // Where one side accepts anything or nothing and the other does not, compareNode reports under the site's own rules.
-  if ((oKind !== 'object' || nKind !== 'object') && oKind !== nKind) return compareNode(ctx, o, n, frame, site)
+  if ((oKind !== 'object' || nKind !== 'object') && oKind !== nKind) return compareNode(ctx, o, n, frame, { ...site, text: report.what })
   const result = compareNode(ctx, o, n, frame, site)
   const settled = settle(ctx, result)
   const change = ctx.emit(site.summary, settled.effect, report.o, report.oKey, report.n, report.nKey, frame, report.what, undefined, true)
