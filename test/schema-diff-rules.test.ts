@@ -807,3 +807,55 @@ describe('schema diff rules: a pair that fires each, a near pair that does not',
     expect(SCHEMA_DIFF_RULES.map((rule) => rule.id).filter((id) => !covered.has(id))).toEqual([])
   })
 })
+
+describe('schema diff: how a position changes a direction', () => {
+  const only = (old: S, next: S, rule: string, dialect: Case['dialect'] = 'json-schema') => {
+    const found = run(old, next, dialect).filter((c) => c.rule === rule)
+    expect(found).toHaveLength(1)
+    return found[0]!
+  }
+
+  it('inside `not` a narrowing reads as a widening', () => {
+    expect(only({ not: { minimum: 0 } }, { not: { minimum: 1 } }, 'schema-minimum-increased').effect).toBe('widens')
+    expect(only({ not: { not: { minimum: 0 } } }, { not: { not: { minimum: 1 } } }, 'schema-minimum-increased').effect).toBe('narrows')
+  })
+
+  it('a oneOf that may overlap, a changed if, unevaluatedProperties and maxContains make a change unknown', () => {
+    const c = only({ oneOf: [{ minimum: 0 }, { maximum: 9 }] }, { oneOf: [{ minimum: 1 }, { maximum: 9 }] }, 'schema-minimum-increased')
+    expect([c.effect, c.message]).toEqual(['unknown', expect.stringContaining('oneOf branches may overlap')])
+    expect(only({ if: { minimum: 0 }, then: { type: 'integer' } }, { if: { minimum: 1 }, then: { type: 'integer' } }, 'schema-minimum-increased').effect).toBe(
+      'unknown',
+    )
+    expect(only({ if: { minimum: 0 }, then: { maxLength: 3 } }, { if: { minimum: 0 }, then: { maxLength: 2 } }, 'schema-max-length-decreased').effect).toBe(
+      'narrows',
+    )
+    expect(
+      only({ required: ['a'], unevaluatedProperties: false }, { required: ['a', 'b'], unevaluatedProperties: false }, 'schema-required-added').effect,
+    ).toBe('unknown')
+    expect(only({ contains: { minimum: 0 }, maxContains: 2 }, { contains: { minimum: 1 }, maxContains: 2 }, 'schema-minimum-increased').effect).toBe('unknown')
+    expect(only({ contains: { minimum: 0 } }, { contains: { minimum: 1 } }, 'schema-minimum-increased').effect).toBe('narrows')
+    expect(
+      only({ dependentSchemas: { a: { maxProperties: 3 } } }, { dependentSchemas: { a: { maxProperties: 2 } } }, 'schema-max-properties-decreased').effect,
+    ).toBe('narrows')
+  })
+
+  it('keywords beside a $ref: applied in 2020-12, unknown when no draft is declared, ignored in OpenAPI 3.0', () => {
+    const others = { Name: { type: 'string' } }
+    const ref = (max: number) => ({ $ref: '#/components/schemas/Name', maxLength: max })
+    const declared = (max: number) => ({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...ref(max) })
+    expect(run(declared(3), declared(2), 'json-schema', [others, others]).map((c) => [c.rule, c.effect])).toEqual([['schema-max-length-decreased', 'narrows']])
+    expect(run(ref(3), ref(2), 'json-schema', [others, others]).map((c) => [c.rule, c.effect])).toEqual([['schema-max-length-decreased', 'unknown']])
+    expect(run(ref(3), ref(2), 'openapi-3.0', [others, others]).map((c) => [c.rule, c.effect])).toEqual([['schema-annotation-changed', 'none']])
+  })
+
+  it('an OpenAPI 3.0 allOf merges its members property lists: a property added there is unknown', () => {
+    const member = (extra: Record<string, unknown>) => ({
+      allOf: [
+        { type: 'object', properties: { a: {} }, additionalProperties: false },
+        { type: 'object', properties: extra },
+      ],
+    })
+    expect(only(member({}), member({ b: { type: 'string' } }), 'schema-property-added', 'openapi-3.0').effect).toBe('unknown')
+    expect(only(member({}), member({ b: { type: 'string' } }), 'schema-property-added', 'json-schema').effect).toBe('narrows')
+  })
+})

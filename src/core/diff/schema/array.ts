@@ -76,8 +76,10 @@ export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
   }
   compareItems(ctx, o, n, frame)
   if (Object.hasOwn(ov, 'contains') || Object.hasOwn(nv, 'contains')) {
-    // contains is monotone; minContains/maxContains change what it counts, so they are compared as text.
-    compareNode(ctx, childOrAbsent(o, 'contains'), childOrAbsent(n, 'contains'), deeper(frame, null), {
+    // contains alone is monotone; under maxContains a narrower contains lets more arrays under the maximum.
+    const counted = Object.hasOwn(ov, 'maxContains') || Object.hasOwn(nv, 'maxContains')
+    const inner = counted ? deeper(frame, null, 'mixed', 'maxContains counts the items contains matches') : deeper(frame, null)
+    compareNode(ctx, childOrAbsent(o, 'contains'), childOrAbsent(n, 'contains'), inner, {
       narrow: 'schema-constraint-added',
       widen: 'schema-constraint-removed',
       what: 'contains',

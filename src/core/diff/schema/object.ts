@@ -59,7 +59,8 @@ export function compareObjectKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: Sc
       what: 'propertyNames',
     })
   }
-  for (const key of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
+  compareDependentSchemas(ctx, o, n, frame)
+  for (const key of ['dependentRequired', 'dependencies']) {
     if (!Object.hasOwn(ov, key) && !Object.hasOwn(nv, key)) continue
     const same = jsonEqual(ov[key], nv[key], ctx.budget) === true && referenceFree(ov[key], ctx.budget) === true
     if (!same) ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `${quote(key)} changed, which this diff compares only as text`)
@@ -190,6 +191,38 @@ function compareProperties(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fra
         frame,
         `the patternProperties entry ${quote(pattern)} was ${inNew ? 'added' : 'removed'}`,
       )
+    }
+  }
+}
+
+/** `dependentSchemas`: each applies when its member is present, a conjunction, so a shared entry passes its direction through. */
+function compareDependentSchemas(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  if (!Object.hasOwn(ov, 'dependentSchemas') && !Object.hasOwn(nv, 'dependentSchemas')) return
+  const a = ov.dependentSchemas ?? {}
+  const b = nv.dependentSchemas ?? {}
+  if (!isObject(a) || !isObject(b)) {
+    if (jsonEqual(a, b, ctx.budget) !== true)
+      ctx.emit('schema-keyword-changed', 'unknown', o, 'dependentSchemas', n, 'dependentSchemas', frame, 'a malformed dependentSchemas changed')
+    return
+  }
+  for (const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const what = `dependentSchemas ${quote(name)}`
+    if (Object.hasOwn(a, name) && Object.hasOwn(b, name)) {
+      compareNode(ctx, child(o, 'dependentSchemas', name), child(n, 'dependentSchemas', name), deeper(frame, 'same'), {
+        narrow: 'schema-constraint-added',
+        widen: 'schema-constraint-removed',
+        what,
+      })
+    } else {
+      const added = Object.hasOwn(b, name)
+      const other = added ? child(n, 'dependentSchemas', name) : child(o, 'dependentSchemas', name)
+      compareNode(ctx, added ? absent(o) : other, added ? other : absent(n), deeper(frame, 'same'), {
+        narrow: 'schema-constraint-added',
+        widen: 'schema-constraint-removed',
+        text: `${what} was ${added ? 'added' : 'removed'}`,
+      })
     }
   }
 }
