@@ -15,7 +15,7 @@ import { isObject } from '../../../runtime/shared/json-value.js'
 import { composePolarity, effectPhrase, joinEffects, throughPolarity, type Polarity } from './effect.js'
 import type { Budget } from './values.js'
 
-export const MAX_DEPTH = 64
+export const MAX_DEPTH = 256
 export const MAX_PAIRS = 20_000
 export const MAX_CHANGES = 1_000
 export const MAX_WORK = 4_000_000

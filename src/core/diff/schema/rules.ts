@@ -584,9 +584,12 @@ const ENTRIES: Entry[] = [
 /** Each rule's nominal effect (at the top of a schema), for the mirror test and the catalogue. */
 export const SCHEMA_RULE_EFFECTS: Readonly<Record<string, SchemaEffect>> = Object.fromEntries(ENTRIES.map((entry) => [entry.id, entry.effect]))
 
+/** Rules whose effect is the comparison of two targets: any level. */
+const BY_COMPARISON = new Set(['schema-ref-changed', 'schema-discriminator-mapping-changed'])
+
 export const SCHEMA_RULES: readonly SchemaDiffRule[] = ENTRIES.map((entry) => ({
   id: entry.id,
-  levels: levelsOf(entry.effect),
+  levels: BY_COMPARISON.has(entry.id) ? ['breaking', 'warning', 'info'] : levelsOf(entry.effect),
   audiences: AUDIENCES,
   summary: entry.summary,
   example: { old: entry.old, new: entry.new },
