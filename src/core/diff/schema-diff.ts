@@ -10,7 +10,7 @@
 import type { DiffSchemas, SchemaChange, SchemaDiffRule } from './schema-diff-types.js'
 import { SchemaDiffContext, type Frame } from './schema/context.js'
 import { compareSchemaObjects } from './schema/node.js'
-import { compareNode } from './schema/pair.js'
+import { compareNode, runQueue } from './schema/pair.js'
 import { refSiblingsMode } from './schema/resolve.js'
 import { SCHEMA_RULES } from './schema/rules.js'
 import { readPointer } from './schema/values.js'
@@ -29,6 +29,7 @@ export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }
   try {
     compareNode(ctx, o, n, frame)
+    runQueue(ctx)
   } catch (error) {
     // Never throw on what a schema holds: a stack overflow on a pathological input becomes one unknown change.
     if (!(error instanceof RangeError)) throw error

@@ -86,6 +86,8 @@ export interface PendingChange {
 export interface PairResult {
   effect: SchemaEffect
   deps: ReadonlySet<string>
+  /** No change at all was found below (not even an annotation). */
+  quiet: boolean
 }
 
 /** Compares two schema objects keyword by keyword (set by the engine: keeps this file free of the comparers). */
@@ -96,11 +98,13 @@ export type WitnessFinder = (ctx: SchemaDiffContext, frame: Frame, wanted: Schem
 export class SchemaDiffContext {
   readonly changes: PendingChange[] = []
   readonly budget: Budget = { left: MAX_WORK }
-  readonly memo = new Map<string, PairResult | 'running'>()
+  readonly memo = new Map<string, PairResult | 'running' | 'queued'>()
+  /** `$ref` target pairs waiting to be compared from the top (pair.ts, `compareLater`). */
+  readonly queue: Array<{ o: SchemaAt; n: SchemaAt; frame: Frame }> = []
   /** Summary changes waiting for a running pair's effect. */
   readonly waiting = new Map<string, PendingChange[]>()
   /** The running pairs' accumulated effects, innermost last. */
-  readonly accumulators: Array<{ effect: SchemaEffect; deps: Set<string> }> = [{ effect: 'none', deps: new Set() }]
+  readonly accumulators: Array<{ effect: SchemaEffect; deps: Set<string>; quiet: boolean }> = [{ effect: 'none', deps: new Set(), quiet: true }]
   pairs = 0
   witnessSearches = 0
   stopped: string | undefined
@@ -124,6 +128,7 @@ export class SchemaDiffContext {
     this.stopped = reason
     const top = this.accumulators[this.accumulators.length - 1]!
     top.effect = 'unknown'
+    top.quiet = false
     this.changes.push({
       rule: 'schema-not-compared',
       effect: 'unknown',
@@ -162,6 +167,7 @@ export class SchemaDiffContext {
     const effect = global ? local : throughPolarity(local, frame.polarity)
     const top = this.accumulators[this.accumulators.length - 1]!
     top.effect = joinEffects(top.effect, effect)
+    top.quiet = false
     const change: PendingChange = { rule, effect, old: locate(o, oKey), new: locate(n, nKey), what }
     if (effect !== local && frame.why) change.why = frame.why
     if (candidates && frame.polarity === 'pos' && frame.path && (effect === 'widens' || effect === 'narrows' || effect === 'both')) {

@@ -13,8 +13,31 @@ import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, quote, type Frame, type PairResult,
 import { jsonEqual, referenceFree } from './values.js'
 import { representativeValues } from './witness-values.js'
 
-const UNKNOWN: PairResult = { effect: 'unknown', deps: new Set() }
-const NONE: PairResult = { effect: 'none', deps: new Set() }
+const UNKNOWN: PairResult = { effect: 'unknown', deps: new Set(), quiet: false }
+const NONE: PairResult = { effect: 'none', deps: new Set(), quiet: true }
+
+/**
+ * Pairs proven equal with nothing to report, kept across calls for the same two documents: a
+ * format diffs each payload with its own call, and most payloads reach the same unchanged
+ * components. Keyed by the documents' identity (weakly: a document no longer held is dropped), on
+ * the premise that a `$ref` in a given document resolves the same way in every call.
+ */
+const provenEqual = new WeakMap<object, WeakMap<object, Set<string>>>()
+
+function provenSet(o: SchemaAt, n: SchemaAt, create: boolean): Set<string> | undefined {
+  if (typeof o.document !== 'object' || o.document === null || typeof n.document !== 'object' || n.document === null) return undefined
+  let inner = provenEqual.get(o.document)
+  if (!inner) {
+    if (!create) return undefined
+    provenEqual.set(o.document, (inner = new WeakMap()))
+  }
+  let set = inner.get(n.document)
+  if (!set) {
+    if (!create) return undefined
+    inner.set(n.document, (set = new Set()))
+  }
+  return set
+}
 
 /** What a node is as a schema: accepts anything, nothing, a schema object to compare, or something that is no schema. */
 export type SchemaKind = 'true' | 'false' | 'object' | 'junk'
@@ -89,33 +112,79 @@ export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
 }
 
 function single(change: { effect: SchemaEffect } | undefined): PairResult {
-  return change ? { effect: change.effect, deps: new Set() } : UNKNOWN
+  return change ? { effect: change.effect, deps: new Set(), quiet: false } : UNKNOWN
 }
 
-function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): PairResult {
-  const key = `${frame.polarity}|${frame.merged ? 'm' : ''}|${o.file}#${o.pointer}|${n.file}#${n.pointer}`
+function pairKey(o: SchemaAt, n: SchemaAt, frame: Frame): string {
+  return `${frame.polarity}|${frame.merged ? 'm' : ''}|${o.file}#${o.pointer}|${n.file}#${n.pointer}`
+}
+
+/** A pair met before (or proven equal in an earlier call): its result, joined into the running pair's. */
+function known(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, key: string): PairResult | undefined {
   const top = ctx.accumulators[ctx.accumulators.length - 1]!
   const seen = ctx.memo.get(key)
-  if (seen === 'running') {
+  if (seen === 'running' || seen === 'queued') {
     top.deps.add(key)
-    return { effect: 'none', deps: new Set([key]) }
+    return { effect: 'none', deps: new Set([key]), quiet: true }
   }
   if (seen) {
     const settled = settle(ctx, seen)
     top.effect = joinEffects(top.effect, settled.effect)
+    top.quiet &&= settled.quiet
     for (const dep of settled.deps) top.deps.add(dep)
     return settled
   }
+  if (provenSet(o, n, false)?.has(`${ctx.dialect}|${ctx.refSiblings}|${key}`)) {
+    ctx.memo.set(key, NONE)
+    return NONE
+  }
+  return undefined
+}
+
+/**
+ * Compares the targets of a `$ref` pair later, from the top (`runQueue`), not inside this call: a
+ * chain of references (S0 → S1 → ... → S199) then costs no stack, only the depth of one schema's
+ * own nesting. Until it runs, the pair counts as a dependency, completed as a back edge is.
+ */
+export function compareLater(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
+  if (ctx.stopped) return UNKNOWN
+  if (schemaKind(o.value, ctx) !== 'object' || schemaKind(n.value, ctx) !== 'object') return compareNode(ctx, o, n, frame, site)
+  const key = pairKey(o, n, frame)
+  const hit = known(ctx, o, n, key)
+  if (hit) return hit
+  ctx.memo.set(key, 'queued')
+  ctx.queue.push({ o, n, frame: { ...frame, depth: 0 } })
+  ctx.accumulators[ctx.accumulators.length - 1]!.deps.add(key)
+  return { effect: 'none', deps: new Set([key]), quiet: true }
+}
+
+/** Runs the deferred `$ref` pairs, first in first out (deterministic), until none is left. */
+export function runQueue(ctx: SchemaDiffContext): void {
+  // Bounded: each pair is queued once, and MAX_PAIRS bounds the pairs.
+  while (ctx.queue.length && !ctx.stopped) {
+    const { o, n, frame } = ctx.queue.shift()!
+    run(ctx, o, n, frame, pairKey(o, n, frame))
+  }
+}
+
+function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): PairResult {
+  const key = pairKey(o, n, frame)
+  return known(ctx, o, n, key) ?? run(ctx, o, n, frame, key)
+}
+
+function run(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key: string): PairResult {
+  const top = ctx.accumulators[ctx.accumulators.length - 1]!
+  const provenKey = `${ctx.dialect}|${ctx.refSiblings}|${key}`
   if (++ctx.pairs > MAX_PAIRS) {
     ctx.stop(`more than ${MAX_PAIRS} pairs of schema nodes`, o, n)
     return UNKNOWN
   }
   if (equalWithoutReferences(ctx, o.value, n.value)) {
-    ctx.memo.set(key, NONE)
+    complete(ctx, key, NONE)
     return NONE
   }
   ctx.memo.set(key, 'running')
-  const acc = { effect: 'none' as SchemaEffect, deps: new Set<string>() }
+  const acc = { effect: 'none' as SchemaEffect, deps: new Set<string>(), quiet: true }
   ctx.accumulators.push(acc)
   try {
     ctx.compareKeywords(ctx, o, n, frame)
@@ -123,19 +192,25 @@ function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Fr
     ctx.accumulators.pop()
   }
   acc.deps.delete(key)
-  const result: PairResult = { effect: acc.effect, deps: acc.deps }
-  ctx.memo.set(key, result)
-  const waiting = ctx.waiting.get(key)
-  if (waiting) {
-    ctx.waiting.delete(key)
-    for (const change of waiting) {
-      change.effect = joinEffects(change.effect, result.effect)
-      for (const dep of result.deps) wait(ctx, dep, change)
-    }
-  }
+  const result: PairResult = { effect: acc.effect, deps: acc.deps, quiet: acc.quiet }
+  complete(ctx, key, result)
+  if (result.quiet && result.effect === 'none' && result.deps.size === 0 && !ctx.stopped) provenSet(o, n, true)?.add(provenKey)
   top.effect = joinEffects(top.effect, result.effect)
+  top.quiet &&= result.quiet
   for (const dep of result.deps) top.deps.add(dep)
   return result
+}
+
+/** Records a pair's result and completes the summaries that waited for it. */
+function complete(ctx: SchemaDiffContext, key: string, result: PairResult): void {
+  ctx.memo.set(key, result)
+  const waiting = ctx.waiting.get(key)
+  if (!waiting) return
+  ctx.waiting.delete(key)
+  for (const change of waiting) {
+    change.effect = joinEffects(change.effect, result.effect)
+    for (const dep of result.deps) wait(ctx, dep, change)
+  }
 }
 
 /**
@@ -157,6 +232,7 @@ function equalWithoutReferences(ctx: SchemaDiffContext, a: unknown, b: unknown):
 function settle(ctx: SchemaDiffContext, result: PairResult): PairResult {
   if (result.deps.size === 0) return result
   let effect = result.effect
+  let quiet = result.quiet
   const deps = new Set<string>()
   const queue = [...result.deps]
   const visited = new Set<string>(queue)
@@ -164,9 +240,10 @@ function settle(ctx: SchemaDiffContext, result: PairResult): PairResult {
   while (queue.length) {
     const dep = queue.pop()!
     const done = ctx.memo.get(dep)
-    if (done === 'running' || done === undefined) deps.add(dep)
+    if (done === 'running' || done === 'queued' || done === undefined) deps.add(dep)
     else {
       effect = joinEffects(effect, done.effect)
+      quiet &&= done.quiet
       for (const next of done.deps) {
         if (visited.has(next)) continue
         visited.add(next)
@@ -174,7 +251,7 @@ function settle(ctx: SchemaDiffContext, result: PairResult): PairResult {
       }
     }
   }
-  return { effect, deps }
+  return { effect, deps, quiet }
 }
 
 function wait(ctx: SchemaDiffContext, key: string, change: NonNullable<ReturnType<SchemaDiffContext['emit']>>): void {
@@ -194,12 +271,13 @@ export function compareSummarized(
   frame: Frame,
   site: Site & { summary: string },
   report: { o: SchemaAt; oKey?: string; n: SchemaAt; nKey?: string; what: string },
+  later = false,
 ): PairResult {
   const oKind = schemaKind(o.value, ctx)
   const nKind = schemaKind(n.value, ctx)
   // Where one side accepts anything or nothing and the other does not, compareNode reports under the site's own rules.
   if ((oKind !== 'object' || nKind !== 'object') && oKind !== nKind) return compareNode(ctx, o, n, frame, { ...site, text: report.what })
-  const result = compareNode(ctx, o, n, frame, site)
+  const result = later ? compareLater(ctx, o, n, frame, site) : compareNode(ctx, o, n, frame, site)
   const settled = settle(ctx, result)
   const change = ctx.emit(site.summary, settled.effect, report.o, report.oKey, report.n, report.nKey, frame, report.what, undefined, true)
   if (change) for (const dep of settled.deps) wait(ctx, dep, change)

@@ -8,7 +8,7 @@ import type { SchemaSide } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { deeper, quote, type Dialect, type Frame, type RefSiblings, type SchemaAt, type SchemaDiffContext, type SideName } from './context.js'
 import { isAnnotation } from './keywords.js'
-import { compareNode, compareSummarized } from './pair.js'
+import { compareLater, compareSummarized } from './pair.js'
 import { readPointer } from './values.js'
 
 export function refOf(value: unknown): string | undefined {
@@ -80,8 +80,8 @@ export function compareReferences(ctx: SchemaDiffContext, o: SchemaAt, n: Schema
   if (mode === 'ignore' || (!oExtra && !nExtra)) {
     const inner = deeper(frame, 'same')
     inner.merged = frame.merged
-    if (oRef === nRef) compareNode(ctx, oTarget, nTarget, inner)
-    else compareSummarized(ctx, oTarget, nTarget, inner, site, report)
+    if (oRef === nRef) compareLater(ctx, oTarget, nTarget, inner)
+    else compareSummarized(ctx, oTarget, nTarget, inner, site, report, true)
     if (mode === 'ignore' && (oExtra || nExtra))
       ctx.emit('schema-annotation-changed', 'none', o, undefined, n, undefined, frame, 'keywords beside a $ref, which this dialect ignores, are present')
     return
@@ -89,8 +89,8 @@ export function compareReferences(ctx: SchemaDiffContext, o: SchemaAt, n: Schema
   if (oRef !== undefined && nRef !== undefined) {
     // Both sides: the target and the keywords beside it are a conjunction, compared part by part.
     const inner = deeper(frame, 'same')
-    if (oRef === nRef) compareNode(ctx, oTarget, nTarget, inner)
-    else compareSummarized(ctx, oTarget, nTarget, inner, site, report)
+    if (oRef === nRef) compareLater(ctx, oTarget, nTarget, inner)
+    else compareSummarized(ctx, oTarget, nTarget, inner, site, report, true)
     const besides =
       mode === 'apply'
         ? frame
