@@ -59,6 +59,23 @@ describe('schema diff on hostile input', () => {
     }
   })
 
+  it('a chain of 300 references is compared to its end, without the depth cap', () => {
+    const chain = (minimum: number) => {
+      const schemas: Record<string, unknown> = {}
+      for (let i = 0; i < 300; i++)
+        schemas[`S${i}`] = {
+          type: 'object',
+          properties: { n: { type: 'integer', minimum: i === 299 ? minimum : 0 }, next: { $ref: `#/$defs/S${(i + 1) % 300}` } },
+        }
+      return { $defs: schemas, $ref: '#/$defs/S0' }
+    }
+    expect(diffSchemas(sideOf(chain(0)), sideOf(chain(0)))).toEqual([])
+    const changes = diffSchemas(sideOf(chain(0)), sideOf(chain(1)))
+    expect(changes.map((c) => [c.rule, c.effect, c.new?.pointer])).toEqual([['schema-minimum-increased', 'narrows', '/$defs/S299/properties/n/minimum']])
+    // A second call on other documents of the same text finds the same (pairs proven equal are remembered per pair of documents).
+    expect(diffSchemas(sideOf(chain(0)), sideOf(chain(1)))).toEqual(changes)
+  })
+
   it('10,000-wide schemas: the changes are capped and the cap is said', () => {
     const wide = (type: string) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, { type }])) })
     const changes = diffSchemas(sideOf(wide('string')), sideOf(wide('integer')))

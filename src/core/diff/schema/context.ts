@@ -5,9 +5,10 @@
  * Cost: each (old node, new node, polarity, merge mode) is compared once (`memo`), so the work is
  * at most linear in the product of the nodes paired by name, index or `$ref`, and each pair's own
  * work is linear in its keywords. The caps below bound even that: MAX_PAIRS pairs, MAX_DEPTH
- * nested pairs, MAX_CHANGES changes, and MAX_WORK nodes visited by the value comparisons (a node of
- * a 10,000-deep schema is visited at most once per enclosing pair within the depth cap). Past a cap
- * the rest is one `schema-not-compared` change with effect `unknown`: never silence.
+ * nested pairs within one schema (`$ref` targets start again from a queue, so the stack holds one
+ * schema's nesting, not a chain of references), MAX_CHANGES changes, and MAX_WORK nodes visited by
+ * the value comparisons (the equal-subtree shortcut spends at most 2,000 per pair). Past a cap the
+ * rest is one `schema-not-compared` change with effect `unknown`: never silence.
  */
 import type { SchemaChange, SchemaEffect, SchemaSide } from '../schema-diff-types.js'
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
