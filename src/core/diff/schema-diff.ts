@@ -18,6 +18,9 @@ import { findWitness } from './schema/witness.js'
 
 export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = SCHEMA_RULES
 
+/** Each rule's nominal effect (at the top of a schema), for a catalogue that wants to show it. */
+export { SCHEMA_RULE_EFFECTS } from './schema/rules.js'
+
 export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
   const dialect = options.dialect ?? 'json-schema'
   // Both versions are read the same way; a version that declares a draft decides for both only when they agree.
