@@ -848,6 +848,28 @@ describe('schema diff: how a position changes a direction', () => {
     expect(run(ref(3), ref(2), 'openapi-3.0', [others, others]).map((c) => [c.rule, c.effect])).toEqual([['schema-annotation-changed', 'none']])
   })
 
+  it('a witness is a whole payload: containers on the way are built with their required members', () => {
+    const line = (minimum: number) => ({
+      type: 'object',
+      required: ['sku', 'quantity'],
+      properties: { sku: { type: 'string' }, quantity: { type: 'integer', minimum } },
+    })
+    const order = {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string' }, lines: { type: 'array', items: { $ref: '#/components/schemas/Line' } } },
+    }
+    const changes = run(order, order, 'openapi-3.0', [{ Line: line(1) }, { Line: line(2) }])
+    expect(changes).toEqual([
+      expect.objectContaining({
+        rule: 'schema-minimum-increased',
+        effect: 'narrows',
+        new: { file: '/virtual/new.json', pointer: '/components/schemas/Line/properties/quantity/minimum' },
+        witness: { value: { id: '', lines: [{ sku: '', quantity: 1 }] }, acceptedBy: 'old' },
+      }),
+    ])
+  })
+
   it('an OpenAPI 3.0 allOf merges its members property lists: a property added there is unknown', () => {
     const member = (extra: Record<string, unknown>) => ({
       allOf: [

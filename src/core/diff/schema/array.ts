@@ -109,7 +109,11 @@ function compareItems(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: F
     const inNew = i < b.tuple.length
     const what = `item ${i}`
     if (inOld && inNew) {
-      compareNode(ctx, a.tuple[i]!, b.tuple[i]!, deeper(frame, { item: i }), { narrow: 'schema-constraint-added', widen: 'schema-constraint-removed', what })
+      compareNode(ctx, a.tuple[i]!, b.tuple[i]!, deeper(frame, { item: i, holder: { old: o, new: n } }), {
+        narrow: 'schema-constraint-added',
+        widen: 'schema-constraint-removed',
+        what,
+      })
       continue
     }
     const rule = inNew ? 'schema-prefix-item-added' : 'schema-prefix-item-removed'
@@ -119,7 +123,7 @@ function compareItems(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: F
       ctx,
       oEffective,
       nEffective,
-      deeper(frame, { item: i }),
+      deeper(frame, { item: i, holder: { old: o, new: n } }),
       { narrow: rule, widen: rule, summary: rule, what },
       {
         o: oEffective,
@@ -130,7 +134,7 @@ function compareItems(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: F
   }
   if (length > MAX_TUPLE)
     ctx.emit('schema-not-compared', 'unknown', o, 'items', n, 'items', frame, `tuples longer than ${MAX_TUPLE} entries are compared up to entry ${MAX_TUPLE}`)
-  compareNode(ctx, a.rest, b.rest, deeper(frame, { item: Math.min(length, 16) }), {
+  compareNode(ctx, a.rest, b.rest, deeper(frame, { item: Math.min(length, 16), holder: { old: o, new: n } }), {
     narrow: 'schema-items-added',
     widen: 'schema-items-removed',
     what: length ? 'the items after the tuple' : 'items',

@@ -36,8 +36,11 @@ export interface SchemaAt {
   value: unknown
 }
 
-/** A step from the root value to the value a node validates. */
-export type PathStep = { property: string } | { item: number }
+/**
+ * A step from the root value to the value a node validates, with the schema of the object or
+ * array it steps into in each version (a witness builds a missing container from it).
+ */
+export type PathStep = ({ property: string } | { item: number }) & { holder?: { old: SchemaAt; new: SchemaAt } }
 
 export interface Frame {
   polarity: Polarity

@@ -143,7 +143,7 @@ function compareProperties(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fra
     const inNew = Object.hasOwn(nProps, name)
     const what = `property ${quote(name)}`
     if (inOld && inNew) {
-      compareNode(ctx, child(o, 'properties', name), child(n, 'properties', name), deeper(frame, { property: name }), {
+      compareNode(ctx, child(o, 'properties', name), child(n, 'properties', name), deeper(frame, { property: name, holder: { old: o, new: n } }), {
         narrow: 'schema-constraint-added',
         widen: 'schema-constraint-removed',
         what,
@@ -157,7 +157,7 @@ function compareProperties(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fra
       ctx,
       oEffective,
       nEffective,
-      deeper(frame, { property: name }, movedPolarity, why),
+      deeper(frame, { property: name, holder: { old: o, new: n } }, movedPolarity, why),
       { narrow: rule, widen: rule, summary: rule, what },
       { o: oEffective, n: nEffective, what: `${what} was ${inNew ? 'added' : 'removed'}` },
     )
@@ -165,7 +165,7 @@ function compareProperties(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fra
   // Members no property names: additionalProperties against additionalProperties.
   let fresh = 'additional'
   for (let i = 0; Object.hasOwn(oProps, fresh) || Object.hasOwn(nProps, fresh); i++) fresh = `additional${i}`
-  compareNode(ctx, oAdditional, nAdditional, deeper(frame, { property: fresh }, movedPolarity, why), {
+  compareNode(ctx, oAdditional, nAdditional, deeper(frame, { property: fresh, holder: { old: o, new: n } }, movedPolarity, why), {
     narrow: 'schema-additional-properties-closed',
     widen: 'schema-additional-properties-opened',
     what: '`additionalProperties`',

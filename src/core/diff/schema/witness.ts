@@ -35,7 +35,7 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
     for (const local of group.values) {
       for (const filler of fillers) {
         if (++tried > MAX_CANDIDATES) return undefined
-        const value = place(base, frame.path, local, filler)
+        const value = place(ctx, group.acceptedBy, base, frame.path, local, filler)
         if (value === undefined) continue
         if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
         if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
@@ -47,19 +47,23 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
 }
 
 /** `base` with `local` put at `path` (containers made along the way); `undefined` when the path cannot be built. */
-function place(base: unknown, path: readonly PathStep[], local: unknown, filler: unknown): unknown {
+function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: readonly PathStep[], local: unknown, filler: unknown): unknown {
   if (path.length === 0) return clone(local)
   const [step, ...rest] = path
+  // A container the base lacks is made from its schema: an object with its required members.
+  const made = (): unknown => (step!.holder ? minimalInstance(ctx, side, step!.holder[side], 0) : undefined)
   if ('property' in step!) {
-    const object: Record<string, unknown> = isObject(base) ? { ...base } : {}
-    const inner = place(Object.hasOwn(object, step.property) ? object[step.property] : undefined, rest, local, filler)
+    const start = isObject(base) ? base : made()
+    const object: Record<string, unknown> = isObject(start) ? { ...start } : {}
+    const inner = place(ctx, side, Object.hasOwn(object, step.property) ? object[step.property] : undefined, rest, local, filler)
     if (inner === undefined) return undefined
     setOwn(object, step.property, inner)
     return object
   }
   if (step!.item > 16) return undefined
-  const array: unknown[] = Array.isArray(base) ? [...base] : []
-  const inner = place(array[step!.item], rest, local, filler)
+  const start = Array.isArray(base) ? base : made()
+  const array: unknown[] = Array.isArray(start) ? [...start] : []
+  const inner = place(ctx, side, array[step!.item], rest, local, filler)
   if (inner === undefined) return undefined
   while (array.length <= step!.item) array.push(filler === SAME ? inner : clone(filler))
   array[step!.item] = inner
