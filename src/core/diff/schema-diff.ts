@@ -1,40 +1,51 @@
 /**
- * The directional JSON Schema diff. INTERIM: until the engine lands this compares the two schemas'
- * JSON at their pointers (no `$ref` resolution) and reports any difference as one `unknown` change,
- * which every format maps to a warning: never wrong, rarely precise.
+ * The directional JSON Schema diff: which values a schema accepts in one version and not in the
+ * other, as named changes with an effect (`widens`, `narrows`, `both`, `none`, `unknown`), the
+ * keyword's location in each version, and a witness value where one is cheap and certain.
+ *
+ * Reads JSON Schema (draft-07 to 2020-12 keywords) and OpenAPI 3.0 Schema Objects (`nullable`, the
+ * boolean `exclusiveMinimum`, `discriminator` with `mapping`). The parts live in `schema/`, one
+ * file per concern; the worst case and the caps are stated in `schema/context.ts`.
  */
-import type { DiffSchemas, SchemaDiffRule } from './schema-diff-types.js'
+import type { DiffSchemas, SchemaChange, SchemaDiffRule } from './schema-diff-types.js'
+import { SchemaDiffContext, type Frame } from './schema/context.js'
+import { compareSchemaObjects } from './schema/node.js'
+import { compareNode, runQueue } from './schema/pair.js'
+import { refSiblingsMode } from './schema/resolve.js'
+import { SCHEMA_RULES } from './schema/rules.js'
+import { readPointer } from './schema/values.js'
+import { findWitness } from './schema/witness.js'
 
-export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = [
-  {
-    id: 'schema-changed',
-    levels: ['warning'],
-    audiences: ['receiver', 'sender'],
-    summary: 'A schema changed in a way the diff cannot classify: an unknown implication is not assumed safe.',
-    example: { old: '{"type": "string"}', new: '{"type": "string", "format": "uri"}' },
-    mirror: { none: 'It reports for both directions at once.' },
-  },
-]
+export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = SCHEMA_RULES
 
-function at(document: unknown, pointer: string): unknown {
-  let node = document
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined
-    node = (node as Record<string, unknown>)[key]
+/** Each rule's nominal effect (at the top of a schema), for a catalogue that wants to show it. */
+export { SCHEMA_RULE_EFFECTS } from './schema/rules.js'
+
+export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
+  const dialect = options.dialect ?? 'json-schema'
+  // Both versions are read the same way; a version that declares a draft decides for both only when they agree.
+  const oldMode = refSiblingsMode(old, dialect)
+  const newMode = refSiblingsMode(next, dialect)
+  const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
+  const frame: Frame = { polarity: 'pos', depth: 0, path: [], merged: false }
+  const o = { file: old.file, document: old.document, pointer: old.pointer, value: safeRead(old.document, old.pointer) }
+  const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }
+  try {
+    compareNode(ctx, o, n, frame)
+    runQueue(ctx)
+  } catch (error) {
+    // Never throw on what a schema holds: a stack overflow on a pathological input becomes one unknown change.
+    if (!(error instanceof RangeError)) throw error
+    ctx.stop('the schemas are nested too deeply to compare', o, n)
   }
-  return node
+  const changes: SchemaChange[] = ctx.finish()
+  return changes
 }
 
-export const diffSchemas: DiffSchemas = (old, next) => {
-  if (JSON.stringify(at(old.document, old.pointer)) === JSON.stringify(at(next.document, next.pointer))) return []
-  return [
-    {
-      rule: 'schema-changed',
-      effect: 'unknown',
-      old: { file: old.file, pointer: old.pointer },
-      new: { file: next.file, pointer: next.pointer },
-      message: 'The schema changed and its effect on the accepted values was not classified.',
-    },
-  ]
+function safeRead(document: unknown, pointer: string): unknown {
+  try {
+    return readPointer(document, pointer)
+  } catch {
+    return undefined
+  }
 }

@@ -1,0 +1,345 @@
+/**
+ * A small, three-valued validator used to make witnesses certain: `true` or `false` only when the
+ * answer is sure for the keywords it knows, `undefined` otherwise (a `format`, a `discriminator`,
+ * a pattern it cannot compile, an unknown keyword, a budget spent). A witness is kept only when
+ * this says one version accepts it and the other refuses it.
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
+import { child } from './context.js'
+import { CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
+import { follow, refOf } from './resolve.js'
+import { canonicalKey, jsonEqual, type Budget } from './values.js'
+
+type Tri = boolean | undefined
+
+const KNOWN = new Set([
+  '$ref',
+  '$schema',
+  '$id',
+  'type',
+  'nullable',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+  'minProperties',
+  'maxProperties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+])
+
+function and(a: Tri, b: Tri): Tri {
+  if (a === false || b === false) return false
+  return a === true && b === true ? true : undefined
+}
+
+function or(a: Tri, b: Tri): Tri {
+  if (a === true || b === true) return true
+  return a === false && b === false ? false : undefined
+}
+
+/** Whether the schema at `at` (in the version `side`) accepts `value`, when that is certain. */
+export function acceptsValue(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown): Tri {
+  const budget: Budget = { left: 5_000 }
+  return check(ctx, side, at, value, budget, 0)
+}
+
+function check(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown, budget: Budget, depth: number): Tri {
+  if (--budget.left < 0 || depth > 48) return undefined
+  const schema = at.value
+  if (schema === undefined || schema === true) return true
+  if (schema === false) return false
+  if (!isObject(schema)) return undefined
+  const openapi = ctx.dialect === 'openapi-3.0'
+  if (openapi && schema.nullable === true && value === null) return true
+  let result: Tri = true
+  const ref = refOf(schema)
+  if (ref !== undefined) {
+    const target = follow(ctx, side, at)
+    if (!target) return undefined
+    result = check(ctx, side, target, value, budget, depth + 1)
+    if (ctx.refSiblings === 'ignore') return result
+    if (ctx.refSiblings === 'unknown' && Object.keys(schema).some((k) => k !== '$ref' && !isAnnotation(k, ctx.dialect) && !CONTAINER_KEYWORDS.has(k)))
+      return undefined
+  }
+  for (const key of Object.keys(schema)) {
+    if (result === false) return false
+    if (key === '$ref' || isAnnotation(key, ctx.dialect) || CONTAINER_KEYWORDS.has(key)) continue
+    if (!KNOWN.has(key)) return undefined
+    if (openapi && key === 'allOf' && hasClosedMember(ctx, side, at)) return undefined
+    result = and(result, keyword(ctx, side, at, schema, key, value, budget, depth))
+  }
+  return result
+}
+
+function hasClosedMember(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): boolean {
+  // OpenAPI 3.0 merges allOf members' properties; a closed member then admits its siblings' properties.
+  const members = (at.value as Record<string, unknown>).allOf
+  if (!Array.isArray(members)) return false
+  return members.some((_, i) => {
+    let node: SchemaAt | undefined = child(at, 'allOf', i)
+    if (refOf(node.value) !== undefined) node = follow(ctx, side, node)
+    return !node || (isObject(node.value) && Object.hasOwn(node.value, 'additionalProperties') && node.value.additionalProperties !== true)
+  })
+}
+
+function isType(value: unknown, name: unknown): Tri {
+  switch (name) {
+    case 'null':
+      return value === null
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'object':
+      return isObject(value)
+    case 'array':
+      return Array.isArray(value)
+    case 'string':
+      return typeof value === 'string'
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value)
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value)
+    default:
+      return undefined
+  }
+}
+
+function keyword(
+  ctx: SchemaDiffContext,
+  side: SideName,
+  at: SchemaAt,
+  schema: Record<string, unknown>,
+  key: string,
+  value: unknown,
+  budget: Budget,
+  depth: number,
+): Tri {
+  const sub = (node: SchemaAt, v: unknown) => check(ctx, side, node, v, budget, depth + 1)
+  const openapi = ctx.dialect === 'openapi-3.0'
+  const k = schema[key]
+  switch (key) {
+    case '$schema':
+    case '$id':
+      return true
+    case 'nullable':
+      return typeof k === 'boolean' ? true : undefined
+    case 'type': {
+      const names = Array.isArray(k) ? k : [k]
+      let out: Tri = false
+      for (const name of names) out = or(out, isType(value, name))
+      return out
+    }
+    case 'enum': {
+      if (!Array.isArray(k)) return undefined
+      let out: Tri = false
+      for (const item of k) out = or(out, jsonEqual(item, value, budget))
+      return out
+    }
+    case 'const':
+      return jsonEqual(k, value, budget)
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      if (typeof value !== 'number') return true
+      const lower = key === 'minimum' || key === 'exclusiveMinimum'
+      // The boolean form is read with minimum/maximum; a boolean minimum or maximum is no bound anyone agrees on.
+      if (typeof k === 'boolean') return key.startsWith('exclusive') ? true : undefined
+      if (typeof k !== 'number') return undefined
+      const exclusive =
+        key.startsWith('exclusive') ||
+        (typeof schema[lower ? 'exclusiveMinimum' : 'exclusiveMaximum'] === 'boolean' && schema[lower ? 'exclusiveMinimum' : 'exclusiveMaximum'] === true)
+      if (lower) return exclusive ? value > k : value >= k
+      return exclusive ? value < k : value <= k
+    }
+    case 'multipleOf': {
+      if (typeof value !== 'number') return true
+      if (typeof k !== 'number' || !Number.isSafeInteger(k) || k <= 0) return undefined
+      return Number.isInteger(value) ? value % k === 0 : false
+    }
+    case 'minLength':
+    case 'maxLength': {
+      if (typeof value !== 'string') return true
+      if (typeof k !== 'number') return undefined
+      const length = [...value].length
+      return key === 'minLength' ? length >= k : length <= k
+    }
+    case 'pattern': {
+      if (typeof value !== 'string') return true
+      if (typeof k !== 'string' || k.length > 200) return undefined
+      try {
+        return new RegExp(k, openapi ? '' : 'u').test(value)
+      } catch {
+        return undefined
+      }
+    }
+    case 'format': {
+      // Formats describe strings and numbers; the OpenAPI 3.0 ones without a checked meaning constrain nothing.
+      if (typeof value !== 'string' && typeof value !== 'number') return true
+      if (openapi && typeof k === 'string' && !OPENAPI_CHECKED_FORMATS.has(k)) return true
+      return undefined
+    }
+    case 'minItems':
+    case 'maxItems': {
+      if (!Array.isArray(value)) return true
+      if (typeof k !== 'number') return undefined
+      return key === 'minItems' ? value.length >= k : value.length <= k
+    }
+    case 'uniqueItems': {
+      if (!Array.isArray(value) || k !== true) return k === true || k === false || k === undefined ? true : undefined
+      const seen = new Set<string>()
+      for (const item of value) {
+        const text = canonicalKey(item, budget)
+        if (text === undefined) return undefined
+        if (seen.has(text)) return false
+        seen.add(text)
+      }
+      return true
+    }
+    case 'items':
+    case 'prefixItems':
+    case 'additionalItems': {
+      if (!Array.isArray(value)) return true
+      return arrayItems(ctx, side, at, schema, key, value, sub)
+    }
+    case 'minProperties':
+    case 'maxProperties': {
+      if (!isObject(value)) return true
+      if (typeof k !== 'number') return undefined
+      const count = Object.keys(value).length
+      return key === 'minProperties' ? count >= k : count <= k
+    }
+    case 'required': {
+      if (!isObject(value)) return true
+      if (!Array.isArray(k)) return undefined
+      return k.every((name) => typeof name === 'string' && Object.hasOwn(value, name))
+    }
+    case 'properties': {
+      if (!isObject(value)) return true
+      if (!isObject(k)) return undefined
+      let out: Tri = true
+      for (const name of Object.keys(value)) if (Object.hasOwn(k, name)) out = and(out, sub(child(at, 'properties', name), value[name]))
+      return out
+    }
+    case 'patternProperties': {
+      if (!isObject(value)) return true
+      if (!isObject(k)) return undefined
+      let out: Tri = true
+      for (const pattern of Object.keys(k)) {
+        const regex = compile(pattern, openapi)
+        if (!regex) return undefined
+        for (const name of Object.keys(value)) if (regex.test(name)) out = and(out, sub(child(at, 'patternProperties', pattern), value[name]))
+      }
+      return out
+    }
+    case 'additionalProperties': {
+      if (!isObject(value)) return true
+      const props = isObject(schema.properties) ? schema.properties : {}
+      const patterns: RegExp[] = []
+      if (isObject(schema.patternProperties)) {
+        for (const pattern of Object.keys(schema.patternProperties)) {
+          const regex = compile(pattern, openapi)
+          if (!regex) return undefined
+          patterns.push(regex)
+        }
+      }
+      let out: Tri = true
+      for (const name of Object.keys(value)) {
+        if (Object.hasOwn(props, name) || patterns.some((regex) => regex.test(name))) continue
+        out = and(out, sub(child(at, 'additionalProperties'), value[name]))
+      }
+      return out
+    }
+    case 'propertyNames': {
+      if (!isObject(value)) return true
+      let out: Tri = true
+      for (const name of Object.keys(value)) out = and(out, sub(child(at, 'propertyNames'), name))
+      return out
+    }
+    case 'allOf':
+    case 'anyOf':
+    case 'oneOf': {
+      if (!Array.isArray(k) || k.length === 0) return undefined
+      const results = k.map((_, i) => sub(child(at, key, i), value))
+      if (key === 'allOf') return results.reduce<Tri>((acc, r) => and(acc, r), true)
+      if (key === 'anyOf') return results.reduce<Tri>((acc, r) => or(acc, r), false)
+      if (results.some((r) => r === undefined)) return undefined
+      return results.filter((r) => r === true).length === 1
+    }
+    case 'not': {
+      const inner = sub(child(at, 'not'), value)
+      return inner === undefined ? undefined : !inner
+    }
+    case 'if': {
+      const test = sub(child(at, 'if'), value)
+      if (test === undefined) return undefined
+      return sub(child(at, test ? 'then' : 'else'), value)
+    }
+    case 'then':
+    case 'else':
+      return true
+    default:
+      return undefined
+  }
+}
+
+function compile(pattern: string, openapi: boolean): RegExp | undefined {
+  if (pattern.length > 200) return undefined
+  try {
+    return new RegExp(pattern, openapi ? '' : 'u')
+  } catch {
+    return undefined
+  }
+}
+
+function arrayItems(
+  ctx: SchemaDiffContext,
+  side: SideName,
+  at: SchemaAt,
+  schema: Record<string, unknown>,
+  key: string,
+  value: unknown[],
+  sub: (node: SchemaAt, v: unknown) => Tri,
+): Tri {
+  // Read once, under `items`: the tuple form (prefixItems, or items as an array with additionalItems) and the rest.
+  const tupleForm = Object.hasOwn(schema, 'prefixItems') ? 'prefixItems' : Array.isArray(schema.items) ? 'items' : undefined
+  const restKey = tupleForm === 'items' ? 'additionalItems' : 'items'
+  if (key !== (tupleForm ?? 'items') && !(key === 'items' && !tupleForm)) return true
+  const tuple = tupleForm ? schema[tupleForm] : []
+  if (!Array.isArray(tuple)) return undefined
+  if (tupleForm === 'prefixItems' && Array.isArray(schema.items)) return undefined
+  let out: Tri = true
+  for (let i = 0; i < value.length; i++) {
+    const node = i < tuple.length ? child(at, tupleForm!, i) : child(at, restKey)
+    if (i >= tuple.length && !Object.hasOwn(schema, restKey)) break
+    out = and(out, sub(node, value[i]))
+    if (out === false) return false
+  }
+  void ctx
+  void side
+  return out
+}

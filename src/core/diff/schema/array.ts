@@ -1,0 +1,143 @@
+/**
+ * Array keywords: the items (the tuple form, `prefixItems` or draft-07's `items` array with
+ * `additionalItems`, paired by index, and the schema for the rest), `minItems`/`maxItems`,
+ * `uniqueItems`, `contains`.
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
+import { child, deeper } from './context.js'
+import { compareCounts } from './bounds.js'
+import { compareNode, compareSummarized } from './pair.js'
+import { childOrAbsent } from './object.js'
+import { jsonEqual } from './values.js'
+
+/** Tuples longer than this are compared entry by entry up to it; the rest is reported as not compared. */
+const MAX_TUPLE = 1_000
+
+interface Items {
+  tuple: SchemaAt[]
+  rest: SchemaAt
+}
+
+function readItems(at: SchemaAt): Items | undefined {
+  const node = at.value as Record<string, unknown>
+  if (Object.hasOwn(node, 'prefixItems')) {
+    if (!Array.isArray(node.prefixItems) || Array.isArray(node.items)) return undefined
+    return { tuple: node.prefixItems.map((_, i) => child(at, 'prefixItems', i)), rest: childOrAbsent(at, 'items') }
+  }
+  if (Array.isArray(node.items)) return { tuple: node.items.map((_, i) => child(at, 'items', i)), rest: childOrAbsent(at, 'additionalItems') }
+  return { tuple: [], rest: childOrAbsent(at, 'items') }
+}
+
+export function compareArrayKeywords(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  compareCounts(ctx, o, n, frame, {
+    min: 'minItems',
+    max: 'maxItems',
+    noun: 'item count',
+    rules: {
+      minUp: 'schema-min-items-increased',
+      minDown: 'schema-min-items-decreased',
+      maxDown: 'schema-max-items-decreased',
+      maxUp: 'schema-max-items-increased',
+    },
+    make: (count) => Array.from({ length: count }, () => null),
+  })
+  const a = ov.uniqueItems ?? false
+  const b = nv.uniqueItems ?? false
+  if (a !== b) {
+    if (typeof a !== 'boolean' || typeof b !== 'boolean')
+      ctx.emit('schema-keyword-changed', 'unknown', o, 'uniqueItems', n, 'uniqueItems', frame, 'a malformed uniqueItems changed')
+    else if (b)
+      ctx.emit('schema-unique-items-added', 'narrows', o, 'uniqueItems', n, 'uniqueItems', frame, 'items must now be unique', () => [
+        {
+          acceptedBy: 'old',
+          values: [
+            [null, null],
+            [0, 0],
+            ['', ''],
+            [{}, {}],
+          ],
+        },
+      ])
+    else
+      ctx.emit('schema-unique-items-removed', 'widens', o, 'uniqueItems', n, 'uniqueItems', frame, 'items no longer need to be unique', () => [
+        {
+          acceptedBy: 'new',
+          values: [
+            [null, null],
+            [0, 0],
+            ['', ''],
+            [{}, {}],
+          ],
+        },
+      ])
+  }
+  compareItems(ctx, o, n, frame)
+  if (Object.hasOwn(ov, 'contains') || Object.hasOwn(nv, 'contains')) {
+    // contains alone is monotone; under maxContains a narrower contains lets more arrays under the maximum.
+    const counted = Object.hasOwn(ov, 'maxContains') || Object.hasOwn(nv, 'maxContains')
+    const inner = counted ? deeper(frame, null, 'mixed', 'maxContains counts the items contains matches') : deeper(frame, null)
+    compareNode(ctx, childOrAbsent(o, 'contains'), childOrAbsent(n, 'contains'), inner, {
+      narrow: 'schema-constraint-added',
+      widen: 'schema-constraint-removed',
+      what: 'contains',
+    })
+  }
+  for (const key of ['minContains', 'maxContains']) {
+    if (jsonEqual(ov[key], nv[key], ctx.budget) !== true) ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `\`${key}\` changed`)
+  }
+}
+
+function compareItems(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  const keys = ['items', 'prefixItems', 'additionalItems']
+  if (!keys.some((key) => Object.hasOwn(ov, key) || Object.hasOwn(nv, key))) return
+  const a = readItems(o)
+  const b = readItems(n)
+  if (!a || !b) {
+    if (keys.some((key) => jsonEqual(ov[key], nv[key], ctx.budget) !== true))
+      ctx.emit('schema-keyword-changed', 'unknown', o, 'items', n, 'items', frame, 'malformed items changed')
+    return
+  }
+  const length = Math.max(a.tuple.length, b.tuple.length)
+  for (let i = 0; i < Math.min(length, MAX_TUPLE); i++) {
+    if (ctx.stopped) return
+    const inOld = i < a.tuple.length
+    const inNew = i < b.tuple.length
+    const what = `item ${i}`
+    if (inOld && inNew) {
+      compareNode(ctx, a.tuple[i]!, b.tuple[i]!, deeper(frame, { item: i, holder: { old: o, new: n } }), {
+        narrow: 'schema-constraint-added',
+        widen: 'schema-constraint-removed',
+        what,
+      })
+      continue
+    }
+    const rule = inNew ? 'schema-prefix-item-added' : 'schema-prefix-item-removed'
+    const oEffective = inOld ? a.tuple[i]! : a.rest
+    const nEffective = inNew ? b.tuple[i]! : b.rest
+    compareSummarized(
+      ctx,
+      oEffective,
+      nEffective,
+      deeper(frame, { item: i, holder: { old: o, new: n } }),
+      { narrow: rule, widen: rule, summary: rule, what },
+      {
+        o: oEffective,
+        n: nEffective,
+        what: `the tuple entry ${i} was ${inNew ? 'added' : 'removed'}`,
+      },
+    )
+  }
+  if (length > MAX_TUPLE)
+    ctx.emit('schema-not-compared', 'unknown', o, 'items', n, 'items', frame, `tuples longer than ${MAX_TUPLE} entries are compared up to entry ${MAX_TUPLE}`)
+  compareNode(ctx, a.rest, b.rest, deeper(frame, { item: Math.min(length, 16), holder: { old: o, new: n } }), {
+    narrow: 'schema-items-added',
+    widen: 'schema-items-removed',
+    what: length ? 'the items after the tuple' : 'items',
+  })
+  void isObject
+}

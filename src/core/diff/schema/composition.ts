@@ -1,0 +1,317 @@
+/**
+ * Composition: `allOf` (a conjunction: a member added narrows, removed widens), `anyOf` (a
+ * disjunction: a branch added widens, removed narrows), `oneOf` (a disjunction only when its
+ * branches provably exclude each other: distinct types, a required property with distinct
+ * constants, or an OpenAPI 3.0 discriminator; otherwise a branch that widens can make a value match
+ * twice, and its effect is `unknown`), `not` (reverses), `if`/`then`/`else`, and OpenAPI 3.0's
+ * `discriminator` (its mapping is part of what a discriminated schema accepts).
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+import type { SchemaEffect } from '../schema-diff-types.js'
+import type { Frame, SchemaAt, SchemaDiffContext, Site } from './context.js'
+import { child, deeper, quote } from './context.js'
+import { absent, childOrAbsent } from './object.js'
+import { compareNode, compareSummarized, schemaKind } from './pair.js'
+import { followAll } from './resolve.js'
+import { typeAtoms } from './type.js'
+import { canonicalKey } from './values.js'
+import { minimalInstance } from './witness.js'
+import { representativeValues } from './witness-values.js'
+
+/**
+ * Whether an OpenAPI 3.0 `allOf` merges property lists that could interact: two members or more, or
+ * one beside the schema's own properties (a lone `allOf: [$ref]`, how producers wrap a nullable
+ * reference, is just its member).
+ */
+export function mergesProperties(node: Record<string, unknown>): boolean {
+  return Array.isArray(node.allOf) && (node.allOf.length > 1 || Object.hasOwn(node, 'properties') || Object.hasOwn(node, 'additionalProperties'))
+}
+
+/** Pairs members: equal ones first (by their text, `$ref` included), then the rest in order. */
+function pairMembers(ctx: SchemaDiffContext, a: unknown[], b: unknown[]): Array<[number | undefined, number | undefined]> {
+  const keysA = a.map((value) => canonicalKey(value, ctx.budget))
+  const keysB = b.map((value) => canonicalKey(value, ctx.budget))
+  const usedA = new Set<number>()
+  const usedB = new Set<number>()
+  const pairs: Array<[number | undefined, number | undefined]> = []
+  const byKey = new Map<string, number[]>()
+  keysB.forEach((key, j) => {
+    if (key === undefined) return
+    const list = byKey.get(key)
+    if (list) list.push(j)
+    else byKey.set(key, [j])
+  })
+  keysA.forEach((key, i) => {
+    if (key === undefined) return
+    const j = byKey.get(key)?.shift()
+    if (j === undefined) return
+    usedA.add(i)
+    usedB.add(j)
+    pairs.push([i, j])
+  })
+  const restA = a.map((_, i) => i).filter((i) => !usedA.has(i))
+  const restB = b.map((_, j) => j).filter((j) => !usedB.has(j))
+  for (let k = 0; k < Math.max(restA.length, restB.length); k++) pairs.push([restA[k], restB[k]])
+  return pairs.sort((x, y) => (x[1] ?? Infinity) - (y[1] ?? Infinity) || (x[0] ?? Infinity) - (y[0] ?? Infinity))
+}
+
+const MAX_MEMBERS = 256
+
+function compareMembers(
+  ctx: SchemaDiffContext,
+  o: SchemaAt,
+  n: SchemaAt,
+  frame: Frame,
+  key: 'allOf' | 'anyOf' | 'oneOf',
+  inner: Frame,
+  site: { added: string; removed: string },
+): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  const a = ov[key]
+  const b = nv[key]
+  if (a === undefined && b === undefined) return
+  if ((a !== undefined && !Array.isArray(a)) || (b !== undefined && !Array.isArray(b))) {
+    ctx.emit('schema-keyword-changed', 'unknown', o, key, n, key, frame, `a malformed ${key} changed`)
+    return
+  }
+  if (a === undefined || b === undefined) {
+    // The keyword itself appeared or went: a conjunction or disjunction of its members constrains where nothing did.
+    const added = a === undefined
+    const members = (added ? b : a) as unknown[]
+    const effect: SchemaEffect = members.length === 0 ? 'unknown' : added ? 'narrows' : 'widens'
+    ctx.emit(
+      added ? 'schema-constraint-added' : 'schema-constraint-removed',
+      effect,
+      o,
+      key,
+      n,
+      key,
+      frame,
+      `\`${key}\` was ${added ? 'added' : 'removed'}`,
+      () => [{ acceptedBy: added ? 'old' : 'new', values: representativeValues() }],
+    )
+    return
+  }
+  if (a.length > MAX_MEMBERS || b.length > MAX_MEMBERS) {
+    ctx.emit('schema-not-compared', 'unknown', o, key, n, key, frame, `${key} with more than ${MAX_MEMBERS} members is not compared member by member`)
+    return
+  }
+  // An absent allOf member is `true` (adds no constraint); an absent anyOf/oneOf branch is `false` (admits nothing).
+  const missing = key === 'allOf' ? undefined : false
+  const memberSite: Site =
+    key === 'allOf' ? { narrow: site.added, widen: site.removed, what: `${key} member` } : { narrow: site.removed, widen: site.added, what: `${key} branch` }
+  for (const [i, j] of pairMembers(ctx, a, b)) {
+    if (ctx.stopped) return
+    const oMember = i === undefined ? { ...absent(o, missing), pointer: `${o.pointer}/${key}` } : child(o, key, i)
+    const nMember = j === undefined ? { ...absent(n, missing), pointer: `${n.pointer}/${key}` } : child(n, key, j)
+    compareNode(ctx, oMember, nMember, inner, { ...memberSite, what: `${key} ${i === undefined ? 'new member' : `member ${i}`}` })
+  }
+}
+
+/** Whether a oneOf's branches provably exclude each other. */
+function disjointBranches(ctx: SchemaDiffContext, side: 'old' | 'new', at: SchemaAt): boolean {
+  const branches = (at.value as Record<string, unknown>).oneOf
+  if (!Array.isArray(branches) || branches.length > 16) return false
+  const nodes = branches.map((_, i) => followAll(ctx, side, child(at, 'oneOf', i)))
+  if (nodes.some((node) => !node || !isObject(node.value))) return false
+  for (let i = 0; i < nodes.length; i++) for (let j = i + 1; j < nodes.length; j++) if (!exclusive(ctx, side, nodes[i]!, nodes[j]!)) return false
+  return true
+}
+
+function exclusive(ctx: SchemaDiffContext, side: 'old' | 'new', x: SchemaAt, y: SchemaAt): boolean {
+  const tx = typeAtoms(x.value)
+  const ty = typeAtoms(y.value)
+  if (tx && ty && ![...tx].some((atom) => ty.has(atom))) return true
+  const xv = x.value as Record<string, unknown>
+  const yv = y.value as Record<string, unknown>
+  const required = (v: Record<string, unknown>) => (Array.isArray(v.required) ? v.required.filter((s): s is string => typeof s === 'string') : [])
+  const objectOnly = (t: ReturnType<typeof typeAtoms>) => t !== undefined && t.size === 1 && t.has('object')
+  if (!objectOnly(tx) || !objectOnly(ty)) return false
+  for (const name of required(xv)) {
+    if (!required(yv).includes(name)) continue
+    const cx = constants(ctx, side, x, name)
+    const cy = constants(ctx, side, y, name)
+    if (cx && cy && ![...cx].some((key) => cy.has(key))) return true
+  }
+  return false
+}
+
+function constants(ctx: SchemaDiffContext, side: 'old' | 'new', at: SchemaAt, name: string): Set<string> | undefined {
+  const props = (at.value as Record<string, unknown>).properties
+  if (!isObject(props) || !Object.hasOwn(props, name)) return undefined
+  const node = followAll(ctx, side, child(at, 'properties', name))
+  if (!node || !isObject(node.value)) return undefined
+  const v = node.value
+  if (Object.hasOwn(v, 'const')) {
+    const key = canonicalKey(v.const, ctx.budget)
+    return key === undefined ? undefined : new Set([key])
+  }
+  if (Array.isArray(v.enum)) {
+    const keys = v.enum.map((item) => canonicalKey(item, ctx.budget))
+    return keys.every((key) => key !== undefined) ? new Set(keys as string[]) : undefined
+  }
+  return undefined
+}
+
+function discriminatorOf(value: unknown): string | undefined {
+  if (!isObject(value) || !isObject(value.discriminator)) return undefined
+  return typeof value.discriminator.propertyName === 'string' ? value.discriminator.propertyName : undefined
+}
+
+export function compareComposition(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  const openapi = ctx.dialect === 'openapi-3.0'
+  const allOfFrame = deeper(frame, 'same')
+  allOfFrame.merged = openapi && (mergesProperties(ov) || mergesProperties(nv))
+  compareMembers(ctx, o, n, frame, 'allOf', allOfFrame, { added: 'schema-all-of-member-added', removed: 'schema-all-of-member-removed' })
+  compareMembers(ctx, o, n, frame, 'anyOf', deeper(frame, 'same'), { added: 'schema-any-of-branch-added', removed: 'schema-any-of-branch-removed' })
+  if (Object.hasOwn(ov, 'oneOf') || Object.hasOwn(nv, 'oneOf')) {
+    const discriminated = openapi && discriminatorOf(ov) !== undefined && discriminatorOf(ov) === discriminatorOf(nv)
+    const disjoint = discriminated || (disjointBranches(ctx, 'old', o) && disjointBranches(ctx, 'new', n))
+    const inner = disjoint
+      ? deeper(frame, 'same')
+      : deeper(frame, 'same', 'mixed', 'the oneOf branches may overlap, and a value matching two branches is refused')
+    compareMembers(ctx, o, n, frame, 'oneOf', inner, { added: 'schema-one-of-branch-added', removed: 'schema-one-of-branch-removed' })
+  }
+  compareNot(ctx, o, n, frame)
+  compareConditional(ctx, o, n, frame)
+  compareDiscriminator(ctx, o, n, frame)
+}
+
+function compareNot(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  const inOld = Object.hasOwn(ov, 'not')
+  const inNew = Object.hasOwn(nv, 'not')
+  if (!inOld && !inNew) return
+  if (inOld && inNew) {
+    compareNode(ctx, child(o, 'not'), child(n, 'not'), deeper(frame, 'same', 'neg'), {
+      narrow: 'schema-constraint-added',
+      widen: 'schema-constraint-removed',
+      what: 'inside not',
+    })
+    return
+  }
+  const node = inOld ? child(o, 'not') : child(n, 'not')
+  const kind = schemaKind(node.value, ctx)
+  // `not: false` refuses nothing; `not` of a junk value is not a schema.
+  const effect: SchemaEffect = kind === 'false' ? 'none' : kind === 'junk' ? 'unknown' : inNew ? 'narrows' : 'widens'
+  const side = inOld ? 'old' : 'new'
+  ctx.emit(inNew ? 'schema-not-added' : 'schema-not-removed', effect, o, 'not', n, 'not', frame, `\`not\` was ${inNew ? 'added' : 'removed'}`, () => [
+    { acceptedBy: inNew ? 'old' : 'new', values: [minimalInstance(ctx, side, node, 0), ...representativeValues()] },
+  ])
+}
+
+function compareConditional(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  const inOld = Object.hasOwn(ov, 'if')
+  const inNew = Object.hasOwn(nv, 'if')
+  // Without `if`, `then` and `else` do nothing.
+  if (!inOld && !inNew) return
+  if (inOld !== inNew) {
+    ctx.emit('schema-keyword-changed', 'unknown', o, 'if', n, 'if', frame, `\`if\`/\`then\`/\`else\` was ${inNew ? 'added' : 'removed'}`)
+    return
+  }
+  const why = 'a changed `if` moves values between `then` and `else`'
+  compareNode(ctx, child(o, 'if'), child(n, 'if'), deeper(frame, 'same', 'mixed', why))
+  for (const key of ['then', 'else'])
+    compareNode(ctx, childOrAbsent(o, key), childOrAbsent(n, key), deeper(frame, 'same'), {
+      narrow: 'schema-constraint-added',
+      widen: 'schema-constraint-removed',
+      what: key,
+    })
+}
+
+function mappingOf(value: unknown): Record<string, unknown> {
+  if (!isObject(value) || !isObject(value.discriminator) || !isObject(value.discriminator.mapping)) return {}
+  return value.discriminator.mapping
+}
+
+function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const ov = o.value as Record<string, unknown>
+  const nv = n.value as Record<string, unknown>
+  if (!Object.hasOwn(ov, 'discriminator') && !Object.hasOwn(nv, 'discriminator')) return
+  const openapi = ctx.dialect === 'openapi-3.0'
+  const a = discriminatorOf(ov)
+  const b = discriminatorOf(nv)
+  const oDisc = childOrAbsent(o, 'discriminator')
+  const nDisc = childOrAbsent(n, 'discriminator')
+  const aText = Object.hasOwn(ov, 'discriminator') ? (a === undefined && typeof ov.discriminator === 'string' ? ov.discriminator : a) : undefined
+  const bText = Object.hasOwn(nv, 'discriminator') ? (b === undefined && typeof nv.discriminator === 'string' ? nv.discriminator : b) : undefined
+  if (aText !== bText || Object.hasOwn(ov, 'discriminator') !== Object.hasOwn(nv, 'discriminator')) {
+    const what =
+      aText === undefined
+        ? `the discriminator ${quote(bText)} was added`
+        : bText === undefined
+          ? `the discriminator ${quote(aText)} was removed`
+          : `the discriminator property went from ${quote(aText)} to ${quote(bText)}`
+    ctx.emit('schema-discriminator-property-changed', 'unknown', oDisc, 'propertyName', nDisc, 'propertyName', frame, what)
+  }
+  const oMap = mappingOf(ov)
+  const nMap = mappingOf(nv)
+  const keys = [...new Set([...Object.keys(oMap), ...Object.keys(nMap)])].sort()
+  const oMapping = childOrAbsent(oDisc, 'mapping')
+  const nMapping = childOrAbsent(nDisc, 'mapping')
+  for (const key of keys) {
+    if (ctx.stopped) return
+    const inOld = Object.hasOwn(oMap, key)
+    const inNew = Object.hasOwn(nMap, key)
+    if (inOld !== inNew) {
+      // In OpenAPI 3.0 a value that selects no schema fails; JSON Schema validators ignore the discriminator.
+      const effect: SchemaEffect = openapi ? (inNew ? 'widens' : 'narrows') : 'unknown'
+      ctx.emit(
+        inNew ? 'schema-discriminator-mapping-added' : 'schema-discriminator-mapping-removed',
+        effect,
+        oMapping,
+        inOld ? key : undefined,
+        nMapping,
+        inNew ? key : undefined,
+        frame,
+        `the discriminator value ${quote(key)} ${inNew ? `now maps to ${quote(nMap[key])}` : `no longer maps to ${quote(oMap[key])}`}`,
+      )
+      continue
+    }
+    const oRef = oMap[key]
+    const nRef = nMap[key]
+    if (typeof oRef !== 'string' || typeof nRef !== 'string') {
+      if (oRef !== nRef)
+        ctx.emit('schema-keyword-changed', 'unknown', oMapping, key, nMapping, key, frame, `a malformed discriminator mapping for ${quote(key)} changed`)
+      continue
+    }
+    if (!openapi) {
+      if (oRef !== nRef)
+        ctx.emit(
+          'schema-discriminator-mapping-changed',
+          'unknown',
+          oMapping,
+          key,
+          nMapping,
+          key,
+          frame,
+          `the discriminator value ${quote(key)} now maps to ${quote(nRef)}`,
+        )
+      continue
+    }
+    // The mapping's targets are part of what the discriminated schema accepts: compare them as references.
+    const oTarget = followAll(ctx, 'old', { ...o, value: { $ref: oRef } })
+    const nTarget = followAll(ctx, 'new', { ...n, value: { $ref: nRef } })
+    if (!oTarget || !nTarget) {
+      ctx.emit('schema-not-compared', 'unknown', oMapping, key, nMapping, key, frame, `the discriminator mapping for ${quote(key)} names no schema`)
+      continue
+    }
+    const inner = deeper(frame, 'same')
+    if (oRef === nRef) compareNode(ctx, oTarget, nTarget, inner)
+    else
+      compareSummarized(
+        ctx,
+        oTarget,
+        nTarget,
+        inner,
+        { narrow: 'schema-discriminator-mapping-changed', widen: 'schema-discriminator-mapping-changed', summary: 'schema-discriminator-mapping-changed' },
+        { o: oMapping, oKey: key, n: nMapping, nKey: key, what: `the discriminator value ${quote(key)} now maps to ${quote(nRef)} instead of ${quote(oRef)}` },
+      )
+  }
+}

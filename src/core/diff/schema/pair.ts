@@ -1,0 +1,287 @@
+/**
+ * Pairing: compares one old schema node with one new one, once per (old pointer, new pointer,
+ * polarity, merge mode), so `$ref` cycles end. A pair met again while it is still being compared (a
+ * back edge of a cycle) is assumed equal for now (the coinductive reading: values are finite, so a
+ * difference shows at some finite depth, and the running pair reports it); whatever summed up an
+ * effect through that back edge is completed when the pair finishes.
+ */
+import type { SchemaEffect } from '../schema-diff-types.js'
+import { isObject } from '../../../runtime/shared/json-value.js'
+import { joinEffects } from './effect.js'
+import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
+import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
+import { jsonEqual, referenceFree } from './values.js'
+import { representativeValues } from './witness-values.js'
+
+const UNKNOWN: PairResult = { effect: 'unknown', deps: new Set(), quiet: false }
+const NONE: PairResult = { effect: 'none', deps: new Set(), quiet: true }
+
+/**
+ * Pairs proven equal with nothing to report, kept across calls for the same two documents: a
+ * format diffs each payload with its own call, and most payloads reach the same unchanged
+ * components. Keyed by the documents' identity (weakly: a document no longer held is dropped), on
+ * the premise that a `$ref` in a given document resolves the same way in every call.
+ */
+const provenEqual = new WeakMap<object, WeakMap<object, Set<string>>>()
+
+function provenSet(o: SchemaAt, n: SchemaAt, create: boolean): Set<string> | undefined {
+  if (typeof o.document !== 'object' || o.document === null || typeof n.document !== 'object' || n.document === null) return undefined
+  let inner = provenEqual.get(o.document)
+  if (!inner) {
+    if (!create) return undefined
+    provenEqual.set(o.document, (inner = new WeakMap()))
+  }
+  let set = inner.get(n.document)
+  if (!set) {
+    if (!create) return undefined
+    inner.set(n.document, (set = new Set()))
+  }
+  return set
+}
+
+/** What a node is as a schema: accepts anything, nothing, a schema object to compare, or something that is no schema. */
+export type SchemaKind = 'true' | 'false' | 'object' | 'junk'
+
+export function schemaKind(value: unknown, ctx: SchemaDiffContext): SchemaKind {
+  if (value === undefined || value === true) return 'true'
+  if (value === false) return 'false'
+  if (!isObject(value)) return 'junk'
+  for (const key of Object.keys(value)) if (!isAnnotation(key, ctx.dialect) && !CONTAINER_KEYWORDS.has(key)) return 'object'
+  return 'true'
+}
+
+/** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
+export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
+  if (ctx.stopped) return UNKNOWN
+  if (ctx.budget.left < 0) {
+    ctx.stop('the work budget ran out', o, n)
+    return UNKNOWN
+  }
+  const oKind = schemaKind(o.value, ctx)
+  const nKind = schemaKind(n.value, ctx)
+  if (frame.depth > MAX_DEPTH) {
+    // Past the cap nothing recurses, so one scan with the whole budget may still prove the rest equal.
+    if (referenceFree(o.value, ctx.budget) === true && referenceFree(n.value, ctx.budget) === true && jsonEqual(o.value, n.value, ctx.budget) === true)
+      return NONE
+    return single(ctx.emit('schema-not-compared', 'unknown', o, undefined, n, undefined, frame, `the schemas nest deeper than ${MAX_DEPTH} levels here`))
+  }
+  if (oKind === 'junk' || nKind === 'junk') {
+    if (jsonEqual(o.value, n.value, ctx.budget) === true) return NONE
+    return single(ctx.emit('schema-keyword-changed', 'unknown', o, undefined, n, undefined, frame, 'a value that is no schema changed'))
+  }
+  const where = site.what ? `${site.what}: ` : ''
+  if (oKind !== 'object' || nKind !== 'object') {
+    if (site.text !== undefined && oKind !== nKind) {
+      const effect = oKind === 'true' || nKind === 'false' ? 'narrows' : 'widens'
+      const values = representativeValues()
+      return single(
+        ctx.emit(effect === 'narrows' ? site.narrow : site.widen, effect, o, undefined, n, undefined, frame, site.text, () => [
+          { acceptedBy: effect === 'narrows' ? 'old' : 'new', values },
+        ]),
+      )
+    }
+    if (oKind === nKind) {
+      if (oKind === 'true' && isObject(o.value) && isObject(n.value)) ctx.compareKeywords(ctx, o, n, frame)
+      return NONE
+    }
+    if (oKind === 'true') {
+      // Anything was accepted: a schema (or `false`) now constrains.
+      const text =
+        nKind === 'false' ? `${where}the schema is now \`false\` where anything was accepted` : `${where}a schema now constrains what anything could be`
+      return single(ctx.emit(site.narrow, 'narrows', o, undefined, n, undefined, frame, text, () => [{ acceptedBy: 'old', values: representativeValues() }]))
+    }
+    if (oKind === 'false') {
+      const text =
+        nKind === 'true' ? `${where}the schema was \`false\` and now accepts anything` : `${where}a schema now accepts values where \`false\` accepted none`
+      return single(ctx.emit(site.widen, 'widens', o, undefined, n, undefined, frame, text, () => [{ acceptedBy: 'new', values: representativeValues() }]))
+    }
+    if (nKind === 'true') {
+      return single(
+        ctx.emit(site.widen, 'widens', o, undefined, n, undefined, frame, `${where}the schema was removed and anything is accepted`, () => [
+          { acceptedBy: 'new', values: representativeValues() },
+        ]),
+      )
+    }
+    return single(
+      ctx.emit(site.narrow, 'narrows', o, undefined, n, undefined, frame, `${where}the schema is now \`false\``, () => [
+        { acceptedBy: 'old', values: representativeValues() },
+      ]),
+    )
+  }
+  return comparePair(ctx, o, n, frame)
+}
+
+function single(change: { effect: SchemaEffect } | undefined): PairResult {
+  return change ? { effect: change.effect, deps: new Set(), quiet: false } : UNKNOWN
+}
+
+function pairKey(o: SchemaAt, n: SchemaAt, frame: Frame): string {
+  return `${frame.polarity}|${frame.merged ? 'm' : ''}|${o.file}#${o.pointer}|${n.file}#${n.pointer}`
+}
+
+/** A pair met before (or proven equal in an earlier call): its result, joined into the running pair's. */
+function known(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, key: string): PairResult | undefined {
+  const top = ctx.accumulators[ctx.accumulators.length - 1]!
+  const seen = ctx.memo.get(key)
+  if (seen === 'running' || seen === 'queued') {
+    top.deps.add(key)
+    return { effect: 'none', deps: new Set([key]), quiet: true }
+  }
+  if (seen) {
+    const settled = settle(ctx, seen)
+    top.effect = joinEffects(top.effect, settled.effect)
+    top.quiet &&= settled.quiet
+    for (const dep of settled.deps) top.deps.add(dep)
+    return settled
+  }
+  if (provenSet(o, n, false)?.has(`${ctx.dialect}|${ctx.refSiblings}|${key}`)) {
+    ctx.memo.set(key, NONE)
+    return NONE
+  }
+  return undefined
+}
+
+/**
+ * Compares the targets of a `$ref` pair later, from the top (`runQueue`), not inside this call: a
+ * chain of references (S0 → S1 → ... → S199) then costs no stack, only the depth of one schema's
+ * own nesting. Until it runs, the pair counts as a dependency, completed as a back edge is.
+ */
+export function compareLater(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
+  if (ctx.stopped) return UNKNOWN
+  if (schemaKind(o.value, ctx) !== 'object' || schemaKind(n.value, ctx) !== 'object') return compareNode(ctx, o, n, frame, site)
+  const key = pairKey(o, n, frame)
+  const hit = known(ctx, o, n, key)
+  if (hit) return hit
+  ctx.memo.set(key, 'queued')
+  ctx.queue.push({ o, n, frame: { ...frame, depth: 0 } })
+  ctx.accumulators[ctx.accumulators.length - 1]!.deps.add(key)
+  return { effect: 'none', deps: new Set([key]), quiet: true }
+}
+
+/** Runs the deferred `$ref` pairs, first in first out (deterministic), until none is left. */
+export function runQueue(ctx: SchemaDiffContext): void {
+  // Bounded: each pair is queued once, and MAX_PAIRS bounds the pairs.
+  while (ctx.queue.length && !ctx.stopped) {
+    const { o, n, frame } = ctx.queue.shift()!
+    run(ctx, o, n, frame, pairKey(o, n, frame))
+  }
+}
+
+function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): PairResult {
+  const key = pairKey(o, n, frame)
+  return known(ctx, o, n, key) ?? run(ctx, o, n, frame, key)
+}
+
+function run(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key: string): PairResult {
+  const top = ctx.accumulators[ctx.accumulators.length - 1]!
+  const provenKey = `${ctx.dialect}|${ctx.refSiblings}|${key}`
+  if (++ctx.pairs > MAX_PAIRS) {
+    ctx.stop(`more than ${MAX_PAIRS} pairs of schema nodes`, o, n)
+    return UNKNOWN
+  }
+  if (equalWithoutReferences(ctx, o.value, n.value)) {
+    complete(ctx, key, NONE)
+    return NONE
+  }
+  ctx.memo.set(key, 'running')
+  const acc = { effect: 'none' as SchemaEffect, deps: new Set<string>(), quiet: true }
+  ctx.accumulators.push(acc)
+  try {
+    ctx.compareKeywords(ctx, o, n, frame)
+  } finally {
+    ctx.accumulators.pop()
+  }
+  acc.deps.delete(key)
+  const result: PairResult = { effect: acc.effect, deps: acc.deps, quiet: acc.quiet }
+  complete(ctx, key, result)
+  if (result.quiet && result.effect === 'none' && result.deps.size === 0 && !ctx.stopped) provenSet(o, n, true)?.add(provenKey)
+  top.effect = joinEffects(top.effect, result.effect)
+  top.quiet &&= result.quiet
+  for (const dep of result.deps) top.deps.add(dep)
+  return result
+}
+
+/** Records a pair's result and completes the summaries that waited for it. */
+function complete(ctx: SchemaDiffContext, key: string, result: PairResult): void {
+  ctx.memo.set(key, result)
+  const waiting = ctx.waiting.get(key)
+  if (!waiting) return
+  ctx.waiting.delete(key)
+  for (const change of waiting) {
+    change.effect = joinEffects(change.effect, result.effect)
+    for (const dep of result.deps) wait(ctx, dep, change)
+  }
+}
+
+/**
+ * The shortcut for equal subtrees, tried within a small budget of its own: a big subtree that
+ * differs somewhere deep is then compared member by member instead of scanned again at every level
+ * (which made a 10,000-deep schema quadratic).
+ */
+const SHORTCUT_BUDGET = 2_000
+
+function equalWithoutReferences(ctx: SchemaDiffContext, a: unknown, b: unknown): boolean {
+  const local = { left: Math.min(SHORTCUT_BUDGET, ctx.budget.left) }
+  const start = local.left
+  const same = referenceFree(a, local) === true && referenceFree(b, local) === true && jsonEqual(a, b, local) === true
+  ctx.budget.left -= start - Math.max(local.left, 0)
+  return same
+}
+
+/** A finished pair's effect with the pairs it waited for that have finished since folded in. */
+function settle(ctx: SchemaDiffContext, result: PairResult): PairResult {
+  if (result.deps.size === 0) return result
+  let effect = result.effect
+  let quiet = result.quiet
+  const deps = new Set<string>()
+  const queue = [...result.deps]
+  const visited = new Set<string>(queue)
+  // Bounded: each key is queued once.
+  while (queue.length) {
+    const dep = queue.pop()!
+    const done = ctx.memo.get(dep)
+    if (done === 'running' || done === 'queued' || done === undefined) deps.add(dep)
+    else {
+      effect = joinEffects(effect, done.effect)
+      quiet &&= done.quiet
+      for (const next of done.deps) {
+        if (visited.has(next)) continue
+        visited.add(next)
+        queue.push(next)
+      }
+    }
+  }
+  return { effect, deps, quiet }
+}
+
+function wait(ctx: SchemaDiffContext, key: string, change: NonNullable<ReturnType<SchemaDiffContext['emit']>>): void {
+  const list = ctx.waiting.get(key)
+  if (list) list.push(change)
+  else ctx.waiting.set(key, [change])
+}
+
+/**
+ * Compares two nodes and reports the position itself under `site.summary` with the effect of
+ * everything below (a `$ref` retargeted: none when the targets are equal).
+ */
+export function compareSummarized(
+  ctx: SchemaDiffContext,
+  o: SchemaAt,
+  n: SchemaAt,
+  frame: Frame,
+  site: Site & { summary: string },
+  report: { o: SchemaAt; oKey?: string; n: SchemaAt; nKey?: string; what: string },
+  later = false,
+): PairResult {
+  const oKind = schemaKind(o.value, ctx)
+  const nKind = schemaKind(n.value, ctx)
+  // Where one side accepts anything or nothing and the other does not, compareNode reports under the site's own rules.
+  if ((oKind !== 'object' || nKind !== 'object') && oKind !== nKind) return compareNode(ctx, o, n, frame, { ...site, text: report.what })
+  const result = later ? compareLater(ctx, o, n, frame, site) : compareNode(ctx, o, n, frame, site)
+  const settled = settle(ctx, result)
+  const change = ctx.emit(site.summary, settled.effect, report.o, report.oKey, report.n, report.nKey, frame, report.what, undefined, true)
+  if (change) for (const dep of settled.deps) wait(ctx, dep, change)
+  return settled
+}
+
+export { quote }

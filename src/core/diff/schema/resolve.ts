@@ -1,0 +1,102 @@
+/**
+ * `$ref` resolution. A reference is resolved through the side's `resolve` (the target may be in
+ * another file); a reference that names nothing is reported as not compared (`unknown`), never
+ * thrown. How keywords beside a `$ref` read depends on the dialect: OpenAPI 3.0 and draft-07 ignore
+ * them, 2019-09 and later apply them, and a document that declares no draft leaves it open.
+ */
+import type { SchemaSide } from '../schema-diff-types.js'
+import { isObject } from '../../../runtime/shared/json-value.js'
+import { deeper, quote, type Dialect, type Frame, type RefSiblings, type SchemaAt, type SchemaDiffContext, type SideName } from './context.js'
+import { isAnnotation } from './keywords.js'
+import { compareLater, compareSummarized } from './pair.js'
+import { readPointer } from './values.js'
+
+export function refOf(value: unknown): string | undefined {
+  return isObject(value) && typeof value.$ref === 'string' ? value.$ref : undefined
+}
+
+/** The schema a node's `$ref` names, or `undefined` when it names nothing (or the resolver fails). */
+export function follow(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): SchemaAt | undefined {
+  const ref = refOf(at.value)
+  if (ref === undefined) return undefined
+  let target: ReturnType<SchemaSide['resolve']>
+  try {
+    target = ctx.side(side).resolve(ref, { file: at.file, pointer: at.pointer })
+  } catch {
+    return undefined
+  }
+  if (!target || typeof target.file !== 'string' || typeof target.pointer !== 'string') return undefined
+  const value = readPointer(target.document, target.pointer)
+  if (value === undefined) return undefined
+  return { file: target.file, document: target.document, pointer: target.pointer, value }
+}
+
+/** Follows `$ref` chains (a reference to a reference) up to a few hops; `undefined` when one names nothing. */
+export function followAll(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, hops = 16): SchemaAt | undefined {
+  let node: SchemaAt | undefined = at
+  for (let i = 0; i < hops && node && refOf(node.value) !== undefined; i++) node = follow(ctx, side, node)
+  return node && refOf(node.value) === undefined ? node : undefined
+}
+
+/** How keywords beside a `$ref` read, from the dialect and the `$schema` the schema or its document declares. */
+export function refSiblingsMode(side: SchemaSide, dialect: Dialect): RefSiblings {
+  if (dialect === 'openapi-3.0') return 'ignore'
+  const declared = [readPointer(side.document, side.pointer), side.document]
+    .map((node) => (isObject(node) && typeof node.$schema === 'string' ? node.$schema : undefined))
+    .find((text) => text !== undefined)
+  if (declared === undefined) return 'unknown'
+  if (/2019-09|2020-12/.test(declared)) return 'apply'
+  if (/draft-0[3-7]/.test(declared)) return 'ignore'
+  return 'unknown'
+}
+
+function hasConstraintsBesideRef(value: unknown, dialect: Dialect): boolean {
+  if (!isObject(value)) return false
+  return Object.keys(value).some((key) => key !== '$ref' && key !== '$defs' && key !== 'definitions' && !isAnnotation(key, dialect))
+}
+
+/** Compares two nodes at least one of which holds a `$ref`. */
+export function compareReferences(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
+  const oRef = refOf(o.value)
+  const nRef = refOf(n.value)
+  const oTarget = oRef === undefined ? o : follow(ctx, 'old', o)
+  const nTarget = nRef === undefined ? n : follow(ctx, 'new', n)
+  if (!oTarget || !nTarget) {
+    const missing = !oTarget ? `the old $ref ${quote(oRef)}` : `the new $ref ${quote(nRef)}`
+    ctx.emit('schema-not-compared', 'unknown', o, '$ref', n, '$ref', frame, `${missing} names no schema, so the schemas were not compared`)
+    return
+  }
+  const what =
+    oRef !== undefined && nRef !== undefined
+      ? `the $ref changed from ${quote(oRef)} to ${quote(nRef)}`
+      : oRef !== undefined
+        ? `the $ref ${quote(oRef)} was replaced by an inline schema`
+        : `the inline schema was replaced by the $ref ${quote(nRef)}`
+  const site = { narrow: 'schema-ref-changed', widen: 'schema-ref-changed', summary: 'schema-ref-changed' }
+  const report = { o, oKey: '$ref', n, nKey: '$ref', what }
+  const mode = ctx.refSiblings
+  const oExtra = oRef !== undefined && hasConstraintsBesideRef(o.value, ctx.dialect)
+  const nExtra = nRef !== undefined && hasConstraintsBesideRef(n.value, ctx.dialect)
+  if (mode === 'ignore' || (!oExtra && !nExtra)) {
+    const inner = deeper(frame, 'same')
+    inner.merged = frame.merged
+    if (oRef === nRef) compareLater(ctx, oTarget, nTarget, inner)
+    else compareSummarized(ctx, oTarget, nTarget, inner, site, report, true)
+    if (mode === 'ignore' && (oExtra || nExtra))
+      ctx.emit('schema-annotation-changed', 'none', o, undefined, n, undefined, frame, 'keywords beside a $ref, which this dialect ignores, are present')
+    return
+  }
+  if (oRef !== undefined && nRef !== undefined) {
+    // Both sides: the target and the keywords beside it are a conjunction, compared part by part.
+    const inner = deeper(frame, 'same')
+    if (oRef === nRef) compareLater(ctx, oTarget, nTarget, inner)
+    else compareSummarized(ctx, oTarget, nTarget, inner, site, report, true)
+    const besides =
+      mode === 'apply'
+        ? frame
+        : deeper(frame, 'same', 'mixed', 'keywords beside a $ref apply or not depending on the JSON Schema draft, which the document does not declare')
+    ctx.compareKeywords(ctx, o, n, { ...besides, depth: frame.depth }, true)
+    return
+  }
+  ctx.emit('schema-ref-changed', 'unknown', o, '$ref', n, '$ref', frame, `${what}, and keywords beside the $ref make the two hard to compare`)
+}

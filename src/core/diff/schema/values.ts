@@ -1,0 +1,122 @@
+/**
+ * Bounded comparisons of JSON values. Every function here spends from a shared work budget (one
+ * unit per node visited) and answers `undefined` when the budget runs out, so a 10,000-deep or
+ * 100,000-wide schema costs a bounded amount however often it is compared.
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+
+export interface Budget {
+  /** Units left; each node visited spends one. */
+  left: number
+}
+
+/** A canonical text of a JSON value (object keys sorted), or `undefined` when the budget runs out or the value is not JSON. */
+export function canonicalKey(value: unknown, budget: Budget, depth = 0): string | undefined {
+  if (--budget.left < 0 || depth > 256) return undefined
+  if (value === null) return 'null'
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined
+    case 'string':
+      return JSON.stringify(value)
+    case 'object': {
+      if (Array.isArray(value)) {
+        let out = '['
+        for (let i = 0; i < value.length; i++) {
+          const item = canonicalKey(value[i], budget, depth + 1)
+          if (item === undefined) return undefined
+          out += (i ? ',' : '') + item
+        }
+        return out + ']'
+      }
+      const keys = Object.keys(value).sort()
+      let out = '{'
+      for (let i = 0; i < keys.length; i++) {
+        const item = canonicalKey((value as Record<string, unknown>)[keys[i]!], budget, depth + 1)
+        if (item === undefined) return undefined
+        out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + item
+      }
+      return out + '}'
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Whether two JSON values are equal: `undefined` when it cannot be told within the budget. An
+ * explicit stack, not recursion: a 10,000-deep schema is compared without touching the call stack.
+ */
+export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | undefined {
+  const stack: Array<[unknown, unknown]> = [[a, b]]
+  while (stack.length) {
+    if (--budget.left < 0) return undefined
+    const [x, y] = stack.pop()!
+    if (x === y) continue
+    if (typeof x !== typeof y || x === null || y === null || typeof x !== 'object') return false
+    if (Array.isArray(x) !== Array.isArray(y)) return false
+    if (Array.isArray(x)) {
+      const other = y as unknown[]
+      if (x.length !== other.length) return false
+      for (let i = 0; i < x.length; i++) stack.push([x[i], other[i]])
+      continue
+    }
+    const left = x as Record<string, unknown>
+    const right = y as Record<string, unknown>
+    const keys = Object.keys(left)
+    if (keys.length !== Object.keys(right).length) return false
+    for (const key of keys) {
+      if (!Object.hasOwn(right, key)) return false
+      stack.push([left[key], right[key]])
+    }
+  }
+  return true
+}
+
+/**
+ * Whether a value holds no reference (`$ref`, `$dynamicRef`, a discriminator `mapping`): only then
+ * does equal text mean an equal schema, since a reference may name a target that changed.
+ */
+export function referenceFree(value: unknown, budget: Budget): boolean | undefined {
+  const stack: unknown[] = [value]
+  while (stack.length) {
+    if (--budget.left < 0) return undefined
+    const node = stack.pop()
+    if (node === null || typeof node !== 'object') continue
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item)
+      continue
+    }
+    for (const key of Object.keys(node)) {
+      if (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping') return false
+      stack.push((node as Record<string, unknown>)[key])
+    }
+  }
+  return true
+}
+
+/** Reads a JSON Pointer in a document; `undefined` when it names nothing. */
+export function readPointer(document: unknown, pointer: string): unknown {
+  if (pointer === '') return document
+  if (!pointer.startsWith('/')) return undefined
+  let node = document
+  let start = 1
+  // A loop over the text, not split(): a hostile pointer may be long.
+  while (start <= pointer.length) {
+    let end = pointer.indexOf('/', start)
+    if (end < 0) end = pointer.length
+    const raw = pointer.slice(start, end)
+    const token = raw.includes('~') ? raw.replace(/~1/g, '/').replace(/~0/g, '~') : raw
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined
+      node = node[Number(token)]
+    } else if (isObject(node)) {
+      if (!Object.hasOwn(node, token)) return undefined
+      node = node[token]
+    } else return undefined
+    start = end + 1
+  }
+  return node
+}

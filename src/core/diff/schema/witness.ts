@@ -1,0 +1,134 @@
+/**
+ * Witnesses: a value one version accepts and the other refuses, found where it is cheap and
+ * certain. A comparer offers a few local candidates for the node it compared; each is placed, along
+ * the node's path (properties and items), into a small value the accepting version's root accepts,
+ * and kept only when the three-valued validator (`accepts.ts`) is sure of both answers.
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+import { setOwn } from '../../../runtime/shared/own-property.js'
+import type { Candidates, Frame, PathStep, PendingChange, SchemaAt, SchemaDiffContext, SideName } from './context.js'
+import { child } from './context.js'
+import { acceptsValue } from './accepts.js'
+import { followAll, refOf } from './resolve.js'
+import { readPointer } from './values.js'
+
+const MAX_CANDIDATES = 40
+/** Fill an array's entries before the step with the witness itself. */
+const SAME = Symbol('same')
+const FILLERS: readonly unknown[] = [SAME, '', 0, null, {}, [], true]
+
+function root(ctx: SchemaDiffContext, side: SideName): SchemaAt {
+  const s = ctx.side(side)
+  return { file: s.file, document: s.document, pointer: s.pointer, value: readPointer(s.document, s.pointer) }
+}
+
+export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string, candidates: readonly Candidates[]): PendingChange['witness'] {
+  if (!frame.path) return undefined
+  let tried = 0
+  for (const group of candidates) {
+    if (wanted !== 'both' && (wanted === 'widens') !== (group.acceptedBy === 'new')) continue
+    const accepting = root(ctx, group.acceptedBy)
+    const refusing = root(ctx, group.acceptedBy === 'new' ? 'old' : 'new')
+    const base = minimalInstance(ctx, group.acceptedBy, accepting, 0)
+    // Where the path goes through an array, the entries before the step need values too: try a few fillers.
+    const fillers = frame.path.some((step) => 'item' in step) ? FILLERS : [SAME]
+    for (const local of group.values) {
+      for (const filler of fillers) {
+        if (++tried > MAX_CANDIDATES) return undefined
+        const value = place(ctx, group.acceptedBy, base, frame.path, local, filler)
+        if (value === undefined) continue
+        if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
+        if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
+        return { value, acceptedBy: group.acceptedBy }
+      }
+    }
+  }
+  return undefined
+}
+
+/** `base` with `local` put at `path` (containers made along the way); `undefined` when the path cannot be built. */
+function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: readonly PathStep[], local: unknown, filler: unknown): unknown {
+  if (path.length === 0) return clone(local)
+  const [step, ...rest] = path
+  // A container the base lacks is made from its schema: an object with its required members.
+  const made = (): unknown => (step!.holder ? minimalInstance(ctx, side, step!.holder[side], 0) : undefined)
+  if ('property' in step!) {
+    const start = isObject(base) ? base : made()
+    const object: Record<string, unknown> = isObject(start) ? { ...start } : {}
+    const inner = place(ctx, side, Object.hasOwn(object, step.property) ? object[step.property] : undefined, rest, local, filler)
+    if (inner === undefined) return undefined
+    setOwn(object, step.property, inner)
+    return object
+  }
+  if (step!.item > 16) return undefined
+  const start = Array.isArray(base) ? base : made()
+  const array: unknown[] = Array.isArray(start) ? [...start] : []
+  const inner = place(ctx, side, array[step!.item], rest, local, filler)
+  if (inner === undefined) return undefined
+  while (array.length <= step!.item) array.push(filler === SAME ? inner : clone(filler))
+  array[step!.item] = inner
+  return array
+}
+
+function clone(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value))
+}
+
+/** A small value the schema probably accepts (checked by the caller): required members, minimal counts and bounds. */
+export function minimalInstance(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, depth: number): unknown {
+  if (depth > 8) return null
+  let node: SchemaAt | undefined = at
+  if (refOf(node.value) !== undefined) node = followAll(ctx, side, node)
+  const schema = node?.value
+  if (!node || !isObject(schema)) return null
+  if (Object.hasOwn(schema, 'const')) return schema.const
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0]
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    if (!Object.hasOwn(schema, 'type') && Array.isArray(schema[key]) && (schema[key] as unknown[]).length)
+      return minimalInstance(ctx, side, child(node, key, 0), depth + 1)
+  }
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
+  const kind =
+    type ??
+    (schema.properties || schema.required
+      ? 'object'
+      : schema.items || schema.prefixItems
+        ? 'array'
+        : schema.minLength !== undefined || schema.pattern
+          ? 'string'
+          : schema.minimum !== undefined
+            ? 'number'
+            : undefined)
+  switch (kind) {
+    case 'object': {
+      const out: Record<string, unknown> = {}
+      const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string').slice(0, 16) : []
+      for (const name of required) {
+        const property =
+          isObject(schema.properties) && Object.hasOwn(schema.properties, name) ? child(node, 'properties', name) : child(node, 'additionalProperties')
+        setOwn(out, name, minimalInstance(ctx, side, property, depth + 1))
+      }
+      return out
+    }
+    case 'array': {
+      const count = typeof schema.minItems === 'number' ? Math.min(schema.minItems, 8) : 0
+      const out: unknown[] = []
+      for (let i = 0; i < count; i++) {
+        const item = Array.isArray(schema.prefixItems) && i < schema.prefixItems.length ? child(node, 'prefixItems', i) : child(node, 'items')
+        out.push(minimalInstance(ctx, side, item, depth + 1))
+      }
+      return out
+    }
+    case 'string':
+      return 'a'.repeat(typeof schema.minLength === 'number' ? Math.min(schema.minLength, 64) : 0)
+    case 'integer':
+    case 'number': {
+      const low = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 0
+      return kind === 'integer' ? Math.ceil(low) : low
+    }
+    case 'boolean':
+      return false
+    default:
+      return null
+  }
+}
