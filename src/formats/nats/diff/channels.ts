@@ -175,7 +175,10 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         level: 'info',
         audiences: [],
         ...where,
-        message: `Channel ${q(id)} is spelled differently (${q(oc.address!)} to ${q(nc.address!)}, or its parameters' names or token types) but has the same subjects.`,
+        message:
+          oc.address === nc.address
+            ? `Channel ${q(id)} names other token types for its parameters, which denote the same tokens: it has the same subjects.`
+            : `Channel ${q(id)} is spelled differently (${q(oc.address!)} to ${q(nc.address!)}) but has the same subjects.`,
       })
     }
   }

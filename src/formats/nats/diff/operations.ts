@@ -7,7 +7,7 @@
  */
 import type { DiffAudience } from '../../../core/diff/types.js'
 import type { OperationModel } from '../model.js'
-import { sameLanguage } from './channels.js'
+import { dedupe, sameLanguage } from './channels.js'
 import { q, type Findings, type Version } from './context.js'
 import { ptr } from './source.js'
 
@@ -97,7 +97,7 @@ function compareOperation(f: Findings, op: OperationModel, now: OperationModel):
     f.add({
       rule: newReply ? 'operation-reply-added' : 'operation-reply-removed',
       level: 'breaking',
-      audiences,
+      audiences: dedupe([...operationAudiences(op, old), ...audiences]),
       old: ptr.operation(op.id),
       new: ptr.operation(now.id),
       message: newReply
@@ -134,7 +134,9 @@ function compareOperation(f: Findings, op: OperationModel, now: OperationModel):
         })
     }
   }
-  if (op.kind !== now.kind || op.api !== now.api) {
+  // A flipped action flips publish and subscribe with it: reported once, above.
+  const sameAction = op.action === now.action
+  if (sameAction && (op.kind !== now.kind || op.api !== now.api)) {
     f.add({
       rule: 'operation-delivery-changed',
       level: 'breaking',
@@ -144,7 +146,7 @@ function compareOperation(f: Findings, op: OperationModel, now: OperationModel):
       message: `Operation ${id} now ${now.kind === 'publish' ? 'publishes' : 'subscribes'} with ${now.api === 'core' ? 'Core NATS' : 'JetStream'} instead of ${op.api === 'core' ? 'Core NATS' : 'JetStream'}${now.api === 'jetstream' ? ' (a stream or consumer must exist, and confirmation or acknowledgment is required)' : ' (no storage confirmation or redelivery any more)'}.`,
       scope,
     })
-  } else {
+  } else if (sameAction) {
     if (op.stream !== now.stream) {
       f.add({
         rule: 'operation-stream-changed',
