@@ -16,15 +16,17 @@ import { dirname, join } from 'node:path'
 import type { DiffSide } from '../../../core/diff/types.js'
 import { parseYamlSource } from '../../../core/yaml-source.js'
 import { parseFilter, positions } from '../address.js'
+import { splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from '../document.js'
 import { patternIntersects, type Language, type PatternPosition } from '../languages.js'
 import type { NatsModel } from '../model.js'
-import { languageOf } from './channels.js'
+import { dedupe, languageOf } from './channels.js'
 import type { Draft, Version } from './context.js'
 import { q } from './context.js'
 
 const MAX_DOCUMENTS = 1000
 const MAX_DEPTH = 64
+const VIA_ORDER: ReadonlyArray<Affected['via']> = ['link', 'import', 'capture', 'consumer']
 
 export interface Affected {
   application: string
@@ -104,6 +106,7 @@ export async function bundleView(side: DiffSide<NatsModel>, selfDoc: unknown): P
     .filter((p): p is string => p !== undefined && APPLICATION_DOCUMENT_NAME.test(p))
     .slice(0, MAX_DOCUMENTS)
   let sawSelf = false
+  const artifacts = new Map<string, unknown>()
   for (const rel of paths) {
     const file = join(dir, ...rel.split('/'))
     if (file === side.file) {
@@ -121,14 +124,58 @@ export async function bundleView(side: DiffSide<NatsModel>, selfDoc: unknown): P
     }
     const profile = isObject(value) ? value['x-nats-contract'] : undefined
     const contract = isObject(profile) ? str(profile.contract) : undefined
-    if (contract !== undefined) index(view, contract, file, value, false)
+    if (contract !== undefined) index(view, contract, file, value, false, await artifactsOf(side, dir, profile, artifacts))
   }
   if (!sawSelf) index(view, side.model.contract.id, side.file, selfDoc, true)
   return view
 }
 
+/**
+ * The locked external artifacts (native stream and consumer configurations) an application's
+ * resources name, read once per bundle path through the side; keyed by bundle path.
+ */
+async function artifactsOf(side: DiffSide<NatsModel>, root: string, profile: unknown, cache: Map<string, unknown>): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>()
+  if (!isObject(profile)) return out
+  for (const section of ['streams', 'consumers']) {
+    const resources = profile[section]
+    if (!isObject(resources)) continue
+    for (const r of Object.values(resources)) {
+      const rel = isObject(r) && r.authority === 'external' && isObject(r.artifact) ? str(r.artifact.path) : undefined
+      if (rel === undefined || rel.split('/').some((part) => part === '..' || part === '') || out.has(rel)) continue
+      if (!cache.has(rel)) {
+        const text = await readSafe(side, join(root, ...rel.split('/')))
+        let value: unknown
+        try {
+          value = text === undefined ? undefined : parseYamlSource(rel, text).source.value
+        } catch {
+          value = undefined
+        }
+        cache.set(rel, value)
+      }
+      out.set(rel, cache.get(rel))
+    }
+  }
+  return out
+}
+
+/** A resource's configuration: its own, or its artifact's at its pointer. */
+function configOf(resource: Record<string, unknown>, artifacts: ReadonlyMap<string, unknown>): Record<string, unknown> | undefined {
+  if (isObject(resource.config)) return resource.config
+  const rel = isObject(resource.artifact) ? str(resource.artifact.path) : undefined
+  const pointer = str(resource.pointer)
+  if (rel === undefined || pointer === undefined) return undefined
+  let node = artifacts.get(rel)
+  for (const token of splitPointer(pointer)) {
+    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) node = node[Number(token)]
+    else if (isObject(node) && Object.hasOwn(node, token)) node = node[token]
+    else return undefined
+  }
+  return isObject(node) ? node : undefined
+}
+
 /** Indexes one application document: its links and import references by the end they name, its streams and consumers. */
-function index(view: BundleView, contract: string, file: string, doc: unknown, self: boolean): void {
+function index(view: BundleView, contract: string, file: string, doc: unknown, self: boolean, artifacts: ReadonlyMap<string, unknown> = new Map()): void {
   const profile = isObject(doc) && isObject(doc['x-nats-contract']) ? doc['x-nats-contract'] : {}
   const imports = new Map<string, string>()
   if (isObject(profile.imports))
@@ -178,7 +225,7 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
   const app: App = { contract, file, streams: [], consumers: [] }
   if (isObject(profile.streams))
     for (const [k, s] of Object.entries(profile.streams)) {
-      const config = isObject(s) && isObject(s.config) ? s.config : undefined
+      const config = isObject(s) ? configOf(s, artifacts) : undefined
       const subjects = Array.isArray(config?.subjects) ? config.subjects.map(pattern).filter((p): p is PatternPosition[] => p !== undefined) : []
       if (config) app.streams.push({ key: k, name: str(config.name) ?? k, subjects })
     }
@@ -186,7 +233,7 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
   if (isObject(profile.consumers))
     for (const [k, c] of Object.entries(profile.consumers)) {
       if (!isObject(c)) continue
-      const config = isObject(c.config) ? c.config : {}
+      const config = configOf(c, artifacts) ?? {}
       const operations = Object.keys(ops).filter((id) => {
         const op = ops[id]
         return isObject(op) && isObject(op.subscribe) && op.subscribe.consumer === k
@@ -251,7 +298,8 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
       seen.add(k)
       return true
     })
-    affected.sort((a, b) => (a.application < b.application ? -1 : a.application > b.application ? 1 : describe(a) < describe(b) ? -1 : 1))
+    const order = (a: Affected) => `${a.application}\u0000${VIA_ORDER.indexOf(a.via)}\u0000${describe(a)}`
+    affected.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
     const c = channel === undefined ? undefined : (next.channels.get(channel) ?? old.channels.get(channel))
     const subjects = c?.address ?? channel ?? operation ?? ''
     const inBundle = views.old.root !== undefined || views.next.root !== undefined
@@ -261,6 +309,7 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
         const kind = a.via === 'capture' ? 'deployment' : a.via === 'consumer' ? 'subscriber' : (a.kind ?? 'subscriber')
         d.audiences.push({ kind, name: `${a.application}:${a.operation ?? a.stream ?? ''}` })
       }
+      d.audiences = dedupe(d.audiences)
       d.message += ` In the bundle it affects ${affected.map(describe).join('; ')}.`
     } else if (inBundle) {
       d.message += ` No application of the bundle links, imports, captures or consumes it; it stays breaking for publishers and subscribers of ${q(subjects)} outside the bundle.`
