@@ -305,12 +305,15 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
     const inBundle = views.old.root !== undefined || views.next.root !== undefined
     d.data = { ...d.data, affected: affected.map(({ file: _file, kind: _kind, ...a }) => a), bundle: inBundle }
     if (affected.length > 0) {
+      // A reached party is an audience when it plays a role the finding breaks (a subscriber linked
+      // to a narrowed channel is reached, but what it receives only shrinks).
+      const broken = new Set(d.audiences.map((a) => a.kind))
       for (const a of affected) {
         const kind = a.via === 'capture' ? 'deployment' : a.via === 'consumer' ? 'subscriber' : (a.kind ?? 'subscriber')
-        d.audiences.push({ kind, name: `${a.application}:${a.operation ?? a.stream ?? ''}` })
+        if (broken.has(kind)) d.audiences.push({ kind, name: `${a.application}:${a.operation ?? a.stream ?? ''}` })
       }
       d.audiences = dedupe(d.audiences)
-      d.message += ` In the bundle it affects ${affected.map(describe).join('; ')}.`
+      d.message += ` In the bundle it reaches ${affected.map(describe).join('; ')}.`
     } else if (inBundle) {
       d.message += ` No application of the bundle links, imports, captures or consumes it; it stays breaking for publishers and subscribers of ${q(subjects)} outside the bundle.`
     } else {

@@ -1,0 +1,212 @@
+/**
+ * The NATS differ, rule by rule: each fixture pair (fixtures/diff/nats/<rule>/{old,new}) fires its
+ * rule with the level, audience and locations asserted, and the near edit (near.asyncapi.yaml)
+ * does not. Models come from compiling the fixture files; the differ reads the text through the side.
+ */
+import { readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ContractCompiler } from '../src/core/compile.js'
+import { SCHEMA_DIFF_RULES } from '../src/core/diff/schema-diff.js'
+import { levelFor, type SchemaEffect } from '../src/core/diff/schema-diff-types.js'
+import type { DiffFinding, DiffLevel, DiffSide } from '../src/core/diff/types.js'
+import { formats, natsFormat } from '../src/formats/index.js'
+import { natsDiffer } from '../src/formats/nats/diff/index.js'
+import type { NatsModel } from '../src/formats/nats/model.js'
+
+const FIXTURES = resolve(__dirname, '../fixtures/diff/nats')
+const compiler = new ContractCompiler({ formats })
+
+async function side(file: string): Promise<DiffSide<NatsModel>> {
+  const path = resolve(file)
+  const result = await compiler.model(path, natsFormat)
+  expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+  return { file: path, model: result.model!, read: (f) => readFile(f, 'utf8').catch(() => undefined) }
+}
+
+async function diff(old: string, next: string): Promise<DiffFinding[]> {
+  return natsDiffer.diff(await side(old), await side(next))
+}
+
+interface Case {
+  level: DiffLevel
+  /** An audience kind the finding names (none for info). */
+  audience?: string
+  old?: [number, number]
+  new?: [number, number]
+}
+
+// Lines and columns in the fixtures (generated from base.asyncapi.yaml by make-fixtures.py).
+const CASES: Record<string, Case> = {
+  'channel-removed': { level: 'breaking', audience: 'subscriber', old: [91, 5] },
+  'channel-renamed': { level: 'info', old: [91, 5], new: [91, 5] },
+  'channel-added': { level: 'info', new: [101, 5] },
+  'subject-narrowed': { level: 'breaking', audience: 'publisher', old: [70, 14], new: [70, 14] },
+  'subject-widened': { level: 'breaking', audience: 'subscriber', old: [70, 14], new: [70, 14] },
+  'subject-spelling-changed': { level: 'info', old: [70, 14], new: [70, 14] },
+  'subject-filter-removed': { level: 'breaking', audience: 'subscriber', old: [21, 19], new: [17, 7] },
+  'subject-filter-disjoint': { level: 'breaking', audience: 'subscriber', old: [21, 19], new: [21, 19] },
+  'subject-filter-changed': { level: 'info', old: [21, 19], new: [21, 19] },
+  'operation-removed': { level: 'breaking', audience: 'publisher', old: [110, 5] },
+  'operation-action-changed': { level: 'breaking', audience: 'subscriber', old: [110, 13], new: [110, 13] },
+  'operation-reply-removed': { level: 'breaking', audience: 'requester', old: [105, 5], new: [104, 5] },
+  'operation-reply-timeout-changed': { level: 'warning', audience: 'responder', old: [36, 85], new: [36, 85] },
+  'operation-delivery-changed': { level: 'breaking', audience: 'deployment', old: [31, 7], new: [31, 7] },
+  'message-added': { level: 'breaking', audience: 'subscriber', old: [82, 7], new: [85, 9] },
+  'message-removed': { level: 'breaking', audience: 'requester', old: [85, 9], new: [82, 7] },
+  'nats-stream-storage-changed': { level: 'breaking', audience: 'deployment', old: [46, 18], new: [46, 18] },
+  'nats-stream-retention-changed': { level: 'breaking', audience: 'deployment', old: [45, 20], new: [45, 20] },
+  'nats-stream-renamed': { level: 'breaking', audience: 'deployment', old: [43, 15], new: [43, 15] },
+  'nats-stream-limit-changed': { level: 'breaking', audience: 'deployment', old: [49, 19], new: [49, 19] },
+  'nats-stream-discard-changed': { level: 'breaking', audience: 'publisher', old: [51, 18], new: [51, 18] },
+  'nats-stream-subjects-narrowed': { level: 'breaking', audience: 'deployment', old: [44, 19], new: [44, 19] },
+  'nats-stream-replicas-changed': { level: 'warning', audience: 'deployment', old: [47, 23], new: [47, 23] },
+  'nats-stream-duplicate-window-changed': { level: 'warning', audience: 'deployment', old: [52, 27], new: [52, 27] },
+  'nats-consumer-policy-changed': { level: 'breaking', audience: 'subscriber', old: [61, 25], new: [61, 25] },
+  'nats-consumer-renamed': { level: 'breaking', audience: 'deployment', old: [58, 23], new: [58, 23] },
+  'nats-consumer-filter-changed': { level: 'breaking', audience: 'subscriber', old: [59, 25], new: [59, 25] },
+  'nats-consumer-limit-changed': { level: 'warning', audience: 'deployment', old: [63, 22], new: [63, 22] },
+  'nats-deployment-binding-changed': { level: 'breaking', audience: 'deployment', old: [9, 14], new: [9, 14] },
+  'nats-server-version-changed': { level: 'warning', audience: 'deployment', old: [10, 27], new: [10, 27] },
+  'nats-contract-id-changed': { level: 'breaking', audience: 'subscriber', old: [7, 13], new: [7, 13] },
+  'nats-section-changed': { level: 'warning', audience: 'deployment', old: [67, 12], new: [67, 12] },
+}
+
+describe('nats differ: one fixture pair per rule', () => {
+  for (const [rule, expected] of Object.entries(CASES)) {
+    it(`${rule} fires on the edit, with level, audience and locations, and not on the near edit`, async () => {
+      const folder = join(FIXTURES, rule)
+      const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+      const found = findings.filter((f) => f.rule === rule)
+      expect(found.length, JSON.stringify(findings, null, 1)).toBeGreaterThan(0)
+      const finding = found.find((f) => f.level === expected.level)!
+      expect(finding, JSON.stringify(found, null, 1)).toBeDefined()
+      if (expected.audience) expect(finding.audiences.map((a) => a.kind)).toContain(expected.audience)
+      else expect(finding.audiences).toEqual([])
+      if (expected.old) expect([finding.old?.line, finding.old?.column]).toEqual(expected.old)
+      else expect(finding.old).toBeUndefined()
+      if (expected.new) expect([finding.new?.line, finding.new?.column]).toEqual(expected.new)
+      else expect(finding.new).toBeUndefined()
+      for (const f of found) {
+        expect(f.old?.file ?? join(folder, 'old.asyncapi.yaml')).toBe(join(folder, 'old.asyncapi.yaml'))
+        expect(f.new?.file ?? join(folder, 'new.asyncapi.yaml')).toBe(join(folder, 'new.asyncapi.yaml'))
+        expect(f.message).toMatch(/\.$/)
+      }
+      const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
+      expect(near.filter((f) => f.rule === rule)).toEqual([])
+    })
+  }
+
+  it('declares every rule a finding carries, once', async () => {
+    const ids = natsDiffer.rules.map((r) => r.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const rule of Object.keys(CASES)) expect(ids).toContain(rule)
+    for (const r of natsDiffer.rules) {
+      expect(r.levels.length).toBeGreaterThan(0)
+      expect(r.example.old).not.toBe(r.example.new)
+      if (r.mirror && 'rule' in r.mirror) expect(ids).toContain(r.mirror.rule)
+    }
+  })
+
+  it('finds nothing between a document and itself, or when only info.version changed', async () => {
+    const base = join(FIXTURES, 'base.asyncapi.yaml')
+    expect(await diff(base, base)).toEqual([])
+    const folder = join(FIXTURES, 'nats-server-version-changed')
+    expect(await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))).toEqual([])
+  })
+
+  it('gives subject witnesses that are in one language and not the other', async () => {
+    const narrowed = (await diff(join(FIXTURES, 'subject-narrowed/old.asyncapi.yaml'), join(FIXTURES, 'subject-narrowed/new.asyncapi.yaml'))).find(
+      (f) => f.rule === 'subject-narrowed' && f.message.includes('"entryPosted"'),
+    )!
+    expect(narrowed.data?.witness).toBe('ledger.us.000000000000.posted')
+    const widened = (await diff(join(FIXTURES, 'subject-widened/old.asyncapi.yaml'), join(FIXTURES, 'subject-widened/new.asyncapi.yaml'))).find(
+      (f) => f.rule === 'subject-widened',
+    )!
+    expect(widened.data?.witness).toMatch(/^ledger\.(eu|us)\.[0-9a-f]{13,16}\.posted$/)
+  })
+
+  it('maps each payload schema change to the parties by direction (whatever the engine finds)', async () => {
+    const folder = join(FIXTURES, 'schema-changed')
+    const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+    const schemaRules = new Set(SCHEMA_DIFF_RULES.map((r) => r.id))
+    const found = findings.filter((f) => schemaRules.has(f.rule))
+    expect(found.length).toBeGreaterThan(0)
+    const receivers = new Set(['subscriber', 'responder', 'requester'])
+    for (const f of found) {
+      const effect = f.data?.effect as SchemaEffect
+      // entryPosted has a publisher (postEntry) and a subscriber (onEntryPosted): the level is the worse of the two.
+      const levels = [levelFor(effect, 'receives'), levelFor(effect, 'sends')]
+      const worst = levels.includes('breaking') ? 'breaking' : levels.includes('warning') ? 'warning' : 'info'
+      expect(f.level).toBe(worst)
+      if (effect === 'widens') expect(f.audiences.every((a) => receivers.has(a.kind) && !a.name?.startsWith('entryPosted:postEntry ('))).toBe(true)
+      expect(f.data?.channel).toBe('entryPosted')
+      // Located in the payload, which the message reaches through a reference into components.
+      expect(f.new!.pointer.startsWith('/components/messages/EntryPosted/payload')).toBe(true)
+      expect(f.new!.line).toBeGreaterThanOrEqual(113)
+    }
+    const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
+    expect(near.filter((f) => schemaRules.has(f.rule))).toEqual([])
+  })
+
+  it('sorts findings by new location, then old, then rule, without duplicates', async () => {
+    const folder = join(FIXTURES, 'subject-filter-disjoint')
+    const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+    expect(findings.map((f) => f.rule)).toEqual(['subject-filter-disjoint', 'subject-narrowed', 'subject-widened'])
+    expect(new Set(findings.map((f) => JSON.stringify(f))).size).toBe(findings.length)
+  })
+
+  it('says when a document is in no bundle', async () => {
+    const folder = join(FIXTURES, 'operation-removed')
+    const [finding] = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+    expect(finding!.message).toContain('in no bundle')
+    expect(finding!.data).toMatchObject({ affected: [], bundle: false })
+  })
+})
+
+describe('nats differ: a bundle of linked applications', () => {
+  const doc = (version: string, app: string) => join(FIXTURES, 'bundle', version, app, 'asyncapi', 'asyncapi.yaml')
+
+  it('names the linked application, stream and consumer a narrowed channel reaches', async () => {
+    const findings = await diff(doc('old', 'payments'), doc('new', 'payments'))
+    const narrowed = findings.find((f) => f.rule === 'subject-narrowed')!
+    expect(narrowed.level).toBe('breaking')
+    expect(narrowed.data?.witness).toBe('payments.us.pay-aaaa.captured')
+    expect(narrowed.data?.affected).toEqual([
+      { application: 'shipping', operation: 'onPaymentCaptured', via: 'link' },
+      { application: 'shipping', via: 'capture', stream: 'PAYMENTS' },
+      { application: 'shipping', via: 'consumer', stream: 'PAYMENTS', consumer: 'shipping-dispatch', operation: 'onPaymentCaptured' },
+    ])
+    expect(narrowed.message).toContain('"shipping": operation "onPaymentCaptured" (linked)')
+    // Narrowing breaks publishers: the linked subscriber is reached, not broken.
+    expect(narrowed.audiences).toEqual([{ kind: 'publisher', name: 'paymentCaptured:capturePayment' }])
+    expect([narrowed.new!.line, narrowed.new!.column]).toEqual([162, 14])
+  })
+
+  it('reports a breaking change no application of the bundle reaches as such, naming the subjects', async () => {
+    const findings = await diff(doc('old', 'payments'), doc('new', 'payments'))
+    const removed = findings.find((f) => f.rule === 'subject-filter-removed')!
+    expect(removed.level).toBe('breaking')
+    expect(removed.data).toMatchObject({ affected: [], bundle: true })
+    expect(removed.message).toContain('No application of the bundle links, imports, captures or consumes it')
+    expect(removed.message).toContain('"payments.refunds.{operationId}.vote.{peerId}" outside the bundle')
+  })
+
+  it('reads the bundle through the side, not the file system', async () => {
+    const old = await side(doc('old', 'payments'))
+    const next = await side(doc('new', 'payments'))
+    const seen: string[] = []
+    const hidden = (s: DiffSide<NatsModel>): DiffSide<NatsModel> => ({
+      ...s,
+      read: async (f) => {
+        seen.push(f)
+        // The other applications are not there for this side: only the document itself.
+        return f === s.file ? s.read(f) : undefined
+      },
+    })
+    const findings = await natsDiffer.diff(hidden(old), hidden(next))
+    const narrowed = findings.find((f) => f.rule === 'subject-narrowed')!
+    expect(narrowed.data).toMatchObject({ affected: [], bundle: false })
+    expect(seen).toContain(join(FIXTURES, 'bundle', 'new', 'payments', 'asyncapi', 'bundle.lock.json'))
+  })
+})
