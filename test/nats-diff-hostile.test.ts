@@ -3,7 +3,7 @@
  * oracle on small token domains (witnesses included), a 5,000-channel pair (every channel changed,
  * one finding each: linear), and names with odd characters (escaped in sentences, pointers escaped).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,7 +12,10 @@ import { ContractCompiler } from '../src/core/compile.js'
 import type { DiffSide } from '../src/core/diff/types.js'
 import { formats, natsFormat } from '../src/formats/index.js'
 import { natsDiffer } from '../src/formats/nats/diff/index.js'
+import { fromText } from '../src/formats/nats/diff/source.js'
 import { shapeOf, subjectsIncluded, tokenOutside } from '../src/formats/nats/diff/subject-inclusion.js'
+import { parseExactYaml } from '../src/core/yaml-source.js'
+import { joinPointer } from '../src/runtime/shared/json-pointer.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
 import { ALPHABETS, inDomain, type TokenType } from '../src/runtime/nats/tokens.js'
 
@@ -114,6 +117,28 @@ describe('subject inclusion against a brute-force oracle', () => {
   })
 })
 
+describe('locations', () => {
+  it('puts every node of the fixtures where the exact YAML path does (the scalar scan included)', () => {
+    const files = ['base.asyncapi.yaml', 'bundle/old/payments/asyncapi/asyncapi.yaml', 'bundle/old/shipping/asyncapi/asyncapi.yaml']
+    let compared = 0
+    for (const rel of files) {
+      const file = join(__dirname, '../fixtures/diff/nats', rel)
+      const text = readFileSync(file, 'utf8')
+      const exact = parseExactYaml(file, text).source
+      const doc = fromText(file, text)
+      const walk = (node: unknown, pointer: string) => {
+        const { line, column } = exact.locate(pointer)
+        expect([pointer, doc.at(pointer).line, doc.at(pointer).column]).toEqual([pointer, line, column])
+        compared++
+        if (Array.isArray(node)) node.forEach((item, i) => walk(item, joinPointer(pointer, i)))
+        else if (node !== null && typeof node === 'object') for (const [k, v] of Object.entries(node)) walk(v, joinPointer(pointer, k))
+      }
+      walk(exact.value, '')
+    }
+    expect(compared).toBeGreaterThan(1000)
+  })
+})
+
 describe('hostile documents', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nats-diff-'))
 
@@ -200,6 +225,7 @@ describe('hostile documents', () => {
     expect(widened.new!.pointer).toBe('/channels/we~1ird~0"id\u0007é/address')
     expect([widened.new!.line, widened.new!.column]).toEqual([17, 14])
     expect(findings.some((f) => f.data?.message === 'm\u001b[31mred')).toBe(true)
-    for (const f of findings) expect(f.message).not.toMatch(/[\u0000-\u001f\u007f]/)
+    const control = (text: string) => [...text].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127)
+    for (const f of findings) expect(control(f.message)).toBe(false)
   })
 })
