@@ -70,6 +70,15 @@ const CASES: Record<string, Case> = {
   'nats-server-version-changed': { level: 'warning', audience: 'deployment', old: [10, 27], new: [10, 27] },
   'nats-contract-id-changed': { level: 'breaking', audience: 'subscriber', old: [7, 13], new: [7, 13] },
   'nats-section-changed': { level: 'warning', audience: 'deployment', old: [67, 12], new: [67, 12] },
+  'operation-reply-added': { level: 'breaking', audience: 'responder', old: [104, 5], new: [105, 5] },
+  'operation-message-removed': { level: 'breaking', audience: 'publisher', old: [110, 5], new: [112, 15] },
+  'operation-message-added': { level: 'breaking', audience: 'subscriber', old: [105, 5], new: [105, 5] },
+  'operation-channel-changed': { level: 'breaking', audience: 'subscriber', old: [111, 14], new: [111, 14] },
+  'operation-consumer-changed': { level: 'breaking', audience: 'deployment', old: [33, 46], new: [33, 46] },
+  'nats-consumer-added': { level: 'info', new: [55, 7] },
+  'nats-consumer-removed': { level: 'breaking', audience: 'deployment', old: [55, 7] },
+  'nats-stream-subjects-widened': { level: 'info', old: [44, 19], new: [44, 19] },
+  'nats-consumer-filter-disjoint': { level: 'breaking', audience: 'subscriber', old: [59, 25], new: [70, 14] },
 }
 
 describe('nats differ: one fixture pair per rule', () => {
