@@ -201,6 +201,18 @@ describe('nats differ: a bundle of linked applications', () => {
     expect(removed.message).toContain('"payments.refunds.{operationId}.vote.{peerId}" outside the bundle')
   })
 
+  it('from the subscriber side: a narrowed channel breaks the linked publisher, and the import moved', async () => {
+    const findings = await diff(doc('old', 'shipping'), doc('new', 'shipping'))
+    const imported = findings.find((f) => f.rule === 'nats-import-changed')!
+    expect(imported.level).toBe('warning')
+    expect(imported.audiences.map((a) => a.kind)).toEqual(['deployment'])
+    expect([imported.old!.pointer, imported.old!.line, imported.old!.column]).toEqual(['/x-nats-contract/imports/payments', 10, 15])
+    const narrowed = findings.find((f) => f.rule === 'subject-narrowed')!
+    expect(narrowed.data?.affected).toContainEqual({ application: 'payments', operation: 'capturePayment', via: 'link' })
+    // The linked publisher plays the role narrowing breaks: it is an audience.
+    expect(narrowed.audiences).toContainEqual({ kind: 'publisher', name: 'payments:capturePayment' })
+  })
+
   it('reads the bundle through the side, not the file system', async () => {
     const old = await side(doc('old', 'payments'))
     const next = await side(doc('new', 'payments'))
