@@ -3,7 +3,10 @@
  * rule with the level, audience and locations asserted, and the near edit (near.asyncapi.yaml)
  * does not. Models come from compiling the fixture files; the differ reads the text through the side.
  */
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ContractCompiler } from '../src/core/compile.js'
@@ -156,6 +159,62 @@ describe('nats differ: one fixture pair per rule', () => {
     }
     const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
     expect(near.filter((f) => schemaRules.has(f.rule))).toEqual([])
+  })
+
+  it('compares a payload whose schema lies in a locked file by that file, located at the payload', async () => {
+    const make = (version: string, schema: object) => {
+      const root = mkdtempSync(join(tmpdir(), `nats-diff-ref-${version}-`))
+      mkdirSync(join(root, 'app', 'schemas'), { recursive: true })
+      const docText = [
+        'asyncapi: 3.1.0',
+        'info: { title: Refs, version: 1.0.0 }',
+        'x-nats-contract:',
+        '  version: 0.2.0-draft',
+        '  contract: refs',
+        '  deployment: { binding: refs-prod, minimumServerVersion: 2.11.0 }',
+        '  tokenTypes:',
+        '    region: { kind: enum, values: [eu, us] }',
+        '  channels:',
+        '    happened: { parameters: { region: region } }',
+        '  operations:',
+        '    announce: { publish: { api: core, confirmation: none } }',
+        'channels:',
+        '  happened:',
+        '    address: refs.{region}.happened',
+        '    parameters: { region: {} }',
+        '    messages:',
+        '      event:',
+        "        payload: { $ref: 'schemas/event.json' }",
+        'operations:',
+        "  announce: { action: send, channel: { $ref: '#/channels/happened' } }",
+        '',
+      ].join('\n')
+      const schemaText = JSON.stringify(schema)
+      writeFileSync(join(root, 'app', 'refs.asyncapi.yaml'), docText)
+      writeFileSync(join(root, 'app', 'schemas', 'event.json'), schemaText)
+      const sha = (text: string) => createHash('sha256').update(text).digest('hex')
+      const lock = {
+        entries: [
+          { path: 'app/refs.asyncapi.yaml', sha256: sha(docText) },
+          { path: 'app/schemas/event.json', sha256: sha(schemaText) },
+        ],
+      }
+      writeFileSync(join(root, 'bundle.lock.json'), JSON.stringify(lock))
+      return join(root, 'app', 'refs.asyncapi.yaml')
+    }
+    const oldFile = make('old', { type: 'object', properties: { n: { type: 'integer' } } })
+    const newFile = make('new', { type: 'object', properties: { n: { type: 'string' } } })
+    const findings = await diff(oldFile, newFile)
+    const schemaRules = new Set(SCHEMA_DIFF_RULES.map((r) => r.id))
+    const found = findings.filter((f) => schemaRules.has(f.rule))
+    expect(found.length).toBeGreaterThan(0)
+    for (const f of found) {
+      expect(f.new!.pointer).toBe('/channels/happened/messages/event/payload')
+      expect([f.new!.line, f.new!.column]).toEqual([19, 18])
+      expect(f.audiences.length).toBeGreaterThan(0)
+    }
+    // The same file content in both versions: nothing to report.
+    expect((await diff(oldFile, make('same', { type: 'object', properties: { n: { type: 'integer' } } }))).filter((f) => schemaRules.has(f.rule))).toEqual([])
   })
 
   it('sorts findings by new location, then old, then rule, without duplicates', async () => {

@@ -9,7 +9,7 @@
 import type { DiffAudience, DiffLevel } from '../../../core/diff/types.js'
 import { diffSchemas } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaSide } from '../../../core/diff/schema-diff-types.js'
-import { joinPointer, splitPointer } from '../../../runtime/shared/json-pointer.js'
+import { joinPointer, splitPointer, unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel, OperationModel } from '../model.js'
@@ -148,13 +148,85 @@ function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void 
   }
 }
 
+/**
+ * Does the schema at `pointer` reach a `$ref` into another file (following the document's own
+ * references, each pointer once)? Such a payload is compared as the model holds it: with the
+ * locked files' schemas brought in as components (message-schemas.ts), so the engine resolves
+ * every reference without reading a file. O(the schemas reached).
+ */
+function reachesOtherFile(doc: unknown, pointer: string): boolean {
+  const seen = new Set<string>()
+  const pending = [pointer]
+  let budget = 100_000
+  while (pending.length > 0) {
+    const at = pending.pop()!
+    if (seen.has(at)) continue
+    seen.add(at)
+    const stack: unknown[] = [valueAt(doc, at)]
+    while (stack.length > 0) {
+      if (--budget < 0) return true
+      const node = stack.pop()
+      if (Array.isArray(node)) stack.push(...node)
+      else if (isObject(node)) {
+        if (typeof node.$ref === 'string') {
+          const local = localPointer(node.$ref)
+          if (local === undefined) return true
+          pending.push(local)
+        }
+        for (const value of Object.values(node)) if (value !== null && typeof value === 'object') stack.push(value)
+      }
+    }
+  }
+  return false
+}
+
+/**
+ * The payload as the model holds it (references into locked files made local as components),
+ * with each reference that is alone in its object replaced by the schema it names, except on a
+ * cycle (a recursive schema keeps its reference) or past INLINE_BUDGET nodes: the engine sees the
+ * locked files' content whether or not it resolves references itself.
+ */
+function modelSide(v: Version, channel: string, name: string): SchemaSide {
+  const payload = v.channels.get(channel)?.messages.find((m) => m.name === name)?.payload ?? {}
+  const components = v.model.schemas
+  let budget = INLINE_BUDGET
+  const inline = (node: unknown, path: ReadonlySet<string>): unknown => {
+    if (--budget < 0) return node
+    if (Array.isArray(node)) return node.map((item) => inline(item, path))
+    if (!isObject(node)) return node
+    const ref = typeof node.$ref === 'string' && Object.keys(node).length === 1 ? node.$ref : undefined
+    const target = ref?.startsWith(COMPONENT) ? unescapeToken(ref.slice(COMPONENT.length)) : undefined
+    if (target !== undefined && !target.includes('/') && Object.hasOwn(components, target) && !path.has(target))
+      return inline(components[target], new Set([...path, target]))
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) out[key] = inline(value, path)
+    return out
+  }
+  const document = { components: { schemas: components }, payload: inline(payload, new Set()) }
+  return {
+    file: v.doc.file,
+    document,
+    pointer: '/payload',
+    resolve(ref) {
+      const local = localPointer(ref)
+      return local === undefined || valueAt(document, local) === undefined ? undefined : { file: v.doc.file, document, pointer: local }
+    },
+  }
+}
+
+const COMPONENT = '#/components/schemas/'
+const INLINE_BUDGET = 50_000
+
 function compareMessage(f: Findings, channel: string, name: string): void {
   const { old, next } = f
   const oldAt = payloadPointer(old.doc.value, messagePointer(old.doc.value, channel, name))
   const newAt = payloadPointer(next.doc.value, messagePointer(next.doc.value, channel, name))
+  const fromModel = reachesOtherFile(old.doc.value, oldAt) || reachesOtherFile(next.doc.value, newAt)
   let changes: ReturnType<typeof diffSchemas>
   try {
-    changes = diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
+    changes = fromModel
+      ? diffSchemas(modelSide(old, channel, name), modelSide(next, channel, name))
+      : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
   } catch {
     changes = [
       {
@@ -174,8 +246,9 @@ function compareMessage(f: Findings, channel: string, name: string): void {
       rule: change.rule,
       level: hit.level,
       audiences: hit.audiences,
-      old: change.old && change.old.file === old.doc.file ? change.old.pointer : oldAt,
-      new: change.new && change.new.file === next.doc.file ? change.new.pointer : newAt,
+      // A change found in the model's copy is located at the payload in the document.
+      old: !fromModel && change.old && change.old.file === old.doc.file ? change.old.pointer : oldAt,
+      new: !fromModel && change.new && change.new.file === next.doc.file ? change.new.pointer : newAt,
       message: `Message ${q(name)} of channel ${q(channel)}: ${change.message}`,
       data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), channel, message: name },
       scope: { channel, in: 'new' },
