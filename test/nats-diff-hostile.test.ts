@@ -139,6 +139,60 @@ describe('locations', () => {
   })
 })
 
+describe('bundle impact through an in-memory bundle', () => {
+  it('finds import references, captures and consumers, and never reads outside the bundle', async () => {
+    const folder = join(__dirname, '../fixtures/diff/nats/subject-narrowed')
+    const other = [
+      'asyncapi: 3.1.0',
+      'info: { title: Audit, version: 1.0.0 }',
+      'x-nats-contract:',
+      '  contract: audit',
+      '  imports:',
+      '    led: { contract: ledger, version: 2.0.0, path: old.asyncapi.yaml, sha256: "0000" }',
+      '  interactions:',
+      '    review: { receiverOperation: { contract: led, operation: postEntry } }',
+      '  operations:',
+      '    onUs: { subscribe: { api: jetstream, consumer: usOnly } }',
+      '  streams:',
+      '    mirror: { authority: contract, config: { name: AUDIT_LEDGER, subjects: [ledger.*.>] } }',
+      '  consumers:',
+      '    usOnly: { stream: mirror, authority: contract, config: { durable_name: us-only, filter_subject: ledger.us.> } }',
+    ].join('\n')
+    const lock = JSON.stringify({
+      entries: [
+        { path: 'old.asyncapi.yaml' },
+        { path: 'audit/asyncapi.yaml' },
+        { path: '../escape/asyncapi.yaml' },
+        { path: '/etc/asyncapi.yaml' },
+        { path: 'a\\b/asyncapi.yaml' },
+      ],
+    })
+    const asked: string[] = []
+    const inMemory = async (file: string): Promise<DiffSide<NatsModel>> => {
+      const real = await side(file)
+      return {
+        ...real,
+        read: async (f) => {
+          asked.push(f)
+          if (f === join(folder, 'bundle.lock.json')) return lock
+          if (f === join(folder, 'audit', 'asyncapi.yaml')) return other
+          return f === file ? readFile(f, 'utf8') : undefined
+        },
+      }
+    }
+    const findings = await natsDiffer.diff(await inMemory(join(folder, 'old.asyncapi.yaml')), await inMemory(join(folder, 'new.asyncapi.yaml')))
+    const narrowed = findings.find((f) => f.rule === 'subject-narrowed' && f.message.includes('"entryPosted"'))!
+    expect(narrowed.data?.affected).toEqual([
+      { application: 'audit', via: 'import' },
+      { application: 'audit', via: 'capture', stream: 'AUDIT_LEDGER' },
+      { application: 'audit', via: 'consumer', stream: 'AUDIT_LEDGER', consumer: 'us-only', operation: 'onUs' },
+    ])
+    expect(narrowed.message).toContain('"audit": stream "AUDIT_LEDGER" (captures the subjects)')
+    expect(asked.every((f) => f.startsWith(folder) || !f.endsWith('asyncapi.yaml'))).toBe(true)
+    expect(asked.some((f) => f.includes('escape') || f.startsWith('/etc'))).toBe(false)
+  })
+})
+
 describe('hostile documents', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nats-diff-'))
 

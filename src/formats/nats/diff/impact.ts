@@ -60,6 +60,7 @@ export interface BundleView {
   ends: Map<string, Affected[]>
 }
 
+const plainPath = (rel: string) => !rel.startsWith('/') && !rel.includes('\\') && rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..')
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
 const key = (contract: string, operation: string) => `${contract}\u0000${operation}`
 
@@ -103,7 +104,8 @@ export async function bundleView(side: DiffSide<NatsModel>, selfDoc: unknown): P
   }
   const paths = (Array.isArray(entries) ? entries : [])
     .map((e) => (isObject(e) ? str(e.path) : undefined))
-    .filter((p): p is string => p !== undefined && APPLICATION_DOCUMENT_NAME.test(p))
+    // A plain relative path inside the bundle only (the lock was checked when the bundle compiled; this reads it again, possibly from git).
+    .filter((p): p is string => p !== undefined && APPLICATION_DOCUMENT_NAME.test(p) && plainPath(p))
     .slice(0, MAX_DOCUMENTS)
   let sawSelf = false
   const artifacts = new Map<string, unknown>()
@@ -142,7 +144,7 @@ async function artifactsOf(side: DiffSide<NatsModel>, root: string, profile: unk
     if (!isObject(resources)) continue
     for (const r of Object.values(resources)) {
       const rel = isObject(r) && r.authority === 'external' && isObject(r.artifact) ? str(r.artifact.path) : undefined
-      if (rel === undefined || rel.split('/').some((part) => part === '..' || part === '') || out.has(rel)) continue
+      if (rel === undefined || !plainPath(rel) || out.has(rel)) continue
       if (!cache.has(rel)) {
         const text = await readSafe(side, join(root, ...rel.split('/')))
         let value: unknown
