@@ -82,6 +82,10 @@ const CASES: Record<string, Case> = {
   'nats-consumer-removed': { level: 'breaking', audience: 'deployment', old: [55, 7] },
   'nats-stream-subjects-widened': { level: 'info', old: [44, 19], new: [44, 19] },
   'nats-consumer-filter-disjoint': { level: 'breaking', audience: 'subscriber', old: [59, 25], new: [70, 14] },
+  'nats-stream-added': { level: 'info', new: [41, 7] },
+  'nats-stream-removed': { level: 'breaking', audience: 'deployment', old: [41, 7] },
+  'operation-queue-changed': { level: 'warning', audience: 'subscriber', old: [110, 5], new: [110, 5] },
+  'channel-address-changed': { level: 'breaking', audience: 'requester', old: [87, 5], new: [88, 5] },
 }
 
 describe('nats differ: one fixture pair per rule', () => {
