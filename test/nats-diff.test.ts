@@ -221,6 +221,22 @@ describe('nats differ: one fixture pair per rule', () => {
     expect((await diff(oldFile, make('same', { type: 'object', properties: { n: { type: 'integer' } } }))).filter((f) => schemaRules.has(f.rule))).toEqual([])
   })
 
+  it("compares a renamed channel's messages across the rename", async () => {
+    const folder = join(FIXTURES, 'channel-renamed-payload')
+    const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+    expect(findings.map((f) => f.rule)).toContain('channel-renamed')
+    const schemaRules = new Set(SCHEMA_DIFF_RULES.map((r) => r.id))
+    const changed = findings.filter((f) => schemaRules.has(f.rule))
+    expect(changed.length).toBeGreaterThan(0)
+    for (const f of changed) {
+      expect(f.old!.pointer.startsWith('/channels/auditTrail/messages/audit/payload')).toBe(true)
+      expect(f.new!.pointer.startsWith('/channels/auditLog/messages/audit/payload')).toBe(true)
+      expect(f.data?.channel).toBe('auditLog')
+    }
+    const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
+    expect(near.map((f) => f.rule)).toEqual(['channel-renamed'])
+  })
+
   it('sorts findings by new location, then old, then rule, without duplicates', async () => {
     const folder = join(FIXTURES, 'subject-filter-disjoint')
     const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))

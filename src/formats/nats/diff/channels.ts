@@ -57,6 +57,8 @@ export function diffChannels(f: Findings): void {
   for (const c of removed) {
     const to = renamed.get(c)
     if (to) {
+      f.renamed.set(c.id, to.id)
+      compareFilters(f, c, to)
       f.add({
         rule: 'channel-renamed',
         level: 'info',
@@ -191,10 +193,11 @@ function compareFilters(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
   const language = languageOf(next, nc)
   const newTypes = typesOf(next, nc)
   const oldTypes = typesOf(old, oc)
-  const receivers = () => dedupe(audiencesOf([...partiesOf(old, id), ...partiesOf(next, id)], 'receives', id))
+  const receivers = () => dedupe(audiencesOf([...partiesOf(old, oc.id), ...partiesOf(next, id)], 'receives', id))
   for (const filter of oc.filters) {
     const now = nc.filters.find((x) => x.name === filter.name)
-    const at = ptr.profile('channels', id, 'filters', filter.name)
+    const at = ptr.profile('channels', oc.id, 'filters', filter.name)
+    const nowAt = ptr.profile('channels', id, 'filters', filter.name)
     if (!now) {
       f.add({
         rule: 'subject-filter-removed',
@@ -216,7 +219,7 @@ function compareFilters(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         level: 'breaking',
         audiences: receivers(),
         old: at,
-        new: now ? at : addressPointer(nc),
+        new: now ? nowAt : addressPointer(nc),
         message: `Filter ${q(filter.name)} (${q(filter.template)}) no longer matches any subject of channel ${q(id)} (${q(nc.address ?? '')}): subscriptions made with it receive nothing.`,
         scope: { channel: id, in: 'new' },
       })
@@ -226,7 +229,7 @@ function compareFilters(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         level: 'info',
         audiences: [],
         old: at,
-        new: at,
+        new: nowAt,
         message: `Filter ${q(filter.name)} of channel ${q(id)} changed from ${q(filter.template)} to ${q(now.template)}; the old template still matches subjects of the channel.`,
       })
     }

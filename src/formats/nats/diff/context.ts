@@ -70,6 +70,8 @@ export interface Draft {
 
 export class Findings {
   readonly drafts: Draft[] = []
+  /** Channels renamed (old id to new id, equal subjects), set by channels.ts: their messages and filters are compared as one channel's. */
+  readonly renamed = new Map<string, string>()
   constructor(
     readonly old: Version,
     readonly next: Version,

@@ -102,7 +102,9 @@ export function diffPayloads(f: Findings): void {
   const { old, next } = f
   for (const oc of old.model.channels) {
     const nc = next.channels.get(oc.id)
-    if (nc) compareMessages(f, oc, nc)
+    const renamed = f.renamed.get(oc.id)
+    const pair = nc ?? (renamed === undefined ? undefined : next.channels.get(renamed))
+    if (pair) compareMessages(f, oc, pair)
   }
   for (const op of old.model.operations) {
     const now = next.operations.get(op.id)
@@ -113,17 +115,18 @@ export function diffPayloads(f: Findings): void {
 function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
   const { old, next } = f
   const id = nc.id
+  const was = oc.id
   const names = new Set(nc.messages.map((m) => m.name))
   const oldNames = new Set(oc.messages.map((m) => m.name))
   for (const m of oc.messages) {
     if (names.has(m.name)) continue
-    const parties = dedupeParties([...partiesFor(old, id, m.name), ...partiesFor(next, id, m.name)])
+    const parties = dedupeParties([...partiesFor(old, was, m.name), ...partiesFor(next, id, m.name)])
     const hit = strongest(parties, (p) => (p.role === 'sends' ? 'breaking' : 'info'), id)
     f.add({
       rule: 'message-removed',
       level: hit.level,
       audiences: hit.audiences,
-      old: ptr.of('channels', id, 'messages', m.name),
+      old: ptr.of('channels', was, 'messages', m.name),
       new: ptr.of('channels', id, 'messages'),
       message: `Message ${q(m.name)} was removed from channel ${q(id)}: whoever sends it is refused.`,
       scope: { channel: id, in: 'new' },
@@ -131,16 +134,16 @@ function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void 
   }
   for (const m of nc.messages) {
     if (oldNames.has(m.name)) {
-      compareMessage(f, id, m.name)
+      compareMessage(f, was, id, m.name)
       continue
     }
-    const parties = dedupeParties([...partiesFor(old, id, m.name), ...partiesFor(next, id, m.name)])
+    const parties = dedupeParties([...partiesFor(old, was, m.name), ...partiesFor(next, id, m.name)])
     const hit = strongest(parties, (p) => (p.role === 'receives' ? 'breaking' : 'info'), id)
     f.add({
       rule: 'message-added',
       level: hit.level,
       audiences: hit.audiences,
-      old: ptr.of('channels', id, 'messages'),
+      old: ptr.of('channels', was, 'messages'),
       new: ptr.of('channels', id, 'messages', m.name),
       message: `Message ${q(m.name)} was added to channel ${q(id)}: receivers that know only the old messages meet one they cannot read.`,
       scope: { channel: id, in: 'new' },
@@ -217,16 +220,15 @@ function modelSide(v: Version, channel: string, name: string): SchemaSide {
 const COMPONENT = '#/components/schemas/'
 const INLINE_BUDGET = 50_000
 
-function compareMessage(f: Findings, channel: string, name: string): void {
+/** A message both versions have, on channel `was` (old) and `channel` (new: the same id, or its rename). */
+function compareMessage(f: Findings, was: string, channel: string, name: string): void {
   const { old, next } = f
-  const oldAt = payloadPointer(old.doc.value, messagePointer(old.doc.value, channel, name))
+  const oldAt = payloadPointer(old.doc.value, messagePointer(old.doc.value, was, name))
   const newAt = payloadPointer(next.doc.value, messagePointer(next.doc.value, channel, name))
   const fromModel = reachesOtherFile(old.doc.value, oldAt) || reachesOtherFile(next.doc.value, newAt)
   let changes: ReturnType<typeof diffSchemas>
   try {
-    changes = fromModel
-      ? diffSchemas(modelSide(old, channel, name), modelSide(next, channel, name))
-      : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
+    changes = fromModel ? diffSchemas(modelSide(old, was, name), modelSide(next, channel, name)) : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
   } catch {
     changes = [
       {
@@ -239,7 +241,7 @@ function compareMessage(f: Findings, channel: string, name: string): void {
     ]
   }
   if (changes.length === 0) return
-  const parties = dedupeParties([...partiesFor(old, channel, name), ...partiesFor(next, channel, name)])
+  const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
   for (const change of changes) {
     const hit = strongest(parties, (p) => levelFor(change.effect, p.role), channel)
     f.add({
