@@ -86,6 +86,8 @@ const CASES: Record<string, Case> = {
   'nats-stream-removed': { level: 'breaking', audience: 'deployment', old: [41, 7] },
   'operation-queue-changed': { level: 'warning', audience: 'subscriber', old: [110, 5], new: [110, 5] },
   'channel-address-changed': { level: 'breaking', audience: 'requester', old: [87, 5], new: [88, 5] },
+  'operation-added': { level: 'info', new: [115, 5] },
+  'operation-reply-channel-changed': { level: 'warning', audience: 'requester', old: [112, 7], new: [112, 7] },
 }
 
 describe('nats differ: one fixture pair per rule', () => {

@@ -121,7 +121,12 @@ function compareOperation(f: Findings, op: OperationModel, now: OperationModel):
     if (op.requestReply.replyChannel !== now.requestReply.replyChannel) {
       const oc = op.requestReply.replyChannel === undefined ? undefined : old.channels.get(op.requestReply.replyChannel)
       const nc = now.requestReply.replyChannel === undefined ? undefined : next.channels.get(now.requestReply.replyChannel)
-      const same = oc !== undefined && nc !== undefined && sameLanguage(old, oc, next, nc)
+      // Reply channels have no address (a native inbox): what tells them apart is what they carry.
+      const same =
+        oc !== undefined &&
+        nc !== undefined &&
+        sameLanguage(old, oc, next, nc) &&
+        JSON.stringify(oc.messages.map((m) => [m.name, m.payload])) === JSON.stringify(nc.messages.map((m) => [m.name, m.payload]))
       if (!same)
         f.add({
           rule: 'operation-reply-channel-changed',
@@ -129,7 +134,7 @@ function compareOperation(f: Findings, op: OperationModel, now: OperationModel):
           audiences,
           old: ptr.of('operations', op.id, 'reply'),
           new: ptr.of('operations', now.id, 'reply'),
-          message: `Operation ${id} replies on channel ${q(now.requestReply.replyChannel ?? '')} instead of ${q(op.requestReply.replyChannel ?? '')}: the reply messages are compared there.`,
+          message: `Operation ${id} takes its reply on channel ${q(now.requestReply.replyChannel ?? '')} instead of ${q(op.requestReply.replyChannel ?? '')}, which carries other messages: responders answering with the old ones may no longer be understood.`,
           scope,
         })
     }
