@@ -193,6 +193,36 @@ describe('bundle impact through an in-memory bundle', () => {
   })
 })
 
+describe('bundle impact of a stream change', () => {
+  it("names the other applications' consumers of a stream whose change the server refuses", async () => {
+    const folder = join(__dirname, '../fixtures/diff/nats/nats-stream-storage-changed')
+    const other = [
+      'x-nats-contract:',
+      '  contract: audit',
+      '  operations:',
+      '    onLedger: { subscribe: { api: jetstream, consumer: tail } }',
+      '  streams:',
+      '    shared: { authority: external, config: { name: LEDGER, subjects: [ledger.eu.>] } }',
+      '  consumers:',
+      '    tail: { stream: shared, authority: contract, config: { durable_name: audit-tail, filter_subject: ledger.eu.> } }',
+    ].join('\n')
+    const lock = JSON.stringify({ entries: [{ path: 'old.asyncapi.yaml' }, { path: 'new.asyncapi.yaml' }, { path: 'audit/asyncapi.yaml' }] })
+    const inMemory = async (file: string): Promise<DiffSide<NatsModel>> => {
+      const real = await side(file)
+      return {
+        ...real,
+        read: async (f) =>
+          f === join(folder, 'bundle.lock.json') ? lock : f === join(folder, 'audit', 'asyncapi.yaml') ? other : f === file ? readFile(f, 'utf8') : undefined,
+      }
+    }
+    const findings = await natsDiffer.diff(await inMemory(join(folder, 'old.asyncapi.yaml')), await inMemory(join(folder, 'new.asyncapi.yaml')))
+    const storage = findings.find((f) => f.rule === 'nats-stream-storage-changed')!
+    expect(storage.data?.affected).toEqual([{ application: 'audit', via: 'consumer', stream: 'LEDGER', consumer: 'audit-tail', operation: 'onLedger' }])
+    expect(storage.audiences).toContainEqual({ kind: 'subscriber', name: 'audit:onLedger' })
+    expect(storage.message).toContain('consumer "audit-tail" of stream "LEDGER" read by "onLedger"')
+  })
+})
+
 describe('hostile documents', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nats-diff-'))
 

@@ -52,6 +52,8 @@ export interface Scope {
   /** The channel (in the old version when it was removed, else the new one). */
   channel?: string
   operation?: string
+  /** A stream's name on the server (as deployed: the old one): other applications' consumers of it are reached. */
+  stream?: string
   /** Which version's ids these are. */
   in: 'old' | 'new'
 }

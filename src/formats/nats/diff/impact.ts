@@ -245,9 +245,23 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
   view.apps.push(app)
 }
 
-/** The parties of the bundle a finding's channel or operation reaches, in one version. */
-function affectedIn(v: Version, view: BundleView, channel: string | undefined, operation: string | undefined): Affected[] {
+/** The parties of the bundle a finding's channel, operation or stream reaches, in one version. */
+function affectedIn(v: Version, view: BundleView, channel: string | undefined, operation: string | undefined, streamName?: string): Affected[] {
   const out: Affected[] = []
+  if (streamName !== undefined)
+    for (const app of view.apps) {
+      if (app.contract === v.model.contract.id) continue
+      for (const stream of app.streams) {
+        if (stream.name !== streamName) continue
+        for (const consumer of app.consumers) {
+          if (consumer.stream !== stream.key) continue
+          if (consumer.operations.length === 0)
+            out.push({ application: app.contract, via: 'consumer', stream: stream.name, consumer: consumer.durable, file: app.file })
+          for (const o of consumer.operations)
+            out.push({ application: app.contract, via: 'consumer', stream: stream.name, consumer: consumer.durable, operation: o, file: app.file })
+        }
+      }
+    }
   const self = v.model.contract.id
   const ops = operation !== undefined ? [operation] : channel !== undefined ? (v.byChannel.get(channel) ?? []).map((o) => o.id) : []
   for (const op of ops) {
@@ -291,8 +305,8 @@ function describe(a: Affected): string {
 export function attachImpact(drafts: Draft[], old: Version, next: Version, views: { old: BundleView; next: BundleView }): void {
   for (const d of drafts) {
     if (d.level !== 'breaking' || d.scope === undefined) continue
-    const { channel, operation } = d.scope
-    const found = [...affectedIn(old, views.old, channel, operation), ...affectedIn(next, views.next, channel, operation)]
+    const { channel, operation, stream } = d.scope
+    const found = [...affectedIn(old, views.old, channel, operation, stream), ...affectedIn(next, views.next, channel, operation, stream)]
     const seen = new Set<string>()
     const affected = found.filter((a) => {
       const k = JSON.stringify([a.application, a.via, a.operation, a.stream, a.consumer])
@@ -303,7 +317,7 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
     const order = (a: Affected) => `${a.application}\u0000${VIA_ORDER.indexOf(a.via)}\u0000${describe(a)}`
     affected.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
     const c = channel === undefined ? undefined : (next.channels.get(channel) ?? old.channels.get(channel))
-    const subjects = c?.address ?? channel ?? operation ?? ''
+    const subjects = c?.address ?? channel ?? operation ?? stream ?? ''
     const inBundle = views.old.root !== undefined || views.next.root !== undefined
     d.data = { ...d.data, affected: affected.map(({ file: _file, kind: _kind, ...a }) => a), bundle: inBundle }
     if (affected.length > 0) {
@@ -312,10 +326,15 @@ export function attachImpact(drafts: Draft[], old: Version, next: Version, views
       const broken = new Set(d.audiences.map((a) => a.kind))
       for (const a of affected) {
         const kind = a.via === 'capture' ? 'deployment' : a.via === 'consumer' ? 'subscriber' : (a.kind ?? 'subscriber')
-        if (broken.has(kind)) d.audiences.push({ kind, name: `${a.application}:${a.operation ?? a.stream ?? ''}` })
+        // A stream's change (renamed, refused, losing messages) breaks every consumer of it.
+        if (broken.has(kind) || stream !== undefined) d.audiences.push({ kind, name: `${a.application}:${a.operation ?? a.stream ?? ''}` })
       }
       d.audiences = dedupe(d.audiences)
       d.message += ` In the bundle it reaches ${affected.map(describe).join('; ')}.`
+    } else if (inBundle && stream !== undefined && channel === undefined) {
+      d.message += ` No other application of the bundle consumes stream ${q(stream)}; consumers of it outside the bundle still break.`
+    } else if (stream !== undefined && channel === undefined) {
+      d.message += ` The document is in no bundle: who else consumes stream ${q(stream)} is unknown, and they break.`
     } else if (inBundle) {
       d.message += ` No application of the bundle links, imports, captures or consumes it; it stays breaking for publishers and subscribers of ${q(subjects)} outside the bundle.`
     } else {

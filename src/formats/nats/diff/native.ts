@@ -51,6 +51,7 @@ export function diffNative(f: Findings): void {
           level: 'breaking',
           audiences: [{ kind: 'deployment', name: key }, ...users(f.old, kind, key)],
           old: ptr.profile(kind, key),
+          ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
           message: `${what} ${q(key)} was removed: the deployment ${kind === 'streams' ? 'loses its stored messages' : 'loses its delivery position and pending acknowledgments'}.`,
         })
         continue
@@ -91,6 +92,7 @@ function emit(
     new: fieldPointer(now, kind, field),
     message,
     data: { field, old: r.config[field], new: now.config[field] },
+    ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
   })
 }
 
