@@ -13,7 +13,7 @@ import type { DiffSide } from '../src/core/diff/types.js'
 import { formats, natsFormat } from '../src/formats/index.js'
 import { natsDiffer } from '../src/formats/nats/diff/index.js'
 import { fromText } from '../src/formats/nats/diff/source.js'
-import { shapeOf, subjectsIncluded, tokenOutside } from '../src/formats/nats/diff/subject-inclusion.js'
+import { inShape, shapeOf, subjectsIncluded, tokenOutside } from '../src/formats/nats/diff/subject-inclusion.js'
 import { parseExactYaml } from '../src/core/yaml-source.js'
 import { joinPointer } from '../src/runtime/shared/json-pointer.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
@@ -94,6 +94,37 @@ describe('subject inclusion against a brute-force oracle', () => {
     expect(checked).toBeGreaterThan(60)
     expect(failures).toBeGreaterThan(10)
     expect(failures).toBeLessThan(checked)
+  })
+
+  it('decides two-position languages with tied and free placeholders exactly', () => {
+    const next = random(808)
+    const small = (): TokenType =>
+      next() < 0.3
+        ? { kind: 'enum', values: ['a', 'b', '0a', 'ff'].filter(() => next() < 0.5).concat(['a']) }
+        : { kind: 'token', alphabet: 'hex', first: next() < 0.5 ? 'letter' : 'any', minLength: 1, maxLength: 1 + Math.floor(next() * 2), prefix: '' }
+    const shapes = [
+      (t: TokenType[]) => shapeOf([{ param: 'x' }, { param: 'y' }], { x: t[0], y: t[1] })!,
+      (t: TokenType[]) => shapeOf([{ param: 'x' }, { param: 'x' }], { x: t[0] })!,
+      (t: TokenType[]) => shapeOf(['a', { param: 'x' }], { x: t[0] })!,
+    ]
+    const subjectsOf = (shape: ReturnType<typeof shapeOf>) => {
+      const values = shape!.classes.map((c) => UNIVERSE.filter((u) => u.length <= 2 && inDomain(c.domain, u)))
+      const chosen = values.reduce<string[][]>((acc, list) => acc.flatMap((prefix) => list.map((v) => [...prefix, v])), [[]])
+      return chosen.map((vals) => shape!.classAt.map((c) => vals[c]).join('.'))
+    }
+    let differing = 0
+    for (let i = 0; i < 40; i++) {
+      const a = shapes[Math.floor(next() * shapes.length)]!([small(), small()])
+      const b = shapes[Math.floor(next() * shapes.length)]!([small(), small()])
+      const oracle = subjectsOf(a).every((subject) => inShape(b, subject))
+      const answer = subjectsIncluded(a, b)
+      expect(answer.included, JSON.stringify({ a, b })).toBe(oracle)
+      if (!answer.included) {
+        differing++
+        expect(inShape(a, answer.witness) && !inShape(b, answer.witness)).toBe(true)
+      }
+    }
+    expect(differing).toBeGreaterThan(5)
   })
 
   it('ties the positions of a placeholder written twice', () => {

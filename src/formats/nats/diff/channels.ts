@@ -154,8 +154,8 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         level: 'breaking',
         audiences: dedupe(audiencesOf(parties, 'sends', id)),
         ...where,
-        message: `Channel ${q(id)} no longer accepts every subject of ${q(oc.address!)}: its publishers break (${q(narrowed.witness)} is no longer a subject of ${q(nc.address!)}).`,
-        data: { witness: narrowed.witness },
+        message: `Channel ${q(id)} no longer accepts every subject of ${q(oc.address!)}: its publishers break (${narrowed.witness ? `${q(narrowed.witness)} is no longer a subject of ${q(nc.address!)}` : `now ${q(nc.address!)}`}).`,
+        ...(narrowed.witness ? { data: { witness: narrowed.witness } } : {}),
         scope: { channel: id, in: 'new' },
       })
     }
@@ -166,8 +166,8 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         level: 'breaking',
         audiences: dedupe(audiencesOf(parties, 'receives', id)),
         ...where,
-        message: `Channel ${q(id)} now has subjects ${q(oc.address!)} did not: subscribers that parse its subjects break (${q(widened.witness)} is new in ${q(nc.address!)}).`,
-        data: { witness: widened.witness },
+        message: `Channel ${q(id)} now has subjects ${q(oc.address!)} did not: subscribers that parse its subjects break (${widened.witness ? `${q(widened.witness)} is new in ${q(nc.address!)}` : `now ${q(nc.address!)}`}).`,
+        ...(widened.witness ? { data: { witness: widened.witness } } : {}),
         scope: { channel: id, in: 'new' },
       })
     }

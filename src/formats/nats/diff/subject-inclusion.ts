@@ -62,8 +62,28 @@ export function shapeOf(tokens: readonly TemplateToken[], types: Readonly<Record
 
 export type Inclusion = { included: true } | { included: false; witness: string }
 
-/** Every subject of `a` is a subject of `b`; otherwise a subject of `a` that `b` lacks. */
+/** Is the subject one of the shape's (its length, each class's token in its language and equal on all its positions)? */
+export function inShape(shape: SubjectShape, subject: string): boolean {
+  const tokens = subject.split('.')
+  if (tokens.length !== shape.length) return false
+  return shape.classes.every((c) => {
+    const token = tokens[c.positions[0]!]!
+    return inDomain(c.domain, token) && c.positions.every((p) => tokens[p] === token)
+  })
+}
+
+/**
+ * Every subject of `a` is a subject of `b`; otherwise a subject of `a` that `b` lacks. The witness
+ * is checked against both shapes before it is given (empty when none could be built: the answer
+ * stands, decided by the languages, not by the witness).
+ */
 export function subjectsIncluded(a: SubjectShape, b: SubjectShape): Inclusion {
+  const answer = decide(a, b)
+  if (answer.included || (inShape(a, answer.witness) && !inShape(b, answer.witness))) return answer
+  return { included: false, witness: '' }
+}
+
+function decide(a: SubjectShape, b: SubjectShape): Inclusion {
   if (a.length !== b.length) return { included: false, witness: render(a, new Map()) }
   for (const k of b.classes) {
     const involved = [...new Set(k.positions.map((p) => a.classAt[p]!))]
