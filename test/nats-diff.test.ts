@@ -4,7 +4,7 @@
  * does not. Models come from compiling the fixture files; the differ reads the text through the side.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -125,6 +125,28 @@ describe('nats differ: one fixture pair per rule', () => {
       if (r.mirror && 'rule' in r.mirror) expect(ids).toContain(r.mirror.rule)
     }
   })
+
+  it('reports each finding at a level and for audiences its rule declares', async () => {
+    const byId = new Map(natsDiffer.rules.map((r) => [r.id, r]))
+    const pairs: Array<[string, string, string]> = []
+    for (const folder of readdirSync(FIXTURES)) {
+      const old = join(FIXTURES, folder, 'old.asyncapi.yaml')
+      if (!existsSync(old)) continue
+      for (const next of ['new.asyncapi.yaml', 'near.asyncapi.yaml']) pairs.push([folder, old, join(FIXTURES, folder, next)])
+    }
+    for (const app of ['orders', 'payments', 'shipping']) {
+      const at = (version: string) => join(FIXTURES, 'bundle', version, app, 'asyncapi', 'asyncapi.yaml')
+      pairs.push([`bundle/${app}`, at('old'), at('new')])
+    }
+    for (const [folder, old, next] of pairs) {
+      for (const f of await diff(old, next)) {
+        const rule = byId.get(f.rule)
+        expect(rule, f.rule).toBeDefined()
+        expect(rule!.levels, `${folder}: ${f.rule}`).toContain(f.level)
+        for (const a of f.audiences) expect(rule!.audiences, `${folder}: ${f.rule} ${a.kind}`).toContain(a.kind)
+      }
+    }
+  }, 120_000)
 
   it('finds nothing between a document and itself, or when only info.version changed', async () => {
     const base = join(FIXTURES, 'base.asyncapi.yaml')

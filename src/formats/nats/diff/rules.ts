@@ -254,7 +254,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-removed',
     ['breaking'],
-    ['deployment', 'publisher'],
+    ['deployment', 'publisher', 'subscriber'],
     'A stream was removed: the deployment loses its stored messages.',
     'streams: { orders: {...} }',
     'streams: {}',
@@ -273,7 +273,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-renamed',
     ['breaking'],
-    ['deployment', 'publisher'],
+    ['deployment', 'publisher', 'subscriber'],
     "A stream's name changed: that is another stream, and the stored messages stay in the old one.",
     'name: ORDERS',
     'name: ORDERS_V2',
@@ -282,7 +282,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-storage-changed',
     ['breaking'],
-    ['deployment'],
+    ['deployment', 'publisher', 'subscriber'],
     'The storage type changed: nats-server refuses the update.',
     'storage: file',
     'storage: memory',
@@ -291,7 +291,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-retention-changed',
     ['breaking', 'info'],
-    ['deployment'],
+    ['deployment', 'publisher', 'subscriber'],
     'Retention changed: to or from workqueue is refused on update; limits to interest removes acknowledged messages; interest to limits is info.',
     'retention: limits',
     'retention: workqueue',
@@ -300,7 +300,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-subjects-narrowed',
     ['breaking', 'warning'],
-    ['deployment', 'publisher'],
+    ['deployment', 'publisher', 'subscriber'],
     'A stream no longer captures subjects it did: publications there are not stored, and stream-ack publishers fail.',
     'subjects: [orders.>]',
     'subjects: [orders.eu.>]',
@@ -312,7 +312,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-limit-changed',
     ['breaking', 'info'],
-    ['deployment', 'publisher'],
+    ['deployment', 'publisher', 'subscriber'],
     'max_age, max_msgs or max_bytes changed: a reduction removes stored messages past the new limit; a raise is info.',
     'max_msgs: 1000000',
     'max_msgs: 1000',
@@ -321,7 +321,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   rule(
     'nats-stream-discard-changed',
     ['breaking'],
-    ['deployment', 'publisher'],
+    ['deployment', 'publisher', 'subscriber'],
     'The discard policy changed: a full stream now evicts accepted messages (old) or refuses publications (new).',
     'discard: new',
     'discard: old',
