@@ -316,6 +316,33 @@ describe('nats differ: a bundle of linked applications', () => {
     expect(narrowed.audiences).toContainEqual({ kind: 'publisher', name: 'payments:capturePayment' })
   })
 
+  it('maps changes only a bundle can hold (links, a stream authority, a consumer moved) from edited models', async () => {
+    // Valid documents with these edits need the whole bundle changed with them; the rules' mapping is
+    // checked on the compiled model with one member edited (locations still come from the text).
+    const payments = await side(doc('old', 'payments'))
+    const unlinked: DiffSide<NatsModel> = { ...payments, model: { ...payments.model, links: [] } }
+    const removed = (await natsDiffer.diff(payments, unlinked)).find((f) => f.rule === 'nats-link-removed')!
+    expect(removed.level).toBe('breaking')
+    expect(removed.audiences).toContainEqual({ kind: 'publisher', name: 'orders:placeOrder' })
+    expect(removed.audiences).toContainEqual({ kind: 'subscriber', name: 'payments:onOrderPlaced' })
+    expect([removed.old!.pointer, removed.old!.line, removed.old!.column]).toEqual(['/x-nats-contract/links/0', 12, 7])
+    expect(removed.data?.affected).toContainEqual({ application: 'orders', operation: 'placeOrder', via: 'link' })
+    const added = (await natsDiffer.diff(unlinked, payments)).find((f) => f.rule === 'nats-link-added')!
+    expect([added.level, added.new!.line]).toEqual(['info', 12])
+
+    const shipping = await side(doc('old', 'shipping'))
+    const streams = shipping.model.streams.map((s) => (s.key === 'payments' ? { ...s, authority: 'contract' as const } : s))
+    const consumers = shipping.model.consumers.map((c) => (c.key === 'dispatch' ? { ...c, stream: 'couriers' } : c))
+    const edited: DiffSide<NatsModel> = { ...shipping, model: { ...shipping.model, streams, consumers } }
+    const findings = await natsDiffer.diff(shipping, edited)
+    const authority = findings.find((f) => f.rule === 'nats-stream-authority-changed')!
+    expect([authority.level, authority.audiences]).toEqual(['warning', [{ kind: 'deployment', name: 'payments' }]])
+    const moved = findings.find((f) => f.rule === 'nats-consumer-stream-changed')!
+    expect(moved.level).toBe('breaking')
+    expect(moved.audiences).toContainEqual({ kind: 'subscriber', name: 'paymentCaptured:onPaymentCaptured' })
+    expect(moved.old!.pointer).toBe('/x-nats-contract/consumers/dispatch/stream')
+  })
+
   it('reads the bundle through the side, not the file system', async () => {
     const old = await side(doc('old', 'payments'))
     const next = await side(doc('new', 'payments'))
