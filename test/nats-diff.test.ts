@@ -341,6 +341,18 @@ describe('nats differ: a bundle of linked applications', () => {
     expect(moved.level).toBe('breaking')
     expect(moved.audiences).toContainEqual({ kind: 'subscriber', name: 'paymentCaptured:onPaymentCaptured' })
     expect(moved.old!.pointer).toBe('/x-nats-contract/consumers/dispatch/stream')
+
+    const ledger = await side(join(FIXTURES, 'base.asyncapi.yaml'))
+    const operations = ledger.model.operations.map((o) => (o.id === 'postEntry' ? { ...o, stream: 'archive' } : o))
+    const restreamed = (await natsDiffer.diff(ledger, { ...ledger, model: { ...ledger.model, operations } })).find(
+      (f) => f.rule === 'operation-stream-changed',
+    )!
+    expect(restreamed.level).toBe('breaking')
+    expect(restreamed.audiences).toEqual([
+      { kind: 'publisher', name: 'entryPosted:postEntry' },
+      { kind: 'deployment', name: 'archive' },
+    ])
+    expect([restreamed.new!.pointer, restreamed.new!.line, restreamed.new!.column]).toEqual(['/x-nats-contract/operations/postEntry/publish/stream', 31, 68])
   })
 
   it('reads the bundle through the side, not the file system', async () => {
