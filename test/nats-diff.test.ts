@@ -342,6 +342,12 @@ describe('nats differ: a bundle of linked applications', () => {
     expect(moved.audiences).toContainEqual({ kind: 'subscriber', name: 'paymentCaptured:onPaymentCaptured' })
     expect(moved.old!.pointer).toBe('/x-nats-contract/consumers/dispatch/stream')
 
+    const sized = shipping.model.streams.map((s) => (s.key === 'payments' ? { ...s, config: { ...s.config, max_msg_size: 1024 } } : s))
+    const other = (await natsDiffer.diff(shipping, { ...shipping, model: { ...shipping.model, streams: sized } })).find(
+      (f) => f.rule === 'nats-native-field-changed',
+    )!
+    expect([other.level, other.data?.field, other.audiences]).toEqual(['warning', 'max_msg_size', [{ kind: 'deployment', name: 'payments' }]])
+
     const ledger = await side(join(FIXTURES, 'base.asyncapi.yaml'))
     const operations = ledger.model.operations.map((o) => (o.id === 'postEntry' ? { ...o, stream: 'archive' } : o))
     const restreamed = (await natsDiffer.diff(ledger, { ...ledger, model: { ...ledger.model, operations } })).find(

@@ -58,6 +58,7 @@ export function diffNative(f: Findings): void {
       }
       if (kind === 'streams') compareStream(f, r, now)
       else compareConsumer(f, r, now)
+      otherFields(f, kind, r, now)
     }
     for (const [key] of after) {
       if (before.has(key)) continue
@@ -151,7 +152,7 @@ function compareStream(f: Findings, r: NativeModel, now: NativeModel): void {
     )
   }
   compareSubjects(f, r, now)
-  for (const field of ['max_age', 'max_msgs', 'max_bytes'] as const) {
+  for (const field of ['max_age', 'max_msgs', 'max_bytes', 'max_msgs_per_subject'] as const) {
     const x = num(a[field])
     const y = num(b[field])
     if (x === undefined || y === undefined || x === y) continue
@@ -205,6 +206,49 @@ function compareStream(f: Findings, r: NativeModel, now: NativeModel): void {
       dy < dx ? 'warning' : 'info',
       `${s} duplicate_window is ${dy} ns instead of ${dx} ns${dy < dx ? ': a publisher retrying later than the new window stores a duplicate' : ''}.`,
     )
+}
+
+const STREAM_COMPARED = new Set([
+  'name',
+  'subjects',
+  'retention',
+  'storage',
+  'num_replicas',
+  'max_age',
+  'max_msgs',
+  'max_bytes',
+  'max_msgs_per_subject',
+  'discard',
+  'duplicate_window',
+])
+const CONSUMER_COMPARED = new Set([
+  'durable_name',
+  'filter_subject',
+  'ack_policy',
+  'deliver_policy',
+  'ack_wait',
+  'max_deliver',
+  'max_ack_pending',
+  'replay_policy',
+])
+
+/** Any other field of a configuration that changed (the closed v0.2 configurations have none; an external artifact might): a warning, never silence. */
+function otherFields(f: Findings, kind: Kind, r: NativeModel, now: NativeModel): void {
+  const compared = kind === 'streams' ? STREAM_COMPARED : CONSUMER_COMPARED
+  const fields = new Set([...Object.keys(r.config), ...Object.keys(now.config)])
+  for (const field of [...fields].sort()) {
+    if (compared.has(field) || JSON.stringify(r.config[field]) === JSON.stringify(now.config[field])) continue
+    emit(
+      f,
+      kind,
+      r,
+      now,
+      field,
+      'nats-native-field-changed',
+      'warning',
+      `${kind === 'streams' ? 'Stream' : 'Consumer'} ${q(now.key)} ${field} changes from ${text(r.config[field]) ?? 'unset'} to ${text(now.config[field]) ?? 'unset'}; the differ does not classify this field.`,
+    )
+  }
 }
 
 function subjectsOf(config: Record<string, unknown>): string[] {

@@ -410,6 +410,15 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
     { none: 'Filters are for subscribers only.' },
   ),
   rule(
+    'nats-native-field-changed',
+    ['warning'],
+    ['deployment'],
+    'A stream or consumer field outside the closed v0.2 configuration changed (an external artifact may hold one): not classified, so a warning.',
+    'max_msg_size: 1048576',
+    'max_msg_size: 1024',
+    { none: 'Unclassified: no direction.' },
+  ),
+  rule(
     'nats-contract-id-changed',
     ['breaking'],
     ['deployment', 'publisher', 'subscriber'],
