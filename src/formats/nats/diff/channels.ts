@@ -171,7 +171,7 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         scope: { channel: id, in: 'new' },
       })
     }
-    if (narrowed.included && widened.included && (oc.address !== nc.address || JSON.stringify(oc.parameters) !== JSON.stringify(nc.parameters))) {
+    if (narrowed.included && widened.included && (oc.address !== nc.address || sortedEntries(oc.parameters) !== sortedEntries(nc.parameters))) {
       f.add({
         rule: 'subject-spelling-changed',
         level: 'info',
@@ -235,6 +235,9 @@ function compareFilters(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
     }
   }
 }
+
+/** A parameter map as text, independent of the order its keys are written in. */
+const sortedEntries = (map: Record<string, string>) => JSON.stringify(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 
 export function addressPointer(c: ChannelModel): string {
   return c.address === undefined ? ptr.channel(c.id) : ptr.of('channels', c.id, 'address')
