@@ -1,0 +1,116 @@
+/**
+ * What every part of the NATS differ reads: both versions (model, positioned document, indexes made
+ * once) and the collector of findings. Each finding about a channel or an operation carries its
+ * `scope`, which the bundle part (impact.ts) reads to name the linked applications it affects.
+ */
+import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
+import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
+import type { PositionedDocument } from './source.js'
+import type { SubjectShape } from './subject-inclusion.js'
+
+export interface Version {
+  side: DiffSide<NatsModel>
+  model: NatsModel
+  doc: PositionedDocument
+  channels: Map<string, ChannelModel>
+  operations: Map<string, OperationModel>
+  /** Operations by the channel they use (request and reply channels both), in id order. */
+  byChannel: Map<string, OperationModel[]>
+  streams: Map<string, NativeModel>
+  consumers: Map<string, NativeModel>
+  /** Each channel's subject shape, made on first use (channels.ts): null for one without a typed address. */
+  shapes: Map<ChannelModel, SubjectShape | null>
+}
+
+export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
+  const model = side.model
+  const byChannel = new Map<string, OperationModel[]>()
+  const add = (channel: string, op: OperationModel) => {
+    const list = byChannel.get(channel)
+    if (list) list.push(op)
+    else byChannel.set(channel, [op])
+  }
+  for (const op of model.operations) {
+    add(op.channel, op)
+    if (op.requestReply?.replyChannel !== undefined) add(op.requestReply.replyChannel, op)
+  }
+  return {
+    side,
+    model,
+    doc,
+    channels: new Map(model.channels.map((c) => [c.id, c])),
+    operations: new Map(model.operations.map((o) => [o.id, o])),
+    byChannel,
+    streams: new Map(model.streams.map((s) => [s.key, s])),
+    consumers: new Map(model.consumers.map((c) => [c.key, c])),
+    shapes: new Map(),
+  }
+}
+
+/** What a finding is about, for the topology (not part of the finding's JSON). */
+export interface Scope {
+  /** The channel (in the old version when it was removed, else the new one). */
+  channel?: string
+  operation?: string
+  /** A stream's name on the server (as deployed: the old one): other applications' consumers of it are reached. */
+  stream?: string
+  /** Which version's ids these are. */
+  in: 'old' | 'new'
+}
+
+export interface Draft {
+  rule: string
+  level: DiffLevel
+  audiences: DiffAudience[]
+  /** Pointers into each version's document. */
+  old?: string
+  new?: string
+  message: string
+  data?: Record<string, unknown>
+  scope?: Scope
+}
+
+export class Findings {
+  readonly drafts: Draft[] = []
+  /** Channels renamed (old id to new id, equal subjects), set by channels.ts: their messages and filters are compared as one channel's. */
+  readonly renamed = new Map<string, string>()
+  constructor(
+    readonly old: Version,
+    readonly next: Version,
+  ) {}
+
+  add(draft: Draft): void {
+    this.drafts.push(draft)
+  }
+
+  /** The findings, located, deduplicated and sorted by new location, then old, then rule. */
+  located(drafts: readonly Draft[]): DiffFinding[] {
+    const seen = new Set<string>()
+    const out: DiffFinding[] = []
+    for (const d of drafts) {
+      const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
+      if (d.old !== undefined) finding.old = this.old.doc.at(d.old)
+      if (d.new !== undefined) finding.new = this.next.doc.at(d.new)
+      if (d.data !== undefined) finding.data = d.data
+      const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(finding)
+    }
+    return out.sort(compareFindings)
+  }
+}
+
+const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
+
+function compareLocation(a: DiffFinding['new'], b: DiffFinding['new']): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1
+  return cmp(a.file, b.file) || a.line - b.line || a.column - b.column || cmp(a.pointer, b.pointer)
+}
+
+export function compareFindings(a: DiffFinding, b: DiffFinding): number {
+  return compareLocation(a.new, b.new) || compareLocation(a.old, b.old) || cmp(a.rule, b.rule) || cmp(a.message, b.message)
+}
+
+/** A name as the sentence quotes it (JSON string: odd characters escaped). */
+export const q = (name: string) => JSON.stringify(name)

@@ -1,0 +1,390 @@
+/**
+ * JetStream deployment: streams and consumers, paired by local key, their closed configurations
+ * (resolved from the document or the locked external artifact) compared field by field, with what
+ * nats-server does on an update:
+ * - refused on update (stream: storage type; retention to or from workqueue. Consumer: deliver,
+ *   ack and replay policies, each "can not be updated"), and identities (a stream's name, a
+ *   consumer's durable name or stream: another resource, the old one's messages or position stay
+ *   behind): breaking for the deployment;
+ * - losing stored messages (subjects narrowed, max_age/max_msgs/max_bytes reduced, discard
+ *   changed, retention limits to interest): breaking for the deployment;
+ * - anything else: a warning (weaker guarantees: fewer replicas, shorter duplicate window or ack
+ *   wait, fewer deliveries) or info, each with its sentence.
+ * O(resources x subjects x tokens).
+ */
+import type { DiffAudience } from '../../../core/diff/types.js'
+import { parseFilter, positions } from '../address.js'
+import { patternIntersects, type PatternPosition } from '../languages.js'
+import type { NativeModel } from '../model.js'
+import { subjectWithin } from '../wildcards.js'
+import { languageOf } from './channels.js'
+import { q, type Findings, type Version } from './context.js'
+import { ptr } from './source.js'
+
+type Kind = 'streams' | 'consumers'
+
+function fieldPointer(r: NativeModel, kind: Kind, field?: string): string {
+  if (r.authority === 'contract' && field !== undefined) return ptr.profile(kind, r.key, 'config', field)
+  return ptr.profile(kind, r.key)
+}
+
+/** The operations of a version that use a resource: publications confirmed by the stream, subscriptions reading the consumer. */
+function users(v: Version, kind: Kind, key: string): DiffAudience[] {
+  return v.model.operations
+    .filter((op) => (kind === 'streams' ? op.stream === key : op.consumer === key))
+    .map((op) => ({ kind: op.action === 'send' ? 'publisher' : 'subscriber', name: `${op.channel}:${op.id}` }))
+}
+
+const num = (value: unknown) => (typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : undefined)
+const text = (value: unknown) => JSON.stringify(value)
+
+export function diffNative(f: Findings): void {
+  for (const kind of ['streams', 'consumers'] as const) {
+    const before = kind === 'streams' ? f.old.streams : f.old.consumers
+    const after = kind === 'streams' ? f.next.streams : f.next.consumers
+    const what = kind === 'streams' ? 'Stream' : 'Consumer'
+    for (const [key, r] of before) {
+      const now = after.get(key)
+      if (!now) {
+        f.add({
+          rule: kind === 'streams' ? 'nats-stream-removed' : 'nats-consumer-removed',
+          level: 'breaking',
+          audiences: [{ kind: 'deployment', name: key }, ...users(f.old, kind, key)],
+          old: ptr.profile(kind, key),
+          ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
+          message: `${what} ${q(key)} was removed: the deployment ${kind === 'streams' ? 'loses its stored messages' : 'loses its delivery position and pending acknowledgments'}.`,
+        })
+        continue
+      }
+      if (kind === 'streams') compareStream(f, r, now)
+      else compareConsumer(f, r, now)
+      otherFields(f, kind, r, now)
+    }
+    for (const [key] of after) {
+      if (before.has(key)) continue
+      f.add({
+        rule: kind === 'streams' ? 'nats-stream-added' : 'nats-consumer-added',
+        level: 'info',
+        audiences: [],
+        new: ptr.profile(kind, key),
+        message: `${what} ${q(key)} was added: the deployment provisions it.`,
+      })
+    }
+  }
+  consumerFilters(f)
+}
+
+function emit(
+  f: Findings,
+  kind: Kind,
+  r: NativeModel,
+  now: NativeModel,
+  field: string,
+  rule: string,
+  level: 'breaking' | 'warning' | 'info',
+  message: string,
+): void {
+  const v = level === 'info' ? [] : [{ kind: 'deployment', name: now.key }, ...(level === 'breaking' ? users(f.next, kind, now.key) : [])]
+  f.add({
+    rule,
+    level,
+    audiences: v,
+    old: fieldPointer(r, kind, field),
+    new: fieldPointer(now, kind, field),
+    message,
+    data: { field, old: r.config[field], new: now.config[field] },
+    ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
+  })
+}
+
+function compareStream(f: Findings, r: NativeModel, now: NativeModel): void {
+  const a = r.config
+  const b = now.config
+  const s = `Stream ${q(now.key)}`
+  if (r.authority !== now.authority) {
+    f.add({
+      rule: 'nats-stream-authority-changed',
+      level: 'warning',
+      audiences: [{ kind: 'deployment', name: now.key }],
+      old: ptr.profile('streams', r.key),
+      new: ptr.profile('streams', now.key),
+      message: `${s} is now ${now.authority === 'contract' ? 'owned by the contract (provisioned)' : 'external (compared, never overwritten)'} instead of ${r.authority}.`,
+    })
+  }
+  if (a.name !== b.name)
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'name',
+      'nats-stream-renamed',
+      'breaking',
+      `${s} is named ${text(b.name)} instead of ${text(a.name)}: that is another stream, and the messages stored in ${text(a.name)} stay there.`,
+    )
+  if (a.storage !== b.storage)
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'storage',
+      'nats-stream-storage-changed',
+      'breaking',
+      `${s} storage changes from ${text(a.storage)} to ${text(b.storage)}: nats-server refuses the update ("can not change storage type").`,
+    )
+  if (a.retention !== b.retention) {
+    const workqueue = a.retention === 'workqueue' || b.retention === 'workqueue'
+    const loses = a.retention === 'limits' && b.retention === 'interest'
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'retention',
+      'nats-stream-retention-changed',
+      workqueue || loses ? 'breaking' : 'info',
+      workqueue
+        ? `${s} retention changes from ${text(a.retention)} to ${text(b.retention)}: nats-server refuses the update (retention cannot change to or from workqueue).`
+        : loses
+          ? `${s} retention changes from "limits" to "interest": stored messages every consumer has acknowledged, or that no consumer is interested in, are removed.`
+          : `${s} retention changes from ${text(a.retention)} to ${text(b.retention)}: messages are kept by the stream's limits, not removed on acknowledgment.`,
+    )
+  }
+  compareSubjects(f, r, now)
+  for (const field of ['max_age', 'max_msgs', 'max_bytes', 'max_msgs_per_subject'] as const) {
+    const x = num(a[field])
+    const y = num(b[field])
+    if (x === undefined || y === undefined || x === y) continue
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      field,
+      'nats-stream-limit-changed',
+      y < x ? 'breaking' : 'info',
+      y < x ? `${s} ${field} is reduced from ${x} to ${y}: stored messages past the new limit are removed.` : `${s} ${field} is raised from ${x} to ${y}.`,
+    )
+  }
+  if (a.discard !== b.discard)
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'discard',
+      'nats-stream-discard-changed',
+      'breaking',
+      b.discard === 'old'
+        ? `${s} discard changes to "old": when full, the stream evicts accepted messages instead of refusing new ones.`
+        : `${s} discard changes to "new": when full, the stream refuses publications it used to accept (publishers see errors).`,
+    )
+  const rx = num(a.num_replicas)
+  const ry = num(b.num_replicas)
+  if (rx !== undefined && ry !== undefined && rx !== ry)
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'num_replicas',
+      'nats-stream-replicas-changed',
+      ry < rx ? 'warning' : 'info',
+      `${s} has ${ry} replicas instead of ${rx}${ry < rx ? ': it survives fewer server losses' : ''}.`,
+    )
+  const dx = num(a.duplicate_window)
+  const dy = num(b.duplicate_window)
+  if (dx !== undefined && dy !== undefined && dx !== dy)
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'duplicate_window',
+      'nats-stream-duplicate-window-changed',
+      dy < dx ? 'warning' : 'info',
+      `${s} duplicate_window is ${dy} ns instead of ${dx} ns${dy < dx ? ': a publisher retrying later than the new window stores a duplicate' : ''}.`,
+    )
+}
+
+const STREAM_COMPARED = new Set([
+  'name',
+  'subjects',
+  'retention',
+  'storage',
+  'num_replicas',
+  'max_age',
+  'max_msgs',
+  'max_bytes',
+  'max_msgs_per_subject',
+  'discard',
+  'duplicate_window',
+])
+const CONSUMER_COMPARED = new Set([
+  'durable_name',
+  'filter_subject',
+  'ack_policy',
+  'deliver_policy',
+  'ack_wait',
+  'max_deliver',
+  'max_ack_pending',
+  'replay_policy',
+])
+
+/** Any other field of a configuration that changed (the closed v0.2 configurations have none; an external artifact might): a warning, never silence. */
+function otherFields(f: Findings, kind: Kind, r: NativeModel, now: NativeModel): void {
+  const compared = kind === 'streams' ? STREAM_COMPARED : CONSUMER_COMPARED
+  const fields = new Set([...Object.keys(r.config), ...Object.keys(now.config)])
+  for (const field of [...fields].sort()) {
+    if (compared.has(field) || JSON.stringify(r.config[field]) === JSON.stringify(now.config[field])) continue
+    emit(
+      f,
+      kind,
+      r,
+      now,
+      field,
+      'nats-native-field-changed',
+      'warning',
+      `${kind === 'streams' ? 'Stream' : 'Consumer'} ${q(now.key)} ${field} changes from ${text(r.config[field]) ?? 'unset'} to ${text(now.config[field]) ?? 'unset'}; the differ does not classify this field.`,
+    )
+  }
+}
+
+function subjectsOf(config: Record<string, unknown>): string[] {
+  return Array.isArray(config.subjects) ? config.subjects.filter((s): s is string => typeof s === 'string') : []
+}
+
+function compareSubjects(f: Findings, r: NativeModel, now: NativeModel): void {
+  const before = subjectsOf(r.config)
+  const after = subjectsOf(now.config)
+  // Each old subject pattern within one new pattern keeps its messages; one that is not may lose them (pairwise within is exact for one pattern against one; a pattern covered only by several together is reported as a warning).
+  const lost = before.filter((s) => !after.some((t) => subjectWithin(s, t)))
+  const gained = after.filter((t) => !before.some((s) => subjectWithin(t, s)))
+  if (lost.length === 0 && gained.length === 0) return
+  const overlapsAll = lost.every((s) => after.some((t) => subjectWithin(t, s)))
+  const sentence = `Stream ${q(now.key)} subjects change from ${text(before)} to ${text(after)}`
+  if (lost.length > 0)
+    emit(
+      f,
+      'streams',
+      r,
+      now,
+      'subjects',
+      'nats-stream-subjects-narrowed',
+      overlapsAll ? 'warning' : 'breaking',
+      overlapsAll
+        ? `${sentence}: ${text(lost[0])} is no longer one of its subjects; parts of it are still captured, whether all of it is was not proven.`
+        : `${sentence}: publications on ${text(lost[0])} are no longer captured, and publishers waiting for the stream's acknowledgment there fail.`,
+    )
+  else emit(f, 'streams', r, now, 'subjects', 'nats-stream-subjects-widened', 'info', `${sentence}: it captures more subjects.`)
+}
+
+function compareConsumer(f: Findings, r: NativeModel, now: NativeModel): void {
+  const a = r.config
+  const b = now.config
+  const c = `Consumer ${q(now.key)}`
+  if (r.stream !== now.stream) {
+    f.add({
+      rule: 'nats-consumer-stream-changed',
+      level: 'breaking',
+      audiences: [{ kind: 'deployment', name: now.key }, ...users(f.next, 'consumers', now.key)],
+      old: ptr.profile('consumers', r.key, 'stream'),
+      new: ptr.profile('consumers', now.key, 'stream'),
+      message: `${c} reads stream ${q(now.stream ?? '')} instead of ${q(r.stream ?? '')}: a consumer cannot move between streams; it is another consumer.`,
+    })
+  }
+  if (a.durable_name !== b.durable_name)
+    emit(
+      f,
+      'consumers',
+      r,
+      now,
+      'durable_name',
+      'nats-consumer-renamed',
+      'breaking',
+      `${c} durable_name is ${text(b.durable_name)} instead of ${text(a.durable_name)}: that is another consumer, starting without the old one's position and pending acknowledgments.`,
+    )
+  for (const field of ['deliver_policy', 'ack_policy', 'replay_policy'] as const) {
+    if (a[field] === b[field]) continue
+    emit(
+      f,
+      'consumers',
+      r,
+      now,
+      field,
+      'nats-consumer-policy-changed',
+      'breaking',
+      `${c} ${field} changes from ${text(a[field])} to ${text(b[field])}: nats-server refuses the update ("${field.replace('_', ' ')} can not be updated").`,
+    )
+  }
+  if (a.filter_subject !== b.filter_subject && typeof a.filter_subject === 'string' && typeof b.filter_subject === 'string') {
+    const narrowed = !subjectWithin(a.filter_subject, b.filter_subject)
+    emit(
+      f,
+      'consumers',
+      r,
+      now,
+      'filter_subject',
+      'nats-consumer-filter-changed',
+      narrowed ? 'breaking' : 'info',
+      narrowed
+        ? `${c} filter_subject changes from ${text(a.filter_subject)} to ${text(b.filter_subject)}: messages on subjects only the old filter matched are no longer delivered to it.`
+        : `${c} filter_subject widens from ${text(a.filter_subject)} to ${text(b.filter_subject)}.`,
+    )
+  }
+  for (const [field, less] of [
+    ['ack_wait', 'a slow handler is redelivered sooner'],
+    ['max_deliver', 'a message is given up after fewer attempts'],
+    ['max_ack_pending', 'fewer messages are in flight at once'],
+  ] as const) {
+    const x = num(a[field])
+    const y = num(b[field])
+    if (x === undefined || y === undefined || x === y) continue
+    emit(
+      f,
+      'consumers',
+      r,
+      now,
+      field,
+      'nats-consumer-limit-changed',
+      y < x ? 'warning' : 'info',
+      `${c} ${field} is ${y} instead of ${x}${y < x ? `: ${less}` : ''}.`,
+    )
+  }
+}
+
+/**
+ * A consumer as deployed (its old filter subject) against the new language of each channel a
+ * subscription reads it for: a filter that no longer meets the channel delivers none of its messages.
+ */
+function consumerFilters(f: Findings): void {
+  for (const op of f.next.model.operations) {
+    if (op.consumer === undefined) continue
+    const deployed = f.old.consumers.get(op.consumer)
+    const channel = f.next.channels.get(op.channel)
+    const filter = deployed?.config.filter_subject
+    if (!deployed || !channel || typeof filter !== 'string') continue
+    const language = languageOf(f.next, channel)
+    const parsed = parseFilter(filter)
+    if (!language || !('tokens' in parsed) || parsed.tokens.some((t) => typeof t !== 'string' && typeof t === 'object')) continue
+    const pattern = positions(parsed.tokens, {}) as PatternPosition[]
+    if (patternIntersects(pattern, language)) continue
+    // Only a filter that met the channel before: one that never did is not this change's doing.
+    const before = f.old.channels.get(op.channel)
+    const oldLanguage = before && languageOf(f.old, before)
+    if (!oldLanguage || !patternIntersects(pattern, oldLanguage)) continue
+    f.add({
+      rule: 'nats-consumer-filter-disjoint',
+      level: 'breaking',
+      audiences: [
+        { kind: 'subscriber', name: `${op.channel}:${op.id}` },
+        { kind: 'deployment', name: op.consumer },
+      ],
+      old: fieldPointer(deployed, 'consumers', 'filter_subject'),
+      new: ptr.of('channels', op.channel, 'address'),
+      message: `Consumer ${q(op.consumer)} as deployed filters ${text(filter)}, which matches no subject of channel ${q(op.channel)} (${q(channel.address ?? '')}) any more: subscription ${q(op.id)} receives nothing from it.`,
+      scope: { channel: op.channel, operation: op.id, in: 'new' },
+    })
+  }
+}

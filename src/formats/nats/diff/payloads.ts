@@ -1,0 +1,304 @@
+/**
+ * Message payloads, by direction. Each message a channel keeps is compared with `diffSchemas`
+ * (core/diff/schema-diff.ts) on the documents as written, `$ref`s resolved within each document;
+ * each change's effect becomes a level per party with `levelFor`: a subscriber, a responder (of a
+ * request) and a requester (of a reply) receive, a publisher sends. A message added to a channel is
+ * new to its receivers; one removed is refused for its senders. The same holds for the messages an
+ * operation lists. Cost: the schema engine's (bounded by the payloads' sizes), once per message.
+ */
+import type { DiffAudience, DiffLevel } from '../../../core/diff/types.js'
+import { diffSchemas } from '../../../core/diff/schema-diff.js'
+import { levelFor, type SchemaSide } from '../../../core/diff/schema-diff-types.js'
+import { joinPointer, splitPointer, unescapeToken } from '../../../runtime/shared/json-pointer.js'
+import { isObject } from '../document.js'
+import { readableSchemaFormat } from '../multi-format.js'
+import type { ChannelModel, OperationModel } from '../model.js'
+import { dedupe } from './channels.js'
+import { q, type Findings, type Version } from './context.js'
+import { partiesOf, type Party } from './parties.js'
+import { ptr } from './source.js'
+
+const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
+
+function valueAt(doc: unknown, pointer: string): unknown {
+  let node = doc
+  for (const token of splitPointer(pointer)) {
+    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) node = node[Number(token)]
+    else if (isObject(node) && Object.hasOwn(node, token)) node = node[token]
+    else return undefined
+  }
+  return node
+}
+
+/** A local `$ref`'s pointer (`#/a/b` to `/a/b`), or undefined for a reference into another file. */
+function localPointer(ref: string): string | undefined {
+  if (!ref.startsWith('#')) return undefined
+  try {
+    return decodeURIComponent(ref.slice(1))
+  } catch {
+    return undefined
+  }
+}
+
+/** Where a channel's message object is, its local references followed (bounded hops). */
+function messagePointer(doc: unknown, channel: string, name: string): string {
+  let pointer = joinPointer('', 'channels', channel, 'messages', name)
+  for (let hops = 0; hops < 32; hops++) {
+    const node = valueAt(doc, pointer)
+    const next = isObject(node) && typeof node.$ref === 'string' ? localPointer(node.$ref) : undefined
+    if (next === undefined) break
+    pointer = next
+  }
+  return pointer
+}
+
+/** The payload schema's pointer (a readable Multi Format Schema Object's `schema`). */
+function payloadPointer(doc: unknown, message: string): string {
+  const payload = joinPointer(message, 'payload')
+  const node = valueAt(doc, payload)
+  if (isObject(node) && typeof node.schemaFormat === 'string' && Object.hasOwn(node, 'schema') && readableSchemaFormat(node.schemaFormat))
+    return joinPointer(payload, 'schema')
+  return payload
+}
+
+function schemaSide(v: Version, pointer: string): SchemaSide {
+  const file = v.doc.file
+  const document = v.doc.value
+  return {
+    file,
+    document,
+    pointer,
+    resolve(ref) {
+      const local = localPointer(ref)
+      return local === undefined || valueAt(document, local) === undefined ? undefined : { file, document, pointer: local }
+    },
+  }
+}
+
+/** Does the operation carry the message (its channel's messages, or those it lists)? */
+function carries(op: OperationModel | undefined, channel: string, message: string): boolean {
+  return op === undefined || op.channel !== channel || op.messages === undefined || op.messages.includes(message)
+}
+
+function partiesFor(v: Version, channel: string, message: string): Party[] {
+  return partiesOf(v, channel).filter((p) => carries(v.operations.get(p.operation), channel, message))
+}
+
+/** The parties the level hits hardest, with that level (every party's own level from the effect). */
+function strongest(parties: readonly Party[], level: (p: Party) => DiffLevel, channel: string): { level: DiffLevel; audiences: DiffAudience[] } {
+  if (parties.length === 0) {
+    const unknown: Party[] = [
+      { audience: { kind: 'publisher', name: `${channel} (outside the document)` }, role: 'sends', local: false, operation: '' },
+      { audience: { kind: 'subscriber', name: `${channel} (outside the document)` }, role: 'receives', local: false, operation: '' },
+    ]
+    return strongest(unknown, level, channel)
+  }
+  let best: DiffLevel = 'info'
+  for (const p of parties) if (RANK[level(p)] > RANK[best]) best = level(p)
+  return { level: best, audiences: best === 'info' ? [] : dedupe(parties.filter((p) => level(p) === best).map((p) => p.audience)) }
+}
+
+export function diffPayloads(f: Findings): void {
+  const { old, next } = f
+  for (const oc of old.model.channels) {
+    const nc = next.channels.get(oc.id)
+    const renamed = f.renamed.get(oc.id)
+    const pair = nc ?? (renamed === undefined ? undefined : next.channels.get(renamed))
+    if (pair) compareMessages(f, oc, pair)
+  }
+  for (const op of old.model.operations) {
+    const now = next.operations.get(op.id)
+    if (now && now.channel === op.channel && JSON.stringify(op.messages) !== JSON.stringify(now.messages)) compareListed(f, op, now)
+  }
+}
+
+function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
+  const { old, next } = f
+  const id = nc.id
+  const was = oc.id
+  const names = new Set(nc.messages.map((m) => m.name))
+  const oldNames = new Set(oc.messages.map((m) => m.name))
+  for (const m of oc.messages) {
+    if (names.has(m.name)) continue
+    const parties = dedupeParties([...partiesFor(old, was, m.name), ...partiesFor(next, id, m.name)])
+    const hit = strongest(parties, (p) => (p.role === 'sends' ? 'breaking' : 'info'), id)
+    f.add({
+      rule: 'message-removed',
+      level: hit.level,
+      audiences: hit.audiences,
+      old: ptr.of('channels', was, 'messages', m.name),
+      new: ptr.of('channels', id, 'messages'),
+      message: `Message ${q(m.name)} was removed from channel ${q(id)}: whoever sends it is refused.`,
+      scope: { channel: id, in: 'new' },
+    })
+  }
+  for (const m of nc.messages) {
+    if (oldNames.has(m.name)) {
+      compareMessage(f, was, id, m.name)
+      continue
+    }
+    const parties = dedupeParties([...partiesFor(old, was, m.name), ...partiesFor(next, id, m.name)])
+    const hit = strongest(parties, (p) => (p.role === 'receives' ? 'breaking' : 'info'), id)
+    f.add({
+      rule: 'message-added',
+      level: hit.level,
+      audiences: hit.audiences,
+      old: ptr.of('channels', was, 'messages'),
+      new: ptr.of('channels', id, 'messages', m.name),
+      message: `Message ${q(m.name)} was added to channel ${q(id)}: receivers that know only the old messages meet one they cannot read.`,
+      scope: { channel: id, in: 'new' },
+    })
+  }
+}
+
+/**
+ * Does the schema at `pointer` reach a `$ref` into another file (following the document's own
+ * references, each pointer once)? Such a payload is compared as the model holds it: with the
+ * locked files' schemas brought in as components (message-schemas.ts), so the engine resolves
+ * every reference without reading a file. O(the schemas reached).
+ */
+function reachesOtherFile(doc: unknown, pointer: string): boolean {
+  const seen = new Set<string>()
+  const pending = [pointer]
+  let budget = 100_000
+  while (pending.length > 0) {
+    const at = pending.pop()!
+    if (seen.has(at)) continue
+    seen.add(at)
+    const stack: unknown[] = [valueAt(doc, at)]
+    while (stack.length > 0) {
+      if (--budget < 0) return true
+      const node = stack.pop()
+      if (Array.isArray(node)) stack.push(...node)
+      else if (isObject(node)) {
+        if (typeof node.$ref === 'string') {
+          const local = localPointer(node.$ref)
+          if (local === undefined) return true
+          pending.push(local)
+        }
+        for (const value of Object.values(node)) if (value !== null && typeof value === 'object') stack.push(value)
+      }
+    }
+  }
+  return false
+}
+
+/**
+ * The payload as the model holds it (references into locked files made local as components),
+ * with each reference that is alone in its object replaced by the schema it names, except on a
+ * cycle (a recursive schema keeps its reference) or past INLINE_BUDGET nodes: the engine sees the
+ * locked files' content whether or not it resolves references itself.
+ */
+function modelSide(v: Version, channel: string, name: string): SchemaSide {
+  const payload = v.channels.get(channel)?.messages.find((m) => m.name === name)?.payload ?? {}
+  const components = v.model.schemas
+  let budget = INLINE_BUDGET
+  const inline = (node: unknown, path: ReadonlySet<string>): unknown => {
+    if (--budget < 0) return node
+    if (Array.isArray(node)) return node.map((item) => inline(item, path))
+    if (!isObject(node)) return node
+    const ref = typeof node.$ref === 'string' && Object.keys(node).length === 1 ? node.$ref : undefined
+    const target = ref?.startsWith(COMPONENT) ? unescapeToken(ref.slice(COMPONENT.length)) : undefined
+    if (target !== undefined && !target.includes('/') && Object.hasOwn(components, target) && !path.has(target))
+      return inline(components[target], new Set([...path, target]))
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) out[key] = inline(value, path)
+    return out
+  }
+  const document = { components: { schemas: components }, payload: inline(payload, new Set()) }
+  return {
+    file: v.doc.file,
+    document,
+    pointer: '/payload',
+    resolve(ref) {
+      const local = localPointer(ref)
+      return local === undefined || valueAt(document, local) === undefined ? undefined : { file: v.doc.file, document, pointer: local }
+    },
+  }
+}
+
+const COMPONENT = '#/components/schemas/'
+const INLINE_BUDGET = 50_000
+
+/** A message both versions have, on channel `was` (old) and `channel` (new: the same id, or its rename). */
+function compareMessage(f: Findings, was: string, channel: string, name: string): void {
+  const { old, next } = f
+  const oldAt = payloadPointer(old.doc.value, messagePointer(old.doc.value, was, name))
+  const newAt = payloadPointer(next.doc.value, messagePointer(next.doc.value, channel, name))
+  const fromModel = reachesOtherFile(old.doc.value, oldAt) || reachesOtherFile(next.doc.value, newAt)
+  let changes: ReturnType<typeof diffSchemas>
+  try {
+    changes = fromModel ? diffSchemas(modelSide(old, was, name), modelSide(next, channel, name)) : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
+  } catch {
+    changes = [
+      {
+        rule: 'schema-changed',
+        effect: 'unknown',
+        old: { file: old.doc.file, pointer: oldAt },
+        new: { file: next.doc.file, pointer: newAt },
+        message: 'The schemas could not be compared.',
+      },
+    ]
+  }
+  if (changes.length === 0) return
+  const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
+  for (const change of changes) {
+    const hit = strongest(parties, (p) => levelFor(change.effect, p.role), channel)
+    f.add({
+      rule: change.rule,
+      level: hit.level,
+      audiences: hit.audiences,
+      // A change found in the model's copy is located at the payload in the document.
+      old: !fromModel && change.old && change.old.file === old.doc.file ? change.old.pointer : oldAt,
+      new: !fromModel && change.new && change.new.file === next.doc.file ? change.new.pointer : newAt,
+      message: `Message ${q(name)} of channel ${q(channel)}: ${change.message}`,
+      data: { effect: change.effect, ...(change.witness ? { witness: change.witness } : {}), channel, message: name },
+      scope: { channel, in: 'new' },
+    })
+  }
+}
+
+function compareListed(f: Findings, op: OperationModel, now: OperationModel): void {
+  const { old, next } = f
+  const oc = old.channels.get(op.channel)
+  const nc = next.channels.get(now.channel)
+  if (!oc || !nc) return
+  const before = new Set(op.messages ?? oc.messages.map((m) => m.name))
+  const after = new Set(now.messages ?? nc.messages.map((m) => m.name))
+  const self = now.action === 'send' ? 'sends' : 'receives'
+  for (const name of before) {
+    if (after.has(name) || !nc.messages.some((m) => m.name === name)) continue
+    // No longer carried: a receiver's peers that send it are refused; a sender simply stops.
+    f.add({
+      rule: 'operation-message-removed',
+      level: self === 'receives' ? 'breaking' : 'info',
+      audiences: self === 'receives' ? [{ kind: 'publisher', name: `${now.channel}:${now.id} (peers)` }] : [],
+      old: ptr.of('operations', op.id, 'messages'),
+      new: ptr.of('operations', now.id, 'messages'),
+      message: `Operation ${q(now.id)} no longer carries message ${q(name)} of channel ${q(now.channel)}${self === 'receives' ? ': peers that send it to this receiver are refused' : ''}.`,
+      scope: { operation: now.id, channel: now.channel, in: 'new' },
+    })
+  }
+  for (const name of after) {
+    if (before.has(name) || !oc.messages.some((m) => m.name === name)) continue
+    f.add({
+      rule: 'operation-message-added',
+      level: self === 'sends' ? 'breaking' : 'info',
+      audiences: self === 'sends' ? [{ kind: 'subscriber', name: `${now.channel}:${now.id} (peers)` }] : [],
+      old: ptr.of('operations', op.id),
+      new: ptr.of('operations', now.id, 'messages'),
+      message: `Operation ${q(now.id)} now carries message ${q(name)} of channel ${q(now.channel)}${self === 'sends' ? ': its subscribers meet a message they did not receive before' : ''}.`,
+      scope: { operation: now.id, channel: now.channel, in: 'new' },
+    })
+  }
+}
+
+function dedupeParties(parties: readonly Party[]): Party[] {
+  const seen = new Set<string>()
+  return parties.filter((p) => {
+    const key = `${p.role}\u0000${p.audience.kind}\u0000${p.audience.name ?? ''}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
