@@ -575,7 +575,7 @@ const ENTRIES: Entry[] = [
     id: 'schema-not-compared',
     effect: 'unknown',
     summary: 'Part of the schemas was not compared (a `$ref` naming nothing, a depth, size or work cap): unknown.',
-    old: '{"$ref": "#/$defs/Gone"}',
+    old: '{"$ref": "#/$defs/Order"}',
     new: '{"$ref": "#/$defs/Gone"}',
     mirror: { none: 'Its effect is unknown, so it has no direction to mirror.' },
   },
