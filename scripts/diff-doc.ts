@@ -34,7 +34,7 @@ export async function diffChapters(): Promise<DiffChapter[]> {
     {
       title: 'Schemas',
       intro:
-        'The directional JSON Schema diff (`src/core/diff/schema-diff.ts`), which the formats run on payload and component schemas: `receiver` is whoever receives and validates or types a value of the schema, `sender` whoever sends one. Each format reports these with its own audiences (a subscriber receives, a publisher sends).',
+        'The directional JSON Schema diff (`src/core/diff/schema-diff.ts`), which the formats run on payload and component schemas: `receiver` is whoever receives and validates or types a value of the schema, `sender` whoever sends one. Each format reports these with its own audiences (a subscriber receives, a publisher sends). How each keyword is compared, the two dialects and when the effect is unknown: [Schema diff](diff-schemas.md).',
       rules: SCHEMA_DIFF_RULES,
     },
   ]
