@@ -1,0 +1,99 @@
+/**
+ * `contracts diff` on two 5,000-channel NATS documents with a payload on every channel, against
+ * compiling one of them (a fresh compiler each, the module generated: what a build pays). The new
+ * version changes what teams change: the shared `Money` schema that every payload reaches gets a
+ * required member (narrows: breaks every publisher), every `maxItems: 16` becomes 8 and every
+ * stream keeps messages half as long. The diff compiles both versions to their models (no module
+ * generated), then compares them: the row's ratio is that whole, end to end, and `diff_only_ms` the
+ * comparison alone.
+ *
+ *   npx tsx bench/diff.ts [--quick]      (from `npm run bench`, after the build)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ContractCompiler } from '../dist/src/index.js'
+import { diffContracts } from '../dist/src/core/diff/runner.js'
+import { loadDiffer } from '../dist/src/formats/diffs.js'
+import { formats } from '../dist/src/formats/index.js'
+import { natsDocument } from './generate.js'
+import { paired } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
+
+interface Row {
+  ours_ms: number
+  baseline_ms: number
+  ratio: number
+  spread: [number, number]
+  target: string
+  met: boolean
+  [extra: string]: unknown
+}
+
+/** The edited version: a shared schema narrowed, array bounds lowered, stream retention halved. */
+export function editedDocument(text: string): string {
+  const start = text.indexOf('\n    Money:\n')
+  const end = text.indexOf('additionalProperties: false', start)
+  if (start < 0 || end < 0) throw new Error('bench/diff.ts: the generated document has no shared Money schema')
+  const money = text
+    .slice(start, end)
+    .replace('        - currency\n', '        - currency\n        - rate\n')
+    .replace('      properties:\n', '      properties:\n        rate:\n          type: number\n')
+  const edited = (text.slice(0, start) + money + text.slice(end))
+    .replaceAll('maxItems: 16', 'maxItems: 8')
+    .replaceAll('max_age: 86400000000000', 'max_age: 43200000000000')
+  if (!money.includes('rate') || !edited.includes('maxItems: 8') || !edited.includes('max_age: 43200000000000'))
+    throw new Error('bench/diff.ts: the edits no longer match the generated document')
+  return edited
+}
+
+export async function diffCases(rounds: number, work: string, n = 5000): Promise<Record<string, Row>> {
+  const text = natsDocument(n, { payloads: true })
+  const oldFile = join(work, `diff-old-${n}.asyncapi.yaml`)
+  const newFile = join(work, `diff-new-${n}.asyncapi.yaml`)
+  writeFileSync(oldFile, text)
+  writeFileSync(newFile, editedDocument(text))
+  const env = { formats, loadDiffer }
+  const first = await diffContracts({ file: oldFile }, { file: newFile }, env)
+  if (!first.valid) throw new Error(`bench/diff.ts: a version does not compile: ${JSON.stringify([first.old.diagnostics[0], first.new.diagnostics[0]])}`)
+  const levels = { breaking: 0, warning: 0, info: 0 }
+  for (const f of first.findings) levels[f.level]++
+  // The comparison alone, on models made once.
+  const compiler = new ContractCompiler({ formats })
+  const [oldModel, newModel] = [(await compiler.model(oldFile, formats[1]!)).model, (await compiler.model(newFile, formats[1]!)).model]
+  const differ = (await loadDiffer('nats'))!
+  const side = (file: string, model: unknown) => ({ file, model, read: async () => undefined })
+  const m = await paired(
+    {
+      compile: () => new ContractCompiler().compile(oldFile),
+      diff: () => diffContracts({ file: oldFile }, { file: newFile }, env),
+      compare: () => differ.diff(side(oldFile, oldModel), side(newFile, newModel)),
+    },
+    rounds,
+    2,
+  )
+  return {
+    [`diff-nats-${n}-vs-compile`]: {
+      ours_ms: m.ms.diff,
+      baseline_ms: m.ms.compile,
+      ratio: m.ratio.diff,
+      spread: m.spread.diff,
+      target: '<= 2 (contracts diff of two versions / compiling one)',
+      met: m.ratio.diff <= 2,
+      diff_only_ms: m.ms.compare,
+      diff_only_ratio: m.ratio.compare,
+      channels: n,
+      document_bytes: text.length,
+      findings: first.findings.length,
+      ...Object.fromEntries(Object.entries(levels).map(([level, count]) => [`findings_${level}`, count])),
+    },
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const work = join(import.meta.dirname, '.work')
+  mkdirSync(work, { recursive: true })
+  const quick = process.argv.includes('--quick')
+  const rows = await diffCases(quick ? 3 : 7, work, quick ? 500 : 5000)
+  console.table(rows)
+  if (!quick) mergeIntoResults(rows)
+}
