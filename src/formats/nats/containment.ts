@@ -3,8 +3,26 @@ import { ALPHABETS, enumerate, inDomain, type TokenType } from '../../runtime/na
 type TokenKind = Extract<TokenType, { kind: 'token' }>
 
 const LETTERS = /[A-Za-z]/
-const lettersOf = (chars: string) => [...chars].filter((c) => LETTERS.test(c)).join('')
-const within = (inner: string, outer: string) => [...inner].every((c) => outer.includes(c))
+// The alphabets are a handful of fixed strings, asked for at every position of every length of
+// every comparison (a 5,000-channel diff compares each channel's tokens both ways): each answer once.
+const letters = new Map<string, string>()
+function lettersOf(chars: string): string {
+  let found = letters.get(chars)
+  if (found === undefined) letters.set(chars, (found = [...chars].filter((c) => LETTERS.test(c)).join('')))
+  return found
+}
+const withinMemo = new Map<string, boolean>()
+function within(inner: string, outer: string): boolean {
+  if (inner.length <= 1) return inner === '' || outer.includes(inner)
+  const key = `${inner}\u0000${outer}`
+  let found = withinMemo.get(key)
+  if (found === undefined) {
+    found = [...inner].every((c) => outer.includes(c))
+    // Bounded: keys are pairs of alphabet-derived strings (a few dozen), plus prefixes' single characters above.
+    if (withinMemo.size < 4096) withinMemo.set(key, found)
+  }
+  return found
+}
 
 /**
  * The characters a token type allows at position `i` of its tokens of length `n`, or undefined
