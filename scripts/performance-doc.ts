@@ -27,6 +27,7 @@ const BENCH_FILES: Array<[RegExp, string]> = [
   [/^vite-dev-edit-served-/, 'bench/dev-loop-server.ts'],
   [/^module-size-/, 'bench/module-size.ts'],
   [/^nats-client-/, 'bench/nats-client.ts'],
+  [/^diff-/, 'bench/diff.ts'],
   [
     /^(nats-topology-|nats-scaling-|benzene-scaling-|benzene-compile-|vite-warm-rebuild$|tree-shaking-|runtime-size-|nats-memory-|vite-dev-edit-to-visible-)/,
     'bench/run.ts',
