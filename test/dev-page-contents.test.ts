@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from './helpers/chromium.js'
 import { devServerWithBrowser, type DevServerBrowser } from './helpers/dev-server-browser.js'
 import { pictureFacts } from './helpers/picture.js'
+import { screenshot } from './helpers/screenshot.js'
 
 const repo = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp', `dev-page-contents-${process.pid}`)
@@ -99,6 +100,6 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page, contract by contract', (
     expect(facts.smallestText).toBeGreaterThanOrEqual(11)
     expect(facts.legend).toEqual(facts.drawn)
     expect(facts.drawn).toEqual(['edge capture', 'edge consumer', 'edge import', 'edge link', 'node channel', 'node consumer', 'node stream'])
-    await page.screenshot({ path: join(repo, 'test/.tmp/screenshots/dev-page-contents.png'), fullPage: true })
+    await screenshot(page, join(repo, 'test/.tmp/screenshots/dev-page-contents.png'))
   }, 90_000)
 })

@@ -2,7 +2,7 @@
  * The Vite dev page `/__contracts/` in real Chromium, on a copy of the NATS example: it lists the
  * contracts the dev server compiled with the topology picture of their bundle, shows a diagnostic
  * with its code frame after an invalid edit, and the picture again after the fix, by itself (the
- * page follows the server's version). Screenshots go to test/.tmp/screenshots/.
+ * page follows the server's version). Screenshots go to test/.tmp/screenshots/ with CONTRACTS_SCREENSHOTS=1.
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM } from './helpers/chromium.js'
 import { devServerWithBrowser, type DevServerBrowser } from './helpers/dev-server-browser.js'
 import { contracts as cli } from './helpers/cli.js'
+import { screenshot } from './helpers/screenshot.js'
 
 const repo = join(import.meta.dirname, '..')
 const root = join(import.meta.dirname, '.tmp', `dev-page-${process.pid}`)
@@ -59,7 +60,7 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
     ])
     expect(await page.locator('section.contract .exports').first().textContent()).toContain('orderPlaced')
     expect(await page.locator('section.topology svg g.group').count()).toBe(3)
-    await page.screenshot({ path: join(shots, 'dev-page.png'), fullPage: true })
+    await screenshot(page, join(shots, 'dev-page.png'))
 
     // An invalid edit, relocked as the example's README says (contracts lock): a token type the profile refuses.
     writeFileSync(orders, original.replace('minLength: 8, maxLength: 8', 'minLength: 8, maxLength: 300'))
@@ -70,13 +71,13 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
     expect(text).toMatch(/asyncapi\.yaml:\d+:\d+/)
     expect(text).toContain('maxLength: 300')
     expect(await page.locator('section.topology.failed').count()).toBe(1)
-    await page.screenshot({ path: join(shots, 'dev-page-invalid.png'), fullPage: true })
+    await screenshot(page, join(shots, 'dev-page-invalid.png'))
 
     // The fix (relocked): the picture is back.
     writeFileSync(orders, original)
     relock()
     await page.waitForSelector('section.topology svg', { timeout: 20_000 })
     expect(await page.locator('pre.diagnostic').count()).toBe(0)
-    await page.screenshot({ path: join(shots, 'dev-page-fixed.png'), fullPage: true })
+    await screenshot(page, join(shots, 'dev-page-fixed.png'))
   }, 90_000)
 })

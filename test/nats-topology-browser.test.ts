@@ -2,7 +2,7 @@
  * Pictures of a topology in real Chromium: the Mermaid text parses and renders with the `mermaid`
  * package (as GitHub renders it), and the SVG is well-formed XML that the browser draws, the HTML
  * page around it too, readable at 1,400 x 900 (test/helpers/picture.ts). Screenshots go to
- * test/.tmp/screenshots/.
+ * test/.tmp/screenshots/ with CONTRACTS_SCREENSHOTS=1.
  */
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, launchChromium } from './helpers/chromium.js'
 import { pictureFacts } from './helpers/picture.js'
 import { toHtml, toSvg, topology } from '../src/index.js'
+import { screenshot } from './helpers/screenshot.js'
 
 const root = join(import.meta.dirname, '..')
 
@@ -57,7 +58,7 @@ describe.skipIf(!CHROMIUM)('topology Mermaid in Chromium', () => {
     expect(await page.locator('details li').count()).toBe(14)
     const shots = join(root, 'test/.tmp/screenshots')
     mkdirSync(shots, { recursive: true })
-    await page.screenshot({ path: join(shots, 'topology-shop.png'), fullPage: true })
+    await screenshot(page, join(shots, 'topology-shop.png'))
   }, 60_000)
 
   it('at 1,400 x 900 the pictures are readable: reachable whole, labels at least 11 px, a legend of the kinds drawn', async () => {
