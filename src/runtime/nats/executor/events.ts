@@ -15,8 +15,13 @@
  * this order: the deadline, cancel timeouts, retry starts, the settlement end. So a result at exactly
  * the deadline is late, and a cancel reply at exactly its timeout is too late.
  *
- * Admission. The first `admitted` event admits the operation (later ones are refused, `duplicate`);
- * every event before it is refused (`before-admission`). Admission is refused (state `refused`, no
+ * Refusals. `tick` is never refused. Before admission (or after a refused admission) every other
+ * event is refused `before-admission`; after a `lost`, `after-loss`; with completion `none`,
+ * `no-completion`. A `cancel` after the decision is refused `decided`. A `revoked` is never refused.
+ * The other events are refused by the checks below, in the order given (the first failing check is
+ * the reason); a refused event changes nothing.
+ *
+ * Admission. The first `admitted` event admits the operation (later ones are refused, `duplicate`). Admission is refused (state `refused`, no
  * decision) when it has no branch (`empty-audience`), duplicate branch ids (`invalid-admission`), a
  * one-eligible dispatch without exactly one branch or with a branch peer that is not `eligible[0]`
  * (`invalid-admission`), or a threshold greater than the admitted units (`impossible-threshold`).
@@ -33,8 +38,8 @@
  * reason): the branch exists (`unknown-branch`); `verified` (`unverified`); the branch is `open`
  * (`not-open`: terminal or waiting for a retry); `peerId` is the branch's current peer
  * (`wrong-peer`); `attempt` equals the branch's attempt (`stale-attempt`); `fence` equals the
- * branch's fence (`stale-fence`). A result after the deadline is refused `late` (checked first after
- * the branch exists). An admitted result makes the branch `succeeded` (success true) or
+ * branch's fence (`stale-fence`). A result at or after the deadline is refused `late` (checked right
+ * after the branch exists). An admitted result makes the branch `succeeded` (success true) or
  * `unsuccessful` (success false), both terminal; it is recorded as a vote.
  *
  * Units and the decision (evaluated after every applied event and timer while undecided). A unit
@@ -48,14 +53,14 @@
  *   At the deadline, still undecided: `onTimeout` fail gives failure, partial gives partial
  *   (reason `timeout`).
  *   `cancel` (by the invoker) while undecided: outcome `cancelled` (reason `cancelled`).
- *   `lost` (memory state, executor restart: fail-unknown) while undecided: outcome `indeterminate`
- *   (reason `lost`), and every non-terminal branch becomes `indeterminate`; every later event is
- *   refused (`after-loss`).
+ *   `lost` (memory state, executor restart: fail-unknown): while undecided, outcome `indeterminate`
+ *   (reason `lost`); decided or not, every non-terminal branch becomes `indeterminate` at once (no
+ *   cancel request is sent).
  * The decision is made once and never changes; its `votes` are the admitted results at that moment.
  *
  * Retries. A `failed` (committed failure) or `lease-expired` event for the branch's current attempt
- * and fence of an `open` branch (otherwise refused: `unknown-branch`, `not-open`, `stale-attempt` /
- * `stale-fence`) ends that attempt. If the failure is retryable (a lease expiry always is: onLoss
+ * and fence of an `open` branch (otherwise refused, in this order: `unknown-branch`, `not-open`,
+ * `stale-attempt`, `stale-fence`) ends that attempt; it may come after the deadline. If the failure is retryable (a lease expiry always is: onLoss
  * retry), the attempt is below `maxAttempts`, the operation is undecided and `atMs + retryBackoffMs`
  * is before the deadline, the branch waits (`retry-wait`, `retryAtMs`); otherwise it is `failed`
  * (terminal). At `retryAtMs` the retry starts: attempt + 1, fence + 1 (CHOICE: the core's fence is a
@@ -64,15 +69,15 @@
  * (wrapping, skipping revoked peers; none left: the branch is `revoked`). CHOICE: once decided, no
  * new attempt starts: a branch waiting for a retry at the decision becomes `failed`.
  * A `claimed` event is applied when the branch is `open`, its peer is the branch's current peer and
- * its fence is greater than the branch's fence (the fence becomes it); otherwise refused
- * (`not-open`, `wrong-peer`, `stale-fence`).
+ * its fence is greater than the branch's fence (the fence becomes it); otherwise refused, in this
+ * order: `unknown-branch`, `not-open`, `wrong-peer`, `stale-fence`.
  *
  * Cancellation and settlement. When the decision is made with `remaining: cooperative`, every open
  * branch gets a cancel request (cancel state `requested`, `requestedAtMs`, for its attempt and
  * fence); a branch waiting for a retry is `failed` (above). A `cancel-answered` event is applied
  * only to a branch whose cancel is `requested`, for that attempt and fence, before
- * `requestedAtMs + cancelTimeoutMs` (otherwise refused `not-requested`, `stale-attempt` /
- * `stale-fence`, `late`): `stopped` makes the branch `stopped` (terminal); `already-completed` and
+ * `requestedAtMs + cancelTimeoutMs` (otherwise refused, in this order: `unknown-branch`,
+ * `not-requested` (a timed-out request included), `stale-attempt`, `stale-fence`): `stopped` makes the branch `stopped` (terminal); `already-completed` and
  * `unknown` set the cancel state and leave the branch open (its result may still come). At the
  * cancel timeout an unanswered request becomes `timed-out`. After the decision, results keep being
  * admitted as branch facts (they never change the decision) until the deadline. At
