@@ -122,6 +122,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const operations = new Map<string, Operation>()
   const subscriptions = new Set<Subscription>()
+  /** Message handlers of the live operations, by operation id (one shared subscription per channel). */
+  const routes = new Map<string, { result: (msg: Msg, payload: unknown) => Promise<void>; cancel: (msg: Msg, payload: unknown) => void }>()
+  let listening: Promise<void> | undefined
   let closed = false
   const js = jetstream(nc)
 
@@ -143,6 +146,34 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
     } catch (error) {
       return { ok: false, message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` }
     }
+  }
+
+  const decode = (msg: Msg): unknown => {
+    try {
+      return JSON.parse(decoder.decode(msg.data))
+    } catch {
+      return undefined
+    }
+  }
+  /** Every parameter a wildcard: each message is parsed, validated and routed by its operation id. */
+  const wildcard = (channel: Channel<any, any, any>) => channel.address!.replace(/\{[^}]+\}/g, '*')
+  async function listen(): Promise<void> {
+    const route = (kind: 'result' | 'cancel', read: (payload: unknown) => unknown) => (error: unknown, msg: Msg) => {
+      if (error) return
+      const payload = decode(msg)
+      const id = read(payload)
+      const handlers = typeof id === 'string' ? routes.get(id) : undefined
+      if (handlers) void handlers[kind](msg, payload)
+    }
+    if (plan.policy.completion.mode !== 'none')
+      subscriptions.add(nc.subscribe(wildcard(resultChannel!), { callback: route('result', (p) => readExpression(plan.correlation.operation, p)) }))
+    if (plan.cancel)
+      subscriptions.add(
+        nc.subscribe(wildcard(cancelResultChannel!), {
+          callback: route('cancel', (p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['operationId'] : undefined)),
+        }),
+      )
+    await nc.flush()
   }
 
   async function run(op: Operation, invocation: Invocation): Promise<ExecutorResult<InvocationOutcome<Output>>> {
@@ -208,7 +239,6 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
     const publications: Publication[] = []
     let timer: ReturnType<typeof setTimeout> | undefined
     let chain: Promise<void> = Promise.resolve()
-    const opSubs: Subscription[] = []
     let finish!: (value: ExecutorResult<InvocationOutcome<Output>>) => void
     const finished = new Promise<ExecutorResult<InvocationOutcome<Output>>>((resolve) => (finish = resolve))
     let answered = false
@@ -259,10 +289,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
     const stop = () => {
       if (timer) clearTimeout(timer)
       timer = undefined
-      for (const s of opSubs) {
-        s.unsubscribe()
-        subscriptions.delete(s)
-      }
+      routes.delete(op.id)
     }
 
     function react(): void {
@@ -306,16 +333,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
       await publish(cancelOp!, subjectFor(cancelChannel!, b), payload, `${op.id}.${b.branchId}.${b.attempt}.cancel`).catch(() => undefined)
     }
 
-    const decode = (msg: Msg): unknown => {
-      try {
-        return JSON.parse(decoder.decode(msg.data))
-      } catch {
-        return undefined
-      }
-    }
-
-    async function onResult(msg: Msg): Promise<void> {
-      const payload = decode(msg)
+    async function onResult(msg: Msg, payload: unknown): Promise<void> {
       if (payload === undefined || check(resultChannel!.validatePayload, payload)) return
       const c = plan.correlation
       const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
@@ -337,8 +355,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
       react()
     }
 
-    function onCancelResult(msg: Msg): void {
-      const payload = decode(msg) as Record<string, unknown> | undefined
+    function onCancelResult(_msg: Msg, decoded: unknown): void {
+      const payload = decoded as Record<string, unknown> | undefined
       if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
       if (payload['operationId'] !== op.id || typeof payload['branchId'] !== 'string') return
       const reply = payload['outcome']
@@ -351,20 +369,17 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
       apply({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
     }
 
-    // Subscriptions before admission and publication: no result can arrive unheard.
-    const listen = (channel: Channel<any, any, any>, handler: (msg: Msg) => void | Promise<void>) => {
-      const sub = nc.subscribe(subjectFor(channel, null), {
-        callback: (error, msg) => {
-          if (error) return
-          chain = chain.then(() => handler(msg)).catch(() => undefined)
-        },
-      })
-      opSubs.push(sub)
-      subscriptions.add(sub)
-    }
-    if (plan.policy.completion.mode !== 'none') listen(resultChannel!, onResult)
-    if (plan.cancel) listen(cancelResultChannel!, onCancelResult)
-    await nc.flush()
+    // Routed before admission and publication: no result can arrive unheard.
+    routes.set(op.id, {
+      result: (msg, payload) => {
+        chain = chain.then(() => onResult(msg, payload)).catch(() => undefined)
+        return chain
+      },
+      cancel: (msg, payload) => {
+        chain = chain.then(() => onCancelResult(msg, payload)).catch(() => undefined)
+      },
+    })
+    await (listening ??= listen())
 
     const admittedAt = now()
     core.apply({ kind: 'admitted', atMs: admittedAt, branches: admitted, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
