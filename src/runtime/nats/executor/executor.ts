@@ -225,8 +225,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
         context: context() as unknown as Record<string, unknown>,
         branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
       })
+    // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
+    const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
     try {
-      for (const b of admitted) request({ ...b, attempt: 1 })
+      for (const b of admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
     } catch (error) {
       if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
       throw error
@@ -392,21 +394,21 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
 
     // Dispatch: authorization rechecked, then the request published (one attempt: memory state).
     chain = chain.then(async () => {
-      for (const b of core.state().branches) {
-        if (b.status !== 'open' && b.status !== 'dispatched') continue
-        if (!(await authorized(b.peerId, 'dispatch'))) {
-          apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
-          continue
-        }
+      const branches = core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
+      const allowed = await Promise.all(branches.map((b) => authorized(b.peerId, 'dispatch')))
+      // Published together (no await between core publications): one write to the socket, not one per peer.
+      const sent = branches.map(async (b, i) => {
+        if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
         try {
-          const { subject, payload } = request(b)
+          const { subject, payload } = b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b)
           await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
           publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
         } catch (error) {
           publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
           apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
         }
-      }
+      })
+      await Promise.all(sent)
       react()
     })
     return finished
