@@ -25,10 +25,20 @@ export interface ExecutorModule {
   readonly operations: { readonly [id: string]: OperationDescriptor }
 }
 
-export interface ExecutorOptions<ResultPayload = unknown, Output = unknown> {
+/**
+ * The invocation's inputs, typed from the contract: the interaction's declared inputs (the generated
+ * module's `__inputs`) without the generated operation id, which is the executor's.
+ */
+export type InvocationInputs<I> = I extends { readonly __inputs?: infer T }
+  ? unknown extends T
+    ? Readonly<Record<string, unknown>>
+    : Omit<NonNullable<T>, 'operationId'>
+  : Readonly<Record<string, unknown>>
+
+export interface ExecutorOptions<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction> {
   readonly connection: NatsConnection
   readonly module: ExecutorModule
-  readonly interaction: Interaction
+  readonly interaction: I
   /** Lowercase SHA-256 of the contract document's exact bytes. */
   readonly contractDigest: string
   readonly deployment: Deployment
@@ -37,12 +47,12 @@ export interface ExecutorOptions<ResultPayload = unknown, Output = unknown> {
   readonly now?: () => number
 }
 
-export interface Invocation {
+export interface Invocation<Inputs = Readonly<Record<string, unknown>>> {
   /** Runtime-attested by the caller's transport, never taken from a payload. */
   readonly principalId: string
   readonly idempotencyKey: string
   /** The interaction's argument inputs (the generated operation id is the executor's). */
-  readonly inputs: Readonly<Record<string, unknown>>
+  readonly inputs: Inputs
 }
 
 export interface Publication {
@@ -63,9 +73,9 @@ export interface InvocationOutcome<Output = unknown> {
   readonly output?: Output
 }
 
-export interface Executor<Output = unknown> {
+export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unknown>>> {
   /** Admits (or finds, by idempotency key) an operation and answers when `waitFor` is reached. */
-  invoke(invocation: Invocation): Promise<ExecutorResult<InvocationOutcome<Output>>>
+  invoke(invocation: Invocation<Inputs>): Promise<ExecutorResult<InvocationOutcome<Output>>>
   /** The invoker's cancellation of an undecided operation. */
   cancel(operationId: string): ExecutorResult<Decision>
   /** The core's state of an operation. */
@@ -99,7 +109,9 @@ function sameJson(a: unknown, b: unknown): boolean {
   return serialize(a) === serialize(b)
 }
 
-export function createExecutor<ResultPayload = unknown, Output = unknown>(options: ExecutorOptions<ResultPayload, Output>): ExecutorResult<Executor<Output>> {
+export function createExecutor<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction>(
+  options: ExecutorOptions<ResultPayload, Output, I>,
+): ExecutorResult<Executor<Output, InvocationInputs<I>>> {
   const planned = planInteraction(options.interaction)
   if (!planned.ok) return planned
   const plan = planned.value
@@ -176,8 +188,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
     await nc.flush()
   }
 
-  async function run(op: Operation, invocation: Invocation): Promise<ExecutorResult<InvocationOutcome<Output>>> {
-    const inputs: Record<string, unknown> = { ...invocation.inputs, ...(generatedInput ? { [generatedInput]: op.id } : {}) }
+  async function run(op: Operation, invocation: Invocation<InvocationInputs<I>>): Promise<ExecutorResult<InvocationOutcome<Output>>> {
+    const inputs: Record<string, unknown> = { ...(invocation.inputs as Record<string, unknown>), ...(generatedInput ? { [generatedInput]: op.id } : {}) }
     let deadlineMs: number | null = null
     const context = (): AdapterContext => ({
       contractId: module.contract.id,
@@ -414,7 +426,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown>(option
     return finished
   }
 
-  const executor: Executor<Output> = {
+  const executor: Executor<Output, InvocationInputs<I>> = {
     async invoke(invocation) {
       if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
       if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')

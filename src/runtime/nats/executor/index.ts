@@ -5,7 +5,7 @@
  * and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED` (see docs/executor.md).
  */
 export { createExecutor } from './executor.js'
-export type { Executor, ExecutorModule, ExecutorOptions, Invocation, InvocationOutcome, Publication } from './executor.js'
+export type { Executor, ExecutorModule, ExecutorOptions, Invocation, InvocationInputs, InvocationOutcome, Publication } from './executor.js'
 export type { AdapterCall, AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
 export { planInteraction, readExpression, type InteractionPlan } from './policy.js'
 export type { ExecutorErrorCode, ExecutorResult } from './result.js'
