@@ -218,6 +218,62 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     for (const e of [executor, denied, tooMany]) await e.close()
   })
 
+  it('hostile input: a throwing adapter is an answer, garbage on the result subjects changes nothing', async () => {
+    const throwing = await rig.executor(rig.approve, {
+      audience: () => {
+        throw new Error('directory down')
+      },
+    })
+    expect(await throwing.invoke(invocation())).toMatchObject({
+      ok: false,
+      code: 'EXECUTOR_ADAPTER_FAILED',
+      message: expect.stringContaining('directory down'),
+    })
+    // The verifier throws for bob: his ballot is refused as unverified, so all-terminal ends at the deadline.
+    const picky = await rig.executor(
+      variant(rig.approve, {
+        completion: { mode: 'all-terminal', fraction: undefined, remaining: 'detach', deadlineMs: 800, onTimeout: 'partial' },
+        delivery: { settlementGraceMs: 50 },
+      }),
+      {
+        verifier: ({ data }) => {
+          if (data.peerId === 'bob') throw new Error('no key for bob')
+          return { allowed: true }
+        },
+      },
+    )
+    const raw = await connect({ servers: rig.server.url })
+    const noise = raw.subscribe('payments.refunds.*.vote.ann', {
+      callback: (_e, msg) => {
+        const { operationId: id } = msg.json<{ operationId: string }>()
+        for (const garbage of ['{', 'null', '[]', JSON.stringify({ operationId: id, branchId: 'ann', attempt: '1', fence: 0, peerId: 'ann', approve: true })])
+          raw.publish(`payments.refunds.${id}.ballot.ann`, garbage)
+        raw.publish(`payments.refunds.${id}.cancelled.ann`, '\u0000')
+      },
+    })
+    await raw.flush()
+    try {
+      const answer = await withPeers({ ann: { vote: true }, bob: { vote: true }, cat: { vote: true }, dan: { vote: false }, eve: { vote: true } }, () =>
+        picky.invoke(invocation({ inputs: { group: 'approvers', refund } })),
+      )
+      expect(answer.ok).toBe(true)
+      if (!answer.ok) return
+      expect(answer.value.state.branches.map((b) => [b.branchId, b.status])).toEqual([
+        ['ann', 'succeeded'],
+        ['bob', 'open'],
+        ['cat', 'succeeded'],
+        ['dan', 'unsuccessful'],
+        ['eve', 'succeeded'],
+      ])
+      expect(answer.value.decision).toMatchObject({ outcome: 'partial', reason: 'timeout' })
+      expect(answer.value.state.refused.map((r) => r.reason)).toEqual(['unverified'])
+    } finally {
+      noise.unsubscribe()
+      await raw.close()
+      for (const e of [throwing, picky]) await e.close()
+    }
+  })
+
   it('an invoker cancel decides cancelled; closing a memory executor mid-interaction leaves it indeterminate', async () => {
     const executor = await rig.executor(variant(rig.approve, { completion: { remaining: 'detach' } }))
     await withPeers(all('silent'), async () => {
