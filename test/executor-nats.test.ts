@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect } from '@nats-io/transport-node'
 import { operationId, type Interaction } from '../src/runtime/nats/interactions.js'
 import type { Responder } from '../src/runtime/nats/executor/index.js'
+import { compile } from '../src/index.js'
+import { loadModule } from './helpers/load-module.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { startRig, variant, type Behaviour, type Rig } from './helpers/executor-nats.js'
 
@@ -107,7 +110,7 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     await none.close()
   })
 
-  it('direct dispatch needs exactly one peer; one-eligible asks only the first peer in lexicographic order', async () => {
+  it('direct dispatch needs exactly one peer; one-eligible in memory state is refused', async () => {
     const direct = await rig.executor(
       variant(rig.approve, { dispatch: { mode: 'direct' }, completion: { mode: 'first-success', fraction: undefined, remaining: 'detach' } }),
     )
@@ -115,17 +118,18 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     expect(solo.ok && solo.value.decision).toMatchObject({ outcome: 'success' })
     const many = await direct.invoke(invocation())
     expect(many).toMatchObject({ ok: false, code: 'EXECUTOR_ADMISSION_REFUSED' })
-    const anycast = await rig.executor(
-      variant(rig.approve, {
-        dispatch: { mode: 'one-eligible' },
-        completion: { mode: 'first-success', unit: 'distinct-branches', fraction: undefined, remaining: 'detach' },
-      }),
-    )
-    rig.handled.clear()
-    const one = await withPeers(all({ vote: true }), () => anycast.invoke(invocation()))
-    expect(one.ok && one.value.state.branches.map((b) => [b.branchId, b.peerId, b.status])).toEqual([['ann', 'ann', 'succeeded']])
-    expect([...rig.handled.keys()]).toEqual(['ann'])
-    for (const e of [direct, anycast]) await e.close()
+    // One-eligible needs ownership and durable state (profile; the compiler's NATS_OWNERSHIP): a memory one is refused.
+    const { createExecutor } = await import('../src/runtime/nats/executor/index.js')
+    const anycast = createExecutor({
+      connection: await rig.connection(),
+      module: rig.module,
+      interaction: variant(rig.approve, { dispatch: { mode: 'one-eligible' } }),
+      contractDigest: rig.digest,
+      deployment: { senderPeerId: 's', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' },
+      adapters: { audience: () => ({ revision: 'r', peers: [] }), authorization: () => ({ allowed: true }) },
+    })
+    expect(anycast).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR' })
+    await direct.close()
   })
 
   it('a deadline with onTimeout partial: the decision keeps the votes in time', async () => {
@@ -215,6 +219,11 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       { dispatch: { mode: 'none' } },
     ])
       expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
+    // A compiled one-eligible, durable interaction (the shop's courier assignment): durable execution is not built yet.
+    const shipping = await compile(ShopBundle.copy('executor-shipping').relock().doc('shipping'))
+    const shippingModule = await loadModule(shipping.code!, 'shipping-executor')
+    const courier = createExecutor({ ...base, module: shippingModule as never, interaction: shippingModule.interactions.assignCourier })
+    expect(courier).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
     for (const e of [executor, denied, tooMany]) await e.close()
   })
 

@@ -1,8 +1,9 @@
 /**
  * `unplugin-contracts/runtime/nats/executor`: runs what an interaction descriptor declares on NATS
- * (nats.js v3). Built: memory state with online-best-effort delivery; direct, independent and
- * one-eligible dispatch; every completion mode; cooperative cancellation; the pure decision core
- * and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED` (see docs/executor.md).
+ * (nats.js v3). Built: memory state with online-best-effort delivery; direct and independent
+ * dispatch; every completion mode; cooperative cancellation; the responder helper; branch claims in
+ * JetStream KV; the pure decision core and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED`
+ * (see docs/executor.md).
  */
 export { createExecutor } from './executor.js'
 export type { Executor, ExecutorModule, ExecutorOptions, Invocation, InvocationInputs, InvocationOutcome, Publication } from './executor.js'

@@ -31,15 +31,15 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
     return bad('dispatch, delivery, completion and audience are required')
   const mode = str(dispatch, 'mode')
   if (!mode || !RUNS_DISPATCH.has(mode))
-    return refuse(
-      'EXECUTOR_UNSUPPORTED',
-      `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not built yet (direct, independent and one-eligible are)`,
-    )
+    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not built yet (direct and independent are)`)
   if (str(delivery, 'state') !== 'memory' || str(delivery, 'mode') !== 'online-best-effort')
     return refuse(
       'EXECUTOR_UNSUPPORTED',
       `${interaction.id}: delivery ${JSON.stringify(delivery['mode'])} with state ${JSON.stringify(delivery['state'])} is not built yet (online-best-effort in memory is)`,
     )
+  // The profile (and the compiler's NATS_OWNERSHIP rule): one-eligible needs ownership, ownership needs durable state.
+  if (mode === 'one-eligible')
+    return bad('one-eligible dispatch needs ownership and durable state (durable execution is not built yet: a compiled one is answered EXECUTOR_UNSUPPORTED)')
   if (!interaction.requestOperation || !interaction.subject)
     return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: gather-only work (no requestOperation) is not built yet`)
   const completionMode = str(completion, 'mode')
