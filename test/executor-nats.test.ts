@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect } from '@nats-io/transport-node'
 import { operationId, type Interaction } from '../src/runtime/nats/interactions.js'
-import type { Responder } from '../src/runtime/nats/executor/index.js'
+import { planInteraction, simulate, type Responder } from '../src/runtime/nats/executor/index.js'
 import { compile } from '../src/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
@@ -54,6 +54,12 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     expect(answer.value.output).toEqual({ approved: 4 })
     // The stalled peer was asked to stop when the decision was made.
     expect(state.branches.find((b) => b.branchId === 'eve')?.cancel).toBe('requested')
+    // The live executor's decisions are the pure core's: its own log replayed through simulate gives its state.
+    const log = executor.log(answer.value.operationId)
+    const now = executor.state(answer.value.operationId)
+    const plan = planInteraction(rig.approve)
+    expect(log.ok && now.ok && plan.ok).toBe(true)
+    if (log.ok && now.ok && plan.ok) expect(simulate(plan.value.policy, log.value)).toEqual(now.value)
     await executor.close()
   })
 
@@ -73,6 +79,11 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       eve: ['stopped', 'stopped'],
     })
     expect(answer.value.state.settledAtMs).not.toBeNull()
+    const log = executor.log(answer.value.operationId)
+    const plan = planInteraction(coop)
+    if (!log.ok || !plan.ok) throw new Error('no log')
+    expect(log.value.filter((e) => e.kind === 'cancel-answered')).toHaveLength(3)
+    expect(simulate(plan.value.policy, log.value)).toEqual(answer.value.state)
     await executor.close()
   })
 

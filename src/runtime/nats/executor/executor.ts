@@ -80,6 +80,8 @@ export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unk
   cancel(operationId: string): ExecutorResult<Decision>
   /** The core's state of an operation. */
   state(operationId: string): ExecutorResult<ExecutorState>
+  /** The operation's event log: `simulate(policy, log)` gives the same state (the policy: `planInteraction`). */
+  log(operationId: string): ExecutorResult<readonly ExecutorEvent[]>
   /** Ends every subscription; undecided memory operations become indeterminate (restart: fail-unknown). */
   close(): Promise<void>
 }
@@ -328,7 +330,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         timer = setTimeout(
           () => {
             chain = chain.then(() => {
-              core.advanceTo(now())
+              core.tick(now())
               react()
             })
           },
@@ -456,6 +458,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const op = operations.get(operationId)
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
       return ok(op.core.state())
+    },
+    log(operationId) {
+      const op = operations.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      return ok(op.core.log())
     },
     async close() {
       closed = true

@@ -64,11 +64,14 @@ export class DecisionCore {
   private eligible: readonly string[] = []
   private readonly revokedPeers = new Set<string>()
   private eventIndex = 0
+  /** Every event applied and every clock move, as a log `simulate` replays to this same state. */
+  private readonly history: ExecutorEvent[] = []
 
   constructor(readonly policy: ExecutorPolicy) {}
 
   /** Applies one event (timers due up to its time fire first); returns the refusal reason, or null when applied. */
   apply(event: ExecutorEvent): RefusalReason | null {
+    this.history.push(event)
     const index = this.eventIndex++
     const at = this.advanceTo(event.atMs)
     const reason = this.applyAt(event, at)
@@ -78,8 +81,18 @@ export class DecisionCore {
     return reason
   }
 
+  /** Moves the clock (a `tick` in the log): timers due by then fire. */
+  tick(atMs: number): void {
+    this.apply({ kind: 'tick', atMs })
+  }
+
+  /** The log so far: `simulate(policy, log)` gives this machine's state. */
+  log(): readonly ExecutorEvent[] {
+    return [...this.history]
+  }
+
   /** Moves the clock to `atMs` (never back), firing every timer due by then; returns the clock. */
-  advanceTo(atMs: number): number {
+  private advanceTo(atMs: number): number {
     const target = this.started ? Math.max(this.nowMs, atMs) : atMs
     this.started = true
     this.fireTimers(target)
