@@ -117,6 +117,7 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       return r
     })
     expect(answer.ok && answer.value.decision).toMatchObject({ outcome: 'success', reason: 'no-completion' })
+    expect(answer.ok && answer.value.publications.map((p) => [p.branchId, p.ok])).toEqual(['ann', 'bob', 'cat', 'dan', 'eve'].map((p) => [p, true]))
     expect([...rig.handled.keys()].sort()).toEqual(['ann', 'bob', 'cat', 'dan', 'eve'])
     await none.close()
   })

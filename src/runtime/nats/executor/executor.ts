@@ -258,6 +258,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     let finish!: (value: ExecutorResult<InvocationOutcome<Output>>) => void
     const finished = new Promise<ExecutorResult<InvocationOutcome<Output>>>((resolve) => (finish = resolve))
     let answered = false
+    // The invocation answers only once every request of the dispatch is published (completion none decides at admission).
+    let dispatched = false
 
     const subjectFor = (channel: Channel<any, any, any>, branch: BranchState | null): string => {
       // Parameters bound for the request get the same values (the operation id, the peer); others are wildcards.
@@ -316,7 +318,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           chain = chain.then(() => sendCancel(b))
         }
       }
-      if (!answered && state.returnsAtMs !== null) {
+      if (!answered && dispatched && state.returnsAtMs !== null) {
         answered = true
         void outcome().then(finish)
       }
@@ -423,6 +425,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         }
       })
       await Promise.all(sent)
+      dispatched = true
       react()
     })
     return finished
