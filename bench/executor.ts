@@ -1,0 +1,110 @@
+/**
+ * `npx tsx bench/executor.ts` (after `npm run build`): a five-peer quorum interaction end to end,
+ * the executor (admission, audience, materialize, five requests, correlated ballots through the
+ * responder helper, the decision at 4 of 5) against a hand-written nats.js scatter-gather of the
+ * same messages (`requestMany` on one subject, gathering until 4 replies, counting approvals).
+ * Both against a real nats-server started here, peers on connections of their own.
+ * Target: latency per interaction at most 1.5x the scatter-gather; interactions per second reported.
+ * Run alone, it merges its row into bench/results.json.
+ */
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { ContractCompiler } from '../dist/src/index.js'
+import { formats } from '../dist/src/formats/index.js'
+import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
+import { loadModule } from '../test/helpers/load-module.js'
+import { startNatsServer } from '../test/helpers/nats-server.js'
+import { paired } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
+
+const PEERS = ['ann', 'bob', 'cat', 'dan', 'eve']
+const BATCH = 50
+
+export async function executorCases(rounds: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+  const server = await startNatsServer()
+  const connections: NatsConnection[] = []
+  const conn = async () => {
+    const nc = await connect({ servers: server.url })
+    connections.push(nc)
+    return nc
+  }
+  try {
+    const doc = join(import.meta.dirname, '../fixtures/nats/shop/payments/asyncapi/asyncapi.yaml')
+    const compiled = await new ContractCompiler({ formats }).compile(doc)
+    if (!compiled.code) throw new Error(JSON.stringify(compiled.diagnostics))
+    const mod = (await loadModule(compiled.code, 'bench-executor')) as any
+    // The same quorum (4 of 5), remaining detach: the scatter-gather cancels nothing either.
+    const interaction = { ...mod.interactions.approveRefund, completion: { ...mod.interactions.approveRefund.completion, remaining: 'detach' } }
+    for (const peerId of PEERS) {
+      const r = await createResponder({ connection: await conn(), module: mod, interaction, peerId, handler: () => ({ approve: true }) })
+      if (!r.ok) throw new Error(r.message)
+    }
+    const made = createExecutor({
+      connection: await conn(),
+      module: mod,
+      interaction,
+      contractDigest: createHash('sha256').update(readFileSync(doc)).digest('hex'),
+      deployment: { senderPeerId: 'treasurer', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' },
+      adapters: { audience: () => ({ revision: 'r', peers: PEERS }), authorization: () => ({ allowed: true }), verifier: () => ({ allowed: true }) },
+    })
+    if (!made.ok) throw new Error(made.message)
+    const executor = made.value
+    // The baseline's peers: one subject, each replies with its ballot to the request's inbox.
+    const enc = new TextEncoder()
+    for (const peerId of PEERS) {
+      const nc = await conn()
+      nc.subscribe('bench.refunds.vote', {
+        callback: (_e, m) => {
+          const req = m.json<{ operationId: string }>()
+          m.respond(enc.encode(JSON.stringify({ operationId: req.operationId, branchId: peerId, attempt: 1, fence: 0, peerId, approve: true })))
+        },
+      })
+      await nc.flush()
+    }
+    const client = await conn()
+    const refund = { paymentId: 'pay-12345678', amount: 10 }
+    let n = 0
+    const ours = async () => {
+      const answer = await executor.invoke({ principalId: 'alice', idempotencyKey: `k${n++}`, inputs: { group: 'approvers', refund } })
+      if (!answer.ok || answer.value.decision.outcome !== 'success') throw new Error(`executor: ${JSON.stringify(answer)}`)
+    }
+    const baseline = async () => {
+      const payload = { operationId: `op${n++}`, requestedBy: 'alice', refund }
+      const replies = await client.requestMany('bench.refunds.vote', enc.encode(JSON.stringify(payload)), { strategy: 'count', maxMessages: 4, maxWait: 5000 })
+      let approvals = 0
+      for await (const m of replies) if (m.json<{ approve: boolean }>().approve === true) approvals++
+      if (approvals < 4) throw new Error('scatter-gather: no quorum')
+    }
+    const batch = (f: () => Promise<void>) => async () => {
+      for (let i = 0; i < BATCH; i++) await f()
+    }
+    const result = await paired({ baseline: batch(baseline), executor: batch(ours) }, rounds)
+    await executor.close()
+    return {
+      'executor-quorum-5': {
+        ours_ms_per_interaction: result.ms.executor / BATCH,
+        baseline_ms_per_interaction: result.ms.baseline / BATCH,
+        interactions_per_second: Math.round((1000 * BATCH) / result.ms.executor),
+        baseline_per_second: Math.round((1000 * BATCH) / result.ms.baseline),
+        ratio: result.ratio.executor,
+        spread: result.spread.executor,
+        target: '<= 1.5',
+        met: result.ratio.executor <= 1.5,
+        interactions: BATCH,
+        server: server.version,
+      },
+    }
+  } finally {
+    for (const nc of connections) await nc.close()
+    await server.stop()
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await executorCases(process.argv.includes('--quick') ? 5 : 15)
+  console.log(rows)
+  mergeIntoResults(rows)
+}

@@ -1,0 +1,382 @@
+/**
+ * The executor's decision core as a state machine: events applied one at a time on a clock that
+ * only moves forward, timers (deadline, cancel timeouts, retry starts, settlement end) fired in
+ * due-time order. The live executor drives one machine per operation; `simulate` folds a log
+ * through one. The rules are stated in `../events.ts`.
+ */
+import { quorumThreshold } from '../../interactions.js'
+import type {
+  AdmissionRefusal,
+  BranchState,
+  BranchStatus,
+  CancelStatus,
+  Decision,
+  DecisionOutcome,
+  DecisionReason,
+  ExecutorEvent,
+  ExecutorPolicy,
+  ExecutorState,
+  Refusal,
+  RefusalReason,
+  Vote,
+} from '../events.js'
+
+interface MutableBranch {
+  branchId: string
+  admittedPeerId: string
+  peerId: string
+  status: BranchStatus
+  attempt: number
+  fence: number
+  retryAtMs: number | null
+  terminalAtMs: number | null
+  cancel: CancelStatus
+  cancelRequestedAtMs: number | null
+}
+
+const TERMINAL: ReadonlySet<BranchStatus> = new Set(['succeeded', 'unsuccessful', 'failed', 'revoked', 'stopped', 'indeterminate', 'dispatched'])
+
+export function isTerminal(status: BranchStatus): boolean {
+  return TERMINAL.has(status)
+}
+
+/** Timer kinds in the order they fire when due at the same time. */
+const TimerKind = { Deadline: 0, CancelTimeout: 1, RetryStart: 2, SettlementEnd: 3 } as const
+type TimerKind = (typeof TimerKind)[keyof typeof TimerKind]
+
+interface Timer {
+  readonly dueMs: number
+  readonly kind: TimerKind
+  readonly branch?: MutableBranch
+}
+
+export class DecisionCore {
+  private admission: ExecutorState['admission'] = { status: 'pending' }
+  private nowMs = 0
+  private started = false
+  private readonly branches: MutableBranch[] = []
+  private readonly byId = new Map<string, MutableBranch>()
+  private readonly votes: Vote[] = []
+  private decision: Decision | null = null
+  private settledAtMs: number | null = null
+  private readonly refused: Refusal[] = []
+  private lost = false
+  private eligible: readonly string[] = []
+  private readonly revokedPeers = new Set<string>()
+  private eventIndex = 0
+  /** Every event applied and every clock move, as a log `simulate` replays to this same state. */
+  private readonly history: ExecutorEvent[] = []
+
+  constructor(readonly policy: ExecutorPolicy) {}
+
+  /** Applies one event (timers due up to its time fire first); returns the refusal reason, or null when applied. */
+  apply(event: ExecutorEvent): RefusalReason | null {
+    this.history.push(event)
+    const index = this.eventIndex++
+    const at = this.advanceTo(event.atMs)
+    const reason = this.applyAt(event, at)
+    if (reason) this.refused.push({ index, reason })
+    this.afterChange(at)
+    this.fireTimers(at)
+    return reason
+  }
+
+  /** Moves the clock (a `tick` in the log): timers due by then fire. */
+  tick(atMs: number): void {
+    this.apply({ kind: 'tick', atMs })
+  }
+
+  /** The log so far: `simulate(policy, log)` gives this machine's state. */
+  log(): readonly ExecutorEvent[] {
+    return [...this.history]
+  }
+
+  /** Moves the clock to `atMs` (never back), firing every timer due by then; returns the clock. */
+  private advanceTo(atMs: number): number {
+    const target = this.started ? Math.max(this.nowMs, atMs) : atMs
+    this.started = true
+    this.fireTimers(target)
+    this.nowMs = target
+    return target
+  }
+
+  /** The next time a timer is due, or null: the live executor sleeps until then. */
+  nextDueMs(): number | null {
+    return this.nextTimer()?.dueMs ?? null
+  }
+
+  state(): ExecutorState {
+    const branches: BranchState[] = this.branches.map((b) => Object.freeze({ ...b }))
+    const returnsAtMs = this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
+    return Object.freeze({
+      admission: this.admission,
+      nowMs: this.nowMs,
+      branches: Object.freeze(branches),
+      votes: Object.freeze([...this.votes]),
+      decision: this.decision,
+      settledAtMs: this.settledAtMs,
+      returnsAtMs,
+      refused: Object.freeze([...this.refused]),
+    })
+  }
+
+  private applyAt(event: ExecutorEvent, at: number): RefusalReason | null {
+    if (event.kind === 'tick') return null
+    if (this.admission.status !== 'admitted') {
+      if (event.kind === 'admitted' && this.admission.status === 'pending') {
+        this.admit(event.branches, event.eligible, at)
+        return null
+      }
+      return 'before-admission'
+    }
+    if (this.lost) return 'after-loss'
+    if (this.policy.completion.mode === 'none') return 'no-completion'
+    switch (event.kind) {
+      case 'admitted':
+        return 'duplicate'
+      case 'result':
+        return this.result(event, at)
+      case 'failed':
+      case 'lease-expired':
+        return this.failure(event.branchId, event.attempt, event.fence, event.kind === 'lease-expired' || event.retryable, at)
+      case 'claimed': {
+        const b = this.byId.get(event.branchId)
+        if (!b) return 'unknown-branch'
+        if (b.status !== 'open') return 'not-open'
+        if (b.peerId !== event.peerId) return 'wrong-peer'
+        if (!(event.fence > b.fence)) return 'stale-fence'
+        b.fence = event.fence
+        return null
+      }
+      case 'cancel':
+        if (this.decision) return 'decided'
+        this.decide('cancelled', 'cancelled', at)
+        return null
+      case 'cancel-answered': {
+        const b = this.byId.get(event.branchId)
+        if (!b) return 'unknown-branch'
+        if (b.cancel !== 'requested') return 'not-requested'
+        if (b.attempt !== event.attempt) return 'stale-attempt'
+        if (b.fence !== event.fence) return 'stale-fence'
+        b.cancel = event.reply
+        if (event.reply === 'stopped' && !isTerminal(b.status)) this.terminate(b, 'stopped', at)
+        return null
+      }
+      case 'revoked':
+        this.revokedPeers.add(event.peerId)
+        for (const b of this.branches) if (b.peerId === event.peerId && !isTerminal(b.status)) this.terminate(b, 'revoked', at)
+        return null
+      case 'lost':
+        this.lost = true
+        if (!this.decision) this.decide('indeterminate', 'lost', at)
+        for (const b of this.branches) if (!isTerminal(b.status)) this.terminate(b, 'indeterminate', at)
+        return null
+    }
+  }
+
+  private admit(branches: readonly { branchId: string; peerId: string; fence: number }[], eligible: readonly string[], at: number): void {
+    const refuse = (reason: AdmissionRefusal) => {
+      this.admission = Object.freeze({ status: 'refused', reason })
+    }
+    if (branches.length === 0) return refuse('empty-audience')
+    if (new Set(branches.map((b) => b.branchId)).size !== branches.length) return refuse('invalid-admission')
+    if (this.policy.dispatch === 'one-eligible' && (branches.length !== 1 || eligible[0] !== branches[0]!.peerId)) return refuse('invalid-admission')
+    const { completion } = this.policy
+    const units = completion.unit === 'distinct-peers' ? new Set(branches.map((b) => b.peerId)).size : branches.length
+    let threshold: number | null = null
+    if (completion.mode === 'first-success') threshold = 1
+    else if (completion.mode === 'all-successful') threshold = units
+    else if (completion.mode === 'quorum') {
+      const rule = completion.quorum
+      if (!rule) return refuse('invalid-admission')
+      if ('count' in rule) {
+        if (!Number.isSafeInteger(rule.count) || rule.count < 1) return refuse('invalid-admission')
+        threshold = rule.count
+      } else {
+        try {
+          threshold = quorumThreshold(rule.fraction.numerator, rule.fraction.denominator, units)
+        } catch {
+          return refuse('invalid-admission')
+        }
+      }
+    }
+    if (threshold !== null && threshold > units) return refuse('impossible-threshold')
+    this.eligible = [...eligible]
+    for (const a of branches) {
+      const b: MutableBranch = {
+        branchId: a.branchId,
+        admittedPeerId: a.peerId,
+        peerId: a.peerId,
+        status: 'open',
+        attempt: 1,
+        fence: a.fence,
+        retryAtMs: null,
+        terminalAtMs: null,
+        cancel: 'none',
+        cancelRequestedAtMs: null,
+      }
+      this.branches.push(b)
+      this.byId.set(b.branchId, b)
+    }
+    this.admission = Object.freeze({ status: 'admitted', atMs: at, deadlineMs: at + completion.deadlineMs, admittedUnits: units, threshold })
+    if (completion.mode === 'none') {
+      for (const b of this.branches) this.terminate(b, 'dispatched', at)
+      this.decide('success', 'no-completion', at)
+    }
+  }
+
+  private deadline(): number {
+    return this.admission.status === 'admitted' ? this.admission.deadlineMs : Number.POSITIVE_INFINITY
+  }
+
+  private result(event: Extract<ExecutorEvent, { kind: 'result' }>, at: number): RefusalReason | null {
+    const b = this.byId.get(event.branchId)
+    if (!b) return 'unknown-branch'
+    if (at >= this.deadline()) return 'late'
+    if (!event.verified) return 'unverified'
+    if (b.status !== 'open') return 'not-open'
+    if (b.peerId !== event.peerId) return 'wrong-peer'
+    if (b.attempt !== event.attempt) return 'stale-attempt'
+    if (b.fence !== event.fence) return 'stale-fence'
+    this.votes.push(Object.freeze({ branchId: b.branchId, peerId: event.peerId, attempt: event.attempt, fence: event.fence, success: event.success, atMs: at }))
+    this.terminate(b, event.success ? 'succeeded' : 'unsuccessful', at)
+    return null
+  }
+
+  private failure(branchId: string, attempt: number, fence: number, retryable: boolean, at: number): RefusalReason | null {
+    const b = this.byId.get(branchId)
+    if (!b) return 'unknown-branch'
+    if (b.status !== 'open') return 'not-open'
+    if (b.attempt !== attempt) return 'stale-attempt'
+    if (b.fence !== fence) return 'stale-fence'
+    const retryAt = at + this.policy.retry.retryBackoffMs
+    if (retryable && b.attempt < this.policy.retry.maxAttempts && !this.decision && retryAt < this.deadline()) {
+      b.status = 'retry-wait'
+      b.retryAtMs = retryAt
+    } else this.terminate(b, 'failed', at)
+    return null
+  }
+
+  private terminate(b: MutableBranch, status: BranchStatus, at: number): void {
+    b.status = status
+    b.retryAtMs = null
+    b.terminalAtMs = at
+  }
+
+  private decide(outcome: DecisionOutcome, reason: DecisionReason, at: number): void {
+    this.decision = Object.freeze({ outcome, reason, atMs: at, votes: Object.freeze([...this.votes]), successUnits: this.unitCounts().success })
+    for (const b of this.branches) {
+      // Once decided no new attempt starts.
+      if (b.status === 'retry-wait') this.terminate(b, 'failed', at)
+      else if (b.status === 'open' && this.policy.completion.remaining === 'cooperative' && !this.lost) {
+        b.cancel = 'requested'
+        b.cancelRequestedAtMs = at
+      }
+    }
+  }
+
+  private unitCounts(): { success: number; open: number; terminal: number; units: number } {
+    const byUnit = new Map<string, MutableBranch[]>()
+    for (const b of this.branches) {
+      const key = this.policy.completion.unit === 'distinct-peers' ? b.admittedPeerId : b.branchId
+      const list = byUnit.get(key)
+      if (list) list.push(b)
+      else byUnit.set(key, [b])
+    }
+    let success = 0
+    let open = 0
+    let terminal = 0
+    for (const list of byUnit.values()) {
+      const succeeded = list.some((b) => b.status === 'succeeded')
+      const allTerminal = list.every((b) => isTerminal(b.status))
+      if (succeeded) success++
+      if (allTerminal) terminal++
+      if (!succeeded && !allTerminal) open++
+    }
+    return { success, open, terminal, units: byUnit.size }
+  }
+
+  /** Decides when the rules say so, then records the settlement. */
+  private afterChange(at: number): void {
+    if (this.admission.status !== 'admitted') return
+    if (!this.decision) {
+      const { mode } = this.policy.completion
+      const k = this.admission.threshold
+      const c = this.unitCounts()
+      if (mode === 'all-terminal') {
+        if (c.terminal === c.units) this.decide('success', 'settled', at)
+      } else if (k !== null) {
+        if (c.success >= k) this.decide('success', 'threshold', at)
+        else if (c.success + c.open < k) this.decide('failure', 'impossible', at)
+      }
+    }
+    if (this.decision && this.settledAtMs === null && this.branches.every((b) => isTerminal(b.status))) this.settledAtMs = at
+  }
+
+  private nextTimer(): Timer | null {
+    let best: Timer | null = null
+    const consider = (t: Timer) => {
+      if (!best || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.kind < best.kind)) best = t
+    }
+    if (this.admission.status !== 'admitted' || this.lost) return null
+    if (!this.decision) consider({ dueMs: this.admission.deadlineMs, kind: TimerKind.Deadline })
+    for (const b of this.branches) {
+      if (b.cancel === 'requested' && b.cancelRequestedAtMs !== null)
+        consider({ dueMs: b.cancelRequestedAtMs + this.policy.completion.cancelTimeoutMs, kind: TimerKind.CancelTimeout, branch: b })
+      if (b.status === 'retry-wait' && b.retryAtMs !== null) consider({ dueMs: b.retryAtMs, kind: TimerKind.RetryStart, branch: b })
+    }
+    if (this.decision && this.branches.some((b) => !isTerminal(b.status)))
+      consider({ dueMs: this.decision.atMs + this.policy.retry.settlementGraceMs, kind: TimerKind.SettlementEnd })
+    return best
+  }
+
+  /** Fires timers due at or before `limit`, each at its own due time. Bounded: every firing ends a timer for good. */
+  private fireTimers(limit: number): void {
+    for (let timer = this.nextTimer(); timer !== null && timer.dueMs <= limit; timer = this.nextTimer()) {
+      const at = Math.max(timer.dueMs, this.nowMs)
+      this.nowMs = at
+      this.fire(timer, at)
+      this.afterChange(at)
+    }
+  }
+
+  private fire(timer: Timer, at: number): void {
+    const b = timer.branch
+    switch (timer.kind) {
+      case TimerKind.Deadline:
+        this.decide(this.policy.completion.onTimeout === 'partial' ? 'partial' : 'failure', 'timeout', at)
+        return
+      case TimerKind.CancelTimeout:
+        if (b) b.cancel = 'timed-out'
+        return
+      case TimerKind.RetryStart:
+        if (b) this.startRetry(b, at)
+        return
+      case TimerKind.SettlementEnd:
+        for (const x of this.branches) if (!isTerminal(x.status)) this.terminate(x, 'indeterminate', at)
+        return
+    }
+  }
+
+  private startRetry(b: MutableBranch, at: number): void {
+    b.retryAtMs = null
+    b.attempt += 1
+    b.fence += 1
+    if (this.policy.dispatch === 'one-eligible') {
+      const next = nextEligible(this.eligible, b.peerId, this.revokedPeers)
+      if (next === null) return this.terminate(b, 'revoked', at)
+      b.peerId = next
+    }
+    b.status = 'open'
+  }
+}
+
+/** The next peer after `current` in lexicographic (list) order, wrapping, skipping revoked peers. */
+export function nextEligible(eligible: readonly string[], current: string, revoked: ReadonlySet<string>): string | null {
+  const from = eligible.indexOf(current)
+  for (let i = 1; i <= eligible.length; i++) {
+    const peer = eligible[(from + i + eligible.length) % eligible.length]!
+    if (!revoked.has(peer)) return peer
+  }
+  return null
+}

@@ -1,0 +1,479 @@
+/**
+ * The interaction executor, memory state, online-best-effort delivery: admission (operation id,
+ * idempotency, audience snapshot), dispatch (direct, independent, one-eligible) through
+ * `materialize`, results correlated from their payload, the decision core, cooperative
+ * cancellation. Every decision comes from the pure core (`./decision/machine.ts`); this file only
+ * turns messages and timers into its events and its state changes into messages.
+ */
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
+import { jetstream } from '@nats-io/jetstream'
+import canonicalize from 'canonicalize'
+import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../interactions.js'
+import type { Channel } from '../subjects.js'
+import type { OperationDescriptor } from '../index.js'
+import { check } from '../../shared/validation.js'
+import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
+import type { AdmittedBranch, BranchState, Decision, ExecutorEvent, ExecutorState } from './events.js'
+import { DecisionCore } from './decision/machine.js'
+import { planInteraction, readExpression } from './policy.js'
+import { ok, refuse, type ExecutorResult } from './result.js'
+
+/** What a generated NATS module provides that the executor reads. */
+export interface ExecutorModule {
+  readonly contract: { readonly id: string; readonly version: string }
+  readonly channels: { readonly [id: string]: Channel<any, any, any> }
+  readonly operations: { readonly [id: string]: OperationDescriptor }
+}
+
+/**
+ * The invocation's inputs, typed from the contract: the interaction's declared inputs (the generated
+ * module's `__inputs`) without the generated operation id, which is the executor's.
+ */
+export type InvocationInputs<I> = I extends { readonly __inputs?: infer T }
+  ? unknown extends T
+    ? Readonly<Record<string, unknown>>
+    : Omit<NonNullable<T>, 'operationId'>
+  : Readonly<Record<string, unknown>>
+
+export interface ExecutorOptions<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction> {
+  readonly connection: NatsConnection
+  readonly module: ExecutorModule
+  readonly interaction: I
+  /** Lowercase SHA-256 of the contract document's exact bytes. */
+  readonly contractDigest: string
+  readonly deployment: Deployment
+  readonly adapters: ExecutorAdapters<ResultPayload, Output>
+  /** Milliseconds since the epoch; the default is `Date.now`. */
+  readonly now?: () => number
+}
+
+export interface Invocation<Inputs = Readonly<Record<string, unknown>>> {
+  /** Runtime-attested by the caller's transport, never taken from a payload. */
+  readonly principalId: string
+  readonly idempotencyKey: string
+  /** The interaction's argument inputs (the generated operation id is the executor's). */
+  readonly inputs: Inputs
+}
+
+export interface Publication {
+  readonly branchId: string
+  readonly attempt: number
+  readonly ok: boolean
+  readonly error?: string
+}
+
+export interface InvocationOutcome<Output = unknown> {
+  readonly operationId: string
+  readonly decision: Decision
+  /** The core's state when the invocation returned (at the decision or the settlement: `waitFor`). */
+  readonly state: ExecutorState
+  readonly audience: { readonly revision: string; readonly policyRevision: string; readonly peers: readonly string[] }
+  readonly publications: readonly Publication[]
+  /** From the aggregation adapter, when one is given. */
+  readonly output?: Output
+}
+
+export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unknown>>> {
+  /** Admits (or finds, by idempotency key) an operation and answers when `waitFor` is reached. */
+  invoke(invocation: Invocation<Inputs>): Promise<ExecutorResult<InvocationOutcome<Output>>>
+  /** The invoker's cancellation of an undecided operation. */
+  cancel(operationId: string): ExecutorResult<Decision>
+  /** The core's state of an operation. */
+  state(operationId: string): ExecutorResult<ExecutorState>
+  /** The operation's event log: `simulate(policy, log)` gives the same state (the policy: `planInteraction`). */
+  log(operationId: string): ExecutorResult<readonly ExecutorEvent[]>
+  /** Ends every subscription; undecided memory operations become indeterminate (restart: fail-unknown). */
+  close(): Promise<void>
+}
+
+interface Operation {
+  readonly id: string
+  readonly inputBytes: string
+  readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
+  core?: DecisionCore
+  /** Acts on the core's state after a change made outside the message chain. */
+  react?: () => void
+  /** Restart semantics of memory state: the operation is lost (fail-unknown). */
+  settle?: () => void
+}
+
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+const serialize = canonicalize as unknown as (value: unknown) => string | undefined
+
+function isToken(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  return serialize(a) === serialize(b)
+}
+
+export function createExecutor<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction>(
+  options: ExecutorOptions<ResultPayload, Output, I>,
+): ExecutorResult<Executor<Output, InvocationInputs<I>>> {
+  const planned = planInteraction(options.interaction)
+  if (!planned.ok) return planned
+  const plan = planned.value
+  const { module, interaction, connection: nc, adapters, deployment } = options
+  const now = options.now ?? Date.now
+  const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
+  const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
+  const requestOp = opOf(interaction.requestOperation)
+  const resultOp = opOf(interaction.resultOperation)
+  const resultChannel = channelOf(resultOp)
+  const cancelOp = opOf(plan.cancel?.operation)
+  const cancelChannel = channelOf(cancelOp)
+  const cancelResultChannel = channelOf(opOf(plan.cancel?.resultOperation))
+  if (!requestOp) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request operation is not in the module`)
+  const requestOperation: OperationDescriptor = requestOp
+  if (plan.policy.completion.mode !== 'none' && !resultChannel?.address)
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its result operation's channel is not in the module`)
+  if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
+  const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
+  const operations = new Map<string, Operation>()
+  const subscriptions = new Set<Subscription>()
+  /** Message handlers of the live operations, by operation id (one shared subscription per channel). */
+  const routes = new Map<string, { result: (msg: Msg, payload: unknown) => Promise<void>; cancel: (msg: Msg, payload: unknown) => void }>()
+  let listening: Promise<void> | undefined
+  let closed = false
+  const js = jetstream(nc)
+
+  const publish = async (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> => {
+    const data = encoder.encode(JSON.stringify(payload))
+    if (op.api === 'jetstream') {
+      // An uncertain publication is retried once with the same message id: the stream deduplicates it.
+      try {
+        await js.publish(subject, data, { msgID: msgId })
+      } catch {
+        await js.publish(subject, data, { msgID: msgId })
+      }
+    } else nc.publish(subject, data)
+  }
+
+  async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+    try {
+      return { ok: true, value: await f() }
+    } catch (error) {
+      return { ok: false, message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` }
+    }
+  }
+
+  const decode = (msg: Msg): unknown => {
+    try {
+      return JSON.parse(decoder.decode(msg.data))
+    } catch {
+      return undefined
+    }
+  }
+  /** Every parameter a wildcard: each message is parsed, validated and routed by its operation id. */
+  const wildcard = (channel: Channel<any, any, any>) => channel.address!.replace(/\{[^}]+\}/g, '*')
+  async function listen(): Promise<void> {
+    const route = (kind: 'result' | 'cancel', read: (payload: unknown) => unknown) => (error: unknown, msg: Msg) => {
+      if (error) return
+      const payload = decode(msg)
+      const id = read(payload)
+      const handlers = typeof id === 'string' ? routes.get(id) : undefined
+      if (handlers) void handlers[kind](msg, payload)
+    }
+    if (plan.policy.completion.mode !== 'none')
+      subscriptions.add(nc.subscribe(wildcard(resultChannel!), { callback: route('result', (p) => readExpression(plan.correlation.operation, p)) }))
+    if (plan.cancel)
+      subscriptions.add(
+        nc.subscribe(wildcard(cancelResultChannel!), {
+          callback: route('cancel', (p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['operationId'] : undefined)),
+        }),
+      )
+    await nc.flush()
+  }
+
+  async function run(op: Operation, invocation: Invocation<InvocationInputs<I>>): Promise<ExecutorResult<InvocationOutcome<Output>>> {
+    const inputs: Record<string, unknown> = { ...(invocation.inputs as Record<string, unknown>), ...(generatedInput ? { [generatedInput]: op.id } : {}) }
+    let deadlineMs: number | null = null
+    const context = (): AdapterContext => ({
+      contractId: module.contract.id,
+      contractVersion: module.contract.version,
+      contractDigest: options.contractDigest,
+      operationId: op.id,
+      principalId: invocation.principalId,
+      senderPeerId: deployment.senderPeerId,
+      scopeId: deployment.scopeId,
+      systemId: deployment.systemId,
+      accountId: deployment.accountId,
+      jetstreamDomain: deployment.jetstreamDomain,
+      nowMs: now(),
+      deadlineMs,
+      policyRevision: deployment.policyRevision,
+    })
+    const authorized = async (peerId: string, stage: AuthorizationStage) => {
+      const answer = await call('authorization', () => adapters.authorization({ context: context(), data: { peerId, stage } }))
+      return answer.ok && answer.value?.allowed === true
+    }
+
+    // Audience snapshot at admission: distinct authorized peers, lexicographic order.
+    const snapshot = await call('audience', () =>
+      adapters.audience({
+        context: context(),
+        data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
+      }),
+    )
+    if (!snapshot.ok) return refuse('EXECUTOR_ADAPTER_FAILED', snapshot.message)
+    const snap = snapshot.value
+    if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
+      return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
+    const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
+    const peers: string[] = []
+    for (const peer of candidates) if (await authorized(peer, 'admission')) peers.push(peer)
+    if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
+    if (plan.dispatch.mode === 'direct' && peers.length !== 1)
+      return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
+    const admitted: AdmittedBranch[] = (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
+
+    // Every request is materialized (and so validated) before anything is admitted or published.
+    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
+      materialize(interaction, {
+        inputs,
+        context: context() as unknown as Record<string, unknown>,
+        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
+      })
+    // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
+    const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
+    try {
+      for (const b of admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
+    } catch (error) {
+      if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
+      throw error
+    }
+
+    const core = new DecisionCore(plan.policy)
+    op.core = core
+    const payloads = new Map<string, ResultPayload>()
+    const cancelsSent = new Set<string>()
+    const publications: Publication[] = []
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let chain: Promise<void> = Promise.resolve()
+    let finish!: (value: ExecutorResult<InvocationOutcome<Output>>) => void
+    const finished = new Promise<ExecutorResult<InvocationOutcome<Output>>>((resolve) => (finish = resolve))
+    let answered = false
+    // The invocation answers only once every request of the dispatch is published (completion none decides at admission).
+    let dispatched = false
+
+    const subjectFor = (channel: Channel<any, any, any>, branch: BranchState | null): string => {
+      // Parameters bound for the request get the same values (the operation id, the peer); others are wildcards.
+      const values: Record<string, string> = {}
+      for (const param of Object.keys(channel.parameters)) {
+        const source = Object.hasOwn(interaction.bindings.subject, param) ? interaction.bindings.subject[param] : undefined
+        let value: unknown
+        if (source && 'input' in source) value = inputs[source.input]
+        else if (source && 'literal' in source) value = source.literal
+        else if (source && 'context' in source) value = (context() as unknown as Record<string, unknown>)[source.context]
+        else if (source && 'branch' in source && branch)
+          value = source.branch === 'id' ? branch.branchId : source.branch === 'peerId' ? branch.peerId : undefined
+        else if (param === plan.dispatch.targetParameter && branch) value = branch.peerId
+        values[param] = isToken(value) ? value : '*'
+      }
+      if (branch && channel.subject) return channel.subject.render(values)
+      return channel.address!.replace(/\{([^}]+)\}/g, (_, p: string) => values[p] ?? '*')
+    }
+
+    const apply = (event: ExecutorEvent) => {
+      core.apply(event)
+      react()
+    }
+
+    const outcome = async (): Promise<ExecutorResult<InvocationOutcome<Output>>> => {
+      const state = core.state()
+      const decision = state.decision!
+      let output: Output | undefined
+      if (adapters.aggregation) {
+        const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)!).filter((p) => p !== undefined)
+        const aggregated = await call('aggregation', () => adapters.aggregation!({ context: context(), data }))
+        if (!aggregated.ok) return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
+        output = aggregated.value
+      }
+      return ok({
+        operationId: op.id,
+        decision,
+        state,
+        audience: { revision: snap.revision, policyRevision: deployment.policyRevision, peers },
+        publications: [...publications],
+        ...(output !== undefined ? { output } : {}),
+      })
+    }
+
+    const stop = () => {
+      if (timer) clearTimeout(timer)
+      timer = undefined
+      routes.delete(op.id)
+    }
+
+    function react(): void {
+      const state = core.state()
+      for (const b of state.branches) {
+        if (b.cancel === 'requested' && !cancelsSent.has(b.branchId)) {
+          cancelsSent.add(b.branchId)
+          chain = chain.then(() => sendCancel(b))
+        }
+      }
+      if (!answered && dispatched && state.returnsAtMs !== null) {
+        answered = true
+        void outcome().then(finish)
+      }
+      if (state.settledAtMs !== null) {
+        stop()
+        return
+      }
+      if (timer) clearTimeout(timer)
+      const due = core.nextDueMs()
+      if (due !== null)
+        timer = setTimeout(
+          () => {
+            chain = chain.then(() => {
+              core.tick(now())
+              react()
+            })
+          },
+          Math.max(0, due - now()),
+        )
+    }
+    op.react = react
+    op.settle = () => {
+      chain = chain.then(() => apply({ kind: 'lost', atMs: now() }))
+    }
+
+    async function sendCancel(b: BranchState): Promise<void> {
+      if (!(await authorized(b.peerId, 'cancel'))) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+      const payload = { operationId: op.id, branchId: b.branchId, attempt: b.attempt, fence: b.fence }
+      if (check(cancelChannel!.validatePayload, payload)) return
+      await publish(cancelOp!, subjectFor(cancelChannel!, b), payload, `${op.id}.${b.branchId}.${b.attempt}.cancel`).catch(() => undefined)
+    }
+
+    async function onResult(msg: Msg, payload: unknown): Promise<void> {
+      if (payload === undefined || check(resultChannel!.validatePayload, payload)) return
+      const c = plan.correlation
+      const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
+      if (opRef !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
+      if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
+      // Subject-permission verification: the subject's peer and the body's peer agree.
+      const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
+      const target = plan.dispatch.targetParameter
+      const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+      if (!(await authorized(peerId, 'result'))) return apply({ kind: 'revoked', atMs: now(), peerId })
+      let verified = subjectAgrees
+      if (verified && adapters.verifier) {
+        const answer = await call('verifier', () => adapters.verifier!({ context: context(), data: payload as ResultPayload }))
+        verified = answer.ok && answer.value?.allowed === true
+      }
+      const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
+      const event: ExecutorEvent = { kind: 'result', atMs: now(), branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
+      if (core.apply(event) === null) payloads.set(`${branchId}/${String(attempt)}/${String(fence)}`, payload as ResultPayload)
+      react()
+    }
+
+    function onCancelResult(_msg: Msg, decoded: unknown): void {
+      const payload = decoded as Record<string, unknown> | undefined
+      if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
+      if (payload['operationId'] !== op.id || typeof payload['branchId'] !== 'string') return
+      const reply = payload['outcome']
+      if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
+      const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
+      if (!branch) return
+      // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
+      const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
+      const fence = Number.isSafeInteger(payload['fence']) ? (payload['fence'] as number) : branch.fence
+      apply({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
+    }
+
+    // Routed before admission and publication: no result can arrive unheard.
+    routes.set(op.id, {
+      result: (msg, payload) => {
+        chain = chain.then(() => onResult(msg, payload)).catch(() => undefined)
+        return chain
+      },
+      cancel: (msg, payload) => {
+        chain = chain.then(() => onCancelResult(msg, payload)).catch(() => undefined)
+      },
+    })
+    await (listening ??= listen())
+
+    const admittedAt = now()
+    core.apply({ kind: 'admitted', atMs: admittedAt, branches: admitted, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
+    const admission = core.state().admission
+    if (admission.status !== 'admitted') {
+      stop()
+      return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: admission refused (${admission.status === 'refused' ? admission.reason : 'pending'})`)
+    }
+    deadlineMs = admission.deadlineMs
+
+    // Dispatch: authorization rechecked, then the request published (one attempt: memory state).
+    chain = chain.then(async () => {
+      const branches = core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
+      const allowed = await Promise.all(branches.map((b) => authorized(b.peerId, 'dispatch')))
+      // Published together (no await between core publications): one write to the socket, not one per peer.
+      const sent = branches.map(async (b, i) => {
+        if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+        try {
+          const { subject, payload } = b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b)
+          await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
+          publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+        } catch (error) {
+          publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
+          apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
+        }
+      })
+      await Promise.all(sent)
+      dispatched = true
+      react()
+    })
+    return finished
+  }
+
+  const executor: Executor<Output, InvocationInputs<I>> = {
+    async invoke(invocation) {
+      if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
+      if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
+        return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
+      const inputBytes = serialize(invocation.inputs ?? {})
+      if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
+      const id = await makeOperationId(invocation.principalId, options.contractDigest, invocation.idempotencyKey)
+      const existing = operations.get(id)
+      if (existing) {
+        if (existing.inputBytes !== inputBytes) return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        return existing.outcome
+      }
+      const op: { -readonly [K in keyof Operation]: Operation[K] } = { id, inputBytes, outcome: Promise.resolve(refuse('EXECUTOR_CLOSED', 'not started')) }
+      op.outcome = run(op, invocation).catch((error: unknown) => refuse('EXECUTOR_ADAPTER_FAILED', error instanceof Error ? error.message : String(error)))
+      operations.set(id, op)
+      return op.outcome
+    },
+    cancel(operationId) {
+      const op = operations.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      op.core.apply({ kind: 'cancel', atMs: now() })
+      op.react?.()
+      const decision = op.core.state().decision
+      return decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no decision`)
+    },
+    state(operationId) {
+      const op = operations.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      return ok(op.core.state())
+    },
+    log(operationId) {
+      const op = operations.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      return ok(op.core.log())
+    },
+    async close() {
+      closed = true
+      for (const op of operations.values()) op.settle?.()
+      await Promise.all([...operations.values()].map((op) => op.outcome))
+      for (const s of subscriptions) s.unsubscribe()
+      subscriptions.clear()
+    },
+  }
+  return ok(executor)
+}

@@ -1,0 +1,158 @@
+/**
+ * Branch claims in a JetStream KV bucket (the `KV_<bucket>` stream with `$KV.<bucket>.<key>`
+ * subjects, the layout nats.js's KV uses; written here through `@nats-io/jetstream` because
+ * `@nats-io/kv` is not a dependency). A claim's fence is the KV revision (stream sequence) of the
+ * write that created it: revisions only grow, so a later claim always has a higher fence. Every
+ * change is a compare-and-set on the key's last revision; renewals and the commit keep the fence,
+ * so a holder whose claim was replaced (by a takeover or an expiry) can renew or commit nothing.
+ * Reads go to the stream leader (`getMessage`), never a direct read: the profile does not assume
+ * read-your-writes from direct gets.
+ *
+ * Not yet driven by the live executor (memory state runs one attempt per branch): see docs/executor.md.
+ */
+import type { NatsConnection } from '@nats-io/nats-core'
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { ok, refuse, type ExecutorResult } from '../result.js'
+
+export interface Claim {
+  readonly peerId: string
+  readonly attempt: number
+  /** The KV revision of the write that created the claim. */
+  readonly fence: number
+  readonly leaseUntilMs: number
+  readonly state: 'held' | 'committed' | 'expired'
+}
+
+export interface StoredClaim {
+  readonly claim: Claim
+  /** The key's last revision (a renewal moves it; the fence stays). */
+  readonly revision: number
+}
+
+export interface ClaimStore {
+  /** The current claim of a key, or null. */
+  read(key: string): Promise<ExecutorResult<StoredClaim | null>>
+  /** A new claim for `peerId` replacing whatever the key holds at `expectedRevision` (0: nothing yet). */
+  claim(key: string, claim: { peerId: string; attempt: number; leaseUntilMs: number }, expectedRevision: number): Promise<ExecutorResult<StoredClaim>>
+  /** Extends the lease of the holder of `fence`. */
+  renew(key: string, peerId: string, fence: number, leaseUntilMs: number, nowMs: number): Promise<ExecutorResult<StoredClaim>>
+  /** Commits the holder of `fence` (its effect is done); refused to a stale or expired holder. */
+  commit(key: string, peerId: string, fence: number, nowMs: number): Promise<ExecutorResult<StoredClaim>>
+  /** Marks a claim whose lease has passed as expired (its holder can no longer commit). */
+  expire(key: string, fence: number, nowMs: number): Promise<ExecutorResult<StoredClaim>>
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const TOKEN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
+
+function parseClaim(data: Uint8Array): Claim | null {
+  try {
+    const v = JSON.parse(decoder.decode(data)) as Record<string, unknown>
+    const n = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0
+    if (typeof v['peerId'] !== 'string' || !n(v['attempt']) || !n(v['fence']) || !n(v['leaseUntilMs'])) return null
+    if (v['state'] !== 'held' && v['state'] !== 'committed' && v['state'] !== 'expired') return null
+    return { peerId: v['peerId'], attempt: v['attempt'] as number, fence: v['fence'] as number, leaseUntilMs: v['leaseUntilMs'] as number, state: v['state'] }
+  } catch {
+    return null
+  }
+}
+
+/** Opens (creating when missing) the bucket's stream: file storage, one value per key. */
+export async function openClaimStore(nc: NatsConnection, bucket: string): Promise<ExecutorResult<ClaimStore>> {
+  if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return refuse('CLAIM_STORE_FAILED', `${JSON.stringify(bucket)} is not a bucket name`)
+  const stream = `KV_${bucket}`
+  let jsm: JetStreamManager
+  try {
+    jsm = await jetstreamManager(nc)
+    try {
+      await jsm.streams.info(stream)
+    } catch {
+      await jsm.streams.add({
+        name: stream,
+        subjects: [`$KV.${bucket}.>`],
+        max_msgs_per_subject: 1,
+        allow_rollup_hdrs: true,
+        deny_delete: true,
+        allow_direct: false,
+        storage: 'file' as never,
+        discard: 'new' as never,
+      })
+    }
+  } catch (error) {
+    return refuse('CLAIM_STORE_FAILED', `the claim bucket ${bucket}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const js = jetstream(nc)
+  const subject = (key: string) => `$KV.${bucket}.${key}`
+  const failed = (error: unknown) => refuse<never>('CLAIM_STORE_FAILED', error instanceof Error ? error.message : String(error))
+
+  const read = async (key: string): Promise<ExecutorResult<StoredClaim | null>> => {
+    if (!TOKEN.test(key)) return refuse('CLAIM_STORE_FAILED', `${JSON.stringify(key)} is not a key`)
+    try {
+      const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
+      if (!msg) return ok(null)
+      const claim = parseClaim(msg.data)
+      return claim ? ok({ claim, revision: msg.seq }) : refuse('CLAIM_STORE_FAILED', `${key} holds no claim`)
+    } catch (error) {
+      // No message on the subject: the key was never claimed.
+      if (error instanceof Error && /no message found/i.test(error.message)) return ok(null)
+      return failed(error)
+    }
+  }
+  /** Compare-and-set on the key's last revision; answers the new revision. */
+  const write = async (key: string, claim: Claim, expectedRevision: number): Promise<ExecutorResult<number>> => {
+    try {
+      const ack = await js.publish(subject(key), encoder.encode(JSON.stringify(claim)), { expect: { lastSubjectSequence: expectedRevision } })
+      return ok(ack.seq)
+    } catch (error) {
+      return refuse('CLAIM_STALE', `${key}: the claim changed (${error instanceof Error ? error.message : String(error)})`)
+    }
+  }
+  /** Reads, checks the holder, writes the changed claim at the revision read. */
+  const change = async (key: string, check: (c: Claim) => ExecutorResult<Claim>): Promise<ExecutorResult<StoredClaim>> => {
+    const current = await read(key)
+    if (!current.ok) return current
+    if (!current.value) return refuse('CLAIM_STALE', `${key} holds no claim`)
+    const next = check(current.value.claim)
+    if (!next.ok) return next
+    const written = await write(key, next.value, current.value.revision)
+    return written.ok ? ok({ claim: next.value, revision: written.value }) : written
+  }
+  const holder = (c: Claim, peerId: string, fence: number, nowMs: number): ExecutorResult<Claim> => {
+    if (c.fence !== fence) return refuse('CLAIM_STALE', `fence ${fence} was replaced by fence ${c.fence}`)
+    if (c.peerId !== peerId) return refuse('CLAIM_NOT_YOURS', `the claim is ${c.peerId}'s`)
+    if (c.state !== 'held' || nowMs >= c.leaseUntilMs) return refuse('CLAIM_EXPIRED', `the claim is ${c.state === 'held' ? 'past its lease' : c.state}`)
+    return ok(c)
+  }
+
+  return ok({
+    read,
+    async claim(key, claim, expectedRevision) {
+      if (!TOKEN.test(key)) return refuse('CLAIM_STORE_FAILED', `${JSON.stringify(key)} is not a key`)
+      // The fence is the revision of this very write: written first as a placeholder, then stamped
+      // by a second compare-and-set (only the creator can win it: any other writer moves the revision).
+      const placeholder: Claim = { ...claim, fence: 0, state: 'held' }
+      const created = await write(key, placeholder, expectedRevision)
+      if (!created.ok) return created
+      const stamped: Claim = { ...placeholder, fence: created.value }
+      const written = await write(key, stamped, created.value)
+      return written.ok ? ok({ claim: stamped, revision: written.value }) : written
+    },
+    renew: (key, peerId, fence, leaseUntilMs, nowMs) =>
+      change(key, (c) => {
+        const h = holder(c, peerId, fence, nowMs)
+        return h.ok ? ok({ ...c, leaseUntilMs }) : h
+      }),
+    commit: (key, peerId, fence, nowMs) =>
+      change(key, (c) => {
+        const h = holder(c, peerId, fence, nowMs)
+        return h.ok ? ok({ ...c, state: 'committed' }) : h
+      }),
+    expire: (key, fence, nowMs) =>
+      change(key, (c) => {
+        if (c.fence !== fence) return refuse('CLAIM_STALE', `fence ${fence} was replaced by fence ${c.fence}`)
+        if (c.state !== 'held' || nowMs < c.leaseUntilMs) return refuse('CLAIM_EXPIRED', 'the claim is not past its lease')
+        return ok({ ...c, state: 'expired' })
+      }),
+  })
+}

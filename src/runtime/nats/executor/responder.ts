@@ -1,0 +1,234 @@
+/**
+ * The peer side of an interaction: answers the requests addressed to one peer with a correlated
+ * result. It honours the operation/branch idempotency key (a repeated request gets the committed
+ * result again, the handler never runs twice) and the fence at commit (a request or a commit whose
+ * fence is below the highest one seen for its branch is stale: nothing is published), and answers
+ * CancelRequests (stopped while running, already-completed after the commit, unknown otherwise).
+ * Memory state: the idempotency record lives as long as the responder.
+ */
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
+import type { Interaction } from '../interactions.js'
+import type { Channel } from '../subjects.js'
+import { check } from '../../shared/validation.js'
+import type { ExecutorModule } from './executor.js'
+import { planInteraction } from './policy.js'
+import { ok, refuse, type ExecutorResult } from './result.js'
+
+export interface ResponderRequest<RequestPayload> {
+  readonly operationId: string
+  readonly branchId: string
+  readonly attempt: number
+  readonly fence: number
+  readonly payload: RequestPayload
+  /** Aborted when a CancelRequest for this attempt arrives. */
+  readonly signal: AbortSignal
+}
+
+export interface ResponderOptions<RequestPayload, ResultFields> {
+  readonly connection: NatsConnection
+  readonly module: ExecutorModule
+  readonly interaction: Interaction
+  readonly peerId: string
+  /** The business part of the result; the correlation fields are the responder's. Undefined: no result (stopped). */
+  readonly handler: (request: ResponderRequest<RequestPayload>) => Promise<ResultFields | undefined> | ResultFields | undefined
+}
+
+export interface Responder {
+  /** Results published (a re-published committed result counts again). */
+  readonly published: () => number
+  close(): Promise<void>
+}
+
+interface BranchRecord {
+  fence: number
+  attempt: number
+  running?: AbortController
+  committed?: Record<string, unknown>
+}
+
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+
+function setPointer(target: Record<string, unknown>, expression: string, value: unknown): boolean {
+  const prefix = '$message.payload#/'
+  if (!expression.startsWith(prefix)) return false
+  const tokens = expression
+    .slice(prefix.length)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+  let current = target
+  tokens.forEach((token, i) => {
+    if (i === tokens.length - 1) Object.defineProperty(current, token, { value, enumerable: true, writable: true, configurable: true })
+    else {
+      if (typeof current[token] !== 'object' || current[token] === null)
+        Object.defineProperty(current, token, { value: {}, enumerable: true, writable: true, configurable: true })
+      current = current[token] as Record<string, unknown>
+    }
+  })
+  return true
+}
+
+/** The request payload pointer bound to a branch field or the generated operation id. */
+function boundPointer(interaction: Interaction, matches: (source: Record<string, unknown>) => boolean): string | undefined {
+  for (const [pointer, source] of Object.entries(interaction.bindings.payload)) if (matches(source as Record<string, unknown>)) return pointer
+  return undefined
+}
+
+function readPointer(payload: unknown, pointer: string | undefined): unknown {
+  if (pointer === undefined) return undefined
+  let current = payload
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined
+    current = (current as Record<string, unknown>)[token]
+  }
+  return current
+}
+
+export async function createResponder<RequestPayload = unknown, ResultFields extends Record<string, unknown> = Record<string, unknown>>(
+  options: ResponderOptions<RequestPayload, ResultFields>,
+): Promise<ExecutorResult<Responder>> {
+  const { interaction, module, connection: nc, peerId } = options
+  const planned = planInteraction(interaction)
+  if (!planned.ok) return planned
+  const plan = planned.value
+  const channelOf = (key: string | undefined): Channel<any, any, any> | undefined => {
+    const op = key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined
+    return op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined
+  }
+  const requestChannel = channelOf(interaction.requestOperation)
+  const resultChannel = channelOf(interaction.resultOperation)
+  const cancelChannel = channelOf(plan.cancel?.operation)
+  const cancelResultChannel = channelOf(plan.cancel?.resultOperation)
+  if (!requestChannel?.subject || !resultChannel?.subject)
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
+  const generated = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
+  const pointers = {
+    operation: boundPointer(interaction, (s) => s['input'] === generated),
+    branch: boundPointer(interaction, (s) => s['branch'] === 'id'),
+    attempt: boundPointer(interaction, (s) => s['branch'] === 'attempt'),
+    fence: boundPointer(interaction, (s) => s['branch'] === 'fence'),
+  }
+  const target = plan.dispatch.targetParameter
+  // A peer listens on its own subjects: every parameter a wildcard except its own peer parameter.
+  const ownSubject = (channel: Channel<any, any, any>) => channel.address!.replace(/\{([^}]+)\}/g, (_, p: string) => (p === target ? peerId : '*'))
+  const records = new Map<string, BranchRecord>()
+  const subs: Subscription[] = []
+  let published = 0
+  let chain: Promise<void> = Promise.resolve()
+
+  const send = (channel: Channel<any, any, any>, params: Record<string, string>, payload: Record<string, unknown>) => {
+    nc.publish(channel.subject!.render(params), encoder.encode(JSON.stringify(payload)))
+  }
+  const paramsFor = (channel: Channel<any, any, any>, requestParams: Record<string, string>) => {
+    const out: Record<string, string> = {}
+    for (const p of Object.keys(channel.parameters)) out[p] = p === target ? peerId : requestParams[p]!
+    return out
+  }
+
+  const publishResult = (requestParams: Record<string, string>, result: Record<string, unknown>) => {
+    if (check(resultChannel.validatePayload, result)) return
+    send(resultChannel, paramsFor(resultChannel, requestParams), result)
+    published++
+  }
+
+  async function onRequest(msg: Msg): Promise<void> {
+    let payload: unknown
+    try {
+      payload = JSON.parse(decoder.decode(msg.data))
+    } catch {
+      return
+    }
+    const params = requestChannel!.subject!.tryParse(msg.subject) as Record<string, string> | undefined
+    if (!params || check(requestChannel!.validatePayload, payload)) return
+    const operationId = readPointer(payload, pointers.operation)
+    const branchId = readPointer(payload, pointers.branch)
+    const attempt = readPointer(payload, pointers.attempt)
+    const fence = readPointer(payload, pointers.fence)
+    if (typeof operationId !== 'string' || typeof branchId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
+    const key = `${operationId}/${branchId}`
+    const record = records.get(key)
+    const f = fence as number
+    if (record && f < record.fence) return // stale request: a higher fence was seen
+    const answer = (fields: Record<string, unknown>) => {
+      const result: Record<string, unknown> = { ...fields }
+      const c = plan.correlation
+      setPointer(result, c.operation, operationId)
+      setPointer(result, c.branch, branchId)
+      setPointer(result, c.attempt, attempt)
+      setPointer(result, c.fence, f)
+      setPointer(result, c.peer, peerId)
+      publishResult(params!, result)
+    }
+    if (record?.committed) {
+      // Idempotency: the effect ran once; a repeated (or later-attempt) request gets its result again.
+      record.fence = f
+      record.attempt = attempt as number
+      return answer(record.committed)
+    }
+    if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
+    record?.running?.abort() // a higher fence supersedes the running execution
+    const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
+    records.set(key, current)
+    const signal = current.running!.signal
+    let fields: ResultFields | undefined
+    try {
+      fields = await options.handler({ operationId, branchId, attempt: attempt as number, fence: f, payload: payload as RequestPayload, signal })
+    } catch {
+      fields = undefined
+    }
+    current.running = undefined
+    // Fence at commit: a higher fence seen meanwhile (or a cancel) makes this execution stale.
+    if (fields === undefined || signal.aborted || records.get(key) !== current) return
+    current.committed = { ...fields }
+    answer(current.committed)
+  }
+
+  function onCancel(msg: Msg): void {
+    let payload: Record<string, unknown>
+    try {
+      payload = JSON.parse(decoder.decode(msg.data)) as Record<string, unknown>
+    } catch {
+      return
+    }
+    const params = cancelChannel!.subject!.tryParse(msg.subject) as Record<string, string> | undefined
+    if (!params || check(cancelChannel!.validatePayload, payload)) return
+    const operationId = payload['operationId']
+    const branchId = payload['branchId']
+    if (typeof operationId !== 'string' || typeof branchId !== 'string') return
+    const record = records.get(`${operationId}/${branchId}`)
+    let outcome: 'stopped' | 'already-completed' | 'unknown' = 'unknown'
+    if (record?.committed) outcome = 'already-completed'
+    else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+      record.running.abort()
+      outcome = 'stopped'
+    }
+    const answer = { operationId, branchId, outcome }
+    if (check(cancelResultChannel!.validatePayload, answer)) return
+    send(cancelResultChannel!, paramsFor(cancelResultChannel!, params), answer)
+  }
+
+  const listen = (channel: Channel<any, any, any>, handler: (msg: Msg) => void | Promise<void>, serial: boolean) => {
+    subs.push(
+      nc.subscribe(ownSubject(channel), {
+        callback: (error, msg) => {
+          if (error) return
+          // Requests run concurrently (a stalled one must not block a cancel); their bookkeeping is synchronous.
+          if (serial) chain = chain.then(() => handler(msg)).catch(() => undefined)
+          else void Promise.resolve(handler(msg)).catch(() => undefined)
+        },
+      }),
+    )
+  }
+  listen(requestChannel, onRequest, false)
+  if (cancelChannel?.subject && cancelResultChannel?.subject) listen(cancelChannel, onCancel, true)
+  await nc.flush()
+  return ok({
+    published: () => published,
+    async close() {
+      for (const s of subs) s.unsubscribe()
+      for (const r of records.values()) r.running?.abort()
+      await chain
+    },
+  })
+}
