@@ -600,6 +600,44 @@ describe('the model on hand-written schedules (the profile read by hand)', () =>
     expect(both(quorum3, [admittedAt(0, [])]).admission).toEqual({ status: 'refused', reason: 'empty-audience' })
   })
 
+  it('before admission every event is refused and a tick is not; an event earlier than the clock is applied at the clock', () => {
+    const policy = policyOf('independent', { mode: 'first-success' })
+    const log: ExecutorEvent[] = [
+      { kind: 'tick', atMs: 5 },
+      ok(6, 'b0', 'peer-a'),
+      admittedAt(10, ['peer-a', 'peer-b']),
+      ok(4, 'b1', 'peer-b', 1, 0, false),
+      ok(12, 'b0', 'peer-a'),
+    ]
+    const state = both(policy, log)
+    expect(state.refused).toEqual([{ index: 1, reason: 'before-admission' }])
+    expect(state.votes.map((v) => [v.branchId, v.atMs])).toEqual([
+      ['b1', 10],
+      ['b0', 12],
+    ])
+    expect(state.admission).toMatchObject({ atMs: 10, deadlineMs: 110 })
+    expect(state.nowMs).toBe(12)
+  })
+
+  it('admission refuses duplicate branch ids and a one-eligible assignee that is not the first eligible peer', () => {
+    const first = policyOf('independent', { mode: 'first-success' })
+    const duplicate: ExecutorEvent = {
+      kind: 'admitted',
+      atMs: 0,
+      branches: [
+        { branchId: 'b0', peerId: 'peer-a', fence: 0 },
+        { branchId: 'b0', peerId: 'peer-b', fence: 0 },
+      ],
+      eligible: [],
+    }
+    expect(both(first, [duplicate]).admission).toEqual({ status: 'refused', reason: 'invalid-admission' })
+    const oneEligible = policyOf('one-eligible', { mode: 'first-success' })
+    expect(both(oneEligible, [admittedAt(0, ['peer-b'], 0, ['peer-a', 'peer-b'])]).admission).toEqual({ status: 'refused', reason: 'invalid-admission' })
+    const refused = both(oneEligible, [admittedAt(0, ['peer-b'], 0, ['peer-a', 'peer-b']), ok(1, 'b0', 'peer-b'), { kind: 'cancel', atMs: 2 }])
+    expect(refused.refused.map((r) => r.reason)).toEqual(['before-admission', 'before-admission'])
+    expect(refused.decision).toBeNull()
+  })
+
   it('revocation ends the peer open branches (the accepted result stays a fact); cancel after the decision is refused', () => {
     const policy = policyOf('independent', { mode: 'all-terminal' })
     const log: ExecutorEvent[] = [
@@ -632,7 +670,9 @@ describe('known disagreements between the model and simulate (minimal schedules;
     const expected = model(policy, log)
     expect(expected.branches[0]).toMatchObject({ status: 'indeterminate', terminalAtMs: 0 })
     expect(expected.decision).toMatchObject({ outcome: 'indeterminate', reason: 'lost', atMs: 0 })
-    expect(simulate(policy, log).branches).toEqual(expected.branches)
+    const actual = simulate(policy, log)
+    expect(actual.decision).toEqual(expected.decision)
+    expect(actual.branches[0]?.status, 'the branch status after the loss').toBe('indeterminate')
   })
 
   it('a cancel request open at a lost executor: timed-out at its timeout (the model) or left requested (simulate)', () => {
@@ -644,6 +684,8 @@ describe('known disagreements between the model and simulate (minimal schedules;
     const expected = model(policy, log)
     expect(expected.decision).toMatchObject({ outcome: 'failure', reason: 'timeout', atMs: 0 })
     expect(expected.branches[0]).toMatchObject({ status: 'indeterminate', cancel: 'timed-out', cancelRequestedAtMs: 0 })
-    expect(simulate(policy, log).branches).toEqual(expected.branches)
+    const actual = simulate(policy, log)
+    expect(actual.decision).toEqual(expected.decision)
+    expect(actual.branches[0]?.cancel, 'the cancel state at its timeout, after the loss').toBe('timed-out')
   })
 })
