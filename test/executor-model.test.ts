@@ -396,10 +396,16 @@ describe('executor decision core against the reference model', () => {
   it('agrees with the model and keeps the invariants on seeded random schedules', () => {
     const problemsOf = (s: Schedule): string[] => {
       const log = buildLog(s)
+      const before = JSON.stringify([s.policy, log])
       const expected = model(s.policy, log)
       const actual = simulate(s.policy, log)
       const prefixes = log.map((_, i) => simulate(s.policy, log.slice(0, i + 1)))
-      return [...differences(expected, actual), ...invariantViolations(s.policy, log, prefixes)]
+      // Pure: the same arguments give the same state, and neither the policy nor the log is changed.
+      const purity = [
+        ...(JSON.stringify(simulate(s.policy, log)) === JSON.stringify(actual) ? [] : ['simulate gave two states for one log']),
+        ...(JSON.stringify([s.policy, log]) === before ? [] : ['simulate changed its arguments']),
+      ]
+      return [...differences(expected, actual), ...invariantViolations(s.policy, log, prefixes), ...purity]
     }
     // The counts per completion mode, over a sample of the same generator, seed and size as the check.
     for (const s of fc.sample(schedule, { seed: SEED, numRuns: RUNS })) {
