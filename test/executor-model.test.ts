@@ -5,19 +5,21 @@
  * from it (`helpers/executor-model.ts`, from the profile text and the rules `events.ts` states).
  * Every decision, branch state, vote and refusal must be equal, and invariants are checked on the
  * executor's own output: one decision, never changed; no vote from an earlier attempt or a stale
- * fence; thresholds by the formula; early decision; late results discarded.
+ * fence; thresholds by the formula; early decision; late results discarded; retries only after a
+ * committed failure or expiry, a backoff later, with a higher fence; terminal facts never rewritten;
+ * `simulate` pure.
  *
- * Where the model reads the profile one way and `events.ts` chooses, the model follows the stated
- * choice and the test names it:
- * - a `lost` (restart with memory state) makes a branch waiting for a retry `indeterminate` (the
- *   profile: "indeterminate reporting after loss"), not `failed` as the decision's "no new attempt"
- *   rule alone would give; `events.ts` says both ("decided or not, every non-terminal branch becomes
- *   indeterminate at once" and "a branch waiting for a retry at the decision becomes failed").
- * - `revoked` before admission: `events.ts` says both "every other event is refused
- *   before-admission" and "a revoked is never refused"; the model never refuses it (and it changes
- *   nothing before admission).
- * - a second `admitted` after a `lost` or with completion `none` is refused `duplicate` (the
- *   admission rule) rather than `after-loss` / `no-completion`.
+ * Where `events.ts` is ambiguous, the model's reading (none of these touches what the profile says):
+ * - "every other event is refused before-admission / after-loss / no-completion" and "a `revoked` is
+ *   never refused": the blanket refusals come first for every kind but `tick` (a `revoked` before
+ *   admission, after a loss or with completion `none` is refused; it could change nothing there), and
+ *   so for a second `admitted` too (`duplicate` only when none of them applies).
+ * Where the model and `simulate` disagree (the `known disagreements` cases, each a minimal schedule):
+ * - a `lost` with a branch waiting for a retry: the model says `indeterminate` (the profile: memory
+ *   execution reports "indeterminate after loss"; `events.ts`: on `lost` "every non-terminal branch
+ *   becomes indeterminate at once"), `simulate` says `failed` (the decision's "no new attempt" rule).
+ * - a cancel request open at a `lost`: the model times it out at its timeout (`events.ts`: "a request
+ *   still requested becomes timed-out, whatever the branch's status"), `simulate` leaves it `requested`.
  */
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
