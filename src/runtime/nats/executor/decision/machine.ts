@@ -168,8 +168,10 @@ export class DecisionCore {
         return null
       case 'lost':
         this.lost = true
-        if (!this.decision) this.decide('indeterminate', 'lost', at)
+        // Every non-terminal branch first (one waiting for a retry included: it is not known to
+        // have failed), then the decision, which would otherwise end a waiting branch as failed.
         for (const b of this.branches) if (!isTerminal(b.status)) this.terminate(b, 'indeterminate', at)
+        if (!this.decision) this.decide('indeterminate', 'lost', at)
         return null
     }
   }
@@ -318,14 +320,17 @@ export class DecisionCore {
     const consider = (t: Timer) => {
       if (!best || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.kind < best.kind)) best = t
     }
-    if (this.admission.status !== 'admitted' || this.lost) return null
-    if (!this.decision) consider({ dueMs: this.admission.deadlineMs, kind: TimerKind.Deadline })
+    if (this.admission.status !== 'admitted') return null
+    // After a loss only cancel requests already sent still time out (events.ts: whatever the
+    // branch's status); nothing else runs.
+    if (!this.decision && !this.lost) consider({ dueMs: this.admission.deadlineMs, kind: TimerKind.Deadline })
     for (const b of this.branches) {
       if (b.cancel === 'requested' && b.cancelRequestedAtMs !== null)
         consider({ dueMs: b.cancelRequestedAtMs + this.policy.completion.cancelTimeoutMs, kind: TimerKind.CancelTimeout, branch: b })
+      if (this.lost) continue
       if (b.status === 'retry-wait' && b.retryAtMs !== null) consider({ dueMs: b.retryAtMs, kind: TimerKind.RetryStart, branch: b })
     }
-    if (this.decision && this.branches.some((b) => !isTerminal(b.status)))
+    if (this.decision && !this.lost && this.branches.some((b) => !isTerminal(b.status)))
       consider({ dueMs: this.decision.atMs + this.policy.retry.settlementGraceMs, kind: TimerKind.SettlementEnd })
     return best
   }
