@@ -31,6 +31,7 @@ import { typeCases } from './types.js'
 import { devLoopServerCases } from './dev-loop-server.js'
 import { natsClientCases } from './nats-client.js'
 import { diffCases } from './diff.js'
+import { executorCases } from './executor.js'
 import { CHROMIUM } from '../test/helpers/chromium-path.js'
 import { openDevLoop, withTopic } from '../test/helpers/dev-loop.js'
 
@@ -197,6 +198,8 @@ Object.assign(results, await devLoopServerCases(quick ? 6 : 20, work))
 Object.assign(results, await natsClientCases(quick ? 5 : 15))
 // `contracts diff` of two 5,000-channel versions against compiling one (bench/diff.ts).
 Object.assign(results, await diffCases(quick ? 3 : 5, work, quick ? 500 : 5000))
+// A five-peer quorum interaction through the executor against a nats.js scatter-gather (bench/executor.ts).
+Object.assign(results, await executorCases(quick ? 3 : 9))
 
 // Module size: a contract's whole module (min+gzip) against its document (bytes, not time).
 Object.assign(results, await moduleSizeCases(join(work, 'module-size')))

@@ -28,6 +28,7 @@ const BENCH_FILES: Array<[RegExp, string]> = [
   [/^module-size-/, 'bench/module-size.ts'],
   [/^nats-client-/, 'bench/nats-client.ts'],
   [/^diff-/, 'bench/diff.ts'],
+  [/^executor-/, 'bench/executor.ts'],
   [
     /^(nats-topology-|nats-scaling-|benzene-scaling-|benzene-compile-|vite-warm-rebuild$|tree-shaking-|runtime-size-|nats-memory-|vite-dev-edit-to-visible-)/,
     'bench/run.ts',
