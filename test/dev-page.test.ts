@@ -76,8 +76,17 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
     // The fix (relocked): the picture is back.
     writeFileSync(orders, original)
     relock()
-    await page.waitForSelector('section.topology svg', { timeout: 20_000 })
+    // The page may be redrawn more than once on the way (the edit, then the lock): wait for the state
+    // that must come, the picture back and no diagnostic left, not for the first sign of it.
+    await page.waitForFunction(
+      () => document.querySelector('section.topology svg') !== null && document.querySelectorAll('pre.diagnostic').length === 0,
+      null,
+      {
+        timeout: 20_000,
+      },
+    )
     expect(await page.locator('pre.diagnostic').count()).toBe(0)
+    expect(await page.locator('section.topology.failed').count()).toBe(0)
     await screenshot(page, join(shots, 'dev-page-fixed.png'))
   }, 90_000)
 })
