@@ -7,50 +7,28 @@
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
-import { CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
+import { COMPARED_KEYWORDS, CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { follow, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
 
 type Tri = boolean | undefined
 
-const KNOWN = new Set([
-  '$ref',
-  '$schema',
-  '$id',
-  'type',
-  'nullable',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'properties',
-  'required',
-  'additionalProperties',
-  'patternProperties',
-  'propertyNames',
-  'minProperties',
-  'maxProperties',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-  'else',
+/**
+ * The keywords it decides: every keyword the comparers read, less those whose verdict it leaves
+ * undecided (they make its answer `undefined`, so no witness rests on them), plus the identifiers.
+ */
+const UNDECIDED = new Set([
+  'contains',
+  'minContains',
+  'maxContains',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
+  'discriminator',
+  'unevaluatedProperties',
+  'unevaluatedItems',
 ])
+const KNOWN = new Set(['$schema', '$id', ...[...COMPARED_KEYWORDS].filter((keyword) => !UNDECIDED.has(keyword))])
 
 function and(a: Tri, b: Tri): Tri {
   if (a === false || b === false) return false
