@@ -63,11 +63,15 @@ export function fromText(file: string, text: string): PositionedDocument {
 /** A document the fast YAML path read: its collections' starts known, a scalar found from its parent's. */
 function fromFast(file: string, text: string, value: unknown, lines: LineIndex, start: (pointer: string) => number | undefined): PositionedDocument {
   let exact: JsonSource | undefined
+  // Many findings share a node (a shared schema's `required`, reported for each payload that names it): each found once.
+  const found = new Map<string, { line: number; column: number }>()
   return {
     file,
     value: value ?? {},
     at(pointer) {
-      return located(file, pointer, () => {
+      const known = found.get(pointer)
+      if (known) return { file, pointer, line: known.line, column: known.column }
+      const location = located(file, pointer, () => {
         let offset = start(pointer)
         if (offset === undefined) {
           const tokens = splitPointer(pointer)
@@ -79,6 +83,8 @@ function fromFast(file: string, text: string, value: unknown, lines: LineIndex, 
         exact ??= parseExactYaml(file, text).source
         return exact.locate(pointer)
       })
+      found.set(pointer, { line: location.line, column: location.column })
+      return location
     },
   }
 }
