@@ -23,6 +23,12 @@ export interface JsonSource {
   lines: LineIndex
   /** Position of the value at `pointer`, or of its nearest existing ancestor. */
   locate(pointer: string): { line: number; column: number; offset: number }
+  /**
+   * YAML's fast path only (yaml-source.ts): the start offset of the mapping or sequence at
+   * `pointer`, or undefined where the fast path cannot say. Unlike `locate`, never parses the text
+   * again: a caller with its own fallback (the NATS differ) asks this first.
+   */
+  collectionStart?(pointer: string): number | undefined
 }
 
 export interface JsonParseResult {

@@ -48,7 +48,7 @@ export function parseYamlSource(file: string, text: string): JsonParseResult {
     exact ??= parseExactYaml(file, text).source
     return exact.locate(pointer)
   }
-  return { source: { file, text, value: fast.value, lines, locate }, diagnostics: [] }
+  return { source: { file, text, value: fast.value, lines, locate, collectionStart: (pointer) => fast.start(pointer) }, diagnostics: [] }
 }
 
 /**

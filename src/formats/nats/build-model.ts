@@ -7,7 +7,7 @@ import { nameChannels } from './naming.js'
 import type { NatsOptions } from './options.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
-import type { ChannelModel, NativeModel, NatsModel, OperationModel, SourceLink } from './model.js'
+import type { ChannelModel, NativeModel, NatsModel, OperationModel, ParsedDocument, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
 import { refId } from './context.js'
 
@@ -251,6 +251,14 @@ function ordered(model: NatsModel): NatsModel {
   }
 }
 
+/** The model with the main document as its compile parsed it (`NatsModel.parsed`), non-enumerable. */
+function withParsed(ctx: NatsContext, model: NatsModel): NatsModel {
+  const { file, text, value, lines, collectionStart } = ctx.main.source
+  const parsed: ParsedDocument = { file, text, value, lines, ...(collectionStart ? { collectionStart } : {}) }
+  Object.defineProperty(model, 'parsed', { value: parsed, enumerable: false })
+  return model
+}
+
 /** The model of a valid document, ordered for determinism; naming problems come back as diagnostics. */
 export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { model?: NatsModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
@@ -281,43 +289,46 @@ export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { m
   if (diagnostics.length > 0) return { diagnostics }
   const info = ctx.doc.info as Record<string, unknown>
   return {
-    model: ordered({
-      file: ctx.main.file,
-      contract: { id: String(ctx.profile.contract), version: String(info.version), profile: '0.2.0-draft', digest: ctx.main.sha256 },
-      deployment: {
-        binding: String((ctx.profile.deployment as Record<string, unknown>).binding),
-        minimumServerVersion: String((ctx.profile.deployment as Record<string, unknown>).minimumServerVersion),
-      },
-      imports: Object.entries(ctx.section('imports'))
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([alias, entry]) => {
-          const e = entry as Record<string, string>
-          return { alias, contract: e.contract!, version: e.version!, path: e.path!, sha256: e.sha256! }
+    model: withParsed(
+      ctx,
+      ordered({
+        file: ctx.main.file,
+        contract: { id: String(ctx.profile.contract), version: String(info.version), profile: '0.2.0-draft', digest: ctx.main.sha256 },
+        deployment: {
+          binding: String((ctx.profile.deployment as Record<string, unknown>).binding),
+          minimumServerVersion: String((ctx.profile.deployment as Record<string, unknown>).minimumServerVersion),
+        },
+        imports: Object.entries(ctx.section('imports'))
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([alias, entry]) => {
+            const e = entry as Record<string, string>
+            return { alias, contract: e.contract!, version: e.version!, path: e.path!, sha256: e.sha256! }
+          }),
+        links: (Array.isArray(ctx.profile.links) ? ctx.profile.links : []).map((link) => {
+          const end = (ref: unknown) =>
+            typeof ref === 'string' ? { contract: String(ctx.profile.contract), operation: ref } : { ...(ref as { contract: string; operation: string }) }
+          const l = link as { send: unknown; receive: unknown }
+          return { send: end(l.send), receive: end(l.receive) }
         }),
-      links: (Array.isArray(ctx.profile.links) ? ctx.profile.links : []).map((link) => {
-        const end = (ref: unknown) =>
-          typeof ref === 'string' ? { contract: String(ctx.profile.contract), operation: ref } : { ...(ref as { contract: string; operation: string }) }
-        const l = link as { send: unknown; receive: unknown }
-        return { send: end(l.send), receive: end(l.receive) }
+        tokenTypes: { ...ctx.tokenTypes },
+        source: link(ctx.pointer('x-nats-contract')),
+        ...(typeof info.description === 'string' ? { description: info.description } : {}),
+        channels,
+        operations,
+        streams: nativeModels(ctx, link, 'streams'),
+        consumers: nativeModels(ctx, link, 'consumers'),
+        adapters,
+        interactions: interactionModels(ctx, link, channels),
+        pipelines,
+        workflows,
+        // The document's components, and those its message payloads reach in locked files.
+        // (a reference of the document's own components into a locked file made local, too): the
+        // ones the validator plan was decided against.
+        schemas: { ...ctx.validatorPlan.components },
+        validatorPlan: ctx.validatorPlan,
+        ...(options.validators === 'data' ? { validators: 'data' as const } : {}),
       }),
-      tokenTypes: { ...ctx.tokenTypes },
-      source: link(ctx.pointer('x-nats-contract')),
-      ...(typeof info.description === 'string' ? { description: info.description } : {}),
-      channels,
-      operations,
-      streams: nativeModels(ctx, link, 'streams'),
-      consumers: nativeModels(ctx, link, 'consumers'),
-      adapters,
-      interactions: interactionModels(ctx, link, channels),
-      pipelines,
-      workflows,
-      // The document's components, and those its message payloads reach in locked files.
-      // (a reference of the document's own components into a locked file made local, too): the
-      // ones the validator plan was decided against.
-      schemas: { ...ctx.validatorPlan.components },
-      validatorPlan: ctx.validatorPlan,
-      ...(options.validators === 'data' ? { validators: 'data' as const } : {}),
-    }),
+    ),
     diagnostics,
   }
 }

@@ -1,3 +1,4 @@
+import type { JsonSource } from '../../core/json-source.js'
 import type { TemplateToken } from '../../runtime/nats/subjects.js'
 import type { TokenType } from '../../runtime/nats/tokens.js'
 import type { MessageModel } from './message-schemas.js'
@@ -120,4 +121,15 @@ export interface NatsModel {
   validatorPlan: ValidatorPlan
   /** Option `validators`: `'data'` when the validators are the schema interpreter's (absent: generated code). Not data for tools either. */
   validators?: 'data'
+  /**
+   * The document as its compile parsed it, so `contracts diff` reads and locates it without parsing
+   * the text again (diff/source.ts). Its file, text, value, line index and the fast YAML path's
+   * collection starts only: a source's `locate` may hold a syntax tree of the whole document, and
+   * compiled models are kept in the compiler's cache. Non-enumerable (set by buildNatsModel):
+   * nothing that lists the model's members shows it; absent on a model made by hand.
+   */
+  readonly parsed?: ParsedDocument
 }
+
+/** What `NatsModel.parsed` keeps of the main document's source. */
+export type ParsedDocument = Pick<JsonSource, 'file' | 'text' | 'value' | 'lines' | 'collectionStart'>

@@ -12,6 +12,7 @@ import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
 import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
 import { jsonEqual, referenceFree } from './values.js'
 import { representativeValues } from './witness-values.js'
+import { abandonRecording, finishRecording, noteKnown, noteNew, replay, startRecording, taint } from './memo-changed.js'
 
 const UNKNOWN: PairResult = { effect: 'unknown', deps: new Set(), quiet: false }
 const NONE: PairResult = { effect: 'none', deps: new Set(), quiet: true }
@@ -124,10 +125,12 @@ function known(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, key: string): P
   const top = ctx.accumulators[ctx.accumulators.length - 1]!
   const seen = ctx.memo.get(key)
   if (seen === 'running' || seen === 'queued') {
+    taint(ctx)
     top.deps.add(key)
     return { effect: 'none', deps: new Set([key]), quiet: true }
   }
   if (seen) {
+    noteKnown(ctx, key)
     const settled = settle(ctx, seen)
     top.effect = joinEffects(top.effect, settled.effect)
     top.quiet &&= settled.quiet
@@ -135,6 +138,7 @@ function known(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, key: string): P
     return settled
   }
   if (provenSet(o, n, false)?.has(`${ctx.dialect}|${ctx.refSiblings}|${key}`)) {
+    noteNew(ctx, key)
     ctx.memo.set(key, NONE)
     return NONE
   }
@@ -152,6 +156,8 @@ export function compareLater(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, f
   const key = pairKey(o, n, frame)
   const hit = known(ctx, o, n, key)
   if (hit) return hit
+  // A pair below a recorded one queued: the recorded pair's effect waits on it, so it is not settled alone.
+  taint(ctx)
   ctx.memo.set(key, 'queued')
   ctx.queue.push({ o, n, frame: { ...frame, depth: 0 } })
   ctx.accumulators[ctx.accumulators.length - 1]!.deps.add(key)
@@ -163,7 +169,11 @@ export function runQueue(ctx: SchemaDiffContext): void {
   // Bounded: each pair is queued once, and MAX_PAIRS bounds the pairs.
   while (ctx.queue.length && !ctx.stopped) {
     const { o, n, frame } = ctx.queue.shift()!
-    run(ctx, o, n, frame, pairKey(o, n, frame))
+    const key = pairKey(o, n, frame)
+    // A `$ref` target pair (a shared component) settled in an earlier call for the same documents: replayed (memo-changed.ts).
+    const replayed = replay(ctx, o, n, frame, key, complete)
+    if (replayed) foldInto(ctx.accumulators[ctx.accumulators.length - 1]!, replayed)
+    else run(ctx, o, n, frame, key, true)
   }
 }
 
@@ -172,9 +182,10 @@ function comparePair(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Fr
   return known(ctx, o, n, key) ?? run(ctx, o, n, frame, key)
 }
 
-function run(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key: string): PairResult {
+function run(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key: string, record = false): PairResult {
   const top = ctx.accumulators[ctx.accumulators.length - 1]!
   const provenKey = `${ctx.dialect}|${ctx.refSiblings}|${key}`
+  noteNew(ctx, key)
   if (++ctx.pairs > MAX_PAIRS) {
     ctx.stop(`more than ${MAX_PAIRS} pairs of schema nodes`, o, n)
     return UNKNOWN
@@ -184,21 +195,30 @@ function run(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, key
     return NONE
   }
   ctx.memo.set(key, 'running')
+  const recording = record ? startRecording(ctx, o, n, frame, key) : undefined
   const acc = { effect: 'none' as SchemaEffect, deps: new Set<string>(), quiet: true }
   ctx.accumulators.push(acc)
+  let compared = false
   try {
     ctx.compareKeywords(ctx, o, n, frame)
+    compared = true
   } finally {
     ctx.accumulators.pop()
+    if (recording && !compared) abandonRecording(ctx, recording)
   }
   acc.deps.delete(key)
   const result: PairResult = { effect: acc.effect, deps: acc.deps, quiet: acc.quiet }
   complete(ctx, key, result)
+  if (recording) finishRecording(ctx, recording, result)
   if (result.quiet && result.effect === 'none' && result.deps.size === 0 && !ctx.stopped) provenSet(o, n, true)?.add(provenKey)
+  foldInto(top, result)
+  return result
+}
+
+function foldInto(top: { effect: SchemaEffect; deps: Set<string>; quiet: boolean }, result: PairResult): void {
   top.effect = joinEffects(top.effect, result.effect)
   top.quiet &&= result.quiet
   for (const dep of result.deps) top.deps.add(dep)
-  return result
 }
 
 /** Records a pair's result and completes the summaries that waited for it. */
@@ -255,6 +275,7 @@ function settle(ctx: SchemaDiffContext, result: PairResult): PairResult {
 }
 
 function wait(ctx: SchemaDiffContext, key: string, change: NonNullable<ReturnType<SchemaDiffContext['emit']>>): void {
+  taint(ctx)
   const list = ctx.waiting.get(key)
   if (list) list.push(change)
   else ctx.waiting.set(key, [change])

@@ -1,7 +1,9 @@
 /**
  * One version of the document as the differ reads it: its parsed value with the position of every
- * node. The text comes through `DiffSide.read` (under `--against`, from git), never from the file
- * system directly, and is parsed once per side.
+ * node. The compile already parsed it: the model keeps that parse (`NatsModel.parsed`), so the
+ * differ reads neither the text nor the YAML again (on a 5,000-channel document the second parse
+ * was about a third of the comparison, bench/diff.ts). A model without it (made by hand) has its
+ * text read through `DiffSide.read` (under `--against`, from git), parsed once per side.
  *
  * Positions: the fast YAML path (core/yaml-fast.ts) knows where each mapping and sequence starts; a
  * scalar (an address, a config field) is found by scanning its parent mapping's own keys from that
@@ -9,6 +11,7 @@
  * document the fast path refuses) parses the exact path, once: on a 5,000-channel document with a
  * finding per channel, the exact parse and its garbage were most of the diff's time (bench/).
  */
+import { resolve } from 'node:path'
 import type { DiffLocation, DiffSide } from '../../../core/diff/types.js'
 import { mayOverflowNumber } from '../../../core/limits.js'
 import type { JsonSource } from '../../../core/json-source.js'
@@ -26,9 +29,18 @@ export interface PositionedDocument {
   at(pointer: string): DiffLocation
 }
 
-/** The document of one side: its text read once through the side. */
+/**
+ * The document of one side: the model's own parse when it carries one (`NatsModel.parsed`, the
+ * compile's; the runner compiles each version from the same text `read` gives), else its text read
+ * once through the side.
+ */
 export async function positioned(side: DiffSide<NatsModel>): Promise<PositionedDocument> {
   const file = side.file
+  const parsed = side.model.parsed
+  if (parsed !== undefined && resolve(parsed.file) === resolve(file)) {
+    if (parsed.collectionStart) return fromFast(file, parsed.text, parsed.value, parsed.lines, parsed.collectionStart)
+    return fromText(file, parsed.text)
+  }
   let text: string | undefined
   try {
     text = await side.read(file)
@@ -45,24 +57,34 @@ export function fromText(file: string, text: string): PositionedDocument {
     const { source } = parseYamlSource(file, text)
     return { file, value: source.value ?? {}, at: (pointer) => located(file, pointer, () => source.locate(pointer)) }
   }
-  const lines = new LineIndex(text)
+  return fromFast(file, text, fast.value, new LineIndex(text), (pointer) => fast.start(pointer))
+}
+
+/** A document the fast YAML path read: its collections' starts known, a scalar found from its parent's. */
+function fromFast(file: string, text: string, value: unknown, lines: LineIndex, start: (pointer: string) => number | undefined): PositionedDocument {
   let exact: JsonSource | undefined
+  // Many findings share a node (a shared schema's `required`, reported for each payload that names it): each found once.
+  const found = new Map<string, { line: number; column: number }>()
   return {
     file,
-    value: fast.value ?? {},
+    value: value ?? {},
     at(pointer) {
-      return located(file, pointer, () => {
-        let offset = fast.start(pointer)
+      const known = found.get(pointer)
+      if (known) return { file, pointer, line: known.line, column: known.column }
+      const location = located(file, pointer, () => {
+        let offset = start(pointer)
         if (offset === undefined) {
           const tokens = splitPointer(pointer)
           const key = tokens.pop()
-          const parent = key === undefined ? undefined : fast.start(joinPointer('', ...tokens))
+          const parent = key === undefined ? undefined : start(joinPointer('', ...tokens))
           if (parent !== undefined) offset = keyValue(text, parent, key!)
         }
         if (offset !== undefined) return lines.position(offset)
         exact ??= parseExactYaml(file, text).source
         return exact.locate(pointer)
       })
+      found.set(pointer, { line: location.line, column: location.column })
+      return location
     },
   }
 }
