@@ -1,6 +1,6 @@
 /**
- * String keywords: `minLength`/`maxLength` (counts), `pattern` (added narrows, removed widens; a
- * changed pattern is `unknown`: inclusion of regular expressions is not decided here), and `format`
+ * String keywords: `minLength`/`maxLength` (counts), `pattern` (the regular languages compared:
+ * pattern.ts), and `format`
  * (whether it constrains depends on the validator: OpenAPI 3.0's checked formats narrow and widen,
  * its documentation formats change nothing, and JSON Schema's are `unknown`).
  */
@@ -9,6 +9,7 @@ import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { quote } from './context.js'
 import { compareCounts } from './bounds.js'
 import { OPENAPI_CHECKED_FORMATS } from './keywords.js'
+import { comparePattern } from './pattern.js'
 
 export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   compareCounts(ctx, o, n, frame, {
@@ -25,20 +26,7 @@ export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt,
   })
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
-  const a = ov.pattern
-  const b = nv.pattern
-  if (a !== b) {
-    const samples = ['', 'a', 'A', '0', ' ', 'aa', 'a-1', '_']
-    if (a === undefined)
-      ctx.emit('schema-pattern-added', 'narrows', o, 'pattern', n, 'pattern', frame, `the pattern ${quote(b)} was added`, () => [
-        { acceptedBy: 'old', values: samples },
-      ])
-    else if (b === undefined)
-      ctx.emit('schema-pattern-removed', 'widens', o, 'pattern', n, 'pattern', frame, `the pattern ${quote(a)} was removed`, () => [
-        { acceptedBy: 'new', values: samples },
-      ])
-    else ctx.emit('schema-pattern-changed', 'unknown', o, 'pattern', n, 'pattern', frame, `the pattern went from ${quote(a)} to ${quote(b)}`)
-  }
+  comparePattern(ctx, o, n, frame)
   const f = ov.format
   const g = nv.format
   if (f !== g) {
