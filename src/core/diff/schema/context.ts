@@ -111,6 +111,8 @@ export class SchemaDiffContext {
   readonly accumulators: Array<{ effect: SchemaEffect; deps: Set<string>; quiet: boolean }> = [{ effect: 'none', deps: new Set(), quiet: true }]
   pairs = 0
   witnessSearches = 0
+  /** OpenAPI 3.0: how `format: int64` is checked (SchemaDiffOptions.int64); unset when not known. */
+  int64: 'number' | 'string' | undefined
   stopped: string | undefined
 
   constructor(

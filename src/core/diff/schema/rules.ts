@@ -295,7 +295,7 @@ const ENTRIES: Entry[] = [
     id: 'schema-format-added',
     effect: 'narrows',
     summary:
-      'A format was added: narrows where validators check it (OpenAPI 3.0 int32, int64, date, date-time, byte), none for documentation formats, unknown in JSON Schema.',
+      'A format was added: narrows where the generated validators check it (OpenAPI 3.0: date, date-time, uuid, byte on strings; int32, int64 on numbers), none where it documents (every JSON Schema format).',
     old: '{"type": "string"}',
     new: '{"type": "string", "format": "date"}',
     mirror: 'schema-format-removed',
@@ -303,18 +303,35 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-format-removed',
     effect: 'widens',
-    summary: 'A format was removed: widens where validators checked it, none for documentation formats, unknown in JSON Schema.',
+    summary: 'A format was removed: widens where the generated validators checked it, none where it documented.',
     old: '{"type": "string", "format": "date"}',
     new: '{"type": "string"}',
     mirror: 'schema-format-added',
   },
   {
+    id: 'schema-format-widened',
+    effect: 'widens',
+    summary: 'A checked format became one that admits more (OpenAPI 3.0 int32 to int64 read as numbers): breaks receivers.',
+    old: '{"type": "integer", "format": "int32"}',
+    new: '{"type": "integer", "format": "int64"}',
+    mirror: 'schema-format-narrowed',
+  },
+  {
+    id: 'schema-format-narrowed',
+    effect: 'narrows',
+    summary: 'A checked format became one that admits less (OpenAPI 3.0 int64 read as numbers to int32): breaks senders.',
+    old: '{"type": "integer", "format": "int64"}',
+    new: '{"type": "integer", "format": "int32"}',
+    mirror: 'schema-format-widened',
+  },
+  {
     id: 'schema-format-changed',
-    effect: 'unknown',
-    summary: 'The format changed to another: unknown (none between two OpenAPI 3.0 documentation formats).',
-    old: '{"format": "date"}',
-    new: '{"format": "date-time"}',
-    mirror: { none: 'Its effect is unknown, so it has no direction to mirror.' },
+    effect: 'both',
+    summary:
+      'A checked format became another that accepts other values (date to date-time: disjoint): breaks both sides; none when neither is checked, unknown when int64 is checked and its reading is not known.',
+    old: '{"type": "string", "format": "date"}',
+    new: '{"type": "string", "format": "date-time"}',
+    mirror: { none: 'It moves both ways at once (or not at all); its directed parts are schema-format-widened and schema-format-narrowed.' },
   },
   {
     id: 'schema-min-items-increased',
@@ -601,8 +618,8 @@ const ENTRIES: Entry[] = [
 /** Each rule's nominal effect (at the top of a schema), for the mirror test and the catalogue. */
 export const SCHEMA_RULE_EFFECTS: Readonly<Record<string, SchemaEffect>> = Object.fromEntries(ENTRIES.map((entry) => [entry.id, entry.effect]))
 
-/** Rules whose effect is the comparison of two targets: any level. */
-const BY_COMPARISON = new Set(['schema-ref-changed', 'schema-discriminator-mapping-changed'])
+/** Rules whose effect is the comparison of two targets (or of two formats' checks): any level. */
+const BY_COMPARISON = new Set(['schema-ref-changed', 'schema-discriminator-mapping-changed', 'schema-format-changed'])
 
 export const SCHEMA_RULES: readonly SchemaDiffRule[] = ENTRIES.map((entry) => ({
   id: entry.id,
