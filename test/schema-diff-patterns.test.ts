@@ -171,3 +171,16 @@ describe('pattern comparison bounds', () => {
     expect(changes.map((c) => [c.rule, c.effect])).toEqual([['schema-pattern-added', 'narrows']])
   })
 })
+
+describe('pattern comparison budget', () => {
+  it('past 64 patterns in one diff, a changed pattern is unknown and says so', () => {
+    const properties = (prefix: string) => Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^${prefix}${i}` }]))
+    const changes = diffSchemas(sideOf({ type: 'object', properties: properties('a') }), sideOf({ type: 'object', properties: properties('b') }))
+    expect(changes).toHaveLength(40)
+    const decided = changes.filter((c) => c.effect === 'both')
+    const unknown = changes.filter((c) => c.effect === 'unknown')
+    expect(decided).toHaveLength(32)
+    expect(unknown).toHaveLength(8)
+    for (const change of unknown) expect(change.message).toMatch(/past the 64 patterns one diff decides/)
+  })
+})

@@ -7,9 +7,15 @@
  */
 import type { SchemaEffect } from '../schema-diff-types.js'
 import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.js'
-import { quote } from './context.js'
+import { MAX_PATTERN_DECISIONS, quote } from './context.js'
 import { jsonEqual } from './values.js'
-import { acceptsEverything, compareLanguages, patternLanguage, shortestOutside } from './regex-language.js'
+import { acceptsEverything, compareLanguages, patternLanguage as readLanguage, shortestOutside, type PatternLanguage } from './regex-language.js'
+
+/** A pattern's language, within the diff's budget of patterns decided. */
+function patternLanguage(ctx: SchemaDiffContext, pattern: string): PatternLanguage {
+  if (++ctx.patternDecisions > MAX_PATTERN_DECISIONS) return { ok: false, reason: `the pattern is past the ${MAX_PATTERN_DECISIONS} patterns one diff decides` }
+  return readLanguage(pattern, ctx.dialect)
+}
 
 /** Strings tried when a language gives none (a pattern outside the subset). */
 const SAMPLES = ['', 'a', 'A', '0', ' ', 'aa', 'a-1', '_']
@@ -38,7 +44,7 @@ export function comparePattern(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt,
 }
 
 function added(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, pattern: string): void {
-  const language = patternLanguage(pattern, ctx.dialect)
+  const language = patternLanguage(ctx, pattern)
   if (language.ok && acceptsEverything(language)) {
     ctx.emit('schema-pattern-added', 'none', o, 'pattern', n, 'pattern', frame, `the pattern ${quote(pattern)}, which every string matches, was added`)
     return
@@ -50,7 +56,7 @@ function added(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, p
 }
 
 function removed(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, pattern: string): void {
-  const language = patternLanguage(pattern, ctx.dialect)
+  const language = patternLanguage(ctx, pattern)
   if (language.ok && acceptsEverything(language)) {
     ctx.emit('schema-pattern-removed', 'none', o, 'pattern', n, 'pattern', frame, `the pattern ${quote(pattern)}, which every string matches, was removed`)
     return
@@ -63,8 +69,8 @@ function removed(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame,
 
 function changed(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, a: string, b: string): void {
   const what = `the pattern went from ${quote(a)} to ${quote(b)}`
-  const before = patternLanguage(a, ctx.dialect)
-  const after = patternLanguage(b, ctx.dialect)
+  const before = patternLanguage(ctx, a)
+  const after = patternLanguage(ctx, b)
   if (!before.ok || !after.ok) {
     const [side, reason] = !before.ok ? ['old', before.reason] : ['new', (after as { reason: string }).reason]
     ctx.emit('schema-pattern-changed', 'unknown', o, 'pattern', n, 'pattern', frame, `${what}, and ${reason.replace(/^the pattern/, `the ${side} one`)}`)
