@@ -103,7 +103,7 @@ function searchAutomaton(expression: Refa.JS.ParseResult['expression'], maxChara
     return moves.length - 1
   }
   const link = (from: number, move: Move) => moves[from]!.push(move)
-  const alternatives = (list: readonly Refa.AST.Concatenation[], from: number): number => {
+  const alternatives = (list: readonly Refa.Concatenation[], from: number): number => {
     const end = state()
     for (const alternative of list) {
       let at = from
@@ -112,7 +112,7 @@ function searchAutomaton(expression: Refa.JS.ParseResult['expression'], maxChara
     }
     return end
   }
-  const part = (element: Refa.AST.Element, from: number): number => {
+  const part = (element: Refa.Element, from: number): number => {
     switch (element.type) {
       case 'CharacterClass': {
         const to = state()
@@ -257,7 +257,7 @@ function complementOf(dfa: Refa.DFA): Refa.DFA {
 }
 
 /** The shortest string both accept (its characters printable ASCII where the sets allow), or none. */
-function shortestIn(left: Refa.NFA | Refa.DFA, right: Refa.DFA): string | undefined {
+function shortestIn<L>(left: Refa.TransitionIterable<L>, right: Refa.DFA): string | undefined {
   for (const set of refa().getIntersectionWordSets(left, right, MAX_DFA_STATES)) return String.fromCodePoint(...set.map(pick))
   return undefined
 }
