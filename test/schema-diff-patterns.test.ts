@@ -184,3 +184,31 @@ describe('pattern comparison budget', () => {
     for (const change of unknown) expect(change.message).toMatch(/past the 64 patterns one diff decides/)
   })
 })
+
+describe('hostile patterns', () => {
+  it('never throw: each is decided or unknown with a reason', () => {
+    const hostile = [
+      '[',
+      '(?<n>a)\\k<n>',
+      '\\p{L}+',
+      '\\u{1F600}+$',
+      '[\\s\\S]{0,1000000}',
+      'a{0,4294967295}',
+      '(?:a{1000}){1000}',
+      '(?:)*',
+      '(?:^|$)*x',
+      Array.from({ length: 300 }, (_, i) => `w${i}`).join('|'),
+      '((a+)+)+b',
+      '[^]*',
+    ]
+    for (const before of hostile)
+      for (const after of ['^a', hostile[(hostile.indexOf(before) + 1) % hostile.length]!]) {
+        const changes = diffSchemas(sideOf({ type: 'string', pattern: before }), sideOf({ type: 'string', pattern: after }))
+        expect(changes.length, `${before} -> ${after}`).toBeGreaterThan(0)
+        for (const change of changes) {
+          expect(['schema-pattern-changed', 'schema-pattern-widened', 'schema-pattern-narrowed', 'schema-keyword-rewritten']).toContain(change.rule)
+          if (change.effect === 'unknown') expect(change.message).toMatch(/the (old|new) one/)
+        }
+      }
+  })
+})
