@@ -11,7 +11,8 @@
  *
  * So a session saved under the old version can reopen under the new one exactly when the new
  * version's record, read from its files here, holds every extension entry of the old one unchanged
- * and the same core, profile and binding. Random edits of a small selection: the differ must report
+ * (each saved persistent setting with its value, more settings allowed: the floor is "the least
+ * protection permitted") and the same core, profile and binding. Random edits of a small selection: the differ must report
  * a breaking `saved-session` finding exactly when that is false.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -35,7 +36,7 @@ const pin = (p: unknown) => {
 }
 
 /** The record DASP-EXT-005 has the host save for a session created under the selection at `file`. */
-function savedRecord(file: string): { contracts: string; extensions: Map<string, string> } {
+function savedRecord(file: string): { contracts: string; extensions: Map<string, { rest: string; persistent: Record<string, string> }> } {
   const selection: Json = JSON.parse(readFileSync(file, 'utf8'))
   const definitions = new Map<string, Json>()
   for (const path of selection.definitions as string[]) {
@@ -43,29 +44,28 @@ function savedRecord(file: string): { contracts: string; extensions: Map<string,
     definitions.set(canonical([d.identity.uri, d.identity.version]), d)
   }
   const contracts = canonical(['core', 'profile', 'binding'].map((k) => [selection[k].uri, selection[k].version, pin(selection[k].content)]))
-  const extensions = new Map<string, string>()
+  const extensions = new Map<string, { rest: string; persistent: Record<string, string> }>()
   for (const e of selection.extensions as Json[]) {
     const d = definitions.get(canonical([e.uri, e.version]))!
     const persistent = Object.fromEntries(
       Object.entries(e.settings as Json)
         .filter(([name]) => d.settings[name]?.persistence === 'session')
-        .map(([name, value]) => [name, { value, type: d.settings[name].type, unit: d.settings[name].unit ?? null }]),
+        .map(([name, value]) => [name, canonical({ value, type: d.settings[name].type, unit: d.settings[name].unit ?? null })]),
     )
     const savedAttributes = (d.attributes as Json[])
       .filter((a) => a.class === 'saved' && a.required === true)
       .map((a) => canonical({ name: a.name, type: a.type, on: [...a.on].sort() }))
       .sort()
-    extensions.set(
-      canonical([e.uri, e.scope]),
-      canonical({
+    extensions.set(canonical([e.uri, e.scope]), {
+      rest: canonical({
         version: e.version,
         content: pin(d.content),
-        persistent,
         operations: [...d.operations].sort(),
         dependencies: (d.dependencies as Json[]).map((x) => canonical([x.uri, x.version, x.scope])).sort(),
         savedAttributes,
       }),
-    )
+      persistent,
+    })
   }
   return { contracts, extensions }
 }
@@ -73,7 +73,15 @@ function savedRecord(file: string): { contracts: string; extensions: Map<string,
 function couldReopen(old: string, next: string): boolean {
   const a = savedRecord(old)
   const b = savedRecord(next)
-  return a.contracts === b.contracts && [...a.extensions].every(([key, entry]) => b.extensions.get(key) === entry)
+  // The floor is the least a reopening selection must meet: every saved persistent setting offered
+  // unchanged, more allowed ("current policy MAY impose stronger requirements").
+  return (
+    a.contracts === b.contracts &&
+    [...a.extensions].every(([key, entry]) => {
+      const now = b.extensions.get(key)
+      return now !== undefined && now.rest === entry.rest && Object.entries(entry.persistent).every(([name, value]) => now.persistent[name] === value)
+    })
+  )
 }
 
 const set = (file: Edit['file'], pointer: string, value: unknown): Edit => ({ file, pointer, value })

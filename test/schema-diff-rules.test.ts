@@ -20,6 +20,8 @@ interface Case {
   at: [string, string]
   near: [S, S]
   dialect?: 'json-schema' | 'openapi-3.0'
+  /** OpenAPI 3.0: how int64 is read. */
+  int64?: 'number' | 'string'
   /** Other components both versions hold. */
   others?: [Record<string, unknown>, Record<string, unknown>]
   /** The witness's side, when one is expected. */
@@ -30,8 +32,11 @@ function doc(order: S, others: Record<string, unknown> = {}): unknown {
   return { openapi: '3.0.1', components: { schemas: { ...others, Order: order } } }
 }
 
-function run(old: S, next: S, dialect: Case['dialect'] = 'json-schema', others: Case['others'] = [{}, {}]): SchemaChange[] {
-  return diffSchemas(sideOf(doc(old, others[0]), P, { file: '/virtual/old.json' }), sideOf(doc(next, others[1]), P, { file: '/virtual/new.json' }), { dialect })
+function run(old: S, next: S, dialect: Case['dialect'] = 'json-schema', others: Case['others'] = [{}, {}], int64?: Case['int64']): SchemaChange[] {
+  return diffSchemas(sideOf(doc(old, others[0]), P, { file: '/virtual/old.json' }), sideOf(doc(next, others[1]), P, { file: '/virtual/new.json' }), {
+    dialect,
+    ...(int64 ? { int64 } : {}),
+  })
 }
 
 const obj = (extra: Record<string, unknown>) => ({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' } }, ...extra })
@@ -356,12 +361,81 @@ const CASES: Case[] = [
     witness: 'new',
   },
   {
+    rule: 'schema-pattern-added',
+    old: { type: 'string' },
+    new: { type: 'string', pattern: 'x?' },
+    effect: 'none',
+    at: ['', '/pattern'],
+    near: [
+      { type: 'string', pattern: 'x?' },
+      { type: 'string', pattern: '(?:x?)' },
+    ],
+  },
+  {
+    rule: 'schema-pattern-widened',
+    old: { type: 'string', pattern: '^[a-z]+$' },
+    new: { type: 'string', pattern: '^[a-z0-9]+$' },
+    effect: 'widens',
+    at: ['/pattern', '/pattern'],
+    near: [
+      { type: 'string', pattern: '^[a-z]+$' },
+      { type: 'string', pattern: '^[a-z][a-z]*$' },
+    ],
+    witness: 'new',
+  },
+  {
+    rule: 'schema-pattern-narrowed',
+    old: { type: 'string', pattern: 'a' },
+    new: { type: 'string', pattern: '^a' },
+    effect: 'narrows',
+    at: ['/pattern', '/pattern'],
+    near: [
+      { type: 'string', pattern: '^a' },
+      { type: 'string', pattern: '^a|^aa' },
+    ],
+    witness: 'old',
+  },
+  {
+    rule: 'schema-keyword-rewritten',
+    old: { type: 'string', pattern: '^(?:a|b)$' },
+    new: { type: 'string', pattern: '^[ab]$' },
+    effect: 'none',
+    at: ['/pattern', '/pattern'],
+    near: [
+      { type: 'string', pattern: '^[ab]$' },
+      { type: 'string', pattern: '^[abc]$' },
+    ],
+  },
+  {
     rule: 'schema-pattern-changed',
     old: { type: 'string', pattern: '^a' },
     new: { type: 'string', pattern: '^b' },
+    effect: 'both',
+    at: ['/pattern', '/pattern'],
+    near: [
+      { type: 'string', pattern: '^a' },
+      { type: 'string', pattern: '^a+' },
+    ],
+  },
+  {
+    rule: 'schema-pattern-changed',
+    old: { type: 'string', pattern: '^a(?=b)' },
+    new: { type: 'string', pattern: '^ab' },
     effect: 'unknown',
     at: ['/pattern', '/pattern'],
-    near: [{ type: 'string', pattern: '^a' }, { type: 'string' }],
+    near: [{ type: 'string', pattern: '^a(?=b)' }, { type: 'string' }],
+  },
+  {
+    rule: 'schema-pattern-changed',
+    old: { type: 'string', pattern: '^a' },
+    new: { type: 'string', pattern: '^b' },
+    effect: 'both',
+    at: ['/pattern', '/pattern'],
+    near: [
+      { type: 'string', pattern: '^\\d-' },
+      { type: 'string', pattern: '^[0-9]\\-' },
+    ],
+    dialect: 'openapi-3.0',
   },
   {
     rule: 'schema-format-added',
@@ -379,21 +453,39 @@ const CASES: Case[] = [
     rule: 'schema-format-added',
     old: { type: 'string' },
     new: { type: 'string', format: 'uuid' },
-    effect: 'none',
+    effect: 'narrows',
     at: ['', '/format'],
     near: [{ type: 'string' }, { type: 'string', pattern: 'a' }],
     dialect: 'openapi-3.0',
   },
   {
     rule: 'schema-format-added',
+    old: { type: 'integer' },
+    new: { type: 'integer', format: 'date' },
+    effect: 'none',
+    at: ['', '/format'],
+    near: [{ type: 'integer' }, { type: 'integer', minimum: 0 }],
+    dialect: 'openapi-3.0',
+  },
+  {
+    rule: 'schema-format-added',
     old: { type: 'string' },
     new: { type: 'string', format: 'email' },
-    effect: 'unknown',
+    effect: 'none',
     at: ['', '/format'],
     near: [
       { type: 'string', format: 'email' },
       { type: 'string', format: 'email', title: 'e' },
     ],
+  },
+  {
+    rule: 'schema-format-added',
+    old: { type: 'integer' },
+    new: { type: 'integer', format: 'int64' },
+    effect: 'unknown',
+    at: ['', '/format'],
+    near: [{ type: 'integer' }, { type: 'integer', minimum: 0 }],
+    dialect: 'openapi-3.0',
   },
   {
     rule: 'schema-format-removed',
@@ -408,12 +500,71 @@ const CASES: Case[] = [
     dialect: 'openapi-3.0',
   },
   {
+    rule: 'schema-format-widened',
+    old: { type: 'integer', format: 'int32' },
+    new: { type: 'integer', format: 'int64' },
+    effect: 'widens',
+    at: ['/format', '/format'],
+    near: [
+      { type: 'integer', format: 'int32' },
+      { type: 'number', format: 'int32' },
+    ],
+    dialect: 'openapi-3.0',
+    int64: 'number',
+  },
+  {
+    rule: 'schema-format-narrowed',
+    old: { type: 'integer', format: 'int64' },
+    new: { type: 'integer', format: 'int32' },
+    effect: 'narrows',
+    at: ['/format', '/format'],
+    near: [
+      { type: 'integer', format: 'int32' },
+      { type: 'integer', format: 'int64' },
+    ],
+    dialect: 'openapi-3.0',
+    int64: 'number',
+  },
+  {
+    rule: 'schema-format-changed',
+    old: { type: 'integer', format: 'int64' },
+    new: { type: 'integer', format: 'int32' },
+    effect: 'both',
+    at: ['/format', '/format'],
+    near: [
+      { type: 'integer', format: 'int64' },
+      { type: 'integer', format: 'int64', title: 't' },
+    ],
+    dialect: 'openapi-3.0',
+    int64: 'string',
+  },
+  {
     rule: 'schema-format-changed',
     old: { type: 'string', format: 'date' },
     new: { type: 'string', format: 'date-time' },
-    effect: 'unknown',
+    effect: 'both',
     at: ['/format', '/format'],
     near: [{ type: 'string' }, { type: 'string', format: 'date' }],
+    dialect: 'openapi-3.0',
+  },
+  {
+    rule: 'schema-format-changed',
+    old: { type: 'string', format: 'date' },
+    new: { type: 'string', format: 'date-time' },
+    effect: 'none',
+    at: ['/format', '/format'],
+    near: [{ type: 'string' }, { type: 'string', format: 'date' }],
+  },
+  {
+    rule: 'schema-format-changed',
+    old: { type: 'string', format: 'email' },
+    new: { type: 'string', format: 'hostname' },
+    effect: 'none',
+    at: ['/format', '/format'],
+    near: [
+      { type: 'string', format: 'email' },
+      { type: 'string', format: 'email', title: 'x' },
+    ],
     dialect: 'openapi-3.0',
   },
   {
@@ -785,7 +936,7 @@ const CASES: Case[] = [
 describe('schema diff rules: a pair that fires each, a near pair that does not', () => {
   for (const c of CASES) {
     it(`${c.rule} (${c.effect}${c.dialect ? `, ${c.dialect}` : ''})`, () => {
-      const changes = run(c.old, c.new, c.dialect, c.others)
+      const changes = run(c.old, c.new, c.dialect, c.others, c.int64)
       const found = changes.filter((change) => change.rule === c.rule)
       expect(found, JSON.stringify(changes, null, 1)).toHaveLength(1)
       const change = found[0]!
@@ -794,7 +945,7 @@ describe('schema diff rules: a pair that fires each, a near pair that does not',
       expect(change.new).toEqual({ file: '/virtual/new.json', pointer: P + c.at[1] })
       expect(change.message).toMatch(/^[A-Z`"].*\.$/)
       if (c.witness) expect(change.witness?.acceptedBy, JSON.stringify(change)).toBe(c.witness)
-      const near = run(c.near[0], c.near[1], c.dialect, c.others)
+      const near = run(c.near[0], c.near[1], c.dialect, c.others, c.int64)
       expect(
         near.filter((n) => n.rule === c.rule),
         JSON.stringify(near),

@@ -32,6 +32,11 @@ export type SchemaEffect = 'widens' | 'narrows' | 'both' | 'none' | 'unknown'
 /** How the schemas are read: JSON Schema (draft 2020-12 / 07 as the document declares) or OpenAPI 3.0's dialect (`nullable`). */
 export interface SchemaDiffOptions {
   dialect?: 'json-schema' | 'openapi-3.0'
+  /**
+   * OpenAPI 3.0 only: how the validators read `format: int64` (Benzene's `int64` option: a range of
+   * numbers, or decimal text in place of an integer). Unset, a change involving a checked int64 is `unknown`.
+   */
+  int64?: 'number' | 'string'
 }
 
 /**

@@ -27,6 +27,7 @@ export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
   const oldMode = refSiblingsMode(old, dialect)
   const newMode = refSiblingsMode(next, dialect)
   const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
+  ctx.int64 = options.int64
   const frame: Frame = { polarity: 'pos', depth: 0, path: [], merged: false }
   const o = { file: old.file, document: old.document, pointer: old.pointer, value: safeRead(old.document, old.pointer) }
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }

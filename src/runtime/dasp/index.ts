@@ -101,8 +101,11 @@ function readFloor(saved: unknown): ReadFloorEntry[] | string {
  * DASP-EXT-005). A missing or unreadable record is never an empty floor (`missing-record`: not
  * JSON data, no extensions list, an entry without its identity, scope, pin or settings); an offer
  * that is not a selection is refused (`unreadable-offer`). Every saved extension must be offered
- * at the same version, content pin and scope with the same persistent settings. More (stronger
- * current policy) is accepted.
+ * at the same version, content pin and scope with each saved persistent setting at its saved value.
+ * More is accepted: the floor is "the least protection permitted" and current policy "MAY impose
+ * stronger requirements" (DASP-EXT-005), so an extra extension or a setting the floor did not record
+ * is a requirement beyond it. The differ (formats/dasp/diff) reads the floor the same way, and
+ * test/diff-oracle-dasp-floor.test.ts holds the two together.
  */
 export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck {
   const floor = readFloor(saved)

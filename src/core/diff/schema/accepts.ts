@@ -176,9 +176,10 @@ function keyword(
       }
     }
     case 'format': {
-      // Formats describe strings and numbers; the OpenAPI 3.0 ones without a checked meaning constrain nothing.
+      // Formats describe strings and numbers; the generated validators check none in JSON Schema
+      // (format.ts), and in OpenAPI 3.0 only those with a checked meaning constrain anything.
       if (typeof value !== 'string' && typeof value !== 'number') return true
-      if (openapi && typeof k === 'string' && !OPENAPI_CHECKED_FORMATS.has(k)) return true
+      if (!openapi || (typeof k === 'string' && !OPENAPI_CHECKED_FORMATS.has(k))) return true
       return undefined
     }
     case 'minItems':

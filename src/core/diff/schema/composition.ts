@@ -4,7 +4,8 @@
  * branches provably exclude each other: distinct types, a required property with distinct
  * constants, or an OpenAPI 3.0 discriminator; otherwise a branch that widens can make a value match
  * twice, and its effect is `unknown`), `not` (reverses), `if`/`then`/`else`, and OpenAPI 3.0's
- * `discriminator` (its mapping is part of what a discriminated schema accepts).
+ * `discriminator` (its mapping, and a parent's children found through `allOf`, are part of what a
+ * discriminated schema accepts: discriminator-children.ts).
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaEffect } from '../schema-diff-types.js'
@@ -13,6 +14,7 @@ import { child, deeper, quote } from './context.js'
 import { absent, childOrAbsent } from './object.js'
 import { compareNode, compareSummarized, schemaKind } from './pair.js'
 import { followAll } from './resolve.js'
+import { selectedValues, type SelectedBy } from './discriminator-children.js'
 import { typeAtoms } from './type.js'
 import { canonicalKey } from './values.js'
 import { minimalInstance } from './witness.js'
@@ -225,9 +227,10 @@ function compareConditional(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     })
 }
 
-function mappingOf(value: unknown): Record<string, unknown> {
-  if (!isObject(value) || !isObject(value.discriminator) || !isObject(value.discriminator.mapping)) return {}
-  return value.discriminator.mapping
+/** A discriminator's `mapping` entries alone (JSON Schema: no implicit children). */
+function explicitValues(mappingAt: SchemaAt): Map<string, SelectedBy> {
+  const mapping = isObject(mappingAt.value) ? mappingAt.value : {}
+  return new Map(Object.keys(mapping).map((key) => [key, { ref: mapping[key], at: mappingAt, key }]))
 }
 
 function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
@@ -250,35 +253,46 @@ function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
           : `the discriminator property went from ${quote(aText)} to ${quote(bText)}`
     ctx.emit('schema-discriminator-property-changed', 'unknown', oDisc, 'propertyName', nDisc, 'propertyName', frame, what)
   }
-  const oMap = mappingOf(ov)
-  const nMap = mappingOf(nv)
-  const keys = [...new Set([...Object.keys(oMap), ...Object.keys(nMap)])].sort()
   const oMapping = childOrAbsent(oDisc, 'mapping')
   const nMapping = childOrAbsent(nDisc, 'mapping')
+  // OpenAPI 3.0 also selects a parent's children (allOf) by their names; JSON Schema ignores the discriminator.
+  const oMap = openapi ? selectedValues(o, oMapping) : explicitValues(oMapping)
+  const nMap = openapi ? selectedValues(n, nMapping) : explicitValues(nMapping)
+  const keys = [...new Set([...oMap.keys(), ...nMap.keys()])].sort()
   for (const key of keys) {
     if (ctx.stopped) return
-    const inOld = Object.hasOwn(oMap, key)
-    const inNew = Object.hasOwn(nMap, key)
-    if (inOld !== inNew) {
+    const oEntry = oMap.get(key)
+    const nEntry = nMap.get(key)
+    if (!oEntry || !nEntry) {
       // In OpenAPI 3.0 a value that selects no schema fails; JSON Schema validators ignore the discriminator.
-      const effect: SchemaEffect = openapi ? (inNew ? 'widens' : 'narrows') : 'unknown'
+      const effect: SchemaEffect = openapi ? (nEntry ? 'widens' : 'narrows') : 'unknown'
+      const implicit = (nEntry ?? oEntry)!.key === undefined ? ' (a schema extending it by allOf)' : ''
       ctx.emit(
-        inNew ? 'schema-discriminator-mapping-added' : 'schema-discriminator-mapping-removed',
+        nEntry ? 'schema-discriminator-mapping-added' : 'schema-discriminator-mapping-removed',
         effect,
-        oMapping,
-        inOld ? key : undefined,
-        nMapping,
-        inNew ? key : undefined,
+        oEntry?.at ?? (isObject(oMapping.value) ? oMapping : oDisc),
+        oEntry?.key,
+        nEntry?.at ?? (isObject(nMapping.value) ? nMapping : nDisc),
+        nEntry?.key,
         frame,
-        `the discriminator value ${quote(key)} ${inNew ? `now maps to ${quote(nMap[key])}` : `no longer maps to ${quote(oMap[key])}`}`,
+        `the discriminator value ${quote(key)} ${nEntry ? `now selects ${quote(nEntry.ref)}` : `no longer selects ${quote(oEntry!.ref)}`}${implicit}`,
       )
       continue
     }
-    const oRef = oMap[key]
-    const nRef = nMap[key]
+    const oRef = oEntry.ref
+    const nRef = nEntry.ref
     if (typeof oRef !== 'string' || typeof nRef !== 'string') {
       if (oRef !== nRef)
-        ctx.emit('schema-keyword-changed', 'unknown', oMapping, key, nMapping, key, frame, `a malformed discriminator mapping for ${quote(key)} changed`)
+        ctx.emit(
+          'schema-keyword-changed',
+          'unknown',
+          oEntry.at,
+          oEntry.key,
+          nEntry.at,
+          nEntry.key,
+          frame,
+          `a malformed discriminator mapping for ${quote(key)} changed`,
+        )
       continue
     }
     if (!openapi) {
@@ -286,20 +300,29 @@ function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
         ctx.emit(
           'schema-discriminator-mapping-changed',
           'unknown',
-          oMapping,
-          key,
-          nMapping,
-          key,
+          oEntry.at,
+          oEntry.key,
+          nEntry.at,
+          nEntry.key,
           frame,
           `the discriminator value ${quote(key)} now maps to ${quote(nRef)}`,
         )
       continue
     }
-    // The mapping's targets are part of what the discriminated schema accepts: compare them as references.
+    // The selected schemas are part of what the discriminated schema accepts: compare them as references.
     const oTarget = followAll(ctx, 'old', { ...o, value: { $ref: oRef } })
     const nTarget = followAll(ctx, 'new', { ...n, value: { $ref: nRef } })
     if (!oTarget || !nTarget) {
-      ctx.emit('schema-not-compared', 'unknown', oMapping, key, nMapping, key, frame, `the discriminator mapping for ${quote(key)} names no schema`)
+      ctx.emit(
+        'schema-not-compared',
+        'unknown',
+        oEntry.at,
+        oEntry.key,
+        nEntry.at,
+        nEntry.key,
+        frame,
+        `the discriminator mapping for ${quote(key)} names no schema`,
+      )
       continue
     }
     const inner = deeper(frame, 'same')
@@ -311,7 +334,13 @@ function compareDiscriminator(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, 
         nTarget,
         inner,
         { narrow: 'schema-discriminator-mapping-changed', widen: 'schema-discriminator-mapping-changed', summary: 'schema-discriminator-mapping-changed' },
-        { o: oMapping, oKey: key, n: nMapping, nKey: key, what: `the discriminator value ${quote(key)} now maps to ${quote(nRef)} instead of ${quote(oRef)}` },
+        {
+          o: oEntry.at,
+          ...(oEntry.key === undefined ? {} : { oKey: oEntry.key }),
+          n: nEntry.at,
+          ...(nEntry.key === undefined ? {} : { nKey: nEntry.key }),
+          what: `the discriminator value ${quote(key)} now maps to ${quote(nRef)} instead of ${quote(oRef)}`,
+        },
       )
   }
 }

@@ -22,6 +22,8 @@ export const MAX_CHANGES = 1_000
 export const MAX_WORK = 4_000_000
 /** Witness searches per diff (each runs two bounded validations per candidate). */
 export const MAX_WITNESS_SEARCHES = 200
+/** Patterns turned into automata per diff (each bounded by regex-language.ts's state caps); past it, a pattern change is not decided. */
+export const MAX_PATTERN_DECISIONS = 64
 
 export type Dialect = 'json-schema' | 'openapi-3.0'
 /** How keywords beside a `$ref` read: applied (2019-09 and later), ignored (draft-07, OpenAPI 3.0), or not known. */
@@ -111,6 +113,9 @@ export class SchemaDiffContext {
   readonly accumulators: Array<{ effect: SchemaEffect; deps: Set<string>; quiet: boolean }> = [{ effect: 'none', deps: new Set(), quiet: true }]
   pairs = 0
   witnessSearches = 0
+  patternDecisions = 0
+  /** OpenAPI 3.0: how `format: int64` is checked (SchemaDiffOptions.int64); unset when not known. */
+  int64: 'number' | 'string' | undefined
   stopped: string | undefined
 
   constructor(

@@ -77,5 +77,5 @@ export function isAnnotation(keyword: string, dialect: 'json-schema' | 'openapi-
   return ANNOTATION_KEYWORDS.has(keyword) || keyword.startsWith('x-')
 }
 
-/** OpenAPI 3.0 formats a value is checked against (Data Types); the others document. */
-export const OPENAPI_CHECKED_FORMATS: ReadonlySet<string> = new Set(['int32', 'int64', 'date', 'date-time', 'byte'])
+/** OpenAPI 3.0 formats the generated validators check (format.ts says on which types); the others document. */
+export const OPENAPI_CHECKED_FORMATS: ReadonlySet<string> = new Set(['int32', 'int64', 'date', 'date-time', 'uuid', 'byte'])

@@ -253,7 +253,7 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-pattern-added',
     effect: 'narrows',
-    summary: 'Strings must now match a pattern: breaks senders of others.',
+    summary: 'Strings must now match a pattern: breaks senders of others (none when every string matches it).',
     old: '{"type": "string"}',
     new: '{"type": "string", "pattern": "^[a-z]+$"}',
     mirror: 'schema-pattern-removed',
@@ -261,24 +261,41 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-pattern-removed',
     effect: 'widens',
-    summary: 'Strings no longer need to match a pattern: breaks receivers that parse them.',
+    summary: 'Strings no longer need to match a pattern: breaks receivers that parse them (none when every string matched it).',
     old: '{"type": "string", "pattern": "^[a-z]+$"}',
     new: '{"type": "string"}',
     mirror: 'schema-pattern-added',
   },
   {
-    id: 'schema-pattern-changed',
-    effect: 'unknown',
-    summary: 'The pattern changed; whether it admits more or fewer strings is not decided (a warning for both sides).',
+    id: 'schema-pattern-widened',
+    effect: 'widens',
+    summary: "The pattern changed and its language includes the old one's: breaks receivers that parse the strings.",
     old: '{"pattern": "^[a-z]+$"}',
     new: '{"pattern": "^[a-z0-9]+$"}',
-    mirror: { none: 'Its effect is unknown, so it has no direction to mirror.' },
+    mirror: 'schema-pattern-narrowed',
+  },
+  {
+    id: 'schema-pattern-narrowed',
+    effect: 'narrows',
+    summary: "The pattern changed and its language is inside the old one's: breaks senders of the strings it no longer matches.",
+    old: '{"pattern": "^[a-z0-9]+$"}',
+    new: '{"pattern": "^[a-z]+$"}',
+    mirror: 'schema-pattern-widened',
+  },
+  {
+    id: 'schema-pattern-changed',
+    effect: 'both',
+    summary:
+      'The pattern changed and each matches strings the other does not: breaks both sides; unknown when a pattern has a lookaround, a backreference or a word boundary, or exceeds the size bound.',
+    old: '{"pattern": "^[a-z]+$"}',
+    new: '{"pattern": "^[0-9]+$"}',
+    mirror: { none: 'It moves both ways at once (or its direction is unknown); its directed parts are schema-pattern-widened and schema-pattern-narrowed.' },
   },
   {
     id: 'schema-format-added',
     effect: 'narrows',
     summary:
-      'A format was added: narrows where validators check it (OpenAPI 3.0 int32, int64, date, date-time, byte), none for documentation formats, unknown in JSON Schema.',
+      'A format was added: narrows where the generated validators check it (OpenAPI 3.0: date, date-time, uuid, byte on strings; int32, int64 on numbers), none where it documents (every JSON Schema format).',
     old: '{"type": "string"}',
     new: '{"type": "string", "format": "date"}',
     mirror: 'schema-format-removed',
@@ -286,18 +303,35 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-format-removed',
     effect: 'widens',
-    summary: 'A format was removed: widens where validators checked it, none for documentation formats, unknown in JSON Schema.',
+    summary: 'A format was removed: widens where the generated validators checked it, none where it documented.',
     old: '{"type": "string", "format": "date"}',
     new: '{"type": "string"}',
     mirror: 'schema-format-added',
   },
   {
+    id: 'schema-format-widened',
+    effect: 'widens',
+    summary: 'A checked format became one that admits more (OpenAPI 3.0 int32 to int64 read as numbers): breaks receivers.',
+    old: '{"type": "integer", "format": "int32"}',
+    new: '{"type": "integer", "format": "int64"}',
+    mirror: 'schema-format-narrowed',
+  },
+  {
+    id: 'schema-format-narrowed',
+    effect: 'narrows',
+    summary: 'A checked format became one that admits less (OpenAPI 3.0 int64 read as numbers to int32): breaks senders.',
+    old: '{"type": "integer", "format": "int64"}',
+    new: '{"type": "integer", "format": "int32"}',
+    mirror: 'schema-format-widened',
+  },
+  {
     id: 'schema-format-changed',
-    effect: 'unknown',
-    summary: 'The format changed to another: unknown (none between two OpenAPI 3.0 documentation formats).',
-    old: '{"format": "date"}',
-    new: '{"format": "date-time"}',
-    mirror: { none: 'Its effect is unknown, so it has no direction to mirror.' },
+    effect: 'both',
+    summary:
+      'A checked format became another that accepts other values (date to date-time: disjoint): breaks both sides; none when neither is checked, unknown when int64 is checked and its reading is not known.',
+    old: '{"type": "string", "format": "date"}',
+    new: '{"type": "string", "format": "date-time"}',
+    mirror: { none: 'It moves both ways at once (or not at all); its directed parts are schema-format-widened and schema-format-narrowed.' },
   },
   {
     id: 'schema-min-items-increased',
@@ -584,8 +618,8 @@ const ENTRIES: Entry[] = [
 /** Each rule's nominal effect (at the top of a schema), for the mirror test and the catalogue. */
 export const SCHEMA_RULE_EFFECTS: Readonly<Record<string, SchemaEffect>> = Object.fromEntries(ENTRIES.map((entry) => [entry.id, entry.effect]))
 
-/** Rules whose effect is the comparison of two targets: any level. */
-const BY_COMPARISON = new Set(['schema-ref-changed', 'schema-discriminator-mapping-changed'])
+/** Rules whose effect is the comparison of two targets (or of two formats' checks): any level. */
+const BY_COMPARISON = new Set(['schema-ref-changed', 'schema-discriminator-mapping-changed', 'schema-format-changed'])
 
 export const SCHEMA_RULES: readonly SchemaDiffRule[] = ENTRIES.map((entry) => ({
   id: entry.id,

@@ -1,14 +1,11 @@
 /**
- * String keywords: `minLength`/`maxLength` (counts), `pattern` (added narrows, removed widens; a
- * changed pattern is `unknown`: inclusion of regular expressions is not decided here), and `format`
- * (whether it constrains depends on the validator: OpenAPI 3.0's checked formats narrow and widen,
- * its documentation formats change nothing, and JSON Schema's are `unknown`).
+ * String keywords: `minLength`/`maxLength` (counts), `pattern` (the regular languages compared:
+ * pattern.ts), and `format` (as the generated validators read it: format.ts).
  */
-import type { SchemaEffect } from '../schema-diff-types.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
-import { quote } from './context.js'
 import { compareCounts } from './bounds.js'
-import { OPENAPI_CHECKED_FORMATS } from './keywords.js'
+import { compareFormat } from './format.js'
+import { comparePattern } from './pattern.js'
 
 export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   compareCounts(ctx, o, n, frame, {
@@ -23,36 +20,6 @@ export function compareStrings(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt,
     },
     make: (count) => 'a'.repeat(count),
   })
-  const ov = o.value as Record<string, unknown>
-  const nv = n.value as Record<string, unknown>
-  const a = ov.pattern
-  const b = nv.pattern
-  if (a !== b) {
-    const samples = ['', 'a', 'A', '0', ' ', 'aa', 'a-1', '_']
-    if (a === undefined)
-      ctx.emit('schema-pattern-added', 'narrows', o, 'pattern', n, 'pattern', frame, `the pattern ${quote(b)} was added`, () => [
-        { acceptedBy: 'old', values: samples },
-      ])
-    else if (b === undefined)
-      ctx.emit('schema-pattern-removed', 'widens', o, 'pattern', n, 'pattern', frame, `the pattern ${quote(a)} was removed`, () => [
-        { acceptedBy: 'new', values: samples },
-      ])
-    else ctx.emit('schema-pattern-changed', 'unknown', o, 'pattern', n, 'pattern', frame, `the pattern went from ${quote(a)} to ${quote(b)}`)
-  }
-  const f = ov.format
-  const g = nv.format
-  if (f !== g) {
-    const effectOf = (added: boolean): SchemaEffect => {
-      if (ctx.dialect !== 'openapi-3.0') return 'unknown'
-      const format = added ? g : f
-      if (typeof format === 'string' && !OPENAPI_CHECKED_FORMATS.has(format)) return 'none'
-      return added ? 'narrows' : 'widens'
-    }
-    if (f === undefined) ctx.emit('schema-format-added', effectOf(true), o, 'format', n, 'format', frame, `the format ${quote(g)} was added`)
-    else if (g === undefined) ctx.emit('schema-format-removed', effectOf(false), o, 'format', n, 'format', frame, `the format ${quote(f)} was removed`)
-    else {
-      const documentation = ctx.dialect === 'openapi-3.0' && [f, g].every((x) => typeof x === 'string' && !OPENAPI_CHECKED_FORMATS.has(x))
-      ctx.emit('schema-format-changed', documentation ? 'none' : 'unknown', o, 'format', n, 'format', frame, `the format went from ${quote(f)} to ${quote(g)}`)
-    }
-  }
+  comparePattern(ctx, o, n, frame)
+  compareFormat(ctx, o, n, frame, ctx.int64)
 }

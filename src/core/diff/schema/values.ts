@@ -76,7 +76,8 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
 }
 
 /**
- * Whether a value holds no reference (`$ref`, `$dynamicRef`, a discriminator `mapping`): only then
+ * Whether a value holds no reference (`$ref`, `$dynamicRef`, a `discriminator`, whose `mapping` and,
+ * in OpenAPI 3.0, whose parent's children found through `allOf` name other schemas): only then
  * does equal text mean an equal schema, since a reference may name a target that changed.
  */
 export function referenceFree(value: unknown, budget: Budget): boolean | undefined {
@@ -90,7 +91,7 @@ export function referenceFree(value: unknown, budget: Budget): boolean | undefin
       continue
     }
     for (const key of Object.keys(node)) {
-      if (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping') return false
+      if (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping' || key === 'discriminator') return false
       stack.push((node as Record<string, unknown>)[key])
     }
   }

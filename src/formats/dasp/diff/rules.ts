@@ -67,7 +67,7 @@ export const DASP_OWN_RULES: readonly DiffRule[] = [
     levels: ['breaking'],
     audiences: ALL,
     summary:
-      'A setting that persists with the session was changed, set or unset: settings are authenticated complete (DASP-EXT-004), and persistent settings are saved with the session and cannot be migrated (DASP-EXT-005).',
+      'A setting that persists with the session was changed, set or unset: settings are authenticated complete (DASP-EXT-004), and a session saved with it cannot reopen without its saved value (DASP-EXT-005); one newly set is a requirement beyond the saved floor, which sessions saved without it still meet.',
     example: { old: '"settings": { "grant_bytes": 16384 }', new: '"settings": { "grant_bytes": 8192 }' },
   },
   {

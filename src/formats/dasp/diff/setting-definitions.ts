@@ -18,8 +18,10 @@ const persists = (spec: Spec) => spec.persistence !== 'connection'
  * Linear in the settings' sizes (enum values through sets; item schemas by the schema engine's bound).
  *
  * Saved sessions break when the change reaches what their floor recorded (DASP-EXT-005): a setting
- * the selection sets (`selected`, in either version) whose persistence or meaning changed. A setting
- * no request sets is recorded by no session.
+ * the selection sets (`selected`, in either version) that persisted in the old definition, whose
+ * persistence or meaning changed. A setting no request sets, or one that was a fresh connection
+ * setting, is recorded by no session (the floor is a minimum: what becomes a session requirement
+ * now is beyond it).
  */
 export function compareSettingDefinitions(a: PositionedDocument, b: PositionedDocument, uri: string, selected: ReadonlySet<string>, out: Findings): void {
   const before = settingsOf(a)
@@ -50,20 +52,22 @@ export function compareSettingDefinitions(a: PositionedDocument, b: PositionedDo
     }
     const old = before[name]
     if (!isObject(old) || !isObject(next)) continue
+    // Saved sessions recorded the setting only where it persisted in the old definition: the floor is a minimum (DASP-EXT-005).
+    const recorded = selected.has(name) && persists(old)
     if (old.persistence !== next.persistence)
       out.add({
         rule: 'dasp-setting-persistence-changed',
         level: 'breaking',
-        audiences: selected.has(name) ? [...EVERYONE] : [CLIENT, HOST],
+        audiences: recorded ? [...EVERYONE] : [CLIENT, HOST],
         old: locate(a, at(name, 'persistence')),
         new: locate(b, at(name, 'persistence')),
         message: `Setting ${quote(name)} of ${quote(uri)} now persists as ${quote(next.persistence)} instead of ${quote(old.persistence)}${
-          selected.has(name) ? '; the saved session floor differs' : ''
+          recorded ? '; the saved session floor differs' : ''
         }.`,
       })
     const meaning = (['type', 'unit', 'uniqueBy'] as const).filter((k) => canonical(old[k]) !== canonical(next[k]))
     if (meaning.length > 0) {
-      const audiences: DiffAudience[] = selected.has(name) && (persists(old) || persists(next)) ? [...EVERYONE] : [CLIENT, HOST]
+      const audiences: DiffAudience[] = recorded ? [...EVERYONE] : [CLIENT, HOST]
       const k = meaning[0]!
       out.add({
         rule: 'dasp-setting-meaning-changed',

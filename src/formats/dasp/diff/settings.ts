@@ -16,8 +16,14 @@ export function persistence(e: RequestEntry, setting: string): 'session' | 'conn
 }
 
 /**
- * The selected settings' values, one finding per setting that was changed, set or unset. Persistent
- * on either side means saved sessions break. Linear in the settings' sizes (each value canonicalized once).
+ * The selected settings' values, one finding per setting that was changed, set or unset (peers
+ * confirm the exact complete settings, so each breaks clients and hosts). Saved sessions break when
+ * the old floor recorded the setting (persistent in the old definition) and the new selection no
+ * longer offers that value: the floor is the least a reopening selection must meet (DASP-EXT-005: "a
+ * protection floor is the least protection permitted"; "current policy MAY impose stronger
+ * requirements"), so a persistent setting newly set is a requirement beyond the floor, and a
+ * session saved without it still reopens, as the runtime's `checkSessionFloor` decides.
+ * Linear in the settings' sizes (each value canonicalized once).
  */
 export function compareSettingValues(old: DaspVersion, next: DaspVersion, pair: ExtensionPair, out: Findings): void {
   const { old: a, next: b } = pair
@@ -28,20 +34,23 @@ export function compareSettingValues(old: DaspVersion, next: DaspVersion, pair: 
     const before = had ? a.settings[setting] : undefined
     const after = has ? b.settings[setting] : undefined
     if (had && has && canonical(before) === canonical(after)) continue
-    // Saved sessions recorded it if it persisted where it was set (DASP-EXT-005): judged on each side that sets it.
+    // A session requirement on either side; saved sessions recorded it only where the old side set it as one.
     const persistent = (had && persistence(a, setting) !== 'connection') || (has && persistence(b, setting) !== 'connection')
+    const floorMissed = had && persistence(a, setting) !== 'connection'
     const where = (e: RequestEntry, present: boolean) =>
       present ? joinPointer('', 'extensions', e.index, 'settings', setting) : joinPointer('', 'extensions', e.index, 'settings')
     const what = !had ? `is now set to ${quote(after)}` : !has ? `is no longer set (was ${quote(before)})` : `changed from ${quote(before)} to ${quote(after)}`
     out.add({
       rule: persistent ? 'dasp-persistent-setting-changed' : 'dasp-connection-setting-changed',
       level: 'breaking',
-      audiences: persistent ? [...EVERYONE] : [CLIENT, HOST],
+      audiences: floorMissed ? [...EVERYONE] : [CLIENT, HOST],
       old: locate(old.selection, where(a, had)),
       new: locate(next.selection, where(b, has)),
-      message: persistent
-        ? `Setting ${quote(setting)} of ${quote(a.uri)}, saved with each session, ${what}; saved sessions cannot reopen with another value.`
-        : `Connection setting ${quote(setting)} of ${quote(a.uri)} ${what}; both peers confirm the exact settings.`,
+      message: floorMissed
+        ? `Setting ${quote(setting)} of ${quote(a.uri)}, saved with each session, ${what}; saved sessions cannot reopen without their saved value.`
+        : persistent
+          ? `Setting ${quote(setting)} of ${quote(a.uri)}, a session requirement, ${what}; both peers confirm the exact settings, and sessions saved without it still reopen (a requirement beyond their floor).`
+          : `Connection setting ${quote(setting)} of ${quote(a.uri)} ${what}; both peers confirm the exact settings.`,
     })
   }
 }

@@ -1,0 +1,275 @@
+/**
+ * The language of a JSON Schema `pattern` as a finite automaton (refa), so two patterns can be
+ * compared by inclusion both ways. A pattern is a search, not a whole match (ECMA-262 `test`): the
+ * strings it accepts are those with a matching substring, so the automaton is built from
+ * `[^]*(?:P)[^]*` matched whole, with `^` and `$` as moves that hold only at the string's ends.
+ *
+ * The regular subset is decided: literals, classes, escapes, groups, alternation, quantifiers and
+ * the anchors `^`/`$`. Lookarounds, `\b`/`\B` and backreferences are not (`unknown`), nor is a
+ * pattern longer than MAX_PATTERN_LENGTH characters or whose automaton needs more than MAX_STATES
+ * states, or MAX_DFA_STATES once deterministic (determinization can be exponential: the caps bound it). JSON Schema patterns run in
+ * Unicode mode (the generated validators' `new RegExp(p, 'u')`); OpenAPI 3.0 patterns are read
+ * without the flag and run as their Unicode-mode form (core/pattern-dialect.ts), as the validators do.
+ *
+ * Cost: at most MAX_STATES nondeterministic and MAX_DFA_STATES deterministic states per automaton,
+ * complement and product; languages are cached by pattern (CACHE_LIMIT of them).
+ */
+import type { AST } from '@eslint-community/regexpp'
+import type * as Refa from 'refa'
+import { lazyRequire } from '../../lazy-require.js'
+import { unicodeModeSource } from '../../pattern-dialect.js'
+import type { Dialect } from './context.js'
+
+const refa = lazyRequire<typeof Refa>('refa')
+
+/** Patterns longer than this are not read (their automata would be large anyway). */
+export const MAX_PATTERN_LENGTH = 1_000
+/**
+ * States the pattern's own automaton may have (its syntax tree's nodes too): determinizing a search
+ * costs up to the product of these two, and `[^]*x{200}[^]*` already takes a few hundred ms.
+ */
+export const MAX_STATES = 500
+/** States a deterministic automaton (the pattern's, its complement, a product) may have. */
+export const MAX_DFA_STATES = 2_000
+
+/** A decided language, or why it is not decided. */
+export type PatternLanguage = { ok: true; nfa: Refa.NFA; dfa: Refa.DFA } | { ok: false; reason: string }
+
+const cache = new Map<string, PatternLanguage>()
+const CACHE_LIMIT = 256
+
+export function patternLanguage(pattern: string, dialect: Dialect): PatternLanguage {
+  const key = `${dialect}\u0000${pattern}`
+  const hit = cache.get(key)
+  if (hit) return hit
+  const made = build(pattern, dialect)
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
+  cache.set(key, made)
+  return made
+}
+
+function build(pattern: string, dialect: Dialect): PatternLanguage {
+  if (pattern.length > MAX_PATTERN_LENGTH) return { ok: false, reason: `the pattern is longer than ${MAX_PATTERN_LENGTH} characters` }
+  let source = pattern
+  if (dialect === 'openapi-3.0') {
+    const read = unicodeModeSource(pattern)
+    if (!read.ok) return { ok: false, reason: 'the pattern is not a valid regular expression' }
+    source = read.source
+  }
+  const { JS, NFA, DFA } = refa()
+  let alone: Refa.JS.Parser
+  try {
+    alone = JS.Parser.fromLiteral({ source, flags: 'u' })
+  } catch {
+    return { ok: false, reason: 'the pattern is not a valid regular expression' }
+  }
+  const outside = unsupported(alone.ast.pattern)
+  if (outside) return { ok: false, reason: `the pattern uses ${outside}, which is outside the regular subset compared here` }
+  try {
+    const { expression, maxCharacter } = alone.parse({ backreferences: 'throw', assertions: 'parse', maxNodes: MAX_STATES })
+    const nfa = NFA.fromFA(searchAutomaton(expression, maxCharacter), new NFA.LimitedNodeFactory(4 * MAX_STATES))
+    const dfa = DFA.fromFA(nfa, new DFA.LimitedNodeFactory(MAX_DFA_STATES))
+    dfa.minimize()
+    return { ok: true, nfa, dfa }
+  } catch (error) {
+    if (error instanceof refa().TooManyNodesError || error instanceof TooManyStates)
+      return {
+        ok: false,
+        reason: `the pattern's automaton would exceed ${MAX_STATES} states (${MAX_DFA_STATES} once deterministic), the bound this diff spends on one pattern`,
+      }
+    if (error instanceof NotAnAnchor) return { ok: false, reason: 'the pattern uses an assertion other than ^ and $' }
+    throw error
+  }
+}
+
+class TooManyStates extends Error {}
+class NotAnAnchor extends Error {}
+
+type Move = { kind: 'char'; to: number; chars: Refa.CharSet } | { kind: 'empty' | 'start' | 'end'; to: number }
+
+/**
+ * The strings with a substring the expression matches, as a transition iterator refa reads: a
+ * Thompson automaton of `[^]*(?:P)[^]*` whose `^` and `$` are conditional empty moves, run together
+ * with two facts: whether a character was read, and whether a `$` was passed (after which none may
+ * be). `^` holds only before the first character: that is their meaning without the `m` flag.
+ */
+function searchAutomaton(expression: Refa.JS.ParseResult['expression'], maxCharacter: number): Refa.TransitionIterable<number> {
+  const { CharSet } = refa()
+  const all = CharSet.all(maxCharacter)
+  const moves: Move[][] = []
+  const state = (): number => {
+    if (moves.length >= MAX_STATES) throw new TooManyStates()
+    moves.push([])
+    return moves.length - 1
+  }
+  const link = (from: number, move: Move) => moves[from]!.push(move)
+  const alternatives = (list: readonly Refa.Concatenation[], from: number): number => {
+    const end = state()
+    for (const alternative of list) {
+      let at = from
+      for (const element of alternative.elements) at = part(element, at)
+      link(at, { kind: 'empty', to: end })
+    }
+    return end
+  }
+  const part = (element: Refa.Element, from: number): number => {
+    switch (element.type) {
+      case 'CharacterClass': {
+        const to = state()
+        link(from, { kind: 'char', to, chars: element.characters })
+        return to
+      }
+      case 'Alternation':
+        return alternatives(element.alternatives, from)
+      case 'Assertion': {
+        const only = element.alternatives.length === 1 && element.alternatives[0]!.elements.length === 1 ? element.alternatives[0]!.elements[0]! : undefined
+        if (!element.negate || only?.type !== 'CharacterClass' || !only.characters.isAll) throw new NotAnAnchor()
+        const to = state()
+        link(from, { kind: element.kind === 'behind' ? 'start' : 'end', to })
+        return to
+      }
+      case 'Quantifier': {
+        let at = from
+        for (let i = 0; i < element.min; i++) at = alternatives(element.alternatives, at)
+        if (element.max === Infinity) {
+          const loop = state()
+          link(at, { kind: 'empty', to: loop })
+          link(alternatives(element.alternatives, loop), { kind: 'empty', to: loop })
+          return loop
+        }
+        const end = state()
+        link(at, { kind: 'empty', to: end })
+        for (let i = element.min; i < element.max; i++) {
+          at = alternatives(element.alternatives, at)
+          link(at, { kind: 'empty', to: end })
+        }
+        return end
+      }
+      case 'Unknown':
+        throw new NotAnAnchor()
+    }
+  }
+  const initial = state()
+  link(initial, { kind: 'char', to: initial, chars: all })
+  const last = alternatives(expression.alternatives, initial)
+  const final = state()
+  link(last, { kind: 'empty', to: final })
+  link(final, { kind: 'char', to: final, chars: all })
+
+  // Product states: automaton state * 4 + (a character was read ? 2 : 0) + (past `$` ? 1 : 0).
+  const closures = new Map<number, number[]>()
+  const closure = (start: number): number[] => {
+    const known = closures.get(start)
+    if (known) return known
+    const seen = new Set([start])
+    const stack = [start]
+    // Bounded: each product state is pushed once.
+    while (stack.length) {
+      const at = stack.pop()!
+      const flags = at % 4
+      for (const move of moves[(at - flags) / 4]!) {
+        if (move.kind === 'char' || (move.kind === 'start' && flags >= 2)) continue
+        const next = move.to * 4 + (move.kind === 'end' ? flags | 1 : flags)
+        if (!seen.has(next)) {
+          seen.add(next)
+          stack.push(next)
+        }
+      }
+    }
+    const out = [...seen]
+    closures.set(start, out)
+    return out
+  }
+  const getOut = (at: number): ReadonlyMap<number, Refa.CharSet> => {
+    const out = new Map<number, Refa.CharSet>()
+    for (const reached of closure(at)) {
+      if (reached % 2 === 1) continue
+      for (const move of moves[Math.floor(reached / 4)]!) {
+        if (move.kind !== 'char') continue
+        const to = move.to * 4 + 2
+        const had = out.get(to)
+        out.set(to, had ? had.union(move.chars) : move.chars)
+      }
+    }
+    return out
+  }
+  const isFinal = (at: number): boolean => closure(at).some((reached) => Math.floor(reached / 4) === final)
+  return { maxCharacter, transitionIterator: () => ({ initial: initial * 4, getOut, isFinal, stableOut: true }) }
+}
+
+/** The first construct outside the regular subset, named for a sentence. */
+function unsupported(node: AST.Pattern): string | undefined {
+  const stack: AST.Node[] = [node]
+  // Bounded: each node of the (length-capped) pattern is visited once.
+  while (stack.length) {
+    const at = stack.pop()!
+    if (at.type === 'Backreference') return 'a backreference'
+    if (at.type === 'Assertion') {
+      if (at.kind === 'lookahead' || at.kind === 'lookbehind') return 'a lookaround'
+      if (at.kind === 'word') return 'a word boundary'
+    }
+    if ('alternatives' in at) stack.push(...(at.alternatives as AST.Node[]))
+    if ('elements' in at) stack.push(...(at.elements as AST.Node[]))
+    if (at.type === 'Quantifier') stack.push(at.element)
+  }
+  return undefined
+}
+
+/** How two decided languages relate, with a short string in each difference when there is one. */
+export interface Inclusion {
+  /** A string the first accepts and the second refuses, if any. */
+  onlyFirst?: string
+  onlySecond?: string
+}
+
+/** Compares two languages both ways; `undefined` when a product exceeds the state cap. */
+export function compareLanguages(a: Extract<PatternLanguage, { ok: true }>, b: Extract<PatternLanguage, { ok: true }>): Inclusion | undefined {
+  try {
+    const onlyFirst = shortestIn(a.nfa, complementOf(b.dfa))
+    const onlySecond = shortestIn(b.nfa, complementOf(a.dfa))
+    return { ...(onlyFirst === undefined ? {} : { onlyFirst }), ...(onlySecond === undefined ? {} : { onlySecond }) }
+  } catch (error) {
+    if (error instanceof refa().TooManyNodesError) return undefined
+    throw error
+  }
+}
+
+/** A short string outside the language (none when it accepts every string). */
+export function shortestOutside(language: Extract<PatternLanguage, { ok: true }>): string | undefined {
+  try {
+    const outside = complementOf(language.dfa)
+    return shortestIn(outside, outside)
+  } catch (error) {
+    if (error instanceof refa().TooManyNodesError) return undefined
+    throw error
+  }
+}
+
+/** Whether the language is every string (the pattern constrains nothing). */
+export function acceptsEverything(language: Extract<PatternLanguage, { ok: true }>): boolean {
+  return complementOf(language.dfa).isEmpty
+}
+
+function complementOf(dfa: Refa.DFA): Refa.DFA {
+  const copy = dfa.copy(new (refa().DFA.LimitedNodeFactory)(MAX_DFA_STATES))
+  copy.complement()
+  return copy
+}
+
+/** The shortest string both accept (its characters printable ASCII where the sets allow), or none. */
+function shortestIn<L>(left: Refa.TransitionIterable<L>, right: Refa.DFA): string | undefined {
+  for (const set of refa().getIntersectionWordSets(left, right, MAX_DFA_STATES)) return String.fromCodePoint(...set.map(pick))
+  return undefined
+}
+
+function pick(set: Refa.CharSet): number {
+  for (const range of set.ranges) {
+    const printable = Math.max(range.min, 0x61)
+    if (printable <= Math.min(range.max, 0x7a)) return printable
+  }
+  for (const range of set.ranges) {
+    const printable = Math.max(range.min, 0x20)
+    if (printable <= Math.min(range.max, 0x7e)) return printable
+  }
+  return set.ranges[0]!.min
+}

@@ -1,0 +1,87 @@
+/**
+ * OpenAPI 3.0 discriminators whose children are found only through `allOf` (a parent with a
+ * `discriminator` and no `mapping`, each child `allOf: [{$ref: parent}, ...]`): a child added is a
+ * value that now selects a schema (widens), one removed narrows, a child changed is compared, and
+ * an explicit `mapping` entry takes the name first. Locations are the child's `allOf` member.
+ */
+import { describe, expect, it } from 'vitest'
+import { diffSchemas } from '../src/core/diff/schema-diff.js'
+import { sideOf } from './helpers/schema-diff.js'
+
+const PET = '/components/schemas/Pet'
+const pet = (mapping?: Record<string, string>) => ({
+  type: 'object',
+  required: ['kind'],
+  properties: { kind: { type: 'string' }, name: { type: 'string' } },
+  discriminator: { propertyName: 'kind', ...(mapping ? { mapping } : {}) },
+})
+const extending = (parent: string, properties: Record<string, unknown>) => ({
+  allOf: [{ $ref: `#/components/schemas/${parent}` }, { type: 'object', properties }],
+})
+const cat = extending('Pet', { lives: { type: 'integer', maximum: 9 } })
+const dog = extending('Pet', { bark: { type: 'string' } })
+const puppy = extending('Dog', { age: { type: 'integer' } })
+
+function doc(schemas: Record<string, unknown>): unknown {
+  return { openapi: '3.0.1', components: { schemas } }
+}
+function diff(old: Record<string, unknown>, next: Record<string, unknown>) {
+  return diffSchemas(sideOf(doc(old), PET, { file: '/virtual/old.json' }), sideOf(doc(next), PET, { file: '/virtual/new.json' }), { dialect: 'openapi-3.0' })
+}
+
+describe('discriminator children found through allOf (OpenAPI 3.0)', () => {
+  it('a child added widens, located at its allOf member; an unrelated schema added does not', () => {
+    const changes = diff({ Pet: pet(), Cat: cat }, { Pet: pet(), Cat: cat, Dog: dog })
+    expect(changes).toEqual([
+      expect.objectContaining({
+        rule: 'schema-discriminator-mapping-added',
+        effect: 'widens',
+        old: { file: '/virtual/old.json', pointer: `${PET}/discriminator` },
+        new: { file: '/virtual/new.json', pointer: '/components/schemas/Dog/allOf/0' },
+      }),
+    ])
+    expect(changes[0]!.message).toMatch(/"Dog" now selects "#\/components\/schemas\/Dog" \(a schema extending it by allOf\)/)
+    const near = diff({ Pet: pet(), Cat: cat }, { Pet: pet(), Cat: cat, Dog: { type: 'object', properties: { bark: { type: 'string' } } } })
+    expect(near).toEqual([])
+  })
+
+  it('a grandchild removed narrows (descendants are selected too)', () => {
+    const changes = diff({ Pet: pet(), Dog: dog, Puppy: puppy }, { Pet: pet(), Dog: dog })
+    expect(changes).toEqual([
+      expect.objectContaining({
+        rule: 'schema-discriminator-mapping-removed',
+        effect: 'narrows',
+        old: { file: '/virtual/old.json', pointer: '/components/schemas/Puppy/allOf/0' },
+        new: { file: '/virtual/new.json', pointer: `${PET}/discriminator` },
+      }),
+    ])
+  })
+
+  it("a child's own change is compared by direction", () => {
+    const narrower = extending('Pet', { lives: { type: 'integer', maximum: 7 } })
+    const changes = diff({ Pet: pet(), Cat: cat }, { Pet: pet(), Cat: narrower })
+    expect(changes).toContainEqual(
+      expect.objectContaining({
+        rule: 'schema-maximum-decreased',
+        effect: 'narrows',
+        new: { file: '/virtual/new.json', pointer: '/components/schemas/Cat/allOf/1/properties/lives/maximum' },
+      }),
+    )
+    expect(changes.every((c) => c.effect === 'narrows')).toBe(true)
+  })
+
+  it('a mapping entry that names a child takes its name: moving the child into the mapping under another value moves both ways', () => {
+    const changes = diff({ Pet: pet(), Cat: cat }, { Pet: pet({ cat: '#/components/schemas/Cat' }), Cat: cat })
+    expect(changes.map((c) => [c.rule, c.effect]).sort()).toEqual([
+      ['schema-discriminator-mapping-added', 'widens'],
+      ['schema-discriminator-mapping-removed', 'narrows'],
+    ])
+    const same = diff({ Pet: pet(), Cat: cat }, { Pet: pet({ Cat: '#/components/schemas/Cat' }), Cat: cat })
+    expect(same.filter((c) => c.effect !== 'none')).toEqual([])
+  })
+
+  it('JSON Schema ignores the discriminator: no implicit children', () => {
+    const changes = diffSchemas(sideOf(doc({ Pet: pet(), Cat: cat }), PET), sideOf(doc({ Pet: pet(), Cat: cat, Dog: dog }), PET))
+    expect(changes).toEqual([])
+  })
+})
