@@ -88,6 +88,8 @@ const CASES: Record<string, Case> = {
   'channel-address-changed': { level: 'breaking', audience: 'requester', old: [87, 5], new: [88, 5] },
   'operation-added': { level: 'info', new: [115, 5] },
   'operation-reply-channel-changed': { level: 'warning', audience: 'requester', old: [112, 7], new: [112, 7] },
+  'message-headers-added': { level: 'breaking', audience: 'requester', old: [83, 9], new: [84, 18] },
+  'message-headers-removed': { level: 'breaking', audience: 'subscriber', old: [84, 18], new: [83, 9] },
 }
 
 describe('nats differ: one fixture pair per rule', () => {
@@ -187,6 +189,31 @@ describe('nats differ: one fixture pair per rule', () => {
     }
     const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
     expect(near.filter((f) => schemaRules.has(f.rule))).toEqual([])
+  })
+
+  it('maps each headers schema change to the parties by direction, located at the headers', async () => {
+    const folder = join(FIXTURES, 'headers-schema-changed')
+    const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+    const schemaRules = new Set(SCHEMA_DIFF_RULES.map((r) => r.id))
+    const found = findings.filter((f) => schemaRules.has(f.rule))
+    expect(found.length).toBeGreaterThan(0)
+    const receivers = new Set(['subscriber', 'responder'])
+    for (const f of found) {
+      const effect = f.data?.effect as SchemaEffect
+      // balanceQuery has a requester (queryBalance, sends) and a responder (answerBalance, receives).
+      const levels = [levelFor(effect, 'receives'), levelFor(effect, 'sends')]
+      const worst = levels.includes('breaking') ? 'breaking' : levels.includes('warning') ? 'warning' : 'info'
+      expect(f.level).toBe(worst)
+      if (effect === 'narrows') expect(f.audiences.map((a) => a.kind)).toContain('requester')
+      if (effect === 'widens') expect(f.audiences.every((a) => receivers.has(a.kind))).toBe(true)
+      expect(f.data).toMatchObject({ member: 'headers', channel: 'balanceQuery', message: 'query' })
+      expect(f.old!.pointer.startsWith('/channels/balanceQuery/messages/query/headers')).toBe(true)
+      expect(f.new!.pointer.startsWith('/channels/balanceQuery/messages/query/headers')).toBe(true)
+      expect(f.new!.line).toBe(84)
+    }
+    // The message's summary edited: nothing about its headers.
+    const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
+    expect(near.filter((f) => schemaRules.has(f.rule) || f.rule.startsWith('message-headers'))).toEqual([])
   })
 
   it('compares a payload whose schema lies in a locked file by that file, located at the payload', async () => {

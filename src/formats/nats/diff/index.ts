@@ -3,8 +3,8 @@
  * document, classified for the parties it breaks: publishers and subscribers of each channel per
  * operation, requesters and responders, and the JetStream deployment; in a bundle, the linked
  * applications each breaking change reaches. One file per concern:
- * channels.ts (channels and exact subject languages), operations.ts, payloads.ts (by direction,
- * through the schema engine), native.ts (streams and consumers), sections.ts (the profile's other
+ * channels.ts (channels and exact subject languages), operations.ts, payloads.ts and headers.ts (by
+ * direction, through the schema engine), native.ts (streams and consumers), sections.ts (the profile's other
  * sections), impact.ts (the bundle), source.ts (locations), rules.ts (the catalogue).
  *
  * Cost: linear in the two documents (each keyed collection paired by id through maps), plus the
@@ -16,6 +16,7 @@ import type { DiffFinding, DiffSide, FormatDiffer } from '../../../core/diff/typ
 import type { NatsModel } from '../model.js'
 import { diffChannels } from './channels.js'
 import { Findings, version } from './context.js'
+import { diffHeaders } from './headers.js'
 import { attachImpact, bundleView } from './impact.js'
 import { diffNative } from './native.js'
 import { diffOperations } from './operations.js'
@@ -32,6 +33,7 @@ async function diffNats(oldSide: DiffSide<NatsModel>, nextSide: DiffSide<NatsMod
   diffChannels(findings)
   diffOperations(findings)
   diffPayloads(findings)
+  diffHeaders(findings)
   diffNative(findings)
   diffSections(findings)
   if (findings.drafts.some((d) => d.level === 'breaking' && d.scope !== undefined)) {
