@@ -50,7 +50,7 @@ export function diffSections(f: Findings): void {
   diffLinks(f, a, b)
   diffImports(f, a, b)
   diffTokenTypes(f, a, b)
-  for (const section of ['adapters', 'interactions', 'pipelines', 'workflows'] as const) diffKeyed(f, section)
+  for (const section of ['adapters', 'pipelines', 'workflows'] as const) diffKeyed(f, section)
 }
 
 function linkKey(l: NatsModel['links'][number]): string {
@@ -139,7 +139,7 @@ function diffTokenTypes(f: Findings, a: NatsModel, b: NatsModel): void {
   }
 }
 
-function diffKeyed(f: Findings, section: 'adapters' | 'interactions' | 'pipelines' | 'workflows'): void {
+function diffKeyed(f: Findings, section: 'adapters' | 'pipelines' | 'workflows'): void {
   const key = (x: { key?: string; id?: string }) => x.key ?? x.id ?? ''
   const view = (x: unknown) => {
     const { source: _source, payloadSchema: _schema, ...rest } = x as Record<string, unknown>
