@@ -1,5 +1,6 @@
 /**
- * The NATS differ's interaction rules, one fixture pair each (fixtures/diff/nats/interactions/<rule>:
+ * The NATS differ's interaction, pipeline and workflow rules, one fixture pair each
+ * (fixtures/diff/nats/interactions/<rule>, and fixtures/diff/nats/workflows/<rule> as small bundles:
  * `new` fires the rule with the level, audience and locations asserted, `near` does not), on two
  * standalone applications made from the shop bundle (make-bases.py). Reversed pairs check the other
  * direction of each directional rule (a budget given back, a looser mode, a lowered quorum).
@@ -22,7 +23,10 @@ async function side(file: string): Promise<DiffSide<NatsModel>> {
   return { file, model: result.model!, read: (f) => readFile(f, 'utf8').catch(() => undefined) }
 }
 
-const at = (rule: string, version: string) => join(FIXTURES, rule, `${version}.asyncapi.yaml`)
+const WORKFLOWS = resolve(__dirname, '../fixtures/diff/nats/workflows')
+/** A version's document: a standalone file, or a small bundle's application for the workflow rules. */
+const at = (rule: string, version: string) =>
+  rule.startsWith('nats-workflow-') ? join(WORKFLOWS, rule, version, 'app', 'asyncapi.yaml') : join(FIXTURES, rule, `${version}.asyncapi.yaml`)
 const diff = async (rule: string, old: string, next: string): Promise<DiffFinding[]> => natsDiffer.diff(await side(at(rule, old)), await side(at(rule, next)))
 
 interface Case {
@@ -128,6 +132,59 @@ const CASES: Record<string, Case> = {
     new: [62, 7],
     pointer: '/x-nats-contract/interactions/approveRefund/aggregation',
   },
+  'nats-pipeline-removed': { level: 'breaking', audience: 'invoker', old: [116, 7], new: [6, 3], pointer: '/x-nats-contract/pipelines/announceRefund' },
+  'nats-pipeline-added': { level: 'info', new: [116, 7], pointer: '/x-nats-contract/pipelines/announceRefund' },
+  'nats-pipeline-step-removed': {
+    level: 'breaking',
+    audience: 'subscriber',
+    old: [120, 11],
+    new: [118, 9],
+    pointer: '/x-nats-contract/pipelines/announceRefund/steps/1',
+  },
+  'nats-pipeline-step-added': {
+    level: 'warning',
+    audience: 'invoker',
+    old: [119, 9],
+    new: [127, 11],
+    pointer: '/x-nats-contract/pipelines/announceRefund/steps',
+  },
+  'nats-pipeline-steps-reordered': {
+    level: 'breaking',
+    audience: 'subscriber',
+    old: [127, 11],
+    new: [121, 11],
+    pointer: '/x-nats-contract/pipelines/announceRefund/steps/2',
+  },
+  'nats-pipeline-step-changed': {
+    level: 'warning',
+    audience: 'subscriber',
+    old: [122, 13],
+    new: [122, 13],
+    pointer: '/x-nats-contract/pipelines/announceRefund/steps/1/bindings',
+  },
+  'nats-workflow-removed': { level: 'breaking', audience: 'invoker', old: [129, 7], new: [6, 3], pointer: '/x-nats-contract/workflows/refundFlow' },
+  'nats-workflow-added': { level: 'info', new: [129, 7], pointer: '/x-nats-contract/workflows/refundFlow' },
+  'nats-workflow-schema-changed': {
+    level: 'breaking',
+    audience: 'invoker',
+    old: [131, 20],
+    new: [131, 20],
+    pointer: '/x-nats-contract/workflows/refundFlow/inputSchema',
+  },
+  'nats-workflow-adapter-changed': {
+    level: 'warning',
+    audience: 'deployment',
+    old: [131, 16],
+    new: [131, 16],
+    pointer: '/x-nats-contract/workflows/refundFlow/adapter',
+  },
+  'nats-workflow-steps-changed': {
+    level: 'breaking',
+    audience: 'peer',
+    old: [129, 17],
+    new: [129, 17],
+    pointer: '/x-nats-contract/workflows/refundFlow/artifact',
+  },
   'nats-interaction-payload-changed': {
     level: 'breaking',
     audience: 'peer',
@@ -137,7 +194,7 @@ const CASES: Record<string, Case> = {
   },
 }
 
-describe('nats differ: one fixture pair per interaction rule', () => {
+describe('nats differ: one fixture pair per interaction, pipeline and workflow rule', () => {
   for (const [rule, expected] of Object.entries(CASES)) {
     it(`${rule} fires on the edit, with level, audience and locations, and not on the near edit`, async () => {
       const findings = await diff(rule, 'old', 'new')
@@ -183,6 +240,19 @@ describe('nats differ: one fixture pair per interaction rule', () => {
     // An input type widened: info; an interaction renamed back: the same rule.
     expect((await one('nats-interaction-input-changed', 'new', 'old')).map((f) => f.level)).toEqual(['info'])
     expect((await one('nats-interaction-renamed', 'new', 'old')).map((f) => f.data?.interaction)).toEqual(['approveRefund'])
+  })
+
+  it('reads the locked workflow document through the side: a task added is a warning, one unreadable never assumed unchanged', async () => {
+    const rule = 'nats-workflow-steps-changed'
+    const added = (await diff(rule, 'new', 'old')).filter((f) => f.rule === rule)
+    expect(added.map((f) => [f.level, f.data?.task])).toEqual([['warning', 'announce']])
+    const old = await side(at(rule, 'old'))
+    const next = await side(at(rule, 'new'))
+    // The new version's workflow document is not there for the differ (outside the tree it reads).
+    const hidden = { ...next, read: async (f: string) => (f.endsWith('refund.yaml') ? undefined : next.read(f)) }
+    const unread = (await natsDiffer.diff(old, hidden)).filter((f) => f.rule === rule)
+    expect(unread.map((f) => f.level)).toEqual(['warning'])
+    expect(unread[0]!.message).toContain('not assumed safe')
   })
 
   it('finds nothing between an application and itself', async () => {
