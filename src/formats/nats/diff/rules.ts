@@ -431,7 +431,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
     'nats-native-field-changed',
     ['warning'],
     ['deployment'],
-    'A stream or consumer field outside the closed v0.2 configuration changed (an external artifact may hold one): not classified, so a warning.',
+    "A stream or consumer field outside the closed v0.2 configuration changed: not classified, so a warning. No two versions that compile under v0.2 fire it (the checker refuses such fields, in external artifacts too); it guards a later profile's fields from being ignored silently.",
     'max_msg_size: 1048576',
     'max_msg_size: 1024',
     { none: 'Unclassified: no direction.' },
