@@ -88,6 +88,10 @@ const CASES: Record<string, Case> = {
   'channel-address-changed': { level: 'breaking', audience: 'requester', old: [87, 5], new: [88, 5] },
   'operation-added': { level: 'info', new: [115, 5] },
   'operation-reply-channel-changed': { level: 'warning', audience: 'requester', old: [112, 7], new: [112, 7] },
+  'operation-stream-changed': { level: 'breaking', audience: 'publisher', old: [31, 68], new: [31, 68] },
+  'nats-consumer-stream-changed': { level: 'breaking', audience: 'subscriber', old: [58, 15], new: [58, 15] },
+  'message-headers-added': { level: 'breaking', audience: 'requester', old: [83, 9], new: [84, 18] },
+  'message-headers-removed': { level: 'breaking', audience: 'subscriber', old: [84, 18], new: [83, 9] },
 }
 
 describe('nats differ: one fixture pair per rule', () => {
@@ -187,6 +191,31 @@ describe('nats differ: one fixture pair per rule', () => {
     }
     const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
     expect(near.filter((f) => schemaRules.has(f.rule))).toEqual([])
+  })
+
+  it('maps each headers schema change to the parties by direction, located at the headers', async () => {
+    const folder = join(FIXTURES, 'headers-schema-changed')
+    const findings = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'new.asyncapi.yaml'))
+    const schemaRules = new Set(SCHEMA_DIFF_RULES.map((r) => r.id))
+    const found = findings.filter((f) => schemaRules.has(f.rule))
+    expect(found.length).toBeGreaterThan(0)
+    const receivers = new Set(['subscriber', 'responder'])
+    for (const f of found) {
+      const effect = f.data?.effect as SchemaEffect
+      // balanceQuery has a requester (queryBalance, sends) and a responder (answerBalance, receives).
+      const levels = [levelFor(effect, 'receives'), levelFor(effect, 'sends')]
+      const worst = levels.includes('breaking') ? 'breaking' : levels.includes('warning') ? 'warning' : 'info'
+      expect(f.level).toBe(worst)
+      if (effect === 'narrows') expect(f.audiences.map((a) => a.kind)).toContain('requester')
+      if (effect === 'widens') expect(f.audiences.every((a) => receivers.has(a.kind))).toBe(true)
+      expect(f.data).toMatchObject({ member: 'headers', channel: 'balanceQuery', message: 'query' })
+      expect(f.old!.pointer.startsWith('/channels/balanceQuery/messages/query/headers')).toBe(true)
+      expect(f.new!.pointer.startsWith('/channels/balanceQuery/messages/query/headers')).toBe(true)
+      expect(f.new!.line).toBe(84)
+    }
+    // The message's summary edited: nothing about its headers.
+    const near = await diff(join(folder, 'old.asyncapi.yaml'), join(folder, 'near.asyncapi.yaml'))
+    expect(near.filter((f) => schemaRules.has(f.rule) || f.rule.startsWith('message-headers'))).toEqual([])
   })
 
   it('compares a payload whose schema lies in a locked file by that file, located at the payload', async () => {
@@ -316,49 +345,50 @@ describe('nats differ: a bundle of linked applications', () => {
     expect(narrowed.audiences).toContainEqual({ kind: 'publisher', name: 'payments:capturePayment' })
   })
 
-  it('maps changes only a bundle can hold (links, a stream authority, a consumer moved) from edited models', async () => {
-    // Valid documents with these edits need the whole bundle changed with them; the rules' mapping is
-    // checked on the compiled model with one member edited (locations still come from the text).
-    const payments = await side(doc('old', 'payments'))
-    const unlinked: DiffSide<NatsModel> = { ...payments, model: { ...payments.model, links: [] } }
-    const removed = (await natsDiffer.diff(payments, unlinked)).find((f) => f.rule === 'nats-link-removed')!
+  // Rules only a bundle can fire: fixtures/diff/nats/bundle-pairs/<rule>/{old,new,near} (make-pairs.py), payments diffed.
+  const pair = (rule: string, version: string) => join(FIXTURES, 'bundle-pairs', rule, version, 'payments', 'asyncapi', 'asyncapi.yaml')
+
+  it('nats-link-removed fires when a link and the subscription it held go, naming the linked publisher; not on a near edit', async () => {
+    const findings = await diff(pair('nats-link-removed', 'old'), pair('nats-link-removed', 'new'))
+    const removed = findings.find((f) => f.rule === 'nats-link-removed')!
     expect(removed.level).toBe('breaking')
     expect(removed.audiences).toContainEqual({ kind: 'publisher', name: 'orders:placeOrder' })
     expect(removed.audiences).toContainEqual({ kind: 'subscriber', name: 'payments:onOrderPlaced' })
     expect([removed.old!.pointer, removed.old!.line, removed.old!.column]).toEqual(['/x-nats-contract/links/0', 12, 7])
+    expect([removed.new!.pointer, removed.new!.line, removed.new!.column]).toEqual(['/x-nats-contract', 6, 3])
     expect(removed.data?.affected).toContainEqual({ application: 'orders', operation: 'placeOrder', via: 'link' })
-    const added = (await natsDiffer.diff(unlinked, payments)).find((f) => f.rule === 'nats-link-added')!
-    expect([added.level, added.new!.line]).toEqual(['info', 12])
+    const near = await diff(pair('nats-link-removed', 'old'), pair('nats-link-removed', 'near'))
+    expect(near.filter((f) => f.rule.startsWith('nats-link-'))).toEqual([])
+  })
 
-    const shipping = await side(doc('old', 'shipping'))
-    const streams = shipping.model.streams.map((s) => (s.key === 'payments' ? { ...s, authority: 'contract' as const } : s))
-    const consumers = shipping.model.consumers.map((c) => (c.key === 'dispatch' ? { ...c, stream: 'couriers' } : c))
-    const edited: DiffSide<NatsModel> = { ...shipping, model: { ...shipping.model, streams, consumers } }
-    const findings = await natsDiffer.diff(shipping, edited)
-    const authority = findings.find((f) => f.rule === 'nats-stream-authority-changed')!
+  it('nats-link-added fires (info) when a link is added with the subscription it holds; not on a near edit', async () => {
+    const findings = await diff(pair('nats-link-added', 'old'), pair('nats-link-added', 'new'))
+    const added = findings.find((f) => f.rule === 'nats-link-added')!
+    expect([added.level, added.audiences, added.old]).toEqual(['info', [], undefined])
+    expect([added.new!.pointer, added.new!.line, added.new!.column]).toEqual(['/x-nats-contract/links/0', 12, 7])
+    const near = await diff(pair('nats-link-added', 'old'), pair('nats-link-added', 'near'))
+    expect(near.filter((f) => f.rule.startsWith('nats-link-'))).toEqual([])
+  })
+
+  it("nats-stream-authority-changed fires when payments' own stream becomes the locked external artifact's; not on a near edit", async () => {
+    const rule = 'nats-stream-authority-changed'
+    const findings = await diff(pair(rule, 'old'), pair(rule, 'new'))
+    const authority = findings.find((f) => f.rule === rule)!
     expect([authority.level, authority.audiences]).toEqual(['warning', [{ kind: 'deployment', name: 'payments' }]])
-    const moved = findings.find((f) => f.rule === 'nats-consumer-stream-changed')!
-    expect(moved.level).toBe('breaking')
-    expect(moved.audiences).toContainEqual({ kind: 'subscriber', name: 'paymentCaptured:onPaymentCaptured' })
-    expect(moved.old!.pointer).toBe('/x-nats-contract/consumers/dispatch/stream')
+    expect([authority.old!.pointer, authority.old!.line, authority.old!.column]).toEqual(['/x-nats-contract/streams/payments', 52, 7])
+    expect([authority.new!.pointer, authority.new!.line, authority.new!.column]).toEqual(['/x-nats-contract/streams/payments', 51, 15])
+    expect((await diff(pair(rule, 'old'), pair(rule, 'near'))).filter((f) => f.rule === rule)).toEqual([])
+  })
 
+  it('nats-native-field-changed: no valid pair fires it (the checker refuses fields outside the closed configuration), so its mapping is checked on an edited model', async () => {
+    // An external artifact with max_msg_size is refused (NATS_STREAM_CONFIG): the rule guards a later
+    // profile's fields from being ignored silently, and is checked here on the compiled model edited.
+    const shipping = await side(doc('old', 'shipping'))
     const sized = shipping.model.streams.map((s) => (s.key === 'payments' ? { ...s, config: { ...s.config, max_msg_size: 1024 } } : s))
     const other = (await natsDiffer.diff(shipping, { ...shipping, model: { ...shipping.model, streams: sized } })).find(
       (f) => f.rule === 'nats-native-field-changed',
     )!
     expect([other.level, other.data?.field, other.audiences]).toEqual(['warning', 'max_msg_size', [{ kind: 'deployment', name: 'payments' }]])
-
-    const ledger = await side(join(FIXTURES, 'base.asyncapi.yaml'))
-    const operations = ledger.model.operations.map((o) => (o.id === 'postEntry' ? { ...o, stream: 'archive' } : o))
-    const restreamed = (await natsDiffer.diff(ledger, { ...ledger, model: { ...ledger.model, operations } })).find(
-      (f) => f.rule === 'operation-stream-changed',
-    )!
-    expect(restreamed.level).toBe('breaking')
-    expect(restreamed.audiences).toEqual([
-      { kind: 'publisher', name: 'entryPosted:postEntry' },
-      { kind: 'deployment', name: 'archive' },
-    ])
-    expect([restreamed.new!.pointer, restreamed.new!.line, restreamed.new!.column]).toEqual(['/x-nats-contract/operations/postEntry/publish/stream', 31, 68])
   })
 
   it('reads the bundle through the side, not the file system', async () => {

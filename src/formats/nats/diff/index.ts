@@ -3,9 +3,10 @@
  * document, classified for the parties it breaks: publishers and subscribers of each channel per
  * operation, requesters and responders, and the JetStream deployment; in a bundle, the linked
  * applications each breaking change reaches. One file per concern:
- * channels.ts (channels and exact subject languages), operations.ts, payloads.ts (by direction,
- * through the schema engine), native.ts (streams and consumers), sections.ts (the profile's other
- * sections), impact.ts (the bundle), source.ts (locations), rules.ts (the catalogue).
+ * channels.ts (channels and exact subject languages), operations.ts, payloads.ts and headers.ts (by
+ * direction, through the schema engine), native.ts (streams and consumers), interactions.ts,
+ * pipelines.ts and workflows.ts (the profile's composition, by member), sections.ts (the profile's
+ * other sections), impact.ts (the bundle), source.ts (locations), rules.ts (the catalogue).
  *
  * Cost: linear in the two documents (each keyed collection paired by id through maps), plus the
  * subject inclusion per paired channel (O(positions x token-type containment), the token domains
@@ -16,13 +17,17 @@ import type { DiffFinding, DiffSide, FormatDiffer } from '../../../core/diff/typ
 import type { NatsModel } from '../model.js'
 import { diffChannels } from './channels.js'
 import { Findings, version } from './context.js'
+import { diffHeaders } from './headers.js'
 import { attachImpact, bundleView } from './impact.js'
+import { diffInteractions, relayPayloads } from './interactions.js'
 import { diffNative } from './native.js'
 import { diffOperations } from './operations.js'
 import { diffPayloads } from './payloads.js'
+import { diffPipelines } from './pipelines.js'
 import { NATS_DIFF_RULES, NATS_SCHEMA_RULES } from './rules.js'
 import { diffSections } from './sections.js'
 import { positioned } from './source.js'
+import { diffWorkflows } from './workflows.js'
 
 async function diffNats(oldSide: DiffSide<NatsModel>, nextSide: DiffSide<NatsModel>): Promise<DiffFinding[]> {
   const [oldDoc, nextDoc] = await Promise.all([positioned(oldSide), positioned(nextSide)])
@@ -31,9 +36,16 @@ async function diffNats(oldSide: DiffSide<NatsModel>, nextSide: DiffSide<NatsMod
   const findings = new Findings(old, next)
   diffChannels(findings)
   diffOperations(findings)
+  const payloadsFrom = findings.drafts.length
   diffPayloads(findings)
+  diffHeaders(findings)
+  const payloadDrafts = findings.drafts.slice(payloadsFrom)
   diffNative(findings)
   diffSections(findings)
+  diffInteractions(findings)
+  relayPayloads(findings, payloadDrafts)
+  diffPipelines(findings)
+  await diffWorkflows(findings)
   if (findings.drafts.some((d) => d.level === 'breaking' && d.scope !== undefined)) {
     const [oldView, nextView] = await Promise.all([bundleView(oldSide, oldDoc.value), bundleView(nextSide, nextDoc.value)])
     attachImpact(findings.drafts, old, next, { old: oldView, next: nextView })

@@ -20,7 +20,7 @@ import { ptr } from './source.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
-function valueAt(doc: unknown, pointer: string): unknown {
+export function valueAt(doc: unknown, pointer: string): unknown {
   let node = doc
   for (const token of splitPointer(pointer)) {
     if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) node = node[Number(token)]
@@ -31,7 +31,7 @@ function valueAt(doc: unknown, pointer: string): unknown {
 }
 
 /** A local `$ref`'s pointer (`#/a/b` to `/a/b`), or undefined for a reference into another file. */
-function localPointer(ref: string): string | undefined {
+export function localPointer(ref: string): string | undefined {
   if (!ref.startsWith('#')) return undefined
   try {
     return decodeURIComponent(ref.slice(1))
@@ -41,7 +41,7 @@ function localPointer(ref: string): string | undefined {
 }
 
 /** Where a channel's message object is, its local references followed (bounded hops). */
-function messagePointer(doc: unknown, channel: string, name: string): string {
+export function messagePointer(doc: unknown, channel: string, name: string): string {
   let pointer = joinPointer('', 'channels', channel, 'messages', name)
   for (let hops = 0; hops < 32; hops++) {
     const node = valueAt(doc, pointer)
@@ -61,7 +61,7 @@ function payloadPointer(doc: unknown, message: string): string {
   return payload
 }
 
-function schemaSide(v: Version, pointer: string): SchemaSide {
+export function schemaSide(v: Version, pointer: string): SchemaSide {
   const file = v.doc.file
   const document = v.doc.value
   return {
@@ -80,12 +80,12 @@ function carries(op: OperationModel | undefined, channel: string, message: strin
   return op === undefined || op.channel !== channel || op.messages === undefined || op.messages.includes(message)
 }
 
-function partiesFor(v: Version, channel: string, message: string): Party[] {
+export function partiesFor(v: Version, channel: string, message: string): Party[] {
   return partiesOf(v, channel).filter((p) => carries(v.operations.get(p.operation), channel, message))
 }
 
 /** The parties the level hits hardest, with that level (every party's own level from the effect). */
-function strongest(parties: readonly Party[], level: (p: Party) => DiffLevel, channel: string): { level: DiffLevel; audiences: DiffAudience[] } {
+export function strongest(parties: readonly Party[], level: (p: Party) => DiffLevel, channel: string): { level: DiffLevel; audiences: DiffAudience[] } {
   if (parties.length === 0) {
     const unknown: Party[] = [
       { audience: { kind: 'publisher', name: `${channel} (outside the document)` }, role: 'sends', local: false, operation: '' },
@@ -157,7 +157,7 @@ function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void 
  * locked files' schemas brought in as components (message-schemas.ts), so the engine resolves
  * every reference without reading a file. O(the schemas reached).
  */
-function reachesOtherFile(doc: unknown, pointer: string): boolean {
+export function reachesOtherFile(doc: unknown, pointer: string): boolean {
   const seen = new Set<string>()
   const pending = [pointer]
   let budget = 100_000
@@ -293,7 +293,7 @@ function compareListed(f: Findings, op: OperationModel, now: OperationModel): vo
   }
 }
 
-function dedupeParties(parties: readonly Party[]): Party[] {
+export function dedupeParties(parties: readonly Party[]): Party[] {
   const seen = new Set<string>()
   return parties.filter((p) => {
     const key = `${p.role}\u0000${p.audience.kind}\u0000${p.audience.name ?? ''}`

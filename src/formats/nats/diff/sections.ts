@@ -2,9 +2,10 @@
  * The profile's other sections. What is cheap and certain is compared by meaning: the contract id
  * and deployment binding (another identity or system: breaking for every party and the
  * deployment), links (one removed breaks both ends), imports (a locked contract's version moved).
- * Adapters, interactions, pipelines, workflows and token types no channel uses are compared as
- * JSON: any change is a warning `nats-section-changed` naming the section and key, never silently
- * ignored (an unknown implication is not assumed safe); an addition is info. O(document).
+ * Adapters and token types no channel uses are compared as JSON: any change is a warning
+ * `nats-section-changed` naming the section and key, never silently ignored (an unknown
+ * implication is not assumed safe); an addition is info. Interactions, pipelines and workflows are
+ * classified by their own parts (interactions.ts, pipelines.ts, workflows.ts). O(document).
  */
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { sameTokenLanguage } from '../containment.js'
@@ -50,7 +51,7 @@ export function diffSections(f: Findings): void {
   diffLinks(f, a, b)
   diffImports(f, a, b)
   diffTokenTypes(f, a, b)
-  for (const section of ['adapters', 'interactions', 'pipelines', 'workflows'] as const) diffKeyed(f, section)
+  diffKeyed(f, 'adapters')
 }
 
 function linkKey(l: NatsModel['links'][number]): string {
@@ -139,7 +140,7 @@ function diffTokenTypes(f: Findings, a: NatsModel, b: NatsModel): void {
   }
 }
 
-function diffKeyed(f: Findings, section: 'adapters' | 'interactions' | 'pipelines' | 'workflows'): void {
+function diffKeyed(f: Findings, section: 'adapters'): void {
   const key = (x: { key?: string; id?: string }) => x.key ?? x.id ?? ''
   const view = (x: unknown) => {
     const { source: _source, payloadSchema: _schema, ...rest } = x as Record<string, unknown>

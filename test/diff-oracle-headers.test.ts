@@ -1,0 +1,125 @@
+/**
+ * Property test of the NATS differ's headers comparison, through the same oracle as payloads
+ * (test/helpers/diff-oracle-schemas.ts): two versions of a document whose message `headers` schema
+ * differs by one random schema edit (the payload fixed), compiled and diffed. A headers value the new
+ * schema accepts and the old refused must be flagged for the channel's subscribers, one the old
+ * accepted and the new refuses for its publishers. A run also adds or drops the headers schema
+ * (compared with no schema, which accepts any headers).
+ *
+ * Seeded: `DIFF_ORACLE_SEED=<n>` reproduces another run, `DIFF_ORACLE_PAIRS=<n>` sets its size. Each
+ * run prints one line: pairs, witnesses, how many were caught, and how often a warning was needed.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ContractCompiler } from '../src/core/compile.js'
+import type { DiffFinding } from '../src/core/diff/types.js'
+import { formats } from '../src/formats/index.js'
+import { natsDiffer } from '../src/formats/nats/diff/index.js'
+import { Random, oracleSeed } from './helpers/diff-oracle-random.js'
+import { Acceptance, findWitnesses, randomEdit, randomSchema, valueUniverse, type SchemaPair } from './helpers/diff-oracle-schemas.js'
+import { applicationDocument, documentText, flags, type ChannelSpec } from './helpers/diff-oracle-subjects.js'
+import { modelOf, side } from './helpers/diff-oracle-subjects-run.js'
+
+const SEED = oracleSeed(3135)
+const PAIRS = Number(process.env.DIFF_ORACLE_PAIRS ?? 60)
+const folder = mkdtempSync(join(tmpdir(), 'unplugin-contracts-diff-oracle-headers-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+const compiler = new ContractCompiler({ formats })
+
+const CHANNEL: ChannelSpec = {
+  tokens: [{ literal: 'app' }, { param: 'p' }],
+  parameters: { p: 'region' },
+  tokenTypes: { region: { kind: 'enum', values: ['eu', 'us'] } },
+  description: 'Events.',
+}
+
+/** The document with the message's headers schema (none when undefined) and a fixed payload. */
+function documentWith(headers: unknown): string {
+  const document = applicationDocument(CHANNEL, { payload: { type: 'object' } }) as {
+    channels: Record<string, { messages: Record<string, Record<string, unknown>> }>
+  }
+  for (const channel of Object.values(document.channels)) {
+    for (const message of Object.values(channel.messages)) if (headers !== undefined) message.headers = headers
+  }
+  return documentText(document)
+}
+
+interface Stats {
+  pairs: number
+  skipped: number
+  reasons: string[]
+  witnessed: number
+  caught: number
+  warningUsed: number
+  violations: string[]
+}
+
+async function judge(
+  stats: Stats,
+  at: string,
+  pair: Pick<SchemaPair, 'old' | 'new'>,
+  texts: { old: string; new: string },
+  acceptance: Acceptance,
+): Promise<void> {
+  stats.pairs++
+  const files = { old: join(at, 'old', 'asyncapi.yaml'), new: join(at, 'new', 'asyncapi.yaml') }
+  for (const version of ['old', 'new'] as const) {
+    mkdirSync(join(files[version], '..'), { recursive: true })
+    writeFileSync(files[version], texts[version])
+  }
+  const [before, after] = [await modelOf(compiler, files.old), await modelOf(compiler, files.new)]
+  if (!before.model || !after.model) {
+    stats.skipped++
+    if (stats.reasons.length < 5) stats.reasons.push([...before.errors, ...after.errors].join('; '))
+    return
+  }
+  const findings: DiffFinding[] = await natsDiffer.diff(side(files.old, before.model), side(files.new, after.model))
+  const witnesses = findWitnesses(acceptance, pair, valueUniverse())
+  const subscribers = flags(findings, 'subscriber')
+  const publishers = flags(findings, 'publisher')
+  if ([...subscribers, ...publishers].some((f) => f.level === 'warning')) stats.warningUsed++
+  const widened = witnesses.widening[0]
+  const narrowed = witnesses.narrowing[0]
+  if (widened === undefined && narrowed === undefined) return
+  stats.witnessed++
+  const context = `headers old ${JSON.stringify(pair.old)} -> new ${JSON.stringify(pair.new)}; found ${findings.map((f) => `${f.rule} ${f.level}`).join(', ') || 'nothing'}`
+  let caught = true
+  if (widened !== undefined && subscribers.length === 0) {
+    caught = false
+    stats.violations.push(`subscribers break unflagged: ${JSON.stringify(widened)} is accepted by the new headers schema only; ${context}`)
+  }
+  if (narrowed !== undefined && publishers.length === 0) {
+    caught = false
+    stats.violations.push(`publishers break unflagged: ${JSON.stringify(narrowed)} is accepted by the old headers schema only; ${context}`)
+  }
+  for (const f of [...subscribers, ...publishers]) expect(f.new?.pointer ?? f.old?.pointer).toMatch(/\/messages\/event(\/headers)?/)
+  if (caught) stats.caught++
+}
+
+describe('NATS differ against the schema oracle, through message headers', () => {
+  it('flags every headers edit with a witness for the party it breaks', async () => {
+    const random = new Random(SEED)
+    const acceptance = new Acceptance()
+    const stats: Stats = { pairs: 0, skipped: 0, reasons: [], witnessed: 0, caught: 0, warningUsed: 0, violations: [] }
+    for (let i = 0; i < PAIRS; i++) {
+      const pair = randomEdit(random, randomSchema(random, 2))
+      await judge(stats, join(folder, String(i)), pair, { old: documentWith(pair.old), new: documentWith(pair.new) }, acceptance)
+    }
+    // Added and removed: compared with no schema (`{}`, which accepts every value).
+    for (let i = 0; i < PAIRS / 4; i++) {
+      const schema = randomSchema(random, 2)
+      const added = i % 2 === 0
+      const pair = added ? { old: {}, new: schema } : { old: schema, new: {} }
+      const texts = added ? { old: documentWith(undefined), new: documentWith(schema) } : { old: documentWith(schema), new: documentWith(undefined) }
+      await judge(stats, join(folder, `presence-${i}`), pair, texts, acceptance)
+    }
+    console.log(
+      `diff-oracle headers seed=${SEED}: ${stats.pairs} pairs, ${stats.skipped} skipped, witnessed ${stats.witnessed}, caught ${stats.caught}, warning used in ${stats.warningUsed} pairs, violations ${stats.violations.length}`,
+    )
+    expect(stats.skipped, stats.reasons.join('\n')).toBeLessThan(stats.pairs / 5)
+    expect(stats.witnessed).toBeGreaterThan(stats.pairs / 3)
+    expect(stats.violations.slice(0, 5), `${stats.violations.length} violations (seed ${SEED})`).toEqual([])
+  }, 240_000)
+})
