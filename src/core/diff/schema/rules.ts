@@ -472,7 +472,8 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-discriminator-mapping-added',
     effect: 'widens',
-    summary: 'A discriminator value now selects a schema (OpenAPI 3.0: a value that selected none failed): breaks receivers; unknown in JSON Schema.',
+    summary:
+      'A discriminator value now selects a schema, by a mapping entry or (OpenAPI 3.0) a new schema extending the parent through allOf (a value that selected none failed): breaks receivers; unknown in JSON Schema.',
     old: '{"mapping": {"cat": "#/components/schemas/Cat"}}',
     new: '{"mapping": {"cat": "#/components/schemas/Cat", "dog": "#/components/schemas/Dog"}}',
     mirror: 'schema-discriminator-mapping-removed',
@@ -480,7 +481,8 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-discriminator-mapping-removed',
     effect: 'narrows',
-    summary: 'A discriminator value no longer selects a schema: breaks senders of it; unknown in JSON Schema.',
+    summary:
+      'A discriminator value no longer selects a schema (a mapping entry, or a schema extending the parent through allOf, went): breaks senders of it; unknown in JSON Schema.',
     old: '{"mapping": {"cat": "#/components/schemas/Cat", "dog": "#/components/schemas/Dog"}}',
     new: '{"mapping": {"cat": "#/components/schemas/Cat"}}',
     mirror: 'schema-discriminator-mapping-added',
