@@ -269,6 +269,28 @@ describe('the whole diff', () => {
     ])
   })
 
+  it('reads format: int64 as the validators do (the int64 option): int64 to int32 narrows what clients may send', async () => {
+    const dir = resolve(import.meta.dirname, '.tmp/benzene-diff')
+    mkdirSync(dir, { recursive: true })
+    const amountAs = (format: string): string => {
+      const doc = readDoc(fixture('benzene-component-added', 'old'))
+      const schemas = (doc.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas
+      schemas.CapturePayment!.properties.amount = { type: 'integer', format }
+      const file = join(dir, `amount-${format}.spec.json`)
+      writeFileSync(file, JSON.stringify(doc, null, 2))
+      return file
+    }
+    const int64 = amountAs('int64')
+    const findings = await diffFiles(int64, amountAs('int32'))
+    const narrowed = findings.filter((f) => f.rule === 'schema-format-narrowed')
+    expect(narrowed.length).toBeGreaterThan(0)
+    expect(narrowed.every((f) => f.new?.pointer === '/components/schemas/CapturePayment/properties/amount/format')).toBe(true)
+    expect(narrowed.map((f) => f.level)).toContain('breaking')
+    expect(findings.filter((f) => f.rule.startsWith('schema-format') || f.rule === 'schema-unknown')).toEqual(narrowed)
+    // The near change: the same format on both sides is no finding at all.
+    expect(await diffFiles(int64, amountAs('int64'))).toEqual([])
+  })
+
   it('is the registered differ for the format', async () => {
     const { loadDiffer } = await import('../src/formats/diffs.js')
     expect(await loadDiffer('benzene')).toBe(benzeneDiffer)

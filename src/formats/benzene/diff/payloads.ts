@@ -12,7 +12,7 @@
  * model already holds its topic hashes to; audiences per changed component at most one per entry.
  */
 import { diffSchemas } from '../../../core/diff/schema-diff.js'
-import { levelFor, type SchemaChange } from '../../../core/diff/schema-diff-types.js'
+import { levelFor, type SchemaChange, type SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
 import type { DiffAudience, DiffFinding, DiffLevel } from '../../../core/diff/types.js'
 import { isObject, refTarget, type EventEntry, type RequestEntry, type Schema } from '../../../runtime/benzene/document.js'
 import { joinPointer, splitPointer } from '../../../runtime/shared/json-pointer.js'
@@ -22,7 +22,14 @@ import type { Pair, Paired } from './entries.js'
 import { client, maxLevel, quote, service } from './findings.js'
 import type { BenzeneVersion } from './side.js'
 
-const DIALECT = { dialect: 'openapi-3.0' } as const
+/**
+ * OpenAPI 3.0's dialect, with `format: int64` read as the validators of both versions read it (the
+ * `int64` option; when the two versions were compiled with different readings, unset: `unknown`).
+ */
+function dialectOf(old: BenzeneVersion, next: BenzeneVersion): SchemaDiffOptions {
+  const int64 = old.model.options.int64 === next.model.options.int64 ? next.model.options.int64 : undefined
+  return int64 === undefined ? { dialect: 'openapi-3.0' } : { dialect: 'openapi-3.0', int64 }
+}
 
 /** A party to a payload: who, and whether it sends or receives it. */
 interface Party {
@@ -126,13 +133,14 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
   const payloads = roots(requests, events)
   const was = catalogue(old)
   const is = catalogue(next)
+  const dialect = dialectOf(old, next)
   for (const root of payloads) {
     // The same component named in both versions: its own diff below finds every change, with every party.
     const name = bareRef(root.oldSchema)
     if (name !== undefined && name === bareRef(root.newSchema) && Object.hasOwn(was, name) && Object.hasOwn(is, name)) continue
     const where = `The ${PLACE_NAME[root.place]} of ${quote(root.label)}`
     const parties = partiesOf(root.place, root.label)
-    for (const change of diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), DIALECT)) {
+    for (const change of diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), dialect)) {
       out.push(toFinding(old, next, change, parties, whereOf(change, where)))
     }
   }
@@ -148,10 +156,11 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
   const was = catalogue(old)
   const is = catalogue(next)
   const changes: Array<{ name: string; change: SchemaChange }> = []
+  const dialect = dialectOf(old, next)
   for (const name of Object.keys(was)) {
     if (!Object.hasOwn(is, name)) continue
     const pointer = joinPointer('', 'components', 'schemas', name)
-    for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), DIALECT)) changes.push({ name, change })
+    for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), dialect)) changes.push({ name, change })
   }
   if (changes.length === 0) return []
   // Only the changed components need their parties: each payload's closure (old and new) asked once.
