@@ -94,7 +94,7 @@ describe.skipIf(!NATS_SERVER)('the executor on a 3-node JetStream cluster, under
     await cluster?.stop()
   })
 
-  it('claims and fences while a follower, then the claim stream leader, is killed: acknowledged claims survive, the takeover fence is higher, the stale holder commits nothing', async () => {
+  it('claims and fences while a follower is partitioned away (killed, restarted on its store), then the claim stream leader is killed: acknowledged claims survive, the takeover fence is higher, the stale holder commits nothing', async () => {
     const held = await settled(() => store.claim('op1.ann', { peerId: 'ann', attempt: 1, leaseUntilMs: 1000 }, 0))
     if (!held.ok) throw new Error(held.message)
     const fence = held.value.claim.fence
