@@ -186,7 +186,7 @@ describe.skipIf(!NATS_SERVER)('the executor on a 3-node JetStream cluster, under
     await cluster.ready()
   })
 
-  it('memory executor: the nodes of two voters and of a stalled peer are killed mid-interaction; the voters reconnect and answer, it decides once at 4 of 5, the stalled survivor is reported indeterminate', async () => {
+  it('memory executor: the node of two voters and a stalled peer is killed mid-interaction; the voters reconnect and answer, it decides once at 4 of 5, the stalled survivor is reported indeterminate', async () => {
     const shop = ShopBundle.copy('cluster-executor').relock()
     const doc = shop.doc('payments')
     const compiled = await compile(doc)
@@ -197,8 +197,8 @@ describe.skipIf(!NATS_SERVER)('the executor on a 3-node JetStream cluster, under
       delivery: { settlementGraceMs: 1500 },
     })
     const [n1, n2, n3] = cluster.nodes.map((n) => n.url) as [string, string, string]
-    // ann and bob on node 1 with the executor; cat and dan on node 2; eve on node 3 (each list's first server is where it connects).
-    const home: Record<string, string[]> = { ann: [n1, n2, n3], bob: [n1, n3, n2], cat: [n2, n1, n3], dan: [n2, n3, n1], eve: [n3, n1, n2] }
+    // ann and bob on node 1 with the executor; cat, dan and eve on node 2 (each list's first server is where it connects).
+    const home: Record<string, string[]> = { ann: [n1, n2, n3], bob: [n1, n3, n2], cat: [n2, n1, n3], dan: [n2, n3, n1], eve: [n2, n1, n3] }
     const handled = new Set<string>()
     const reconnected = new Set<string>()
     let release!: () => void
@@ -250,7 +250,6 @@ describe.skipIf(!NATS_SERVER)('the executor on a 3-node JetStream cluster, under
       })
       await until('every peer handling its request', () => (handled.size === 5 ? true : undefined), 20_000)
       await cluster.kill(cluster.nodes[1]!.name)
-      await cluster.kill(cluster.nodes[2]!.name)
       await until('cat and dan reconnected to node 1', () => (reconnected.has('cat') && reconnected.has('dan') ? true : undefined), 20_000)
       release()
       const result = await answer
@@ -275,9 +274,7 @@ describe.skipIf(!NATS_SERVER)('the executor on a 3-node JetStream cluster, under
     } finally {
       await executor.close()
       for (const r of responders) await r.close()
-      await cluster.restart(cluster.nodes[1]!.name)
-      await cluster.restart(cluster.nodes[2]!.name)
-      await cluster.ready()
+      // The file's last test: the cluster is stopped whole after it (no restart to wait for).
     }
   })
 })
