@@ -8,12 +8,12 @@
  */
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager, type JetStreamManager, type PubAck } from '@nats-io/jetstream'
-import type { NatsConnection } from '@nats-io/nats-core'
+import type { Msg, NatsConnection } from '@nats-io/nats-core'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { bindContract, provision, type ContractClient, type ContractModule, type RequestResult } from '../src/runtime/nats/client/index.js'
+import { bindContract, provision, type Consumed, type ContractClient, type ContractModule, type RequestResult } from '../src/runtime/nats/client/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from './helpers/nats-cluster.js'
 import { until } from './helpers/until.js'
@@ -31,7 +31,16 @@ describe.skipIf(!NATS_SERVER)('the NATS client on a 3-node JetStream cluster, un
   let cluster: NatsCluster
   let nc: NatsConnection
   let jsm: JetStreamManager
-  let client: ContractClient<ContractModule>
+  /** The compiled module is loaded at run time: its operations are not known to the type checker. */
+  let client: ContractClient<any>
+  /** A JetStream publication of order `i` (expected stream ORDERS, message id `order-<i>`). */
+  const placeOrder = (i: number, timeoutMs: number) =>
+    (client as unknown as { publish(op: string, params: object, payload: object, options: object): Promise<PubAck> }).publish(
+      'placeOrder',
+      { region: 'eu', orderId: orderId(i) },
+      order(i),
+      { msgID: `order-${i}`, timeoutMs },
+    )
   const connections: NatsConnection[] = []
   const open = async (servers: string[]) => {
     const c = await connect(clientOptions(servers))
@@ -51,7 +60,7 @@ describe.skipIf(!NATS_SERVER)('the NATS client on a 3-node JetStream cluster, un
     let last: unknown
     for (let attempt = 0; attempt < 40; attempt++) {
       try {
-        const ack = await client.publish('placeOrder', { region: 'eu', orderId: orderId(i) }, order(i), { msgID: `order-${i}`, timeoutMs: 1500 })
+        const ack = await placeOrder(i, 1500)
         acked.set(i, ack)
         return ack
       } catch (error) {
@@ -122,7 +131,7 @@ describe.skipIf(!NATS_SERVER)('the NATS client on a 3-node JetStream cluster, un
     expect(leader).not.toBe(killed)
     // The retry of a publication whose ack was lost: the same id again, on the new leader, is a duplicate.
     for (const i of [0, 19, 20, 21, 59]) {
-      const again = await client.publish('placeOrder', { region: 'eu', orderId: orderId(i) }, order(i), { msgID: `order-${i}`, timeoutMs: 5000 })
+      const again = await placeOrder(i, 5000)
       expect([again.duplicate, again.seq]).toEqual([true, acked.get(i)!.seq])
     }
     await noAckedLoss()
@@ -138,9 +147,10 @@ describe.skipIf(!NATS_SERVER)('the NATS client on a 3-node JetStream cluster, un
     const processed = new Set<number>()
     const consumer = await client.consume(
       'onOrderPlaced',
-      (m) => {
-        deliveries.push({ order: m.payload.total as number, deliveryCount: m.deliveryCount })
-        processed.add(m.payload.total as number)
+      (m: Consumed<unknown, unknown>) => {
+        const { total } = m.payload as { total: number }
+        deliveries.push({ order: total, deliveryCount: m.deliveryCount })
+        processed.add(total)
         m.ack()
         // Short pulls: a pull lost with the consumer's leader is noticed within two missed heartbeats (2 s).
       },
@@ -167,10 +177,10 @@ describe.skipIf(!NATS_SERVER)('the NATS client on a 3-node JetStream cluster, un
   it('request/reply while a node is down: the answer crosses the routes; with the responder’s own node down it reconnects and answers again', async () => {
     const [a, b, c] = cluster.nodes.map((n) => n.url) as [string, string, string]
     // The responder prefers node 1, the requester node 2 (noRandomize): the request crosses a route.
-    const responder = bindContract(client.module, await open([a, b, c]), dev)
-    const requester = bindContract(client.module, await open([b, c, a]), dev)
+    const responder: ContractClient<any> = bindContract(client.module, await open([a, b, c]), dev)
+    const requester: ContractClient<any> = bindContract(client.module, await open([b, c, a]), dev)
     let answered = 0
-    const sub = responder.subscribe('answerPrice', (m, msg) => {
+    const sub = responder.subscribe('answerPrice', (m: { payload: unknown }, msg: Msg) => {
       answered++
       msg.respond(JSON.stringify({ sku: (m.payload as { sku: string }).sku, cents: 100 }))
     })
