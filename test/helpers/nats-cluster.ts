@@ -101,10 +101,19 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
   if (!NATS_SERVER) throw new Error('nats-server is not installed')
   installExitHook()
   const base = mkdtempSync(join(tmpdir(), `nats-cluster-${label}-`))
-  const nodes: NodeState[] = []
-  for (let i = 1; i <= size; i++) {
-    nodes.push({ name: `${label}${i}`, port: await freePort(), clusterPort: await freePort(), monitorPort: await freePort(), config: '' })
+  // Three ports a node, all distinct (the system may hand out a port it just freed again; bounded).
+  const taken = new Set<number>()
+  const port = async () => {
+    for (let i = 0; i < 20; i++) {
+      const p = await freePort()
+      if (taken.has(p)) continue
+      taken.add(p)
+      return p
+    }
+    throw new Error('no distinct free loopback port in 20 tries')
   }
+  const nodes: NodeState[] = []
+  for (let i = 1; i <= size; i++) nodes.push({ name: `${label}${i}`, port: await port(), clusterPort: await port(), monitorPort: await port(), config: '' })
   const clusterName = `cl-${label}-${process.pid}`
   for (const node of nodes) {
     const store = join(base, node.name)
