@@ -32,6 +32,7 @@ import { devLoopServerCases } from './dev-loop-server.js'
 import { natsClientCases } from './nats-client.js'
 import { diffCases } from './diff.js'
 import { executorCases } from './executor.js'
+import { clusterCases } from './cluster.js'
 import { CHROMIUM } from '../test/helpers/chromium-path.js'
 import { openDevLoop, withTopic } from '../test/helpers/dev-loop.js'
 
@@ -200,6 +201,8 @@ Object.assign(results, await natsClientCases(quick ? 5 : 15))
 Object.assign(results, await diffCases(quick ? 3 : 5, work, quick ? 500 : 5000))
 // A five-peer quorum interaction through the executor against a nats.js scatter-gather (bench/executor.ts).
 Object.assign(results, await executorCases(quick ? 3 : 9))
+// JetStream publish and durable consume through the client on a 3-node cluster against raw nats.js (bench/cluster.ts).
+Object.assign(results, await clusterCases(quick ? 5 : 11))
 
 // Module size: a contract's whole module (min+gzip) against its document (bytes, not time).
 Object.assign(results, await moduleSizeCases(join(work, 'module-size')))

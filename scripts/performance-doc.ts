@@ -29,6 +29,7 @@ const BENCH_FILES: Array<[RegExp, string]> = [
   [/^nats-client-/, 'bench/nats-client.ts'],
   [/^diff-/, 'bench/diff.ts'],
   [/^executor-/, 'bench/executor.ts'],
+  [/^cluster-/, 'bench/cluster.ts'],
   [
     /^(nats-topology-|nats-scaling-|benzene-scaling-|benzene-compile-|vite-warm-rebuild$|tree-shaking-|runtime-size-|nats-memory-|vite-dev-edit-to-visible-)/,
     'bench/run.ts',

@@ -123,6 +123,12 @@ export interface ConsumeOptions {
   readonly onError?: (error: ContractClientError) => void
   /** The consumer's buffer, in messages (nats.js default otherwise). */
   readonly maxMessages?: number
+  /**
+   * How long each pull waits on the server (nats.js default otherwise: 30 s). The server sends a
+   * heartbeat every half of it; two missed heartbeats make the consumer pull again. On a cluster a
+   * pull is lost when the consumer's leader changes, so this bounds how long consumption stalls then.
+   */
+  readonly expiresMs?: number
 }
 
 const encoder = /* @__PURE__ */ new TextEncoder()
@@ -267,6 +273,7 @@ export class ContractClient<M extends ContractModule> {
     const report = options.onError ?? (() => undefined)
     const messages = await consumer.consume({
       ...(options.maxMessages !== undefined ? { max_messages: options.maxMessages } : {}),
+      ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}),
       callback: (msg: JsMsg) => {
         const consumed = consumedOf(channel, msg, op)
         if (consumed instanceof ContractClientError) {

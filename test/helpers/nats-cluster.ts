@@ -1,0 +1,271 @@
+/**
+ * A real JetStream cluster of Debian's `nats-server` for the cluster tests: N nodes (3 or 5) on free
+ * loopback ports, each with its own store folder, client, cluster-route and monitoring port, routes
+ * to every other node. Faults are real: a node is killed with SIGKILL (a crash, no goodbye to its
+ * peers) and restarted on the same ports and store. Every process is killed by its PID when the
+ * cluster stops and, as a last resort, when the test process exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { freePort, NATS_SERVER } from './nats-server.js'
+import { until } from './until.js'
+
+export { NATS_SERVER }
+
+if (!NATS_SERVER) console.warn('\n*** nats-server is not installed: the JetStream CLUSTER tests are SKIPPED (apt-get install nats-server; .ci/run does) ***\n')
+
+/** What a node's monitoring endpoint `/jsz` says about the meta group (the fields read here). */
+interface Jsz {
+  meta_cluster?: {
+    leader?: string
+    cluster_size?: number
+    replicas?: Array<{ name: string; current: boolean; offline?: boolean }>
+  }
+}
+
+export interface ClusterNode {
+  readonly name: string
+  readonly port: number
+  readonly url: string
+  readonly clusterPort: number
+  readonly monitorPort: number
+  /** Whether the process is running (not killed or stopped). */
+  readonly running: boolean
+}
+
+export interface NatsCluster {
+  readonly nodes: readonly ClusterNode[]
+  /** Every node's client URL, for `connect({ servers })`. */
+  readonly servers: string[]
+  /** The client URLs of the running nodes only. */
+  runningServers(): string[]
+  node(name: string): ClusterNode
+  /** The meta leader's name once every running node agrees on one and all running peers are current. */
+  ready(timeoutMs?: number): Promise<string>
+  /** The server name of the given stream's leader (asked through the JetStream API). */
+  streamLeader(stream: string, timeoutMs?: number): Promise<string>
+  /** The server name of the given consumer's leader. */
+  consumerLeader(stream: string, consumer: string, timeoutMs?: number): Promise<string>
+  /** Waits until the stream has a leader other than `previous` and all its running replicas are current. */
+  newStreamLeader(stream: string, previous: string, timeoutMs?: number): Promise<string>
+  /** SIGKILL: a crash. The node's store stays for a restart. */
+  kill(name: string): Promise<void>
+  /** Kills the leader of the stream and returns its name. */
+  killStreamLeader(stream: string): Promise<string>
+  /** Starts a killed node again on the same ports and store, and waits for it to listen. */
+  restart(name: string): Promise<void>
+  /** Kills every node by PID and removes the stores. */
+  stop(): Promise<void>
+}
+
+const live = new Set<ChildProcess>()
+let exitHookInstalled = false
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  // A test file that crashes or is interrupted must not leave servers behind.
+  process.once('exit', () => {
+    for (const child of live) if (child.pid !== undefined && child.exitCode === null) child.kill('SIGKILL')
+  })
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function jsz(monitorPort: number): Promise<Jsz | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${monitorPort}/jsz`, { signal: AbortSignal.timeout(1000) })
+    return response.ok ? ((await response.json()) as Jsz) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+interface NodeState {
+  name: string
+  port: number
+  clusterPort: number
+  monitorPort: number
+  config: string
+  child?: ChildProcess
+}
+
+/**
+ * Starts `size` nodes and waits (bounded) for a meta leader that every node agrees on. JetStream
+ * limits are small (the tests store a few hundred messages) so nodes start fast.
+ */
+export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCluster> {
+  if (!NATS_SERVER) throw new Error('nats-server is not installed')
+  installExitHook()
+  const base = mkdtempSync(join(tmpdir(), `nats-cluster-${label}-`))
+  // Three ports a node, all distinct (the system may hand out a port it just freed again; bounded).
+  const taken = new Set<number>()
+  const port = async () => {
+    for (let i = 0; i < 20; i++) {
+      const p = await freePort()
+      if (taken.has(p)) continue
+      taken.add(p)
+      return p
+    }
+    throw new Error('no distinct free loopback port in 20 tries')
+  }
+  const nodes: NodeState[] = []
+  for (let i = 1; i <= size; i++) nodes.push({ name: `${label}${i}`, port: await port(), clusterPort: await port(), monitorPort: await port(), config: '' })
+  const clusterName = `cl-${label}-${process.pid}`
+  for (const node of nodes) {
+    const store = join(base, node.name)
+    mkdirSync(store, { recursive: true })
+    const routes = nodes.filter((n) => n !== node).map((n) => `"nats-route://127.0.0.1:${n.clusterPort}"`)
+    node.config = join(base, `${node.name}.conf`)
+    writeFileSync(
+      node.config,
+      [
+        `server_name: "${node.name}"`,
+        `listen: "127.0.0.1:${node.port}"`,
+        `http: "127.0.0.1:${node.monitorPort}"`,
+        // Clients notice a dead server within seconds instead of minutes.
+        `ping_interval: "2s"`,
+        `ping_max: 2`,
+        `jetstream {`,
+        `  store_dir: "${store}"`,
+        `  max_memory_store: 64MB`,
+        `  max_file_store: 256MB`,
+        `}`,
+        `cluster {`,
+        `  name: "${clusterName}"`,
+        `  listen: "127.0.0.1:${node.clusterPort}"`,
+        `  routes: [${routes.join(', ')}]`,
+        `  connect_retries: 120`,
+        `}`,
+        '',
+      ].join('\n'),
+    )
+  }
+
+  const startNode = async (node: NodeState) => {
+    const child = spawn(NATS_SERVER!, ['-c', node.config], { stdio: 'ignore' })
+    live.add(child)
+    child.once('exit', () => live.delete(child))
+    node.child = child
+    await until(`${node.name} to serve its monitoring port`, async () => ((await jsz(node.monitorPort)) ? true : undefined), 20_000, 50)
+  }
+  const killNode = async (node: NodeState, signal: NodeJS.Signals) => {
+    const child = node.child
+    node.child = undefined
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    child.kill(signal)
+    // Bounded: SIGKILL cannot be refused, but a process can still be slow to be reaped.
+    await Promise.race([exited, sleep(10_000)])
+  }
+  const byName = (name: string) => {
+    const node = nodes.find((n) => n.name === name)
+    if (!node) throw new Error(`no node ${name} in the cluster`)
+    return node
+  }
+  const running = () => nodes.filter((n) => n.child !== undefined)
+  const view = (node: NodeState): ClusterNode => ({
+    name: node.name,
+    port: node.port,
+    url: `nats://127.0.0.1:${node.port}`,
+    clusterPort: node.clusterPort,
+    monitorPort: node.monitorPort,
+    get running() {
+      return node.child !== undefined
+    },
+  })
+
+  /** Asks a running node through the JetStream API; the connection lasts one question. */
+  const askStream = async <T>(question: (jsm: Awaited<ReturnType<typeof jetstreamManager>>) => Promise<T>): Promise<T | undefined> => {
+    const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 }).catch(() => undefined)
+    if (!nc) return undefined
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 2000 })
+      return await question(jsm)
+    } catch {
+      return undefined
+    } finally {
+      await nc.close().catch(() => undefined)
+    }
+  }
+  /** The leader of a replicated group once it has one and every running replica is current. */
+  const settledLeader = (
+    info: { cluster?: { leader?: string; replicas?: Array<{ name: string; current: boolean; offline?: boolean }> } } | undefined,
+    previous?: string,
+  ): string | undefined => {
+    const leader = info?.cluster?.leader
+    if (!leader || leader === previous) return undefined
+    const up = new Set(running().map((n) => n.name))
+    const lagging = (info.cluster?.replicas ?? []).filter((r) => up.has(r.name) && (!r.current || r.offline))
+    return lagging.length === 0 ? leader : undefined
+  }
+
+  const cluster: NatsCluster = {
+    nodes: nodes.map(view),
+    servers: nodes.map((n) => `nats://127.0.0.1:${n.port}`),
+    runningServers: () => running().map((n) => `nats://127.0.0.1:${n.port}`),
+    node: (name) => view(byName(name)),
+    ready: (timeoutMs = 30_000) =>
+      until(
+        'a meta leader every running node agrees on, with all running peers current',
+        async () => {
+          const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
+          const leaders = new Set(views.map((v) => v?.meta_cluster?.leader))
+          if (leaders.size !== 1) return undefined
+          const [leader] = leaders
+          if (!leader) return undefined
+          // The leader's own view lists the other peers and whether each is current.
+          const leaderView = views[running().findIndex((n) => n.name === leader)]
+          const up = new Set(running().map((n) => n.name))
+          const peers = leaderView?.meta_cluster?.replicas ?? []
+          const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
+          return current === up.size - 1 ? leader : undefined
+        },
+        timeoutMs,
+        100,
+      ),
+    streamLeader: (stream, timeoutMs = 30_000) =>
+      until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
+    consumerLeader: (stream, consumer, timeoutMs = 30_000) =>
+      until(
+        `a leader for consumer ${stream}/${consumer}`,
+        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer))),
+        timeoutMs,
+        100,
+      ),
+    newStreamLeader: (stream, previous, timeoutMs = 30_000) =>
+      until(
+        `a new leader for stream ${stream} (not ${previous})`,
+        async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream)), previous),
+        timeoutMs,
+        100,
+      ),
+    kill: (name) => killNode(byName(name), 'SIGKILL'),
+    killStreamLeader: async (stream) => {
+      const leader = await cluster.streamLeader(stream)
+      await killNode(byName(leader), 'SIGKILL')
+      return leader
+    },
+    restart: async (name) => {
+      const node = byName(name)
+      await killNode(node, 'SIGKILL')
+      await startNode(node)
+    },
+    stop: async () => {
+      await Promise.all(nodes.map((n) => killNode(n, 'SIGKILL')))
+      rmSync(base, { recursive: true, force: true })
+    },
+  }
+
+  try {
+    await Promise.all(nodes.map(startNode))
+    await cluster.ready()
+  } catch (error) {
+    await cluster.stop()
+    throw error
+  }
+  return cluster
+}
