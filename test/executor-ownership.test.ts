@@ -1,0 +1,112 @@
+/**
+ * Ownership in the live executor against a real nats-server with JetStream: the shipping contract's
+ * one-eligible courier offer (durable-per-recipient, a claim per attempt in JetStream KV), couriers
+ * on connections of their own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jetstream } from '@nats-io/jetstream'
+import type { Msg } from '@nats-io/nats-core'
+import { openClaimStore, planInteraction, simulate } from '../src/runtime/nats/executor/index.js'
+import { claimKey } from '../src/runtime/nats/executor/durable/executor.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { binding, quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+
+let key = 0
+const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `own-${key++}`, inputs: shipmentInputs })
+
+/** Resolves once `probe` holds, polling every 20 ms at most `attempts` times. */
+async function until(probe: () => boolean, attempts = 500): Promise<void> {
+  for (let i = 0; i < attempts && !probe(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  if (!probe()) throw new Error('the condition never held')
+}
+
+describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
+  let rig: DurableRig
+  beforeAll(async () => {
+    rig = await startDurableRig('ownership')
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+
+  it('a courier that stalls past its lease is reassigned with a higher fence; its late result is refused and its stale claim cannot commit', async () => {
+    const interaction = quick(rig.assign)
+    // c-ann is a hand-written peer that takes the offer and goes silent (no renewal): its lease runs out.
+    const ann = await rig.connection()
+    const offers: Record<string, any>[] = []
+    const sub = ann.subscribe('shipping.couriers.*.offer.c-ann', { callback: (_e: Error | null, msg: Msg) => offers.push(msg.json()) })
+    await ann.flush()
+    // c-bob accepts, but only once c-ann's late acceptance has been published (so it reaches an undecided operation).
+    let releaseBob!: () => void
+    const bobGate = new Promise<void>((resolve) => (releaseBob = resolve))
+    await rig.couriers({ 'c-bob': { accepted: true, gate: bobGate } }, interaction)
+    const executor = await rig.executor(interaction)
+    const answered = executor.invoke(invocation())
+    await until(() => offers.length > 0 && (rig.handled.get('c-bob') ?? 0) > 0)
+    const stale = offers[0]!
+    expect(stale).toMatchObject({ branchId: 'c-ann', attempt: 1, courierId: 'c-ann' })
+    // The stalled courier wakes up: its claim was taken over, so it can commit nothing...
+    const annClaims = await openClaimStore(ann, binding.claimBucket!)
+    if (!annClaims.ok) throw new Error(annClaims.message)
+    const commit = await annClaims.value.commit(claimKey(stale.operationId, 'c-ann'), 'c-ann', stale.fence, Date.now())
+    expect(commit.ok).toBe(false)
+    expect(commit.ok ? '' : commit.code).toMatch(/^CLAIM_(STALE|EXPIRED)$/)
+    // ...and the acceptance it publishes anyway (the old attempt's fence) is refused at result admission.
+    const late = { operationId: stale.operationId, branchId: 'c-ann', attempt: 1, fence: stale.fence, courierId: 'c-ann', accepted: true }
+    await jetstream(ann).publish(`shipping.couriers.${stale.operationId}.accept.c-ann`, JSON.stringify(late))
+    await until(() => {
+      const s = executor.state(stale.operationId)
+      return s.ok && s.value.refused.length > 0
+    })
+    releaseBob()
+    const answer = await answered
+    sub.unsubscribe()
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    const { decision, state } = answer.value
+    expect(decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(decision.votes).toHaveLength(1)
+    expect(decision.votes[0]).toMatchObject({ branchId: 'c-ann', peerId: 'c-bob', attempt: 2 })
+    // The logical branch is kept (its id is the initial assignee's); the attempt and the fence moved on.
+    const branch = state.branches[0]!
+    expect(branch).toMatchObject({ branchId: 'c-ann', admittedPeerId: 'c-ann', peerId: 'c-bob', attempt: 2, status: 'succeeded' })
+    expect(branch.fence).toBeGreaterThan(stale.fence)
+    expect(decision.votes[0]!.fence).toBe(branch.fence)
+    // The late acceptance was refused: it is not the current peer's, attempt or fence.
+    const log = executor.log(answer.value.operationId)
+    if (!log.ok) throw new Error(log.message)
+    const lateIndex = log.value.findIndex((e) => e.kind === 'result' && e.peerId === 'c-ann')
+    expect(lateIndex).toBeGreaterThanOrEqual(0)
+    expect(state.refused.find((r) => r.index === lateIndex)?.reason).toBe('wrong-peer')
+    expect(log.value.some((e) => e.kind === 'lease-expired' && e.fence === stale.fence)).toBe(true)
+    expect(log.value.some((e) => e.kind === 'claimed' && e.peerId === 'c-bob' && e.fence === branch.fence)).toBe(true)
+    // The live executor's decisions are the pure core's.
+    const plan = planInteraction(interaction)
+    if (!plan.ok) throw new Error(plan.message)
+    const now = executor.state(answer.value.operationId)
+    if (!now.ok) throw new Error(now.message)
+    expect(simulate(plan.value.policy, log.value)).toEqual(now.value)
+    await executor.close()
+  }, 30_000)
+
+  it('a slow courier that renews its claim keeps the branch past the lease duration: one attempt, its fence', async () => {
+    const interaction = quick(rig.assign)
+    // c-ann takes twice the lease to decide, renewing every 150 ms meanwhile.
+    await rig.couriers({ 'c-ann': { accepted: true, afterMs: 1200 } }, interaction)
+    const executor = await rig.executor(interaction)
+    const answer = await executor.invoke(invocation())
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    const branch = answer.value.state.branches[0]!
+    expect(branch).toMatchObject({ peerId: 'c-ann', attempt: 1, status: 'succeeded' })
+    const log = executor.log(answer.value.operationId)
+    expect(log.ok && log.value.filter((e) => e.kind === 'lease-expired')).toEqual([])
+    // The claim was committed under the attempt's fence.
+    const claims = await openClaimStore(await rig.connection(), binding.claimBucket!)
+    if (!claims.ok) throw new Error(claims.message)
+    const claim = await claims.value.read(claimKey(answer.value.operationId, 'c-ann'))
+    expect(claim.ok && claim.value?.claim).toMatchObject({ peerId: 'c-ann', attempt: 1, fence: branch.fence, state: 'committed' })
+    await executor.close()
+  }, 30_000)
+})
