@@ -39,7 +39,7 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
     // c-bob accepts, but only once c-ann's late acceptance has been published (so it reaches an undecided operation).
     let releaseBob!: () => void
     const bobGate = new Promise<void>((resolve) => (releaseBob = resolve))
-    await rig.couriers({ 'c-bob': { accepted: true, gate: bobGate } }, interaction)
+    const peers = await rig.couriers({ 'c-bob': { accepted: true, gate: bobGate } }, interaction)
     const executor = await rig.executor(interaction)
     const answered = executor.invoke(invocation())
     await until(() => offers.length > 0 && (rig.handled.get('c-bob') ?? 0) > 0)
@@ -87,12 +87,14 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
     if (!now.ok) throw new Error(now.message)
     expect(simulate(plan.value.policy, log.value)).toEqual(now.value)
     await executor.close()
+    for (const p of peers) await p.close()
+    await ann.close()
   }, 30_000)
 
   it('a slow courier that renews its claim keeps the branch past the lease duration: one attempt, its fence', async () => {
     const interaction = quick(rig.assign)
     // c-ann takes twice the lease to decide, renewing every 150 ms meanwhile.
-    await rig.couriers({ 'c-ann': { accepted: true, afterMs: 1200 } }, interaction)
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, afterMs: 1200 } }, interaction)
     const executor = await rig.executor(interaction)
     const answer = await executor.invoke(invocation())
     expect(answer.ok).toBe(true)
@@ -108,5 +110,6 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
     const claim = await claims.value.read(claimKey(answer.value.operationId, 'c-ann'))
     expect(claim.ok && claim.value?.claim).toMatchObject({ peerId: 'c-ann', attempt: 1, fence: branch.fence, state: 'committed' })
     await executor.close()
+    for (const p of peers) await p.close()
   }, 30_000)
 })
