@@ -25,6 +25,7 @@ import { check } from '../../../shared/validation.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from '../adapters.js'
 import type { AdmittedBranch, BranchState, ExecutorEvent } from '../events.js'
 import { DecisionCore } from '../decision/machine.js'
+import { simulate } from '../decision/simulate.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
@@ -150,11 +151,11 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     const driving = typeof id === 'string' ? live.get(id) : undefined
     if (driving) return driving.onResult(msg, payload)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
-    const [admission, decision] = await Promise.all([store.admission(id), store.decision(id)])
-    // Unknown operation: nothing to resume. Decided: a result after the decision changes nothing a
-    // resume would not recompute from the log (it is discarded as late or as a fact never counted).
+    const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
+    // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
+    // change. Otherwise the result waits (redelivered) for an executor to resume the operation.
     if (admission.ok && admission.value === null) return msg.term()
-    if (decision.ok && decision.value !== null && plan.policy.completion.waitFor === 'decision') return msg.ack()
+    if (state.ok && state.value && simulate(plan.policy, state.value.value.events).settledAtMs !== null) return msg.ack()
     msg.nak(Math.min(1000, ackWaitMs))
   }
 
