@@ -3,7 +3,11 @@
  * shipping contract's courier offer, couriers on connections of their own; an executor killed
  * mid-interaction (its connection closed abruptly) and a new one on a new connection resuming it.
  */
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { operationId } from '../src/runtime/nats/interactions.js'
 import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import { planInteraction, simulate, type Decision } from '../src/runtime/nats/executor/index.js'
 import { publishOnce } from '../src/runtime/nats/executor/delivery/jetstream.js'
@@ -202,6 +206,61 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     await c.close()
     for (const p of peers) await p.close()
   }, 60_000)
+
+  it('an executor process killed with SIGKILL mid-interaction: a new executor resumes the operation and decides it once', async () => {
+    const interaction = quick(rig.assign)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    // The compiled module in a file inside the repository (so the package resolves by its own name).
+    const dir = join(import.meta.dirname, '.tmp/modules')
+    mkdirSync(dir, { recursive: true })
+    const moduleFile = join(dir, `shipping-child-${process.pid}.mjs`)
+    writeFileSync(moduleFile, rig.code)
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-child.ts')], {
+      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile, DIGEST: rig.digest, KEY: fixed.idempotencyKey },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    try {
+      await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 1500)
+      child.kill('SIGKILL')
+      expect(await exited).toBe('SIGKILL')
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    // Killed before any answer: the operation was admitted and dispatched, not decided.
+    expect(output.trim()).toBe('ready')
+    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
+    if (!bucket.ok) throw new Error(bucket.message)
+    const store = operationStore(bucket.value)
+    const admission = await store.admission(id)
+    if (!admission.ok || !admission.value) throw new Error('no admission record')
+    expect(await store.decision(id)).toEqual({ ok: true, value: null })
+    // The courier answers while no executor runs; a new executor (this process, its own connection) resumes.
+    release()
+    await until(async () => Object.keys(await subjects(`shipping.couriers.${id}.accept.*`)).length > 0)
+    const b = await rig.executor(interaction)
+    const resumed = await b.resume(id)
+    expect(resumed.ok).toBe(true)
+    if (!resumed.ok) return
+    expect(resumed.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(resumed.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1 })])
+    expect(resumed.value.state.admission).toMatchObject({ atMs: admission.value.admittedAtMs, deadlineMs: admission.value.admittedAtMs + 20_000 })
+    expect(await subjects(`shipping.couriers.${id}.offer.*`)).toEqual({ [`shipping.couriers.${id}.offer.c-ann`]: 1 })
+    expect(rig.handled.get('c-ann')).toBe(1)
+    expect(await store.decision(id)).toMatchObject({ ok: true, value: { value: resumed.value.decision } })
+    // The same invocation again answers the same decision (the operation, not a new one).
+    const again = await b.invoke(fixed)
+    expect(again.ok && again.value.decision).toEqual(resumed.value.decision)
+    await b.close()
+    for (const p of peers) await p.close()
+  }, 90_000)
 
   it('a second executor writing the same operation loses the compare-and-set on its state', async () => {
     const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)

@@ -57,6 +57,8 @@ export interface DurableRig {
   readonly module: ExecutorModule & Record<string, any>
   readonly assign: Interaction
   readonly digest: string
+  /** The compiled shipping module's code (a child process loads it from a file of its own). */
+  readonly code: string
   /** Requests each courier's handler started, by courier. */
   readonly handled: Map<string, number>
   connection(): Promise<NatsConnection>
@@ -112,6 +114,7 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
     module,
     assign,
     digest,
+    code: compiled.code!,
     handled,
     connection,
     async couriers(behaviours, interaction = assign) {
