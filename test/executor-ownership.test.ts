@@ -10,6 +10,7 @@ import { openClaimStore, planInteraction, simulate } from '../src/runtime/nats/e
 import { claimKey } from '../src/runtime/nats/executor/durable/executor.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { binding, quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+import { variant } from './helpers/executor-nats.js'
 
 let key = 0
 const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `own-${key++}`, inputs: shipmentInputs })
@@ -111,5 +112,74 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
     expect(claim.ok && claim.value?.claim).toMatchObject({ peerId: 'c-ann', attempt: 1, fence: branch.fence, state: 'committed' })
     await executor.close()
     for (const p of peers) await p.close()
+  }, 30_000)
+
+  /** A hand-written courier on its own connection that answers only the attempts `answers` names (never renewing a claim). */
+  async function picky(answers: (attempt: number) => boolean) {
+    const nc = await rig.connection()
+    const js = jetstream(nc)
+    const seen: Record<string, any>[] = []
+    const sub = nc.subscribe('shipping.couriers.*.offer.c-ann', {
+      callback: (_e: Error | null, msg: Msg) => {
+        const offer = msg.json<Record<string, any>>()
+        seen.push(offer)
+        if (!answers(offer['attempt'])) return
+        const accept = {
+          operationId: offer['operationId'],
+          branchId: offer['branchId'],
+          attempt: offer['attempt'],
+          fence: offer['fence'],
+          courierId: 'c-ann',
+          accepted: true,
+        }
+        void js.publish(`shipping.couriers.${offer['operationId']}.accept.c-ann`, JSON.stringify(accept))
+      },
+    })
+    await nc.flush()
+    return { seen, stop: () => sub.unsubscribe() }
+  }
+
+  const retrying = () => variant(quick(rig.assign), { dispatch: { mode: 'independent' }, delivery: { maxAttempts: 2 } })
+  const onlyAnn = { audience: () => ({ revision: 'r3', peers: ['c-ann'] }) }
+
+  it('a retry keeps the logical branch: after the lease expires and the backoff passes, attempt 2 goes to the same peer under a new claim with a higher fence', async () => {
+    const interaction = retrying()
+    const ann = await picky((attempt) => attempt === 2)
+    const executor = await rig.executor(interaction, { adapters: onlyAnn })
+    const answer = await executor.invoke(invocation())
+    ann.stop()
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    const [first, second] = ann.seen
+    expect(first).toMatchObject({ branchId: 'c-ann', attempt: 1 })
+    expect(second).toMatchObject({ branchId: 'c-ann', attempt: 2 })
+    expect(second!['fence']).toBeGreaterThan(first!['fence'])
+    expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(answer.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 2, fence: second!['fence'] })])
+    const log = executor.log(answer.value.operationId)
+    if (!log.ok) throw new Error(log.message)
+    const expired = log.value.find((e) => e.kind === 'lease-expired')
+    const claimed = log.value.find((e) => e.kind === 'claimed')
+    expect(expired).toMatchObject({ attempt: 1, fence: first!['fence'] })
+    // The attempt started only after the committed expiry and the fixed backoff (100 ms).
+    expect(claimed).toMatchObject({ peerId: 'c-ann', fence: second!['fence'] })
+    expect(claimed!.atMs).toBeGreaterThanOrEqual(expired!.atMs + 100)
+    await executor.close()
+  }, 30_000)
+
+  it('attempts stop at the budget: a courier that never answers fails its branch after maxAttempts lease expiries', async () => {
+    const interaction = retrying()
+    const ann = await picky(() => false)
+    const executor = await rig.executor(interaction, { adapters: onlyAnn })
+    const answer = await executor.invoke(invocation())
+    ann.stop()
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    expect(answer.value.decision).toMatchObject({ outcome: 'failure', reason: 'impossible', votes: [] })
+    expect(answer.value.state.branches[0]).toMatchObject({ branchId: 'c-ann', attempt: 2, status: 'failed' })
+    expect(ann.seen.map((o) => o['attempt'])).toEqual([1, 2])
+    const log = executor.log(answer.value.operationId)
+    expect(log.ok && log.value.filter((e) => e.kind === 'lease-expired').map((e) => (e.kind === 'lease-expired' ? e.attempt : 0))).toEqual([1, 2])
+    await executor.close()
   }, 30_000)
 })
