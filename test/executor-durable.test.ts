@@ -228,7 +228,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
     try {
-      await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 1500)
+      await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 3000)
       child.kill('SIGKILL')
       expect(await exited).toBe('SIGKILL')
     } finally {
@@ -260,7 +260,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     expect(again.ok && again.value.decision).toEqual(resumed.value.decision)
     await b.close()
     for (const p of peers) await p.close()
-  }, 90_000)
+  }, 120_000)
 
   it('a second executor writing the same operation loses the compare-and-set on its state', async () => {
     const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)

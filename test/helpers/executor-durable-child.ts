@@ -8,8 +8,9 @@ import { pathToFileURL } from 'node:url'
 import { connect } from '@nats-io/transport-node'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { createExecutor, type ExecutorModule } from '../../src/runtime/nats/executor/index.js'
-import { binding, COURIERS, quick, shipmentInputs } from './executor-durable.js'
-import { deployment } from './executor-nats.js'
+import { binding, COURIERS, quick, shipmentInputs } from './executor-durable-config.js'
+
+const deployment = { senderPeerId: 'treasurer', scopeId: 'shop', systemId: 'sys', accountId: 'acct', jetstreamDomain: 'hub', policyRevision: 'p1' }
 
 const { NATS_URL, MODULE_FILE, DIGEST, KEY } = process.env
 if (!NATS_URL || !MODULE_FILE || !DIGEST || !KEY) throw new Error('NATS_URL, MODULE_FILE, DIGEST and KEY are required')

@@ -19,22 +19,13 @@ import {
   type ExecutorModule,
   type Responder,
 } from '../../src/runtime/nats/executor/index.js'
-import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
 import { loadModule } from './load-module.js'
 import { ShopBundle } from './nats-bundle.js'
 import { startNatsServer, type NatsServer } from './nats-server.js'
-import { deployment, variant } from './executor-nats.js'
+import { deployment } from './executor-nats.js'
+import { binding, COURIERS, STREAM } from './executor-durable-config.js'
 
-export const COURIERS = ['c-ann', 'c-bob', 'c-cat']
-export const STREAM = 'COURIERS'
-
-export const binding: DurableBinding = {
-  requestStream: STREAM,
-  resultStream: STREAM,
-  stateBucket: 'exec_state',
-  claimBucket: 'exec_claims',
-  ackWaitMs: 1000,
-}
+export { binding, COURIERS, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
 
 export interface Accept {
   operationId: string
@@ -66,16 +57,6 @@ export interface DurableRig {
   executor(interaction: Interaction, options?: { connection?: NatsConnection; adapters?: Partial<ExecutorAdapters<Accept, unknown>> }): Promise<Executor>
   stop(): Promise<void>
 }
-
-/** The shipping offer with test-sized times: a 600 ms lease renewed every 150 ms, a 100 ms backoff. */
-export function quick(base: Interaction, completion: object = {}): Interaction {
-  return variant(base, {
-    completion: { deadlineMs: 20_000, ...completion },
-    delivery: { retryBackoffMs: 100, settlementGraceMs: 300, ownership: { adapter: 'courierLease', leaseMs: 600, renewEveryMs: 150, onLoss: 'retry' } },
-  })
-}
-
-export const shipmentInputs = { zone: 'eu', shipment: { shipmentId: '0123456789abcdef', address: '1 Quay Street' } }
 
 export async function startDurableRig(name: string): Promise<DurableRig> {
   const shop = ShopBundle.copy(`executor-durable-${name}`).relock()

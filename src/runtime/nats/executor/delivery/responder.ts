@@ -6,8 +6,11 @@
  * under its fence before publishing the result (a stale or expired claim cannot commit: nothing
  * is published), and publishes the result to the retained stream with a message id, so a
  * republication is stored once. A request is acknowledged once it is answered or known stale.
+ * CancelRequests (core messages) abort a running execution (`stopped`), or are answered
+ * `already-completed` after the commit, `unknown` otherwise.
  */
 import type { JsMsg, ConsumerMessages } from '@nats-io/jetstream'
+import type { Msg, Subscription } from '@nats-io/nats-core'
 import type { Channel } from '../../subjects.js'
 import { check } from '../../../shared/validation.js'
 import type { InteractionPlan } from '../policy.js'
@@ -30,6 +33,7 @@ export interface DurableResponderBinding {
 
 interface BranchRecord {
   fence: number
+  attempt: number
   running?: AbortController
   committed?: Record<string, unknown>
 }
@@ -50,6 +54,8 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   }
   const requestChannel = channelOf(interaction.requestOperation)
   const resultChannel = channelOf(interaction.resultOperation)
+  const cancelChannel = channelOf(plan.cancel?.operation)
+  const cancelResultChannel = channelOf(plan.cancel?.resultOperation)
   if (!requestChannel?.subject || !resultChannel?.subject)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
   let claims: ClaimStore | undefined
@@ -60,13 +66,8 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     claims = opened.value
   }
   const target = plan.dispatch.targetParameter
-  const consumer = await ensureConsumer(
-    nc,
-    binding.requestStream,
-    peerConsumer(interaction, peerId),
-    peerSubject(requestChannel, target, peerId),
-    binding.ackWaitMs ?? 5000,
-  )
+  const ackWaitMs = binding.ackWaitMs ?? 5000
+  const consumer = await ensureConsumer(nc, binding.requestStream, peerConsumer(interaction, peerId), peerSubject(requestChannel, target, peerId), ackWaitMs)
   if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
   const generated = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const pointers = {
@@ -125,24 +126,27 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       if (!c || c.fence !== f || c.peerId !== peerId || c.state !== 'held' || c.leaseUntilMs <= now()) return msg.ack()
     }
     record?.running?.abort() // a higher fence supersedes the running execution
-    const current: BranchRecord = { fence: f, running: new AbortController() }
+    const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
     records.set(key, current)
     const signal = current.running!.signal
-    const renewal = claims
-      ? setInterval(() => {
-          msg.working()
-          void claims!.renew(ckey, peerId, f, now() + ownership!.leaseMs, now()).then((renewed) => {
+    // While the handler runs: the request stays in progress (no redelivery) and, under ownership, the claim is renewed.
+    const renewal = setInterval(
+      () => {
+        msg.working()
+        if (claims)
+          void claims.renew(ckey, peerId, f, now() + ownership!.leaseMs, now()).then((renewed) => {
             if (!renewed.ok) current.running?.abort()
           })
-        }, ownership!.renewEveryMs)
-      : undefined
+      },
+      ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
+    )
     let fields: ResultFields | undefined
     try {
       fields = await options.handler({ operationId, branchId, attempt: attempt as number, fence: f, payload: payload as RequestPayload, signal })
     } catch {
       fields = undefined
     } finally {
-      if (renewal) clearInterval(renewal)
+      clearInterval(renewal)
     }
     current.running = undefined
     if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
@@ -156,17 +160,55 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     msg.ack()
   }
 
+  /** A CancelRequest (a core message): stopped while running, already-completed after the commit, unknown otherwise. */
+  function onCancel(msg: Msg): void {
+    let payload: Record<string, unknown>
+    try {
+      payload = JSON.parse(decoder.decode(msg.data)) as Record<string, unknown>
+    } catch {
+      return
+    }
+    const params = cancelChannel!.subject!.tryParse(msg.subject) as Record<string, string> | undefined
+    if (!params || check(cancelChannel!.validatePayload, payload)) return
+    const { operationId, branchId } = payload
+    if (typeof operationId !== 'string' || typeof branchId !== 'string') return
+    const record = records.get(`${operationId}/${branchId}`)
+    let outcome: 'stopped' | 'already-completed' | 'unknown' = 'unknown'
+    if (record?.committed) outcome = 'already-completed'
+    else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+      record.running.abort()
+      outcome = 'stopped'
+    }
+    const reply = { operationId, branchId, outcome }
+    if (check(cancelResultChannel!.validatePayload, reply)) return
+    const out: Record<string, string> = {}
+    for (const p of Object.keys(cancelResultChannel!.parameters)) out[p] = p === target ? peerId : params[p]!
+    try {
+      nc.publish(cancelResultChannel!.subject!.render(out), JSON.stringify(reply))
+    } catch {
+      // A subject that cannot be rendered: no reply (the executor times the request out).
+    }
+  }
+  let cancels: Subscription | undefined
+  if (cancelChannel?.subject && cancelResultChannel?.subject)
+    cancels = nc.subscribe(peerSubject(cancelChannel, target, peerId), { callback: (error, msg) => (error ? undefined : onCancel(msg)) })
+
   const consuming = await consumeAll(consumer.value, (msg) => {
     // Requests run concurrently (a stalled one must not block the next); each acknowledges itself.
     const work = onRequest(msg).catch(() => undefined)
     inFlight.add(work)
     void work.finally(() => inFlight.delete(work))
   })
-  if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+  if (!consuming.ok) {
+    cancels?.unsubscribe()
+    return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+  }
+  await nc.flush()
   const messages: ConsumerMessages = consuming.value
   return ok({
     published: () => published,
     async close() {
+      cancels?.unsubscribe()
       for (const r of records.values()) r.running?.abort()
       await Promise.all([...inFlight])
       await messages.close()

@@ -15,7 +15,7 @@
  *   (compare-and-set) and tells the core (`lease-expired`), which retries or reassigns.
  * Every decision comes from the pure core (`../decision/machine.ts`).
  */
-import type { NatsConnection } from '@nats-io/nats-core'
+import type { NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
 import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../../interactions.js'
@@ -83,6 +83,7 @@ interface Live {
   readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
   core?: DecisionCore
   onResult(msg: JsMsg, payload: unknown): void
+  onCancelResult(payload: unknown): void
   cancel(): void
   stop(reason: string): void
 }
@@ -90,7 +91,6 @@ interface Live {
 export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan): ExecutorResult<Executor<any, any>> {
   const { module, interaction, connection: nc, adapters, deployment, now, binding } = parts
   const ownership = plan.delivery.ownership
-  if (plan.cancel) return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: cooperative cancellation in durable state is not built yet`)
   if (ownership && !binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
   const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
@@ -98,6 +98,11 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const resultChannel = channelOf(opOf(interaction.resultOperation))
   if (!requestChannel?.address || (plan.policy.completion.mode !== 'none' && !resultChannel?.address))
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request and result channels are not in the module`)
+  const cancelOp = opOf(plan.cancel?.operation)
+  const cancelChannel = channelOf(cancelOp)
+  const cancelResultChannel = channelOf(opOf(plan.cancel?.resultOperation))
+  if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const ackWaitMs = binding.ackWaitMs ?? 5000
   /** The operations this executor drives now. */
@@ -112,6 +117,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     results?: ConsumerMessages
   }
   let ready: Promise<ExecutorResult<Ready>> | undefined
+  let cancelReplies: Subscription | undefined
   async function setUp(): Promise<ExecutorResult<Ready>> {
     const bucket = await openRecordBucket(nc, binding.stateBucket)
     if (!bucket.ok) return refuse('EXECUTOR_STATE_FAILED', bucket.message)
@@ -124,6 +130,22 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     for (const stream of new Set([binding.requestStream, binding.resultStream])) {
       const checked = await checkDurableStream(nc, stream)
       if (!checked.ok) return refuse('EXECUTOR_STATE_FAILED', checked.message)
+    }
+    if (plan.cancel) {
+      // CancelResults are core messages (the fixed schema): each is routed to the operation it names.
+      cancelReplies = nc.subscribe(cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*'), {
+        callback: (error, msg) => {
+          if (error) return
+          let payload: unknown
+          try {
+            payload = JSON.parse(decoder.decode(msg.data))
+          } catch {
+            return
+          }
+          const id = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)['operationId'] : undefined
+          if (typeof id === 'string') live.get(id)?.onCancelResult(payload)
+        },
+      })
     }
     let results: ConsumerMessages | undefined
     if (resultChannel?.address) {
@@ -330,6 +352,21 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           outbox.set(msgId, { msgId, ...request, branchId: b.branchId, attempt: b.attempt, published: false })
           changed = true
         }
+        // Cooperative cancellation: a cancel request per branch the core asked to stop, recorded like a request.
+        for (const b of state.branches) {
+          const msgId = `${requestMessageId(id, b.branchId, b.attempt)}.cancel`
+          if (b.cancel !== 'requested' || outbox.has(msgId) || !plan.cancel) continue
+          if (!(await authorized(b.peerId, 'cancel'))) {
+            core.apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+            changed = true
+            break
+          }
+          const payload = { operationId: id, branchId: b.branchId, attempt: b.attempt, fence: b.fence }
+          const subject = cancelSubject(b)
+          if (subject === undefined || check(cancelChannel!.validatePayload, payload)) continue
+          outbox.set(msgId, { kind: 'cancel', msgId, subject, payload, branchId: b.branchId, attempt: b.attempt, published: false })
+          changed = true
+        }
         if (changed) continue
         // The outbox is in the log's record now: publish what is not marked published (the same id again after a crash).
         const pending = [...outbox.values()].filter((e) => !e.published)
@@ -356,7 +393,37 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     /** The lease end of the claim each branch's current attempt was dispatched under (from its claim). */
     const leaseOf = new Map<string, number>()
 
+    /** The cancel subject of a branch: the parameters bound for its request get the same values. */
+    function cancelSubject(b: BranchState): string | undefined {
+      const values: Record<string, string> = {}
+      for (const param of Object.keys(cancelChannel!.parameters)) {
+        const source = Object.hasOwn(interaction.bindings.subject, param) ? interaction.bindings.subject[param] : undefined
+        let value: unknown
+        if (source && 'input' in source) value = inputs[source.input]
+        else if (source && 'literal' in source) value = source.literal
+        else if (source && 'context' in source) value = (context() as unknown as Record<string, unknown>)[source.context]
+        else if (source && 'branch' in source) value = source.branch === 'id' ? b.branchId : source.branch === 'peerId' ? b.peerId : undefined
+        else if (param === plan.dispatch.targetParameter) value = b.peerId
+        if (!isToken(value)) return undefined
+        values[param] = value
+      }
+      try {
+        return cancelChannel!.subject!.render(values)
+      } catch {
+        return undefined
+      }
+    }
+
     async function publishEntry(entry: OutboxEntry): Promise<boolean> {
+      if (entry.kind === 'cancel') {
+        try {
+          nc.publish(entry.subject, JSON.stringify(entry.payload))
+        } catch {
+          return false
+        }
+        outbox.set(entry.msgId, { ...entry, published: true })
+        return true
+      }
       const peer = entry.payload && typeof entry.subject === 'string' ? core.state().branches.find((b) => b.branchId === entry.branchId)?.peerId : undefined
       if (peer) {
         // The peer's filtered durable consumer exists before its first request: an offline peer gets it when it connects.
@@ -430,6 +497,20 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (!stopped) done()
     }
 
+    async function onCancelResult(decoded: unknown): Promise<void> {
+      const payload = decoded as Record<string, unknown> | undefined
+      if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
+      if (payload['operationId'] !== id || typeof payload['branchId'] !== 'string') return
+      const reply = payload['outcome']
+      if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
+      const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
+      if (!branch) return
+      // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
+      const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
+      const fence = Number.isSafeInteger(payload['fence']) ? (payload['fence'] as number) : branch.fence
+      await step({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
+    }
+
     async function start(): Promise<void> {
       const stored = await store.state(id)
       if (!stored.ok) return stop(stored.message)
@@ -473,6 +554,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       outcome,
       core,
       onResult: (msg, payload) => void serial(() => onResult(msg, payload)),
+      onCancelResult: (payload) => void serial(() => onCancelResult(payload)),
       cancel: () => {
         // Applied at once (like the memory executor), logged and acted on in the operation's order.
         core.apply({ kind: 'cancel', atMs: now() })
@@ -623,6 +705,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       // Durable state: nothing is decided on close (restart: resume); the operations resume in another executor.
       closed = true
       for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state')
+      cancelReplies?.unsubscribe()
       const r = await ready
       if (r?.ok) await r.value.results?.close()
     },

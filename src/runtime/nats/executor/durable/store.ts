@@ -20,8 +20,14 @@ export interface AdmissionRecord {
   readonly admittedAtMs: number
 }
 
-/** A request decided to be sent: recorded before publication, republished with the same message id after a crash. */
+/**
+ * A message decided to be sent: recorded before publication, published again after a crash while
+ * not marked published. A request goes to its stream with its message id (stored once); a cancel
+ * request is a core publication (a repeated one is answered again).
+ */
 export interface OutboxEntry {
+  /** Absent: a request. */
+  readonly kind?: 'cancel'
   readonly msgId: string
   readonly subject: string
   readonly payload: Record<string, unknown>
