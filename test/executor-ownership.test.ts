@@ -35,7 +35,7 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
     // c-ann is a hand-written peer that takes the offer and goes silent (no renewal): its lease runs out.
     const ann = await rig.connection()
     const offers: Record<string, any>[] = []
-    const sub = ann.subscribe('shipping.couriers.*.offer.c-ann', { callback: (_e: Error | null, msg: Msg) => offers.push(msg.json()) })
+    const sub = ann.subscribe('shipping.couriers.*.offer.c-ann', { callback: (_e: Error | null, msg: Msg) => void offers.push(msg.json()) })
     await ann.flush()
     // c-bob accepts, but only once c-ann's late acceptance has been published (so it reaches an undecided operation).
     let releaseBob!: () => void
