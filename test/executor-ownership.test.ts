@@ -115,7 +115,7 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
   }, 30_000)
 
   /** A hand-written courier on its own connection that answers only the attempts `answers` names (never renewing a claim). */
-  async function picky(answers: (attempt: number) => boolean) {
+  async function picky(answers: (attempt: number) => boolean, lateFirst = false) {
     const nc = await rig.connection()
     const js = jetstream(nc)
     const seen: Record<string, any>[] = []
@@ -124,15 +124,21 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
         const offer = msg.json<Record<string, any>>()
         seen.push(offer)
         if (!answers(offer['attempt'])) return
-        const accept = {
-          operationId: offer['operationId'],
-          branchId: offer['branchId'],
-          attempt: offer['attempt'],
-          fence: offer['fence'],
-          courierId: 'c-ann',
-          accepted: true,
-        }
-        void js.publish(`shipping.couriers.${offer['operationId']}.accept.c-ann`, JSON.stringify(accept))
+        const accept = (o: Record<string, any>) =>
+          JSON.stringify({
+            operationId: o['operationId'],
+            branchId: o['branchId'],
+            attempt: o['attempt'],
+            fence: o['fence'],
+            courierId: 'c-ann',
+            accepted: true,
+          })
+        const subject = `shipping.couriers.${offer['operationId']}.accept.c-ann`
+        // The earlier attempt's acceptance arrives late, just before this one's (a peer that woke up).
+        void (async () => {
+          if (lateFirst && seen.length > 1) await js.publish(subject, accept(seen[0]!))
+          await js.publish(subject, accept(offer))
+        })()
       },
     })
     await nc.flush()
@@ -144,7 +150,7 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
 
   it('a retry keeps the logical branch: after the lease expires and the backoff passes, attempt 2 goes to the same peer under a new claim with a higher fence', async () => {
     const interaction = retrying()
-    const ann = await picky((attempt) => attempt === 2)
+    const ann = await picky((attempt) => attempt === 2, true)
     const executor = await rig.executor(interaction, { adapters: onlyAnn })
     const answer = await executor.invoke(invocation())
     ann.stop()
@@ -164,6 +170,10 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
     // The attempt started only after the committed expiry and the fixed backoff (100 ms).
     expect(claimed).toMatchObject({ peerId: 'c-ann', fence: second!['fence'] })
     expect(claimed!.atMs).toBeGreaterThanOrEqual(expired!.atMs + 100)
+    // The first attempt's late acceptance added no vote: refused at admission as a stale attempt.
+    const lateIndex = log.value.findIndex((e) => e.kind === 'result' && e.attempt === 1)
+    expect(lateIndex).toBeGreaterThanOrEqual(0)
+    expect(answer.value.state.refused).toContainEqual({ index: lateIndex, reason: 'stale-attempt' })
     await executor.close()
   }, 30_000)
 
