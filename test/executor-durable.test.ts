@@ -262,6 +262,35 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     for (const p of peers) await p.close()
   }, 120_000)
 
+  it('a deadline that passes while no executor runs: the resumed executor decides at the deadline counted from the admission commit (onTimeout partial)', async () => {
+    const interaction = quick(rig.assign, { deadlineMs: 1500, onTimeout: 'partial' })
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const first = await rig.connection()
+    const a = await rig.executor(interaction, { connection: first })
+    const killed = a.invoke(fixed)
+    await until(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    await first.close()
+    await a.close()
+    expect(await killed).toMatchObject({ ok: false })
+    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
+    if (!bucket.ok) throw new Error(bucket.message)
+    const admission = await operationStore(bucket.value).admission(id)
+    if (!admission.ok || !admission.value) throw new Error('no admission record')
+    const deadline = admission.value.admittedAtMs + 1500
+    await until(() => Date.now() > deadline + 100)
+    const b = await rig.executor(interaction)
+    const resumed = await b.resume(id)
+    expect(resumed.ok && resumed.value.decision).toMatchObject({ outcome: 'partial', reason: 'timeout', atMs: deadline, votes: [] })
+    release()
+    await b.close()
+    for (const p of peers) await p.close()
+  }, 30_000)
+
   it('a second executor writing the same operation loses the compare-and-set on its state', async () => {
     const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
     if (!bucket.ok) throw new Error(bucket.message)
