@@ -225,17 +225,18 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       deployment: { senderPeerId: 's', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' },
       adapters: { audience: () => ({ revision: 'r', peers: [] }), authorization: () => ({ allowed: true }) },
     }
-    for (const members of [
-      { delivery: { mode: 'durable-per-recipient', state: 'durable' } },
-      { dispatch: { mode: 'branches' } },
-      { dispatch: { mode: 'none' } },
-    ])
+    // Durable delivery needs durable state with restart resume (this variant keeps fail-unknown).
+    expect(createExecutor({ ...base, interaction: variant(rig.approve, { delivery: { mode: 'durable-per-recipient', state: 'durable' } }) })).toMatchObject({
+      ok: false,
+      code: 'EXECUTOR_INVALID_DESCRIPTOR',
+    })
+    for (const members of [{ dispatch: { mode: 'branches' } }, { dispatch: { mode: 'none' } }])
       expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
-    // A compiled one-eligible, durable interaction (the shop's courier assignment): durable execution is not built yet.
+    // A compiled one-eligible, durable interaction (the shop's courier assignment) runs with a durable binding only (test/executor-durable.test.ts).
     const shipping = await compile(ShopBundle.copy('executor-shipping').relock().doc('shipping'))
     const shippingModule = await loadModule(shipping.code!, 'shipping-executor')
     const courier = createExecutor({ ...base, module: shippingModule as never, interaction: shippingModule.interactions.assignCourier })
-    expect(courier).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
+    expect(courier).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR', message: expect.stringContaining('durable binding') })
     for (const e of [executor, denied, tooMany]) await e.close()
   })
 

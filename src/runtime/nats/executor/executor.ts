@@ -17,6 +17,7 @@ import type { AdmittedBranch, BranchState, Decision, ExecutorEvent, ExecutorStat
 import { DecisionCore } from './decision/machine.js'
 import { planInteraction, readExpression } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
+import { createDurableExecutor, type DurableBinding } from './durable/executor.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -45,6 +46,8 @@ export interface ExecutorOptions<ResultPayload = unknown, Output = unknown, I ex
   readonly adapters: ExecutorAdapters<ResultPayload, Output>
   /** Milliseconds since the epoch; the default is `Date.now`. */
   readonly now?: () => number
+  /** Where durable state lives (required by a durable-per-recipient descriptor; see `./durable/executor.ts`). */
+  readonly durable?: DurableBinding
 }
 
 export interface Invocation<Inputs = Readonly<Record<string, unknown>>> {
@@ -76,6 +79,8 @@ export interface InvocationOutcome<Output = unknown> {
 export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unknown>>> {
   /** Admits (or finds, by idempotency key) an operation and answers when `waitFor` is reached. */
   invoke(invocation: Invocation<Inputs>): Promise<ExecutorResult<InvocationOutcome<Output>>>
+  /** Drives an admitted operation again from its durable state (after a restart); memory state only answers a live one. */
+  resume(operationId: string): Promise<ExecutorResult<InvocationOutcome<Output>>>
   /** The invoker's cancellation of an undecided operation. */
   cancel(operationId: string): ExecutorResult<Decision>
   /** The core's state of an operation. */
@@ -119,6 +124,15 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const plan = planned.value
   const { module, interaction, connection: nc, adapters, deployment } = options
   const now = options.now ?? Date.now
+  if (plan.delivery.durable) {
+    if (!options.durable)
+      return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: durable delivery needs the deployment's durable binding (options.durable)`)
+    const durable = createDurableExecutor(
+      { connection: nc, module, interaction, contractDigest: options.contractDigest, deployment, adapters, now, binding: options.durable },
+      plan,
+    )
+    return durable as ExecutorResult<Executor<Output, InvocationInputs<I>>>
+  }
   const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
   const requestOp = opOf(interaction.requestOperation)
@@ -448,6 +462,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       op.outcome = run(op, invocation).catch((error: unknown) => refuse('EXECUTOR_ADAPTER_FAILED', error instanceof Error ? error.message : String(error)))
       operations.set(id, op)
       return op.outcome
+    },
+    async resume(operationId) {
+      const op = operations.get(operationId)
+      return op ? op.outcome : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId}: memory state does not resume (restart: fail-unknown)`)
     },
     cancel(operationId) {
       const op = operations.get(operationId)

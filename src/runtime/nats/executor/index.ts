@@ -1,8 +1,9 @@
 /**
  * `unplugin-contracts/runtime/nats/executor`: runs what an interaction descriptor declares on NATS
- * (nats.js v3). Built: memory state with online-best-effort delivery; direct and independent
- * dispatch; every completion mode; cooperative cancellation; the responder helper; branch claims in
- * JetStream KV; the pure decision core and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED`
+ * (nats.js v3). Built: memory state with online-best-effort delivery; durable state with
+ * durable-per-recipient delivery, ownership (claims in JetStream KV), retries and restart/resume;
+ * direct, independent and one-eligible dispatch; every completion mode; cooperative cancellation
+ * (memory state); the responder helper; the pure decision core and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED`
  * (see docs/executor.md).
  */
 export { createExecutor } from './executor.js'
@@ -14,3 +15,6 @@ export { DecisionCore } from './decision/machine.js'
 export * from './events.js'
 export { createResponder, type Responder, type ResponderOptions, type ResponderRequest } from './responder.js'
 export { openClaimStore, type Claim, type ClaimStore, type StoredClaim } from './ownership/claims.js'
+export type { DurableBinding } from './durable/executor.js'
+export type { DurableResponderBinding } from './delivery/responder.js'
+export type { DeliveryPlan, OwnershipPlan } from './delivery/plan.js'

@@ -5,6 +5,7 @@
 import type { Interaction } from '../interactions.js'
 import type { CompletionPolicy, DispatchMode, ExecutorPolicy, QuorumRule } from './events.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
+import { readDelivery, type DeliveryPlan } from './delivery/plan.js'
 
 /** The members of a descriptor the executor reads (the generated descriptor holds them as data). */
 export interface InteractionPlan {
@@ -14,6 +15,8 @@ export interface InteractionPlan {
   readonly correlation: { readonly operation: string; readonly branch: string; readonly attempt: string; readonly peer: string; readonly fence: string }
   readonly success?: { readonly field: string; readonly equals: unknown }
   readonly cancel?: { readonly operation: string; readonly resultOperation: string }
+  /** Memory or durable delivery, retries and ownership. */
+  readonly delivery: DeliveryPlan
 }
 
 type Data = Record<string, unknown>
@@ -32,14 +35,8 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   const mode = str(dispatch, 'mode')
   if (!mode || !RUNS_DISPATCH.has(mode))
     return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not built yet (direct and independent are)`)
-  if (str(delivery, 'state') !== 'memory' || str(delivery, 'mode') !== 'online-best-effort')
-    return refuse(
-      'EXECUTOR_UNSUPPORTED',
-      `${interaction.id}: delivery ${JSON.stringify(delivery['mode'])} with state ${JSON.stringify(delivery['state'])} is not built yet (online-best-effort in memory is)`,
-    )
-  // The profile (and the compiler's NATS_OWNERSHIP rule): one-eligible needs ownership, ownership needs durable state.
-  if (mode === 'one-eligible')
-    return bad('one-eligible dispatch needs ownership and durable state (durable execution is not built yet: a compiled one is answered EXECUTOR_UNSUPPORTED)')
+  const deliveryRead = readDelivery(delivery, mode)
+  if (!deliveryRead.ok) return bad(deliveryRead.why)
   if (!interaction.requestOperation || !interaction.subject)
     return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: gather-only work (no requestOperation) is not built yet`)
   const completionMode = str(completion, 'mode')
@@ -69,8 +66,6 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
     cancelTimeoutMs: int(completion, 'cancelTimeoutMs') ?? 0,
   }
   if (resultBearing && int(completion, 'deadlineMs') === undefined) return bad('a result-bearing completion needs deadlineMs')
-  const maxAttempts = int(delivery, 'maxAttempts') ?? 1
-  if (maxAttempts !== 1 || (int(delivery, 'retryBackoffMs') ?? 0) !== 0) return bad('memory execution runs one attempt with no backoff')
   let cancel: InteractionPlan['cancel']
   if (remaining === 'cooperative') {
     const operation = str(completion, 'cancelOperation')
@@ -88,14 +83,16 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   const success = completion['success']
   if (resultBearing && (!isObject(success) || !str(success, 'field') || !('equals' in success)))
     return bad('a result-bearing completion needs its success predicate')
-  const input = str(audience, 'input')
+  // A group or peer audience names its `input`; a scope audience its `scopeInput`.
+  const input = str(audience, 'input') ?? str(audience, 'scopeInput')
   if (!input) return bad('audience.input')
   return ok({
     policy: {
       dispatch: mode as DispatchMode,
       completion: policyCompletion,
-      retry: { maxAttempts, retryBackoffMs: 0, settlementGraceMs: int(delivery, 'settlementGraceMs') ?? 0 },
+      retry: deliveryRead.value.retry,
     },
+    delivery: deliveryRead.value,
     dispatch: { mode: mode as DispatchMode, ...(str(dispatch, 'targetParameter') ? { targetParameter: dispatch['targetParameter'] as string } : {}) },
     audience: { input, includeSender: audience['includeSender'] === true },
     correlation: corr,

@@ -13,6 +13,7 @@ import { check } from '../../shared/validation.js'
 import type { ExecutorModule } from './executor.js'
 import { planInteraction } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
+import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -31,6 +32,8 @@ export interface ResponderOptions<RequestPayload, ResultFields> {
   readonly peerId: string
   /** The business part of the result; the correlation fields are the responder's. Undefined: no result (stopped). */
   readonly handler: (request: ResponderRequest<RequestPayload>) => Promise<ResultFields | undefined> | ResultFields | undefined
+  /** Where a durable-per-recipient interaction's requests and claims live (required by one; see `./delivery/responder.ts`). */
+  readonly durable?: DurableResponderBinding
 }
 
 export interface Responder {
@@ -49,7 +52,7 @@ interface BranchRecord {
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-function setPointer(target: Record<string, unknown>, expression: string, value: unknown): boolean {
+export function setPointer(target: Record<string, unknown>, expression: string, value: unknown): boolean {
   const prefix = '$message.payload#/'
   if (!expression.startsWith(prefix)) return false
   const tokens = expression
@@ -69,12 +72,12 @@ function setPointer(target: Record<string, unknown>, expression: string, value: 
 }
 
 /** The request payload pointer bound to a branch field or the generated operation id. */
-function boundPointer(interaction: Interaction, matches: (source: Record<string, unknown>) => boolean): string | undefined {
+export function boundPointer(interaction: Interaction, matches: (source: Record<string, unknown>) => boolean): string | undefined {
   for (const [pointer, source] of Object.entries(interaction.bindings.payload)) if (matches(source as Record<string, unknown>)) return pointer
   return undefined
 }
 
-function readPointer(payload: unknown, pointer: string | undefined): unknown {
+export function readPointer(payload: unknown, pointer: string | undefined): unknown {
   if (pointer === undefined) return undefined
   let current = payload
   for (const raw of pointer.slice(1).split('/')) {
@@ -92,6 +95,10 @@ export async function createResponder<RequestPayload = unknown, ResultFields ext
   const planned = planInteraction(interaction)
   if (!planned.ok) return planned
   const plan = planned.value
+  if (plan.delivery.durable) {
+    if (!options.durable) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: durable delivery needs the responder's durable binding`)
+    return createDurableResponder(options, plan, options.durable)
+  }
   const channelOf = (key: string | undefined): Channel<any, any, any> | undefined => {
     const op = key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined
     return op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined

@@ -8,7 +8,8 @@
  * Reads go to the stream leader (`getMessage`), never a direct read: the profile does not assume
  * read-your-writes from direct gets.
  *
- * Not yet driven by the live executor (memory state runs one attempt per branch): see docs/executor.md.
+ * The durable executor (`../durable/executor.ts`) writes a claim per attempt and expires a claim
+ * past its lease; the durable responder (`../delivery/responder.ts`) renews and commits it.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'

@@ -1,0 +1,101 @@
+/**
+ * durable-per-recipient delivery on JetStream (profile v0.2, "Native resources" and "Delivery,
+ * retries and ownership"): the request stream must be file-backed with limits retention and discard
+ * new (capacity refusal rejects new work instead of evicting accepted work); every peer reads its
+ * requests through a durable pull consumer of its own, filtered to its subjects (a shared
+ * work-queue consumer would not be an independent fan-out); publications carry a message id, so a
+ * republication inside the stream's duplicate window is stored once.
+ */
+import type { NatsConnection } from '@nats-io/nats-core'
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream'
+
+export type DeliveryAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string }
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const encoder = new TextEncoder()
+
+/** Checks what the profile requires of a durable stream: file storage, limits retention, discard new. */
+export async function checkDurableStream(nc: NatsConnection, stream: string): Promise<DeliveryAnswer<{ duplicateWindowMs: number }>> {
+  try {
+    const jsm = await jetstreamManager(nc)
+    const { config } = await jsm.streams.info(stream)
+    const wrong = [
+      config.storage !== 'file' && `storage ${String(config.storage)}`,
+      config.retention !== 'limits' && `retention ${String(config.retention)}`,
+      config.discard !== 'new' && `discard ${String(config.discard)}`,
+    ].filter(Boolean)
+    if (wrong.length > 0)
+      return { ok: false, message: `stream ${stream}: durable delivery needs file storage, limits retention and discard new (it has ${wrong.join(', ')})` }
+    return { ok: true, value: { duplicateWindowMs: Math.floor((config.duplicate_window ?? 0) / 1e6) } }
+  } catch (error) {
+    return { ok: false, message: `stream ${stream}: ${message(error)}` }
+  }
+}
+
+/** A durable consumer's name: `<prefix>-<token>` (peer ids and interaction ids are tokens). */
+export function consumerName(prefix: string, token: string): string {
+  return `${prefix}-${token}`.replace(/[^A-Za-z0-9_-]/g, '_')
+}
+
+/** Creates (or finds, when it exists with the same filter) a durable pull consumer with explicit acks. */
+export async function ensureConsumer(
+  nc: NatsConnection,
+  stream: string,
+  name: string,
+  filterSubject: string,
+  ackWaitMs: number,
+): Promise<DeliveryAnswer<Consumer>> {
+  try {
+    const jsm = await jetstreamManager(nc)
+    try {
+      const info = await jsm.consumers.info(stream, name)
+      if (info.config.filter_subject !== filterSubject)
+        return { ok: false, message: `consumer ${name} filters ${String(info.config.filter_subject)}, not ${filterSubject}` }
+    } catch {
+      await jsm.consumers.add(stream, {
+        durable_name: name,
+        filter_subject: filterSubject,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ackWaitMs * 1e6,
+      })
+    }
+    return { ok: true, value: await jetstream(nc).consumers.get(stream, name) }
+  } catch (error) {
+    return { ok: false, message: `consumer ${name}: ${message(error)}` }
+  }
+}
+
+/**
+ * Publishes with a message id and waits for the stream's acknowledgement; an uncertain publication
+ * (no acknowledgement) is retried once with the same id. `duplicate`: the stream already held it.
+ */
+export async function publishOnce(
+  nc: NatsConnection,
+  subject: string,
+  payload: unknown,
+  msgId: string,
+): Promise<DeliveryAnswer<{ seq: number; duplicate: boolean }>> {
+  const js = jetstream(nc)
+  const data = encoder.encode(JSON.stringify(payload))
+  let last: unknown
+  for (let i = 0; i < 2; i++) {
+    try {
+      const ack = await js.publish(subject, data, { msgID: msgId })
+      return { ok: true, value: { seq: ack.seq, duplicate: ack.duplicate } }
+    } catch (error) {
+      last = error
+    }
+  }
+  return { ok: false, message: `${subject}: ${message(last)}` }
+}
+
+/** Runs `handle` on every message of a consumer; the handler acks (or naks) itself. */
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void): Promise<DeliveryAnswer<ConsumerMessages>> {
+  try {
+    const messages = await consumer.consume({ callback: handle, max_messages: 64 })
+    return { ok: true, value: messages }
+  } catch (error) {
+    return { ok: false, message: message(error) }
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The peer side of a durable-per-recipient interaction: reads its requests through its own
+ * filtered durable consumer, and under ownership runs a request only while it holds the branch's
+ * claim with the request's fence: it renews the claim every `renewEveryMs` while the handler runs
+ * (a failed renewal, the claim taken over or expired, aborts the execution), commits the claim
+ * under its fence before publishing the result (a stale or expired claim cannot commit: nothing
+ * is published), and publishes the result to the retained stream with a message id, so a
+ * republication is stored once. A request is acknowledged once it is answered or known stale.
+ * CancelRequests (core messages) abort a running execution (`stopped`), or are answered
+ * `already-completed` after the commit, `unknown` otherwise.
+ */
+import type { JsMsg, ConsumerMessages } from '@nats-io/jetstream'
+import type { Msg, Subscription } from '@nats-io/nats-core'
+import type { Channel } from '../../subjects.js'
+import { check } from '../../../shared/validation.js'
+import type { InteractionPlan } from '../policy.js'
+import { ok, refuse, type ExecutorResult } from '../result.js'
+import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
+import { boundPointer, readPointer, setPointer, type Responder, type ResponderOptions } from '../responder.js'
+import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
+import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
+
+export interface DurableResponderBinding {
+  /** The stream holding the request subjects (the executor's `requestStream`). */
+  readonly requestStream: string
+  /** The KV bucket of branch claims (the executor's `claimBucket`), needed with ownership. */
+  readonly claimBucket?: string
+  /** Acknowledgement wait of the peer's consumer when this creates it; default 5000. */
+  readonly ackWaitMs?: number
+  /** Milliseconds since the epoch; the default is `Date.now`. */
+  readonly now?: () => number
+}
+
+interface BranchRecord {
+  fence: number
+  attempt: number
+  running?: AbortController
+  committed?: Record<string, unknown>
+}
+
+const decoder = new TextDecoder()
+
+export async function createDurableResponder<RequestPayload, ResultFields extends Record<string, unknown>>(
+  options: ResponderOptions<RequestPayload, ResultFields>,
+  plan: InteractionPlan,
+  binding: DurableResponderBinding,
+): Promise<ExecutorResult<Responder>> {
+  const { interaction, module, connection: nc, peerId } = options
+  const now = binding.now ?? Date.now
+  const ownership = plan.delivery.ownership
+  const channelOf = (key: string | undefined): Channel<any, any, any> | undefined => {
+    const op = key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined
+    return op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined
+  }
+  const requestChannel = channelOf(interaction.requestOperation)
+  const resultChannel = channelOf(interaction.resultOperation)
+  const cancelChannel = channelOf(plan.cancel?.operation)
+  const cancelResultChannel = channelOf(plan.cancel?.resultOperation)
+  if (!requestChannel?.subject || !resultChannel?.subject)
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
+  let claims: ClaimStore | undefined
+  if (ownership) {
+    if (!binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
+    const opened = await openClaimStore(nc, binding.claimBucket)
+    if (!opened.ok) return opened
+    claims = opened.value
+  }
+  const target = plan.dispatch.targetParameter
+  const ackWaitMs = binding.ackWaitMs ?? 5000
+  const consumer = await ensureConsumer(nc, binding.requestStream, peerConsumer(interaction, peerId), peerSubject(requestChannel, target, peerId), ackWaitMs)
+  if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
+  const generated = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
+  const pointers = {
+    operation: boundPointer(interaction, (s) => s['input'] === generated),
+    branch: boundPointer(interaction, (s) => s['branch'] === 'id'),
+    attempt: boundPointer(interaction, (s) => s['branch'] === 'attempt'),
+    fence: boundPointer(interaction, (s) => s['branch'] === 'fence'),
+  }
+  const records = new Map<string, BranchRecord>()
+  let published = 0
+  const inFlight = new Set<Promise<void>>()
+
+  async function onRequest(msg: JsMsg): Promise<void> {
+    let payload: unknown
+    try {
+      payload = JSON.parse(decoder.decode(msg.data))
+    } catch {
+      return msg.term()
+    }
+    const params = requestChannel!.subject!.tryParse(msg.subject) as Record<string, string> | undefined
+    if (!params || check(requestChannel!.validatePayload, payload)) return msg.term()
+    const operationId = readPointer(payload, pointers.operation)
+    const branchId = readPointer(payload, pointers.branch)
+    const attempt = readPointer(payload, pointers.attempt)
+    const fence = readPointer(payload, pointers.fence)
+    if (typeof operationId !== 'string' || typeof branchId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return msg.term()
+    const f = fence as number
+    const key = `${operationId}/${branchId}`
+    const record = records.get(key)
+    const answer = async (fields: Record<string, unknown>) => {
+      const result: Record<string, unknown> = { ...fields }
+      const c = plan.correlation
+      setPointer(result, c.operation, operationId)
+      setPointer(result, c.branch, branchId)
+      setPointer(result, c.attempt, attempt)
+      setPointer(result, c.fence, f)
+      setPointer(result, c.peer, peerId)
+      if (check(resultChannel!.validatePayload, result)) return
+      const params2: Record<string, string> = {}
+      for (const p of Object.keys(resultChannel!.parameters)) params2[p] = p === target ? peerId : params![p]!
+      const sent = await publishOnce(nc, resultChannel!.subject!.render(params2), result, `${operationId}.${branchId}.${String(attempt)}.result`)
+      if (sent.ok) published++
+    }
+    if (record && f < record.fence) return msg.ack() // stale: a higher fence was seen
+    if (record?.committed && f === record.fence) {
+      // Idempotency: the effect ran once; the same request again gets its result again.
+      await answer(record.committed)
+      return msg.ack()
+    }
+    if (record?.running && f === record.fence) return // the same attempt runs; it acknowledges
+    const ckey = claimKey(operationId, branchId)
+    if (claims) {
+      const held = await claims.read(ckey)
+      const c = held.ok ? held.value?.claim : undefined
+      // Only the holder of the request's fence runs it: a claim replaced or expired meanwhile makes the request stale.
+      if (!c || c.fence !== f || c.peerId !== peerId || c.state !== 'held' || c.leaseUntilMs <= now()) return msg.ack()
+    }
+    record?.running?.abort() // a higher fence supersedes the running execution
+    const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
+    records.set(key, current)
+    const signal = current.running!.signal
+    // While the handler runs: the request stays in progress (no redelivery) and, under ownership, the claim is renewed.
+    const renewal = setInterval(
+      () => {
+        msg.working()
+        if (claims)
+          void claims.renew(ckey, peerId, f, now() + ownership!.leaseMs, now()).then((renewed) => {
+            if (!renewed.ok) current.running?.abort()
+          })
+      },
+      ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
+    )
+    let fields: ResultFields | undefined
+    try {
+      fields = await options.handler({ operationId, branchId, attempt: attempt as number, fence: f, payload: payload as RequestPayload, signal })
+    } catch {
+      fields = undefined
+    } finally {
+      clearInterval(renewal)
+    }
+    current.running = undefined
+    if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
+    // Fence at commit: the claim is committed under this fence, or nothing is published.
+    if (claims) {
+      const committed = await claims.commit(ckey, peerId, f, now())
+      if (!committed.ok) return msg.ack()
+    }
+    current.committed = { ...fields }
+    await answer(current.committed)
+    msg.ack()
+  }
+
+  /** A CancelRequest (a core message): stopped while running, already-completed after the commit, unknown otherwise. */
+  function onCancel(msg: Msg): void {
+    let payload: Record<string, unknown>
+    try {
+      payload = JSON.parse(decoder.decode(msg.data)) as Record<string, unknown>
+    } catch {
+      return
+    }
+    const params = cancelChannel!.subject!.tryParse(msg.subject) as Record<string, string> | undefined
+    if (!params || check(cancelChannel!.validatePayload, payload)) return
+    const { operationId, branchId } = payload
+    if (typeof operationId !== 'string' || typeof branchId !== 'string') return
+    const record = records.get(`${operationId}/${branchId}`)
+    let outcome: 'stopped' | 'already-completed' | 'unknown' = 'unknown'
+    if (record?.committed) outcome = 'already-completed'
+    else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+      record.running.abort()
+      outcome = 'stopped'
+    }
+    const reply = { operationId, branchId, outcome }
+    if (check(cancelResultChannel!.validatePayload, reply)) return
+    const out: Record<string, string> = {}
+    for (const p of Object.keys(cancelResultChannel!.parameters)) out[p] = p === target ? peerId : params[p]!
+    try {
+      nc.publish(cancelResultChannel!.subject!.render(out), JSON.stringify(reply))
+    } catch {
+      // A subject that cannot be rendered: no reply (the executor times the request out).
+    }
+  }
+  let cancels: Subscription | undefined
+  if (cancelChannel?.subject && cancelResultChannel?.subject)
+    cancels = nc.subscribe(peerSubject(cancelChannel, target, peerId), { callback: (error, msg) => (error ? undefined : onCancel(msg)) })
+
+  const consuming = await consumeAll(consumer.value, (msg) => {
+    // Requests run concurrently (a stalled one must not block the next); each acknowledges itself.
+    const work = onRequest(msg).catch(() => undefined)
+    inFlight.add(work)
+    void work.finally(() => inFlight.delete(work))
+  })
+  if (!consuming.ok) {
+    cancels?.unsubscribe()
+    return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+  }
+  await nc.flush()
+  const messages: ConsumerMessages = consuming.value
+  return ok({
+    published: () => published,
+    async close() {
+      cancels?.unsubscribe()
+      for (const r of records.values()) r.running?.abort()
+      await Promise.all([...inFlight])
+      await messages.close()
+    },
+  })
+}

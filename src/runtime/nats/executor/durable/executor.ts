@@ -1,0 +1,714 @@
+/**
+ * The interaction executor in durable state (durable-per-recipient delivery, restart: resume):
+ * - the admission record, the decision core's event log with the outbox, and the decision are
+ *   records of a KV bucket (`./store.ts`); the log is written (compare-and-set) before anything it
+ *   decides is sent, so an executor started again replays it through the core and goes on, and a
+ *   second executor writing the same operation loses the compare-and-set and stops;
+ * - a request is recorded in the outbox before it is published, with the message id
+ *   `operation.branch.attempt`, and published again after a restart while not marked published:
+ *   the stream's deduplication stores it once;
+ * - results come through a durable consumer of the retained result stream, acknowledged only once
+ *   the event they made is in the log: results published while no executor ran are admitted when
+ *   one resumes the operation;
+ * - with ownership, each attempt is a claim in the KV claim store (its fence the claim's revision),
+ *   the responder renews and commits it, and the executor marks a claim past its lease expired
+ *   (compare-and-set) and tells the core (`lease-expired`), which retries or reassigns.
+ * Every decision comes from the pure core (`../decision/machine.ts`).
+ */
+import type { NatsConnection, Subscription } from '@nats-io/nats-core'
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
+import canonicalize from 'canonicalize'
+import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../../interactions.js'
+import type { Channel } from '../../subjects.js'
+import type { OperationDescriptor } from '../../index.js'
+import { check } from '../../../shared/validation.js'
+import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from '../adapters.js'
+import type { AdmittedBranch, BranchState, ExecutorEvent } from '../events.js'
+import { DecisionCore } from '../decision/machine.js'
+import { simulate } from '../decision/simulate.js'
+import { readExpression, type InteractionPlan } from '../policy.js'
+import { ok, refuse, type ExecutorResult } from '../result.js'
+import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
+import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce } from '../delivery/jetstream.js'
+import { openRecordBucket } from './records.js'
+import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
+import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
+
+/** Where durable state lives: the deployment's binding of the delivery, state-store and ownership adapters. */
+export interface DurableBinding {
+  /** The file-backed limits stream (discard new) holding the request subjects. */
+  readonly requestStream: string
+  /** The retained stream holding the result subjects (may be the request stream). */
+  readonly resultStream: string
+  /** The executor's durable result consumer; default `exec-<interaction>-results`. */
+  readonly resultConsumer?: string
+  /** The KV bucket of admission records, event logs, outboxes and decisions. */
+  readonly stateBucket: string
+  /** The KV bucket of branch claims (needed with ownership). */
+  readonly claimBucket?: string
+  /** Acknowledgement wait of the consumers it creates (an unacknowledged message is redelivered after it); default 5000. */
+  readonly ackWaitMs?: number
+}
+
+export interface DurableParts {
+  readonly connection: NatsConnection
+  readonly module: ExecutorModule
+  readonly interaction: Interaction
+  readonly contractDigest: string
+  readonly deployment: Deployment
+  readonly adapters: ExecutorAdapters<any, any>
+  readonly now: () => number
+  readonly binding: DurableBinding
+}
+
+const decoder = new TextDecoder()
+const serialize = canonicalize as unknown as (value: unknown) => string | undefined
+const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
+const sameJson = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && serialize(a) === serialize(b))
+const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** The message id of a branch's attempt: a republication of the same attempt is deduplicated. */
+export const requestMessageId = (operationId: string, branchId: string, attempt: number) => `${operationId}.${branchId}.${attempt}`
+/** The claim key of a branch (one claim per branch at a time; each attempt writes a new one). */
+export const claimKey = (operationId: string, branchId: string) => `${operationId}.${branchId}`
+/** A peer's durable request consumer. */
+export const peerConsumer = (interaction: Interaction, peerId: string) => consumerName(`exec-${interaction.id}`, peerId)
+/** The subject a channel's messages for one peer use: every other parameter a wildcard. */
+export const peerSubject = (channel: Channel<any, any, any>, targetParameter: string | undefined, peerId: string) =>
+  channel.address!.replace(/\{([^}]+)\}/g, (_, p: string) => (p === targetParameter ? peerId : '*'))
+
+interface Live {
+  readonly record: AdmissionRecord
+  readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
+  core?: DecisionCore
+  onResult(msg: JsMsg, payload: unknown): void
+  onCancelResult(payload: unknown): void
+  cancel(): void
+  stop(reason: string): void
+}
+
+export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan): ExecutorResult<Executor<any, any>> {
+  const { module, interaction, connection: nc, adapters, deployment, now, binding } = parts
+  const ownership = plan.delivery.ownership
+  if (ownership && !binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
+  const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
+  const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
+  const requestChannel = channelOf(opOf(interaction.requestOperation))
+  const resultChannel = channelOf(opOf(interaction.resultOperation))
+  if (!requestChannel?.address || (plan.policy.completion.mode !== 'none' && !resultChannel?.address))
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request and result channels are not in the module`)
+  const cancelOp = opOf(plan.cancel?.operation)
+  const cancelChannel = channelOf(cancelOp)
+  const cancelResultChannel = channelOf(opOf(plan.cancel?.resultOperation))
+  if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
+    return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
+  const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
+  const ackWaitMs = binding.ackWaitMs ?? 5000
+  /** The operations this executor drives now. */
+  const live = new Map<string, Live>()
+  /** Every operation it drove (state and log stay readable after settlement). */
+  const known = new Map<string, Live>()
+  let closed = false
+
+  interface Ready {
+    store: OperationStore
+    claims?: ClaimStore
+    results?: ConsumerMessages
+  }
+  let ready: Promise<ExecutorResult<Ready>> | undefined
+  let cancelReplies: Subscription | undefined
+  async function setUp(): Promise<ExecutorResult<Ready>> {
+    const bucket = await openRecordBucket(nc, binding.stateBucket)
+    if (!bucket.ok) return refuse('EXECUTOR_STATE_FAILED', bucket.message)
+    let claims: ClaimStore | undefined
+    if (ownership) {
+      const opened = await openClaimStore(nc, binding.claimBucket!)
+      if (!opened.ok) return opened
+      claims = opened.value
+    }
+    for (const stream of new Set([binding.requestStream, binding.resultStream])) {
+      const checked = await checkDurableStream(nc, stream)
+      if (!checked.ok) return refuse('EXECUTOR_STATE_FAILED', checked.message)
+    }
+    if (plan.cancel) {
+      // CancelResults are core messages (the fixed schema): each is routed to the operation it names.
+      cancelReplies = nc.subscribe(cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*'), {
+        callback: (error, msg) => {
+          if (error) return
+          let payload: unknown
+          try {
+            payload = JSON.parse(decoder.decode(msg.data))
+          } catch {
+            return
+          }
+          const id = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)['operationId'] : undefined
+          if (typeof id === 'string') live.get(id)?.onCancelResult(payload)
+        },
+      })
+    }
+    let results: ConsumerMessages | undefined
+    if (resultChannel?.address) {
+      const name = binding.resultConsumer ?? consumerName(`exec-${interaction.id}`, 'results')
+      const consumer = await ensureConsumer(nc, binding.resultStream, name, resultChannel.address.replace(/\{[^}]+\}/g, '*'), ackWaitMs)
+      if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
+      const store = operationStore(bucket.value)
+      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg))
+      if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+      results = consuming.value
+      return ok({ store, ...(claims ? { claims } : {}), results })
+    }
+    return ok({ store: operationStore(bucket.value), ...(claims ? { claims } : {}) })
+  }
+
+  /** A result for an operation this executor is not driving: kept (redelivered) while the operation may still resume. */
+  async function route(store: OperationStore, msg: JsMsg): Promise<void> {
+    let payload: unknown
+    try {
+      payload = JSON.parse(decoder.decode(msg.data))
+    } catch {
+      return msg.term()
+    }
+    const id = readExpression(plan.correlation.operation, payload)
+    const driving = typeof id === 'string' ? live.get(id) : undefined
+    if (driving) return driving.onResult(msg, payload)
+    if (typeof id !== 'string' || !isToken(id)) return msg.term()
+    const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
+    // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
+    // change. Otherwise the result waits (redelivered) for an executor to resume the operation.
+    if (admission.ok && admission.value === null) return msg.term()
+    if (state.ok && state.value && simulate(plan.policy, state.value.value.events).settledAtMs !== null) return msg.ack()
+    msg.nak(Math.min(1000, ackWaitMs))
+  }
+
+  function drive(ready: Ready, record: AdmissionRecord): Live {
+    const { store, claims } = ready
+    const id = record.operationId
+    let deadlineMs: number | null = null
+    const context = (): AdapterContext => ({
+      contractId: module.contract.id,
+      contractVersion: module.contract.version,
+      contractDigest: parts.contractDigest,
+      operationId: id,
+      principalId: record.principalId,
+      senderPeerId: deployment.senderPeerId,
+      scopeId: deployment.scopeId,
+      systemId: deployment.systemId,
+      accountId: deployment.accountId,
+      jetstreamDomain: deployment.jetstreamDomain,
+      nowMs: now(),
+      deadlineMs,
+      policyRevision: deployment.policyRevision,
+    })
+    const inputs: Record<string, unknown> = {
+      ...(JSON.parse(record.inputBytes) as Record<string, unknown>),
+      ...(generatedInput ? { [generatedInput]: id } : {}),
+    }
+    const core = new DecisionCore(plan.policy)
+    const outbox = new Map<string, OutboxEntry>()
+    const payloads = new Map<string, unknown>()
+    const leases = new Map<string, { fence: number; timer: ReturnType<typeof setTimeout> }>()
+    const publications: Publication[] = []
+    let revision = 0
+    let decisionRecorded = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let chain: Promise<void> = Promise.resolve()
+    let stopped = false
+    let started = false
+    let finish!: (value: ExecutorResult<InvocationOutcome<any>>) => void
+    const outcome = new Promise<ExecutorResult<InvocationOutcome<any>>>((resolve) => (finish = resolve))
+    let answered = false
+
+    const serial = (work: () => Promise<void>) => {
+      chain = chain.then(() => (stopped ? undefined : work())).catch((error: unknown) => stop(`the executor failed: ${text(error)}`))
+      return chain
+    }
+    function stop(reason: string): void {
+      if (stopped) return
+      stopped = true
+      if (timer) clearTimeout(timer)
+      for (const l of leases.values()) clearTimeout(l.timer)
+      leases.clear()
+      live.delete(id)
+      if (!answered) {
+        answered = true
+        finish(refuse(core.state().decision ? 'EXECUTOR_CLOSED' : 'EXECUTOR_STATE_FAILED', `${id}: ${reason}`))
+      }
+    }
+
+    async function authorized(peerId: string, stage: AuthorizationStage): Promise<boolean> {
+      try {
+        return (await adapters.authorization({ context: context(), data: { peerId, stage } }))?.allowed === true
+      } catch {
+        return false
+      }
+    }
+
+    /** The log and the outbox, by compare-and-set: a lost write means another executor drives the operation. */
+    async function persist(): Promise<boolean> {
+      const saved = await store.saveState(id, { events: core.log(), outbox: [...outbox.values()] }, revision)
+      if (!saved.ok) {
+        stop(saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message)
+        return false
+      }
+      revision = saved.value
+      return true
+    }
+
+    /** The claim of a branch's attempt: the one already written for it (after a restart), else a new one. */
+    async function claimFor(branchId: string, peerId: string, attempt: number): Promise<{ fence: number; leaseUntilMs: number } | string> {
+      const key = claimKey(id, branchId)
+      const current = await claims!.read(key)
+      if (!current.ok) return current.message
+      const c = current.value?.claim
+      if (c && c.peerId === peerId && c.attempt === attempt && c.state === 'held') return { fence: c.fence, leaseUntilMs: c.leaseUntilMs }
+      const made = await claims!.claim(key, { peerId, attempt, leaseUntilMs: now() + ownership!.leaseMs }, current.value?.revision ?? 0)
+      return made.ok ? { fence: made.value.claim.fence, leaseUntilMs: made.value.claim.leaseUntilMs } : made.message
+    }
+
+    /** Watches the claim of an open branch's attempt until its lease passes unrenewed. */
+    function watchLease(b: BranchState, leaseUntilMs: number | null): void {
+      const existing = leases.get(b.branchId)
+      if (existing && existing.fence === b.fence) return
+      if (existing) clearTimeout(existing.timer)
+      const arm = (atMs: number) => {
+        const t = setTimeout(() => void serial(() => checkLease(b.branchId, b.fence)), Math.max(0, atMs - now()) + 5)
+        leases.set(b.branchId, { fence: b.fence, timer: t })
+      }
+      arm(leaseUntilMs ?? now())
+    }
+
+    async function checkLease(branchId: string, fence: number): Promise<void> {
+      const b = core.state().branches.find((x) => x.branchId === branchId)
+      leases.delete(branchId)
+      if (!b || b.status !== 'open' || b.fence !== fence) return
+      const key = claimKey(id, branchId)
+      const read = await claims!.read(key)
+      if (!read.ok || !read.value) return watchLease(b, now() + ownership!.renewEveryMs)
+      const c = read.value.claim
+      if (c.fence !== fence || c.state === 'committed') return // a newer claim is watched by its own attempt; a committed one awaits its result
+      if (c.state === 'held' && c.leaseUntilMs > now()) {
+        // Renewed: authorization is rechecked at claim renewal.
+        if (!(await authorized(b.peerId, 'renewal'))) return step({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+        return watchLease(b, c.leaseUntilMs)
+      }
+      if (c.state === 'held') {
+        const expired = await claims!.expire(key, fence, now())
+        if (!expired.ok) return watchLease(b, now() + ownership!.renewEveryMs) // renewed or replaced meanwhile: look again
+      }
+      await step({ kind: 'lease-expired', atMs: now(), branchId, attempt: b.attempt, fence })
+    }
+
+    const materializeFor = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
+      materialize(interaction, {
+        inputs,
+        context: context() as unknown as Record<string, unknown>,
+        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
+      })
+
+    /** Applies an event (if any), then brings the world in line with the core, each change logged before it is acted on. */
+    async function step(event?: ExecutorEvent): Promise<void> {
+      if (event) core.apply(event)
+      // Bounded: each round either changes the core, the outbox, or ends the loop (at most one claim and one entry per open branch).
+      for (let round = 0; round < 4 * (core.state().branches.length + 2) && !stopped; round++) {
+        if (!(await persist())) return
+        const state = core.state()
+        if (state.decision && !decisionRecorded) {
+          const recorded = await store.decide(id, state.decision)
+          if (!recorded.ok) return stop(recorded.message)
+          // The log is written before the decision: a decision recorded by an earlier run is the one the log replays.
+          if (!sameJson(recorded.value.decision, state.decision)) return stop('the recorded decision differs from the log (two executors decided)')
+          decisionRecorded = true
+        }
+        let changed = false
+        for (const b of state.branches) {
+          const msgId = requestMessageId(id, b.branchId, b.attempt)
+          if (b.status !== 'open' || outbox.has(msgId) || state.decision) continue
+          if (ownership && b.attempt > 1) {
+            const claimed = await claimFor(b.branchId, b.peerId, b.attempt)
+            if (typeof claimed === 'string') return stop(claimed)
+            leaseOf.set(b.branchId, claimed.leaseUntilMs)
+            if (claimed.fence !== b.fence) {
+              core.apply({ kind: 'claimed', atMs: now(), branchId: b.branchId, peerId: b.peerId, fence: claimed.fence })
+              changed = true
+              break
+            }
+          }
+          if (!(await authorized(b.peerId, 'dispatch'))) {
+            core.apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+            changed = true
+            break
+          }
+          let request: { subject: string; payload: Record<string, unknown> }
+          try {
+            request = materializeFor(b)
+          } catch (error) {
+            // Validated at admission with the same inputs: only a fence or attempt out of its schema reaches here.
+            core.apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: false })
+            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: text(error) })
+            changed = true
+            break
+          }
+          outbox.set(msgId, { msgId, ...request, branchId: b.branchId, attempt: b.attempt, published: false })
+          changed = true
+        }
+        // Cooperative cancellation: a cancel request per branch the core asked to stop, recorded like a request.
+        for (const b of state.branches) {
+          const msgId = `${requestMessageId(id, b.branchId, b.attempt)}.cancel`
+          if (b.cancel !== 'requested' || outbox.has(msgId) || !plan.cancel) continue
+          if (!(await authorized(b.peerId, 'cancel'))) {
+            core.apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+            changed = true
+            break
+          }
+          const payload = { operationId: id, branchId: b.branchId, attempt: b.attempt, fence: b.fence }
+          const subject = cancelSubject(b)
+          if (subject === undefined || check(cancelChannel!.validatePayload, payload)) continue
+          outbox.set(msgId, { kind: 'cancel', msgId, subject, payload, branchId: b.branchId, attempt: b.attempt, published: false })
+          changed = true
+        }
+        if (changed) continue
+        // The outbox is in the log's record now: publish what is not marked published (the same id again after a crash).
+        const pending = [...outbox.values()].filter((e) => !e.published)
+        if (pending.length > 0) {
+          const sent = await Promise.all(pending.map(publishEntry))
+          if (sent.some(Boolean)) continue
+        }
+        break
+      }
+      if (stopped) return
+      const state = core.state()
+      if (ownership)
+        for (const b of state.branches)
+          if (b.status === 'open' && outbox.get(requestMessageId(id, b.branchId, b.attempt))?.published) watchLease(b, leaseOf.get(b.branchId) ?? null)
+      if (!answered && started && state.returnsAtMs !== null) {
+        answered = true
+        void answer().then(finish)
+      }
+      if (state.settledAtMs !== null) return stop('settled')
+      if (timer) clearTimeout(timer)
+      const due = core.nextDueMs()
+      if (due !== null) timer = setTimeout(() => void serial(() => step({ kind: 'tick', atMs: now() })), Math.max(0, due - now()))
+    }
+    /** The lease end of the claim each branch's current attempt was dispatched under (from its claim). */
+    const leaseOf = new Map<string, number>()
+
+    /** The cancel subject of a branch: the parameters bound for its request get the same values. */
+    function cancelSubject(b: BranchState): string | undefined {
+      const values: Record<string, string> = {}
+      for (const param of Object.keys(cancelChannel!.parameters)) {
+        const source = Object.hasOwn(interaction.bindings.subject, param) ? interaction.bindings.subject[param] : undefined
+        let value: unknown
+        if (source && 'input' in source) value = inputs[source.input]
+        else if (source && 'literal' in source) value = source.literal
+        else if (source && 'context' in source) value = (context() as unknown as Record<string, unknown>)[source.context]
+        else if (source && 'branch' in source) value = source.branch === 'id' ? b.branchId : source.branch === 'peerId' ? b.peerId : undefined
+        else if (param === plan.dispatch.targetParameter) value = b.peerId
+        if (!isToken(value)) return undefined
+        values[param] = value
+      }
+      try {
+        return cancelChannel!.subject!.render(values)
+      } catch {
+        return undefined
+      }
+    }
+
+    async function publishEntry(entry: OutboxEntry): Promise<boolean> {
+      if (entry.kind === 'cancel') {
+        try {
+          nc.publish(entry.subject, JSON.stringify(entry.payload))
+        } catch {
+          return false
+        }
+        outbox.set(entry.msgId, { ...entry, published: true })
+        return true
+      }
+      const peer = entry.payload && typeof entry.subject === 'string' ? core.state().branches.find((b) => b.branchId === entry.branchId)?.peerId : undefined
+      if (peer) {
+        // The peer's filtered durable consumer exists before its first request: an offline peer gets it when it connects.
+        const made = await ensureConsumer(
+          nc,
+          binding.requestStream,
+          peerConsumer(interaction, peer),
+          peerSubject(requestChannel!, plan.dispatch.targetParameter, peer),
+          ackWaitMs,
+        )
+        if (!made.ok) {
+          publications.push({ branchId: entry.branchId, attempt: entry.attempt, ok: false, error: made.message })
+          return false
+        }
+      }
+      const sent = await publishOnce(nc, entry.subject, entry.payload, entry.msgId)
+      publications.push({ branchId: entry.branchId, attempt: entry.attempt, ok: sent.ok, ...(sent.ok ? {} : { error: sent.message }) })
+      if (!sent.ok) return false
+      outbox.set(entry.msgId, { ...entry, published: true })
+      return true
+    }
+
+    async function answer(): Promise<ExecutorResult<InvocationOutcome<any>>> {
+      const state = core.state()
+      const decision = state.decision!
+      let output: unknown
+      if (adapters.aggregation) {
+        const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
+        try {
+          output = await adapters.aggregation({ context: context(), data })
+        } catch (error) {
+          return refuse('EXECUTOR_ADAPTER_FAILED', `aggregation failed: ${text(error)}`)
+        }
+      }
+      return ok({
+        operationId: id,
+        decision,
+        state,
+        audience: { revision: record.audience.revision, policyRevision: deployment.policyRevision, peers: record.audience.peers },
+        publications: [...publications],
+        ...(output !== undefined ? { output } : {}),
+      })
+    }
+
+    async function onResult(msg: JsMsg, payload: unknown): Promise<void> {
+      const done = () => msg.ack()
+      if (check(resultChannel!.validatePayload, payload)) return done()
+      const c = plan.correlation
+      const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
+      if (opRef !== id || typeof branchId !== 'string' || typeof peerId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence))
+        return done()
+      const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
+      const target = plan.dispatch.targetParameter
+      let verified = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+      if (!(await authorized(peerId, 'result'))) {
+        await step({ kind: 'revoked', atMs: now(), peerId })
+        return done()
+      }
+      if (verified && adapters.verifier) {
+        try {
+          verified = (await adapters.verifier({ context: context(), data: payload }))?.allowed === true
+        } catch {
+          verified = false
+        }
+      }
+      const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
+      const event: ExecutorEvent = { kind: 'result', atMs: now(), branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
+      if (core.apply(event) === null) payloads.set(`${branchId}/${String(attempt)}/${String(fence)}`, payload)
+      await step()
+      // Acknowledged once the event is in the log: a crash before this redelivers the result.
+      if (!stopped) done()
+    }
+
+    async function onCancelResult(decoded: unknown): Promise<void> {
+      const payload = decoded as Record<string, unknown> | undefined
+      if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
+      if (payload['operationId'] !== id || typeof payload['branchId'] !== 'string') return
+      const reply = payload['outcome']
+      if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
+      const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
+      if (!branch) return
+      // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
+      const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
+      const fence = Number.isSafeInteger(payload['fence']) ? (payload['fence'] as number) : branch.fence
+      await step({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
+    }
+
+    async function start(): Promise<void> {
+      const stored = await store.state(id)
+      if (!stored.ok) return stop(stored.message)
+      if (stored.value) {
+        revision = stored.value.revision
+        for (const e of stored.value.value.events) core.apply(e)
+        for (const e of stored.value.value.outbox) outbox.set(e.msgId, e)
+        // A decision already in the log was recorded (or is recorded now, by the same compare-and-set).
+      }
+      if (core.state().admission.status === 'pending') {
+        const peers = record.audience.peers
+        const assignees = plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers
+        const branches: AdmittedBranch[] = []
+        for (const peer of assignees) {
+          let fence = 0
+          if (ownership) {
+            const claimed = await claimFor(peer, peer, 1)
+            if (typeof claimed === 'string') return stop(claimed)
+            fence = claimed.fence
+            leaseOf.set(peer, claimed.leaseUntilMs)
+          }
+          branches.push({ branchId: peer, peerId: peer, fence })
+        }
+        core.apply({ kind: 'admitted', atMs: record.admittedAtMs, branches, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
+      }
+      const admission = core.state().admission
+      if (admission.status !== 'admitted') {
+        await persist()
+        answered = true
+        finish(refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: admission refused (${admission.status === 'refused' ? admission.reason : 'pending'})`))
+        return stop('refused')
+      }
+      deadlineMs = admission.deadlineMs
+      started = true
+      // Time passed while no executor ran: the timers due by now fire first (the deadline counts from the admission commit).
+      await step({ kind: 'tick', atMs: now() })
+    }
+
+    const handle: Live = {
+      record,
+      outcome,
+      core,
+      onResult: (msg, payload) => void serial(() => onResult(msg, payload)),
+      onCancelResult: (payload) => void serial(() => onCancelResult(payload)),
+      cancel: () => {
+        // Applied at once (like the memory executor), logged and acted on in the operation's order.
+        core.apply({ kind: 'cancel', atMs: now() })
+        void serial(() => step())
+      },
+      stop,
+    }
+    live.set(id, handle)
+    known.set(id, handle)
+    void serial(start)
+    return handle
+  }
+
+  async function admit(ready: Ready, invocation: Invocation<any>, id: string, inputBytes: string): Promise<ExecutorResult<AdmissionRecord>> {
+    const inputs: Record<string, unknown> = { ...(invocation.inputs as Record<string, unknown>), ...(generatedInput ? { [generatedInput]: id } : {}) }
+    const context = (): AdapterContext => ({
+      contractId: module.contract.id,
+      contractVersion: module.contract.version,
+      contractDigest: parts.contractDigest,
+      operationId: id,
+      principalId: invocation.principalId,
+      senderPeerId: deployment.senderPeerId,
+      scopeId: deployment.scopeId,
+      systemId: deployment.systemId,
+      accountId: deployment.accountId,
+      jetstreamDomain: deployment.jetstreamDomain,
+      nowMs: now(),
+      deadlineMs: null,
+      policyRevision: deployment.policyRevision,
+    })
+    let snap: { revision: string; peers: readonly string[] }
+    try {
+      snap = await adapters.audience({
+        context: context(),
+        data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
+      })
+    } catch (error) {
+      return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${text(error)}`)
+    }
+    if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
+      return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
+    const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
+    const peers: string[] = []
+    for (const peer of candidates) {
+      const allowed = await Promise.resolve()
+        .then(() => adapters.authorization({ context: context(), data: { peerId: peer, stage: 'admission' } }))
+        .then((a) => a?.allowed === true)
+        .catch(() => false)
+      if (allowed) peers.push(peer)
+    }
+    if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
+    if (plan.dispatch.mode === 'direct' && peers.length !== 1)
+      return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
+    // Every request is materialized (and so validated) before anything is admitted.
+    try {
+      for (const p of plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers)
+        materialize(interaction, { inputs, context: context() as unknown as Record<string, unknown>, branch: { id: p, peerId: p, attempt: 1, fence: 0 } })
+    } catch (error) {
+      if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
+      throw error
+    }
+    const record: AdmissionRecord = {
+      operationId: id,
+      principalId: invocation.principalId,
+      idempotencyKey: invocation.idempotencyKey,
+      inputBytes,
+      audience: { revision: snap.revision, peers },
+      admittedAtMs: now(),
+    }
+    const written = await ready.store.admit(record)
+    if (!written.ok) return refuse('EXECUTOR_STATE_FAILED', written.message)
+    if (written.value.record.inputBytes !== inputBytes)
+      return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+    return ok(written.value.record)
+  }
+
+  const prepared = async (): Promise<ExecutorResult<Ready>> => {
+    if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
+    return (ready ??= setUp())
+  }
+
+  /** Admissions in flight by operation id: concurrent invocations with one key admit once. */
+  const admitting = new Map<string, Promise<ExecutorResult<InvocationOutcome<any>>>>()
+
+  const executor: Executor<any, any> = {
+    async invoke(invocation) {
+      if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
+      if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
+        return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
+      const inputBytes = serialize(invocation.inputs ?? {})
+      if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
+      const id = await makeOperationId(invocation.principalId, parts.contractDigest, invocation.idempotencyKey)
+      const running = live.get(id)
+      if (running) {
+        if (running.record.inputBytes !== inputBytes)
+          return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        return running.outcome
+      }
+      const inFlight = admitting.get(id)
+      if (inFlight) return inFlight
+      const work = (async (): Promise<ExecutorResult<InvocationOutcome<any>>> => {
+        const r = await prepared()
+        if (!r.ok) return r
+        const existing = await r.value.store.admission(id)
+        if (!existing.ok) return refuse('EXECUTOR_STATE_FAILED', existing.message)
+        let record = existing.value
+        if (record && record.inputBytes !== inputBytes)
+          return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        if (!record) {
+          const admitted = await admit(r.value, invocation, id, inputBytes)
+          if (!admitted.ok) return admitted
+          record = admitted.value
+        }
+        return (live.get(id) ?? drive(r.value, record)).outcome
+      })().catch((error: unknown) => refuse('EXECUTOR_STATE_FAILED', text(error)))
+      admitting.set(id, work)
+      void work.finally(() => admitting.delete(id))
+      return work
+    },
+    async resume(operationId) {
+      const running = live.get(operationId)
+      if (running) return running.outcome
+      const r = await prepared()
+      if (!r.ok) return r
+      const existing = await r.value.store.admission(operationId)
+      if (!existing.ok) return refuse('EXECUTOR_STATE_FAILED', existing.message)
+      if (!existing.value) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no admission record`)
+      return (live.get(operationId) ?? drive(r.value, existing.value)).outcome
+    },
+    cancel(operationId) {
+      const op = live.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
+      op.cancel()
+      const decision = op.core.state().decision
+      return decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no decision`)
+    },
+    state(operationId) {
+      const op = known.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
+      return ok(op.core.state())
+    },
+    log(operationId) {
+      const op = known.get(operationId)
+      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
+      return ok(op.core.log())
+    },
+    async close() {
+      // Durable state: nothing is decided on close (restart: resume); the operations resume in another executor.
+      closed = true
+      for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state')
+      cancelReplies?.unsubscribe()
+      const r = await ready
+      if (r?.ok) await r.value.results?.close()
+    },
+  }
+  return ok(executor)
+}

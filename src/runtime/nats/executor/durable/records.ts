@@ -1,0 +1,83 @@
+/**
+ * JSON records in a JetStream KV bucket (the `KV_<bucket>` stream, `$KV.<bucket>.<key>` subjects,
+ * one value per key: the layout nats.js's KV uses, written through `@nats-io/jetstream` since
+ * `@nats-io/kv` is not a dependency). Every write is a compare-and-set on the key's last revision
+ * (0: the key must not exist yet), so of two writers of the same revision one loses. Reads go to
+ * the stream (`getMessage`), not a direct get: the profile does not assume read-your-writes from
+ * direct reads.
+ */
+import type { NatsConnection } from '@nats-io/nats-core'
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+
+export interface Stored<T> {
+  readonly value: T
+  /** The key's last revision: the expected revision of the next write. */
+  readonly revision: number
+}
+
+export type RecordAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly conflict: boolean; readonly message: string }
+
+export interface RecordBucket {
+  read<T>(key: string): Promise<RecordAnswer<Stored<T> | null>>
+  /** Writes when the key's last revision is `expectedRevision`; `conflict` when another write came first. */
+  write(key: string, value: unknown, expectedRevision: number): Promise<RecordAnswer<number>>
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** Opens the bucket, creating its stream when missing: file storage, discard new, one value per key. */
+export async function openRecordBucket(nc: NatsConnection, bucket: string): Promise<RecordAnswer<RecordBucket>> {
+  if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return { ok: false, conflict: false, message: `${JSON.stringify(bucket)} is not a bucket name` }
+  const stream = `KV_${bucket}`
+  let jsm: JetStreamManager
+  try {
+    jsm = await jetstreamManager(nc)
+    try {
+      await jsm.streams.info(stream)
+    } catch {
+      await jsm.streams.add({
+        name: stream,
+        subjects: [`$KV.${bucket}.>`],
+        max_msgs_per_subject: 1,
+        allow_rollup_hdrs: true,
+        deny_delete: true,
+        allow_direct: false,
+        storage: 'file' as never,
+        discard: 'new' as never,
+      })
+    }
+  } catch (error) {
+    return { ok: false, conflict: false, message: `the bucket ${bucket}: ${message(error)}` }
+  }
+  const js = jetstream(nc)
+  const subject = (key: string) => `$KV.${bucket}.${key}`
+  return {
+    ok: true,
+    value: {
+      async read<T>(key: string): Promise<RecordAnswer<Stored<T> | null>> {
+        if (!KEY.test(key)) return { ok: false, conflict: false, message: `${JSON.stringify(key)} is not a key` }
+        try {
+          const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
+          if (!msg) return { ok: true, value: null }
+          return { ok: true, value: { value: JSON.parse(decoder.decode(msg.data)) as T, revision: msg.seq } }
+        } catch (error) {
+          if (/no message found/i.test(message(error))) return { ok: true, value: null }
+          return { ok: false, conflict: false, message: message(error) }
+        }
+      },
+      async write(key, value, expectedRevision) {
+        if (!KEY.test(key)) return { ok: false, conflict: false, message: `${JSON.stringify(key)} is not a key` }
+        try {
+          const ack = await js.publish(subject(key), encoder.encode(JSON.stringify(value)), { expect: { lastSubjectSequence: expectedRevision } })
+          return { ok: true, value: ack.seq }
+        } catch (error) {
+          const text = message(error)
+          return { ok: false, conflict: /wrong last sequence/i.test(text), message: `${key}: ${text}` }
+        }
+      },
+    },
+  }
+}

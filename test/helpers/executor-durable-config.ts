@@ -1,0 +1,34 @@
+/**
+ * The durable rig's fixed names and test-sized timings, apart from the rig (which compiles the
+ * contract): the SIGKILL child process imports only these, so it starts fast.
+ */
+import type { Interaction } from '../../src/runtime/nats/interactions.js'
+import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
+
+export const COURIERS = ['c-ann', 'c-bob', 'c-cat']
+export const STREAM = 'COURIERS'
+
+export const binding: DurableBinding = {
+  requestStream: STREAM,
+  resultStream: STREAM,
+  stateBucket: 'exec_state',
+  claimBucket: 'exec_claims',
+  ackWaitMs: 1000,
+}
+
+export const shipmentInputs = { zone: 'eu', shipment: { shipmentId: '0123456789abcdef', address: '1 Quay Street' } }
+
+/** The shipping offer with test-sized times: a 600 ms lease renewed every 150 ms, a 100 ms backoff, a 20 s deadline. */
+export function quick(base: Interaction, completion: object = {}): Interaction {
+  const b = base as Record<string, any>
+  return {
+    ...base,
+    completion: { ...b['completion'], deadlineMs: 20_000, ...completion },
+    delivery: {
+      ...b['delivery'],
+      retryBackoffMs: 100,
+      settlementGraceMs: 300,
+      ownership: { adapter: 'courierLease', leaseMs: 600, renewEveryMs: 150, onLoss: 'retry' },
+    },
+  } as Interaction
+}

@@ -1,0 +1,150 @@
+/**
+ * The durable executor's end-to-end rig: the shop bundle's shipping contract (`assignCourier`, a
+ * one-eligible, durable-per-recipient offer under ownership) compiled and loaded, a real
+ * nats-server with JetStream, the request stream provisioned the way its contract declares it
+ * (one replica: a single server), and couriers on connections of their own.
+ */
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream'
+import { compile } from '../../src/index.js'
+import type { Interaction } from '../../src/runtime/nats/interactions.js'
+import {
+  createExecutor,
+  createResponder,
+  type Executor,
+  type ExecutorAdapters,
+  type ExecutorModule,
+  type Responder,
+} from '../../src/runtime/nats/executor/index.js'
+import { loadModule } from './load-module.js'
+import { ShopBundle } from './nats-bundle.js'
+import { startNatsServer, type NatsServer } from './nats-server.js'
+import { deployment } from './executor-nats.js'
+import { binding, COURIERS, STREAM } from './executor-durable-config.js'
+
+export { binding, COURIERS, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
+
+export interface Accept {
+  operationId: string
+  branchId: string
+  attempt: number
+  fence: number
+  courierId: string
+  accepted: boolean
+}
+
+/** How a courier answers: accept or decline (after `afterMs`, or once `gate` resolves), renewing its claim meanwhile. */
+export interface Courier {
+  accepted: boolean
+  afterMs?: number
+  gate?: Promise<void>
+}
+
+export interface DurableRig {
+  readonly server: NatsServer
+  readonly module: ExecutorModule & Record<string, any>
+  readonly assign: Interaction
+  readonly digest: string
+  /** The compiled shipping module's code (a child process loads it from a file of its own). */
+  readonly code: string
+  /** Requests each courier's handler started, by courier. */
+  readonly handled: Map<string, number>
+  connection(): Promise<NatsConnection>
+  couriers(behaviours: Record<string, Courier>, interaction?: Interaction): Promise<Responder[]>
+  executor(interaction: Interaction, options?: { connection?: NatsConnection; adapters?: Partial<ExecutorAdapters<Accept, unknown>> }): Promise<Executor>
+  stop(): Promise<void>
+}
+
+export async function startDurableRig(name: string): Promise<DurableRig> {
+  const shop = ShopBundle.copy(`executor-durable-${name}`).relock()
+  const doc = shop.doc('shipping')
+  const compiled = await compile(doc)
+  if (compiled.diagnostics.length > 0) throw new Error(JSON.stringify(compiled.diagnostics))
+  const module = (await loadModule(compiled.code!, `shipping-executor-${name}`)) as DurableRig['module']
+  const digest = createHash('sha256').update(readFileSync(doc)).digest('hex')
+  const server = await startNatsServer()
+  const connections: NatsConnection[] = []
+  const responders: Responder[] = []
+  const handled = new Map<string, number>()
+  const connection = async () => {
+    const nc = await connect({ servers: server.url })
+    connections.push(nc)
+    return nc
+  }
+  // The contract's `couriers` stream (its native config, one replica on a single server).
+  const admin = await connection()
+  const jsm = await jetstreamManager(admin)
+  await jsm.streams.add({
+    name: STREAM,
+    subjects: ['shipping.couriers.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: 1,
+    max_age: 86_400_000_000_000,
+    max_msgs: 1_000_000,
+    max_bytes: 1_073_741_824,
+    discard: DiscardPolicy.New,
+    duplicate_window: 120_000_000_000,
+  })
+  const assign = module.interactions.assignCourier as Interaction
+  return {
+    server,
+    module,
+    assign,
+    digest,
+    code: compiled.code!,
+    handled,
+    connection,
+    async couriers(behaviours, interaction = assign) {
+      const made: Responder[] = []
+      for (const [peerId, behaviour] of Object.entries(behaviours)) {
+        const nc = await connection()
+        const r = await createResponder<unknown, { accepted: boolean }>({
+          connection: nc,
+          module,
+          interaction,
+          peerId,
+          durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 },
+          handler: async ({ signal }) => {
+            handled.set(peerId, (handled.get(peerId) ?? 0) + 1)
+            const waited = behaviour.gate ?? new Promise<void>((resolve) => setTimeout(resolve, behaviour.afterMs ?? 0))
+            // Bounded: the gate, the timer, or an abort (superseded, cancelled, or the rig stopping).
+            await Promise.race([waited, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))])
+            return signal.aborted ? undefined : { accepted: behaviour.accepted }
+          },
+        })
+        if (!r.ok) throw new Error(r.message)
+        made.push(r.value)
+        responders.push(r.value)
+      }
+      return made
+    },
+    async executor(interaction, options = {}) {
+      const nc = options.connection ?? (await connection())
+      const made = createExecutor<Accept, unknown>({
+        connection: nc,
+        module,
+        interaction,
+        contractDigest: digest,
+        deployment,
+        durable: binding,
+        adapters: {
+          audience: ({ data }) => ({ revision: 'r3', peers: data.input === 'eu' ? COURIERS : [] }),
+          authorization: () => ({ allowed: true }),
+          verifier: () => ({ allowed: true }),
+          ...options.adapters,
+        },
+      })
+      if (!made.ok) throw new Error(made.message)
+      return made.value
+    },
+    async stop() {
+      for (const r of responders) await r.close()
+      for (const nc of connections) if (!nc.isClosed()) await nc.close()
+      await server.stop()
+    },
+  }
+}
