@@ -225,12 +225,13 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       deployment: { senderPeerId: 's', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' },
       adapters: { audience: () => ({ revision: 'r', peers: [] }), authorization: () => ({ allowed: true }) },
     }
-    for (const members of [
-      { delivery: { mode: 'durable-per-recipient', state: 'durable' } },
-      { dispatch: { mode: 'branches' } },
-      { dispatch: { mode: 'none' } },
-    ])
-      expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
+    expect(createExecutor({ ...base, interaction: variant(rig.approve, { delivery: { mode: 'durable-per-recipient', state: 'durable' } }) })).toMatchObject({
+      ok: false,
+      code: 'EXECUTOR_UNSUPPORTED',
+    })
+    // Manifest modes run (test/executor-dispatch.test.ts), but not without the manifest input they read.
+    for (const members of [{ dispatch: { mode: 'branches' } }, { dispatch: { mode: 'none' } }])
+      expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR' })
     // A compiled one-eligible, durable interaction (the shop's courier assignment): durable execution is not built yet.
     const shipping = await compile(ShopBundle.copy('executor-shipping').relock().doc('shipping'))
     const shippingModule = await loadModule(shipping.code!, 'shipping-executor')

@@ -30,7 +30,14 @@ type Answer<T> = T | Promise<T>
 /** Where authorization is (re)checked. */
 export type AuthorizationStage = 'admission' | 'dispatch' | 'renewal' | 'result' | 'cancel'
 
-export interface ExecutorAdapters<ResultPayload = unknown, Output = unknown> {
+/** One entry of a branch manifest (profile: a typed array of {branchId, peerId, input}). */
+export interface ManifestEntry<BranchInput = unknown> {
+  readonly branchId: string
+  readonly peerId: string
+  readonly input: BranchInput
+}
+
+export interface ExecutorAdapters<ResultPayload = unknown, Output = unknown, BranchInput = unknown> {
   /** The audience snapshot at admission: its revision and the peers it holds. */
   readonly audience: (
     call: AdapterCall<{ readonly kind: string; readonly input: unknown }>,
@@ -38,6 +45,16 @@ export interface ExecutorAdapters<ResultPayload = unknown, Output = unknown> {
   readonly authorization: (call: AdapterCall<{ readonly peerId: string; readonly stage: AuthorizationStage }>) => Answer<{ readonly allowed: boolean }>
   /** The result verifier (after the executor's own subject-permission check of subject and body peer). */
   readonly verifier?: (call: AdapterCall<ResultPayload>) => Answer<{ readonly allowed: boolean }>
+  /**
+   * Authenticates a branch manifest (dispatch `branches` and `none`), required for those modes: the
+   * profile requires manifests to be authenticated, and who vouches for one (a signing service, a
+   * workflow engine's record) is the application's trust root. `digest` is what to authenticate: the
+   * lowercase SHA-256 of the manifest bound to the contract digest, the principal and the
+   * operation (`manifestDigest`), so an authentic manifest cannot be replayed into another operation.
+   */
+  readonly manifest?: (
+    call: AdapterCall<{ readonly entries: readonly ManifestEntry<BranchInput>[]; readonly digest: string }>,
+  ) => Answer<{ readonly authenticated: boolean }>
   /** The typed output from the results admitted when the decision was made. */
   readonly aggregation?: (call: AdapterCall<readonly ResultPayload[]>) => Answer<Output>
 }

@@ -17,6 +17,8 @@ import type { AdmittedBranch, BranchState, Decision, ExecutorEvent, ExecutorStat
 import { DecisionCore } from './decision/machine.js'
 import { planInteraction, readExpression } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
+import { manifestDispatch } from './dispatch/branches.js'
+import { publishMessage, type StreamTable } from './dispatch/publish.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -127,8 +129,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const cancelOp = opOf(plan.cancel?.operation)
   const cancelChannel = channelOf(cancelOp)
   const cancelResultChannel = channelOf(opOf(plan.cancel?.resultOperation))
-  if (!requestOp) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request operation is not in the module`)
-  const requestOperation: OperationDescriptor = requestOp
+  if (!requestOp && plan.dispatch.mode !== 'none') return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request operation is not in the module`)
+  const requestOperation = requestOp as OperationDescriptor
+  const manifestMade = manifestDispatch(plan, interaction, adapters)
+  if (!manifestMade.ok) return manifestMade
+  const manifest = manifestMade.value
   if (plan.policy.completion.mode !== 'none' && !resultChannel?.address)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its result operation's channel is not in the module`)
   if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
@@ -142,17 +147,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   let closed = false
   const js = jetstream(nc)
 
-  const publish = async (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> => {
-    const data = encoder.encode(JSON.stringify(payload))
-    if (op.api === 'jetstream') {
-      // An uncertain publication is retried once with the same message id: the stream deduplicates it.
-      try {
-        await js.publish(subject, data, { msgID: msgId })
-      } catch {
-        await js.publish(subject, data, { msgID: msgId })
-      }
-    } else nc.publish(subject, data)
-  }
+  const streams = (module as { readonly streams?: StreamTable }).streams
+  const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
+    publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
 
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
@@ -230,19 +227,23 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
     if (plan.dispatch.mode === 'direct' && peers.length !== 1)
       return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
-    const admitted: AdmittedBranch[] = (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
+    const declared = manifest ? await manifest.admit({ inputs, peers, context: context() }) : undefined
+    if (declared && !declared.ok) return declared
+    const admitted: readonly AdmittedBranch[] = declared
+      ? declared.value.branches
+      : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
 
     // Every request is materialized (and so validated) before anything is admitted or published.
     const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
       materialize(interaction, {
         inputs,
         context: context() as unknown as Record<string, unknown>,
-        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
+        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence, input: declared?.value.inputOf.get(b.branchId) },
       })
     // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
     const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
     try {
-      for (const b of admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
+      for (const b of manifest?.publishes === false ? [] : admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
     } catch (error) {
       if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
       throw error
@@ -410,7 +411,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     // Dispatch: authorization rechecked, then the request published (one attempt: memory state).
     chain = chain.then(async () => {
-      const branches = core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
+      const branches = manifest?.publishes === false ? [] : core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
       const allowed = await Promise.all(branches.map((b) => authorized(b.peerId, 'dispatch')))
       // Published together (no await between core publications): one write to the socket, not one per peer.
       const sent = branches.map(async (b, i) => {

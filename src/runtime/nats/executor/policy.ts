@@ -9,7 +9,7 @@ import { ok, refuse, type ExecutorResult } from './result.js'
 /** The members of a descriptor the executor reads (the generated descriptor holds them as data). */
 export interface InteractionPlan {
   readonly policy: ExecutorPolicy
-  readonly dispatch: { readonly mode: DispatchMode; readonly targetParameter?: string }
+  readonly dispatch: { readonly mode: DispatchMode; readonly targetParameter?: string; readonly branchesInput?: string }
   readonly audience: { readonly input: string; readonly includeSender: boolean }
   readonly correlation: { readonly operation: string; readonly branch: string; readonly attempt: string; readonly peer: string; readonly fence: string }
   readonly success?: { readonly field: string; readonly equals: unknown }
@@ -21,7 +21,7 @@ const isObject = (v: unknown): v is Data => typeof v === 'object' && v !== null 
 const str = (o: Data, k: string): string | undefined => (typeof o[k] === 'string' ? (o[k] as string) : undefined)
 const int = (o: Data, k: string): number | undefined => (Number.isSafeInteger(o[k]) && (o[k] as number) >= 0 ? (o[k] as number) : undefined)
 
-const RUNS_DISPATCH: ReadonlySet<string> = new Set(['direct', 'independent', 'one-eligible'])
+const RUNS_DISPATCH: ReadonlySet<string> = new Set(['direct', 'independent', 'one-eligible', 'branches', 'none'])
 
 /** O(1): reads a handful of members. */
 export function planInteraction(interaction: Interaction): ExecutorResult<InteractionPlan> {
@@ -31,7 +31,10 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
     return bad('dispatch, delivery, completion and audience are required')
   const mode = str(dispatch, 'mode')
   if (!mode || !RUNS_DISPATCH.has(mode))
-    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not built yet (direct and independent are)`)
+    return refuse(
+      'EXECUTOR_UNSUPPORTED',
+      `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not one of the profile's (direct, independent, one-eligible, branches, none)`,
+    )
   if (str(delivery, 'state') !== 'memory' || str(delivery, 'mode') !== 'online-best-effort')
     return refuse(
       'EXECUTOR_UNSUPPORTED',
@@ -40,8 +43,12 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   // The profile (and the compiler's NATS_OWNERSHIP rule): one-eligible needs ownership, ownership needs durable state.
   if (mode === 'one-eligible')
     return bad('one-eligible dispatch needs ownership and durable state (durable execution is not built yet: a compiled one is answered EXECUTOR_UNSUPPORTED)')
-  if (!interaction.requestOperation || !interaction.subject)
-    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: gather-only work (no requestOperation) is not built yet`)
+  // Gather-only work (dispatch none) has no request; every other mode publishes one (NATS_INTERACTION_SHAPE).
+  if (mode === 'none' ? interaction.requestOperation !== undefined : !interaction.requestOperation || !interaction.subject)
+    return bad(mode === 'none' ? 'dispatch none gathers without a requestOperation' : 'a dispatching mode needs a requestOperation and its subject')
+  const branchesInput = str(dispatch, 'branchesInput')
+  if ((mode === 'branches' || mode === 'none') && (!branchesInput || !Object.hasOwn(interaction.inputs, branchesInput)))
+    return bad(`dispatch ${mode} reads a branch manifest: branchesInput names one of its inputs`)
   const completionMode = str(completion, 'mode')
   if (!completionMode || !['none', 'first-success', 'all-terminal', 'all-successful', 'quorum'].includes(completionMode)) return bad('completion.mode')
   const resultBearing = completionMode !== 'none'
@@ -96,7 +103,11 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
       completion: policyCompletion,
       retry: { maxAttempts, retryBackoffMs: 0, settlementGraceMs: int(delivery, 'settlementGraceMs') ?? 0 },
     },
-    dispatch: { mode: mode as DispatchMode, ...(str(dispatch, 'targetParameter') ? { targetParameter: dispatch['targetParameter'] as string } : {}) },
+    dispatch: {
+      mode: mode as DispatchMode,
+      ...(str(dispatch, 'targetParameter') ? { targetParameter: dispatch['targetParameter'] as string } : {}),
+      ...(branchesInput && (mode === 'branches' || mode === 'none') ? { branchesInput } : {}),
+    },
     audience: { input, includeSender: audience['includeSender'] === true },
     correlation: corr,
     ...(isObject(success) ? { success: { field: success['field'] as string, equals: success['equals'] } } : {}),
