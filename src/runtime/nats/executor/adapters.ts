@@ -68,3 +68,20 @@ export interface Deployment {
   readonly jetstreamDomain: string
   readonly policyRevision: string
 }
+
+/**
+ * Types from the contract: a generated module's declaration names, on each interaction descriptor,
+ * the types flowing through it (optional members never present at run time: `__result`,
+ * `__output`, `__request`, `__branchInput`). An untyped descriptor (`Interaction`) gives `unknown`.
+ */
+type Declared<I, K extends string> = I extends { readonly [P in K]?: infer T } ? (unknown extends T ? unknown : NonNullable<T>) : unknown
+/** The result operation's payload: the verifier's and the aggregation's argument, what the success predicate reads. */
+export type ResultOf<I> = Declared<I, '__result'>
+/** The aggregation adapter's declared output. */
+export type OutputOf<I> = Declared<I, '__output'>
+/** The request operation's payload (what a peer's handler receives). */
+export type RequestOf<I> = Declared<I, '__request'>
+/** The branch manifest's `input` slot (dispatch `branches` and `none`). */
+export type BranchInputOf<I> = Declared<I, '__branchInput'>
+/** The caller's type argument when one was given, the contract's when it was left `unknown`. */
+export type Given<T, Contract> = unknown extends T ? Contract : T

@@ -12,7 +12,7 @@ import { materialize, operationId as makeOperationId, MaterializeError, type Int
 import type { Channel } from '../subjects.js'
 import type { OperationDescriptor } from '../index.js'
 import { check } from '../../shared/validation.js'
-import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
+import type { AdapterContext, AuthorizationStage, BranchInputOf, Deployment, ExecutorAdapters, Given, OutputOf, ResultOf } from './adapters.js'
 import type { AdmittedBranch, BranchState, Decision, ExecutorEvent, ExecutorState } from './events.js'
 import { DecisionCore } from './decision/machine.js'
 import { planInteraction, readExpression } from './policy.js'
@@ -44,7 +44,8 @@ export interface ExecutorOptions<ResultPayload = unknown, Output = unknown, I ex
   /** Lowercase SHA-256 of the contract document's exact bytes. */
   readonly contractDigest: string
   readonly deployment: Deployment
-  readonly adapters: ExecutorAdapters<ResultPayload, Output>
+  /** Typed from the contract (`ResultOf<I>`, `OutputOf<I>`) unless type arguments say otherwise. */
+  readonly adapters: ExecutorAdapters<NoInfer<Given<ResultPayload, ResultOf<I>>>, NoInfer<Given<Output, OutputOf<I>>>, NoInfer<BranchInputOf<I>>>
   /** Milliseconds since the epoch; the default is `Date.now`. */
   readonly now?: () => number
 }
@@ -115,11 +116,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 export function createExecutor<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction>(
   options: ExecutorOptions<ResultPayload, Output, I>,
-): ExecutorResult<Executor<Output, InvocationInputs<I>>> {
+): ExecutorResult<Executor<Given<Output, OutputOf<I>>, InvocationInputs<I>>> {
   const planned = planInteraction(options.interaction)
   if (!planned.ok) return planned
   const plan = planned.value
-  const { module, interaction, connection: nc, adapters, deployment } = options
+  const { module, interaction, connection: nc, deployment } = options
+  // Typed from the contract when no type argument was given (`Given`): the same functions at run time.
+  const adapters = options.adapters as ExecutorAdapters<ResultPayload, Output>
   const now = options.now ?? Date.now
   const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
@@ -476,5 +479,5 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       subscriptions.clear()
     },
   }
-  return ok(executor)
+  return ok(executor as Executor<Given<Output, OutputOf<I>>, InvocationInputs<I>>)
 }

@@ -7,7 +7,19 @@
  */
 export { createExecutor } from './executor.js'
 export type { Executor, ExecutorModule, ExecutorOptions, Invocation, InvocationInputs, InvocationOutcome, Publication } from './executor.js'
-export type { AdapterCall, AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters, ManifestEntry } from './adapters.js'
+export type {
+  AdapterCall,
+  AdapterContext,
+  AuthorizationStage,
+  BranchInputOf,
+  Deployment,
+  ExecutorAdapters,
+  Given,
+  ManifestEntry,
+  OutputOf,
+  RequestOf,
+  ResultOf,
+} from './adapters.js'
 export { manifestDigest, MAX_MANIFEST_BRANCHES } from './dispatch/manifest.js'
 export { planInteraction, readExpression, type InteractionPlan } from './policy.js'
 export type { ExecutorErrorCode, ExecutorResult } from './result.js'
