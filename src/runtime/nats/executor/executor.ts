@@ -8,7 +8,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
-import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../interactions.js'
+import { materialize, MaterializeError, type Interaction } from '../interactions.js'
 import type { Channel } from '../subjects.js'
 import type { OperationDescriptor } from '../index.js'
 import { check } from '../../shared/validation.js'
@@ -19,6 +19,7 @@ import { planInteraction, readExpression } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { manifestDispatch } from './dispatch/branches.js'
 import { publishMessage, type StreamTable } from './dispatch/publish.js'
+import { fastOperationId } from './dispatch/operation-id.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -442,7 +443,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
       const inputBytes = serialize(invocation.inputs ?? {})
       if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
-      const id = await makeOperationId(invocation.principalId, options.contractDigest, invocation.idempotencyKey)
+      const id = await fastOperationId(invocation.principalId, options.contractDigest, invocation.idempotencyKey)
       const existing = operations.get(id)
       if (existing) {
         if (existing.inputBytes !== inputBytes) return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)

@@ -5,6 +5,7 @@
 import type { Interaction } from '../interactions.js'
 import type { CompletionPolicy, DispatchMode, ExecutorPolicy, QuorumRule } from './events.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
+import { readPointerValue } from './dispatch/pointers.js'
 
 /** The members of a descriptor the executor reads (the generated descriptor holds them as data). */
 export interface InteractionPlan {
@@ -115,18 +116,7 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   })
 }
 
-/** Reads a payload-only runtime expression (`$message.payload#/a/b`); undefined when absent or not one. */
+/** Reads a payload-only runtime expression (`$message.payload#/a/b`); undefined when absent or not one. Its pointer is split once per expression. */
 export function readExpression(expression: string, payload: unknown): unknown {
-  const prefix = '$message.payload#'
-  if (!expression.startsWith(prefix)) return undefined
-  const pointer = expression.slice(prefix.length)
-  if (pointer === '') return payload
-  if (!pointer.startsWith('/')) return undefined
-  let current: unknown = payload
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined
-    current = (current as Data)[token]
-  }
-  return current
+  return readPointerValue(expression, payload)
 }

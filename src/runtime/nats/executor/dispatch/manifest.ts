@@ -9,6 +9,7 @@ import type { Interaction } from '../../interactions.js'
 import { check } from '../../../shared/validation.js'
 import type { ManifestEntry } from '../adapters.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
+import { lengthPrefixed } from './length-prefixed.js'
 
 /**
  * At most this many branches per manifest: each is a request, a claim and a unit of the decision, and
@@ -17,7 +18,6 @@ import { ok, refuse, type ExecutorResult } from '../result.js'
 export const MAX_MANIFEST_BRANCHES = 1024
 
 const serialize = canonicalize as unknown as (value: unknown) => string | undefined
-const encoder = new TextEncoder()
 /** Branch ids and peer ids are correlation values and subject tokens: the executor's token rule. */
 const TOKEN = /^[A-Za-z0-9_-]+$/
 
@@ -48,19 +48,6 @@ export function readManifest(interaction: Interaction, name: string, inputs: Rea
   }
   if (entries.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the branch manifest is empty`)
   return ok(entries)
-}
-
-function lengthPrefixed(parts: readonly string[]): Uint8Array {
-  const encoded = parts.map((p) => encoder.encode(p))
-  const out = new Uint8Array(encoded.reduce((n, e) => n + 4 + e.length, 0))
-  const view = new DataView(out.buffer)
-  let offset = 0
-  for (const bytes of encoded) {
-    view.setUint32(offset, bytes.length, false)
-    out.set(bytes, offset + 4)
-    offset += 4 + bytes.length
-  }
-  return out
 }
 
 /**
