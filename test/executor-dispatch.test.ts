@@ -355,6 +355,16 @@ describe.skipIf(!NATS_SERVER)('executor dispatch modes against nats-server', () 
     expect(refusedBranches.map(([b]) => b).sort()).toEqual(['g1', 'zz'])
     expect(published.every((s) => s.includes('.ballot.'))).toBe(true)
     await executor.close()
+    // Cooperative cancellation of gathered work is refused when the executor is made, never run halfway.
+    const cooperative = createExecutor({
+      connection: await conn(),
+      module: gather.module,
+      interaction: variant(gather.interaction, { completion: { remaining: 'cooperative' } }),
+      contractDigest: gather.digest,
+      deployment,
+      adapters: { audience: () => ({ revision: 'r', peers: PEERS }), authorization: () => ({ allowed: true }), manifest: authenticate },
+    })
+    expect(cooperative).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
   })
 
   it('none (gather): all-terminal, first-success, and a deadline with onTimeout partial', async () => {

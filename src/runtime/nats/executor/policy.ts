@@ -80,6 +80,9 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   const maxAttempts = int(delivery, 'maxAttempts') ?? 1
   if (maxAttempts !== 1 || (int(delivery, 'retryBackoffMs') ?? 0) !== 0) return bad('memory execution runs one attempt with no backoff')
   let cancel: InteractionPlan['cancel']
+  // Gathered work has no request bindings to derive a CancelRequest's subject from (its operation and peer parameters).
+  if (remaining === 'cooperative' && mode === 'none')
+    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: cooperative cancellation of gathered work (dispatch none) is not built yet`)
   if (remaining === 'cooperative') {
     const operation = str(completion, 'cancelOperation')
     const resultOperation = str(completion, 'cancelResultOperation')
