@@ -81,6 +81,15 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
     const batch = (f: () => Promise<void>) => async () => {
       for (let i = 0; i < BATCH; i++) await f()
     }
+    // `--profile <n>`: the executor side alone, n interactions after a warm-up, for `node --cpu-prof`.
+    const profiled = process.argv.indexOf('--profile')
+    if (profiled > 0) {
+      const count = Math.min(Number(process.argv[profiled + 1]) || 1000, 100_000)
+      for (let i = 0; i < 200; i++) await ours()
+      const start = performance.now()
+      for (let i = 0; i < count; i++) await ours()
+      console.log(`executor alone: ${((performance.now() - start) / count).toFixed(3)} ms per interaction`)
+    }
     const result = await paired({ baseline: batch(baseline), executor: batch(ours) }, rounds)
     await executor.close()
     return {

@@ -230,8 +230,9 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       ok: false,
       code: 'EXECUTOR_INVALID_DESCRIPTOR',
     })
+    // Manifest modes run (test/executor-dispatch.test.ts), but not without the manifest input they read.
     for (const members of [{ dispatch: { mode: 'branches' } }, { dispatch: { mode: 'none' } }])
-      expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
+      expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR' })
     // A compiled one-eligible, durable interaction (the shop's courier assignment) runs with a durable binding only (test/executor-durable.test.ts).
     const shipping = await compile(ShopBundle.copy('executor-shipping').relock().doc('shipping'))
     const shippingModule = await loadModule(shipping.code!, 'shipping-executor')

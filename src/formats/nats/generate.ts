@@ -12,6 +12,7 @@ import { LINEAR_PATTERNS_IMPORT } from '../../core/schema-definitions.js'
 import type { MessageModel } from './message-schemas.js'
 import { NOTHING_PLAN, anyOfPlan, type Planned, type ValidatorPlan } from './validator-plan.js'
 import { channelArguments, nativeRows, operationTableLiteral } from './module-tables.js'
+import { interactionType } from './generate-interaction-types.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
 
@@ -246,13 +247,9 @@ function declarations(model: NatsModel, header: string): string {
     'AdapterDescriptor',
     model.adapters.map((a) => ({ key: a.key, extra: `; readonly kind: ${jsString(a.kind)}` })),
   )
-  const its = model.interactions.map((it) => {
-    const inputs = Object.entries((it.data.inputs ?? {}) as Record<string, { tokenType?: TokenType; schema?: unknown }>).map(
-      ([name, input]) =>
-        `readonly ${propertyKey(name)}: ${input.tokenType ? valueType(input.tokenType) : typeof input.schema === 'string' ? payloads.typeOf({ $ref: input.schema }) : 'unknown'};`,
-    )
-    return `  readonly ${jsString(it.id)}: $nats.Interaction & { readonly id: ${jsString(it.id)}; readonly __inputs?: { ${inputs.join(' ')} } };`
-  })
+  const its = model.interactions.map(
+    (it) => `  readonly ${jsString(it.id)}: $nats.Interaction & ${interactionType({ model, channelsById, payloads, valueType }, it)};`,
+  )
   out.push(`export declare const interactions: {${its.length ? '\n' + its.join('\n') + '\n' : ' '}};`)
   keyed('pipelines', 'PipelineDescriptor', model.pipelines)
   keyed('workflows', 'WorkflowDescriptor', model.workflows)

@@ -8,16 +8,19 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
-import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../interactions.js'
+import { materialize, MaterializeError, type Interaction } from '../interactions.js'
 import type { Channel } from '../subjects.js'
 import type { OperationDescriptor } from '../index.js'
 import { check } from '../../shared/validation.js'
-import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
+import type { AdapterContext, AuthorizationStage, BranchInputOf, Deployment, ExecutorAdapters, Given, OutputOf, ResultOf } from './adapters.js'
 import type { AdmittedBranch, BranchState, Decision, ExecutorEvent, ExecutorState } from './events.js'
 import { DecisionCore } from './decision/machine.js'
 import { planInteraction, readExpression } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableExecutor, type DurableBinding } from './durable/executor.js'
+import { manifestDispatch } from './dispatch/branches.js'
+import { publishMessage, type StreamTable } from './dispatch/publish.js'
+import { fastOperationId } from './dispatch/operation-id.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -43,7 +46,8 @@ export interface ExecutorOptions<ResultPayload = unknown, Output = unknown, I ex
   /** Lowercase SHA-256 of the contract document's exact bytes. */
   readonly contractDigest: string
   readonly deployment: Deployment
-  readonly adapters: ExecutorAdapters<ResultPayload, Output>
+  /** Typed from the contract (`ResultOf<I>`, `OutputOf<I>`) unless type arguments say otherwise. */
+  readonly adapters: ExecutorAdapters<NoInfer<Given<ResultPayload, ResultOf<I>>>, NoInfer<Given<Output, OutputOf<I>>>, NoInfer<BranchInputOf<I>>>
   /** Milliseconds since the epoch; the default is `Date.now`. */
   readonly now?: () => number
   /** Where durable state lives (required by a durable-per-recipient descriptor; see `./durable/executor.ts`). */
@@ -118,11 +122,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 export function createExecutor<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction>(
   options: ExecutorOptions<ResultPayload, Output, I>,
-): ExecutorResult<Executor<Output, InvocationInputs<I>>> {
+): ExecutorResult<Executor<Given<Output, OutputOf<I>>, InvocationInputs<I>>> {
   const planned = planInteraction(options.interaction)
   if (!planned.ok) return planned
   const plan = planned.value
-  const { module, interaction, connection: nc, adapters, deployment } = options
+  const { module, interaction, connection: nc, deployment } = options
+  // Typed from the contract when no type argument was given (`Given`): the same functions at run time.
+  const adapters = options.adapters as ExecutorAdapters<ResultPayload, Output>
   const now = options.now ?? Date.now
   if (plan.delivery.durable) {
     if (!options.durable)
@@ -131,7 +137,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       { connection: nc, module, interaction, contractDigest: options.contractDigest, deployment, adapters, now, binding: options.durable },
       plan,
     )
-    return durable as ExecutorResult<Executor<Output, InvocationInputs<I>>>
+    return durable as unknown as ExecutorResult<Executor<Given<Output, OutputOf<I>>, InvocationInputs<I>>>
   }
   const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
@@ -141,8 +147,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const cancelOp = opOf(plan.cancel?.operation)
   const cancelChannel = channelOf(cancelOp)
   const cancelResultChannel = channelOf(opOf(plan.cancel?.resultOperation))
-  if (!requestOp) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request operation is not in the module`)
-  const requestOperation: OperationDescriptor = requestOp
+  if (!requestOp && plan.dispatch.mode !== 'none') return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request operation is not in the module`)
+  const requestOperation = requestOp as OperationDescriptor
+  const manifestMade = manifestDispatch(plan, interaction, adapters)
+  if (!manifestMade.ok) return manifestMade
+  const manifest = manifestMade.value
   if (plan.policy.completion.mode !== 'none' && !resultChannel?.address)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its result operation's channel is not in the module`)
   if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
@@ -156,17 +165,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   let closed = false
   const js = jetstream(nc)
 
-  const publish = async (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> => {
-    const data = encoder.encode(JSON.stringify(payload))
-    if (op.api === 'jetstream') {
-      // An uncertain publication is retried once with the same message id: the stream deduplicates it.
-      try {
-        await js.publish(subject, data, { msgID: msgId })
-      } catch {
-        await js.publish(subject, data, { msgID: msgId })
-      }
-    } else nc.publish(subject, data)
-  }
+  const streams = (module as { readonly streams?: StreamTable }).streams
+  const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
+    publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
 
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
@@ -244,19 +245,23 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
     if (plan.dispatch.mode === 'direct' && peers.length !== 1)
       return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
-    const admitted: AdmittedBranch[] = (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
+    const declared = manifest ? await manifest.admit({ inputs, peers, context: context() }) : undefined
+    if (declared && !declared.ok) return declared
+    const admitted: readonly AdmittedBranch[] = declared
+      ? declared.value.branches
+      : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
 
     // Every request is materialized (and so validated) before anything is admitted or published.
     const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
       materialize(interaction, {
         inputs,
         context: context() as unknown as Record<string, unknown>,
-        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
+        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence, input: declared?.value.inputOf.get(b.branchId) },
       })
     // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
     const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
     try {
-      for (const b of admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
+      for (const b of manifest?.publishes === false ? [] : admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
     } catch (error) {
       if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
       throw error
@@ -424,7 +429,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     // Dispatch: authorization rechecked, then the request published (one attempt: memory state).
     chain = chain.then(async () => {
-      const branches = core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
+      const branches = manifest?.publishes === false ? [] : core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
       const allowed = await Promise.all(branches.map((b) => authorized(b.peerId, 'dispatch')))
       // Published together (no await between core publications): one write to the socket, not one per peer.
       const sent = branches.map(async (b, i) => {
@@ -452,7 +457,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
       const inputBytes = serialize(invocation.inputs ?? {})
       if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
-      const id = await makeOperationId(invocation.principalId, options.contractDigest, invocation.idempotencyKey)
+      const id = await fastOperationId(invocation.principalId, options.contractDigest, invocation.idempotencyKey)
       const existing = operations.get(id)
       if (existing) {
         if (existing.inputBytes !== inputBytes) return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
@@ -493,5 +498,5 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       subscriptions.clear()
     },
   }
-  return ok(executor)
+  return ok(executor as Executor<Given<Output, OutputOf<I>>, InvocationInputs<I>>)
 }

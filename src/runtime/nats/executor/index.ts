@@ -2,13 +2,27 @@
  * `unplugin-contracts/runtime/nats/executor`: runs what an interaction descriptor declares on NATS
  * (nats.js v3). Built: memory state with online-best-effort delivery; durable state with
  * durable-per-recipient delivery, ownership (claims in JetStream KV), retries and restart/resume;
- * direct, independent and one-eligible dispatch; every completion mode; cooperative cancellation
- * (memory state); the responder helper; the pure decision core and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED`
+ * direct, independent, one-eligible, branches (an authenticated manifest; memory state) and none
+ * (gather; memory state) dispatch; every completion mode; cooperative cancellation; the responder
+ * helper; the pure decision core and `simulate`. Anything else answers `EXECUTOR_UNSUPPORTED`
  * (see docs/executor.md).
  */
 export { createExecutor } from './executor.js'
 export type { Executor, ExecutorModule, ExecutorOptions, Invocation, InvocationInputs, InvocationOutcome, Publication } from './executor.js'
-export type { AdapterCall, AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
+export type {
+  AdapterCall,
+  AdapterContext,
+  AuthorizationStage,
+  BranchInputOf,
+  Deployment,
+  ExecutorAdapters,
+  Given,
+  ManifestEntry,
+  OutputOf,
+  RequestOf,
+  ResultOf,
+} from './adapters.js'
+export { manifestDigest, MAX_MANIFEST_BRANCHES } from './dispatch/manifest.js'
 export { planInteraction, readExpression, type InteractionPlan } from './policy.js'
 export type { ExecutorErrorCode, ExecutorResult } from './result.js'
 export { DecisionCore } from './decision/machine.js'

@@ -6,11 +6,12 @@ import type { Interaction } from '../interactions.js'
 import type { CompletionPolicy, DispatchMode, ExecutorPolicy, QuorumRule } from './events.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { readDelivery, type DeliveryPlan } from './delivery/plan.js'
+import { readPointerValue } from './dispatch/pointers.js'
 
 /** The members of a descriptor the executor reads (the generated descriptor holds them as data). */
 export interface InteractionPlan {
   readonly policy: ExecutorPolicy
-  readonly dispatch: { readonly mode: DispatchMode; readonly targetParameter?: string }
+  readonly dispatch: { readonly mode: DispatchMode; readonly targetParameter?: string; readonly branchesInput?: string }
   readonly audience: { readonly input: string; readonly includeSender: boolean }
   readonly correlation: { readonly operation: string; readonly branch: string; readonly attempt: string; readonly peer: string; readonly fence: string }
   readonly success?: { readonly field: string; readonly equals: unknown }
@@ -24,7 +25,7 @@ const isObject = (v: unknown): v is Data => typeof v === 'object' && v !== null 
 const str = (o: Data, k: string): string | undefined => (typeof o[k] === 'string' ? (o[k] as string) : undefined)
 const int = (o: Data, k: string): number | undefined => (Number.isSafeInteger(o[k]) && (o[k] as number) >= 0 ? (o[k] as number) : undefined)
 
-const RUNS_DISPATCH: ReadonlySet<string> = new Set(['direct', 'independent', 'one-eligible'])
+const RUNS_DISPATCH: ReadonlySet<string> = new Set(['direct', 'independent', 'one-eligible', 'branches', 'none'])
 
 /** O(1): reads a handful of members. */
 export function planInteraction(interaction: Interaction): ExecutorResult<InteractionPlan> {
@@ -34,11 +35,21 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
     return bad('dispatch, delivery, completion and audience are required')
   const mode = str(dispatch, 'mode')
   if (!mode || !RUNS_DISPATCH.has(mode))
-    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not built yet (direct and independent are)`)
+    return refuse(
+      'EXECUTOR_UNSUPPORTED',
+      `${interaction.id}: dispatch mode ${JSON.stringify(mode)} is not one of the profile's (direct, independent, one-eligible, branches, none)`,
+    )
   const deliveryRead = readDelivery(delivery, mode)
   if (!deliveryRead.ok) return bad(deliveryRead.why)
-  if (!interaction.requestOperation || !interaction.subject)
-    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: gather-only work (no requestOperation) is not built yet`)
+  // Manifest modes run in memory state only: the durable executor keeps no manifest in its records yet.
+  if ((mode === 'branches' || mode === 'none') && deliveryRead.value.durable)
+    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: dispatch ${mode} with durable state is not built yet (memory state is)`)
+  // Gather-only work (dispatch none) has no request; every other mode publishes one (NATS_INTERACTION_SHAPE).
+  if (mode === 'none' ? interaction.requestOperation !== undefined : !interaction.requestOperation || !interaction.subject)
+    return bad(mode === 'none' ? 'dispatch none gathers without a requestOperation' : 'a dispatching mode needs a requestOperation and its subject')
+  const branchesInput = str(dispatch, 'branchesInput')
+  if ((mode === 'branches' || mode === 'none') && (!branchesInput || !Object.hasOwn(interaction.inputs, branchesInput)))
+    return bad(`dispatch ${mode} reads a branch manifest: branchesInput names one of its inputs`)
   const completionMode = str(completion, 'mode')
   if (!completionMode || !['none', 'first-success', 'all-terminal', 'all-successful', 'quorum'].includes(completionMode)) return bad('completion.mode')
   const resultBearing = completionMode !== 'none'
@@ -67,6 +78,9 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   }
   if (resultBearing && int(completion, 'deadlineMs') === undefined) return bad('a result-bearing completion needs deadlineMs')
   let cancel: InteractionPlan['cancel']
+  // Gathered work has no request bindings to derive a CancelRequest's subject from (its operation and peer parameters).
+  if (remaining === 'cooperative' && mode === 'none')
+    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: cooperative cancellation of gathered work (dispatch none) is not built yet`)
   if (remaining === 'cooperative') {
     const operation = str(completion, 'cancelOperation')
     const resultOperation = str(completion, 'cancelResultOperation')
@@ -93,7 +107,11 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
       retry: deliveryRead.value.retry,
     },
     delivery: deliveryRead.value,
-    dispatch: { mode: mode as DispatchMode, ...(str(dispatch, 'targetParameter') ? { targetParameter: dispatch['targetParameter'] as string } : {}) },
+    dispatch: {
+      mode: mode as DispatchMode,
+      ...(str(dispatch, 'targetParameter') ? { targetParameter: dispatch['targetParameter'] as string } : {}),
+      ...(branchesInput && (mode === 'branches' || mode === 'none') ? { branchesInput } : {}),
+    },
     audience: { input, includeSender: audience['includeSender'] === true },
     correlation: corr,
     ...(isObject(success) ? { success: { field: success['field'] as string, equals: success['equals'] } } : {}),
@@ -101,18 +119,7 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
   })
 }
 
-/** Reads a payload-only runtime expression (`$message.payload#/a/b`); undefined when absent or not one. */
+/** Reads a payload-only runtime expression (`$message.payload#/a/b`); undefined when absent or not one. Its pointer is split once per expression. */
 export function readExpression(expression: string, payload: unknown): unknown {
-  const prefix = '$message.payload#'
-  if (!expression.startsWith(prefix)) return undefined
-  const pointer = expression.slice(prefix.length)
-  if (pointer === '') return payload
-  if (!pointer.startsWith('/')) return undefined
-  let current: unknown = payload
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined
-    current = (current as Data)[token]
-  }
-  return current
+  return readPointerValue(expression, payload)
 }

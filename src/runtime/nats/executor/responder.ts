@@ -14,6 +14,8 @@ import type { ExecutorModule } from './executor.js'
 import { planInteraction } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
+import { writePointerValue } from './dispatch/pointers.js'
+import { LazyAbort } from './dispatch/lazy-abort.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -45,7 +47,7 @@ export interface Responder {
 interface BranchRecord {
   fence: number
   attempt: number
-  running?: AbortController
+  running?: LazyAbort
   committed?: Record<string, unknown>
 }
 
@@ -53,22 +55,7 @@ const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
 export function setPointer(target: Record<string, unknown>, expression: string, value: unknown): boolean {
-  const prefix = '$message.payload#/'
-  if (!expression.startsWith(prefix)) return false
-  const tokens = expression
-    .slice(prefix.length)
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-  let current = target
-  tokens.forEach((token, i) => {
-    if (i === tokens.length - 1) Object.defineProperty(current, token, { value, enumerable: true, writable: true, configurable: true })
-    else {
-      if (typeof current[token] !== 'object' || current[token] === null)
-        Object.defineProperty(current, token, { value: {}, enumerable: true, writable: true, configurable: true })
-      current = current[token] as Record<string, unknown>
-    }
-  })
-  return true
+  return writePointerValue(target, expression, value)
 }
 
 /** The request payload pointer bound to a branch field or the generated operation id. */
@@ -175,18 +162,27 @@ export async function createResponder<RequestPayload = unknown, ResultFields ext
     }
     if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
     record?.running?.abort() // a higher fence supersedes the running execution
-    const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
+    const current: BranchRecord = { fence: f, attempt: attempt as number, running: new LazyAbort() }
     records.set(key, current)
-    const signal = current.running!.signal
+    const running = current.running!
     let fields: ResultFields | undefined
     try {
-      fields = await options.handler({ operationId, branchId, attempt: attempt as number, fence: f, payload: payload as RequestPayload, signal })
+      fields = await options.handler({
+        operationId,
+        branchId,
+        attempt: attempt as number,
+        fence: f,
+        payload: payload as RequestPayload,
+        get signal() {
+          return running.signal
+        },
+      })
     } catch {
       fields = undefined
     }
     current.running = undefined
     // Fence at commit: a higher fence seen meanwhile (or a cancel) makes this execution stale.
-    if (fields === undefined || signal.aborted || records.get(key) !== current) return
+    if (fields === undefined || running.aborted || records.get(key) !== current) return
     current.committed = { ...fields }
     answer(current.committed)
   }

@@ -1,0 +1,36 @@
+/**
+ * The generated operation id on the executor's hot path: the same bytes as `operationId` in
+ * `../../interactions.ts` (`op` + lowercase SHA-256 of the length-prefixed principal id, contract
+ * digest and invocation key), computed synchronously with Node's hash when the runtime has one.
+ * Web Crypto's digest is a job on the thread pool: measured, about a tenth of a five-peer
+ * interaction's time went to that round trip. Elsewhere (a browser) it is the Web Crypto one.
+ */
+import { operationId } from '../../interactions.js'
+import { lengthPrefixed } from './length-prefixed.js'
+
+interface NodeHash {
+  update(data: Uint8Array): NodeHash
+  digest(encoding: 'hex'): string
+}
+type GetBuiltin = (id: string) => { readonly createHash?: (algorithm: string) => NodeHash } | undefined
+
+const createHash = (() => {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: GetBuiltin } }).process?.getBuiltinModule
+    return typeof get === 'function' ? get('node:crypto')?.createHash : undefined
+  } catch {
+    return undefined
+  }
+})()
+
+/** O(input length). Rejects (as `operationId` does) when a part is not a string. */
+export function fastOperationId(principalId: string, contractDigest: string, invocationKey: string): Promise<string> | string {
+  if (!createHash || typeof principalId !== 'string' || typeof contractDigest !== 'string' || typeof invocationKey !== 'string')
+    return operationId(principalId, contractDigest, invocationKey)
+  return (
+    'op' +
+    createHash('sha256')
+      .update(lengthPrefixed([principalId, contractDigest, invocationKey]))
+      .digest('hex')
+  )
+}

@@ -1,0 +1,72 @@
+/** The executor's hot-path helpers agree with the definitions they replace: the operation id, payload pointers, the lazy abort. */
+import { describe, expect, it } from 'vitest'
+import { operationId } from '../src/runtime/nats/interactions.js'
+import { fastOperationId } from '../src/runtime/nats/executor/dispatch/operation-id.js'
+import { pointerTokens, readPointerValue, writePointerValue } from '../src/runtime/nats/executor/dispatch/pointers.js'
+import { LazyAbort } from '../src/runtime/nats/executor/dispatch/lazy-abort.js'
+import { manifestDigest } from '../src/runtime/nats/executor/dispatch/manifest.js'
+
+describe('fastOperationId', () => {
+  it('gives the Web Crypto operation id byte for byte (unicode, empty and boundary-shifting parts included)', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['alice', 'ab'.repeat(32), 'refund-42'],
+      ['', '', ''],
+      ['ab', 'c', 'd'],
+      ['a', 'bc', 'd'],
+      ['zoë', 'ﬁ', '𝄞'.repeat(40)],
+    ]
+    for (const [p, d, k] of cases) expect(await fastOperationId(p, d, k)).toBe(await operationId(p, d, k))
+    // Not a string: rejected as operationId rejects, never a throw from the call itself.
+    await expect(Promise.resolve().then(() => fastOperationId(7 as unknown as string, 'd', 'k'))).rejects.toThrow(TypeError)
+  })
+})
+
+describe('payload pointers', () => {
+  it('split once, read own properties only, write own data properties (`__proto__` included)', () => {
+    expect(pointerTokens('$message.payload#/a~1b/c~0d')).toEqual(['a/b', 'c~d'])
+    expect(pointerTokens('$message.payload#')).toEqual([])
+    expect(pointerTokens('$message.header#/a')).toBeNull()
+    expect(pointerTokens('$message.payload#a')).toBeNull()
+    const payload = JSON.parse('{"a":{"b":1},"__proto__":{"x":2}}')
+    expect(readPointerValue('$message.payload#/a/b', payload)).toBe(1)
+    expect(readPointerValue('$message.payload#/toString', payload)).toBeUndefined()
+    expect(readPointerValue('$message.payload#/__proto__/x', payload)).toBe(2)
+    const target: Record<string, unknown> = {}
+    expect(writePointerValue(target, '$message.payload#/m/n', 3)).toBe(true)
+    expect(writePointerValue(target, '$message.payload#/__proto__', { polluted: true })).toBe(true)
+    expect(writePointerValue(target, '$message.payload#', 1)).toBe(false)
+    expect(JSON.stringify(target)).toBe('{"m":{"n":3},"__proto__":{"polluted":true}}')
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined()
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype)
+  })
+})
+
+describe('LazyAbort', () => {
+  it('an abort before the signal exists is remembered; after, it aborts the signal', () => {
+    const early = new LazyAbort()
+    early.abort()
+    expect(early.aborted).toBe(true)
+    expect(early.signal.aborted).toBe(true)
+    const late = new LazyAbort()
+    const signal = late.signal
+    expect(late.aborted).toBe(false)
+    late.abort()
+    expect(signal.aborted && late.aborted).toBe(true)
+  })
+})
+
+describe('manifestDigest', () => {
+  it('binds the contract, the principal and the operation: changing any changes the digest; key order does not', async () => {
+    const entries = [{ branchId: 'b1', peerId: 'ann', input: { x: 1, y: 2 } }]
+    const base = await manifestDigest('d', 'alice', 'op1', entries)
+    expect(base).toMatch(/^[0-9a-f]{64}$/)
+    expect(await manifestDigest('d', 'alice', 'op1', [{ input: { y: 2, x: 1 }, peerId: 'ann', branchId: 'b1' }])).toBe(base)
+    for (const other of [
+      await manifestDigest('e', 'alice', 'op1', entries),
+      await manifestDigest('d', 'bob', 'op1', entries),
+      await manifestDigest('d', 'alice', 'op2', entries),
+      await manifestDigest('d', 'alice', 'op1', [{ ...entries[0]!, peerId: 'bob' }]),
+    ])
+      expect(other).not.toBe(base)
+  })
+})
