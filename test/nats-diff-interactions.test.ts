@@ -255,6 +255,26 @@ describe('nats differ: one fixture pair per interaction, pipeline and workflow r
     expect(unread[0]!.message).toContain('not assumed safe')
   })
 
+  it('reports every finding of every pair (new, near, reversed) at a level and for audiences its rule declares', async () => {
+    const byId = new Map(natsDiffer.rules.map((r) => [r.id, r]))
+    for (const rule of Object.keys(CASES)) {
+      for (const [old, next] of [
+        ['old', 'new'],
+        ['old', 'near'],
+        ['new', 'old'],
+      ] as const) {
+        for (const f of await diff(rule, old, next)) {
+          const declared = byId.get(f.rule)
+          expect(declared, f.rule).toBeDefined()
+          expect(declared!.levels, `${rule} ${old}->${next}: ${f.rule}`).toContain(f.level)
+          for (const a of f.audiences) expect(declared!.audiences, `${rule} ${old}->${next}: ${f.rule} ${a.kind}`).toContain(a.kind)
+          if (f.level === 'info') expect(f.audiences, `${rule}: ${f.rule}`).toEqual([])
+          else expect(f.audiences.length, `${rule}: ${f.rule}`).toBeGreaterThan(0)
+        }
+      }
+    }
+  }, 120_000)
+
   it('finds nothing between an application and itself', async () => {
     for (const base of ['votes', 'couriers']) {
       const file = join(FIXTURES, `${base}.asyncapi.yaml`)

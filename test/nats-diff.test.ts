@@ -142,6 +142,11 @@ describe('nats differ: one fixture pair per rule', () => {
       const at = (version: string) => join(FIXTURES, 'bundle', version, app, 'asyncapi', 'asyncapi.yaml')
       pairs.push([`bundle/${app}`, at('old'), at('new')])
     }
+    for (const rule of readdirSync(join(FIXTURES, 'bundle-pairs'))) {
+      const at = (version: string) => join(FIXTURES, 'bundle-pairs', rule, version, 'payments', 'asyncapi', 'asyncapi.yaml')
+      if (!existsSync(at('old'))) continue
+      for (const next of ['new', 'near']) pairs.push([`bundle-pairs/${rule}`, at('old'), at(next)])
+    }
     for (const [folder, old, next] of pairs) {
       for (const f of await diff(old, next)) {
         const rule = byId.get(f.rule)

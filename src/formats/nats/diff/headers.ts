@@ -7,7 +7,8 @@
  * `data.member: 'headers'`.
  *
  * A headers schema added or removed has no counterpart in the other version: it is compared with
- * the empty schema (no headers schema: any headers are accepted), so a schema that now requires or
+ * `{type: object}` (no headers schema: any headers are accepted, and headers are always a map), so
+ * a schema that now requires or
  * constrains a header breaks senders (`message-headers-added`), and one dropped breaks receivers
  * that validated or typed them (`message-headers-removed`). The profile adds no header rules of
  * its own (header correlation is unsupported in v0.2 and refused by the checker).
@@ -37,9 +38,9 @@ function headersPointer(doc: unknown, message: string): string | undefined {
   return at
 }
 
-/** No headers schema: a side whose schema accepts anything (the empty schema). */
+/** No headers schema: a side whose schema accepts any headers (NATS headers are always a map, so any object). */
 function absent(v: Version): SchemaSide {
-  const document = { headers: {} }
+  const document = { headers: { type: 'object' } }
   return { file: v.doc.file, document, pointer: '/headers', resolve: () => undefined }
 }
 

@@ -1,8 +1,9 @@
 /**
  * The NATS differ (`contracts diff`): every change between two versions of an application
  * document, classified for the parties it breaks: publishers and subscribers of each channel per
- * operation, requesters and responders, and the JetStream deployment; in a bundle, the linked
- * applications each breaking change reaches. One file per concern:
+ * operation, requesters and responders, the JetStream deployment, and the invokers and peers of
+ * interactions, pipelines and workflows; in a bundle, the linked applications each breaking change
+ * reaches. One file per concern:
  * channels.ts (channels and exact subject languages), operations.ts, payloads.ts and headers.ts (by
  * direction, through the schema engine), native.ts (streams and consumers), interactions.ts,
  * pipelines.ts and workflows.ts (the profile's composition, by member), sections.ts (the profile's
@@ -10,7 +11,8 @@
  *
  * Cost: linear in the two documents (each keyed collection paired by id through maps), plus the
  * subject inclusion per paired channel (O(positions x token-type containment), the token domains
- * being finite and bounded by 128 bytes), the schema engine per message, and the bundle's
+ * being finite and bounded by 128 bytes), the schema engine per message (payload and headers),
+ * each interaction's members, each changed workflow's two locked documents, and the bundle's
  * documents read once per side. The rename pairing is bounded (channels.ts).
  */
 import type { DiffFinding, DiffSide, FormatDiffer } from '../../../core/diff/types.js'

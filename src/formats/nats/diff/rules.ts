@@ -255,7 +255,7 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
     'message-headers-added',
     ['breaking', 'warning', 'info'],
     [...SENDERS],
-    'A message gained a headers schema (compared with no schema, which accepts any headers): senders whose headers it refuses break.',
+    'A message gained a headers schema (compared with no schema, which accepts any headers map): senders whose headers it refuses break.',
     'query: { payload: {...} }',
     'query: { payload: {...}, headers: { type: object, required: [traceId] } }',
     { rule: 'message-headers-removed' },

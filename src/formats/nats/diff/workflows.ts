@@ -27,11 +27,19 @@ const next = (then: unknown) => (then === undefined ? 'the next task' : JSON.str
 /** Folders climbed to find the bundle lock (as impact.ts does). */
 const MAX_CLIMB = 32
 
+/** A file of the version through its side; undefined when the side cannot read it (never a throw). */
+async function readSafe(v: Version, file: string): Promise<string | undefined> {
+  try {
+    return await v.side.read(file)
+  } catch {
+    return undefined
+  }
+}
+
 async function bundleRoot(v: Version): Promise<string | undefined> {
   let dir = dirname(v.side.file)
   for (let i = 0; i < MAX_CLIMB; i++) {
-    const lock = await v.side.read(join(dir, 'bundle.lock.json')).catch(() => undefined)
-    if (lock !== undefined) return dir
+    if ((await readSafe(v, join(dir, 'bundle.lock.json'))) !== undefined) return dir
     const up = dirname(dir)
     if (up === dir) return undefined
     dir = up
@@ -48,7 +56,7 @@ interface Task {
 async function tasksOf(v: Version, root: string | undefined, path: unknown): Promise<Task[] | undefined> {
   if (root === undefined || typeof path !== 'string' || path.startsWith('/') || path.split('/').includes('..')) return undefined
   const file = join(root, ...path.split('/'))
-  const text = await v.side.read(file).catch(() => undefined)
+  const text = await readSafe(v, file)
   if (text === undefined) return undefined
   let doc: unknown
   try {
