@@ -5,6 +5,7 @@
  * parser's (an error or none), on acceptance and on refusal alike.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Parser } from '@asyncapi/parser'
 import { describe, expect, it } from 'vitest'
@@ -12,6 +13,26 @@ import { compile } from '../src/index.js'
 
 const base = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
 const work = join(import.meta.dirname, '.tmp/nats-standard-parser')
+/**
+ * One set of schema validators for every parse. Spectral (the parser's linter) makes new Ajv
+ * instances for each document it lints, so each `parse()` compiled the AsyncAPI JSON Schema again,
+ * resolved and unresolved: about half a CPU second a parse, most of this file's time. Every schema
+ * the AsyncAPI 3 rules hand to Ajv is a constant of the parser's ruleset (none comes from the
+ * document), so a validator compiled for one parse judges the next document exactly as a fresh one
+ * would. If Spectral's module is not where this expects it, nothing is shared and the file is only
+ * slower.
+ */
+function shareSchemaValidators(): void {
+  const fromParser = createRequire(createRequire(import.meta.url).resolve('@asyncapi/parser'))
+  const schemaFunction = fromParser.resolve('@stoplight/spectral-functions')
+  const ajv = createRequire(schemaFunction)('./schema/ajv.js') as { createAjvInstances?: () => unknown }
+  const make = ajv.createAjvInstances
+  if (typeof make !== 'function') return
+  let shared: unknown
+  ajv.createAjvInstances = () => (shared ??= make())
+}
+shareSchemaValidators()
+
 const STANDARD = new Set(['NATS_ASYNCAPI_SCHEMA', 'NATS_REF_UNRESOLVED', 'NATS_REF_KIND', 'NATS_ASYNCAPI_PARAMETERS', 'NATS_ASYNCAPI_CHANNEL_KEY'])
 
 /** [name, edit of the ledger text, a component block to add under `components:`]. */
@@ -62,8 +83,10 @@ const variants: Array<[name: string, from: string, to: string, component?: strin
   ],
 ]
 
+/** One parser for the file: its ruleset is read once. */
+const parser = new Parser()
+
 describe('the standard part, judged as @asyncapi/parser judges it', () => {
-  const parser = new Parser()
   it.each(variants)('%s', async (name, from, to, component) => {
     expect(base).toContain(from)
     let text = base.replace(from, to)
@@ -220,7 +243,6 @@ const plainCases: Array<
 ]
 
 describe("the official parser's core rules, on documents without the profile, at 3.1.0 and 3.0.0", () => {
-  const parser = new Parser()
   const cases = plainCases.flatMap((c) => ['3.1.0', '3.0.0'].map((version) => [`${c[0]} (${version})`, version, ...c.slice(1)] as const))
   it.each(cases)('%s', async (name, version, channels, operations, components, expected) => {
     const text = plain(version, channels, operations, components)

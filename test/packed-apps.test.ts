@@ -2,15 +2,17 @@
  * New apps on the packed package, one per bundler: `npm pack` of the built package into an empty
  * folder, an app folder per bundler (package.json `"type": "module"`, nothing else set up) with
  * the bundler's config as docs/getting-started.md shows it, and a `src/` importing a Benzene, a
- * NATS and a DASP contract. The tarball and the bundlers are installed once, into the folder that
- * holds the apps, from the npm cache at the versions of the project's lock; each app resolves
- * `unplugin-contracts` from there, never from this checkout. Each build runs with Node, the
+ * NATS and a DASP contract. The tarball is installed once (with its dependencies, from the npm cache
+ * at the versions of the project's lock) into the folder that holds the apps; the bundlers, tsc and
+ * Node's types are linked there from the project's own install (the same versions: installing them
+ * again took three quarters of the install's CPU time). Each app resolves `unplugin-contracts` from
+ * that folder, never from this checkout. Each build runs with Node, the
  * sidecars it wrote type-check with the tsconfig the docs show, and an invalid edit fails each
  * build with the code and `file:line:column`.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler } from 'unplugin-contracts'
 import { appLock } from './helpers/app-lock.js'
@@ -84,9 +86,15 @@ function app(name: string, bundler: Bundler): string {
   return dir
 }
 
+/** A package's command, as `node_modules/.bin/<name>` would run it: its `bin` file, from the apps' folder. */
+function bin(name: string): string {
+  const dir = join(apps, 'node_modules', name)
+  const { bin } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> }
+  return join(dir, typeof bin === 'string' ? bin : bin[name]!)
+}
+
 /** The build as the guide's config runs it: each bundler's command, webpack and Rspack through their Node API (the guide names no CLI). */
 function build(dir: string, bundler: Bundler): Promise<CommandResult> {
-  const bin = (name: string) => join(apps, 'node_modules/.bin', name)
   const file = configs.get(bundler)!.file
   const webpackLike = (pkg: string, get: string) => [
     '--input-type=module',
@@ -95,11 +103,11 @@ function build(dir: string, bundler: Bundler): Promise<CommandResult> {
   ]
   const [command, args] =
     bundler === 'vite'
-      ? [bin('vite'), ['build', '--config', file]]
+      ? [process.execPath, [bin('vite'), 'build', '--config', file]]
       : bundler === 'rollup'
-        ? [bin('rollup'), ['-c', file]]
+        ? [process.execPath, [bin('rollup'), '-c', file]]
         : bundler === 'rolldown'
-          ? [bin('rolldown'), ['-c', file]]
+          ? [process.execPath, [bin('rolldown'), '-c', file]]
           : bundler === 'esbuild'
             ? [process.execPath, [file]]
             : bundler === 'webpack'
@@ -117,11 +125,18 @@ beforeAll(async () => {
   const tarball = join(work, (JSON.parse(pack.stdout) as [{ filename: string }])[0].filename)
   apps = join(work, 'apps')
   mkdirSync(apps)
-  const { manifest, lock } = appLock(root, tarball, PACKAGES)
+  const { manifest, lock } = appLock(root, tarball, [])
   writeFileSync(join(apps, 'package.json'), JSON.stringify(manifest, null, 2) + '\n')
   writeFileSync(join(apps, 'package-lock.json'), JSON.stringify(lock, null, 2) + '\n')
   install = await runCommand('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: apps, timeoutMs: 300_000 })
   if (install.status !== 0) install = await runCommand('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: apps, timeoutMs: 300_000 })
+  // Node resolves a linked package's own imports from where it really is (the project's install).
+  for (const name of PACKAGES) {
+    const link = join(apps, 'node_modules', name)
+    expect(existsSync(link), `${name} is installed with the tarball: it would be the tarball's, not the project's`).toBe(false)
+    mkdirSync(dirname(link), { recursive: true })
+    symlinkSync(realpathSync(join(root, 'node_modules', name)), link, 'dir')
+  }
 }, 600_000)
 
 afterAll(() => {

@@ -31,6 +31,12 @@ export class LoopbackServer {
         this.handle(req, res, body)
       })
     })
+    // Node closes an idle kept-alive connection after 5 s, measured on this process's clock; a test
+    // process that stalls longer between two requests (a loaded machine, a collection of a large
+    // heap) can send its next request on a socket the server is closing that moment, and read
+    // ECONNRESET. The client is in the same process, so the server keeps its connections longer;
+    // stop() still closes them all at once.
+    this.server.keepAliveTimeout = 120_000
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
     return this
   }
