@@ -94,8 +94,8 @@ describe.skipIf(!NATS_SERVER)('executor ownership against nats-server', () => {
 
   it('a slow courier that renews its claim keeps the branch past the lease duration: one attempt, its fence', async () => {
     const interaction = quick(rig.assign)
-    // c-ann takes twice the lease to decide, renewing every 150 ms meanwhile.
-    const peers = await rig.couriers({ 'c-ann': { accepted: true, afterMs: 1200 } }, interaction)
+    // c-ann takes twice the lease to decide, renewing every 200 ms meanwhile.
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, afterMs: 3000 } }, interaction)
     const executor = await rig.executor(interaction)
     const answer = await executor.invoke(invocation())
     expect(answer.ok).toBe(true)

@@ -18,7 +18,7 @@ export const binding: DurableBinding = {
 
 export const shipmentInputs = { zone: 'eu', shipment: { shipmentId: '0123456789abcdef', address: '1 Quay Street' } }
 
-/** The shipping offer with test-sized times: a 600 ms lease renewed every 150 ms, a 100 ms backoff, a 20 s deadline. */
+/** The shipping offer with test-sized times: a 1.5 s lease renewed every 200 ms (a renewal may be late by 1.3 s on a loaded machine before the lease is lost), a 100 ms backoff, a 20 s deadline. */
 export function quick(base: Interaction, completion: object = {}): Interaction {
   const b = base as Record<string, any>
   return {
@@ -28,7 +28,7 @@ export function quick(base: Interaction, completion: object = {}): Interaction {
       ...b['delivery'],
       retryBackoffMs: 100,
       settlementGraceMs: 300,
-      ownership: { adapter: 'courierLease', leaseMs: 600, renewEveryMs: 150, onLoss: 'retry' },
+      ownership: { adapter: 'courierLease', leaseMs: 1500, renewEveryMs: 200, onLoss: 'retry' },
     },
   } as Interaction
 }
