@@ -118,9 +118,7 @@ const LONGEST = [
   'test/nats-module.test.ts',
   'test/nats-provision.test.ts',
   // Real JetStream clusters under faults: mostly waiting on leader elections, not CPU.
-  'test/cluster-executor.test.ts',
-  'test/cluster-client.test.ts',
-  'test/cluster-provision.test.ts',
+  'test/cluster.test.ts',
   'test/fuzz.test.ts',
   'test/nats-topology-browser.test.ts',
   'test/dev-page.test.ts',

@@ -208,7 +208,7 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
     servers: nodes.map((n) => `nats://127.0.0.1:${n.port}`),
     runningServers: () => running().map((n) => `nats://127.0.0.1:${n.port}`),
     node: (name) => view(byName(name)),
-    ready: (timeoutMs = 30_000) =>
+    ready: (timeoutMs = 60_000) =>
       until(
         'a meta leader every running node agrees on, with all running peers current',
         async () => {
@@ -227,16 +227,16 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
         timeoutMs,
         100,
       ),
-    streamLeader: (stream, timeoutMs = 30_000) =>
+    streamLeader: (stream, timeoutMs = 60_000) =>
       until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
-    consumerLeader: (stream, consumer, timeoutMs = 30_000) =>
+    consumerLeader: (stream, consumer, timeoutMs = 60_000) =>
       until(
         `a leader for consumer ${stream}/${consumer}`,
         async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer))),
         timeoutMs,
         100,
       ),
-    newStreamLeader: (stream, previous, timeoutMs = 30_000) =>
+    newStreamLeader: (stream, previous, timeoutMs = 60_000) =>
       until(
         `a new leader for stream ${stream} (not ${previous})`,
         async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream)), previous),

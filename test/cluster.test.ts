@@ -1,0 +1,16 @@
+/**
+ * Real JetStream clusters of nats-server on loopback, under faults (test/helpers/nats-cluster.ts):
+ * provisioning with num_replicas 3 and 5, the NATS client and the executor. Each suite starts its
+ * own cluster and runs its tests in order (a fault test leaves the cluster as the next one expects);
+ * the three suites run at once, since they mostly wait on leader elections, not on the CPU.
+ */
+import { describe } from 'vitest'
+import { clientOnCluster } from './cluster/client.js'
+import { executorOnCluster } from './cluster/executor.js'
+import { provisioningOnCluster } from './cluster/provision.js'
+
+describe.concurrent('JetStream clusters under faults', () => {
+  provisioningOnCluster()
+  clientOnCluster()
+  executorOnCluster()
+})

@@ -1,0 +1,227 @@
+/**
+ * The NATS client (src/runtime/nats/client) on a real 3-node JetStream cluster, under faults: the
+ * stream leader killed mid-publish, the consumer leader killed mid-consume and its node restarted,
+ * a node down during request/reply (test/helpers/nats-cluster.ts). The contract is orders-client
+ * with three replicas, provisioned on the cluster. Invariants checked in every fault test: no
+ * message the stream acknowledged is lost, none is stored twice, nothing is processed twice without
+ * a redelivery count, every wait bounded.
+ */
+import { connect } from '@nats-io/transport-node'
+import { jetstreamManager, type JetStreamManager, type PubAck } from '@nats-io/jetstream'
+import type { Msg, NatsConnection } from '@nats-io/nats-core'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { compile } from '../../src/index.js'
+import { bindContract, provision, type Consumed, type ContractClient, type ContractModule, type RequestResult } from '../../src/runtime/nats/client/index.js'
+import { loadModule } from '../helpers/load-module.js'
+import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
+import { until } from '../helpers/until.js'
+
+const ordersDocument = join(import.meta.dirname, '../../fixtures/nats/client/orders.asyncapi.yaml')
+const tmp = join(import.meta.dirname, '../.tmp/cluster-client', String(process.pid))
+const dev = { allowOlderServer: true } as const
+/** The application's connection options for a cluster: every server, quick reconnects, never giving up. */
+const clientOptions = (servers: string[]) => ({ servers, reconnectTimeWait: 100, maxReconnectAttempts: -1, timeout: 5000, noRandomize: true })
+
+const orderId = (i: number) => i.toString(16).padStart(8, '0')
+const order = (i: number) => ({ orderId: orderId(i), total: i, currency: 'EUR' as const })
+
+/**
+ * Registers this suite; `test/cluster.test.ts` runs it beside the other cluster suites (each on its
+ * own cluster), its tests in order.
+ */
+export function clientOnCluster(): void {
+  describe.skipIf(!NATS_SERVER)('the NATS client on a 3-node JetStream cluster, under faults', () => {
+    let cluster: NatsCluster
+    let nc: NatsConnection
+    let jsm: JetStreamManager
+    /** The compiled module is loaded at run time: its operations are not known to the type checker. */
+    let client: ContractClient<any>
+    /** A JetStream publication of order `i` (expected stream ORDERS, message id `order-<i>`). */
+    const placeOrder = (i: number, timeoutMs: number) =>
+      (client as unknown as { publish(op: string, params: object, payload: object, options: object): Promise<PubAck> }).publish(
+        'placeOrder',
+        { region: 'eu', orderId: orderId(i) },
+        order(i),
+        { msgID: `order-${i}`, timeoutMs },
+      )
+    const connections: NatsConnection[] = []
+    const open = async (servers: string[]) => {
+      const c = await connect(clientOptions(servers))
+      connections.push(c)
+      return c
+    }
+    /** Acks by order number: what the stream promised to keep. */
+    const acked = new Map<number, PubAck>()
+    /** Publications that failed (a timeout, no leader) and were tried again with the same id. */
+    let retries = 0
+
+    /**
+     * A JetStream publish retried with the same message id until the stream acknowledges it: the
+     * application's answer to an uncertain publication (a timeout, no leader). Bounded: 40 tries.
+     */
+    const publishUntilAcked = async (i: number): Promise<PubAck> => {
+      let last: unknown
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          const ack = await placeOrder(i, 1500)
+          acked.set(i, ack)
+          return ack
+        } catch (error) {
+          last = error
+          retries++
+          await new Promise((r) => setTimeout(r, 250))
+        }
+      }
+      throw new Error(`order ${i} was never acknowledged: ${String(last)}`)
+    }
+
+    /** Every message the stream holds, by order number; throws on a message stored twice. */
+    const storedOrders = async (): Promise<Map<number, number>> => {
+      const info = await jsm.streams.info('ORDERS')
+      const bySeq = new Map<number, number>()
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+        const msg = await jsm.streams.getMessage('ORDERS', { seq })
+        const { total } = msg!.json<{ total: number }>()
+        if ([...bySeq.values()].includes(total)) throw new Error(`order ${total} is stored twice (again at ${seq})`)
+        bySeq.set(seq, total)
+      }
+      return bySeq
+    }
+    /** No acknowledged message lost: each ack's sequence holds that very order. */
+    const noAckedLoss = async () => {
+      const stored = await storedOrders()
+      for (const [i, ack] of acked) expect([i, ack.stream, stored.get(ack.seq)]).toEqual([i, 'ORDERS', i])
+      expect(stored.size).toBe(acked.size)
+    }
+
+    beforeAll(async () => {
+      cluster = await startNatsCluster(3, 'k')
+      mkdirSync(tmp, { recursive: true })
+      const file = join(tmp, 'orders-r3.asyncapi.yaml')
+      writeFileSync(file, readFileSync(ordersDocument, 'utf8').replace('num_replicas: 1', 'num_replicas: 3'))
+      const compiled = await compile(file)
+      expect(compiled.diagnostics).toEqual([])
+      const module = (await loadModule(compiled.code!, 'cluster-client')) as unknown as ContractModule
+      nc = await open(cluster.servers)
+      jsm = await jetstreamManager(nc, { timeout: 5000 })
+      const provisioned = await provision(module, nc, dev)
+      expect(provisioned.plan.map((p) => [p.name, p.action])).toEqual([
+        ['ORDERS', 'create'],
+        ['fulfil', 'create'],
+      ])
+      client = bindContract(module, nc, dev)
+      await cluster.streamLeader('ORDERS')
+    }, 60_000)
+
+    afterAll(async () => {
+      for (const c of connections) await c.close().catch(() => undefined)
+      await cluster?.stop()
+      rmSync(tmp, { recursive: true, force: true })
+    })
+
+    it.sequential(
+      'stream leader killed mid-publish: every publish (expected stream, message id) retried with the same id until acked, each stored once, none lost',
+      async () => {
+        let kill: Promise<string> | undefined
+        for (let i = 0; i < 60; i++) {
+          // The kill runs while the following publications are in flight.
+          if (i === 20) kill = cluster.killStreamLeader('ORDERS')
+          // From here on the leader is surely gone: these publications meet the election.
+          if (i === 30) await kill
+          await publishUntilAcked(i)
+        }
+        const killed = await kill!
+        expect(retries).toBeGreaterThan(0)
+        const leader = await cluster.newStreamLeader('ORDERS', killed)
+        expect(leader).not.toBe(killed)
+        // The retry of a publication whose ack was lost: the same id again, on the new leader, is a duplicate.
+        for (const i of [0, 19, 20, 21, 59]) {
+          const again = await placeOrder(i, 5000)
+          expect([again.duplicate, again.seq]).toEqual([true, acked.get(i)!.seq])
+        }
+        await noAckedLoss()
+        await cluster.restart(killed)
+        await cluster.ready()
+        await cluster.streamLeader('ORDERS')
+        // The restarted replica caught up: asked again, the stream still holds each order once.
+        await noAckedLoss()
+      },
+    )
+
+    it.sequential(
+      'consumer leader killed mid-consume, then its node restarted: every acked order processed, none twice without a redelivery count',
+      async () => {
+        const deliveries: Array<{ order: number; deliveryCount: number }> = []
+        const processed = new Set<number>()
+        const consumer = await client.consume(
+          'onOrderPlaced',
+          (m: Consumed<unknown, unknown>) => {
+            const { total } = m.payload as { total: number }
+            deliveries.push({ order: total, deliveryCount: m.deliveryCount })
+            processed.add(total)
+            m.ack()
+            // Short pulls: a pull lost with the consumer's leader is noticed within two missed heartbeats (2 s).
+          },
+          { expiresMs: 2000 },
+        )
+        try {
+          await until('30 orders processed', () => (processed.size >= 30 ? true : undefined), 30_000)
+          const leader = await cluster.consumerLeader('ORDERS', 'fulfil')
+          await cluster.kill(leader)
+          for (let i = 60; i < 80; i++) await publishUntilAcked(i)
+          await cluster.restart(leader)
+          await cluster.ready()
+          for (let i = 80; i < 100; i++) await publishUntilAcked(i)
+          await until('all 100 acknowledged orders processed', () => (processed.size === 100 ? true : undefined), 60_000)
+        } finally {
+          await consumer.stop()
+        }
+        expect([...processed].sort((a, b) => a - b)).toEqual([...acked.keys()].sort((a, b) => a - b))
+        // A first delivery happens once per order; any other delivery of it carries a redelivery count.
+        for (const i of processed) expect([i, deliveries.filter((d) => d.order === i && d.deliveryCount === 1).length]).toEqual([i, 1])
+        await noAckedLoss()
+      },
+    )
+
+    it.sequential(
+      'request/reply while a node is down: the answer crosses the routes; with the responder’s own node down it reconnects and answers again',
+      async () => {
+        const [a, b, c] = cluster.nodes.map((n) => n.url) as [string, string, string]
+        // The responder prefers node 1, the requester node 2 (noRandomize): the request crosses a route.
+        const responder: ContractClient<any> = bindContract(client.module, await open([a, b, c]), dev)
+        const requester: ContractClient<any> = bindContract(client.module, await open([b, c, a]), dev)
+        let answered = 0
+        const sub = responder.subscribe('answerPrice', (m: { payload: unknown }, msg: Msg) => {
+          answered++
+          msg.respond(JSON.stringify({ sku: (m.payload as { sku: string }).sku, cents: 100 }))
+        })
+        await responder.nc.flush()
+        const ask = (sku: string) => requester.request('askPrice', { region: 'eu' }, { sku }) as Promise<RequestResult<{ sku: string; cents: number }>>
+
+        await cluster.kill(cluster.nodes[2]!.name)
+        for (let i = 0; i < 10; i++) expect(await ask(`sku-${i}`)).toMatchObject({ ok: true, payload: { sku: `sku-${i}`, cents: 100 } })
+
+        // Now the responder's own node goes too: until it has reconnected, a request finds no one (or times out), never a wrong answer.
+        await cluster.kill(cluster.nodes[0]!.name)
+        const outcomes: string[] = []
+        const back = await until(
+          'an answer after the responder reconnected',
+          async () => {
+            const r = await ask('after')
+            outcomes.push(r.ok ? 'ok' : r.reason)
+            return r.ok ? r : undefined
+          },
+          30_000,
+          100,
+        )
+        expect(back.payload).toEqual({ sku: 'after', cents: 100 })
+        expect(outcomes.filter((o) => o !== 'ok' && o !== 'no-responders' && o !== 'timeout')).toEqual([])
+        expect(answered).toBeGreaterThanOrEqual(11)
+        // The file's last test: the cluster is stopped whole after it (no restart to wait for).
+        sub.unsubscribe()
+      },
+    )
+  })
+}
