@@ -5,7 +5,8 @@
  * required member (narrows: breaks every publisher), every `maxItems: 16` becomes 8 and every
  * stream keeps messages half as long. The diff compiles both versions to their models (no module
  * generated), then compares them: the row's ratio is that whole, end to end, and `diff_only_ms` the
- * comparison alone (the median of three, each on fresh models).
+ * comparison alone (the median of three, each on fresh models). `cpu_ratio` is the same ratio in
+ * processor time (the process's, every thread's), per round, for a machine shared with other work.
  *
  *   npx tsx bench/diff.ts [--quick]      (from `npm run bench`, after the build)
  */
@@ -17,7 +18,7 @@ import { diffContracts } from '../dist/src/core/diff/runner.js'
 import { loadDiffer } from '../dist/src/formats/diffs.js'
 import { formats } from '../dist/src/formats/index.js'
 import { natsDocument } from './generate.js'
-import { paired } from './measure.js'
+import { paired, roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
 
 interface Row {
@@ -74,14 +75,25 @@ export async function diffCases(rounds: number, work: string, n = 5000): Promise
     compares.push(performance.now() - start)
   }
   const compare = compares.sort((a, b) => a - b)[1]!
+  // The processor time of each run beside its wall time: on a machine shared with other work the
+  // wall-clock ratio wanders with the load (1.8 to 4.2 in one run), the processor time much less.
+  const cpu = { compile: [] as number[], diff: [] as number[] }
+  const timed = (into: number[], run: () => Promise<unknown>) => async () => {
+    const start = process.cpuUsage()
+    await run()
+    const used = process.cpuUsage(start)
+    into.push((used.user + used.system) / 1000)
+  }
   const m = await paired(
     {
-      compile: () => new ContractCompiler().compile(oldFile),
-      diff: () => diffContracts({ file: oldFile }, { file: newFile }, env),
+      compile: timed(cpu.compile, () => new ContractCompiler().compile(oldFile)),
+      diff: timed(cpu.diff, () => diffContracts({ file: oldFile }, { file: newFile }, env)),
     },
     rounds,
     2,
   )
+  // The warm-up rounds are the first two of each list.
+  const cpuRatio = roundRatios(cpu.diff.slice(2), cpu.compile.slice(2))
   return {
     [`diff-nats-${n}-vs-compile`]: {
       ours_ms: m.ms.diff,
@@ -90,6 +102,8 @@ export async function diffCases(rounds: number, work: string, n = 5000): Promise
       spread: m.spread.diff,
       target: '<= 2 (contracts diff of two versions / compiling one)',
       met: m.ratio.diff <= 2,
+      cpu_ratio: cpuRatio.ratio,
+      cpu_spread: cpuRatio.spread,
       diff_only_ms: compare,
       diff_only_ratio: compare / m.ms.compile,
       channels: n,
