@@ -547,7 +547,7 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
     map: undefined,
     ...described,
   })
-  const map = lazySourceMap(file, output.mappings, modeled.host.texts.get(file) ?? '', bare)
+  const map = lazySourceMap(file, () => output.mappings, modeled.host.texts.get(file) ?? '', bare)
   // The declarations are read off `output` once (a format may write them in a getter), then kept.
   let pending: Generated | undefined = output
   let dts: string | undefined
@@ -577,7 +577,22 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
     absentDependencies: bare.absentDependencies,
   }
   const { registered, format } = modeled
-  return { inputs, probes, registered, format, model: modeled.model, result, bare, mappings: output.mappings, declarable: true, volatile }
+  // The mappings are read when a source map or the persistent cache asks (a format may find its
+  // positions only then: a scan of the whole text).
+  return {
+    inputs,
+    probes,
+    registered,
+    format,
+    model: modeled.model,
+    result,
+    bare,
+    get mappings() {
+      return output.mappings
+    },
+    declarable: true,
+    volatile,
+  }
 }
 
 /** An entry of the persistent cache as one of the compiler's: the result as a compile shapes it, its source map made again. */
@@ -594,7 +609,7 @@ function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat | u
   if (stored.code === undefined) return { ...entry, result: common, bare: common, declarable: true }
   const described = { exports: stored.exports ?? [], ...(stored.identity !== undefined ? { identity: stored.identity } : {}) }
   const bare: CompileResult = { code: stored.code, dts: undefined, map: undefined, ...described, ...common }
-  const map = lazySourceMap(file, stored.mappings, hit.text, bare)
+  const map = lazySourceMap(file, () => stored.mappings, hit.text, bare)
   const result: CompileResult = {
     code: stored.code,
     dts: stored.dts,
@@ -649,13 +664,13 @@ const genMapping = lazyRequire<typeof import('@jridgewell/gen-mapping')>('@jridg
  * same map, in the same place among its keys). A bug making it is a `CONTRACTS_INTERNAL` added to
  * the result's diagnostics then, and the map is undefined.
  */
-function lazySourceMap(file: string, mappings: Generated['mappings'], text: string, bare: CompileResult): () => EncodedSourceMap | undefined {
+function lazySourceMap(file: string, mappings: () => Generated['mappings'], text: string, bare: CompileResult): () => EncodedSourceMap | undefined {
   let made: { map?: EncodedSourceMap } | undefined
   const map = () => {
     if (made === undefined) {
       made = {}
       try {
-        made.map = sourceMap(file, mappings, text)
+        made.map = sourceMap(file, mappings(), text)
       } catch (error) {
         bare.diagnostics.push(caught(error, file))
       }

@@ -85,10 +85,7 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
     components: closures[i]!,
   }))
   const projection = scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)
-  const positions = new Map<string, { line: number; column: number }>()
-  for (const t of topics) positions.set(joinPointer('', 'requests', t.index), position(source, joinPointer('', 'requests', t.index)))
-  for (const e of events) positions.set(joinPointer('', 'events', e.index), position(source, joinPointer('', 'events', e.index)))
-  const fields: Omit<BenzeneModel, 'source'> = {
+  const fields: Omit<BenzeneModel, 'source' | 'positions'> = {
     file: source.file,
     document: doc,
     facts,
@@ -97,8 +94,24 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
     moduleHash: contractHash(projection, bytesOf),
     projection: scope.hasIncludeList ? { kind: 'service-level', topics: [...effective.topics!] } : { kind: 'whole-service' },
     options: { validate: effective.validate ?? 'both', int64: effective.int64 ?? 'number', validators: effective.validators ?? 'code' },
-    positions,
   }
+  // Positions are found when first read (a source map, a listing of the model): finding them scans
+  // the whole text, which a build that makes no source map never needs (bench/: a tenth of a
+  // 1,000-topic model). The source's `locate` is let go once they are found.
+  let locate: JsonSource['locate'] | undefined = source.locate
+  let positions: BenzeneModel['positions'] | undefined
+  Object.defineProperty(fields, 'positions', {
+    enumerable: true,
+    get: () => {
+      if (positions === undefined) {
+        positions = new Map()
+        for (const t of topics) positions.set(joinPointer('', 'requests', t.index), position(locate!, joinPointer('', 'requests', t.index)))
+        for (const e of events) positions.set(joinPointer('', 'events', e.index), position(locate!, joinPointer('', 'events', e.index)))
+        locate = undefined
+      }
+      return positions
+    },
+  })
   // The source is kept for the differ's locations, non-enumerable so that no listing of the model shows it.
   const text: BenzeneModel['source'] = { file: source.file, text: source.text, lines: source.lines }
   const model = Object.defineProperty(fields, 'source', { value: text, enumerable: false }) as BenzeneModel
@@ -130,8 +143,8 @@ function schemaBytes(memos: CompileMemos): (schema: unknown) => Buffer {
 /** Schemas the topics' closures may hold together (real documents: a few thousand). */
 export const MAX_CLOSURE_ENTRIES = 1_000_000
 
-function position(source: JsonSource, pointer: string) {
-  const { line, column } = source.locate(pointer)
+function position(locate: JsonSource['locate'], pointer: string) {
+  const { line, column } = locate(pointer)
   return { line, column }
 }
 

@@ -55,11 +55,9 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
     exported.const('messageEndpoint', endpointLiteral(model)),
   ]
   for (const [name, code] of constants) lines.push(`const ${name} = ${code};`)
-  const mappings: NonNullable<Generated['mappings']> = []
-  const mapTo = (pointer: string) => {
-    const position = model.positions.get(pointer)
-    if (position) mappings.push({ line: lines.length + 1, position })
-  }
+  // Each entry's line, placed in the source when the mappings are first read (`model.positions`).
+  const mapped: Array<{ line: number; pointer: string }> = []
+  const mapTo = (pointer: string) => void mapped.push({ line: lines.length + 1, pointer })
   if (components.graph) lines.push(`const $components = /* @__PURE__ */ $componentGraph(${components.graph});`)
   // A validator the options leave out is `undefined`; trailing ones are not written.
   const checks = (names: string[]) => {
@@ -82,7 +80,9 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
     return `[${jsString(event.exportName)}, /* @__PURE__ */ $event(${jsString(event.entry.topic)}, ${versionLiteral(event)}${checks([validatorName(eventName(event), 'message')])})]`
   })
   lines.push(exported.const('events', `/* @__PURE__ */ $createTopicMap([${events.join(', ')}])`), '')
-  // The declarations are written only when read: a build without sidecars never needs them.
+  // The declarations are written only when read: a build without sidecars never needs them; the
+  // mappings likewise, by a bundler that makes source maps or a cache that keeps them.
+  let mappings: Generated['mappings']
   return {
     code: lines.join('\n'),
     exports: exported.names,
@@ -90,7 +90,12 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
     get dts() {
       return declarations(model, header)
     },
-    mappings,
+    get mappings() {
+      return (mappings ??= mapped.flatMap(({ line, pointer }) => {
+        const position = model.positions.get(pointer)
+        return position ? [{ line, position }] : []
+      }))
+    },
   }
 }
 

@@ -111,15 +111,27 @@ export function convertValidators(requests: readonly ValidatorRequest[], facts: 
       all.set(`${document.$id as string}#/definitions/${key}`, schema)
   }
   const canonical = definitionClasses(all)
+  // Only a schema naming a definition that another stands for is copied with its references
+  // rewritten (`rewriteRefs` gives any other schema back as it is, after walking it all).
+  const merged = new Set<string>()
+  for (const [ref, kept] of canonical) if (kept !== ref) merged.add(ref)
   const definitions = new Map<string, unknown>()
   const refs = new Map<string, ReadonlySet<string>>()
   for (const [ref, schema] of all) {
     if (canonical.get(ref) !== ref) continue
-    const rewritten = rewriteRefs(schema, canonical)
+    const named = referencesIn(schema)
+    const rewritten = namesAny(named, merged) ? rewriteRefs(schema, canonical) : schema
     definitions.set(ref, rewritten)
-    refs.set(ref, referencesIn(rewritten))
+    refs.set(ref, rewritten === schema ? named : referencesIn(rewritten))
   }
-  return { roots: converted.map((r) => ({ ...r, json: rewriteRefs(r.json, canonical) })), definitions, refs }
+  const roots = converted.map((r) => (merged.size > 0 && namesAny(referencesIn(r.json), merged) ? { ...r, json: rewriteRefs(r.json, canonical) } : r))
+  return { roots, definitions, refs }
+}
+
+function namesAny(named: ReadonlySet<string>, merged: ReadonlySet<string>): boolean {
+  if (merged.size === 0) return false
+  for (const ref of named) if (merged.has(ref)) return true
+  return false
 }
 
 /** The references a converted schema makes itself (not following them). */

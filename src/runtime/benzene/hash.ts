@@ -12,28 +12,48 @@ import { normalizeProjection, type Projection } from './projection.js'
 const serialize = canonicalize as unknown as (value: unknown, seen: Set<object>) => string | undefined
 const NO_CYCLES = new Set<object>()
 
+/** A UTF-16 surrogate: only a string holding one can be a lone surrogate, which JCS refuses. */
+const SURROGATE = /[\uD800-\uDFFF]/
+
 /**
- * RFC 8785 text of a JSON value (parsed contract data: no cycles, no toJSON, no undefined in
- * arrays). Leaves (numbers, strings, literals) are serialized by `canonicalize`, which owns JCS's
- * number and string forms; objects and arrays are composed here, keys in UTF-16 code-unit order as
- * `canonicalize` orders them. Composing avoids the library's per-call allocations, which were a
- * fifth of a 1,000-topic compile's garbage (bench/). The conformance cases and their independent
- * Python computation pin the result.
+ * RFC 8785 text of a leaf (a string, a number, a literal) or a key. JCS writes strings and finite
+ * numbers exactly as `JSON.stringify` does; what it refuses (a lone surrogate, NaN, an infinity) is
+ * left to `canonicalize`, which owns those errors. The common leaves skip its per-call checks, which
+ * were a third of a 1,000-topic contract's hashing (bench/).
  */
-export function canonical(value: unknown): string {
-  if (value !== null && typeof value === 'object') {
-    if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-    let text = '{'
-    for (const k of sortKeys(Object.keys(value))) {
-      const member = (value as Record<string, unknown>)[k]
-      if (member === undefined) continue
-      text += `${text.length > 1 ? ',' : ''}${serialize(k, NO_CYCLES)!}:${canonical(member)}`
-    }
-    return text + '}'
-  }
+function leaf(value: unknown): string {
+  if (typeof value === 'string') {
+    if (!SURROGATE.test(value)) return JSON.stringify(value)
+  } else if (typeof value === 'number') {
+    if (Number.isFinite(value)) return JSON.stringify(value)
+  } else if (typeof value === 'boolean') return value ? 'true' : 'false'
+  else if (value === null) return 'null'
   const text = serialize(value, NO_CYCLES)
   if (text === undefined) throw new Error('canonicalize returned nothing for a contract value')
   return text
+}
+
+/**
+ * RFC 8785 text of a JSON value (parsed contract data: no cycles, no toJSON, no undefined in
+ * arrays). Leaves are written by `leaf` (`canonicalize`'s forms); objects and arrays are composed
+ * here, keys in UTF-16 code-unit order as `canonicalize` orders them. Composing avoids the
+ * library's per-call allocations, which were a fifth of a 1,000-topic compile's garbage (bench/).
+ * The conformance cases and their independent Python computation pin the result.
+ */
+export function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return leaf(value)
+  if (Array.isArray(value)) {
+    let text = '['
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + canonical(value[i])
+    return text + ']'
+  }
+  let text = ''
+  for (const k of sortKeys(Object.keys(value))) {
+    const member = (value as Record<string, unknown>)[k]
+    if (member === undefined) continue
+    text += (text === '' ? '{' : ',') + leaf(k) + ':' + canonical(member)
+  }
+  return text === '' ? '{}' : text + '}'
 }
 
 /** Where the hash input goes: text as it is written, and each component schema whole (a digest may cache its bytes). */
@@ -48,7 +68,7 @@ function writeObject(sink: HashSink, value: Record<string, unknown>, member: (ke
   sink.text('{')
   for (const k of sortKeys(Object.keys(value))) {
     if (value[k] === undefined) continue
-    sink.text(`${first ? '' : ','}${serialize(k, NO_CYCLES)!}:`)
+    sink.text(`${first ? '' : ','}${leaf(k)}:`)
     first = false
     member(k, value[k])
   }
