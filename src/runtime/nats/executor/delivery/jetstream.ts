@@ -37,13 +37,14 @@ export function consumerName(prefix: string, token: string): string {
   return `${prefix}-${token}`.replace(/[^A-Za-z0-9_-]/g, '_')
 }
 
-/** Creates (or finds, when it exists with the same filter) a durable pull consumer with explicit acks. */
+/** Creates (or finds, when it exists with the same filter) a durable pull consumer with explicit acks; `maxDeliver` bounds its deliveries of one message. */
 export async function ensureConsumer(
   nc: NatsConnection,
   stream: string,
   name: string,
   filterSubject: string,
   ackWaitMs: number,
+  maxDeliver?: number,
 ): Promise<DeliveryAnswer<Consumer>> {
   try {
     const jsm = await jetstreamManager(nc)
@@ -58,6 +59,7 @@ export async function ensureConsumer(
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: ackWaitMs * 1e6,
+        ...(maxDeliver !== undefined ? { max_deliver: maxDeliver } : {}),
       })
     }
     return { ok: true, value: await jetstream(nc).consumers.get(stream, name) }

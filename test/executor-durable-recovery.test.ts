@@ -1,0 +1,142 @@
+/**
+ * The durable executor's recovery paths against a real nats-server with JetStream (the shipping
+ * contract's courier offer, couriers and executors on connections of their own): a result for an
+ * operation no executor drives is kept and terminated after a bounded number of deliveries, and an
+ * invoker's cancel is saved before it takes effect.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { operationId } from '../src/runtime/nats/interactions.js'
+import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
+import { operationStore, type OperationStore } from '../src/runtime/nats/executor/durable/store.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { binding, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+
+let key = 0
+const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `recovery-${key++}`, inputs: shipmentInputs })
+
+async function until(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await probe()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the condition never held')
+}
+
+describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', () => {
+  let rig: DurableRig
+  let store: OperationStore
+  beforeAll(async () => {
+    rig = await startDurableRig('recovery')
+    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
+    if (!bucket.ok) throw new Error(bucket.message)
+    store = operationStore(bucket.value)
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+
+  /** Starts an operation with a gated courier, then kills its executor (its connection closed under it) once the courier runs. */
+  async function orphaned(options: { binding?: { resultRedeliveries: number } } = {}) {
+    const interaction = quick(rig.assign)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const first = await rig.connection()
+    const a = await rig.executor(interaction, { connection: first, ...options })
+    const killed = a.invoke(fixed)
+    await until(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    await first.close()
+    await a.close()
+    expect(await killed).toMatchObject({ ok: false })
+    return { interaction, release, peers, fixed, id }
+  }
+
+  it('a result for an operation no executor drives is kept, terminated after a bounded number of deliveries, and admitted by a later resume', async () => {
+    const { interaction, release, peers, id } = await orphaned({ binding: { resultRedeliveries: 3 } })
+    // Another executor runs (its result consumer routes every result) but drives nothing.
+    const b = await rig.executor(interaction, { binding: { resultRedeliveries: 3 } })
+    expect(await b.resume('no-such-operation')).toMatchObject({ ok: false, code: 'EXECUTOR_UNKNOWN_OPERATION' })
+    release()
+    const jsm = await jetstreamManager(await rig.connection())
+    await until(async () => {
+      const info = await jsm.streams.info(STREAM, { subjects_filter: `shipping.couriers.${id}.accept.*` })
+      return Object.keys(info.state.subjects ?? {}).length > 0
+    })
+    // The result stops being redelivered: nothing pending, nothing awaiting an acknowledgement.
+    await until(async () => {
+      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
+      return info.num_pending === 0 && info.num_ack_pending === 0
+    })
+    const consumer = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
+    expect(consumer.config.max_deliver).toBe(3 + 8)
+    // Kept once in the operation's state, though delivered (and routed) more than once.
+    const kept = await store.parked(id)
+    expect(kept.ok && kept.value).toEqual([expect.objectContaining({ subject: `shipping.couriers.${id}.accept.c-ann` })])
+    expect(await store.decision(id)).toEqual({ ok: true, value: null })
+    // A later resume admits it, at the time it came.
+    const resumed = await b.resume(id)
+    expect(resumed.ok).toBe(true)
+    if (!resumed.ok || !kept.ok) return
+    expect(resumed.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(resumed.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1, atMs: kept.value[0]!.atMs })])
+    expect(rig.handled.get('c-ann')).toBe(1)
+    await b.close()
+    for (const p of peers) await p.close()
+  }, 60_000)
+
+  it('an invoker cancel is saved before it takes effect: a lost save changes nothing, a saved one is replayed by a resumed executor', async () => {
+    const interaction = quick(rig.assign)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const a = await rig.executor(interaction)
+    const outcome = a.invoke(fixed)
+    await until(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    // Another writer changes the operation's state: the executor's next save loses its compare-and-set.
+    const state = await store.state(id)
+    if (!state.ok || !state.value) throw new Error('no state')
+    expect((await store.saveState(id, state.value.value, state.value.revision)).ok).toBe(true)
+    expect(a.cancel(id)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+    // The save lost: the cancel took no effect (in memory or anywhere), the executor stopped.
+    expect(await outcome).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
+    expect(a.state(id)).toMatchObject({ ok: true, value: { decision: null } })
+    const aLog = a.log(id)
+    expect(aLog.ok && aLog.value.some((e) => e.kind === 'cancel')).toBe(false)
+    expect(await store.decision(id)).toEqual({ ok: true, value: null })
+    await a.close()
+
+    // A new executor resumes; its cancel is saved, then its process dies (its connection closed under it).
+    const second = await rig.connection()
+    const b = await rig.executor(interaction, { connection: second })
+    const resumed = b.resume(id)
+    await until(() => {
+      const now = b.state(id)
+      return now.ok && now.value.admission.status === 'admitted'
+    })
+    const cancelled = b.cancel(id)
+    expect(cancelled).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+    await until(async () => {
+      const saved = await store.state(id)
+      return saved.ok && saved.value !== null && saved.value.value.events.some((e) => e.kind === 'cancel')
+    })
+    await second.close()
+    await b.close()
+    await resumed
+    release()
+    // The next executor replays the saved cancel: the decision is the one the cancel answered.
+    const c = await rig.executor(interaction)
+    const again = await c.resume(id)
+    expect(again.ok && again.value.decision).toEqual(cancelled.ok && cancelled.value)
+    const cLog = c.log(id)
+    expect(cLog.ok && cLog.value.filter((e) => e.kind === 'cancel')).toHaveLength(1)
+    await c.close()
+    for (const p of peers) await p.close()
+  }, 60_000)
+})
