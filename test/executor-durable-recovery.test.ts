@@ -9,6 +9,12 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { operationStore, type OperationStore } from '../src/runtime/nats/executor/durable/store.js'
+import { createResponder, type Responder } from '../src/runtime/nats/executor/index.js'
+import { openClaimStore } from '../src/runtime/nats/executor/ownership/claims.js'
+import { resultKey } from '../src/runtime/nats/executor/delivery/responder.js'
+import { claimKey } from '../src/runtime/nats/executor/durable/executor.js'
+import type { NatsConnection } from '@nats-io/nats-core'
+import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { binding, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
 
@@ -138,5 +144,66 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     expect(cLog.ok && cLog.value.filter((e) => e.kind === 'cancel')).toHaveLength(1)
     await c.close()
     for (const p of peers) await p.close()
+  }, 60_000)
+
+  /** c-ann on a connection of the test's own; counts its handler runs. */
+  async function courier(nc: NatsConnection, interaction: Interaction, runs: { count: number }, gate: Promise<void>): Promise<Responder> {
+    const made = await createResponder<unknown, { accepted: boolean }>({
+      connection: nc,
+      module: rig.module,
+      interaction,
+      peerId: 'c-ann',
+      durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 },
+      handler: async ({ signal }) => {
+        runs.count++
+        await Promise.race([gate, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))])
+        return signal.aborted ? undefined : { accepted: true }
+      },
+    })
+    if (!made.ok) throw new Error(made.message)
+    return made.value
+  }
+
+  it('a courier restarted after committing but before publishing republishes its kept result: same message id, the handler not run again', async () => {
+    const interaction = quick(rig.assign)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const firstRuns = { count: 0 }
+    const first = await rig.connection()
+    const dying = await courier(first, interaction, firstRuns, gate)
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const a = await rig.executor(interaction)
+    const outcome = a.invoke(fixed)
+    await until(() => firstRuns.count > 0)
+    // The courier dies (its connection gone) after keeping its result and committing its claim, before publishing:
+    // the records it leaves, written here as it wrote them.
+    await first.close()
+    const admin = await rig.connection()
+    const claims = await openClaimStore(admin, binding.claimBucket!)
+    if (!claims.ok) throw new Error(claims.message)
+    const held = await claims.value.read(claimKey(id, 'c-ann'))
+    if (!held.ok || !held.value) throw new Error('no claim')
+    const fence = held.value.claim.fence
+    const bucket = await openRecordBucket(admin, binding.claimBucket!)
+    if (!bucket.ok) throw new Error(bucket.message)
+    expect((await bucket.value.write(resultKey(id, 'c-ann'), { peerId: 'c-ann', attempt: 1, fence, fields: { accepted: true } }, 0)).ok).toBe(true)
+    expect(await claims.value.commit(claimKey(id, 'c-ann'), 'c-ann', fence, Date.now())).toMatchObject({ ok: true })
+    // Restarted: the unacknowledged request comes again; the kept result is published under the same fence.
+    const againRuns = { count: 0 }
+    const restarted = await courier(await rig.connection(), interaction, againRuns, Promise.resolve())
+    const answer = await outcome
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(answer.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', attempt: 1, fence })])
+    expect(againRuns.count).toBe(0)
+    const jsm = await jetstreamManager(admin)
+    const info = await jsm.streams.info(STREAM, { subjects_filter: `shipping.couriers.${id}.accept.*` })
+    expect(info.state.subjects).toEqual({ [`shipping.couriers.${id}.accept.c-ann`]: 1 })
+    release()
+    await a.close()
+    await restarted.close()
+    await dying.close().catch(() => undefined)
   }, 60_000)
 })
