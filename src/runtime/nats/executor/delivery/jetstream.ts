@@ -101,3 +101,25 @@ export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => voi
     return { ok: false, message: message(error) }
   }
 }
+
+/** Whether a subject pattern `covers` every subject `pattern` can match (`*` one token, `>` the rest). */
+export function subjectCovers(covers: string, pattern: string): boolean {
+  const a = covers.split('.')
+  const b = pattern.split('.')
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === '>') return i < b.length
+    if (i >= b.length || b[i] === '>') return false
+    if (a[i] !== '*' && (b[i] === '*' || a[i] !== b[i])) return false
+  }
+  return a.length === b.length
+}
+
+/** Whether a stream retains every subject `pattern` matches (one of its subjects covers it). */
+export async function streamRetains(nc: NatsConnection, stream: string, pattern: string): Promise<boolean> {
+  try {
+    const { config } = await (await jetstreamManager(nc)).streams.info(stream)
+    return (config.subjects ?? []).some((s) => subjectCovers(s, pattern))
+  } catch {
+    return false
+  }
+}

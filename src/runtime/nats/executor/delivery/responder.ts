@@ -16,7 +16,7 @@
  * running the handler again, as long as the claim is still its own under the request's fence.
  */
 import type { JsMsg, ConsumerMessages } from '@nats-io/jetstream'
-import type { Msg, Subscription } from '@nats-io/nats-core'
+import { headers, type Msg, type Subscription } from '@nats-io/nats-core'
 import type { Channel } from '../../subjects.js'
 import { check } from '../../../shared/validation.js'
 import type { InteractionPlan } from '../policy.js'
@@ -233,7 +233,11 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     const out: Record<string, string> = {}
     for (const p of Object.keys(cancelResultChannel!.parameters)) out[p] = p === target ? peerId : params[p]!
     try {
-      nc.publish(cancelResultChannel!.subject!.render(out), JSON.stringify(reply))
+      // A core publication with a message id: a stream retaining CancelResults stores it once (an
+      // executor resuming the operation reads it there), a live executor's subscription gets it at once.
+      const h = headers()
+      h.set('Nats-Msg-Id', `${operationId}.${branchId}.${String(payload['attempt'])}.${String(payload['fence'])}.cancelled`)
+      nc.publish(cancelResultChannel!.subject!.render(out), JSON.stringify(reply), { headers: h })
     } catch {
       // A subject that cannot be rendered: no reply (the executor times the request out).
     }

@@ -29,7 +29,7 @@ import { simulate } from '../decision/simulate.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
-import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce } from '../delivery/jetstream.js'
+import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
 import { openRecordBucket } from './records.js'
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
@@ -92,7 +92,8 @@ interface Live {
   readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
   core?: DecisionCore
   onResult(msg: JsMsg, payload: unknown): void
-  onCancelResult(payload: unknown): void
+  /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
+  onCancelResult(payload: unknown, msg?: JsMsg): void
   /** Saves the invoker's cancel, then applies it: answers the decision it makes once saved. */
   cancel(): Decision | null
   stop(reason: string): void
@@ -126,6 +127,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     store: OperationStore
     claims?: ClaimStore
     results?: ConsumerMessages
+    cancels?: ConsumerMessages
   }
   let ready: Promise<ExecutorResult<Ready>> | undefined
   let cancelReplies: Subscription | undefined
@@ -142,8 +144,20 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const checked = await checkDurableStream(nc, stream)
       if (!checked.ok) return refuse('EXECUTOR_STATE_FAILED', checked.message)
     }
-    if (plan.cancel) {
-      // CancelResults are core messages (the fixed schema): each is routed to the operation it names.
+    const store = operationStore(bucket.value)
+    const cancelPattern = plan.cancel ? cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*') : undefined
+    let cancels: ConsumerMessages | undefined
+    if (cancelPattern && (await streamRetains(nc, binding.resultStream, cancelPattern))) {
+      // The result stream retains CancelResults: read through a durable consumer like results, so a
+      // reply sent while no executor runs is admitted when one resumes the operation.
+      const name = consumerName(`exec-${interaction.id}`, 'cancels')
+      const consumer = await ensureConsumer(nc, binding.resultStream, name, cancelPattern, ackWaitMs, resultMaxDeliver(redeliveries))
+      if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
+      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'cancel'))
+      if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+      cancels = consuming.value
+    } else if (cancelPattern) {
+      // CancelResults as core messages only: a reply sent while no executor runs is lost (its request times out).
       cancelReplies = nc.subscribe(cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*'), {
         callback: (error, msg) => {
           if (error) return
@@ -158,6 +172,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         },
       })
     }
+    const extra = { ...(claims ? { claims } : {}), ...(cancels ? { cancels } : {}) }
     let results: ConsumerMessages | undefined
     if (resultChannel?.address) {
       const name = binding.resultConsumer ?? consumerName(`exec-${interaction.id}`, 'results')
@@ -170,13 +185,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         resultMaxDeliver(redeliveries),
       )
       if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
-      const store = operationStore(bucket.value)
-      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg))
+      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'result'))
       if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
       results = consuming.value
-      return ok({ store, ...(claims ? { claims } : {}), results })
+      return ok({ store, ...extra, results })
     }
-    return ok({ store: operationStore(bucket.value), ...(claims ? { claims } : {}) })
+    return ok({ store, ...extra })
   }
 
   /**
@@ -184,16 +198,21 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
    * executor that resumes it admits it), redelivered a bounded number of times (an executor driving
    * it in another process gets it so), then terminated: nothing loops forever, nothing is lost.
    */
-  async function route(store: OperationStore, msg: JsMsg): Promise<void> {
+  async function route(store: OperationStore, msg: JsMsg, kind: 'result' | 'cancel'): Promise<void> {
     let payload: unknown
     try {
       payload = JSON.parse(decoder.decode(msg.data))
     } catch {
       return msg.term()
     }
-    const id = readExpression(plan.correlation.operation, payload)
+    const id =
+      kind === 'result'
+        ? readExpression(plan.correlation.operation, payload)
+        : typeof payload === 'object' && payload !== null
+          ? (payload as Record<string, unknown>)['operationId']
+          : undefined
     const driving = typeof id === 'string' ? live.get(id) : undefined
-    if (driving) return driving.onResult(msg, payload)
+    if (driving) return kind === 'result' ? driving.onResult(msg, payload) : driving.onCancelResult(payload, msg)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
     const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
     // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
@@ -202,9 +221,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     if (state.ok && state.value && simulate(plan.policy, state.value.value.events).settledAtMs !== null) return msg.ack()
     const last = msg.info.deliveryCount >= redeliveries
     // A payload out of the result schema is never admitted: not kept either.
-    if (check(resultChannel!.validatePayload, payload)) return msg.term()
+    if (check((kind === 'result' ? resultChannel : cancelResultChannel)!.validatePayload, payload)) return msg.term()
     if (admission.ok && state.ok) {
-      const kept = await store.park(id, { subject: msg.subject, payload, atMs: now() })
+      const kept = await store.park(id, { subject: msg.subject, payload, atMs: now(), ...(kind === 'cancel' ? { kind } : {}) })
       // Kept (or already kept, or the record full): the bounded redeliveries only serve a driving executor elsewhere.
       if (kept.ok && last) return msg.term()
     }
@@ -530,18 +549,19 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       await step()
     }
 
-    async function onCancelResult(decoded: unknown): Promise<void> {
+    async function onCancelResult(decoded: unknown, atMs: number): Promise<void> {
       const payload = decoded as Record<string, unknown> | undefined
       if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
       if (payload['operationId'] !== id || typeof payload['branchId'] !== 'string') return
       const reply = payload['outcome']
       if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
       const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
-      if (!branch) return
+      // A reply for a branch not awaiting one (a redelivered or repeated reply) changes nothing: not logged.
+      if (!branch || branch.cancel !== 'requested') return
       // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
       const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
       const fence = Number.isSafeInteger(payload['fence']) ? (payload['fence'] as number) : branch.fence
-      await step({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
+      await step({ kind: 'cancel-answered', atMs, branchId: branch.branchId, attempt, fence, reply })
     }
 
     async function start(): Promise<void> {
@@ -583,7 +603,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (!kept.ok) return stop(kept.message)
       for (const r of kept.value) {
         if (stopped) return
-        if (typeof r?.subject === 'string' && Number.isSafeInteger(r.atMs)) await admitResult(r.subject, r.payload, Math.max(r.atMs, record.admittedAtMs))
+        if (typeof r?.subject !== 'string' || !Number.isSafeInteger(r.atMs)) continue
+        const at = Math.max(r.atMs, record.admittedAtMs)
+        if (r.kind === 'cancel') await onCancelResult(r.payload, at)
+        else await admitResult(r.subject, r.payload, at)
       }
       // Time passed while no executor ran: the timers due by now fire first (the deadline counts from the admission commit).
       await step({ kind: 'tick', atMs: now() })
@@ -594,7 +617,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       outcome,
       core,
       onResult: (msg, payload) => void serial(() => onResult(msg, payload)),
-      onCancelResult: (payload) => void serial(() => onCancelResult(payload)),
+      onCancelResult: (payload, msg) =>
+        void serial(async () => {
+          await onCancelResult(payload, now())
+          // Acknowledged once the event is in the log: a crash before this redelivers the reply.
+          if (!stopped) msg?.ack()
+        }),
       cancel: () => {
         const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
         // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
@@ -756,7 +784,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state')
       cancelReplies?.unsubscribe()
       const r = await ready
-      if (r?.ok) await r.value.results?.close()
+      if (r?.ok) await Promise.all([r.value.results?.close(), r.value.cancels?.close()])
     },
   }
   return ok(executor)

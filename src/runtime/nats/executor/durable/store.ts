@@ -39,8 +39,10 @@ export interface OutboxEntry {
   readonly published: boolean
 }
 
-/** A result kept for the executor that resumes its operation: the subject it came on, its payload, when it came. */
+/** A result (or CancelResult) kept for the executor that resumes its operation: the subject it came on, its payload, when it came. */
 export interface ParkedResult {
+  /** Absent: a result; `cancel`: a CancelResult. */
+  readonly kind?: 'cancel'
   readonly subject: string
   readonly payload: unknown
   readonly atMs: number
