@@ -4,6 +4,9 @@
  * operation no executor drives is kept and terminated after a bounded number of deliveries, and an
  * invoker's cancel is saved before it takes effect.
  */
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { operationId } from '../src/runtime/nats/interactions.js'
@@ -42,8 +45,8 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     await rig?.stop()
   })
 
-  /** Starts an operation with a gated courier, then kills its executor (its connection closed under it) once the courier runs. */
-  async function orphaned(options: { binding?: { resultRedeliveries: number } } = {}) {
+  /** Starts an operation with a gated courier from an executor in a process of its own, killed with SIGKILL once the courier runs. */
+  async function orphaned() {
     const interaction = quick(rig.assign)
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
@@ -51,18 +54,31 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     rig.handled.clear()
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-    const first = await rig.connection()
-    const a = await rig.executor(interaction, { connection: first, ...options })
-    const killed = a.invoke(fixed)
-    await until(() => (rig.handled.get('c-ann') ?? 0) > 0)
-    await first.close()
-    await a.close()
-    expect(await killed).toMatchObject({ ok: false })
+    const dir = join(import.meta.dirname, '.tmp/modules')
+    mkdirSync(dir, { recursive: true })
+    const moduleFile = join(dir, `shipping-recovery-${process.pid}.mjs`)
+    writeFileSync(moduleFile, rig.code)
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-child.ts')], {
+      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile, DIGEST: rig.digest, KEY: fixed.idempotencyKey },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    try {
+      await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 3000)
+      process.kill(child.pid!, 'SIGKILL')
+      expect(await exited).toBe('SIGKILL')
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    // Killed before any answer.
+    expect(output.trim()).toBe('ready')
     return { interaction, release, peers, fixed, id }
   }
 
   it('a result for an operation no executor drives is kept, terminated after a bounded number of deliveries, and admitted by a later resume', async () => {
-    const { interaction, release, peers, id } = await orphaned({ binding: { resultRedeliveries: 3 } })
+    const { interaction, release, peers, id } = await orphaned()
     // Another executor runs (its result consumer routes every result) but drives nothing.
     const b = await rig.executor(interaction, { binding: { resultRedeliveries: 3 } })
     expect(await b.resume('no-such-operation')).toMatchObject({ ok: false, code: 'EXECUTOR_UNKNOWN_OPERATION' })
@@ -77,8 +93,9 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
       const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
       return info.num_pending === 0 && info.num_ack_pending === 0
     })
+    // The consumer (made by the first executor, default bound) stops at max_deliver whatever happens.
     const consumer = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
-    expect(consumer.config.max_deliver).toBe(3 + 8)
+    expect(consumer.config.max_deliver).toBe(30 + 8)
     // Kept once in the operation's state, though delivered (and routed) more than once.
     const kept = await store.parked(id)
     expect(kept.ok && kept.value).toEqual([expect.objectContaining({ subject: `shipping.couriers.${id}.accept.c-ann` })])
