@@ -183,19 +183,33 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
 
   it('a courier restarted after committing but before publishing republishes its kept result: same message id, the handler not run again', async () => {
     const interaction = quick(rig.assign)
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const firstRuns = { count: 0 }
-    const first = await rig.connection()
-    const dying = await courier(first, interaction, firstRuns, gate)
+    // The courier runs in a process of its own.
+    const dir = join(import.meta.dirname, '.tmp/modules')
+    mkdirSync(dir, { recursive: true })
+    const moduleFile = join(dir, `shipping-courier-${process.pid}.mjs`)
+    writeFileSync(moduleFile, rig.code)
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-responder-child.ts')], {
+      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
     const a = await rig.executor(interaction)
-    const outcome = a.invoke(fixed)
-    await until(() => firstRuns.count > 0)
-    // The courier dies (its connection gone) after keeping its result and committing its claim, before publishing:
-    // the records it leaves, written here as it wrote them.
-    await first.close()
+    let outcome: ReturnType<typeof a.invoke> | undefined
+    try {
+      await until(() => output.includes('ready'), 3000)
+      outcome = a.invoke(fixed)
+      await until(() => output.includes('running'), 3000)
+      process.kill(child.pid!, 'SIGKILL')
+      expect(await exited).toBe('SIGKILL')
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    // Killed after keeping its result and committing its claim, before publishing: the records it
+    // leaves at that point, written here as it writes them.
     const admin = await rig.connection()
     const claims = await openClaimStore(admin, binding.claimBucket!)
     if (!claims.ok) throw new Error(claims.message)
@@ -209,7 +223,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     // Restarted: the unacknowledged request comes again; the kept result is published under the same fence.
     const againRuns = { count: 0 }
     const restarted = await courier(await rig.connection(), interaction, againRuns, Promise.resolve())
-    const answer = await outcome
+    const answer = await outcome!
     expect(answer.ok).toBe(true)
     if (!answer.ok) return
     expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
@@ -218,9 +232,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     const jsm = await jetstreamManager(admin)
     const info = await jsm.streams.info(STREAM, { subjects_filter: `shipping.couriers.${id}.accept.*` })
     expect(info.state.subjects).toEqual({ [`shipping.couriers.${id}.accept.c-ann`]: 1 })
-    release()
     await a.close()
     await restarted.close()
-    await dying.close().catch(() => undefined)
   }, 60_000)
 })
