@@ -107,7 +107,15 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     expect(resumed.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
     expect(resumed.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1, atMs: kept.value[0]!.atMs })])
     expect(rig.handled.get('c-ann')).toBe(1)
+    const logged = b.log(id)
     await b.close()
+    // Resumed again, the kept result (already admitted) adds nothing to the log.
+    const c = await rig.executor(interaction)
+    const again = await c.resume(id)
+    expect(again.ok && again.value.decision).toEqual(resumed.value.decision)
+    const relogged = c.log(id)
+    expect(relogged.ok && relogged.value.filter((e) => e.kind === 'result')).toEqual(logged.ok && logged.value.filter((e) => e.kind === 'result'))
+    await c.close()
     for (const p of peers) await p.close()
   }, 60_000)
 

@@ -530,6 +530,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const c = plan.correlation
       const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
       if (opRef !== id || typeof branchId !== 'string' || typeof peerId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
+      // A result for a branch no longer open (redelivered, or kept and admitted by an earlier run) is refused
+      // whatever else holds and changes nothing: not logged, so a resume re-reading kept results adds nothing.
+      const current = core.state().branches.find((b) => b.branchId === branchId)
+      if (current && current.status !== 'open') return
       const params = resultChannel!.subject?.tryParse(subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       let verified = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
