@@ -633,6 +633,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         // operation's order: a process dying in between has changed nothing, and an executor resuming
         // the operation replays the cancel. The answer now is the decision it makes once saved.
         const predicted = simulate(plan.policy, [...core.log(), event]).decision
+        // No decision (the operation not yet replayed or admitted): refused, nothing saved.
+        if (predicted === null) return null
         void serial(async () => {
           const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
           if (!saved.ok) return stop(saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message)
