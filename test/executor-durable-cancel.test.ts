@@ -2,10 +2,24 @@
  * Cooperative cancellation in durable state against a real nats-server with JetStream: the shop's
  * refund vote (a quorum of two among five peers, remaining cooperative, waitFor settled) run with
  * durable-per-recipient delivery; three peers stall and are asked to stop once the quorum is met.
+ * With the result stream retaining CancelResults, a reply sent while no executor runs is admitted by
+ * the executor that resumes the operation.
  */
+
+async function until(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await probe()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the condition never held')
+}
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
-import { createExecutor, createResponder, planInteraction, simulate, type Responder } from '../src/runtime/nats/executor/index.js'
+import { createExecutor, createResponder, planInteraction, simulate, type Executor, type Responder } from '../src/runtime/nats/executor/index.js'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { operationId } from '../src/runtime/nats/interactions.js'
+import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
+import { operationStore } from '../src/runtime/nats/executor/durable/store.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { deployment, GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
 
@@ -90,4 +104,98 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
     await executor.close()
     for (const p of peers) await p.close()
   }, 30_000)
+
+  it('a CancelResult sent while no executor runs is retained and admitted by the executor that resumes the operation', async () => {
+    const jsm = await jetstreamManager(await rig.connection())
+    const info = await jsm.streams.info('REFUNDS')
+    await jsm.streams.update('REFUNDS', { ...info.config, subjects: [...info.config.subjects!, 'payments.refunds.*.cancelled.*'] })
+    const vote = variant(rig.approve, {
+      delivery: { mode: 'durable-per-recipient', state: 'durable', restart: 'resume' },
+      completion: { mode: 'quorum', count: 2, fraction: undefined, waitFor: 'settled', cancelTimeoutMs: 20_000 },
+    })
+    const started = new Set<string>()
+    const peers: Responder[] = []
+    const peer = async (peerId: string) => {
+      const made = await createResponder<unknown, { approve: boolean }>({
+        connection: await rig.connection(),
+        module: rig.module,
+        interaction: vote,
+        peerId,
+        durable: { requestStream: 'REFUNDS', ackWaitMs: 1000 },
+        handler: async ({ signal }) => {
+          started.add(peerId)
+          if (peerId === 'ann' || peerId === 'bob') return { approve: true }
+          // Bounded by the cancel request (or the responder closing).
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+          return undefined
+        },
+      })
+      if (!made.ok) throw new Error(made.message)
+      peers.push(made.value)
+    }
+    const executor = async (connection: NatsConnection): Promise<Executor> => {
+      const made = createExecutor({
+        connection,
+        module: rig.module,
+        interaction: vote,
+        contractDigest: rig.digest,
+        deployment,
+        durable: { requestStream: 'REFUNDS', resultStream: 'REFUNDS', stateBucket: 'refund_state', ackWaitMs: 1000 },
+        adapters: { audience: () => ({ revision: 'r7', peers: GROUP_PEERS }), authorization: () => ({ allowed: true }) },
+      })
+      if (!made.ok) throw new Error(made.message)
+      return made.value
+    }
+    // ann and bob make the quorum; cat, dan and eve are offline (their requests wait in their consumers).
+    await peer('ann')
+    await peer('bob')
+    const first = await rig.connection()
+    const a = await executor(first)
+    const invocation = {
+      principalId: 'alice',
+      idempotencyKey: 'coop-retained',
+      inputs: { group: 'approvers', refund: { paymentId: 'pay-12345678', amount: 10 } },
+    }
+    const killed = a.invoke(invocation)
+    const bucket = await openRecordBucket(await rig.connection(), 'refund_state')
+    if (!bucket.ok) throw new Error(bucket.message)
+    const store = operationStore(bucket.value)
+    const id = await operationId(invocation.principalId, rig.digest, invocation.idempotencyKey)
+    // The executor decides and sends its cancel requests (recorded in its outbox first), then dies.
+    const cancelEntries = async () => {
+      const state = await store.state(id)
+      return state.ok && state.value ? state.value.value.outbox.filter((e) => e.kind === 'cancel' && e.published) : []
+    }
+    await until(async () => (await cancelEntries()).length === 3)
+    await first.close()
+    await a.close()
+    expect(await killed).toMatchObject({ ok: false })
+    // cat, dan and eve come online and run their requests; the dead executor's cancel requests reach them
+    // late (published here as its outbox recorded them) and they answer stopped while no executor runs.
+    for (const p of ['cat', 'dan', 'eve']) await peer(p)
+    await until(() => ['cat', 'dan', 'eve'].every((p) => started.has(p)))
+    const late = await rig.connection()
+    for (const e of await cancelEntries()) late.publish(e.subject, JSON.stringify(e.payload))
+    await until(async () => {
+      const held = await jsm.streams.info('REFUNDS', { subjects_filter: `payments.refunds.${id}.cancelled.*` })
+      return Object.keys(held.state.subjects ?? {}).length === 3
+    })
+    // A new executor resumes: the retained replies are admitted, every branch is terminal, the operation settles.
+    const b = await executor(await rig.connection())
+    const answer = await b.resume(id)
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold', successUnits: 2 })
+    expect(Object.fromEntries(answer.value.state.branches.map((br) => [br.branchId, [br.status, br.cancel]]))).toEqual({
+      ann: ['succeeded', 'none'],
+      bob: ['succeeded', 'none'],
+      cat: ['stopped', 'stopped'],
+      dan: ['stopped', 'stopped'],
+      eve: ['stopped', 'stopped'],
+    })
+    const log = b.log(id)
+    expect(log.ok && log.value.filter((e) => e.kind === 'cancel-answered')).toHaveLength(3)
+    await b.close()
+    for (const p of peers) await p.close()
+  }, 60_000)
 })

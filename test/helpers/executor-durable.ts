@@ -19,6 +19,7 @@ import {
   type ExecutorModule,
   type Responder,
 } from '../../src/runtime/nats/executor/index.js'
+import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
 import { loadModule } from './load-module.js'
 import { ShopBundle } from './nats-bundle.js'
 import { startNatsServer, type NatsServer } from './nats-server.js'
@@ -54,7 +55,10 @@ export interface DurableRig {
   readonly handled: Map<string, number>
   connection(): Promise<NatsConnection>
   couriers(behaviours: Record<string, Courier>, interaction?: Interaction): Promise<Responder[]>
-  executor(interaction: Interaction, options?: { connection?: NatsConnection; adapters?: Partial<ExecutorAdapters<Accept, unknown>> }): Promise<Executor>
+  executor(
+    interaction: Interaction,
+    options?: { connection?: NatsConnection; adapters?: Partial<ExecutorAdapters<Accept, unknown>>; binding?: Partial<DurableBinding> },
+  ): Promise<Executor>
   stop(): Promise<void>
 }
 
@@ -130,7 +134,7 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
         interaction,
         contractDigest: digest,
         deployment,
-        durable: binding,
+        durable: { ...binding, ...options.binding },
         adapters: {
           audience: ({ data }) => ({ revision: 'r3', peers: data.input === 'eu' ? COURIERS : [] }),
           authorization: () => ({ allowed: true }),

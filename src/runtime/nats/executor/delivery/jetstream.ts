@@ -37,13 +37,14 @@ export function consumerName(prefix: string, token: string): string {
   return `${prefix}-${token}`.replace(/[^A-Za-z0-9_-]/g, '_')
 }
 
-/** Creates (or finds, when it exists with the same filter) a durable pull consumer with explicit acks. */
+/** Creates (or finds, when it exists with the same filter) a durable pull consumer with explicit acks; `maxDeliver` bounds its deliveries of one message. */
 export async function ensureConsumer(
   nc: NatsConnection,
   stream: string,
   name: string,
   filterSubject: string,
   ackWaitMs: number,
+  maxDeliver?: number,
 ): Promise<DeliveryAnswer<Consumer>> {
   try {
     const jsm = await jetstreamManager(nc)
@@ -58,6 +59,7 @@ export async function ensureConsumer(
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: ackWaitMs * 1e6,
+        ...(maxDeliver !== undefined ? { max_deliver: maxDeliver } : {}),
       })
     }
     return { ok: true, value: await jetstream(nc).consumers.get(stream, name) }
@@ -97,5 +99,27 @@ export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => voi
     return { ok: true, value: messages }
   } catch (error) {
     return { ok: false, message: message(error) }
+  }
+}
+
+/** Whether a subject pattern `covers` every subject `pattern` can match (`*` one token, `>` the rest). */
+export function subjectCovers(covers: string, pattern: string): boolean {
+  const a = covers.split('.')
+  const b = pattern.split('.')
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === '>') return i < b.length
+    if (i >= b.length || b[i] === '>') return false
+    if (a[i] !== '*' && (b[i] === '*' || a[i] !== b[i])) return false
+  }
+  return a.length === b.length
+}
+
+/** Whether a stream retains every subject `pattern` matches (one of its subjects covers it). */
+export async function streamRetains(nc: NatsConnection, stream: string, pattern: string): Promise<boolean> {
+  try {
+    const { config } = await (await jetstreamManager(nc)).streams.info(stream)
+    return (config.subjects ?? []).some((s) => subjectCovers(s, pattern))
+  } catch {
+    return false
   }
 }

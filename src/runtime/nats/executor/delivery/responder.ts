@@ -8,9 +8,15 @@
  * republication is stored once. A request is acknowledged once it is answered or known stale.
  * CancelRequests (core messages) abort a running execution (`stopped`), or are answered
  * `already-completed` after the commit, `unknown` otherwise.
+ *
+ * The committed result is kept beside the claim (`<operation>.<branch>.result` in the claim
+ * bucket, or the binding's `resultBucket`), written before the claim is committed: a peer
+ * restarted after committing but before publishing gets the request again (it was not yet
+ * acknowledged) and republishes the kept result with the same message id (stored once), without
+ * running the handler again, as long as the claim is still its own under the request's fence.
  */
 import type { JsMsg, ConsumerMessages } from '@nats-io/jetstream'
-import type { Msg, Subscription } from '@nats-io/nats-core'
+import { headers, type Msg, type Subscription } from '@nats-io/nats-core'
 import type { Channel } from '../../subjects.js'
 import { check } from '../../../shared/validation.js'
 import type { InteractionPlan } from '../policy.js'
@@ -19,17 +25,31 @@ import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
 import { boundPointer, readPointer, setPointer, type Responder, type ResponderOptions } from '../responder.js'
 import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
 import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
+import { openRecordBucket, type RecordBucket } from '../durable/records.js'
 
 export interface DurableResponderBinding {
   /** The stream holding the request subjects (the executor's `requestStream`). */
   readonly requestStream: string
   /** The KV bucket of branch claims (the executor's `claimBucket`), needed with ownership. */
   readonly claimBucket?: string
+  /** The KV bucket where committed results are kept across a restart; default the claim bucket (none: kept in memory only). */
+  readonly resultBucket?: string
   /** Acknowledgement wait of the peer's consumer when this creates it; default 5000. */
   readonly ackWaitMs?: number
   /** Milliseconds since the epoch; the default is `Date.now`. */
   readonly now?: () => number
 }
+
+/** A committed result kept across a restart: the request it answers, by attempt and fence. */
+interface KeptResult {
+  readonly peerId: string
+  readonly attempt: number
+  readonly fence: number
+  readonly fields: Record<string, unknown>
+}
+
+/** The key of a branch's kept result, beside its claim. */
+export const resultKey = (operationId: string, branchId: string) => `${claimKey(operationId, branchId)}.result`
 
 interface BranchRecord {
   fence: number
@@ -64,6 +84,13 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     const opened = await openClaimStore(nc, binding.claimBucket)
     if (!opened.ok) return opened
     claims = opened.value
+  }
+  let kept: RecordBucket | undefined
+  const keptIn = binding.resultBucket ?? binding.claimBucket
+  if (keptIn) {
+    const opened = await openRecordBucket(nc, keptIn)
+    if (!opened.ok) return refuse('EXECUTOR_STATE_FAILED', opened.message)
+    kept = opened.value
   }
   const target = plan.dispatch.targetParameter
   const ackWaitMs = binding.ackWaitMs ?? 5000
@@ -119,6 +146,22 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     }
     if (record?.running && f === record.fence) return // the same attempt runs; it acknowledges
     const ckey = claimKey(operationId, branchId)
+    const rkey = resultKey(operationId, branchId)
+    const stored = kept ? await kept.read<KeptResult>(rkey) : undefined
+    const k = stored?.ok ? stored.value?.value : undefined
+    if (k && k.fence === f && k.peerId === peerId && k.attempt === attempt && typeof k.fields === 'object' && k.fields !== null) {
+      // Restarted after keeping the result: committed now if the claim is still this attempt's, then published again.
+      if (claims) {
+        const held = await claims.read(ckey)
+        const c = held.ok ? held.value?.claim : undefined
+        if (!c || c.fence !== f || c.peerId !== peerId) return msg.ack()
+        if (c.state === 'held' && !(await claims.commit(ckey, peerId, f, now())).ok) return msg.ack()
+        if (c.state === 'expired') return msg.ack()
+      }
+      records.set(key, { fence: f, attempt: attempt as number, committed: { ...k.fields } })
+      await answer(k.fields)
+      return msg.ack()
+    }
     if (claims) {
       const held = await claims.read(ckey)
       const c = held.ok ? held.value?.claim : undefined
@@ -150,6 +193,12 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     }
     current.running = undefined
     if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
+    // Kept before the commit: a restart between the commit and the publication republishes it.
+    if (kept) {
+      const value: KeptResult = { peerId, attempt: attempt as number, fence: f, fields: { ...fields } }
+      const before = stored?.ok ? (stored.value?.revision ?? 0) : undefined
+      if (before !== undefined) await kept.write(rkey, value, before)
+    }
     // Fence at commit: the claim is committed under this fence, or nothing is published.
     if (claims) {
       const committed = await claims.commit(ckey, peerId, f, now())
@@ -184,7 +233,11 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     const out: Record<string, string> = {}
     for (const p of Object.keys(cancelResultChannel!.parameters)) out[p] = p === target ? peerId : params[p]!
     try {
-      nc.publish(cancelResultChannel!.subject!.render(out), JSON.stringify(reply))
+      // A core publication with a message id: a stream retaining CancelResults stores it once (an
+      // executor resuming the operation reads it there), a live executor's subscription gets it at once.
+      const h = headers()
+      h.set('Nats-Msg-Id', `${operationId}.${branchId}.${String(payload['attempt'])}.${String(payload['fence'])}.cancelled`)
+      nc.publish(cancelResultChannel!.subject!.render(out), JSON.stringify(reply), { headers: h })
     } catch {
       // A subject that cannot be rendered: no reply (the executor times the request out).
     }

@@ -23,13 +23,13 @@ import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
 import { check } from '../../../shared/validation.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from '../adapters.js'
-import type { AdmittedBranch, BranchState, ExecutorEvent } from '../events.js'
+import type { AdmittedBranch, BranchState, Decision, ExecutorEvent } from '../events.js'
 import { DecisionCore } from '../decision/machine.js'
 import { simulate } from '../decision/simulate.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
-import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce } from '../delivery/jetstream.js'
+import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
 import { openRecordBucket } from './records.js'
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
@@ -48,7 +48,16 @@ export interface DurableBinding {
   readonly claimBucket?: string
   /** Acknowledgement wait of the consumers it creates (an unacknowledged message is redelivered after it); default 5000. */
   readonly ackWaitMs?: number
+  /**
+   * Deliveries of a result for an operation no executor here drives before it is terminated (it is
+   * kept in the operation's state first, where a later resume admits it); default 30. A driving
+   * executor in another process gets the result through these redeliveries.
+   */
+  readonly resultRedeliveries?: number
 }
+
+/** The result consumer's own bound on the deliveries of one message (above the redeliveries `route` allows). */
+const resultMaxDeliver = (redeliveries: number) => redeliveries + 8
 
 export interface DurableParts {
   readonly connection: NatsConnection
@@ -83,8 +92,10 @@ interface Live {
   readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
   core?: DecisionCore
   onResult(msg: JsMsg, payload: unknown): void
-  onCancelResult(payload: unknown): void
-  cancel(): void
+  /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
+  onCancelResult(payload: unknown, msg?: JsMsg): void
+  /** Saves the invoker's cancel, then applies it: answers the decision it makes once saved. */
+  cancel(): Decision | null
   stop(reason: string): void
 }
 
@@ -105,6 +116,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const ackWaitMs = binding.ackWaitMs ?? 5000
+  const redeliveries = Math.max(1, binding.resultRedeliveries ?? 30)
   /** The operations this executor drives now. */
   const live = new Map<string, Live>()
   /** Every operation it drove (state and log stay readable after settlement). */
@@ -115,6 +127,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     store: OperationStore
     claims?: ClaimStore
     results?: ConsumerMessages
+    cancels?: ConsumerMessages
   }
   let ready: Promise<ExecutorResult<Ready>> | undefined
   let cancelReplies: Subscription | undefined
@@ -131,8 +144,20 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const checked = await checkDurableStream(nc, stream)
       if (!checked.ok) return refuse('EXECUTOR_STATE_FAILED', checked.message)
     }
-    if (plan.cancel) {
-      // CancelResults are core messages (the fixed schema): each is routed to the operation it names.
+    const store = operationStore(bucket.value)
+    const cancelPattern = plan.cancel ? cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*') : undefined
+    let cancels: ConsumerMessages | undefined
+    if (cancelPattern && (await streamRetains(nc, binding.resultStream, cancelPattern))) {
+      // The result stream retains CancelResults: read through a durable consumer like results, so a
+      // reply sent while no executor runs is admitted when one resumes the operation.
+      const name = consumerName(`exec-${interaction.id}`, 'cancels')
+      const consumer = await ensureConsumer(nc, binding.resultStream, name, cancelPattern, ackWaitMs, resultMaxDeliver(redeliveries))
+      if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
+      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'cancel'))
+      if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+      cancels = consuming.value
+    } else if (cancelPattern) {
+      // CancelResults as core messages only: a reply sent while no executor runs is lost (its request times out).
       cancelReplies = nc.subscribe(cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*'), {
         callback: (error, msg) => {
           if (error) return
@@ -147,37 +172,62 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         },
       })
     }
+    const extra = { ...(claims ? { claims } : {}), ...(cancels ? { cancels } : {}) }
     let results: ConsumerMessages | undefined
     if (resultChannel?.address) {
       const name = binding.resultConsumer ?? consumerName(`exec-${interaction.id}`, 'results')
-      const consumer = await ensureConsumer(nc, binding.resultStream, name, resultChannel.address.replace(/\{[^}]+\}/g, '*'), ackWaitMs)
+      const consumer = await ensureConsumer(
+        nc,
+        binding.resultStream,
+        name,
+        resultChannel.address.replace(/\{[^}]+\}/g, '*'),
+        ackWaitMs,
+        resultMaxDeliver(redeliveries),
+      )
       if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
-      const store = operationStore(bucket.value)
-      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg))
+      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'result'))
       if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
       results = consuming.value
-      return ok({ store, ...(claims ? { claims } : {}), results })
+      return ok({ store, ...extra, results })
     }
-    return ok({ store: operationStore(bucket.value), ...(claims ? { claims } : {}) })
+    return ok({ store, ...extra })
   }
 
-  /** A result for an operation this executor is not driving: kept (redelivered) while the operation may still resume. */
-  async function route(store: OperationStore, msg: JsMsg): Promise<void> {
+  /**
+   * A result for an operation this executor is not driving: kept in the operation's state (where the
+   * executor that resumes it admits it), redelivered a bounded number of times (an executor driving
+   * it in another process gets it so), then terminated: nothing loops forever, nothing is lost.
+   */
+  async function route(store: OperationStore, msg: JsMsg, kind: 'result' | 'cancel'): Promise<void> {
     let payload: unknown
     try {
       payload = JSON.parse(decoder.decode(msg.data))
     } catch {
       return msg.term()
     }
-    const id = readExpression(plan.correlation.operation, payload)
+    const id =
+      kind === 'result'
+        ? readExpression(plan.correlation.operation, payload)
+        : typeof payload === 'object' && payload !== null
+          ? (payload as Record<string, unknown>)['operationId']
+          : undefined
     const driving = typeof id === 'string' ? live.get(id) : undefined
-    if (driving) return driving.onResult(msg, payload)
+    if (driving) return kind === 'result' ? driving.onResult(msg, payload) : driving.onCancelResult(payload, msg)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
     const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
     // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
     // change. Otherwise the result waits (redelivered) for an executor to resume the operation.
     if (admission.ok && admission.value === null) return msg.term()
     if (state.ok && state.value && simulate(plan.policy, state.value.value.events).settledAtMs !== null) return msg.ack()
+    const last = msg.info.deliveryCount >= redeliveries
+    // A payload out of the result schema is never admitted: not kept either.
+    if (check((kind === 'result' ? resultChannel : cancelResultChannel)!.validatePayload, payload)) return msg.term()
+    if (admission.ok && state.ok) {
+      const kept = await store.park(id, { subject: msg.subject, payload, atMs: now(), ...(kind === 'cancel' ? { kind } : {}) })
+      // Kept (or already kept, or the record full): the bounded redeliveries only serve a driving executor elsewhere.
+      if (kept.ok && last) return msg.term()
+    }
+    // The state unreadable or not written: tried again, up to the consumer's max_deliver.
     msg.nak(Math.min(1000, ackWaitMs))
   }
 
@@ -469,18 +519,26 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     }
 
     async function onResult(msg: JsMsg, payload: unknown): Promise<void> {
-      const done = () => msg.ack()
-      if (check(resultChannel!.validatePayload, payload)) return done()
+      await admitResult(msg.subject, payload, now())
+      // Acknowledged once the event is in the log: a crash before this redelivers the result.
+      if (!stopped) msg.ack()
+    }
+
+    /** A result (delivered now, or kept while no executor drove the operation) made an event and logged. */
+    async function admitResult(subject: string, payload: unknown, atMs: number): Promise<void> {
+      if (check(resultChannel!.validatePayload, payload)) return
       const c = plan.correlation
       const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
-      if (opRef !== id || typeof branchId !== 'string' || typeof peerId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence))
-        return done()
-      const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
+      if (opRef !== id || typeof branchId !== 'string' || typeof peerId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
+      // A result for a branch no longer open (redelivered, or kept and admitted by an earlier run) is refused
+      // whatever else holds and changes nothing: not logged, so a resume re-reading kept results adds nothing.
+      const current = core.state().branches.find((b) => b.branchId === branchId)
+      if (current && current.status !== 'open') return
+      const params = resultChannel!.subject?.tryParse(subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       let verified = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
       if (!(await authorized(peerId, 'result'))) {
-        await step({ kind: 'revoked', atMs: now(), peerId })
-        return done()
+        return step({ kind: 'revoked', atMs: now(), peerId })
       }
       if (verified && adapters.verifier) {
         try {
@@ -490,25 +548,24 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         }
       }
       const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
-      const event: ExecutorEvent = { kind: 'result', atMs: now(), branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
+      const event: ExecutorEvent = { kind: 'result', atMs, branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
       if (core.apply(event) === null) payloads.set(`${branchId}/${String(attempt)}/${String(fence)}`, payload)
       await step()
-      // Acknowledged once the event is in the log: a crash before this redelivers the result.
-      if (!stopped) done()
     }
 
-    async function onCancelResult(decoded: unknown): Promise<void> {
+    async function onCancelResult(decoded: unknown, atMs: number): Promise<void> {
       const payload = decoded as Record<string, unknown> | undefined
       if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
       if (payload['operationId'] !== id || typeof payload['branchId'] !== 'string') return
       const reply = payload['outcome']
       if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
       const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
-      if (!branch) return
+      // A reply for a branch not awaiting one (a redelivered or repeated reply) changes nothing: not logged.
+      if (!branch || branch.cancel !== 'requested') return
       // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
       const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
       const fence = Number.isSafeInteger(payload['fence']) ? (payload['fence'] as number) : branch.fence
-      await step({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
+      await step({ kind: 'cancel-answered', atMs, branchId: branch.branchId, attempt, fence, reply })
     }
 
     async function start(): Promise<void> {
@@ -545,6 +602,16 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
       deadlineMs = admission.deadlineMs
       started = true
+      // Results that came while no executor drove the operation, admitted at the time they came (one already in the log is refused by the core).
+      const kept = await store.parked(id)
+      if (!kept.ok) return stop(kept.message)
+      for (const r of kept.value) {
+        if (stopped) return
+        if (typeof r?.subject !== 'string' || !Number.isSafeInteger(r.atMs)) continue
+        const at = Math.max(r.atMs, record.admittedAtMs)
+        if (r.kind === 'cancel') await onCancelResult(r.payload, at)
+        else await admitResult(r.subject, r.payload, at)
+      }
       // Time passed while no executor ran: the timers due by now fire first (the deadline counts from the admission commit).
       await step({ kind: 'tick', atMs: now() })
     }
@@ -554,11 +621,28 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       outcome,
       core,
       onResult: (msg, payload) => void serial(() => onResult(msg, payload)),
-      onCancelResult: (payload) => void serial(() => onCancelResult(payload)),
+      onCancelResult: (payload, msg) =>
+        void serial(async () => {
+          await onCancelResult(payload, now())
+          // Acknowledged once the event is in the log: a crash before this redelivers the reply.
+          if (!stopped) msg?.ack()
+        }),
       cancel: () => {
-        // Applied at once (like the memory executor), logged and acted on in the operation's order.
-        core.apply({ kind: 'cancel', atMs: now() })
-        void serial(() => step())
+        const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
+        // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
+        // operation's order: a process dying in between has changed nothing, and an executor resuming
+        // the operation replays the cancel. The answer now is the decision it makes once saved.
+        const predicted = simulate(plan.policy, [...core.log(), event]).decision
+        // No decision (the operation not yet replayed or admitted): refused, nothing saved.
+        if (predicted === null) return null
+        void serial(async () => {
+          const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
+          if (!saved.ok) return stop(saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message)
+          revision = saved.value
+          core.apply(event)
+          await step()
+        })
+        return predicted
       },
       stop,
     }
@@ -687,8 +771,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     cancel(operationId) {
       const op = live.get(operationId)
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
-      op.cancel()
-      const decision = op.core.state().decision
+      const decision = op.cancel()
       return decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no decision`)
     },
     state(operationId) {
@@ -707,7 +790,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state')
       cancelReplies?.unsubscribe()
       const r = await ready
-      if (r?.ok) await r.value.results?.close()
+      if (r?.ok) await Promise.all([r.value.results?.close(), r.value.cancels?.close()])
     },
   }
   return ok(executor)

@@ -4,7 +4,10 @@
  *   snapshot, the admission time the deadline counts from), created once;
  * - `<op>.state`: the decision core's event log and the outbox, rewritten by compare-and-set on
  *   every change (the log is the state: replaying it through the core gives the state back);
- * - `<op>.decision`: the decision, created once (a second writer loses and reads the first).
+ * - `<op>.decision`: the decision, created once (a second writer loses and reads the first);
+ * - `<op>.parked`: results that arrived while no executor drove the operation, kept (at most
+ *   `MAX_PARKED`, each once) for the executor that resumes it: the result message itself is then
+ *   terminated instead of being redelivered without end.
  */
 import type { Decision, ExecutorEvent } from '../events.js'
 import type { RecordAnswer, RecordBucket, Stored } from './records.js'
@@ -36,6 +39,18 @@ export interface OutboxEntry {
   readonly published: boolean
 }
 
+/** A result (or CancelResult) kept for the executor that resumes its operation: the subject it came on, its payload, when it came. */
+export interface ParkedResult {
+  /** Absent: a result; `cancel`: a CancelResult. */
+  readonly kind?: 'cancel'
+  readonly subject: string
+  readonly payload: unknown
+  readonly atMs: number
+}
+
+/** The most results kept per operation: a peer publishing more cannot grow the record without bound. */
+export const MAX_PARKED = 256
+
 export interface OperationState {
   readonly events: readonly ExecutorEvent[]
   readonly outbox: readonly OutboxEntry[]
@@ -51,6 +66,10 @@ export interface OperationStore {
   /** Records the decision once: answers the recorded one (`won: false` when another writer recorded it first). */
   decide(operationId: string, decision: Decision): Promise<RecordAnswer<{ decision: Decision; won: boolean }>>
   decision(operationId: string): Promise<RecordAnswer<Stored<Decision> | null>>
+  /** Keeps a result for the resuming executor (compare-and-set append): `kept` false when already kept or the record is full. */
+  park(operationId: string, result: ParkedResult): Promise<RecordAnswer<{ kept: boolean }>>
+  /** The results kept for an operation, oldest first. */
+  parked(operationId: string): Promise<RecordAnswer<readonly ParkedResult[]>>
 }
 
 export function operationStore(bucket: RecordBucket): OperationStore {
@@ -79,5 +98,26 @@ export function operationStore(bucket: RecordBucket): OperationStore {
       return answer.ok ? { ok: true, value: { decision: answer.value.value, won: answer.value.won } } : answer
     },
     decision: (operationId) => bucket.read<Decision>(`${operationId}.decision`),
+    async park(operationId, result) {
+      const key = `${operationId}.parked`
+      const same = (a: ParkedResult) => a.subject === result.subject && JSON.stringify(a.payload) === JSON.stringify(result.payload)
+      // Bounded: each lost compare-and-set means another writer appended meanwhile.
+      for (let tries = 0; tries < 8; tries++) {
+        const current = await bucket.read<ParkedResult[]>(key)
+        if (!current.ok) return current
+        const list = current.value?.value ?? []
+        if (list.some(same) || list.length >= MAX_PARKED) return { ok: true, value: { kept: false } }
+        const written = await bucket.write(key, [...list, result], current.value?.revision ?? 0)
+        if (written.ok) return { ok: true, value: { kept: true } }
+        if (!written.conflict) return written
+      }
+      return { ok: false, conflict: true, message: `${key}: too many concurrent writers` }
+    },
+    async parked(operationId) {
+      const answer = await bucket.read<ParkedResult[]>(`${operationId}.parked`)
+      if (!answer.ok) return answer
+      const list = answer.value?.value
+      return { ok: true, value: Array.isArray(list) ? list : [] }
+    },
   }
 }

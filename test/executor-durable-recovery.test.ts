@@ -1,0 +1,246 @@
+/**
+ * The durable executor's recovery paths against a real nats-server with JetStream (the shipping
+ * contract's courier offer, couriers and executors on connections of their own): a result for an
+ * operation no executor drives is kept and terminated after a bounded number of deliveries, and an
+ * invoker's cancel is saved before it takes effect.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { operationId } from '../src/runtime/nats/interactions.js'
+import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
+import { operationStore, type OperationStore } from '../src/runtime/nats/executor/durable/store.js'
+import { createResponder, type Responder } from '../src/runtime/nats/executor/index.js'
+import { openClaimStore } from '../src/runtime/nats/executor/ownership/claims.js'
+import { resultKey } from '../src/runtime/nats/executor/delivery/responder.js'
+import { claimKey } from '../src/runtime/nats/executor/durable/executor.js'
+import type { NatsConnection } from '@nats-io/nats-core'
+import type { Interaction } from '../src/runtime/nats/interactions.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { binding, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+
+let key = 0
+const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `recovery-${key++}`, inputs: shipmentInputs })
+
+async function until(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await probe()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the condition never held')
+}
+
+describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', () => {
+  let rig: DurableRig
+  let store: OperationStore
+  beforeAll(async () => {
+    rig = await startDurableRig('recovery')
+    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
+    if (!bucket.ok) throw new Error(bucket.message)
+    store = operationStore(bucket.value)
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+
+  /** Starts an operation with a gated courier from an executor in a process of its own, killed with SIGKILL once the courier runs. */
+  async function orphaned() {
+    const interaction = quick(rig.assign)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const dir = join(import.meta.dirname, '.tmp/modules')
+    mkdirSync(dir, { recursive: true })
+    const moduleFile = join(dir, `shipping-recovery-${process.pid}.mjs`)
+    writeFileSync(moduleFile, rig.code)
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-child.ts')], {
+      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile, DIGEST: rig.digest, KEY: fixed.idempotencyKey },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    try {
+      await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 3000)
+      process.kill(child.pid!, 'SIGKILL')
+      expect(await exited).toBe('SIGKILL')
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    // Killed before any answer.
+    expect(output.trim()).toBe('ready')
+    return { interaction, release, peers, fixed, id }
+  }
+
+  it('a result for an operation no executor drives is kept, terminated after a bounded number of deliveries, and admitted by a later resume', async () => {
+    const { interaction, release, peers, id } = await orphaned()
+    // Another executor runs (its result consumer routes every result) but drives nothing.
+    const b = await rig.executor(interaction, { binding: { resultRedeliveries: 3 } })
+    expect(await b.resume('no-such-operation')).toMatchObject({ ok: false, code: 'EXECUTOR_UNKNOWN_OPERATION' })
+    release()
+    const jsm = await jetstreamManager(await rig.connection())
+    await until(async () => {
+      const info = await jsm.streams.info(STREAM, { subjects_filter: `shipping.couriers.${id}.accept.*` })
+      return Object.keys(info.state.subjects ?? {}).length > 0
+    })
+    // The result stops being redelivered: nothing pending, nothing awaiting an acknowledgement.
+    await until(async () => {
+      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
+      return info.num_pending === 0 && info.num_ack_pending === 0
+    })
+    // The consumer (made by the first executor, default bound) stops at max_deliver whatever happens.
+    const consumer = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
+    expect(consumer.config.max_deliver).toBe(30 + 8)
+    // Kept once in the operation's state, though delivered (and routed) more than once.
+    const kept = await store.parked(id)
+    expect(kept.ok && kept.value).toEqual([expect.objectContaining({ subject: `shipping.couriers.${id}.accept.c-ann` })])
+    expect(await store.decision(id)).toEqual({ ok: true, value: null })
+    // A later resume admits it, at the time it came.
+    const resumed = await b.resume(id)
+    expect(resumed.ok).toBe(true)
+    if (!resumed.ok || !kept.ok) return
+    expect(resumed.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(resumed.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1, atMs: kept.value[0]!.atMs })])
+    expect(rig.handled.get('c-ann')).toBe(1)
+    const logged = b.log(id)
+    await b.close()
+    // Resumed again, the kept result (already admitted) adds nothing to the log.
+    const c = await rig.executor(interaction)
+    const again = await c.resume(id)
+    expect(again.ok && again.value.decision).toEqual(resumed.value.decision)
+    const relogged = c.log(id)
+    expect(relogged.ok && relogged.value.filter((e) => e.kind === 'result')).toEqual(logged.ok && logged.value.filter((e) => e.kind === 'result'))
+    await c.close()
+    for (const p of peers) await p.close()
+  }, 60_000)
+
+  it('an invoker cancel is saved before it takes effect: a lost save changes nothing, a saved one is replayed by a resumed executor', async () => {
+    const interaction = quick(rig.assign)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const a = await rig.executor(interaction)
+    const outcome = a.invoke(fixed)
+    await until(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    // Another writer changes the operation's state: the executor's next save loses its compare-and-set.
+    const state = await store.state(id)
+    if (!state.ok || !state.value) throw new Error('no state')
+    expect((await store.saveState(id, state.value.value, state.value.revision)).ok).toBe(true)
+    expect(a.cancel(id)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+    // The save lost: the cancel took no effect (in memory or anywhere), the executor stopped.
+    expect(await outcome).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
+    expect(a.state(id)).toMatchObject({ ok: true, value: { decision: null } })
+    const aLog = a.log(id)
+    expect(aLog.ok && aLog.value.some((e) => e.kind === 'cancel')).toBe(false)
+    expect(await store.decision(id)).toEqual({ ok: true, value: null })
+    await a.close()
+
+    // A new executor resumes; its cancel is saved, then its process dies (its connection closed under it).
+    const second = await rig.connection()
+    const b = await rig.executor(interaction, { connection: second })
+    const resumed = b.resume(id)
+    await until(() => {
+      const now = b.state(id)
+      return now.ok && now.value.admission.status === 'admitted'
+    })
+    const cancelled = b.cancel(id)
+    expect(cancelled).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+    await until(async () => {
+      const saved = await store.state(id)
+      return saved.ok && saved.value !== null && saved.value.value.events.some((e) => e.kind === 'cancel')
+    })
+    await second.close()
+    await b.close()
+    await resumed
+    release()
+    // The next executor replays the saved cancel: the decision is the one the cancel answered.
+    const c = await rig.executor(interaction)
+    const again = await c.resume(id)
+    expect(again.ok && again.value.decision).toEqual(cancelled.ok && cancelled.value)
+    const cLog = c.log(id)
+    expect(cLog.ok && cLog.value.filter((e) => e.kind === 'cancel')).toHaveLength(1)
+    await c.close()
+    for (const p of peers) await p.close()
+  }, 60_000)
+
+  /** c-ann on a connection of the test's own; counts its handler runs. */
+  async function courier(nc: NatsConnection, interaction: Interaction, runs: { count: number }, gate: Promise<void>): Promise<Responder> {
+    const made = await createResponder<unknown, { accepted: boolean }>({
+      connection: nc,
+      module: rig.module,
+      interaction,
+      peerId: 'c-ann',
+      durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 },
+      handler: async ({ signal }) => {
+        runs.count++
+        await Promise.race([gate, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))])
+        return signal.aborted ? undefined : { accepted: true }
+      },
+    })
+    if (!made.ok) throw new Error(made.message)
+    return made.value
+  }
+
+  it('a courier restarted after committing but before publishing republishes its kept result: same message id, the handler not run again', async () => {
+    const interaction = quick(rig.assign)
+    // The courier runs in a process of its own.
+    const dir = join(import.meta.dirname, '.tmp/modules')
+    mkdirSync(dir, { recursive: true })
+    const moduleFile = join(dir, `shipping-courier-${process.pid}.mjs`)
+    writeFileSync(moduleFile, rig.code)
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-responder-child.ts')], {
+      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const a = await rig.executor(interaction)
+    let outcome: ReturnType<typeof a.invoke> | undefined
+    try {
+      await until(() => output.includes('ready'), 3000)
+      outcome = a.invoke(fixed)
+      await until(() => output.includes('running'), 3000)
+      process.kill(child.pid!, 'SIGKILL')
+      expect(await exited).toBe('SIGKILL')
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    // Killed after keeping its result and committing its claim, before publishing: the records it
+    // leaves at that point, written here as it writes them.
+    const admin = await rig.connection()
+    const claims = await openClaimStore(admin, binding.claimBucket!)
+    if (!claims.ok) throw new Error(claims.message)
+    const held = await claims.value.read(claimKey(id, 'c-ann'))
+    if (!held.ok || !held.value) throw new Error('no claim')
+    const fence = held.value.claim.fence
+    const bucket = await openRecordBucket(admin, binding.claimBucket!)
+    if (!bucket.ok) throw new Error(bucket.message)
+    expect((await bucket.value.write(resultKey(id, 'c-ann'), { peerId: 'c-ann', attempt: 1, fence, fields: { accepted: true } }, 0)).ok).toBe(true)
+    expect(await claims.value.commit(claimKey(id, 'c-ann'), 'c-ann', fence, Date.now())).toMatchObject({ ok: true })
+    // Restarted: the unacknowledged request comes again; the kept result is published under the same fence.
+    const againRuns = { count: 0 }
+    const restarted = await courier(await rig.connection(), interaction, againRuns, Promise.resolve())
+    const answer = await outcome!
+    expect(answer.ok).toBe(true)
+    if (!answer.ok) return
+    expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+    expect(answer.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', attempt: 1, fence })])
+    expect(againRuns.count).toBe(0)
+    const jsm = await jetstreamManager(admin)
+    const info = await jsm.streams.info(STREAM, { subjects_filter: `shipping.couriers.${id}.accept.*` })
+    expect(info.state.subjects).toEqual({ [`shipping.couriers.${id}.accept.c-ann`]: 1 })
+    await a.close()
+    await restarted.close()
+  }, 60_000)
+})
