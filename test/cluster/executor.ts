@@ -3,7 +3,8 @@
  * (test/helpers/nats-cluster.ts): its KV claims and fences while a node, then the claim stream's
  * leader, is killed and restarted; contenders racing for one claim while the leader dies; the
  * memory executor's request/result path while the nodes its peers are on are killed mid-interaction.
- * Durable delivery is being built elsewhere: docs/deployment.md says what is still to prove.
+ * The durable executor has its own suite (./durable.ts). The claim bucket is made by openClaimStore
+ * (three replicas by default on a cluster); its writes are settled when their answer is lost.
  * Invariants in every fault test: no acknowledged claim write lost, no decision taken twice, no
  * commit (result) admitted from a stale fence, every wait bounded.
  */
