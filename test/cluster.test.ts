@@ -1,11 +1,12 @@
 /**
  * Real JetStream clusters of nats-server on loopback, under faults (test/helpers/nats-cluster.ts):
- * provisioning with num_replicas 3 and 5, the NATS client and the executor. Each suite starts its
+ * provisioning with num_replicas 3 and 5, the NATS client, the executor and the durable executor. Each suite starts its
  * own cluster and runs its tests in order (a fault test leaves the cluster as the next one expects);
- * the three suites run at once, since they mostly wait on leader elections, not on the CPU.
+ * the four suites run at once, since they mostly wait on leader elections, not on the CPU.
  */
 import { describe } from 'vitest'
 import { clientOnCluster } from './cluster/client.js'
+import { durableOnCluster } from './cluster/durable.js'
 import { executorOnCluster } from './cluster/executor.js'
 import { provisioningOnCluster } from './cluster/provision.js'
 
@@ -13,4 +14,5 @@ describe.concurrent('JetStream clusters under faults', () => {
   provisioningOnCluster()
   clientOnCluster()
   executorOnCluster()
+  durableOnCluster()
 })

@@ -3,7 +3,8 @@
  * (test/helpers/nats-cluster.ts): its KV claims and fences while a node, then the claim stream's
  * leader, is killed and restarted; contenders racing for one claim while the leader dies; the
  * memory executor's request/result path while the nodes its peers are on are killed mid-interaction.
- * Durable delivery is being built elsewhere: docs/deployment.md says what is still to prove.
+ * The durable executor has its own suite (./durable.ts). The claim bucket is made by openClaimStore
+ * (three replicas by default on a cluster); its writes are settled when their answer is lost.
  * Invariants in every fault test: no acknowledged claim write lost, no decision taken twice, no
  * commit (result) admitted from a stale fence, every wait bounded.
  */
@@ -41,13 +42,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * A claim-store call retried while the cluster has no leader for the bucket (the store answers
- * CLAIM_STORE_FAILED then); any other answer (held by another, stale) is final. Bounded: 60 tries.
+ * CLAIM_STORE_FAILED, or CLAIM_UNCERTAIN when a write's answer was lost and the key could not be
+ * read to settle it); any other answer (held by another, stale) is final. Bounded: 60 tries.
  */
 async function settled<T>(call: () => Promise<ExecutorResult<T>>): Promise<ExecutorResult<T>> {
   let last: ExecutorResult<T> | undefined
   for (let i = 0; i < 60; i++) {
     last = await call()
-    if (last.ok || last.code !== 'CLAIM_STORE_FAILED') return last
+    if (last.ok || (last.code !== 'CLAIM_STORE_FAILED' && last.code !== 'CLAIM_UNCERTAIN')) return last
     await sleep(250)
   }
   return last!
@@ -72,20 +74,7 @@ export function executorOnCluster(): void {
     beforeAll(async () => {
       cluster = await startNatsCluster(3, 'x')
       const nc = await open(cluster.servers)
-      // The claim bucket with three replicas, made the way openClaimStore makes it (which would make
-      // one replica: a claim bucket on one server dies with it; see docs/deployment.md).
-      const jsm = await jetstreamManager(nc, { timeout: 5000 })
-      await jsm.streams.add({
-        name: STREAM,
-        subjects: [`$KV.${BUCKET}.>`],
-        max_msgs_per_subject: 1,
-        allow_rollup_hdrs: true,
-        deny_delete: true,
-        allow_direct: false,
-        storage: 'file' as never,
-        discard: 'new' as never,
-        num_replicas: 3,
-      })
+      // openClaimStore creates the bucket: three replicas by default on a cluster.
       const a = await openClaimStore(nc, BUCKET)
       const b = await openClaimStore(await open([...cluster.servers].reverse()), BUCKET)
       if (!a.ok || !b.ok) throw new Error('no claim store')
@@ -98,6 +87,68 @@ export function executorOnCluster(): void {
       for (const c of connections) await c.close().catch(() => undefined)
       await cluster?.stop()
     })
+
+    it.sequential(
+      'the claim bucket is made with the replicas the deployment says: 3 by default on a cluster, 5 refused by a 3-node cluster in a sentence',
+      async () => {
+        const jsm = await jetstreamManager(connections[0]!, { timeout: 5000 })
+        const info = await jsm.streams.info(STREAM)
+        expect(info.config).toMatchObject({ num_replicas: 3, max_msgs_per_subject: 1, deny_delete: true, allow_direct: false, discard: 'new' })
+        expect(info.cluster?.replicas ?? []).toHaveLength(2)
+        const five = await openClaimStore(connections[0]!, 'claims_five', { replicas: 5 })
+        expect(five).toMatchObject({ ok: false, code: 'CLAIM_STORE_FAILED', message: expect.stringMatching(/claims_five.*(insufficient|replicas|placement)/i) })
+        const one = await openClaimStore(connections[0]!, 'claims_one', { replicas: 1 })
+        expect(one.ok).toBe(true)
+        expect((await jsm.streams.info('KV_claims_one')).config.num_replicas).toBe(1)
+        expect(await openClaimStore(connections[0]!, 'claims_two', { replicas: 2 as never })).toMatchObject({ ok: false, code: 'CLAIM_STORE_FAILED' })
+      },
+    )
+
+    it.sequential(
+      'claim writes while the claim stream leader is killed: a lost answer is settled by re-reading (never reported stale to a lone writer), every acknowledged renewal survives',
+      async () => {
+        // Eight holders, each renewing its own key: nobody else writes a key, so a stale answer is always wrong.
+        const holders = Array.from({ length: 8 }, (_, i) => `w${i}`)
+        const fences = new Map<string, number>()
+        for (const h of holders) {
+          const made = await settled(() => store.claim(`op3.${h}`, { peerId: h, attempt: 1, leaseUntilMs: 1_000_000 }, 0))
+          if (!made.ok) throw new Error(made.message)
+          fences.set(h, made.value.claim.fence)
+        }
+        const answers: string[] = []
+        /** The lease of each holder's last acknowledged renewal. */
+        const acknowledged = new Map<string, number>()
+        let stop = false
+        const renewals = holders.map(async (h, index) => {
+          // Bounded: at most 400 renewals a holder; it stops once the new leader has taken two more each.
+          for (let i = 1; i <= 400 && !stop; i++) {
+            const lease = 1_000_000 + i
+            const renewed = await (index % 2 === 0 ? store : peerStore).renew(`op3.${h}`, h, fences.get(h)!, lease, 0)
+            answers.push(renewed.ok ? 'ok' : renewed.code)
+            if (renewed.ok) acknowledged.set(h, lease)
+            else await sleep(50)
+          }
+        })
+        await until('renewals under way', () => (answers.length >= 16 ? true : undefined), 20_000)
+        const killed = await cluster.killStreamLeader(STREAM)
+        await cluster.newStreamLeader(STREAM, killed)
+        const mark = answers.length
+        await until('renewals on the new leader', () => (answers.slice(mark).filter((a) => a === 'ok').length >= 16 ? true : undefined), 30_000)
+        stop = true
+        await Promise.all(renewals)
+        expect(answers.filter((a) => a === 'CLAIM_STALE' || a === 'CLAIM_NOT_YOURS' || a === 'CLAIM_EXPIRED')).toEqual([])
+        // Each key holds its holder's last acknowledged renewal, or a later one whose answer was lost.
+        for (const h of holders) {
+          const final = await settled(() => store.read(`op3.${h}`))
+          if (!final.ok || !final.value) throw new Error(`op3.${h} lost`)
+          expect(final.value.claim).toMatchObject({ peerId: h, fence: fences.get(h), state: 'held' })
+          expect(final.value.claim.leaseUntilMs).toBeGreaterThanOrEqual(acknowledged.get(h) ?? 0)
+        }
+        await cluster.restart(killed)
+        await cluster.ready()
+        await cluster.streamLeader(STREAM)
+      },
+    )
 
     it.sequential(
       'claims and fences while a follower is partitioned away (killed, restarted on its store), then the claim stream leader is killed: acknowledged claims survive, the takeover fence is higher, the stale holder commits nothing',

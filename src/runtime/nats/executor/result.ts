@@ -16,6 +16,8 @@ export type ExecutorErrorCode =
   | 'CLAIM_STALE'
   | 'CLAIM_EXPIRED'
   | 'CLAIM_STORE_FAILED'
+  /** A claim write whose answer was lost and whose landing could not be settled by reading the key. */
+  | 'CLAIM_UNCERTAIN'
 
 export type ExecutorResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly code: ExecutorErrorCode; readonly message: string }
 

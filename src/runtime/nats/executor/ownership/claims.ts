@@ -11,8 +11,9 @@
  * The durable executor (`../durable/executor.ts`) writes a claim per attempt and expires a claim
  * past its lease; the durable responder (`../delivery/responder.ts`) renews and commits it.
  */
+import { randomUUID } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/nats-core'
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 
 export interface Claim {
@@ -43,6 +44,9 @@ export interface ClaimStore {
   expire(key: string, fence: number, nowMs: number): Promise<ExecutorResult<StoredClaim>>
 }
 
+/** What one publication says about the write: stored at a revision, refused as stale, certainly not stored, or unknown. */
+type WriteAnswer = { landed: number } | { stale: string } | { failed: string } | { uncertain: string }
+
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 const TOKEN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
@@ -59,17 +63,36 @@ function parseClaim(data: Uint8Array): Claim | null {
   }
 }
 
+export interface ClaimStoreOptions {
+  /**
+   * The claim stream's replicas when it is created here (an existing stream is used as it is: its
+   * configuration is the operator's). Default: 1 on a single server, 3 on a cluster (a claim bucket
+   * with one replica dies with its server, and with it every fence).
+   */
+  readonly replicas?: 1 | 3 | 5
+}
+
+/** The profile's replica counts; a clustered server names its cluster in its INFO. */
+function defaultReplicas(nc: NatsConnection): 1 | 3 {
+  return nc.info?.cluster ? 3 : 1
+}
+
 /** Opens (creating when missing) the bucket's stream: file storage, one value per key. */
-export async function openClaimStore(nc: NatsConnection, bucket: string): Promise<ExecutorResult<ClaimStore>> {
+export async function openClaimStore(nc: NatsConnection, bucket: string, options: ClaimStoreOptions = {}): Promise<ExecutorResult<ClaimStore>> {
   if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return refuse('CLAIM_STORE_FAILED', `${JSON.stringify(bucket)} is not a bucket name`)
+  if (options.replicas !== undefined && ![1, 3, 5].includes(options.replicas))
+    return refuse('CLAIM_STORE_FAILED', `${String(options.replicas)} replicas: the profile allows 1, 3 or 5`)
   const stream = `KV_${bucket}`
   let jsm: JetStreamManager
   try {
     jsm = await jetstreamManager(nc)
     try {
       await jsm.streams.info(stream)
-    } catch {
+    } catch (error) {
+      // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
+      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
       await jsm.streams.add({
+        num_replicas: options.replicas ?? defaultReplicas(nc),
         name: stream,
         subjects: [`$KV.${bucket}.>`],
         max_msgs_per_subject: 1,
@@ -100,14 +123,51 @@ export async function openClaimStore(nc: NatsConnection, bucket: string): Promis
       return failed(error)
     }
   }
-  /** Compare-and-set on the key's last revision; answers the new revision. */
-  const write = async (key: string, claim: Claim, expectedRevision: number): Promise<ExecutorResult<number>> => {
+  const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+  /** One compare-and-set publication; the message id makes it idempotent (the stream deduplicates it). */
+  const publish = async (key: string, data: Uint8Array, expectedRevision: number, msgID: string): Promise<WriteAnswer> => {
     try {
-      const ack = await js.publish(subject(key), encoder.encode(JSON.stringify(claim)), { expect: { lastSubjectSequence: expectedRevision } })
-      return ok(ack.seq)
+      const ack = await js.publish(subject(key), data, { msgID, expect: { lastSubjectSequence: expectedRevision } })
+      return { landed: ack.seq }
     } catch (error) {
-      return refuse('CLAIM_STALE', `${key}: the claim changed (${error instanceof Error ? error.message : String(error)})`)
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return { stale: message(error) }
+      // The server answered a refusal, or nobody received the request (no responders, which nats.js
+      // reports as JetStreamNotEnabled; the class is not exported): certainly not written.
+      if (error instanceof JetStreamApiError || (error instanceof Error && error.name === 'JetStreamNotEnabled')) return { failed: message(error) }
+      // A timeout or a lost connection: the write may have landed.
+      return { uncertain: message(error) }
     }
+  }
+  /**
+   * Compare-and-set on the key's last revision; answers the new revision. A write whose answer was
+   * lost is settled by reading the key: our message id there means we hold it; a later revision
+   * means someone else wrote (stale); the revision we expected means it has not landed (yet), so it
+   * is sent once more with the same id (deduplicated if it did land meanwhile). Uncertain only when
+   * that settling fails too.
+   */
+  const write = async (key: string, claim: Claim, expectedRevision: number): Promise<ExecutorResult<number>> => {
+    const data = encoder.encode(JSON.stringify(claim))
+    const msgID = randomUUID()
+    const first = await publish(key, data, expectedRevision, msgID)
+    if ('landed' in first) return ok(first.landed)
+    if ('stale' in first) return refuse('CLAIM_STALE', `${key}: the claim changed (${first.stale})`)
+    if ('failed' in first) return refuse('CLAIM_STORE_FAILED', `${key}: not written (${first.failed})`)
+    const uncertain = (why: string) =>
+      refuse<number>('CLAIM_UNCERTAIN', `${key}: the write's answer was lost (${first.uncertain}) and could not be settled (${why})`)
+    let last: { seq: number; msgId: string | undefined } | null
+    try {
+      const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
+      last = msg ? { seq: msg.seq, msgId: msg.header?.get('Nats-Msg-Id') } : null
+    } catch (error) {
+      if (!(error instanceof Error && /no message found/i.test(error.message))) return uncertain(message(error))
+      last = null
+    }
+    if (last && last.msgId === msgID) return ok(last.seq)
+    if ((last?.seq ?? 0) !== expectedRevision) return refuse('CLAIM_STALE', `${key}: the claim changed (revision ${last?.seq ?? 0}, not ${expectedRevision})`)
+    const again = await publish(key, data, expectedRevision, msgID)
+    if ('landed' in again) return ok(again.landed)
+    if ('stale' in again) return refuse('CLAIM_STALE', `${key}: the claim changed (${again.stale})`)
+    return uncertain('failed' in again ? again.failed : again.uncertain)
   }
   /** Reads, checks the holder, writes the changed claim at the revision read. */
   const change = async (key: string, check: (c: Claim) => ExecutorResult<Claim>): Promise<ExecutorResult<StoredClaim>> => {
