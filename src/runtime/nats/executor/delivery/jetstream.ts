@@ -95,7 +95,9 @@ export async function publishOnce(
 /** Runs `handle` on every message of a consumer; the handler acks (or naks) itself. */
 export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void): Promise<DeliveryAnswer<ConsumerMessages>> {
   try {
-    const messages = await consumer.consume({ callback: handle, max_messages: 64 })
+    // Short pulls: a pull lost with the consumer's leader (a node killed, an election) is noticed
+    // within two missed heartbeats of a 2 s pull, not nats.js's default 30 s.
+    const messages = await consumer.consume({ callback: handle, max_messages: 64, expires: 2000 })
     return { ok: true, value: messages }
   } catch (error) {
     return { ok: false, message: message(error) }

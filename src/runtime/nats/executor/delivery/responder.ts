@@ -162,11 +162,15 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       await answer(k.fields)
       return msg.ack()
     }
+    // The lease this holder last secured: a renewal the store could not answer (an election, a lost
+    // reply) leaves the claim held until then, so only a stale claim or a lease about to lapse aborts.
+    let securedUntil = Number.POSITIVE_INFINITY
     if (claims) {
       const held = await claims.read(ckey)
       const c = held.ok ? held.value?.claim : undefined
       // Only the holder of the request's fence runs it: a claim replaced or expired meanwhile makes the request stale.
       if (!c || c.fence !== f || c.peerId !== peerId || c.state !== 'held' || c.leaseUntilMs <= now()) return msg.ack()
+      securedUntil = c.leaseUntilMs
     }
     record?.running?.abort() // a higher fence supersedes the running execution
     const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
@@ -176,10 +180,13 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     const renewal = setInterval(
       () => {
         msg.working()
-        if (claims)
-          void claims.renew(ckey, peerId, f, now() + ownership!.leaseMs, now()).then((renewed) => {
-            if (!renewed.ok) current.running?.abort()
+        if (claims) {
+          const until = now() + ownership!.leaseMs
+          void claims.renew(ckey, peerId, f, until, now()).then((renewed) => {
+            if (renewed.ok) securedUntil = until
+            else if (renewed.code === 'CLAIM_STALE' || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
           })
+        }
       },
       ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
     )

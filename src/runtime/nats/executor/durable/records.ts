@@ -7,7 +7,8 @@
  * direct reads.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { defaultReplicas } from '../ownership/claims.js'
 
 export interface Stored<T> {
   readonly value: T
@@ -28,7 +29,7 @@ const decoder = new TextDecoder()
 const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-/** Opens the bucket, creating its stream when missing: file storage, discard new, one value per key. */
+/** Opens the bucket, creating its stream when missing: file storage, discard new, one value per key, replicated on a cluster. */
 export async function openRecordBucket(nc: NatsConnection, bucket: string): Promise<RecordAnswer<RecordBucket>> {
   if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return { ok: false, conflict: false, message: `${JSON.stringify(bucket)} is not a bucket name` }
   const stream = `KV_${bucket}`
@@ -37,8 +38,12 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string): Prom
     jsm = await jetstreamManager(nc)
     try {
       await jsm.streams.info(stream)
-    } catch {
+    } catch (error) {
+      // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
+      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
       await jsm.streams.add({
+        // One replica on a single server, three on a cluster: an operation's state must outlive a node.
+        num_replicas: defaultReplicas(nc),
         name: stream,
         subjects: [`$KV.${bucket}.>`],
         max_msgs_per_subject: 1,

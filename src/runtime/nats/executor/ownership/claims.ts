@@ -73,7 +73,7 @@ export interface ClaimStoreOptions {
 }
 
 /** The profile's replica counts; a clustered server names its cluster in its INFO. */
-function defaultReplicas(nc: NatsConnection): 1 | 3 {
+export function defaultReplicas(nc: NatsConnection): 1 | 3 {
   return nc.info?.cluster ? 3 : 1
 }
 
