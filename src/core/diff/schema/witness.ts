@@ -29,7 +29,7 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
     if (wanted !== 'both' && (wanted === 'widens') !== (group.acceptedBy === 'new')) continue
     const accepting = root(ctx, group.acceptedBy)
     const refusing = root(ctx, group.acceptedBy === 'new' ? 'old' : 'new')
-    const base = minimalInstance(ctx, group.acceptedBy, accepting, 0)
+    const base = minimalOf(ctx, group.acceptedBy, accepting)
     // Where the path goes through an array, the entries before the step need values too: try a few fillers.
     const fillers = frame.path.some((step) => 'item' in step) ? FILLERS : [SAME]
     for (const local of group.values) {
@@ -39,11 +39,33 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
         if (value === undefined) continue
         if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
         if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
-        return { value, acceptedBy: group.acceptedBy }
+        // Its own copy: the tried values share the memoized minimal instances (and so would findings).
+        return { value: clone(value), acceptedBy: group.acceptedBy }
       }
     }
   }
   return undefined
+}
+
+/**
+ * A node's minimal instance, made once: a payload's root (and each container on a path into it) is
+ * the base of every witness searched in that payload, and a shared component (a `Money` every
+ * payload names) is the container made for each payload whose minimal instance lacks it. Kept per
+ * document and side, weakly, on the premise `provenEqual` (pair.ts) rests on: a `$ref` in a given
+ * document resolves the same way in every call. `place` copies what it changes, so the value is
+ * shared, never written.
+ */
+const minimalMemo = new WeakMap<object, Map<string, unknown>>()
+
+function minimalOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown {
+  if (typeof at.document !== 'object' || at.document === null) return minimalInstance(ctx, side, at, 0)
+  let memo = minimalMemo.get(at.document)
+  if (!memo) minimalMemo.set(at.document, (memo = new Map()))
+  const key = `${side}\u0000${at.file}\u0000${at.pointer}`
+  if (memo.has(key)) return memo.get(key)
+  const value = minimalInstance(ctx, side, at, 0)
+  memo.set(key, value)
+  return value
 }
 
 /** `base` with `local` put at `path` (containers made along the way); `undefined` when the path cannot be built. */
@@ -51,7 +73,7 @@ function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: read
   if (path.length === 0) return clone(local)
   const [step, ...rest] = path
   // A container the base lacks is made from its schema: an object with its required members.
-  const made = (): unknown => (step!.holder ? minimalInstance(ctx, side, step!.holder[side], 0) : undefined)
+  const made = (): unknown => (step!.holder ? minimalOf(ctx, side, step!.holder[side]) : undefined)
   if ('property' in step!) {
     const start = isObject(base) ? base : made()
     const object: Record<string, unknown> = isObject(start) ? { ...start } : {}
