@@ -92,8 +92,56 @@ function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: read
   return array
 }
 
+/**
+ * A copy as a JSON round trip makes it (a non-finite number becomes null, -0 becomes 0, an absent
+ * or function member is dropped, or null in an array), walked directly: a candidate is copied at
+ * every try. Anything a round trip treats specially (a `toJSON`, a class instance, a bigint, a
+ * `__proto__` key, a nesting past 64) goes through the round trip itself, so the answer is its.
+ */
 function clone(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value))
+  if (value === undefined) return undefined
+  const copied = copyJson(value, 0)
+  return copied === UNCOPIED ? JSON.parse(JSON.stringify(value)) : copied
+}
+
+const UNCOPIED = Symbol('uncopied')
+
+function copyJson(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value + 0 : null
+    case 'object':
+      break
+    default:
+      return UNCOPIED
+  }
+  if (value === null) return null
+  if (depth > 64) return UNCOPIED
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      const copied = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : copyJson(item, depth + 1)
+      if (copied === UNCOPIED) return UNCOPIED
+      out[i] = copied
+    }
+    return out
+  }
+  const proto: unknown = Object.getPrototypeOf(value)
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return UNCOPIED
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return UNCOPIED
+    const member = (value as Record<string, unknown>)[key]
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue
+    const copied = copyJson(member, depth + 1)
+    if (copied === UNCOPIED) return UNCOPIED
+    out[key] = copied
+  }
+  return out
 }
 
 /** A small value the schema probably accepts (checked by the caller): required members, minimal counts and bounds. */
