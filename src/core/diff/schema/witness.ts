@@ -29,7 +29,7 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
     if (wanted !== 'both' && (wanted === 'widens') !== (group.acceptedBy === 'new')) continue
     const accepting = root(ctx, group.acceptedBy)
     const refusing = root(ctx, group.acceptedBy === 'new' ? 'old' : 'new')
-    const base = minimalInstance(ctx, group.acceptedBy, accepting, 0)
+    const base = minimalOf(ctx, group.acceptedBy, accepting)
     // Where the path goes through an array, the entries before the step need values too: try a few fillers.
     const fillers = frame.path.some((step) => 'item' in step) ? FILLERS : [SAME]
     for (const local of group.values) {
@@ -39,11 +39,33 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
         if (value === undefined) continue
         if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
         if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
-        return { value, acceptedBy: group.acceptedBy }
+        // Its own copy: the tried values share the memoized minimal instances (and so would findings).
+        return { value: clone(value), acceptedBy: group.acceptedBy }
       }
     }
   }
   return undefined
+}
+
+/**
+ * A node's minimal instance, made once: a payload's root (and each container on a path into it) is
+ * the base of every witness searched in that payload, and a shared component (a `Money` every
+ * payload names) is the container made for each payload whose minimal instance lacks it. Kept per
+ * document and side, weakly, on the premise `provenEqual` (pair.ts) rests on: a `$ref` in a given
+ * document resolves the same way in every call. `place` copies what it changes, so the value is
+ * shared, never written.
+ */
+const minimalMemo = new WeakMap<object, Map<string, unknown>>()
+
+function minimalOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown {
+  if (typeof at.document !== 'object' || at.document === null) return minimalInstance(ctx, side, at, 0)
+  let memo = minimalMemo.get(at.document)
+  if (!memo) minimalMemo.set(at.document, (memo = new Map()))
+  const key = `${side}\u0000${at.file}\u0000${at.pointer}`
+  if (memo.has(key)) return memo.get(key)
+  const value = minimalInstance(ctx, side, at, 0)
+  memo.set(key, value)
+  return value
 }
 
 /** `base` with `local` put at `path` (containers made along the way); `undefined` when the path cannot be built. */
@@ -51,7 +73,7 @@ function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: read
   if (path.length === 0) return clone(local)
   const [step, ...rest] = path
   // A container the base lacks is made from its schema: an object with its required members.
-  const made = (): unknown => (step!.holder ? minimalInstance(ctx, side, step!.holder[side], 0) : undefined)
+  const made = (): unknown => (step!.holder ? minimalOf(ctx, side, step!.holder[side]) : undefined)
   if ('property' in step!) {
     const start = isObject(base) ? base : made()
     const object: Record<string, unknown> = isObject(start) ? { ...start } : {}
@@ -70,8 +92,56 @@ function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: read
   return array
 }
 
+/**
+ * A copy as a JSON round trip makes it (a non-finite number becomes null, -0 becomes 0, an absent
+ * or function member is dropped, or null in an array), walked directly: a candidate is copied at
+ * every try. Anything a round trip treats specially (a `toJSON`, a class instance, a bigint, a
+ * `__proto__` key, a nesting past 64) goes through the round trip itself, so the answer is its.
+ */
 function clone(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value))
+  if (value === undefined) return undefined
+  const copied = copyJson(value, 0)
+  return copied === UNCOPIED ? JSON.parse(JSON.stringify(value)) : copied
+}
+
+const UNCOPIED = Symbol('uncopied')
+
+function copyJson(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value + 0 : null
+    case 'object':
+      break
+    default:
+      return UNCOPIED
+  }
+  if (value === null) return null
+  if (depth > 64) return UNCOPIED
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      const copied = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : copyJson(item, depth + 1)
+      if (copied === UNCOPIED) return UNCOPIED
+      out[i] = copied
+    }
+    return out
+  }
+  const proto: unknown = Object.getPrototypeOf(value)
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return UNCOPIED
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return UNCOPIED
+    const member = (value as Record<string, unknown>)[key]
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue
+    const copied = copyJson(member, depth + 1)
+    if (copied === UNCOPIED) return UNCOPIED
+    out[key] = copied
+  }
+  return out
 }
 
 /** A small value the schema probably accepts (checked by the caller): required members, minimal counts and bounds. */
