@@ -252,16 +252,18 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
 
     // Every request is materialized (and so validated) before anything is admitted or published.
-    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
+    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }, at: AdapterContext = context()) =>
       materialize(interaction, {
         inputs,
-        context: context() as unknown as Record<string, unknown>,
+        context: at as unknown as Record<string, unknown>,
         branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence, input: declared?.value.inputOf.get(b.branchId) },
       })
     // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
     const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
     try {
-      for (const b of manifest?.publishes === false ? [] : admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
+      // One context for the admission's requests: they are materialized in one synchronous pass.
+      const at = context()
+      for (const b of manifest?.publishes === false ? [] : admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }, at))
     } catch (error) {
       if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
       throw error
@@ -273,6 +275,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     const cancelsSent = new Set<string>()
     const publications: Publication[] = []
     let timer: ReturnType<typeof setTimeout> | undefined
+    let timerDueMs: number | null = null
     let chain: Promise<void> = Promise.resolve()
     let finish!: (value: ExecutorResult<InvocationOutcome<Output>>) => void
     const finished = new Promise<ExecutorResult<InvocationOutcome<Output>>>((resolve) => (finish = resolve))
@@ -327,29 +330,42 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       if (timer) clearTimeout(timer)
       timer = undefined
       routes.delete(op.id)
+      // Settled: nothing of this invocation's scope (inputs, requests, payloads) is needed again.
+      // Dropping the two closures that hold it leaves the idempotency record, the core and the
+      // outcome (`close` applies the loss to the core itself).
+      if (core.settledAt() !== null) {
+        op.react = undefined
+        op.settle = undefined
+      }
     }
 
+    // Runs after every event: reads the core without copying its state, and leaves the timer armed
+    // while its due time is unchanged (a result rarely moves the deadline).
     function react(): void {
-      const state = core.state()
-      for (const b of state.branches) {
-        if (b.cancel === 'requested' && !cancelsSent.has(b.branchId)) {
+      for (const b of core.cancelRequested()) {
+        if (!cancelsSent.has(b.branchId)) {
           cancelsSent.add(b.branchId)
           chain = chain.then(() => sendCancel(b))
         }
       }
-      if (!answered && dispatched && state.returnsAtMs !== null) {
+      if (!answered && dispatched && core.returnsAtMs() !== null) {
         answered = true
         void outcome().then(finish)
       }
-      if (state.settledAtMs !== null) {
+      if (core.settledAt() !== null) {
         stop()
         return
       }
-      if (timer) clearTimeout(timer)
       const due = core.nextDueMs()
+      if (timer && due === timerDueMs) return
+      if (timer) clearTimeout(timer)
+      timer = undefined
+      timerDueMs = due
       if (due !== null)
         timer = setTimeout(
           () => {
+            timer = undefined
+            timerDueMs = null
             chain = chain.then(() => {
               core.tick(now())
               react()
@@ -492,7 +508,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     },
     async close() {
       closed = true
-      for (const op of operations.values()) op.settle?.()
+      for (const op of operations.values()) {
+        if (op.settle) op.settle()
+        else op.core?.apply({ kind: 'lost', atMs: now() })
+      }
       await Promise.all([...operations.values()].map((op) => op.outcome))
       for (const s of subscriptions) s.unsubscribe()
       subscriptions.clear()

@@ -105,6 +105,23 @@ export class DecisionCore {
     return this.nextTimer()?.dueMs ?? null
   }
 
+  /** When the invocation returns (the decision or the settlement: `waitFor`), or null; no copy of the state. */
+  returnsAtMs(): number | null {
+    return this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
+  }
+
+  /** When every branch became terminal after the decision, or null. */
+  settledAt(): number | null {
+    return this.settledAtMs
+  }
+
+  /** Copies of the branches whose cancel request is outstanding: the live executor's per-event check copies nothing when there are none. */
+  cancelRequested(): readonly BranchState[] {
+    let found: BranchState[] | undefined
+    for (const b of this.branches) if (b.cancel === 'requested') (found ??= []).push(Object.freeze({ ...b }))
+    return found ?? []
+  }
+
   state(): ExecutorState {
     const branches: BranchState[] = this.branches.map((b) => Object.freeze({ ...b }))
     const returnsAtMs = this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
