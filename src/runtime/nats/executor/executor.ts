@@ -414,7 +414,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       if (payload['operationId'] !== op.id || typeof payload['branchId'] !== 'string') return
       const reply = payload['outcome']
       if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
-      const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
+      const branch = core.branch(payload['branchId'])
       if (!branch) return
       // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
       const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
@@ -436,7 +436,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     const admittedAt = now()
     core.apply({ kind: 'admitted', atMs: admittedAt, branches: admitted, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
-    const admission = core.state().admission
+    const admission = core.admissionState()
     if (admission.status !== 'admitted') {
       stop()
       return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: admission refused (${admission.status === 'refused' ? admission.reason : 'pending'})`)

@@ -62,3 +62,28 @@ function define(target: Data, key: string, value: unknown): void {
   if (key !== '__proto__') target[key] = value
   else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
+
+const plainCompiled = new Map<string, readonly string[]>()
+
+/**
+ * Reads a bare JSON Pointer (`/a/b`, as a descriptor's payload bindings name them) from a payload,
+ * own properties only; undefined when absent. Split and unescaped once per pointer (at most
+ * MAX_KEPT kept): a responder reads four of them from every request.
+ */
+export function readPlainPointer(payload: unknown, pointer: string): unknown {
+  let tokens = plainCompiled.get(pointer)
+  if (tokens === undefined) {
+    tokens = pointer
+      .slice(1)
+      .split('/')
+      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    if (plainCompiled.size >= MAX_KEPT) plainCompiled.clear()
+    plainCompiled.set(pointer, tokens)
+  }
+  let current = payload
+  for (const token of tokens) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined
+    current = (current as Data)[token]
+  }
+  return current
+}
