@@ -104,7 +104,12 @@ interface Operation {
   react?: () => void
   /** Restart semantics of memory state: the operation is lost (fail-unknown). */
   settle?: () => void
+  /** Its core was let go (KEPT_CORES): only the idempotency record is left. */
+  coreDropped?: boolean
 }
+
+/** Settled operations whose state and log stay readable (`state`, `log`); older ones keep only their idempotency record. */
+const KEPT_CORES = 1024
 
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
@@ -158,6 +163,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const operations = new Map<string, Operation>()
+  /**
+   * Settled operations whose core (state and log) is still kept, oldest first. Past KEPT_CORES an
+   * operation keeps only its idempotency record (input bytes and outcome): the executor's memory
+   * then grows by that record per operation, not by its whole log.
+   */
+  const keptCores = new Set<Operation>()
   const subscriptions = new Set<Subscription>()
   /** Message handlers of the live operations, by operation id (one shared subscription per channel). */
   const routes = new Map<string, { result: (msg: Msg, payload: unknown) => Promise<void>; cancel: (msg: Msg, payload: unknown) => void }>()
@@ -336,6 +347,13 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       if (core.settledAt() !== null) {
         op.react = undefined
         op.settle = undefined
+        keptCores.add(op)
+        if (keptCores.size > KEPT_CORES) {
+          const oldest = keptCores.values().next().value!
+          keptCores.delete(oldest)
+          oldest.core = undefined
+          oldest.coreDropped = true
+        }
       }
     }
 
@@ -466,6 +484,14 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     return finished
   }
 
+  const unknown = (operationId: string, op: Operation | undefined) =>
+    refuse(
+      'EXECUTOR_UNKNOWN_OPERATION',
+      op?.coreDropped
+        ? `${operationId} settled ${KEPT_CORES} or more operations ago: memory state keeps only its idempotency record`
+        : `${operationId} is not an admitted operation of this executor`,
+    )
+
   const executor: Executor<Output, InvocationInputs<I>> = {
     async invoke(invocation) {
       if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
@@ -498,12 +524,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     },
     state(operationId) {
       const op = operations.get(operationId)
-      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      if (!op?.core) return unknown(operationId, op)
       return ok(op.core.state())
     },
     log(operationId) {
       const op = operations.get(operationId)
-      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      if (!op?.core) return unknown(operationId, op)
       return ok(op.core.log())
     },
     async close() {
