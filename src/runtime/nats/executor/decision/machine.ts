@@ -34,6 +34,22 @@ interface MutableBranch {
   cancelRequestedAtMs: number | null
 }
 
+/** A frozen copy of one branch, written out member by member (a literal of one shape, cheaper than a spread). */
+function snapshot(b: MutableBranch): BranchState {
+  return Object.freeze({
+    branchId: b.branchId,
+    admittedPeerId: b.admittedPeerId,
+    peerId: b.peerId,
+    status: b.status,
+    attempt: b.attempt,
+    fence: b.fence,
+    retryAtMs: b.retryAtMs,
+    terminalAtMs: b.terminalAtMs,
+    cancel: b.cancel,
+    cancelRequestedAtMs: b.cancelRequestedAtMs,
+  })
+}
+
 const TERMINAL: ReadonlySet<BranchStatus> = new Set(['succeeded', 'unsuccessful', 'failed', 'revoked', 'stopped', 'indeterminate', 'dispatched'])
 
 export function isTerminal(status: BranchStatus): boolean {
@@ -118,7 +134,7 @@ export class DecisionCore {
   /** Copies of the branches whose cancel request is outstanding: the live executor's per-event check copies nothing when there are none. */
   cancelRequested(): readonly BranchState[] {
     let found: BranchState[] | undefined
-    for (const b of this.branches) if (b.cancel === 'requested') (found ??= []).push(Object.freeze({ ...b }))
+    for (const b of this.branches) if (b.cancel === 'requested') (found ??= []).push(snapshot(b))
     return found ?? []
   }
 
@@ -130,11 +146,11 @@ export class DecisionCore {
   /** A copy of one branch's state, or undefined. */
   branch(branchId: string): BranchState | undefined {
     const b = this.byId.get(branchId)
-    return b ? Object.freeze({ ...b }) : undefined
+    return b ? snapshot(b) : undefined
   }
 
   state(): ExecutorState {
-    const branches: BranchState[] = this.branches.map((b) => Object.freeze({ ...b }))
+    const branches: BranchState[] = this.branches.map((b) => snapshot(b))
     const returnsAtMs = this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
     return Object.freeze({
       admission: this.admission,
