@@ -21,6 +21,7 @@ import { createDurableExecutor, type DurableBinding } from './durable/executor.j
 import { manifestDispatch } from './dispatch/branches.js'
 import { publishMessage, type StreamTable } from './dispatch/publish.js'
 import { fastOperationId } from './dispatch/operation-id.js'
+import { copyMembers, writeMember } from './dispatch/pointers.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -217,7 +218,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   }
 
   async function run(op: Operation, invocation: Invocation<InvocationInputs<I>>): Promise<ExecutorResult<InvocationOutcome<Output>>> {
-    const inputs: Record<string, unknown> = { ...(invocation.inputs as Record<string, unknown>), ...(generatedInput ? { [generatedInput]: op.id } : {}) }
+    const inputs = copyMembers((invocation.inputs ?? {}) as object)
+    if (generatedInput) writeMember(inputs, generatedInput, op.id)
     let deadlineMs: number | null = null
     const context = (): AdapterContext => ({
       contractId: module.contract.id,

@@ -14,7 +14,7 @@ import type { ExecutorModule } from './executor.js'
 import { planInteraction } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
-import { readPlainPointer, writePointerValue } from './dispatch/pointers.js'
+import { copyMembers, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
 import { LazyAbort } from './dispatch/lazy-abort.js'
 
 export interface ResponderRequest<RequestPayload> {
@@ -138,7 +138,7 @@ export async function createResponder<RequestPayload = unknown, ResultFields ext
     const f = fence as number
     if (record && f < record.fence) return // stale request: a higher fence was seen
     const answer = (fields: Record<string, unknown>) => {
-      const result: Record<string, unknown> = { ...fields }
+      const result = copyMembers(fields)
       const c = plan.correlation
       setPointer(result, c.operation, operationId)
       setPointer(result, c.branch, branchId)
