@@ -276,7 +276,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     try {
       // One context for the admission's requests: they are materialized in one synchronous pass.
       const at = context()
-      for (const b of manifest?.publishes === false ? [] : admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }, at))
+      for (const b of manifest?.publishes === false ? [] : admitted)
+        firstRequests.set(b.branchId, request({ branchId: b.branchId, peerId: b.peerId, attempt: 1, fence: b.fence }, at))
     } catch (error) {
       if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
       throw error
