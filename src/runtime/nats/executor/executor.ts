@@ -181,6 +181,22 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
     publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
 
+  type Called<T> = { ok: true; value: T } | { ok: false; message: string }
+  /**
+   * `call` without a promise when the adapter answers synchronously (most do): the result path
+   * asks two adapters per result, and each awaited async call cost an allocation and a turn.
+   */
+  function callNow<T>(what: string, f: () => T | Promise<T>): Called<T> | Promise<Called<T>> {
+    let value: T | Promise<T>
+    try {
+      value = f()
+    } catch (error) {
+      return { ok: false, message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` }
+    }
+    if (typeof (value as { then?: unknown } | null | undefined)?.then === 'function') return call(what, () => value)
+    return { ok: true, value: value as T }
+  }
+
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
       return { ok: true, value: await f() }
@@ -236,9 +252,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       deadlineMs,
       policyRevision: deployment.policyRevision,
     })
-    const authorized = async (peerId: string, stage: AuthorizationStage) => {
-      const answer = await call('authorization', () => adapters.authorization({ context: context(), data: { peerId, stage } }))
-      return answer.ok && answer.value?.allowed === true
+    const allowedBy = (answer: Called<{ readonly allowed?: unknown } | undefined>) => answer.ok && answer.value?.allowed === true
+    /** A boolean when the adapter answers synchronously, else its promise. */
+    const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => {
+      const answer = callNow('authorization', () => adapters.authorization({ context: context(), data: { peerId, stage } }))
+      return answer instanceof Promise ? answer.then(allowedBy) : allowedBy(answer)
     }
 
     // Audience snapshot at admission: distinct authorized peers, lexicographic order.
@@ -417,11 +435,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
-      if (!(await authorized(peerId, 'result'))) return apply({ kind: 'revoked', atMs: now(), peerId })
+      const allowed = authorized(peerId, 'result')
+      if (!(typeof allowed === 'boolean' ? allowed : await allowed)) return apply({ kind: 'revoked', atMs: now(), peerId })
       let verified = subjectAgrees
       if (verified && adapters.verifier) {
-        const answer = await call('verifier', () => adapters.verifier!({ context: context(), data: payload as ResultPayload }))
-        verified = answer.ok && answer.value?.allowed === true
+        const called = callNow('verifier', () => adapters.verifier!({ context: context(), data: payload as ResultPayload }))
+        verified = allowedBy(called instanceof Promise ? await called : called)
       }
       const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
       const event: ExecutorEvent = { kind: 'result', atMs: now(), branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
