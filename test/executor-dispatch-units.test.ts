@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest'
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { fastOperationId } from '../src/runtime/nats/executor/dispatch/operation-id.js'
-import { pointerTokens, readPointerValue, writePointerValue } from '../src/runtime/nats/executor/dispatch/pointers.js'
+import {
+  copyMembers,
+  pointerTokens,
+  readPlainPointer,
+  readPointerValue,
+  writeMember,
+  writePointerValue,
+} from '../src/runtime/nats/executor/dispatch/pointers.js'
 import { LazyAbort } from '../src/runtime/nats/executor/dispatch/lazy-abort.js'
 import { manifestDigest } from '../src/runtime/nats/executor/dispatch/manifest.js'
 
@@ -18,6 +25,34 @@ describe('fastOperationId', () => {
     for (const [p, d, k] of cases) expect(await fastOperationId(p, d, k)).toBe(await operationId(p, d, k))
     // Not a string: rejected as operationId rejects, never a throw from the call itself.
     await expect(Promise.resolve().then(() => fastOperationId(7 as unknown as string, 'd', 'k'))).rejects.toThrow(TypeError)
+  })
+})
+
+describe('plain pointers and member copies', () => {
+  it('read a bare pointer as the responder did (own members, escapes, absent), split once', () => {
+    const payload = JSON.parse('{"a":{"b/c":{"~d":7}},"__proto__":{"x":1},"n":null}') as unknown
+    expect(readPlainPointer(payload, '/a/b~1c/~0d')).toBe(7)
+    expect(readPlainPointer(payload, '/a/b~1c/~0d')).toBe(7)
+    expect(readPlainPointer(payload, '/__proto__/x')).toBe(1)
+    expect(readPlainPointer(payload, '/n/x')).toBeUndefined()
+    expect(readPlainPointer(payload, '/toString')).toBeUndefined()
+    expect(readPlainPointer({ '': 3 }, '')).toBe(3)
+  })
+
+  it('copy as a spread does for JSON data: own enumerable members, `__proto__` an own member, the source untouched', () => {
+    const source = JSON.parse('{"approve":true,"__proto__":{"polluted":1},"nested":{"k":1}}') as Record<string, unknown>
+    const copy = copyMembers(source)
+    expect(copy).toEqual({ ...source })
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true)
+    expect((copy as { polluted?: unknown }).polluted).toBeUndefined()
+    expect(copy['nested']).toBe(source['nested'])
+    writeMember(copy, 'operationId', 'op1')
+    writeMember(copy, '__proto__', 'own')
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(copy['__proto__']).toBe('own')
+    expect(Object.keys(source)).toEqual(['approve', '__proto__', 'nested'])
+    expect(copyMembers(Object.create({ inherited: 1 }) as object)).toEqual({})
   })
 })
 

@@ -149,12 +149,24 @@ function valueOf(interaction: Interaction, source: BindingSource, values: Materi
   return value
 }
 
+/** Binding pointers split and unescaped once each (a descriptor holds a handful; at most 1,024 kept). */
+const splitPointers = new Map<string, readonly string[]>()
+function pointerTokens(pointer: string): readonly string[] {
+  let tokens = splitPointers.get(pointer)
+  if (tokens === undefined) {
+    tokens = pointer
+      .slice(1)
+      .split('/')
+      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    if (splitPointers.size >= 1024) splitPointers.clear()
+    splitPointers.set(pointer, tokens)
+  }
+  return tokens
+}
+
 /** Sets `value` at a JSON Pointer, creating the objects on the way (own properties only). */
 function setAt(target: Record<string, unknown>, pointer: string, value: unknown): void {
-  const tokens = pointer
-    .slice(1)
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const tokens = pointerTokens(pointer)
   let current = target
   tokens.forEach((token, i) => {
     if (i === tokens.length - 1) Object.defineProperty(current, token, { value, enumerable: true, writable: true, configurable: true })

@@ -21,6 +21,7 @@ import { createDurableExecutor, type DurableBinding } from './durable/executor.j
 import { manifestDispatch } from './dispatch/branches.js'
 import { publishMessage, type StreamTable } from './dispatch/publish.js'
 import { fastOperationId } from './dispatch/operation-id.js'
+import { copyMembers, writeMember } from './dispatch/pointers.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -104,7 +105,12 @@ interface Operation {
   react?: () => void
   /** Restart semantics of memory state: the operation is lost (fail-unknown). */
   settle?: () => void
+  /** Its core was let go (KEPT_CORES): only the idempotency record is left. */
+  coreDropped?: boolean
 }
+
+/** Settled operations whose state and log stay readable (`state`, `log`); older ones keep only their idempotency record. */
+const KEPT_CORES = 1024
 
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
@@ -158,6 +164,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const operations = new Map<string, Operation>()
+  /**
+   * Settled operations whose core (state and log) is still kept, oldest first. Past KEPT_CORES an
+   * operation keeps only its idempotency record (input bytes and outcome): the executor's memory
+   * then grows by that record per operation, not by its whole log.
+   */
+  const keptCores = new Set<Operation>()
   const subscriptions = new Set<Subscription>()
   /** Message handlers of the live operations, by operation id (one shared subscription per channel). */
   const routes = new Map<string, { result: (msg: Msg, payload: unknown) => Promise<void>; cancel: (msg: Msg, payload: unknown) => void }>()
@@ -168,6 +180,22 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const streams = (module as { readonly streams?: StreamTable }).streams
   const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
     publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
+
+  type Called<T> = { ok: true; value: T } | { ok: false; message: string }
+  /**
+   * `call` without a promise when the adapter answers synchronously (most do): the result path
+   * asks two adapters per result, and each awaited async call cost an allocation and a turn.
+   */
+  function callNow<T>(what: string, f: () => T | Promise<T>): Called<T> | Promise<Called<T>> {
+    let value: T | Promise<T>
+    try {
+      value = f()
+    } catch (error) {
+      return { ok: false, message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` }
+    }
+    if (typeof (value as { then?: unknown } | null | undefined)?.then === 'function') return call(what, () => value)
+    return { ok: true, value: value as T }
+  }
 
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
@@ -206,7 +234,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   }
 
   async function run(op: Operation, invocation: Invocation<InvocationInputs<I>>): Promise<ExecutorResult<InvocationOutcome<Output>>> {
-    const inputs: Record<string, unknown> = { ...(invocation.inputs as Record<string, unknown>), ...(generatedInput ? { [generatedInput]: op.id } : {}) }
+    const inputs = copyMembers((invocation.inputs ?? {}) as object)
+    if (generatedInput) writeMember(inputs, generatedInput, op.id)
     let deadlineMs: number | null = null
     const context = (): AdapterContext => ({
       contractId: module.contract.id,
@@ -223,9 +252,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       deadlineMs,
       policyRevision: deployment.policyRevision,
     })
-    const authorized = async (peerId: string, stage: AuthorizationStage) => {
-      const answer = await call('authorization', () => adapters.authorization({ context: context(), data: { peerId, stage } }))
-      return answer.ok && answer.value?.allowed === true
+    const allowedBy = (answer: Called<{ readonly allowed?: unknown } | undefined>) => answer.ok && answer.value?.allowed === true
+    /** A boolean when the adapter answers synchronously, else its promise. */
+    const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => {
+      const answer = callNow('authorization', () => adapters.authorization({ context: context(), data: { peerId, stage } }))
+      return answer instanceof Promise ? answer.then(allowedBy) : allowedBy(answer)
     }
 
     // Audience snapshot at admission: distinct authorized peers, lexicographic order.
@@ -252,16 +283,19 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
 
     // Every request is materialized (and so validated) before anything is admitted or published.
-    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
+    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }, at: AdapterContext = context()) =>
       materialize(interaction, {
         inputs,
-        context: context() as unknown as Record<string, unknown>,
+        context: at as unknown as Record<string, unknown>,
         branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence, input: declared?.value.inputOf.get(b.branchId) },
       })
     // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
     const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
     try {
-      for (const b of manifest?.publishes === false ? [] : admitted) firstRequests.set(b.branchId, request({ ...b, attempt: 1 }))
+      // One context for the admission's requests: they are materialized in one synchronous pass.
+      const at = context()
+      for (const b of manifest?.publishes === false ? [] : admitted)
+        firstRequests.set(b.branchId, request({ branchId: b.branchId, peerId: b.peerId, attempt: 1, fence: b.fence }, at))
     } catch (error) {
       if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
       throw error
@@ -273,6 +307,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     const cancelsSent = new Set<string>()
     const publications: Publication[] = []
     let timer: ReturnType<typeof setTimeout> | undefined
+    let timerDueMs: number | null = null
     let chain: Promise<void> = Promise.resolve()
     let finish!: (value: ExecutorResult<InvocationOutcome<Output>>) => void
     const finished = new Promise<ExecutorResult<InvocationOutcome<Output>>>((resolve) => (finish = resolve))
@@ -327,29 +362,49 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       if (timer) clearTimeout(timer)
       timer = undefined
       routes.delete(op.id)
+      // Settled: nothing of this invocation's scope (inputs, requests, payloads) is needed again.
+      // Dropping the two closures that hold it leaves the idempotency record, the core and the
+      // outcome (`close` applies the loss to the core itself).
+      if (core.settledAt() !== null) {
+        op.react = undefined
+        op.settle = undefined
+        keptCores.add(op)
+        if (keptCores.size > KEPT_CORES) {
+          const oldest = keptCores.values().next().value!
+          keptCores.delete(oldest)
+          oldest.core = undefined
+          oldest.coreDropped = true
+        }
+      }
     }
 
+    // Runs after every event: reads the core without copying its state, and leaves the timer armed
+    // while its due time is unchanged (a result rarely moves the deadline).
     function react(): void {
-      const state = core.state()
-      for (const b of state.branches) {
-        if (b.cancel === 'requested' && !cancelsSent.has(b.branchId)) {
+      for (const b of core.cancelRequested()) {
+        if (!cancelsSent.has(b.branchId)) {
           cancelsSent.add(b.branchId)
           chain = chain.then(() => sendCancel(b))
         }
       }
-      if (!answered && dispatched && state.returnsAtMs !== null) {
+      if (!answered && dispatched && core.returnsAtMs() !== null) {
         answered = true
         void outcome().then(finish)
       }
-      if (state.settledAtMs !== null) {
+      if (core.settledAt() !== null) {
         stop()
         return
       }
-      if (timer) clearTimeout(timer)
       const due = core.nextDueMs()
+      if (timer && due === timerDueMs) return
+      if (timer) clearTimeout(timer)
+      timer = undefined
+      timerDueMs = due
       if (due !== null)
         timer = setTimeout(
           () => {
+            timer = undefined
+            timerDueMs = null
             chain = chain.then(() => {
               core.tick(now())
               react()
@@ -380,11 +435,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
-      if (!(await authorized(peerId, 'result'))) return apply({ kind: 'revoked', atMs: now(), peerId })
+      const allowed = authorized(peerId, 'result')
+      if (!(typeof allowed === 'boolean' ? allowed : await allowed)) return apply({ kind: 'revoked', atMs: now(), peerId })
       let verified = subjectAgrees
       if (verified && adapters.verifier) {
-        const answer = await call('verifier', () => adapters.verifier!({ context: context(), data: payload as ResultPayload }))
-        verified = answer.ok && answer.value?.allowed === true
+        const called = callNow('verifier', () => adapters.verifier!({ context: context(), data: payload as ResultPayload }))
+        verified = allowedBy(called instanceof Promise ? await called : called)
       }
       const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
       const event: ExecutorEvent = { kind: 'result', atMs: now(), branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
@@ -398,7 +454,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       if (payload['operationId'] !== op.id || typeof payload['branchId'] !== 'string') return
       const reply = payload['outcome']
       if (reply !== 'stopped' && reply !== 'already-completed' && reply !== 'unknown') return
-      const branch = core.state().branches.find((b) => b.branchId === payload['branchId'])
+      const branch = core.branch(payload['branchId'])
       if (!branch) return
       // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
       const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
@@ -420,7 +476,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     const admittedAt = now()
     core.apply({ kind: 'admitted', atMs: admittedAt, branches: admitted, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
-    const admission = core.state().admission
+    const admission = core.admissionState()
     if (admission.status !== 'admitted') {
       stop()
       return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: admission refused (${admission.status === 'refused' ? admission.reason : 'pending'})`)
@@ -449,6 +505,14 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     })
     return finished
   }
+
+  const unknown = (operationId: string, op: Operation | undefined) =>
+    refuse(
+      'EXECUTOR_UNKNOWN_OPERATION',
+      op?.coreDropped
+        ? `${operationId} settled ${KEPT_CORES} or more operations ago: memory state keeps only its idempotency record`
+        : `${operationId} is not an admitted operation of this executor`,
+    )
 
   const executor: Executor<Output, InvocationInputs<I>> = {
     async invoke(invocation) {
@@ -482,17 +546,20 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     },
     state(operationId) {
       const op = operations.get(operationId)
-      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      if (!op?.core) return unknown(operationId, op)
       return ok(op.core.state())
     },
     log(operationId) {
       const op = operations.get(operationId)
-      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
+      if (!op?.core) return unknown(operationId, op)
       return ok(op.core.log())
     },
     async close() {
       closed = true
-      for (const op of operations.values()) op.settle?.()
+      for (const op of operations.values()) {
+        if (op.settle) op.settle()
+        else op.core?.apply({ kind: 'lost', atMs: now() })
+      }
       await Promise.all([...operations.values()].map((op) => op.outcome))
       for (const s of subscriptions) s.unsubscribe()
       subscriptions.clear()

@@ -14,7 +14,7 @@ import type { ExecutorModule } from './executor.js'
 import { planInteraction } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
-import { writePointerValue } from './dispatch/pointers.js'
+import { copyMembers, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
 import { LazyAbort } from './dispatch/lazy-abort.js'
 
 export interface ResponderRequest<RequestPayload> {
@@ -65,14 +65,7 @@ export function boundPointer(interaction: Interaction, matches: (source: Record<
 }
 
 export function readPointer(payload: unknown, pointer: string | undefined): unknown {
-  if (pointer === undefined) return undefined
-  let current = payload
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined
-    current = (current as Record<string, unknown>)[token]
-  }
-  return current
+  return pointer === undefined ? undefined : readPlainPointer(payload, pointer)
 }
 
 export async function createResponder<RequestPayload = unknown, ResultFields extends Record<string, unknown> = Record<string, unknown>>(
@@ -145,7 +138,7 @@ export async function createResponder<RequestPayload = unknown, ResultFields ext
     const f = fence as number
     if (record && f < record.fence) return // stale request: a higher fence was seen
     const answer = (fields: Record<string, unknown>) => {
-      const result: Record<string, unknown> = { ...fields }
+      const result = copyMembers(fields)
       const c = plan.correlation
       setPointer(result, c.operation, operationId)
       setPointer(result, c.branch, branchId)

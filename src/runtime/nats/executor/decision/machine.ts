@@ -34,6 +34,22 @@ interface MutableBranch {
   cancelRequestedAtMs: number | null
 }
 
+/** A frozen copy of one branch, written out member by member (a literal of one shape, cheaper than a spread). */
+function snapshot(b: MutableBranch): BranchState {
+  return Object.freeze({
+    branchId: b.branchId,
+    admittedPeerId: b.admittedPeerId,
+    peerId: b.peerId,
+    status: b.status,
+    attempt: b.attempt,
+    fence: b.fence,
+    retryAtMs: b.retryAtMs,
+    terminalAtMs: b.terminalAtMs,
+    cancel: b.cancel,
+    cancelRequestedAtMs: b.cancelRequestedAtMs,
+  })
+}
+
 const TERMINAL: ReadonlySet<BranchStatus> = new Set(['succeeded', 'unsuccessful', 'failed', 'revoked', 'stopped', 'indeterminate', 'dispatched'])
 
 export function isTerminal(status: BranchStatus): boolean {
@@ -105,8 +121,36 @@ export class DecisionCore {
     return this.nextTimer()?.dueMs ?? null
   }
 
+  /** When the invocation returns (the decision or the settlement: `waitFor`), or null; no copy of the state. */
+  returnsAtMs(): number | null {
+    return this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
+  }
+
+  /** When every branch became terminal after the decision, or null. */
+  settledAt(): number | null {
+    return this.settledAtMs
+  }
+
+  /** Copies of the branches whose cancel request is outstanding: the live executor's per-event check copies nothing when there are none. */
+  cancelRequested(): readonly BranchState[] {
+    let found: BranchState[] | undefined
+    for (const b of this.branches) if (b.cancel === 'requested') (found ??= []).push(snapshot(b))
+    return found ?? []
+  }
+
+  /** The admission (pending, refused or admitted), without copying the rest of the state. */
+  admissionState(): ExecutorState['admission'] {
+    return this.admission
+  }
+
+  /** A copy of one branch's state, or undefined. */
+  branch(branchId: string): BranchState | undefined {
+    const b = this.byId.get(branchId)
+    return b ? snapshot(b) : undefined
+  }
+
   state(): ExecutorState {
-    const branches: BranchState[] = this.branches.map((b) => Object.freeze({ ...b }))
+    const branches: BranchState[] = this.branches.map((b) => snapshot(b))
     const returnsAtMs = this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
     return Object.freeze({
       admission: this.admission,
@@ -278,6 +322,20 @@ export class DecisionCore {
   }
 
   private unitCounts(): { success: number; open: number; terminal: number; units: number } {
+    // One branch, one unit: counted in place, no grouping (this runs after every event).
+    if (this.policy.completion.unit !== 'distinct-peers') {
+      let success = 0
+      let open = 0
+      let terminal = 0
+      for (const b of this.branches) {
+        const succeeded = b.status === 'succeeded'
+        const done = isTerminal(b.status)
+        if (succeeded) success++
+        if (done) terminal++
+        if (!succeeded && !done) open++
+      }
+      return { success, open, terminal, units: this.branches.length }
+    }
     const byUnit = new Map<string, MutableBranch[]>()
     for (const b of this.branches) {
       const key = this.policy.completion.unit === 'distinct-peers' ? b.admittedPeerId : b.branchId
@@ -316,23 +374,35 @@ export class DecisionCore {
   }
 
   private nextTimer(): Timer | null {
-    let best: Timer | null = null
-    const consider = (t: Timer) => {
-      if (!best || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.kind < best.kind)) best = t
-    }
     if (this.admission.status !== 'admitted') return null
+    // The earliest due time, the lower kind first on a tie; plain comparisons, no candidate objects
+    // but the one returned (this runs twice per event and once per live reaction).
+    let dueMs = Number.POSITIVE_INFINITY
+    let kind: TimerKind = TimerKind.SettlementEnd
+    let branch: MutableBranch | undefined
+    let found = false
+    const consider = (d: number, k: TimerKind, b: MutableBranch | undefined) => {
+      if (!found || d < dueMs || (d === dueMs && k < kind)) {
+        found = true
+        dueMs = d
+        kind = k
+        branch = b
+      }
+    }
     // After a loss only cancel requests already sent still time out (events.ts: whatever the
     // branch's status); nothing else runs.
-    if (!this.decision && !this.lost) consider({ dueMs: this.admission.deadlineMs, kind: TimerKind.Deadline })
+    if (!this.decision && !this.lost) consider(this.admission.deadlineMs, TimerKind.Deadline, undefined)
+    let anyOpen = false
     for (const b of this.branches) {
+      if (!isTerminal(b.status)) anyOpen = true
       if (b.cancel === 'requested' && b.cancelRequestedAtMs !== null)
-        consider({ dueMs: b.cancelRequestedAtMs + this.policy.completion.cancelTimeoutMs, kind: TimerKind.CancelTimeout, branch: b })
+        consider(b.cancelRequestedAtMs + this.policy.completion.cancelTimeoutMs, TimerKind.CancelTimeout, b)
       if (this.lost) continue
-      if (b.status === 'retry-wait' && b.retryAtMs !== null) consider({ dueMs: b.retryAtMs, kind: TimerKind.RetryStart, branch: b })
+      if (b.status === 'retry-wait' && b.retryAtMs !== null) consider(b.retryAtMs, TimerKind.RetryStart, b)
     }
-    if (this.decision && !this.lost && this.branches.some((b) => !isTerminal(b.status)))
-      consider({ dueMs: this.decision.atMs + this.policy.retry.settlementGraceMs, kind: TimerKind.SettlementEnd })
-    return best
+    if (this.decision && !this.lost && anyOpen) consider(this.decision.atMs + this.policy.retry.settlementGraceMs, TimerKind.SettlementEnd, undefined)
+    if (!found) return null
+    return branch ? { dueMs, kind, branch } : { dueMs, kind }
   }
 
   /** Fires timers due at or before `limit`, each at its own due time. Bounded: every firing ends a timer for good. */

