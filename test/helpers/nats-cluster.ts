@@ -48,7 +48,7 @@ export interface NatsCluster {
   ready(timeoutMs?: number): Promise<string>
   /** The server name of the given stream's leader (asked through the JetStream API). */
   streamLeader(stream: string, timeoutMs?: number): Promise<string>
-  /** The server name of the given consumer's leader. */
+  /** The server name of the given consumer's leader, once a majority of its group is current. */
   consumerLeader(stream: string, consumer: string, timeoutMs?: number): Promise<string>
   /** Waits until the stream has a leader other than `previous` and all its running replicas are current. */
   newStreamLeader(stream: string, previous: string, timeoutMs?: number): Promise<string>
@@ -191,16 +191,25 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
       await nc.close().catch(() => undefined)
     }
   }
-  /** The leader of a replicated group once it has one and every running replica is current. */
+  /**
+   * The leader of a replicated group once it has one and every running replica is current; with
+   * `quorum`, once the leader and enough current followers make a majority of the group (a consumer's
+   * follower on a node restarted under load can stay behind until the consumer's next election,
+   * which is what a test killing that leader then brings about).
+   */
   const settledLeader = (
     info: { cluster?: { leader?: string; replicas?: Array<{ name: string; current: boolean; offline?: boolean }> } } | undefined,
     previous?: string,
+    quorum = false,
   ): string | undefined => {
     const leader = info?.cluster?.leader
     if (!leader || leader === previous) return undefined
     const up = new Set(running().map((n) => n.name))
-    const lagging = (info.cluster?.replicas ?? []).filter((r) => up.has(r.name) && (!r.current || r.offline))
-    return lagging.length === 0 ? leader : undefined
+    const replicas = (info.cluster?.replicas ?? []).filter((r) => up.has(r.name))
+    const current = replicas.filter((r) => r.current && !r.offline).length
+    if (!quorum) return current === replicas.length ? leader : undefined
+    const group = (info.cluster?.replicas ?? []).length + 1
+    return current + 1 > group / 2 ? leader : undefined
   }
 
   const cluster: NatsCluster = {
@@ -232,7 +241,7 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
     consumerLeader: (stream, consumer, timeoutMs = 60_000) =>
       until(
         `a leader for consumer ${stream}/${consumer}`,
-        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer))),
+        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), undefined, true),
         timeoutMs,
         100,
       ),

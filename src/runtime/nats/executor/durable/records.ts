@@ -8,6 +8,7 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { randomUUID } from 'node:crypto'
 import { defaultReplicas } from '../ownership/claims.js'
 
 export interface Stored<T> {
@@ -27,6 +28,13 @@ export interface RecordBucket {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
+/**
+ * A read or write the stream does not answer (a leader election takes seconds on a cluster) is tried
+ * again for at most this long, this many times, this far apart: bounded, and longer than an election.
+ */
+const SETTLE_MS = 20_000
+const SETTLE_TRIES = 40
+const SETTLE_PAUSE_MS = 250
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Opens the bucket, creating its stream when missing: file storage, discard new, one value per key, replicated on a cluster. */
@@ -59,29 +67,68 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string): Prom
   }
   const js = jetstream(nc)
   const subject = (key: string) => `$KV.${bucket}.${key}`
+  /** The key's last value as text with its revision; null when it has none. Retried while the stream has no leader (bounded). */
+  const readRaw = async (key: string): Promise<RecordAnswer<{ text: string; revision: number; msgId: string | undefined } | null>> => {
+    const end = Date.now() + SETTLE_MS
+    let last = ''
+    for (let attempt = 0; attempt < SETTLE_TRIES && Date.now() <= end; attempt++) {
+      try {
+        const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
+        if (!msg) return { ok: true, value: null }
+        return { ok: true, value: { text: decoder.decode(msg.data), revision: msg.seq, msgId: msg.header?.get('Nats-Msg-Id') || undefined } }
+      } catch (error) {
+        last = message(error)
+        if (/no message found/i.test(last)) return { ok: true, value: null }
+      }
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS))
+    }
+    return { ok: false, conflict: false, message: `${key}: ${last || 'no answer'}` }
+  }
   return {
     ok: true,
     value: {
       async read<T>(key: string): Promise<RecordAnswer<Stored<T> | null>> {
         if (!KEY.test(key)) return { ok: false, conflict: false, message: `${JSON.stringify(key)} is not a key` }
+        const raw = await readRaw(key)
+        if (!raw.ok) return raw
+        if (raw.value === null) return { ok: true, value: null }
         try {
-          const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
-          if (!msg) return { ok: true, value: null }
-          return { ok: true, value: { value: JSON.parse(decoder.decode(msg.data)) as T, revision: msg.seq } }
+          return { ok: true, value: { value: JSON.parse(raw.value.text) as T, revision: raw.value.revision } }
         } catch (error) {
-          if (/no message found/i.test(message(error))) return { ok: true, value: null }
-          return { ok: false, conflict: false, message: message(error) }
+          return { ok: false, conflict: false, message: `${key}: ${message(error)}` }
         }
       },
       async write(key, value, expectedRevision) {
         if (!KEY.test(key)) return { ok: false, conflict: false, message: `${JSON.stringify(key)} is not a key` }
-        try {
-          const ack = await js.publish(subject(key), encoder.encode(JSON.stringify(value)), { expect: { lastSubjectSequence: expectedRevision } })
-          return { ok: true, value: ack.seq }
-        } catch (error) {
-          const text = message(error)
-          return { ok: false, conflict: /wrong last sequence/i.test(text), message: `${key}: ${text}` }
+        const text = JSON.stringify(value)
+        // One message id for every try of this write: a try whose answer was lost and a later one are stored once.
+        const msgID = randomUUID()
+        const end = Date.now() + SETTLE_MS
+        let last = ''
+        for (let attempt = 0; attempt < SETTLE_TRIES && Date.now() <= end; attempt++) {
+          try {
+            const ack = await js.publish(subject(key), encoder.encode(text), { msgID, expect: { lastSubjectSequence: expectedRevision } })
+            return { ok: true, value: ack.seq }
+          } catch (error) {
+            last = message(error)
+            if (/wrong last sequence/i.test(last)) {
+              // A try whose answer was lost may have landed: then the key holds our message id, and the write is ours.
+              const now = await readRaw(key)
+              if (now.ok && now.value !== null && now.value.msgId === msgID && now.value.revision > expectedRevision)
+                return { ok: true, value: now.value.revision }
+              return { ok: false, conflict: true, message: `${key}: ${last}` }
+            }
+          }
+          // No answer (an election, a lost reply, a leader gone): settled by the key itself, else sent again.
+          const now = await readRaw(key)
+          if (now.ok) {
+            const revision = now.value?.revision ?? 0
+            if (now.value !== null && now.value.msgId === msgID && revision > expectedRevision) return { ok: true, value: revision }
+            if (revision !== expectedRevision) return { ok: false, conflict: true, message: `${key}: moved to revision ${revision} meanwhile` }
+          }
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS))
         }
+        return { ok: false, conflict: false, message: `${key}: ${last || 'no answer'}` }
       },
     },
   }
