@@ -11,7 +11,7 @@ import type { Interaction } from '../interactions.js'
 import type { Channel } from '../subjects.js'
 import { check } from '../../shared/validation.js'
 import type { ExecutorModule } from './executor.js'
-import { planInteraction } from './policy.js'
+import { planInteraction, type InteractionPlan } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
 import { copyMembers, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
@@ -79,14 +79,7 @@ export async function createResponder<RequestPayload = unknown, ResultFields ext
     if (!options.durable) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: durable delivery needs the responder's durable binding`)
     return createDurableResponder(options, plan, options.durable)
   }
-  const channelOf = (key: string | undefined): Channel<any, any, any> | undefined => {
-    const op = key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined
-    return op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined
-  }
-  const requestChannel = channelOf(interaction.requestOperation)
-  const resultChannel = channelOf(interaction.resultOperation)
-  const cancelChannel = channelOf(plan.cancel?.operation)
-  const cancelResultChannel = channelOf(plan.cancel?.resultOperation)
+  const { requestChannel, resultChannel, cancelChannel, cancelResultChannel } = responderChannels(module, interaction, plan)
   if (!requestChannel?.subject || !resultChannel?.subject)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
   const generated = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
@@ -227,4 +220,18 @@ export async function createResponder<RequestPayload = unknown, ResultFields ext
       await chain
     },
   })
+}
+
+/** The channels a responder serves: the interaction's request and result, and its cancel operations when declared. */
+export function responderChannels(module: ExecutorModule, interaction: Interaction, plan: InteractionPlan) {
+  const channelOf = (key: string | undefined): Channel<any, any, any> | undefined => {
+    const op = key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined
+    return op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined
+  }
+  return {
+    requestChannel: channelOf(interaction.requestOperation),
+    resultChannel: channelOf(interaction.resultOperation),
+    cancelChannel: channelOf(plan.cancel?.operation),
+    cancelResultChannel: channelOf(plan.cancel?.resultOperation),
+  }
 }

@@ -17,12 +17,11 @@
  */
 import type { JsMsg, ConsumerMessages } from '@nats-io/jetstream'
 import { headers, type Msg, type Subscription } from '@nats-io/nats-core'
-import type { Channel } from '../../subjects.js'
 import { check } from '../../../shared/validation.js'
 import type { InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
-import { boundPointer, readPointer, setPointer, type Responder, type ResponderOptions } from '../responder.js'
+import { boundPointer, readPointer, responderChannels, setPointer, type Responder, type ResponderOptions } from '../responder.js'
 import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
 import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
 import { openRecordBucket, type RecordBucket } from '../durable/records.js'
@@ -68,14 +67,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   const { interaction, module, connection: nc, peerId } = options
   const now = binding.now ?? Date.now
   const ownership = plan.delivery.ownership
-  const channelOf = (key: string | undefined): Channel<any, any, any> | undefined => {
-    const op = key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined
-    return op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined
-  }
-  const requestChannel = channelOf(interaction.requestOperation)
-  const resultChannel = channelOf(interaction.resultOperation)
-  const cancelChannel = channelOf(plan.cancel?.operation)
-  const cancelResultChannel = channelOf(plan.cancel?.resultOperation)
+  const { requestChannel, resultChannel, cancelChannel, cancelResultChannel } = responderChannels(module, interaction, plan)
   if (!requestChannel?.subject || !resultChannel?.subject)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
   let claims: ClaimStore | undefined
