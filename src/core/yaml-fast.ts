@@ -1,4 +1,5 @@
 import { FAILSAFE_SCHEMA, load, Type, type State } from 'js-yaml'
+import { findCredential } from './credential-scan.js'
 import { LIMITS } from './limits.js'
 import { ClosedCollections } from './yaml-positions.js'
 
@@ -21,6 +22,27 @@ export interface FastYaml {
    * none or the fast path cannot say (then the exact path answers).
    */
   start(pointer: string): number | undefined
+  /**
+   * Whether some string of the value, a key or a value, holds what `findCredential` finds (each
+   * string was scanned as the parser made it). False means a walk of the value for credentials
+   * (`decodedCredential`) would find none, so it need not be made (bench/: a second walk of the
+   * whole document on every compile).
+   */
+  mayHoldCredential: boolean
+}
+
+/** A string at least this long is scanned for credentials once however often it repeats (an nkey seed's length). */
+const LONG_STRING = 58
+
+/** The values the fast path read whose strings hold no credential (`FastYaml.mayHoldCredential` false). */
+const credentialFree = new WeakSet<object>()
+
+/**
+ * Whether `value` is one the fast path parsed and found no credential in while it made its strings:
+ * then `decodedCredential(value)` is undefined without a walk. False when unknown.
+ */
+export function parsedWithoutCredential(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && credentialFree.has(value)
 }
 
 // Anything the fast path does not reproduce exactly that the parse listener cannot see, found
@@ -181,6 +203,18 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   // js-yaml calls the listener when a node opens and when it closes (sometimes twice for one node,
   // from nested calls); `state.position` is where the node ends on close.
   const mayBeSpecial = specialMayStartNode(text)
+  // Every string of the value, keys included, is some node's result when it closes (no aliases or
+  // merges on this path): scanned here, where the parser made it, instead of in a walk afterwards.
+  let mayHoldCredential = false
+  // Long strings repeat (a description on every channel): each distinct one is scanned once, as
+  // `decodedCredential` does.
+  const scannedLong = new Set<string>()
+  const holdsCredential = (value: string) => {
+    if (value.length < LONG_STRING) return findCredential(value) !== undefined
+    if (scannedLong.has(value)) return false
+    scannedLong.add(value)
+    return findCredential(value) !== undefined
+  }
   const listener = (event: 'open' | 'close', state: State) => {
     if (event === 'open') {
       if (!mayBeSpecial) {
@@ -216,6 +250,7 @@ export function loadFastYaml(text: string): FastYaml | undefined {
       closed.add(at, opened.length)
       return
     }
+    if (!mayHoldCredential && typeof result === 'string' && holdsCredential(result)) mayHoldCredential = true
     if (explicitKeys.left > 0) explicitKeys.strike(nodeStart(text, open), end)
     const lineEnd = lineEndAfter(open)
     const multiline = lineEnd !== -1 && lineEnd < end
@@ -242,7 +277,8 @@ export function loadFastYaml(text: string): FastYaml | undefined {
     return undefined
   }
   if (value === null || typeof value !== 'object' || explicitKeys.left > 0) return undefined
-  return { value, start: (pointer) => closed.start(value, pointer) }
+  if (!mayHoldCredential) credentialFree.add(value)
+  return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }
 }
 
 /**

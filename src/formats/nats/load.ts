@@ -9,6 +9,7 @@ import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
+import { parsedWithoutCredential } from '../../core/yaml-fast.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 import { credentialIn, findCredential, lineOf, type CredentialSite } from './credentials.js'
 import { cycleFiles, cyclePointer, describeCycle, importCycles } from './import-cycles.js'
@@ -261,9 +262,19 @@ class BundleReader {
 function lockedCredential(abs: string, text: string, sha256: string): CredentialSite | undefined {
   if (/\.(json|ya?ml)$/.test(abs)) {
     const parsed = parsedLocked(abs, text, sha256)
-    if (parsed.diagnostics.length === 0) return credentialIn(parsed.source)
+    if (parsed.diagnostics.length === 0) return credentialOf(parsed.source)
   }
   const raw = findCredential(text)
+  return raw && { kind: raw.kind, pointer: '', offset: raw.offset }
+}
+
+/**
+ * `credentialIn` of a parsed file: a value the fast YAML path found no credential in while making
+ * its strings is not walked again; only its raw text (comments) is scanned.
+ */
+function credentialOf(source: JsonSource): CredentialSite | undefined {
+  if (!parsedWithoutCredential(source.value)) return credentialIn(source)
+  const raw = findCredential(source.text)
   return raw && { kind: raw.kind, pointer: '', offset: raw.offset }
 }
 
@@ -284,7 +295,7 @@ export async function loadInput(file: string, host: InputHost): Promise<{ input?
     if (mainTampered) reader.reportTampered(mainRel!, read.sha256)
     return { diagnostics: [...reader.diagnostics, ...parsed.diagnostics] }
   }
-  const credential = credentialIn(parsed.source)
+  const credential = credentialOf(parsed.source)
   if (credential) {
     // Only the text carries it (a comment): positioned at its line, with the document's pointer.
     const { offset } = credential

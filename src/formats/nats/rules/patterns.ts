@@ -41,28 +41,59 @@ export const patternSupported = natsRule({
   },
 })
 
+/** A value on the walk's stack: its pointer is spelled out only for a pattern reported under it. */
+interface Frame {
+  readonly value: object
+  readonly parent: Frame | undefined
+  readonly token: string | number
+  /** Set on the frames the walk starts from. */
+  readonly pointer?: string
+}
+
+function pointerOf(frame: Frame): string {
+  const tokens: Array<string | number> = []
+  let at: Frame = frame
+  for (; at.pointer === undefined; at = at.parent!) tokens.push(at.token)
+  let out = at.pointer
+  for (let i = tokens.length - 1; i >= 0; i--) out = joinPointer(out, tokens[i]!)
+  return out
+}
+
 /** Every `pattern` under the stack's values, iteratively; one on the budgeted matcher is reported in `file`. */
-function walkPatterns(ctx: NatsContext, file: LoadedFile, stack: Array<[unknown, string]>, report: NatsReport): void {
-  // Only objects and arrays are pushed (a string or a number holds no pattern): no pointer is
-  // made for most members of a large document (bench/).
-  const push = (value: unknown, pointer: string, token: string | number) => {
-    if (value !== null && typeof value === 'object') stack.push([value, joinPointer(pointer, token)])
-  }
+function walkPatterns(ctx: NatsContext, file: LoadedFile, roots: Array<[unknown, string]>, report: NatsReport): void {
+  // Only objects and arrays are pushed (a string or a number holds no pattern), with their parent
+  // and token rather than a pointer: no pointer and no key array is made for most members of a
+  // large document (bench/). Visited in the order a stack of pointers visited them.
+  const stack: Frame[] = []
+  for (const [value, pointer] of roots) if (value !== null && typeof value === 'object') stack.push({ value, parent: undefined, token: '', pointer })
   while (stack.length > 0) {
-    const [value, pointer] = stack.pop()!
+    const frame = stack.pop()!
+    const value = frame.value
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) push(value[i], pointer, i)
+      for (let i = 0; i < value.length; i++) {
+        const child: unknown = value[i]
+        if (child !== null && typeof child === 'object') stack.push({ value: child, parent: frame, token: i })
+      }
       continue
     }
     if (!isObject(value)) continue
-    const found: Array<[string, string]> = typeof value.pattern === 'string' ? [[value.pattern, joinPointer(pointer, 'pattern')]] : []
-    if (isObject(value.patternProperties))
-      for (const key of Object.keys(value.patternProperties)) found.push([key, joinPointer(pointer, 'patternProperties', key)])
-    for (const [pattern, at] of found) {
-      // The engine the validator plan runs the pattern on (decided once per document: NatsContext.patternEngine).
-      const engine = ctx.patternEngine(pattern)
-      if (engine.engine === 'budgeted') report.in(file, at, budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
+    if (typeof value.pattern === 'string') check(ctx, file, value.pattern, () => joinPointer(pointerOf(frame), 'pattern'), report)
+    if (isObject(value.patternProperties)) {
+      const properties = value.patternProperties
+      for (const key in properties)
+        if (Object.hasOwn(properties, key)) check(ctx, file, key, () => joinPointer(pointerOf(frame), 'patternProperties', key), report)
     }
-    for (const key of Object.keys(value)) push(value[key], pointer, key)
+    // Members pushed in key order (popped in reverse), as before; for-in over own names: no key array.
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue
+      const child: unknown = value[key]
+      if (child !== null && typeof child === 'object') stack.push({ value: child, parent: frame, token: key })
+    }
   }
+}
+
+/** One pattern: reported at `at()` when the engine the validator plan runs it on is the budgeted matcher (decided once per document: NatsContext.patternEngine). */
+function check(ctx: NatsContext, file: LoadedFile, pattern: string, at: () => string, report: NatsReport): void {
+  const engine = ctx.patternEngine(pattern)
+  if (engine.engine === 'budgeted') report.in(file, at(), budgetedPatternMessage(pattern, engine.reason), { pattern, budget: MAX_PATTERN_STEPS })
 }

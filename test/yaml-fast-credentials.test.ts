@@ -1,0 +1,68 @@
+/**
+ * The fast YAML path scans each string for credentials as the parser makes it, so that a compile
+ * does not walk the parsed document a second time (`parsedWithoutCredential`). Held here to the
+ * walk it replaces (`decodedCredential`): whenever the walk would find a credential in a decoded
+ * string or key, the fast path must not have marked the value clean.
+ */
+import { createUser } from '@nats-io/nkeys'
+import { describe, expect, it } from 'vitest'
+import { decodedCredential } from '../src/core/credential-scan.js'
+import { loadFastYaml, parsedWithoutCredential } from '../src/core/yaml-fast.js'
+import { natsDocument } from '../bench/generate.js'
+
+const realSeed = () => new TextDecoder().decode(createUser().getSeed())
+const fake = (type: string) => ('S' + type + 'ABCDEFGHIJKLMNOP234567'.repeat(3)).slice(0, 58)
+
+/** The fast path's verdict and the walk's, for one text the fast path reads. */
+function verdicts(text: string): { clean: boolean; walk: string | undefined } {
+  const fast = loadFastYaml(text)
+  if (fast === undefined) throw new Error(`not on the fast path: ${text.slice(0, 80)}`)
+  return { clean: parsedWithoutCredential(fast.value), walk: decodedCredential(fast.value)?.pointer }
+}
+
+describe('credentials found while parsing (fast YAML path)', () => {
+  const s = realSeed()
+  it.each([
+    ['a seed as a value', `a:\n  b: ${fake('U')}\n`],
+    ['a seed inside a longer value', `a: "connect with ${fake('A')} please"\n`],
+    ['a seed as a key', `a:\n  ${fake('U')}: 1\n`],
+    ['a seed written with YAML escapes', `a: "\\x53${fake('U').slice(1)}"\n`],
+    ['a seed in a sequence', `a:\n  - x\n  - ${fake('O')}\n`],
+    ['a seed in a flow mapping', `a: { b: ${fake('U')} }\n`],
+    ['a real seed folded over lines', `a: >\n  ${s.slice(0, 30)}\n  ${s.slice(30)}\n`],
+    ['a real seed in a literal block', `a: |\n  ${s.slice(0, 1)}\n  ${s.slice(1)}\n`],
+    ['an armoured creds marker', `a: "-----BEGIN NATS USER JWT-----"\n`],
+    ['a PEM key marker in a key', `"-----BEGIN EC PRIVATE KEY-----": 1\n`],
+    ['a repeated long string that holds a seed', `a: "${'x'.repeat(60)} ${fake('U')}"\nb: "${'x'.repeat(60)} ${fake('U')}"\n`],
+  ])('does not mark clean a value with %s', (_name, text) => {
+    const { clean, walk } = verdicts(text)
+    expect(walk).toBeDefined()
+    expect(clean).toBe(false)
+  })
+
+  it.each([
+    ['plain prose', `a:\n  b: Rotate the private key and the nkey seed monthly.\n`],
+    ['a seed only in a comment (the raw text scan finds that one)', `# ${fake('U')}\na: 1\n`],
+    ['a public key', `a: ${'U' + fake('U').slice(1)}\n`],
+    ['repeated long strings', `a: "${'y'.repeat(80)}"\nb: "${'y'.repeat(80)}"\n`],
+  ])('marks clean a value with %s, which the walk finds clean too', (_name, text) => {
+    expect(verdicts(text)).toEqual({ clean: true, walk: undefined })
+  })
+
+  it('agrees with the walk on the bench documents, and on them with a credential put in one place', () => {
+    for (const text of [natsDocument(20), natsDocument(20, { payloads: true })]) {
+      expect(verdicts(text)).toEqual({ clean: true, walk: undefined })
+      // One description, one title and one key at a time carry a seed.
+      const lines = text.split('\n')
+      const places = lines.flatMap((line, i) => (/^\s+(description|title): /.test(line) ? [i] : []))
+      expect(places.length).toBeGreaterThan(3)
+      for (const i of [places[0]!, places[Math.floor(places.length / 2)]!, places.at(-1)!]) {
+        const edited = [...lines]
+        edited[i] = edited[i]!.replace(/: .*$/, `: "${fake('U')}"`)
+        const { clean, walk } = verdicts(edited.join('\n'))
+        expect(walk).toBeDefined()
+        expect(clean).toBe(false)
+      }
+    }
+  })
+})
