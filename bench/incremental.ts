@@ -10,9 +10,14 @@ import { join } from 'node:path'
 import { ContractCompiler } from '../dist/src/index.js'
 import { benzeneDocument, natsDocument } from './generate.js'
 import { roundRatios } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
 
-export async function incrementalCases(rounds: number, work: string): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
-  const cases = {
+export async function incrementalCases(
+  rounds: number,
+  work: string,
+  only?: string,
+): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+  const all = {
     'benzene-recompile-500-one-topic-edited': {
       file: join(work, 'edit500.spec.json'),
       // Topic 7's request: its `Id` bound (16 + 7) is the document's only 23.
@@ -23,6 +28,7 @@ export async function incrementalCases(rounds: number, work: string): Promise<Re
       text: (k: number) => natsDocument(500).replace('max_msgs: 1000000', `max_msgs: ${2000000 + k}`),
     },
   }
+  const cases = Object.fromEntries(Object.entries(all).filter(([name]) => only === undefined || name.startsWith(only)))
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   const results: Record<string, { ratio: number; met: boolean; [k: string]: unknown }> = {}
   for (const [name, { file, text }] of Object.entries(cases)) {
@@ -59,8 +65,12 @@ export async function incrementalCases(rounds: number, work: string): Promise<Re
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // `--only nats` (or `benzene`) runs one format's case; `--merge` writes the rows it ran into bench/results.json.
   const { mkdirSync } = await import('node:fs')
   const work = join(import.meta.dirname, '.work')
   mkdirSync(work, { recursive: true })
-  console.table(await incrementalCases(15, work))
+  const at = process.argv.indexOf('--only')
+  const rows = await incrementalCases(15, work, at === -1 ? undefined : process.argv[at + 1])
+  console.table(rows)
+  if (process.argv.includes('--merge')) mergeIntoResults(rows)
 }

@@ -31,6 +31,36 @@ import { mergeIntoResults } from './results-file.js'
 
 type Row = { ratio: number; met: boolean; [k: string]: unknown }
 
+/**
+ * `paired` (measure.ts) that also takes each side's processor time (user + system of this
+ * process) per round: on a machine loaded beyond its cores the wall-clock ratio wanders with the
+ * load, the processor-time ratio less (`cpu_ratio`: the median of the per-round ratios).
+ */
+async function pairedWithCpu<K extends string>(
+  fns: Record<K, () => unknown>,
+  runs: number,
+): Promise<Awaited<ReturnType<typeof paired<K>>> & { cpuRatio: Record<K, number> }> {
+  const names = Object.keys(fns) as K[]
+  const cpu: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, [] as number[]]))
+  const timed = Object.fromEntries(
+    names.map((n) => [
+      n,
+      async () => {
+        const before = process.cpuUsage()
+        await fns[n]()
+        const used = process.cpuUsage(before)
+        cpu[n]!.push((used.user + used.system) / 1000)
+      },
+    ]),
+  ) as Record<K, () => Promise<void>>
+  const warmup = Math.max(3, Math.ceil(runs / 2))
+  const m = await paired(timed, runs, warmup)
+  const first = cpu[names[0]!]!.slice(warmup)
+  const med = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  const cpuRatio = Object.fromEntries(names.map((n) => [n, med(cpu[n]!.slice(warmup).map((t, i) => t / Math.max(first[i]!, 0.001)))])) as Record<K, number>
+  return { ...m, cpuRatio }
+}
+
 /** The option that writes validators as data (docs/options.md, `nats.validators`). */
 const DATA = { nats: { validators: 'data' } }
 
@@ -51,12 +81,13 @@ export async function natsCompileCases(rounds: number, work: string, { parser = 
     const text = documents[kind]
     // With a payload per channel, also the option validators: 'data' (the schemas for the interpreter).
     const sides = { jsYaml: () => load(text), ours: () => fresh(files[kind]), ...(kind === 'payloads' ? { data: () => fresh(files[kind], DATA) } : {}) }
-    const m = await paired<'jsYaml' | 'ours' | 'data'>(sides as Record<'jsYaml' | 'ours' | 'data', () => unknown>, rounds)
+    const m = await pairedWithCpu<'jsYaml' | 'ours' | 'data'>(sides as Record<'jsYaml' | 'ours' | 'data', () => unknown>, rounds)
     const row: Row = {
       ours_ms: m.ms.ours,
       baseline_ms: m.ms.jsYaml,
       ratio: m.ratio.ours,
       spread: m.spread.ours,
+      cpu_ratio: m.cpuRatio.ours,
       target: '<= 2.5',
       met: m.ratio.ours <= 2.5,
       document_bytes: text.length,
@@ -65,6 +96,7 @@ export async function natsCompileCases(rounds: number, work: string, { parser = 
     if (kind === 'payloads') {
       row.validators_data_ms = m.ms.data
       row.validators_data_ratio = m.ratio.data
+      row.validators_data_cpu_ratio = m.cpuRatio.data
     }
     if (kind === 'plain') {
       // Apart: a yaml Document leaves garbage that would be collected during whatever runs next.
