@@ -31,6 +31,14 @@ const pin = {
     commit: { type: 'string' },
   },
 }
+/**
+ * `"$schema"`: the JSON Schema an editor associates with the file (what JSON editors write to name
+ * the published schema). The project's own file format: no DASP specification closes the root to
+ * it, and it carries no meaning, so the rules, the request and the diff never read it; the bytes a
+ * pin covers are the file as written, this member included.
+ */
+const editorSchema = { type: 'string' }
+
 const contract = {
   type: 'object',
   additionalProperties: false,
@@ -43,6 +51,7 @@ export const SELECTION_SHAPE = {
   additionalProperties: false,
   required: ['dasp', 'core', 'profile', 'binding', 'definitions', 'extensions'],
   properties: {
+    $schema: editorSchema,
     dasp: { type: 'string' },
     core: contract,
     profile: contract,
@@ -103,6 +112,7 @@ export const DEFINITION_SHAPE = {
   additionalProperties: false,
   required: ['identity'],
   properties: {
+    $schema: editorSchema,
     identity: {
       type: 'object',
       additionalProperties: false,
