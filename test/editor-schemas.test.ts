@@ -191,6 +191,30 @@ describe('the editor schemas', () => {
     expect(pkg.exports['./schemas/*']).toBe('./schemas/*')
   })
 
+  it('every property of every published schema has a description (the hover text), written with the shape it describes', () => {
+    /** The pointer of every property in `schema` (through properties, items, additionalProperties, anyOf, if/then/else) without a non-empty description. */
+    const undescribed = (schema: unknown, at: string): string[] => {
+      if (typeof schema !== 'object' || schema === null) return []
+      const node = schema as Record<string, unknown>
+      const out: string[] = []
+      for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        const description = member.description
+        if (typeof description !== 'string' || description.trim().length < 8) out.push(`${at}/properties/${name}`)
+        out.push(...undescribed(member, `${at}/properties/${name}`))
+      }
+      for (const key of ['items', 'additionalProperties', 'if', 'then', 'else'] as const) out.push(...undescribed(node[key], `${at}/${key}`))
+      for (const [i, branch] of ((node.anyOf ?? []) as unknown[]).entries()) out.push(...undescribed(branch, `${at}/anyOf/${i}`))
+      return out
+    }
+    let properties = 0
+    for (const { file } of editorSchemas()) {
+      const schema = readSchema(file)
+      properties += JSON.stringify(schema).split('"properties"').length - 1
+      expect(undescribed(schema, ''), file).toEqual([])
+    }
+    expect(properties).toBeGreaterThan(50)
+  })
+
   it('each catalogue entry matches the files its format claims', () => {
     for (const { fileMatch, file } of editorSchemas()) {
       for (const pattern of fileMatch) {
