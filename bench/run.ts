@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import canonicalize from 'canonicalize'
@@ -21,6 +21,7 @@ import contractsVite from '../dist/plugins/vite.js'
 import { benzeneDocument, natsBundle, natsDocument } from './generate.js'
 import { paired, roundRatios } from './measure.js'
 import { subjectCases } from './subjects.js'
+import { runtimeSizeCases } from './runtime-size.js'
 import { validatorCases } from './validators.js'
 import { moduleSizeCases } from './module-size.js'
 import { coldStartCases } from './cold-start.js'
@@ -228,30 +229,8 @@ async function bundledSize(entryCode: string, name: string): Promise<number> {
     large_bytes: big,
     small_bytes: small,
   }
-  // What a browser app ships for one Benzene topic called over HTTP (client, validators, sender),
-  // beside the hand-written fetch call it replaces (no checks at all), both minified and gzipped.
-  write('payments.spec.json', readFileSync(join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json'), 'utf8'))
-  const oneTopic = await bundledSize(
-    "import { capture, messageEndpoint } from './payments.spec.json'\nimport { createHttpSender } from 'unplugin-contracts/runtime/http'\n" +
-      'const sender = createHttpSender({ baseUrl: location.origin, endpoint: messageEndpoint })\n' +
-      "capture.send(sender, { OrderId: 'o-1', Amount: 1 }).then((r) => console.log(r.isSuccessful ? r.payload.PaymentId : r.errors))",
-    'one-topic',
-  )
-  const handWritten = gzipSync(
-    (
-      await transform(
-        "fetch(location.origin + '/benzene/invoke', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topic: 'payments:capture', headers: { 'benzene-version': 'v2' }, body: JSON.stringify({ OrderId: 'o-1', Amount: 1 }) }) }).then((r) => r.json()).then((r) => console.log(r.isSuccessful ? JSON.parse(r.body).PaymentId : r.body))",
-        { minify: true, format: 'esm' },
-      )
-    ).code,
-  ).length
-  results['runtime-size-one-benzene-topic'] = {
-    ratio: oneTopic / 1024,
-    target: '<= 3 KB min+gzip (reported beside the hand-written fetch call)',
-    met: oneTopic <= 3 * 1024,
-    bytes: oneTopic,
-    hand_written_fetch_bytes: handWritten,
-  }
+  // What a browser app ships for one Benzene topic called over HTTP, and what each part weighs (bench/runtime-size.ts).
+  Object.assign(results, await runtimeSizeCases(join(work, 'runtime-size')))
   write('n200.asyncapi.yaml', natsDocument(200))
   write('n1.asyncapi.yaml', natsDocument(1))
   const bigN = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200')

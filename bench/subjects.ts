@@ -1,6 +1,7 @@
-/** Subject cases of `npm run bench` (bench/run.ts); `npx tsx bench/subjects.ts` runs them alone. */
+/** Subject cases of `npm run bench` (bench/run.ts); `npx tsx bench/subjects.ts` runs them alone and merges their rows into bench/results.json. */
 import { createChannel } from '../dist/src/runtime/nats/index.js'
 import { paired } from './measure.js'
+import { mergeIntoResults } from './results-file.js'
 
 /**
  * Subjects at run time: a checked `render` against an unchecked template literal, and a checked
@@ -99,4 +100,9 @@ export async function subjectCases(RUNS: number): Promise<Record<string, { ratio
   return results
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.table(await subjectCases(5))
+// Run alone (`npx tsx bench/subjects.ts [--quick]`), it prints its rows and merges them into bench/results.json.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await subjectCases(process.argv.includes('--quick') ? 5 : 9)
+  console.table(rows)
+  mergeIntoResults(rows)
+}

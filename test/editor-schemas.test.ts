@@ -28,6 +28,8 @@ import { CORE_CODES } from '../src/core/codes.js'
 import { editorSchemaFiles, editorSchemas, staleEditorSchemas } from '../scripts/editor-schemas.js'
 import { applied, errorPointers, familyOf, pointerOf, sampleOf, type Json, type Schema, type Variant } from './helpers/schema-family.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
+import { daspDiffer } from '../src/formats/dasp/diff/index.js'
+import { side } from './dasp-diff-fixtures.js'
 
 const root = join(import.meta.dirname, '..')
 const schemasDir = join(root, 'schemas')
@@ -189,6 +191,30 @@ describe('the editor schemas', () => {
     expect(pkg.exports['./schemas/*']).toBe('./schemas/*')
   })
 
+  it('every property of every published schema has a description (the hover text), written with the shape it describes', () => {
+    /** The pointer of every property in `schema` (through properties, items, additionalProperties, anyOf, if/then/else) without a non-empty description. */
+    const undescribed = (schema: unknown, at: string): string[] => {
+      if (typeof schema !== 'object' || schema === null) return []
+      const node = schema as Record<string, unknown>
+      const out: string[] = []
+      for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        const description = member.description
+        if (typeof description !== 'string' || description.trim().length < 8) out.push(`${at}/properties/${name}`)
+        out.push(...undescribed(member, `${at}/properties/${name}`))
+      }
+      for (const key of ['items', 'additionalProperties', 'if', 'then', 'else'] as const) out.push(...undescribed(node[key], `${at}/${key}`))
+      for (const [i, branch] of ((node.anyOf ?? []) as unknown[]).entries()) out.push(...undescribed(branch, `${at}/anyOf/${i}`))
+      return out
+    }
+    let properties = 0
+    for (const { file } of editorSchemas()) {
+      const schema = readSchema(file)
+      properties += JSON.stringify(schema).split('"properties"').length - 1
+      expect(undescribed(schema, ''), file).toEqual([])
+    }
+    expect(properties).toBeGreaterThan(50)
+  })
+
   it('each catalogue entry matches the files its format claims', () => {
     for (const { fileMatch, file } of editorSchemas()) {
       for (const pattern of fileMatch) {
@@ -229,27 +255,60 @@ describe('docs/editors.md', () => {
     expect(code).toBeTypeOf('string')
   })
 
-  it('a "$schema" member: the build ignores it in a Benzene document, and refuses it in DASP documents and at an AsyncAPI root', async () => {
+  it('a "$schema" member: the build accepts it in Benzene and DASP documents (same diagnostics; the same DASP module), and refuses it at an AsyncAPI root', async () => {
     const benzene = join(root, 'fixtures/benzene/valid/payments.spec.json')
     const selection = join(root, 'fixtures/dasp/counter.dasp.json')
     const definition = join(root, 'fixtures/dasp/extensions/proof-of-authority.dasp-ext.json')
     const asyncapi = join(root, 'conformance/nats/subjects.asyncapi.json')
     const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
-    const withSchema = (file: string) => ({ $schema: '../node_modules/unplugin-contracts/schemas/x.schema.json', ...read(file) })
-    /** The codes and pointers of compiling `main` with `file` read as `value`. */
-    const codes = async (main: string, file: string, value: unknown) =>
-      (await new ContractCompiler({ overlay: { text: (path) => (path === file ? JSON.stringify(value) : undefined) } }).compile(main)).diagnostics.map(
-        (d) => `${d.code} ${relative(root, d.file)} ${d.pointer}`,
-      )
-    expect(await codes(benzene, benzene, withSchema(benzene))).toEqual(await codes(benzene, benzene, read(benzene)))
+    const withSchema = (file: string, $schema: unknown = '../node_modules/unplugin-contracts/schemas/x.schema.json') => ({ $schema, ...read(file) })
+    /** The codes and pointers of compiling `main` with `file` read as `value`, and the module. */
+    const compiled = async (main: string, file: string, value: unknown) => {
+      const result = await new ContractCompiler({ overlay: { text: (path) => (path === file ? JSON.stringify(value) : undefined) } }).compile(main)
+      return { codes: result.diagnostics.map((d) => `${d.code} ${relative(root, d.file)} ${d.pointer}`), code: result.code, dts: result.dts }
+    }
+    const same = async (main: string, file: string) => {
+      const plain = await compiled(main, file, read(file))
+      expect(plain.code, relative(root, file)).toBeTypeOf('string')
+      expect(await compiled(main, file, withSchema(file)), relative(root, file)).toEqual(plain)
+    }
+    // Benzene's contract hash is over the document as the Benzene Contract Document normalizes it
+    // (§6.2: unknown members kept), so that every port computes it alike: a "$schema" member is in
+    // it, and nothing else of the module changes.
+    const hashless = (text: string | undefined) => text?.replace(/sha256:[0-9a-f]{64}/g, 'sha256:…')
+    const plain = await compiled(benzene, benzene, read(benzene))
+    const marked = await compiled(benzene, benzene, withSchema(benzene))
+    expect(marked.codes).toEqual(plain.codes)
+    expect(hashless(marked.code)).toEqual(hashless(plain.code))
+    expect(marked.code).not.toEqual(plain.code)
     expect(validatorOf(BENZENE.schema)(withSchema(benzene))).toBe(true)
-    expect(await codes(selection, selection, withSchema(selection))).toContain('DASP_SHAPE fixtures/dasp/counter.dasp.json /$schema')
-    expect(validatorOf(DASP.schema)(withSchema(selection))).toBe(false)
-    expect(await codes(selection, definition, withSchema(definition))).toContain(
+    await same(selection, selection)
+    expect(validatorOf(DASP.schema)(withSchema(selection))).toBe(true)
+    await same(selection, definition)
+    expect(validatorOf(DASP_EXT.schema)(withSchema(definition))).toBe(true)
+    // A string: a name the editor resolves; anything else is still malformed, in both.
+    expect((await compiled(selection, selection, withSchema(selection, 7))).codes).toContain('DASP_SHAPE fixtures/dasp/counter.dasp.json /$schema')
+    expect(validatorOf(DASP.schema)(withSchema(selection, 7))).toBe(false)
+    expect((await compiled(selection, definition, withSchema(definition, {}))).codes).toContain(
       'DASP_DEFINITION_SHAPE fixtures/dasp/extensions/proof-of-authority.dasp-ext.json /$schema',
     )
-    expect(validatorOf(DASP_EXT.schema)(withSchema(definition))).toBe(false)
-    expect(await codes(asyncapi, asyncapi, withSchema(asyncapi))).toContain('NATS_ASYNCAPI_SCHEMA conformance/nats/subjects.asyncapi.json /$schema')
+    expect(validatorOf(DASP_EXT.schema)(withSchema(definition, {}))).toBe(false)
+    // AsyncAPI's own schema closes its root to what AsyncAPI defines and `x-` members: the modeline is the way there.
+    expect((await compiled(asyncapi, asyncapi, withSchema(asyncapi))).codes).toContain('NATS_ASYNCAPI_SCHEMA conformance/nats/subjects.asyncapi.json /$schema')
+  })
+
+  it('a "$schema" member added to a definition under the same pin is no change to it (diff)', async () => {
+    const selection = join(root, 'fixtures/dasp/counter.dasp.json')
+    const definition = join(root, 'fixtures/dasp/extensions/proof-of-authority.dasp-ext.json')
+    const text = readFileSync(definition, 'utf8')
+    const edited = text.replace('{', '{\n  "$schema": "../../node_modules/unplugin-contracts/schemas/dasp-ext.schema.json",')
+    expect(JSON.parse(edited).$schema).toBeTypeOf('string')
+    const a = await side(selection)
+    expect(await daspDiffer.diff(a, { ...a, read: async (file) => (file === definition ? edited : a.read(file)) })).toEqual([])
+    // The same edit to a member that states something is a change in place.
+    const stated = text.replace('"evidenceLimits": "', '"evidenceLimits": "Also: ')
+    const findings = await daspDiffer.diff(a, { ...a, read: async (file) => (file === definition ? stated : a.read(file)) })
+    expect(findings.map((f) => f.rule)).toContain('dasp-definition-changed-in-place')
   })
 })
 

@@ -114,6 +114,29 @@ describe('non-finite numbers and values JSON would rewrite', () => {
     cyclic.self = cyclic
     expect(wireJson(cyclic)).toMatchObject({ ok: false, path: '/self' })
   })
+
+  it("wireJson: past the quick walk (deep nesting, a deep cycle, a shared member walked past the node bound) the verdicts and places are the full walk's", () => {
+    // Valid, 300 levels deep: past the quick walk's nesting, accepted by the full one.
+    let deep: unknown = 'leaf'
+    for (let i = 0; i < 300; i++) deep = i % 2 ? [deep] : { d: deep }
+    expect(wireJson(deep)).toMatchObject({ ok: true, value: deep })
+    // A problem below that depth is named at its place.
+    let bad: unknown = Number.NaN
+    for (let i = 0; i < 100; i++) bad = { d: bad }
+    expect(wireJson(bad)).toMatchObject({ ok: false, path: '/d'.repeat(100), message: expect.stringContaining('is NaN') })
+    // A cycle 100 levels down.
+    const top: Record<string, unknown> = {}
+    let at = top
+    for (let i = 0; i < 100; i++) at = (at.d = {}) as Record<string, unknown>
+    at.back = top
+    expect(wireJson(top)).toMatchObject({ ok: false, path: `${'/d'.repeat(100)}/back`, message: expect.stringContaining('refers back to itself') })
+    // 2^21 values through a shared member at each of 21 levels: past the node bound, refused, not walked without end.
+    let wide: unknown = 1
+    for (let i = 0; i < 21; i++) wide = [wide, wide]
+    expect(wireJson(wide)).toMatchObject({ ok: false, message: expect.stringContaining('is past 1000000 values') })
+    // The first problem in document order, whichever walk finds that there is one.
+    expect(wireJson({ a: 1, b: [1, undefined], c: Number.POSITIVE_INFINITY })).toMatchObject({ ok: false, path: '/b/1' })
+  })
 })
 
 describe('a member named __proto__', () => {

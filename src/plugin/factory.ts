@@ -7,6 +7,7 @@ import { PluginContext } from './context.js'
 import { DEV_PAGE } from './dev-page.js'
 import { contractError, PLUGIN_NAME } from './errors.js'
 import { ContractProblems } from './webpack-errors.js'
+import { nameContractModules, type NamingCompiler } from './module-names.js'
 import { hookFilters } from './filters.js'
 import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
 import { createNativeResolve } from './native-resolve.js'
@@ -142,6 +143,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     // Read on the first compile: the bundler fills in its defaults after its plugins are applied.
     webpack(compiler) {
       ctx.root = compiler.options.context
+      nameContractModules(compiler as unknown as NamingCompiler, PLUGIN_NAME)
       compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
         const contractProblem = (name: string) => (message: string, file: string) =>
           Object.assign(new compiler.webpack.WebpackError(message), { name, file, hideStack: true, stack: '' })
@@ -156,6 +158,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
     rspack(compiler) {
       ctx.root = compiler.options.context
+      nameContractModules(compiler as unknown as NamingCompiler, PLUGIN_NAME)
       // Rspack has no hook that maps the errors: they and the warnings are replaced in place once the compilation is sealed.
       compiler.hooks.thisCompilation.tap(PLUGIN_NAME, (compilation) => {
         compilation.hooks.afterSeal.tapPromise(PLUGIN_NAME, async () => {

@@ -19,23 +19,48 @@ import { escapeToken, splitPointer } from '../../runtime/shared/json-pointer.js'
  * the objects on the path to a pruned part.
  */
 
+/**
+ * Each member carries a `description`: the hover text of the editor schemas written from these
+ * shapes (scripts/editor-schemas.ts), kept here so that the shape and its words are one source.
+ * ajv ignores the keyword.
+ */
+const described = <T extends object>(description: string, schema: T) => ({ description, ...schema })
 const text = { type: 'string', minLength: 1 }
+const statement = (description: string) => described(description, text)
+const str = (description: string) => described(description, { type: 'string' })
 const pin = {
   type: ['object', 'string'],
   additionalProperties: false,
   properties: {
-    kind: { type: 'string' },
-    manifest: { type: 'string' },
-    sha256: { type: 'string' },
-    repository: { type: 'string' },
-    commit: { type: 'string' },
+    kind: str('The kind of pin: "sha256-manifest" (a manifest of files and their digests) or "git-commit" (a full commit of a repository).'),
+    manifest: str('sha256-manifest: the path of the manifest, relative to this file; it is read offline, never fetched.'),
+    sha256: str("sha256-manifest: the SHA-256 of the manifest's exact bytes, 64 hex digits."),
+    repository: str('git-commit: the repository, as an absolute URI.'),
+    commit: str('git-commit: the full 40-hex commit id (not a branch or a tag).'),
   },
 }
+const content = (of: string) =>
+  described(
+    `The immutable content reference of ${of}: a sha256-manifest or git-commit pin (DASP-EXT-002). A URI, draft name, branch or package version alone does not pin content.`,
+    pin,
+  )
+/**
+ * `"$schema"`: the JSON Schema an editor associates with the file (what JSON editors write to name
+ * the published schema). The project's own file format: no DASP specification closes the root to
+ * it, and it carries no meaning, so the rules, the request and the diff never read it; the bytes a
+ * pin covers are the file as written, this member included.
+ */
+const editorSchema = { type: 'string', description: 'The JSON Schema an editor checks this file with (a path or URL); the build does not read it.' }
+
 const contract = {
   type: 'object',
   additionalProperties: false,
   required: ['uri', 'version', 'content'],
-  properties: { uri: { type: 'string' }, version: { type: 'string' }, content: pin },
+  properties: {
+    uri: str("The contract's identity, an absolute URI; compared exactly, never fetched."),
+    version: str("The contract's version, compared exactly (no ranges)."),
+    content: content('this contract'),
+  },
 }
 
 export const SELECTION_SHAPE = {
@@ -43,36 +68,49 @@ export const SELECTION_SHAPE = {
   additionalProperties: false,
   required: ['dasp', 'core', 'profile', 'binding', 'definitions', 'extensions'],
   properties: {
-    dasp: { type: 'string' },
-    core: contract,
-    profile: contract,
-    binding: contract,
-    definitions: { type: 'array', items: { type: 'string' } },
-    extensions: {
+    $schema: editorSchema,
+    dasp: str('The DASP version this selection is written for (for example "draft-01").'),
+    core: described('The exact core contract: identity, version and content pin.', contract),
+    profile: described('The exact application profile: identity, version and content pin.', contract),
+    binding: described('The exact transport binding: identity, version and content pin.', contract),
+    definitions: described('The extension definition files (*.dasp-ext.json) this selection reads, as paths relative to it; nothing is fetched.', {
+      type: 'array',
+      items: { type: 'string' },
+    }),
+    extensions: described('The requested extensions, each with its scope and complete settings; required dependencies must be requested too.', {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['uri', 'version', 'scope', 'settings'],
-        properties: { uri: { type: 'string' }, version: { type: 'string' }, scope: { type: 'string' }, settings: { type: 'object' } },
+        properties: {
+          uri: str("The extension's identity, an absolute URI, as its definition states it."),
+          version: str("The extension's version, as its definition states it."),
+          scope: str('The scope it is selected in: one of the scopes its definition supports (connection, session, command).'),
+          settings: described("The extension's settings: every setting its definition declares, each within the definition's rules.", { type: 'object' }),
+        },
       },
-    },
-    policy: {
+    }),
+    policy: described('Host policy: the extensions a host requires, which a selection must then request.', {
       type: 'object',
       additionalProperties: false,
       required: ['requires'],
       properties: {
-        requires: {
+        requires: described('Each extension the host requires, by identity and version, optionally in one scope.', {
           type: 'array',
           items: {
             type: 'object',
             additionalProperties: false,
             required: ['uri', 'version'],
-            properties: { uri: { type: 'string' }, version: { type: 'string' }, scope: { type: 'string' } },
+            properties: {
+              uri: str("The required extension's identity."),
+              version: str("The required extension's version."),
+              scope: str('The scope it is required in; any scope when absent.'),
+            },
           },
-        },
+        }),
       },
-    },
+    }),
   },
 }
 
@@ -83,18 +121,18 @@ const setting = {
   additionalProperties: false,
   required: ['type'],
   properties: {
-    type: { type: 'string' },
-    persistence: { type: 'string' },
-    unit: text,
-    minimum: { type: 'number' },
-    maximum: { type: 'number' },
-    values: { type: 'array', minItems: 1 },
-    minItems: { type: 'integer', minimum: 0 },
-    maxItems: { type: 'integer', minimum: 0 },
+    type: str("The setting's value type (string, integer, number, boolean, array)."),
+    persistence: str('"session" when the setting stays a session requirement across connections; otherwise a fresh connection setting.'),
+    unit: statement('The unit of the value (for example "s", "bytes").'),
+    minimum: described('The smallest value allowed.', { type: 'number' }),
+    maximum: described('The largest value allowed.', { type: 'number' }),
+    values: described('The only values allowed.', { type: 'array', minItems: 1 }),
+    minItems: described('An array setting: the fewest elements.', { type: 'integer', minimum: 0 }),
+    maxItems: described('An array setting: the most elements.', { type: 'integer', minimum: 0 }),
     // A JSON Schema for one element: an object, or `true`/`false`.
-    items: { type: ['object', 'boolean'] },
-    uniqueBy: text,
-    description: text,
+    items: described('An array setting: a JSON Schema each element must satisfy.', { type: ['object', 'boolean'] }),
+    uniqueBy: statement('An array setting: the member of an element that must be unique across elements.'),
+    description: statement('What the setting means.'),
   },
 }
 
@@ -103,69 +141,96 @@ export const DEFINITION_SHAPE = {
   additionalProperties: false,
   required: ['identity'],
   properties: {
-    identity: {
+    $schema: editorSchema,
+    identity: described("The extension's identity: an absolute URI and a non-empty version, compared exactly (DASP-EXT-002).", {
       type: 'object',
       additionalProperties: false,
       required: ['uri', 'version'],
-      properties: { uri: { type: 'string' }, version: { type: 'string' } },
-    },
-    status: text,
-    content: pin,
-    supports: {
+      properties: { uri: str("The extension's identity, an absolute URI; never fetched."), version: str("The extension's version.") },
+    }),
+    status: statement('The status of this version (for example "draft").'),
+    content: content('this definition: it pins every normative source, schema and dependency definition'),
+    supports: described('The exact core, profile and binding contracts the extension supports.', {
       type: 'object',
       additionalProperties: false,
       properties: {
-        core: { type: 'array', minItems: 1, items: contract },
+        core: described('The supported core contracts, each exact.', { type: 'array', minItems: 1, items: contract }),
         // The exact profiles, or "any" when the extension states rules for every profile.
-        profiles: { type: ['array', 'string'], if: { type: 'string' }, then: { const: 'any' }, else: { minItems: 1, items: contract } },
-        bindings: { type: 'array', minItems: 1, items: contract },
+        profiles: described('The supported profiles, each exact, or "any" when the extension states rules for every profile.', {
+          type: ['array', 'string'],
+          if: { type: 'string' },
+          then: { const: 'any' },
+          else: { minItems: 1, items: contract },
+        }),
+        bindings: described('The supported bindings, each exact.', { type: 'array', minItems: 1, items: contract }),
       },
-    },
+    }),
     // `[]` states that there are none (DASP-EXT-002); each is an exact identity with its scope.
-    dependencies: {
+    dependencies: described('Every required extension dependency with its exact identity, version and scope; [] states that there are none.', {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['uri', 'version', 'scope'],
-        properties: { uri: { type: 'string' }, version: { type: 'string' }, scope: { type: 'string' } },
+        properties: {
+          uri: str("The dependency's identity."),
+          version: str("The dependency's version."),
+          scope: str('The scope the dependency must be selected in.'),
+        },
       },
-    },
-    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string' } },
-    scopeRelations: text,
-    operations: { type: 'array', minItems: 1, items: text },
-    settings: { type: 'object', additionalProperties: setting },
-    attributes: {
+    }),
+    scopes: described('The scopes the extension can be selected in: connection, session, command.', {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string' },
+    }),
+    scopeRelations: statement('How the requirements of its scopes relate, when it has more than one.'),
+    operations: described('The operations the extension affects.', { type: 'array', minItems: 1, items: text }),
+    settings: described('The closed selection settings, by name: value type, unit, limits and validation rules.', {
+      type: 'object',
+      additionalProperties: setting,
+    }),
+    attributes: described('The CloudEvents extension attributes the extension uses, with their types and the events that carry them.', {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['name', 'type'],
         properties: {
-          name: { type: 'string' },
-          type: { type: 'string' },
-          on: { type: 'array', items: { type: 'string' } },
-          required: { type: 'boolean' },
-          class: { type: 'string' },
-          description: text,
+          name: str("The attribute's name."),
+          type: str("The attribute's CloudEvents type."),
+          on: described('The event types that may carry it.', { type: 'array', items: { type: 'string' } }),
+          required: described('True when every event it is on must carry it.', { type: 'boolean' }),
+          class: str('The class of the attribute (for example "evidence").'),
+          description: statement('What the attribute carries.'),
         },
       },
-    },
-    processing: text,
-    records: {
+    }),
+    processing: statement('Processing order, permission checks, errors, and what happens when evidence is absent or invalid.'),
+    records: described('Saved records and the retry, replay, reconnect and upgrade rules.', {
       type: 'object',
       additionalProperties: false,
-      properties: { saved: text, retry: text, replay: text, reconnect: text, upgrade: text },
-    },
+      properties: {
+        saved: statement('What is saved, and with what.'),
+        retry: statement('How a retry is treated.'),
+        replay: statement('How a replay is treated.'),
+        reconnect: statement('What a reconnect must re-establish.'),
+        upgrade: statement('How a session moves to another version.'),
+      },
+    }),
     // Positive and negative examples, at least one of each: prose, or an example selection entry
     // ({ scope, settings, ... }; open, so an author can say why an invalid one is invalid).
-    examples: {
+    examples: described('Positive and negative examples, at least one of each.', {
       type: 'object',
       additionalProperties: false,
       required: ['valid', 'invalid'],
-      properties: { valid: { type: 'array', minItems: 1, items: example }, invalid: { type: 'array', minItems: 1, items: example } },
-    },
-    evidenceLimits: text,
+      properties: {
+        valid: described('Valid uses: prose, or an example selection entry.', { type: 'array', minItems: 1, items: example }),
+        invalid: described('Invalid uses and why: prose, or an example selection entry.', { type: 'array', minItems: 1, items: example }),
+      },
+    }),
+    evidenceLimits: statement('The limits of the evidence: what the runtime cases do not show.'),
   },
 }
 

@@ -116,40 +116,48 @@ export function createSubject<P extends Record<string, string>>(
   let render: (params: P) => string
   // One to three parameters, the common addresses, get a renderer with the runs and slots in
   // closure variables and a single concatenation (bench/: render within 2x a template literal).
+  // Each parameter is read and checked at a site of its own, not through `value`: a site reads one
+  // key and calls one check, so its property load stays monomorphic and the check can be inlined;
+  // through one shared helper, every name and check of every subject meets at the same two sites.
+  const proto = OBJECT_PROTOTYPE as Record<string, unknown>
   if (slots.length === 1) {
     const [r0, r1] = runs as [string, string]
     const { param: p0, check: c0 } = slots[0]!
     render = (params) => {
       needParams(params)
-      const proto = Object.getPrototypeOf(params)
-      const inherited = proto === OBJECT_PROTOTYPE ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined : proto !== null
-      return r0 + value(params, p0, c0, inherited) + r1
+      const own = Object.getPrototypeOf(params)
+      const inherited = own === OBJECT_PROTOTYPE ? proto[p0] !== undefined : own !== null
+      const v0 = params[p0]
+      if (typeof v0 !== 'string' || !c0(v0) || (inherited && !Object.hasOwn(params, p0))) fail(params, p0, v0)
+      return r0 + v0 + r1
     }
   } else if (slots.length === 2) {
     const [r0, r1, r2] = runs as [string, string, string]
     const [{ param: p0, check: c0 }, { param: p1, check: c1 }] = slots as [(typeof slots)[0], (typeof slots)[0]]
     render = (params) => {
       needParams(params)
-      const proto = Object.getPrototypeOf(params)
-      const inherited =
-        proto === OBJECT_PROTOTYPE
-          ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined || (OBJECT_PROTOTYPE as Record<string, unknown>)[p1] !== undefined
-          : proto !== null
-      return r0 + value(params, p0, c0, inherited) + r1 + value(params, p1, c1, inherited) + r2
+      const own = Object.getPrototypeOf(params)
+      const inherited = own === OBJECT_PROTOTYPE ? proto[p0] !== undefined || proto[p1] !== undefined : own !== null
+      const v0 = params[p0]
+      if (typeof v0 !== 'string' || !c0(v0) || (inherited && !Object.hasOwn(params, p0))) fail(params, p0, v0)
+      const v1 = params[p1]
+      if (typeof v1 !== 'string' || !c1(v1) || (inherited && !Object.hasOwn(params, p1))) fail(params, p1, v1)
+      return r0 + v0 + r1 + v1 + r2
     }
   } else if (slots.length === 3) {
     const [r0, r1, r2, r3] = runs as [string, string, string, string]
     const [{ param: p0, check: c0 }, { param: p1, check: c1 }, { param: p2, check: c2 }] = slots as [(typeof slots)[0], (typeof slots)[0], (typeof slots)[0]]
     render = (params) => {
       needParams(params)
-      const proto = Object.getPrototypeOf(params)
-      const inherited =
-        proto === OBJECT_PROTOTYPE
-          ? (OBJECT_PROTOTYPE as Record<string, unknown>)[p0] !== undefined ||
-            (OBJECT_PROTOTYPE as Record<string, unknown>)[p1] !== undefined ||
-            (OBJECT_PROTOTYPE as Record<string, unknown>)[p2] !== undefined
-          : proto !== null
-      return r0 + value(params, p0, c0, inherited) + r1 + value(params, p1, c1, inherited) + r2 + value(params, p2, c2, inherited) + r3
+      const own = Object.getPrototypeOf(params)
+      const inherited = own === OBJECT_PROTOTYPE ? proto[p0] !== undefined || proto[p1] !== undefined || proto[p2] !== undefined : own !== null
+      const v0 = params[p0]
+      if (typeof v0 !== 'string' || !c0(v0) || (inherited && !Object.hasOwn(params, p0))) fail(params, p0, v0)
+      const v1 = params[p1]
+      if (typeof v1 !== 'string' || !c1(v1) || (inherited && !Object.hasOwn(params, p1))) fail(params, p1, v1)
+      const v2 = params[p2]
+      if (typeof v2 !== 'string' || !c2(v2) || (inherited && !Object.hasOwn(params, p2))) fail(params, p2, v2)
+      return r0 + v0 + r1 + v1 + r2 + v2 + r3
     }
   } else {
     render = (params) => {

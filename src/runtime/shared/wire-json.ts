@@ -24,7 +24,7 @@ const MAX_DEPTH = 1_000
  * object that is not a plain object or array (its prototype is another: `Date`, `Map`, a class
  * instance), a `toJSON` method, a cycle. An object member that is `undefined` is an absent member,
  * as TypeScript's optional properties have it. Worst case O(nodes) with at most MAX_NODES nodes and
- * MAX_DEPTH levels, iterative; then one `JSON.stringify` and one `JSON.parse`. Never throws.
+ * MAX_DEPTH levels; then one `JSON.stringify` and one `JSON.parse`. Never throws.
  */
 export function wireJson(value: unknown): WireJson {
   const problem = notJsonData(value)
@@ -41,59 +41,74 @@ export function wireJson(value: unknown): WireJson {
   return { ok: true, text, value: JSON.parse(text) as unknown }
 }
 
+/** Levels whose open objects are kept in an array rather than a set. */
+const SHALLOW = 16
+
+/** Where a walk stopped: the reference tokens from the value it was given down to the problem, last first, and what is wrong there. */
+interface Stop {
+  tokens: string[]
+  what: string
+}
+
+/**
+ * The first place where `root` is not JSON data, in the order the values are written (an array's
+ * holes are looked for, last first, before its elements are walked). Recursive, with nothing
+ * allocated for a value that passes: a path is made only for the problem, from the tokens its
+ * callers add on the way back. The recursion is as deep as the value, at most MAX_DEPTH levels.
+ */
 function notJsonData(root: unknown): { path: string; message: string } | undefined {
-  // `close` entries mark where an object's members end: the object leaves the open path there.
-  type Entry = { value: unknown; path: string; depth: number; inArray: boolean } | { close: object }
-  const stack: Entry[] = [{ value: root, path: '', depth: 0, inArray: true }]
-  const open = new Set<object>()
+  // Objects on the current path only: a shared, acyclic member is fine (JSON writes it twice). The
+  // first SHALLOW levels' objects are kept by depth and scanned (cheaper than hashing for the usual
+  // payload, a few levels deep); deeper ones in a set, so a deep path costs no more than a lookup.
+  const shallow: object[] = []
+  const deep = new Set<object>()
+  const isOpen = (value: object, depth: number): boolean => {
+    for (let i = 0, n = depth < SHALLOW ? depth : SHALLOW; i < n; i++) if (shallow[i] === value) return true
+    return depth > SHALLOW && deep.has(value)
+  }
   let nodes = 0
-  const at = (path: string, what: string) => ({ path, message: `${path || '(payload)'} ${what}` })
-  while (stack.length > 0) {
-    const entry = stack.pop()!
-    if ('close' in entry) {
-      open.delete(entry.close)
-      continue
-    }
-    const { value, path, depth, inArray } = entry
-    if (++nodes > MAX_NODES) return at(path, `is past ${MAX_NODES} values`)
-    if (depth > MAX_DEPTH) return at(path, `is nested deeper than ${MAX_DEPTH} levels`)
+  const stop = (what: string, token?: string): Stop => ({ tokens: token === undefined ? [] : [token], what })
+  const walk = (value: unknown, depth: number, inArray: boolean): Stop | undefined => {
+    if (++nodes > MAX_NODES) return stop(`is past ${MAX_NODES} values`)
+    if (depth > MAX_DEPTH) return stop(`is nested deeper than ${MAX_DEPTH} levels`)
     switch (typeof value) {
       case 'string':
       case 'boolean':
-        continue
+        return undefined
       case 'number':
-        if (!Number.isFinite(value)) return at(path, `is ${String(value)}, which JSON cannot carry`)
-        continue
+        return Number.isFinite(value) ? undefined : stop(`is ${String(value)}, which JSON cannot carry`)
       case 'undefined':
         // Dropped from an object (an absent member); anywhere else JSON would write null.
-        if (inArray) return at(path, 'is undefined, which JSON cannot carry')
-        continue
+        return inArray ? stop('is undefined, which JSON cannot carry') : undefined
       case 'object':
         break
       default:
-        return at(path, `is a ${typeof value}, which JSON cannot carry`)
+        return stop(`is a ${typeof value}, which JSON cannot carry`)
     }
-    if (value === null) continue
-    // Objects on the current path only: a shared, acyclic member is fine (JSON writes it twice).
-    if (open.has(value)) return at(path, 'refers back to itself')
+    if (value === null) return undefined
+    if (isOpen(value, depth)) return stop('refers back to itself')
     const proto = Object.getPrototypeOf(value) as unknown
     const array = Array.isArray(value)
-    if (array ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return at(path, 'is not a plain object or array')
-    if ('toJSON' in value) return at(path, 'has a toJSON method: it would be sent as something else')
-    open.add(value)
-    stack.push({ close: value })
+    if (array ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return stop('is not a plain object or array')
+    if ('toJSON' in value) return stop('has a toJSON method: it would be sent as something else')
+    if (depth < SHALLOW) shallow[depth] = value
+    else deep.add(value)
+    let found: Stop | undefined
     if (array) {
       const items = value as unknown[]
-      for (let i = items.length - 1; i >= 0; i--) {
-        if (!Object.hasOwn(items, i)) return at(`${path}/${i}`, 'is an array hole, which JSON would write as null')
-        stack.push({ value: items[i], path: `${path}/${i}`, depth: depth + 1, inArray: true })
-      }
+      for (let i = items.length - 1; i >= 0; i--) if (!Object.hasOwn(items, i)) return stop('is an array hole, which JSON would write as null', String(i))
+      for (let i = 0; i < items.length && !found; i++) if ((found = walk(items[i], depth + 1, true))) found.tokens.push(String(i))
     } else {
       const record = value as Record<string, unknown>
       const keys = Object.keys(record)
-      for (let i = keys.length - 1; i >= 0; i--)
-        stack.push({ value: record[keys[i]!], path: `${path}/${escapeToken(keys[i]!)}`, depth: depth + 1, inArray: false })
+      for (let i = 0; i < keys.length && !found; i++) if ((found = walk(record[keys[i]!], depth + 1, false))) found.tokens.push(escapeToken(keys[i]!))
     }
+    if (depth >= SHALLOW) deep.delete(value)
+    return found
   }
-  return undefined
+  const found = walk(root, 0, true)
+  if (!found) return undefined
+  let path = ''
+  for (let i = found.tokens.length - 1; i >= 0; i--) path += `/${found.tokens[i]}`
+  return { path, message: `${path || '(payload)'} ${found.what}` }
 }

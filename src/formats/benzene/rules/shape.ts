@@ -18,40 +18,90 @@ export interface MemberSpec {
   items?: MemberSpec
   /** Spec of every value of a map-like object. */
   values?: MemberSpec
+  /** What the member means, in a sentence: the hover text of the editor schema made from this layout (scripts/editor-schemas.ts). */
+  description?: string
 }
 
-const string = (required = false): MemberSpec => ({ kind: 'string', required })
-const schema = (required = false): MemberSpec => ({ kind: 'object', required })
+const string = (description: string, required = false): MemberSpec => ({ kind: 'string', required, description })
+const schema = (description: string, required = false): MemberSpec => ({ kind: 'object', required, description })
 
 export const documentShape: MemberSpec = {
   kind: 'object',
   required: true,
   members: {
-    openapi: { kind: 'any', required: true },
-    info: { kind: 'object', required: true, members: { title: string(true), version: string(true), description: string() } },
-    messageEndpoint: string(),
-    transports: { kind: 'array', items: string() },
+    openapi: {
+      kind: 'any',
+      required: true,
+      description: 'A heritage marker, written "3.0.1": it names the schema dialect (OpenAPI 3.0 Schema Objects); the document is not full OpenAPI.',
+    },
+    info: {
+      kind: 'object',
+      required: true,
+      description: "The service's name and version (empty strings when it has neither).",
+      members: {
+        title: string('The service name.', true),
+        version: string("The service's version.", true),
+        description: string('What the service does.'),
+      },
+    },
+    messageEndpoint: string("The path of the service's Benzene-message-over-HTTP endpoint; absent when it has none (no default path is assumed)."),
+    transports: {
+      kind: 'array',
+      description: 'Every transport the service receives messages over ("sqs", "kafka", "http", ...); omitted when empty.',
+      items: string('A transport name.'),
+    },
     requests: {
       kind: 'array',
       required: true,
+      description: 'One entry per request/response topic (possibly none).',
       items: {
         kind: 'object',
         members: {
-          topic: string(true),
-          version: string(),
-          reserved: { kind: 'boolean' },
-          httpMappings: { kind: 'array', items: { kind: 'object', members: { method: string(true), path: string(true) } } },
-          request: schema(true),
-          response: schema(true),
+          topic: string('The topic id (for example "payments:capture").', true),
+          version: string('The topic\'s handler version; omitted (never "") for the unversioned handler.'),
+          reserved: {
+            kind: 'boolean',
+            description: 'true for a reserved Benzene utility topic (benzene:spec, benzene:healthcheck, ...); written only when true.',
+          },
+          httpMappings: {
+            kind: 'array',
+            description: "The topic's explicit HTTP exposure; omitted when it has none.",
+            items: {
+              kind: 'object',
+              members: { method: string('The HTTP method (for example "POST").', true), path: string('The route (for example "/payments/{id}").', true) },
+            },
+          },
+          request: schema('The request payload: an OpenAPI 3.0 Schema Object, inline or a $ref into #/components/schemas.', true),
+          response: schema('The response payload: an OpenAPI 3.0 Schema Object, inline or a $ref into #/components/schemas.', true),
         },
       },
     },
     events: {
       kind: 'array',
       required: true,
-      items: { kind: 'object', members: { topic: string(true), version: string(), message: schema(true) } },
+      description: 'One entry per topic the service produces as a fire-and-forget event (possibly none).',
+      items: {
+        kind: 'object',
+        members: {
+          topic: string('The event topic id.', true),
+          version: string("The event's version; omitted when unversioned."),
+          message: schema('The event payload: an OpenAPI 3.0 Schema Object, inline or a $ref into #/components/schemas.', true),
+        },
+      },
     },
-    components: { kind: 'object', required: true, members: { schemas: { kind: 'object', required: true, values: schema() } } },
+    components: {
+      kind: 'object',
+      required: true,
+      description: "The document's schema catalogue.",
+      members: {
+        schemas: {
+          kind: 'object',
+          required: true,
+          description: 'OpenAPI 3.0 Schema Objects by name; every $ref in the document points to #/components/schemas/<name>.',
+          values: { kind: 'object', required: false },
+        },
+      },
+    },
   },
 }
 

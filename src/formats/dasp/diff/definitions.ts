@@ -154,7 +154,8 @@ function asWritten(member: string, value: unknown): string {
 export function compareInPlace(a: PositionedDocument, b: PositionedDocument, uri: string, version: string, out: Findings): void {
   if (pinKey(a.value.content) !== pinKey(b.value.content)) return
   const members = [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])]
-    .filter((k) => k !== 'identity' && k !== 'content')
+    // `$schema` names an editor's schema for the file: no part of what the definition states.
+    .filter((k) => k !== 'identity' && k !== 'content' && k !== '$schema')
     .filter((k) => asWritten(k, a.value[k]) !== asWritten(k, b.value[k]))
     .sort()
   if (members.length === 0) return
