@@ -18,7 +18,7 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
-import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../../interactions.js'
+import { materialize, type Interaction } from '../../interactions.js'
 import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
 import { check } from '../../../shared/validation.js'
@@ -28,6 +28,8 @@ import { DecisionCore } from '../decision/machine.js'
 import { simulate } from '../decision/simulate.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
+import { admitInvocation, idempotencyConflict, invocationKey } from '../admission.js'
+import { manifestDispatch } from '../dispatch/branches.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
 import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
 import { openRecordBucket } from './records.js'
@@ -115,6 +117,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
+  const manifestMade = manifestDispatch(plan, interaction, adapters)
+  if (!manifestMade.ok) return manifestMade
+  const manifest = manifestMade.value
   const ackWaitMs = binding.ackWaitMs ?? 5000
   const redeliveries = Math.max(1, binding.resultRedeliveries ?? 30)
   /** The operations this executor drives now. */
@@ -669,49 +674,19 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       deadlineMs: null,
       policyRevision: deployment.policyRevision,
     })
-    let snap: { revision: string; peers: readonly string[] }
-    try {
-      snap = await adapters.audience({
-        context: context(),
-        data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
-      })
-    } catch (error) {
-      return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${text(error)}`)
-    }
-    if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
-      return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
-    const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
-    const peers: string[] = []
-    for (const peer of candidates) {
-      const allowed = await Promise.resolve()
-        .then(() => adapters.authorization({ context: context(), data: { peerId: peer, stage: 'admission' } }))
-        .then((a) => a?.allowed === true)
-        .catch(() => false)
-      if (allowed) peers.push(peer)
-    }
-    if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
-    if (plan.dispatch.mode === 'direct' && peers.length !== 1)
-      return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
-    // Every request is materialized (and so validated) before anything is admitted.
-    try {
-      for (const p of plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers)
-        materialize(interaction, { inputs, context: context() as unknown as Record<string, unknown>, branch: { id: p, peerId: p, attempt: 1, fence: 0 } })
-    } catch (error) {
-      if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
-      throw error
-    }
+    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context })
+    if (!admitted.ok) return admitted
     const record: AdmissionRecord = {
       operationId: id,
       principalId: invocation.principalId,
       idempotencyKey: invocation.idempotencyKey,
       inputBytes,
-      audience: { revision: snap.revision, peers },
+      audience: { revision: admitted.value.revision, peers: admitted.value.peers },
       admittedAtMs: now(),
     }
     const written = await ready.store.admit(record)
     if (!written.ok) return refuse('EXECUTOR_STATE_FAILED', written.message)
-    if (written.value.record.inputBytes !== inputBytes)
-      return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+    if (written.value.record.inputBytes !== inputBytes) return idempotencyConflict(id)
     return ok(written.value.record)
   }
 
@@ -726,15 +701,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const executor: Executor<any, any> = {
     async invoke(invocation) {
       if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
-      if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
-        return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
-      const inputBytes = serialize(invocation.inputs ?? {})
-      if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
-      const id = await makeOperationId(invocation.principalId, parts.contractDigest, invocation.idempotencyKey)
+      const key = await invocationKey(invocation, parts.contractDigest)
+      if (!key.ok) return key
+      const { operationId: id, inputBytes } = key.value
       const running = live.get(id)
       if (running) {
-        if (running.record.inputBytes !== inputBytes)
-          return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        if (running.record.inputBytes !== inputBytes) return idempotencyConflict(id)
         return running.outcome
       }
       const inFlight = admitting.get(id)
@@ -745,8 +717,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         const existing = await r.value.store.admission(id)
         if (!existing.ok) return refuse('EXECUTOR_STATE_FAILED', existing.message)
         let record = existing.value
-        if (record && record.inputBytes !== inputBytes)
-          return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        if (record && record.inputBytes !== inputBytes) return idempotencyConflict(id)
         if (!record) {
           const admitted = await admit(r.value, invocation, id, inputBytes)
           if (!admitted.ok) return admitted
