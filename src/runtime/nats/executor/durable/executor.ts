@@ -18,7 +18,7 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
-import { materialize, type Interaction } from '../../interactions.js'
+import type { Interaction } from '../../interactions.js'
 import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
 import { check } from '../../../shared/validation.js'
@@ -28,7 +28,7 @@ import { DecisionCore } from '../decision/machine.js'
 import { simulate } from '../decision/simulate.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
-import { admitInvocation, idempotencyConflict, invocationKey } from '../admission.js'
+import { admitInvocation, idempotencyConflict, invocationKey, requestOf } from '../admission.js'
 import { manifestDispatch } from '../dispatch/branches.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
 import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
@@ -109,7 +109,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
   const requestChannel = channelOf(opOf(interaction.requestOperation))
   const resultChannel = channelOf(opOf(interaction.resultOperation))
-  if (!requestChannel?.address || (plan.policy.completion.mode !== 'none' && !resultChannel?.address))
+  /** Dispatch `none` gathers work dispatched elsewhere: no request is published, no claim is written. */
+  const publishes = plan.dispatch.mode !== 'none'
+  if ((publishes && !requestChannel?.address) || (plan.policy.completion.mode !== 'none' && !resultChannel?.address))
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request and result channels are not in the module`)
   const cancelOp = opOf(plan.cancel?.operation)
   const cancelChannel = channelOf(cancelOp)
@@ -354,12 +356,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       await step({ kind: 'lease-expired', atMs: now(), branchId, attempt: b.attempt, fence })
     }
 
+    /** The manifest's input slot of each branch (dispatch `branches`), as admission recorded it. */
+    const inputOf = new Map((record.manifest?.entries ?? []).map((e) => [e.branchId, e.input]))
     const materializeFor = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
-      materialize(interaction, {
-        inputs,
-        context: context() as unknown as Record<string, unknown>,
-        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
-      })
+      requestOf(interaction, inputs, context(), b, inputOf.get(b.branchId))
 
     /** Applies an event (if any), then brings the world in line with the core, each change logged before it is acted on. */
     async function step(event?: ExecutorEvent): Promise<void> {
@@ -378,7 +378,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         let changed = false
         for (const b of state.branches) {
           const msgId = requestMessageId(id, b.branchId, b.attempt)
-          if (b.status !== 'open' || outbox.has(msgId) || state.decision) continue
+          if (!publishes || b.status !== 'open' || outbox.has(msgId) || state.decision) continue
           if (ownership && b.attempt > 1) {
             const claimed = await claimFor(b.branchId, b.peerId, b.attempt)
             if (typeof claimed === 'string') return stop(claimed)
@@ -584,17 +584,20 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
       if (core.state().admission.status === 'pending') {
         const peers = record.audience.peers
-        const assignees = plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers
+        // The branches admission recorded: the manifest's (dispatch branches, none), else one per assigned peer.
+        const assignees = record.manifest
+          ? record.manifest.entries.map((e) => ({ branchId: e.branchId, peerId: e.peerId }))
+          : (plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers).map((p) => ({ branchId: p, peerId: p }))
         const branches: AdmittedBranch[] = []
-        for (const peer of assignees) {
+        for (const { branchId, peerId } of assignees) {
           let fence = 0
-          if (ownership) {
-            const claimed = await claimFor(peer, peer, 1)
+          if (ownership && publishes) {
+            const claimed = await claimFor(branchId, peerId, 1)
             if (typeof claimed === 'string') return stop(claimed)
             fence = claimed.fence
-            leaseOf.set(peer, claimed.leaseUntilMs)
+            leaseOf.set(branchId, claimed.leaseUntilMs)
           }
-          branches.push({ branchId: peer, peerId: peer, fence })
+          branches.push({ branchId, peerId, fence })
         }
         core.apply({ kind: 'admitted', atMs: record.admittedAtMs, branches, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
       }
@@ -683,6 +686,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       inputBytes,
       audience: { revision: admitted.value.revision, peers: admitted.value.peers },
       admittedAtMs: now(),
+      // The authenticated manifest, saved with the admission: a resumed executor runs these branches without asking again.
+      ...(admitted.value.manifest ? { manifest: { digest: admitted.value.manifest.digest, entries: admitted.value.manifest.entries } } : {}),
     }
     const written = await ready.store.admit(record)
     if (!written.ok) return refuse('EXECUTOR_STATE_FAILED', written.message)

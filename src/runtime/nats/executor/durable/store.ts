@@ -10,6 +10,7 @@
  *   terminated instead of being redelivered without end.
  */
 import type { Decision, ExecutorEvent } from '../events.js'
+import type { ManifestEntry } from '../adapters.js'
 import type { RecordAnswer, RecordBucket, Stored } from './records.js'
 
 export interface AdmissionRecord {
@@ -21,6 +22,11 @@ export interface AdmissionRecord {
   readonly audience: { readonly revision: string; readonly peers: readonly string[] }
   /** The admission commit: the deadline counts from here, across restarts. */
   readonly admittedAtMs: number
+  /**
+   * The authenticated branch manifest (dispatch `branches`, `none`): its digest and entries, saved
+   * before anything is dispatched; a resumed executor derives the branches from it.
+   */
+  readonly manifest?: { readonly digest: string; readonly entries: readonly ManifestEntry[] }
 }
 
 /**
