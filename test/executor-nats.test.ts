@@ -314,7 +314,7 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
         if (executor.state(candidate).ok) id = candidate
       }
       expect(id).toBeDefined()
-      expect(executor.cancel(id!)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+      expect(await executor.cancel(id!)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
       const answer = await pending
       expect(answer.ok && answer.value.decision.outcome).toBe('cancelled')
     })

@@ -86,8 +86,11 @@ export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unk
   invoke(invocation: Invocation<Inputs>): Promise<ExecutorResult<InvocationOutcome<Output>>>
   /** Drives an admitted operation again from its durable state (after a restart); memory state only answers a live one. */
   resume(operationId: string): Promise<ExecutorResult<InvocationOutcome<Output>>>
-  /** The invoker's cancellation of an undecided operation. */
-  cancel(operationId: string): ExecutorResult<Decision>
+  /**
+   * The invoker's cancellation of an undecided operation: answers the decision it makes (in durable
+   * state once the log holding the cancel is saved; `EXECUTOR_STATE_FAILED` when that save lost).
+   */
+  cancel(operationId: string): Promise<ExecutorResult<Decision>>
   /** The core's state of an operation. */
   state(operationId: string): ExecutorResult<ExecutorState>
   /** The operation's event log: `simulate(policy, log)` gives the same state (the policy: `planInteraction`). */
@@ -495,7 +498,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const op = operations.get(operationId)
       return op ? op.outcome : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId}: memory state does not resume (restart: fail-unknown)`)
     },
-    cancel(operationId) {
+    async cancel(operationId) {
       const op = operations.get(operationId)
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
       op.core.apply({ kind: 'cancel', atMs: now() })

@@ -96,8 +96,8 @@ interface Live {
   onResult(msg: JsMsg, payload: unknown): void
   /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
   onCancelResult(payload: unknown, msg?: JsMsg): void
-  /** Saves the invoker's cancel, then applies it: answers the decision it makes once saved. */
-  cancel(): Decision | null
+  /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
+  cancel(): Promise<ExecutorResult<Decision>>
   stop(reason: string): void
 }
 
@@ -635,23 +635,32 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           // Acknowledged once the event is in the log: a crash before this redelivers the reply.
           if (!stopped) msg?.ack()
         }),
-      cancel: () => {
-        const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
-        // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
-        // operation's order: a process dying in between has changed nothing, and an executor resuming
-        // the operation replays the cancel. The answer now is the decision it makes once saved.
-        const predicted = simulate(plan.policy, [...core.log(), event]).decision
-        // No decision (the operation not yet replayed or admitted): refused, nothing saved.
-        if (predicted === null) return null
-        void serial(async () => {
-          const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
-          if (!saved.ok) return stop(saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message)
-          revision = saved.value
-          core.apply(event)
-          await step()
-        })
-        return predicted
-      },
+      cancel: () =>
+        new Promise<ExecutorResult<Decision>>((resolve) => {
+          // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
+          // operation's order: a process dying in between has changed nothing, and an executor resuming
+          // the operation replays the cancel. The answer comes once the save has landed (or lost).
+          void serial(async () => {
+            const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
+            // No decision (the operation not yet replayed or admitted): refused, nothing saved.
+            if (simulate(plan.policy, [...core.log(), event]).decision === null)
+              return resolve(refuse('EXECUTOR_UNKNOWN_OPERATION', `${id} is not admitted yet: nothing to cancel`))
+            const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
+            if (!saved.ok) {
+              const reason = saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message
+              resolve(refuse('EXECUTOR_STATE_FAILED', `${id}: the cancel was not saved: ${reason}`))
+              return stop(reason)
+            }
+            revision = saved.value
+            core.apply(event)
+            const decision = core.state().decision
+            resolve(decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${id} has no decision`))
+            await step()
+          }).then(() =>
+            // Not run (the operation stopped first): nothing was saved.
+            resolve(refuse('EXECUTOR_STATE_FAILED', `${id}: the executor stopped driving the operation before the cancel was saved`)),
+          )
+        }),
       stop,
     }
     live.set(id, handle)
@@ -744,11 +753,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (!existing.value) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no admission record`)
       return (live.get(operationId) ?? drive(r.value, existing.value)).outcome
     },
-    cancel(operationId) {
+    async cancel(operationId) {
       const op = live.get(operationId)
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
-      const decision = op.cancel()
-      return decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no decision`)
+      return op.cancel()
     },
     state(operationId) {
       const op = known.get(operationId)
