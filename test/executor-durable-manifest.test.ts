@@ -219,4 +219,94 @@ describe.skipIf(!NATS_SERVER)('durable executor: dispatch branches and none agai
     expect(planInteraction(retried)).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED' })
     await executor.close()
   }, 60_000)
+
+  /** A result of the courier offer published straight to the result stream (a peer, or someone posing as one). */
+  const resultFor =
+    (nc: Awaited<ReturnType<DurableRig['connection']>>, id: string) =>
+    (branchId: string, courierId: string, extra: object = {}, msgId?: string) =>
+      publishOnce(
+        nc,
+        `shipping.couriers.${id}.accept.${courierId}`,
+        { operationId: id, branchId, attempt: 1, fence: 0, courierId, accepted: true, ...extra },
+        msgId ?? `${id}.${branchId}.${courierId}.1.result`,
+      )
+
+  it('hostile peers: a result for a branch never assigned to its peer, for no branch, and a flood of duplicates change nothing and stay bounded', async () => {
+    const interaction = manifestMode(rig.assign, 'none', { mode: 'all-successful' })
+    const entries = [
+      { branchId: 'h1', peerId: 'c-ann', input: 'x' },
+      { branchId: 'h2', peerId: 'c-bob', input: 'y' },
+    ]
+    const { id, invocation } = await signedInvocation(entries)
+    const result = resultFor(await rig.connection(), id)
+    const executor = await rig.executor(interaction, { adapters: { manifest } })
+    const answer = executor.invoke(invocation)
+    await until(() => {
+      const s = executor.state(id)
+      return s.ok && s.value.admission.status === 'admitted'
+    })
+    // c-cat answers h1 (c-ann's) and a branch that is not in the manifest; c-bob answers h1 too.
+    expect((await result('h1', 'c-cat')).ok).toBe(true)
+    expect((await result('nope', 'c-cat')).ok).toBe(true)
+    expect((await result('h1', 'c-bob')).ok).toBe(true)
+    // c-ann's own result for h1, then a flood of copies of it (each stored: distinct message ids).
+    expect((await result('h1', 'c-ann')).ok).toBe(true)
+    for (let i = 0; i < 200; i++) expect((await result('h1', 'c-ann', {}, `${id}.flood.${i}`)).ok).toBe(true)
+    await until(() => {
+      const log = executor.log(id)
+      return log.ok && log.value.some((e) => e.kind === 'result' && e.branchId === 'h1' && e.peerId === 'c-ann')
+    })
+    // Still undecided: h2 has not answered; nothing a stranger sent counted.
+    expect(executor.state(id)).toMatchObject({ ok: true, value: { decision: null } })
+    expect((await result('h2', 'c-bob')).ok).toBe(true)
+    const decided = await answer
+    expect(decided.ok).toBe(true)
+    if (!decided.ok) return
+    expect(decided.value.decision.outcome).toBe('success')
+    expect(decided.value.decision.votes.map((v) => [v.branchId, v.peerId]).sort()).toEqual([
+      ['h1', 'c-ann'],
+      ['h2', 'c-bob'],
+    ])
+    // Bounded: of 204 results for h1, the log holds c-ann's once (the copies, after h1 succeeded, are not logged).
+    const log = executor.log(id)
+    expect(log.ok && log.value.filter((e) => e.kind === 'result' && e.branchId === 'h1' && e.peerId === 'c-ann')).toHaveLength(1)
+    expect(log.ok && log.value.length).toBeLessThan(20)
+    await executor.close()
+  }, 60_000)
+
+  it('a result too large to keep for an operation no executor drives is terminated after its bounded redeliveries; the others are kept and admitted', async () => {
+    const interaction = manifestMode(rig.assign, 'none', { mode: 'quorum', count: 1, fraction: undefined })
+    const entries = [
+      { branchId: 'k1', peerId: 'c-ann', input: 'x' },
+      { branchId: 'k2', peerId: 'c-bob', input: 'y' },
+    ]
+    const { id, invocation } = await signedInvocation(entries)
+    const first = await rig.connection()
+    const a = await rig.executor(interaction, { connection: first, adapters: { manifest } })
+    const killed = a.invoke(invocation)
+    await until(() => {
+      const s = a.state(id)
+      return s.ok && s.value.admission.status === 'admitted'
+    })
+    await first.close()
+    await a.close()
+    expect(await killed).toMatchObject({ ok: false })
+    // Another executor runs (its result consumer routes every result) but drives nothing.
+    const b = await rig.executor(interaction, { adapters: { manifest }, binding: { resultRedeliveries: 2 } })
+    expect(await b.resume('no-such-operation')).toMatchObject({ ok: false, code: 'EXECUTOR_UNKNOWN_OPERATION' })
+    const result = resultFor(await rig.connection(), id)
+    // Within the server's max_payload, beyond what the operation's kept-results record holds.
+    expect((await result('k1', 'c-ann', { note: 'x'.repeat(600 * 1024) })).ok).toBe(true)
+    expect((await result('k2', 'c-bob')).ok).toBe(true)
+    const jsm = await jetstreamManager(await rig.connection())
+    await until(async () => {
+      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
+      return info.num_pending === 0 && info.num_ack_pending === 0
+    })
+    const kept = await store.parked(id)
+    expect(kept.ok && kept.value.map((r) => (r.payload as { branchId: string }).branchId)).toEqual(['k2'])
+    const resumed = await b.resume(id)
+    expect(resumed.ok && resumed.value.decision).toMatchObject({ outcome: 'success', votes: [expect.objectContaining({ branchId: 'k2', peerId: 'c-bob' })] })
+    await b.close()
+  }, 60_000)
 })
