@@ -17,7 +17,7 @@ import { formats } from '../dist/src/formats/index.js'
 import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
-import { paired } from './measure.js'
+import { paired, roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
 
 const PEERS = ['ann', 'bob', 'cat', 'dan', 'eve']
@@ -78,8 +78,14 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
       for await (const m of replies) if (m.json<{ approve: boolean }>().approve === true) approvals++
       if (approvals < 4) throw new Error('scatter-gather: no quorum')
     }
-    const batch = (f: () => Promise<void>) => async () => {
+    // CPU time of the whole process (executor or baseline, their peers, nats.js) per batch: on a loaded
+    // machine the wall time of a round waits on other processes, the CPU time spent in it does not.
+    const cpu = { baseline: [] as number[], executor: [] as number[] }
+    const batch = (side: keyof typeof cpu, f: () => Promise<void>) => async () => {
+      const start = process.cpuUsage()
       for (let i = 0; i < BATCH; i++) await f()
+      const used = process.cpuUsage(start)
+      cpu[side].push(used.user + used.system)
     }
     // `--profile <n>`: the executor side alone, n interactions after a warm-up, for `node --cpu-prof`.
     const profiled = process.argv.indexOf('--profile')
@@ -90,7 +96,9 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
       for (let i = 0; i < count; i++) await ours()
       console.log(`executor alone: ${((performance.now() - start) / count).toFixed(3)} ms per interaction`)
     }
-    const result = await paired({ baseline: batch(baseline), executor: batch(ours) }, rounds)
+    const result = await paired({ baseline: batch('baseline', baseline), executor: batch('executor', ours) }, rounds)
+    // The measured rounds (after the warm-up ones).
+    const cpuRatio = roundRatios(cpu.executor.slice(-rounds), cpu.baseline.slice(-rounds))
     await executor.close()
     return {
       'executor-quorum-5': {
@@ -100,6 +108,8 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
         baseline_per_second: Math.round((1000 * BATCH) / result.ms.baseline),
         ratio: result.ratio.executor,
         spread: result.spread.executor,
+        cpu_ratio: cpuRatio.ratio,
+        cpu_spread: cpuRatio.spread,
         target: '<= 1.5',
         met: result.ratio.executor <= 1.5,
         interactions: BATCH,

@@ -134,7 +134,8 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     const state = await store.state(id)
     if (!state.ok || !state.value) throw new Error('no state')
     expect((await store.saveState(id, state.value.value, state.value.revision)).ok).toBe(true)
-    expect(a.cancel(id)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+    // The answer comes once the save has landed: here it lost, and the answer says so.
+    expect(await a.cancel(id)).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED', message: expect.stringContaining('not saved') })
     // The save lost: the cancel took no effect (in memory or anywhere), the executor stopped.
     expect(await outcome).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
     expect(a.state(id)).toMatchObject({ ok: true, value: { decision: null } })
@@ -151,12 +152,11 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
       const now = b.state(id)
       return now.ok && now.value.admission.status === 'admitted'
     })
-    const cancelled = b.cancel(id)
+    const cancelled = await b.cancel(id)
     expect(cancelled).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
-    await until(async () => {
-      const saved = await store.state(id)
-      return saved.ok && saved.value !== null && saved.value.value.events.some((e) => e.kind === 'cancel')
-    })
+    // Answered once saved: the state bucket holds the cancel when the answer comes (no waiting).
+    const saved = await store.state(id)
+    expect(saved.ok && saved.value !== null && saved.value.value.events.filter((e) => e.kind === 'cancel')).toHaveLength(1)
     await second.close()
     await b.close()
     await resumed

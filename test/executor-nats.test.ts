@@ -233,16 +233,11 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     // Manifest modes run (test/executor-dispatch.test.ts), but not without the manifest input they read.
     for (const members of [{ dispatch: { mode: 'branches' } }, { dispatch: { mode: 'none' } }])
       expect(createExecutor({ ...base, interaction: variant(rig.approve, members) })).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR' })
-    // Manifest modes in durable state: not built (the durable records keep no manifest), never half-run.
+    // Manifest modes in durable state run (test/executor-durable-manifest.test.ts) given a durable binding.
     const durableDelivery = { mode: 'durable-per-recipient', state: 'durable', restart: 'resume' }
-    for (const mode of ['branches', 'none'])
-      expect(
-        createExecutor({ ...base, interaction: variant(rig.approve, { dispatch: { mode, branchesInput: 'group' }, delivery: durableDelivery }) }),
-      ).toMatchObject({
-        ok: false,
-        code: 'EXECUTOR_UNSUPPORTED',
-        message: expect.stringContaining('durable state is not built yet'),
-      })
+    expect(
+      createExecutor({ ...base, interaction: variant(rig.approve, { dispatch: { mode: 'branches', branchesInput: 'group' }, delivery: durableDelivery }) }),
+    ).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR', message: expect.stringContaining('durable binding') })
     // A compiled one-eligible, durable interaction (the shop's courier assignment) runs with a durable binding only (test/executor-durable.test.ts).
     const shipping = await compile(ShopBundle.copy('executor-shipping').relock().doc('shipping'))
     const shippingModule = await loadModule(shipping.code!, 'shipping-executor')
@@ -319,7 +314,7 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
         if (executor.state(candidate).ok) id = candidate
       }
       expect(id).toBeDefined()
-      expect(executor.cancel(id!)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
+      expect(await executor.cancel(id!)).toMatchObject({ ok: true, value: { outcome: 'cancelled' } })
       const answer = await pending
       expect(answer.ok && answer.value.decision.outcome).toBe('cancelled')
     })

@@ -21,7 +21,7 @@ const MANIFEST = {
 
 const source = `import * as payments from './payments.js'
 import * as manifested from './manifested.js'
-import { createExecutor, type AdapterCall } from 'unplugin-contracts/runtime/nats/executor'
+import { createExecutor, createResponder, type AdapterCall } from 'unplugin-contracts/runtime/nats/executor'
 import type { NatsConnection } from '@nats-io/nats-core'
 declare const nc: NatsConnection
 const deployment = { senderPeerId: 's', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' }
@@ -116,6 +116,30 @@ export async function branches() {
   await withManifest.value.invoke({ principalId: 'a', idempotencyKey: 'k', inputs: { group: 'approvers', refund, manifest: [{ branchId: 'b1', peerId: 'ann', input: 7 }] } })
 }
 
+// The responder's handler is typed from the descriptor: the request payload in, the result payload without its correlated members out.
+const peer = { connection: nc, module: payments, interaction: payments.interactions.approveRefund, peerId: 'ann' }
+export const responder = createResponder({
+  ...peer,
+  handler: async ({ payload, signal }) => (signal.aborted ? undefined : { approve: payload.refund.amount < 100 && payload.requestedBy !== '' }),
+})
+createResponder({
+  ...peer,
+  // @ts-expect-error a ballot's approve is a boolean
+  handler: () => ({ approve: 'yes' }),
+})
+createResponder({
+  ...peer,
+  // @ts-expect-error the ballot needs its approve member
+  handler: () => ({}),
+})
+createResponder({
+  ...peer,
+  // @ts-expect-error a request's refund amount is a number
+  handler: ({ payload }) => ({ approve: payload.refund.amount.length > 0 }),
+})
+// Written by hand, the handler's types still win over the contract's.
+export const byHand = createResponder<{ requestedBy: string }, { approve: boolean }>({ ...peer, handler: ({ payload }) => ({ approve: payload.requestedBy === 'alice' }) })
+
 // Type arguments written by hand still win (an untyped descriptor), as before.
 const explicit = createExecutor<{ approve: boolean }, { n: number }>({
   ...base,
@@ -129,7 +153,7 @@ describe.each([
   ['TypeScript 6', TSC],
   ['TypeScript 7 (native)', TSC7],
 ])('executor typed from the contract (%s)', (_name, compiler) => {
-  it('the adapters, the output and the inputs (a manifest included) are the contract types; a wrong adapter or input is a type error', async () => {
+  it('the adapters, the output, the inputs (a manifest included) and the responder handler are the contract types; a wrong adapter, input or handler result is a type error', async () => {
     const [plain, manifested] = await Promise.all([
       compile(ShopBundle.copy('executor-typed').relock().doc('payments')),
       compile(ShopBundle.copy('executor-typed-manifest').withBranchManifest(MANIFEST).relock().doc('payments')),
@@ -157,5 +181,8 @@ createExecutor({ ...options, adapters: { audience: () => ({ revision: 'r', peers
     expect(line).toContain('readonly __result?: RefundBallot;')
     expect(line).toContain('readonly __output?: RefundOutcome;')
     expect(line).toContain('readonly __request?: ')
+    expect(line).toContain(
+      `readonly __resultFields?: RefundBallot extends infer R ? (R extends object ? { [P in keyof R as P extends "operationId" | "branchId" | "attempt" | "peerId" | "fence" ? never : P]: R[P] } : R) : never;`,
+    )
   }, 120_000)
 })

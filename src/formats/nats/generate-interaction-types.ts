@@ -7,7 +7,9 @@
  * - `__result`: the result operation's payload (the verifier's and the aggregation's argument, what
  *   the success predicate reads);
  * - `__output`: the aggregation adapter's output schema (what the aggregation adapter returns);
- * - `__branchInput`: the branch manifest's `input` slot (dispatch `branches` and `none`).
+ * - `__branchInput`: the branch manifest's `input` slot (dispatch `branches` and `none`);
+ * - `__resultFields`: the result payload without the members its correlation names (operation,
+ *   branch, attempt, peer, fence), which the responder sets: what a peer's handler returns.
  * Members are optional and never present at run time: types only.
  */
 import { jsString, propertyKey } from '../../core/emit.js'
@@ -38,6 +40,18 @@ function schemaType(ctx: InteractionTypeContext, ref: unknown): string | undefin
   return typeof ref === 'string' && ref.startsWith(COMPONENT) ? ctx.payloads.typeOf({ $ref: ref }) : undefined
 }
 
+/** The top-level payload members the correlation expressions name (`$message.payload#/name`); nested ones are left to the handler. */
+function correlatedMembers(correlation: unknown): string[] {
+  if (typeof correlation !== 'object' || correlation === null) return []
+  const names = new Set<string>()
+  for (const key of ['operation', 'branch', 'attempt', 'peer', 'fence']) {
+    const expression = (correlation as Record<string, unknown>)[key]
+    const match = typeof expression === 'string' ? /^\$message\.payload#\/([^/]+)$/.exec(expression) : null
+    if (match) names.add(match[1]!.replace(/~1/g, '/').replace(/~0/g, '~'))
+  }
+  return [...names]
+}
+
 /** The members after `$nats.Interaction & ` for one interaction. O(inputs + the types written). */
 export function interactionType(ctx: InteractionTypeContext, it: InteractionModel): string {
   const data = it.data
@@ -50,6 +64,13 @@ export function interactionType(ctx: InteractionTypeContext, it: InteractionMode
   if (request) members.push(`readonly __request?: ${request};`)
   const result = operationPayload(ctx, opById(data['resultOperation']))
   if (result) members.push(`readonly __result?: ${result};`)
+  const correlated = correlatedMembers(data['correlation'])
+  // Distributed over a union of result messages: each message's own members minus the correlated ones (a key-remapping
+  // mapped type, not `Omit`: `Omit` over a type with an index signature keeps only the signature).
+  if (result)
+    members.push(
+      `readonly __resultFields?: ${result} extends infer R ? (R extends object ? { [P in keyof R as P extends ${correlated.length > 0 ? correlated.map(jsString).join(' | ') : 'never'} ? never : P]: R[P] } : R) : never;`,
+    )
   const aggregation = data['aggregation'] as { adapter?: unknown } | undefined
   const adapter = typeof aggregation?.adapter === 'string' ? ctx.model.adapters.find((a) => a.key === aggregation.adapter) : undefined
   const output = schemaType(ctx, adapter?.outputSchema)

@@ -83,5 +83,7 @@ export type OutputOf<I> = Declared<I, '__output'>
 export type RequestOf<I> = Declared<I, '__request'>
 /** The branch manifest's `input` slot (dispatch `branches` and `none`). */
 export type BranchInputOf<I> = Declared<I, '__branchInput'>
+/** The result payload without its correlated members (the responder sets those): what a peer's handler returns. */
+export type ResultFieldsOf<I> = Declared<I, '__resultFields'>
 /** The caller's type argument when one was given, the contract's when it was left `unknown`. */
 export type Given<T, Contract> = unknown extends T ? Contract : T

@@ -8,19 +8,19 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
-import { materialize, MaterializeError, type Interaction } from '../interactions.js'
+import type { Interaction } from '../interactions.js'
 import type { Channel } from '../subjects.js'
 import type { OperationDescriptor } from '../index.js'
 import { check } from '../../shared/validation.js'
 import type { AdapterContext, AuthorizationStage, BranchInputOf, Deployment, ExecutorAdapters, Given, OutputOf, ResultOf } from './adapters.js'
-import type { AdmittedBranch, BranchState, Decision, ExecutorEvent, ExecutorState } from './events.js'
+import type { BranchState, Decision, ExecutorEvent, ExecutorState } from './events.js'
 import { DecisionCore } from './decision/machine.js'
 import { planInteraction, readExpression } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableExecutor, type DurableBinding } from './durable/executor.js'
 import { manifestDispatch } from './dispatch/branches.js'
 import { publishMessage, type StreamTable } from './dispatch/publish.js'
-import { fastOperationId } from './dispatch/operation-id.js'
+import { admitInvocation, authorizedNow, branchInput, idempotencyConflict, invocationKey, requestOf } from './admission.js'
 import { copyMembers, writeMember } from './dispatch/pointers.js'
 
 /** What a generated NATS module provides that the executor reads. */
@@ -86,8 +86,11 @@ export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unk
   invoke(invocation: Invocation<Inputs>): Promise<ExecutorResult<InvocationOutcome<Output>>>
   /** Drives an admitted operation again from its durable state (after a restart); memory state only answers a live one. */
   resume(operationId: string): Promise<ExecutorResult<InvocationOutcome<Output>>>
-  /** The invoker's cancellation of an undecided operation. */
-  cancel(operationId: string): ExecutorResult<Decision>
+  /**
+   * The invoker's cancellation of an undecided operation: answers the decision it makes (in durable
+   * state once the log holding the cancel is saved; `EXECUTOR_STATE_FAILED` when that save lost).
+   */
+  cancel(operationId: string): Promise<ExecutorResult<Decision>>
   /** The core's state of an operation. */
   state(operationId: string): ExecutorResult<ExecutorState>
   /** The operation's event log: `simulate(policy, log)` gives the same state (the policy: `planInteraction`). */
@@ -254,52 +257,13 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     })
     const allowedBy = (answer: Called<{ readonly allowed?: unknown } | undefined>) => answer.ok && answer.value?.allowed === true
     /** A boolean when the adapter answers synchronously, else its promise. */
-    const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => {
-      const answer = callNow('authorization', () => adapters.authorization({ context: context(), data: { peerId, stage } }))
-      return answer instanceof Promise ? answer.then(allowedBy) : allowedBy(answer)
-    }
+    const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
 
-    // Audience snapshot at admission: distinct authorized peers, lexicographic order.
-    const snapshot = await call('audience', () =>
-      adapters.audience({
-        context: context(),
-        data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
-      }),
-    )
-    if (!snapshot.ok) return refuse('EXECUTOR_ADAPTER_FAILED', snapshot.message)
-    const snap = snapshot.value
-    if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
-      return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
-    const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
-    const peers: string[] = []
-    for (const peer of candidates) if (await authorized(peer, 'admission')) peers.push(peer)
-    if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
-    if (plan.dispatch.mode === 'direct' && peers.length !== 1)
-      return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
-    const declared = manifest ? await manifest.admit({ inputs, peers, context: context() }) : undefined
-    if (declared && !declared.ok) return declared
-    const admitted: readonly AdmittedBranch[] = declared
-      ? declared.value.branches
-      : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
-
-    // Every request is materialized (and so validated) before anything is admitted or published.
-    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }, at: AdapterContext = context()) =>
-      materialize(interaction, {
-        inputs,
-        context: at as unknown as Record<string, unknown>,
-        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence, input: declared?.value.inputOf.get(b.branchId) },
-      })
-    // Attempt 1's requests, validated now, are the ones published (memory state runs no other attempt).
-    const firstRequests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
-    try {
-      // One context for the admission's requests: they are materialized in one synchronous pass.
-      const at = context()
-      for (const b of manifest?.publishes === false ? [] : admitted)
-        firstRequests.set(b.branchId, request({ branchId: b.branchId, peerId: b.peerId, attempt: 1, fence: b.fence }, at))
-    } catch (error) {
-      if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
-      throw error
-    }
+    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context })
+    if (!admitted.ok) return admitted
+    const { revision, peers, branches: admittedBranches, manifest: declared, requests: firstRequests } = admitted.value
+    const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
+      requestOf(interaction, inputs, context(), b, branchInput(declared, b.branchId))
 
     const core = new DecisionCore(plan.policy)
     op.core = core
@@ -352,7 +316,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         operationId: op.id,
         decision,
         state,
-        audience: { revision: snap.revision, policyRevision: deployment.policyRevision, peers },
+        audience: { revision, policyRevision: deployment.policyRevision, peers },
         publications: [...publications],
         ...(output !== undefined ? { output } : {}),
       })
@@ -475,7 +439,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     await (listening ??= listen())
 
     const admittedAt = now()
-    core.apply({ kind: 'admitted', atMs: admittedAt, branches: admitted, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
+    core.apply({ kind: 'admitted', atMs: admittedAt, branches: admittedBranches, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
     const admission = core.admissionState()
     if (admission.status !== 'admitted') {
       stop()
@@ -517,14 +481,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const executor: Executor<Output, InvocationInputs<I>> = {
     async invoke(invocation) {
       if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
-      if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
-        return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
-      const inputBytes = serialize(invocation.inputs ?? {})
-      if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
-      const id = await fastOperationId(invocation.principalId, options.contractDigest, invocation.idempotencyKey)
+      const key = await invocationKey(invocation, options.contractDigest)
+      if (!key.ok) return key
+      const { operationId: id, inputBytes } = key.value
       const existing = operations.get(id)
       if (existing) {
-        if (existing.inputBytes !== inputBytes) return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        if (existing.inputBytes !== inputBytes) return idempotencyConflict(id)
         return existing.outcome
       }
       const op: { -readonly [K in keyof Operation]: Operation[K] } = { id, inputBytes, outcome: Promise.resolve(refuse('EXECUTOR_CLOSED', 'not started')) }
@@ -536,7 +498,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const op = operations.get(operationId)
       return op ? op.outcome : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId}: memory state does not resume (restart: fail-unknown)`)
     },
-    cancel(operationId) {
+    async cancel(operationId) {
       const op = operations.get(operationId)
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
       op.core.apply({ kind: 'cancel', atMs: now() })

@@ -20,6 +20,7 @@ export type {
   ManifestEntry,
   OutputOf,
   RequestOf,
+  ResultFieldsOf,
   ResultOf,
 } from './adapters.js'
 export { manifestDigest, MAX_MANIFEST_BRANCHES } from './dispatch/manifest.js'

@@ -41,9 +41,9 @@ export function planInteraction(interaction: Interaction): ExecutorResult<Intera
     )
   const deliveryRead = readDelivery(delivery, mode)
   if (!deliveryRead.ok) return bad(deliveryRead.why)
-  // Manifest modes run in memory state only: the durable executor keeps no manifest in its records yet.
-  if ((mode === 'branches' || mode === 'none') && deliveryRead.value.durable)
-    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: dispatch ${mode} with durable state is not built yet (memory state is)`)
+  // Gathered work (dispatch none) is dispatched elsewhere: the executor publishes no attempt, so it retries none.
+  if (mode === 'none' && deliveryRead.value.retry.maxAttempts > 1)
+    return refuse('EXECUTOR_UNSUPPORTED', `${interaction.id}: gathered work (dispatch none) is not the executor's to retry: maxAttempts is 1`)
   // Gather-only work (dispatch none) has no request; every other mode publishes one (NATS_INTERACTION_SHAPE).
   if (mode === 'none' ? interaction.requestOperation !== undefined : !interaction.requestOperation || !interaction.subject)
     return bad(mode === 'none' ? 'dispatch none gathers without a requestOperation' : 'a dispatching mode needs a requestOperation and its subject')

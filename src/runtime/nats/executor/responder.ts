@@ -11,6 +11,7 @@ import type { Interaction } from '../interactions.js'
 import type { Channel } from '../subjects.js'
 import { check } from '../../shared/validation.js'
 import type { ExecutorModule } from './executor.js'
+import type { Given, RequestOf, ResultFieldsOf } from './adapters.js'
 import { planInteraction, type InteractionPlan } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
@@ -27,10 +28,10 @@ export interface ResponderRequest<RequestPayload> {
   readonly signal: AbortSignal
 }
 
-export interface ResponderOptions<RequestPayload, ResultFields> {
+export interface ResponderOptions<RequestPayload, ResultFields, I extends Interaction = Interaction> {
   readonly connection: NatsConnection
   readonly module: ExecutorModule
-  readonly interaction: Interaction
+  readonly interaction: I
   readonly peerId: string
   /** The business part of the result; the correlation fields are the responder's. Undefined: no result (stopped). */
   readonly handler: (request: ResponderRequest<RequestPayload>) => Promise<ResultFields | undefined> | ResultFields | undefined
@@ -68,7 +69,22 @@ export function readPointer(payload: unknown, pointer: string | undefined): unkn
   return pointer === undefined ? undefined : readPlainPointer(payload, pointer)
 }
 
-export async function createResponder<RequestPayload = unknown, ResultFields extends Record<string, unknown> = Record<string, unknown>>(
+/** The handler's result type: the caller's type argument, else the contract's (`ResultFieldsOf`), else any record. */
+type FieldsGiven<T, Contract> = unknown extends T ? (unknown extends Contract ? Record<string, unknown> : Contract) : T
+
+/**
+ * A peer's responder. Typed from the contract when no type argument is written: the handler
+ * receives the request operation's payload (`RequestOf<I>`) and returns the result payload without
+ * its correlated members (`ResultFieldsOf<I>`); type arguments written by hand still win.
+ */
+export function createResponder<RequestPayload = unknown, ResultFields = unknown, I extends Interaction = Interaction>(
+  options: ResponderOptions<NoInfer<Given<RequestPayload, RequestOf<I>>>, NoInfer<FieldsGiven<ResultFields, ResultFieldsOf<I>>>, I>,
+): Promise<ExecutorResult<Responder>> {
+  // The same function at run time whatever the types: the handler's fields are a record of members.
+  return startResponder(options as unknown as ResponderOptions<unknown, Record<string, unknown>>)
+}
+
+async function startResponder<RequestPayload, ResultFields extends Record<string, unknown>>(
   options: ResponderOptions<RequestPayload, ResultFields>,
 ): Promise<ExecutorResult<Responder>> {
   const { interaction, module, connection: nc, peerId } = options

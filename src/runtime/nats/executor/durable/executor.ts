@@ -18,7 +18,7 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
 import canonicalize from 'canonicalize'
-import { materialize, operationId as makeOperationId, MaterializeError, type Interaction } from '../../interactions.js'
+import type { Interaction } from '../../interactions.js'
 import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
 import { check } from '../../../shared/validation.js'
@@ -28,6 +28,8 @@ import { DecisionCore } from '../decision/machine.js'
 import { simulate } from '../decision/simulate.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
+import { admitInvocation, idempotencyConflict, invocationKey, requestOf } from '../admission.js'
+import { manifestDispatch } from '../dispatch/branches.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
 import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
 import { openRecordBucket } from './records.js'
@@ -94,8 +96,8 @@ interface Live {
   onResult(msg: JsMsg, payload: unknown): void
   /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
   onCancelResult(payload: unknown, msg?: JsMsg): void
-  /** Saves the invoker's cancel, then applies it: answers the decision it makes once saved. */
-  cancel(): Decision | null
+  /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
+  cancel(): Promise<ExecutorResult<Decision>>
   stop(reason: string): void
 }
 
@@ -107,7 +109,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
   const requestChannel = channelOf(opOf(interaction.requestOperation))
   const resultChannel = channelOf(opOf(interaction.resultOperation))
-  if (!requestChannel?.address || (plan.policy.completion.mode !== 'none' && !resultChannel?.address))
+  /** Dispatch `none` gathers work dispatched elsewhere: no request is published, no claim is written. */
+  const publishes = plan.dispatch.mode !== 'none'
+  if ((publishes && !requestChannel?.address) || (plan.policy.completion.mode !== 'none' && !resultChannel?.address))
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its request and result channels are not in the module`)
   const cancelOp = opOf(plan.cancel?.operation)
   const cancelChannel = channelOf(cancelOp)
@@ -115,6 +119,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   if (plan.cancel && (!cancelChannel?.subject || !cancelResultChannel?.address))
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: its cancel operations' channels are not in the module`)
   const generatedInput = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
+  const manifestMade = manifestDispatch(plan, interaction, adapters)
+  if (!manifestMade.ok) return manifestMade
+  const manifest = manifestMade.value
   const ackWaitMs = binding.ackWaitMs ?? 5000
   const redeliveries = Math.max(1, binding.resultRedeliveries ?? 30)
   /** The operations this executor drives now. */
@@ -349,12 +356,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       await step({ kind: 'lease-expired', atMs: now(), branchId, attempt: b.attempt, fence })
     }
 
+    /** The manifest's input slot of each branch (dispatch `branches`), as admission recorded it. */
+    const inputOf = new Map((record.manifest?.entries ?? []).map((e) => [e.branchId, e.input]))
     const materializeFor = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
-      materialize(interaction, {
-        inputs,
-        context: context() as unknown as Record<string, unknown>,
-        branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence },
-      })
+      requestOf(interaction, inputs, context(), b, inputOf.get(b.branchId))
 
     /** Applies an event (if any), then brings the world in line with the core, each change logged before it is acted on. */
     async function step(event?: ExecutorEvent): Promise<void> {
@@ -373,7 +378,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         let changed = false
         for (const b of state.branches) {
           const msgId = requestMessageId(id, b.branchId, b.attempt)
-          if (b.status !== 'open' || outbox.has(msgId) || state.decision) continue
+          if (!publishes || b.status !== 'open' || outbox.has(msgId) || state.decision) continue
           if (ownership && b.attempt > 1) {
             const claimed = await claimFor(b.branchId, b.peerId, b.attempt)
             if (typeof claimed === 'string') return stop(claimed)
@@ -579,17 +584,20 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
       if (core.state().admission.status === 'pending') {
         const peers = record.audience.peers
-        const assignees = plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers
+        // The branches admission recorded: the manifest's (dispatch branches, none), else one per assigned peer.
+        const assignees = record.manifest
+          ? record.manifest.entries.map((e) => ({ branchId: e.branchId, peerId: e.peerId }))
+          : (plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers).map((p) => ({ branchId: p, peerId: p }))
         const branches: AdmittedBranch[] = []
-        for (const peer of assignees) {
+        for (const { branchId, peerId } of assignees) {
           let fence = 0
-          if (ownership) {
-            const claimed = await claimFor(peer, peer, 1)
+          if (ownership && publishes) {
+            const claimed = await claimFor(branchId, peerId, 1)
             if (typeof claimed === 'string') return stop(claimed)
             fence = claimed.fence
-            leaseOf.set(peer, claimed.leaseUntilMs)
+            leaseOf.set(branchId, claimed.leaseUntilMs)
           }
-          branches.push({ branchId: peer, peerId: peer, fence })
+          branches.push({ branchId, peerId, fence })
         }
         core.apply({ kind: 'admitted', atMs: record.admittedAtMs, branches, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
       }
@@ -627,23 +635,32 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           // Acknowledged once the event is in the log: a crash before this redelivers the reply.
           if (!stopped) msg?.ack()
         }),
-      cancel: () => {
-        const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
-        // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
-        // operation's order: a process dying in between has changed nothing, and an executor resuming
-        // the operation replays the cancel. The answer now is the decision it makes once saved.
-        const predicted = simulate(plan.policy, [...core.log(), event]).decision
-        // No decision (the operation not yet replayed or admitted): refused, nothing saved.
-        if (predicted === null) return null
-        void serial(async () => {
-          const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
-          if (!saved.ok) return stop(saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message)
-          revision = saved.value
-          core.apply(event)
-          await step()
-        })
-        return predicted
-      },
+      cancel: () =>
+        new Promise<ExecutorResult<Decision>>((resolve) => {
+          // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
+          // operation's order: a process dying in between has changed nothing, and an executor resuming
+          // the operation replays the cancel. The answer comes once the save has landed (or lost).
+          void serial(async () => {
+            const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
+            // No decision (the operation not yet replayed or admitted): refused, nothing saved.
+            if (simulate(plan.policy, [...core.log(), event]).decision === null)
+              return resolve(refuse('EXECUTOR_UNKNOWN_OPERATION', `${id} is not admitted yet: nothing to cancel`))
+            const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
+            if (!saved.ok) {
+              const reason = saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message
+              resolve(refuse('EXECUTOR_STATE_FAILED', `${id}: the cancel was not saved: ${reason}`))
+              return stop(reason)
+            }
+            revision = saved.value
+            core.apply(event)
+            const decision = core.state().decision
+            resolve(decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${id} has no decision`))
+            await step()
+          }).then(() =>
+            // Not run (the operation stopped first): nothing was saved.
+            resolve(refuse('EXECUTOR_STATE_FAILED', `${id}: the executor stopped driving the operation before the cancel was saved`)),
+          )
+        }),
       stop,
     }
     live.set(id, handle)
@@ -669,49 +686,21 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       deadlineMs: null,
       policyRevision: deployment.policyRevision,
     })
-    let snap: { revision: string; peers: readonly string[] }
-    try {
-      snap = await adapters.audience({
-        context: context(),
-        data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
-      })
-    } catch (error) {
-      return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${text(error)}`)
-    }
-    if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
-      return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
-    const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
-    const peers: string[] = []
-    for (const peer of candidates) {
-      const allowed = await Promise.resolve()
-        .then(() => adapters.authorization({ context: context(), data: { peerId: peer, stage: 'admission' } }))
-        .then((a) => a?.allowed === true)
-        .catch(() => false)
-      if (allowed) peers.push(peer)
-    }
-    if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
-    if (plan.dispatch.mode === 'direct' && peers.length !== 1)
-      return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
-    // Every request is materialized (and so validated) before anything is admitted.
-    try {
-      for (const p of plan.dispatch.mode === 'one-eligible' ? peers.slice(0, 1) : peers)
-        materialize(interaction, { inputs, context: context() as unknown as Record<string, unknown>, branch: { id: p, peerId: p, attempt: 1, fence: 0 } })
-    } catch (error) {
-      if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
-      throw error
-    }
+    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context })
+    if (!admitted.ok) return admitted
     const record: AdmissionRecord = {
       operationId: id,
       principalId: invocation.principalId,
       idempotencyKey: invocation.idempotencyKey,
       inputBytes,
-      audience: { revision: snap.revision, peers },
+      audience: { revision: admitted.value.revision, peers: admitted.value.peers },
       admittedAtMs: now(),
+      // The authenticated manifest, saved with the admission: a resumed executor runs these branches without asking again.
+      ...(admitted.value.manifest ? { manifest: { digest: admitted.value.manifest.digest, entries: admitted.value.manifest.entries } } : {}),
     }
     const written = await ready.store.admit(record)
     if (!written.ok) return refuse('EXECUTOR_STATE_FAILED', written.message)
-    if (written.value.record.inputBytes !== inputBytes)
-      return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+    if (written.value.record.inputBytes !== inputBytes) return idempotencyConflict(id)
     return ok(written.value.record)
   }
 
@@ -726,15 +715,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const executor: Executor<any, any> = {
     async invoke(invocation) {
       if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
-      if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
-        return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
-      const inputBytes = serialize(invocation.inputs ?? {})
-      if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
-      const id = await makeOperationId(invocation.principalId, parts.contractDigest, invocation.idempotencyKey)
+      const key = await invocationKey(invocation, parts.contractDigest)
+      if (!key.ok) return key
+      const { operationId: id, inputBytes } = key.value
       const running = live.get(id)
       if (running) {
-        if (running.record.inputBytes !== inputBytes)
-          return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        if (running.record.inputBytes !== inputBytes) return idempotencyConflict(id)
         return running.outcome
       }
       const inFlight = admitting.get(id)
@@ -745,8 +731,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         const existing = await r.value.store.admission(id)
         if (!existing.ok) return refuse('EXECUTOR_STATE_FAILED', existing.message)
         let record = existing.value
-        if (record && record.inputBytes !== inputBytes)
-          return refuse('EXECUTOR_IDEMPOTENCY_CONFLICT', `${id}: this idempotency key was used with different input`)
+        if (record && record.inputBytes !== inputBytes) return idempotencyConflict(id)
         if (!record) {
           const admitted = await admit(r.value, invocation, id, inputBytes)
           if (!admitted.ok) return admitted
@@ -768,11 +753,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (!existing.value) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no admission record`)
       return (live.get(operationId) ?? drive(r.value, existing.value)).outcome
     },
-    cancel(operationId) {
+    async cancel(operationId) {
       const op = live.get(operationId)
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
-      const decision = op.cancel()
-      return decision ? ok(decision) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no decision`)
+      return op.cancel()
     },
     state(operationId) {
       const op = known.get(operationId)

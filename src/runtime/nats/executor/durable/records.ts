@@ -7,9 +7,9 @@
  * direct reads.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
-import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { jetstream } from '@nats-io/jetstream'
 import { randomUUID } from 'node:crypto'
-import { defaultReplicas } from '../ownership/claims.js'
+import { openKvStream, type Replicas } from '../kv-stream.js'
 
 export interface Stored<T> {
   readonly value: T
@@ -37,34 +37,14 @@ const SETTLE_TRIES = 40
 const SETTLE_PAUSE_MS = 250
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-/** Opens the bucket, creating its stream when missing: file storage, discard new, one value per key, replicated on a cluster. */
-export async function openRecordBucket(nc: NatsConnection, bucket: string): Promise<RecordAnswer<RecordBucket>> {
-  if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return { ok: false, conflict: false, message: `${JSON.stringify(bucket)} is not a bucket name` }
-  const stream = `KV_${bucket}`
-  let jsm: JetStreamManager
-  try {
-    jsm = await jetstreamManager(nc)
-    try {
-      await jsm.streams.info(stream)
-    } catch (error) {
-      // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
-      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
-      await jsm.streams.add({
-        // One replica on a single server, three on a cluster: an operation's state must outlive a node.
-        num_replicas: defaultReplicas(nc),
-        name: stream,
-        subjects: [`$KV.${bucket}.>`],
-        max_msgs_per_subject: 1,
-        allow_rollup_hdrs: true,
-        deny_delete: true,
-        allow_direct: false,
-        storage: 'file' as never,
-        discard: 'new' as never,
-      })
-    }
-  } catch (error) {
-    return { ok: false, conflict: false, message: `the bucket ${bucket}: ${message(error)}` }
-  }
+/**
+ * Opens the bucket, creating its stream when missing: file storage, discard new, one value per key,
+ * replicated on a cluster (an operation's state must outlive a node; `replicas` overrides the default).
+ */
+export async function openRecordBucket(nc: NatsConnection, bucket: string, replicas?: Replicas): Promise<RecordAnswer<RecordBucket>> {
+  const opened = await openKvStream(nc, bucket, replicas)
+  if (!opened.ok) return { ok: false, conflict: false, message: `the bucket ${bucket}: ${opened.message}` }
+  const { jsm, stream } = opened
   const js = jetstream(nc)
   const subject = (key: string) => `$KV.${bucket}.${key}`
   /** The key's last value as text with its revision; null when it has none. Retried while the stream has no leader (bounded). */

@@ -10,6 +10,7 @@
  *   terminated instead of being redelivered without end.
  */
 import type { Decision, ExecutorEvent } from '../events.js'
+import type { ManifestEntry } from '../adapters.js'
 import type { RecordAnswer, RecordBucket, Stored } from './records.js'
 
 export interface AdmissionRecord {
@@ -21,6 +22,11 @@ export interface AdmissionRecord {
   readonly audience: { readonly revision: string; readonly peers: readonly string[] }
   /** The admission commit: the deadline counts from here, across restarts. */
   readonly admittedAtMs: number
+  /**
+   * The authenticated branch manifest (dispatch `branches`, `none`): its digest and entries, saved
+   * before anything is dispatched; a resumed executor derives the branches from it.
+   */
+  readonly manifest?: { readonly digest: string; readonly entries: readonly ManifestEntry[] }
 }
 
 /**
@@ -50,6 +56,12 @@ export interface ParkedResult {
 
 /** The most results kept per operation: a peer publishing more cannot grow the record without bound. */
 export const MAX_PARKED = 256
+/**
+ * The most bytes (JSON) of the kept results of one operation: the record is one message of the
+ * bucket's stream, which the server bounds (`max_payload`, 1 MiB by default). A result that would
+ * pass this is not kept: it is terminated after its bounded redeliveries like any other.
+ */
+export const MAX_PARKED_BYTES = 512 * 1024
 
 export interface OperationState {
   readonly events: readonly ExecutorEvent[]
@@ -71,6 +83,8 @@ export interface OperationStore {
   /** The results kept for an operation, oldest first. */
   parked(operationId: string): Promise<RecordAnswer<readonly ParkedResult[]>>
 }
+
+const encoder = new TextEncoder()
 
 export function operationStore(bucket: RecordBucket): OperationStore {
   const firstWins = async <T>(key: string, value: T): Promise<RecordAnswer<{ value: T; won: boolean }>> => {
@@ -107,7 +121,9 @@ export function operationStore(bucket: RecordBucket): OperationStore {
         if (!current.ok) return current
         const list = current.value?.value ?? []
         if (list.some(same) || list.length >= MAX_PARKED) return { ok: true, value: { kept: false } }
-        const written = await bucket.write(key, [...list, result], current.value?.revision ?? 0)
+        const next = [...list, result]
+        if (encoder.encode(JSON.stringify(next)).length > MAX_PARKED_BYTES) return { ok: true, value: { kept: false } }
+        const written = await bucket.write(key, next, current.value?.revision ?? 0)
         if (written.ok) return { ok: true, value: { kept: true } }
         if (!written.conflict) return written
       }

@@ -13,7 +13,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/nats-core'
-import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
+import { openKvStream } from '../kv-stream.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 
 export interface Claim {
@@ -72,40 +73,13 @@ export interface ClaimStoreOptions {
   readonly replicas?: 1 | 3 | 5
 }
 
-/** The profile's replica counts; a clustered server names its cluster in its INFO. */
-export function defaultReplicas(nc: NatsConnection): 1 | 3 {
-  return nc.info?.cluster ? 3 : 1
-}
+export { defaultReplicas } from '../kv-stream.js'
 
 /** Opens (creating when missing) the bucket's stream: file storage, one value per key. */
 export async function openClaimStore(nc: NatsConnection, bucket: string, options: ClaimStoreOptions = {}): Promise<ExecutorResult<ClaimStore>> {
-  if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return refuse('CLAIM_STORE_FAILED', `${JSON.stringify(bucket)} is not a bucket name`)
-  if (options.replicas !== undefined && ![1, 3, 5].includes(options.replicas))
-    return refuse('CLAIM_STORE_FAILED', `${String(options.replicas)} replicas: the profile allows 1, 3 or 5`)
-  const stream = `KV_${bucket}`
-  let jsm: JetStreamManager
-  try {
-    jsm = await jetstreamManager(nc)
-    try {
-      await jsm.streams.info(stream)
-    } catch (error) {
-      // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
-      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
-      await jsm.streams.add({
-        num_replicas: options.replicas ?? defaultReplicas(nc),
-        name: stream,
-        subjects: [`$KV.${bucket}.>`],
-        max_msgs_per_subject: 1,
-        allow_rollup_hdrs: true,
-        deny_delete: true,
-        allow_direct: false,
-        storage: 'file' as never,
-        discard: 'new' as never,
-      })
-    }
-  } catch (error) {
-    return refuse('CLAIM_STORE_FAILED', `the claim bucket ${bucket}: ${error instanceof Error ? error.message : String(error)}`)
-  }
+  const opened = await openKvStream(nc, bucket, options.replicas)
+  if (!opened.ok) return refuse('CLAIM_STORE_FAILED', `the claim bucket ${bucket}: ${opened.message}`)
+  const { jsm, stream } = opened
   const js = jetstream(nc)
   const subject = (key: string) => `$KV.${bucket}.${key}`
   const failed = (error: unknown) => refuse<never>('CLAIM_STORE_FAILED', error instanceof Error ? error.message : String(error))

@@ -1,0 +1,157 @@
+/**
+ * Admission, shared by memory and durable state: the invocation's checks and its operation id
+ * (`invocationKey`), then the audience snapshot, authorization at admission, the dispatch mode's
+ * shape rules, the explicit manifest (dispatch `branches`, `none`) and every attempt-1 request
+ * materialized (so validated) before anything is admitted (`admitInvocation`). Where the admission is
+ * kept (the executor's memory or the state bucket's admission record) is the caller's.
+ */
+import canonicalize from 'canonicalize'
+import { materialize, MaterializeError, type Interaction } from '../interactions.js'
+import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
+import type { AdmittedBranch } from './events.js'
+import type { InteractionPlan } from './policy.js'
+import type { ManifestAdmission, ManifestDispatch } from './dispatch/branches.js'
+import { fastOperationId } from './dispatch/operation-id.js'
+import { ok, refuse, type ExecutorResult } from './result.js'
+
+const serialize = canonicalize as unknown as (value: unknown) => string | undefined
+const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
+const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** The idempotency identity of an invocation: its operation id and its inputs' canonical JSON. */
+export interface InvocationKey {
+  readonly operationId: string
+  readonly inputBytes: string
+}
+
+/**
+ * Checks an invocation's shape and computes its operation id (the profile's hash of principal,
+ * contract digest and idempotency key) and its inputs' canonical bytes. O(input size).
+ */
+export async function invocationKey(
+  invocation: { readonly principalId?: unknown; readonly idempotencyKey?: unknown; readonly inputs?: unknown } | undefined,
+  contractDigest: string,
+): Promise<ExecutorResult<InvocationKey>> {
+  if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
+    return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
+  const inputBytes = serialize(invocation.inputs ?? {})
+  if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
+  const operationId = await fastOperationId(invocation.principalId, contractDigest, invocation.idempotencyKey)
+  return ok({ operationId, inputBytes })
+}
+
+/** The idempotency comparison of a kept admission with a new invocation of the same operation id. */
+export const idempotencyConflict = (operationId: string) =>
+  refuse<never>('EXECUTOR_IDEMPOTENCY_CONFLICT', `${operationId}: this idempotency key was used with different input`)
+
+export interface AdmissionCall {
+  readonly interaction: Interaction
+  readonly plan: InteractionPlan
+  readonly adapters: ExecutorAdapters<any, any, any>
+  readonly deployment: Deployment
+  readonly manifest: ManifestDispatch | undefined
+  /** The invocation's inputs with the generated operation id bound. */
+  readonly inputs: Readonly<Record<string, unknown>>
+  /** The adapters' context now (the deadline not yet known). */
+  readonly context: () => AdapterContext
+}
+
+export interface Admitted {
+  readonly revision: string
+  /** The audience snapshot's distinct peers authorized at admission, lexicographic. */
+  readonly peers: readonly string[]
+  /** The branches admission starts (fence 0: a claim, with ownership, raises it). */
+  readonly branches: readonly AdmittedBranch[]
+  /** The manifest admitted (dispatch `branches`, `none`). */
+  readonly manifest?: ManifestAdmission
+  /** Attempt 1's request of each published branch, materialized (fence 0) in one pass. */
+  readonly requests: ReadonlyMap<string, { subject: string; payload: Record<string, unknown> }>
+}
+
+/** A boolean when the adapter answers synchronously (most do), else its promise: no turn per peer. */
+export function authorizedNow(
+  adapters: ExecutorAdapters<any, any, any>,
+  context: AdapterContext,
+  peerId: string,
+  stage: AuthorizationStage,
+): boolean | Promise<boolean> {
+  let answer: { readonly allowed?: unknown } | undefined | Promise<{ readonly allowed?: unknown } | undefined>
+  try {
+    answer = adapters.authorization({ context, data: { peerId, stage } })
+  } catch {
+    return false
+  }
+  if (typeof (answer as { then?: unknown } | undefined)?.then === 'function')
+    return (answer as Promise<{ readonly allowed?: unknown } | undefined>).then(
+      (a) => a?.allowed === true,
+      () => false,
+    )
+  return (answer as { readonly allowed?: unknown } | undefined)?.allowed === true
+}
+
+/** The branch-input of a manifest branch, for `materialize`'s `{branch: input}` bindings. */
+export const branchInput = (manifest: ManifestAdmission | undefined, branchId: string): unknown => manifest?.inputOf.get(branchId)
+
+/**
+ * The request of one branch's attempt: `materialize` with the inputs, the context and the branch
+ * (its manifest input, when it has one). Throws what `materialize` throws.
+ */
+export function requestOf(
+  interaction: Interaction,
+  inputs: Readonly<Record<string, unknown>>,
+  context: AdapterContext,
+  b: { readonly branchId: string; readonly peerId: string; readonly attempt: number; readonly fence: number },
+  input: unknown,
+): { subject: string; payload: Record<string, unknown> } {
+  return materialize(interaction, {
+    inputs: inputs as Record<string, unknown>,
+    context: context as unknown as Record<string, unknown>,
+    branch: { id: b.branchId, peerId: b.peerId, attempt: b.attempt, fence: b.fence, input },
+  })
+}
+
+/**
+ * Everything admission decides before an operation is admitted: refused (with nothing admitted or
+ * published) on an adapter failure, an empty audience, a direct dispatch to other than one peer,
+ * a manifest refused, or a request that does not materialize. O(audience + manifest + requests).
+ */
+export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResult<Admitted>> {
+  const { interaction, plan, adapters, deployment, manifest, inputs, context } = call
+  let snap: { revision: string; peers: readonly string[] }
+  try {
+    snap = await adapters.audience({
+      context: context(),
+      data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
+    })
+  } catch (error) {
+    return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${text(error)}`)
+  }
+  if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
+    return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
+  const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
+  const peers: string[] = []
+  for (const peer of candidates) {
+    const allowed = authorizedNow(adapters, context(), peer, 'admission')
+    if (typeof allowed === 'boolean' ? allowed : await allowed) peers.push(peer)
+  }
+  if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
+  if (plan.dispatch.mode === 'direct' && peers.length !== 1)
+    return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
+  const declared = manifest ? await manifest.admit({ inputs, peers, context: context() }) : undefined
+  if (declared && !declared.ok) return declared
+  const branches: readonly AdmittedBranch[] = declared
+    ? declared.value.branches
+    : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
+  // Every request is materialized (and so validated) before anything is admitted or published.
+  const requests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
+  try {
+    // One context for the admission's requests: they are materialized in one synchronous pass.
+    const at = context()
+    for (const b of manifest?.publishes === false ? [] : branches)
+      requests.set(b.branchId, requestOf(interaction, inputs, at, { ...b, attempt: 1 }, branchInput(declared?.value, b.branchId)))
+  } catch (error) {
+    if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
+    throw error
+  }
+  return ok({ revision: snap.revision, peers, branches, ...(declared ? { manifest: declared.value } : {}), requests })
+}
