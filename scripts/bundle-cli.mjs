@@ -9,7 +9,9 @@
 // - what an entry imports on demand (`import()`: each format's code, the NATS topology's projection
 //   and pictures, the Rust target) stays in chunks of its own (dist/chunks/, dist/cli-chunks/),
 //   loaded on first use: importing the package or a plugin loads no format, and a NATS compile
-//   loads the NATS chunks alone;
+//   loads the NATS chunks alone. The package's chunks are cut by Rollup, by what loads them
+//   (`bundlePackage`): the package root is two files, a first NATS compile four more; the
+//   command's by esbuild;
 // - the runtime (dist/src/runtime/) is not bundled into the package's entries: the compiler imports
 //   the files generated modules import, so its classes (`SubjectError`, thrown by
 //   `globalSubjectParser`) are one per app (the CLI, a process of its own, bundles it);
@@ -17,7 +19,7 @@
 //
 // tsc's one-file-per-source output stays beside the bundles (the runtime, the declarations, the
 // precompiled validators and the tools that import single files: bench/, tests).
-import { build } from 'esbuild'
+import { build, transformSync } from 'esbuild'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 
@@ -79,10 +81,119 @@ async function bundle(entries, chunkDir, { runtimeInline = false } = {}) {
   console.log(`wrote ${count} ${count === 1 ? 'entry' : 'entries'} and ${result.outputFiles.length - count} chunks (dist/${chunkDir})`)
 }
 
+/** The format whose code a module of tsc's output is (`dist/src/formats/<name>/index.js` loads it), or undefined. */
+/** A format's options module, loaded on its own for a compile the persistent cache answers. */
+const FORMAT_OPTIONS = /[\\/]dist[\\/]src[\\/]formats[\\/][a-z]+[\\/]options\.js$/
+const FORMAT_ROOT = /[\\/]dist[\\/]src[\\/]formats[\\/]([a-z]+)[\\/]index\.js$/
+
+/**
+ * The package's entries bundled by Rollup, whose chunks can be chosen (esbuild cuts a chunk for
+ * every set of entries and `import()`s that reach a module, which made the package root 14 files
+ * and a first NATS compile 11 more). Chunks:
+ * - `core`: everything the package root imports statically, one file (loaded by any import);
+ * - one per built-in format (`nats`, `benzene`, `dasp`): the modules only that format's code
+ *   reaches, loaded on the first file it claims;
+ * - `formats`: the modules two or more formats share (schema code, rules, YAML reading), loaded
+ *   on the first compile of any format;
+ * - the rest (the plugins' own code, diff, topology pictures) as Rollup cuts it.
+ * Entries and the runtime as the esbuild build does (see above).
+ */
+async function bundlePackage(entries, chunkDir) {
+  for (const [out, file] of Object.entries(entries))
+    if (join(dist, `${out}.js`) === file && readFileSync(file, 'utf8').includes(BANNER))
+      throw new Error(`${file} is already bundled: run tsc first (npm run build)`)
+  const { rollup } = await import('rollup')
+  const warnings = []
+  const build = await rollup({
+    input: entries,
+    preserveEntrySignatures: 'strict',
+    // Packages stay imports of their own; a runtime file is imported where tsc wrote it.
+    external: (id, importer) => {
+      if (!/^\.\.?\//.test(id) && !id.startsWith('/')) return true
+      if (importer === undefined) return false
+      const target = id.startsWith('/') ? id : join(dirname(importer), id)
+      return target.startsWith(runtime + sep) && !importer.startsWith(runtime + sep)
+    },
+    onwarn: (warning) => warnings.push(warning),
+  })
+  const closures = new Map()
+  /** Every module `id` imports statically, itself included (externals left out). */
+  const closure = (id, info) => {
+    let set = closures.get(id)
+    if (set) return set
+    set = new Set()
+    const stack = [id]
+    while (stack.length > 0) {
+      const at = stack.pop()
+      if (set.has(at)) continue
+      const module = info(at)
+      if (!module || module.isExternal) continue
+      set.add(at)
+      stack.push(...module.importedIds)
+    }
+    closures.set(id, set)
+    return set
+  }
+  let core, formatRoots, otherRoots
+  const { output } = await build.generate({
+    format: 'es',
+    dir: dist,
+    entryFileNames: '[name].js',
+    chunkFileNames: `${chunkDir}/[name]-[hash].js`,
+    banner: BANNER,
+    manualChunks(id, { getModuleInfo, getModuleIds }) {
+      if (core === undefined) {
+        core = closure(entries['src/index'], getModuleInfo)
+        const ids = [...getModuleIds()].filter((m) => !getModuleInfo(m).isExternal)
+        formatRoots = ids.filter((m) => FORMAT_ROOT.test(m))
+        // What loads code of a format's without loading the format: the plugins, and a format's
+        // options (all a compile the persistent cache answers loads). Other `import()`s (diff,
+        // topology pictures) load the chunks of the formats they need.
+        otherRoots = [
+          ...Object.entries(entries).flatMap(([name, file]) => (name === 'src/index' ? [] : [file])),
+          ...ids.filter((m) => getModuleInfo(m).dynamicImporters.length > 0 && FORMAT_OPTIONS.test(m)),
+        ]
+      }
+      // The root entry keeps its own module; the rest of what it reaches is one chunk.
+      if (core.has(id)) return id === entries['src/index'] ? undefined : 'core'
+      const reaching = formatRoots.filter((root) => closure(root, getModuleInfo).has(id))
+      if (reaching.length === 0) return undefined
+      // A module something else loads without that format (a format's options do, for a compile
+      // the persistent cache answers) gets a chunk of its own, named for what loads it: left to
+      // Rollup, it would join the format's chunk (Rollup puts a manual chunk's unassigned
+      // dependencies in it), and loading the options would load the whole format.
+      const apart = otherRoots.filter((root) => {
+        const reached = closure(root, getModuleInfo)
+        return reached.has(id) && !reaching.some((format) => reached.has(format))
+      })
+      if (apart.length > 0)
+        return [
+          ...reaching.map((root) => FORMAT_ROOT.exec(root)[1]),
+          ...new Set(apart.map((root) => (FORMAT_OPTIONS.test(root) ? 'options' : 'plugins'))),
+        ].join('-')
+      return reaching.length === 1 ? FORMAT_ROOT.exec(reaching[0])[1] : 'formats'
+    },
+  })
+  await build.close()
+  const relevant = warnings.filter((w) => !['CIRCULAR_DEPENDENCY', 'THIS_IS_UNDEFINED', 'INVALID_ANNOTATION'].includes(w.code))
+  if (relevant.length > 0) throw new Error(`rollup: ${relevant.map((w) => w.message).join('\n')}`)
+  rmSync(join(dist, chunkDir), { recursive: true, force: true })
+  for (const file of output) {
+    const path = join(dist, file.fileName)
+    mkdirSync(dirname(path), { recursive: true })
+    // Rollup keeps every comment of tsc's output; esbuild's printing drops them (not the `@__PURE__`
+    // annotations) and is otherwise the same code: a third fewer bytes for each process to read.
+    const code = file.type === 'chunk' ? transformSync(file.code, { loader: 'js', format: 'esm', target: 'node20' }).code : file.source
+    writeFileSync(path, code, { mode: 0o644 })
+  }
+  const count = Object.keys(entries).length
+  console.log(`wrote ${count} entries and ${output.length - count} chunks (dist/${chunkDir}, rollup)`)
+}
+
 // The package's entries, one build: a process that imports the root and a plugin (a `compiler`
 // handed to the plugin) must share one copy of core and of each format, or a model asked for with
 // one copy's format would not be the other's.
-await bundle(
+await bundlePackage(
   {
     'src/index': join(dist, 'src/index.js'),
     ...Object.fromEntries(PLUGINS.map((name) => [`plugins/${name}`, join(dist, `plugins/${name}.js`)])),

@@ -63,6 +63,25 @@ describe('the precompiled AsyncAPI validator', () => {
     expect(refused).toBeLessThan(docs.length)
   })
 
+  it('the precompiled cut validator (NATS contracts) agrees with the run-time compile wherever the compiler runs it', async () => {
+    const cut = require(join(root, 'dist/src/formats/nats/asyncapi-nats-validator.cjs'))
+    const { needsFullSchema } = await import('../src/formats/nats/rules/standard-split.js')
+    const Ajv = require('ajv').default
+    const addFormats = require('ajv-formats')
+    const ajv = new Ajv({ strict: false, validateFormats: true, allErrors: false })
+    addFormats(ajv)
+    ajv.addFormat('uri-reference', true)
+    const runtime = ajv.compile(require('@asyncapi/specs/schemas/3.1.0-without-$id.json'))
+    let answered = 0
+    for (const [name, doc] of documents()) {
+      if (needsFullSchema(doc, cut.cut)) continue
+      answered++
+      const a = cut(doc)
+      expect([name, a, a ? null : cut.errors?.[0]]).toEqual([name, runtime(doc), a ? null : runtime.errors?.[0]])
+    }
+    expect(answered).toBeGreaterThan(50)
+  })
+
   it('the precompiled profile validator agrees with the run-time compile on every x-nats-contract object and edits of it', async () => {
     const precompiled = require(join(root, 'dist/src/formats/nats/profile-validator.cjs'))
     const { profileSchema } = await import('../src/formats/nats/profile-schema.js')

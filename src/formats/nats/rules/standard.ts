@@ -7,6 +7,7 @@ import { natsRule } from './rule.js'
 import { profileSchema } from '../profile-schema.js'
 import { resolveFragment } from '../schemas.js'
 import { externalParts } from './external-parts.js'
+import { needsFullSchema, type StandardCut } from './standard-split.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
 
@@ -48,6 +49,9 @@ const compiledSchemas = new Map<string, Validate>()
  */
 const precompiled = {
   asyncapi: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/asyncapi-validators.cjs'),
+  // The 3.1.0 schema cut to what a NATS contract reaches (./standard-split.ts): a quarter of the
+  // code to load, and the same verdict and first error on any document `needsFullSchema` passes.
+  asyncapiNats: lazyBuilt<Validate & { cut: StandardCut }>(import.meta.url, 'src/formats/nats/asyncapi-nats-validator.cjs'),
   profile: lazyBuilt<Validate>(import.meta.url, 'src/formats/nats/profile-validator.cjs'),
 }
 
@@ -74,9 +78,15 @@ function compiled(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', allErrors: bo
   return validate
 }
 
+/** The first-error check of `value`: the cut 3.1.0 validator when it is built and `value` holds nothing it cut. */
+function firstErrorCheck(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: unknown): Validate {
+  const cut = name === 'asyncapi' ? precompiled.asyncapiNats() : undefined
+  return cut && !needsFullSchema(value, cut.cut) ? cut : compiled(name, false)
+}
+
 /** The all-errors report for a value, or none when the first-error check passes it. */
 export function schemaErrors(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', value: unknown): NonNullable<Validate['errors']> {
-  if (compiled(name, false)(value)) return []
+  if (firstErrorCheck(name, value)(value)) return []
   const validate = compiled(name, true)
   return validate(value) ? [] : (validate.errors ?? [])
 }
