@@ -25,6 +25,7 @@ import { boundPointer, readPointer, responderChannels, setPointer, type Responde
 import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
 import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
 import { openRecordBucket, type RecordBucket } from '../durable/records.js'
+import { replicasRefusal, streamReplicasRefusal, type Replicas } from '../durable/replicas.js'
 
 export interface DurableResponderBinding {
   /** The stream holding the request subjects (the executor's `requestStream`). */
@@ -37,6 +38,11 @@ export interface DurableResponderBinding {
   readonly ackWaitMs?: number
   /** Milliseconds since the epoch; the default is `Date.now`. */
   readonly now?: () => number
+  /**
+   * Replicas of the claim and result buckets when they are created here (the executor's `replicas`);
+   * default 1 on a single server, 3 on a cluster. Given, the request stream must hold at least as many.
+   */
+  readonly replicas?: Replicas
 }
 
 /** A committed result kept across a restart: the request it answers, by attempt and fence. */
@@ -70,20 +76,25 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   const { requestChannel, resultChannel, cancelChannel, cancelResultChannel } = responderChannels(module, interaction, plan)
   if (!requestChannel?.subject || !resultChannel?.subject)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
+  const badReplicas = replicasRefusal(binding.replicas)
+  if (badReplicas) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: the binding's ${badReplicas}`)
+  const replicated = binding.replicas !== undefined ? { replicas: binding.replicas } : {}
   let claims: ClaimStore | undefined
   if (ownership) {
     if (!binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
-    const opened = await openClaimStore(nc, binding.claimBucket)
+    const opened = await openClaimStore(nc, binding.claimBucket, replicated)
     if (!opened.ok) return opened
     claims = opened.value
   }
   let kept: RecordBucket | undefined
   const keptIn = binding.resultBucket ?? binding.claimBucket
   if (keptIn) {
-    const opened = await openRecordBucket(nc, keptIn)
+    const opened = await openRecordBucket(nc, keptIn, replicated)
     if (!opened.ok) return refuse('EXECUTOR_STATE_FAILED', opened.message)
     kept = opened.value
   }
+  const fewer = binding.replicas !== undefined ? await streamReplicasRefusal(nc, binding.requestStream, binding.replicas) : undefined
+  if (fewer) return refuse('EXECUTOR_STATE_FAILED', fewer)
   const target = plan.dispatch.targetParameter
   const ackWaitMs = binding.ackWaitMs ?? 5000
   const consumer = await ensureConsumer(nc, binding.requestStream, peerConsumer(interaction, peerId), peerSubject(requestChannel, target, peerId), ackWaitMs)

@@ -10,6 +10,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import { randomUUID } from 'node:crypto'
 import { defaultReplicas } from '../ownership/claims.js'
+import { bucketRefusal, type Replicas } from './replicas.js'
 
 export interface Stored<T> {
   readonly value: T
@@ -37,8 +38,13 @@ const SETTLE_TRIES = 40
 const SETTLE_PAUSE_MS = 250
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+export interface RecordBucketOptions {
+  /** The stream's replicas when it is created here (an existing one is used as it is); default 1 on a single server, 3 on a cluster. */
+  readonly replicas?: Replicas
+}
+
 /** Opens the bucket, creating its stream when missing: file storage, discard new, one value per key, replicated on a cluster. */
-export async function openRecordBucket(nc: NatsConnection, bucket: string): Promise<RecordAnswer<RecordBucket>> {
+export async function openRecordBucket(nc: NatsConnection, bucket: string, options: RecordBucketOptions = {}): Promise<RecordAnswer<RecordBucket>> {
   if (!/^[A-Za-z0-9_-]+$/.test(bucket)) return { ok: false, conflict: false, message: `${JSON.stringify(bucket)} is not a bucket name` }
   const stream = `KV_${bucket}`
   let jsm: JetStreamManager
@@ -49,18 +55,23 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string): Prom
     } catch (error) {
       // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
-      await jsm.streams.add({
-        // One replica on a single server, three on a cluster: an operation's state must outlive a node.
-        num_replicas: defaultReplicas(nc),
-        name: stream,
-        subjects: [`$KV.${bucket}.>`],
-        max_msgs_per_subject: 1,
-        allow_rollup_hdrs: true,
-        deny_delete: true,
-        allow_direct: false,
-        storage: 'file' as never,
-        discard: 'new' as never,
-      })
+      // By default one replica on a single server, three on a cluster: an operation's state must outlive a node.
+      const replicas = options.replicas ?? defaultReplicas(nc)
+      try {
+        await jsm.streams.add({
+          num_replicas: replicas,
+          name: stream,
+          subjects: [`$KV.${bucket}.>`],
+          max_msgs_per_subject: 1,
+          allow_rollup_hdrs: true,
+          deny_delete: true,
+          allow_direct: false,
+          storage: 'file' as never,
+          discard: 'new' as never,
+        })
+      } catch (refused) {
+        return { ok: false, conflict: false, message: bucketRefusal('bucket', bucket, replicas, message(refused)) }
+      }
     }
   } catch (error) {
     return { ok: false, conflict: false, message: `the bucket ${bucket}: ${message(error)}` }

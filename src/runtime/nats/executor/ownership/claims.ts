@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import { ok, refuse, type ExecutorResult } from '../result.js'
+import { bucketRefusal } from '../durable/replicas.js'
 
 export interface Claim {
   readonly peerId: string
@@ -91,17 +92,22 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
     } catch (error) {
       // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
       if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
-      await jsm.streams.add({
-        num_replicas: options.replicas ?? defaultReplicas(nc),
-        name: stream,
-        subjects: [`$KV.${bucket}.>`],
-        max_msgs_per_subject: 1,
-        allow_rollup_hdrs: true,
-        deny_delete: true,
-        allow_direct: false,
-        storage: 'file' as never,
-        discard: 'new' as never,
-      })
+      const replicas = options.replicas ?? defaultReplicas(nc)
+      try {
+        await jsm.streams.add({
+          num_replicas: replicas,
+          name: stream,
+          subjects: [`$KV.${bucket}.>`],
+          max_msgs_per_subject: 1,
+          allow_rollup_hdrs: true,
+          deny_delete: true,
+          allow_direct: false,
+          storage: 'file' as never,
+          discard: 'new' as never,
+        })
+      } catch (refused) {
+        return refuse('CLAIM_STORE_FAILED', bucketRefusal('claim bucket', bucket, replicas, refused instanceof Error ? refused.message : String(refused)))
+      }
     }
   } catch (error) {
     return refuse('CLAIM_STORE_FAILED', `the claim bucket ${bucket}: ${error instanceof Error ? error.message : String(error)}`)
