@@ -44,7 +44,7 @@ export const clusterOptions = (servers: string[]) => ({
  */
 export function onCluster(base: Interaction, completion: object = {}): Interaction {
   const b = quick(base, { deadlineMs: 60_000, ...completion }) as Record<string, any>
-  return { ...b, delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500 } } } as Interaction
+  return { ...b, delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500 } } } as unknown as Interaction
 }
 
 export interface CourierBehaviour {

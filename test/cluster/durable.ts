@@ -10,18 +10,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { operationId } from '../../src/runtime/nats/interactions.js'
-import { openClaimStore } from '../../src/runtime/nats/executor/index.js'
-import { claimKey } from '../../src/runtime/nats/executor/durable/executor.js'
 import { shipmentInputs } from '../helpers/executor-durable-config.js'
-import { variant } from '../helpers/executor-nats.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableWorld, onCluster, STREAM, type DurableWorld } from './durable-world.js'
 import { bounded } from './invariants.js'
-
-/** An independent fan-out to the three couriers, decided when every branch is terminal. */
-const fanOut = (world: DurableWorld) =>
-  variant(onCluster(world.module.interactions.assignCourier as Interaction), { dispatch: { mode: 'independent' }, completion: { mode: 'all-terminal' } })
+import { couriersWorkingThrough, fanOut } from './working-through.js'
 
 /**
  * Registers this suite; `test/cluster.test.ts` runs it beside the other cluster suites (each on its
@@ -118,64 +112,15 @@ export function durableOnCluster(): void {
     it.sequential(
       'couriers working through an election (the claim bucket leader killed while every handler runs and renews its claim): no handler aborted, each finishes on its first attempt, results admitted with their committed fences, decided once',
       async () => {
-        const interaction = fanOut(world)
-        const [n1, n2, n3] = cluster.nodes.map((n) => n.url) as [string, string, string]
-        let release!: () => void
-        const gate = new Promise<void>((resolve) => (release = resolve))
-        world.handled.clear()
-        world.aborted.clear()
-        // Each courier on another node: whichever node dies, one courier loses its connection mid-handler.
-        await world.couriers(interaction, {
-          'c-ann': { accepted: true, gate, servers: [n1, n2, n3] },
-          'c-bob': { accepted: false, gate, servers: [n2, n3, n1] },
-          'c-cat': { accepted: true, gate, servers: [n3, n1, n2] },
-        })
-        const invocation = { principalId: 'dispatcher', idempotencyKey: 'cluster-election', inputs: shipmentInputs }
-        const id = await operationId(invocation.principalId, world.digest, invocation.idempotencyKey)
-        const ex = world.executor(interaction, await world.open([n1, n2, n3]))
-        const claimStream = `KV_${world.binding.claimBucket!}`
-        const claims = await openClaimStore(await world.open(cluster.servers), world.binding.claimBucket!)
-        if (!claims.ok) throw new Error(claims.message)
-        /** Each courier's claim lease as the claim stream holds it now (bounded retries through an election). */
-        const leases = () =>
-          until(
-            'every claim readable',
-            async () => {
-              const read = await Promise.all(['c-ann', 'c-bob', 'c-cat'].map((b) => claims.value.read(claimKey(id, b))))
-              return read.every((r) => r.ok && r.value) ? read.map((r) => (r.ok ? r.value!.claim.leaseUntilMs : 0)) : undefined
-            },
-            30_000,
-            200,
-          )
         let killed: string | undefined
         try {
-          const answer = ex.invoke(invocation)
-          await until('every courier handling its offer', () => (world.handled.size === 3 ? true : undefined), 30_000)
-          const acknowledged = await world.subjects(`shipping.couriers.${id}.offer.*`)
-          // Handlers take longer than a renewal period: renewals are under way before the fault.
-          const before = await leases()
-          await until('a renewal of every claim', async () => ((await leases()).every((l, i) => l > before[i]!) ? true : undefined), 30_000, 200)
-          killed = await cluster.killStreamLeader(claimStream)
-          await cluster.newStreamLeader(claimStream, killed)
-          // Renewals go on on the new leader before the handlers finish.
-          const after = await leases()
-          await until('every claim renewed on the new leader', async () => ((await leases()).every((l, i) => l > after[i]!) ? true : undefined), 30_000, 200)
-          release()
-          const result = await bounded('the fan-out decided', answer, 90_000)
-          if (!result.ok) throw new Error(result.message)
-          expect(world.aborted).toEqual(new Map())
-          expect(Object.fromEntries(world.handled)).toEqual({ 'c-ann': 1, 'c-bob': 1, 'c-cat': 1 })
-          expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
-          expect(result.value.state.branches.map((b) => [b.branchId, b.status, b.attempt])).toEqual([
-            ['c-ann', 'succeeded', 1],
-            ['c-bob', 'unsuccessful', 1],
-            ['c-cat', 'succeeded', 1],
-          ])
-          await world.invariants(interaction, ex, result.value, acknowledged)
+          await couriersWorkingThrough(world, cluster, 'cluster-election', {
+            strike: async (claimStream) => {
+              killed = await cluster.killStreamLeader(claimStream)
+              await cluster.newStreamLeader(claimStream, killed)
+            },
+          })
         } finally {
-          release()
-          await ex.close()
-          await world.closeCouriers()
           await whole(killed)
         }
       },
