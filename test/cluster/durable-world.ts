@@ -66,7 +66,8 @@ export interface DurableWorld {
   open(servers: string[]): Promise<NatsConnection>
   couriers(interaction: Interaction, behaviours: Record<string, CourierBehaviour>): Promise<void>
   closeCouriers(): Promise<void>
-  executor(interaction: Interaction, connection: NatsConnection): Executor
+  /** An executor bound like the couriers (the binding's fields `overrides` names aside). */
+  executor(interaction: Interaction, connection: NatsConnection, overrides?: Partial<DurableBinding>): Executor
   /** Messages the couriers stream holds per subject under `filter`. */
   subjects(filter: string): Promise<Record<string, number>>
   /** The fault invariants (./invariants.ts) of an outcome, given the offers the stream acknowledged before the fault. */
@@ -145,14 +146,14 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     async closeCouriers() {
       for (const r of responders.splice(0)) await r.close()
     },
-    executor(interaction, connection) {
+    executor(interaction, connection, overrides = {}) {
       const made = createExecutor<unknown, unknown>({
         connection,
         module,
         interaction,
         contractDigest: digest,
         deployment,
-        durable: binding,
+        durable: { ...binding, ...overrides },
         adapters: {
           audience: () => ({ revision: 'r3', peers: COURIERS }),
           authorization: () => ({ allowed: true }),

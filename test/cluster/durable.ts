@@ -100,12 +100,21 @@ export function durableOnCluster(): void {
     )
 
     it.sequential(
-      'replicas passed through: the couriers stream, the state bucket and the claim bucket the executor and responders created hold the three replicas their binding asks',
+      'replicas passed through: the couriers stream, the state bucket and the claim bucket the executor and responders created hold the three replicas their binding asks; five asked over a stream of three is refused in a sentence',
       async () => {
         for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) {
           const info = await world.jsm.streams.info(stream)
           expect([stream, info.config.num_replicas, 1 + (info.cluster?.replicas?.length ?? 0)]).toEqual([stream, 3, 3])
         }
+        // Asking five of buckets that exist (used as they are) over a couriers stream of three: refused, in a sentence.
+        const five = world.executor(fanOut(world), await world.open(cluster.servers), { replicas: 5 })
+        const refused = await bounded('the refusal', five.invoke({ principalId: 'dispatcher', idempotencyKey: 'replicas-5', inputs: shipmentInputs }), 60_000)
+        await five.close()
+        expect(refused).toEqual({
+          ok: false,
+          code: 'EXECUTOR_STATE_FAILED',
+          message: `stream ${STREAM} has 3 replicas, fewer than the 5 the binding asks for its state and claims (provision the contract's num_replicas, or ask fewer)`,
+        })
       },
     )
 
