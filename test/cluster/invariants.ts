@@ -1,11 +1,12 @@
 /**
- * The invariants every durable fault test on a cluster checks, in one place (issue 37): no message
- * the stream acknowledged is lost, none stored twice, no decision taken twice, no result admitted
- * from a stale fence, every wait bounded. A fault test gathers what the stream acknowledged before
- * its fault and hands the outcome here.
+ * The invariants every fault test on a cluster checks, in one place (issue 37): no message the
+ * stream acknowledged is lost, none stored twice (`expectAcknowledgedKept`), no decision taken
+ * twice (`expectDecidedOnce`), no result admitted from a stale fence, every wait bounded
+ * (`bounded`). The durable suites check all of them at once (`expectDurableInvariants`): a fault
+ * test gathers what the stream acknowledged before its fault and hands the outcome here.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
-import { jetstreamManager } from '@nats-io/jetstream'
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import { expect } from 'vitest'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { openClaimStore, planInteraction, simulate, type Executor, type ExecutorEvent } from '../../src/runtime/nats/executor/index.js'
@@ -41,6 +42,44 @@ export async function storedSubjects(connection: NatsConnection, stream: string,
     30_000,
     200,
   )
+}
+
+/**
+ * No acknowledged message lost, none stored twice: each acknowledgment's sequence holds the very
+ * message acknowledged (by `keyOf`, a key of its payload), and the stream holds nothing else.
+ */
+export async function expectAcknowledgedKept<K>(
+  jsm: JetStreamManager,
+  stream: string,
+  acknowledged: ReadonlyMap<K, { readonly stream: string; readonly seq: number }>,
+  keyOf: (payload: unknown) => K,
+): Promise<void> {
+  const info = await jsm.streams.info(stream)
+  const stored = new Map<number, K>()
+  const seen = new Set<K>()
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    const msg = await jsm.streams.getMessage(stream, { seq })
+    const key = keyOf(msg!.json<unknown>())
+    if (seen.has(key)) throw new Error(`${String(key)} is stored twice in ${stream} (again at ${seq})`)
+    seen.add(key)
+    stored.set(seq, key)
+  }
+  for (const [key, ack] of acknowledged) expect([key, ack.stream, stored.get(ack.seq)]).toEqual([key, stream, key])
+  expect(stored.size).toBe(acknowledged.size)
+}
+
+/**
+ * Decided once, by the executor's own record: its log replayed through the pure decision core gives
+ * the state it answered, whose decision is the outcome's (a second decision would be refused there).
+ */
+export function expectDecidedOnce(executor: Executor, interaction: Interaction, outcome: InvocationOutcome): ReturnType<typeof simulate> {
+  const log = executor.log(outcome.operationId)
+  const plan = planInteraction(interaction)
+  if (!log.ok || !plan.ok) throw new Error('no log or plan')
+  const replayed = simulate(plan.value.policy, log.value)
+  expect(replayed).toEqual(outcome.state)
+  expect(replayed.decision).toEqual(outcome.decision)
+  return replayed
 }
 
 export interface DurableFaultRun {
@@ -92,11 +131,9 @@ export async function expectDurableInvariants(run: DurableFaultRun): Promise<voi
     ok: true,
     value: { decision: outcome.decision, won: false },
   })
+  const replayed = expectDecidedOnce(run.executor, run.interaction, outcome)
   const log = run.executor.log(id)
-  const plan = planInteraction(run.interaction)
-  if (!log.ok || !plan.ok) throw new Error('no log or plan')
-  const replayed = simulate(plan.value.policy, log.value)
-  expect(replayed).toEqual(outcome.state)
+  if (!log.ok) throw new Error(log.message)
 
   if (!binding.claimBucket) return
   const claims = await openClaimStore(connection, binding.claimBucket)
