@@ -46,7 +46,6 @@ export function durableOnFiveNodes(cluster: () => NatsCluster): void {
             },
             heal: async () => {
               if (frozen) await c.thaw(frozen)
-              await c.ready()
             },
           })
         } finally {
