@@ -1,14 +1,14 @@
 /**
  * Real JetStream clusters of nats-server on loopback, under faults (test/helpers/nats-cluster.ts):
- * provisioning with num_replicas 3 and 5, then the durable executor on the same 5-node cluster; the
- * NATS client; the executor; the durable executor on 3 nodes; and, on one server, the replicas the
- * durable executor is given. Each suite starts its own cluster (or server) and runs its tests in
+ * provisioning with num_replicas 3 and 5; the NATS client; the executor; the durable executor on 3
+ * nodes and on 5; and, on one server, the replicas the durable executor is given. Each suite starts its own cluster (or server) and runs its tests in
  * order (a fault test leaves the cluster as the next one expects); the suites run at once, since
  * they mostly wait on leader elections, not on the CPU.
  */
 import { describe } from 'vitest'
 import { clientOnCluster } from './cluster/client.js'
 import { durableOnCluster } from './cluster/durable.js'
+import { durableOnFiveNodes } from './cluster/durable-five.js'
 import { executorOnCluster } from './cluster/executor.js'
 import { provisioningOnCluster } from './cluster/provision.js'
 import { replicasOnOneServer } from './cluster/replicas.js'
@@ -18,5 +18,6 @@ describe.concurrent('JetStream clusters under faults', () => {
   clientOnCluster()
   executorOnCluster()
   durableOnCluster()
+  durableOnFiveNodes()
   replicasOnOneServer()
 })

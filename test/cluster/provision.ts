@@ -17,7 +17,6 @@ import { provision, type ContractModule, type ProvisionOptions } from '../../src
 import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
-import { durableOnFiveNodes } from './durable-five.js'
 
 const root = join(import.meta.dirname, '../..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -180,8 +179,5 @@ export function provisioningOnCluster(): void {
         expect((await jsm.streams.info('ORDERS')).config.subjects).toEqual(['shop.*.orders.>'])
       },
     )
-
-    // The cluster is shared: the durable executor's 5-node faults run on it once provisioning is done.
-    durableOnFiveNodes(() => cluster)
   })
 }
