@@ -36,11 +36,13 @@ export function durableOnCluster(): void {
       await cluster?.stop()
     })
 
+    /** The streams a durable interaction needs: the couriers stream and the two buckets. */
+    const streams = () => [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]
     /** The next test starts on a whole cluster. */
     const whole = async (killed: string | undefined) => {
       if (killed) await cluster.restart(killed)
       await cluster.ready()
-      await cluster.streamLeader(STREAM)
+      for (const stream of streams()) await cluster.streamLeader(stream)
     }
 
     it.sequential(
@@ -75,6 +77,8 @@ export function durableOnCluster(): void {
           await cluster.streamLeader(STREAM)
           killed = await cluster.killStreamLeader(STREAM)
           await cluster.newStreamLeader(STREAM, killed)
+          // A courier starting opens the claim bucket: it waits for that bucket's election too (a node may lead both).
+          for (const stream of streams().slice(1)) await cluster.streamLeader(stream)
           // The offline couriers connect now, to the surviving nodes: the offers the old leader acknowledged reach them.
           const survivors = cluster.runningServers()
           await world.couriers(interaction, {
