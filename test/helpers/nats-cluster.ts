@@ -103,15 +103,31 @@ interface NodeState {
 }
 
 /**
+ * Every port handed to a node in this process: clusters started at the same moment (the suites of
+ * one file) must not pick the same free port before either has bound it.
+ */
+const taken = new Set<number>()
+
+/**
  * Starts `size` nodes and waits (bounded) for a meta leader that every node agrees on. JetStream
- * limits are small (the tests store a few hundred messages) so nodes start fast.
+ * limits are small (the tests store a few hundred messages) so nodes start fast. A node that exits
+ * while starting (a port another process bound meanwhile) fails the attempt, and the cluster is
+ * started once more on other ports.
  */
 export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCluster> {
+  try {
+    return await startCluster(size, label)
+  } catch (error) {
+    console.warn(`the ${size}-node cluster ${label} did not start (${error instanceof Error ? error.message : String(error)}): trying once more on other ports`)
+    return startCluster(size, label)
+  }
+}
+
+async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
   if (!NATS_SERVER) throw new Error('nats-server is not installed')
   installExitHook()
   const base = mkdtempSync(join(tmpdir(), `nats-cluster-${label}-`))
   // Three ports a node, all distinct (the system may hand out a port it just freed again; bounded).
-  const taken = new Set<number>()
   const port = async () => {
     for (let i = 0; i < 20; i++) {
       const p = await freePort()
@@ -159,7 +175,15 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
     live.add(child)
     child.once('exit', () => live.delete(child))
     node.child = child
-    await until(`${node.name} to serve its monitoring port`, async () => ((await jsz(node.monitorPort)) ? true : undefined), 20_000, 50)
+    await until(
+      `${node.name} to serve its monitoring port`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${node.name} exited while starting (ports ${node.port}, ${node.clusterPort}, ${node.monitorPort})`)
+        return (await jsz(node.monitorPort)) ? true : undefined
+      },
+      20_000,
+      50,
+    )
   }
   const killNode = async (node: NodeState, signal: NodeJS.Signals) => {
     const child = node.child
