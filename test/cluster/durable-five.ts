@@ -1,6 +1,6 @@
 /**
  * The durable executor on a 5-node cluster of its own (beside the provisioning suite's, not after
- * it: sharing that cluster made this file's longest suite 25 s longer), every stream and bucket with five
+ * it: sharing that cluster made this file's longest suite 5 to 15 s longer), every stream and bucket with five
  * replicas (the binding's `replicas`): the claim bucket's leader frozen (SIGSTOP) while the
  * couriers' handlers run, then thawed (SIGCONT); two nodes killed mid-interaction, the request
  * stream's leader first (three of five remain: every group keeps its quorum). The invariants of
