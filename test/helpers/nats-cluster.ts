@@ -2,7 +2,8 @@
  * A real JetStream cluster of Debian's `nats-server` for the cluster tests: N nodes (3 or 5) on free
  * loopback ports, each with its own store folder, client, cluster-route and monitoring port, routes
  * to every other node. Faults are real: a node is killed with SIGKILL (a crash, no goodbye to its
- * peers) and restarted on the same ports and store. Every process is killed by its PID when the
+ * peers) and restarted on the same ports and store, or frozen with SIGSTOP (a live process that
+ * answers nobody: a stalled machine, a partition that heals) and thawed with SIGCONT. Every process is killed by its PID when the
  * cluster stops and, as a last resort, when the test process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -33,7 +34,7 @@ export interface ClusterNode {
   readonly url: string
   readonly clusterPort: number
   readonly monitorPort: number
-  /** Whether the process is running (not killed or stopped). */
+  /** Whether the process is running (not killed, not frozen). */
   readonly running: boolean
 }
 
@@ -56,6 +57,13 @@ export interface NatsCluster {
   kill(name: string): Promise<void>
   /** Kills the leader of the stream and returns its name. */
   killStreamLeader(stream: string): Promise<string>
+  /**
+   * SIGSTOP: the node keeps its sockets but answers nothing (peers and clients see it only by their
+   * timeouts). It counts as not running until thawed.
+   */
+  freeze(name: string): Promise<void>
+  /** SIGCONT: the frozen node goes on where it stopped (and learns of the elections it missed). */
+  thaw(name: string): Promise<void>
   /** Starts a killed node again on the same ports and store, and waits for it to listen. */
   restart(name: string): Promise<void>
   /** Kills every node by PID and removes the stores. */
@@ -91,18 +99,35 @@ interface NodeState {
   monitorPort: number
   config: string
   child?: ChildProcess
+  frozen?: boolean
 }
 
 /**
+ * Every port handed to a node in this process: clusters started at the same moment (the suites of
+ * one file) must not pick the same free port before either has bound it.
+ */
+const taken = new Set<number>()
+
+/**
  * Starts `size` nodes and waits (bounded) for a meta leader that every node agrees on. JetStream
- * limits are small (the tests store a few hundred messages) so nodes start fast.
+ * limits are small (the tests store a few hundred messages) so nodes start fast. A node that exits
+ * while starting (a port another process bound meanwhile) fails the attempt, and the cluster is
+ * started once more on other ports.
  */
 export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCluster> {
+  try {
+    return await startCluster(size, label)
+  } catch (error) {
+    console.warn(`the ${size}-node cluster ${label} did not start (${error instanceof Error ? error.message : String(error)}): trying once more on other ports`)
+    return startCluster(size, label)
+  }
+}
+
+async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
   if (!NATS_SERVER) throw new Error('nats-server is not installed')
   installExitHook()
   const base = mkdtempSync(join(tmpdir(), `nats-cluster-${label}-`))
   // Three ports a node, all distinct (the system may hand out a port it just freed again; bounded).
-  const taken = new Set<number>()
   const port = async () => {
     for (let i = 0; i < 20; i++) {
       const p = await freePort()
@@ -150,11 +175,20 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
     live.add(child)
     child.once('exit', () => live.delete(child))
     node.child = child
-    await until(`${node.name} to serve its monitoring port`, async () => ((await jsz(node.monitorPort)) ? true : undefined), 20_000, 50)
+    await until(
+      `${node.name} to serve its monitoring port`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${node.name} exited while starting (ports ${node.port}, ${node.clusterPort}, ${node.monitorPort})`)
+        return (await jsz(node.monitorPort)) ? true : undefined
+      },
+      20_000,
+      50,
+    )
   }
   const killNode = async (node: NodeState, signal: NodeJS.Signals) => {
     const child = node.child
     node.child = undefined
+    node.frozen = false
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
     child.kill(signal)
@@ -166,7 +200,7 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
     if (!node) throw new Error(`no node ${name} in the cluster`)
     return node
   }
-  const running = () => nodes.filter((n) => n.child !== undefined)
+  const running = () => nodes.filter((n) => n.child !== undefined && !n.frozen)
   const view = (node: NodeState): ClusterNode => ({
     name: node.name,
     port: node.port,
@@ -174,7 +208,7 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
     clusterPort: node.clusterPort,
     monitorPort: node.monitorPort,
     get running() {
-      return node.child !== undefined
+      return node.child !== undefined && !node.frozen
     },
   })
 
@@ -253,6 +287,19 @@ export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCl
         100,
       ),
     kill: (name) => killNode(byName(name), 'SIGKILL'),
+    freeze: async (name) => {
+      const node = byName(name)
+      if (!node.child || node.frozen) throw new Error(`${name} is not running: it cannot be frozen`)
+      node.child.kill('SIGSTOP')
+      node.frozen = true
+    },
+    thaw: async (name) => {
+      const node = byName(name)
+      if (!node.child || !node.frozen) return
+      node.child.kill('SIGCONT')
+      node.frozen = false
+      await until(`${name} to serve its monitoring port again`, async () => ((await jsz(node.monitorPort)) ? true : undefined), 20_000, 50)
+    },
     killStreamLeader: async (stream) => {
       const leader = await cluster.streamLeader(stream)
       await killNode(byName(leader), 'SIGKILL')

@@ -25,6 +25,7 @@ import { boundPointer, readPointer, responderChannels, setPointer, type Responde
 import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
 import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
 import { openRecordBucket, type RecordBucket } from '../durable/records.js'
+import { replicasRefusal, streamReplicasRefusal, type Replicas } from '../durable/replicas.js'
 
 export interface DurableResponderBinding {
   /** The stream holding the request subjects (the executor's `requestStream`). */
@@ -37,6 +38,11 @@ export interface DurableResponderBinding {
   readonly ackWaitMs?: number
   /** Milliseconds since the epoch; the default is `Date.now`. */
   readonly now?: () => number
+  /**
+   * Replicas of the claim and result buckets when they are created here (the executor's `replicas`);
+   * default 1 on a single server, 3 on a cluster. Given, the request stream must hold at least as many.
+   */
+  readonly replicas?: Replicas
 }
 
 /** A committed result kept across a restart: the request it answers, by attempt and fence. */
@@ -58,6 +64,8 @@ interface BranchRecord {
 }
 
 const decoder = new TextDecoder()
+/** A claim-store answer that decides nothing (no leader, a lost reply): the request is tried again, not acknowledged away. */
+const unanswered = (code: string) => code === 'CLAIM_STORE_FAILED' || code === 'CLAIM_UNCERTAIN'
 
 export async function createDurableResponder<RequestPayload, ResultFields extends Record<string, unknown>>(
   options: ResponderOptions<RequestPayload, ResultFields>,
@@ -70,20 +78,25 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   const { requestChannel, resultChannel, cancelChannel, cancelResultChannel } = responderChannels(module, interaction, plan)
   if (!requestChannel?.subject || !resultChannel?.subject)
     return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: a responder needs request and result channels`)
+  const badReplicas = replicasRefusal(binding.replicas)
+  if (badReplicas) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: the binding's ${badReplicas}`)
+  const replicated = binding.replicas !== undefined ? { replicas: binding.replicas } : {}
   let claims: ClaimStore | undefined
   if (ownership) {
     if (!binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
-    const opened = await openClaimStore(nc, binding.claimBucket)
+    const opened = await openClaimStore(nc, binding.claimBucket, replicated)
     if (!opened.ok) return opened
     claims = opened.value
   }
   let kept: RecordBucket | undefined
   const keptIn = binding.resultBucket ?? binding.claimBucket
   if (keptIn) {
-    const opened = await openRecordBucket(nc, keptIn)
+    const opened = await openRecordBucket(nc, keptIn, replicated)
     if (!opened.ok) return refuse('EXECUTOR_STATE_FAILED', opened.message)
     kept = opened.value
   }
+  const fewer = binding.replicas !== undefined ? await streamReplicasRefusal(nc, binding.requestStream, binding.replicas) : undefined
+  if (fewer) return refuse('EXECUTOR_STATE_FAILED', fewer)
   const target = plan.dispatch.targetParameter
   const ackWaitMs = binding.ackWaitMs ?? 5000
   const consumer = await ensureConsumer(nc, binding.requestStream, peerConsumer(interaction, peerId), peerSubject(requestChannel, target, peerId), ackWaitMs)
@@ -116,7 +129,8 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     const f = fence as number
     const key = `${operationId}/${branchId}`
     const record = records.get(key)
-    const answer = async (fields: Record<string, unknown>) => {
+    /** Publishes the result; false when the stream did not acknowledge it (the request is then redelivered, and the result sent again). */
+    const answer = async (fields: Record<string, unknown>): Promise<boolean> => {
       const result: Record<string, unknown> = { ...fields }
       const c = plan.correlation
       setPointer(result, c.operation, operationId)
@@ -124,17 +138,17 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       setPointer(result, c.attempt, attempt)
       setPointer(result, c.fence, f)
       setPointer(result, c.peer, peerId)
-      if (check(resultChannel!.validatePayload, result)) return
+      if (check(resultChannel!.validatePayload, result)) return true
       const params2: Record<string, string> = {}
       for (const p of Object.keys(resultChannel!.parameters)) params2[p] = p === target ? peerId : params![p]!
       const sent = await publishOnce(nc, resultChannel!.subject!.render(params2), result, `${operationId}.${branchId}.${String(attempt)}.result`)
       if (sent.ok) published++
+      return sent.ok
     }
     if (record && f < record.fence) return msg.ack() // stale: a higher fence was seen
     if (record?.committed && f === record.fence) {
       // Idempotency: the effect ran once; the same request again gets its result again.
-      await answer(record.committed)
-      return msg.ack()
+      return (await answer(record.committed)) ? msg.ack() : msg.nak(ackWaitMs)
     }
     if (record?.running && f === record.fence) return // the same attempt runs; it acknowledges
     const ckey = claimKey(operationId, branchId)
@@ -147,12 +161,14 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
         const held = await claims.read(ckey)
         const c = held.ok ? held.value?.claim : undefined
         if (!c || c.fence !== f || c.peerId !== peerId) return msg.ack()
-        if (c.state === 'held' && !(await claims.commit(ckey, peerId, f, now())).ok) return msg.ack()
+        if (c.state === 'held') {
+          const committed = await claims.commit(ckey, peerId, f, now())
+          if (!committed.ok) return unanswered(committed.code) ? msg.nak(ackWaitMs) : msg.ack()
+        }
         if (c.state === 'expired') return msg.ack()
       }
       records.set(key, { fence: f, attempt: attempt as number, committed: { ...k.fields } })
-      await answer(k.fields)
-      return msg.ack()
+      return (await answer(k.fields)) ? msg.ack() : msg.nak(ackWaitMs)
     }
     // The lease this holder last secured: a renewal the store could not answer (an election, a lost
     // reply) leaves the claim held until then, so only a stale claim or a lease about to lapse aborts.
@@ -201,11 +217,13 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // Fence at commit: the claim is committed under this fence, or nothing is published.
     if (claims) {
       const committed = await claims.commit(ckey, peerId, f, now())
-      if (!committed.ok) return msg.ack()
+      // Refused (stale, expired): nothing is published. Unanswered (an election): the request comes again and finds the kept result.
+      if (!committed.ok) return unanswered(committed.code) ? msg.nak(ackWaitMs) : msg.ack()
     }
     current.committed = { ...fields }
-    await answer(current.committed)
-    msg.ack()
+    // A result the stream did not acknowledge (no leader in an election): the request comes again and the committed result is sent again (same message id).
+    if (await answer(current.committed)) msg.ack()
+    else msg.nak(ackWaitMs)
   }
 
   /** A CancelRequest (a core message): stopped while running, already-completed after the commit, unknown otherwise. */

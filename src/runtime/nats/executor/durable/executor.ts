@@ -33,6 +33,7 @@ import { manifestDispatch } from '../dispatch/branches.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
 import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
 import { openRecordBucket } from './records.js'
+import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replicas.js'
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
 
@@ -56,6 +57,12 @@ export interface DurableBinding {
    * executor in another process gets the result through these redeliveries.
    */
   readonly resultRedeliveries?: number
+  /**
+   * Replicas of the state and claim buckets when they are created here (existing buckets are used as
+   * they are); default 1 on a single server, 3 on a cluster. Given, the request and result streams
+   * must hold at least as many (see `./replicas.ts`).
+   */
+  readonly replicas?: Replicas
 }
 
 /** The result consumer's own bound on the deliveries of one message (above the redeliveries `route` allows). */
@@ -105,6 +112,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const { module, interaction, connection: nc, adapters, deployment, now, binding } = parts
   const ownership = plan.delivery.ownership
   if (ownership && !binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
+  const badReplicas = replicasRefusal(binding.replicas)
+  if (badReplicas) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: the binding's ${badReplicas}`)
+  const replicated = binding.replicas !== undefined ? { replicas: binding.replicas } : {}
   const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
   const requestChannel = channelOf(opOf(interaction.requestOperation))
@@ -139,17 +149,19 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   let ready: Promise<ExecutorResult<Ready>> | undefined
   let cancelReplies: Subscription | undefined
   async function setUp(): Promise<ExecutorResult<Ready>> {
-    const bucket = await openRecordBucket(nc, binding.stateBucket)
+    const bucket = await openRecordBucket(nc, binding.stateBucket, replicated)
     if (!bucket.ok) return refuse('EXECUTOR_STATE_FAILED', bucket.message)
     let claims: ClaimStore | undefined
     if (ownership) {
-      const opened = await openClaimStore(nc, binding.claimBucket!)
+      const opened = await openClaimStore(nc, binding.claimBucket!, replicated)
       if (!opened.ok) return opened
       claims = opened.value
     }
     for (const stream of new Set([binding.requestStream, binding.resultStream])) {
       const checked = await checkDurableStream(nc, stream)
       if (!checked.ok) return refuse('EXECUTOR_STATE_FAILED', checked.message)
+      const fewer = binding.replicas !== undefined ? await streamReplicasRefusal(nc, stream, binding.replicas) : undefined
+      if (fewer) return refuse('EXECUTOR_STATE_FAILED', fewer)
     }
     const store = operationStore(bucket.value)
     const cancelPattern = plan.cancel ? cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*') : undefined

@@ -41,9 +41,14 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * Opens the bucket, creating its stream when missing: file storage, discard new, one value per key,
  * replicated on a cluster (an operation's state must outlive a node; `replicas` overrides the default).
  */
-export async function openRecordBucket(nc: NatsConnection, bucket: string, replicas?: Replicas): Promise<RecordAnswer<RecordBucket>> {
-  const opened = await openKvStream(nc, bucket, replicas)
-  if (!opened.ok) return { ok: false, conflict: false, message: `the bucket ${bucket}: ${opened.message}` }
+export interface RecordBucketOptions {
+  /** The stream's replicas when it is created here (an existing one is used as it is); default 1 on a single server, 3 on a cluster. */
+  readonly replicas?: Replicas
+}
+
+export async function openRecordBucket(nc: NatsConnection, bucket: string, options: RecordBucketOptions = {}): Promise<RecordAnswer<RecordBucket>> {
+  const opened = await openKvStream(nc, bucket, options.replicas)
+  if (!opened.ok) return { ok: false, conflict: false, message: opened.message }
   const { jsm, stream } = opened
   const js = jetstream(nc)
   const subject = (key: string) => `$KV.${bucket}.${key}`

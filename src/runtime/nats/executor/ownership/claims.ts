@@ -77,8 +77,8 @@ export { defaultReplicas } from '../kv-stream.js'
 
 /** Opens (creating when missing) the bucket's stream: file storage, one value per key. */
 export async function openClaimStore(nc: NatsConnection, bucket: string, options: ClaimStoreOptions = {}): Promise<ExecutorResult<ClaimStore>> {
-  const opened = await openKvStream(nc, bucket, options.replicas)
-  if (!opened.ok) return refuse('CLAIM_STORE_FAILED', `the claim bucket ${bucket}: ${opened.message}`)
+  const opened = await openKvStream(nc, bucket, options.replicas, 'claim bucket')
+  if (!opened.ok) return refuse('CLAIM_STORE_FAILED', opened.message)
   const { jsm, stream } = opened
   const js = jetstream(nc)
   const subject = (key: string) => `$KV.${bucket}.${key}`

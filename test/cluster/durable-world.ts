@@ -1,0 +1,184 @@
+/**
+ * The durable executor's world on a cluster, shared by the durable fault suites (./durable.ts on
+ * three nodes, ./durable-five.ts on five): the shop bundle's shipping contract compiled and loaded,
+ * its couriers stream with the given replicas, the executor and responders bound with the same
+ * `replicas` (so the state and claim buckets they create have them too), couriers on connections of
+ * their own, and the fault invariants (./invariants.ts) for an outcome.
+ */
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream'
+import { compile } from '../../src/index.js'
+import type { Interaction } from '../../src/runtime/nats/interactions.js'
+import { createExecutor, createResponder, type Executor, type ExecutorModule, type Responder } from '../../src/runtime/nats/executor/index.js'
+import type { InvocationOutcome } from '../../src/runtime/nats/executor/executor.js'
+import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
+import { binding as baseBinding, COURIERS, quick, STREAM } from '../helpers/executor-durable-config.js'
+import { deployment } from '../helpers/executor-nats.js'
+import { loadModule } from '../helpers/load-module.js'
+import { ShopBundle } from '../helpers/nats-bundle.js'
+import type { NatsCluster } from '../helpers/nats-cluster.js'
+import { expectDurableInvariants, storedSubjects } from './invariants.js'
+
+/**
+ * The application's connection options for a cluster: the servers in the order given, quick
+ * reconnects, and pings every 2 s (two unanswered: the server is taken for gone), so a client of a
+ * frozen server moves to another within seconds, not nats.js's default minutes.
+ */
+export const clusterOptions = (servers: string[]) => ({
+  servers,
+  reconnectTimeWait: 100,
+  maxReconnectAttempts: -1,
+  timeout: 5000,
+  noRandomize: true,
+  pingInterval: 2000,
+  maxPingOut: 2,
+})
+
+/**
+ * The courier offer with cluster-sized times: a 30 s lease, longer than the faults a test makes (an
+ * election may take seconds on a loaded machine; a 1.5 s lease would always be lost to it and the
+ * branch retried), renewed every 500 ms, a 60 s deadline.
+ */
+export function onCluster(base: Interaction, completion: object = {}): Interaction {
+  const b = quick(base, { deadlineMs: 60_000, ...completion }) as Record<string, any>
+  return { ...b, delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500 } } } as unknown as Interaction
+}
+
+export interface CourierBehaviour {
+  readonly accepted: boolean
+  /** Answers once released (else at once); aborted by the responder (a stale claim, a lease about to lapse, closing). */
+  readonly gate?: Promise<void>
+  /** The servers its connection lists, the first where it connects. */
+  readonly servers: string[]
+}
+
+export interface DurableWorld {
+  readonly module: ExecutorModule & Record<string, any>
+  readonly digest: string
+  readonly binding: DurableBinding
+  readonly jsm: JetStreamManager
+  /** Handler runs per courier; aborted runs per courier. */
+  readonly handled: Map<string, number>
+  readonly aborted: Map<string, number>
+  open(servers: string[]): Promise<NatsConnection>
+  couriers(interaction: Interaction, behaviours: Record<string, CourierBehaviour>): Promise<void>
+  closeCouriers(): Promise<void>
+  /** An executor bound like the couriers (the binding's fields `overrides` names aside). */
+  executor(interaction: Interaction, connection: NatsConnection, overrides?: Partial<DurableBinding>): Executor
+  /** Messages the couriers stream holds per subject under `filter`. */
+  subjects(filter: string): Promise<Record<string, number>>
+  /** The fault invariants (./invariants.ts) of an outcome, given the offers the stream acknowledged before the fault. */
+  invariants(interaction: Interaction, executor: Executor, outcome: InvocationOutcome, acknowledged?: Record<string, number>): Promise<void>
+  close(): Promise<void>
+}
+
+export { COURIERS, STREAM }
+
+/** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
+export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
+  const shop = ShopBundle.copy(`cluster-${label}`).relock()
+  const doc = shop.doc('shipping')
+  const compiled = await compile(doc)
+  if (compiled.diagnostics.length > 0) throw new Error(JSON.stringify(compiled.diagnostics))
+  const module = (await loadModule(compiled.code!, `cluster-${label}-shipping`)) as DurableWorld['module']
+  const digest = createHash('sha256').update(readFileSync(doc)).digest('hex')
+  const binding: DurableBinding = { ...baseBinding, replicas }
+  const connections: NatsConnection[] = []
+  const responders: Responder[] = []
+  const handled = new Map<string, number>()
+  const aborted = new Map<string, number>()
+  const open = async (servers: string[]) => {
+    const c = await connect(clusterOptions(servers))
+    connections.push(c)
+    return c
+  }
+  const admin = await open(cluster.servers)
+  const jsm = await jetstreamManager(admin, { timeout: 5000 })
+  // The contract's couriers stream, replicated: the configuration a production deployment provisions.
+  await jsm.streams.add({
+    name: STREAM,
+    subjects: ['shipping.couriers.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_age: 86_400_000_000_000,
+    max_msgs: 1_000_000,
+    // 64 MiB: the test servers reserve 256 MiB each (capacity is the operator's; the contract says 1 GiB).
+    max_bytes: 67_108_864,
+    discard: DiscardPolicy.New,
+    duplicate_window: 120_000_000_000,
+  })
+  await cluster.streamLeader(STREAM)
+
+  const world: DurableWorld = {
+    module,
+    digest,
+    binding,
+    jsm,
+    handled,
+    aborted,
+    open,
+    async couriers(interaction, behaviours) {
+      for (const [peerId, behaviour] of Object.entries(behaviours)) {
+        const r = await createResponder<unknown, { accepted: boolean }>({
+          connection: await open(behaviour.servers),
+          module,
+          interaction,
+          peerId,
+          durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000, replicas },
+          handler: async ({ signal }) => {
+            handled.set(peerId, (handled.get(peerId) ?? 0) + 1)
+            await Promise.race([
+              behaviour.gate ?? Promise.resolve(),
+              new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+            ])
+            if (signal.aborted) aborted.set(peerId, (aborted.get(peerId) ?? 0) + 1)
+            return signal.aborted ? undefined : { accepted: behaviour.accepted }
+          },
+        })
+        if (!r.ok) throw new Error(r.message)
+        responders.push(r.value)
+      }
+    },
+    async closeCouriers() {
+      for (const r of responders.splice(0)) await r.close()
+    },
+    executor(interaction, connection, overrides = {}) {
+      const made = createExecutor<unknown, unknown>({
+        connection,
+        module,
+        interaction,
+        contractDigest: digest,
+        deployment,
+        durable: { ...binding, ...overrides },
+        adapters: {
+          audience: () => ({ revision: 'r3', peers: COURIERS }),
+          authorization: () => ({ allowed: true }),
+          verifier: () => ({ allowed: true }),
+        },
+      })
+      if (!made.ok) throw new Error(made.message)
+      return made.value
+    },
+    subjects: (filter) => storedSubjects(admin, STREAM, filter),
+    invariants: (interaction, executor, outcome, acknowledged = {}) =>
+      expectDurableInvariants({
+        connection: admin,
+        binding,
+        interaction,
+        executor,
+        outcome,
+        offers: 'shipping.couriers.<op>.offer.*',
+        results: 'shipping.couriers.<op>.accept.*',
+        acknowledged,
+      }),
+    async close() {
+      for (const r of responders.splice(0)) await r.close().catch(() => undefined)
+      for (const c of connections) if (!c.isClosed()) await c.close().catch(() => undefined)
+    },
+  }
+  return world
+}

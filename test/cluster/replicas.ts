@@ -1,0 +1,81 @@
+/**
+ * The durable executor's and responder's `replicas` on one server (test/helpers/executor-durable.ts):
+ * one replica works end to end and the buckets they create have it; three are refused by a single
+ * server, and the refusal is a sentence naming the bucket, the count asked and the server's answer,
+ * not a stack; a count the profile does not allow is refused before anything is sent.
+ */
+import { jetstreamManager } from '@nats-io/jetstream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createResponder } from '../../src/runtime/nats/executor/index.js'
+import { startDurableRig, type DurableRig, quick, shipmentInputs, STREAM } from '../helpers/executor-durable.js'
+import { NATS_SERVER } from '../helpers/nats-server.js'
+
+/** A sentence: one line, no stack frames. */
+const sentence = expect.stringMatching(/^[^\n]+$/)
+
+export function replicasOnOneServer(): void {
+  describe.skipIf(!NATS_SERVER)('replicas passed through, on one server', () => {
+    let rig: DurableRig
+
+    beforeAll(async () => {
+      rig = await startDurableRig('replicas')
+    }, 60_000)
+
+    afterAll(async () => {
+      await rig?.stop()
+    })
+
+    it.sequential('replicas 1: the executor and the responder create their buckets with one replica, and the offer is decided', async () => {
+      const interaction = quick(rig.assign)
+      const binding = { stateBucket: 'r1_state', claimBucket: 'r1_claims', replicas: 1 as const }
+      const responder = await createResponder<unknown, { accepted: boolean }>({
+        connection: await rig.connection(),
+        module: rig.module,
+        interaction,
+        peerId: 'c-ann',
+        durable: { requestStream: STREAM, claimBucket: binding.claimBucket, ackWaitMs: 1000, replicas: 1 },
+        handler: () => ({ accepted: true }),
+      })
+      if (!responder.ok) throw new Error(responder.message)
+      const ex = await rig.executor(interaction, { binding })
+      try {
+        const result = await ex.invoke({ principalId: 'dispatcher', idempotencyKey: 'replicas-1', inputs: shipmentInputs })
+        if (!result.ok) throw new Error(result.message)
+        expect(result.value.decision).toMatchObject({ outcome: 'success' })
+        const jsm = await jetstreamManager(await rig.connection())
+        for (const stream of ['KV_r1_state', 'KV_r1_claims']) expect([stream, (await jsm.streams.info(stream)).config.num_replicas]).toEqual([stream, 1])
+      } finally {
+        await ex.close()
+        await responder.value.close()
+      }
+    })
+
+    it.sequential(
+      'replicas 3 on one server: the executor and the responder answer a sentence naming the bucket and the server refusal; 2 is refused before anything is sent',
+      async () => {
+        const interaction = quick(rig.assign)
+        const binding = { stateBucket: 'r3_state', claimBucket: 'r3_claims', replicas: 3 as const }
+        const ex = await rig.executor(interaction, { binding })
+        const refused = await ex.invoke({ principalId: 'dispatcher', idempotencyKey: 'replicas-3', inputs: shipmentInputs })
+        await ex.close()
+        expect(refused).toEqual({ ok: false, code: 'EXECUTOR_STATE_FAILED', message: sentence })
+        expect(!refused.ok && refused.message).toMatch(
+          /^the bucket r3_state could not be created with 3 replicas: the server answered ".*replicas > 1 not supported in non-clustered mode.*"$/,
+        )
+        const responder = await createResponder({
+          connection: await rig.connection(),
+          module: rig.module,
+          interaction,
+          peerId: 'c-ann',
+          durable: { requestStream: STREAM, claimBucket: binding.claimBucket, replicas: 3 },
+          handler: () => ({ accepted: true }),
+        })
+        expect(responder).toEqual({ ok: false, code: 'CLAIM_STORE_FAILED', message: sentence })
+        expect(!responder.ok && responder.message).toMatch(
+          /^the claim bucket r3_claims could not be created with 3 replicas: the server answered ".*non-clustered.*"$/,
+        )
+        await expect(rig.executor(interaction, { binding: { replicas: 2 as never } })).rejects.toThrow(/replicas 2: the profile allows 1, 3 or 5/)
+      },
+    )
+  })
+}
