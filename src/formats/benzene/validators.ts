@@ -6,7 +6,8 @@ import type { ValidatorForm } from './options.js'
 import { markedCut, shareCutShapes, unmarked, type Cut } from './code-shapes.js'
 import { definitionClasses, rewriteRefs } from './definition-classes.js'
 import { dataValidators } from './validators-data.js'
-import { DIRECTIONS, convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
+import { DIRECTIONS, convert, definitionsOf, type ConvertContext, type Direction } from './json-schema.js'
+import { directionFree } from './direction-free.js'
 
 export interface ValidatorRequest {
   /** A JavaScript identifier naming the validator (its key in `validators`). */
@@ -104,13 +105,11 @@ export function convertValidators(requests: readonly ValidatorRequest[], facts: 
     request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
     response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
+  // A schema without readOnly/writeOnly members anywhere it reaches is converted once, as a
+  // request's definition, for both directions (the response side names it there).
+  contexts.response.shared = { ctx: contexts.request, free: directionFree(facts) }
   const converted = requests.map((r) => ({ ...r, json: convert(r.schema, contexts[r.direction]) as unknown }))
-  const all = new Map<string, unknown>()
-  for (const direction of DIRECTIONS) {
-    const document = definitionsDocument(contexts[direction])
-    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>))
-      all.set(`${document.$id as string}#/definitions/${key}`, schema)
-  }
+  const all = definitionsOf(DIRECTIONS.map((direction) => contexts[direction]))
   const canonical = definitionClasses(all)
   // Only a schema naming a definition that another stands for is copied with its references
   // rewritten (`rewriteRefs` gives any other schema back as it is, after walking it all).
