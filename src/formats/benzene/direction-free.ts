@@ -2,7 +2,6 @@ import { namesReaching } from '../../runtime/benzene/closure.js'
 import { hasFlag, isObject } from '../../runtime/benzene/document.js'
 import { generationReferences } from './inheritance.js'
 import type { SchemaFacts } from './schema-facts.js'
-import { walkSchema } from './schema-walk.js'
 
 /**
  * The component schemas that read alike in requests and in responses: neither they nor anything
@@ -28,18 +27,32 @@ export function directionFree(facts: SchemaFacts): (name: string) => boolean {
 
 const FREE = new WeakMap<SchemaFacts, (name: string) => boolean>()
 
-/** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */
+/**
+ * True when a schema (not following `$ref`) has a property marked readOnly or writeOnly: the
+ * positions `walkSchema` visits, walked with a stack and stopped at the first found (it runs over
+ * every schema of the catalogue on each compile).
+ */
 export function hasDirectionalMember(schema: unknown): boolean {
-  let found = false
-  walkSchema(
-    schema,
-    () => '',
-    (s) => {
-      if (found) return
-      if (isObject(s) && isObject(s.properties)) {
-        for (const child of Object.values(s.properties)) if (hasFlag(child, 'readOnly') || hasFlag(child, 'writeOnly')) found = true
+  const stack: unknown[] = [schema]
+  while (stack.length > 0) {
+    const s = stack.pop()
+    if (!isObject(s)) continue
+    for (const key of SINGLE) if (isObject(s[key])) stack.push(s[key])
+    const properties = s.properties
+    if (isObject(properties))
+      for (const name of Object.keys(properties)) {
+        const child = properties[name]
+        if (hasFlag(child, 'readOnly') || hasFlag(child, 'writeOnly')) return true
+        stack.push(child)
       }
-    },
-  )
-  return found
+    for (const key of LISTS) {
+      const list = s[key]
+      if (Array.isArray(list)) for (const member of list) stack.push(member)
+    }
+  }
+  return false
 }
+
+/** The positions `walkSchema` (schema-walk.ts) descends into. */
+const SINGLE = ['items', 'additionalProperties', 'not'] as const
+const LISTS = ['allOf', 'anyOf', 'oneOf'] as const
