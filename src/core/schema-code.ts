@@ -76,7 +76,19 @@ export interface SchemaCodeOptions {
   linear(pattern: string): string | undefined
   /** Functions' code kept across compiles by their schema's JSON text (`Piece`; `validatorDeclarations` passes the compiler's). */
   memo?: ContentMemo<Piece>
+  /**
+   * Write `LITERAL` around each literal a function of the same shape could take as a parameter
+   * (`code-shapes.ts`): the schema's values, property names and paths. The caller takes them out.
+   */
+  markLiterals?: boolean
 }
+
+/**
+ * Around a literal of a function's code when `markLiterals` is set: the text splits on it into
+ * code and literals alternating, so functions that differ only in their literals are found without
+ * reading the code again. Like `SLOT`, no literal or identifier of generated code holds it raw.
+ */
+export const LITERAL = '\u0002'
 
 /**
  * Where a function's code names something of the module (a shared constant, a definition's
@@ -153,8 +165,11 @@ export class SchemaCode {
   /** `jsString` of names and texts met again and again (property names, paths), made once each. */
   private readonly strings = new Map<string, string>()
   private vars = 0
+  private readonly marked: boolean
 
-  constructor(private readonly options: SchemaCodeOptions) {}
+  constructor(private readonly options: SchemaCodeOptions) {
+    this.marked = options.markLiterals === true
+  }
 
   /** A validator expression: `$validator(function ...)` over `schema`. */
   validator(schema: Schema): string {
@@ -175,7 +190,7 @@ export class SchemaCode {
       this.slots = undefined
       return this.text(schema, definition)
     }
-    const key = `${definition ? 'D' : 'R'}${JSON.stringify(schema)}`
+    const key = `${definition ? 'D' : 'R'}${this.marked ? 'M' : ''}${JSON.stringify(schema)}`
     let piece = memo.get(key)
     if (piece === undefined) {
       this.used = new Set()
@@ -258,7 +273,7 @@ export class SchemaCode {
     if (schema.type === undefined) return branches(present)
     const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
     this.used.add('$type')
-    const typeFail = `$type(e, ${this.path(at)}, ${jsString(types.join(','))});`
+    const typeFail = `$type(e, ${this.path(at)}, ${this.str(types.join(','))});`
     // One type whose test is its kind's test: the kind's checks run where the type passes.
     const own = types.length === 1 ? present.find(([kind]) => kind === types[0] && kind !== 'number') : undefined
     if (own) return `if (${own[1]()}) { ${own[2]} } else { ${typeFail} ${branches(present.filter((k) => k !== own))} }`
@@ -303,7 +318,7 @@ export class SchemaCode {
         return `$isObject(${x})`
       default:
         this.used.add('$typeMatches')
-        return `$typeMatches(${jsString(type)}, ${x})`
+        return `$typeMatches(${this.str(type)}, ${x})`
     }
   }
 
@@ -315,12 +330,14 @@ export class SchemaCode {
       const limit = schema[keyword]
       if (limit === undefined) continue
       this.used.add('$bound')
-      out.push(`if (!(${x} ${BOUNDS[keyword]} ${jsLiteral(limit)})) $bound(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`)
+      const literal = this.lit(limit)
+      out.push(`if (!(${x} ${BOUNDS[keyword]} ${literal})) $bound(e, ${this.path(at)}, "${keyword}", ${literal});`)
     }
     if (schema.multipleOf !== undefined) {
       this.used.add('$multipleOf')
       this.used.add('$multipleOfFail')
-      out.push(`if (!$multipleOf(${x}, ${jsLiteral(schema.multipleOf)})) $multipleOfFail(e, ${this.path(at)}, ${jsLiteral(schema.multipleOf)});`)
+      const literal = this.lit(schema.multipleOf)
+      out.push(`if (!$multipleOf(${x}, ${literal})) $multipleOfFail(e, ${this.path(at)}, ${literal});`)
     }
     return out.join(' ')
   }
@@ -332,11 +349,12 @@ export class SchemaCode {
     // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
     if (maxLength !== undefined) {
       this.used.add('$codePoints')
-      out.push(`if (${x}.length > ${jsLiteral(maxLength)} && $codePoints(${x}) > ${jsLiteral(maxLength)}) ${this.size(at, 'maxLength', maxLength)}`)
+      const literal = this.lit(maxLength)
+      out.push(`if (${x}.length > ${literal} && $codePoints(${x}) > ${literal}) ${this.size(at, 'maxLength', maxLength)}`)
     }
     if (minLength !== undefined) {
       this.used.add('$codePoints')
-      out.push(`if (${x}.length < ${jsLiteral(2 * minLength)} && $codePoints(${x}) < ${jsLiteral(minLength)}) ${this.size(at, 'minLength', minLength)}`)
+      out.push(`if (${x}.length < ${this.lit(2 * minLength)} && $codePoints(${x}) < ${this.lit(minLength)}) ${this.size(at, 'minLength', minLength)}`)
     }
     if (pattern !== undefined) {
       // The pattern's text once in the module: the matcher and the error both name its constant.
@@ -354,10 +372,10 @@ export class SchemaCode {
     const x = at.data
     const out: string[] = []
     if (schema.maxItems !== undefined) {
-      out.push(`if (${x}.length > ${jsLiteral(schema.maxItems)}) ${this.size(at, 'maxItems', schema.maxItems)}`)
+      out.push(`if (${x}.length > ${this.lit(schema.maxItems)}) ${this.size(at, 'maxItems', schema.maxItems)}`)
     }
     if (schema.minItems !== undefined) {
-      out.push(`if (${x}.length < ${jsLiteral(schema.minItems)}) ${this.size(at, 'minItems', schema.minItems)}`)
+      out.push(`if (${x}.length < ${this.lit(schema.minItems)}) ${this.size(at, 'minItems', schema.minItems)}`)
     }
     if (schema.items !== undefined) {
       const i = this.local('i')
@@ -367,7 +385,7 @@ export class SchemaCode {
     }
     if (schema.uniqueItems === true) {
       this.used.add('$unique')
-      out.push(`$unique(${x}, ${this.path(at)}, e, ${jsLiteral(itemTypes(schema))});`)
+      out.push(`$unique(${x}, ${this.path(at)}, e, ${this.lit(itemTypes(schema))});`)
     }
     return out.join(' ')
   }
@@ -388,10 +406,10 @@ export class SchemaCode {
     const keys = this.local('k')
     if (needKeys) out.push(`const ${keys} = Object.keys(${x});`)
     if (maxProperties !== undefined) {
-      out.push(`if (${keys}.length > ${jsLiteral(maxProperties)}) ${this.size(at, 'maxProperties', maxProperties)}`)
+      out.push(`if (${keys}.length > ${this.lit(maxProperties)}) ${this.size(at, 'maxProperties', maxProperties)}`)
     }
     if (minProperties !== undefined) {
-      out.push(`if (${keys}.length < ${jsLiteral(minProperties)}) ${this.size(at, 'minProperties', minProperties)}`)
+      out.push(`if (${keys}.length < ${this.lit(minProperties)}) ${this.size(at, 'minProperties', minProperties)}`)
     }
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
     for (const name of required ?? []) {
@@ -472,19 +490,19 @@ export class SchemaCode {
         allScalar && values.length <= INLINE_VALUES
           ? values.length === 0
             ? 'true'
-            : values.map((v) => `${x} !== ${jsLiteral(v)}`).join(' && ')
+            : values.map((v) => `${x} !== ${this.lit(v)}`).join(' && ')
           : allScalar
             ? `!${this.slot(['constant', 'values', jsLiteral(values)])}.includes(${x})`
             : `!${this.slot(['constant', 'values', jsLiteral(values)])}.some((v) => $equal(v, ${x}))`
       if (!allScalar) this.used.add('$equal')
-      const allowed = allScalar && values.length <= INLINE_VALUES ? jsLiteral(values) : this.slot(['constant', 'values', jsLiteral(values)])
+      const allowed = allScalar && values.length <= INLINE_VALUES ? this.lit(values) : this.slot(['constant', 'values', jsLiteral(values)])
       this.used.add('$fail')
       out.push(`if (${test}) $fail(e, ${path()}, "enum", { allowedValues: ${allowed} }, ${jsString(MESSAGES.enum)});`)
     }
     if ('const' in schema) {
       const value = schema.const
       const scalar = value === null || typeof value !== 'object'
-      const literal = scalar ? jsLiteral(value) : this.slot(['constant', 'value', jsLiteral(value)])
+      const literal = scalar ? this.lit(value) : this.slot(['constant', 'value', jsLiteral(value)])
       if (!scalar) this.used.add('$equal')
       this.used.add('$fail')
       out.push(
@@ -540,7 +558,7 @@ export class SchemaCode {
 
   private size(at: At, keyword: SizeKeyword, limit: number): string {
     this.used.add('$size')
-    return `$size(e, ${this.path(at)}, "${keyword}", ${jsLiteral(limit)});`
+    return `$size(e, ${this.path(at)}, "${keyword}", ${this.lit(limit)});`
   }
 
   private fail(at: At, keyword: string, params: Record<string, unknown>, message: string): string {
@@ -569,9 +587,9 @@ export class SchemaCode {
   }
 
   /** The expression whose `test` decides `pattern`: a runtime matcher (`$patterns`), or a shared `RegExp` constant. */
-  private matcher(pattern: string, text = jsString(pattern)): string {
-    if (this.options.linear(pattern) !== undefined) return `${this.slot(['linear', pattern])}[${text}]`
-    return this.slot(['constant', 're', `/* @__PURE__ */ new RegExp(${text}, "u")`])
+  private matcher(pattern: string, text?: string): string {
+    if (this.options.linear(pattern) !== undefined) return `${this.slot(['linear', pattern])}[${text ?? this.str(pattern)}]`
+    return this.slot(['constant', 're', `/* @__PURE__ */ new RegExp(${text ?? jsString(pattern)}, "u")`])
   }
 
   /** A module constant for `expression`, one per distinct expression. */
@@ -586,10 +604,27 @@ export class SchemaCode {
     return name
   }
 
+  /** A string literal of a function's code (marked when `markLiterals`). */
   private str(text: string): string {
     let literal = this.strings.get(text)
-    if (literal === undefined) this.strings.set(text, (literal = jsString(text)))
+    if (literal === undefined) this.strings.set(text, (literal = this.marked ? LITERAL + jsString(text) + LITERAL : jsString(text)))
     return literal
+  }
+
+  /**
+   * A schema's value in a function's code, `jsLiteral`'s text, with (when `markLiterals`) each
+   * string and number marked as `cutLiterals` would cut it: a number's sign, `true`, `false`,
+   * `null` and an array's brackets are code.
+   */
+  private lit(value: unknown): string {
+    if (!this.marked) return jsLiteral(value)
+    if (typeof value === 'string') return this.str(value)
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      const text = JSON.stringify(value)
+      return text.charCodeAt(0) === 45 ? `-${LITERAL}${text.slice(1)}${LITERAL}` : `${LITERAL}${text}${LITERAL}`
+    }
+    if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) return `[${value.map((v) => this.lit(v)).join(',')}]`
+    return jsLiteral(value)
   }
 
   /** `x.name`, or `x["name"]` when the name is not an identifier. */
@@ -636,6 +671,8 @@ export interface ValidatorOptions {
    * (`refValidator` in the runtime) instead of a function of its own that calls it.
    */
   refRoots?: boolean
+  /** Marks the literals of functions' code (`SchemaCodeOptions.markLiterals`); the caller takes them out. */
+  markLiterals?: boolean
 }
 
 /**
@@ -669,6 +706,7 @@ export function validatorDeclarations(
   const code = new SchemaCode({
     prefix,
     memo: memos?.of<Piece>(PIECES),
+    markLiterals: options.markLiterals,
     ref(ref) {
       const name = called(ref)
       calls.set(name, (calls.get(name) ?? 0) + 1)

@@ -1,3 +1,5 @@
+import { LITERAL } from '../../core/schema-code.js'
+
 /**
  * Validator functions (and, in the data form, definition literals) that differ only in their
  * literals, written once. A document's schemas often
@@ -15,7 +17,7 @@
  */
 
 /** A function's code cut at its literals: `parts[0] literal[0] parts[1] ...`. */
-interface Cut {
+export interface Cut {
   readonly parts: readonly string[]
   readonly literals: readonly string[]
 }
@@ -35,9 +37,33 @@ const MIN_MEMBERS = 3
  * factory only when its text shrinks by it.
  */
 export function shareShapes(functions: ReadonlyMap<string, string>, prefix = '$shape'): Shapes {
+  const cuts = new Map<string, Cut>()
+  for (const [name, code] of functions) cuts.set(name, cutLiterals(code))
+  return shareCutShapes(cuts, prefix)
+}
+
+/**
+ * A function's code written with `LITERAL` around its literals (`SchemaCode`'s `markLiterals`), as
+ * code and literals: the generator decided what is a literal while writing it, so nothing reads
+ * the code again to find them.
+ */
+export function markedCut(code: string): Cut {
+  const pieces = code.split(LITERAL)
+  const parts: string[] = []
+  const literals: string[] = []
+  for (let i = 0; i < pieces.length; i++) (i % 2 === 0 ? parts : literals).push(pieces[i]!)
+  return { parts, literals }
+}
+
+/** `markedCut`'s code as written, without the marks. */
+export function unmarked(code: string): string {
+  return code.includes(LITERAL) ? code.split(LITERAL).join('') : code
+}
+
+/** `shareShapes` over code already cut at its literals. */
+export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$shape'): Shapes {
   const groups = new Map<string, Array<{ name: string; cut: Cut }>>()
-  for (const [name, code] of functions) {
-    const cut = cutLiterals(code)
+  for (const [name, cut] of functions) {
     if (cut.literals.length === 0) continue
     const key = cut.parts.join('\u0002')
     let group = groups.get(key)
@@ -72,13 +98,20 @@ export function shareShapes(functions: ReadonlyMap<string, string>, prefix = '$s
     const factory = `(${sources.map((_, p) => `$a${p}`).join(', ')}) => ${body.startsWith('{') ? `(${body})` : body}`
     const name = `${prefix}${factories.size}`
     const calls = group.map((m) => `/* @__PURE__ */ ${name}(${sources.map((i) => m.cut.literals[i]).join(', ')})`)
-    const before = group.reduce((sum, m) => sum + functions.get(m.name)!.length, 0)
+    const before = group.reduce((sum, m) => sum + cutLength(m.cut), 0)
     const after = factory.length + calls.reduce((sum, call) => sum + call.length, 0)
     if (after >= before) continue
     factories.set(name, factory)
     group.forEach((m, i) => members.set(m.name, calls[i]!))
   }
   return { factories, members }
+}
+
+function cutLength(cut: Cut): number {
+  let n = 0
+  for (const part of cut.parts) n += part.length
+  for (const literal of cut.literals) n += literal.length
+  return n
 }
 
 const QUOTE = 34

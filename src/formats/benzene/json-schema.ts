@@ -73,6 +73,11 @@ export interface ConvertContext {
   asked: Set<string>
   /** When set, every definition reference the converter writes is added here. */
   refs?: Set<string>
+  /**
+   * The other direction's context and the schemas that read alike in both (`directionFree`): a
+   * reference to one of those names that context's definition, so it is converted once.
+   */
+  shared?: { ctx: ConvertContext; free: (name: string) => boolean }
 }
 
 /**
@@ -96,7 +101,8 @@ export function definitionKey(ctx: ConvertContext, name: string, variant: Varian
 }
 
 function reference(ctx: ConvertContext, name: string, variant: Variant = 'whole'): { $ref: string } {
-  const target = `${ctx.documentId}#/definitions/${definitionKey(ctx, name, variant)}`
+  const owner = ctx.shared !== undefined && ctx.shared.free(name) ? ctx.shared.ctx : ctx
+  const target = `${owner.documentId}#/definitions/${definitionKey(owner, name, variant)}`
   ctx.refs?.add(target)
   return { $ref: target }
 }
@@ -277,6 +283,34 @@ function decimalsUpTo(bound: string): string[] {
   }
   branches.push(bound)
   return branches
+}
+
+/**
+ * The definitions of several contexts that can ask each other for definitions (`shared`), each
+ * converted once, by `<documentId>#/definitions/<key>`: every context's in the order first asked,
+ * the contexts in the order given. Converting one can ask for more, in either context, which are
+ * converted in turn. Linear in the definitions.
+ */
+export function definitionsOf(contexts: readonly ConvertContext[]): Map<string, unknown> {
+  const made = contexts.map(() => new Map<string, unknown>())
+  const done = contexts.map(() => 0)
+  for (let progress = true; progress;) {
+    progress = false
+    contexts.forEach((ctx, c) => {
+      for (; done[c]! < ctx.pending.length; done[c]!++) {
+        const [name, variant, key] = ctx.pending[done[c]!]!
+        const own = variant === 'own' || variant === 'ownOpen'
+        made[c]!.set(
+          `${ctx.documentId}#/definitions/${key}`,
+          convert(ctx.facts.catalogue[name], ctx, variant === 'open' || variant === 'ownOpen', { name, own }),
+        )
+        progress = true
+      }
+    })
+  }
+  const out = new Map<string, unknown>()
+  for (const definitions of made) for (const [ref, schema] of definitions) out.set(ref, schema)
+  return out
 }
 
 /**

@@ -1,20 +1,10 @@
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
-import { namesReaching } from '../../runtime/benzene/closure.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { closedMerge } from './all-of.js'
-import {
-  discriminatorLiterals,
-  discriminatorOf,
-  extendsSelector,
-  generationReferences,
-  hasOwnShape,
-  isParent,
-  namedDiscriminator,
-  type Discriminator,
-} from './inheritance.js'
+import { discriminatorLiterals, discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 import type { Direction } from './json-schema.js'
 import type { SchemaFacts } from './schema-facts.js'
-import { walkSchema } from './schema-walk.js'
+import { directionFree } from './direction-free.js'
 
 const ALTERNATIVES = ['oneOf', 'anyOf'] as const
 
@@ -61,8 +51,9 @@ export class TypeWriter {
     const verbatim = sorted.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     for (const name of verbatim) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
     for (const name of sorted) if (!this.identifiers.has(name)) this.identifiers.set(name, toTypeIdentifier(name, this.taken))
-    const directional = new Set(sorted.filter((name) => hasDirectionalMember(facts.catalogue[name])))
-    const reaching = namesReaching(directional, facts.catalogue, (schema, name) => generationReferences(schema, facts, name))
+    // Names whose two directions differ get an `Input` type beside their own.
+    const free = directionFree(facts)
+    const reaching = new Set(sorted.filter((name) => !free(name)))
     for (const name of sorted) {
       if (reaching.has(name)) this.inputIdentifiers.set(name, toTypeIdentifier(this.identifiers.get(name)! + 'Input', this.taken))
     }
@@ -214,21 +205,6 @@ export class TypeWriter {
     if (members.length === 0) return closed ? '{}' : '{ [key: string]: never }'
     return `{\n${members.join('\n')}\n${indent}}`
   }
-}
-
-/** True when a schema (not following `$ref`) has a property marked readOnly or writeOnly. */
-function hasDirectionalMember(schema: unknown): boolean {
-  let found = false
-  walkSchema(
-    schema,
-    () => '',
-    (s) => {
-      if (isObject(s) && isObject(s.properties)) {
-        for (const child of Object.values(s.properties)) if (hasFlag(child, 'readOnly') || hasFlag(child, 'writeOnly')) found = true
-      }
-    },
-  )
-  return found
 }
 
 /**

@@ -3,10 +3,11 @@ import type { SchemaFacts } from './schema-facts.js'
 import type { CompileMemos } from '../../core/memo.js'
 import type { Schema as JsonSchema } from '../../runtime/shared/schema-check.js'
 import type { ValidatorForm } from './options.js'
-import { shareShapes } from './code-shapes.js'
+import { markedCut, shareCutShapes, unmarked, type Cut } from './code-shapes.js'
 import { definitionClasses, rewriteRefs } from './definition-classes.js'
 import { dataValidators } from './validators-data.js'
-import { DIRECTIONS, convert, definitionsDocument, type ConvertContext, type Direction } from './json-schema.js'
+import { DIRECTIONS, convert, definitionsOf, type ConvertContext, type Direction } from './json-schema.js'
+import { directionFree } from './direction-free.js'
 
 export interface ValidatorRequest {
   /** A JavaScript identifier naming the validator (its key in `validators`). */
@@ -63,11 +64,12 @@ export function generateValidators(
   // `req#/definitions/d3` -> its function `$req$d3`.
   const definitions = new Map<string, { name: string; schema: JsonSchema }>()
   for (const [ref, schema] of converted.definitions) definitions.set(ref, { name: functionName(ref), schema: schema as JsonSchema })
-  const made = validatorDeclarations(roots, definitions, '$v$', memos, { refRoots: true })
+  // Literals are marked as the code is written, so the functions of one shape are found from the marks.
+  const made = validatorDeclarations(roots, definitions, '$v$', memos, { refRoots: true, markLiterals: true })
   const validators = new Map<string, string>()
   const declarations = new Map<string, string>()
   for (const root of roots) {
-    validators.set(root.name, made.declarations.get(root.name)!)
+    validators.set(root.name, unmarked(made.declarations.get(root.name)!))
     made.declarations.delete(root.name)
   }
   // A definition only one `$refValidator` calls is written inside it (no constant to name it by).
@@ -79,12 +81,12 @@ export function generateValidators(
   }
   const inline = new Map<string, string>()
   for (const [fn, named] of namedBy) if (named.length === 1 && !made.calls!.has(fn) && made.declarations.has(fn)) inline.set(fn, named[0]!)
-  const functions = new Map<string, string>()
-  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, expression)
-  const shapes = shareShapes(functions)
+  const functions = new Map<string, Cut>()
+  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, markedCut(expression))
+  const shapes = shareCutShapes(functions)
   for (const [name, factory] of shapes.factories) declarations.set(name, factory)
   for (const [name, expression] of made.declarations) {
-    const written = shapes.members.get(name) ?? expression
+    const written = shapes.members.get(name) ?? unmarked(expression)
     const root = inline.get(name)
     if (root === undefined) declarations.set(name, written)
     else validators.set(root, `/* @__PURE__ */ $refValidator(${written})`)
@@ -103,13 +105,11 @@ export function convertValidators(requests: readonly ValidatorRequest[], facts: 
     request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
     response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
   }
+  // A schema without readOnly/writeOnly members anywhere it reaches is converted once, as a
+  // request's definition, for both directions (the response side names it there).
+  contexts.response.shared = { ctx: contexts.request, free: directionFree(facts) }
   const converted = requests.map((r) => ({ ...r, json: convert(r.schema, contexts[r.direction]) as unknown }))
-  const all = new Map<string, unknown>()
-  for (const direction of DIRECTIONS) {
-    const document = definitionsDocument(contexts[direction])
-    for (const [key, schema] of Object.entries(document.definitions as Record<string, unknown>))
-      all.set(`${document.$id as string}#/definitions/${key}`, schema)
-  }
+  const all = definitionsOf(DIRECTIONS.map((direction) => contexts[direction]))
   const canonical = definitionClasses(all)
   // Only a schema naming a definition that another stands for is copied with its references
   // rewritten (`rewriteRefs` gives any other schema back as it is, after walking it all).
