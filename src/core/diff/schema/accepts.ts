@@ -163,17 +163,14 @@ function keyword(
     case 'maxLength': {
       if (typeof value !== 'string') return true
       if (typeof k !== 'number') return undefined
-      const length = [...value].length
+      const length = codePoints(value)
       return key === 'minLength' ? length >= k : length <= k
     }
     case 'pattern': {
       if (typeof value !== 'string') return true
-      if (typeof k !== 'string' || k.length > 200) return undefined
-      try {
-        return new RegExp(k, openapi ? '' : 'u').test(value)
-      } catch {
-        return undefined
-      }
+      if (typeof k !== 'string') return undefined
+      const regex = compile(k, openapi)
+      return regex ? regex.test(value) : undefined
     }
     case 'format': {
       // Formats describe strings and numbers; the generated validators check none in JSON Schema
@@ -286,13 +283,38 @@ function keyword(
   }
 }
 
+/** A pattern's expression, compiled once per pattern and flags (null: it does not compile). */
+const compiled = new Map<string, RegExp | null>()
+
 function compile(pattern: string, openapi: boolean): RegExp | undefined {
   if (pattern.length > 200) return undefined
-  try {
-    return new RegExp(pattern, openapi ? '' : 'u')
-  } catch {
-    return undefined
+  const key = `${openapi ? '' : 'u'}/${pattern}`
+  let regex = compiled.get(key)
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(pattern, openapi ? '' : 'u')
+    } catch {
+      regex = null
+    }
+    if (compiled.size >= 1_000) compiled.clear()
+    compiled.set(key, regex)
   }
+  // Neither flag makes a RegExp stateful (no `g`, no `y`): `test` is safe to share.
+  return regex ?? undefined
+}
+
+/** The string's length in code points, as `[...value].length` counts it, without the array. */
+function codePoints(value: string): number {
+  let count = 0
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < value.length) {
+      const d = value.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+    count++
+  }
+  return count
 }
 
 function arrayItems(
