@@ -116,7 +116,6 @@ function keyword(
   budget: Budget,
   depth: number,
 ): Tri {
-  const sub = (node: SchemaAt, v: unknown) => check(ctx, side, node, v, budget, depth + 1)
   const openapi = ctx.dialect === 'openapi-3.0'
   const k = schema[key]
   switch (key) {
@@ -163,17 +162,14 @@ function keyword(
     case 'maxLength': {
       if (typeof value !== 'string') return true
       if (typeof k !== 'number') return undefined
-      const length = [...value].length
+      const length = codePoints(value)
       return key === 'minLength' ? length >= k : length <= k
     }
     case 'pattern': {
       if (typeof value !== 'string') return true
-      if (typeof k !== 'string' || k.length > 200) return undefined
-      try {
-        return new RegExp(k, openapi ? '' : 'u').test(value)
-      } catch {
-        return undefined
-      }
+      if (typeof k !== 'string') return undefined
+      const regex = compile(k, openapi)
+      return regex ? regex.test(value) : undefined
     }
     case 'format': {
       // Formats describe strings and numbers; the generated validators check none in JSON Schema
@@ -203,7 +199,7 @@ function keyword(
     case 'prefixItems':
     case 'additionalItems': {
       if (!Array.isArray(value)) return true
-      return arrayItems(ctx, side, at, schema, key, value, sub)
+      return arrayItems(ctx, side, at, schema, key, value, budget, depth)
     }
     case 'minProperties':
     case 'maxProperties': {
@@ -221,7 +217,8 @@ function keyword(
       if (!isObject(value)) return true
       if (!isObject(k)) return undefined
       let out: Tri = true
-      for (const name of Object.keys(value)) if (Object.hasOwn(k, name)) out = and(out, sub(child(at, 'properties', name), value[name]))
+      for (const name of Object.keys(value))
+        if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
       return out
     }
     case 'patternProperties': {
@@ -231,7 +228,8 @@ function keyword(
       for (const pattern of Object.keys(k)) {
         const regex = compile(pattern, openapi)
         if (!regex) return undefined
-        for (const name of Object.keys(value)) if (regex.test(name)) out = and(out, sub(child(at, 'patternProperties', pattern), value[name]))
+        for (const name of Object.keys(value))
+          if (regex.test(name)) out = and(out, check(ctx, side, child(at, 'patternProperties', pattern), value[name], budget, depth + 1))
       }
       return out
     }
@@ -249,34 +247,34 @@ function keyword(
       let out: Tri = true
       for (const name of Object.keys(value)) {
         if (Object.hasOwn(props, name) || patterns.some((regex) => regex.test(name))) continue
-        out = and(out, sub(child(at, 'additionalProperties'), value[name]))
+        out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
       }
       return out
     }
     case 'propertyNames': {
       if (!isObject(value)) return true
       let out: Tri = true
-      for (const name of Object.keys(value)) out = and(out, sub(child(at, 'propertyNames'), name))
+      for (const name of Object.keys(value)) out = and(out, check(ctx, side, child(at, 'propertyNames'), name, budget, depth + 1))
       return out
     }
     case 'allOf':
     case 'anyOf':
     case 'oneOf': {
       if (!Array.isArray(k) || k.length === 0) return undefined
-      const results = k.map((_, i) => sub(child(at, key, i), value))
+      const results = k.map((_, i) => check(ctx, side, child(at, key, i), value, budget, depth + 1))
       if (key === 'allOf') return results.reduce<Tri>((acc, r) => and(acc, r), true)
       if (key === 'anyOf') return results.reduce<Tri>((acc, r) => or(acc, r), false)
       if (results.some((r) => r === undefined)) return undefined
       return results.filter((r) => r === true).length === 1
     }
     case 'not': {
-      const inner = sub(child(at, 'not'), value)
+      const inner = check(ctx, side, child(at, 'not'), value, budget, depth + 1)
       return inner === undefined ? undefined : !inner
     }
     case 'if': {
-      const test = sub(child(at, 'if'), value)
+      const test = check(ctx, side, child(at, 'if'), value, budget, depth + 1)
       if (test === undefined) return undefined
-      return sub(child(at, test ? 'then' : 'else'), value)
+      return check(ctx, side, child(at, test ? 'then' : 'else'), value, budget, depth + 1)
     }
     case 'then':
     case 'else':
@@ -286,13 +284,38 @@ function keyword(
   }
 }
 
+/** A pattern's expression, compiled once per pattern and flags (null: it does not compile). */
+const compiled = new Map<string, RegExp | null>()
+
 function compile(pattern: string, openapi: boolean): RegExp | undefined {
   if (pattern.length > 200) return undefined
-  try {
-    return new RegExp(pattern, openapi ? '' : 'u')
-  } catch {
-    return undefined
+  const key = `${openapi ? '' : 'u'}/${pattern}`
+  let regex = compiled.get(key)
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(pattern, openapi ? '' : 'u')
+    } catch {
+      regex = null
+    }
+    if (compiled.size >= 1_000) compiled.clear()
+    compiled.set(key, regex)
   }
+  // Neither flag makes a RegExp stateful (no `g`, no `y`): `test` is safe to share.
+  return regex ?? undefined
+}
+
+/** The string's length in code points, as `[...value].length` counts it, without the array. */
+function codePoints(value: string): number {
+  let count = 0
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < value.length) {
+      const d = value.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+    count++
+  }
+  return count
 }
 
 function arrayItems(
@@ -302,7 +325,8 @@ function arrayItems(
   schema: Record<string, unknown>,
   key: string,
   value: unknown[],
-  sub: (node: SchemaAt, v: unknown) => Tri,
+  budget: Budget,
+  depth: number,
 ): Tri {
   // Read once, under `items`: the tuple form (prefixItems, or items as an array with additionalItems) and the rest.
   const tupleForm = Object.hasOwn(schema, 'prefixItems') ? 'prefixItems' : Array.isArray(schema.items) ? 'items' : undefined
@@ -315,10 +339,8 @@ function arrayItems(
   for (let i = 0; i < value.length; i++) {
     const node = i < tuple.length ? child(at, tupleForm!, i) : child(at, restKey)
     if (i >= tuple.length && !Object.hasOwn(schema, restKey)) break
-    out = and(out, sub(node, value[i]))
+    out = and(out, check(ctx, side, node, value[i], budget, depth + 1))
     if (out === false) return false
   }
-  void ctx
-  void side
   return out
 }

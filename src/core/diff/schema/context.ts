@@ -99,7 +99,14 @@ export interface PairResult {
 /** Compares two schema objects keyword by keyword (set by the engine: keeps this file free of the comparers). */
 export type KeywordComparer = (ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, siblingsOnly?: boolean) => void
 
-export type WitnessFinder = (ctx: SchemaDiffContext, frame: Frame, wanted: SchemaEffect, candidates: readonly Candidates[]) => PendingChange['witness']
+/** `nodes`: the node the candidates are local to, in each version (the search may check a candidate there first). */
+export type WitnessFinder = (
+  ctx: SchemaDiffContext,
+  frame: Frame,
+  wanted: SchemaEffect,
+  candidates: readonly Candidates[],
+  nodes?: { old: SchemaAt; new: SchemaAt },
+) => PendingChange['witness']
 
 export class SchemaDiffContext {
   readonly changes: PendingChange[] = []
@@ -182,7 +189,7 @@ export class SchemaDiffContext {
     if (candidates && frame.polarity === 'pos' && frame.path && (effect === 'widens' || effect === 'narrows' || effect === 'both')) {
       if (this.witnessSearches < MAX_WITNESS_SEARCHES) {
         this.witnessSearches++
-        const witness = this.findWitness(this, frame, effect, candidates())
+        const witness = this.findWitness(this, frame, effect, candidates(), { old: o, new: n })
         if (witness) change.witness = witness
       }
     }

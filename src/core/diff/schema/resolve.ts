@@ -9,7 +9,7 @@ import { isObject } from '../../../runtime/shared/json-value.js'
 import { deeper, quote, type Dialect, type Frame, type RefSiblings, type SchemaAt, type SchemaDiffContext, type SideName } from './context.js'
 import { isAnnotation } from './keywords.js'
 import { compareLater, compareSummarized } from './pair.js'
-import { readPointer } from './values.js'
+import { readPointer, readPointerOnce } from './values.js'
 
 export function refOf(value: unknown): string | undefined {
   return isObject(value) && typeof value.$ref === 'string' ? value.$ref : undefined
@@ -26,7 +26,7 @@ export function follow(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): Sc
     return undefined
   }
   if (!target || typeof target.file !== 'string' || typeof target.pointer !== 'string') return undefined
-  const value = readPointer(target.document, target.pointer)
+  const value = readPointerOnce(target.document, target.pointer)
   if (value === undefined) return undefined
   return { file: target.file, document: target.document, pointer: target.pointer, value }
 }

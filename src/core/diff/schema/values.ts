@@ -98,6 +98,25 @@ export function referenceFree(value: unknown, budget: Budget): boolean | undefin
   return true
 }
 
+const pointerMemo = new WeakMap<object, Map<string, unknown>>()
+const MAX_MEMO_POINTERS = 100_000
+
+/**
+ * `readPointer`, memoized per document (weakly): the same references (a shared component every
+ * payload names) are followed in every payload's comparison and witness search. On the premise the
+ * engine's other memos rest on: a document is not written while it is diffed.
+ */
+export function readPointerOnce(document: unknown, pointer: string): unknown {
+  if (typeof document !== 'object' || document === null) return readPointer(document, pointer)
+  let memo = pointerMemo.get(document)
+  if (!memo) pointerMemo.set(document, (memo = new Map()))
+  const seen = memo.get(pointer)
+  if (seen !== undefined || memo.has(pointer)) return seen
+  const node = readPointer(document, pointer)
+  if (memo.size < MAX_MEMO_POINTERS) memo.set(pointer, node)
+  return node
+}
+
 /** Reads a JSON Pointer in a document; `undefined` when it names nothing. */
 export function readPointer(document: unknown, pointer: string): unknown {
   if (pointer === '') return document

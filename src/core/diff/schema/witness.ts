@@ -10,19 +10,28 @@ import type { Candidates, Frame, PathStep, PendingChange, SchemaAt, SchemaDiffCo
 import { child } from './context.js'
 import { acceptsValue } from './accepts.js'
 import { followAll, refOf } from './resolve.js'
-import { readPointer } from './values.js'
+import { readPointerOnce } from './values.js'
+import { nodeBindsRoot } from './witness-path.js'
 
 const MAX_CANDIDATES = 40
+/** Whether a candidate is checked against its node first (off only to compare against the plain search, in tests). */
+export const witnessPrecheck = { enabled: true, skipped: 0 }
 /** Fill an array's entries before the step with the witness itself. */
 const SAME = Symbol('same')
 const FILLERS: readonly unknown[] = [SAME, '', 0, null, {}, [], true]
 
 function root(ctx: SchemaDiffContext, side: SideName): SchemaAt {
   const s = ctx.side(side)
-  return { file: s.file, document: s.document, pointer: s.pointer, value: readPointer(s.document, s.pointer) }
+  return { file: s.file, document: s.document, pointer: s.pointer, value: readPointerOnce(s.document, s.pointer) }
 }
 
-export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string, candidates: readonly Candidates[]): PendingChange['witness'] {
+export function findWitness(
+  ctx: SchemaDiffContext,
+  frame: Frame,
+  wanted: string,
+  candidates: readonly Candidates[],
+  nodes?: { old: SchemaAt; new: SchemaAt },
+): PendingChange['witness'] {
   if (!frame.path) return undefined
   let tried = 0
   for (const group of candidates) {
@@ -30,17 +39,26 @@ export function findWitness(ctx: SchemaDiffContext, frame: Frame, wanted: string
     const accepting = root(ctx, group.acceptedBy)
     const refusing = root(ctx, group.acceptedBy === 'new' ? 'old' : 'new')
     const base = minimalOf(ctx, group.acceptedBy, accepting)
+    // Where the node's verdict binds the root (witness-path.ts), a candidate the node refuses is
+    // one the root refuses too: it is counted as tried, as before, but not placed and validated.
+    const node = nodes?.[group.acceptedBy]
+    const local = witnessPrecheck.enabled && node && nodeBindsRoot(ctx, group.acceptedBy, accepting, frame.path, node) ? node : undefined
     // Where the path goes through an array, the entries before the step need values too: try a few fillers.
     const fillers = frame.path.some((step) => 'item' in step) ? FILLERS : [SAME]
-    for (const local of group.values) {
+    for (const value of group.values) {
+      const refused = local !== undefined && acceptsValue(ctx, group.acceptedBy, local, clone(value)) === false
       for (const filler of fillers) {
         if (++tried > MAX_CANDIDATES) return undefined
-        const value = place(ctx, group.acceptedBy, base, frame.path, local, filler)
-        if (value === undefined) continue
-        if (acceptsValue(ctx, group.acceptedBy, accepting, value) !== true) continue
-        if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, value) !== false) continue
+        if (refused) {
+          witnessPrecheck.skipped++
+          continue
+        }
+        const placed = place(ctx, group.acceptedBy, base, frame.path, value, filler)
+        if (placed === undefined) continue
+        if (acceptsValue(ctx, group.acceptedBy, accepting, placed) !== true) continue
+        if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, placed) !== false) continue
         // Its own copy: the tried values share the memoized minimal instances (and so would findings).
-        return { value: clone(value), acceptedBy: group.acceptedBy }
+        return { value: clone(placed), acceptedBy: group.acceptedBy }
       }
     }
   }

@@ -20,6 +20,13 @@ export interface Version {
   consumers: Map<string, NativeModel>
   /** Each channel's subject shape, made on first use (channels.ts): null for one without a typed address. */
   shapes: Map<ChannelModel, SubjectShape | null>
+  /**
+   * The document's nodes by pointer and its local references decoded (payloads.ts), kept for the
+   * diff: every payload's references into the same components (a shared `Money`) are resolved by
+   * each payload's comparison and walked again by each `reachesOtherFile`.
+   */
+  nodes: Map<string, unknown>
+  refs: Map<string, string | null>
 }
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
@@ -44,6 +51,8 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     streams: new Map(model.streams.map((s) => [s.key, s])),
     consumers: new Map(model.consumers.map((c) => [c.key, c])),
     shapes: new Map(),
+    nodes: new Map(),
+    refs: new Map(),
   }
 }
 

@@ -52,6 +52,27 @@ export function messagePointer(doc: unknown, channel: string, name: string): str
   return pointer
 }
 
+/** Past this many pointers a version's memo stops growing (a hostile document's references stay bounded). */
+const MAX_MEMO_POINTERS = 100_000
+
+/** `valueAt` in the version's document, each pointer walked once per diff (`Version.nodes`). */
+function nodeIn(v: Version, pointer: string): unknown {
+  const seen = v.nodes.get(pointer)
+  if (seen !== undefined || v.nodes.has(pointer)) return seen
+  const node = valueAt(v.doc.value, pointer)
+  if (v.nodes.size < MAX_MEMO_POINTERS) v.nodes.set(pointer, node)
+  return node
+}
+
+/** `localPointer`, each reference decoded once per diff (`Version.refs`). */
+function refIn(v: Version, ref: string): string | undefined {
+  const known = v.refs.get(ref)
+  if (known !== undefined) return known === null ? undefined : known
+  const pointer = localPointer(ref)
+  if (v.refs.size < MAX_MEMO_POINTERS) v.refs.set(ref, pointer ?? null)
+  return pointer
+}
+
 /** The payload schema's pointer (a readable Multi Format Schema Object's `schema`). */
 function payloadPointer(doc: unknown, message: string): string {
   const payload = joinPointer(message, 'payload')
@@ -69,8 +90,8 @@ export function schemaSide(v: Version, pointer: string): SchemaSide {
     document,
     pointer,
     resolve(ref) {
-      const local = localPointer(ref)
-      return local === undefined || valueAt(document, local) === undefined ? undefined : { file, document, pointer: local }
+      const local = refIn(v, ref)
+      return local === undefined || nodeIn(v, local) === undefined ? undefined : { file, document, pointer: local }
     },
   }
 }
@@ -157,7 +178,7 @@ function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void 
  * locked files' schemas brought in as components (message-schemas.ts), so the engine resolves
  * every reference without reading a file. O(the schemas reached).
  */
-export function reachesOtherFile(doc: unknown, pointer: string): boolean {
+export function reachesOtherFile(v: Version, pointer: string): boolean {
   const seen = new Set<string>()
   const pending = [pointer]
   let budget = 100_000
@@ -165,14 +186,14 @@ export function reachesOtherFile(doc: unknown, pointer: string): boolean {
     const at = pending.pop()!
     if (seen.has(at)) continue
     seen.add(at)
-    const stack: unknown[] = [valueAt(doc, at)]
+    const stack: unknown[] = [nodeIn(v, at)]
     while (stack.length > 0) {
       if (--budget < 0) return true
       const node = stack.pop()
       if (Array.isArray(node)) stack.push(...node)
       else if (isObject(node)) {
         if (typeof node.$ref === 'string') {
-          const local = localPointer(node.$ref)
+          const local = refIn(v, node.$ref)
           if (local === undefined) return true
           pending.push(local)
         }
@@ -225,7 +246,7 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
   const { old, next } = f
   const oldAt = payloadPointer(old.doc.value, messagePointer(old.doc.value, was, name))
   const newAt = payloadPointer(next.doc.value, messagePointer(next.doc.value, channel, name))
-  const fromModel = reachesOtherFile(old.doc.value, oldAt) || reachesOtherFile(next.doc.value, newAt)
+  const fromModel = reachesOtherFile(old, oldAt) || reachesOtherFile(next, newAt)
   let changes: ReturnType<typeof diffSchemas>
   try {
     changes = fromModel ? diffSchemas(modelSide(old, was, name), modelSide(next, channel, name)) : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
