@@ -258,3 +258,109 @@ export function createInteraction(
   }
   return freeze(descriptor) as Interaction
 }
+
+/** The branch members a request may differ by, peer to peer: plain values the template's copy is given. */
+const PER_BRANCH = new Set(['id', 'peerId', 'attempt', 'fence'])
+
+/** What of a descriptor's bindings the per-branch path needs, worked out once per descriptor. */
+interface BranchShape {
+  /** Payload pointers bound to a branch member, with their tokens and the member. */
+  readonly payload: readonly { readonly tokens: readonly string[]; readonly field: string }[]
+  /** The validators every payload meets (one when the interaction's and the channel's are the same function). */
+  readonly validators: readonly Validator[]
+}
+
+const shapes = new WeakMap<Interaction, BranchShape | null>()
+
+const isPrefix = (a: readonly string[], b: readonly string[]) => a.length <= b.length && a.every((t, i) => b[i] === t)
+
+/**
+ * The shape of a descriptor whose requests differ only in their branch members, or null when a
+ * binding makes a template unsafe (a branch input, an unknown branch field, a branch pointer on
+ * the path of another pointer: then each request is materialized whole).
+ */
+function branchShape(interaction: Interaction): BranchShape | null {
+  let shape = shapes.get(interaction)
+  if (shape !== undefined) return shape
+  shape = null
+  const entries = Object.entries(interaction.bindings.payload).map(([pointer, source]) => ({ pointer, source, tokens: pointerTokens(pointer) }))
+  const subjectSources = Object.values(interaction.bindings.subject)
+  const usable =
+    entries.every((e) => e.pointer.startsWith('/') && (!('branch' in e.source) || PER_BRANCH.has(e.source.branch))) &&
+    subjectSources.every((s) => !('branch' in s) || PER_BRANCH.has(s.branch))
+  if (usable) {
+    const branchEntries = entries.filter((e) => 'branch' in e.source)
+    const overlaps = branchEntries.some((b) => entries.some((e) => e !== b && (isPrefix(b.tokens, e.tokens) || isPrefix(e.tokens, b.tokens))))
+    if (!overlaps) {
+      const validators: Validator[] = []
+      const all = [interaction.capabilities.includes('runtime-schema-check') ? interaction.validatePayload : undefined, interaction.validateChannelPayload]
+      for (const v of all) if (v && !validators.includes(v)) validators.push(v)
+      shape = { payload: branchEntries.map((e) => ({ tokens: e.tokens, field: (e.source as { branch: string }).branch })), validators }
+    }
+  }
+  shapes.set(interaction, shape)
+  return shape
+}
+
+/** A branch member as its JSON round trip gives it back (`-0` is written `0`). */
+const wireValue = (value: unknown): unknown => (value === 0 ? 0 : value)
+
+/**
+ * `materialize` for many branches of one admission: the inputs and the context are read, checked
+ * and written once (by the first branch's full `materialize`); each later branch's request is that
+ * payload with only its branch members (id, peer, attempt, fence) written in, its subject rendered
+ * (which checks the branch's subject values) and the payload validators run on it. Whatever fails on
+ * that path (a mistyped branch member, a validator) is materialized whole, so the error thrown is
+ * exactly `materialize`'s; what succeeds is equal to `materialize`'s payload. Requests share the
+ * members no branch binding writes: they are read, never changed.
+ */
+export function materializeBranches(
+  interaction: Interaction,
+  values: Omit<MaterializeValues, 'branch'>,
+): (branch: Readonly<Record<string, unknown>>) => { subject: string; payload: Record<string, unknown> } {
+  const shape = branchShape(interaction)
+  let template: Record<string, unknown> | undefined
+  const whole = (branch: Readonly<Record<string, unknown>>) => materialize(interaction, { ...values, branch })
+  return (branch) => {
+    if (shape === null || !interaction.subject) return whole(branch)
+    if (template === undefined) {
+      const first = whole(branch)
+      template = first.payload
+      return first
+    }
+    for (const { field } of shape.payload)
+      if (fieldValueProblem(BRANCH_FIELDS[field] as 'string' | 'integer', branch[field]) !== undefined) return whole(branch)
+    const params: Record<string, string> = {}
+    for (const [param, source] of Object.entries(interaction.bindings.subject)) {
+      let value: unknown
+      if ('literal' in source) value = source.literal
+      else if ('input' in source) value = values.inputs?.[source.input]
+      else if ('context' in source) value = values.context?.[source.context]
+      else {
+        value = Object.hasOwn(branch, source.branch) ? branch[source.branch] : undefined
+        if (fieldValueProblem(BRANCH_FIELDS[source.branch] as 'string' | 'integer', value) !== undefined) return whole(branch)
+      }
+      setOwn(params, param, value as string)
+    }
+    const subject = interaction.subject.render(params)
+    const payload = { ...template }
+    // Objects on a branch member's path are copied (once each); everything else is the template's.
+    const copied = new Set<object>([payload])
+    for (const { tokens, field } of shape.payload) {
+      let current = payload
+      for (let i = 0; i < tokens.length - 1; i++) {
+        const token = tokens[i]!
+        let next = current[token] as Record<string, unknown>
+        if (!copied.has(next)) {
+          next = { ...next }
+          copied.add(next)
+          Object.defineProperty(current, token, { value: next, enumerable: true, writable: true, configurable: true })
+        }
+        current = next
+      }
+      Object.defineProperty(current, tokens[tokens.length - 1]!, { value: wireValue(branch[field]), enumerable: true, writable: true, configurable: true })
+    }
+    for (const validator of shape.validators) if (!validator(payload)) return whole(branch)
+    return Object.freeze({ subject, payload })
+  }
+}

@@ -6,7 +6,7 @@
  * kept (the executor's memory or the state bucket's admission record) is the caller's.
  */
 import canonicalize from 'canonicalize'
-import { materialize, MaterializeError, type Interaction } from '../interactions.js'
+import { materialize, materializeBranches, MaterializeError, type Interaction } from '../interactions.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
 import type { AdmittedBranch } from './events.js'
 import type { InteractionPlan } from './policy.js'
@@ -147,8 +147,10 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
   try {
     // One context for the admission's requests: they are materialized in one synchronous pass.
     const at = context()
+    // Inputs and context read and checked once; each branch writes in only its own members.
+    const requestFor = materializeBranches(interaction, { inputs, context: at as unknown as Record<string, unknown> })
     for (const b of manifest?.publishes === false ? [] : branches)
-      requests.set(b.branchId, requestOf(interaction, inputs, at, { ...b, attempt: 1 }, branchInput(declared?.value, b.branchId)))
+      requests.set(b.branchId, requestFor({ id: b.branchId, peerId: b.peerId, attempt: 1, fence: b.fence, input: branchInput(declared?.value, b.branchId) }))
   } catch (error) {
     if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
     throw error

@@ -392,8 +392,13 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     async function onResult(msg: Msg, payload: unknown): Promise<void> {
       if (payload === undefined || check(resultChannel!.validatePayload, payload)) return
       const c = plan.correlation
-      const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
-      if (opRef !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
+      // Read one by one (no array and closure per result); the operation first, as most results are routed by it.
+      if (readExpression(c.operation, payload) !== op.id) return
+      const branchId = readExpression(c.branch, payload)
+      const attempt = readExpression(c.attempt, payload)
+      const peerId = readExpression(c.peer, payload)
+      const fence = readExpression(c.fence, payload)
+      if (typeof branchId !== 'string' || typeof peerId !== 'string') return
       if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
       // Subject-permission verification: the subject's peer and the body's peer agree.
       const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined

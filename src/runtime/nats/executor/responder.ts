@@ -55,6 +55,43 @@ interface BranchRecord {
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
+/**
+ * The branch records by operation id, then branch id. A peer usually holds one branch of an
+ * operation, so an operation's entry is its one record until a second branch arrives: a lookup
+ * hashes the two ids as parsed, with no `${operation}/${branch}` key built per request.
+ */
+class BranchRecords {
+  private readonly byOperation = new Map<string, Map<string, BranchRecord> | { readonly branchId: string; readonly record: BranchRecord }>()
+
+  get(operationId: string, branchId: string): BranchRecord | undefined {
+    const entry = this.byOperation.get(operationId)
+    if (entry === undefined) return undefined
+    if (entry instanceof Map) return entry.get(branchId)
+    return entry.branchId === branchId ? entry.record : undefined
+  }
+
+  set(operationId: string, branchId: string, record: BranchRecord): void {
+    const entry = this.byOperation.get(operationId)
+    if (entry === undefined || (!(entry instanceof Map) && entry.branchId === branchId)) this.byOperation.set(operationId, { branchId, record })
+    else if (entry instanceof Map) entry.set(branchId, record)
+    else
+      this.byOperation.set(
+        operationId,
+        new Map([
+          [entry.branchId, entry.record],
+          [branchId, record],
+        ]),
+      )
+  }
+
+  *values(): IterableIterator<BranchRecord> {
+    for (const entry of this.byOperation.values()) {
+      if (entry instanceof Map) yield* entry.values()
+      else yield entry.record
+    }
+  }
+}
+
 export function setPointer(target: Record<string, unknown>, expression: string, value: unknown): boolean {
   return writePointerValue(target, expression, value)
 }
@@ -108,7 +145,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   const target = plan.dispatch.targetParameter
   // A peer listens on its own subjects: every parameter a wildcard except its own peer parameter.
   const ownSubject = (channel: Channel<any, any, any>) => channel.address!.replace(/\{([^}]+)\}/g, (_, p: string) => (p === target ? peerId : '*'))
-  const records = new Map<string, BranchRecord>()
+  const records = new BranchRecords()
   const subs: Subscription[] = []
   let published = 0
   let chain: Promise<void> = Promise.resolve()
@@ -142,8 +179,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     const attempt = readPointer(payload, pointers.attempt)
     const fence = readPointer(payload, pointers.fence)
     if (typeof operationId !== 'string' || typeof branchId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
-    const key = `${operationId}/${branchId}`
-    const record = records.get(key)
+    const record = records.get(operationId, branchId)
     const f = fence as number
     if (record && f < record.fence) return // stale request: a higher fence was seen
     const answer = (fields: Record<string, unknown>) => {
@@ -165,7 +201,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
     record?.running?.abort() // a higher fence supersedes the running execution
     const current: BranchRecord = { fence: f, attempt: attempt as number, running: new LazyAbort() }
-    records.set(key, current)
+    records.set(operationId, branchId, current)
     const running = current.running!
     let fields: ResultFields | undefined
     try {
@@ -184,7 +220,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     }
     current.running = undefined
     // Fence at commit: a higher fence seen meanwhile (or a cancel) makes this execution stale.
-    if (fields === undefined || running.aborted || records.get(key) !== current) return
+    if (fields === undefined || running.aborted || records.get(operationId, branchId) !== current) return
     current.committed = { ...fields }
     answer(current.committed)
   }
@@ -201,7 +237,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     const operationId = payload['operationId']
     const branchId = payload['branchId']
     if (typeof operationId !== 'string' || typeof branchId !== 'string') return
-    const record = records.get(`${operationId}/${branchId}`)
+    const record = records.get(operationId, branchId)
     let outcome: 'stopped' | 'already-completed' | 'unknown' = 'unknown'
     if (record?.committed) outcome = 'already-completed'
     else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
