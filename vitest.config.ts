@@ -144,6 +144,27 @@ const LONGEST = [
 ]
 
 /**
+ * Files that mostly wait, on JetStream leader elections, claim leases and nats-server round trips,
+ * rather than compute. `npm test` runs them in a vitest process of their own beside the rest
+ * (scripts/test.mjs: `CONTRACTS_TEST_LANE`), so they hold neither of the two workers the computing
+ * files share; `npx vitest run` alone still runs every file in one process.
+ */
+export const WAITING = [
+  'test/cluster.test.ts',
+  'test/executor-claims.test.ts',
+  'test/executor-dispatch.test.ts',
+  'test/executor-durable-cancel.test.ts',
+  'test/executor-durable-manifest.test.ts',
+  'test/executor-durable-recovery.test.ts',
+  'test/executor-durable.test.ts',
+  'test/executor-nats.test.ts',
+  'test/executor-ownership.test.ts',
+]
+
+/** `waiting`: only the WAITING files; `main`: every other file; unset: all of them. */
+const lane = process.env.CONTRACTS_TEST_LANE
+
+/**
  * Vitest's order (files it has seen fail or last longer first), except that the LONGEST files come
  * first on a fresh checkout too, and the shared-worker files come last, together (a shared worker
  * is kept only while the next file in the queue may share it).
@@ -177,13 +198,21 @@ export default defineConfig({
     env: { UNPLUGIN_CONTRACTS_CACHE: '0' },
     sequence: { sequencer: LongestFirst },
     // One Chromium for the run, which the browser tests connect to (test/global-chromium.ts).
-    globalSetup: ['test/global-chromium.ts'],
-    projects: [
-      {
-        extends: true,
-        test: { name: 'isolated', include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SHARED] },
-      },
-      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
-    ],
+    // (The waiting files open no browser.)
+    globalSetup: lane === 'waiting' ? [] : ['test/global-chromium.ts'],
+    projects:
+      lane === 'waiting'
+        ? [{ extends: true, test: { name: 'waiting', include: WAITING } }]
+        : [
+            {
+              extends: true,
+              test: {
+                name: 'isolated',
+                include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
+                exclude: [...configDefaults.exclude, ...SHARED, ...(lane === 'main' ? WAITING : [])],
+              },
+            },
+            { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
+          ],
   },
 })
