@@ -123,22 +123,33 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     open,
     async couriers(interaction, behaviours) {
       for (const [peerId, behaviour] of Object.entries(behaviours)) {
-        const r = await createResponder<unknown, { accepted: boolean }>({
-          connection: await open(behaviour.servers),
-          module,
-          interaction,
-          peerId,
-          durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000, replicas },
-          handler: async ({ signal }) => {
-            handled.set(peerId, (handled.get(peerId) ?? 0) + 1)
-            await Promise.race([
-              behaviour.gate ?? Promise.resolve(),
-              new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
-            ])
-            if (signal.aborted) aborted.set(peerId, (aborted.get(peerId) ?? 0) + 1)
-            return signal.aborted ? undefined : { accepted: behaviour.accepted }
-          },
-        })
+        // A responder starting while the cluster settles (a node just thawed or restarted) may be
+        // told "JetStream system temporarily unavailable": an application tries again, as this does
+        // (bounded), once the meta leader is back.
+        const connection = await open(behaviour.servers)
+        const start = () =>
+          createResponder<unknown, { accepted: boolean }>({
+            connection,
+            module,
+            interaction,
+            peerId,
+            durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000, replicas },
+            handler: async ({ signal }) => {
+              handled.set(peerId, (handled.get(peerId) ?? 0) + 1)
+              await Promise.race([
+                behaviour.gate ?? Promise.resolve(),
+                new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+              ])
+              if (signal.aborted) aborted.set(peerId, (aborted.get(peerId) ?? 0) + 1)
+              return signal.aborted ? undefined : { accepted: behaviour.accepted }
+            },
+          })
+        let r = await start()
+        for (let tries = 0; !r.ok && /temporarily unavailable/i.test(r.message) && tries < 20; tries++) {
+          await cluster.ready()
+          await new Promise((resolve) => setTimeout(resolve, 500))
+          r = await start()
+        }
         if (!r.ok) throw new Error(r.message)
         responders.push(r.value)
       }
