@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { globalSubjectParser, toHtml, toSvg, topology } from 'unplugin-contracts'
+import { bounded } from './helpers/bounded.js'
 import { CHROMIUM, launchChromium, serveStatic } from './helpers/chromium.js'
 
 const root = join(import.meta.dirname, '..')
@@ -109,15 +110,20 @@ describe.skipIf(!CHROMIUM)('the package root in a browser bundle', () => {
     '%s builds it for the browser, and in Chromium it draws what Node draws',
     async (name) => {
       const dir = app(name)
-      await builds[name]!(dir)
+      // Each step bounded and named, so that a stall says which step stalled.
+      await bounded(`the ${name} build`, builds[name]!(dir), 60_000)
       const server = await serveStatic(join(dir, 'dist'))
       errors = []
       try {
         await page.goto(`${server.url}/`, { timeout: 30_000 })
         await page.waitForFunction(() => 'drawn' in globalThis, undefined, { timeout: 30_000 })
-        const drawn = await page.evaluate(() => (globalThis as unknown as { drawn: Promise<unknown> }).drawn)
+        const drawn = await bounded(
+          'the pictures drawn in Chromium',
+          page.evaluate(() => (globalThis as unknown as { drawn: Promise<unknown> }).drawn),
+          30_000,
+        )
         expect(errors).toEqual([])
-        expect(drawn).toEqual(await expected())
+        expect(drawn).toEqual(await bounded('the pictures drawn in Node', expected(), 30_000))
       } finally {
         await server.close()
       }

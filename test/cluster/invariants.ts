@@ -16,16 +16,7 @@ import { openRecordBucket } from '../../src/runtime/nats/executor/durable/record
 import { operationStore } from '../../src/runtime/nats/executor/durable/store.js'
 import { until } from '../helpers/until.js'
 
-/** Every wait of a fault test has a bound: a promise that does not settle within `ms` fails the test, naming what it waited for. */
-export async function bounded<T>(what: string, promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms)))
-  try {
-    return await Promise.race([promise, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
-}
+export { bounded } from '../helpers/bounded.js'
 
 /** Messages a stream holds per subject under `filter` (asked of whichever node answers; bounded). */
 export async function storedSubjects(connection: NatsConnection, stream: string, filter: string): Promise<Record<string, number>> {
