@@ -144,28 +144,6 @@ const LONGEST = [
 ]
 
 /**
- * Files that mostly wait, on JetStream leader elections, claim leases and nats-server round trips,
- * rather than compute. `npm test` runs them in a vitest process of their own beside the rest
- * (scripts/test.mjs: `CONTRACTS_TEST_LANE`), so they hold neither of the two workers the computing
- * files share; `npx vitest run` alone still runs every file in one process. One file at a time
- * there (the clusters start a dozen servers). Not here: files whose leases are short enough that a
- * third busy process could starve a renewal (executor-ownership's 1.5 s leases).
- */
-export const WAITING = [
-  'test/cluster.test.ts',
-  'test/executor-claims.test.ts',
-  'test/executor-dispatch.test.ts',
-  'test/executor-durable-cancel.test.ts',
-  'test/executor-durable-manifest.test.ts',
-  'test/executor-durable-recovery.test.ts',
-  'test/executor-durable.test.ts',
-  'test/executor-nats.test.ts',
-]
-
-/** `waiting`: only the WAITING files; `main`: every other file; unset: all of them. */
-const lane = process.env.CONTRACTS_TEST_LANE
-
-/**
  * Vitest's order (files it has seen fail or last longer first), except that the LONGEST files come
  * first on a fresh checkout too, and the shared-worker files come last, together (a shared worker
  * is kept only while the next file in the queue may share it).
@@ -192,28 +170,20 @@ export default defineConfig({
     testTimeout: 120_000,
     // Two files at a time on the 2-core machine (vitest's default runs one; three measured slower): most
     // files wait on child processes (tsc, cargo, Chromium, nats-server, bundlers) for much of their time.
-    maxWorkers: lane === 'waiting' ? 1 : 2,
+    maxWorkers: 2,
     hookTimeout: 120_000,
     // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
     // tests turn it back on, or name a folder), so no file's result depends on another's run.
     env: { UNPLUGIN_CONTRACTS_CACHE: '0' },
     sequence: { sequencer: LongestFirst },
     // One Chromium for the run, which the browser tests connect to (test/global-chromium.ts).
-    // (The waiting files open no browser.)
-    globalSetup: lane === 'waiting' ? [] : ['test/global-chromium.ts'],
-    projects:
-      lane === 'waiting'
-        ? [{ extends: true, test: { name: 'waiting', include: WAITING } }]
-        : [
-            {
-              extends: true,
-              test: {
-                name: 'isolated',
-                include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
-                exclude: [...configDefaults.exclude, ...SHARED, ...(lane === 'main' ? WAITING : [])],
-              },
-            },
-            { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
-          ],
+    globalSetup: ['test/global-chromium.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SHARED] },
+      },
+      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
+    ],
   },
 })

@@ -3,10 +3,7 @@
 // core idle while its files wait on child processes; eslint and prettier fill those. They run at a
 // lower priority: nothing waits on them until the end, while the suite's first files (the fresh
 // clone's and the packed apps' installs and builds, its longest) do, so on a busy core the suite
-// goes first and the linters take what it leaves. The files that mostly wait (JetStream clusters,
-// claim leases: vitest.config.ts's WAITING) run in a vitest process of their own beside the rest,
-// so they hold neither of the two workers the computing files share; their report is shown after
-// the main one. Then one verdict. Arguments go to vitest (and then it runs as one process).
+// goes first and the linters take what it leaves. Then one verdict. Arguments go to vitest.
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
 
@@ -15,15 +12,12 @@ const LINTER_PRIORITY = 10
 
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx'
 
-/**
- * Runs a command (at the linters' priority when `priority` is given); its output is kept and shown
- * after the suite (so the two never interleave).
- */
-function quiet(command, args, { priority, env } = {}) {
+/** Runs a command at the linters' priority; its output is kept and shown after the suite (so the two never interleave). */
+function quiet(command, args) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env })
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     try {
-      if (priority !== undefined && child.pid !== undefined) setPriority(child.pid, priority)
+      if (child.pid !== undefined) setPriority(child.pid, LINTER_PRIORITY)
     } catch {
       // A system that refuses it runs the linters at the suite's priority, as before.
     }
@@ -35,17 +29,17 @@ function quiet(command, args, { priority, env } = {}) {
   })
 }
 
-function loud(command, args, env) {
+function loud(command, args) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'inherit', env: env ? { ...process.env, ...env } : process.env })
+    const child = spawn(command, args, { stdio: 'inherit' })
     child.on('error', () => resolve(1))
     child.on('close', (status) => resolve(status ?? 1))
   })
 }
 
 const lint = (async () => {
-  const eslint = await quiet(npx, ['eslint', '.'], { priority: LINTER_PRIORITY })
-  const prettier = await quiet(npx, ['prettier', '--check', '**/*.{ts,mts,mjs,js}'], { priority: LINTER_PRIORITY })
+  const eslint = await quiet(npx, ['eslint', '.'])
+  const prettier = await quiet(npx, ['prettier', '--check', '**/*.{ts,mts,mjs,js}'])
   return [
     { name: 'eslint .', ...eslint },
     { name: 'prettier --check', ...prettier },
@@ -58,14 +52,7 @@ const tests = (async () => {
     process.stderr.write('npm run build failed: the suite did not run\n')
     return built
   }
-  const args = process.argv.slice(2)
-  if (args.length > 0) return loud(npx, ['vitest', 'run', ...args])
-  const [main, waiting] = await Promise.all([
-    loud(npx, ['vitest', 'run'], { CONTRACTS_TEST_LANE: 'main' }),
-    quiet(npx, ['vitest', 'run'], { env: { CONTRACTS_TEST_LANE: 'waiting' } }),
-  ])
-  process.stdout.write(`\nThe files that mostly wait (vitest.config.ts's WAITING), run beside the rest:\n${waiting.output}`)
-  return main !== 0 ? main : waiting.status
+  return loud(npx, ['vitest', 'run', ...process.argv.slice(2)])
 })()
 
 const [linters, testStatus] = await Promise.all([lint, tests])
