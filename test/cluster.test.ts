@@ -5,13 +5,17 @@
  * order (a fault test leaves the cluster as the next one expects); the suites run at once, since
  * they mostly wait on leader elections, not on the CPU.
  */
-import { describe } from 'vitest'
+import { describe, vi } from 'vitest'
 import { clientOnCluster } from './cluster/client.js'
 import { durableOnCluster } from './cluster/durable.js'
 import { durableOnFiveNodes } from './cluster/durable-five.js'
 import { executorOnCluster } from './cluster/executor.js'
 import { provisioningOnCluster } from './cluster/provision.js'
 import { replicasOnOneServer } from './cluster/replicas.js'
+
+// A durable interaction's deadline here is 150 s (test/cluster/durable-world.ts): a test waits for its
+// answer up to 160 s, so its own bound is above that.
+vi.setConfig({ testTimeout: 240_000 })
 
 describe.concurrent('JetStream clusters under faults', () => {
   provisioningOnCluster()

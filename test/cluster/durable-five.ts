@@ -96,7 +96,7 @@ export function durableOnFiveNodes(): void {
           await c.ready()
           await c.streamLeader(`KV_${world.binding.claimBucket!}`)
           release()
-          const result = await bounded('the fan-out decided', answer, 90_000)
+          const result = await bounded('the fan-out decided', answer, 160_000)
           if (!result.ok) throw new Error(result.message)
           expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
           expect(Object.fromEntries(result.value.state.branches.map((b) => [b.branchId, b.status]))).toEqual({

@@ -40,10 +40,11 @@ export const clusterOptions = (servers: string[]) => ({
 /**
  * The courier offer with cluster-sized times: a 30 s lease, longer than the faults a test makes (an
  * election may take seconds on a loaded machine; a 1.5 s lease would always be lost to it and the
- * branch retried), renewed every 500 ms, a 60 s deadline.
+ * branch retried), renewed every 500 ms, a 150 s deadline (generous: no scenario here waits for it,
+ * and leader elections on a loaded two-core machine can take tens of seconds).
  */
 export function onCluster(base: Interaction, completion: object = {}): Interaction {
-  const b = quick(base, { deadlineMs: 60_000, ...completion }) as Record<string, any>
+  const b = quick(base, { deadlineMs: 150_000, ...completion }) as Record<string, any>
   return { ...b, delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500 } } } as unknown as Interaction
 }
 

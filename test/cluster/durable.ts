@@ -85,7 +85,7 @@ export function durableOnCluster(): void {
             'c-ann': { accepted: true, servers: survivors },
             'c-cat': { accepted: true, servers: [...survivors].reverse() },
           })
-          const result = await bounded('the fan-out decided', answer, 90_000)
+          const result = await bounded('the fan-out decided', answer, 160_000)
           if (!result.ok) throw new Error(result.message)
           expect(result.value.operationId).toBe(id)
           expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
@@ -167,7 +167,7 @@ export function durableOnCluster(): void {
         )
         const b = world.executor(interaction, await world.open([n3, n2]))
         try {
-          const resumed = await bounded('the resumed invocation decided', b.invoke(invocation), 90_000)
+          const resumed = await bounded('the resumed invocation decided', b.invoke(invocation), 160_000)
           if (!resumed.ok) throw new Error(resumed.message)
           expect(resumed.value.operationId).toBe(id)
           expect(resumed.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })

@@ -77,7 +77,7 @@ export async function couriersWorkingThrough(world: DurableWorld, cluster: NatsC
     // The handlers finish while the fault heals (a frozen node thawed meanwhile catches up under their results).
     release()
     const healing = fault.heal?.()
-    const result = await bounded('the fan-out decided', answer, 90_000)
+    const result = await bounded('the fan-out decided', answer, 160_000)
     await healing
     if (!result.ok) throw new Error(result.message)
     expect(world.aborted).toEqual(new Map())
