@@ -60,6 +60,11 @@ interface BranchRecord {
   fence: number
   attempt: number
   running?: AbortController
+  /**
+   * The handler's result while it is not yet committed (the keep or the commit went unanswered in an
+   * election): the redelivered request settles it without running the handler a second time.
+   */
+  finished?: Record<string, unknown>
   committed?: Record<string, unknown>
 }
 
@@ -153,22 +158,60 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     if (record?.running && f === record.fence) return // the same attempt runs; it acknowledges
     const ckey = claimKey(operationId, branchId)
     const rkey = resultKey(operationId, branchId)
+    /**
+     * The handler's result committed and published: kept first (a restart between the commit and the
+     * publication republishes it), then the claim committed under this fence, then sent. A step
+     * the stores leave unanswered (an election) leaves the result in `current.finished` and the
+     * request unacknowledged: its redelivery comes back here, and the handler does not run again.
+     */
+    const settle = async (current: BranchRecord, fields: Record<string, unknown>, keptRevision?: number): Promise<void> => {
+      current.finished = fields
+      if (kept) {
+        // The result key's revision as read before the handler ran, or read now (a redelivery).
+        let revision = keptRevision
+        if (revision === undefined) {
+          const stored = await kept.read<KeptResult>(rkey)
+          if (!stored.ok) return msg.nak(ackWaitMs)
+          const k = stored.value?.value
+          if (!(k && k.fence === f && k.peerId === peerId && k.attempt === attempt)) revision = stored.value?.revision ?? 0
+        }
+        if (revision !== undefined) {
+          const value: KeptResult = { peerId, attempt: attempt as number, fence: f, fields: { ...fields } }
+          const written = await kept.write(rkey, value, revision)
+          // Another fence's holder wrote it (a takeover): the commit below is refused as stale.
+          if (!written.ok && !written.conflict) return msg.nak(ackWaitMs)
+        }
+      }
+      // Fence at commit: the claim is committed under this fence, or nothing is published.
+      if (claims) {
+        const committed = await claims.commit(ckey, peerId, f, now())
+        if (!committed.ok) {
+          // Refused (stale, expired): nothing is published, unless the refusal is our own earlier
+          // commit whose answer was lost. Unanswered (an election): the request comes again.
+          if (unanswered(committed.code)) return msg.nak(ackWaitMs)
+          const held = await claims.read(ckey)
+          if (!held.ok) return msg.nak(ackWaitMs)
+          const c = held.value?.claim
+          if (!(c && c.fence === f && c.peerId === peerId && c.state === 'committed')) {
+            current.finished = undefined
+            return msg.ack()
+          }
+        }
+      }
+      current.finished = undefined
+      current.committed = fields
+      // A result the stream did not acknowledge (no leader in an election): the request comes again and the committed result is sent again (same message id).
+      if (await answer(fields)) msg.ack()
+      else msg.nak(ackWaitMs)
+    }
+    if (record?.finished && f === record.fence) return settle(record, record.finished)
     const stored = kept ? await kept.read<KeptResult>(rkey) : undefined
     const k = stored?.ok ? stored.value?.value : undefined
     if (k && k.fence === f && k.peerId === peerId && k.attempt === attempt && typeof k.fields === 'object' && k.fields !== null) {
       // Restarted after keeping the result: committed now if the claim is still this attempt's, then published again.
-      if (claims) {
-        const held = await claims.read(ckey)
-        const c = held.ok ? held.value?.claim : undefined
-        if (!c || c.fence !== f || c.peerId !== peerId) return msg.ack()
-        if (c.state === 'held') {
-          const committed = await claims.commit(ckey, peerId, f, now())
-          if (!committed.ok) return unanswered(committed.code) ? msg.nak(ackWaitMs) : msg.ack()
-        }
-        if (c.state === 'expired') return msg.ack()
-      }
-      records.set(key, { fence: f, attempt: attempt as number, committed: { ...k.fields } })
-      return (await answer(k.fields)) ? msg.ack() : msg.nak(ackWaitMs)
+      const restored: BranchRecord = { fence: f, attempt: attempt as number }
+      records.set(key, restored)
+      return settle(restored, { ...k.fields })
     }
     // The lease this holder last secured: a renewal the store could not answer (an election, a lost
     // reply) leaves the claim held until then, so only a stale claim or a lease about to lapse aborts.
@@ -208,22 +251,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     }
     current.running = undefined
     if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
-    // Kept before the commit: a restart between the commit and the publication republishes it.
-    if (kept) {
-      const value: KeptResult = { peerId, attempt: attempt as number, fence: f, fields: { ...fields } }
-      const before = stored?.ok ? (stored.value?.revision ?? 0) : undefined
-      if (before !== undefined) await kept.write(rkey, value, before)
-    }
-    // Fence at commit: the claim is committed under this fence, or nothing is published.
-    if (claims) {
-      const committed = await claims.commit(ckey, peerId, f, now())
-      // Refused (stale, expired): nothing is published. Unanswered (an election): the request comes again and finds the kept result.
-      if (!committed.ok) return unanswered(committed.code) ? msg.nak(ackWaitMs) : msg.ack()
-    }
-    current.committed = { ...fields }
-    // A result the stream did not acknowledge (no leader in an election): the request comes again and the committed result is sent again (same message id).
-    if (await answer(current.committed)) msg.ack()
-    else msg.nak(ackWaitMs)
+    return settle(current, { ...fields }, stored?.ok ? (stored.value?.revision ?? 0) : undefined)
   }
 
   /** A CancelRequest (a core message): stopped while running, already-completed after the commit, unknown otherwise. */
