@@ -15,13 +15,16 @@ import { check } from '../../shared/validation.js'
 import type { AdapterContext, AuthorizationStage, BranchInputOf, Deployment, ExecutorAdapters, Given, OutputOf, ResultOf } from './adapters.js'
 import type { BranchState, Decision, ExecutorEvent, ExecutorState } from './events.js'
 import { DecisionCore } from './decision/machine.js'
-import { planInteraction, readExpression } from './policy.js'
+import { planInteraction } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableExecutor, type DurableBinding } from './durable/executor.js'
 import { manifestDispatch } from './dispatch/branches.js'
 import { publishMessage, type StreamTable } from './dispatch/publish.js'
 import { admitInvocation, authorizedNow, branchInput, idempotencyConflict, invocationKey, requestOf } from './admission.js'
 import { copyMembers, writeMember } from './dispatch/pointers.js'
+import { correlationReader, memberReader, type Correlation } from './correlation.js'
+import { sha256Hex } from './dispatch/operation-id.js'
+import { simulate } from './decision/simulate.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -101,8 +104,11 @@ export interface Executor<Output = unknown, Inputs = Readonly<Record<string, unk
 
 interface Operation {
   readonly id: string
-  readonly inputBytes: string
-  readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
+  /** What a repeated invocation must match: the inputs' canonical JSON, or its digest when long (`inputDigest`). */
+  readonly inputDigest: string
+  /** While the invocation runs, and when it ended refused; once answered, `answer` rebuilds it. */
+  outcome?: Promise<ExecutorResult<InvocationOutcome<any>>>
+  answer?: AnswerRecord
   core?: DecisionCore
   /** Acts on the core's state after a change made outside the message chain. */
   react?: () => void
@@ -110,6 +116,33 @@ interface Operation {
   settle?: () => void
   /** Its core was let go (KEPT_CORES): only the idempotency record is left. */
   coreDropped?: boolean
+}
+
+/**
+ * The idempotency record of an answered invocation: the decision and what the rest of its outcome
+ * is rebuilt from on a repeated invocation. The state it returned is `simulate` over the log as it
+ * was then: the core's first `logLength` events while the core is kept, the copy of them in `log`
+ * after (KEPT_CORES). The events are the core's own objects, so the record adds an array, not a
+ * copy of the state (five branches, the votes, the publications) per operation.
+ */
+interface AnswerRecord {
+  readonly decision: Decision
+  readonly logLength: number
+  log?: readonly ExecutorEvent[]
+  readonly revision: string
+  readonly peers: readonly string[]
+  /** The publications, when one failed; else the branches published, in order, each attempt 1 and ok. */
+  readonly publications?: readonly Publication[]
+  readonly published?: readonly string[]
+  readonly output?: unknown
+}
+
+/** Canonical inputs up to this length are kept as they are; longer ones as their SHA-256 (a record's size stays bounded). */
+const KEPT_INPUT_CHARS = 128
+
+function inputDigest(inputBytes: string): string {
+  if (inputBytes.length <= KEPT_INPUT_CHARS) return inputBytes
+  return sha256Hex(inputBytes) ?? inputBytes
 }
 
 /** Settled operations whose state and log stay readable (`state`, `log`); older ones keep only their idempotency record. */
@@ -175,7 +208,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const keptCores = new Set<Operation>()
   const subscriptions = new Set<Subscription>()
   /** Message handlers of the live operations, by operation id (one shared subscription per channel). */
-  const routes = new Map<string, { result: (msg: Msg, payload: unknown) => Promise<void>; cancel: (msg: Msg, payload: unknown) => void }>()
+  const routes = new Map<string, { result: (msg: Msg, payload: unknown, correlation: Correlation) => void; cancel: (msg: Msg, payload: unknown) => void }>()
+  const readCorrelation = correlationReader(plan.correlation)
+  const readSuccess = plan.success ? memberReader(plan.success.field) : () => undefined
   let listening: Promise<void> | undefined
   let closed = false
   const js = jetstream(nc)
@@ -183,22 +218,6 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const streams = (module as { readonly streams?: StreamTable }).streams
   const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
     publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
-
-  type Called<T> = { ok: true; value: T } | { ok: false; message: string }
-  /**
-   * `call` without a promise when the adapter answers synchronously (most do): the result path
-   * asks two adapters per result, and each awaited async call cost an allocation and a turn.
-   */
-  function callNow<T>(what: string, f: () => T | Promise<T>): Called<T> | Promise<Called<T>> {
-    let value: T | Promise<T>
-    try {
-      value = f()
-    } catch (error) {
-      return { ok: false, message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` }
-    }
-    if (typeof (value as { then?: unknown } | null | undefined)?.then === 'function') return call(what, () => value)
-    return { ok: true, value: value as T }
-  }
 
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
@@ -218,21 +237,25 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   /** Every parameter a wildcard: each message is parsed, validated and routed by its operation id. */
   const wildcard = (channel: Channel<any, any, any>) => channel.address!.replace(/\{[^}]+\}/g, '*')
   async function listen(): Promise<void> {
-    const route = (kind: 'result' | 'cancel', read: (payload: unknown) => unknown) => (error: unknown, msg: Msg) => {
+    // A result's correlation members are read here, once: the route, the checks and the event use them.
+    const routeResult = (error: unknown, msg: Msg) => {
       if (error) return
       const payload = decode(msg)
-      const id = read(payload)
+      if (payload === undefined) return
+      const correlation = readCorrelation(payload)
+      const id = correlation.operationId
       const handlers = typeof id === 'string' ? routes.get(id) : undefined
-      if (handlers) void handlers[kind](msg, payload)
+      if (handlers) handlers.result(msg, payload, correlation)
     }
-    if (plan.policy.completion.mode !== 'none')
-      subscriptions.add(nc.subscribe(wildcard(resultChannel!), { callback: route('result', (p) => readExpression(plan.correlation.operation, p)) }))
-    if (plan.cancel)
-      subscriptions.add(
-        nc.subscribe(wildcard(cancelResultChannel!), {
-          callback: route('cancel', (p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['operationId'] : undefined)),
-        }),
-      )
+    const routeCancel = (error: unknown, msg: Msg) => {
+      if (error) return
+      const payload = decode(msg)
+      const id = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)['operationId'] : undefined
+      const handlers = typeof id === 'string' ? routes.get(id) : undefined
+      if (handlers) handlers.cancel(msg, payload)
+    }
+    if (plan.policy.completion.mode !== 'none') subscriptions.add(nc.subscribe(wildcard(resultChannel!), { callback: routeResult }))
+    if (plan.cancel) subscriptions.add(nc.subscribe(wildcard(cancelResultChannel!), { callback: routeCancel }))
     await nc.flush()
   }
 
@@ -255,7 +278,6 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       deadlineMs,
       policyRevision: deployment.policyRevision,
     })
-    const allowedBy = (answer: Called<{ readonly allowed?: unknown } | undefined>) => answer.ok && answer.value?.allowed === true
     /** A boolean when the adapter answers synchronously, else its promise. */
     const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
 
@@ -273,6 +295,29 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     let timer: ReturnType<typeof setTimeout> | undefined
     let timerDueMs: number | null = null
     let chain: Promise<void> = Promise.resolve()
+    /** Tasks on `chain` not yet finished: with none, a result is handled at once (no promise per result). */
+    let queued = 0
+    const done = () => {
+      queued--
+    }
+    /** Runs a task after the queued ones, never within the caller's turn. */
+    const enqueue = (task: () => void | Promise<void>): void => {
+      queued++
+      chain = chain.then(task).then(done, done)
+    }
+    /** A message's task: at once when nothing is queued (its own awaits, if any, then hold the queue), else queued. */
+    const handle = (task: () => void | Promise<void>): void => {
+      if (queued > 0) return enqueue(task)
+      let pending: void | Promise<void>
+      try {
+        pending = task()
+      } catch {
+        return
+      }
+      if (pending === undefined) return
+      queued++
+      chain = pending.then(done, done)
+    }
     let finish!: (value: ExecutorResult<InvocationOutcome<Output>>) => void
     const finished = new Promise<ExecutorResult<InvocationOutcome<Output>>>((resolve) => (finish = resolve))
     let answered = false
@@ -304,6 +349,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     const outcome = async (): Promise<ExecutorResult<InvocationOutcome<Output>>> => {
       const state = core.state()
+      const logLength = core.logLength()
       const decision = state.decision!
       let output: Output | undefined
       if (adapters.aggregation) {
@@ -312,6 +358,19 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         if (!aggregated.ok) return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
         output = aggregated.value
       }
+      // The answer's record replaces the outcome kept for a repeated invocation (`answerOf` rebuilds it).
+      const plain = publications.every((p) => p.ok && p.attempt === 1)
+      op.answer = {
+        decision,
+        logLength,
+        revision,
+        peers,
+        ...(plain ? { published: publications.map((p) => p.branchId) } : { publications: [...publications] }),
+        ...(output !== undefined ? { output } : {}),
+        // Its core let go meanwhile (an aggregation adapter that took its time): the log goes with the record.
+        ...(op.core ? {} : { log: core.logPrefix(logLength) }),
+      }
+      op.outcome = undefined
       return ok({
         operationId: op.id,
         decision,
@@ -325,7 +384,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     const stop = () => {
       if (timer) clearTimeout(timer)
       timer = undefined
-      routes.delete(op.id)
+      // After the messages already read with this one: results handled at once (`handle`) would
+      // otherwise lose the route for the rest of the same read, where queued ones kept it (and the
+      // core records them as refused, late or stale).
+      queueMicrotask(() => routes.delete(op.id))
       // Settled: nothing of this invocation's scope (inputs, requests, payloads) is needed again.
       // Dropping the two closures that hold it leaves the idempotency record, the core and the
       // outcome (`close` applies the loss to the core itself).
@@ -336,6 +398,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         if (keptCores.size > KEPT_CORES) {
           const oldest = keptCores.values().next().value!
           keptCores.delete(oldest)
+          // The record keeps the log up to its answer: the state it returned is rebuilt from it.
+          if (oldest.answer && oldest.core) oldest.answer.log = oldest.core.logPrefix(oldest.answer.logLength)
           oldest.core = undefined
           oldest.coreDropped = true
         }
@@ -348,7 +412,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       for (const b of core.cancelRequested()) {
         if (!cancelsSent.has(b.branchId)) {
           cancelsSent.add(b.branchId)
-          chain = chain.then(() => sendCancel(b))
+          enqueue(() => sendCancel(b))
         }
       }
       if (!answered && dispatched && core.returnsAtMs() !== null) {
@@ -369,7 +433,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           () => {
             timer = undefined
             timerDueMs = null
-            chain = chain.then(() => {
+            enqueue(() => {
               core.tick(now())
               react()
             })
@@ -379,7 +443,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     }
     op.react = react
     op.settle = () => {
-      chain = chain.then(() => apply({ kind: 'lost', atMs: now() }))
+      enqueue(() => apply({ kind: 'lost', atMs: now() }))
     }
 
     async function sendCancel(b: BranchState): Promise<void> {
@@ -389,31 +453,55 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       await publish(cancelOp!, subjectFor(cancelChannel!, b), payload, `${op.id}.${b.branchId}.${b.attempt}.cancel`).catch(() => undefined)
     }
 
-    async function onResult(msg: Msg, payload: unknown): Promise<void> {
-      if (payload === undefined || check(resultChannel!.validatePayload, payload)) return
-      const c = plan.correlation
-      // Read one by one (no array and closure per result); the operation first, as most results are routed by it.
-      if (readExpression(c.operation, payload) !== op.id) return
-      const branchId = readExpression(c.branch, payload)
-      const attempt = readExpression(c.attempt, payload)
-      const peerId = readExpression(c.peer, payload)
-      const fence = readExpression(c.fence, payload)
-      if (typeof branchId !== 'string' || typeof peerId !== 'string') return
+    /** Checks a routed result (its correlation read once, by the route) and applies it; a promise only when an adapter answers with one. */
+    function onResult(msg: Msg, payload: unknown, correlation: Correlation): void | Promise<void> {
+      if (check(resultChannel!.validatePayload, payload)) return
+      const { branchId, attempt, peerId, fence } = correlation
+      if (correlation.operationId !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
       if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
       // Subject-permission verification: the subject's peer and the body's peer agree.
       const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
-      const allowed = authorized(peerId, 'result')
-      if (!(typeof allowed === 'boolean' ? allowed : await allowed)) return apply({ kind: 'revoked', atMs: now(), peerId })
-      let verified = subjectAgrees
-      if (verified && adapters.verifier) {
-        const called = callNow('verifier', () => adapters.verifier!({ context: context(), data: payload as ResultPayload }))
-        verified = allowedBy(called instanceof Promise ? await called : called)
+      const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees }
+      // One context for the authorization and the verifier when both answer at once.
+      const at = context()
+      const allowed = authorizedNow(adapters, at, peerId, 'result')
+      return typeof allowed === 'boolean' ? admitResult(allowed, at, result) : allowed.then((a) => admitResult(a, undefined, result))
+    }
+
+    type Checked = { payload: unknown; branchId: string; peerId: string; attempt: number; fence: number; subjectAgrees: boolean }
+    function admitResult(allowed: boolean, at: AdapterContext | undefined, r: Checked): void | Promise<void> {
+      if (!allowed) return apply({ kind: 'revoked', atMs: now(), peerId: r.peerId })
+      if (!r.subjectAgrees || !adapters.verifier) return applyResult(r, r.subjectAgrees)
+      let answer: { readonly allowed?: unknown } | undefined | Promise<{ readonly allowed?: unknown } | undefined>
+      try {
+        answer = adapters.verifier({ context: at ?? context(), data: r.payload as ResultPayload })
+      } catch {
+        return applyResult(r, false)
       }
-      const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
-      const event: ExecutorEvent = { kind: 'result', atMs: now(), branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
-      if (core.apply(event) === null) payloads.set(`${branchId}/${String(attempt)}/${String(fence)}`, payload as ResultPayload)
+      if (typeof (answer as { then?: unknown } | undefined)?.then === 'function')
+        return (answer as Promise<{ readonly allowed?: unknown } | undefined>).then(
+          (a) => applyResult(r, a?.allowed === true),
+          () => applyResult(r, false),
+        )
+      return applyResult(r, (answer as { readonly allowed?: unknown } | undefined)?.allowed === true)
+    }
+
+    function applyResult(r: Checked, verified: boolean): void {
+      const success = sameJson(readSuccess(r.payload), plan.success!.equals)
+      const event: ExecutorEvent = {
+        kind: 'result',
+        atMs: now(),
+        branchId: r.branchId,
+        peerId: r.peerId,
+        attempt: r.attempt,
+        fence: r.fence,
+        success,
+        verified,
+      }
+      // Payloads are kept only for the aggregation adapter.
+      if (core.apply(event) === null && adapters.aggregation) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload as ResultPayload)
       react()
     }
 
@@ -433,13 +521,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     // Routed before admission and publication: no result can arrive unheard.
     routes.set(op.id, {
-      result: (msg, payload) => {
-        chain = chain.then(() => onResult(msg, payload)).catch(() => undefined)
-        return chain
-      },
-      cancel: (msg, payload) => {
-        chain = chain.then(() => onCancelResult(msg, payload)).catch(() => undefined)
-      },
+      result: (msg, payload, correlation) => handle(() => onResult(msg, payload, correlation)),
+      cancel: (msg, payload) => enqueue(() => onCancelResult(msg, payload)),
     })
     await (listening ??= listen())
 
@@ -453,7 +536,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     deadlineMs = admission.deadlineMs
 
     // Dispatch: authorization rechecked, then the request published (one attempt: memory state).
-    chain = chain.then(async () => {
+    enqueue(async () => {
       const branches = manifest?.publishes === false ? [] : core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
       const allowed = await Promise.all(branches.map((b) => authorized(b.peerId, 'dispatch')))
       // Published together (no await between core publications): one write to the socket, not one per peer.
@@ -475,6 +558,23 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     return finished
   }
 
+  /** A repeated invocation's answer: the running one's, or the same outcome rebuilt from the record. O(log). */
+  const outcomeOf = (op: Operation): Promise<ExecutorResult<InvocationOutcome<any>>> => {
+    if (op.outcome) return op.outcome
+    const a = op.answer!
+    const state = simulate(plan.policy, a.log ?? op.core!.logPrefix(a.logLength))
+    return Promise.resolve(
+      ok({
+        operationId: op.id,
+        decision: a.decision,
+        state,
+        audience: { revision: a.revision, policyRevision: deployment.policyRevision, peers: a.peers },
+        publications: a.publications ? [...a.publications] : a.published!.map((branchId) => ({ branchId, attempt: 1, ok: true })),
+        ...(a.output !== undefined ? { output: a.output } : {}),
+      }),
+    )
+  }
+
   const unknown = (operationId: string, op: Operation | undefined) =>
     refuse(
       'EXECUTOR_UNKNOWN_OPERATION',
@@ -491,17 +591,17 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const { operationId: id, inputBytes } = key.value
       const existing = operations.get(id)
       if (existing) {
-        if (existing.inputBytes !== inputBytes) return idempotencyConflict(id)
-        return existing.outcome
+        if (existing.inputDigest !== inputDigest(inputBytes)) return idempotencyConflict(id)
+        return outcomeOf(existing)
       }
-      const op: { -readonly [K in keyof Operation]: Operation[K] } = { id, inputBytes, outcome: Promise.resolve(refuse('EXECUTOR_CLOSED', 'not started')) }
+      const op: { -readonly [K in keyof Operation]: Operation[K] } = { id, inputDigest: inputDigest(inputBytes) }
       op.outcome = run(op, invocation).catch((error: unknown) => refuse('EXECUTOR_ADAPTER_FAILED', error instanceof Error ? error.message : String(error)))
       operations.set(id, op)
       return op.outcome
     },
     async resume(operationId) {
       const op = operations.get(operationId)
-      return op ? op.outcome : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId}: memory state does not resume (restart: fail-unknown)`)
+      return op ? outcomeOf(op) : refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId}: memory state does not resume (restart: fail-unknown)`)
     },
     async cancel(operationId) {
       const op = operations.get(operationId)

@@ -107,6 +107,16 @@ export class DecisionCore {
     return [...this.history]
   }
 
+  /** How many events the log holds: `simulate(policy, logPrefix(n))` is the state when it held n. */
+  logLength(): number {
+    return this.history.length
+  }
+
+  /** The first `length` events of the log (a copy of the array, the events shared). */
+  logPrefix(length: number): readonly ExecutorEvent[] {
+    return this.history.slice(0, length)
+  }
+
   /** Moves the clock to `atMs` (never back), firing every timer due by then; returns the clock. */
   private advanceTo(atMs: number): number {
     const target = this.started ? Math.max(this.nowMs, atMs) : atMs

@@ -39,3 +39,9 @@ export function fastOperationId(principalId: string, contractDigest: string, inv
       .digest('hex')
   )
 }
+
+/** Lowercase SHA-256 of a string's UTF-8 bytes with Node's hash; undefined where the runtime has none. O(length). */
+export function sha256Hex(text: string): string | undefined {
+  if (oneShot) return oneShot('sha256', new TextEncoder().encode(text), 'hex')
+  return createHash ? createHash('sha256').update(new TextEncoder().encode(text)).digest('hex') : undefined
+}
