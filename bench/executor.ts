@@ -96,6 +96,22 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
       for (let i = 0; i < count; i++) await ours()
       console.log(`executor alone: ${((performance.now() - start) / count).toFixed(3)} ms per interaction`)
     }
+    // `--memory <n>` (under `node --expose-gc`): the bytes the process keeps per interaction once the
+    // executor keeps no more cores (KEPT_CORES): its idempotency record and the responders' records.
+    const memory = process.argv.indexOf('--memory')
+    const gc = (globalThis as { gc?: () => void }).gc
+    if (memory > 0 && gc) {
+      const count = Math.min(Number(process.argv[memory + 1]) || 2000, 100_000)
+      for (let i = 0; i < 1100; i++) await ours()
+      await new Promise((r) => setTimeout(r, 50))
+      gc()
+      const before = process.memoryUsage().heapUsed
+      for (let i = 0; i < count; i++) await ours()
+      await new Promise((r) => setTimeout(r, 50))
+      gc()
+      console.log(`kept per interaction: ${Math.round((process.memoryUsage().heapUsed - before) / count)} bytes`)
+      if (process.env['EXEC_HEAP_SNAPSHOT']) (await import('node:v8')).writeHeapSnapshot(process.env['EXEC_HEAP_SNAPSHOT'])
+    }
     const result = await paired({ baseline: batch('baseline', baseline), executor: batch('executor', ours) }, rounds)
     // The measured rounds (after the warm-up ones).
     const cpuRatio = roundRatios(cpu.executor.slice(-rounds), cpu.baseline.slice(-rounds))

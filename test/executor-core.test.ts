@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { simulate, type ExecutorEvent } from '../src/runtime/nats/executor/events.js'
 import { admitted, policy, result } from './helpers/executor-policy.js'
+import { answerRecord, answeredPublications, answeredState, keepLog } from '../src/runtime/nats/executor/answer-record.js'
 
 const statuses = (events: readonly ExecutorEvent[], p = policy()) => simulate(p, events).branches.map((b) => b.status)
 
@@ -230,5 +231,39 @@ describe('executor core: cancellation, revocation, loss', () => {
     expect(s.decision).toMatchObject({ outcome: 'indeterminate', reason: 'lost', atMs: 6 })
     expect(s.branches.map((b) => b.status)).toEqual(['succeeded', 'indeterminate', 'indeterminate'])
     expect(s.refused).toEqual([{ index: 3, reason: 'after-loss' }])
+  })
+})
+
+describe('executor: the idempotency record of an answered invocation', () => {
+  const peers = ['a', 'b', 'c']
+  const published = peers.map((branchId) => ({ branchId, attempt: 1, ok: true }))
+  const answered = (log: readonly ExecutorEvent[]) => {
+    const state = simulate(policy(), log)
+    return { state, record: answerRecord(state.decision!, log.length, 'r1', peers, published, undefined) }
+  }
+
+  it('keeps the usual log (one branch per peer, then the votes) as its admission time and rebuilds the same state', () => {
+    const log = [admitted(peers, 5), result(7, 'b', true), result(9, 'a', true)]
+    const { state, record } = answered(log)
+    expect(answeredState(policy(), record, () => log)).toEqual(state)
+    keepLog(record, log)
+    expect(record.log).toBeUndefined()
+    expect(record.admittedAtMs).toBe(5)
+    expect(answeredState(policy(), record, undefined)).toEqual(state)
+    expect(answeredPublications(record)).toEqual(published)
+  })
+
+  it('keeps any other log as it was: a refused result, an unverified one, a clock that stood still', () => {
+    const unverified: ExecutorEvent = { ...result(8, 'c', true), verified: false }
+    for (const log of [
+      [admitted(peers, 5), result(6, 'x', true), result(7, 'b', true), result(9, 'a', true)],
+      [admitted(peers, 5), unverified, result(7, 'b', true), result(9, 'a', true)],
+      [admitted(peers, 5), result(3, 'b', true), result(9, 'a', true)],
+    ]) {
+      const { state, record } = answered(log)
+      keepLog(record, log)
+      expect(record.log).toEqual(log)
+      expect(answeredState(policy(), record, undefined)).toEqual(state)
+    }
   })
 })

@@ -24,7 +24,7 @@ import { admitInvocation, authorizedNow, branchInput, idempotencyConflict, invoc
 import { copyMembers, writeMember } from './dispatch/pointers.js'
 import { correlationReader, memberReader, type Correlation } from './correlation.js'
 import { sha256Hex } from './dispatch/operation-id.js'
-import { simulate } from './decision/simulate.js'
+import { answerRecord, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -116,25 +116,6 @@ interface Operation {
   settle?: () => void
   /** Its core was let go (KEPT_CORES): only the idempotency record is left. */
   coreDropped?: boolean
-}
-
-/**
- * The idempotency record of an answered invocation: the decision and what the rest of its outcome
- * is rebuilt from on a repeated invocation. The state it returned is `simulate` over the log as it
- * was then: the core's first `logLength` events while the core is kept, the copy of them in `log`
- * after (KEPT_CORES). The events are the core's own objects, so the record adds an array, not a
- * copy of the state (five branches, the votes, the publications) per operation.
- */
-interface AnswerRecord {
-  readonly decision: Decision
-  readonly logLength: number
-  log?: readonly ExecutorEvent[]
-  readonly revision: string
-  readonly peers: readonly string[]
-  /** The publications, when one failed; else the branches published, in order, each attempt 1 and ok. */
-  readonly publications?: readonly Publication[]
-  readonly published?: readonly string[]
-  readonly output?: unknown
 }
 
 /** Canonical inputs up to this length are kept as they are; longer ones as their SHA-256 (a record's size stays bounded). */
@@ -358,18 +339,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         if (!aggregated.ok) return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
         output = aggregated.value
       }
-      // The answer's record replaces the outcome kept for a repeated invocation (`answerOf` rebuilds it).
-      const plain = publications.every((p) => p.ok && p.attempt === 1)
-      op.answer = {
-        decision,
-        logLength,
-        revision,
-        peers,
-        ...(plain ? { published: publications.map((p) => p.branchId) } : { publications: [...publications] }),
-        ...(output !== undefined ? { output } : {}),
-        // Its core let go meanwhile (an aggregation adapter that took its time): the log goes with the record.
-        ...(op.core ? {} : { log: core.logPrefix(logLength) }),
-      }
+      // The answer's record replaces the outcome kept for a repeated invocation (`outcomeOf` rebuilds it).
+      op.answer = answerRecord(decision, logLength, revision, peers, publications, output)
+      // Its core let go meanwhile (an aggregation adapter that took its time): the log goes with the record.
+      if (!op.core) keepLog(op.answer, core.logPrefix(logLength))
       op.outcome = undefined
       return ok({
         operationId: op.id,
@@ -399,7 +372,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           const oldest = keptCores.values().next().value!
           keptCores.delete(oldest)
           // The record keeps the log up to its answer: the state it returned is rebuilt from it.
-          if (oldest.answer && oldest.core) oldest.answer.log = oldest.core.logPrefix(oldest.answer.logLength)
+          if (oldest.answer && oldest.core) keepLog(oldest.answer, oldest.core.logPrefix(oldest.answer.logLength))
           oldest.core = undefined
           oldest.coreDropped = true
         }
@@ -562,14 +535,14 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const outcomeOf = (op: Operation): Promise<ExecutorResult<InvocationOutcome<any>>> => {
     if (op.outcome) return op.outcome
     const a = op.answer!
-    const state = simulate(plan.policy, a.log ?? op.core!.logPrefix(a.logLength))
+    const core = op.core
     return Promise.resolve(
       ok({
         operationId: op.id,
         decision: a.decision,
-        state,
+        state: answeredState(plan.policy, a, core && (() => core.logPrefix(a.logLength))),
         audience: { revision: a.revision, policyRevision: deployment.policyRevision, peers: a.peers },
-        publications: a.publications ? [...a.publications] : a.published!.map((branchId) => ({ branchId, attempt: 1, ok: true })),
+        publications: answeredPublications(a),
         ...(a.output !== undefined ? { output: a.output } : {}),
       }),
     )
