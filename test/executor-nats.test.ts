@@ -302,6 +302,33 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     }
   })
 
+  it('hostile input: a responder handles no request its schema refuses, though the members it reads are valid', async () => {
+    const raw = await connect({ servers: rig.server.url })
+    const ballots: unknown[] = []
+    const sub = raw.subscribe('payments.refunds.*.ballot.ann', { callback: (_e, m) => ballots.push(m.json()) })
+    await raw.flush()
+    const before = rig.handled.get('ann') ?? 0
+    const request = (id: string) => ({ operationId: id, branchId: 'ann', attempt: 1, fence: 0, peerId: 'ann', requestedBy: 'alice', refund })
+    const refused = 'op' + 'a'.repeat(64)
+    const valid = 'op' + 'b'.repeat(64)
+    try {
+      await withPeers({ ann: { vote: true } }, async () => {
+        // The operation, branch, attempt and fence are all in order: only the schema refuses these.
+        const { refund: _missing, ...noRefund } = request(refused)
+        for (const bad of [noRefund, { ...request(refused), requestedBy: 7 }, { ...request(refused), refund: { paymentId: 'p', amount: 'ten' } }])
+          raw.publish(`payments.refunds.${refused}.vote.ann`, JSON.stringify(bad))
+        raw.publish(`payments.refunds.${valid}.vote.ann`, JSON.stringify(request(valid)))
+        // One connection's messages arrive in order: once the valid request's ballot is back, the others were read.
+        for (let i = 0; i < 500 && ballots.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+      })
+      expect(ballots).toEqual([{ operationId: valid, branchId: 'ann', attempt: 1, fence: 0, peerId: 'ann', approve: true }])
+      expect((rig.handled.get('ann') ?? 0) - before).toBe(1)
+    } finally {
+      sub.unsubscribe()
+      await raw.close()
+    }
+  })
+
   it('an invoker cancel decides cancelled; closing a memory executor mid-interaction leaves it indeterminate', async () => {
     const executor = await rig.executor(variant(rig.approve, { completion: { remaining: 'detach' } }))
     await withPeers(all('silent'), async () => {

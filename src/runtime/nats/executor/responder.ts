@@ -15,7 +15,7 @@ import type { Given, RequestOf, ResultFieldsOf } from './adapters.js'
 import { planInteraction, type InteractionPlan } from './policy.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
-import { copyMembers, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
+import { copyMembers, plainPointerReader, pointerWriter, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
 import { LazyAbort } from './dispatch/lazy-abort.js'
 
 export interface ResponderRequest<RequestPayload> {
@@ -46,6 +46,7 @@ export interface Responder {
 }
 
 interface BranchRecord {
+  readonly branchId: string
   fence: number
   attempt: number
   running?: LazyAbort
@@ -57,29 +58,30 @@ const encoder = new TextEncoder()
 
 /**
  * The branch records by operation id, then branch id. A peer usually holds one branch of an
- * operation, so an operation's entry is its one record until a second branch arrives: a lookup
- * hashes the two ids as parsed, with no `${operation}/${branch}` key built per request.
+ * operation, so an operation's entry is its one record (which names its branch) until a second
+ * branch arrives: a lookup hashes the two ids as parsed, with no `${operation}/${branch}` key
+ * built per request, and a kept operation costs one map entry and one record.
  */
 class BranchRecords {
-  private readonly byOperation = new Map<string, Map<string, BranchRecord> | { readonly branchId: string; readonly record: BranchRecord }>()
+  private readonly byOperation = new Map<string, Map<string, BranchRecord> | BranchRecord>()
 
   get(operationId: string, branchId: string): BranchRecord | undefined {
     const entry = this.byOperation.get(operationId)
     if (entry === undefined) return undefined
     if (entry instanceof Map) return entry.get(branchId)
-    return entry.branchId === branchId ? entry.record : undefined
+    return entry.branchId === branchId ? entry : undefined
   }
 
-  set(operationId: string, branchId: string, record: BranchRecord): void {
+  set(operationId: string, record: BranchRecord): void {
     const entry = this.byOperation.get(operationId)
-    if (entry === undefined || (!(entry instanceof Map) && entry.branchId === branchId)) this.byOperation.set(operationId, { branchId, record })
-    else if (entry instanceof Map) entry.set(branchId, record)
+    if (entry === undefined || (!(entry instanceof Map) && entry.branchId === record.branchId)) this.byOperation.set(operationId, record)
+    else if (entry instanceof Map) entry.set(record.branchId, record)
     else
       this.byOperation.set(
         operationId,
         new Map([
-          [entry.branchId, entry.record],
-          [branchId, record],
+          [entry.branchId, entry],
+          [record.branchId, record],
         ]),
       )
   }
@@ -87,7 +89,7 @@ class BranchRecords {
   *values(): IterableIterator<BranchRecord> {
     for (const entry of this.byOperation.values()) {
       if (entry instanceof Map) yield* entry.values()
-      else yield entry.record
+      else yield entry
     }
   }
 }
@@ -158,14 +160,51 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     for (const p of Object.keys(channel.parameters)) out[p] = p === target ? peerId : requestParams[p]!
     return out
   }
+  // Resolved once: the request members read and the result members written on every request.
+  const resultParameters = Object.keys(resultChannel.parameters)
+  const read = {
+    operation: plainPointerReader(pointers.operation),
+    branch: plainPointerReader(pointers.branch),
+    attempt: plainPointerReader(pointers.attempt),
+    fence: plainPointerReader(pointers.fence),
+  }
+  const c = plan.correlation
+  const write = {
+    operation: pointerWriter(c.operation),
+    branch: pointerWriter(c.branch),
+    attempt: pointerWriter(c.attempt),
+    fence: pointerWriter(c.fence),
+    peer: pointerWriter(c.peer),
+  }
 
-  const publishResult = (requestParams: Record<string, string>, result: Record<string, unknown>) => {
+  /** The result of a branch's attempt: the committed fields with the correlation written in, checked against the result schema, published. */
+  const answer = (
+    requestParams: Record<string, string>,
+    operationId: string,
+    branchId: string,
+    attempt: number,
+    fence: number,
+    fields: Record<string, unknown>,
+  ) => {
+    const result = copyMembers(fields)
+    write.operation(result, operationId)
+    write.branch(result, branchId)
+    write.attempt(result, attempt)
+    write.fence(result, fence)
+    write.peer(result, peerId)
     if (check(resultChannel.validatePayload, result)) return
-    send(resultChannel, paramsFor(resultChannel, requestParams), result)
+    const params: Record<string, string> = {}
+    for (const p of resultParameters) params[p] = p === target ? peerId : requestParams[p]!
+    send(resultChannel, params, result)
     published++
   }
 
-  async function onRequest(msg: Msg): Promise<void> {
+  /**
+   * A request: parsed, its subject parsed, checked against the request schema exactly (a request it
+   * refuses is never handled), then the four members the bookkeeping reads. The handler's result is
+   * committed and answered at once when the handler answers synchronously (no turn per request).
+   */
+  function onRequest(msg: Msg): void | Promise<void> {
     let payload: unknown
     try {
       payload = JSON.parse(decoder.decode(msg.data))
@@ -174,41 +213,39 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     }
     const params = requestChannel!.subject!.tryParse(msg.subject) as Record<string, string> | undefined
     if (!params || check(requestChannel!.validatePayload, payload)) return
-    const operationId = readPointer(payload, pointers.operation)
-    const branchId = readPointer(payload, pointers.branch)
-    const attempt = readPointer(payload, pointers.attempt)
-    const fence = readPointer(payload, pointers.fence)
+    const operationId = read.operation(payload)
+    const branchId = read.branch(payload)
+    const attempt = read.attempt(payload)
+    const fence = read.fence(payload)
     if (typeof operationId !== 'string' || typeof branchId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
     const record = records.get(operationId, branchId)
     const f = fence as number
+    const a = attempt as number
     if (record && f < record.fence) return // stale request: a higher fence was seen
-    const answer = (fields: Record<string, unknown>) => {
-      const result = copyMembers(fields)
-      const c = plan.correlation
-      setPointer(result, c.operation, operationId)
-      setPointer(result, c.branch, branchId)
-      setPointer(result, c.attempt, attempt)
-      setPointer(result, c.fence, f)
-      setPointer(result, c.peer, peerId)
-      publishResult(params!, result)
-    }
     if (record?.committed) {
       // Idempotency: the effect ran once; a repeated (or later-attempt) request gets its result again.
       record.fence = f
-      record.attempt = attempt as number
-      return answer(record.committed)
+      record.attempt = a
+      return answer(params, operationId, branchId, a, f, record.committed)
     }
     if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
     record?.running?.abort() // a higher fence supersedes the running execution
-    const current: BranchRecord = { fence: f, attempt: attempt as number, running: new LazyAbort() }
-    records.set(operationId, branchId, current)
-    const running = current.running!
-    let fields: ResultFields | undefined
+    const running = new LazyAbort()
+    const current: BranchRecord = { branchId, fence: f, attempt: a, running, committed: undefined }
+    records.set(operationId, current)
+    const commit = (fields: ResultFields | undefined) => {
+      current.running = undefined
+      // Fence at commit: a higher fence seen meanwhile (or a cancel) makes this execution stale.
+      if (fields === undefined || running.aborted || records.get(operationId, branchId) !== current) return
+      current.committed = copyMembers(fields)
+      answer(params, operationId, branchId, a, f, current.committed)
+    }
+    let returned: Promise<ResultFields | undefined> | ResultFields | undefined
     try {
-      fields = await options.handler({
+      returned = options.handler({
         operationId,
         branchId,
-        attempt: attempt as number,
+        attempt: a,
         fence: f,
         payload: payload as RequestPayload,
         get signal() {
@@ -216,13 +253,11 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
         },
       })
     } catch {
-      fields = undefined
+      return commit(undefined)
     }
-    current.running = undefined
-    // Fence at commit: a higher fence seen meanwhile (or a cancel) makes this execution stale.
-    if (fields === undefined || running.aborted || records.get(operationId, branchId) !== current) return
-    current.committed = { ...fields }
-    answer(current.committed)
+    if (typeof (returned as { then?: unknown } | undefined)?.then === 'function')
+      return (returned as Promise<ResultFields | undefined>).then(commit, () => commit(undefined))
+    commit(returned as ResultFields | undefined)
   }
 
   function onCancel(msg: Msg): void {
@@ -256,7 +291,15 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
           if (error) return
           // Requests run concurrently (a stalled one must not block a cancel); their bookkeeping is synchronous.
           if (serial) chain = chain.then(() => handler(msg)).catch(() => undefined)
-          else void Promise.resolve(handler(msg)).catch(() => undefined)
+          else {
+            let pending: void | Promise<void>
+            try {
+              pending = handler(msg)
+            } catch {
+              return
+            }
+            pending?.catch(() => undefined)
+          }
         },
       }),
     )

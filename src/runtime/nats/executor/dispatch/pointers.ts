@@ -104,3 +104,30 @@ export function copyMembers(source: object): Data {
   for (const key of Object.keys(source)) define(copy, key, (source as Data)[key])
   return copy
 }
+
+/**
+ * A reader of one bare JSON Pointer (`/a/b`), resolved once: a one-token pointer (the usual
+ * `/operationId`) reads its member directly. Undefined pointer: reads undefined. O(depth) a read.
+ */
+export function plainPointerReader(pointer: string | undefined): (payload: unknown) => unknown {
+  if (pointer === undefined) return () => undefined
+  if (pointer.startsWith('/') && pointer.indexOf('/', 1) < 0) {
+    const token = pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~')
+    return (payload) => (typeof payload === 'object' && payload !== null && Object.hasOwn(payload, token) ? (payload as Data)[token] : undefined)
+  }
+  return (payload) => readPlainPointer(payload, pointer)
+}
+
+/**
+ * A writer of one payload-only expression (`$message.payload#/a/b`), resolved once: a one-token
+ * pointer sets its member directly, as `writePointerValue` would. Not a payload pointer: writes nothing.
+ */
+export function pointerWriter(expression: string): (target: Data, value: unknown) => void {
+  const tokens = pointerTokens(expression)
+  if (tokens === null || tokens.length === 0) return () => undefined
+  if (tokens.length === 1) {
+    const token = tokens[0]!
+    return (target, value) => define(target, token, value)
+  }
+  return (target, value) => void writePointerValue(target, expression, value)
+}
