@@ -130,9 +130,16 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
     return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
   const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
   const peers: string[] = []
+  // One context while the adapter answers synchronously (one object, not one per peer); a fresh one after it awaits.
+  let at = context()
   for (const peer of candidates) {
-    const allowed = authorizedNow(adapters, context(), peer, 'admission')
-    if (typeof allowed === 'boolean' ? allowed : await allowed) peers.push(peer)
+    const allowed = authorizedNow(adapters, at, peer, 'admission')
+    if (typeof allowed === 'boolean') {
+      if (allowed) peers.push(peer)
+    } else {
+      if (await allowed) peers.push(peer)
+      at = context()
+    }
   }
   if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
   if (plan.dispatch.mode === 'direct' && peers.length !== 1)

@@ -510,8 +510,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     // Dispatch: authorization rechecked, then the request published (one attempt: memory state).
     enqueue(async () => {
-      const branches = manifest?.publishes === false ? [] : core.state().branches.filter((b) => b.status === 'open' || b.status === 'dispatched')
-      const allowed = await Promise.all(branches.map((b) => authorized(b.peerId, 'dispatch')))
+      const branches = manifest?.publishes === false ? [] : core.branchesIn('open', 'dispatched')
+      // One context for the dispatch's authorizations (made in one synchronous pass).
+      const at = context()
+      const allowed = await Promise.all(branches.map((b) => authorizedNow(adapters, at, b.peerId, 'dispatch')))
       // Published together (no await between core publications): one write to the socket, not one per peer.
       const sent = branches.map(async (b, i) => {
         if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })

@@ -233,10 +233,11 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     const running = new LazyAbort()
     const current: BranchRecord = { branchId, fence: f, attempt: a, running, committed: undefined }
     records.set(operationId, current)
-    const commit = (fields: ResultFields | undefined) => {
+    // `meanwhile`: the handler awaited, so another request or a cancel may have come in between.
+    const commit = (fields: ResultFields | undefined, meanwhile: boolean) => {
       current.running = undefined
       // Fence at commit: a higher fence seen meanwhile (or a cancel) makes this execution stale.
-      if (fields === undefined || running.aborted || records.get(operationId, branchId) !== current) return
+      if (fields === undefined || running.aborted || (meanwhile && records.get(operationId, branchId) !== current)) return
       current.committed = copyMembers(fields)
       answer(params, operationId, branchId, a, f, current.committed)
     }
@@ -253,11 +254,14 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
         },
       })
     } catch {
-      return commit(undefined)
+      return commit(undefined, false)
     }
     if (typeof (returned as { then?: unknown } | undefined)?.then === 'function')
-      return (returned as Promise<ResultFields | undefined>).then(commit, () => commit(undefined))
-    commit(returned as ResultFields | undefined)
+      return (returned as Promise<ResultFields | undefined>).then(
+        (fields) => commit(fields, true),
+        () => commit(undefined, true),
+      )
+    commit(returned as ResultFields | undefined, false)
   }
 
   function onCancel(msg: Msg): void {

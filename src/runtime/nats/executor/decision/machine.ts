@@ -153,6 +153,13 @@ export class DecisionCore {
     return this.admission
   }
 
+  /** Copies of the branches in either status, in admission order (no copy of the rest of the state). */
+  branchesIn(status: BranchStatus, other: BranchStatus): BranchState[] {
+    const found: BranchState[] = []
+    for (const b of this.branches) if (b.status === status || b.status === other) found.push(snapshot(b))
+    return found
+  }
+
   /** A copy of one branch's state, or undefined. */
   branch(branchId: string): BranchState | undefined {
     const b = this.byId.get(branchId)
