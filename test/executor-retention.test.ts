@@ -43,6 +43,8 @@ describe.skipIf(!NATS_SERVER)('memory state keeps the idempotency record, and th
     }
     await settled(id)
     expect(executor.log(id).ok).toBe(true)
+    // While its core is kept, a repeated invocation's outcome is rebuilt from the core's log: the same one.
+    expect(await executor.invoke({ principalId: 'alice', idempotencyKey: 'first', inputs })).toEqual(first)
     let last = id
     for (let i = 0; i < KEPT; i++) {
       const answer = await executor.invoke({ principalId: 'alice', idempotencyKey: `k${i}`, inputs })
