@@ -5,7 +5,8 @@
  * same messages (`requestMany` on one subject, gathering until 4 replies, counting approvals).
  * Both against a real nats-server started here, peers on connections of their own.
  * Target: latency per interaction at most 1.5x the scatter-gather; interactions per second reported.
- * Run alone, it merges its row into bench/results.json.
+ * Run alone, it merges its row into bench/results.json. `--profile <n>`: the executor side alone for
+ * `node --cpu-prof`; `--memory <n>` (under `node --expose-gc`): the bytes kept per interaction.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
