@@ -50,65 +50,79 @@ interface Stop {
   what: string
 }
 
+/** One walk's state: the objects open on the current path and the nodes seen so far. */
+interface Walk {
+  nodes: number
+  /**
+   * Objects on the current path only: a shared, acyclic member is fine (JSON writes it twice). The
+   * first SHALLOW levels' objects are kept by depth and scanned (cheaper than hashing for the usual
+   * payload, a few levels deep); deeper ones in a set, made only for a payload that deep, so a deep
+   * path costs no more than a lookup.
+   */
+  readonly shallow: object[]
+  deep: Set<object> | undefined
+}
+
+const stop = (what: string, token?: string): Stop => ({ tokens: token === undefined ? [] : [token], what })
+
+const isOpen = (state: Walk, value: object, depth: number): boolean => {
+  const shallow = state.shallow
+  for (let i = 0, n = depth < SHALLOW ? depth : SHALLOW; i < n; i++) if (shallow[i] === value) return true
+  return depth > SHALLOW && state.deep !== undefined && state.deep.has(value)
+}
+
 /**
  * The first place where `root` is not JSON data, in the order the values are written (an array's
  * holes are looked for, last first, before its elements are walked). Recursive, with nothing
- * allocated for a value that passes: a path is made only for the problem, from the tokens its
- * callers add on the way back. The recursion is as deep as the value, at most MAX_DEPTH levels.
+ * allocated for a value that passes but the walk's state (module functions, not closures made per
+ * call: this runs for every message a client sends): a path is made only for the problem, from
+ * the tokens its callers add on the way back. The recursion is as deep as the value, at most
+ * MAX_DEPTH levels.
  */
 function notJsonData(root: unknown): { path: string; message: string } | undefined {
-  // Objects on the current path only: a shared, acyclic member is fine (JSON writes it twice). The
-  // first SHALLOW levels' objects are kept by depth and scanned (cheaper than hashing for the usual
-  // payload, a few levels deep); deeper ones in a set, so a deep path costs no more than a lookup.
-  const shallow: object[] = []
-  const deep = new Set<object>()
-  const isOpen = (value: object, depth: number): boolean => {
-    for (let i = 0, n = depth < SHALLOW ? depth : SHALLOW; i < n; i++) if (shallow[i] === value) return true
-    return depth > SHALLOW && deep.has(value)
-  }
-  let nodes = 0
-  const stop = (what: string, token?: string): Stop => ({ tokens: token === undefined ? [] : [token], what })
-  const walk = (value: unknown, depth: number, inArray: boolean): Stop | undefined => {
-    if (++nodes > MAX_NODES) return stop(`is past ${MAX_NODES} values`)
-    if (depth > MAX_DEPTH) return stop(`is nested deeper than ${MAX_DEPTH} levels`)
-    switch (typeof value) {
-      case 'string':
-      case 'boolean':
-        return undefined
-      case 'number':
-        return Number.isFinite(value) ? undefined : stop(`is ${String(value)}, which JSON cannot carry`)
-      case 'undefined':
-        // Dropped from an object (an absent member); anywhere else JSON would write null.
-        return inArray ? stop('is undefined, which JSON cannot carry') : undefined
-      case 'object':
-        break
-      default:
-        return stop(`is a ${typeof value}, which JSON cannot carry`)
-    }
-    if (value === null) return undefined
-    if (isOpen(value, depth)) return stop('refers back to itself')
-    const proto = Object.getPrototypeOf(value) as unknown
-    const array = Array.isArray(value)
-    if (array ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return stop('is not a plain object or array')
-    if ('toJSON' in value) return stop('has a toJSON method: it would be sent as something else')
-    if (depth < SHALLOW) shallow[depth] = value
-    else deep.add(value)
-    let found: Stop | undefined
-    if (array) {
-      const items = value as unknown[]
-      for (let i = items.length - 1; i >= 0; i--) if (!Object.hasOwn(items, i)) return stop('is an array hole, which JSON would write as null', String(i))
-      for (let i = 0; i < items.length && !found; i++) if ((found = walk(items[i], depth + 1, true))) found.tokens.push(String(i))
-    } else {
-      const record = value as Record<string, unknown>
-      const keys = Object.keys(record)
-      for (let i = 0; i < keys.length && !found; i++) if ((found = walk(record[keys[i]!], depth + 1, false))) found.tokens.push(escapeToken(keys[i]!))
-    }
-    if (depth >= SHALLOW) deep.delete(value)
-    return found
-  }
-  const found = walk(root, 0, true)
+  // A state per call, not one shared: a getter run by the walk may send a message itself.
+  const found = walk({ nodes: 0, shallow: [], deep: undefined }, root, 0, true)
   if (!found) return undefined
   let path = ''
   for (let i = found.tokens.length - 1; i >= 0; i--) path += `/${found.tokens[i]}`
   return { path, message: `${path || '(payload)'} ${found.what}` }
+}
+
+function walk(state: Walk, value: unknown, depth: number, inArray: boolean): Stop | undefined {
+  if (++state.nodes > MAX_NODES) return stop(`is past ${MAX_NODES} values`)
+  if (depth > MAX_DEPTH) return stop(`is nested deeper than ${MAX_DEPTH} levels`)
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined
+    case 'number':
+      return Number.isFinite(value) ? undefined : stop(`is ${String(value)}, which JSON cannot carry`)
+    case 'undefined':
+      // Dropped from an object (an absent member); anywhere else JSON would write null.
+      return inArray ? stop('is undefined, which JSON cannot carry') : undefined
+    case 'object':
+      break
+    default:
+      return stop(`is a ${typeof value}, which JSON cannot carry`)
+  }
+  if (value === null) return undefined
+  if (isOpen(state, value, depth)) return stop('refers back to itself')
+  const proto = Object.getPrototypeOf(value) as unknown
+  const array = Array.isArray(value)
+  if (array ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return stop('is not a plain object or array')
+  if ('toJSON' in value) return stop('has a toJSON method: it would be sent as something else')
+  if (depth < SHALLOW) state.shallow[depth] = value
+  else (state.deep ??= new Set()).add(value)
+  let found: Stop | undefined
+  if (array) {
+    const items = value as unknown[]
+    for (let i = items.length - 1; i >= 0; i--) if (!Object.hasOwn(items, i)) return stop('is an array hole, which JSON would write as null', String(i))
+    for (let i = 0; i < items.length && !found; i++) if ((found = walk(state, items[i], depth + 1, true))) found.tokens.push(String(i))
+  } else {
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record)
+    for (let i = 0; i < keys.length && !found; i++) if ((found = walk(state, record[keys[i]!], depth + 1, false))) found.tokens.push(escapeToken(keys[i]!))
+  }
+  if (depth >= SHALLOW) state.deep!.delete(value)
+  return found
 }

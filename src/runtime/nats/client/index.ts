@@ -162,6 +162,9 @@ export function checkServerVersion(module: ContractModule, nc: NatsConnection, o
   }
 }
 
+/** A publish's options when it is given none: one object, not one per message. */
+const NO_PUBLISH_OPTIONS: PublishOptions = /* @__PURE__ */ Object.freeze({})
+
 export class ContractClient<M extends ContractModule> {
   private js?: JetStreamClient
 
@@ -175,7 +178,7 @@ export class ContractClient<M extends ContractModule> {
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: PublishOptions = {},
+    options: PublishOptions = NO_PUBLISH_OPTIONS,
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
@@ -222,10 +225,10 @@ export class ContractClient<M extends ContractModule> {
     // "Invalid first responses fail the RPC": decoded and validated against the reply channel.
     const reply = op.requestReply.replyChannel === undefined ? undefined : this.module.channels[op.requestReply.replyChannel]
     const decoded = decode(msg.data)
-    if (!decoded.ok) return { ok: false, reason: 'invalid-response', errors: [{ path: '', message: decoded.message }], msg }
-    const problems = check(reply?.validatePayload, decoded.value)
+    if (decoded === UNDECODABLE) return { ok: false, reason: 'invalid-response', errors: [{ path: '', message: UNDECODABLE_MESSAGE }], msg }
+    const problems = check(reply?.validatePayload, decoded)
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
-    return { ok: true, payload: decoded.value as ReplyPayload<M, K>, msg }
+    return { ok: true, payload: decoded as ReplyPayload<M, K>, msg }
   }
 
   /** A core subscription on the operation's channel (or one of its filters), in the binding's queue group when it has one. */
@@ -393,11 +396,16 @@ function headersOf(values: Readonly<Record<string, string>>): MsgHdrs {
   return h
 }
 
-function decode(data: Uint8Array): { ok: true; value: unknown } | { ok: false; message: string } {
+/** What `decode` answers for data that is not JSON text: a value no `JSON.parse` returns. */
+const UNDECODABLE: unique symbol = /* @__PURE__ */ Symbol('undecodable')
+const UNDECODABLE_MESSAGE = 'the payload is not JSON'
+
+/** The JSON value of a message's data, or UNDECODABLE (nothing else allocated per message). */
+function decode(data: Uint8Array): unknown {
   try {
-    return { ok: true, value: JSON.parse(decoder.decode(data)) }
+    return JSON.parse(decoder.decode(data)) as unknown
   } catch {
-    return { ok: false, message: 'the payload is not JSON' }
+    return UNDECODABLE
   }
 }
 
@@ -416,9 +424,10 @@ function incoming(
       msg,
     )
   const decoded = decode(msg.data)
-  if (!decoded.ok) return new ContractClientError('UNDECODABLE_PAYLOAD', `A message on ${JSON.stringify(msg.subject)}: ${decoded.message}.`, [], msg)
+  if (decoded === UNDECODABLE)
+    return new ContractClientError('UNDECODABLE_PAYLOAD', `A message on ${JSON.stringify(msg.subject)}: ${UNDECODABLE_MESSAGE}.`, [], msg)
   // A receive operation listing some of its channel's messages receives those only.
-  const problems = check(op.validatePayload ?? channel.validatePayload, decoded.value)
+  const problems = check(op.validatePayload ?? channel.validatePayload, decoded)
   if (problems)
     return new ContractClientError(
       'INVALID_PAYLOAD',
@@ -426,7 +435,7 @@ function incoming(
       problems,
       msg,
     )
-  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs } = { subject: msg.subject, params, payload: decoded.value }
+  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs } = { subject: msg.subject, params, payload: decoded }
   const headers = msg.headers
   if (headers) received.headers = headers
   return received
