@@ -57,7 +57,9 @@ describe('credentials found while parsing (fast YAML path)', () => {
     // The bench documents: nothing that could be a marker or a seed, so no string is scanned.
     expect(valuesMayHoldCredential(natsDocument(20))).toBe(false)
     expect(valuesMayHoldCredential(natsDocument(20, { payloads: true }))).toBe(false)
-    for (const text of [`a: ${fake('U')}`, 'a: "\\x53"', 'a: - - - - -', 'a: -----', 'a: J 0eXA', 'a: S\n  C']) expect(valuesMayHoldCredential(text)).toBe(true)
+    expect(valuesMayHoldCredential('a: SUBSCRIBE to SUCH AS THESE')).toBe(false)
+    for (const text of [`a: ${fake('U')}`, 'a: "\\x53"', 'a: - - - - -', 'a: -----', 'a: J 0eXA', `a: |\n  S\n  C${fake('U').slice(2)}`])
+      expect(valuesMayHoldCredential(text)).toBe(true)
   })
 
   it('agrees with the walk on the bench documents, and on them with a credential put in one place', () => {

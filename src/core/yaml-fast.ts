@@ -166,8 +166,8 @@ const NODE_OPENERS = new Set([45 /* - */, 58 /* : */, 44 /* , */, 91 /* [ */, 12
  * backslash (the only escape that makes a character the text does not show), each string is the
  * text's own characters with quotes doubled, indentation and line breaks changed: a credential in
  * it stands in the text with at most whitespace between its characters. Every marker holds five
- * dashes or `J0eXA` (the JWT header's base64url), and every nkey seed starts with `S` and its key
- * type (credential-scan.ts): a text with none of these, whitespace allowed between, yields no
+ * dashes or `J0eXA` (the JWT header's base64url), and every nkey seed is `S`, its key type and 56 more
+ * base32 characters (credential-scan.ts): a text with none of these, whitespace allowed between, yields no
  * string a scan would flag, and the raw text is still scanned whole (`credentialOf` in the NATS
  * loader). False positives only cost the string-by-string scan.
  */
@@ -176,7 +176,9 @@ export function valuesMayHoldCredential(text: string): boolean {
 }
 
 const MAY_BE_MARKER = /-\s*-\s*-\s*-\s*-|J\s*0\s*e\s*X\s*A/
-const MAY_BE_SEED = /S\s*[UAONCX]/
+// An `S`, a key type and 56 more base32 characters (a seed is 58), whitespace allowed between:
+// words such as `SUBSCRIBE` in a description do not count.
+const MAY_BE_SEED = /S\s*[UAONCX](?:\s*[A-Z2-7]){56}/
 
 /** The document's value and collection positions, or undefined when only the exact path can read it. */
 export function loadFastYaml(text: string): FastYaml | undefined {
