@@ -62,6 +62,18 @@ describe('credentials found while parsing (fast YAML path)', () => {
       expect(valuesMayHoldCredential(text)).toBe(true)
   })
 
+  it('reads the prefilter as its patterns say (random texts over the characters that matter)', () => {
+    const patterns = [/\\/, /-\s*-\s*-\s*-\s*-/, /J\s*0\s*e\s*X\s*A/, /S\s*[UAONCX](?:\s*[A-Z2-7]){56}/]
+    const alphabet = ['-', ' ', '\n', '\u00a0', 'J', '0', 'e', 'X', 'A', 'S', 'U', 'C', '2', '7', 'a', '8', '\\']
+    let seed = 7
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n)
+    for (let round = 0; round < 3000; round++) {
+      const weights = round % 3 === 0 ? alphabet.length - 1 : alphabet.length - 3
+      const text = Array.from({ length: 20 + random(140) }, () => (round % 2 === 0 && random(3) > 0 ? 'A' : alphabet[random(weights)]!)).join('')
+      expect(valuesMayHoldCredential(text), JSON.stringify(text)).toBe(patterns.some((p) => p.test(text)))
+    }
+  })
+
   it('agrees with the walk on the bench documents, and on them with a credential put in one place', () => {
     for (const text of [natsDocument(20), natsDocument(20, { payloads: true })]) {
       expect(verdicts(text)).toEqual({ clean: true, walk: undefined })
