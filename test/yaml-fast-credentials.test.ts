@@ -6,7 +6,7 @@
  */
 import { createUser } from '@nats-io/nkeys'
 import { describe, expect, it } from 'vitest'
-import { decodedCredential } from '../src/core/credential-scan.js'
+import { decodedCredential, findCredential } from '../src/core/credential-scan.js'
 import { loadFastYaml, parsedWithoutCredential, valuesMayHoldCredential } from '../src/core/yaml-fast.js'
 import { natsDocument } from '../bench/generate.js'
 
@@ -58,6 +58,10 @@ describe('credentials found while parsing (fast YAML path)', () => {
     expect(valuesMayHoldCredential(natsDocument(20))).toBe(false)
     expect(valuesMayHoldCredential(natsDocument(20, { payloads: true }))).toBe(false)
     expect(valuesMayHoldCredential('a: SUBSCRIBE to SUCH AS THESE')).toBe(false)
+    // A seed in a comment: the raw text scan must still run (and finds it).
+    const inComment = `# ${realSeed()}\na: 1\n`
+    expect(findCredential(inComment)).toBeDefined()
+    expect(valuesMayHoldCredential(inComment)).toBe(true)
     for (const text of [`a: ${fake('U')}`, 'a: "\\x53"', 'a: - - - - -', 'a: -----', 'a: J 0eXA', `a: |\n  S\n  C${fake('U').slice(2)}`])
       expect(valuesMayHoldCredential(text)).toBe(true)
   })
@@ -71,6 +75,8 @@ describe('credentials found while parsing (fast YAML path)', () => {
       const weights = round % 3 === 0 ? alphabet.length - 1 : alphabet.length - 3
       const text = Array.from({ length: 20 + random(140) }, () => (round % 2 === 0 && random(3) > 0 ? 'A' : alphabet[random(weights)]!)).join('')
       expect(valuesMayHoldCredential(text), JSON.stringify(text)).toBe(patterns.some((p) => p.test(text)))
+      // What it rules out, the raw text scan never finds either (the loader then skips both scans).
+      if (!valuesMayHoldCredential(text)) expect(findCredential(text), JSON.stringify(text)).toBeUndefined()
     }
   })
 

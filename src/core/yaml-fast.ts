@@ -37,6 +37,18 @@ const LONG_STRING = 58
 /** The values the fast path read whose strings hold no credential (`FastYaml.mayHoldCredential` false). */
 const credentialFree = new WeakSet<object>()
 
+/** The values the fast path read from a text without the characters of any credential (`valuesMayHoldCredential` false). */
+const credentialFreeText = new WeakSet<object>()
+
+/**
+ * Whether `value` is one the fast path parsed from a text in which neither a string nor the raw
+ * text (comments included) can hold what `findCredential` finds: then no scan of either would find
+ * one. False when unknown.
+ */
+export function parsedFromCredentialFreeText(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && credentialFreeText.has(value)
+}
+
 /**
  * Whether `value` is one the fast path parsed and found no credential in while it made its strings:
  * then `decodedCredential(value)` is undefined without a walk. False when unknown.
@@ -168,8 +180,9 @@ const NODE_OPENERS = new Set([45 /* - */, 58 /* : */, 44 /* , */, 91 /* [ */, 12
  * it stands in the text with at most whitespace between its characters. Every marker holds five
  * dashes or `J0eXA` (the JWT header's base64url), and every nkey seed is `S`, its key type and 56 more
  * base32 characters (credential-scan.ts): a text with none of these, whitespace allowed between, yields no
- * string a scan would flag, and the raw text is still scanned whole (`credentialOf` in the NATS
- * loader). False positives only cost the string-by-string scan.
+ * string a scan would flag, and the raw text itself none either (its markers and seeds are the same
+ * characters; a seed joined across a `\` line continuation needs the backslash). False positives
+ * only cost the scans.
  */
 export function valuesMayHoldCredential(text: string): boolean {
   if (text.includes('\\')) return true
@@ -339,6 +352,7 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   }
   if (value === null || typeof value !== 'object' || explicitKeys.left > 0) return undefined
   if (!mayHoldCredential) credentialFree.add(value)
+  if (!scanStrings) credentialFreeText.add(value)
   return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }
 }
 
