@@ -13,21 +13,10 @@ import type { ContractFormat } from '../src/core/format.js'
 import { ContractCompiler, natsFormat } from '../src/index.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 
-/** Every credential scan of the NATS format's loader (of a document or of a locked file). */
-const scans = vi.hoisted(() => ({ count: 0 }))
-vi.mock('../src/formats/nats/credentials.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../src/formats/nats/credentials.js')>()
-  return {
-    ...original,
-    credentialIn: (...args: Parameters<typeof original.credentialIn>) => (scans.count++, original.credentialIn(...args)),
-    findCredential: (...args: Parameters<typeof original.findCredential>) => (scans.count++, original.findCredential(...args)),
-  }
-})
-
 /**
  * Every file the NATS loader checks for credentials: each check first asks whether the fast YAML
  * path already knows the text holds none (a text without a credential's characters is then not
- * scanned at all, so the scans above undercount the files checked).
+ * scanned at all: counting the scans would undercount the files checked).
  */
 const checks = vi.hoisted(() => ({ count: 0 }))
 vi.mock('../src/core/yaml-fast.js', async (importOriginal) => {
