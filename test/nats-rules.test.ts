@@ -83,6 +83,23 @@ const warned: FixtureRow[] = [
   ['pattern-budgeted', 'NATS_PATTERN_BUDGETED', '/components/messages/EntryPosted/payload/properties/entryId/pattern', 108, 45],
 ]
 
+describe('NATS_PATTERN_BUDGETED without the word in the text', () => {
+  it('still finds a pattern whose key is written with an escape (the walk is skipped only when no escape could spell it)', async () => {
+    const text = readFileSync(join(fixtures, 'invalid', 'pattern-budgeted.asyncapi.yaml'), 'utf8').replace('pattern:', '"p\\x61ttern":')
+    expect(text).not.toContain('pattern')
+    const dir = join(import.meta.dirname, '.work-pattern-escape')
+    mkdirSync(dir, { recursive: true })
+    try {
+      const file = join(dir, 'escaped.asyncapi.yaml')
+      writeFileSync(file, text)
+      const found = (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+      expect(found).toContainEqual(['NATS_PATTERN_BUDGETED', '/components/messages/EntryPosted/payload/properties/entryId/pattern'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describeFixtureTable({
   contract: ([name]) => {
     const file = join(fixtures, 'invalid', `${name}.asyncapi.yaml`)

@@ -37,6 +37,18 @@ const LONG_STRING = 58
 /** The values the fast path read whose strings hold no credential (`FastYaml.mayHoldCredential` false). */
 const credentialFree = new WeakSet<object>()
 
+/** The values the fast path read from a text without the characters of any credential (`valuesMayHoldCredential` false). */
+const credentialFreeText = new WeakSet<object>()
+
+/**
+ * Whether `value` is one the fast path parsed from a text in which neither a string nor the raw
+ * text (comments included) can hold what `findCredential` finds: then no scan of either would find
+ * one. False when unknown.
+ */
+export function parsedFromCredentialFreeText(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && credentialFreeText.has(value)
+}
+
 /**
  * Whether `value` is one the fast path parsed and found no credential in while it made its strings:
  * then `decodedCredential(value)` is undefined without a walk. False when unknown.
@@ -161,6 +173,65 @@ function specialMayStartNode(text: string): boolean {
 
 const NODE_OPENERS = new Set([45 /* - */, 58 /* : */, 44 /* , */, 91 /* [ */, 123 /* { */])
 
+/**
+ * Whether some string the parser makes of `text` could hold what `findCredential` finds. Without a
+ * backslash (the only escape that makes a character the text does not show), each string is the
+ * text's own characters with quotes doubled, indentation and line breaks changed: a credential in
+ * it stands in the text with at most whitespace between its characters. Every marker holds five
+ * dashes or `J0eXA` (the JWT header's base64url), and every nkey seed is `S`, its key type and 56 more
+ * base32 characters (credential-scan.ts): a text with none of these, whitespace allowed between, yields no
+ * string a scan would flag, and the raw text itself none either (its markers and seeds are the same
+ * characters; a seed joined across a `\` line continuation needs the backslash). False positives
+ * only cost the scans.
+ */
+export function valuesMayHoldCredential(text: string): boolean {
+  if (text.includes('\\')) return true
+  // Native searches for the first character, then a look at what follows (bench/: a regular
+  // expression over a 1 MB text for each of the three was a few percent of the parse).
+  for (let at = text.indexOf('-'); at !== -1; at = text.indexOf('-', at + 1)) if (spacedOut(text, at + 1, '----') !== -1) return true
+  for (let at = text.indexOf('J'); at !== -1; at = text.indexOf('J', at + 1)) if (spacedOut(text, at + 1, '0eXA') !== -1) return true
+  for (let at = text.indexOf('S'); at !== -1; at = text.indexOf('S', at + 1)) {
+    const type = skipSpace(text, at + 1)
+    if (!SEED_TYPES.includes(text[type] ?? '')) continue
+    let next = type + 1
+    let count = 0
+    for (; count < 56; count++) {
+      next = skipSpace(text, next)
+      if (!isBase32(text.charCodeAt(next))) break
+      next++
+    }
+    if (count === 56) return true
+  }
+  return false
+}
+
+/** The nkey seed key types (credential-scan.ts). */
+const SEED_TYPES = 'UAONCX'
+const isBase32 = (c: number) => (c >= 65 && c <= 90) /* A-Z */ || (c >= 50 && c <= 55) /* 2-7 */
+
+/** Where `chars` ends when they follow `at` in order with only whitespace before each; -1 when they do not. */
+function spacedOut(text: string, at: number, chars: string): number {
+  let i = at
+  for (let k = 0; k < chars.length; k++) {
+    i = skipSpace(text, i)
+    if (text.charCodeAt(i) !== chars.charCodeAt(k)) return -1
+    i++
+  }
+  return i
+}
+
+/** The first offset at or after `at` that is not whitespace (as `\s` reads it, which the credential scan takes out). */
+function skipSpace(text: string, at: number): number {
+  let i = at
+  for (;;) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || (c >= 9 && c <= 13) || (c >= 0x80 && WHITESPACE.test(text[i]!))) i++
+    else return i
+  }
+}
+
+const WHITESPACE = /\s/
+
 /** The document's value and collection positions, or undefined when only the exact path can read it. */
 export function loadFastYaml(text: string): FastYaml | undefined {
   if (needsExact(text)) return undefined
@@ -206,6 +277,9 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   // Every string of the value, keys included, is some node's result when it closes (no aliases or
   // merges on this path): scanned here, where the parser made it, instead of in a walk afterwards.
   let mayHoldCredential = false
+  // A document whose raw text cannot hold a credential in any of its strings is not scanned string
+  // by string (bench/: a tenth of the parse).
+  const scanStrings = valuesMayHoldCredential(text)
   // Long strings repeat (a description on every channel): each distinct one is scanned once, as
   // `decodedCredential` does.
   const scannedLong = new Set<string>()
@@ -250,7 +324,7 @@ export function loadFastYaml(text: string): FastYaml | undefined {
       closed.add(at, opened.length)
       return
     }
-    if (!mayHoldCredential && typeof result === 'string' && holdsCredential(result)) mayHoldCredential = true
+    if (scanStrings && !mayHoldCredential && typeof result === 'string' && holdsCredential(result)) mayHoldCredential = true
     if (explicitKeys.left > 0) explicitKeys.strike(nodeStart(text, open), end)
     const lineEnd = lineEndAfter(open)
     const multiline = lineEnd !== -1 && lineEnd < end
@@ -278,6 +352,7 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   }
   if (value === null || typeof value !== 'object' || explicitKeys.left > 0) return undefined
   if (!mayHoldCredential) credentialFree.add(value)
+  if (!scanStrings) credentialFreeText.add(value)
   return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }
 }
 

@@ -9,7 +9,7 @@ import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
-import { parsedWithoutCredential } from '../../core/yaml-fast.js'
+import { parsedFromCredentialFreeText, parsedWithoutCredential, valuesMayHoldCredential } from '../../core/yaml-fast.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 import { credentialIn, findCredential, lineOf, type CredentialSite } from './credentials.js'
 import { cycleFiles, cyclePointer, describeCycle, importCycles } from './import-cycles.js'
@@ -269,10 +269,13 @@ function lockedCredential(abs: string, text: string, sha256: string): Credential
 }
 
 /**
- * `credentialIn` of a parsed file: a value the fast YAML path found no credential in while making
- * its strings is not walked again; only its raw text (comments) is scanned.
+ * `credentialIn` of a parsed file. A text without the characters a credential is made of
+ * (`valuesMayHoldCredential`, which the fast YAML path has already asked) holds none, in a string
+ * or in its raw text; a value the fast path found no credential in while making its strings is not
+ * walked again, and only its raw text (comments) is scanned.
  */
 function credentialOf(source: JsonSource): CredentialSite | undefined {
+  if (parsedFromCredentialFreeText(source.value) || !valuesMayHoldCredential(source.text)) return undefined
   if (!parsedWithoutCredential(source.value)) return credentialIn(source)
   const raw = findCredential(source.text)
   return raw && { kind: raw.kind, pointer: '', offset: raw.offset }
