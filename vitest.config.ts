@@ -3,13 +3,15 @@ import { configDefaults, defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * Files that only compile, check and run code in their own process (no bundler, browser, file
- * watcher, counted cache, fake timer or global they leave changed), so several of them may share one
- * worker process: importing the compiler and its dependencies, about 1.7 CPU seconds a file, is then
- * paid once per worker, not once per file. A file that needs a fresh process stays out of this list
- * (compile-once, incremental and code-cache count what a cache does; bundler files load plugins that
- * keep state; limits.test.ts runs the YAML parser out of stack, which depends on what the process ran
- * before). Checked by running these files in one worker, shuffled.
+ * Files that only compile, check and run code in their own process, or in child processes they wait
+ * for (cargo, the tsc binary, nats-server, esbuild's transform service), with no bundler plugin,
+ * browser, file watcher, counted cache, fake timer or global they leave changed, so several of them
+ * may share one worker process: importing the compiler and its dependencies, about 1 to 1.7 CPU
+ * seconds a file, is then paid once per worker, not once per file. A file that needs a fresh process
+ * stays out of this list (compile-once, incremental and code-cache count what a cache does; bundler
+ * files load plugins that keep state; limits.test.ts runs the YAML parser out of stack, which depends
+ * on what the process ran before; lsp.test.ts's publications missed their bound in a shared worker on
+ * a loaded machine). Checked by running these files in one worker, shuffled.
  */
 export const SHARED = [
   'conformance/benzene/runner.test.ts',
