@@ -3,13 +3,15 @@ import { configDefaults, defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * Files that only compile, check and run code in their own process (no bundler, browser, file
- * watcher, counted cache, fake timer or global they leave changed), so several of them may share one
- * worker process: importing the compiler and its dependencies, about 1.7 CPU seconds a file, is then
- * paid once per worker, not once per file. A file that needs a fresh process stays out of this list
- * (compile-once, incremental and code-cache count what a cache does; bundler files load plugins that
- * keep state; limits.test.ts runs the YAML parser out of stack, which depends on what the process ran
- * before). Checked by running these files in one worker, shuffled.
+ * Files that only compile, check and run code in their own process, or in child processes they wait
+ * for (cargo, the tsc binary, nats-server, esbuild's transform service), with no bundler plugin,
+ * browser, file watcher, counted cache, fake timer or global they leave changed, so several of them
+ * may share one worker process: importing the compiler and its dependencies, about 1 to 1.7 CPU
+ * seconds a file, is then paid once per worker, not once per file. A file that needs a fresh process
+ * stays out of this list (compile-once, incremental and code-cache count what a cache does; bundler
+ * files load plugins that keep state; limits.test.ts runs the YAML parser out of stack, which depends
+ * on what the process ran before; lsp.test.ts's publications missed their bound in a shared worker on
+ * a loaded machine). Checked by running these files in one worker, shuffled.
  */
 export const SHARED = [
   'conformance/benzene/runner.test.ts',
@@ -19,6 +21,7 @@ export const SHARED = [
   'test/benzene-diff-locator.test.ts',
   'test/benzene-diff.test.ts',
   'test/benzene-differential.test.ts',
+  'test/benzene-direction-free.test.ts',
   'test/benzene-producer-shapes.test.ts',
   'test/benzene-rules.test.ts',
   'test/benzene-untyped-schemas.test.ts',
@@ -49,9 +52,11 @@ export const SHARED = [
   'test/diff-runner.test.ts',
   'test/docs-markdown.test.ts',
   'test/docs.test.ts',
+  'test/editor-schemas.test.ts',
   'test/executor-core.test.ts',
   'test/executor-dispatch-units.test.ts',
   'test/executor-durable-subjects.test.ts',
+  'test/executor-materialize-branches.test.ts',
   'test/executor-model.test.ts',
   'test/executor-typed.test.ts',
   'test/executor-types.test.ts',
@@ -62,6 +67,7 @@ export const SHARED = [
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
   'test/layers.test.ts',
+  'test/marked-literals.test.ts',
   'test/module-exports.test.ts',
   'test/module-size.test.ts',
   'test/nats-bundle-overlap.test.ts',
@@ -69,8 +75,10 @@ export const SHARED = [
   'test/nats-diff-hostile.test.ts',
   'test/nats-diff-interactions.test.ts',
   'test/nats-diff.test.ts',
+  'test/nats-forbidden.test.ts',
   'test/nats-interactions.test.ts',
   'test/nats-message-schemas.test.ts',
+  'test/nats-module-data.test.ts',
   'test/nats-module-state.test.ts',
   'test/nats-payload-types.test.ts',
   'test/nats-payload-width.test.ts',
@@ -82,6 +90,7 @@ export const SHARED = [
   'test/nats-rules-pipelines.test.ts',
   'test/nats-rules.test.ts',
   'test/nats-standard-parser.test.ts',
+  'test/nats-standard-split.test.ts',
   'test/nats-topology.test.ts',
   'test/nats-types-differential.test.ts',
   'test/nats-validator-plan.test.ts',
@@ -93,6 +102,8 @@ export const SHARED = [
   'test/performance-doc.test.ts',
   'test/producer-corpus.test.ts',
   'test/runtime.test.ts',
+  'test/rust-differential.test.ts',
+  'test/rust-serde-widths.test.ts',
   'test/sarif.test.ts',
   'test/schema-check.test.ts',
   'test/schema-diff-discriminator.test.ts',
@@ -103,12 +114,15 @@ export const SHARED = [
   'test/schema-diff-patterns.test.ts',
   'test/schema-diff-rules.test.ts',
   'test/schema-diff-soundness.test.ts',
+  'test/schema-diff-witness-shared.test.ts',
   'test/terminal-text.test.ts',
   'test/token-languages.test.ts',
   'test/topology-layout.test.ts',
   'test/tsc-in-process.test.ts',
+  'test/validation.test.ts',
   'test/wildcards.test.ts',
   'test/wire-json.test.ts',
+  'test/yaml-fast-credentials.test.ts',
   'test/yaml-fast.test.ts',
 ]
 
@@ -128,7 +142,6 @@ const LONGEST = [
   'test/types.test.ts',
   'test/topology-escaping.test.ts',
   'test/write-attacks.test.ts',
-  'test/rust-serde-widths.test.ts',
   'test/nats-module.test.ts',
   'test/nats-provision.test.ts',
   // Real JetStream clusters under faults: mostly waiting on leader elections, not CPU.
@@ -145,16 +158,35 @@ const LONGEST = [
 ]
 
 /**
+ * The shared-worker files that take longest, longest first (CPU seconds on the 2-core machine): on a
+ * fresh checkout vitest orders files it has never timed by size, which put the `tsc` differential
+ * (a small file, 24 CPU s) and the Rust serde build last, one worker finishing them alone.
+ */
+const SHARED_LONGEST = [
+  'test/nats-standard-parser.test.ts',
+  'test/tsc-in-process.test.ts',
+  'test/diff-against.test.ts',
+  'test/editor-schemas.test.ts',
+  'test/nats-rules-indexed.test.ts',
+  'test/rust-serde-widths.test.ts',
+  'test/cli.test.ts',
+  'test/rust-differential.test.ts',
+]
+
+/**
  * Vitest's order (files it has seen fail or last longer first), except that the LONGEST files come
  * first on a fresh checkout too, and the shared-worker files come last, together (a shared worker
- * is kept only while the next file in the queue may share it).
+ * is kept only while the next file in the queue may share it), the SHARED_LONGEST first among them.
  */
 class LongestFirst extends BaseSequencer {
   async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
     const name = (f: TestSpecification) => relative(f.project.config.root, f.moduleId)
     const rank = (f: TestSpecification) => {
-      if (f.project.name === 'shared') return LONGEST.length + 1
+      if (f.project.name === 'shared') {
+        const j = SHARED_LONGEST.indexOf(name(f))
+        return LONGEST.length + 1 + (j === -1 ? SHARED_LONGEST.length : j)
+      }
       const i = LONGEST.indexOf(name(f))
       return i === -1 ? LONGEST.length : i
     }
