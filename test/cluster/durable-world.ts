@@ -15,7 +15,7 @@ import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { createExecutor, createResponder, type Executor, type ExecutorModule, type Responder } from '../../src/runtime/nats/executor/index.js'
 import type { InvocationOutcome } from '../../src/runtime/nats/executor/executor.js'
 import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
-import { binding as baseBinding, COURIERS, quick, STREAM } from '../helpers/executor-durable-config.js'
+import { binding as baseBinding, COURIERS, patient, STREAM } from '../helpers/executor-durable-config.js'
 import { deployment } from '../helpers/executor-nats.js'
 import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
@@ -38,14 +38,12 @@ export const clusterOptions = (servers: string[]) => ({
 })
 
 /**
- * The courier offer with cluster-sized times: a 30 s lease, longer than the faults a test makes (an
- * election may take seconds on a loaded machine; a 1.5 s lease would always be lost to it and the
- * branch retried), renewed every 500 ms, a 150 s deadline (generous: no scenario here waits for it,
- * and leader elections on a loaded two-core machine can take tens of seconds).
+ * The courier offer with cluster-sized times (`patient`: a 30 s lease renewed every 500 ms) and a
+ * 150 s deadline: generous, no scenario here waits for it, and leader elections on a loaded two-core
+ * machine can take tens of seconds.
  */
 export function onCluster(base: Interaction, completion: object = {}): Interaction {
-  const b = quick(base, { deadlineMs: 150_000, ...completion }) as Record<string, any>
-  return { ...b, delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500 } } } as unknown as Interaction
+  return patient(base, 150_000, completion)
 }
 
 export interface CourierBehaviour {

@@ -26,7 +26,7 @@ import { startNatsServer, type NatsServer } from './nats-server.js'
 import { deployment } from './executor-nats.js'
 import { binding, COURIERS, STREAM } from './executor-durable-config.js'
 
-export { binding, COURIERS, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
+export { binding, COURIERS, patient, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
 
 export interface Accept {
   operationId: string
