@@ -52,6 +52,10 @@ export interface CourierBehaviour {
   readonly gate?: Promise<void>
   /** The servers its connection lists, the first where it connects. */
   readonly servers: string[]
+  /** A handler that does not heed its abort: it answers only once released (one outliving its lease). */
+  readonly ignoresAbort?: boolean
+  /** The responder's clock (default `Date.now`): a stalled process does not see its lease run out. */
+  readonly now?: () => number
 }
 
 export interface DurableWorld {
@@ -59,10 +63,15 @@ export interface DurableWorld {
   readonly digest: string
   readonly binding: DurableBinding
   readonly jsm: JetStreamManager
-  /** Handler runs per courier; aborted runs per courier. */
+  /** Handler runs per courier; runs that returned, and those aborted, per courier. */
   readonly handled: Map<string, number>
+  readonly returned: Map<string, number>
   readonly aborted: Map<string, number>
+  /** Disconnections per courier's connection (none: its client connection stayed up). */
+  readonly disconnects: Map<string, number>
   open(servers: string[]): Promise<NatsConnection>
+  /** Clears the counters (handled, returned, aborted, disconnects) for the next scenario. */
+  reset(): void
   couriers(interaction: Interaction, behaviours: Record<string, CourierBehaviour>): Promise<void>
   closeCouriers(): Promise<void>
   /** An executor bound like the couriers (the binding's fields `overrides` names aside). */
@@ -88,7 +97,10 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
   const connections: NatsConnection[] = []
   const responders: Responder[] = []
   const handled = new Map<string, number>()
+  const returned = new Map<string, number>()
   const aborted = new Map<string, number>()
+  const disconnects = new Map<string, number>()
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   const open = async (servers: string[]) => {
     const c = await connect(clusterOptions(servers))
     connections.push(c)
@@ -118,29 +130,42 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     binding,
     jsm,
     handled,
+    returned,
     aborted,
+    disconnects,
     open,
+    reset() {
+      for (const map of [handled, returned, aborted, disconnects]) map.clear()
+    },
     async couriers(interaction, behaviours) {
       for (const [peerId, behaviour] of Object.entries(behaviours)) {
         // A responder starting while the cluster settles (a node just thawed or restarted) may be
         // told "JetStream system temporarily unavailable": an application tries again, as this does
         // (bounded), once the meta leader is back.
         const connection = await open(behaviour.servers)
+        void (async () => {
+          for await (const status of connection.status()) if (status.type === 'disconnect') count(disconnects, peerId)
+        })()
         const start = () =>
           createResponder<unknown, { accepted: boolean }>({
             connection,
             module,
             interaction,
             peerId,
-            durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000, replicas },
+            durable: {
+              requestStream: STREAM,
+              claimBucket: binding.claimBucket!,
+              ackWaitMs: 1000,
+              replicas,
+              ...(behaviour.now ? { now: behaviour.now } : {}),
+            },
             handler: async ({ signal }) => {
-              handled.set(peerId, (handled.get(peerId) ?? 0) + 1)
-              await Promise.race([
-                behaviour.gate ?? Promise.resolve(),
-                new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
-              ])
-              if (signal.aborted) aborted.set(peerId, (aborted.get(peerId) ?? 0) + 1)
-              return signal.aborted ? undefined : { accepted: behaviour.accepted }
+              count(handled, peerId)
+              const aborting = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+              await Promise.race([behaviour.gate ?? Promise.resolve(), ...(behaviour.ignoresAbort ? [] : [aborting])])
+              if (signal.aborted) count(aborted, peerId)
+              count(returned, peerId)
+              return signal.aborted && !behaviour.ignoresAbort ? undefined : { accepted: behaviour.accepted }
             },
           })
         let r = await start()

@@ -3,7 +3,8 @@
  * JetStream cluster, under faults (test/helpers/nats-cluster.ts): the shop bundle's courier offer
  * with every stream and bucket replicated three times (the binding's `replicas`); a follower, then
  * the request stream's leader, killed mid-interaction; the claim bucket's leader killed while the
- * couriers' handlers run and renew their claims; an executor killed (its connection closed under
+ * couriers' handlers run and renew their claims, then cut off its peers by its routes (both ends
+ * running) and restored; an executor killed (its connection closed under
  * it) and resumed by another on another node. The invariants of every fault test are checked by
  * one helper (./invariants.ts).
  */
@@ -15,6 +16,7 @@ import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats
 import { until } from '../helpers/until.js'
 import { durableWorld, onCluster, STREAM, type DurableWorld } from './durable-world.js'
 import { bounded } from './invariants.js'
+import { couriersThroughRouteCut } from './faults.js'
 import { couriersWorkingThrough, fanOut } from './working-through.js'
 
 /**
@@ -27,7 +29,7 @@ export function durableOnCluster(): void {
     let world: DurableWorld
 
     beforeAll(async () => {
-      cluster = await startNatsCluster(3, 'd')
+      cluster = await startNatsCluster(3, 'd', { cuttableRoutes: true })
       world = await durableWorld(cluster, 'durable', 3)
     }, 90_000)
 
@@ -135,6 +137,17 @@ export function durableOnCluster(): void {
           })
         } finally {
           await whole(killed)
+        }
+      },
+    )
+
+    it.sequential(
+      'a route cut with both ends running (the claim bucket leader cut off its peers while every handler runs, a courier client connected to it staying up), then restored: no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
+      async () => {
+        try {
+          await couriersThroughRouteCut(world, cluster)
+        } finally {
+          await whole(undefined)
         }
       },
     )

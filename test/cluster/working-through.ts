@@ -36,8 +36,7 @@ export async function couriersWorkingThrough(world: DurableWorld, cluster: NatsC
   const others = (first: string) => [first, ...cluster.servers.filter((s) => s !== first)]
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
-  world.handled.clear()
-  world.aborted.clear()
+  world.reset()
   // Each courier on another node: whichever node the fault strikes, a courier may be on it mid-handler.
   await world.couriers(interaction, {
     'c-ann': { accepted: true, gate, servers: others(n1) },

@@ -50,7 +50,7 @@ export interface NatsCluster {
   readonly nodes: readonly ClusterNode[]
   /** Every node's client URL, for `connect({ servers })`. */
   readonly servers: string[]
-  /** The client URLs of the running nodes only. */
+  /** The client URLs of the running nodes only (a node whose routes are cut is left out). */
   runningServers(): string[]
   node(name: string): ClusterNode
   /** The meta leader's name once every running node agrees on one and all running peers are current. */
@@ -125,6 +125,8 @@ interface NodeState {
   config: string
   child?: ChildProcess
   frozen?: boolean
+  /** Its routes are cut: it runs, its clients stay connected, but it is not part of the cluster. */
+  cut?: boolean
 }
 
 /**
@@ -231,7 +233,8 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     if (!node) throw new Error(`no node ${name} in the cluster`)
     return node
   }
-  const running = () => nodes.filter((n) => n.child !== undefined && !n.frozen)
+  /** The nodes that run and are routed: a cut node runs but takes no part in elections or questions here. */
+  const running = () => nodes.filter((n) => n.child !== undefined && !n.frozen && !n.cut)
   const view = (node: NodeState): ClusterNode => ({
     name: node.name,
     port: node.port,
@@ -344,6 +347,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     cutRoutes: async (name) => {
       if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
       const node = byName(name)
+      node.cut = true
       proxies.cut(name)
       await until(`${name} to see no route`, async () => ((await routez(node.monitorPort))?.num_routes === 0 ? true : undefined), 20_000, 100)
     },
@@ -351,6 +355,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
       const node = byName(name)
       proxies.restore(name)
+      node.cut = false
       const others = running().filter((n) => n !== node).length
       // Routes are solicited again on the servers' retry timer (about a second).
       await until(
