@@ -140,7 +140,7 @@ export async function handlerOutlivingItsLease(world: DurableWorld, cluster: Nat
 /**
  * `publishOnce` called back to back with one message id while the stream's leader is killed and
  * another elected: every answer it gives names the same sequence, and the stream stores the
- * message once. Returns the killed node (the caller restarts it).
+ * message once. The killed node is restarted afterwards (the cluster left whole).
  */
 export async function publishOnceThroughLeaderChange(
   cluster: NatsCluster,
@@ -148,7 +148,7 @@ export async function publishOnceThroughLeaderChange(
   stream: string,
   subject: string,
   payload: unknown,
-): Promise<string> {
+): Promise<void> {
   const msgId = `publish-once-${subject}`
   const answers: Array<{ seq: number; duplicate: boolean } | string> = []
   let killed: string | undefined
@@ -159,15 +159,26 @@ export async function publishOnceThroughLeaderChange(
     killed = await cluster.killStreamLeader(stream)
     elected = await cluster.newStreamLeader(stream, killed)
   })()
-  // Bounded: at most 200 calls; done once three answers came after the new leader was known.
-  let afterElection = 0
-  for (let i = 0; i < 200 && afterElection < 3; i++) {
-    const sent = await publishOnce(connection, subject, payload, msgId)
-    answers.push(sent.ok ? sent.value : sent.message)
-    if (elected && sent.ok) afterElection++
+  try {
+    // Back to back (25 ms apart), bounded: 90 s at most; done once three answers came after the new leader was known.
+    const end = Date.now() + 90_000
+    let afterElection = 0
+    while (afterElection < 3 && Date.now() < end) {
+      const sent = await publishOnce(connection, subject, payload, msgId)
+      answers.push(sent.ok ? sent.value : sent.message)
+      if (elected && sent.ok) afterElection++
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    await kill
+    expect(afterElection).toBe(3)
+  } finally {
+    await kill.catch(() => undefined)
+    if (killed) {
+      await cluster.restart(killed)
+      await cluster.ready()
+      await cluster.streamLeader(stream)
+    }
   }
-  await kill
-  expect(afterElection).toBe(3)
   const acked = answers.filter((a): a is { seq: number; duplicate: boolean } => typeof a !== 'string')
   // One sequence across the leader change: the first acknowledgment stored it, every later one is a duplicate of it.
   expect(new Set(acked.map((a) => a.seq)).size).toBe(1)
@@ -175,5 +186,4 @@ export async function publishOnceThroughLeaderChange(
   expect(await storedSubjects(connection, stream, subject)).toEqual({ [subject]: 1 })
   const jsm = await jetstreamManager(connection, { timeout: 5000 })
   expect((await jsm.streams.getMessage(stream, { seq: acked[0]!.seq }))?.json()).toEqual(payload)
-  return killed!
 }

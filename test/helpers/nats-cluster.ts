@@ -53,7 +53,7 @@ export interface NatsCluster {
   /** The client URLs of the running nodes only (a node whose routes are cut is left out). */
   runningServers(): string[]
   node(name: string): ClusterNode
-  /** The meta leader's name once every running node agrees on one and all running peers are current. */
+  /** The meta leader's name once every running node agrees on one, all running peers are current and JetStream answers. */
   ready(timeoutMs?: number): Promise<string>
   /** The server name of the given stream's leader (asked through the JetStream API). */
   streamLeader(stream: string, timeoutMs?: number): Promise<string>
@@ -299,7 +299,9 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
           const up = new Set(running().map((n) => n.name))
           const peers = leaderView?.meta_cluster?.replicas ?? []
           const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
-          return current === up.size - 1 ? leader : undefined
+          if (current !== up.size - 1) return undefined
+          // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
+          return (await askStream(async () => true)) ? leader : undefined
         },
         timeoutMs,
         100,

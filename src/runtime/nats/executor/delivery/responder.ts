@@ -228,15 +228,22 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     records.set(key, current)
     const signal = current.running!.signal
     // While the handler runs: the request stays in progress (no redelivery) and, under ownership, the claim is renewed.
+    // One renewal at a time: renewals a fault left unanswered would otherwise land together and
+    // race on the key's revision, and the loser's compare-and-set would read as the claim lost.
+    let renewing = false
     const renewal = setInterval(
       () => {
         msg.working()
-        if (claims) {
+        if (claims && !renewing) {
+          renewing = true
           const until = now() + ownership!.leaseMs
-          void claims.renew(ckey, peerId, f, until, now()).then((renewed) => {
-            if (renewed.ok) securedUntil = until
-            else if (renewed.code === 'CLAIM_STALE' || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
-          })
+          void claims
+            .renew(ckey, peerId, f, until, now())
+            .then((renewed) => {
+              if (renewed.ok) securedUntil = until
+              else if (renewed.code === 'CLAIM_STALE' || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
+            })
+            .finally(() => (renewing = false))
         }
       },
       ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
