@@ -19,7 +19,8 @@ import { binding as baseBinding, COURIERS, patient, STREAM } from '../helpers/ex
 import { deployment } from '../helpers/executor-nats.js'
 import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
-import type { NatsCluster } from '../helpers/nats-cluster.js'
+import { afterAll, beforeAll } from 'vitest'
+import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
 import { expectDurableInvariants, storedSubjects } from './invariants.js'
 
 /**
@@ -216,4 +217,48 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     },
   }
   return world
+}
+
+/** A durable suite's cluster and world (./durable.ts on three nodes, ./durable-five.ts on five). */
+export interface DurableClusterSuite {
+  readonly cluster: NatsCluster
+  readonly world: DurableWorld
+  /** The next test starts on a whole cluster: `killed` restarted, a meta leader, leaders for the couriers stream and both buckets. */
+  whole(killed?: string): Promise<void>
+}
+
+/**
+ * Registers, in the calling suite, a cluster of `size` nodes and its durable world with as many
+ * replicas: started before the suite's tests, stopped after them.
+ */
+export function durableClusterSuite(size: 3 | 5, label: string, worldLabel: string, options: ClusterOptions = {}): DurableClusterSuite {
+  let cluster: NatsCluster | undefined
+  let world: DurableWorld | undefined
+  beforeAll(async () => {
+    cluster = await startNatsCluster(size, label, options)
+    world = await durableWorld(cluster, worldLabel, size)
+  }, 90_000)
+  afterAll(async () => {
+    await world?.close()
+    await cluster?.stop()
+  })
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`the ${size}-node cluster ${label} has not started`)
+    return value
+  }
+  return {
+    get cluster() {
+      return started(cluster)
+    },
+    get world() {
+      return started(world)
+    },
+    async whole(killed) {
+      const c = started(cluster)
+      const w = started(world)
+      if (killed) await c.restart(killed)
+      await c.ready()
+      for (const stream of [STREAM, `KV_${w.binding.stateBucket}`, `KV_${w.binding.claimBucket!}`]) await c.streamLeader(stream)
+    },
+  }
 }
