@@ -3,8 +3,7 @@
  * JetStream cluster, under faults (test/helpers/nats-cluster.ts): the shop bundle's courier offer
  * with every stream and bucket replicated three times (the binding's `replicas`); a follower, then
  * the request stream's leader, killed mid-interaction; the claim bucket's leader killed while the
- * couriers' handlers run and renew their claims, then cut off its peers by its routes (both ends
- * running) and restored; an executor killed (its connection closed under
+ * couriers' handlers run and renew their claims; an executor killed (its connection closed under
  * it) and resumed by another on another node. The invariants of every fault test are checked by
  * one helper (./invariants.ts).
  */
@@ -16,7 +15,6 @@ import { NATS_SERVER } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableClusterSuite, onCluster, STREAM } from './durable-world.js'
 import { bounded } from './invariants.js'
-import { couriersThroughRouteCut } from './faults.js'
 import { couriersWorkingThrough, fanOut } from './working-through.js'
 
 /**
@@ -25,7 +23,7 @@ import { couriersWorkingThrough, fanOut } from './working-through.js'
  */
 export function durableOnCluster(): void {
   describe.skipIf(!NATS_SERVER)('the durable executor on a 3-node JetStream cluster, under faults', () => {
-    const suite = durableClusterSuite(3, 'd', 'durable', { cuttableRoutes: true })
+    const suite = durableClusterSuite(3, 'd', 'durable')
     /** The streams a durable interaction needs: the couriers stream and the two buckets. */
     const streams = () => [STREAM, `KV_${suite.world.binding.stateBucket}`, `KV_${suite.world.binding.claimBucket!}`]
     /** The next test starts on a whole cluster. */
@@ -121,17 +119,6 @@ export function durableOnCluster(): void {
           })
         } finally {
           await whole(killed)
-        }
-      },
-    )
-
-    it.sequential(
-      'a route cut with both ends running (the claim bucket leader cut off its peers while every handler runs, a courier client connected to it staying up), then restored: no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
-      async () => {
-        try {
-          await couriersThroughRouteCut(suite.world, suite.cluster)
-        } finally {
-          await whole(undefined)
         }
       },
     )

@@ -26,26 +26,41 @@ import { bounded, storedSubjects } from './invariants.js'
 import { couriersWorkingThrough } from './working-through.js'
 
 /**
- * Couriers working through a route cut: the claim bucket leader's node is cut off its peers while
- * every handler runs (a courier's client connection on it), the others elect a claim leader without
- * it, then its routes come back. The caller makes the cluster whole afterwards.
+ * Couriers working through a route cut: the node c-ann's client is connected to is cut off its
+ * peers by its routes while every handler runs (both ends keep running; c-ann's connection stays
+ * up), until c-bob and c-cat have renewed their claims twice more on the other side while c-ann's
+ * lease stood still; then its routes come back. The caller makes the cluster whole afterwards.
  */
 export async function couriersThroughRouteCut(world: DurableWorld, cluster: NatsCluster): Promise<void> {
-  let cut: string | undefined
+  // couriersWorkingThrough connects c-ann to the first node, c-bob to the second, c-cat to the third.
+  const node = cluster.nodes[0]!.name
+  let cut = false
   try {
     await couriersWorkingThrough(world, cluster, 'cluster-route-cut', {
-      strike: async (claimStream) => {
-        cut = await cluster.streamLeader(claimStream)
-        await cluster.cutRoutes(cut)
-        // Both ends run: the majority elects a claim leader without it; the cut node's clients stay on it.
-        await cluster.newStreamLeader(claimStream, cut)
-        await cluster.restoreRoutes(cut)
-        cut = undefined
+      strike: async (claimStream, leases) => {
+        const leader = await cluster.streamLeader(claimStream)
+        await cluster.cutRoutes(node)
+        cut = true
+        // The claim stream elects without the cut node when it led it; c-ann, alone with it, renews nothing.
+        if (leader === node) await cluster.newStreamLeader(claimStream, node)
+        const [ann, bob, cat] = (await leases()) as [number, number, number]
+        await until(
+          'c-bob and c-cat renewing on the other side while c-ann cannot',
+          async () => {
+            const now = (await leases()) as [number, number, number]
+            if (now[0] !== ann) throw new Error(`c-ann renewed its claim through a cut node (${ann} -> ${now[0]})`)
+            return now[1] > bob + 1000 && now[2] > cat + 1000 ? true : undefined
+          },
+          30_000,
+          200,
+        )
+        await cluster.restoreRoutes(node)
+        cut = false
         await cluster.ready()
       },
     })
   } finally {
-    if (cut) await cluster.restoreRoutes(cut)
+    if (cut) await cluster.restoreRoutes(node)
   }
   // The cut was between servers only: no courier's client connection dropped.
   expect(Object.fromEntries(world.disconnects)).toEqual({})

@@ -196,6 +196,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
         `  name: "${clusterName}"`,
         `  listen: "127.0.0.1:${node.clusterPort}"`,
         `  routes: [${routes.join(', ')}]`,
+        ...(proxies ? [`  advertise: "127.0.0.1:${proxies.advertisePort}"`] : []),
         `  connect_retries: 120`,
         `}`,
         '',

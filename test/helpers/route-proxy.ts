@@ -11,6 +11,11 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 export interface RouteProxies {
   /** The port `from` lists as its route to `to`. */
   port(from: string, to: string): number
+  /**
+   * A port every node advertises as its route address: it accepts and drops every connection, so a
+   * node that learns of a peer through another (gossip) cannot route to it around the proxies.
+   */
+  readonly advertisePort: number
   /** Closes every route connection the node is an end of and refuses new ones. */
   cut(name: string): void
   /** Accepts the node's route connections again (the servers solicit them again on their own timer). */
@@ -32,7 +37,9 @@ export async function startRouteProxies(
       pairs.push({ from: from.name, to: to.name, pipe: await forward(to.clusterPort, await allocate(), severed) })
     }
   const byPair = new Map(pairs.map((p) => [`${p.from}>${p.to}`, p]))
+  const nowhere = await forward(0, await allocate(), () => true)
   return {
+    advertisePort: nowhere.port,
     port(from, to) {
       const pair = byPair.get(`${from}>${to}`)
       if (!pair) throw new Error(`no route proxy from ${from} to ${to}`)
@@ -46,7 +53,7 @@ export async function startRouteProxies(
       cutNodes.delete(name)
     },
     async close() {
-      await Promise.all(pairs.map((p) => p.pipe.close()))
+      await Promise.all([...pairs.map((p) => p.pipe.close()), nowhere.close()])
     },
   }
 }
