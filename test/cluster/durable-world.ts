@@ -53,6 +53,8 @@ export interface CourierBehaviour {
   readonly gate?: Promise<void>
   /** The servers its connection lists, the first where it connects. */
   readonly servers: string[]
+  /** Its connection uses the servers listed only (a cut link stays cut: it learns no other server from the cluster). */
+  readonly pinned?: boolean
   /** A handler that does not heed its abort: it answers only once released (one outliving its lease). */
   readonly ignoresAbort?: boolean
   /** The responder's clock (default `Date.now`): a stalled process does not see its lease run out. */
@@ -70,7 +72,8 @@ export interface DurableWorld {
   readonly aborted: Map<string, number>
   /** Disconnections per courier's connection (none: its client connection stayed up). */
   readonly disconnects: Map<string, number>
-  open(servers: string[]): Promise<NatsConnection>
+  /** A connection to `servers`; `pinned`: to those only, never to servers it hears of from the cluster. */
+  open(servers: string[], pinned?: boolean): Promise<NatsConnection>
   /** Clears the counters (handled, returned, aborted, disconnects) for the next scenario. */
   reset(): void
   couriers(interaction: Interaction, behaviours: Record<string, CourierBehaviour>): Promise<void>
@@ -86,14 +89,23 @@ export interface DurableWorld {
 
 export { COURIERS, STREAM }
 
-/** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
-export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
+/**
+ * The shipping contract compiled and loaded once for every world of this process (the suites run in
+ * one file): each world has its own cluster, streams and buckets, and they share the module.
+ */
+let shipping: Promise<{ module: DurableWorld['module']; digest: string }> | undefined
+async function compileShipping(label: string): Promise<{ module: DurableWorld['module']; digest: string }> {
   const shop = ShopBundle.copy(`cluster-${label}`).relock()
   const doc = shop.doc('shipping')
   const compiled = await compile(doc)
   if (compiled.diagnostics.length > 0) throw new Error(JSON.stringify(compiled.diagnostics))
   const module = (await loadModule(compiled.code!, `cluster-${label}-shipping`)) as DurableWorld['module']
-  const digest = createHash('sha256').update(readFileSync(doc)).digest('hex')
+  return { module, digest: createHash('sha256').update(readFileSync(doc)).digest('hex') }
+}
+
+/** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
+export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
+  const { module, digest } = await (shipping ??= compileShipping(label))
   const binding: DurableBinding = { ...baseBinding, replicas }
   const connections: NatsConnection[] = []
   const responders: Responder[] = []
@@ -102,11 +114,12 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
   const aborted = new Map<string, number>()
   const disconnects = new Map<string, number>()
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
-  const open = async (servers: string[]) => {
-    const c = await connect(clusterOptions(servers))
+  const open = async (servers: string[], pinned = false) => {
+    const c = await connect({ ...clusterOptions(servers), ...(pinned ? { ignoreClusterUpdates: true } : {}) })
     connections.push(c)
     return c
   }
+
   const admin = await open(cluster.servers)
   const jsm = await jetstreamManager(admin, { timeout: 5000 })
   // The contract's couriers stream, replicated: the configuration a production deployment provisions.
@@ -143,7 +156,7 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
         // A responder starting while the cluster settles (a node just thawed or restarted) may be
         // told "JetStream system temporarily unavailable": an application tries again, as this does
         // (bounded), once the meta leader is back.
-        const connection = await open(behaviour.servers)
+        const connection = await open(behaviour.servers, behaviour.pinned)
         void (async () => {
           for await (const status of connection.status()) if (status.type === 'disconnect') count(disconnects, peerId)
         })()

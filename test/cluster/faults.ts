@@ -84,7 +84,7 @@ export async function handlerOutlivingItsLease(world: DurableWorld, cluster: Nat
   let stalledAt: number | undefined
   world.reset()
   await world.couriers(interaction, {
-    'c-ann': { accepted: true, gate, servers: [`nats://127.0.0.1:${link.port}`], ignoresAbort: true, now: () => stalledAt ?? Date.now() },
+    'c-ann': { accepted: true, gate, servers: [`nats://127.0.0.1:${link.port}`], pinned: true, ignoresAbort: true, now: () => stalledAt ?? Date.now() },
     'c-bob': { accepted: true, servers: cluster.servers },
   })
   const observer = await world.open(cluster.servers)
