@@ -6,13 +6,6 @@
  * the executor that resumes the operation.
  */
 
-async function until(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the condition never held')
-}
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import { createExecutor, createResponder, planInteraction, simulate, type Executor, type Responder } from '../src/runtime/nats/executor/index.js'
@@ -22,6 +15,7 @@ import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.j
 import { operationStore } from '../src/runtime/nats/executor/durable/store.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { deployment, GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { poll as until } from './helpers/executor-durable.js'
 
 describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-server', () => {
   let rig: Rig

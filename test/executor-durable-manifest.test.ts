@@ -10,21 +10,12 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { operationId, type Interaction } from '../src/runtime/nats/interactions.js'
 import { manifestDigest, planInteraction, simulate, type ExecutorAdapters, type ManifestEntry } from '../src/runtime/nats/executor/index.js'
 import { publishOnce } from '../src/runtime/nats/executor/delivery/jetstream.js'
-import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
-import { operationStore, type OperationStore } from '../src/runtime/nats/executor/durable/store.js'
+import type { OperationStore } from '../src/runtime/nats/executor/durable/store.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
-import { binding, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { poll as until, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
 
 const PRINCIPAL = 'dispatcher'
 let key = 0
-
-async function until(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the condition never held')
-}
 
 /** The courier offer as explicit-manifest dispatch (`branches`) or gather (`none`: no request, no claims, one attempt). */
 function manifestMode(base: Interaction, mode: 'branches' | 'none', completion: object): Interaction {
@@ -54,9 +45,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: dispatch branches and none agai
   }
   beforeAll(async () => {
     rig = await startDurableRig('manifest')
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    store = operationStore(bucket.value)
+    store = await rig.store()
   }, 60_000)
   afterAll(async () => {
     await rig?.stop()
@@ -69,11 +58,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: dispatch branches and none agai
     return { id, invocation: { principalId: PRINCIPAL, idempotencyKey, inputs: { ...shipmentInputs, manifest: entries } } }
   }
 
-  async function subjects(filter: string): Promise<Record<string, number>> {
-    const jsm = await jetstreamManager(await rig.connection())
-    const info = await jsm.streams.info(STREAM, { subjects_filter: filter })
-    return (info.state.subjects ?? {}) as Record<string, number>
-  }
+  const subjects = (filter: string) => rig.subjects(filter)
 
   it('branches: one request per manifest entry (two for one courier), saved with the admission; a restart mid-interaction resumes the recorded branches', async () => {
     const interaction = manifestMode(rig.assign, 'branches', { mode: 'all-successful' })

@@ -4,14 +4,11 @@
  * operation no executor drives is kept and terminated after a bounded number of deliveries, and an
  * invoker's cancel is saved before it takes effect.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
-import { operationStore, type OperationStore } from '../src/runtime/nats/executor/durable/store.js'
+import type { OperationStore } from '../src/runtime/nats/executor/durable/store.js'
 import { createResponder, type Responder } from '../src/runtime/nats/executor/index.js'
 import { openClaimStore } from '../src/runtime/nats/executor/ownership/claims.js'
 import { resultKey } from '../src/runtime/nats/executor/delivery/responder.js'
@@ -19,27 +16,18 @@ import { claimKey } from '../src/runtime/nats/executor/durable/executor.js'
 import type { NatsConnection } from '@nats-io/nats-core'
 import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
-import { binding, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { binding, patient, poll as until, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { bounded, expectDurableInvariants } from './cluster/invariants.js'
 
 let key = 0
 const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `recovery-${key++}`, inputs: shipmentInputs })
-
-async function until(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the condition never held')
-}
 
 describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', () => {
   let rig: DurableRig
   let store: OperationStore
   beforeAll(async () => {
     rig = await startDurableRig('recovery')
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    store = operationStore(bucket.value)
+    store = await rig.store()
   }, 60_000)
   afterAll(async () => {
     await rig?.stop()
@@ -54,26 +42,14 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     rig.handled.clear()
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-    const dir = join(import.meta.dirname, '.tmp/modules')
-    mkdirSync(dir, { recursive: true })
-    const moduleFile = join(dir, `shipping-recovery-${process.pid}.mjs`)
-    writeFileSync(moduleFile, rig.code)
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-child.ts')], {
-      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile, DIGEST: rig.digest, KEY: fixed.idempotencyKey },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let output = ''
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    const child = rig.child('executor-durable-child.ts', { DIGEST: rig.digest, KEY: fixed.idempotencyKey })
     try {
       await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 3000)
-      process.kill(child.pid!, 'SIGKILL')
-      expect(await exited).toBe('SIGKILL')
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      expect(await child.kill()).toBe('SIGKILL')
     }
     // Killed before any answer.
-    expect(output.trim()).toBe('ready')
+    expect(child.output().trim()).toBe('ready')
     return { interaction, release, peers, fixed, id }
   }
 
@@ -192,29 +168,17 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
   it('a courier restarted after committing but before publishing republishes its kept result: same message id, the handler not run again', async () => {
     const interaction = quick(rig.assign)
     // The courier runs in a process of its own.
-    const dir = join(import.meta.dirname, '.tmp/modules')
-    mkdirSync(dir, { recursive: true })
-    const moduleFile = join(dir, `shipping-courier-${process.pid}.mjs`)
-    writeFileSync(moduleFile, rig.code)
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-responder-child.ts')], {
-      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let output = ''
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    const child = rig.child('executor-durable-responder-child.ts')
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
     const a = await rig.executor(interaction)
     let outcome: ReturnType<typeof a.invoke> | undefined
     try {
-      await until(() => output.includes('ready'), 3000)
+      await until(() => child.output().includes('ready'), 3000)
       outcome = a.invoke(fixed)
-      await until(() => output.includes('running'), 3000)
-      process.kill(child.pid!, 'SIGKILL')
-      expect(await exited).toBe('SIGKILL')
+      await until(() => child.output().includes('running'), 3000)
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      expect(await child.kill()).toBe('SIGKILL')
     }
     // Killed after keeping its result and committing its claim, before publishing: the records it
     // leaves at that point, written here as it writes them.
@@ -224,9 +188,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     const held = await claims.value.read(claimKey(id, 'c-ann'))
     if (!held.ok || !held.value) throw new Error('no claim')
     const fence = held.value.claim.fence
-    const bucket = await openRecordBucket(admin, binding.claimBucket!)
-    if (!bucket.ok) throw new Error(bucket.message)
-    expect((await bucket.value.write(resultKey(id, 'c-ann'), { peerId: 'c-ann', attempt: 1, fence, fields: { accepted: true } }, 0)).ok).toBe(true)
+    await keepResult(id, fence)
     expect(await claims.value.commit(claimKey(id, 'c-ann'), 'c-ann', fence, Date.now())).toMatchObject({ ok: true })
     // Restarted: the unacknowledged request comes again; the kept result is published under the same fence.
     const againRuns = { count: 0 }
@@ -242,5 +204,141 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     expect(info.state.subjects).toEqual({ [`shipping.couriers.${id}.accept.c-ann`]: 1 })
     await a.close()
     await restarted.close()
+  }, 60_000)
+
+  /** c-ann's accepting result kept under `fence` (beside its claim), as the courier keeps it before committing. */
+  async function keepResult(id: string, fence: number): Promise<void> {
+    const bucket = await openRecordBucket(await rig.connection(), binding.claimBucket!)
+    if (!bucket.ok) throw new Error(bucket.message)
+    expect((await bucket.value.write(resultKey(id, 'c-ann'), { peerId: 'c-ann', attempt: 1, fence, fields: { accepted: true } }, 0)).ok).toBe(true)
+  }
+
+  /** The claim c-ann holds for an operation (its fence is the request's). */
+  async function claimOf(id: string) {
+    const claims = await openClaimStore(await rig.connection(), binding.claimBucket!)
+    if (!claims.ok) throw new Error(claims.message)
+    const held = await claims.value.read(claimKey(id, 'c-ann'))
+    if (!held.ok || !held.value) throw new Error('no claim')
+    return held.value.claim
+  }
+
+  /** Deliveries c-ann's consumer has made so far (redeliveries included). */
+  async function deliveries(): Promise<number> {
+    const jsm = await jetstreamManager(await rig.connection())
+    return (await jsm.consumers.info(STREAM, 'exec-assignCourier-c-ann')).delivered.consumer_seq
+  }
+
+  /** The fault invariants (test/cluster/invariants.ts) on this one server: offers and results once per attempt, decided once, votes under committed fences. */
+  const invariants = (
+    interaction: Interaction,
+    executor: Parameters<typeof expectDurableInvariants>[0]['executor'],
+    outcome: Parameters<typeof expectDurableInvariants>[0]['outcome'],
+    acknowledged: Record<string, number>,
+  ) =>
+    rig.connection().then((connection) =>
+      expectDurableInvariants({
+        connection,
+        binding,
+        interaction,
+        executor,
+        outcome,
+        offers: 'shipping.couriers.<op>.offer.*',
+        results: 'shipping.couriers.<op>.accept.*',
+        acknowledged,
+      }),
+    )
+
+  it('the server stopped while the handler finishes (its keep and commit unanswered), then restarted on its store and port: the redelivered request settles the result kept in memory; the handler ran once, its result committed under its fence and published once, decided once', async () => {
+    const interaction = patient(rig.assign, 60_000)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const runs = { count: 0 }
+    let returned = false
+    const nc = await rig.connection()
+    const made = await createResponder<unknown, { accepted: boolean }>({
+      connection: nc,
+      module: rig.module,
+      interaction,
+      peerId: 'c-ann',
+      durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 },
+      handler: async ({ signal }) => {
+        runs.count++
+        await Promise.race([gate, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))])
+        returned = true
+        return signal.aborted ? undefined : { accepted: true }
+      },
+    })
+    if (!made.ok) throw new Error(made.message)
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const before = await deliveries()
+    const ex = await rig.executor(interaction)
+    try {
+      const answer = ex.invoke(fixed)
+      await until(() => runs.count > 0)
+      const acknowledged = { [`shipping.couriers.${id}.offer.c-ann`]: 1 }
+      const fence = (await claimOf(id)).fence
+      await rig.server.restart(async () => {
+        // The handler finishes with no server to keep or commit its result; the server stays down
+        // past the request's ack wait (1 s), so the request is due again the moment it is back.
+        release()
+        await until(() => returned)
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+      })
+      const result = await bounded('the offer decided after the restart', answer, 60_000)
+      if (!result.ok) throw new Error(result.message)
+      expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+      expect(result.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1, fence })])
+      // Redelivered (one offer, more than one delivery), handled once.
+      expect((await deliveries()) - before).toBeGreaterThanOrEqual(2)
+      expect(runs.count).toBe(1)
+      expect(await claimOf(id)).toMatchObject({ peerId: 'c-ann', attempt: 1, fence, state: 'committed' })
+      await invariants(interaction, ex, result.value, acknowledged)
+      const jsm = await jetstreamManager(await rig.connection())
+      const results = await jsm.streams.info(STREAM, { subjects_filter: `shipping.couriers.${id}.accept.*` })
+      expect(results.state.subjects).toEqual({ [`shipping.couriers.${id}.accept.c-ann`]: 1 })
+    } finally {
+      release()
+      await ex.close()
+      await made.value.close()
+    }
+  }, 60_000)
+
+  it('a courier restarted after keeping its result but before committing its claim settles it: the claim committed under the request fence, the result published once, the handler not run again', async () => {
+    const interaction = patient(rig.assign, 60_000)
+    const firstRuns = { count: 0 }
+    // The first courier never answers: it "dies" (its connection closed under it) while it runs.
+    const doomed = await rig.connection()
+    const first = await courier(doomed, interaction, firstRuns, new Promise<void>(() => undefined))
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const a = await rig.executor(interaction)
+    try {
+      const outcome = a.invoke(fixed)
+      await until(() => firstRuns.count > 0)
+      await doomed.close()
+      // What it left: its result kept under the request's fence, the claim still held (not committed).
+      const fence = (await claimOf(id)).fence
+      await keepResult(id, fence)
+      expect(await claimOf(id)).toMatchObject({ fence, state: 'held' })
+      // Restarted: the unacknowledged request comes again and finds the kept result.
+      const againRuns = { count: 0 }
+      const restarted = await courier(await rig.connection(), interaction, againRuns, Promise.resolve())
+      try {
+        const answer = await bounded('the offer decided', outcome, 60_000)
+        if (!answer.ok) throw new Error(answer.message)
+        expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+        expect(answer.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', attempt: 1, fence })])
+        expect([firstRuns.count, againRuns.count]).toEqual([1, 0])
+        expect(await claimOf(id)).toMatchObject({ peerId: 'c-ann', fence, state: 'committed' })
+        await invariants(interaction, a, answer.value, { [`shipping.couriers.${id}.offer.c-ann`]: 1 })
+      } finally {
+        await restarted.close()
+      }
+    } finally {
+      await a.close()
+      // The dead courier's handler is aborted; its connection is gone, so nothing it does reaches the server.
+      await bounded('the dead courier closed', first.close(), 10_000).catch(() => undefined)
+    }
   }, 60_000)
 })

@@ -3,30 +3,18 @@
  * shipping contract's courier offer, couriers on connections of their own; an executor killed
  * mid-interaction (its connection closed abruptly) and a new one on a new connection resuming it.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import { planInteraction, simulate, type Decision } from '../src/runtime/nats/executor/index.js'
 import { publishOnce } from '../src/runtime/nats/executor/delivery/jetstream.js'
-import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
-import { operationStore, type AdmissionRecord, type OperationState } from '../src/runtime/nats/executor/durable/store.js'
+import type { AdmissionRecord, OperationState } from '../src/runtime/nats/executor/durable/store.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { variant } from './helpers/executor-nats.js'
-import { binding, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { binding, poll as until, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
 
 let key = 0
 const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `dur-${key++}`, inputs: shipmentInputs })
-
-async function until(probe: () => boolean | Promise<boolean>, attempts = 500): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the condition never held')
-}
 
 describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
   let rig: DurableRig
@@ -38,11 +26,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
   })
 
   /** Messages the request stream holds per subject. */
-  async function subjects(filter: string): Promise<Record<string, number>> {
-    const jsm = await jetstreamManager(await rig.connection())
-    const info = await jsm.streams.info(STREAM, { subjects_filter: filter })
-    return (info.state.subjects ?? {}) as Record<string, number>
-  }
+  const subjects = (filter: string) => rig.subjects(filter)
 
   it('independent durable fan-out: a filtered durable consumer per peer, an offline peer gets its request when it connects', async () => {
     const fanOut = variant(quick(rig.assign), { dispatch: { mode: 'independent' }, completion: { mode: 'all-terminal' } })
@@ -88,9 +72,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     if (!answer.ok) return
     const id = answer.value.operationId
     // The outbox entry, published again with its message id (as after a crash before it was marked published).
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    const state = await operationStore(bucket.value).state(id)
+    const state = await (await rig.store()).state(id)
     if (!state.ok || !state.value) throw new Error('no state')
     const [entry] = state.value.value.outbox
     expect(entry).toMatchObject({ msgId: `${id}.c-ann.1`, published: true, attempt: 1 })
@@ -146,9 +128,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     expect(await killed).toMatchObject({ ok: false })
     // While no executor runs, the courier accepts (renewing and committing its claim) and publishes its result.
     release()
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    const store = operationStore(bucket.value)
+    const store = await rig.store()
     let admission: AdmissionRecord | null = null
     await until(async () => {
       const read = await store.admission(
@@ -215,30 +195,15 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     rig.handled.clear()
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-    // The compiled module in a file inside the repository (so the package resolves by its own name).
-    const dir = join(import.meta.dirname, '.tmp/modules')
-    mkdirSync(dir, { recursive: true })
-    const moduleFile = join(dir, `shipping-child-${process.pid}.mjs`)
-    writeFileSync(moduleFile, rig.code)
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/executor-durable-child.ts')], {
-      env: { ...process.env, NATS_URL: rig.server.url, MODULE_FILE: moduleFile, DIGEST: rig.digest, KEY: fixed.idempotencyKey },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let output = ''
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    const child = rig.child('executor-durable-child.ts', { DIGEST: rig.digest, KEY: fixed.idempotencyKey })
     try {
       await until(() => (rig.handled.get('c-ann') ?? 0) > 0, 3000)
-      child.kill('SIGKILL')
-      expect(await exited).toBe('SIGKILL')
     } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      expect(await child.kill()).toBe('SIGKILL')
     }
     // Killed before any answer: the operation was admitted and dispatched, not decided.
-    expect(output.trim()).toBe('ready')
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    const store = operationStore(bucket.value)
+    expect(child.output().trim()).toBe('ready')
+    const store = await rig.store()
     const admission = await store.admission(id)
     if (!admission.ok || !admission.value) throw new Error('no admission record')
     expect(await store.decision(id)).toEqual({ ok: true, value: null })
@@ -277,9 +242,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
     await first.close()
     await a.close()
     expect(await killed).toMatchObject({ ok: false })
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    const admission = await operationStore(bucket.value).admission(id)
+    const admission = await (await rig.store()).admission(id)
     if (!admission.ok || !admission.value) throw new Error('no admission record')
     const deadline = admission.value.admittedAtMs + 1500
     await until(() => Date.now() > deadline + 100)
@@ -292,9 +255,7 @@ describe.skipIf(!NATS_SERVER)('durable executor against nats-server', () => {
   }, 30_000)
 
   it('a second executor writing the same operation loses the compare-and-set on its state', async () => {
-    const bucket = await openRecordBucket(await rig.connection(), binding.stateBucket)
-    if (!bucket.ok) throw new Error(bucket.message)
-    const store = operationStore(bucket.value)
+    const store = await rig.store()
     const state: OperationState = { events: [], outbox: [] }
     const first = await store.saveState('op-race', state, 0)
     expect(first.ok).toBe(true)

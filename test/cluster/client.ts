@@ -1,7 +1,9 @@
 /**
  * The NATS client (src/runtime/nats/client) on a real 3-node JetStream cluster, under faults: the
  * stream leader killed mid-publish, the consumer leader killed mid-consume and its node restarted,
- * a node down during request/reply (test/helpers/nats-cluster.ts). The contract is orders-client
+ * a node down during request/reply (test/helpers/nats-cluster.ts). Sharing the cluster (the suite
+ * is the shortest of the file): the executor's publishOnce through a stream leader change, and a
+ * durable courier's handler outliving its lease while cut off the cluster (./faults.ts). The contract is orders-client
  * with three replicas, provisioned on the cluster. Invariants checked in every fault test: no
  * message the stream acknowledged is lost, none is stored twice, nothing is processed twice without
  * a redelivery count, every wait bounded.
@@ -17,6 +19,8 @@ import { bindContract, provision, type Consumed, type ContractClient, type Contr
 import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
+import { durableWorld, type DurableWorld } from './durable-world.js'
+import { handlerOutlivingItsLease, publishOnceThroughLeaderChange } from './faults.js'
 import { expectAcknowledgedKept } from './invariants.js'
 
 const ordersDocument = join(import.meta.dirname, '../../fixtures/nats/client/orders.asyncapi.yaml')
@@ -90,7 +94,8 @@ export function clientOnCluster(): void {
       expect(compiled.diagnostics).toEqual([])
       const module = (await loadModule(compiled.code!, 'cluster-client')) as unknown as ContractModule
       nc = await open(cluster.servers)
-      jsm = await jetstreamManager(nc, { timeout: 5000 })
+      // A cluster just elected may answer "JetStream system temporarily unavailable" for a moment (bounded).
+      jsm = await until('JetStream answering', () => jetstreamManager(nc, { timeout: 5000 }).catch(() => undefined), 30_000, 250)
       const provisioned = await provision(module, nc, dev)
       expect(provisioned.plan.map((p) => [p.name, p.action])).toEqual([
         ['ORDERS', 'create'],
@@ -100,7 +105,11 @@ export function clientOnCluster(): void {
       await cluster.streamLeader('ORDERS')
     }, 60_000)
 
+    /** The durable executor's world on this cluster, for the fault that needs it (made by its test). */
+    let world: DurableWorld | undefined
+
     afterAll(async () => {
+      await world?.close()
       for (const c of connections) await c.close().catch(() => undefined)
       await cluster?.stop()
       rmSync(tmp, { recursive: true, force: true })
@@ -167,6 +176,26 @@ export function clientOnCluster(): void {
         // A first delivery happens once per order; any other delivery of it carries a redelivery count.
         for (const i of processed) expect([i, deliveries.filter((d) => d.order === i && d.deliveryCount === 1).length]).toEqual([i, 1])
         await noAckedLoss()
+      },
+    )
+
+    it.sequential(
+      'publishOnce (the executor publication) retried back to back with one message id while the stream leader is killed and another elected: every answer names one sequence, stored once',
+      async () => {
+        await publishOnceThroughLeaderChange(cluster, nc, 'ORDERS', `shop.eu.orders.${orderId(900)}.placed`, order(900))
+      },
+    )
+
+    it.sequential(
+      'a handler outliving its lease while its courier is cut off the cluster (its connection cut, its process stalled): the claim expires, another attempt takes over; the late result is refused by its fence, never published, and adds no vote; decided once',
+      async () => {
+        // The durable world shares this cluster (its stream and buckets beside ORDERS) rather than start another.
+        world = await durableWorld(cluster, 'client-lease', 3)
+        try {
+          await handlerOutlivingItsLease(world, cluster, 'cluster-late-result')
+        } finally {
+          await cluster.ready()
+        }
       },
     )
 

@@ -15,11 +15,12 @@ import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { createExecutor, createResponder, type Executor, type ExecutorModule, type Responder } from '../../src/runtime/nats/executor/index.js'
 import type { InvocationOutcome } from '../../src/runtime/nats/executor/executor.js'
 import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
-import { binding as baseBinding, COURIERS, quick, STREAM } from '../helpers/executor-durable-config.js'
+import { binding as baseBinding, COURIERS, patient, STREAM } from '../helpers/executor-durable-config.js'
 import { deployment } from '../helpers/executor-nats.js'
 import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
-import type { NatsCluster } from '../helpers/nats-cluster.js'
+import { afterAll, beforeAll } from 'vitest'
+import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
 import { expectDurableInvariants, storedSubjects } from './invariants.js'
 
 /**
@@ -38,14 +39,12 @@ export const clusterOptions = (servers: string[]) => ({
 })
 
 /**
- * The courier offer with cluster-sized times: a 30 s lease, longer than the faults a test makes (an
- * election may take seconds on a loaded machine; a 1.5 s lease would always be lost to it and the
- * branch retried), renewed every 500 ms, a 150 s deadline (generous: no scenario here waits for it,
- * and leader elections on a loaded two-core machine can take tens of seconds).
+ * The courier offer with cluster-sized times (`patient`: a 30 s lease renewed every 500 ms) and a
+ * 150 s deadline: generous, no scenario here waits for it, and leader elections on a loaded two-core
+ * machine can take tens of seconds.
  */
 export function onCluster(base: Interaction, completion: object = {}): Interaction {
-  const b = quick(base, { deadlineMs: 150_000, ...completion }) as Record<string, any>
-  return { ...b, delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500 } } } as unknown as Interaction
+  return patient(base, 150_000, completion)
 }
 
 export interface CourierBehaviour {
@@ -54,6 +53,12 @@ export interface CourierBehaviour {
   readonly gate?: Promise<void>
   /** The servers its connection lists, the first where it connects. */
   readonly servers: string[]
+  /** Its connection uses the servers listed only (a cut link stays cut: it learns no other server from the cluster). */
+  readonly pinned?: boolean
+  /** A handler that does not heed its abort: it answers only once released (one outliving its lease). */
+  readonly ignoresAbort?: boolean
+  /** The responder's clock (default `Date.now`): a stalled process does not see its lease run out. */
+  readonly now?: () => number
 }
 
 export interface DurableWorld {
@@ -61,10 +66,16 @@ export interface DurableWorld {
   readonly digest: string
   readonly binding: DurableBinding
   readonly jsm: JetStreamManager
-  /** Handler runs per courier; aborted runs per courier. */
+  /** Handler runs per courier; runs that returned, and those aborted, per courier. */
   readonly handled: Map<string, number>
+  readonly returned: Map<string, number>
   readonly aborted: Map<string, number>
-  open(servers: string[]): Promise<NatsConnection>
+  /** Disconnections per courier's connection (none: its client connection stayed up). */
+  readonly disconnects: Map<string, number>
+  /** A connection to `servers`; `pinned`: to those only, never to servers it hears of from the cluster. */
+  open(servers: string[], pinned?: boolean): Promise<NatsConnection>
+  /** Clears the counters (handled, returned, aborted, disconnects) for the next scenario. */
+  reset(): void
   couriers(interaction: Interaction, behaviours: Record<string, CourierBehaviour>): Promise<void>
   closeCouriers(): Promise<void>
   /** An executor bound like the couriers (the binding's fields `overrides` names aside). */
@@ -78,24 +89,37 @@ export interface DurableWorld {
 
 export { COURIERS, STREAM }
 
-/** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
-export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
+/**
+ * The shipping contract compiled and loaded once for every world of this process (the suites run in
+ * one file): each world has its own cluster, streams and buckets, and they share the module.
+ */
+let shipping: Promise<{ module: DurableWorld['module']; digest: string }> | undefined
+async function compileShipping(label: string): Promise<{ module: DurableWorld['module']; digest: string }> {
   const shop = ShopBundle.copy(`cluster-${label}`).relock()
   const doc = shop.doc('shipping')
   const compiled = await compile(doc)
   if (compiled.diagnostics.length > 0) throw new Error(JSON.stringify(compiled.diagnostics))
   const module = (await loadModule(compiled.code!, `cluster-${label}-shipping`)) as DurableWorld['module']
-  const digest = createHash('sha256').update(readFileSync(doc)).digest('hex')
+  return { module, digest: createHash('sha256').update(readFileSync(doc)).digest('hex') }
+}
+
+/** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
+export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
+  const { module, digest } = await (shipping ??= compileShipping(label))
   const binding: DurableBinding = { ...baseBinding, replicas }
   const connections: NatsConnection[] = []
   const responders: Responder[] = []
   const handled = new Map<string, number>()
+  const returned = new Map<string, number>()
   const aborted = new Map<string, number>()
-  const open = async (servers: string[]) => {
-    const c = await connect(clusterOptions(servers))
+  const disconnects = new Map<string, number>()
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
+  const open = async (servers: string[], pinned = false) => {
+    const c = await connect({ ...clusterOptions(servers), ...(pinned ? { ignoreClusterUpdates: true } : {}) })
     connections.push(c)
     return c
   }
+
   const admin = await open(cluster.servers)
   const jsm = await jetstreamManager(admin, { timeout: 5000 })
   // The contract's couriers stream, replicated: the configuration a production deployment provisions.
@@ -120,29 +144,42 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     binding,
     jsm,
     handled,
+    returned,
     aborted,
+    disconnects,
     open,
+    reset() {
+      for (const map of [handled, returned, aborted, disconnects]) map.clear()
+    },
     async couriers(interaction, behaviours) {
       for (const [peerId, behaviour] of Object.entries(behaviours)) {
         // A responder starting while the cluster settles (a node just thawed or restarted) may be
         // told "JetStream system temporarily unavailable": an application tries again, as this does
         // (bounded), once the meta leader is back.
-        const connection = await open(behaviour.servers)
+        const connection = await open(behaviour.servers, behaviour.pinned)
+        void (async () => {
+          for await (const status of connection.status()) if (status.type === 'disconnect') count(disconnects, peerId)
+        })()
         const start = () =>
           createResponder<unknown, { accepted: boolean }>({
             connection,
             module,
             interaction,
             peerId,
-            durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000, replicas },
+            durable: {
+              requestStream: STREAM,
+              claimBucket: binding.claimBucket!,
+              ackWaitMs: 1000,
+              replicas,
+              ...(behaviour.now ? { now: behaviour.now } : {}),
+            },
             handler: async ({ signal }) => {
-              handled.set(peerId, (handled.get(peerId) ?? 0) + 1)
-              await Promise.race([
-                behaviour.gate ?? Promise.resolve(),
-                new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
-              ])
-              if (signal.aborted) aborted.set(peerId, (aborted.get(peerId) ?? 0) + 1)
-              return signal.aborted ? undefined : { accepted: behaviour.accepted }
+              count(handled, peerId)
+              const aborting = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+              await Promise.race([behaviour.gate ?? Promise.resolve(), ...(behaviour.ignoresAbort ? [] : [aborting])])
+              if (signal.aborted) count(aborted, peerId)
+              count(returned, peerId)
+              return signal.aborted && !behaviour.ignoresAbort ? undefined : { accepted: behaviour.accepted }
             },
           })
         let r = await start()
@@ -193,4 +230,48 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     },
   }
   return world
+}
+
+/** A durable suite's cluster and world (./durable.ts on three nodes, ./durable-five.ts on five). */
+export interface DurableClusterSuite {
+  readonly cluster: NatsCluster
+  readonly world: DurableWorld
+  /** The next test starts on a whole cluster: `killed` restarted, a meta leader, leaders for the couriers stream and both buckets. */
+  whole(killed?: string): Promise<void>
+}
+
+/**
+ * Registers, in the calling suite, a cluster of `size` nodes and its durable world with as many
+ * replicas: started before the suite's tests, stopped after them.
+ */
+export function durableClusterSuite(size: 3 | 5, label: string, worldLabel: string, options: ClusterOptions = {}): DurableClusterSuite {
+  let cluster: NatsCluster | undefined
+  let world: DurableWorld | undefined
+  beforeAll(async () => {
+    cluster = await startNatsCluster(size, label, options)
+    world = await durableWorld(cluster, worldLabel, size)
+  }, 90_000)
+  afterAll(async () => {
+    await world?.close()
+    await cluster?.stop()
+  })
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`the ${size}-node cluster ${label} has not started`)
+    return value
+  }
+  return {
+    get cluster() {
+      return started(cluster)
+    },
+    get world() {
+      return started(world)
+    },
+    async whole(killed) {
+      const c = started(cluster)
+      const w = started(world)
+      if (killed) await c.restart(killed)
+      await c.ready()
+      for (const stream of [STREAM, `KV_${w.binding.stateBucket}`, `KV_${w.binding.claimBucket!}`]) await c.streamLeader(stream)
+    },
+  }
 }

@@ -7,13 +7,13 @@
  * it) and resumed by another on another node. The invariants of every fault test are checked by
  * one helper (./invariants.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { operationId } from '../../src/runtime/nats/interactions.js'
 import { shipmentInputs } from '../helpers/executor-durable-config.js'
-import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
+import { NATS_SERVER } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
-import { durableWorld, onCluster, STREAM, type DurableWorld } from './durable-world.js'
+import { durableClusterSuite, onCluster, STREAM } from './durable-world.js'
 import { bounded } from './invariants.js'
 import { couriersWorkingThrough, fanOut } from './working-through.js'
 
@@ -23,65 +23,49 @@ import { couriersWorkingThrough, fanOut } from './working-through.js'
  */
 export function durableOnCluster(): void {
   describe.skipIf(!NATS_SERVER)('the durable executor on a 3-node JetStream cluster, under faults', () => {
-    let cluster: NatsCluster
-    let world: DurableWorld
-
-    beforeAll(async () => {
-      cluster = await startNatsCluster(3, 'd')
-      world = await durableWorld(cluster, 'durable', 3)
-    }, 90_000)
-
-    afterAll(async () => {
-      await world?.close()
-      await cluster?.stop()
-    })
-
+    const suite = durableClusterSuite(3, 'd', 'durable')
     /** The streams a durable interaction needs: the couriers stream and the two buckets. */
-    const streams = () => [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]
+    const streams = () => [STREAM, `KV_${suite.world.binding.stateBucket}`, `KV_${suite.world.binding.claimBucket!}`]
     /** The next test starts on a whole cluster. */
-    const whole = async (killed: string | undefined) => {
-      if (killed) await cluster.restart(killed)
-      await cluster.ready()
-      for (const stream of streams()) await cluster.streamLeader(stream)
-    }
+    const whole = (killed: string | undefined) => suite.whole(killed)
 
     it.sequential(
       'a durable fan-out while a follower, then the request stream leader, is killed mid-interaction: decided once, every acknowledged offer stored once per attempt, no vote from a stale fence, branches reported per the profile',
       async () => {
-        const interaction = fanOut(world)
-        const [n1, n2, n3] = cluster.nodes.map((n) => n.url) as [string, string, string]
-        world.handled.clear()
+        const interaction = fanOut(suite.world)
+        const [n1, n2, n3] = suite.cluster.nodes.map((n) => n.url) as [string, string, string]
+        suite.world.handled.clear()
         // c-bob declines at once; c-ann and c-cat are offline: their offers wait in the stream through both faults.
-        await world.couriers(interaction, { 'c-bob': { accepted: false, servers: [n2, n3, n1] } })
+        await suite.world.couriers(interaction, { 'c-bob': { accepted: false, servers: [n2, n3, n1] } })
         const invocation = { principalId: 'dispatcher', idempotencyKey: 'cluster-fanout', inputs: shipmentInputs }
-        const id = await operationId(invocation.principalId, world.digest, invocation.idempotencyKey)
-        const ex = world.executor(interaction, await world.open([n1, n2, n3]))
+        const id = await operationId(invocation.principalId, suite.world.digest, invocation.idempotencyKey)
+        const ex = suite.world.executor(interaction, await suite.world.open([n1, n2, n3]))
         let killed: string | undefined
         try {
           const answer = ex.invoke(invocation)
-          await until('c-bob handling its offer', () => ((world.handled.get('c-bob') ?? 0) > 0 ? true : undefined), 30_000)
+          await until('c-bob handling its offer', () => ((suite.world.handled.get('c-bob') ?? 0) > 0 ? true : undefined), 30_000)
           const acknowledged = await until(
             'the offers to c-ann and c-cat acknowledged by the stream',
             async () => {
-              const offers = await world.subjects(`shipping.couriers.${id}.offer.*`)
+              const offers = await suite.world.subjects(`shipping.couriers.${id}.offer.*`)
               return Object.keys(offers).length === 3 ? offers : undefined
             },
             30_000,
           )
-          const leader = await cluster.streamLeader(STREAM)
-          const follower = cluster.nodes.find((n) => n.name !== leader)!.name
+          const leader = await suite.cluster.streamLeader(STREAM)
+          const follower = suite.cluster.nodes.find((n) => n.name !== leader)!.name
           // One fault at a time: with a follower down, the leader's death would leave one node of three (no quorum).
-          await cluster.kill(follower)
-          await cluster.restart(follower)
-          await cluster.ready()
-          await cluster.streamLeader(STREAM)
-          killed = await cluster.killStreamLeader(STREAM)
-          await cluster.newStreamLeader(STREAM, killed)
+          await suite.cluster.kill(follower)
+          await suite.cluster.restart(follower)
+          await suite.cluster.ready()
+          await suite.cluster.streamLeader(STREAM)
+          killed = await suite.cluster.killStreamLeader(STREAM)
+          await suite.cluster.newStreamLeader(STREAM, killed)
           // A courier starting opens the claim bucket: it waits for that bucket's election too (a node may lead both).
-          for (const stream of streams().slice(1)) await cluster.streamLeader(stream)
+          for (const stream of streams().slice(1)) await suite.cluster.streamLeader(stream)
           // The offline couriers connect now, to the surviving nodes: the offers the old leader acknowledged reach them.
-          const survivors = cluster.runningServers()
-          await world.couriers(interaction, {
+          const survivors = suite.cluster.runningServers()
+          await suite.world.couriers(interaction, {
             'c-ann': { accepted: true, servers: survivors },
             'c-cat': { accepted: true, servers: [...survivors].reverse() },
           })
@@ -94,10 +78,10 @@ export function durableOnCluster(): void {
             'c-bob': 'unsuccessful',
             'c-cat': 'succeeded',
           })
-          await world.invariants(interaction, ex, result.value, acknowledged)
+          await suite.world.invariants(interaction, ex, result.value, acknowledged)
         } finally {
           await ex.close()
-          await world.closeCouriers()
+          await suite.world.closeCouriers()
           await whole(killed)
         }
       },
@@ -106,12 +90,12 @@ export function durableOnCluster(): void {
     it.sequential(
       'replicas passed through: the couriers stream, the state bucket and the claim bucket the executor and responders created hold the three replicas their binding asks; five asked over a stream of three is refused in a sentence',
       async () => {
-        for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) {
-          const info = await world.jsm.streams.info(stream)
+        for (const stream of [STREAM, `KV_${suite.world.binding.stateBucket}`, `KV_${suite.world.binding.claimBucket!}`]) {
+          const info = await suite.world.jsm.streams.info(stream)
           expect([stream, info.config.num_replicas, 1 + (info.cluster?.replicas?.length ?? 0)]).toEqual([stream, 3, 3])
         }
         // Asking five of buckets that exist (used as they are) over a couriers stream of three: refused, in a sentence.
-        const five = world.executor(fanOut(world), await world.open(cluster.servers), { replicas: 5 })
+        const five = suite.world.executor(fanOut(suite.world), await suite.world.open(suite.cluster.servers), { replicas: 5 })
         const refused = await bounded('the refusal', five.invoke({ principalId: 'dispatcher', idempotencyKey: 'replicas-5', inputs: shipmentInputs }), 60_000)
         await five.close()
         expect(refused).toEqual({
@@ -127,10 +111,10 @@ export function durableOnCluster(): void {
       async () => {
         let killed: string | undefined
         try {
-          await couriersWorkingThrough(world, cluster, 'cluster-election', {
+          await couriersWorkingThrough(suite.world, suite.cluster, 'cluster-election', {
             strike: async (claimStream) => {
-              killed = await cluster.killStreamLeader(claimStream)
-              await cluster.newStreamLeader(claimStream, killed)
+              killed = await suite.cluster.killStreamLeader(claimStream)
+              await suite.cluster.newStreamLeader(claimStream, killed)
             },
           })
         } finally {
@@ -142,19 +126,19 @@ export function durableOnCluster(): void {
     it.sequential(
       'an executor killed mid-interaction (its connection closed under it) on one node is resumed by another on another node: decided once',
       async () => {
-        const interaction = onCluster(world.module.interactions.assignCourier as Interaction)
-        const [n1, n2, n3] = cluster.nodes.map((n) => n.url) as [string, string, string]
+        const interaction = onCluster(suite.world.module.interactions.assignCourier as Interaction)
+        const [n1, n2, n3] = suite.cluster.nodes.map((n) => n.url) as [string, string, string]
         let release!: () => void
         const gate = new Promise<void>((resolve) => (release = resolve))
-        world.handled.clear()
-        await world.couriers(interaction, { 'c-ann': { accepted: true, gate, servers: [n2, n3, n1] } })
+        suite.world.handled.clear()
+        await suite.world.couriers(interaction, { 'c-ann': { accepted: true, gate, servers: [n2, n3, n1] } })
         const invocation = { principalId: 'dispatcher', idempotencyKey: 'cluster-resume', inputs: shipmentInputs }
-        const id = await operationId(invocation.principalId, world.digest, invocation.idempotencyKey)
-        const first = await world.open([n1])
-        const a = world.executor(interaction, first)
+        const id = await operationId(invocation.principalId, suite.world.digest, invocation.idempotencyKey)
+        const first = await suite.world.open([n1])
+        const a = suite.world.executor(interaction, first)
         const killed = a.invoke(invocation)
-        await until('c-ann handling its offer', () => ((world.handled.get('c-ann') ?? 0) > 0 ? true : undefined), 30_000)
-        const acknowledged = await world.subjects(`shipping.couriers.${id}.offer.*`)
+        await until('c-ann handling its offer', () => ((suite.world.handled.get('c-ann') ?? 0) > 0 ? true : undefined), 30_000)
+        const acknowledged = await suite.world.subjects(`shipping.couriers.${id}.offer.*`)
         await first.close()
         await a.close()
         expect(await killed).toMatchObject({ ok: false })
@@ -162,18 +146,18 @@ export function durableOnCluster(): void {
         release()
         await until(
           'c-ann result stored',
-          async () => (Object.keys(await world.subjects(`shipping.couriers.${id}.accept.*`)).length > 0 ? true : undefined),
+          async () => (Object.keys(await suite.world.subjects(`shipping.couriers.${id}.accept.*`)).length > 0 ? true : undefined),
           30_000,
         )
-        const b = world.executor(interaction, await world.open([n3, n2]))
+        const b = suite.world.executor(interaction, await suite.world.open([n3, n2]))
         try {
           const resumed = await bounded('the resumed invocation decided', b.invoke(invocation), 160_000)
           if (!resumed.ok) throw new Error(resumed.message)
           expect(resumed.value.operationId).toBe(id)
           expect(resumed.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
           expect(resumed.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1 })])
-          expect(world.handled.get('c-ann')).toBe(1)
-          await world.invariants(interaction, b, resumed.value, acknowledged)
+          expect(suite.world.handled.get('c-ann')).toBe(1)
+          await suite.world.invariants(interaction, b, resumed.value, acknowledged)
         } finally {
           await b.close()
         }

@@ -92,8 +92,8 @@ export interface DurableFaultRun {
 /**
  * The fault invariants of a durable interaction:
  * - no acknowledged message lost: every offer the stream acknowledged before the fault is still
- *   there; none stored twice: each offer once per attempt (its message id names the attempt), each
- *   voting branch's result once;
+ *   there; none stored twice: each offer once per attempt, to the peer the log sent it to (its
+ *   message id names the attempt), each voting peer's result once;
  * - no decision taken twice: the decision record holds this decision and a second writer loses;
  *   the executor's log replayed through the pure core gives the same state;
  * - no result admitted from a stale fence: every vote, and every result the log admitted, carries
@@ -106,14 +106,24 @@ export async function expectDurableInvariants(run: DurableFaultRun): Promise<voi
   const offers = await storedSubjects(connection, stream, run.offers.replace('<op>', id))
   const lost = Object.entries(run.acknowledged).filter(([subject, count]) => (offers[subject] ?? 0) < count)
   expect(lost).toEqual([])
-  const branches = outcome.state.branches
-  const offerOf = (branchId: string) => run.offers.replace('<op>', id).replace('*', branchId)
-  const resultOf = (branchId: string) => run.results.replace('<op>', id).replace('*', branchId)
-  expect(offers).toEqual(Object.fromEntries(branches.map((b) => [offerOf(b.branchId), b.attempt])))
+  // The peer each attempt was offered to, by the executor's log: the admitted branches' first peers,
+  // then a peer per claim of a later attempt (a lease lost may hand the branch to another courier).
+  const log = run.executor.log(id)
+  if (!log.ok) throw new Error(log.message)
+  const sentTo = new Map<string, number>()
+  const sent = (peerId: string) => sentTo.set(peerId, (sentTo.get(peerId) ?? 0) + 1)
+  for (const event of log.value) {
+    if (event.kind === 'admitted') for (const b of event.branches) sent(b.peerId)
+    if (event.kind === 'claimed') sent(event.peerId)
+  }
+  const offerOf = (peerId: string) => run.offers.replace('<op>', id).replace('*', peerId)
+  const resultOf = (peerId: string) => run.results.replace('<op>', id).replace('*', peerId)
+  expect(offers).toEqual(Object.fromEntries([...sentTo].map(([peerId, count]) => [offerOf(peerId), count])))
+  expect([...sentTo.values()].reduce((a, b) => a + b, 0)).toBe(outcome.state.branches.reduce((a, b) => a + b.attempt, 0))
   // One result an attempt at most (its message id names the attempt), one at least for every vote.
   const results = await storedSubjects(connection, binding.resultStream, run.results.replace('<op>', id))
-  for (const b of branches) expect([b.branchId, (results[resultOf(b.branchId)] ?? 0) <= b.attempt]).toEqual([b.branchId, true])
-  for (const vote of outcome.decision.votes) expect(results[resultOf(vote.branchId)]).toBeGreaterThanOrEqual(1)
+  for (const [peerId, count] of sentTo) expect([peerId, (results[resultOf(peerId)] ?? 0) <= count]).toEqual([peerId, true])
+  for (const vote of outcome.decision.votes) expect(results[resultOf(vote.peerId)]).toBeGreaterThanOrEqual(1)
 
   const bucket = await openRecordBucket(connection, binding.stateBucket)
   if (!bucket.ok) throw new Error(bucket.message)
@@ -125,8 +135,6 @@ export async function expectDurableInvariants(run: DurableFaultRun): Promise<voi
     value: { decision: outcome.decision, won: false },
   })
   const replayed = expectDecidedOnce(run.executor, run.interaction, outcome)
-  const log = run.executor.log(id)
-  if (!log.ok) throw new Error(log.message)
 
   if (!binding.claimBucket) return
   const claims = await openClaimStore(connection, binding.claimBucket)

@@ -5,6 +5,8 @@
  * ownership (growth 3 -> 5 applied, shrink 5 -> 3 a loss), another contract's claim refused, and
  * the server's refusal (five replicas while one of five servers is down) turned into a sentence.
  * Debian's nats-server is 2.9: every call passes the development override for minimumServerVersion.
+ * Sharing the cluster (routes through cuttable proxies): the durable couriers through a route cut
+ * with both ends running (./faults.ts).
  */
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
@@ -17,6 +19,8 @@ import { provision, type ContractModule, type ProvisionOptions } from '../../src
 import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
+import { durableWorld, type DurableWorld } from './durable-world.js'
+import { couriersThroughRouteCut } from './faults.js'
 
 const root = join(import.meta.dirname, '../..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -75,12 +79,16 @@ export function provisioningOnCluster(): void {
       )
 
     beforeAll(async () => {
-      cluster = await startNatsCluster(5, 'p')
+      cluster = await startNatsCluster(5, 'p', { cuttableRoutes: true })
       nc = await connect({ servers: cluster.servers, timeout: 5000 })
       jsm = await jetstreamManager(nc, { timeout: 10_000 })
     }, 60_000)
 
+    /** The durable executor's world on this cluster, for the route cut (made by its test). */
+    let world: DurableWorld | undefined
+
     afterAll(async () => {
+      await world?.close()
       await nc?.close()
       await cluster?.stop()
       rmSync(tmp, { recursive: true, force: true })
@@ -177,6 +185,15 @@ export function provisioningOnCluster(): void {
         })
         expect(await placement('ORDERS')).toEqual({ replicas: 3, servers: 3, known: true })
         expect((await jsm.streams.info('ORDERS')).config.subjects).toEqual(['shop.*.orders.>'])
+      },
+    )
+
+    it.sequential(
+      'a route cut with both ends running (a node cut off its peers by its routes while the durable couriers handlers run, a courier client connected to it staying up), then restored: its courier renews nothing meanwhile, the others go on; no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
+      async () => {
+        // The durable world shares this cluster (the suite is the file's shortest) rather than start another.
+        world = await durableWorld(cluster, 'provision-route-cut', 3)
+        await couriersThroughRouteCut(world, cluster)
       },
     )
   })

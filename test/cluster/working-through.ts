@@ -23,8 +23,11 @@ export const fanOut = (world: DurableWorld): Interaction =>
   variant(onCluster(world.module.interactions.assignCourier as Interaction), { dispatch: { mode: 'independent' }, completion: { mode: 'all-terminal' } })
 
 export interface Fault {
-  /** Strikes (the claim bucket's stream named); answers once the claim stream has a leader again. */
-  strike(claimStream: string): Promise<void>
+  /**
+   * Strikes (the claim bucket's stream named; `leases` reads c-ann's, c-bob's and c-cat's claim leases
+   * as the cluster holds them now); answers once the claim stream has a leader again.
+   */
+  strike(claimStream: string, leases: () => Promise<number[]>): Promise<void>
   /** Undoes what it can (a node thawed) while the handlers finish, or undefined. */
   heal?(): Promise<void>
 }
@@ -36,8 +39,7 @@ export async function couriersWorkingThrough(world: DurableWorld, cluster: NatsC
   const others = (first: string) => [first, ...cluster.servers.filter((s) => s !== first)]
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
-  world.handled.clear()
-  world.aborted.clear()
+  world.reset()
   // Each courier on another node: whichever node the fault strikes, a courier may be on it mid-handler.
   await world.couriers(interaction, {
     'c-ann': { accepted: true, gate, servers: others(n1) },
@@ -71,7 +73,7 @@ export async function couriersWorkingThrough(world: DurableWorld, cluster: NatsC
     const acknowledged = await world.subjects(`shipping.couriers.${id}.offer.*`)
     // Handlers take longer than a renewal period: renewals are under way before the fault.
     await renewed('a renewal of every claim before the fault')
-    await fault.strike(claimStream)
+    await fault.strike(claimStream, leases)
     // Renewals go on on the new leader while the handlers still run.
     await renewed('every claim renewed on the new leader')
     // The handlers finish while the fault heals (a frozen node thawed meanwhile catches up under their results).

@@ -32,3 +32,17 @@ export function quick(base: Interaction, completion: object = {}): Interaction {
     },
   } as Interaction
 }
+
+/**
+ * The shipping offer for a test that makes a fault (a server stopped, an election): `quick`'s
+ * backoff with a 30 s lease renewed every 500 ms, longer than any fault a test makes (a 1.5 s lease
+ * would be lost to it and the branch retried), and the deadline given (generous: no such test waits
+ * for it).
+ */
+export function patient(base: Interaction, deadlineMs: number, completion: object = {}, lease: { leaseMs?: number; renewEveryMs?: number } = {}): Interaction {
+  const b = quick(base, { deadlineMs, ...completion }) as unknown as Record<string, any>
+  return {
+    ...b,
+    delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500, ...lease } },
+  } as unknown as Interaction
+}

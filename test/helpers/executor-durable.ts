@@ -1,11 +1,15 @@
 /**
- * The durable executor's end-to-end rig: the shop bundle's shipping contract (`assignCourier`, a
- * one-eligible, durable-per-recipient offer under ownership) compiled and loaded, a real
- * nats-server with JetStream, the request stream provisioned the way its contract declares it
- * (one replica: a single server), and couriers on connections of their own.
+ * The durable executor's end-to-end rig, shared by the durable test files on one server: the shop
+ * bundle's shipping contract (`assignCourier`, a one-eligible, durable-per-recipient offer under
+ * ownership) compiled and loaded, a real nats-server with JetStream, the request stream provisioned
+ * the way its contract declares it (one replica: a single server), couriers on connections of their
+ * own, the operation store, the request stream's subjects, helper processes to kill with SIGKILL,
+ * and a bounded poll.
  */
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream'
@@ -20,13 +24,15 @@ import {
   type Responder,
 } from '../../src/runtime/nats/executor/index.js'
 import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
+import { openRecordBucket } from '../../src/runtime/nats/executor/durable/records.js'
+import { operationStore, type OperationStore } from '../../src/runtime/nats/executor/durable/store.js'
 import { loadModule } from './load-module.js'
 import { ShopBundle } from './nats-bundle.js'
 import { startNatsServer, type NatsServer } from './nats-server.js'
 import { deployment } from './executor-nats.js'
 import { binding, COURIERS, STREAM } from './executor-durable-config.js'
 
-export { binding, COURIERS, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
+export { binding, COURIERS, patient, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
 
 export interface Accept {
   operationId: string
@@ -44,6 +50,23 @@ export interface Courier {
   gate?: Promise<void>
 }
 
+/** Polls `probe` every 20 ms until it holds, at most `attempts` times (bounded), else throws. */
+export async function poll(probe: () => boolean | Promise<boolean>, attempts = 1000): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await probe()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the condition never held')
+}
+
+/** A helper process of the rig (test/helpers/executor-durable-*child.ts), to be killed with SIGKILL. */
+export interface RigChild {
+  /** What it printed so far. */
+  output(): string
+  /** SIGKILL, by its PID; answers the signal it died of. */
+  kill(): Promise<NodeJS.Signals | null>
+}
+
 export interface DurableRig {
   readonly server: NatsServer
   readonly module: ExecutorModule & Record<string, any>
@@ -54,6 +77,15 @@ export interface DurableRig {
   /** Requests each courier's handler started, by courier. */
   readonly handled: Map<string, number>
   connection(): Promise<NatsConnection>
+  /** Messages the request stream holds per subject under `filter`. */
+  subjects(filter: string): Promise<Record<string, number>>
+  /** The operation store in the binding's state bucket. */
+  store(): Promise<OperationStore>
+  /**
+   * Starts `helper` (`node --import tsx`) on this server with the compiled module (MODULE_FILE) and
+   * `env`; it is killed by PID when the rig stops, if not before.
+   */
+  child(helper: 'executor-durable-child.ts' | 'executor-durable-responder-child.ts', env?: Record<string, string>): RigChild
   couriers(behaviours: Record<string, Courier>, interaction?: Interaction): Promise<Responder[]>
   executor(
     interaction: Interaction,
@@ -94,6 +126,10 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
     duplicate_window: 120_000_000_000,
   })
   const assign = module.interactions.assignCourier as Interaction
+  let store: OperationStore | undefined
+  const children: Array<ReturnType<typeof spawn>> = []
+  // The compiled module in a file inside the repository (so the package resolves by its own name).
+  let moduleFile: string | undefined
   return {
     server,
     module,
@@ -102,6 +138,39 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
     code: compiled.code!,
     handled,
     connection,
+    async subjects(filter) {
+      const info = await jsm.streams.info(STREAM, { subjects_filter: filter })
+      return (info.state.subjects ?? {}) as Record<string, number>
+    },
+    async store() {
+      if (store) return store
+      const bucket = await openRecordBucket(admin, binding.stateBucket)
+      if (!bucket.ok) throw new Error(bucket.message)
+      return (store = operationStore(bucket.value))
+    },
+    child(helper, env = {}) {
+      if (!moduleFile) {
+        const dir = join(import.meta.dirname, '../.tmp/modules')
+        mkdirSync(dir, { recursive: true })
+        moduleFile = join(dir, `shipping-${name}-${process.pid}.mjs`)
+        writeFileSync(moduleFile, compiled.code!)
+      }
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, helper)], {
+        env: { ...process.env, NATS_URL: server.url, MODULE_FILE: moduleFile, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      children.push(child)
+      let output = ''
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+      return {
+        output: () => output,
+        async kill() {
+          if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+          return exited
+        },
+      }
+    },
     async couriers(behaviours, interaction = assign) {
       const made: Responder[] = []
       for (const [peerId, behaviour] of Object.entries(behaviours)) {
@@ -146,6 +215,7 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
       return made.value
     },
     async stop() {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       for (const r of responders) await r.close()
       for (const nc of connections) if (!nc.isClosed()) await nc.close()
       await server.stop()

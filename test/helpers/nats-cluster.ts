@@ -3,8 +3,10 @@
  * loopback ports, each with its own store folder, client, cluster-route and monitoring port, routes
  * to every other node. Faults are real: a node is killed with SIGKILL (a crash, no goodbye to its
  * peers) and restarted on the same ports and store, or frozen with SIGSTOP (a live process that
- * answers nobody: a stalled machine, a partition that heals) and thawed with SIGCONT. Every process is killed by its PID when the
- * cluster stops and, as a last resort, when the test process exits.
+ * answers nobody: a stalled machine, a partition that heals) and thawed with SIGCONT; with
+ * `cuttableRoutes`, a node's cluster routes are cut while every process runs and its clients stay
+ * connected (a network partition between servers, ./route-proxy.ts), then restored. Every process
+ * is killed by its PID when the cluster stops and, as a last resort, when the test process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +15,7 @@ import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { freePort, NATS_SERVER } from './nats-server.js'
+import { startRouteProxies, type RouteProxies } from './route-proxy.js'
 import { until } from './until.js'
 
 export { NATS_SERVER }
@@ -20,6 +23,11 @@ export { NATS_SERVER }
 if (!NATS_SERVER) console.warn('\n*** nats-server is not installed: the JetStream CLUSTER tests are SKIPPED (apt-get install nats-server; .ci/run does) ***\n')
 
 /** What a node's monitoring endpoint `/jsz` says about the meta group (the fields read here). */
+/** What a node's monitoring endpoint `/routez` says (the field read here). */
+interface Routez {
+  num_routes?: number
+}
+
 interface Jsz {
   meta_cluster?: {
     leader?: string
@@ -42,10 +50,10 @@ export interface NatsCluster {
   readonly nodes: readonly ClusterNode[]
   /** Every node's client URL, for `connect({ servers })`. */
   readonly servers: string[]
-  /** The client URLs of the running nodes only. */
+  /** The client URLs of the running nodes only (a node whose routes are cut is left out). */
   runningServers(): string[]
   node(name: string): ClusterNode
-  /** The meta leader's name once every running node agrees on one and all running peers are current. */
+  /** The meta leader's name once every running node agrees on one, all running peers are current and JetStream answers. */
   ready(timeoutMs?: number): Promise<string>
   /** The server name of the given stream's leader (asked through the JetStream API). */
   streamLeader(stream: string, timeoutMs?: number): Promise<string>
@@ -66,6 +74,13 @@ export interface NatsCluster {
   thaw(name: string): Promise<void>
   /** Starts a killed node again on the same ports and store, and waits for it to listen. */
   restart(name: string): Promise<void>
+  /**
+   * Cuts every cluster route of the node (both directions; `cuttableRoutes` only) while it and its
+   * client connections keep running, and waits until it sees no route. Its peers elect without it.
+   */
+  cutRoutes(name: string): Promise<void>
+  /** Lets the node's routes form again and waits until it is routed to every other running node. */
+  restoreRoutes(name: string): Promise<void>
   /** Kills every node by PID and removes the stores. */
   stop(): Promise<void>
 }
@@ -83,13 +98,23 @@ function installExitHook(): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function jsz(monitorPort: number): Promise<Jsz | undefined> {
+async function monitor<T>(monitorPort: number, endpoint: 'jsz' | 'routez'): Promise<T | undefined> {
   try {
-    const response = await fetch(`http://127.0.0.1:${monitorPort}/jsz`, { signal: AbortSignal.timeout(1000) })
-    return response.ok ? ((await response.json()) as Jsz) : undefined
+    const response = await fetch(`http://127.0.0.1:${monitorPort}/${endpoint}`, { signal: AbortSignal.timeout(1000) })
+    return response.ok ? ((await response.json()) as T) : undefined
   } catch {
     return undefined
   }
+}
+const jsz = (monitorPort: number) => monitor<Jsz>(monitorPort, 'jsz')
+const routez = (monitorPort: number) => monitor<Routez>(monitorPort, 'routez')
+
+export interface ClusterOptions {
+  /**
+   * Routes through loopback proxies of this process (one per ordered pair of nodes), so `cutRoutes`
+   * can partition a node without stopping it. Off by default: the other suites route directly.
+   */
+  readonly cuttableRoutes?: boolean
 }
 
 interface NodeState {
@@ -100,6 +125,8 @@ interface NodeState {
   config: string
   child?: ChildProcess
   frozen?: boolean
+  /** Its routes are cut: it runs, its clients stay connected, but it is not part of the cluster. */
+  cut?: boolean
 }
 
 /**
@@ -114,16 +141,16 @@ const taken = new Set<number>()
  * while starting (a port another process bound meanwhile) fails the attempt, and the cluster is
  * started once more on other ports.
  */
-export async function startNatsCluster(size: 3 | 5, label = 'c'): Promise<NatsCluster> {
+export async function startNatsCluster(size: 3 | 5, label = 'c', options: ClusterOptions = {}): Promise<NatsCluster> {
   try {
-    return await startCluster(size, label)
+    return await startCluster(size, label, options)
   } catch (error) {
     console.warn(`the ${size}-node cluster ${label} did not start (${error instanceof Error ? error.message : String(error)}): trying once more on other ports`)
-    return startCluster(size, label)
+    return startCluster(size, label, options)
   }
 }
 
-async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
+async function startCluster(size: 3 | 5, label: string, options: ClusterOptions): Promise<NatsCluster> {
   if (!NATS_SERVER) throw new Error('nats-server is not installed')
   installExitHook()
   const base = mkdtempSync(join(tmpdir(), `nats-cluster-${label}-`))
@@ -140,10 +167,16 @@ async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
   const nodes: NodeState[] = []
   for (let i = 1; i <= size; i++) nodes.push({ name: `${label}${i}`, port: await port(), clusterPort: await port(), monitorPort: await port(), config: '' })
   const clusterName = `cl-${label}-${process.pid}`
+  const proxies: RouteProxies | undefined = options.cuttableRoutes
+    ? await startRouteProxies(
+        nodes.map((n) => ({ name: n.name, clusterPort: n.clusterPort })),
+        port,
+      )
+    : undefined
   for (const node of nodes) {
     const store = join(base, node.name)
     mkdirSync(store, { recursive: true })
-    const routes = nodes.filter((n) => n !== node).map((n) => `"nats-route://127.0.0.1:${n.clusterPort}"`)
+    const routes = nodes.filter((n) => n !== node).map((n) => `"nats-route://127.0.0.1:${proxies ? proxies.port(node.name, n.name) : n.clusterPort}"`)
     node.config = join(base, `${node.name}.conf`)
     writeFileSync(
       node.config,
@@ -163,6 +196,7 @@ async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
         `  name: "${clusterName}"`,
         `  listen: "127.0.0.1:${node.clusterPort}"`,
         `  routes: [${routes.join(', ')}]`,
+        ...(proxies ? [`  advertise: "127.0.0.1:${proxies.advertisePort}"`] : []),
         `  connect_retries: 120`,
         `}`,
         '',
@@ -200,7 +234,8 @@ async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
     if (!node) throw new Error(`no node ${name} in the cluster`)
     return node
   }
-  const running = () => nodes.filter((n) => n.child !== undefined && !n.frozen)
+  /** The nodes that run and are routed: a cut node runs but takes no part in elections or questions here. */
+  const running = () => nodes.filter((n) => n.child !== undefined && !n.frozen && !n.cut)
   const view = (node: NodeState): ClusterNode => ({
     name: node.name,
     port: node.port,
@@ -265,7 +300,9 @@ async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
           const up = new Set(running().map((n) => n.name))
           const peers = leaderView?.meta_cluster?.replicas ?? []
           const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
-          return current === up.size - 1 ? leader : undefined
+          if (current !== up.size - 1) return undefined
+          // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
+          return (await askStream(async () => true)) ? leader : undefined
         },
         timeoutMs,
         100,
@@ -310,8 +347,30 @@ async function startCluster(size: 3 | 5, label: string): Promise<NatsCluster> {
       await killNode(node, 'SIGKILL')
       await startNode(node)
     },
+    cutRoutes: async (name) => {
+      if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
+      const node = byName(name)
+      node.cut = true
+      proxies.cut(name)
+      await until(`${name} to see no route`, async () => ((await routez(node.monitorPort))?.num_routes === 0 ? true : undefined), 20_000, 100)
+    },
+    restoreRoutes: async (name) => {
+      if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
+      const node = byName(name)
+      proxies.restore(name)
+      node.cut = false
+      const others = running().filter((n) => n !== node).length
+      // Routes are solicited again on the servers' retry timer (about a second).
+      await until(
+        `${name} routed to the ${others} other running nodes`,
+        async () => (((await routez(node.monitorPort))?.num_routes ?? 0) >= others ? true : undefined),
+        30_000,
+        100,
+      )
+    },
     stop: async () => {
       await Promise.all(nodes.map((n) => killNode(n, 'SIGKILL')))
+      await proxies?.close()
       rmSync(base, { recursive: true, force: true })
     },
   }

@@ -57,8 +57,11 @@ export interface NatsServer {
   /** `ws://127.0.0.1:<port>` when started with `{ websocket: true }` (no TLS: loopback only). */
   readonly wsUrl?: string
   readonly version: string
-  /** Stops the process and starts it again on the same port and store (JetStream state survives). */
-  restart(): Promise<void>
+  /**
+   * Stops the process and starts it again on the same port and store (JetStream state survives);
+   * `whileStopped` runs (and is awaited) while no server listens.
+   */
+  restart(whileStopped?: () => Promise<void>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -95,9 +98,13 @@ export async function startNatsServer(options: { websocket?: boolean } = {}): Pr
     port,
     ...(wsPort !== undefined ? { wsUrl: `ws://127.0.0.1:${wsPort}` } : {}),
     version,
-    restart: async () => {
+    restart: async (whileStopped?: () => Promise<void>) => {
       await stopProcess()
-      await start()
+      try {
+        await whileStopped?.()
+      } finally {
+        await start()
+      }
     },
     stop: async () => {
       await stopProcess()

@@ -228,15 +228,31 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     records.set(key, current)
     const signal = current.running!.signal
     // While the handler runs: the request stays in progress (no redelivery) and, under ownership, the claim is renewed.
+    // One renewal at a time: renewals a fault left unanswered would otherwise land together and
+    // race on the key's revision, and the loser's compare-and-set would read as the claim lost.
+    let renewing = false
+    /**
+     * A stale answer is believed once the claim is read to be another's: an earlier renewal of ours
+     * that an election left pending can land after it and move the revision under the next one.
+     */
+    const lost = async (): Promise<boolean> => {
+      const held = await claims!.read(ckey)
+      const c = held.ok ? held.value?.claim : undefined
+      return held.ok && !(c && c.fence === f && c.peerId === peerId && c.state === 'held')
+    }
     const renewal = setInterval(
       () => {
         msg.working()
-        if (claims) {
+        if (claims && !renewing) {
+          renewing = true
           const until = now() + ownership!.leaseMs
-          void claims.renew(ckey, peerId, f, until, now()).then((renewed) => {
-            if (renewed.ok) securedUntil = until
-            else if (renewed.code === 'CLAIM_STALE' || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
-          })
+          void claims
+            .renew(ckey, peerId, f, until, now())
+            .then(async (renewed) => {
+              if (renewed.ok) securedUntil = until
+              else if ((renewed.code === 'CLAIM_STALE' && (await lost())) || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
+            })
+            .finally(() => (renewing = false))
         }
       },
       ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
