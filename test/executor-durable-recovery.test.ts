@@ -17,7 +17,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { binding, patient, poll as until, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
-import { bounded, expectDurableInvariants } from './cluster/invariants.js'
+import { bounded, expectCourierInvariants, expectDurableInvariants } from './cluster/invariants.js'
 
 let key = 0
 const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `recovery-${key++}`, inputs: shipmentInputs })
@@ -147,8 +147,14 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     for (const p of peers) await p.close()
   }, 60_000)
 
-  /** c-ann on a connection of the test's own; counts its handler runs. */
-  async function courier(nc: NatsConnection, interaction: Interaction, runs: { count: number }, gate: Promise<void>): Promise<Responder> {
+  /** c-ann on a connection of the test's own; counts its handler runs (and tells `returned` when one returns). */
+  async function courier(
+    nc: NatsConnection,
+    interaction: Interaction,
+    runs: { count: number },
+    gate: Promise<void>,
+    returned?: () => void,
+  ): Promise<Responder> {
     const made = await createResponder<unknown, { accepted: boolean }>({
       connection: nc,
       module: rig.module,
@@ -158,6 +164,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
       handler: async ({ signal }) => {
         runs.count++
         await Promise.race([gate, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))])
+        returned?.()
         return signal.aborted ? undefined : { accepted: true }
       },
     })
@@ -234,19 +241,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     executor: Parameters<typeof expectDurableInvariants>[0]['executor'],
     outcome: Parameters<typeof expectDurableInvariants>[0]['outcome'],
     acknowledged: Record<string, number>,
-  ) =>
-    rig.connection().then((connection) =>
-      expectDurableInvariants({
-        connection,
-        binding,
-        interaction,
-        executor,
-        outcome,
-        offers: 'shipping.couriers.<op>.offer.*',
-        results: 'shipping.couriers.<op>.accept.*',
-        acknowledged,
-      }),
-    )
+  ) => rig.connection().then((connection) => expectCourierInvariants({ connection, binding, interaction, executor, outcome, acknowledged }))
 
   it('the server stopped while the handler finishes (its keep and commit unanswered), then restarted on its store and port: the redelivered request settles the result kept in memory; the handler ran once, its result committed under its fence and published once, decided once', async () => {
     const interaction = patient(rig.assign, 60_000)
@@ -254,21 +249,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     const gate = new Promise<void>((resolve) => (release = resolve))
     const runs = { count: 0 }
     let returned = false
-    const nc = await rig.connection()
-    const made = await createResponder<unknown, { accepted: boolean }>({
-      connection: nc,
-      module: rig.module,
-      interaction,
-      peerId: 'c-ann',
-      durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 },
-      handler: async ({ signal }) => {
-        runs.count++
-        await Promise.race([gate, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))])
-        returned = true
-        return signal.aborted ? undefined : { accepted: true }
-      },
-    })
-    if (!made.ok) throw new Error(made.message)
+    const made = await courier(await rig.connection(), interaction, runs, gate, () => (returned = true))
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
     const before = await deliveries()
@@ -300,7 +281,7 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     } finally {
       release()
       await ex.close()
-      await made.value.close()
+      await made.close()
     }
   }, 60_000)
 

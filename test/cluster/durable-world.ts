@@ -21,7 +21,7 @@ import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
 import { afterAll, beforeAll } from 'vitest'
 import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
-import { expectDurableInvariants, storedSubjects } from './invariants.js'
+import { expectCourierInvariants, storedSubjects } from './invariants.js'
 
 /**
  * The application's connection options for a cluster: the servers in the order given, quick
@@ -214,16 +214,7 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     },
     subjects: (filter) => storedSubjects(admin, STREAM, filter),
     invariants: (interaction, executor, outcome, acknowledged = {}) =>
-      expectDurableInvariants({
-        connection: admin,
-        binding,
-        interaction,
-        executor,
-        outcome,
-        offers: 'shipping.couriers.<op>.offer.*',
-        results: 'shipping.couriers.<op>.accept.*',
-        acknowledged,
-      }),
+      expectCourierInvariants({ connection: admin, binding, interaction, executor, outcome, acknowledged }),
     async close() {
       for (const r of responders.splice(0)) await r.close().catch(() => undefined)
       for (const c of connections) if (!c.isClosed()) await c.close().catch(() => undefined)

@@ -150,3 +150,7 @@ export async function expectDurableInvariants(run: DurableFaultRun): Promise<voi
     expect(claim.ok && claim.value?.claim).toMatchObject({ peerId: r.peerId, attempt: r.attempt, fence: r.fence, state: 'committed' })
   }
 }
+
+/** The fault invariants of the shop's courier offers (`shipping.couriers.<op>.offer.*`, answered on `.accept.*`). */
+export const expectCourierInvariants = (run: Omit<DurableFaultRun, 'offers' | 'results'>): Promise<void> =>
+  expectDurableInvariants({ ...run, offers: 'shipping.couriers.<op>.offer.*', results: 'shipping.couriers.<op>.accept.*' })
