@@ -1,5 +1,6 @@
 import type { Validator } from '../shared/validation.js'
 import { createTopicMap, topicSend, type TopicClient } from './client.js'
+import { hashText } from './digest-text.js'
 import { createEvent, type EventDescriptor } from './event.js'
 
 /**
@@ -15,11 +16,12 @@ import { createEvent, type EventDescriptor } from './event.js'
  * itself, or a function that computes it from the module's component graph: called on the first
  * read of `components` only (a module imported for one topic computes no other topic's closure),
  * and its answer kept, frozen. Either way `components` is read through a getter of the frozen client.
+ * `contractHash` is the digest as the module stores it (`hashText`: base64), the client's the hash text.
  */
 export function topicClient<T extends string, V extends string | undefined, Req, Res>(
   topic: T,
   version: V,
-  contractHash: `sha256:${string}`,
+  contractHash: string,
   components: readonly string[] | (() => readonly string[]),
   request?: Validator,
   response?: Validator,
@@ -28,7 +30,7 @@ export function topicClient<T extends string, V extends string | undefined, Req,
   const client = {
     topic,
     ...(version === undefined ? {} : { version }),
-    contractHash,
+    contractHash: hashText(contractHash),
     get components(): readonly string[] {
       return (closure ??= Object.freeze([...(components as () => readonly string[])()]))
     },

@@ -164,6 +164,36 @@ export interface AttributeRule {
   readonly extension: { readonly uri: string; readonly version: string }
 }
 
+/**
+ * The session floor a generated module ships as the setting names to keep per extension of its
+ * `selectionRequest`, which already holds each extension's identity, pin, scope and settings: the
+ * module says each of them once. Deep-frozen, members in the request's order.
+ */
+export function floorOf(request: { readonly extensions: readonly FloorExtension[] }, kept: ReadonlyArray<readonly string[]>): SessionFloor {
+  return deepFreeze({
+    extensions: request.extensions.map(({ uri, version, content, scope, settings }, i) => ({
+      uri,
+      version,
+      content,
+      scope,
+      settings: Object.fromEntries((kept[i] ?? []).map((name) => [name, settings[name]])),
+    })),
+  })
+}
+
+/** One attribute rule as a generated module writes it: name, type, event types, class, its extension's index in the request, required. */
+export type AttributeRow = readonly [name: string, type: CloudEventsType, on: readonly string[], cls: AttributeRule['class'], extension: number, required?: 1]
+
+/** The attribute rules from their rows, each extension's `uri` and `version` read from the request (deep-frozen, as `attributes`). */
+export function attributeRules(request: { readonly extensions: readonly FloorExtension[] }, rows: readonly AttributeRow[]): readonly AttributeRule[] {
+  return deepFreeze(
+    rows.map(([name, type, on, cls, index, required]) => {
+      const { uri, version } = request.extensions[index]!
+      return { name, type, on, ...(required ? { required: true } : {}), class: cls, extension: { uri, version } }
+    }),
+  )
+}
+
 /** A validator for a CloudEvents attribute value in the JSON format, by CloudEvents type (an unknown type: nothing passes). */
 export function attributeValidator(type: unknown): (value: unknown) => boolean {
   return cloudEventsValidator(type)
