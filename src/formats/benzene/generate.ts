@@ -129,8 +129,8 @@ function componentLists(model: BenzeneModel): { graph?: string; of(topic: TopicM
 
 /**
  * A topic hash as the module stores it: the digest in base64 without padding, which the runtime
- * turns back into the hash text (`hashText`, src/runtime/benzene/digest-text.ts). A third fewer
- * bytes per topic than hex, after compression too.
+ * turns back into the hash text (`hashText`, src/runtime/benzene/digest-text.ts): 43 characters
+ * instead of 64, about 4 bytes fewer per topic after gzip.
  */
 export function storedHash(text: string): string {
   return /^sha256:[0-9a-f]{64}$/.test(text) ? Buffer.from(text.slice(7), 'hex').toString('base64').slice(0, 43) : text
