@@ -6,21 +6,14 @@
  * module is about 4 KB (6%) smaller gzipped, and the client's `contractHash` is the same text. The
  * compiler writes the stored form with Node's base64 (`storedHash` in the Benzene generator).
  */
-const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-
-/** `sha256:` + lowercase hex of a base64 digest; text that already is the hash text (older modules) is returned as it is. */
+/**
+ * `sha256:` + lowercase hex of a base64 digest (`atob`: browsers, Node, workers). Anything else (the
+ * hash text itself, as older modules wrote it, or a hand-written call's text) is returned as it is.
+ */
 export function hashText(stored: string): `sha256:${string}` {
-  if (stored.startsWith('sha256:')) return stored as `sha256:${string}`
+  if (!/^[A-Za-z0-9+/]{43}$/.test(stored)) return stored as `sha256:${string}`
+  const bytes = atob(stored)
   let hex = ''
-  let value = 0
-  let bits = 0
-  for (let i = 0; i < stored.length; i++) {
-    value = ((value << 6) | DIGITS.indexOf(stored[i]!)) & 0xfff
-    bits += 6
-    if (bits >= 8) {
-      bits -= 8
-      hex += ((value >> bits) & 0xff).toString(16).padStart(2, '0')
-    }
-  }
+  for (let i = 0; i < bytes.length; i++) hex += bytes.charCodeAt(i).toString(16).padStart(2, '0')
   return `sha256:${hex}`
 }
