@@ -188,7 +188,7 @@ describe('a Benzene recompile after random edits', () => {
         await compiler.compile(file)
         expect(hashes.misses).toBe(misses)
       }),
-      { numRuns: 6 },
+      { numRuns: 4 },
     )
   })
 })
