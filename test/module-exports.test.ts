@@ -6,7 +6,7 @@
  * module stores each topic's hash as its digest in base64; every client shows the `sha256:` hash
  * text `contracts inspect` reports for its topic (Contract Document §6.2).
  */
-import { readdirSync } from 'node:fs'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
@@ -14,6 +14,7 @@ import { compile, inspect } from '../src/index.js'
 import { storedHash } from '../src/formats/benzene/generate.js'
 import { hashText } from '../src/runtime/benzene/digest-text.js'
 import { loadModule } from './helpers/load-module.js'
+import { benzeneDocument } from '../bench/generate.js'
 
 const root = join(import.meta.dirname, '..')
 const inFolder = (folder: string, suffix: string) =>
@@ -51,6 +52,19 @@ describe('exports and identity come with the compile, not from reading the modul
 })
 
 describe('a topic hash as a module stores it', () => {
+  it('a module of many topics stores digests, and each client shows its hash text', async () => {
+    const dir = join(root, 'test/.tmp/module-exports')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'b40.spec.json')
+    writeFileSync(file, benzeneDocument(40))
+    const result = await compile(file, { declarations: false })
+    expect(result.code).toContain('storedHashTopicClient as $topic')
+    const mod = await loadModule(result.code!, 'module-exports-stored')
+    const { hashes } = (await inspect(file)).data as { hashes: { topics: Record<string, string> } }
+    const shown = Object.entries(mod.topics as Record<string, { contractHash: string }>).map(([key, client]) => [key, client.contractHash])
+    expect(Object.fromEntries(shown)).toEqual(hashes.topics)
+  })
+
   it('is the digest in base64 and turns back into the same hash text; other text is kept as it is', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {

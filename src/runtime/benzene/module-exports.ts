@@ -16,12 +16,11 @@ import { createEvent, type EventDescriptor } from './event.js'
  * itself, or a function that computes it from the module's component graph: called on the first
  * read of `components` only (a module imported for one topic computes no other topic's closure),
  * and its answer kept, frozen. Either way `components` is read through a getter of the frozen client.
- * `contractHash` is the digest as the module stores it (`hashText`: base64), the client's the hash text.
  */
 export function topicClient<T extends string, V extends string | undefined, Req, Res>(
   topic: T,
   version: V,
-  contractHash: string,
+  contractHash: `sha256:${string}`,
   components: readonly string[] | (() => readonly string[]),
   request?: Validator,
   response?: Validator,
@@ -30,13 +29,30 @@ export function topicClient<T extends string, V extends string | undefined, Req,
   const client = {
     topic,
     ...(version === undefined ? {} : { version }),
-    contractHash: hashText(contractHash),
+    contractHash,
     get components(): readonly string[] {
       return (closure ??= Object.freeze([...(components as () => readonly string[])()]))
     },
     send: topicSend<Res>(topic, version, { request, response }),
   }
   return Object.freeze(client) as TopicClient<T, V, Req, Res>
+}
+
+/**
+ * `topicClient` for a module of many topics, which stores each hash as its digest in base64
+ * (`hashText`): a third fewer characters per topic, for a decoder of about 90 bytes gzipped that
+ * only such a module's bundle carries (a module of a few topics writes the hash text and calls
+ * `topicClient`).
+ */
+export function storedHashTopicClient<T extends string, V extends string | undefined, Req, Res>(
+  topic: T,
+  version: V,
+  storedHash: string,
+  components: readonly string[] | (() => readonly string[]),
+  request?: Validator,
+  response?: Validator,
+): TopicClient<T, V, Req, Res> {
+  return topicClient(topic, version, hashText(storedHash), components, request, response)
 }
 
 /**
