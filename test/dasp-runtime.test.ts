@@ -149,6 +149,28 @@ const neverThrows = (f: (...args: unknown[]) => unknown, arity: number) =>
     { numRuns: 300 },
   )
 
+describe('the module-building helpers (floorOf, attributeRules) on input no generated module passes', () => {
+  it('give a floor and rules the checks refuse, never an empty floor or an empty rule list', () => {
+    expect(runtime.checkSessionFloor(runtime.floorOf(null as never, [['cipher']]), counter.selectionRequest)).toMatchObject({
+      ok: false,
+      code: 'missing-record',
+    })
+    expect(runtime.checkSessionFloor(runtime.floorOf({ extensions: [{}] } as never, [[]]), counter.selectionRequest)).toMatchObject({
+      ok: false,
+      code: 'missing-record',
+    })
+    const rules = runtime.attributeRules({ extensions: [] } as never, [['daspauthority', 'String', ['dasp.v1.command'], 'delivery', 3]])
+    expect(runtime.checkPlacement(rules, { type: 'dasp.v1.command' })).toMatchObject({ ok: false, code: 'unreadable' })
+    // What a generated module passes gives what it declares.
+    expect(
+      runtime.floorOf(
+        counter.selectionRequest,
+        counter.sessionFloor.extensions.map((e: { settings: object }) => Object.keys(e.settings)),
+      ),
+    ).toEqual(counter.sessionFloor)
+  })
+})
+
 describe('every exported helper answers any input with a result, never a throw', () => {
   it('the fixed hostile values, in every argument position', () => {
     const values = hostileValues()
@@ -162,6 +184,8 @@ describe('every exported helper answers any input with a result, never a throw',
       expect(() => runtime.checkPlacement(counter.attributes, a)).not.toThrow()
       expect(() => runtime.conformanceReport(a as never, a as never)).not.toThrow()
       expect(() => runtime.deepFreeze(a)).not.toThrow()
+      expect(() => runtime.floorOf(a as never, a as never)).not.toThrow()
+      expect(() => runtime.attributeRules(a as never, a as never)).not.toThrow()
       expect(() => runtime.attributeValidator(a)(a)).not.toThrow()
       expect(() => runtime.isCommandType(a)).not.toThrow()
       for (const type of runtime.CLOUDEVENTS_TYPES) expect(() => runtime.cloudEventsValidator(type)(a)).not.toThrow()

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ContractCompiler } from '../src/index.js'
 import { ok } from '../src/runtime/shared/result.js'
@@ -140,6 +141,55 @@ describe('a Benzene recompile after an edit', () => {
     expect(without.dts).toBeUndefined()
     expect(withTypes.dts).toContain('export declare const op0')
     expect(without.code).toBe(withTypes.code)
+  })
+})
+
+describe('a Benzene recompile after random edits', () => {
+  /** One edit of the 6-topic document: its title, one topic's entry, one request schema, or a shared schema. */
+  const edits = fc.oneof(
+    fc.record({ kind: fc.constant('title' as const), text: fc.string({ maxLength: 6 }) }),
+    fc.record({ kind: fc.constant('entry' as const), topic: fc.nat(5), text: fc.string({ maxLength: 6 }) }),
+    fc.record({ kind: fc.constant('schema' as const), topic: fc.nat(5), max: fc.nat(40) }),
+    fc.record({ kind: fc.constant('shared' as const), minimum: fc.integer({ min: -5, max: 5 }) }),
+  )
+  type Edit = typeof edits extends fc.Arbitrary<infer E> ? E : never
+  const edited = (edit: Edit): string => {
+    const doc = JSON.parse(document(6)) as Record<string, any>
+    if (edit.kind === 'title') doc.info.title = edit.text
+    else if (edit.kind === 'entry') doc.requests[edit.topic].version = edit.text
+    else if (edit.kind === 'schema') doc.components.schemas[`Request${edit.topic}`].properties.field0.maxLength = edit.max
+    else doc.components.schemas.Money.properties.Amount.minimum = edit.minimum
+    return JSON.stringify(doc)
+  }
+
+  it('writes what a fresh compiler writes after each edit of a sequence, and hashes again only the topics an edit reached', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(edits, { minLength: 2, maxLength: 3 }), async (sequence) => {
+        const compiler = new ContractCompiler()
+        write(document(6))
+        // The file's first compile keeps no memos; its first recompile (other bytes, the same document) fills them.
+        await compiler.compile(file)
+        write(document(6) + '\n')
+        await compiler.compile(file)
+        const hashes = compiler.memos.of('benzene:topic-hash')
+        for (const edit of sequence) {
+          write(edited(edit))
+          const before = hashes.misses
+          const warm = await compiler.compile(file)
+          // An edit of one topic's entry or request schema reaches that topic's projection alone.
+          if (edit.kind === 'entry' || edit.kind === 'schema') expect(hashes.misses - before).toBeLessThanOrEqual(1)
+          const reference = await fresh()
+          expect(warm.diagnostics).toEqual(reference.diagnostics)
+          expect(warm.code).toBe(reference.code)
+          expect(warm.dts).toBe(reference.dts)
+        }
+        // Unchanged, the next compile hashes no topic again.
+        const misses = hashes.misses
+        await compiler.compile(file)
+        expect(hashes.misses).toBe(misses)
+      }),
+      { numRuns: 4 },
+    )
   })
 })
 

@@ -3,7 +3,7 @@ import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
 import { schemaClosure } from '../../runtime/benzene/closure.js'
-import type { BenzeneDocument } from '../../runtime/benzene/document.js'
+import type { BenzeneDocument, RequestEntry } from '../../runtime/benzene/document.js'
 import { bytesOfSchema, contractHash } from '../../runtime/benzene/hash-node.js'
 import type { CompileMemos } from '../../core/memo.js'
 import type { BenzeneChecked, BenzeneModel, TopicModel } from './model.js'
@@ -79,9 +79,12 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
     }
   }
   const bytesOf = memos ? schemaBytes(memos) : bytesOfSchema
+  const topicHash = memos
+    ? topicHashes(memos, doc, bytesOf)
+    : (entry: RequestEntry, closure: readonly string[]) => contractHash(topicScoped(doc, entry, closure), bytesOf)
   const topics: TopicModel[] = requests.map((named, i) => ({
     ...named,
-    hash: contractHash(topicScoped(doc, named.entry, closures[i]), bytesOf),
+    hash: topicHash(named.entry, closures[i]!),
     components: closures[i]!,
   }))
   const projection = scope.hasIncludeList ? serviceLevel(doc, effective.topics!) : wholeService(doc)
@@ -137,6 +140,40 @@ function schemaBytes(memos: CompileMemos): (schema: unknown) => Buffer {
       seen.set(schema, bytes)
     }
     return bytes
+  }
+}
+
+/** A number per component schema's hash input, for as long as the input is kept: equal numbers, equal bytes. */
+const inputIds = new WeakMap<Buffer, number>()
+let nextInputId = 0
+const inputId = (bytes: Buffer) => {
+  let id = inputIds.get(bytes)
+  if (id === undefined) inputIds.set(bytes, (id = nextInputId++))
+  return id
+}
+
+/**
+ * Each topic's hash, kept across the compiles of one compiler by what its topic-scoped projection
+ * is made of (Contract Document §5.3): the document's other members, the entry, and each schema of
+ * its closure by name and by its kept hash input (`schemaBytes` answers an unchanged schema with the
+ * same bytes). After an edit of one topic, only the topics whose projection it touched are hashed
+ * again. A key that differs only in member order is a miss, never a wrong hit.
+ */
+function topicHashes(
+  memos: CompileMemos,
+  doc: BenzeneDocument,
+  bytesOf: (schema: unknown) => Buffer,
+): (entry: RequestEntry, closure: readonly string[]) => string {
+  const memo = memos.of<string>('benzene:topic-hash')
+  const { requests: _requests, events: _events, components, ...head } = doc
+  const { schemas, ...otherComponents } = components
+  const headKey = JSON.stringify([head, otherComponents])
+  return (entry, closure) => {
+    let key = `${headKey}\0${JSON.stringify(entry)}`
+    for (const name of closure) key += `\0${name}\0${inputId(bytesOf(schemas[name]))}`
+    let hash = memo.get(key)
+    if (hash === undefined) memo.set(key, (hash = contractHash(topicScoped(doc, entry, closure), bytesOf)), hash.length)
+    return hash
   }
 }
 

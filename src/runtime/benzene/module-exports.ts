@@ -1,5 +1,6 @@
 import type { Validator } from '../shared/validation.js'
 import { createTopicMap, topicSend, type TopicClient } from './client.js'
+import { hashText } from './digest-text.js'
 import { createEvent, type EventDescriptor } from './event.js'
 
 /**
@@ -35,6 +36,23 @@ export function topicClient<T extends string, V extends string | undefined, Req,
     send: topicSend<Res>(topic, version, { request, response }),
   }
   return Object.freeze(client) as TopicClient<T, V, Req, Res>
+}
+
+/**
+ * `topicClient` for a module of many topics, which stores each hash as its digest in base64
+ * (`hashText`): a third fewer characters per topic, for a decoder of about 90 bytes gzipped that
+ * only such a module's bundle carries (a module of a few topics writes the hash text and calls
+ * `topicClient`).
+ */
+export function storedHashTopicClient<T extends string, V extends string | undefined, Req, Res>(
+  topic: T,
+  version: V,
+  storedHash: string,
+  components: readonly string[] | (() => readonly string[]),
+  request?: Validator,
+  response?: Validator,
+): TopicClient<T, V, Req, Res> {
+  return topicClient(topic, version, hashText(storedHash), components, request, response)
 }
 
 /**

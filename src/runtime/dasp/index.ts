@@ -164,6 +164,60 @@ export interface AttributeRule {
   readonly extension: { readonly uri: string; readonly version: string }
 }
 
+/**
+ * The session floor a generated module ships as the setting names to keep per extension of its
+ * `selectionRequest`, which already holds each extension's identity, pin, scope and settings: the
+ * module says each of them once. Deep-frozen, members in the request's order. Input that is not
+ * what a generated module passes gives a record `checkSessionFloor` refuses (`missing-record`),
+ * never an empty floor and never a throw.
+ */
+export function floorOf(request: { readonly extensions: readonly FloorExtension[] }, kept: ReadonlyArray<readonly string[]>): SessionFloor {
+  try {
+    const extensions = shortList(request.extensions) as readonly FloorExtension[]
+    const names = shortList(kept) as ReadonlyArray<readonly string[]>
+    return deepFreeze({
+      extensions: extensions.map(({ uri, version, content, scope, settings }, i) => ({
+        uri,
+        version,
+        content,
+        scope,
+        settings: Object.fromEntries((shortList(names[i] ?? []) as readonly string[]).map((name) => [name, settings[name]])),
+      })),
+    })
+  } catch {
+    return Object.freeze({}) as SessionFloor
+  }
+}
+
+/** Lists a generated module passes to `floorOf` and `attributeRules` are short: anything else is refused (thrown, and caught there). */
+const MAX_MODULE_LIST = 1024
+function shortList(value: unknown): readonly unknown[] {
+  if (!Array.isArray(value) || value.length > MAX_MODULE_LIST) throw new TypeError('not a short list')
+  return value
+}
+
+/** One attribute rule as a generated module writes it: name, type, event types, class, its extension's index in the request, required. */
+export type AttributeRow = readonly [name: string, type: CloudEventsType, on: readonly string[], cls: AttributeRule['class'], extension: number, required?: 1]
+
+/**
+ * The attribute rules from their rows, each extension's `uri` and `version` read from the request
+ * (deep-frozen, as `attributes`). Input that is not what a generated module passes gives rules
+ * `checkPlacement` refuses as unreadable, never an empty list and never a throw.
+ */
+export function attributeRules(request: { readonly extensions: readonly FloorExtension[] }, rows: readonly AttributeRow[]): readonly AttributeRule[] {
+  try {
+    const extensions = shortList(request.extensions) as readonly FloorExtension[]
+    return deepFreeze(
+      (shortList(rows) as readonly AttributeRow[]).map(([name, type, on, cls, index, required]) => {
+        const { uri, version } = extensions[index]!
+        return { name, type, on, ...(required ? { required: true } : {}), class: cls, extension: { uri, version } }
+      }),
+    )
+  } catch {
+    return Object.freeze([null]) as unknown as readonly AttributeRule[]
+  }
+}
+
 /** A validator for a CloudEvents attribute value in the JSON format, by CloudEvents type (an unknown type: nothing passes). */
 export function attributeValidator(type: unknown): (value: unknown) => boolean {
   return cloudEventsValidator(type)
