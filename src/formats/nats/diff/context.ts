@@ -6,6 +6,7 @@
 import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import type { PositionedDocument } from './source.js'
+import type { Party } from './parties.js'
 import type { RefSummary } from './payloads.js'
 import type { SubjectShape } from './subject-inclusion.js'
 
@@ -30,6 +31,8 @@ export interface Version {
   refs: Map<string, string | null>
   /** Each pointer's own `$ref`s and size, for `reachesOtherFile` (payloads.ts): a shared component is walked once per diff. */
   refSummaries: Map<string, RefSummary>
+  /** Each channel's parties (parties.ts), made on first use. */
+  parties: Map<string, readonly Party[]>
 }
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
@@ -57,6 +60,7 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     nodes: new Map(),
     refs: new Map(),
     refSummaries: new Map(),
+    parties: new Map(),
   }
 }
 
