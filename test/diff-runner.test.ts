@@ -187,7 +187,7 @@ describe('the runner with a fake differ', () => {
     }
     let seed = 7
     const pick = <T>(items: readonly T[]): T => items[(seed = (seed * 1103515245 + 12345) % 2147483648) % items.length]!
-    for (let round = 0; round < 200; round++) {
+    for (let round = 0; round < 60; round++) {
       const findings: DiffFinding[] = []
       for (let i = 0; i < 12; i++) {
         const at = (line: number) => ({ file: pick(['/a', '/b']), pointer: pick(['/x', '/y']), line, column: 1 })
