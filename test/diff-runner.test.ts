@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { diffContracts, diffPair, judge, DiffUsageError, type DiffEnvironment } from '../src/core/diff/runner.js'
 import { IgnoreFileError, findIgnoreFile, parseIgnoreFile, readIgnoreFile } from '../src/core/diff/ignore.js'
 import { sortFindings } from '../src/core/diff/findings.js'
+import canonicalize from 'canonicalize'
 import type { DiffFinding, DiffSide, FormatDiffer } from '../src/core/diff/types.js'
 import { formats } from '../src/formats/index.js'
 import { loadDiffer } from '../src/formats/diffs.js'
@@ -160,6 +161,49 @@ describe('the runner with a fake differ', () => {
     cyclic.self = cyclic
     const f = { ...finding('a', 'info', [], 1), data: cyclic }
     expect(sortFindings([f, f])).toHaveLength(2)
+  })
+
+  it('orders and deduplicates as sorting every finding by its whole canonical JSON did', () => {
+    // The reference: each finding's canonical JSON made up front, kept once, the JSON breaking ties.
+    const reference = (findings: DiffFinding[]) => {
+      const once = new Map<string, DiffFinding>()
+      for (const f of findings) if (!once.has(canonicalize(f)!)) once.set(canonicalize(f)!, f)
+      const level = (f: DiffFinding) => ['breaking', 'warning', 'info'].indexOf(f.level)
+      const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+      const loc = (a: DiffFinding['new'], b: DiffFinding['new']) =>
+        a === undefined || b === undefined
+          ? a === b
+            ? 0
+            : a === undefined
+              ? 1
+              : -1
+          : text(a.file, b.file) || a.line - b.line || a.column - b.column || text(a.pointer, b.pointer)
+      return [...once.entries()]
+        .sort(
+          ([ka, a], [kb, b]) =>
+            loc(a.new, b.new) || loc(a.old, b.old) || text(a.rule, b.rule) || level(a) - level(b) || text(a.message, b.message) || text(ka, kb),
+        )
+        .map(([, f]) => f)
+    }
+    let seed = 7
+    const pick = <T>(items: readonly T[]): T => items[(seed = (seed * 1103515245 + 12345) % 2147483648) % items.length]!
+    for (let round = 0; round < 60; round++) {
+      const findings: DiffFinding[] = []
+      for (let i = 0; i < 12; i++) {
+        const at = (line: number) => ({ file: pick(['/a', '/b']), pointer: pick(['/x', '/y']), line, column: 1 })
+        const f: DiffFinding = {
+          rule: pick(['r1', 'r2']),
+          level: pick(['breaking', 'warning', 'info'] as const),
+          audiences: pick([[], [{ kind: 'publisher' }], [{ kind: 'subscriber', name: 'c' }]]),
+          message: pick(['m1', 'm2']),
+        }
+        if (pick([true, false])) f.new = at(pick([1, 2]))
+        if (pick([true, false])) f.old = at(pick([1, 2]))
+        if (pick([true, false])) f.data = { effect: pick(['narrows', 'widens']), witness: pick([1, [1], { a: 1 }]) }
+        findings.push(f, ...(pick([true, false]) ? [structuredClone(f)] : []))
+      }
+      expect(sortFindings(findings)).toEqual(reference(findings))
+    }
   })
 })
 

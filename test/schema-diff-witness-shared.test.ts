@@ -1,8 +1,9 @@
 /**
- * The witness search's shortcut (src/core/diff/schema/witness-path.ts) against the plain search: a
- * candidate the changed node itself refuses is skipped without validating the whole payload, but
- * only where a chain of conjunctive applicators (properties, items, allOf, `$ref`) leads from the
- * payload's root to the node. A changed shared component is reached from many payloads, each
+ * The witness search's shortcuts against the plain search: a candidate the changed node itself
+ * refuses is skipped without validating the whole payload, but only where a chain of conjunctive
+ * applicators (properties, items, allOf, `$ref`) leads from the payload's root to the node
+ * (src/core/diff/schema/witness-path.ts); and a member of the payload's value that every candidate
+ * shares is validated once, its verdict kept (src/core/diff/schema/accepts.ts). A changed shared component is reached from many payloads, each
  * diffed with its own call as a format does, through paths with and without other applicators
  * (`anyOf`, `oneOf`, `not`, `if`, `additionalProperties`, an array's items): the changes, witnesses
  * included, must be exactly the plain search's, and every witness must be one for the payload
@@ -11,6 +12,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import type { SchemaChange } from '../src/core/diff/schema-diff-types.js'
+import { verdictMemo } from '../src/core/diff/schema/accepts.js'
 import { witnessPrecheck } from '../src/core/diff/schema/witness.js'
 import { Random } from './helpers/diff-oracle-random.js'
 import { Acceptance, randomEdit, randomSchema, refTo, type Schema } from './helpers/diff-oracle-schemas.js'
@@ -72,8 +74,10 @@ function documents(seed: number, payloads: number): { old: Doc; new: Doc } {
   return { old, new: next }
 }
 
-function diffAll(docs: { old: Doc; new: Doc }, payloads: number, dialect: 'json-schema' | 'openapi-3.0', precheck: boolean): SchemaChange[][] {
-  witnessPrecheck.enabled = precheck
+/** `shortcuts`: the node precheck and the kept verdicts (accepts.ts) on; off, the plain search validates every candidate whole. */
+function diffAll(docs: { old: Doc; new: Doc }, payloads: number, dialect: 'json-schema' | 'openapi-3.0', shortcuts: boolean): SchemaChange[][] {
+  witnessPrecheck.enabled = shortcuts
+  verdictMemo.enabled = shortcuts
   const old = clone(docs.old)
   const next = clone(docs.new)
   const out: SchemaChange[][] = []
@@ -86,6 +90,7 @@ function diffAll(docs: { old: Doc; new: Doc }, payloads: number, dialect: 'json-
 
 afterEach(() => {
   witnessPrecheck.enabled = true
+  verdictMemo.enabled = true
 })
 
 describe('a witness candidate checked against its node first', () => {
@@ -96,6 +101,7 @@ describe('a witness candidate checked against its node first', () => {
     const payloads = 6
     let witnesses = 0
     const skippedBefore = witnessPrecheck.skipped
+    const reusedBefore = verdictMemo.reused
     for (let seed = base; seed < base + cases; seed++) {
       const docs = documents(seed, payloads)
       const dialect = seed % 4 === 0 ? 'openapi-3.0' : 'json-schema'
@@ -116,9 +122,10 @@ describe('a witness candidate checked against its node first', () => {
         }
       }
     }
-    // Not vacuous: witnesses were found, and the shortcut skipped candidates on the way.
+    // Not vacuous: witnesses were found, the shortcut skipped candidates on the way, and kept verdicts were read.
     expect(witnesses).toBeGreaterThan(cases / 2)
     expect(witnessPrecheck.skipped - skippedBefore).toBeGreaterThan(0)
+    expect(verdictMemo.reused - reusedBefore).toBeGreaterThan(0)
   })
 
   it('skips what the node refuses on a plain path, and not through an applicator that could accept the value another way', () => {

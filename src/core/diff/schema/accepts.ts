@@ -40,14 +40,102 @@ function or(a: Tri, b: Tri): Tri {
   return a === false && b === false ? false : undefined
 }
 
+const CHECK_BUDGET = 5_000
+const MAX_CHECK_DEPTH = 48
+
+/** The work budget of one validation, and the deepest level it has reached (for `verdicts`). */
+interface CheckBudget extends Budget {
+  deepest: number
+}
+
 /** Whether the schema at `at` (in the version `side`) accepts `value`, when that is certain. */
 export function acceptsValue(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown): Tri {
-  const budget: Budget = { left: 5_000 }
+  const budget: CheckBudget = { left: CHECK_BUDGET, deepest: 0 }
   return check(ctx, side, at, value, budget, 0)
 }
 
-function check(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown, budget: Budget, depth: number): Tri {
-  if (--budget.left < 0 || depth > 48) return undefined
+/**
+ * A verdict on one object or array against one schema node, kept for the rest of the diff: what it
+ * answered, the budget it spent and how many levels below its own it went.
+ */
+interface Verdict {
+  result: Tri
+  spent: number
+  reach: number
+}
+
+/**
+ * The verdicts of one diff (one payload), by side, document, file, schema pointer and the value
+ * object itself (a shared one: `keepVerdictsFor`). A witness is placed into the payload's minimal
+ * instance by copying only the containers on its path (witness.ts): every other member is the same
+ * object in every candidate, so its verdict, made for the first candidate, is read for the others
+ * (and for the payload's other findings): the members besides the path are proven valid once per
+ * payload, not once per candidate. The values are never written once made, so a verdict stands.
+ *
+ * A verdict is the walk's own answer, not an approximation: one is kept only when its walk reached
+ * no cap (its budget never ran out, it went no deeper than MAX_CHECK_DEPTH), and it is read only
+ * where the walk would again reach none (the budget left covers what it spent, the depth plus its
+ * reach is within the cap); reading it spends what the walk spent. Below the caps the walk depends
+ * on nothing but the schema node and the value, so a later validation answers as it would have.
+ */
+/** Whether verdicts are kept and read (off only to compare against the plain walk, in tests). */
+export const verdictMemo = { enabled: true, reused: 0 }
+
+/**
+ * The objects whose verdicts are kept: those of the memoized minimal instances (witness.ts), which
+ * every candidate of a payload shares. A placed candidate's own containers and copies are new for
+ * each try, so keeping their verdicts would only cost.
+ */
+const shared = new WeakSet<object>()
+
+/** Marks `value`'s objects and arrays (bounded: a minimal instance is at most 8 levels deep) as shared. */
+export function keepVerdictsFor(value: unknown): void {
+  const stack = [value]
+  for (let steps = 0; stack.length > 0 && steps < 10_000; steps++) {
+    const at = stack.pop()
+    if (typeof at !== 'object' || at === null || shared.has(at)) continue
+    shared.add(at)
+    for (const member of Array.isArray(at) ? at : Object.values(at)) stack.push(member)
+  }
+}
+
+const verdicts = new WeakMap<SchemaDiffContext, Record<SideName, Map<unknown, Map<string, Map<string, WeakMap<object, Verdict>>>>>>()
+
+function verdictsOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): WeakMap<object, Verdict> {
+  let sides = verdicts.get(ctx)
+  if (!sides) verdicts.set(ctx, (sides = { old: new Map(), new: new Map() }))
+  let files = sides[side].get(at.document)
+  if (!files) sides[side].set(at.document, (files = new Map()))
+  let pointers = files.get(at.file)
+  if (!pointers) files.set(at.file, (pointers = new Map()))
+  let byValue = pointers.get(at.pointer)
+  if (!byValue) pointers.set(at.pointer, (byValue = new WeakMap()))
+  return byValue
+}
+
+function check(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown, budget: CheckBudget, depth: number): Tri {
+  const kept = verdictMemo.enabled && typeof value === 'object' && value !== null && shared.has(value) ? verdictsOf(ctx, side, at) : undefined
+  if (kept) {
+    const seen = kept.get(value as object)
+    if (seen && budget.left >= seen.spent && depth + seen.reach <= MAX_CHECK_DEPTH) {
+      verdictMemo.reused++
+      budget.left -= seen.spent
+      budget.deepest = Math.max(budget.deepest, depth + seen.reach)
+      return seen.result
+    }
+  }
+  const before = budget.left
+  const outer = budget.deepest
+  budget.deepest = depth
+  const result = checkNode(ctx, side, at, value, budget, depth)
+  const reach = budget.deepest - depth
+  budget.deepest = Math.max(outer, budget.deepest)
+  if (kept && budget.left >= 0 && depth + reach <= MAX_CHECK_DEPTH) kept.set(value as object, { result, spent: before - budget.left, reach })
+  return result
+}
+
+function checkNode(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown, budget: CheckBudget, depth: number): Tri {
+  if (--budget.left < 0 || depth > MAX_CHECK_DEPTH) return undefined
   const schema = at.value
   if (schema === undefined || schema === true) return true
   if (schema === false) return false
@@ -113,7 +201,7 @@ function keyword(
   schema: Record<string, unknown>,
   key: string,
   value: unknown,
-  budget: Budget,
+  budget: CheckBudget,
   depth: number,
 ): Tri {
   const openapi = ctx.dialect === 'openapi-3.0'
@@ -325,7 +413,7 @@ function arrayItems(
   schema: Record<string, unknown>,
   key: string,
   value: unknown[],
-  budget: Budget,
+  budget: CheckBudget,
   depth: number,
 ): Tri {
   // Read once, under `items`: the tuple form (prefixItems, or items as an array with additionalItems) and the rest.

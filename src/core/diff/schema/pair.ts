@@ -116,8 +116,22 @@ function single(change: { effect: SchemaEffect } | undefined): PairResult {
   return change ? { effect: change.effect, deps: new Set(), quiet: false } : UNKNOWN
 }
 
+/**
+ * Each file named in a pair key by a short number of its own, for the life of the process: a key
+ * is made for every pair of nodes compared, and two absolute paths made most of its length. Files
+ * are few (a document and its locked files), and a number is never given to another file, so keys
+ * kept across calls (`provenEqual`, memo-changed.ts) keep their meaning.
+ */
+const fileIds = new Map<string, string>()
+
+function fileId(file: string): string {
+  let id = fileIds.get(file)
+  if (id === undefined) fileIds.set(file, (id = fileIds.size.toString(36)))
+  return id
+}
+
 function pairKey(o: SchemaAt, n: SchemaAt, frame: Frame): string {
-  return `${frame.polarity}|${frame.merged ? 'm' : ''}|${o.file}#${o.pointer}|${n.file}#${n.pointer}`
+  return `${frame.polarity}|${frame.merged ? 'm' : ''}|${fileId(o.file)}#${o.pointer}|${fileId(n.file)}#${n.pointer}`
 }
 
 /** A pair met before (or proven equal in an earlier call): its result, joined into the running pair's. */

@@ -8,7 +8,7 @@ import { isObject } from '../../../runtime/shared/json-value.js'
 import { setOwn } from '../../../runtime/shared/own-property.js'
 import type { Candidates, Frame, PathStep, PendingChange, SchemaAt, SchemaDiffContext, SideName } from './context.js'
 import { child } from './context.js'
-import { acceptsValue } from './accepts.js'
+import { acceptsValue, keepVerdictsFor } from './accepts.js'
 import { followAll, refOf } from './resolve.js'
 import { readPointerOnce } from './values.js'
 import { nodeBindsRoot } from './witness-path.js'
@@ -82,6 +82,7 @@ function minimalOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknow
   const key = `${side}\u0000${at.file}\u0000${at.pointer}`
   if (memo.has(key)) return memo.get(key)
   const value = minimalInstance(ctx, side, at, 0)
+  keepVerdictsFor(value)
   memo.set(key, value)
   return value
 }
@@ -97,7 +98,7 @@ function place(ctx: SchemaDiffContext, side: SideName, base: unknown, path: read
     const object: Record<string, unknown> = isObject(start) ? { ...start } : {}
     const inner = place(ctx, side, Object.hasOwn(object, step.property) ? object[step.property] : undefined, rest, local, filler)
     if (inner === undefined) return undefined
-    setOwn(object, step.property, inner)
+    assign(object, step.property, inner)
     return object
   }
   if (step!.item > 16) return undefined
@@ -162,6 +163,16 @@ function copyJson(value: unknown, depth: number): unknown {
   return out
 }
 
+/**
+ * `object[key] = value` as an own data property: `setOwn` for `__proto__` (an assignment would set
+ * the prototype), a plain assignment otherwise, which on a plain object does the same and is much
+ * cheaper than defining the property (minimal instances are made for every payload of a document).
+ */
+function assign(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') setOwn(object, key, value)
+  else object[key] = value
+}
+
 /** A small value the schema probably accepts (checked by the caller): required members, minimal counts and bounds. */
 export function minimalInstance(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, depth: number): unknown {
   if (depth > 8) return null
@@ -194,7 +205,7 @@ export function minimalInstance(ctx: SchemaDiffContext, side: SideName, at: Sche
       for (const name of required) {
         const property =
           isObject(schema.properties) && Object.hasOwn(schema.properties, name) ? child(node, 'properties', name) : child(node, 'additionalProperties')
-        setOwn(out, name, minimalInstance(ctx, side, property, depth + 1))
+        assign(out, name, minimalInstance(ctx, side, property, depth + 1))
       }
       return out
     }

@@ -6,6 +6,8 @@
 import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import type { PositionedDocument } from './source.js'
+import type { Party } from './parties.js'
+import type { RefSummary } from './payloads.js'
 import type { SubjectShape } from './subject-inclusion.js'
 
 export interface Version {
@@ -27,6 +29,10 @@ export interface Version {
    */
   nodes: Map<string, unknown>
   refs: Map<string, string | null>
+  /** Each pointer's own `$ref`s and size, for `reachesOtherFile` (payloads.ts): a shared component is walked once per diff. */
+  refSummaries: Map<string, RefSummary>
+  /** Each channel's parties (parties.ts), made on first use. */
+  parties: Map<string, readonly Party[]>
 }
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
@@ -53,6 +59,8 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     shapes: new Map(),
     nodes: new Map(),
     refs: new Map(),
+    refSummaries: new Map(),
+    parties: new Map(),
   }
 }
 

@@ -26,8 +26,17 @@ function responds(v: Version, op: OperationModel): boolean {
   return isObject(std) && std.reply !== undefined
 }
 
-/** The parties of one channel in one version. */
-export function partiesOf(v: Version, channel: string): Party[] {
+/**
+ * The parties of one channel in one version, made once per diff (`Version.parties`): every message
+ * and header of the channel asks. Shared: callers copy or filter, never change it.
+ */
+export function partiesOf(v: Version, channel: string): readonly Party[] {
+  let known = v.parties.get(channel)
+  if (!known) v.parties.set(channel, (known = channelParties(v, channel)))
+  return known
+}
+
+function channelParties(v: Version, channel: string): Party[] {
   const out: Party[] = []
   for (const op of v.byChannel.get(channel) ?? []) {
     const name = `${channel}:${op.id}`

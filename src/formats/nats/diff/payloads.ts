@@ -30,6 +30,12 @@ export function valueAt(doc: unknown, pointer: string): unknown {
   return node
 }
 
+/** One step of `valueAt`: the member named by a pointer token, as `valueAt` reads it. */
+function memberAt(node: unknown, token: string): unknown {
+  if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) return node[Number(token)]
+  return isObject(node) && Object.hasOwn(node, token) ? node[token] : undefined
+}
+
 /** A local `$ref`'s pointer (`#/a/b` to `/a/b`), or undefined for a reference into another file. */
 export function localPointer(ref: string): string | undefined {
   if (!ref.startsWith('#')) return undefined
@@ -43,8 +49,10 @@ export function localPointer(ref: string): string | undefined {
 /** Where a channel's message object is, its local references followed (bounded hops). */
 export function messagePointer(doc: unknown, channel: string, name: string): string {
   let pointer = joinPointer('', 'channels', channel, 'messages', name)
+  // The first node is read by its tokens, not by splitting the pointer just joined (once per message of a large document).
+  let node = memberAt(memberAt(memberAt(memberAt(doc, 'channels'), channel), 'messages'), name)
   for (let hops = 0; hops < 32; hops++) {
-    const node = valueAt(doc, pointer)
+    if (hops > 0) node = valueAt(doc, pointer)
     const next = isObject(node) && typeof node.$ref === 'string' ? localPointer(node.$ref) : undefined
     if (next === undefined) break
     pointer = next
@@ -172,34 +180,69 @@ function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void 
   }
 }
 
+/** How far `reachesOtherFile` walks before it answers yes (a hostile document's references stay bounded). */
+const REACH_BUDGET = 100_000
+
+/**
+ * What one pointer's own subtree holds for `reachesOtherFile`: its values counted as the walk
+ * counts them (the node, each array item, each object-valued member; saturated past the budget),
+ * the local pointers its `$ref`s name, and whether one names another file.
+ */
+export interface RefSummary {
+  size: number
+  refs: string[]
+  other: boolean
+}
+
+/** `pointer`'s summary, its subtree walked once per diff (`Version.refSummaries`). */
+function summaryOf(v: Version, pointer: string): RefSummary {
+  const known = v.refSummaries.get(pointer)
+  if (known) return known
+  const summary: RefSummary = { size: 0, refs: [], other: false }
+  const stack: unknown[] = [nodeIn(v, pointer)]
+  while (stack.length > 0 && summary.size <= REACH_BUDGET && !summary.other) {
+    summary.size++
+    const node = stack.pop()
+    if (Array.isArray(node)) for (const item of node) stack.push(item)
+    else if (isObject(node)) {
+      if (typeof node.$ref === 'string') {
+        const local = refIn(v, node.$ref)
+        if (local === undefined) summary.other = true
+        else summary.refs.push(local)
+      }
+      for (const key of Object.keys(node)) {
+        const value = node[key]
+        if (value !== null && typeof value === 'object') stack.push(value)
+      }
+    }
+  }
+  if (v.refSummaries.size < MAX_MEMO_POINTERS) v.refSummaries.set(pointer, summary)
+  return summary
+}
+
 /**
  * Does the schema at `pointer` reach a `$ref` into another file (following the document's own
  * references, each pointer once)? Such a payload is compared as the model holds it: with the
  * locked files' schemas brought in as components (message-schemas.ts), so the engine resolves
- * every reference without reading a file. O(the schemas reached).
+ * every reference without reading a file. More than REACH_BUDGET values reached answers yes too.
+ *
+ * Each pointer's own subtree is summarized once per diff (`summaryOf`): the payloads of a document
+ * name the same components (a shared `Money`), which each payload's walk walked again. The answer
+ * is the one walking every reached subtree gives: yes when one of them names another file or their
+ * values add up past the budget. O(the pointers reached), each subtree walked once per diff.
  */
 export function reachesOtherFile(v: Version, pointer: string): boolean {
   const seen = new Set<string>()
   const pending = [pointer]
-  let budget = 100_000
+  let total = 0
   while (pending.length > 0) {
     const at = pending.pop()!
     if (seen.has(at)) continue
     seen.add(at)
-    const stack: unknown[] = [nodeIn(v, at)]
-    while (stack.length > 0) {
-      if (--budget < 0) return true
-      const node = stack.pop()
-      if (Array.isArray(node)) stack.push(...node)
-      else if (isObject(node)) {
-        if (typeof node.$ref === 'string') {
-          const local = refIn(v, node.$ref)
-          if (local === undefined) return true
-          pending.push(local)
-        }
-        for (const value of Object.values(node)) if (value !== null && typeof value === 'object') stack.push(value)
-      }
-    }
+    const summary = summaryOf(v, at)
+    total += summary.size
+    if (summary.other || total > REACH_BUDGET) return true
+    for (const ref of summary.refs) pending.push(ref)
   }
   return false
 }
