@@ -12,13 +12,9 @@
 //   loads the NATS chunks alone. The package's chunks are cut by Rollup, by what loads them
 //   (`bundlePackage`): the package root is two files, a first NATS compile four more; the
 //   command's by esbuild;
-// - a runtime file (dist/src/runtime/) that exports a class stays an import of its own in the
-//   package's entries: the compiler imports the file generated modules import, so its classes
-//   (`SubjectError`, thrown by `globalSubjectParser`) are one per app. The rest of the runtime the
-//   compiler uses (JSON Pointer, token domains, schema checks: functions and data) is bundled into
-//   its chunks: each ES module is resolved, read, compiled and linked apart, and the thirteen such
-//   files a first NATS compile loaded cost a fresh process about a tenth of its import and first
-//   compile (bench/cold-start.ts). The CLI, a process of its own, bundles the whole runtime;
+// - the runtime (dist/src/runtime/) is not bundled into the package's entries: the compiler imports
+//   the files generated modules import, so its classes (`SubjectError`, thrown by
+//   `globalSubjectParser`) are one per app (the CLI, a process of its own, bundles it);
 // - packages stay imports of their own (`packages: 'external'`).
 //
 // tsc's one-file-per-source output stays beside the bundles (the runtime, the declarations, the
@@ -90,24 +86,6 @@ async function bundle(entries, chunkDir, { runtimeInline = false } = {}) {
 const FORMAT_OPTIONS = /[\\/]dist[\\/]src[\\/]formats[\\/][a-z]+[\\/]options\.js$/
 const FORMAT_ROOT = /[\\/]dist[\\/]src[\\/]formats[\\/]([a-z]+)[\\/]index\.js$/
 
-const classExporters = new Map()
-/**
- * Whether a runtime file of tsc's output exports a class (`export class X`, or a class named in an
- * `export { }` list): such a file must be one module per app, or an app's `instanceof` would miss
- * what the compiler's copy made. Read once per file.
- */
-function exportsAClass(file) {
-  let answer = classExporters.get(file)
-  if (answer === undefined) {
-    const text = readFileSync(file, 'utf8')
-    answer = [...text.matchAll(/^(export\s+)?(?:default\s+)?class\s+([A-Za-z_$][\w$]*)/gm)].some(
-      ([, exported, name]) => exported !== undefined || new RegExp(`^export\\s*\\{[^}]*\\b${name}\\b`, 'm').test(text),
-    )
-    classExporters.set(file, answer)
-  }
-  return answer
-}
-
 /**
  * The package's entries bundled by Rollup, whose chunks can be chosen (esbuild cuts a chunk for
  * every set of entries and `import()`s that reach a module, which made the package root 14 files
@@ -129,13 +107,12 @@ async function bundlePackage(entries, chunkDir) {
   const build = await rollup({
     input: entries,
     preserveEntrySignatures: 'strict',
-    // Packages stay imports of their own; a runtime file that exports a class is imported where
-    // tsc wrote it, from the package's code and from the runtime files bundled in alike.
+    // Packages stay imports of their own; a runtime file is imported where tsc wrote it.
     external: (id, importer) => {
       if (!/^\.\.?\//.test(id) && !id.startsWith('/')) return true
       if (importer === undefined) return false
       const target = id.startsWith('/') ? id : join(dirname(importer), id)
-      return target.startsWith(runtime + sep) && exportsAClass(target)
+      return target.startsWith(runtime + sep) && !importer.startsWith(runtime + sep)
     },
     onwarn: (warning) => warnings.push(warning),
   })
