@@ -87,8 +87,9 @@ describe('options', () => {
       {
         code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
         severity: 'warning',
-        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, compiler, benzene, nats, diff).',
-        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats', 'diff'] },
+        message:
+          'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, workers, compiler, benzene, nats, diff).',
+        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'workers', 'compiler', 'benzene', 'nats', 'diff'] },
       },
     ])
     expect(options.types).toBe('sidecar')

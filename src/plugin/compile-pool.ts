@@ -2,9 +2,9 @@
  * Compiles off the bundler's thread: a few worker threads (`compile-worker.ts`) compile contracts
  * while the bundler parses the modules already loaded, and while the plugin's own thread compiles
  * others. A build of many contracts on several cores then takes about the time of its share of
- * them. Started lazily, once a build has asked for `START_AFTER` compiles that no cache answered
- * (a worker's start, loading the compiler again in its own thread, costs about as much as a few
- * compiles); each worker is idle-unreferenced (it never keeps a process alive) and all are ended
+ * them. Started lazily: after a build's first `START_AFTER` compiles, by the first that no cache
+ * answers (a worker's start, loading the compiler again in its own thread, costs about as much as
+ * a few compiles; a build whose contracts are all cached starts none); each worker is idle-unreferenced (it never keeps a process alive) and all are ended
  * at the build's end. Whatever goes wrong with a worker (it cannot start, it fails, an answer cannot
  * be sent) is answered `undefined`: the plugin compiles the contract on its own thread.
  */
@@ -30,7 +30,7 @@ export interface PoolAnswer {
   made?: CacheHit
 }
 
-/** Compiles (missed by every cache) a build asks for before the pool starts its workers. */
+/** Compiles a build asks for before the pool takes any (those the caches miss after them start the workers). */
 export const START_AFTER = 4
 /** Compiles sent to one worker at a time: one running, one waiting, so it never idles between them. */
 const PER_WORKER = 2
@@ -74,7 +74,7 @@ export class CompilePool {
   /** Compiles no thread has taken yet, in the order asked. */
   private readonly queue: Task<unknown>[] = []
   private nextId = 0
-  /** Compiles asked for since the pool was made or last closed (it starts at `START_AFTER`). */
+  /** Compiles asked for since the pool was made or last closed (`takes`). */
   private asked = 0
   /** Whether the plugin's own thread is working through the queue. */
   private draining = false
@@ -94,12 +94,21 @@ export class CompilePool {
   }
 
   /**
-   * A compile by whichever thread is free first: a worker (its answer made a result by `adopt`),
-   * or the plugin's own thread (`here`), which takes the queue's compiles one at a time and lets the
-   * workers' answers in between them. Before the pool starts, or without workers, `here` at once.
+   * Whether the pool takes the compile about to be asked (one of the build's first `START_AFTER`,
+   * or with no workers, it does not: then the plugin compiles on its own thread, as without a pool).
+   */
+  takes(): boolean {
+    return !this.broken && this.size > 0 && ++this.asked > START_AFTER
+  }
+
+  /**
+   * A compile (one that `takes` and no cache answered) by whichever thread is free first: a worker
+   * (its answer made a result by `adopt`), or the plugin's own thread (`here`), which takes the
+   * queue's compiles one at a time and lets the workers' answers in between them. A worker starts
+   * when a compile is queued and the pool has room for one.
    */
   compile<R>(job: Omit<PoolJob, 'id'>, here: () => Promise<R>, adopt: (made: CacheHit) => Promise<R>): Promise<R> {
-    if (this.broken || this.size === 0 || ++this.asked <= START_AFTER) return here()
+    if (this.broken || this.size === 0) return here()
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ job, here, adopt, resolve, reject } as Task<unknown>)
       this.feed()

@@ -119,7 +119,7 @@ export class PluginContext {
   async compile(served: Served, maps = true): Promise<CompileResult> {
     this.setUpCache()
     const options = this.compileOptions(served.file, served.query)
-    if (this.serving) return this.compiler.compile(served.file, options)
+    if (this.serving || !this.pool.takes()) return this.compiler.compile(served.file, options)
     const answered = await this.compiler.answered(served.file, options, maps)
     if (answered) return answered
     return this.pool.compile(
