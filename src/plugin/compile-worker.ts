@@ -11,7 +11,9 @@ import { formats } from '../formats/index.js'
 import type { PoolAnswer, PoolJob } from './compile-pool.js'
 
 const { cache } = workerData as { cache?: PersistentCacheOptions }
-const compiler = new ContractCompiler({ formats, ...(cache ? { cache: new PersistentCache(cache) } : {}) })
+// Its answers are kept by the plugin's compiler (`adopt`): here, a result is kept only until it is
+// sent (a few, for the compiles that overlap), so the worker's heap does not grow with the build.
+const compiler = new ContractCompiler({ formats, maxEntries: 8, ...(cache ? { cache: new PersistentCache(cache) } : {}) })
 
 parentPort!.on('message', (job: PoolJob) => {
   const answer = (message: PoolAnswer) => {
