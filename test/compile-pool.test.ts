@@ -84,7 +84,13 @@ describe('the compile pool', () => {
     const pool = new CompilePool(1, () => undefined, worker)
     const compiler = new ContractCompiler({ formats })
     let adopted = 0
-    const files = [...contracts, ...contracts].slice(0, START_AFTER + 5)
+    // The build's first compiles (the pool takes none) are small documents; the pool's, the fixtures.
+    const small = Array.from({ length: START_AFTER }, (_, i) => {
+      const file = join(dir, `small${i}.spec.json`)
+      writeFileSync(file, benzeneDocument(1, i))
+      return file
+    })
+    const files = [...small, ...contracts]
     const options = { declarations: true }
     const results = await Promise.all(
       files.map((file, i) => {
@@ -101,7 +107,7 @@ describe('the compile pool', () => {
     expect(adopted).toBeGreaterThan(0)
     expect(adopted).toBeLessThanOrEqual(files.length - START_AFTER)
     for (const [i, file] of files.entries())
-      expect(shown(results[i]!)).toEqual(shown(await new ContractCompiler({ formats }).compile(file, { ...options, query: `v=${i}` })))
+      if (i >= START_AFTER) expect(shown(results[i]!)).toEqual(shown(await new ContractCompiler({ formats }).compile(file, { ...options, query: `v=${i}` })))
   })
 })
 
@@ -110,7 +116,7 @@ describe('a build whose compiles go partly to a worker', () => {
   mkdirSync(app, { recursive: true })
   const names: string[] = []
   for (let i = 0; i < START_AFTER + 3; i++) {
-    writeFileSync(join(app, `b${i}.spec.json`), benzeneDocument(2, i).replace('"synthetic-2"', `"synthetic-${i}"`))
+    writeFileSync(join(app, `b${i}.spec.json`), benzeneDocument(1, i).replace('"synthetic-1"', `"synthetic-${i}"`))
     names.push(`b${i}.spec.json`)
   }
   writeFileSync(join(app, 'warned.spec.json'), JSON.stringify(warned))

@@ -4,7 +4,7 @@
  * others. A build of many contracts on several cores then takes about the time of its share of
  * them. Started lazily: after a build's first `START_AFTER` compiles, by the first that no cache
  * answers (a worker's start, loading the compiler again in its own thread, costs about as much as
- * a few compiles; a build whose contracts are all cached starts none); each worker is idle-unreferenced (it never keeps a process alive) and all are ended
+ * that many compiles; a build whose contracts are all cached starts none); each worker is idle-unreferenced (it never keeps a process alive) and all are ended
  * at the build's end. Whatever goes wrong with a worker (it cannot start, it fails, an answer cannot
  * be sent) is answered `undefined`: the plugin compiles the contract on its own thread.
  */
@@ -30,8 +30,13 @@ export interface PoolAnswer {
   made?: CacheHit
 }
 
-/** Compiles a build asks for before the pool takes any (those the caches miss after them start the workers). */
-export const START_AFTER = 4
+/**
+ * Compiles a build asks for before the pool takes any (those the caches miss after them start the
+ * workers). The break-even: a worker's start (loading the compiler and the formats again, and their
+ * first runs) cost a build of the bench app 0.3 to 0.5 s more processor time, what its thread
+ * spends on 15 to 20 compiles of those contracts; a build of fewer compiles gains nothing from it.
+ */
+export const START_AFTER = 16
 /** Compiles sent to one worker at a time: one running, one waiting, so it never idles between them. */
 const PER_WORKER = 2
 /**
