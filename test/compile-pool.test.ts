@@ -72,11 +72,15 @@ describe('a compile made by another compiler (a worker) and adopted', () => {
 const worker = pathToFileURL(join(root, 'dist/src/plugin/compile-worker.js'))
 
 describe('the compile pool', () => {
-  it('is sized one below the cores, at most the option, and off with `workers: false`', () => {
-    const cores = availableParallelism()
-    expect(poolSize(false)).toBe(0)
-    expect(poolSize(true)).toBe(Math.max(0, Math.min(4, cores - 1)))
-    expect(poolSize(1)).toBe(Math.min(1, cores - 1))
+  it('is sized one below the cores, at most the option, off with `workers: false`, and by default only from 4 cores', () => {
+    expect(poolSize(false, 8)).toBe(0)
+    expect(poolSize(true, 8)).toBe(4)
+    expect(poolSize(true, 4)).toBe(3)
+    expect(poolSize(true, 2)).toBe(0)
+    expect(poolSize(1, 2)).toBe(1)
+    expect(poolSize(3, 2)).toBe(1)
+    expect(poolSize(2, 1)).toBe(0)
+    expect(poolSize(true)).toBe(poolSize(true, availableParallelism()))
   })
 
   it('answers each compile with the result a compile on this thread makes, a worker taking some of them', async () => {
@@ -123,7 +127,7 @@ describe('a build whose compiles go partly to a worker', () => {
   names.push('warned.spec.json')
   writeFileSync(join(app, 'main.js'), names.map((name, i) => `export * as c${i} from './${name}'`).join('\n') + '\n')
 
-  async function build(workers: boolean, out: string) {
+  async function build(workers: boolean | number, out: string) {
     const { build } = await import('esbuild')
     const { default: plugin } = await import('unplugin-contracts/esbuild')
     const result = await build({
@@ -147,9 +151,9 @@ describe('a build whose compiles go partly to a worker', () => {
     let started = 0
     const counted = () => started++
     process.on('worker', counted)
-    const pooled = await build(true, join(dir, 'out-pooled'))
+    const pooled = await build(1, join(dir, 'out-pooled'))
     process.off('worker', counted)
-    expect(started).toBe(poolSize(true) > 0 ? 1 : 0)
+    expect(started).toBe(poolSize(1) > 0 ? 1 : 0)
     expect(alone.warnings).toHaveLength(1)
     expect(pooled).toEqual(alone)
   })

@@ -52,10 +52,16 @@ const WORKER_SCRIPT = [new URL('./compile-worker.js', import.meta.url), new URL(
   existsSync(fileURLToPath(url)),
 )
 
+/**
+ * Cores a machine needs before `workers: true` starts any: on two cores, side by side with the
+ * plain app, a worker gained nothing measurable for esbuild, Vite or webpack (the bundler's thread
+ * and the machine's other work keep both cores busy) and cost about a tenth more processor time.
+ */
+const MIN_CORES = 4
+
 /** How many workers the `workers` option asks for on this machine: one core left to the bundler's own thread. */
-export function poolSize(option: boolean | number): number {
-  if (option === false) return 0
-  const cores = availableParallelism()
+export function poolSize(option: boolean | number, cores = availableParallelism()): number {
+  if (option === false || (option === true && cores < MIN_CORES)) return 0
   return Math.max(0, Math.min(typeof option === 'number' ? option : 4, cores - 1))
 }
 

@@ -44,8 +44,8 @@ export interface PluginOptions {
   cacheMaxBytes?: number
   /**
    * Compiles off the bundler's thread, in a build of more than a few contracts: worker threads
-   * (at most this many, and at most one fewer than the machine's cores; `true`: up to 4) compile
-   * while the bundler works. The results are the same. `false` compiles every contract on the
+   * (at most this many, and at most one fewer than the machine's cores; `true`: up to 4, on a
+   * machine of at least 4 cores) compile while the bundler works. The results are the same. `false` compiles every contract on the
    * bundler's thread. A dev server and a `compiler` given always compile on the bundler's thread.
    * @default true
    */
