@@ -1,7 +1,7 @@
 /**
  * Bundler-build cases of `npm run bench` (bench/run.ts); `npx tsx bench/bundler-build.ts` runs them
  * alone and merges their rows into bench/results.json (`npx tsx bench/bundler-build.ts 3 warm` only the
- * warm-cache rows). An app importing 50
+ * warm-cache rows, `... 3 esbuild` one bundler's rows). An app importing 50
  * Benzene contracts (20 topics each) and 50 NATS contracts (20 channels each), built by Vite, Rollup,
  * esbuild and webpack, each build a fresh process, against the same app importing the same documents
  * as plain JSON (the NATS ones converted to JSON), alternated. Wall time of the process and its peak
@@ -65,19 +65,29 @@ export const BUILDS: Record<string, (dir: string, plugin: string | false) => str
     await new Promise((done, fail) => compiler.run((e, s) => (e || s.hasErrors() ? fail(e ?? new Error(s.toString('errors-only'))) : compiler.close(done))))`,
 }
 
-function run(code: string): { ms: number; rssKb: number } {
-  const script = `const t = performance.now();${code}\nconsole.log(JSON.stringify({ ms: performance.now() - t, rssKb: process.resourceUsage().maxRSS }))`
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
+/**
+ * One build in a fresh process: its wall time, its CPU time (every thread of the process: the
+ * plugin's workers count; esbuild's own process does not, on either side) and its peak RSS. The
+ * TypeScript loader only for a build that imports TypeScript (Rollup's plain app, `rollup-json.ts`),
+ * as a user's build runs its bundler: the loader's work on every module the process loads fell
+ * mostly on the plugin's side.
+ */
+function run(code: string, loader: boolean): Sample {
+  const script = `const t = performance.now();${code}\nconst cpu = process.cpuUsage(); console.log(JSON.stringify({ ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000, rssKb: process.resourceUsage().maxRSS }))`
+  const out = execFileSync(process.execPath, [...(loader ? ['--import', 'tsx'] : []), '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
   return JSON.parse(out.trim().split('\n').at(-1)!)
 }
 
+type Sample = { ms: number; cpuMs: number; rssKb: number }
+/** The bundlers whose builds run with the TypeScript loader (see `run`). */
+const LOADER = new Set(['rollup'])
 type Result = { ratio: number; met: boolean; [k: string]: unknown }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 /** `RUNS` rounds of the plugin's build against the plain app's, alternated, after one round that warms the file system's (and the persistent) cache. */
-function compare(RUNS: number, ours: () => { ms: number; rssKb: number }, theirs: () => { ms: number; rssKb: number }) {
-  const a: Array<{ ms: number; rssKb: number }> = []
-  const b: Array<{ ms: number; rssKb: number }> = []
+function compare(RUNS: number, ours: () => Sample, theirs: () => Sample) {
+  const a: Sample[] = []
+  const b: Sample[] = []
   for (let i = 0; i < RUNS + 1; i++) {
     const x = ours()
     const y = theirs()
@@ -94,21 +104,24 @@ function compare(RUNS: number, ours: () => { ms: number; rssKb: number }, theirs
     baseline_ms: median(b.map((o) => o.ms)),
     ratio,
     spread,
+    cpu_ratio: Math.round(median(a.map((o, i) => o.cpuMs / b[i]!.cpuMs)) * 100) / 100,
     memory_ratio: median(a.map((o, i) => o.rssKb / b[i]!.rssKb)),
     ours_max_rss_kb: median(a.map((o) => o.rssKb)),
     plain_max_rss_kb: median(b.map((o) => o.rssKb)),
   }
 }
 
-export async function bundlerBuildCases(RUNS: number, work: string, only?: 'warm'): Promise<Record<string, Result>> {
+/** `only`: `'warm'` the warm-cache rows alone, a bundler's name its rows alone. */
+export async function bundlerBuildCases(RUNS: number, work: string, only?: string): Promise<Record<string, Result>> {
   const { contracts, plain } = writeApps(join(work, 'bundler-build'))
   const results: Record<string, Result> = {}
   for (const [name, build] of Object.entries(BUILDS)) {
-    if (only === 'warm') break
+    if (only !== undefined && only !== name) continue
+    const loader = LOADER.has(name)
     const row = compare(
       RUNS,
-      () => run(build(contracts, '{ types: false, cache: false }')),
-      () => run(build(plain, false)),
+      () => run(build(contracts, '{ types: false, cache: false }'), loader),
+      () => run(build(plain, false), loader),
     )
     results[`build-100-contracts-${name}`] = {
       ...row,
@@ -119,12 +132,14 @@ export async function bundlerBuildCases(RUNS: number, work: string, only?: 'warm
   // A second build with unchanged contracts (issue 33): the first round fills the cache, every
   // measured one is answered by it (each build a fresh process, as a CI job's or a developer's next).
   for (const name of ['vite', 'rollup']) {
+    if (only !== undefined && only !== 'warm' && only !== name) continue
+    const loader = LOADER.has(name)
     const cache = join(work, 'bundler-build', `cache-${name}`)
     rmSync(cache, { recursive: true, force: true })
     const row = compare(
       RUNS,
-      () => run(BUILDS[name]!(contracts, `{ types: false, cache: ${JSON.stringify(cache)} }`)),
-      () => run(BUILDS[name]!(plain, false)),
+      () => run(BUILDS[name]!(contracts, `{ types: false, cache: ${JSON.stringify(cache)} }`), loader),
+      () => run(BUILDS[name]!(plain, false), loader),
     )
     results[`build-100-contracts-${name}-warm-cache`] = {
       ...row,
@@ -136,7 +151,7 @@ export async function bundlerBuildCases(RUNS: number, work: string, only?: 'warm
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await bundlerBuildCases(Number(process.argv[2] ?? 3), join(import.meta.dirname, '.work'), process.argv[3] === 'warm' ? 'warm' : undefined)
+  const rows = await bundlerBuildCases(Number(process.argv[2] ?? 3), join(import.meta.dirname, '.work'), process.argv[3])
   console.table(rows)
   mergeIntoResults(rows)
 }

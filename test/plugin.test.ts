@@ -87,8 +87,9 @@ describe('options', () => {
       {
         code: 'CONTRACTS_UNKNOWN_PLUGIN_OPTION',
         severity: 'warning',
-        message: 'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, compiler, benzene, nats, diff).',
-        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats', 'diff'] },
+        message:
+          'Unknown plugin option "typs", ignored (the options are include, exclude, types, cache, cacheMaxBytes, workers, compiler, benzene, nats, diff).',
+        data: { option: 'typs', known: ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'workers', 'compiler', 'benzene', 'nats', 'diff'] },
       },
     ])
     expect(options.types).toBe('sidecar')
@@ -115,6 +116,8 @@ describe('options', () => {
       [{ cache: 1 }, 'cache: 1 is not true, false or a folder'],
       [{ cacheMaxBytes: 0 }, 'cacheMaxBytes: 0 is not a positive whole number of bytes'],
       [{ cacheMaxBytes: 1.5 }, 'cacheMaxBytes: 1.5 is not a positive whole number of bytes'],
+      [{ workers: -1 }, 'workers: -1 is not true, false or a whole number of threads'],
+      [{ workers: '2' }, 'workers: "2" is not true, false or a whole number of threads'],
       [
         { cache: false, compiler: new ContractCompiler() },
         'cache applies to the compiler the plugin makes; a compiler given keeps its own cache (new ContractCompiler({ cache: new PersistentCache({ dir, root }) }))',

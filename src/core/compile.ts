@@ -20,7 +20,7 @@ import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
 import { packageVersion } from './package-info.js'
-import type { CacheHit, PersistentCache } from './persistent-cache.js'
+import type { CacheHit, PersistentCache, StoredCompile } from './persistent-cache.js'
 
 /**
  * What a compile is asked: the import query, and each format's options under its name
@@ -196,7 +196,12 @@ interface CacheEntry {
   declarable: boolean
   /** Why the persistent cache must not keep it: a read failed (nothing recorded of that file) or a bug. */
   volatile: boolean
+  /** The contract's text as the compile read it (the source map's content). */
+  text: string
 }
+
+/** The key of an entry adopted without its source map's lines (`ContractCompiler.adopt`): only `answered(..., false)` reads it. */
+const MAPLESS = '#mapless'
 
 /**
  * Compiles contract files with the formats it is given, with a cache keyed by the claiming
@@ -327,6 +332,66 @@ export class ContractCompiler {
     return { ...outcome(path, modeled, modeled.diagnostics), model: asked(modeled) ? (modeled.model as Model | undefined) : undefined }
   }
 
+  /**
+   * A compile answered without running the pipeline, from this compiler's memory or its persistent
+   * cache; undefined when the pipeline must run (the plugin then hands it to a worker thread:
+   * `transferable` there, `adopt` here). With `maps: false`, an entry adopted without the lines of
+   * its source map answers too.
+   */
+  async answered(file: string, options: CompileOptions = {}, maps = true): Promise<CompileResult | undefined> {
+    const path = resolve(file)
+    const request = await this.request(path, options, this.persistent === undefined || this.overlay !== undefined)
+    const declarations = options.declarations !== false
+    const cached =
+      this.cached(request, declarations) ?? (maps || request.key === undefined ? undefined : this.cached(request, declarations, request.key + MAPLESS))
+    if (cached) return declarations ? cached.result : cached.bare
+    const stored = this.stored(path, request, declarations)
+    if (!stored) return undefined
+    this.remember(request.key!, stored)
+    return declarations ? stored.result : stored.bare
+  }
+
+  /**
+   * `compile`, as data another thread can take (a worker's answer): the result with the digest of
+   * every file read and the kind of every path probed, the declarations when asked for (read now,
+   * so that the persistent cache keeps them), and with `maps` the source map's lines and the
+   * contract's text. Undefined when the compile left no entry to describe (a request that failed
+   * before it had a key): the asking thread compiles it itself.
+   */
+  async transferable(file: string, options: CompileOptions = {}, maps = true): Promise<CacheHit | undefined> {
+    const path = resolve(file)
+    const result = await this.compile(path, options)
+    const request = await this.request(path, options, false)
+    const entry = request.key === undefined ? undefined : this.cache.get(request.key)
+    const declarations = options.declarations !== false
+    if (!entry || (declarations ? entry.result : entry.bare) !== result) return undefined
+    const dts = declarations ? result.dts : undefined
+    const stored: StoredCompile = {
+      ...(result.code !== undefined ? { code: result.code, exports: result.exports } : {}),
+      ...(dts !== undefined ? { dts } : {}),
+      ...(result.identity !== undefined ? { identity: result.identity } : {}),
+      diagnostics: result.diagnostics,
+      ...(maps && result.code !== undefined ? { mappings: entry.mappings } : {}),
+      inputs: entry.inputs,
+      probes: entry.probes,
+    }
+    return { stored, text: maps ? entry.text : '' }
+  }
+
+  /**
+   * A compile another thread made (`transferable`) as this compiler's result, kept in its memory as
+   * a result read from the persistent cache is (no model: `model()` makes it when asked). Kept
+   * without its source map's lines, it answers only `answered(..., false)`.
+   */
+  async adopt(file: string, options: CompileOptions, made: CacheHit): Promise<CompileResult> {
+    const path = resolve(file)
+    const request = await this.request(path, options, false)
+    if (request.registered === undefined || request.key === undefined) return this.compile(path, options)
+    const entry = fromDisk(path, request.registered, request.format, made)
+    this.remember(made.stored.mappings !== undefined || made.stored.code === undefined ? request.key : request.key + MAPLESS, entry)
+    return options.declarations !== false ? entry.result : entry.bare
+  }
+
   /** Loads, checks and models a contract without generating code, and describes it (`contracts inspect`). */
   async inspect(file: string, options: CompileOptions = {}): Promise<InspectResult> {
     const path = resolve(file)
@@ -400,11 +465,11 @@ export class ContractCompiler {
    * The cached entry of a request whose inputs are all unchanged (then the most recently used), and
    * that has declarations when they are asked for; otherwise undefined.
    */
-  private cached(request: Request, declarations: boolean): CacheEntry | undefined {
-    const entry = request.key === undefined ? undefined : this.cache.get(request.key)
+  private cached(request: Request, declarations: boolean, key = request.key): CacheEntry | undefined {
+    const entry = key === undefined ? undefined : this.cache.get(key)
     if (!entry || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes, this.overlay)) return undefined
-    this.cache.delete(request.key!) // re-inserted: the cache evicts the least recently used entry
-    this.cache.set(request.key!, entry)
+    this.cache.delete(key!) // re-inserted: the cache evicts the least recently used entry
+    this.cache.set(key!, entry)
     return entry
   }
 
@@ -531,7 +596,7 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
   const volatile = modeled.host.unreadable.size > 0
   const failed = (diagnostics: Diagnostic[]): CacheEntry => {
     const result = outcome(file, modeled, diagnostics)
-    return { inputs, probes, registered: modeled.registered, format: modeled.format, result, bare: result, declarable: true, volatile }
+    return { inputs, probes, registered: modeled.registered, format: modeled.format, result, bare: result, declarable: true, volatile, text: '' }
   }
   if (modeled.model === undefined) return failed(modeled.diagnostics)
   let output: Generated
@@ -547,7 +612,8 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
     map: undefined,
     ...described,
   })
-  const map = lazySourceMap(file, () => output.mappings, modeled.host.texts.get(file) ?? '', bare)
+  const text = modeled.host.texts.get(file) ?? ''
+  const map = lazySourceMap(file, () => output.mappings, text, bare)
   // The declarations are read off `output` once (a format may write them in a getter), then kept.
   let pending: Generated | undefined = output
   let dts: string | undefined
@@ -592,6 +658,7 @@ function generated(file: string, modeled: Modeled, memos: CompileMemos | undefin
     },
     declarable: true,
     volatile,
+    text,
   }
 }
 
@@ -605,7 +672,7 @@ function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat | u
     dependencies: [...stored.inputs.keys()],
     absentDependencies: absentPaths(stored.probes, stored.inputs),
   }
-  const entry = { inputs: stored.inputs, probes: stored.probes, registered, format, mappings: stored.mappings, volatile: false }
+  const entry = { inputs: stored.inputs, probes: stored.probes, registered, format, mappings: stored.mappings, volatile: false, text: hit.text }
   if (stored.code === undefined) return { ...entry, result: common, bare: common, declarable: true }
   const described = { exports: stored.exports ?? [], ...(stored.identity !== undefined ? { identity: stored.identity } : {}) }
   const bare: CompileResult = { code: stored.code, dts: undefined, map: undefined, ...described, ...common }

@@ -8,6 +8,7 @@ import type { Diagnostic } from '../core/diagnostics.js'
 import { formatDiagnostic } from '../core/report.js'
 import type { WriteResult } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
+import { CompilePool, poolSize } from './compile-pool.js'
 import { DevRegistry } from './dev-page.js'
 import { parseModuleId } from './module-id.js'
 import { resolveOptions, type OptionProblem, type ResolvedPluginOptions } from './options.js'
@@ -59,6 +60,8 @@ export class PluginContext {
   root: string | undefined
   /** The bundler's own cache folder plus `/unplugin-contracts`, when it has one (`cache: true` keeps the compiled results there). */
   bundlerCacheDir: (() => string | undefined) | undefined
+  /** Worker threads for a build's compiles (option `workers`): the plugin's own compiler only. */
+  readonly pool: CompilePool
   /** Whether the persistent cache was set up (on the first compile, once the bundler has said where). */
   private cacheReady = false
 
@@ -90,6 +93,10 @@ export class PluginContext {
     this.problems = problems
     this.compiler = options.compiler
     this.included = createFilter(options.include, options.exclude)
+    this.pool = new CompilePool(options.ownCompiler ? poolSize(options.workers) : 0, () => {
+      const persistent = this.compiler.persistent
+      return persistent && { dir: persistent.dir, root: persistent.root, maxBytes: persistent.maxBytes }
+    })
   }
 
   /** What a compile of `file` is asked: the import query and the format options (a `topics` function called for this file). */
@@ -104,9 +111,22 @@ export class PluginContext {
     }
   }
 
-  compile(served: Served): Promise<CompileResult> {
+  /**
+   * The compile of a served module. In a build, one that no cache answers may go to a worker thread
+   * (`CompilePool`); `maps: false` when the bundler will not use the module's source map (a worker
+   * then does not find its lines, unless the persistent cache keeps them).
+   */
+  async compile(served: Served, maps = true): Promise<CompileResult> {
     this.setUpCache()
-    return this.compiler.compile(served.file, this.compileOptions(served.file, served.query))
+    const options = this.compileOptions(served.file, served.query)
+    if (this.serving || !this.pool.takes()) return this.compiler.compile(served.file, options)
+    const answered = await this.compiler.answered(served.file, options, maps)
+    if (answered) return answered
+    return this.pool.compile(
+      { file: served.file, options, maps: maps || this.compiler.persistent !== undefined },
+      () => this.compiler.compile(served.file, options),
+      (made) => this.compiler.adopt(served.file, options, made),
+    )
   }
 
   /**

@@ -97,7 +97,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         }
         const served = parseModuleId(id)
         if (!served) return null
-        const result = await ctx.compile(served)
+        // A map the bundler will not use is never made (the result's `map` is made when read).
+        const maps = bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)
+        const result = await ctx.compile(served, maps)
         if (served.query === '') ctx.registry.record(result)
         for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) ctx.watch(this, dependency, id)
         // A file made later where the compile looked and found none (a bundle lock in a parent folder,
@@ -125,10 +127,14 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework), result.file)
           }
         }
-        // A map the bundler will not use is never made (the result's `map` is made when read).
-        if (!bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)) return { code: result.code, moduleType: 'js' }
+        if (!maps) return { code: result.code, moduleType: 'js' }
         return { code: result.code, map: result.map as never, moduleType: 'js' }
       },
+    },
+
+    // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
+    buildEnd() {
+      return ctx.pool.close()
     },
 
     esbuild: {

@@ -43,6 +43,14 @@ export interface PluginOptions {
    */
   cacheMaxBytes?: number
   /**
+   * Compiles off the bundler's thread, in a build of more than a few contracts: worker threads
+   * (at most this many, and at most one fewer than the machine's cores; `true`: up to 4, on a
+   * machine of at least 4 cores) compile while the bundler works. The results are the same. `false` compiles every contract on the
+   * bundler's thread. A dev server and a `compiler` given always compile on the bundler's thread.
+   * @default true
+   */
+  workers?: boolean | number
+  /**
    * The compiler (and so the cache) to use. Sharing one lets several plugin instances, or a
    * benchmark, see the same cache and its `compilations` count. It is used as it is: a persistent
    * cache is its own (`new ContractCompiler({ cache: new PersistentCache(...) })`).
@@ -77,6 +85,7 @@ export interface ResolvedPluginOptions {
   types: 'sidecar' | false
   cache: boolean | string
   cacheMaxBytes: number
+  workers: boolean | number
   compiler: ContractCompiler
   /** Whether `compiler` is the plugin's own (then the plugin gives it the persistent cache). */
   ownCompiler: boolean
@@ -101,6 +110,7 @@ export const DEFAULT_OPTIONS = {
   types: 'sidecar',
   cache: true,
   cacheMaxBytes: DEFAULT_CACHE_MAX_BYTES,
+  workers: true,
   benzene: {},
   nats: undefined,
   diff: undefined,
@@ -109,7 +119,7 @@ export const DEFAULT_OPTIONS = {
 export const DEFAULT_EXCLUDE: FilterPattern = DEFAULT_OPTIONS.exclude
 
 /** The options the plugin has, in the order docs/options.md gives them. */
-export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'compiler', 'benzene', 'nats', 'diff'] as const
+export const PLUGIN_OPTIONS = ['include', 'exclude', 'types', 'cache', 'cacheMaxBytes', 'workers', 'compiler', 'benzene', 'nats', 'diff'] as const
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isPattern = (value: unknown) => typeof value === 'string' || value instanceof RegExp
@@ -156,6 +166,9 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
   const maxBytes = given.cacheMaxBytes
   if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && (maxBytes as number) > 0))
     invalid('cacheMaxBytes', maxBytes, 'a positive whole number of bytes')
+  const workers = given.workers
+  if (workers !== undefined && typeof workers !== 'boolean' && !(Number.isSafeInteger(workers) && (workers as number) >= 0))
+    invalid('workers', workers, 'true, false or a whole number of threads')
   const compiler = given.compiler as { compile?: unknown; formatOf?: unknown } | undefined
   if (compiler !== undefined && (typeof compiler?.compile !== 'function' || typeof compiler.formatOf !== 'function'))
     invalid('compiler', compiler, 'a ContractCompiler')
@@ -189,6 +202,7 @@ export function resolveOptions(raw: unknown = {}): { options: ResolvedPluginOpti
       types: valid('types') ? ((given.types as ResolvedPluginOptions['types'] | undefined) ?? DEFAULT_OPTIONS.types) : DEFAULT_OPTIONS.types,
       cache: valid('cache') ? ((given.cache as boolean | string | undefined) ?? DEFAULT_OPTIONS.cache) : DEFAULT_OPTIONS.cache,
       cacheMaxBytes: valid('cacheMaxBytes') ? ((maxBytes as number | undefined) ?? DEFAULT_OPTIONS.cacheMaxBytes) : DEFAULT_OPTIONS.cacheMaxBytes,
+      workers: valid('workers') ? ((workers as boolean | number | undefined) ?? DEFAULT_OPTIONS.workers) : DEFAULT_OPTIONS.workers,
       compiler: ownCompiler ? new ContractCompiler({ formats }) : (given.compiler as ContractCompiler),
       ownCompiler,
       benzene: valid('benzene') ? ((given.benzene as ResolvedPluginOptions['benzene'] | undefined) ?? DEFAULT_OPTIONS.benzene) : DEFAULT_OPTIONS.benzene,
