@@ -6,16 +6,13 @@
  * payloads naming them at different depths, both dialects; each seed reproduces its case.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import type { SchemaChange } from '../src/core/diff/schema-diff-types.js'
 import { changedPairMemo } from '../src/core/diff/schema/memo-changed.js'
 import { Random } from './helpers/diff-oracle-random.js'
 import { randomEdit, randomSchema, refTo, type Schema } from './helpers/diff-oracle-schemas.js'
-import { sideOf } from './helpers/schema-diff.js'
+import { cloneJson, diffEachPayload, type ComponentsDoc } from './helpers/schema-diff.js'
 
-type Doc = { components: { schemas: Record<string, Schema> } }
-
-const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+type Doc = ComponentsDoc
 
 /** A payload naming `Shared` from a few places (a property, an array's items, nested), with members of its own. */
 function payload(random: Random, index: number): Schema {
@@ -42,7 +39,7 @@ function documents(seed: number, payloads: number): { old: Doc; new: Doc } {
   for (let i = 0; i < payloads; i++) {
     const p = payload(random, i)
     old.components.schemas[`P${i}`] = p
-    next.components.schemas[`P${i}`] = random.chance(0.2) ? randomEdit(random, p).new : clone(p)
+    next.components.schemas[`P${i}`] = random.chance(0.2) ? randomEdit(random, p).new : cloneJson(p)
   }
   return { old, new: next }
 }
@@ -50,14 +47,7 @@ function documents(seed: number, payloads: number): { old: Doc; new: Doc } {
 /** Every payload diffed with its own call, on fresh copies of the documents (the memo is keyed by the documents). */
 function diffAll(docs: { old: Doc; new: Doc }, payloads: number, dialect: 'json-schema' | 'openapi-3.0', memo: boolean): SchemaChange[][] {
   changedPairMemo.enabled = memo
-  const old = clone(docs.old)
-  const next = clone(docs.new)
-  const out: SchemaChange[][] = []
-  for (let i = 0; i < payloads; i++) {
-    const pointer = `/components/schemas/P${i}`
-    out.push(diffSchemas(sideOf(old, pointer, { file: '/virtual/old.json' }), sideOf(next, pointer, { file: '/virtual/new.json' }), { dialect }))
-  }
-  return out
+  return diffEachPayload(docs, payloads, dialect)
 }
 
 afterEach(() => {

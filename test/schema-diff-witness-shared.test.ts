@@ -10,17 +10,14 @@
  * (ajv, written apart from the engine: accepted by its side's payload and refused by the other's).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import type { SchemaChange } from '../src/core/diff/schema-diff-types.js'
 import { verdictMemo } from '../src/core/diff/schema/accepts.js'
 import { witnessPrecheck } from '../src/core/diff/schema/witness.js'
 import { Random } from './helpers/diff-oracle-random.js'
 import { Acceptance, randomEdit, randomSchema, refTo, type Schema } from './helpers/diff-oracle-schemas.js'
-import { sideOf, type Json } from './helpers/schema-diff.js'
+import { cloneJson, diffEachPayload, type ComponentsDoc, type Json } from './helpers/schema-diff.js'
 
-type Doc = { components: { schemas: Record<string, Schema> } }
-
-const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+type Doc = ComponentsDoc
 
 /** Where a payload names the shared component: plain paths the proof accepts, and paths through applicators it must refuse. */
 function placement(random: Random): Schema {
@@ -69,7 +66,7 @@ function documents(seed: number, payloads: number): { old: Doc; new: Doc } {
   for (let i = 0; i < payloads; i++) {
     const p = payload(random, i)
     old.components.schemas[`P${i}`] = p
-    next.components.schemas[`P${i}`] = random.chance(0.15) ? randomEdit(random, p).new : clone(p)
+    next.components.schemas[`P${i}`] = random.chance(0.15) ? randomEdit(random, p).new : cloneJson(p)
   }
   return { old, new: next }
 }
@@ -78,14 +75,7 @@ function documents(seed: number, payloads: number): { old: Doc; new: Doc } {
 function diffAll(docs: { old: Doc; new: Doc }, payloads: number, dialect: 'json-schema' | 'openapi-3.0', shortcuts: boolean): SchemaChange[][] {
   witnessPrecheck.enabled = shortcuts
   verdictMemo.enabled = shortcuts
-  const old = clone(docs.old)
-  const next = clone(docs.new)
-  const out: SchemaChange[][] = []
-  for (let i = 0; i < payloads; i++) {
-    const pointer = `/components/schemas/P${i}`
-    out.push(diffSchemas(sideOf(old, pointer, { file: '/virtual/old.json' }), sideOf(next, pointer, { file: '/virtual/new.json' }), { dialect }))
-  }
-  return out
+  return diffEachPayload(docs, payloads, dialect)
 }
 
 afterEach(() => {

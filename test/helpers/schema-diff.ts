@@ -5,7 +5,8 @@
  * engine: nothing here reads src/core/diff/schema/.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import type { SchemaSide } from '../../src/core/diff/schema-diff-types.js'
+import type { SchemaChange, SchemaSide } from '../../src/core/diff/schema-diff-types.js'
+import { diffSchemas } from '../../src/core/diff/schema-diff.js'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -342,4 +343,25 @@ export function judge(): (schema: unknown) => (value: unknown) => boolean {
     const validate = ajv.compile(schema as object)
     return (value) => validate(value) as boolean
   }
+}
+
+/** A document of component schemas: the shared schemas and the payloads `P0`, `P1`, ... that name them. */
+export type ComponentsDoc = { components: { schemas: Record<string, unknown> } }
+
+/** A deep copy of JSON data. */
+export const cloneJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+
+/**
+ * Every payload `P<i>` diffed with its own call, on fresh copies of both documents (memos keyed by
+ * the documents start empty), as the NATS differ diffs each channel's payload.
+ */
+export function diffEachPayload(docs: { old: ComponentsDoc; new: ComponentsDoc }, payloads: number, dialect: 'json-schema' | 'openapi-3.0'): SchemaChange[][] {
+  const old = cloneJson(docs.old)
+  const next = cloneJson(docs.new)
+  const out: SchemaChange[][] = []
+  for (let i = 0; i < payloads; i++) {
+    const pointer = `/components/schemas/P${i}`
+    out.push(diffSchemas(sideOf(old, pointer, { file: '/virtual/old.json' }), sideOf(next, pointer, { file: '/virtual/new.json' }), { dialect }))
+  }
+  return out
 }
