@@ -1,27 +1,88 @@
 /** The example apps (examples/payments-client, examples/nats-orders) build, run and type-check, as their READMEs promise. */
 import { execFileSync } from 'node:child_process'
-import { join } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { tsc } from './helpers/cli.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 
 const root = join(import.meta.dirname, '..')
 const example = join(root, 'examples/payments-client')
+const daspExample = join(root, 'examples/dasp-counter')
+const natsExample = join(root, 'examples/nats-orders')
 
-/** Builds an example with Vite (its vite.config.ts) and runs its demo.mjs, as `npm run demo` does. */
-function buildAndRun(example: string, options: { encoding: 'utf8'; timeout?: number }): string {
+/** Examples whose Vite build ran in this file (each is built once, for its demo and its type check). */
+const built = new Set<string>()
+
+/** Builds an example with Vite (its vite.config.ts), as `npm run demo` does, once. */
+function build(example: string): void {
+  if (built.has(example)) return
   execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(example, 'vite.config.ts')], {
     cwd: root,
     stdio: 'pipe',
   })
+  built.add(example)
+}
+
+/** Builds an example and runs its demo.mjs, as `npm run demo` does. */
+function buildAndRun(example: string, options: { encoding: 'utf8'; timeout?: number }): string {
+  build(example)
   return execFileSync(process.execPath, [join(example, 'demo.mjs')], options)
 }
 
-/** `tsc -p` over an example, after its build wrote the sidecars: no output, exit 0. */
+/** The examples this file type-checks (nats-orders where its tests run). */
+const typed = [example, daspExample, ...(NATS_SERVER ? [natsExample] : [])]
+let checked: { status: number; diagnostics: string[]; failed: Set<string> } | undefined
+
+/**
+ * `tsc -p` over each example's tsconfig.json, as one program per set of equal compiler options (the
+ * three have the same): the files its `include` names, from its own folder, with its options. The
+ * libraries (@types/node, the package's declarations) are then read and checked once instead of once
+ * per example (about 4 CPU seconds less for the file). Each example’s build runs first (its sidecars).
+ */
+function checkExamples(): { status: number; diagnostics: string[]; failed: Set<string> } {
+  const programs = new Map<string, string[]>()
+  const failed = new Set<string>()
+  for (const dir of typed) {
+    try {
+      build(dir)
+    } catch {
+      // Its own tests report the failed build (typeChecks builds it again, and throws).
+      failed.add(dir)
+      continue
+    }
+    const { compilerOptions, include, ...rest } = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')) as { compilerOptions: object; include: string[] }
+    // Anything but options and `include` would be lost in the shared program: the check would not be the example's.
+    expect(Object.keys(rest), `${relative(root, dir)}/tsconfig.json`).toEqual([])
+    const key = JSON.stringify(compilerOptions)
+    programs.set(key, [...(programs.get(key) ?? []), ...include.map((p) => join(dir, p))])
+  }
+  const work = join(root, 'test/.tmp/example-types')
+  mkdirSync(work, { recursive: true })
+  let status = 0
+  const diagnostics: string[] = []
+  for (const [i, [options, include]] of [...programs].entries()) {
+    const config = join(work, `tsconfig.${i}.json`)
+    writeFileSync(config, JSON.stringify({ compilerOptions: JSON.parse(options) as object, include }, null, 2))
+    // From the project's root, so that each diagnostic starts with its example's folder.
+    const r = tsc(['-p', config], root)
+    status ||= r.status
+    // One diagnostic per line that does not start with white space (its continuation lines follow it).
+    for (const line of r.output.split('\n'))
+      if (/^\s/.test(line) && diagnostics.length) diagnostics[diagnostics.length - 1] += `\n${line}`
+      else if (line !== '') diagnostics.push(line)
+  }
+  return { status, diagnostics, failed }
+}
+
+/** The example's program, after every example's build wrote its sidecars: no diagnostic in its files or in none of the examples', exit 0 if none at all. */
 function typeChecks(example: string): void {
-  const r = tsc(['-p', join(example, 'tsconfig.json')], example)
-  expect(r.output).toBe('')
-  expect(r.status).toBe(0)
+  build(example)
+  checked ??= checkExamples()
+  expect(checked.failed.has(example), `${relative(root, example)} was not in the program`).toBe(false)
+  const own = checked.diagnostics.filter((d) => !d.startsWith('examples/') || d.startsWith(`${relative(root, example)}/`))
+  expect(own.join('\n')).toBe('')
+  if (checked.diagnostics.length === 0) expect(checked.status).toBe(0)
 }
 
 describe('examples/payments-client', () => {
@@ -39,8 +100,6 @@ describe('examples/payments-client', () => {
 
   it('type-checks against the sidecar the build wrote', () => typeChecks(example))
 })
-
-const daspExample = join(root, 'examples/dasp-counter')
 
 describe('examples/dasp-counter', () => {
   it('builds its selection request from the contract, checks the confirmation and refuses weaker resumptions against the local host', () => {
@@ -78,8 +137,6 @@ describe('examples/dasp-counter', () => {
     expect(diagnostics.map((d) => [d.code, d.pointer])).toEqual([['DASP_SETTINGS', '/extensions/0/settings/rekey_interval_s']])
   })
 })
-
-const natsExample = join(root, 'examples/nats-orders')
 
 describe.skipIf(!NATS_SERVER)('examples/nats-orders', () => {
   it('two services with their own contracts in one bundle: provision, publish with JetStream, consume durably through nats-server', () => {
