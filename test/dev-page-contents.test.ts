@@ -60,12 +60,13 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page, contract by contract', (
   })
 
   it('lists what each module exports, names the bundle, says why a document has no picture, draws a readable picture', async () => {
-    const app = await browser.newPage()
-    await app.goto(`${base}/`)
-    await app.waitForFunction(() => (window as unknown as { modules?: object }).modules !== undefined, undefined, { timeout: 30_000 })
-    const exported = await app.evaluate(() => (window as unknown as { modules: Record<string, string[]> }).modules)
-
+    // One tab (a tab costs a renderer process): the app page first (its imports are what the dev server
+    // compiles), then the dev page, which lists what the server compiled.
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+    await page.goto(`${base}/`)
+    await page.waitForFunction(() => (window as unknown as { modules?: object }).modules !== undefined, undefined, { timeout: 30_000 })
+    const exported = await page.evaluate(() => (window as unknown as { modules: Record<string, string[]> }).modules)
+
     await page.goto(`${base}/__contracts/`)
     expect(await page.textContent('#count')).toBe('5 contracts')
     const listed = await page

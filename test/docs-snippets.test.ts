@@ -60,6 +60,120 @@ const where = (b: Block) => `${b.doc}:${b.line}`
 const BUNDLER_CONFIG = /^(vite\.config|rollup\.config|rolldown\.config|webpack\.config|rspack\.config)\.(m?js|ts)$|^build\.mjs$/
 const CONTRACT = /\.(spec\.json|asyncapi\.ya?ml|dasp\.json)$/
 
+/** The compiler options of the snippets' program (the tsconfig docs/getting-started.md shows has the same). */
+const SNIPPET_OPTIONS = {
+  strict: true,
+  noEmit: true,
+  target: 'ES2022',
+  module: 'ESNext',
+  moduleResolution: 'bundler',
+  allowArbitraryExtensions: true,
+  types: ['node'],
+  noUnusedLocals: false,
+}
+
+/** The Benzene example as it stands, copied with a tsconfig.json the docs show, its sidecar written as `contracts types` writes it. */
+function exampleWithTsconfig(b: Block): string {
+  const dir = join(work, `tsconfig-${b.line}`)
+  cpSync(join(root, 'examples/payments-client'), dir, { recursive: true, filter: (src) => !/[\\/](dist|dist-web)$/.test(src) })
+  writeFileSync(join(dir, 'tsconfig.json'), b.text)
+  expect(contracts(['types', join(dir, 'payments.spec.json')]).status).toBe(0)
+  return dir
+}
+
+/**
+ * A shown tsconfig.json with the snippets' compiler options (noUnusedLocals: false is the default)
+ * and an `include` alone: its files, from its folder, can be checked in the snippets' program.
+ */
+function sameProgram(b: Block): string[] | undefined {
+  const { compilerOptions, include, ...rest } = JSON.parse(b.text.replace(/^\s*\/\/.*$/gm, '')) as {
+    compilerOptions: Record<string, unknown>
+    include?: string[]
+  }
+  const { noUnusedLocals: _, ...ours } = SNIPPET_OPTIONS
+  const same = (a: object, b: object) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort())
+  return Object.keys(rest).length === 0 && include !== undefined && same(compilerOptions, ours) ? include : undefined
+}
+
+interface SnippetsProgram {
+  readonly status: number
+  /** Each diagnostic (its continuation lines with it), its file relative to the work folder. */
+  readonly diagnostics: string[]
+  readonly output: string
+  readonly names: Map<string, Block>
+  /** The shown tsconfig blocks checked in this program, by the folder of their copy of the example. */
+  readonly shown: Map<Block, string>
+}
+
+let snippetsProgram: SnippetsProgram | undefined
+
+/**
+ * One TypeScript program over the snippets' folders, and over the copies of the Benzene example
+ * whose shown tsconfig.json has the same options: @types/node and the package's declarations are
+ * read and checked once, not once per folder or per tsconfig shown. Made once, for both tests.
+ */
+function checkSnippets(): SnippetsProgram {
+  if (snippetsProgram) return snippetsProgram
+  const shown = new Map<Block, string>()
+  const shownIncludes: string[] = []
+  for (const b of blocks.filter((b) => b.file === 'tsconfig.json')) {
+    const include = sameProgram(b)
+    if (!include) continue
+    const dir = exampleWithTsconfig(b)
+    shown.set(b, relative(work, dir))
+    // Its `include`, from its own folder.
+    shownIncludes.push(...include.map((folder) => relative(work, join(dir, folder))))
+  }
+  const groups = new Map<string, Block[]>()
+  for (const b of blocks.filter((b) => b.attrs.in)) groups.set(b.attrs.in!, [...(groups.get(b.attrs.in!) ?? []), b])
+  expect(groups.size).toBeGreaterThan(3)
+  // One folder per `in=` folder, and one TypeScript program over all of them: @types/node and the
+  // package's declarations are read and checked once, not once per folder (each snippet still
+  // resolves its imports from its own folder, and the package through that folder's node_modules).
+  const names = new Map<string, Block>()
+  const files: string[] = []
+  for (const [folder, group] of groups) {
+    const dir = join(work, folder.replace(/[^A-Za-z0-9]+/g, '-'))
+    cpSync(join(root, folder), dir, {
+      recursive: true,
+      filter: (src) => !/[\\/](dist|dist-web|node_modules)$|\.d\.(json|yaml)\.ts$|-queries\.d\.ts$/.test(src),
+    })
+    // The package as an app installs it: type references (`/// <reference types>`) resolve through node_modules.
+    mkdirSync(join(dir, 'node_modules'), { recursive: true })
+    symlinkSync(root, join(dir, 'node_modules/unplugin-contracts'), 'dir')
+    for (const b of group) {
+      const name = `snippet-${b.doc.replace(/[^A-Za-z0-9]+/g, '-')}-${b.line}.ts`
+      names.set(name, b)
+      writeFileSync(join(dir, name), b.text)
+      files.push(relative(work, join(dir, name)))
+    }
+    // The sidecars each snippet's contract imports need, written as `contracts types` writes them.
+    const imports = new Set(group.flatMap((b) => [...b.text.matchAll(/from '(\.[^']+)'/g)].map((m) => m[1]!)))
+    const compiler = new ContractCompiler()
+    const contractArgs = [...imports].filter((s) => compiler.formatOf(s.split('?')[0]!) !== undefined).map((s) => join(dir, s))
+    if (contractArgs.length) {
+      const types = contracts(['types', ...contractArgs])
+      expect([types.status, types.stderr], folder).toEqual([0, expect.anything()])
+    }
+    files.push(...new Set(contractArgs.filter((a) => a.includes('?')).map((a) => relative(work, `${a.split('?')[0]}-queries.d.ts`))))
+  }
+  writeFileSync(
+    join(work, 'tsconfig.snippets.json'),
+    JSON.stringify({
+      compilerOptions: SNIPPET_OPTIONS,
+      files,
+      ...(shownIncludes.length ? { include: shownIncludes } : {}),
+    }),
+  )
+  const r = tsc(['-p', 'tsconfig.snippets.json'], work)
+  const diagnostics: string[] = []
+  for (const line of r.output.split('\n'))
+    if (/^\s/.test(line) && diagnostics.length) diagnostics[diagnostics.length - 1] += `\n${line}`
+    else if (line !== '') diagnostics.push(line)
+  snippetsProgram = { status: r.status, diagnostics, output: r.output, names, shown }
+  return snippetsProgram
+}
+
 describe('docs snippets', () => {
   it('every block is of a kind this test runs or checks (or plain text)', () => {
     expect(blocks.length).toBeGreaterThan(30)
@@ -81,60 +195,14 @@ describe('docs snippets', () => {
   })
 
   it('TS and JS snippets type-check against the built package and the sidecars of the contracts they import', () => {
-    const groups = new Map<string, Block[]>()
-    for (const b of blocks.filter((b) => b.attrs.in)) groups.set(b.attrs.in!, [...(groups.get(b.attrs.in!) ?? []), b])
-    expect(groups.size).toBeGreaterThan(3)
-    // One folder per `in=` folder, and one TypeScript program over all of them: @types/node and the
-    // package's declarations are read and checked once, not once per folder (each snippet still
-    // resolves its imports from its own folder, and the package through that folder's node_modules).
-    const names = new Map<string, Block>()
-    const files: string[] = []
-    for (const [folder, group] of groups) {
-      const dir = join(work, folder.replace(/[^A-Za-z0-9]+/g, '-'))
-      cpSync(join(root, folder), dir, {
-        recursive: true,
-        filter: (src) => !/[\\/](dist|dist-web|node_modules)$|\.d\.(json|yaml)\.ts$|-queries\.d\.ts$/.test(src),
-      })
-      // The package as an app installs it: type references (`/// <reference types>`) resolve through node_modules.
-      mkdirSync(join(dir, 'node_modules'), { recursive: true })
-      symlinkSync(root, join(dir, 'node_modules/unplugin-contracts'), 'dir')
-      for (const b of group) {
-        const name = `snippet-${b.doc.replace(/[^A-Za-z0-9]+/g, '-')}-${b.line}.ts`
-        names.set(name, b)
-        writeFileSync(join(dir, name), b.text)
-        files.push(relative(work, join(dir, name)))
-      }
-      // The sidecars each snippet's contract imports need, written as `contracts types` writes them.
-      const imports = new Set(group.flatMap((b) => [...b.text.matchAll(/from '(\.[^']+)'/g)].map((m) => m[1]!)))
-      const compiler = new ContractCompiler()
-      const contractArgs = [...imports].filter((s) => compiler.formatOf(s.split('?')[0]!) !== undefined).map((s) => join(dir, s))
-      if (contractArgs.length) {
-        const types = contracts(['types', ...contractArgs])
-        expect([types.status, types.stderr], folder).toEqual([0, expect.anything()])
-      }
-      files.push(...new Set(contractArgs.filter((a) => a.includes('?')).map((a) => relative(work, `${a.split('?')[0]}-queries.d.ts`))))
-    }
-    writeFileSync(
-      join(work, 'tsconfig.snippets.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'ES2022',
-          module: 'ESNext',
-          moduleResolution: 'bundler',
-          allowArbitraryExtensions: true,
-          types: ['node'],
-          noUnusedLocals: false,
-        },
-        files,
-      }),
-    )
-    const r = tsc(['-p', 'tsconfig.snippets.json'], work)
+    const { status, diagnostics, output, names, shown } = checkSnippets()
+    const theirs = [...shown.values()].map((dir) => `${dir}/`)
+    const own = diagnostics.filter((d) => !theirs.some((dir) => d.startsWith(dir)))
+    // A failed program without a diagnostic of its own files (a config error) fails here whole.
     const failures =
-      r.status === 0
+      status === 0 || (own.length === 0 && diagnostics.length > 0)
         ? ''
-        : r.output.replace(/snippet-[A-Za-z0-9-]+?-(\d+)\.ts\((\d+),(\d+)\)/g, (m) => {
+        : (own.length ? own.join('\n') : output).replace(/snippet-[A-Za-z0-9-]+?-(\d+)\.ts\((\d+),(\d+)\)/g, (m) => {
             const name = m.slice(0, m.indexOf('('))
             const b = names.get(name)!
             const [, row, col] = /\((\d+),(\d+)\)/.exec(m)!
@@ -203,11 +271,17 @@ describe('docs snippets', () => {
   it('the tsconfig shown type-checks the Benzene example as it stands', () => {
     const shown = blocks.filter((b) => b.file === 'tsconfig.json')
     expect(shown.length).toBeGreaterThan(0)
+    const program = checkSnippets()
     for (const b of shown) {
-      const dir = join(work, `tsconfig-${b.line}`)
-      cpSync(join(root, 'examples/payments-client'), dir, { recursive: true, filter: (src) => !/[\\/](dist|dist-web)$/.test(src) })
-      writeFileSync(join(dir, 'tsconfig.json'), b.text)
-      expect(contracts(['types', join(dir, 'payments.spec.json')]).status).toBe(0)
+      const inProgram = program.shown.get(b)
+      if (inProgram !== undefined) {
+        // Checked in the snippets' program, with the same options: its diagnostics are those under its folder.
+        const own = program.diagnostics.filter((d) => d.startsWith(`${inProgram}/`))
+        const status = own.length > 0 || (program.status !== 0 && program.diagnostics.length === 0) ? 1 : 0
+        expect([where(b), status, own.join('\n')]).toEqual([where(b), 0, ''])
+        continue
+      }
+      const dir = exampleWithTsconfig(b)
       const r = tsc(['-p', 'tsconfig.json'], dir)
       expect([where(b), r.status, r.output]).toEqual([where(b), 0, ''])
     }
