@@ -209,7 +209,7 @@ describe('docs snippets', () => {
             return `${b.doc}:${b.line + Number(row)}:${col}`
           })
     expect(failures).toBe('')
-  })
+  }, 180_000)
 
   // webpack and Rspack warn of a config without `mode`: a config shown builds without a warning.
   // The getting-started guide's configs are built by test/packed-apps.test.ts, each in a new app on the
