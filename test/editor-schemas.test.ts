@@ -127,6 +127,9 @@ function schemaVerdictOf(v: Verdict): SchemaVerdict {
 /**
  * Each contract a format claims checked once (a DASP selection with its definitions); each
  * definition's verdict is what the selections reading it reported in it. The sets are not empty.
+ * Checked as `contracts inspect` checks (every stage `contracts check` runs but the module's
+ * generation, which reports nothing but a bug of its own): the same diagnostics on every contract
+ * here, at about half the processor time.
  */
 async function verdicts(): Promise<Verdict[]> {
   const contracts = ['fixtures', 'conformance', 'examples'].flatMap((dir) => files(join(root, dir)))
@@ -140,7 +143,7 @@ async function verdicts(): Promise<Verdict[]> {
     if (!formats.some((format) => format.match(file))) continue
     const kind = kindOf(file)
     if (!kind) continue
-    const diagnostics: Diagnostic[] = (await new ContractCompiler().compile(file, { declarations: false })).diagnostics
+    const diagnostics: Diagnostic[] = (await new ContractCompiler().inspect(file)).diagnostics
     verdictOf(file, kind)
     if (kind === DASP) {
       // The definitions this selection reads are judged here too, each in its own file.
