@@ -3,7 +3,8 @@
  * own shapes) say what `contracts check` says about a document's shape:
  *
  * - they are what the script writes now, compile in ajv's strict mode, and the catalogue is in
- *   SchemaStore's format with every `url` a file `npm pack` ships;
+ *   SchemaStore's format with every `url` a file of schemas/ (that `npm pack` ships each is
+ *   test/pack.test.ts's, which packs once for the suite);
  * - on every contract under fixtures/, conformance/ and examples/, a document the checker finds no
  *   error in validates, and each shape error the checker reports has a schema error at the same
  *   JSON Pointer (and the other way round: a document the checker finds well-shaped validates);
