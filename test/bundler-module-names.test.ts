@@ -31,8 +31,12 @@ interface Compiler {
   close(callback: () => void): void
 }
 
-/** A development build (the bundler's defaults: named ids, path comments, eval source maps) and the names of its modules (its stats listing). */
-async function developmentBuild(bundler: 'webpack' | 'rspack', project = dir): Promise<{ output: string; listing: string }> {
+/**
+ * A development build (the bundler's defaults: named ids, path comments, eval source maps), the
+ * names of its modules (its stats as JSON) and the text its stats print (`stats.toString()`, what
+ * the CLI and most build scripts show: the module listing with the modules' names).
+ */
+async function developmentBuild(bundler: 'webpack' | 'rspack', project = dir): Promise<{ output: string; listing: string; printed: string }> {
   const outDir = join(project, `dist-${bundler}`)
   const config = (plugin: unknown) => ({
     mode: 'development',
@@ -57,6 +61,7 @@ async function developmentBuild(bundler: 'webpack' | 'rspack', project = dir): P
   return {
     output: readFileSync(join(outDir, 'main.js'), 'utf8'),
     listing: (stats.toJson({ all: false, modules: true }).modules ?? []).map((m) => m.name).join('\n'),
+    printed: stats.toString({ colors: false, modules: true }),
   }
 }
 
@@ -68,8 +73,8 @@ describe('a development build names a contract module by its path relative to th
     it(
       bundler,
       async () => {
-        const { output, listing } = await developmentBuild(bundler)
-        for (const text of [output, listing]) {
+        const { output, listing, printed } = await developmentBuild(bundler)
+        for (const text of [output, listing, printed]) {
           expect(text).not.toMatch(/_virtual_|\.virtual\b/)
           for (const form of absolute) expect(text.includes(form), form).toBe(false)
         }
@@ -78,6 +83,9 @@ describe('a development build names a contract module by its path relative to th
         expect(output).toContain('"./src/payments.spec.json?topics=payments:refund"')
         expect(listing).toContain('./src/payments.spec.json')
         expect(listing).toContain('./src/payments.spec.json?topics=payments:refund')
+        // The printed listing: a line per module, the contract's headed by its path.
+        expect(printed).toMatch(/^\s*\.\/src\/payments\.spec\.json \d/m)
+        expect(printed).toMatch(/^\s*\.\/src\/payments\.spec\.json\?topics=payments:refund \d/m)
         if (bundler === 'webpack') {
           expect(output).toContain('!*** ./src/payments.spec.json ***!')
           expect(output).toContain('sourceURL=webpack:///./src/payments.spec.json?')

@@ -56,6 +56,13 @@ describe('npm pack', () => {
     expect(shipped.has('README.md')).toBe(true)
   })
 
+  it('ships the editor schemas: the catalogue and every schema it lists (each url relative to it)', () => {
+    const catalogue = JSON.parse(readFileSync(join(root, 'schemas/catalog.json'), 'utf8')) as { schemas: { url: string }[] }
+    const urls = catalogue.schemas.map((s) => posix.join('schemas', s.url))
+    expect(urls.length).toBeGreaterThanOrEqual(4)
+    expect([...urls, 'schemas/catalog.json'].filter((url) => !shipped.has(url))).toEqual([])
+  })
+
   it('ships every file its README and docs link to, images included', () => {
     const docs = packed.filter((f) => f.endsWith('.md') && (f === 'README.md' || f.startsWith('docs/') || f.endsWith('/README.md')))
     expect(docs).toContain('docs/getting-started.md')

@@ -3,7 +3,7 @@
  * the profile does not define is reported (an unsupported capability), and the types of every
  * member the rules read. Meaning (token languages, subjects, authorities) is checked by the rules.
  *
- * Each member carries a `description` (the profile's words, shortened): the hover text of the
+ * Each member carries a `description` (what the profile means by it, in this project's words): the hover text of the
  * editor schema written from this shape (scripts/editor-schemas.ts), kept here so that the shape
  * and its words are one source. ajv ignores the keyword.
  */
@@ -175,7 +175,9 @@ export const profileSchema = d(
         'Adapter protocols the runtime calls, by key.',
         closed(
           {
-            kind: str('audience, authorization, result-verifier, aggregation, transform, selection, delivery, ownership, state-store or workflow.'),
+            kind: str(
+              'What the adapter is for, one of: audience, authorization, result-verifier, aggregation, transform, selection, delivery, ownership, state-store, workflow.',
+            ),
             version: str("The adapter protocol's exact version."),
             inputSchema: str('A local #/components/schemas/... pointer: the data the adapter is called with.'),
             outputSchema: str('A local #/components/schemas/... pointer: the data it returns.'),

@@ -61,7 +61,7 @@ export const documentShape: MemberSpec = {
           version: string('The topic\'s handler version; omitted (never "") for the unversioned handler.'),
           reserved: {
             kind: 'boolean',
-            description: 'true for a reserved Benzene utility topic (benzene:spec, benzene:healthcheck, ...); written only when true.',
+            description: "true when the topic is one of Benzene's reserved utility topics (benzene:spec, benzene:healthcheck, ...); present only when true.",
           },
           httpMappings: {
             kind: 'array',
@@ -79,7 +79,8 @@ export const documentShape: MemberSpec = {
     events: {
       kind: 'array',
       required: true,
-      description: 'One entry per topic the service produces as a fire-and-forget event (possibly none).',
+      description:
+        'The events the service publishes without waiting for a reply, one entry per topic (an empty array when there are none; Benzene Contract Document §3).',
       items: {
         kind: 'object',
         members: {
