@@ -6,13 +6,14 @@ import { ClosedCollections } from './yaml-positions.js'
  * listener that records positions, were a third of a NATS compile).
  *
  * It reads a strict subset: block mappings and sequences indented with spaces, keys and values
- * that are plain or quoted scalars on one line, and the empty flow collections `{}` and `[]`, with
- * comments anywhere. Anything else (flow collections with content, block scalars, anchors, aliases,
- * tags, explicit keys, multi-line scalars, escapes, tabs, carriage returns, duplicate keys, keys
- * that are not strings, a document that is not a mapping) gives up with `undefined`, and the caller
- * reads the document with `js-yaml` as before: this reader never has to be right about what it does
- * not read. `test/yaml-block.test.ts` holds it to `js-yaml` (values and positions) over generated
- * documents.
+ * that are plain or quoted scalars on one line, and flow collections written on one line
+ * (`{ $ref: '#/...' }`, `[a, b]`, `{}`), with comments anywhere. Anything else (a flow collection
+ * over several lines or written loosely, block scalars, anchors, aliases, tags, explicit keys,
+ * multi-line scalars, escapes, tabs, carriage returns, duplicate keys, keys that are not strings, a
+ * document that is not a mapping) gives up with `undefined`, and the caller reads the document
+ * with `js-yaml` as before: this reader never has to be right about what it does not read.
+ * `test/yaml-block.test.ts` holds it to `js-yaml` and the exact path (values and positions) over
+ * generated * documents.
  */
 export interface BlockYaml {
   value: Record<string, unknown>
@@ -32,6 +33,9 @@ const MAX_KEY = 1000
 /** Characters that may not begin a plain scalar here (YAML's indicators; `-`, `?`, `:` only when a blank follows, checked apart). */
 const INDICATOR = new Uint8Array(128)
 for (const c of ',[]{}#&*!|>\'"%@`') INDICATOR[c.charCodeAt(0)] = 1
+
+/** `{` or `[`. */
+const isFlowStart = (c: number) => c === 123 || c === 91
 
 /** What `js-yaml` refuses in any scalar (its own pattern): such a document is left to it. */
 // eslint-disable-next-line no-control-regex -- js-yaml's own pattern of what it refuses
@@ -144,7 +148,7 @@ class Reader {
         out.push(this.nested(indent, depth, true))
       } else if (this.isEntry(i)) {
         throw new NotBlock()
-      } else if (this.startsKey(i)) {
+      } else if (!isFlowStart(this.text.charCodeAt(i)) && this.startsKey(i)) {
         // A mapping written on the entry's line (`- name: a`): its keys stand at that column.
         this.at = i
         out.push(this.mapping(i - this.lineStart, i, depth + 1))
@@ -248,7 +252,7 @@ class Reader {
       return this.nested(indent, depth, false)
     }
     // A mapping or sequence may not begin on the key's line (`a: b: c`, `a: - b`).
-    if (this.isEntry(i) || this.startsKey(i)) throw new NotBlock()
+    if (this.isEntry(i) || (!isFlowStart(text.charCodeAt(i)) && this.startsKey(i))) throw new NotBlock()
     return this.scalarOrEmpty(i, indent, depth + 1)
   }
 
@@ -280,10 +284,9 @@ class Reader {
       value = this.quoted(at, close)
       this.onString(value as string)
       end = close + 1
-    } else if ((c === 123 /* { */ && text.charCodeAt(at + 1) === 125) || (c === 91 /* [ */ && text.charCodeAt(at + 1) === 93)) {
-      value = c === 123 ? {} : []
-      end = at + 2
-      this.closed.add(at, depth)
+    } else if (isFlowStart(c)) {
+      value = this.flow(at, depth)
+      end = this.flowEnd
     } else {
       if (!this.plainStart(at)) throw new NotBlock()
       end = this.commentOn(at)
@@ -302,6 +305,84 @@ class Reader {
     // A line indented further goes on with the scalar (a multi-line plain scalar) or is an error.
     if (this.at !== -1 && this.indent > indent) throw new NotBlock()
     return value
+  }
+
+  /** Where the last flow collection read ended (after its closing bracket). */
+  private flowEnd = 0
+
+  /**
+   * The flow collection at `at` (`{` or `[`), written on the current line: entries separated by
+   * `, `, mapping entries as `key: value`, each a quoted or plain scalar or a flow collection.
+   * Gives up on what YAML reads more freely (a key without a value, a trailing comma, `:` or `#`
+   * in a plain scalar, a collection going on to the next line). Sets `flowEnd`.
+   */
+  private flow(at: number, depth: number): unknown {
+    if (depth > MAX_DEPTH) throw new NotBlock()
+    const text = this.text
+    const mapping = text.charCodeAt(at) === 123
+    const closer = mapping ? 125 : 93
+    const out: Record<string, unknown> | unknown[] = mapping ? {} : []
+    let i = this.spaces(at + 1)
+    if (text.charCodeAt(i) !== closer) {
+      for (;;) {
+        if (mapping) {
+          const key = this.flowScalar(i, true)
+          if (typeof key !== 'string' || key === '__proto__' || key === '<<' || key.length > MAX_KEY || Object.hasOwn(out, key)) throw new NotBlock()
+          i = this.spaces(this.flowEnd)
+          if (text.charCodeAt(i) !== 58 /* : */ || text.charCodeAt(i + 1) !== 32) throw new NotBlock()
+          const value = this.flowValue(this.spaces(i + 1), depth)
+          ;(out as Record<string, unknown>)[key] = value
+        } else (out as unknown[]).push(this.flowValue(i, depth))
+        i = this.spaces(this.flowEnd)
+        const c = text.charCodeAt(i)
+        if (c === closer) break
+        if (c !== 44 /* , */) throw new NotBlock()
+        i = this.spaces(i + 1)
+        if (text.charCodeAt(i) === closer) throw new NotBlock()
+      }
+    }
+    if (i >= this.lineEnd) throw new NotBlock()
+    this.closed.add(at, depth)
+    this.flowEnd = i + 1
+    return out
+  }
+
+  /** An entry's value in a flow collection at `depth` (the collections around that collection's members). Sets `flowEnd`. */
+  private flowValue(at: number, depth: number): unknown {
+    return isFlowStart(this.text.charCodeAt(at)) ? this.flow(at, depth + 1) : this.flowScalar(at, false)
+  }
+
+  /** A quoted or plain scalar inside a flow collection (`key`: it ends at `:`); passes strings to `onString`. Sets `flowEnd`. */
+  private flowScalar(at: number, key: boolean): unknown {
+    const text = this.text
+    const c = text.charCodeAt(at)
+    if (c === 39 || c === 34) {
+      const close = this.quotedEnd(at)
+      const value = this.quoted(at, close)
+      this.onString(value)
+      this.flowEnd = close + 1
+      return value
+    }
+    if (!this.plainStart(at)) throw new NotBlock()
+    let j = at
+    for (; j < this.lineEnd; j++) {
+      const d = text.charCodeAt(j)
+      if (d === 44 || d === 91 || d === 93 || d === 123 || d === 125) break
+      if (d === 58 /* : */ && key) break
+      if (d === 58 || d === 35 /* # */) throw new NotBlock()
+    }
+    this.flowEnd = j
+    while (text.charCodeAt(j - 1) === 32) j--
+    const value = this.plain(text.slice(at, j))
+    if (typeof value === 'string') this.onString(value)
+    return value
+  }
+
+  /** The first offset at or after `at` that is not a space. */
+  private spaces(at: number): number {
+    let i = at
+    while (this.text.charCodeAt(i) === 32) i++
+    return i
   }
 
   /** The closing quote of the quoted scalar at `at`, on the same line; gives up on escapes and on a scalar that goes on to the next line. */
