@@ -13,7 +13,7 @@ import { ClosedCollections } from './yaml-positions.js'
  * document that is not a mapping) gives up with `undefined`, and the caller reads the document
  * with `js-yaml` as before: this reader never has to be right about what it does not read.
  * `test/yaml-block.test.ts` holds it to `js-yaml` and the exact path (values and positions) over
- * generated * documents.
+ * generated documents.
  */
 export interface BlockYaml {
   value: Record<string, unknown>
