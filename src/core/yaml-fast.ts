@@ -1,6 +1,7 @@
 import { FAILSAFE_SCHEMA, load, Type, type State } from 'js-yaml'
 import { findCredential } from './credential-scan.js'
 import { LIMITS } from './limits.js'
+import { readBlockYaml } from './yaml-block.js'
 import { ClosedCollections } from './yaml-positions.js'
 
 /**
@@ -105,36 +106,37 @@ const numeric = (s: string) => {
  * YAML 1.2 core schema, resolved as `yaml` resolves it (js-yaml's own core types also accept `_`
  * in numbers and `0b` integers); `.inf`/`.nan` stop the fast path (JSON has no form for them).
  */
+const isNull = (s: string | null) => s === null || s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL'
+const isBool = (s: string | null) => s === 'true' || s === 'True' || s === 'TRUE' || s === 'false' || s === 'False' || s === 'FALSE'
+const toBool = (s: string) => s[0] === 't' || s[0] === 'T'
+const isInt = (s: string | null) => s !== null && numeric(s) && /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(s)
+const toInt = (s: string) => (s.startsWith('0o') ? parseInt(s.slice(2), 8) : s.startsWith('0x') ? parseInt(s.slice(2), 16) : parseInt(s, 10))
+const isFloat = (s: string | null) =>
+  s !== null &&
+  numeric(s) &&
+  /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s)
+const toFloat = (s: string) => {
+  if (/[iI][nN][fF]|[nN][aA][nN]/.test(s)) throw new Error('non-finite number')
+  return parseFloat(s)
+}
+
 const CORE = FAILSAFE_SCHEMA.extend({
   implicit: [
-    new Type('tag:yaml.org,2002:null', {
-      kind: 'scalar',
-      resolve: (s: string | null) => s === null || s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL',
-      construct: () => null,
-    }),
-    new Type('tag:yaml.org,2002:bool', {
-      kind: 'scalar',
-      resolve: (s: string | null) => s === 'true' || s === 'True' || s === 'TRUE' || s === 'false' || s === 'False' || s === 'FALSE',
-      construct: (s: string) => s[0] === 't' || s[0] === 'T',
-    }),
-    new Type('tag:yaml.org,2002:int', {
-      kind: 'scalar',
-      resolve: (s: string | null) => s !== null && numeric(s) && /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/.test(s),
-      construct: (s: string) => (s.startsWith('0o') ? parseInt(s.slice(2), 8) : s.startsWith('0x') ? parseInt(s.slice(2), 16) : parseInt(s, 10)),
-    }),
-    new Type('tag:yaml.org,2002:float', {
-      kind: 'scalar',
-      resolve: (s: string | null) =>
-        s !== null &&
-        numeric(s) &&
-        /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s),
-      construct: (s: string) => {
-        if (/[iI][nN][fF]|[nN][aA][nN]/.test(s)) throw new Error('non-finite number')
-        return parseFloat(s)
-      },
-    }),
+    new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: isNull, construct: () => null }),
+    new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: isBool, construct: toBool }),
+    new Type('tag:yaml.org,2002:int', { kind: 'scalar', resolve: isInt, construct: toInt }),
+    new Type('tag:yaml.org,2002:float', { kind: 'scalar', resolve: isFloat, construct: toFloat }),
   ],
 })
+
+/** A plain scalar's value as `CORE` resolves it (its implicit types in order): the block reader's scalars are exactly the `js-yaml` path's. */
+export function plainScalar(s: string): unknown {
+  if (isNull(s)) return null
+  if (isBool(s)) return toBool(s)
+  if (isInt(s)) return toInt(s)
+  if (isFloat(s)) return toFloat(s)
+  return s
+}
 
 class NotFast extends Error {}
 
@@ -235,6 +237,21 @@ const WHITESPACE = /\s/
 /** The document's value and collection positions, or undefined when only the exact path can read it. */
 export function loadFastYaml(text: string): FastYaml | undefined {
   if (needsExact(text)) return undefined
+  // A document that uses no scalar containing a credential's characters is not scanned string by
+  // string (bench/: a tenth of the parse).
+  const scanStrings = valuesMayHoldCredential(text)
+  return blockYaml(text, scanStrings) ?? loadWithJsYaml(text, scanStrings)
+}
+
+/**
+ * The document's value and collection positions read by `js-yaml` (what `loadFastYaml` does when
+ * the block reader gives up; exported for the differential test of the two), or undefined.
+ */
+export function loadFastYamlWithJsYaml(text: string): FastYaml | undefined {
+  return needsExact(text) ? undefined : loadWithJsYaml(text, valuesMayHoldCredential(text))
+}
+
+function loadWithJsYaml(text: string, scanStrings: boolean): FastYaml | undefined {
   const closed = new ClosedCollections()
   let last: unknown
   const opened: number[] = []
@@ -277,18 +294,7 @@ export function loadFastYaml(text: string): FastYaml | undefined {
   // Every string of the value, keys included, is some node's result when it closes (no aliases or
   // merges on this path): scanned here, where the parser made it, instead of in a walk afterwards.
   let mayHoldCredential = false
-  // A document whose raw text cannot hold a credential in any of its strings is not scanned string
-  // by string (bench/: a tenth of the parse).
-  const scanStrings = valuesMayHoldCredential(text)
-  // Long strings repeat (a description on every channel): each distinct one is scanned once, as
-  // `decodedCredential` does.
-  const scannedLong = new Set<string>()
-  const holdsCredential = (value: string) => {
-    if (value.length < LONG_STRING) return findCredential(value) !== undefined
-    if (scannedLong.has(value)) return false
-    scannedLong.add(value)
-    return findCredential(value) !== undefined
-  }
+  const holdsCredential = credentialScan()
   const listener = (event: 'open' | 'close', state: State) => {
     if (event === 'open') {
       if (!mayBeSpecial) {
@@ -351,6 +357,35 @@ export function loadFastYaml(text: string): FastYaml | undefined {
     return undefined
   }
   if (value === null || typeof value !== 'object' || explicitKeys.left > 0) return undefined
+  if (!mayHoldCredential) credentialFree.add(value)
+  if (!scanStrings) credentialFreeText.add(value)
+  return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }
+}
+
+/**
+ * Whether a string holds what `findCredential` finds. Long strings repeat (a description on every
+ * channel): each distinct one is scanned once, as `decodedCredential` does.
+ */
+function credentialScan(): (value: string) => boolean {
+  const scannedLong = new Set<string>()
+  return (value) => {
+    if (value.length < LONG_STRING) return findCredential(value) !== undefined
+    if (scannedLong.has(value)) return false
+    scannedLong.add(value)
+    return findCredential(value) !== undefined
+  }
+}
+
+/** The document read by the block reader (yaml-block.ts), or undefined when it is outside the reader's subset. */
+function blockYaml(text: string, scanStrings: boolean): FastYaml | undefined {
+  let mayHoldCredential = false
+  const holdsCredential = credentialScan()
+  const onString = (s: string) => {
+    if (scanStrings && !mayHoldCredential && holdsCredential(s)) mayHoldCredential = true
+  }
+  const read = readBlockYaml(text, plainScalar, onString)
+  if (!read) return undefined
+  const { value, closed } = read
   if (!mayHoldCredential) credentialFree.add(value)
   if (!scanStrings) credentialFreeText.add(value)
   return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }

@@ -1,3 +1,5 @@
+import { knownSites } from '../../../core/json-refs.js'
+
 /**
  * The AsyncAPI 3.1.0 schema cut to what a NATS contract reaches, for the first-error check every
  * valid document meets (scripts/precompile-asyncapi.mjs compiles it when the package is built).
@@ -85,6 +87,10 @@ const BINDINGS_MAP = /^(?:server|channel|operation|message)Bindings$/
  * reached twice, as YAML aliases make, is not walked again).
  */
 export function needsFullSchema(doc: unknown, cut: StandardCut): boolean {
+  // The document's one walk (json-refs.ts) already collected both when loading asked for its
+  // references: a second walk of the whole document was a twentieth of a NATS compile (bench/).
+  const known = isSchemaObject(doc) ? knownSites(doc) : undefined
+  if (known) return cut.protocols.some((p) => known.bindingMembers.has(p)) || cut.schemaFormats.some((f) => known.schemaFormats.has(f))
   const protocols = new Set(cut.protocols)
   const schemaFormats = new Set(cut.schemaFormats)
   const seen = new Set<object>()
