@@ -24,6 +24,7 @@ import { admitInvocation, authorizedNow, branchInput, idempotencyConflict, invoc
 import { copyMembers, writeMember } from './dispatch/pointers.js'
 import { correlationReader, memberReader, type Correlation } from './correlation.js'
 import { sha256Hex } from './dispatch/operation-id.js'
+import { expectedSubject } from './dispatch/expected-subject.js'
 import { answerRecord, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
 
 /** What a generated NATS module provides that the executor reads. */
@@ -199,6 +200,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const streams = (module as { readonly streams?: StreamTable }).streams
   const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
     publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
+  /** A request admission materialized: its bytes were written with it (`materializeBranches`). */
+  const publishBytes = (op: OperationDescriptor, subject: string, data: Uint8Array, msgId: string): Promise<void> =>
+    publishMessage(nc, js, streams, op, subject, data, msgId)
 
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
@@ -214,6 +218,21 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     } catch {
       return undefined
     }
+  }
+  /** Whether a result subject parses with the body's peer at the target parameter (when the channel has one). */
+  const parsedSubjectAgrees = (subject: string, peerId: string): boolean => {
+    const params = resultChannel?.subject?.tryParse(subject) as Record<string, string> | undefined
+    const target = plan.dispatch.targetParameter
+    return params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+  }
+  /** The request subject's values that are the same for every branch of an operation: inputs and literals (`subjectFor` binds the same). */
+  const operationSubjectValues = (inputs: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+    const values: Record<string, unknown> = {}
+    for (const [param, source] of Object.entries(interaction.bindings.subject)) {
+      if ('input' in source) writeMember(values, param, inputs[source.input])
+      else if ('literal' in source) writeMember(values, param, source.literal)
+    }
+    return values
   }
   /** Every parameter a wildcard: each message is parsed, validated and routed by its operation id. */
   const wildcard = (channel: Channel<any, any, any>) => channel.address!.replace(/\{[^}]+\}/g, '*')
@@ -259,6 +278,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       deadlineMs,
       policyRevision: deployment.policyRevision,
     })
+    // The result subject each peer answers on (the request's operation-wide subject values, its own
+    // peer id): compared, not parsed, when the request binds those values from inputs or literals.
+    const resultSubjectIs = resultChannel ? expectedSubject(resultChannel, plan.dispatch.targetParameter, operationSubjectValues(inputs)) : undefined
     /** A boolean when the adapter answers synchronously, else its promise. */
     const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
 
@@ -432,10 +454,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const { branchId, attempt, peerId, fence } = correlation
       if (correlation.operationId !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
       if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
-      // Subject-permission verification: the subject's peer and the body's peer agree.
-      const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
-      const target = plan.dispatch.targetParameter
-      const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+      // Subject-permission verification: the subject's peer and the body's peer agree (the expected
+      // subject is one that parses with the body's peer; any other subject is parsed).
+      const subjectAgrees = resultSubjectIs?.(msg.subject, peerId) === true || parsedSubjectAgrees(msg.subject, peerId)
       const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees }
       // One context for the authorization and the verifier when both answer at once.
       const at = context()
@@ -518,8 +539,13 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const sent = branches.map(async (b, i) => {
         if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
         try {
-          const { subject, payload } = b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b)
-          await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
+          const first = b.attempt === 1 ? firstRequests.get(b.branchId) : undefined
+          const msgId = `${op.id}.${b.branchId}.${b.attempt}`
+          if (first) await publishBytes(requestOperation, first.subject, first.data, msgId)
+          else {
+            const { subject, payload } = request(b)
+            await publish(requestOperation, subject, payload, msgId)
+          }
           publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
         } catch (error) {
           publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
