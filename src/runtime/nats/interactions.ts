@@ -10,7 +10,6 @@ import type { ResultError } from '../shared/result.js'
 import { wireJson } from '../shared/wire-json.js'
 import { setOwn } from '../shared/own-property.js'
 import { BRANCH_FIELDS, CONTEXT_FIELDS, fieldValueProblem } from './binding-fields.js'
-import { jsonSplicer, type JsonSplicer } from './spliced-json.js'
 
 const encoder = /* @__PURE__ */ new TextEncoder()
 
@@ -303,25 +302,8 @@ function branchShape(interaction: Interaction): BranchShape | null {
   return shape
 }
 
-/** The value at a path of own members (undefined when absent). */
-function valueAt(value: unknown, tokens: readonly string[]): unknown {
-  for (const token of tokens) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, token)) return undefined
-    value = (value as Record<string, unknown>)[token]
-  }
-  return value
-}
-
 /** A branch member as its JSON round trip gives it back (`-0` is written `0`). */
 const wireValue = (value: unknown): unknown => (value === 0 ? 0 : value)
-
-/** One branch's request: `materialize`'s subject and payload, and the payload's JSON as UTF-8 bytes (what is sent). */
-export interface BranchRequest {
-  readonly subject: string
-  readonly payload: Record<string, unknown>
-  /** Exactly `JSON.stringify(payload)` encoded as UTF-8. */
-  readonly data: Uint8Array
-}
 
 /**
  * `materialize` for many branches of one admission: the inputs and the context are read, checked
@@ -331,38 +313,20 @@ export interface BranchRequest {
  * that path (a mistyped branch member, a validator) is materialized whole, so the error thrown is
  * exactly `materialize`'s; what succeeds is equal to `materialize`'s payload. Requests share the
  * members no branch binding writes: they are read, never changed.
- *
- * The bytes: the template's JSON is written once, cut at the branch members (`jsonSplicer`), and
- * each request on the template path gets the pieces with its own members' JSON between them, the
- * same bytes `JSON.stringify` of its payload gives (test/executor-materialize-branches.test.ts);
- * a request materialized whole is serialized whole.
  */
 export function materializeBranches(
   interaction: Interaction,
   values: Omit<MaterializeValues, 'branch'>,
-): (branch: Readonly<Record<string, unknown>>) => BranchRequest {
+): (branch: Readonly<Record<string, unknown>>) => { subject: string; payload: Record<string, unknown> } {
   const shape = branchShape(interaction)
   let template: Record<string, unknown> | undefined
-  let splice: JsonSplicer | undefined
-  const serialized = (request: { subject: string; payload: Record<string, unknown> }): BranchRequest =>
-    Object.freeze({ subject: request.subject, payload: request.payload, data: encoder.encode(JSON.stringify(request.payload)) })
-  const whole = (branch: Readonly<Record<string, unknown>>) => serialized(materialize(interaction, { ...values, branch }))
-  /** The payload's bytes from the template's pieces and the payload's own branch members (serialized whole when they cannot be spliced). */
-  const spliced = (payload: Record<string, unknown>, subject: string): BranchRequest => {
-    const members = shape!.payload.map(({ tokens }) => valueAt(payload, tokens))
-    const data = splice?.(members)
-    return data ? Object.freeze({ subject, payload, data }) : serialized({ subject, payload })
-  }
+  const whole = (branch: Readonly<Record<string, unknown>>) => materialize(interaction, { ...values, branch })
   return (branch) => {
     if (shape === null || !interaction.subject) return whole(branch)
     if (template === undefined) {
-      const first = materialize(interaction, { ...values, branch })
+      const first = whole(branch)
       template = first.payload
-      splice = jsonSplicer(
-        template,
-        shape.payload.map((p) => p.tokens),
-      )
-      return spliced(first.payload, first.subject)
+      return first
     }
     for (const { field } of shape.payload)
       if (fieldValueProblem(BRANCH_FIELDS[field] as 'string' | 'integer', branch[field]) !== undefined) return whole(branch)
@@ -397,6 +361,6 @@ export function materializeBranches(
       Object.defineProperty(current, tokens[tokens.length - 1]!, { value: wireValue(branch[field]), enumerable: true, writable: true, configurable: true })
     }
     for (const validator of shape.validators) if (!validator(payload)) return whole(branch)
-    return spliced(payload, subject)
+    return Object.freeze({ subject, payload })
   }
 }

@@ -6,7 +6,7 @@
  * kept (the executor's memory or the state bucket's admission record) is the caller's.
  */
 import canonicalize from 'canonicalize'
-import { materialize, materializeBranches, MaterializeError, type BranchRequest, type Interaction } from '../interactions.js'
+import { materialize, materializeBranches, MaterializeError, type Interaction } from '../interactions.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
 import type { AdmittedBranch } from './events.js'
 import type { InteractionPlan } from './policy.js'
@@ -64,8 +64,8 @@ export interface Admitted {
   readonly branches: readonly AdmittedBranch[]
   /** The manifest admitted (dispatch `branches`, `none`). */
   readonly manifest?: ManifestAdmission
-  /** Attempt 1's request of each published branch, materialized (fence 0) in one pass, with the bytes to send. */
-  readonly requests: ReadonlyMap<string, BranchRequest>
+  /** Attempt 1's request of each published branch, materialized (fence 0) in one pass. */
+  readonly requests: ReadonlyMap<string, { subject: string; payload: Record<string, unknown> }>
 }
 
 /** A boolean when the adapter answers synchronously (most do), else its promise: no turn per peer. */
@@ -150,7 +150,7 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
     ? declared.value.branches
     : (plan.dispatch.mode === 'one-eligible' ? [peers[0]!] : peers).map((p) => ({ branchId: p, peerId: p, fence: 0 }))
   // Every request is materialized (and so validated) before anything is admitted or published.
-  const requests = new Map<string, BranchRequest>()
+  const requests = new Map<string, { subject: string; payload: Record<string, unknown> }>()
   try {
     // One context for the admission's requests: they are materialized in one synchronous pass.
     const at = context()

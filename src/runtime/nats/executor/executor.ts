@@ -200,9 +200,6 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const streams = (module as { readonly streams?: StreamTable }).streams
   const publish = (op: OperationDescriptor, subject: string, payload: unknown, msgId: string): Promise<void> =>
     publishMessage(nc, js, streams, op, subject, encoder.encode(JSON.stringify(payload)), msgId)
-  /** A request admission materialized: its bytes were written with it (`materializeBranches`). */
-  const publishBytes = (op: OperationDescriptor, subject: string, data: Uint8Array, msgId: string): Promise<void> =>
-    publishMessage(nc, js, streams, op, subject, data, msgId)
 
   async function call<T>(what: string, f: () => T | Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
     try {
@@ -225,15 +222,20 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     const target = plan.dispatch.targetParameter
     return params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
   }
-  /** The request subject's values that are the same for every branch of an operation: inputs and literals (`subjectFor` binds the same). */
-  const operationSubjectValues = (inputs: Readonly<Record<string, unknown>>): Record<string, unknown> => {
-    const values: Record<string, unknown> = {}
-    for (const [param, source] of Object.entries(interaction.bindings.subject)) {
-      if ('input' in source) writeMember(values, param, inputs[source.input])
-      else if ('literal' in source) writeMember(values, param, source.literal)
-    }
-    return values
+  /** A request subject value that is the same for every branch of an operation: an input or a literal (`subjectFor` binds the same). */
+  const operationSubjectValue = (param: string, inputs: Readonly<Record<string, unknown>>): unknown => {
+    const source = Object.hasOwn(interaction.bindings.subject, param) ? interaction.bindings.subject[param] : undefined
+    if (source && 'input' in source) return Object.hasOwn(inputs, source.input) ? inputs[source.input] : undefined
+    if (source && 'literal' in source) return source.literal
+    return undefined
   }
+  /** The result subjects compared rather than parsed, when every parameter but the peer's is bound per operation. */
+  const operationBound = new Set(
+    Object.entries(interaction.bindings.subject)
+      .filter(([, source]) => 'input' in source || 'literal' in source)
+      .map(([param]) => param),
+  )
+  const resultSubjectOf = resultChannel ? expectedSubject(resultChannel, plan.dispatch.targetParameter, operationBound) : undefined
   /** Every parameter a wildcard: each message is parsed, validated and routed by its operation id. */
   const wildcard = (channel: Channel<any, any, any>) => channel.address!.replace(/\{[^}]+\}/g, '*')
   async function listen(): Promise<void> {
@@ -278,9 +280,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       deadlineMs,
       policyRevision: deployment.policyRevision,
     })
-    // The result subject each peer answers on (the request's operation-wide subject values, its own
-    // peer id): compared, not parsed, when the request binds those values from inputs or literals.
-    const resultSubjectIs = resultChannel ? expectedSubject(resultChannel, plan.dispatch.targetParameter, operationSubjectValues(inputs)) : undefined
+    // The result subject each peer answers on (the operation's subject values, its own peer id).
+    const resultSubjectIs = resultSubjectOf?.((param) => operationSubjectValue(param, inputs))
     /** A boolean when the adapter answers synchronously, else its promise. */
     const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
 
@@ -534,25 +535,44 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const branches = manifest?.publishes === false ? [] : core.branchesIn('open', 'dispatched')
       // One context for the dispatch's authorizations (made in one synchronous pass).
       const at = context()
-      const allowed = await Promise.all(branches.map((b) => authorizedNow(adapters, at, b.peerId, 'dispatch')))
-      // Published together (no await between core publications): one write to the socket, not one per peer.
-      const sent = branches.map(async (b, i) => {
-        if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
-        try {
-          const first = b.attempt === 1 ? firstRequests.get(b.branchId) : undefined
-          const msgId = `${op.id}.${b.branchId}.${b.attempt}`
-          if (first) await publishBytes(requestOperation, first.subject, first.data, msgId)
-          else {
-            const { subject, payload } = request(b)
-            await publish(requestOperation, subject, payload, msgId)
+      const answers = branches.map((b) => authorizedNow(adapters, at, b.peerId, 'dispatch'))
+      // Synchronous adapters (the usual case) answer without a promise per peer.
+      const allowed = answers.every((a) => typeof a === 'boolean') ? (answers as boolean[]) : await Promise.all(answers)
+      const requestFor = (b: BranchState) => (b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b))
+      const failed = (b: BranchState, error: unknown) => {
+        publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
+        apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
+      }
+      // (Gather dispatch publishes nothing and has no request operation.)
+      if (branches.length === 0 || requestOperation.api !== 'jetstream') {
+        // A core publication is written to the connection's buffer at once: no promise per peer,
+        // and all of them leave in one write to the socket.
+        for (let i = 0; i < branches.length; i++) if (!allowed[i]) apply({ kind: 'revoked', atMs: now(), peerId: branches[i]!.peerId })
+        for (let i = 0; i < branches.length; i++) {
+          const b = branches[i]!
+          if (!allowed[i]) continue
+          try {
+            const { subject, payload } = requestFor(b)
+            nc.publish(subject, encoder.encode(JSON.stringify(payload)))
+            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+          } catch (error) {
+            failed(b, error)
           }
-          publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
-        } catch (error) {
-          publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
-          apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
         }
-      })
-      await Promise.all(sent)
+      } else {
+        // Published together (no await between publications), each failure applied as it is known.
+        const sent = branches.map(async (b, i) => {
+          if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+          try {
+            const { subject, payload } = requestFor(b)
+            await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
+            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+          } catch (error) {
+            failed(b, error)
+          }
+        })
+        await Promise.all(sent)
+      }
       dispatched = true
       react()
     })
