@@ -1,12 +1,18 @@
-/** `materializeBranches` (one admission's requests from one read of its bindings) against a full `materialize` per branch. */
+/**
+ * `materializeBranches` (one admission's requests from one read of its bindings) against a full
+ * `materialize` per branch; the executor's expected result subject against parsing it.
+ */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { materialize, materializeBranches, type Interaction } from '../src/runtime/nats/interactions.js'
+import { expectedSubject } from '../src/runtime/nats/executor/dispatch/expected-subject.js'
+import type { Channel } from '../src/runtime/nats/subjects.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 
 const interactions: Interaction[] = []
+const channels: Channel<any, any, any>[] = []
 const runs = Number(process.env.PROPERTY_RUNS ?? 200)
 
 beforeAll(async () => {
@@ -14,8 +20,12 @@ beforeAll(async () => {
   for (const name of ['payments', 'shipping']) {
     const result = await compile(shop.doc(name))
     expect(result.diagnostics).toEqual([])
-    const mod = (await loadModule(result.code!, `${name}-branches`)) as { interactions: Record<string, Interaction> }
+    const mod = (await loadModule(result.code!, `${name}-branches`)) as {
+      interactions: Record<string, Interaction>
+      channels: Record<string, Channel<any, any, any>>
+    }
     interactions.push(...Object.values(mod.interactions).filter((i) => i.subject))
+    channels.push(...Object.values(mod.channels).filter((c) => c.subject && Object.keys(c.parameters).length > 0))
   }
   expect(interactions.map((i) => i.id)).toContain('approveRefund')
 })
@@ -89,5 +99,42 @@ describe('materializeBranches', () => {
         refund: { paymentId: 'pay-1', amount: 10 },
       })),
     )
+  })
+
+  it('accepts as the expected result subject only what parses with the peer at the target parameter', () => {
+    const piece = fc.oneof(token, fc.constantFrom('', '*', '>', 'a.b', 'op' + 'ab'.repeat(32), 'payments', 'refunds', 'ballot', 'x'.repeat(200)))
+    let accepted = 0
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.nat(),
+        fc.dictionary(fc.oneof(token, fc.constantFrom('operationId', 'peerId', 'region')), piece),
+        piece,
+        fc.boolean(),
+        (c, t, values, peer, honest) => {
+          const channel = channels[c % channels.length]!
+          const params = Object.keys(channel.parameters)
+          const target = params[t % params.length]!
+          const is = expectedSubject(channel, target, new Set(Object.keys(values)))?.((param) => values[param])
+          if (is === undefined) return
+          // The subject a peer answers on (when its values render), or one drawn at random.
+          let subject = [...Object.values(values), peer].join('.')
+          if (honest) {
+            try {
+              subject = channel.subject!.render({ ...values, [target]: peer })
+            } catch {
+              // A peer id out of its domain: the drawn subject stands.
+            }
+          }
+          const parsed = channel.subject!.tryParse(subject) as Record<string, string> | undefined
+          if (is(subject, peer)) {
+            accepted++
+            expect(parsed?.[target]).toBe(peer)
+          }
+        },
+      ),
+      { numRuns: runs * 5 },
+    )
+    expect(accepted).toBeGreaterThan(0)
   })
 })

@@ -24,6 +24,7 @@ import { admitInvocation, authorizedNow, branchInput, idempotencyConflict, invoc
 import { copyMembers, writeMember } from './dispatch/pointers.js'
 import { correlationReader, memberReader, type Correlation } from './correlation.js'
 import { sha256Hex } from './dispatch/operation-id.js'
+import { expectedSubject } from './dispatch/expected-subject.js'
 import { answerRecord, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
 
 /** What a generated NATS module provides that the executor reads. */
@@ -215,6 +216,26 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       return undefined
     }
   }
+  /** Whether a result subject parses with the body's peer at the target parameter (when the channel has one). */
+  const parsedSubjectAgrees = (subject: string, peerId: string): boolean => {
+    const params = resultChannel?.subject?.tryParse(subject) as Record<string, string> | undefined
+    const target = plan.dispatch.targetParameter
+    return params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+  }
+  /** A request subject value that is the same for every branch of an operation: an input or a literal (`subjectFor` binds the same). */
+  const operationSubjectValue = (param: string, inputs: Readonly<Record<string, unknown>>): unknown => {
+    const source = Object.hasOwn(interaction.bindings.subject, param) ? interaction.bindings.subject[param] : undefined
+    if (source && 'input' in source) return Object.hasOwn(inputs, source.input) ? inputs[source.input] : undefined
+    if (source && 'literal' in source) return source.literal
+    return undefined
+  }
+  /** The result subjects compared rather than parsed, when every parameter but the peer's is bound per operation. */
+  const operationBound = new Set(
+    Object.entries(interaction.bindings.subject)
+      .filter(([, source]) => 'input' in source || 'literal' in source)
+      .map(([param]) => param),
+  )
+  const resultSubjectOf = resultChannel ? expectedSubject(resultChannel, plan.dispatch.targetParameter, operationBound) : undefined
   /** Every parameter a wildcard: each message is parsed, validated and routed by its operation id. */
   const wildcard = (channel: Channel<any, any, any>) => channel.address!.replace(/\{[^}]+\}/g, '*')
   async function listen(): Promise<void> {
@@ -259,6 +280,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       deadlineMs,
       policyRevision: deployment.policyRevision,
     })
+    // The result subject each peer answers on (the operation's subject values, its own peer id).
+    const resultSubjectIs = resultSubjectOf?.((param) => operationSubjectValue(param, inputs))
     /** A boolean when the adapter answers synchronously, else its promise. */
     const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
 
@@ -432,10 +455,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const { branchId, attempt, peerId, fence } = correlation
       if (correlation.operationId !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
       if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
-      // Subject-permission verification: the subject's peer and the body's peer agree.
-      const params = resultChannel!.subject?.tryParse(msg.subject) as Record<string, string> | undefined
-      const target = plan.dispatch.targetParameter
-      const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+      // Subject-permission verification: the subject's peer and the body's peer agree (the expected
+      // subject is one that parses with the body's peer; any other subject is parsed).
+      const subjectAgrees = resultSubjectIs?.(msg.subject, peerId) === true || parsedSubjectAgrees(msg.subject, peerId)
       const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees }
       // One context for the authorization and the verifier when both answer at once.
       const at = context()
@@ -513,20 +535,44 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const branches = manifest?.publishes === false ? [] : core.branchesIn('open', 'dispatched')
       // One context for the dispatch's authorizations (made in one synchronous pass).
       const at = context()
-      const allowed = await Promise.all(branches.map((b) => authorizedNow(adapters, at, b.peerId, 'dispatch')))
-      // Published together (no await between core publications): one write to the socket, not one per peer.
-      const sent = branches.map(async (b, i) => {
-        if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
-        try {
-          const { subject, payload } = b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b)
-          await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
-          publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
-        } catch (error) {
-          publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
-          apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
+      const answers = branches.map((b) => authorizedNow(adapters, at, b.peerId, 'dispatch'))
+      // Synchronous adapters (the usual case) answer without a promise per peer.
+      const allowed = answers.every((a) => typeof a === 'boolean') ? (answers as boolean[]) : await Promise.all(answers)
+      const requestFor = (b: BranchState) => (b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b))
+      const failed = (b: BranchState, error: unknown) => {
+        publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
+        apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
+      }
+      // (Gather dispatch publishes nothing and has no request operation.)
+      if (branches.length === 0 || requestOperation.api !== 'jetstream') {
+        // A core publication is written to the connection's buffer at once: no promise per peer,
+        // and all of them leave in one write to the socket.
+        for (let i = 0; i < branches.length; i++) if (!allowed[i]) apply({ kind: 'revoked', atMs: now(), peerId: branches[i]!.peerId })
+        for (let i = 0; i < branches.length; i++) {
+          const b = branches[i]!
+          if (!allowed[i]) continue
+          try {
+            const { subject, payload } = requestFor(b)
+            nc.publish(subject, encoder.encode(JSON.stringify(payload)))
+            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+          } catch (error) {
+            failed(b, error)
+          }
         }
-      })
-      await Promise.all(sent)
+      } else {
+        // Published together (no await between publications), each failure applied as it is known.
+        const sent = branches.map(async (b, i) => {
+          if (!allowed[i]) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+          try {
+            const { subject, payload } = requestFor(b)
+            await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
+            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+          } catch (error) {
+            failed(b, error)
+          }
+        })
+        await Promise.all(sent)
+      }
       dispatched = true
       react()
     })

@@ -94,6 +94,29 @@ class BranchRecords {
   }
 }
 
+/**
+ * What the handler is given. A class rather than an object literal with a `signal` getter: a
+ * literal defines its accessor anew on every request, which cost more than the rest of the object.
+ */
+class HandledRequest<RequestPayload> implements ResponderRequest<RequestPayload> {
+  readonly #running: LazyAbort
+  constructor(
+    readonly operationId: string,
+    readonly branchId: string,
+    readonly attempt: number,
+    readonly fence: number,
+    readonly payload: RequestPayload,
+    running: LazyAbort,
+  ) {
+    this.#running = running
+  }
+
+  /** Made on first read: most handlers never look. */
+  get signal(): AbortSignal {
+    return this.#running.signal
+  }
+}
+
 export function setPointer(target: Record<string, unknown>, expression: string, value: unknown): boolean {
   return writePointerValue(target, expression, value)
 }
@@ -243,16 +266,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     }
     let returned: Promise<ResultFields | undefined> | ResultFields | undefined
     try {
-      returned = options.handler({
-        operationId,
-        branchId,
-        attempt: a,
-        fence: f,
-        payload: payload as RequestPayload,
-        get signal() {
-          return running.signal
-        },
-      })
+      returned = options.handler(new HandledRequest(operationId, branchId, a, f, payload as RequestPayload, running))
     } catch {
       return commit(undefined, false)
     }
