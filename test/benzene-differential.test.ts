@@ -335,7 +335,7 @@ function oracle(schema: Schema, schemas: Record<string, Schema>): Schema {
 function oracleFor(schemas: Record<string, Schema>) {
   // OpenAPI 3.0 patterns are ECMA-262 without the Unicode flag: ajv compiles them that way here.
   // multipleOf on the decimal numbers written, not a float quotient (0.3 is a multiple of 0.1): decimalMultipleOf.
-  const ajv = new Ajv({ strict: false, unicodeRegExp: false, ownProperties: true })
+  const ajv = new Ajv({ strict: false, unicodeRegExp: false, ownProperties: true, code: { optimize: false } })
   ajv.addFormat('date', isDate)
   ajv.addKeyword({ keyword: 'decimalMultipleOf', type: 'number', schemaType: 'number', validate: (m: number, x: number) => decimalMultiple(x, m) })
   ajv.addSchema({ $id: 'oracle', definitions: Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, oracle(s, schemas)])) })

@@ -149,6 +149,9 @@ describe('the Rust target on hostile contracts', () => {
   describe.skipIf(!CARGO || !hasSerde)('built with cargo (offline, --serde)', () => {
     const documents = ['docs', 'names', 'lib', 'main'].map((n) => join(fixtures, `${n}.asyncapi.yaml`))
     const all: NatsModel[] = []
+    /** One `cargo doc` of the crate, read by both tests that need its pages (a second run only re-checked that they were fresh). */
+    let documented: { status: number | null; output: string } | undefined
+    const cargoDoc = () => (documented ??= cargo(['doc', '--offline', '--no-deps', '--features', 'serde'], work, target))
 
     beforeAll(async () => {
       for (const file of documents) {
@@ -219,7 +222,7 @@ fn parameters_named_like_locals() {
         mkdirSync(join(path, '..'), { recursive: true })
         writeFileSync(path, f.text)
       }
-    }, 60_000)
+    }, 300_000)
 
     it('builds and passes its tests with every colliding name; rustfmt- and clippy-clean', () => {
       // The contracts named lib and main are modules of their own: src/lib.rs stays the crate root.
@@ -242,7 +245,7 @@ fn parameters_named_like_locals() {
       expect(docs).not.toMatch(/[\u202a-\u202e\u2066-\u2069\r\0]/)
       const doctests = cargo(['test', '--offline', '--features', 'serde', '--doc'], work, target)
       expect([doctests.status, doctests.output]).toEqual([0, expect.stringContaining('running 0 tests')])
-      const doc = cargo(['doc', '--offline', '--no-deps', '--features', 'serde'], work, target)
+      const doc = cargoDoc()
       expect(doc.status).toBe(0)
       expect(doc.output).not.toMatch(/warning/)
     }, 300_000)
@@ -255,7 +258,7 @@ fn parameters_named_like_locals() {
       afterAll(async () => browser?.close())
 
       it('run no script, load nothing from elsewhere, and show the descriptions as the contract wrote them', async () => {
-        const doc = cargo(['doc', '--offline', '--no-deps', '--features', 'serde'], work, target)
+        const doc = cargoDoc()
         expect(doc.status).toBe(0)
         const root = join(target, 'doc')
         const pages: string[] = []

@@ -116,7 +116,8 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types as wide as the validato
       mkdirSync(join(path, '..'), { recursive: true })
       writeFileSync(path, f.text)
     }
-    const run = cargo(['test', '--offline', '--quiet', '--features', 'serde'], work, target)
+    // The widths test target only: no unit tests or doctests to build (see rust-target.test.ts).
+    const run = cargo(['test', '--offline', '--quiet', '--features', 'serde', '--test', 'widths'], work, target)
     expect([run.status, run.output]).toEqual([0, expect.stringContaining(`test result: ok. ${cases.length + 1} passed`)])
     if (RUSTFMT) {
       const fmt = spawnSync(RUSTFMT, ['--check', '--edition', '2021', join(work, 'src/lib.rs')], { encoding: 'utf8' })
