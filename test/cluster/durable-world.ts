@@ -6,7 +6,9 @@
  * their own, and the fault invariants (./invariants.ts) for an outcome.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream'
@@ -17,7 +19,6 @@ import type { InvocationOutcome } from '../../src/runtime/nats/executor/executor
 import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
 import { binding as baseBinding, COURIERS, patient, STREAM } from '../helpers/executor-durable-config.js'
 import { deployment } from '../helpers/executor-nats.js'
-import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
 import { afterAll, beforeAll } from 'vitest'
 import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
@@ -64,6 +65,8 @@ export interface CourierBehaviour {
 export interface DurableWorld {
   readonly module: ExecutorModule & Record<string, any>
   readonly digest: string
+  /** The compiled shipping module's file (inside the repository): a courier in a process of its own loads it. */
+  readonly moduleFile: string
   readonly binding: DurableBinding
   readonly jsm: JetStreamManager
   /** Handler runs per courier; runs that returned, and those aborted, per courier. */
@@ -93,19 +96,22 @@ export { COURIERS, STREAM }
  * The shipping contract compiled and loaded once for every world of this process (the suites run in
  * one file): each world has its own cluster, streams and buckets, and they share the module.
  */
-let shipping: Promise<{ module: DurableWorld['module']; digest: string }> | undefined
-async function compileShipping(label: string): Promise<{ module: DurableWorld['module']; digest: string }> {
+let shipping: Promise<{ module: DurableWorld['module']; digest: string; moduleFile: string }> | undefined
+async function compileShipping(label: string): Promise<{ module: DurableWorld['module']; digest: string; moduleFile: string }> {
   const shop = ShopBundle.copy(`cluster-${label}`).relock()
   const doc = shop.doc('shipping')
   const compiled = await compile(doc)
   if (compiled.diagnostics.length > 0) throw new Error(JSON.stringify(compiled.diagnostics))
-  const module = (await loadModule(compiled.code!, `cluster-${label}-shipping`)) as DurableWorld['module']
-  return { module, digest: createHash('sha256').update(readFileSync(doc)).digest('hex') }
+  const moduleFile = join(import.meta.dirname, '../.tmp/modules', `cluster-${label}-shipping-${process.pid}.mjs`)
+  mkdirSync(dirname(moduleFile), { recursive: true })
+  writeFileSync(moduleFile, compiled.code!)
+  const module = (await import(pathToFileURL(moduleFile).href)) as DurableWorld['module']
+  return { module, digest: createHash('sha256').update(readFileSync(doc)).digest('hex'), moduleFile }
 }
 
 /** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
 export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
-  const { module, digest } = await (shipping ??= compileShipping(label))
+  const { module, digest, moduleFile } = await (shipping ??= compileShipping(label))
   const binding: DurableBinding = { ...baseBinding, replicas }
   const connections: NatsConnection[] = []
   const responders: Responder[] = []
@@ -141,6 +147,7 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
   const world: DurableWorld = {
     module,
     digest,
+    moduleFile,
     binding,
     jsm,
     handled,

@@ -2,12 +2,15 @@
  * Faults the cluster suites share (each run inside a suite, on its cluster, with its durable world):
  * - a route cut with both ends running: a node cut off its peers (./../helpers/route-proxy.ts) while
  *   it runs and its clients stay connected, then restored;
- * - a handler outliving its lease while its courier is cut off the cluster: the claim expires,
- *   another attempt takes over, the late result is refused by its fence and adds no vote;
+ * - a courier process stopped (SIGSTOP) past its lease while its handler runs, then let go on
+ *   (SIGCONT): the claim expires, another attempt takes over, the late result is refused by its
+ *   fence and adds no vote, the process exits cleanly;
  * - `publishOnce` (the executor's JetStream publication) retried back to back through a stream
  *   leader change: stored once under its message id.
  * Invariants through ./invariants.ts.
  */
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { expect } from 'vitest'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstreamManager } from '@nats-io/jetstream'
@@ -18,8 +21,6 @@ import { claimKey } from '../../src/runtime/nats/executor/durable/executor.js'
 import { publishOnce } from '../../src/runtime/nats/executor/delivery/jetstream.js'
 import { patient, shipmentInputs } from '../helpers/executor-durable-config.js'
 import type { NatsCluster } from '../helpers/nats-cluster.js'
-import { freePort } from '../helpers/nats-server.js'
-import { startTcpProxy } from '../helpers/route-proxy.js'
 import { until } from '../helpers/until.js'
 import { STREAM, type DurableWorld } from './durable-world.js'
 import { bounded, storedSubjects } from './invariants.js'
@@ -66,53 +67,103 @@ export async function couriersThroughRouteCut(world: DurableWorld, cluster: Nats
   expect(Object.fromEntries(world.disconnects)).toEqual({})
 }
 
-/**
- * A handler outliving its lease while its courier is cut off the cluster: c-ann's connection (through
- * a loopback proxy) is cut while its handler runs, and c-ann's process stalls with it (its clock
- * stops: it neither renews nor sees its lease run out, so nothing aborts the handler). The claim
- * expires; the executor offers attempt 2 to c-bob under a new claim, and c-bob's answer decides.
- * c-ann's handler then finishes late: once its connection is back its commit meets the new fence
- * and is refused, so nothing is published and attempt 1 adds no vote.
- */
-export async function handlerOutlivingItsLease(world: DurableWorld, cluster: NatsCluster, idempotencyKey: string): Promise<void> {
-  // A 3 s lease renewed every 500 ms: lost to a cut of a few seconds.
-  const interaction: Interaction = patient(world.module.interactions.assignCourier as Interaction, 150_000, {}, { leaseMs: 3000, renewEveryMs: 500 })
-  const home = cluster.nodes[2]!
-  const link = await startTcpProxy(home.port, freePort)
-  let release!: () => void
-  const gate = new Promise<void>((resolve) => (release = resolve))
-  let stalledAt: number | undefined
-  world.reset()
-  await world.couriers(interaction, {
-    'c-ann': { accepted: true, gate, servers: [`nats://127.0.0.1:${link.port}`], pinned: true, ignoresAbort: true, now: () => stalledAt ?? Date.now() },
-    'c-bob': { accepted: true, servers: cluster.servers },
+/** A courier in a process of its own (test/helpers/executor-stalled-courier-child.ts), to stop and go on by its PID. */
+interface CourierProcess {
+  readonly pid: number
+  /** What it printed so far. */
+  output(): string
+  /** Waits (bounded) for a line of its output matching `pattern`. */
+  line(pattern: RegExp, what: string, timeoutMs?: number): Promise<RegExpMatchArray>
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void
+  /** Asks it to close (a line on stdin) and waits (bounded) for its exit: its status and signal. */
+  exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** Last resort: SIGCONT then SIGKILL, by its PID, if it still runs. */
+  kill(): void
+}
+
+function courierProcess(world: DurableWorld, servers: string[], peerId: string, env: Record<string, string>): CourierProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../helpers/executor-stalled-courier-child.ts')], {
+    env: { ...process.env, NATS_SERVERS: servers.join(','), MODULE_FILE: world.moduleFile, PEER: peerId, REPLICAS: '3', ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
   })
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
+  const running = () => child.exitCode === null && child.signalCode === null
+  return {
+    pid: child.pid!,
+    output: () => output,
+    line: (pattern, what, timeoutMs = 30_000) =>
+      until(
+        what,
+        () => {
+          if (!running()) throw new Error(`the courier process exited before ${what}: ${output}`)
+          return output.match(pattern) ?? undefined
+        },
+        timeoutMs,
+        20,
+      ),
+    signal: (signal) => void process.kill(child.pid!, signal),
+    exit: async () => {
+      child.stdin!.end('exit\n')
+      return bounded('the courier process exited', exited, 20_000)
+    },
+    kill() {
+      if (!running()) return
+      process.kill(child.pid!, 'SIGCONT')
+      process.kill(child.pid!, 'SIGKILL')
+    },
+  }
+}
+
+/**
+ * A truly stalled courier process: c-ann runs in a process of its own, its handler working on its
+ * own clock; the process is stopped with SIGSTOP (not killed) while the handler runs, and stays
+ * stopped past its 3 s lease: the executor expires the claim, offers attempt 2 to c-bob under a new
+ * claim, and c-bob's answer decides. Then SIGCONT: c-ann's handler finishes (its timers fire late),
+ * its commit meets the new fence and is refused, so nothing is published and attempt 1 adds no vote;
+ * the process then closes and exits with status 0.
+ */
+export async function stalledCourierProcess(world: DurableWorld, cluster: NatsCluster, idempotencyKey: string): Promise<void> {
+  const lease = { leaseMs: 3000, renewEveryMs: 500 }
+  const interaction: Interaction = patient(world.module.interactions.assignCourier as Interaction, 150_000, {}, lease)
+  const home = cluster.nodes[2]!.url
+  world.reset()
+  // The handler works 3 s of its own time: the stop lands while it works (it begins as `running` is read).
+  const ann = courierProcess(world, [home, ...cluster.servers.filter((s) => s !== home)], 'c-ann', {
+    LEASE_MS: String(lease.leaseMs),
+    RENEW_MS: String(lease.renewEveryMs),
+    WORK_MS: '3000',
+  })
+  let stopped = false
   const observer = await world.open(cluster.servers)
   const claims = await openClaimStore(observer, world.binding.claimBucket!)
   if (!claims.ok) throw new Error(claims.message)
-  const ex = world.executor(interaction, await world.open(cluster.servers))
-  const invocation = { principalId: 'dispatcher', idempotencyKey, inputs: shipmentInputs }
-  const id = await operationId(invocation.principalId, world.digest, invocation.idempotencyKey)
-  const key = claimKey(id, 'c-ann')
-  const subjects = (kind: 'offer' | 'accept') => storedSubjects(observer, STREAM, `shipping.couriers.${id}.${kind}.*`)
+  let ex: ReturnType<DurableWorld['executor']> | undefined
   try {
+    await ann.line(/^ready$/m, 'the courier process consuming')
+    await world.couriers(interaction, { 'c-bob': { accepted: true, servers: cluster.servers } })
+    ex = world.executor(interaction, await world.open(cluster.servers))
+    const invocation = { principalId: 'dispatcher', idempotencyKey, inputs: shipmentInputs }
+    const id = await operationId(invocation.principalId, world.digest, invocation.idempotencyKey)
+    const key = claimKey(id, 'c-ann')
+    const subjects = (kind: 'offer' | 'accept') => storedSubjects(observer, STREAM, `shipping.couriers.${id}.${kind}.*`)
     const answer = ex.invoke(invocation)
-    await until('c-ann handling attempt 1', () => (world.handled.get('c-ann') === 1 ? true : undefined), 30_000)
+    const [, attempt, fenceText] = await ann.line(/^running (\d+) (\d+)$/m, 'c-ann handling attempt 1')
+    ann.signal('SIGSTOP')
+    stopped = true
+    expect(attempt).toBe('1')
+    const fence = Number(fenceText)
     const acknowledged = await subjects('offer')
-    const first = await claims.value.read(key)
-    if (!first.ok || !first.value) throw new Error('no claim for attempt 1')
-    const fence = first.value.claim.fence
-    stalledAt = Date.now()
-    link.cut()
-    // The lease passes unrenewed: the executor expires the claim, attempt 2 goes to c-bob, whose answer decides.
+    // The lease passes unrenewed while the process is stopped: the claim expires, attempt 2 goes to c-bob, whose answer decides.
     const result = await bounded('the offer decided', answer, 160_000)
     if (!result.ok) throw new Error(result.message)
-    // Attempt 1's handler finishes late, not aborted (its process saw no time pass); then the process
-    // goes on and its connection comes back: its commit meets the new fence, its request is acknowledged.
-    release()
-    await until('c-ann handler finished', () => (world.returned.get('c-ann') === 1 ? true : undefined), 30_000)
-    stalledAt = undefined
-    link.restore()
+    ann.signal('SIGCONT')
+    stopped = false
+    // The stalled handler finishes late and answers; the commit under its old fence is refused, the request acknowledged as stale.
+    await ann.line(/^returned 1$/m, 'c-ann handler finished after SIGCONT')
     const jsm = await jetstreamManager(observer, { timeout: 5000 })
     await until(
       'c-ann request settled',
@@ -132,7 +183,6 @@ export async function handlerOutlivingItsLease(world: DurableWorld, cluster: Nat
     expect(branch.fence).toBeGreaterThan(fence)
     expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
     expect(result.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-bob', attempt: 2, fence: branch.fence })])
-    expect([Object.fromEntries(world.handled), Object.fromEntries(world.aborted)]).toEqual([{ 'c-ann': 1, 'c-bob': 1 }, {}])
     // The late result was refused by its fence: never published (c-bob's is the only result), never in the log.
     expect(await subjects('accept')).toEqual({ [`shipping.couriers.${id}.accept.c-bob`]: 1 })
     const log = ex.log(id)
@@ -142,13 +192,14 @@ export async function handlerOutlivingItsLease(world: DurableWorld, cluster: Nat
     ])
     expect(await claims.value.commit(key, 'c-ann', fence, Date.now())).toMatchObject({ ok: false, code: 'CLAIM_STALE' })
     await world.invariants(interaction, ex, result.value, acknowledged)
+    // The process closes cleanly, having published nothing.
+    expect(await ann.exit()).toEqual({ code: 0, signal: null })
+    expect(ann.output().match(/^closed \d+$/m)?.[0]).toBe('closed 0')
   } finally {
-    release()
-    stalledAt = undefined
-    link.restore()
-    await ex.close()
+    if (stopped) ann.signal('SIGCONT')
+    ann.kill()
+    await ex?.close()
     await world.closeCouriers()
-    await link.close()
   }
 }
 
