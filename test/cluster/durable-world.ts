@@ -22,6 +22,7 @@ import { deployment } from '../helpers/executor-nats.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
 import { afterAll, beforeAll } from 'vitest'
 import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
+import { until } from '../helpers/until.js'
 import { expectCourierInvariants, storedSubjects } from './invariants.js'
 
 /**
@@ -127,9 +128,11 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
   }
 
   const admin = await open(cluster.servers)
-  const jsm = await jetstreamManager(admin, { timeout: 5000 })
-  // The contract's couriers stream, replicated: the configuration a production deployment provisions.
-  await jsm.streams.add({
+  // A cluster just elected may answer "JetStream system temporarily unavailable" for a moment: asked again (bounded).
+  const jsm = await until('JetStream answering', () => jetstreamManager(admin, { timeout: 5000 }).catch(() => undefined), 30_000, 250)
+  // The contract's couriers stream, replicated: the configuration a production deployment provisions
+  // (the same configuration again is no change, so a try whose answer was lost is harmless).
+  const couriersStream = {
     name: STREAM,
     subjects: ['shipping.couriers.>'],
     retention: RetentionPolicy.Limits,
@@ -141,7 +144,8 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     max_bytes: 67_108_864,
     discard: DiscardPolicy.New,
     duplicate_window: 120_000_000_000,
-  })
+  }
+  await until('the couriers stream created', () => jsm.streams.add(couriersStream).catch(() => undefined), 30_000, 250)
   await cluster.streamLeader(STREAM)
 
   const world: DurableWorld = {

@@ -24,7 +24,9 @@ import type { NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { STREAM, type DurableWorld } from './durable-world.js'
 import { bounded, storedSubjects } from './invariants.js'
-import { couriersWorkingThrough } from './working-through.js'
+import { couriersWorkingThrough, fanOut } from './working-through.js'
+import { openRecordBucket } from '../../src/runtime/nats/executor/durable/records.js'
+import { operationStore } from '../../src/runtime/nats/executor/durable/store.js'
 
 /**
  * Couriers working through a route cut: the node c-ann's client is connected to is cut off its
@@ -65,6 +67,139 @@ export async function couriersThroughRouteCut(world: DurableWorld, cluster: Nats
   }
   // The cut was between servers only: no courier's client connection dropped.
   expect(Object.fromEntries(world.disconnects)).toEqual({})
+}
+
+/**
+ * Couriers working through a one-way partition: the claim bucket's leader goes deaf (its peers'
+ * bytes dropped, its own passing: ./../helpers/route-proxy.ts) while every handler runs. It can
+ * still send (appends, votes) but hears no answer: the servers' pings find its routes dead and
+ * close them, its peers elect a leader without it, and the two couriers on the other nodes renew
+ * there; the courier (and executor) whose connection is on the deaf node renew nothing that lands
+ * for good meanwhile. Its routes are then restored. The caller makes the cluster whole afterwards.
+ */
+export async function couriersThroughOneWayPartition(world: DurableWorld, cluster: NatsCluster): Promise<void> {
+  let deaf: string | undefined
+  try {
+    await couriersWorkingThrough(world, cluster, 'cluster-one-way', {
+      strike: async (claimStream, leases) => {
+        deaf = await cluster.streamLeader(claimStream)
+        // couriersWorkingThrough connects c-ann to the first node, c-bob to the second, c-cat to the third.
+        const index = cluster.nodes.findIndex((n) => n.name === deaf)
+        const before = await leases()
+        cluster.deafen(deaf)
+        await cluster.newStreamLeader(claimStream, deaf)
+        await until(
+          'the couriers on the hearing side renewing on the new leader',
+          async () => {
+            const now = await leases()
+            return now.every((l, i) => i === index || l > before[i]! + 1000) ? true : undefined
+          },
+          30_000,
+          200,
+        )
+        await cluster.restoreRoutes(deaf)
+        deaf = undefined
+        await cluster.ready()
+      },
+    })
+  } finally {
+    if (deaf) await cluster.restoreRoutes(deaf)
+  }
+  // The partition was between servers only: no courier's client connection dropped.
+  expect(Object.fromEntries(world.disconnects)).toEqual({})
+}
+
+/**
+ * A cut that leaves the executor's node in the minority: the executor's connection (pinned to the
+ * first node) stays up while that node's routes to every peer are cut, with a fan-out in flight
+ * whose couriers (on the other nodes) answer during the cut. The executor cannot commit: a second
+ * invocation needs its admission written and is refused within the state store's bound
+ * (`EXECUTOR_STATE_FAILED`, ./../../src/runtime/nats/executor/durable/records.ts); the fan-out is not
+ * decided meanwhile (no decision in the state bucket, its answer pending). Once the routes are back,
+ * the fan-out decides once on the results the majority stored, and the refused invocation, tried
+ * again with its idempotency key, is admitted and decides once.
+ */
+export async function executorInTheMinority(world: DurableWorld, cluster: NatsCluster): Promise<void> {
+  const interaction = fanOut(world)
+  const [n1, n2, n3, n4] = cluster.nodes.map((n) => n.url) as [string, string, string, string]
+  const node = cluster.nodes[0]!.name
+  const majority = (first: string) => [first, ...cluster.servers.filter((s) => s !== first && s !== n1)]
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  world.reset()
+  await world.couriers(interaction, {
+    'c-ann': { accepted: true, gate, servers: majority(n2) },
+    'c-bob': { accepted: false, gate, servers: majority(n3) },
+    'c-cat': { accepted: true, gate, servers: majority(n4) },
+  })
+  const connection = await world.open([n1], true)
+  let disconnects = 0
+  void (async () => {
+    for await (const status of connection.status()) if (status.type === 'disconnect') disconnects++
+  })()
+  const ex = world.executor(interaction, connection)
+  const first = { principalId: 'dispatcher', idempotencyKey: 'minority-first', inputs: shipmentInputs }
+  const second = { ...first, idempotencyKey: 'minority-second' }
+  const id = await operationId(first.principalId, world.digest, first.idempotencyKey)
+  // Questions during the cut go to the majority (the world's own connection prefers the cut node).
+  const outside = await world.open(majority(n2), true)
+  const bucket = await openRecordBucket(outside, world.binding.stateBucket)
+  if (!bucket.ok) throw new Error(bucket.message)
+  const store = operationStore(bucket.value)
+  let cut = false
+  try {
+    const answer = ex.invoke(first)
+    let settled = false
+    void answer.then(() => (settled = true))
+    await until('every courier handling its offer', () => (world.handled.size === 3 ? true : undefined), 30_000)
+    const acknowledged = await world.subjects(`shipping.couriers.${id}.offer.*`)
+    await cluster.cutRoutes(node)
+    cut = true
+    // No quorum on the executor's side: a new invocation's admission cannot be written (asked at once:
+    // the store's bound runs while the majority goes on).
+    const refusal = bounded('the refusal of an admission in the minority', ex.invoke(second), 60_000)
+    // The majority elects where the cut node led; the couriers answer there.
+    for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) await cluster.streamLeader(stream)
+    release()
+    await until(
+      'the three results stored by the majority',
+      async () => (Object.keys(await storedSubjects(outside, STREAM, `shipping.couriers.${id}.accept.*`)).length === 3 ? true : undefined),
+      30_000,
+      200,
+    )
+    // Said within the store's bound (./../../src/runtime/nats/executor/durable/records.ts).
+    const refused = await refusal
+    expect(refused).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
+    // Nothing decided meanwhile: the fan-out's answer is pending, the state bucket holds no decision.
+    expect(settled).toBe(false)
+    const undecided = await store.decision(id)
+    expect(undecided.ok && undecided.value).toBe(null)
+    await cluster.restoreRoutes(node)
+    cut = false
+    await cluster.ready()
+    for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) await cluster.streamLeader(stream)
+    const result = await bounded('the fan-out decided after the cut healed', answer, 160_000)
+    if (!result.ok) throw new Error(result.message)
+    expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
+    expect(result.value.state.branches.map((b) => [b.branchId, b.status, b.attempt])).toEqual([
+      ['c-ann', 'succeeded', 1],
+      ['c-bob', 'unsuccessful', 1],
+      ['c-cat', 'succeeded', 1],
+    ])
+    await world.invariants(interaction, ex, result.value, acknowledged)
+    // The refused invocation, tried again with its key once the cut healed: admitted, decided once.
+    const again = await bounded('the refused invocation tried again', ex.invoke(second), 160_000)
+    if (!again.ok) throw new Error(again.message)
+    expect(again.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
+    await world.invariants(interaction, ex, again.value)
+    // The cut was between servers: the executor's client connection stayed up throughout.
+    expect(disconnects).toBe(0)
+  } finally {
+    release()
+    if (cut) await cluster.restoreRoutes(node)
+    await ex.close()
+    await world.closeCouriers()
+  }
 }
 
 /** A courier in a process of its own (test/helpers/executor-stalled-courier-child.ts), to stop and go on by its PID. */

@@ -20,7 +20,7 @@ import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableWorld, type DurableWorld } from './durable-world.js'
-import { couriersThroughRouteCut } from './faults.js'
+import { couriersThroughRouteCut, executorInTheMinority } from './faults.js'
 
 const root = join(import.meta.dirname, '../..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -194,6 +194,16 @@ export function provisioningOnCluster(): void {
         // The durable world shares this cluster (the suite is the file's shortest) rather than start another.
         world = await durableWorld(cluster, 'provision-route-cut', 3)
         await couriersThroughRouteCut(world, cluster)
+      },
+    )
+
+    it.sequential(
+      "a cut that leaves the executor's node in the minority (its routes to every peer cut, its client connection up) with a fan-out in flight: the executor cannot commit and says so within its bound, nothing is decided meanwhile; once healed the fan-out decides once on the results the majority stored, and the refused invocation tried again is admitted and decides once",
+      async () => {
+        await cluster.ready()
+        // The route cut's world (made here when that test is filtered out).
+        world ??= await durableWorld(cluster, 'provision-route-cut', 3)
+        await executorInTheMinority(world, cluster)
       },
     )
   })

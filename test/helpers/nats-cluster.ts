@@ -57,8 +57,13 @@ export interface NatsCluster {
   ready(timeoutMs?: number): Promise<string>
   /** The server name of the given stream's leader (asked through the JetStream API). */
   streamLeader(stream: string, timeoutMs?: number): Promise<string>
-  /** The server name of the given consumer's leader, once a majority of its group is current. */
-  consumerLeader(stream: string, consumer: string, timeoutMs?: number): Promise<string>
+  /** The server name of the given consumer's leader (other than `previous`, if given), once a majority of its group is current. */
+  consumerLeader(stream: string, consumer: string, timeoutMs?: number, previous?: string): Promise<string>
+  /**
+   * Moves the consumer's leader until it is on a node `wanted` accepts: the leader is asked to step
+   * down (the group elects another of its replicas) at most `tries` times. Answers where it is.
+   */
+  placeConsumerLeader(stream: string, consumer: string, wanted: (name: string) => boolean, tries?: number): Promise<string>
   /** Waits until the stream has a leader other than `previous` and all its running replicas are current. */
   newStreamLeader(stream: string, previous: string, timeoutMs?: number): Promise<string>
   /** SIGKILL: a crash. The node's store stays for a restart. */
@@ -79,7 +84,14 @@ export interface NatsCluster {
    * client connections keep running, and waits until it sees no route. Its peers elect without it.
    */
   cutRoutes(name: string): Promise<void>
-  /** Lets the node's routes form again and waits until it is routed to every other running node. */
+  /**
+   * A one-way partition (`cuttableRoutes` only): the node's peers hear it, it hears none of them (its
+   * client connections stay up). The route connections stay open until the servers' pings find them
+   * dead; new ones are accepted and fail their handshake. Counted out of the running nodes until
+   * restored (`restoreRoutes`).
+   */
+  deafen(name: string): void
+  /** Lets the node's routes form again (after a cut or a one-way partition) and waits until it is routed to every other running node. */
   restoreRoutes(name: string): Promise<void>
   /** Kills every node by PID and removes the stores. */
   stop(): Promise<void>
@@ -309,13 +321,30 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       ),
     streamLeader: (stream, timeoutMs = 60_000) =>
       until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
-    consumerLeader: (stream, consumer, timeoutMs = 60_000) =>
+    consumerLeader: (stream, consumer, timeoutMs = 60_000, previous) =>
       until(
-        `a leader for consumer ${stream}/${consumer}`,
-        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), undefined, true),
+        `a leader for consumer ${stream}/${consumer}${previous ? ` (not ${previous})` : ''}`,
+        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), previous, true),
         timeoutMs,
         100,
       ),
+    placeConsumerLeader: async (stream, consumer, wanted, tries = 12) => {
+      let leader = await cluster.consumerLeader(stream, consumer)
+      for (let i = 0; i < tries && !wanted(leader); i++) {
+        // The JetStream API's step-down: the consumer's group elects another replica (no placement on this server version).
+        const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 })
+        try {
+          await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.${consumer}`, undefined, { timeout: 5000 }).catch(() => undefined)
+        } finally {
+          await nc.close().catch(() => undefined)
+        }
+        const before = leader
+        leader = await cluster.consumerLeader(stream, consumer, 30_000, before).catch(() => cluster.consumerLeader(stream, consumer))
+      }
+      if (!wanted(leader))
+        throw new Error(`the leader of consumer ${stream}/${consumer} stayed off the wanted nodes through ${tries} step-downs (on ${leader})`)
+      return leader
+    },
     newStreamLeader: (stream, previous, timeoutMs = 60_000) =>
       until(
         `a new leader for stream ${stream} (not ${previous})`,
@@ -353,6 +382,11 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       node.cut = true
       proxies.cut(name)
       await until(`${name} to see no route`, async () => ((await routez(node.monitorPort))?.num_routes === 0 ? true : undefined), 20_000, 100)
+    },
+    deafen: (name) => {
+      if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
+      byName(name).cut = true
+      proxies.deafen(name)
     },
     restoreRoutes: async (name) => {
       if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
