@@ -1,7 +1,9 @@
 /**
  * Faults the cluster suites share (each run inside a suite, on its cluster, with its durable world):
- * - a route cut with both ends running: a node cut off its peers (./../helpers/route-proxy.ts) while
- *   it runs and its clients stay connected, then restored;
+ * - a route cut with both ends running that leaves the executor's node in the minority: the node
+ *   cut off its peers (./../helpers/route-proxy.ts) while it runs and its clients (the executor's, a
+ *   courier's) stay connected, then restored;
+ * - a one-way partition of the claim bucket's leader (it hears none of its peers, they hear it);
  * - a courier process stopped (SIGSTOP) past its lease while its handler runs, then let go on
  *   (SIGCONT): the claim expires, another attempt takes over, the late result is refused by its
  *   fence and adds no vote, the process exits cleanly;
@@ -24,82 +26,47 @@ import type { NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { STREAM, type DurableWorld } from './durable-world.js'
 import { bounded, storedSubjects } from './invariants.js'
-import { couriersWorkingThrough, fanOut } from './working-through.js'
+import { couriersWorkingThrough } from './working-through.js'
+import { variant } from '../helpers/executor-nats.js'
 import { openRecordBucket } from '../../src/runtime/nats/executor/durable/records.js'
 import { operationStore } from '../../src/runtime/nats/executor/durable/store.js'
 
 /**
- * Couriers working through a route cut: the node c-ann's client is connected to is cut off its
- * peers by its routes while every handler runs (both ends keep running; c-ann's connection stays
- * up), until c-bob and c-cat have renewed their claims twice more on the other side while c-ann's
- * lease stood still; then its routes come back. The caller makes the cluster whole afterwards.
- */
-export async function couriersThroughRouteCut(world: DurableWorld, cluster: NatsCluster): Promise<void> {
-  // couriersWorkingThrough connects c-ann to the first node, c-bob to the second, c-cat to the third.
-  const node = cluster.nodes[0]!.name
-  let cut = false
-  try {
-    await couriersWorkingThrough(world, cluster, 'cluster-route-cut', {
-      strike: async (claimStream, leases) => {
-        const leader = await cluster.streamLeader(claimStream)
-        await cluster.cutRoutes(node)
-        cut = true
-        // The claim stream elects without the cut node when it led it; c-ann, alone with it, renews nothing.
-        if (leader === node) await cluster.newStreamLeader(claimStream, node)
-        const [ann, bob, cat] = (await leases()) as [number, number, number]
-        await until(
-          'c-bob and c-cat renewing on the other side while c-ann cannot',
-          async () => {
-            const now = (await leases()) as [number, number, number]
-            if (now[0] !== ann) throw new Error(`c-ann renewed its claim through a cut node (${ann} -> ${now[0]})`)
-            return now[1] > bob + 1000 && now[2] > cat + 1000 ? true : undefined
-          },
-          30_000,
-          200,
-        )
-        await cluster.restoreRoutes(node)
-        cut = false
-        await cluster.ready()
-      },
-    })
-  } finally {
-    if (cut) await cluster.restoreRoutes(node)
-  }
-  // The cut was between servers only: no courier's client connection dropped.
-  expect(Object.fromEntries(world.disconnects)).toEqual({})
-}
-
-/**
  * Couriers working through a one-way partition: the claim bucket's leader goes deaf (its peers'
- * bytes dropped, its own passing: ./../helpers/route-proxy.ts) while every handler runs. It can
- * still send (appends, votes) but hears no answer: the servers' pings find its routes dead and
- * close them, its peers elect a leader without it, and the two couriers on the other nodes renew
- * there; the courier (and executor) whose connection is on the deaf node renew nothing that lands
- * for good meanwhile. Its routes are then restored. The caller makes the cluster whole afterwards.
+ * bytes dropped, its own passing: ./../helpers/route-proxy.ts) for a few seconds while every handler
+ * runs. It still sends its heartbeats, so its followers elect no one; it hears no acknowledgment, so
+ * nothing it is asked to write commits: no claim is renewed meanwhile, as the deaf leader itself
+ * answers when read. Then it hears again and the group goes on under the same leader. (Held longer,
+ * the servers' pings find its routes dead, close them, and the others elect: about 20 s here, too
+ * slow for the suite; see docs/deployment.md.) The caller makes the cluster whole afterwards.
  */
 export async function couriersThroughOneWayPartition(world: DurableWorld, cluster: NatsCluster): Promise<void> {
   let deaf: string | undefined
+  // couriersWorkingThrough invokes as the dispatcher with this key.
+  const id = await operationId('dispatcher', world.digest, 'cluster-one-way')
   try {
     await couriersWorkingThrough(world, cluster, 'cluster-one-way', {
-      strike: async (claimStream, leases) => {
-        deaf = await cluster.streamLeader(claimStream)
-        // couriersWorkingThrough connects c-ann to the first node, c-bob to the second, c-cat to the third.
-        const index = cluster.nodes.findIndex((n) => n.name === deaf)
-        const before = await leases()
-        cluster.deafen(deaf)
-        await cluster.newStreamLeader(claimStream, deaf)
-        await until(
-          'the couriers on the hearing side renewing on the new leader',
-          async () => {
-            const now = await leases()
-            return now.every((l, i) => i === index || l > before[i]! + 1000) ? true : undefined
-          },
-          30_000,
-          200,
-        )
-        await cluster.restoreRoutes(deaf)
+      strike: async (claimStream) => {
+        const leader = await cluster.streamLeader(claimStream)
+        // Read from the deaf leader itself: its client connection is not cut, and it answers reads from what it committed.
+        const claims = await openClaimStore(await world.open([cluster.node(leader).url], true), world.binding.claimBucket!)
+        if (!claims.ok) throw new Error(claims.message)
+        cluster.deafen(leader)
+        deaf = leader
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+        const leases = async () => {
+          const read = await Promise.all(['c-ann', 'c-bob', 'c-cat'].map((b) => claims.value.read(claimKey(id, b))))
+          return read.map((r) => (r.ok && r.value ? r.value.claim.leaseUntilMs : -1))
+        }
+        const during = await leases()
+        await new Promise((resolve) => setTimeout(resolve, 3000))
+        // Nothing committed while it could not hear: every courier's renewal went unanswered.
+        expect(await leases()).toEqual(during)
+        await cluster.restoreRoutes(leader)
         deaf = undefined
         await cluster.ready()
+        // Its followers never stopped hearing it: no election, the same leader.
+        expect(await cluster.streamLeader(claimStream)).toBe(leader)
       },
     })
   } finally {
@@ -110,27 +77,34 @@ export async function couriersThroughOneWayPartition(world: DurableWorld, cluste
 }
 
 /**
- * A cut that leaves the executor's node in the minority: the executor's connection (pinned to the
- * first node) stays up while that node's routes to every peer are cut, with a fan-out in flight
- * whose couriers (on the other nodes) answer during the cut. The executor cannot commit: a second
- * invocation needs its admission written and is refused within the state store's bound
- * (`EXECUTOR_STATE_FAILED`, ./../../src/runtime/nats/executor/durable/records.ts); the fan-out is not
- * decided meanwhile (no decision in the state bucket, its answer pending). Once the routes are back,
- * the fan-out decides once on the results the majority stored, and the refused invocation, tried
- * again with its idempotency key, is admitted and decides once.
+ * A route cut that leaves the executor's node in the minority: the first node's routes to every
+ * peer are cut while it and its client connections keep running; the executor (pinned to it) and
+ * c-ann (pinned to it too, its handler running) are on the minority side, c-bob and c-cat on the
+ * majority, where they answer during the cut. The executor cannot commit: a second invocation needs
+ * its admission written and is refused within the state store's bound (`EXECUTOR_STATE_FAILED`,
+ * src/runtime/nats/executor/durable/records.ts); it admits none of the results the majority stored
+ * and nothing is decided meanwhile; c-ann renews nothing and is not aborted (its lease outlasts the
+ * cut). Once the routes are back the fan-out decides once, and the refused invocation, tried again
+ * with its idempotency key, is admitted and decides once. No client connection dropped.
  */
 export async function executorInTheMinority(world: DurableWorld, cluster: NatsCluster): Promise<void> {
-  const interaction = fanOut(world)
-  const [n1, n2, n3, n4] = cluster.nodes.map((n) => n.url) as [string, string, string, string]
+  // A 90 s lease: the cut lasts the store's 20 s bound and more on a loaded machine; c-ann must not lose its claim to it.
+  const interaction = variant(patient(world.module.interactions.assignCourier as Interaction, 150_000, {}, { leaseMs: 90_000, renewEveryMs: 500 }), {
+    dispatch: { mode: 'independent' },
+    completion: { mode: 'all-terminal' },
+  })
+  const [n1, n2, n3] = cluster.nodes.map((n) => n.url) as [string, string, string]
   const node = cluster.nodes[0]!.name
   const majority = (first: string) => [first, ...cluster.servers.filter((s) => s !== first && s !== n1)]
-  let release!: () => void
-  const gate = new Promise<void>((resolve) => (release = resolve))
+  let releaseAnn!: () => void
+  let releaseOthers!: () => void
+  const annGate = new Promise<void>((resolve) => (releaseAnn = resolve))
+  const othersGate = new Promise<void>((resolve) => (releaseOthers = resolve))
   world.reset()
   await world.couriers(interaction, {
-    'c-ann': { accepted: true, gate, servers: majority(n2) },
-    'c-bob': { accepted: false, gate, servers: majority(n3) },
-    'c-cat': { accepted: true, gate, servers: majority(n4) },
+    'c-ann': { accepted: true, gate: annGate, servers: [n1], pinned: true },
+    'c-bob': { accepted: false, gate: othersGate, servers: majority(n2) },
+    'c-cat': { accepted: true, gate: othersGate, servers: majority(n3) },
   })
   const connection = await world.open([n1], true)
   let disconnects = 0
@@ -144,8 +118,20 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
   // Questions during the cut go to the majority (the world's own connection prefers the cut node).
   const outside = await world.open(majority(n2), true)
   const bucket = await openRecordBucket(outside, world.binding.stateBucket)
+  const claims = await openClaimStore(outside, world.binding.claimBucket!)
   if (!bucket.ok) throw new Error(bucket.message)
+  if (!claims.ok) throw new Error(claims.message)
   const store = operationStore(bucket.value)
+  const annLease = () =>
+    until(
+      "c-ann's claim readable on the majority",
+      async () => {
+        const read = await claims.value.read(claimKey(id, 'c-ann'))
+        return read.ok && read.value ? read.value.claim.leaseUntilMs : undefined
+      },
+      30_000,
+      200,
+    )
   let cut = false
   try {
     const answer = ex.invoke(first)
@@ -158,26 +144,30 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     // No quorum on the executor's side: a new invocation's admission cannot be written (asked at once:
     // the store's bound runs while the majority goes on).
     const refusal = bounded('the refusal of an admission in the minority', ex.invoke(second), 60_000)
-    // The majority elects where the cut node led; the couriers answer there.
+    // The majority elects where the cut node led; c-bob and c-cat answer there.
     for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) await cluster.streamLeader(stream)
-    release()
+    const annAtCut = await annLease()
+    releaseOthers()
     await until(
-      'the three results stored by the majority',
-      async () => (Object.keys(await storedSubjects(outside, STREAM, `shipping.couriers.${id}.accept.*`)).length === 3 ? true : undefined),
+      "c-bob's and c-cat's results stored by the majority",
+      async () => (Object.keys(await storedSubjects(outside, STREAM, `shipping.couriers.${id}.accept.*`)).length === 2 ? true : undefined),
       30_000,
       200,
     )
-    // Said within the store's bound (./../../src/runtime/nats/executor/durable/records.ts).
-    const refused = await refusal
-    expect(refused).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
-    // Nothing decided meanwhile: the fan-out's answer is pending, the state bucket holds no decision.
+    // Said within the store's bound.
+    expect(await refusal).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
+    // Nothing admitted or decided meanwhile: no result in the executor's log, its answer pending, no decision in the state bucket; c-ann renewed nothing.
+    const log = ex.log(id)
+    expect(log.ok && log.value.filter((e) => e.kind === 'result')).toEqual([])
     expect(settled).toBe(false)
     const undecided = await store.decision(id)
     expect(undecided.ok && undecided.value).toBe(null)
+    expect(await annLease()).toBe(annAtCut)
     await cluster.restoreRoutes(node)
     cut = false
     await cluster.ready()
     for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) await cluster.streamLeader(stream)
+    releaseAnn()
     const result = await bounded('the fan-out decided after the cut healed', answer, 160_000)
     if (!result.ok) throw new Error(result.message)
     expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
@@ -186,16 +176,18 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
       ['c-bob', 'unsuccessful', 1],
       ['c-cat', 'succeeded', 1],
     ])
+    expect([Object.fromEntries(world.handled), Object.fromEntries(world.aborted)]).toEqual([{ 'c-ann': 1, 'c-bob': 1, 'c-cat': 1 }, {}])
     await world.invariants(interaction, ex, result.value, acknowledged)
     // The refused invocation, tried again with its key once the cut healed: admitted, decided once.
     const again = await bounded('the refused invocation tried again', ex.invoke(second), 160_000)
     if (!again.ok) throw new Error(again.message)
     expect(again.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
     await world.invariants(interaction, ex, again.value)
-    // The cut was between servers: the executor's client connection stayed up throughout.
-    expect(disconnects).toBe(0)
+    // The cut was between servers: neither the executor's nor any courier's client connection dropped.
+    expect([disconnects, Object.fromEntries(world.disconnects)]).toEqual([0, {}])
   } finally {
-    release()
+    releaseAnn()
+    releaseOthers()
     if (cut) await cluster.restoreRoutes(node)
     await ex.close()
     await world.closeCouriers()

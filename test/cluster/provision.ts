@@ -5,8 +5,8 @@
  * ownership (growth 3 -> 5 applied, shrink 5 -> 3 a loss), another contract's claim refused, and
  * the server's refusal (five replicas while one of five servers is down) turned into a sentence.
  * Debian's nats-server is 2.9: every call passes the development override for minimumServerVersion.
- * Sharing the cluster (routes through cuttable proxies): the durable couriers through a route cut
- * with both ends running (./faults.ts).
+ * Sharing the cluster (routes through cuttable proxies): a route cut with both ends running that
+ * leaves the durable executor's node in the minority (./faults.ts).
  */
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
@@ -20,7 +20,7 @@ import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableWorld, type DurableWorld } from './durable-world.js'
-import { couriersThroughRouteCut, executorInTheMinority } from './faults.js'
+import { executorInTheMinority } from './faults.js'
 
 const root = join(import.meta.dirname, '../..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -189,20 +189,11 @@ export function provisioningOnCluster(): void {
     )
 
     it.sequential(
-      'a route cut with both ends running (a node cut off its peers by its routes while the durable couriers handlers run, a courier client connected to it staying up), then restored: its courier renews nothing meanwhile, the others go on; no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
-      async () => {
-        // The durable world shares this cluster (the suite is the file's shortest) rather than start another.
-        world = await durableWorld(cluster, 'provision-route-cut', 3)
-        await couriersThroughRouteCut(world, cluster)
-      },
-    )
-
-    it.sequential(
-      "a cut that leaves the executor's node in the minority (its routes to every peer cut, its client connection up) with a fan-out in flight: the executor cannot commit and says so within its bound, nothing is decided meanwhile; once healed the fan-out decides once on the results the majority stored, and the refused invocation tried again is admitted and decides once",
+      "a route cut with both ends running that leaves the executor's node in the minority (its routes to every peer cut; the executor's and a courier's client connections to it stay up) with a fan-out in flight: the executor cannot commit and says so within its bound, admits and decides nothing meanwhile, its courier renews nothing; once healed the fan-out decides once, no handler aborted, and the refused invocation tried again is admitted and decides once",
       async () => {
         await cluster.ready()
-        // The route cut's world (made here when that test is filtered out).
-        world ??= await durableWorld(cluster, 'provision-route-cut', 3)
+        // The durable world shares this cluster (the suite is the file's shortest) rather than start another.
+        world = await durableWorld(cluster, 'provision-route-cut', 3)
         await executorInTheMinority(world, cluster)
       },
     )

@@ -259,17 +259,35 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     },
   })
 
-  /** Asks a running node through the JetStream API; the connection lasts one question. */
+  /**
+   * One connection for the helper's questions, kept while its server runs (the waits poll every
+   * 100 ms: a connection a question cost a CPU second a minute); made again once its server is
+   * killed, frozen or cut off.
+   */
+  let asker: { nc: Awaited<ReturnType<typeof connect>>; jsm: Awaited<ReturnType<typeof jetstreamManager>> } | undefined
+  const dropAsker = async () => {
+    const old = asker
+    asker = undefined
+    await old?.nc.close().catch(() => undefined)
+  }
+  /** Asks a running node through the JetStream API. */
   const askStream = async <T>(question: (jsm: Awaited<ReturnType<typeof jetstreamManager>>) => Promise<T>): Promise<T | undefined> => {
-    const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 }).catch(() => undefined)
-    if (!nc) return undefined
+    const up = running()
+    if (asker && (asker.nc.isClosed() || !up.some((n) => n.name === asker!.nc.info?.server_name))) await dropAsker()
+    if (!asker) {
+      const nc = await connect({ servers: up.map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 }).catch(() => undefined)
+      if (!nc) return undefined
+      try {
+        asker = { nc, jsm: await jetstreamManager(nc, { timeout: 2000 }) }
+      } catch {
+        await nc.close().catch(() => undefined)
+        return undefined
+      }
+    }
     try {
-      const jsm = await jetstreamManager(nc, { timeout: 2000 })
-      return await question(jsm)
+      return await question(asker.jsm)
     } catch {
       return undefined
-    } finally {
-      await nc.close().catch(() => undefined)
     }
   }
   /**
@@ -403,6 +421,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       )
     },
     stop: async () => {
+      await dropAsker()
       await Promise.all(nodes.map((n) => killNode(n, 'SIGKILL')))
       await proxies?.close()
       rmSync(base, { recursive: true, force: true })
