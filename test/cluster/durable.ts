@@ -3,8 +3,7 @@
  * JetStream cluster, under faults (test/helpers/nats-cluster.ts): the shop bundle's courier offer
  * with every stream and bucket replicated three times (the binding's `replicas`); a follower, then
  * the request stream's leader, killed mid-interaction; the claim bucket's leader killed while the
- * couriers' handlers run and renew their claims; the claim bucket's leader partitioned one way (it
- * hears none of its peers, they hear it) while the handlers run; an executor killed (its connection closed under
+ * couriers' handlers run and renew their claims; an executor killed (its connection closed under
  * it) and resumed by another on another node. The invariants of every fault test are checked by
  * one helper (./invariants.ts).
  */
@@ -17,7 +16,6 @@ import { until } from '../helpers/until.js'
 import { durableClusterSuite, onCluster, STREAM } from './durable-world.js'
 import { bounded } from './invariants.js'
 import { couriersWorkingThrough, fanOut } from './working-through.js'
-import { couriersThroughOneWayPartition } from './faults.js'
 
 /**
  * Registers this suite; `test/cluster.test.ts` runs it beside the other cluster suites (each on its
@@ -25,8 +23,7 @@ import { couriersThroughOneWayPartition } from './faults.js'
  */
 export function durableOnCluster(): void {
   describe.skipIf(!NATS_SERVER)('the durable executor on a 3-node JetStream cluster, under faults', () => {
-    // Routes through cuttable proxies: the one-way partition below.
-    const suite = durableClusterSuite(3, 'd', 'durable', { cuttableRoutes: true })
+    const suite = durableClusterSuite(3, 'd', 'durable')
     /** The streams a durable interaction needs: the couriers stream and the two buckets. */
     const streams = () => [STREAM, `KV_${suite.world.binding.stateBucket}`, `KV_${suite.world.binding.claimBucket!}`]
     /** The next test starts on a whole cluster. */
@@ -122,17 +119,6 @@ export function durableOnCluster(): void {
           })
         } finally {
           await whole(killed)
-        }
-      },
-    )
-
-    it.sequential(
-      'a one-way partition (the claim bucket leader hears none of its peers for a few seconds while they hear it) while every courier handler runs: no election (its heartbeats still arrive), no claim renewal commits meanwhile; restored, the same leader goes on; no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
-      async () => {
-        try {
-          await couriersThroughOneWayPartition(suite.world, suite.cluster)
-        } finally {
-          await whole(undefined)
         }
       },
     )
