@@ -311,32 +311,46 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     return current + 1 > group / 2 ? leader : undefined
   }
 
+  /** The meta leader every running node agrees on, with all running peers current and JetStream answering; else undefined. */
+  const agreed = async (): Promise<string | undefined> => {
+    const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
+    const leaders = new Set(views.map((v) => v?.meta_cluster?.leader))
+    if (leaders.size !== 1) return undefined
+    const [leader] = leaders
+    if (!leader) return undefined
+    // The leader's own view lists the other peers and whether each is current.
+    const leaderView = views[running().findIndex((n) => n.name === leader)]
+    const up = new Set(running().map((n) => n.name))
+    const peers = leaderView?.meta_cluster?.replicas ?? []
+    const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
+    if (current !== up.size - 1) return undefined
+    // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
+    return (await askStream((jsm) => jsm.getAccountInfo())) ? leader : undefined
+  }
+
   const cluster: NatsCluster = {
     nodes: nodes.map(view),
     servers: nodes.map((n) => `nats://127.0.0.1:${n.port}`),
     runningServers: () => running().map((n) => `nats://127.0.0.1:${n.port}`),
     node: (name) => view(byName(name)),
-    ready: (timeoutMs = 60_000) =>
-      until(
-        'a meta leader every running node agrees on, with all running peers current',
-        async () => {
-          const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
-          const leaders = new Set(views.map((v) => v?.meta_cluster?.leader))
-          if (leaders.size !== 1) return undefined
-          const [leader] = leaders
-          if (!leader) return undefined
-          // The leader's own view lists the other peers and whether each is current.
-          const leaderView = views[running().findIndex((n) => n.name === leader)]
-          const up = new Set(running().map((n) => n.name))
-          const peers = leaderView?.meta_cluster?.replicas ?? []
-          const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
-          if (current !== up.size - 1) return undefined
-          // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
-          return (await askStream(async () => true)) ? leader : undefined
-        },
+    ready: (timeoutMs = 60_000) => {
+      // The same leader in three polls running: a meta group just formed often elects once more
+      // within a second (a node that started later calls an election of its own), and a question asked
+      // in between is answered "JetStream system temporarily unavailable", on a loaded machine above all.
+      let seen: string | undefined
+      let times = 0
+      const stable = (leader: string | undefined) => {
+        times = leader !== undefined && leader === seen ? times + 1 : leader === undefined ? 0 : 1
+        seen = leader
+        return times >= 3 ? leader : undefined
+      }
+      return until(
+        'a meta leader every running node agrees on (the same in three polls), with all running peers current',
+        async () => stable(await agreed()),
         timeoutMs,
         100,
-      ),
+      )
+    },
     streamLeader: (stream, timeoutMs = 60_000) =>
       until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
     consumerLeader: (stream, consumer, timeoutMs = 60_000, previous) =>
