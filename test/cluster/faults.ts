@@ -36,7 +36,8 @@ import { operationStore } from '../../src/runtime/nats/executor/durable/store.js
  * bytes dropped, its own passing: ./../helpers/route-proxy.ts) for a few seconds while every handler
  * runs. It still sends its heartbeats, so its followers elect no one; it hears no acknowledgment, so
  * nothing it is asked to write commits: no claim is renewed meanwhile, as the deaf leader itself
- * answers when read. Then it hears again and the group goes on under the same leader. (Held longer,
+ * answers when read (until it finds its quorum lost, steps down and answers nothing). Then it hears
+ * again and the group has a leader again. (Held longer,
  * the servers' pings find its routes dead, close them, and the others elect: about 20 s here, too
  * slow for the suite; see docs/deployment.md.) The caller makes the cluster whole afterwards.
  */
@@ -51,23 +52,26 @@ export async function couriersThroughOneWayPartition(world: DurableWorld, cluste
         // Read from the deaf leader itself: its client connection is not cut, and it answers reads from what it committed.
         const claims = await openClaimStore(await world.open([cluster.node(leader).url], true), world.binding.claimBucket!)
         if (!claims.ok) throw new Error(claims.message)
-        cluster.deafen(leader)
-        deaf = leader
-        await new Promise((resolve) => setTimeout(resolve, 1000))
         const leases = async () => {
           const read = await Promise.all(['c-ann', 'c-bob', 'c-cat'].map((b) => claims.value.read(claimKey(id, b))))
           return read.map((r) => (r.ok && r.value ? r.value.claim.leaseUntilMs : -1))
         }
+        cluster.deafen(leader)
+        deaf = leader
+        await new Promise((resolve) => setTimeout(resolve, 300))
         const during = await leases()
         expect(during.every((lease) => lease > 0)).toBe(true)
         await new Promise((resolve) => setTimeout(resolve, 3000))
-        // Nothing committed while it could not hear: every courier's renewal went unanswered.
-        expect(await leases()).toEqual(during)
+        // Nothing committed while it could not hear: each lease as it was, or unreadable once the deaf
+        // leader found its quorum lost and stepped down (it then answers nothing: on a loaded machine
+        // within these seconds).
+        const after = await leases()
+        expect(after.map((lease, i) => (lease === -1 ? during[i] : lease))).toEqual(during)
         await cluster.restoreRoutes(leader)
         deaf = undefined
         await cluster.ready()
-        // Its followers never stopped hearing it: no election, the same leader.
-        expect(await cluster.streamLeader(claimStream)).toBe(leader)
+        // Heard again, the group has a leader (the same, or another if the deaf one had stepped down).
+        await cluster.streamLeader(claimStream)
       },
     })
   } finally {

@@ -214,7 +214,7 @@ export function provisioningOnCluster(): void {
     )
 
     it.sequential(
-      'a one-way partition (the claim bucket leader hears none of its peers for a few seconds while they hear it) while every courier handler runs: no election (its heartbeats still arrive), no claim renewal commits meanwhile; restored, the same leader goes on; no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
+      'a one-way partition (the claim bucket leader hears none of its peers for a few seconds while they hear it) while every courier handler runs: no claim renewal commits meanwhile; restored, the group has a leader again; no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
       async () => {
         await cluster.ready()
         world ??= await durableWorld(cluster, 'provision-route-cut', 3)
