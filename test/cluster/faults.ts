@@ -1,9 +1,8 @@
 /**
  * Faults the cluster suites share (each run inside a suite, on its cluster, with its durable world):
- * - a route cut with both ends running that leaves the executor's node in the minority: the node
- *   cut off its peers (./../helpers/route-proxy.ts) while it runs and its clients (the executor's, a
- *   courier's) stay connected, then restored;
- * - a one-way partition of the claim bucket's leader (it hears none of its peers, they hear it);
+ * - a partition that leaves the executor's node (the claim bucket's leader) in the minority: first
+ *   one way (it hears none of its peers), then both (./../helpers/route-proxy.ts), while it runs and
+ *   its clients (the executor's, a courier's) stay connected, then restored;
  * - a courier process stopped (SIGSTOP) past its lease while its handler runs, then let go on
  *   (SIGCONT): the claim expires, another attempt takes over, the late result is refused by its
  *   fence and adds no vote, the process exits cleanly;
@@ -26,64 +25,14 @@ import type { NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { STREAM, type DurableWorld } from './durable-world.js'
 import { bounded, storedSubjects } from './invariants.js'
-import { couriersWorkingThrough } from './working-through.js'
 import { variant } from '../helpers/executor-nats.js'
 import { openRecordBucket } from '../../src/runtime/nats/executor/durable/records.js'
 import { operationStore } from '../../src/runtime/nats/executor/durable/store.js'
 
 /**
- * Couriers working through a one-way partition: the claim bucket's leader goes deaf (its peers'
- * bytes dropped, its own passing: ./../helpers/route-proxy.ts) for a few seconds while every handler
- * runs. It still sends its heartbeats, so its followers elect no one; it hears no acknowledgment, so
- * nothing it is asked to write commits: no claim is renewed meanwhile, as the deaf leader itself
- * answers when read (until it finds its quorum lost, steps down and answers nothing). Then it hears
- * again and the group has a leader again. (Held longer,
- * the servers' pings find its routes dead, close them, and the others elect: about 20 s here, too
- * slow for the suite; see docs/deployment.md.) The caller makes the cluster whole afterwards.
- */
-export async function couriersThroughOneWayPartition(world: DurableWorld, cluster: NatsCluster): Promise<void> {
-  let deaf: string | undefined
-  // couriersWorkingThrough invokes as the dispatcher with this key.
-  const id = await operationId('dispatcher', world.digest, 'cluster-one-way')
-  try {
-    await couriersWorkingThrough(world, cluster, 'cluster-one-way', {
-      strike: async (claimStream) => {
-        const leader = await cluster.streamLeader(claimStream)
-        // Read from the deaf leader itself: its client connection is not cut, and it answers reads from what it committed.
-        const claims = await openClaimStore(await world.open([cluster.node(leader).url], true), world.binding.claimBucket!)
-        if (!claims.ok) throw new Error(claims.message)
-        const leases = async () => {
-          const read = await Promise.all(['c-ann', 'c-bob', 'c-cat'].map((b) => claims.value.read(claimKey(id, b))))
-          return read.map((r) => (r.ok && r.value ? r.value.claim.leaseUntilMs : -1))
-        }
-        cluster.deafen(leader)
-        deaf = leader
-        await new Promise((resolve) => setTimeout(resolve, 300))
-        const during = await leases()
-        expect(during.every((lease) => lease > 0)).toBe(true)
-        await new Promise((resolve) => setTimeout(resolve, 3000))
-        // Nothing committed while it could not hear: each lease as it was, or unreadable once the deaf
-        // leader found its quorum lost and stepped down (it then answers nothing: on a loaded machine
-        // within these seconds).
-        const after = await leases()
-        expect(after.map((lease, i) => (lease === -1 ? during[i] : lease))).toEqual(during)
-        await cluster.restoreRoutes(leader)
-        deaf = undefined
-        await cluster.ready()
-        // Heard again, the group has a leader (the same, or another if the deaf one had stepped down).
-        await cluster.streamLeader(claimStream)
-      },
-    })
-  } finally {
-    if (deaf) await cluster.restoreRoutes(deaf)
-  }
-  // The partition was between servers only: no courier's client connection dropped.
-  expect(Object.fromEntries(world.disconnects)).toEqual({})
-}
-
-/**
- * A route cut that leaves the executor's node in the minority: the first node's routes to every
- * peer are cut while it and its client connections keep running; the executor (pinned to it) and
+ * A partition that leaves the executor's node in the minority: the claim bucket's leader first hears
+ * none of its peers while they hear it (a one-way partition, a few seconds: nothing commits), then its
+ * routes to every peer are cut while it and its client connections keep running; the executor (pinned to it) and
  * c-ann (pinned to it too, its handler running) are on the minority side, c-bob and c-cat on the
  * majority, where they answer during the cut. The executor cannot commit: a second invocation needs
  * its admission written and is refused within the state store's bound (`EXECUTOR_STATE_FAILED`,
@@ -97,20 +46,25 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     dispatch: { mode: 'independent' },
     completion: { mode: 'all-terminal' },
   })
-  const [n1, n2, n3] = cluster.nodes.map((n) => n.url) as [string, string, string]
-  const node = cluster.nodes[0]!.name
-  const majority = (first: string) => [first, ...cluster.servers.filter((s) => s !== first && s !== n1)]
+  const claimStream = `KV_${world.binding.claimBucket!}`
+  // The claim bucket (made here if no courier made it yet) and its leader: the node cut is that leader.
+  const made = await openClaimStore(await world.open(cluster.servers), world.binding.claimBucket!, { replicas: 3 })
+  if (!made.ok) throw new Error(made.message)
+  const node = await cluster.streamLeader(claimStream)
+  const home = cluster.node(node).url
+  const others = cluster.servers.filter((s) => s !== home)
+  const majority = (i: number) => [others[i]!, ...others.filter((_, j) => j !== i)]
   let releaseAnn!: () => void
   let releaseOthers!: () => void
   const annGate = new Promise<void>((resolve) => (releaseAnn = resolve))
   const othersGate = new Promise<void>((resolve) => (releaseOthers = resolve))
   world.reset()
   await world.couriers(interaction, {
-    'c-ann': { accepted: true, gate: annGate, servers: [n1], pinned: true },
-    'c-bob': { accepted: false, gate: othersGate, servers: majority(n2) },
-    'c-cat': { accepted: true, gate: othersGate, servers: majority(n3) },
+    'c-ann': { accepted: true, gate: annGate, servers: [home], pinned: true },
+    'c-bob': { accepted: false, gate: othersGate, servers: majority(0) },
+    'c-cat': { accepted: true, gate: othersGate, servers: majority(1) },
   })
-  const connection = await world.open([n1], true)
+  const connection = await world.open([home], true)
   let disconnects = 0
   void (async () => {
     for await (const status of connection.status()) if (status.type === 'disconnect') disconnects++
@@ -122,7 +76,7 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
   // for its deadline; see docs/deployment.md, "What is not proved yet".)
   const id = await operationId(first.principalId, world.digest, first.idempotencyKey)
   // Questions during the cut go to the majority (the world's own connection prefers the cut node).
-  const outside = await world.open(majority(n2), true)
+  const outside = await world.open(majority(0), true)
   const bucket = await openRecordBucket(outside, world.binding.stateBucket)
   const claims = await openClaimStore(outside, world.binding.claimBucket!)
   if (!bucket.ok) throw new Error(bucket.message)
@@ -145,8 +99,26 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     void answer.then(() => (settled = true))
     await until('every courier handling its offer', () => (world.handled.size === 3 ? true : undefined), 30_000)
     const acknowledged = await world.subjects(`shipping.couriers.${id}.offer.*`)
-    await cluster.cutRoutes(node)
+    // First one way: the node hears none of its peers while they hear it. Its followers keep hearing
+    // its heartbeats and elect no one; it hears no acknowledgment, so nothing commits: the couriers'
+    // renewals stall, as the deaf leader itself answers when read (or it answers nothing once it
+    // finds its quorum lost and steps down).
+    const deafClaims = await openClaimStore(await world.open([home], true), world.binding.claimBucket!)
+    if (!deafClaims.ok) throw new Error(deafClaims.message)
+    const leases = async () => {
+      const read = await Promise.all(['c-ann', 'c-bob', 'c-cat'].map((b) => deafClaims.value.read(claimKey(id, b))))
+      return read.map((r) => (r.ok && r.value ? r.value.claim.leaseUntilMs : -1))
+    }
+    cluster.deafen(node)
     cut = true
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const during = await leases()
+    expect(during.every((lease) => lease > 0)).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    const after = await leases()
+    expect(after.map((lease, i) => (lease === -1 ? during[i] : lease))).toEqual(during)
+    // Then both ways: the majority elects without it.
+    await cluster.cutRoutes(node)
     // No quorum on the executor's side: a new invocation's admission cannot be written (asked at once:
     // the store's bound runs while the majority goes on).
     const refusal = bounded('the refusal of an admission in the minority', ex.invoke(second), 60_000)
