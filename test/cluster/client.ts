@@ -3,7 +3,7 @@
  * stream leader killed mid-publish, the consumer leader killed mid-consume and its node restarted,
  * a node down during request/reply (test/helpers/nats-cluster.ts). Sharing the cluster (the suite
  * is the shortest of the file): the executor's publishOnce through a stream leader change, and a
- * durable courier's handler outliving its lease while cut off the cluster (./faults.ts). The contract is orders-client
+ * durable courier's process stopped (SIGSTOP) past its lease, then let go on (./faults.ts). The contract is orders-client
  * with three replicas, provisioned on the cluster. Invariants checked in every fault test: no
  * message the stream acknowledged is lost, none is stored twice, nothing is processed twice without
  * a redelivery count, every wait bounded.
@@ -20,7 +20,7 @@ import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableWorld, type DurableWorld } from './durable-world.js'
-import { handlerOutlivingItsLease, publishOnceThroughLeaderChange } from './faults.js'
+import { publishOnceThroughLeaderChange, stalledCourierProcess } from './faults.js'
 import { expectAcknowledgedKept } from './invariants.js'
 
 const ordersDocument = join(import.meta.dirname, '../../fixtures/nats/client/orders.asyncapi.yaml')
@@ -187,12 +187,12 @@ export function clientOnCluster(): void {
     )
 
     it.sequential(
-      'a handler outliving its lease while its courier is cut off the cluster (its connection cut, its process stalled): the claim expires, another attempt takes over; the late result is refused by its fence, never published, and adds no vote; decided once',
+      'a truly stalled courier process (SIGSTOP past its lease while its handler works, then SIGCONT): the claim expires, the reassigned attempt decides; the late result is refused by its fence, never published, adds no vote; the process exits cleanly',
       async () => {
         // The durable world shares this cluster (its stream and buckets beside ORDERS) rather than start another.
         world = await durableWorld(cluster, 'client-lease', 3)
         try {
-          await handlerOutlivingItsLease(world, cluster, 'cluster-late-result')
+          await stalledCourierProcess(world, cluster, 'cluster-stalled-process')
         } finally {
           await cluster.ready()
         }

@@ -2,7 +2,8 @@
  * The durable executor on a 5-node cluster of its own (beside the provisioning suite's, not after
  * it: sharing that cluster made this file's longest suite 5 to 15 s longer), every stream and bucket with five
  * replicas (the binding's `replicas`): the claim bucket's leader frozen (SIGSTOP) while the
- * couriers' handlers run, then thawed (SIGCONT); two nodes killed mid-interaction, the request
+ * couriers' handlers run, then thawed (SIGCONT); the node leading a courier's durable consumer
+ * (placed there by step-down) killed mid-interaction; two nodes killed mid-interaction, the request
  * stream's leader first (three of five remain: every group keeps its quorum). The invariants of
  * every fault test are checked by one helper (./invariants.ts).
  */
@@ -50,6 +51,82 @@ export function durableOnFiveNodes(): void {
         for (const stream of [STREAM, `KV_${suite.world.binding.stateBucket}`, `KV_${suite.world.binding.claimBucket!}`]) {
           const info = await suite.world.jsm.streams.info(stream)
           expect([stream, info.config.num_replicas, 1 + (info.cluster?.replicas?.length ?? 0)]).toEqual([stream, 5, 5])
+        }
+      },
+    )
+
+    it.sequential(
+      "the node leading a courier's durable consumer killed mid-interaction (its leader placed by step-down on a node that neither leads the request stream nor holds the courier's or the executor's connection): the courier's deliveries go on from the new leader, nothing lost, nothing handled twice, decided once; the node restarted",
+      async () => {
+        const c = cluster()
+        const interaction = fanOut(suite.world)
+        let release!: () => void
+        const gate = new Promise<void>((resolve) => (release = resolve))
+        suite.world.reset()
+        const streamLeader = await c.streamLeader(STREAM)
+        // c-ann and the executor on one node that does not lead the stream; the other couriers elsewhere.
+        const home = c.nodes.find((n) => n.name !== streamLeader)!
+        const everywhere = (first: string) => [first, ...c.servers.filter((s) => s !== first)]
+        await suite.world.couriers(interaction, {
+          'c-ann': { accepted: true, gate, servers: everywhere(home.url) },
+          'c-bob': { accepted: false, servers: everywhere(c.nodes.find((n) => n !== home)!.url) },
+          'c-cat': { accepted: true, servers: everywhere(c.nodes.find((n) => n !== home)!.url) },
+        })
+        const consumer = 'exec-assignCourier-c-ann'
+        const doomed = await c.placeConsumerLeader(STREAM, consumer, (name) => name !== streamLeader && name !== home.name)
+        const ex = suite.world.executor(interaction, await suite.world.open(everywhere(home.url)))
+        const invocations = ['five-consumer-leader-1', 'five-consumer-leader-2'].map((idempotencyKey) => ({
+          principalId: 'dispatcher',
+          idempotencyKey,
+          inputs: shipmentInputs,
+        }))
+        const [id1, id2] = await Promise.all(invocations.map((i) => operationId(i.principalId, suite.world.digest, i.idempotencyKey)))
+        let killed: string | undefined
+        try {
+          // The first offer reaches c-ann through the doomed leader; its handler is still working when the node dies.
+          const first = ex.invoke(invocations[0]!)
+          await until('c-ann handling the first offer', () => (suite.world.handled.get('c-ann') === 1 ? true : undefined), 30_000)
+          const acknowledged1 = await suite.world.subjects(`shipping.couriers.${id1}.offer.*`)
+          await c.kill(doomed)
+          killed = doomed
+          const elected = await c.consumerLeader(STREAM, consumer, 60_000, doomed)
+          expect(elected).not.toBe(doomed)
+          // The second offer is delivered by the new leader while the first is still being handled.
+          const second = ex.invoke(invocations[1]!)
+          await until('c-ann handling the second offer', () => (suite.world.handled.get('c-ann') === 2 ? true : undefined), 60_000)
+          const acknowledged2 = await suite.world.subjects(`shipping.couriers.${id2}.offer.*`)
+          release()
+          const results = await bounded('both offers decided', Promise.all([first, second]), 160_000)
+          for (const [result, acknowledged] of [
+            [results[0], acknowledged1],
+            [results[1], acknowledged2],
+          ] as const) {
+            if (!result.ok) throw new Error(result.message)
+            expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
+            expect(result.value.state.branches.map((b) => [b.branchId, b.status, b.attempt])).toEqual([
+              ['c-ann', 'succeeded', 1],
+              ['c-bob', 'unsuccessful', 1],
+              ['c-cat', 'succeeded', 1],
+            ])
+            await suite.world.invariants(interaction, ex, result.value, acknowledged)
+          }
+          // Each offer handled once (a redelivery of a running request is not run again), none aborted; every offer acknowledged.
+          expect([Object.fromEntries(suite.world.handled), Object.fromEntries(suite.world.aborted)]).toEqual([{ 'c-ann': 2, 'c-bob': 2, 'c-cat': 2 }, {}])
+          const settled = await until(
+            "c-ann's consumer settled on its new leader",
+            async () => {
+              const info = await suite.world.jsm.consumers.info(STREAM, consumer).catch(() => undefined)
+              return info && info.num_pending === 0 && info.num_ack_pending === 0 ? info : undefined
+            },
+            30_000,
+            200,
+          )
+          expect(settled.delivered.stream_seq).toBeGreaterThan(0)
+        } finally {
+          release()
+          await ex.close()
+          await suite.world.closeCouriers()
+          if (killed) await suite.whole(killed)
         }
       },
     )

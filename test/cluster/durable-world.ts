@@ -6,7 +6,9 @@
  * their own, and the fault invariants (./invariants.ts) for an outcome.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream'
@@ -17,10 +19,10 @@ import type { InvocationOutcome } from '../../src/runtime/nats/executor/executor
 import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
 import { binding as baseBinding, COURIERS, patient, STREAM } from '../helpers/executor-durable-config.js'
 import { deployment } from '../helpers/executor-nats.js'
-import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
 import { afterAll, beforeAll } from 'vitest'
 import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
+import { until } from '../helpers/until.js'
 import { expectCourierInvariants, storedSubjects } from './invariants.js'
 
 /**
@@ -64,6 +66,8 @@ export interface CourierBehaviour {
 export interface DurableWorld {
   readonly module: ExecutorModule & Record<string, any>
   readonly digest: string
+  /** The compiled shipping module's file (inside the repository): a courier in a process of its own loads it. */
+  readonly moduleFile: string
   readonly binding: DurableBinding
   readonly jsm: JetStreamManager
   /** Handler runs per courier; runs that returned, and those aborted, per courier. */
@@ -93,19 +97,22 @@ export { COURIERS, STREAM }
  * The shipping contract compiled and loaded once for every world of this process (the suites run in
  * one file): each world has its own cluster, streams and buckets, and they share the module.
  */
-let shipping: Promise<{ module: DurableWorld['module']; digest: string }> | undefined
-async function compileShipping(label: string): Promise<{ module: DurableWorld['module']; digest: string }> {
+let shipping: Promise<{ module: DurableWorld['module']; digest: string; moduleFile: string }> | undefined
+async function compileShipping(label: string): Promise<{ module: DurableWorld['module']; digest: string; moduleFile: string }> {
   const shop = ShopBundle.copy(`cluster-${label}`).relock()
   const doc = shop.doc('shipping')
   const compiled = await compile(doc)
   if (compiled.diagnostics.length > 0) throw new Error(JSON.stringify(compiled.diagnostics))
-  const module = (await loadModule(compiled.code!, `cluster-${label}-shipping`)) as DurableWorld['module']
-  return { module, digest: createHash('sha256').update(readFileSync(doc)).digest('hex') }
+  const moduleFile = join(import.meta.dirname, '../.tmp/modules', `cluster-${label}-shipping-${process.pid}.mjs`)
+  mkdirSync(dirname(moduleFile), { recursive: true })
+  writeFileSync(moduleFile, compiled.code!)
+  const module = (await import(pathToFileURL(moduleFile).href)) as DurableWorld['module']
+  return { module, digest: createHash('sha256').update(readFileSync(doc)).digest('hex'), moduleFile }
 }
 
 /** The world on `cluster`: the couriers stream created with `replicas`, every bucket the executor creates too. */
 export async function durableWorld(cluster: NatsCluster, label: string, replicas: 3 | 5): Promise<DurableWorld> {
-  const { module, digest } = await (shipping ??= compileShipping(label))
+  const { module, digest, moduleFile } = await (shipping ??= compileShipping(label))
   const binding: DurableBinding = { ...baseBinding, replicas }
   const connections: NatsConnection[] = []
   const responders: Responder[] = []
@@ -121,9 +128,11 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
   }
 
   const admin = await open(cluster.servers)
-  const jsm = await jetstreamManager(admin, { timeout: 5000 })
-  // The contract's couriers stream, replicated: the configuration a production deployment provisions.
-  await jsm.streams.add({
+  // A cluster just elected may answer "JetStream system temporarily unavailable" for a moment: asked again (bounded).
+  const jsm = await until('JetStream answering', () => jetstreamManager(admin, { timeout: 5000 }).catch(() => undefined), 30_000, 250)
+  // The contract's couriers stream, replicated: the configuration a production deployment provisions
+  // (the same configuration again is no change, so a try whose answer was lost is harmless).
+  const couriersStream = {
     name: STREAM,
     subjects: ['shipping.couriers.>'],
     retention: RetentionPolicy.Limits,
@@ -135,12 +144,14 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     max_bytes: 67_108_864,
     discard: DiscardPolicy.New,
     duplicate_window: 120_000_000_000,
-  })
+  }
+  await until('the couriers stream created', () => jsm.streams.add(couriersStream).catch(() => undefined), 30_000, 250)
   await cluster.streamLeader(STREAM)
 
   const world: DurableWorld = {
     module,
     digest,
+    moduleFile,
     binding,
     jsm,
     handled,

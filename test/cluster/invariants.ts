@@ -20,11 +20,12 @@ export { bounded } from '../helpers/bounded.js'
 
 /** Messages a stream holds per subject under `filter` (asked of whichever node answers; bounded). */
 export async function storedSubjects(connection: NatsConnection, stream: string, filter: string): Promise<Record<string, number>> {
-  const jsm = await jetstreamManager(connection, { timeout: 5000 })
   return until(
     `the subjects of ${filter} in ${stream}`,
     async () => {
       try {
+        // Made inside the bounded loop: a cluster settling may answer "temporarily unavailable" to the first question too.
+        const jsm = await jetstreamManager(connection, { timeout: 5000 })
         return ((await jsm.streams.info(stream, { subjects_filter: filter })).state.subjects ?? {}) as Record<string, number>
       } catch {
         return undefined
@@ -146,7 +147,16 @@ export async function expectDurableInvariants(run: DurableFaultRun): Promise<voi
   )
   expect(admitted.length).toBeGreaterThanOrEqual(outcome.decision.votes.length)
   for (const r of [...admitted, ...outcome.decision.votes] as Fenced[]) {
-    const claim = await claims.value.read(claimKey(id, r.branchId))
+    // Read again (bounded) while the claim stream elects: a node rejoining after a cut can unseat its leader.
+    const claim = await until(
+      'the claim readable',
+      async () => {
+        const read = await claims.value.read(claimKey(id, r.branchId))
+        return read.ok ? read : undefined
+      },
+      30_000,
+      200,
+    )
     expect(claim.ok && claim.value?.claim).toMatchObject({ peerId: r.peerId, attempt: r.attempt, fence: r.fence, state: 'committed' })
   }
 }

@@ -5,8 +5,8 @@
  * ownership (growth 3 -> 5 applied, shrink 5 -> 3 a loss), another contract's claim refused, and
  * the server's refusal (five replicas while one of five servers is down) turned into a sentence.
  * Debian's nats-server is 2.9: every call passes the development override for minimumServerVersion.
- * Sharing the cluster (routes through cuttable proxies): the durable couriers through a route cut
- * with both ends running (./faults.ts).
+ * Sharing the cluster (routes through cuttable proxies): a route cut with both ends running that
+ * leaves the durable executor's node in the minority, one way first, then both (./faults.ts).
  */
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
@@ -20,7 +20,7 @@ import { loadModule } from '../helpers/load-module.js'
 import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableWorld, type DurableWorld } from './durable-world.js'
-import { couriersThroughRouteCut } from './faults.js'
+import { executorInTheMinority } from './faults.js'
 
 const root = join(import.meta.dirname, '../..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -60,7 +60,21 @@ export function provisioningOnCluster(): void {
     let cluster: NatsCluster
     let nc: NatsConnection
     let jsm: JetStreamManager
-    const run = (module: ContractModule, options: ProvisionOptions = {}) => provision(module, nc, { ...dev, ...options })
+    /**
+     * Provisions as an application would on a cluster: a question the meta group cannot answer yet
+     * ("JetStream system temporarily unavailable": it re-elects when its nodes starve for CPU on a
+     * loaded machine) is asked again, bounded; any other answer is the test's.
+     */
+    const run = async (module: ContractModule, options: ProvisionOptions = {}) => {
+      for (let tries = 0; ; tries++) {
+        try {
+          return await provision(module, nc, { ...dev, ...options })
+        } catch (error) {
+          if (tries >= 20 || !/temporarily unavailable/i.test(String(error))) throw error
+          await new Promise((resolve) => setTimeout(resolve, 500))
+        }
+      }
+    }
     /** Where the stream lives: its leader and replicas, each a distinct server of the cluster. */
     const placement = async (stream: string) => {
       const info = await jsm.streams.info(stream)
@@ -189,11 +203,12 @@ export function provisioningOnCluster(): void {
     )
 
     it.sequential(
-      'a route cut with both ends running (a node cut off its peers by its routes while the durable couriers handlers run, a courier client connected to it staying up), then restored: its courier renews nothing meanwhile, the others go on; no client connection dropped, no handler aborted, each finishes on its first attempt, decided once',
+      "a partition that leaves the executor's node, the claim bucket leader, in the minority with a fan-out in flight: first one way for a few seconds (it hears none of its peers, they hear it: no claim renewal commits), then its routes to every peer cut (the executor's and a courier's client connections to it stay up): the executor cannot commit and says so within its bound, admits and decides nothing meanwhile, its courier renews nothing; once healed the fan-out decides once, no handler aborted",
       async () => {
+        await cluster.ready()
         // The durable world shares this cluster (the suite is the file's shortest) rather than start another.
-        world = await durableWorld(cluster, 'provision-route-cut', 3)
-        await couriersThroughRouteCut(world, cluster)
+        world ??= await durableWorld(cluster, 'provision-route-cut', 3)
+        await executorInTheMinority(world, cluster)
       },
     )
   })

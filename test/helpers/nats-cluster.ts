@@ -57,8 +57,13 @@ export interface NatsCluster {
   ready(timeoutMs?: number): Promise<string>
   /** The server name of the given stream's leader (asked through the JetStream API). */
   streamLeader(stream: string, timeoutMs?: number): Promise<string>
-  /** The server name of the given consumer's leader, once a majority of its group is current. */
-  consumerLeader(stream: string, consumer: string, timeoutMs?: number): Promise<string>
+  /** The server name of the given consumer's leader (other than `previous`, if given), once a majority of its group is current. */
+  consumerLeader(stream: string, consumer: string, timeoutMs?: number, previous?: string): Promise<string>
+  /**
+   * Moves the consumer's leader until it is on a node `wanted` accepts: the leader is asked to step
+   * down (the group elects another of its replicas) at most `tries` times. Answers where it is.
+   */
+  placeConsumerLeader(stream: string, consumer: string, wanted: (name: string) => boolean, tries?: number): Promise<string>
   /** Waits until the stream has a leader other than `previous` and all its running replicas are current. */
   newStreamLeader(stream: string, previous: string, timeoutMs?: number): Promise<string>
   /** SIGKILL: a crash. The node's store stays for a restart. */
@@ -79,7 +84,14 @@ export interface NatsCluster {
    * client connections keep running, and waits until it sees no route. Its peers elect without it.
    */
   cutRoutes(name: string): Promise<void>
-  /** Lets the node's routes form again and waits until it is routed to every other running node. */
+  /**
+   * A one-way partition (`cuttableRoutes` only): the node's peers hear it, it hears none of them (its
+   * client connections stay up). The route connections stay open until the servers' pings find them
+   * dead; new ones are accepted and fail their handshake. Counted out of the running nodes until
+   * restored (`restoreRoutes`).
+   */
+  deafen(name: string): void
+  /** Lets the node's routes form again (after a cut or a one-way partition) and waits until it is routed to every other running node. */
   restoreRoutes(name: string): Promise<void>
   /** Kills every node by PID and removes the stores. */
   stop(): Promise<void>
@@ -247,17 +259,35 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     },
   })
 
-  /** Asks a running node through the JetStream API; the connection lasts one question. */
+  /**
+   * One connection for the helper's questions, kept while its server runs (the waits poll every
+   * 100 ms: a connection a question cost a CPU second a minute); made again once its server is
+   * killed, frozen or cut off.
+   */
+  let asker: { nc: Awaited<ReturnType<typeof connect>>; jsm: Awaited<ReturnType<typeof jetstreamManager>> } | undefined
+  const dropAsker = async () => {
+    const old = asker
+    asker = undefined
+    await old?.nc.close().catch(() => undefined)
+  }
+  /** Asks a running node through the JetStream API. */
   const askStream = async <T>(question: (jsm: Awaited<ReturnType<typeof jetstreamManager>>) => Promise<T>): Promise<T | undefined> => {
-    const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 }).catch(() => undefined)
-    if (!nc) return undefined
+    const up = running()
+    if (asker && (asker.nc.isClosed() || !up.some((n) => n.name === asker!.nc.info?.server_name))) await dropAsker()
+    if (!asker) {
+      const nc = await connect({ servers: up.map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 }).catch(() => undefined)
+      if (!nc) return undefined
+      try {
+        asker = { nc, jsm: await jetstreamManager(nc, { timeout: 2000 }) }
+      } catch {
+        await nc.close().catch(() => undefined)
+        return undefined
+      }
+    }
     try {
-      const jsm = await jetstreamManager(nc, { timeout: 2000 })
-      return await question(jsm)
+      return await question(asker.jsm)
     } catch {
       return undefined
-    } finally {
-      await nc.close().catch(() => undefined)
     }
   }
   /**
@@ -281,41 +311,72 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     return current + 1 > group / 2 ? leader : undefined
   }
 
+  /** The meta leader every running node agrees on, with all running peers current and JetStream answering; else undefined. */
+  const agreed = async (): Promise<string | undefined> => {
+    const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
+    const leaders = new Set(views.map((v) => v?.meta_cluster?.leader))
+    if (leaders.size !== 1) return undefined
+    const [leader] = leaders
+    if (!leader) return undefined
+    // The leader's own view lists the other peers and whether each is current.
+    const leaderView = views[running().findIndex((n) => n.name === leader)]
+    const up = new Set(running().map((n) => n.name))
+    const peers = leaderView?.meta_cluster?.replicas ?? []
+    const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
+    if (current !== up.size - 1) return undefined
+    // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
+    return (await askStream((jsm) => jsm.getAccountInfo())) ? leader : undefined
+  }
+
   const cluster: NatsCluster = {
     nodes: nodes.map(view),
     servers: nodes.map((n) => `nats://127.0.0.1:${n.port}`),
     runningServers: () => running().map((n) => `nats://127.0.0.1:${n.port}`),
     node: (name) => view(byName(name)),
-    ready: (timeoutMs = 60_000) =>
-      until(
-        'a meta leader every running node agrees on, with all running peers current',
-        async () => {
-          const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
-          const leaders = new Set(views.map((v) => v?.meta_cluster?.leader))
-          if (leaders.size !== 1) return undefined
-          const [leader] = leaders
-          if (!leader) return undefined
-          // The leader's own view lists the other peers and whether each is current.
-          const leaderView = views[running().findIndex((n) => n.name === leader)]
-          const up = new Set(running().map((n) => n.name))
-          const peers = leaderView?.meta_cluster?.replicas ?? []
-          const current = peers.filter((p) => up.has(p.name) && p.current && !p.offline).length
-          if (current !== up.size - 1) return undefined
-          // And JetStream answers (a meta group just elected may say "temporarily unavailable" a while longer).
-          return (await askStream(async () => true)) ? leader : undefined
-        },
+    ready: (timeoutMs = 60_000) => {
+      // The same leader in three polls running: a meta group just formed often elects once more
+      // within a second (a node that started later calls an election of its own), and a question asked
+      // in between is answered "JetStream system temporarily unavailable", on a loaded machine above all.
+      let seen: string | undefined
+      let times = 0
+      const stable = (leader: string | undefined) => {
+        times = leader !== undefined && leader === seen ? times + 1 : leader === undefined ? 0 : 1
+        seen = leader
+        return times >= 3 ? leader : undefined
+      }
+      return until(
+        'a meta leader every running node agrees on (the same in three polls), with all running peers current',
+        async () => stable(await agreed()),
         timeoutMs,
         100,
-      ),
+      )
+    },
     streamLeader: (stream, timeoutMs = 60_000) =>
       until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
-    consumerLeader: (stream, consumer, timeoutMs = 60_000) =>
+    consumerLeader: (stream, consumer, timeoutMs = 60_000, previous) =>
       until(
-        `a leader for consumer ${stream}/${consumer}`,
-        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), undefined, true),
+        `a leader for consumer ${stream}/${consumer}${previous ? ` (not ${previous})` : ''}`,
+        async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), previous, true),
         timeoutMs,
         100,
       ),
+    placeConsumerLeader: async (stream, consumer, wanted, tries = 12) => {
+      let leader = await cluster.consumerLeader(stream, consumer)
+      for (let i = 0; i < tries && !wanted(leader); i++) {
+        // The JetStream API's step-down: the consumer's group elects another replica (no placement on this server version).
+        const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 })
+        try {
+          await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.${consumer}`, undefined, { timeout: 5000 }).catch(() => undefined)
+        } finally {
+          await nc.close().catch(() => undefined)
+        }
+        const before = leader
+        leader = await cluster.consumerLeader(stream, consumer, 30_000, before).catch(() => cluster.consumerLeader(stream, consumer))
+      }
+      if (!wanted(leader))
+        throw new Error(`the leader of consumer ${stream}/${consumer} stayed off the wanted nodes through ${tries} step-downs (on ${leader})`)
+      return leader
+    },
     newStreamLeader: (stream, previous, timeoutMs = 60_000) =>
       until(
         `a new leader for stream ${stream} (not ${previous})`,
@@ -354,6 +415,11 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       proxies.cut(name)
       await until(`${name} to see no route`, async () => ((await routez(node.monitorPort))?.num_routes === 0 ? true : undefined), 20_000, 100)
     },
+    deafen: (name) => {
+      if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
+      byName(name).cut = true
+      proxies.deafen(name)
+    },
     restoreRoutes: async (name) => {
       if (!proxies) throw new Error('the cluster was started without cuttableRoutes')
       const node = byName(name)
@@ -369,6 +435,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       )
     },
     stop: async () => {
+      await dropAsker()
       await Promise.all(nodes.map((n) => killNode(n, 'SIGKILL')))
       await proxies?.close()
       rmSync(base, { recursive: true, force: true })

@@ -3,7 +3,8 @@
  * peers while every process keeps running and its client connections stay up: a partition between
  * servers, not a crash (./nats-cluster.ts, `cuttableRoutes`). Each ordered pair of nodes has a proxy
  * port of its own (node A's route to B goes to A→B's port), so cutting a node closes exactly the
- * connections it is an end of and refuses new ones until it is restored. `startTcpProxy` cuts one
+ * connections it is an end of and refuses new ones until it is restored; deafening a node drops what
+ * its peers send it while what it sends passes (a one-way partition). `startTcpProxy` cuts one
  * client's connection to its server the same way.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
@@ -18,7 +19,12 @@ export interface RouteProxies {
   readonly advertisePort: number
   /** Closes every route connection the node is an end of and refuses new ones. */
   cut(name: string): void
-  /** Accepts the node's route connections again (the servers solicit them again on their own timer). */
+  /**
+   * A one-way partition: every byte a peer sends the node is dropped, every byte it sends its peers
+   * passes; connections stay open (only the servers' own pings find out) and new ones are accepted.
+   */
+  deafen(name: string): void
+  /** Undoes a cut or a one-way partition: the node's connections are closed (a half-dead one with them) and new ones accepted (the servers solicit them again on their own timer). */
   restore(name: string): void
   close(): Promise<void>
 }
@@ -29,15 +35,21 @@ export async function startRouteProxies(
   allocate: () => Promise<number>,
 ): Promise<RouteProxies> {
   const cutNodes = new Set<string>()
+  const deafNodes = new Set<string>()
   const pairs: Array<{ from: string; to: string; pipe: Awaited<ReturnType<typeof forward>> }> = []
   for (const from of nodes)
     for (const to of nodes) {
       if (from === to) continue
       const severed = () => cutNodes.has(from.name) || cutNodes.has(to.name)
-      pairs.push({ from: from.name, to: to.name, pipe: await forward(to.clusterPort, await allocate(), severed) })
+      // The proxy's inbound end is `from`'s, its outbound end `to`'s: bytes toward a deaf node are dropped.
+      const dropped = (toward: 'outbound' | 'inbound') => deafNodes.has(toward === 'outbound' ? to.name : from.name)
+      pairs.push({ from: from.name, to: to.name, pipe: await forward(to.clusterPort, await allocate(), severed, dropped) })
     }
   const byPair = new Map(pairs.map((p) => [`${p.from}>${p.to}`, p]))
   const nowhere = await forward(0, await allocate(), () => true)
+  const closeAll = (name: string) => {
+    for (const p of pairs) if (p.from === name || p.to === name) for (const socket of p.pipe.sockets) socket.destroy()
+  }
   return {
     advertisePort: nowhere.port,
     port(from, to) {
@@ -47,10 +59,14 @@ export async function startRouteProxies(
     },
     cut(name) {
       cutNodes.add(name)
-      for (const p of pairs) if (p.from === name || p.to === name) for (const socket of p.pipe.sockets) socket.destroy()
+      closeAll(name)
+    },
+    deafen(name) {
+      deafNodes.add(name)
     },
     restore(name) {
       cutNodes.delete(name)
+      if (deafNodes.delete(name)) closeAll(name)
     },
     async close() {
       await Promise.all([...pairs.map((p) => p.pipe.close()), nowhere.close()])
@@ -85,18 +101,25 @@ export async function startTcpProxy(targetPort: number, allocate: () => Promise<
   }
 }
 
-/** A listener on `port` piping each connection to `targetPort`, refusing connections while `severed()`. */
-async function forward(targetPort: number, port: number, severed: () => boolean) {
+/**
+ * A listener on `port` piping each connection to `targetPort`, refusing connections while
+ * `severed()`, dropping the bytes going one way while `dropped` says so (toward the outbound end:
+ * the target; toward the inbound end: the connecting side).
+ */
+async function forward(targetPort: number, port: number, severed: () => boolean, dropped: (toward: 'outbound' | 'inbound') => boolean = () => false) {
   const sockets = new Set<Socket>()
   const server: Server = createServer((inbound) => {
     if (severed()) return void inbound.destroy()
     const outbound = connect(targetPort, '127.0.0.1')
-    for (const [a, b] of [
-      [inbound, outbound],
-      [outbound, inbound],
+    for (const [a, b, toward] of [
+      [inbound, outbound, 'outbound'],
+      [outbound, inbound, 'inbound'],
     ] as const) {
       sockets.add(a)
-      a.pipe(b)
+      // By hand rather than pipe(): a chunk is written on, or dropped (route traffic is small: no backpressure needed).
+      a.on('data', (chunk: Buffer) => {
+        if (!dropped(toward) && !b.destroyed) b.write(chunk)
+      })
       // Either end gone (or reset): the other goes too, as with a cable pulled.
       a.once('error', () => b.destroy())
       a.once('close', () => {
