@@ -8,13 +8,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * browser, file watcher, counted cache, fake timer or global they leave changed, so several of them
  * may share one worker process: importing the compiler and its dependencies, about 1 to 1.7 CPU
  * seconds a file, is then paid once per worker, not once per file. Files that may share a worker
- * only with their own kind are in BUNDLERS, TOOLS and NATS_SERVERS below. A file that needs a fresh
+ * only with their own kind are in BUNDLERS and TOOLS below. A file that needs a fresh
  * process is in none of these lists (compile-once and incremental count what a cache does in this
  * process, as do persistent-cache-builds and compile-pool; files with vi.mock; the CLI run in this
  * process, which changes its working folder: write-attacks and cli-inputs; limits.test.ts runs the
  * YAML parser out of stack, which depends on what the process ran before; lsp.test.ts's publications
  * missed their bound in a shared worker on a loaded machine; the JetStream clusters and the durable
- * executor's files, whose leases and elections are timed). Checked by running these files in one
+ * executor's files, whose leases and elections are timed; the nats-server files, which shared a worker
+ * safely but with no CPU time saved that a measurement could tell from noise). Checked by running these files in one
  * worker, shuffled.
  */
 export const SHARED = [
@@ -170,19 +171,6 @@ export const TOOLS = [
 ]
 
 /**
- * Files against a nats-server of their own (test/helpers/nats-server.ts), which they stop: they may
- * share a worker with each other. Checked by running them in one worker, shuffled.
- */
-export const NATS_SERVERS = [
-  'test/example.test.ts',
-  'test/hostile-validators.test.ts',
-  'test/nats-browser.test.ts',
-  'test/nats-client.test.ts',
-  'test/nats-operation-messages.test.ts',
-  'test/nats-provision.test.ts',
-]
-
-/**
  * The files that take longest, longest first (measured on the 2-core machine; most of their time is
  * cargo, tsc, Chromium or a bundler in a child process). Started first, the two workers end close
  * together instead of one of them finishing a long file alone at the end. Also the shared-worker
@@ -230,7 +218,7 @@ const LONGEST = [
  * the other: the isolated files first, which hold the longest (the fresh clone, the packed apps, the
  * Rust target), and the many small shared files last, so that the two workers finish together.
  */
-const ORDER = ['isolated', 'bundlers', 'tools', 'nats-servers', 'shared']
+const ORDER = ['isolated', 'bundlers', 'tools', 'shared']
 
 /**
  * Vitest's order (files it has seen fail or last longer first), except that the projects run in
@@ -271,13 +259,12 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SHARED, ...BUNDLERS, ...TOOLS, ...NATS_SERVERS],
+          exclude: [...configDefaults.exclude, ...SHARED, ...BUNDLERS, ...TOOLS],
         },
       },
       { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
       { extends: true, test: { name: 'bundlers', include: BUNDLERS, isolate: false } },
       { extends: true, test: { name: 'tools', include: TOOLS, isolate: false } },
-      { extends: true, test: { name: 'nats-servers', include: NATS_SERVERS, isolate: false } },
     ],
   },
 })
