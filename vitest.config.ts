@@ -7,11 +7,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * for (cargo, the tsc binary, nats-server, esbuild's transform service), with no bundler plugin,
  * browser, file watcher, counted cache, fake timer or global they leave changed, so several of them
  * may share one worker process: importing the compiler and its dependencies, about 1 to 1.7 CPU
- * seconds a file, is then paid once per worker, not once per file. A file that needs a fresh process
- * stays out of this list (compile-once, incremental and code-cache count what a cache does; bundler
- * files load plugins that keep state; limits.test.ts runs the YAML parser out of stack, which depends
- * on what the process ran before; lsp.test.ts's publications missed their bound in a shared worker on
- * a loaded machine). Checked by running these files in one worker, shuffled.
+ * seconds a file, is then paid once per worker, not once per file. Files that may share a worker
+ * only with their own kind are in BUNDLERS and TOOLS below. A file that needs a fresh
+ * process is in none of these lists (compile-once and incremental count what a cache does in this
+ * process, as do persistent-cache-builds and compile-pool; files with vi.mock; the CLI run in this
+ * process, which changes its working folder: write-attacks and cli-inputs; limits.test.ts runs the
+ * YAML parser out of stack, which depends on what the process ran before; lsp.test.ts's publications
+ * missed their bound in a shared worker on a loaded machine; the JetStream clusters and the durable
+ * executor's files, whose leases and elections are timed; the nats-server files, which shared a worker
+ * safely but with no CPU time saved that a measurement could tell from noise). Checked by running these files in one
+ * worker, shuffled.
  */
 export const SHARED = [
   'conformance/benzene/runner.test.ts',
@@ -126,22 +131,66 @@ export const SHARED = [
 ]
 
 /**
+ * Files that build with the real bundlers in this process, through the plugin as users install it
+ * (test/helpers/bundlers.ts): one worker imports Vite, Rollup, Rolldown, esbuild, webpack and Rspack
+ * once for all of them instead of once a file (about 2 CPU seconds a file saved). Every build makes
+ * a plugin of its own, and none of these files counts what a cache across builds does. Checked by
+ * running them in one worker, shuffled.
+ */
+export const BUNDLERS = [
+  'test/bundler-errors.test.ts',
+  'test/bundler-module-names.test.ts',
+  'test/bundler-source-maps.test.ts',
+  'test/bundlers.test.ts',
+  'test/dasp.test.ts',
+  'test/hostile-compile.test.ts',
+  'test/nats-module.test.ts',
+  'test/nats-profile-allows.test.ts',
+  'test/resolve-specifiers.test.ts',
+  'test/topology-import.test.ts',
+  'test/types.test.ts',
+]
+
+/**
+ * Files whose work is in child processes they wait for (npm, cargo, tsc, a built app, Vite's dev
+ * server) or in pages of the shared Chromium, each in folders of its own: they may share a worker
+ * with each other, since nothing they leave in the worker process is read by the next. Checked by
+ * running them in one worker, shuffled.
+ */
+export const TOOLS = [
+  'test/code-cache.test.ts',
+  'test/commonjs-app.test.ts',
+  'test/dev-loop-browser.test.ts',
+  'test/dev-page-contents.test.ts',
+  'test/dev-page.test.ts',
+  'test/example-dev-servers.test.ts',
+  'test/fuzz.test.ts',
+  'test/nats-topology-browser.test.ts',
+  'test/precompiled-asyncapi.test.ts',
+  'test/safe-write.test.ts',
+]
+
+/**
  * The files that take longest, longest first (measured on the 2-core machine; most of their time is
  * cargo, tsc, Chromium or a bundler in a child process). Started first, the two workers end close
- * together instead of one of them finishing a long file alone at the end.
+ * together instead of one of them finishing a long file alone at the end. Also the shared-worker
+ * files that take longest: on a fresh checkout vitest orders files it has never timed by size,
+ * which put the `tsc` differential (a small file, 24 CPU s) and the Rust serde build last, one
+ * worker finishing them alone.
  */
 const LONGEST = [
   'test/fresh-clone.test.ts',
   'test/packed-apps.test.ts',
   'test/rust-hostile.test.ts',
   'test/rust-target.test.ts',
-  'test/hostile-compile.test.ts',
   'test/docs-snippets.test.ts',
-  'test/example.test.ts',
-  'test/types.test.ts',
   'test/topology-escaping.test.ts',
+  'test/hostile-compile.test.ts',
+  'test/bundlers.test.ts',
+  'test/types.test.ts',
   'test/write-attacks.test.ts',
   'test/nats-module.test.ts',
+  'test/example.test.ts',
   'test/nats-provision.test.ts',
   // Real JetStream clusters under faults: mostly waiting on leader elections, not CPU.
   'test/cluster.test.ts',
@@ -149,19 +198,10 @@ const LONGEST = [
   'test/nats-topology-browser.test.ts',
   'test/dev-page.test.ts',
   'test/topology-import.test.ts',
-  'test/bundlers.test.ts',
   'test/bundled-package-root.test.ts',
   'test/nats-operation-messages.test.ts',
   'test/nats-profile-allows.test.ts',
   'test/dev-loop-browser.test.ts',
-]
-
-/**
- * The shared-worker files that take longest, longest first (CPU seconds on the 2-core machine): on a
- * fresh checkout vitest orders files it has never timed by size, which put the `tsc` differential
- * (a small file, 24 CPU s) and the Rust serde build last, one worker finishing them alone.
- */
-const SHARED_LONGEST = [
   'test/nats-standard-parser.test.ts',
   'test/tsc-in-process.test.ts',
   'test/diff-against.test.ts',
@@ -173,21 +213,24 @@ const SHARED_LONGEST = [
 ]
 
 /**
- * Vitest's order (files it has seen fail or last longer first), except that the LONGEST files come
- * first on a fresh checkout too, and the shared-worker files come last, together (a shared worker
- * is kept only while the next file in the queue may share it), the SHARED_LONGEST first among them.
+ * The projects in the order their files run: a worker that shares files is kept only while the next
+ * file in the queue belongs to its project, so each project's files run together, one block after
+ * the other: the isolated files first, which hold the longest (the fresh clone, the packed apps, the
+ * Rust target), and the many small shared files last, so that the two workers finish together.
+ */
+const ORDER = ['isolated', 'bundlers', 'tools', 'shared']
+
+/**
+ * Vitest's order (files it has seen fail or last longer first), except that the projects run in
+ * ORDER's blocks and, inside a block, the LONGEST files come first on a fresh checkout too.
  */
 class LongestFirst extends BaseSequencer {
   async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
     const name = (f: TestSpecification) => relative(f.project.config.root, f.moduleId)
     const rank = (f: TestSpecification) => {
-      if (f.project.name === 'shared') {
-        const j = SHARED_LONGEST.indexOf(name(f))
-        return LONGEST.length + 1 + (j === -1 ? SHARED_LONGEST.length : j)
-      }
       const i = LONGEST.indexOf(name(f))
-      return i === -1 ? LONGEST.length : i
+      return (ORDER.indexOf(f.project.name) + 1) * (LONGEST.length + 1) + (i === -1 ? LONGEST.length : i)
     }
     return sorted
       .map((f, i) => ({ f, i }))
@@ -213,9 +256,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'isolated', include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SHARED] },
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SHARED, ...BUNDLERS, ...TOOLS],
+        },
       },
       { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
+      { extends: true, test: { name: 'bundlers', include: BUNDLERS, isolate: false } },
+      { extends: true, test: { name: 'tools', include: TOOLS, isolate: false } },
     ],
   },
 })
