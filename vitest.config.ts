@@ -126,6 +126,7 @@ export const SHARED = [
   'test/validation.test.ts',
   'test/wildcards.test.ts',
   'test/wire-json.test.ts',
+  'test/yaml-block.test.ts',
   'test/yaml-fast-credentials.test.ts',
   'test/yaml-fast.test.ts',
 ]
