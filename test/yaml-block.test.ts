@@ -14,15 +14,7 @@ import { natsDocument } from '../bench/generate.js'
 import { loadFastYaml, loadFastYamlWithJsYaml, plainScalar } from '../src/core/yaml-fast.js'
 import { readBlockYaml } from '../src/core/yaml-block.js'
 import { parseExactYaml } from '../src/core/yaml-source.js'
-import { joinPointer } from '../src/runtime/shared/json-pointer.js'
-
-function collections(value: unknown, pointer = '', out: string[] = []): string[] {
-  if (value === null || typeof value !== 'object') return out
-  out.push(pointer)
-  if (Array.isArray(value)) value.forEach((v, i) => collections(v, joinPointer(pointer, i), out))
-  else for (const [k, v] of Object.entries(value)) collections(v, joinPointer(pointer, k), out)
-  return out
-}
+import { collections } from './helpers/yaml-collections.js'
 
 /**
  * Whether the block reader read `text`; when it did, that it agrees with the `js-yaml` path and the

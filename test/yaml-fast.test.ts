@@ -12,7 +12,7 @@ import { dump } from 'js-yaml'
 import { stringify } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { natsDocument } from '../bench/generate.js'
-import { joinPointer } from '../src/runtime/shared/json-pointer.js'
+import { collections } from './helpers/yaml-collections.js'
 import { loadFastYaml } from '../src/core/yaml-fast.js'
 import { parseExactYaml, parseYamlSource } from '../src/core/yaml-source.js'
 
@@ -22,14 +22,6 @@ function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
     .map((e) => join(e.parentPath, e.name))
-}
-
-function collections(value: unknown, pointer = '', out: string[] = []): string[] {
-  if (value === null || typeof value !== 'object') return out
-  out.push(pointer)
-  if (Array.isArray(value)) value.forEach((v, i) => collections(v, joinPointer(pointer, i), out))
-  else for (const [k, v] of Object.entries(value)) collections(v, joinPointer(pointer, k), out)
-  return out
 }
 
 /** Every object is a plain object or array (JSON.stringify above compares the rest, own `__proto__` keys included). */

@@ -164,3 +164,16 @@ export async function expectDurableInvariants(run: DurableFaultRun): Promise<voi
 /** The fault invariants of the shop's courier offers (`shipping.couriers.<op>.offer.*`, answered on `.accept.*`). */
 export const expectCourierInvariants = (run: Omit<DurableFaultRun, 'offers' | 'results'>): Promise<void> =>
   expectDurableInvariants({ ...run, offers: 'shipping.couriers.<op>.offer.*', results: 'shipping.couriers.<op>.accept.*' })
+
+/**
+ * The three-courier fan-out's verdict after a fault: settled as a success, each branch decided on
+ * its first attempt (c-bob's courier answers unsuccessful by design), none retried.
+ */
+export function expectFanOutSettled(outcome: InvocationOutcome): void {
+  expect(outcome.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
+  expect(outcome.state.branches.map((b) => [b.branchId, b.status, b.attempt])).toEqual([
+    ['c-ann', 'succeeded', 1],
+    ['c-bob', 'unsuccessful', 1],
+    ['c-cat', 'succeeded', 1],
+  ])
+}
