@@ -230,7 +230,9 @@ describe('property: over random trees, nothing changes but the files the writer 
     kind: fc.constantFrom('folder', 'marked', 'foreign', 'link-out-file', 'link-out-folder', 'link-inside', 'link-dangling'),
   })
   const write = fc.record({
-    path: fc.oneof(path, fc.constantFrom('../outside/deploy.sh', 'a/../../outside/x', '/outside/x')),
+    // Mostly paths inside the tree: one escaping write refuses its whole batch, and an even draw left
+    // most batches refused, so few trees were ever written over.
+    path: fc.oneof({ weight: 4, arbitrary: path }, { weight: 1, arbitrary: fc.constantFrom('../outside/deploy.sh', 'a/../../outside/x', '/outside/x') }),
     body: fc.string({ maxLength: 8 }),
   })
 
@@ -277,9 +279,12 @@ describe('property: over random trees, nothing changes but the files the writer 
         if (!result.ok) expect([...after.keys()].filter((k) => !before.has(k))).toEqual([])
         outcomes[result.ok ? 'written' : 'refused']++
       }),
-      { numRuns: 150 },
+      // A fixed seed: the same 150 trees every run, so the check below that both sides were
+      // exercised is a fact about these cases, not a draw (unseeded, one run in many wrote only 10).
+      { numRuns: 150, seed: 20261203 },
     )
     // Both sides were exercised: batches written over trees, and batches refused.
+    console.log(`safe-write property: ${outcomes.written} batches written, ${outcomes.refused} refused`)
     expect(outcomes.written).toBeGreaterThan(10)
     expect(outcomes.refused).toBeGreaterThan(10)
   })
