@@ -17,28 +17,13 @@ import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { createExecutor, createResponder, type Executor, type ExecutorModule, type Responder } from '../../src/runtime/nats/executor/index.js'
 import type { InvocationOutcome } from '../../src/runtime/nats/executor/executor.js'
 import type { DurableBinding } from '../../src/runtime/nats/executor/durable/executor.js'
-import { binding as baseBinding, COURIERS, patient, STREAM } from '../helpers/executor-durable-config.js'
+import { binding as baseBinding, clusterOptions, COURIERS, patient, STREAM } from '../helpers/executor-durable-config.js'
 import { deployment } from '../helpers/executor-nats.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
 import { afterAll, beforeAll } from 'vitest'
 import { startNatsCluster, type ClusterOptions, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { expectCourierInvariants, storedSubjects } from './invariants.js'
-
-/**
- * The application's connection options for a cluster: the servers in the order given, quick
- * reconnects, and pings every 2 s (two unanswered: the server is taken for gone), so a client of a
- * frozen server moves to another within seconds, not nats.js's default minutes.
- */
-export const clusterOptions = (servers: string[]) => ({
-  servers,
-  reconnectTimeWait: 100,
-  maxReconnectAttempts: -1,
-  timeout: 5000,
-  noRandomize: true,
-  pingInterval: 2000,
-  maxPingOut: 2,
-})
 
 /**
  * The courier offer with cluster-sized times (`patient`: a 30 s lease renewed every 500 ms) and a

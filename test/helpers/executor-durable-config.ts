@@ -46,3 +46,18 @@ export function patient(base: Interaction, deadlineMs: number, completion: objec
     delivery: { ...b['delivery'], ownership: { ...b['delivery']['ownership'], leaseMs: 30_000, renewEveryMs: 500, ...lease } },
   } as unknown as Interaction
 }
+
+/**
+ * The application's connection options for a cluster: the servers in the order given, quick
+ * reconnects, and pings every 2 s (two unanswered: the server is taken for gone), so a client of a
+ * frozen server moves to another within seconds, not nats.js's default minutes.
+ */
+export const clusterOptions = (servers: string[]) => ({
+  servers,
+  reconnectTimeWait: 100,
+  maxReconnectAttempts: -1,
+  timeout: 5000,
+  noRandomize: true,
+  pingInterval: 2000,
+  maxPingOut: 2,
+})

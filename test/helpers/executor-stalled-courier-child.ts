@@ -14,23 +14,14 @@ import { createInterface } from 'node:readline'
 import { connect } from '@nats-io/transport-node'
 import { createResponder, type ExecutorModule } from 'unplugin-contracts/runtime/nats/executor'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
-import { binding, patient, STREAM } from './executor-durable-config.js'
+import { binding, clusterOptions, patient, STREAM } from './executor-durable-config.js'
 
 const { NATS_SERVERS, MODULE_FILE, PEER, LEASE_MS, RENEW_MS, WORK_MS, REPLICAS } = process.env
 if (!NATS_SERVERS || !MODULE_FILE || !PEER || !LEASE_MS || !RENEW_MS || !WORK_MS || !REPLICAS)
   throw new Error('NATS_SERVERS, MODULE_FILE, PEER, LEASE_MS, RENEW_MS, WORK_MS and REPLICAS are required')
 const module = (await import(pathToFileURL(MODULE_FILE).href)) as ExecutorModule & { interactions: Record<string, Interaction> }
 const interaction = patient(module.interactions['assignCourier']!, 150_000, {}, { leaseMs: Number(LEASE_MS), renewEveryMs: Number(RENEW_MS) })
-// The options the cluster tests' applications use: quick reconnects, a dead server noticed within seconds.
-const nc = await connect({
-  servers: NATS_SERVERS.split(','),
-  reconnectTimeWait: 100,
-  maxReconnectAttempts: -1,
-  timeout: 5000,
-  noRandomize: true,
-  pingInterval: 2000,
-  maxPingOut: 2,
-})
+const nc = await connect(clusterOptions(NATS_SERVERS.split(',')))
 const made = await createResponder<unknown, { accepted: boolean }>({
   connection: nc,
   module,
