@@ -268,6 +268,17 @@ interface BranchShape {
   readonly payload: readonly { readonly tokens: readonly string[]; readonly field: string }[]
   /** The validators every payload meets (one when the interaction's and the channel's are the same function). */
   readonly validators: readonly Validator[]
+  /** The subject bindings, listed once. */
+  readonly subject: readonly (readonly [string, BindingSource])[]
+}
+
+/**
+ * Writes `value` under `key` of an object copied by spread (its members own, writable data): an
+ * own member is assigned, anything else (`__proto__` included) defined, so no prototype setter runs.
+ */
+function putOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key !== '__proto__' && Object.hasOwn(target, key)) target[key] = value
+  else setOwn(target, key, value)
 }
 
 const shapes = new WeakMap<Interaction, BranchShape | null>()
@@ -295,7 +306,11 @@ function branchShape(interaction: Interaction): BranchShape | null {
       const validators: Validator[] = []
       const all = [interaction.capabilities.includes('runtime-schema-check') ? interaction.validatePayload : undefined, interaction.validateChannelPayload]
       for (const v of all) if (v && !validators.includes(v)) validators.push(v)
-      shape = { payload: branchEntries.map((e) => ({ tokens: e.tokens, field: (e.source as { branch: string }).branch })), validators }
+      shape = {
+        payload: branchEntries.map((e) => ({ tokens: e.tokens, field: (e.source as { branch: string }).branch })),
+        validators,
+        subject: Object.entries(interaction.bindings.subject),
+      }
     }
   }
   shapes.set(interaction, shape)
@@ -331,7 +346,7 @@ export function materializeBranches(
     for (const { field } of shape.payload)
       if (fieldValueProblem(BRANCH_FIELDS[field] as 'string' | 'integer', branch[field]) !== undefined) return whole(branch)
     const params: Record<string, string> = {}
-    for (const [param, source] of Object.entries(interaction.bindings.subject)) {
+    for (const [param, source] of shape.subject) {
       let value: unknown
       if ('literal' in source) value = source.literal
       else if ('input' in source) value = values.inputs?.[source.input]
@@ -345,20 +360,21 @@ export function materializeBranches(
     const subject = interaction.subject.render(params)
     const payload = { ...template }
     // Objects on a branch member's path are copied (once each); everything else is the template's.
-    const copied = new Set<object>([payload])
+    let copied: Set<object> | undefined
     for (const { tokens, field } of shape.payload) {
       let current = payload
       for (let i = 0; i < tokens.length - 1; i++) {
         const token = tokens[i]!
         let next = current[token] as Record<string, unknown>
+        copied ??= new Set<object>([payload])
         if (!copied.has(next)) {
           next = { ...next }
           copied.add(next)
-          Object.defineProperty(current, token, { value: next, enumerable: true, writable: true, configurable: true })
+          putOwn(current, token, next)
         }
         current = next
       }
-      Object.defineProperty(current, tokens[tokens.length - 1]!, { value: wireValue(branch[field]), enumerable: true, writable: true, configurable: true })
+      putOwn(current, tokens[tokens.length - 1]!, wireValue(branch[field]))
     }
     for (const validator of shape.validators) if (!validator(payload)) return whole(branch)
     return Object.freeze({ subject, payload })

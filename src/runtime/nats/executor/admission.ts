@@ -18,6 +18,16 @@ const serialize = canonicalize as unknown as (value: unknown) => string | undefi
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/**
+ * The audience's distinct peers in lexicographic order (UTF-16 code units, as `sort` orders
+ * strings). A list already strictly ascending, as audiences usually are, is only copied. O(n log n).
+ */
+export function distinctSorted(peers: readonly string[]): string[] {
+  let ascending = true
+  for (let i = 1; i < peers.length && ascending; i++) ascending = peers[i - 1]! < peers[i]!
+  return ascending ? peers.slice() : [...new Set(peers)].sort()
+}
+
 /** The idempotency identity of an invocation: its operation id and its inputs' canonical JSON. */
 export interface InvocationKey {
   readonly operationId: string
@@ -128,7 +138,7 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
   }
   if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
     return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
-  const candidates = [...new Set(snap.peers)].filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId).sort()
+  const candidates = distinctSorted(snap.peers).filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId)
   const peers: string[] = []
   // One context while the adapter answers synchronously (one object, not one per peer); a fresh one after it awaits.
   let at = context()

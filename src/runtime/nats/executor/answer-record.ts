@@ -84,10 +84,14 @@ export function keepLog(record: AnswerRecord, log: readonly ExecutorEvent[]): vo
   else record.log = log
 }
 
+/** The log up to the answer, once `keepLog` has kept it. O(log). */
+export function answeredLog(record: AnswerRecord): readonly ExecutorEvent[] | undefined {
+  return record.log ?? (record.admittedAtMs !== undefined ? usualLog(record.admittedAtMs, record.peers, record.decision) : undefined)
+}
+
 /** The state the answered invocation returned. `kept`: the core's log prefix, while the core is kept. O(log). */
 export function answeredState(policy: ExecutorPolicy, record: AnswerRecord, kept: (() => readonly ExecutorEvent[]) | undefined): ExecutorState {
-  const log = record.log ?? (record.admittedAtMs !== undefined ? usualLog(record.admittedAtMs, record.peers, record.decision) : kept!())
-  return simulate(policy, log)
+  return simulate(policy, answeredLog(record) ?? kept!())
 }
 
 /** The publications the answer listed. O(peers). */

@@ -25,7 +25,8 @@ import { copyMembers, writeMember } from './dispatch/pointers.js'
 import { correlationReader, memberReader, type Correlation } from './correlation.js'
 import { sha256Hex } from './dispatch/operation-id.js'
 import { expectedSubject } from './dispatch/expected-subject.js'
-import { answerRecord, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
+import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
+import { simulate } from './decision/simulate.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -115,6 +116,14 @@ interface Operation {
   react?: () => void
   /** Restart semantics of memory state: the operation is lost (fail-unknown). */
   settle?: () => void
+  /**
+   * Settled, answered and quiet (no task queued, no route): the core is let go and its log is kept
+   * as the answer record's (in its least form) followed by these events, the ones after the answer
+   * (usually the late ballots of a detached remainder). `state` replays that log; `cancel` and
+   * `close` append to it the event they would apply to the core (`simulate` over the log is the
+   * core's state, so nothing read differs), and the settled core's objects are not kept.
+   */
+  tail?: ExecutorEvent[]
   /** Its core was let go (KEPT_CORES): only the idempotency record is left. */
   coreDropped?: boolean
 }
@@ -301,8 +310,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     let chain: Promise<void> = Promise.resolve()
     /** Tasks on `chain` not yet finished: with none, a result is handled at once (no promise per result). */
     let queued = 0
+    /** Once settled: lets the core go when nothing can apply to it any more (`compact`). */
+    let settledQuiet: (() => void) | undefined
     const done = () => {
       queued--
+      if (queued === 0 && settledQuiet) settledQuiet()
     }
     /** Runs a task after the queued ones, never within the caller's turn. */
     const enqueue = (task: () => void | Promise<void>): void => {
@@ -367,6 +379,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       // Its core let go meanwhile (an aggregation adapter that took its time): the log goes with the record.
       if (!op.core) keepLog(op.answer, core.logPrefix(logLength))
       op.outcome = undefined
+      // Settled while the aggregation ran: the core can go now.
+      settledQuiet?.()
       return ok({
         operationId: op.id,
         decision,
@@ -383,13 +397,17 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       // After the messages already read with this one: results handled at once (`handle`) would
       // otherwise lose the route for the rest of the same read, where queued ones kept it (and the
       // core records them as refused, late or stale).
-      queueMicrotask(() => routes.delete(op.id))
+      queueMicrotask(() => {
+        routes.delete(op.id)
+        settledQuiet?.()
+      })
       // Settled: nothing of this invocation's scope (inputs, requests, payloads) is needed again.
       // Dropping the two closures that hold it leaves the idempotency record, the core and the
       // outcome (`close` applies the loss to the core itself).
       if (core.settledAt() !== null) {
         op.react = undefined
         op.settle = undefined
+        settledQuiet = compact
         keptCores.add(op)
         if (keptCores.size > KEPT_CORES) {
           const oldest = keptCores.values().next().value!
@@ -397,9 +415,24 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           // The record keeps the log up to its answer: the state it returned is rebuilt from it.
           if (oldest.answer && oldest.core) keepLog(oldest.answer, oldest.core.logPrefix(oldest.answer.logLength))
           oldest.core = undefined
+          oldest.tail = undefined
           oldest.coreDropped = true
         }
       }
+    }
+
+    /**
+     * The settled core let go once nothing can apply an event to it: answered, no route, no task
+     * queued (a result's verifier still awaited holds the core). Its log is kept as the answer
+     * record's and the events after it (`Operation.tail`). O(log).
+     */
+    function compact(): void {
+      if (op.core !== core || !op.answer || queued > 0 || routes.has(op.id)) return
+      settledQuiet = undefined
+      if (op.coreDropped) return
+      keepLog(op.answer, core.logPrefix(op.answer.logLength))
+      op.tail = core.logFrom(op.answer.logLength)
+      op.core = undefined
     }
 
     // Runs after every event: reads the core without copying its state, and leaves the timer armed
@@ -596,6 +629,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     )
   }
 
+  /** A let-go operation's whole log: the answer's, then the events after it. O(log). */
+  const settledLog = (op: Operation): ExecutorEvent[] | undefined => {
+    const answered = op.tail && op.answer ? answeredLog(op.answer) : undefined
+    return answered && [...answered, ...op.tail!]
+  }
+
   const unknown = (operationId: string, op: Operation | undefined) =>
     refuse(
       'EXECUTOR_UNKNOWN_OPERATION',
@@ -626,6 +665,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     },
     async cancel(operationId) {
       const op = operations.get(operationId)
+      // Settled and let go: the cancel is refused as decided, as the core would, and logged.
+      if (op?.tail && op.answer) {
+        op.tail.push({ kind: 'cancel', atMs: now() })
+        return ok(op.answer.decision)
+      }
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)
       op.core.apply({ kind: 'cancel', atMs: now() })
       op.react?.()
@@ -634,11 +678,15 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     },
     state(operationId) {
       const op = operations.get(operationId)
+      const log = op && !op.core ? settledLog(op) : undefined
+      if (log) return ok(simulate(plan.policy, log))
       if (!op?.core) return unknown(operationId, op)
       return ok(op.core.state())
     },
     log(operationId) {
       const op = operations.get(operationId)
+      const log = op && !op.core ? settledLog(op) : undefined
+      if (log) return ok(log)
       if (!op?.core) return unknown(operationId, op)
       return ok(op.core.log())
     },
@@ -646,7 +694,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       closed = true
       for (const op of operations.values()) {
         if (op.settle) op.settle()
-        else op.core?.apply({ kind: 'lost', atMs: now() })
+        else if (op.core) op.core.apply({ kind: 'lost', atMs: now() })
+        else op.tail?.push({ kind: 'lost', atMs: now() })
       }
       await Promise.all([...operations.values()].map((op) => op.outcome))
       for (const s of subscriptions) s.unsubscribe()

@@ -60,10 +60,22 @@ export function isTerminal(status: BranchStatus): boolean {
 const TimerKind = { Deadline: 0, CancelTimeout: 1, RetryStart: 2, SettlementEnd: 3 } as const
 type TimerKind = (typeof TimerKind)[keyof typeof TimerKind]
 
-interface Timer {
-  readonly dueMs: number
-  readonly kind: TimerKind
-  readonly branch?: MutableBranch
+/** The earliest timer found (`findNextTimer`): one per machine, rewritten on every search. */
+interface DueTimer {
+  found: boolean
+  dueMs: number
+  kind: TimerKind
+  branch: MutableBranch | undefined
+}
+
+/** Takes a candidate timer when it is due earlier than the one found, or as early with a lower kind. */
+function consider(due: DueTimer, dueMs: number, kind: TimerKind, branch: MutableBranch | undefined): void {
+  if (!due.found || dueMs < due.dueMs || (dueMs === due.dueMs && kind < due.kind)) {
+    due.found = true
+    due.dueMs = dueMs
+    due.kind = kind
+    due.branch = branch
+  }
 }
 
 export class DecisionCore {
@@ -82,6 +94,9 @@ export class DecisionCore {
   private eventIndex = 0
   /** Every event applied and every clock move, as a log `simulate` replays to this same state. */
   private readonly history: ExecutorEvent[] = []
+  private readonly due: DueTimer = { found: false, dueMs: 0, kind: TimerKind.SettlementEnd, branch: undefined }
+  /** Whether each unit of a distinct-peers completion is one branch (the usual admission): units are then counted per branch. */
+  private oneBranchPerUnit = true
 
   constructor(readonly policy: ExecutorPolicy) {}
 
@@ -117,6 +132,11 @@ export class DecisionCore {
     return this.history.slice(0, length)
   }
 
+  /** The events of the log from `start` on (a copy of the array, the events shared). */
+  logFrom(start: number): ExecutorEvent[] {
+    return this.history.slice(start)
+  }
+
   /** Moves the clock to `atMs` (never back), firing every timer due by then; returns the clock. */
   private advanceTo(atMs: number): number {
     const target = this.started ? Math.max(this.nowMs, atMs) : atMs
@@ -128,7 +148,7 @@ export class DecisionCore {
 
   /** The next time a timer is due, or null: the live executor sleeps until then. */
   nextDueMs(): number | null {
-    return this.nextTimer()?.dueMs ?? null
+    return this.findNextTimer() ? this.due.dueMs : null
   }
 
   /** When the invocation returns (the decision or the settlement: `waitFor`), or null; no copy of the state. */
@@ -264,6 +284,7 @@ export class DecisionCore {
       }
     }
     if (threshold !== null && threshold > units) return refuse('impossible-threshold')
+    this.oneBranchPerUnit = units === branches.length
     this.eligible = [...eligible]
     for (const a of branches) {
       const b: MutableBranch = {
@@ -340,7 +361,7 @@ export class DecisionCore {
 
   private unitCounts(): { success: number; open: number; terminal: number; units: number } {
     // One branch, one unit: counted in place, no grouping (this runs after every event).
-    if (this.policy.completion.unit !== 'distinct-peers') {
+    if (this.policy.completion.unit !== 'distinct-peers' || this.oneBranchPerUnit) {
       let success = 0
       let open = 0
       let terminal = 0
@@ -390,51 +411,42 @@ export class DecisionCore {
     if (this.decision && this.settledAtMs === null && this.branches.every((b) => isTerminal(b.status))) this.settledAtMs = at
   }
 
-  private nextTimer(): Timer | null {
-    if (this.admission.status !== 'admitted') return null
-    // The earliest due time, the lower kind first on a tie; plain comparisons, no candidate objects
-    // but the one returned (this runs twice per event and once per live reaction).
-    let dueMs = Number.POSITIVE_INFINITY
-    let kind: TimerKind = TimerKind.SettlementEnd
-    let branch: MutableBranch | undefined
-    let found = false
-    const consider = (d: number, k: TimerKind, b: MutableBranch | undefined) => {
-      if (!found || d < dueMs || (d === dueMs && k < kind)) {
-        found = true
-        dueMs = d
-        kind = k
-        branch = b
-      }
-    }
+  /**
+   * Finds the earliest due timer, the lower kind first on a tie, into `due` (kept on the machine:
+   * this runs twice per event and once per live reaction, so it makes no object). False when none.
+   */
+  private findNextTimer(): boolean {
+    const due = this.due
+    due.found = false
+    due.branch = undefined
+    if (this.admission.status !== 'admitted') return false
     // After a loss only cancel requests already sent still time out (events.ts: whatever the
     // branch's status); nothing else runs.
-    if (!this.decision && !this.lost) consider(this.admission.deadlineMs, TimerKind.Deadline, undefined)
+    if (!this.decision && !this.lost) consider(due, this.admission.deadlineMs, TimerKind.Deadline, undefined)
     let anyOpen = false
     for (const b of this.branches) {
       if (!isTerminal(b.status)) anyOpen = true
       if (b.cancel === 'requested' && b.cancelRequestedAtMs !== null)
-        consider(b.cancelRequestedAtMs + this.policy.completion.cancelTimeoutMs, TimerKind.CancelTimeout, b)
+        consider(due, b.cancelRequestedAtMs + this.policy.completion.cancelTimeoutMs, TimerKind.CancelTimeout, b)
       if (this.lost) continue
-      if (b.status === 'retry-wait' && b.retryAtMs !== null) consider(b.retryAtMs, TimerKind.RetryStart, b)
+      if (b.status === 'retry-wait' && b.retryAtMs !== null) consider(due, b.retryAtMs, TimerKind.RetryStart, b)
     }
-    if (this.decision && !this.lost && anyOpen) consider(this.decision.atMs + this.policy.retry.settlementGraceMs, TimerKind.SettlementEnd, undefined)
-    if (!found) return null
-    return branch ? { dueMs, kind, branch } : { dueMs, kind }
+    if (this.decision && !this.lost && anyOpen) consider(due, this.decision.atMs + this.policy.retry.settlementGraceMs, TimerKind.SettlementEnd, undefined)
+    return due.found
   }
 
   /** Fires timers due at or before `limit`, each at its own due time. Bounded: every firing ends a timer for good. */
   private fireTimers(limit: number): void {
-    for (let timer = this.nextTimer(); timer !== null && timer.dueMs <= limit; timer = this.nextTimer()) {
-      const at = Math.max(timer.dueMs, this.nowMs)
+    while (this.findNextTimer() && this.due.dueMs <= limit) {
+      const at = Math.max(this.due.dueMs, this.nowMs)
       this.nowMs = at
-      this.fire(timer, at)
+      this.fire(this.due.kind, this.due.branch, at)
       this.afterChange(at)
     }
   }
 
-  private fire(timer: Timer, at: number): void {
-    const b = timer.branch
-    switch (timer.kind) {
+  private fire(kind: TimerKind, b: MutableBranch | undefined, at: number): void {
+    switch (kind) {
       case TimerKind.Deadline:
         this.decide(this.policy.completion.onTimeout === 'partial' ? 'partial' : 'failure', 'timeout', at)
         return
