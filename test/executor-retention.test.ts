@@ -4,13 +4,20 @@
  * the same key and input, a conflict for different input), and `state`/`log` say so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Responder } from '../src/runtime/nats/executor/index.js'
+import type { Interaction } from '../src/runtime/nats/interactions.js'
+import { planInteraction, simulate, type Responder } from '../src/runtime/nats/executor/index.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { startRig, variant, GROUP_PEERS, type Rig } from './helpers/executor-nats.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const inputs = { group: 'approvers', refund }
 const KEPT = 1024
+
+function planned(interaction: Interaction) {
+  const plan = planInteraction(interaction)
+  if (!plan.ok) throw new Error(plan.message)
+  return plan.value.policy
+}
 
 describe.skipIf(!NATS_SERVER)('memory state keeps the idempotency record, and the log of the latest settled operations', () => {
   let rig: Rig
@@ -22,6 +29,50 @@ describe.skipIf(!NATS_SERVER)('memory state keeps the idempotency record, and th
     for (const p of peers) await p.close()
     await rig?.stop()
   })
+
+  it('answers state, log, cancel and close for a settled operation whose core was let go, as the core would', async () => {
+    const interaction = variant(rig.approve, { completion: { ...rig.approve.completion, remaining: 'detach' } })
+    const voters = await rig.peers(Object.fromEntries(GROUP_PEERS.map((p) => [p, { vote: true }])), interaction)
+    const executor = await rig.executor(interaction)
+    try {
+      const first = await executor.invoke({ principalId: 'alice', idempotencyKey: 'settled', inputs })
+      expect(first.ok).toBe(true)
+      if (!first.ok) return
+      const id = first.value.operationId
+      // Settled (the fifth ballot), then let go a turn later: bounded wait until the log shows the fifth.
+      for (let i = 0; i < 500 && (executor.log(id) as { value?: readonly unknown[] }).value?.length !== 6; i++) await new Promise((r) => setTimeout(r, 2))
+      await new Promise((r) => setTimeout(r, 5))
+      const log = executor.log(id)
+      const state = executor.state(id)
+      expect(log.ok && state.ok).toBe(true)
+      if (!log.ok || !state.ok) return
+      expect(log.value.map((e) => e.kind)).toEqual(['admitted', 'result', 'result', 'result', 'result', 'result'])
+      expect(state.value.settledAtMs).not.toBeNull()
+      expect(state.value.decision).toEqual(first.value.decision)
+      expect(state.value.branches.map((b) => b.status)).toEqual(GROUP_PEERS.map(() => 'succeeded'))
+      expect(state.value.votes).toHaveLength(5)
+      expect(state.value.refused).toEqual([])
+      // The state is the log replayed by the executor's own rules.
+      expect(state.value).toEqual(simulate(planned(interaction), log.value))
+      // A cancel after the decision changes nothing but the log: refused as decided.
+      const cancelled = await executor.cancel(id)
+      expect(cancelled).toEqual({ ok: true, value: first.value.decision })
+      const afterCancel = executor.state(id)
+      expect(afterCancel.ok && afterCancel.value.refused).toEqual([{ index: 6, reason: 'decided' }])
+      expect(afterCancel.ok && afterCancel.value.decision).toEqual(first.value.decision)
+      // A repeated invocation still gets the first outcome.
+      expect(await executor.invoke({ principalId: 'alice', idempotencyKey: 'settled', inputs })).toEqual(first)
+      await executor.close()
+      const closed = executor.log(id)
+      expect(closed.ok && closed.value.map((e) => e.kind).slice(-2)).toEqual(['cancel', 'lost'])
+      const end = executor.state(id)
+      expect(end.ok && end.value.decision).toEqual(first.value.decision)
+      expect(end.ok && end.value).toEqual(simulate(planned(interaction), closed.ok ? closed.value : []))
+    } finally {
+      await executor.close()
+      for (const v of voters) await v.close()
+    }
+  }, 60_000)
 
   it('lets the oldest core go past 1,024 settled operations, keeping its outcome for the same key', async () => {
     // Remaining detach: every operation settles when its last ballot arrives.
