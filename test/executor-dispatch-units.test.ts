@@ -12,6 +12,7 @@ import {
 } from '../src/runtime/nats/executor/dispatch/pointers.js'
 import { LazyAbort } from '../src/runtime/nats/executor/dispatch/lazy-abort.js'
 import { manifestDigest } from '../src/runtime/nats/executor/dispatch/manifest.js'
+import { sameJson } from '../src/runtime/nats/executor/same-json.js'
 
 describe('fastOperationId', () => {
   it('gives the Web Crypto operation id byte for byte (unicode, empty and boundary-shifting parts included)', async () => {
@@ -103,5 +104,26 @@ describe('manifestDigest', () => {
       await manifestDigest('d', 'alice', 'op1', [{ ...entries[0]!, peerId: 'bob' }]),
     ])
       expect(other).not.toBe(base)
+  })
+
+  it('is undefined, not a throw, for entries that are not JSON data (NaN, Infinity, a cycle, a lone surrogate)', async () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic['self'] = cyclic
+    for (const input of [Number.NaN, Infinity, cyclic, '\ud800'])
+      expect(await manifestDigest('d', 'alice', 'op1', [{ input, peerId: 'ann', branchId: 'b1' }])).toBeUndefined()
+  })
+})
+
+describe('sameJson (the success predicate)', () => {
+  it('compares without coercion, objects by their canonical JSON; a value canonicalize cannot write equals nothing', () => {
+    expect(sameJson(1, 1)).toBe(true)
+    expect(sameJson(1, '1')).toBe(false)
+    expect(sameJson({ a: 1, b: [2] }, { b: [2], a: 1 })).toBe(true)
+    expect(sameJson({ a: 1 }, { a: 2 })).toBe(false)
+    const cyclic: Record<string, unknown> = {}
+    cyclic['self'] = cyclic
+    expect(sameJson({ a: '\ud800' }, { a: '\ud800' })).toBe(false)
+    expect(sameJson(cyclic, { self: {} })).toBe(false)
+    expect(sameJson({ a: Number.NaN }, { a: Number.NaN })).toBe(false)
   })
 })

@@ -204,6 +204,20 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       ok: false,
       code: 'EXECUTOR_INVALID_INPUT',
     })
+    // Inputs that are not JSON data (which the inputs' canonical JSON cannot be written for) are refused, not thrown.
+    const cyclic: Record<string, unknown> = { group: 'approvers' }
+    cyclic['self'] = cyclic
+    for (const bad of [
+      { group: 'approvers', refund: { ...refund, amount: Number.NaN } },
+      { group: 'approvers', refund: { ...refund, amount: Infinity } },
+      cyclic,
+      { group: '\ud800' },
+    ])
+      expect(await executor.invoke(invocation({ inputs: bad as typeof inputs }))).toMatchObject({
+        ok: false,
+        code: 'EXECUTOR_INVALID_INPUT',
+        message: expect.stringContaining('not JSON data'),
+      })
     const denied = await rig.executor(rig.approve, { authorization: ({ data }) => ({ allowed: data.peerId === 'ann' && data.stage === 'admission' }) })
     // Only ann passes at admission; authorization rechecked at dispatch refuses her: revoked, impossible.
     const revoked = await denied.invoke(invocation())

@@ -44,7 +44,13 @@ export async function invocationKey(
 ): Promise<ExecutorResult<InvocationKey>> {
   if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
     return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
-  const inputBytes = serialize(invocation.inputs ?? {})
+  let inputBytes: string | undefined
+  try {
+    inputBytes = serialize(invocation.inputs ?? {})
+  } catch {
+    // canonicalize throws on NaN, Infinity, a lone surrogate and a cycle: not JSON data either.
+    inputBytes = undefined
+  }
   if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
   const operationId = await fastOperationId(invocation.principalId, contractDigest, invocation.idempotencyKey)
   return ok({ operationId, inputBytes })

@@ -7,7 +7,6 @@
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
-import canonicalize from 'canonicalize'
 import type { Interaction } from '../interactions.js'
 import type { Channel } from '../subjects.js'
 import type { OperationDescriptor } from '../index.js'
@@ -27,6 +26,7 @@ import { sha256Hex } from './dispatch/operation-id.js'
 import { expectedSubject } from './dispatch/expected-subject.js'
 import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
 import { simulate } from './decision/simulate.js'
+import { sameJson } from './same-json.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -141,16 +141,9 @@ const KEPT_CORES = 1024
 
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
-const serialize = canonicalize as unknown as (value: unknown) => string | undefined
 
 function isToken(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  return serialize(a) === serialize(b)
 }
 
 export function createExecutor<ResultPayload = unknown, Output = unknown, I extends Interaction = Interaction>(

@@ -63,7 +63,13 @@ export async function manifestDigest(
   operationId: string,
   entries: readonly ManifestEntry[],
 ): Promise<string | undefined> {
-  const json = serialize(entries)
+  let json: string | undefined
+  try {
+    json = serialize(entries)
+  } catch {
+    // canonicalize throws on NaN, Infinity, a lone surrogate and a cycle: not JSON data either.
+    return undefined
+  }
   if (json === undefined) return undefined
   const digest = await globalThis.crypto.subtle.digest('SHA-256', lengthPrefixed([contractDigest, principalId, operationId, json]))
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')

@@ -17,7 +17,6 @@
  */
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
-import canonicalize from 'canonicalize'
 import type { Interaction } from '../../interactions.js'
 import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
@@ -26,6 +25,7 @@ import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters }
 import type { AdmittedBranch, BranchState, Decision, ExecutorEvent } from '../events.js'
 import { DecisionCore } from '../decision/machine.js'
 import { simulate } from '../decision/simulate.js'
+import { sameJson } from '../same-json.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 import { admitInvocation, idempotencyConflict, invocationKey, requestOf } from '../admission.js'
@@ -80,10 +80,7 @@ export interface DurableParts {
 }
 
 const decoder = new TextDecoder()
-const serialize = canonicalize as unknown as (value: unknown) => string | undefined
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
-const sameJson = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && serialize(a) === serialize(b))
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** The message id of a branch's attempt: a republication of the same attempt is deduplicated. */
