@@ -265,10 +265,11 @@ export class SchemaCode {
     // checks are written only when the node has one of its keywords (a third of a large
     // document's generation allocated empty lists otherwise). No list or closure per node: the
     // four kinds' texts, in the interpreter's order.
-    const number = hasAny(schema, KIND_KEYWORDS.number!) ? this.numberChecks(schema, at) : ''
-    const string = hasAny(schema, KIND_KEYWORDS.string!) ? this.stringChecks(schema, at) : ''
-    const array = hasAny(schema, KIND_KEYWORDS.array!) ? this.arrayChecks(schema, at) : ''
-    const object = hasAny(schema, KIND_KEYWORDS.object!) ? this.objectChecks(schema, at) : ''
+    const kinds = kindsOf(schema)
+    const number = kinds & NUMBER ? this.numberChecks(schema, at) : ''
+    const string = kinds & STRING ? this.stringChecks(schema, at) : ''
+    const array = kinds & ARRAY ? this.arrayChecks(schema, at) : ''
+    const object = kinds & OBJECT ? this.objectChecks(schema, at) : ''
     // One type whose test is its kind's test: the kind's checks run where the type passes.
     const type = schema.type
     const single = typeof type === 'string' ? type : type !== undefined && type.length === 1 ? type[0] : undefined
@@ -631,7 +632,9 @@ export class SchemaCode {
    * `null` and an array's brackets are code.
    */
   private lit(value: unknown): string {
-    if (!this.marked) return jsLiteral(value)
+    // A finite number's JSON text is its literal (no character `jsString` escapes); a string's is `str`'s.
+    if (typeof value === 'number' && Number.isFinite(value) && !this.marked) return JSON.stringify(value)
+    if (!this.marked) return typeof value === 'string' ? this.str(value) : jsLiteral(value)
     if (typeof value === 'string') return this.str(value)
     if (typeof value === 'number' && Number.isFinite(value)) {
       const text = JSON.stringify(value)
@@ -651,10 +654,23 @@ export class SchemaCode {
   }
 }
 
-/** Whether `schema` has any of `keywords`. */
-function hasAny(schema: SchemaObject, keywords: readonly string[]): boolean {
-  for (let i = 0; i < keywords.length; i++) if ((schema as Record<string, unknown>)[keywords[i]!] !== undefined) return true
-  return false
+const NUMBER = 1
+const STRING = 2
+const ARRAY = 4
+const OBJECT = 8
+/** Each kind's keywords (`KIND_KEYWORDS`) -> the kind's bit. */
+const KIND_BITS: ReadonlyMap<string, number> = new Map(
+  Object.entries({ number: NUMBER, string: STRING, array: ARRAY, object: OBJECT }).flatMap(([kind, bit]) => KIND_KEYWORDS[kind]!.map((k) => [k, bit] as const)),
+)
+
+/** The kinds (bits) `schema` has a keyword of, a keyword set to `undefined` not counted: one pass over its own keys. */
+function kindsOf(schema: SchemaObject): number {
+  let kinds = 0
+  for (const key in schema) {
+    const bit = KIND_BITS.get(key)
+    if (bit !== undefined && Object.hasOwn(schema, key) && (schema as Record<string, unknown>)[key] !== undefined) kinds |= bit
+  }
+  return kinds
 }
 
 /** Two checks' texts joined by a space, or the one that is not empty. */
