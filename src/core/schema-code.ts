@@ -251,7 +251,8 @@ export class SchemaCode {
   private node(schema: Schema, at: At): string {
     if (schema === true) return ''
     if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
-    for (const key in schema) if (Object.hasOwn(schema, key) && !KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
+    for (const key in schema)
+      if (Object.hasOwn(schema, key) && !KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
     // The checks' texts, the empty ones left out, joined by one space as they come.
     // The slot names the definition's function, or its memoized caller (`validatorDeclarations` decides which).
     const ref = schema.$ref !== undefined ? `${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});` : ''
@@ -292,7 +293,6 @@ export class SchemaCode {
   private kindTest(kind: string, x: string): string {
     return kind === 'string' ? `typeof ${x} === "string"` : kind === 'array' ? `Array.isArray(${x})` : this.typeTest('object', x)
   }
-
 
   /** The condition under which `x` is none of `types`. */
   private typeFails(types: readonly string[], x: string): string {
@@ -496,7 +496,15 @@ export class SchemaCode {
   /** `before`, then the checks of `enum`, `const` and the combinators, each joined to it by a space (empty ones left out). */
   private combinators(schema: SchemaObject, at: At, prior: string): string {
     const x = at.data
-    if (schema.enum === undefined && !('const' in schema) && schema.allOf === undefined && schema.anyOf === undefined && schema.oneOf === undefined && schema.not === undefined && schema.if === undefined)
+    if (
+      schema.enum === undefined &&
+      !('const' in schema) &&
+      schema.allOf === undefined &&
+      schema.anyOf === undefined &&
+      schema.oneOf === undefined &&
+      schema.not === undefined &&
+      schema.if === undefined
+    )
       return prior
     const out: string[] = prior === '' ? [] : [prior]
     const sub = (s: Schema) => this.node(s, { ...at, depth: at.depth + 1 })
