@@ -36,7 +36,7 @@ type Row = { ratio: number; met: boolean; [k: string]: unknown }
  * process) per round: on a machine loaded beyond its cores the wall-clock ratio wanders with the
  * load, the processor-time ratio less (`cpu_ratio`: the median of the per-round ratios).
  */
-async function pairedWithCpu<K extends string>(
+export async function pairedWithCpu<K extends string>(
   fns: Record<K, () => unknown>,
   runs: number,
 ): Promise<Awaited<ReturnType<typeof paired<K>>> & { cpuRatio: Record<K, number> }> {

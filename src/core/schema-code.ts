@@ -1,5 +1,5 @@
 import { escapeToken } from '../runtime/shared/json-pointer.js'
-import { KNOWN_KEYWORDS, itemTypes, subschemas, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
+import { KNOWN_KEYWORDS, itemTypes, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
 import { BOUNDS, MAX_VALIDATION_DEPTH, MESSAGES, type SizeKeyword } from '../runtime/shared/schema-errors.js'
 import { jsLiteral, jsString } from './emit.js'
 import type { CompileMemos, ContentMemo } from './memo.js'
@@ -115,14 +115,21 @@ export interface Piece {
   readonly size: number
 }
 
-/** Where a node's checks apply: the variable holding the value, its path as pieces, its static depth. */
+/**
+ * Where a node's checks apply: the variable holding the value, its path, its static depth. The
+ * path is `head` (an expression) followed by the literal text `tail`: a member's path adds to the
+ * text, an item's or a key's closes it into the expression (`p + "/items/" + i1`), so no list of
+ * pieces is copied per member and the expression is one concatenation when asked for.
+ */
 interface At {
   data: string
-  /** Path pieces: `{ expr }` a JavaScript expression, `{ text }` literal text, concatenated in order. */
-  path: ReadonlyArray<{ expr: string } | { text: string }>
+  /** The path's expression up to its literal text (`p`, `p + "/a/" + i1`). */
+  head: string
+  /** Literal path text after `head` (unescaped, '' when none). */
+  tail: string
   /** Schema steps and data levels below the function's own node (its depth is `n`). */
   depth: number
-  /** `path` as one expression, made when first asked for (every failure at this node names it). */
+  /** The path as one expression, made when first asked for (every failure at this node names it). */
   code?: string
 }
 
@@ -206,7 +213,7 @@ export class SchemaCode {
   /** The function's code (its module names as slots while a piece is written). */
   private text(schema: Schema, definition: boolean): string {
     this.vars = 0
-    const body = this.node(schema, { data: 'd', path: [{ expr: 'p' }], depth: 0 })
+    const body = this.node(schema, { data: 'd', head: 'p', tail: '', depth: 0 })
     if (definition) this.used.add('$deep')
     return `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
   }
@@ -244,13 +251,12 @@ export class SchemaCode {
   private node(schema: Schema, at: At): string {
     if (schema === true) return ''
     if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
-    for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
-    const parts: string[] = []
+    for (const key in schema)
+      if (Object.hasOwn(schema, key) && !KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
+    // The checks' texts, the empty ones left out, joined by one space as they come.
     // The slot names the definition's function, or its memoized caller (`validatorDeclarations` decides which).
-    if (schema.$ref !== undefined) parts.push(`${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
-    parts.push(this.typeAndKinds(schema, at))
-    parts.push(...this.combinators(schema, at))
-    return parts.filter((p) => p !== '').join(' ')
+    const ref = schema.$ref !== undefined ? `${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});` : ''
+    return this.combinators(schema, at, joined(ref, this.typeAndKinds(schema, at)))
   }
 
   /** `type`, then the checks of each kind of value (number, string, array, object), as the interpreter orders them. */
@@ -258,26 +264,34 @@ export class SchemaCode {
     const x = at.data
     // Tests are written only for the kinds that have checks (most nodes have none), and a kind's
     // checks are written only when the node has one of its keywords (a third of a large
-    // document's generation allocated empty lists otherwise).
-    const present: Array<[kind: string, test: () => string, code: string]> = []
-    const add = (kind: string, test: () => string, checks: (schema: SchemaObject, at: At) => string) => {
-      if (!KIND_KEYWORDS[kind]!.some((k) => schema[k as keyof SchemaObject] !== undefined)) return
-      const code = checks.call(this, schema, at)
-      if (code !== '') present.push([kind, test, code])
-    }
-    add('number', () => `typeof ${x} === "number"`, this.numberChecks)
-    add('string', () => `typeof ${x} === "string"`, this.stringChecks)
-    add('array', () => `Array.isArray(${x})`, this.arrayChecks)
-    add('object', () => this.typeTest('object', x), this.objectChecks)
-    const branches = (list: typeof present) => list.map(([, test, code]) => `if (${test()}) { ${code} }`).join(' ')
-    if (schema.type === undefined) return branches(present)
-    const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
+    // document's generation allocated empty lists otherwise). No list or closure per node: the
+    // four kinds' texts, in the interpreter's order.
+    const kinds = kindsOf(schema)
+    const number = kinds & NUMBER ? this.numberChecks(schema, at) : ''
+    const string = kinds & STRING ? this.stringChecks(schema, at) : ''
+    const array = kinds & ARRAY ? this.arrayChecks(schema, at) : ''
+    const object = kinds & OBJECT ? this.objectChecks(schema, at) : ''
+    // One type whose test is its kind's test: the kind's checks run where the type passes.
+    const type = schema.type
+    const single = typeof type === 'string' ? type : type !== undefined && type.length === 1 ? type[0] : undefined
+    const own = single === 'string' ? string : single === 'array' ? array : single === 'object' ? object : ''
+    const ownKind = own !== '' ? single : undefined
+    let branches = ''
+    if (number !== '') branches = `if (typeof ${x} === "number") { ${number} }`
+    if (string !== '' && ownKind !== 'string') branches = joined(branches, `if (typeof ${x} === "string") { ${string} }`)
+    if (array !== '' && ownKind !== 'array') branches = joined(branches, `if (Array.isArray(${x})) { ${array} }`)
+    if (object !== '' && ownKind !== 'object') branches = joined(branches, `if (${this.typeTest('object', x)}) { ${object} }`)
+    if (type === undefined) return branches
+    const types = typeof type === 'string' ? [type] : type
     this.used.add('$type')
     const typeFail = `$type(e, ${this.path(at)}, ${this.str(types.join(','))});`
-    // One type whose test is its kind's test: the kind's checks run where the type passes.
-    const own = types.length === 1 ? present.find(([kind]) => kind === types[0] && kind !== 'number') : undefined
-    if (own) return `if (${own[1]()}) { ${own[2]} } else { ${typeFail} ${branches(present.filter((k) => k !== own))} }`
-    return `if (${this.typeFails(types, x)}) ${typeFail} ${branches(present)}`
+    if (ownKind !== undefined) return `if (${this.kindTest(ownKind, x)}) { ${own} } else { ${typeFail} ${branches} }`
+    return `if (${this.typeFails(types, x)}) ${typeFail} ${branches}`
+  }
+
+  /** The test of a kind with checks (`typeAndKinds`): a string, an array, an object. */
+  private kindTest(kind: string, x: string): string {
+    return kind === 'string' ? `typeof ${x} === "string"` : kind === 'array' ? `Array.isArray(${x})` : this.typeTest('object', x)
   }
 
   /** The condition under which `x` is none of `types`. */
@@ -294,7 +308,8 @@ export class SchemaCode {
    * type test). Undefined for any other schema.
    */
   private typeOnly(schema: Schema, at: At): readonly [fails: string, report: string] | undefined {
-    if (typeof schema !== 'object' || schema.type === undefined || Object.keys(schema).length !== 1) return undefined
+    if (typeof schema !== 'object' || schema.type === undefined) return undefined
+    for (const key in schema) if (key !== 'type' && Object.hasOwn(schema, key)) return undefined
     const types = typeof schema.type === 'string' ? [schema.type] : [...schema.type]
     this.used.add('$type')
     return [this.typeFails(types, at.data), `$type(e, ${this.path(at)}, ${this.str(types.join(','))});`]
@@ -380,7 +395,7 @@ export class SchemaCode {
     if (schema.items !== undefined) {
       const i = this.local('i')
       const v = this.local('v')
-      const item = this.node(schema.items, { data: v, path: [...at.path, { text: '/' }, { expr: i }], depth: at.depth + 1 })
+      const item = this.node(schema.items, this.keyAt(at, v, i))
       if (item !== '') out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${v} = ${x}[${i}]; ${item} }`)
     }
     if (schema.uniqueItems === true) {
@@ -419,7 +434,7 @@ export class SchemaCode {
     }
     const memberAt = (key: string): At => {
       this.used.add('$esc')
-      return { data: `${x}[${key}]`, path: [...at.path, { text: '/' }, { expr: `$esc(${key})` }], depth: at.depth + 1 }
+      return this.keyAt(at, `${x}[${key}]`, `$esc(${key})`)
     }
     if (!open) {
       const key = this.local('key')
@@ -440,7 +455,7 @@ export class SchemaCode {
     const v = this.local('v')
     const members: string[] = []
     for (const name of names) {
-      const memberAt: At = { data: v, path: [...at.path, { text: `/${escapeToken(name)}` }], depth: at.depth + 1 }
+      const memberAt: At = { data: v, head: at.head, tail: `${at.tail}/${escapeToken(name)}`, depth: at.depth + 1 }
       const read = `(${v} = ${this.member(x, name)}) !== undefined`
       const own = `Object.hasOwn(${x}, ${this.str(name)})`
       // The same verdict as checking an own member's type: a wrong type reported only when own.
@@ -478,9 +493,20 @@ export class SchemaCode {
     return `${this.slot(['constant', 'names', `/* @__PURE__ */ new Set(${jsLiteral(names)})`])}.has(${key})`
   }
 
-  private combinators(schema: SchemaObject, at: At): string[] {
+  /** `before`, then the checks of `enum`, `const` and the combinators, each joined to it by a space (empty ones left out). */
+  private combinators(schema: SchemaObject, at: At, prior: string): string {
     const x = at.data
-    const out: string[] = []
+    if (
+      schema.enum === undefined &&
+      !('const' in schema) &&
+      schema.allOf === undefined &&
+      schema.anyOf === undefined &&
+      schema.oneOf === undefined &&
+      schema.not === undefined &&
+      schema.if === undefined
+    )
+      return prior
+    const out: string[] = prior === '' ? [] : [prior]
     const sub = (s: Schema) => this.node(s, { ...at, depth: at.depth + 1 })
     const path = () => this.path(at)
     if (schema.enum !== undefined) {
@@ -509,7 +535,10 @@ export class SchemaCode {
         `if (${scalar ? `${x} !== ${literal}` : `!$equal(${literal}, ${x})`}) $fail(e, ${path()}, "const", { allowedValue: ${literal} }, ${jsString(MESSAGES.const)});`,
       )
     }
-    for (const s of schema.allOf ?? []) out.push(sub(s))
+    for (const s of schema.allOf ?? []) {
+      const code = sub(s)
+      if (code !== '') out.push(code)
+    }
     // Branches report into `e` itself; a branch that passes, or a `not` that fails, takes its errors back (`e.length = start`).
     if (schema.anyOf !== undefined) {
       const start = this.local('s')
@@ -553,7 +582,7 @@ export class SchemaCode {
         `{ const ${before} = e.length; ${sub(schema.if)} if (e.length === ${before}) { ${sub(schema.then)} if (e.length > ${before}) $fail(e, ${path()}, "if", { failingKeyword: "then" }, ${jsString(MESSAGES.if)}); } else e.length = ${before}; }`,
       )
     }
-    return out
+    return out.join(' ')
   }
 
   private size(at: At, keyword: SizeKeyword, limit: number): string {
@@ -572,18 +601,12 @@ export class SchemaCode {
   }
 
   private pathCode(at: At): string {
-    const out: string[] = []
-    let text: string | undefined
-    for (const piece of at.path) {
-      if ('text' in piece) text = (text ?? '') + piece.text
-      else {
-        if (text !== undefined) out.push(this.str(text))
-        text = undefined
-        out.push(piece.expr)
-      }
-    }
-    if (text !== undefined) out.push(this.str(text))
-    return out.join(' + ')
+    return at.tail === '' ? at.head : `${at.head} + ${this.str(at.tail)}`
+  }
+
+  /** The place of an item or a member found by key: `at`'s path, `/`, then the expression `key`. */
+  private keyAt(at: At, data: string, key: string): At {
+    return { data, head: `${at.head} + ${this.str(`${at.tail}/`)} + ${key}`, tail: '', depth: at.depth + 1 }
   }
 
   /** The expression whose `test` decides `pattern`: a runtime matcher (`$patterns`), or a shared `RegExp` constant. */
@@ -617,7 +640,9 @@ export class SchemaCode {
    * `null` and an array's brackets are code.
    */
   private lit(value: unknown): string {
-    if (!this.marked) return jsLiteral(value)
+    // A finite number's JSON text is its literal (no character `jsString` escapes); a string's is `str`'s.
+    if (typeof value === 'number' && Number.isFinite(value) && !this.marked) return JSON.stringify(value)
+    if (!this.marked) return typeof value === 'string' ? this.str(value) : jsLiteral(value)
     if (typeof value === 'string') return this.str(value)
     if (typeof value === 'number' && Number.isFinite(value)) {
       const text = JSON.stringify(value)
@@ -635,6 +660,30 @@ export class SchemaCode {
   private local(kind: string): string {
     return `${kind}${this.vars++}`
   }
+}
+
+const NUMBER = 1
+const STRING = 2
+const ARRAY = 4
+const OBJECT = 8
+/** Each kind's keywords (`KIND_KEYWORDS`) -> the kind's bit. */
+const KIND_BITS: ReadonlyMap<string, number> = new Map(
+  Object.entries({ number: NUMBER, string: STRING, array: ARRAY, object: OBJECT }).flatMap(([kind, bit]) => KIND_KEYWORDS[kind]!.map((k) => [k, bit] as const)),
+)
+
+/** The kinds (bits) `schema` has a keyword of, a keyword set to `undefined` not counted: one pass over its own keys. */
+function kindsOf(schema: SchemaObject): number {
+  let kinds = 0
+  for (const key in schema) {
+    const bit = KIND_BITS.get(key)
+    if (bit !== undefined && Object.hasOwn(schema, key) && (schema as Record<string, unknown>)[key] !== undefined) kinds |= bit
+  }
+  return kinds
+}
+
+/** Two checks' texts joined by a space, or the one that is not empty. */
+function joined(a: string, b: string): string {
+  return a === '' ? b : b === '' ? a : `${a} ${b}`
 }
 
 /** The memo of validator functions' pieces, one per compiler. */
@@ -800,7 +849,10 @@ export function memoizedDefinitions(roots: readonly ValidatorRoot[], definitions
   return out
 }
 
-/** Every `$ref` in a schema's own tree (not following them), one entry per site. Iterative. */
+/**
+ * Every `$ref` in a schema's own tree (not following them), one entry per site. Iterative; the
+ * subschemas (`subschemas`' keywords) are pushed straight onto the stack, no list per node.
+ */
 function refsIn(schema: Schema): string[] {
   const out: string[] = []
   const stack: Schema[] = [schema]
@@ -808,7 +860,20 @@ function refsIn(schema: Schema): string[] {
     const s = stack.pop()!
     if (typeof s === 'boolean') continue
     if (s.$ref !== undefined) out.push(s.$ref)
-    for (const sub of subschemas(s)) stack.push(sub)
+    if (s.items !== undefined) stack.push(s.items)
+    if (s.additionalProperties !== undefined) stack.push(s.additionalProperties)
+    if (s.properties !== undefined) pushMembers(stack, s.properties)
+    if (s.patternProperties !== undefined) pushMembers(stack, s.patternProperties)
+    if (s.allOf !== undefined) for (let i = 0; i < s.allOf.length; i++) stack.push(s.allOf[i]!)
+    if (s.anyOf !== undefined) for (let i = 0; i < s.anyOf.length; i++) stack.push(s.anyOf[i]!)
+    if (s.oneOf !== undefined) for (let i = 0; i < s.oneOf.length; i++) stack.push(s.oneOf[i]!)
+    if (s.not !== undefined) stack.push(s.not)
+    if (s.if !== undefined) stack.push(s.if)
+    if (s.then !== undefined) stack.push(s.then)
   }
   return out
+}
+
+function pushMembers(stack: Schema[], map: Readonly<Record<string, Schema>>): void {
+  for (const key in map) if (Object.hasOwn(map, key)) stack.push(map[key]!)
 }

@@ -172,12 +172,21 @@ export function convert(schema: unknown, ctx: ConvertContext, open = false, name
 
   if (isObject(schema.properties)) {
     const properties = schema.properties
-    const entries = sortKeys(Object.keys(properties)).map((name) => [name, convert(properties[name], ctx)] as const)
-    // fromEntries defines own keys, so `__proto__` stays a property name. ajv skips a property of
-    // that name, so it is checked as the one key matching a pattern instead.
-    out.properties = Object.fromEntries(entries.filter(([name]) => name !== '__proto__'))
-    const proto = entries.find(([name]) => name === '__proto__')
-    if (proto) out.patternProperties = { '^__proto__$': proto[1] }
+    const converted: Record<string, unknown> = {}
+    let proto: unknown
+    let hasProto = false
+    // ajv skips a property named `__proto__`, so it is checked as the one key matching a pattern
+    // instead; every other name is assigned as it is (no entry list per object: bench/).
+    for (const name of sortKeys(Object.keys(properties))) {
+      const member = convert(properties[name], ctx)
+      if (name !== '__proto__') converted[name] = member
+      else {
+        proto = member
+        hasProto = true
+      }
+    }
+    out.properties = converted
+    if (hasProto) out.patternProperties = { '^__proto__$': proto }
   }
   if (Array.isArray(schema.required)) {
     const properties = isObject(schema.properties) ? schema.properties : {}

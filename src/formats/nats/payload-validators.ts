@@ -18,7 +18,6 @@ import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-cod
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
-import { setOwn } from '../../runtime/shared/own-property.js'
 import { protoMembersAsPatterns } from './proto-member.js'
 import type { PayloadPlan, ValidatorPlan } from './validator-plan.js'
 import type { ValidatorForm } from './options.js'
@@ -191,7 +190,7 @@ function generatedCodeSchema(schema: unknown, refs: Set<string>, depth = 0): Sch
       if (typeof value !== 'string' || componentName(value) === undefined) return undefined
       refs.add(value)
       out.$ref = value
-    } else if (ASSERTIONS.has(key)) setOwn(out, key, sortedCopy(value))
+    } else if (ASSERTIONS.has(key)) out[key] = value !== null && typeof value === 'object' ? sortedCopy(value) : value
     else if (ONE_SCHEMA.has(key)) {
       // `items` as a list is tuple validation, which the generated code does not do.
       const sub = generatedCodeSchema(value, refs, depth + 1)
@@ -210,7 +209,8 @@ function generatedCodeSchema(schema: unknown, refs: Set<string>, depth = 0): Sch
         if (name === '__proto__') return undefined
         const sub = generatedCodeSchema(value[name], refs, depth + 1)
         if (sub === undefined) return undefined
-        setOwn(members, name, sub)
+        // Plain assignment (no `defineProperty`, which leaves the copy slower to read): `__proto__` was refused above.
+        members[name] = sub
       }
       out[key] = members
     } else return undefined
