@@ -71,7 +71,7 @@ const NEVER_RUNS = /\.d\.[cm]?ts$/
  * modification time of every module of the tree this code runs from (`dist/` when it runs from the
  * build, `src/` when from the sources: the one never loads the other), once per process. Files
  * that never run (declarations, source maps) are left out: a second build of a linked package
- * reads the cache with a third of the stat calls of both trees whole. A copy bundled into an app is
+ * reads the cache with less than a third of the stat calls of both trees whole. A copy bundled into an app is
  * identified by the bundle file it runs from, the same way.
  */
 export function codeIdentity(): string {
@@ -84,6 +84,17 @@ export function codeIdentity(): string {
     return (identity = `${packageVersion}+${digest}`)
   }
   if (`${found}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = packageVersion)
+  const tree = relative(found, fileURLToPath(import.meta.url)).split(sep)[0]
+  const digest = treesDigest(found, tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist'])
+  return (identity = `${packageVersion}+${digest}`)
+}
+
+/**
+ * A digest of the path (relative to `root`), size and modification time of every file under the
+ * `trees` of `root` that may run (`RUNS`, not `NEVER_RUNS`): the code identity of a checkout.
+ * Links are not followed; at most 50,000 files, 16 folders deep.
+ */
+export function treesDigest(root: string, trees: readonly string[]): string {
   const stats: string[] = []
   const walk = (dir: string, depth: number) => {
     let entries: Dirent[]
@@ -99,12 +110,10 @@ export function codeIdentity(): string {
         if (depth < 16) walk(path, depth + 1)
       } else if (entry.isFile() && RUNS.test(entry.name) && !NEVER_RUNS.test(entry.name)) {
         const stat = statSync(path, { throwIfNoEntry: false })
-        if (stat) stats.push(`${relative(found, path)}\0${stat.size}\0${stat.mtimeMs}`)
+        if (stat) stats.push(`${relative(root, path)}\0${stat.size}\0${stat.mtimeMs}`)
       }
     }
   }
-  const tree = relative(found, fileURLToPath(import.meta.url)).split(sep)[0]
-  for (const top of tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist']) walk(join(found, top), 0)
-  const digest = createHash('sha256').update(stats.sort().join('\n')).digest('hex').slice(0, 16)
-  return (identity = `${packageVersion}+${digest}`)
+  for (const tree of trees) walk(join(root, tree), 0)
+  return createHash('sha256').update(stats.sort().join('\n')).digest('hex').slice(0, 16)
 }
