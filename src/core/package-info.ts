@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { packageVersion } from './package-version.js'
@@ -58,13 +58,21 @@ export function builtFile(callerUrl: string, path: string): string | undefined {
 
 let identity: string | undefined
 
+/** The files of a tree that may run: modules and the data they read (the precompiled validators are `.cjs`, the version a `.json`). */
+const RUNS = /\.(?:[cm]?[jt]s|json)$/
+/** Declarations: read by type checkers, never run. */
+const NEVER_RUNS = /\.d\.[cm]?ts$/
+
 /**
  * What a persistent cache keys compiled results by, beside their inputs: which code compiled them.
  * An installed package (a path inside `node_modules`) is its version, whose files do not change.
  * Any other copy (a checkout of this repository, a workspace package linked into an app) changes
  * its code without changing its version, so its identity adds a digest of the path, size and
- * modification time of every file under its `src/` and `dist/` (once per process, a few ms). A
- * copy bundled into an app is identified by the bundle file it runs from, the same way.
+ * modification time of every module of the tree this code runs from (`dist/` when it runs from the
+ * build, `src/` when from the sources: the one never loads the other), once per process. Files
+ * that never run (declarations, source maps) are left out: a second build of a linked package
+ * reads the cache with less than a third of the stat calls of both trees whole. A copy bundled into an app is
+ * identified by the bundle file it runs from, the same way.
  */
 export function codeIdentity(): string {
   if (identity !== undefined) return identity
@@ -76,24 +84,36 @@ export function codeIdentity(): string {
     return (identity = `${packageVersion}+${digest}`)
   }
   if (`${found}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = packageVersion)
+  const tree = relative(found, fileURLToPath(import.meta.url)).split(sep)[0]
+  const digest = treesDigest(found, tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist'])
+  return (identity = `${packageVersion}+${digest}`)
+}
+
+/**
+ * A digest of the path (relative to `root`), size and modification time of every file under the
+ * `trees` of `root` that may run (`RUNS`, not `NEVER_RUNS`): the code identity of a checkout.
+ * Links are not followed; at most 50,000 files, 16 folders deep.
+ */
+export function treesDigest(root: string, trees: readonly string[]): string {
   const stats: string[] = []
   const walk = (dir: string, depth: number) => {
-    let names: string[]
+    let entries: Dirent[]
     try {
-      names = readdirSync(dir)
+      entries = readdirSync(dir, { withFileTypes: true })
     } catch {
       return
     }
-    for (const name of names) {
+    for (const entry of entries) {
       if (stats.length >= 50_000) return
-      const path = join(dir, name)
-      const stat = lstatSync(path, { throwIfNoEntry: false })
-      if (stat?.isDirectory() && depth < 16) walk(path, depth + 1)
-      else if (stat?.isFile()) stats.push(`${relative(found, path)}\0${stat.size}\0${stat.mtimeMs}`)
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) {
+        if (depth < 16) walk(path, depth + 1)
+      } else if (entry.isFile() && RUNS.test(entry.name) && !NEVER_RUNS.test(entry.name)) {
+        const stat = statSync(path, { throwIfNoEntry: false })
+        if (stat) stats.push(`${relative(root, path)}\0${stat.size}\0${stat.mtimeMs}`)
+      }
     }
   }
-  walk(join(found, 'src'), 0)
-  walk(join(found, 'dist'), 0)
-  const digest = createHash('sha256').update(stats.sort().join('\n')).digest('hex').slice(0, 16)
-  return (identity = `${packageVersion}+${digest}`)
+  for (const tree of trees) walk(join(root, tree), 0)
+  return createHash('sha256').update(stats.sort().join('\n')).digest('hex').slice(0, 16)
 }

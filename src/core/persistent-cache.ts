@@ -56,6 +56,7 @@ const SCHEMA = 1
 export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
 /** The first line of every entry: the generated-file marker (the safe writer replaces only files that carry it). */
 const HEADER = `# ${GENERATED_MARKER}. Do not edit. Compile cache entry.`
+const NEWLINE = 0x0a
 const ENTRY_NAME = /^[0-9a-f]{64}\.entry$/
 /** The safe writer's temp files of entries (`.<name>.<12 hex>.tmp`): one left by a process that died is removed by eviction. */
 const TEMP_NAME = /^\.[0-9a-f]{64}\.entry\.[0-9a-f]{12}\.tmp$/
@@ -394,15 +395,18 @@ function readEntry(path: string, maxBytes: number): Buffer | undefined {
   }
 }
 
-/** The body of an entry whose header is ours and whose digest matches its content, in the expected shape; otherwise undefined. */
+/**
+ * The body of an entry whose header is ours and whose digest matches its content, in the expected
+ * shape; otherwise undefined. The digest is of the body's bytes as read (the header and the digest
+ * are ASCII): a hit decodes its text once, for `JSON.parse`.
+ */
 function decode(bytes: Buffer): EntryBody | undefined {
-  const text = bytes.toString('utf8')
-  const first = text.indexOf('\n')
-  const second = text.indexOf('\n', first + 1)
-  if (first === -1 || second === -1 || text.slice(0, first) !== HEADER) return undefined
-  const json = text.slice(second + 1)
-  if (text.slice(first + 1, second) !== sha256(json)) return undefined
-  const body = JSON.parse(json) as unknown
+  const first = bytes.indexOf(NEWLINE)
+  const second = first === -1 ? -1 : bytes.indexOf(NEWLINE, first + 1)
+  if (second === -1 || bytes.toString('latin1', 0, first) !== HEADER) return undefined
+  const json = bytes.subarray(second + 1)
+  if (bytes.toString('latin1', first + 1, second) !== sha256(json)) return undefined
+  const body = JSON.parse(json.toString('utf8')) as unknown
   return isBody(body) ? body : undefined
 }
 

@@ -1,0 +1,81 @@
+/**
+ * The code identity of a checkout (`treesDigest`), which keys its persistent cache entries: it
+ * moves with every file of the running tree that may run, and only with those, so that a cache is
+ * never read by code other than the code that wrote it, and a checkout's second build stats only
+ * its modules.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { treesDigest } from '../src/core/package-info.js'
+
+const root = mkdtempSync(join(tmpdir(), 'code-identity-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+/** A checkout with a built tree: modules, declarations, a source map, precompiled validators and a nested folder. */
+function checkout(name: string): string {
+  const dir = join(root, name)
+  mkdirSync(join(dir, 'dist/chunks'), { recursive: true })
+  mkdirSync(join(dir, 'src'), { recursive: true })
+  writeFileSync(join(dir, 'dist/index.js'), 'export const a = 1\n')
+  writeFileSync(join(dir, 'dist/index.d.ts'), 'export declare const a: number\n')
+  writeFileSync(join(dir, 'dist/index.js.map'), '{}\n')
+  writeFileSync(join(dir, 'dist/chunks/nats.js'), 'export const b = 2\n')
+  writeFileSync(join(dir, 'dist/validator.cjs'), 'module.exports = 1\n')
+  writeFileSync(join(dir, 'src/index.ts'), 'export const a = 1\n')
+  return dir
+}
+
+describe('treesDigest', () => {
+  it('moves with a module of the tree, a nested one, a precompiled validator, a module added or removed', () => {
+    const dir = checkout('moves')
+    const seen = new Set([treesDigest(dir, ['dist'])])
+    const changes: Array<() => void> = [
+      () => writeFileSync(join(dir, 'dist/index.js'), 'export const a = 10\n'),
+      () => writeFileSync(join(dir, 'dist/chunks/nats.js'), 'export const b = 20\n'),
+      () => writeFileSync(join(dir, 'dist/validator.cjs'), 'module.exports = 10\n'),
+      () => writeFileSync(join(dir, 'dist/chunks/new.mjs'), 'export {}\n'),
+      // The same size, another time: a rebuild that wrote the same number of bytes.
+      () => utimesSync(join(dir, 'dist/index.js'), new Date(2001, 1, 1), new Date(2001, 1, 1)),
+    ]
+    for (const change of changes) {
+      change()
+      const digest = treesDigest(dir, ['dist'])
+      expect(seen.has(digest), String(change)).toBe(false)
+      seen.add(digest)
+    }
+    // Removed again: the digest is of the files there, not of their history.
+    const withAdded = treesDigest(dir, ['dist'])
+    writeFileSync(join(dir, 'dist/chunks/more.js'), 'export {}\n')
+    expect(treesDigest(dir, ['dist'])).not.toBe(withAdded)
+    rmSync(join(dir, 'dist/chunks/more.js'))
+    expect(treesDigest(dir, ['dist'])).toBe(withAdded)
+  })
+
+  it('does not move with files that never run, nor with another tree than the one that runs', () => {
+    const dir = checkout('stays')
+    const before = treesDigest(dir, ['dist'])
+    writeFileSync(join(dir, 'dist/index.d.ts'), 'export declare const a: 1\n')
+    writeFileSync(join(dir, 'dist/chunks/nats.d.mts'), 'export {}\n')
+    writeFileSync(join(dir, 'dist/index.js.map'), '{"version":3}\n')
+    writeFileSync(join(dir, 'src/index.ts'), 'export const a = 2\n')
+    expect(treesDigest(dir, ['dist'])).toBe(before)
+    // Run from the sources, the sources are the code.
+    const sources = treesDigest(dir, ['src'])
+    writeFileSync(join(dir, 'src/index.ts'), 'export const a = 3\n')
+    expect(treesDigest(dir, ['src'])).not.toBe(sources)
+  })
+
+  it('is the same for the same files in another checkout, and follows no link', () => {
+    const one = checkout('one')
+    const two = checkout('two')
+    for (const dir of [one, two]) utimesSync(join(dir, 'dist/index.js'), new Date(2002, 1, 1), new Date(2002, 1, 1))
+    for (const dir of [one, two])
+      for (const file of ['dist/chunks/nats.js', 'dist/validator.cjs']) utimesSync(join(dir, file), new Date(2003, 1, 1), new Date(2003, 1, 1))
+    expect(treesDigest(one, ['dist'])).toBe(treesDigest(two, ['dist']))
+    const before = treesDigest(one, ['dist'])
+    symlinkSync(join(two, 'dist'), join(one, 'dist/linked'))
+    expect(treesDigest(one, ['dist'])).toBe(before)
+  })
+})
