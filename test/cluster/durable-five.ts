@@ -10,12 +10,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import { operationId } from '../../src/runtime/nats/interactions.js'
-import { shipmentInputs } from '../helpers/executor-durable-config.js'
+import type { Interaction } from '../../src/runtime/nats/interactions.js'
+import { patient, shipmentInputs } from '../helpers/executor-durable-config.js'
+import { variant } from '../helpers/executor-nats.js'
 import { NATS_SERVER } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableClusterSuite, STREAM } from './durable-world.js'
 import { bounded, expectFanOutSettled } from './invariants.js'
-import { couriersWorkingThrough, fanOut } from './working-through.js'
+import { couriersWorkingThrough } from './working-through.js'
 
 /**
  * Registers this suite; `test/cluster.test.ts` runs it beside the other cluster suites (each on its
@@ -61,7 +63,11 @@ export function durableOnFiveNodes(): void {
       async () => {
         const c = cluster()
         const w = suite.world
-        const interaction = fanOut(w)
+        // A 90 s lease: the gated couriers hold their claims through two deaths and two elections on a loaded machine.
+        const interaction = variant(patient(w.module.interactions.assignCourier as Interaction, 150_000, {}, { leaseMs: 90_000, renewEveryMs: 500 }), {
+          dispatch: { mode: 'independent' },
+          completion: { mode: 'all-terminal' },
+        })
         let release!: () => void
         const gate = new Promise<void>((resolve) => (release = resolve))
         w.reset()
@@ -84,14 +90,16 @@ export function durableOnFiveNodes(): void {
         const requests = 'exec-assignCourier-c-ann'
         const results = 'exec-assignCourier-results'
         try {
-          // The first offer in flight (the executor's result consumer made), every handler working.
-          const first = ex.invoke(invocations[0]!)
-          await until('every courier handling the first offer', () => (w.handled.size === 3 ? true : undefined), 30_000)
-          const acknowledged1 = await w.subjects(`shipping.couriers.${id1}.offer.*`)
+          // The executor set up (its result consumer made) before anything is offered: resuming an unknown operation sets it up, then refuses.
+          expect(await ex.resume('op-none')).toMatchObject({ ok: false, code: 'EXECUTOR_UNKNOWN_OPERATION' })
           // The second node to die: the leader of c-ann's request consumer, on neither the stream's leader nor a node holding c-ann's or the executor's connection.
           const doomed = await c.placeConsumerLeader(STREAM, requests, (name) => ![leader, annHome!.name, executorHome!.name].includes(name))
           // The executor's result consumer led by one of the two nodes that die.
           const resultsLeader = await c.placeConsumerLeader(STREAM, results, (name) => name === leader || name === doomed)
+          // The first offer in flight, every handler working.
+          const first = ex.invoke(invocations[0]!)
+          await until('every courier handling the first offer', () => (w.handled.size === 3 ? true : undefined), 30_000)
+          const acknowledged1 = await w.subjects(`shipping.couriers.${id1}.offer.*`)
           await c.kill(leader)
           await c.kill(doomed)
           await c.newStreamLeader(STREAM, leader)
