@@ -378,7 +378,9 @@ export async function stalledCourierProcess(world: DurableWorld, cluster: NatsCl
 /**
  * `publishOnce` called back to back with one message id while the stream's leader is killed and
  * another elected: every answer it gives names the same sequence, and the stream stores the
- * message once. The killed node is restarted afterwards (the cluster left whole).
+ * message once; answers that sequence. The leader change is the caller's when it gives one (it
+ * then restarts the killed node itself); else the leader is killed here once a first answer is
+ * in, and restarted afterwards (the cluster left whole).
  */
 export async function publishOnceThroughLeaderChange(
   cluster: NatsCluster,
@@ -386,12 +388,17 @@ export async function publishOnceThroughLeaderChange(
   stream: string,
   subject: string,
   payload: unknown,
-): Promise<void> {
+  leaderChange?: Promise<{ killed: string; elected: string }>,
+): Promise<number> {
   const msgId = `publish-once-${subject}`
   const answers: Array<{ seq: number; duplicate: boolean } | string> = []
   let killed: string | undefined
   let elected: string | undefined
   const kill = (async () => {
+    if (leaderChange) {
+      ;({ elected } = await leaderChange)
+      return
+    }
     // Once the first answer is in: the kill meets the calls that follow it.
     await until('a first answer', () => (answers.length > 0 ? true : undefined), 30_000, 10)
     killed = await cluster.killStreamLeader(stream)
@@ -424,4 +431,5 @@ export async function publishOnceThroughLeaderChange(
   expect(await storedSubjects(connection, stream, subject)).toEqual({ [subject]: 1 })
   const jsm = await jetstreamManager(connection, { timeout: 5000 })
   expect((await jsm.streams.getMessage(stream, { seq: acked[0]!.seq }))?.json()).toEqual(payload)
+  return acked[0]!.seq
 }
