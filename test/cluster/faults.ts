@@ -103,6 +103,7 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
       200,
     )
   let cut = false
+  let exClosed = false
   try {
     const answer = ex.invoke(first)
     let settled = false
@@ -176,6 +177,10 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     expectFanOutSettled(result.value)
     expect([Object.fromEntries(world.handled), Object.fromEntries(world.aborted)]).toEqual([{ 'c-ann': 1, 'c-bob': 1, 'c-cat': 1 }, {}])
     await world.invariants(interaction, ex, result.value, acknowledged)
+    // Done with: closed, so the results of the invocation tried again all go to the executor driving it
+    // (two executors pulling one result consumer hand each other results, each redelivered).
+    await ex.close()
+    exClosed = true
     // The refused invocation, tried again with its key once the cut healed: admitted, decided once.
     const secondId = await operationId(second.principalId, world.digest, second.idempotencyKey)
     const again = await bounded('the refused invocation tried again', refusing.invoke(second), 160_000).catch(async (error: unknown) => {
@@ -191,7 +196,7 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     releaseAnn()
     releaseOthers()
     if (cut) for (const n of [node, deaf]) await cluster.restoreRoutes(n)
-    await ex.close()
+    if (!exClosed) await ex.close()
     await refusing.close()
     await world.closeCouriers()
   }
