@@ -122,6 +122,12 @@ async function monitor<T>(monitorPort: number, endpoint: 'jsz' | 'routez'): Prom
     return undefined
   }
 }
+/**
+ * How often the waits for a leader ask (each question is a JetStream API request, or a monitoring
+ * request to every node): often enough to see an election end within a quarter second, seldom
+ * enough that asking is not what keeps five servers busy.
+ */
+const POLL_MS = 250
 const jsz = (monitorPort: number) => monitor<Jsz>(monitorPort, 'jsz')
 const routez = (monitorPort: number) => monitor<Routez>(monitorPort, 'routez')
 
@@ -378,17 +384,17 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
         'a meta leader every running node agrees on (the same in three polls), with all running peers current',
         async () => stable(await agreed()),
         timeoutMs,
-        100,
+        POLL_MS,
       )
     },
     streamLeader: (stream, timeoutMs = 60_000) =>
-      until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
+      until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, POLL_MS),
     consumerLeader: (stream, consumer, timeoutMs = 60_000, previous) =>
       until(
         `a leader for consumer ${stream}/${consumer}${previous ? ` (not ${previous})` : ''}`,
         async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), previous, true),
         timeoutMs,
-        100,
+        POLL_MS,
       ),
     placeConsumerLeader: (stream, consumer, wanted, tries = 12) =>
       placeLeader(
@@ -407,7 +413,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
         tries,
       ),
     streamPeers: async (stream) => {
-      const info = await until(`the peers of stream ${stream}`, () => askStream((jsm) => jsm.streams.info(stream)), 30_000, 100)
+      const info = await until(`the peers of stream ${stream}`, () => askStream((jsm) => jsm.streams.info(stream)), 30_000, POLL_MS)
       return [info.cluster?.leader ?? '', ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((n) => n !== '')
     },
     newStreamLeader: (stream, previous, timeoutMs = 60_000) =>
@@ -415,7 +421,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
         `a new leader for stream ${stream} (not ${previous})`,
         async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream)), previous),
         timeoutMs,
-        100,
+        POLL_MS,
       ),
     kill: (name) => killNode(byName(name), 'SIGKILL'),
     freeze: async (name) => {
