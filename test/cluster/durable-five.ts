@@ -2,19 +2,22 @@
  * The durable executor on a 5-node cluster of its own (beside the provisioning suite's, not after
  * it: sharing that cluster made this file's longest suite 5 to 15 s longer), every stream and bucket with five
  * replicas (the binding's `replicas`): the claim bucket's leader frozen (SIGSTOP) while the
- * couriers' handlers run, then thawed (SIGCONT); the node leading a courier's durable consumer
- * (placed there by step-down) killed mid-interaction; two nodes killed mid-interaction, the request
- * stream's leader first (three of five remain: every group keeps its quorum). The invariants of
+ * couriers' handlers run, then thawed (SIGCONT); two nodes killed mid-interaction (three of five
+ * remain: every group keeps its quorum): the request stream's leader and the node leading both a
+ * courier's durable request consumer and the executor's result consumer (placed there by
+ * step-down), a second offer made through the new leaders. The invariants of
  * every fault test are checked by one helper (./invariants.ts).
  */
 import { describe, expect, it } from 'vitest'
 import { operationId } from '../../src/runtime/nats/interactions.js'
-import { shipmentInputs } from '../helpers/executor-durable-config.js'
+import type { Interaction } from '../../src/runtime/nats/interactions.js'
+import { patient, shipmentInputs } from '../helpers/executor-durable-config.js'
+import { variant } from '../helpers/executor-nats.js'
 import { NATS_SERVER } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableClusterSuite, STREAM } from './durable-world.js'
 import { bounded, expectFanOutSettled } from './invariants.js'
-import { couriersWorkingThrough, fanOut } from './working-through.js'
+import { couriersWorkingThrough } from './working-through.js'
 
 /**
  * Registers this suite; `test/cluster.test.ts` runs it beside the other cluster suites (each on its
@@ -56,120 +59,85 @@ export function durableOnFiveNodes(): void {
     )
 
     it.sequential(
-      "the node leading a courier's durable consumer killed mid-interaction (its leader placed by step-down on a node that neither leads the request stream nor holds the courier's or the executor's connection): the courier's deliveries go on from the new leader, nothing lost, nothing handled twice, decided once; the node restarted",
+      "two nodes killed mid-interaction, the request stream's leader and the node leading both c-ann's durable request consumer and the executor's result consumer (placed there by step-down; three of five keep every quorum), c-ann's handler running: the couriers reconnect, a second offer is delivered by the consumer's new leader while the first is handled, every result comes through the result consumer's new leader; each offer handled once, decided once each, nothing acknowledged lost",
       async () => {
         const c = cluster()
-        const interaction = fanOut(suite.world)
+        const w = suite.world
+        // A 90 s lease: the gated couriers hold their claims through two deaths and two elections on a loaded machine.
+        const interaction = variant(patient(w.module.interactions.assignCourier as Interaction, 150_000, {}, { leaseMs: 90_000, renewEveryMs: 500 }), {
+          dispatch: { mode: 'independent' },
+          completion: { mode: 'all-terminal' },
+        })
         let release!: () => void
         const gate = new Promise<void>((resolve) => (release = resolve))
-        suite.world.reset()
-        const streamLeader = await c.streamLeader(STREAM)
-        // c-ann and the executor on one node that does not lead the stream; the other couriers elsewhere.
-        const home = c.nodes.find((n) => n.name !== streamLeader)!
+        w.reset()
+        const leader = await c.streamLeader(STREAM)
+        // c-ann and the executor on nodes that stay; c-bob and c-cat on the stream leader, which dies.
+        const [annHome, executorHome] = c.nodes.filter((n) => n.name !== leader)
         const everywhere = (first: string) => [first, ...c.servers.filter((s) => s !== first)]
-        await suite.world.couriers(interaction, {
-          'c-ann': { accepted: true, gate, servers: everywhere(home.url) },
-          'c-bob': { accepted: false, servers: everywhere(c.nodes.find((n) => n !== home)!.url) },
-          'c-cat': { accepted: true, servers: everywhere(c.nodes.find((n) => n !== home)!.url) },
+        await w.couriers(interaction, {
+          'c-ann': { accepted: true, gate, servers: everywhere(annHome!.url) },
+          'c-bob': { accepted: false, gate, servers: everywhere(c.node(leader).url) },
+          'c-cat': { accepted: true, gate, servers: everywhere(c.node(leader).url) },
         })
-        const consumer = 'exec-assignCourier-c-ann'
-        const doomed = await c.placeConsumerLeader(STREAM, consumer, (name) => name !== streamLeader && name !== home.name)
-        const ex = suite.world.executor(interaction, await suite.world.open(everywhere(home.url)))
-        const invocations = ['five-consumer-leader-1', 'five-consumer-leader-2'].map((idempotencyKey) => ({
+        const ex = w.executor(interaction, await w.open(everywhere(executorHome!.url)))
+        const invocations = ['five-two-killed-1', 'five-two-killed-2'].map((idempotencyKey) => ({
           principalId: 'dispatcher',
           idempotencyKey,
           inputs: shipmentInputs,
         }))
-        const [id1, id2] = await Promise.all(invocations.map((i) => operationId(i.principalId, suite.world.digest, i.idempotencyKey)))
-        let killed: string | undefined
+        const [id1, id2] = await Promise.all(invocations.map((i) => operationId(i.principalId, w.digest, i.idempotencyKey)))
+        const requests = 'exec-assignCourier-c-ann'
+        const results = 'exec-assignCourier-results'
         try {
-          // The first offer reaches c-ann through the doomed leader; its handler is still working when the node dies.
+          // The executor set up (its result consumer made) before anything is offered: resuming an unknown operation sets it up, then refuses.
+          expect(await ex.resume('op-none')).toMatchObject({ ok: false, code: 'EXECUTOR_UNKNOWN_OPERATION' })
+          // The second node to die: the leader of c-ann's request consumer, on neither the stream's leader nor a node holding c-ann's or the executor's connection.
+          const doomed = await c.placeConsumerLeader(STREAM, requests, (name) => ![leader, annHome!.name, executorHome!.name].includes(name))
+          // The executor's result consumer led by one of the two nodes that die.
+          const resultsLeader = await c.placeConsumerLeader(STREAM, results, (name) => name === leader || name === doomed)
+          // The first offer in flight, every handler working.
           const first = ex.invoke(invocations[0]!)
-          await until('c-ann handling the first offer', () => (suite.world.handled.get('c-ann') === 1 ? true : undefined), 30_000)
-          const acknowledged1 = await suite.world.subjects(`shipping.couriers.${id1}.offer.*`)
+          await until('every courier handling the first offer', () => (w.handled.size === 3 ? true : undefined), 30_000)
+          const acknowledged1 = await w.subjects(`shipping.couriers.${id1}.offer.*`)
+          await c.kill(leader)
           await c.kill(doomed)
-          killed = doomed
-          const elected = await c.consumerLeader(STREAM, consumer, 60_000, doomed)
-          expect(elected).not.toBe(doomed)
-          // The second offer is delivered by the new leader while the first is still being handled.
-          const second = ex.invoke(invocations[1]!)
-          await until('c-ann handling the second offer', () => (suite.world.handled.get('c-ann') === 2 ? true : undefined), 60_000)
-          const acknowledged2 = await suite.world.subjects(`shipping.couriers.${id2}.offer.*`)
-          release()
-          const results = await bounded('both offers decided', Promise.all([first, second]), 160_000)
-          for (const [result, acknowledged] of [
-            [results[0], acknowledged1],
-            [results[1], acknowledged2],
-          ] as const) {
-            if (!result.ok) throw new Error(result.message)
-            expectFanOutSettled(result.value)
-            await suite.world.invariants(interaction, ex, result.value, acknowledged)
-          }
-          // Each offer handled once (a redelivery of a running request is not run again), none aborted; every offer acknowledged.
-          expect([Object.fromEntries(suite.world.handled), Object.fromEntries(suite.world.aborted)]).toEqual([{ 'c-ann': 2, 'c-bob': 2, 'c-cat': 2 }, {}])
-          const settled = await until(
-            "c-ann's consumer settled on its new leader",
-            async () => {
-              const info = await suite.world.jsm.consumers.info(STREAM, consumer).catch(() => undefined)
-              return info && info.num_pending === 0 && info.num_ack_pending === 0 ? info : undefined
-            },
-            30_000,
-            200,
-          )
-          expect(settled.delivered.stream_seq).toBeGreaterThan(0)
-        } finally {
-          release()
-          await ex.close()
-          await suite.world.closeCouriers()
-          if (killed) await suite.whole(killed)
-        }
-      },
-    )
-
-    it.sequential(
-      'two nodes killed mid-interaction (the request stream leader, then another; three of five keep every quorum): the offers reach the couriers, decided once, nothing acknowledged lost',
-      async () => {
-        const c = cluster()
-        const interaction = fanOut(suite.world)
-        let release!: () => void
-        const gate = new Promise<void>((resolve) => (release = resolve))
-        suite.world.handled.clear()
-        const leader = await c.streamLeader(STREAM)
-        // The executor and the couriers on the nodes that stay (the leader and one other are killed).
-        const doomed = [leader, c.nodes.find((n) => n.name !== leader)!.name]
-        const staying = c.nodes.filter((n) => !doomed.includes(n.name)).map((n) => n.url)
-        const everywhere = (first: string) => [first, ...c.servers.filter((s) => s !== first)]
-        await suite.world.couriers(interaction, {
-          'c-ann': { accepted: true, gate, servers: everywhere(c.node(doomed[0]!).url) },
-          'c-bob': { accepted: false, servers: everywhere(c.node(doomed[1]!).url) },
-          'c-cat': { accepted: true, gate, servers: everywhere(staying[0]!) },
-        })
-        const invocation = { principalId: 'dispatcher', idempotencyKey: 'five-two-killed', inputs: shipmentInputs }
-        const id = await operationId(invocation.principalId, suite.world.digest, invocation.idempotencyKey)
-        const ex = suite.world.executor(interaction, await suite.world.open(everywhere(staying[1]!)))
-        try {
-          const answer = ex.invoke(invocation)
-          await until('every courier handling its offer', () => (suite.world.handled.size === 3 ? true : undefined), 30_000)
-          const acknowledged = await suite.world.subjects(`shipping.couriers.${id}.offer.*`)
-          await c.kill(doomed[0]!)
-          await c.kill(doomed[1]!)
           await c.newStreamLeader(STREAM, leader)
+          expect(await c.consumerLeader(STREAM, requests, 60_000, doomed)).not.toBe(doomed)
+          expect(await c.consumerLeader(STREAM, results, 60_000, resultsLeader)).not.toBe(resultsLeader)
           await c.ready()
-          await c.streamLeader(`KV_${suite.world.binding.claimBucket!}`)
+          await c.streamLeader(`KV_${w.binding.claimBucket!}`)
+          // The second offer reaches c-ann through its consumer's new leader while the first is still handled.
+          const second = ex.invoke(invocations[1]!)
+          await until('every courier handling the second offer', () => (w.handled.get('c-ann') === 2 && w.handled.size === 3 ? true : undefined), 60_000)
+          const acknowledged2 = await w.subjects(`shipping.couriers.${id2}.offer.*`)
           release()
-          const result = await bounded('the fan-out decided', answer, 160_000)
-          if (!result.ok) throw new Error(result.message)
-          expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
-          expect(Object.fromEntries(result.value.state.branches.map((b) => [b.branchId, b.status]))).toEqual({
-            'c-ann': 'succeeded',
-            'c-bob': 'unsuccessful',
-            'c-cat': 'succeeded',
-          })
-          await suite.world.invariants(interaction, ex, result.value, acknowledged)
+          const answers = await bounded('both offers decided', Promise.all([first, second]), 160_000)
+          for (const [answer, acknowledged] of [
+            [answers[0], acknowledged1],
+            [answers[1], acknowledged2],
+          ] as const) {
+            if (!answer.ok) throw new Error(answer.message)
+            expectFanOutSettled(answer.value)
+            await w.invariants(interaction, ex, answer.value, acknowledged)
+          }
+          // Each offer handled once (a redelivery of a running request is not run again), none aborted.
+          expect([Object.fromEntries(w.handled), Object.fromEntries(w.aborted)]).toEqual([{ 'c-ann': 2, 'c-bob': 2, 'c-cat': 2 }, {}])
+          // Both consumers end on their new leaders with nothing pending and nothing awaiting acknowledgment.
+          for (const consumer of [requests, results])
+            await until(
+              `${consumer} settled on its new leader`,
+              async () => {
+                const info = await w.jsm.consumers.info(STREAM, consumer).catch(() => undefined)
+                return info && info.num_pending === 0 && info.num_ack_pending === 0 ? info : undefined
+              },
+              30_000,
+              200,
+            )
         } finally {
           release()
           await ex.close()
-          await suite.world.closeCouriers()
+          await w.closeCouriers()
           // The file's last use of this cluster: it is stopped whole after it (no restart to wait for).
         }
       },

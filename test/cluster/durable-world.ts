@@ -150,7 +150,7 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
     async couriers(interaction, behaviours) {
       for (const [peerId, behaviour] of Object.entries(behaviours)) {
         // A responder starting while the cluster settles (a node just thawed or restarted) may be
-        // told "JetStream system temporarily unavailable": an application tries again, as this does
+        // told "JetStream system temporarily unavailable" (or get no answer in time: "timeout"): an application tries again, as this does
         // (bounded), once the meta leader is back.
         const connection = await open(behaviour.servers, behaviour.pinned)
         void (async () => {
@@ -179,7 +179,7 @@ export async function durableWorld(cluster: NatsCluster, label: string, replicas
             },
           })
         let r = await start()
-        for (let tries = 0; !r.ok && /temporarily unavailable/i.test(r.message) && tries < 20; tries++) {
+        for (let tries = 0; !r.ok && /temporarily unavailable|: timeout$/i.test(r.message) && tries < 20; tries++) {
           await cluster.ready()
           await new Promise((resolve) => setTimeout(resolve, 500))
           r = await start()

@@ -1,8 +1,9 @@
 /**
  * The executor (src/runtime/nats/executor) on a real 3-node JetStream cluster, under faults
  * (test/helpers/nats-cluster.ts): its KV claims and fences while a node, then the claim stream's
- * leader, is killed and restarted; contenders racing for one claim while the leader dies; the
- * memory executor's request/result path while the nodes its peers are on are killed mid-interaction.
+ * leader, is killed and restarted; holders renewing and contenders racing for one claim through one
+ * leader's death; the memory executor's request/result path while the nodes its peers are on are
+ * killed mid-interaction.
  * The durable executor has its own suite (./durable.ts). The claim bucket is made by openClaimStore
  * (three replicas by default on a cluster); its writes are settled when their answer is lost.
  * Invariants in every fault test: no acknowledged claim write lost, no decision taken twice, no
@@ -103,8 +104,31 @@ export function executorOnCluster(): void {
       },
     )
 
+    /** ann's claim, renewed while a follower was away; the claim stream's leader dies under it in the next test. */
+    let annFence = 0
+
     it.sequential(
-      'claim writes while the claim stream leader is killed: a lost answer is settled by re-reading (never reported stale to a lone writer), every acknowledged renewal survives',
+      'claims and fences while a follower is partitioned away (killed, restarted on its store): the leader keeps its quorum, an acknowledged renewal keeps its fence',
+      async () => {
+        const held = await settled(() => store.claim('op1.ann', { peerId: 'ann', attempt: 1, leaseUntilMs: 1000 }, 0))
+        if (!held.ok) throw new Error(held.message)
+        const fence = held.value.claim.fence
+        annFence = fence
+
+        // A follower dies: the leader keeps its quorum; renewals go on, the fence stays.
+        const leader = await cluster.streamLeader(STREAM)
+        const follower = cluster.nodes.find((n) => n.name !== leader)!.name
+        await cluster.kill(follower)
+        const renewed = await settled(() => peerStore.renew('op1.ann', 'ann', fence, 2000, 500))
+        expect(renewed.ok && renewed.value.claim).toMatchObject({ peerId: 'ann', fence, leaseUntilMs: 2000, state: 'held' })
+        await cluster.restart(follower)
+        await cluster.ready()
+        await cluster.streamLeader(STREAM)
+      },
+    )
+
+    it.sequential(
+      'the claim stream leader killed while eight holders renew their own claims and five contenders race for one claim: a lost answer is settled by re-reading (never reported stale to a lone writer), every acknowledged renewal survives; at most one contender holds the claim, exactly one commit is admitted, every stale fence is refused; the renewal acknowledged while a follower was away survives, the takeover fence is higher, the stale holder commits nothing',
       async () => {
         // Eight holders, each renewing its own key: nobody else writes a key, so a stale answer is always wrong.
         const holders = Array.from({ length: 8 }, (_, i) => `w${i}`)
@@ -128,73 +152,6 @@ export function executorOnCluster(): void {
             else await sleep(50)
           }
         })
-        await until('renewals under way', () => (answers.length >= 16 ? true : undefined), 20_000)
-        const killed = await cluster.killStreamLeader(STREAM)
-        await cluster.newStreamLeader(STREAM, killed)
-        const mark = answers.length
-        await until('renewals on the new leader', () => (answers.slice(mark).filter((a) => a === 'ok').length >= 16 ? true : undefined), 30_000)
-        stop = true
-        await Promise.all(renewals)
-        expect(answers.filter((a) => a === 'CLAIM_STALE' || a === 'CLAIM_NOT_YOURS' || a === 'CLAIM_EXPIRED')).toEqual([])
-        // Each key holds its holder's last acknowledged renewal, or a later one whose answer was lost.
-        for (const h of holders) {
-          const final = await settled(() => store.read(`op3.${h}`))
-          if (!final.ok || !final.value) throw new Error(`op3.${h} lost`)
-          expect(final.value.claim).toMatchObject({ peerId: h, fence: fences.get(h), state: 'held' })
-          expect(final.value.claim.leaseUntilMs).toBeGreaterThanOrEqual(acknowledged.get(h) ?? 0)
-        }
-        await cluster.restart(killed)
-        await cluster.ready()
-        await cluster.streamLeader(STREAM)
-      },
-    )
-
-    it.sequential(
-      'claims and fences while a follower is partitioned away (killed, restarted on its store), then the claim stream leader is killed: acknowledged claims survive, the takeover fence is higher, the stale holder commits nothing',
-      async () => {
-        const held = await settled(() => store.claim('op1.ann', { peerId: 'ann', attempt: 1, leaseUntilMs: 1000 }, 0))
-        if (!held.ok) throw new Error(held.message)
-        const fence = held.value.claim.fence
-
-        // A follower dies: the leader keeps its quorum; renewals go on, the fence stays.
-        const leader = await cluster.streamLeader(STREAM)
-        const follower = cluster.nodes.find((n) => n.name !== leader)!.name
-        await cluster.kill(follower)
-        const renewed = await settled(() => peerStore.renew('op1.ann', 'ann', fence, 2000, 500))
-        expect(renewed.ok && renewed.value.claim).toMatchObject({ peerId: 'ann', fence, leaseUntilMs: 2000, state: 'held' })
-        await cluster.restart(follower)
-        await cluster.ready()
-        await cluster.streamLeader(STREAM)
-
-        // Now the leader dies mid-interaction: the new leader holds the acknowledged renewal.
-        const killed = await cluster.killStreamLeader(STREAM)
-        await cluster.newStreamLeader(STREAM, killed)
-        const after = await settled(() => store.read('op1.ann'))
-        expect(after.ok && after.value?.claim).toEqual({ peerId: 'ann', attempt: 1, fence, leaseUntilMs: 2000, state: 'held' })
-
-        // The lease passes; bob takes over with a higher fence; ann, holding the old fence, can neither renew nor commit.
-        const expired = await settled(() => store.expire('op1.ann', fence, 2000))
-        if (!expired.ok) throw new Error(expired.message)
-        const takeover = await settled(() => store.claim('op1.ann', { peerId: 'bob', attempt: 2, leaseUntilMs: 9000 }, expired.value.revision))
-        if (!takeover.ok) throw new Error(takeover.message)
-        expect(takeover.value.claim.fence).toBeGreaterThan(fence)
-        expect(await settled(() => peerStore.renew('op1.ann', 'ann', fence, 9000, 2500))).toMatchObject({ ok: false, code: 'CLAIM_STALE' })
-        expect(await settled(() => peerStore.commit('op1.ann', 'ann', fence, 2500))).toMatchObject({ ok: false, code: 'CLAIM_STALE' })
-        const committed = await settled(() => peerStore.commit('op1.ann', 'bob', takeover.value.claim.fence, 2600))
-        expect(committed.ok && committed.value.claim).toMatchObject({ peerId: 'bob', state: 'committed' })
-
-        // The killed leader comes back as a follower and agrees.
-        await cluster.restart(killed)
-        await cluster.ready()
-        await cluster.streamLeader(STREAM)
-        const final = await settled(() => peerStore.read('op1.ann'))
-        expect(final.ok && final.value?.claim).toEqual({ peerId: 'bob', attempt: 2, fence: takeover.value.claim.fence, leaseUntilMs: 9000, state: 'committed' })
-      },
-    )
-
-    it.sequential(
-      'five contenders race for one claim while the claim stream leader is killed: at most one holds it, exactly one commit is admitted, every stale fence is refused',
-      async () => {
         const key = 'op2.branch'
         const contenders = GROUP_PEERS
         /** Reads and claims that found no leader (or lost the compare-and-set): the race met the fault. */
@@ -216,13 +173,27 @@ export function executorOnCluster(): void {
           }
           return undefined
         }
-        // The leader is dead before the race starts: the contenders meet the election and race on the new leader.
+        await until('renewals under way', () => (answers.length >= 16 ? true : undefined), 20_000)
         const killed = await cluster.killStreamLeader(STREAM)
-        const winners = (await Promise.all(contenders.map(contend))).filter((w): w is StoredClaim => w !== undefined)
-        expect(failures).toBeGreaterThan(0)
+        // The leader is dead before the race starts: the contenders meet the election and race on the new leader.
+        const race = Promise.all(contenders.map(contend))
         await cluster.newStreamLeader(STREAM, killed)
-        expect(winners.length).toBeLessThanOrEqual(1)
+        const mark = answers.length
+        await until('renewals on the new leader', () => (answers.slice(mark).filter((a) => a === 'ok').length >= 16 ? true : undefined), 30_000)
+        stop = true
+        await Promise.all(renewals)
+        const winners = (await race).filter((w): w is StoredClaim => w !== undefined)
+        expect(answers.filter((a) => a === 'CLAIM_STALE' || a === 'CLAIM_NOT_YOURS' || a === 'CLAIM_EXPIRED')).toEqual([])
+        // Each key holds its holder's last acknowledged renewal, or a later one whose answer was lost.
+        for (const h of holders) {
+          const final = await settled(() => store.read(`op3.${h}`))
+          if (!final.ok || !final.value) throw new Error(`op3.${h} lost`)
+          expect(final.value.claim).toMatchObject({ peerId: h, fence: fences.get(h), state: 'held' })
+          expect(final.value.claim.leaseUntilMs).toBeGreaterThanOrEqual(acknowledged.get(h) ?? 0)
+        }
 
+        expect(failures).toBeGreaterThan(0)
+        expect(winners.length).toBeLessThanOrEqual(1)
         // A claim left half-made by an uncertain write (its fence never stamped) expires with its lease; a recovery claim takes over.
         let holder = winners[0]
         if (!holder) {
@@ -246,8 +217,28 @@ export function executorOnCluster(): void {
         )
         const final = await settled(() => store.read(key))
         expect(final.ok && final.value?.claim).toMatchObject({ peerId: holder.claim.peerId, fence: holder.claim.fence, state: 'committed' })
+
+        // ann's claim, renewed while a follower was away: the new leader holds the acknowledged renewal.
+        const fence = annFence
+        const after = await settled(() => store.read('op1.ann'))
+        expect(after.ok && after.value?.claim).toEqual({ peerId: 'ann', attempt: 1, fence, leaseUntilMs: 2000, state: 'held' })
+        // The lease passes; bob takes over with a higher fence; ann, holding the old fence, can neither renew nor commit.
+        const expired = await settled(() => store.expire('op1.ann', fence, 2000))
+        if (!expired.ok) throw new Error(expired.message)
+        const takeover = await settled(() => store.claim('op1.ann', { peerId: 'bob', attempt: 2, leaseUntilMs: 9000 }, expired.value.revision))
+        if (!takeover.ok) throw new Error(takeover.message)
+        expect(takeover.value.claim.fence).toBeGreaterThan(fence)
+        expect(await settled(() => peerStore.renew('op1.ann', 'ann', fence, 9000, 2500))).toMatchObject({ ok: false, code: 'CLAIM_STALE' })
+        expect(await settled(() => peerStore.commit('op1.ann', 'ann', fence, 2500))).toMatchObject({ ok: false, code: 'CLAIM_STALE' })
+        const committed = await settled(() => peerStore.commit('op1.ann', 'bob', takeover.value.claim.fence, 2600))
+        expect(committed.ok && committed.value.claim).toMatchObject({ peerId: 'bob', state: 'committed' })
+
+        // The killed leader comes back as a follower and agrees.
         await cluster.restart(killed)
         await cluster.ready()
+        await cluster.streamLeader(STREAM)
+        const back = await settled(() => peerStore.read('op1.ann'))
+        expect(back.ok && back.value?.claim).toEqual({ peerId: 'bob', attempt: 2, fence: takeover.value.claim.fence, leaseUntilMs: 9000, state: 'committed' })
       },
     )
 

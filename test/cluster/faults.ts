@@ -30,17 +30,24 @@ import { openRecordBucket } from '../../src/runtime/nats/executor/durable/record
 import { operationStore } from '../../src/runtime/nats/executor/durable/store.js'
 
 /**
- * A partition that leaves the executor's node in the minority: the claim bucket's leader first hears
- * none of its peers while they hear it (a one-way partition, a few seconds: nothing commits), then its
- * routes to every peer are cut while it and its client connections keep running; the executor (pinned to it) and
- * c-ann (pinned to it too, its handler running) are on the minority side, c-bob and c-cat on the
- * majority, where they answer during the cut. The executor cannot commit: a second invocation needs
- * its admission written and is refused within the state store's bound (`EXECUTOR_STATE_FAILED`,
- * src/runtime/nats/executor/durable/records.ts); it admits none of the results the majority stored
- * and nothing is decided meanwhile; c-ann renews nothing and is not aborted (its lease outlasts the
- * cut). Once the routes are back the fan-out decides once. No client connection dropped.
+ * Partitions around the claim bucket's group with a fan-out in flight. First a deaf follower: a
+ * follower of the claim bucket hears none of its peers while they hear it, for longer than its
+ * election timeout (its campaigns reach the others, their answers never reach it); once it hears
+ * again the couriers' renewals commit. Then a partition that leaves the executor's node in the
+ * minority: the claim bucket's leader (placed back there if the campaigns moved it) first hears
+ * none of its peers while they hear it (a one-way partition, a few seconds: nothing commits), then
+ * its routes to every peer are cut while it and its client connections keep running; the executor
+ * (pinned to it) and c-ann (pinned to it too, its handler running) are on the minority side, c-bob
+ * and c-cat on the majority, where they answer during the cut. The executor cannot commit: a second
+ * invocation needs its admission written and is refused within the state store's bound
+ * (`EXECUTOR_STATE_FAILED`, src/runtime/nats/executor/durable/records.ts; that executor's bound
+ * is shortened to `REFUSAL_SETTLE_MS`); it admits none of the results the majority stored and
+ * nothing is decided meanwhile; c-ann renews nothing and is not aborted (its lease outlasts the
+ * cut). Once the routes are back the fan-out decides once, and the refused invocation, tried again
+ * with its idempotency key on the executor that refused it, is admitted and decides once. No client
+ * connection dropped. `run` suffixes the idempotency keys, so the scenario can run again on one cluster.
  */
-export async function executorInTheMinority(world: DurableWorld, cluster: NatsCluster): Promise<void> {
+export async function executorInTheMinority(world: DurableWorld, cluster: NatsCluster, run = ''): Promise<void> {
   // A 90 s lease: the cut lasts the store's 20 s bound and more on a loaded machine; c-ann must not lose its claim to it.
   const interaction = variant(patient(world.module.interactions.assignCourier as Interaction, 150_000, {}, { leaseMs: 90_000, renewEveryMs: 500 }), {
     dispatch: { mode: 'independent' },
@@ -52,7 +59,9 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
   if (!made.ok) throw new Error(made.message)
   const node = await cluster.streamLeader(claimStream)
   const home = cluster.node(node).url
-  const others = cluster.servers.filter((s) => s !== home)
+  // The deaf follower: a follower of the claim bucket; no client of this scenario connects to it first.
+  const deaf = (await cluster.streamPeers(claimStream)).find((n) => n !== node)!
+  const others = [...cluster.servers.filter((s) => s !== home && s !== cluster.node(deaf).url), cluster.node(deaf).url]
   const majority = (i: number) => [others[i]!, ...others.filter((_, j) => j !== i)]
   let releaseAnn!: () => void
   let releaseOthers!: () => void
@@ -70,10 +79,11 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     for await (const status of connection.status()) if (status.type === 'disconnect') disconnects++
   })()
   const ex = world.executor(interaction, connection)
-  const first = { principalId: 'dispatcher', idempotencyKey: 'minority-first', inputs: shipmentInputs }
-  const second = { ...first, idempotencyKey: 'minority-second' }
-  // (The refused invocation tried again after the heal is not asserted: in two runs of six it waited
-  // for its deadline; see docs/deployment.md, "What is not proved yet".)
+  // The invocation made during the cut goes to an executor beside it (same connection) whose state
+  // store gives up sooner than the default 20 s: the cut need last only that long.
+  const refusing = world.executor(interaction, connection, { settleMs: REFUSAL_SETTLE_MS })
+  const first = { principalId: 'dispatcher', idempotencyKey: `minority-first${run}`, inputs: shipmentInputs }
+  const second = { ...first, idempotencyKey: `minority-second${run}` }
   const id = await operationId(first.principalId, world.digest, first.idempotencyKey)
   // Questions during the cut go to the majority (the world's own connection prefers the cut node).
   const outside = await world.open(majority(0), true)
@@ -93,12 +103,28 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
       200,
     )
   let cut = false
+  let exClosed = false
   try {
     const answer = ex.invoke(first)
     let settled = false
     void answer.then(() => (settled = true))
     await until('every courier handling its offer', () => (world.handled.size === 3 ? true : undefined), 30_000)
     const acknowledged = await world.subjects(`shipping.couriers.${id}.offer.*`)
+    // A deaf follower first: it hears none of its peers while they hear it. It misses the leader's
+    // appends and heartbeats, so it campaigns; its vote requests reach the others (a leader that sees
+    // a higher term steps down) while their answers never reach it, so it never wins.
+    const lease = async () => (await annLease()) as number
+    const beforeDeaf = await lease()
+    cluster.deafen(deaf)
+    cut = true
+    await new Promise((resolve) => setTimeout(resolve, DEAF_FOLLOWER_MS))
+    await cluster.restoreRoutes(deaf)
+    cut = false
+    await cluster.ready()
+    // The claim bucket's group goes on with the follower back: c-ann's renewals commit again.
+    await until("c-ann's renewals committing after the deaf follower", async () => ((await lease()) > beforeDeaf ? true : undefined), 30_000, 200)
+    // The one-way and the two-way cut below strike the claim bucket's leader, on the executor's node: its leadership restored if the campaigns moved it.
+    await cluster.placeStreamLeader(claimStream, (name) => name === node)
     // First one way: the node hears none of its peers while they hear it. Its followers keep hearing
     // its heartbeats and elect no one; it hears no acknowledgment, so nothing commits: the couriers'
     // renewals stall, as the deaf leader itself answers when read (or it answers nothing once it
@@ -121,7 +147,7 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     await cluster.cutRoutes(node)
     // No quorum on the executor's side: a new invocation's admission cannot be written (asked at once:
     // the store's bound runs while the majority goes on).
-    const refusal = bounded('the refusal of an admission in the minority', ex.invoke(second), 60_000)
+    const refusal = bounded('the refusal of an admission in the minority', refusing.invoke(second), 60_000)
     // The majority elects where the cut node led; c-bob and c-cat answer there.
     for (const stream of [STREAM, `KV_${world.binding.stateBucket}`, `KV_${world.binding.claimBucket!}`]) await cluster.streamLeader(stream)
     const annAtCut = await annLease()
@@ -151,14 +177,70 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
     expectFanOutSettled(result.value)
     expect([Object.fromEntries(world.handled), Object.fromEntries(world.aborted)]).toEqual([{ 'c-ann': 1, 'c-bob': 1, 'c-cat': 1 }, {}])
     await world.invariants(interaction, ex, result.value, acknowledged)
+    // Done with: closed, so the results of the invocation tried again all go to the executor driving it
+    // (two executors pulling one result consumer hand each other results, each redelivered).
+    await ex.close()
+    exClosed = true
+    // The refused invocation, tried again with its key once the cut healed: admitted, decided once.
+    const secondId = await operationId(second.principalId, world.digest, second.idempotencyKey)
+    const again = await bounded('the refused invocation tried again', refusing.invoke(second), 160_000).catch(async (error: unknown) => {
+      // Where it stood: which branches were open, what the stream holds, what each consumer waits for.
+      throw new Error(`${String(error)}; ${JSON.stringify(await diagnose(world, refusing, secondId))}`)
+    })
+    if (!again.ok) throw new Error(again.message)
+    expectFanOutSettled(again.value)
+    await world.invariants(interaction, refusing, again.value)
     // The cut was between servers: neither the executor's nor any courier's client connection dropped.
     expect([disconnects, Object.fromEntries(world.disconnects)]).toEqual([0, {}])
   } finally {
     releaseAnn()
     releaseOthers()
-    if (cut) await cluster.restoreRoutes(node)
-    await ex.close()
+    if (cut) for (const n of [node, deaf]) await cluster.restoreRoutes(n)
+    if (!exClosed) await ex.close()
+    await refusing.close()
     await world.closeCouriers()
+  }
+}
+
+/** How long the claim bucket's follower is deaf: longer than its election timeout, so it campaigns. */
+const DEAF_FOLLOWER_MS = 8000
+
+/** The state store's settle bound of the executor refused in the minority (the default is 20 s). */
+const REFUSAL_SETTLE_MS = 8000
+
+/** What an operation that did not decide in time was waiting for: its branches and log, its offers and results, the consumers' counts. */
+async function diagnose(world: DurableWorld, ex: ReturnType<DurableWorld['executor']>, id: string) {
+  const jsm = world.jsm
+  const consumer = async (name: string) => {
+    const info = await jsm.consumers.info(STREAM, name).catch((e: unknown) => String(e))
+    return typeof info === 'string'
+      ? info
+      : {
+          leader: info.cluster?.leader,
+          pending: info.num_pending,
+          ackPending: info.num_ack_pending,
+          waiting: info.num_waiting,
+          redelivered: info.num_redelivered,
+          delivered: info.delivered,
+          ackFloor: info.ack_floor,
+        }
+  }
+  const state = ex.state(id)
+  const log = ex.log(id)
+  return {
+    branches: state.ok ? state.value.branches.map((b) => [b.branchId, b.status, b.attempt, b.fence]) : state.message,
+    log: log.ok ? log.value.map((e) => e.kind) : log.message,
+    handled: Object.fromEntries(world.handled),
+    offers: await world.subjects(`shipping.couriers.${id}.offer.*`).catch(String),
+    accepts: await world.subjects(`shipping.couriers.${id}.accept.*`).catch(String),
+    consumers: Object.fromEntries(
+      await Promise.all(
+        ['exec-assignCourier-c-ann', 'exec-assignCourier-c-bob', 'exec-assignCourier-c-cat', 'exec-assignCourier-results'].map(async (n) => [
+          n,
+          await consumer(n),
+        ]),
+      ),
+    ),
   }
 }
 
@@ -301,7 +383,9 @@ export async function stalledCourierProcess(world: DurableWorld, cluster: NatsCl
 /**
  * `publishOnce` called back to back with one message id while the stream's leader is killed and
  * another elected: every answer it gives names the same sequence, and the stream stores the
- * message once. The killed node is restarted afterwards (the cluster left whole).
+ * message once; answers that sequence. The leader change is the caller's when it gives one (it
+ * then restarts the killed node itself); else the leader is killed here once a first answer is
+ * in, and restarted afterwards (the cluster left whole).
  */
 export async function publishOnceThroughLeaderChange(
   cluster: NatsCluster,
@@ -309,12 +393,17 @@ export async function publishOnceThroughLeaderChange(
   stream: string,
   subject: string,
   payload: unknown,
-): Promise<void> {
+  leaderChange?: Promise<{ killed: string; elected: string }>,
+): Promise<number> {
   const msgId = `publish-once-${subject}`
   const answers: Array<{ seq: number; duplicate: boolean } | string> = []
   let killed: string | undefined
   let elected: string | undefined
   const kill = (async () => {
+    if (leaderChange) {
+      ;({ elected } = await leaderChange)
+      return
+    }
     // Once the first answer is in: the kill meets the calls that follow it.
     await until('a first answer', () => (answers.length > 0 ? true : undefined), 30_000, 10)
     killed = await cluster.killStreamLeader(stream)
@@ -347,4 +436,5 @@ export async function publishOnceThroughLeaderChange(
   expect(await storedSubjects(connection, stream, subject)).toEqual({ [subject]: 1 })
   const jsm = await jetstreamManager(connection, { timeout: 5000 })
   expect((await jsm.streams.getMessage(stream, { seq: acked[0]!.seq }))?.json()).toEqual(payload)
+  return acked[0]!.seq
 }

@@ -7,7 +7,8 @@
 import { jetstreamManager } from '@nats-io/jetstream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createResponder } from '../../src/runtime/nats/executor/index.js'
-import { startDurableRig, type DurableRig, quick, shipmentInputs, STREAM } from '../helpers/executor-durable.js'
+import { poll, startDurableRig, type DurableRig, quick, shipmentInputs, STREAM } from '../helpers/executor-durable.js'
+import { operationId } from '../../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from '../helpers/nats-server.js'
 
 /** A sentence: one line, no stack frames. */
@@ -51,7 +52,7 @@ export function replicasOnOneServer(): void {
     })
 
     it.sequential(
-      'replicas 3 on one server: the executor and the responder answer a sentence naming the bucket and the server refusal; 2 is refused before anything is sent',
+      'replicas 3 on one server: the executor and the responder answer a sentence naming the bucket and the server refusal; 2 (and a settle bound that is not a positive whole number) is refused before anything is sent',
       async () => {
         const interaction = quick(rig.assign)
         const binding = { stateBucket: 'r3_state', claimBucket: 'r3_claims', replicas: 3 as const }
@@ -75,6 +76,57 @@ export function replicasOnOneServer(): void {
           /^the claim bucket r3_claims could not be created with 3 replicas: the server answered ".*non-clustered.*"$/,
         )
         await expect(rig.executor(interaction, { binding: { replicas: 2 as never } })).rejects.toThrow(/replicas 2: the profile allows 1, 3 or 5/)
+        // The state store's settle bound is checked the same way: a positive whole number of milliseconds.
+        for (const settleMs of [0, -5, 2.5, '1000', Number.NaN])
+          await expect(rig.executor(interaction, { binding: { settleMs: settleMs as never } })).rejects.toThrow(
+            /the binding's settleMs .*: a positive whole number of milliseconds/,
+          )
+      },
+    )
+
+    it.sequential(
+      'the cluster not answering yet: an executor whose set-up was refused (its request stream missing) sets up again on the next invocation, and a request the stream refused (full, discard new) is published again, with its message id, once the stream takes it: decided, not left to its deadline',
+      async () => {
+        const interaction = quick(rig.assign)
+        const jsm = await jetstreamManager(await rig.connection())
+        const config = (await jsm.streams.info(STREAM)).config
+        const invocation = { principalId: 'dispatcher', idempotencyKey: 'set-up-again', inputs: shipmentInputs }
+        const ex = await rig.executor(interaction)
+        const [courier] = await rig.couriers({ 'c-ann': { accepted: true } }, interaction)
+        try {
+          await jsm.streams.delete(STREAM)
+          expect(await ex.invoke(invocation)).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED', message: expect.stringMatching(/COURIERS/) })
+          await jsm.streams.add(config)
+          await courier!.close()
+          // (The courier's consumer went with the stream: a courier started again makes it again.)
+          await rig.couriers({ 'c-ann': { accepted: true } }, interaction)
+          const set = await ex.invoke(invocation)
+          if (!set.ok) throw new Error(set.message)
+          expect(set.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+
+          // Full: the stream refuses every new message until it has room again.
+          const held = (await jsm.streams.info(STREAM)).state.messages
+          await jsm.streams.update(STREAM, { ...config, max_msgs: held })
+          const full = { ...invocation, idempotencyKey: 'published-again' }
+          const id = await operationId(full.principalId, rig.digest, full.idempotencyKey)
+          const answer = ex.invoke(full)
+          const store = await rig.store()
+          // Admitted, its request recorded in the outbox and not published: the stream refused it.
+          await poll(async () => {
+            const state = await store.state(id)
+            return state.ok && state.value !== null && state.value.value.outbox.length > 0 && state.value.value.outbox.every((e) => !e.published)
+          })
+          await jsm.streams.update(STREAM, { ...config })
+          const result = await answer
+          if (!result.ok) throw new Error(result.message)
+          expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
+          // The refused publication is in the outcome's publications, then the one the stream took; the request stored once.
+          expect(result.value.publications.map((p) => p.ok)).toEqual([...result.value.publications.slice(0, -1).map(() => false), true])
+          expect(await rig.subjects(`shipping.couriers.${id}.offer.*`)).toEqual({ [`shipping.couriers.${id}.offer.c-ann`]: 1 })
+        } finally {
+          await jsm.streams.update(STREAM, { ...config }).catch(() => undefined)
+          await ex.close()
+        }
       },
     )
   })

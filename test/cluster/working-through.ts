@@ -15,7 +15,7 @@ import { shipmentInputs } from '../helpers/executor-durable-config.js'
 import { variant } from '../helpers/executor-nats.js'
 import type { NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
-import { onCluster, type DurableWorld } from './durable-world.js'
+import { onCluster, STREAM, type DurableWorld } from './durable-world.js'
 import { bounded, expectFanOutSettled } from './invariants.js'
 
 /** An independent fan-out to the three couriers, decided when every branch is terminal. */
@@ -81,6 +81,10 @@ export async function couriersWorkingThrough(world: DurableWorld, cluster: NatsC
     const healing = fault.heal?.()
     const result = await bounded('the fan-out decided', answer, 160_000)
     await healing
+    // Read once the request stream's replicas are current under one leader: a thawed node that led
+    // it answers from behind (its results missing) until it hears it was replaced.
+    await cluster.ready()
+    await cluster.streamLeader(STREAM)
     if (!result.ok) throw new Error(result.message)
     expect(world.aborted).toEqual(new Map())
     expect(Object.fromEntries(world.handled)).toEqual({ 'c-ann': 1, 'c-bob': 1, 'c-cat': 1 })

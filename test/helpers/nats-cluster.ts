@@ -64,6 +64,10 @@ export interface NatsCluster {
    * down (the group elects another of its replicas) at most `tries` times. Answers where it is.
    */
   placeConsumerLeader(stream: string, consumer: string, wanted: (name: string) => boolean, tries?: number): Promise<string>
+  /** Moves the stream's leader (step-down, as `placeConsumerLeader`) until it is on a node `wanted` accepts. Answers where it is. */
+  placeStreamLeader(stream: string, wanted: (name: string) => boolean, tries?: number): Promise<string>
+  /** The servers holding the stream's replicas: its leader first, then its followers. */
+  streamPeers(stream: string): Promise<string[]>
   /** Waits until the stream has a leader other than `previous` and all its running replicas are current. */
   newStreamLeader(stream: string, previous: string, timeoutMs?: number): Promise<string>
   /** SIGKILL: a crash. The node's store stays for a restart. */
@@ -118,6 +122,12 @@ async function monitor<T>(monitorPort: number, endpoint: 'jsz' | 'routez'): Prom
     return undefined
   }
 }
+/**
+ * How often the waits for a leader ask (each question is a JetStream API request, or a monitoring
+ * request to every node): often enough to see an election end within a quarter second, seldom
+ * enough that asking is not what keeps five servers busy.
+ */
+const POLL_MS = 250
 const jsz = (monitorPort: number) => monitor<Jsz>(monitorPort, 'jsz')
 const routez = (monitorPort: number) => monitor<Routez>(monitorPort, 'routez')
 
@@ -311,6 +321,32 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
     return current + 1 > group / 2 ? leader : undefined
   }
 
+  /**
+   * Moves a group's leader by the JetStream API's step-down (the group elects another replica; this
+   * server version takes no placement with it) until `wanted` accepts it, at most `tries` times.
+   */
+  const placeLeader = async (
+    what: string,
+    stepDown: string,
+    leaderOf: (previous?: string) => Promise<string>,
+    wanted: (name: string) => boolean,
+    tries: number,
+  ): Promise<string> => {
+    let leader = await leaderOf()
+    for (let i = 0; i < tries && !wanted(leader); i++) {
+      const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 })
+      try {
+        await nc.request(stepDown, undefined, { timeout: 5000 }).catch(() => undefined)
+      } finally {
+        await nc.close().catch(() => undefined)
+      }
+      const before = leader
+      leader = await leaderOf(before).catch(() => leaderOf())
+    }
+    if (!wanted(leader)) throw new Error(`the leader of ${what} stayed off the wanted nodes through ${tries} step-downs (on ${leader})`)
+    return leader
+  }
+
   /** The meta leader every running node agrees on, with all running peers current and JetStream answering; else undefined. */
   const agreed = async (): Promise<string | undefined> => {
     const views = await Promise.all(running().map((n) => jsz(n.monitorPort)))
@@ -348,41 +384,44 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
         'a meta leader every running node agrees on (the same in three polls), with all running peers current',
         async () => stable(await agreed()),
         timeoutMs,
-        100,
+        POLL_MS,
       )
     },
     streamLeader: (stream, timeoutMs = 60_000) =>
-      until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, 100),
+      until(`a leader for stream ${stream}`, async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream))), timeoutMs, POLL_MS),
     consumerLeader: (stream, consumer, timeoutMs = 60_000, previous) =>
       until(
         `a leader for consumer ${stream}/${consumer}${previous ? ` (not ${previous})` : ''}`,
         async () => settledLeader(await askStream((jsm) => jsm.consumers.info(stream, consumer)), previous, true),
         timeoutMs,
-        100,
+        POLL_MS,
       ),
-    placeConsumerLeader: async (stream, consumer, wanted, tries = 12) => {
-      let leader = await cluster.consumerLeader(stream, consumer)
-      for (let i = 0; i < tries && !wanted(leader); i++) {
-        // The JetStream API's step-down: the consumer's group elects another replica (no placement on this server version).
-        const nc = await connect({ servers: running().map((n) => `nats://127.0.0.1:${n.port}`), timeout: 2000, maxReconnectAttempts: 0 })
-        try {
-          await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.${consumer}`, undefined, { timeout: 5000 }).catch(() => undefined)
-        } finally {
-          await nc.close().catch(() => undefined)
-        }
-        const before = leader
-        leader = await cluster.consumerLeader(stream, consumer, 30_000, before).catch(() => cluster.consumerLeader(stream, consumer))
-      }
-      if (!wanted(leader))
-        throw new Error(`the leader of consumer ${stream}/${consumer} stayed off the wanted nodes through ${tries} step-downs (on ${leader})`)
-      return leader
+    placeConsumerLeader: (stream, consumer, wanted, tries = 12) =>
+      placeLeader(
+        `consumer ${stream}/${consumer}`,
+        `$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.${consumer}`,
+        (previous) => cluster.consumerLeader(stream, consumer, 30_000, previous),
+        wanted,
+        tries,
+      ),
+    placeStreamLeader: (stream, wanted, tries = 12) =>
+      placeLeader(
+        `stream ${stream}`,
+        `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`,
+        (previous) => (previous ? cluster.newStreamLeader(stream, previous, 30_000) : cluster.streamLeader(stream)),
+        wanted,
+        tries,
+      ),
+    streamPeers: async (stream) => {
+      const info = await until(`the peers of stream ${stream}`, () => askStream((jsm) => jsm.streams.info(stream)), 30_000, POLL_MS)
+      return [info.cluster?.leader ?? '', ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((n) => n !== '')
     },
     newStreamLeader: (stream, previous, timeoutMs = 60_000) =>
       until(
         `a new leader for stream ${stream} (not ${previous})`,
         async () => settledLeader(await askStream((jsm) => jsm.streams.info(stream)), previous),
         timeoutMs,
-        100,
+        POLL_MS,
       ),
     kill: (name) => killNode(byName(name), 'SIGKILL'),
     freeze: async (name) => {

@@ -32,7 +32,7 @@ import { admitInvocation, idempotencyConflict, invocationKey, requestOf } from '
 import { manifestDispatch } from '../dispatch/branches.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
 import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
-import { openRecordBucket } from './records.js'
+import { openRecordBucket, settleRefusal } from './records.js'
 import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replicas.js'
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
@@ -63,7 +63,17 @@ export interface DurableBinding {
    * must hold at least as many (see `./replicas.ts`).
    */
   readonly replicas?: Replicas
+  /**
+   * How long a read or write of the state bucket that the stream does not answer (an election, a
+   * partition) is tried again before the executor gives up on it (`EXECUTOR_STATE_FAILED`, the
+   * operation left to resume); default 20000, longer than an election on a loaded machine.
+   */
+  readonly settleMs?: number
 }
+
+/** The first and the longest wait before a request the stream did not acknowledge is published again. */
+const REPUBLISH_FIRST_MS = 250
+const REPUBLISH_MAX_MS = 4000
 
 /** The result consumer's own bound on the deliveries of one message (above the redeliveries `route` allows). */
 const resultMaxDeliver = (redeliveries: number) => redeliveries + 8
@@ -111,6 +121,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   if (ownership && !binding.claimBucket) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: ownership needs the binding's claimBucket`)
   const badReplicas = replicasRefusal(binding.replicas)
   if (badReplicas) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: the binding's ${badReplicas}`)
+  const badSettle = settleRefusal(binding.settleMs)
+  if (badSettle) return refuse('EXECUTOR_INVALID_DESCRIPTOR', `${interaction.id}: the binding's ${badSettle}`)
   const replicated = binding.replicas !== undefined ? { replicas: binding.replicas } : {}
   const opOf = (key: string | undefined): OperationDescriptor | undefined => (key && Object.hasOwn(module.operations, key) ? module.operations[key] : undefined)
   const channelOf = (op: OperationDescriptor | undefined) => (op && Object.hasOwn(module.channels, op.channel) ? module.channels[op.channel] : undefined)
@@ -146,7 +158,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   let ready: Promise<ExecutorResult<Ready>> | undefined
   let cancelReplies: Subscription | undefined
   async function setUp(): Promise<ExecutorResult<Ready>> {
-    const bucket = await openRecordBucket(nc, binding.stateBucket, replicated)
+    const bucket = await openRecordBucket(nc, binding.stateBucket, { ...replicated, ...(binding.settleMs !== undefined ? { settleMs: binding.settleMs } : {}) })
     if (!bucket.ok) return refuse('EXECUTOR_STATE_FAILED', bucket.message)
     let claims: ClaimStore | undefined
     if (ownership) {
@@ -174,6 +186,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       cancels = consuming.value
     } else if (cancelPattern) {
       // CancelResults as core messages only: a reply sent while no executor runs is lost (its request times out).
+      // (A set-up tried again after a refusal replaces the subscription an earlier try made.)
+      cancelReplies?.unsubscribe()
       cancelReplies = nc.subscribe(cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*'), {
         callback: (error, msg) => {
           if (error) return
@@ -200,9 +214,15 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         ackWaitMs,
         resultMaxDeliver(redeliveries),
       )
-      if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
+      if (!consumer.ok) {
+        await cancels?.close()
+        return refuse('EXECUTOR_STATE_FAILED', consumer.message)
+      }
       const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'result'))
-      if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+      if (!consuming.ok) {
+        await cancels?.close()
+        return refuse('EXECUTOR_STATE_FAILED', consuming.message)
+      }
       results = consuming.value
       return ok({ store, ...extra, results })
     }
@@ -293,6 +313,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (stopped) return
       stopped = true
       if (timer) clearTimeout(timer)
+      if (republishing) clearTimeout(republishing)
       for (const l of leases.values()) clearTimeout(l.timer)
       leases.clear()
       live.delete(id)
@@ -314,7 +335,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     async function persist(): Promise<boolean> {
       const saved = await store.saveState(id, { events: core.log(), outbox: [...outbox.values()] }, revision)
       if (!saved.ok) {
-        stop(saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message)
+        stop(saved.conflict ? `another executor wrote this operation (its state changed under this one: ${saved.message})` : saved.message)
         return false
       }
       revision = saved.value
@@ -442,6 +463,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
       if (stopped) return
       const state = core.state()
+      republishLater(state)
       if (ownership)
         for (const b of state.branches)
           if (b.status === 'open' && outbox.get(requestMessageId(id, b.branchId, b.attempt))?.published) watchLease(b, leaseOf.get(b.branchId) ?? null)
@@ -453,6 +475,37 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (timer) clearTimeout(timer)
       const due = core.nextDueMs()
       if (due !== null) timer = setTimeout(() => void serial(() => step({ kind: 'tick', atMs: now() })), Math.max(0, due - now()))
+    }
+    /**
+     * A request the stream did not acknowledge (no leader yet after an election or a healed
+     * partition, an answer lost) stays in the outbox unpublished. Nothing else may come to publish
+     * it (no result can come for a request nobody received, and the next timer may be the deadline):
+     * it is published again, with its message id, after a backoff that doubles from
+     * `REPUBLISH_FIRST_MS` up to `REPUBLISH_MAX_MS`, until the stream takes it or the operation is
+     * decided or stopped (its deadline bounds the tries).
+     */
+    let republishing: ReturnType<typeof setTimeout> | undefined
+    let republishMs = REPUBLISH_FIRST_MS
+    function republishLater(state: ReturnType<DecisionCore['state']>): void {
+      const waiting = !state.decision && [...outbox.values()].some((e) => !e.published && e.kind !== 'cancel')
+      if (!waiting) {
+        republishMs = REPUBLISH_FIRST_MS
+        return
+      }
+      if (republishing) return
+      const delay = republishMs
+      republishMs = Math.min(REPUBLISH_MAX_MS, republishMs * 2)
+      republishing = setTimeout(() => {
+        republishing = undefined
+        void serial(async () => {
+          const pending = [...outbox.values()].filter((e) => !e.published && e.kind !== 'cancel')
+          if (core.state().decision || pending.length === 0) return
+          const sent = await Promise.all(pending.map(publishEntry))
+          // Published: the log records it (and the leases are watched) as after any publication; else tried again later.
+          if (sent.some(Boolean)) await step()
+          else republishLater(core.state())
+        })
+      }, delay)
     }
     /** The lease end of the claim each branch's current attempt was dispatched under (from its claim). */
     const leaseOf = new Map<string, number>()
@@ -656,7 +709,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
               return resolve(refuse('EXECUTOR_UNKNOWN_OPERATION', `${id} is not admitted yet: nothing to cancel`))
             const saved = await store.saveState(id, { events: [...core.log(), event], outbox: [...outbox.values()] }, revision)
             if (!saved.ok) {
-              const reason = saved.conflict ? 'another executor wrote this operation (its state changed under this one)' : saved.message
+              const reason = saved.conflict ? `another executor wrote this operation (its state changed under this one: ${saved.message})` : saved.message
               resolve(refuse('EXECUTOR_STATE_FAILED', `${id}: the cancel was not saved: ${reason}`))
               return stop(reason)
             }
@@ -715,7 +768,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
 
   const prepared = async (): Promise<ExecutorResult<Ready>> => {
     if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
-    return (ready ??= setUp())
+    const setting = (ready ??= setUp())
+    const r = await setting
+    // A set-up the cluster could not answer (no leader, a partition) is refused for this call only:
+    // the next invocation tries again, rather than the executor refusing for good.
+    if (!r.ok && ready === setting) ready = undefined
+    return r
   }
 
   /** Admissions in flight by operation id: concurrent invocations with one key admit once. */

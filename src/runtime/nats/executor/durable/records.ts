@@ -30,11 +30,12 @@ const decoder = new TextDecoder()
 const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
 /**
  * A read or write the stream does not answer (a leader election takes seconds on a cluster) is tried
- * again for at most this long, this many times, this far apart: bounded, and longer than an election.
+ * again for at most `settleMs` (default this long: longer than an election on a loaded machine),
+ * about one try per half second of it, this far apart: bounded.
  */
-const SETTLE_MS = 20_000
-const SETTLE_TRIES = 40
+export const DEFAULT_SETTLE_MS = 20_000
 const SETTLE_PAUSE_MS = 250
+const settleTries = (settleMs: number) => Math.max(4, Math.ceil(settleMs / 500))
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
@@ -44,9 +45,21 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 export interface RecordBucketOptions {
   /** The stream's replicas when it is created here (an existing one is used as it is); default 1 on a single server, 3 on a cluster. */
   readonly replicas?: Replicas
+  /** How long a read or write the stream does not answer is tried again before it is answered as failed; default 20000. */
+  readonly settleMs?: number
+}
+
+/** A refusal sentence when `settleMs` is given and not a positive whole number of milliseconds; undefined when acceptable. */
+export function settleRefusal(settleMs: unknown): string | undefined {
+  if (settleMs === undefined || (Number.isSafeInteger(settleMs) && (settleMs as number) > 0)) return undefined
+  return `settleMs ${JSON.stringify(settleMs) ?? String(settleMs)}: a positive whole number of milliseconds`
 }
 
 export async function openRecordBucket(nc: NatsConnection, bucket: string, options: RecordBucketOptions = {}): Promise<RecordAnswer<RecordBucket>> {
+  const badSettle = settleRefusal(options.settleMs)
+  if (badSettle) return { ok: false, conflict: false, message: `the bucket ${bucket}: ${badSettle}` }
+  const SETTLE_MS = options.settleMs ?? DEFAULT_SETTLE_MS
+  const SETTLE_TRIES = settleTries(SETTLE_MS)
   const opened = await openKvStream(nc, bucket, options.replicas)
   if (!opened.ok) return { ok: false, conflict: false, message: opened.message }
   const { jsm, stream } = opened
@@ -101,7 +114,8 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
               const now = await readRaw(key)
               if (now.ok && now.value !== null && now.value.msgId === msgID && now.value.revision > expectedRevision)
                 return { ok: true, value: now.value.revision }
-              return { ok: false, conflict: true, message: `${key}: ${last}` }
+              // A later revision by another writer is a conflict; an earlier one is a stale answer (below): asked again.
+              if (!now.ok || (now.value?.revision ?? 0) > expectedRevision) return { ok: false, conflict: true, message: `${key}: ${last}` }
             }
           }
           // No answer (an election, a lost reply, a leader gone): settled by the key itself, else sent again.
@@ -109,7 +123,10 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
           if (now.ok) {
             const revision = now.value?.revision ?? 0
             if (now.value !== null && now.value.msgId === msgID && revision > expectedRevision) return { ok: true, value: revision }
-            if (revision !== expectedRevision) return { ok: false, conflict: true, message: `${key}: moved to revision ${revision} meanwhile` }
+            // Only a later revision is another writer's. An earlier one than the writer knows the key had
+            // is the answer of a server behind the group (a leader cut off that has not stepped down yet,
+            // one just elected that has not applied everything): not the key's state, so it proves nothing.
+            if (revision > expectedRevision) return { ok: false, conflict: true, message: `${key}: moved to revision ${revision} meanwhile` }
           }
           await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS))
         }

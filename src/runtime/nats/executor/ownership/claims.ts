@@ -116,8 +116,8 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
    * Compare-and-set on the key's last revision; answers the new revision. A write whose answer was
    * lost is settled by reading the key: our message id there means we hold it; a later revision
    * means someone else wrote (stale); the revision we expected means it has not landed (yet), so it
-   * is sent once more with the same id (deduplicated if it did land meanwhile). Uncertain only when
-   * that settling fails too.
+   * is sent once more with the same id (deduplicated if it did land meanwhile); an earlier one is a
+   * server behind the group answering (uncertain). Uncertain only when that settling fails too.
    */
   const write = async (key: string, claim: Claim, expectedRevision: number): Promise<ExecutorResult<number>> => {
     const data = encoder.encode(JSON.stringify(claim))
@@ -137,7 +137,10 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
       last = null
     }
     if (last && last.msgId === msgID) return ok(last.seq)
-    if ((last?.seq ?? 0) !== expectedRevision) return refuse('CLAIM_STALE', `${key}: the claim changed (revision ${last?.seq ?? 0}, not ${expectedRevision})`)
+    if ((last?.seq ?? 0) > expectedRevision) return refuse('CLAIM_STALE', `${key}: the claim changed (revision ${last?.seq ?? 0}, not ${expectedRevision})`)
+    // An earlier revision than the one this write expected is the answer of a server behind the group
+    // (a leader cut off that has not stepped down yet): it proves nothing about the claim.
+    if ((last?.seq ?? 0) < expectedRevision) return uncertain(`the key read at revision ${last?.seq ?? 0}, before ${expectedRevision}: an answer from behind`)
     const again = await publish(key, data, expectedRevision, msgID)
     if ('landed' in again) return ok(again.landed)
     if ('stale' in again) return refuse('CLAIM_STALE', `${key}: the claim changed (${again.stale})`)
