@@ -132,6 +132,7 @@ function checkSnippets(): SnippetsProgram {
   // resolves its imports from its own folder, and the package through that folder's node_modules).
   const names = new Map<string, Block>()
   const files: string[] = []
+  const typesArgs: string[] = []
   for (const [folder, group] of groups) {
     const dir = join(work, folder.replace(/[^A-Za-z0-9]+/g, '-'))
     cpSync(join(root, folder), dir, {
@@ -147,15 +148,18 @@ function checkSnippets(): SnippetsProgram {
       writeFileSync(join(dir, name), b.text)
       files.push(relative(work, join(dir, name)))
     }
-    // The sidecars each snippet's contract imports need, written as `contracts types` writes them.
+    // The sidecars each snippet's contract imports need, written below as `contracts types` writes them.
     const imports = new Set(group.flatMap((b) => [...b.text.matchAll(/from '(\.[^']+)'/g)].map((m) => m[1]!)))
     const compiler = new ContractCompiler()
     const contractArgs = [...imports].filter((s) => compiler.formatOf(s.split('?')[0]!) !== undefined).map((s) => join(dir, s))
-    if (contractArgs.length) {
-      const types = contracts(['types', ...contractArgs])
-      expect([types.status, types.stderr], folder).toEqual([0, expect.anything()])
-    }
+    typesArgs.push(...contractArgs)
     files.push(...new Set(contractArgs.filter((a) => a.includes('?')).map((a) => relative(work, `${a.split('?')[0]}-queries.d.ts`))))
+  }
+  // One `contracts types` for every folder's contracts (it compiles each argument on its own, and
+  // writes each sidecar beside its contract): the CLI is started once, not once per folder.
+  if (typesArgs.length) {
+    const types = contracts(['types', ...typesArgs])
+    expect([types.status, types.stderr], typesArgs.join('\n')).toEqual([0, expect.anything()])
   }
   writeFileSync(
     join(work, 'tsconfig.snippets.json'),
