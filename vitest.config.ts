@@ -70,6 +70,7 @@ export const SHARED = [
   'test/hostile.test.ts',
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
+  'test/installed-as-locked.test.ts',
   'test/layers.test.ts',
   'test/marked-literals.test.ts',
   'test/module-exports.test.ts',
