@@ -1,6 +1,7 @@
 import { relative } from 'node:path'
 import { configDefaults, defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { TIMED } from './test/file-groups.js'
 
 /**
  * Files that only compile, check and run code in their own process, or in child processes they wait
@@ -241,13 +242,19 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+// A timed file keeps its worker's priority: it must not share a worker with a computing one.
+const sharing = TIMED.filter((file) => SHARED.includes(file) || BUNDLERS.includes(file) || TOOLS.includes(file))
+if (sharing.length > 0) throw new Error(`vitest.config.ts: timed files in a shared group: ${sharing.join(', ')}`)
+
 export default defineConfig({
   test: {
     // Bundler builds and the dev server are real and take seconds each.
     testTimeout: 120_000,
     // Two files at a time on the 2-core machine (vitest's default runs one; three measured slower): most
     // files wait on child processes (tsc, cargo, Chromium, nats-server, bundlers) for much of their time.
-    maxWorkers: 2,
+    maxWorkers: 3,
+    // Computing files run at a lower priority than the TIMED ones (test/setup/worker-priority.ts).
+    setupFiles: ['test/setup/worker-priority.ts'],
     hookTimeout: 120_000,
     // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
     // tests turn it back on, or name a folder), so no file's result depends on another's run.
