@@ -1,6 +1,7 @@
-import { relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { configDefaults, defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { TIMED } from './test/file-groups.js'
 
 /**
  * Files that only compile, check and run code in their own process, or in child processes they wait
@@ -70,6 +71,7 @@ export const SHARED = [
   'test/hostile.test.ts',
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
+  'test/installed-as-locked.test.ts',
   'test/layers.test.ts',
   'test/marked-literals.test.ts',
   'test/module-exports.test.ts',
@@ -219,7 +221,38 @@ const LONGEST = [
  * the other: the isolated files first, which hold the longest (the fresh clone, the packed apps, the
  * Rust target), and the many small shared files last, so that the two workers finish together.
  */
-const ORDER = ['isolated', 'bundlers', 'tools', 'shared']
+const ORDER = ['isolated', 'mocking', 'bundlers', 'tools', 'shared']
+
+/**
+ * Files that replace a module of the compiler with `vi.mock`: vitest can only stand in for modules it
+ * loads itself, so these always import the TypeScript sources (see BUILT).
+ */
+const MOCKING = ['test/benzene-diff-directions.test.ts', 'test/compile-once.test.ts', 'test/diff-cli.test.ts', 'test/diff-dev.test.ts']
+
+/**
+ * Whether the tests' imports of the compiler's sources (`../src/x.js`, from any folder) load the
+ * built files instead (`dist/src/x.js`, which `tsc` writes from exactly those sources), as Node loads
+ * any package: `npm test` builds first and then sets UNPLUGIN_CONTRACTS_TEST_BUILT (scripts/test.mjs).
+ * Through vitest's module runner every worker process evaluated the sources' few hundred modules
+ * again, each transformed in the main process: about a third of a compiler test file's CPU time.
+ * Unset (`npx vitest run <file>` while editing), the sources are imported as they are, so a change
+ * needs no build first. Tests that import the package by name (`unplugin-contracts`) use the build
+ * either way.
+ */
+const BUILT = process.env.UNPLUGIN_CONTRACTS_TEST_BUILT === '1'
+const root = import.meta.dirname
+const built = BUILT
+  ? {
+      resolve: {
+        alias: [
+          // The package root in dist/ is the bundle (scripts/bundle-cli.mjs); tsc's root is kept beside it.
+          { find: /^(?:\.\.\/)+src\/index\.js$/, replacement: join(root, 'dist/src/index.unbundled.js') },
+          { find: /^(?:\.\.\/)+src\/(.*)$/, replacement: `${join(root, 'dist/src')}/$1` },
+        ],
+      },
+      server: { deps: { external: [/\/node_modules\//, new RegExp(`^${join(root, 'dist')}/`)] } },
+    }
+  : {}
 
 /**
  * Vitest's order (files it has seen fail or last longer first), except that the projects run in
@@ -240,13 +273,19 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+// A timed file keeps its worker's priority: it must not share a worker with a computing one.
+const sharing = TIMED.filter((file) => SHARED.includes(file) || BUNDLERS.includes(file) || TOOLS.includes(file))
+if (sharing.length > 0) throw new Error(`vitest.config.ts: timed files in a shared group: ${sharing.join(', ')}`)
+
 export default defineConfig({
   test: {
     // Bundler builds and the dev server are real and take seconds each.
     testTimeout: 120_000,
     // Two files at a time on the 2-core machine (vitest's default runs one; three measured slower): most
     // files wait on child processes (tsc, cargo, Chromium, nats-server, bundlers) for much of their time.
-    maxWorkers: 2,
+    maxWorkers: 3,
+    // Computing files run at a lower priority than the TIMED ones (test/setup/worker-priority.ts).
+    setupFiles: ['test/setup/worker-priority.ts'],
     hookTimeout: 120_000,
     // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
     // tests turn it back on, or name a folder), so no file's result depends on another's run.
@@ -257,15 +296,18 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        resolve: built.resolve,
         test: {
           name: 'isolated',
           include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SHARED, ...BUNDLERS, ...TOOLS],
+          exclude: [...configDefaults.exclude, ...SHARED, ...BUNDLERS, ...TOOLS, ...MOCKING],
+          server: built.server,
         },
       },
-      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
-      { extends: true, test: { name: 'bundlers', include: BUNDLERS, isolate: false } },
-      { extends: true, test: { name: 'tools', include: TOOLS, isolate: false } },
+      { extends: true, test: { name: 'mocking', include: MOCKING } },
+      { extends: true, resolve: built.resolve, test: { name: 'shared', include: SHARED, isolate: false, server: built.server } },
+      { extends: true, resolve: built.resolve, test: { name: 'bundlers', include: BUNDLERS, isolate: false, server: built.server } },
+      { extends: true, resolve: built.resolve, test: { name: 'tools', include: TOOLS, isolate: false, server: built.server } },
     ],
   },
 })

@@ -20,7 +20,7 @@
 // tsc's one-file-per-source output stays beside the bundles (the runtime, the declarations, the
 // precompiled validators and the tools that import single files: bench/, tests).
 import { build, transformSync } from 'esbuild'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 
 const dist = join(import.meta.dirname, '../dist')
@@ -189,6 +189,11 @@ async function bundlePackage(entries, chunkDir) {
   const count = Object.keys(entries).length
   console.log(`wrote ${count} entries and ${output.length - count} chunks (dist/${chunkDir}, rollup)`)
 }
+
+// tsc's own package root, before the bundle below takes its place: the test suite loads the compiler
+// one module per source file, as its sources are (vitest.config.ts, BUILT), and the root is the one
+// such module the bundle overwrites. Not in the package (package.json `files`).
+copyFileSync(join(dist, 'src/index.js'), join(dist, 'src/index.unbundled.js'))
 
 // The package's entries, one build: a process that imports the root and a plugin (a `compiler`
 // handed to the plugin) must share one copy of core and of each format, or a model asked for with

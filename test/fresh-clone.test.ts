@@ -1,19 +1,32 @@
 /**
  * README's two commands on a fresh clone: the files git tracks (as the working tree has them, so a
  * local run checks uncommitted changes too; CI runs on a clean clone) copied into an empty folder,
- * `npm ci` from the npm cache, then `npm run demo`. `npm test`, the second command, is this suite:
+ * its dependencies installed, then `npm run demo`. `npm test`, the second command, is this suite:
  * it is not run again inside itself; its script chain is checked to name only what exists.
+ *
+ * The install: CI's own first step is `npm ci` on a clean clone (.ci/run), which is README's first
+ * command exactly; extracting the same 500 MB of packages again here cost about 30 CPU seconds, a
+ * twentieth of the whole suite. So the clone's lockfile is checked the way `npm ci` checks it (`npm
+ * ci --dry-run` plans the install from it and refuses a lockfile out of step with package.json), and
+ * when this checkout's own `node_modules` is the tree that lockfile pins (npm's record of what it
+ * installed, `node_modules/.package-lock.json`, names the same packages at the same versions and
+ * integrity), the clone gets those files as hard links: the same tree `npm ci` writes, in the clone's
+ * own folder. Anything else (a checkout installed from another lockfile, a temporary folder on
+ * another file system) runs the real `npm ci` into the clone, as before.
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { installedAsLocked } from './helpers/installed-as-locked.js'
 import { runCommand, type CommandResult } from './helpers/run-command.js'
 import { execFileSync } from 'node:child_process'
 
 const root = join(import.meta.dirname, '..')
 let clone: string
 let install: CommandResult
+/** How the clone got its packages: `linked` (this checkout's install, the lockfile's tree) or `npm ci`. */
+let installedBy: 'linked' | 'npm ci'
 
 /** The files a clone has: tracked ones, and new ones not ignored (a local run's uncommitted work). */
 function cloneFiles(): string[] {
@@ -28,16 +41,35 @@ beforeAll(async () => {
     mkdirSync(dirname(join(clone, file)), { recursive: true })
     cpSync(join(root, file), join(clone, file), { verbatimSymlinks: true })
   }
-  // Every package is in the npm cache after the project's own `npm ci`; a cache filled another way
-  // (an `npm install` keeps fuller registry documents) may lack what `npm ci` reads, then npm may ask.
   // `--ignore-scripts`: the project has no install script of its own, and of its dependencies only two
   // do, neither needed by anything README's commands run: esbuild's checks its native binary and
   // swaps its command for it (esbuild's API finds the binary without it), @scarf/scarf's sends
   // install statistics to scarf.sh (a request off this machine, which no test makes).
   const ci = ['ci', '--no-audit', '--no-fund', '--ignore-scripts']
+  // `npm ci`'s own check of the lockfile against package.json, and its plan, without writing anything.
+  install = await runCommand('npm', [...ci, '--dry-run', '--offline'], { cwd: clone, timeoutMs: 120_000 })
+  if (install.status !== 0) return
+  if (installedAsLocked(root, clone) && linkTree(realpathSync(join(root, 'node_modules')), join(clone, 'node_modules'))) {
+    installedBy = 'linked'
+    return
+  }
+  installedBy = 'npm ci'
+  rmSync(join(clone, 'node_modules'), { recursive: true, force: true })
+  // Every package is in the npm cache after the project's own `npm ci`; a cache filled another way
+  // (an `npm install` keeps fuller registry documents) may lack what `npm ci` reads, then npm may ask.
   install = await runCommand('npm', [...ci, '--offline'], { cwd: clone, timeoutMs: 300_000 })
   if (install.status !== 0) install = await runCommand('npm', [...ci, '--prefer-offline'], { cwd: clone, timeoutMs: 300_000 })
 }, 620_000)
+
+/** `cp -al`: the tree's folders made anew, its files hard links (false where links cannot be made, as across file systems). */
+function linkTree(from: string, to: string): boolean {
+  try {
+    execFileSync('cp', ['-al', from, to], { stdio: 'pipe' })
+    return true
+  } catch {
+    return false
+  }
+}
 
 afterAll(() => {
   if (clone) rmSync(clone, { recursive: true, force: true })
@@ -46,9 +78,11 @@ afterAll(() => {
 const pkg = () => JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 
 describe('a fresh clone', () => {
-  it('`npm ci` installs what the lockfile pins into the clone itself', () => {
+  it('`npm ci` accepts the lockfile, and the clone holds the tree it pins in a folder of its own', () => {
     expect(install.status, install.output).toBe(0)
     expect(existsSync(join(clone, 'node_modules/.package-lock.json'))).toBe(true)
+    // Whichever way the files came, they are the lockfile's tree.
+    expect(installedAsLocked(clone, clone), `installed by ${installedBy}`).toBe(true)
     expect(lstatSync(join(clone, 'node_modules')).isSymbolicLink()).toBe(false)
     expect(existsSync(join(clone, 'test/.tmp'))).toBe(false)
     // What `--ignore-scripts` leaves out: no script of the project's own, and only the two dependencies' above.
