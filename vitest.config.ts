@@ -250,7 +250,7 @@ const built = BUILT
           { find: /^(?:\.\.\/)+src\/(.*)$/, replacement: `${join(root, 'dist/src')}/$1` },
         ],
       },
-      server: { deps: { external: [/\/node_modules\//, new RegExp(`^${join(root, 'dist')}/`)] } },
+      server: { deps: { external: [/\/node_modules\//, new RegExp(`^${join(root, 'dist').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/`)] } },
     }
   : {}
 

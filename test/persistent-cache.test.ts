@@ -28,6 +28,7 @@ import { PersistentCache } from '../src/core/persistent-cache.js'
 import { codeIdentity } from '../src/core/package-info.js'
 import { ContractCompiler, natsFormat } from '../src/index.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
+import { suiteModule } from './helpers/suite-module.js'
 
 const repo = join(import.meta.dirname, '..')
 const work = join(import.meta.dirname, '.tmp/persistent-cache', String(process.pid))
@@ -451,11 +452,12 @@ describe('two processes at once', () => {
     const files = [p.file(BENZENE), p.file(NATS), p.file(DASP), shop.doc('orders'), shop.doc('payments')]
     const dir = join(work, `shared-${made++}`)
     const script = join(work, `race-${made++}.ts`)
-    // Each process compiles every file, with and without declarations, in fresh compilers, over and over.
+    // Each process compiles every file, with and without declarations, in fresh compilers, over and over,
+    // with the code this test runs (the cache's key holds the code's identity).
     writeFileSync(
       script,
-      `import { ContractCompiler } from ${JSON.stringify(join(repo, 'src/index.ts'))}
-import { PersistentCache } from ${JSON.stringify(join(repo, 'src/core/persistent-cache.ts'))}
+      `import { ContractCompiler } from ${JSON.stringify(suiteModule('src/index.ts'))}
+import { PersistentCache } from ${JSON.stringify(suiteModule('src/core/persistent-cache.ts'))}
 const files = ${JSON.stringify(files)}
 for (let round = 0; round < 4; round++) {
   const compiler = new ContractCompiler({ cache: new PersistentCache({ dir: ${JSON.stringify(dir)}, root: '/' }) })
