@@ -305,8 +305,12 @@ function keyword(
       if (!isObject(value)) return true
       if (!isObject(k)) return undefined
       let out: Tri = true
-      for (const name of Object.keys(value))
-        if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
+      // A member refused decides (as a refused item does in arrayItems): the rest is not walked.
+      for (const name of Object.keys(value)) {
+        if (!Object.hasOwn(k, name)) continue
+        out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
+        if (out === false) return false
+      }
       return out
     }
     case 'patternProperties': {
@@ -336,6 +340,7 @@ function keyword(
       for (const name of Object.keys(value)) {
         if (Object.hasOwn(props, name) || patterns.some((regex) => regex.test(name))) continue
         out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
+        if (out === false) return false
       }
       return out
     }
