@@ -1,7 +1,7 @@
 /**
  * `contracts diff` on two 5,000-channel NATS documents with a payload on every channel, against
  * compiling one of them (a fresh compiler each, the module generated: what a build pays). The new
- * version changes what teams change: the shared `Money` schema that every payload reaches gets a
+ * version (bench/diff-edit.ts) changes what teams change: the shared `Money` schema that every payload reaches gets a
  * required member (narrows: breaks every publisher), every `maxItems: 16` becomes 8 and every
  * stream keeps messages half as long. The diff compiles both versions to their models (no module
  * generated), then compares them: the row's ratio is that whole, end to end, and `diff_only_ms` the
@@ -21,8 +21,6 @@ import { editedDocument } from './diff-edit.js'
 import { natsDocument } from './generate.js'
 import { paired, roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
-
-export { editedDocument }
 
 interface Row {
   ours_ms: number
