@@ -1,9 +1,9 @@
 /**
  * `contracts diff` on two 5,000-channel NATS documents with a payload on every channel, against
  * compiling one of them (a fresh compiler each, the module generated: what a build pays). The new
- * version (bench/diff-edit.ts) changes what teams change: the shared `Money` schema that every payload reaches gets a
- * required member (narrows: breaks every publisher), every `maxItems: 16` becomes 8 and every
- * stream keeps messages half as long. The diff compiles both versions to their models (no module
+ * version (bench/diff-edit.ts) changes what teams change: the shared `Money` schema that every
+ * payload reaches gets a required member (narrows: breaks every publisher), every `maxItems: 16`
+ * becomes 8 and every stream keeps messages half as long. The diff compiles both versions to their models (no module
  * generated), then compares them: the row's ratio is that whole, end to end, and `diff_only_ms` the
  * comparison alone (the median of three, each on fresh models). `cpu_ratio` is the same ratio in
  * processor time (the process's, every thread's), per round, for a machine shared with other work.
