@@ -305,12 +305,8 @@ function keyword(
       if (!isObject(value)) return true
       if (!isObject(k)) return undefined
       let out: Tri = true
-      // A member refused decides (as a refused item does in arrayItems): the rest is not walked.
-      for (const name of Object.keys(value)) {
-        if (!Object.hasOwn(k, name)) continue
-        out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
-        if (out === false) return false
-      }
+      for (const name of Object.keys(value))
+        if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
       return out
     }
     case 'patternProperties': {
@@ -340,7 +336,6 @@ function keyword(
       for (const name of Object.keys(value)) {
         if (Object.hasOwn(props, name) || patterns.some((regex) => regex.test(name))) continue
         out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
-        if (out === false) return false
       }
       return out
     }

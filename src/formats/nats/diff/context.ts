@@ -102,37 +102,20 @@ export class Findings {
 
   /** The findings, located, deduplicated and sorted by new location, then old, then rule. */
   located(drafts: readonly Draft[]): DiffFinding[] {
-    // Two drafts are one finding when rule, level, both pointers, sentence and audiences agree.
-    // Drafts are bucketed by rule and pointers (short text, no JSON made), and only a draft that
-    // meets another in its bucket has the rest compared (most findings have a bucket of their own).
-    const seen = new Map<string, Draft[]>()
+    const seen = new Set<string>()
     const out: DiffFinding[] = []
     for (const d of drafts) {
       const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
       if (d.old !== undefined) finding.old = this.old.doc.at(d.old)
       if (d.new !== undefined) finding.new = this.next.doc.at(d.new)
       if (d.data !== undefined) finding.data = d.data
-      const key = `${d.rule}\u0000${d.old === undefined ? '-' : `/${d.old}`}\u0000${d.new === undefined ? '-' : `/${d.new}`}`
-      const bucket = seen.get(key)
-      if (bucket === undefined) seen.set(key, [d])
-      else if (bucket.some((other) => sameFinding(other, d))) continue
-      else bucket.push(d)
+      const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
+      if (seen.has(key)) continue
+      seen.add(key)
       out.push(finding)
     }
     return out.sort(compareFindings)
   }
-}
-
-/** Whether two drafts make the same finding (what its JSON shows but the locations: those follow from the pointers). */
-function sameFinding(a: Draft, b: Draft): boolean {
-  return (
-    a.rule === b.rule &&
-    a.level === b.level &&
-    a.old === b.old &&
-    a.new === b.new &&
-    a.message === b.message &&
-    (a.audiences === b.audiences || JSON.stringify(a.audiences) === JSON.stringify(b.audiences))
-  )
 }
 
 const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)

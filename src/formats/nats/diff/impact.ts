@@ -301,41 +301,21 @@ function describe(a: Affected): string {
   return `${q(a.application)}: ${what}`
 }
 
-/** The parties of the bundle a scope reaches in either version, each once, in the order findings list them. */
-function affectedBy(
-  old: Version,
-  next: Version,
-  views: { old: BundleView; next: BundleView },
-  channel: string | undefined,
-  operation: string | undefined,
-  stream: string | undefined,
-): Affected[] {
-  const found = [...affectedIn(old, views.old, channel, operation, stream), ...affectedIn(next, views.next, channel, operation, stream)]
-  const seen = new Set<string>()
-  const affected = found.filter((a) => {
-    const k = JSON.stringify([a.application, a.via, a.operation, a.stream, a.consumer])
-    if (seen.has(k)) return false
-    seen.add(k)
-    return true
-  })
-  const order = (a: Affected) => `${a.application}\u0000${VIA_ORDER.indexOf(a.via)}\u0000${describe(a)}`
-  affected.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
-  return affected
-}
-
 /** Adds `data.affected` and a sentence to each breaking finding about a channel or an operation. */
 export function attachImpact(drafts: Draft[], old: Version, next: Version, views: { old: BundleView; next: BundleView }): void {
-  // The parties a scope reaches depend on the scope alone: found once for the findings that share it (a payload's several changes).
-  const reached = new Map<string, readonly Affected[]>()
   for (const d of drafts) {
     if (d.level !== 'breaking' || d.scope === undefined) continue
     const { channel, operation, stream } = d.scope
-    const scopeKey = JSON.stringify([channel ?? null, operation ?? null, stream ?? null])
-    let affected = reached.get(scopeKey)
-    if (affected === undefined) {
-      affected = affectedBy(old, next, views, channel, operation, stream)
-      reached.set(scopeKey, affected)
-    }
+    const found = [...affectedIn(old, views.old, channel, operation, stream), ...affectedIn(next, views.next, channel, operation, stream)]
+    const seen = new Set<string>()
+    const affected = found.filter((a) => {
+      const k = JSON.stringify([a.application, a.via, a.operation, a.stream, a.consumer])
+      if (seen.has(k)) return false
+      seen.add(k)
+      return true
+    })
+    const order = (a: Affected) => `${a.application}\u0000${VIA_ORDER.indexOf(a.via)}\u0000${describe(a)}`
+    affected.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
     const c = channel === undefined ? undefined : (next.channels.get(channel) ?? old.channels.get(channel))
     const subjects = c?.address ?? channel ?? operation ?? stream ?? ''
     const inBundle = views.old.root !== undefined || views.next.root !== undefined

@@ -9,7 +9,7 @@
 import type { DiffAudience, DiffLevel } from '../../../core/diff/types.js'
 import { diffSchemas } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaSide } from '../../../core/diff/schema-diff-types.js'
-import { joinPointer, unescapeToken } from '../../../runtime/shared/json-pointer.js'
+import { joinPointer, splitPointer, unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel, OperationModel } from '../model.js'
@@ -21,19 +21,13 @@ import { ptr } from './source.js'
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
 export function valueAt(doc: unknown, pointer: string): unknown {
-  if (pointer === '') return doc
   let node = doc
-  // Token by token as `splitPointer` cuts them (the first character skipped), without the array of tokens.
-  for (let at = 1; ;) {
-    let end = pointer.indexOf('/', at)
-    if (end === -1) end = pointer.length
-    const token = unescapeToken(pointer.slice(at, end))
+  for (const token of splitPointer(pointer)) {
     if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(token)) node = node[Number(token)]
     else if (isObject(node) && Object.hasOwn(node, token)) node = node[token]
     else return undefined
-    if (end === pointer.length) return node
-    at = end + 1
   }
+  return node
 }
 
 /** One step of `valueAt`: the member named by a pointer token, as `valueAt` reads it. */
