@@ -3,9 +3,10 @@
  * measures (bench/diff-edit.ts: a shared `Money` every payload reaches gains a required member,
  * array bounds drop, streams keep messages half as long), at 200 channels: the NATS differ's
  * findings (rules, levels, audiences, locations, sentences, witnesses) must be the same with every
- * fast path on as with all of them off. The fast paths: changed pairs replayed across payloads
- * (memo-changed.ts), witness candidates checked at their node first (witness.ts) and verdicts kept
- * per payload (accepts.ts). Each run compiles its own models: the memos are keyed by the documents.
+ * fast path on as with all of them off. The fast paths: equal members settled without their
+ * locations (pair.ts `equalMember`), changed pairs replayed across payloads (memo-changed.ts),
+ * witness candidates checked at their node first (witness.ts) and verdicts kept per payload
+ * (accepts.ts). Each run compiles its own models: the memos are keyed by the documents.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -17,12 +18,13 @@ import { natsDocument } from '../bench/generate.js'
 import { ContractCompiler } from '../src/core/compile.js'
 import { verdictMemo } from '../src/core/diff/schema/accepts.js'
 import { changedPairMemo } from '../src/core/diff/schema/memo-changed.js'
+import { equalMemberShortcut } from '../src/core/diff/schema/pair.js'
 import { witnessPrecheck } from '../src/core/diff/schema/witness.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
 import { formats, natsFormat } from '../src/formats/index.js'
 import { natsDiffer } from '../src/formats/nats/diff/index.js'
 
-const FAST_PATHS = [changedPairMemo, witnessPrecheck, verdictMemo]
+const FAST_PATHS = [equalMemberShortcut, changedPairMemo, witnessPrecheck, verdictMemo]
 
 function setFastPaths(enabled: boolean): void {
   for (const path of FAST_PATHS) path.enabled = enabled
@@ -51,6 +53,7 @@ describe('the schema diff fast paths on the bench edit', () => {
     setFastPaths(false)
     const plain = await diffFiles(oldFile, newFile)
     setFastPaths(true)
+    const taken = equalMemberShortcut.taken
     const replays = changedPairMemo.replays
     const fast = await diffFiles(oldFile, newFile)
 
@@ -60,6 +63,7 @@ describe('the schema diff fast paths on the bench edit', () => {
     expect(rules('schema-required-added')).toBeGreaterThan(100)
     expect(rules('schema-max-items-decreased')).toBeGreaterThan(50)
     expect(plain.filter((f) => f.data?.witness !== undefined).length).toBeGreaterThan(200)
+    expect(equalMemberShortcut.taken - taken).toBeGreaterThan(1000)
     expect(changedPairMemo.replays - replays).toBeGreaterThan(100)
   })
 })
