@@ -1,9 +1,9 @@
 /**
  * `contracts diff` on two 5,000-channel NATS documents with a payload on every channel, against
  * compiling one of them (a fresh compiler each, the module generated: what a build pays). The new
- * version changes what teams change: the shared `Money` schema that every payload reaches gets a
- * required member (narrows: breaks every publisher), every `maxItems: 16` becomes 8 and every
- * stream keeps messages half as long. The diff compiles both versions to their models (no module
+ * version (bench/diff-edit.ts) changes what teams change: the shared `Money` schema that every
+ * payload reaches gets a required member (narrows: breaks every publisher), every `maxItems: 16`
+ * becomes 8 and every stream keeps messages half as long. The diff compiles both versions to their models (no module
  * generated), then compares them: the row's ratio is that whole, end to end, and `diff_only_ms` the
  * comparison alone (the median of three, each on fresh models). `cpu_ratio` is the same ratio in
  * processor time (the process's, every thread's), per round, for a machine shared with other work.
@@ -17,6 +17,7 @@ import { ContractCompiler } from '../dist/src/index.js'
 import { diffContracts } from '../dist/src/core/diff/runner.js'
 import { loadDiffer } from '../dist/src/formats/diffs.js'
 import { formats } from '../dist/src/formats/index.js'
+import { editedDocument } from './diff-edit.js'
 import { natsDocument } from './generate.js'
 import { paired, roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
@@ -29,23 +30,6 @@ interface Row {
   target: string
   met: boolean
   [extra: string]: unknown
-}
-
-/** The edited version: a shared schema narrowed, array bounds lowered, stream retention halved. */
-export function editedDocument(text: string): string {
-  const start = text.indexOf('\n    Money:\n')
-  const end = text.indexOf('additionalProperties: false', start)
-  if (start < 0 || end < 0) throw new Error('bench/diff.ts: the generated document has no shared Money schema')
-  const money = text
-    .slice(start, end)
-    .replace('        - currency\n', '        - currency\n        - rate\n')
-    .replace('      properties:\n', '      properties:\n        rate:\n          type: number\n')
-  const edited = (text.slice(0, start) + money + text.slice(end))
-    .replaceAll('maxItems: 16', 'maxItems: 8')
-    .replaceAll('max_age: 86400000000000', 'max_age: 43200000000000')
-  if (!money.includes('rate') || !edited.includes('maxItems: 8') || !edited.includes('max_age: 43200000000000'))
-    throw new Error('bench/diff.ts: the edits no longer match the generated document')
-  return edited
 }
 
 export async function diffCases(rounds: number, work: string, n = 5000): Promise<Record<string, Row>> {

@@ -9,7 +9,7 @@ import type { Polarity } from './effect.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { child, deeper, quote } from './context.js'
 import { compareCounts } from './bounds.js'
-import { compareNode, compareSummarized } from './pair.js'
+import { compareNode, compareSummarized, equalMember } from './pair.js'
 import { mergesProperties } from './composition.js'
 import { jsonEqual, referenceFree } from './values.js'
 import { minimalInstance } from './witness.js'
@@ -141,6 +141,8 @@ function compareProperties(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fra
     if (ctx.stopped) return
     const inOld = Object.hasOwn(oProps, name)
     const inNew = Object.hasOwn(nProps, name)
+    // A member equal in both versions, with no reference in it, is settled without its locations and frame.
+    if (inOld && inNew && equalMember(ctx, oProps[name], nProps[name], frame.depth + 1)) continue
     const what = `property ${quote(name)}`
     if (inOld && inNew) {
       compareNode(ctx, child(o, 'properties', name), child(n, 'properties', name), deeper(frame, { property: name, holder: { old: o, new: n } }), {

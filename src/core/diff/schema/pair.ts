@@ -51,6 +51,29 @@ export function schemaKind(value: unknown, ctx: SchemaDiffContext): SchemaKind {
   return 'true'
 }
 
+/** Whether `equalMember` answers for its callers (off only to compare against the plain walk, in tests). */
+export const equalMemberShortcut = { enabled: true, taken: 0 }
+
+/**
+ * Two members of schema objects about to be compared (`compareNode` on `child(o, ...)` and
+ * `child(n, ...)`), answered without making their locations, frame, sentence or pair key when
+ * their values are equal schema objects with no reference: what `compareNode` does with such a
+ * pair met for the first time in a call (the only way a member pair is met: its parent pair is
+ * compared once per call) is count a pair, spend the equal-subtree shortcut's work, record the pair
+ * as equal and report nothing. This does the counting and spending and reports nothing; the record
+ * only served a later meeting, which does not come. False (the caller compares the pair) wherever
+ * the walk could do anything else: the call stopped, a cap reached or about to be, a node past the
+ * depth cap, a value that is no schema object, a subtree too big for the shortcut's budget.
+ */
+export function equalMember(ctx: SchemaDiffContext, oValue: unknown, nValue: unknown, depth: number): boolean {
+  if (!equalMemberShortcut.enabled || ctx.stopped || ctx.budget.left < 0 || depth > MAX_DEPTH || ctx.pairs + 1 > MAX_PAIRS) return false
+  if (!isObject(oValue) || !isObject(nValue) || schemaKind(oValue, ctx) !== 'object') return false
+  if (!equalWithoutReferences(ctx, oValue, nValue)) return false
+  ctx.pairs++
+  equalMemberShortcut.taken++
+  return true
+}
+
 /** Compares two nodes; its result is the effect on the whole schema of everything that changed below. */
 export function compareNode(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame, site: Site = GENERIC_SITE): PairResult {
   if (ctx.stopped) return UNKNOWN
@@ -254,8 +277,11 @@ function complete(ctx: SchemaDiffContext, key: string, result: PairResult): void
  */
 const SHORTCUT_BUDGET = 2_000
 
+/** The shortcut's budget, one object for every call (none of the scans it is lent to calls back). */
+const local = { left: 0 }
+
 function equalWithoutReferences(ctx: SchemaDiffContext, a: unknown, b: unknown): boolean {
-  const local = { left: Math.min(SHORTCUT_BUDGET, ctx.budget.left) }
+  local.left = Math.min(SHORTCUT_BUDGET, ctx.budget.left)
   const start = local.left
   const same = referenceFree(a, local) === true && referenceFree(b, local) === true && jsonEqual(a, b, local) === true
   ctx.budget.left -= start - Math.max(local.left, 0)

@@ -50,17 +50,23 @@ export function canonicalKey(value: unknown, budget: Budget, depth = 0): string 
  * explicit stack, not recursion: a 10,000-deep schema is compared without touching the call stack.
  */
 export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | undefined {
-  const stack: Array<[unknown, unknown]> = [[a, b]]
-  while (stack.length) {
+  // Two stacks side by side, not a stack of pairs: no array is made per node compared.
+  const lefts: unknown[] = [a]
+  const rights: unknown[] = [b]
+  while (lefts.length) {
     if (--budget.left < 0) return undefined
-    const [x, y] = stack.pop()!
+    const x = lefts.pop()
+    const y = rights.pop()
     if (x === y) continue
     if (typeof x !== typeof y || x === null || y === null || typeof x !== 'object') return false
     if (Array.isArray(x) !== Array.isArray(y)) return false
     if (Array.isArray(x)) {
       const other = y as unknown[]
       if (x.length !== other.length) return false
-      for (let i = 0; i < x.length; i++) stack.push([x[i], other[i]])
+      for (let i = 0; i < x.length; i++) {
+        lefts.push(x[i])
+        rights.push(other[i])
+      }
       continue
     }
     const left = x as Record<string, unknown>
@@ -69,7 +75,8 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
     if (keys.length !== Object.keys(right).length) return false
     for (const key of keys) {
       if (!Object.hasOwn(right, key)) return false
-      stack.push([left[key], right[key]])
+      lefts.push(left[key])
+      rights.push(right[key])
     }
   }
   return true

@@ -1,0 +1,69 @@
+/**
+ * The schema diff's fast paths against the plain walk, on the edit the `contracts diff` bench row
+ * measures (bench/diff-edit.ts: a shared `Money` every payload reaches gains a required member,
+ * array bounds drop, streams keep messages half as long), at 200 channels: the NATS differ's
+ * findings (rules, levels, audiences, locations, sentences, witnesses) must be the same with every
+ * fast path on as with all of them off. The fast paths: equal members settled without their
+ * locations (pair.ts `equalMember`), changed pairs replayed across payloads (memo-changed.ts),
+ * witness candidates checked at their node first (witness.ts) and verdicts kept per payload
+ * (accepts.ts). Each run compiles its own models: the memos are keyed by the documents.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { editedDocument } from '../bench/diff-edit.js'
+import { natsDocument } from '../bench/generate.js'
+import { ContractCompiler } from '../src/core/compile.js'
+import { verdictMemo } from '../src/core/diff/schema/accepts.js'
+import { changedPairMemo } from '../src/core/diff/schema/memo-changed.js'
+import { equalMemberShortcut } from '../src/core/diff/schema/pair.js'
+import { witnessPrecheck } from '../src/core/diff/schema/witness.js'
+import type { DiffFinding } from '../src/core/diff/types.js'
+import { formats, natsFormat } from '../src/formats/index.js'
+import { natsDiffer } from '../src/formats/nats/diff/index.js'
+
+const FAST_PATHS = [equalMemberShortcut, changedPairMemo, witnessPrecheck, verdictMemo]
+
+function setFastPaths(enabled: boolean): void {
+  for (const path of FAST_PATHS) path.enabled = enabled
+}
+
+afterEach(() => setFastPaths(true))
+
+async function diffFiles(oldFile: string, newFile: string): Promise<DiffFinding[]> {
+  const side = async (file: string) => {
+    const result = await new ContractCompiler({ formats }).model(file, natsFormat)
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    return { file, model: result.model!, read: (f: string) => readFile(f, 'utf8').catch(() => undefined) }
+  }
+  return natsDiffer.diff(await side(oldFile), await side(newFile))
+}
+
+describe('the schema diff fast paths on the bench edit', () => {
+  it('give the findings the plain walk gives, at 200 channels', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'contracts-diff-fast-'))
+    const text = natsDocument(200, { payloads: true })
+    const oldFile = join(dir, 'old.asyncapi.yaml')
+    const newFile = join(dir, 'new.asyncapi.yaml')
+    writeFileSync(oldFile, text)
+    writeFileSync(newFile, editedDocument(text))
+
+    setFastPaths(false)
+    const plain = await diffFiles(oldFile, newFile)
+    setFastPaths(true)
+    const taken = equalMemberShortcut.taken
+    const replays = changedPairMemo.replays
+    const fast = await diffFiles(oldFile, newFile)
+
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(plain))
+    // Not vacuous: the payloads that reach `Money` changed, with witnesses, and the fast paths answered.
+    const rules = (rule: string) => plain.filter((f) => f.rule === rule).length
+    expect(rules('schema-required-added')).toBeGreaterThan(100)
+    expect(rules('schema-max-items-decreased')).toBeGreaterThan(50)
+    expect(plain.filter((f) => f.data?.witness !== undefined).length).toBeGreaterThan(200)
+    expect(equalMemberShortcut.taken - taken).toBeGreaterThan(1000)
+    expect(changedPairMemo.replays - replays).toBeGreaterThan(100)
+  })
+})
