@@ -7,11 +7,11 @@
  * get a core the moment they need it, and the computing ones take what is left.
  */
 import { setPriority } from 'node:os'
-import { relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { beforeAll, expect } from 'vitest'
 import { COMPUTING_PRIORITY, TIMED } from '../file-groups.js'
 
-const root = new URL('../..', import.meta.url).pathname
+const root = join(import.meta.dirname, '../..')
 
 beforeAll(() => {
   const path = expect.getState().testPath
