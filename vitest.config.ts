@@ -284,7 +284,8 @@ export default defineConfig({
     testTimeout: 120_000,
     // Three files at a time on the 2-core machine: most files wait on child processes (tsc, cargo,
     // Chromium, nats-server, bundlers) for part of their time, and the computing files run at a lower
-    // priority than the timed ones (below). On a quiet clean clone: 375 s with three, 395 with two.
+    // priority than the timed ones (below). On a quiet clean clone, two runs each: 375 and 408 s with
+    // three, 395 and 406 with two (docs/performance.md, The test suite).
     maxWorkers: 3,
     // Computing files run at a lower priority than the TIMED ones (test/setup/worker-priority.ts).
     setupFiles: ['test/setup/worker-priority.ts'],
