@@ -5,7 +5,7 @@
  * materialized (so validated) before anything is admitted (`admitInvocation`). Where the admission is
  * kept (the executor's memory or the state bucket's admission record) is the caller's.
  */
-import canonicalize from 'canonicalize'
+import { canonicalText } from './same-json.js'
 import { materialize, materializeBranches, MaterializeError, type Interaction } from '../interactions.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
 import type { AdmittedBranch } from './events.js'
@@ -14,7 +14,6 @@ import type { ManifestAdmission, ManifestDispatch } from './dispatch/branches.js
 import { fastOperationId } from './dispatch/operation-id.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 
-const serialize = canonicalize as unknown as (value: unknown) => string | undefined
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -44,13 +43,7 @@ export async function invocationKey(
 ): Promise<ExecutorResult<InvocationKey>> {
   if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
     return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
-  let inputBytes: string | undefined
-  try {
-    inputBytes = serialize(invocation.inputs ?? {})
-  } catch {
-    // canonicalize throws on NaN, Infinity, a lone surrogate and a cycle: not JSON data either.
-    inputBytes = undefined
-  }
+  const inputBytes = canonicalText(invocation.inputs ?? {})
   if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
   const operationId = await fastOperationId(invocation.principalId, contractDigest, invocation.idempotencyKey)
   return ok({ operationId, inputBytes })

@@ -4,7 +4,7 @@
  * and the same result/closure checks as locally dispatched work". This file reads a manifest out of
  * an invocation's inputs and computes the digest its authentication covers; `branches.ts` admits it.
  */
-import canonicalize from 'canonicalize'
+import { canonicalText } from '../same-json.js'
 import type { Interaction } from '../../interactions.js'
 import { check } from '../../../shared/validation.js'
 import type { ManifestEntry } from '../adapters.js'
@@ -17,7 +17,6 @@ import { lengthPrefixed } from './length-prefixed.js'
  */
 export const MAX_MANIFEST_BRANCHES = 1024
 
-const serialize = canonicalize as unknown as (value: unknown) => string | undefined
 /** Branch ids and peer ids are correlation values and subject tokens: the executor's token rule. */
 const TOKEN = /^[A-Za-z0-9_-]+$/
 
@@ -63,13 +62,7 @@ export async function manifestDigest(
   operationId: string,
   entries: readonly ManifestEntry[],
 ): Promise<string | undefined> {
-  let json: string | undefined
-  try {
-    json = serialize(entries)
-  } catch {
-    // canonicalize throws on NaN, Infinity, a lone surrogate and a cycle: not JSON data either.
-    return undefined
-  }
+  const json = canonicalText(entries)
   if (json === undefined) return undefined
   const digest = await globalThis.crypto.subtle.digest('SHA-256', lengthPrefixed([contractDigest, principalId, operationId, json]))
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
