@@ -12,6 +12,17 @@ import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules/
 import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/dasp')
+
+/**
+ * A fresh copy of the valid selection with what it reads (its definitions and their pins) in `work`:
+ * the tests edit the copy. The fixture folder's corpus and invalid documents are left out (they are
+ * most of its files, and a copy per variant made copying the test's main cost).
+ */
+function copySelection(work: string): void {
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(work, { recursive: true })
+  for (const entry of ['counter.dasp.json', 'extensions', 'pins']) cpSync(join(fixtures, entry), join(work, entry), { recursive: true })
+}
 const selectionFile = join(fixtures, 'counter.dasp.json')
 const ENC = 'https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery'
 const POA = 'https://dasp-protocol.github.io/dasp/contracts/proof-of-authority'
@@ -99,9 +110,7 @@ describe('build-time checks', () => {
 
   it('a pinned local file that changed breaks its manifest pin', async () => {
     const work = join(import.meta.dirname, '.tmp/dasp-pin')
-    rmSync(work, { recursive: true, force: true })
-    mkdirSync(work, { recursive: true })
-    cpSync(fixtures, work, { recursive: true })
+    copySelection(work)
     writeFileSync(join(work, 'pins/proof-of-authority/spec.md'), '# Proof of authority, edited\n')
     const result = await compile(join(work, 'counter.dasp.json'))
     expect(result.diagnostics.map((d) => [d.code, d.pointer, d.file])).toEqual([
@@ -117,8 +126,7 @@ describe('build-time checks', () => {
     const definitionFile = join(work, 'extensions/proof-of-authority.dasp-ext.json')
     /** Writes the manifest, and pins it (digest in `pinCase`) in the definition. */
     const withManifest = async (manifest: unknown, pinCase: 'lower' | 'upper' = 'lower') => {
-      rmSync(work, { recursive: true, force: true })
-      cpSync(fixtures, work, { recursive: true })
+      copySelection(work)
       const text = JSON.stringify(manifest, null, 2)
       writeFileSync(manifestFile, text)
       const digest = createHash('sha256').update(text).digest('hex')
@@ -150,8 +158,7 @@ describe('build-time checks', () => {
   it('one identity and version defined twice with the same content (keys reordered) is one definition, not a conflict', async () => {
     const { readFileSync } = await import('node:fs')
     const work = join(import.meta.dirname, '.tmp/dasp-same-version')
-    rmSync(work, { recursive: true, force: true })
-    cpSync(fixtures, work, { recursive: true })
+    copySelection(work)
     const definition = JSON.parse(readFileSync(join(work, 'extensions/proof-of-authority.dasp-ext.json'), 'utf8'))
     writeFileSync(join(work, 'extensions/poa-again.dasp-ext.json'), JSON.stringify(Object.fromEntries(Object.entries(definition).reverse()), null, 2))
     const selection = JSON.parse(readFileSync(join(work, 'counter.dasp.json'), 'utf8'))
@@ -163,8 +170,7 @@ describe('build-time checks', () => {
   it('settings conflicts: one scope compares every setting, several scopes only the session ones', async () => {
     const { readFileSync } = await import('node:fs')
     const work = join(import.meta.dirname, '.tmp/dasp-settings-scopes')
-    rmSync(work, { recursive: true, force: true })
-    cpSync(fixtures, work, { recursive: true })
+    copySelection(work)
     const codes = async (extra: Record<string, unknown>) => {
       const selection = JSON.parse(readFileSync(join(fixtures, 'counter.dasp.json'), 'utf8'))
       selection.extensions.push({ ...selection.extensions[0], ...extra, settings: { ...selection.extensions[0].settings, ...(extra.settings as object) } })
@@ -189,8 +195,7 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
   /** Copies the valid fixtures, edits the proof-of-authority definition and the selection, and compiles. */
   const variant = async (editDefinition: (d: any) => void, editSelection: (s: any) => void = () => {}) => {
     const { readFileSync } = await import('node:fs')
-    rmSync(work, { recursive: true, force: true })
-    cpSync(fixtures, work, { recursive: true })
+    copySelection(work)
     const definition = JSON.parse(readFileSync(definitionPath, 'utf8'))
     editDefinition(definition)
     writeFileSync(definitionPath, JSON.stringify(definition, null, 2))
@@ -366,8 +371,7 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
   it('DASP_CARRIER_ATTRIBUTE holds for any extension, and an attribute on the inner event is fine', async () => {
     const { readFileSync } = await import('node:fs')
     const withEncryptedAttribute = async (on: string[]) => {
-      rmSync(work, { recursive: true, force: true })
-      cpSync(fixtures, work, { recursive: true })
+      copySelection(work)
       const file = join(work, 'extensions/encrypted-delivery.dasp-ext.json')
       const d = JSON.parse(readFileSync(file, 'utf8'))
       d.operations = ['dasp.encrypted', 'dasp.v1.command']
@@ -426,8 +430,7 @@ describe('the rules run on whatever the shapes found', () => {
   it('property: a definition and the selection changed anywhere (a member replaced, removed or retyped) -> diagnostics with positions, never an internal error', async () => {
     const { readFileSync } = await import('node:fs')
     const work = join(import.meta.dirname, '.tmp/dasp-mutants')
-    rmSync(work, { recursive: true, force: true })
-    cpSync(fixtures, work, { recursive: true })
+    copySelection(work)
     const originals = {
       'counter.dasp.json': JSON.parse(readFileSync(join(fixtures, 'counter.dasp.json'), 'utf8')),
       'extensions/proof-of-authority.dasp-ext.json': JSON.parse(readFileSync(join(fixtures, 'extensions/proof-of-authority.dasp-ext.json'), 'utf8')),

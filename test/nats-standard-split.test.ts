@@ -21,7 +21,7 @@ const { schema: cutSchema, cut } = natsStandardSchema(official)
 function validator(schema: object, allErrors: boolean): ValidateFunction {
   const Ajv = require('ajv').default
   const addFormats = require('ajv-formats')
-  const ajv = new Ajv({ strict: false, validateFormats: true, allErrors })
+  const ajv = new Ajv({ strict: false, validateFormats: true, allErrors, code: { optimize: false } })
   addFormats(ajv)
   ajv.addFormat('uri-reference', true)
   return ajv.compile(schema)

@@ -39,7 +39,7 @@ const UNIVERSE: unknown[] = [
   null,
 ]
 
-const ajv = new Ajv({ strict: false, validateFormats: false, unicodeRegExp: true, validateSchema: false, allErrors: true })
+const ajv = new Ajv({ strict: false, validateFormats: false, unicodeRegExp: true, validateSchema: false, allErrors: true, code: { optimize: false } })
 
 /** The generated validator of one component schema, as Benzene converts it for a response. */
 function generated(schema: Record<string, unknown>, int64: 'number' | 'string'): (value: unknown) => boolean {

@@ -449,7 +449,7 @@ export const EDIT_LABELS: readonly string[] = EDITS.map((e) => e.label)
 
 /** Validators by schema text: a generated schema recurs (the old side of several edits, the empty schema). */
 export class Acceptance {
-  private readonly ajv = new Ajv({ strict: false, allErrors: false })
+  private readonly ajv = new Ajv({ strict: false, allErrors: false, code: { optimize: false } })
   private readonly compiled = new Map<string, ValidateFunction>()
 
   /** The validator of `schema`, its `$ref`s resolved among `definitions` (its document's component schemas). */

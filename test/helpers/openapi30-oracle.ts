@@ -133,7 +133,14 @@ export class OpenApi30Oracle {
   private readonly definitions: Record<string, Json> = {}
   private readonly keys = new Map<string, string>()
   private readonly children = new Map<string, string[]>()
-  private readonly ajv = new Ajv({ strict: false, unicodeRegExp: false, validateFormats: false, allErrors: false, validateSchema: false })
+  private readonly ajv = new Ajv({
+    strict: false,
+    unicodeRegExp: false,
+    validateFormats: false,
+    allErrors: false,
+    validateSchema: false,
+    code: { optimize: false },
+  })
 
   constructor(schemas: Record<string, Oas>) {
     this.schemas = schemas
