@@ -11,6 +11,7 @@ import { ContractCompiler } from '../src/index.js'
 import { ok } from '../src/runtime/shared/result.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
+import { natsDocument } from '../bench/generate.js'
 
 const work = join(import.meta.dirname, '.tmp/incremental')
 const file = join(work, 'service.spec.json')
@@ -225,5 +226,55 @@ describe('a NATS recompile after an edit', () => {
     const written = await recompiled()
     expect(written).toBeGreaterThan(0)
     expect(written).toBeLessThan(memo.hits)
+  })
+})
+
+describe('a NATS recompile after random edits', () => {
+  const natsFile = join(work, 'service.asyncapi.yaml')
+  const base = natsDocument(6, { payloads: true })
+  /**
+   * One edit of the 6-channel document, each of one part: a stream's limit, a channel's filter, a
+   * token type's bound, a payload schema's description, or a line added near the top (every
+   * position after it moves). Values the rules refuse are drawn too, so diagnostics are compared.
+   */
+  const edits = fc.oneof(
+    fc.record({ kind: fc.constant('stream' as const), value: fc.integer({ min: -2, max: 3_000_000 }) }),
+    fc.record({ kind: fc.constant('filter' as const), channel: fc.nat(5), event: fc.nat(7) }),
+    fc.record({ kind: fc.constant('token' as const), max: fc.nat(50) }),
+    fc.record({ kind: fc.constant('schema' as const), schema: fc.nat(5), text: fc.stringMatching(/^[a-z ]{0,6}$/) }),
+    fc.record({ kind: fc.constant('line' as const), text: fc.stringMatching(/^[a-z]{0,6}$/) }),
+  )
+  type Edit = typeof edits extends fc.Arbitrary<infer E> ? E : never
+  const once = (text: string, from: string, to: string): string => {
+    expect(text).toContain(from)
+    return text.replace(from, to)
+  }
+  const edited = (edit: Edit): string => {
+    if (edit.kind === 'stream') return once(base, 'max_msgs: 1000000', `max_msgs: ${edit.value}`)
+    if (edit.kind === 'filter') return once(base, `inRegion: svc0.{region}.*.event${edit.channel}\n`, `inRegion: svc0.{region}.*.event${edit.event}\n`)
+    if (edit.kind === 'token') return once(base, 'maxLength: 40\n', `maxLength: ${edit.max}\n`)
+    if (edit.kind === 'schema') return once(base, `description: Event ${edit.schema}.\n`, `description: "Event ${edit.schema} ${edit.text}."\n`)
+    return once(base, 'info:\n', `info:\n  description: "${edit.text}"\n`)
+  }
+
+  it('writes what a fresh compiler writes after each edit of a sequence, with the same diagnostics', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(edits, { minLength: 2, maxLength: 3 }), async (sequence) => {
+        const compiler = new ContractCompiler()
+        writeFileSync(natsFile, base)
+        await compiler.compile(natsFile)
+        writeFileSync(natsFile, base + '\n')
+        await compiler.compile(natsFile)
+        for (const edit of sequence) {
+          writeFileSync(natsFile, edited(edit))
+          const warm = await compiler.compile(natsFile)
+          const reference = await new ContractCompiler().compile(natsFile)
+          expect(warm.diagnostics).toEqual(reference.diagnostics)
+          expect(warm.code).toBe(reference.code)
+          expect(warm.dts).toBe(reference.dts)
+        }
+      }),
+      { numRuns: 6 },
+    )
   })
 })

@@ -1,5 +1,6 @@
-import { FAILSAFE_SCHEMA, load, Type, type State } from 'js-yaml'
+import type { Schema, State } from 'js-yaml'
 import { findCredential } from './credential-scan.js'
+import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { readBlockYaml } from './yaml-block.js'
 import { ClosedCollections } from './yaml-positions.js'
@@ -120,16 +121,31 @@ const toFloat = (s: string) => {
   return parseFloat(s)
 }
 
-const CORE = FAILSAFE_SCHEMA.extend({
-  implicit: [
-    new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: isNull, construct: () => null }),
-    new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: isBool, construct: toBool }),
-    new Type('tag:yaml.org,2002:int', { kind: 'scalar', resolve: isInt, construct: toInt }),
-    new Type('tag:yaml.org,2002:float', { kind: 'scalar', resolve: isFloat, construct: toFloat }),
-  ],
-})
+/**
+ * `js-yaml`, loaded when the block reader first gives up: the contracts it reads (nearly all) never
+ * need it, and its import was a twentieth of a fresh process's import and first NATS compile
+ * (bench/cold-start.ts).
+ */
+const jsYaml = lazyRequire<typeof import('js-yaml')>('js-yaml')
 
-/** A plain scalar's value as `CORE` resolves it (its implicit types in order): the block reader's scalars are exactly the `js-yaml` path's. */
+let core: Schema | undefined
+/** The YAML 1.2 core schema above as `js-yaml` takes it, made when `js-yaml` is first needed. */
+function coreSchema(): Schema {
+  if (core === undefined) {
+    const { FAILSAFE_SCHEMA, Type } = jsYaml()
+    core = FAILSAFE_SCHEMA.extend({
+      implicit: [
+        new Type('tag:yaml.org,2002:null', { kind: 'scalar', resolve: isNull, construct: () => null }),
+        new Type('tag:yaml.org,2002:bool', { kind: 'scalar', resolve: isBool, construct: toBool }),
+        new Type('tag:yaml.org,2002:int', { kind: 'scalar', resolve: isInt, construct: toInt }),
+        new Type('tag:yaml.org,2002:float', { kind: 'scalar', resolve: isFloat, construct: toFloat }),
+      ],
+    })
+  }
+  return core
+}
+
+/** A plain scalar's value as `coreSchema()` resolves it (its implicit types in order): the block reader's scalars are exactly the `js-yaml` path's. */
 export function plainScalar(s: string): unknown {
   if (isNull(s)) return null
   if (isBool(s)) return toBool(s)
@@ -351,7 +367,8 @@ function loadWithJsYaml(text: string, scanStrings: boolean): FastYaml | undefine
   let value: unknown
   try {
     // Nesting near the limit is left to the exact path, which reports it precisely.
-    value = load(text, { schema: CORE, listener, maxDepth: LIMITS.depth - 4 } as Parameters<typeof load>[1])
+    const { load } = jsYaml()
+    value = load(text, { schema: coreSchema(), listener, maxDepth: LIMITS.depth - 4 } as Parameters<typeof load>[1])
   } catch {
     // Duplicate keys, syntax errors, depth, non-finite numbers: all reported by the exact path.
     return undefined
