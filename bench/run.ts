@@ -31,6 +31,7 @@ import { natsCompileCases, pairedWithCpu } from './nats-compile.js'
 import { typeCases } from './types.js'
 import { devLoopServerCases } from './dev-loop-server.js'
 import { natsClientCases } from './nats-client.js'
+import { natsValidatorFormCases } from './nats-validator-forms.js'
 import { diffCases } from './diff.js'
 import { executorCases } from './executor.js'
 import { clusterCases } from './cluster.js'
@@ -200,6 +201,8 @@ Object.assign(results, await bundlerBuildCases(quick ? 1 : 3, work))
 Object.assign(results, await typeCases(quick ? 1 : 3, work))
 Object.assign(results, await devLoopServerCases(quick ? 6 : 20, work))
 Object.assign(results, await natsClientCases(quick ? 5 : 15))
+// A NATS module's payload validators in the default (data) form against the option validators: 'code' (bench/nats-validator-forms.ts).
+Object.assign(results, await natsValidatorFormCases(quick ? 5 : 15, join(work, 'nats-validator-forms')))
 // `contracts diff` of two 5,000-channel versions against compiling one (bench/diff.ts).
 Object.assign(results, await diffCases(quick ? 3 : 5, work, quick ? 500 : 5000))
 // A five-peer quorum interaction through the executor against a nats.js scatter-gather (bench/executor.ts).
