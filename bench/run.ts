@@ -214,9 +214,9 @@ Object.assign(results, await clusterCases(quick ? 5 : 11))
 Object.assign(results, await moduleSizeCases(join(work, 'module-size')))
 
 // Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
-async function bundledSize(entryCode: string, name: string): Promise<number> {
+async function bundledSize(entryCode: string, name: string, options: object = {}): Promise<number> {
   const entry = write(`${name}.entry.js`, entryCode)
-  const bundle = await rollup({ input: entry, plugins: [contractsRollup({ types: false })], onwarn: () => {} })
+  const bundle = await rollup({ input: entry, plugins: [contractsRollup({ types: false, ...options })], onwarn: () => {} })
   const { output } = await bundle.generate({ format: 'es' })
   await bundle.close()
   const min = await transform(output[0].code, { minify: true, format: 'esm' })
@@ -240,12 +240,18 @@ async function bundledSize(entryCode: string, name: string): Promise<number> {
   write('n1.asyncapi.yaml', natsDocument(1))
   const bigN = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200')
   const smallN = await bundledSize("import { channel0 } from './n1.asyncapi.yaml'\nconsole.log(channel0)", 'n1')
+  // The same with the option validators: 'code' (a function per payload schema, no schema interpreter in the bundle).
+  const code = { nats: { validators: 'code' } }
+  const bigCode = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200-code', code)
+  const smallCode = await bundledSize("import { channel0 } from './n1.asyncapi.yaml'\nconsole.log(channel0)", 'n1-code', code)
   results['tree-shaking-nats'] = {
     ratio: bigN - smallN,
     target: '<= 1024 bytes more (min+gzip)',
     met: bigN - smallN <= 1024,
     large_bytes: bigN,
     small_bytes: smallN,
+    validators_code_large_bytes: bigCode,
+    validators_code_small_bytes: smallCode,
   }
 }
 
