@@ -14,7 +14,7 @@ export interface NatsOptions {
    * How the module's payload validators check payloads, with the same verdicts and errors either
    * way: `'data'` writes the schemas for the runtime's schema interpreter (a module about the size
    * of the schemas, and the faster compile); `'code'` writes a JavaScript function per payload
-   * schema (validation about five times faster, and a module larger than its document once a
+   * schema (validation about three times faster, and a module larger than its document once a
    * contract has many payloads). Schemas beyond the keywords both take are compiled by ajv either way.
    * @default 'data'
    */
