@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib'
 import { compile, inspect } from '../dist/src/index.js'
 import { storedHash } from '../src/formats/benzene/generate.js'
 import { moduleSize } from '../test/helpers/module-size.js'
+import { computedHashEstimate } from './computed-hash.js'
 import { benzeneDocument } from './generate.js'
 
 const root = join(import.meta.dirname, '..')
@@ -48,6 +49,13 @@ export async function moduleSizeCases(work: string): Promise<Record<string, Size
   // The floor no module that embeds its hashes can go under: the 1,000 topic-scoped contract hashes
   // (Benzene Contract Document §6), 32 bytes of entropy each, as the module stores them (base64).
   const hashes = await hashFloor(b1000)
+  // The module if it computed each topic hash from the topic's projection instead of storing it (bench/computed-hash.ts).
+  const moduleCode = async (options: object) => (await compile(b1000, options as never)).code!
+  const computed = await computedHashEstimate(readFileSync(b1000, 'utf8'), {
+    code: await moduleCode({}),
+    data: await moduleCode({ benzene: { validators: 'data' } }),
+    none: await moduleCode({ benzene: { validate: false } }),
+  })
   const fixture = (name: string) => join(root, 'fixtures/benzene/valid', name)
   const small = Object.fromEntries(
     await Promise.all(
@@ -66,6 +74,10 @@ export async function moduleSizeCases(work: string): Promise<Record<string, Size
       data_ratio: data.ratio,
       topic_hashes_bytes: hashes,
       ratio_without_topic_hashes: (code.module - hashes) / code.document,
+      computed_hash_ratio: computed.code,
+      computed_hash_data_ratio: computed.data,
+      computed_hash_interpreted_ratio: computed.interpreted,
+      computed_hash_runtime_bytes: computed.runtime_bytes,
       fixtures: small,
     }),
     'module-size-dasp': row(dasp, {

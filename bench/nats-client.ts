@@ -4,7 +4,10 @@
  * Ours: `client.publish` (checked render, payload validated, JSON) and `client.subscribe` (subject
  * parsed back, payload decoded and validated). Raw: a template-literal subject and JSON both ways.
  * Target: at most 1.3x raw nats.js per message, validation on; `cpu_ratio`: the same in this process's
- * CPU time (the server's work, the same for both, left out). A case of `npm run bench` (bench/run.ts);
+ * CPU time (the server's work, the same for both, left out). The module is compiled with the default
+ * options (payload validators as data for the runtime's interpreter); `validators_code_*`: the
+ * client over the default module paired with the same client over the module compiled with
+ * `validators: 'code'` (the default's time over the code form's). A case of `npm run bench` (bench/run.ts);
  * run alone, it merges its row into bench/results.json.
  */
 import { join } from 'node:path'
@@ -22,10 +25,13 @@ export async function natsClientCases(rounds: number): Promise<Record<string, { 
   const N = 2000
   const server = await startNatsServer()
   try {
-    const compiled = await new ContractCompiler({ formats }).compile(join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml'))
-    const mod = await loadModule(compiled.code!, 'bench-orders')
+    const file = join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml')
+    const compiler = new ContractCompiler({ formats })
+    const mod = await loadModule((await compiler.compile(file)).code!, 'bench-orders')
+    const codeMod = await loadModule((await compiler.compile(file, { nats: { validators: 'code' } })).code!, 'bench-orders-code')
     const nc = await connect({ servers: server.url })
     const client = bindContract(mod as never, nc, { allowOlderServer: true }) as any
+    const codeClient = bindContract(codeMod as never, nc, { allowOlderServer: true }) as any
     const ids = Array.from({ length: 100 }, (_, i) => (0x10000000 + i).toString(16))
     const regions = ['eu', 'us'] as const
     const payloads = ids.map((id) => ({ text: `note ${id}` }))
@@ -60,6 +66,19 @@ export async function natsClientCases(rounds: number): Promise<Record<string, { 
     )
     sub.unsubscribe()
     rawSub.unsubscribe()
+    // Each round subscribes the client it publishes with (one subscription at a time, so each
+    // message is decoded and validated by the same form that sent it), then unsubscribes.
+    const alone = (c: any) => async () => {
+      received = 0
+      const s = c.subscribe('onNote', arrived)
+      await nc.flush()
+      const all = new Promise<void>((resolve) => (done = resolve))
+      for (let i = 0; i < N; i++) c.publish('noteOrder', { region: regions[i & 1], orderId: ids[i % 100] }, payloads[i % 100])
+      await all
+      s.unsubscribe()
+      await nc.flush()
+    }
+    const forms = await pairedRounds(alone(codeClient), alone(client), rounds)
     await nc.close()
     return {
       'nats-client-pubsub': {
@@ -68,6 +87,10 @@ export async function natsClientCases(rounds: number): Promise<Record<string, { 
         met: result.ratio <= 1.3,
         messages: N,
         server: server.version,
+        // The default (data) client's time over the code-form client's, paired rounds, each round subscribing and publishing with one of them.
+        validators_code_ratio: forms.ratio,
+        validators_code_cpu_ratio: forms.cpu_ratio,
+        validators_code_spread: forms.spread,
       },
     }
   } finally {

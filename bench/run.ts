@@ -31,6 +31,7 @@ import { natsCompileCases, pairedWithCpu } from './nats-compile.js'
 import { typeCases } from './types.js'
 import { devLoopServerCases } from './dev-loop-server.js'
 import { natsClientCases } from './nats-client.js'
+import { natsValidatorFormCases } from './nats-validator-forms.js'
 import { diffCases } from './diff.js'
 import { executorCases } from './executor.js'
 import { clusterCases } from './cluster.js'
@@ -200,6 +201,8 @@ Object.assign(results, await bundlerBuildCases(quick ? 1 : 3, work))
 Object.assign(results, await typeCases(quick ? 1 : 3, work))
 Object.assign(results, await devLoopServerCases(quick ? 6 : 20, work))
 Object.assign(results, await natsClientCases(quick ? 5 : 15))
+// A NATS module's payload validators in the default (data) form against the option validators: 'code' (bench/nats-validator-forms.ts).
+Object.assign(results, await natsValidatorFormCases(quick ? 5 : 15, join(work, 'nats-validator-forms')))
 // `contracts diff` of two 5,000-channel versions against compiling one (bench/diff.ts).
 Object.assign(results, await diffCases(quick ? 3 : 5, work, quick ? 500 : 5000))
 // A five-peer quorum interaction through the executor against a nats.js scatter-gather (bench/executor.ts).
@@ -211,9 +214,9 @@ Object.assign(results, await clusterCases(quick ? 5 : 11))
 Object.assign(results, await moduleSizeCases(join(work, 'module-size')))
 
 // Tree-shaking: one topic or channel from a large contract costs what it costs from a small one.
-async function bundledSize(entryCode: string, name: string): Promise<number> {
+async function bundledSize(entryCode: string, name: string, options: object = {}): Promise<number> {
   const entry = write(`${name}.entry.js`, entryCode)
-  const bundle = await rollup({ input: entry, plugins: [contractsRollup({ types: false })], onwarn: () => {} })
+  const bundle = await rollup({ input: entry, plugins: [contractsRollup({ types: false, ...options })], onwarn: () => {} })
   const { output } = await bundle.generate({ format: 'es' })
   await bundle.close()
   const min = await transform(output[0].code, { minify: true, format: 'esm' })
@@ -237,12 +240,18 @@ async function bundledSize(entryCode: string, name: string): Promise<number> {
   write('n1.asyncapi.yaml', natsDocument(1))
   const bigN = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200')
   const smallN = await bundledSize("import { channel0 } from './n1.asyncapi.yaml'\nconsole.log(channel0)", 'n1')
+  // The same with the option validators: 'code' (a function per payload schema, no schema interpreter in the bundle).
+  const code = { nats: { validators: 'code' } }
+  const bigCode = await bundledSize("import { channel0 } from './n200.asyncapi.yaml'\nconsole.log(channel0)", 'n200-code', code)
+  const smallCode = await bundledSize("import { channel0 } from './n1.asyncapi.yaml'\nconsole.log(channel0)", 'n1-code', code)
   results['tree-shaking-nats'] = {
     ratio: bigN - smallN,
     target: '<= 1024 bytes more (min+gzip)',
     met: bigN - smallN <= 1024,
     large_bytes: bigN,
     small_bytes: smallN,
+    validators_code_large_bytes: bigCode,
+    validators_code_small_bytes: smallCode,
   }
 }
 

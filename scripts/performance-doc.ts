@@ -27,6 +27,7 @@ const BENCH_FILES: Array<[RegExp, string]> = [
   [/^vite-dev-edit-served-/, 'bench/dev-loop-server.ts'],
   [/^module-size-/, 'bench/module-size.ts'],
   [/^nats-client-/, 'bench/nats-client.ts'],
+  [/^nats-validators-/, 'bench/nats-validator-forms.ts'],
   [/^diff-/, 'bench/diff.ts'],
   [/^executor-/, 'bench/executor.ts'],
   [/^cluster-/, 'bench/cluster.ts'],

@@ -199,15 +199,17 @@ describe('a NATS recompile after an edit', () => {
     const shop = ShopBundle.copy('incremental-nats')
     shop.withRuntimeSchemaCheck().relock()
     const compiler = new ContractCompiler()
-    const first = await compiler.compile(shop.doc('payments'))
+    // The memo keeps generated validator functions: the form the option validators: 'code' writes.
+    const code = { nats: { validators: 'code' } } as const
+    const first = await compiler.compile(shop.doc('payments'), code)
     expect(first.diagnostics).toEqual([])
     expect(first.code).toContain('compiledValidator')
     const memo = compiler.memos.of('schema-code')
     const recompiled = async () => {
       const misses = memo.misses
-      const result = await compiler.compile(shop.doc('payments'))
+      const result = await compiler.compile(shop.doc('payments'), code)
       expect(result.diagnostics).toEqual([])
-      expect(result.code).toBe((await new ContractCompiler().compile(shop.doc('payments'))).code)
+      expect(result.code).toBe((await new ContractCompiler().compile(shop.doc('payments'), code)).code)
       return memo.misses - misses
     }
     // The first recompile fills the memo; after it, an edit that changes nothing a validator checks writes no function.
@@ -226,6 +228,10 @@ describe('a NATS recompile after an edit', () => {
     const written = await recompiled()
     expect(written).toBeGreaterThan(0)
     expect(written).toBeLessThan(memo.hits)
+    // The default form (the schemas as data) from the same compiler, after the edits: a fresh compiler's bytes.
+    const data = await compiler.compile(shop.doc('payments'))
+    expect(data.code).toContain('schemaValidator')
+    expect(data.code).toBe((await new ContractCompiler().compile(shop.doc('payments'))).code)
   })
 })
 

@@ -360,6 +360,29 @@ describe('what is never written', () => {
     expect(entries(p.dir)).toEqual([])
   })
 
+  it('a compile with refused options (which resolve to the defaults): neither cache answers the defaults with its refusal', async () => {
+    const p = project(BENZENE, NATS)
+    const refused = [
+      [BENZENE, { benzene: { validators: 'fast' as never } }],
+      [NATS, { nats: { validators: 'fast' as never } }],
+    ] as const
+    for (const [fixture, options] of refused) {
+      const { compiler, cache } = cached(p.dir, p.root)
+      const first = await compiler.compile(p.file(fixture), options)
+      await settle()
+      expect(
+        first.diagnostics.map((d) => d.severity),
+        fixture,
+      ).toContain('error')
+      expect(cache.writes, fixture).toBe(0)
+      // The same compiler, then a new one reading the same folder: the defaults compile clean.
+      const again = await compiler.compile(p.file(fixture))
+      expect([again.diagnostics, typeof again.code], fixture).toEqual([[], 'string'])
+      const fresh = await cached(p.dir, p.root).compiler.compile(p.file(fixture))
+      expect([fresh.diagnostics, typeof fresh.code], fixture).toEqual([[], 'string'])
+    }
+  })
+
   it('a bug (CONTRACTS_INTERNAL), in generating the module or its declarations', async () => {
     const p = project()
     mkdirSync(p.root, { recursive: true })

@@ -440,7 +440,11 @@ export class ContractCompiler {
       const asks = format ?? (await (registered as LazyFormat<any, any, any, any>).options!())
       const query = parseQuery(options.query, registered.name, asks.queryKeys, file)
       const resolved = asks.resolveOptions(options[registered.name], query.values, file)
-      return { registered, format, rawQuery: options.query, query, resolved, key: cacheKey(file, registered.name, options.query, resolved.options) }
+      // Refused options resolve to defaults: the refusal is part of the key, so a compile with the
+      // defaults themselves is not answered with the refusal's diagnostics (nor the other way round).
+      const refused = resolved.diagnostics.length > 0 ? resolved.diagnostics.map((d) => d.message) : undefined
+      const key = cacheKey(file, registered.name, options.query, refused ? { options: resolved.options, refused } : resolved.options)
+      return { registered, format, rawQuery: options.query, query, resolved, key }
     } catch (failure) {
       return { registered, format, failure }
     }
@@ -482,6 +486,8 @@ export class ContractCompiler {
   /** What the persistent cache's key is made of, for a request it may answer (a claimed file, options resolved). */
   private question(request: Request) {
     if (!this.persistent || this.overlay || request.key === undefined || request.registered === undefined || request.resolved === undefined) return undefined
+    // Its key holds the resolved options only: a compile with refused options is not kept on disk.
+    if (request.resolved.diagnostics.length > 0) return undefined
     return { format: request.registered.name, query: request.rawQuery ?? '', options: request.resolved.options }
   }
 

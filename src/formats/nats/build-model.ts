@@ -326,7 +326,7 @@ export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { m
         // ones the validator plan was decided against.
         schemas: { ...ctx.validatorPlan.components },
         validatorPlan: ctx.validatorPlan,
-        ...(options.validators === 'data' ? { validators: 'data' as const } : {}),
+        ...(options.validators === 'code' ? { validators: 'code' as const } : {}),
       }),
     ),
     diagnostics,

@@ -88,7 +88,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
       ]
     }),
   ]
-  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos, model.validators)
+  const { definitions, validators, imports, linearPatterns } = payloadValidators(requests, plan, memos, model.validators ?? 'data')
   if (imports.size > 0) lines.push(`import { ${[...imports].join(', ')} } from ${jsString(RUNTIME)};`)
   if (linearPatterns) lines.push(LINEAR_PATTERNS_IMPORT)
   for (const [constant, expression] of definitions) lines.push(`const ${constant} = ${expression};`)

@@ -119,8 +119,8 @@ export interface NatsModel {
    * generation assembles the validators from it. Not data for tools: `contracts inspect` leaves it out.
    */
   validatorPlan: ValidatorPlan
-  /** Option `validators`: `'data'` when the validators are the schema interpreter's (absent: generated code). Not data for tools either. */
-  validators?: 'data'
+  /** Option `validators`: `'code'` when the validators are generated functions (absent: the schema interpreter's data). Not data for tools either. */
+  validators?: 'code'
   /**
    * The document as its compile parsed it, so `contracts diff` reads and locates it without parsing
    * the text again (diff/source.ts). Its file, text, value, line index and the fast YAML path's

@@ -95,7 +95,7 @@ export function payloadValidators(
 }
 
 /**
- * The validators of `roots` as data (option `validators: 'data'`): each component a root reaches
+ * The validators of `roots` as data (option `validators: 'data'`, the default): each component a root reaches
  * is a `const` holding its schema, and each validator the runtime's schema interpreter
  * (`schemaValidator`, src/runtime/shared/schema-check.ts, held to the generated code by
  * test/schema-check.test.ts: the same verdicts and errors) over its schema and the components it

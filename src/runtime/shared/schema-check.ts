@@ -25,9 +25,10 @@ import type { Validator } from './validation.js'
 
 /**
  * The schema interpreter: payload validation over JSON Schema (draft-07) given as data, for the
- * modules compiled with `validators: 'data'` and for schemas an application holds at run time
- * (`schemaValidator` is exported). Modules compiled with the default `validators: 'code'` carry the
- * same checks as JavaScript (`src/core/schema-code.ts`), in the same order with the same errors.
+ * modules whose validators are data (NATS by default, Benzene with `validators: 'data'`) and for
+ * schemas an application holds at run time (`schemaValidator` is exported). Modules compiled with
+ * `validators: 'code'` (Benzene's default) carry the same checks as JavaScript
+ * (`src/core/schema-code.ts`), in the same order with the same errors.
  * Nothing here evaluates code (strict CSP). Errors have ajv's shape and meaning:
  * `test/schema-check.test.ts` holds this interpreter to the generated code exactly and both to ajv
  * (`allErrors`, `ownProperties`) on generated schemas and data.
