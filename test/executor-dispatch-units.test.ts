@@ -13,6 +13,7 @@ import {
 import { LazyAbort } from '../src/runtime/nats/executor/dispatch/lazy-abort.js'
 import { manifestDigest } from '../src/runtime/nats/executor/dispatch/manifest.js'
 import { sameJson } from '../src/runtime/nats/executor/same-json.js'
+import { invocationKey } from '../src/runtime/nats/executor/admission.js'
 
 describe('fastOperationId', () => {
   it('gives the Web Crypto operation id byte for byte (unicode, empty and boundary-shifting parts included)', async () => {
@@ -26,6 +27,22 @@ describe('fastOperationId', () => {
     for (const [p, d, k] of cases) expect(await fastOperationId(p, d, k)).toBe(await operationId(p, d, k))
     // Not a string: rejected as operationId rejects, never a throw from the call itself.
     await expect(Promise.resolve().then(() => fastOperationId(7 as unknown as string, 'd', 'k'))).rejects.toThrow(TypeError)
+  })
+})
+
+describe('invocationKey', () => {
+  it('gives the reference operation id and the canonical input bytes; refusals are answers; a digest that is no string rejects as the reference does', async () => {
+    const digest = 'ab'.repeat(32)
+    expect(await invocationKey({ principalId: 'alice', idempotencyKey: 'refund-42', inputs: { b: 1, a: [2] } }, digest)).toEqual({
+      ok: true,
+      value: { operationId: await operationId('alice', digest, 'refund-42'), inputBytes: '{"a":[2],"b":1}' },
+    })
+    expect(await invocationKey({ principalId: 'alice', idempotencyKey: 'k', inputs: { n: Number.NaN } }, digest)).toMatchObject({
+      ok: false,
+      code: 'EXECUTOR_INVALID_INPUT',
+    })
+    expect(await invocationKey({ principalId: 'alice' }, digest)).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_INPUT' })
+    await expect(Promise.resolve().then(() => invocationKey({ principalId: 'alice', idempotencyKey: 'k' }, 7 as unknown as string))).rejects.toThrow(TypeError)
   })
 })
 

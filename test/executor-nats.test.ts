@@ -257,7 +257,14 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     const shippingModule = await loadModule(shipping.code!, 'shipping-executor')
     const courier = createExecutor({ ...base, module: shippingModule as never, interaction: shippingModule.interactions.assignCourier })
     expect(courier).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_DESCRIPTOR', message: expect.stringContaining('durable binding') })
+    // An invocation without a principal or a key, and any after close, are answered (a promise of a refusal), never thrown.
+    for (const bad of [{ idempotencyKey: 'k', inputs }, { principalId: '', idempotencyKey: 'k', inputs }, { principalId: 'alice', inputs }, undefined]) {
+      const answer = executor.invoke(bad as never)
+      expect(answer).toBeInstanceOf(Promise)
+      expect(await answer).toMatchObject({ ok: false, code: 'EXECUTOR_INVALID_INPUT' })
+    }
     for (const e of [executor, denied, tooMany]) await e.close()
+    expect(await executor.invoke(invocation())).toMatchObject({ ok: false, code: 'EXECUTOR_CLOSED' })
   })
 
   it('hostile input: a throwing adapter is an answer, garbage on the result subjects changes nothing', async () => {
