@@ -30,7 +30,7 @@ import type { ExecutorResult } from '../../src/runtime/nats/executor/result.js'
 import { deployment, GROUP_PEERS, variant, type Ballot } from '../helpers/executor-nats.js'
 import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
-import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
+import { groupPeers, NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { bounded, expectDecidedOnce } from './invariants.js'
 
@@ -94,7 +94,7 @@ export function executorOnCluster(): void {
         const jsm = await jetstreamManager(connections[0]!, { timeout: 5000 })
         const info = await jsm.streams.info(STREAM)
         expect(info.config).toMatchObject({ num_replicas: 3, max_msgs_per_subject: 1, deny_delete: true, allow_direct: false, discard: 'new' })
-        expect(info.cluster?.replicas ?? []).toHaveLength(2)
+        expect(groupPeers(info.cluster)).toHaveLength(3)
         const five = await openClaimStore(connections[0]!, 'claims_five', { replicas: 5 })
         expect(five).toMatchObject({ ok: false, code: 'CLAIM_STORE_FAILED', message: expect.stringMatching(/claims_five.*(insufficient|replicas|placement)/i) })
         const one = await openClaimStore(connections[0]!, 'claims_one', { replicas: 1 })

@@ -192,6 +192,10 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
           const held = await claims.read(ckey)
           if (!held.ok) return msg.nak(ackWaitMs)
           const c = held.value?.claim
+          // Still ours, held and within its lease: the compare-and-set lost to a write of our own (a
+          // renewal an election left pending, landing late) or read the key from a server behind. The
+          // claim is not lost: the request comes again and the commit is tried again.
+          if (c && c.fence === f && c.peerId === peerId && c.state === 'held' && c.leaseUntilMs > now()) return msg.nak(ackWaitMs)
           if (!(c && c.fence === f && c.peerId === peerId && c.state === 'committed')) {
             current.finished = undefined
             return msg.ack()
@@ -230,7 +234,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // While the handler runs: the request stays in progress (no redelivery) and, under ownership, the claim is renewed.
     // One renewal at a time: renewals a fault left unanswered would otherwise land together and
     // race on the key's revision, and the loser's compare-and-set would read as the claim lost.
-    let renewing = false
+    let renewing: Promise<void> | undefined
     /**
      * A stale answer is believed once the claim is read to be another's: an earlier renewal of ours
      * that an election left pending can land after it and move the revision under the next one.
@@ -244,15 +248,14 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       () => {
         msg.working()
         if (claims && !renewing) {
-          renewing = true
           const until = now() + ownership!.leaseMs
-          void claims
+          renewing = claims
             .renew(ckey, peerId, f, until, now())
             .then(async (renewed) => {
               if (renewed.ok) securedUntil = until
               else if ((renewed.code === 'CLAIM_STALE' && (await lost())) || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
             })
-            .finally(() => (renewing = false))
+            .finally(() => (renewing = undefined))
         }
       },
       ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
@@ -265,6 +268,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     } finally {
       clearInterval(renewal)
     }
+    // A renewal still in flight would race the commit on the key's revision: its answer comes first
+    // (bounded by the store's timeouts), and with it the news of a claim lost meanwhile.
+    await renewing
     current.running = undefined
     if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
     return settle(current, { ...fields }, stored?.ok ? (stored.value?.revision ?? 0) : undefined)
