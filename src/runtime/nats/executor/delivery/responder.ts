@@ -4,8 +4,10 @@
  * claim with the request's fence: it renews the claim every `renewEveryMs` while the handler runs
  * (a failed renewal, the claim taken over or expired, aborts the execution), commits the claim
  * under its fence before publishing the result (a stale or expired claim cannot commit: nothing
- * is published), and publishes the result to the retained stream with a message id, so a
- * republication is stored once. A request is acknowledged once it is answered or known stale.
+ * is published; a refusal while the claim still reads as its own, held and within its lease, is
+ * a compare-and-set lost to a write of its own or a read from behind, and the commit is tried
+ * again), and publishes the result to the retained stream with a message id, so a republication
+ * is stored once. A request is acknowledged once it is answered or known stale.
  * CancelRequests (core messages) abort a running execution (`stopped`), or are answered
  * `already-completed` after the commit, `unknown` otherwise.
  *
