@@ -7,12 +7,30 @@
 import { DiscardPolicy, jetstreamManager, StorageType } from '@nats-io/jetstream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createResponder, openClaimStore } from '../../src/runtime/nats/executor/index.js'
-import type { RequestOptions } from '@nats-io/nats-core'
+import type { NatsConnection, RequestOptions } from '@nats-io/nats-core'
 import { binding, patient, poll, startDurableRig, type DurableRig, quick, shipmentInputs, STREAM } from '../helpers/executor-durable.js'
 import { operationId } from '../../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from '../helpers/nats-server.js'
 import { openRecordBucket } from '../../src/runtime/nats/executor/durable/records.js'
 import { operationStore } from '../../src/runtime/nats/executor/durable/store.js'
+
+/**
+ * A courier's connection whose requests are first shown to `before` (the subject and the body as
+ * text), which may write, wait, or throw as a request whose answer was lost would: the
+ * interleavings a loaded cluster brings about now and then, made to happen every run.
+ */
+function intercepted(real: NatsConnection, before: (subject: string, text: string) => Promise<void>): NatsConnection {
+  return new Proxy(real, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown
+      if (property !== 'request' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value
+      return async (subject: string, data?: Uint8Array, opts?: RequestOptions) => {
+        await before(subject, data ? new TextDecoder().decode(data) : '')
+        return target.request(subject, data, opts)
+      }
+    },
+  })
+}
 
 /** A sentence: one line, no stack frames. */
 const sentence = expect.stringMatching(/^[^\n]+$/)
@@ -94,26 +112,17 @@ export function replicasOnOneServer(): void {
         const claimBucket = binding.claimBucket!
         const renewer = await openClaimStore(await rig.connection(), claimBucket)
         if (!renewer.ok) throw new Error(renewer.message)
-        const real = await rig.connection()
         let lateRenewals = 0
         // The courier's connection: its first commit's write is preceded by a renewal of the same
         // claim (same peer, same fence), which moves the key's revision after the commit read it.
-        const connection = new Proxy(real, {
-          get(target, property) {
-            const value = Reflect.get(target, property, target) as unknown
-            if (property !== 'request' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value
-            return async (subject: string, data?: Uint8Array, opts?: RequestOptions) => {
-              const text = data ? new TextDecoder().decode(data) : ''
-              if (lateRenewals === 0 && subject.startsWith(`$KV.${claimBucket}.`) && text.includes('"state":"committed"')) {
-                lateRenewals++
-                const key = subject.slice(`$KV.${claimBucket}.`.length)
-                const c = JSON.parse(text) as { peerId: string; fence: number }
-                const renewed = await renewer.value.renew(key, c.peerId, c.fence, Date.now() + 30_000, Date.now())
-                if (!renewed.ok) throw new Error(renewed.message)
-              }
-              return target.request(subject, data, opts)
-            }
-          },
+        const connection = intercepted(await rig.connection(), async (subject, text) => {
+          if (lateRenewals === 0 && subject.startsWith(`$KV.${claimBucket}.`) && text.includes('"state":"committed"')) {
+            lateRenewals++
+            const key = subject.slice(`$KV.${claimBucket}.`.length)
+            const c = JSON.parse(text) as { peerId: string; fence: number }
+            const renewed = await renewer.value.renew(key, c.peerId, c.fence, Date.now() + 30_000, Date.now())
+            if (!renewed.ok) throw new Error(renewed.message)
+          }
         })
         let runs = 0
         const responder = await createResponder<unknown, { accepted: boolean }>({
@@ -135,6 +144,59 @@ export function replicasOnOneServer(): void {
           expect([lateRenewals, runs]).toEqual([1, 1])
           expect(result.value.decision).toMatchObject({ outcome: 'success', votes: [{ peerId: 'c-ann', attempt: 1 }] })
           expect(result.value.state.branches.map((b) => [b.branchId, b.status, b.attempt])).toEqual([['c-ann', 'succeeded', 1]])
+        } finally {
+          await ex.close()
+          await responder.value.close()
+        }
+      },
+    )
+
+    it.sequential(
+      "a courier's claim read before it runs a request: one that outlasts the acknowledgement wait does not let the redelivery run the handler a second time, and one the store does not answer does not acknowledge the request away (it comes again): each decided on the first attempt, each handler run once",
+      async () => {
+        const interaction = patient(rig.assign, 20_000)
+        const claimBucket = binding.claimBucket!
+        const [slow, lost] = await Promise.all(['slow-claim-read', 'lost-claim-read'].map((k) => operationId('dispatcher', rig.digest, k)))
+        const struck = new Set<string>()
+        // The first read of each operation's claim (not of its kept result): slowed past the 1 s acknowledgement wait, or its answer lost.
+        const connection = intercepted(await rig.connection(), async (subject, text) => {
+          if (subject !== `$JS.API.STREAM.MSG.GET.KV_${claimBucket}`) return
+          for (const [id, fault] of [
+            [slow, 'slow'],
+            [lost, 'lost'],
+          ] as const) {
+            if (struck.has(id) || !text.endsWith(`${id}.c-ann"}`)) continue
+            struck.add(id)
+            if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, 1600))
+            else throw new Error('TIMEOUT')
+          }
+        })
+        const runs = new Map<string, number>()
+        const responder = await createResponder<unknown, { accepted: boolean }>({
+          connection,
+          module: rig.module,
+          interaction,
+          peerId: 'c-ann',
+          durable: { requestStream: STREAM, claimBucket, ackWaitMs: 1000 },
+          handler: async ({ operationId: id }) => {
+            runs.set(id, (runs.get(id) ?? 0) + 1)
+            // Still running when the slowed read answers (a run started by the redelivery would overlap it).
+            if (id === slow) await new Promise((resolve) => setTimeout(resolve, 1200))
+            return { accepted: true }
+          },
+        })
+        if (!responder.ok) throw new Error(responder.message)
+        const ex = await rig.executor(interaction)
+        try {
+          for (const [id, key] of [
+            [slow, 'slow-claim-read'],
+            [lost, 'lost-claim-read'],
+          ] as const) {
+            const result = await ex.invoke({ principalId: 'dispatcher', idempotencyKey: key, inputs: shipmentInputs })
+            if (!result.ok) throw new Error(result.message)
+            expect([key, struck.has(id), runs.get(id)]).toEqual([key, true, 1])
+            expect(result.value.decision).toMatchObject({ outcome: 'success', votes: [{ peerId: 'c-ann', attempt: 1 }] })
+          }
         } finally {
           await ex.close()
           await responder.value.close()

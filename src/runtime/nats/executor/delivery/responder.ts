@@ -116,6 +116,8 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     fence: boundPointer(interaction, (s) => s['branch'] === 'fence'),
   }
   const records = new Map<string, BranchRecord>()
+  /** The fence of the attempt a delivery is reading the stores for, by branch (before its record says it runs). */
+  const preparing = new Map<string, number>()
   let published = 0
   const inFlight = new Set<Promise<void>>()
 
@@ -211,9 +213,26 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       else msg.nak(ackWaitMs)
     }
     if (record?.finished && f === record.fence) return settle(record, record.finished)
-    const stored = kept ? await kept.read<KeptResult>(rkey) : undefined
-    const k = stored?.ok ? stored.value?.value : undefined
-    if (k && k.fence === f && k.peerId === peerId && k.attempt === attempt && typeof k.fields === 'object' && k.fields !== null) {
+    // Another delivery of this attempt is reading its stores: a redelivery comes once the
+    // acknowledgement wait passes, and those reads can outlast it in an election. That delivery runs
+    // the request and acknowledges it; this one would run the handler a second time. The reads are
+    // the only waits before the record says the request runs.
+    if (preparing.get(key) === f) return
+    preparing.set(key, f)
+    /** A result this attempt kept before a restart: settled again without running the handler. */
+    const restorable = (r: KeptResult | undefined): r is KeptResult =>
+      r !== undefined && r.fence === f && r.peerId === peerId && r.attempt === attempt && typeof r.fields === 'object' && r.fields !== null
+    let stored: Awaited<ReturnType<RecordBucket['read']>> | undefined
+    let k: KeptResult | undefined
+    let held: Awaited<ReturnType<ClaimStore['read']>> | undefined
+    try {
+      stored = kept ? await kept.read<KeptResult>(rkey) : undefined
+      k = stored?.ok ? (stored.value?.value as KeptResult | undefined) : undefined
+      if (claims && !restorable(k)) held = await claims.read(ckey)
+    } finally {
+      preparing.delete(key)
+    }
+    if (restorable(k)) {
       // Restarted after keeping the result: committed now if the claim is still this attempt's, then published again.
       const restored: BranchRecord = { fence: f, attempt: attempt as number }
       records.set(key, restored)
@@ -223,8 +242,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // reply) leaves the claim held until then, so only a stale claim or a lease about to lapse aborts.
     let securedUntil = Number.POSITIVE_INFINITY
     if (claims) {
-      const held = await claims.read(ckey)
-      const c = held.ok ? held.value?.claim : undefined
+      // The claim store did not answer (an election, a lost reply): that decides nothing, the request comes again.
+      if (!held?.ok) return msg.nak(ackWaitMs)
+      const c = held.value?.claim
       // Only the holder of the request's fence runs it: a claim replaced or expired meanwhile makes the request stale.
       if (!c || c.fence !== f || c.peerId !== peerId || c.state !== 'held' || c.leaseUntilMs <= now()) return msg.ack()
       securedUntil = c.leaseUntilMs
