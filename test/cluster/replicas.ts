@@ -2,7 +2,11 @@
  * The durable executor's and responder's `replicas` on one server (test/helpers/executor-durable.ts):
  * one replica works end to end and the buckets they create have it; three are refused by a single
  * server, and the refusal is a sentence naming the bucket, the count asked and the server's answer,
- * not a stack; a count the profile does not allow is refused before anything is sent.
+ * not a stack; a count the profile does not allow is refused before anything is sent. Beside them,
+ * the interleavings a loaded cluster brings about now and then, made to happen every run through a
+ * courier connection that writes, waits or loses an answer before a request (`intercepted`): a
+ * commit losing its compare-and-set to a renewal of its own, a claim read slower than the
+ * acknowledgement wait or unanswered, and a decision record the state store does not take.
  */
 import { DiscardPolicy, jetstreamManager, StorageType } from '@nats-io/jetstream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
