@@ -1,7 +1,8 @@
 /**
  * Real JetStream clusters of nats-server on loopback, under faults (test/helpers/nats-cluster.ts):
  * provisioning with num_replicas 3 and 5; the NATS client; the executor; the durable executor on 3
- * nodes and on 5; and, on one server, the replicas the durable executor is given. Each suite starts its own cluster (or server) and runs its tests in
+ * nodes and on 5; and, on one server, the replicas the durable executor is given and the
+ * interleavings a loaded cluster brings about now and then, made to happen every run. Each suite starts its own cluster (or server) and runs its tests in
  * order (a fault test leaves the cluster as the next one expects); the suites run at once, since
  * they mostly wait on leader elections, not on the CPU.
  */

@@ -13,7 +13,7 @@ import { operationId } from '../../src/runtime/nats/interactions.js'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
 import { patient, shipmentInputs } from '../helpers/executor-durable-config.js'
 import { variant } from '../helpers/executor-nats.js'
-import { NATS_SERVER } from '../helpers/nats-cluster.js'
+import { groupPeers, NATS_SERVER } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { durableClusterSuite, STREAM } from './durable-world.js'
 import { bounded, expectFanOutSettled } from './invariants.js'
@@ -53,7 +53,7 @@ export function durableOnFiveNodes(): void {
         // Replicas passed through: the couriers stream and both buckets the executor and responders created hold five.
         for (const stream of [STREAM, `KV_${suite.world.binding.stateBucket}`, `KV_${suite.world.binding.claimBucket!}`]) {
           const info = await suite.world.jsm.streams.info(stream)
-          expect([stream, info.config.num_replicas, 1 + (info.cluster?.replicas?.length ?? 0)]).toEqual([stream, 5, 5])
+          expect([stream, info.config.num_replicas, groupPeers(info.cluster).length]).toEqual([stream, 5, 5])
         }
       },
     )
@@ -118,7 +118,7 @@ export function durableOnFiveNodes(): void {
             [answers[1], acknowledged2],
           ] as const) {
             if (!answer.ok) throw new Error(answer.message)
-            expectFanOutSettled(answer.value)
+            expectFanOutSettled(answer.value, ex)
             await w.invariants(interaction, ex, answer.value, acknowledged)
           }
           // Each offer handled once (a redelivery of a running request is not run again), none aborted.

@@ -30,7 +30,7 @@ import type { ExecutorResult } from '../../src/runtime/nats/executor/result.js'
 import { deployment, GROUP_PEERS, variant, type Ballot } from '../helpers/executor-nats.js'
 import { loadModule } from '../helpers/load-module.js'
 import { ShopBundle } from '../helpers/nats-bundle.js'
-import { NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
+import { groupPeers, NATS_SERVER, startNatsCluster, type NatsCluster } from '../helpers/nats-cluster.js'
 import { until } from '../helpers/until.js'
 import { bounded, expectDecidedOnce } from './invariants.js'
 
@@ -94,7 +94,7 @@ export function executorOnCluster(): void {
         const jsm = await jetstreamManager(connections[0]!, { timeout: 5000 })
         const info = await jsm.streams.info(STREAM)
         expect(info.config).toMatchObject({ num_replicas: 3, max_msgs_per_subject: 1, deny_delete: true, allow_direct: false, discard: 'new' })
-        expect(info.cluster?.replicas ?? []).toHaveLength(2)
+        expect(groupPeers(info.cluster)).toHaveLength(3)
         const five = await openClaimStore(connections[0]!, 'claims_five', { replicas: 5 })
         expect(five).toMatchObject({ ok: false, code: 'CLAIM_STORE_FAILED', message: expect.stringMatching(/claims_five.*(insufficient|replicas|placement)/i) })
         const one = await openClaimStore(connections[0]!, 'claims_one', { replicas: 1 })
@@ -142,9 +142,12 @@ export function executorOnCluster(): void {
         /** The lease of each holder's last acknowledged renewal. */
         const acknowledged = new Map<string, number>()
         let stop = false
+        // Bounded by time, not by a count: on a loaded machine a count could run out before the new
+        // leader is elected, and the renewals the test waits for there would never come.
+        const renewUntil = Date.now() + 150_000
         const renewals = holders.map(async (h, index) => {
-          // Bounded: at most 400 renewals a holder; it stops once the new leader has taken two more each.
-          for (let i = 1; i <= 400 && !stop; i++) {
+          // Each holder renews until the new leader has taken two more each (stop), or the bound.
+          for (let i = 1; !stop && Date.now() < renewUntil; i++) {
             const lease = 1_000_000 + i
             const renewed = await (index % 2 === 0 ? store : peerStore).renew(`op3.${h}`, h, fences.get(h)!, lease, 0)
             answers.push(renewed.ok ? 'ok' : renewed.code)
@@ -179,7 +182,14 @@ export function executorOnCluster(): void {
         const race = Promise.all(contenders.map(contend))
         await cluster.newStreamLeader(STREAM, killed)
         const mark = answers.length
-        await until('renewals on the new leader', () => (answers.slice(mark).filter((a) => a === 'ok').length >= 16 ? true : undefined), 30_000)
+        await until('renewals on the new leader', () => (answers.slice(mark).filter((a) => a === 'ok').length >= 16 ? true : undefined), 30_000).catch(
+          (error: unknown) => {
+            // What the renewals answered since the election, to tell a count run out from a leader that took none.
+            const since: Record<string, number> = {}
+            for (const a of answers.slice(mark)) since[a] = (since[a] ?? 0) + 1
+            throw new Error(`${String(error)}; answers since the election: ${JSON.stringify(since)}`)
+          },
+        )
         stop = true
         await Promise.all(renewals)
         const winners = (await race).filter((w): w is StoredClaim => w !== undefined)

@@ -167,11 +167,21 @@ export const expectCourierInvariants = (run: Omit<DurableFaultRun, 'offers' | 'r
 
 /**
  * The three-courier fan-out's verdict after a fault: settled as a success, each branch decided on
- * its first attempt (c-bob's courier answers unsuccessful by design), none retried.
+ * its first attempt (c-bob's courier answers unsuccessful by design), none retried: every lease
+ * outlasts the faults, so a second attempt would mean a claim left to lapse. Given the executor, a
+ * verdict that differs names the log's events of the branches concerned (claims, expiries, results,
+ * ms after admission).
  */
-export function expectFanOutSettled(outcome: InvocationOutcome): void {
+export function expectFanOutSettled(outcome: InvocationOutcome, executor?: Executor): void {
+  const retried = new Set(outcome.state.branches.filter((b) => b.attempt !== 1).map((b) => b.branchId))
+  const log = executor?.log(outcome.operationId)
+  const admittedAt = log?.ok ? (log.value[0]?.atMs ?? 0) : 0
+  const trace = log?.ok ? log.value.filter((e) => 'branchId' in e && retried.has(e.branchId)).map((e) => ({ ...e, atMs: e.atMs - admittedAt })) : 'no log'
   expect(outcome.decision).toMatchObject({ outcome: 'success', reason: 'settled' })
-  expect(outcome.state.branches.map((b) => [b.branchId, b.status, b.attempt])).toEqual([
+  expect(
+    outcome.state.branches.map((b) => [b.branchId, b.status, b.attempt]),
+    `retried: ${JSON.stringify(trace)}`,
+  ).toEqual([
     ['c-ann', 'succeeded', 1],
     ['c-bob', 'unsuccessful', 1],
     ['c-cat', 'succeeded', 1],

@@ -88,7 +88,7 @@ export async function couriersWorkingThrough(world: DurableWorld, cluster: NatsC
     if (!result.ok) throw new Error(result.message)
     expect(world.aborted).toEqual(new Map())
     expect(Object.fromEntries(world.handled)).toEqual({ 'c-ann': 1, 'c-bob': 1, 'c-cat': 1 })
-    expectFanOutSettled(result.value)
+    expectFanOutSettled(result.value, ex)
     await world.invariants(interaction, ex, result.value, acknowledged)
   } finally {
     release()

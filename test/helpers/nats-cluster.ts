@@ -101,6 +101,16 @@ export interface NatsCluster {
   stop(): Promise<void>
 }
 
+/**
+ * The servers of a replicated group (a stream's or a consumer's) as a stream or consumer info names
+ * them: its leader and its replicas, each once. A member that knows no leader yet (a consumer just
+ * created, a group electing) answers the info itself and lists every member, itself included, under
+ * `replicas` with no leader: counting `1 + replicas.length` then reads one server too many.
+ */
+export function groupPeers(cluster: { leader?: string; replicas?: ReadonlyArray<{ name: string }> } | undefined): string[] {
+  return [...new Set([cluster?.leader ?? '', ...(cluster?.replicas ?? []).map((r) => r.name)].filter((n) => n !== ''))]
+}
+
 const live = new Set<ChildProcess>()
 let exitHookInstalled = false
 function installExitHook(): void {
@@ -414,7 +424,7 @@ async function startCluster(size: 3 | 5, label: string, options: ClusterOptions)
       ),
     streamPeers: async (stream) => {
       const info = await until(`the peers of stream ${stream}`, () => askStream((jsm) => jsm.streams.info(stream)), 30_000, POLL_MS)
-      return [info.cluster?.leader ?? '', ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((n) => n !== '')
+      return groupPeers(info.cluster)
     },
     newStreamLeader: (stream, previous, timeoutMs = 60_000) =>
       until(

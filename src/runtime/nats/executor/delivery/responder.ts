@@ -4,8 +4,10 @@
  * claim with the request's fence: it renews the claim every `renewEveryMs` while the handler runs
  * (a failed renewal, the claim taken over or expired, aborts the execution), commits the claim
  * under its fence before publishing the result (a stale or expired claim cannot commit: nothing
- * is published), and publishes the result to the retained stream with a message id, so a
- * republication is stored once. A request is acknowledged once it is answered or known stale.
+ * is published; a refusal while the claim still reads as its own, held and within its lease, is
+ * a compare-and-set lost to a write of its own or a read from behind, and the commit is tried
+ * again), and publishes the result to the retained stream with a message id, so a republication
+ * is stored once. A request is acknowledged once it is answered or known stale.
  * CancelRequests (core messages) abort a running execution (`stopped`), or are answered
  * `already-completed` after the commit, `unknown` otherwise.
  *
@@ -114,6 +116,8 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     fence: boundPointer(interaction, (s) => s['branch'] === 'fence'),
   }
   const records = new Map<string, BranchRecord>()
+  /** The fence of the attempt a delivery is reading the stores for, by branch (before its record says it runs). */
+  const preparing = new Map<string, number>()
   let published = 0
   const inFlight = new Set<Promise<void>>()
 
@@ -192,6 +196,10 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
           const held = await claims.read(ckey)
           if (!held.ok) return msg.nak(ackWaitMs)
           const c = held.value?.claim
+          // Still ours, held and within its lease: the compare-and-set lost to a write of our own (a
+          // renewal an election left pending, landing late) or read the key from a server behind. The
+          // claim is not lost: the request comes again and the commit is tried again.
+          if (c && c.fence === f && c.peerId === peerId && c.state === 'held' && c.leaseUntilMs > now()) return msg.nak(ackWaitMs)
           if (!(c && c.fence === f && c.peerId === peerId && c.state === 'committed')) {
             current.finished = undefined
             return msg.ack()
@@ -205,9 +213,26 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       else msg.nak(ackWaitMs)
     }
     if (record?.finished && f === record.fence) return settle(record, record.finished)
-    const stored = kept ? await kept.read<KeptResult>(rkey) : undefined
-    const k = stored?.ok ? stored.value?.value : undefined
-    if (k && k.fence === f && k.peerId === peerId && k.attempt === attempt && typeof k.fields === 'object' && k.fields !== null) {
+    // Another delivery of this attempt is reading its stores: a redelivery comes once the
+    // acknowledgement wait passes, and those reads can outlast it in an election. That delivery runs
+    // the request and acknowledges it; this one would run the handler a second time. The reads are
+    // the only waits before the record says the request runs.
+    if (preparing.get(key) === f) return
+    preparing.set(key, f)
+    /** A result this attempt kept before a restart: settled again without running the handler. */
+    const restorable = (r: KeptResult | undefined): r is KeptResult =>
+      r !== undefined && r.fence === f && r.peerId === peerId && r.attempt === attempt && typeof r.fields === 'object' && r.fields !== null
+    let stored: Awaited<ReturnType<RecordBucket['read']>> | undefined
+    let k: KeptResult | undefined
+    let held: Awaited<ReturnType<ClaimStore['read']>> | undefined
+    try {
+      stored = kept ? await kept.read<KeptResult>(rkey) : undefined
+      k = stored?.ok ? (stored.value?.value as KeptResult | undefined) : undefined
+      if (claims && !restorable(k)) held = await claims.read(ckey)
+    } finally {
+      preparing.delete(key)
+    }
+    if (restorable(k)) {
       // Restarted after keeping the result: committed now if the claim is still this attempt's, then published again.
       const restored: BranchRecord = { fence: f, attempt: attempt as number }
       records.set(key, restored)
@@ -217,8 +242,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // reply) leaves the claim held until then, so only a stale claim or a lease about to lapse aborts.
     let securedUntil = Number.POSITIVE_INFINITY
     if (claims) {
-      const held = await claims.read(ckey)
-      const c = held.ok ? held.value?.claim : undefined
+      // The claim store did not answer (an election, a lost reply): that decides nothing, the request comes again.
+      if (!held?.ok) return msg.nak(ackWaitMs)
+      const c = held.value?.claim
       // Only the holder of the request's fence runs it: a claim replaced or expired meanwhile makes the request stale.
       if (!c || c.fence !== f || c.peerId !== peerId || c.state !== 'held' || c.leaseUntilMs <= now()) return msg.ack()
       securedUntil = c.leaseUntilMs
@@ -230,7 +256,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // While the handler runs: the request stays in progress (no redelivery) and, under ownership, the claim is renewed.
     // One renewal at a time: renewals a fault left unanswered would otherwise land together and
     // race on the key's revision, and the loser's compare-and-set would read as the claim lost.
-    let renewing = false
+    let renewing: Promise<void> | undefined
     /**
      * A stale answer is believed once the claim is read to be another's: an earlier renewal of ours
      * that an election left pending can land after it and move the revision under the next one.
@@ -244,15 +270,14 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       () => {
         msg.working()
         if (claims && !renewing) {
-          renewing = true
           const until = now() + ownership!.leaseMs
-          void claims
+          renewing = claims
             .renew(ckey, peerId, f, until, now())
             .then(async (renewed) => {
               if (renewed.ok) securedUntil = until
               else if ((renewed.code === 'CLAIM_STALE' && (await lost())) || securedUntil - now() <= ownership!.renewEveryMs) current.running?.abort()
             })
-            .finally(() => (renewing = false))
+            .finally(() => (renewing = undefined))
         }
       },
       ownership ? ownership.renewEveryMs : Math.max(1, Math.floor(ackWaitMs / 2)),
@@ -265,6 +290,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     } finally {
       clearInterval(renewal)
     }
+    // A renewal still in flight would race the commit on the key's revision: its answer comes first
+    // (bounded by the store's timeouts), and with it the news of a claim lost meanwhile.
+    await renewing
     current.running = undefined
     if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
     return settle(current, { ...fields }, stored?.ok ? (stored.value?.revision ?? 0) : undefined)

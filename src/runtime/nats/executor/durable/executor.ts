@@ -112,7 +112,8 @@ interface Live {
   onCancelResult(payload: unknown, msg?: JsMsg): void
   /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
   cancel(): Promise<ExecutorResult<Decision>>
-  stop(reason: string): void
+  /** `closing`: the executor is closed (a decided operation answers `EXECUTOR_CLOSED`). */
+  stop(reason: string, closing?: boolean): void
 }
 
 export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan): ExecutorResult<Executor<any, any>> {
@@ -309,7 +310,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       chain = chain.then(() => (stopped ? undefined : work())).catch((error: unknown) => stop(`the executor failed: ${text(error)}`))
       return chain
     }
-    function stop(reason: string): void {
+    /**
+     * Stops driving the operation. Closing the executor answers a decided operation `EXECUTOR_CLOSED`;
+     * anything else (a state write the store did not take, the decision record included) answers
+     * `EXECUTOR_STATE_FAILED`: the operation waits for a resume, decided or not.
+     */
+    function stop(reason: string, closing = false): void {
       if (stopped) return
       stopped = true
       if (timer) clearTimeout(timer)
@@ -319,7 +325,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       live.delete(id)
       if (!answered) {
         answered = true
-        finish(refuse(core.state().decision ? 'EXECUTOR_CLOSED' : 'EXECUTOR_STATE_FAILED', `${id}: ${reason}`))
+        finish(refuse(closing && core.state().decision ? 'EXECUTOR_CLOSED' : 'EXECUTOR_STATE_FAILED', `${id}: ${reason}`))
       }
     }
 
@@ -838,7 +844,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     async close() {
       // Durable state: nothing is decided on close (restart: resume); the operations resume in another executor.
       closed = true
-      for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state')
+      for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state', true)
       cancelReplies?.unsubscribe()
       const r = await ready
       if (r?.ok) await Promise.all([r.value.results?.close(), r.value.cancels?.close()])
