@@ -11,7 +11,7 @@
 import { DiscardPolicy, jetstreamManager, StorageType } from '@nats-io/jetstream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createResponder, openClaimStore } from '../../src/runtime/nats/executor/index.js'
-import type { NatsConnection, RequestOptions } from '@nats-io/nats-core'
+import { errors, type NatsConnection, type RequestOptions } from '@nats-io/nats-core'
 import { binding, patient, poll, startDurableRig, type DurableRig, quick, shipmentInputs, STREAM } from '../helpers/executor-durable.js'
 import { operationId } from '../../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from '../helpers/nats-server.js'
@@ -295,6 +295,28 @@ export function replicasOnOneServer(): void {
         } finally {
           await ex.close()
         }
+      },
+    )
+
+    it.sequential(
+      'a bucket whose stream lookup and create go unanswered once each (the create applied, its answer lost) is opened, its stream made once',
+      async () => {
+        const real = await rig.connection()
+        const seen = { info: 0, create: 0 }
+        const nc = intercepted(real, async (subject, text) => {
+          if (subject === '$JS.API.STREAM.INFO.KV_unanswered_state' && seen.info++ === 0) throw new errors.TimeoutError()
+          if (subject === '$JS.API.STREAM.CREATE.KV_unanswered_state' && seen.create++ === 0) {
+            // The server takes the create; its answer never comes back.
+            await real.request(subject, new TextEncoder().encode(text))
+            throw new errors.TimeoutError()
+          }
+        })
+        const opened = await openRecordBucket(nc, 'unanswered_state', { replicas: 1 })
+        expect(opened.ok && 'opened', opened.ok ? '' : opened.message).toBe('opened')
+        // Looked up, created (unanswered), looked up again and found: never asked to be created twice.
+        expect(seen).toEqual({ info: 3, create: 1 })
+        const info = await (await jetstreamManager(real)).streams.info('KV_unanswered_state')
+        expect(info.config.num_replicas).toBe(1)
       },
     )
   })

@@ -3,8 +3,8 @@
  * nats.js's KV uses, opened through `@nats-io/jetstream` since `@nats-io/kv` is not a dependency),
  * shared by the durable state records (`durable/records.ts`) and the claims (`ownership/claims.ts`).
  */
-import type { NatsConnection } from '@nats-io/nats-core'
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { errors, type NatsConnection } from '@nats-io/nats-core'
+import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream'
 import { bucketRefusal, replicasRefusal, type Replicas } from './durable/replicas.js'
 
 /** The profile's replica counts. */
@@ -27,32 +27,50 @@ export async function openKvStream(nc: NatsConnection, bucket: string, replicas?
   const badReplicas = replicasRefusal(replicas)
   if (badReplicas !== undefined) return { ok: false, message: badReplicas }
   const stream = `KV_${bucket}`
+  const asked = replicas ?? defaultReplicas(nc)
+  const config: Partial<StreamConfig> & { name: string } = {
+    num_replicas: asked,
+    name: stream,
+    subjects: [`$KV.${bucket}.>`],
+    max_msgs_per_subject: 1,
+    allow_rollup_hdrs: true,
+    deny_delete: true,
+    allow_direct: false,
+    storage: 'file' as never,
+    discard: 'new' as never,
+  }
   try {
     const jsm = await jetstreamManager(nc)
-    try {
-      await jsm.streams.info(stream)
-    } catch (error) {
-      // Only a missing stream is created: a timeout or an election says nothing about whether it exists.
-      if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
-      const asked = replicas ?? defaultReplicas(nc)
+    // A request no server answered in time (a cluster electing its meta leader, or too busy to answer)
+    // says nothing about the stream: it is asked again, at most OPEN_TRIES times in all. A create
+    // that timed out may have been applied, so the stream is looked up before it is asked for again.
+    for (let attempt = 1; ; attempt++) {
       try {
-        await jsm.streams.add({
-          num_replicas: asked,
-          name: stream,
-          subjects: [`$KV.${bucket}.>`],
-          max_msgs_per_subject: 1,
-          allow_rollup_hdrs: true,
-          deny_delete: true,
-          allow_direct: false,
-          storage: 'file' as never,
-          discard: 'new' as never,
-        })
+        await jsm.streams.info(stream)
+        return { ok: true, jsm, stream }
+      } catch (error) {
+        if (unanswered(error) && attempt < OPEN_TRIES) continue
+        // Only a missing stream is created.
+        if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error
+      }
+      try {
+        await jsm.streams.add(config)
+        return { ok: true, jsm, stream }
       } catch (refused) {
+        if (unanswered(refused) && attempt < OPEN_TRIES) continue
         return { ok: false, message: bucketRefusal(what, bucket, asked, refused instanceof Error ? refused.message : String(refused)) }
       }
     }
-    return { ok: true, jsm, stream }
   } catch (error) {
     return { ok: false, message: `the ${what} ${bucket}: ${error instanceof Error ? error.message : String(error)}` }
   }
+}
+
+/** How many times opening a bucket asks a JetStream that does not answer (each try bounded by the connection's request timeout). */
+const OPEN_TRIES = 4
+
+/** Whether a JetStream API request went unanswered (timed out, or no server took it): not a refusal. */
+function unanswered(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined
+  return [error, cause].some((e) => e instanceof errors.TimeoutError || e instanceof errors.NoRespondersError)
 }
