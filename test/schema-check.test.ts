@@ -75,6 +75,20 @@ const schema: fc.Arbitrary<Schema> = fc.letrec((tie) => ({
       { requiredKeys: [] },
     ),
     fc.record({ type: fc.constant('string'), minLength: fc.nat(3), maxLength: fc.nat(4), pattern: fc.constantFrom(...PATTERNS) }, { requiredKeys: ['type'] }),
+    // One type beside other kinds' keywords: the type's own checks are written first and the
+    // others' after its `else` (the code writer moves them when they come first in its order).
+    fc.record(
+      {
+        type: fc.constantFrom<string | string[]>('string', 'array', 'object', 'integer', ['array'], ['object']),
+        minimum: fc.integer({ min: -5, max: 5 }),
+        maxLength: fc.nat(4),
+        pattern: fc.constantFrom(...PATTERNS),
+        maxItems: fc.nat(3),
+        required: fc.uniqueArray(key, { maxLength: 2 }),
+        maxProperties: fc.nat(3),
+      },
+      { requiredKeys: ['type'] },
+    ),
   ),
   object: fc.record(
     {

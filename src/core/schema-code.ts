@@ -154,6 +154,9 @@ const KIND_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
   object: ['maxProperties', 'minProperties', 'required', 'properties', 'patternProperties', 'additionalProperties'],
 }
 
+/** The bound keywords, in the interpreter's order. */
+const BOUND_KEYWORDS = Object.keys(BOUNDS) as Array<keyof typeof BOUNDS>
+
 /** Property names compared one by one up to this many; a `Set` past it. */
 const INLINE_NAMES = 8
 /** Enum values compared one by one up to this many scalars; a constant array past it. */
@@ -172,6 +175,8 @@ export class SchemaCode {
   /** `jsString` of names and texts met again and again (property names, paths), made once each. */
   private readonly strings = new Map<string, string>()
   private vars = 0
+  /** The parts of the function being written, in order (`text` joins them once). */
+  private out: string[] = []
   private readonly marked: boolean
 
   constructor(private readonly options: SchemaCodeOptions) {
@@ -210,12 +215,17 @@ export class SchemaCode {
     return this.fill(piece)
   }
 
-  /** The function's code (its module names as slots while a piece is written). */
+  /** The function's code (its module names as slots while a piece is written), its parts in one list joined once. */
   private text(schema: Schema, definition: boolean): string {
     this.vars = 0
-    const body = this.node(schema, { data: 'd', head: 'p', tail: '', depth: 0 })
+    const o: string[] = (this.out = [
+      definition ? `function (d, p, e, n) { if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : 'function (d, p, e, n) { ',
+    ])
+    this.node(schema, { data: 'd', head: 'p', tail: '', depth: 0 })
     if (definition) this.used.add('$deep')
-    return `function (d, p, e, n) { ${definition ? `if (n >= ${MAX_VALIDATION_DEPTH}) return $deep(e, p); ` : ''}${body} }`
+    o.push(' }')
+    this.out = []
+    return o.join('')
   }
 
   /** The piece's code with this module's names: slots resolved in the order they were asked for, as writing it here would have. */
@@ -248,45 +258,131 @@ export class SchemaCode {
     return linear
   }
 
-  private node(schema: Schema, at: At): string {
-    if (schema === true) return ''
-    if (schema === false) return this.fail(at, 'false schema', {}, MESSAGES['false schema'])
+  /**
+   * Writes `schema`'s checks at `at` onto `out`: their texts, the empty ones left out, joined by one
+   * space as they come. Writes nothing when the node checks nothing (callers read that off the
+   * list's length: no part written is empty).
+   */
+  private node(schema: Schema, at: At): void {
+    if (schema === true) return
+    if (schema === false) {
+      this.out.push(this.fail(at, 'false schema', {}, MESSAGES['false schema']))
+      return
+    }
     for (const key in schema)
       if (Object.hasOwn(schema, key) && !KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
-    // The checks' texts, the empty ones left out, joined by one space as they come.
+    const o = this.out
+    const start = o.length
     // The slot names the definition's function, or its memoized caller (`validatorDeclarations` decides which).
-    const ref = schema.$ref !== undefined ? `${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});` : ''
-    return this.combinators(schema, at, joined(ref, this.typeAndKinds(schema, at)))
+    if (schema.$ref !== undefined) o.push(`${this.slot(['ref', schema.$ref])}(${at.data}, ${this.path(at)}, e, n + ${at.depth + 1});`)
+    const gap = o.length
+    if (gap > start) o.push(' ')
+    const body = o.length
+    this.typeAndKinds(schema, at)
+    if (o.length === body) o.length = gap
+    this.combinators(schema, at, start)
+  }
+
+  /** `piece` after the parts written since `start`, a space between. */
+  private put(start: number, piece: string): void {
+    if (this.out.length > start) this.out.push(' ', piece)
+    else this.out.push(piece)
+  }
+
+  /**
+   * A kind's checks (`typeAndKinds`) after a placeholder for the text before them: the
+   * placeholder's index, or -1 (nothing left written) when the kind has no checks here.
+   */
+  private kind(kind: number, schema: SchemaObject, at: At): number {
+    const o = this.out
+    const at0 = o.length
+    o.push('')
+    if (kind === NUMBER) this.numberChecks(schema, at)
+    else if (kind === STRING) this.stringChecks(schema, at)
+    else if (kind === ARRAY) this.arrayChecks(schema, at)
+    else this.objectChecks(schema, at)
+    if (o.length > at0 + 1) return at0
+    o.length = at0
+    return -1
   }
 
   /** `type`, then the checks of each kind of value (number, string, array, object), as the interpreter orders them. */
-  private typeAndKinds(schema: SchemaObject, at: At): string {
-    const x = at.data
+  private typeAndKinds(schema: SchemaObject, at: At): void {
+    const o = this.out
     // Tests are written only for the kinds that have checks (most nodes have none), and a kind's
-    // checks are written only when the node has one of its keywords (a third of a large
-    // document's generation allocated empty lists otherwise). No list or closure per node: the
-    // four kinds' texts, in the interpreter's order.
+    // checks are written only when the node has one of its keywords. Each kind's checks are
+    // written in the interpreter's order after a placeholder, which then takes the text between
+    // them (the end of the kind before, the test of this one): no kind's text is copied or joined.
     const kinds = kindsOf(schema)
-    const number = kinds & NUMBER ? this.numberChecks(schema, at) : ''
-    const string = kinds & STRING ? this.stringChecks(schema, at) : ''
-    const array = kinds & ARRAY ? this.arrayChecks(schema, at) : ''
-    const object = kinds & OBJECT ? this.objectChecks(schema, at) : ''
-    // One type whose test is its kind's test: the kind's checks run where the type passes.
     const type = schema.type
+    const head = o.length
+    // The placeholder for a type test before the kinds (one not among their tests).
+    if (type !== undefined) o.push('')
+    // Each kind's placeholder (number, string, array, object), -1 for a kind without checks.
+    const places = [
+      kinds & NUMBER ? this.kind(NUMBER, schema, at) : -1,
+      kinds & STRING ? this.kind(STRING, schema, at) : -1,
+      kinds & ARRAY ? this.kind(ARRAY, schema, at) : -1,
+      kinds & OBJECT ? this.kind(OBJECT, schema, at) : -1,
+    ]
+    // One type whose test is its kind's test: the kind's checks run where the type passes.
     const single = typeof type === 'string' ? type : type !== undefined && type.length === 1 ? type[0] : undefined
-    const own = single === 'string' ? string : single === 'array' ? array : single === 'object' ? object : ''
-    const ownKind = own !== '' ? single : undefined
-    let branches = ''
-    if (number !== '') branches = `if (typeof ${x} === "number") { ${number} }`
-    if (string !== '' && ownKind !== 'string') branches = joined(branches, `if (typeof ${x} === "string") { ${string} }`)
-    if (array !== '' && ownKind !== 'array') branches = joined(branches, `if (Array.isArray(${x})) { ${array} }`)
-    if (object !== '' && ownKind !== 'object') branches = joined(branches, `if (${this.typeTest('object', x)}) { ${object} }`)
-    if (type === undefined) return branches
+    const ownIndex = single === 'string' ? 1 : single === 'array' ? 2 : single === 'object' ? 3 : -1
+    const own = ownIndex >= 0 ? places[ownIndex]! : -1
+    if (type === undefined) return this.branches(places, -1, '', at.data)
     const types = typeof type === 'string' ? [type] : type
     this.used.add('$type')
     const typeFail = `$type(e, ${this.path(at)}, ${this.str(types.join(','))});`
-    if (ownKind !== undefined) return `if (${this.kindTest(ownKind, x)}) { ${own} } else { ${typeFail} ${branches} }`
-    return `if (${this.typeFails(types, x)}) ${typeFail} ${branches}`
+    if (own < 0) {
+      o[head] = `if (${this.typeFails(types, at.data)}) ${typeFail} `
+      return this.branches(places, -1, '', at.data)
+    }
+    // `if (test) { own } else { typeFail branches }`: the own kind's checks first (moved there in
+    // the rare node whose other kinds' checks come before them).
+    if (places.some((place, k) => k !== ownIndex && place >= 0 && place < own)) this.ownFirst(places, ownIndex, head + 1)
+    o[places[ownIndex]!] = `if (${this.kindTest(single!, at.data)}) { `
+    this.branches(places, ownIndex, ` } else { ${typeFail} `, at.data)
+  }
+
+  /**
+   * Fills the placeholders of the kinds other than `ownIndex` with their tests (each one's text
+   * after the end of the one before; the first after `lead`), and ends the last. With an own kind,
+   * it is first and `lead` ends it: its `else` ends after the branches.
+   */
+  private branches(places: number[], ownIndex: number, lead: string, x: string): void {
+    const o = this.out
+    let open = false
+    for (let k = 0; k < 4; k++) {
+      const place = places[k]!
+      if (place < 0 || k === ownIndex) continue
+      const test =
+        k === 0
+          ? `if (typeof ${x} === "number") { `
+          : k === 1
+            ? `if (typeof ${x} === "string") { `
+            : k === 2
+              ? `if (Array.isArray(${x})) { `
+              : `if (${this.typeTest('object', x)}) { `
+      o[place] = open ? ` } ${test}` : lead + test
+      open = true
+    }
+    if (ownIndex >= 0) o.push(open ? ' } }' : `${lead} }`)
+    else if (open) o.push(' }')
+  }
+
+  /** Moves the own kind's parts (placeholder and checks) to `first`, before the other kinds' (their places updated). */
+  private ownFirst(places: number[], ownIndex: number, first: number): void {
+    const o = this.out
+    const own = places[ownIndex]!
+    // The own kind's parts end where the next written kind's begin.
+    let end = o.length
+    for (const place of places) if (place > own && place < end) end = place
+    const parts = o.slice(own, end)
+    const shift = end - own
+    for (let i = own - 1; i >= first; i--) o[i + shift] = o[i]!
+    for (let i = 0; i < parts.length; i++) o[first + i] = parts[i]!
+    for (let k = 0; k < 4; k++) if (places[k]! >= first && places[k]! < own) places[k] = places[k]! + shift
+    places[ownIndex] = first
   }
 
   /** The test of a kind with checks (`typeAndKinds`): a string, an array, an object. */
@@ -337,39 +433,38 @@ export class SchemaCode {
     }
   }
 
-  private numberChecks(schema: SchemaObject, at: At): string {
+  private numberChecks(schema: SchemaObject, at: At): void {
     const x = at.data
-    const out: string[] = []
+    const start = this.out.length
     // Each bound's comparison is the JavaScript operator that holds for a valid value.
-    for (const keyword of Object.keys(BOUNDS) as Array<keyof typeof BOUNDS>) {
+    for (const keyword of BOUND_KEYWORDS) {
       const limit = schema[keyword]
       if (limit === undefined) continue
       this.used.add('$bound')
       const literal = this.lit(limit)
-      out.push(`if (!(${x} ${BOUNDS[keyword]} ${literal})) $bound(e, ${this.path(at)}, "${keyword}", ${literal});`)
+      this.put(start, `if (!(${x} ${BOUNDS[keyword]} ${literal})) $bound(e, ${this.path(at)}, "${keyword}", ${literal});`)
     }
     if (schema.multipleOf !== undefined) {
       this.used.add('$multipleOf')
       this.used.add('$multipleOfFail')
       const literal = this.lit(schema.multipleOf)
-      out.push(`if (!$multipleOf(${x}, ${literal})) $multipleOfFail(e, ${this.path(at)}, ${literal});`)
+      this.put(start, `if (!$multipleOf(${x}, ${literal})) $multipleOfFail(e, ${this.path(at)}, ${literal});`)
     }
-    return out.join(' ')
   }
 
-  private stringChecks(schema: SchemaObject, at: At): string {
+  private stringChecks(schema: SchemaObject, at: At): void {
     const x = at.data
-    const out: string[] = []
+    const start = this.out.length
     const { maxLength, minLength, pattern } = schema
     // A string's UTF-16 length bounds its code points (at least half, at most all): counted only when that does not decide.
     if (maxLength !== undefined) {
       this.used.add('$codePoints')
       const literal = this.lit(maxLength)
-      out.push(`if (${x}.length > ${literal} && $codePoints(${x}) > ${literal}) ${this.size(at, 'maxLength', maxLength)}`)
+      this.put(start, `if (${x}.length > ${literal} && $codePoints(${x}) > ${literal}) ${this.size(at, 'maxLength', maxLength)}`)
     }
     if (minLength !== undefined) {
       this.used.add('$codePoints')
-      out.push(`if (${x}.length < ${this.lit(2 * minLength)} && $codePoints(${x}) < ${this.lit(minLength)}) ${this.size(at, 'minLength', minLength)}`)
+      this.put(start, `if (${x}.length < ${this.lit(2 * minLength)} && $codePoints(${x}) < ${this.lit(minLength)}) ${this.size(at, 'minLength', minLength)}`)
     }
     if (pattern !== undefined) {
       // The pattern's text once in the module: the matcher and the error both name its constant.
@@ -378,35 +473,40 @@ export class SchemaCode {
       const matcher = this.matcher(pattern, text)
       // A runtime matcher may run out of its budget: the error then says the value was not decided.
       const undecided = this.options.linear(pattern) !== undefined ? `, ${matcher}.undecided` : ''
-      out.push(`if (!${matcher}.test(${x})) $patternFail(e, ${this.path(at)}, ${text}${undecided});`)
+      this.put(start, `if (!${matcher}.test(${x})) $patternFail(e, ${this.path(at)}, ${text}${undecided});`)
     }
-    return out.join(' ')
   }
 
-  private arrayChecks(schema: SchemaObject, at: At): string {
+  private arrayChecks(schema: SchemaObject, at: At): void {
+    const o = this.out
     const x = at.data
-    const out: string[] = []
+    const start = o.length
     if (schema.maxItems !== undefined) {
-      out.push(`if (${x}.length > ${this.lit(schema.maxItems)}) ${this.size(at, 'maxItems', schema.maxItems)}`)
+      this.put(start, `if (${x}.length > ${this.lit(schema.maxItems)}) ${this.size(at, 'maxItems', schema.maxItems)}`)
     }
     if (schema.minItems !== undefined) {
-      out.push(`if (${x}.length < ${this.lit(schema.minItems)}) ${this.size(at, 'minItems', schema.minItems)}`)
+      this.put(start, `if (${x}.length < ${this.lit(schema.minItems)}) ${this.size(at, 'minItems', schema.minItems)}`)
     }
     if (schema.items !== undefined) {
       const i = this.local('i')
       const v = this.local('v')
-      const item = this.node(schema.items, this.keyAt(at, v, i))
-      if (item !== '') out.push(`for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${v} = ${x}[${i}]; ${item} }`)
+      const gap = o.length
+      this.put(start, `for (let ${i} = 0; ${i} < ${x}.length; ${i}++) { const ${v} = ${x}[${i}]; `)
+      const body = o.length
+      this.node(schema.items, this.keyAt(at, v, i))
+      if (o.length === body) o.length = gap
+      else o.push(' }')
     }
     if (schema.uniqueItems === true) {
       this.used.add('$unique')
-      out.push(`$unique(${x}, ${this.path(at)}, e, ${this.lit(itemTypes(schema))});`)
+      this.put(start, `$unique(${x}, ${this.path(at)}, e, ${this.lit(itemTypes(schema))});`)
     }
-    return out.join(' ')
   }
 
-  private objectChecks(schema: SchemaObject, at: At): string {
+  private objectChecks(schema: SchemaObject, at: At): void {
+    const o = this.out
     const x = at.data
+    const start = o.length
     const { maxProperties, minProperties, required } = schema
     const properties = schema.properties ?? {}
     const names = Object.keys(properties)
@@ -417,73 +517,91 @@ export class SchemaCode {
     // The own keys as an array only where they are counted or matched against patterns; a closed
     // object's keys are walked with `for...in` (no array per value), inherited ones skipped.
     const needKeys = maxProperties !== undefined || minProperties !== undefined || patterned.length > 0
-    const out: string[] = []
     const keys = this.local('k')
-    if (needKeys) out.push(`const ${keys} = Object.keys(${x});`)
+    if (needKeys) this.put(start, `const ${keys} = Object.keys(${x});`)
     if (maxProperties !== undefined) {
-      out.push(`if (${keys}.length > ${this.lit(maxProperties)}) ${this.size(at, 'maxProperties', maxProperties)}`)
+      this.put(start, `if (${keys}.length > ${this.lit(maxProperties)}) ${this.size(at, 'maxProperties', maxProperties)}`)
     }
     if (minProperties !== undefined) {
-      out.push(`if (${keys}.length < ${this.lit(minProperties)}) ${this.size(at, 'minProperties', minProperties)}`)
+      this.put(start, `if (${keys}.length < ${this.lit(minProperties)}) ${this.size(at, 'minProperties', minProperties)}`)
     }
     // Own members only: a payload is not judged by what every object inherits (`constructor`).
-    for (const name of required ?? []) {
-      this.used.add('$required')
-      const literal = this.str(name)
-      out.push(`if (!Object.hasOwn(${x}, ${literal})) $required(e, ${this.path(at)}, ${literal});`)
-    }
-    const memberAt = (key: string): At => {
-      this.used.add('$esc')
-      return this.keyAt(at, `${x}[${key}]`, `$esc(${key})`)
-    }
+    if (required !== undefined)
+      for (const name of required) {
+        this.used.add('$required')
+        const literal = this.str(name)
+        this.put(start, `if (!Object.hasOwn(${x}, ${literal})) $required(e, ${this.path(at)}, ${literal});`)
+      }
     if (!open) {
       const key = this.local('key')
       const known = [this.declared(names, key), ...patterned.map((p) => `${this.matcher(p)}.test(${key})`)].filter((t) => t !== '')
       const skip = known.length > 0 ? `if (${known.join(' || ')}) continue; ` : ''
       const member = this.local('m')
-      const body = closed
-        ? `$additional(e, ${this.path(at)}, ${key});`
-        : `const ${member} = ${x}[${key}]; ${this.node(extra, { ...memberAt(key), data: member })}`
-      if (closed) this.used.add('$additional')
-      out.push(
-        needKeys
-          ? `for (const ${key} of ${keys}) { ${skip}${body} }`
-          : `for (const ${key} in ${x}) { ${skip}if (!Object.hasOwn(${x}, ${key})) continue; ${body} }`,
-      )
+      const loop = needKeys ? `for (const ${key} of ${keys}) { ${skip}` : `for (const ${key} in ${x}) { ${skip}if (!Object.hasOwn(${x}, ${key})) continue; `
+      if (closed) {
+        this.used.add('$additional')
+        this.put(start, `${loop}$additional(e, ${this.path(at)}, ${key}); }`)
+      } else {
+        this.put(start, `${loop}const ${member} = ${x}[${key}]; `)
+        this.node(extra, { ...this.memberAt(at, key), data: member })
+        o.push(' }')
+      }
     }
     // One variable for the members' values, in turn (a member's checks use only its own value).
     const v = this.local('v')
-    const members: string[] = []
-    for (const name of names) {
-      const memberAt: At = { data: v, head: at.head, tail: `${at.tail}/${escapeToken(name)}`, depth: at.depth + 1 }
-      const read = `(${v} = ${this.member(x, name)}) !== undefined`
-      const own = `Object.hasOwn(${x}, ${this.str(name)})`
-      // The same verdict as checking an own member's type: a wrong type reported only when own.
-      const leaf = this.typeOnly(properties[name]!, memberAt)
-      if (leaf) {
-        members.push(`if (${read} && ${leaf[0]} && ${own}) ${leaf[1]}`)
-        continue
+    if (names.length > 0) {
+      const gap = o.length
+      this.put(start, `let ${v}; `)
+      const first = o.length
+      for (const name of names) {
+        const memberAt: At = { data: v, head: at.head, tail: `${at.tail}/${escapeToken(name)}`, depth: at.depth + 1 }
+        const read = `(${v} = ${this.member(x, name)}) !== undefined`
+        const own = `Object.hasOwn(${x}, ${this.str(name)})`
+        // The same verdict as checking an own member's type: a wrong type reported only when own.
+        const leaf = this.typeOnly(properties[name]!, memberAt)
+        if (leaf) {
+          this.put(first, `if (${read} && ${leaf[0]} && ${own}) ${leaf[1]}`)
+          continue
+        }
+        // The value first: an absent member (the usual optional one) costs one read, no `hasOwn`.
+        const before = o.length
+        this.put(first, `if (${read} && ${own}) { `)
+        const body = o.length
+        this.node(properties[name]!, memberAt)
+        if (o.length === body) o.length = before
+        else o.push(' }')
       }
-      const check = this.node(properties[name]!, memberAt)
-      // The value first: an absent member (the usual optional one) costs one read, no `hasOwn`.
-      if (check !== '') members.push(`if (${read} && ${own}) { ${check} }`)
+      if (o.length === first) o.length = gap
     }
-    if (members.length > 0) out.push(`let ${v}; ${members.join(' ')}`)
     for (const pattern of patterned) {
       const key = this.local('key')
       const member = this.local('m')
-      const check = this.node(schema.patternProperties![pattern]!, { ...memberAt(key), data: member })
+      // The loop's head names the matcher, asked for after the member's checks (as the module's constants are numbered).
+      const gap = o.length
+      if (gap > start) o.push(' ')
+      const place = o.length
+      o.push('')
+      this.node(schema.patternProperties![pattern]!, { ...this.memberAt(at, key), data: member })
+      const checked = o.length > place + 1
       const matcher = this.matcher(pattern)
       // A name a runtime matcher could not decide on is neither checked nor passed: refused, at the member.
       let undecided = ''
       if (this.options.linear(pattern) !== undefined) {
         this.used.add('$patternFail')
-        undecided = ` else if (${matcher}.undecided) $patternFail(e, ${this.pathCode(memberAt(key))}, ${this.slot(['constant', 'pattern', jsString(pattern)])}, true);`
+        undecided = ` else if (${matcher}.undecided) $patternFail(e, ${this.pathCode(this.memberAt(at, key))}, ${this.slot(['constant', 'pattern', jsString(pattern)])}, true);`
       }
-      if (check !== '' || undecided !== '')
-        out.push(`for (const ${key} of ${keys}) if (${matcher}.test(${key})) { const ${member} = ${x}[${key}]; ${check} }${undecided}`)
+      if (!checked && undecided === '') o.length = gap
+      else {
+        o[place] = `for (const ${key} of ${keys}) if (${matcher}.test(${key})) { const ${member} = ${x}[${key}]; `
+        o.push(` }${undecided}`)
+      }
     }
-    return out.join(' ')
+  }
+
+  /** The place of a member found by key (`$esc` of it in the path). */
+  private memberAt(at: At, key: string): At {
+    this.used.add('$esc')
+    return this.keyAt(at, `${at.data}[${key}]`, `$esc(${key})`)
   }
 
   /** A test that `key` is one of `names` ('' when there are none). */
@@ -493,8 +611,8 @@ export class SchemaCode {
     return `${this.slot(['constant', 'names', `/* @__PURE__ */ new Set(${jsLiteral(names)})`])}.has(${key})`
   }
 
-  /** `before`, then the checks of `enum`, `const` and the combinators, each joined to it by a space (empty ones left out). */
-  private combinators(schema: SchemaObject, at: At, prior: string): string {
+  /** After the parts written since `start`: the checks of `enum`, `const` and the combinators, each after a space (empty ones left out). */
+  private combinators(schema: SchemaObject, at: At, start: number): void {
     const x = at.data
     if (
       schema.enum === undefined &&
@@ -505,10 +623,9 @@ export class SchemaCode {
       schema.not === undefined &&
       schema.if === undefined
     )
-      return prior
-    const out: string[] = prior === '' ? [] : [prior]
-    const sub = (s: Schema) => this.node(s, { ...at, depth: at.depth + 1 })
-    const path = () => this.path(at)
+      return
+    const o = this.out
+    const below: At = { ...at, depth: at.depth + 1 }
     if (schema.enum !== undefined) {
       const values = schema.enum
       const allScalar = values.every((v) => v === null || typeof v !== 'object')
@@ -523,7 +640,7 @@ export class SchemaCode {
       if (!allScalar) this.used.add('$equal')
       const allowed = allScalar && values.length <= INLINE_VALUES ? this.lit(values) : this.slot(['constant', 'values', jsLiteral(values)])
       this.used.add('$fail')
-      out.push(`if (${test}) $fail(e, ${path()}, "enum", { allowedValues: ${allowed} }, ${jsString(MESSAGES.enum)});`)
+      this.put(start, `if (${test}) $fail(e, ${this.path(at)}, "enum", { allowedValues: ${allowed} }, ${jsString(MESSAGES.enum)});`)
     }
     if ('const' in schema) {
       const value = schema.const
@@ -531,58 +648,67 @@ export class SchemaCode {
       const literal = scalar ? this.lit(value) : this.slot(['constant', 'value', jsLiteral(value)])
       if (!scalar) this.used.add('$equal')
       this.used.add('$fail')
-      out.push(
-        `if (${scalar ? `${x} !== ${literal}` : `!$equal(${literal}, ${x})`}) $fail(e, ${path()}, "const", { allowedValue: ${literal} }, ${jsString(MESSAGES.const)});`,
+      this.put(
+        start,
+        `if (${scalar ? `${x} !== ${literal}` : `!$equal(${literal}, ${x})`}) $fail(e, ${this.path(at)}, "const", { allowedValue: ${literal} }, ${jsString(MESSAGES.const)});`,
       )
     }
-    for (const s of schema.allOf ?? []) {
-      const code = sub(s)
-      if (code !== '') out.push(code)
-    }
+    if (schema.allOf !== undefined)
+      for (const s of schema.allOf) {
+        const gap = o.length
+        if (gap > start) o.push(' ')
+        const body = o.length
+        this.node(s, below)
+        if (o.length === body) o.length = gap
+      }
     // Branches report into `e` itself; a branch that passes, or a `not` that fails, takes its errors back (`e.length = start`).
     if (schema.anyOf !== undefined) {
-      const start = this.local('s')
+      const first = this.local('s')
       const ok = this.local('ok')
-      const branches = schema.anyOf.map((s, i) => {
+      this.put(start, `{ const ${first} = e.length; let ${ok} = false; `)
+      schema.anyOf.forEach((s, i) => {
         const before = this.local('b')
-        const code = `{ const ${before} = e.length; ${sub(s)} ${ok} = e.length === ${before}; }`
-        return i === 0 ? code : `if (!${ok}) ${code}`
+        o.push(i === 0 ? `{ const ${before} = e.length; ` : ` if (!${ok}) { const ${before} = e.length; `)
+        this.node(s, below)
+        o.push(` ${ok} = e.length === ${before}; }`)
       })
       this.used.add('$fail')
-      out.push(
-        `{ const ${start} = e.length; let ${ok} = false; ${branches.join(' ')} if (${ok}) e.length = ${start}; else $fail(e, ${path()}, "anyOf", {}, ${jsString(MESSAGES.anyOf)}); }`,
-      )
+      o.push(` if (${ok}) e.length = ${first}; else $fail(e, ${this.path(at)}, "anyOf", {}, ${jsString(MESSAGES.anyOf)}); }`)
     }
     if (schema.oneOf !== undefined) {
-      const start = this.local('s')
+      const first = this.local('s')
       const count = this.local('c')
-      const first = this.local('f')
-      const second = this.local('g')
+      const one = this.local('f')
+      const two = this.local('g')
+      this.put(start, `{ const ${first} = e.length; let ${count} = 0, ${one} = -1, ${two} = -1; `)
       // A second passing branch settles it: like ajv, later branches are not looked at.
-      const branches = schema.oneOf.map((s, i) => {
+      schema.oneOf.forEach((s, i) => {
         const before = this.local('b')
-        return `if (${count} < 2) { const ${before} = e.length; ${sub(s)} if (e.length === ${before}) { if (${count}++ === 0) ${first} = ${i}; else ${second} = ${i}; } }`
+        o.push(`${i === 0 ? '' : ' '}if (${count} < 2) { const ${before} = e.length; `)
+        this.node(s, below)
+        o.push(` if (e.length === ${before}) { if (${count}++ === 0) ${one} = ${i}; else ${two} = ${i}; } }`)
       })
       this.used.add('$oneOf')
-      out.push(
-        `{ const ${start} = e.length; let ${count} = 0, ${first} = -1, ${second} = -1; ${branches.join(' ')} if (${count} === 1) e.length = ${start}; else $oneOf(e, ${path()}, ${count} > 1 ? [${first}, ${second}] : null); }`,
-      )
+      o.push(` if (${count} === 1) e.length = ${first}; else $oneOf(e, ${this.path(at)}, ${count} > 1 ? [${one}, ${two}] : null); }`)
     }
     if (schema.not !== undefined) {
       const before = this.local('b')
       this.used.add('$fail')
-      out.push(
-        `{ const ${before} = e.length; ${sub(schema.not)} if (e.length === ${before}) $fail(e, ${path()}, "not", {}, ${jsString(MESSAGES.not)}); else e.length = ${before}; }`,
-      )
+      this.put(start, `{ const ${before} = e.length; `)
+      this.node(schema.not, below)
+      o.push(` if (e.length === ${before}) $fail(e, ${this.path(at)}, "not", {}, ${jsString(MESSAGES.not)}); else e.length = ${before}; }`)
     }
     if (schema.if !== undefined && schema.then !== undefined) {
       const before = this.local('b')
       this.used.add('$fail')
-      out.push(
-        `{ const ${before} = e.length; ${sub(schema.if)} if (e.length === ${before}) { ${sub(schema.then)} if (e.length > ${before}) $fail(e, ${path()}, "if", { failingKeyword: "then" }, ${jsString(MESSAGES.if)}); } else e.length = ${before}; }`,
+      this.put(start, `{ const ${before} = e.length; `)
+      this.node(schema.if, below)
+      o.push(` if (e.length === ${before}) { `)
+      this.node(schema.then, below)
+      o.push(
+        ` if (e.length > ${before}) $fail(e, ${this.path(at)}, "if", { failingKeyword: "then" }, ${jsString(MESSAGES.if)}); } else e.length = ${before}; }`,
       )
     }
-    return out.join(' ')
   }
 
   private size(at: At, keyword: SizeKeyword, limit: number): string {
@@ -679,11 +805,6 @@ function kindsOf(schema: SchemaObject): number {
     if (bit !== undefined && Object.hasOwn(schema, key) && (schema as Record<string, unknown>)[key] !== undefined) kinds |= bit
   }
   return kinds
-}
-
-/** Two checks' texts joined by a space, or the one that is not empty. */
-function joined(a: string, b: string): string {
-  return a === '' ? b : b === '' ? a : `${a} ${b}`
 }
 
 /** The memo of validator functions' pieces, one per compiler. */
