@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path'
+import type { EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { append } from './append.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import {
@@ -15,7 +16,7 @@ import {
   type SourceOverlay,
 } from './format.js'
 import { InputError, fileProblem, overlaid, overlaidKind, readRegularFile, recordingHost, sha256 } from './input-host.js'
-import { lineSourceMap, type EncodedSourceMap } from './line-source-map.js'
+import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
 import { packageVersion } from './package-info.js'
@@ -722,6 +723,9 @@ function parseQuery(raw: string | undefined, format: string, queryKeys: readonly
   return { values, diagnostics }
 }
 
+/** The source-map writer, loaded with the first map read (four packages a compile alone does not need). */
+const genMapping = lazyRequire<typeof import('@jridgewell/gen-mapping')>('@jridgewell/gen-mapping')
+
 /**
  * A result's source map, made on first read and kept, and set as `bare`'s `map` getter too (the
  * same map, in the same place among its keys). A bug making it is a `CONTRACTS_INTERNAL` added to
@@ -733,7 +737,7 @@ function lazySourceMap(file: string, mappings: () => Generated['mappings'], text
     if (made === undefined) {
       made = {}
       try {
-        made.map = lineSourceMap(file, mappings(), text)
+        made.map = sourceMap(file, mappings(), text)
       } catch (error) {
         bare.diagnostics.push(caught(error, file))
       }
@@ -744,3 +748,13 @@ function lazySourceMap(file: string, mappings: () => Generated['mappings'], text
   return map
 }
 
+/** Line-level map: each generated line that a format ties to a source position maps there. */
+function sourceMap(file: string, mappings: Generated['mappings'], text: string): EncodedSourceMap {
+  const { GenMapping, addMapping, setSourceContent, toEncodedMap } = genMapping()
+  const map = new GenMapping({ file: file + '.js' })
+  setSourceContent(map, file, text)
+  for (const { line, position } of mappings ?? []) {
+    addMapping(map, { generated: { line, column: 0 }, source: file, original: { line: position.line, column: position.column - 1 } })
+  }
+  return toEncodedMap(map)
+}
