@@ -20,7 +20,8 @@ describe('bindImportsOnce', () => {
       // Named imports are bound; a namespace import (DASP's) is left as it is.
       const imports = (text: string) => text.split('\n').filter((line) => line.startsWith('import {'))
       if (!contract.endsWith('.dasp.json')) expect(imports(code!).length).toBeGreaterThan(0)
-      for (const line of imports(bound)) expect(line).toMatch(/ from "unplugin-contracts\/runtime[\w/-]*"; const \$[\w$]+ = \$[\w$]+\$import(, \$[\w$]+ = \$[\w$]+\$import)*;$/)
+      for (const line of imports(bound))
+        expect(line).toMatch(/ from "unplugin-contracts\/runtime[\w/-]*"; const \$[\w$]+ = \$[\w$]+\$import(, \$[\w$]+ = \$[\w$]+\$import)*;$/)
       expect(bound.split('\n').length).toBe(code!.split('\n').length)
       const [before, after] = [await loadModule(code!, 'unbound'), await loadModule(bound, 'bound')]
       expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort())
@@ -30,7 +31,8 @@ describe('bindImportsOnce', () => {
     })
 
   it('binds the helpers of a module whose validators call them', () => {
-    const code = 'import { typeFail as $type, isObject as $isObject } from "unplugin-contracts/runtime";\nconst check = (d, e) => { if (!$isObject(d)) $type(e, "", "object"); };'
+    const code =
+      'import { typeFail as $type, isObject as $isObject } from "unplugin-contracts/runtime";\nconst check = (d, e) => { if (!$isObject(d)) $type(e, "", "object"); };'
     expect(bindImportsOnce(code)).toBe(
       'import { typeFail as $type$import, isObject as $isObject$import } from "unplugin-contracts/runtime"; const $type = $type$import, $isObject = $isObject$import;\nconst check = (d, e) => { if (!$isObject(d)) $type(e, "", "object"); };',
     )
@@ -49,7 +51,11 @@ describe('bindImportsOnce', () => {
   })
 
   it('leaves imports of anything but the runtime, and other import forms', () => {
-    for (const code of ['import { a as $a } from "other";', 'import * as $rt from "unplugin-contracts/runtime";', 'import { a } from "unplugin-contracts/runtime";'])
+    for (const code of [
+      'import { a as $a } from "other";',
+      'import * as $rt from "unplugin-contracts/runtime";',
+      'import { a } from "unplugin-contracts/runtime";',
+    ])
       expect(bindImportsOnce(code)).toBe(code)
   })
 })
