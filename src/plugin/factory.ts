@@ -13,6 +13,7 @@ import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleI
 import { createNativeResolve } from './native-resolve.js'
 import type { PluginOptions } from './options.js'
 import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } from './runtime-entries.js'
+import { bindImportsOnce } from './bind-imports.js'
 import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
 
@@ -127,8 +128,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework), result.file)
           }
         }
-        if (!maps) return { code: result.code, moduleType: 'js' }
-        return { code: result.code, map: result.map as never, moduleType: 'js' }
+        const code = meta.framework === 'webpack' ? bindImportsOnce(result.code) : result.code
+        if (!maps) return { code, moduleType: 'js' }
+        return { code, map: result.map as never, moduleType: 'js' }
       },
     },
 
