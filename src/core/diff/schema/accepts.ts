@@ -152,7 +152,9 @@ function checkNode(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: 
     if (ctx.refSiblings === 'unknown' && Object.keys(schema).some((k) => k !== '$ref' && !isAnnotation(k, ctx.dialect) && !CONTAINER_KEYWORDS.has(k)))
       return undefined
   }
-  for (const key of Object.keys(schema)) {
+  // `for...in`, not Object.keys: a schema node is a plain parsed object (its own keys, in the same
+  // order), and this runs for every node of every witness validation.
+  for (const key in schema) {
     if (result === false) return false
     if (key === '$ref' || isAnnotation(key, ctx.dialect) || CONTAINER_KEYWORDS.has(key)) continue
     if (!KNOWN.has(key)) return undefined
@@ -213,9 +215,9 @@ function keyword(
     case 'nullable':
       return typeof k === 'boolean' ? true : undefined
     case 'type': {
-      const names = Array.isArray(k) ? k : [k]
+      if (!Array.isArray(k)) return or(false, isType(value, k))
       let out: Tri = false
-      for (const name of names) out = or(out, isType(value, name))
+      for (const name of k) out = or(out, isType(value, name))
       return out
     }
     case 'enum': {

@@ -50,6 +50,12 @@ export function canonicalKey(value: unknown, budget: Budget, depth = 0): string 
  * explicit stack, not recursion: a 10,000-deep schema is compared without touching the call stack.
  */
 export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | undefined {
+  // Two scalars (an enum value against a candidate, nearly every call from the validator): the
+  // first step of the walk below, without its stacks.
+  if (a === b || typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+    if (--budget.left < 0) return undefined
+    return a === b
+  }
   // Two stacks side by side, not a stack of pairs: no array is made per node compared.
   const lefts: unknown[] = [a]
   const rights: unknown[] = [b]
