@@ -77,13 +77,16 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
     }
     const left = x as Record<string, unknown>
     const right = y as Record<string, unknown>
-    const keys = Object.keys(left)
-    if (keys.length !== Object.keys(right).length) return false
-    for (const key of keys) {
+    // Keys counted and walked with for...in (a parsed object's own keys, in Object.keys order): no key list per object.
+    let count = 0
+    for (const _key in right) count++
+    for (const key in left) {
       if (!Object.hasOwn(right, key)) return false
+      count--
       lefts.push(left[key])
       rights.push(right[key])
     }
+    if (count !== 0) return false
   }
   return true
 }
@@ -103,7 +106,7 @@ export function referenceFree(value: unknown, budget: Budget): boolean | undefin
       for (const item of node) stack.push(item)
       continue
     }
-    for (const key of Object.keys(node)) {
+    for (const key in node) {
       if (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping' || key === 'discriminator') return false
       stack.push((node as Record<string, unknown>)[key])
     }
