@@ -97,6 +97,8 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
  * does equal text mean an equal schema, since a reference may name a target that changed.
  */
 export function referenceFree(value: unknown, budget: Budget): boolean | undefined {
+  // A scalar: the first step of the walk below, without its stack.
+  if (value === null || typeof value !== 'object') return --budget.left < 0 ? undefined : true
   const stack: unknown[] = [value]
   while (stack.length) {
     if (--budget.left < 0) return undefined
