@@ -99,12 +99,9 @@ export function keepVerdictsFor(value: unknown): void {
   }
 }
 
-// By value in a plain Map, not a WeakMap: the maps live as long as their call (`verdicts` is keyed by
-// the call's context), and the values they key are the memoized minimal instances, which outlive
-// the call anyway; a weak table per schema node and payload only made the collector's work.
-const verdicts = new WeakMap<SchemaDiffContext, Record<SideName, Map<unknown, Map<string, Map<string, Map<object, Verdict>>>>>>()
+const verdicts = new WeakMap<SchemaDiffContext, Record<SideName, Map<unknown, Map<string, Map<string, WeakMap<object, Verdict>>>>>>()
 
-function verdictsOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): Map<object, Verdict> {
+function verdictsOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): WeakMap<object, Verdict> {
   let sides = verdicts.get(ctx)
   if (!sides) verdicts.set(ctx, (sides = { old: new Map(), new: new Map() }))
   let files = sides[side].get(at.document)
@@ -112,7 +109,7 @@ function verdictsOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): Map<o
   let pointers = files.get(at.file)
   if (!pointers) files.set(at.file, (pointers = new Map()))
   let byValue = pointers.get(at.pointer)
-  if (!byValue) pointers.set(at.pointer, (byValue = new Map()))
+  if (!byValue) pointers.set(at.pointer, (byValue = new WeakMap()))
   return byValue
 }
 
