@@ -152,7 +152,9 @@ function checkNode(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: 
     if (ctx.refSiblings === 'unknown' && Object.keys(schema).some((k) => k !== '$ref' && !isAnnotation(k, ctx.dialect) && !CONTAINER_KEYWORDS.has(k)))
       return undefined
   }
-  for (const key of Object.keys(schema)) {
+  // `for...in`, not Object.keys: a schema node is a plain parsed object (its own keys, in the same
+  // order), and this runs for every node of every witness validation.
+  for (const key in schema) {
     if (result === false) return false
     if (key === '$ref' || isAnnotation(key, ctx.dialect) || CONTAINER_KEYWORDS.has(key)) continue
     if (!KNOWN.has(key)) return undefined
@@ -213,9 +215,9 @@ function keyword(
     case 'nullable':
       return typeof k === 'boolean' ? true : undefined
     case 'type': {
-      const names = Array.isArray(k) ? k : [k]
+      if (!Array.isArray(k)) return or(false, isType(value, k))
       let out: Tri = false
-      for (const name of names) out = or(out, isType(value, name))
+      for (const name of k) out = or(out, isType(value, name))
       return out
     }
     case 'enum': {
@@ -299,14 +301,14 @@ function keyword(
     case 'required': {
       if (!isObject(value)) return true
       if (!Array.isArray(k)) return undefined
-      return k.every((name) => typeof name === 'string' && Object.hasOwn(value, name))
+      for (const name of k) if (typeof name !== 'string' || !Object.hasOwn(value, name)) return false
+      return true
     }
     case 'properties': {
       if (!isObject(value)) return true
       if (!isObject(k)) return undefined
       let out: Tri = true
-      for (const name of Object.keys(value))
-        if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
+      for (const name in value) if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
       return out
     }
     case 'patternProperties': {
@@ -323,9 +325,10 @@ function keyword(
     }
     case 'additionalProperties': {
       if (!isObject(value)) return true
-      const props = isObject(schema.properties) ? schema.properties : {}
-      const patterns: RegExp[] = []
+      const props = isObject(schema.properties) ? schema.properties : undefined
+      let patterns: RegExp[] | undefined
       if (isObject(schema.patternProperties)) {
+        patterns = []
         for (const pattern of Object.keys(schema.patternProperties)) {
           const regex = compile(pattern, openapi)
           if (!regex) return undefined
@@ -333,8 +336,8 @@ function keyword(
         }
       }
       let out: Tri = true
-      for (const name of Object.keys(value)) {
-        if (Object.hasOwn(props, name) || patterns.some((regex) => regex.test(name))) continue
+      for (const name in value) {
+        if ((props !== undefined && Object.hasOwn(props, name)) || (patterns !== undefined && patterns.some((regex) => regex.test(name)))) continue
         out = and(out, check(ctx, side, child(at, 'additionalProperties'), value[name], budget, depth + 1))
       }
       return out

@@ -11,9 +11,13 @@ import { jsonEqual } from './values.js'
 export function compareAnnotationsAndUnknown(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
-  const keys = [...new Set([...Object.keys(ov), ...Object.keys(nv)])].sort()
+  // Only the keywords no comparer reads, each once, sorted: the list is made for every pair of schema objects compared.
+  let keys: string[] | undefined
+  for (const key in ov) if (!COMPARED_KEYWORDS.has(key) && !CONTAINER_KEYWORDS.has(key)) (keys ??= []).push(key)
+  for (const key in nv) if (!COMPARED_KEYWORDS.has(key) && !CONTAINER_KEYWORDS.has(key) && !Object.hasOwn(ov, key)) (keys ??= []).push(key)
+  if (keys === undefined) return
+  keys.sort()
   for (const key of keys) {
-    if (COMPARED_KEYWORDS.has(key) || CONTAINER_KEYWORDS.has(key)) continue
     const inOld = Object.hasOwn(ov, key)
     const inNew = Object.hasOwn(nv, key)
     if (inOld && inNew && jsonEqual(ov[key], nv[key], ctx.budget) === true) continue

@@ -266,16 +266,26 @@ export function quote(value: unknown): string {
 }
 
 /** The child node `at.value[...tokens]`, with its pointer. */
-export function child(at: SchemaAt, ...tokens: Array<string | number>): SchemaAt {
-  let value: unknown = at.value
-  let pointer = at.pointer
-  for (const token of tokens) {
-    if (Array.isArray(value) && typeof token === 'number') value = value[token]
-    else if (isObject(value) && Object.hasOwn(value, String(token))) value = value[String(token)]
-    else value = undefined
-    pointer += `/${escapeToken(token)}`
+export function child(at: SchemaAt, first: string | number, second?: string | number, ...rest: Array<string | number>): SchemaAt {
+  // One or two tokens (nearly every call: a keyword, or a keyword and a name) read without a list:
+  // the validator and the comparers make a child for every member they visit.
+  let value = member(at.value, first)
+  let pointer = `${at.pointer}/${escapeToken(first)}`
+  if (second !== undefined) {
+    value = member(value, second)
+    pointer += `/${escapeToken(second)}`
+    for (const token of rest) {
+      value = member(value, token)
+      pointer += `/${escapeToken(token)}`
+    }
   }
   return { file: at.file, document: at.document, pointer, value }
+}
+
+function member(value: unknown, token: string | number): unknown {
+  if (Array.isArray(value) && typeof token === 'number') return value[token]
+  const name = String(token)
+  return isObject(value) && Object.hasOwn(value, name) ? value[name] : undefined
 }
 
 /**

@@ -50,6 +50,12 @@ export function canonicalKey(value: unknown, budget: Budget, depth = 0): string 
  * explicit stack, not recursion: a 10,000-deep schema is compared without touching the call stack.
  */
 export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | undefined {
+  // Two scalars (an enum value against a candidate, nearly every call from the validator): the
+  // first step of the walk below, without its stacks.
+  if (a === b || typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+    if (--budget.left < 0) return undefined
+    return a === b
+  }
   // Two stacks side by side, not a stack of pairs: no array is made per node compared.
   const lefts: unknown[] = [a]
   const rights: unknown[] = [b]
@@ -71,13 +77,16 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
     }
     const left = x as Record<string, unknown>
     const right = y as Record<string, unknown>
-    const keys = Object.keys(left)
-    if (keys.length !== Object.keys(right).length) return false
-    for (const key of keys) {
+    // Keys counted and walked with for...in (a parsed object's own keys, in Object.keys order): no key list per object.
+    let count = 0
+    for (const _key in right) count++
+    for (const key in left) {
       if (!Object.hasOwn(right, key)) return false
+      count--
       lefts.push(left[key])
       rights.push(right[key])
     }
+    if (count !== 0) return false
   }
   return true
 }
@@ -88,6 +97,8 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
  * does equal text mean an equal schema, since a reference may name a target that changed.
  */
 export function referenceFree(value: unknown, budget: Budget): boolean | undefined {
+  // A scalar: the first step of the walk below, without its stack.
+  if (value === null || typeof value !== 'object') return --budget.left < 0 ? undefined : true
   const stack: unknown[] = [value]
   while (stack.length) {
     if (--budget.left < 0) return undefined
@@ -97,7 +108,7 @@ export function referenceFree(value: unknown, budget: Budget): boolean | undefin
       for (const item of node) stack.push(item)
       continue
     }
-    for (const key of Object.keys(node)) {
+    for (const key in node) {
       if (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping' || key === 'discriminator') return false
       stack.push((node as Record<string, unknown>)[key])
     }

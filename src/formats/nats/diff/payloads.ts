@@ -210,7 +210,7 @@ function summaryOf(v: Version, pointer: string): RefSummary {
         if (local === undefined) summary.other = true
         else summary.refs.push(local)
       }
-      for (const key of Object.keys(node)) {
+      for (const key in node) {
         const value = node[key]
         if (value !== null && typeof value === 'object') stack.push(value)
       }
