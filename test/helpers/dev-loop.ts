@@ -5,7 +5,7 @@
  * visible on the page; the browser test checks what is seen, the bench (bench/run.ts) reports the time.
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { createServer, type ViteDevServer } from 'vite'
 import contracts from 'unplugin-contracts/vite'
@@ -74,6 +74,12 @@ export async function openDevLoop(root: string, { plain = false } = {}): Promise
   const page = await browser.newPage()
   await page.goto(`${base}/`)
   await page.waitForSelector('#topics li', { timeout: 30_000 })
+  // The contract lies outside Vite's root: the watcher takes it on when the page's import loads it,
+  // and sets the watch up asynchronously. A save before that is never seen (a first edit missed its
+  // 20 s once, in a full run): wait (at most 10 s) until the watcher lists the file.
+  const watching = () => server.watcher.getWatched()[dirname(contract)]?.includes(basename(contract)) === true
+  for (const end = Date.now() + 10_000; !watching() && Date.now() < end;) await new Promise((resolve) => setTimeout(resolve, 25))
+  if (!watching()) throw new Error(`the dev server's watcher does not watch ${contract}`)
   const file = new EditorFile(contract)
   return {
     page,
