@@ -9,29 +9,14 @@ import { createFilter, createSubject, templateTokens, type TemplateToken } from 
 import { parseAddress, parseFilter, positions } from '../src/formats/nats/address.js'
 import { inDomain, intersects, literal, type TokenType } from '../src/runtime/nats/tokens.js'
 import { languagesIntersect, patternIntersects, patternsCover, templateIntersects, type PatternPosition } from '../src/formats/nats/languages.js'
-import { oracle, REPS, SECOND_REPS, words } from './helpers/token-oracle.js'
+import { members, oracle, REPS, SECOND_REPS, words } from './helpers/token-oracle.js'
 
 const runs = Number(process.env.PROPERTY_RUNS ?? 200)
 
 const UNIVERSE = words(5)
 
-/**
- * The oracle's members of a token type in `universe` (its words the type's regular expression
- * accepts), kept per type: generated languages repeat types, and each filter is a pass of the
- * regular expression over all 9,330 words of UNIVERSE.
- */
-const memberLists = new WeakMap<readonly string[], Map<string, string[]>>()
-const membersOf = (type: TokenType, universe: readonly string[] = UNIVERSE): string[] => {
-  let byType = memberLists.get(universe)
-  if (!byType) memberLists.set(universe, (byType = new Map()))
-  const key = JSON.stringify(type)
-  let members = byType.get(key)
-  if (!members) {
-    const accepts = oracle(type)
-    byType.set(key, (members = universe.filter((w) => accepts.test(w))))
-  }
-  return members
-}
+/** The oracle's members of a token type among UNIVERSE's words, unless another universe is given. */
+const membersOf = (type: TokenType, universe: readonly string[] = UNIVERSE): string[] => members(type, universe)
 
 const token = fc.array(fc.constantFrom(...REPS), { minLength: 1, maxLength: 3 }).map((a) => a.join(''))
 const tokenType: fc.Arbitrary<TokenType> = fc.oneof(

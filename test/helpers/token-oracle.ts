@@ -32,3 +32,21 @@ export function words(maxLength: number, reps: readonly string[] = REPS): string
   for (let n = 1; n <= maxLength; n++) for (const w of out.filter((x) => x.length === n - 1)) for (const c of reps) out.push(w + c)
   return out.filter((w) => w.length > 0)
 }
+
+const memberLists = new WeakMap<readonly string[], Map<string, string[]>>()
+/**
+ * The words of `universe` the oracle's regular expression for `type` accepts, kept per universe and
+ * type: generated languages repeat types, and each list is a pass of one regular expression over
+ * the universe (9,330 words for five characters over REPS).
+ */
+export function members(type: TokenType, universe: readonly string[]): string[] {
+  let byType = memberLists.get(universe)
+  if (!byType) memberLists.set(universe, (byType = new Map()))
+  const key = JSON.stringify(type)
+  let list = byType.get(key)
+  if (!list) {
+    const accepts = oracle(type)
+    byType.set(key, (list = universe.filter((w) => accepts.test(w))))
+  }
+  return list
+}
