@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { inspect } from 'unplugin-contracts'
 import { benzeneDocument, natsDocument } from '../bench/generate.js'
 import { bundlers, freshDir } from './helpers/bundlers.js'
+import { copyDaspSelection } from './helpers/dasp-selection.js'
 
 const app = join(import.meta.dirname, 'fixtures/app')
 const contract = join(app, 'payments.spec.json')
@@ -149,10 +150,7 @@ describe('Rollup without node-resolve', () => {
     ],
     [
       'dasp',
-      (dir) => {
-        for (const sub of ['extensions', 'pins']) cpSync(join(root, 'fixtures/dasp', sub), join(dir, sub), { recursive: true })
-        cpSync(join(root, 'fixtures/dasp/counter.dasp.json'), join(dir, 'c.dasp.json'))
-      },
+      (dir) => copyDaspSelection(dir, 'c.dasp.json'),
       "import { selectionRequest, isExactSelection } from './c.dasp.json'\nexport const run = () => ({ exact: isExactSelection(JSON.parse(JSON.stringify(selectionRequest))) })\n",
       { exact: true },
     ],

@@ -8,6 +8,7 @@ import { dirname, join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../src/core/input-host.js'
 import { contracts, contractsInProcess as cli } from './helpers/cli.js'
+import { copyDaspSelection } from './helpers/dasp-selection.js'
 
 const repo = join(import.meta.dirname, '..')
 const work = join(import.meta.dirname, '.tmp/cli-inputs', String(process.pid))
@@ -23,7 +24,7 @@ function project(): string {
   cpSync(join(repo, 'fixtures/nats/shop'), join(root, 'shop'), { recursive: true })
   cpSync(join(repo, 'fixtures/benzene/valid/payments.spec.json'), join(root, 'payments.spec.json'))
   cpSync(join(repo, 'fixtures/benzene/invalid/ref-missing.spec.json'), join(root, 'broken.spec.json'))
-  for (const part of ['counter.dasp.json', 'extensions', 'pins']) cpSync(join(repo, 'fixtures/dasp', part), join(root, 'dasp', part), { recursive: true })
+  copyDaspSelection(join(root, 'dasp'))
   return root
 }
 

@@ -3,25 +3,21 @@
  * helpers/rule-fixtures.ts), and the closed shapes: a malformed member is reported at its pointer
  * and hides no other verdict.
  */
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules/index.js'
+import { copyDaspSelection } from './helpers/dasp-selection.js'
 import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/dasp')
 
-/**
- * A fresh copy of the valid selection with what it reads (its definitions and their pins) in `work`:
- * the tests edit the copy. The fixture folder's corpus and invalid documents are left out (they are
- * most of its files, and a copy per variant made copying the test's main cost).
- */
+/** A fresh copy of the valid selection with what it reads in `work`: the tests edit the copy. */
 function copySelection(work: string): void {
   rmSync(work, { recursive: true, force: true })
-  mkdirSync(work, { recursive: true })
-  for (const entry of ['counter.dasp.json', 'extensions', 'pins']) cpSync(join(fixtures, entry), join(work, entry), { recursive: true })
+  copyDaspSelection(work)
 }
 const selectionFile = join(fixtures, 'counter.dasp.json')
 const ENC = 'https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery'

@@ -15,6 +15,7 @@ import { MAX_CLOSURE_ENTRIES } from '../src/formats/benzene/build-model.js'
 import { MAX_DIAGNOSTICS_PER_CODE, type Diagnostic } from '../src/core/diagnostics.js'
 import { parseExactYaml, parseYamlSource } from '../src/core/yaml-source.js'
 import { bundlers } from './helpers/bundlers.js'
+import { copyDaspSelection } from './helpers/dasp-selection.js'
 import { contracts, tsc } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
@@ -32,15 +33,6 @@ const counts = (diagnostics: readonly Diagnostic[]) =>
 /** Compiles with a fresh compiler. Termination is the test's timeout; cost is bench/complexity.ts's to measure. */
 async function timed(file: string) {
   return { result: await new ContractCompiler().compile(file) }
-}
-
-/** The DASP example selection, with its definitions and pins, copied into `dir`. */
-function daspCopy(dir: string, selectionName = 'counter.dasp.json'): string {
-  const fixtures = join(root, 'fixtures/dasp')
-  cpSync(join(fixtures, 'extensions'), join(dir, 'extensions'), { recursive: true })
-  cpSync(join(fixtures, 'pins'), join(dir, 'pins'), { recursive: true })
-  cpSync(join(fixtures, 'counter.dasp.json'), join(dir, selectionName))
-  return join(dir, selectionName)
 }
 
 /** `tsc --strict` over `use.ts` importing `./contract.js` whose declarations are `dts`; '' when both compile. */
@@ -83,7 +75,7 @@ describe('file names never reach generated code as code', () => {
     ],
     [
       'dasp',
-      (dir) => daspCopy(dir, `${HOSTILE_NAME}.dasp.json`),
+      (dir) => copyDaspSelection(dir, `${HOSTILE_NAME}.dasp.json`),
       "import { attributeNames } from './contract.js'\nexport const n: number = attributeNames.length\n",
     ],
   ]
@@ -277,7 +269,7 @@ describe('values JSON has no form for, on every path', () => {
     const nats = await compile(join(dir, 'shop/orders/asyncapi/asyncapi.yaml'))
     expect(nats.diagnostics.map((d) => d.code)).toContain('NATS_LOCK_PATH')
     expect(counts(nats.diagnostics).CONTRACTS_INTERNAL).toBeUndefined()
-    const selection = daspCopy(join(dir, 'dasp'))
+    const selection = copyDaspSelection(join(dir, 'dasp'))
     const s = JSON.parse(readFileSync(selection, 'utf8'))
     s.definitions.unshift('extensions/a\u0000b.json')
     writeFileSync(selection, JSON.stringify(s, null, 2))
@@ -288,7 +280,7 @@ describe('values JSON has no form for, on every path', () => {
 describe('files stay inside the contract tree', () => {
   it('a DASP definitions entry that leaves the tree is refused, and no byte of it is shown by the CLI or a bundler', async () => {
     const dir = fresh('outside')
-    const selection = daspCopy(dir)
+    const selection = copyDaspSelection(dir)
     const s = JSON.parse(readFileSync(selection, 'utf8'))
     s.definitions.unshift('../../../../../../../../etc/passwd')
     writeFileSync(selection, JSON.stringify(s, null, 2))
@@ -322,7 +314,7 @@ describe('files stay inside the contract tree', () => {
 
   it('a folder on the way that links out of the tree is refused; a contract reached through a linked folder still compiles', async () => {
     const dir = fresh('linked-folder')
-    const selection = daspCopy(join(dir, 'app'))
+    const selection = copyDaspSelection(join(dir, 'app'))
     // `extensions` becomes a link to a copy outside the selection's folder.
     cpSync(join(dir, 'app/extensions'), join(dir, 'elsewhere'), { recursive: true })
     rmSync(join(dir, 'app/extensions'), { recursive: true })
@@ -340,7 +332,7 @@ describe('files stay inside the contract tree', () => {
   it('a pinned DASP file replaced by a symlink or a FIFO fails the pin, without blocking', async () => {
     for (const kind of ['symlink', 'fifo'] as const) {
       const dir = fresh(`pin-${kind}`)
-      const selection = daspCopy(dir)
+      const selection = copyDaspSelection(dir)
       const pinned = join(dir, 'pins/proof-of-authority/spec.md')
       const copy = join(dir, 'spec-copy.md')
       cpSync(pinned, copy)
