@@ -75,7 +75,7 @@ export async function diffDoc(): Promise<string> {
     'levels: `breaking` when a break is proven (a witness exists: a payload a receiver now refuses, a subject a',
     'publisher can no longer use), `warning` when it can be proven neither way (an unknown implication is not assumed',
     'safe), `info` when no party breaks. The audiences are the parties a finding breaks, named by each format',
-    '(`client`, `service`, `publisher`, `subscriber`, `requester`, `responder`, `deployment`, `host`, `saved-session`);',
+    '(`client`, `service`, `publisher`, `subscriber`, `requester`, `responder`, `deployment`, `invoker`, `peer`, `host`, `saved-session`);',
     '`--audience <kind>` keeps the findings of one. A directional rule names its mirror, the rule for the other',
     "direction, or says why it has none. Each rule's id is its section's anchor (`diff.md#<rule-id>`): SARIF results",
     'link there.',

@@ -33,13 +33,34 @@ export interface DiagnosticPrinter {
 
 const environment: DiffEnvironment = { formats, loadDiffer }
 
+/**
+ * The audience kinds `--audience` takes: every kind a format's differ names in its rule catalogue
+ * (test/probe-diff-cli.test.ts holds the list to the catalogues), and `everyone` (a removed
+ * contract). Any other word is a usage error: a misspelt kind would keep no finding and pass the run.
+ */
+export const AUDIENCE_KINDS = [
+  'client',
+  'service',
+  'publisher',
+  'subscriber',
+  'requester',
+  'responder',
+  'deployment',
+  'invoker',
+  'peer',
+  'host',
+  'saved-session',
+  'everyone',
+] as const
+
 export async function diffCommand(files: string[], flags: DiffFlags, io: Output, print: DiagnosticPrinter): Promise<number | { usage: string }> {
   const failOn = flags['fail-on'] ?? 'breaking'
   if (failOn !== 'breaking' && failOn !== 'warning') return { usage: `--fail-on takes breaking or warning, not ${JSON.stringify(failOn)}.` }
   if (flags.format !== undefined && flags.format !== 'github' && flags.format !== 'sarif')
     return { usage: '`contracts diff --format` takes github or sarif (or use --json).' }
   if (flags.json && flags.format !== undefined) return { usage: 'Use --json or --format, not both.' }
-  if (flags.audience === '') return { usage: '--audience needs an audience kind (client, service, publisher, subscriber, ...).' }
+  if (flags.audience !== undefined && !(AUDIENCE_KINDS as readonly string[]).includes(flags.audience))
+    return { usage: `--audience takes one of ${AUDIENCE_KINDS.join(', ')}, not ${JSON.stringify(flags.audience)}.` }
   if (flags.against === undefined && files.length !== 2)
     return { usage: '`contracts diff` takes two files (the old version, then the new), or --against <git-ref> [files...].' }
   let explicitIgnore: IgnoreList | undefined

@@ -61,7 +61,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
         'Compare the working tree with a git commit (a branch, tag, commit or HEAD~n): the old version of each file, and of every file its compile reads, is read from git. Without files, every contract that differs; one added since is reported as new, one deleted as removed.',
       '--fail-on breaking|warning': 'The lowest level that fails the run (exit status 1); default breaking.',
       '--audience <kind>':
-        'Only the findings that break this audience (client, service, publisher, subscriber, requester, responder, deployment, host, saved-session).',
+        'Only the findings that break this audience (client, service, publisher, subscriber, requester, responder, deployment, invoker, peer, host, saved-session, everyone); another word is a usage error.',
       '--ignore <file>':
         'The ignore file to apply (default: .contracts-diff-ignore.yaml next to the new file or in a folder above it, up to the project root).',
       '--json': 'Print one JSON document (version 1, described in docs/cli.md) on stdout.',
