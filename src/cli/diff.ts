@@ -131,6 +131,7 @@ function judgeAll(
       failOn: options.failOn,
       ...(options.audience !== undefined ? { audience: options.audience } : {}),
       ignore: options.ignoreFor(entry),
+      contract: (entry.new ?? entry.old)!.file,
     }),
   )
   const findings = sortFindings(verdicts.flatMap((v) => v.findings))

@@ -6,7 +6,10 @@
  *     pointer: /channels/orders         # its JSON Pointer, in the new version or the old
  *     reason: orders.v1 is retired       # why it is accepted (shown with the ignored finding)
  *     expires: 2026-12-31                # optional: from the day after, the entry ignores nothing
+ *     contract: orders/asyncapi.yaml     # optional: only this contract's findings (relative to this file)
  *
+ * Without `contract`, an entry accepts its rule at its pointer in every contract the file applies to
+ * (`contract-removed` at `''` accepts every deleted contract): `contract` scopes it to one.
  * An expired entry no longer ignores (its break fails the run again) and is reported. A file that
  * is not such a list is a usage error positioned at the offending node (file:line:column).
  */
@@ -25,6 +28,8 @@ export interface IgnoreEntry {
   reason: string
   /** `YYYY-MM-DD`: the last day the entry ignores. */
   expires?: string
+  /** The contract it is for (absolute; written relative to the ignore file's folder): without it, every contract the file applies to. */
+  contract?: string
   /** Where the entry is (its `- ` item), for the reports. */
   file: string
   line: number
@@ -48,7 +53,7 @@ export class IgnoreFileError extends Error {
   }
 }
 
-const KEYS = new Set(['rule', 'pointer', 'reason', 'expires'])
+const KEYS = new Set(['rule', 'pointer', 'reason', 'expires', 'contract'])
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /** A real calendar day written `YYYY-MM-DD`. */
@@ -102,7 +107,7 @@ export function parseIgnoreFile(file: string, text: string): IgnoreList {
       const keyNode = pair.key as Node | null
       const name = isScalar(keyNode) ? String(keyNode.value) : undefined
       if (name === undefined || !KEYS.has(name))
-        return fail(keyNode, `unknown key ${JSON.stringify(name ?? '?')} (an entry has rule, pointer, reason and expires).`)
+        return fail(keyNode, `unknown key ${JSON.stringify(name ?? '?')} (an entry has rule, pointer, reason, expires and contract).`)
       const value = pair.value as Node | null
       // A date YAML reads as a string or a number would be wrong here: only strings are taken, as written.
       if (!isScalar(value) || (typeof value.value !== 'string' && !(name === 'expires' && value.source !== undefined)))
@@ -114,11 +119,14 @@ export function parseIgnoreFile(file: string, text: string): IgnoreList {
     if (fields.pointer !== '' && !fields.pointer!.startsWith('/'))
       return fail(item, `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer (it starts with /).`)
     if (fields.expires !== undefined && !isDay(fields.expires)) return fail(item, `expires ${JSON.stringify(fields.expires)} is not a date written YYYY-MM-DD.`)
+    if (fields.contract !== undefined && fields.contract.trim() === '')
+      return fail(item, 'contract is empty: name the contract file the entry is for (relative to the ignore file), or leave the key out.')
     entries.push({
       rule: fields.rule!,
       pointer: fields.pointer!,
       reason: fields.reason!,
       ...(fields.expires !== undefined ? { expires: fields.expires } : {}),
+      ...(fields.contract !== undefined ? { contract: resolve(dirname(file), fields.contract) } : {}),
       file,
       ...at(item.range?.[0]),
     })
@@ -152,7 +160,12 @@ export function today(now: Date = new Date()): string {
 /** Whether an entry has expired on `day` (it ignores through its `expires` day). */
 export const expired = (entry: IgnoreEntry, day: string): boolean => entry.expires !== undefined && entry.expires < day
 
-/** Whether an entry names a finding: the same rule, and the pointer of its new or its old location. */
-export function matches(entry: IgnoreEntry, finding: DiffFinding): boolean {
-  return entry.rule === finding.rule && (entry.pointer === finding.new?.pointer || entry.pointer === finding.old?.pointer)
+/**
+ * Whether an entry names a finding: the same rule, and the pointer of its new or its old location;
+ * with `contract`, also that contract (the one compared, or the file the finding is in).
+ */
+export function matches(entry: IgnoreEntry, finding: DiffFinding, contract?: string): boolean {
+  if (entry.rule !== finding.rule || (entry.pointer !== finding.new?.pointer && entry.pointer !== finding.old?.pointer)) return false
+  if (entry.contract === undefined) return true
+  return [contract, finding.new?.file, finding.old?.file].some((f) => f !== undefined && resolve(f) === entry.contract)
 }

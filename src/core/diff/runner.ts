@@ -75,6 +75,8 @@ export interface DiffSelection {
   /** @default 'breaking' */
   failOn?: FailOn
   ignore?: IgnoreList
+  /** The contract the findings are of (its file), for ignore entries that name one (`contract`). */
+  contract?: string
   /** The day expiry is judged on (`YYYY-MM-DD`, UTC); today by default. */
   today?: string
 }
@@ -170,7 +172,7 @@ export function judge(findings: readonly DiffFinding[], selection: DiffSelection
   const ignored: IgnoredFinding[] = []
   for (const finding of sortFindings(findings)) {
     if (selection.audience !== undefined && !concerns(finding, selection.audience)) continue
-    const entry = live.find((e) => matches(e, finding))
+    const entry = live.find((e) => matches(e, finding, selection.contract))
     if (entry) ignored.push({ finding, reason: entry.reason, entry })
     else shown.push(finding)
   }
@@ -191,6 +193,6 @@ export async function diffContracts(
   selection: DiffSelection = {},
 ): Promise<DiffPairResult & { verdict: DiffVerdict; status: 0 | 1 }> {
   const pair = await diffPair(old, next, env)
-  const verdict = judge(pair.findings, selection)
+  const verdict = judge(pair.findings, { contract: pair.new.file, ...selection })
   return { ...pair, verdict, status: !pair.valid || verdict.failed ? 1 : 0 }
 }
