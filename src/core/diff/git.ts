@@ -73,9 +73,23 @@ function realOrSelf(path: string): string {
 export function gitRoot(cwd: string): string {
   try {
     return realOrSelf(git(['rev-parse', '--show-toplevel'], cwd).toString('utf8').trim())
-  } catch {
-    throw new GitRefError(`${cwd} is not in a git working tree: --against reads the old version from git.`)
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT')
+      throw new GitRefError('git could not be run (is it installed and on the PATH?): --against reads the old version from git.')
+    throw new GitRefError(`${cwd} is not in a git working tree: --against reads the old version from git${gitReason(error)}.`)
   }
+}
+
+/**
+ * Why git refused, for the message: the first line it wrote (a repository owned by another user is
+ * refused with "detected dubious ownership", which a CI container meets; "not a git repository"
+ * otherwise). Empty when git said nothing.
+ */
+function gitReason(error: unknown): string {
+  const { stderr } = error as { stderr?: unknown }
+  const said = Buffer.isBuffer(stderr) ? stderr.toString('utf8') : typeof stderr === 'string' ? stderr : ''
+  const first = said.split('\n').find((line) => line.trim() !== '')
+  return first === undefined ? '' : ` (git: ${first.trim().slice(0, 200)})`
 }
 
 /** Resolves `ref` in the repository of `cwd` to its commit, and lists that commit's tree. */
