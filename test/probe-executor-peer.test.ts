@@ -62,7 +62,7 @@ describe.skipIf(!NATS_SERVER)('executor: a peer that replays its result or answe
       peer.publish(`payments.refunds.${op}.ballot.bob`, ballot(bob))
       await peer.flush()
       let voted = 0
-      for (let i = 0; i < 400 && voted < 2; i++) {
+      for (let i = 0; i < 800 && voted < 2; i++) {
         const state = executor.state(op)
         voted = state.ok ? state.value.branches.filter((b) => b.status === 'succeeded').length : 0
         if (voted < 2) await pause(25)
