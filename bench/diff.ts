@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ContractCompiler } from '../dist/src/index.js'
 import { diffContracts } from '../dist/src/core/diff/runner.js'
-import { DIFF_WORKER, loadDiffer } from '../dist/src/formats/diffs.js'
+import { loadDiffer } from '../dist/src/formats/diffs.js'
 import { formats } from '../dist/src/formats/index.js'
 import { editedDocument } from './diff-edit.js'
 import { natsDocument } from './generate.js'
@@ -38,8 +38,7 @@ export async function diffCases(rounds: number, work: string, n = 5000): Promise
   const newFile = join(work, `diff-new-${n}.asyncapi.yaml`)
   writeFileSync(oldFile, text)
   writeFileSync(newFile, editedDocument(text))
-  const threads = !process.argv.includes('--single-thread')
-  const env = { formats, loadDiffer, ...(DIFF_WORKER ? { worker: DIFF_WORKER } : {}), threads }
+  const env = { formats, loadDiffer }
   const first = await diffContracts({ file: oldFile }, { file: newFile }, env)
   if (!first.valid) throw new Error(`bench/diff.ts: a version does not compile: ${JSON.stringify([first.old.diagnostics[0], first.new.diagnostics[0]])}`)
   const levels = { breaking: 0, warning: 0, info: 0 }

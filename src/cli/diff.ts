@@ -10,7 +10,7 @@ import { sortFindings, type FailOn } from '../core/diff/findings.js'
 import { IgnoreFileError, findIgnoreFile, readIgnoreFile, type IgnoreList } from '../core/diff/ignore.js'
 import { DiffUsageError, diffPair, judge, type DiffEntry, type DiffEnvironment, type DiffVerdict } from '../core/diff/runner.js'
 import type { SourceReader } from '../core/report.js'
-import { DIFF_WORKER, loadDiffer } from '../formats/diffs.js'
+import { loadDiffer } from '../formats/diffs.js'
 import { formats } from '../formats/index.js'
 import { diffJson, diffSummary, diffText, expiredAnnotation, expiredLine, failed, findingAnnotation, type DiffRun } from './diff-report.js'
 
@@ -21,7 +21,6 @@ export interface DiffFlags {
   ignore?: string
   json?: boolean
   format?: string
-  'single-thread'?: boolean
 }
 
 type Output = { out: (text: string) => void; err: (text: string) => void }
@@ -32,7 +31,7 @@ export interface DiagnosticPrinter {
   annotation(diagnostic: Diagnostic): string
 }
 
-const environment: DiffEnvironment = { formats, loadDiffer, ...(DIFF_WORKER ? { worker: DIFF_WORKER } : {}) }
+const environment: DiffEnvironment = { formats, loadDiffer }
 
 export async function diffCommand(files: string[], flags: DiffFlags, io: Output, print: DiagnosticPrinter): Promise<number | { usage: string }> {
   const failOn = flags['fail-on'] ?? 'breaking'
@@ -43,7 +42,6 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
   if (flags.audience === '') return { usage: '--audience needs an audience kind (client, service, publisher, subscriber, ...).' }
   if (flags.against === undefined && files.length !== 2)
     return { usage: '`contracts diff` takes two files (the old version, then the new), or --against <git-ref> [files...].' }
-  const env: DiffEnvironment = flags['single-thread'] ? { ...environment, threads: false } : environment
   let explicitIgnore: IgnoreList | undefined
   const ignoreFiles = new Map<string, IgnoreList | undefined>()
   const ignoreFor = (entry: DiffEntry): IgnoreList | undefined => {
@@ -60,11 +58,11 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
   try {
     if (flags.ignore !== undefined) explicitIgnore = readIgnoreFile(flags.ignore)
     if (flags.against !== undefined) {
-      const result = await diffAgainst(flags.against, files, env)
+      const result = await diffAgainst(flags.against, files, environment)
       entries = result.entries
       against = { ref: flags.against, commit: result.version.commit }
       oldText = (file) => result.version.overlay.text(file)
-    } else entries = [await diffPair({ file: files[0]! }, { file: files[1]! }, env)]
+    } else entries = [await diffPair({ file: files[0]! }, { file: files[1]! }, environment)]
     verdict = judgeAll(entries, { failOn, audience: flags.audience, ignoreFor })
   } catch (error) {
     if (error instanceof DiffUsageError || error instanceof GitRefError) return { usage: error.message }

@@ -67,8 +67,6 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '--json': 'Print one JSON document (version 1, described in docs/cli.md) on stdout.',
       '--format github': "Print GitHub Actions annotations on the new file's lines (::error for breaking, ::warning, ::notice for info).",
       '--format sarif': 'Print one SARIF 2.1.0 log on stdout (for code scanning).',
-      '--single-thread':
-        'Diff on one thread. By default two large files (2 MB or more each) are diffed on two: a worker thread compiles the old version and compares part of the two.',
     },
     examples: [
       'contracts diff old/payments.spec.json payments.spec.json',

@@ -50,7 +50,6 @@ const scopeFlags = {
   'fail-on': { type: 'string' },
   audience: { type: 'string' },
   ignore: { type: 'string' },
-  'single-thread': { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
 
 type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }

@@ -9,12 +9,11 @@
  * plus sorting the findings (n log n).
  */
 import { dirname, resolve } from 'node:path'
-import { ContractCompiler, type ModelResult } from '../compile.js'
+import { ContractCompiler } from '../compile.js'
 import { hasErrors, type Diagnostic } from '../diagnostics.js'
 import type { RegisteredFormat, SourceOverlay } from '../format.js'
 import { InputError, fileProblem, recordingHost } from '../input-host.js'
 import { countLevels, concerns, fails, sortFindings, type FailOn } from './findings.js'
-import { sharedDiffPays, startDiffWorker } from './parallel.js'
 import { expired, matches, today as currentDay, type IgnoreEntry, type IgnoreList } from './ignore.js'
 import type { DiffFinding, DiffLevel, DiffRule, DiffSide, FormatDiffer } from './types.js'
 
@@ -25,13 +24,6 @@ export type DifferLoader = (format: string) => Promise<FormatDiffer<any> | undef
 export interface DiffEnvironment {
   formats: readonly RegisteredFormat<any, any, any, any>[]
   loadDiffer: DifferLoader
-  /**
-   * The diff worker's script (`src/formats/diff-worker.ts` as built): two large versions of a format
-   * whose differ can share its comparison are then diffed on two threads (parallel.ts). Absent: one thread.
-   */
-  worker?: URL
-  /** `false`: one thread whatever the size (`contracts diff --threads false`). */
-  threads?: boolean
 }
 
 /** One version of a contract: its file, read from disk, or through an overlay (the version a git ref has). */
@@ -144,60 +136,7 @@ export async function diffPair(old: DiffVersionInput, next: DiffVersionInput, en
   const format = newFormat!.name
   const differ = await env.loadDiffer(format)
   if (differ === undefined) throw new DiffUsageError(`The ${format} format has no differ.`)
-  const shared = differ.shared
-  // Two large files of the working tree (not a version from git, nor a compiler the caller keeps): the old one compiled on a worker thread.
-  const worker =
-    env.worker !== undefined &&
-    env.threads !== false &&
-    shared !== undefined &&
-    !old.overlay &&
-    !old.compiler &&
-    !next.overlay &&
-    !next.compiler &&
-    sharedDiffPays([old.file, next.file])
-      ? startDiffWorker(env.worker, { file: resolve(old.file), format })
-      : undefined
-  try {
-    if (worker === undefined) return await compareModels(old, next, format, differ, oldCompiler, newCompiler, oldFormat!, newFormat!)
-    const newModel = await newCompiler.model(next.file, newFormat!)
-    if (newModel.model !== undefined && !hasErrors(newModel.diagnostics))
-      worker.send({ file: newModel.file, model: shared!.portable(newModel.model), dependencies: newModel.dependencies })
-    const fromWorker = await worker.old
-    const oldModel: Compiled = fromWorker ?? (await oldCompiler.model(old.file, oldFormat!))
-    return await compared(old, next, format, differ, oldModel, newModel, (o, n) => shared!.diff(o, n, fromWorker ? worker.part : Promise.resolve(undefined)))
-  } finally {
-    worker?.stop()
-  }
-}
-
-/** What the comparison reads of a version's compile (made here, or by the worker). */
-type Compiled = Pick<ModelResult<unknown>, 'file' | 'model' | 'diagnostics' | 'dependencies'>
-
-/** Both versions compiled on this thread, then compared. */
-async function compareModels(
-  old: DiffVersionInput,
-  next: DiffVersionInput,
-  format: string,
-  differ: FormatDiffer<any>,
-  oldCompiler: ContractCompiler,
-  newCompiler: ContractCompiler,
-  oldFormat: RegisteredFormat<any, any, any, any>,
-  newFormat: RegisteredFormat<any, any, any, any>,
-): Promise<DiffPairResult> {
-  const [oldModel, newModel] = await Promise.all([oldCompiler.model(old.file, oldFormat), newCompiler.model(next.file, newFormat)])
-  return compared(old, next, format, differ, oldModel, newModel, (o, n) => differ.diff(o, n))
-}
-
-/** The pair's result from both versions' compiles: their reports, and the findings when both have no errors. */
-async function compared(
-  old: DiffVersionInput,
-  next: DiffVersionInput,
-  format: string,
-  differ: FormatDiffer<any>,
-  oldModel: Compiled,
-  newModel: Compiled,
-  diff: (old: DiffSide<unknown>, next: DiffSide<unknown>) => DiffFinding[] | Promise<DiffFinding[]>,
-): Promise<DiffPairResult> {
+  const [oldModel, newModel] = await Promise.all([oldCompiler.model(old.file, oldFormat!), newCompiler.model(next.file, newFormat!)])
   const report = (r: typeof oldModel): DiffVersionReport => ({ file: r.file, diagnostics: r.diagnostics, dependencies: r.dependencies })
   const result = { change: 'changed' as const, format, old: report(oldModel), new: report(newModel), rules: differ.rules }
   if (hasErrors(oldModel.diagnostics) || hasErrors(newModel.diagnostics) || oldModel.model === undefined || newModel.model === undefined)
@@ -208,7 +147,7 @@ async function compared(
     read: versionReader(r.file, r.dependencies, overlay),
   })
   try {
-    const findings = await diff(side(oldModel, old.overlay), side(newModel, next.overlay))
+    const findings = await differ.diff(side(oldModel, old.overlay), side(newModel, next.overlay))
     return { ...result, valid: true, findings: sortFindings(findings) }
   } catch (error) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error)

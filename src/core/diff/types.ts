@@ -88,19 +88,4 @@ export interface FormatDiffer<Model = unknown> {
   format: string
   rules: readonly DiffRule[]
   diff(old: DiffSide<Model>, next: DiffSide<Model>): DiffFinding[] | Promise<DiffFinding[]>
-  /** How two threads share the comparison of two large versions (core/diff/parallel.ts); absent: one thread makes it. */
-  shared?: SharedComparison<Model>
-}
-
-/**
- * A comparison split between this thread and a worker thread, each with both versions' models:
- * the worker's part comes back as data and the findings are the ones `diff` makes alone.
- */
-export interface SharedComparison<Model> {
-  /** What of a model is sent to the other thread (structured cloning); a side made of it is compared as the model's. */
-  portable(model: Model): unknown
-  /** The worker's part of the comparison, as data structured cloning can send. */
-  part(old: DiffSide<Model>, next: DiffSide<Model>): Promise<unknown>
-  /** The findings, with the worker's part when it comes (`undefined`: this thread makes that part too). */
-  diff(old: DiffSide<Model>, next: DiffSide<Model>, part: Promise<unknown>): Promise<DiffFinding[]>
 }

@@ -65,10 +65,8 @@ function effects(changes: readonly SchemaChange[]): SchemaEffect[] {
   return [...new Set(changes.map((c) => c.effect))].sort()
 }
 
-export function diffHeaders(f: Findings, from = 0, to = f.old.model.channels.length): void {
-  const channels = f.old.model.channels
-  for (let i = from; i < to && i < channels.length; i++) {
-    const oc = channels[i]!
+export function diffHeaders(f: Findings): void {
+  for (const oc of f.old.model.channels) {
     const renamed = f.renamed.get(oc.id)
     const nc = f.next.channels.get(oc.id) ?? (renamed === undefined ? undefined : f.next.channels.get(renamed))
     if (nc) compareChannel(f, oc, nc)

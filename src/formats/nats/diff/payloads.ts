@@ -127,27 +127,14 @@ export function strongest(parties: readonly Party[], level: (p: Party) => DiffLe
   return { level: best, audiences: best === 'info' ? [] : dedupe(parties.filter((p) => level(p) === best).map((p) => p.audience)) }
 }
 
-/**
- * The messages of the old version's channels `from` to `to` (by their place in the model: the
- * comparison shared between two threads gives each a range, diff/share.ts), then, with `listed`,
- * the messages each operation lists.
- */
-export function diffPayloads(f: Findings, from = 0, to = f.old.model.channels.length, listed = true): void {
+export function diffPayloads(f: Findings): void {
   const { old, next } = f
-  const channels = old.model.channels
-  for (let i = from; i < to && i < channels.length; i++) {
-    const oc = channels[i]!
+  for (const oc of old.model.channels) {
     const nc = next.channels.get(oc.id)
     const renamed = f.renamed.get(oc.id)
     const pair = nc ?? (renamed === undefined ? undefined : next.channels.get(renamed))
     if (pair) compareMessages(f, oc, pair)
   }
-  if (listed) diffListed(f)
-}
-
-/** The messages each operation of both versions lists, where the lists differ. */
-function diffListed(f: Findings): void {
-  const { old, next } = f
   for (const op of old.model.operations) {
     const now = next.operations.get(op.id)
     if (now && now.channel === op.channel && JSON.stringify(op.messages) !== JSON.stringify(now.messages)) compareListed(f, op, now)
