@@ -31,6 +31,7 @@ export const SHARED = [
   'test/benzene-producer-shapes.test.ts',
   'test/benzene-rules.test.ts',
   'test/benzene-untyped-schemas.test.ts',
+  'test/bundled-runtime-classes.test.ts',
   'test/cli-lock.test.ts',
   'test/cli.test.ts',
   'test/compact-module.test.ts',

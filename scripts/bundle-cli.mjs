@@ -12,9 +12,14 @@
 //   loads the NATS chunks alone. The package's chunks are cut by Rollup, by what loads them
 //   (`bundlePackage`): the package root is two files, a first NATS compile four more; the
 //   command's by esbuild;
-// - the runtime (dist/src/runtime/) is not bundled into the package's entries: the compiler imports
-//   the files generated modules import, so its classes (`SubjectError`, thrown by
-//   `globalSubjectParser`) are one per app (the CLI, a process of its own, bundles it);
+// - a runtime file (dist/src/runtime/) that exports a class stays an import of its own in the
+//   package's entries, with the runtime files it imports: the compiler imports the file generated
+//   modules import, so its classes (`SubjectError`, thrown by `globalSubjectParser`) are one per
+//   app. The rest of the runtime the compiler uses (JSON Pointer, schema checks, pattern budgets:
+//   functions and data) is bundled into its chunks: each ES module is resolved, read, compiled and
+//   linked apart, and the thirteen such files a first NATS compile loaded cost a fresh process
+//   about a sixth of its CPU time for the import and first compile (bench/cold-start.ts). The
+//   CLI, a process of its own, bundles the whole runtime;
 // - packages stay imports of their own (`packages: 'external'`).
 //
 // tsc's one-file-per-source output stays beside the bundles (the runtime, the declarations, the
@@ -22,6 +27,7 @@
 import { build, transformSync } from 'esbuild'
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 const dist = join(import.meta.dirname, '../dist')
 const runtime = join(dist, 'src/runtime')
@@ -86,6 +92,80 @@ async function bundle(entries, chunkDir, { runtimeInline = false } = {}) {
 const FORMAT_OPTIONS = /[\\/]dist[\\/]src[\\/]formats[\\/][a-z]+[\\/]options\.js$/
 const FORMAT_ROOT = /[\\/]dist[\\/]src[\\/]formats[\\/]([a-z]+)[\\/]index\.js$/
 
+/** Whether a runtime file of tsc's output exports a class (`export class X`, or a class named in an `export { }` list). */
+function exportsAClass(text) {
+  return [...text.matchAll(/^(export\s+)?(?:default\s+)?class\s+([A-Za-z_$][\w$]*)/gm)].some(
+    ([, exported, name]) => exported !== undefined || new RegExp(`^export\\s*\\{[^}]*\\b${name}\\b`, 'm').test(text),
+  )
+}
+
+/** The relative imports (static, re-exports and `import()`) of a file of tsc's output, as paths. */
+function relativeImports(file, text) {
+  const found = text.matchAll(/(?:^(?:import|export)\b[^;]*?\bfrom\s*|\bimport\(\s*)['"](\.\.?\/[^'"]+)['"]/gm)
+  return [...found].map(([, path]) => join(dirname(file), path))
+}
+
+/**
+ * The runtime files the package's code (reached from `roots`) imports where tsc wrote them rather
+ * than bundling a copy: each that exports a class (one module per app, or an app's `instanceof`
+ * would miss what the compiler's copy made), and every runtime file those import (loaded with
+ * them anyway: a copy would be compiled twice). Read from tsc's output.
+ */
+function keptRuntimeFiles(roots) {
+  const texts = new Map()
+  const text = (file) => {
+    if (!texts.has(file)) texts.set(file, readFileSync(file, 'utf8'))
+    return texts.get(file)
+  }
+  const inRuntime = (file) => file.startsWith(runtime + sep)
+  const seen = new Set()
+  const kept = new Set()
+  const stack = [...roots]
+  while (stack.length > 0) {
+    const file = stack.pop()
+    if (seen.has(file)) continue
+    seen.add(file)
+    for (const target of relativeImports(file, text(file))) {
+      if (!target.endsWith('.js')) continue
+      if (!inRuntime(target)) stack.push(target)
+      else if (!inRuntime(file) && exportsAClass(text(target))) kept.add(target)
+    }
+  }
+  const keptStack = [...kept]
+  while (keptStack.length > 0) {
+    const file = keptStack.pop()
+    for (const target of relativeImports(file, text(file)))
+      if (inRuntime(target) && !kept.has(target)) {
+        kept.add(target)
+        keptStack.push(target)
+      }
+  }
+  return kept
+}
+
+/**
+ * Packages the package's chunks hold a copy of (by name: its license, as a legal comment esbuild's
+ * printing keeps): `canonicalize`, 2 KB that three NATS rules import. The one bare import on a
+ * first NATS compile's path, it cost a fresh process about 3% of the CPU time of its import and
+ * first compile (resolving a package from node_modules the first time, bench/cold-start.ts). The
+ * version is the one package.json pins; the runtime files still import the package.
+ */
+const BUNDLED_PACKAGES = { canonicalize: 'Apache-2.0' }
+const bundledPackages = {
+  name: 'bundled-packages',
+  resolveId(id) {
+    return Object.hasOwn(BUNDLED_PACKAGES, id) ? fileURLToPath(import.meta.resolve(id)) : null
+  },
+  transform(code, id) {
+    for (const [name, license] of Object.entries(BUNDLED_PACKAGES))
+      if (id === fileURLToPath(import.meta.resolve(name))) {
+        const { version } = JSON.parse(readFileSync(join(dirname(id), '../package.json'), 'utf8'))
+        return { code: `/*! ${name} ${version} | ${license} | bundled from node_modules/${name} */\n${code}`, map: null }
+      }
+    return null
+  },
+}
+
 /**
  * The package's entries bundled by Rollup, whose chunks can be chosen (esbuild cuts a chunk for
  * every set of entries and `import()`s that reach a module, which made the package root 14 files
@@ -103,18 +183,22 @@ async function bundlePackage(entries, chunkDir) {
     if (join(dist, `${out}.js`) === file && readFileSync(file, 'utf8').includes(BANNER))
       throw new Error(`${file} is already bundled: run tsc first (npm run build)`)
   const { rollup } = await import('rollup')
+  const kept = keptRuntimeFiles(Object.values(entries))
   const warnings = []
   const build = await rollup({
     input: entries,
     preserveEntrySignatures: 'strict',
-    // Packages stay imports of their own; a runtime file is imported where tsc wrote it.
+    // Packages stay imports of their own, but for BUNDLED_PACKAGES; a kept runtime file
+    // (`keptRuntimeFiles`) is imported where tsc wrote it, from the package's code and from the
+    // runtime files bundled in alike.
     external: (id, importer) => {
-      if (!/^\.\.?\//.test(id) && !id.startsWith('/')) return true
+      if (!/^\.\.?\//.test(id) && !id.startsWith('/')) return !Object.hasOwn(BUNDLED_PACKAGES, id)
       if (importer === undefined) return false
       const target = id.startsWith('/') ? id : join(dirname(importer), id)
-      return target.startsWith(runtime + sep) && !importer.startsWith(runtime + sep)
+      return kept.has(target)
     },
     onwarn: (warning) => warnings.push(warning),
+    plugins: [bundledPackages],
   })
   const closures = new Map()
   /** Every module `id` imports statically, itself included (externals left out). */
