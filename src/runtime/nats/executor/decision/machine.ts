@@ -21,6 +21,49 @@ import type {
   Vote,
 } from '../events.js'
 
+/*
+ * The records an operation keeps (its votes, its decision) and the state it reports are made with
+ * `new`, not as object literals. V8 allocates the objects of a literal whose earlier objects
+ * outlived a young collection straight into the old generation (allocation-site pretenuring), and
+ * an old object is a root of every young collection until the next full one: a literal of
+ * long-lived records made every operation's short-lived objects (its branches, its copies of the
+ * votes) outlive a young collection too. A construction has no allocation site: these are born
+ * young like everything else of the operation.
+ */
+class VoteRecord implements Vote {
+  constructor(
+    readonly branchId: string,
+    readonly peerId: string,
+    readonly attempt: number,
+    readonly fence: number,
+    readonly success: boolean,
+    readonly atMs: number,
+  ) {}
+}
+
+class DecisionRecord implements Decision {
+  constructor(
+    readonly outcome: DecisionOutcome,
+    readonly reason: DecisionReason,
+    readonly atMs: number,
+    readonly votes: readonly Vote[],
+    readonly successUnits: number,
+  ) {}
+}
+
+class StateRecord implements ExecutorState {
+  constructor(
+    readonly admission: ExecutorState['admission'],
+    readonly nowMs: number,
+    readonly branches: readonly BranchState[],
+    readonly votes: readonly Vote[],
+    readonly decision: Decision | null,
+    readonly settledAtMs: number | null,
+    readonly returnsAtMs: number | null,
+    readonly refused: readonly Refusal[],
+  ) {}
+}
+
 interface MutableBranch {
   branchId: string
   admittedPeerId: string
@@ -189,16 +232,18 @@ export class DecisionCore {
   state(): ExecutorState {
     const branches: BranchState[] = this.branches.map((b) => snapshot(b))
     const returnsAtMs = this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
-    return Object.freeze({
-      admission: this.admission,
-      nowMs: this.nowMs,
-      branches: Object.freeze(branches),
-      votes: Object.freeze([...this.votes]),
-      decision: this.decision,
-      settledAtMs: this.settledAtMs,
-      returnsAtMs,
-      refused: Object.freeze([...this.refused]),
-    })
+    return Object.freeze(
+      new StateRecord(
+        this.admission,
+        this.nowMs,
+        Object.freeze(branches),
+        Object.freeze([...this.votes]),
+        this.decision,
+        this.settledAtMs,
+        returnsAtMs,
+        Object.freeze([...this.refused]),
+      ),
+    )
   }
 
   private applyAt(event: ExecutorEvent, at: number): RefusalReason | null {
@@ -322,7 +367,7 @@ export class DecisionCore {
     if (b.peerId !== event.peerId) return 'wrong-peer'
     if (b.attempt !== event.attempt) return 'stale-attempt'
     if (b.fence !== event.fence) return 'stale-fence'
-    this.votes.push(Object.freeze({ branchId: b.branchId, peerId: event.peerId, attempt: event.attempt, fence: event.fence, success: event.success, atMs: at }))
+    this.votes.push(Object.freeze(new VoteRecord(b.branchId, event.peerId, event.attempt, event.fence, event.success, at)))
     this.terminate(b, event.success ? 'succeeded' : 'unsuccessful', at)
     return null
   }
@@ -348,7 +393,7 @@ export class DecisionCore {
   }
 
   private decide(outcome: DecisionOutcome, reason: DecisionReason, at: number): void {
-    this.decision = Object.freeze({ outcome, reason, atMs: at, votes: Object.freeze([...this.votes]), successUnits: this.unitCounts().success })
+    this.decision = Object.freeze(new DecisionRecord(outcome, reason, at, Object.freeze([...this.votes]), this.unitCounts().success))
     for (const b of this.branches) {
       // Once decided no new attempt starts.
       if (b.status === 'retry-wait') this.terminate(b, 'failed', at)
