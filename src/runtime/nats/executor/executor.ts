@@ -161,6 +161,9 @@ function inputDigest(inputBytes: string): string {
 /** Settled operations whose state and log stay readable (`state`, `log`); older ones keep only their idempotency record. */
 const KEPT_CORES = 1024
 
+/** The admitted event's `eligible` unless the dispatch is one-eligible (one shared empty list, not a literal per operation). */
+const NO_PEERS: readonly string[] = Object.freeze([])
+
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
@@ -287,6 +290,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
   async function run(op: Operation, invocation: Invocation<InvocationInputs<I>>): Promise<ExecutorResult<InvocationOutcome<Output>>> {
     const inputs = copyMembers((invocation.inputs ?? {}) as object)
+    // The principal alone is kept: the closures below outlive the caller's invocation object.
+    const principalId = invocation.principalId
     if (generatedInput) writeMember(inputs, generatedInput, op.id)
     let deadlineMs: number | null = null
     const context = (): AdapterContext => ({
@@ -294,7 +299,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       contractVersion: module.contract.version,
       contractDigest: options.contractDigest,
       operationId: op.id,
-      principalId: invocation.principalId,
+      principalId,
       senderPeerId: deployment.senderPeerId,
       scopeId: deployment.scopeId,
       systemId: deployment.systemId,
@@ -554,7 +559,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     await (listening ??= listen())
 
     const admittedAt = now()
-    core.apply(new AdmittedEvent(admittedAt, admittedBranches, plan.dispatch.mode === 'one-eligible' ? peers : []))
+    core.apply(new AdmittedEvent(admittedAt, admittedBranches, plan.dispatch.mode === 'one-eligible' ? peers : NO_PEERS))
     const admission = core.admissionState()
     if (admission.status !== 'admitted') {
       stop()
