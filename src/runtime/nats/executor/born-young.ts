@@ -14,31 +14,43 @@ import type { AdmittedBranch, Decision, ExecutorEvent, ExecutorState } from './e
 
 type Of<K extends ExecutorEvent['kind']> = Extract<ExecutorEvent, { kind: K }>
 
+// Members declared and assigned in the events' order, `kind` first (parameter properties would come first).
 export class AdmittedEvent implements Of<'admitted'> {
   readonly kind = 'admitted' as const
-  constructor(
-    readonly atMs: number,
-    readonly branches: readonly AdmittedBranch[],
-    readonly eligible: readonly string[],
-  ) {}
+  readonly atMs: number
+  readonly branches: readonly AdmittedBranch[]
+  readonly eligible: readonly string[]
+  constructor(atMs: number, branches: readonly AdmittedBranch[], eligible: readonly string[]) {
+    this.atMs = atMs
+    this.branches = branches
+    this.eligible = eligible
+  }
 }
 
 export class ResultEvent implements Of<'result'> {
   readonly kind = 'result' as const
-  constructor(
-    readonly atMs: number,
-    readonly branchId: string,
-    readonly peerId: string,
-    readonly attempt: number,
-    readonly fence: number,
-    readonly success: boolean,
-    readonly verified: boolean,
-  ) {}
+  readonly atMs: number
+  readonly branchId: string
+  readonly peerId: string
+  readonly attempt: number
+  readonly fence: number
+  readonly success: boolean
+  readonly verified: boolean
+  constructor(atMs: number, branchId: string, peerId: string, attempt: number, fence: number, success: boolean, verified: boolean) {
+    this.atMs = atMs
+    this.branchId = branchId
+    this.peerId = peerId
+    this.attempt = attempt
+    this.fence = fence
+    this.success = success
+    this.verified = verified
+  }
 }
 
 /** A request published (`ok`), or the error its publication failed with. */
 export class PublicationRecord {
-  readonly error?: string
+  // `declare`: no member at all unless the publication failed (a field would be an own `undefined`).
+  declare readonly error?: string
   constructor(
     readonly branchId: string,
     readonly attempt: number,
@@ -59,7 +71,7 @@ export class AudienceRecord {
 
 /** An invocation's outcome (`InvocationOutcome`); `output` only when the aggregation adapter gave one. */
 export class OutcomeRecord<Output> {
-  readonly output?: Output
+  declare readonly output?: Output
   constructor(
     readonly operationId: string,
     readonly decision: Decision,

@@ -82,14 +82,19 @@ interface MutableBranch {
   cancelRequestedAtMs: number | null
 }
 
+/** Members in the order of the admission's type, `status` first. */
 class AdmittedState {
   readonly status = 'admitted' as const
-  constructor(
-    readonly atMs: number,
-    readonly deadlineMs: number,
-    readonly admittedUnits: number,
-    readonly threshold: number | null,
-  ) {}
+  readonly atMs: number
+  readonly deadlineMs: number
+  readonly admittedUnits: number
+  readonly threshold: number | null
+  constructor(atMs: number, deadlineMs: number, admittedUnits: number, threshold: number | null) {
+    this.atMs = atMs
+    this.deadlineMs = deadlineMs
+    this.admittedUnits = admittedUnits
+    this.threshold = threshold
+  }
 }
 
 class BranchSnapshot implements BranchState {
