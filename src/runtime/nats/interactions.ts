@@ -179,6 +179,18 @@ function setAt(target: Record<string, unknown>, pointer: string, value: unknown)
 }
 
 /**
+ * A materialized request. Made with `new`, not as a literal: V8 allocates a literal whose objects
+ * outlived young collections straight into the old generation, where a request kept only until it
+ * is published would keep its payload alive past every young collection until a full one.
+ */
+class Materialized {
+  constructor(
+    readonly subject: string,
+    readonly payload: Record<string, unknown>,
+  ) {}
+}
+
+/**
  * Applies an interaction's bindings for one request: every subject value (context values included)
  * is checked against its token domain by rendering the subject; every input given is checked
  * against its token domain and its schema, bound or not; context and branch values against their
@@ -220,7 +232,7 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
       `${interaction.id}: ${problems.map((p) => p.message).join('; ')}.`,
       problems.map((p) => ({ message: p.message, code: p.field })),
     )
-  return Object.freeze({ subject, payload })
+  return Object.freeze(new Materialized(subject, payload))
 }
 
 /** Descriptor members that are functions (or hold them): validators keep their `errors`, subjects their state. */
@@ -377,6 +389,6 @@ export function materializeBranches(
       putOwn(current, tokens[tokens.length - 1]!, wireValue(branch[field]))
     }
     for (const validator of shape.validators) if (!validator(payload)) return whole(branch)
-    return Object.freeze({ subject, payload })
+    return Object.freeze(new Materialized(subject, payload))
   }
 }

@@ -138,7 +138,8 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
   if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
     return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
   const candidates = distinctSorted(snap.peers).filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId)
-  const peers: string[] = []
+  // `Array.of`, not `[]`: kept with the operation's record, and a literal would be born old (see `Materialized`, interactions.ts).
+  const peers: string[] = Array.of()
   // One context while the adapter answers synchronously (one object, not one per peer); a fresh one after it awaits.
   let at = context()
   for (const peer of candidates) {

@@ -31,6 +31,24 @@ export interface AnswerRecord {
   admittedAtMs?: number
 }
 
+/**
+ * A class rather than a literal: V8 allocates a literal whose objects outlive young collections
+ * (these are kept as long as the executor) straight into the old generation, where what it points
+ * to while young outlives every young collection until a full one.
+ */
+class Answered implements AnswerRecord {
+  log: readonly ExecutorEvent[] | undefined = undefined
+  admittedAtMs: number | undefined = undefined
+  constructor(
+    readonly decision: Decision,
+    readonly logLength: number,
+    readonly revision: string,
+    readonly peers: readonly string[],
+    readonly publications: readonly Published[] | undefined,
+    readonly output: unknown,
+  ) {}
+}
+
 /** The record of an answer given now (the core's log `logLength` long). O(publications). */
 export function answerRecord(
   decision: Decision,
@@ -41,14 +59,7 @@ export function answerRecord(
   output: unknown,
 ): AnswerRecord {
   const usual = publications.length === peers.length && publications.every((p, i) => p.ok && p.attempt === 1 && p.branchId === peers[i])
-  return {
-    decision,
-    logLength,
-    revision,
-    peers,
-    ...(usual ? {} : { publications: [...publications] }),
-    ...(output !== undefined ? { output } : {}),
-  }
+  return new Answered(decision, logLength, revision, peers, usual ? undefined : [...publications], output)
 }
 
 /** The usual log up to an answer: one branch per peer admitted (fence 0), then each vote's verified result. O(peers + votes). */

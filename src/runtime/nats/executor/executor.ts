@@ -26,6 +26,7 @@ import { sha256Hex } from './dispatch/operation-id.js'
 import { expectedSubject } from './dispatch/expected-subject.js'
 import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
 import { simulate } from './decision/simulate.js'
+import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, ResultEvent } from './born-young.js'
 import { sameJson } from './same-json.js'
 
 /** What a generated NATS module provides that the executor reads. */
@@ -128,6 +129,27 @@ interface Operation {
   coreDropped?: boolean
 }
 
+/**
+ * An operation's record, kept for its idempotency as long as the executor. A class rather than a
+ * literal: V8 allocates a literal whose objects outlive young collections straight into the old
+ * generation (allocation-site pretenuring), and what such a record points to while the invocation
+ * runs (its outcome's promise, its core, the closures holding the invocation) would then outlive
+ * every young collection until a full one.
+ */
+class OperationRecord implements Operation {
+  outcome: Operation['outcome'] = undefined
+  answer: AnswerRecord | undefined = undefined
+  core: DecisionCore | undefined = undefined
+  react: (() => void) | undefined = undefined
+  settle: (() => void) | undefined = undefined
+  tail: ExecutorEvent[] | undefined = undefined
+  coreDropped: boolean | undefined = undefined
+  constructor(
+    readonly id: string,
+    readonly inputDigest: string,
+  ) {}
+}
+
 /** Canonical inputs up to this length are kept as they are; longer ones as their SHA-256 (a record's size stays bounded). */
 const KEPT_INPUT_CHARS = 128
 
@@ -138,6 +160,9 @@ function inputDigest(inputBytes: string): string {
 
 /** Settled operations whose state and log stay readable (`state`, `log`); older ones keep only their idempotency record. */
 const KEPT_CORES = 1024
+
+/** The admitted event's `eligible` unless the dispatch is one-eligible (one shared empty list, not a literal per operation). */
+const NO_PEERS: readonly string[] = Object.freeze([])
 
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
@@ -265,6 +290,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
   async function run(op: Operation, invocation: Invocation<InvocationInputs<I>>): Promise<ExecutorResult<InvocationOutcome<Output>>> {
     const inputs = copyMembers((invocation.inputs ?? {}) as object)
+    // The principal alone is kept: the closures below outlive the caller's invocation object.
+    const principalId = invocation.principalId
     if (generatedInput) writeMember(inputs, generatedInput, op.id)
     let deadlineMs: number | null = null
     const context = (): AdapterContext => ({
@@ -272,7 +299,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       contractVersion: module.contract.version,
       contractDigest: options.contractDigest,
       operationId: op.id,
-      principalId: invocation.principalId,
+      principalId,
       senderPeerId: deployment.senderPeerId,
       scopeId: deployment.scopeId,
       systemId: deployment.systemId,
@@ -297,7 +324,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     op.core = core
     const payloads = new Map<string, ResultPayload>()
     const cancelsSent = new Set<string>()
-    const publications: Publication[] = []
+    const publications: Publication[] = Array.of()
     let timer: ReturnType<typeof setTimeout> | undefined
     let timerDueMs: number | null = null
     let chain: Promise<void> = Promise.resolve()
@@ -374,14 +401,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       op.outcome = undefined
       // Settled while the aggregation ran: the core can go now.
       settledQuiet?.()
-      return ok({
-        operationId: op.id,
-        decision,
-        state,
-        audience: { revision, policyRevision: deployment.policyRevision, peers },
-        publications: [...publications],
-        ...(output !== undefined ? { output } : {}),
-      })
+      return ok(new OutcomeRecord(op.id, decision, state, new AudienceRecord(revision, deployment.policyRevision, peers), [...publications], output))
     }
 
     const stop = () => {
@@ -511,16 +531,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     function applyResult(r: Checked, verified: boolean): void {
       const success = sameJson(readSuccess(r.payload), plan.success!.equals)
-      const event: ExecutorEvent = {
-        kind: 'result',
-        atMs: now(),
-        branchId: r.branchId,
-        peerId: r.peerId,
-        attempt: r.attempt,
-        fence: r.fence,
-        success,
-        verified,
-      }
+      const event = new ResultEvent(now(), r.branchId, r.peerId, r.attempt, r.fence, success, verified)
       // Payloads are kept only for the aggregation adapter.
       if (core.apply(event) === null && adapters.aggregation) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload as ResultPayload)
       react()
@@ -548,7 +559,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     await (listening ??= listen())
 
     const admittedAt = now()
-    core.apply({ kind: 'admitted', atMs: admittedAt, branches: admittedBranches, eligible: plan.dispatch.mode === 'one-eligible' ? peers : [] })
+    core.apply(new AdmittedEvent(admittedAt, admittedBranches, plan.dispatch.mode === 'one-eligible' ? peers : NO_PEERS))
     const admission = core.admissionState()
     if (admission.status !== 'admitted') {
       stop()
@@ -566,7 +577,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const allowed = answers.every((a) => typeof a === 'boolean') ? (answers as boolean[]) : await Promise.all(answers)
       const requestFor = (b: BranchState) => (b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b))
       const failed = (b: BranchState, error: unknown) => {
-        publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: error instanceof Error ? error.message : String(error) })
+        publications.push(new PublicationRecord(b.branchId, b.attempt, false, error instanceof Error ? error.message : String(error)))
         apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
       }
       // (Gather dispatch publishes nothing and has no request operation.)
@@ -580,7 +591,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           try {
             const { subject, payload } = requestFor(b)
             nc.publish(subject, encoder.encode(JSON.stringify(payload)))
-            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+            publications.push(new PublicationRecord(b.branchId, b.attempt, true))
           } catch (error) {
             failed(b, error)
           }
@@ -592,7 +603,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           try {
             const { subject, payload } = requestFor(b)
             await publish(requestOperation, subject, payload, `${op.id}.${b.branchId}.${b.attempt}`)
-            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: true })
+            publications.push(new PublicationRecord(b.branchId, b.attempt, true))
           } catch (error) {
             failed(b, error)
           }
@@ -647,7 +658,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         if (existing.inputDigest !== inputDigest(inputBytes)) return idempotencyConflict(id)
         return outcomeOf(existing)
       }
-      const op: { -readonly [K in keyof Operation]: Operation[K] } = { id, inputDigest: inputDigest(inputBytes) }
+      const op = new OperationRecord(id, inputDigest(inputBytes))
       op.outcome = run(op, invocation).catch((error: unknown) => refuse('EXECUTOR_ADAPTER_FAILED', error instanceof Error ? error.message : String(error)))
       operations.set(id, op)
       return op.outcome

@@ -45,12 +45,23 @@ export interface Responder {
   close(): Promise<void>
 }
 
-interface BranchRecord {
-  readonly branchId: string
-  fence: number
-  attempt: number
-  running?: LazyAbort
-  committed?: Record<string, unknown>
+/**
+ * A branch's idempotency record, kept as long as the responder. A class rather than a literal:
+ * V8 allocates a literal whose objects outlive young collections straight into the old generation
+ * (allocation-site pretenuring), and what such a record points to while young (its execution's
+ * abort holder, the committed fields) then outlives every young collection until a full one.
+ */
+class BranchRecord {
+  running: LazyAbort | undefined
+  committed: Record<string, unknown> | undefined = undefined
+  constructor(
+    readonly branchId: string,
+    public fence: number,
+    public attempt: number,
+    running: LazyAbort,
+  ) {
+    this.running = running
+  }
 }
 
 const decoder = new TextDecoder()
@@ -254,7 +265,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
     record?.running?.abort() // a higher fence supersedes the running execution
     const running = new LazyAbort()
-    const current: BranchRecord = { branchId, fence: f, attempt: a, running, committed: undefined }
+    const current = new BranchRecord(branchId, f, a, running)
     records.set(operationId, current)
     // `meanwhile`: the handler awaited, so another request or a cancel may have come in between.
     const commit = (fields: ResultFields | undefined, meanwhile: boolean) => {

@@ -21,6 +21,54 @@ import type {
   Vote,
 } from '../events.js'
 
+/*
+ * The records an operation keeps (its votes, its decision), its admission, and the copies the
+ * machine reports (its state, branch snapshots) are made with `new`, not as object literals. V8
+ * allocates the objects of a literal whose earlier objects outlived a young collection straight
+ * into the old generation (allocation-site pretenuring), and an old object is a root of every young
+ * collection until the next full one, dead or alive: such a record born old kept what it points to
+ * (the state's branch copies, the copies of the votes) alive past every young collection. A
+ * construction has no allocation site: these are born young like the rest of the operation.
+ */
+class VoteRecord implements Vote {
+  constructor(
+    readonly branchId: string,
+    readonly peerId: string,
+    readonly attempt: number,
+    readonly fence: number,
+    readonly success: boolean,
+    readonly atMs: number,
+  ) {}
+}
+
+class DecisionRecord implements Decision {
+  constructor(
+    readonly outcome: DecisionOutcome,
+    readonly reason: DecisionReason,
+    readonly atMs: number,
+    readonly votes: readonly Vote[],
+    readonly successUnits: number,
+  ) {}
+}
+
+class StateRecord implements ExecutorState {
+  constructor(
+    readonly admission: ExecutorState['admission'],
+    readonly nowMs: number,
+    readonly branches: readonly BranchState[],
+    readonly votes: readonly Vote[],
+    readonly decision: Decision | null,
+    readonly settledAtMs: number | null,
+    readonly returnsAtMs: number | null,
+    readonly refused: readonly Refusal[],
+  ) {}
+}
+
+/**
+ * A branch as the machine keeps it. A literal on purpose: V8 may allocate these old, and they point
+ * only to the branch's ids and to numbers, so nothing young is kept through them (made with `new`,
+ * measured: more bytes copied by each young collection, not fewer).
+ */
 interface MutableBranch {
   branchId: string
   admittedPeerId: string
@@ -34,20 +82,49 @@ interface MutableBranch {
   cancelRequestedAtMs: number | null
 }
 
-/** A frozen copy of one branch, written out member by member (a literal of one shape, cheaper than a spread). */
+/** Members in the order of the admission's type, `status` first. */
+class AdmittedState {
+  readonly status = 'admitted' as const
+  readonly atMs: number
+  readonly deadlineMs: number
+  readonly admittedUnits: number
+  readonly threshold: number | null
+  constructor(atMs: number, deadlineMs: number, admittedUnits: number, threshold: number | null) {
+    this.atMs = atMs
+    this.deadlineMs = deadlineMs
+    this.admittedUnits = admittedUnits
+    this.threshold = threshold
+  }
+}
+
+class BranchSnapshot implements BranchState {
+  readonly branchId: string
+  readonly admittedPeerId: string
+  readonly peerId: string
+  readonly status: BranchStatus
+  readonly attempt: number
+  readonly fence: number
+  readonly retryAtMs: number | null
+  readonly terminalAtMs: number | null
+  readonly cancel: CancelStatus
+  readonly cancelRequestedAtMs: number | null
+  constructor(b: MutableBranch) {
+    this.branchId = b.branchId
+    this.admittedPeerId = b.admittedPeerId
+    this.peerId = b.peerId
+    this.status = b.status
+    this.attempt = b.attempt
+    this.fence = b.fence
+    this.retryAtMs = b.retryAtMs
+    this.terminalAtMs = b.terminalAtMs
+    this.cancel = b.cancel
+    this.cancelRequestedAtMs = b.cancelRequestedAtMs
+  }
+}
+
+/** A frozen copy of one branch, written out member by member (one shape, cheaper than a spread). */
 function snapshot(b: MutableBranch): BranchState {
-  return Object.freeze({
-    branchId: b.branchId,
-    admittedPeerId: b.admittedPeerId,
-    peerId: b.peerId,
-    status: b.status,
-    attempt: b.attempt,
-    fence: b.fence,
-    retryAtMs: b.retryAtMs,
-    terminalAtMs: b.terminalAtMs,
-    cancel: b.cancel,
-    cancelRequestedAtMs: b.cancelRequestedAtMs,
-  })
+  return Object.freeze(new BranchSnapshot(b))
 }
 
 const TERMINAL: ReadonlySet<BranchStatus> = new Set(['succeeded', 'unsuccessful', 'failed', 'revoked', 'stopped', 'indeterminate', 'dispatched'])
@@ -189,16 +266,18 @@ export class DecisionCore {
   state(): ExecutorState {
     const branches: BranchState[] = this.branches.map((b) => snapshot(b))
     const returnsAtMs = this.decision === null ? null : this.policy.completion.waitFor === 'decision' ? this.decision.atMs : this.settledAtMs
-    return Object.freeze({
-      admission: this.admission,
-      nowMs: this.nowMs,
-      branches: Object.freeze(branches),
-      votes: Object.freeze([...this.votes]),
-      decision: this.decision,
-      settledAtMs: this.settledAtMs,
-      returnsAtMs,
-      refused: Object.freeze([...this.refused]),
-    })
+    return Object.freeze(
+      new StateRecord(
+        this.admission,
+        this.nowMs,
+        Object.freeze(branches),
+        Object.freeze([...this.votes]),
+        this.decision,
+        this.settledAtMs,
+        returnsAtMs,
+        Object.freeze([...this.refused]),
+      ),
+    )
   }
 
   private applyAt(event: ExecutorEvent, at: number): RefusalReason | null {
@@ -302,7 +381,7 @@ export class DecisionCore {
       this.branches.push(b)
       this.byId.set(b.branchId, b)
     }
-    this.admission = Object.freeze({ status: 'admitted', atMs: at, deadlineMs: at + completion.deadlineMs, admittedUnits: units, threshold })
+    this.admission = Object.freeze(new AdmittedState(at, at + completion.deadlineMs, units, threshold))
     if (completion.mode === 'none') {
       for (const b of this.branches) this.terminate(b, 'dispatched', at)
       this.decide('success', 'no-completion', at)
@@ -322,7 +401,7 @@ export class DecisionCore {
     if (b.peerId !== event.peerId) return 'wrong-peer'
     if (b.attempt !== event.attempt) return 'stale-attempt'
     if (b.fence !== event.fence) return 'stale-fence'
-    this.votes.push(Object.freeze({ branchId: b.branchId, peerId: event.peerId, attempt: event.attempt, fence: event.fence, success: event.success, atMs: at }))
+    this.votes.push(Object.freeze(new VoteRecord(b.branchId, event.peerId, event.attempt, event.fence, event.success, at)))
     this.terminate(b, event.success ? 'succeeded' : 'unsuccessful', at)
     return null
   }
@@ -348,7 +427,7 @@ export class DecisionCore {
   }
 
   private decide(outcome: DecisionOutcome, reason: DecisionReason, at: number): void {
-    this.decision = Object.freeze({ outcome, reason, atMs: at, votes: Object.freeze([...this.votes]), successUnits: this.unitCounts().success })
+    this.decision = Object.freeze(new DecisionRecord(outcome, reason, at, Object.freeze([...this.votes]), this.unitCounts().success))
     for (const b of this.branches) {
       // Once decided no new attempt starts.
       if (b.status === 'retry-wait') this.terminate(b, 'failed', at)
