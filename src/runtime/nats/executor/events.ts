@@ -177,7 +177,11 @@ export type ExecutorEvent =
     })
   | (At & { readonly kind: 'revoked'; readonly peerId: string })
   | (At & { readonly kind: 'lost' })
-  | (At & { readonly kind: 'tick' })
+  | (At & {
+      readonly kind: 'tick'
+      /** Refused events the live log keeps only as this clock move (beyond the first few of each reason); counted in `refusalsOmitted`. */
+      readonly omitted?: number
+    })
 
 export type BranchStatus = 'open' | 'retry-wait' | 'succeeded' | 'unsuccessful' | 'failed' | 'revoked' | 'stopped' | 'indeterminate' | 'dispatched'
 
@@ -266,6 +270,8 @@ export interface ExecutorState {
   readonly settledAtMs: number | null
   readonly returnsAtMs: number | null
   readonly refused: readonly Refusal[]
+  /** Refusals not in `refused`: a live executor logs the first few of each reason, and only the count of the rest (`tick.omitted`). */
+  readonly refusalsOmitted?: number
 }
 
 /** Runs the executor's pure core over a log (pure: the same arguments give the same state). */
