@@ -444,7 +444,8 @@ describe('executor decision core against the reference model', () => {
       const kept = core.log()
       const out: string[] = []
       for (const key of ['admission', 'nowMs', 'decision', 'settledAtMs', 'returnsAtMs', 'votes', 'branches'] as const) {
-        if (JSON.stringify(expected[key]) !== JSON.stringify(state[key])) out.push(`${key}: model ${JSON.stringify(expected[key])} / bounded ${JSON.stringify(state[key])}`)
+        if (JSON.stringify(expected[key]) !== JSON.stringify(state[key]))
+          out.push(`${key}: model ${JSON.stringify(expected[key])} / bounded ${JSON.stringify(state[key])}`)
         if (JSON.stringify(expectedFlooded[key]) !== JSON.stringify(expected[key])) out.push(`${key}: the model changed with replays`)
       }
       if (state.refused.length + (state.refusalsOmitted ?? 0) !== expectedFlooded.refused.length)

@@ -309,7 +309,10 @@ export class DecisionCore {
       }
       case 'revoked':
         // A peer already revoked, or one that neither holds a branch nor could be assigned one, loses nothing.
-        if (this.revokedPeers.has(event.peerId) || !(this.eligible.includes(event.peerId) || this.branches.some((b) => b.peerId === event.peerId && !isTerminal(b.status)))) {
+        if (
+          this.revokedPeers.has(event.peerId) ||
+          !(this.eligible.includes(event.peerId) || this.branches.some((b) => b.peerId === event.peerId && !isTerminal(b.status)))
+        ) {
           this.noChange = true
           return null
         }
