@@ -12,6 +12,9 @@ import { NATS_SERVER } from './helpers/nats-server.js'
 import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
+import { operationId } from '../src/runtime/nats/interactions.js'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { patient, poll, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const FLOOD = 400
@@ -149,4 +152,56 @@ describe.skipIf(!NATS_SERVER)('executor: what a peer sends is bounded by what th
     const read = await bucket.read<{ events: unknown[] }>('op1.state')
     expect(read.ok && read.value?.value).toEqual({ events: [{ kind: 'tick', atMs: 0 }] })
   }, 60_000)
+})
+
+describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing writes nothing', () => {
+  let rig: DurableRig
+  beforeAll(async () => {
+    rig = await startDurableRig('peer-bounds-durable')
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+
+  it('results for branches never dispatched and stale replays leave the state record at its revision', async () => {
+    const interaction = patient(rig.assign, 60_000)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = { principalId: 'dispatcher', idempotencyKey: 'bounds-durable', inputs: shipmentInputs }
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const executor = await rig.executor(interaction)
+    const answered = executor.invoke(fixed)
+    await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    const store = await rig.store()
+    const before = await store.state(id)
+    expect(before.ok && before.value !== null).toBe(true)
+    const mallory = await rig.connection()
+    for (let i = 0; i < FLOOD; i++) {
+      const accept = { operationId: id, branchId: `b${i}`, attempt: 1, fence: 1, courierId: 'c-mal', accepted: true }
+      mallory.publish(`shipping.couriers.${id}.accept.c-mal`, JSON.stringify(accept))
+    }
+    // c-ann's branch, at a fence it never held.
+    for (let i = 0; i < FLOOD; i++) {
+      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 999, courierId: 'c-ann', accepted: true }
+      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
+    }
+    await mallory.flush()
+    const jsm = await jetstreamManager(mallory)
+    await poll(async () => {
+      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results').catch(() => null)
+      return info !== null && info.num_pending === 0 && info.num_ack_pending === 0
+    }, 1500)
+    const after = await store.state(id)
+    expect(after.ok && before.ok && after.value?.revision).toBe(before.ok ? before.value?.revision : -1)
+    release()
+    const answer = await answered
+    const log = executor.log(id)
+    await executor.close()
+    for (const p of peers) await p.close()
+    expect(answer).toMatchObject({ ok: true, value: { decision: { outcome: 'success' } } })
+    expect(answer.ok && (answer.value.state.refusalsOmitted ?? 0) + answer.value.state.refused.length).toBe(2 * FLOOD)
+    expect(log.ok && log.value.length).toBeLessThan(40)
+  }, 120_000)
 })
