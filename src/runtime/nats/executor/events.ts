@@ -93,6 +93,14 @@
  * settled when every branch is terminal and the decision is made; `settledAtMs` is the later of the
  * two moments. `returnsAtMs` is `decision.atMs` for `waitFor: decision`, `settledAtMs` for
  * `waitFor: settled`.
+ *
+ * The live log. A `revoked` for a peer already revoked, or for one that holds no non-terminal
+ * branch and is not in `eligible`, changes nothing. The live executors log a refused event only
+ * for the first few of each reason (`KEPT_REFUSALS` in `./decision/machine.ts`); the others, and
+ * a `revoked` that changes nothing, are logged as a `tick` at their time (consecutive ones merged),
+ * whose `omitted` counts the refusals it stands for; the state counts them in `refusalsOmitted`.
+ * So `simulate` over the live log gives the live state, and the log grows with what the operation
+ * admitted, not with what peers send.
  */
 
 export type CompletionMode = 'none' | 'first-success' | 'all-terminal' | 'all-successful' | 'quorum'
