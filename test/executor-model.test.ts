@@ -32,6 +32,7 @@ import {
   type QuorumRule,
 } from '../src/runtime/nats/executor/events.js'
 import { isTerminal, model } from './helpers/executor-model.js'
+import { DecisionCore, KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
 
 const SEED = Number(process.env.EXECUTOR_MODEL_SEED ?? 20261203)
 const RUNS = Number(process.env.EXECUTOR_MODEL_RUNS ?? 400)
@@ -424,6 +425,50 @@ describe('executor decision core against the reference model', () => {
     }
     expect(result.failed).toBe(false)
     for (const mode of Object.keys(perMode) as CompletionMode[]) expect(perMode[mode].schedules).toBeGreaterThan(0)
+  })
+
+  // The live executors' core keeps a bounded log: every event of a schedule replayed many times
+  // (a peer replaying its messages; a replay changes nothing by the rules) leaves the model's state
+  // of the schedule as it was, and the bounded core must agree with it, list at most KEPT_REFUSALS
+  // refusals per reason (counting the rest), and hand out a log `simulate` replays to its own state.
+  it('the live (bounded) log: a schedule with every event replayed agrees with the model; refusals listed are capped and counted', () => {
+    const REPLAYS = 12
+    const problemsOf = (s: Schedule): string[] => {
+      const log = buildLog(s)
+      const flooded = log.flatMap((e) => Array.from({ length: REPLAYS }, () => e))
+      const expected = model(s.policy, log)
+      const expectedFlooded = model(s.policy, flooded)
+      const core = new DecisionCore(s.policy, true)
+      for (const e of flooded) core.apply(e)
+      const state = core.state()
+      const kept = core.log()
+      const out: string[] = []
+      for (const key of ['admission', 'nowMs', 'decision', 'settledAtMs', 'returnsAtMs', 'votes', 'branches'] as const) {
+        if (JSON.stringify(expected[key]) !== JSON.stringify(state[key]))
+          out.push(`${key}: model ${JSON.stringify(expected[key])} / bounded ${JSON.stringify(state[key])}`)
+        if (JSON.stringify(expectedFlooded[key]) !== JSON.stringify(expected[key])) out.push(`${key}: the model changed with replays`)
+      }
+      if (state.refused.length + (state.refusalsOmitted ?? 0) !== expectedFlooded.refused.length)
+        out.push(`refusals: ${state.refused.length} listed + ${state.refusalsOmitted} omitted, model ${expectedFlooded.refused.length}`)
+      const perReason = new Map<string, number>()
+      for (const r of state.refused) perReason.set(r.reason, (perReason.get(r.reason) ?? 0) + 1)
+      for (const [reason, n] of perReason) if (n > KEPT_REFUSALS) out.push(`${n} refusals listed for ${reason}`)
+      for (let i = 1; i < kept.length; i++) if (kept[i]!.kind === 'tick' && kept[i - 1]!.kind === 'tick') out.push(`two clock moves in a row at ${i}`)
+      // The log holds the events that changed something (at most the schedule's own), the capped refusals and a clock move between them.
+      const events = kept.filter((e) => e.kind !== 'tick').length
+      if (events > log.filter((e) => e.kind !== 'tick').length + state.refused.length) out.push(`${events} events kept for a schedule of ${log.length}`)
+      if (JSON.stringify(simulate(s.policy, kept)) !== JSON.stringify(state)) out.push('simulate over the bounded log differs from the bounded core')
+      return out
+    }
+    const result = fc.check(
+      fc.property(schedule, (s) => problemsOf(s).length === 0),
+      { seed: SEED, numRuns: RUNS },
+    )
+    if (result.failed && result.counterexample) {
+      const problems = problemsOf(result.counterexample[0])
+      expect.fail(`seed ${SEED}, minimal failing schedule:\n${describeFailure(result.counterexample[0], problems)}`)
+    }
+    expect(result.failed).toBe(false)
   })
 })
 

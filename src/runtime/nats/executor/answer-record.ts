@@ -10,6 +10,7 @@
  */
 import type { Decision, ExecutorEvent, ExecutorPolicy, ExecutorState } from './events.js'
 import { simulate } from './decision/simulate.js'
+import { KEPT_REFUSALS } from './decision/machine.js'
 
 export interface Published {
   readonly branchId: string
@@ -108,4 +109,19 @@ export function answeredState(policy: ExecutorPolicy, record: AnswerRecord, kept
 /** The publications the answer listed. O(peers). */
 export function answeredPublications(record: AnswerRecord): Published[] {
   return record.publications ? [...record.publications] : record.peers.map((branchId) => ({ branchId, attempt: 1, ok: true }))
+}
+
+/**
+ * Logs an invoker's cancel of a settled, let-go operation (refused as decided) on its tail: the
+ * first `KEPT_REFUSALS` as events, the rest as one clock move counting them, so repeated cancels
+ * cannot grow the tail. O(tail).
+ */
+export function logSettledCancel(tail: ExecutorEvent[], atMs: number): void {
+  if (tail.filter((e) => e.kind === 'cancel').length < KEPT_REFUSALS) {
+    tail.push({ kind: 'cancel', atMs })
+    return
+  }
+  const last = tail[tail.length - 1]
+  if (last?.kind === 'tick') tail[tail.length - 1] = { kind: 'tick', atMs: Math.max(last.atMs, atMs), omitted: (last.omitted ?? 0) + 1 }
+  else tail.push({ kind: 'tick', atMs, omitted: 1 })
 }

@@ -93,6 +93,14 @@
  * settled when every branch is terminal and the decision is made; `settledAtMs` is the later of the
  * two moments. `returnsAtMs` is `decision.atMs` for `waitFor: decision`, `settledAtMs` for
  * `waitFor: settled`.
+ *
+ * The live log. A `revoked` for a peer already revoked, or for one that holds no non-terminal
+ * branch and is not in `eligible`, changes nothing. The live executors log a refused event only
+ * for the first few of each reason (`KEPT_REFUSALS` in `./decision/machine.ts`); the others, and
+ * a `revoked` that changes nothing, are logged as a `tick` at their time (consecutive ones merged),
+ * whose `omitted` counts the refusals it stands for; the state counts them in `refusalsOmitted`.
+ * So `simulate` over the live log gives the live state, and the log grows with what the operation
+ * admitted, not with what peers send.
  */
 
 export type CompletionMode = 'none' | 'first-success' | 'all-terminal' | 'all-successful' | 'quorum'
@@ -177,7 +185,11 @@ export type ExecutorEvent =
     })
   | (At & { readonly kind: 'revoked'; readonly peerId: string })
   | (At & { readonly kind: 'lost' })
-  | (At & { readonly kind: 'tick' })
+  | (At & {
+      readonly kind: 'tick'
+      /** Refused events the live log keeps only as this clock move (beyond the first few of each reason); counted in `refusalsOmitted`. */
+      readonly omitted?: number
+    })
 
 export type BranchStatus = 'open' | 'retry-wait' | 'succeeded' | 'unsuccessful' | 'failed' | 'revoked' | 'stopped' | 'indeterminate' | 'dispatched'
 
@@ -266,6 +278,8 @@ export interface ExecutorState {
   readonly settledAtMs: number | null
   readonly returnsAtMs: number | null
   readonly refused: readonly Refusal[]
+  /** Refusals not in `refused`: a live executor logs the first few of each reason, and only the count of the rest (`tick.omitted`). */
+  readonly refusalsOmitted?: number
 }
 
 /** Runs the executor's pure core over a log (pure: the same arguments give the same state). */

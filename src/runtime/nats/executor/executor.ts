@@ -24,7 +24,7 @@ import { copyMembers, writeMember } from './dispatch/pointers.js'
 import { correlationReader, memberReader, type Correlation } from './correlation.js'
 import { sha256Hex } from './dispatch/operation-id.js'
 import { expectedSubject } from './dispatch/expected-subject.js'
-import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog, type AnswerRecord } from './answer-record.js'
+import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog, logSettledCancel, type AnswerRecord } from './answer-record.js'
 import { simulate } from './decision/simulate.js'
 import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, ResultEvent } from './born-young.js'
 import { sameJson } from './same-json.js'
@@ -320,7 +320,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
       requestOf(interaction, inputs, context(), b, branchInput(declared, b.branchId))
 
-    const core = new DecisionCore(plan.policy)
+    const core = new DecisionCore(plan.policy, true)
     op.core = core
     const payloads = new Map<string, ResultPayload>()
     const cancelsSent = new Set<string>()
@@ -671,7 +671,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const op = operations.get(operationId)
       // Settled and let go: the cancel is refused as decided, as the core would, and logged.
       if (op?.tail && op.answer) {
-        op.tail.push({ kind: 'cancel', atMs: now() })
+        logSettledCancel(op.tail, now())
         return ok(op.answer.decision)
       }
       if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an admitted operation of this executor`)

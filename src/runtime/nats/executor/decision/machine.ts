@@ -61,6 +61,7 @@ class StateRecord implements ExecutorState {
     readonly settledAtMs: number | null,
     readonly returnsAtMs: number | null,
     readonly refused: readonly Refusal[],
+    readonly refusalsOmitted: number,
   ) {}
 }
 
@@ -155,6 +156,11 @@ function consider(due: DueTimer, dueMs: number, kind: TimerKind, branch: Mutable
   }
 }
 
+/** How many refusals of each reason a bounded log keeps as events (13 reasons: at most 104 refused events). */
+export const KEPT_REFUSALS = 8
+/** A refused event is kept only when its branch and peer ids together are at most this long (a peer chooses them). */
+export const KEPT_ID_CHARS = 256
+
 export class DecisionCore {
   private admission: ExecutorState['admission'] = { status: 'pending' }
   private nowMs = 0
@@ -168,25 +174,79 @@ export class DecisionCore {
   private lost = false
   private eligible: readonly string[] = []
   private readonly revokedPeers = new Set<string>()
-  private eventIndex = 0
   /** Every event applied and every clock move, as a log `simulate` replays to this same state. */
   private readonly history: ExecutorEvent[] = []
   private readonly due: DueTimer = { found: false, dueMs: 0, kind: TimerKind.SettlementEnd, branch: undefined }
   /** Whether each unit of a distinct-peers completion is one branch (the usual admission): units are then counted per branch. */
   private oneBranchPerUnit = true
+  /** Events that changed the state and timers fired: equal before and after an event that changed nothing. */
+  private changeCount = 0
+  /** Set by `applyAt` for an event that is applied yet changes nothing (a revocation of a peer that holds nothing). */
+  private noChange = false
+  /** Refusals per reason seen so far (bounded log: only the first `KEPT_REFUSALS` of each are logged). */
+  private readonly refusalsSeen = new Map<RefusalReason, number>()
+  /** Refusals kept in the log only as a clock move (`tick.omitted`). */
+  private omitted = 0
+  /** The log before this index has been read (its length or a prefix handed out): never rewritten. */
+  private sealed = 0
 
-  constructor(readonly policy: ExecutorPolicy) {}
+  /**
+   * `bounded` (the live executors): the log keeps what changed the state, the first
+   * `KEPT_REFUSALS` refusals of each reason (with short ids) and the clock moves; any other
+   * refused or no-op event is logged as a clock move only (consecutive ones one `tick`, with the
+   * count of refusals it stands for), so what a peer sends cannot grow it. Unbounded (`simulate`):
+   * every event as given.
+   */
+  constructor(
+    readonly policy: ExecutorPolicy,
+    private readonly bounded = false,
+  ) {}
 
   /** Applies one event (timers due up to its time fire first); returns the refusal reason, or null when applied. */
   apply(event: ExecutorEvent): RefusalReason | null {
-    this.history.push(event)
-    const index = this.eventIndex++
+    this.noChange = false
     const at = this.advanceTo(event.atMs)
     const reason = this.applyAt(event, at)
-    if (reason) this.refused.push({ index, reason })
+    if (event.kind === 'tick') this.omitted += event.omitted ?? 0
+    else if (reason === null && !this.noChange) this.changeCount++
     this.afterChange(at)
     this.fireTimers(at)
+    if (this.bounded && (event.kind === 'tick' || (reason === null ? this.noChange : !this.keepRefusal(reason, event)))) {
+      // A clock move, or an event that changed nothing and is not kept: the log keeps its time.
+      const dropped = event.kind !== 'tick' && reason !== null ? 1 : 0
+      this.omitted += dropped
+      this.logClock(at, event.kind === 'tick' ? (event.omitted ?? 0) : dropped)
+      return reason
+    }
+    if (reason) this.refused.push({ index: this.history.length, reason })
+    this.history.push(event)
     return reason
+  }
+
+  /** Whether a refusal is logged: the first `KEPT_REFUSALS` of its reason, with ids short enough to keep; the rest are counted. */
+  private keepRefusal(reason: RefusalReason, event: ExecutorEvent): boolean {
+    const seen = (this.refusalsSeen.get(reason) ?? 0) + 1
+    this.refusalsSeen.set(reason, seen)
+    if (seen > KEPT_REFUSALS) return false
+    const ids = ('branchId' in event ? event.branchId.length : 0) + ('peerId' in event ? event.peerId.length : 0)
+    return ids <= KEPT_ID_CHARS
+  }
+
+  /** Logs a clock move at `at`, merged into the last entry when it is a clock move not yet read. */
+  private logClock(at: number, omitted: number): void {
+    const last = this.history.length - 1
+    const previous = last >= this.sealed ? this.history[last] : undefined
+    if (previous?.kind === 'tick') {
+      const count = (previous.omitted ?? 0) + omitted
+      this.history[last] = count > 0 ? { kind: 'tick', atMs: Math.max(previous.atMs, at), omitted: count } : { kind: 'tick', atMs: Math.max(previous.atMs, at) }
+      return
+    }
+    this.history.push(omitted > 0 ? { kind: 'tick', atMs: at, omitted } : { kind: 'tick', atMs: at })
+  }
+
+  /** Counts the events that changed the state and the timers fired: unchanged across an event that changed nothing (nothing to save). */
+  changes(): number {
+    return this.changeCount
   }
 
   /** Moves the clock (a `tick` in the log): timers due by then fire. */
@@ -196,21 +256,25 @@ export class DecisionCore {
 
   /** The log so far: `simulate(policy, log)` gives this machine's state. */
   log(): readonly ExecutorEvent[] {
+    this.sealed = this.history.length
     return [...this.history]
   }
 
   /** How many events the log holds: `simulate(policy, logPrefix(n))` is the state when it held n. */
   logLength(): number {
+    this.sealed = this.history.length
     return this.history.length
   }
 
   /** The first `length` events of the log (a copy of the array, the events shared). */
   logPrefix(length: number): readonly ExecutorEvent[] {
+    this.sealed = this.history.length
     return this.history.slice(0, length)
   }
 
   /** The events of the log from `start` on (a copy of the array, the events shared). */
   logFrom(start: number): ExecutorEvent[] {
+    this.sealed = this.history.length
     return this.history.slice(start)
   }
 
@@ -276,6 +340,7 @@ export class DecisionCore {
         this.settledAtMs,
         returnsAtMs,
         Object.freeze([...this.refused]),
+        this.omitted,
       ),
     )
   }
@@ -323,6 +388,14 @@ export class DecisionCore {
         return null
       }
       case 'revoked':
+        // A peer already revoked, or one that neither holds a branch nor could be assigned one, loses nothing.
+        if (
+          this.revokedPeers.has(event.peerId) ||
+          !(this.eligible.includes(event.peerId) || this.branches.some((b) => b.peerId === event.peerId && !isTerminal(b.status)))
+        ) {
+          this.noChange = true
+          return null
+        }
         this.revokedPeers.add(event.peerId)
         for (const b of this.branches) if (b.peerId === event.peerId && !isTerminal(b.status)) this.terminate(b, 'revoked', at)
         return null
@@ -519,6 +592,7 @@ export class DecisionCore {
     while (this.findNextTimer() && this.due.dueMs <= limit) {
       const at = Math.max(this.due.dueMs, this.nowMs)
       this.nowMs = at
+      this.changeCount++
       this.fire(this.due.kind, this.due.branch, at)
       this.afterChange(at)
     }

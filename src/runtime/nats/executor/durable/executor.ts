@@ -291,7 +291,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       ...(JSON.parse(record.inputBytes) as Record<string, unknown>),
       ...(generatedInput ? { [generatedInput]: id } : {}),
     }
-    const core = new DecisionCore(plan.policy)
+    const core = new DecisionCore(plan.policy, true)
     const outbox = new Map<string, OutboxEntry>()
     const payloads = new Map<string, unknown>()
     const leases = new Map<string, { fence: number; timer: ReturnType<typeof setTimeout> }>()
@@ -399,7 +399,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
 
     /** Applies an event (if any), then brings the world in line with the core, each change logged before it is acted on. */
     async function step(event?: ExecutorEvent): Promise<void> {
-      if (event) core.apply(event)
+      if (event) {
+        const changes = core.changes()
+        core.apply(event)
+        // Refused or changing nothing (a replay, a result for no branch, a repeated revocation): nothing to save or do.
+        if (event.kind !== 'tick' && core.changes() === changes) return
+      }
       // Bounded: each round either changes the core, the outbox, or ends the loop (at most one claim and one entry per open branch).
       for (let round = 0; round < 4 * (core.state().branches.length + 2) && !stopped; round++) {
         if (!(await persist())) return
@@ -622,7 +627,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
       const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
       const event: ExecutorEvent = { kind: 'result', atMs, branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
+      const changes = core.changes()
       if (core.apply(event) === null) payloads.set(`${branchId}/${String(attempt)}/${String(fence)}`, payload)
+      // Refused and no timer due by its time: the state is the saved one (the refusal is saved with the next change, if kept).
+      if (core.changes() === changes) return
       await step()
     }
 
@@ -710,6 +718,15 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           // the operation replays the cancel. The answer comes once the save has landed (or lost).
           void serial(async () => {
             const event: ExecutorEvent = { kind: 'cancel', atMs: now() }
+            // Decided already: the cancel is refused and changes nothing, so nothing is saved (repeated cancels write nothing).
+            const decided = core.state().decision
+            if (decided) {
+              const changes = core.changes()
+              core.apply(event)
+              resolve(ok(decided))
+              if (core.changes() !== changes) await step()
+              return
+            }
             // No decision (the operation not yet replayed or admitted): refused, nothing saved.
             if (simulate(plan.policy, [...core.log(), event]).decision === null)
               return resolve(refuse('EXECUTOR_UNKNOWN_OPERATION', `${id} is not admitted yet: nothing to cancel`))

@@ -55,6 +55,14 @@ export function settleRefusal(settleMs: unknown): string | undefined {
   return `settleMs ${JSON.stringify(settleMs) ?? String(settleMs)}: a positive whole number of milliseconds`
 }
 
+/** Room kept for a record write's headers (its message id and expected revision) under the server's max_payload. */
+const HEADER_BYTES = 256
+
+/** The precise answer for a record the server cannot take as one message. */
+function tooLarge(key: string, bytes: number, limit: number): string {
+  return `${key}: the record is ${bytes} bytes, over what one message may carry (the server's max_payload of ${limit} bytes, less ${HEADER_BYTES} for its headers)`
+}
+
 export async function openRecordBucket(nc: NatsConnection, bucket: string, options: RecordBucketOptions = {}): Promise<RecordAnswer<RecordBucket>> {
   const badSettle = settleRefusal(options.settleMs)
   if (badSettle) return { ok: false, conflict: false, message: `the bucket ${bucket}: ${badSettle}` }
@@ -99,16 +107,21 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
       async write(key, value, expectedRevision) {
         if (!KEY.test(key)) return { ok: false, conflict: false, message: `${JSON.stringify(key)} is not a key` }
         const text = JSON.stringify(value)
+        const data = encoder.encode(text)
+        // A record is one message: one the server would refuse (max_payload, with its headers) is answered at once, never retried.
+        const limit = nc.info?.max_payload
+        if (limit !== undefined && data.length + HEADER_BYTES > limit) return { ok: false, conflict: false, message: tooLarge(key, data.length, limit) }
         // One message id for every try of this write: a try whose answer was lost and a later one are stored once.
         const msgID = randomUUID()
         const end = Date.now() + SETTLE_MS
         let last = ''
         for (let attempt = 0; attempt < SETTLE_TRIES && Date.now() <= end; attempt++) {
           try {
-            const ack = await js.publish(subject(key), encoder.encode(text), { msgID, expect: { lastSubjectSequence: expectedRevision } })
+            const ack = await js.publish(subject(key), data, { msgID, expect: { lastSubjectSequence: expectedRevision } })
             return { ok: true, value: ack.seq }
           } catch (error) {
             last = message(error)
+            if (/max_payload/i.test(last)) return { ok: false, conflict: false, message: tooLarge(key, data.length, limit ?? 0) }
             if (/wrong last sequence/i.test(last)) {
               // A try whose answer was lost may have landed: then the key holds our message id, and the write is ours.
               const now = await readRaw(key)

@@ -1,0 +1,207 @@
+/**
+ * What a peer sends cannot grow an operation: the siblings of the replayed ballot and the flood of
+ * results for unknown branches (test/probe-executor-peer.test.ts), against a real nats-server.
+ * Results from peers the authorization refuses (each would revoke a peer that holds nothing),
+ * CancelResults replayed for a branch, an invoker's repeated cancels of a settled operation, and a
+ * state record larger than the server's max_payload (answered at once, with its size and the limit).
+ * Waits are bounded polls; the assertions are on the log, the state and the answers, never on time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { NatsConnection } from '@nats-io/nats-core'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
+import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
+import { operationId } from '../src/runtime/nats/interactions.js'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { patient, poll, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+
+const refund = { paymentId: 'pay-12345678', amount: 10 }
+const FLOOD = 400
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface VoteRequest {
+  operationId: string
+  branchId: string
+  attempt: number
+  fence: number
+  peerId: string
+}
+
+const ballot = (r: VoteRequest, extra: object = {}) =>
+  JSON.stringify({ operationId: r.operationId, branchId: r.branchId, attempt: r.attempt, fence: r.fence, peerId: r.peerId, approve: true, ...extra })
+
+describe.skipIf(!NATS_SERVER)('executor: what a peer sends is bounded by what the operation admitted', () => {
+  let rig: Rig
+  let peer: NatsConnection
+  beforeAll(async () => {
+    rig = await startRig('peer-bounds')
+    peer = await rig.connection()
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+
+  /** Invokes with the misbehaving peer playing all five peers by hand; answers the requests it saw. */
+  async function requestsOf(executor: Awaited<ReturnType<Rig['executor']>>, key: string) {
+    const requests: VoteRequest[] = []
+    const sub = peer.subscribe('payments.refunds.*.vote.*', { callback: (_e, msg) => requests.push(msg.json<VoteRequest>()) })
+    await peer.flush()
+    const answer = executor.invoke({ principalId: 'alice', idempotencyKey: key, inputs: { group: 'approvers', refund } })
+    for (let i = 0; i < 400 && requests.length < 5; i++) await pause(25)
+    sub.unsubscribe()
+    expect(requests).toHaveLength(5)
+    return { answer, requests, op: requests[0]!.operationId, of: (peerId: string) => requests.find((r) => r.peerId === peerId)! }
+  }
+
+  async function until(check: () => boolean): Promise<void> {
+    for (let i = 0; i < 400 && !check(); i++) await pause(25)
+  }
+
+  it('results from peers the authorization refuses revoke nothing and log nothing, however many peer ids they name', async () => {
+    const executor = await rig.executor(rig.approve, { authorization: ({ data }) => ({ allowed: GROUP_PEERS.includes(data.peerId) }) })
+    const { answer, op, of } = await requestsOf(executor, 'bounds-unauthorized')
+    // Each message names a peer outside the audience (a new one each time, then one over and over).
+    for (let i = 0; i < FLOOD; i++) peer.publish(`payments.refunds.${op}.ballot.m${i}`, ballot({ ...of('ann'), peerId: `m${i}` }))
+    for (let i = 0; i < FLOOD; i++) peer.publish(`payments.refunds.${op}.ballot.mallory`, ballot({ ...of('ann'), peerId: 'mallory' }))
+    peer.publish(`payments.refunds.${op}.ballot.ann`, ballot(of('ann')))
+    await peer.flush()
+    await until(() => {
+      const s = executor.state(op)
+      return s.ok && s.value.branches.some((b) => b.branchId === 'ann' && b.status === 'succeeded')
+    })
+    const log = executor.log(op)
+    const state = executor.state(op)
+    await executor.cancel(op)
+    await answer
+    await executor.close()
+    expect(log.ok && state.ok).toBe(true)
+    if (!log.ok || !state.ok) return
+    expect(state.value.branches.find((b) => b.branchId === 'ann')?.status).toBe('succeeded')
+    // No branch revoked (none of those peers held one), no revocation logged.
+    expect(state.value.branches.filter((b) => b.status === 'revoked')).toEqual([])
+    expect(log.value.filter((e) => e.kind === 'revoked')).toEqual([])
+    expect(log.value.length).toBeLessThan(20)
+  }, 60_000)
+
+  it('a CancelResult replayed for a branch applies once; the replays are counted, not logged', async () => {
+    const coop = variant(rig.approve, { completion: { mode: 'quorum', count: 2, fraction: undefined, waitFor: 'decision', cancelTimeoutMs: 30_000 } })
+    const executor = await rig.executor(coop)
+    const { answer, op, of } = await requestsOf(executor, 'bounds-cancel-replies')
+    peer.publish(`payments.refunds.${op}.ballot.ann`, ballot(of('ann')))
+    peer.publish(`payments.refunds.${op}.ballot.bob`, ballot(of('bob')))
+    await peer.flush()
+    const decided = await answer
+    expect(decided.ok && decided.value.decision.outcome).toBe('success')
+    // Cancel requests are out to cat, dan and eve: cat's reply, again and again, then dan's once.
+    const reply = (peerId: string) => JSON.stringify({ operationId: op, branchId: peerId, outcome: 'unknown' })
+    for (let i = 0; i < FLOOD; i++) peer.publish(`payments.refunds.${op}.cancelled.cat`, reply('cat'))
+    peer.publish(`payments.refunds.${op}.cancelled.dan`, reply('dan'))
+    await peer.flush()
+    await until(() => {
+      const s = executor.state(op)
+      return s.ok && s.value.branches.some((b) => b.branchId === 'dan' && b.cancel === 'unknown')
+    })
+    const log = executor.log(op)
+    const state = executor.state(op)
+    await executor.close()
+    expect(log.ok && state.ok).toBe(true)
+    if (!log.ok || !state.ok) return
+    expect(state.value.branches.find((b) => b.branchId === 'cat')?.cancel).toBe('unknown')
+    expect(log.value.filter((e) => e.kind === 'cancel-answered')).toHaveLength(2 + KEPT_REFUSALS)
+    expect(state.value.refused.filter((r) => r.reason === 'not-requested')).toHaveLength(KEPT_REFUSALS)
+    expect(state.value.refusalsOmitted).toBe(FLOOD - 1 - KEPT_REFUSALS)
+    expect(log.value.length).toBeLessThan(30)
+  }, 60_000)
+
+  it("an invoker's repeated cancels of a settled operation are answered with the decision and leave the log bounded", async () => {
+    const executor = await rig.executor(rig.approve)
+    const { answer, op, requests } = await requestsOf(executor, 'bounds-settled-cancels')
+    for (const r of requests) peer.publish(`payments.refunds.${op}.ballot.${r.peerId}`, ballot(r))
+    await peer.flush()
+    const decided = await answer
+    expect(decided.ok && decided.value.decision.outcome).toBe('success')
+    await until(() => {
+      const s = executor.state(op)
+      return s.ok && s.value.settledAtMs !== null
+    })
+    for (let i = 0; i < FLOOD; i++) expect(await executor.cancel(op)).toMatchObject({ ok: true, value: { outcome: 'success' } })
+    const log = executor.log(op)
+    const state = executor.state(op)
+    await executor.close()
+    expect(log.ok && state.ok).toBe(true)
+    if (!log.ok || !state.ok) return
+    expect(state.value.refused.filter((r) => r.reason === 'decided').length + (state.value.refusalsOmitted ?? 0)).toBe(FLOOD)
+    expect(log.value.length).toBeLessThan(30)
+  }, 60_000)
+
+  it('a state record larger than one message may carry is answered at once, with its size and the limit', async () => {
+    const nc = await rig.connection()
+    const opened = await openRecordBucket(nc, 'peer-bounds-records')
+    expect(opened.ok).toBe(true)
+    if (!opened.ok) return
+    const bucket = opened.value
+    const limit = nc.info!.max_payload
+    const written = await bucket.write('op1.state', { events: [{ kind: 'tick', atMs: 0 }] }, 0)
+    expect(written.ok).toBe(true)
+    const big = { events: [], outbox: [{ payload: 'x'.repeat(limit) }] }
+    const refused = await bucket.write('op1.state', big, written.ok ? written.value : 0)
+    expect(refused).toMatchObject({ ok: false, conflict: false })
+    expect(!refused.ok && refused.message).toContain(`max_payload of ${limit} bytes`)
+    // The record is as it was.
+    const read = await bucket.read<{ events: unknown[] }>('op1.state')
+    expect(read.ok && read.value?.value).toEqual({ events: [{ kind: 'tick', atMs: 0 }] })
+  }, 60_000)
+})
+
+describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing writes nothing', () => {
+  let rig: DurableRig
+  beforeAll(async () => {
+    rig = await startDurableRig('peer-bounds-durable')
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+
+  it('results for branches never dispatched and stale replays leave the state record at its revision', async () => {
+    const interaction = patient(rig.assign, 60_000)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    const fixed = { principalId: 'dispatcher', idempotencyKey: 'bounds-durable', inputs: shipmentInputs }
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const executor = await rig.executor(interaction)
+    const answered = executor.invoke(fixed)
+    await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    const store = await rig.store()
+    const before = await store.state(id)
+    expect(before.ok && before.value !== null).toBe(true)
+    const mallory = await rig.connection()
+    for (let i = 0; i < FLOOD; i++) {
+      const accept = { operationId: id, branchId: `b${i}`, attempt: 1, fence: 1, courierId: 'c-mal', accepted: true }
+      mallory.publish(`shipping.couriers.${id}.accept.c-mal`, JSON.stringify(accept))
+    }
+    // c-ann's branch, at a fence it never held.
+    for (let i = 0; i < FLOOD; i++) {
+      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 999, courierId: 'c-ann', accepted: true }
+      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
+    }
+    await mallory.flush()
+    const jsm = await jetstreamManager(mallory)
+    await poll(async () => {
+      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results').catch(() => null)
+      return info !== null && info.num_pending === 0 && info.num_ack_pending === 0
+    }, 1500)
+    const after = await store.state(id)
+    expect(after.ok && before.ok && after.value?.revision).toBe(before.ok ? before.value?.revision : -1)
+    release()
+    const answer = await answered
+    const log = executor.log(id)
+    await executor.close()
+    for (const p of peers) await p.close()
+    expect(answer).toMatchObject({ ok: true, value: { decision: { outcome: 'success' } } })
+    expect(answer.ok && (answer.value.state.refusalsOmitted ?? 0) + answer.value.state.refused.length).toBe(2 * FLOOD)
+    expect(log.ok && log.value.length).toBeLessThan(40)
+  }, 120_000)
+})
