@@ -53,7 +53,7 @@ describe('executor records made with new are the values the literals were', () =
 
   it("the core's state, admission, branches, votes and decision keep their members' order and are frozen", () => {
     const state = decided()
-    expect(Object.keys(state)).toEqual(['admission', 'nowMs', 'branches', 'votes', 'decision', 'settledAtMs', 'returnsAtMs', 'refused'])
+    expect(Object.keys(state)).toEqual(['admission', 'nowMs', 'branches', 'votes', 'decision', 'settledAtMs', 'returnsAtMs', 'refused', 'refusalsOmitted'])
     expect(Object.keys(state.admission)).toEqual(['status', 'atMs', 'deadlineMs', 'admittedUnits', 'threshold'])
     expect(Object.keys(state.branches[0]!)).toEqual([
       'branchId',
