@@ -80,7 +80,7 @@ function run(code: string, loader: boolean): Sample {
 
 type Sample = { ms: number; cpuMs: number; rssKb: number }
 /** The bundlers whose builds run with the TypeScript loader (see `run`). */
-const LOADER = new Set(['rollup'])
+export const LOADER = new Set(['rollup'])
 type Result = { ratio: number; met: boolean; [k: string]: unknown }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 

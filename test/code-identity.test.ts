@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { treesDigest } from '../src/core/package-info.js'
+import { bundledRuns, treesDigest } from '../src/core/package-info.js'
 
 const root = mkdtempSync(join(tmpdir(), 'code-identity-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -77,5 +77,41 @@ describe('treesDigest', () => {
     const before = treesDigest(one, ['dist'])
     symlinkSync(join(two, 'dist'), join(one, 'dist/linked'))
     expect(treesDigest(one, ['dist'])).toBe(before)
+  })
+
+  it('of a bundled copy, moves with what the bundles load and not with the modules they were made from', () => {
+    const dir = checkout('bundled')
+    mkdirSync(join(dir, 'dist/plugins'), { recursive: true })
+    mkdirSync(join(dir, 'dist/src/runtime/nats'), { recursive: true })
+    mkdirSync(join(dir, 'dist/src/core'), { recursive: true })
+    mkdirSync(join(dir, 'dist/src/formats/nats'), { recursive: true })
+    writeFileSync(join(dir, 'dist/plugins/vite.js'), 'export {}\n')
+    writeFileSync(join(dir, 'dist/src/index.js'), 'export {}\n')
+    writeFileSync(join(dir, 'dist/src/runtime/nats/subjects.js'), 'export {}\n')
+    writeFileSync(join(dir, 'dist/src/core/compile.js'), 'export {}\n')
+    writeFileSync(join(dir, 'dist/src/formats/nats/profile-validator.cjs'), 'module.exports = 1\n')
+    writeFileSync(join(dir, 'dist/src/formats/nats/load.js'), 'export {}\n')
+    const seen = new Set([treesDigest(dir, ['dist'], bundledRuns)])
+    const loaded = [
+      'dist/chunks/nats.js',
+      'dist/plugins/vite.js',
+      'dist/src/index.js',
+      'dist/src/runtime/nats/subjects.js',
+      'dist/src/formats/nats/profile-validator.cjs',
+    ]
+    for (const file of loaded) {
+      writeFileSync(join(dir, file), `// ${file} edited\n`)
+      const digest = treesDigest(dir, ['dist'], bundledRuns)
+      expect(seen.has(digest), file).toBe(false)
+      seen.add(digest)
+    }
+    // tsc's file-per-module output beside the bundles: the bundles never import it.
+    const before = treesDigest(dir, ['dist'], bundledRuns)
+    const whole = treesDigest(dir, ['dist'])
+    writeFileSync(join(dir, 'dist/src/core/compile.js'), 'export const edited = 1\n')
+    writeFileSync(join(dir, 'dist/src/formats/nats/load.js'), 'export const edited = 1\n')
+    expect(treesDigest(dir, ['dist'], bundledRuns)).toBe(before)
+    // The whole tree, as a copy run from tsc's output counts it, does move.
+    expect(treesDigest(dir, ['dist'])).not.toBe(whole)
   })
 })
