@@ -286,6 +286,10 @@ await bundlePackage(
   {
     'src/index': join(dist, 'src/index.js'),
     ...Object.fromEntries(PLUGINS.map((name) => [`plugins/${name}`, join(dist, `plugins/${name}.js`)])),
+    // The compile pool's worker, beside the chunk that starts it: it runs the same chunks as the
+    // plugin (not tsc's file-per-module output), so its compiles are the bundled code's and are
+    // kept in the persistent cache under the same code identity.
+    'chunks/compile-worker': join(dist, 'src/plugin/compile-worker.js'),
   },
   'chunks',
 )

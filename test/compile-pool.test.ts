@@ -68,8 +68,13 @@ describe('a compile made by another compiler (a worker) and adopted', () => {
   })
 })
 
-// The built worker: the pool's script beside the built plugin.
-const worker = pathToFileURL(join(root, 'dist/src/plugin/compile-worker.js'))
+// The built workers: the pool's script beside tsc's output of the plugin, and the one the bundled
+// package runs (dist/chunks/, with the compiler's chunks, so that its compiles are keyed by the
+// same code identity as the bundled plugin's own).
+const workers = [
+  ['beside tsc output', pathToFileURL(join(root, 'dist/src/plugin/compile-worker.js'))],
+  ['of the bundled package', pathToFileURL(join(root, 'dist/chunks/compile-worker.js'))],
+] as const
 
 describe('the compile pool', () => {
   it('is sized one below the cores, at most the option, off with `workers: false`, and by default only from 4 cores', () => {
@@ -83,7 +88,7 @@ describe('the compile pool', () => {
     expect(poolSize(true)).toBe(poolSize(true, availableParallelism()))
   })
 
-  it('answers each compile with the result a compile on this thread makes, a worker taking some of them', async () => {
+  it.each(workers)('answers each compile with the result a compile on this thread makes, a worker %s taking some of them', async (_, worker) => {
     expect(existsSync(worker), 'npm run build first').toBe(true)
     const pool = new CompilePool(1, () => undefined, worker)
     const compiler = new ContractCompiler({ formats })

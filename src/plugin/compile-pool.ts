@@ -45,8 +45,11 @@ const PER_WORKER = 2
  */
 const YOUNG_GENERATION_MB = 8
 /**
- * The worker's script: beside this file as TypeScript compiles it, or from the package's bundled
- * chunks (dist/chunks/) in dist/src/plugin/. From the sources (the tests) there is none: no pool.
+ * The worker's script: beside this file, as tsc compiles it and as the package's build bundles it
+ * (dist/chunks/compile-worker.js, on the compiler's chunks: a worker of the bundled package runs
+ * the same code, under the same code identity for the persistent cache, as the plugin that
+ * starts it); the second path is a fallback for a build without the bundled worker. From the
+ * sources (the tests) there is none: no pool.
  */
 const WORKER_SCRIPT = [new URL('./compile-worker.js', import.meta.url), new URL('../src/plugin/compile-worker.js', import.meta.url)].find((url) =>
   existsSync(fileURLToPath(url)),
