@@ -4,16 +4,33 @@
  * launch costs about 3 CPU seconds and as long on the clock; a dozen files each launching their own
  * was a sixth of the suite's browser time. Each test still gets pages in contexts of its own, and
  * closing its `Browser` closes them and disconnects, never the shared process.
+ *
+ * Vitest runs a global setup once for each project of the run and once more for the root: the
+ * first call launches the browser, the others share it (kept on `globalThis`, since each project may
+ * load this module anew), and the last teardown closes it. Launched per call, a full run started
+ * six browsers and used one.
  */
-import { chromium } from 'playwright-core'
+import { chromium, type BrowserServer } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 import { CHROMIUM, CHROMIUM_ARGS } from './helpers/chromium-path.js'
 
+const SHARED = Symbol.for('unplugin-contracts.test.chromium')
+interface Shared {
+  server: Promise<BrowserServer>
+  users: number
+}
+const held = globalThis as { [SHARED]?: Shared }
+
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (!CHROMIUM) return undefined
-  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, host: '127.0.0.1' })
-  project.provide('chromiumEndpoint', server.wsEndpoint())
-  return () => server.close()
+  const shared = (held[SHARED] ??= { server: chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, host: '127.0.0.1' }), users: 0 })
+  shared.users++
+  project.provide('chromiumEndpoint', (await shared.server).wsEndpoint())
+  return async () => {
+    if (--shared.users > 0) return
+    delete held[SHARED]
+    await (await shared.server).close()
+  }
 }
 
 declare module 'vitest' {
