@@ -81,7 +81,7 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57
  * forward; past a run ending at `end`, the next run can end no sooner than `end + length`.
  */
 export function hasDigitRun(text: string, length: number): boolean {
-  for (let probe = length - 1; probe < text.length; ) {
+  for (let probe = length - 1; probe < text.length;) {
     if (!isDigit(text.charCodeAt(probe))) {
       probe += length
       continue
