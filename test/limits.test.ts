@@ -3,7 +3,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
-import { LIMITS } from '../src/core/limits.js'
+import fc from 'fast-check'
+import { hasDigitRun, LIMITS, mayOverflowNumber } from '../src/core/limits.js'
 
 const work = join(import.meta.dirname, '.tmp/limits')
 beforeAll(() => {
@@ -58,4 +59,44 @@ describe('large valid documents are not refused for their size', () => {
     expect(result.code).toBeDefined()
     rmSync(dir, { recursive: true, force: true })
   }, 60_000)
+})
+
+describe('the whole-text scans a compile makes before reading', () => {
+  // The one-pattern forms these replace, as the oracle: each scan must answer as they did.
+  const overflowOracle = /[0-9.][eE][+]?[0-9]{3}|[0-9]{309}/
+  const runOracle = (text: string, length: number) => new RegExp(`[0-9]{${length}}`).test(text)
+  const digitsAndOthers = fc.array(fc.oneof(fc.constantFrom('0', '7', '9', '.', 'e', 'E', '+', 'a', '\n', ' '), fc.string({ maxLength: 3 })), { maxLength: 80 })
+
+  it('hasDigitRun finds a run of digits exactly where the pattern does, for every run length and place', () => {
+    fc.assert(
+      fc.property(digitsAndOthers, fc.integer({ min: 1, max: 12 }), (parts, length) => {
+        const text = parts.join('')
+        expect(hasDigitRun(text, length)).toBe(runOracle(text, length))
+      }),
+      { numRuns: 2000 },
+    )
+    // Runs at the start, at the end, across probe offsets, one short of the length.
+    for (const [text, length, found] of [
+      ['1'.repeat(309), 309, true],
+      ['1'.repeat(308), 309, false],
+      [`x${'2'.repeat(309)}`, 309, true],
+      [`${'3'.repeat(308)}x${'3'.repeat(308)}`, 309, false],
+      [`${'a'.repeat(500)}${'4'.repeat(309)}${'a'.repeat(17)}`, 309, true],
+      ['', 1, false],
+      ['5', 1, true],
+    ] as const)
+      expect(hasDigitRun(text, length)).toBe(found)
+  })
+
+  it('mayOverflowNumber answers as the one pattern, on exponents and on long runs of digits', () => {
+    fc.assert(
+      fc.property(digitsAndOthers, (parts) => {
+        const text = parts.join('')
+        expect(mayOverflowNumber(text)).toBe(overflowOracle.test(text))
+      }),
+      { numRuns: 2000 },
+    )
+    for (const text of ['x: 1e400', 'x: .5E+308', 'x: 1e+30', `x: ${'9'.repeat(309)}`, `x: ${'9'.repeat(308)}`, 'e123', 'a1e12'])
+      expect(mayOverflowNumber(text)).toBe(overflowOracle.test(text))
+  })
 })

@@ -66,9 +66,35 @@ export function loneSurrogate(value: unknown): string | undefined {
 
 /**
  * Can the text hold a number beyond a double's range (an exponent of three digits, or 309 digits
- * in a row)? One linear scan; only then is the value walked by `nonFiniteNumber`.
+ * in a row)? Only then is the value walked by `nonFiniteNumber`. Two searches rather than one
+ * pattern with both: the alternation tried both branches at every character of the text, where the
+ * exponent's pattern alone is found by its `e`, and a run of digits is looked for at every 309th
+ * character only (bench/: about a sixth of the time on the 300 KB bench contract).
  */
-export const mayOverflowNumber = (text: string): boolean => /[0-9.][eE][+]?[0-9]{3}|[0-9]{309}/.test(text)
+export const mayOverflowNumber = (text: string): boolean => /[0-9.][eE][+]?[0-9]{3}/.test(text) || hasDigitRun(text, 309)
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * Whether `text` holds `length` (at least 1) ASCII digits in a row. A run that long covers one of
+ * the offsets `length - 1`, `2 * length - 1`, ...: only a digit there is measured, backward and
+ * forward; past a run ending at `end`, the next run can end no sooner than `end + length`.
+ */
+export function hasDigitRun(text: string, length: number): boolean {
+  for (let probe = length - 1; probe < text.length;) {
+    if (!isDigit(text.charCodeAt(probe))) {
+      probe += length
+      continue
+    }
+    let start = probe
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--
+    let end = probe + 1
+    while (end < text.length && isDigit(text.charCodeAt(end))) end++
+    if (end - start >= length) return true
+    probe = end + length
+  }
+  return false
+}
 
 /** The pointer of the first number that is not finite (`1e400` parses to Infinity), or undefined. Iterative. */
 export function nonFiniteNumber(value: unknown): string | undefined {
