@@ -221,10 +221,14 @@ describe('oracle: the budgeted matcher agrees with RegExp', () => {
         const ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: true })
         const program = backtrackProgram(ast, { ignoreCase: flags.includes('i'), multiline: flags.includes('m'), dotAll: flags.includes('s') })
         for (const sample of samples) {
-          const found = native.exec(sample)
-          if (insidePair(sample, found)) continue
+          // The budgeted matcher first: V8's RegExp is a backtracker with no step limit, and a
+          // random pattern of nested repetitions can take it hours on twelve characters (seen:
+          // a run that never ended). Where the budget decides, RegExp's search is the same
+          // backtracking search, so it ends too; where it gives up, the oracle is not asked.
           const got = budgetedVerdict(program, sample, 1 << 22)
           if (got === undefined) continue
+          const found = native.exec(sample)
+          if (insidePair(sample, found)) continue
           expect([pattern, flags, sample, got]).toEqual([pattern, flags, sample, found !== null])
           compared++
         }
