@@ -12,9 +12,7 @@ import { NATS_SERVER } from './helpers/nats-server.js'
 import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
-import { operationId } from '../src/runtime/nats/interactions.js'
-import { jetstreamManager } from '@nats-io/jetstream'
-import { patient, poll, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { heldAssignment, resultsDrained, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const FLOOD = 400
@@ -164,16 +162,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
   })
 
   it('results for branches never dispatched and stale replays leave the state record at its revision', async () => {
-    const interaction = patient(rig.assign, 60_000)
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
-    rig.handled.clear()
-    const fixed = { principalId: 'dispatcher', idempotencyKey: 'bounds-durable', inputs: shipmentInputs }
-    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-    const executor = await rig.executor(interaction)
-    const answered = executor.invoke(fixed)
-    await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    const { id, executor, answered, release, peers } = await heldAssignment(rig, 'bounds-durable')
     const store = await rig.store()
     const before = await store.state(id)
     expect(before.ok && before.value !== null).toBe(true)
@@ -188,11 +177,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
       mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
     }
     await mallory.flush()
-    const jsm = await jetstreamManager(mallory)
-    await poll(async () => {
-      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results').catch(() => null)
-      return info !== null && info.num_pending === 0 && info.num_ack_pending === 0
-    }, 1500)
+    await resultsDrained(mallory)
     const after = await store.state(id)
     expect(after.ok && before.ok && after.value?.revision).toBe(before.ok ? before.value?.revision : -1)
     release()

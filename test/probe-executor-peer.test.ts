@@ -2,19 +2,17 @@
  * The executor with a misbehaving peer, against a real nats-server. Memory state: the peer plays
  * its part by hand on a connection of its own and then replays its ballot, or sends ballots for a
  * branch the operation never had. Each such result is refused by the decision core and changes
- * nothing, yet each was appended to the operation's event log (and its refusal list) for as long as
- * the operation is open: memory grows with the number of messages a peer sends, not with the work.
- * Durable state: the same refused results are logged and saved, until the state record passes the
- * server's max_payload and the operation can no longer be driven. Waits are bounded polls; the
+ * nothing, so it must not grow the operation's event log or its refusal list beyond their bound
+ * (it did: memory grew with the number of messages a peer sends, not with the work). Durable
+ * state: the same refused results must not be saved (they were, until the state record passed the
+ * server's max_payload and the operation could no longer be driven). Waits are bounded polls; the
  * assertions are on the log and on the answer, never on time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { startRig, type Rig } from './helpers/executor-nats.js'
-import { operationId } from '../src/runtime/nats/interactions.js'
-import { jetstreamManager } from '@nats-io/jetstream'
-import { patient, poll, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { heldAssignment, resultsDrained, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const REPLAYS = 1500
@@ -89,21 +87,12 @@ describe.skipIf(!NATS_SERVER)('durable executor: results for branches the operat
     await rig?.stop()
   })
 
-  // Each refused result is logged and the whole log written to the state bucket again, so a peer
-  // that sends about a megabyte of them (the server's max_payload) makes the state unwritable: the
-  // executor stops driving the operation and the invocation answers EXECUTOR_STATE_FAILED
-  // ("'payload' max_payload size exceeded"), though the one courier offered the work accepts it.
+  // When each refused result was logged and the whole log written to the state bucket again, a peer
+  // that sent about a megabyte of them (the server's max_payload) made the state unwritable: the
+  // executor stopped driving the operation and the invocation answered EXECUTOR_STATE_FAILED, though
+  // the one courier offered the work accepted it.
   it('a flood of results for unknown branches changes nothing: the offered courier still decides the operation', async () => {
-    const interaction = patient(rig.assign, 60_000)
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
-    rig.handled.clear()
-    const fixed = { principalId: 'dispatcher', idempotencyKey: 'probe-flood', inputs: shipmentInputs }
-    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-    const executor = await rig.executor(interaction)
-    const answered = executor.invoke(fixed)
-    await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    const { id, executor, answered, release, peers } = await heldAssignment(rig, 'probe-flood')
     const mallory = await rig.connection()
     const padding = 'x'.repeat(8 * 1024)
     for (let i = 0; i < 160; i++) {
@@ -115,12 +104,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: results for branches the operat
     // acknowledged), or the invocation answered (the executor stopped driving the operation).
     let answeredEarly = false
     void answered.then(() => (answeredEarly = true))
-    const jsm = await jetstreamManager(mallory)
-    await poll(async () => {
-      if (answeredEarly) return true
-      const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results').catch(() => null)
-      return info !== null && info.num_pending === 0 && info.num_ack_pending === 0
-    }, 1500)
+    await resultsDrained(mallory, () => answeredEarly)
     release()
     const answer = await answered
     await executor.close()

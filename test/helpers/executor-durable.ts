@@ -14,7 +14,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream'
 import { compile } from '../../src/index.js'
-import type { Interaction } from '../../src/runtime/nats/interactions.js'
+import { operationId, type Interaction } from '../../src/runtime/nats/interactions.js'
 import {
   createExecutor,
   createResponder,
@@ -30,7 +30,7 @@ import { loadModule } from './load-module.js'
 import { ShopBundle } from './nats-bundle.js'
 import { startNatsServer, type NatsServer } from './nats-server.js'
 import { deployment } from './executor-nats.js'
-import { binding, COURIERS, STREAM } from './executor-durable-config.js'
+import { binding, COURIERS, patient, shipmentInputs, STREAM } from './executor-durable-config.js'
 
 export { binding, COURIERS, patient, quick, shipmentInputs, STREAM } from './executor-durable-config.js'
 
@@ -221,4 +221,33 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
       await server.stop()
     },
   }
+}
+
+/**
+ * The courier assignment invoked with one courier (`c-ann`) offered it and holding its answer until
+ * `release()`: the operation is open, its one branch claimed, when this returns. For tests that
+ * send the operation messages of their own meanwhile.
+ */
+export async function heldAssignment(rig: DurableRig, idempotencyKey: string) {
+  const interaction = patient(rig.assign, 60_000)
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+  rig.handled.clear()
+  const fixed = { principalId: 'dispatcher', idempotencyKey, inputs: shipmentInputs }
+  const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+  const executor = await rig.executor(interaction)
+  const answered = executor.invoke(fixed)
+  await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
+  return { id, executor, answered, release, peers }
+}
+
+/** Until the executor's result consumer has nothing left to deliver or to be acknowledged (or `done()`). */
+export async function resultsDrained(connection: NatsConnection, done: () => boolean = () => false): Promise<void> {
+  const jsm = await jetstreamManager(connection)
+  await poll(async () => {
+    if (done()) return true
+    const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results').catch(() => null)
+    return info !== null && info.num_pending === 0 && info.num_ack_pending === 0
+  }, 1500)
 }
