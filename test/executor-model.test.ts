@@ -363,6 +363,19 @@ const tally = { events: 0, refused: 0, votes: 0, retries: 0 }
 const refusals: Record<string, number> = {}
 const statuses: Record<string, number> = {}
 
+/** Every seeded schedule without a problem; on a failure, the minimal failing schedule and its problems. */
+function expectNoProblems(problemsOf: (s: Schedule) => string[]): void {
+  const result = fc.check(
+    fc.property(schedule, (s) => problemsOf(s).length === 0),
+    { seed: SEED, numRuns: RUNS },
+  )
+  if (result.failed && result.counterexample) {
+    const problems = problemsOf(result.counterexample[0])
+    expect.fail(`seed ${SEED}, minimal failing schedule:\n${describeFailure(result.counterexample[0], problems)}`)
+  }
+  expect(result.failed).toBe(false)
+}
+
 function describeFailure(s: Schedule, problems: readonly string[]): string {
   const log = buildLog(s)
   return [
@@ -415,15 +428,7 @@ describe('executor decision core against the reference model', () => {
       for (const r of state.refused) refusals[r.reason] = (refusals[r.reason] ?? 0) + 1
       for (const b of state.branches) statuses[b.status] = (statuses[b.status] ?? 0) + 1
     }
-    const result = fc.check(
-      fc.property(schedule, (s) => problemsOf(s).length === 0),
-      { seed: SEED, numRuns: RUNS },
-    )
-    if (result.failed && result.counterexample) {
-      const problems = problemsOf(result.counterexample[0])
-      expect.fail(`seed ${SEED}, minimal failing schedule:\n${describeFailure(result.counterexample[0], problems)}`)
-    }
-    expect(result.failed).toBe(false)
+    expectNoProblems(problemsOf)
     for (const mode of Object.keys(perMode) as CompletionMode[]) expect(perMode[mode].schedules).toBeGreaterThan(0)
   })
 
@@ -460,15 +465,7 @@ describe('executor decision core against the reference model', () => {
       if (JSON.stringify(simulate(s.policy, kept)) !== JSON.stringify(state)) out.push('simulate over the bounded log differs from the bounded core')
       return out
     }
-    const result = fc.check(
-      fc.property(schedule, (s) => problemsOf(s).length === 0),
-      { seed: SEED, numRuns: RUNS },
-    )
-    if (result.failed && result.counterexample) {
-      const problems = problemsOf(result.counterexample[0])
-      expect.fail(`seed ${SEED}, minimal failing schedule:\n${describeFailure(result.counterexample[0], problems)}`)
-    }
-    expect(result.failed).toBe(false)
+    expectNoProblems(problemsOf)
   })
 })
 
