@@ -48,12 +48,10 @@ const YOUNG_GENERATION_MB = 8
  * The worker's script: beside this file, as tsc compiles it and as the package's build bundles it
  * (dist/chunks/compile-worker.js, on the compiler's chunks: a worker of the bundled package runs
  * the same code, under the same code identity for the persistent cache, as the plugin that
- * starts it); the second path is a fallback for a build without the bundled worker. From the
- * sources (the tests) there is none: no pool.
+ * starts it). From the sources (the tests) there is none: no pool.
  */
-const WORKER_SCRIPT = [new URL('./compile-worker.js', import.meta.url), new URL('../src/plugin/compile-worker.js', import.meta.url)].find((url) =>
-  existsSync(fileURLToPath(url)),
-)
+const BESIDE = new URL('./compile-worker.js', import.meta.url)
+const WORKER_SCRIPT = existsSync(fileURLToPath(BESIDE)) ? BESIDE : undefined
 
 /**
  * Cores a machine needs before `workers: true` starts any: on two cores, side by side with the
