@@ -32,7 +32,12 @@ export interface HttpSenderOptions {
   fetch?: typeof globalThis.fetch
   /** HTTP headers for every request (authorization, tracing); message headers go inside the envelope. */
   headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>)
-  /** Time limit of one call, answer included; past it the call resolves to `timeout`. */
+  /**
+   * Time limit of one call, answer included; past it the call resolves to `timeout`. A fraction is
+   * rounded up to a whole millisecond, more than 2^31 - 1 (about 24.8 days) is that, `Infinity`
+   * is no limit, and a value that is no time at all (negative, `NaN`) makes every call a
+   * `bad-request` failure without a request.
+   */
   timeoutMs?: number
   /**
    * Bytes of an answer read at most (streamed; past it the call fails with `unexpected-error` and
@@ -88,12 +93,16 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
   const url = sameOriginUrl(options.baseUrl, options.endpoint)
   const origin = new URL(options.baseUrl).origin
   const limits = { maxBodyBytes: options.maxBodyBytes, redirects: options.redirects }
+  const timeoutMs = timerDelay(options.timeoutMs)
   return {
     async send(topic, request, headers): Promise<Result<unknown>> {
       if (!url)
         return fail('bad-request', [`Refused: endpoint ${JSON.stringify(options.endpoint)} is not a path on ${origin}; messages go only to baseUrl's origin.`])
+      if (timeoutMs === null)
+        return fail('bad-request', [`Refused: timeoutMs ${String(options.timeoutMs)} is not a time limit (a number of milliseconds, at least 0).`])
       const doFetch = options.fetch ?? globalThis.fetch
-      const signal = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
+      // AbortSignal.timeout throws on anything but whole milliseconds up to 2^32 - 1 (and timers past 2^31 - 1 fire at once).
+      const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)
       const envelope = JSON.stringify({ topic, headers: { ...headers }, body: request === undefined ? '' : JSON.stringify(request) })
       let exchange: Exchange
       try {
@@ -116,6 +125,17 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
       return fail('unexpected-error', [`HTTP ${exchange.status}: the answer is larger than ${exchange.limit} bytes (option maxBodyBytes).`])
     },
   }
+}
+
+/**
+ * `timeoutMs` as a delay `AbortSignal.timeout` takes: undefined for no limit (none given, or
+ * `Infinity`), null for a value that is no time (negative, `NaN`, not a number).
+ */
+function timerDelay(ms: number | undefined): number | undefined | null {
+  if (ms === undefined || ms === Infinity) return undefined
+  if (typeof ms !== 'number' || !(ms >= 0)) return null
+  // Node's timers fire after 1 ms when asked for more than 2^31 - 1 ms (about 24.8 days).
+  return Math.min(Math.ceil(ms), 2 ** 31 - 1)
 }
 
 /** An HTTP answer as a Result: the envelope when there is one, the HTTP status otherwise (a 204 has no body). */
@@ -153,11 +173,23 @@ function problemErrors(problem: Record<string, unknown> | undefined, status: str
     const message = [item.message, item.detail, item.title].find((v) => typeof v === 'string') as string | undefined
     const path = [item.path, item.pointer, item.field, item.property].find((v) => typeof v === 'string') as string | undefined
     const code = typeof item.code === 'string' ? item.code : undefined
-    return { message: message ?? JSON.stringify(e), ...(path === undefined ? {} : { path }), ...(code === undefined ? {} : { code }) }
+    return { message: message ?? entryText(e), ...(path === undefined ? {} : { path }), ...(code === undefined ? {} : { code }) }
   })
   if (errors.length > 0) return errors
   const summary = [problem?.detail, problem?.title].find((v) => typeof v === 'string') as string | undefined
   return [{ message: summary ?? (typeof body === 'string' && body !== '' ? body : `The service answered ${status}.`) }]
+}
+
+/**
+ * A listed error without a message, as the JSON it was: an entry nested too deep for
+ * `JSON.stringify`'s recursion (the answer is bounded in bytes, not in depth) is named, not thrown.
+ */
+function entryText(entry: unknown): string {
+  try {
+    return JSON.stringify(entry)
+  } catch {
+    return 'An error entry nested too deeply to be shown.'
+  }
 }
 
 interface Envelope {
