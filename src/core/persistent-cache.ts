@@ -20,7 +20,8 @@
  * entry or the previous one, and two processes writing at once leave one whole entry. Nothing is
  * written through a link, nor over a file without the generated-file marker. The folder is bounded
  * (`maxBytes`): after a write that takes it past the bound, the least recently used entries (by
- * modification time, which a hit refreshes) are removed until it holds three quarters of it.
+ * modification time, which a hit refreshes) are removed until it holds three quarters of it; a
+ * file there without an entry's header, whatever its name, is never removed (nor written over).
  *
  * Trust: an entry's digest proves it whole, not who wrote it. The folder and its entries must not be
  * writable by other users (a world-writable folder or entry is not read), but whoever can write the
@@ -37,6 +38,7 @@ import {
   openSync,
   opendirSync,
   readFileSync,
+  readSync,
   statSync,
   unlinkSync,
   type Stats,
@@ -320,7 +322,7 @@ export class PersistentCache {
         if (isEntry) {
           entries.push({ path, size: stats.size, time: stats.mtimeMs })
           total += stats.size
-        } else if (Date.now() - stats.mtimeMs > STALE_TEMP_MS) removeQuietly(path)
+        } else if (Date.now() - stats.mtimeMs > STALE_TEMP_MS && startsAsEntry(path, true)) removeQuietly(path)
       }
     } finally {
       dir.closeSync()
@@ -335,7 +337,10 @@ export class PersistentCache {
     entries.sort((a, b) => a.time - b.time)
     for (const entry of entries) {
       if (left <= this.maxBytes * 0.75) break
-      if (removeQuietly(entry.path)) left -= entry.size
+      // A file with an entry's name that this cache did not write (no entry header) is not removed,
+      // as the safe writer would not write over it; it is not the cache's to count either.
+      if (!startsAsEntry(entry.path, false)) left -= entry.size
+      else if (removeQuietly(entry.path)) left -= entry.size
     }
     this.size = left
   }
@@ -451,6 +456,30 @@ function isBody(v: unknown): v is EntryBody {
 
 /** As a TextDecoder reads it (the host does the same): a leading byte order mark is not text. */
 const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+
+/**
+ * Whether a file starts with the entry header (not through a link). `partial`: a temp file a
+ * process died writing may hold only the start of it, or nothing.
+ */
+function startsAsEntry(path: string, partial: boolean): boolean {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  } catch {
+    return false
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return false
+    const head = Buffer.alloc(HEADER.length)
+    const got = readSync(fd, head, 0, head.length, 0)
+    const expected = Buffer.from(HEADER, 'latin1')
+    return got === head.length ? head.equals(expected) : partial && head.subarray(0, got).equals(expected.subarray(0, got))
+  } catch {
+    return false
+  } finally {
+    closeSync(fd)
+  }
+}
 
 function removeQuietly(path: string): boolean {
   try {
