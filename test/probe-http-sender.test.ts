@@ -1,11 +1,15 @@
 /**
  * The HTTP sender against a misbehaving local service, as a caller that uses it directly (the
  * drift check does, and so may an application): `send` resolves to a result for whatever the
- * service answers and whatever `timeoutMs` the application computed; it never rejects.
+ * service answers and whatever `timeoutMs` the application computed; it never rejects. And the
+ * drift check's own `baseUrl` transport against a service that starts its answer and never ends
+ * it: with `timeoutMs` it resolves, as the sender does.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createContract } from '../src/runtime/benzene/contract.js'
+import { checkDrift, checkHealthDrift } from '../src/runtime/benzene/drift.js'
 import { createHttpSender, readAnswer } from '../src/runtime/benzene/http.js'
 
 /** A JSON array nested `depth` levels: small in bytes, deeper than `JSON.stringify` can recurse. */
@@ -62,6 +66,44 @@ describe('timeoutMs as an application computes it', () => {
       expect(result, String(timeoutMs)).toMatchObject({ status: 'bad-request', isSuccessful: false })
       expect(result.errors[0]!.message).toContain('timeoutMs')
     }
+    expect(requests).toEqual([])
+  })
+})
+
+describe('a drift check over baseUrl against a service that never finishes its answer', () => {
+  let stalling: Server
+  let stallingBase: string
+  const contract = createContract(`sha256:${'0'.repeat(64)}`, { kind: 'whole-service' })
+
+  beforeAll(async () => {
+    // The headers and the first bytes of a document, then nothing: the connection stays open.
+    stalling = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('{"openapi":"3.0.1","requests":[')
+    })
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve))
+    stallingBase = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    stalling.closeAllConnections()
+    await new Promise((resolve) => stalling.close(resolve))
+  })
+
+  it('checkDrift and checkHealthDrift resolve at timeoutMs with isMatch false and the reason', async () => {
+    const drift = await checkDrift(contract, { baseUrl: stallingBase, timeoutMs: 200 })
+    expect(drift).toMatchObject({ isMatch: false, clientHash: contract.hash })
+    expect(drift.error).toContain('did not finish within 200 ms')
+    const health = await checkHealthDrift(contract, { baseUrl: stallingBase, timeoutMs: 200.5 })
+    expect(health).toMatchObject({ isMatch: false, clientHash: contract.hash })
+    expect(health.error).toContain('did not finish within 201 ms')
+  })
+
+  it('a timeoutMs that is no time is an error of the report, and nothing is fetched', async () => {
+    requests.length = 0
+    const drift = await checkDrift(contract, { baseUrl: base, timeoutMs: -5 })
+    expect(drift).toMatchObject({ isMatch: false })
+    expect(drift.error).toContain('timeoutMs -5')
     expect(requests).toEqual([])
   })
 })

@@ -9,11 +9,16 @@ import type { BenzeneDocument } from './document.js'
 import { contractHashWeb } from './hash.js'
 import { serviceLevel, topicScoped, wholeService, type Projection } from './projection.js'
 import type { ContractInfo } from './contract.js'
-import { boundedExchange, sameOriginUrl, type ExchangeLimits } from '../shared/bounded-fetch.js'
+import { boundedExchange, sameOriginUrl, timerDelay, type Exchange, type ExchangeLimits } from '../shared/bounded-fetch.js'
 import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
 
-export type DriftTransport = { sender: MessageSender } | ({ baseUrl: string | URL; fetch?: typeof globalThis.fetch } & ExchangeLimits)
+/**
+ * Where the served document comes from: a sender (its own `timeoutMs` applies), or the service's
+ * origin, read with `fetch` within `maxBodyBytes` and, when given, `timeoutMs` (the whole exchange,
+ * body included; a service that never finishes its answer otherwise keeps the check waiting).
+ */
+export type DriftTransport = { sender: MessageSender } | ({ baseUrl: string | URL; fetch?: typeof globalThis.fetch; timeoutMs?: number } & ExchangeLimits)
 
 export interface DriftReport {
   isMatch: boolean
@@ -111,9 +116,21 @@ function payloadOf(result: { isSuccessful: boolean; status: string; payload?: un
   return result.payload
 }
 
-async function getJson(transport: { baseUrl: string | URL; fetch?: typeof globalThis.fetch } & ExchangeLimits, path: string): Promise<unknown> {
+async function getJson(
+  transport: { baseUrl: string | URL; fetch?: typeof globalThis.fetch; timeoutMs?: number } & ExchangeLimits,
+  path: string,
+): Promise<unknown> {
   const url = sameOriginUrl(transport.baseUrl, path)!
-  const exchange = await boundedExchange(transport.fetch ?? globalThis.fetch, url, { headers: { accept: 'application/json' } }, transport)
+  const delay = timerDelay(transport.timeoutMs)
+  if (delay === null) throw new Error(`timeoutMs ${String(transport.timeoutMs)} is not a time limit (a number of milliseconds, at least 0).`)
+  const signal = delay === undefined ? undefined : AbortSignal.timeout(delay)
+  let exchange: Exchange
+  try {
+    exchange = await boundedExchange(transport.fetch ?? globalThis.fetch, url, { headers: { accept: 'application/json' }, signal }, transport)
+  } catch (error) {
+    if (signal?.aborted) throw new Error(`GET ${url.pathname} did not finish within ${delay} ms.`, { cause: error })
+    throw error
+  }
   if (!exchange.ok)
     throw new Error(
       exchange.reason === 'redirect'

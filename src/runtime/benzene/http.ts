@@ -16,7 +16,7 @@ import {
   type Result,
   type ResultError,
 } from '../shared/result.js'
-import { boundedExchange, sameOriginUrl, type Exchange } from '../shared/bounded-fetch.js'
+import { boundedExchange, sameOriginUrl, timerDelay, type Exchange } from '../shared/bounded-fetch.js'
 import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
 
@@ -125,17 +125,6 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
       return fail('unexpected-error', [`HTTP ${exchange.status}: the answer is larger than ${exchange.limit} bytes (option maxBodyBytes).`])
     },
   }
-}
-
-/**
- * `timeoutMs` as a delay `AbortSignal.timeout` takes: undefined for no limit (none given, or
- * `Infinity`), null for a value that is no time (negative, `NaN`, not a number).
- */
-function timerDelay(ms: number | undefined): number | undefined | null {
-  if (ms === undefined || ms === Infinity) return undefined
-  if (typeof ms !== 'number' || !(ms >= 0)) return null
-  // Node's timers fire after 1 ms when asked for more than 2^31 - 1 ms (about 24.8 days).
-  return Math.min(Math.ceil(ms), 2 ** 31 - 1)
 }
 
 /** An HTTP answer as a Result: the envelope when there is one, the HTTP status otherwise (a 204 has no body). */

@@ -88,6 +88,17 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
   return text + decoder.decode()
 }
 
+/**
+ * A time limit in milliseconds as a delay `AbortSignal.timeout` takes: undefined for no limit (none
+ * given, or `Infinity`), null for a value that is no time (negative, `NaN`, not a number). A
+ * fraction is rounded up; past 2^31 - 1 ms Node's timers fire after 1 ms, so that is the most.
+ */
+export function timerDelay(ms: number | undefined): number | undefined | null {
+  if (ms === undefined || ms === Infinity) return undefined
+  if (typeof ms !== 'number' || !(ms >= 0)) return null
+  return Math.min(Math.ceil(ms), 2 ** 31 - 1)
+}
+
 /** `baseUrl`'s origin with `path` resolved against it, or undefined when the result is on another origin. */
 export function sameOriginUrl(baseUrl: string | URL, path: string | undefined): URL | undefined {
   const base = new URL(baseUrl)
