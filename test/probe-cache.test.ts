@@ -1,14 +1,18 @@
 /**
- * The persistent cache's eviction against files it did not write. The safe writer never writes
- * over a file without the generated-file marker; eviction must not remove one either, even one
- * named like an entry or like an entry's temp file (a user's notes, another tool's data), and
- * such a file must not make eviction remove the cache's own entries to make room for it.
+ * The persistent cache against files it did not write, and its own entries damaged where the
+ * marker is. The safe writer never writes over a file without the generated-file marker; eviction
+ * must not remove one either, even one named like an entry or like an entry's temp file (a user's
+ * notes, another tool's data), and such a file must not make eviction remove the cache's own
+ * entries to make room for it. An entry damaged at its start (empty, cut short, zeroed: what a
+ * crash without fsync or a partial restore leaves) is a miss and is written again, as the docs
+ * promise for any damaged entry, not a file the cache then refuses to replace for ever.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../src/core/input-host.js'
 import { PersistentCache, type StoredCompile } from '../src/core/persistent-cache.js'
+import { ContractCompiler } from '../src/index.js'
 
 const work = join(import.meta.dirname, '.tmp/probe-cache', String(process.pid))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -68,4 +72,38 @@ describe('eviction leaves what the cache did not write', () => {
     expect(existsSync(partial)).toBe(false)
     expect(existsSync(empty)).toBe(false)
   })
+})
+
+describe('an entry damaged at its start is written again', () => {
+  const spoils: Array<[string, (bytes: Buffer) => Buffer]> = [
+    ['empty', () => Buffer.alloc(0)],
+    ['cut short inside the header', (bytes) => bytes.subarray(0, 20)],
+    ['its first blocks zeroed', (bytes) => Buffer.concat([Buffer.alloc(4096), bytes.subarray(4096)])],
+  ]
+  for (const [how, spoil] of spoils)
+    it(how, async () => {
+      const root = join(work, `damaged-${how.replace(/\W+/g, '-')}`)
+      mkdirSync(root, { recursive: true })
+      const file = join(root, 'payments.spec.json')
+      cpSync(join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json'), file)
+      const dir = join(root, 'cache')
+      const build = async () => {
+        const cache = new PersistentCache({ dir, root })
+        const result = await new ContractCompiler({ cache }).compile(file)
+        void result.dts // read at once, as a build that writes sidecars does: the entry is written with them
+        return { cache, code: result.code }
+      }
+      const first = await build()
+      expect(first.cache.writes).toBe(1)
+      const [name] = readdirSync(dir)
+      const entry = join(dir, name!)
+      writeFileSync(entry, spoil(readFileSync(entry)))
+      const second = await build()
+      expect(second.cache.hits).toBe(0)
+      expect(second.code).toBe(first.code)
+      expect(second.cache.writes).toBe(1)
+      const third = await build()
+      expect(third.cache.hits).toBe(1)
+      expect(third.code).toBe(first.code)
+    })
 })

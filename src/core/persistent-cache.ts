@@ -278,8 +278,15 @@ export class PersistentCache {
     const path = join(this.dir, `${key}.entry`)
     let written = writeOwnedFile(this.dir, path, text, { atomic: true })
     // A link planted in the entry's place is removed (unlinking a link never touches what it points
-    // to); the entry is then written as a new file. Anything else in the way stays.
-    if (!written.ok && written.refused.some((r) => r.reason === 'link' && r.path === path) && lstatSync(path).isSymbolicLink()) {
+    // to), and so is an entry of this cache damaged at its start, where the marker is (empty, cut
+    // short, zeroed: what a crash or a partial restore leaves), which the safe writer would refuse
+    // as a file it did not write; the entry is then written as a new file. Anything else stays.
+    if (
+      !written.ok &&
+      written.refused.some(
+        (r) => r.path === path && ((r.reason === 'link' && lstatSync(path).isSymbolicLink()) || (r.reason === 'foreign' && startsAsEntry(path))),
+      )
+    ) {
       unlinkSync(path)
       written = writeOwnedFile(this.dir, path, text, { atomic: true })
     }
@@ -322,7 +329,7 @@ export class PersistentCache {
         if (isEntry) {
           entries.push({ path, size: stats.size, time: stats.mtimeMs })
           total += stats.size
-        } else if (Date.now() - stats.mtimeMs > STALE_TEMP_MS && startsAsEntry(path, true)) removeQuietly(path)
+        } else if (Date.now() - stats.mtimeMs > STALE_TEMP_MS && startsAsEntry(path)) removeQuietly(path)
       }
     } finally {
       dir.closeSync()
@@ -339,7 +346,7 @@ export class PersistentCache {
       if (left <= this.maxBytes * 0.75) break
       // A file with an entry's name that this cache did not write (no entry header) is not removed,
       // as the safe writer would not write over it; it is not the cache's to count either.
-      if (!startsAsEntry(entry.path, false)) left -= entry.size
+      if (!startsAsEntry(entry.path)) left -= entry.size
       else if (removeQuietly(entry.path)) left -= entry.size
     }
     this.size = left
@@ -458,10 +465,11 @@ function isBody(v: unknown): v is EntryBody {
 const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
 
 /**
- * Whether a file starts with the entry header (not through a link). `partial`: a temp file a
- * process died writing may hold only the start of it, or nothing.
+ * Whether a file (not a link) is one this cache wrote: it starts with the entry header, or with what
+ * a write cut short or a crash leaves of one (a part of the header, nothing, zeroed bytes). A file
+ * that starts with anything else is someone else's, whatever its name.
  */
-function startsAsEntry(path: string, partial: boolean): boolean {
+function startsAsEntry(path: string): boolean {
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
@@ -473,7 +481,7 @@ function startsAsEntry(path: string, partial: boolean): boolean {
     const head = Buffer.alloc(HEADER.length)
     const got = readSync(fd, head, 0, head.length, 0)
     const expected = Buffer.from(HEADER, 'latin1')
-    return got === head.length ? head.equals(expected) : partial && head.subarray(0, got).equals(expected.subarray(0, got))
+    return got === 0 || head[0] === 0 || head.subarray(0, got).equals(expected.subarray(0, got))
   } catch {
     return false
   } finally {
