@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { bundledRuns, treesDigest } from '../src/core/package-info.js'
+import { bundledRuns, installedDependencies, treesDigest } from '../src/core/package-info.js'
 
 const root = mkdtempSync(join(tmpdir(), 'code-identity-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -113,5 +113,48 @@ describe('treesDigest', () => {
     expect(treesDigest(dir, ['dist'], bundledRuns)).toBe(before)
     // The whole tree, as a copy run from tsc's output counts it, does move.
     expect(treesDigest(dir, ['dist'])).not.toBe(whole)
+  })
+})
+
+describe('installedDependencies', () => {
+  /** An app with the package installed, one dependency nested under it and one hoisted beside it. */
+  function installed(name: string): { app: string; pkg: string; version: (dep: string, at: string, v: string) => void } {
+    const app = join(root, name)
+    const pkg = join(app, 'node_modules/unplugin-contracts')
+    mkdirSync(pkg, { recursive: true })
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'unplugin-contracts', version: '1.0.0', dependencies: { yaml: '^2.0.0', ajv: '8.20.0' } }))
+    const version = (dep: string, at: string, v: string) => {
+      mkdirSync(join(at, 'node_modules', dep), { recursive: true })
+      writeFileSync(join(at, 'node_modules', dep, 'package.json'), JSON.stringify({ name: dep, version: v }))
+    }
+    version('yaml', app, '2.9.1')
+    version('ajv', pkg, '8.20.0')
+    return { app, pkg, version }
+  }
+
+  it('moves when a dependency installed beside the package changes version, hoisted or nested, and not otherwise', () => {
+    const { app, pkg, version } = installed('deps-move')
+    const first = installedDependencies(pkg)
+    expect(installedDependencies(pkg)).toBe(first)
+    version('yaml', app, '2.9.2') // `npm update` within the range, hoisted
+    const second = installedDependencies(pkg)
+    expect(second).not.toBe(first)
+    version('ajv', pkg, '8.20.1') // an override of a nested copy
+    expect(installedDependencies(pkg)).not.toBe(second)
+    // A copy nested under the package answers before the hoisted one, as Node resolves it.
+    version('yaml', pkg, '2.9.1')
+    const nested = installedDependencies(pkg)
+    version('yaml', app, '2.10.0')
+    expect(installedDependencies(pkg)).toBe(nested)
+  })
+
+  it('answers for a missing dependency or an unreadable package.json instead of throwing', () => {
+    const { app, pkg } = installed('deps-missing')
+    rmSync(join(app, 'node_modules/yaml'), { recursive: true })
+    const missing = installedDependencies(pkg)
+    expect(missing).toMatch(/^[0-9a-f]{16}$/)
+    writeFileSync(join(pkg, 'package.json'), '{ not json')
+    expect(installedDependencies(pkg)).toMatch(/^[0-9a-f]{16}$/)
+    expect(installedDependencies(join(root, 'no-such-folder'))).toMatch(/^[0-9a-f]{16}$/)
   })
 })

@@ -65,7 +65,8 @@ const NEVER_RUNS = /\.d\.[cm]?ts$/
 
 /**
  * What a persistent cache keys compiled results by, beside their inputs: which code compiled them.
- * An installed package (a path inside `node_modules`) is its version, whose files do not change.
+ * An installed package (a path inside `node_modules`) is its version, whose files do not change,
+ * and the versions of the dependencies installed beside it (`installedDependencies`).
  * Any other copy (a checkout of this repository, a workspace package linked into an app) changes
  * its code without changing its version, so its identity adds a digest of the path, size and
  * modification time of every module of the tree this code runs from (`dist/` when it runs from the
@@ -84,7 +85,7 @@ export function codeIdentity(): string {
     const digest = createHash('sha256').update(`${self}\0${stat?.size}\0${stat?.mtimeMs}`).digest('hex').slice(0, 16)
     return (identity = `${packageVersion}+${digest}`)
   }
-  if (`${found}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = packageVersion)
+  if (`${found}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = `${packageVersion}+${installedDependencies(found)}`)
   const [tree, folder] = relative(found, fileURLToPath(import.meta.url)).split(sep)
   // Bundled (dist/chunks/, dist/cli-chunks/, dist/cli.js): the bundles load one another, the runtime
   // and the precompiled validators, never tsc's file-per-module output beside them.
@@ -93,6 +94,43 @@ export function codeIdentity(): string {
       ? treesDigest(found, ['dist'], bundledRuns)
       : treesDigest(found, tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist'])
   return (identity = `${packageVersion}+${digest}`)
+}
+
+/**
+ * A digest of `name@version` of each of the package's own dependencies (its package.json's
+ * `dependencies`) as Node would resolve them from `found`: the nearest `node_modules/<name>` up the
+ * folders. An installed package's files never change, but the packages it runs do: an `npm update`
+ * within a range, an override or a dedupe changes the YAML reader or a validator's library without
+ * changing this package's version, and an entry compiled by the earlier set is then not this code's
+ * answer. About twenty small reads, once per process; a dependency not found counts as absent.
+ */
+export function installedDependencies(found: string): string {
+  let names: string[] = []
+  try {
+    const pkg = JSON.parse(readFileSync(join(found, 'package.json'), 'utf8')) as { dependencies?: unknown }
+    if (pkg.dependencies !== null && typeof pkg.dependencies === 'object') names = Object.keys(pkg.dependencies).sort()
+  } catch {
+    // no readable package.json: nothing to add
+  }
+  const versions = names.map((name) => `${name}@${installedVersion(found, name) ?? '-'}`)
+  return createHash('sha256').update(versions.join('\n')).digest('hex').slice(0, 16)
+}
+
+/** The version in the nearest `node_modules/<name>/package.json` from `from` up (at most 64 folders). */
+function installedVersion(from: string, name: string): string | undefined {
+  let dir = from
+  for (let depth = 0; depth < 64; depth++) {
+    try {
+      const version = (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version?: unknown }).version
+      if (typeof version === 'string') return version
+    } catch {
+      // not installed here; look further up
+    }
+    const parent = dirname(dir)
+    if (parent === dir) return undefined
+    dir = parent
+  }
+  return undefined
 }
 
 /**
