@@ -70,6 +70,7 @@ function compile(template: readonly TemplateToken[], parameters: Readonly<Record
 }
 
 const OBJECT_PROTOTYPE = Object.prototype
+const DOT = 46
 
 export function createSubject<P extends Record<string, string>>(
   address: string,
@@ -184,24 +185,38 @@ export function createSubject<P extends Record<string, string>>(
   // The longest subject of the address: a longer input is refused before it is split (a 30 MB
   // string split on '.' took 470 MB), so parsing costs at most this many characters' work.
   const longest = template.reduce((n, t, i) => n + (i === 0 ? 0 : 1) + (typeof t === 'string' ? t.length : maxTokenLength(parameters[t.param]!)), 0)
+  // Scanned in place rather than split: only the parameters' values are cut out of the subject (a
+  // split made an array and a string per token, literals included, on every message a responder
+  // or an executor reads). Token for token the same verdicts as comparing `subject.split('.')`
+  // with the template: a literal token (which has no '.') must fill its segment exactly, a
+  // parameter's value is its whole segment, and the subject must have the template's segment count.
   const tryParse = (subject: string): P | undefined => {
     if (typeof subject !== 'string' || subject.length > longest) return undefined
-    const tokens = subject.split('.')
-    if (tokens.length !== template.length) return undefined
+    const n = subject.length
     const params = {} as Record<string, string>
-    for (let i = 0; i < tokens.length; i++) {
-      const token = template[i]!
-      const value = tokens[i]!
-      if (typeof token === 'string') {
-        if (value !== token) return undefined
-      } else {
-        if (!checks[i]!(value)) return undefined
-        if (repeated && Object.hasOwn(params, token.param) && params[token.param] !== value) return undefined
-        if (plainNames) params[token.param] = value
-        else Object.defineProperty(params, token.param, { value, enumerable: true, writable: true, configurable: true })
+    let at = 0
+    for (let i = 0; i < template.length; i++) {
+      if (i > 0) {
+        if (subject.charCodeAt(at) !== DOT) return undefined
+        at++
       }
+      const token = template[i]!
+      if (typeof token === 'string') {
+        if (!subject.startsWith(token, at)) return undefined
+        at += token.length
+        continue
+      }
+      let end = subject.indexOf('.', at)
+      if (end < 0) end = n
+      const value = subject.slice(at, end)
+      at = end
+      if (!checks[i]!(value)) return undefined
+      if (repeated && Object.hasOwn(params, token.param) && params[token.param] !== value) return undefined
+      if (plainNames) params[token.param] = value
+      else Object.defineProperty(params, token.param, { value, enumerable: true, writable: true, configurable: true })
     }
-    return params as P
+    // A literal that only began its segment, or segments beyond the template's: not this address.
+    return at === n ? (params as P) : undefined
   }
   const parse = (subject: string): P => {
     const params = tryParse(subject)
