@@ -53,14 +53,13 @@ export const sourceDigest = (source: string | Uint8Array): string => createHash(
  * own. Should a V8 version lay its header out otherwise, this reads another word of it and names
  * are one per V8 version, as they were: never wrong, since V8 still checks what it is handed.
  */
-export const v8FlagsWord = (data: Uint8Array): string =>
+const v8FlagsWord = (data: Uint8Array): string =>
   data.length >= 16 ? Buffer.from(data.buffer, data.byteOffset, data.byteLength).readUInt32LE(12).toString(16).padStart(8, '0') : 'none'
 let flagsWord: string | undefined
 const currentFlagsWord = (): string => (flagsWord ??= v8FlagsWord(new Script('0').createCachedData()))
 
 /** A cache's file name: the text's digest, V8's version and V8's flags (V8 refuses another version's or other flags' data anyway). */
-export const codeCacheName = (digest: string): string =>
-  `${digest}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}-${currentFlagsWord()}.v8-cache`
+export const codeCacheName = (digest: string): string => `${digest}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}-${currentFlagsWord()}.v8-cache`
 
 /** Owned by this user, a regular file or folder as asked, and writable by nobody else (POSIX; Windows has no modes here). */
 function trusted(stats: Stats, kind: 'file' | 'folder', secret = false): boolean {
