@@ -36,13 +36,16 @@ function fresh(): { cacheRoot: string; dir: string } {
   return { cacheRoot, dir: join(cacheRoot, 'v8') }
 }
 
-/** Loads `file` with the built loader in a child process; what it exported (called) and whether the cache was used. */
-function load(file: string, cacheRoot: string, env: Record<string, string> = {}): { cache: string; value: unknown } {
+/**
+ * Loads `file` with the built loader in a child process (`flags`: V8 flags for it); what it
+ * exported (called) and whether the cache was used.
+ */
+function load(file: string, cacheRoot: string, env: Record<string, string> = {}, flags: string[] = []): { cache: string; value: unknown } {
   const program = `import { loadBuilt } from ${JSON.stringify(loader)}
 const r = loadBuilt(${JSON.stringify(file)})
 const value = typeof r.exports === 'function' ? r.exports() : r.exports
 console.log(JSON.stringify({ cache: r.cache, value }))`
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], {
+  const r = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', program], {
     encoding: 'utf8',
     env: { ...process.env, UNPLUGIN_CONTRACTS_CACHE_DIR: cacheRoot, UNPLUGIN_CONTRACTS_CODE_CACHE: '', ...env },
   })
@@ -51,7 +54,15 @@ console.log(JSON.stringify({ cache: r.cache, value }))`
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex')
-const cacheName = (text: string) => `${digest(text)}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}.v8-cache`
+/** The hash of V8's flags in the header of the data V8 makes, in a child started as `load` starts them (`flags` added), in hex. */
+function flagsWord(flags: string[] = []): string {
+  const program = `process.stdout.write(new (require('node:vm').Script)('0').createCachedData().readUInt32LE(12).toString(16).padStart(8, '0'))`
+  const r = spawnSync(process.execPath, [...flags, '-e', program], { encoding: 'utf8' })
+  expect(r.stdout).toMatch(/^[0-9a-f]{8}$/)
+  return r.stdout
+}
+const plainFlags = flagsWord()
+const cacheName = (text: string, flags = plainFlags) => `${digest(text)}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}-${flags}.v8-cache`
 const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`
 /** V8's data for `source`, compiled and run as the loader would. */
 function v8Data(source: string): Buffer {
@@ -95,6 +106,23 @@ describe('the code cache of the built validators', () => {
     expect((statSync(cache).mode & 0o777).toString(8)).toBe('600')
     expect((statSync(join(dir, 'key')).mode & 0o777).toString(8)).toBe('600')
     expect(load(file, cacheRoot)).toEqual({ cache: 'used', value: 'real' })
+  })
+
+  it('is kept per V8 configuration: processes under other V8 flags make caches of their own, and neither replaces the other', () => {
+    const { cacheRoot, dir } = fresh()
+    const { file, real } = twins(join(work, 'flags'))
+    const other = ['--max-old-space-size=200']
+    expect(flagsWord(other)).not.toBe(plainFlags)
+    expect(load(file, cacheRoot)).toEqual({ cache: 'none', value: 'real' })
+    const plain = readFileSync(join(dir, cacheName(real)))
+    expect(load(file, cacheRoot, {}, other)).toEqual({ cache: 'none', value: 'real' })
+    expect(existsSync(join(dir, cacheName(real, flagsWord(other))))).toBe(true)
+    // Alternating, each is used and none is written again.
+    for (let round = 0; round < 2; round++) {
+      expect(load(file, cacheRoot)).toEqual({ cache: 'used', value: 'real' })
+      expect(load(file, cacheRoot, {}, other)).toEqual({ cache: 'used', value: 'real' })
+    }
+    expect(readFileSync(join(dir, cacheName(real))).equals(plain)).toBe(true)
   })
 
   it('is used for the precompiled AsyncAPI validator after one run', () => {

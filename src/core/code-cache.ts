@@ -6,7 +6,8 @@
  * the source's bytes: handed data made from another script of the same length, it runs that
  * script's functions. So a cache here is trusted only when this machine's user made it from this
  * very text:
- * - its name is the SHA-256 of the text and V8's version (another text, another file);
+ * - its name is the SHA-256 of the text, V8's version and the hash of V8's flags (another text,
+ *   another file; another V8 configuration, another file: see `v8FlagsWord`);
  * - its first 32 bytes are an HMAC-SHA256, under a random key kept beside the caches (mode 0600),
  *   of that digest, V8's version and the data: data planted from elsewhere (a copied folder, a
  *   repository, a package) does not carry a valid MAC and is dropped;
@@ -24,7 +25,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { Script } from 'node:vm'
+import { Script } from 'node:vm'
 
 const MAC_LENGTH = 32
 const KEY_LENGTH = 32
@@ -41,8 +42,24 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | und
 /** SHA-256 of a text's UTF-8 (given as the text, or as those bytes), in hex. */
 export const sourceDigest = (source: string | Uint8Array): string => createHash('sha256').update(source).digest('hex')
 
-/** A cache's file name: the text's digest and V8's version (V8 refuses another version's data anyway). */
-export const codeCacheName = (digest: string): string => `${digest}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}.v8-cache`
+/**
+ * The hash of the flags V8 runs under, in hex, as V8 writes it into the header of every cache it
+ * makes (the fourth 32-bit word), read from the data of a one-character script. V8 refuses data
+ * made under other flags (`--max-old-space-size`, `--stack-size`, `--expose-gc`, ... given on the
+ * command line or in NODE_OPTIONS), so when processes started with other flags shared one name,
+ * each replaced the other's cache whenever they alternated (a build under NODE_OPTIONS and a
+ * `contracts check` without), and each compiled the validators from their text again: a first
+ * compile took about 1.2x its CPU time. With the flags in the name, each configuration keeps its
+ * own. Should a V8 version lay its header out otherwise, this reads another word of it and names
+ * are one per V8 version, as they were: never wrong, since V8 still checks what it is handed.
+ */
+const v8FlagsWord = (data: Uint8Array): string =>
+  data.length >= 16 ? Buffer.from(data.buffer, data.byteOffset, data.byteLength).readUInt32LE(12).toString(16).padStart(8, '0') : 'none'
+let flagsWord: string | undefined
+const currentFlagsWord = (): string => (flagsWord ??= v8FlagsWord(new Script('0').createCachedData()))
+
+/** A cache's file name: the text's digest, V8's version and V8's flags (V8 refuses another version's or other flags' data anyway). */
+export const codeCacheName = (digest: string): string => `${digest}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}-${currentFlagsWord()}.v8-cache`
 
 /** Owned by this user, a regular file or folder as asked, and writable by nobody else (POSIX; Windows has no modes here). */
 function trusted(stats: Stats, kind: 'file' | 'folder', secret = false): boolean {
