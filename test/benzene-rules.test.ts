@@ -292,6 +292,15 @@ describe('scope diagnostics', () => {
     expect(typo.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_UNKNOWN_QUERY'])
     expect((await compile(payments, { query: 't=1700000000&import' })).diagnostics).toEqual([])
   })
+
+  it('a query holding "*" compiles, with a warning that its import gets no declarations (one "*" per TypeScript module pattern)', async () => {
+    const star = await compile(payments, { query: 'includeReserved=*' })
+    expect(star.code).toBeDefined()
+    expect(star.diagnostics.map((d) => [d.code, d.severity, d.file, d.line, d.column])).toEqual([['CONTRACTS_QUERY_UNTYPED', 'warning', payments, 1, 1]])
+    expect(star.diagnostics[0]!.message).toContain('%2A')
+    // Written as %2A, the specifier holds no "*": no warning.
+    expect((await compile(payments, { query: 'includeReserved=%2A' })).diagnostics).toEqual([])
+  })
 })
 
 describe('documentation', () => {

@@ -13,6 +13,11 @@ export const declareCodes = <const T extends Record<string, CodeInfo>>(codes: T)
 export const CORE_CODES = declareCodes({
   CONTRACTS_UNKNOWN_FORMAT: { severity: 'error', meaning: 'No format handles the file.' },
   CONTRACTS_UNKNOWN_QUERY: { severity: 'error', meaning: 'An import query parameter the format does not know.' },
+  CONTRACTS_QUERY_UNTYPED: {
+    severity: 'warning',
+    meaning:
+      "An import query holding `*`: TypeScript's module patterns take one `*`, so the query's `-queries.d.ts` cannot declare this import and it stays untyped (write the `*` as `%2A`).",
+  },
   CONTRACTS_UNKNOWN_OPTION: { severity: 'error', meaning: 'Options given to a format that takes none.' },
   CONTRACTS_READ_FAILED: { severity: 'error', meaning: 'The file cannot be read (missing, a folder, a FIFO or device, a NUL byte in the path).' },
   CONTRACTS_NOT_UTF8: { severity: 'error', meaning: 'The file is not UTF-8.' },

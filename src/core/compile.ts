@@ -532,7 +532,8 @@ export class ContractCompiler {
       const { query, resolved } = request as Required<Pick<Request, 'query' | 'resolved'>>
       if (hasErrors(query.diagnostics)) return { ...claimed, diagnostics: query.diagnostics }
       if (hasErrors(resolved.diagnostics)) return { ...claimed, diagnostics: resolved.diagnostics }
-      const diagnostics = [...resolved.diagnostics]
+      // Query warnings (CONTRACTS_QUERY_UNTYPED) first, then the options'.
+      const diagnostics = [...query.diagnostics, ...resolved.diagnostics]
       const loaded = await format.load(file, host)
       append(diagnostics, loaded.diagnostics)
       if (loaded.input === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
@@ -726,6 +727,17 @@ function parseQuery(raw: string | undefined, format: string, queryKeys: readonly
     }
     values.set(key, value)
   }
+  // The query's declarations are an ambient module `*/<name>?<query>` (src/plugin/sidecar.ts), and
+  // TypeScript allows one `*` in a module pattern: said here, where every caller reports it, rather
+  // than an import left untyped without a word.
+  if (raw !== undefined && raw.includes('*'))
+    diagnostics.push({
+      ...fileProblem(
+        'CONTRACTS_QUERY_UNTYPED',
+        file,
+        `The import query ${JSON.stringify(raw.replace(/^\?/, ''))} holds "*", which TypeScript's module patterns cannot match literally: this import gets no declarations (write "*" as "%2A").`,
+      ),
+    })
   return { values, diagnostics }
 }
 
