@@ -65,7 +65,8 @@ export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$s
   const groups = new Map<string, Array<{ name: string; cut: Cut }>>()
   for (const [name, cut] of functions) {
     if (cut.literals.length === 0) continue
-    const key = cut.parts.join('\u0002')
+    let key = GROUP_KEYS.get(cut)
+    if (key === undefined) GROUP_KEYS.set(cut, (key = cut.parts.join('\u0002')))
     let group = groups.get(key)
     if (!group) groups.set(key, (group = []))
     group.push({ name, cut })
@@ -106,6 +107,9 @@ export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$s
   }
   return { factories, members }
 }
+
+/** Each cut's group key (its code between the literals), by the cut: a kept cut's is made once. */
+const GROUP_KEYS = new WeakMap<Cut, string>()
 
 function cutLength(cut: Cut): number {
   let n = 0
