@@ -60,13 +60,16 @@ export function unmarked(code: string): string {
   return code.includes(LITERAL) ? code.split(LITERAL).join('') : code
 }
 
-/** `shareShapes` over code already cut at its literals. */
-export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$shape'): Shapes {
+/** `shareShapes` over code already cut at its literals; `kept`: the cuts are kept across compiles, so each one's group key is kept by the cut. */
+export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$shape', kept = false): Shapes {
   const groups = new Map<string, Array<{ name: string; cut: Cut }>>()
   for (const [name, cut] of functions) {
     if (cut.literals.length === 0) continue
-    let key = GROUP_KEYS.get(cut)
-    if (key === undefined) GROUP_KEYS.set(cut, (key = cut.parts.join('\u0002')))
+    let key = kept ? GROUP_KEYS.get(cut) : undefined
+    if (key === undefined) {
+      key = cut.parts.join('\u0002')
+      if (kept) GROUP_KEYS.set(cut, key)
+    }
     let group = groups.get(key)
     if (!group) groups.set(key, (group = []))
     group.push({ name, cut })

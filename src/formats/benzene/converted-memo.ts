@@ -71,8 +71,8 @@ export class ConvertedMemo {
     }
     const trace: TracedReference[] = []
     const json = convert(trace)
-    // What it holds: the key, the converted schema (about as large), the trace.
-    this.kept.set(key, { json, trace }, 2 * key.length + 64 * (trace.length + 1))
+    // What it holds: the key, the converted schema (objects: a few times its text), the trace.
+    this.kept.set(key, { json, trace }, key.length + 4 * this.schemas(schema).length + 64 * (trace.length + 1))
     return json
   }
 

@@ -11,11 +11,12 @@ import { isObject } from '../../runtime/benzene/document.js'
  * Equality is decided bottom-up: a definition outside every reference cycle is keyed by its own
  * text with each reference replaced by its target's class, after its targets (one pass in reverse
  * topological order, linear in the definitions). Definitions on a cycle keep their own class: they
- * are rare (recursive types) and deciding their equality needs a fixed point.
+ * are rare (recursive types) and deciding their equality needs a fixed point. `kept`: the schemas
+ * are kept across compiles (`ConvertedMemo`), so each one's text is kept by the object.
  */
-export function definitionClasses(definitions: ReadonlyMap<string, unknown>): Map<string, string> {
+export function definitionClasses(definitions: ReadonlyMap<string, unknown>, kept = false): Map<string, string> {
   const shapes = new Map<string, { text: string; refs: string[] }>()
-  for (const [ref, schema] of definitions) shapes.set(ref, keptShape(schema))
+  for (const [ref, schema] of definitions) shapes.set(ref, kept ? keptShape(schema) : shapeOf(schema))
   const order = acyclicOrder(definitions, shapes)
   const canonical = new Map<string, string>()
   for (const ref of definitions.keys()) canonical.set(ref, ref)

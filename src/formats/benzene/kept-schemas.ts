@@ -7,6 +7,8 @@ import type { SchemaFacts } from './schema-facts.js'
  */
 export interface KeptSchema {
   readonly id: number
+  /** Its JSON text's length (what keeping something made from it costs is about proportional). */
+  readonly length: number
   bytes?: Buffer
 }
 
@@ -24,7 +26,7 @@ export function keptSchemas(memos: CompileMemos, facts: SchemaFacts): (schema: u
   const memo = memos.of<KeptSchema>('benzene:schemas')
   const byText = (text: string) => {
     let kept = memo.get(text)
-    if (kept === undefined) memo.set(text, (kept = { id: nextId++ }), 2 * text.length)
+    if (kept === undefined) memo.set(text, (kept = { id: nextId++, length: text.length }), 2 * text.length)
     return kept
   }
   return (schema) => {

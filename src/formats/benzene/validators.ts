@@ -71,7 +71,7 @@ export function generateValidators(
   const declarations = new Map<string, string>()
   const cuts = keptCuts(memos)
   for (const root of roots) {
-    validators.set(root.name, cuts(made.declarations.get(root.name)!).plain)
+    validators.set(root.name, cuts.plain(made.declarations.get(root.name)!))
     made.declarations.delete(root.name)
   }
   // A definition only one `$refValidator` calls is written inside it (no constant to name it by).
@@ -84,11 +84,11 @@ export function generateValidators(
   const inline = new Map<string, string>()
   for (const [fn, named] of namedBy) if (named.length === 1 && !made.calls!.has(fn) && made.declarations.has(fn)) inline.set(fn, named[0]!)
   const functions = new Map<string, Cut>()
-  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, cuts(expression).cut)
-  const shapes = shareCutShapes(functions)
+  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, cuts.cut(expression))
+  const shapes = shareCutShapes(functions, undefined, memos !== undefined)
   for (const [name, factory] of shapes.factories) declarations.set(name, factory)
   for (const [name, expression] of made.declarations) {
-    const written = shapes.members.get(name) ?? cuts(expression).plain
+    const written = shapes.members.get(name) ?? cuts.plain(expression)
     const root = inline.get(name)
     if (root === undefined) declarations.set(name, written)
     else validators.set(root, `/* @__PURE__ */ $refValidator(${written})`)
@@ -101,15 +101,15 @@ export function generateValidators(
  * one compiler's compiles (`benzene:cuts`), where a recompile's unchanged functions come back as
  * the same strings (`Piece.last`), their hashes known.
  */
-function keptCuts(memos: CompileMemos | undefined): (code: string) => { cut: Cut; plain: string } {
-  const made = (code: string) => ({ cut: markedCut(code), plain: unmarked(code) })
-  if (memos === undefined) return made
-  const memo = memos.of<{ cut: Cut; plain: string }>('benzene:cuts')
-  return (code) => {
-    let kept = memo.get(code)
-    if (kept === undefined) memo.set(code, (kept = made(code)), 2 * code.length)
-    return kept
+function keptCuts(memos: CompileMemos | undefined): { cut(code: string): Cut; plain(code: string): string } {
+  if (memos === undefined) return { cut: markedCut, plain: unmarked }
+  const memo = memos.of<{ cut?: Cut; plain?: string }>('benzene:cuts')
+  const kept = (code: string) => {
+    let known = memo.get(code)
+    if (known === undefined) memo.set(code, (known = {}), 2 * code.length)
+    return known
   }
+  return { cut: (code) => (kept(code).cut ??= markedCut(code)), plain: (code) => (kept(code).plain ??= unmarked(code)) }
 }
 
 const functionName = (ref: string) => `$${ref.replace('#/definitions/', '$')}`
@@ -138,7 +138,9 @@ export function convertValidators(
     DIRECTIONS.map((direction) => contexts[direction]),
     kept,
   )
-  const canonical = definitionClasses(all)
+  const canonical = definitionClasses(all, kept !== undefined)
+  // Kept by the schema object only when the conversions are kept (a one-shot compile's are new objects).
+  const references = kept === undefined ? referencesMade : referencesIn
   // Only a schema naming a definition that another stands for is copied with its references
   // rewritten (`rewriteRefs` gives any other schema back as it is, after walking it all).
   const merged = new Set<string>()
@@ -147,12 +149,12 @@ export function convertValidators(
   const refs = new Map<string, ReadonlySet<string>>()
   for (const [ref, schema] of all) {
     if (canonical.get(ref) !== ref) continue
-    const named = referencesIn(schema)
+    const named = references(schema)
     const rewritten = namesAny(named, merged) ? rewriteRefs(schema, canonical) : schema
     definitions.set(ref, rewritten)
-    refs.set(ref, rewritten === schema ? named : referencesIn(rewritten))
+    refs.set(ref, rewritten === schema ? named : references(rewritten))
   }
-  const roots = converted.map((r) => (merged.size > 0 && namesAny(referencesIn(r.json), merged) ? { ...r, json: rewriteRefs(r.json, canonical) } : r))
+  const roots = converted.map((r) => (merged.size > 0 && namesAny(references(r.json), merged) ? { ...r, json: rewriteRefs(r.json, canonical) } : r))
   return { roots, definitions, refs }
 }
 
@@ -173,7 +175,7 @@ export function referencesIn(schema: unknown): ReadonlySet<string> {
 const EMPTY: ReadonlySet<string> = new Set()
 const REFERENCES = new WeakMap<object, ReadonlySet<string>>()
 
-function referencesMade(schema: unknown): Set<string> {
+export function referencesMade(schema: unknown): Set<string> {
   const out = new Set<string>()
   const stack: unknown[] = [schema]
   while (stack.length > 0) {
