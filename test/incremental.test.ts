@@ -67,7 +67,7 @@ describe('a Benzene recompile after an edit', () => {
     const first = await compiler.compile(file)
     expect(first.diagnostics).toEqual([])
     const code = compiler.memos.of('schema-code')
-    const bytes = compiler.memos.of('benzene:schema-bytes')
+    const bytes = compiler.memos.of('benzene:schemas')
     // A file's first compile (a one-shot build's only one) neither reads nor fills the memos.
     expect([code.hits, code.misses, bytes.hits, bytes.misses]).toEqual([0, 0, 0, 0])
     // Its first recompile fills them (nothing to reuse yet): here, another topic was edited. One

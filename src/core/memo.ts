@@ -56,7 +56,7 @@ export class ContentMemo<T> {
 
 /**
  * The content memos of one `ContractCompiler`, by name: what a stage keeps for the next compile.
- * A format names its own (`benzene:schema-bytes`); what core keeps is named in core
+ * A format names its own (`benzene:schemas`); what core keeps is named in core
  * (`schema-code`). A compiler made for one compile (a benchmark's fresh compiler, a CLI run)
  * starts with none, so every figure it times is a cold compile's.
  */

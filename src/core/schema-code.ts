@@ -81,6 +81,26 @@ export interface SchemaCodeOptions {
    * (`code-shapes.ts`): the schema's values, property names and paths. The caller takes them out.
    */
   markLiterals?: boolean
+  /**
+   * The schemas given are never changed once made (a format that keeps them across compiles, as
+   * Benzene's converted schemas are): each one's memo key is made once and kept by its identity.
+   */
+  unchanging?: boolean
+}
+
+/** A piece's memo key: what kind of function, and the schema's JSON text. */
+function pieceKey(schema: Schema, definition: boolean, marked: boolean): string {
+  return `${definition ? 'D' : 'R'}${marked ? 'M' : ''}${JSON.stringify(schema)}`
+}
+
+/** `pieceKey`, kept per unchanging schema object (one table per kind of function): a kept schema's key is the same string, its hash known. */
+const keptKeys = [new WeakMap<object, string>(), new WeakMap<object, string>(), new WeakMap<object, string>(), new WeakMap<object, string>()]
+function keptKey(schema: Schema, definition: boolean, marked: boolean): string {
+  if (typeof schema !== 'object') return pieceKey(schema, definition, marked)
+  const keys = keptKeys[(definition ? 2 : 0) + (marked ? 1 : 0)]!
+  let key = keys.get(schema)
+  if (key === undefined) keys.set(schema, (key = pieceKey(schema, definition, marked)))
+  return key
 }
 
 /**
@@ -113,6 +133,11 @@ export interface Piece {
   readonly slots: readonly Slot[]
   readonly helpers: readonly SchemaHelper[]
   readonly size: number
+  /**
+   * Its last filling: the names and the code they made. The same names give back that very
+   * string, so what a format keeps by a function's code after it is found by identity.
+   */
+  last?: { names: readonly string[]; code: string }
 }
 
 /**
@@ -202,7 +227,7 @@ export class SchemaCode {
       this.slots = undefined
       return this.text(schema, definition)
     }
-    const key = `${definition ? 'D' : 'R'}${this.marked ? 'M' : ''}${JSON.stringify(schema)}`
+    const key = this.options.unchanging ? keptKey(schema, definition, this.marked) : pieceKey(schema, definition, this.marked)
     let piece = memo.get(key)
     if (piece === undefined) {
       this.used = new Set()
@@ -210,7 +235,8 @@ export class SchemaCode {
       const text = this.text(schema, definition)
       const size = text.length + slots.reduce((sum, slot) => sum + slot[1].length + (slot.length === 3 ? slot[2].length : 0), 0)
       piece = { parts: text.split(SLOT), slots, helpers: [...this.used], size }
-      memo.set(key, piece, piece.size)
+      // Twice its size: its last filling (`Piece.last`) is kept beside it.
+      memo.set(key, piece, 2 * piece.size)
     }
     return this.fill(piece)
   }
@@ -239,7 +265,11 @@ export class SchemaCode {
       return out
     }
     for (const slot of piece.slots) names.push(this.name(slot, (text) => filled(text.split(SLOT))))
-    return filled(piece.parts)
+    const { last } = piece
+    if (last !== undefined && last.names.length === names.length && last.names.every((name, i) => name === names[i])) return last.code
+    const code = filled(piece.parts)
+    piece.last = { names, code }
+    return code
   }
 
   /** A module name: a slot while a piece is written (`fill` resolves it), the name itself otherwise. */
@@ -843,6 +873,8 @@ export interface ValidatorOptions {
   refRoots?: boolean
   /** Marks the literals of functions' code (`SchemaCodeOptions.markLiterals`); the caller takes them out. */
   markLiterals?: boolean
+  /** The schemas are never changed once made (`SchemaCodeOptions.unchanging`). */
+  unchanging?: boolean
 }
 
 /**
@@ -877,6 +909,7 @@ export function validatorDeclarations(
     prefix,
     memo: memos?.of<Piece>(PIECES),
     markLiterals: options.markLiterals,
+    unchanging: options.unchanging,
     ref(ref) {
       const name = called(ref)
       calls.set(name, (calls.get(name) ?? 0) + 1)

@@ -8,6 +8,7 @@ import { bytesOfSchema, contractHash } from '../../runtime/benzene/hash-node.js'
 import type { CompileMemos } from '../../core/memo.js'
 import type { BenzeneChecked, BenzeneModel, TopicModel } from './model.js'
 import { nameEntries } from './naming.js'
+import { keptSchemas, type KeptSchema } from './kept-schemas.js'
 import type { BenzeneOptions } from './options.js'
 import { serviceLevel, topicScoped, wholeService } from '../../runtime/benzene/projection.js'
 import { isReservedEvent, selectScope, type Scope } from '../../runtime/benzene/scope.js'
@@ -78,9 +79,10 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
       return { diagnostics }
     }
   }
-  const bytesOf = memos ? schemaBytes(memos) : bytesOfSchema
+  const kept = memos ? keptSchemas(memos, facts) : undefined
+  const bytesOf = kept ? schemaBytes(kept) : bytesOfSchema
   const topicHash = memos
-    ? topicHashes(memos, doc, bytesOf)
+    ? topicHashes(memos, doc, bytesOf, kept!)
     : (entry: RequestEntry, closure: readonly string[]) => contractHash(topicScoped(doc, entry, closure), bytesOf)
   const topics: TopicModel[] = requests.map((named, i) => ({
     ...named,
@@ -122,47 +124,28 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
 }
 
 /**
- * Each component schema's hash input, kept by its JSON text across the compiles of one compiler:
- * after an edit, only the schemas it changed are canonicalized again. Once per schema object in a
- * compile (the topics share their schemas). JSON text decides the canonical form: the same members
- * in the same order are the same value (`-0` and `0` are both `0` in either).
+ * Each component schema's hash input, kept by its JSON text across the compiles of one compiler
+ * (`keptSchemas`): after an edit, only the schemas it changed are canonicalized again.
  */
-function schemaBytes(memos: CompileMemos): (schema: unknown) => Buffer {
-  const memo = memos.of<Buffer>('benzene:schema-bytes')
-  const seen = new WeakMap<object, Buffer>()
+function schemaBytes(kept: (schema: unknown) => KeptSchema): (schema: unknown) => Buffer {
   return (schema) => {
     if (typeof schema !== 'object' || schema === null) return bytesOfSchema(schema)
-    let bytes = seen.get(schema)
-    if (bytes === undefined) {
-      const key = JSON.stringify(schema)
-      bytes = memo.get(key)
-      if (bytes === undefined) memo.set(key, (bytes = bytesOfSchema(schema)), bytes.length)
-      seen.set(schema, bytes)
-    }
-    return bytes
+    const known = kept(schema)
+    return (known.bytes ??= bytesOfSchema(schema))
   }
-}
-
-/** A number per component schema's hash input, for as long as the input is kept: equal numbers, equal bytes. */
-const inputIds = new WeakMap<Buffer, number>()
-let nextInputId = 0
-const inputId = (bytes: Buffer) => {
-  let id = inputIds.get(bytes)
-  if (id === undefined) inputIds.set(bytes, (id = nextInputId++))
-  return id
 }
 
 /**
  * Each topic's hash, kept across the compiles of one compiler by what its topic-scoped projection
  * is made of (Contract Document §5.3): the document's other members, the entry, and each schema of
- * its closure by name and by its kept hash input (`schemaBytes` answers an unchanged schema with the
- * same bytes). After an edit of one topic, only the topics whose projection it touched are hashed
- * again. A key that differs only in member order is a miss, never a wrong hit.
+ * its closure by name and by its JSON text (`keptSchemas`' number for it). After an edit of one
+ * topic, only the topics whose projection it touched are hashed again. A key that differs only in member order is a miss, never a wrong hit.
  */
 function topicHashes(
   memos: CompileMemos,
   doc: BenzeneDocument,
   bytesOf: (schema: unknown) => Buffer,
+  kept: (schema: unknown) => KeptSchema,
 ): (entry: RequestEntry, closure: readonly string[]) => string {
   const memo = memos.of<string>('benzene:topic-hash')
   const { requests: _requests, events: _events, components, ...head } = doc
@@ -170,7 +153,7 @@ function topicHashes(
   const headKey = JSON.stringify([head, otherComponents])
   return (entry, closure) => {
     let key = `${headKey}\0${JSON.stringify(entry)}`
-    for (const name of closure) key += `\0${name}\0${inputId(bytesOf(schemas[name]))}`
+    for (const name of closure) key += `\0${name}\0${kept(schemas[name]).id}`
     let hash = memo.get(key)
     if (hash === undefined) memo.set(key, (hash = contractHash(topicScoped(doc, entry, closure), bytesOf)), hash.length)
     return hash

@@ -60,12 +60,16 @@ export function unmarked(code: string): string {
   return code.includes(LITERAL) ? code.split(LITERAL).join('') : code
 }
 
-/** `shareShapes` over code already cut at its literals. */
-export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$shape'): Shapes {
+/** `shareShapes` over code already cut at its literals; `kept`: the cuts are kept across compiles, so each one's group key is kept by the cut. */
+export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$shape', kept = false): Shapes {
   const groups = new Map<string, Array<{ name: string; cut: Cut }>>()
   for (const [name, cut] of functions) {
     if (cut.literals.length === 0) continue
-    const key = cut.parts.join('\u0002')
+    let key = kept ? GROUP_KEYS.get(cut) : undefined
+    if (key === undefined) {
+      key = cut.parts.join('\u0002')
+      if (kept) GROUP_KEYS.set(cut, key)
+    }
     let group = groups.get(key)
     if (!group) groups.set(key, (group = []))
     group.push({ name, cut })
@@ -106,6 +110,9 @@ export function shareCutShapes(functions: ReadonlyMap<string, Cut>, prefix = '$s
   }
   return { factories, members }
 }
+
+/** Each cut's group key (its code between the literals), by the cut: a kept cut's is made once. */
+const GROUP_KEYS = new WeakMap<Cut, string>()
 
 function cutLength(cut: Cut): number {
   let n = 0

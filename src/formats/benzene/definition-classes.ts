@@ -11,18 +11,23 @@ import { isObject } from '../../runtime/benzene/document.js'
  * Equality is decided bottom-up: a definition outside every reference cycle is keyed by its own
  * text with each reference replaced by its target's class, after its targets (one pass in reverse
  * topological order, linear in the definitions). Definitions on a cycle keep their own class: they
- * are rare (recursive types) and deciding their equality needs a fixed point.
+ * are rare (recursive types) and deciding their equality needs a fixed point. `kept`: the schemas
+ * are kept across compiles (`ConvertedMemo`), so each one's text is kept by the object.
  */
-export function definitionClasses(definitions: ReadonlyMap<string, unknown>): Map<string, string> {
+export function definitionClasses(definitions: ReadonlyMap<string, unknown>, kept = false): Map<string, string> {
   const shapes = new Map<string, { text: string; refs: string[] }>()
-  for (const [ref, schema] of definitions) shapes.set(ref, shapeOf(schema))
+  for (const [ref, schema] of definitions) shapes.set(ref, kept ? keptShape(schema) : shapeOf(schema))
   const order = acyclicOrder(definitions, shapes)
   const canonical = new Map<string, string>()
   for (const ref of definitions.keys()) canonical.set(ref, ref)
   const byKey = new Map<string, string>()
+  // Each text by a number, so the keys are short (a kept shape's text is the same string, its hash known).
+  const texts = new Map<string, number>()
   for (const ref of order) {
     const { text, refs } = shapes.get(ref)!
-    const key = `${text}\u0000${refs.map((target) => canonical.get(target) ?? target).join('\u0000')}`
+    let id = texts.get(text)
+    if (id === undefined) texts.set(text, (id = texts.size))
+    const key = `${id}\u0000${refs.map((target) => canonical.get(target) ?? target).join('\u0000')}`
     const known = byKey.get(key)
     if (known === undefined) byKey.set(key, ref)
     else canonical.set(ref, known)
@@ -66,6 +71,15 @@ function rewriteMap(map: Record<string, unknown>, canonical: ReadonlyMap<string,
     Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true })
   }
   if (out !== undefined) changed(out)
+}
+
+/** `shapeOf`, kept per schema object: converted schemas never change, and a recompile converts again only what an edit reaches (`ConvertedMemo`). */
+const SHAPES = new WeakMap<object, { text: string; refs: string[] }>()
+function keptShape(schema: unknown): { text: string; refs: string[] } {
+  if (!isObject(schema)) return shapeOf(schema)
+  let shape = SHAPES.get(schema)
+  if (shape === undefined) SHAPES.set(schema, (shape = shapeOf(schema)))
+  return shape
 }
 
 /**

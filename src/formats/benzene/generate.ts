@@ -65,12 +65,13 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
     while (written.at(-1) === 'undefined') written.pop()
     return written.map((code) => `, ${code}`).join('')
   }
+  const stored = keptStoredHashes(memos)
   for (const topic of model.topics) {
     mapTo(joinPointer('', 'requests', topic.index))
     lines.push(
       exported.const(
         topic.exportName,
-        `/* @__PURE__ */ $topic(${jsString(topic.entry.topic)}, ${versionLiteral(topic)}, ${jsString(model.topics.length >= STORED_HASH_TOPICS ? storedHash(topic.hash) : topic.hash)}, ${components.of(topic)}${checks([validatorName(topic.exportName, 'request'), validatorName(topic.exportName, 'response')])})`,
+        `/* @__PURE__ */ $topic(${jsString(topic.entry.topic)}, ${versionLiteral(topic)}, ${jsString(model.topics.length >= STORED_HASH_TOPICS ? stored(topic.hash) : topic.hash)}, ${components.of(topic)}${checks([validatorName(topic.exportName, 'request'), validatorName(topic.exportName, 'response')])})`,
       ),
     )
   }
@@ -140,6 +141,17 @@ const STORED_HASH_TOPICS = 32
  */
 export function storedHash(text: string): string {
   return /^sha256:[0-9a-f]{64}$/.test(text) ? Buffer.from(text.slice(7), 'hex').toString('base64').slice(0, 43) : text
+}
+
+/** `storedHash`, kept by the hash across one compiler's compiles: a recompile's unchanged topics keep their hashes. */
+function keptStoredHashes(memos: CompileMemos | undefined): (text: string) => string {
+  if (memos === undefined) return storedHash
+  const memo = memos.of<string>('benzene:stored-hash')
+  return (text) => {
+    let stored = memo.get(text)
+    if (stored === undefined) memo.set(text, (stored = storedHash(text)), stored.length)
+    return stored
+  }
 }
 
 const validatorName = (exportName: string, part: string) => `$${exportName}$${part}`

@@ -3,6 +3,7 @@ import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene
 import { unicodeModeSource } from '../../core/pattern-dialect.js'
 import { closedMerge, mergedOf, ownPart } from './all-of.js'
 import type { SchemaFacts } from './schema-facts.js'
+import type { ConvertedMemo, TracedReference } from './converted-memo.js'
 import { discriminatorLiterals, discriminatorOf, extendsSelector, hasOwnShape, isParent, namedDiscriminator, type Discriminator } from './inheritance.js'
 
 /**
@@ -73,6 +74,8 @@ export interface ConvertContext {
   asked: Set<string>
   /** When set, every definition reference the converter writes is added here. */
   refs?: Set<string>
+  /** When set, every reference the converter makes is recorded here, in order (`ConvertedMemo`). */
+  trace?: TracedReference[]
   /**
    * The other direction's context and the schemas that read alike in both (`directionFree`): a
    * reference to one of those names that context's definition, so it is converted once.
@@ -100,11 +103,49 @@ export function definitionKey(ctx: ConvertContext, name: string, variant: Varian
   return key
 }
 
-function reference(ctx: ConvertContext, name: string, variant: Variant = 'whole'): { $ref: string } {
+export function reference(ctx: ConvertContext, name: string, variant: Variant = 'whole'): { $ref: string } {
   const owner = ctx.shared !== undefined && ctx.shared.free(name) ? ctx.shared.ctx : ctx
   const target = `${owner.documentId}#/definitions/${definitionKey(owner, name, variant)}`
   ctx.refs?.add(target)
+  ctx.trace?.push([name, variant, target])
   return { $ref: target }
+}
+
+function bareReference(schema: unknown): boolean {
+  if (!isObject(schema) || typeof schema.$ref !== 'string') return false
+  for (const key in schema) if (key !== '$ref') return false
+  return true
+}
+
+/**
+ * `convert`, answered from `memo` when it holds this conversion (`ConvertedMemo`): the same object
+ * as the last compile's, after its references are made again in order.
+ */
+export function convertKept(
+  memo: ConvertedMemo | undefined,
+  schema: unknown,
+  ctx: ConvertContext,
+  open = false,
+  named?: Named,
+): Record<string, unknown> | boolean {
+  // A payload that is one reference is converted at once (nothing to keep but the reference).
+  if (memo === undefined || (named === undefined && bareReference(schema))) return convert(schema, ctx, open, named)
+  const variant = `${ctx.direction} ${open ? 'open' : 'closed'}${named?.own ? ' own' : ''}`
+  return memo.converted(
+    schema,
+    named?.name,
+    variant,
+    (name, asked) => reference(ctx, name, asked as Variant).$ref,
+    (trace) => {
+      const outer = ctx.trace
+      ctx.trace = trace
+      try {
+        return convert(schema, ctx, open, named)
+      } finally {
+        ctx.trace = outer
+      }
+    },
+  ) as Record<string, unknown> | boolean
 }
 
 /** A component schema being converted as a definition: its name (for its choice and what extends it) and whether only its own shape is meant. */
@@ -300,7 +341,7 @@ function decimalsUpTo(bound: string): string[] {
  * the contexts in the order given. Converting one can ask for more, in either context, which are
  * converted in turn. Linear in the definitions.
  */
-export function definitionsOf(contexts: readonly ConvertContext[]): Map<string, unknown> {
+export function definitionsOf(contexts: readonly ConvertContext[], memo?: ConvertedMemo): Map<string, unknown> {
   const made = contexts.map(() => new Map<string, unknown>())
   const done = contexts.map(() => 0)
   for (let progress = true; progress;) {
@@ -311,7 +352,7 @@ export function definitionsOf(contexts: readonly ConvertContext[]): Map<string, 
         const own = variant === 'own' || variant === 'ownOpen'
         made[c]!.set(
           `${ctx.documentId}#/definitions/${key}`,
-          convert(ctx.facts.catalogue[name], ctx, variant === 'open' || variant === 'ownOpen', { name, own }),
+          convertKept(memo, ctx.facts.catalogue[name], ctx, variant === 'open' || variant === 'ownOpen', { name, own }),
         )
         progress = true
       }

@@ -6,7 +6,8 @@ import type { ValidatorForm } from './options.js'
 import { markedCut, shareCutShapes, unmarked, type Cut } from './code-shapes.js'
 import { definitionClasses, rewriteRefs } from './definition-classes.js'
 import { dataValidators } from './validators-data.js'
-import { DIRECTIONS, convert, definitionsOf, type ConvertContext, type Direction } from './json-schema.js'
+import { DIRECTIONS, convertKept, definitionsOf, type ConvertContext, type Direction } from './json-schema.js'
+import { ConvertedMemo } from './converted-memo.js'
 import { directionFree } from './direction-free.js'
 
 export interface ValidatorRequest {
@@ -57,7 +58,7 @@ export function generateValidators(
   memos?: CompileMemos,
 ): BenzeneValidators {
   if (requests.length === 0) return { declarations: new Map(), validators: new Map(), imports: [], linearPatterns: false }
-  const converted = convertValidators(requests, facts, int64)
+  const converted = convertValidators(requests, facts, int64, memos)
   // The interpreter's form (option `validators: 'data'`): the same verdicts, a smaller module.
   if (form === 'data') return dataValidators(converted)
   const roots = converted.roots.map((r) => ({ name: r.name, schema: r.json as JsonSchema }))
@@ -65,11 +66,12 @@ export function generateValidators(
   const definitions = new Map<string, { name: string; schema: JsonSchema }>()
   for (const [ref, schema] of converted.definitions) definitions.set(ref, { name: functionName(ref), schema: schema as JsonSchema })
   // Literals are marked as the code is written, so the functions of one shape are found from the marks.
-  const made = validatorDeclarations(roots, definitions, '$v$', memos, { refRoots: true, markLiterals: true })
+  const made = validatorDeclarations(roots, definitions, '$v$', memos, { refRoots: true, markLiterals: true, unchanging: true })
   const validators = new Map<string, string>()
   const declarations = new Map<string, string>()
+  const cuts = keptCuts(memos)
   for (const root of roots) {
-    validators.set(root.name, unmarked(made.declarations.get(root.name)!))
+    validators.set(root.name, cuts.plain(made.declarations.get(root.name)!))
     made.declarations.delete(root.name)
   }
   // A definition only one `$refValidator` calls is written inside it (no constant to name it by).
@@ -82,16 +84,32 @@ export function generateValidators(
   const inline = new Map<string, string>()
   for (const [fn, named] of namedBy) if (named.length === 1 && !made.calls!.has(fn) && made.declarations.has(fn)) inline.set(fn, named[0]!)
   const functions = new Map<string, Cut>()
-  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, markedCut(expression))
-  const shapes = shareCutShapes(functions)
+  for (const [name, expression] of made.declarations) if (expression.startsWith('function ')) functions.set(name, cuts.cut(expression))
+  const shapes = shareCutShapes(functions, undefined, memos !== undefined)
   for (const [name, factory] of shapes.factories) declarations.set(name, factory)
   for (const [name, expression] of made.declarations) {
-    const written = shapes.members.get(name) ?? unmarked(expression)
+    const written = shapes.members.get(name) ?? cuts.plain(expression)
     const root = inline.get(name)
     if (root === undefined) declarations.set(name, written)
     else validators.set(root, `/* @__PURE__ */ $refValidator(${written})`)
   }
   return { declarations, validators, imports: made.imports, linearPatterns: made.linearPatterns }
+}
+
+/**
+ * A function's code cut at its marked literals, and without the marks: kept by the code across
+ * one compiler's compiles (`benzene:cuts`), where a recompile's unchanged functions come back as
+ * the same strings (`Piece.last`), their hashes known.
+ */
+function keptCuts(memos: CompileMemos | undefined): { cut(code: string): Cut; plain(code: string): string } {
+  if (memos === undefined) return { cut: markedCut, plain: unmarked }
+  const memo = memos.of<{ cut?: Cut; plain?: string }>('benzene:cuts')
+  const kept = (code: string) => {
+    let known = memo.get(code)
+    if (known === undefined) memo.set(code, (known = {}), 2 * code.length)
+    return known
+  }
+  return { cut: (code) => (kept(code).cut ??= markedCut(code)), plain: (code) => (kept(code).plain ??= unmarked(code)) }
 }
 
 const functionName = (ref: string) => `$${ref.replace('#/definitions/', '$')}`
@@ -100,7 +118,12 @@ const functionName = (ref: string) => `$${ref.replace('#/definitions/', '$')}`
  * Converts each payload schema for its direction, and every definition they reach, then keeps one
  * definition per class (`definitionClasses`) with every reference to the others pointed at it.
  */
-export function convertValidators(requests: readonly ValidatorRequest[], facts: SchemaFacts, int64: 'number' | 'string'): ConvertedValidators {
+export function convertValidators(
+  requests: readonly ValidatorRequest[],
+  facts: SchemaFacts,
+  int64: 'number' | 'string',
+  memos?: CompileMemos,
+): ConvertedValidators {
   const contexts: Record<Direction, ConvertContext> = {
     request: { facts, direction: 'request', int64, documentId: 'req', keys: new Map(), pending: [], asked: new Set() },
     response: { facts, direction: 'response', int64, documentId: 'res', keys: new Map(), pending: [], asked: new Set() },
@@ -108,9 +131,16 @@ export function convertValidators(requests: readonly ValidatorRequest[], facts: 
   // A schema without readOnly/writeOnly members anywhere it reaches is converted once, as a
   // request's definition, for both directions (the response side names it there).
   contexts.response.shared = { ctx: contexts.request, free: directionFree(facts) }
-  const converted = requests.map((r) => ({ ...r, json: convert(r.schema, contexts[r.direction]) as unknown }))
-  const all = definitionsOf(DIRECTIONS.map((direction) => contexts[direction]))
-  const canonical = definitionClasses(all)
+  // A recompile converts again only what an edit can change (`ConvertedMemo`).
+  const kept = memos === undefined ? undefined : new ConvertedMemo(memos, facts, int64)
+  const converted = requests.map((r) => ({ ...r, json: convertKept(kept, r.schema, contexts[r.direction]) as unknown }))
+  const all = definitionsOf(
+    DIRECTIONS.map((direction) => contexts[direction]),
+    kept,
+  )
+  const canonical = definitionClasses(all, kept !== undefined)
+  // Kept by the schema object only when the conversions are kept (a one-shot compile's are new objects).
+  const references = kept === undefined ? referencesMade : referencesIn
   // Only a schema naming a definition that another stands for is copied with its references
   // rewritten (`rewriteRefs` gives any other schema back as it is, after walking it all).
   const merged = new Set<string>()
@@ -119,12 +149,12 @@ export function convertValidators(requests: readonly ValidatorRequest[], facts: 
   const refs = new Map<string, ReadonlySet<string>>()
   for (const [ref, schema] of all) {
     if (canonical.get(ref) !== ref) continue
-    const named = referencesIn(schema)
+    const named = references(schema)
     const rewritten = namesAny(named, merged) ? rewriteRefs(schema, canonical) : schema
     definitions.set(ref, rewritten)
-    refs.set(ref, rewritten === schema ? named : referencesIn(rewritten))
+    refs.set(ref, rewritten === schema ? named : references(rewritten))
   }
-  const roots = converted.map((r) => (merged.size > 0 && namesAny(referencesIn(r.json), merged) ? { ...r, json: rewriteRefs(r.json, canonical) } : r))
+  const roots = converted.map((r) => (merged.size > 0 && namesAny(references(r.json), merged) ? { ...r, json: rewriteRefs(r.json, canonical) } : r))
   return { roots, definitions, refs }
 }
 
@@ -134,8 +164,18 @@ function namesAny(named: ReadonlySet<string>, merged: ReadonlySet<string>): bool
   return false
 }
 
-/** The references a converted schema makes itself (not following them). */
-export function referencesIn(schema: unknown): Set<string> {
+/** The references a converted schema makes itself (not following them); kept per schema object (converted schemas never change). */
+export function referencesIn(schema: unknown): ReadonlySet<string> {
+  if (schema === null || typeof schema !== 'object') return EMPTY
+  let out = REFERENCES.get(schema)
+  if (out === undefined) REFERENCES.set(schema, (out = referencesMade(schema)))
+  return out
+}
+
+const EMPTY: ReadonlySet<string> = new Set()
+const REFERENCES = new WeakMap<object, ReadonlySet<string>>()
+
+export function referencesMade(schema: unknown): Set<string> {
   const out = new Set<string>()
   const stack: unknown[] = [schema]
   while (stack.length > 0) {
