@@ -17,15 +17,18 @@ import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-se
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/probe-nats-headers', String(process.pid))
 const NOTED = '      noted:\n        payload:'
+/** The reply message of askPrice requires the same header: a responder's answer without it is not the contract's. */
+const PRICE = '  priceReply:\n    messages:\n      price:\n        payload:'
+const PRICE_WITH_HEADERS = '  priceReply:\n    messages:\n      price:\n        headers: { type: object, required: [traceId] }\n        payload:'
 const WITH_HEADERS =
   '      noted:\n        headers:\n          type: object\n          required: [traceId]\n          properties:\n            traceId: { type: string, pattern: "^[0-9a-f]{8}$" }\n        payload:'
 
 async function headersContract(): Promise<ContractModule> {
   const text = readFileSync(join(root, 'fixtures/nats/client/orders.asyncapi.yaml'), 'utf8')
-  if (!text.includes(NOTED)) throw new Error('fixture changed: no noted message')
+  if (!text.includes(NOTED) || !text.includes(PRICE)) throw new Error('fixture changed: no noted or price message')
   mkdirSync(tmp, { recursive: true })
   const file = join(tmp, 'headers.asyncapi.yaml')
-  writeFileSync(file, text.replace(NOTED, WITH_HEADERS))
+  writeFileSync(file, text.replace(NOTED, WITH_HEADERS).replace(PRICE, PRICE_WITH_HEADERS))
   const result = await compile(file)
   expect(result.diagnostics).toEqual([])
   return (await loadModule(result.code!, 'probe-headers')) as unknown as ContractModule
@@ -94,5 +97,15 @@ describe.skipIf(!NATS_SERVER)('a message headers schema is held like a payload (
     sub.unsubscribe()
     expect(handled).toEqual(['with'])
     expect(refused).toHaveLength(2)
+  })
+
+  it.fails('request: a first response without the header its reply message requires is invalid-response, as a payload would be', async () => {
+    const client = bindContract(module, nc, { allowOlderServer: true })
+    // A responder outside the client answering with a valid payload and no headers at all.
+    const responder = nc.subscribe('shop.prices.eu', { callback: (_, msg) => void msg.respond(JSON.stringify({ sku: 'a', cents: 5 })) })
+    await nc.flush()
+    const answer = await client.request('askPrice' as never, { region: 'eu' } as never, { sku: 'a' } as never)
+    responder.unsubscribe()
+    expect(answer).toMatchObject({ ok: false, reason: 'invalid-response' })
   })
 })
