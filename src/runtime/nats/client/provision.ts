@@ -85,11 +85,24 @@ type Config = Readonly<Record<string, unknown>>
 
 const equal = (a: unknown, b: unknown): boolean => (Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => equal(x, b[i])) : a === b)
 
+/**
+ * A stream's subjects are a set: nats-server matches a publication against each of them and keeps
+ * the order it was given, which means nothing. Same members, any order, is the same list (O(n)).
+ */
+const sameSet = (a: unknown, b: unknown): boolean => {
+  if (!Array.isArray(a) || !Array.isArray(b)) return a === b
+  const members = new Set<unknown>(a)
+  const seen = new Set<unknown>(b)
+  return members.size === seen.size && b.every((x) => members.has(x))
+}
+
+const SET_FIELDS: Readonly<Record<'stream' | 'consumer', ReadonlySet<string>>> = { stream: new Set(['subjects']), consumer: new Set() }
+
 /** The contract's fields whose values the server holds differently (fields the contract leaves out are the server's). */
 function differences(kind: 'stream' | 'consumer', contract: Config, server: Config): FieldDifference[] {
   const out: FieldDifference[] = []
   for (const field of Object.keys(contract).sort()) {
-    if (equal(contract[field], server[field])) continue
+    if ((SET_FIELDS[kind].has(field) ? sameSet : equal)(contract[field], server[field])) continue
     const loss = lossOf(kind, field, contract[field], server[field])
     out.push({ field, contract: contract[field], server: server[field], ...(loss ? { loss } : {}) })
   }
