@@ -29,31 +29,6 @@ describe('topicClient, topicMap, eventDescriptor', () => {
     expect('version' in made).toBe(false)
   })
 
-  it('components written as one string of space-separated names are the same frozen list; an empty string is no component', () => {
-    expect(topicClient('a:b', undefined, hash, 'B A').components).toEqual(['B', 'A'])
-    expect(Object.isFrozen(topicClient('a:b', undefined, hash, 'B A').components)).toBe(true)
-    expect(topicClient('a:b', undefined, hash, '').components).toEqual([])
-    expect(topicClient('a:b', undefined, hash, 'X').components).toEqual(topicClient('a:b', undefined, hash, ['X']).components)
-  })
-
-  it("a module writes each topic's components as one string, or as a list when a name has a space", async () => {
-    const dir = join(import.meta.dirname, '.tmp/compact-module')
-    mkdirSync(dir, { recursive: true })
-    for (const [i, names] of [
-      ['A', 'B'],
-      ['A b', 'B'],
-    ].entries()) {
-      const schemas = Object.fromEntries(names.map((name) => [name, { type: 'string' }]))
-      const requests = [{ topic: 't:go', request: { $ref: `#/components/schemas/${names[0]}` }, response: { $ref: `#/components/schemas/${names[1]}` } }]
-      const file = join(dir, `components-${i}.spec.json`)
-      writeFileSync(file, JSON.stringify({ openapi: '3.0.1', info: { title: 's', version: '1' }, requests, events: [], components: { schemas } }))
-      const result = await compile(file, { declarations: false })
-      expect(result.code).toContain(i === 0 ? '"A B"' : '["A b", "B"]')
-      const mod = await loadModule(result.code!, `compact-components-${i}`)
-      expect(mod.go.components).toEqual(names)
-    }
-  })
-
   it('components from a function are computed on the first read only, once, and kept frozen', () => {
     let calls = 0
     const client = topicClient('a:b', 'v1', hash, () => {

@@ -103,16 +103,7 @@ export function generateBenzene(model: BenzeneModel, memos?: CompileMemos): Gene
 const GRAPH_FACTOR = 8
 
 /**
- * A topic's component names as one string literal, separated by spaces (the runtime splits it), or
- * as a list when a name has a space: a bundler parses and analyses one string where it would a
- * literal per name and the list around them, in every topic's call.
- */
-function componentList(names: readonly string[]): string {
-  return names.some((name) => name.includes(' ')) ? `[${names.map(jsString).join(', ')}]` : jsString(names.join(' '))
-}
-
-/**
- * Each topic client's `components`: written out as a list (one string, `componentList`), or, when the lists together would be
+ * Each topic client's `components`: written out as a list, or, when the lists together would be
  * large against the document (a `$ref` chain every topic enters at another point: quadratic), as
  * one graph of the names the topics reach and each topic's direct references, from which the
  * runtime rebuilds the same sorted closure on the first read of a client's `components`.
@@ -124,7 +115,7 @@ function componentLists(model: BenzeneModel): { graph?: string; of(topic: TopicM
     total += topic.components.length
     for (const name of topic.components) names.add(name)
   }
-  if (total <= GRAPH_FACTOR * (names.size + model.topics.length)) return { of: (topic) => componentList(topic.components) }
+  if (total <= GRAPH_FACTOR * (names.size + model.topics.length)) return { of: (topic) => `[${topic.components.map(jsString).join(', ')}]` }
   const schemas = model.document.components.schemas
   const list = [...names].sort()
   const index = new Map(list.map((name, i) => [name, i]))
