@@ -19,6 +19,8 @@ const root = join(import.meta.dirname, '..')
 const { contracts, plain } = writeApps(join(import.meta.dirname, '.work/bundler-shapes'))
 const dependencies: Record<string, string> = Object.fromEntries(RUNTIME_DEPENDENCIES)
 const runtime = join(root, 'dist/src/runtime')
+/** The app's entry, served by the plugin below (Vite resolves a library's entry against its root first). */
+const ENTRY = join(root, 'bundler-shapes-entry.js')
 
 const compiler = new ContractCompiler()
 const generated: Record<string, string> = {}
@@ -52,7 +54,7 @@ function serve(codes: Record<string, string> | undefined) {
     name: 'shapes',
     enforce: 'pre' as const,
     resolveId(source: string, importer?: string) {
-      if (source === 'main') return '\0main'
+      if (source === ENTRY) return '\0main'
       if (source.startsWith('unplugin-contracts/runtime')) return `${runtime}${source.slice(26) || ''}/index.js`
       if (dependencies[source]) return dependencies[source]
       if (importer === '\0main') return codes ? `\0module:${source.slice(2)}` : join(plain, source)
@@ -73,14 +75,14 @@ async function build(codes: Record<string, string> | undefined): Promise<number>
   const before = process.cpuUsage()
   if (bundler === 'rollup') {
     const { rollup } = await import('rollup')
-    await (await rollup({ input: 'main', plugins: [serve(codes)], onwarn: () => {} })).generate({ format: 'es' })
+    await (await rollup({ input: ENTRY, plugins: [serve(codes)], onwarn: () => {} })).generate({ format: 'es' })
   } else {
     const { build } = await import('vite')
     await build({
       configFile: false,
       logLevel: 'silent',
       plugins: [serve(codes)],
-      build: { write: false, minify: false, lib: { entry: 'main', formats: ['es'], fileName: () => 'main.js' } },
+      build: { write: false, minify: false, lib: { entry: ENTRY, formats: ['es'], fileName: () => 'main.js' } },
     })
   }
   const used = process.cpuUsage(before)
