@@ -5,7 +5,7 @@
  * client that goes away. Every wait is bounded; nothing asserts a duration.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -24,6 +24,7 @@ import {
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol/node.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { recordingHost } from '../src/core/input-host.js'
 import { CLI } from './helpers/cli.js'
 
 const root = join(import.meta.dirname, '..')
@@ -150,6 +151,47 @@ describe('edits and closes', () => {
     await published(server, later, () => true)
     const forClosed = server.publications.filter((p) => p.uri === uri)
     expect(forClosed.at(-1)?.diagnostics ?? []).toEqual([])
+  })
+})
+
+describe('an unsaved document behind a link out of the tree is not read', () => {
+  // `linked` is a folder link from the contract's folder to one outside it; `new.json` exists only in the editor.
+  const outside = join(tmp, 'outside')
+  const linked = join(folder, 'linked')
+  beforeAll(() => {
+    mkdirSync(join(outside, 'deeper'), { recursive: true })
+    writeFileSync(join(outside, 'on-disk.json'), '{"type": "string"}')
+    symlinkSync(outside, linked)
+  })
+
+  it('the host the checks and hovers read through refuses it as it refuses the saved file', async () => {
+    const unsaved = '{"type": "string"}'
+    for (const path of [join(linked, 'new.json'), join(linked, 'deeper', 'new.json'), join(linked, 'missing-folder', 'new.json')]) {
+      const host = recordingHost(folder, { text: (p) => (p === path ? unsaved : undefined) })
+      await expect(host.readText(path), path).rejects.toMatchObject({ diagnostic: { code: 'CONTRACTS_OUTSIDE_TREE' } })
+    }
+    // Saved, the same file is refused the same way.
+    await expect(recordingHost(folder).readText(join(linked, 'on-disk.json'))).rejects.toMatchObject({ diagnostic: { code: 'CONTRACTS_OUTSIDE_TREE' } })
+    // An unsaved document inside the tree is read.
+    const inside = join(folder, 'fresh', 'new.json')
+    expect(await recordingHost(folder, { text: (p) => (p === inside ? unsaved : undefined) }).readText(inside)).toBe(unsaved)
+  })
+
+  it('a hover on a $ref to it does not show the editor text', async () => {
+    const target = join(linked, 'unsaved.json')
+    void server.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: pathToFileURL(target).href, languageId: 'json', version: 1, text: '{"type": "string", "description": "UNSAVED OUTSIDE"}' },
+    })
+    const text = oneLine('x').replace('#/nope', 'linked/unsaved.json')
+    const uri = open(server, 'linked-ref.spec.json', text)
+    await published(server, uri, () => true)
+    const hover = await within(
+      server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: text.indexOf('linked/unsaved.json') + 2 } }),
+      'hover',
+    )
+    const shown = JSON.stringify(hover?.contents ?? '')
+    expect(shown).toContain('cannot be read here')
+    expect(shown).not.toContain('UNSAVED OUTSIDE')
   })
 })
 
