@@ -2,7 +2,7 @@ import { CORE_CODES, type CoreCode } from './codes.js'
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
-import { basename, dirname, join, resolve, sep } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
 import { LIMITS } from './limits.js'
@@ -159,6 +159,21 @@ function cannotRead(abs: string, error: unknown): string {
   return `Cannot read ${abs}: ${(code !== undefined && why[code]) || code || (error as Error).message}.`
 }
 
+/** The real path of a path that may not exist: its nearest existing ancestor's real path, with the rest of the path after it. */
+function realOfAbsent(abs: string): string {
+  let folder = abs
+  // Bounded by the path's depth: each step drops one component, and the root exists.
+  for (;;) {
+    const parent = dirname(folder)
+    try {
+      return join(realpathSync(parent), abs.slice(parent.length))
+    } catch {
+      if (parent === folder) return abs
+      folder = parent
+    }
+  }
+}
+
 function realOrSelf(path: string): string {
   try {
     return realpathSync(path)
@@ -193,7 +208,9 @@ function confine(abs: string, trees: readonly string[], overlaid = false): void 
   }
   if (stat?.isSymbolicLink()) throw new InputError(symlinkProblem(abs))
   // The real path: a folder on the way may itself be a link out of the tree.
-  const real = overlaid ? join(realOrSelf(dirname(abs)), basename(abs)) : stat ? realOrSelf(abs) : abs
+  // A path with no file on disk (an unsaved document the overlay holds) is placed by its nearest
+  // folder that exists: a link on the way out of the tree is seen before the file is created.
+  const real = stat ? realOrSelf(abs) : realOfAbsent(abs)
   if (!trees.some((tree) => inside(real, tree))) {
     throw new InputError(
       fileProblem('CONTRACTS_OUTSIDE_TREE', abs, `${abs} is outside the contract's folder tree (${trees[0]}); a contract reads only files beside or below it.`),

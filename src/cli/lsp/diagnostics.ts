@@ -4,7 +4,8 @@
  * JavaScript string minus the line's start; lines end at \n, \r\n or a lone \r). LSP positions are
  * 0-based and, in the encoding every client supports and this server keeps (it announces no
  * other `positionEncoding`), count UTF-16 code units too, with the same three line ends: so a
- * position is (line - 1, column - 1), and nothing is re-measured.
+ * position is (line - 1, column - 1), and nothing is re-measured (one exception: a byte order mark
+ * the editor's text keeps, which the compiler does not count; see `rangeAt`).
  */
 import type { Diagnostic as LspDiagnostic, Range } from 'vscode-languageserver/node.js'
 import type { Diagnostic } from '../../core/diagnostics.js'
@@ -42,9 +43,15 @@ export function toLspDiagnostic(d: Diagnostic, linesOf: LinesOf, uriOf: UriOf): 
   }
 }
 
-/** A range from a 1-based line and UTF-16 column: to the end of the token there when the lines are known. */
+/**
+ * A range from a 1-based line and UTF-16 column: to the end of the token there when the lines are
+ * known. The compiler reads a text without its leading byte order mark (as a file is decoded), so
+ * its columns on line 1 do not count it; an editor that keeps the mark in the document's text
+ * counts it in its positions, so there the column is one further.
+ */
 export function rangeAt(lines: LineIndex | undefined, line: number, column: number): Range {
-  const start = { line: Math.max(0, line - 1), character: Math.max(0, column - 1) }
+  const bom = line <= 1 && lines !== undefined && lines.text.charCodeAt(0) === 0xfeff ? 1 : 0
+  const start = { line: Math.max(0, line - 1), character: Math.max(0, column - 1) + bom }
   const end = lines === undefined || line > lines.lineCount ? start.character : tokenEnd(lines.lineText(line), start.character)
   return { start, end: { line: start.line, character: end } }
 }
