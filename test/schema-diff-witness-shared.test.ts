@@ -15,8 +15,7 @@ import { verdictMemo } from '../src/core/diff/schema/accepts.js'
 import { witnessPrecheck } from '../src/core/diff/schema/witness.js'
 import { Random } from './helpers/diff-oracle-random.js'
 import { Acceptance, randomEdit, randomSchema, refTo, type Schema } from './helpers/diff-oracle-schemas.js'
-import { diffSchemas } from '../src/core/diff/schema-diff.js'
-import { cloneJson, diffEachPayload, sideOf, type ComponentsDoc, type Json } from './helpers/schema-diff.js'
+import { cloneJson, diffEachPayload, type ComponentsDoc, type Json } from './helpers/schema-diff.js'
 
 type Doc = ComponentsDoc
 
@@ -139,56 +138,5 @@ describe('a witness candidate checked against its node first', () => {
       expect(change?.witness).toBeUndefined()
       expect(witnessPrecheck.skipped - before > 0).toBe(shortcut)
     }
-  })
-})
-
-describe('verdicts kept per schema node', () => {
-  /**
-   * The validator keeps a verdict by the schema node's object, not its pointer: one object met at
-   * two pointers (a YAML alias, a component reused) answers once, and one met in two files (where a
-   * `#` reference in it names a different schema) is kept for the first file only.
-   */
-  function diffBoth(
-    old: { document: unknown; files?: Record<string, unknown> },
-    next: { document: unknown; files?: Record<string, unknown> },
-  ): SchemaChange[][] {
-    const run = (shortcuts: boolean) => {
-      witnessPrecheck.enabled = shortcuts
-      verdictMemo.enabled = shortcuts
-      return diffSchemas(
-        sideOf(old.document, '/components/schemas/P0', { file: '/virtual/old.json', files: old.files }),
-        sideOf(next.document, '/components/schemas/P0', { file: '/virtual/new.json', files: next.files }),
-      )
-    }
-    return [run(false), run(true)]
-  }
-
-  it('answers as the plain search for a node met at two pointers and in two files', () => {
-    const line = (max: number): Schema => ({
-      type: 'object',
-      required: ['tags'],
-      properties: { tags: { type: 'array', items: { $ref: '#/components/schemas/Tag' }, maxItems: max } },
-    })
-    const doc = (max: number, tag: Schema) => {
-      const shared = line(max)
-      // The same object as two members (an alias), and as the target of a reference into another file.
-      const payload: Schema = {
-        type: 'object',
-        required: ['first', 'second', 'remote'],
-        properties: { first: shared, second: shared, remote: { $ref: 'other.json#/components/schemas/Line' } },
-      }
-      return {
-        document: { components: { schemas: { P0: payload, Tag: tag } } },
-        files: { '/virtual/other.json': { components: { schemas: { Line: shared, Tag: { type: 'integer' } } } } },
-      }
-    }
-    const reusedBefore = verdictMemo.reused
-    const [plain, kept] = diffBoth(doc(4, { type: ['string', 'null'] }), doc(2, { type: ['string', 'null'] }))
-    expect(kept).toEqual(plain)
-    const change = kept!.find((c) => c.rule === 'schema-max-items-decreased')
-    expect(change?.effect).toBe('narrows')
-    // Not vacuous: a witness was placed and the payload validated, the alias's and the other file's members among it.
-    expect(change?.witness?.acceptedBy).toBe('old')
-    expect(verdictMemo.reused - reusedBefore).toBeGreaterThan(0)
   })
 })

@@ -16,8 +16,6 @@ export interface SchemaSide {
   /**
    * Resolves a `$ref` found at `at` (a pointer in `file`) to the schema it names, possibly in
    * another file; `undefined` when it names nothing (the checker has refused such a version before).
-   * The answer depends on `ref` and `at.file` alone (`at.pointer` says where, for a message): the
-   * witness validator keeps its verdicts per schema node, whatever pointer it is met at.
    */
   resolve(ref: string, at: { file: string; pointer: string }): { file: string; document: unknown; pointer: string } | undefined
 }

@@ -4,9 +4,9 @@
  * a pattern it cannot compile, an unknown keyword, a budget spent). A witness is kept only when
  * this says one version accepts it and the other refuses it.
  */
-import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaAt, SchemaDiffContext, SideName } from './context.js'
+import { child } from './context.js'
 import { COMPARED_KEYWORDS, CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { follow, refOf } from './resolve.js'
 import { canonicalKey, jsonEqual, type Budget } from './values.js'
@@ -65,9 +65,8 @@ interface Verdict {
 }
 
 /**
- * The verdicts of one diff (one payload), by side, schema node and the value object itself (a
- * shared one: `keepVerdictsFor`); a schema node is the object it is in its document, met in one
- * file and document (one met in another is not kept). A witness is placed into the payload's minimal
+ * The verdicts of one diff (one payload), by side, document, file, schema pointer and the value
+ * object itself (a shared one: `keepVerdictsFor`). A witness is placed into the payload's minimal
  * instance by copying only the containers on its path (witness.ts): every other member is the same
  * object in every candidate, so its verdict, made for the first candidate, is read for the others
  * (and for the payload's other findings): the members besides the path are proven valid once per
@@ -100,119 +99,31 @@ export function keepVerdictsFor(value: unknown): void {
   }
 }
 
-/** The verdicts kept on one schema node: the file and document it was met in, and its verdicts by value. */
-interface NodeVerdicts {
-  file: string
-  document: unknown
-  byValue: WeakMap<object, Verdict>
-}
+const verdicts = new WeakMap<SchemaDiffContext, Record<SideName, Map<unknown, Map<string, Map<string, WeakMap<object, Verdict>>>>>>()
 
-const verdicts = new WeakMap<SchemaDiffContext, Record<SideName, WeakMap<object, NodeVerdicts>>>()
-
-/**
- * The verdicts kept on the schema node `at`, keyed by the node's object rather than its pointer: a
- * node's verdict on a value depends on the node, its file and its document, not on the pointer it
- * is met at (a `$ref` resolves by its text and file: `SchemaSide.resolve`), and the validator then
- * makes no pointer for the nodes it only passes through (`Step`). Undefined (nothing kept) for a
- * node that is no object, or one met before in another file or document.
- */
-function verdictsOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): WeakMap<object, Verdict> | undefined {
-  const node = at.value
-  if (typeof node !== 'object' || node === null) return undefined
+function verdictsOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): WeakMap<object, Verdict> {
   let sides = verdicts.get(ctx)
-  if (!sides) verdicts.set(ctx, (sides = { old: new WeakMap(), new: new WeakMap() }))
-  const kept = sides[side].get(node)
-  if (kept === undefined) {
-    const made: NodeVerdicts = { file: at.file, document: at.document, byValue: new WeakMap() }
-    sides[side].set(node, made)
-    return made.byValue
-  }
-  return kept.file === at.file && kept.document === at.document ? kept.byValue : undefined
-}
-
-/** No kept verdict stands (`readKept`): the value is to be walked. */
-const MISS = Symbol('miss')
-
-/** Whether `value` is one whose verdicts are kept (a member of a memoized minimal instance). */
-function keeps(value: unknown): value is object {
-  return verdictMemo.enabled && typeof value === 'object' && value !== null && shared.has(value)
-}
-
-/**
- * The kept verdict of schema `node` (met in `file` and `document`) on `value`, read as `check`
- * reads it (spending what its walk spent), or MISS. Read before a member's node is made: a
- * validation of a payload reads the verdicts on every member besides the witness's path.
- */
-function readKept(
-  ctx: SchemaDiffContext,
-  side: SideName,
-  node: unknown,
-  file: string,
-  document: unknown,
-  value: object,
-  budget: CheckBudget,
-  depth: number,
-): Tri | typeof MISS {
-  if (typeof node !== 'object' || node === null) return MISS
-  const kept = verdicts.get(ctx)?.[side].get(node)
-  if (kept === undefined || kept.file !== file || kept.document !== document) return MISS
-  const seen = kept.byValue.get(value)
-  if (!seen || budget.left < seen.spent || depth + seen.reach > MAX_CHECK_DEPTH) return MISS
-  verdictMemo.reused++
-  budget.left -= seen.spent
-  budget.deepest = Math.max(budget.deepest, depth + seen.reach)
-  return seen.result
-}
-
-/**
- * A node the validator steps into (`child` of context.ts, as the validator reads it): the same
- * file, document and value, its pointer made only when something reads it (a `$ref` resolved at
- * it). A validation steps into every member of the value it checks, and the pointers it made were
- * most of what it allocated.
- */
-class Step implements SchemaAt {
-  private made: string | undefined
-  readonly file: string
-  readonly document: unknown
-  readonly value: unknown
-  constructor(
-    private readonly parent: SchemaAt,
-    private readonly key: string,
-    private readonly name?: string | number,
-  ) {
-    this.file = parent.file
-    this.document = parent.document
-    const inKey = memberOf(parent.value, key)
-    this.value = name === undefined ? inKey : memberOf(inKey, name)
-  }
-
-  get pointer(): string {
-    if (this.made === undefined) {
-      const own = `${this.parent.pointer}/${escapeToken(this.key)}`
-      this.made = this.name === undefined ? own : `${own}/${escapeToken(this.name)}`
-    }
-    return this.made
-  }
-}
-
-/** A member as `child` reads it: an array's item by a number, an object's own member by its name. */
-function memberOf(value: unknown, token: string | number): unknown {
-  if (Array.isArray(value) && typeof token === 'number') return value[token]
-  const name = String(token)
-  return isObject(value) && Object.hasOwn(value, name) ? value[name] : undefined
-}
-
-function child(at: SchemaAt, key: string, name?: string | number): SchemaAt {
-  return new Step(at, key, name)
+  if (!sides) verdicts.set(ctx, (sides = { old: new Map(), new: new Map() }))
+  let files = sides[side].get(at.document)
+  if (!files) sides[side].set(at.document, (files = new Map()))
+  let pointers = files.get(at.file)
+  if (!pointers) files.set(at.file, (pointers = new Map()))
+  let byValue = pointers.get(at.pointer)
+  if (!byValue) pointers.set(at.pointer, (byValue = new WeakMap()))
+  return byValue
 }
 
 function check(ctx: SchemaDiffContext, side: SideName, at: SchemaAt, value: unknown, budget: CheckBudget, depth: number): Tri {
-  const memo = keeps(value)
-  if (memo) {
-    const seen = readKept(ctx, side, at.value, at.file, at.document, value, budget, depth)
-    if (seen !== MISS) return seen
+  const kept = verdictMemo.enabled && typeof value === 'object' && value !== null && shared.has(value) ? verdictsOf(ctx, side, at) : undefined
+  if (kept) {
+    const seen = kept.get(value as object)
+    if (seen && budget.left >= seen.spent && depth + seen.reach <= MAX_CHECK_DEPTH) {
+      verdictMemo.reused++
+      budget.left -= seen.spent
+      budget.deepest = Math.max(budget.deepest, depth + seen.reach)
+      return seen.result
+    }
   }
-  const kept = memo ? verdictsOf(ctx, side, at) : undefined
   const before = budget.left
   const outer = budget.deepest
   budget.deepest = depth
@@ -397,13 +308,7 @@ function keyword(
       if (!isObject(value)) return true
       if (!isObject(k)) return undefined
       let out: Tri = true
-      for (const name in value) {
-        if (!Object.hasOwn(k, name)) continue
-        // A kept verdict is read on the member's schema as it is (`child`'s value), no node made for it.
-        const member = value[name]
-        const seen = keeps(member) ? readKept(ctx, side, k[name], at.file, at.document, member, budget, depth + 1) : MISS
-        out = and(out, seen !== MISS ? seen : check(ctx, side, child(at, 'properties', name), member, budget, depth + 1))
-      }
+      for (const name in value) if (Object.hasOwn(k, name)) out = and(out, check(ctx, side, child(at, 'properties', name), value[name], budget, depth + 1))
       return out
     }
     case 'patternProperties': {

@@ -38,9 +38,7 @@ export function findWitness(
     if (wanted !== 'both' && (wanted === 'widens') !== (group.acceptedBy === 'new')) continue
     const accepting = root(ctx, group.acceptedBy)
     const refusing = root(ctx, group.acceptedBy === 'new' ? 'old' : 'new')
-    // The accepting root's minimal instance, made when a candidate is first placed (not when the node refuses them all).
-    let base: unknown
-    let made = false
+    const base = minimalOf(ctx, group.acceptedBy, accepting)
     // Where the node's verdict binds the root (witness-path.ts), a candidate the node refuses is
     // one the root refuses too: it is counted as tried, as before, but not placed and validated.
     const node = nodes?.[group.acceptedBy]
@@ -54,10 +52,6 @@ export function findWitness(
         if (refused) {
           witnessPrecheck.skipped++
           continue
-        }
-        if (!made) {
-          base = minimalOf(ctx, group.acceptedBy, accepting)
-          made = true
         }
         const placed = place(ctx, group.acceptedBy, base, frame.path, value, filler)
         if (placed === undefined) continue
@@ -79,19 +73,17 @@ export function findWitness(
  * document resolves the same way in every call. `place` copies what it changes, so the value is
  * shared, never written.
  */
-const minimalMemo = new WeakMap<object, Record<SideName, Map<string, Map<string, unknown>>>>()
+const minimalMemo = new WeakMap<object, Map<string, unknown>>()
 
 function minimalOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown {
   if (typeof at.document !== 'object' || at.document === null) return minimalInstance(ctx, side, at, 0)
-  // By side, file and pointer, each a key of its own: a key made by joining them was a new string to hash at every search.
-  let sides = minimalMemo.get(at.document)
-  if (!sides) minimalMemo.set(at.document, (sides = { old: new Map(), new: new Map() }))
-  let memo = sides[side].get(at.file)
-  if (!memo) sides[side].set(at.file, (memo = new Map()))
-  if (memo.has(at.pointer)) return memo.get(at.pointer)
+  let memo = minimalMemo.get(at.document)
+  if (!memo) minimalMemo.set(at.document, (memo = new Map()))
+  const key = `${side}\u0000${at.file}\u0000${at.pointer}`
+  if (memo.has(key)) return memo.get(key)
   const value = minimalInstance(ctx, side, at, 0)
   keepVerdictsFor(value)
-  memo.set(at.pointer, value)
+  memo.set(key, value)
   return value
 }
 

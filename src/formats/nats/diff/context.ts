@@ -102,26 +102,16 @@ export class Findings {
 
   /** The findings, located, deduplicated and sorted by new location, then old, then rule. */
   located(drafts: readonly Draft[]): DiffFinding[] {
-    // Two findings are one when their rule, level, pointers, sentence and audiences are: drafts are
-    // first grouped by rule and pointers, and the whole key (the audiences' JSON) is made only for
-    // a draft whose group already holds one (few: most findings have a place of their own).
-    const groups = new Map<string, { first: Draft; keys?: Set<string> }>()
-    const wholeKey = (d: Draft) => JSON.stringify([d.rule, d.level, d.old, d.new, d.message, d.audiences])
+    const seen = new Set<string>()
     const out: DiffFinding[] = []
     for (const d of drafts) {
-      const place = `${d.rule}\u0000${d.old ?? ''}\u0000${d.old === undefined ? 'u' : 'p'}${d.new ?? ''}\u0000${d.new === undefined ? 'u' : 'p'}`
-      const group = groups.get(place)
-      if (group === undefined) groups.set(place, { first: d })
-      else {
-        group.keys ??= new Set([wholeKey(group.first)])
-        const key = wholeKey(d)
-        if (group.keys.has(key)) continue
-        group.keys.add(key)
-      }
       const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
       if (d.old !== undefined) finding.old = this.old.doc.at(d.old)
       if (d.new !== undefined) finding.new = this.next.doc.at(d.new)
       if (d.data !== undefined) finding.data = d.data
+      const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
+      if (seen.has(key)) continue
+      seen.add(key)
       out.push(finding)
     }
     return out.sort(compareFindings)

@@ -269,8 +269,7 @@ function affectedIn(v: Version, view: BundleView, channel: string | undefined, o
     const kind = own?.action === 'send' ? (own.requestReply ? 'responder' : 'subscriber') : 'publisher'
     for (const a of view.ends.get(key(self, op)) ?? []) if (a.application !== self) out.push({ ...a, kind })
   }
-  // The channel's subject language only matters to another application's streams: none, none made.
-  const c = channel === undefined || !view.apps.some((app) => app.contract !== self) ? undefined : v.channels.get(channel)
+  const c = channel === undefined ? undefined : v.channels.get(channel)
   const language: Language | undefined = c && languageOf(v, c)
   if (language)
     for (const app of view.apps) {
