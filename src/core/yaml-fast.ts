@@ -2,6 +2,7 @@ import type { Schema, State } from 'js-yaml'
 import { findCredential } from './credential-scan.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
+import { SiteCollector } from './json-refs.js'
 import { readBlockYaml } from './yaml-block.js'
 import { ClosedCollections } from './yaml-positions.js'
 
@@ -400,9 +401,12 @@ function blockYaml(text: string, scanStrings: boolean): FastYaml | undefined {
   const onString = (s: string) => {
     if (scanStrings && !mayHoldCredential && holdsCredential(s)) mayHoldCredential = true
   }
-  const read = readBlockYaml(text, plainScalar, onString)
+  // What loading and the rules look up across the whole document, collected while reading.
+  const sites = new SiteCollector()
+  const read = readBlockYaml(text, plainScalar, onString, sites)
   if (!read) return undefined
   const { value, closed } = read
+  sites.finish(value)
   if (!mayHoldCredential) credentialFree.add(value)
   if (!scanStrings) credentialFreeText.add(value)
   return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }
