@@ -87,64 +87,6 @@ function walkSites(root: object): DocumentSites {
   return { refs, locations, bindingMembers, schemaFormats }
 }
 
-/**
- * What `walkSites` finds, collected instead by a reader while it builds a document in document
- * order (yaml-block.ts), so that the document is not walked again after reading (the walk was
- * about a twentieth of a 500-channel NATS compile, bench/). The reader keeps `path` (the keys and
- * indexes from the root to the node it reads) and tells each member as it reads it. The walk
- * meets an object's members in JavaScript's order, which lists integer-like names first: a
- * document with such a name is left to the walk (`exact` turns false).
- */
-export class SiteCollector {
-  readonly path: Array<string | number> = []
-  private readonly refs: RefSite[] = []
-  private readonly locations: MemberSite[] = []
-  private readonly bindingMembers = new Set<string>()
-  private readonly schemaFormats = new Set<string>()
-  private exact = true
-
-  /**
-   * Whether the mapping at `path` is a bindings object, as the walk decides it: reached by a
-   * member named `bindings`, or a member of an object reached by a `...Bindings` member.
-   */
-  boundHere(): boolean {
-    const path = this.path
-    const name = path[path.length - 1]
-    if (typeof name !== 'string') return false
-    if (name === 'bindings') return true
-    const above = path[path.length - 2]
-    return typeof above === 'string' && above.endsWith('Bindings') && BINDINGS_MAP.test(above)
-  }
-
-  /** A member named `name` of the mapping at `path` (`bound`: that mapping's `boundHere`), before its value is read. */
-  name(name: string, bound: boolean): void {
-    if (bound) this.bindingMembers.add(name)
-    // An array index's form (what JavaScript enumerates before the other names of an object).
-    const c = name.charCodeAt(0)
-    if (c >= 48 && c <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(name) && Number(name) < 4294967295) this.exact = false
-  }
-
-  /** The member `name` of the mapping at `path` holds the string `value`. */
-  string(name: string, value: string): void {
-    if (name === '$ref') this.refs.push({ ref: value, pointer: this.pointerTo(name) })
-    else if (name === 'location') this.locations.push({ value, pointer: this.pointerTo(name) })
-    else if (name === 'schemaFormat') this.schemaFormats.add(value)
-  }
-
-  /** Keeps what was collected as the sites of `root`, the document read, when the walk would have found the same in the same order. */
-  finish(root: object): void {
-    if (this.exact && !found.has(root))
-      found.set(root, { refs: this.refs, locations: this.locations, bindingMembers: this.bindingMembers, schemaFormats: this.schemaFormats })
-  }
-
-  private pointerTo(name: string): string {
-    const path = this.path
-    let out = ''
-    for (let i = 0; i < path.length; i++) out += '/' + escapeToken(path[i]!)
-    return out + '/' + escapeToken(name)
-  }
-}
-
 /** What one walk of `root` finds (made on the first question about `root`, then kept). */
 export function documentSites(root: object): DocumentSites {
   let sites = found.get(root)

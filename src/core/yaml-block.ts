@@ -1,4 +1,3 @@
-import type { SiteCollector } from './json-refs.js'
 import { ClosedCollections } from './yaml-positions.js'
 
 /**
@@ -52,13 +51,12 @@ const MAY_BE_NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\uD800-\uDFFF\
 /**
  * Reads `text`, resolving plain scalars with `plain` (the same function the `js-yaml` path's
  * schema uses, so both make the same value of every scalar) and passing every string to `onString`.
- * `sites`, when given, is told each member as it is read (json-refs.ts: what a walk of the value
- * would find, without the walk). Undefined when the text is outside the subset.
+ * Undefined when the text is outside the subset.
  */
-export function readBlockYaml(text: string, plain: (s: string) => unknown, onString: (s: string) => void, sites?: SiteCollector): BlockYaml | undefined {
+export function readBlockYaml(text: string, plain: (s: string) => unknown, onString: (s: string) => void): BlockYaml | undefined {
   if (text.includes('\t') || text.includes('\r') || text.startsWith('---') || (MAY_BE_NON_PRINTABLE.test(text) && NON_PRINTABLE.test(text))) return undefined
   try {
-    return new Reader(text, plain, onString, sites).document()
+    return new Reader(text, plain, onString).document()
   } catch {
     // NotBlock, or a scalar `plain` refuses (`.inf`): js-yaml reads it, or refuses it, as before.
     return undefined
@@ -80,7 +78,6 @@ class Reader {
     private readonly text: string,
     private readonly plain: (s: string) => unknown,
     private readonly onString: (s: string) => void,
-    private readonly sites: SiteCollector | undefined,
   ) {}
 
   document(): BlockYaml | undefined {
@@ -129,22 +126,12 @@ class Reader {
   private mapping(indent: number, start: number, depth: number): Record<string, unknown> {
     if (depth > MAX_DEPTH) throw new NotBlock()
     const out: Record<string, unknown> = {}
-    const sites = this.sites
-    const bound = sites !== undefined && sites.boundHere()
     for (;;) {
       const keyEnd = this.key(this.at)
       const key = this.lastKey
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) throw new NotBlock()
       this.onString(key)
-      if (sites === undefined) out[key] = this.valueAfter(keyEnd + 1, indent, depth)
-      else {
-        sites.name(key, bound)
-        sites.path.push(key)
-        const value = this.valueAfter(keyEnd + 1, indent, depth)
-        sites.path.pop()
-        if (typeof value === 'string') sites.string(key, value)
-        out[key] = value
-      }
+      out[key] = this.valueAfter(keyEnd + 1, indent, depth)
       if (this.at === -1 || this.indent < indent) break
       if (this.indent !== indent || this.isEntry(this.at)) throw new NotBlock()
     }
@@ -157,10 +144,8 @@ class Reader {
     if (depth > MAX_DEPTH) throw new NotBlock()
     const start = this.at
     const out: unknown[] = []
-    const path = this.sites?.path
     for (;;) {
       const dash = this.at
-      path?.push(out.length)
       // The entry's content: on the same line after `- `, or on the lines below.
       let i = dash + 1
       while (this.text.charCodeAt(i) === 32) i++
@@ -177,7 +162,6 @@ class Reader {
       } else {
         out.push(this.scalarOrEmpty(i, indent, depth + 1))
       }
-      path?.pop()
       // A line at the same column that is not an entry ends a sequence written at its key's column.
       if (this.at === -1 || this.indent < indent || (this.indent === indent && !this.isEntry(this.at))) break
       if (this.indent !== indent) throw new NotBlock()
@@ -345,8 +329,6 @@ class Reader {
     const mapping = text.charCodeAt(at) === 123
     const closer = mapping ? 125 : 93
     const out: Record<string, unknown> | unknown[] = mapping ? {} : []
-    const sites = this.sites
-    const bound = mapping && sites !== undefined && sites.boundHere()
     let i = this.spaces(at + 1)
     if (text.charCodeAt(i) !== closer) {
       for (;;) {
@@ -355,17 +337,9 @@ class Reader {
           if (typeof key !== 'string' || key === '__proto__' || key === '<<' || key.length > MAX_KEY || Object.hasOwn(out, key)) throw new NotBlock()
           i = this.spaces(this.flowEnd)
           if (text.charCodeAt(i) !== 58 /* : */ || text.charCodeAt(i + 1) !== 32) throw new NotBlock()
-          sites?.name(key, bound)
-          sites?.path.push(key)
           const value = this.flowValue(this.spaces(i + 1), depth)
-          sites?.path.pop()
-          if (sites !== undefined && typeof value === 'string') sites.string(key, value)
           ;(out as Record<string, unknown>)[key] = value
-        } else {
-          sites?.path.push((out as unknown[]).length)
-          ;(out as unknown[]).push(this.flowValue(i, depth))
-          sites?.path.pop()
-        }
+        } else (out as unknown[]).push(this.flowValue(i, depth))
         i = this.spaces(this.flowEnd)
         const c = text.charCodeAt(i)
         if (c === closer) break

@@ -2,7 +2,6 @@ import type { Schema, State } from 'js-yaml'
 import { findCredential } from './credential-scan.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
-import { SiteCollector } from './json-refs.js'
 import { readBlockYaml } from './yaml-block.js'
 import { ClosedCollections } from './yaml-positions.js'
 
@@ -401,12 +400,9 @@ function blockYaml(text: string, scanStrings: boolean): FastYaml | undefined {
   const onString = (s: string) => {
     if (scanStrings && !mayHoldCredential && holdsCredential(s)) mayHoldCredential = true
   }
-  // What loading and the rules look up across the whole document, collected while reading.
-  const sites = new SiteCollector()
-  const read = readBlockYaml(text, plainScalar, onString, sites)
+  const read = readBlockYaml(text, plainScalar, onString)
   if (!read) return undefined
   const { value, closed } = read
-  sites.finish(value)
   if (!mayHoldCredential) credentialFree.add(value)
   if (!scanStrings) credentialFreeText.add(value)
   return { value, start: (pointer) => closed.start(value, pointer), mayHoldCredential }
