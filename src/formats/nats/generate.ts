@@ -67,6 +67,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     }
     return key
   })
+  // Each channel's headers: one message's `headers` schema, or any of them (none when a message has none).
+  const headerKeys = model.channels.map((c) => {
+    const request = headersRequest(c, plan)
+    const key = request === undefined ? undefined : `\u0000\u0000headers\u0000${JSON.stringify(request.schema)}`
+    if (key !== undefined && !messageValidator.has(key)) {
+      messageValidator.set(key, `$validateHeaders${messageValidator.size}`)
+      channelRequests.push({ id: key, ...request! })
+    }
+    return key
+  })
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
   const channelsById = channelIndex(model)
@@ -103,13 +113,15 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     const channel = model.channels[index]!
     const key = messageKeys[index]
     const validate = key !== undefined && validators.has(key) ? messageValidator.get(key)! : undefined
+    const headersKey = headerKeys[index]
+    const validateHeaders = headersKey !== undefined && validators.has(headersKey) ? messageValidator.get(headersKey)! : undefined
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and
     // everything else a descriptor holds from the runtime's tables (module-tables.ts).
     lines.push(
       exported.const(
         channel.exportName,
-        `/* @__PURE__ */ $channel(tokenTypes, $file, ${channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate)})`,
+        `/* @__PURE__ */ $channel(tokenTypes, $file, ${channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate, validateHeaders)})`,
       ),
     )
   }
@@ -268,6 +280,20 @@ function messagesRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | 
   const { messages } = channel
   if (messages.length === 0 || messages.some((m) => m.payload === undefined || m.external)) return undefined
   return oneOrAny(channel, messages, plan)
+}
+
+/**
+ * The schema a channel's message headers are validated against, with its plan: one message's
+ * `headers` schema, or any of them; undefined when nothing is checked (a message without a headers
+ * schema takes any headers, or refers into another file).
+ */
+function headersRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | undefined {
+  const { messages } = channel
+  if (messages.length === 0 || messages.some((m) => m.headers === undefined || m.external)) return undefined
+  const plans = messages.map((m) => plan.headers(channel.id, m.name)!)
+  return messages.length === 1
+    ? { schema: messages[0]!.headers, plan: plans[0]! }
+    : { schema: { anyOf: messages.map((m) => m.headers) }, plan: anyOfPlan(plans) }
 }
 
 /**

@@ -55,11 +55,11 @@ function derivedParameters(channel: ChannelModel, parameterNames: readonly strin
 
 /**
  * The arguments of a channel's `channel(...)` call after `tokenTypes` and `$file`, as one text: id,
- * address, line, column, filters, parameters, validator (trailing absent ones left out).
+ * address, line, column, filters, parameters, validator, headers validator (trailing absent ones left out).
  * `parameterNames` is the order the descriptor lists them (code unit order of the names);
- * `validate` the expression of its payload validator, if it has one.
+ * `validate` the expression of its payload validator, if it has one, `validateHeaders` its headers'.
  */
-export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string): string {
+export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string, validateHeaders?: string): string {
   const { source, address } = channel
   if (source.file !== file || source.pointer !== `/channels/${escapeToken(channel.id)}`) internal(`the backlink of channel ${channel.id}`)
   const head = `${jsString(channel.id)}, ${address === undefined ? '0' : jsString(address)}, ${source.line}, ${source.column}`
@@ -77,7 +77,7 @@ export function channelArguments(channel: ChannelModel, file: string, parameterN
     parameters = `[${parameters}]`
   }
   // Trailing absent arguments left out.
-  const tail = [filters, parameters, validate ?? '0']
+  const tail = [filters, parameters, validate ?? '0', validateHeaders ?? '0']
   while (tail.at(-1) === '0') tail.pop()
   return tail.length === 0 ? head : `${head}, ${tail.join(', ')}`
 }

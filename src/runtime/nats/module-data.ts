@@ -44,12 +44,13 @@ function frozenMap<V>(entries: ReadonlyArray<readonly [string, V]>): Readonly<Re
 
 /**
  * A channel of a generated module: `channel(tokenTypes, file, id, address, line, column, filters,
- * parameters, validatePayload)`.
+ * parameters, validatePayload, validateHeaders)`.
  *
  * - `address`: the subject template, or `0` for a reply channel without one;
  * - `filters`: `[name, template, ...]`, each template as `filterTemplate` reads it, or `0`;
  * - `parameters`: `0` when they are the address's placeholders, each of the token type of its own
  *   name; otherwise `[placeholder, token type name, ...]` in the order the descriptor lists them;
+ * - `validatePayload`: `0` when only the headers are checked;
  * - the backlink's pointer is `/channels/<id>`.
  */
 export function channel<P, F extends string>(
@@ -61,7 +62,8 @@ export function channel<P, F extends string>(
   column: number,
   filters: readonly unknown[] | 0,
   parameters: readonly unknown[] | 0,
-  validatePayload?: Validator,
+  validatePayload?: Validator | 0,
+  validateHeaders?: Validator,
 ): Channel<P, F> {
   const types = typeof tokenTypes === 'object' && tokenTypes !== null ? tokenTypes : {}
   const typeOf = (name: string): TokenType => (Object.hasOwn(types, name) ? types[name]! : (undefined as unknown as TokenType))
@@ -104,6 +106,7 @@ export function channel<P, F extends string>(
     })
   Object.defineProperty(descriptor, 'filters', { get: readFilters, enumerable: true })
   if (typeof validatePayload === 'function') descriptor.validatePayload = validatePayload
+  if (typeof validateHeaders === 'function') descriptor.validateHeaders = validateHeaders
   descriptor.source = Object.freeze({ file: str(file), pointer: `/channels/${escapeToken(str(id))}`, line: num(line), column: num(column) })
   return Object.freeze(descriptor) as unknown as Channel<P, F>
 }
