@@ -32,7 +32,11 @@ export function headerObject(headers: unknown): HeaderObject {
       const values = headers.values(name)
       if (values.length === 1) value[name] = values[0]!
       else
-        errors.push({ path: `/${escapeToken(name)}`, message: `/${escapeToken(name)} is given ${values.length} times (a header the schema checks has one value)`, code: 'repeated' })
+        errors.push({
+          path: `/${escapeToken(name)}`,
+          message: `/${escapeToken(name)} is given ${values.length} times (a header the schema checks has one value)`,
+          code: 'repeated',
+        })
     }
   } else if (typeof headers === 'object' && !Array.isArray(headers)) {
     for (const name of Object.keys(headers)) {

@@ -54,13 +54,7 @@ type ReplyPayload<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] 
   : unknown
 
 export type ContractClientErrorCode =
-  | 'SERVER_TOO_OLD'
-  | 'OPERATION_NOT_ALLOWED'
-  | 'INVALID_PAYLOAD'
-  | 'INVALID_HEADERS'
-  | 'UNDECODABLE_PAYLOAD'
-  | 'OUT_OF_CONTRACT_SUBJECT'
-  | 'HANDLER_FAILED'
+  'SERVER_TOO_OLD' | 'OPERATION_NOT_ALLOWED' | 'INVALID_PAYLOAD' | 'INVALID_HEADERS' | 'UNDECODABLE_PAYLOAD' | 'OUT_OF_CONTRACT_SUBJECT' | 'HANDLER_FAILED'
 
 export class ContractClientError extends Error {
   override readonly name = 'ContractClientError'
@@ -393,7 +387,11 @@ export class ContractClient<M extends ContractModule> {
     // The headers the message's schema describes, checked before anything is sent (no schema: not read).
     const headerProblems = channel.validateHeaders ? headersProblems(channel.validateHeaders, headers) : undefined
     if (headerProblems)
-      throw new ContractClientError('INVALID_HEADERS', `The headers of ${JSON.stringify(op.id)} break channel ${JSON.stringify(channel.id)}'s messages.`, headerProblems)
+      throw new ContractClientError(
+        'INVALID_HEADERS',
+        `The headers of ${JSON.stringify(op.id)} break channel ${JSON.stringify(channel.id)}'s messages.`,
+        headerProblems,
+      )
     return { subject, data: encoder.encode(wire.text), channel }
   }
 
