@@ -202,6 +202,10 @@ function declarations(model: NatsModel, header: string): string {
   const payloads = new PayloadTypeWriter(model.schemas, new Set())
   const payloadOf = (channel: ChannelModel) =>
     channel.messages.length === 0 ? 'unknown' : [...new Set(channel.messages.map((m) => (m.external ? 'unknown' : payloads.typeOf(m.payload))))].join(' | ')
+  const headersOf = (channel: ChannelModel) =>
+    channel.messages.length === 0 || channel.messages.some((m) => m.headers === undefined || m.external)
+      ? undefined
+      : [...new Set(channel.messages.map((m) => payloads.typeOf(m.headers)))].join(' | ')
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
@@ -216,11 +220,13 @@ function declarations(model: NatsModel, header: string): string {
     const shape = parametersType(channel, model, valueTypes)
     let params = shapes.get(shape)
     if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
-    const payload = payloadOf(channel)
+    // The headers type, only for a channel whose messages all have a headers schema (what its validator checks).
+    const headers = headersOf(channel)
+    const types = `${params}, ${filters}, ${payloadOf(channel)}${headers === undefined ? '' : `, ${headers}`}`
     channelLines.push(
       channel.address === undefined
-        ? `export declare const ${channel.exportName}: $nats.Channel<${params}, ${filters}, ${payload}> & { readonly subject?: undefined };`
-        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${params}, ${filters}, ${payload}>;`,
+        ? `export declare const ${channel.exportName}: $nats.Channel<${types}> & { readonly subject?: undefined };`
+        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${types}>;`,
     )
   }
   for (const [shape, name] of shapes) out.push(`type ${name} = ${shape};`)

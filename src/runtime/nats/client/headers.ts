@@ -16,8 +16,11 @@ const RESERVED = 'Nats-'
 /** What a message's headers read as: the object to check, or why there is none. */
 export type HeaderObject = { readonly ok: true; readonly value: Record<string, string> } | { readonly ok: false; readonly errors: ResultError[] }
 
+/** nats.js headers (an array has `keys` and `values` too: it is not one). */
 function isMsgHdrs(value: unknown): value is MsgHdrs {
-  return typeof value === 'object' && value !== null && typeof (value as MsgHdrs).keys === 'function' && typeof (value as MsgHdrs).values === 'function'
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const h = value as MsgHdrs
+  return typeof h.keys === 'function' && typeof h.values === 'function' && typeof h.get === 'function' && typeof h.append === 'function'
 }
 
 /** A plain object of `headers` (nats.js MsgHdrs, a plain object of strings, or none), or the problems that keep it from being one. */
@@ -27,10 +30,25 @@ export function headerObject(headers: unknown): HeaderObject {
   const errors: ResultError[] = []
   if (headers === undefined || headers === null) return { ok: true, value }
   if (isMsgHdrs(headers)) {
-    for (const name of headers.keys()) {
-      if (name.startsWith(RESERVED)) continue
-      const values = headers.values(name)
-      if (values.length === 1) value[name] = values[0]!
+    // An object that only looks like MsgHdrs may throw or answer anything: a refusal, never a throw.
+    let names: unknown
+    try {
+      names = headers.keys()
+    } catch {
+      names = undefined
+    }
+    if (!Array.isArray(names)) return { ok: false, errors: [{ path: '', message: '(headers) cannot be read as nats.js MsgHdrs', code: 'type' }] }
+    for (const name of names) {
+      if (typeof name !== 'string' || name.startsWith(RESERVED)) continue
+      let values: unknown
+      try {
+        values = headers.values(name)
+      } catch {
+        values = undefined
+      }
+      if (Array.isArray(values) && values.length === 1 && typeof values[0] === 'string') value[name] = values[0]
+      else if (!Array.isArray(values) || values.some((v) => typeof v !== 'string'))
+        errors.push({ path: `/${escapeToken(name)}`, message: `/${escapeToken(name)} must be a string (a header value)`, code: 'type' })
       else
         errors.push({
           path: `/${escapeToken(name)}`,

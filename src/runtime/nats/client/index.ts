@@ -31,6 +31,10 @@ type ChannelOf<M extends ContractModule, K extends keyof Ops<M>> = M['channels']
 export type ParamsOf<C> = C extends Channel<infer P, any, any> ? P : never
 export type PayloadOf<C> = C extends Channel<any, any, infer T> ? T : never
 export type FiltersOf<C> = C extends Channel<any, infer F, any> ? F : never
+/** The headers a channel's messages carry, as their `headers` schema types them (`unknown`: no schema, any headers). */
+export type HeadersOf<C> = C extends Channel<any, any, any, infer H> ? H : unknown
+/** What a send may give as headers: nats.js MsgHdrs (checked at run time), or a plain object typed by the message's headers schema. */
+export type OutgoingHeadersOf<C> = unknown extends HeadersOf<C> ? OutgoingHeaders : (HeadersOf<C> & Readonly<Record<string, string>>) | MsgHdrs
 /**
  * The payload an operation carries: the messages it lists (`operation.messages`, typed on its
  * descriptor) when it lists fewer than all of its channel's, else any message of its channel.
@@ -80,9 +84,9 @@ export interface BindOptions {
 /** Headers a message is sent with: a plain object of string values, or nats.js MsgHdrs. */
 export type OutgoingHeaders = Readonly<Record<string, string>> | MsgHdrs
 
-export interface PublishOptions {
+export interface PublishOptions<H = OutgoingHeaders> {
   /** Checked against the message's `headers` schema, when it has one, before anything is sent (`INVALID_HEADERS`). */
-  readonly headers?: OutgoingHeaders
+  readonly headers?: H
   /** JetStream only: the message id the stream de-duplicates on within its `duplicate_window`. */
   readonly msgID?: string
   /** JetStream only: how long to wait for the stream's acknowledgment (nats.js default otherwise). */
@@ -168,7 +172,7 @@ export function checkServerVersion(module: ContractModule, nc: NatsConnection, o
 }
 
 /** A publish's options when it is given none: one object, not one per message. */
-const NO_PUBLISH_OPTIONS: PublishOptions = /* @__PURE__ */ Object.freeze({})
+const NO_PUBLISH_OPTIONS: PublishOptions<never> = /* @__PURE__ */ Object.freeze({})
 
 export class ContractClient<M extends ContractModule> {
   private js?: JetStreamClient
@@ -183,12 +187,12 @@ export class ContractClient<M extends ContractModule> {
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: PublishOptions = NO_PUBLISH_OPTIONS,
+    options: PublishOptions<OutgoingHeadersOf<ChannelOf<M, K>>> = NO_PUBLISH_OPTIONS,
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
     const { subject, data } = this.outgoing(op, params, payload, options.headers)
-    const headers = options.headers ? msgHdrsOf(options.headers) : undefined
+    const headers = options.headers ? msgHdrsOf(options.headers as OutgoingHeaders) : undefined
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // No options object when there is nothing to say: nats.js then takes its shortest path.
@@ -212,14 +216,17 @@ export class ContractClient<M extends ContractModule> {
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: { readonly headers?: OutgoingHeaders } = {},
+    options: { readonly headers?: OutgoingHeadersOf<ChannelOf<M, K>> } = {},
   ): Promise<RequestResult<ReplyPayload<M, K>>> {
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
     const { subject, data } = this.outgoing(op, params, payload, options.headers)
     let msg: Msg
     try {
-      msg = await this.nc.request(subject, data, { timeout: op.requestReply.timeoutMs, ...(options.headers ? { headers: msgHdrsOf(options.headers) } : {}) })
+      msg = await this.nc.request(subject, data, {
+        timeout: op.requestReply.timeoutMs,
+        ...(options.headers ? { headers: msgHdrsOf(options.headers as OutgoingHeaders) } : {}),
+      })
     } catch (error) {
       if (error instanceof errors.RequestError && error.isNoResponders()) return { ok: false, reason: 'no-responders' }
       if (error instanceof errors.NoRespondersError) return { ok: false, reason: 'no-responders' }
