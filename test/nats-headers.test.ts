@@ -15,6 +15,8 @@ import { compile } from '../src/index.js'
 import { bindContract, ContractClientError, provision, type ContractModule } from '../src/runtime/nats/client/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+import { TSC } from './helpers/cli.js'
+import { typecheck } from './helpers/typecheck.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/nats-headers', String(process.pid))
@@ -192,4 +194,36 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     expect(handled).toEqual(['twice', 'none'])
     expect(refused).toEqual([])
   })
+})
+
+describe('headers are typed from the schema (tsc --strict)', () => {
+  it('publish takes the headers its schema describes (or MsgHdrs), refuses a missing required one or a value that is not a string; a message without a schema takes any', async () => {
+    const { dts } = await headersContract()
+    const header = `import * as orders from './orders.js'
+import { bindContract } from 'unplugin-contracts/runtime/nats/client'
+import { headers, type NatsConnection } from '@nats-io/nats-core'
+declare const nc: NatsConnection
+const client = bindContract(orders, nc)
+const note = [{ region: 'eu', orderId: '0a1b2c3d' }, { text: 'a' }] as const
+`
+    const good = `${header}
+client.publish('noteOrder', ...note, { headers: { traceId: 'x' } })
+client.publish('noteOrder', ...note, { headers: { traceId: 'x', other: 'y' } })
+client.publish('noteOrder', ...note, { headers: headers() })
+export async function ask() { return client.request('askPrice', { region: 'eu' }, { sku: 'a' }, { headers: { anything: 'x' } }) }
+`
+    const bad: Record<string, string> = {
+      'a required header missing': `client.publish('noteOrder', ...note, { headers: { other: 'y' } })`,
+      'a header value that is not a string': `client.publish('noteOrder', ...note, { headers: { traceId: 1 } })`,
+    }
+    const sources: Record<string, string> = { 'good.ts': good }
+    Object.values(bad).forEach((line, i) => (sources[`bad${i}.ts`] = `${header}${line}\n`))
+    const r = typecheck(join(tmp, 'types'), { orders: dts }, sources, TSC)
+    const failing = new Set([...r.output.matchAll(/^(\w+)\.ts\(/gm)].map((m) => m[1]))
+    expect(failing.has('good'), r.output).toBe(false)
+    expect(
+      Object.keys(bad).filter((_, i) => !failing.has(`bad${i}`)),
+      r.output,
+    ).toEqual([])
+  }, 60_000)
 })
