@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { bindContract, ContractClientError, provision, type ContractModule } from '../src/runtime/nats/client/index.js'
+import { headerObject } from '../src/runtime/nats/client/headers.js'
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 import { TSC } from './helpers/cli.js'
@@ -226,4 +227,26 @@ export async function ask() { return client.request('askPrice', { region: 'eu' }
       r.output,
     ).toEqual([])
   }, 60_000)
+})
+
+describe('headers read as a plain object: hostile input is a result, never a throw', () => {
+  it('an array, a MsgHdrs look-alike that throws, a value that is not a string are refused; __proto__ is a name like any other', () => {
+    const throwing = {
+      keys: () => {
+        throw new Error('boom')
+      },
+      values: () => [],
+      get: () => '',
+      append: () => undefined,
+    }
+    const lying = { keys: () => ['a'], values: () => [1], get: () => '', append: () => undefined }
+    const outcomes = [['a'], throwing, lying, { a: 1 }, 'text', 5].map((h) => {
+      const read = headerObject(h)
+      return read.ok ? 'ok' : read.errors.map((e) => `${e.path} ${e.code}`).join(',')
+    })
+    expect(outcomes).toEqual([' type', ' type', '/a type', '/a type', ' type', ' type'])
+    const proto = headerObject(hdrs(['__proto__', 'x'], ['Nats-Msg-Id', 'm'], ['none', '']))
+    expect(proto.ok && Object.getPrototypeOf(proto.value) === null && { ...proto.value }).toEqual({ ['__proto__']: 'x', none: '' })
+    expect(headerObject(undefined)).toMatchObject({ ok: true, value: {} })
+  })
 })
