@@ -197,6 +197,41 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
   })
 })
 
+describe("an operation listing some of its channel's messages holds their headers", () => {
+  it('noteOrder lists `noted` (a traceId header required) of a channel whose `plain` message has no headers schema: the operation checks, the channel does not', async () => {
+    let text = headersDocument()
+    const edits: Array<[string, string]> = [
+      [
+        '            text: { type: string, maxLength: 200, description: What was noted. }\n',
+        '            text: { type: string, maxLength: 200, description: What was noted. }\n      plain:\n        payload: { type: object, required: [plain], properties: { plain: { type: string } } }\n',
+      ],
+      [
+        "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n",
+        "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/noted' }]\n",
+      ],
+    ]
+    for (const [from, to] of edits) {
+      if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
+      text = text.replace(from, to)
+    }
+    mkdirSync(tmp, { recursive: true })
+    const file = join(tmp, 'listed.asyncapi.yaml')
+    writeFileSync(file, text)
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    const module = (await loadModule(result.code!, 'nats-headers-listed')) as unknown as ContractModule
+    expect(module.channels.orderNoted!.validateHeaders).toBeUndefined()
+    expect(module.operations.onNote!.validateHeaders).toBeUndefined()
+    const validate = module.operations.noteOrder!.validateHeaders!
+    expect([{ traceId: 'x' }, {}].map((h) => validate(h))).toEqual([true, false])
+    // Refused before anything is sent: no connection is reached (nothing else of it is read).
+    const client = bindContract(module, {} as NatsConnection, { allowOlderServer: true })
+    expect(() => client.publish('noteOrder' as never, { region: 'eu', orderId: '0a1b2c3d' } as never, { text: 'a' } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_HEADERS' }),
+    )
+  })
+})
+
 describe('headers are typed from the schema (tsc --strict)', () => {
   it('publish takes the headers its schema describes (or MsgHdrs), refuses a missing required one or a value that is not a string; a message without a schema takes any', async () => {
     const { dts } = await headersContract()

@@ -79,11 +79,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   })
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
+  const operationHeadersKey = (o: OperationModel) => `\u0000\u0000operation-headers\u0000${o.id}`
   const channelsById = channelIndex(model)
   const operationRequests: ValidatorRequest[] = model.operations.flatMap((o) => {
     const channel = channelsById.get(o.channel)
     const request = channel && o.messages ? listedRequest(channel, o.messages, plan) : undefined
-    return request === undefined ? [] : [{ id: operationKey(o), ...request }]
+    const headers = channel && o.messages ? listedHeadersRequest(channel, o.messages, plan) : undefined
+    return [
+      ...(request === undefined ? [] : [{ id: operationKey(o), ...request }]),
+      ...(headers === undefined ? [] : [{ id: operationHeadersKey(o), ...headers }]),
+    ]
   })
   const requests: ValidatorRequest[] = [
     ...channelRequests,
@@ -131,7 +136,17 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     lines.push(`const $validateOperation${i} = ${validators.get(operationKey(o))};`)
     return `$validateOperation${i}`
   }
-  lines.push(exported.const('operations', `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator)})`))
+  const operationHeadersValidator = (o: OperationModel, i: number) => {
+    if (!validators.has(operationHeadersKey(o))) return undefined
+    lines.push(`const $validateOperationHeaders${i} = ${validators.get(operationHeadersKey(o))};`)
+    return `$validateOperationHeaders${i}`
+  }
+  lines.push(
+    exported.const(
+      'operations',
+      `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator, operationHeadersValidator)})`,
+    ),
+  )
   lines.push(exported.const('streams', `/* @__PURE__ */ $natives(${nativeRows(model.streams, 'streams', file)})`))
   lines.push(exported.const('consumers', `/* @__PURE__ */ $natives(${nativeRows(model.consumers, 'consumers', file)})`))
   lines.push(exported.const('adapters', `/* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))})`))
@@ -300,6 +315,14 @@ function headersRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | u
   return messages.length === 1
     ? { schema: messages[0]!.headers, plan: plans[0]! }
     : { schema: { anyOf: messages.map((m) => m.headers) }, plan: anyOfPlan(plans) }
+}
+
+/**
+ * The headers schema of the messages an operation lists (as `headersRequest` for a channel): only
+ * when it lists some and each of them has one; otherwise the channel's, if any, holds.
+ */
+function listedHeadersRequest(channel: ChannelModel, names: readonly string[], plan: ValidatorPlan): Planned | undefined {
+  return headersRequest({ ...channel, messages: channel.messages.filter((m) => names.includes(m.name)) }, plan)
 }
 
 /**

@@ -107,6 +107,7 @@ export function operationTableLiteral(
   operations: readonly OperationModel[],
   file: string,
   validatorOf: (o: OperationModel, index: number) => string | undefined,
+  headersValidatorOf: (o: OperationModel, index: number) => string | undefined = () => undefined,
 ): string {
   const ids: string[] = []
   const channels: string[] = []
@@ -115,6 +116,7 @@ export function operationTableLiteral(
   const columns: number[] = []
   const more: string[] = []
   const checks: string[] = []
+  const headerChecks: string[] = []
   let codes = ''
   let line = 0
   operations.forEach((o, i) => {
@@ -145,6 +147,8 @@ export function operationTableLiteral(
     if (extra.length > 0) more.push(`${i}: { ${extra.join(', ')} }`)
     const validate = validatorOf(o, i)
     if (validate !== undefined) checks.push(`${i}: ${validate}`)
+    const validateHeaders = headersValidatorOf(o, i)
+    if (validateHeaders !== undefined) headerChecks.push(`${i}: ${validateHeaders}`)
   })
   const table = [
     `ids: [${ids.join(', ')}]`,
@@ -155,7 +159,8 @@ export function operationTableLiteral(
     `columns: [${columns.join(', ')}]`,
     ...(more.length > 0 ? [`more: { ${more.join(', ')} }`] : []),
   ]
-  return `$file, { ${table.join(', ')} }${checks.length > 0 ? `, { ${checks.join(', ')} }` : ''}`
+  const headers = headerChecks.length > 0 ? `, { ${headerChecks.join(', ')} }` : ''
+  return `$file, { ${table.join(', ')} }${checks.length > 0 ? `, { ${checks.join(', ')} }` : headers === '' ? '' : ', 0'}${headers}`
 }
 
 /** The rows `nativeTable` reads for `streams` or `consumers` (the model's order, its key-sorted members). */

@@ -155,13 +155,15 @@ export function operationTable<M>(
     readonly columns?: readonly number[]
     readonly more?: Readonly<Record<number, { readonly q?: string; readonly r?: readonly [number, string?]; readonly m?: readonly string[] }>>
   },
-  validators?: Readonly<Record<number, Validator>>,
+  validators?: Readonly<Record<number, Validator>> | 0,
+  headerValidators?: Readonly<Record<number, Validator>>,
 ): M {
   const t = typeof table === 'object' && table !== null ? table : {}
   const ids = isArray(t.ids) ? t.ids : []
   const codes = str(t.codes)
   const more = typeof t.more === 'object' && t.more !== null ? t.more : {}
   const checks = typeof validators === 'object' && validators !== null ? validators : {}
+  const headerChecks = typeof headerValidators === 'object' && headerValidators !== null ? headerValidators : {}
   const entries: Array<readonly [string, unknown]> = []
   let line = 0
   for (let i = 0; i < ids.length; i++) {
@@ -183,6 +185,8 @@ export function operationTable<M>(
     op.source = { file: str(file), pointer: `/operations/${escapeToken(id)}`, line, column: num(t.columns?.[i]) }
     const validate = Object.hasOwn(checks, i) ? checks[i] : undefined
     if (typeof validate === 'function') op.validatePayload = validate
+    const validateHeaders = Object.hasOwn(headerChecks, i) ? headerChecks[i] : undefined
+    if (typeof validateHeaders === 'function') op.validateHeaders = validateHeaders
     entries.push([id, deepFreeze(op)])
   }
   return frozenMap(entries) as M

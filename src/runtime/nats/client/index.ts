@@ -392,7 +392,8 @@ export class ContractClient<M extends ContractModule> {
         problems,
       )
     // The headers the message's schema describes, checked before anything is sent (no schema: not read).
-    const headerProblems = channel.validateHeaders ? headersProblems(channel.validateHeaders, headers) : undefined
+    const validateHeaders = op.validateHeaders ?? channel.validateHeaders
+    const headerProblems = validateHeaders ? headersProblems(validateHeaders, headers) : undefined
     if (headerProblems)
       throw new ContractClientError(
         'INVALID_HEADERS',
@@ -465,7 +466,8 @@ function incoming(
     )
   const headers = msg.headers
   // A channel whose messages have a headers schema: the headers are held to it like the payload.
-  const headerProblems = channel.validateHeaders ? headersProblems(channel.validateHeaders, headers) : undefined
+  const validateHeaders = op.validateHeaders ?? channel.validateHeaders
+  const headerProblems = validateHeaders ? headersProblems(validateHeaders, headers) : undefined
   if (headerProblems)
     return new ContractClientError(
       'INVALID_HEADERS',
