@@ -75,6 +75,7 @@ const single: FixtureRow[] = [
   ['yaml-alias-limit', 'YAML_ALIAS_LIMIT', '/x-anchors/a16', 119, 8],
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
+  ['headers-not-object', 'NATS_HEADERS_NOT_OBJECT', '/channels/balanceQuery/messages/query/headers', 82, 18],
 ]
 
 /** Legal but probably not meant: a warning at its pointer, and the module is still generated. */

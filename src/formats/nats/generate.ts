@@ -67,13 +67,28 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     }
     return key
   })
+  // Each channel's headers: one message's `headers` schema, or any of them (none when a message has none).
+  const headerKeys = model.channels.map((c) => {
+    const request = headersRequest(c, plan)
+    const key = request === undefined ? undefined : `\u0000\u0000headers\u0000${JSON.stringify(request.schema)}`
+    if (key !== undefined && !messageValidator.has(key)) {
+      messageValidator.set(key, `$validateHeaders${messageValidator.size}`)
+      channelRequests.push({ id: key, ...request! })
+    }
+    return key
+  })
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
+  const operationHeadersKey = (o: OperationModel) => `\u0000\u0000operation-headers\u0000${o.id}`
   const channelsById = channelIndex(model)
   const operationRequests: ValidatorRequest[] = model.operations.flatMap((o) => {
     const channel = channelsById.get(o.channel)
     const request = channel && o.messages ? listedRequest(channel, o.messages, plan) : undefined
-    return request === undefined ? [] : [{ id: operationKey(o), ...request }]
+    const headers = channel && o.messages ? listedHeadersRequest(channel, o.messages, plan) : undefined
+    return [
+      ...(request === undefined ? [] : [{ id: operationKey(o), ...request }]),
+      ...(headers === undefined ? [] : [{ id: operationHeadersKey(o), ...headers }]),
+    ]
   })
   const requests: ValidatorRequest[] = [
     ...channelRequests,
@@ -103,13 +118,15 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     const channel = model.channels[index]!
     const key = messageKeys[index]
     const validate = key !== undefined && validators.has(key) ? messageValidator.get(key)! : undefined
+    const headersKey = headerKeys[index]
+    const validateHeaders = headersKey !== undefined && validators.has(headersKey) ? messageValidator.get(headersKey)! : undefined
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and
     // everything else a descriptor holds from the runtime's tables (module-tables.ts).
     lines.push(
       exported.const(
         channel.exportName,
-        `/* @__PURE__ */ $channel(tokenTypes, $file, ${channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate)})`,
+        `/* @__PURE__ */ $channel(tokenTypes, $file, ${channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate, validateHeaders)})`,
       ),
     )
   }
@@ -119,7 +136,17 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     lines.push(`const $validateOperation${i} = ${validators.get(operationKey(o))};`)
     return `$validateOperation${i}`
   }
-  lines.push(exported.const('operations', `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator)})`))
+  const operationHeadersValidator = (o: OperationModel, i: number) => {
+    if (!validators.has(operationHeadersKey(o))) return undefined
+    lines.push(`const $validateOperationHeaders${i} = ${validators.get(operationHeadersKey(o))};`)
+    return `$validateOperationHeaders${i}`
+  }
+  lines.push(
+    exported.const(
+      'operations',
+      `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator, operationHeadersValidator)})`,
+    ),
+  )
   lines.push(exported.const('streams', `/* @__PURE__ */ $natives(${nativeRows(model.streams, 'streams', file)})`))
   lines.push(exported.const('consumers', `/* @__PURE__ */ $natives(${nativeRows(model.consumers, 'consumers', file)})`))
   lines.push(exported.const('adapters', `/* @__PURE__ */ $idMap(${jsLiteral(model.adapters.map((a) => [a.key, a]))})`))
@@ -190,6 +217,10 @@ function declarations(model: NatsModel, header: string): string {
   const payloads = new PayloadTypeWriter(model.schemas, new Set())
   const payloadOf = (channel: ChannelModel) =>
     channel.messages.length === 0 ? 'unknown' : [...new Set(channel.messages.map((m) => (m.external ? 'unknown' : payloads.typeOf(m.payload))))].join(' | ')
+  const headersOf = (channel: ChannelModel) =>
+    channel.messages.length === 0 || channel.messages.some((m) => m.headers === undefined || m.external)
+      ? undefined
+      : [...new Set(channel.messages.map((m) => payloads.typeOf(m.headers)))].join(' | ')
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
@@ -204,11 +235,13 @@ function declarations(model: NatsModel, header: string): string {
     const shape = parametersType(channel, model, valueTypes)
     let params = shapes.get(shape)
     if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
-    const payload = payloadOf(channel)
+    // The headers type, only for a channel whose messages all have a headers schema (what its validator checks).
+    const headers = headersOf(channel)
+    const types = `${params}, ${filters}, ${payloadOf(channel)}${headers === undefined ? '' : `, ${headers}`}`
     channelLines.push(
       channel.address === undefined
-        ? `export declare const ${channel.exportName}: $nats.Channel<${params}, ${filters}, ${payload}> & { readonly subject?: undefined };`
-        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${params}, ${filters}, ${payload}>;`,
+        ? `export declare const ${channel.exportName}: $nats.Channel<${types}> & { readonly subject?: undefined };`
+        : `export declare const ${channel.exportName}: $nats.AddressedChannel<${types}>;`,
     )
   }
   for (const [shape, name] of shapes) out.push(`type ${name} = ${shape};`)
@@ -268,6 +301,28 @@ function messagesRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | 
   const { messages } = channel
   if (messages.length === 0 || messages.some((m) => m.payload === undefined || m.external)) return undefined
   return oneOrAny(channel, messages, plan)
+}
+
+/**
+ * The schema a channel's message headers are validated against, with its plan: one message's
+ * `headers` schema, or any of them; undefined when nothing is checked (a message without a headers
+ * schema takes any headers, or refers into another file).
+ */
+function headersRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | undefined {
+  const { messages } = channel
+  if (messages.length === 0 || messages.some((m) => m.headers === undefined || m.external)) return undefined
+  const plans = messages.map((m) => plan.headers(channel.id, m.name)!)
+  return messages.length === 1
+    ? { schema: messages[0]!.headers, plan: plans[0]! }
+    : { schema: { anyOf: messages.map((m) => m.headers) }, plan: anyOfPlan(plans) }
+}
+
+/**
+ * The headers schema of the messages an operation lists (as `headersRequest` for a channel): only
+ * when it lists some and each of them has one; otherwise the channel's, if any, holds.
+ */
+function listedHeadersRequest(channel: ChannelModel, names: readonly string[], plan: ValidatorPlan): Planned | undefined {
+  return headersRequest({ ...channel, messages: channel.messages.filter((m) => names.includes(m.name)) }, plan)
 }
 
 /**

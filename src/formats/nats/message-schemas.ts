@@ -47,6 +47,8 @@ export interface MessageModel {
   name: string
   /** Undefined: the message carries any payload. */
   payload?: unknown
+  /** Its AsyncAPI `headers` schema, references made local as the payload's; undefined: any headers. */
+  headers?: unknown
   /** A reference in the message or its payload could not be followed: no validator or type is generated for it. */
   external?: true
 }
@@ -137,7 +139,10 @@ export class MessageSchemas {
       }
       if (!isObject(message)) throw new Error('unresolved')
       // A multi-format payload (`{schemaFormat, schema}`) is its schema: typed and validated as one.
-      return message.payload === undefined ? { name } : { name, payload: this.copy(schemaOfPayload(message.payload), where, 0) }
+      const model: MessageModel = message.payload === undefined ? { name } : { name, payload: this.copy(schemaOfPayload(message.payload), where, 0) }
+      // A `headers` schema is copied like the payload (a multi-format one read as its schema).
+      if (message.headers !== undefined) model.headers = this.copy(schemaOfPayload(message.headers), where, 0)
+      return model
     } catch {
       return { name, external: true as const }
     }

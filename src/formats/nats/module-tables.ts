@@ -55,11 +55,11 @@ function derivedParameters(channel: ChannelModel, parameterNames: readonly strin
 
 /**
  * The arguments of a channel's `channel(...)` call after `tokenTypes` and `$file`, as one text: id,
- * address, line, column, filters, parameters, validator (trailing absent ones left out).
+ * address, line, column, filters, parameters, validator, headers validator (trailing absent ones left out).
  * `parameterNames` is the order the descriptor lists them (code unit order of the names);
- * `validate` the expression of its payload validator, if it has one.
+ * `validate` the expression of its payload validator, if it has one, `validateHeaders` its headers'.
  */
-export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string): string {
+export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string, validateHeaders?: string): string {
   const { source, address } = channel
   if (source.file !== file || source.pointer !== `/channels/${escapeToken(channel.id)}`) internal(`the backlink of channel ${channel.id}`)
   const head = `${jsString(channel.id)}, ${address === undefined ? '0' : jsString(address)}, ${source.line}, ${source.column}`
@@ -77,7 +77,7 @@ export function channelArguments(channel: ChannelModel, file: string, parameterN
     parameters = `[${parameters}]`
   }
   // Trailing absent arguments left out.
-  const tail = [filters, parameters, validate ?? '0']
+  const tail = [filters, parameters, validate ?? '0', validateHeaders ?? '0']
   while (tail.at(-1) === '0') tail.pop()
   return tail.length === 0 ? head : `${head}, ${tail.join(', ')}`
 }
@@ -107,6 +107,7 @@ export function operationTableLiteral(
   operations: readonly OperationModel[],
   file: string,
   validatorOf: (o: OperationModel, index: number) => string | undefined,
+  headersValidatorOf: (o: OperationModel, index: number) => string | undefined = () => undefined,
 ): string {
   const ids: string[] = []
   const channels: string[] = []
@@ -115,6 +116,7 @@ export function operationTableLiteral(
   const columns: number[] = []
   const more: string[] = []
   const checks: string[] = []
+  const headerChecks: string[] = []
   let codes = ''
   let line = 0
   operations.forEach((o, i) => {
@@ -145,6 +147,8 @@ export function operationTableLiteral(
     if (extra.length > 0) more.push(`${i}: { ${extra.join(', ')} }`)
     const validate = validatorOf(o, i)
     if (validate !== undefined) checks.push(`${i}: ${validate}`)
+    const validateHeaders = headersValidatorOf(o, i)
+    if (validateHeaders !== undefined) headerChecks.push(`${i}: ${validateHeaders}`)
   })
   const table = [
     `ids: [${ids.join(', ')}]`,
@@ -155,7 +159,8 @@ export function operationTableLiteral(
     `columns: [${columns.join(', ')}]`,
     ...(more.length > 0 ? [`more: { ${more.join(', ')} }`] : []),
   ]
-  return `$file, { ${table.join(', ')} }${checks.length > 0 ? `, { ${checks.join(', ')} }` : ''}`
+  const headers = headerChecks.length > 0 ? `, { ${headerChecks.join(', ')} }` : ''
+  return `$file, { ${table.join(', ')} }${checks.length > 0 ? `, { ${checks.join(', ')} }` : headers === '' ? '' : ', 0'}${headers}`
 }
 
 /** The rows `nativeTable` reads for `streams` or `consumers` (the model's order, its key-sorted members). */

@@ -60,6 +60,8 @@ export class ValidatorPlan {
     /** Channel id -> message name -> the plan of its payload (messages with a payload of their own only). */
     private readonly messages: ReadonlyMap<string, ReadonlyMap<string, PayloadPlan>>,
     private readonly interactions: ReadonlyMap<string, InteractionPlan>,
+    /** Channel id -> message name -> the plan of its `headers` schema (messages with one only). */
+    private readonly headerPlans: ReadonlyMap<string, ReadonlyMap<string, PayloadPlan>> = new Map(),
   ) {}
 
   /** A component's form for the generated code, as decided when a planned payload reached it. */
@@ -69,6 +71,11 @@ export class ValidatorPlan {
 
   message(channelId: string, name: string): PayloadPlan | undefined {
     return this.messages.get(channelId)?.get(name)
+  }
+
+  /** The plan of a channel message's `headers` schema (undefined: it has none). */
+  headers(channelId: string, name: string): PayloadPlan | undefined {
+    return this.headerPlans.get(channelId)?.get(name)
   }
 
   interaction(id: string): InteractionPlan | undefined {
@@ -133,17 +140,24 @@ export function planValidators(ctx: NatsContext): ValidatorPlan {
   }
 
   const byChannel = new Map<string, Map<string, PayloadPlan>>()
+  const headersByChannel = new Map<string, Map<string, PayloadPlan>>()
   // Channels that share a message share its payload (message-schemas.ts): planned once.
   const planned = new Map<unknown, PayloadPlan>()
+  const once = (schema: unknown) => {
+    let known = planned.get(schema)
+    if (known === undefined) planned.set(schema, (known = plan(schema)))
+    return known
+  }
   for (const channel of ctx.channelList) {
     const plans = new Map<string, PayloadPlan>()
+    let headerPlans: Map<string, PayloadPlan> | undefined
     for (const message of messages.byChannel.get(channel.id) ?? []) {
-      if (message.payload === undefined || message.external) continue
-      let known = planned.get(message.payload)
-      if (known === undefined) planned.set(message.payload, (known = plan(message.payload)))
-      plans.set(message.name, known)
+      if (message.external) continue
+      if (message.headers !== undefined) (headerPlans ??= new Map()).set(message.name, once(message.headers))
+      if (message.payload !== undefined) plans.set(message.name, once(message.payload))
     }
     byChannel.set(channel.id, plans)
+    if (headerPlans) headersByChannel.set(channel.id, headerPlans)
   }
   const byInteraction = new Map<string, InteractionPlan>()
   for (const [id, it] of interactions) {
@@ -159,7 +173,7 @@ export function planValidators(ctx: NatsContext): ValidatorPlan {
       ...(slot !== undefined ? { branch: { schema: slot, plan: plan(slot) } } : {}),
     })
   }
-  return new ValidatorPlan(components, converted, runtimePatterns(ctx, components), byChannel, byInteraction)
+  return new ValidatorPlan(components, converted, runtimePatterns(ctx, components), byChannel, byInteraction, headersByChannel)
 }
 
 /**

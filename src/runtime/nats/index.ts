@@ -40,6 +40,8 @@ export interface OperationDescriptor {
   readonly messages?: readonly string[]
   /** Checks a payload against the messages the operation lists (present with `messages`, when they can be checked). */
   readonly validatePayload?: import('../shared/validation.js').Validator
+  /** Validates the headers of the messages the operation lists (`messages`), when each has a headers schema. */
+  readonly validateHeaders?: import('../shared/validation.js').Validator
   readonly source: import('./subjects.js').SourceLink
 }
 

@@ -44,12 +44,13 @@ function frozenMap<V>(entries: ReadonlyArray<readonly [string, V]>): Readonly<Re
 
 /**
  * A channel of a generated module: `channel(tokenTypes, file, id, address, line, column, filters,
- * parameters, validatePayload)`.
+ * parameters, validatePayload, validateHeaders)`.
  *
  * - `address`: the subject template, or `0` for a reply channel without one;
  * - `filters`: `[name, template, ...]`, each template as `filterTemplate` reads it, or `0`;
  * - `parameters`: `0` when they are the address's placeholders, each of the token type of its own
  *   name; otherwise `[placeholder, token type name, ...]` in the order the descriptor lists them;
+ * - `validatePayload`: `0` when only the headers are checked;
  * - the backlink's pointer is `/channels/<id>`.
  */
 export function channel<P, F extends string>(
@@ -61,7 +62,8 @@ export function channel<P, F extends string>(
   column: number,
   filters: readonly unknown[] | 0,
   parameters: readonly unknown[] | 0,
-  validatePayload?: Validator,
+  validatePayload?: Validator | 0,
+  validateHeaders?: Validator,
 ): Channel<P, F> {
   const types = typeof tokenTypes === 'object' && tokenTypes !== null ? tokenTypes : {}
   const typeOf = (name: string): TokenType => (Object.hasOwn(types, name) ? types[name]! : (undefined as unknown as TokenType))
@@ -104,6 +106,7 @@ export function channel<P, F extends string>(
     })
   Object.defineProperty(descriptor, 'filters', { get: readFilters, enumerable: true })
   if (typeof validatePayload === 'function') descriptor.validatePayload = validatePayload
+  if (typeof validateHeaders === 'function') descriptor.validateHeaders = validateHeaders
   descriptor.source = Object.freeze({ file: str(file), pointer: `/channels/${escapeToken(str(id))}`, line: num(line), column: num(column) })
   return Object.freeze(descriptor) as unknown as Channel<P, F>
 }
@@ -152,13 +155,15 @@ export function operationTable<M>(
     readonly columns?: readonly number[]
     readonly more?: Readonly<Record<number, { readonly q?: string; readonly r?: readonly [number, string?]; readonly m?: readonly string[] }>>
   },
-  validators?: Readonly<Record<number, Validator>>,
+  validators?: Readonly<Record<number, Validator>> | 0,
+  headerValidators?: Readonly<Record<number, Validator>>,
 ): M {
   const t = typeof table === 'object' && table !== null ? table : {}
   const ids = isArray(t.ids) ? t.ids : []
   const codes = str(t.codes)
   const more = typeof t.more === 'object' && t.more !== null ? t.more : {}
   const checks = typeof validators === 'object' && validators !== null ? validators : {}
+  const headerChecks = typeof headerValidators === 'object' && headerValidators !== null ? headerValidators : {}
   const entries: Array<readonly [string, unknown]> = []
   let line = 0
   for (let i = 0; i < ids.length; i++) {
@@ -180,6 +185,8 @@ export function operationTable<M>(
     op.source = { file: str(file), pointer: `/operations/${escapeToken(id)}`, line, column: num(t.columns?.[i]) }
     const validate = Object.hasOwn(checks, i) ? checks[i] : undefined
     if (typeof validate === 'function') op.validatePayload = validate
+    const validateHeaders = Object.hasOwn(headerChecks, i) ? headerChecks[i] : undefined
+    if (typeof validateHeaders === 'function') op.validateHeaders = validateHeaders
     entries.push([id, deepFreeze(op)])
   }
   return frozenMap(entries) as M

@@ -48,7 +48,7 @@ export interface Filter<P> {
   matches(subject: string): boolean
 }
 
-export interface Channel<P, F extends string = string, M = unknown> {
+export interface Channel<P, F extends string = string, M = unknown, H = unknown> {
   readonly id: string
   readonly address: string | undefined
   readonly parameters: Readonly<Record<keyof P & string, TokenType>>
@@ -56,13 +56,20 @@ export interface Channel<P, F extends string = string, M = unknown> {
   readonly filters: Readonly<Record<F, Filter<Partial<P>>>>
   /** Validates a payload against the channel's messages (absent: a message takes any payload, or its schema is in another file). */
   readonly validatePayload?: Validator
+  /**
+   * Validates a message's headers (a plain object, one string per name) against its messages'
+   * `headers` schemas (absent: a message has no headers schema, and any headers pass).
+   */
+  readonly validateHeaders?: Validator
   readonly source: SourceLink
   /** Type only (never present): the payload type of the channel's messages. */
   readonly __payload?: M
+  /** Type only (never present): the headers type of the channel's messages (`unknown`: any headers). */
+  readonly __headers?: H
 }
 
 /** A channel with an address: its `subject` renders and parses concrete subjects. */
-export type AddressedChannel<P, F extends string = string, M = unknown> = Channel<P, F, M> & { readonly subject: Subject<P> }
+export type AddressedChannel<P, F extends string = string, M = unknown, H = unknown> = Channel<P, F, M, H> & { readonly subject: Subject<P> }
 
 function compile(template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>) {
   const checks = template.map((t) => (typeof t === 'string' ? undefined : domainCheck(parameters[t.param]!)))

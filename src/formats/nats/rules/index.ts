@@ -33,6 +33,7 @@ import { profilePresent, profileShape, profileUnsupported, profileVersion } from
 import { refKind, refResolves } from './references.js'
 import { headerCorrelation, requestReply, standardReply } from './replies.js'
 import { schemaFormat } from './schema-formats.js'
+import { headersObject } from './headers-object.js'
 import { asyncapiSchema, asyncapiVersion, standardVersion } from './standard.js'
 import { standardChannelKey, standardParameters } from './standard-channels.js'
 import { streamMinimumDuration, streamSubjects, streamWindow } from './stream-limits.js'
@@ -57,6 +58,7 @@ export const natsRules = [
   patternSupported,
   payloadBounded,
   schemaFormat,
+  headersObject,
   profileUnsupported,
   profileShape,
   identityNonEmpty,

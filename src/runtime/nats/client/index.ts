@@ -7,14 +7,15 @@
  * The connection (and with it server URLs and credentials) is the application's: nothing here
  * chooses where messages go beyond the contract's subjects.
  */
-import { errors, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
+import { errors, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
 import { jetstream, type JetStreamClient, type JsMsg, type PubAck } from '@nats-io/jetstream'
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
-import { check } from '../../shared/validation.js'
+import { check, type Validator } from '../../shared/validation.js'
 import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
+import { headerObject, msgHdrsOf } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
 export interface ContractModule {
@@ -30,6 +31,10 @@ type ChannelOf<M extends ContractModule, K extends keyof Ops<M>> = M['channels']
 export type ParamsOf<C> = C extends Channel<infer P, any, any> ? P : never
 export type PayloadOf<C> = C extends Channel<any, any, infer T> ? T : never
 export type FiltersOf<C> = C extends Channel<any, infer F, any> ? F : never
+/** The headers a channel's messages carry, as their `headers` schema types them (`unknown`: no schema, any headers). */
+export type HeadersOf<C> = C extends Channel<any, any, any, infer H> ? H : unknown
+/** What a send may give as headers: nats.js MsgHdrs (checked at run time), or a plain object typed by the message's headers schema. */
+export type OutgoingHeadersOf<C> = unknown extends HeadersOf<C> ? OutgoingHeaders : (HeadersOf<C> & Readonly<Record<string, string>>) | MsgHdrs
 /**
  * The payload an operation carries: the messages it lists (`operation.messages`, typed on its
  * descriptor) when it lists fewer than all of its channel's, else any message of its channel.
@@ -53,7 +58,7 @@ type ReplyPayload<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] 
   : unknown
 
 export type ContractClientErrorCode =
-  'SERVER_TOO_OLD' | 'OPERATION_NOT_ALLOWED' | 'INVALID_PAYLOAD' | 'UNDECODABLE_PAYLOAD' | 'OUT_OF_CONTRACT_SUBJECT' | 'HANDLER_FAILED'
+  'SERVER_TOO_OLD' | 'OPERATION_NOT_ALLOWED' | 'INVALID_PAYLOAD' | 'INVALID_HEADERS' | 'UNDECODABLE_PAYLOAD' | 'OUT_OF_CONTRACT_SUBJECT' | 'HANDLER_FAILED'
 
 export class ContractClientError extends Error {
   override readonly name = 'ContractClientError'
@@ -76,8 +81,12 @@ export interface BindOptions {
   readonly allowOlderServer?: boolean
 }
 
-export interface PublishOptions {
-  readonly headers?: Readonly<Record<string, string>>
+/** Headers a message is sent with: a plain object of string values, or nats.js MsgHdrs. */
+export type OutgoingHeaders = Readonly<Record<string, string>> | MsgHdrs
+
+export interface PublishOptions<H = OutgoingHeaders> {
+  /** Checked against the message's `headers` schema, when it has one, before anything is sent (`INVALID_HEADERS`). */
+  readonly headers?: H
   /** JetStream only: the message id the stream de-duplicates on within its `duplicate_window`. */
   readonly msgID?: string
   /** JetStream only: how long to wait for the stream's acknowledgment (nats.js default otherwise). */
@@ -163,7 +172,7 @@ export function checkServerVersion(module: ContractModule, nc: NatsConnection, o
 }
 
 /** A publish's options when it is given none: one object, not one per message. */
-const NO_PUBLISH_OPTIONS: PublishOptions = /* @__PURE__ */ Object.freeze({})
+const NO_PUBLISH_OPTIONS: PublishOptions<never> = /* @__PURE__ */ Object.freeze({})
 
 export class ContractClient<M extends ContractModule> {
   private js?: JetStreamClient
@@ -178,12 +187,12 @@ export class ContractClient<M extends ContractModule> {
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: PublishOptions = NO_PUBLISH_OPTIONS,
+    options: PublishOptions<OutgoingHeadersOf<ChannelOf<M, K>>> = NO_PUBLISH_OPTIONS,
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
-    const { subject, data } = this.outgoing(op, params, payload)
-    const headers = options.headers ? headersOf(options.headers) : undefined
+    const { subject, data } = this.outgoing(op, params, payload, options.headers)
+    const headers = options.headers ? msgHdrsOf(options.headers as OutgoingHeaders) : undefined
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // No options object when there is nothing to say: nats.js then takes its shortest path.
@@ -207,14 +216,17 @@ export class ContractClient<M extends ContractModule> {
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: { readonly headers?: Readonly<Record<string, string>> } = {},
+    options: { readonly headers?: OutgoingHeadersOf<ChannelOf<M, K>> } = {},
   ): Promise<RequestResult<ReplyPayload<M, K>>> {
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
-    const { subject, data } = this.outgoing(op, params, payload)
+    const { subject, data } = this.outgoing(op, params, payload, options.headers)
     let msg: Msg
     try {
-      msg = await this.nc.request(subject, data, { timeout: op.requestReply.timeoutMs, ...(options.headers ? { headers: headersOf(options.headers) } : {}) })
+      msg = await this.nc.request(subject, data, {
+        timeout: op.requestReply.timeoutMs,
+        ...(options.headers ? { headers: msgHdrsOf(options.headers as OutgoingHeaders) } : {}),
+      })
     } catch (error) {
       if (error instanceof errors.RequestError && error.isNoResponders()) return { ok: false, reason: 'no-responders' }
       if (error instanceof errors.NoRespondersError) return { ok: false, reason: 'no-responders' }
@@ -228,6 +240,9 @@ export class ContractClient<M extends ContractModule> {
     if (decoded === UNDECODABLE) return { ok: false, reason: 'invalid-response', errors: [{ path: '', message: UNDECODABLE_MESSAGE }], msg }
     const problems = check(reply?.validatePayload, decoded)
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
+    // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
+    const headerProblems = reply?.validateHeaders ? headersProblems(reply.validateHeaders, msg.headers) : undefined
+    if (headerProblems) return { ok: false, reason: 'invalid-response', errors: headerProblems, msg }
     return { ok: true, payload: decoded as ReplyPayload<M, K>, msg }
   }
 
@@ -354,7 +369,12 @@ export class ContractClient<M extends ContractModule> {
   }
 
   /** The checked subject and the validated, encoded payload of an outgoing message. */
-  private outgoing(op: OperationDescriptor, params: unknown, payload: unknown): { subject: string; data: Uint8Array; channel: Channel<unknown> } {
+  private outgoing(
+    op: OperationDescriptor,
+    params: unknown,
+    payload: unknown,
+    headers: OutgoingHeaders | undefined,
+  ): { subject: string; data: Uint8Array; channel: Channel<unknown> } {
     const channel = this.channel(op)
     const subject = channel.subject.render(params)
     // Serialized once; the value that text parses to is what is validated, and that text is sent.
@@ -370,6 +390,15 @@ export class ContractClient<M extends ContractModule> {
         'INVALID_PAYLOAD',
         `The payload of ${JSON.stringify(op.id)} breaks ${op.messages ? `the messages it lists (${op.messages.join(', ')}) of channel ${JSON.stringify(channel.id)}` : `channel ${JSON.stringify(channel.id)}'s messages`}.`,
         problems,
+      )
+    // The headers the message's schema describes, checked before anything is sent (no schema: not read).
+    const validateHeaders = op.validateHeaders ?? channel.validateHeaders
+    const headerProblems = validateHeaders ? headersProblems(validateHeaders, headers) : undefined
+    if (headerProblems)
+      throw new ContractClientError(
+        'INVALID_HEADERS',
+        `The headers of ${JSON.stringify(op.id)} break channel ${JSON.stringify(channel.id)}'s messages.`,
+        headerProblems,
       )
     return { subject, data: encoder.encode(wire.text), channel }
   }
@@ -390,10 +419,10 @@ export class ContractClient<M extends ContractModule> {
   }
 }
 
-function headersOf(values: Readonly<Record<string, string>>): MsgHdrs {
-  const h = natsHeaders()
-  for (const [key, value] of Object.entries(values)) h.set(key, value)
-  return h
+/** Why `headers` (given or received; none reads as no header at all) break `validate`, or undefined when they do not. */
+function headersProblems(validate: Validator, headers: unknown): ResultError[] | undefined {
+  const read = headerObject(headers)
+  return read.ok ? check(validate, read.value) : read.errors
 }
 
 /** What `decode` answers for data that is not JSON text: a value no `JSON.parse` returns. */
@@ -435,8 +464,18 @@ function incoming(
       problems,
       msg,
     )
-  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs } = { subject: msg.subject, params, payload: decoded }
   const headers = msg.headers
+  // A channel whose messages have a headers schema: the headers are held to it like the payload.
+  const validateHeaders = op.validateHeaders ?? channel.validateHeaders
+  const headerProblems = validateHeaders ? headersProblems(validateHeaders, headers) : undefined
+  if (headerProblems)
+    return new ContractClientError(
+      'INVALID_HEADERS',
+      `A message on ${JSON.stringify(msg.subject)} has headers that break channel ${JSON.stringify(channel.id)}'s messages.`,
+      headerProblems,
+      msg,
+    )
+  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs } = { subject: msg.subject, params, payload: decoded }
   if (headers) received.headers = headers
   return received
 }
