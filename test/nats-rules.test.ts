@@ -101,6 +101,29 @@ describe('NATS_PATTERN_BUDGETED without the word in the text', () => {
   })
 })
 
+describe('NATS_HEADERS_NOT_OBJECT reads a headers schema as the map headers always are', () => {
+  it('refuses a type that excludes object, accepts no type, object, or a type list naming object', async () => {
+    const text = readFileSync(join(fixtures, 'invalid', 'headers-not-object.asyncapi.yaml'), 'utf8')
+    expect(text).toContain('headers: { type: string }')
+    const dir = join(import.meta.dirname, '.work-headers-object')
+    mkdirSync(dir, { recursive: true })
+    const codes = async (name: string, headers: string) => {
+      const file = join(dir, `${name}.asyncapi.yaml`)
+      writeFileSync(file, text.replace('headers: { type: string }', `headers: ${headers}`))
+      return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+    }
+    try {
+      const at = ['NATS_HEADERS_NOT_OBJECT', '/channels/balanceQuery/messages/query/headers']
+      for (const refused of ['{ type: [string, integer] }', '{ type: "null" }', 'true', '[]'])
+        expect(await codes('refused', refused), refused).toContainEqual(at)
+      for (const accepted of ['{ type: object }', '{ properties: { traceId: { type: string } } }', '{ type: [object, "null"] }', '{}'])
+        expect(await codes('accepted', accepted), accepted).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describeFixtureTable({
   contract: ([name]) => {
     const file = join(fixtures, 'invalid', `${name}.asyncapi.yaml`)

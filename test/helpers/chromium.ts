@@ -39,5 +39,12 @@ export async function serveStatic(root: string): Promise<{ url: string; close():
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
+  // `close` alone waits for every open connection to end, and the browser keeps its keep-alive
+  // connections (one may be mid-request when a test gives up): they are cut, so closing is bounded.
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  return { url: `http://127.0.0.1:${port}`, close }
 }
