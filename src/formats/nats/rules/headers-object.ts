@@ -1,9 +1,7 @@
-import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
-import type { LoadedFile } from '../load.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import { follow, type Where } from '../message-schemas.js'
-import type { NatsContext } from '../context.js'
+import { eachMessage } from './each-message.js'
 import { natsRule } from './rule.js'
 
 /**
@@ -62,40 +60,3 @@ export const headersObject = natsRule({
     })
   },
 })
-
-/** Each message of the document once, where it is written: the channels' (references followed) and components.messages. */
-function eachMessage(ctx: NatsContext, visit: (file: LoadedFile, message: Record<string, unknown>, at: string) => void): void {
-  const seen = new Set<string>()
-  const once = (file: LoadedFile, message: unknown, at: string) => {
-    const key = `${file.file}#${at}`
-    if (seen.has(key) || !isObject(message)) return
-    seen.add(key)
-    visit(file, message, at)
-  }
-  const start: Where = { file: ctx.main.file, doc: ctx.doc }
-  const channels = ctx.standard('channels')
-  for (const channelId of Object.keys(channels)) {
-    const channel = channels[channelId]
-    const messages = isObject(channel) && isObject(channel.messages) ? channel.messages : {}
-    for (const name of Object.keys(messages)) {
-      let message: unknown = messages[name]
-      let where = start
-      let at = `/channels/${escapeToken(channelId)}/messages/${escapeToken(name)}`
-      try {
-        for (let hops = 0; hops < 32 && isObject(message) && typeof message.$ref === 'string'; hops++) {
-          const target = follow(message.$ref, where, ctx)
-          message = target.value
-          where = target.where
-          at = target.fragment
-        }
-      } catch {
-        continue // unresolved references are NATS_REF_UNRESOLVED's
-      }
-      const file = where.file === ctx.main.file ? ctx.main : (ctx.input.files.get(where.file) ?? ctx.input.documents.get(where.file))
-      if (file) once(file, message, at)
-    }
-  }
-  const components = isObject(ctx.doc.components) ? ctx.doc.components : {}
-  const messages = isObject(components.messages) ? components.messages : {}
-  for (const name of Object.keys(messages)) once(ctx.main, messages[name], `/components/messages/${escapeToken(name)}`)
-}

@@ -2,7 +2,7 @@ import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import type { LoadedFile } from '../load.js'
 import { readableSchemaFormat } from '../multi-format.js'
-import { follow, type Where } from '../message-schemas.js'
+import { eachMessage } from './each-message.js'
 import { natsRule, type NatsReport } from './rule.js'
 
 /**
@@ -26,41 +26,11 @@ export const schemaFormat = natsRule({
   description:
     'A message payload or headers, or a component schema, in a schema format other than an AsyncAPI schema or JSON Schema draft-07 (Avro, Protobuf, RAML, OpenAPI, ...): unsupported, so nothing would type or validate it.',
   check(ctx, report) {
-    const seen = new Set<string>()
-    const inspect = (file: LoadedFile, message: unknown, at: string) => {
-      const key = `${file.file}#${at}`
-      if (seen.has(key) || !isObject(message)) return
-      seen.add(key)
+    eachMessage(ctx, (file, message, at) => {
       for (const member of ['payload', 'headers'])
         if (multiFormat(message[member])) reportFormat(report, file, `${at}/${member}`, (message[member] as { schemaFormat: string }).schemaFormat)
-    }
-    const start: Where = { file: ctx.main.file, doc: ctx.doc }
-    const channels = ctx.standard('channels')
-    for (const channelId of Object.keys(channels)) {
-      const channel = channels[channelId]
-      const messages = isObject(channel) && isObject(channel.messages) ? channel.messages : {}
-      for (const name of Object.keys(messages)) {
-        // Follow the message's references to where it is written (this document or a locked file).
-        let message: unknown = messages[name]
-        let where = start
-        let at = `/channels/${escapeToken(channelId)}/messages/${escapeToken(name)}`
-        try {
-          for (let hops = 0; hops < 32 && isObject(message) && typeof message.$ref === 'string'; hops++) {
-            const target = follow(message.$ref, where, ctx)
-            message = target.value
-            where = target.where
-            at = target.fragment
-          }
-        } catch {
-          continue // unresolved references are NATS_REF_UNRESOLVED's
-        }
-        const file = where.file === ctx.main.file ? ctx.main : (ctx.input.files.get(where.file) ?? ctx.input.documents.get(where.file))
-        if (file) inspect(file, message, at)
-      }
-    }
+    })
     const components = isObject(ctx.doc.components) ? ctx.doc.components : {}
-    const messages = isObject(components.messages) ? components.messages : {}
-    for (const name of Object.keys(messages)) inspect(ctx.main, messages[name], `/components/messages/${escapeToken(name)}`)
     const schemas = isObject(components.schemas) ? components.schemas : {}
     for (const name of Object.keys(schemas))
       if (multiFormat(schemas[name]))
