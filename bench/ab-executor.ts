@@ -7,13 +7,13 @@
  * root, so each side's generated code uses its own runtime. Prints the median wall and CPU time per
  * interaction of each side and the medians of the per-round ratios (after / before).
  */
-import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { startNatsServer } from '../test/helpers/nats-server.js'
+import { quorumExecutor } from './executor-rig.js'
 import { roundRatios } from './measure.js'
 
 const [beforeRoot, afterRoot, rounds = '30'] = process.argv.slice(2)
@@ -45,21 +45,7 @@ async function side(root: string, name: string): Promise<() => Promise<void>> {
     connections.push(nc)
     return nc
   }
-  const interaction = { ...mod.interactions.approveRefund, completion: { ...mod.interactions.approveRefund.completion, remaining: 'detach' } }
-  for (const peerId of PEERS) {
-    const r = await createResponder({ connection: await conn(), module: mod, interaction, peerId, handler: () => ({ approve: true }) })
-    if (!r.ok) throw new Error(r.message)
-  }
-  const made = createExecutor({
-    connection: await conn(),
-    module: mod,
-    interaction,
-    contractDigest: createHash('sha256').update(readFileSync(doc)).digest('hex'),
-    deployment: { senderPeerId: 'treasurer', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' },
-    adapters: { audience: () => ({ revision: 'r', peers: PEERS }), authorization: () => ({ allowed: true }), verifier: () => ({ allowed: true }) },
-  })
-  if (!made.ok) throw new Error(made.message)
-  const executor = made.value
+  const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn)
   const refund = { paymentId: 'pay-12345678', amount: 10 }
   let n = 0
   return async () => {

@@ -9,8 +9,6 @@
  * (with `--baseline`, the scatter-gather alone) for `node --cpu-prof`, its wall and CPU time per
  * interaction printed; `--memory <n>` (under `node --expose-gc`): the bytes kept per interaction.
  */
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
@@ -19,6 +17,7 @@ import { formats } from '../dist/src/formats/index.js'
 import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
+import { quorumExecutor } from './executor-rig.js'
 import { roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
 
@@ -40,22 +39,7 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
     const compiled = await new ContractCompiler({ formats }).compile(doc)
     if (!compiled.code) throw new Error(JSON.stringify(compiled.diagnostics))
     const mod = (await loadModule(compiled.code, 'bench-executor')) as any
-    // The same quorum (4 of 5), remaining detach: the scatter-gather cancels nothing either.
-    const interaction = { ...mod.interactions.approveRefund, completion: { ...mod.interactions.approveRefund.completion, remaining: 'detach' } }
-    for (const peerId of PEERS) {
-      const r = await createResponder({ connection: await conn(), module: mod, interaction, peerId, handler: () => ({ approve: true }) })
-      if (!r.ok) throw new Error(r.message)
-    }
-    const made = createExecutor({
-      connection: await conn(),
-      module: mod,
-      interaction,
-      contractDigest: createHash('sha256').update(readFileSync(doc)).digest('hex'),
-      deployment: { senderPeerId: 'treasurer', scopeId: 's', systemId: 's', accountId: 'a', jetstreamDomain: 'd', policyRevision: 'p' },
-      adapters: { audience: () => ({ revision: 'r', peers: PEERS }), authorization: () => ({ allowed: true }), verifier: () => ({ allowed: true }) },
-    })
-    if (!made.ok) throw new Error(made.message)
-    const executor = made.value
+    const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn)
     // The baseline's peers: one subject, each replies with its ballot to the request's inbox.
     const enc = new TextEncoder()
     for (const peerId of PEERS) {
