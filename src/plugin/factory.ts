@@ -221,9 +221,13 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         })
       },
       // A change to a contract or to any file it depends on invalidates the modules compiled from it.
-      async hotUpdate({ file, modules }) {
+      async hotUpdate({ file, modules, read }) {
         const ids = ctx.modulesOf(file)
         if (!ids) return
+        // An editor that saves in place truncates the file, then writes it: the first change event
+        // can come between the two. Vite's `read` waits (briefly, bounded) until an emptied file is
+        // written again, so that the page's reload does not compile the empty text.
+        await read()
         // `diff: '<ref>'`: a saved contract is compared with its git version after the update, off its path.
         if (ctx.options.diff !== undefined && compiler.formatOf(file) !== undefined) void ctx.devDiff(file)
         // The dev page (once someone opened it) shows the new verdict even when no page re-imports
