@@ -1,9 +1,10 @@
 /**
  * The Vite dev option `diff: '<git-ref>'`: after a contract is saved, it is compared with its version
  * at that ref (as `contracts diff --against <ref> <file>`), and the breaking findings, with whom they
- * break, are printed as one warning in the terminal. Never a failure: a version with errors is
- * already reported by the compile, and anything else that goes wrong (no repository, a ref that names
- * nothing) is one warning, once per reason.
+ * break, are printed as one warning in the terminal. Never a failure: the working version's errors
+ * are the compile's to report, a version at the ref with errors is said in the warning (nothing was
+ * compared), and anything else that goes wrong (no repository, a ref that names nothing) is one
+ * warning, once per reason.
  */
 import { relative, sep } from 'node:path'
 import { diffAgainst } from '../core/diff/against.js'
@@ -20,22 +21,35 @@ export interface DevDiffHost {
   root: string
 }
 
-/** The breaking findings of a saved contract against `ref`, as a warning (undefined when nothing breaks). */
+/**
+ * The breaking findings of a saved contract against `ref`, as a warning (undefined when nothing
+ * breaks). A version at the ref with errors is compared with nothing: the warning says so and names
+ * its first error, which no compile of the working tree reports (the working version's errors are the
+ * compile's to report, as always).
+ */
 export async function breakingWarning(file: string, ref: string, root: string): Promise<string | undefined> {
   const { version, entries } = await diffAgainst(ref, [file], { formats, loadDiffer }, root)
   const breaking: DiffFinding[] = entries.filter((e) => e.valid).flatMap((e) => e.findings.filter((f) => f.level === 'breaking'))
-  if (breaking.length === 0) return undefined
   const shown = (path: string) => {
     const rel = relative(root, path)
     return rel === '' || rel.startsWith('..') ? path : rel.split(sep).join('/')
   }
-  const lines = breaking.map((f) => {
-    const at = (f.new ?? f.old)!
-    const whom = f.audiences.map((a) => (a.name === undefined ? a.kind : `${a.kind} ${a.name}`)).join(', ') || 'no named party'
-    return `  breaks ${whom}: ${f.rule} at ${shown(at.file)}:${at.line}:${at.column}: ${f.message}`
+  const at = `${ref} (${version.commit.slice(0, 12)})`
+  const uncompared = entries.flatMap((e) => {
+    const errors = e.valid ? [] : (e.old?.diagnostics ?? []).filter((d) => d.severity === 'error')
+    const first = errors[0]
+    if (first === undefined) return []
+    const more = errors.length === 1 ? '' : ` (and ${errors.length - 1} more)`
+    return [`  its version at ${ref} has errors: ${first.code} at ${shown(first.file)}:${first.line}:${first.column}${more}: ${first.message}`]
   })
-  const count = `${breaking.length} breaking change${breaking.length === 1 ? '' : 's'}`
-  return terminalSafe(`${shown(file)} has ${count} against ${ref} (${version.commit.slice(0, 12)}):\n${lines.join('\n')}`)
+  if (breaking.length === 0 && uncompared.length === 0) return undefined
+  const lines = breaking.map((f) => {
+    const where = (f.new ?? f.old)!
+    const whom = f.audiences.map((a) => (a.name === undefined ? a.kind : `${a.kind} ${a.name}`)).join(', ') || 'no named party'
+    return `  breaks ${whom}: ${f.rule} at ${shown(where.file)}:${where.line}:${where.column}: ${f.message}`
+  })
+  const said = breaking.length > 0 ? `has ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'} against ${at}` : `was not compared with ${at}`
+  return terminalSafe(`${shown(file)} ${said}:\n${[...lines, ...uncompared].join('\n')}`)
 }
 
 /**
