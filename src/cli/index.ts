@@ -521,7 +521,10 @@ async function inputsCommand(files: string[], flags: Resolved, io: Output): Prom
     if (hasErrors(result.diagnostics)) failed = true
     append(diagnostics, result.diagnostics)
     if (!flags.json) printDiagnostics(result.diagnostics, io, result.dependencies)
-    const absent = sortedOnce(result.absentDependencies.map(shown))
+    // The contract is an input of itself even when its compile read nothing from it (a symbolic link
+    // or other non-regular file, refused until a plain file replaces it): listed as absent then.
+    const unread = result.dependencies.includes(result.file) ? [] : [result.file]
+    const absent = sortedOnce([...result.absentDependencies, ...unread].map(shown))
     contracts.push({ file: shown(result.file), inputs: sortedOnce([...result.dependencies.map(shown), ...absent]), absent })
   }
   const inputs = sortedOnce(contracts.flatMap((c) => c.inputs))
