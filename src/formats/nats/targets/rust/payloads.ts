@@ -61,6 +61,25 @@ export class RustPayloads {
   private readonly pending: Array<{ name: string; schema: Record<string, unknown> }> = []
   /** Aliases: a component or channel payload that is not a struct or enum of its own. */
   private readonly aliases: Array<{ id: string; type: string; doc: string }> = []
+  /**
+   * Components that reach themselves through a list and nothing else (`A: {type: array, items: {$ref: A}}`):
+   * a type alias cannot name itself (E0391), so each is a transparent newtype struct (the list is the
+   * indirection, no `Box` needed).
+   */
+  private readonly newtypes: Array<{ id: string; type: string; doc: string }> = []
+  /** Components whose type is being worked out -> how many lists deep their schema was entered. */
+  private readonly resolving = new Map<string, number>()
+  /** Components re-entered from inside a list of their own schema (written as newtypes). */
+  private readonly recursive = new Set<string>()
+  /**
+   * Components that reach themselves through `$ref`s alone (`A: {$ref: A}`; `A: {$ref: B}`, `B:
+   * {$ref: A}`): no JSON value is one of them (the validator accepts nothing), so each is an enum
+   * with no variants, which refuses every value, rather than an alias naming itself (E0391).
+   */
+  private readonly empty: Array<{ id: string; doc: string }> = []
+  private readonly emptyNames = new Set<string>()
+  /** How many `items` the current `typeOf` walk is inside. */
+  private lists = 0
   private inlineCount = 0
 
   constructor(private readonly components: Readonly<Record<string, unknown>>) {}
@@ -103,8 +122,16 @@ export class RustPayloads {
         return 'serde_json::Number'
       case 'boolean':
         return 'bool'
-      case 'array':
-        return Array.isArray(schema.items) || schema.items === undefined ? VALUE : `Vec<${this.typeOf(schema.items, `${hint}Item`, depth + 1)}>`
+      case 'null':
+        // `()` reads and writes exactly `null`.
+        return '()'
+      case 'array': {
+        if (Array.isArray(schema.items) || schema.items === undefined) return VALUE
+        this.lists++
+        const item = this.typeOf(schema.items, `${hint}Item`, depth + 1)
+        this.lists--
+        return `Vec<${item}>`
+      }
       case 'object':
         return isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? this.queue(hint, schema, named) : VALUE
       default:
@@ -117,13 +144,27 @@ export class RustPayloads {
     if (tokens.length !== 1 || !Object.hasOwn(this.components, tokens[0]!)) return VALUE
     const name = tokens[0]!
     const known = this.declared.get(name)
-    if (known) return known
+    if (known) {
+      const entered = this.resolving.get(name)
+      if (entered === undefined) return known
+      // Re-entered while its own type is worked out: not through a struct (their members are typed
+      // when written) nor a nullable type (its schema is not a `$ref`), so through a list (a
+      // newtype) or through `$ref`s alone (an empty enum).
+      if (this.lists > entered) this.recursive.add(name)
+      else this.emptyNames.add(name)
+      return known
+    }
     // Declared before it is written, so a schema that refers to itself names itself.
     const id = this.names.get(`component:${name}`, name)
     this.declared.set(name, id)
+    this.resolving.set(name, this.lists)
     const type = this.typeOf(this.components[name], id, 0, id)
-    // Not a struct or enum: an alias (a component that is a string, a list, ...).
-    if (type !== id) this.alias(id, type, `/// The schema ${codeSpan(rustString(name))}.`)
+    this.resolving.delete(name)
+    const doc = `/// The schema ${codeSpan(rustString(name))}.`
+    // Not a struct or enum: an alias (a component that is a string, a list, ...), or a newtype
+    // when the alias would name itself.
+    if (this.emptyNames.has(name)) this.empty.push({ id, doc: `${doc.slice(0, -1)}: it refers to itself through \`$ref\`s alone, so no value is one.` })
+    else if (type !== id) (this.recursive.has(name) ? this.newtypes : this.aliases).push({ id, type, doc })
     return id
   }
 
@@ -170,7 +211,7 @@ export class RustPayloads {
           d.name,
           d.fields.map((f) => unwrapOptions(f.type).inner),
         )
-    for (const a of this.aliases) edges.set(a.id, [unwrapOptions(a.type).inner])
+    for (const a of [...this.aliases, ...this.newtypes]) edges.set(a.id, [unwrapOptions(a.type).inner])
     // `inner` reaches `name` through a member of `name` exactly when both are one node or share a
     // strongly connected component: one walk of the by-value graph for every member.
     const components = findCycles(edges.keys(), { edges: (node: string) => edges.get(node) ?? [], target: (to: string) => to })
@@ -179,6 +220,14 @@ export class RustPayloads {
       if (d.kind === 'enum') this.writeEnum(w, d.name, d.values)
       else this.writeStruct(w, d.name, d.closed, d.fields, reaches)
     }
+    for (const n of this.newtypes)
+      w.line(n.doc)
+        .line('#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]')
+        .line('#[serde(transparent)]')
+        .line(`pub struct ${n.id}(pub ${n.type});`)
+        .line()
+    for (const e of this.empty)
+      w.line(e.doc).line('#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]').line(`pub enum ${e.id} {}`).line()
     for (const a of this.aliases) w.line(a.doc).line(`pub type ${a.id} = ${a.type};`)
     if (this.aliases.length > 0) w.line()
   }
@@ -191,6 +240,19 @@ export class RustPayloads {
     w.close().line()
   }
 
+  /** Whether a member's type is an `Option`, written out or through aliases. */
+  private isOption(type: string): boolean {
+    const seen = new Set<string>()
+    let t = type
+    for (;;) {
+      if (t.startsWith('Option<')) return true
+      const alias = this.aliases.find((a) => a.id === t)
+      if (!alias || seen.has(t)) return false
+      seen.add(t)
+      t = alias.type
+    }
+  }
+
   private writeStruct(w: RustWriter, name: string, closed: boolean, fields: Field[], reaches: (from: string, to: string) => boolean): void {
     w.line('#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]')
     if (closed) w.line('#[serde(deny_unknown_fields)]')
@@ -199,14 +261,19 @@ export class RustPayloads {
       const { inner, options } = unwrapOptions(f.type)
       const type = reaches(inner, name) ? 'Option<'.repeat(options) + `Box<${inner}>` + '>'.repeat(options) : f.type
       if (bare(field) !== key) w.line(`#[serde(rename = ${rustString(key)})]`)
-      if (required) w.line(`pub ${field}: ${type},`)
-      else if (options > 0)
-        // Optional and nullable: a present `null` stays `Some(None)` (serde alone would drop it).
+      if (required) {
+        // serde reads an absent `Option` member as `None`; with `deserialize_with` an absent member
+        // is an error, as the validator's `required` says (a present `null` is still `None`).
+        if (this.isOption(f.type)) w.line('#[serde(deserialize_with = "serde::Deserialize::deserialize")]')
+        w.line(`pub ${field}: ${type},`)
+      } else
+        // Optional: absent is `None`; present is `Some`, read by the member's own type. serde alone
+        // reads a present `null` as `None`, which would accept `null` for a member whose schema
+        // refuses it and drop the `null` of one that allows it (`Value`, `type: [T, "null"]`).
         w.line('#[serde(')
           .indented(() => w.line('default,').line('skip_serializing_if = "Option::is_none",').line('deserialize_with = "crate::common::present"'))
           .line(')]')
           .line(`pub ${field}: Option<${type}>,`)
-      else w.line('#[serde(default, skip_serializing_if = "Option::is_none")]').line(`pub ${field}: Option<${type}>,`)
     }
     if (!closed)
       w.line('/// Members the schema does not name (it allows them).').line('#[serde(flatten)]').line('pub extra: serde_json::Map<String, serde_json::Value>,')
