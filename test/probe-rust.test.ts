@@ -1,7 +1,8 @@
 /**
  * The Rust target's `--serde` payload types, probed from outside against the payload validators at
  * the edges of what a serde type says: a required
- * member that may be `null` must be present (serde reads an absent `Option` as `None`); an optional
+ * member that may be `null` must be present (serde reads an absent `Option` as `None`), and so must a
+ * required member the properties do not describe (`extra` would take an object without it); an optional
  * member is `null` only where its schema allows it, and a `null` it allows is written back (serde
  * alone reads a present `null` as absent); `type: null` is `null` only; a component that contains
  * itself through a list builds (a type alias cannot name itself, E0391); a component that refers to
@@ -79,7 +80,7 @@ async function differential(name: string, cases: readonly Case[]): Promise<void>
 }
 
 describe.skipIf(!CARGO || !hasSerde)('Rust payload types at the edges, against the validators', () => {
-  it('null and absence: a required nullable member must be present, an optional one is null only where its schema allows, and that null is kept', async () => {
+  it('null and absence: a required member must be present (nullable, or not among the properties), an optional one is null only where its schema allows, and that null is kept', async () => {
     await differential('payload-nulls', [
       // Required and nullable (written out, and through an alias): present, `null` or not.
       ['required', 'RequiredPayload', '{"nullable":null,"aliased":null}', true],
@@ -97,6 +98,12 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types at the edges, against t
       ['optional', 'OptionalPayload', '{"nothing":0}', false],
       ['optional', 'OptionalPayload', '{"nothing":"null"}', false],
       ['optional', 'OptionalPayload', '{"nullable":null}', true],
+      // Required but not among the properties: present (any value) or refused.
+      ['undescribed', 'UndescribedPayload', '{"id":"a","tag":null}', true],
+      ['undescribed', 'UndescribedPayload', '{"id":"a","tag":[1,{"x":2}]}', true],
+      ['undescribed', 'UndescribedPayload', '{"id":"a","tag":1,"more":true}', true],
+      ['undescribed', 'UndescribedPayload', '{"id":"a"}', false],
+      ['undescribed', 'UndescribedPayload', '{"tag":1}', false],
     ])
   }, 300_000)
 

@@ -178,12 +178,18 @@ export class RustPayloads {
   /** A struct's members, in name order; the types they need are queued. */
   private fieldsOf(name: string, schema: Record<string, unknown>): Field[] {
     const properties = schema.properties as Record<string, unknown>
-    const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+    const required = new Set((Array.isArray(schema.required) ? schema.required : []).filter((k): k is string => typeof k === 'string'))
     // The struct's field namespace: `extra` holds the members the schema does not name.
     const fields = new Names('snake', ['extra'])
-    return Object.keys(properties)
-      .sort()
-      .map((key) => ({ key, field: fields.get(key), type: this.typeOf(properties[key], `${name}${bare(camelType(key))}`), required: required.has(key) }))
+    // A required member the properties do not describe is still required (any value): a member of
+    // its own, or `extra` would read an object without it.
+    const keys = new Set([...Object.keys(properties), ...required])
+    return [...keys].sort().map((key) => ({
+      key,
+      field: fields.get(key),
+      type: Object.hasOwn(properties, key) ? this.typeOf(properties[key], `${name}${bare(camelType(key))}`) : VALUE,
+      required: required.has(key),
+    }))
   }
 
   /**
