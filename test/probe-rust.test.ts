@@ -2,7 +2,9 @@
  * The Rust target's `--serde` payload types, probed from outside against the payload validators at
  * the edges of what a serde type says: a required
  * member that may be `null` must be present (serde reads an absent `Option` as `None`), and so must a
- * required member the properties do not describe (`extra` would take an object without it); an optional
+ * required member the properties do not describe (`extra` would take an object without it), which a
+ * closed object can never hold; a closed object is read from an object only (serde reads a plain
+ * struct from a JSON array too, by position); an optional
  * member is `null` only where its schema allows it, and a `null` it allows is written back (serde
  * alone reads a present `null` as absent); `type: null` is `null` only; a component that contains
  * itself through a list builds (a type alias cannot name itself, E0391); a component that refers to
@@ -80,7 +82,7 @@ async function differential(name: string, cases: readonly Case[]): Promise<void>
 }
 
 describe.skipIf(!CARGO || !hasSerde)('Rust payload types at the edges, against the validators', () => {
-  it('null and absence: a required member must be present (nullable, or not among the properties), an optional one is null only where its schema allows, and that null is kept', async () => {
+  it('null and absence: a required member must be present (nullable, or not among the properties), an optional one is null only where its schema allows, and that null is kept; a closed object is never an array', async () => {
     await differential('payload-nulls', [
       // Required and nullable (written out, and through an alias): present, `null` or not.
       ['required', 'RequiredPayload', '{"nullable":null,"aliased":null}', true],
@@ -104,6 +106,17 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types at the edges, against t
       ['undescribed', 'UndescribedPayload', '{"id":"a","tag":1,"more":true}', true],
       ['undescribed', 'UndescribedPayload', '{"id":"a"}', false],
       ['undescribed', 'UndescribedPayload', '{"tag":1}', false],
+      // Closed: an object with no other member; never an array (serde reads a plain struct from one, by position).
+      ['closed', 'ClosedPayload', '{}', true],
+      ['closed', 'ClosedPayload', '{"a":null}', true],
+      ['closed', 'ClosedPayload', '{"a":"x","b":1}', false],
+      ['closed', 'ClosedPayload', '[]', false],
+      ['closed', 'ClosedPayload', '[null]', false],
+      ['closed', 'ClosedPayload', '["x"]', false],
+      // Closed and requiring a member it does not describe: no object is valid.
+      ['sealed', 'SealedPayload', '{"id":"a"}', false],
+      ['sealed', 'SealedPayload', '{"id":"a","tag":1}', false],
+      ['sealed', 'SealedPayload', '["a",1]', false],
     ])
   }, 300_000)
 

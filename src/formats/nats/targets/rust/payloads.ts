@@ -4,7 +4,8 @@
  * the TypeScript side produces, and accept every value the payload's validator accepts (a type never
  * narrower than the schema). A `type: object` with `properties` is a struct (required members as they
  * are, the others `Option` and left out when absent; an open object keeps its other members in
- * `extra`, a closed one denies them), a string enum an enum, arrays `Vec`, integers common.rs's
+ * `extra`, a closed one refuses them through a flattened `Closed`, which also keeps serde from reading
+ * the struct from a JSON array), a string enum an enum, arrays `Vec`, integers common.rs's
  * `Integer` (`1.0` and `1e2` are draft-07 integers), `type: [T, "null"]` an `Option`, a `$ref` to a
  * component its named type. A schema with no `type` admits every JSON type whatever its
  * `properties`, `required` or `items` say, so it is `serde_json::Value`. What a Rust type cannot say exactly (`oneOf`,
@@ -25,6 +26,7 @@ const COMPONENT = '#/components/schemas/'
 const MAX_DEPTH = 32
 const VALUE = 'serde_json::Value'
 const INTEGER = 'crate::common::Integer'
+const NOTHING = 'crate::common::Nothing'
 
 interface Field {
   readonly key: string
@@ -181,13 +183,15 @@ export class RustPayloads {
     const required = new Set((Array.isArray(schema.required) ? schema.required : []).filter((k): k is string => typeof k === 'string'))
     // The struct's field namespace: `extra` holds the members the schema does not name.
     const fields = new Names('snake', ['extra'])
-    // A required member the properties do not describe is still required (any value): a member of
-    // its own, or `extra` would read an object without it.
+    // A required member the properties do not describe is still required: a member of its own, or
+    // `extra` would read an object without it. Any value, where the object is open; where it is
+    // closed the member may not appear either, no object is valid, and its type has no value.
+    const undescribed = schema.additionalProperties === false && !hasPatterns(schema) ? NOTHING : VALUE
     const keys = new Set([...Object.keys(properties), ...required])
     return [...keys].sort().map((key) => ({
       key,
       field: fields.get(key),
-      type: Object.hasOwn(properties, key) ? this.typeOf(properties[key], `${name}${bare(camelType(key))}`) : VALUE,
+      type: Object.hasOwn(properties, key) ? this.typeOf(properties[key], `${name}${bare(camelType(key))}`) : undescribed,
       required: required.has(key),
     }))
   }
@@ -261,7 +265,6 @@ export class RustPayloads {
 
   private writeStruct(w: RustWriter, name: string, closed: boolean, fields: Field[], reaches: (from: string, to: string) => boolean): void {
     w.line('#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]')
-    if (closed) w.line('#[serde(deny_unknown_fields)]')
     w.open(`pub struct ${name}`)
     for (const { key, field, required, ...f } of fields) {
       const { inner, options } = unwrapOptions(f.type)
@@ -281,7 +284,10 @@ export class RustPayloads {
           .line(')]')
           .line(`pub ${field}: Option<${type}>,`)
     }
-    if (!closed)
+    // Closed: `Closed` flattened refuses every other member. Not `deny_unknown_fields`: a struct
+    // without a flattened member also reads a JSON array (by position), which no object schema accepts.
+    if (closed) w.line('/// No members beyond these (the schema is closed).').line('#[serde(flatten)]').line('pub extra: crate::common::Closed,')
+    else
       w.line('/// Members the schema does not name (it allows them).').line('#[serde(flatten)]').line('pub extra: serde_json::Map<String, serde_json::Value>,')
     w.close().line()
   }

@@ -95,6 +95,52 @@ impl<'de> serde::Deserialize<'de> for Integer {
     }
 }
 
+/// The members a closed schema (\`additionalProperties: false\`) allows beyond its properties:
+/// none. A closed struct holds it flattened (\`extra\`), so any other member is refused, and so is a
+/// JSON array: serde reads a struct with no flattened member from an array too, by position.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Closed;
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Closed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::ser::SerializeMap::end(serializer.serialize_map(Some(0))?)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Closed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NoMembers;
+        impl<'de> serde::de::Visitor<'de> for NoMembers {
+            type Value = Closed;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("no members beyond the schema's properties")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Closed, A::Error> {
+                match map.next_key::<String>()? {
+                    Some(key) => Err(serde::de::Error::custom(format_args!(
+                        "unknown field \`{}\`",
+                        key
+                    ))),
+                    None => Ok(Closed),
+                }
+            }
+        }
+        deserializer.deserialize_map(NoMembers)
+    }
+}
+
+/// No JSON value is one: the type of a member a closed schema requires but does not describe (so
+/// may not hold either); no object meets such a schema, and its struct reads none.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Nothing {}
+
 /// For an optional member (\`Option<T>\`): present is \`Some\`, read by \`T\` itself, so a present
 /// \`null\` is refused where \`T\` refuses it and kept (\`Some(None)\`, \`Some(Value::Null)\`) where
 /// \`T\` allows it, and written back, not dropped (absent stays \`None\`).
