@@ -3,7 +3,7 @@
  * random payloads: schemas drawn from the keywords a serde type says exactly (the JSON types, string
  * enums, nullable pairs, lists, objects with required members and closed or open, `$ref`s to
  * components that may refer to each other, schemas with no type), payloads shaped after them and
- * mutated. Every payload goes through the generated TypeScript validator and through a small binary
+ * mutated (additionalProperties true, {}, false, false beside empty patternProperties). Every payload goes through the generated TypeScript validator and through a small binary
  * built on the generated crate (cargo, offline, Debian's serde crates, fed over stdin): the same
  * verdict on each, and what the crate accepts it writes back as the JSON it read. Integers stay
  * inside 2^53 (past i64 the crate refuses, the one documented limit).
@@ -28,10 +28,10 @@ const COMPONENTS = 4
 const VALUES = 40
 const seed = Number(process.env.PROBE_SEED ?? 4)
 
-type Schema = Record<string, unknown>
+type Schema = Record<string, unknown> | true
 const KEYS = ['a', 'b', 'type', 'extra', 'a-b', 'a_b', 'Self', '0']
 const ref = fc.integer({ min: 0, max: COMPONENTS - 1 }).map((i): Schema => ({ $ref: `#/components/schemas/C${i}` }))
-const leaf = fc.constantFrom<Schema>(
+const leaf = fc.constantFrom<Schema | true>(
   { type: 'string' },
   { type: 'integer' },
   { type: 'number' },
@@ -44,6 +44,9 @@ const leaf = fc.constantFrom<Schema>(
   { type: ['string', 'null'] },
   { type: ['integer', 'null'] },
   { type: ['null', 'boolean'] },
+  { type: ['string'] },
+  { type: 'array', items: true },
+  true,
 )
 const { schema } = fc.letrec<{ schema: Schema }>((tie) => ({
   schema: fc.oneof(
@@ -56,9 +59,15 @@ const { schema } = fc.letrec<{ schema: Schema }>((tie) => ({
         type: fc.constantFrom('object', ['object', 'null']),
         properties: fc.dictionary(fc.constantFrom(...KEYS), tie('schema'), { minKeys: 1, maxKeys: 3 }),
         required: fc.subarray(KEYS, { maxLength: 3 }),
-        closed: fc.boolean(),
+        closed: fc.constantFrom<Record<string, unknown>>(
+          {},
+          { additionalProperties: false },
+          { additionalProperties: false, patternProperties: {} },
+          { additionalProperties: true },
+          { additionalProperties: {} },
+        ),
       })
-      .map(({ closed, ...s }) => (closed ? { ...s, additionalProperties: false } : s)),
+      .map(({ closed, ...s }) => ({ ...s, ...closed })),
   ),
 }))
 
@@ -79,7 +88,7 @@ function sample(s: unknown, components: Record<string, Schema>, r: () => number,
   const any = [null, true, 0, 1, -1, 1.5, 2.0, 1e3, 9007199254740991, '', 'x', 'Self', [], {}, [null], { a: null }]
   const pick = <T>(list: readonly T[]): T => list[Math.floor(r() * list.length)]!
   if (r() < 0.12 || depth > 6 || typeof s !== 'object' || s === null) return pick(any)
-  const schema = s as Schema
+  const schema = s as Record<string, unknown>
   if (typeof schema.$ref === 'string') return sample(components[schema.$ref.split('/').pop()!], components, r, depth + 1)
   if (Array.isArray(schema.enum)) return r() < 0.8 ? pick(schema.enum) : pick(any)
   const types = schema.type === undefined ? [] : ([] as string[]).concat(schema.type as string)
@@ -109,8 +118,10 @@ function sample(s: unknown, components: Record<string, Schema>, r: () => number,
   }
 }
 
-/** The document: channel `cN` carries schema N; components C0..C3 may refer to each other. */
-function document(channels: Schema[], components: Schema[]): string {
+/** The document: channel `cN` carries schema N; components C0..C3 may refer to each other. A payload or component is an object (`true` is `{}` there). */
+function document(drawnChannels: Schema[], drawnComponents: Schema[]): string {
+  const channels = drawnChannels.map((s) => (s === true ? {} : s))
+  const components = drawnComponents.map((s) => (s === true ? {} : s))
   const names = channels.map((_, i) => `c${i}`)
   return JSON.stringify({
     asyncapi: '3.1.0',
