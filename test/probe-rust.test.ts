@@ -134,6 +134,10 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types at the edges, against t
       ['pingpong', 'PingpongPayload', '{}', false],
       ['selfref', 'SelfrefPayload', '"x"', false],
       ['selfref', 'SelfrefPayload', '[]', false],
+      // A required member whose type is such a newtype around an `Option`: present, `null` or not.
+      ['holder', 'HolderPayload', '{"maybe":null}', true],
+      ['holder', 'HolderPayload', '{"maybe":[[]]}', true],
+      ['holder', 'HolderPayload', '{}', false],
     ])
   }, 300_000)
 })

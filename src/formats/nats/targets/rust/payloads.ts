@@ -250,13 +250,13 @@ export class RustPayloads {
     w.close().line()
   }
 
-  /** Whether a member's type is an `Option`, written out or through aliases. */
+  /** Whether a member's type is an `Option`, written out or through aliases and transparent newtypes (serde reads each as what it wraps). */
   private isOption(type: string): boolean {
     const seen = new Set<string>()
     let t = type
     for (;;) {
       if (t.startsWith('Option<')) return true
-      const alias = this.aliases.find((a) => a.id === t)
+      const alias = this.aliases.find((a) => a.id === t) ?? this.newtypes.find((n) => n.id === t)
       if (!alias || seen.has(t)) return false
       seen.add(t)
       t = alias.type
