@@ -345,13 +345,20 @@ export function checkPlacement(rules: readonly AttributeRule[], event: unknown):
       if (!present && allowed && rule.required)
         return { ok: false, code: 'missing', attribute: rule.name, reason: `${rule.name} is required on ${type} events in this selection.` }
       if (present && !cloudEventsValidator(rule.type)(present.value))
-        return { ok: false, code: 'invalid', attribute: rule.name, reason: `${rule.name} must be a CloudEvents ${String(rule.type)} in its JSON form.` }
+        return { ok: false, code: 'invalid', attribute: rule.name, reason: `${rule.name} must be a CloudEvents ${typeName(rule.type)} in its JSON form.` }
     }
     return { ok: true }
   } catch {
     return { ok: false, code: 'unreadable', reason: 'The event could not be read (an accessor member, or a proxy that refused).' }
   }
 }
+
+/**
+ * A rule's type as text for a reason. The rules were read as JSON data, so a type that is not a
+ * string is data too: written as JSON, never through `String`, which throws on a member `toString`
+ * that is not a function (and would turn the event's verdict into `unreadable`).
+ */
+const typeName = (type: unknown): string => (typeof type === 'string' ? type : (JSON.stringify(type) ?? 'undefined'))
 
 export interface ConformanceResults {
   readonly implementationVersions: Readonly<Record<string, string>>

@@ -4,7 +4,8 @@
  * the TypeScript side produces, and accept every value the payload's validator accepts (a type never
  * narrower than the schema). A `type: object` with `properties` is a struct (required members as they
  * are, the others `Option` and left out when absent; an open object keeps its other members in
- * `extra`, a closed one denies them), a string enum an enum, arrays `Vec`, integers common.rs's
+ * `extra`, a closed one refuses them through a flattened `Closed`, which also keeps serde from reading
+ * the struct from a JSON array), a string enum an enum, arrays `Vec`, integers common.rs's
  * `Integer` (`1.0` and `1e2` are draft-07 integers), `type: [T, "null"]` an `Option`, a `$ref` to a
  * component its named type. A schema with no `type` admits every JSON type whatever its
  * `properties`, `required` or `items` say, so it is `serde_json::Value`. What a Rust type cannot say exactly (`oneOf`,
@@ -25,6 +26,7 @@ const COMPONENT = '#/components/schemas/'
 const MAX_DEPTH = 32
 const VALUE = 'serde_json::Value'
 const INTEGER = 'crate::common::Integer'
+const NOTHING = 'crate::common::Nothing'
 
 interface Field {
   readonly key: string
@@ -61,6 +63,25 @@ export class RustPayloads {
   private readonly pending: Array<{ name: string; schema: Record<string, unknown> }> = []
   /** Aliases: a component or channel payload that is not a struct or enum of its own. */
   private readonly aliases: Array<{ id: string; type: string; doc: string }> = []
+  /**
+   * Components that reach themselves through a list and nothing else (`A: {type: array, items: {$ref: A}}`):
+   * a type alias cannot name itself (E0391), so each is a transparent newtype struct (the list is the
+   * indirection, no `Box` needed).
+   */
+  private readonly newtypes: Array<{ id: string; type: string; doc: string }> = []
+  /** Components whose type is being worked out -> how many lists deep their schema was entered. */
+  private readonly resolving = new Map<string, number>()
+  /** Components re-entered from inside a list of their own schema (written as newtypes). */
+  private readonly recursive = new Set<string>()
+  /**
+   * Components that reach themselves through `$ref`s alone (`A: {$ref: A}`; `A: {$ref: B}`, `B:
+   * {$ref: A}`): no JSON value is one of them (the validator accepts nothing), so each is an enum
+   * with no variants, which refuses every value, rather than an alias naming itself (E0391).
+   */
+  private readonly empty: Array<{ id: string; doc: string }> = []
+  private readonly emptyNames = new Set<string>()
+  /** How many `items` the current `typeOf` walk is inside. */
+  private lists = 0
   private inlineCount = 0
 
   constructor(private readonly components: Readonly<Record<string, unknown>>) {}
@@ -103,8 +124,16 @@ export class RustPayloads {
         return 'serde_json::Number'
       case 'boolean':
         return 'bool'
-      case 'array':
-        return Array.isArray(schema.items) || schema.items === undefined ? VALUE : `Vec<${this.typeOf(schema.items, `${hint}Item`, depth + 1)}>`
+      case 'null':
+        // `()` reads and writes exactly `null`.
+        return '()'
+      case 'array': {
+        if (Array.isArray(schema.items) || schema.items === undefined) return VALUE
+        this.lists++
+        const item = this.typeOf(schema.items, `${hint}Item`, depth + 1)
+        this.lists--
+        return `Vec<${item}>`
+      }
       case 'object':
         return isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? this.queue(hint, schema, named) : VALUE
       default:
@@ -117,13 +146,27 @@ export class RustPayloads {
     if (tokens.length !== 1 || !Object.hasOwn(this.components, tokens[0]!)) return VALUE
     const name = tokens[0]!
     const known = this.declared.get(name)
-    if (known) return known
+    if (known) {
+      const entered = this.resolving.get(name)
+      if (entered === undefined) return known
+      // Re-entered while its own type is worked out: not through a struct (their members are typed
+      // when written) nor a nullable type (its schema is not a `$ref`), so through a list (a
+      // newtype) or through `$ref`s alone (an empty enum).
+      if (this.lists > entered) this.recursive.add(name)
+      else this.emptyNames.add(name)
+      return known
+    }
     // Declared before it is written, so a schema that refers to itself names itself.
     const id = this.names.get(`component:${name}`, name)
     this.declared.set(name, id)
+    this.resolving.set(name, this.lists)
     const type = this.typeOf(this.components[name], id, 0, id)
-    // Not a struct or enum: an alias (a component that is a string, a list, ...).
-    if (type !== id) this.alias(id, type, `/// The schema ${codeSpan(rustString(name))}.`)
+    this.resolving.delete(name)
+    const doc = `/// The schema ${codeSpan(rustString(name))}.`
+    // Not a struct or enum: an alias (a component that is a string, a list, ...), or a newtype
+    // when the alias would name itself.
+    if (this.emptyNames.has(name)) this.empty.push({ id, doc: `${doc.slice(0, -1)}: it refers to itself through \`$ref\`s alone, so no value is one.` })
+    else if (type !== id) (this.recursive.has(name) ? this.newtypes : this.aliases).push({ id, type, doc })
     return id
   }
 
@@ -137,12 +180,20 @@ export class RustPayloads {
   /** A struct's members, in name order; the types they need are queued. */
   private fieldsOf(name: string, schema: Record<string, unknown>): Field[] {
     const properties = schema.properties as Record<string, unknown>
-    const required = new Set(Array.isArray(schema.required) ? schema.required : [])
+    const required = new Set((Array.isArray(schema.required) ? schema.required : []).filter((k): k is string => typeof k === 'string'))
     // The struct's field namespace: `extra` holds the members the schema does not name.
     const fields = new Names('snake', ['extra'])
-    return Object.keys(properties)
-      .sort()
-      .map((key) => ({ key, field: fields.get(key), type: this.typeOf(properties[key], `${name}${bare(camelType(key))}`), required: required.has(key) }))
+    // A required member the properties do not describe is still required: a member of its own, or
+    // `extra` would read an object without it. Any value, where the object is open; where it is
+    // closed the member may not appear either, no object is valid, and its type has no value.
+    const undescribed = schema.additionalProperties === false && !hasPatterns(schema) ? NOTHING : VALUE
+    const keys = new Set([...Object.keys(properties), ...required])
+    return [...keys].sort().map((key) => ({
+      key,
+      field: fields.get(key),
+      type: Object.hasOwn(properties, key) ? this.typeOf(properties[key], `${name}${bare(camelType(key))}`) : undescribed,
+      required: required.has(key),
+    }))
   }
 
   /**
@@ -170,7 +221,7 @@ export class RustPayloads {
           d.name,
           d.fields.map((f) => unwrapOptions(f.type).inner),
         )
-    for (const a of this.aliases) edges.set(a.id, [unwrapOptions(a.type).inner])
+    for (const a of [...this.aliases, ...this.newtypes]) edges.set(a.id, [unwrapOptions(a.type).inner])
     // `inner` reaches `name` through a member of `name` exactly when both are one node or share a
     // strongly connected component: one walk of the by-value graph for every member.
     const components = findCycles(edges.keys(), { edges: (node: string) => edges.get(node) ?? [], target: (to: string) => to })
@@ -179,6 +230,14 @@ export class RustPayloads {
       if (d.kind === 'enum') this.writeEnum(w, d.name, d.values)
       else this.writeStruct(w, d.name, d.closed, d.fields, reaches)
     }
+    for (const n of this.newtypes)
+      w.line(n.doc)
+        .line('#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]')
+        .line('#[serde(transparent)]')
+        .line(`pub struct ${n.id}(pub ${n.type});`)
+        .line()
+    for (const e of this.empty)
+      w.line(e.doc).line('#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]').line(`pub enum ${e.id} {}`).line()
     for (const a of this.aliases) w.line(a.doc).line(`pub type ${a.id} = ${a.type};`)
     if (this.aliases.length > 0) w.line()
   }
@@ -191,24 +250,44 @@ export class RustPayloads {
     w.close().line()
   }
 
+  /** Whether a member's type is an `Option`, written out or through aliases and transparent newtypes (serde reads each as what it wraps). */
+  private isOption(type: string): boolean {
+    const seen = new Set<string>()
+    let t = type
+    for (;;) {
+      if (t.startsWith('Option<')) return true
+      const alias = this.aliases.find((a) => a.id === t) ?? this.newtypes.find((n) => n.id === t)
+      if (!alias || seen.has(t)) return false
+      seen.add(t)
+      t = alias.type
+    }
+  }
+
   private writeStruct(w: RustWriter, name: string, closed: boolean, fields: Field[], reaches: (from: string, to: string) => boolean): void {
     w.line('#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]')
-    if (closed) w.line('#[serde(deny_unknown_fields)]')
     w.open(`pub struct ${name}`)
     for (const { key, field, required, ...f } of fields) {
       const { inner, options } = unwrapOptions(f.type)
       const type = reaches(inner, name) ? 'Option<'.repeat(options) + `Box<${inner}>` + '>'.repeat(options) : f.type
       if (bare(field) !== key) w.line(`#[serde(rename = ${rustString(key)})]`)
-      if (required) w.line(`pub ${field}: ${type},`)
-      else if (options > 0)
-        // Optional and nullable: a present `null` stays `Some(None)` (serde alone would drop it).
+      if (required) {
+        // serde reads an absent `Option` member as `None`; with `deserialize_with` an absent member
+        // is an error, as the validator's `required` says (a present `null` is still `None`).
+        if (this.isOption(f.type)) w.line('#[serde(deserialize_with = "serde::Deserialize::deserialize")]')
+        w.line(`pub ${field}: ${type},`)
+      } else
+        // Optional: absent is `None`; present is `Some`, read by the member's own type. serde alone
+        // reads a present `null` as `None`, which would accept `null` for a member whose schema
+        // refuses it and drop the `null` of one that allows it (`Value`, `type: [T, "null"]`).
         w.line('#[serde(')
           .indented(() => w.line('default,').line('skip_serializing_if = "Option::is_none",').line('deserialize_with = "crate::common::present"'))
           .line(')]')
           .line(`pub ${field}: Option<${type}>,`)
-      else w.line('#[serde(default, skip_serializing_if = "Option::is_none")]').line(`pub ${field}: Option<${type}>,`)
     }
-    if (!closed)
+    // Closed: `Closed` flattened refuses every other member. Not `deny_unknown_fields`: a struct
+    // without a flattened member also reads a JSON array (by position), which no object schema accepts.
+    if (closed) w.line('/// No members beyond these (the schema is closed).').line('#[serde(flatten)]').line('pub extra: crate::common::Closed,')
+    else
       w.line('/// Members the schema does not name (it allows them).').line('#[serde(flatten)]').line('pub extra: serde_json::Map<String, serde_json::Value>,')
     w.close().line()
   }

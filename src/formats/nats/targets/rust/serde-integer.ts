@@ -6,9 +6,11 @@
  * Rust integer holds; past it the value is refused, never rounded or wrapped), refuses `1.5`, NaN
  * and infinities, and writes itself back as a plain integer. A newtype, not a `deserialize_with`
  * function, so it holds in every position a schema can put an integer: a member, `Option`, `Vec`,
- * an alias, a channel's whole payload. Each value is O(1) to check. And `present`: an optional
- * member that may be `null` is `Option<Option<T>>`, and serde reads a present `null` as absent
- * (`None`), so `{"m": null}` would be written back as `{}`; `present` keeps it `Some(None)`.
+ * an alias, a channel's whole payload. Each value is O(1) to check. And `present`, for every
+ * optional member (`Option<T>`): serde reads a present `null` as absent (`None`), which would
+ * accept `{"m": null}` where `m` is a string and write `{"m": null}` back as `{}` where `m` may be
+ * `null` or anything; `present` reads a present member with `T` itself (`null` refused by a
+ * `String`, kept as `Some(None)` or `Some(Value::Null)`).
  */
 export const COMMON_SERDE_RS = `
 /// A JSON Schema (draft-07) integer: any JSON number with a zero fractional part (\`1\`, \`1.0\`,
@@ -93,8 +95,55 @@ impl<'de> serde::Deserialize<'de> for Integer {
     }
 }
 
-/// For an optional member that may be \`null\` (\`Option<Option<T>>\`): present is \`Some\`, so a
-/// present \`null\` is \`Some(None)\` and is written back, not dropped (absent stays \`None\`).
+/// The members a closed schema (\`additionalProperties: false\`) allows beyond its properties:
+/// none. A closed struct holds it flattened (\`extra\`), so any other member is refused, and so is a
+/// JSON array: serde reads a struct with no flattened member from an array too, by position.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Closed;
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Closed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::ser::SerializeMap::end(serializer.serialize_map(Some(0))?)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Closed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NoMembers;
+        impl<'de> serde::de::Visitor<'de> for NoMembers {
+            type Value = Closed;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("no members beyond the schema's properties")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Closed, A::Error> {
+                match map.next_key::<String>()? {
+                    Some(key) => Err(serde::de::Error::custom(format_args!(
+                        "unknown field \`{}\`",
+                        key
+                    ))),
+                    None => Ok(Closed),
+                }
+            }
+        }
+        deserializer.deserialize_map(NoMembers)
+    }
+}
+
+/// No JSON value is one: the type of a member a closed schema requires but does not describe (so
+/// may not hold either); no object meets such a schema, and its struct reads none.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Nothing {}
+
+/// For an optional member (\`Option<T>\`): present is \`Some\`, read by \`T\` itself, so a present
+/// \`null\` is refused where \`T\` refuses it and kept (\`Some(None)\`, \`Some(Value::Null)\`) where
+/// \`T\` allows it, and written back, not dropped (absent stays \`None\`).
 #[cfg(feature = "serde")]
 pub fn present<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
     deserializer: D,
