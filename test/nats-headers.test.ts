@@ -85,7 +85,7 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     nc = nats.nc
     ;({ module } = await headersContract())
     await provision(module, nc, { allowOlderServer: true })
-  }, 30_000)
+  }, 60_000)
 
   it("a $ref headers schema is validated (the reference followed like a payload's)", () => {
     const validate = module.channels.orderPlaced!.validateHeaders!

@@ -42,7 +42,7 @@ describe.skipIf(!NATS_SERVER)('a message headers schema is held like a payload (
   beforeAll(async () => {
     nc = nats.nc
     module = await headersContract()
-  }, 30_000)
+  }, 60_000)
 
   it('the compiled module keeps the headers schema where the client checks it: a headers validator beside the payload one', () => {
     // The compiler accepted the document without a diagnostic; the schema must not vanish.

@@ -19,7 +19,7 @@ export function connectedNatsServer(): Connected {
   beforeAll(async () => {
     server = await startNatsServer()
     nc = await connect({ servers: server.url })
-  }, 30_000)
+  }, 60_000)
   afterAll(async () => {
     await nc?.close()
     await server?.stop()
