@@ -20,7 +20,8 @@ function mixed(messages: readonly MessageModel[]): { with: string[]; without: st
  * client would check nothing, silently. So an operation carrying messages of which some have a
  * headers schema and some none (its channel's, or those it lists in `operation.messages`), or a
  * request whose reply channel's messages are so, is refused as unsupported. Reported at the
- * operation's `messages` when it lists them, else at its `channel` (or its `reply`'s `channel`).
+ * operation's `messages` when it lists fewer than all of its channel's, else at its `channel` (or its
+ * `reply`'s `channel`).
  */
 export const headersMixed = natsRule({
   code: 'NATS_HEADERS_MIXED',
