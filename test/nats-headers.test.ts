@@ -5,22 +5,35 @@
  * has no headers schema (left alone). The sibling cases of test/probe-nats-headers.test.ts. Waits
  * are bounded; nothing here asserts a time.
  */
-import { connect } from '@nats-io/transport-node'
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core'
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { bindContract, ContractClientError, provision, type ContractModule } from '../src/runtime/nats/client/index.js'
 import { headerObject } from '../src/runtime/nats/client/headers.js'
 import { loadModule } from './helpers/load-module.js'
-import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
-import { TSC } from './helpers/cli.js'
-import { typecheck } from './helpers/typecheck.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { connectedNatsServer, reached } from './helpers/nats-connected.js'
+import { TSC, TSC7 } from './helpers/cli.js'
+import { typeVerdicts } from './helpers/typecheck.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/nats-headers', String(process.pid))
+
+let compiled = 0
+/** The reply message of askPrice, where a test adds a headers schema. */
+const PRICE_REPLY = '  priceReply:\n    messages:\n      price:\n        payload:'
+
+/** `text` with each edit made (each must find its text: a fixture that changed fails here, not later). */
+function withEdits(text: string, edits: ReadonlyArray<[string, string]>): string {
+  for (const [from, to] of edits) {
+    if (!text.includes(from)) throw new Error(`fixture changed: ${from}`)
+    text = text.replace(from, to)
+  }
+  return text
+}
 
 /** The orders-client contract with headers: OrderPlaced's by `$ref` (closed), noted's inline; the price messages have none. */
 function headersDocument(): string {
@@ -46,22 +59,14 @@ function headersDocument(): string {
   return text
 }
 
-async function headersContract(): Promise<{ module: ContractModule; dts: string }> {
+async function headersContract(text = headersDocument()): Promise<{ module: ContractModule; dts: string }> {
   mkdirSync(tmp, { recursive: true })
-  const file = join(tmp, 'headers.asyncapi.yaml')
-  writeFileSync(file, headersDocument())
+  const file = join(tmp, `headers-${++compiled}.asyncapi.yaml`)
+  writeFileSync(file, text)
   const result = await compile(file)
   expect(result.diagnostics).toEqual([])
   return { module: (await loadModule(result.code!, 'nats-headers')) as unknown as ContractModule, dts: result.dts! }
 }
-
-/** Resolves once `count()` reaches `target`, or after `ms` whatever it is (a bounded wait, not a timing assertion). */
-const reached = (count: () => number, target: number, ms: number) =>
-  new Promise<void>((resolve) => {
-    const started = Date.now()
-    const poll = () => (count() >= target || Date.now() - started > ms ? resolve() : setTimeout(poll, 20))
-    poll()
-  })
 
 const order = (orderId: string) => ({ orderId, total: 1, currency: 'EUR', lines: [{ sku: 's', quantity: 1 }] })
 
@@ -72,21 +77,15 @@ function hdrs(...pairs: Array<[string, string]>) {
 }
 
 describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (real nats-server)', () => {
-  let server: NatsServer
+  const nats = connectedNatsServer()
   let nc: NatsConnection
   let module: ContractModule
 
   beforeAll(async () => {
-    server = await startNatsServer()
-    nc = await connect({ servers: server.url })
+    nc = nats.nc
     ;({ module } = await headersContract())
     await provision(module, nc, { allowOlderServer: true })
-  }, 30_000)
-
-  afterAll(async () => {
-    await nc?.close()
-    await server?.stop()
-  })
+  }, 60_000)
 
   it("a $ref headers schema is validated (the reference followed like a payload's)", () => {
     const validate = module.channels.orderPlaced!.validateHeaders!
@@ -105,11 +104,14 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     await js.publish('shop.eu.orders.aa000002.placed', JSON.stringify(order('aa000002')))
     await js.publish('shop.eu.orders.aa000003.placed', JSON.stringify(order('aa000003')), { headers: hdrs(['traceId', 't-3'], ['extra', 'x']) })
     const handled: string[] = []
+    const seen: Array<[unknown, string | undefined]> = []
     const refused: Array<[string, string | undefined]> = []
     const consumer = await client.consume(
       'onOrderPlaced' as never,
-      (m: { payload: { orderId: string }; ack(): void }) => {
+      (m: { payload: { orderId: string }; headers?: MsgHdrs; headerValues?: Record<string, string>; ack(): void }) => {
         handled.push(m.payload.orderId)
+        // The handler gets what was checked (Nats- names left out), the raw MsgHdrs beside it.
+        seen.push([{ ...m.headerValues }, m.headers?.get('Nats-Msg-Id')])
         m.ack()
       },
       { onError: (e) => void refused.push([e.code, e.errors[0]?.path]) },
@@ -117,6 +119,7 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     await reached(() => handled.length + refused.length, 3, 5_000)
     await consumer.stop()
     expect(handled).toEqual(['aa000001'])
+    expect(seen).toEqual([[{ traceId: 't-1' }, 'aa000001']])
     expect(refused).toEqual([
       ['INVALID_HEADERS', '/traceId'],
       ['INVALID_HEADERS', '/extra'],
@@ -132,6 +135,9 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     const fetched = await client.fetch('onOrderPlaced' as never, { batch: 2, expiresMs: 2_000, onError: (e) => void refused.push(e) })
     for (const m of fetched) m.ack()
     expect(fetched.map((m) => (m.payload as { orderId: string }).orderId)).toEqual(['bb000002'])
+    expect(fetched.map((m) => [{ ...(m as { headerValues?: object }).headerValues }, Object.isFrozen((m as { headerValues?: object }).headerValues)])).toEqual([
+      [{ traceId: 'b' }, true],
+    ])
     expect(refused.map((e) => [e.code, e.errors.map((x) => [x.path, x.code])])).toEqual([['INVALID_HEADERS', [['/traceId', 'repeated']]]])
   }, 20_000)
 
@@ -139,9 +145,15 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     const client = bindContract(module, nc, { allowOlderServer: true })
     const handled: string[] = []
     const refused: string[] = []
-    const sub = client.subscribe('onNote' as never, (m: { payload: { text: string } }) => void handled.push(m.payload.text), {
-      onError: (e) => void refused.push(e.code),
-    })
+    const values: unknown[] = []
+    const sub = client.subscribe(
+      'onNote' as never,
+      (m: { payload: { text: string }; headerValues?: object }) => {
+        handled.push(m.payload.text)
+        values.push({ ...m.headerValues })
+      },
+      { onError: (e) => void refused.push(e.code) },
+    )
     await nc.flush()
     nc.publish('shop.eu.notes.0a1b2c3d', JSON.stringify({ text: 'upper' }), { headers: hdrs(['TraceId', 'x']) })
     nc.publish('shop.eu.notes.0a1b2c3d', JSON.stringify({ text: 'exact' }), { headers: hdrs(['traceId', 'x']) })
@@ -149,6 +161,7 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     await reached(() => handled.length + refused.length, 2, 2_000)
     sub.unsubscribe()
     expect(handled).toEqual(['exact'])
+    expect(values).toEqual([{ traceId: 'x' }])
     expect(refused).toEqual(['INVALID_HEADERS'])
   })
 
@@ -183,9 +196,16 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     const client = bindContract(module, nc, { allowOlderServer: true })
     const handled: string[] = []
     const refused: string[] = []
-    const sub = client.subscribe('answerPrice' as never, (m: { payload: { sku: string } }) => void handled.push(m.payload.sku), {
-      onError: (e) => void refused.push(e.code),
-    })
+    const raw: Array<[string[] | undefined, unknown]> = []
+    const sub = client.subscribe(
+      'answerPrice' as never,
+      (m: { payload: { sku: string }; headers?: MsgHdrs; headerValues?: object }) => {
+        handled.push(m.payload.sku)
+        // Nothing checked, nothing read: no headerValues; the MsgHdrs as they came.
+        raw.push([m.headers?.values('a'), m.headerValues])
+      },
+      { onError: (e) => void refused.push(e.code) },
+    )
     await nc.flush()
     nc.publish('shop.prices.eu', JSON.stringify({ sku: 'twice' }), { headers: hdrs(['a', '1'], ['a', '2']) })
     nc.publish('shop.prices.us', JSON.stringify({ sku: 'none' }))
@@ -193,6 +213,10 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     await reached(() => handled.length + refused.length, 2, 2_000)
     sub.unsubscribe()
     expect(handled).toEqual(['twice', 'none'])
+    expect(raw).toEqual([
+      [['1', '2'], undefined],
+      [undefined, undefined],
+    ])
     expect(refused).toEqual([])
   })
 })
@@ -208,6 +232,11 @@ describe("an operation listing some of its channel's messages holds their header
       [
         "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n",
         "  noteOrder:\n    action: send\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/noted' }]\n",
+      ],
+      // The receive lists the message without one: each operation carries messages that agree (NATS_HEADERS_MIXED otherwise).
+      [
+        "  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n",
+        "  onNote:\n    action: receive\n    channel: { $ref: '#/channels/orderNoted' }\n    messages: [{ $ref: '#/channels/orderNoted/messages/plain' }]\n",
       ],
     ]
     for (const [from, to] of edits) {
@@ -229,38 +258,82 @@ describe("an operation listing some of its channel's messages holds their header
     expect(() => client.publish('noteOrder' as never, { region: 'eu', orderId: '0a1b2c3d' } as never, { text: 'a' } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_HEADERS' }),
     )
-  })
+    // The types follow the operation, not the channel: noteOrder must give the header, onNote reads none.
+    const header = `import * as orders from './orders.js'
+import { bindContract } from 'unplugin-contracts/runtime/nats/client'
+import type { NatsConnection } from '@nats-io/nats-core'
+declare const nc: NatsConnection
+const client = bindContract(orders, nc)
+const at = { region: 'eu', orderId: '0a1b2c3d' } as const
+`
+    const good = `
+client.publish('noteOrder', at, { text: 'a' }, { headers: { traceId: 'x' } })
+client.subscribe('onNote', (m) => { const none: undefined = m.headerValues; const p: string = m.payload.plain; void none; void p })
+`
+    const bad = {
+      'the listed message without its required header': `client.publish('noteOrder', at, { text: 'a' })`,
+      'checked headers read where the operation checks none': `client.subscribe('onNote', (m) => { const t: string = m.headerValues.traceId; void t })`,
+    }
+    const v = typeVerdicts(join(tmp, 'listed-types'), { orders: result.dts! }, { header, good, bad }, TSC)
+    expect(v.goodFailed, v.output).toBe(false)
+    expect(v.badAccepted, v.output).toEqual([])
+  }, 60_000)
 })
 
-describe('headers are typed from the schema (tsc --strict)', () => {
-  it('publish takes the headers its schema describes (or MsgHdrs), refuses a missing required one or a value that is not a string; a message without a schema takes any', async () => {
-    const { dts } = await headersContract()
+describe.each([
+  ['TypeScript 6', TSC],
+  ['TypeScript 7 (native)', TSC7],
+])('headers are typed exactly as their validator checks them (%s)', (_name, compiler) => {
+  it('a send whose schema requires a header must give it (options required), as a plain object of strings with exact names; handlers and request results get the checked headers typed', async () => {
+    // The reply message gets an optional header: a request result's `headerValues` is typed by it.
+    const { dts } = await headersContract(
+      withEdits(headersDocument(), [
+        [PRICE_REPLY, `${PRICE_REPLY.replace('payload:', '')}headers: { type: object, properties: { served: { type: string } } }\n        payload:`],
+      ]),
+    )
     const header = `import * as orders from './orders.js'
 import { bindContract } from 'unplugin-contracts/runtime/nats/client'
 import { headers, type NatsConnection } from '@nats-io/nats-core'
 declare const nc: NatsConnection
 const client = bindContract(orders, nc)
 const note = [{ region: 'eu', orderId: '0a1b2c3d' }, { text: 'a' }] as const
+const params = { region: 'eu', orderId: '0a1b2c3d' } as const
+const order: orders.OrderPlaced = { orderId: 'x', total: 1, currency: 'EUR', lines: [{ sku: 's', quantity: 1 }] }
 `
-    const good = `${header}
+    const good = `
 client.publish('noteOrder', ...note, { headers: { traceId: 'x' } })
 client.publish('noteOrder', ...note, { headers: { traceId: 'x', other: 'y' } })
-client.publish('noteOrder', ...note, { headers: headers() })
-export async function ask() { return client.request('askPrice', { region: 'eu' }, { sku: 'a' }, { headers: { anything: 'x' } }) }
+void client.publish('placeOrder', params, order, { headers: { traceId: 'x' }, msgID: 'm' })
+void client.publish('placeOrder', params, order, { headers: { traceId: 'x', 'Nats-Expected-Stream': 'ORDERS' } })
+client.subscribe('onNote', (m) => { const t: string = m.headerValues.traceId; const raw: string | undefined = m.headers?.get('traceId'); void t; void raw })
+client.subscribe('answerPrice', (m) => { const raw: string | undefined = m.headers?.get('anything'); const none: undefined = m.headerValues; void raw; void none })
+void client.consume('onOrderPlaced', (m) => { const t: string = m.headerValues.traceId; void t; m.ack() })
+export async function fetched() { const [m] = await client.fetch('onOrderPlaced', { batch: 1 }); const t: string | undefined = m?.headerValues.traceId; return t }
+export async function ask() {
+  await client.request('askPrice', { region: 'eu' }, { sku: 'a' }, { headers: headers() })
+  await client.request('askPrice', { region: 'eu' }, { sku: 'a' }, { headers: { anything: 'x' } })
+  const r = await client.request('askPrice', { region: 'eu' }, { sku: 'a' })
+  if (r.ok) { const served: string | undefined = r.headerValues.served; return served }
+  return r.reason
+}
 `
     const bad: Record<string, string> = {
+      'no options where a header is required': `client.publish('noteOrder', ...note)`,
+      'options without headers where a header is required': `client.publish('noteOrder', ...note, {})`,
       'a required header missing': `client.publish('noteOrder', ...note, { headers: { other: 'y' } })`,
       'a header value that is not a string': `client.publish('noteOrder', ...note, { headers: { traceId: 1 } })`,
+      'a name in another case (names are exact)': `client.publish('noteOrder', ...note, { headers: { TraceId: 'x' } })`,
+      'MsgHdrs where the schema types the headers (they cannot be typed)': `client.publish('noteOrder', ...note, { headers: headers() })`,
+      'a header a closed schema does not have': `void client.publish('placeOrder', params, order, { headers: { traceId: 'x', other: 'y' } })`,
+      'a JetStream send without its required header': `void client.publish('placeOrder', params, order, { msgID: 'm' })`,
+      'a handler reading a header a closed schema does not have': `void client.consume('onOrderPlaced', (m) => { const o: string = m.headerValues.other; void o })`,
+      'a handler reading checked headers where there is no schema': `client.subscribe('answerPrice', (m) => { const x: string = m.headerValues.anything; void x })`,
+      'a checked header read as a number': `client.subscribe('onNote', (m) => { const n: number = m.headerValues.traceId; void n })`,
+      'a reply header read as a number': `export async function ask() { const r = await client.request('askPrice', { region: 'eu' }, { sku: 'a' }); if (r.ok) { const n: number | undefined = r.headerValues.served; return n } }`,
     }
-    const sources: Record<string, string> = { 'good.ts': good }
-    Object.values(bad).forEach((line, i) => (sources[`bad${i}.ts`] = `${header}${line}\n`))
-    const r = typecheck(join(tmp, 'types'), { orders: dts }, sources, TSC)
-    const failing = new Set([...r.output.matchAll(/^(\w+)\.ts\(/gm)].map((m) => m[1]))
-    expect(failing.has('good'), r.output).toBe(false)
-    expect(
-      Object.keys(bad).filter((_, i) => !failing.has(`bad${i}`)),
-      r.output,
-    ).toEqual([])
+    const v = typeVerdicts(join(tmp, compiler === TSC ? 'types-ts6' : 'types-ts7'), { orders: dts }, { header, good, bad }, compiler)
+    expect(v.goodFailed, v.output).toBe(false)
+    expect(v.badAccepted, v.output).toEqual([])
   }, 60_000)
 })
 

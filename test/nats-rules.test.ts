@@ -76,6 +76,8 @@ const single: FixtureRow[] = [
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
   ['headers-not-object', 'NATS_HEADERS_NOT_OBJECT', '/channels/balanceQuery/messages/query/headers', 82, 18],
+  ['headers-mixed', 'NATS_HEADERS_MIXED', '/operations/queryBalance/channel', 98, 14],
+  ['headers-mixed-reply', 'NATS_HEADERS_MIXED', '/operations/queryBalance/reply/channel', 100, 16],
 ]
 
 /** Legal but probably not meant: a warning at its pointer, and the module is still generated. */
@@ -118,6 +120,40 @@ describe('NATS_HEADERS_NOT_OBJECT reads a headers schema as the map headers alwa
         expect(await codes('refused', refused), refused).toContainEqual(at)
       for (const accepted of ['{ type: object }', '{ properties: { traceId: { type: string } } }', '{ type: [object, "null"] }', '{}'])
         expect(await codes('accepted', accepted), accepted).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('NATS_HEADERS_MIXED refuses only a set of messages checked together that differ in having a headers schema', () => {
+  it('passes when every message of the set has one, when an operation lists only messages that agree, and names both sides in its data', async () => {
+    const text = readFileSync(join(fixtures, 'invalid', 'headers-mixed.asyncapi.yaml'), 'utf8')
+    const query = '      query:\n        payload: { type: object, properties: { account: { type: string } } }\n'
+    const sending = "  queryBalance:\n    action: send\n    channel: { $ref: '#/channels/balanceQuery' }\n"
+    expect(text).toContain(query)
+    expect(text).toContain(sending)
+    const dir = join(import.meta.dirname, '.work-headers-mixed')
+    mkdirSync(dir, { recursive: true })
+    const diagnostics = async (name: string, document: string) => {
+      const file = join(dir, `${name}.asyncapi.yaml`)
+      writeFileSync(file, document)
+      return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer, d.data])
+    }
+    try {
+      expect(await diagnostics('refused', text)).toEqual([['NATS_HEADERS_MIXED', '/operations/queryBalance/channel', { with: ['probe'], without: ['query'] }]])
+      // Every message with a headers schema (`type: object` takes any headers).
+      expect(await diagnostics('all', text.replace(query, query.replace('        payload:', '        headers: { type: object }\n        payload:')))).toEqual(
+        [],
+      )
+      // The send lists the message with a headers schema only; the receive lists the one without.
+      const listing = `${sending}    messages: [{ $ref: '#/channels/balanceQuery/messages/probe' }]\n`
+      expect(await diagnostics('listed', text.replace(sending, listing))).toEqual([])
+      // Listing both is the same set again: refused where it lists them.
+      const both = `${sending}    messages: [{ $ref: '#/channels/balanceQuery/messages/probe' }, { $ref: '#/channels/balanceQuery/messages/query' }]\n`
+      expect((await diagnostics('both', text.replace(sending, both))).map(([code, pointer]) => [code, pointer])).toEqual([
+        ['NATS_HEADERS_MIXED', '/operations/queryBalance/channel'],
+      ])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

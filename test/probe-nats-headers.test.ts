@@ -4,15 +4,15 @@
  * must hold messages to it like payloads. A copy of the orders-client contract whose `noted` message
  * requires a `traceId` header.
  */
-import { connect } from '@nats-io/transport-node'
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { bindContract, ContractClientError, type ContractModule } from '../src/runtime/nats/client/index.js'
 import { loadModule } from './helpers/load-module.js'
-import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { connectedNatsServer, reached } from './helpers/nats-connected.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/probe-nats-headers', String(process.pid))
@@ -34,29 +34,15 @@ async function headersContract(): Promise<ContractModule> {
   return (await loadModule(result.code!, 'probe-headers')) as unknown as ContractModule
 }
 
-/** Resolves once `count()` reaches `target`, or after `ms` whatever it is (a bounded wait, not a timing assertion). */
-const reached = (count: () => number, target: number, ms: number) =>
-  new Promise<void>((resolve) => {
-    const started = Date.now()
-    const poll = () => (count() >= target || Date.now() - started > ms ? resolve() : setTimeout(poll, 20))
-    poll()
-  })
-
 describe.skipIf(!NATS_SERVER)('a message headers schema is held like a payload (real nats-server)', () => {
-  let server: NatsServer
+  const nats = connectedNatsServer()
   let nc: NatsConnection
   let module: ContractModule
 
   beforeAll(async () => {
-    server = await startNatsServer()
-    nc = await connect({ servers: server.url })
+    nc = nats.nc
     module = await headersContract()
-  }, 30_000)
-
-  afterAll(async () => {
-    await nc?.close()
-    await server?.stop()
-  })
+  }, 60_000)
 
   it('the compiled module keeps the headers schema where the client checks it: a headers validator beside the payload one', () => {
     // The compiler accepted the document without a diagnostic; the schema must not vanish.
@@ -111,5 +97,20 @@ describe.skipIf(!NATS_SERVER)('a message headers schema is held like a payload (
     const answer = await client.request('askPrice' as never, { region: 'eu' } as never, { sku: 'a' } as never)
     responder.unsubscribe()
     expect(answer).toMatchObject({ ok: false, reason: 'invalid-response' })
+  })
+
+  it('request: a first response with the header is the result, its checked headers as headerValues', async () => {
+    const client = bindContract(module, nc, { allowOlderServer: true })
+    const responder = nc.subscribe('shop.prices.eu', {
+      callback: (_, msg) => {
+        const h = natsHeaders()
+        h.set('traceId', 'r-1')
+        msg.respond(JSON.stringify({ sku: 'a', cents: 5 }), { headers: h })
+      },
+    })
+    await nc.flush()
+    const answer = await client.request('askPrice' as never, { region: 'eu' } as never, { sku: 'a' } as never)
+    responder.unsubscribe()
+    expect(answer).toMatchObject({ ok: true, payload: { sku: 'a', cents: 5 }, headerValues: { traceId: 'r-1' } })
   })
 })

@@ -6,7 +6,8 @@
  * `required` or `items` but no `type` accepts `5`, `"x"` and `null`, so its type does too; a closed
  * object with `patternProperties` admits the members the patterns name. Each value is run through
  * the generated TypeScript validator and through the crate built with cargo (offline, Debian's
- * serde crates), and the verdicts are compared.
+ * serde crates), and the verdicts are compared; so are a channel's headers (`<Channel>Headers`,
+ * from its message's headers schema) against its headers validator.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -60,6 +61,19 @@ const cases: ReadonlyArray<readonly [string, string, string, boolean]> = [
   ['patterned', 'PatternedPayload', '{"name":"a","x-trace":"b"}', true],
 ]
 
+/**
+ * [channel export, Rust headers type, the headers as the client's validator reads them (JSON), whether
+ * the Rust type must accept them]: a closed headers schema with a required header.
+ */
+const headerCases: ReadonlyArray<readonly [string, string, string, boolean]> = [
+  ['traced', 'TracedHeaders', '{"traceId":"a"}', true],
+  ['traced', 'TracedHeaders', '{"traceId":"a","hop":"2"}', true],
+  ['traced', 'TracedHeaders', '{}', false],
+  ['traced', 'TracedHeaders', '{"hop":"2"}', false],
+  ['traced', 'TracedHeaders', '{"traceId":"a","other":"b"}', false],
+  ['traced', 'TracedHeaders', '{"TraceId":"a"}', false],
+]
+
 /** What the TypeScript side receives: JSON.parse, or undefined where JavaScript cannot read it as JSON. */
 function parsed(text: string): { value: unknown } | undefined {
   try {
@@ -80,6 +94,8 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types as wide as the validato
       return value !== undefined && (mod[channel].validatePayload as (v: unknown) => boolean)(value.value)
     })
     expect(cases.map(([c, , text], i) => [c, text, verdicts[i]])).toEqual(cases.map(([c, , text, ok]) => [c, text, ok]))
+    const headerVerdicts = headerCases.map(([channel, , text]) => (mod[channel].validateHeaders as (v: unknown) => boolean)(JSON.parse(text)))
+    expect(headerCases.map(([c, , text], i) => [c, text, headerVerdicts[i]])).toEqual(headerCases.map(([c, , text, ok]) => [c, text, ok]))
 
     const model = { ...((await inspect(document)).data as NatsModel), file: document }
     const files = [...rustCrate([model], 'contracts', { serde: true })]
@@ -97,6 +113,18 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types as wide as the validato
           '    assert_eq!(serde_json::to_value(typed).unwrap(), sent);',
         )
       } else test.push(`    assert!(serde_json::from_str::<${rust}>(${rustString(text)}).is_err());`)
+      test.push('}', '')
+    })
+    headerCases.forEach(([, type, text, ok], i) => {
+      const rust = `contracts::widths::payloads::${type}`
+      test.push('#[test]', `fn headers_${i}() {`)
+      if (ok)
+        test.push(
+          `    let typed: ${rust} = serde_json::from_str(${rustString(text)}).unwrap();`,
+          `    let sent: serde_json::Value = serde_json::from_str(${rustString(text)}).unwrap();`,
+          '    assert_eq!(serde_json::to_value(typed).unwrap(), sent);',
+        )
+      else test.push(`    assert!(serde_json::from_str::<${rust}>(${rustString(text)}).is_err());`)
       test.push('}', '')
     })
     // Past i64 an integer is refused, never wrapped or rounded (the one place the type is narrower than draft-07).
@@ -118,7 +146,7 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types as wide as the validato
     }
     // The widths test target only: no unit tests or doctests to build (see rust-target.test.ts).
     const run = cargo(['test', '--offline', '--quiet', '--features', 'serde', '--test', 'widths'], work, target)
-    expect([run.status, run.output]).toEqual([0, expect.stringContaining(`test result: ok. ${cases.length + 1} passed`)])
+    expect([run.status, run.output]).toEqual([0, expect.stringContaining(`test result: ok. ${cases.length + headerCases.length + 1} passed`)])
     if (RUSTFMT) {
       const fmt = spawnSync(RUSTFMT, ['--check', '--edition', '2021', join(work, 'src/lib.rs')], { encoding: 'utf8' })
       expect([fmt.status, fmt.stdout + fmt.stderr]).toEqual([0, ''])

@@ -378,6 +378,23 @@ export const interactionCases: readonly BundleCase[] = [
         .relock(),
   ],
   [
+    "an interaction's result operation carrying a message with a headers schema (the executor checks payloads only)",
+    'NATS_INTERACTION_HEADERS',
+    '/x-nats-contract/interactions/approveRefund/resultOperation',
+    86,
+    24,
+    'payments/asyncapi/asyncapi.yaml',
+    'payments',
+    (b) =>
+      b
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          "    RefundBallot:\n      payload: { $ref: '#/components/schemas/RefundBallot' }",
+          "    RefundBallot:\n      headers: { type: object, required: [traceId] }\n      payload: { $ref: '#/components/schemas/RefundBallot' }",
+        )
+        .relock(),
+  ],
+  [
     'an adapter of an unknown kind',
     'NATS_ADAPTER_KIND',
     '/x-nats-contract/adapters/tally/kind',

@@ -96,7 +96,7 @@ function channelModels(ctx: NatsContext, link: Link, diagnostics: Diagnostic[], 
  * order, when they are fewer than the channel's: what the operation may carry. Undefined when it
  * lists none (the channel's messages, all of them) or all of them. O(listed + channel messages).
  */
-function listedMessages(ctx: NatsContext, std: Record<string, unknown>, channelId: string): string[] | undefined {
+export function listedMessages(ctx: NatsContext, std: Record<string, unknown>, channelId: string): string[] | undefined {
   if (!Array.isArray(std.messages)) return undefined
   const channel = ctx.standard('channels')[channelId]
   const all = isObject(channel) && isObject(channel.messages) ? Object.keys(channel.messages) : []

@@ -217,10 +217,13 @@ function declarations(model: NatsModel, header: string): string {
   const payloads = new PayloadTypeWriter(model.schemas, new Set())
   const payloadOf = (channel: ChannelModel) =>
     channel.messages.length === 0 ? 'unknown' : [...new Set(channel.messages.map((m) => (m.external ? 'unknown' : payloads.typeOf(m.payload))))].join(' | ')
-  const headersOf = (channel: ChannelModel) =>
-    channel.messages.length === 0 || channel.messages.some((m) => m.headers === undefined || m.external)
+  // The headers type of some messages, only when each has a headers schema (what a validator checks).
+  const headersOfMessages = (messages: readonly MessageModel[]) =>
+    messages.length === 0 || messages.some((m) => m.headers === undefined || m.external)
       ? undefined
-      : [...new Set(channel.messages.map((m) => payloads.typeOf(m.headers)))].join(' | ')
+      : // A schema typed `unknown` (`{}`) still describes a map of headers: never the `unknown` of no schema.
+        [...new Set(messages.map((m) => payloads.typeOf(m.headers)).map((t) => (t === 'unknown' ? '{ [member: string]: unknown; }' : t)))].join(' | ')
+  const headersOf = (channel: ChannelModel) => headersOfMessages(channel.messages)
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
@@ -258,7 +261,10 @@ function declarations(model: NatsModel, header: string): string {
       listed === undefined
         ? ''
         : ` & { readonly __payload?: { readonly type: ${listed.length === 0 ? 'never' : [...new Set(listed.map((m) => (m.external ? 'unknown' : payloads.typeOf(m.payload))))].join(' | ')} } }`
-    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)}${payload};`)
+    // The headers of the messages it lists, when each has a headers schema (its `validateHeaders`).
+    const listedHeaders = listed === undefined ? undefined : headersOfMessages(listed)
+    const headers = listedHeaders === undefined ? '' : ` & { readonly __headers?: { readonly type: ${listedHeaders} } }`
+    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)}${payload}${headers};`)
   }
   out.push(`export declare const operations: {${ops.length ? '\n' + ops.text() + '\n' : ' '}};`)
   const keyed = (name: string, descriptor: string, entries: ReadonlyArray<{ key: string; extra?: string }>) =>

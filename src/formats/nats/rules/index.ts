@@ -34,6 +34,8 @@ import { refKind, refResolves } from './references.js'
 import { headerCorrelation, requestReply, standardReply } from './replies.js'
 import { schemaFormat } from './schema-formats.js'
 import { headersObject } from './headers-object.js'
+import { headersMixed } from './headers-mixed.js'
+import { interactionHeaders } from './interaction-headers.js'
 import { asyncapiSchema, asyncapiVersion, standardVersion } from './standard.js'
 import { standardChannelKey, standardParameters } from './standard-channels.js'
 import { streamMinimumDuration, streamSubjects, streamWindow } from './stream-limits.js'
@@ -59,6 +61,8 @@ export const natsRules = [
   payloadBounded,
   schemaFormat,
   headersObject,
+  headersMixed,
+  interactionHeaders,
   profileUnsupported,
   profileShape,
   identityNonEmpty,

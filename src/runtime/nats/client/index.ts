@@ -15,7 +15,7 @@ import { check, type Validator } from '../../shared/validation.js'
 import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
-import { headerObject, msgHdrsOf } from './headers.js'
+import { headerObject, msgHdrsOf, type HeaderObject } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
 export interface ContractModule {
@@ -33,8 +33,38 @@ export type PayloadOf<C> = C extends Channel<any, any, infer T> ? T : never
 export type FiltersOf<C> = C extends Channel<any, infer F, any> ? F : never
 /** The headers a channel's messages carry, as their `headers` schema types them (`unknown`: no schema, any headers). */
 export type HeadersOf<C> = C extends Channel<any, any, any, infer H> ? H : unknown
-/** What a send may give as headers: nats.js MsgHdrs (checked at run time), or a plain object typed by the message's headers schema. */
-export type OutgoingHeadersOf<C> = unknown extends HeadersOf<C> ? OutgoingHeaders : (HeadersOf<C> & Readonly<Record<string, string>>) | MsgHdrs
+/**
+ * Headers as their validator reads them, typed by a headers schema `H`: a plain object whose values
+ * are strings, names exact (nats.js v3 compares them case-sensitively); names starting with `Nats-`
+ * are the protocol's and JetStream's own, never checked, so any schema lets them through.
+ */
+export type CheckedHeaders<H> = HeaderMap<H> & { readonly [name: `Nats-${string}`]: string }
+/** The object members of a headers type, each value a string (what a header value is); `H` a union when the messages are several. */
+type HeaderMap<H> = H extends readonly unknown[] ? never : H extends object ? { readonly [K in keyof H]: H[K] & string } : never
+/**
+ * What a send may give as headers: with a headers schema, the plain object it describes (exactly
+ * what its validator accepts: nats.js MsgHdrs cannot be typed, so it is taken at run time only);
+ * without one, any plain object of strings or MsgHdrs.
+ */
+export type OutgoingHeadersOf<C> = unknown extends HeadersOf<C> ? OutgoingHeaders : CheckedHeaders<HeadersOf<C>>
+/**
+ * The headers type of what an operation carries: the messages it lists (`operation.messages`, typed
+ * on its descriptor) when it lists fewer than all of its channel's, else its channel's (`unknown`:
+ * a message has no headers schema, and no headers are checked).
+ */
+export type OperationHeadersOf<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly messages: readonly string[] }
+  ? Ops<M>[K] extends { readonly __headers?: { readonly type: infer H } }
+    ? H
+    : unknown
+  : HeadersOf<ChannelOf<M, K>>
+/** What an operation's send may give as headers (see `OutgoingHeadersOf`). */
+type OperationOutgoingHeaders<M extends ContractModule, K extends keyof Ops<M>> =
+  unknown extends OperationHeadersOf<M, K> ? OutgoingHeaders : CheckedHeaders<OperationHeadersOf<M, K>>
+/**
+ * A send's options argument: required, with its `headers`, when the headers schema requires a
+ * header (no plain object without one passes the validator); optional otherwise.
+ */
+type SendOptionsArgument<O, H> = Record<never, never> extends H ? [options?: O & { readonly headers?: H }] : [options: O & { readonly headers: H }]
 /**
  * The payload an operation carries: the messages it lists (`operation.messages`, typed on its
  * descriptor) when it lists fewer than all of its channel's, else any message of its channel.
@@ -55,6 +85,9 @@ export type ConsumeOperation<M extends ContractModule> = Where<M, { readonly act
 type PublishResult<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly api: 'jetstream' } ? Promise<PubAck> : void
 type ReplyPayload<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly requestReply: { readonly replyChannel: infer R } }
   ? PayloadOf<M['channels'][R & keyof M['channels']]>
+  : unknown
+type ReplyHeaders<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly requestReply: { readonly replyChannel: infer R } }
+  ? HeadersOf<M['channels'][R & keyof M['channels']]>
   : unknown
 
 export type ContractClientErrorCode =
@@ -93,19 +126,39 @@ export interface PublishOptions<H = OutgoingHeaders> {
   readonly timeoutMs?: number
 }
 
-export type RequestResult<T> =
-  | { readonly ok: true; readonly payload: T; readonly msg: Msg }
+/** A request's options. */
+export interface RequestOptions<H = OutgoingHeaders> {
+  /** Checked against the message's `headers` schema, when it has one, before anything is sent (`INVALID_HEADERS`). */
+  readonly headers?: H
+}
+
+/**
+ * The checked headers of a received message whose headers schema is `H`: `headerValues`, the plain
+ * object its validator accepted (one string per name, `Nats-` names left out). None when the
+ * message has no headers schema (`unknown`): nothing is read then.
+ */
+export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: CheckedHeaders<H> }
+
+export type RequestResult<T, H = unknown> =
+  | ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>)
   | { readonly ok: false; readonly reason: 'no-responders' | 'timeout' }
   | { readonly ok: false; readonly reason: 'invalid-response'; readonly errors: readonly ResultError[]; readonly msg: Msg }
 
-export interface Received<P, T> {
+/** A received message as a handler gets it: its subject, parameters, payload, nats.js headers and, with a headers schema, the checked headers. */
+export type Received<P, T, H = unknown> = ReceivedMessage<P, T> & HeaderValues<H>
+
+export interface ReceivedMessage<P, T> {
   readonly subject: string
   readonly params: P
   readonly payload: T
+  /** The message's nats.js headers as they arrived (with a headers schema, `headerValues` is what was checked). */
   readonly headers?: MsgHdrs
 }
 
-export interface Consumed<P, T> extends Received<P, T> {
+/** A JetStream message as a consume or fetch handler gets it. */
+export type Consumed<P, T, H = unknown> = Received<P, T, H> & ConsumedMessage
+
+export interface ConsumedMessage {
   /** How many times this message has been delivered (1 on the first delivery). */
   readonly deliveryCount: number
   ack(): void
@@ -182,17 +235,27 @@ export class ContractClient<M extends ContractModule> {
     readonly nc: NatsConnection,
   ) {}
 
-  /** A core publish, or a JetStream publish with stream acknowledgment (the PubAck), as the operation says. */
+  /**
+   * A core publish, or a JetStream publish with stream acknowledgment (the PubAck), as the operation
+   * says. `options` (and its `headers`) is required when the message's headers schema requires a header.
+   */
   publish<K extends PublishOperation<M>>(
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: PublishOptions<OutgoingHeadersOf<ChannelOf<M, K>>> = NO_PUBLISH_OPTIONS,
+    ...options: SendOptionsArgument<Omit<PublishOptions, 'headers'>, OperationOutgoingHeaders<M, K>>
+  ): PublishResult<M, K>
+  // One implementation signature (no rest array per message): the declared one above is what callers see.
+  publish<K extends PublishOperation<M>>(
+    operation: K,
+    params: ParamsOf<ChannelOf<M, K>>,
+    payload: OperationPayloadOf<M, K>,
+    options: PublishOptions = NO_PUBLISH_OPTIONS,
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
     const { subject, data } = this.outgoing(op, params, payload, options.headers)
-    const headers = options.headers ? msgHdrsOf(options.headers as OutgoingHeaders) : undefined
+    const headers = options.headers ? msgHdrsOf(options.headers) : undefined
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // No options object when there is nothing to say: nats.js then takes its shortest path.
@@ -211,13 +274,23 @@ export class ContractClient<M extends ContractModule> {
     }) as PublishResult<M, K>
   }
 
-  /** A request on the native inbox: the first response, validated against the reply channel, within the contract's timeout. */
+  /**
+   * A request on the native inbox: the first response, validated against the reply channel, within
+   * the contract's timeout. `options` (and its `headers`) is required when the request message's
+   * headers schema requires a header; with a reply headers schema, the result carries `headerValues`.
+   */
+  request<K extends RequestOperation<M>>(
+    operation: K,
+    params: ParamsOf<ChannelOf<M, K>>,
+    payload: OperationPayloadOf<M, K>,
+    ...options: SendOptionsArgument<Omit<RequestOptions, 'headers'>, OperationOutgoingHeaders<M, K>>
+  ): Promise<RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>>
   async request<K extends RequestOperation<M>>(
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
     payload: OperationPayloadOf<M, K>,
-    options: { readonly headers?: OutgoingHeadersOf<ChannelOf<M, K>> } = {},
-  ): Promise<RequestResult<ReplyPayload<M, K>>> {
+    options: RequestOptions = NO_PUBLISH_OPTIONS,
+  ): Promise<RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>> {
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
     const { subject, data } = this.outgoing(op, params, payload, options.headers)
@@ -225,7 +298,7 @@ export class ContractClient<M extends ContractModule> {
     try {
       msg = await this.nc.request(subject, data, {
         timeout: op.requestReply.timeoutMs,
-        ...(options.headers ? { headers: msgHdrsOf(options.headers as OutgoingHeaders) } : {}),
+        ...(options.headers ? { headers: msgHdrsOf(options.headers) } : {}),
       })
     } catch (error) {
       if (error instanceof errors.RequestError && error.isNoResponders()) return { ok: false, reason: 'no-responders' }
@@ -241,15 +314,17 @@ export class ContractClient<M extends ContractModule> {
     const problems = check(reply?.validatePayload, decoded)
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
     // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
-    const headerProblems = reply?.validateHeaders ? headersProblems(reply.validateHeaders, msg.headers) : undefined
-    if (headerProblems) return { ok: false, reason: 'invalid-response', errors: headerProblems, msg }
-    return { ok: true, payload: decoded as ReplyPayload<M, K>, msg }
+    if (!reply?.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
+    const checked = checkedHeaders(reply.validateHeaders, msg.headers)
+    if (!checked.ok) return { ok: false, reason: 'invalid-response', errors: checked.errors, msg }
+    // `headerValues` is typed by the reply's headers schema, which is what `validateHeaders` checked.
+    return { ok: true, payload: decoded, msg, headerValues: checked.value } as unknown as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
   }
 
   /** A core subscription on the operation's channel (or one of its filters), in the binding's queue group when it has one. */
   subscribe<K extends SubscribeOperation<M>>(
     operation: K,
-    handler: (message: Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>, msg: Msg) => void | Promise<void>,
+    handler: (message: Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>, msg: Msg) => void | Promise<void>,
     options: SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>> = {},
   ): Subscription {
     const op = this.operation(operation, 'receive')
@@ -266,7 +341,7 @@ export class ContractClient<M extends ContractModule> {
         const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
         try {
-          const done = handler(received as Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>, msg)
+          const done = handler(received as Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>, msg)
           if (done instanceof Promise) done.catch((e: unknown) => report(handlerFailed(e, msg)))
         } catch (e) {
           report(handlerFailed(e, msg))
@@ -282,7 +357,7 @@ export class ContractClient<M extends ContractModule> {
    */
   async consume<K extends ConsumeOperation<M>>(
     operation: K,
-    handler: (message: Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>) => void | Promise<void>,
+    handler: (message: Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>) => void | Promise<void>,
     options: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
     const op = this.operation(operation, 'receive')
@@ -300,7 +375,7 @@ export class ContractClient<M extends ContractModule> {
           return report(consumed)
         }
         try {
-          const done = handler(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>)
+          const done = handler(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>)
           if (done instanceof Promise)
             done.catch((e: unknown) => {
               msg.nak()
@@ -319,18 +394,18 @@ export class ContractClient<M extends ContractModule> {
   async fetch<K extends ConsumeOperation<M>>(
     operation: K,
     options: ConsumeOptions & { readonly batch: number; readonly expiresMs?: number },
-  ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>>> {
+  ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>>> {
     const op = this.operation(operation, 'receive')
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.jetstream().consumers.get(stream, durable)
-    const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>> = []
+    const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>> = []
     const messages = await consumer.fetch({ max_messages: options.batch, ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}) })
     for await (const msg of messages) {
       const consumed = consumedOf(channel, msg, op)
       if (consumed instanceof ContractClientError) {
         msg.term()
         options.onError?.(consumed)
-      } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>>)
+      } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>)
     }
     return out
   }
@@ -393,12 +468,12 @@ export class ContractClient<M extends ContractModule> {
       )
     // The headers the message's schema describes, checked before anything is sent (no schema: not read).
     const validateHeaders = op.validateHeaders ?? channel.validateHeaders
-    const headerProblems = validateHeaders ? headersProblems(validateHeaders, headers) : undefined
-    if (headerProblems)
+    const checked = validateHeaders ? checkedHeaders(validateHeaders, headers) : undefined
+    if (checked && !checked.ok)
       throw new ContractClientError(
         'INVALID_HEADERS',
         `The headers of ${JSON.stringify(op.id)} break channel ${JSON.stringify(channel.id)}'s messages.`,
-        headerProblems,
+        checked.errors,
       )
     return { subject, data: encoder.encode(wire.text), channel }
   }
@@ -419,10 +494,12 @@ export class ContractClient<M extends ContractModule> {
   }
 }
 
-/** Why `headers` (given or received; none reads as no header at all) break `validate`, or undefined when they do not. */
-function headersProblems(validate: Validator, headers: unknown): ResultError[] | undefined {
+/** `headers` (given or received; none reads as no header at all) as the plain object `validate` accepted (frozen), or why it does not. */
+function checkedHeaders(validate: Validator, headers: unknown): HeaderObject {
   const read = headerObject(headers)
-  return read.ok ? check(validate, read.value) : read.errors
+  if (!read.ok) return read
+  const problems = check(validate, read.value)
+  return problems ? { ok: false, errors: problems } : { ok: true, value: Object.freeze(read.value) }
 }
 
 /** What `decode` answers for data that is not JSON text: a value no `JSON.parse` returns. */
@@ -443,7 +520,7 @@ function incoming(
   channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> },
   msg: Msg | JsMsg,
   op: OperationDescriptor,
-): Received<unknown, unknown> | ContractClientError {
+): (ReceivedMessage<unknown, unknown> & { readonly headerValues?: Readonly<Record<string, string>> }) | ContractClientError {
   const params = channel.subject.tryParse(msg.subject)
   if (params === undefined)
     return new ContractClientError(
@@ -467,16 +544,22 @@ function incoming(
   const headers = msg.headers
   // A channel whose messages have a headers schema: the headers are held to it like the payload.
   const validateHeaders = op.validateHeaders ?? channel.validateHeaders
-  const headerProblems = validateHeaders ? headersProblems(validateHeaders, headers) : undefined
-  if (headerProblems)
+  const checked = validateHeaders ? checkedHeaders(validateHeaders, headers) : undefined
+  if (checked && !checked.ok)
     return new ContractClientError(
       'INVALID_HEADERS',
       `A message on ${JSON.stringify(msg.subject)} has headers that break channel ${JSON.stringify(channel.id)}'s messages.`,
-      headerProblems,
+      checked.errors,
       msg,
     )
-  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs } = { subject: msg.subject, params, payload: decoded }
+  const received: { subject: string; params: unknown; payload: unknown; headers?: MsgHdrs; headerValues?: Readonly<Record<string, string>> } = {
+    subject: msg.subject,
+    params,
+    payload: decoded,
+  }
   if (headers) received.headers = headers
+  // What was checked, typed by the schema (the handler's `headerValues`); none without a schema.
+  if (checked) received.headerValues = checked.value
   return received
 }
 
@@ -484,7 +567,7 @@ function consumedOf(
   channel: Channel<unknown> & { subject: NonNullable<Channel<unknown>['subject']> },
   msg: JsMsg,
   op: OperationDescriptor,
-): Consumed<unknown, unknown> | ContractClientError {
+): (ReceivedMessage<unknown, unknown> & ConsumedMessage) | ContractClientError {
   const received = incoming(channel, msg, op)
   if (received instanceof ContractClientError) return received
   return {

@@ -304,8 +304,29 @@ export function writePayloads(w: RustWriter, model: NatsModel, channelModules: M
     )
     const type = types.length === 1 ? types[0]! : VALUE
     if (type !== id) payloads.alias(id, type, `/// The payload of channel ${codeSpan(rustString(c.id))}.`)
+    writeHeaders(payloads, c, channelModules)
   }
   w.line().line("/// Message payloads with `serde` derives (the crate's `serde` feature).").line('#[cfg(feature = "serde")]').open('pub mod payloads')
   payloads.write(w)
   w.close()
+}
+
+/** A map of header names to values: what any headers are (a message without a headers schema, or several messages). */
+const HEADER_MAP = 'serde_json::Map<String, serde_json::Value>'
+
+/**
+ * A channel's headers type, `<Channel>Headers`, when one of its messages has an AsyncAPI `headers`
+ * schema (none otherwise: a channel without one has nothing to type). One message's schema is typed
+ * as a payload's is (a struct of its named headers, closed when the schema is); several messages,
+ * or one without a headers schema beside one with, are any map. It reads the headers as the
+ * TypeScript client's validator does: a JSON object, one string per name, `Nats-` names left out.
+ */
+function writeHeaders(payloads: RustPayloads, c: NatsModel['channels'][number], channelModules: Map<string, string>): void {
+  if (!c.messages.some((m) => m.headers !== undefined)) return
+  const id = payloads.reserve(`channel-headers:${c.id}`, `${bare(channelModules.get(c.id)!)}_headers`)
+  const only = c.messages.length === 1 ? c.messages[0]! : undefined
+  const type = only && !only.external && only.headers !== undefined ? payloads.typeOf(only.headers, id, 0, id) : HEADER_MAP
+  // `Value` says nothing a map of headers does not: the map, so the type still reads as headers.
+  const headers = type === VALUE ? HEADER_MAP : type
+  if (headers !== id) payloads.alias(id, headers, `/// The headers of channel ${codeSpan(rustString(c.id))}.`)
 }
