@@ -221,13 +221,21 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         })
       },
       // A change to a contract or to any file it depends on invalidates the modules compiled from it.
-      async hotUpdate({ file, modules, read }) {
+      async hotUpdate({ type, file, modules, read }) {
         const ids = ctx.modulesOf(file)
         if (!ids) return
-        // An editor that saves in place truncates the file, then writes it: the first change event
-        // can come between the two. Vite's `read` waits (briefly, bounded) until an emptied file is
-        // written again, so that the page's reload does not compile the empty text.
-        await read()
+        // An editor that saves in place truncates the file, then writes it, and the watcher's one
+        // change event can come between the two (it drops a second change within 50 ms, so no later
+        // event brings the written text). Vite's `read` waits, about 100 ms at most, until an emptied
+        // file is written again: the reload goes out after that, and the page's request compiles the
+        // whole text. Only for a change: a deleted file is not read (the compile says it is missing),
+        // and a file that cannot be read is the compile's to report.
+        if (type === 'update')
+          try {
+            await read()
+          } catch {
+            // Not read now: the compile reads it and reports what it finds.
+          }
         // `diff: '<ref>'`: a saved contract is compared with its git version after the update, off its path.
         if (ctx.options.diff !== undefined && compiler.formatOf(file) !== undefined) void ctx.devDiff(file)
         // The dev page (once someone opened it) shows the new verdict even when no page re-imports
