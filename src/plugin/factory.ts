@@ -16,6 +16,7 @@ import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } fro
 import { bindImportsOnce } from './bind-imports.js'
 import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
+import { OutsideRootFiles } from './outside-root.js'
 
 export { PLUGIN_NAME }
 
@@ -43,6 +44,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const problems = new ContractProblems()
   /** esbuild's `sourcemap` option (its `config` hook): without it, no module's map is made. */
   let esbuildSourcemap: unknown
+  /** Vite dev: the dependencies outside the server's root, kept watched (src/plugin/outside-root.ts). */
+  let outsideRoot: OutsideRootFiles | undefined
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
@@ -102,7 +105,10 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const maps = bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)
         const result = await ctx.compile(served, maps)
         if (served.query === '') ctx.registry.record(result)
-        for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) ctx.watch(this, dependency, id)
+        for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) {
+          ctx.watch(this, dependency, id)
+          outsideRoot?.seen(dependency)
+        }
         // A file made later where the compile looked and found none (a bundle lock in a parent folder,
         // a DASP definition) changes the verdict: its creation regenerates the module too.
         for (const absent of result.absentDependencies) ctx.watchAbsent(this as never, absent, id, meta.framework)
@@ -136,6 +142,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
     buildEnd() {
+      outsideRoot?.close()
       return ctx.pool.close()
     },
 
@@ -200,6 +207,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       configureServer(server) {
         ctx.serving = true
         ctx.logger = server.config.logger
+        outsideRoot = new OutsideRootFiles(server.watcher, server.config.root)
         // The dev page: what this server compiled, and the topology of each NATS bundle.
         server.middlewares.use(DEV_PAGE, (req, res, next) => {
           if (req.method !== 'GET') return next()
@@ -224,6 +232,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       async hotUpdate({ type, file, modules, read }) {
         const ids = ctx.modulesOf(file)
         if (!ids) return
+        outsideRoot?.changed(type, file)
         // An editor that saves in place truncates the file, then writes it, and the watcher's one
         // change event can come between the two (it drops a second change within 50 ms, so no later
         // event brings the written text). Vite's `read` waits, about 100 ms at most, until an emptied
