@@ -50,12 +50,22 @@ describe.each(['inside', 'outside'] as const)("Vite dev, the contract %s Vite's 
   /** The page's load: main.js, then the contract's module it imports. */
   const load = () =>
     (loading = loading.then(async () => {
-      const main = await (await fetch(`${base}/main.js`)).text()
-      const url = /from\s+"([^"]*payments\.spec\.json[^"]*)"/.exec(main)?.[1]
-      if (url === undefined) throw new Error(`main.js does not import the contract: ${main}`)
-      const response = await fetch(base + url)
-      answers.push({ status: response.status, text: await response.text() })
-      step(`page: ${response.status} for the contract's module`)
+      // A load that fails (main.js not served, a request cut) is in the trace, and tried again, at
+      // most three times, as a person would reload the page; a failed one never stops the next.
+      for (let attempt = 1; attempt <= 3; attempt++)
+        try {
+          const main = await fetch(`${base}/main.js`)
+          const code = await main.text()
+          const url = /from\s+"([^"]*payments\.spec\.json[^"]*)"/.exec(code)?.[1]
+          if (url === undefined) throw new Error(`main.js (${main.status}) does not import the contract: ${code.slice(0, 300)}`)
+          const response = await fetch(base + url)
+          answers.push({ status: response.status, text: await response.text() })
+          step(`page: ${response.status} for the contract's module`)
+          return
+        } catch (error) {
+          step(`page: load ${attempt} failed: ${String(error)}`)
+          await sleep(200)
+        }
     }))
 
   beforeAll(async () => {
