@@ -62,8 +62,9 @@ export async function openDevLoop(root: string, { plain = false } = {}): Promise
     )
   const original = readFileSync(contract, 'utf8')
   // What happened since the page opened or the last save was seen, each step with its time: a save
-  // the page does not show in time fails with this list, which says where the chain stopped (the watcher's event, the plugins'
-  // hotUpdate, the reload the page received, the page's request for the contract and its answer).
+  // the page does not show in time fails with this list, which says where the chain stopped (the
+  // watcher's event, the plugins' hotUpdate, the reload the page received, the page's requests that
+  // failed, its request for the contract and the answer).
   let since = performance.now()
   const trace: string[] = []
   const step = (what: string) => trace.push(`${(performance.now() - since).toFixed(0).padStart(6)} ms ${what}`)
@@ -96,8 +97,10 @@ export async function openDevLoop(root: string, { plain = false } = {}): Promise
     if (frame === page.mainFrame()) step('page: navigated')
   })
   page.on('response', (response) => {
-    if (response.url().includes(basename(contract))) step(`page: ${response.status()} for ${response.url().slice(base.length)}`)
+    if (response.url().includes(basename(contract)) || response.status() >= 400) step(`page: ${response.status()} for ${response.url().slice(base.length)}`)
   })
+  page.on('requestfailed', (request) => step(`page: request failed: ${request.url().slice(base.length)} (${request.failure()?.errorText ?? ''})`))
+  page.on('pageerror', (error) => step(`page: error ${error.message.slice(0, 120)}`))
   await page.goto(`${base}/`)
   await page.waitForSelector('#topics li', { timeout: 30_000 })
   // The contract lies outside Vite's root: the watcher takes it on when the page's import loads it,
