@@ -17,6 +17,7 @@ import { bindImportsOnce } from './bind-imports.js'
 import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
 import { OutsideRootFiles } from './outside-root.js'
+import { replayErrors, type ErrorReplay, type HotChannelLike } from './error-replay.js'
 
 export { PLUGIN_NAME }
 
@@ -46,6 +47,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   let esbuildSourcemap: unknown
   /** Vite dev: the dependencies outside the server's root, kept watched (src/plugin/outside-root.ts). */
   let outsideRoot: OutsideRootFiles | undefined
+  /** Vite dev: the last error of a contract's module, sent again to a page that connects later (src/plugin/error-replay.ts). */
+  let errorReplay: ErrorReplay | undefined
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
@@ -134,6 +137,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework), result.file)
           }
         }
+        errorReplay?.reset()
         const code = meta.framework === 'webpack' ? bindImportsOnce(result.code) : result.code
         if (!maps) return { code, moduleType: 'js' }
         return { code, map: result.map as never, moduleType: 'js' }
@@ -208,6 +212,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         ctx.serving = true
         ctx.logger = server.config.logger
         outsideRoot = new OutsideRootFiles(server.watcher, server.config.root)
+        const hot = server.environments.client?.hot as HotChannelLike | undefined
+        if (typeof hot?.send === 'function' && typeof hot.on === 'function') errorReplay = replayErrors(hot, PLUGIN_NAME)
         // The dev page: what this server compiled, and the topology of each NATS bundle.
         server.middlewares.use(DEV_PAGE, (req, res, next) => {
           if (req.method !== 'GET') return next()
@@ -233,6 +239,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const ids = ctx.modulesOf(file)
         if (!ids) return
         outsideRoot?.changed(type, file)
+        errorReplay?.reset()
         // An editor that saves in place truncates the file, then writes it, and the watcher's one
         // change event can come between the two (it drops a second change within 50 ms, so no later
         // event brings the written text). Vite's `read` waits, about 100 ms at most, until an emptied
