@@ -17,6 +17,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
@@ -203,6 +204,84 @@ describe('the code cache of the built validators', () => {
     load(file, open.cacheRoot)
     chmodSync(open.dir, 0o777)
     expect(load(file, open.cacheRoot).cache).toBe('none')
+  })
+
+  it('is pruned after a write: caches it wrote that no process used for 30 days, and the oldest past 64; never a file it did not write, nor a link', () => {
+    const { cacheRoot, dir } = fresh()
+    const texts = (name: string) => {
+      const file = join(work, 'prune', `${name}.cjs`)
+      mkdirSync(join(work, 'prune'), { recursive: true })
+      writeFileSync(file, `module.exports = () => ${JSON.stringify(name)}`)
+      return { file, text: readFileSync(file, 'utf8') }
+    }
+    const used = texts('used')
+    expect(load(used.file, cacheRoot).cache).toBe('none')
+    const key = readFileSync(join(dir, 'key'))
+    const v8 = process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')
+    /** A cache as the package writes it: V8's data of the text, sealed under `sealKey` for `version`. */
+    const sealed = (text: string, version = process.versions.v8, sealKey = key) => {
+      const data = v8Data(text)
+      const mac = createHmac('sha256', sealKey).update(digest(text)).update('\0').update(version).update('\0').update(data).digest()
+      return Buffer.concat([mac, data])
+    }
+    const daysAgo = (days: number) => Date.now() / 1000 - days * 24 * 60 * 60
+    const plant = (name: string, bytes: Buffer, days: number) => {
+      writeFileSync(join(dir, name), bytes, { mode: 0o600 })
+      utimesSync(join(dir, name), daysAgo(days), daysAgo(days))
+      return name
+    }
+    const other = (n: number) => `module.exports = () => "other-${n}"`
+    const removed = [
+      // Another text (an older build of a validator), unused for 40 days.
+      plant(`${digest(other(1))}-${v8}-${plainFlags}.v8-cache`, sealed(other(1)), 40),
+      // Named as caches were before they named V8's flags.
+      plant(`${digest(other(2))}-${v8}.v8-cache`, sealed(other(2)), 40),
+      // Another V8's (sealed under its version as Node spells it).
+      plant(`${digest(other(3))}-10.2.154.26_node.26-${plainFlags}.v8-cache`, sealed(other(3), '10.2.154.26-node.26'), 40),
+      // A write a process did not finish, whole but not renamed, two days old.
+      plant(`${digest(other(4))}-${v8}-${plainFlags}.v8-cache.4242.0123456789ab.tmp`, sealed(other(4)), 2),
+    ]
+    // Used by another configuration last week.
+    const lastWeek = plant(`${digest(other(5))}-${v8}-0badf1a9.v8-cache`, sealed(other(5)), 7)
+    const foreign = [
+      // Named as a cache, but not sealed under this folder's key, or not sealed at all: not the package's.
+      plant(`${digest(other(6))}-${v8}-${plainFlags}.v8-cache`, sealed(other(6), process.versions.v8, randomBytes(32)), 400),
+      plant(`${digest(other(7))}-${v8}-${plainFlags}.v8-cache`, Buffer.from('notes of mine\n'), 400),
+      // A temp file cut short, and a file of another name.
+      plant(`${digest(other(8))}-${v8}-${plainFlags}.v8-cache.4242.0123456789ab.tmp`, sealed(other(8)).subarray(0, 40), 400),
+      plant('notes.txt', Buffer.from('mine\n'), 400),
+    ]
+    // A link named as a cache, to an old sealed cache outside the folder: neither is removed.
+    const outside = join(work, 'prune', 'outside.v8-cache')
+    writeFileSync(outside, sealed(other(9)), { mode: 0o600 })
+    utimesSync(outside, daysAgo(400), daysAgo(400))
+    const link = `${digest(other(9))}-${v8}-${plainFlags}.v8-cache`
+    symlinkSync(outside, join(dir, link))
+    // The cache in use: made 40 days ago, used now, which marks it used.
+    utimesSync(join(dir, cacheName(used.text)), daysAgo(40), daysAgo(40))
+    expect(load(used.file, cacheRoot).cache).toBe('used')
+
+    const listing = () => readdirSync(dir).sort()
+    const before = listing()
+    const written = texts('written')
+    expect(load(written.file, cacheRoot).cache).toBe('none')
+    expect(listing()).toEqual([...before.filter((name) => !removed.includes(name)), cacheName(written.text)].sort())
+    for (const name of [...foreign, lastWeek, cacheName(used.text), 'key']) expect(listing()).toContain(name)
+    expect(lstatSync(join(dir, link)).isSymbolicLink()).toBe(true)
+    expect(existsSync(outside)).toBe(true)
+
+    // At most 64 caches: past that, the ones used longest ago go, the one just written stays.
+    const many = Array.from({ length: 70 }, (_, i) => plant(`${digest(other(100 + i))}-${v8}-${plainFlags}.v8-cache`, sealed(other(100 + i)), 1 + i / 100))
+    const last = texts('last')
+    expect(load(last.file, cacheRoot).cache).toBe('none')
+    const caches = listing().filter((name) => /\.v8-cache$/.test(name) && !lstatSync(join(dir, name)).isSymbolicLink())
+    const ours = caches.filter((name) => !foreign.includes(name))
+    expect(ours).toHaveLength(64)
+    expect(ours).toContain(cacheName(last.text))
+    expect(ours).toContain(many[0])
+    expect(ours).not.toContain(many[69])
+    expect(ours).not.toContain(lastWeek)
+    for (const name of foreign) expect(listing()).toContain(name)
   })
 
   it('is off with UNPLUGIN_CONTRACTS_CODE_CACHE=0: nothing read, nothing written', () => {

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parseIgnoreFile, IgnoreFileError } from '../src/core/diff/ignore.js'
 import { contractsInProcess as cli } from './helpers/cli.js'
 
@@ -17,13 +17,19 @@ const root = join(import.meta.dirname, '..')
 const pair = join(root, 'fixtures/diff/benzene/benzene-request-removed')
 const oldText = readFileSync(join(pair, 'old.spec.json'), 'utf8')
 const newText = readFileSync(join(pair, 'new.spec.json'), 'utf8')
-const repo = mkdtempSync(join(tmpdir(), 'contracts-probe-ignore-'))
-afterAll(() => rmSync(repo, { recursive: true, force: true }))
+const work = mkdtempSync(join(tmpdir(), 'contracts-probe-ignore-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
 const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' }
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' }).trim()
-const ignoreFile = join(repo, '.contracts-diff-ignore.yaml')
+let repos = 0
 
-beforeAll(() => {
+/**
+ * A repository of its own for one test: four services committed, then, in the working tree, two of
+ * them deleted and two that lose their third request topic.
+ */
+function servicesRepo(): string {
+  const repo = join(work, `repo-${repos++}`)
+  mkdirSync(repo)
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' }).trim()
   git('init', '-q', '-b', 'main')
   writeFileSync(join(repo, 'package.json'), '{}')
   for (const name of ['orders', 'billing', 'refunds', 'ledger']) {
@@ -32,21 +38,24 @@ beforeAll(() => {
   }
   git('add', '-A')
   git('commit', '-q', '-m', 'four services')
-  // Two services deleted, two that lose their third request topic.
   git('rm', '-q', 'orders/orders.spec.json', 'billing/billing.spec.json')
   writeFileSync(join(repo, 'refunds/refunds.spec.json'), newText)
   writeFileSync(join(repo, 'ledger/ledger.spec.json'), newText)
-})
+  return repo
+}
 
-const diff = async (ignore: string, ...args: string[]) => {
-  writeFileSync(ignoreFile, ignore)
-  const r = await cli(['diff', '--against', 'HEAD', '--json', ...args], repo)
+/** `contracts diff --against HEAD --json` in a new repository of its own, with `ignore` as its ignore file. */
+const diff = async (ignore: string) => {
+  const repo = servicesRepo()
+  writeFileSync(join(repo, '.contracts-diff-ignore.yaml'), ignore)
+  const r = await cli(['diff', '--against', 'HEAD', '--json'], repo)
+  const where = (f: { new?: { file: string }; old?: { file: string } }) => (f.new ?? f.old)!.file.slice(repo.length + 1)
   return {
     status: r.status,
     json: JSON.parse(r.stdout) as { findings: Array<{ rule: string; new?: { file: string }; old?: { file: string } }>; ignored: unknown[] },
+    where,
   }
 }
-const where = (f: { new?: { file: string }; old?: { file: string } }) => (f.new ?? f.old)!.file.slice(repo.length + 1)
 
 describe('contracts diff: an ignore entry accepts the contract it names, not every contract with that pointer', () => {
   it('without contract: one entry accepts the rule at the pointer in every contract the file applies to (as documented)', async () => {
@@ -64,9 +73,9 @@ describe('contracts diff: an ignore entry accepts the contract it names, not eve
         `- rule: benzene-request-removed\n  pointer: /requests/2\n  reason: refunds moved\n  contract: ./refunds/refunds.spec.json\n`,
     )
     expect(r.status).toBe(1)
-    const shown = r.json.findings.filter((f) => f.rule !== 'benzene-hash-changed').map((f) => `${f.rule} ${where(f)}`)
+    const shown = r.json.findings.filter((f) => f.rule !== 'benzene-hash-changed').map((f) => `${f.rule} ${r.where(f)}`)
     expect(shown).toEqual(['contract-removed billing/billing.spec.json', 'benzene-request-removed ledger/ledger.spec.json'])
-    expect(r.json.ignored.map((f) => `${(f as { rule: string }).rule} ${where(f as never)}`).sort()).toEqual([
+    expect(r.json.ignored.map((f) => `${(f as { rule: string }).rule} ${r.where(f as never)}`).sort()).toEqual([
       'benzene-request-removed refunds/refunds.spec.json',
       'contract-removed orders/orders.spec.json',
     ])
@@ -79,8 +88,9 @@ describe('contracts diff: an ignore entry accepts the contract it names, not eve
   })
 
   it('contract in the two-file form: the new file (or the file a finding is in)', async () => {
+    const repo = servicesRepo()
     const dir = join(repo, 'pair')
-    mkdirSync(dir, { recursive: true })
+    mkdirSync(dir)
     writeFileSync(join(dir, 'old.spec.json'), oldText)
     writeFileSync(join(dir, 'new.spec.json'), newText)
     const ignore = join(dir, 'ignore.yaml')

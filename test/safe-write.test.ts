@@ -93,6 +93,22 @@ describe('the safe writer', () => {
     expect(readdirSync(outside)).toEqual(['deploy.sh'])
   })
 
+  it('one refusal per refused folder, however many outputs go under it (and one per refused file)', () => {
+    symlinkSync('../outside', join(root, 'src'))
+    mkdirSync(join(root, 'a'))
+    writeFileSync(join(root, 'a', 'b'), 'a file where a folder goes\n')
+    writeFileSync(join(root, 'mine.ts'), 'hand-written\n')
+    const outputs = ['src/lib.rs', 'src/one.rs', 'src/deeper/two.rs', 'a/b/c.ts', 'a/b/d.ts', 'mine.ts', 'fine.ts'].map((path) => ({ path, text: ours('') }))
+    const result = writeOwnedFiles(root, outputs)
+    expect(result.ok).toBe(false)
+    expect(result.ok ? [] : result.refused.map((r) => [r.reason, r.path])).toEqual([
+      ['link', join(root, 'src')],
+      ['not-a-folder', join(root, 'a/b')],
+      ['foreign', join(root, 'mine.ts')],
+    ])
+    expect(readdirSync(root).sort()).toEqual(['a', 'mine.ts', 'src'])
+  })
+
   it('refuses a file it did not write, and a folder or a FIFO where a file goes, without blocking', () => {
     const target = join(root, 'ledger.d.ts')
     writeFileSync(target, '// my own declarations\n')

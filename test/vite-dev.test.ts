@@ -38,6 +38,26 @@ async function fetchContractModule() {
   return { status: response.status, text: await response.text() }
 }
 
+/** The messages a page that connects now gets, up to Vite's `connected` (sent after what a new page is owed), and closes. */
+async function connectedMessages(): Promise<Array<{ type: string; [key: string]: any }>> {
+  const port = (server.httpServer!.address() as { port: number }).port
+  const late = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+  const got: Array<{ type: string; [key: string]: any }> = []
+  try {
+    await new Promise<void>((resolve, reject) => {
+      late.on('message', (data) => {
+        got.push(JSON.parse(String(data)))
+        if (got.at(-1)!.type === 'connected') resolve()
+      })
+      late.once('error', reject)
+      setTimeout(() => reject(new Error('no connected message in 10 s')), 10_000).unref()
+    })
+  } finally {
+    late.close()
+  }
+  return got
+}
+
 /** Saves the contract as an editor does (see EditorFile: spaced, each with its own mtime). */
 const editor = new EditorFile(contract)
 const save = (text: string) => editor.save(text)
@@ -111,6 +131,10 @@ describe('Vite dev server', () => {
     expect(overlay.err.message).toContain('BENZENE_REF_MISSING')
     expect(overlay.err.message).toContain(`${contract}:68:17`)
     expect(overlay.err.loc).toMatchObject({ file: contract, line: 68 })
+    // A page that connects later (the page a save reloads, whose socket connects after its request
+    // failed while the page it replaces was still connected) gets the same error.
+    const late = await connectedMessages()
+    expect(late.filter((m) => m.type === 'error').map((m) => m.err.message)).toEqual([overlay.err.message])
   })
 
   it('a contract that is a link out of the tree: an error that shows none of its target, on the page and in the overlay', async () => {
@@ -150,5 +174,7 @@ describe('Vite dev server', () => {
       return r.status === 200 && r.text.includes(JSON.stringify(expected)) ? r : undefined
     })
     expect(recovered.text).toContain('$topic("payments:capture"')
+    // And a page that connects now gets no error.
+    expect((await connectedMessages()).map((m) => m.type)).toEqual(['connected'])
   })
 })

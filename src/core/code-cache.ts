@@ -16,16 +16,31 @@
  * Anyone who can read the key can already run code as this user.
  *
  * Caches are written when the process exits (so the functions that ran are compiled in them), to a
- * new file opened with O_EXCL | O_NOFOLLOW and renamed over the name. Any failure (a read-only
- * home, a full disk) leaves the text to be compiled as usual. `UNPLUGIN_CONTRACTS_CODE_CACHE=0`
+ * new file opened with O_EXCL | O_NOFOLLOW and renamed over the name; the folder is then pruned of
+ * the caches no process used for a month, and of the oldest beyond a bound (src/core/code-cache-prune.ts).
+ * Any failure (a read-only home, a full disk) leaves the text to be compiled as usual. `UNPLUGIN_CONTRACTS_CODE_CACHE=0`
  * turns the cache off; `UNPLUGIN_CONTRACTS_CACHE_DIR` moves it (default: `$XDG_CACHE_HOME` or
  * `~/.cache`, `%LOCALAPPDATA%` on Windows, then `unplugin-contracts/v8`).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Script } from 'node:vm'
+import { CACHE_NAME, pruneCodeCaches, TOUCH_AFTER_MS } from './code-cache-prune.js'
 
 const MAC_LENGTH = 32
 const KEY_LENGTH = 32
@@ -58,8 +73,11 @@ const v8FlagsWord = (data: Uint8Array): string =>
 let flagsWord: string | undefined
 const currentFlagsWord = (): string => (flagsWord ??= v8FlagsWord(new Script('0').createCachedData()))
 
+/** V8's version as a file name holds it. */
+const versionInName = (version: string): string => version.replace(/[^0-9A-Za-z.]/g, '_')
+
 /** A cache's file name: the text's digest, V8's version and V8's flags (V8 refuses another version's or other flags' data anyway). */
-export const codeCacheName = (digest: string): string => `${digest}-${process.versions.v8.replace(/[^0-9A-Za-z.]/g, '_')}-${currentFlagsWord()}.v8-cache`
+export const codeCacheName = (digest: string): string => `${digest}-${versionInName(process.versions.v8)}-${currentFlagsWord()}.v8-cache`
 
 /** Owned by this user, a regular file or folder as asked, and writable by nobody else (POSIX; Windows has no modes here). */
 function trusted(stats: Stats, kind: 'file' | 'folder', secret = false): boolean {
@@ -86,6 +104,22 @@ function readTrusted(path: string, secret = false): Buffer | undefined {
     return readFileSync(fd)
   } catch {
     return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** Marks a cache as used now (pruning removes the ones unused for long), at most once a day; never through a link. */
+function touch(path: string): void {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+    const stats = fstatSync(fd)
+    if (!trusted(stats, 'file') || Date.now() - stats.mtimeMs < TOUCH_AFTER_MS) return
+    const now = new Date()
+    futimesSync(fd, now, now)
+  } catch {
+    // A read-only folder: the cache is still used; pruning goes by the time it was written.
   } finally {
     if (fd !== undefined) closeSync(fd)
   }
@@ -137,18 +171,37 @@ function key(dir: string, create: boolean): Buffer | undefined {
   return made?.length === KEY_LENGTH ? made : undefined
 }
 
-const macOf = (secret: Buffer, digest: string, data: Buffer): Buffer =>
-  createHmac('sha256', secret).update(digest).update('\0').update(process.versions.v8).update('\0').update(data).digest()
+const macOf = (secret: Buffer, digest: string, data: Buffer, version = process.versions.v8): Buffer =>
+  createHmac('sha256', secret).update(digest).update('\0').update(version).update('\0').update(data).digest()
+
+/**
+ * Whether `file`, found under the cache name `name`, is one this package wrote with this key: its
+ * MAC verifies for the digest and V8 version the name holds (this V8's, or another's as Node
+ * spells them, `12.4.254.21-node.33` named `12.4.254.21_node.33`).
+ */
+function wroteCache(secret: Buffer, name: string, file: Buffer): boolean {
+  const parts = CACHE_NAME.exec(name)
+  if (!parts || file.length <= MAC_LENGTH) return false
+  const [, digest, named] = parts as unknown as [string, string, string]
+  const versions = new Set([process.versions.v8, named.replace(/_/g, '-'), named].filter((v) => versionInName(v) === named))
+  const mac = file.subarray(0, MAC_LENGTH)
+  const data = file.subarray(MAC_LENGTH)
+  for (const version of versions) if (timingSafeEqual(mac, macOf(secret, digest, data, version))) return true
+  return false
+}
 
 /** V8's data for the text of `digest`, when this user made it here; undefined otherwise. */
 export function readCodeCache(digest: string, env: NodeJS.ProcessEnv = process.env): Buffer | undefined {
   const dir = codeCacheDir(env)
   if (dir === undefined || !folder(dir, false)) return undefined
   const secret = key(dir, false)
-  const file = secret && readTrusted(join(dir, codeCacheName(digest)))
+  const path = join(dir, codeCacheName(digest))
+  const file = secret && readTrusted(path)
   if (!secret || !file || file.length <= MAC_LENGTH) return undefined
   const data = file.subarray(MAC_LENGTH)
-  return timingSafeEqual(file.subarray(0, MAC_LENGTH), macOf(secret, digest, data)) ? data : undefined
+  if (!timingSafeEqual(file.subarray(0, MAC_LENGTH), macOf(secret, digest, data))) return undefined
+  touch(path)
+  return data
 }
 
 /** Writes the cache of a script compiled from the text of `digest`. Returns whether it did. */
@@ -182,6 +235,17 @@ export function cacheOnExit(digest: string, script: Script): void {
 }
 
 function writePending(): void {
-  for (const [digest, script] of pending) writeCodeCache(digest, script.createCachedData())
+  const written = new Set<string>()
+  for (const [digest, script] of pending) if (writeCodeCache(digest, script.createCachedData())) written.add(codeCacheName(digest))
   pending.clear()
+  if (written.size > 0) pruneFolder(written)
+}
+
+/** Prunes this user's cache folder (src/core/code-cache-prune.ts), keeping the caches just written. */
+export function pruneFolder(keep: ReadonlySet<string>, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dir = codeCacheDir(env)
+  if (dir === undefined || !folder(dir, false)) return []
+  const secret = key(dir, false)
+  if (!secret) return []
+  return pruneCodeCaches(dir, { wrote: (name, bytes) => wroteCache(secret, name, bytes), trusted: (stats) => trusted(stats, 'file'), keep })
 }

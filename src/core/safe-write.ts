@@ -224,9 +224,14 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
 
   const rootProblem = checkRoot(top, options.createRoot === true, false)
   if (rootProblem) return { ok: false, refused: [rootProblem] }
+  // A folder refused (a link, a file where a folder goes) is one refusal, however many outputs go under it.
+  const refusedPaths = new Set<string>()
   for (const { file, segments, target } of targets) {
     const problem = checkFolders(top, segments, false) ?? inspectTarget(target, file.text, file.replaces).refusal
-    if (problem) refused.push(problem)
+    if (problem && !refusedPaths.has(problem.path)) {
+      refusedPaths.add(problem.path)
+      refused.push(problem)
+    }
   }
   if (refused.length > 0) return { ok: false, refused }
 

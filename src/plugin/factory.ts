@@ -16,6 +16,8 @@ import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } fro
 import { bindImportsOnce } from './bind-imports.js'
 import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
+import { OutsideRootFiles } from './outside-root.js'
+import { replayErrors, type ErrorReplay, type HotChannelLike } from './error-replay.js'
 
 export { PLUGIN_NAME }
 
@@ -43,6 +45,10 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   const problems = new ContractProblems()
   /** esbuild's `sourcemap` option (its `config` hook): without it, no module's map is made. */
   let esbuildSourcemap: unknown
+  /** Vite dev: the dependencies outside the server's root, kept watched (src/plugin/outside-root.ts). */
+  let outsideRoot: OutsideRootFiles | undefined
+  /** Vite dev: the last error of a contract's module, sent again to a page that connects later (src/plugin/error-replay.ts). */
+  let errorReplay: ErrorReplay | undefined
 
   /**
    * Fails the module. Thrown, because webpack's `this.error()` records and returns; but handed to
@@ -102,7 +108,10 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const maps = bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)
         const result = await ctx.compile(served, maps)
         if (served.query === '') ctx.registry.record(result)
-        for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) ctx.watch(this, dependency, id)
+        for (const dependency of result.dependencies.length ? result.dependencies : [served.file]) {
+          ctx.watch(this, dependency, id)
+          outsideRoot?.seen(dependency)
+        }
         // A file made later where the compile looked and found none (a bundle lock in a parent folder,
         // a DASP definition) changes the verdict: its creation regenerates the module too.
         for (const absent of result.absentDependencies) ctx.watchAbsent(this as never, absent, id, meta.framework)
@@ -128,6 +137,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             if (hasErrors(result.diagnostics)) return fail(this, contractError(result, meta.framework), result.file)
           }
         }
+        errorReplay?.reset()
         const code = meta.framework === 'webpack' ? bindImportsOnce(result.code) : result.code
         if (!maps) return { code, moduleType: 'js' }
         return { code, map: result.map as never, moduleType: 'js' }
@@ -136,6 +146,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
     buildEnd() {
+      outsideRoot?.close()
       return ctx.pool.close()
     },
 
@@ -200,6 +211,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       configureServer(server) {
         ctx.serving = true
         ctx.logger = server.config.logger
+        outsideRoot = new OutsideRootFiles(server.watcher, server.config.root)
+        const hot = server.environments.client?.hot as HotChannelLike | undefined
+        if (typeof hot?.send === 'function' && typeof hot.on === 'function') errorReplay = replayErrors(hot, PLUGIN_NAME)
         // The dev page: what this server compiled, and the topology of each NATS bundle.
         server.middlewares.use(DEV_PAGE, (req, res, next) => {
           if (req.method !== 'GET') return next()
@@ -221,13 +235,23 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         })
       },
       // A change to a contract or to any file it depends on invalidates the modules compiled from it.
-      async hotUpdate({ file, modules, read }) {
+      async hotUpdate({ type, file, modules, read }) {
         const ids = ctx.modulesOf(file)
         if (!ids) return
-        // An editor that saves in place truncates the file, then writes it: the first change event
-        // can come between the two. Vite's `read` waits (briefly, bounded) until an emptied file is
-        // written again, so that the page's reload does not compile the empty text.
-        await read()
+        outsideRoot?.changed(type, file)
+        errorReplay?.reset()
+        // An editor that saves in place truncates the file, then writes it, and the watcher's one
+        // change event can come between the two (it drops a second change within 50 ms, so no later
+        // event brings the written text). Vite's `read` waits, about 100 ms at most, until an emptied
+        // file is written again: the reload goes out after that, and the page's request compiles the
+        // whole text. Only for a change: a deleted file is not read (the compile says it is missing),
+        // and a file that cannot be read is the compile's to report.
+        if (type === 'update')
+          try {
+            await read()
+          } catch {
+            // Not read now: the compile reads it and reports what it finds.
+          }
         // `diff: '<ref>'`: a saved contract is compared with its git version after the update, off its path.
         if (ctx.options.diff !== undefined && compiler.formatOf(file) !== undefined) void ctx.devDiff(file)
         // The dev page (once someone opened it) shows the new verdict even when no page re-imports

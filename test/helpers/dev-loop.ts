@@ -7,7 +7,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { createServer, type ViteDevServer } from 'vite'
+import { createServer, type Plugin, type ViteDevServer } from 'vite'
 import contracts from 'unplugin-contracts/vite'
 import { CHROMIUM, launchChromium } from './chromium.js'
 import { EditorFile } from './editor-save.js'
@@ -61,17 +61,46 @@ export async function openDevLoop(root: string, { plain = false } = {}): Promise
       ].join('\n'),
     )
   const original = readFileSync(contract, 'utf8')
+  // What happened since the page opened or the last save was seen, each step with its time: a save
+  // the page does not show in time fails with this list, which says where the chain stopped (the
+  // watcher's event, the plugins' hotUpdate, the reload the page received, the page's requests that
+  // failed, its request for the contract and the answer).
+  let since = performance.now()
+  const trace: string[] = []
+  const step = (what: string) => trace.push(`${(performance.now() - since).toFixed(0).padStart(6)} ms ${what}`)
+  const tracer: Plugin = {
+    name: 'dev-loop-trace',
+    hotUpdate({ file, modules }) {
+      if (file === contract) step(`hotUpdate (${this.environment.name}): ${modules.length} modules to update`)
+    },
+  }
   const server: ViteDevServer = await createServer({
     root: join(root, 'web'),
     configFile: false,
     logLevel: 'silent',
-    plugins: [contracts({ types: false })],
+    plugins: [contracts({ types: false }), tracer],
     server: { host: '127.0.0.1', port: 0, fs: { allow: [root] } },
   })
   await server.listen()
   const base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+  server.watcher.on('all', (event, path) => {
+    if (path === contract) step(`watcher: ${event}`)
+  })
   const browser: Browser = await launchChromium()
   const page = await browser.newPage()
+  page.on('websocket', (socket) => {
+    step('page: HMR socket opened')
+    socket.on('framereceived', ({ payload }) => step(`page: HMR message ${String(payload).slice(0, 80)}`))
+    socket.on('close', () => step('page: HMR socket closed'))
+  })
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) step('page: navigated')
+  })
+  page.on('response', (response) => {
+    if (response.url().includes(basename(contract)) || response.status() >= 400) step(`page: ${response.status()} for ${response.url().slice(base.length)}`)
+  })
+  page.on('requestfailed', (request) => step(`page: request failed: ${request.url().slice(base.length)} (${request.failure()?.errorText ?? ''})`))
+  page.on('pageerror', (error) => step(`page: error ${error.message.slice(0, 120)}`))
   await page.goto(`${base}/`)
   await page.waitForSelector('#topics li', { timeout: 30_000 })
   // The contract lies outside Vite's root: the watcher takes it on when the page's import loads it,
@@ -88,13 +117,21 @@ export async function openDevLoop(root: string, { plain = false } = {}): Promise
     original,
     async saveAndSee(text, selector, absent) {
       const start = performance.now()
+      step('saving: times from here')
+      since = start
       await file.save(text)
-      await page.waitForFunction(
-        ([present, gone]) => document.querySelector(present) !== null && (gone === undefined || document.querySelector(gone) === null),
-        [selector, absent] as const,
-        { timeout: 20_000, polling: 'raf' },
-      )
+      step(`saved (${text.length} characters)`)
+      try {
+        await page.waitForFunction(
+          ([present, gone]) => document.querySelector(present) !== null && (gone === undefined || document.querySelector(gone) === null),
+          [selector, absent] as const,
+          { timeout: 20_000, polling: 'raf' },
+        )
+      } catch (error) {
+        throw new Error(`the page did not show ${selector}${absent ? ` without ${absent}` : ''}; since the save:\n${trace.join('\n')}`, { cause: error })
+      }
       file.seen()
+      trace.length = 0
       return performance.now() - start
     },
     async close() {

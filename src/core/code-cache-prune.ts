@@ -1,0 +1,121 @@
+/**
+ * The code-cache folder kept bounded (src/core/code-cache.ts). Each validator text, V8 version and
+ * set of V8 flags has a cache of its own, so a folder gains files with every package upgrade, every
+ * Node upgrade and every new `NODE_OPTIONS`, and nothing else removes them. After a process writes
+ * its caches, it removes those that no process used for `UNUSED_DAYS` days (a use refreshes a
+ * cache's time, at most once a day) and, beyond the `MAX_CACHES` used last, the older ones; and
+ * the temp files of writes a process did not finish (killed between the write and the rename).
+ * Not removed at once for being named otherwise than this process names them: another installed
+ * version of the package, another Node or other flags may be using them, and each would replace
+ * the other's caches on every alternation.
+ *
+ * Only files this package wrote: a regular file (not a link), of this user's, with a cache's name,
+ * whose HMAC under the folder's key verifies (`wrote`); anything else there is left as it is. The
+ * work is bounded: the names looked at, and the files read to check their MAC.
+ */
+import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readFileSync, unlinkSync, type Stats } from 'node:fs'
+import { join } from 'node:path'
+
+/** A cache's name: the text's digest, V8's version (`_` for what a name may not hold) and, since names carry them, V8's flags. */
+export const CACHE_NAME = /^([0-9a-f]{64})-([0-9A-Za-z._]+?)(?:-([0-9a-f]{8}|none))?\.v8-cache$/
+/** The temp file of a cache being written: `<cache name>.<pid>.<12 hex>.tmp`. */
+const TEMP_NAME = /^(.+\.v8-cache)\.\d+\.[0-9a-f]{12}\.tmp$/
+const DAY_MS = 24 * 60 * 60 * 1000
+export const UNUSED_DAYS = 30
+/** Caches kept at most: the validators (a handful) for many V8 versions and flags. */
+export const MAX_CACHES = 64
+/** A temp file older than this is a write that will not finish. */
+const STALE_TEMP_MS = 60 * 60 * 1000
+/** A use refreshes a cache's time when it is older than this (not a write per use). */
+export const TOUCH_AFTER_MS = DAY_MS
+/** Names looked at in one pass, and files read to check them. */
+const SCAN_LIMIT = 10_000
+const CHECK_LIMIT = 256
+/** Larger than any cache of the package's validators (about 0.3 MB each): not one of them. */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024
+
+export interface PruneOptions {
+  /** Whether `bytes`, found under the cache name `name`, is a cache this package wrote (its MAC verifies). */
+  wrote(name: string, bytes: Buffer): boolean
+  /** Owned by this user and writable by no other (as the reader requires of a cache). */
+  trusted(stats: Stats): boolean
+  /** Names just written: kept whatever their time. */
+  keep: ReadonlySet<string>
+  now?: number
+}
+
+interface Found {
+  name: string
+  /** The cache name its MAC is checked under (a temp file's, the cache it was to become). */
+  cache: string
+  time: number
+  temp: boolean
+}
+
+/** Removes what the folder's rules say (see above); returns the names removed. */
+export function pruneCodeCaches(dir: string, { wrote, trusted, keep, now = Date.now() }: PruneOptions): string[] {
+  const caches: Found[] = []
+  const temps: Found[] = []
+  let handle
+  try {
+    handle = opendirSync(dir)
+  } catch {
+    return []
+  }
+  try {
+    for (let i = 0; i < SCAN_LIMIT; i++) {
+      const entry = handle.readSync()
+      if (entry === null) break
+      const temp = TEMP_NAME.exec(entry.name)
+      const cache = temp ? temp[1]! : entry.name
+      if (!CACHE_NAME.test(cache) || (!temp && keep.has(cache))) continue
+      const stats = lstat(join(dir, entry.name))
+      if (!stats?.isFile() || !trusted(stats)) continue
+      ;(temp ? temps : caches).push({ name: entry.name, cache, time: stats.mtimeMs, temp: temp !== null })
+    }
+  } finally {
+    handle.closeSync()
+  }
+  caches.sort((a, b) => b.time - a.time)
+  const stale = [
+    ...temps.filter((t) => now - t.time > STALE_TEMP_MS),
+    // The ones used last are kept (the caches just written among them); past the bound, or unused too long, removed.
+    ...caches.filter((c, i) => i + keep.size >= MAX_CACHES || now - c.time > UNUSED_DAYS * DAY_MS),
+  ]
+  const removed: string[] = []
+  for (const found of stale.slice(0, CHECK_LIMIT)) {
+    const path = join(dir, found.name)
+    const bytes = readRegular(path, trusted)
+    if (bytes === undefined || !wrote(found.cache, bytes)) continue
+    try {
+      unlinkSync(path)
+      removed.push(found.name)
+    } catch {
+      // Gone already, or the folder is read-only: nothing to do.
+    }
+  }
+  return removed
+}
+
+function lstat(path: string): Stats | undefined {
+  try {
+    return lstatSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/** A regular file's bytes (not through a link: O_NOFOLLOW, checked on the descriptor), when it is no larger than a cache. */
+function readRegular(path: string, trusted: (stats: Stats) => boolean): Buffer | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+    const stats = fstatSync(fd)
+    if (!stats.isFile() || !trusted(stats) || stats.size > MAX_CACHE_BYTES) return undefined
+    return readFileSync(fd)
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
