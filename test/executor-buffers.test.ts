@@ -27,7 +27,15 @@ const texts = [
 
 describe('lengthPrefixedScratch', () => {
   it('gives the bytes lengthPrefixed gives, for short, long (past the reused buffer), multi-byte and empty parts', () => {
-    const cases: string[][] = [[], [''], ['alice', 'ab'.repeat(32), 'k1'], ['p'.repeat(300), 'é'.repeat(200), '𝄞'], ['a'.repeat(1364), 'b'], ['a'.repeat(1365), 'b'], texts]
+    const cases: string[][] = [
+      [],
+      [''],
+      ['alice', 'ab'.repeat(32), 'k1'],
+      ['p'.repeat(300), 'é'.repeat(200), '𝄞'],
+      ['a'.repeat(1364), 'b'],
+      ['a'.repeat(1365), 'b'],
+      texts,
+    ]
     for (const parts of cases) expect(bytes(lengthPrefixedScratch(parts))).toEqual(bytes(lengthPrefixed(parts)))
   })
 
