@@ -16,7 +16,7 @@ export function lengthPrefixed(parts: readonly string[]): Uint8Array {
 
 /** Parts up to this many bytes in all are written into one reused buffer (`lengthPrefixedScratch`). */
 const SCRATCH_BYTES = 4096
-const scratch = new Uint8Array(SCRATCH_BYTES)
+const scratch = /* @__PURE__ */ new Uint8Array(SCRATCH_BYTES)
 
 /**
  * `lengthPrefixed(parts)` written into one buffer reused call after call: the view returned is

@@ -12,8 +12,8 @@ const SLAB_BYTES = 64 * 1024
 /** UTF-8 takes at most three bytes per UTF-16 code unit. */
 const MAX_BYTES_PER_UNIT = 3
 
-const encoder = new TextEncoder()
-let slab = new Uint8Array(SLAB_BYTES)
+const encoder = /* @__PURE__ */ new TextEncoder()
+let slab = /* @__PURE__ */ new Uint8Array(SLAB_BYTES)
 let used = 0
 
 /** `new TextEncoder().encode(text)`, its bytes in a slab region of their own. O(text length). */
