@@ -23,6 +23,12 @@ describe('fastOperationId', () => {
       ['ab', 'c', 'd'],
       ['a', 'bc', 'd'],
       ['zoë', 'ﬁ', '𝄞'.repeat(40)],
+      // Lengths past one byte of the big-endian prefix, and parts past the reused buffer (4,096 bytes).
+      ['p'.repeat(300), 'd'.repeat(70_000), 'k'],
+      ['é'.repeat(700), 'x', '𝄞'.repeat(400)],
+      ['a'.repeat(1364), 'b', ''],
+      // A lone surrogate: encoded as U+FFFD by both.
+      ['\ud800', 'd', 'k\udc00'],
     ]
     for (const [p, d, k] of cases) expect(await fastOperationId(p, d, k)).toBe(await operationId(p, d, k))
     // Not a string: rejected as operationId rejects, never a throw from the call itself.

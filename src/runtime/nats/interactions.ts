@@ -13,6 +13,18 @@ import { BRANCH_FIELDS, CONTEXT_FIELDS, fieldValueProblem } from './binding-fiel
 
 const encoder = /* @__PURE__ */ new TextEncoder()
 
+/**
+ * Sets a member of a plain object this module made (a subject's parameters, a payload being
+ * built): assigned, which is an own enumerable data member on such an object, except `__proto__`,
+ * the one key whose assignment reaches a setter (the prototype's), which is defined. A definition
+ * for every member (a descriptor object and a runtime call each) was the largest part of
+ * materializing a request (measured: about a fifth of `materializeBranches`' time).
+ */
+function putMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') setOwn(target, key, value)
+  else target[key] = value
+}
+
 /** Each part as UTF-8 bytes preceded by its byte length as a 4-byte unsigned big-endian integer. */
 function lengthPrefixed(parts: readonly string[]): Uint8Array {
   const encoded = parts.map((p) => encoder.encode(p))
@@ -118,26 +130,28 @@ interface FieldProblem {
   readonly message: string
 }
 
+/** A bound value from its bag (inputs, context or branch); a missing one throws. A module function: no closure per binding read. */
+function readBound(interaction: Interaction, bag: Readonly<Record<string, unknown>> | undefined, name: string, what: string, where: string): unknown {
+  if (!bag || !Object.hasOwn(bag, name) || bag[name] === undefined)
+    throw new MaterializeError('MATERIALIZE_MISSING_VALUE', `${interaction.id}: ${where} needs ${what} ${JSON.stringify(name)}.`)
+  return bag[name]
+}
+
 function valueOf(interaction: Interaction, source: BindingSource, values: MaterializeValues, where: string, problems: FieldProblem[]): unknown {
-  const read = (bag: Readonly<Record<string, unknown>> | undefined, name: string, what: string) => {
-    if (!bag || !Object.hasOwn(bag, name) || bag[name] === undefined)
-      throw new MaterializeError('MATERIALIZE_MISSING_VALUE', `${interaction.id}: ${where} needs ${what} ${JSON.stringify(name)}.`)
-    return bag[name]
-  }
   if ('literal' in source) return source.literal
   if ('input' in source) {
-    const value = read(values.inputs, source.input, 'input')
+    const value = readBound(interaction, values.inputs, source.input, 'input', where)
     checkInput(interaction, source.input, value)
     return value
   }
   if ('context' in source) {
-    const value = read(values.context, source.context, 'context field')
+    const value = readBound(interaction, values.context, source.context, 'context field', where)
     const type = Object.hasOwn(CONTEXT_FIELDS, source.context) ? CONTEXT_FIELDS[source.context] : undefined
     const problem = type === undefined ? 'is not a context field of profile v0.2' : fieldValueProblem(type, value)
     if (problem) problems.push({ field: `context ${source.context}`, message: `${where}: context field ${JSON.stringify(source.context)} ${problem}` })
     return value
   }
-  const value = read(values.branch, source.branch, 'branch field')
+  const value = readBound(interaction, values.branch, source.branch, 'branch field', where)
   const type = Object.hasOwn(BRANCH_FIELDS, source.branch) ? BRANCH_FIELDS[source.branch] : undefined
   if (type === 'input') {
     const errors = interaction.validateBranchInput ? check(interaction.validateBranchInput, value) : undefined
@@ -169,10 +183,9 @@ function setAt(target: Record<string, unknown>, pointer: string, value: unknown)
   const tokens = pointerTokens(pointer)
   let current = target
   tokens.forEach((token, i) => {
-    if (i === tokens.length - 1) Object.defineProperty(current, token, { value, enumerable: true, writable: true, configurable: true })
+    if (i === tokens.length - 1) putMember(current, token, value)
     else {
-      if (!Object.hasOwn(current, token) || typeof current[token] !== 'object' || current[token] === null)
-        Object.defineProperty(current, token, { value: {}, enumerable: true, writable: true, configurable: true })
+      if (!Object.hasOwn(current, token) || typeof current[token] !== 'object' || current[token] === null) putMember(current, token, {})
       current = current[token] as Record<string, unknown>
     }
   })
@@ -208,7 +221,7 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
   const problems: FieldProblem[] = []
   const params: Record<string, string> = {}
   for (const [param, source] of Object.entries(interaction.bindings.subject))
-    setOwn(params, param, valueOf(interaction, source, values, `subject parameter {${param}}`, problems) as string)
+    putMember(params, param, valueOf(interaction, source, values, `subject parameter {${param}}`, problems) as string)
   const subject = interaction.subject.render(params)
   const built: Record<string, unknown> = {}
   for (const [pointer, source] of Object.entries(interaction.bindings.payload))
@@ -367,7 +380,7 @@ export function materializeBranches(
         value = Object.hasOwn(branch, source.branch) ? branch[source.branch] : undefined
         if (fieldValueProblem(BRANCH_FIELDS[source.branch] as 'string' | 'integer', value) !== undefined) return whole(branch)
       }
-      setOwn(params, param, value as string)
+      putMember(params, param, value as string)
     }
     const subject = interaction.subject.render(params)
     const payload = { ...template }

@@ -24,6 +24,7 @@ import { copyMembers, writeMember } from './dispatch/pointers.js'
 import { correlationReader, memberReader, type Correlation } from './correlation.js'
 import { sha256Hex } from './dispatch/operation-id.js'
 import { expectedSubject } from './dispatch/expected-subject.js'
+import { encodeText } from './dispatch/slab-encode.js'
 import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog, logSettledCancel, type AnswerRecord } from './answer-record.js'
 import { simulate } from './decision/simulate.js'
 import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, ResultEvent } from './born-young.js'
@@ -590,7 +591,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           if (!allowed[i]) continue
           try {
             const { subject, payload } = requestFor(b)
-            nc.publish(subject, encoder.encode(JSON.stringify(payload)))
+            nc.publish(subject, encodeText(JSON.stringify(payload)))
             publications.push(new PublicationRecord(b.branchId, b.attempt, true))
           } catch (error) {
             failed(b, error)

@@ -17,6 +17,7 @@ import { ok, refuse, type ExecutorResult } from './result.js'
 import { createDurableResponder, type DurableResponderBinding } from './delivery/responder.js'
 import { copyMembers, plainPointerReader, pointerWriter, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
 import { LazyAbort } from './dispatch/lazy-abort.js'
+import { encodeText } from './dispatch/slab-encode.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -65,7 +66,6 @@ class BranchRecord {
 }
 
 const decoder = new TextDecoder()
-const encoder = new TextEncoder()
 
 /**
  * The branch records by operation id, then branch id. A peer usually holds one branch of an
@@ -187,7 +187,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   let chain: Promise<void> = Promise.resolve()
 
   const send = (channel: Channel<any, any, any>, params: Record<string, string>, payload: Record<string, unknown>) => {
-    nc.publish(channel.subject!.render(params), encoder.encode(JSON.stringify(payload)))
+    nc.publish(channel.subject!.render(params), encodeText(JSON.stringify(payload)))
   }
   const paramsFor = (channel: Channel<any, any, any>, requestParams: Record<string, string>) => {
     const out: Record<string, string> = {}

@@ -146,6 +146,18 @@ interface DueTimer {
   branch: MutableBranch | undefined
 }
 
+class Due implements DueTimer {
+  found = false
+  dueMs = 0
+  kind: TimerKind = TimerKind.SettlementEnd
+  branch: MutableBranch | undefined = undefined
+}
+
+/** A core's admission before its admitted event: one shared frozen value. */
+const PENDING: ExecutorState['admission'] = Object.freeze({ status: 'pending' })
+/** A core's eligible peers before admission: one shared frozen empty list. */
+const NO_ELIGIBLE: readonly string[] = Object.freeze([])
+
 /** Takes a candidate timer when it is due earlier than the one found, or as early with a lower kind. */
 function consider(due: DueTimer, dueMs: number, kind: TimerKind, branch: MutableBranch | undefined): void {
   if (!due.found || dueMs < due.dueMs || (dueMs === due.dueMs && kind < due.kind)) {
@@ -162,21 +174,26 @@ export const KEPT_REFUSALS = 8
 export const KEPT_ID_CHARS = 256
 
 export class DecisionCore {
-  private admission: ExecutorState['admission'] = { status: 'pending' }
+  // No literal among these initializers: each would be an allocation site of its own, and V8
+  // allocates a site's objects straight into the old generation once most of its earlier objects
+  // outlived a young collection (allocation-site pretenuring). A core lives for one operation: its
+  // arrays born old would keep the events and branches they hold alive past every young collection
+  // until a full one. `Array.of()` and a construction have no allocation site.
+  private admission: ExecutorState['admission'] = PENDING
   private nowMs = 0
   private started = false
-  private readonly branches: MutableBranch[] = []
+  private readonly branches: MutableBranch[] = Array.of()
   private readonly byId = new Map<string, MutableBranch>()
-  private readonly votes: Vote[] = []
+  private readonly votes: Vote[] = Array.of()
   private decision: Decision | null = null
   private settledAtMs: number | null = null
-  private readonly refused: Refusal[] = []
+  private readonly refused: Refusal[] = Array.of()
   private lost = false
-  private eligible: readonly string[] = []
+  private eligible: readonly string[] = NO_ELIGIBLE
   private readonly revokedPeers = new Set<string>()
   /** Every event applied and every clock move, as a log `simulate` replays to this same state. */
-  private readonly history: ExecutorEvent[] = []
-  private readonly due: DueTimer = { found: false, dueMs: 0, kind: TimerKind.SettlementEnd, branch: undefined }
+  private readonly history: ExecutorEvent[] = Array.of()
+  private readonly due: DueTimer = new Due()
   /** Whether each unit of a distinct-peers completion is one branch (the usual admission): units are then counted per branch. */
   private oneBranchPerUnit = true
   /** Events that changed the state and timers fired: equal before and after an event that changed nothing. */

@@ -6,7 +6,7 @@
  * interaction's time went to that round trip. Elsewhere (a browser) it is the Web Crypto one.
  */
 import { operationId } from '../../interactions.js'
-import { lengthPrefixed } from './length-prefixed.js'
+import { lengthPrefixed, lengthPrefixedScratch } from './length-prefixed.js'
 
 interface NodeHash {
   update(data: Uint8Array): NodeHash
@@ -31,7 +31,8 @@ const oneShot = typeof nodeCrypto?.hash === 'function' ? nodeCrypto.hash : undef
 export function fastOperationId(principalId: string, contractDigest: string, invocationKey: string): Promise<string> | string {
   if (!createHash || typeof principalId !== 'string' || typeof contractDigest !== 'string' || typeof invocationKey !== 'string')
     return operationId(principalId, contractDigest, invocationKey)
-  if (oneShot) return 'op' + oneShot('sha256', lengthPrefixed([principalId, contractDigest, invocationKey]), 'hex')
+  // Hashed at once: the reused buffer's view is not kept past this call.
+  if (oneShot) return 'op' + oneShot('sha256', lengthPrefixedScratch([principalId, contractDigest, invocationKey]), 'hex')
   return (
     'op' +
     createHash('sha256')
