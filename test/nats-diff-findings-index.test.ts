@@ -1,0 +1,133 @@
+/**
+ * The NATS differ's bookkeeping over all findings, held to the plain scans it replaces: relaying
+ * payload findings to interactions reads them by channel (interactions.ts `relayPayloads`), and
+ * deduplicating the located findings writes a draft's audiences out only when it agrees with an
+ * earlier draft on everything else (context.ts `Findings.located`). Each is run on drafts that
+ * exercise what the index could get wrong (findings of several channels interleaved, `info` ones,
+ * drafts equal but for their audiences, exact repeats) and compared with the scan written here.
+ */
+import { describe, expect, it } from 'vitest'
+import type { DiffAudience, DiffFinding, DiffLevel } from '../src/core/diff/types.js'
+import { compareFindings, Findings, type Draft, type Version } from '../src/formats/nats/diff/context.js'
+import { relayPayloads } from '../src/formats/nats/diff/interactions.js'
+
+const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
+
+/** The relay as a scan of every payload finding per interaction and side (what `relayPayloads` did before its index). */
+function plainRelay(f: Findings, payloadDrafts: readonly Draft[]): void {
+  const channelOf = (op: unknown) => (typeof op === 'string' ? f.next.operations.get(op)?.channel : undefined)
+  const receivers = new Set(['subscriber', 'responder', 'requester'])
+  for (const i of f.next.model.interactions) {
+    if (!f.old.model.interactions.some((o) => o.id === i.id)) continue
+    for (const [member, request] of [
+      ['requestOperation', true],
+      ['resultOperation', false],
+    ] as const) {
+      const channel = channelOf(i.data[member])
+      if (channel === undefined) continue
+      const hits = payloadDrafts.filter((d) => d.level !== 'info' && d.data?.channel === channel)
+      if (hits.length === 0) continue
+      let level: DiffLevel = 'info'
+      const audiences = new Map<string, DiffAudience>()
+      for (const d of hits) {
+        if (RANK[d.level] > RANK[level]) level = d.level
+        for (const a of d.audiences) {
+          const audience: DiffAudience = receivers.has(a.kind) === request ? { kind: 'peer', name: `${i.id} (peers)` } : { kind: 'invoker', name: i.id }
+          audiences.set(audience.kind, audience)
+        }
+      }
+      f.add({
+        rule: 'nats-interaction-payload-changed',
+        level,
+        audiences: [...audiences.values()].sort((a, b) => (a.kind < b.kind ? -1 : 1)),
+        old: `/x-nats-contract/interactions/${i.id}/${member}`,
+        new: `/x-nats-contract/interactions/${i.id}/${member}`,
+        message: `Interaction ${JSON.stringify(i.id)}: the ${request ? 'request' : 'result'} messages of ${JSON.stringify(String(i.data[member]))} on channel ${JSON.stringify(channel)} changed (${[...new Set(hits.map((d) => d.rule))].sort().join(', ')}): ${request ? 'peers receive, and the executor sends,' : 'peers send, and the executor receives,'} what the findings on that channel say.`,
+        data: { interaction: i.id, channel, rules: [...new Set(hits.map((d) => d.rule))].sort() },
+      })
+    }
+  }
+}
+
+/** The located findings deduplicated by the whole key, audiences included (what `located` did before). */
+function plainLocated(f: Findings, drafts: readonly Draft[]): DiffFinding[] {
+  const seen = new Set<string>()
+  const out: DiffFinding[] = []
+  for (const d of drafts) {
+    const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
+    if (d.old !== undefined) finding.old = f.old.doc.at(d.old)
+    if (d.new !== undefined) finding.new = f.next.doc.at(d.new)
+    if (d.data !== undefined) finding.data = d.data
+    const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push(finding)
+  }
+  return out.sort(compareFindings)
+}
+
+/** A version with what these two functions read: operations by id, interactions, and a document that places a pointer. */
+function version(file: string, interactions: string[], operations: Record<string, string>): Version {
+  return {
+    model: { interactions: interactions.map((id) => ({ id, data: { requestOperation: `${id}Request`, resultOperation: `${id}Result` } })) },
+    operations: new Map(Object.entries(operations).map(([id, channel]) => [id, { id, channel }])),
+    doc: { file, value: {}, at: (pointer: string) => ({ file, pointer, line: pointer.length, column: 1 }) },
+  } as unknown as Version
+}
+
+const audience = (kind: string, name: string): DiffAudience => ({ kind, name }) as DiffAudience
+
+/** Payload findings on channels a to d, interleaved, at every level, some for channels no interaction uses. */
+function payloadDrafts(): Draft[] {
+  const drafts: Draft[] = []
+  const levels: DiffLevel[] = ['breaking', 'info', 'warning', 'breaking', 'info']
+  const kinds = ['publisher', 'subscriber', 'responder', 'requester']
+  for (let i = 0; i < 40; i++) {
+    const channel = ['a', 'b', 'c', 'd', 'e'][i % 5]!
+    drafts.push({
+      rule: `schema-rule-${i % 3}`,
+      level: levels[i % levels.length]!,
+      audiences: [audience(kinds[i % 4]!, `${channel}:op${i}`)],
+      old: `/components/schemas/S${i}`,
+      new: `/components/schemas/S${i}`,
+      message: `finding ${i}`,
+      data: { channel, message: 'm' },
+      scope: { channel, in: 'new' },
+    })
+  }
+  return drafts
+}
+
+describe('the NATS differ reads findings by index as the plain scans do', () => {
+  it('relays to each interaction the findings of its channels, in their order, without the info ones', () => {
+    const operations = { xRequest: 'a', xResult: 'b', yRequest: 'c', yResult: 'a', zRequest: 'e', zResult: 'q' }
+    const make = () => new Findings(version('old.yaml', ['x', 'y', 'gone'], operations), version('new.yaml', ['x', 'y', 'z'], operations))
+    const drafts = payloadDrafts()
+    const indexed = make()
+    relayPayloads(indexed, drafts)
+    const plain = make()
+    plainRelay(plain, drafts)
+    expect(indexed.drafts.length).toBeGreaterThan(0)
+    expect(indexed.drafts).toEqual(plain.drafts)
+    // x's result channel b has only info findings and z is new: neither is relayed; y relays c's and a's.
+    expect(indexed.drafts.map((d) => d.data?.interaction)).toEqual(['x', 'y', 'y'])
+  })
+
+  it('drops a repeated finding and keeps one that differs only in its audiences', () => {
+    const f = new Findings(version('old.yaml', [], {}), version('new.yaml', [], {}))
+    const base = payloadDrafts().slice(0, 6)
+    const drafts: Draft[] = [
+      ...base,
+      { ...base[0]!, audiences: [...base[0]!.audiences] },
+      { ...base[0]!, audiences: [audience('subscriber', 'another')] },
+      { ...base[0]!, audiences: [audience('subscriber', 'another')] },
+      { ...base[0]!, audiences: [] },
+      { ...base[1]!, message: 'another sentence' },
+      { ...base[2]!, new: undefined },
+      { ...base[2]!, new: undefined },
+    ]
+    const located = f.located(drafts)
+    expect(located).toEqual(plainLocated(f, drafts))
+    expect(located).toHaveLength(base.length + 4)
+  })
+})
