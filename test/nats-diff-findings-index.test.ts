@@ -5,11 +5,15 @@
  * earlier draft on everything else (context.ts `Findings.located`). Each is run on drafts that
  * exercise what the index could get wrong (findings of several channels interleaved, `info` ones,
  * drafts equal but for their audiences, exact repeats) and compared with the scan written here.
+ * A message's place (payloads.ts `messageAt`) is kept per version, with the value the walk read,
+ * and held to the walk by pointer that the payload and headers comparisons made each.
  */
 import { describe, expect, it } from 'vitest'
 import type { DiffAudience, DiffFinding, DiffLevel } from '../src/core/diff/types.js'
 import { compareFindings, Findings, type Draft, type Version } from '../src/formats/nats/diff/context.js'
 import { relayPayloads } from '../src/formats/nats/diff/interactions.js'
+import { localPointer, memberOfMessage, messageAt, valueAt } from '../src/formats/nats/diff/payloads.js'
+import { joinPointer } from '../src/runtime/shared/json-pointer.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
@@ -129,5 +133,51 @@ describe('the NATS differ reads findings by index as the plain scans do', () => 
     const located = f.located(drafts)
     expect(located).toEqual(plainLocated(f, drafts))
     expect(located).toHaveLength(base.length + 4)
+  })
+})
+
+describe("a message's place, kept per version", () => {
+  it('is the pointer and value the plain walk by pointer reads, payload and headers included', () => {
+    // A chain of local references, one past the hops the walk follows, one broken, one into an array, one escaped.
+    const messages: Record<string, unknown> = { plain: { payload: { type: 'string' }, headers: { type: 'object' } } }
+    for (let i = 0; i < 40; i++) messages[`hop${i}`] = { $ref: `#/components/messages/hop${i + 1}` }
+    messages.hop40 = { payload: { type: 'number' } }
+    const doc = {
+      channels: {
+        'a/b~c': {
+          messages: {
+            direct: { payload: { type: 'integer' } },
+            chained: { $ref: '#/components/messages/plain' },
+            long: { $ref: '#/components/messages/hop0' },
+            broken: { $ref: '#/components/messages/none' },
+            listed: { $ref: '#/components/list/1' },
+            escaped: { $ref: '#/components/messages/a~1b%7E0' },
+          },
+        },
+      },
+      components: { messages: { ...messages, 'a/b~': { payload: true } }, list: [{}, { payload: { type: 'null' } }] },
+    }
+    const v = { doc: { file: 'doc.yaml', value: doc }, messages: new Map() } as unknown as Version
+    for (const name of ['direct', 'chained', 'long', 'broken', 'listed', 'escaped', 'absent']) {
+      const plainPointer = (() => {
+        let pointer = joinPointer('', 'channels', 'a/b~c', 'messages', name)
+        for (let hops = 0; hops < 32; hops++) {
+          const node = valueAt(doc, pointer)
+          const next =
+            node !== null && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string'
+              ? localPointer((node as { $ref: string }).$ref)
+              : undefined
+          if (next === undefined) break
+          pointer = next
+        }
+        return pointer
+      })()
+      const at = messageAt(v, 'a/b~c', name)
+      expect(at.pointer).toBe(plainPointer)
+      expect(messageAt(v, 'a/b~c', name)).toBe(at)
+      for (const member of ['payload', 'headers']) expect(memberOfMessage(doc, at, member)).toBe(valueAt(doc, joinPointer(plainPointer, member)))
+    }
+    expect(memberOfMessage(doc, messageAt(v, 'a/b~c', 'long'), 'payload')).toBeUndefined()
+    expect(memberOfMessage(doc, messageAt(v, 'a/b~c', 'escaped'), 'payload')).toBe(true)
   })
 })
