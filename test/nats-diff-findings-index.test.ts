@@ -1,16 +1,14 @@
 /**
- * The NATS differ's bookkeeping over all findings, held to the plain scans it replaces: relaying
- * payload findings to interactions reads them by channel (interactions.ts `relayPayloads`), and
- * deduplicating the located findings writes a draft's audiences out only when it agrees with an
- * earlier draft on everything else (context.ts `Findings.located`). Each is run on drafts that
- * exercise what the index could get wrong (findings of several channels interleaved, `info` ones,
- * drafts equal but for their audiences, exact repeats) and compared with the scan written here.
+ * The NATS differ's indexes, held to the plain walks they replace: relaying payload findings to
+ * interactions reads them by channel (interactions.ts `relayPayloads`), run on drafts that exercise
+ * what the index could get wrong (findings of several channels interleaved, `info` ones, channels
+ * with no finding, an interaction new in this version) and compared with the scan written here.
  * A message's place (payloads.ts `messageAt`) is kept per version, with the value the walk read,
  * and held to the walk by pointer that the payload and headers comparisons made each.
  */
 import { describe, expect, it } from 'vitest'
-import type { DiffAudience, DiffFinding, DiffLevel } from '../src/core/diff/types.js'
-import { compareFindings, Findings, type Draft, type Version } from '../src/formats/nats/diff/context.js'
+import type { DiffAudience, DiffLevel } from '../src/core/diff/types.js'
+import { Findings, type Draft, type Version } from '../src/formats/nats/diff/context.js'
 import { relayPayloads } from '../src/formats/nats/diff/interactions.js'
 import { localPointer, memberOfMessage, messageAt, valueAt } from '../src/formats/nats/diff/payloads.js'
 import { joinPointer } from '../src/runtime/shared/json-pointer.js'
@@ -53,29 +51,11 @@ function plainRelay(f: Findings, payloadDrafts: readonly Draft[]): void {
   }
 }
 
-/** The located findings deduplicated by the whole key, audiences included (what `located` did before). */
-function plainLocated(f: Findings, drafts: readonly Draft[]): DiffFinding[] {
-  const seen = new Set<string>()
-  const out: DiffFinding[] = []
-  for (const d of drafts) {
-    const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
-    if (d.old !== undefined) finding.old = f.old.doc.at(d.old)
-    if (d.new !== undefined) finding.new = f.next.doc.at(d.new)
-    if (d.data !== undefined) finding.data = d.data
-    const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
-    if (seen.has(key)) continue
-    seen.add(key)
-    out.push(finding)
-  }
-  return out.sort(compareFindings)
-}
-
-/** A version with what these two functions read: operations by id, interactions, and a document that places a pointer. */
+/** A version with what the relay reads: operations by id and interactions. */
 function version(file: string, interactions: string[], operations: Record<string, string>): Version {
   return {
     model: { interactions: interactions.map((id) => ({ id, data: { requestOperation: `${id}Request`, resultOperation: `${id}Result` } })) },
     operations: new Map(Object.entries(operations).map(([id, channel]) => [id, { id, channel }])),
-    doc: { file, value: {}, at: (pointer: string) => ({ file, pointer, line: pointer.length, column: 1 }) },
   } as unknown as Version
 }
 
@@ -115,24 +95,6 @@ describe('the NATS differ reads findings by index as the plain scans do', () => 
     expect(indexed.drafts).toEqual(plain.drafts)
     // x's result channel b has only info findings and z is new: neither is relayed; y relays c's and a's.
     expect(indexed.drafts.map((d) => d.data?.interaction)).toEqual(['x', 'y', 'y'])
-  })
-
-  it('drops a repeated finding and keeps one that differs only in its audiences', () => {
-    const f = new Findings(version('old.yaml', [], {}), version('new.yaml', [], {}))
-    const base = payloadDrafts().slice(0, 6)
-    const drafts: Draft[] = [
-      ...base,
-      { ...base[0]!, audiences: [...base[0]!.audiences] },
-      { ...base[0]!, audiences: [audience('subscriber', 'another')] },
-      { ...base[0]!, audiences: [audience('subscriber', 'another')] },
-      { ...base[0]!, audiences: [] },
-      { ...base[1]!, message: 'another sentence' },
-      { ...base[2]!, new: undefined },
-      { ...base[2]!, new: undefined },
-    ]
-    const located = f.located(drafts)
-    expect(located).toEqual(plainLocated(f, drafts))
-    expect(located).toHaveLength(base.length + 4)
   })
 })
 

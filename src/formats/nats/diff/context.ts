@@ -105,26 +105,16 @@ export class Findings {
 
   /** The findings, located, deduplicated and sorted by new location, then old, then rule. */
   located(drafts: readonly Draft[]): DiffFinding[] {
-    // A draft is a duplicate when its rule, level, pointers, sentence and audiences are all an
-    // earlier one's. Nearly every draft differs from the others already before its audiences, so
-    // those are written out (JSON) only for drafts that agree on the rest.
-    const seen = new Map<string, string[] | Draft>()
+    const seen = new Set<string>()
     const out: DiffFinding[] = []
     for (const d of drafts) {
-      const key = JSON.stringify([d.rule, d.level, d.old, d.new, d.message])
-      const earlier = seen.get(key)
-      if (earlier === undefined) seen.set(key, d)
-      else {
-        const audiences = JSON.stringify(d.audiences)
-        const known = Array.isArray(earlier) ? earlier : [JSON.stringify(earlier.audiences)]
-        if (known.includes(audiences)) continue
-        known.push(audiences)
-        seen.set(key, known)
-      }
       const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
       if (d.old !== undefined) finding.old = this.old.doc.at(d.old)
       if (d.new !== undefined) finding.new = this.next.doc.at(d.new)
       if (d.data !== undefined) finding.data = d.data
+      const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
+      if (seen.has(key)) continue
+      seen.add(key)
       out.push(finding)
     }
     return out.sort(compareFindings)
