@@ -7,7 +7,7 @@ import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../co
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import type { PositionedDocument } from './source.js'
 import type { Party } from './parties.js'
-import type { RefSummary } from './payloads.js'
+import type { MessageAt, RefSummary } from './payloads.js'
 import type { SubjectShape } from './subject-inclusion.js'
 
 export interface Version {
@@ -33,6 +33,8 @@ export interface Version {
   refSummaries: Map<string, RefSummary>
   /** Each channel's parties (parties.ts), made on first use. */
   parties: Map<string, readonly Party[]>
+  /** Each message's place (by channel, then name: payloads.ts `messageAt`), made on first use: its payload and headers both start there. */
+  messages: Map<string, Map<string, MessageAt>>
 }
 
 export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Version {
@@ -61,6 +63,7 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     refs: new Map(),
     refSummaries: new Map(),
     parties: new Map(),
+    messages: new Map(),
   }
 }
 

@@ -26,12 +26,12 @@ import { readableSchemaFormat } from '../multi-format.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
 import type { Party } from './parties.js'
-import { dedupeParties, messagePointer, partiesFor, schemaSide, strongest, valueAt } from './payloads.js'
+import { dedupeParties, memberOfMessage, messageAt, partiesFor, schemaSide, strongest, type MessageAt } from './payloads.js'
 
 /** The headers schema's pointer in a message (a readable Multi Format Schema Object's `schema`), or undefined when it has none. */
-function headersPointer(doc: unknown, message: string): string | undefined {
-  const at = joinPointer(message, 'headers')
-  const node = valueAt(doc, at)
+function headersPointer(doc: unknown, message: MessageAt): string | undefined {
+  const at = joinPointer(message.pointer, 'headers')
+  const node = memberOfMessage(doc, message, 'headers')
   if (node === undefined) return undefined
   if (isObject(node) && typeof node.schemaFormat === 'string' && Object.hasOwn(node, 'schema') && readableSchemaFormat(node.schemaFormat))
     return joinPointer(at, 'schema')
@@ -80,10 +80,12 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
 
 function compareHeaders(f: Findings, was: string, channel: string, name: string): void {
   const { old, next } = f
-  const oldMessage = messagePointer(old.doc.value, was, name)
-  const newMessage = messagePointer(next.doc.value, channel, name)
-  const oldAt = headersPointer(old.doc.value, oldMessage)
-  const newAt = headersPointer(next.doc.value, newMessage)
+  const oldPlace = messageAt(old, was, name)
+  const newPlace = messageAt(next, channel, name)
+  const oldMessage = oldPlace.pointer
+  const newMessage = newPlace.pointer
+  const oldAt = headersPointer(old.doc.value, oldPlace)
+  const newAt = headersPointer(next.doc.value, newPlace)
   if (oldAt === undefined && newAt === undefined) return
   const parties = dedupeParties([...partiesFor(old, was, name), ...partiesFor(next, channel, name)])
   const data = { member: 'headers', channel, message: name }

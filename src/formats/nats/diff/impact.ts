@@ -247,6 +247,9 @@ function index(view: BundleView, contract: string, file: string, doc: unknown, s
 
 /** The parties of the bundle a finding's channel, operation or stream reaches, in one version. */
 function affectedIn(v: Version, view: BundleView, channel: string | undefined, operation: string | undefined, streamName?: string): Affected[] {
+  // No other application and no other end (a document in no bundle): nothing below can be reached,
+  // so the channel's subject language is not worked out for each finding.
+  if (view.apps.length === 0 && view.ends.size === 0) return []
   const out: Affected[] = []
   if (streamName !== undefined)
     for (const app of view.apps) {

@@ -661,15 +661,27 @@ function compareAggregation(p: Pair): void {
 export function relayPayloads(f: Findings, payloadDrafts: readonly Draft[]): void {
   const channelOf = (op: unknown) => (typeof op === 'string' ? f.next.operations.get(op)?.channel : undefined)
   const receivers = new Set(['subscriber', 'responder', 'requester'])
+  // The findings that are not `info`, by channel, in their order: each interaction reads its
+  // channels' lists rather than scanning every payload finding (interactions grow with the
+  // document, as the findings do).
+  const byChannel = new Map<unknown, Draft[]>()
+  for (const d of payloadDrafts) {
+    if (d.level === 'info') continue
+    const channel = d.data?.channel
+    const list = byChannel.get(channel)
+    if (list) list.push(d)
+    else byChannel.set(channel, [d])
+  }
+  const oldIds = new Set(f.old.model.interactions.map((o) => o.id))
   for (const i of f.next.model.interactions) {
-    if (!f.old.model.interactions.some((o) => o.id === i.id)) continue
+    if (!oldIds.has(i.id)) continue
     for (const [member, request] of [
       ['requestOperation', true],
       ['resultOperation', false],
     ] as const) {
       const channel = channelOf(i.data[member])
       if (channel === undefined) continue
-      const hits = payloadDrafts.filter((d) => d.level !== 'info' && d.data?.channel === channel)
+      const hits = byChannel.get(channel) ?? []
       if (hits.length === 0) continue
       let level: DiffLevel = 'info'
       const audiences = new Map<string, DiffAudience>()

@@ -46,18 +46,41 @@ export function localPointer(ref: string): string | undefined {
   }
 }
 
+/** A message's place: its pointer, its local references followed, and the value there when the walk read it (undefined past the hops). */
+export interface MessageAt {
+  pointer: string
+  node?: unknown
+}
+
+/** Where a channel's message object is in the version's document (`MessageAt`), each placed once per diff (`Version.messages`): its payload and its headers start there. */
+export function messageAt(v: Version, channel: string, name: string): MessageAt {
+  let names = v.messages.get(channel)
+  const seen = names?.get(name)
+  if (seen) return seen
+  const at = placeMessage(v.doc.value, channel, name)
+  if (!names) v.messages.set(channel, (names = new Map()))
+  names.set(name, at)
+  return at
+}
+
 /** Where a channel's message object is, its local references followed (bounded hops). */
-export function messagePointer(doc: unknown, channel: string, name: string): string {
+function placeMessage(doc: unknown, channel: string, name: string): MessageAt {
   let pointer = joinPointer('', 'channels', channel, 'messages', name)
   // The first node is read by its tokens, not by splitting the pointer just joined (once per message of a large document).
   let node = memberAt(memberAt(memberAt(memberAt(doc, 'channels'), channel), 'messages'), name)
   for (let hops = 0; hops < 32; hops++) {
     if (hops > 0) node = valueAt(doc, pointer)
     const next = isObject(node) && typeof node.$ref === 'string' ? localPointer(node.$ref) : undefined
-    if (next === undefined) break
+    if (next === undefined) return { pointer, node }
     pointer = next
   }
-  return pointer
+  // Past the hops the pointer is the last reference's, not yet read.
+  return { pointer }
+}
+
+/** The member `token` of the value at `at` (read again by its pointer when the walk did not keep it), as `valueAt` reads it. */
+export function memberOfMessage(doc: unknown, at: MessageAt, token: string): unknown {
+  return 'node' in at ? memberAt(at.node, token) : valueAt(doc, joinPointer(at.pointer, token))
 }
 
 /** Past this many pointers a version's memo stops growing (a hostile document's references stay bounded). */
@@ -82,9 +105,9 @@ function refIn(v: Version, ref: string): string | undefined {
 }
 
 /** The payload schema's pointer (a readable Multi Format Schema Object's `schema`). */
-function payloadPointer(doc: unknown, message: string): string {
-  const payload = joinPointer(message, 'payload')
-  const node = valueAt(doc, payload)
+function payloadPointer(doc: unknown, message: MessageAt): string {
+  const payload = joinPointer(message.pointer, 'payload')
+  const node = memberOfMessage(doc, message, 'payload')
   if (isObject(node) && typeof node.schemaFormat === 'string' && Object.hasOwn(node, 'schema') && readableSchemaFormat(node.schemaFormat))
     return joinPointer(payload, 'schema')
   return payload
@@ -287,8 +310,8 @@ const INLINE_BUDGET = 50_000
 /** A message both versions have, on channel `was` (old) and `channel` (new: the same id, or its rename). */
 function compareMessage(f: Findings, was: string, channel: string, name: string): void {
   const { old, next } = f
-  const oldAt = payloadPointer(old.doc.value, messagePointer(old.doc.value, was, name))
-  const newAt = payloadPointer(next.doc.value, messagePointer(next.doc.value, channel, name))
+  const oldAt = payloadPointer(old.doc.value, messageAt(old, was, name))
+  const newAt = payloadPointer(next.doc.value, messageAt(next, channel, name))
   const fromModel = reachesOtherFile(old, oldAt) || reachesOtherFile(next, newAt)
   let changes: ReturnType<typeof diffSchemas>
   try {
