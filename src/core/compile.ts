@@ -534,7 +534,7 @@ export class ContractCompiler {
       if (hasErrors(resolved.diagnostics)) return { ...claimed, diagnostics: resolved.diagnostics }
       // Query warnings (CONTRACTS_QUERY_UNTYPED) first, then the options'.
       const diagnostics = [...query.diagnostics, ...resolved.diagnostics]
-      const loaded = await format.load(file, host)
+      const loaded = await format.load(file, host, memos)
       append(diagnostics, loaded.diagnostics)
       if (loaded.input === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
       const checked = format.check(loaded.input)
