@@ -6,8 +6,9 @@
  * edits here are random sequences over a document with payloads on every channel, each of one part
  * or of what parts share: a stream's limits, a channel's address or parameters, a shared component
  * schema, a consumer's filter, a server, a channel added, removed or renamed, two channels made to
- * overlap, a comment line anywhere (every position after it moves), and edits that introduce an
- * error and are then undone.
+ * overlap, a filter made wrong, a shared schema's pattern, a comment line anywhere
+ * (every position after it moves), and edits that introduce an error, undone at once or kept for
+ * the edits that follow (a rule's kept report is then replayed, positioned in each new text).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,6 +17,7 @@ import { parse, stringify } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, type CompileOptions } from '../src/index.js'
 import { YamlRegionsByFile } from '../src/core/yaml-regions.js'
+import { KeptReportsByFile } from '../src/core/kept-reports.js'
 import { natsDocument } from '../bench/generate.js'
 
 const work = join(import.meta.dirname, '.tmp/incremental-nats-property')
@@ -40,7 +42,9 @@ const edits = fc.oneof(
   fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('rename' as const), at: fc.nat(), text: fc.stringMatching(/^[a-z]{1,4}$/) }),
   fc.record({ kind: fc.constant('broken' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('overlap' as const), at: fc.nat(), other: fc.nat() }),
+  fc.record({ kind: fc.constant('overlap' as const), at: fc.nat(), other: fc.nat(), kept: fc.boolean() }),
+  fc.record({ kind: fc.constant('filter' as const), at: fc.nat(), placeholder: fc.constantFrom('region', 'missing', undefined), kept: fc.boolean() }),
+  fc.record({ kind: fc.constant('pattern' as const), budgeted: fc.boolean() }),
   fc.record({ kind: fc.constant('comment' as const), line: fc.nat(), indent: fc.nat(8) }),
 )
 type Edit = typeof edits extends fc.Arbitrary<infer E> ? E : never
@@ -151,8 +155,21 @@ function apply(version: Version, edit: Edit): (() => void) | undefined {
       if (!id || !other || id === other) return
       const before = doc.channels[id].address
       doc.channels[id].address = doc.channels[other].address
-      return () => void (doc.channels[id].address = before)
+      // Kept, the error stays for the edits that follow (its report replayed, positioned in each new text).
+      return edit.kept ? undefined : () => void (doc.channels[id].address = before)
     }
+    case 'filter': {
+      const id = pick(edit.at)
+      const filters = id && profile.channels[id]?.filters
+      if (!filters) return
+      const before = filters.inRegion
+      filters.inRegion = edit.placeholder === undefined ? 'svc0.*.*.nothing' : `svc0.{${edit.placeholder}}.*.>`
+      return edit.kept ? undefined : () => void (filters.inRegion = before)
+    }
+    case 'pattern':
+      // A shared schema's pattern (with a leading lookbehind) and back: the pattern rule reads the components.
+      doc.components.schemas.Address.properties.postcode.pattern = edit.budgeted ? '^(?<=x)[0-9A-Z]+$' : '^[0-9A-Z -]{3,10}$'
+      return
     case 'comment':
       version.comments.push({ line: edit.line, indent: edit.indent })
       return
@@ -173,15 +190,18 @@ describe('a NATS recompile after any sequence of edits', () => {
     let compiled = 0
     let withCode = 0
     let taken = 0
+    let replayed = 0
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(edits, fc.nat(OPTIONS.length - 1)), { minLength: 1, maxLength: 8 }), async (sequence) => {
         const version: Version = { doc: structuredClone(base), comments: [], added: 0 }
         const compiler = new ContractCompiler()
         const regions = compiler.memos.kept('nats:yaml-regions', () => new YamlRegionsByFile())
+        const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
         const check = async (options: CompileOptions) => {
           writeFileSync(file, textOf(version))
           const warm = await compiler.compile(file, options)
           taken += regions.of(file).taken
+          replayed += reports.of(file).replayed
           const fresh = await new ContractCompiler().compile(file, options)
           expect(warm.diagnostics).toEqual(fresh.diagnostics)
           expect(warm.code).toBe(fresh.code)
@@ -202,12 +222,14 @@ describe('a NATS recompile after any sequence of edits', () => {
           }
         }
       }),
-      { numRuns: 12 },
+      { numRuns: 16 },
     )
-    expect(compiled).toBeGreaterThan(60)
+    expect(compiled).toBeGreaterThan(50)
     expect(withCode).toBeGreaterThan(compiled / 3)
-    // Not vacuous: the recompiles took unchanged regions of the text from the last parse.
+    // Not vacuous: the recompiles took unchanged regions of the text from the last parse, and
+    // replayed the reports of rules whose parts were unchanged.
     expect(taken).toBeGreaterThan(compiled)
+    expect(replayed).toBeGreaterThan(compiled)
   })
 
   it('takes the unchanged regions of the text from the last parse after a one-stream edit, and writes a fresh compile’s bytes', async () => {
@@ -228,5 +250,34 @@ describe('a NATS recompile after any sequence of edits', () => {
     expect(warm.code).toBe(fresh.code)
     expect(warm.dts).toBe(fresh.dts)
     expect(warm.diagnostics).toEqual(fresh.diagnostics)
+  })
+
+  it('replays the reports of the rules whose parts are unchanged, positioned in the new text', async () => {
+    const version: Version = { doc: parse(natsDocument(CHANNELS, { payloads: true })), comments: [], added: 0 }
+    // Errors (two channels overlapping, a filter made to match nothing), then edits elsewhere: a
+    // comment line at the top (every report moves down a line) and a stream's limit.
+    apply(version, { kind: 'overlap', at: 1, other: 2, kept: true })
+    apply(version, { kind: 'filter', at: 3, placeholder: undefined, kept: true })
+    const compiler = new ContractCompiler()
+    const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
+    const compile = async () => {
+      writeFileSync(file, textOf(version))
+      const warm = await compiler.compile(file)
+      const fresh = await new ContractCompiler().compile(file)
+      expect(warm.diagnostics).toEqual(fresh.diagnostics)
+      expect(warm.code).toBe(fresh.code)
+      return warm
+    }
+    await compile()
+    // The file's first compile keeps nothing; the next (of another text: an unchanged file is served from the cache) keeps the reports.
+    apply(version, { kind: 'stream', limit: 'max_msgs', value: 4 })
+    await compile()
+    apply(version, { kind: 'comment', line: 1, indent: 0 })
+    apply(version, { kind: 'stream', limit: 'max_msgs', value: 5 })
+    const warm = await compile()
+    expect(warm.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['NATS_CHANNEL_OVERLAP', 'NATS_FILTER_DISJOINT']))
+    // All four rules that declare what they read were replayed, none run.
+    expect(reports.of(file).replayed).toBe(4)
+    expect(reports.of(file).ran).toBe(0)
   })
 })

@@ -537,7 +537,7 @@ export class ContractCompiler {
       const loaded = await format.load(file, host, memos)
       append(diagnostics, loaded.diagnostics)
       if (loaded.input === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
-      const checked = format.check(loaded.input)
+      const checked = format.check(loaded.input, memos)
       append(diagnostics, checked.diagnostics)
       if (hasErrors(diagnostics)) return { ...claimed, diagnostics }
       const modeled = format.model(checked.checked, resolved.options, memos)

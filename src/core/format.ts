@@ -96,7 +96,7 @@ export interface ContractFormat<Input = unknown, Checked = unknown, Model = unkn
   /** Reads the document and every file it depends on (`memos` as for `model`: the same result with or without them). */
   load(file: string, host: InputHost, memos?: CompileMemos): Promise<{ input?: Input; diagnostics: Diagnostic[] }>
   /** The format's rules; `checked` carries what they derived, for `model`. */
-  check(input: Input): { checked: Checked; diagnostics: Diagnostic[] }
+  check(input: Input, memos?: CompileMemos): { checked: Checked; diagnostics: Diagnostic[] }
   /** The normalized model generation reads (scope, names, hashes, ordering for determinism). */
   /**
    * `memos`: what the compiler keeps across its compiles by content (`CompileMemos`), so that a
