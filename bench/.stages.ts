@@ -18,7 +18,7 @@ for (let k = 0; k < 23; k++) {
     const host = recordingHost(work, undefined)
     let t = performance.now()
     const loaded = await natsFormat.load(file, host, m); add(tag + ' load', performance.now() - t); t = performance.now()
-    const checked = natsFormat.check(loaded.input!); add(tag + ' check', performance.now() - t); t = performance.now()
+    const checked = natsFormat.check(loaded.input!, m); add(tag + ' check', performance.now() - t); t = performance.now()
     const modeled = natsFormat.model(checked.checked, opts, m); add(tag + ' model', performance.now() - t); t = performance.now()
     const out = natsFormat.generate(modeled.model!, m); add(tag + ' generate', performance.now() - t)
     if (k === 0 && m) { add('x', 0) }

@@ -361,5 +361,16 @@ describe('block YAML reader', () => {
     expect(profile(again.value).streams).not.toBe(profile(first.value).streams)
     expect(profile(again.value).streams!.s1).toBe(profile(first.value).streams!.s1)
     expect(profile(again.value).streams!.s0).not.toBe(profile(first.value).streams!.s0)
+    // The channels were taken whole; their entries were kept with them, so an edit of one channel reads that channel alone.
+    const third = readBlockYaml(
+      edited.replace('channel3:\n    address: svc0.{region}.{entityId}.event3', 'channel3:\n    address: svc0.{region}.{entityId}.other'),
+      plainScalar,
+      () => {},
+      regions,
+    )!
+    const channels = (v: Record<string, unknown>) => v.channels as Record<string, unknown>
+    expect(channels(third.value).channel3).not.toBe(channels(first.value).channel3)
+    expect(channels(third.value).channel4).toBe(channels(first.value).channel4)
+    expect(regions.read).toBe(2)
   })
 })

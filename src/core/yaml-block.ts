@@ -171,11 +171,12 @@ class Reader {
       return kept.value
     }
     const before = this.closed.size
+    regions.enter()
     const value = this.valueAfter(from, indent, depth)
     // Kept only when the read ended where the region does (it always should: a line indented no
     // further than the key ends its value) and made a collection.
     const ended = this.at === -1 ? end === text.length : this.lineStart === end
-    if (ended && value !== null && typeof value === 'object') regions.keep(depth, key, { value, ...this.closed.since(before, start) })
+    regions.keep(depth, key, ended && value !== null && typeof value === 'object' ? { value, ...this.closed.since(before, start) } : undefined)
     return value
   }
 

@@ -18,6 +18,8 @@ export interface Region {
   offsets: Int32Array
   /** Their nesting depths (absolute: regions are kept by depth). */
   depths: Int32Array
+  /** The regions inside it (by depth and text), kept again with it when it is taken. */
+  inner: Array<[number, string, Region]>
 }
 
 /** Regions are kept for mapping entries this shallow (the document's sections, their entries and those entries' members). */
@@ -34,6 +36,7 @@ export class YamlRegions {
   /** Starts a parse: what it keeps replaces the last parse's when it ends (`end`). */
   begin(): void {
     this.current = []
+    this.open.length = 0
     this.read = 0
     this.taken = 0
   }
@@ -44,7 +47,10 @@ export class YamlRegions {
     this.current = []
   }
 
-  /** The region the last parse kept for `text` at `depth` (then kept for the next parse too). */
+  /** The inner regions of each region being read, innermost last. */
+  private readonly open: Array<Array<[number, string, Region]>> = []
+
+  /** The region the last parse kept for `text` at `depth` (then kept for the next parse too, with the regions inside it). */
   find(depth: number, text: string): Region | undefined {
     const region = this.previous[depth]?.get(text)
     if (region !== undefined) {
@@ -54,14 +60,26 @@ export class YamlRegions {
     return region
   }
 
-  /** A region this parse read, for the next one. */
-  keep(depth: number, text: string, region: Region): void {
+  /** Starts reading a region: the regions read or taken inside it until `keep` are its inner ones. */
+  enter(): void {
+    this.open.push([])
+  }
+
+  /** Ends reading a region, and keeps it for the next parse when `region` is given (`inner` filled here). */
+  keep(depth: number, text: string, region: Omit<Region, 'inner'> | undefined): void {
+    const inner = this.open.pop() ?? []
+    if (region === undefined) return
     this.read++
-    this.hold(depth, text, region)
+    this.hold(depth, text, { ...region, inner })
   }
 
   private hold(depth: number, text: string, region: Region): void {
-    ;(this.current[depth] ??= new Map()).set(text, region)
+    this.open.at(-1)?.push([depth, text, region])
+    const nested = (d: number, t: string, r: Region) => {
+      ;(this.current[d] ??= new Map()).set(t, r)
+      for (const [innerDepth, innerText, innerRegion] of r.inner) nested(innerDepth, innerText, innerRegion)
+    }
+    nested(depth, text, region)
   }
 
   clear(): void {
