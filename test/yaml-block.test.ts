@@ -9,10 +9,12 @@
  * anchors, tags, multi-line scalars, tabs, duplicate keys), which it must leave to `js-yaml`.
  */
 import fc from 'fast-check'
+import { stringify } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { natsDocument } from '../bench/generate.js'
 import { loadFastYaml, loadFastYamlWithJsYaml, plainScalar } from '../src/core/yaml-fast.js'
 import { readBlockYaml } from '../src/core/yaml-block.js'
+import { YamlRegions } from '../src/core/yaml-regions.js'
 import { parseExactYaml } from '../src/core/yaml-source.js'
 import { collections } from './helpers/yaml-collections.js'
 
@@ -276,5 +278,99 @@ describe('block YAML reader', () => {
       ),
       { numRuns: 200, seed: 33 },
     )
+  })
+
+  it('reads each version of a document edited line by line, taking the last parse’s unchanged regions, as it reads that version afresh', () => {
+    let taken = 0
+    let read = 0
+    /** One line edit: delete, duplicate, replace with another line, insert a comment or a blank line, indent or outdent by a space. */
+    const lineEdit = fc.tuple(fc.constantFrom('delete', 'duplicate', 'copy', 'comment', 'blank', 'indent', 'outdent'), fc.nat(), fc.nat())
+    const edited = (lines: string[], [kind, at, other]: [string, number, number]): string[] => {
+      const out = [...lines]
+      const i = at % out.length
+      const line = out[i]!
+      if (kind === 'delete' && out.length > 1) out.splice(i, 1)
+      else if (kind === 'duplicate') out.splice(i, 0, line)
+      else if (kind === 'copy') out[i] = out[other % out.length]!
+      else if (kind === 'comment') out.splice(i, 0, `${' '.repeat(other % 6)}# note ${other}`)
+      else if (kind === 'blank') out.splice(i, 0, '')
+      else if (kind === 'indent') out[i] = ' ' + line
+      else if (kind === 'outdent' && line.startsWith(' ')) out[i] = line.slice(1)
+      return out
+    }
+    /** Mappings nested three to five deep, with scalars, sequences and empty collections among their members. */
+    const nested = fc.letrec<{ map: Record<string, unknown>; value: unknown }>((tie) => ({
+      map: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'name', 'x-y', 'streams', 's0', 's1'), tie('value'), { minKeys: 1, maxKeys: 4 }),
+      value: fc.oneof(
+        { depthSize: 'small', maxDepth: 5 },
+        fc.constantFrom('abc', 'svc.>', 1, 2.5, true, null, 'it is', [], {}),
+        fc.array(fc.constantFrom('x', 'y', 3), { maxLength: 3 }),
+        tie('map'),
+        tie('map'),
+      ),
+    })).map
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          // Documents in many styles (emit), and documents of many nested mappings as a YAML writer lays them out.
+          fc
+            .tuple(fc.array(fc.tuple(fc.constantFrom('asyncapi', 'info', 'a', 'b'), nodeOf(FLOW_SAFE)), { minLength: 1, maxLength: 4 }), indentUnit, layout)
+            .map(([entries, unit, choices]) => emit(entries, unit, choices, [''])),
+          fc.tuple(nested, fc.constantFrom(2, 4)).map(([value, indent]) => stringify(value, { indent })),
+        ),
+        fc.array(lineEdit, { minLength: 1, maxLength: 6 }),
+        (document, edits) => {
+          const regions = new YamlRegions()
+          let lines = document.split('\n')
+          for (const edit of [undefined, ...edits]) {
+            if (edit) lines = edited(lines, edit)
+            const text = lines.join('\n')
+            const fresh = readBlockYaml(text, plainScalar, () => {})
+            const kept = readBlockYaml(text, plainScalar, () => {}, regions)
+            taken += regions.taken
+            if (fresh === undefined) {
+              expect(kept, text).toBeUndefined()
+              continue
+            }
+            read++
+            expect(kept, text).toBeDefined()
+            expect(kept!.value, text).toStrictEqual(fresh.value)
+            for (const pointer of collections(fresh.value))
+              expect([pointer, kept!.closed.start(kept!.value, pointer)], text).toEqual([pointer, fresh.closed.start(fresh.value, pointer)])
+          }
+        },
+      ),
+      { numRuns: 300, seed: 33 },
+    )
+    // Not vacuous: many versions were read, and regions were taken from the last parse.
+    expect(read).toBeGreaterThan(300)
+    expect(taken).toBeGreaterThan(150)
+  })
+
+  it('takes every unchanged section and entry of the benchmark document from the last parse after a one-line edit, as the same objects', () => {
+    const regions = new YamlRegions()
+    const text = natsDocument(50, { payloads: true })
+    const first = readBlockYaml(text, plainScalar, () => {}, regions)!
+    const edited = text.replace('max_msgs: 1000000', 'max_msgs: 7')
+    const again = readBlockYaml(edited, plainScalar, () => {}, regions)!
+    expect(again.value).toStrictEqual(readBlockYaml(edited, plainScalar, () => {})!.value)
+    const profile = (v: Record<string, unknown>) => v['x-nats-contract'] as Record<string, Record<string, unknown>>
+    expect(again.value.channels).toBe(first.value.channels)
+    expect(again.value.components).toBe(first.value.components)
+    expect(profile(again.value).channels).toBe(profile(first.value).channels)
+    expect(profile(again.value).streams).not.toBe(profile(first.value).streams)
+    expect(profile(again.value).streams!.s1).toBe(profile(first.value).streams!.s1)
+    expect(profile(again.value).streams!.s0).not.toBe(profile(first.value).streams!.s0)
+    // The channels were taken whole; their entries were kept with them, so an edit of one channel reads that channel alone.
+    const third = readBlockYaml(
+      edited.replace('channel3:\n    address: svc0.{region}.{entityId}.event3', 'channel3:\n    address: svc0.{region}.{entityId}.other'),
+      plainScalar,
+      () => {},
+      regions,
+    )!
+    const channels = (v: Record<string, unknown>) => v.channels as Record<string, unknown>
+    expect(channels(third.value).channel3).not.toBe(channels(first.value).channel3)
+    expect(channels(third.value).channel4).toBe(channels(first.value).channel4)
+    expect(regions.read).toBe(2)
   })
 })

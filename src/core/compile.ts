@@ -534,10 +534,10 @@ export class ContractCompiler {
       if (hasErrors(resolved.diagnostics)) return { ...claimed, diagnostics: resolved.diagnostics }
       // Query warnings (CONTRACTS_QUERY_UNTYPED) first, then the options'.
       const diagnostics = [...query.diagnostics, ...resolved.diagnostics]
-      const loaded = await format.load(file, host)
+      const loaded = await format.load(file, host, memos)
       append(diagnostics, loaded.diagnostics)
       if (loaded.input === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
-      const checked = format.check(loaded.input)
+      const checked = format.check(loaded.input, memos)
       append(diagnostics, checked.diagnostics)
       if (hasErrors(diagnostics)) return { ...claimed, diagnostics }
       const modeled = format.model(checked.checked, resolved.options, memos)

@@ -93,10 +93,10 @@ export interface ContractFormat<Input = unknown, Checked = unknown, Model = unkn
   queryKeys: readonly string[]
   /** The format's options from what the caller passed under its name (untrusted) and the query; problems as diagnostics. */
   resolveOptions(raw: unknown, query: ImportQuery, file: string): { options: Options; diagnostics: Diagnostic[] }
-  /** Reads the document and every file it depends on. */
-  load(file: string, host: InputHost): Promise<{ input?: Input; diagnostics: Diagnostic[] }>
+  /** Reads the document and every file it depends on (`memos` as for `model`: the same result with or without them). */
+  load(file: string, host: InputHost, memos?: CompileMemos): Promise<{ input?: Input; diagnostics: Diagnostic[] }>
   /** The format's rules; `checked` carries what they derived, for `model`. */
-  check(input: Input): { checked: Checked; diagnostics: Diagnostic[] }
+  check(input: Input, memos?: CompileMemos): { checked: Checked; diagnostics: Diagnostic[] }
   /** The normalized model generation reads (scope, names, hashes, ordering for determinism). */
   /**
    * `memos`: what the compiler keeps across its compiles by content (`CompileMemos`), so that a

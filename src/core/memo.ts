@@ -62,6 +62,14 @@ export class ContentMemo<T> {
  */
 export class CompileMemos {
   private readonly memos = new Map<string, ContentMemo<unknown>>()
+  private readonly held = new Map<string, { clear(): void }>()
+
+  /** What a stage keeps in a shape of its own (made by `make` on first use), by name; `clear` empties it. */
+  kept<T extends { clear(): void }>(name: string, make: () => T): T {
+    let value = this.held.get(name)
+    if (value === undefined) this.held.set(name, (value = make()))
+    return value as T
+  }
 
   of<T>(name: string): ContentMemo<T> {
     let memo = this.memos.get(name)
@@ -71,5 +79,6 @@ export class CompileMemos {
 
   clear(): void {
     for (const memo of this.memos.values()) memo.clear()
+    for (const value of this.held.values()) value.clear()
   }
 }

@@ -1,5 +1,6 @@
 import type { DiagnosticCode } from './codes.js'
 import { diagnosticAt, type Diagnostic, type Locatable, type RelatedLocation } from './diagnostics.js'
+import type { KeptReports, ReportCall } from './kept-reports.js'
 import type { Related, Report, Rule } from './rule.js'
 
 /** Where a format's rules report: the document compiled, and how to position a report in another file of its input. */
@@ -18,9 +19,50 @@ export function runRules<Context, Code extends DiagnosticCode, File = never>(
   context: Context,
   target: RuleTarget<File>,
   into: Diagnostic[] = [],
+  kept?: KeptReports<File>,
 ): Diagnostic[] {
-  for (const rule of rules) rule.check(context, reporter(rule.code, rule.severity ?? 'error', target, into))
+  for (const rule of rules) {
+    const report = reporter(rule.code, rule.severity ?? 'error', target, into)
+    if (kept === undefined || rule.reads === undefined) {
+      rule.check(context, report)
+      continue
+    }
+    const reads = rule.reads(context)
+    const calls = kept.find(rule, reads)
+    if (calls !== undefined) {
+      for (const call of calls) replay(report, call)
+      continue
+    }
+    const made: ReportCall<File>[] = []
+    rule.check(context, recording(report, made))
+    kept.keep(rule, reads, made)
+  }
   return into
+}
+
+/** `report`, with each call also written to `calls` (its data and related copied: the diagnostics made from them share nothing). */
+function recording<File>(report: Report<File>, calls: ReportCall<File>[]): Report<File> {
+  const record = (file: File | undefined, pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) =>
+    void calls.push({ in: file, pointer, message, data: data && structuredClone(data), related: related?.map((r) => ({ ...r })) })
+  return Object.assign(
+    (pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) => {
+      record(undefined, pointer, message, data, related)
+      report(pointer, message, data, related)
+    },
+    {
+      in(file: File, pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) {
+        record(file, pointer, message, data, related)
+        report.in(file, pointer, message, data, related)
+      },
+    },
+  )
+}
+
+function replay<File>(report: Report<File>, call: ReportCall<File>): void {
+  const data = call.data && structuredClone(call.data)
+  const related = (call.related as readonly Related<File>[] | undefined)?.map((r) => ({ ...r }))
+  if (call.in === undefined) report(call.pointer, call.message, data, related)
+  else report.in(call.in, call.pointer, call.message, data, related)
 }
 
 function reporter<File>(code: DiagnosticCode, severity: Diagnostic['severity'], target: RuleTarget<File>, into: Diagnostic[]): Report<File> {

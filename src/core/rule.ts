@@ -35,6 +35,13 @@ export interface Rule<Context, Code extends string = string, File = never> {
   /** What the rule rejects, in one line. */
   readonly description: string
   check(context: Context, report: Report<File>): void
+  /**
+   * The parts of the input whose values decide everything this rule reports (compared by identity:
+   * parsed values, never changed once parsed). A recompile whose parts are all the last check's
+   * replays the reports of that check (core/kept-reports.ts). Only for a rule whose reports are a
+   * function of these alone; a rule without it always runs.
+   */
+  reads?(context: Context): readonly unknown[]
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ClosedCollections } from './yaml-positions.js'
+import { REGION_DEPTH, type YamlRegions } from './yaml-regions.js'
 
 /**
  * A reader of the block-style YAML contracts are written in, building values and the start of
@@ -51,16 +52,22 @@ const MAY_BE_NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\uD800-\uDFFF\
 /**
  * Reads `text`, resolving plain scalars with `plain` (the same function the `js-yaml` path's
  * schema uses, so both make the same value of every scalar) and passing every string to `onString`.
- * Undefined when the text is outside the subset.
+ * Undefined when the text is outside the subset. With `regions` (the regions the last parse of the
+ * same file read, yaml-regions.ts), a region whose text is unchanged is taken from there instead of
+ * read; `regions` is only given when `onString` does nothing (a taken region's strings are not passed).
  */
-export function readBlockYaml(text: string, plain: (s: string) => unknown, onString: (s: string) => void): BlockYaml | undefined {
+export function readBlockYaml(text: string, plain: (s: string) => unknown, onString: (s: string) => void, regions?: YamlRegions): BlockYaml | undefined {
   if (text.includes('\t') || text.includes('\r') || text.startsWith('---') || (MAY_BE_NON_PRINTABLE.test(text) && NON_PRINTABLE.test(text))) return undefined
+  regions?.begin()
+  let read: BlockYaml | undefined
   try {
-    return new Reader(text, plain, onString).document()
+    read = new Reader(text, plain, onString, regions).document()
   } catch {
     // NotBlock, or a scalar `plain` refuses (`.inf`): js-yaml reads it, or refuses it, as before.
-    return undefined
+    read = undefined
   }
+  regions?.end(read !== undefined)
+  return read
 }
 
 class Reader {
@@ -78,6 +85,7 @@ class Reader {
     private readonly text: string,
     private readonly plain: (s: string) => unknown,
     private readonly onString: (s: string) => void,
+    private readonly regions?: YamlRegions,
   ) {}
 
   document(): BlockYaml | undefined {
@@ -131,12 +139,68 @@ class Reader {
       const key = this.lastKey
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) throw new NotBlock()
       this.onString(key)
-      out[key] = this.valueAfter(keyEnd + 1, indent, depth)
+      out[key] = this.regions !== undefined && depth <= REGION_DEPTH ? this.regionValue(keyEnd + 1, indent, depth) : this.valueAfter(keyEnd + 1, indent, depth)
       if (this.at === -1 || this.indent < indent) break
       if (this.indent !== indent || this.isEntry(this.at)) throw new NotBlock()
     }
     this.closed.add(start, depth)
     return out
+  }
+
+  /**
+   * `valueAfter` for a key of a mapping at `depth`, through the kept regions: when the value is
+   * written on the lines below the key, indented further, the region from the key's line to the
+   * next line indented no further than the key is taken from the last parse if it read the same
+   * text at the same depth, and kept for the next one otherwise.
+   */
+  private regionValue(from: number, indent: number, depth: number): unknown {
+    const text = this.text
+    let i = from
+    while (text.charCodeAt(i) === 32) i++
+    // The value on the key's line (a scalar or a flow collection): read as usual.
+    if (i < this.lineEnd && text.charCodeAt(i) !== 35) return this.valueAfter(from, indent, depth)
+    const start = this.lineStart
+    const end = this.regionEnd(indent)
+    if (end === -1) return this.valueAfter(from, indent, depth)
+    const regions = this.regions!
+    const key = text.slice(start, end)
+    const kept = regions.find(depth, key)
+    if (kept !== undefined) {
+      this.closed.addAll(kept.offsets, kept.depths, start)
+      this.seekLine(end)
+      return kept.value
+    }
+    const before = this.closed.size
+    regions.enter()
+    const value = this.valueAfter(from, indent, depth)
+    // Kept only when the read ended where the region does (it always should: a line indented no
+    // further than the key ends its value) and made a collection.
+    const ended = this.at === -1 ? end === text.length : this.lineStart === end
+    regions.keep(depth, key, ended && value !== null && typeof value === 'object' ? { value, ...this.closed.since(before, start) } : undefined)
+    return value
+  }
+
+  /**
+   * Where the region of the key on the current line (at column `indent`) ends: the start of the
+   * next line that holds more than blanks and a comment and is indented no further than the key,
+   * or the text's end. -1 when the value below the key is not indented further (a sequence at the
+   * key's column, or no value).
+   */
+  private regionEnd(indent: number): number {
+    const text = this.text
+    let first = true
+    for (let i = this.lineEnd + 1; ;) {
+      if (i >= text.length) return first ? -1 : text.length
+      let j = i
+      while (text.charCodeAt(j) === 32) j++
+      let end = text.indexOf('\n', j)
+      if (end === -1) end = text.length
+      if (j < end && text.charCodeAt(j) !== 35 /* # */) {
+        if (j - i <= indent) return first ? -1 : i
+        first = false
+      }
+      i = end + 1
+    }
   }
 
   /** The block sequence whose entries' `-` stand at column `indent`, the first at the current line. */

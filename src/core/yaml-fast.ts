@@ -4,6 +4,7 @@ import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { readBlockYaml } from './yaml-block.js'
 import { ClosedCollections } from './yaml-positions.js'
+import type { YamlRegions } from './yaml-regions.js'
 
 /**
  * The fast YAML path (bench/: a NATS compile must stay within 4x of a raw `js-yaml` load).
@@ -250,13 +251,17 @@ function skipSpace(text: string, at: number): number {
 
 const WHITESPACE = /\s/
 
-/** The document's value and collection positions, or undefined when only the exact path can read it. */
-export function loadFastYaml(text: string): FastYaml | undefined {
+/**
+ * The document's value and collection positions, or undefined when only the exact path can read it.
+ * `regions`: the regions the last parse of the same file read (yaml-regions.ts), to take the
+ * unchanged ones from.
+ */
+export function loadFastYaml(text: string, regions?: YamlRegions): FastYaml | undefined {
   if (needsExact(text)) return undefined
   // A document that uses no scalar containing a credential's characters is not scanned string by
   // string (bench/: a tenth of the parse).
   const scanStrings = valuesMayHoldCredential(text)
-  return blockYaml(text, scanStrings) ?? loadWithJsYaml(text, scanStrings)
+  return blockYaml(text, scanStrings, regions) ?? loadWithJsYaml(text, scanStrings)
 }
 
 /**
@@ -394,13 +399,14 @@ function credentialScan(): (value: string) => boolean {
 }
 
 /** The document read by the block reader (yaml-block.ts), or undefined when it is outside the reader's subset. */
-function blockYaml(text: string, scanStrings: boolean): FastYaml | undefined {
+function blockYaml(text: string, scanStrings: boolean, regions: YamlRegions | undefined): FastYaml | undefined {
   let mayHoldCredential = false
   const holdsCredential = credentialScan()
   const onString = (s: string) => {
     if (scanStrings && !mayHoldCredential && holdsCredential(s)) mayHoldCredential = true
   }
-  const read = readBlockYaml(text, plainScalar, onString)
+  // A region taken from the last parse passes none of its strings: taken only when none is scanned.
+  const read = readBlockYaml(text, plainScalar, onString, scanStrings ? undefined : regions)
   if (!read) return undefined
   const { value, closed } = read
   if (!mayHoldCredential) credentialFree.add(value)

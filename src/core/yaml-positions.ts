@@ -36,6 +36,23 @@ export class ClosedCollections {
     this.count++
   }
 
+  /** How many collections have been recorded. */
+  get size(): number {
+    return this.count
+  }
+
+  /** The entries recorded from `from` on, their offsets made relative to `origin` (a region's start). */
+  since(from: number, origin: number): { offsets: Int32Array; depths: Int32Array } {
+    const offsets = this.offsets.slice(from, this.count)
+    for (let i = 0; i < offsets.length; i++) offsets[i] = offsets[i]! - origin
+    return { offsets, depths: this.depths.slice(from, this.count) }
+  }
+
+  /** Records the entries `since` returned again, for a region now standing at `origin`. */
+  addAll(offsets: Int32Array, depths: Int32Array, origin: number): void {
+    for (let i = 0; i < offsets.length; i++) this.add(offsets[i]! + origin, depths[i]!)
+  }
+
   /**
    * Start offset of the mapping or sequence at `pointer` in `root` (the value these entries were
    * recorded for), or undefined when the pointer names none, or when the record cannot answer

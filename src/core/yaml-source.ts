@@ -9,6 +9,7 @@ import type { JsonParseResult, JsonSource } from './json-source.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber } from './limits.js'
 import { LineIndex } from './source-text.js'
 import { loadFastYaml } from './yaml-fast.js'
+import type { YamlRegions } from './yaml-regions.js'
 
 /** The offset of the first node nested deeper than the limit, or undefined (iterative). */
 function tooDeepNode(root: unknown): number | undefined {
@@ -31,11 +32,12 @@ export const YAML_LIMITS = { aliases: 16, aliasExpansion: 256 }
  * A YAML document held to what JSON can say, with the position of every value. Plain documents
  * take the fast path (`yaml-fast.ts`: js-yaml, collection positions); the first position it cannot
  * answer (a scalar's, or a missing value's nearest ancestor) parses the text once more on the exact
- * path. Everything else takes the exact path from the start.
+ * path. Everything else takes the exact path from the start. `regions`: what the last parse of the
+ * same file read (yaml-regions.ts); the value may share the unchanged parts of the last one's.
  */
-export function parseYamlSource(file: string, text: string): JsonParseResult {
+export function parseYamlSource(file: string, text: string, regions?: YamlRegions): JsonParseResult {
   // A number beyond a double's range is a diagnostic of the exact path; both paths must agree.
-  const fast = mayOverflowNumber(text) ? undefined : loadFastYaml(text)
+  const fast = mayOverflowNumber(text) ? undefined : loadFastYaml(text, regions)
   if (!fast) return parseExactYaml(file, text)
   const lines = new LineIndex(text)
   let exact: JsonSource | undefined

@@ -9,6 +9,8 @@ import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
+import type { CompileMemos } from '../../core/memo.js'
+import { YamlRegionsByFile, type YamlRegions } from '../../core/yaml-regions.js'
 import { parsedFromCredentialFreeText, parsedWithoutCredential, valuesMayHoldCredential } from '../../core/yaml-fast.js'
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 import { credentialIn, findCredential, lineOf, type CredentialSite } from './credentials.js'
@@ -61,8 +63,9 @@ export function reporter(diagnostics: Diagnostic[]): Report {
   return (file, source, code, pointer, message, data) => void diagnostics.push(loadDiagnostic({ file, locate: source?.locate }, code, pointer, message, data))
 }
 
-export function parseByExtension(file: string, text: string) {
-  return /\.ya?ml$/.test(file) ? parseYamlSource(file, text) : parseJsonSource(file, text)
+/** `regions`: what the last parse of the file read, for a YAML document (core/yaml-regions.ts). */
+export function parseByExtension(file: string, text: string, regions?: YamlRegions) {
+  return /\.ya?ml$/.test(file) ? parseYamlSource(file, text, regions) : parseJsonSource(file, text)
 }
 
 /**
@@ -282,10 +285,12 @@ function credentialOf(source: JsonSource): CredentialSite | undefined {
 }
 
 /** Reads the document, finds its bundle, and reads every locked file validation needs. */
-export async function loadInput(file: string, host: InputHost): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
+export async function loadInput(file: string, host: InputHost, memos?: CompileMemos): Promise<{ input?: NatsInput; diagnostics: Diagnostic[] }> {
   const read = await host.read(file)
   // `*.asyncapi.json` is strict JSON (with its own positions and duplicate-key check); the rest YAML.
-  const parsed = parseByExtension(file, read.text)
+  // A recompile takes the regions of the text its last parse read unchanged from there.
+  const regions = memos?.kept('nats:yaml-regions', () => new YamlRegionsByFile()).of(file)
+  const parsed = parseByExtension(file, read.text, regions)
   const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
   const reader = new BundleReader({ main, documents: new Map(), files: new Map() }, host)
   const { input } = reader

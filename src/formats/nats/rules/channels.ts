@@ -137,6 +137,8 @@ export const parameterTypesKnown = natsRule({
 export const channelsDisjoint = natsRule({
   code: 'NATS_CHANNEL_OVERLAP',
   description: 'Two channels of one application share a concrete subject (decided exactly over the token languages).',
+  // The channels (addresses, profile parameters) and the token types their languages are made of.
+  reads: (ctx) => [ctx.doc.channels, ctx.profile.channels, ctx.profile.tokenTypes],
   check(ctx, report) {
     // Each channel is compared with the earlier ones through a ChannelIndex, and reported once,
     // with the first earlier channel it overlaps. Complexity: O(n * L * c) for n channels of

@@ -8,6 +8,7 @@ import { CHANNEL } from './channels.js'
 export const filterSyntax = natsRule({
   code: 'NATS_FILTER_SYNTAX',
   description: 'A filter is not literals, placeholders of its channel, `*` and a final `>`.',
+  reads: (ctx) => [ctx.profile.channels],
   check(ctx, report) {
     // Keys, then members (not Object.entries): every channel and filter of a large contract passes here (bench/).
     const channels = ctx.section('channels')
@@ -37,6 +38,7 @@ export const filterSyntax = natsRule({
 export const filterIntersects = natsRule({
   code: 'NATS_FILTER_DISJOINT',
   description: 'A filter matches no subject of its channel.',
+  reads: (ctx) => [ctx.doc.channels, ctx.profile.channels, ctx.profile.tokenTypes],
   check(ctx, report) {
     for (const channel of ctx.channelList) {
       const types = ctx.channelTypes(channel)

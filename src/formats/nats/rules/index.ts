@@ -1,5 +1,7 @@
 import type { Diagnostic, Locatable } from '../../../core/diagnostics.js'
 import { runRules } from '../../../core/rule-runner.js'
+import { KeptReportsByFile } from '../../../core/kept-reports.js'
+import type { CompileMemos } from '../../../core/memo.js'
 import { NATS_LOAD_CODES } from '../codes.js'
 import { NatsContext } from '../context.js'
 import type { LoadedFile, NatsInput } from '../load.js'
@@ -164,16 +166,21 @@ const located = (file: LoadedFile): Locatable => ({ file: file.file, locate: fil
  * validator plan is among them: NATS_PAYLOAD_UNBOUNDED, one of `natsRules`, reads it, so a document
  * that reaches the model had it decided here.
  */
-export function checkNats(input: NatsInput): { checked: NatsContext; diagnostics: Diagnostic[] } {
+export function checkNats(input: NatsInput, memos?: CompileMemos): { checked: NatsContext; diagnostics: Diagnostic[] } {
   const ctx = new NatsContext(input)
   const target = { main: located(ctx.main), locate: located }
   const diagnostics = runRules(gateRules, ctx, target)
+  // A recompile replays the reports of each rule that read the same parts as the file's last check.
+  const kept = memos?.kept('nats:rule-reports', () => new KeptReportsByFile<LoadedFile>()).of(input.main.file)
   // A document that is not AsyncAPI 3.1.0 with profile 0.2.0-draft is not read further: the rest would only echo that.
   // One without a profile at all (most AsyncAPI documents) still has its standard part checked, so
   // the user learns everything in one run.
   // So does a 3.0.x document (a profiled one is refused for its version, NATS_ASYNCAPI_VERSION).
-  if (diagnostics.length === 0) runRules(natsRules, ctx, target, diagnostics)
-  else if (standardVersion(ctx.doc) !== undefined && diagnostics.every((d) => d.code === 'NATS_PROFILE_MISSING' || d.code === 'NATS_ASYNCAPI_VERSION'))
+  if (diagnostics.length === 0) {
+    kept?.begin()
+    runRules(natsRules, ctx, target, diagnostics, kept)
+    kept?.end()
+  } else if (standardVersion(ctx.doc) !== undefined && diagnostics.every((d) => d.code === 'NATS_PROFILE_MISSING' || d.code === 'NATS_ASYNCAPI_VERSION'))
     runRules(standardRules, ctx, target, diagnostics)
   return { checked: ctx, diagnostics }
 }

@@ -20,6 +20,17 @@ export const patternSupported = natsRule({
   code: 'NATS_PATTERN_BUDGETED',
   severity: 'warning',
   description: `A schema \`pattern\` not proven to run in linear time (backreference, lookbehind, a lookaround other than a leading one, a form RE2 cannot express): it runs under a budget of ${PATTERN_BUDGET_TEXT} steps per value, and a value it cannot decide within it fails validation.`,
+  // What the walk below reads: the document's components and channels, and the locked files the
+  // payloads reach (by path, then each one's parsed source).
+  reads(ctx) {
+    const files = [...ctx.messages.files].sort()
+    return [
+      ctx.doc.components,
+      ctx.doc.channels,
+      files.join('\u0000'),
+      ...files.map((file) => (ctx.input.files.get(file) ?? ctx.input.documents.get(file))?.source),
+    ]
+  },
   check(ctx, report) {
     // The document's components and channels, and every locked file a message payload reaches
     // (reported in that file, at the pattern).
