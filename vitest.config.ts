@@ -115,6 +115,7 @@ export const SHARED = [
   'test/probe-diff-against.test.ts',
   'test/probe-diff-cli.test.ts',
   'test/probe-diff-ignore.test.ts',
+  'test/probe-http-sender.test.ts',
   'test/producer-corpus.test.ts',
   'test/runtime.test.ts',
   'test/rust-differential.test.ts',
