@@ -26,6 +26,8 @@ export const TIMED = [
   'test/vite-dev-absent.test.ts',
   'test/vite-dev-compiles.test.ts',
   'test/vite-resilience.test.ts',
+  'test/vite-dev-saves.test.ts',
+  'test/probe-vite-dev-diff.test.ts',
 ]
 
 /** The niceness of computing files' workers (and of what they start): below the timed files, above the linters (10). */
