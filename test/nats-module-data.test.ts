@@ -55,8 +55,11 @@ describe('descriptors read back from the compact data are the model', () => {
         ...(c.address === undefined ? [] : ['subject']),
         'filters',
         ...(read.validatePayload ? ['validatePayload'] : []),
+        // A channel whose messages carry a headers schema checks them too (NATS message headers).
+        ...(c.messages.some((m) => m.headers !== undefined) ? ['validateHeaders'] : []),
         'source',
       ])
+      if (read.validateHeaders !== undefined) expect(typeof read.validateHeaders).toBe('function')
       expect(read.id).toBe(c.id)
       expect(read.address).toBe(c.address)
       expect(spelled(read.source)).toBe(spelled(c.source))
