@@ -42,7 +42,11 @@ const read = (file: string) => readFile(file, 'utf8')
 const pauses: Array<{ start: number; duration: number; minor: boolean }> = []
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries())
-    pauses.push({ start: entry.startTime, duration: entry.duration, minor: (entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR })
+    pauses.push({
+      start: entry.startTime,
+      duration: entry.duration,
+      minor: (entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR,
+    })
 }).observe({ entryTypes: ['gc'] })
 interface Window {
   from: number
