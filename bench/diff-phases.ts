@@ -45,7 +45,7 @@ new PerformanceObserver((list) => {
     pauses.push({
       start: entry.startTime,
       duration: entry.duration,
-      minor: (entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR,
+      minor: (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR,
     })
 }).observe({ entryTypes: ['gc'] })
 interface Window {
