@@ -15,7 +15,7 @@ import { check, type Validator } from '../../shared/validation.js'
 import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
-import { headerObject, msgHdrsOf, type HeaderObject } from './headers.js'
+import { headerObject, msgHdrsOf, receivedHeaders, UNREADABLE_HEADERS, unreadableHeadersErrors, type HeaderObject } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
 export interface ContractModule {
@@ -315,7 +315,7 @@ export class ContractClient<M extends ContractModule> {
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
     // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
     if (!reply?.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
-    const checked = checkedHeaders(reply.validateHeaders, msg.headers)
+    const checked = checkedHeaders(reply.validateHeaders, receivedHeaders(msg))
     if (!checked.ok) return { ok: false, reason: 'invalid-response', errors: checked.errors, msg }
     // `headerValues` is typed by the reply's headers schema, which is what `validateHeaders` checked.
     return { ok: true, payload: decoded, msg, headerValues: checked.value } as unknown as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
@@ -541,7 +541,15 @@ function incoming(
       problems,
       msg,
     )
-  const headers = msg.headers
+  // Decoded by nats.js on first read, which throws on a name or value it would not write.
+  const headers = receivedHeaders(msg)
+  if (headers === UNREADABLE_HEADERS)
+    return new ContractClientError(
+      'INVALID_HEADERS',
+      `A message on ${JSON.stringify(msg.subject)} has headers nats.js cannot read.`,
+      unreadableHeadersErrors(),
+      msg,
+    )
   // A channel whose messages have a headers schema: the headers are held to it like the payload.
   const validateHeaders = op.validateHeaders ?? channel.validateHeaders
   const checked = validateHeaders ? checkedHeaders(validateHeaders, headers) : undefined
