@@ -134,10 +134,11 @@ export interface RequestOptions<H = OutgoingHeaders> {
 
 /**
  * The checked headers of a received message whose headers schema is `H`: `headerValues`, the plain
- * object its validator accepted (one string per name, `Nats-` names left out). None when the
+ * object its validator accepted (one string per name, `Nats-` names left out, so not in its type
+ * either, unlike what a send may give). None when the
  * message has no headers schema (`unknown`): nothing is read then.
  */
-export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: CheckedHeaders<H> }
+export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: HeaderMap<H> }
 
 export type RequestResult<T, H = unknown> =
   | ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>)
