@@ -116,7 +116,7 @@ function removeChecked(dir: string, found: Found, wrote: PruneOptions['wrote'], 
       unlinkSync(taken)
       return true
     } catch {
-      // Left under the temp name: a stale temp file the next pass removes.
+      // Not removed (the folder turned read-only): given its name back below.
     }
   }
   putBack(taken, path)
