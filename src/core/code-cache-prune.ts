@@ -14,9 +14,9 @@
  * work is bounded: the names looked at, and the files read to check their MAC.
  *
  * Another process may use a cache (refreshing its time) or write it anew (a rename over its name)
- * between the scan and the removal, so a name is first taken by a rename to a name of this pass's
- * own: what is then checked (the very file the scan saw, its time unchanged, its MAC) is what is
- * removed, and anything else is put back where it was.
+ * between the scan and the removal: what is removed is the very file the scan saw, its time
+ * unchanged, whose MAC was checked, taken from its name by a rename before it is removed; anything
+ * else found at the name is left there or put back.
  */
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, linkSync, lstatSync, opendirSync, openSync, readFileSync, renameSync, unlinkSync, type Stats } from 'node:fs'
@@ -98,20 +98,23 @@ export function pruneCodeCaches(dir: string, { wrote, trusted, keep, now = Date.
 
 /**
  * Removes `found` when the name still holds the file the scan saw, unchanged since, and its MAC
- * verifies. The name is taken first (a rename, atomic), under a temp file's name of this process's,
- * so nothing can be put there between the check and the removal; what is not to be removed goes
- * back to its name, never over a file written there meanwhile.
+ * verifies. Checked, the file is then taken from its name (a rename, atomic, to a temp file's name
+ * of this process's) and removed only if what was taken is the file checked (its inode and time):
+ * another file put at the name meanwhile is given its name back, never removed. A file that is not
+ * the package's is never moved at all.
  */
 function removeChecked(dir: string, found: Found, wrote: PruneOptions['wrote'], trusted: PruneOptions['trusted']): boolean {
   const path = join(dir, found.name)
+  const bytes = readRegular(path, trusted, found)
+  if (bytes === undefined || !wrote(found.cache, bytes)) return false
   const taken = join(dir, `${found.cache}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   try {
     renameSync(path, taken)
   } catch {
     return false // Gone already (another process pruned it), or the folder is read-only.
   }
-  const bytes = readRegular(taken, trusted, found)
-  if (bytes !== undefined && wrote(found.cache, bytes)) {
+  const now = lstat(taken)
+  if (now?.isFile() && sameFile(now, found)) {
     try {
       unlinkSync(taken)
       return true
@@ -122,6 +125,9 @@ function removeChecked(dir: string, found: Found, wrote: PruneOptions['wrote'], 
   putBack(taken, path)
   return false
 }
+
+/** The file the scan saw, its time unchanged (a cache written anew is another file; a use changes the time). */
+const sameFile = (stats: Stats, seen: Found): boolean => stats.dev === seen.dev && stats.ino === seen.ino && stats.mtimeMs === seen.time
 
 /** Gives a taken entry its name back without replacing what another process wrote there since. */
 function putBack(taken: string, path: string): void {
@@ -159,7 +165,7 @@ function readRegular(path: string, trusted: (stats: Stats) => boolean, seen: Fou
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
     const stats = fstatSync(fd)
     if (!stats.isFile() || !trusted(stats) || stats.size > MAX_CACHE_BYTES) return undefined
-    if (stats.dev !== seen.dev || stats.ino !== seen.ino || stats.mtimeMs !== seen.time) return undefined
+    if (!sameFile(stats, seen)) return undefined
     return readFileSync(fd)
   } catch {
     return undefined
