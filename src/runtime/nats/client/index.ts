@@ -7,7 +7,7 @@
  * The connection (and with it server URLs and credentials) is the application's: nothing here
  * chooses where messages go beyond the contract's subjects.
  */
-import { errors, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
 import { jetstream, type JetStreamClient, type JsMsg, type PubAck } from '@nats-io/jetstream'
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
@@ -295,19 +295,8 @@ export class ContractClient<M extends ContractModule> {
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
     const { subject, data } = this.outgoing(op, params, payload, options.headers)
-    let msg: Msg
-    try {
-      msg = await this.nc.request(subject, data, {
-        timeout: op.requestReply.timeoutMs,
-        ...(options.headers ? { headers: msgHdrsOf(options.headers) } : {}),
-      })
-    } catch (error) {
-      if (error instanceof errors.RequestError && error.isNoResponders()) return { ok: false, reason: 'no-responders' }
-      if (error instanceof errors.NoRespondersError) return { ok: false, reason: 'no-responders' }
-      if (error instanceof errors.TimeoutError || (error instanceof Error && error.cause instanceof errors.TimeoutError))
-        return { ok: false, reason: 'timeout' }
-      throw error
-    }
+    const msg = await firstResponse(this.nc, subject, data, op.requestReply.timeoutMs, options.headers ? msgHdrsOf(options.headers) : undefined)
+    if (msg === 'no-responders' || msg === 'timeout') return { ok: false, reason: msg }
     // "Invalid first responses fail the RPC": decoded and validated against the reply channel.
     const reply = op.requestReply.replyChannel === undefined ? undefined : this.module.channels[op.requestReply.replyChannel]
     const decoded = decode(msg.data)
@@ -493,6 +482,46 @@ export class ContractClient<M extends ContractModule> {
       throw this.notAllowed(op, `has no durable consumer and stream named in its contract (consumer ${JSON.stringify(op.consumer)})`)
     return { channel: this.channel(op), stream: streamName, durable }
   }
+}
+
+/**
+ * The first response to a request on an inbox of its own, within `timeoutMs`, or why there is none
+ * (the server's 503 status: no responders). Not nats.js's `request`: it reads a reply's headers to
+ * tell that status, and nats.js throws decoding headers it would not write (a peer writing the
+ * protocol itself can send them), out of its parser, which closes the connection's reader. Here
+ * they are read under a guard and such a reply is an answer like any other.
+ */
+function firstResponse(
+  nc: NatsConnection,
+  subject: string,
+  data: Uint8Array | string,
+  timeoutMs: number,
+  headers: MsgHdrs | undefined,
+): Promise<Msg | 'no-responders' | 'timeout'> {
+  const inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)
+  return new Promise((resolve, reject) => {
+    const sub = nc.subscribe(inbox, {
+      max: 1,
+      callback: (error, msg) => {
+        clearTimeout(timer)
+        // The server refused the subscription (permissions): an error, as nats.js's request gives it.
+        if (error) return void reject(error)
+        const status = msg.data.length === 0 ? receivedHeaders(msg) : undefined
+        resolve(status !== undefined && status !== UNREADABLE_HEADERS && status.code === 503 ? 'no-responders' : msg)
+      },
+    })
+    const timer = setTimeout(() => {
+      sub.unsubscribe()
+      resolve('timeout')
+    }, timeoutMs)
+    try {
+      nc.publish(subject, data, { reply: inbox, ...(headers ? { headers } : {}) })
+    } catch (error) {
+      clearTimeout(timer)
+      sub.unsubscribe()
+      reject(error instanceof Error ? error : new Error(String(error)))
+    }
+  })
 }
 
 /** `headers` (given or received; none reads as no header at all) as the plain object `validate` accepted (frozen), or why it does not. */
