@@ -12,8 +12,14 @@
  * Only files this package wrote: a regular file (not a link), of this user's, with a cache's name,
  * whose HMAC under the folder's key verifies (`wrote`); anything else there is left as it is. The
  * work is bounded: the names looked at, and the files read to check their MAC.
+ *
+ * Another process may use a cache (refreshing its time) or write it anew (a rename over its name)
+ * between the scan and the removal: what is removed is the very file the scan saw, its time
+ * unchanged, whose MAC was checked, taken from its name by a rename before it is removed; anything
+ * else found at the name is left there or put back.
  */
-import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readFileSync, unlinkSync, type Stats } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { closeSync, constants, fstatSync, linkSync, lstatSync, opendirSync, openSync, readFileSync, renameSync, unlinkSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 
 /** A cache's name: the text's digest, V8's version (`_` for what a name may not hold) and, since names carry them, V8's flags. */
@@ -50,6 +56,9 @@ interface Found {
   cache: string
   time: number
   temp: boolean
+  /** The file the scan saw (a file written anew since is another). */
+  dev: number
+  ino: number
 }
 
 /** Removes what the folder's rules say (see above); returns the names removed. */
@@ -71,7 +80,7 @@ export function pruneCodeCaches(dir: string, { wrote, trusted, keep, now = Date.
       if (!CACHE_NAME.test(cache) || (!temp && keep.has(cache))) continue
       const stats = lstat(join(dir, entry.name))
       if (!stats?.isFile() || !trusted(stats)) continue
-      ;(temp ? temps : caches).push({ name: entry.name, cache, time: stats.mtimeMs, temp: temp !== null })
+      ;(temp ? temps : caches).push({ name: entry.name, cache, time: stats.mtimeMs, temp: temp !== null, dev: stats.dev, ino: stats.ino })
     }
   } finally {
     handle.closeSync()
@@ -83,18 +92,59 @@ export function pruneCodeCaches(dir: string, { wrote, trusted, keep, now = Date.
     ...caches.filter((c, i) => i + keep.size >= MAX_CACHES || now - c.time > UNUSED_DAYS * DAY_MS),
   ]
   const removed: string[] = []
-  for (const found of stale.slice(0, CHECK_LIMIT)) {
-    const path = join(dir, found.name)
-    const bytes = readRegular(path, trusted)
-    if (bytes === undefined || !wrote(found.cache, bytes)) continue
+  for (const found of stale.slice(0, CHECK_LIMIT)) if (removeChecked(dir, found, wrote, trusted)) removed.push(found.name)
+  return removed
+}
+
+/**
+ * Removes `found` when the name still holds the file the scan saw, unchanged since, and its MAC
+ * verifies. Checked, the file is then taken from its name (a rename, atomic, to a temp file's name
+ * of this process's) and removed only if what was taken is the file checked (its inode and time):
+ * another file put at the name meanwhile is given its name back, never removed. A file that is not
+ * the package's is never moved at all.
+ */
+function removeChecked(dir: string, found: Found, wrote: PruneOptions['wrote'], trusted: PruneOptions['trusted']): boolean {
+  const path = join(dir, found.name)
+  const bytes = readRegular(path, trusted, found)
+  if (bytes === undefined || !wrote(found.cache, bytes)) return false
+  const taken = join(dir, `${found.cache}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  try {
+    renameSync(path, taken)
+  } catch {
+    return false // Gone already (another process pruned it), or the folder is read-only.
+  }
+  const now = lstat(taken)
+  if (now?.isFile() && sameFile(now, found)) {
     try {
-      unlinkSync(path)
-      removed.push(found.name)
+      unlinkSync(taken)
+      return true
     } catch {
-      // Gone already, or the folder is read-only: nothing to do.
+      // Not removed (the folder turned read-only): given its name back below.
     }
   }
-  return removed
+  putBack(taken, path)
+  return false
+}
+
+/** The file the scan saw, its time unchanged (a cache written anew is another file; a use changes the time). */
+const sameFile = (stats: Stats, seen: Found): boolean => stats.dev === seen.dev && stats.ino === seen.ino && stats.mtimeMs === seen.time
+
+/** Gives a taken entry its name back without replacing what another process wrote there since. */
+function putBack(taken: string, path: string): void {
+  try {
+    // A hard link fails when the name is taken again (EEXIST): then both are kept.
+    linkSync(taken, path)
+    unlinkSync(taken)
+  } catch (error) {
+    // A folder cannot be linked; renamed back, it replaces nothing but an empty folder.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      try {
+        renameSync(taken, path)
+      } catch {
+        // Kept under the temp name: never removed unless its MAC verifies.
+      }
+    }
+  }
 }
 
 function lstat(path: string): Stats | undefined {
@@ -105,13 +155,17 @@ function lstat(path: string): Stats | undefined {
   }
 }
 
-/** A regular file's bytes (not through a link: O_NOFOLLOW, checked on the descriptor), when it is no larger than a cache. */
-function readRegular(path: string, trusted: (stats: Stats) => boolean): Buffer | undefined {
+/**
+ * A regular file's bytes (not through a link: O_NOFOLLOW, checked on the descriptor), when it is the
+ * file the scan saw, its time unchanged, and no larger than a cache.
+ */
+function readRegular(path: string, trusted: (stats: Stats) => boolean, seen: Found): Buffer | undefined {
   let fd: number | undefined
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
     const stats = fstatSync(fd)
     if (!stats.isFile() || !trusted(stats) || stats.size > MAX_CACHE_BYTES) return undefined
+    if (!sameFile(stats, seen)) return undefined
     return readFileSync(fd)
   } catch {
     return undefined

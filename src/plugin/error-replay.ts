@@ -5,7 +5,9 @@
  * may still be connected and its own socket not yet, so the error goes to the page that left and
  * the new one shows no overlay (seen on a loaded machine: the module answered 500, the new page
  * connected 30 ms later, no overlay). So the last error of this plugin's modules is sent again to
- * each page that connects, until a contract changes or one of its modules is served.
+ * each page that connects, until a contract changes, one of its modules is served or a page's HTML
+ * is served (the page loaded then requests its modules again: a broken one fails again and its error
+ * is the one kept; a page that imports no broken contract gets none).
  */
 
 /** What this needs of the client environment's hot channel (Vite's `NormalizedHotChannel`). */

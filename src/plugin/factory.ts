@@ -234,6 +234,11 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
           )
         })
       },
+      // A page is loaded: an error sent before is another page's (or this page's before a reload, sent
+      // again when its module fails again), never shown to one that may import no contract at all.
+      transformIndexHtml() {
+        errorReplay?.reset()
+      },
       // A change to a contract or to any file it depends on invalidates the modules compiled from it.
       async hotUpdate({ type, file, modules, read }) {
         const ids = ctx.modulesOf(file)

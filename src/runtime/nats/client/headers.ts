@@ -5,6 +5,13 @@
  * value the schema could check: it is refused, as is a value that is not a string. Names beginning
  * with `Nats-` are the protocol's and JetStream's own (`Nats-Msg-Id`, `Nats-Expected-Stream`, ...),
  * not the application's: they are left out of the object the schema checks.
+ *
+ * What is checked is what travels: nats.js refuses a name outside printable ASCII (or with a colon)
+ * and a value holding a line break, and trims a value's surrounding white space, so a plain object
+ * with such a name or value is refused here (the validator would otherwise pass a value the wire
+ * changes, or nats.js throw its own error). And nats.js decodes a received message's headers when
+ * they are first read, throwing on what it would not write: such headers, from a peer writing the
+ * protocol itself, are refused as unreadable, never thrown out of the connection.
  */
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core'
 import type { ResultError } from '../../shared/result.js'
@@ -15,6 +22,37 @@ const RESERVED = 'Nats-'
 
 /** What a message's headers read as: the object to check, or why there is none. */
 export type HeaderObject = { readonly ok: true; readonly value: Record<string, string> } | { readonly ok: false; readonly errors: ResultError[] }
+
+/** A header name nats.js writes: printable ASCII but the colon (its `canonicalMIMEHeaderKey`). */
+const NAME = /^[!-9;-~]+$/
+/** A value nats.js sends as given: no line break, nothing its `trim()` removes at either end. */
+const sentAsGiven = (value: string): boolean => !/[\r\n]/.test(value) && value.trim() === value
+
+/** Why a plain object's header would not travel as given, if it would not. */
+function unsendable(name: string, value: string): ResultError | undefined {
+  const path = `/${escapeToken(name)}`
+  if (!NAME.test(name)) return { path, message: `${path} is not a header name (printable ASCII but ':')`, code: 'headerName' }
+  if (!sentAsGiven(value))
+    return { path, message: `${path} would not be sent as given (a line break, or white space at an end that nats.js trims)`, code: 'headerValue' }
+  return undefined
+}
+
+/** Headers nats.js could not decode (see above). */
+export const UNREADABLE_HEADERS: unique symbol = Symbol('unreadable headers')
+
+/** A received message's nats.js headers (none: undefined), or UNREADABLE_HEADERS when nats.js throws decoding them. */
+export function receivedHeaders(msg: { readonly headers?: MsgHdrs }): MsgHdrs | undefined | typeof UNREADABLE_HEADERS {
+  try {
+    return msg.headers
+  } catch {
+    return UNREADABLE_HEADERS
+  }
+}
+
+/** The problem of headers nats.js could not decode. */
+export const unreadableHeadersErrors = (): ResultError[] => [
+  { path: '', message: '(headers) cannot be read: a name or value nats.js does not accept', code: 'headerName' },
+]
 
 /** nats.js headers (an array has `keys` and `values` too: it is not one). */
 function isMsgHdrs(value: unknown): value is MsgHdrs {
@@ -29,6 +67,7 @@ export function headerObject(headers: unknown): HeaderObject {
   const value = Object.create(null) as Record<string, string>
   const errors: ResultError[] = []
   if (headers === undefined || headers === null) return { ok: true, value }
+  if (headers === UNREADABLE_HEADERS) return { ok: false, errors: unreadableHeadersErrors() }
   if (isMsgHdrs(headers)) {
     // An object that only looks like MsgHdrs may throw or answer anything: a refusal, never a throw.
     let names: unknown
@@ -58,9 +97,12 @@ export function headerObject(headers: unknown): HeaderObject {
     }
   } else if (typeof headers === 'object' && !Array.isArray(headers)) {
     for (const name of Object.keys(headers)) {
-      if (name.startsWith(RESERVED)) continue
       const v = (headers as Record<string, unknown>)[name]
-      if (typeof v === 'string') value[name] = v
+      // Reserved names are not the schema's, but they are sent: they too must travel as given.
+      const problem = typeof v === 'string' ? unsendable(name, v) : undefined
+      if (problem) errors.push(problem)
+      else if (name.startsWith(RESERVED)) continue
+      else if (typeof v === 'string') value[name] = v
       else errors.push({ path: `/${escapeToken(name)}`, message: `/${escapeToken(name)} must be a string (a header value)`, code: 'type' })
     }
   } else errors.push({ path: '', message: '(headers) must be a plain object of strings or nats.js MsgHdrs', code: 'type' })

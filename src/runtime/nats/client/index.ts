@@ -7,7 +7,7 @@
  * The connection (and with it server URLs and credentials) is the application's: nothing here
  * chooses where messages go beyond the contract's subjects.
  */
-import { errors, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
 import { jetstream, type JetStreamClient, type JsMsg, type PubAck } from '@nats-io/jetstream'
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
@@ -15,7 +15,7 @@ import { check, type Validator } from '../../shared/validation.js'
 import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
-import { headerObject, msgHdrsOf, type HeaderObject } from './headers.js'
+import { headerObject, msgHdrsOf, receivedHeaders, UNREADABLE_HEADERS, unreadableHeadersErrors, type HeaderObject } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
 export interface ContractModule {
@@ -134,10 +134,11 @@ export interface RequestOptions<H = OutgoingHeaders> {
 
 /**
  * The checked headers of a received message whose headers schema is `H`: `headerValues`, the plain
- * object its validator accepted (one string per name, `Nats-` names left out). None when the
+ * object its validator accepted (one string per name, `Nats-` names left out, so not in its type
+ * either, unlike what a send may give). None when the
  * message has no headers schema (`unknown`): nothing is read then.
  */
-export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: CheckedHeaders<H> }
+export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: HeaderMap<H> }
 
 export type RequestResult<T, H = unknown> =
   | ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>)
@@ -294,19 +295,8 @@ export class ContractClient<M extends ContractModule> {
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
     const { subject, data } = this.outgoing(op, params, payload, options.headers)
-    let msg: Msg
-    try {
-      msg = await this.nc.request(subject, data, {
-        timeout: op.requestReply.timeoutMs,
-        ...(options.headers ? { headers: msgHdrsOf(options.headers) } : {}),
-      })
-    } catch (error) {
-      if (error instanceof errors.RequestError && error.isNoResponders()) return { ok: false, reason: 'no-responders' }
-      if (error instanceof errors.NoRespondersError) return { ok: false, reason: 'no-responders' }
-      if (error instanceof errors.TimeoutError || (error instanceof Error && error.cause instanceof errors.TimeoutError))
-        return { ok: false, reason: 'timeout' }
-      throw error
-    }
+    const msg = await firstResponse(this.nc, subject, data, op.requestReply.timeoutMs, options.headers ? msgHdrsOf(options.headers) : undefined)
+    if (msg === 'no-responders' || msg === 'timeout') return { ok: false, reason: msg }
     // "Invalid first responses fail the RPC": decoded and validated against the reply channel.
     const reply = op.requestReply.replyChannel === undefined ? undefined : this.module.channels[op.requestReply.replyChannel]
     const decoded = decode(msg.data)
@@ -315,7 +305,7 @@ export class ContractClient<M extends ContractModule> {
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
     // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
     if (!reply?.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
-    const checked = checkedHeaders(reply.validateHeaders, msg.headers)
+    const checked = checkedHeaders(reply.validateHeaders, receivedHeaders(msg))
     if (!checked.ok) return { ok: false, reason: 'invalid-response', errors: checked.errors, msg }
     // `headerValues` is typed by the reply's headers schema, which is what `validateHeaders` checked.
     return { ok: true, payload: decoded, msg, headerValues: checked.value } as unknown as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
@@ -494,6 +484,46 @@ export class ContractClient<M extends ContractModule> {
   }
 }
 
+/**
+ * The first response to a request on an inbox of its own, within `timeoutMs`, or why there is none
+ * (the server's 503 status: no responders). Not nats.js's `request`: it reads a reply's headers to
+ * tell that status, and nats.js throws decoding headers it would not write (a peer writing the
+ * protocol itself can send them), out of its parser, which closes the connection's reader. Here
+ * they are read under a guard and such a reply is an answer like any other.
+ */
+function firstResponse(
+  nc: NatsConnection,
+  subject: string,
+  data: Uint8Array | string,
+  timeoutMs: number,
+  headers: MsgHdrs | undefined,
+): Promise<Msg | 'no-responders' | 'timeout'> {
+  const inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)
+  return new Promise((resolve, reject) => {
+    const sub = nc.subscribe(inbox, {
+      max: 1,
+      callback: (error, msg) => {
+        clearTimeout(timer)
+        // The server refused the subscription (permissions): an error, as nats.js's request gives it.
+        if (error) return void reject(error)
+        const status = msg.data.length === 0 ? receivedHeaders(msg) : undefined
+        resolve(status !== undefined && status !== UNREADABLE_HEADERS && status.code === 503 ? 'no-responders' : msg)
+      },
+    })
+    const timer = setTimeout(() => {
+      sub.unsubscribe()
+      resolve('timeout')
+    }, timeoutMs)
+    try {
+      nc.publish(subject, data, { reply: inbox, ...(headers ? { headers } : {}) })
+    } catch (error) {
+      clearTimeout(timer)
+      sub.unsubscribe()
+      reject(error instanceof Error ? error : new Error(String(error)))
+    }
+  })
+}
+
 /** `headers` (given or received; none reads as no header at all) as the plain object `validate` accepted (frozen), or why it does not. */
 function checkedHeaders(validate: Validator, headers: unknown): HeaderObject {
   const read = headerObject(headers)
@@ -541,7 +571,15 @@ function incoming(
       problems,
       msg,
     )
-  const headers = msg.headers
+  // Decoded by nats.js on first read, which throws on a name or value it would not write.
+  const headers = receivedHeaders(msg)
+  if (headers === UNREADABLE_HEADERS)
+    return new ContractClientError(
+      'INVALID_HEADERS',
+      `A message on ${JSON.stringify(msg.subject)} has headers nats.js cannot read.`,
+      unreadableHeadersErrors(),
+      msg,
+    )
   // A channel whose messages have a headers schema: the headers are held to it like the payload.
   const validateHeaders = op.validateHeaders ?? channel.validateHeaders
   const checked = validateHeaders ? checkedHeaders(validateHeaders, headers) : undefined

@@ -55,6 +55,9 @@ function unwrapOptions(type: string): { inner: string; options: number } {
   return { inner, options }
 }
 
+/** An object with any members, kept as they are. */
+const ANY_MAP = 'serde_json::Map<String, serde_json::Value>'
+
 export class RustPayloads {
   /** The `payloads` module's type namespace: components, inline structs and enums, channel payloads. */
   private readonly names = new Names('camel', PRELUDE_NAMES)
@@ -135,10 +138,29 @@ export class RustPayloads {
         return `Vec<${item}>`
       }
       case 'object':
-        return isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? this.queue(hint, schema, named) : VALUE
+        return isObject(schema.properties) && Object.keys(schema.properties).length > 0 ? this.queue(hint, schema, named) : this.mapOf(schema, hint, depth)
       default:
         return VALUE
     }
+  }
+
+  /**
+   * An object without `properties`: a map, an object as the validator requires (`Value` would take
+   * an array, a string, anything). Its members any (`additionalProperties` absent, `true` or `{}`):
+   * `serde_json::Map`; all of one schema: a `BTreeMap` of that schema's type (through which a
+   * component may contain itself, as through a list); none (`false`): `common::Closed`, which reads
+   * `{}` only. Members named by `required` or `patternProperties` are left to `Value`.
+   */
+  private mapOf(schema: Record<string, unknown>, hint: string, depth: number): string {
+    if ((Array.isArray(schema.required) && schema.required.length > 0) || hasPatterns(schema)) return VALUE
+    const members = schema.additionalProperties
+    if (members === undefined || members === true || (isObject(members) && Object.keys(members).length === 0)) return ANY_MAP
+    if (members === false) return 'crate::common::Closed'
+    if (!isObject(members)) return VALUE
+    this.lists++
+    const member = this.typeOf(members, `${hint}Member`, depth + 1)
+    this.lists--
+    return member === VALUE ? ANY_MAP : `std::collections::BTreeMap<String, ${member}>`
   }
 
   private reference(ref: string): string {
@@ -312,7 +334,7 @@ export function writePayloads(w: RustWriter, model: NatsModel, channelModules: M
 }
 
 /** A map of header names to values: what any headers are (a message without a headers schema, or several messages). */
-const HEADER_MAP = 'serde_json::Map<String, serde_json::Value>'
+const HEADER_MAP = ANY_MAP
 
 /**
  * A channel's headers type, `<Channel>Headers`, when one of its messages has an AsyncAPI `headers`
