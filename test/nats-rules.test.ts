@@ -76,6 +76,7 @@ const single: FixtureRow[] = [
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
   ['headers-not-object', 'NATS_HEADERS_NOT_OBJECT', '/channels/balanceQuery/messages/query/headers', 82, 18],
+  ['headers-unsendable', 'NATS_HEADERS_UNSENDABLE', '/channels/balanceQuery/messages/query/headers/properties/retry', 82, 74],
   ['headers-mixed', 'NATS_HEADERS_MIXED', '/operations/queryBalance/channel', 98, 14],
   ['headers-mixed-reply', 'NATS_HEADERS_MIXED', '/operations/queryBalance/reply/channel', 100, 16],
 ]
@@ -120,6 +121,59 @@ describe('NATS_HEADERS_NOT_OBJECT reads a headers schema as the map headers alwa
         expect(await codes('refused', refused), refused).toContainEqual(at)
       for (const accepted of ['{ type: object }', '{ properties: { traceId: { type: string } } }', '{ type: [object, "null"] }', '{}'])
         expect(await codes('accepted', accepted), accepted).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('NATS_HEADERS_UNSENDABLE refuses only a required header no NATS message can carry', () => {
+  it('refuses a required name NATS cannot carry or a required value no string satisfies (through references), accepts what a string can be', async () => {
+    const text = readFileSync(join(fixtures, 'invalid', 'headers-unsendable.asyncapi.yaml'), 'utf8')
+    const written = 'headers: { type: object, required: [retry], properties: { retry: { type: integer } } }'
+    expect(text).toContain(written)
+    const dir = join(import.meta.dirname, '.work-headers-unsendable')
+    mkdirSync(dir, { recursive: true })
+    const found = async (name: string, headers: string, extra = '') => {
+      const file = join(dir, `${name}.asyncapi.yaml`)
+      writeFileSync(file, text.replace(written, `headers: ${headers}`).replace('components:\n', `components:\n${extra}`))
+      return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer, d.data])
+    }
+    const at = '/channels/balanceQuery/messages/query/headers'
+    try {
+      const refused: [string, string, string][] = [
+        ['{ type: object, required: ["trace id"] }', `${at}/required/0`, 'trace id'],
+        ['{ type: object, required: [a, "x:y"] }', `${at}/required/1`, 'x:y'],
+        ['{ type: object, required: ["é"] }', `${at}/required/0`, 'é'],
+        ['{ type: object, required: [n], properties: { n: { type: [integer, boolean] } } }', `${at}/properties/n`, 'n'],
+        ['{ type: object, required: [n], properties: { n: { const: 3 } } }', `${at}/properties/n`, 'n'],
+        ['{ type: object, required: [n], properties: { n: { enum: [1, 2] } } }', `${at}/properties/n`, 'n'],
+        ['{ type: object, required: [n], properties: { n: false } }', `${at}/properties/n`, 'n'],
+        [
+          '{ schemaFormat: "application/schema+json;version=draft-07", schema: { type: object, required: [n], properties: { n: { type: number } } } }',
+          `${at}/schema/properties/n`,
+          'n',
+        ],
+      ]
+      for (const [headers, pointer, header] of refused)
+        expect(await found('refused', headers), headers).toEqual([['NATS_HEADERS_UNSENDABLE', pointer, { header }]])
+      // Through a reference: reported where the member's schema is written.
+      expect(
+        await found(
+          'ref',
+          "{ $ref: '#/components/schemas/Headers' }",
+          '  schemas:\n    Headers: { type: object, required: [n], properties: { n: { type: integer } } }\n',
+        ),
+      ).toEqual([['NATS_HEADERS_UNSENDABLE', '/components/schemas/Headers/properties/n', { header: 'n' }]])
+      for (const accepted of [
+        '{ type: object, required: [retry], properties: { retry: { type: string, pattern: "^[0-9]+$" } } }',
+        '{ type: object, required: [retry], properties: { retry: { type: [integer, string] } } }',
+        '{ type: object, required: [retry], properties: { retry: { enum: [1, "1"] } } }',
+        '{ type: object, required: [Nats-Msg-Id, "x.trace_id!"] }',
+        '{ type: object, properties: { retry: { type: integer } } }',
+        '{ type: object, properties: { "trace id": { type: string } } }',
+      ])
+        expect(await found('accepted', accepted), accepted).toEqual([])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -45,3 +45,35 @@ export function eachMessage(ctx: NatsContext, visit: (file: LoadedFile, message:
   const messages = isObject(components.messages) ? components.messages : {}
   for (const name of Object.keys(messages)) once(ctx.main, messages[name], `/components/messages/${escapeToken(name)}`)
 }
+
+/** A schema reached from where it is written: the value, the file that holds it and its pointer there. */
+export interface Reached {
+  readonly value: unknown
+  readonly file: LoadedFile
+  readonly at: string
+}
+
+/**
+ * A schema written at `at` in `file`, its `$ref`s followed (at most 32 hops, into the bundle's
+ * files) so that a rule judges the schema itself and reports where it is written. `undefined` when a
+ * reference does not resolve (NATS_REF_UNRESOLVED's) or loops (the reference rules').
+ */
+export function reachSchema(ctx: NatsContext, file: LoadedFile, value: unknown, at: string): Reached | undefined {
+  let where: Where = { file: file.file, doc: file.source.value }
+  let holder = file
+  try {
+    for (let hops = 0; hops < 32 && isObject(value) && typeof value.$ref === 'string'; hops++) {
+      const target = follow(value.$ref, where, ctx)
+      value = target.value
+      where = target.where
+      at = target.fragment
+      const next = where.file === ctx.main.file ? ctx.main : (ctx.input.files.get(where.file) ?? ctx.input.documents.get(where.file))
+      if (!next) return undefined
+      holder = next
+    }
+  } catch {
+    return undefined
+  }
+  if (isObject(value) && typeof value.$ref === 'string') return undefined
+  return { value, file: holder, at }
+}

@@ -36,6 +36,7 @@ import { refKind, refResolves } from './references.js'
 import { headerCorrelation, requestReply, standardReply } from './replies.js'
 import { schemaFormat } from './schema-formats.js'
 import { headersObject } from './headers-object.js'
+import { headersSendable } from './headers-sendable.js'
 import { headersMixed } from './headers-mixed.js'
 import { interactionHeaders } from './interaction-headers.js'
 import { asyncapiSchema, asyncapiVersion, standardVersion } from './standard.js'
@@ -63,6 +64,7 @@ export const natsRules = [
   payloadBounded,
   schemaFormat,
   headersObject,
+  headersSendable,
   headersMixed,
   interactionHeaders,
   profileUnsupported,
