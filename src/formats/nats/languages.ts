@@ -37,6 +37,9 @@ export function templateIntersects(tokens: readonly TemplateToken[], types: Read
   if (tail ? language.length <= fixed : language.length !== fixed) return false
   // What each repeated placeholder can still be, narrowed by every position it stands in.
   let narrowed: Map<string, TokenType> | undefined
+  // The placeholders met so far: the first by itself, a set only from a second one on (most filters
+  // have one placeholder, and every filter of every channel passes here, bench/).
+  let firstParam: string | undefined
   let seen: Set<string> | undefined
   for (let i = 0; i < fixed; i++) {
     const token = tokens[i]!
@@ -46,9 +49,12 @@ export function templateIntersects(tokens: readonly TemplateToken[], types: Read
       continue
     }
     if (!intersects(types[token.param]!, language[i]!)) return false
-    seen ??= new Set()
-    if (!seen.has(token.param)) {
-      seen.add(token.param)
+    if (firstParam === undefined) {
+      firstParam = token.param
+      continue
+    }
+    if (token.param !== firstParam && !seen?.has(token.param)) {
+      ;(seen ??= new Set()).add(token.param)
       continue
     }
     narrowed ??= new Map()
