@@ -55,14 +55,11 @@ export class ChannelIndex {
   *overlapping(language: Language): Generator<IndexedChannel> {
     const lists = this.candidates(language)
     if (lists === undefined) return
-    // A channel is in one list at most once; only a question over several lists can meet it twice.
-    const seen = lists.length > 1 ? new Set<IndexedChannel>() : undefined
+    const seen = new Set<IndexedChannel>()
     for (const list of lists) {
       for (const other of list) {
-        if (seen !== undefined) {
-          if (seen.has(other)) continue
-          seen.add(other)
-        }
+        if (seen.has(other)) continue
+        seen.add(other)
         if (languagesIntersect(language, other.language)) yield other
       }
     }
