@@ -1,7 +1,7 @@
 import { CORE_CODES, type CoreCode } from './codes.js'
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
@@ -106,7 +106,7 @@ export function recordingHost(
     confine(abs, trees, said === 'file')
     let read: Buffer | { size: number }
     try {
-      read = overlaid(abs, overlay) ?? readRegularFile(abs, LIMITS.fileBytes)
+      read = overlaid(abs, overlay) ?? readRegularFileTransient(abs, LIMITS.fileBytes)
     } catch (error) {
       throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
     }
@@ -224,12 +224,40 @@ function confine(abs: string, trees: readonly string[], overlaid = false): void 
  * otherwise wait forever (for a writer, or for an end).
  */
 export function readRegularFile(path: string, maxBytes: number): Buffer | { size: number } {
+  return readRegular(path, maxBytes, false)
+}
+
+/** Files up to this size are read into `scratch`, one buffer kept for the process. */
+const SCRATCH_BYTES = 1024 * 1024
+let scratch: Buffer | undefined
+
+/**
+ * `readRegularFile`, with the bytes of a file up to a megabyte in a buffer the next call reuses:
+ * for a caller that is done with them before it reads again (it decodes and digests them). A new
+ * buffer of a few hundred kilobytes is fresh memory each time, and touching fresh pages cost more
+ * than reading the file into them (bench/: 0.8 ms against 0.1 ms for the 300 KB NATS bench document).
+ */
+export function readRegularFileTransient(path: string, maxBytes: number): Buffer | { size: number } {
+  return readRegular(path, maxBytes, true)
+}
+
+function readRegular(path: string, maxBytes: number, transient: boolean): Buffer | { size: number } {
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
   try {
     const stat = fstatSync(fd)
     if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' })
     if (stat.size > maxBytes) return { size: stat.size }
-    return readFileSync(fd)
+    if (!transient || stat.size >= SCRATCH_BYTES) return readFileSync(fd)
+    // One byte more than the size: a file that grew since `fstat` is read to its end, as `readFileSync` reads it.
+    const want = stat.size + 1
+    if (scratch === undefined || scratch.length < want) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_BYTES, Math.max(want, 64 * 1024) * 2))
+    let n = 0
+    while (n < want) {
+      const read = readSync(fd, scratch, n, want - n, null)
+      if (read === 0) break
+      n += read
+    }
+    return n < want ? scratch.subarray(0, n) : Buffer.concat([scratch.subarray(0, n), readFileSync(fd)])
   } finally {
     closeSync(fd)
   }

@@ -43,6 +43,15 @@ interface DerivedFacts {
 export interface RuleFacts {
   /** rules/profile.ts: the profile's shape errors (NATS_PROFILE_UNSUPPORTED and NATS_PROFILE_SHAPE read them). */
   profileErrors?: readonly ErrorObject[]
+  /** rules/each-message.ts: each message where it is written (NATS_HEADERS_NOT_OBJECT and NATS_SCHEMA_FORMAT walk them). */
+  messagesWritten?: readonly WrittenMessage[]
+}
+
+/** A message object as written: the file that holds it, and its pointer there. */
+export interface WrittenMessage {
+  readonly file: LoadedFile
+  readonly message: Record<string, unknown>
+  readonly at: string
 }
 
 /**

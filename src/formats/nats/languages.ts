@@ -37,6 +37,9 @@ export function templateIntersects(tokens: readonly TemplateToken[], types: Read
   if (tail ? language.length <= fixed : language.length !== fixed) return false
   // What each repeated placeholder can still be, narrowed by every position it stands in.
   let narrowed: Map<string, TokenType> | undefined
+  // The placeholders met so far: the first by itself, a set only from a second one on (most filters
+  // have one placeholder, and every filter of every channel passes here, bench/).
+  let firstParam: string | undefined
   let seen: Set<string> | undefined
   for (let i = 0; i < fixed; i++) {
     const token = tokens[i]!
@@ -46,9 +49,12 @@ export function templateIntersects(tokens: readonly TemplateToken[], types: Read
       continue
     }
     if (!intersects(types[token.param]!, language[i]!)) return false
-    seen ??= new Set()
-    if (!seen.has(token.param)) {
-      seen.add(token.param)
+    if (firstParam === undefined) {
+      firstParam = token.param
+      continue
+    }
+    if (token.param !== firstParam && !seen?.has(token.param)) {
+      ;(seen ??= new Set()).add(token.param)
       continue
     }
     narrowed ??= new Map()
@@ -121,6 +127,12 @@ export class CoverUndecided extends Error {}
  * now 9 states. Past `COVER_STEP_LIMIT` steps it throws `CoverUndecided` (the rule reports it).
  */
 export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]>, language: Language): boolean {
+  // One pattern that covers the language alone (`svc.>` over `svc.{id}.events`: most streams and
+  // channels) answers without the search, its memo and its keys (bench/: a twentieth of a
+  // 500-channel compile's allocation). Only where the search cannot run past its step limit: it
+  // makes at most 4^patterns calls per position (2^patterns sets of live patterns, each with at
+  // most 2^patterns groups), so the answer, and when it would throw, stay the search's own.
+  if ((language.length + 1) * 4 ** patterns.length < COVER_STEP_LIMIT) for (const pattern of patterns) if (coversAlone(pattern, language)) return true
   const memo = new Map<string, boolean>()
   let steps = 0
   const cover = (at: number, live: readonly number[]): boolean => {
@@ -166,6 +178,23 @@ export function patternsCover(patterns: ReadonlyArray<readonly PatternPosition[]
     0,
     patterns.map((_, i) => i),
   )
+}
+
+/** Whether `pattern` alone matches every subject of `language` (at each position `*`, a final `>`, or a literal every value of an enum is); false when it cannot tell. */
+function coversAlone(pattern: readonly PatternPosition[], language: Language): boolean {
+  for (let at = 0; at < pattern.length; at++) {
+    if (at >= language.length) return false
+    const p = pattern[at]!
+    // A `>` takes one token or more: there is one here.
+    if (p === '>') return at === pattern.length - 1
+    if (p === '*') continue
+    // A literal covers an enum whose every value it is (a literal of the address is an enum of
+    // one); other positions are left to the search.
+    const position = language[at]!
+    if (position.kind !== 'enum' || position.values.length > ENUMERATION_LIMIT) return false
+    for (const token of position.values) if (!inDomain(p, token)) return false
+  }
+  return pattern.length === language.length
 }
 
 function mergeSorted(a: readonly number[], b: readonly number[]): number[] {

@@ -150,7 +150,7 @@ export const channelsDisjoint = natsRule({
       const language = ctx.language(channel)
       if (!channel.tokens || !language) continue
       const entry = { id: channel.id, language }
-      const other = index.overlapping(language).next().value
+      const other = index.first(language)
       if (other) {
         report(
           ctx.pointer('channels', channel.id, 'address'),

@@ -1,5 +1,5 @@
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
-import type { NatsContext } from '../context.js'
+import type { NatsContext, WrittenMessage } from '../context.js'
 import { isObject } from '../document.js'
 import type { LoadedFile } from '../load.js'
 import { follow, type Where } from '../message-schemas.js'
@@ -11,12 +11,20 @@ import { follow, type Where } from '../message-schemas.js'
  * hops.
  */
 export function eachMessage(ctx: NatsContext, visit: (file: LoadedFile, message: Record<string, unknown>, at: string) => void): void {
+  // Found once per check (two rules walk them: the references followed and the pointers made once).
+  const found = (ctx.ruleFacts.messagesWritten ??= messagesWritten(ctx))
+  for (const { file, message, at } of found) visit(file, message, at)
+}
+
+/** The messages `eachMessage` visits, in its order. */
+function messagesWritten(ctx: NatsContext): WrittenMessage[] {
+  const found: WrittenMessage[] = []
   const seen = new Set<string>()
   const once = (file: LoadedFile, message: unknown, at: string) => {
     const key = `${file.file}#${at}`
     if (seen.has(key) || !isObject(message)) return
     seen.add(key)
-    visit(file, message, at)
+    found.push({ file, message, at })
   }
   const start: Where = { file: ctx.main.file, doc: ctx.doc }
   const channels = ctx.standard('channels')
@@ -44,6 +52,7 @@ export function eachMessage(ctx: NatsContext, visit: (file: LoadedFile, message:
   const components = isObject(ctx.doc.components) ? ctx.doc.components : {}
   const messages = isObject(components.messages) ? components.messages : {}
   for (const name of Object.keys(messages)) once(ctx.main, messages[name], `/components/messages/${escapeToken(name)}`)
+  return found
 }
 
 /** A schema reached from where it is written: the value, the file that holds it and its pointer there. */
