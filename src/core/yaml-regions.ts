@@ -22,40 +22,61 @@ export interface Region {
   inner: Array<[number, string, Region]>
 }
 
+/** A kept region, with the last parse that read or took it (it is dropped when a parse ends without it). */
+interface Held extends Region {
+  parse: number
+  inner: Array<[number, string, Held]>
+}
+
 /** Regions are kept for mapping entries this shallow (the document's sections, their entries and those entries' members). */
 export const REGION_DEPTH = 2
 
 export class YamlRegions {
-  /** By the depth of the mapping holding the region's key, then by the region's text. */
-  private previous: Array<Map<string, Region>> = []
-  private current: Array<Map<string, Region>> = []
+  /**
+   * By the depth of the mapping holding the region's key, then by the region's text: the regions
+   * the last whole parse read or took, and those the parse under way has read so far. One map per
+   * depth for every parse: a taken region and the regions inside it are marked with the parse
+   * (`Held.parse`), not copied into maps of their own, and `end` drops the ones no parse marked.
+   */
+  private byDepth: Array<Map<string, Held>> = []
+  /** The parse under way (or the last one), counted from 1. */
+  private parse = 0
+  /** The regions the parse under way read (dropped again if it does not read the whole text). */
+  private added: Array<[number, string]> = []
   /** Regions read again and regions taken, in the last parse (tests and benchmarks read them). */
   read = 0
   taken = 0
 
   /** Starts a parse: what it keeps replaces the last parse's when it ends (`end`). */
   begin(): void {
-    this.current = []
+    this.parse++
+    this.added = []
     this.open.length = 0
     this.read = 0
     this.taken = 0
   }
 
-  /** Ends a parse: `kept` when the parse read the whole text (otherwise the last parse's regions stay). */
+  /**
+   * Ends a parse: `kept` when the parse read the whole text; then the regions it neither read nor
+   * took are dropped. Otherwise the last whole parse's regions stay, and the ones read since go.
+   */
   end(kept: boolean): void {
-    if (kept) this.previous = this.current
-    this.current = []
+    if (kept) {
+      for (const regions of this.byDepth) if (regions !== undefined) for (const [text, region] of regions) if (region.parse !== this.parse) regions.delete(text)
+    } else for (const [depth, text] of this.added) this.byDepth[depth]!.delete(text)
+    this.added = []
   }
 
   /** The inner regions of each region being read, innermost last. */
-  private readonly open: Array<Array<[number, string, Region]>> = []
+  private readonly open: Array<Array<[number, string, Held]>> = []
 
-  /** The region the last parse kept for `text` at `depth` (then kept for the next parse too, with the regions inside it). */
+  /** The region kept for `text` at `depth` (then kept for the next parse too, with the regions inside it). */
   find(depth: number, text: string): Region | undefined {
-    const region = this.previous[depth]?.get(text)
+    const region = this.byDepth[depth]?.get(text)
     if (region !== undefined) {
       this.taken++
-      this.hold(depth, text, region)
+      this.open.at(-1)?.push([depth, text, region])
+      this.mark(region)
     }
     return region
   }
@@ -70,21 +91,23 @@ export class YamlRegions {
     const inner = this.open.pop() ?? []
     if (region === undefined) return
     this.read++
-    this.hold(depth, text, { ...region, inner })
+    const held: Held = { ...region, inner, parse: this.parse }
+    this.open.at(-1)?.push([depth, text, held])
+    // A region read while one of the same text was kept (never: `find` is asked first) replaces it.
+    const regions = (this.byDepth[depth] ??= new Map())
+    if (!regions.has(text)) this.added.push([depth, text])
+    regions.set(text, held)
   }
 
-  private hold(depth: number, text: string, region: Region): void {
-    this.open.at(-1)?.push([depth, text, region])
-    const nested = (d: number, t: string, r: Region) => {
-      ;(this.current[d] ??= new Map()).set(t, r)
-      for (const [innerDepth, innerText, innerRegion] of r.inner) nested(innerDepth, innerText, innerRegion)
-    }
-    nested(depth, text, region)
+  /** Marks a taken region and the regions inside it as this parse's. */
+  private mark(region: Held): void {
+    region.parse = this.parse
+    for (const [, , inner] of region.inner) if (inner.parse !== this.parse) this.mark(inner)
   }
 
   clear(): void {
-    this.previous = []
-    this.current = []
+    this.byDepth = []
+    this.added = []
   }
 }
 
