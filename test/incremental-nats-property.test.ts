@@ -8,7 +8,8 @@
  * schema, a consumer's filter, a server, a channel added, removed or renamed, two channels made to
  * overlap, a filter made wrong, a shared schema's pattern, a comment line anywhere
  * (every position after it moves), and edits that introduce an error, undone at once or kept for
- * the edits that follow (a rule's kept report is then replayed, positioned in each new text).
+ * the edits that follow (a rule's kept report is then replayed, positioned in each new text), and
+ * edits of the standard part alone (for the rules that read it: `standardEdit`).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, type CompileOptions } from '../src/index.js'
 import { YamlRegionsByFile } from '../src/core/yaml-regions.js'
 import { KeptReportsByFile } from '../src/core/kept-reports.js'
+import { natsRules } from '../src/formats/nats/rules/index.js'
 import { natsDocument } from '../bench/generate.js'
 
 const work = join(import.meta.dirname, '.tmp/incremental-nats-property')
@@ -46,6 +48,17 @@ const edits = fc.oneof(
   fc.record({ kind: fc.constant('filter' as const), at: fc.nat(), placeholder: fc.constantFrom('region', 'missing', undefined), kept: fc.boolean() }),
   fc.record({ kind: fc.constant('pattern' as const), budgeted: fc.boolean() }),
   fc.record({ kind: fc.constant('comment' as const), line: fc.nat(), indent: fc.nat(8) }),
+  // The standard part alone, for the rules that read it (and the profile sections they name): a
+  // member the AsyncAPI schema refuses, a headers schema that is no map, a schema format nothing
+  // reads, a reference of the wrong kind, a channel's messages that disagree on headers, standard
+  // parameters that miss a placeholder, a reference into the profile (the rules then always run),
+  // and a change of the info alone (valid: what those rules read changes, their reports do not).
+  fc.record({
+    kind: fc.constant('standard' as const),
+    what: fc.constantFrom('schema', 'headers', 'format', 'kind', 'mixed', 'parameters', 'into-profile', 'info'),
+    at: fc.nat(),
+    kept: fc.boolean(),
+  }),
 )
 type Edit = typeof edits extends fc.Arbitrary<infer E> ? E : never
 
@@ -173,7 +186,52 @@ function apply(version: Version, edit: Edit): (() => void) | undefined {
     case 'comment':
       version.comments.push({ line: edit.line, indent: edit.indent })
       return
+    case 'standard':
+      return standardEdit(version, edit, pick(edit.at))
   }
+}
+
+/** Applies a `standard` edit (see `edits`); returns its undo unless it is kept. */
+function standardEdit(version: Version, edit: Extract<Edit, { kind: 'standard' }>, id: string | undefined): (() => void) | undefined {
+  const { doc } = version
+  const messages = doc.components.messages
+  const event = `Event${edit.at % CHANNELS}`
+  const before = structuredClone({ messages, channels: doc.channels, info: doc.info })
+  const undo = () => {
+    doc.components.messages = before.messages
+    doc.channels = before.channels
+    doc.info = before.info
+  }
+  switch (edit.what) {
+    case 'schema':
+      if (id) doc.channels[id].bindings = { nats: { queue: 12 } }
+      break
+    case 'headers':
+      if (messages[event]) messages[event].headers = { type: 'string' }
+      break
+    case 'format':
+      if (messages[event]) messages[event].payload = { schemaFormat: 'application/vnd.apache.avro;version=1.9.0', schema: { type: 'string' } }
+      break
+    case 'kind':
+      if (id) doc.channels[id].messages.m = { $ref: '#/components/schemas/Money' }
+      break
+    case 'mixed':
+      if (id) {
+        messages.WithHeaders = { name: 'withHeaders', payload: { type: 'string' }, headers: { type: 'object' } }
+        doc.channels[id].messages.h = { $ref: '#/components/messages/WithHeaders' }
+      }
+      break
+    case 'parameters':
+      if (id) doc.channels[id].parameters = { region: {} }
+      break
+    case 'into-profile':
+      if (messages[event]) messages[event].payload = { $ref: '#/x-nats-contract/tokenTypes/region' }
+      break
+    case 'info':
+      doc.info.description = `Edited ${edit.at}.`
+      break
+  }
+  return edit.kept ? undefined : undo
 }
 
 const OPTIONS: CompileOptions[] = [{}, { nats: { validators: 'code' } }]
@@ -258,6 +316,8 @@ describe('a NATS recompile after any sequence of edits', () => {
     // comment line at the top (every report moves down a line) and a stream's limit.
     apply(version, { kind: 'overlap', at: 1, other: 2, kept: true })
     apply(version, { kind: 'filter', at: 3, placeholder: undefined, kept: true })
+    // A headers schema that is no map: reported in the document through `report.in` (the file it is written in).
+    apply(version, { kind: 'standard', what: 'headers', at: 2, kept: true })
     const compiler = new ContractCompiler()
     const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
     const compile = async () => {
@@ -275,9 +335,10 @@ describe('a NATS recompile after any sequence of edits', () => {
     apply(version, { kind: 'comment', line: 1, indent: 0 })
     apply(version, { kind: 'stream', limit: 'max_msgs', value: 5 })
     const warm = await compile()
-    expect(warm.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['NATS_CHANNEL_OVERLAP', 'NATS_FILTER_DISJOINT']))
-    // All four rules that declare what they read were replayed, none run.
-    expect(reports.of(file).replayed).toBe(4)
+    expect(warm.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['NATS_CHANNEL_OVERLAP', 'NATS_FILTER_DISJOINT', 'NATS_HEADERS_NOT_OBJECT']))
+    // Every rule that declares what it reads was replayed (none of them reads the streams), none run.
+    expect(reports.of(file).replayed).toBe(natsRules.filter((rule) => rule.reads !== undefined).length)
+    expect(reports.of(file).replayed).toBeGreaterThan(8)
     expect(reports.of(file).ran).toBe(0)
   })
 })
