@@ -9,7 +9,8 @@
  * overlap, a filter made wrong, a shared schema's pattern, a comment line anywhere
  * (every position after it moves), and edits that introduce an error, undone at once or kept for
  * the edits that follow (a rule's kept report is then replayed, positioned in each new text), and
- * edits of the standard part alone (for the rules that read it: `standardEdit`).
+ * edits of the standard part alone (for the rules that read it: `standardEdit`); with export names
+ * given by hand or not (the channel models a recompile takes are those made with the same names).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, type CompileOptions } from '../src/index.js'
 import { YamlRegionsByFile } from '../src/core/yaml-regions.js'
 import { KeptReportsByFile } from '../src/core/kept-reports.js'
+import { LastPerFile } from '../src/core/memo.js'
 import { natsRules } from '../src/formats/nats/rules/index.js'
 import { natsDocument } from '../bench/generate.js'
 
@@ -234,7 +236,7 @@ function standardEdit(version: Version, edit: Extract<Edit, { kind: 'standard' }
   return edit.kept ? undefined : undo
 }
 
-const OPTIONS: CompileOptions[] = [{}, { nats: { validators: 'code' } }]
+const OPTIONS: CompileOptions[] = [{}, { nats: { validators: 'code' } }, { nats: { names: { channel1: 'firstNamed' } } }]
 
 beforeAll(() => {
   rmSync(work, { recursive: true, force: true })
@@ -249,17 +251,26 @@ describe('a NATS recompile after any sequence of edits', () => {
     let withCode = 0
     let taken = 0
     let replayed = 0
+    let channelsTaken = 0
+    let channelsMade = 0
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(edits, fc.nat(OPTIONS.length - 1)), { minLength: 1, maxLength: 8 }), async (sequence) => {
         const version: Version = { doc: structuredClone(base), comments: [], added: 0 }
         const compiler = new ContractCompiler()
         const regions = compiler.memos.kept('nats:yaml-regions', () => new YamlRegionsByFile())
         const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
+        const channelModels = () =>
+          (compiler.memos.kept('nats:channel-models', () => new LastPerFile<{ ordered: unknown }>()).get(file) as { ordered: unknown } | undefined)?.ordered
         const check = async (options: CompileOptions) => {
           writeFileSync(file, textOf(version))
+          const before = channelModels()
           const warm = await compiler.compile(file, options)
           taken += regions.of(file).taken
           replayed += reports.of(file).replayed
+          if (warm.code !== undefined && before !== undefined) {
+            if (channelModels() === before) channelsTaken++
+            else channelsMade++
+          }
           const fresh = await new ContractCompiler().compile(file, options)
           expect(warm.diagnostics).toEqual(fresh.diagnostics)
           expect(warm.code).toBe(fresh.code)
@@ -288,6 +299,10 @@ describe('a NATS recompile after any sequence of edits', () => {
     // replayed the reports of rules whose parts were unchanged.
     expect(taken).toBeGreaterThan(compiled)
     expect(replayed).toBeGreaterThan(compiled)
+    // The channel models (and the channels' module text) were taken from the last compile after
+    // some edits and made again after others.
+    expect(channelsTaken).toBeGreaterThan(5)
+    expect(channelsMade).toBeGreaterThan(5)
   })
 
   it('takes the unchanged regions of the text from the last parse after a one-stream edit, and writes a fresh compile’s bytes', async () => {
@@ -308,6 +323,35 @@ describe('a NATS recompile after any sequence of edits', () => {
     expect(warm.code).toBe(fresh.code)
     expect(warm.dts).toBe(fresh.dts)
     expect(warm.diagnostics).toEqual(fresh.diagnostics)
+  })
+
+  it('takes the channel models of the last compile after a profile edit, and makes them again when the channels move', async () => {
+    const version: Version = { doc: parse(natsDocument(CHANNELS, { payloads: true })), comments: [], added: 0 }
+    const compiler = new ContractCompiler()
+    const kept = compiler.memos.kept('nats:channel-models', () => new LastPerFile<{ ordered: unknown }>())
+    const compile = async () => {
+      writeFileSync(file, textOf(version))
+      const warm = await compiler.compile(file)
+      const fresh = await new ContractCompiler().compile(file)
+      expect(warm.code).toBe(fresh.code)
+      expect(warm.dts).toBe(fresh.dts)
+      expect(warm.diagnostics).toEqual(fresh.diagnostics)
+      return (kept.get(file) as { ordered: unknown } | undefined)?.ordered
+    }
+    await compile()
+    apply(version, { kind: 'stream', limit: 'max_msgs', value: 4 })
+    const first = await compile()
+    expect(first).toBeDefined()
+    apply(version, { kind: 'stream', limit: 'max_msgs', value: 5 })
+    expect(await compile()).toBe(first)
+    // A comment line above the channels (the profile comes first): every channel's backlink moves down a line.
+    const lines = textOf(version).split('\n')
+    apply(version, { kind: 'comment', line: lines.indexOf('channels:'), indent: 0 })
+    const moved = await compile()
+    expect(moved).not.toBe(first)
+    // The info alone: what the channel models read changed, so they are made again (the same).
+    apply(version, { kind: 'standard', what: 'info', at: 1, kept: true })
+    expect(await compile()).not.toBe(moved)
   })
 
   it('replays the reports of the rules whose parts are unchanged, positioned in the new text', async () => {
