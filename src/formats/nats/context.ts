@@ -43,6 +43,8 @@ interface DerivedFacts {
 export interface RuleFacts {
   /** rules/profile.ts: the profile's shape errors (NATS_PROFILE_UNSUPPORTED and NATS_PROFILE_SHAPE read them). */
   profileErrors?: readonly ErrorObject[]
+  /** rules/standard-reads.ts: what a rule over the standard part reads (`Rule.reads`; the model's channels read it too). */
+  standardParts?: readonly unknown[]
 }
 
 /**

@@ -18,11 +18,19 @@ const INTO_STANDARD = /^#\/(?!x-nats-contract(?:\/|$))[^/~%]+(?:\/|$)/
  * `documentSites` walk that loading made already.
  */
 export function standardParts(ctx: NatsContext, ...profileSections: string[]): readonly unknown[] {
+  const standard = (ctx.ruleFacts.standardParts ??= standardOf(ctx))
+  if (standard.length === 1) return standard
+  const reads = [...standard]
+  for (const section of profileSections) reads.push(ctx.profile[section])
+  return reads
+}
+
+/** `standardParts` without profile sections (made once per check: several rules and the model ask). */
+function standardOf(ctx: NatsContext): readonly unknown[] {
   const { doc } = ctx
   if (ctx.input.files.size > 0 || ctx.input.documents.size > 0) return [doc]
   for (const { ref } of refSites(doc)) if (!INTO_STANDARD.test(ref)) return [doc]
   const reads: unknown[] = [ctx.main.file, Object.keys(doc).join('\u0000')]
   for (const key of Object.keys(doc)) if (key !== 'x-nats-contract') reads.push(doc[key])
-  for (const section of profileSections) reads.push(ctx.profile[section])
   return reads
 }
