@@ -8,7 +8,9 @@
  * schema, a consumer's filter, a server, a channel added, removed or renamed, two channels made to
  * overlap, a filter made wrong, a shared schema's pattern, a comment line anywhere
  * (every position after it moves), and edits that introduce an error, undone at once or kept for
- * the edits that follow (a rule's kept report is then replayed, positioned in each new text).
+ * the edits that follow (a rule's kept report is then replayed, positioned in each new text), and
+ * edits of the standard part alone (for the rules that read it: `standardEdit`); with export names
+ * given by hand or not (the channel models a recompile takes are those made with the same names).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,6 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, type CompileOptions } from '../src/index.js'
 import { YamlRegionsByFile } from '../src/core/yaml-regions.js'
 import { KeptReportsByFile } from '../src/core/kept-reports.js'
+import { LastPerFile } from '../src/core/memo.js'
+import { natsRules } from '../src/formats/nats/rules/index.js'
 import { natsDocument } from '../bench/generate.js'
 
 const work = join(import.meta.dirname, '.tmp/incremental-nats-property')
@@ -46,6 +50,17 @@ const edits = fc.oneof(
   fc.record({ kind: fc.constant('filter' as const), at: fc.nat(), placeholder: fc.constantFrom('region', 'missing', undefined), kept: fc.boolean() }),
   fc.record({ kind: fc.constant('pattern' as const), budgeted: fc.boolean() }),
   fc.record({ kind: fc.constant('comment' as const), line: fc.nat(), indent: fc.nat(8) }),
+  // The standard part alone, for the rules that read it (and the profile sections they name): a
+  // member the AsyncAPI schema refuses, a headers schema that is no map, a schema format nothing
+  // reads, a reference of the wrong kind, a channel's messages that disagree on headers, standard
+  // parameters that miss a placeholder, a reference into the profile (the rules then always run),
+  // and a change of the info alone (valid: what those rules read changes, their reports do not).
+  fc.record({
+    kind: fc.constant('standard' as const),
+    what: fc.constantFrom('schema', 'headers', 'format', 'kind', 'mixed', 'parameters', 'into-profile', 'info'),
+    at: fc.nat(),
+    kept: fc.boolean(),
+  }),
 )
 type Edit = typeof edits extends fc.Arbitrary<infer E> ? E : never
 
@@ -173,10 +188,55 @@ function apply(version: Version, edit: Edit): (() => void) | undefined {
     case 'comment':
       version.comments.push({ line: edit.line, indent: edit.indent })
       return
+    case 'standard':
+      return standardEdit(version, edit, pick(edit.at))
   }
 }
 
-const OPTIONS: CompileOptions[] = [{}, { nats: { validators: 'code' } }]
+/** Applies a `standard` edit (see `edits`); returns its undo unless it is kept. */
+function standardEdit(version: Version, edit: Extract<Edit, { kind: 'standard' }>, id: string | undefined): (() => void) | undefined {
+  const { doc } = version
+  const messages = doc.components.messages
+  const event = `Event${edit.at % CHANNELS}`
+  const before = structuredClone({ messages, channels: doc.channels, info: doc.info })
+  const undo = () => {
+    doc.components.messages = before.messages
+    doc.channels = before.channels
+    doc.info = before.info
+  }
+  switch (edit.what) {
+    case 'schema':
+      if (id) doc.channels[id].bindings = { nats: { queue: 12 } }
+      break
+    case 'headers':
+      if (messages[event]) messages[event].headers = { type: 'string' }
+      break
+    case 'format':
+      if (messages[event]) messages[event].payload = { schemaFormat: 'application/vnd.apache.avro;version=1.9.0', schema: { type: 'string' } }
+      break
+    case 'kind':
+      if (id) doc.channels[id].messages.m = { $ref: '#/components/schemas/Money' }
+      break
+    case 'mixed':
+      if (id) {
+        messages.WithHeaders = { name: 'withHeaders', payload: { type: 'string' }, headers: { type: 'object' } }
+        doc.channels[id].messages.h = { $ref: '#/components/messages/WithHeaders' }
+      }
+      break
+    case 'parameters':
+      if (id) doc.channels[id].parameters = { region: {} }
+      break
+    case 'into-profile':
+      if (messages[event]) messages[event].payload = { $ref: '#/x-nats-contract/tokenTypes/region' }
+      break
+    case 'info':
+      doc.info.description = `Edited ${edit.at}.`
+      break
+  }
+  return edit.kept ? undefined : undo
+}
+
+const OPTIONS: CompileOptions[] = [{}, { nats: { validators: 'code' } }, { nats: { names: { channel1: 'firstNamed' } } }]
 
 beforeAll(() => {
   rmSync(work, { recursive: true, force: true })
@@ -191,17 +251,26 @@ describe('a NATS recompile after any sequence of edits', () => {
     let withCode = 0
     let taken = 0
     let replayed = 0
+    let channelsTaken = 0
+    let channelsMade = 0
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(edits, fc.nat(OPTIONS.length - 1)), { minLength: 1, maxLength: 8 }), async (sequence) => {
         const version: Version = { doc: structuredClone(base), comments: [], added: 0 }
         const compiler = new ContractCompiler()
         const regions = compiler.memos.kept('nats:yaml-regions', () => new YamlRegionsByFile())
         const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
+        const channelModels = () =>
+          (compiler.memos.kept('nats:channel-models', () => new LastPerFile<{ ordered: unknown }>()).get(file) as { ordered: unknown } | undefined)?.ordered
         const check = async (options: CompileOptions) => {
           writeFileSync(file, textOf(version))
+          const before = channelModels()
           const warm = await compiler.compile(file, options)
           taken += regions.of(file).taken
           replayed += reports.of(file).replayed
+          if (warm.code !== undefined && before !== undefined) {
+            if (channelModels() === before) channelsTaken++
+            else channelsMade++
+          }
           const fresh = await new ContractCompiler().compile(file, options)
           expect(warm.diagnostics).toEqual(fresh.diagnostics)
           expect(warm.code).toBe(fresh.code)
@@ -230,6 +299,10 @@ describe('a NATS recompile after any sequence of edits', () => {
     // replayed the reports of rules whose parts were unchanged.
     expect(taken).toBeGreaterThan(compiled)
     expect(replayed).toBeGreaterThan(compiled)
+    // The channel models (and the channels' module text) were taken from the last compile after
+    // some edits and made again after others.
+    expect(channelsTaken).toBeGreaterThan(5)
+    expect(channelsMade).toBeGreaterThan(5)
   })
 
   it('takes the unchanged regions of the text from the last parse after a one-stream edit, and writes a fresh compile’s bytes', async () => {
@@ -252,12 +325,43 @@ describe('a NATS recompile after any sequence of edits', () => {
     expect(warm.diagnostics).toEqual(fresh.diagnostics)
   })
 
+  it('takes the channel models of the last compile after a profile edit, and makes them again when the channels move', async () => {
+    const version: Version = { doc: parse(natsDocument(CHANNELS, { payloads: true })), comments: [], added: 0 }
+    const compiler = new ContractCompiler()
+    const kept = compiler.memos.kept('nats:channel-models', () => new LastPerFile<{ ordered: unknown }>())
+    const compile = async () => {
+      writeFileSync(file, textOf(version))
+      const warm = await compiler.compile(file)
+      const fresh = await new ContractCompiler().compile(file)
+      expect(warm.code).toBe(fresh.code)
+      expect(warm.dts).toBe(fresh.dts)
+      expect(warm.diagnostics).toEqual(fresh.diagnostics)
+      return (kept.get(file) as { ordered: unknown } | undefined)?.ordered
+    }
+    await compile()
+    apply(version, { kind: 'stream', limit: 'max_msgs', value: 4 })
+    const first = await compile()
+    expect(first).toBeDefined()
+    apply(version, { kind: 'stream', limit: 'max_msgs', value: 5 })
+    expect(await compile()).toBe(first)
+    // A comment line above the channels (the profile comes first): every channel's backlink moves down a line.
+    const lines = textOf(version).split('\n')
+    apply(version, { kind: 'comment', line: lines.indexOf('channels:'), indent: 0 })
+    const moved = await compile()
+    expect(moved).not.toBe(first)
+    // The info alone: what the channel models read changed, so they are made again (the same).
+    apply(version, { kind: 'standard', what: 'info', at: 1, kept: true })
+    expect(await compile()).not.toBe(moved)
+  })
+
   it('replays the reports of the rules whose parts are unchanged, positioned in the new text', async () => {
     const version: Version = { doc: parse(natsDocument(CHANNELS, { payloads: true })), comments: [], added: 0 }
     // Errors (two channels overlapping, a filter made to match nothing), then edits elsewhere: a
     // comment line at the top (every report moves down a line) and a stream's limit.
     apply(version, { kind: 'overlap', at: 1, other: 2, kept: true })
     apply(version, { kind: 'filter', at: 3, placeholder: undefined, kept: true })
+    // A headers schema that is no map: reported in the document through `report.in` (the file it is written in).
+    apply(version, { kind: 'standard', what: 'headers', at: 2, kept: true })
     const compiler = new ContractCompiler()
     const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
     const compile = async () => {
@@ -275,9 +379,10 @@ describe('a NATS recompile after any sequence of edits', () => {
     apply(version, { kind: 'comment', line: 1, indent: 0 })
     apply(version, { kind: 'stream', limit: 'max_msgs', value: 5 })
     const warm = await compile()
-    expect(warm.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['NATS_CHANNEL_OVERLAP', 'NATS_FILTER_DISJOINT']))
-    // All four rules that declare what they read were replayed, none run.
-    expect(reports.of(file).replayed).toBe(4)
+    expect(warm.diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(['NATS_CHANNEL_OVERLAP', 'NATS_FILTER_DISJOINT', 'NATS_HEADERS_NOT_OBJECT']))
+    // Every rule that declares what it reads was replayed (none of them reads the streams), none run.
+    expect(reports.of(file).replayed).toBe(natsRules.filter((rule) => rule.reads !== undefined).length)
+    expect(reports.of(file).replayed).toBeGreaterThan(8)
     expect(reports.of(file).ran).toBe(0)
   })
 })

@@ -82,3 +82,38 @@ export class CompileMemos {
     for (const value of this.held.values()) value.clear()
   }
 }
+
+/**
+ * One value per file, for the files compiled last (at most `limit`: the least recently used is
+ * dropped first): what a stage kept of a file's last compile for its next one.
+ */
+export class LastPerFile<T> {
+  private readonly files = new Map<string, T>()
+
+  constructor(private readonly limit = 16) {}
+
+  get(file: string): T | undefined {
+    return this.files.get(file)
+  }
+
+  set(file: string, value: T): void {
+    this.files.delete(file)
+    this.files.set(file, value)
+    if (this.files.size > this.limit) this.files.delete(this.files.keys().next().value!)
+  }
+
+  delete(file: string): void {
+    this.files.delete(file)
+  }
+
+  clear(): void {
+    this.files.clear()
+  }
+}
+
+/** Whether two lists of what a result was made from hold the same values (by identity), in order. */
+export function sameReads(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

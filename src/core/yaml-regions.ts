@@ -7,9 +7,9 @@
  * region from its text alone), so the next parse takes the kept value, the same object, and the
  * start of every collection in it shifted to where the region now stands, instead of reading it.
  *
- * Only the last parse's regions are kept: each parse keeps the regions it read or took, and they
- * replace the ones before, so what is held is one document's values and positions (no more than
- * the result of a compile holds) and the substrings of its text that key them.
+ * What is held is the last parse's regions (one document's values and positions: no more than the
+ * result of a compile holds, and the substrings of its text that key them), and at most half as
+ * many again of earlier parses', dropped together once they could be that many.
  */
 export interface Region {
   /** The mapping or sequence the region's key names (never changed once read: values are shared). */
@@ -26,36 +26,78 @@ export interface Region {
 export const REGION_DEPTH = 2
 
 export class YamlRegions {
-  /** By the depth of the mapping holding the region's key, then by the region's text. */
-  private previous: Array<Map<string, Region>> = []
-  private current: Array<Map<string, Region>> = []
+  /**
+   * By the depth of the mapping holding the region's key, then by the region's text: the regions
+   * the last whole parse read or took, those the parse under way has read so far, and regions of
+   * earlier parses no parse has taken since (stale). One map per depth for every parse (a taken
+   * region and the ones inside it stay where they are, nothing is copied); the stale ones are
+   * dropped when they could be as many as half the live ones (`end`), so what is held is at most
+   * half again the regions of one parse.
+   */
+  private byDepth: Array<Map<string, Region>> = []
+  /** The regions the parse under way read or took outside any other (what a rebuild starts from). */
+  private roots: Array<[number, string, Region]> = []
+  /** The regions the parse under way read (dropped again if it does not read the whole text). */
+  private added: Array<[number, string]> = []
+  /** Regions held, and regions read since the maps were last made of one parse's alone (at most as many stale). */
+  private size = 0
+  private readSince = 0
   /** Regions read again and regions taken, in the last parse (tests and benchmarks read them). */
   read = 0
   taken = 0
 
   /** Starts a parse: what it keeps replaces the last parse's when it ends (`end`). */
   begin(): void {
-    this.current = []
+    this.roots = []
+    this.added = []
     this.open.length = 0
     this.read = 0
     this.taken = 0
   }
 
-  /** Ends a parse: `kept` when the parse read the whole text (otherwise the last parse's regions stay). */
+  /**
+   * Ends a parse: `kept` when the parse read the whole text; then its regions are held for the
+   * next, and when the regions read since the maps were last made of one parse's could be half
+   * the regions held, the maps are made again of this parse's alone. Otherwise the regions read
+   * since it began are dropped (the last whole parse's stay).
+   */
   end(kept: boolean): void {
-    if (kept) this.previous = this.current
-    this.current = []
+    if (!kept) {
+      for (const [depth, text] of this.added) this.byDepth[depth]!.delete(text)
+      this.size -= this.added.length
+    } else {
+      this.readSince += this.added.length
+      if (2 * this.readSince > this.size - this.readSince) this.rebuild()
+    }
+    this.roots = []
+    this.added = []
+  }
+
+  /** The maps, made of the regions of the parse that just ended (those it read or took, and the ones inside them). */
+  private rebuild(): void {
+    const byDepth: Array<Map<string, Region>> = []
+    let size = 0
+    const hold = (depth: number, text: string, region: Region) => {
+      const regions = (byDepth[depth] ??= new Map())
+      if (!regions.has(text)) size++
+      regions.set(text, region)
+      for (const [innerDepth, innerText, inner] of region.inner) hold(innerDepth, innerText, inner)
+    }
+    for (const [depth, text, region] of this.roots) hold(depth, text, region)
+    this.byDepth = byDepth
+    this.size = size
+    this.readSince = 0
   }
 
   /** The inner regions of each region being read, innermost last. */
   private readonly open: Array<Array<[number, string, Region]>> = []
 
-  /** The region the last parse kept for `text` at `depth` (then kept for the next parse too, with the regions inside it). */
+  /** The region kept for `text` at `depth` (then kept for the next parse too, with the regions inside it). */
   find(depth: number, text: string): Region | undefined {
-    const region = this.previous[depth]?.get(text)
+    const region = this.byDepth[depth]?.get(text)
     if (region !== undefined) {
       this.taken++
-      this.hold(depth, text, region)
+      ;(this.open.at(-1) ?? this.roots).push([depth, text, region])
     }
     return region
   }
@@ -70,21 +112,23 @@ export class YamlRegions {
     const inner = this.open.pop() ?? []
     if (region === undefined) return
     this.read++
-    this.hold(depth, text, { ...region, inner })
-  }
-
-  private hold(depth: number, text: string, region: Region): void {
-    this.open.at(-1)?.push([depth, text, region])
-    const nested = (d: number, t: string, r: Region) => {
-      ;(this.current[d] ??= new Map()).set(t, r)
-      for (const [innerDepth, innerText, innerRegion] of r.inner) nested(innerDepth, innerText, innerRegion)
+    const held: Region = { ...region, inner }
+    ;(this.open.at(-1) ?? this.roots).push([depth, text, held])
+    // `find` is asked first: no region of this text is held at this depth.
+    const regions = (this.byDepth[depth] ??= new Map())
+    if (!regions.has(text)) {
+      this.added.push([depth, text])
+      this.size++
     }
-    nested(depth, text, region)
+    regions.set(text, held)
   }
 
   clear(): void {
-    this.previous = []
-    this.current = []
+    this.byDepth = []
+    this.roots = []
+    this.added = []
+    this.size = 0
+    this.readSince = 0
   }
 }
 

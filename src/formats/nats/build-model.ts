@@ -10,6 +10,8 @@ import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, ParsedDocument, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
 import { refId } from './context.js'
+import { LastPerFile, sameReads, type CompileMemos } from '../../core/memo.js'
+import { standardParts } from './rules/standard-reads.js'
 
 /** A backlink maker: positions in a file of the bundle, with its bundle-relative name (computed once per file). */
 type Link = (pointer: string, file?: string, locate?: (pointer: string) => { line: number; column: number }) => SourceLink
@@ -220,7 +222,7 @@ const byId = <T>(list: T[], id: (t: T) => string) => [...list].sort((a, b) => (i
  * name order; channel parameters are read in sorted key order where they are written. The model is
  * ordered here, once: generation and inspection read it as it is.
  */
-function ordered(model: NatsModel): NatsModel {
+function ordered(model: NatsModel, orderedChannels?: ChannelModel[]): NatsModel {
   // A payload that channels share (one message on each: message-schemas.ts) is copied once.
   const payloads = new Map<unknown, unknown>()
   const message = (m: MessageModel): MessageModel => {
@@ -239,7 +241,7 @@ function ordered(model: NatsModel): NatsModel {
   return {
     ...model,
     tokenTypes: sortedCopy(model.tokenTypes),
-    channels: byId(model.channels, (c) => c.id).map((c) => ({ ...c, messages: c.messages.map(message) })),
+    channels: orderedChannels ?? byId(model.channels, (c) => c.id).map((c) => ({ ...c, messages: c.messages.map(message) })),
     operations: byId(model.operations, (o) => o.id),
     streams: byId(model.streams, (s) => s.key).map(sortedCopy),
     consumers: byId(model.consumers, (c) => c.key).map(sortedCopy),
@@ -259,11 +261,46 @@ function withParsed(ctx: NatsContext, model: NatsModel): NatsModel {
   return model
 }
 
+/**
+ * A file's channel models from its last compile (as made, and as ordered into the model), with what
+ * they were made from: a recompile whose channels read the same takes them, the same objects
+ * (generation keeps each channel's text by its model: generate.ts).
+ */
+interface KeptChannels {
+  reads: readonly unknown[]
+  channels: ChannelModel[]
+  ordered: ChannelModel[]
+}
+
+/**
+ * What the channel models are made from: the document's standard part (the channels, their
+ * messages through the components; `standardParts`: every top-level member but the profile, or the
+ * document itself when a reference leaves the standard part or the input is a bundle), the profile's
+ * channels, the names asked for, the document's bundle-relative name, and where the channels start
+ * (each channel's backlink is a line and column: the same section at the same place has them all
+ * the same).
+ */
+function channelReads(ctx: NatsContext, options: NatsOptions): unknown[] {
+  const { line, column } = ctx.main.source.locate('/channels')
+  return [
+    ...standardParts(ctx, 'channels'),
+    ctx.input.bundle?.root,
+    options.names === undefined ? undefined : JSON.stringify(Object.entries(options.names)),
+    `${line}:${column}`,
+  ]
+}
+
 /** The model of a valid document, ordered for determinism; naming problems come back as diagnostics. */
-export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { model?: NatsModel; diagnostics: Diagnostic[] } {
+export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}, memos?: CompileMemos): { model?: NatsModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = []
   const link = linker(ctx)
-  const channels = channelModels(ctx, link, diagnostics, options.names)
+  // A recompile takes the channel models of the file's last compile when they read the same.
+  const keptChannels = memos?.kept('nats:channel-models', () => new LastPerFile<KeptChannels>())
+  const reads = keptChannels && channelReads(ctx, options)
+  const last = keptChannels?.get(ctx.main.file)
+  const reused = last !== undefined && sameReads(last.reads, reads!) ? last : undefined
+  keptChannels?.delete(ctx.main.file)
+  const channels = reused?.channels ?? channelModels(ctx, link, diagnostics, options.names)
   const operations = operationModels(ctx, link)
   const adapters = Object.entries(ctx.section('adapters')).flatMap(([key, a]) =>
     isObject(a)
@@ -288,10 +325,10 @@ export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { m
   )
   if (diagnostics.length > 0) return { diagnostics }
   const info = ctx.doc.info as Record<string, unknown>
-  return {
-    model: withParsed(
-      ctx,
-      ordered({
+  const model = withParsed(
+    ctx,
+    ordered(
+      {
         file: ctx.main.file,
         contract: { id: String(ctx.profile.contract), version: String(info.version), profile: '0.2.0-draft', digest: ctx.main.sha256 },
         deployment: {
@@ -327,8 +364,10 @@ export function buildNatsModel(ctx: NatsContext, options: NatsOptions = {}): { m
         schemas: { ...ctx.validatorPlan.components },
         validatorPlan: ctx.validatorPlan,
         ...(options.validators === 'code' ? { validators: 'code' as const } : {}),
-      }),
+      },
+      reused?.ordered,
     ),
-    diagnostics,
-  }
+  )
+  keptChannels?.set(ctx.main.file, { reads: reads!, channels, ordered: model.channels })
+  return { model, diagnostics }
 }

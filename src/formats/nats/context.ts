@@ -45,6 +45,8 @@ export interface RuleFacts {
   profileErrors?: readonly ErrorObject[]
   /** rules/each-message.ts: each message where it is written (NATS_HEADERS_NOT_OBJECT and NATS_SCHEMA_FORMAT walk them). */
   messagesWritten?: readonly WrittenMessage[]
+  /** rules/standard-reads.ts: what a rule over the standard part reads (`Rule.reads`; the model's channels read it too). */
+  standardParts?: readonly unknown[]
 }
 
 /** A message object as written: the file that holds it, and its pointer there. */

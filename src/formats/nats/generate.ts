@@ -57,25 +57,47 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   const messageValidator = new Map<string, string>()
   const channelRequests: ValidatorRequest[] = []
   const plan = model.validatorPlan
-  // Each channel's key, by its index in the model: made once (a payload's JSON text per channel).
+  // What this compiler wrote for each channel model object (a recompile's model may hold the last
+  // compile's channel models: build-model.ts), and what it writes now for the next compile.
+  const texts = memos?.kept('nats:channel-texts', () => new ChannelTexts())
+  const textsOf = (c: ChannelModel): ChannelText | undefined => {
+    if (texts === undefined) return undefined
+    let text = texts.get(c)
+    if (text === undefined) texts.set(c, (text = {}))
+    return text
+  }
+  // Each channel's key, by its index in the model: made once (a payload's JSON text per channel,
+  // kept with the channel model: the schema is the channel's messages' alone).
   const messageKeys = model.channels.map((c) => {
-    const request = messagesRequest(c, plan)
-    const key = request === undefined ? undefined : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
-    if (key !== undefined && !messageValidator.has(key)) {
-      messageValidator.set(key, `$validateMessage${messageValidator.size}`)
-      channelRequests.push({ id: key, ...request! })
+    const text = textsOf(c)
+    let key = text?.messageKey
+    let request: Planned | undefined
+    if (key === undefined) {
+      request = messagesRequest(c, plan)
+      key = request === undefined ? null : `\u0000\u0000message\u0000${JSON.stringify(request.schema)}`
+      if (text !== undefined) text.messageKey = key
     }
-    return key
+    if (key !== null && !messageValidator.has(key)) {
+      messageValidator.set(key, `$validateMessage${messageValidator.size}`)
+      channelRequests.push({ id: key, ...(request ?? messagesRequest(c, plan))! })
+    }
+    return key ?? undefined
   })
   // Each channel's headers: one message's `headers` schema, or any of them (none when a message has none).
   const headerKeys = model.channels.map((c) => {
-    const request = headersRequest(c, plan)
-    const key = request === undefined ? undefined : `\u0000\u0000headers\u0000${JSON.stringify(request.schema)}`
-    if (key !== undefined && !messageValidator.has(key)) {
-      messageValidator.set(key, `$validateHeaders${messageValidator.size}`)
-      channelRequests.push({ id: key, ...request! })
+    const text = textsOf(c)
+    let key = text?.headersKey
+    let request: Planned | undefined
+    if (key === undefined) {
+      request = headersRequest(c, plan)
+      key = request === undefined ? null : `\u0000\u0000headers\u0000${JSON.stringify(request.schema)}`
+      if (text !== undefined) text.headersKey = key
     }
-    return key
+    if (key !== null && !messageValidator.has(key)) {
+      messageValidator.set(key, `$validateHeaders${messageValidator.size}`)
+      channelRequests.push({ id: key, ...(request ?? headersRequest(c, plan))! })
+    }
+    return key ?? undefined
   })
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
@@ -123,12 +145,18 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and
     // everything else a descriptor holds from the runtime's tables (module-tables.ts).
-    lines.push(
-      exported.const(
-        channel.exportName,
-        `/* @__PURE__ */ $channel(tokenTypes, $file, ${channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate, validateHeaders)})`,
-      ),
-    )
+    // The arguments are the channel model's and the names of its validators: kept by both.
+    const text = textsOf(channel)
+    const argumentsKey = `${file}\u0000${validate ?? ''}\u0000${validateHeaders ?? ''}`
+    let args = text?.argumentsKey === argumentsKey ? text.arguments : undefined
+    if (args === undefined) {
+      args = channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate, validateHeaders)
+      if (text !== undefined) {
+        text.argumentsKey = argumentsKey
+        text.arguments = args
+      }
+    }
+    lines.push(exported.const(channel.exportName, `/* @__PURE__ */ $channel(tokenTypes, $file, ${args})`))
   }
   lines.push(exported.const('channels', `/* @__PURE__ */ $channels([${model.channels.map((c) => c.exportName).join(', ')}])`))
   const operationValidator = (o: OperationModel, i: number) => {
@@ -179,6 +207,39 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
       return declarations(model, header)
     },
     mappings,
+  }
+}
+
+/**
+ * What generation wrote for one channel model: the keys of its payload and headers validators
+ * (null: none), and its `channel(...)` arguments with what they were written for (the document's
+ * name, the names of its validators).
+ */
+interface ChannelText {
+  messageKey?: string | null
+  headersKey?: string | null
+  argumentsKey?: string
+  arguments?: string
+}
+
+/**
+ * `ChannelText`s by channel model object, for one compiler: an entry lives while its channel model
+ * does (a compile's model, and the channel models kept for the file's next compile), so no more
+ * than those are held. Channel models are never changed once made.
+ */
+class ChannelTexts {
+  private texts = new WeakMap<ChannelModel, ChannelText>()
+
+  get(channel: ChannelModel): ChannelText | undefined {
+    return this.texts.get(channel)
+  }
+
+  set(channel: ChannelModel, text: ChannelText): void {
+    this.texts.set(channel, text)
+  }
+
+  clear(): void {
+    this.texts = new WeakMap()
   }
 }
 

@@ -3,6 +3,7 @@ import { isObject } from '../document.js'
 import type { MessageModel } from '../message-schemas.js'
 import { carriedMessages, channelMessages } from './carried-messages.js'
 import { natsRule } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /** Complexity: one pass over the profiled operations, each reading its channel's messages (and its reply channel's): O(operations x messages per channel). */
 
@@ -35,6 +36,8 @@ export const headersMixed = natsRule({
   code: 'NATS_HEADERS_MIXED',
   description:
     "An operation carries messages of which some have a `headers` schema and some have none (or its reply channel's messages are so): a headers check cannot tell which message a payload is, so it is unsupported; give each message a headers schema (`type: object` takes any headers), or list in `operation.messages` only messages that agree.",
+  // The operations (standard and profiled) and the messages of their channels and reply channels.
+  reads: (ctx) => standardParts(ctx, 'operations', 'channels'),
   check(ctx, report) {
     const standard = ctx.standard('operations')
     for (const id of Object.keys(ctx.section('operations'))) {

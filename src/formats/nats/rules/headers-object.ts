@@ -3,6 +3,7 @@ import { readableSchemaFormat } from '../multi-format.js'
 import { follow, type Where } from '../message-schemas.js'
 import { eachMessage } from './each-message.js'
 import { natsRule } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /**
  * Complexity: one pass over the channels' messages and components.messages of the document,
@@ -30,6 +31,7 @@ export const headersObject = natsRule({
   code: 'NATS_HEADERS_NOT_OBJECT',
   description:
     "A message's `headers` schema describes no map: its `type` excludes object, or it is no schema object (AsyncAPI 3: it MUST be a map of key-value pairs); write `type: object` with the headers as its properties.",
+  reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     eachMessage(ctx, (file, message, at) => {
       if (!Object.hasOwn(message, 'headers')) return

@@ -3,6 +3,7 @@ import { isObject } from '../document.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import { eachMessage, reachSchema } from './each-message.js'
 import { natsRule } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /**
  * Complexity: one pass over the document's messages (each-message.ts); for each headers schema, its
@@ -44,6 +45,7 @@ export const headersSendable = natsRule({
   code: 'NATS_HEADERS_UNSENDABLE',
   description:
     'A headers schema requires a header no NATS message can carry: its name is not printable ASCII without a colon, or no string (what every header value is) satisfies its schema.',
+  reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     eachMessage(ctx, (file, message, at) => {
       if (!Object.hasOwn(message, 'headers')) return

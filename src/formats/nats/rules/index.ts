@@ -170,7 +170,10 @@ const located = (file: LoadedFile): Locatable => ({ file: file.file, locate: fil
  */
 export function checkNats(input: NatsInput, memos?: CompileMemos): { checked: NatsContext; diagnostics: Diagnostic[] } {
   const ctx = new NatsContext(input)
-  const target = { main: located(ctx.main), locate: located }
+  const main = located(ctx.main)
+  // A report kept from the last check names that check's file object: the main document is
+  // positioned in this check's text (its path is the same), not in the text the report was made in.
+  const target = { main, locate: (file: LoadedFile) => (file.file === ctx.main.file ? main : located(file)) }
   const diagnostics = runRules(gateRules, ctx, target)
   // A recompile replays the reports of each rule that read the same parts as the file's last check.
   const kept = memos?.kept('nats:rule-reports', () => new KeptReportsByFile<LoadedFile>()).of(input.main.file)

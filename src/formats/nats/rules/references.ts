@@ -5,6 +5,7 @@ import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { natsRule } from './rule.js'
 import type { NatsContext } from '../context.js'
 import { dirname, join } from 'node:path'
+import { standardParts } from './standard-reads.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one walk of the document for `$ref` sites, each resolved once: O(document). */
 
@@ -93,6 +94,8 @@ export const refKind = natsRule({
   code: 'NATS_REF_KIND',
   description:
     "A same-document $ref that names an object of another kind than its position holds (an operation's channel that is a message, a channel message that is a schema, an operation message outside its channel).",
+  // Only standard positions are judged (each pattern is anchored at a standard section).
+  reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     for (const { ref, pointer } of refSites(ctx.doc)) {
       if (!ref.startsWith('#')) continue

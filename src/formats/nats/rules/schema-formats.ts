@@ -4,6 +4,7 @@ import type { LoadedFile } from '../load.js'
 import { readableSchemaFormat } from '../multi-format.js'
 import { eachMessage } from './each-message.js'
 import { natsRule, type NatsReport } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /**
  * Complexity: one pass over the channels' messages, components.messages and components.schemas of
@@ -25,6 +26,7 @@ export const schemaFormat = natsRule({
   code: 'NATS_SCHEMA_FORMAT',
   description:
     'A message payload or headers, or a component schema, in a schema format other than an AsyncAPI schema or JSON Schema draft-07 (Avro, Protobuf, RAML, OpenAPI, ...): unsupported, so nothing would type or validate it.',
+  reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     eachMessage(ctx, (file, message, at) => {
       for (const member of ['payload', 'headers'])

@@ -1,6 +1,7 @@
 import { isObject } from '../document.js'
 import type { NatsContext } from '../context.js'
 import { natsRule } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /**
  * Rules of the standard part that the official AsyncAPI 3 parser applies beyond its JSON Schema
@@ -34,6 +35,8 @@ export const standardParameters = natsRule({
   code: 'NATS_ASYNCAPI_PARAMETERS',
   description:
     "A standard channel's `parameters` miss a `{name}` of its address, or name one its address does not have (checked as the official parser checks it).",
+  // A channel the profile describes is left to NATS_PARAMETERS_MISMATCH.
+  reads: (ctx) => standardParts(ctx, 'channels'),
   check(ctx, report) {
     const profiled = isObject(ctx.profile.channels) ? ctx.profile.channels : {}
     for (const { id, channel, at } of standardChannels(ctx)) {

@@ -8,6 +8,7 @@ import { profileSchema } from '../profile-schema.js'
 import { resolveFragment } from '../schemas.js'
 import { externalParts } from './external-parts.js'
 import { needsFullSchema, type StandardCut } from './standard-split.js'
+import { standardParts } from './standard-reads.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one validation of the document by the AsyncAPI JSON Schema (ajv: linear in the document for these schemas) and a filter over its errors. */
 
@@ -120,6 +121,8 @@ export const asyncapiSchema = natsRule({
   code: 'NATS_ASYNCAPI_SCHEMA',
   description:
     'The standard part breaks the official AsyncAPI JSON Schema of its version (3.1.0, or 3.0.0 for a 3.0.x document; @asyncapi/specs), in the document or in what a locked file it references contributes in its position.',
+  // The official schemas take any value for an `x-` member (specificationExtension): the profile's content is not read.
+  reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     const version = standardVersion(ctx.doc)
     if (version === undefined) return
