@@ -166,16 +166,6 @@ const KEPT_CORES = 1024
 const NO_PEERS: readonly string[] = Object.freeze([])
 
 const decoder = new TextDecoder()
-/**
- * A promise resolved in a later turn of the event loop, after its I/O callbacks (Node's
- * `setImmediate`; elsewhere a timer).
- */
-const nextTurn = (): Promise<void> =>
-  new Promise((resolve) => {
-    const later = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate
-    if (typeof later === 'function') later(resolve)
-    else setTimeout(resolve, 0)
-  })
 const encoder = new TextEncoder()
 
 function isToken(value: unknown): value is string {
@@ -352,21 +342,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       queued++
       chain = chain.then(task).then(done, done)
     }
-    /**
-     * Runs a task after the queued ones and after the current turn's I/O callback and microtasks:
-     * once the invocation is answered, a result read in the same socket read as the deciding one
-     * (a late vote) no longer runs before the caller's continuation. Kept in order on `chain`, and
-     * counted in `queued`, so the core is not let go (`compact`) before it runs.
-     */
-    const enqueueAfterTurn = (task: () => void | Promise<void>): void => {
-      queued++
-      chain = chain.then(nextTurn).then(task).then(done, done)
-    }
     /** A message's task: at once when nothing is queued (its own awaits, if any, then hold the queue), else queued. */
     const handle = (task: () => void | Promise<void>): void => {
       if (queued > 0) return enqueue(task)
-      // The decision is made, recorded and on its way to the caller: what follows can wait a turn.
-      if (answered) return enqueueAfterTurn(task)
       let pending: void | Promise<void>
       try {
         pending = task()
@@ -619,11 +597,6 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
             failed(b, error)
           }
         }
-        // nats.js writes its buffered publications to the socket in a microtask queued by the
-        // first of them: awaiting here lets that write go before the bookkeeping below (the
-        // deadline's timer). No result can be handled meanwhile: messages are read in I/O
-        // callbacks, and every microtask runs before the next one.
-        if (branches.length > 0) await Promise.resolve()
       } else {
         // Published together (no await between publications), each failure applied as it is known.
         const sent = branches.map(async (b, i) => {
