@@ -26,27 +26,13 @@ function messagesWritten(ctx: NatsContext): WrittenMessage[] {
     seen.add(key)
     found.push({ file, message, at })
   }
-  const start: Where = { file: ctx.main.file, doc: ctx.doc }
   const channels = ctx.standard('channels')
   for (const channelId of Object.keys(channels)) {
     const channel = channels[channelId]
     const messages = isObject(channel) && isObject(channel.messages) ? channel.messages : {}
     for (const name of Object.keys(messages)) {
-      let message: unknown = messages[name]
-      let where = start
-      let at = `/channels/${escapeToken(channelId)}/messages/${escapeToken(name)}`
-      try {
-        for (let hops = 0; hops < 32 && isObject(message) && typeof message.$ref === 'string'; hops++) {
-          const target = follow(message.$ref, where, ctx)
-          message = target.value
-          where = target.where
-          at = target.fragment
-        }
-      } catch {
-        continue // unresolved references are NATS_REF_UNRESOLVED's
-      }
-      const file = where.file === ctx.main.file ? ctx.main : (ctx.input.files.get(where.file) ?? ctx.input.documents.get(where.file))
-      if (file) once(file, message, at)
+      const reached = reachSchema(ctx, ctx.main, messages[name], `/channels/${escapeToken(channelId)}/messages/${escapeToken(name)}`)
+      if (reached) once(reached.file, reached.value, reached.at) // unresolved references are NATS_REF_UNRESOLVED's
     }
   }
   const components = isObject(ctx.doc.components) ? ctx.doc.components : {}
