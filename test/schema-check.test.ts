@@ -15,6 +15,7 @@ import { SchemaFacts } from '../src/formats/benzene/schema-facts.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
 import type { SchemaError } from '../src/runtime/shared/schema-errors.js'
 import { evaluateDeclarations, generatedValidator } from './helpers/validator-code.js'
+import { perRunReference } from './helpers/ajv-reference.js'
 import { componentForm, generatedForm, payloadValidators, reachesConverted } from '../src/formats/nats/payload-validators.js'
 import { ValidatorPlan, type ConvertedComponent, type PayloadPlan } from '../src/formats/nats/validator-plan.js'
 
@@ -33,11 +34,10 @@ const DEFINITIONS = {
   'defs#/definitions/money': { type: 'object', required: ['a', 'c'], properties: { a: { type: 'number', minimum: 0 }, c: { enum: ['EUR', 'USD'] } } },
 } satisfies Record<string, Schema>
 
-function ajvFor(schema: Schema) {
-  const ajv = new Ajv(AJV_OPTIONS)
-  ajv.addSchema({ $id: 'defs', definitions: Object.fromEntries(Object.entries(DEFINITIONS).map(([k, v]) => [k.split('/').pop(), v])) })
-  return ajv.compile(typeof schema === 'boolean' ? schema : { ...schema })
-}
+/** The reference for the generated schemas, one per run (test/helpers/ajv-reference.ts); the definitions never change. */
+const reference = perRunReference(new Ajv(AJV_OPTIONS))
+const DEFS = { $id: 'defs', definitions: Object.fromEntries(Object.entries(DEFINITIONS).map(([k, v]) => [k.split('/').pop(), v])) }
+const ajvFor = (schema: Schema) => reference(schema, { ...DEFS })
 
 const KEYS = ['a', 'b', 'c', 'next', 'v', 'x/y', 'm~n', '__proto__', 'constructor']
 const key = fc.constantFrom(...KEYS)
@@ -311,11 +311,8 @@ describe('NATS payload validators', () => {
     if (pick === 2 && out.$ref === undefined) Object.assign(out, { default: 3, deprecated: true })
     return out
   }
-  const ajvReference = (payload: unknown) =>
-    new Ajv(AJV_OPTIONS).compile({
-      components: { schemas: components },
-      allOf: [payload],
-    } as object)
+  const payloadReference = perRunReference(new Ajv(AJV_OPTIONS))
+  const ajvReference = (payload: unknown) => payloadReference({ components: { schemas: components }, allOf: [payload] })
   const build = (payload: unknown) => {
     // The plan check would decide for this payload (validator-plan.ts), made from the same pieces.
     const converted = new Map<string, ConvertedComponent>()
