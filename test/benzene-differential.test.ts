@@ -17,6 +17,7 @@ import { compile } from '../src/index.js'
 import { createLocalSender } from '../src/runtime/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { typecheck } from './helpers/typecheck.js'
+import { random } from './helpers/seeded-random.js'
 
 const require = createRequire(import.meta.url)
 const Ajv = require('ajv') as typeof import('ajv').default
@@ -195,17 +196,6 @@ function instance(schema: Schema, schemas: Record<string, Schema>, rnd: () => nu
     }
   }
   return null
-}
-
-function random(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 // ---- The oracle: OpenAPI 3.0.1 read independently, for ajv ----

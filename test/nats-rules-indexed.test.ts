@@ -21,6 +21,7 @@ import {
 import { ContractCompiler } from '../src/index.js'
 import { EarliestOverlapIndex, StepBudget, UNDECIDED } from '../src/formats/nats/earliest-overlap.js'
 import { MAX_DIAGNOSTICS_PER_CODE, type Diagnostic } from '../src/core/diagnostics.js'
+import { random } from './helpers/seeded-random.js'
 
 const tmp = join(import.meta.dirname, '.tmp/nats-rules-indexed')
 const fresh = (name: string) => {
@@ -35,18 +36,6 @@ const counts = (diagnostics: readonly Diagnostic[]) =>
 /** Compiles with a fresh compiler (termination is the test's timeout; cost is bench/hostile-rules.ts's). */
 async function timed(file: string) {
   return { result: await new ContractCompiler().compile(file) }
-}
-
-/** A small deterministic generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /**

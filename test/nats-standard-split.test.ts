@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { natsStandardSchema, needsFullSchema, withoutAnnotations } from '../src/formats/nats/rules/standard-split.js'
 import type { ValidateFunction } from 'ajv'
+import { random } from './helpers/seeded-random.js'
 
 const root = join(import.meta.dirname, '..')
 const require = createRequire(import.meta.url)
@@ -44,17 +45,6 @@ function asyncapiDocuments(dir: string, depth = 0, out: Array<[string, unknown]>
     }
   }
   return out
-}
-
-/** A small seeded generator (mulberry32), so a failure names a mutation that comes back. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 type Path = Array<string | number>

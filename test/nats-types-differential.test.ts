@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { loadModule } from './helpers/load-module.js'
 import { typecheck } from './helpers/typecheck.js'
+import { random } from './helpers/seeded-random.js'
 
 // `DIFFERENTIAL_RUNS=400 DIFFERENTIAL_SEED=7 npx vitest run test/nats-types-differential.test.ts` for a longer search.
 const RUNS = Number(process.env.DIFFERENTIAL_RUNS ?? 40)
@@ -149,17 +150,6 @@ function instance(s: unknown, rnd: () => number, depth = 0): unknown {
       if (rnd() < 0.15) out.z = 1
       return out
     }
-  }
-}
-
-function random(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
 

@@ -19,6 +19,7 @@ import type { NatsModel } from '../src/formats/nats/model.js'
 import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { loadModule } from './helpers/load-module.js'
 import { CARGO, SERDE_TARGET, cargo } from './helpers/rust.js'
+import { random } from './helpers/seeded-random.js'
 
 const work = join(import.meta.dirname, '.tmp', 'probe-rust-differential')
 const debianCrates = '/usr/share/cargo/registry'
@@ -70,18 +71,6 @@ const { schema } = fc.letrec<{ schema: Schema }>((tie) => ({
       .map(({ closed, ...s }) => ({ ...s, ...closed })),
   ),
 }))
-
-/** A small deterministic random source for the payloads (the schemas are fast-check's). */
-function random(start: number): () => number {
-  let s = start >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A value shaped after `s` (members, items, enum values), with a wrong turn now and then. */
 function sample(s: unknown, components: Record<string, Schema>, r: () => number, depth = 0): unknown {

@@ -18,6 +18,7 @@ import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { rustString } from '../src/formats/nats/targets/rust/names.js'
 import { loadModule } from './helpers/load-module.js'
 import { CARGO, RUSTFMT, SERDE_TARGET, cargo, cargoHas } from './helpers/rust.js'
+import { random } from './helpers/seeded-random.js'
 
 const debianCrates = '/usr/share/cargo/registry'
 const hasSerde = existsSync(debianCrates) && readdirSync(debianCrates).some((d) => /^serde_json-1\./.test(d))
@@ -87,16 +88,6 @@ components:
         map: { type: object, additionalProperties: { $ref: '#/components/schemas/Node' } }
         inner: { $ref: '#/components/schemas/Node' }
 `
-
-/** A seeded generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 

@@ -45,17 +45,7 @@ export function sideOf(document: unknown, pointer = '', options: { file?: string
   }
 }
 
-/** mulberry32: a small seeded generator, so a failing case is reproducible from its seed. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { random } from './seeded-random.js'
 
 const SCALARS: Json[] = [null, true, false, 0, 1, -1, 2, 3, 2.5, -0.5, 10, '', 'a', 'b', 'ab', 'abc', 'ba', '0']
 const KEYS = ['a', 'b', 'c']

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a small seeded generator of floats in [0, 1), so a property or differential test makes
+ * the same cases on every machine and a failure names a seed that reproduces it.
+ */
+export function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
