@@ -36,3 +36,21 @@ export async function quorumExecutor(
   if (!made.ok) throw new Error(made.message)
   return made.value
 }
+
+/** The scatter-gather side's subject: each peer answers a request on it with its ballot. */
+export const SCATTER_SUBJECT = 'bench.refunds.vote'
+
+/** The scatter-gather side's peers: one connection each, replying with an approving ballot to the request's inbox. */
+export async function scatterGatherPeers(peers: readonly string[], connection: () => Promise<NatsConnection>): Promise<void> {
+  const enc = new TextEncoder()
+  for (const peerId of peers) {
+    const nc = await connection()
+    nc.subscribe(SCATTER_SUBJECT, {
+      callback: (_e, m) => {
+        const req = m.json<{ operationId: string }>()
+        m.respond(enc.encode(JSON.stringify({ operationId: req.operationId, branchId: peerId, attempt: 1, fence: 0, peerId, approve: true })))
+      },
+    })
+    await nc.flush()
+  }
+}

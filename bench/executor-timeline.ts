@@ -16,7 +16,7 @@ import { formats } from '../dist/src/formats/index.js'
 import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
-import { quorumExecutor } from './executor-rig.js'
+import { quorumExecutor, scatterGatherPeers } from './executor-rig.js'
 
 const PEERS = ['ann', 'bob', 'cat', 'dan', 'eve']
 const count = Math.min(Number(process.argv[2]) || 2000, 100_000)
@@ -67,17 +67,8 @@ try {
   // The rig asks for the responders' connections first (one per peer), then the executor's.
   let made = 0
   const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, () => conn(made++ < PEERS.length ? 'resp' : 'exec'))
+  await scatterGatherPeers(PEERS, () => conn('peer'))
   const enc = new TextEncoder()
-  for (const peerId of PEERS) {
-    const nc = await conn('peer')
-    nc.subscribe('bench.refunds.vote', {
-      callback: (_e, m) => {
-        const req = m.json<{ operationId: string }>()
-        m.respond(enc.encode(JSON.stringify({ operationId: req.operationId, branchId: peerId, attempt: 1, fence: 0, peerId, approve: true })))
-      },
-    })
-    await nc.flush()
-  }
   const client = await conn('client')
   const refund = { paymentId: 'pay-12345678', amount: 10 }
   let n = 0

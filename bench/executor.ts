@@ -17,7 +17,7 @@ import { formats } from '../dist/src/formats/index.js'
 import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
-import { quorumExecutor } from './executor-rig.js'
+import { quorumExecutor, scatterGatherPeers } from './executor-rig.js'
 import { roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
 
@@ -41,17 +41,8 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
     const mod = (await loadModule(compiled.code, 'bench-executor')) as any
     const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn)
     // The baseline's peers: one subject, each replies with its ballot to the request's inbox.
+    await scatterGatherPeers(PEERS, conn)
     const enc = new TextEncoder()
-    for (const peerId of PEERS) {
-      const nc = await conn()
-      nc.subscribe('bench.refunds.vote', {
-        callback: (_e, m) => {
-          const req = m.json<{ operationId: string }>()
-          m.respond(enc.encode(JSON.stringify({ operationId: req.operationId, branchId: peerId, attempt: 1, fence: 0, peerId, approve: true })))
-        },
-      })
-      await nc.flush()
-    }
     const client = await conn()
     const refund = { paymentId: 'pay-12345678', amount: 10 }
     let n = 0
