@@ -13,12 +13,12 @@ import { pathToFileURL } from 'node:url'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { startNatsServer } from '../test/helpers/nats-server.js'
-import { quorumExecutor } from './executor-rig.js'
+import { BENCH_PEERS, quorumExecutor } from './executor-rig.js'
 import { roundRatios } from './measure.js'
 
 const [beforeRoot, afterRoot, rounds = '30'] = process.argv.slice(2)
 if (!beforeRoot || !afterRoot) throw new Error('usage: npx tsx bench/ab-executor.ts <before-root> <after-root> [rounds]')
-const PEERS = ['ann', 'bob', 'cat', 'dan', 'eve']
+const PEERS = BENCH_PEERS
 const BATCH = 200
 const WARMUP_ROUNDS = 4
 const doc = join(import.meta.dirname, '../fixtures/nats/shop/payments/asyncapi/asyncapi.yaml')

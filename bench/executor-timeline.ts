@@ -16,9 +16,9 @@ import { formats } from '../dist/src/formats/index.js'
 import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
-import { quorumExecutor, scatterGatherPeers } from './executor-rig.js'
+import { BENCH_PEERS, quorumExecutor, scatterGather, scatterGatherPeers } from './executor-rig.js'
 
-const PEERS = ['ann', 'bob', 'cat', 'dan', 'eve']
+const PEERS = BENCH_PEERS
 const count = Math.min(Number(process.argv[2]) || 2000, 100_000)
 let marks: Array<[string, number]> = []
 const mark = (what: string) => marks.push([what, performance.now()])
@@ -68,7 +68,6 @@ try {
   let made = 0
   const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, () => conn(made++ < PEERS.length ? 'resp' : 'exec'))
   await scatterGatherPeers(PEERS, () => conn('peer'))
-  const enc = new TextEncoder()
   const client = await conn('client')
   const refund = { paymentId: 'pay-12345678', amount: 10 }
   let n = 0
@@ -77,13 +76,7 @@ try {
       const answer = await executor.invoke({ principalId: 'alice', idempotencyKey: `k${n++}`, inputs: { group: 'approvers', refund } })
       if (!answer.ok || answer.value.decision.outcome !== 'success') throw new Error(`executor: ${JSON.stringify(answer)}`)
     },
-    baseline: async () => {
-      const payload = { operationId: `op${n++}`, requestedBy: 'alice', refund }
-      const replies = await client.requestMany('bench.refunds.vote', enc.encode(JSON.stringify(payload)), { strategy: 'count', maxMessages: 4, maxWait: 5000 })
-      let approvals = 0
-      for await (const m of replies) if (m.json<{ approve: boolean }>().approve === true) approvals++
-      if (approvals < 4) throw new Error('scatter-gather: no quorum')
-    },
+    baseline: scatterGather(client),
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
   for (const side of ['executor', 'baseline', 'executor', 'baseline']) {

@@ -3,13 +3,19 @@
  * the executor (admission, audience, materialize, five requests, correlated ballots through the
  * responder helper, the decision at 4 of 5) against a hand-written nats.js scatter-gather of the
  * same messages (`requestMany` on one subject, gathering until 4 replies, counting approvals).
- * Both against a real nats-server started here, peers on connections of their own.
- * Target: latency per interaction at most 1.5x the scatter-gather; interactions per second reported.
+ * Both against a real nats-server started here, peers on connections of their own, in two
+ * placements: the peers in a process of their own (bench/executor-peers.ts: each peer is another
+ * service where this is deployed), row `executor-quorum-5`, and the peers on the executor's (or the
+ * scatter-gather's) thread, row `executor-quorum-5-one-thread`; `--own-process` or `--one-thread`
+ * measures one. Target: latency per interaction at most 1.5x the scatter-gather in both placements;
+ * interactions per second reported.
  * Run alone, it merges its row into bench/results.json. `--profile <n>`: the executor side alone
  * (with `--baseline`, the scatter-gather alone) for `node --cpu-prof`, its wall and CPU time per
  * interaction printed; `--memory <n>` (under `node --expose-gc`): the bytes kept per interaction.
  */
+import { spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { ContractCompiler } from '../dist/src/index.js'
@@ -17,16 +23,55 @@ import { formats } from '../dist/src/formats/index.js'
 import { createExecutor, createResponder } from '../dist/src/runtime/nats/executor/index.js'
 import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
-import { quorumExecutor, scatterGatherPeers } from './executor-rig.js'
+import { BENCH_PEERS, quorumExecutor, scatterGather, scatterGatherPeers } from './executor-rig.js'
 import { roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
 
-const PEERS = ['ann', 'bob', 'cat', 'dan', 'eve']
+const PEERS = BENCH_PEERS
 /** Interactions per timed batch: a few hundred ms a batch, so one GC pause or one slice lost to another process moves a round little. */
 const BATCH = 200
 const WARMUP_ROUNDS = 4
 
-export async function executorCases(rounds: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+/** Where the peers run: a process of their own (bench/executor-peers.ts, as deployed), or the executor's thread. */
+type Placement = 'own-process' | 'one-thread'
+
+/** bench/executor-peers.ts started against `url`: resolves once its peers are subscribed. */
+async function peersProcess(url: string): Promise<{ cpu(): Promise<number>; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'executor-peers.ts'), url], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const next = async (what: string) => {
+    const timer = setTimeout(() => child.kill(), 60_000)
+    const line = await lines.next()
+    clearTimeout(timer)
+    if (line.done) throw new Error(`bench/executor-peers.ts ended before ${what}`)
+    return line.value
+  }
+  if ((await next('ready')) !== 'ready') throw new Error('bench/executor-peers.ts did not start')
+  return {
+    cpu: async () => {
+      child.stdin!.write('cpu\n')
+      return Number(await next('cpu'))
+    },
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.stdin!.end()
+      const timer = setTimeout(() => child.kill(), 10_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+export async function executorCases(
+  rounds: number,
+  placements: readonly Placement[] = ['own-process', 'one-thread'],
+): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+  const rows: Record<string, { ratio: number; met: boolean; [k: string]: unknown }> = {}
+  for (const placement of placements) Object.assign(rows, await placementCase(placement, rounds))
+  return rows
+}
+
+async function placementCase(placement: Placement, rounds: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
   const server = await startNatsServer()
   const connections: NatsConnection[] = []
   const conn = async () => {
@@ -34,15 +79,15 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
     connections.push(nc)
     return nc
   }
+  const peers = placement === 'own-process' ? await peersProcess(server.url) : undefined
   try {
     const doc = join(import.meta.dirname, '../fixtures/nats/shop/payments/asyncapi/asyncapi.yaml')
     const compiled = await new ContractCompiler({ formats }).compile(doc)
     if (!compiled.code) throw new Error(JSON.stringify(compiled.diagnostics))
     const mod = (await loadModule(compiled.code, 'bench-executor')) as any
-    const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn)
+    const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn, peers !== undefined)
     // The baseline's peers: one subject, each replies with its ballot to the request's inbox.
-    await scatterGatherPeers(PEERS, conn)
-    const enc = new TextEncoder()
+    if (!peers) await scatterGatherPeers(PEERS, conn)
     const client = await conn()
     const refund = { paymentId: 'pay-12345678', amount: 10 }
     let n = 0
@@ -50,25 +95,21 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
       const answer = await executor.invoke({ principalId: 'alice', idempotencyKey: `k${n++}`, inputs: { group: 'approvers', refund } })
       if (!answer.ok || answer.value.decision.outcome !== 'success') throw new Error(`executor: ${JSON.stringify(answer)}`)
     }
-    const baseline = async () => {
-      const payload = { operationId: `op${n++}`, requestedBy: 'alice', refund }
-      const replies = await client.requestMany('bench.refunds.vote', enc.encode(JSON.stringify(payload)), { strategy: 'count', maxMessages: 4, maxWait: 5000 })
-      let approvals = 0
-      for await (const m of replies) if (m.json<{ approve: boolean }>().approve === true) approvals++
-      if (approvals < 4) throw new Error('scatter-gather: no quorum')
-    }
+    const baseline = scatterGather(client)
     // Each round times a batch of each side, wall and CPU (user + system of the whole process:
     // executor or baseline, their peers, nats.js); on a loaded machine the wall time of a round
     // waits on other processes, the CPU time spent in it much less. The side that goes first
     // alternates round by round, so neither always runs right after the other's garbage.
     const sides = { baseline, executor: ours }
     const timeBatch = async (f: () => Promise<void>) => {
+      const peersStart = peers ? await peers.cpu() : 0
       const cpuStart = process.cpuUsage()
       const start = performance.now()
       for (let i = 0; i < BATCH; i++) await f()
       const ms = performance.now() - start
       const used = process.cpuUsage(cpuStart)
-      return { ms, cpu: used.user + used.system }
+      const peersUsed = peers ? (await peers.cpu()) - peersStart : 0
+      return { ms, cpu: used.user + used.system + peersUsed }
     }
     // `--profile <n>`: the executor side alone (`--baseline`: the scatter-gather's), n interactions after a warm-up, for `node --cpu-prof`.
     const profiled = process.argv.indexOf('--profile')
@@ -124,7 +165,8 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
     const baselineMs = median(wall.baseline)
     await executor.close()
     return {
-      'executor-quorum-5': {
+      [placement === 'own-process' ? 'executor-quorum-5' : 'executor-quorum-5-one-thread']: {
+        peers: placement,
         ours_ms_per_interaction: executorMs / BATCH,
         baseline_ms_per_interaction: baselineMs / BATCH,
         interactions_per_second: Math.round((1000 * BATCH) / executorMs),
@@ -142,12 +184,20 @@ export async function executorCases(rounds: number): Promise<Record<string, { ra
     }
   } finally {
     for (const nc of connections) await nc.close()
+    await peers?.stop()
     await server.stop()
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await executorCases(process.argv.includes('--quick') ? 5 : 21)
+  const only = process.argv.includes('--one-thread')
+    ? (['one-thread'] as const)
+    : process.argv.includes('--own-process')
+      ? (['own-process'] as const)
+      : undefined
+  // A profile or a memory reading is of one placement: the one asked for, else the one-thread one (the whole cost in one process).
+  const oneReading = process.argv.includes('--profile') || process.argv.includes('--memory')
+  const rows = await executorCases(process.argv.includes('--quick') ? 5 : 21, only ?? (oneReading ? ['one-thread'] : undefined))
   console.log(rows)
   if (Object.keys(rows).length > 0) mergeIntoResults(rows)
 }
