@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
-import { heldAssignment, resultsDrained, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+import { heldAssignment, patient, poll, resultsDrained, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const FLOOD = 400
@@ -188,5 +189,46 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
     expect(answer).toMatchObject({ ok: true, value: { decision: { outcome: 'success' } } })
     expect(answer.ok && (answer.value.state.refusalsOmitted ?? 0) + answer.value.state.refused.length).toBe(2 * FLOOD)
     expect(log.ok && log.value.length).toBeLessThan(40)
+  }, 120_000)
+
+  it('a timer that fires before its due time by the clock writes nothing, and fires again when due', async () => {
+    // Node's timers count from the event loop's cached time, which a long turn (a flood of messages)
+    // leaves behind the clock: a timer may fire while the clock still reads before its due time. The
+    // executor's clock is made to read a second behind here once the operation is dispatched, so its
+    // deadline's timer fires a second early: that tick changes nothing and must save nothing.
+    const deadlineMs = 1500
+    const interaction = patient(rig.assign, deadlineMs)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const peers = await rig.couriers({ 'c-ann': { accepted: true, gate } }, interaction)
+    rig.handled.clear()
+    let lagMs = 0
+    // Once the branch is held, nothing reads the executor's clock but the deadline's timer (the
+    // lease's check is 30 s away, the peer answers nothing): the first read after the lag is its tick.
+    let readsLagging = 0
+    const now = () => {
+      if (lagMs > 0) readsLagging++
+      return Date.now() - lagMs
+    }
+    const fixed = { principalId: 'dispatcher', idempotencyKey: 'bounds-early-timer', inputs: shipmentInputs }
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const executor = await rig.executor(interaction, { now })
+    const answered = executor.invoke(fixed)
+    await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
+    const store = await rig.store()
+    const before = await store.state(id)
+    if (!before.ok || before.value === null) throw new Error('no saved state')
+    lagMs = 1000
+    await poll(() => readsLagging > 0)
+    // The early tick's save, if there were one, lands within a few ms; a quarter second bounds it.
+    await pause(250)
+    const after = await store.state(id)
+    expect(after.ok && after.value?.revision).toBe(before.value.revision)
+    // The timer was armed again: the deadline still fires (the clock lagging a second) and decides.
+    const answer = await answered
+    expect(answer).toMatchObject({ ok: true, value: { decision: { outcome: 'failure' } } })
+    release()
+    await executor.close()
+    for (const p of peers) await p.close()
   }, 120_000)
 })

@@ -89,7 +89,13 @@ export interface DurableRig {
   couriers(behaviours: Record<string, Courier>, interaction?: Interaction): Promise<Responder[]>
   executor(
     interaction: Interaction,
-    options?: { connection?: NatsConnection; adapters?: Partial<ExecutorAdapters<Accept, unknown>>; binding?: Partial<DurableBinding> },
+    options?: {
+      connection?: NatsConnection
+      adapters?: Partial<ExecutorAdapters<Accept, unknown>>
+      binding?: Partial<DurableBinding>
+      /** The executor's clock (default `Date.now`). */
+      now?: () => number
+    },
   ): Promise<Executor>
   stop(): Promise<void>
 }
@@ -204,6 +210,7 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
         contractDigest: digest,
         deployment,
         durable: { ...binding, ...options.binding },
+        ...(options.now ? { now: options.now } : {}),
         adapters: {
           audience: ({ data }) => ({ revision: 'r3', peers: data.input === 'eu' ? COURIERS : [] }),
           authorization: () => ({ allowed: true }),

@@ -403,7 +403,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         const changes = core.changes()
         core.apply(event)
         // Refused or changing nothing (a replay, a result for no branch, a repeated revocation): nothing to save or do.
-        if (event.kind !== 'tick' && core.changes() === changes) return
+        // A tick changes nothing when its timer fired before the time `now` reads as due (Node's timers
+        // count from the event loop's cached time, which a long turn leaves behind): armed again, nothing saved.
+        if (core.changes() === changes) return event.kind === 'tick' ? armTimer() : undefined
       }
       // Bounded: each round either changes the core, the outbox, or ends the loop (at most one claim and one entry per open branch).
       for (let round = 0; round < 4 * (core.state().branches.length + 2) && !stopped; round++) {
@@ -483,9 +485,13 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         void answer().then(finish)
       }
       if (state.settledAtMs !== null) return stop('settled')
+      armTimer()
+    }
+    /** The core's next timer, armed (the one armed before cleared). */
+    function armTimer(): void {
       if (timer) clearTimeout(timer)
       const due = core.nextDueMs()
-      if (due !== null) timer = setTimeout(() => void serial(() => step({ kind: 'tick', atMs: now() })), Math.max(0, due - now()))
+      timer = due === null ? undefined : setTimeout(() => void serial(() => step({ kind: 'tick', atMs: now() })), Math.max(0, due - now()))
     }
     /**
      * A request the stream did not acknowledge (no leader yet after an election or a healed
@@ -696,8 +702,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         if (r.kind === 'cancel') await onCancelResult(r.payload, at)
         else await admitResult(r.subject, r.payload, at)
       }
-      // Time passed while no executor ran: the timers due by now fire first (the deadline counts from the admission commit).
-      await step({ kind: 'tick', atMs: now() })
+      // Time passed while no executor ran: the timers due by now fire first (the deadline counts from the admission commit),
+      // then the world is brought in line with the core whether or not they changed it (the requests dispatched).
+      core.apply({ kind: 'tick', atMs: now() })
+      await step()
     }
 
     const handle: Live = {
