@@ -191,6 +191,31 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
     expect(log.ok && log.value.length).toBeLessThan(40)
   }, 120_000)
 
+  it('results queued behind a slow adapter are each handled once: none waits long enough to be delivered again', async () => {
+    // The verifier takes 15 ms a result, so 120 results of one operation (handled in its order) take
+    // about 1.8 s, past the consumer's 1 s ack wait: results taken in faster than they are handled
+    // would be redelivered and refused again. Paced and kept in progress, each is refused once.
+    const slow = 120
+    const verifier = async () => {
+      await pause(15)
+      return { allowed: true }
+    }
+    const { id, executor, answered, release, peers } = await heldAssignment(rig, 'bounds-slow-verifier', { adapters: { verifier } })
+    const mallory = await rig.connection()
+    for (let i = 0; i < slow; i++) {
+      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }
+      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
+    }
+    await mallory.flush()
+    await resultsDrained(mallory)
+    release()
+    const answer = await answered
+    await executor.close()
+    for (const p of peers) await p.close()
+    expect(answer).toMatchObject({ ok: true, value: { decision: { outcome: 'success' } } })
+    expect(answer.ok && (answer.value.state.refusalsOmitted ?? 0) + answer.value.state.refused.length).toBe(slow)
+  }, 120_000)
+
   it('a timer that fires before its due time by the clock writes nothing, and fires again when due', async () => {
     // Node's timers count from the event loop's cached time, which a long turn (a flood of messages)
     // leaves behind the clock: a timer may fire while the clock still reads before its due time. The

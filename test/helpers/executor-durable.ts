@@ -235,7 +235,7 @@ export async function startDurableRig(name: string): Promise<DurableRig> {
  * `release()`: the operation is open, its one branch claimed, when this returns. For tests that
  * send the operation messages of their own meanwhile.
  */
-export async function heldAssignment(rig: DurableRig, idempotencyKey: string) {
+export async function heldAssignment(rig: DurableRig, idempotencyKey: string, options: Parameters<DurableRig['executor']>[1] = {}) {
   const interaction = patient(rig.assign, 60_000)
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
@@ -243,7 +243,7 @@ export async function heldAssignment(rig: DurableRig, idempotencyKey: string) {
   rig.handled.clear()
   const fixed = { principalId: 'dispatcher', idempotencyKey, inputs: shipmentInputs }
   const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-  const executor = await rig.executor(interaction)
+  const executor = await rig.executor(interaction, options)
   const answered = executor.invoke(fixed)
   await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
   return { id, executor, answered, release, peers }

@@ -92,15 +92,62 @@ export async function publishOnce(
   return { ok: false, message: `${subject}: ${message(last)}` }
 }
 
-/** Runs `handle` on every message of a consumer; the handler acks (or naks) itself. */
-export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void): Promise<DeliveryAnswer<ConsumerMessages>> {
+/** How a consumer's messages are handed over: `paced` (a handler answering with a promise) bounds the ones being handled. */
+export interface Pacing {
+  /** At most this many messages handled at once: the next ones are not pulled until one is done. */
+  readonly inFlight: number
+  /** The consumer's ack wait: a message still being handled (or waiting its turn) is marked in progress within it. */
+  readonly ackWaitMs: number
+}
+
+/**
+ * Runs `handle` on every message of a consumer; the handler acks (or naks) itself. Unpaced, each
+ * message is handed over as it arrives (a handler that returns at once and keeps its own work).
+ * Paced, a handler's promise is awaited: nats.js pulls again as it receives, not as its messages are
+ * handled, so a handler that queues its work (an operation's results, one at a time) would
+ * otherwise take in a flood as fast as the server sends it while each queued message's ack wait
+ * runs out, and the server would deliver it again, and again, up to its max deliveries. Paced, the
+ * consumer's iterator is read only while fewer than `inFlight` messages are being handled (nats.js
+ * sends its next pull from the iterator), and every message being handled is marked in progress
+ * (`working`) each third of the ack wait: it is redelivered only if this process stops handling it.
+ */
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void): Promise<DeliveryAnswer<ConsumerMessages>>
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => Promise<void>, paced: Pacing): Promise<DeliveryAnswer<ConsumerMessages>>
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void | Promise<void>, paced?: Pacing): Promise<DeliveryAnswer<ConsumerMessages>> {
   try {
     // Short pulls: a pull lost with the consumer's leader (a node killed, an election) is noticed
     // within two missed heartbeats of a 2 s pull, not nats.js's default 30 s.
-    const messages = await consumer.consume({ callback: handle, max_messages: 64, expires: 2000 })
+    if (!paced) return { ok: true, value: await consumer.consume({ callback: handle as (msg: JsMsg) => void, max_messages: 64, expires: 2000 }) }
+    const messages = await consumer.consume({ max_messages: Math.min(64, paced.inFlight), expires: 2000 })
+    void handleAll(messages, handle as (msg: JsMsg) => Promise<void>, paced)
     return { ok: true, value: messages }
   } catch (error) {
     return { ok: false, message: message(error) }
+  }
+}
+
+async function handleAll(messages: ConsumerMessages, handle: (msg: JsMsg) => Promise<void>, paced: Pacing): Promise<void> {
+  const handling = new Map<Promise<void>, JsMsg>()
+  const keepAlive = setInterval(
+    () => {
+      for (const msg of handling.values()) msg.working()
+    },
+    Math.max(1, Math.floor(paced.ackWaitMs / 3)),
+  )
+  keepAlive.unref?.()
+  try {
+    for await (const msg of messages) {
+      const done: Promise<void> = handle(msg)
+        .catch(() => undefined)
+        .finally(() => handling.delete(done))
+      handling.set(done, msg)
+      if (handling.size >= paced.inFlight) await Promise.race(handling.keys())
+    }
+    await Promise.all(handling.keys())
+  } catch {
+    // The iterator ends with an error when the consumer is closed or deleted: its owner decides what follows.
+  } finally {
+    clearInterval(keepAlive)
   }
 }
 

@@ -74,6 +74,12 @@ export interface DurableBinding {
 /** The first and the longest wait before a request the stream did not acknowledge is published again. */
 const REPUBLISH_FIRST_MS = 250
 const REPUBLISH_MAX_MS = 4000
+/**
+ * Results and CancelResults handled at once (an operation's in its order, operations side by side):
+ * the consumer pulls no more until one is done, so a flood waits on the server, not in this
+ * process, and none waits here long enough for its ack wait to run out (see `consumeAll`).
+ */
+const RESULTS_IN_FLIGHT = 32
 
 /** The result consumer's own bound on the deliveries of one message (above the redeliveries `route` allows). */
 const resultMaxDeliver = (redeliveries: number) => redeliveries + 8
@@ -107,9 +113,10 @@ interface Live {
   readonly record: AdmissionRecord
   readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
   core?: DecisionCore
-  onResult(msg: JsMsg, payload: unknown): void
+  /** Admits a result in the operation's order; settles once it is handled (and acknowledged). */
+  onResult(msg: JsMsg, payload: unknown): Promise<void>
   /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
-  onCancelResult(payload: unknown, msg?: JsMsg): void
+  onCancelResult(payload: unknown, msg?: JsMsg): Promise<void>
   /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
   cancel(): Promise<ExecutorResult<Decision>>
   /** `closing`: the executor is closed (a decided operation answers `EXECUTOR_CLOSED`). */
@@ -182,7 +189,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const name = consumerName(`exec-${interaction.id}`, 'cancels')
       const consumer = await ensureConsumer(nc, binding.resultStream, name, cancelPattern, ackWaitMs, resultMaxDeliver(redeliveries))
       if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
-      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'cancel'))
+      const consuming = await consumeAll(consumer.value, (msg) => route(store, msg, 'cancel'), { inFlight: RESULTS_IN_FLIGHT, ackWaitMs })
       if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
       cancels = consuming.value
     } else if (cancelPattern) {
@@ -199,7 +206,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
             return
           }
           const id = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)['operationId'] : undefined
-          if (typeof id === 'string') live.get(id)?.onCancelResult(payload)
+          if (typeof id === 'string') void live.get(id)?.onCancelResult(payload)
         },
       })
     }
@@ -219,7 +226,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         await cancels?.close()
         return refuse('EXECUTOR_STATE_FAILED', consumer.message)
       }
-      const consuming = await consumeAll(consumer.value, (msg) => void route(store, msg, 'result'))
+      const consuming = await consumeAll(consumer.value, (msg) => route(store, msg, 'result'), { inFlight: RESULTS_IN_FLIGHT, ackWaitMs })
       if (!consuming.ok) {
         await cancels?.close()
         return refuse('EXECUTOR_STATE_FAILED', consuming.message)
@@ -712,9 +719,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       record,
       outcome,
       core,
-      onResult: (msg, payload) => void serial(() => onResult(msg, payload)),
+      onResult: (msg, payload) => serial(() => onResult(msg, payload)),
       onCancelResult: (payload, msg) =>
-        void serial(async () => {
+        serial(async () => {
           await onCancelResult(payload, now())
           // Acknowledged once the event is in the log: a crash before this redelivers the reply.
           if (!stopped) msg?.ack()
