@@ -459,6 +459,45 @@ describe('the size bound', () => {
     expect(compiler.compilations).toBe(0)
   })
 
+  it('an entry whose time is in the future (a clock set back, a cache restored from a machine ahead) is marked used when read and evicted first when not', async () => {
+    const p = project(BENZENE)
+    // Five contracts (copies of one under other names), an entry each; the bound holds four, not five.
+    const files = ['a', 'b', 'c', 'd', 'e'].map((n) => {
+      const copy = p.file(BENZENE.replace('payments.spec.json', `${n}.spec.json`))
+      cpSync(p.file(BENZENE), copy)
+      return copy
+    })
+    const probe = cached(join(p.root, 'probe'), p.root)
+    await probe.compiler.compile(files[0]!)
+    await settle()
+    const bound = Math.floor(statSync(join(probe.cache.dir, entries(probe.cache.dir)[0]!)).size * 4.5)
+    for (const file of files.slice(0, 4)) {
+      await cached(p.dir, p.root, bound).compiler.compile(file)
+      await settle()
+    }
+    expect(entries(p.dir)).toHaveLength(4)
+    const future = new Date('2100-01-01T00:00:00Z')
+    const timeOf = (name: string) => statSync(join(p.dir, name)).mtimeMs
+    for (const name of entries(p.dir)) utimesSync(join(p.dir, name), future, future)
+    // Read: a hit, and its entry's time is now again (the other three keep theirs).
+    const reader = cached(p.dir, p.root, bound).compiler
+    await reader.compile(files[0]!)
+    expect(reader.compilations).toBe(0)
+    expect(entries(p.dir).filter((name) => timeOf(name) < future.getTime())).toHaveLength(1)
+    expect(Math.min(...entries(p.dir).map(timeOf))).toBeLessThanOrEqual(Date.now())
+    // Past the bound (down to three quarters of it: three entries), the unread future-dated entries
+    // go first: one of them is left, beside the read one and the new one.
+    await cached(p.dir, p.root, bound).compiler.compile(files[4]!)
+    await settle()
+    expect(entries(p.dir)).toHaveLength(3)
+    expect(entries(p.dir).filter((name) => timeOf(name) >= future.getTime())).toHaveLength(1)
+    for (const file of [files[0]!, files[4]!]) {
+      const { compiler } = cached(p.dir, p.root, bound)
+      await compiler.compile(file)
+      expect(compiler.compilations, file).toBe(0)
+    }
+  })
+
   it('an entry larger than a quarter of the bound is not written', async () => {
     const p = project(BENZENE)
     const { compiler, cache } = cached(p.dir, p.root, 1024)

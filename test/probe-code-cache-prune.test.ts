@@ -102,6 +102,18 @@ describe('the pruner removes the file it checked, not whatever holds the name by
   })
 })
 
+describe('times in the future', () => {
+  it('a cache dated years ahead (a clock set back, a restored folder) is pruned as unused; one a few seconds ahead is kept', () => {
+    const dir = folder('future', 3, 0)
+    const ahead = (ms: number) => new Date(Date.now() + ms)
+    utimesSync(join(dir, name(0)), ahead(3 * 365 * 24 * 60 * 60 * 1000), ahead(3 * 365 * 24 * 60 * 60 * 1000))
+    utimesSync(join(dir, name(1)), ahead(5000), ahead(5000))
+    const removed = pruneCodeCaches(dir, { keep: new Set(), trusted, wrote: (_c, bytes) => sealed(bytes) })
+    expect(removed).toEqual([name(0)])
+    expect(readdirSync(dir).sort()).toEqual([name(1), name(2)])
+  })
+})
+
 describe('what the pruner leaves', () => {
   it('two pruners at once on one folder: each stale cache removed once, nothing else, no file of theirs left behind', () => {
     const dir = folder('twice', 4)

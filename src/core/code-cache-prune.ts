@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, linkSync, lstatSync, opendirSync, openSync, readFileSync, renameSync, unlinkSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
+import { ageMs } from './file-age.js'
 
 /** A cache's name: the text's digest, V8's version (`_` for what a name may not hold) and, since names carry them, V8's flags. */
 export const CACHE_NAME = /^([0-9a-f]{64})-([0-9A-Za-z._]+?)(?:-([0-9a-f]{8}|none))?\.v8-cache$/
@@ -85,11 +86,12 @@ export function pruneCodeCaches(dir: string, { wrote, trusted, keep, now = Date.
   } finally {
     handle.closeSync()
   }
-  caches.sort((a, b) => b.time - a.time)
+  // Youngest first (a time in the future reads as the oldest: see ageMs).
+  caches.sort((a, b) => ageMs(a.time, now) - ageMs(b.time, now) || b.time - a.time)
   const stale = [
-    ...temps.filter((t) => now - t.time > STALE_TEMP_MS),
+    ...temps.filter((t) => ageMs(t.time, now) > STALE_TEMP_MS),
     // The ones used last are kept (the caches just written among them); past the bound, or unused too long, removed.
-    ...caches.filter((c, i) => i + keep.size >= MAX_CACHES || now - c.time > UNUSED_DAYS * DAY_MS),
+    ...caches.filter((c, i) => i + keep.size >= MAX_CACHES || ageMs(c.time, now) > UNUSED_DAYS * DAY_MS),
   ]
   const removed: string[] = []
   for (const found of stale.slice(0, CHECK_LIMIT)) if (removeChecked(dir, found, wrote, trusted)) removed.push(found.name)

@@ -41,6 +41,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Script } from 'node:vm'
 import { CACHE_NAME, pruneCodeCaches, TOUCH_AFTER_MS } from './code-cache-prune.js'
+import { ageMs } from './file-age.js'
 
 const MAC_LENGTH = 32
 const KEY_LENGTH = 32
@@ -115,7 +116,7 @@ function touch(path: string): void {
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
     const stats = fstatSync(fd)
-    if (!trusted(stats, 'file') || Date.now() - stats.mtimeMs < TOUCH_AFTER_MS) return
+    if (!trusted(stats, 'file') || ageMs(stats.mtimeMs) < TOUCH_AFTER_MS) return
     const now = new Date()
     futimesSync(fd, now, now)
   } catch {

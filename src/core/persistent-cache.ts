@@ -45,6 +45,7 @@ import {
 } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
+import { ageMs } from './file-age.js'
 import type { Generated } from './format.js'
 import type { PathKind } from './format.js'
 import { pathKind, readRegularFile, sha256 } from './input-host.js'
@@ -329,7 +330,7 @@ export class PersistentCache {
         if (isEntry) {
           entries.push({ path, size: stats.size, time: stats.mtimeMs })
           total += stats.size
-        } else if (Date.now() - stats.mtimeMs > STALE_TEMP_MS && startsAsEntry(path)) removeQuietly(path)
+        } else if (ageMs(stats.mtimeMs) > STALE_TEMP_MS && startsAsEntry(path)) removeQuietly(path)
       }
     } finally {
       dir.closeSync()
@@ -341,7 +342,9 @@ export class PersistentCache {
   private evict(): void {
     const { total, entries } = this.scan()
     let left = total
-    entries.sort((a, b) => a.time - b.time)
+    // Least recently used first (a time in the future reads as the oldest: see ageMs).
+    const now = Date.now()
+    entries.sort((a, b) => ageMs(b.time, now) - ageMs(a.time, now) || a.time - b.time)
     for (const entry of entries) {
       if (left <= this.maxBytes * 0.75) break
       // A file with an entry's name that this cache did not write (no entry header) is not removed,
@@ -393,7 +396,7 @@ function readEntry(path: string, maxBytes: number): Buffer | undefined {
     const stats = fstatSync(fd)
     if (!stats.isFile() || !ours(stats) || stats.size > maxBytes / 4) return undefined
     const bytes = readFileSync(fd)
-    if (Date.now() - stats.mtimeMs > TOUCH_AFTER_MS) {
+    if (ageMs(stats.mtimeMs) > TOUCH_AFTER_MS) {
       try {
         const now = new Date()
         futimesSync(fd, now, now)
