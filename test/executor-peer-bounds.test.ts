@@ -13,7 +13,9 @@ import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nat
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
-import { heldAssignment, patient, poll, resultsDrained, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+import { heldAssignment, patient, poll, resultsDrained, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { jetstreamManager } from '@nats-io/jetstream'
+import { ensureConsumer } from '../src/runtime/nats/executor/delivery/jetstream.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const FLOOD = 400
@@ -191,7 +193,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
     expect(log.ok && log.value.length).toBeLessThan(40)
   }, 120_000)
 
-  it('results queued behind a slow adapter are each handled once: none waits long enough to be delivered again', async () => {
+  it('results queued behind a slow adapter are each handled once, by the ack wait of the consumer as it is (not the binding’s)', async () => {
     // The verifier takes 15 ms a result, so 120 results of one operation (handled in its order) take
     // about 1.8 s, past the consumer's 1 s ack wait: results taken in faster than they are handled
     // would be redelivered and refused again. Paced and kept in progress, each is refused once.
@@ -200,7 +202,17 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
       await pause(15)
       return { allowed: true }
     }
-    const { id, executor, answered, release, peers } = await heldAssignment(rig, 'bounds-slow-verifier', { adapters: { verifier } })
+    // The results consumer as an earlier deployment made it (the rig's 1 s ack wait); this executor's
+    // binding says 30 s, and the consumer is used as it is, never changed: its 1 s is what counts.
+    const nc = await rig.connection()
+    const made = await ensureConsumer(nc, STREAM, 'exec-assignCourier-results', 'shipping.couriers.*.accept.*', 1000)
+    expect(made.ok).toBe(true)
+    const jsm = await jetstreamManager(nc)
+    expect((await jsm.consumers.info(STREAM, 'exec-assignCourier-results')).config.ack_wait).toBe(1000 * 1e6)
+    const { id, executor, answered, release, peers } = await heldAssignment(rig, 'bounds-slow-verifier', {
+      adapters: { verifier },
+      binding: { ackWaitMs: 30_000 },
+    })
     const mallory = await rig.connection()
     for (let i = 0; i < slow; i++) {
       const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }

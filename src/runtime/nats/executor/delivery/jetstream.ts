@@ -118,8 +118,12 @@ export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => voi
     // Short pulls: a pull lost with the consumer's leader (a node killed, an election) is noticed
     // within two missed heartbeats of a 2 s pull, not nats.js's default 30 s.
     if (!paced) return { ok: true, value: await consumer.consume({ callback: handle as (msg: JsMsg) => void, max_messages: 64, expires: 2000 }) }
+    // The consumer's own ack wait when it is shorter: one made earlier (another deployment's
+    // settings) is used as it is, never changed, so the messages are kept in progress within its wait.
+    const info = await consumer.info(true).catch(() => undefined)
+    const ackWaitMs = Math.min(paced.ackWaitMs, info?.config.ack_wait ? info.config.ack_wait / 1e6 : Number.POSITIVE_INFINITY)
     const messages = await consumer.consume({ max_messages: Math.min(64, paced.inFlight), expires: 2000 })
-    void handleAll(messages, handle as (msg: JsMsg) => Promise<void>, paced)
+    void handleAll(messages, handle as (msg: JsMsg) => Promise<void>, { inFlight: paced.inFlight, ackWaitMs })
     return { ok: true, value: messages }
   } catch (error) {
     return { ok: false, message: message(error) }
