@@ -18,7 +18,6 @@ import { roundRatios } from './measure.js'
 
 const [beforeRoot, afterRoot, rounds = '30'] = process.argv.slice(2)
 if (!beforeRoot || !afterRoot) throw new Error('usage: npx tsx bench/ab-executor.ts <before-root> <after-root> [rounds]')
-const PEERS = BENCH_PEERS
 const BATCH = 200
 const WARMUP_ROUNDS = 4
 const doc = join(import.meta.dirname, '../fixtures/nats/shop/payments/asyncapi/asyncapi.yaml')
@@ -45,7 +44,7 @@ async function side(root: string, name: string): Promise<() => Promise<void>> {
     connections.push(nc)
     return nc
   }
-  const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn)
+  const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, BENCH_PEERS, conn)
   const refund = { paymentId: 'pay-12345678', amount: 10 }
   let n = 0
   return async () => {

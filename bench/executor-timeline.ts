@@ -18,7 +18,6 @@ import { loadModule } from '../test/helpers/load-module.js'
 import { startNatsServer } from '../test/helpers/nats-server.js'
 import { BENCH_PEERS, quorumExecutor, scatterGather, scatterGatherPeers } from './executor-rig.js'
 
-const PEERS = BENCH_PEERS
 const count = Math.min(Number(process.argv[2]) || 2000, 100_000)
 let marks: Array<[string, number]> = []
 const mark = (what: string) => marks.push([what, performance.now()])
@@ -66,8 +65,8 @@ try {
   const mod = (await loadModule(compiled.code, 'bench-executor-timeline')) as any
   // The rig asks for the responders' connections first (one per peer), then the executor's.
   let made = 0
-  const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, () => conn(made++ < PEERS.length ? 'resp' : 'exec'))
-  await scatterGatherPeers(PEERS, () => conn('peer'))
+  const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, BENCH_PEERS, () => conn(made++ < BENCH_PEERS.length ? 'resp' : 'exec'))
+  await scatterGatherPeers(BENCH_PEERS, () => conn('peer'))
   const client = await conn('client')
   const refund = { paymentId: 'pay-12345678', amount: 10 }
   let n = 0

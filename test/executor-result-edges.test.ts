@@ -47,6 +47,21 @@ const resultsOf = (executor: Executor<any>, id: string) => {
   return log.ok ? log.value.filter((e) => e.kind === 'result') : []
 }
 
+/**
+ * Once all five ballots are logged: the operation's state and log, the state holding `decision` and
+ * being what the reference model makes of the log (for the caller's further checks), or undefined.
+ */
+async function settled(executor: Executor<any>, id: string, policy: Parameters<typeof simulate>[0], decision: unknown) {
+  await until('the fifth ballot logged', () => (resultsOf(executor, id).length === 5 ? true : undefined), 10_000, 5)
+  const state = executor.state(id)
+  const log = executor.log(id)
+  expect(state.ok && log.ok).toBe(true)
+  if (!state.ok || !log.ok) return undefined
+  expect(state.value.decision).toEqual(decision)
+  expect(simulate(policy, log.value)).toEqual(state.value)
+  return { state: state.value, log: log.value }
+}
+
 describe.skipIf(!NATS_SERVER)('executor: results at the edges of the dispatch and of the decision', () => {
   let rig: Rig
   beforeAll(async () => {
@@ -81,14 +96,7 @@ describe.skipIf(!NATS_SERVER)('executor: results at the edges of the dispatch an
     // Every request's publication is recorded, though the results came before the records were made.
     expect(answer.value.publications.map((p) => [p.branchId, p.ok])).toEqual(GROUP_PEERS.map((p) => [p, true]))
     const id = answer.value.operationId
-    await until('the fifth ballot logged', () => (resultsOf(executor, id).length === 5 ? true : undefined), 10_000, 5)
-    const state = executor.state(id)
-    const log = executor.log(id)
-    expect(state.ok && log.ok).toBe(true)
-    if (state.ok && log.ok) {
-      expect(state.value.decision).toEqual(answer.value.decision)
-      expect(simulate(policy, log.value)).toEqual(state.value)
-    }
+    await settled(executor, id, policy, answer.value.decision)
     await executor.close()
   })
 
@@ -107,16 +115,9 @@ describe.skipIf(!NATS_SERVER)('executor: results at the edges of the dispatch an
     // The decision is made and stays: a cancel after it answers the same decision.
     const cancelled = await executor.cancel(id)
     expect(cancelled.ok && cancelled.value).toEqual(answer.value.decision)
-    await until('the fifth ballot logged', () => (resultsOf(executor, id).length === 5 ? true : undefined), 10_000, 5)
-    const state = executor.state(id)
-    const log = executor.log(id)
-    expect(state.ok && log.ok).toBe(true)
-    if (state.ok && log.ok) {
-      expect(state.value.decision).toEqual(answer.value.decision)
-      expect(state.value.decision?.votes.some((v) => v.peerId === 'eve')).toBe(false)
-      expect(log.value.map((e) => e.kind)).toContain('cancel')
-      expect(simulate(policy, log.value)).toEqual(state.value)
-    }
+    const done = await settled(executor, id, policy, answer.value.decision)
+    expect(done?.state.decision?.votes.some((v) => v.peerId === 'eve')).toBe(false)
+    expect(done?.log.map((e) => e.kind)).toContain('cancel')
     await executor.close()
   })
 })
