@@ -27,7 +27,6 @@ import { BENCH_PEERS, quorumExecutor, scatterGather, scatterGatherPeers } from '
 import { roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
 
-const PEERS = BENCH_PEERS
 /** Interactions per timed batch: a few hundred ms a batch, so one GC pause or one slice lost to another process moves a round little. */
 const BATCH = 200
 const WARMUP_ROUNDS = 4
@@ -62,16 +61,27 @@ async function peersProcess(url: string): Promise<{ cpu(): Promise<number>; stop
   }
 }
 
+/** The size of a run: timed rounds, and (a smoke run's smaller ones) interactions per batch and warm-up rounds. */
+export interface RunSize {
+  readonly rounds: number
+  readonly batch?: number
+  readonly warmupRounds?: number
+}
+
 export async function executorCases(
-  rounds: number,
+  rounds: number | RunSize,
   placements: readonly Placement[] = ['own-process', 'one-thread'],
 ): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+  const size = typeof rounds === 'number' ? { rounds } : rounds
   const rows: Record<string, { ratio: number; met: boolean; [k: string]: unknown }> = {}
-  for (const placement of placements) Object.assign(rows, await placementCase(placement, rounds))
+  for (const placement of placements) Object.assign(rows, await placementCase(placement, size))
   return rows
 }
 
-async function placementCase(placement: Placement, rounds: number): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
+async function placementCase(
+  placement: Placement,
+  { rounds, batch = BATCH, warmupRounds = WARMUP_ROUNDS }: RunSize,
+): Promise<Record<string, { ratio: number; met: boolean; [k: string]: unknown }>> {
   const server = await startNatsServer()
   const connections: NatsConnection[] = []
   const conn = async () => {
@@ -85,9 +95,9 @@ async function placementCase(placement: Placement, rounds: number): Promise<Reco
     const compiled = await new ContractCompiler({ formats }).compile(doc)
     if (!compiled.code) throw new Error(JSON.stringify(compiled.diagnostics))
     const mod = (await loadModule(compiled.code, 'bench-executor')) as any
-    const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, PEERS, conn, peers !== undefined)
+    const executor = await quorumExecutor({ createExecutor, createResponder }, mod, doc, BENCH_PEERS, conn, peers !== undefined)
     // The baseline's peers: one subject, each replies with its ballot to the request's inbox.
-    if (!peers) await scatterGatherPeers(PEERS, conn)
+    if (!peers) await scatterGatherPeers(BENCH_PEERS, conn)
     const client = await conn()
     const refund = { paymentId: 'pay-12345678', amount: 10 }
     let n = 0
@@ -105,7 +115,7 @@ async function placementCase(placement: Placement, rounds: number): Promise<Reco
       const peersStart = peers ? await peers.cpu() : 0
       const cpuStart = process.cpuUsage()
       const start = performance.now()
-      for (let i = 0; i < BATCH; i++) await f()
+      for (let i = 0; i < batch; i++) await f()
       const ms = performance.now() - start
       const used = process.cpuUsage(cpuStart)
       const peersUsed = peers ? (await peers.cpu()) - peersStart : 0
@@ -149,11 +159,11 @@ async function placementCase(placement: Placement, rounds: number): Promise<Reco
     }
     const wall = { baseline: [] as number[], executor: [] as number[] }
     const cpu = { baseline: [] as number[], executor: [] as number[] }
-    for (let round = 0; round < WARMUP_ROUNDS + rounds; round++) {
+    for (let round = 0; round < warmupRounds + rounds; round++) {
       const order = round % 2 === 0 ? (['baseline', 'executor'] as const) : (['executor', 'baseline'] as const)
       for (const side of order) {
         const t = await timeBatch(sides[side])
-        if (round < WARMUP_ROUNDS) continue
+        if (round < warmupRounds) continue
         wall[side].push(t.ms)
         cpu[side].push(t.cpu)
       }
@@ -167,17 +177,17 @@ async function placementCase(placement: Placement, rounds: number): Promise<Reco
     return {
       [placement === 'own-process' ? 'executor-quorum-5' : 'executor-quorum-5-one-thread']: {
         peers: placement,
-        ours_ms_per_interaction: executorMs / BATCH,
-        baseline_ms_per_interaction: baselineMs / BATCH,
-        interactions_per_second: Math.round((1000 * BATCH) / executorMs),
-        baseline_per_second: Math.round((1000 * BATCH) / baselineMs),
+        ours_ms_per_interaction: executorMs / batch,
+        baseline_ms_per_interaction: baselineMs / batch,
+        interactions_per_second: Math.round((1000 * batch) / executorMs),
+        baseline_per_second: Math.round((1000 * batch) / baselineMs),
         ratio: wallRatio.ratio,
         spread: wallRatio.spread,
         cpu_ratio: cpuRatio.ratio,
         cpu_spread: cpuRatio.spread,
         target: '<= 1.5',
         met: wallRatio.ratio <= 1.5,
-        interactions: BATCH,
+        interactions: batch,
         rounds,
         server: server.version,
       },
