@@ -15,6 +15,7 @@ export const TIMED = [
   'test/executor-nats.test.ts',
   'test/executor-ownership.test.ts',
   'test/executor-retention.test.ts',
+  'test/probe-executor-durable.test.ts',
   'test/lsp.test.ts',
   'test/nats-client.test.ts',
   'test/nats-browser.test.ts',

@@ -32,6 +32,12 @@ export async function checkDurableStream(nc: NatsConnection, stream: string): Pr
   }
 }
 
+/**
+ * The most messages the server delivers to a consumer made here before some are acknowledged: what a
+ * paced consumption holds at most (see `consumeAll`); the rest of a flood waits in the stream.
+ */
+export const MAX_ACK_PENDING = 1024
+
 /** A durable consumer's name: `<prefix>-<token>` (peer ids and interaction ids are tokens). */
 export function consumerName(prefix: string, token: string): string {
   return `${prefix}-${token}`.replace(/[^A-Za-z0-9_-]/g, '_')
@@ -59,6 +65,7 @@ export async function ensureConsumer(
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: ackWaitMs * 1e6,
+        max_ack_pending: MAX_ACK_PENDING,
         ...(maxDeliver !== undefined ? { max_deliver: maxDeliver } : {}),
       })
     }
@@ -94,64 +101,126 @@ export async function publishOnce(
 
 /** How a consumer's messages are handed over: `paced` (a handler answering with a promise) bounds the ones being handled. */
 export interface Pacing {
-  /** At most this many messages handled at once: the next ones are not pulled until one is done. */
+  /** At most this many messages handled at once (of as many keys); the others wait their turn, held here. */
   readonly inFlight: number
-  /** The consumer's ack wait: a message still being handled (or waiting its turn) is marked in progress within it. */
+  /** The ack wait asked for: a message held here is marked in progress within it (or the consumer's own, when shorter). */
   readonly ackWaitMs: number
+  /**
+   * Messages of one key are handled one after another, in the order they came, and take one place
+   * of `inFlight` between them (keys take turns): a flood of one key (one operation's results) waits
+   * behind its own, not in front of every other key's. Undefined: each message its own key.
+   */
+  readonly keyOf?: (msg: JsMsg) => string | undefined
+  /** Makes the consumer again (as `ensureConsumer`), called when the server says it was deleted or is not found. */
+  readonly recreate?: () => Promise<unknown>
+}
+
+/** A consumption started by `consumeAll`: `close` stops taking messages (those being handled finish). */
+export interface Consumption {
+  close(): Promise<void>
 }
 
 /**
  * Runs `handle` on every message of a consumer; the handler acks (or naks) itself. Unpaced, each
  * message is handed over as it arrives (a handler that returns at once and keeps its own work).
- * Paced, a handler's promise is awaited: nats.js pulls again as it receives, not as its messages are
- * handled, so a handler that queues its work (an operation's results, one at a time) would
- * otherwise take in a flood as fast as the server sends it while each queued message's ack wait
- * runs out, and the server would deliver it again, and again, up to its max deliveries. Paced, the
- * consumer's iterator is read only while fewer than `inFlight` messages are being handled (nats.js
- * sends its next pull from the iterator), and every message being handled is marked in progress
- * (`working`) each third of the ack wait: it is redelivered only if this process stops handling it.
+ * Paced, every message delivered is taken at once from nats.js (which holds no message that
+ * nothing marks in progress) and held here until its handler's promise settles: at most `inFlight`
+ * handled at once, the rest waiting by key, and every message held, waiting or handled, marked in
+ * progress (`working`) each third of the ack wait, so the server delivers one again only if this
+ * process stops handling it, never because it waited. What is held is bounded by the server: it
+ * delivers no more than the consumer's max ack pending unacknowledged (MAX_ACK_PENDING for the
+ * consumers `ensureConsumer` makes). A consumer deleted under it is made again (`recreate`): nats.js
+ * goes on pulling by its name.
  */
-export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void): Promise<DeliveryAnswer<ConsumerMessages>>
-export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => Promise<void>, paced: Pacing): Promise<DeliveryAnswer<ConsumerMessages>>
-export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void | Promise<void>, paced?: Pacing): Promise<DeliveryAnswer<ConsumerMessages>> {
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void): Promise<DeliveryAnswer<Consumption>>
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => Promise<void>, paced: Pacing): Promise<DeliveryAnswer<Consumption>>
+export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => void | Promise<void>, paced?: Pacing): Promise<DeliveryAnswer<Consumption>> {
   try {
     // Short pulls: a pull lost with the consumer's leader (a node killed, an election) is noticed
     // within two missed heartbeats of a 2 s pull, not nats.js's default 30 s.
-    if (!paced) return { ok: true, value: await consumer.consume({ callback: handle as (msg: JsMsg) => void, max_messages: 64, expires: 2000 }) }
+    if (!paced) {
+      const messages = await consumer.consume({ callback: handle as (msg: JsMsg) => void, max_messages: 64, expires: 2000 })
+      return { ok: true, value: { close: async () => void (await messages.close()) } }
+    }
     // The consumer's own ack wait when it is shorter: one made earlier (another deployment's
     // settings) is used as it is, never changed, so the messages are kept in progress within its wait.
     const info = await consumer.info(true).catch(() => undefined)
     const ackWaitMs = Math.min(paced.ackWaitMs, info?.config.ack_wait ? info.config.ack_wait / 1e6 : Number.POSITIVE_INFINITY)
-    const messages = await consumer.consume({ max_messages: Math.min(64, paced.inFlight), expires: 2000 })
-    void handleAll(messages, handle as (msg: JsMsg) => Promise<void>, { inFlight: paced.inFlight, ackWaitMs })
-    return { ok: true, value: messages }
+    const held = new HeldMessages(handle as (msg: JsMsg) => Promise<void>, paced.inFlight, paced.keyOf)
+    const keepAlive = setInterval(() => held.working(), Math.max(1, Math.floor(ackWaitMs / 3)))
+    keepAlive.unref?.()
+    const messages = await consumer.consume({ callback: (msg) => held.add(msg), max_messages: 64, expires: 2000 })
+    if (paced.recreate) void remakeWhenGone(messages, paced.recreate)
+    void messages.closed().finally(() => clearInterval(keepAlive))
+    return { ok: true, value: { close: async () => void (await messages.close()) } }
   } catch (error) {
     return { ok: false, message: message(error) }
   }
 }
 
-async function handleAll(messages: ConsumerMessages, handle: (msg: JsMsg) => Promise<void>, paced: Pacing): Promise<void> {
-  const handling = new Map<Promise<void>, JsMsg>()
-  const keepAlive = setInterval(
-    () => {
-      for (const msg of handling.values()) msg.working()
-    },
-    Math.max(1, Math.floor(paced.ackWaitMs / 3)),
-  )
-  keepAlive.unref?.()
+/** Makes the consumer again each time nats.js reports it deleted or not found (bounded: one remake at a time). */
+async function remakeWhenGone(messages: ConsumerMessages, recreate: () => Promise<unknown>): Promise<void> {
+  let remaking: Promise<unknown> | undefined
   try {
-    for await (const msg of messages) {
-      const done: Promise<void> = handle(msg)
-        .catch(() => undefined)
-        .finally(() => handling.delete(done))
-      handling.set(done, msg)
-      if (handling.size >= paced.inFlight) await Promise.race(handling.keys())
+    for await (const status of messages.status()) {
+      if ((status.type === 'consumer_deleted' || status.type === 'consumer_not_found') && !remaking)
+        remaking = recreate()
+          .catch(() => undefined)
+          .finally(() => (remaking = undefined))
     }
-    await Promise.all(handling.keys())
   } catch {
-    // The iterator ends with an error when the consumer is closed or deleted: its owner decides what follows.
-  } finally {
-    clearInterval(keepAlive)
+    // The status stream ends with the consumption.
+  }
+}
+
+/** The messages a paced consumption holds: by key, in order, at most `inFlight` keys handled at once (keys in the order they became ready). */
+class HeldMessages {
+  private readonly waiting = new Map<string | JsMsg, JsMsg[]>()
+  private readonly ready: Array<string | JsMsg> = []
+  private readonly handling = new Set<JsMsg>()
+  constructor(
+    private readonly handle: (msg: JsMsg) => Promise<void>,
+    private readonly inFlight: number,
+    private readonly keyOf: ((msg: JsMsg) => string | undefined) | undefined,
+  ) {}
+
+  add(msg: JsMsg): void {
+    const key = this.keyOf?.(msg) ?? msg
+    const queue = this.waiting.get(key)
+    if (queue) return void queue.push(msg) // its key is being handled or waiting its turn
+    this.waiting.set(key, [msg])
+    this.ready.push(key)
+    this.next()
+  }
+
+  /** Every message held, handled or waiting, marked in progress. */
+  working(): void {
+    for (const queue of this.waiting.values()) for (const msg of queue) msg.working()
+    for (const msg of this.handling) msg.working()
+  }
+
+  private next(): void {
+    while (this.handling.size < this.inFlight && this.ready.length > 0) {
+      const key = this.ready.shift()!
+      const queue = this.waiting.get(key)!
+      const msg = queue.shift()!
+      this.handling.add(msg)
+      let done: Promise<void>
+      try {
+        done = this.handle(msg)
+      } catch {
+        done = Promise.resolve()
+      }
+      void done
+        .catch(() => undefined)
+        .finally(() => {
+          this.handling.delete(msg)
+          // The key's next message, if any, takes its turn after the keys already waiting.
+          if (queue.length > 0) this.ready.push(key)
+          else this.waiting.delete(key)
+          this.next()
+        })
+    }
   }
 }
 

@@ -17,7 +17,7 @@
  * acknowledged) and republishes the kept result with the same message id (stored once), without
  * running the handler again, as long as the claim is still its own under the request's fence.
  */
-import type { JsMsg, ConsumerMessages } from '@nats-io/jetstream'
+import type { JsMsg } from '@nats-io/jetstream'
 import { headers, type Msg, type Subscription } from '@nats-io/nats-core'
 import { check } from '../../../shared/validation.js'
 import type { InteractionPlan } from '../policy.js'
@@ -71,6 +71,12 @@ interface BranchRecord {
 }
 
 const decoder = new TextDecoder()
+/**
+ * Requests a responder runs at once: the rest of a burst waits, held and marked in progress (see
+ * consumeAll), or in the stream, so a flood of offers never becomes as many handlers, claim
+ * renewals and store writes at once.
+ */
+const REQUESTS_IN_FLIGHT = 64
 /** A claim-store answer that decides nothing (no leader, a lost reply): the request is tried again, not acknowledged away. */
 const unanswered = (code: string) => code === 'CLAIM_STORE_FAILED' || code === 'CLAIM_UNCERTAIN'
 
@@ -106,7 +112,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   if (fewer) return refuse('EXECUTOR_STATE_FAILED', fewer)
   const target = plan.dispatch.targetParameter
   const ackWaitMs = binding.ackWaitMs ?? 5000
-  const consumer = await ensureConsumer(nc, binding.requestStream, peerConsumer(interaction, peerId), peerSubject(requestChannel, target, peerId), ackWaitMs)
+  const makeConsumer = () =>
+    ensureConsumer(nc, binding.requestStream, peerConsumer(interaction, peerId), peerSubject(requestChannel, target, peerId), ackWaitMs)
+  const consumer = await makeConsumer()
   if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
   const generated = Object.entries(interaction.inputs).find(([, i]) => i.source === 'generated')?.[0]
   const pointers = {
@@ -120,6 +128,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   const preparing = new Map<string, number>()
   let published = 0
   const inFlight = new Set<Promise<void>>()
+  let closing = false
 
   async function onRequest(msg: JsMsg): Promise<void> {
     let payload: unknown
@@ -249,6 +258,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       if (!c || c.fence !== f || c.peerId !== peerId || c.state !== 'held' || c.leaseUntilMs <= now()) return msg.ack()
       securedUntil = c.leaseUntilMs
     }
+    // Closing: the request is not started here (left unacknowledged, it is delivered again, to this
+    // peer's next responder).
+    if (closing) return
     record?.running?.abort() // a higher fence supersedes the running execution
     const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
     records.set(key, current)
@@ -294,6 +306,8 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // (bounded by the store's timeouts), and with it the news of a claim lost meanwhile.
     await renewing
     current.running = undefined
+    // Aborted by close(): left unacknowledged, so the peer's next responder runs the request.
+    if (closing && signal.aborted) return
     if (fields === undefined || signal.aborted || records.get(key) !== current) return msg.ack()
     return settle(current, { ...fields }, stored?.ok ? (stored.value?.revision ?? 0) : undefined)
   }
@@ -335,25 +349,35 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   if (cancelChannel?.subject && cancelResultChannel?.subject)
     cancels = nc.subscribe(peerSubject(cancelChannel, target, peerId), { callback: (error, msg) => (error ? undefined : onCancel(msg)) })
 
-  const consuming = await consumeAll(consumer.value, (msg) => {
-    // Requests run concurrently (a stalled one must not block the next); each acknowledges itself.
-    const work = onRequest(msg).catch(() => undefined)
-    inFlight.add(work)
-    void work.finally(() => inFlight.delete(work))
-  })
+  // Requests run concurrently (a stalled one must not block the next), at most REQUESTS_IN_FLIGHT at
+  // once (the rest held, marked in progress: see consumeAll); each acknowledges itself.
+  const consuming = await consumeAll(
+    consumer.value,
+    (msg) => {
+      const work = onRequest(msg).catch(() => undefined)
+      inFlight.add(work)
+      void work.finally(() => inFlight.delete(work))
+      return work
+    },
+    { inFlight: REQUESTS_IN_FLIGHT, ackWaitMs, recreate: makeConsumer },
+  )
   if (!consuming.ok) {
     cancels?.unsubscribe()
     return refuse('EXECUTOR_STATE_FAILED', consuming.message)
   }
   await nc.flush()
-  const messages: ConsumerMessages = consuming.value
+  const messages = consuming.value
   return ok({
     published: () => published,
     async close() {
+      // No handler starts once closing (a request not yet started is left for a redelivery), no new
+      // request is taken, and every running handler is aborted; then the ones in flight end.
+      closing = true
       cancels?.unsubscribe()
+      const stopped = messages.close()
       for (const r of records.values()) r.running?.abort()
       await Promise.all([...inFlight])
-      await messages.close()
+      await stopped
     },
   })
 }

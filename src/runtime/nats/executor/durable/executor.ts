@@ -16,7 +16,7 @@
  * Every decision comes from the pure core (`../decision/machine.ts`).
  */
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream'
+import type { JsMsg } from '@nats-io/jetstream'
 import type { Interaction } from '../../interactions.js'
 import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
@@ -31,7 +31,7 @@ import { ok, refuse, type ExecutorResult } from '../result.js'
 import { admitInvocation, idempotencyConflict, invocationKey, requestOf } from '../admission.js'
 import { manifestDispatch } from '../dispatch/branches.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
-import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains } from '../delivery/jetstream.js'
+import { checkDurableStream, consumeAll, consumerName, ensureConsumer, publishOnce, streamRetains, type Consumption } from '../delivery/jetstream.js'
 import { openRecordBucket, settleRefusal } from './records.js'
 import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replicas.js'
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
@@ -80,6 +80,8 @@ const REPUBLISH_MAX_MS = 4000
  * process, and none waits here long enough for its ack wait to run out (see `consumeAll`).
  */
 const RESULTS_IN_FLIGHT = 32
+/** A message whose data is not JSON (read once; see `readOf`). */
+const NOT_JSON = Symbol('not JSON')
 
 /** The result consumer's own bound on the deliveries of one message (above the redeliveries `route` allows). */
 const resultMaxDeliver = (redeliveries: number) => redeliveries + 8
@@ -160,8 +162,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   interface Ready {
     store: OperationStore
     claims?: ClaimStore
-    results?: ConsumerMessages
-    cancels?: ConsumerMessages
+    results?: Consumption
+    cancels?: Consumption
   }
   let ready: Promise<ExecutorResult<Ready>> | undefined
   let cancelReplies: Subscription | undefined
@@ -182,14 +184,15 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     }
     const store = operationStore(bucket.value)
     const cancelPattern = plan.cancel ? cancelResultChannel!.address!.replace(/\{[^}]+\}/g, '*') : undefined
-    let cancels: ConsumerMessages | undefined
+    let cancels: Consumption | undefined
     if (cancelPattern && (await streamRetains(nc, binding.resultStream, cancelPattern))) {
       // The result stream retains CancelResults: read through a durable consumer like results, so a
       // reply sent while no executor runs is admitted when one resumes the operation.
       const name = consumerName(`exec-${interaction.id}`, 'cancels')
-      const consumer = await ensureConsumer(nc, binding.resultStream, name, cancelPattern, ackWaitMs, resultMaxDeliver(redeliveries))
+      const make = () => ensureConsumer(nc, binding.resultStream, name, cancelPattern, ackWaitMs, resultMaxDeliver(redeliveries))
+      const consumer = await make()
       if (!consumer.ok) return refuse('EXECUTOR_STATE_FAILED', consumer.message)
-      const consuming = await consumeAll(consumer.value, (msg) => route(store, msg, 'cancel'), { inFlight: RESULTS_IN_FLIGHT, ackWaitMs })
+      const consuming = await consumeAll(consumer.value, (msg) => route(store, msg, 'cancel'), pacing('cancel', make))
       if (!consuming.ok) return refuse('EXECUTOR_STATE_FAILED', consuming.message)
       cancels = consuming.value
     } else if (cancelPattern) {
@@ -211,22 +214,17 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       })
     }
     const extra = { ...(claims ? { claims } : {}), ...(cancels ? { cancels } : {}) }
-    let results: ConsumerMessages | undefined
+    let results: Consumption | undefined
     if (resultChannel?.address) {
       const name = binding.resultConsumer ?? consumerName(`exec-${interaction.id}`, 'results')
-      const consumer = await ensureConsumer(
-        nc,
-        binding.resultStream,
-        name,
-        resultChannel.address.replace(/\{[^}]+\}/g, '*'),
-        ackWaitMs,
-        resultMaxDeliver(redeliveries),
-      )
+      const make = () =>
+        ensureConsumer(nc, binding.resultStream, name, resultChannel.address!.replace(/\{[^}]+\}/g, '*'), ackWaitMs, resultMaxDeliver(redeliveries))
+      const consumer = await make()
       if (!consumer.ok) {
         await cancels?.close()
         return refuse('EXECUTOR_STATE_FAILED', consumer.message)
       }
-      const consuming = await consumeAll(consumer.value, (msg) => route(store, msg, 'result'), { inFlight: RESULTS_IN_FLIGHT, ackWaitMs })
+      const consuming = await consumeAll(consumer.value, (msg) => route(store, msg, 'result'), pacing('result', make))
       if (!consuming.ok) {
         await cancels?.close()
         return refuse('EXECUTOR_STATE_FAILED', consuming.message)
@@ -237,24 +235,47 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     return ok({ store, ...extra })
   }
 
+  /** A message's payload and the operation it names, read once (by the pacing's key, then by `route`). */
+  const reads = new WeakMap<JsMsg, { payload: unknown; id: unknown } | typeof NOT_JSON>()
+  function readOf(msg: JsMsg, kind: 'result' | 'cancel'): { payload: unknown; id: unknown } | typeof NOT_JSON {
+    const known = reads.get(msg)
+    if (known !== undefined) return known
+    let read: { payload: unknown; id: unknown } | typeof NOT_JSON
+    try {
+      const payload: unknown = JSON.parse(decoder.decode(msg.data))
+      const id =
+        kind === 'result'
+          ? readExpression(plan.correlation.operation, payload)
+          : typeof payload === 'object' && payload !== null
+            ? (payload as Record<string, unknown>)['operationId']
+            : undefined
+      read = { payload, id }
+    } catch {
+      read = NOT_JSON
+    }
+    reads.set(msg, read)
+    return read
+  }
+  /** Results and CancelResults paced by the operation they name: one operation's flood takes one place of RESULTS_IN_FLIGHT. */
+  const pacing = (kind: 'result' | 'cancel', remake: () => Promise<unknown>) => ({
+    inFlight: RESULTS_IN_FLIGHT,
+    ackWaitMs,
+    keyOf: (msg: JsMsg) => {
+      const read = readOf(msg, kind)
+      return read !== NOT_JSON && typeof read.id === 'string' ? read.id : undefined
+    },
+    recreate: remake,
+  })
+
   /**
    * A result for an operation this executor is not driving: kept in the operation's state (where the
    * executor that resumes it admits it), redelivered a bounded number of times (an executor driving
    * it in another process gets it so), then terminated: nothing loops forever, nothing is lost.
    */
   async function route(store: OperationStore, msg: JsMsg, kind: 'result' | 'cancel'): Promise<void> {
-    let payload: unknown
-    try {
-      payload = JSON.parse(decoder.decode(msg.data))
-    } catch {
-      return msg.term()
-    }
-    const id =
-      kind === 'result'
-        ? readExpression(plan.correlation.operation, payload)
-        : typeof payload === 'object' && payload !== null
-          ? (payload as Record<string, unknown>)['operationId']
-          : undefined
+    const read = readOf(msg, kind)
+    if (read === NOT_JSON) return msg.term()
+    const { payload, id } = read
     const driving = typeof id === 'string' ? live.get(id) : undefined
     if (driving) return kind === 'result' ? driving.onResult(msg, payload) : driving.onCancelResult(payload, msg)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
