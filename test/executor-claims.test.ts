@@ -27,6 +27,25 @@ describe.skipIf(!NATS_SERVER)('claims in JetStream KV', () => {
     await server?.stop()
   })
 
+  it('two renewals of one holder at once (a late one of its own beside the next): both land, neither is told the claim is stale', async () => {
+    // Both read the key at one revision; the second compare-and-set finds the first's write. The
+    // claim still passes the holder's check on a second read, so it is written again, not refused:
+    // a lone writer is never told its claim is stale by its own earlier write.
+    const made = await store.claim('op9.branch', { peerId: 'ann', attempt: 1, leaseUntilMs: 1000 }, 0)
+    if (!made.ok) throw new Error(made.message)
+    const fence = made.value.claim.fence
+    for (let round = 0; round < 5; round++) {
+      const both = await Promise.all([store.renew('op9.branch', 'ann', fence, 2000 + round, 0), peerStore.renew('op9.branch', 'ann', fence, 3000 + round, 0)])
+      expect(both.map((r) => (r.ok ? 'ok' : r.code))).toEqual(['ok', 'ok'])
+    }
+    // Another writer's change still fails the check: a takeover's old holder is refused as stale.
+    const current = await store.read('op9.branch')
+    if (!current.ok || !current.value) throw new Error('no claim')
+    const takeover = await store.claim('op9.branch', { peerId: 'bob', attempt: 2, leaseUntilMs: 5000 }, current.value.revision)
+    expect(takeover.ok).toBe(true)
+    expect(await peerStore.renew('op9.branch', 'ann', fence, 9000, 0)).toMatchObject({ ok: false, code: 'CLAIM_STALE' })
+  })
+
   it('a claim is fenced by its KV revision; renewal keeps the fence; a takeover has a higher fence and the old holder can do nothing', async () => {
     expect(await store.read('op1.branch')).toEqual({ ok: true, value: null })
     const first = await store.claim('op1.branch', { peerId: 'ann', attempt: 1, leaseUntilMs: 1000 }, 0)

@@ -50,6 +50,8 @@ type WriteAnswer = { landed: number } | { stale: string } | { failed: string } |
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
+/** Reads and compare-and-sets of one change before a refusal stands (see `change`). */
+const CHANGE_TRIES = 3
 const TOKEN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
 
 function parseClaim(data: Uint8Array): Claim | null {
@@ -146,15 +148,27 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
     if ('stale' in again) return refuse('CLAIM_STALE', `${key}: the claim changed (${again.stale})`)
     return uncertain('failed' in again ? again.failed : again.uncertain)
   }
-  /** Reads, checks the holder, writes the changed claim at the revision read. */
+  /**
+   * Reads, checks the holder, writes the changed claim at the revision read. A compare-and-set the
+   * stream refuses means the key moved after the read, or the read came from behind (an election:
+   * a replica that had not yet applied this writer's own last write): it is read again and, if the
+   * claim still passes the check, written again, at most CHANGE_TRIES times. So a lone writer is never
+   * told its claim is stale by its own earlier write; another writer's change fails the check.
+   */
   const change = async (key: string, check: (c: Claim) => ExecutorResult<Claim>): Promise<ExecutorResult<StoredClaim>> => {
-    const current = await read(key)
-    if (!current.ok) return current
-    if (!current.value) return refuse('CLAIM_STALE', `${key} holds no claim`)
-    const next = check(current.value.claim)
-    if (!next.ok) return next
-    const written = await write(key, next.value, current.value.revision)
-    return written.ok ? ok({ claim: next.value, revision: written.value }) : written
+    let refused: ExecutorResult<StoredClaim> = refuse('CLAIM_STALE', `${key}: the claim changed`)
+    for (let tries = 0; tries < CHANGE_TRIES; tries++) {
+      const current = await read(key)
+      if (!current.ok) return current
+      if (!current.value) return refuse('CLAIM_STALE', `${key} holds no claim`)
+      const next = check(current.value.claim)
+      if (!next.ok) return next
+      const written = await write(key, next.value, current.value.revision)
+      if (written.ok) return ok({ claim: next.value, revision: written.value })
+      if (written.code !== 'CLAIM_STALE') return written
+      refused = written
+    }
+    return refused
   }
   const holder = (c: Claim, peerId: string, fence: number, nowMs: number): ExecutorResult<Claim> => {
     if (c.fence !== fence) return refuse('CLAIM_STALE', `fence ${fence} was replaced by fence ${c.fence}`)
