@@ -13,7 +13,17 @@ import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nat
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
-import { heldAssignment, patient, poll, resultsDrained, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import {
+  heldAssignment,
+  patient,
+  poll,
+  resultsDrained,
+  shipmentInputs,
+  staleAccepts,
+  startDurableRig,
+  STREAM,
+  type DurableRig,
+} from './helpers/executor-durable.js'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { ensureConsumer } from '../src/runtime/nats/executor/delivery/jetstream.js'
 
@@ -175,11 +185,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
       mallory.publish(`shipping.couriers.${id}.accept.c-mal`, JSON.stringify(accept))
     }
     // c-ann's branch, at a fence it never held.
-    for (let i = 0; i < FLOOD; i++) {
-      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 999, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, id, FLOOD, 999, true)
     await resultsDrained(mallory)
     const after = await store.state(id)
     expect(after.ok && before.ok && after.value?.revision).toBe(before.ok ? before.value?.revision : -1)
@@ -214,11 +220,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
       binding: { ackWaitMs: 30_000 },
     })
     const mallory = await rig.connection()
-    for (let i = 0; i < slow; i++) {
-      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, id, slow)
     await resultsDrained(mallory)
     release()
     const answer = await answered

@@ -19,7 +19,7 @@ import { operationId } from '../src/runtime/nats/interactions.js'
 import { createResponder } from '../src/runtime/nats/executor/index.js'
 import { openClaimStore } from '../src/runtime/nats/executor/ownership/claims.js'
 import { claimKey } from '../src/runtime/nats/executor/durable/executor.js'
-import { binding, heldAssignment, patient, poll, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
+import { binding, heldAssignment, patient, poll, shipmentInputs, staleAccepts, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const TIMEOUT = Symbol('timeout')
@@ -84,11 +84,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: results waiting behind a slow a
     }
     const { id, executor, answered, release, peers } = await heldAssignment(rig, 'slow-50', { adapters: { verifier } })
     const mallory = await rig.connection()
-    for (let i = 0; i < results; i++) {
-      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, id, results)
     await drained(mallory)
     const jsm = await jetstreamManager(mallory)
     const info = await jsm.consumers.info(STREAM, 'exec-assignCourier-results')
@@ -365,11 +361,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: a burst of operations, their re
     }
     const { id, executor, answered, release, peers } = await heldAssignment(rig, 'cancel-flood', { adapters: { verifier } })
     const mallory = await rig.connection()
-    for (let i = 0; i < 300; i++) {
-      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 5000 + i, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, id, 300, 5000)
     await poll(() => verified > 20, 500)
     const cancelled = await within(executor.cancel(id), 20_000)
     const answer = await within(answered, 20_000)
@@ -698,11 +690,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: one operation’s flood and the
     const answeredA = executor.invoke(a)
     await poll(() => (rig.handled.get('c-ann') ?? 0) > 0)
     const mallory = await rig.connection()
-    for (let i = 0; i < 400; i++) {
-      const stale = { operationId: idA, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${idA}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, idA, 400)
     await pause(300)
     const startB = Date.now()
     const answeredB = executor.invoke({ principalId: 'dispatcher', idempotencyKey: 'hol-b', inputs: { ...shipmentInputs, zone: 'us' } })
@@ -802,11 +790,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: close() during a flood of resul
     }
     const { id, executor, answered, release, peers } = await heldAssignment(rig, 'close-flood', { adapters: { verifier } })
     const mallory = await rig.connection()
-    for (let i = 0; i < 300; i++) {
-      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, id, 300)
     await poll(() => verified >= 10, 500)
     const closed = await within(executor.close(), 3000)
     const atClose = verified
@@ -844,11 +828,7 @@ describe.skipIf(!NATS_SERVER)('durable executor: the server restarted in the mid
     }
     const { id, executor, answered, release, peers } = await heldAssignment(rig, 'restart-flood', { adapters: { verifier } })
     const mallory = await rig.connection()
-    for (let i = 0; i < 200; i++) {
-      const stale = { operationId: id, branchId: 'c-ann', attempt: 1, fence: 1000 + i, courierId: 'c-ann', accepted: true }
-      mallory.publish(`shipping.couriers.${id}.accept.c-ann`, JSON.stringify(stale))
-    }
-    await mallory.flush()
+    await staleAccepts(mallory, id, 200)
     await poll(() => verified >= 40, 500)
     await rig.server.restart()
     await drained(mallory)

@@ -258,3 +258,16 @@ export async function resultsDrained(connection: NatsConnection, done: () => boo
     return info !== null && info.num_pending === 0 && info.num_ack_pending === 0
   }, 1500)
 }
+
+/**
+ * `count` accepting results for c-ann's branch of `operationId` at fences it never held (from
+ * `firstFence` up, one each, or all at `firstFence` when `sameFence`), published and flushed: what a
+ * peer replaying or forging results sends. Each is refused by the executor.
+ */
+export async function staleAccepts(connection: NatsConnection, operationId: string, count: number, firstFence = 1000, sameFence = false): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const stale = { operationId, branchId: 'c-ann', attempt: 1, fence: sameFence ? firstFence : firstFence + i, courierId: 'c-ann', accepted: true }
+    connection.publish(`shipping.couriers.${operationId}.accept.c-ann`, JSON.stringify(stale))
+  }
+  await connection.flush()
+}
