@@ -303,10 +303,12 @@ export default defineConfig({
     // Three files at a time on the 2-core machine: most files wait on child processes (tsc, cargo,
     // Chromium, nats-server, bundlers) for part of their time, and the computing files run at a lower
     // priority than the timed ones (below). On a quiet clean clone, two runs each: 375 and 408 s with
-    // three, 395 and 406 with two (docs/performance.md, The test suite).
+    // three, 395 and 406 with two (docs/performance.md, The test suite); with four, 451 s against
+    // three's 451 on a slower day, for 2.5% more processor time: the suite is bound by processor time.
     maxWorkers: 3,
     // Computing files run at a lower priority than the TIMED ones (test/setup/worker-priority.ts).
-    setupFiles: ['test/setup/worker-priority.ts'],
+    // CPU_PROBE=<file> adds each file's processor time to that file (test/setup/cpu-probe.ts).
+    setupFiles: ['test/setup/worker-priority.ts', ...(process.env.CPU_PROBE ? ['test/setup/cpu-probe.ts'] : [])],
     hookTimeout: 120_000,
     // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
     // tests turn it back on, or name a folder), so no file's result depends on another's run.

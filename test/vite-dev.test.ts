@@ -174,7 +174,11 @@ describe('Vite dev server', () => {
       return r.status === 200 && r.text.includes(JSON.stringify(expected)) ? r : undefined
     })
     expect(recovered.text).toContain('$topic("payments:capture"')
-    // And a page that connects now gets no error.
-    expect((await connectedMessages()).map((m) => m.type)).toEqual(['connected'])
+    // And a page that connects now gets no error. (It may get the save's full reload: the module can be
+    // served, compiled from the saved text, before the watcher reports the save, and Vite then
+    // reloads every page connected, this one too; seen once under the whole suite's load.)
+    const types = (await connectedMessages()).map((m) => m.type)
+    expect(types[0]).toBe('connected')
+    expect(types.filter((type) => type !== 'full-reload')).toEqual(['connected'])
   })
 })
