@@ -373,4 +373,24 @@ describe('block YAML reader', () => {
     expect(channels(third.value).channel4).toBe(channels(first.value).channel4)
     expect(regions.read).toBe(2)
   })
+
+  it('holds few stale texts at each depth while one section is edited in place again and again (same length each time)', () => {
+    // A Map hashes a string over 16,383 characters by its length: each stale text of a long section
+    // left at its depth, as long as the next version, was compared with it at every lookup. Bounded
+    // by each depth's own count, not by all depths' (thousands of regions at depth 2 let depth 0 gather
+    // hundreds).
+    const regions = new YamlRegions()
+    const text = natsDocument(200, { payloads: true })
+    const sections = Object.keys(readBlockYaml(text, plainScalar, () => {})!.value).length
+    let most = 0
+    for (let k = 0; k < 200; k++) {
+      const edited = text.replace('max_msgs: 1000000', `max_msgs: ${2_000_000 + k}`)
+      const read = readBlockYaml(edited, plainScalar, () => {}, regions)!
+      expect((read.value['x-nats-contract'] as { streams: { s0: { config: { max_msgs: number } } } }).streams.s0.config.max_msgs).toBe(2_000_000 + k)
+      most = Math.max(most, regions.held(0))
+    }
+    // The live sections and at most half as many again (the section edited is read each time).
+    expect(most).toBeLessThanOrEqual(sections + Math.ceil(sections / 2) + 1)
+    expect(regions.taken).toBeGreaterThan(0)
+  })
 })

@@ -8,8 +8,15 @@
  * start of every collection in it shifted to where the region now stands, instead of reading it.
  *
  * What is held is the last parse's regions (one document's values and positions: no more than the
- * result of a compile holds, and the substrings of its text that key them), and at most half as
- * many again of earlier parses', dropped together once they could be that many.
+ * result of a compile holds, and the substrings of its text that key them), and, at each depth, at
+ * most half as many again of earlier parses', dropped together once they could be that many.
+ *
+ * Why by depth: a Map hashes a string longer than 16,383 characters by its length alone (V8), so a
+ * section edited in place (a digit changed) leaves a stale text of the same length at its depth
+ * each time, and every lookup of that section compared its text with each of them, most of the way
+ * through. Counted over all depths (thousands of regions at depth 2) the few sections at depth 0
+ * gathered hundreds of such texts before the maps were made again: about 2.5 ms of a 20 ms
+ * recompile of a 500-channel document after a hundred saves of one stream's number.
  */
 export interface Region {
   /** The mapping or sequence the region's key names (never changed once read: values are shared). */
@@ -39,9 +46,9 @@ export class YamlRegions {
   private roots: Array<[number, string, Region]> = []
   /** The regions the parse under way read (dropped again if it does not read the whole text). */
   private added: Array<[number, string]> = []
-  /** Regions held, and regions read since the maps were last made of one parse's alone (at most as many stale). */
-  private size = 0
-  private readSince = 0
+  /** By depth: regions held, and regions read since that depth's map was last made of one parse's alone (at most as many stale). */
+  private size: number[] = []
+  private readSince: number[] = []
   /** Regions read again and regions taken, in the last parse (tests and benchmarks read them). */
   read = 0
   taken = 0
@@ -63,30 +70,41 @@ export class YamlRegions {
    */
   end(kept: boolean): void {
     if (!kept) {
-      for (const [depth, text] of this.added) this.byDepth[depth]!.delete(text)
-      this.size -= this.added.length
+      for (const [depth, text] of this.added) {
+        this.byDepth[depth]!.delete(text)
+        this.size[depth]!--
+      }
     } else {
-      this.readSince += this.added.length
-      if (2 * this.readSince > this.size - this.readSince) this.rebuild()
+      for (const [depth] of this.added) this.readSince[depth] = (this.readSince[depth] ?? 0) + 1
+      const stale = this.readSince.flatMap((read, depth) => (2 * read > this.size[depth]! - read ? [depth] : []))
+      if (stale.length > 0) this.rebuild(new Set(stale))
     }
     this.roots = []
     this.added = []
   }
 
-  /** The maps, made of the regions of the parse that just ended (those it read or took, and the ones inside them). */
-  private rebuild(): void {
-    const byDepth: Array<Map<string, Region>> = []
-    let size = 0
+  /**
+   * The maps of `depths`, made of the regions of the parse that just ended at those depths (those it
+   * read or took, and the ones inside them). The walk goes no deeper than the deepest depth asked
+   * for: making depth 0's map again reads only the parse's few sections.
+   */
+  private rebuild(depths: ReadonlySet<number>): void {
+    const deepest = Math.max(...depths)
+    for (const depth of depths) {
+      this.byDepth[depth] = new Map()
+      this.size[depth] = 0
+      this.readSince[depth] = 0
+    }
     const hold = (depth: number, text: string, region: Region) => {
-      const regions = (byDepth[depth] ??= new Map())
-      if (!regions.has(text)) size++
-      regions.set(text, region)
+      if (depth > deepest) return
+      if (depths.has(depth)) {
+        const regions = this.byDepth[depth]!
+        if (!regions.has(text)) this.size[depth]!++
+        regions.set(text, region)
+      }
       for (const [innerDepth, innerText, inner] of region.inner) hold(innerDepth, innerText, inner)
     }
     for (const [depth, text, region] of this.roots) hold(depth, text, region)
-    this.byDepth = byDepth
-    this.size = size
-    this.readSince = 0
   }
 
   /** The inner regions of each region being read, innermost last. */
@@ -118,17 +136,22 @@ export class YamlRegions {
     const regions = (this.byDepth[depth] ??= new Map())
     if (!regions.has(text)) {
       this.added.push([depth, text])
-      this.size++
+      this.size[depth] = (this.size[depth] ?? 0) + 1
     }
     regions.set(text, held)
+  }
+
+  /** The regions held at `depth`, the last parse's and stale ones (tests read it). */
+  held(depth: number): number {
+    return this.byDepth[depth]?.size ?? 0
   }
 
   clear(): void {
     this.byDepth = []
     this.roots = []
     this.added = []
-    this.size = 0
-    this.readSince = 0
+    this.size = []
+    this.readSince = []
   }
 }
 
