@@ -78,6 +78,7 @@ export const SHARED = [
   'test/hostile.test.ts',
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
+  'test/json-refs.test.ts',
   'test/installed-as-locked.test.ts',
   'test/layers.test.ts',
   'test/marked-literals.test.ts',
