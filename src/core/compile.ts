@@ -15,7 +15,7 @@ import {
   type RegisteredFormat,
   type SourceOverlay,
 } from './format.js'
-import { InputError, fileProblem, overlaid, overlaidKind, readRegularFile, recordingHost, sha256 } from './input-host.js'
+import { InputError, fileProblem, overlaid, overlaidKind, readRegularFileTransient, recordingHost, sha256 } from './input-host.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
@@ -700,7 +700,9 @@ function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat | u
 function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<string, PathKind>, overlay: SourceOverlay | undefined): boolean {
   for (const [path, digest] of inputs) {
     try {
-      const bytes = overlaid(path, overlay) ?? readRegularFile(path, LIMITS.fileBytes)
+      // Into the buffer the next read reuses: only digested here (a fresh buffer of a few hundred
+      // kilobytes cost more to touch than the read; the compile that follows a miss reads again).
+      const bytes = overlaid(path, overlay) ?? readRegularFileTransient(path, LIMITS.fileBytes)
       if (!Buffer.isBuffer(bytes) || sha256(bytes) !== digest) return false
     } catch {
       return false

@@ -48,7 +48,7 @@ import type { Diagnostic } from './diagnostics.js'
 import { ageMs } from './file-age.js'
 import type { Generated } from './format.js'
 import type { PathKind } from './format.js'
-import { pathKind, readRegularFile, sha256 } from './input-host.js'
+import { pathKind, readRegularFileTransient, sha256 } from './input-host.js'
 import { LIMITS } from './limits.js'
 import { codeIdentity } from './package-info.js'
 import { GENERATED_MARKER, writeOwnedFile } from './safe-write.js'
@@ -224,7 +224,8 @@ export class PersistentCache {
       const abs = this.absolute(path)
       // As the compile read it: a plain file (a link in its place is not what was read).
       if (pathKind(abs) !== 'file') return undefined
-      const read = readRegularFile(abs, LIMITS.fileBytes)
+      // Into the buffer the next read reuses: digested and decoded before the next file is read.
+      const read = readRegularFileTransient(abs, LIMITS.fileBytes)
       if (!Buffer.isBuffer(read) || sha256(read) !== digest) return undefined
       if (path === rel) text = withoutBom(read.toString('utf8'))
       inputs.set(abs, digest)
