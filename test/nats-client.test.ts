@@ -234,6 +234,47 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     ])
   })
 
+  it('consume runs at most maxHandlers handlers at once; messages waiting their turn are kept in progress, so none is delivered again', async () => {
+    const { jetstreamManager } = await import('@nats-io/jetstream')
+    const jsm = await jetstreamManager(nc)
+    // 60 orders, 6 handlers at once, 300 ms each: the last wait about 3 s for a handler, past the
+    // consumer's ack wait (2 s) by half: a waiting message not marked in progress would come again.
+    const n = 60
+    const ids = Array.from({ length: n }, (_, i) => `dd${String(i).padStart(6, '0')}`)
+    for (const [i, orderId] of ids.entries())
+      await client.publish('placeOrder', { region: 'eu', orderId }, { orderId, total: i + 1, currency: 'EUR' }, { msgID: `order-${orderId}` })
+    const before = await jsm.consumers.info('ORDERS', 'fulfil')
+    let running = 0
+    let most = 0
+    const handled = new Map<string, number>()
+    const acked = new Set<string>()
+    const all = signal<void>()
+    const consumer = await client.consume(
+      'onOrderPlaced',
+      async (m) => {
+        running++
+        most = Math.max(most, running)
+        handled.set(m.payload.orderId, (handled.get(m.payload.orderId) ?? 0) + 1)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        running--
+        m.ack()
+        acked.add(m.payload.orderId)
+        if (ids.every((id) => acked.has(id))) all.resolve()
+      },
+      { maxHandlers: 6 },
+    )
+    await within(30_000, 'every order handled', all.promise)
+    await consumer.stop()
+    const after = await jsm.consumers.info('ORDERS', 'fulfil')
+    expect(most).toBe(6)
+    expect(ids.map((id) => handled.get(id))).toEqual(Array(n).fill(1))
+    expect(after.delivered.consumer_seq - before.delivered.consumer_seq).toBe(n)
+    expect(after.num_ack_pending).toBe(0)
+    // A bound that is no bound is refused.
+    for (const maxHandlers of [0, 1.5, Number.NaN, -1])
+      await expect(client.consume('onOrderPlaced', () => undefined, { maxHandlers })).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' })
+  }, 60_000)
+
   it('a JetStream message outside the contract is terminated and reported, never handed to the handler nor redelivered', async () => {
     const { jetstream } = await import('@nats-io/jetstream')
     await jetstream(raw).publish('shop.eu.orders.cc000001.placed', JSON.stringify({ orderId: 'cc000001', total: 'lots', currency: 'EUR' }))

@@ -192,7 +192,21 @@ export interface ConsumeOptions {
    * pull is lost when the consumer's leader changes, so this bounds how long consumption stalls then.
    */
   readonly expiresMs?: number
+  /**
+   * `consume` only: at most this many handlers run at once (an integer of at least 1; default 64).
+   * A message delivered while that many run waits its turn in delivery order, marked in progress
+   * (`working`) each third of the consumer's ack wait so the wait does not make the server deliver
+   * it again; a running handler is not marked, so one that outlasts the ack wait without acknowledging
+   * sees its message delivered again, as without a bound. How many wait is bounded by the server:
+   * it delivers no more than the consumer's `max_ack_pending` unacknowledged.
+   */
+  readonly maxHandlers?: number
 }
+
+/** Handlers `consume` runs at once unless `maxHandlers` says otherwise. */
+export const DEFAULT_MAX_HANDLERS = 64
+/** The ack wait assumed when the consumer's own cannot be read (JetStream's default). */
+const DEFAULT_ACK_WAIT_MS = 30_000
 
 const encoder = /* @__PURE__ */ new TextEncoder()
 const decoder = /* @__PURE__ */ new TextDecoder()
@@ -351,9 +365,56 @@ export class ContractClient<M extends ContractModule> {
     options: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
     const op = this.operation(operation, 'receive')
+    const limit = options.maxHandlers ?? DEFAULT_MAX_HANDLERS
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new ContractClientError('OPERATION_NOT_ALLOWED', `consume: maxHandlers must be an integer of at least 1, not ${String(limit)}.`)
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.jetstream().consumers.get(stream, durable)
     const report = options.onError ?? (() => undefined)
+    type Message = Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
+    // Handlers running, and messages waiting for one to finish (delivery order).
+    let running = 0
+    const waiting: Array<{ msg: JsMsg; consumed: Message }> = []
+    let stopped = false
+    // Waiting messages are marked in progress each third of the ack wait (the consumer's own).
+    let ackWaitMs = DEFAULT_ACK_WAIT_MS
+    try {
+      const wait = (await consumer.info(true)).config.ack_wait
+      if (typeof wait === 'number' && wait > 0) ackWaitMs = wait / 1e6
+    } catch {
+      // The default: a wait marked too often costs a message each, never a redelivery.
+    }
+    let keepAlive: ReturnType<typeof setInterval> | undefined
+    const markWaiting = () => {
+      for (const { msg } of waiting) msg.working()
+    }
+    const run = (msg: JsMsg, consumed: Message) => {
+      running++
+      const done = () => {
+        running--
+        const next = stopped ? undefined : waiting.shift()
+        if (waiting.length === 0 && keepAlive !== undefined) {
+          clearInterval(keepAlive)
+          keepAlive = undefined
+        }
+        if (next) run(next.msg, next.consumed)
+      }
+      try {
+        const result = handler(consumed)
+        if (result instanceof Promise) {
+          result.then(done, (e: unknown) => {
+            msg.nak()
+            report(handlerFailed(e, msg))
+            done()
+          })
+          return
+        }
+      } catch (e) {
+        msg.nak()
+        report(handlerFailed(e, msg))
+      }
+      done()
+    }
     const messages = await consumer.consume({
       ...(options.maxMessages !== undefined ? { max_messages: options.maxMessages } : {}),
       ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}),
@@ -364,20 +425,22 @@ export class ContractClient<M extends ContractModule> {
           msg.term()
           return report(consumed)
         }
-        try {
-          const done = handler(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>)
-          if (done instanceof Promise)
-            done.catch((e: unknown) => {
-              msg.nak()
-              report(handlerFailed(e, msg))
-            })
-        } catch (e) {
-          msg.nak()
-          report(handlerFailed(e, msg))
-        }
+        if (stopped) return void msg.nak()
+        if (running < limit) return run(msg, consumed as Message)
+        waiting.push({ msg, consumed: consumed as Message })
+        keepAlive ??= setInterval(markWaiting, Math.max(50, ackWaitMs / 3))
       },
     })
-    return { stop: async () => void (await messages.close()) }
+    return {
+      stop: async () => {
+        stopped = true
+        if (keepAlive !== undefined) clearInterval(keepAlive)
+        keepAlive = undefined
+        // Not handled here: back to the stream at once, for another consumer of the durable.
+        for (const { msg } of waiting.splice(0)) msg.nak()
+        await messages.close()
+      },
+    }
   }
 
   /** Up to `batch` messages of the operation's contract consumer, waiting at most `expiresMs`; messages outside the contract are terminated and reported. */
