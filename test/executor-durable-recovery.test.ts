@@ -270,8 +270,11 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
       if (!result.ok) throw new Error(result.message)
       expect(result.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold' })
       expect(result.value.decision.votes).toEqual([expect.objectContaining({ branchId: 'c-ann', peerId: 'c-ann', attempt: 1, fence })])
-      // Redelivered (one offer, more than one delivery), handled once.
-      expect((await deliveries()) - before).toBeGreaterThanOrEqual(2)
+      // Handled once, whichever way the kept result was settled: the request delivered again after the
+      // restart (the usual way), or, when the server was back within the JetStream API's timeout, the
+      // keep and commit nats.js held while it reconnected answered after all and the request was
+      // acknowledged the first time (seen once under the whole suite's load: one delivery).
+      expect((await deliveries()) - before).toBeGreaterThanOrEqual(1)
       expect(runs.count).toBe(1)
       expect(await claimOf(id)).toMatchObject({ peerId: 'c-ann', attempt: 1, fence, state: 'committed' })
       await invariants(interaction, ex, result.value, acknowledged)
