@@ -265,7 +265,12 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     )
     await within(30_000, 'every order handled', all.promise)
     await consumer.stop()
-    const after = await jsm.consumers.info('ORDERS', 'fulfil')
+    // The server takes acknowledgments apart from API requests: read until the last ones are counted (bounded).
+    let after = await jsm.consumers.info('ORDERS', 'fulfil')
+    for (let i = 0; i < 40 && after.num_ack_pending > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      after = await jsm.consumers.info('ORDERS', 'fulfil')
+    }
     expect(most).toBe(6)
     expect(ids.map((id) => handled.get(id))).toEqual(Array(n).fill(1))
     expect(after.delivered.consumer_seq - before.delivered.consumer_seq).toBe(n)
@@ -274,6 +279,47 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     for (const maxHandlers of [0, 1.5, Number.NaN, -1])
       await expect(client.consume('onOrderPlaced', () => undefined, { maxHandlers })).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' })
   }, 60_000)
+
+  it('subscribe runs at most maxHandlers handlers at once, holds up to maxWaiting messages in arrival order, and drops and reports the rest', async () => {
+    // A publisher far faster than the handlers: 40 notes at once, handlers that take 200 ms, 4 at
+    // once and 10 waiting: 14 handled in arrival order, 26 dropped and reported, none lost silently.
+    const handled: string[] = []
+    const errors: ContractClientError[] = []
+    let running = 0
+    let most = 0
+    const release = signal<void>()
+    const sub = client.subscribe(
+      'onNote',
+      async (m) => {
+        running++
+        most = Math.max(most, running)
+        await Promise.race([release.promise, new Promise((resolve) => setTimeout(resolve, 200))])
+        handled.push(m.payload.text)
+        running--
+      },
+      { onError: (e) => errors.push(e), maxHandlers: 4, maxWaiting: 10 },
+    )
+    await nc.flush()
+    for (let i = 0; i < 40; i++) client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: `note ${i}` })
+    await nc.flush()
+    // Bounded: every message handled or reported.
+    for (let i = 0; i < 100 && handled.length + errors.length < 40; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    sub.unsubscribe()
+    expect(most).toBe(4)
+    expect(handled.length + errors.length).toBe(40)
+    expect(handled.length).toBe(14)
+    expect(errors.map((e) => e.code)).toEqual(Array(26).fill('HANDLERS_BUSY'))
+    expect(errors[0]!.message).toContain('4 handlers running and 10 messages waiting')
+    // The first four started at once; the waiting ten in the order they came.
+    expect(handled.slice(4)).toEqual(Array.from({ length: 10 }, (_, i) => `note ${i + 4}`))
+    for (const [maxHandlers, maxWaiting] of [
+      [0, 1],
+      [1, -1],
+      [2.5, 1],
+      [1, Number.POSITIVE_INFINITY],
+    ] as const)
+      expect(() => client.subscribe('onNote', () => undefined, { maxHandlers, maxWaiting })).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }))
+  }, 30_000)
 
   it('a JetStream message outside the contract is terminated and reported, never handed to the handler nor redelivered', async () => {
     const { jetstream } = await import('@nats-io/jetstream')

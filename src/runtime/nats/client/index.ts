@@ -91,7 +91,14 @@ type ReplyHeaders<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] 
   : unknown
 
 export type ContractClientErrorCode =
-  'SERVER_TOO_OLD' | 'OPERATION_NOT_ALLOWED' | 'INVALID_PAYLOAD' | 'INVALID_HEADERS' | 'UNDECODABLE_PAYLOAD' | 'OUT_OF_CONTRACT_SUBJECT' | 'HANDLER_FAILED'
+  | 'SERVER_TOO_OLD'
+  | 'OPERATION_NOT_ALLOWED'
+  | 'INVALID_PAYLOAD'
+  | 'INVALID_HEADERS'
+  | 'UNDECODABLE_PAYLOAD'
+  | 'OUT_OF_CONTRACT_SUBJECT'
+  | 'HANDLER_FAILED'
+  | 'HANDLERS_BUSY'
 
 export class ContractClientError extends Error {
   override readonly name = 'ContractClientError'
@@ -177,9 +184,22 @@ export interface SubscribeOptions<F extends string, P> {
   readonly filter?: F
   /** Values for the filter's placeholders (the others stay wildcards). */
   readonly filterParams?: Partial<P>
-  /** Messages the handler never sees (out-of-contract subjects, invalid payloads) and handler failures. */
+  /** Messages the handler never sees (out-of-contract subjects, invalid payloads, messages dropped while busy) and handler failures. */
   readonly onError?: (error: ContractClientError) => void
+  /**
+   * At most this many handlers run at once (an integer of at least 1; default 64). A message that
+   * arrives while that many run waits its turn in arrival order, up to `maxWaiting` messages; one
+   * more is dropped and reported (`HANDLERS_BUSY`): a core subscription is at most once, and a
+   * publisher faster than its handlers would otherwise hold this process's memory without bound.
+   * A handler that returns no promise is done when it returns.
+   */
+  readonly maxHandlers?: number
+  /** Messages held while `maxHandlers` handlers run (an integer of at least 0; default 1,024). */
+  readonly maxWaiting?: number
 }
+
+/** Messages a core subscription holds while its handlers are busy, unless `maxWaiting` says otherwise. */
+export const DEFAULT_MAX_WAITING = 1024
 
 export interface ConsumeOptions {
   /** Messages that fail the contract are terminated (they can never become valid) and reported here. */
@@ -337,19 +357,50 @@ export class ContractClient<M extends ContractModule> {
     const filters = channel.filters as Record<string, { render(p: unknown): string }>
     if (options.filter !== undefined && !Object.hasOwn(filters, options.filter)) throw this.notAllowed(op, `has no filter ${JSON.stringify(options.filter)}`)
     const subject = options.filter !== undefined ? filters[options.filter]!.render(options.filterParams ?? {}) : channelWildcard(channel)
+    const limit = bound('subscribe', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
+    const room = bound('subscribe', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 0)
     const report = options.onError ?? (() => undefined)
+    type Message = Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
+    // Handlers running, and messages waiting for one to finish (arrival order).
+    let running = 0
+    const waiting: Array<[Message, Msg]> = []
+    const run = (received: Message, msg: Msg) => {
+      running++
+      const done = () => {
+        running--
+        const next = waiting.shift()
+        if (next) run(next[0], next[1])
+      }
+      try {
+        const result = handler(received, msg)
+        if (result instanceof Promise) {
+          result.then(done, (e: unknown) => {
+            report(handlerFailed(e, msg))
+            done()
+          })
+          return
+        }
+      } catch (e) {
+        report(handlerFailed(e, msg))
+      }
+      done()
+    }
     return this.nc.subscribe(subject, {
       ...(op.queue !== undefined ? { queue: op.queue } : {}),
       callback: (error, msg) => {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
         const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
-        try {
-          const done = handler(received as Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>, msg)
-          if (done instanceof Promise) done.catch((e: unknown) => report(handlerFailed(e, msg)))
-        } catch (e) {
-          report(handlerFailed(e, msg))
-        }
+        if (running < limit) return run(received as Message, msg)
+        if (waiting.length < room) return void waiting.push([received as Message, msg])
+        report(
+          new ContractClientError(
+            'HANDLERS_BUSY',
+            `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
+            [],
+            msg,
+          ),
+        )
       },
     })
   }
@@ -365,9 +416,7 @@ export class ContractClient<M extends ContractModule> {
     options: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
     const op = this.operation(operation, 'receive')
-    const limit = options.maxHandlers ?? DEFAULT_MAX_HANDLERS
-    if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new ContractClientError('OPERATION_NOT_ALLOWED', `consume: maxHandlers must be an integer of at least 1, not ${String(limit)}.`)
+    const limit = bound('consume', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.jetstream().consumers.get(stream, durable)
     const report = options.onError ?? (() => undefined)
@@ -680,6 +729,12 @@ function consumedOf(
     working: () => msg.working(),
     msg,
   }
+}
+
+/** `value` when it is an integer of at least `least`; `OPERATION_NOT_ALLOWED` otherwise (a bound that is no bound). */
+function bound(method: string, option: string, value: number, least: number): number {
+  if (Number.isSafeInteger(value) && value >= least) return value
+  throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: ${option} must be an integer of at least ${least}, not ${String(value)}.`)
 }
 
 function handlerFailed(error: unknown, msg: Msg | JsMsg): ContractClientError {
