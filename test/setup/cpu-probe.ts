@@ -4,7 +4,7 @@
  * the path, the worker's own CPU seconds during the file, its reaped children's (tsc, cargo, npm,
  * nats-server...), and the seconds on the clock, tab-separated. Linux only (/proc/self/stat).
  *
- *   CPU_PROBE=/tmp/cpu.txt npm test
+ *   CPU_PROBE=cpu-times.txt npm test
  */
 import { appendFileSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect } from 'vitest'
