@@ -16,6 +16,7 @@ export const TIMED = [
   'test/executor-ownership.test.ts',
   'test/executor-retention.test.ts',
   'test/probe-executor-durable.test.ts',
+  'test/probe-nats-client-bounds.test.ts',
   'test/lsp.test.ts',
   'test/nats-client.test.ts',
   'test/nats-browser.test.ts',

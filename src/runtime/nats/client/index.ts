@@ -188,10 +188,11 @@ export interface SubscribeOptions<F extends string, P> {
   readonly onError?: (error: ContractClientError) => void
   /**
    * At most this many handlers run at once (an integer of at least 1; default 64). A message that
-   * arrives while that many run waits its turn in arrival order, up to `maxWaiting` messages; one
-   * more is dropped and reported (`HANDLERS_BUSY`): a core subscription is at most once, and a
-   * publisher faster than its handlers would otherwise hold this process's memory without bound.
-   * A handler that returns no promise is done when it returns.
+   * arrives while that many run waits its turn in arrival order, up to `maxWaiting` messages; those
+   * past it are taken on the next turns of the event loop as places free up, and dropped and
+   * reported (`HANDLERS_BUSY`) on a turn when no handler finished: a core subscription is at most
+   * once, and a publisher faster than its handlers would otherwise hold this process's memory
+   * without bound. A handler that returns no promise is done when it returns.
    */
   readonly maxHandlers?: number
   /** Messages held while `maxHandlers` handlers run (an integer of at least 0; default 1,024). */
@@ -200,6 +201,8 @@ export interface SubscribeOptions<F extends string, P> {
 
 /** Messages a core subscription holds while its handlers are busy, unless `maxWaiting` says otherwise. */
 export const DEFAULT_MAX_WAITING = 1024
+/** Messages held past a full waiting room until the handlers that settled meanwhile free their places. */
+const OVERFLOW = 16_384
 
 export interface ConsumeOptions {
   /** Messages that fail the contract are terminated (they can never become valid) and reported here. */
@@ -359,14 +362,53 @@ export class ContractClient<M extends ContractModule> {
     const subject = options.filter !== undefined ? filters[options.filter]!.render(options.filterParams ?? {}) : channelWildcard(channel)
     const limit = bound('subscribe', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const room = bound('subscribe', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 0)
-    const report = options.onError ?? (() => undefined)
+    const report = reporter(options.onError)
     type Message = Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
     // Handlers running, and messages waiting for one to finish (arrival order).
     let running = 0
     const waiting: Array<[Message, Msg]> = []
+    // Messages that found every place taken and the waiting room full. nats.js hands over every
+    // message of one read of the connection in one go, and an async handler's promise settles only
+    // after that: a handler already finished still held its place, and a burst to `async () => {...}`
+    // handlers was dropped while none ran. So they are judged on the event loop's next turns: taken in
+    // order as places and room free up, for as long as handlers finish from one turn to the next; the
+    // rest are dropped on a turn when none finished (every place held by a handler still running). At
+    // most OVERFLOW are held so.
+    const overflow: Array<[Message, Msg]> = []
+    let finished = 0
+    let finishedBefore = 0
+    const busy = (msg: Msg) =>
+      report(
+        new ContractClientError(
+          'HANDLERS_BUSY',
+          `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
+          [],
+          msg,
+        ),
+      )
+    const admit = (received: Message, msg: Msg) => {
+      if (running < limit) run(received, msg)
+      else waiting.push([received, msg])
+    }
+    const judge = () => {
+      let taken = 0
+      while (taken < overflow.length && (running < limit || waiting.length < room)) {
+        const [received, msg] = overflow[taken++]!
+        admit(received, msg)
+      }
+      overflow.splice(0, taken)
+      if (overflow.length === 0) return
+      if (finished !== finishedBefore) {
+        finishedBefore = finished
+        setTimeout(judge, 0)
+        return
+      }
+      for (const [, msg] of overflow.splice(0)) busy(msg)
+    }
     // One closure for every message (a publish-subscribe round pays no allocation for the bound).
     const done = () => {
       running--
+      finished++
       const next = waiting.shift()
       if (next) run(next[0], next[1])
     }
@@ -392,16 +434,14 @@ export class ContractClient<M extends ContractModule> {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
         const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
-        if (running < limit) return run(received as Message, msg)
-        if (waiting.length < room) return void waiting.push([received as Message, msg])
-        report(
-          new ContractClientError(
-            'HANDLERS_BUSY',
-            `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
-            [],
-            msg,
-          ),
-        )
+        // Behind the messages being decided (arrival order), or at once when nothing is.
+        if (overflow.length === 0 && (running < limit || waiting.length < room)) return admit(received as Message, msg)
+        if (overflow.length >= OVERFLOW) return busy(msg)
+        if (overflow.length === 0) {
+          finishedBefore = finished
+          setTimeout(judge, 0)
+        }
+        overflow.push([received as Message, msg])
       },
     })
   }
@@ -420,7 +460,7 @@ export class ContractClient<M extends ContractModule> {
     const limit = bound('consume', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.jetstream().consumers.get(stream, durable)
-    const report = options.onError ?? (() => undefined)
+    const report = reporter(options.onError)
     type Message = Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
     // Handlers running, and messages waiting for one to finish (delivery order).
     let running = 0
@@ -475,7 +515,8 @@ export class ContractClient<M extends ContractModule> {
           msg.term()
           return report(consumed)
         }
-        if (stopped) return void msg.nak()
+        // Taken after stop() (what a closing pull still brought): left unacknowledged, as the waiting ones.
+        if (stopped) return
         if (running < limit) return run(msg, consumed as Message)
         waiting.push({ msg, consumed: consumed as Message })
         keepAlive ??= setInterval(markWaiting, Math.max(50, ackWaitMs / 3))
@@ -486,8 +527,11 @@ export class ContractClient<M extends ContractModule> {
         stopped = true
         if (keepAlive !== undefined) clearInterval(keepAlive)
         keepAlive = undefined
-        // Not handled here: back to the stream at once, for another consumer of the durable.
-        for (const { msg } of waiting.splice(0)) msg.nak()
+        // The waiting messages are left unacknowledged (no longer marked): the server delivers them
+        // again after the ack wait. A nak would hand them back sooner, but while the pull is still
+        // open the server delivered them straight back into it, and after it is closed into a pull
+        // it may still hold: each such delivery was lost and spent one of the consumer's max_deliver.
+        waiting.length = 0
         await messages.close()
       },
     }
@@ -507,7 +551,7 @@ export class ContractClient<M extends ContractModule> {
       const consumed = consumedOf(channel, msg, op)
       if (consumed instanceof ContractClientError) {
         msg.term()
-        options.onError?.(consumed)
+        reporter(options.onError)(consumed)
       } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>)
     }
     return out
@@ -729,6 +773,22 @@ function consumedOf(
     term: (reason?: string) => msg.term(reason),
     working: () => msg.working(),
     msg,
+  }
+}
+
+/**
+ * `onError`, whose exception goes nowhere: thrown inside nats.js's callbacks it stopped the
+ * connection's protocol reader (subscribe: nothing more arrived on any subscription) or the
+ * consumer's pulls (consume), and from a handler's rejected promise it was an unhandled rejection.
+ */
+function reporter(onError: ((error: ContractClientError) => void) | undefined): (error: ContractClientError) => void {
+  if (onError === undefined) return () => undefined
+  return (error) => {
+    try {
+      onError(error)
+    } catch {
+      // Ignored (docs/nats.md): an error handler that fails has no one left to tell.
+    }
   }
 }
 
