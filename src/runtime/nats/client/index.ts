@@ -15,6 +15,7 @@ import { check, type Validator } from '../../shared/validation.js'
 import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
+import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
 import { headerObject, msgHdrsOf, receivedHeaders, UNREADABLE_HEADERS, unreadableHeadersErrors, type HeaderObject } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
@@ -462,49 +463,27 @@ export class ContractClient<M extends ContractModule> {
     const consumer = await this.jetstream().consumers.get(stream, durable)
     const report = reporter(options.onError)
     type Message = Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
-    // Handlers running, and messages waiting for one to finish (delivery order).
-    let running = 0
-    const waiting: Array<{ msg: JsMsg; consumed: Message }> = []
-    let stopped = false
-    // Waiting messages are marked in progress each third of the ack wait (the consumer's own).
-    let ackWaitMs = DEFAULT_ACK_WAIT_MS
-    try {
-      const wait = (await consumer.info(true)).config.ack_wait
-      if (typeof wait === 'number' && wait > 0) ackWaitMs = wait / 1e6
-    } catch {
-      // The default: a wait marked too often costs a message each, never a redelivery.
-    }
-    let keepAlive: ReturnType<typeof setInterval> | undefined
-    const markWaiting = () => {
-      for (const { msg } of waiting) msg.working()
-    }
-    const done = () => {
-      running--
-      const next = stopped ? undefined : waiting.shift()
-      if (waiting.length === 0 && keepAlive !== undefined) {
-        clearInterval(keepAlive)
-        keepAlive = undefined
-      }
-      if (next) run(next.msg, next.consumed)
-    }
-    const run = (msg: JsMsg, consumed: Message) => {
-      running++
+    // The messages checked against the contract, by message, until their handler runs.
+    const checked = new WeakMap<JsMsg, Message>()
+    const handle = (msg: JsMsg): void | Promise<void> => {
       try {
-        const result = handler(consumed)
-        if (result instanceof Promise) {
-          result.then(done, (e: unknown) => {
+        const result = handler(checked.get(msg)!)
+        if (result instanceof Promise)
+          return result.catch((e: unknown) => {
             msg.nak()
             report(handlerFailed(e, msg))
-            done()
           })
-          return
-        }
       } catch (e) {
         msg.nak()
         report(handlerFailed(e, msg))
       }
-      done()
     }
+    // At most `limit` handlers at once, in delivery order; the messages waiting their turn are marked
+    // in progress each third of the consumer's ack wait, the ones being handled are not.
+    const held = new HeldMessages(handle, limit, { markHandling: false })
+    const ackWaitMs = (await consumerAckWaitMs(consumer)) ?? DEFAULT_ACK_WAIT_MS
+    const keepAlive = setInterval(() => held.working(), Math.max(50, ackWaitMs / 3))
+    keepAlive.unref?.()
     const messages = await consumer.consume({
       ...(options.maxMessages !== undefined ? { max_messages: options.maxMessages } : {}),
       ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}),
@@ -515,23 +494,19 @@ export class ContractClient<M extends ContractModule> {
           msg.term()
           return report(consumed)
         }
-        // Taken after stop() (what a closing pull still brought): left unacknowledged, as the waiting ones.
-        if (stopped) return
-        if (running < limit) return run(msg, consumed as Message)
-        waiting.push({ msg, consumed: consumed as Message })
-        keepAlive ??= setInterval(markWaiting, Math.max(50, ackWaitMs / 3))
+        checked.set(msg, consumed as Message)
+        // After stop(), what a closing pull still brings is not taken: left unacknowledged, as the waiting ones.
+        held.add(msg)
       },
     })
     return {
       stop: async () => {
-        stopped = true
-        if (keepAlive !== undefined) clearInterval(keepAlive)
-        keepAlive = undefined
+        clearInterval(keepAlive)
         // The waiting messages are left unacknowledged (no longer marked): the server delivers them
         // again after the ack wait. A nak would hand them back sooner, but while the pull is still
         // open the server delivered them straight back into it, and after it is closed into a pull
         // it may still hold: each such delivery was lost and spent one of the consumer's max_deliver.
-        waiting.length = 0
+        held.stop()
         await messages.close()
       },
     }

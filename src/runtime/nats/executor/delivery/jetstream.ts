@@ -8,6 +8,7 @@
  */
 import type { NatsConnection } from '@nats-io/nats-core'
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream'
+import { HeldMessages, consumerAckWaitMs } from '../../held-messages.js'
 
 export type DeliveryAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string }
 
@@ -144,9 +145,8 @@ export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => voi
     }
     // The consumer's own ack wait when it is shorter: one made earlier (another deployment's
     // settings) is used as it is, never changed, so the messages are kept in progress within its wait.
-    const info = await consumer.info(true).catch(() => undefined)
-    const ackWaitMs = Math.min(paced.ackWaitMs, info?.config.ack_wait ? info.config.ack_wait / 1e6 : Number.POSITIVE_INFINITY)
-    const held = new HeldMessages(handle as (msg: JsMsg) => Promise<void>, paced.inFlight, paced.keyOf)
+    const ackWaitMs = Math.min(paced.ackWaitMs, (await consumerAckWaitMs(consumer)) ?? Number.POSITIVE_INFINITY)
+    const held = new HeldMessages(handle, paced.inFlight, { ...(paced.keyOf ? { keyOf: paced.keyOf } : {}), markHandling: true })
     const keepAlive = setInterval(() => held.working(), Math.max(1, Math.floor(ackWaitMs / 3)))
     keepAlive.unref?.()
     const messages = await consumer.consume({ callback: (msg) => held.add(msg), max_messages: 64, expires: 2000 })
@@ -170,57 +170,6 @@ async function remakeWhenGone(messages: ConsumerMessages, recreate: () => Promis
     }
   } catch {
     // The status stream ends with the consumption.
-  }
-}
-
-/** The messages a paced consumption holds: by key, in order, at most `inFlight` keys handled at once (keys in the order they became ready). */
-class HeldMessages {
-  private readonly waiting = new Map<string | JsMsg, JsMsg[]>()
-  private readonly ready: Array<string | JsMsg> = []
-  private readonly handling = new Set<JsMsg>()
-  constructor(
-    private readonly handle: (msg: JsMsg) => Promise<void>,
-    private readonly inFlight: number,
-    private readonly keyOf: ((msg: JsMsg) => string | undefined) | undefined,
-  ) {}
-
-  add(msg: JsMsg): void {
-    const key = this.keyOf?.(msg) ?? msg
-    const queue = this.waiting.get(key)
-    if (queue) return void queue.push(msg) // its key is being handled or waiting its turn
-    this.waiting.set(key, [msg])
-    this.ready.push(key)
-    this.next()
-  }
-
-  /** Every message held, handled or waiting, marked in progress. */
-  working(): void {
-    for (const queue of this.waiting.values()) for (const msg of queue) msg.working()
-    for (const msg of this.handling) msg.working()
-  }
-
-  private next(): void {
-    while (this.handling.size < this.inFlight && this.ready.length > 0) {
-      const key = this.ready.shift()!
-      const queue = this.waiting.get(key)!
-      const msg = queue.shift()!
-      this.handling.add(msg)
-      let done: Promise<void>
-      try {
-        done = this.handle(msg)
-      } catch {
-        done = Promise.resolve()
-      }
-      void done
-        .catch(() => undefined)
-        .finally(() => {
-          this.handling.delete(msg)
-          // The key's next message, if any, takes its turn after the keys already waiting.
-          if (queue.length > 0) this.ready.push(key)
-          else this.waiting.delete(key)
-          this.next()
-        })
-    }
   }
 }
 
