@@ -38,6 +38,7 @@ export const SHARED = [
   'test/code-identity.test.ts',
   'test/compact-module.test.ts',
   'test/compile.test.ts',
+  'test/core-handlers.test.ts',
   'test/corpus.test.ts',
   'test/credentials.test.ts',
   'test/dasp-corpus.test.ts',

@@ -321,6 +321,44 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
       expect(() => client.subscribe('onNote', () => undefined, { maxHandlers, maxWaiting })).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }))
   }, 30_000)
 
+  it('subscribe holds at most maxWaitingBytes of messages while its handlers are busy: large valid messages past it are dropped and reported at once', async () => {
+    // Valid notes that are large on the wire: the payload padded with JSON whitespace (the schema
+    // caps the text at 200 characters, not the message) and a large header. With one handler held
+    // and room for 100 messages but 100,000 bytes, about 100,000 / 30,000 wait; the rest are dropped.
+    const handled: string[] = []
+    const errors: ContractClientError[] = []
+    const release = signal<void>()
+    const sub = client.subscribe(
+      'onNote',
+      async (m) => {
+        await release.promise
+        handled.push(m.payload.text)
+      },
+      { onError: (e) => errors.push(e), maxHandlers: 1, maxWaiting: 100, maxWaitingBytes: 100_000 },
+    )
+    await nc.flush()
+    const { headers } = await import('@nats-io/nats-core')
+    const n = 20
+    for (let i = 0; i < n; i++) {
+      const h = headers()
+      h.set('x-pad', 'p'.repeat(10_000))
+      raw.publish('shop.eu.notes.0a1b2c3d', `{"text": "big ${i}"${' '.repeat(20_000)}}`, { headers: h })
+    }
+    await raw.flush()
+    // Bounded: every message handled or reported.
+    for (let i = 0; i < 100 && errors.length < n - 4; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    release.resolve()
+    for (let i = 0; i < 100 && handled.length + errors.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    sub.unsubscribe()
+    expect(handled.length + errors.length).toBe(n)
+    // One ran at once, three (about 30,030 bytes each) fit in 100,000 bytes; a fourth would not.
+    expect(handled).toEqual(['big 0', 'big 1', 'big 2', 'big 3'])
+    expect(errors.map((e) => e.code)).toEqual(Array(n - 4).fill('HANDLERS_BUSY'))
+    expect(errors[0]!.message).toContain('bytes of messages held, at most 100000 (maxHandlers, maxWaitingBytes)')
+    for (const maxWaitingBytes of [-1, 0.5, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => client.subscribe('onNote', () => undefined, { maxWaitingBytes })).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }))
+  }, 30_000)
+
   it('a JetStream message outside the contract is terminated and reported, never handed to the handler nor redelivered', async () => {
     const { jetstream } = await import('@nats-io/jetstream')
     await jetstream(raw).publish('shop.eu.orders.cc000001.placed', JSON.stringify({ orderId: 'cc000001', total: 'lots', currency: 'EUR' }))

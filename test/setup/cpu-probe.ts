@@ -2,7 +2,7 @@
  * Each test file's processor time, for the test-time work (bench/test-suite-cpu.txt): loaded only
  * when CPU_PROBE names a file (vitest.config.ts `setupFiles`), it appends one line per test file:
  * the path, the worker's own CPU seconds during the file, its reaped children's (tsc, cargo, npm,
- * nats-server...), and the seconds on the clock, tab-separated. Linux only (/proc/self/stat).
+ * nats-server...), the seconds on the clock and when it began (ms since the epoch), tab-separated. Linux only (/proc/self/stat).
  *
  *   CPU_PROBE=cpu-times.txt npm test
  */
@@ -32,6 +32,8 @@ afterAll(() => {
     (end.own - start.own).toFixed(2),
     (end.children - start.children).toFixed(2),
     ((Date.now() - started) / 1000).toFixed(1),
+    // When the file began (ms since the epoch), to lay the files out on the run's timeline.
+    String(started),
   ]
   appendFileSync(process.env.CPU_PROBE!, `${line.join('\t')}\n`)
 })

@@ -16,6 +16,7 @@ import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
 import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
+import { CoreHandlers } from '../core-handlers.js'
 import { headerObject, msgHdrsOf, receivedHeaders, UNREADABLE_HEADERS, unreadableHeadersErrors, type HeaderObject } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
@@ -198,12 +199,20 @@ export interface SubscribeOptions<F extends string, P> {
   readonly maxHandlers?: number
   /** Messages held while `maxHandlers` handlers run (an integer of at least 0; default 1,024). */
   readonly maxWaiting?: number
+  /**
+   * Bytes of the messages held while `maxHandlers` handlers run, as received (payload, headers and
+   * subject; an integer of at least 0; default 64 MiB). A message that would take the messages held
+   * past it is dropped and reported (`HANDLERS_BUSY`) at once: a payload that is valid may still be
+   * large (JSON allows any amount of whitespace, headers any number of fields), so a count of
+   * messages alone bounds the memory held only by the server's largest payload times that count.
+   */
+  readonly maxWaitingBytes?: number
 }
 
 /** Messages a core subscription holds while its handlers are busy, unless `maxWaiting` says otherwise. */
 export const DEFAULT_MAX_WAITING = 1024
-/** Messages held past a full waiting room until the handlers that settled meanwhile free their places. */
-const OVERFLOW = 16_384
+/** Bytes a core subscription holds while its handlers are busy, unless `maxWaitingBytes` says otherwise. */
+export const DEFAULT_MAX_WAITING_BYTES = 64 * 1024 * 1024
 
 export interface ConsumeOptions {
   /** Messages that fail the contract are terminated (they can never become valid) and reported here. */
@@ -363,86 +372,32 @@ export class ContractClient<M extends ContractModule> {
     const subject = options.filter !== undefined ? filters[options.filter]!.render(options.filterParams ?? {}) : channelWildcard(channel)
     const limit = bound('subscribe', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const room = bound('subscribe', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 0)
+    const roomBytes = bound('subscribe', 'maxWaitingBytes', options.maxWaitingBytes ?? DEFAULT_MAX_WAITING_BYTES, 0)
     const report = reporter(options.onError)
     type Message = Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
-    // Handlers running, and messages waiting for one to finish (arrival order).
-    let running = 0
-    const waiting: Array<[Message, Msg]> = []
-    // Messages that found every place taken and the waiting room full. nats.js hands over every
-    // message of one read of the connection in one go, and an async handler's promise settles only
-    // after that: a handler already finished still held its place, and a burst to `async () => {...}`
-    // handlers was dropped while none ran. So they are judged on the event loop's next turns: taken in
-    // order as places and room free up, for as long as handlers finish from one turn to the next; the
-    // rest are dropped on a turn when none finished (every place held by a handler still running). At
-    // most OVERFLOW are held so.
-    const overflow: Array<[Message, Msg]> = []
-    let finished = 0
-    let finishedBefore = 0
-    const busy = (msg: Msg) =>
-      report(
-        new ContractClientError(
-          'HANDLERS_BUSY',
-          `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
-          [],
-          msg,
+    const handlers = new CoreHandlers<Message>(
+      handler,
+      { maxHandlers: limit, maxWaiting: room, maxWaitingBytes: roomBytes },
+      (e, msg) => report(handlerFailed(e, msg)),
+      (msg, reason, heldBytes) =>
+        report(
+          new ContractClientError(
+            'HANDLERS_BUSY',
+            reason === 'bytes'
+              ? `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${heldBytes} bytes of messages held, at most ${roomBytes} (maxHandlers, maxWaitingBytes).`
+              : `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
+            [],
+            msg,
+          ),
         ),
-      )
-    const admit = (received: Message, msg: Msg) => {
-      if (running < limit) run(received, msg)
-      else waiting.push([received, msg])
-    }
-    const judge = () => {
-      let taken = 0
-      while (taken < overflow.length && (running < limit || waiting.length < room)) {
-        const [received, msg] = overflow[taken++]!
-        admit(received, msg)
-      }
-      overflow.splice(0, taken)
-      if (overflow.length === 0) return
-      if (finished !== finishedBefore) {
-        finishedBefore = finished
-        setTimeout(judge, 0)
-        return
-      }
-      for (const [, msg] of overflow.splice(0)) busy(msg)
-    }
-    // One closure for every message (a publish-subscribe round pays no allocation for the bound).
-    const done = () => {
-      running--
-      finished++
-      const next = waiting.shift()
-      if (next) run(next[0], next[1])
-    }
-    const run = (received: Message, msg: Msg) => {
-      running++
-      try {
-        const result = handler(received, msg)
-        if (result instanceof Promise) {
-          result.then(done, (e: unknown) => {
-            report(handlerFailed(e, msg))
-            done()
-          })
-          return
-        }
-      } catch (e) {
-        report(handlerFailed(e, msg))
-      }
-      done()
-    }
+    )
     return this.nc.subscribe(subject, {
       ...(op.queue !== undefined ? { queue: op.queue } : {}),
       callback: (error, msg) => {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
         const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
-        // Behind the messages being decided (arrival order), or at once when nothing is.
-        if (overflow.length === 0 && (running < limit || waiting.length < room)) return admit(received as Message, msg)
-        if (overflow.length >= OVERFLOW) return busy(msg)
-        if (overflow.length === 0) {
-          finishedBefore = finished
-          setTimeout(judge, 0)
-        }
-        overflow.push([received as Message, msg])
+        handlers.offer(received as Message, msg)
       },
     })
   }

@@ -18,6 +18,7 @@ import { createDurableResponder, type DurableResponderBinding } from './delivery
 import { copyMembers, plainPointerReader, pointerWriter, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
 import { LazyAbort } from './dispatch/lazy-abort.js'
 import { encodeText } from './dispatch/slab-encode.js'
+import { CoreHandlers, type CoreHandlerBounds } from '../core-handlers.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -66,6 +67,13 @@ class BranchRecord {
 }
 
 const decoder = new TextDecoder()
+
+/**
+ * Requests the responder (memory state) runs at once, and how many wait their turn, as the durable
+ * responder runs at most 64 (delivery/responder.ts): the rest of a burst is dropped unanswered.
+ */
+const REQUEST_BOUNDS: CoreHandlerBounds = { maxHandlers: 64, maxWaiting: 1024, maxWaitingBytes: 64 * 1024 * 1024 }
+const ignore = () => undefined
 
 /**
  * The branch records by operation id, then branch id. A peer usually holds one branch of an
@@ -313,28 +321,20 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     send(cancelResultChannel!, paramsFor(cancelResultChannel!, params), answer)
   }
 
-  const listen = (channel: Channel<any, any, any>, handler: (msg: Msg) => void | Promise<void>, serial: boolean) => {
+  // Requests run concurrently (a stalled one must not block a cancel), as many at once as
+  // REQUEST_BOUNDS allows (core-handlers.ts): a flood of requests never becomes as many handlers at once. One past
+  // the waiting room is dropped unanswered, as a request lost on the way would be. Cancels run one
+  // after another, beside them.
+  const requests = new CoreHandlers<undefined>((_, msg) => onRequest(msg), REQUEST_BOUNDS, ignore, ignore)
+  subs.push(nc.subscribe(ownSubject(requestChannel), { callback: (error, msg) => (error ? undefined : requests.offer(undefined, msg)) }))
+  if (cancelChannel?.subject && cancelResultChannel?.subject)
     subs.push(
-      nc.subscribe(ownSubject(channel), {
+      nc.subscribe(ownSubject(cancelChannel), {
         callback: (error, msg) => {
-          if (error) return
-          // Requests run concurrently (a stalled one must not block a cancel); their bookkeeping is synchronous.
-          if (serial) chain = chain.then(() => handler(msg)).catch(() => undefined)
-          else {
-            let pending: void | Promise<void>
-            try {
-              pending = handler(msg)
-            } catch {
-              return
-            }
-            pending?.catch(() => undefined)
-          }
+          if (!error) chain = chain.then(() => onCancel(msg)).catch(() => undefined)
         },
       }),
     )
-  }
-  listen(requestChannel, onRequest, false)
-  if (cancelChannel?.subject && cancelResultChannel?.subject) listen(cancelChannel, onCancel, true)
   await nc.flush()
   return ok({
     published: () => published,
