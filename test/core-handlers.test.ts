@@ -3,7 +3,7 @@
  * what runs at once, what waits and in which order, what is dropped and why (a count or the bytes
  * held), that a burst to handlers that keep finishing is never dropped, and that a reporter that
  * throws frees its place all the same. The client's `subscribe` and the executor's responder are
- * tested on it against nats-server (test/nats-client, test/executor-responder-bounds).
+ * tested on it against nats-server (test/nats-client, test/executor-peer-bounds).
  */
 import { describe, expect, it } from 'vitest'
 import type { Msg } from '@nats-io/nats-core'

@@ -3,13 +3,15 @@
  * results for unknown branches (test/probe-executor-peer.test.ts), against a real nats-server.
  * Results from peers the authorization refuses (each would revoke a peer that holds nothing),
  * CancelResults replayed for a branch, an invoker's repeated cancels of a settled operation, and a
- * state record larger than the server's max_payload (answered at once, with its size and the limit).
+ * state record larger than the server's max_payload (answered at once, with its size and the limit);
+ * and a flood of valid requests to a responder (memory state), which ran a handler for each at once.
  * Waits are bounded polls; the assertions are on the log, the state and the answers, never on time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { createResponder } from '../src/runtime/nats/executor/index.js'
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { KEPT_REFUSALS } from '../src/runtime/nats/executor/decision/machine.js'
@@ -29,6 +31,7 @@ import { ensureConsumer } from '../src/runtime/nats/executor/delivery/jetstream.
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
 const FLOOD = 400
+const OPERATION = `op${'a'.repeat(64)}`
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface VoteRequest {
@@ -162,6 +165,59 @@ describe.skipIf(!NATS_SERVER)('executor: what a peer sends is bounded by what th
     // The record is as it was.
     const read = await bucket.read<{ events: unknown[] }>('op1.state')
     expect(read.ok && read.value?.value).toEqual({ events: [{ kind: 'tick', atMs: 0 }] })
+  }, 60_000)
+
+  it('the responder (memory state) runs at most 64 handlers at once, holds 1,024 requests in arrival order, and drops the rest of a flood unanswered', async () => {
+    const nc = await rig.connection()
+    let open!: () => void
+    const released = new Promise<void>((resolve) => (open = resolve))
+    const started: string[] = []
+    let running = 0
+    let most = 0
+    const made = await createResponder<{ branchId: string }, { approve: boolean }>({
+      connection: nc,
+      module: rig.module,
+      interaction: rig.approve,
+      peerId: 'bob',
+      handler: async ({ branchId }) => {
+        started.push(branchId)
+        most = Math.max(most, ++running)
+        await released
+        running--
+        return { approve: true }
+      },
+    })
+    if (!made.ok) throw new Error(made.message)
+    const responder = made.value
+    // Core delivery has no flow control: each request of a burst started a handler at once (and was held in memory).
+    const n = 2000
+    for (let i = 0; i < n; i++)
+      peer.publish(
+        `payments.refunds.${OPERATION}.vote.bob`,
+        JSON.stringify({
+          operationId: OPERATION,
+          branchId: `b${i}`,
+          attempt: 1,
+          fence: 1,
+          peerId: 'bob',
+          requestedBy: 'alice',
+          refund: { paymentId: 'pay-12345678', amount: 10 },
+        }),
+      )
+    await peer.flush()
+    // Every request has reached the responder's connection once a round trip on it returns after them.
+    await nc.flush()
+    for (let i = 0; i < 100 && started.length < 64; i++) await pause(20)
+    await pause(100)
+    expect(started).toEqual(Array.from({ length: 64 }, (_, i) => `b${i}`))
+    open()
+    for (let i = 0; i < 200 && responder.published() < 64 + 1024; i++) await pause(50)
+    await pause(200)
+    expect(most).toBe(64)
+    // The 1,024 that waited ran in the order they came; the other 912 were never handled nor answered.
+    expect(started).toEqual(Array.from({ length: 64 + 1024 }, (_, i) => `b${i}`))
+    expect(responder.published()).toBe(64 + 1024)
+    await responder.close()
   }, 60_000)
 })
 
