@@ -1,8 +1,9 @@
 /**
  * Headers types against what the client checks, with tsc 6 and 7: a headers schema with a required
- * pattern, an optional enum under a name that is no JS identifier (`x-tier`), closed. The
- * handler's `headerValues` is the object the validator accepted, from which `Nats-` names are left
- * out: a type that promises one there promises what is never present.
+ * pattern, an optional enum under a name that is no JS identifier (`x-tier`), an optional
+ * `Nats-Msg-Id`, closed. The handler's `headerValues` is the object the validator accepted, from
+ * which `Nats-` names are left out: a type that promises one there promises what is never present,
+ * even where the schema declares it (a send may give it: JetStream reads it).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -22,6 +23,7 @@ const WITH_HEADERS = `      noted:
           properties:
             traceId: { type: string, pattern: "^[0-9a-f]{8}$" }
             x-tier: { type: string, enum: [gold, silver] }
+            Nats-Msg-Id: { type: string }
         payload:`
 
 async function declarations(): Promise<string> {
@@ -62,6 +64,7 @@ client.subscribe('onNote', (m) => {
       'an optional header read as always there': `client.subscribe('onNote', (m) => { const t: 'gold' | 'silver' = m.headerValues['x-tier']; void t })`,
       'a name the closed schema does not have': `client.subscribe('onNote', (m) => { const o: string = m.headerValues['other']; void o })`,
       'a Nats- name read from headerValues as a string (never there: left out of what is checked)': `client.subscribe('onNote', (m) => { const id: string = m.headerValues['Nats-Msg-Id']; void id })`,
+      'a Nats- name the schema declares, read from headerValues at all (never there)': `client.subscribe('onNote', (m) => { const id: string | undefined = m.headerValues['Nats-Msg-Id']; void id })`,
     }
     const v = typeVerdicts(join(tmp, compiler === TSC ? 'ts6' : 'ts7'), { orders: dts }, { header, good, bad }, compiler)
     expect(v.goodFailed, v.output).toBe(false)

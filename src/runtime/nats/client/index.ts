@@ -144,10 +144,16 @@ export interface RequestOptions<H = OutgoingHeaders> {
 /**
  * The checked headers of a received message whose headers schema is `H`: `headerValues`, the plain
  * object its validator accepted (one string per name, `Nats-` names left out, so not in its type
- * either, unlike what a send may give). None when the
+ * either, even where the schema declares one, unlike what a send may give). None when the
  * message has no headers schema (`unknown`): nothing is read then.
  */
-export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: HeaderMap<H> }
+export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: ReceivedHeaderMap<H> }
+/** `HeaderMap` without the `Nats-` names, which the object checked on receipt never holds, even where the schema declares one (a send may give it). */
+type ReceivedHeaderMap<H> = H extends readonly unknown[]
+  ? never
+  : H extends object
+    ? { readonly [K in keyof H as K extends `Nats-${string}` ? never : K]: H[K] & string }
+    : never
 
 export type RequestResult<T, H = unknown> =
   | ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>)
