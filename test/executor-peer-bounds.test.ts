@@ -26,7 +26,7 @@ import {
   STREAM,
   type DurableRig,
 } from './helpers/executor-durable.js'
-import { jetstreamManager } from '@nats-io/jetstream'
+import { AckPolicy, DeliverPolicy, jetstreamManager, type ConsumerConfig } from '@nats-io/jetstream'
 import { ensureConsumer } from '../src/runtime/nats/executor/delivery/jetstream.js'
 
 const refund = { paymentId: 'pay-12345678', amount: 10 }
@@ -285,6 +285,41 @@ describe.skipIf(!NATS_SERVER)('durable executor: a message that changes nothing 
     expect(answer).toMatchObject({ ok: true, value: { decision: { outcome: 'success' } } })
     expect(answer.ok && (answer.value.state.refusalsOmitted ?? 0) + answer.value.state.refused.length).toBe(slow)
   }, 120_000)
+
+  it('an existing consumer is used as it is only where what the executor rests on holds: its filter, explicit acks, pull, at most 1,024 unacknowledged', async () => {
+    const nc = await rig.connection()
+    const jsm = await jetstreamManager(nc)
+    const filter = 'shipping.couriers.*.accept.*'
+    const base = { filter_subject: filter, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: 1e9, max_ack_pending: 1024 }
+    const cases: Array<[string, Partial<ConsumerConfig>, string | undefined]> = [
+      ['as this runtime makes it, with its own ack wait and max_deliver', { ack_wait: 5e9, max_deliver: 3 }, undefined],
+      ['the server default max_ack_pending (1,000)', { max_ack_pending: undefined }, undefined],
+      ['another filter', { filter_subject: 'shipping.couriers.*.decline.*' }, 'filters shipping.couriers.*.decline.*'],
+      ['acks none: a delivered result counts as acknowledged before it is recorded', { ack_policy: AckPolicy.None }, 'acknowledges none, not explicit'],
+      ['acks all: one ack acknowledges every earlier one still in progress', { ack_policy: AckPolicy.All }, 'acknowledges all, not explicit'],
+      ['unbounded unacknowledged messages', { max_ack_pending: -1 }, 'allows -1 unacknowledged messages'],
+      ['more unacknowledged messages than the runtime holds', { max_ack_pending: 100_000 }, 'allows 100000 unacknowledged messages'],
+      ['a push consumer', { deliver_subject: 'deliver.here' }, 'is a push consumer'],
+    ]
+    for (const [i, [what, config, refused]] of cases.entries()) {
+      const name = `existing-${i}`
+      const made = { ...base, ...config, durable_name: name }
+      if (config.max_ack_pending === undefined && 'max_ack_pending' in config) delete (made as Partial<ConsumerConfig>).max_ack_pending
+      await jsm.consumers.add(STREAM, made)
+      const found = await ensureConsumer(nc, STREAM, name, filter, 1000, 5)
+      if (refused === undefined) expect({ what, ok: found.ok }).toEqual({ what, ok: true })
+      else expect({ what, message: found.ok ? 'used' : found.message }).toEqual({ what, message: expect.stringContaining(refused) })
+      // Never changed: the consumer is as it was made.
+      const after = (await jsm.consumers.info(STREAM, name)).config
+      expect({ what, ack: after.ack_policy, wait: after.ack_wait, filter: after.filter_subject }).toEqual({
+        what,
+        ack: made.ack_policy,
+        wait: made.ack_wait,
+        filter: made.filter_subject,
+      })
+      await jsm.consumers.delete(STREAM, name)
+    }
+  })
 
   it('a timer that fires before its due time by the clock writes nothing, and fires again when due', async () => {
     // Node's timers count from the event loop's cached time, which a long turn (a flood of messages)

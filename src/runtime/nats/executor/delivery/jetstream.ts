@@ -7,7 +7,7 @@
  * republication inside the stream's duplicate window is stored once.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream'
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, type ConsumerConfig, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream'
 import { HeldMessages, consumerAckWaitMs } from '../../held-messages.js'
 
 export type DeliveryAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string }
@@ -44,7 +44,25 @@ export function consumerName(prefix: string, token: string): string {
   return `${prefix}-${token}`.replace(/[^A-Za-z0-9_-]/g, '_')
 }
 
-/** Creates (or finds, when it exists with the same filter) a durable pull consumer with explicit acks; `maxDeliver` bounds its deliveries of one message. */
+/**
+ * Why an existing consumer is not one this runtime may use as it is, or undefined. It is used, never
+ * changed (it may be another deployment's), and its own ack wait and max_deliver are read as they
+ * are; but what the runtime's guarantees rest on must hold: the filter, explicit acknowledgment (with
+ * `none` a delivered result counts as acknowledged before it is recorded, and with `all` acknowledging
+ * one acknowledges every earlier one still in progress: a crash would lose them), a pull consumer,
+ * and at most MAX_ACK_PENDING unacknowledged (what bounds the messages a paced consumption holds).
+ */
+function refusedConsumer(config: ConsumerConfig, filterSubject: string): string | undefined {
+  if (config.filter_subject !== filterSubject) return `filters ${String(config.filter_subject)}, not ${filterSubject}`
+  if (config.ack_policy !== AckPolicy.Explicit) return `acknowledges ${String(config.ack_policy)}, not explicit: a crash could lose messages it counts as acknowledged`
+  if (config.deliver_subject !== undefined && config.deliver_subject !== '') return 'is a push consumer, not a pull consumer'
+  const pending = config.max_ack_pending
+  if (pending === undefined || !Number.isSafeInteger(pending) || pending < 1 || pending > MAX_ACK_PENDING)
+    return `allows ${String(pending)} unacknowledged messages, not at most ${MAX_ACK_PENDING}: what it delivers at once is held in memory`
+  return undefined
+}
+
+/** Creates (or finds, when it exists as `refusedConsumer` asks) a durable pull consumer with explicit acks; `maxDeliver` bounds its deliveries of one message. */
 export async function ensureConsumer(
   nc: NatsConnection,
   stream: string,
@@ -57,8 +75,8 @@ export async function ensureConsumer(
     const jsm = await jetstreamManager(nc)
     try {
       const info = await jsm.consumers.info(stream, name)
-      if (info.config.filter_subject !== filterSubject)
-        return { ok: false, message: `consumer ${name} filters ${String(info.config.filter_subject)}, not ${filterSubject}` }
+      const refused = refusedConsumer(info.config, filterSubject)
+      if (refused !== undefined) return { ok: false, message: `consumer ${name} ${refused}` }
     } catch {
       await jsm.consumers.add(stream, {
         durable_name: name,
