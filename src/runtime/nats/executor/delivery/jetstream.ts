@@ -7,7 +7,16 @@
  * republication inside the stream's duplicate window is stored once.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, type ConsumerConfig, type JsMsg, type ConsumerMessages } from '@nats-io/jetstream'
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type Consumer,
+  type ConsumerConfig,
+  type JsMsg,
+  type ConsumerMessages,
+} from '@nats-io/jetstream'
 import { HeldMessages, consumerAckWaitMs } from '../../held-messages.js'
 
 export type DeliveryAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string }
@@ -54,7 +63,8 @@ export function consumerName(prefix: string, token: string): string {
  */
 function refusedConsumer(config: ConsumerConfig, filterSubject: string): string | undefined {
   if (config.filter_subject !== filterSubject) return `filters ${String(config.filter_subject)}, not ${filterSubject}`
-  if (config.ack_policy !== AckPolicy.Explicit) return `acknowledges ${String(config.ack_policy)}, not explicit: a crash could lose messages it counts as acknowledged`
+  if (config.ack_policy !== AckPolicy.Explicit)
+    return `acknowledges ${String(config.ack_policy)}, not explicit: a crash could lose messages it counts as acknowledged`
   if (config.deliver_subject !== undefined && config.deliver_subject !== '') return 'is a push consumer, not a pull consumer'
   const pending = config.max_ack_pending
   if (pending === undefined || !Number.isSafeInteger(pending) || pending < 1 || pending > MAX_ACK_PENDING)
