@@ -24,7 +24,7 @@ export interface CoreHandlerBounds {
   readonly maxHandlers: number
   /** Messages held while they all run (at least 0). */
   readonly maxWaiting: number
-  /** Bytes of the messages held while they all run, as received (at least 0). */
+  /** Bytes of the messages held while they all run, as they travelled (`heldSize`; at least 0). */
   readonly maxWaitingBytes: number
 }
 
@@ -47,6 +47,7 @@ export class CoreHandlers<T> {
   private heldBytes = 0
   private finished = 0
   private finishedBefore = 0
+  private stopped = false
 
   /**
    * `handle` is done when it returns or when the promise it returns settles; what it throws or
@@ -69,8 +70,21 @@ export class CoreHandlers<T> {
     }
   }
 
+  /**
+   * Starts no handler any more: what waits (or is being decided) is let go unhandled and unreported,
+   * what is offered later ignored; running handlers finish.
+   */
+  stop(): void {
+    this.stopped = true
+    this.waiting = []
+    this.head = 0
+    this.overflow.length = 0
+    this.heldBytes = 0
+  }
+
   /** Runs the handler on `item` now, later in arrival order, or drops the message. */
   offer(item: T, msg: Msg): void {
+    if (this.stopped) return
     const { maxHandlers, maxWaiting, maxWaitingBytes } = this.bounds
     const waiting = this.waiting.length - this.head
     if (this.overflow.length === 0 && waiting === 0 && this.running < maxHandlers) return this.run(item, msg)
@@ -146,10 +160,33 @@ export class CoreHandlers<T> {
   }
 }
 
-/** The bytes a received message holds: its payload, subject and reply subject, and its headers' names and values (each a line of the wire form). */
+const encoder = /* @__PURE__ */ new TextEncoder()
+
+/** The MSG/HMSG line's arguments as nats.js v3 keeps them on a received message (`MsgImpl._msg`). */
+interface WireArguments {
+  readonly subject?: Uint8Array
+  readonly reply?: Uint8Array
+  /** The bytes after the line: the header block and the payload. */
+  readonly size?: number
+}
+
+/**
+ * The bytes a received message holds as it travelled: its subject, reply subject, header block and
+ * payload. Read from what nats.js kept of the protocol line (the sizes the server sent), since the
+ * decoded headers say less: nats.js drops what it cannot read (a line without a colon, a status
+ * description) and a string's length counts UTF-16 code units, not bytes. A message that keeps no
+ * such line (another client's) is counted from its public parts, headers encoded again.
+ */
 export function heldSize(msg: Msg): number {
-  let size = msg.data.byteLength + msg.subject.length + (msg.reply?.length ?? 0)
+  const wire = (msg as unknown as { _msg?: WireArguments })._msg
+  if (wire !== undefined && typeof wire === 'object' && Number.isSafeInteger(wire.size) && wire.size! >= msg.data.byteLength)
+    return wire.size! + (wire.subject?.byteLength ?? encoder.encode(msg.subject).byteLength) + (wire.reply?.byteLength ?? 0)
+  let size = msg.data.byteLength + encoder.encode(msg.subject).byteLength + encoder.encode(msg.reply ?? '').byteLength
   const headers = msg.headers
-  if (headers) for (const [name, values] of headers) for (const value of values) size += name.length + value.length + 4
+  if (headers) {
+    const encode = (headers as { encode?: () => Uint8Array }).encode
+    if (typeof encode === 'function') size += encode.call(headers).byteLength
+    else for (const [name, values] of headers) for (const value of values) size += encoder.encode(`${name}: ${value}\r\n`).byteLength
+  }
   return size
 }

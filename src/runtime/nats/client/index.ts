@@ -206,8 +206,8 @@ export interface SubscribeOptions<F extends string, P> {
   /** Messages held while `maxHandlers` handlers run (an integer of at least 0; default 1,024). */
   readonly maxWaiting?: number
   /**
-   * Bytes of the messages held while `maxHandlers` handlers run, as received (payload, headers and
-   * subject; an integer of at least 0; default 64 MiB). A message that would take the messages held
+   * Bytes of the messages held while `maxHandlers` handlers run, as they travelled (subject, reply
+   * subject, header block and payload; an integer of at least 0; default 64 MiB). A message that would take the messages held
    * past it is dropped and reported (`HANDLERS_BUSY`) at once: a payload that is valid may still be
    * large (JSON allows any amount of whitespace, headers any number of fields), so a count of
    * messages alone bounds the memory held only by the server's largest payload times that count.

@@ -339,6 +339,8 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   return ok({
     published: () => published,
     async close() {
+      // No handler starts once called: the requests still waiting are let go unanswered, as the durable responder leaves them.
+      requests.stop()
       for (const s of subs) s.unsubscribe()
       for (const r of records.values()) r.running?.abort()
       await chain
