@@ -321,6 +321,33 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
       expect(() => client.subscribe('onNote', () => undefined, { maxHandlers, maxWaiting })).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }))
   }, 30_000)
 
+  it('after unsubscribe() no handler starts, as nats.js calls back no more: the messages waiting are let go; drain() lets them be handled', async () => {
+    for (const end of ['unsubscribe', 'drain'] as const) {
+      const started: string[] = []
+      const release = signal<void>()
+      const sub = client.subscribe(
+        'onNote',
+        async (m) => {
+          started.push(m.payload.text)
+          await release.promise
+        },
+        { maxHandlers: 1 },
+      )
+      await nc.flush()
+      for (let i = 0; i < 5; i++) client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: `${end} ${i}` })
+      await nc.flush()
+      for (let i = 0; i < 100 && started.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      // Four wait behind the first.
+      const drained = end === 'drain' ? sub.drain() : (sub.unsubscribe(), Promise.resolve())
+      release.resolve()
+      await drained
+      const expected = end === 'drain' ? 5 : 1
+      for (let i = 0; i < 50 && started.length < expected; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect({ end, started }).toEqual({ end, started: Array.from({ length: expected }, (_, i) => `${end} ${i}`) })
+    }
+  }, 30_000)
+
   it('subscribe holds at most maxWaitingBytes of messages while its handlers are busy: large valid messages past it are dropped and reported at once', async () => {
     // Valid notes that are large on the wire: the payload padded with JSON whitespace (the schema
     // caps the text at 200 characters, not the message) and a large header. With one handler held

@@ -397,7 +397,7 @@ export class ContractClient<M extends ContractModule> {
           ),
         ),
     )
-    return this.nc.subscribe(subject, {
+    const sub = this.nc.subscribe(subject, {
       ...(op.queue !== undefined ? { queue: op.queue } : {}),
       callback: (error, msg) => {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
@@ -406,6 +406,18 @@ export class ContractClient<M extends ContractModule> {
         handlers.offer(received as Message, msg)
       },
     })
+    // Once the subscription is closed (`unsubscribe()`, the connection's `close()`), nats.js calls
+    // back no more, and neither does this: the messages still waiting for a place are let go (a
+    // shutdown that unsubscribes, then closes what the handlers use, would otherwise see up to
+    // maxWaiting handlers start after it). A `drain()` (of the subscription or the connection) lets
+    // what was received be handled.
+    void sub.closed.then(
+      () => {
+        if (!sub.isDraining()) handlers.stop()
+      },
+      () => handlers.stop(),
+    )
+    return sub
   }
 
   /**
