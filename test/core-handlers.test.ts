@@ -112,6 +112,17 @@ describe('core handlers', () => {
     s.release()
   })
 
+  it('stop(): nothing more starts; what waited or was being decided is told dropped (closed) in arrival order; later offers are ignored', async () => {
+    const s = stalled({ maxHandlers: 1, maxWaiting: 2, maxWaitingBytes: 1e9 })
+    for (let i = 0; i < 5; i++) s.handlers.offer(`m${i}`, message(`m${i}`))
+    s.handlers.stop()
+    s.handlers.offer('late', message('late'))
+    s.release()
+    await turns(3)
+    expect(s.started).toEqual(['m0'])
+    expect(s.dropped).toEqual(['m1', 'm2', 'm3', 'm4'].map((m) => [m, 'closed']))
+  })
+
   it('a handler that throws or rejects, and a reporter that throws, free their place all the same', async () => {
     const handled: number[] = []
     const handlers = new CoreHandlers<number>(

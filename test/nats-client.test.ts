@@ -321,9 +321,10 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
       expect(() => client.subscribe('onNote', () => undefined, { maxHandlers, maxWaiting })).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }))
   }, 30_000)
 
-  it('after unsubscribe() no handler starts, as nats.js calls back no more: the messages waiting are let go; drain() lets them be handled', async () => {
+  it('after unsubscribe() no handler starts, as nats.js calls back no more: the messages waiting are let go and reported; drain() lets them be handled', async () => {
     for (const end of ['unsubscribe', 'drain'] as const) {
       const started: string[] = []
+      const errors: ContractClientError[] = []
       const release = signal<void>()
       const sub = client.subscribe(
         'onNote',
@@ -331,7 +332,7 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
           started.push(m.payload.text)
           await release.promise
         },
-        { maxHandlers: 1 },
+        { maxHandlers: 1, onError: (e) => errors.push(e) },
       )
       await nc.flush()
       for (let i = 0; i < 5; i++) client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: `${end} ${i}` })
@@ -345,6 +346,8 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
       for (let i = 0; i < 50 && started.length < expected; i++) await new Promise((resolve) => setTimeout(resolve, 20))
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect({ end, started }).toEqual({ end, started: Array.from({ length: expected }, (_, i) => `${end} ${i}`) })
+      // Let go, each reported: none lost silently.
+      expect(errors.map((e) => e.code)).toEqual(Array(5 - expected).fill('HANDLERS_BUSY'))
     }
   }, 30_000)
 

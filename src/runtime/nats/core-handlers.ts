@@ -28,8 +28,8 @@ export interface CoreHandlerBounds {
   readonly maxWaitingBytes: number
 }
 
-/** Why a message was dropped: the waiting room's count, or its bytes. */
-export type DropReason = 'count' | 'bytes'
+/** Why a message was dropped: the waiting room's count, its bytes, or the handlers stopped (`stop()`) while it waited. */
+export type DropReason = 'count' | 'bytes' | 'closed'
 
 /** Messages held past a full waiting room until the handlers that settled meanwhile free their places. */
 export const OVERFLOW = 16_384
@@ -71,15 +71,19 @@ export class CoreHandlers<T> {
   }
 
   /**
-   * Starts no handler any more: what waits (or is being decided) is let go unhandled and unreported,
-   * what is offered later ignored; running handlers finish.
+   * Starts no handler any more: what waits (or is being decided) is let go unhandled, each told to
+   * `dropped` (reason `closed`), in arrival order; what is offered later is ignored; running
+   * handlers finish.
    */
   stop(): void {
+    if (this.stopped) return
     this.stopped = true
+    const left = [...this.waiting.slice(this.head), ...this.overflow]
     this.waiting = []
     this.head = 0
     this.overflow.length = 0
     this.heldBytes = 0
+    for (const [, msg] of left) this.tell(() => this.dropped(msg, 'closed', 0))
   }
 
   /** Runs the handler on `item` now, later in arrival order, or drops the message. */

@@ -389,9 +389,11 @@ export class ContractClient<M extends ContractModule> {
         report(
           new ContractClientError(
             'HANDLERS_BUSY',
-            reason === 'bytes'
-              ? `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${heldBytes} bytes of messages held, at most ${roomBytes} (maxHandlers, maxWaitingBytes).`
-              : `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
+            reason === 'closed'
+              ? `Dropped a message on ${JSON.stringify(msg.subject)}: the subscription closed while it waited for one of ${limit} handlers (maxHandlers).`
+              : reason === 'bytes'
+                ? `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${heldBytes} bytes of messages held, at most ${roomBytes} (maxHandlers, maxWaitingBytes).`
+                : `Dropped a message on ${JSON.stringify(msg.subject)}: ${limit} handlers running and ${room} messages waiting (maxHandlers, maxWaiting).`,
             [],
             msg,
           ),
@@ -407,10 +409,10 @@ export class ContractClient<M extends ContractModule> {
       },
     })
     // Once the subscription is closed (`unsubscribe()`, the connection's `close()`), nats.js calls
-    // back no more, and neither does this: the messages still waiting for a place are let go (a
-    // shutdown that unsubscribes, then closes what the handlers use, would otherwise see up to
-    // maxWaiting handlers start after it). A `drain()` (of the subscription or the connection) lets
-    // what was received be handled.
+    // back no more, and neither does this: the messages still waiting for a place are let go and
+    // reported (a shutdown that unsubscribes, then closes what the handlers use, would otherwise
+    // see up to maxWaiting handlers start after it). A `drain()` (of the subscription or the
+    // connection) lets what was received be handled.
     void sub.closed.then(
       () => {
         if (!sub.isDraining()) handlers.stop()
