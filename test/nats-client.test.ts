@@ -463,4 +463,26 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     expect(fetched.map((m) => m.payload.orderId)).toEqual(['bb000002', 'bb000003'])
     for (const m of fetched) m.ack()
   }, 30_000)
+  it('consume and fetch refuse a contract consumer the server has acknowledging other than explicitly (a handler that fails would lose its message)', async () => {
+    const { jetstreamManager, AckPolicy } = await import('@nats-io/jetstream')
+    // The client's own connection: the restart above closed \`raw\` (it does not reconnect).
+    const jsm = await jetstreamManager(nc)
+    const contract = (await jsm.consumers.info('ORDERS', 'fulfil')).config
+    try {
+      for (const policy of [AckPolicy.None, AckPolicy.All]) {
+        await jsm.consumers.delete('ORDERS', 'fulfil')
+        await jsm.consumers.add('ORDERS', { ...contract, ack_policy: policy })
+        const refused = { code: 'OPERATION_NOT_ALLOWED', message: expect.stringContaining(`acknowledging "${policy}", not explicitly`) }
+        await expect(client.consume('onOrderPlaced', () => undefined)).rejects.toMatchObject(refused)
+        await expect(client.fetch('onOrderPlaced', { batch: 1, expiresMs: 500 })).rejects.toMatchObject(refused)
+      }
+    } finally {
+      await jsm.consumers.delete('ORDERS', 'fulfil').catch(() => undefined)
+      await jsm.consumers.add('ORDERS', contract)
+    }
+    // As the contract has it again: taken (made anew, it delivers the stream's messages from the start).
+    const again = await client.fetch('onOrderPlaced', { batch: 1, expiresMs: 1000 })
+    expect(again).toHaveLength(1)
+    for (const m of again) m.ack()
+  }, 30_000)
 })

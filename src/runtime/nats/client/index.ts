@@ -8,7 +8,7 @@
  * chooses where messages go beyond the contract's subjects.
  */
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core'
-import { jetstream, type JetStreamClient, type JsMsg, type PubAck } from '@nats-io/jetstream'
+import { AckPolicy, jetstream, type Consumer, type JetStreamClient, type JsMsg, type PubAck } from '@nats-io/jetstream'
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
 import { check, type Validator } from '../../shared/validation.js'
@@ -435,7 +435,7 @@ export class ContractClient<M extends ContractModule> {
     const op = this.operation(operation, 'receive')
     const limit = bound('consume', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const { channel, stream, durable } = this.consumerOf(op)
-    const consumer = await this.jetstream().consumers.get(stream, durable)
+    const consumer = await this.contractConsumer(op, stream, durable)
     const report = reporter(options.onError)
     type Message = Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
     // The messages checked against the contract, by message, until their handler runs.
@@ -494,7 +494,7 @@ export class ContractClient<M extends ContractModule> {
   ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>>> {
     const op = this.operation(operation, 'receive')
     const { channel, stream, durable } = this.consumerOf(op)
-    const consumer = await this.jetstream().consumers.get(stream, durable)
+    const consumer = await this.contractConsumer(op, stream, durable)
     const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>> = []
     const messages = await consumer.fetch({ max_messages: options.batch, ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}) })
     for await (const msg of messages) {
@@ -505,6 +505,24 @@ export class ContractClient<M extends ContractModule> {
       } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>)
     }
     return out
+  }
+
+  /**
+   * The operation's contract consumer as the server has it: refused when it does not acknowledge
+   * explicitly, as the profile requires of a contract consumer (with `none` a message counts as
+   * acknowledged once delivered, with `all` one acknowledgment covers every earlier message: a
+   * handler that fails, or a process that stops, would lose them). nats.js refuses a push consumer
+   * itself, and reads the consumer's settings to make it (read again here from that copy).
+   */
+  private async contractConsumer(op: OperationDescriptor, stream: string, durable: string): Promise<Consumer> {
+    const consumer = await this.jetstream().consumers.get(stream, durable)
+    const policy = (await consumer.info(true).catch(() => undefined))?.config.ack_policy
+    if (policy !== undefined && policy !== AckPolicy.Explicit)
+      throw this.notAllowed(
+        op,
+        `reads consumer ${JSON.stringify(durable)}, which the server has acknowledging ${JSON.stringify(policy)}, not explicitly as its contract says (provision it again)`,
+      )
+    return consumer
   }
 
   private jetstream(): JetStreamClient {
