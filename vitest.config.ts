@@ -80,6 +80,7 @@ export const SHARED = [
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
   'test/json-refs.test.ts',
+  'test/json-text.test.ts',
   'test/installed-as-locked.test.ts',
   'test/layers.test.ts',
   'test/marked-literals.test.ts',

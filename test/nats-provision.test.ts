@@ -313,18 +313,22 @@ describe.skipIf(!NATS_SERVER)('contracts nats provision: every server answer is 
 })
 
 describe('the ownership mark and the data-loss table, without a server', () => {
-  it('reads back exactly the mark it writes, and nothing else as one', () => {
+  it('reads back exactly the mark it writes; text that starts as a mark but is no readable one is an unreadable mark, never no mark', () => {
     const odd = { contract: 'a "b"} owner {"contract":"x', version: '1.0.0' }
     expect(readMark(markDescription(odd))).toEqual(odd)
+    for (const text of [undefined, '', 'orders', 'owned by unplugin-contracts owner {}']) expect(readMark(text)).toBeNull()
+    // No mark would let --adopt take the resource over: each of these is someone's.
     for (const text of [
-      undefined,
-      '',
-      'orders',
       'unplugin-contracts owner ',
       'unplugin-contracts owner {"contract":1,"version":"1"}',
       'unplugin-contracts owner null',
+      'unplugin-contracts owner {"contract":"intruder","version":"1.0.0"} (billing team: do not touch)',
+      'unplugin-contracts owner {"contract":"intr\u001buder","version":"1.0.0"}'.replace('\\u001b', '\u001b'),
+      'Unplugin-Contracts owner {"contract":"intruder","version":"1.0.0"}',
+      ' unplugin-contracts owner {"contract":"intruder","version":"1.0.0"}',
     ])
-      expect(readMark(text)).toBeNull()
+      expect(readMark(text), text).toEqual({ contract: '', version: '', unreadable: text })
+    expect(readMark(`unplugin-contracts owner ${'x'.repeat(500)}`)?.unreadable).toHaveLength(120)
   })
 
   it('an owner is the same contract id at the same or an older version; adopt takes only an unmarked resource', () => {
@@ -335,6 +339,10 @@ describe('the ownership mark and the data-loss table, without a server', () => {
     expect(ownershipProblem(self, { contract: 'intruder', version: '1.2.0' }, true)).toMatch(/mark of contract intruder/)
     expect(ownershipProblem(self, null, false)).toMatch(/no ownership mark/)
     expect(ownershipProblem(self, null, true)).toBeUndefined()
+    for (const adopt of [false, true])
+      expect(ownershipProblem(self, { contract: '', version: '', unreadable: 'unplugin-contracts owner {' }, adopt)).toMatch(
+        /an unreadable mark .*never taken over/,
+      )
   })
 
   it('growth loses nothing; a lower limit, a dropped subject, another retention do; unknown fields are not rules', () => {

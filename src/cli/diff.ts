@@ -13,6 +13,7 @@ import type { SourceReader } from '../core/report.js'
 import { loadDiffer } from '../formats/diffs.js'
 import { formats } from '../formats/index.js'
 import { diffJson, diffSummary, diffText, expiredAnnotation, expiredLine, failed, findingAnnotation, type DiffRun } from './diff-report.js'
+import { jsonText } from './json-text.js'
 
 export interface DiffFlags {
   against?: string
@@ -92,12 +93,12 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
   }
   const run: DiffRun = { entries, verdict, failOn, ...(flags.audience !== undefined ? { audience: flags.audience } : {}), ...(against ? { against } : {}) }
   const invalid = entries.filter((e) => !e.valid)
-  if (flags.json) io.out(JSON.stringify(diffJson(run), null, 2))
+  if (flags.json) io.out(jsonText(diffJson(run)))
   else if (flags.format === 'github') {
     for (const finding of verdict.findings) io.out(findingAnnotation(finding))
     for (const entry of verdict.expired) io.out(expiredAnnotation(entry))
     for (const e of invalid) for (const d of [...(e.old?.diagnostics ?? []), ...(e.new?.diagnostics ?? [])]) io.out(print.annotation(d))
-  } else if (flags.format === 'sarif') io.out(JSON.stringify((await import('./diff-sarif.js')).diffSarifLog(run), null, 2))
+  } else if (flags.format === 'sarif') io.out(jsonText((await import('./diff-sarif.js')).diffSarifLog(run)))
   else {
     const text = diffText(run)
     if (text.length > 0) io.out(text.join('\n'))

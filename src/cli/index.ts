@@ -17,6 +17,7 @@ import { basename, dirname, join, relative, resolve as resolvePath, sep } from '
 import type { NatsModel } from '../formats/nats/model.js'
 import type { DiffFlags } from './diff.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
+import { jsonText } from './json-text.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -346,7 +347,7 @@ async function topologyCommand(inputs: string[], flags: { format?: string; out?:
           ? await toSvg(result.topology)
           : format === 'html'
             ? await toHtml(result.topology)
-            : JSON.stringify(result.topology, null, 2) + '\n'
+            : jsonText(result.topology) + '\n'
   if (flags.out) {
     const out = resolvePath(flags.out)
     const result = writeOwnedFile(dirname(out), out, withMarker(text, TOPOLOGY_MARKERS[format as (typeof TOPOLOGY_FORMATS)[number]]))
@@ -386,12 +387,12 @@ async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<
     for (const absent of result.absentDependencies) looked.add(absent)
     if (hasErrors(result.diagnostics)) failed++
   }
-  if (flags.json) io.out(JSON.stringify({ diagnostics: all }, null, 2))
+  if (flags.json) io.out(jsonText({ diagnostics: all }))
   // GitHub Actions workflow commands: one annotation per diagnostic, paths relative to the checkout.
   else if (flags.format === 'github') for (const d of all) io.out(githubAnnotation(d))
   // Loaded only when asked for: its rule catalogue names every format's rules, which a check of one
   // format must not load (cold start).
-  else if (flags.format === 'sarif') io.out(JSON.stringify((await import('./sarif.js')).sarifLog(all), null, 2))
+  else if (flags.format === 'sarif') io.out(jsonText((await import('./sarif.js')).sarifLog(all)))
   else printDiagnostics(all, io, read)
   io.err(checkSummary(files.length, failed, all))
   return { status: failed > 0 ? 1 : 0, read, looked }
@@ -493,11 +494,11 @@ async function hash(file: string, flags: Resolved, io: Output): Promise<number> 
 async function inspectCommand(file: string, flags: Resolved, io: Output): Promise<number> {
   const result = await compiler.inspect(file, options(flags))
   if (hasErrors(result.diagnostics) || result.data === undefined) {
-    if (flags.json) io.out(JSON.stringify({ diagnostics: result.diagnostics }, null, 2))
+    if (flags.json) io.out(jsonText({ diagnostics: result.diagnostics }))
     else printDiagnostics(result.diagnostics, io, result.dependencies)
     return 1
   }
-  if (flags.json) io.out(JSON.stringify(result.data, null, 2))
+  if (flags.json) io.out(jsonText(result.data))
   else for (const line of result.text ?? []) io.out(terminalSafe(line))
   return 0
 }
@@ -529,7 +530,7 @@ async function inputsCommand(files: string[], flags: Resolved, io: Output): Prom
   }
   const inputs = sortedOnce(contracts.flatMap((c) => c.inputs))
   const absent = sortedOnce(contracts.flatMap((c) => c.absent))
-  if (flags.json) io.out(JSON.stringify({ inputs, absent, contracts, diagnostics }, null, 2))
+  if (flags.json) io.out(jsonText({ inputs, absent, contracts, diagnostics }))
   else if (inputs.length > 0) io.out(inputs.map(terminalSafe).join('\n'))
   return failed ? 1 : 0
 }

@@ -11,6 +11,7 @@ import type { Diagnostic } from '../core/diagnostics.js'
 import { writeOwnedFiles } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { LOCK_FILE, planLock, printable, type LockPlan } from '../formats/nats/lock/plan.js'
+import { jsonText } from './json-text.js'
 
 export interface LockFlags {
   check?: boolean
@@ -60,7 +61,7 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
     return failed(plan.diagnostics, plan, flags, io, print, `${shown(plan.lockFile)}: the bundle cannot be locked; nothing was written.`)
   if (flags.check) {
     if (plan.stale.length === 0 && plan.writes.length === 0) {
-      if (flags.json) io.out(JSON.stringify({ diagnostics: [] }, null, 2))
+      if (flags.json) io.out(jsonText({ diagnostics: [] }))
       io.err(`${shown(plan.lockFile)}: every digest is current.`)
       return 0
     }
@@ -75,7 +76,7 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
     )
   }
   if (plan.writes.length === 0) {
-    if (flags.json) io.out(JSON.stringify({ diagnostics: [], written: [] }, null, 2))
+    if (flags.json) io.out(jsonText({ diagnostics: [], written: [] }))
     io.err(`${shown(plan.lockFile)}: every digest is current; nothing written.`)
     return 0
   }
@@ -88,14 +89,14 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
   )
   if (!result.ok) return failed(result.refused.map(writeRefusedDiagnostic), plan, flags, io, print, `${shown(plan.lockFile)}: nothing was written.`)
   const written = result.files.filter((f) => f.status === 'written').map((f) => shown(f.path))
-  if (flags.json) io.out(JSON.stringify({ diagnostics: [], written, updated: plan.stale }, null, 2))
+  if (flags.json) io.out(jsonText({ diagnostics: [], written, updated: plan.stale }))
   for (const file of written) io.err(`wrote ${file}`)
   io.err(`${shown(plan.lockFile)}: ${plan.stale.length} digest${plan.stale.length === 1 ? '' : 's'} filled in.`)
   return 0
 }
 
 function failed(diagnostics: readonly Diagnostic[], plan: LockPlan, flags: LockFlags, io: Output, print: PrintDiagnostics, summary: string): number {
-  if (flags.json) io.out(JSON.stringify({ diagnostics }, null, 2))
+  if (flags.json) io.out(jsonText({ diagnostics }))
   else print(diagnostics, plan.read)
   io.err(summary)
   return 1

@@ -12,7 +12,9 @@ import type { ContractModule } from '../runtime/nats/client/index.js'
 import type { NativeDescriptor } from '../runtime/nats/index.js'
 import type { PlannedResource, ProvisionResult } from '../runtime/nats/client/provision.js'
 import { markText } from '../runtime/nats/client/provision-mark.js'
+import { terminalSafe } from '../core/terminal-text.js'
 import type { NatsModel } from '../formats/nats/model.js'
+import { jsonText } from './json-text.js'
 
 export interface ProvisionFlags {
   server?: string
@@ -41,30 +43,58 @@ export function moduleOfModel(model: NatsModel): ContractModule {
   }
 }
 
-const json = (value: unknown) => JSON.stringify(value)
+/**
+ * A value from a document or a server inside one line of the terminal's text: its control and
+ * direction characters escaped (terminal-text.ts), and a line break or tab written as `\n`/`\t`,
+ * so that no stream name, mark, server sentence or contract id can colour, move or start a line.
+ */
+const shown = (text: string) => terminalSafe(text).replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'))
+const json = (value: unknown) => (value === undefined ? 'none' : shown(JSON.stringify(value) ?? String(value)))
 const LABEL: Partial<Record<PlannedResource['action'], string>> = { failed: 'failed', missing: 'missing', refused: 'refused' }
 
 /** One planned resource: its action, each differing field (with what it loses), the mark on the server and why it is refused. */
 export function describePlanned(p: PlannedResource): string {
-  const lines = [`${p.kind} ${p.name} (${p.authority}): ${p.action}`]
+  const lines = [`${p.kind} ${shown(p.name)} (${p.authority}): ${p.action}`]
   for (const d of p.differences)
-    lines.push(`    ${d.field}: contract ${json(d.contract)}, server ${json(d.server)}${d.loss ? ` - LOSES DATA: ${d.loss}` : ' - no data lost'}`)
-  if (p.owner !== undefined) lines.push(`    owner: ${markText(p.owner)}`)
-  if (p.reason) lines.push(`    ${LABEL[p.action] ?? 'note'}: ${p.reason}`)
+    lines.push(`    ${shown(d.field)}: contract ${json(d.contract)}, server ${json(d.server)}${d.loss ? ` - LOSES DATA: ${shown(d.loss)}` : ' - no data lost'}`)
+  if (p.owner !== undefined) lines.push(`    owner: ${shown(markText(p.owner))}`)
+  if (p.reason) lines.push(`    ${LABEL[p.action] ?? 'note'}: ${shown(p.reason)}`)
   return lines.join('\n')
 }
 
 const DONE: Partial<Record<PlannedResource['action'], string>> = { create: 'created', update: 'updated', adopt: "marked as this contract's" }
 
-/** A server URL as printed: a password in it is not repeated on the terminal. */
-const shownUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/g, '//$1:***@')
+/** A server URL as printed: a password or a token in it is not repeated on the terminal. */
+const shownUrl = (url: string) =>
+  shown(url.replace(/\/\/([^@/]*)@/g, (_, credentials: string) => `//${credentials.includes(':') ? `${credentials.split(':')[0]}:***` : '***'}@`))
+
+/**
+ * The `--server` value as nats.js is to get it: the URL, and a token given as its user alone
+ * (`nats://<token>@host`, as the NATS CLI reads it), which nats.js does not take from a URL itself.
+ * Undefined when it is no URL (a usage error, not an unreachable server).
+ */
+function serverOf(server: string): { servers: string; token?: string } | undefined {
+  let url: URL
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`)
+  } catch {
+    return undefined
+  }
+  if (url.username === '' || url.password !== '') return { servers: server }
+  const token = decodeURIComponent(url.username)
+  url.username = ''
+  return { servers: url.toString().replace(/\/$/, ''), token }
+}
 
 /** Why the client stopped without a server answer, as one sentence, with its exit status (3: no answer). */
 function stopped(error: unknown, url: string, contract: string): { sentence: string; status: number } {
   const { name, message, code } = error as { name?: string; message?: string; code?: unknown }
-  if (code === 'SERVER_TOO_OLD') return { sentence: String(message).replace('Pass { allowOlderServer: true }', 'Pass --allow-older-server'), status: 1 }
-  if (name === 'JetStreamNotEnabled') return { sentence: `the server at ${url} has no JetStream for this account (${message}).`, status: 1 }
-  return { sentence: `provisioning ${contract} stopped: the server at ${url} did not answer (${name ?? 'Error'}: ${message ?? String(error)}).`, status: 3 }
+  if (code === 'SERVER_TOO_OLD') return { sentence: shown(String(message).replace('Pass { allowOlderServer: true }', 'Pass --allow-older-server')), status: 1 }
+  if (name === 'JetStreamNotEnabled') return { sentence: `the server at ${url} has no JetStream for this account (${shown(String(message))}).`, status: 1 }
+  return {
+    sentence: `provisioning ${contract} stopped: the server at ${url} did not answer (${shown(`${name ?? 'Error'}: ${message ?? String(error)}`)}).`,
+    status: 3,
+  }
 }
 
 export async function provisionCommand(files: readonly string[], flags: ProvisionFlags, modelOf: ModelOf, io: Output): Promise<number | string> {
@@ -98,12 +128,18 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
     return `--creds ${json(credsFile)}: ${(error as Error).message}`
   }
   const url = shownUrl(server)
+  const target = serverOf(server)
+  if (target === undefined) return `--server ${url} is not a server URL (nats://host:port).`
   let nc: import('@nats-io/nats-core').NatsConnection
   try {
-    nc = await transport.connect({ servers: server, ...(creds ? { authenticator: transport.credsAuthenticator(creds) } : {}) })
+    nc = await transport.connect({
+      servers: target.servers,
+      ...(target.token !== undefined ? { token: target.token } : {}),
+      ...(creds ? { authenticator: transport.credsAuthenticator(creds) } : {}),
+    })
   } catch (error) {
     const { name, message } = error as { name?: string; message?: string }
-    io.err(`contracts: cannot reach the NATS server at ${url} (${name ?? 'Error'}: ${message ?? String(error)}).`)
+    io.err(`contracts: cannot reach the NATS server at ${url} (${shown(`${name ?? 'Error'}: ${message ?? String(error)}`)}).`)
     return 3
   }
   let status = 0
@@ -123,22 +159,23 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
         // The plan first (a dry run), then, unless only planning, what was done.
         plan = await client.provision(module, nc, { ...options, dryRun: true })
         if (!flags.json) {
-          io.out(`plan for ${module.contract.id} ${module.contract.version}:`)
+          io.out(`plan for ${shown(module.contract.id)} ${shown(module.contract.version)}:`)
           for (const p of plan.plan) io.out(`  ${describePlanned(p)}`)
         }
         done = options.dryRun ? plan : await client.provision(module, nc, options)
       } catch (error) {
-        const why = stopped(error, url, module.contract.id)
+        const why = stopped(error, url, shown(module.contract.id))
         io.err(`contracts: ${why.sentence}`)
         return why.status
       }
       if (!options.dryRun && !flags.json) {
-        io.out(`done for ${module.contract.id}:`)
-        for (const p of done.plan) io.out(`  ${p.kind} ${p.name}: ${DONE[p.action] ?? p.action}`)
+        io.out(`done for ${shown(module.contract.id)}:`)
+        for (const p of done.plan) io.out(`  ${p.kind} ${shown(p.name)}: ${DONE[p.action] ?? p.action}`)
       }
       // Every refusal, the server's or provisioning's own, once more as a sentence on stderr.
       for (const p of done.plan)
-        if (p.action === 'failed' || (p.action === 'refused' && !options.dryRun)) io.err(`contracts: ${module.contract.id}: ${p.kind} ${p.name}: ${p.reason}`)
+        if (p.action === 'failed' || (p.action === 'refused' && !options.dryRun))
+          io.err(`contracts: ${shown(module.contract.id)}: ${p.kind} ${shown(p.name)}: ${shown(p.reason ?? '')}`)
       if (!done.inSync) status = 1
       report.push({
         contract: module.contract.id,
@@ -151,6 +188,6 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
   } finally {
     await nc.close().catch(() => undefined)
   }
-  if (flags.json) io.out(JSON.stringify(report, null, 2))
+  if (flags.json) io.out(jsonText(report))
   return status
 }

@@ -15,6 +15,12 @@ import { compareVersions } from '../../shared/semver.js'
 export interface OwnerMark {
   readonly contract: string
   readonly version: string
+  /**
+   * Set when the description starts as a mark does but cannot be read as one (a note after it, a
+   * raw control character, another spelling of the prefix): the text, cut short. Such a resource is
+   * someone's, and is never taken over or changed.
+   */
+  readonly unreadable?: string
 }
 
 const PREFIX = 'unplugin-contracts owner '
@@ -29,20 +35,30 @@ export function markDescription(owner: OwnerMark): string {
  * any other text). Bounded: one JSON.parse of the description, which the server caps at 4 KiB.
  */
 export function readMark(description: unknown): OwnerMark | null {
-  if (typeof description !== 'string' || !description.startsWith(PREFIX)) return null
+  if (typeof description !== 'string') return null
+  // Any text that starts as a mark does (letter case and leading space aside) is one: a mark this
+  // reading cannot make out is not an absent mark, which --adopt would take over.
+  if (!description.trimStart().toLowerCase().startsWith(PREFIX.trimEnd())) return null
+  const unreadable = { contract: '', version: '', unreadable: description.length > 120 ? `${description.slice(0, 117)}...` : description }
+  if (!description.startsWith(PREFIX)) return unreadable
   let value: unknown
   try {
     value = JSON.parse(description.slice(PREFIX.length))
   } catch {
-    return null
+    return unreadable
   }
-  if (typeof value !== 'object' || value === null) return null
+  if (typeof value !== 'object' || value === null) return unreadable
   const { contract, version } = value as Record<string, unknown>
-  return typeof contract === 'string' && typeof version === 'string' ? { contract, version } : null
+  return typeof contract === 'string' && typeof version === 'string' ? { contract, version } : unreadable
 }
 
-/** `contract orders 1.0.0`, or `no mark` for a resource provisioning did not create. */
-export const markText = (owner: OwnerMark | null): string => (owner ? `contract ${owner.contract} ${owner.version}` : 'no mark')
+/** `contract orders 1.0.0`, `an unreadable mark ("...")`, or `no mark` for a resource provisioning did not create. */
+export const markText = (owner: OwnerMark | null): string =>
+  owner === null
+    ? 'no mark'
+    : owner.unreadable !== undefined
+      ? `an unreadable mark (${JSON.stringify(owner.unreadable)})`
+      : `contract ${owner.contract} ${owner.version}`
 
 /**
  * Why `self` may not change a resource carrying `found`, or undefined when it may: the same
@@ -55,6 +71,7 @@ export function ownershipProblem(self: OwnerMark, found: OwnerMark | null, adopt
     return adopt
       ? undefined
       : `it carries no ownership mark: provisioning did not create it, so it belongs to someone else (--adopt takes over an unmarked resource)`
+  if (found.unreadable !== undefined) return `it carries ${markText(found)}: someone's, never taken over`
   if (found.contract !== self.contract) return `it carries the mark of ${markText(found)}, not of contract ${self.contract}`
   const order = compareVersions(self.version, found.version)
   if (order === undefined)

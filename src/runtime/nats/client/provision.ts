@@ -98,9 +98,15 @@ const sameSet = (a: unknown, b: unknown): boolean => {
 
 const SET_FIELDS: Readonly<Record<'stream' | 'consumer', ReadonlySet<string>>> = { stream: new Set(['subjects']), consumer: new Set() }
 
-/** The contract's fields whose values the server holds differently (fields the contract leaves out are the server's). */
+/**
+ * The contract's fields whose values the server holds differently (fields the contract leaves out
+ * are the server's), and, for a consumer, a `deliver_subject` the server has: the profile's
+ * consumers are pull consumers, and a push consumer under the contract's name is not one of them.
+ */
 function differences(kind: 'stream' | 'consumer', contract: Config, server: Config): FieldDifference[] {
   const out: FieldDifference[] = []
+  if (kind === 'consumer' && typeof server.deliver_subject === 'string' && server.deliver_subject !== '' && !Object.hasOwn(contract, 'deliver_subject'))
+    out.push({ field: 'deliver_subject', contract: undefined, server: server.deliver_subject })
   for (const field of Object.keys(contract).sort()) {
     if ((SET_FIELDS[kind].has(field) ? sameSet : equal)(contract[field], server[field])) continue
     const loss = lossOf(kind, field, contract[field], server[field])
@@ -123,7 +129,10 @@ type Found = { readonly config: Config } | { readonly answer: ServerAnswer } | u
 /** A resource's configuration on the server, undefined when it has none, or the server's refusal to say. */
 async function lookup(read: () => Promise<{ config: unknown }>): Promise<Found> {
   try {
-    return { config: (await read()).config as Config }
+    const config = (await read()).config
+    if (typeof config !== 'object' || config === null || Array.isArray(config))
+      return { answer: { code: 0, status: 0, description: 'the answer holds no configuration' } }
+    return { config: config as Config }
   } catch (error) {
     const answer = answerOf(error)
     if (answer === undefined) throw error
@@ -167,6 +176,18 @@ function judge(
       reason: `not changed: the update loses data (${losses.map((d) => d.field).join(', ')}); allowDataLoss (--allow-data-loss) applies it.`,
     }
   return { action: 'update' }
+}
+
+/** Why this contract may not put consumers on a stream it claims, as planned (and, unless a dry run, applied), or undefined when it may. */
+function streamOwnership(self: OwnerMark, streamPlan: PlannedResource, options: ProvisionOptions): string | undefined {
+  if (streamPlan.action === 'create') return undefined
+  const owner = streamPlan.owner ?? null
+  const problem = ownershipProblem(self, owner, false)
+  if (problem === undefined) return undefined
+  if (owner === null && options.adopt === true && (streamPlan.action === 'adopt' || streamPlan.action === 'update')) return undefined
+  if (owner === null && options.adopt === true)
+    return `it carries no ownership mark, and marking it as this contract's did not happen (${streamPlan.action}, above)`
+  return problem
 }
 
 const sorted = <T>(record: Readonly<Record<string, T>>) => Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -244,9 +265,11 @@ export async function provision(module: ContractModule, nc: NatsConnection, opti
         entry = { ...base, ...judge(consumer.authority, diff, owner, self, options), differences: diff, owner }
       }
       if (entry.action === 'missing') entry = { ...entry, reason: 'it is not on the server, and an external consumer is never created.' }
-      // A consumer made for a stream this contract claims is only created or changed on that stream when the stream is this contract's.
-      const streamNotOwned =
-        stream.authority === 'contract' && streamPlan.action !== 'create' ? ownershipProblem(self, streamPlan.owner ?? null, options.adopt === true) : undefined
+      // A consumer made for a stream this contract claims is only created or changed on that stream
+      // when the stream is this contract's: created by this run, carrying this contract's mark, or
+      // unmarked and marked by this run (adopted, or updated with --adopt); not when that marking was
+      // refused or failed, which leaves the stream someone else's.
+      const streamNotOwned = stream.authority === 'contract' ? streamOwnership(self, streamPlan, options) : undefined
       if (streamNotOwned && ['create', 'update', 'adopt'].includes(entry.action))
         entry = {
           ...entry,
