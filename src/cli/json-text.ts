@@ -4,7 +4,6 @@
  * isolates, line and paragraph separators) written as `\u` escapes, so a value from a document or
  * a server shows as written when the output is read on a terminal, and parses back the same.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 export function jsonText(value: unknown): string {
