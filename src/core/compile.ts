@@ -15,7 +15,7 @@ import {
   type RegisteredFormat,
   type SourceOverlay,
 } from './format.js'
-import { InputError, fileProblem, overlaid, overlaidKind, readRegularFileTransient, recordingHost, sha256 } from './input-host.js'
+import { InputError, ReadCache, fileProblem, overlaid, overlaidKind, readRegularFileTransient, recordingHost, sha256 } from './input-host.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
@@ -221,6 +221,8 @@ export class ContractCompiler {
   private readonly cache = new Map<string, CacheEntry>()
   /** What the stages keep by content across this compiler's compiles (`CompileMemos`). */
   readonly memos = new CompileMemos()
+  /** Files this compiler has read, reused while unchanged (`ReadCache`). */
+  private readonly reads = new ReadCache()
   /**
    * Files this compiler has compiled. The memos serve a file's recompiles only (a dev server's or
    * a watch build's edits): a file's first compile, which is every compile of a one-shot build,
@@ -414,6 +416,7 @@ export class ContractCompiler {
     this.cache.clear()
     this.memos.clear()
     this.compiled.clear()
+    this.reads.clear()
   }
 
   /** The memos when `file` was compiled before (then kept, filled and read); undefined on its first compile. */
@@ -520,7 +523,7 @@ export class ContractCompiler {
    * that reports an error ends it. Nothing here throws: a bug becomes `CONTRACTS_INTERNAL`.
    */
   private async modelStages(file: string, request: Request, memos: CompileMemos | undefined): Promise<Modeled> {
-    const host = recordingHost(dirname(file), this.overlay)
+    const host = recordingHost(dirname(file), this.overlay, this.reads)
     const { registered, format } = request
     if (!registered) {
       const known = this.formats.map((f) => f.name).join(', ')

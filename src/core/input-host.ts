@@ -1,7 +1,7 @@
 import { CORE_CODES, type CoreCode } from './codes.js'
 import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import type { InputHost } from './format.js'
@@ -47,9 +47,58 @@ export function pathKind(path: string): PathKind {
  * holds a NUL byte is refused with a diagnostic before anything is opened. With an `overlay`, a
  * path it has a text for reads that text (after the same checks) instead of the file.
  */
+/**
+ * Files one compiler has read, by path, with what identified the file then (device, inode, size,
+ * and the modification and change times in nanoseconds, `stat` without opening it): a compile that
+ * reads a file whose identity is unchanged gets the text and digest read before, without opening
+ * it again. A bundle's documents each verify every file the lock lists; compiled one after another
+ * (a topology, a build importing them all), each file was opened and hashed once per document,
+ * n² in all. Any write changes the change time, so an edited file is read again. Bounded by the
+ * characters it holds (all dropped when full).
+ */
+export class ReadCache {
+  private readonly files = new Map<string, { identity: string; text: string; sha256: string }>()
+  private size = 0
+
+  constructor(private readonly limit = 32 * 1024 * 1024) {}
+
+  /** The text and digest read before for `abs`, when the file there is still the one read. */
+  get(abs: string): { text: string; sha256: string; identity: string } | undefined {
+    const known = this.files.get(abs)
+    if (known === undefined) return undefined
+    const now = fileIdentity(abs)
+    return now !== undefined && now === known.identity ? known : undefined
+  }
+
+  set(abs: string, identity: string, text: string, sha256: string): void {
+    if (this.size + text.length > this.limit) this.clear()
+    if (text.length > this.limit) return
+    const old = this.files.get(abs)
+    if (old) this.size -= old.text.length
+    this.files.set(abs, { identity, text, sha256 })
+    this.size += text.length
+  }
+
+  clear(): void {
+    this.files.clear()
+    this.size = 0
+  }
+}
+
+/** A regular file's identity for ReadCache (undefined for anything else, or when it cannot be read). */
+export function fileIdentity(abs: string): string | undefined {
+  try {
+    const st = statSync(abs, { bigint: true, throwIfNoEntry: false })
+    return st?.isFile() ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export function recordingHost(
   root: string,
   overlay?: SourceOverlay,
+  cache?: ReadCache,
 ): InputHost & {
   digests: Map<string, string>
   texts: Map<string, string>
@@ -104,6 +153,14 @@ export function recordingHost(
     const said = overlay?.kind?.(abs)
     if (said !== undefined && said !== 'file') throw new InputError(notAFile(abs, said))
     confine(abs, trees, said === 'file')
+    // Read before by this compiler, and the same file still: its text and digest, not opened again.
+    const cached = cache !== undefined && overlay?.text(abs) === undefined ? cache.get(abs) : undefined
+    if (cached !== undefined) {
+      digests.set(abs, cached.sha256)
+      texts.set(abs, cached.text)
+      return cached.text
+    }
+    const identity = cache !== undefined && overlay?.text(abs) === undefined ? fileIdentity(abs) : undefined
     let read: Buffer | { size: number }
     try {
       read = overlaid(abs, overlay) ?? readRegularFileTransient(abs, LIMITS.fileBytes)
@@ -121,6 +178,8 @@ export function recordingHost(
     // As a TextDecoder does, a leading byte order mark is not part of the text.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     texts.set(abs, text)
+    // Kept only when the file read is the one identified before reading it (not swapped meanwhile).
+    if (identity !== undefined && fileIdentity(abs) === identity) cache!.set(abs, identity, text, digests.get(abs)!)
     return text
   }
   return host

@@ -16,7 +16,15 @@ import type { ContractCompiler } from '../core/compile.js'
 import type { CompileResult } from '../core/compile.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { PICTURE_STYLE, xmlText as escape } from '../formats/nats/topology/svg.js'
+import { terminalSafe } from '../core/terminal-text.js'
 import type { Topology } from '../formats/nats/topology/projection.js'
+
+/**
+ * A path or name the page shows as text: HTML-escaped, and its control, direction and separator
+ * characters written as code points (`\u{202e}`), as the pictures and the diagnostics show them,
+ * so a folder's name cannot reorder or hide what the page says.
+ */
+const visible = (text: string) => escape(terminalSafe(text))
 
 export const DEV_PAGE = '/__contracts'
 
@@ -96,7 +104,7 @@ export class DevRegistry {
         .map((d) => `<pre class="diagnostic ${d.severity}" data-code="${escape(d.code)}">${escape(formatDiagnostic(d, read))}</pre>`)
         .join('')
       sections.push(`<section class="contract" data-file="${escape(relative(root, file))}">
-<h2>${escape(relative(root, file))}</h2>
+<h2>${visible(relative(root, file))}</h2>
 <p><span class="format">${escape(e.format ?? 'unknown')}</span>${e.identity ? ` <code class="identity">${escape(e.identity)}</code>` : ''}</p>
 <p class="exports">${e.exports.length > 0 ? `exports: ${e.exports.map((x) => `<code>${escape(x)}</code>`).join(' ')}` : 'no module (errors)'}</p>
 ${diagnostics || '<p class="ok">no diagnostics</p>'}${this.breaking.has(file) ? `\n<pre class="diagnostic warning diff">${escape(this.breaking.get(file)!)}</pre>` : ''}
@@ -112,7 +120,7 @@ ${diagnostics || '<p class="ok">no diagnostics</p>'}${this.breaking.has(file) ? 
       const { topology } = await import('../formats/nats/topology/projection.js')
       const result = await topology(bundle, compiler)
       const lock = relative(root, join(bundle, 'bundle.lock.json'))
-      const head = `<h2>Topology of the ${escape(bundleName(bundle))} bundle</h2><p class="lock">locked by <code>${escape(lock)}</code></p>`
+      const head = `<h2>Topology of the ${visible(bundleName(bundle))} bundle</h2><p class="lock">locked by <code>${visible(lock)}</code></p>`
       sections.push(
         result.topology
           ? `<section class="topology" data-bundle="${escape(lock)}">${head}<div class="picture">${await this.picture(bundle, result.topology)}</div></section>`
@@ -121,7 +129,7 @@ ${diagnostics || '<p class="ok">no diagnostics</p>'}${this.breaking.has(file) ? 
     }
     for (const file of unbundled)
       sections.push(
-        `<section class="topology none" data-file="${escape(relative(root, file))}"><h2>No topology for ${escape(relative(root, file))}</h2><p class="why">Not drawn: this document is not in a bundle (no <code>bundle.lock.json</code> in its folder or any folder above it), and a topology is the picture of a bundle: the applications it locks, their links, imports and streams. To see one, put the document in a folder with a <code>bundle.lock.json</code> that lists it and the documents it links to (<code>{"entries": [{"path", "sha256"}]}</code>).</p></section>`,
+        `<section class="topology none" data-file="${escape(relative(root, file))}"><h2>No topology for ${visible(relative(root, file))}</h2><p class="why">Not drawn: this document is not in a bundle (no <code>bundle.lock.json</code> in its folder or any folder above it), and a topology is the picture of a bundle: the applications it locks, their links, imports and streams. To see one, put the document in a folder with a <code>bundle.lock.json</code> that lists it and the documents it links to (<code>{"entries": [{"path", "sha256"}]}</code>).</p></section>`,
       )
     return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Contracts</title>

@@ -9,7 +9,7 @@ import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import type { ChannelModel, NativeModel, NatsModel, OperationModel, ParsedDocument, SourceLink } from './model.js'
 import { resolveConfig } from './resources.js'
-import { refId } from './context.js'
+import { decodedRef, refId } from './context.js'
 import { LastPerFile, sameReads, type CompileMemos } from '../../core/memo.js'
 import { standardParts } from './rules/standard-reads.js'
 
@@ -105,7 +105,7 @@ export function listedMessages(ctx: NatsContext, std: Record<string, unknown>, c
   const prefix = `#/channels/${channelId.replace(/~/g, '~0').replace(/\//g, '~1')}/messages/`
   const names = new Set<string>()
   for (const entry of std.messages) {
-    const ref = isObject(entry) && typeof entry.$ref === 'string' ? entry.$ref : undefined
+    const ref = decodedRef(isObject(entry) && typeof entry.$ref === 'string' ? entry.$ref : undefined)
     if (ref === undefined || !ref.startsWith(prefix)) return undefined
     const name = ref.slice(prefix.length).replace(/~1/g, '/').replace(/~0/g, '~')
     if (!all.includes(name)) return undefined

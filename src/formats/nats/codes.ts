@@ -35,7 +35,11 @@ export const NATS_MODEL_CODES = declareCodes({
       'A channel export name given by hand (option `names`, `--names`) is not a usable identifier, or is given for two channels (derived names never fail).',
   },
   NATS_INVALID_OPTION: { severity: 'error', meaning: 'The NATS options are not `{ names: { <channel id>: <export name> } }`.' },
-  NATS_TOPOLOGY_INPUT: { severity: 'error', meaning: 'A file given to the topology projection is not a NATS application document.' },
+  NATS_TOPOLOGY_INPUT: {
+    severity: 'error',
+    meaning:
+      "A file given to the topology projection is not a NATS application document, or a bundle's lock lists one it will not read: not in the bundle, through a symbolic link or not a regular file, or none at all.",
+  },
 })
 
 /** NATS codes of `contracts lock` (lock/), which fills in the digests a bundle pins. */

@@ -246,11 +246,25 @@ export class NatsContext {
 }
 
 export function refId(value: unknown, prefix: string): string | undefined {
-  const ref = isObject(value) && typeof value.$ref === 'string' ? value.$ref : undefined
+  const ref = decodedRef(isObject(value) && typeof value.$ref === 'string' ? value.$ref : undefined)
   if (!ref?.startsWith(prefix)) return undefined
   const id = ref.slice(prefix.length)
   if (id.includes('/')) return undefined
   return id.includes('~') ? id.replace(/~1/g, '/').replace(/~0/g, '~') : id
+}
+
+/**
+ * A local `$ref` with its fragment percent-decoded, as RFC 6901 (section 6) reads a JSON Pointer in a
+ * URI fragment before its `~1`/`~0` escapes: `#/channels/x%20y` names channel `x y`. Undefined for
+ * a fragment that does not decode; any other reference as it is.
+ */
+export function decodedRef(ref: string | undefined): string | undefined {
+  if (ref === undefined || !ref.startsWith('#') || !ref.includes('%')) return ref
+  try {
+    return `#${decodeURIComponent(ref.slice(1))}`
+  } catch {
+    return undefined
+  }
 }
 
 /** Only the members the profile defines (NATS contract profile v0.2, Token domains and channels), in a fixed order. */

@@ -105,6 +105,18 @@ export function planLock(root: string): LockPlan {
   return plan
 }
 
+/**
+ * The paths a bundle's lock lists, read as `lock` reads it (a plain file, never a link or a special
+ * file; well-formed entries, plain relative paths, each once), or the diagnostics that refuse it:
+ * what the topology projection reads before compiling the bundle's documents.
+ */
+export function lockedPaths(root: string): { paths?: string[]; diagnostics: Diagnostic[] } {
+  const top = resolve(root)
+  const plan: LockPlan = { root: top, lockFile: join(top, LOCK_FILE), diagnostics: [], stale: [], writes: [], read: [] }
+  const lock = readLock(plan.lockFile, plan)
+  return lock ? { paths: [...lock.entries.keys()], diagnostics: plan.diagnostics } : { diagnostics: plan.diagnostics }
+}
+
 /** The lock as read: its text, its well-formed entries (path -> digest and index). */
 interface ReadLock {
   bytes: Buffer

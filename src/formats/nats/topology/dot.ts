@@ -1,13 +1,18 @@
 /**
  * A topology in Graphviz DOT: applications and JetStream bindings as clusters, channels inside their
  * application, the same edges as the Mermaid picture. Labels are DOT strings with `"` and `\`
- * escaped and line terminators removed, so no document text can leave its string.
+ * escaped, `&` written `&amp;` (Graphviz decodes entities in a label: `&#8238;` in a document would
+ * draw a real direction override) and line terminators removed, so no document text can leave its
+ * string or become another character.
  */
 import type { Topology } from './projection.js'
 import { bindingColour, topologyView, type ViewOptions } from './view.js'
 
 export function dotString(text: string): string {
-  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\n\r\u2028\u2029]/g, ' ')}"`
+  return `"${text
+    .replace(/[\\"]/g, (c) => `\\${c}`)
+    .replace(/&/g, '&amp;')
+    .replace(/[\n\r\u2028\u2029]/g, ' ')}"`
 }
 
 export function toDot(topology: Topology, options: ViewOptions = {}): string {

@@ -13,7 +13,7 @@
  * one). A link end `{contract: <alias>, operation}` names its contract through the importing
  * document's alias, so it is resolved through that document's imports, never read as a contract id.
  */
-import { readFile } from 'node:fs/promises'
+import { lstatSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ContractCompiler } from '../../../core/compile.js'
 import type { Diagnostic } from '../../../core/diagnostics.js'
@@ -24,6 +24,10 @@ import { templateTokens } from '../../../runtime/nats/subjects.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { parseFilter, positions } from '../address.js'
 import { APPLICATION_DOCUMENT_NAME } from '../document.js'
+import { readBundleFile } from '../lock/bundle-files.js'
+import { fileProblem } from '../../../core/input-host.js'
+import { LIMITS } from '../../../core/limits.js'
+import { LOCK_FILE, lockedPaths, printable } from '../lock/plan.js'
 import { CoverUndecided, patternIntersects, patternsCover, type Language, type PatternPosition } from '../languages.js'
 import type { NatsModel, SourceLink } from '../model.js'
 import { deepFreeze } from '../../../runtime/shared/deep-freeze.js'
@@ -82,23 +86,72 @@ type Model = Omit<NatsModel, 'file'>
 const byId = <T extends { id: string }>(list: T[]) => list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 const edgeKey = (e: TopologyEdge) => `${e.kind}\u0000${e.from}\u0000${e.to}\u0000${e.label ?? ''}`
 
-/** The application documents a lock lists (a bundle root), or the files given. */
-async function documentsOf(inputs: readonly string[]): Promise<string[]> {
+/**
+ * The application documents a lock lists (a bundle root), or the files given, with why any is not
+ * read. A bundle's lock is read as `contracts lock` reads it (lock/plan.ts: a plain file, never a
+ * link, a FIFO or a device; plain relative paths); each listed document must be a plain file inside
+ * the bundle, reached through no link (lock/bundle-files.ts): the projection reads nothing outside
+ * the bundle's tree. A lock that lists a document that is not there, or no application document at
+ * all, says so instead of projecting nothing.
+ */
+function documentsOf(inputs: readonly string[]): { files: string[]; diagnostics: Diagnostic[] } {
   const out = new Set<string>()
+  const diagnostics: Diagnostic[] = []
+  const refuse = (file: string, message: string) => diagnostics.push(declaredDiagnostics(NATS_MODEL_CODES)({ file }, 'NATS_TOPOLOGY_INPUT', '', message))
   for (const input of inputs) {
     const abs = resolve(input)
-    let lock: { entries?: Array<{ path?: unknown }> } | undefined
-    try {
-      lock = JSON.parse(await readFile(join(abs, 'bundle.lock.json'), 'utf8'))
-    } catch {
-      lock = undefined
+    const lockFile = join(abs, LOCK_FILE)
+    // A folder is a bundle when it holds a lock, of whatever kind (a link or a FIFO is refused below, never opened).
+    if (!present(lockFile)) {
+      out.add(abs)
+      continue
     }
-    if (lock && Array.isArray(lock.entries)) {
-      for (const entry of lock.entries)
-        if (typeof entry.path === 'string' && APPLICATION_DOCUMENT_NAME.test(entry.path)) out.add(join(abs, ...entry.path.split('/')))
-    } else out.add(abs)
+    const lock = lockedPaths(abs)
+    diagnostics.push(...lock.diagnostics)
+    if (lock.paths === undefined) continue
+    const documents = lock.paths.filter((path) => APPLICATION_DOCUMENT_NAME.test(path))
+    if (documents.length === 0) refuse(lockFile, `${lockFile} lists no application document (asyncapi.yaml): the bundle has nothing to project.`)
+    for (const path of documents) {
+      const read = readBundleFile(abs, path)
+      if (!('problem' in read)) out.add(join(abs, ...path.split('/')))
+      else if (read.problem === 'missing') refuse(lockFile, `${lockFile} lists ${printable(path)}, which is not in the bundle.`)
+      else {
+        const file = join(abs, ...path.split('/'))
+        if (read.problem === 'not-plain' && throughLink(abs, path))
+          diagnostics.push(
+            fileProblem('CONTRACTS_SYMLINK', file, `${file} passes through a symbolic link; a bundle's documents are plain files, never followed.`),
+          )
+        else if (read.problem === 'not-plain') diagnostics.push(fileProblem('CONTRACTS_READ_FAILED', file, `${file} is not a regular file; it is not opened.`))
+        else if (read.problem === 'too-large')
+          diagnostics.push(fileProblem('CONTRACTS_TOO_LARGE', file, `${file} has ${read.size} bytes; files are limited to ${LIMITS.fileBytes}.`))
+        else diagnostics.push(fileProblem('CONTRACTS_READ_FAILED', file, `${file} cannot be read (${read.message}).`))
+      }
+    }
   }
-  return [...out].sort()
+  return { files: [...out].sort(), diagnostics }
+}
+
+/** Whether anything is at `path` (a link or a FIFO too; not when a folder on its way is a file). */
+function present(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined
+  } catch {
+    return false
+  }
+}
+
+/** Whether bundle path `rel` passes through a symbolic link (at a folder on its way or the file itself). */
+function throughLink(root: string, rel: string): boolean {
+  let current = root
+  for (const part of rel.split('/')) {
+    current = join(current, part)
+    try {
+      if (lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink()) return true
+    } catch {
+      return false
+    }
+  }
+  return false
 }
 
 /**
@@ -108,8 +161,9 @@ async function documentsOf(inputs: readonly string[]): Promise<string[]> {
  * package root's `topology` and the CLI pass a compiler of every format, which names the format.
  */
 export async function topology(inputs: string | readonly string[], compiler = new ContractCompiler({ formats: [natsFormat] })): Promise<TopologyResult> {
-  const files = await documentsOf(typeof inputs === 'string' ? [inputs] : inputs)
-  const diagnostics: Diagnostic[] = []
+  const listed = documentsOf(typeof inputs === 'string' ? [inputs] : inputs)
+  const files = listed.files
+  const diagnostics: Diagnostic[] = [...listed.diagnostics]
   const read = new Set<string>(files)
   const models: Array<{ file: string; model: Model }> = []
   for (const file of files) {
@@ -141,13 +195,20 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   // Application keys: the contract id, or id@version where one id comes in several versions.
   const versions = new Map<string, Set<string>>()
   for (const { model } of models) versions.set(model.contract.id, (versions.get(model.contract.id) ?? new Set()).add(model.contract.version))
-  const applicationKey = (contract: string, version: string) =>
-    versions.get(contract)?.size === 1 && versions.get(contract)!.has(version) ? contract : `${contract}@${version}`
-  const app = (contract: string) => `app:${contract}`
-  const channelId = (contract: string, id: string) => `channel:${contract}/${id}`
-  const operationId = (contract: string, id: string) => `operation:${contract}/${id}`
-  const streamId = (binding: string, name: string) => `stream:${binding}/${name}`
-  const consumerId = (binding: string, stream: string, name: string) => `consumer:${binding}/${stream}/${name}`
+  // Node ids are made of document text joined by `/` and `@`: each part has `%`, `/` and `@`
+  // percent-encoded, so no two different things share an id (contract `x` with channel `y/z` and
+  // contract `x/y` with channel `z`; a contract named `a@1.0.0` beside versions of `a`), which
+  // made one of them vanish. A name without those characters reads as written.
+  const part = (text: string) => text.replace(/[%/@]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  // An application's key as nodes show it (`contract`), and as its nodes' ids hold it (each part encoded).
+  const single = (contract: string, version: string) => versions.get(contract)?.size === 1 && versions.get(contract)!.has(version)
+  const applicationKey = (contract: string, version: string) => (single(contract, version) ? contract : `${contract}@${version}`)
+  const applicationId = (contract: string, version: string) => (single(contract, version) ? part(contract) : `${part(contract)}@${part(version)}`)
+  const app = (key: string) => `app:${key}`
+  const channelId = (key: string, id: string) => `channel:${key}/${part(id)}`
+  const operationId = (key: string, id: string) => `operation:${key}/${part(id)}`
+  const streamId = (binding: string, name: string) => `stream:${part(binding)}/${part(name)}`
+  const consumerId = (binding: string, stream: string, name: string) => `consumer:${part(binding)}/${part(stream)}/${part(name)}`
   // Streams and consumers by binding and server name: who declares them, who owns them.
   const streamDecl = new Map<
     string,
@@ -161,9 +222,10 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   for (const { model } of models) {
     // This application's key (what every node of its own is named under).
     const contract = applicationKey(model.contract.id, model.contract.version)
+    const appKey = applicationId(model.contract.id, model.contract.version)
     const binding = model.deployment.binding
     add({
-      id: app(contract),
+      id: app(appKey),
       kind: 'application',
       contract,
       label: `${model.contract.id} ${model.contract.version}`,
@@ -180,7 +242,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
       const parameters: Record<string, TokenType> = {}
       for (const [p, type] of Object.entries(c.parameters)) setOwn(parameters, p, model.tokenTypes[type]!)
       add({
-        id: channelId(contract, c.id),
+        id: channelId(appKey, c.id),
         kind: 'channel',
         contract,
         label: c.address ?? `${c.id} (reply: inbox)`,
@@ -194,8 +256,8 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
       })
     }
     for (const o of model.operations) {
-      add({ id: operationId(contract, o.id), kind: 'operation', contract, label: `${o.action} ${o.id}`, source: o.source, data: { ...o, source: undefined } })
-      if (o.channel) connect({ from: operationId(contract, o.id), to: channelId(contract, o.channel), kind: 'operation-channel', label: o.action })
+      add({ id: operationId(appKey, o.id), kind: 'operation', contract, label: `${o.action} ${o.id}`, source: o.source, data: { ...o, source: undefined } })
+      if (o.channel) connect({ from: operationId(appKey, o.id), to: channelId(appKey, o.channel), kind: 'operation-channel', label: o.action })
     }
     const streamKeys = new Map<string, string>()
     for (const s of model.streams) {
@@ -234,11 +296,11 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
       consumerDecl.set(key, decl)
       for (const o of model.operations)
         if (o.consumer === c.key)
-          connect({ from: consumerId(binding, stream, name), to: operationId(contract, o.id), kind: 'operation-consumer', label: 'delivers to' })
+          connect({ from: consumerId(binding, stream, name), to: operationId(appKey, o.id), kind: 'operation-consumer', label: 'delivers to' })
     }
     for (const a of model.adapters)
       add({
-        id: `adapter:${contract}/${a.key}`,
+        id: `adapter:${appKey}/${part(a.key)}`,
         kind: 'adapter',
         contract,
         label: `${a.kind} ${a.key}`,
@@ -246,7 +308,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
         data: { key: a.key, kind: a.kind, version: a.version },
       })
     for (const it of model.interactions) {
-      const id = `interaction:${contract}/${it.id}`
+      const id = `interaction:${appKey}/${part(it.id)}`
       const d = it.data as Record<string, unknown>
       add({
         id,
@@ -263,25 +325,24 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
         },
       })
       if (typeof d.requestOperation === 'string')
-        connect({ from: id, to: operationId(contract, d.requestOperation), kind: 'interaction-request', label: 'request' })
-      if (typeof d.resultOperation === 'string')
-        connect({ from: operationId(contract, d.resultOperation), to: id, kind: 'interaction-result', label: 'results' })
+        connect({ from: id, to: operationId(appKey, d.requestOperation), kind: 'interaction-request', label: 'request' })
+      if (typeof d.resultOperation === 'string') connect({ from: operationId(appKey, d.resultOperation), to: id, kind: 'interaction-result', label: 'results' })
     }
     for (const p of model.pipelines) {
-      const id = `pipeline:${contract}/${p.key}`
+      const id = `pipeline:${appKey}/${part(p.key)}`
       add({ id, kind: 'pipeline', contract, label: p.key, source: p.source, data: { steps: (p.data as { steps?: unknown }).steps } })
       const steps = Array.isArray((p.data as { steps?: unknown }).steps) ? (p.data as { steps: Array<{ interaction?: string; operation?: string }> }).steps : []
       steps.forEach((step, i) => {
-        const target = step.interaction !== undefined ? `interaction:${contract}/${step.interaction}` : `operation:${contract}/${step.operation}`
+        const target = step.interaction !== undefined ? `interaction:${appKey}/${part(step.interaction)}` : operationId(appKey, String(step.operation))
         connect({ from: id, to: target, kind: 'pipeline-step', label: `step ${i + 1}`, data: { step: i } })
       })
     }
     for (const w of model.workflows)
-      add({ id: `workflow:${contract}/${w.key}`, kind: 'workflow', contract, label: w.key, source: w.source, data: { ...w.data, source: undefined } })
+      add({ id: `workflow:${appKey}/${part(w.key)}`, kind: 'workflow', contract, label: w.key, source: w.source, data: { ...w.data, source: undefined } })
     for (const i of model.imports)
       connect({
-        from: app(contract),
-        to: app(applicationKey(i.contract, i.version)),
+        from: app(appKey),
+        to: app(applicationId(i.contract, i.version)),
         kind: 'import',
         label: `${i.contract} ${i.version}`,
         verified: ['locked digest', 'identity'],
@@ -289,12 +350,12 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
       })
     // A link end is a local operation (its contract is this document's id) or names an import alias.
     // An alias that is also this document's id would be ambiguous here: such a link is left out, never guessed.
-    const aliases = new Map(model.imports.map((i) => [i.alias, applicationKey(i.contract, i.version)]))
+    const aliases = new Map(model.imports.map((i) => [i.alias, applicationId(i.contract, i.version)]))
     const endOf = (end: { contract: string; operation: string }): string | undefined => {
       const imported = aliases.get(end.contract)
       if (imported !== undefined && end.contract === model.contract.id) return undefined
-      const key = imported ?? (end.contract === model.contract.id ? contract : undefined)
-      return key === undefined ? undefined : operationId(key, end.operation)
+      const owner = imported ?? (end.contract === model.contract.id ? appKey : undefined)
+      return owner === undefined ? undefined : operationId(owner, end.operation)
     }
     for (const l of model.links) {
       const from = endOf(l.send)
@@ -340,7 +401,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
   }
   // Captures: a channel's subjects against each stream of its binding, exactly over the token languages.
   for (const { model } of models) {
-    const contract = applicationKey(model.contract.id, model.contract.version)
+    const appKey = applicationId(model.contract.id, model.contract.version)
     for (const c of model.channels) {
       if (c.address === undefined) continue
       const types: Record<string, TokenType> = {}
@@ -361,7 +422,7 @@ export function project(models: ReadonlyArray<{ file: string; model: Model }>): 
           covered = 'undecided'
         }
         connect({
-          from: channelId(contract, c.id),
+          from: channelId(appKey, c.id),
           to: streamId(s.binding, s.name),
           kind: 'capture',
           label: covered === true ? 'captured' : 'partly captured',

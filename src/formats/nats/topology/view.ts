@@ -197,7 +197,8 @@ export function topologyView(topology: Topology, options: ViewOptions = {}): Top
     seen.add(k)
     edges.push({ from, to, kind, label: text })
   }
-  const opName = (id: string) => id.slice(id.indexOf('/') + 1)
+  // The operation's own id: the id's part after its application's (whose `/` is encoded), decoded (projection.ts, ids).
+  const opName = (id: string) => id.slice(id.indexOf('/') + 1).replace(/%(25|2F|40)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
   for (const e of topology.edges) {
     if (e.kind === 'link')
       add(keyOf.get(channelOfOperation.get(e.from) ?? ''), keyOf.get(channelOfOperation.get(e.to) ?? ''), 'link', `${opName(e.from)} → ${opName(e.to)}`)
