@@ -219,6 +219,10 @@ const LONGEST = [
   'test/nats-provision.test.ts',
   // Real JetStream clusters under faults: mostly waiting on leader elections, not CPU.
   'test/cluster.test.ts',
+  // Outside hostile passes: Chromium, Graphviz, a Vite dev server, CLI processes, nats-servers.
+  'test/probe-topology-hostile.test.ts',
+  'test/probe-provision-owned.test.ts',
+  'test/probe-core-bytes.test.ts',
   'test/fuzz.test.ts',
   'test/nats-topology-browser.test.ts',
   'test/dev-page.test.ts',
