@@ -349,6 +349,29 @@ describe('files stay inside the contract tree', () => {
   })
 })
 
+describe("a NATS bundle's lock that is not a plain file", () => {
+  it('a bundle.lock.json that is a link or a FIFO is refused where it is, without blocking; never skipped for a lock further up', async () => {
+    for (const kind of ['symlink', 'fifo'] as const) {
+      const dir = fresh(`nats-lock-${kind}`)
+      // A real lock one folder up (the shop bundle's), which a skipped lock would have fallen back to.
+      cpSync(join(root, 'fixtures/nats/shop'), join(dir, 'bundle'), { recursive: true })
+      cpSync(join(dir, 'bundle/bundle.lock.json'), join(dir, 'bundle.lock.json'))
+      const lock = join(dir, 'bundle/bundle.lock.json')
+      const copy = join(dir, 'lock-copy.json')
+      cpSync(lock, copy)
+      unlinkSync(lock)
+      if (kind === 'symlink') symlinkSync(copy, lock)
+      else execFileSync('mkfifo', [lock])
+      // A blocking read would hang here until the test's timeout.
+      const result = await compile(join(dir, 'bundle/payments/asyncapi/asyncapi.yaml'))
+      expect(
+        result.diagnostics.map((d) => [d.code, d.file]),
+        kind,
+      ).toEqual([[kind === 'symlink' ? 'CONTRACTS_SYMLINK' : 'CONTRACTS_READ_FAILED', lock]])
+    }
+  })
+})
+
 describe('schema names that are TypeScript type operators', () => {
   it('are renamed, and the declarations compile', async () => {
     const names = [

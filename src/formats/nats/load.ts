@@ -520,10 +520,15 @@ function fileRefs(value: unknown): RefSite[] {
   return refSites(value).filter((site) => !site.ref.startsWith('#'))
 }
 
+/**
+ * The nearest `bundle.lock.json` at or above `dir`. Whatever is there counts, not only a plain file:
+ * a link, a FIFO or a folder of that name is the bundle's lock refused (`readLock` reads it through
+ * the host, which says why), never skipped for one further up or read as no bundle at all.
+ */
 async function findLock(dir: string, host: InputHost): Promise<string | undefined> {
   for (let current = dir; ; current = dirname(current)) {
     const candidate = join(current, LOCK)
-    if ((await host.kind(candidate)) === 'file') return candidate
+    if ((await host.kind(candidate)) !== 'missing') return candidate
     if (dirname(current) === current) return undefined
   }
 }
