@@ -7,8 +7,8 @@ import { LIMITS } from '../../../core/limits.js'
 export type BundleRead =
   | { bytes: Buffer }
   | { problem: 'missing' }
-  /** A symbolic link at the file or at a folder on its way, or something other than a regular file. */
-  | { problem: 'not-plain' }
+  /** A symbolic link at the file or at a folder on its way (`link`), or something other than a regular file. */
+  | { problem: 'not-plain'; link: boolean }
   | { problem: 'too-large'; size: number }
   | { problem: 'unreadable'; message: string }
 
@@ -31,14 +31,14 @@ export function readBundleFile(root: string, rel: string): BundleRead {
     }
     if (stat === undefined) return { problem: 'missing' }
     const last = i === parts.length - 1
-    if (stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) return { problem: 'not-plain' }
+    if (stat.isSymbolicLink() || (last ? !stat.isFile() : !stat.isDirectory())) return { problem: 'not-plain', link: stat.isSymbolicLink() }
   }
   try {
     const read = readRegularFile(current, LIMITS.fileBytes)
     return Buffer.isBuffer(read) ? { bytes: read } : { problem: 'too-large', size: read.size }
   } catch (error) {
     // Swapped for something else since the lstat (a FIFO, a folder): still not a plain file.
-    if ((error as { code?: string }).code === 'not a regular file') return { problem: 'not-plain' }
+    if ((error as { code?: string }).code === 'not a regular file') return { problem: 'not-plain', link: false }
     return { problem: 'unreadable', message: (error as NodeJS.ErrnoException).code ?? (error as Error).message }
   }
 }

@@ -117,7 +117,7 @@ function documentsOf(inputs: readonly string[]): { files: string[]; diagnostics:
       else if (read.problem === 'missing') refuse(lockFile, `${lockFile} lists ${printable(path)}, which is not in the bundle.`)
       else {
         const file = join(abs, ...path.split('/'))
-        if (read.problem === 'not-plain' && throughLink(abs, path))
+        if (read.problem === 'not-plain' && read.link)
           diagnostics.push(
             fileProblem('CONTRACTS_SYMLINK', file, `${file} passes through a symbolic link; a bundle's documents are plain files, never followed.`),
           )
@@ -138,20 +138,6 @@ function present(path: string): boolean {
   } catch {
     return false
   }
-}
-
-/** Whether bundle path `rel` passes through a symbolic link (at a folder on its way or the file itself). */
-function throughLink(root: string, rel: string): boolean {
-  let current = root
-  for (const part of rel.split('/')) {
-    current = join(current, part)
-    try {
-      if (lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink()) return true
-    } catch {
-      return false
-    }
-  }
-  return false
 }
 
 /**
