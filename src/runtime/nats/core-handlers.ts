@@ -28,6 +28,12 @@ export interface CoreHandlerBounds {
   readonly maxWaitingBytes: number
 }
 
+/**
+ * The bounds core handlers run under unless told otherwise: the client's `subscribe` defaults and
+ * the executor's responder (memory state), as the durable responder runs at most 64 requests.
+ */
+export const DEFAULT_CORE_HANDLER_BOUNDS: CoreHandlerBounds = { maxHandlers: 64, maxWaiting: 1024, maxWaitingBytes: 64 * 1024 * 1024 }
+
 /** Why a message was dropped: the waiting room's count, its bytes, or the handlers stopped (`stop()`) while it waited. */
 export type DropReason = 'count' | 'bytes' | 'closed'
 

@@ -16,7 +16,7 @@ import { wireJson } from '../../shared/wire-json.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
 import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
-import { CoreHandlers } from '../core-handlers.js'
+import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
 import { headerObject, msgHdrsOf, receivedHeaders, UNREADABLE_HEADERS, unreadableHeadersErrors, type HeaderObject } from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
@@ -216,9 +216,9 @@ export interface SubscribeOptions<F extends string, P> {
 }
 
 /** Messages a core subscription holds while its handlers are busy, unless `maxWaiting` says otherwise. */
-export const DEFAULT_MAX_WAITING = 1024
+export const DEFAULT_MAX_WAITING = DEFAULT_CORE_HANDLER_BOUNDS.maxWaiting
 /** Bytes a core subscription holds while its handlers are busy, unless `maxWaitingBytes` says otherwise. */
-export const DEFAULT_MAX_WAITING_BYTES = 64 * 1024 * 1024
+export const DEFAULT_MAX_WAITING_BYTES = DEFAULT_CORE_HANDLER_BOUNDS.maxWaitingBytes
 
 export interface ConsumeOptions {
   /** Messages that fail the contract are terminated (they can never become valid) and reported here. */
@@ -243,7 +243,7 @@ export interface ConsumeOptions {
 }
 
 /** Handlers `consume` runs at once unless `maxHandlers` says otherwise. */
-export const DEFAULT_MAX_HANDLERS = 64
+export const DEFAULT_MAX_HANDLERS = DEFAULT_CORE_HANDLER_BOUNDS.maxHandlers
 /** The ack wait assumed when the consumer's own cannot be read (JetStream's default). */
 const DEFAULT_ACK_WAIT_MS = 30_000
 

@@ -18,7 +18,7 @@ import { createDurableResponder, type DurableResponderBinding } from './delivery
 import { copyMembers, plainPointerReader, pointerWriter, readPlainPointer, writePointerValue } from './dispatch/pointers.js'
 import { LazyAbort } from './dispatch/lazy-abort.js'
 import { encodeText } from './dispatch/slab-encode.js'
-import { CoreHandlers, type CoreHandlerBounds } from '../core-handlers.js'
+import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -67,12 +67,6 @@ class BranchRecord {
 }
 
 const decoder = new TextDecoder()
-
-/**
- * Requests the responder (memory state) runs at once, and how many wait their turn, as the durable
- * responder runs at most 64 (delivery/responder.ts): the rest of a burst is dropped unanswered.
- */
-const REQUEST_BOUNDS: CoreHandlerBounds = { maxHandlers: 64, maxWaiting: 1024, maxWaitingBytes: 64 * 1024 * 1024 }
 const ignore = () => undefined
 
 /**
@@ -321,11 +315,11 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     send(cancelResultChannel!, paramsFor(cancelResultChannel!, params), answer)
   }
 
-  // Requests run concurrently (a stalled one must not block a cancel), as many at once as
-  // REQUEST_BOUNDS allows (core-handlers.ts): a flood of requests never becomes as many handlers at once. One past
-  // the waiting room is dropped unanswered, as a request lost on the way would be. Cancels run one
-  // after another, beside them.
-  const requests = new CoreHandlers<undefined>((_, msg) => onRequest(msg), REQUEST_BOUNDS, ignore, ignore)
+  // Requests run concurrently (a stalled one must not block a cancel), at most 64 at once with
+  // 1,024 waiting (DEFAULT_CORE_HANDLER_BOUNDS, as the durable responder runs at most 64): a flood
+  // of requests never becomes as many handlers at once. One past the waiting room is dropped
+  // unanswered, as a request lost on the way would be. Cancels run one after another, beside them.
+  const requests = new CoreHandlers<undefined>((_, msg) => onRequest(msg), DEFAULT_CORE_HANDLER_BOUNDS, ignore, ignore)
   subs.push(nc.subscribe(ownSubject(requestChannel), { callback: (error, msg) => (error ? undefined : requests.offer(undefined, msg)) }))
   if (cancelChannel?.subject && cancelResultChannel?.subject)
     subs.push(
