@@ -48,6 +48,8 @@ const value = typeof r.exports === 'function' ? r.exports() : r.exports
 console.log(JSON.stringify({ cache: r.cache, value }))`
   const r = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', program], {
     encoding: 'utf8',
+    // Bounded: a process held by a file it should not have waited on fails here, not at the test's timeout.
+    timeout: 60_000,
     env: { ...process.env, UNPLUGIN_CONTRACTS_CACHE_DIR: cacheRoot, UNPLUGIN_CONTRACTS_CODE_CACHE: '', ...env },
   })
   expect(r.stderr).toBe('')
@@ -204,6 +206,18 @@ describe('the code cache of the built validators', () => {
     load(file, open.cacheRoot)
     chmodSync(open.dir, 0o777)
     expect(load(file, open.cacheRoot).cache).toBe('none')
+  })
+
+  it('waits on no FIFO: one under the cache’s name or the key’s is neither read nor replaced, and the run goes on without a cache', () => {
+    const { file, real } = twins(join(work, 'fifos'))
+    for (const name of [cacheName(real), 'key']) {
+      const at = fresh()
+      load(file, at.cacheRoot)
+      rmSync(join(at.dir, name))
+      spawnSync('mkfifo', [join(at.dir, name)])
+      expect(load(file, at.cacheRoot), name).toEqual({ cache: 'none', value: 'real' })
+      expect(lstatSync(join(at.dir, name)).isFIFO(), name).toBe(true)
+    }
   })
 
   it('is pruned after a write: caches it wrote that no process used for 30 days, and the oldest past 64; never a file it did not write, nor a link', () => {

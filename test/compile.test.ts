@@ -4,6 +4,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, compile } from '../src/index.js'
+import { waitingWriter } from './helpers/fifo-writer.js'
 
 const work = join(import.meta.dirname, '.tmp/compile')
 const source = join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json')
@@ -87,6 +88,20 @@ describe('inputs that are not contracts', () => {
     for (const name of ['pipe.asyncapi.yaml', 'folder.spec.json']) {
       const result = await compile(join(work, name))
       expect(result.diagnostics.map((d) => [d.code, d.message.includes('not a regular file')])).toEqual([['CONTRACTS_READ_FAILED', true]])
+    }
+  })
+
+  it('a FIFO under a contract name is never opened: a writer waiting on it stays waiting', async () => {
+    // Opening it, even without blocking, would let the writer go on (and feed what it holds).
+    const fifo = join(work, 'waited.asyncapi.yaml')
+    execFileSync('mkfifo', [fifo])
+    const writer = waitingWriter(fifo)
+    try {
+      const result = await compile(fifo)
+      expect(result.diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_READ_FAILED'])
+      expect(await writer.released()).toBe(false)
+    } finally {
+      writer.stop()
     }
   })
 

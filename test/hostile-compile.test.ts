@@ -19,6 +19,7 @@ import { copyDaspSelection } from './helpers/dasp-selection.js'
 import { contracts, tsc } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
+import { waitingWriter } from './helpers/fifo-writer.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp/hostile-compile')
@@ -339,12 +340,18 @@ describe('files stay inside the contract tree', () => {
       unlinkSync(pinned)
       if (kind === 'symlink') symlinkSync(copy, pinned)
       else execFileSync('mkfifo', [pinned])
-      // A blocking read would hang here until the test's timeout.
-      const result = await compile(selection)
-      expect(
-        result.diagnostics.map((d) => [d.code, d.pointer]),
-        kind,
-      ).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
+      // A blocking read would hang here until the test's timeout; any open would release the writer.
+      const writer = kind === 'fifo' ? waitingWriter(pinned) : undefined
+      try {
+        const result = await compile(selection)
+        expect(
+          result.diagnostics.map((d) => [d.code, d.pointer]),
+          kind,
+        ).toEqual([['DASP_PIN_MISMATCH', '/files/proof-of-authority~1spec.md']])
+        if (writer) expect(await writer.released(), 'the pinned FIFO was opened').toBe(false)
+      } finally {
+        writer?.stop()
+      }
     }
   })
 })
@@ -362,12 +369,18 @@ describe("a NATS bundle's lock that is not a plain file", () => {
       unlinkSync(lock)
       if (kind === 'symlink') symlinkSync(copy, lock)
       else execFileSync('mkfifo', [lock])
-      // A blocking read would hang here until the test's timeout.
-      const result = await compile(join(dir, 'bundle/payments/asyncapi/asyncapi.yaml'))
-      expect(
-        result.diagnostics.map((d) => [d.code, d.file]),
-        kind,
-      ).toEqual([[kind === 'symlink' ? 'CONTRACTS_SYMLINK' : 'CONTRACTS_READ_FAILED', lock]])
+      // A blocking read would hang here until the test's timeout; any open would release the writer.
+      const writer = kind === 'fifo' ? waitingWriter(lock) : undefined
+      try {
+        const result = await compile(join(dir, 'bundle/payments/asyncapi/asyncapi.yaml'))
+        expect(
+          result.diagnostics.map((d) => [d.code, d.file]),
+          kind,
+        ).toEqual([[kind === 'symlink' ? 'CONTRACTS_SYMLINK' : 'CONTRACTS_READ_FAILED', lock]])
+        if (writer) expect(await writer.released(), 'the FIFO lock was opened').toBe(false)
+      } finally {
+        writer?.stop()
+      }
     }
   })
 })

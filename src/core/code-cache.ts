@@ -96,11 +96,17 @@ const lstatOrUndefined = (path: string): Stats | undefined => {
   }
 }
 
+/**
+ * Opens a cache file for reading: never through a link, and never waiting (a FIFO under a cache
+ * file's name would otherwise hold the build until a writer came; the descriptor is checked next).
+ */
+const openCacheFile = (path: string): number => openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+
 /** Reads a regular file that is not a link, checked on the descriptor it was read from. */
 function readTrusted(path: string, secret = false): Buffer | undefined {
   let fd: number | undefined
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+    fd = openCacheFile(path)
     if (!trusted(fstatSync(fd), 'file', secret)) return undefined
     return readFileSync(fd)
   } catch {
@@ -114,7 +120,7 @@ function readTrusted(path: string, secret = false): Buffer | undefined {
 function touch(path: string): void {
   let fd: number | undefined
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+    fd = openCacheFile(path)
     const stats = fstatSync(fd)
     if (!trusted(stats, 'file') || ageMs(stats.mtimeMs) < TOUCH_AFTER_MS) return
     const now = new Date()

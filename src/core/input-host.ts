@@ -286,6 +286,9 @@ export function readRegularFile(path: string, maxBytes: number): Buffer | { size
   return readRegular(path, maxBytes, false)
 }
 
+/** What `readRegularFile` throws for something other than a regular file (its `code` says so). */
+const notRegular = () => Object.assign(new Error('not a regular file'), { code: 'not a regular file' })
+
 /** Files up to this size are read into `scratch`, one buffer kept for the process. */
 const SCRATCH_BYTES = 1024 * 1024
 let scratch: Buffer | undefined
@@ -301,10 +304,15 @@ export function readRegularFileTransient(path: string, maxBytes: number): Buffer
 }
 
 function readRegular(path: string, maxBytes: number, transient: boolean): Buffer | { size: number } {
+  // Looked at before it is opened: opening a FIFO, even without blocking, lets a writer waiting for a
+  // reader go on (and feed what it holds), and opening a device can act (a tape rewinds). A path that
+  // is missing is left to `open` and its error. The descriptor is checked again below, since something
+  // else may be put in its place between the two.
+  if (statSync(path, { throwIfNoEntry: false })?.isFile() === false) throw notRegular()
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' })
+    if (!stat.isFile()) throw notRegular()
     if (stat.size > maxBytes) return { size: stat.size }
     if (!transient || stat.size >= SCRATCH_BYTES) return readFileSync(fd)
     // One byte more than the size: a file that grew since `fstat` is read to its end, as `readFileSync` reads it.
