@@ -1,6 +1,5 @@
 /** One fixture app, built by every supported bundler with the real bundler, then run in Node. */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
@@ -9,6 +8,7 @@ import { inspect } from 'unplugin-contracts'
 import { benzeneDocument, natsDocument } from '../bench/generate.js'
 import { bundlers, freshDir } from './helpers/bundlers.js'
 import { copyDaspSelection } from './helpers/dasp-selection.js'
+import { testFolder } from './helpers/temp-folder.js'
 
 const app = join(import.meta.dirname, 'fixtures/app')
 const contract = join(app, 'payments.spec.json')
@@ -162,7 +162,7 @@ describe('Rollup without node-resolve', () => {
     const file = await bundlers.rollup!(join(dir, 'main.js'), join(dir, 'dist'), { types: false })
     const code = readFileSync(file, 'utf8')
     expect(code).not.toMatch(/\bfrom\s*['"](?!\.)[^'"]+['"]/)
-    const away = mkdtempSync(join(tmpdir(), `contracts-rollup-${format}-`))
+    const away = testFolder(`contracts-rollup-${format}-`)
     const moved = join(away, 'main.js')
     cpSync(file, moved)
     expect(runInNode(moved)).toEqual(expected)

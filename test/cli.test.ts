@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { contracts, contractsInProcess as cli } from './helpers/cli.js'
+import { testFolder } from './helpers/temp-folder.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/benzene')
 const payments = join(fixtures, 'valid/payments.spec.json')
@@ -208,7 +209,7 @@ describe('contracts hash and inspect', () => {
   })
 
   it('prints the conformance hashes of the conformance document', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'contracts-cli-'))
+    const dir = testFolder('contracts-cli-')
     const file = join(dir, 'payments.spec.json')
     writeFileSync(file, JSON.stringify(hashCases.documents.payments, null, 2))
     const pinned = (prefix: string) => hashCases.cases.find((c: { name: string }) => c.name.startsWith(prefix)).expect.hash
@@ -221,7 +222,7 @@ describe('contracts hash and inspect', () => {
 describe("contracts --names: the plugin's `names` option, from a file", () => {
   const collision = join(fixtures, 'invalid/export-collision.spec.json')
   const namesFile = (names: unknown) => {
-    const file = join(mkdtempSync(join(tmpdir(), 'contracts-names-')), 'names.json')
+    const file = join(testFolder('contracts-names-'), 'names.json')
     writeFileSync(file, JSON.stringify(names))
     return file
   }
@@ -233,7 +234,7 @@ describe("contracts --names: the plugin's `names` option, from a file", () => {
     const names = namesFile({ 'orders:place@v1': 'placeOrder', 'customers:place': 'placeCustomer' })
     const renamed = JSON.parse((await cli(['inspect', collision, '--names', names, '--json'])).stdout)
     expect(renamed.entries.map((e: { exportName: string }) => e.exportName)).toEqual(['placeOrder', 'placeCustomer'])
-    const dir = mkdtempSync(join(tmpdir(), 'contracts-names-types-'))
+    const dir = testFolder('contracts-names-types-')
     const copy = join(dir, 'orders.spec.json')
     writeFileSync(copy, readFileSync(collision))
     expect(contracts(['types', copy, '--names', names]).status).toBe(0)
@@ -273,7 +274,7 @@ describe('every command on every format', () => {
     const json = await cli(['inspect', file, '--json'])
     expect(json.status).toBe(0)
     expect(JSON.parse(json.stdout)).toMatchObject({ format })
-    const dir = mkdtempSync(join(tmpdir(), `contracts-types-${format}-`))
+    const dir = testFolder(`contracts-types-${format}-`)
     const copy = join(dir, file.split('/').pop()!)
     writeFileSync(copy, readFileSync(file))
     if (format === 'dasp') {

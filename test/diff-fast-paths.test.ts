@@ -8,9 +8,8 @@
  * witness candidates checked at their node first (witness.ts) and verdicts kept per payload
  * (accepts.ts). Each run compiles its own models: the memos are keyed by the documents.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { editedDocument } from '../bench/diff-edit.js'
@@ -23,6 +22,7 @@ import { witnessPrecheck } from '../src/core/diff/schema/witness.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
 import { formats, natsFormat } from '../src/formats/index.js'
 import { natsDiffer } from '../src/formats/nats/diff/index.js'
+import { testFolder } from './helpers/temp-folder.js'
 
 const FAST_PATHS = [equalMemberShortcut, changedPairMemo, witnessPrecheck, verdictMemo]
 
@@ -43,7 +43,7 @@ async function diffFiles(oldFile: string, newFile: string): Promise<DiffFinding[
 
 describe('the schema diff fast paths on the bench edit', () => {
   it('give the findings the plain walk gives, at 200 channels', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'contracts-diff-fast-'))
+    const dir = testFolder('contracts-diff-fast-')
     const text = natsDocument(200, { payloads: true })
     const oldFile = join(dir, 'old.asyncapi.yaml')
     const newFile = join(dir, 'new.asyncapi.yaml')

@@ -3,11 +3,11 @@
  * oracle on small token domains (witnesses included), a 5,000-channel pair (every channel changed,
  * one finding each: linear), and names with odd characters (escaped in sentences, pointers escaped).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { ContractCompiler } from '../src/core/compile.js'
 import type { DiffSide } from '../src/core/diff/types.js'
 import { formats, natsFormat } from '../src/formats/index.js'
@@ -256,6 +256,7 @@ describe('bundle impact of a stream change', () => {
 
 describe('hostile documents', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nats-diff-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   function wide(count: number, regions: string): string {
     const lines = [

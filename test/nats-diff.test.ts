@@ -4,9 +4,8 @@
  * does not. Models come from compiling the fixture files; the differ reads the text through the side.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ContractCompiler } from '../src/core/compile.js'
@@ -16,6 +15,7 @@ import type { DiffFinding, DiffLevel, DiffSide } from '../src/core/diff/types.js
 import { formats, natsFormat } from '../src/formats/index.js'
 import { natsDiffer } from '../src/formats/nats/diff/index.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
+import { testFolder } from './helpers/temp-folder.js'
 
 const FIXTURES = resolve(__dirname, '../fixtures/diff/nats')
 const compiler = new ContractCompiler({ formats })
@@ -225,7 +225,7 @@ describe('nats differ: one fixture pair per rule', () => {
 
   it('compares a payload whose schema lies in a locked file by that file, located at the payload', async () => {
     const make = (version: string, schema: object) => {
-      const root = mkdtempSync(join(tmpdir(), `nats-diff-ref-${version}-`))
+      const root = testFolder(`nats-diff-ref-${version}-`)
       mkdirSync(join(root, 'app', 'schemas'), { recursive: true })
       const docText = [
         'asyncapi: 3.1.0',

@@ -3,11 +3,11 @@
  * against the compiler, and the independent Python implementation against the same files.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import canonicalize from 'canonicalize'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { compile, inspect } from '../../src/index.js'
 import { schemaClosure } from '../../src/runtime/benzene/closure.js'
 import type { BenzeneDocument } from '../../src/runtime/benzene/document.js'
@@ -19,6 +19,7 @@ const here = new URL('.', import.meta.url).pathname
 const documentCases = JSON.parse(readFileSync(join(here, 'contract-document-cases.json'), 'utf8'))
 const hashCases = JSON.parse(readFileSync(join(here, 'contract-hash-cases.json'), 'utf8'))
 const tmp = mkdtempSync(join(tmpdir(), 'benzene-conformance-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 type Case = Record<string, any>
 const documentOf = (file: Case, doc: unknown): BenzeneDocument => (typeof doc === 'string' ? file.documents[doc] : doc) as BenzeneDocument
