@@ -9,6 +9,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules/index.js'
+import { pinProblem } from '../src/formats/dasp/rules/pins.js'
 import { copyDaspSelection } from './helpers/dasp-selection.js'
 import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
 
@@ -200,7 +201,7 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
     writeFileSync(join(work, 'counter.dasp.json'), JSON.stringify(selection, null, 2))
     return (await compile(join(work, 'counter.dasp.json'))).diagnostics.map((d) => [d.code, d.pointer])
   }
-  const definitionCases: Array<[what: string, edit: (d: any) => void, pointer: string]> = [
+  const definitionCases: Array<[what: string, edit: (d: any) => void, pointer: string, independent?: string[]]> = [
     ['dependencies as an object', (d) => (d.dependencies = { uri: ENC, version: 'draft-01', scope: 'session' }), '/dependencies'],
     ['a dependency as a bare URI', (d) => (d.dependencies = [ENC]), '/dependencies/0'],
     ['scopes as one string', (d) => (d.scopes = 'session'), '/scopes'],
@@ -218,18 +219,30 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
       'a dependency without its scope',
       (d) => (d.dependencies = [{ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01' }]),
       '/dependencies/0',
+      // Whether a dependency has a definition depends on its identity alone: that verdict is not a
+      // consequence of the missing scope (the test below).
+      ['DASP_DEPENDENCY_UNSUPPORTED'],
     ],
   ]
-  it.each(definitionCases)('definition: %s -> DASP_DEFINITION_SHAPE at the member, and no rule reports a consequence of it', async (_, edit, pointer) => {
-    const found = await variant(edit)
-    expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', pointer])
-    expect(found.every(([code]) => code === 'DASP_DEFINITION_SHAPE')).toBe(true)
-  })
+  it.each(definitionCases)(
+    'definition: %s -> DASP_DEFINITION_SHAPE at the member, and no rule reports a consequence of it',
+    async (_, edit, pointer, independent = []) => {
+      const found = await variant(edit)
+      expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', pointer])
+      expect(found.map(([code]) => code).filter((code) => code !== 'DASP_DEFINITION_SHAPE')).toEqual(independent)
+    },
+  )
 
   it.each(definitionCases)('definition: %s, and a setting out of range in the selection -> both reported', async (_, edit, pointer) => {
     const found = await variant(edit, (s) => (s.extensions[0].settings.rekey_interval_s = 1))
     expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', pointer])
     expect(found).toContainEqual(['DASP_SETTINGS', '/extensions/0/settings/rekey_interval_s'])
+  })
+
+  it('a dependency without its scope, on an identity nothing defines: DASP_DEPENDENCY_UNSUPPORTED beside the shape error', async () => {
+    const found = await variant((d) => (d.dependencies = [{ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01' }]))
+    expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', '/dependencies/0'])
+    expect(found.filter(([code]) => code !== 'DASP_DEFINITION_SHAPE')).toEqual([['DASP_DEPENDENCY_UNSUPPORTED', '/dependencies']])
   })
 
   it('the shape-and-rule fixtures report the shape problem and the independent violation', async () => {
@@ -460,5 +473,35 @@ describe('the rules run on whatever the shapes found', () => {
       }),
       { numRuns: 300 },
     )
+  })
+})
+
+describe("a git-commit pin's repository", () => {
+  const commit = '3f2a9c0d1e4b5a6978c0d1e2f3a4b5c6d7e8f901'
+  const problem = (repository: unknown) => pinProblem({ kind: 'git-commit', repository, commit })
+  it('is an absolute URI or git’s scp-like address, as `git remote get-url` prints them', () => {
+    for (const repository of [
+      'https://github.com/DASP-Protocol/dasp',
+      'ssh://git@github.com/DASP-Protocol/dasp.git',
+      'git@github.com:DASP-Protocol/dasp.git',
+      'github.com:DASP-Protocol/dasp',
+      'deploy-bot@git.example.com:~team/dasp.git',
+      'git@[2001:db8::1]:dasp.git',
+    ])
+      expect(problem(repository), repository).toBeUndefined()
+  })
+  it('is never a near miss of either: a slash before the colon, `//` after it, white space, a leading `-`, no path', () => {
+    for (const repository of [
+      'github.com/DASP-Protocol:dasp',
+      'git@github.com://DASP-Protocol/dasp',
+      'git@github.com:DASP Protocol/dasp',
+      '-oProxyCommand=touch@x:y',
+      'git@-host:dasp',
+      'git@github.com:',
+      'DASP-Protocol/dasp',
+      '',
+      5,
+    ])
+      expect(problem(repository), String(repository)).toMatch(/names its repository/)
   })
 })

@@ -1,3 +1,4 @@
+import canonicalize from 'canonicalize'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { compileItemSchema, type ItemValidator } from './item-schemas.js'
 import { isObject, type DaspInput, type LoadedJson } from './load.js'
@@ -13,6 +14,13 @@ export interface Definition {
   raw: Record<string, unknown>
   uri: string
   version: string
+}
+
+/** A part of a file as its readable view holds it (`DaspContext.differs`). */
+export interface ReadPart {
+  file: LoadedJson
+  pointer: string
+  value: unknown
 }
 
 export interface RequestedExtension {
@@ -113,6 +121,34 @@ export class DaspContext {
   /** Was anything at or inside `pointer` malformed? */
   unreadableWithin(file: LoadedJson, pointer: string): boolean {
     return this.unreadable(file, pointer) || this.containsPruned.get(file)?.has(pointer) === true
+  }
+
+  /**
+   * Whether two parts (each a value of its file's readable view, at `pointer`) differ in something
+   * both sides can read: a part malformed on either side might be what the other holds, so it
+   * proves nothing, while a malformed or unknown member beside the parts compared changes nothing.
+   * With nothing malformed in either, the two are compared whole (canonical JSON). Worst case: one
+   * visit per member of the smaller part, each a lookup in the pruned pointers' sets.
+   */
+  differs(a: ReadPart, b: ReadPart): boolean {
+    if (this.unreadable(a.file, a.pointer) || this.unreadable(b.file, b.pointer)) return false
+    if (!this.unreadableWithin(a.file, a.pointer) && !this.unreadableWithin(b.file, b.pointer)) return canonicalize(a.value) !== canonicalize(b.value)
+    const bothArrays = Array.isArray(a.value) && Array.isArray(b.value)
+    if (!bothArrays && !(isObject(a.value) && isObject(b.value) && !Array.isArray(a.value) && !Array.isArray(b.value))) return true
+    const left = a.value as Record<string, unknown>
+    const right = b.value as Record<string, unknown>
+    // A pruned array entry reads as undefined, never removed: lengths are the documents' own.
+    if (bothArrays && (left as unknown as unknown[]).length !== (right as unknown as unknown[]).length) return true
+    const keys = new Set([...Object.keys(left), ...Object.keys(right)])
+    for (const key of keys) {
+      const at = (part: ReadPart, value: Record<string, unknown>): ReadPart => ({
+        file: part.file,
+        pointer: joinPointer(part.pointer, key),
+        value: Object.hasOwn(value, key) ? value[key] : undefined,
+      })
+      if (this.differs(at(a, left), at(b, right))) return true
+    }
+    return false
   }
 
   private requestedList?: RequestedExtension[]

@@ -35,7 +35,7 @@ const pin = {
     kind: str('The kind of pin: "sha256-manifest" (a manifest of files and their digests) or "git-commit" (a full commit of a repository).'),
     manifest: str('sha256-manifest: the path of the manifest, relative to this file; it is read offline, never fetched.'),
     sha256: str("sha256-manifest: the SHA-256 of the manifest's exact bytes, 64 hex digits."),
-    repository: str('git-commit: the repository, as an absolute URI.'),
+    repository: str("git-commit: the repository, as an absolute URI or git's scp-like address (git@host:path)."),
     commit: str('git-commit: the full 40-hex commit id (not a branch or a tag).'),
   },
 }

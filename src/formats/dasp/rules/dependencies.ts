@@ -14,11 +14,21 @@ const depsOf = (d: Definition): Array<{ uri: string; version: string; scope: str
       )
     : []
 
-/** Each dependency a requested extension's definition declares, with the extension and definition. */
-function* requestedDependencies(ctx: DaspContext) {
+/**
+ * A definition's dependencies whose identity can be read, whatever their scope: whether one has a
+ * definition, or closes a cycle, depends on its URI and version alone, so a malformed scope (the
+ * shape's error) hides neither verdict.
+ */
+const identifiedDepsOf = (d: Definition): Array<{ uri: string; version: string; scope?: unknown }> =>
+  Array.isArray(d.value.dependencies)
+    ? d.value.dependencies.filter((dep: unknown) => isObject(dep) && typeof dep.uri === 'string' && typeof dep.version === 'string')
+    : []
+
+/** Each dependency a requested extension's definition declares, with the extension and definition (`identified`: any readable identity, see identifiedDepsOf). */
+function* requestedDependencies(ctx: DaspContext, identified = false) {
   for (const e of ctx.requested) {
     const d = ctx.definitionOf(e.uri, e.version)
-    if (d) for (const dep of depsOf(d)) yield { e, d, dep }
+    if (d) for (const dep of identified ? identifiedDepsOf(d) : depsOf(d)) yield { e, d, dep }
   }
 }
 
@@ -45,7 +55,7 @@ export const dependencyUnsupported = daspRule({
   check(ctx, report) {
     // A definitions entry that gave nothing to read might be the dependency's definition.
     if (ctx.someDefinitionUnreadable) return
-    for (const { d, dep } of requestedDependencies(ctx)) {
+    for (const { d, dep } of requestedDependencies(ctx, true)) {
       if (!ctx.definitionOf(dep.uri, dep.version))
         report.in(d.file, '/dependencies', `Dependency ${dep.uri} ${dep.version} has no definition here: an unsupported dependency fails selection.`, {
           dependency: dep,
@@ -66,7 +76,7 @@ export const dependencyCycle = daspRule({
     const graph: Digraph<string, string> = {
       edges: (key) => {
         const d = ctx.byIdentity.get(key)
-        return d ? depsOf(d).map((dep) => identityKey(dep.uri, dep.version)) : []
+        return d ? identifiedDepsOf(d).map((dep) => identityKey(dep.uri, dep.version)) : []
       },
       target: (key) => key,
     }

@@ -1,4 +1,3 @@
-import canonicalize from 'canonicalize'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
 
@@ -22,13 +21,11 @@ export const unknownExtension = daspRule({
   },
 })
 
-const sameRef = (a: unknown, b: unknown) =>
-  isObject(a) && isObject(b) && a.uri === b.uri && a.version === b.version && canonicalize(a.content) === canonicalize(b.content)
-
 export const supportRule = daspRule({
   code: 'DASP_UNSUPPORTED_CONTRACT',
   description: "A requested extension's definition does not support the selected core, profile or binding exactly (URI, version and content pin).",
   check(ctx, report) {
+    const selection = ctx.input.selection
     for (const e of ctx.requested) {
       const d = ctx.definitionOf(e.uri, e.version)
       const supports = d && isObject(d.value.supports) ? d.value.supports : undefined
@@ -40,14 +37,24 @@ export const supportRule = daspRule({
       ] as const) {
         const candidates = supports[list]
         if (key === 'profile' && candidates === 'any') continue
-        // A list that is missing (DASP_DEFINITION_INCOMPLETE) or malformed, or a selected contract
-        // that is (DASP_SHAPE), cannot be compared; that rule says so.
-        if (!Array.isArray(candidates) || !isObject(ctx.selection[key])) continue
-        if (ctx.unreadableWithin(d!.file, `/supports/${list}`) || ctx.unreadableWithin(ctx.input.selection, `/${key}`)) continue
-        if (!candidates.some((ref: unknown) => sameRef(ref, ctx.selection[key]))) {
+        // A list that is missing (DASP_DEFINITION_INCOMPLETE) or malformed as a whole, or a selected
+        // contract that is (DASP_SHAPE), cannot be compared; that rule says so.
+        const selected = ctx.selection[key]
+        if (!Array.isArray(candidates) || !isObject(selected) || ctx.unreadable(d!.file, `/supports/${list}`) || ctx.unreadable(selection, `/${key}`)) continue
+        // Unsupported only when every listed contract provably differs from the selected one in its
+        // URI, version or content pin: a listed entry malformed there might be the one selected,
+        // while an unknown or malformed member beside those (a shape error of its own) hides nothing.
+        const differs = (ref: unknown, i: number) =>
+          (['uri', 'version', 'content'] as const).some((member) =>
+            ctx.differs(
+              { file: d!.file, pointer: `/supports/${list}/${i}/${member}`, value: isObject(ref) ? ref[member] : undefined },
+              { file: selection, pointer: `/${key}/${member}`, value: selected[member] },
+            ),
+          )
+        if (candidates.every((ref: unknown, i: number) => !ctx.unreadable(d!.file, `/supports/${list}/${i}`) && differs(ref, i))) {
           report(
             `/extensions/${e.index}`,
-            `${e.uri} ${e.version} does not support the selected ${key} ${ctx.selection[key]?.uri} ${ctx.selection[key]?.version} with that content pin.`,
+            `${e.uri} ${e.version} does not support the selected ${key} ${String(selected.uri)} ${String(selected.version)} with that content pin.`,
             { contract: key },
           )
         }

@@ -7,6 +7,17 @@ import { daspRule } from './rule.js'
 /** A full commit id; hex in either case, as git reads it. */
 const HEX40 = /^[0-9a-fA-F]{40}$/
 
+/**
+ * git's scp-like address of a repository, `[user@]host:path` (what `git remote get-url` prints for
+ * an SSH clone: `git@github.com:DASP-Protocol/dasp.git`): git reads it so only when no slash comes
+ * before the first colon, and the path after the colon is not `//...` (that would be a URL).
+ */
+// The user and host start with a letter or digit: never `-`, which a command line would take for an option.
+const SCP_LIKE = /^(?:[A-Za-z0-9][A-Za-z0-9._~%!$&'()*+,;=-]*@)?(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):(?!\/\/)[!-~\u0080-\uffff]+$/
+
+/** A repository's identity in a git-commit pin: an absolute URI, or git's scp-like address. */
+const isRepository = (value: unknown): boolean => isIdentityUri(value) || (typeof value === 'string' && SCP_LIKE.test(value))
+
 /** Why a content pin is not sufficient, or undefined. */
 export function pinProblem(pin: unknown): string | undefined {
   if (typeof pin === 'string') return `${JSON.stringify(pin)} is a name, not a pin: a URI, draft name, branch or package version alone does not pin content`
@@ -16,7 +27,7 @@ export function pinProblem(pin: unknown): string | undefined {
     return undefined
   }
   if (pin.kind === 'git-commit') {
-    if (!isIdentityUri(pin.repository) || !HEX40.test(String(pin.commit)))
+    if (!isRepository(pin.repository) || !HEX40.test(String(pin.commit)))
       return 'a git-commit pin names its repository and a full 40-hex commit (not a branch or tag)'
     return undefined
   }

@@ -10,6 +10,9 @@ import { daspRule } from './rule.js'
 /** An own member (never `constructor` or `__proto__` from the prototype). */
 const own = (object: Record<string, unknown>, key: string): any => (Object.hasOwn(object, key) ? object[key] : undefined)
 
+/** The members of a setting's definition that `settingProblem` and `settingDefinitionProblems` read to judge a value. */
+const CHECKED_MEMBERS = ['type', 'minimum', 'maximum', 'values', 'minItems', 'maxItems', 'items', 'uniqueBy'] as const
+
 /** Why a setting value breaks its closed definition, or undefined (a definition with problems of its own checks nothing: see settingDefinitionProblems). */
 export function settingProblem(spec: Record<string, any>, value: unknown, ctx: DaspContext): string | undefined {
   switch (spec.type) {
@@ -58,8 +61,11 @@ export const settingsRule = daspRule({
       for (const [name, value] of Object.entries(e.settings)) {
         const spec = own(defined, name)
         const at = `/extensions/${e.index}/settings/${escapeToken(name)}`
-        // A setting whose definition is malformed or cannot check a value is the definition's problem.
-        if (ctx.unreadableWithin(d.file, `/settings/${escapeToken(name)}`)) continue
+        // A setting whose definition is malformed where a value is checked, or cannot check a value,
+        // is the definition's problem. A malformed or unknown member the check does not read (a
+        // `description`, a `default`) hides no verdict.
+        const definedAt = `/settings/${escapeToken(name)}`
+        if (ctx.unreadable(d.file, definedAt) || CHECKED_MEMBERS.some((member) => ctx.unreadableWithin(d.file, `${definedAt}/${member}`))) continue
         if (isObject(spec) && typeof spec.type !== 'string') continue
         if (!isObject(spec)) report(at, `${e.uri} ${e.version} defines no setting ${JSON.stringify(name)}; settings are closed.`)
         else if (settingDefinitionProblems(spec, ctx).length === 0) {
