@@ -15,6 +15,7 @@ import { parsedFromCredentialFreeText, parsedWithoutCredential, valuesMayHoldCre
 import { APPLICATION_DOCUMENT_NAME, isObject } from './document.js'
 import { credentialIn, findCredential, lineOf, type CredentialSite } from './credentials.js'
 import { cycleFiles, cyclePointer, describeCycle, importCycles } from './import-cycles.js'
+import { withStandardRefs } from './standard-refs.js'
 
 /** A file validation read, with its exact-bytes digest. */
 export interface LoadedFile {
@@ -253,8 +254,19 @@ class BundleReader {
     const result = parsedLocked(abs, got.text, got.sha256)
     append(this.diagnostics, result.diagnostics)
     if (result.diagnostics.length > 0) return undefined
-    return { file: abs, source: result.source, sha256: got.sha256 }
+    return { file: abs, source: standardRefsResolved(result.source), sha256: got.sha256 }
   }
+}
+
+/**
+ * A parsed AsyncAPI document as the rules read it: its root channels, root operations, replies and
+ * parameters given as Reference Objects replaced by what they name (standard-refs.ts). A new source
+ * object only when something was replaced: the parsed one (cached, and reused by a recompile) is
+ * never changed.
+ */
+function standardRefsResolved(source: JsonSource): JsonSource {
+  const value = withStandardRefs(source.value)
+  return value === source.value ? source : { ...source, value }
 }
 
 /**
@@ -291,7 +303,7 @@ export async function loadInput(file: string, host: InputHost, memos?: CompileMe
   // A recompile takes the regions of the text its last parse read unchanged from there.
   const regions = memos?.kept('nats:yaml-regions', () => new YamlRegionsByFile()).of(file)
   const parsed = parseByExtension(file, read.text, regions)
-  const main: LoadedFile = { file, source: parsed.source, sha256: read.sha256 }
+  const main: LoadedFile = { file, source: standardRefsResolved(parsed.source), sha256: read.sha256 }
   const reader = new BundleReader({ main, documents: new Map(), files: new Map() }, host)
   const { input } = reader
   const lockFile = await findLock(dirname(file), host)

@@ -77,7 +77,8 @@ const POSITIONS: readonly RefPosition[] = [
   {
     at: new RegExp(`^/(?:components/)?channels/${NAME}/parameters/${NAME}/\\$ref$`),
     kind: 'a parameter',
-    targets: new RegExp(`^#/components/parameters/${NAME}$`),
+    // A component parameter, or another channel's (a Reference Object may name any object of its kind in the document).
+    targets: new RegExp(`^#/(?:components/parameters/${NAME}|(?:components/)?channels/${NAME}/parameters/${NAME})$`),
   },
   { at: new RegExp(`^/(?:components/)?channels/${NAME}/servers/\\d+/\\$ref$`), kind: 'a server', targets: new RegExp(`^#/servers/${NAME}$`) },
   { at: new RegExp(`^/components/messages/${NAME}/(?:payload|headers)/\\$ref$`), kind: 'a schema', targets: /^#\/components\/schemas\// },
