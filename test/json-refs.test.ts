@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { documentSites } from '../src/core/json-refs.js'
+import { documentSites, refFilePath } from '../src/core/json-refs.js'
 import { readBlockYaml } from '../src/core/yaml-block.js'
 import { YamlRegions } from '../src/core/yaml-regions.js'
 import { natsDocument } from '../bench/generate.js'
@@ -124,5 +124,21 @@ describe('documentSites', () => {
     const bound = { components: { channelBindings: { x: entry } } }
     expect(walked(bound)).toEqual(oracle(bound))
     expect(walked(bound).bindingMembers).toContain('message')
+  })
+})
+
+describe('refFilePath: the file a $ref names, percent-decoded as a URI reference path', () => {
+  it('decodes what RFC 3986 encodes, keeps the rest, and never decodes to a NUL', () => {
+    expect(refFilePath('#/components/schemas/A')).toBe('')
+    expect(refFilePath('order.json#/definitions/Money')).toBe('order.json')
+    expect(refFilePath('order.json')).toBe('order.json')
+    expect(refFilePath('my%20entry.json#/Entry')).toBe('my entry.json')
+    expect(refFilePath('caf%C3%A9.json#/A')).toBe('café.json')
+    expect(refFilePath('schemas/a%23b.json#/A')).toBe('schemas/a#b.json')
+    // `..` written encoded is still `..`: the bundle check sees the decoded path.
+    expect(refFilePath('%2E%2E/outside.json#/A')).toBe('../outside.json')
+    // Not decodable, or a NUL: as written (it then names no locked file).
+    expect(refFilePath('bad%E0%A4%A.json#/A')).toBe('bad%E0%A4%A.json')
+    expect(refFilePath('nul%00.json#/A')).toBe('nul%00.json')
   })
 })

@@ -179,3 +179,21 @@ export function refSites(root: unknown): readonly RefSite[] {
 export function locationSites(root: unknown): readonly MemberSite[] {
   return root !== null && typeof root === 'object' ? documentSites(root).locations : []
 }
+
+/**
+ * The file a `$ref` names, as a path: the part before its first `#` ('' for a same-document
+ * reference), percent-decoded, since a `$ref` is a URI reference (JSON Reference; RFC 3986 section
+ * 2.1 writes a space in a path as `%20`, `café.json` as `caf%C3%A9.json`). A part that does not
+ * decode, or would decode to a NUL, is given as written (it then names no locked file).
+ */
+export function refFilePath(ref: string): string {
+  const hash = ref.indexOf('#')
+  const path = hash === -1 ? ref : ref.slice(0, hash)
+  if (!path.includes('%')) return path
+  try {
+    const decoded = decodeURIComponent(path)
+    return decoded.includes('\0') ? path : decoded
+  } catch {
+    return path
+  }
+}

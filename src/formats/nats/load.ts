@@ -6,7 +6,7 @@ import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
-import { refSites, type RefSite } from '../../core/json-refs.js'
+import { refFilePath, refSites, type RefSite } from '../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import type { CompileMemos } from '../../core/memo.js'
@@ -488,7 +488,7 @@ async function readFileRefs(reader: BundleReader): Promise<void> {
           )
         continue
       }
-      const target = resolve(dirname(doc.file), ref.split('#')[0]!)
+      const target = resolve(dirname(doc.file), refFilePath(ref))
       const rel = input.bundle ? relative(input.bundle.root, target).split(sep).join('/') : ref
       if (input.bundle && (rel.startsWith('../') || rel === '..')) {
         if (own) report(doc.file, doc.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${JSON.stringify(ref)} leaves the bundle.`, { ref })

@@ -1,5 +1,6 @@
 import { basename, dirname, join } from 'node:path'
 import { escapeToken, unescapeToken } from '../../runtime/shared/json-pointer.js'
+import { refFilePath } from '../../core/json-refs.js'
 import type { NatsContext } from './context.js'
 import { isObject } from './document.js'
 import { schemaOfPayload } from './multi-format.js'
@@ -19,7 +20,7 @@ export interface Where {
 export function follow(ref: string, where: Where, ctx: NatsContext): { value: unknown; where: Where; fragment: string } {
   // The text before the first `#` and between it and the next one (a second `#` ends the fragment).
   const hash = ref.indexOf('#')
-  const path = hash === -1 ? ref : ref.slice(0, hash)
+  const path = refFilePath(ref)
   const next = hash === -1 ? -1 : ref.indexOf('#', hash + 1)
   const fragment = hash === -1 ? '' : ref.slice(hash + 1, next === -1 ? ref.length : next)
   let target = where

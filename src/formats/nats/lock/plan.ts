@@ -16,7 +16,7 @@ import { CORE_CODES } from '../../../core/codes.js'
 import { declaredDiagnostics, type Diagnostic, type Locatable } from '../../../core/diagnostics.js'
 import { findCycles } from '../../../core/graph.js'
 import { fileProblem, readRegularFile, sha256 } from '../../../core/input-host.js'
-import { refSites } from '../../../core/json-refs.js'
+import { refFilePath, refSites } from '../../../core/json-refs.js'
 import { parseJsonSource, type JsonSource } from '../../../core/json-source.js'
 import { LIMITS } from '../../../core/limits.js'
 import { joinPointer, splitPointer } from '../../../runtime/shared/json-pointer.js'
@@ -260,7 +260,7 @@ function readMembers(root: string, lock: ReadLock, plan: LockPlan): Map<string, 
       for (const { ref, pointer } of refSites(parsed.source.value)) {
         // A same-document fragment, or a URL (never fetched: the checker says so).
         if (ref.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
-        const target = posix(relative(root, resolve(dirname(member.abs), ref.split('#')[0]!)))
+        const target = posix(relative(root, resolve(dirname(member.abs), refFilePath(ref))))
         if (target === '..' || target.startsWith('../') || target === '')
           report(parsed.source, 'NATS_UNLOCKED_FILE', pointer, `$ref ${printable(ref)} leaves the bundle.`, { ref })
         else need(target, 'refs', parsed.source, pointer)

@@ -2,7 +2,7 @@ import { createAjv } from '../../../core/standalone-validators.js'
 import { escapeToken, splitPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { dirname, resolve } from 'node:path'
-import { refSites } from '../../../core/json-refs.js'
+import { refFilePath, refSites } from '../../../core/json-refs.js'
 import type { NatsContext } from '../context.js'
 import type { NatsReport } from './rule.js'
 import { type Validate, addFormats, officialSchema } from './standard.js'
@@ -42,8 +42,8 @@ export function externalParts(ctx: NatsContext, report: NatsReport): void {
   for (const { ref, pointer } of refSites(ctx.doc)) {
     if (ref.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(ref)) continue
     const definition = EXTERNAL_POSITIONS.find(([at]) => at.test(pointer))?.[1]
-    const [path, fragment = ''] = ref.split('#')
-    const file = definition && ctx.input.files.get(resolve(dirname(ctx.main.file), path!))
+    const fragment = ref.split('#')[1] ?? ''
+    const file = definition && ctx.input.files.get(resolve(dirname(ctx.main.file), refFilePath(ref)))
     if (!definition || !file) continue
     let value: unknown = file.source.value
     for (const token of splitPointer(fragment)) value = Array.isArray(value) ? value[Number(token)] : isObject(value) ? value[token] : undefined

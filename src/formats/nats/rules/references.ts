@@ -1,4 +1,4 @@
-import { refSites } from '../../../core/json-refs.js'
+import { refFilePath, refSites } from '../../../core/json-refs.js'
 import { resolveFragment } from '../schemas.js'
 import { isObject } from '../document.js'
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
@@ -26,7 +26,7 @@ export const refResolves = natsRule({
       // A reference into a locked file is resolved in that file (relative to this document); a
       // file the bundle did not read is the bundle reading's to report (unlocked, missing, ...).
       const hash = ref.indexOf('#')
-      const file = local ? ctx.doc : lockedFile(ctx, ref.slice(0, hash === -1 ? undefined : hash))
+      const file = local ? ctx.doc : lockedFile(ctx, refFilePath(ref))
       if (file === undefined) continue
       let ok = resolves.get(ref)
       if (ok === undefined) resolves.set(ref, (ok = resolveFragment(file, hash === -1 ? '#' : ref.slice(hash)) !== undefined))
