@@ -158,3 +158,20 @@ describe('partial construction through a composed schema is not proven (NATS_BIN
     expect(whole.some(([code, message]) => code === 'NATS_BINDING_MISSING' && String(message).includes('field by field'))).toBe(false)
   })
 })
+
+describe('correlation locations a request leaves unbound (NATS_BINDING_CORRELATION)', () => {
+  const unbound = async (name: string, line: string) => {
+    const bundle = ShopBundle.copy(`correlation-unbound-${name}`).edit('payments/asyncapi/asyncapi.yaml', line, '').relock()
+    return (await compile(bundle.doc('payments'))).diagnostics.map((d) => [d.code, d.pointer])
+  }
+  it('the peer’s id may be left out of the request (the peer writes it into its result; the layout binds none): only a required field is missing', async () => {
+    const found = await unbound('peer', '          /peerId: { branch: peerId }\n')
+    expect(found.map(([code]) => code)).not.toContain('NATS_BINDING_CORRELATION')
+    // The shop's request schema requires peerId: that is the binding rule's, not correlation's.
+    expect(found).toContainEqual(['NATS_BINDING_MISSING', '/x-nats-contract/interactions/approveRefund/bindings/payload'])
+  })
+  it('the operation id may not: a result echoes it from the request it answers', async () => {
+    const found = await unbound('operation', '          /operationId: { input: operationId }\n')
+    expect(found).toContainEqual(['NATS_BINDING_CORRELATION', '/x-nats-contract/interactions/approveRefund/bindings/payload'])
+  })
+})

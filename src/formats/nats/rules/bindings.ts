@@ -82,7 +82,8 @@ export const bindingCoverage = natsRule({
 
 export const correlationNotOverwritten = natsRule({
   code: 'NATS_BINDING_CORRELATION',
-  description: 'A payload location that correlation reads is bound from business data instead of the fact it names (work that sends a request only).',
+  description:
+    "A payload location that correlation reads is bound from business data instead of the fact it names, or the operation, branch, attempt or fence location is left unbound (a result echoes them from its request; the peer's id it writes itself). Work that sends a request only.",
   check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       // Gather-only work (no requestOperation) sends no request payload: its bindings are empty and
@@ -96,9 +97,12 @@ export const correlationNotOverwritten = natsRule({
         const location = expr.slice('$message.payload#'.length)
         const source = payload[location]
         const id = isObject(source) ? `${Object.keys(source)[0]}:${String(Object.values(source)[0])}` : undefined
-        if (id === undefined)
+        // The peer's own id need not travel in the request: the peer writes it into its result
+        // (the layout's own interaction binds no /peerId). The other facts must: a result echoes
+        // them from the request it answers, and a request without them cannot be answered.
+        if (id === undefined && fact !== 'peer')
           report(at(ctx, key, 'bindings', 'payload'), `${location} carries the ${fact} correlation and must be bound from ${allowed.join(' or ')}.`)
-        else if (!allowed.includes(id))
+        else if (id !== undefined && !allowed.includes(id))
           report(
             at(ctx, key, 'bindings', 'payload', location),
             `${location} carries the ${fact} correlation; binding it from ${id} would overwrite correlation metadata with business data.`,
