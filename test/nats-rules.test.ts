@@ -427,3 +427,25 @@ describe('native limits past 2^53 are read exactly (a year in nanoseconds is 3.2
     expect(inexact[0]![2]).toContain('9007199254740992')
   })
 })
+
+describe('a location in the headers (NATS_UNSUPPORTED)', () => {
+  const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
+  const found = async (name: string, text: string) => {
+    const dir = join(import.meta.dirname, '.tmp/header-locations')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, `${name}.asyncapi.yaml`)
+    writeFileSync(file, text)
+    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+  }
+  it('a parameter’s location in the headers correlates nothing (the subject carries the value): accepted', async () => {
+    const text = ledger.replace('    parameters:\n      region: {}\n', "    parameters:\n      region: { location: '$message.header#/region' }\n")
+    expect(text).not.toBe(ledger)
+    expect(await found('parameter', text)).toEqual([])
+  })
+  it('a correlationId in the headers is refused, also on a message that happens to be named `parameters`', async () => {
+    const text = ledger
+      .replace("        $ref: '#/components/messages/EntryPosted'\n", "        $ref: '#/components/messages/parameters'\n")
+      .replace('    EntryPosted:\n      payload:', "    parameters:\n      correlationId: { location: '$message.header#/trace' }\n      payload:")
+    expect(await found('correlation', text)).toContainEqual(['NATS_UNSUPPORTED', '/components/messages/parameters/correlationId/location'])
+  })
+})

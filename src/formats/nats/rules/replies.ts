@@ -57,13 +57,18 @@ export const standardReply = natsRule({
   },
 })
 
+/** A Parameter Object's `location`: a channel's parameter (root or component channel) or a component parameter. */
+const PARAMETER_LOCATION = /^\/(?:(?:components\/)?channels\/[^/]+\/parameters|components\/parameters)\/[^/]+\/location$/
+
 export const headerCorrelation = natsRule({
   code: 'NATS_UNSUPPORTED',
   description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
   check(ctx, report) {
     for (const { value, pointer } of locationSites(ctx.doc)) {
-      // The profile's own members are not AsyncAPI objects.
-      if (!(value as string).startsWith('$message.header') || pointer.includes('/x-nats-contract/')) continue
+      // The profile's own members are not AsyncAPI objects; a Parameter Object's `location` says
+      // where else a subject parameter's value may be found (AsyncAPI 3.1.0, Parameter Object),
+      // which correlates nothing: the subject carries it.
+      if (!(value as string).startsWith('$message.header') || pointer.includes('/x-nats-contract/') || PARAMETER_LOCATION.test(pointer)) continue
       report(pointer, `${value as string} correlates through a header; profile v0.2 correlates through payload expressions only.`)
     }
   },
