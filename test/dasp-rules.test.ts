@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { daspLoadCodes, daspRules, shapeRules } from '../src/formats/dasp/rules/index.js'
 import { pinProblem } from '../src/formats/dasp/rules/pins.js'
+import { compileItemSchema } from '../src/formats/dasp/item-schemas.js'
 import { copyDaspSelection } from './helpers/dasp-selection.js'
 import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
 
@@ -503,5 +504,34 @@ describe("a git-commit pin's repository", () => {
       5,
     ])
       expect(problem(repository), String(repository)).toMatch(/names its repository/)
+  })
+})
+
+describe('an array setting’s items schema in the dialect its $schema names', () => {
+  // A tuple: its first element a string, nothing after it. 2020-12 says so with prefixItems and
+  // items: false; 2019-09 and draft-07 with items as an array and additionalItems: false. Each is
+  // checked as its own dialect: read as another, the same words mean something else.
+  const verdicts = (schema: object) => {
+    const validate = compileItemSchema(schema)
+    if (typeof validate === 'string') return validate
+    return [['a'], ['a', 1], [1], []].map((v) => validate(v))
+  }
+  it('2020-12, 2019-09, draft-07 (also without $schema) and draft-06 each checked as they say', () => {
+    const tuple2020 = { prefixItems: [{ type: 'string' }], items: false }
+    const tupleOld = { items: [{ type: 'string' }], additionalItems: false }
+    expect(verdicts({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', ...tuple2020 })).toEqual([true, false, false, true])
+    for (const $schema of [
+      'https://json-schema.org/draft/2019-09/schema',
+      'http://json-schema.org/draft-07/schema#',
+      'http://json-schema.org/draft-06/schema#',
+    ])
+      expect(verdicts({ $schema, type: 'array', ...tupleOld }), $schema).toEqual([true, false, false, true])
+    expect(verdicts({ type: 'array', ...tupleOld })).toEqual([true, false, false, true])
+    // 2020-12's words read as draft-07: prefixItems is no keyword there, and `items: false` refuses any element.
+    expect(verdicts({ type: 'array', ...tuple2020 })).toEqual([false, false, false, true])
+  })
+  it('a dialect the checker cannot check (draft-04, or no JSON Schema URI at all) is a reason, naming the supported ones', () => {
+    for (const $schema of ['http://json-schema.org/draft-04/schema#', 'https://example.com/my-dialect', 5])
+      expect(verdicts({ $schema, type: 'string' }), String($schema)).toMatch(/not support .*draft-06, draft-07, 2019-09 and 2020-12/)
   })
 })

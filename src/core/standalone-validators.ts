@@ -8,6 +8,32 @@ type Ajv = InstanceType<AjvClass>
  * only the precompiled first-error validator, and ajv's modules cost every process tens of ms.
  */
 const Ajv = lazyRequire<AjvClass>('ajv')
+/** The JSON Schema dialects a document's own schema may name in `$schema` (`schemaDialect`), each ajv's class for it. */
+const Ajv2019 = lazyRequire<AjvClass>('ajv/dist/2019')
+const Ajv2020 = lazyRequire<AjvClass>('ajv/dist/2020')
+const draft06 = lazyRequire<object>('ajv/dist/refs/json-schema-draft-06.json')
+
+/** A dialect ajv checks: draft-07 (ajv's default), draft-06, 2019-09, 2020-12. */
+export type SchemaDialect = 'draft-06' | 'draft-07' | '2019-09' | '2020-12'
+
+const DIALECTS: Readonly<Record<string, SchemaDialect>> = {
+  'http://json-schema.org/draft-06/schema': 'draft-06',
+  'http://json-schema.org/draft-07/schema': 'draft-07',
+  'https://json-schema.org/draft/2019-09/schema': '2019-09',
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+}
+
+/**
+ * The dialect a schema's `$schema` names (draft-07 without one, the default of the contracts that
+ * embed schemas), or undefined for one ajv cannot check (draft-04 and earlier, anything else): the
+ * caller says it is unsupported. The empty fragment `#` is the same URI.
+ */
+export function schemaDialect(schema: unknown): SchemaDialect | undefined {
+  if (typeof schema !== 'object' || schema === null || !Object.hasOwn(schema, '$schema')) return 'draft-07'
+  const named = (schema as { $schema?: unknown }).$schema
+  if (typeof named !== 'string') return undefined
+  return Object.hasOwn(DIALECTS, named.replace(/#$/, '')) ? DIALECTS[named.replace(/#$/, '')] : undefined
+}
 const standalone = lazyRequire<typeof import('ajv/dist/standalone/index.js').default>('ajv/dist/standalone')
 const standaloneCode = (ajv: Ajv, validate: Parameters<ReturnType<typeof standalone>>[1]) => standalone()(ajv, validate)
 
@@ -23,11 +49,14 @@ const AJV_RUNTIME_MODULES = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/ru
  * validated, `allErrors` when asked, patterns on the safe engines when the schema is a document's. The one place ajv is configured; `standaloneAjv` below adds
  * what code generation needs.
  */
-export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean; safePatterns?: boolean } = {}): Ajv {
-  const { safePatterns, ...rest } = options
+export function createAjv(options: { allErrors?: boolean; validateFormats?: boolean; safePatterns?: boolean; dialect?: SchemaDialect } = {}): Ajv {
+  const { safePatterns, dialect = 'draft-07', ...rest } = options
+  const Class = dialect === '2019-09' ? Ajv2019() : dialect === '2020-12' ? Ajv2020() : Ajv()
   // `safePatterns`: a schema from a document, run on document data at build time: its patterns get
   // the engines of src/core/pattern-safety.ts, so no pattern can freeze a build.
-  return new (Ajv())({ strict: false, validateFormats: false, ...rest, ...(safePatterns ? { code: { regExp: SAFE_PATTERNS } } : {}) })
+  const ajv = new Class({ strict: false, validateFormats: false, ...rest, ...(safePatterns ? { code: { regExp: SAFE_PATTERNS } } : {}) })
+  if (dialect === 'draft-06') ajv.addMetaSchema(draft06())
+  return ajv
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createAjv } from '../../core/standalone-validators.js'
+import { createAjv, schemaDialect, type SchemaDialect } from '../../core/standalone-validators.js'
 
 /** A compiled element schema, or why the schema does not compile. */
 export type ItemValidator = import('ajv').ValidateFunction | string
@@ -14,18 +14,29 @@ const MAX_KEPT = 256
  * process, so the shared instance is made on first use. Capped: a long session editing schemas
  * drops the lot (and the ajv holding them) rather than growing without bound.
  */
-let kept: { ajv?: ReturnType<typeof createAjv>; byText: Map<string, ItemValidator> } = { byText: new Map() }
+let kept: { ajv: Map<SchemaDialect, ReturnType<typeof createAjv>>; byText: Map<string, ItemValidator> } = { ajv: new Map(), byText: new Map() }
 
 /** `items` (an object: a JSON Schema for one element) compiled with safe patterns and all errors, or ajv's reason it does not compile. */
 export function compileItemSchema(items: object): ItemValidator {
   const text = JSON.stringify(items)
   const known = kept.byText.get(text)
   if (known !== undefined) return known
-  if (kept.byText.size >= MAX_KEPT) kept = { byText: new Map() }
+  if (kept.byText.size >= MAX_KEPT) kept = { ajv: new Map(), byText: new Map() }
   let compiled: ItemValidator
+  // The dialect its `$schema` names (draft-07 without one): a schema generator writes the one it
+  // targets (quicktype draft-06, schemars 2020-12), and each is checked as that dialect says.
+  const dialect = schemaDialect(items)
+  if (dialect === undefined) {
+    const named = JSON.stringify((items as { $schema?: unknown }).$schema)
+    compiled = `its $schema ${named} names a JSON Schema dialect the checker does not support (draft-06, draft-07, 2019-09 and 2020-12 are)`
+    kept.byText.set(text, compiled)
+    return compiled
+  }
   try {
     // A schema with an $id gets an ajv of its own: two settings may reuse one $id with different contents.
-    const ajv = text.includes('"$id"') ? createAjv({ allErrors: true, safePatterns: true }) : (kept.ajv ??= createAjv({ allErrors: true, safePatterns: true }))
+    const options = { allErrors: true, safePatterns: true, dialect }
+    let ajv = text.includes('"$id"') ? createAjv(options) : kept.ajv.get(dialect)
+    if (ajv === undefined) kept.ajv.set(dialect, (ajv = createAjv(options)))
     compiled = ajv.compile(items)
   } catch (error) {
     compiled = error instanceof Error ? error.message : String(error)
