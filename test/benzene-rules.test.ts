@@ -437,6 +437,21 @@ describe('patterns are ECMA-262 read without the Unicode flag, as OpenAPI 3.0 wr
     expect(await answer({ Name: 'Ada' })).toBe('unexpected-error')
   })
 
+  it('a leading inline options group as .NET writes it, `(?i)^[a-z ]+$`, is warned about (not ECMA-262, a SHOULD) and read as the flag on the rest', async () => {
+    const result = await compile(join(fixtures, 'invalid', 'pattern-inline-options.spec.json'))
+    const at = '/components/schemas/Order/properties/Name/pattern'
+    // A modifier group runs on the budgeted matcher (RE2 has none): that is said too.
+    expect(result.diagnostics.map((d) => [d.code, d.severity, d.pointer, d.line, d.column])).toEqual([
+      ['BENZENE_PATTERN_BUDGETED', 'warning', at, 45, 24],
+      ['BENZENE_PATTERN_DIALECT', 'warning', at, 45, 24],
+    ])
+    const mod = await loadModule(result.code!, 'pattern-inline-options')
+    const answer = async (order: unknown) => (await mod.place.send(createLocalSender({ 'orders:place': () => order }), { Sku: 's' })).status
+    expect(await answer({ Name: 'Ada Lovelace' })).toBe('ok')
+    expect(await answer({ Name: 'ada' })).toBe('ok')
+    expect(await answer({ Name: 'Ada 2' })).toBe('unexpected-error')
+  })
+
   it('a pattern that is no expression of the dialect is BENZENE_INVALID_SCHEMA; an Annex B quantified lookahead is read by its meaning', async () => {
     const variant = async (name: string, pattern: string) => {
       const doc = readFixture('invalid/pattern-dialect.spec.json')

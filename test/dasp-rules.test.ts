@@ -77,6 +77,14 @@ const failing: FixtureRow[] = [
 /** SHOULD-level problems: a warning at its pointer, and the module is still generated. */
 const warned: FixtureRow[] = [
   ['attribute-name-length', 'DASP_ATTRIBUTE_NAME_LENGTH', '/attributes/1/name', 119, 15, 'invalid/extensions/poa-long-name.dasp-ext.json'],
+  [
+    'pattern-dialect',
+    'DASP_PATTERN_DIALECT',
+    '/settings/commands/items/properties/name/pattern',
+    97,
+    24,
+    'invalid/extensions/poa-inline-options.dasp-ext.json',
+  ],
 ]
 
 // A fixture may break other rules besides its row's (an identity that is no URI is no supported
@@ -529,6 +537,11 @@ describe('an array setting’s items schema in the dialect its $schema names', (
     expect(verdicts({ type: 'array', ...tupleOld })).toEqual([true, false, false, true])
     // 2020-12's words read as draft-07: prefixItems is no keyword there, and `items: false` refuses any element.
     expect(verdicts({ type: 'array', ...tuple2020 })).toEqual([false, false, false, true])
+  })
+  it('a pattern led by .NET’s inline options, (?i), is read as the flag on the rest (DASP_PATTERN_DIALECT warns of it)', () => {
+    const validate = compileItemSchema({ type: 'string', pattern: '(?i)^counter\\.[a-z]+$' })
+    if (typeof validate === 'string') throw new Error(validate)
+    expect(['counter.add', 'COUNTER.Add', 'counter_add', 'x.counter.add'].map((v) => validate(v))).toEqual([true, true, false, false])
   })
   it('a dialect the checker cannot check (draft-04, or no JSON Schema URI at all) is a reason, naming the supported ones', () => {
     for (const $schema of ['http://json-schema.org/draft-04/schema#', 'https://example.com/my-dialect', 5])

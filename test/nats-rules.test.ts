@@ -12,6 +12,7 @@ import { gateRules, loadCodes, natsRules } from '../src/formats/nats/rules/index
 import { ShopBundle } from './helpers/nats-bundle.js'
 import { interactionCases, linkCases, pipelineCases, readingCases } from './helpers/nats-bundle-cases.js'
 import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
+import { loadModule } from './helpers/load-module.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/nats')
 
@@ -79,12 +80,16 @@ const single: FixtureRow[] = [
   ['headers-unsendable', 'NATS_HEADERS_UNSENDABLE', '/channels/balanceQuery/messages/query/headers/properties/retry', 82, 74],
   ['headers-mixed', 'NATS_HEADERS_MIXED', '/operations/queryBalance/channel', 98, 14],
   ['headers-mixed-reply', 'NATS_HEADERS_MIXED', '/operations/queryBalance/reply/channel', 100, 16],
+  // An unclosed class: no regular expression, so nothing can check it.
+  ['pattern-invalid', 'NATS_PATTERN_INVALID', '/components/messages/EntryPosted/payload/properties/entryId/pattern', 108, 45],
 ]
 
 /** Legal but probably not meant: a warning at its pointer, and the module is still generated. */
 const warned: FixtureRow[] = [
   // A backreference: not proven linear, so it runs under a step budget (warned), and the module is generated.
   ['pattern-budgeted', 'NATS_PATTERN_BUDGETED', '/components/messages/EntryPosted/payload/properties/entryId/pattern', 108, 45],
+  // .NET's `(?n)`: not ECMA-262 (a SHOULD), read as its options on the rest (explicit capture changes no match).
+  ['pattern-inline-options', 'NATS_PATTERN_DIALECT', '/components/messages/EntryPosted/payload/properties/entryId/pattern', 108, 45],
 ]
 
 describe('NATS_PATTERN_BUDGETED without the word in the text', () => {
@@ -447,5 +452,31 @@ describe('a location in the headers (NATS_UNSUPPORTED)', () => {
       .replace("        $ref: '#/components/messages/EntryPosted'\n", "        $ref: '#/components/messages/parameters'\n")
       .replace('    EntryPosted:\n      payload:', "    parameters:\n      correlationId: { location: '$message.header#/trace' }\n      payload:")
     expect(await found('correlation', text)).toContainEqual(['NATS_UNSUPPORTED', '/components/messages/parameters/correlationId/location'])
+  })
+})
+
+describe('a pattern led by inline options, as .NET writes it (NATS_PATTERN_DIALECT)', () => {
+  it('(?i)^[0-9a-f]{12}$ is read case-insensitively by both validator forms', async () => {
+    const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
+    const dir = join(import.meta.dirname, '.tmp/pattern-inline-options')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'ledger.asyncapi.yaml')
+    writeFileSync(
+      file,
+      ledger.replace('          entryId: { type: string }\n', () => "          entryId: { type: string, pattern: '(?i)^[0-9a-f]{12}$' }\n"),
+    )
+    for (const validators of ['data', 'code'] as const) {
+      const result = await compile(file, { nats: { validators } })
+      expect(
+        result.diagnostics.map((d) => [d.code, d.severity]),
+        validators,
+      ).toEqual([
+        ['NATS_PATTERN_BUDGETED', 'warning'],
+        ['NATS_PATTERN_DIALECT', 'warning'],
+      ])
+      const mod = await loadModule(result.code!, `pattern-inline-options-${validators}`)
+      const valid = (entryId: string) => (mod.entryPosted as { validatePayload(v: unknown): boolean }).validatePayload({ entryId, cents: 1 })
+      expect([valid('abcdef012345'), valid('ABCDEF012345'), valid('ABCDEF01234Z'), valid('abc')], validators).toEqual([true, true, false, false])
+    }
   })
 })

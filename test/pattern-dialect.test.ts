@@ -2,6 +2,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { unicodeModeSource } from '../src/core/pattern-dialect.js'
+import { buildTimeMatcher } from '../src/core/pattern-safety.js'
 
 /** Atoms of the non-Unicode dialect, identity escapes and Annex B forms included. */
 const atom = fc.constantFrom(
@@ -89,5 +90,39 @@ describe('pattern dialect', () => {
     const read = unicodeModeSource('^😀+$')
     expect(read).toEqual({ ok: true, source: '^\\u{1f600}+$' })
     expect(new RegExp((read as { source: string }).source, 'u').test('😀😀')).toBe(true)
+  })
+
+  it('a leading inline options group ((?i), (?s), (?m), (?n), combined) means the flags on the rest: against V8 given those flags', () => {
+    // The oracle is V8's own RegExp with the same flags (no modifier group in it); the pattern under
+    // test runs on the validators' engines (a modifier group is never native: linear or budgeted).
+    // Samples are ASCII, where Unicode and non-Unicode case folding agree.
+    const ascii = fc.string({ unit: fc.constantFrom('a', 'b', 'A', 'B', '-', '.', '1', '\n', ' '), maxLength: 8 })
+    const options = fc.subarray(['i', 'm', 's', 'n'], { minLength: 1 }).map((o) => o.join(''))
+    let compared = 0
+    fc.assert(
+      fc.property(options, pattern, fc.array(ascii, { minLength: 1, maxLength: 6 }), (opts, source, samples) => {
+        let oracle: RegExp
+        try {
+          oracle = new RegExp(source, opts.replace('n', ''))
+        } catch {
+          expect(unicodeModeSource(`(?${opts})${source}`)).toMatchObject({ ok: false })
+          return
+        }
+        const read = unicodeModeSource(`(?${opts})${source}`)
+        if (!read.ok) throw new Error(`(?${opts})${source}: ${read.reason}`)
+        expect(read.inlineOptions).toBe(`(?${opts})`)
+        const matcher = buildTimeMatcher(`(?${opts})${source}`)
+        for (const sample of samples) expect([opts, source, sample, matcher.test(sample)]).toEqual([opts, source, sample, oracle.test(sample)])
+        compared++
+      }),
+      { numRuns: 400 },
+    )
+    expect(compared).toBeGreaterThan(200)
+  })
+
+  it('only a leading group of those options is read so: (?x), a group later on, or two groups stay invalid', () => {
+    for (const pattern of ['(?x)^a b$', '^a(?i)b$', '(?i)(?s)a', '(?-i)a', '(?i']) expect(unicodeModeSource(pattern), pattern).toMatchObject({ ok: false })
+    expect(unicodeModeSource('(?n)^a$')).toEqual({ ok: true, source: '^a$', inlineOptions: '(?n)' })
+    expect(unicodeModeSource('(?si)^a.$')).toMatchObject({ ok: true, source: '(?is:^a.$)' })
   })
 })

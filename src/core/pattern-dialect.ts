@@ -25,13 +25,35 @@ let parserInstance: InstanceType<typeof import('@eslint-community/regexpp').RegE
 /** The parser, made when the first pattern is read. */
 const parser = () => (parserInstance ??= new (regexpp().RegExpParser)({ ecmaVersion: 2025 }))
 
-/** The Unicode-mode form, or `invalid`: not a pattern of the dialect at all. Every valid pattern has a form. */
-export type UnicodeSource = { ok: true; source: string } | { ok: false; invalid: true; reason: string }
+/**
+ * The Unicode-mode form, or `invalid`: not a pattern of the dialect at all. Every valid pattern has
+ * a form. `inlineOptions`: the leading options group it was read with (see INLINE_OPTIONS).
+ */
+export type UnicodeSource = { ok: true; source: string; inlineOptions?: string } | { ok: false; invalid: true; reason: string }
+
+/**
+ * A leading inline options group, `(?i)`, `(?s)`, `(?m)`, `(?n)` or several at once (`(?is)`), as
+ * .NET, PCRE, Java and Python write them: producers copy such patterns from their code (Swashbuckle
+ * and NSwag copy a .NET `[RegularExpression]` verbatim). ECMA-262 has no such group, but the
+ * specifications only say a pattern SHOULD be ECMA-262, and a leading group means exactly what an
+ * ES2025 modifier group around the rest means (`(?i)^[a-z]+$` is `(?i:^[a-z]+$)`): case-insensitive
+ * (`i`, folded as Unicode mode folds case), `.` matching line terminators (`s`), `^`/`$` at line
+ * ends (`m`); `n` (explicit capture) changes no match and is dropped. Any other option (`x`, whose
+ * pattern is read differently) or a group elsewhere in the pattern stays invalid.
+ */
+const INLINE_OPTIONS = /^\(\?([imsn]+)\)/
 
 /** The Unicode-mode source of a non-Unicode ECMA-262 pattern, or why there is none. */
 export const unicodeModeSource: (pattern: string) => UnicodeSource = memoized(translate)
 
 function translate(pattern: string): UnicodeSource {
+  const options = INLINE_OPTIONS.exec(pattern)
+  if (options) {
+    const rest = translate(pattern.slice(options[0].length))
+    if (!rest.ok || rest.inlineOptions !== undefined) return rest.ok ? { ok: false, invalid: true, reason: 'two leading options groups' } : rest
+    const flags = [...new Set(options[1]!.replace(/n/g, ''))].sort().join('')
+    return { ok: true, source: flags === '' ? rest.source : `(?${flags}:${rest.source})`, inlineOptions: options[0] }
+  }
   let ast: AST.Pattern
   try {
     ast = parser().parsePattern(pattern, 0, pattern.length, { unicode: false })

@@ -15,7 +15,7 @@ import { pinRule } from './pins.js'
 import { policyRule } from './policy.js'
 import type { DaspRule } from './rule.js'
 import { scopeRule } from './scopes.js'
-import { settingDefinition } from './setting-definitions.js'
+import { patternDialect, settingDefinition } from './setting-definitions.js'
 import { settingsConflict, settingsRule } from './settings.js'
 import { definitionShape, shapeRule } from './shape.js'
 
@@ -37,6 +37,7 @@ export const daspRules = [
   duplicateUri,
   scopeRule,
   settingDefinition,
+  patternDialect,
   settingsRule,
   settingsConflict,
   attributeName,

@@ -1,4 +1,5 @@
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
+import { unicodeModeSource } from '../../../core/pattern-dialect.js'
 import type { DaspContext } from '../context.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
@@ -62,6 +63,74 @@ export const settingDefinition = daspRule({
           report.in(d.file, `/settings/${escapeToken(name)}${problem.member ? `/${escapeToken(problem.member)}` : ''}`, problem.message, {
             setting: name,
           })
+      }
+    }
+  },
+})
+
+/** The members of a JSON Schema (draft-06 to 2020-12) that hold one schema, a list of schemas, or a map of them. */
+const SUBSCHEMA = [
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]
+const SUBSCHEMA_LISTS = ['items', 'prefixItems', 'allOf', 'anyOf', 'oneOf']
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']
+
+/** Bound on the schema values one items walk visits (a definition is at most LIMITS.fileBytes; this keeps the walk's cost stated). */
+const MAX_ITEMS_NODES = 100_000
+
+/**
+ * A `pattern` (or `patternProperties` name) inside an array setting's items schema led by an
+ * inline options group, `(?i)` and the like, as .NET, PCRE and Java write them: JSON Schema says a
+ * pattern SHOULD be ECMA-262, which has no such group; the check reads it as those options on the
+ * rest of the pattern (core/pattern-dialect.ts). Worst case: one iterative walk of each items
+ * schema, at most MAX_ITEMS_NODES values.
+ */
+export const patternDialect = daspRule({
+  code: 'DASP_PATTERN_DIALECT',
+  severity: 'warning',
+  description:
+    "A `pattern` or `patternProperties` name in an array setting's items schema led by an inline options group such as `(?i)`: not ECMA-262, which JSON Schema says a pattern SHOULD be; it is read as those options on the rest of the pattern.",
+  check(ctx, report) {
+    for (const d of ctx.definitions) {
+      if (!isObject(d.value.settings)) continue
+      for (const [name, spec] of Object.entries(d.value.settings)) {
+        if (!isObject(spec) || spec.type !== 'array' || !isObject(spec.items)) continue
+        const stack: Array<[unknown, string]> = [[spec.items, `/settings/${escapeToken(name)}/items`]]
+        for (let visited = 0; stack.length > 0 && visited < MAX_ITEMS_NODES; visited++) {
+          const [value, pointer] = stack.pop()!
+          if (value === null || typeof value !== 'object') continue
+          const warn = (pattern: string, at: string) => {
+            const read = pattern.startsWith('(?') ? unicodeModeSource(pattern) : undefined
+            if (read?.ok && read.inlineOptions !== undefined)
+              report.in(
+                d.file,
+                at,
+                `Pattern ${JSON.stringify(pattern)} starts with the inline options ${read.inlineOptions}, which ECMA-262 does not have; it is read as those options on the rest of the pattern (${read.source}).`,
+                { setting: name, pattern, inlineOptions: read.inlineOptions },
+              )
+          }
+          const node = value as Record<string, unknown>
+          if (!Array.isArray(node) && typeof node.pattern === 'string') warn(node.pattern, `${pointer}/pattern`)
+          if (!Array.isArray(node) && isObject(node.patternProperties))
+            for (const key of Object.keys(node.patternProperties)) warn(key, `${pointer}/patternProperties/${escapeToken(key)}`)
+          if (Array.isArray(node)) continue
+          // Only where a schema is (a `const` or an `enum` value holding a "pattern" member is data).
+          for (const key of SUBSCHEMA) if (Object.hasOwn(node, key)) stack.push([node[key], `${pointer}/${key}`])
+          for (const key of SUBSCHEMA_LISTS)
+            if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((member, i) => stack.push([member, `${pointer}/${key}/${i}`]))
+          for (const key of SUBSCHEMA_MAPS)
+            if (isObject(node[key])) for (const [member, schema] of Object.entries(node[key])) stack.push([schema, `${pointer}/${key}/${escapeToken(member)}`])
+        }
       }
     }
   },

@@ -26,7 +26,7 @@ import { linkDirection, linkResolves, linkSubjects } from './links.js'
 import { artifactFormat, artifactPointer, authorityForm, consumerConfig, consumerStream, durableName, streamConfig, streamName } from './native.js'
 import { consumerFilter, consumerKnown, streamCaptures } from './operation-streams.js'
 import { operationDirection, operationForm, operationKnown, operationProfiled } from './operations.js'
-import { patternSupported } from './patterns.js'
+import { patternDialect, patternInvalid, patternSupported } from './patterns.js'
 import { payloadBounded } from './payload-cost.js'
 import { pipelineBindings } from './pipeline-bindings.js'
 import { pipelineOutput, pipelineSchemas } from './pipeline-schemas.js'
@@ -61,6 +61,8 @@ export const natsRules = [
   standardParameters,
   standardChannelKey,
   patternSupported,
+  patternInvalid,
+  patternDialect,
   payloadBounded,
   schemaFormat,
   headersObject,

@@ -64,15 +64,18 @@ function compiled(name: 'asyncapi' | 'asyncapi-3.0.0' | 'profile', allErrors: bo
   let validate = compiledSchemas.get(key)
   if (!validate) {
     const schema = name === 'asyncapi' ? officialSchema() : name === 'asyncapi-3.0.0' ? officialSchema30() : profileSchema
-    // The official parser checks the schema's formats (email, uri, uri-template, uuid, regex) with
+    // The official parser checks the schema's formats (email, uri, uri-template, uuid) with
     // ajv-formats; so does this, so a contact email or a license URL that is not one is refused
     // here too. `uri-reference` is the format of `$ref` values, which the parser checks only after
     // reading the references (they are gone by then): the references' own rules speak for them.
+    // `regex`, a schema's `pattern`, the parser leaves unchecked (the Schema Object says a pattern
+    // SHOULD be ECMA-262): the pattern rules read it as the validators will (rules/patterns.ts).
     const official = name !== 'profile'
     const ajv = createAjv({ allErrors, validateFormats: official })
     if (official) {
       addFormats(ajv)
       ajv.addFormat('uri-reference', true)
+      ajv.addFormat('regex', true)
     }
     compiledSchemas.set(key, (validate = ajv.compile(schema)))
   }
