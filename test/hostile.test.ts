@@ -28,6 +28,13 @@ describe('hostile corpus', () => {
     expect(result.diagnostics.map((d) => d.code)).toEqual(['YAML_ALIAS_LIMIT'])
   })
 
+  it('an alias before its anchor is one syntax error saying so (not an expansion past the limit, nor an empty document)', async () => {
+    const { parseYamlSource } = await import('../src/core/yaml-source.js')
+    const found = parseYamlSource('early.asyncapi.yaml', 'asyncapi: 3.1.0\ninfo: *early\nx-info: &early { title: T, version: 1.0.0 }\n').diagnostics
+    expect(found.map((d) => d.code)).toEqual(['YAML_SYNTAX'])
+    expect(found[0]!.message).toContain('before its anchor')
+  })
+
   it('nesting beyond the depth limit is a diagnostic', async () => {
     expect((await compile(join(hostile, 'deep.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_TOO_DEEP'])
   })

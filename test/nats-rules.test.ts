@@ -480,3 +480,22 @@ describe('a pattern led by inline options, as .NET writes it (NATS_PATTERN_DIALE
     }
   })
 })
+
+describe('a requestReply whose reply states an address (NATS_REQUEST_REPLY)', () => {
+  it('is refused for what it is: the reply has an address, where the native inbox has none (the channel has none)', async () => {
+    const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
+    const dir = join(import.meta.dirname, '.tmp/reply-address')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'ledger.asyncapi.yaml')
+    const text = ledger.replace(
+      "    reply:\n      channel: { $ref: '#/channels/balanceReply' }\n",
+      () => "    reply:\n      address: { location: '$message.payload#/replyTo' }\n      channel: { $ref: '#/channels/balanceReply' }\n",
+    )
+    expect(text).not.toBe(ledger)
+    writeFileSync(file, text)
+    const found = (await compile(file)).diagnostics.filter((d) => d.code === 'NATS_REQUEST_REPLY')
+    expect(found.map((d) => d.pointer)).toEqual(['/x-nats-contract/operations/queryBalance/requestReply'])
+    expect(found[0]!.message).toContain('reply has an address')
+    expect(found[0]!.message).not.toContain('reply channel')
+  })
+})

@@ -7,9 +7,14 @@
  * cycle of references, a reference to nothing or to a string, each reported, never a hang or a crash.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile, inspect } from '../src/index.js'
+import { ContractCompiler } from '../src/core/compile.js'
+import { formats, natsFormat } from '../src/formats/index.js'
+import { natsDiffer } from '../src/formats/nats/diff/index.js'
+import type { NatsModel } from '../src/formats/nats/model.js'
 import { loadModule } from './helpers/load-module.js'
 
 const work = join(import.meta.dirname, '.tmp/nats-standard-refs')
@@ -104,5 +109,34 @@ describe('standard parts given by reference', () => {
       // Every diagnostic about the channel is located in the document (the reference's line or after it).
       for (const d of result.diagnostics) expect(d.line, `${name} ${d.code}`).toBeGreaterThan(0)
     }
+  })
+
+  it('contracts diff reads them the same way: inline and by reference, one contract, no finding either way; an edit behind a reference is found', async () => {
+    const compiler = new ContractCompiler({ formats })
+    const side = async (name: string, text: string) => {
+      const file = join(work, `diff-${name}.asyncapi.yaml`)
+      writeFileSync(file, text)
+      const result = await compiler.model(file, natsFormat)
+      expect(
+        result.diagnostics.filter((d) => d.severity === 'error'),
+        name,
+      ).toEqual([])
+      return { file, model: result.model! as NatsModel, read: (f: string) => readFile(f, 'utf8').catch(() => undefined) }
+    }
+    const [inline, refs] = [await side('inline', ledger), await side('refs', referenced)]
+    expect(await natsDiffer.diff(inline, refs)).toEqual([])
+    expect(await natsDiffer.diff(refs, inline)).toEqual([])
+    // The referenced channel's message changed in components (its entryId now an integer): found.
+    const narrowed = await side(
+      'narrowed',
+      referenced.replace(
+        "      messages:\n        posted:\n          $ref: '#/components/messages/EntryPosted'\n",
+        () =>
+          '      messages:\n        posted:\n          payload: { type: object, required: [entryId, cents], properties: { entryId: { type: integer }, cents: { type: integer } } }\n',
+      ),
+    )
+    const findings = await natsDiffer.diff(refs, narrowed)
+    expect(findings.length).toBeGreaterThan(0)
+    expect(findings.some((f) => f.level === 'breaking')).toBe(true)
   })
 })

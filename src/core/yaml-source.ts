@@ -161,12 +161,18 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
 
   let value: unknown
   if (diagnostics.length === 0) {
+    let threw = false
     try {
       value = doc.toJS({ maxAliasCount: YAML_LIMITS.aliasExpansion })
     } catch (error) {
-      report('YAML_ALIAS_LIMIT', 0, '', `The aliases expand beyond ${YAML_LIMITS.aliasExpansion} nodes: ${(error as Error).message}`)
+      threw = true
+      const message = (error as Error).message
+      // An alias written before its anchor names nothing yet (YAML 1.2, 3.2.2.2: an alias refers to
+      // the most recent preceding node with that anchor): a syntax error, not an expansion past the limit.
+      if (/unresolved alias/i.test(message)) report('YAML_SYNTAX', 0, '', `An alias is used before its anchor is set: ${message}`)
+      else report('YAML_ALIAS_LIMIT', 0, '', `The aliases expand beyond ${YAML_LIMITS.aliasExpansion} nodes: ${message}`)
     }
-    if (value === undefined || value === null) report('YAML_SYNTAX', 0, '', 'The document is empty.')
+    if (!threw && (value === undefined || value === null)) report('YAML_SYNTAX', 0, '', 'The document is empty.')
     // Only an escape in a double-quoted scalar can produce an unpaired surrogate.
     const lone = /\\[uU]0{0,4}[dD][89a-fA-F]/.test(text) ? loneSurrogate(value) : undefined
     if (lone !== undefined)

@@ -12,6 +12,7 @@
  * Cost: O(bundle size) to index, then O(links and streams naming the finding's operations + other
  * applications' stream subjects x positions) per breaking finding.
  */
+import { withStandardRefs } from '../standard-refs.js'
 import { dirname, join } from 'node:path'
 import type { DiffSide } from '../../../core/diff/types.js'
 import { parseYamlSource } from '../../../core/yaml-source.js'
@@ -120,7 +121,7 @@ export async function bundleView(side: DiffSide<NatsModel>, selfDoc: unknown): P
     if (text === undefined) continue
     let value: unknown
     try {
-      value = parseYamlSource(file, text).source.value
+      value = withStandardRefs(parseYamlSource(file, text).source.value)
     } catch {
       continue
     }

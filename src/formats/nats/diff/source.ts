@@ -11,6 +11,7 @@
  * document the fast path refuses) parses the exact path, once: on a 5,000-channel document with a
  * finding per channel, the exact parse and its garbage were most of the diff's time (bench/).
  */
+import { withStandardRefs } from '../standard-refs.js'
 import { resolve } from 'node:path'
 import type { DiffLocation, DiffSide } from '../../../core/diff/types.js'
 import { mayOverflowNumber } from '../../../core/limits.js'
@@ -55,7 +56,7 @@ export function fromText(file: string, text: string): PositionedDocument {
   const fast = file.endsWith('.json') || mayOverflowNumber(text) ? undefined : loadFastYaml(text)
   if (!fast) {
     const { source } = parseYamlSource(file, text)
-    return { file, value: source.value ?? {}, at: (pointer) => located(file, pointer, () => source.locate(pointer)) }
+    return { file, value: withStandardRefs(source.value ?? {}), at: (pointer) => located(file, pointer, () => source.locate(pointer)) }
   }
   return fromFast(file, text, fast.value, new LineIndex(text), (pointer) => fast.start(pointer))
 }
@@ -67,7 +68,8 @@ function fromFast(file: string, text: string, value: unknown, lines: LineIndex, 
   const found = new Map<string, { line: number; column: number }>()
   return {
     file,
-    value: value ?? {},
+    // Read as the compile reads it: root channels, operations, replies and parameters through their references (standard-refs.ts).
+    value: withStandardRefs(value ?? {}),
     at(pointer) {
       const known = found.get(pointer)
       if (known) return { file, pointer, line: known.line, column: known.column }

@@ -24,8 +24,13 @@ export const requestReply = natsRule({
       const replyChannel = reply ? refId(reply.channel, '#/channels/') : undefined
       const channel = replyChannel === undefined ? undefined : ctx.channels.get(replyChannel)
       if (!reply || !channel) report(at(), `Operation ${JSON.stringify(id)} needs a standard reply with a channel for the native inbox.`)
-      else if (channel.address !== undefined || reply.address !== undefined)
+      else if (channel.address !== undefined)
         report(at(), `The reply channel ${JSON.stringify(replyChannel)} has an address; a native-inbox reply has an unknown address.`)
+      else if (reply.address !== undefined)
+        report(
+          at(),
+          `Operation ${JSON.stringify(id)}'s reply has an address (where the reply is sent, as an Operation Reply Address Object); a native-inbox reply goes to the inbox nats.js makes for the request, so a reply of requestReply states none.`,
+        )
       const timeout = op.requestReply.timeoutMs
       if (!(Number.isSafeInteger(timeout) && (timeout as number) > 0))
         report(ctx.pointer(...OP(id), 'requestReply', 'timeoutMs'), 'timeoutMs is a positive integer of milliseconds.')
