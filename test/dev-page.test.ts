@@ -84,7 +84,11 @@ describe.skipIf(!CHROMIUM)('the /__contracts/ dev page', () => {
     // The page reloads itself for the edit and again for the lock: what it shows is read once it
     // shows the diagnostic, and read again when a reload comes between (the reads failed with
     // "Execution context was destroyed" once, under the whole suite's load).
-    const [text, failed] = await afterReloads(page, 'pre.diagnostic[data-code="NATS_TOKEN_TYPE"]', async (): Promise<[string, number]> => [
+    // Ready when it shows both the diagnostic and the failed picture: the two can arrive with different
+    // reloads (the edit's and the lock's), and a read between them saw the diagnostic without the
+    // failed picture once, under the whole suite's load.
+    const ready = 'body:has(pre.diagnostic[data-code="NATS_TOKEN_TYPE"]):has(section.topology.failed)'
+    const [text, failed] = await afterReloads(page, ready, async (): Promise<[string, number]> => [
       (await page.locator('pre.diagnostic').allTextContents()).join('\n'),
       await page.locator('section.topology.failed').count(),
     ])
