@@ -433,37 +433,56 @@ describe('native limits past 2^53 are read exactly (a year in nanoseconds is 3.2
   })
 })
 
-describe('a location in the headers (NATS_UNSUPPORTED)', () => {
+/**
+ * The valid ledger with one edit (`from` must occur, replaced by `to` as written: no `$` patterns),
+ * written as `<name>.asyncapi.yaml` under test/.tmp/ledger-variants: its path.
+ */
+function ledgerVariant(name: string, from: string, to: string): string {
   const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
-  const found = async (name: string, text: string) => {
-    const dir = join(import.meta.dirname, '.tmp/header-locations')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, `${name}.asyncapi.yaml`)
-    writeFileSync(file, text)
-    return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
-  }
+  expect(ledger, from).toContain(from)
+  const dir = join(import.meta.dirname, '.tmp/ledger-variants')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `${name}.asyncapi.yaml`)
+  writeFileSync(
+    file,
+    ledger.replace(from, () => to),
+  )
+  return file
+}
+
+describe('a location in the headers (NATS_UNSUPPORTED)', () => {
+  const found = async (file: string) => (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
   it('a parameter’s location in the headers correlates nothing (the subject carries the value): accepted', async () => {
-    const text = ledger.replace('    parameters:\n      region: {}\n', "    parameters:\n      region: { location: '$message.header#/region' }\n")
-    expect(text).not.toBe(ledger)
-    expect(await found('parameter', text)).toEqual([])
+    const file = ledgerVariant(
+      'header-parameter',
+      '    parameters:\n      region: {}\n',
+      "    parameters:\n      region: { location: '$message.header#/region' }\n",
+    )
+    expect(await found(file)).toEqual([])
   })
   it('a correlationId in the headers is refused, also on a message that happens to be named `parameters`', async () => {
-    const text = ledger
-      .replace("        $ref: '#/components/messages/EntryPosted'\n", "        $ref: '#/components/messages/parameters'\n")
-      .replace('    EntryPosted:\n      payload:', "    parameters:\n      correlationId: { location: '$message.header#/trace' }\n      payload:")
-    expect(await found('correlation', text)).toContainEqual(['NATS_UNSUPPORTED', '/components/messages/parameters/correlationId/location'])
+    const file = ledgerVariant(
+      'header-correlation',
+      "        $ref: '#/components/messages/EntryPosted'\n",
+      "        $ref: '#/components/messages/parameters'\n",
+    )
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        '    EntryPosted:\n      payload:',
+        "    parameters:\n      correlationId: { location: '$message.header#/trace' }\n      payload:",
+      ),
+    )
+    expect(await found(file)).toContainEqual(['NATS_UNSUPPORTED', '/components/messages/parameters/correlationId/location'])
   })
 })
 
 describe('a pattern led by inline options, as .NET writes it (NATS_PATTERN_DIALECT)', () => {
   it('(?i)^[0-9a-f]{12}$ is read case-insensitively by both validator forms', async () => {
-    const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
-    const dir = join(import.meta.dirname, '.tmp/pattern-inline-options')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'ledger.asyncapi.yaml')
-    writeFileSync(
-      file,
-      ledger.replace('          entryId: { type: string }\n', () => "          entryId: { type: string, pattern: '(?i)^[0-9a-f]{12}$' }\n"),
+    const file = ledgerVariant(
+      'pattern-inline-options',
+      '          entryId: { type: string }\n',
+      "          entryId: { type: string, pattern: '(?i)^[0-9a-f]{12}$' }\n",
     )
     for (const validators of ['data', 'code'] as const) {
       const result = await compile(file, { nats: { validators } })
@@ -483,16 +502,11 @@ describe('a pattern led by inline options, as .NET writes it (NATS_PATTERN_DIALE
 
 describe('a requestReply whose reply states an address (NATS_REQUEST_REPLY)', () => {
   it('is refused for what it is: the reply has an address, where the native inbox has none (the channel has none)', async () => {
-    const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
-    const dir = join(import.meta.dirname, '.tmp/reply-address')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'ledger.asyncapi.yaml')
-    const text = ledger.replace(
+    const file = ledgerVariant(
+      'reply-address',
       "    reply:\n      channel: { $ref: '#/channels/balanceReply' }\n",
-      () => "    reply:\n      address: { location: '$message.payload#/replyTo' }\n      channel: { $ref: '#/channels/balanceReply' }\n",
+      "    reply:\n      address: { location: '$message.payload#/replyTo' }\n      channel: { $ref: '#/channels/balanceReply' }\n",
     )
-    expect(text).not.toBe(ledger)
-    writeFileSync(file, text)
     const found = (await compile(file)).diagnostics.filter((d) => d.code === 'NATS_REQUEST_REPLY')
     expect(found.map((d) => d.pointer)).toEqual(['/x-nats-contract/operations/queryBalance/requestReply'])
     expect(found[0]!.message).toContain('reply has an address')
