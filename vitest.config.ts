@@ -126,6 +126,7 @@ export const SHARED = [
   'test/probe-diff-cli.test.ts',
   'test/probe-diff-ignore.test.ts',
   'test/probe-editor-schemas.test.ts',
+  'test/probe-hostile-today.test.ts',
   'test/probe-http-sender.test.ts',
   'test/probe-inputs.test.ts',
   'test/probe-rust-differential.test.ts',

@@ -46,13 +46,23 @@ const INLINE_OPTIONS = /^\(\?([imsn]+)\)/
 /** The Unicode-mode source of a non-Unicode ECMA-262 pattern, or why there is none. */
 export const unicodeModeSource: (pattern: string) => UnicodeSource = memoized(translate)
 
-function translate(pattern: string): UnicodeSource {
+/** A leading inline options group (INLINE_OPTIONS): as written, the ES2025 modifier flags it means (`n` dropped), and the rest of the pattern. */
+export function leadingOptions(pattern: string): { group: string; flags: string; rest: string } | undefined {
   const options = INLINE_OPTIONS.exec(pattern)
+  if (!options) return undefined
+  return { group: options[0], flags: [...new Set(options[1]!.replace(/n/g, ''))].sort().join(''), rest: pattern.slice(options[0].length) }
+}
+
+/** `source` (a Unicode-mode pattern) under the modifier flags of a leading options group. */
+export const underOptions = (flags: string, source: string): string => (flags === '' ? source : `(?${flags}:${source})`)
+
+function translate(pattern: string): UnicodeSource {
+  const options = leadingOptions(pattern)
   if (options) {
-    const rest = translate(pattern.slice(options[0].length))
-    if (!rest.ok || rest.inlineOptions !== undefined) return rest.ok ? { ok: false, invalid: true, reason: 'two leading options groups' } : rest
-    const flags = [...new Set(options[1]!.replace(/n/g, ''))].sort().join('')
-    return { ok: true, source: flags === '' ? rest.source : `(?${flags}:${rest.source})`, inlineOptions: options[0] }
+    if (INLINE_OPTIONS.test(options.rest)) return { ok: false, invalid: true, reason: 'two leading options groups' }
+    const rest = translate(options.rest)
+    if (!rest.ok) return rest
+    return { ok: true, source: underOptions(options.flags, rest.source), inlineOptions: options.group }
   }
   let ast: AST.Pattern
   try {

@@ -45,7 +45,7 @@ import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
 import { backtrackProgram } from './pattern-program.js'
 import { splitPattern, type Split } from './pattern-decompose.js'
-import { unicodeModeSource } from './pattern-dialect.js'
+import { leadingOptions, underOptions, unicodeModeSource } from './pattern-dialect.js'
 import { MAX_PATTERN_PROGRAM, linearMatcherOn } from '../runtime/shared/linear-engine.js'
 import { MAX_PATTERN_STEPS, type BacktrackProgram } from '../runtime/shared/budgeted-pattern.js'
 import { patternMatchers, type PatternSpec } from '../runtime/shared/pattern-matchers.js'
@@ -105,7 +105,33 @@ export function usesLinear(spec: PatternSpec): boolean {
   return false
 }
 
+/**
+ * A pattern led by an inline options group (`(?i)^\\p{Lu}+$`, pattern-dialect.ts), its rest read as
+ * JSON Schema reads a pattern (Unicode mode; else the one meaning it has without the flag): the
+ * group as written and the Unicode-mode source under its modifier flags, or why the rest is no
+ * pattern. Undefined for a pattern without such a group.
+ */
+export function optionsReading(pattern: string): { group: string; source: string } | { group: string; invalid: string } | undefined {
+  const options = leadingOptions(pattern)
+  if (!options) return undefined
+  if (leadingOptions(options.rest)) return { group: options.group, invalid: 'two leading options groups' }
+  try {
+    parser().parsePattern(options.rest, 0, options.rest.length, { unicode: true })
+    return { group: options.group, source: underOptions(options.flags, options.rest) }
+  } catch (error) {
+    const read = unicodeModeSource(options.rest)
+    return read.ok ? { group: options.group, source: underOptions(options.flags, read.source) } : { group: options.group, invalid: (error as Error).message }
+  }
+}
+
 function decide(pattern: string): PatternEngine {
+  const options = optionsReading(pattern)
+  if (options) {
+    if ('invalid' in options) return { engine: 'invalid', reason: options.invalid }
+    // Run as its Unicode-mode form under its own text, as a pattern valid only without the flag is.
+    const engine = patternEngine(options.source)
+    return engine.engine === 'native' ? { engine: 'rewritten', spec: { re: options.source } } : engine
+  }
   let ast: AST.Pattern
   try {
     ast = parser().parsePattern(pattern, 0, pattern.length, { unicode: true })

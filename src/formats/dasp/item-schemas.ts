@@ -39,7 +39,14 @@ export function compileItemSchema(items: object): ItemValidator {
     if (ajv === undefined) kept.ajv.set(dialect, (ajv = createAjv(options)))
     compiled = ajv.compile(items)
   } catch (error) {
-    compiled = error instanceof Error ? error.message : String(error)
+    // ajv compiles a schema recursively: one wide enough (an anyOf of thousands) exhausts the stack.
+    // That is the checker's limit, not a fault of the schema, and it is said so.
+    compiled =
+      error instanceof RangeError
+        ? `it is too wide or deep for the checker to compile (unsupported: ${error.message})`
+        : error instanceof Error
+          ? error.message
+          : String(error)
   }
   kept.byText.set(text, compiled)
   return compiled

@@ -27,9 +27,8 @@ export function withStandardRefs(value: unknown): unknown {
   if (!isObject(value) || typeof value.asyncapi !== 'string') return value
   const doc = value
   const named = (part: unknown): unknown => {
-    if (!isObject(part) || typeof part.$ref !== 'string' || !part.$ref.startsWith('#')) return part
-    const target = resolveFragment(doc, part.$ref)
-    return isObject(target) && !Array.isArray(target) ? target : part
+    const read = throughRefs(doc, part)
+    return 'value' in read ? read.value : part
   }
   /** `map` with `each` applied to every member, copied only when a member changes. */
   const mapped = (map: unknown, each: (member: unknown) => unknown): unknown => {
@@ -63,6 +62,35 @@ export function withStandardRefs(value: unknown): unknown {
   if (channels !== doc.channels) out = withMember(out, 'channels', channels)
   if (operations !== doc.operations) out = withMember(out, 'operations', operations)
   return out
+}
+
+/** How many references one standard part may be read through (a chain of components); a cycle ends here too. */
+export const MAX_STANDARD_REF_HOPS = 32
+
+/** What reading a standard part through its references gave: the object it names, or why there is none. */
+export type ThroughRefs = { value: unknown } | { problem: 'external' | 'unresolved' | 'cycle' | 'not-object'; ref: string }
+
+/**
+ * `part` read through its same-document references, each followed to what it names until an object
+ * that is no reference (`{value}`; `part` itself when it is none). A reference into another file
+ * (`external`), one that names nothing (`unresolved`), a chain that comes back on itself or passes
+ * MAX_STANDARD_REF_HOPS (`cycle`), or a target that is no object (`not-object`: a string, a number,
+ * an array, null) gives no value: the part stays as written, and NATS_REF_KIND says why.
+ */
+export function throughRefs(doc: unknown, part: unknown): ThroughRefs {
+  let current = part
+  const seen = new Set<string>()
+  for (let hops = 0; isObject(current) && typeof current.$ref === 'string'; hops++) {
+    const ref = current.$ref
+    if (!ref.startsWith('#')) return { problem: 'external', ref }
+    if (seen.has(ref) || hops >= MAX_STANDARD_REF_HOPS) return { problem: 'cycle', ref }
+    seen.add(ref)
+    const target = resolveFragment(doc, ref)
+    if (target === undefined) return { problem: 'unresolved', ref }
+    if (!isObject(target) || Array.isArray(target)) return { problem: 'not-object', ref }
+    current = target
+  }
+  return { value: current }
 }
 
 /** A shallow copy keeping every own member as it is (a `__proto__` member stays a member). */

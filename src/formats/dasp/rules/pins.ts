@@ -13,7 +13,8 @@ const HEX40 = /^[0-9a-fA-F]{40}$/
  * before the first colon, and the path after the colon is not `//...` (that would be a URL).
  */
 // The user and host start with a letter or digit: never `-`, which a command line would take for an option.
-const SCP_LIKE = /^(?:[A-Za-z0-9][A-Za-z0-9._~%!$&'()*+,;=-]*@)?(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):(?!\/\/)[!-~\u0080-\uffff]+$/
+// The path holds no white space, control, format (a bidi override, a zero-width space) or separator character.
+const SCP_LIKE = /^(?:[A-Za-z0-9][A-Za-z0-9._~%!$&'()*+,;=-]*@)?(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):(?!\/\/)[^\p{C}\p{Z}]+$/u
 
 /** A repository's identity in a git-commit pin: an absolute URI, or git's scp-like address. */
 const isRepository = (value: unknown): boolean => isIdentityUri(value) || (typeof value === 'string' && SCP_LIKE.test(value))

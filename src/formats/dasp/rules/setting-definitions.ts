@@ -1,5 +1,5 @@
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
-import { unicodeModeSource } from '../../../core/pattern-dialect.js'
+import { optionsReading } from '../../../core/pattern-safety.js'
 import type { DaspContext } from '../context.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
@@ -110,13 +110,13 @@ export const patternDialect = daspRule({
           const [value, pointer] = stack.pop()!
           if (value === null || typeof value !== 'object') continue
           const warn = (pattern: string, at: string) => {
-            const read = pattern.startsWith('(?') ? unicodeModeSource(pattern) : undefined
-            if (read?.ok && read.inlineOptions !== undefined)
+            const read = pattern.startsWith('(?') ? optionsReading(pattern) : undefined
+            if (read && 'source' in read)
               report.in(
                 d.file,
                 at,
-                `Pattern ${JSON.stringify(pattern)} starts with the inline options ${read.inlineOptions}, which ECMA-262 does not have; it is read as those options on the rest of the pattern (${read.source}).`,
-                { setting: name, pattern, inlineOptions: read.inlineOptions },
+                `Pattern ${JSON.stringify(pattern)} starts with the inline options ${read.group}, which ECMA-262 does not have; it is read as those options on the rest of the pattern (${read.source}).`,
+                { setting: name, pattern, inlineOptions: read.group },
               )
           }
           const node = value as Record<string, unknown>

@@ -35,7 +35,14 @@ export function settingProblem(spec: Record<string, any>, value: unknown, ctx: D
       if (typeof spec.maxItems === 'number' && value.length > spec.maxItems) return `takes at most ${spec.maxItems} items`
       if ('items' in spec) {
         const validate = ctx.itemValidator(spec.items)
-        const bad = typeof validate === 'string' ? -1 : value.findIndex((item) => !validate(item))
+        let bad: number
+        try {
+          bad = typeof validate === 'string' ? -1 : value.findIndex((item) => !validate(item))
+        } catch (error) {
+          // ajv's code for a very wide or deep schema (an anyOf of thousands) can exhaust the stack
+          // on a value: the value cannot be checked, so it is refused, never a crash.
+          return `cannot be checked against its items schema (${error instanceof RangeError ? 'the schema is too wide or deep to evaluate' : (error as Error).message})`
+        }
         if (bad !== -1 && typeof validate !== 'string') return `item ${bad} ${validate.errors?.[0]?.message ?? 'breaks the item schema'}`
       }
       if (typeof spec.uniqueBy === 'string') {

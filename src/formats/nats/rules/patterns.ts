@@ -1,6 +1,5 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
-import { unicodeModeSource } from '../../../core/pattern-dialect.js'
-import { PATTERN_BUDGET_TEXT, budgetedPatternMessage } from '../../../core/pattern-safety.js'
+import { PATTERN_BUDGET_TEXT, budgetedPatternMessage, optionsReading } from '../../../core/pattern-safety.js'
 import { MAX_PATTERN_STEPS } from '../../../runtime/shared/budgeted-pattern.js'
 import { isObject } from '../document.js'
 import { natsRule } from './rule.js'
@@ -113,13 +112,13 @@ export const patternDialect = natsRule({
   check(ctx, report) {
     forEachPattern(ctx, (pattern, file, at) => {
       if (!pattern.startsWith('(?')) return
-      const read = unicodeModeSource(pattern)
-      if (read.ok && read.inlineOptions !== undefined)
+      const read = optionsReading(pattern)
+      if (read && 'source' in read)
         report.in(
           file,
           at(),
-          `Pattern ${JSON.stringify(pattern)} starts with the inline options ${read.inlineOptions}, which ECMA-262 does not have; it is read as those options on the rest of the pattern (${read.source}).`,
-          { pattern, inlineOptions: read.inlineOptions },
+          `Pattern ${JSON.stringify(pattern)} starts with the inline options ${read.group}, which ECMA-262 does not have; it is read as those options on the rest of the pattern (${read.source}).`,
+          { pattern, inlineOptions: read.group },
         )
     })
   },

@@ -1,5 +1,6 @@
 import { refFilePath, refSites } from '../../../core/json-refs.js'
 import { resolveFragment } from '../schemas.js'
+import { MAX_STANDARD_REF_HOPS, throughRefs } from '../standard-refs.js'
 import { isObject } from '../document.js'
 import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { natsRule } from './rule.js'
@@ -84,6 +85,14 @@ const POSITIONS: readonly RefPosition[] = [
   { at: new RegExp(`^/components/messages/${NAME}/(?:payload|headers)/\\$ref$`), kind: 'a schema', targets: /^#\/components\/schemas\// },
 ]
 
+/** The standard parts AsyncAPI lets be a Reference Object to the object itself, and what each is. */
+const STANDARD_OBJECTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [new RegExp(`^/channels/${NAME}/\\$ref$`), 'channel'],
+  [new RegExp(`^/operations/${NAME}/\\$ref$`), 'operation'],
+  [new RegExp(`^/operations/${NAME}/reply/\\$ref$`), 'reply'],
+  [new RegExp(`^/channels/${NAME}/parameters/${NAME}/\\$ref$`), 'parameter'],
+]
+
 /**
  * A same-document `$ref` must name an object of the kind its position holds: an operation's channel
  * a channel (not a message, which would leave the operation without one), a channel's message a
@@ -99,6 +108,26 @@ export const refKind = natsRule({
   reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     for (const { ref, pointer } of refSites(ctx.doc)) {
+      // A root channel, root operation, reply or channel parameter the compile could read through
+      // its reference was replaced by what it names (standard-refs.ts): one still here could not be.
+      const standard = STANDARD_OBJECTS.find(([at]) => at.test(pointer))
+      if (standard) {
+        const read = throughRefs(ctx.doc, { $ref: ref })
+        const kind = standard[1]
+        // A parameter's may name one in a locked file (read there, as a message's: external-parts.ts).
+        if ('problem' in read && read.problem === 'external' && kind === 'parameter') continue
+        if ('problem' in read && read.problem !== 'unresolved')
+          report(
+            pointer,
+            read.problem === 'external'
+              ? `$ref ${JSON.stringify(ref)} names a ${kind} in another file; a ${kind} given here by reference is read only from this document (its components, or another of its ${kind}s).`
+              : read.problem === 'cycle'
+                ? `$ref ${JSON.stringify(ref)} comes back to itself through references (or passes ${MAX_STANDARD_REF_HOPS} of them): it names no ${kind}.`
+                : `$ref ${JSON.stringify(ref)} is here to name a ${kind}; ${JSON.stringify(read.ref)} names a value that is no object.`,
+            { ref },
+          )
+        if ('problem' in read) continue
+      }
       if (!ref.startsWith('#')) continue
       const position = POSITIONS.find((p) => p.at.test(pointer))
       if (!position) continue
