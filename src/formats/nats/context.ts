@@ -47,6 +47,8 @@ export interface RuleFacts {
   messagesWritten?: readonly WrittenMessage[]
   /** rules/standard-reads.ts: what a rule over the standard part reads (`Rule.reads`; the model's channels read it too). */
   standardParts?: readonly unknown[]
+  /** rules/patterns.ts: every schema pattern where it is written (the three pattern rules read them). */
+  patternSites?: readonly import('./rules/patterns.js').PatternSite[]
 }
 
 /** A message object as written: the file that holds it, and its pointer there. */

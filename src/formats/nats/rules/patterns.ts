@@ -8,14 +8,6 @@ import type { NatsContext } from '../context.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one iterative walk of components and channels, each pattern decided once (linear in its length). */
 
-/**
- * A schema `pattern` (in `components` or a channel's messages) that no proof places on a
- * linear-time engine: it builds, and runs on the budgeted backtracking matcher, so a value it cannot
- * decide within the step budget fails validation with its own error. A warning: JSON Schema allows
- * any ECMA-262 pattern, but the author should know what happens at run time. See
- * `src/core/pattern-safety.ts`. One iterative walk of those two sections (and of the locked files
- * a message payload reaches): linear in their size, each pattern decided once.
- */
 /** What the pattern rules read: the document's components and channels, and the locked files the payloads reach (by path, then each one's parsed source). */
 function patternReads(ctx: NatsContext): unknown[] {
   const files = [...ctx.messages.files].sort()
@@ -33,6 +25,24 @@ function patternReads(ctx: NatsContext): unknown[] {
  * there, at the pattern).
  */
 function forEachPattern(ctx: NatsContext, visit: Visit): void {
+  // Walked once per compile for the three rules that read the patterns (ctx.ruleFacts.patternSites).
+  let sites = ctx.ruleFacts.patternSites
+  if (sites === undefined) {
+    const found: PatternSite[] = []
+    walkAll(ctx, (pattern, file, at) => void found.push({ pattern, file, at }))
+    ctx.ruleFacts.patternSites = sites = found
+  }
+  for (const site of sites) visit(site.pattern, site.file, site.at)
+}
+
+/** One pattern the walk found (`at` spells out its pointer only when asked). */
+export interface PatternSite {
+  readonly pattern: string
+  readonly file: LoadedFile
+  readonly at: () => string
+}
+
+function walkAll(ctx: NatsContext, visit: Visit): void {
   const { files } = ctx.messages
   const sources: Array<[LoadedFile, Array<[unknown, string]>]> = [
     [
