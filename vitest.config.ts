@@ -196,6 +196,7 @@ export const TOOLS = [
   'test/fuzz.test.ts',
   'test/nats-topology-browser.test.ts',
   'test/precompiled-asyncapi.test.ts',
+  'test/probe-devpage-hostile.test.ts',
   'test/safe-write.test.ts',
 ]
 

@@ -19,11 +19,30 @@ import { CLI } from './helpers/cli.js'
 function actsOnTerminal(c: number): boolean {
   if (c === 0x0a || c === 0x09) return false
   if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true
-  return [0x061c, 0x200e, 0x200f, 0x2028, 0x2029].includes(c) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)
+  if ([0x061c, 0x200e, 0x200f, 0x2028, 0x2029].includes(c) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return true
+  // Characters that draw nothing between two others: two names differing by one look the same (ZWJ and ZWNJ write scripts and emoji, and stay).
+  return c === 0x200b || (c >= 0x2060 && c <= 0x2064) || c === 0xfeff
 }
 const clean = (text: string) => [...text].every((ch) => !actsOnTerminal(ch.codePointAt(0)!))
 
-const hostile = fc.constantFrom('\x1b[2J', '\x1b]0;title\x07', '\u202e', '\u2066', '\r', '\u2028', '\x9b31m', '\x7f', '\0', 'é', '—', '\t', 'a')
+const hostile = fc.constantFrom(
+  '\x1b[2J',
+  '\x1b]0;title\x07',
+  '\u202e',
+  '\u2066',
+  '\u200b',
+  '\ufeff',
+  '\u200d',
+  '\r',
+  '\u2028',
+  '\x9b31m',
+  '\x7f',
+  '\0',
+  'é',
+  '—',
+  '\t',
+  'a',
+)
 
 describe('terminal-safe text', () => {
   it('leaves nothing a terminal acts on, keeps everything else, and is the identity on safe text (property)', () => {

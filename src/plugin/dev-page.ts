@@ -77,6 +77,10 @@ export class DevRegistry {
   }
 
   record(result: CompileResult): void {
+    // A file that is not there is listed only if it was (a contract deleted while the page is open):
+    // a request for any contract-like name that exists nowhere adds nothing (the list stays the
+    // files of the tree, not every URL someone sends).
+    if (!this.entries.has(result.file) && !existsSync(result.file)) return
     this.entries.set(result.file, {
       file: result.file,
       ...(result.format ? { format: result.format } : {}),

@@ -18,6 +18,7 @@ import { bundlerUsesMap } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
 import { OutsideRootFiles } from './outside-root.js'
 import { replayErrors, type ErrorReplay, type HotChannelLike } from './error-replay.js'
+import { outsideServing, servingRule } from './dev-serving.js'
 
 export { PLUGIN_NAME }
 
@@ -55,6 +56,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
    * esbuild's `this.error()`, because esbuild prints a thrown error with a note pointing into the
    * plugin machinery ("This error came from the onLoad callback registered here").
    */
+  /** In a Vite dev server: whether a request may read a file (dev-serving.ts). */
+  let servable: ((file: string) => boolean) | undefined
+
   function fail(context: { error(error: Error): void }, error: Error, file: string): string {
     if (webpackLike) problems.record(error.message, file)
     if (!esbuild) throw error
@@ -96,6 +100,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         // esbuild puts every path this plugin resolves in its namespace, so it must load the runtime too.
         if (RUNTIME_FILES.has(id)) return readFile(id, 'utf8')
         const lock = parseTopologyId(id)
+        if (lock !== undefined && servable !== undefined && !servable(lock)) return fail(this, contractError(outsideServing(lock), meta.framework), lock)
         if (lock !== undefined) {
           const { code, dependencies, diagnostics } = await topologyModule(lock, compiler)
           for (const dependency of dependencies) ctx.watch(this, dependency, id)
@@ -104,6 +109,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         }
         const served = parseModuleId(id)
         if (!served) return null
+        // A dev server compiles only what Vite would serve (dev-serving.ts); nothing of the file is read.
+        if (servable !== undefined && !servable(served.file)) return fail(this, contractError(outsideServing(served.file), meta.framework), served.file)
         // A map the bundler will not use is never made (the result's `map` is made when read).
         const maps = bundlerUsesMap(meta.framework, this as never, esbuildSourcemap)
         const result = await ctx.compile(served, maps)
@@ -208,8 +215,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         ctx.root = config.root
         ctx.bundlerCacheDir = () => join(config.cacheDir, CACHE_FOLDER)
       },
-      configureServer(server) {
+      async configureServer(server) {
         ctx.serving = true
+        servable = await servingRule(server.config)
         ctx.logger = server.config.logger
         outsideRoot = new OutsideRootFiles(server.watcher, server.config.root)
         const hot = server.environments.client?.hot as HotChannelLike | undefined
