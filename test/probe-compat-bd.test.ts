@@ -1328,6 +1328,8 @@ describe('DASP: an array setting items schema', () => {
     expect(found.map((d) => d.code)).toEqual(['DASP_SETTING_DEFINITION'])
     expect(found[0]!.message).toContain('draft-04')
     expect(found[0]!.message).toContain('2020-12')
+    // At the `$schema` that names the dialect (the hostile pass's note: it was at `items`).
+    expect(found[0]!.pointer).toBe('/settings/commands/items/$schema')
   })
 
   it('JSON Schema keywords of any draft, Unicode property escapes, unknown formats, $ref into its own definitions', async () => {

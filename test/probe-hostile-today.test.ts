@@ -656,7 +656,8 @@ describe('DASP: items schemas and git-commit pins', () => {
       expect(
         r.diagnostics.map((d) => [d.code, d.pointer]),
         JSON.stringify($schema),
-      ).toEqual([['DASP_SETTING_DEFINITION', '/settings/commands/items']])
+        // At the `$schema` that names the dialect (this pass's note: it was at `items`).
+      ).toEqual([['DASP_SETTING_DEFINITION', '/settings/commands/items/$schema']])
       expect(r.diagnostics[0]!.message).toContain('draft-06, draft-07, 2019-09 and 2020-12')
     }
   })

@@ -1,5 +1,6 @@
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { optionsReading } from '../../../core/pattern-safety.js'
+import { schemaDialect } from '../../../core/standalone-validators.js'
 import type { DaspContext } from '../context.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
@@ -23,12 +24,12 @@ const TYPE_MEMBERS = ['minimum', 'maximum', 'values', 'items', 'minItems', 'maxI
  * values, an array without items or with items that are not a JSON Schema, bounds that exclude
  * every value.
  */
-export function settingDefinitionProblems(spec: Record<string, any>, ctx: DaspContext): Array<{ member?: string; message: string }> {
+export function settingDefinitionProblems(spec: Record<string, any>, ctx: DaspContext): Array<{ member?: string; at?: string; message: string }> {
   if (typeof spec.type !== 'string') return []
   const members = SETTING_MEMBERS[spec.type]
   if (!Object.hasOwn(SETTING_MEMBERS, spec.type) || !members)
     return [{ member: 'type', message: `Setting type ${JSON.stringify(spec.type)} is not integer, string, boolean, enum or array.` }]
-  const out: Array<{ member?: string; message: string }> = []
+  const out: Array<{ member?: string; at?: string; message: string }> = []
   for (const m of TYPE_MEMBERS)
     if (m in spec && !members.includes(m))
       out.push({
@@ -40,7 +41,10 @@ export function settingDefinitionProblems(spec: Record<string, any>, ctx: DaspCo
     if (!('items' in spec)) out.push({ message: 'An array setting has items, a JSON Schema for one element.' })
     else {
       const validate = ctx.itemValidator(spec.items)
-      if (typeof validate === 'string') out.push({ member: 'items', message: `items is not a JSON Schema that can be checked: ${validate}.` })
+      // A dialect the checker does not support is said at the `$schema` that names it.
+      const dialect = isObject(spec.items) && Object.hasOwn(spec.items, '$schema') && schemaDialect(spec.items) === undefined
+      if (typeof validate === 'string')
+        out.push({ member: 'items', ...(dialect ? { at: '$schema' } : {}), message: `items is not a JSON Schema that can be checked: ${validate}.` })
     }
     if (typeof spec.minItems === 'number' && typeof spec.maxItems === 'number' && spec.minItems > spec.maxItems)
       out.push({ member: 'minItems', message: `minItems ${spec.minItems} is above maxItems ${spec.maxItems}: no value fits.` })
@@ -60,9 +64,14 @@ export const settingDefinition = daspRule({
       for (const [name, spec] of Object.entries(d.value.settings)) {
         if (!isObject(spec)) continue
         for (const problem of settingDefinitionProblems(spec, ctx))
-          report.in(d.file, `/settings/${escapeToken(name)}${problem.member ? `/${escapeToken(problem.member)}` : ''}`, problem.message, {
-            setting: name,
-          })
+          report.in(
+            d.file,
+            `/settings/${escapeToken(name)}${problem.member ? `/${escapeToken(problem.member)}` : ''}${problem.at ? `/${escapeToken(problem.at)}` : ''}`,
+            problem.message,
+            {
+              setting: name,
+            },
+          )
       }
     }
   },
