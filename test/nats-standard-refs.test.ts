@@ -126,6 +126,9 @@ describe('standard parts given by reference', () => {
     const [inline, refs] = [await side('inline', ledger), await side('refs', referenced)]
     expect(await natsDiffer.diff(inline, refs)).toEqual([])
     expect(await natsDiffer.diff(refs, inline)).toEqual([])
+    // A model without the compile's parse (made by hand): the differ reads the text itself, the same way.
+    const unparsed = { ...refs, model: { ...refs.model, parsed: undefined } as NatsModel }
+    expect(await natsDiffer.diff(inline, unparsed)).toEqual([])
     // The referenced channel's message changed in components (its entryId now an integer): found.
     const narrowed = await side(
       'narrowed',
