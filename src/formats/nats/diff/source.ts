@@ -58,7 +58,9 @@ export function fromText(file: string, text: string): PositionedDocument {
     const { source } = parseYamlSource(file, text)
     return { file, value: withStandardRefs(source.value ?? {}), at: (pointer) => located(file, pointer, () => source.locate(pointer)) }
   }
-  return fromFast(file, text, fast.value, new LineIndex(text), (pointer) => fast.start(pointer))
+  // Read as the compile reads it: root channels, operations, replies and parameters through their
+  // references (standard-refs.ts); the compile's own parse (above) is that view already.
+  return fromFast(file, text, withStandardRefs(fast.value), new LineIndex(text), (pointer) => fast.start(pointer))
 }
 
 /** A document the fast YAML path read: its collections' starts known, a scalar found from its parent's. */
@@ -68,8 +70,7 @@ function fromFast(file: string, text: string, value: unknown, lines: LineIndex, 
   const found = new Map<string, { line: number; column: number }>()
   return {
     file,
-    // Read as the compile reads it: root channels, operations, replies and parameters through their references (standard-refs.ts).
-    value: withStandardRefs(value ?? {}),
+    value: value ?? {},
     at(pointer) {
       const known = found.get(pointer)
       if (known) return { file, pointer, line: known.line, column: known.column }
