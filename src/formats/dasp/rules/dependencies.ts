@@ -6,14 +6,6 @@ import { daspRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): one pass over the requested extensions' dependencies, each a map lookup; the cycle check is one pass of core's cycle finder, O(definitions + dependencies), and one breadth-first search per cycle named. */
 
-/** A definition's complete dependencies: one the shape found malformed (DASP_DEFINITION_SHAPE) decides nothing here. */
-const depsOf = (d: Definition): Array<{ uri: string; version: string; scope: string }> =>
-  Array.isArray(d.value.dependencies)
-    ? d.value.dependencies.filter(
-        (dep: unknown) => isObject(dep) && typeof dep.uri === 'string' && typeof dep.version === 'string' && typeof dep.scope === 'string',
-      )
-    : []
-
 /**
  * A definition's dependencies whose identity can be read, whatever their scope: whether one has a
  * definition, or closes a cycle, depends on its URI and version alone, so a malformed scope (the
@@ -23,6 +15,10 @@ const identifiedDepsOf = (d: Definition): Array<{ uri: string; version: string; 
   Array.isArray(d.value.dependencies)
     ? d.value.dependencies.filter((dep: unknown) => isObject(dep) && typeof dep.uri === 'string' && typeof dep.version === 'string')
     : []
+
+/** A definition's complete dependencies, their scope too: one the shape found malformed (DASP_DEFINITION_SHAPE) decides nothing here. */
+const depsOf = (d: Definition): Array<{ uri: string; version: string; scope: string }> =>
+  identifiedDepsOf(d).filter((dep): dep is { uri: string; version: string; scope: string } => typeof dep.scope === 'string')
 
 /** Each dependency a requested extension's definition declares, with the extension and definition (`identified`: any readable identity, see identifiedDepsOf). */
 function* requestedDependencies(ctx: DaspContext, identified = false) {
