@@ -24,7 +24,8 @@
  * file there without an entry's header, whatever its name, is never removed (nor written over).
  *
  * Trust: an entry's digest proves it whole, not who wrote it. The folder and its entries must not be
- * writable by other users (a world-writable folder or entry is not read), but whoever can write the
+ * writable by other users (a world-writable folder or entry is not read, nor a group-writable one
+ * whose group holds another user: file-trust.ts), but whoever can write the
  * folder as this user could as well edit `node_modules`, where the compiler itself lives.
  */
 import {
@@ -43,9 +44,10 @@ import {
   unlinkSync,
   type Stats,
 } from 'node:fs'
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Diagnostic } from './diagnostics.js'
 import { ageMs } from './file-age.js'
+import { othersMayWrite } from './file-trust.js'
 import type { Generated } from './format.js'
 import type { PathKind } from './format.js'
 import { pathKind, readRegularFileTransient, sha256 } from './input-host.js'
@@ -54,7 +56,7 @@ import { codeIdentity } from './package-info.js'
 import { GENERATED_MARKER, writeOwnedFile } from './safe-write.js'
 
 /** The layout of an entry; another layout is a miss. */
-const SCHEMA = 1
+const SCHEMA = 2
 /** 256 MiB: far more than the compiled results of a large monorepo's contracts. */
 export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
 /** The first line of every entry: the generated-file marker (the safe writer replaces only files that carry it). */
@@ -138,7 +140,15 @@ interface EntryBody {
     mappings?: Generated['mappings']
   }
   inputs: Array<[string, string]>
+  /** Paths whose kind was asked, relative to the root (none above it: see `above`). */
   probes: Array<[string, PathKind]>
+  /**
+   * Names looked for, and not found, in every folder above the root up to the file system's root (a
+   * `bundle.lock.json` searched for in each parent folder). Kept as names, not paths, so that a
+   * cache restored into a checkout at another depth checks every folder above that root: as paths
+   * relative to the root, a deeper checkout would check only as many as the first had.
+   */
+  above: string[]
 }
 
 /**
@@ -236,6 +246,12 @@ export class PersistentCache {
       if (pathKind(abs) !== kind) return undefined
       probes.set(abs, kind)
     }
+    for (const name of body.above)
+      for (const folder of foldersAbove(this.root)) {
+        const abs = join(folder, name)
+        if (pathKind(abs) !== 'missing') return undefined
+        probes.set(abs, 'missing')
+      }
     const { result } = body
     const diagnostics = result.diagnostics.map((d) => ({ ...d, file: body.root === null ? this.absolute(d.file) : d.file }))
     return { stored: { ...result, diagnostics, inputs, probes }, text: text! }
@@ -257,8 +273,15 @@ export class PersistentCache {
     // checkout. A root whose name would be written escaped somewhere (JSON, a URL) is never
     // searched for, only bound.
     const relocated = { ...result, diagnostics: result.diagnostics.map((d) => ({ ...d, file: this.relative(d.file) })) }
+    // A probe above the root that is not one of a name's missing lookups in every folder there
+    // (probesOf) binds the entry to this root too.
+    const { probes, above } = this.probesOf(stored.probes)
     const portable =
-      posix && /^[A-Za-z0-9._\-/+@~]+$/.test(this.root) && stored.diagnostics.every((d) => isAbsolute(d.file)) && !JSON.stringify(relocated).includes(this.root)
+      posix &&
+      /^[A-Za-z0-9._\-/+@~]+$/.test(this.root) &&
+      stored.diagnostics.every((d) => isAbsolute(d.file)) &&
+      !JSON.stringify(relocated).includes(this.root) &&
+      !probes.some(([path]) => outside(path))
     const body: EntryBody = {
       schema: SCHEMA,
       compiler: codeIdentity(),
@@ -267,7 +290,8 @@ export class PersistentCache {
       root: portable ? null : this.root,
       result: portable ? relocated : result,
       inputs: [...stored.inputs].map(([path, digest]) => [this.relative(path), digest]),
-      probes: [...stored.probes].map(([path, kind]) => [this.relative(path), kind]),
+      probes,
+      above,
     }
     // The contract among the inputs (its text makes the source map); every path relative to the
     // root (on Windows, a file on another drive has no such path).
@@ -297,6 +321,32 @@ export class PersistentCache {
     this.size = this.size === undefined ? this.scan().total : this.size + Buffer.byteLength(text)
     if (this.size > this.maxBytes) this.evict()
     return true
+  }
+
+  /**
+   * The probes as an entry keeps them: relative to the root, except that a name found missing in
+   * every folder above the root (and looked for nowhere else above it) is kept once, in `above`.
+   */
+  private probesOf(stored: ReadonlyMap<string, PathKind>): Pick<EntryBody, 'probes' | 'above'> {
+    const probes: EntryBody['probes'] = []
+    const aboveByName = new Map<string, Set<string>>()
+    const folders = foldersAbove(this.root)
+    for (const [path, kind] of stored) {
+      const rel = this.relative(path)
+      if (outside(rel) && kind === 'missing' && folders.includes(dirname(path))) {
+        const name = basename(path)
+        let seen = aboveByName.get(name)
+        if (!seen) aboveByName.set(name, (seen = new Set()))
+        seen.add(dirname(path))
+      } else probes.push([rel, kind])
+    }
+    const above: string[] = []
+    for (const [name, seen] of aboveByName) {
+      // Every folder above the root, or the lookups stay paths (and bind the entry to this root).
+      if (seen.size === folders.length) above.push(name)
+      else for (const folder of seen) probes.push([this.relative(join(folder, name)), 'missing'])
+    }
+    return { probes, above }
   }
 
   /** The folder exists (made when `create`), is a folder, and no other user may write to it. */
@@ -376,10 +426,10 @@ export function defaultCacheDir(root: string): string {
   }
 }
 
-/** Owned by this user (or root) and writable by no other user: POSIX only (Windows has no modes here). */
+/** Owned by this user (or root) and writable by no other user (file-trust.ts): POSIX only (Windows has no modes here). */
 function ours(stats: Stats): boolean {
   if (!posix) return true
-  return (stats.uid === process.getuid!() || stats.uid === 0) && (stats.mode & 0o002) === 0
+  return (stats.uid === process.getuid!() || stats.uid === 0) && !othersMayWrite(stats)
 }
 
 /**
@@ -432,6 +482,16 @@ const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined
 const isPosition = (v: unknown) => isObject(v) && Number.isInteger(v.line) && Number.isInteger(v.column)
 
 /** The shape of an entry, member by member: a whole entry of another shape is not trusted to be a result. */
+/** A path relative to the root that leads out of it. */
+const outside = (rel: string): boolean => rel === '..' || rel.startsWith('../')
+
+/** The folders above `root`, nearest first, up to the file system's root. */
+function foldersAbove(root: string): string[] {
+  const folders: string[] = []
+  for (let dir = root; dirname(dir) !== dir;) folders.push((dir = dirname(dir)))
+  return folders
+}
+
 function isBody(v: unknown): v is EntryBody {
   if (!isObject(v) || !isObject(v.result)) return false
   const r = v.result
@@ -461,7 +521,9 @@ function isBody(v: unknown): v is EntryBody {
     Array.isArray(v.inputs) &&
     v.inputs.every((i) => Array.isArray(i) && i.length === 2 && isString(i[0]) && isString(i[1]) && /^[0-9a-f]{64}$/.test(i[1])) &&
     Array.isArray(v.probes) &&
-    v.probes.every((p) => Array.isArray(p) && p.length === 2 && isString(p[0]) && KINDS.includes(p[1] as PathKind))
+    v.probes.every((p) => Array.isArray(p) && p.length === 2 && isString(p[0]) && KINDS.includes(p[1] as PathKind)) &&
+    Array.isArray(v.above) &&
+    v.above.every((name) => isString(name) && name !== '' && name !== '.' && name !== '..' && !/[\\/\0]/.test(name))
   )
 }
 
