@@ -1,7 +1,8 @@
-import { fail, toResult, type FailureResult, type Result } from '../shared/result.js'
+import { errorText } from '../shared/error-text.js'
+import { fail, toResult, type FailureResult, type Result, type ResultError } from '../shared/result.js'
 import type { MessageHeaders, MessageSender } from './sender.js'
 import { check, type Validator } from '../shared/validation.js'
-import { wireJson } from '../shared/wire-json.js'
+import { jsonDataProblem, wireJson } from '../shared/wire-json.js'
 
 /** A generated topic client: frozen, with its identity, contract hash and a typed call. */
 export interface TopicClient<Topic extends string, Version extends string | undefined, Request, Response> {
@@ -55,7 +56,7 @@ export function topicSend<Res>(
     if (!wire.ok) return wire.failure
     const result = await sendChecked<Res>(sender, topic, version, wire.value, headers)
     if (!result.isSuccessful || result.payload === undefined) return result
-    const broken = check(validators.response, result.payload)
+    const broken = checkedResponse(validators.response, result.payload)
     if (broken)
       return fail(
         'unexpected-error',
@@ -63,6 +64,22 @@ export function topicSend<Res>(
         result.payload,
       )
     return result
+  }
+}
+
+/**
+ * A response payload's violations: first whether it is JSON data at all (an HTTP answer always is;
+ * an in-process sender may answer anything: a cycle, a getter that throws, an array of 2^32 - 1
+ * holes the validator would visit one by one), then the validator's. Never throws.
+ */
+function checkedResponse(validator: Validator | undefined, payload: unknown): ResultError[] | undefined {
+  if (!validator) return undefined
+  const problem = jsonDataProblem(payload)
+  if (problem) return [{ message: problem.message, path: problem.path, code: 'json' }]
+  try {
+    return check(validator, payload)
+  } catch (error) {
+    return [{ message: `(payload) cannot be checked: ${errorText(error)}`, path: '', code: 'json' }]
   }
 }
 
@@ -95,7 +112,7 @@ export async function sendChecked<R>(
   try {
     return toResult<R>(await sender.send(topic, payload, sent))
   } catch (error) {
-    return fail('unexpected-error', [`The message sender failed: ${error instanceof Error ? error.message : String(error)}`])
+    return fail('unexpected-error', [`The message sender failed: ${errorText(error)}`])
   }
 }
 

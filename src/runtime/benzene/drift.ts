@@ -5,11 +5,12 @@
  * are never compared (Benzene Contract Document §6.4): they differ by construction, so such a comparison would report
  * drift that is not there, and miss drift that is.
  */
+import { errorText } from '../shared/error-text.js'
 import type { BenzeneDocument } from './document.js'
 import { contractHashWeb } from './hash.js'
 import { serviceLevel, topicScoped, wholeService, type Projection } from './projection.js'
 import type { ContractInfo } from './contract.js'
-import { boundedExchange, sameOriginUrl, timerDelay, type Exchange, type ExchangeLimits } from '../shared/bounded-fetch.js'
+import { bodyLimit, boundedExchange, sameOriginUrl, timerDelay, type Exchange, type ExchangeLimits } from '../shared/bounded-fetch.js'
 import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
 
@@ -63,7 +64,7 @@ export async function checkDrift(target: DriftTarget, transport: DriftTransport)
     return report(await hashOf(projection))
   } catch (error) {
     // A stack overflow on a hostile document is a RangeError like any other failure here.
-    return report(undefined, `The served document cannot be checked: ${error instanceof Error ? error.message : String(error)}`)
+    return report(undefined, `The served document cannot be checked: ${errorText(error)}`)
   }
 }
 
@@ -123,6 +124,8 @@ async function getJson(
   const url = sameOriginUrl(transport.baseUrl, path)!
   const delay = timerDelay(transport.timeoutMs)
   if (delay === null) throw new Error(`timeoutMs ${String(transport.timeoutMs)} is not a time limit (a number of milliseconds, at least 0).`)
+  if (bodyLimit(transport.maxBodyBytes) === null)
+    throw new Error(`maxBodyBytes ${String(transport.maxBodyBytes)} is not a limit (a number of bytes, at least 0).`)
   const signal = delay === undefined ? undefined : AbortSignal.timeout(delay)
   let exchange: Exchange
   try {

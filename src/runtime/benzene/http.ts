@@ -4,6 +4,7 @@
  * serialized as a string; the answer `{ statusCode, isSuccessful, headers, body }` becomes a
  * `Result`. Never throws: timeouts, refused connections and malformed answers are failures.
  */
+import { errorText } from '../shared/error-text.js'
 import {
   FAILURE_STATUSES,
   SUCCESS_STATUSES,
@@ -16,7 +17,7 @@ import {
   type Result,
   type ResultError,
 } from '../shared/result.js'
-import { boundedExchange, sameOriginUrl, timerDelay, type Exchange } from '../shared/bounded-fetch.js'
+import { bodyLimit, boundedExchange, sameOriginUrl, timerDelay, type Exchange } from '../shared/bounded-fetch.js'
 import { isObject } from '../shared/json-value.js'
 import type { MessageSender } from './sender.js'
 
@@ -41,7 +42,8 @@ export interface HttpSenderOptions {
   timeoutMs?: number
   /**
    * Bytes of an answer read at most (streamed; past it the call fails with `unexpected-error` and
-   * the rest is not read).
+   * the rest is not read). `Infinity` is no limit; a value that is no limit (negative, `NaN`) makes
+   * every call a `bad-request` failure without a request.
    * @default 4194304 (4 MiB)
    */
   maxBodyBytes?: number
@@ -100,10 +102,18 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
         return fail('bad-request', [`Refused: endpoint ${JSON.stringify(options.endpoint)} is not a path on ${origin}; messages go only to baseUrl's origin.`])
       if (timeoutMs === null)
         return fail('bad-request', [`Refused: timeoutMs ${String(options.timeoutMs)} is not a time limit (a number of milliseconds, at least 0).`])
+      if (bodyLimit(options.maxBodyBytes) === null)
+        return fail('bad-request', [`Refused: maxBodyBytes ${String(options.maxBodyBytes)} is not a limit (a number of bytes, at least 0).`])
       const doFetch = options.fetch ?? globalThis.fetch
+      let envelope: string
+      try {
+        envelope = JSON.stringify({ topic, headers: { ...headers }, body: request === undefined ? '' : JSON.stringify(request) })
+      } catch (error) {
+        // Called directly (a topic client checks its request first): a bigint, a cycle, a getter or a Proxy that throws.
+        return fail('validation-error', [{ message: `(payload) cannot be written as JSON: ${describe(error)}`, path: '', code: 'json' }])
+      }
       // AbortSignal.timeout throws on anything but whole milliseconds up to 2^32 - 1 (and timers past 2^31 - 1 fire at once).
       const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)
-      const envelope = JSON.stringify({ topic, headers: { ...headers }, body: request === undefined ? '' : JSON.stringify(request) })
       let exchange: Exchange
       try {
         const extra = typeof options.headers === 'function' ? await options.headers() : options.headers
@@ -201,6 +211,10 @@ function parseJsonOr(text: string, otherwise: unknown): unknown {
 }
 
 function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
+  try {
+    const cause = (error as { cause?: { code?: string; message?: string } })?.cause
+    return cause?.code ?? cause?.message ?? errorText(error)
+  } catch {
+    return errorText(error)
+  }
 }

@@ -27,11 +27,13 @@ export type Exchange =
   | { ok: false; reason: 'too-large'; status: number; limit: number }
 
 /**
- * `fetch` with those limits. Throws what `fetch` throws (network errors, aborts); the caller
- * turns that into its own failure.
+ * `fetch` with those limits. Throws what `fetch` throws (network errors, aborts), and on a
+ * `maxBodyBytes` that is no limit (`bodyLimit`: callers check it first, to refuse before sending);
+ * the caller turns that into its own failure.
  */
 export async function boundedExchange(doFetch: typeof globalThis.fetch, url: URL, init: RequestInit, limits: ExchangeLimits = {}): Promise<Exchange> {
-  const maxBytes = limits.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxBytes = bodyLimit(limits.maxBodyBytes)
+  if (maxBytes === null) throw new RangeError(`maxBodyBytes ${String(limits.maxBodyBytes)} is not a limit (a number of bytes, at least 0).`)
   let target = url
   for (let hop = 0; ; hop++) {
     const response = await doFetch(target, { ...init, redirect: 'manual' })
@@ -97,6 +99,17 @@ export function timerDelay(ms: number | undefined): number | undefined | null {
   if (ms === undefined || ms === Infinity) return undefined
   if (typeof ms !== 'number' || !(ms >= 0)) return null
   return Math.min(Math.ceil(ms), 2 ** 31 - 1)
+}
+
+/**
+ * A body limit in bytes as the exchange reads it: the default when none is given, `Infinity` for
+ * no limit, null for a value that is no limit (negative, `NaN`, not a number: a `NaN` compares false
+ * with every length, so taken as it is it would read any body whole).
+ */
+export function bodyLimit(bytes: number | undefined): number | null {
+  if (bytes === undefined) return DEFAULT_MAX_BODY_BYTES
+  if (typeof bytes !== 'number' || !(bytes >= 0)) return null
+  return bytes
 }
 
 /** `baseUrl`'s origin with `path` resolved against it, or undefined when the result is on another origin. */

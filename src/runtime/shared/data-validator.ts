@@ -1,3 +1,4 @@
+import { errorText } from './error-text.js'
 import { schemaValidator, type PatternMatchers, type Schema } from './schema-check.js'
 import type { Validator } from './validation.js'
 
@@ -37,7 +38,7 @@ function madeOrRefusing(root: LinkedSchema, matchers: PatternMatchers | undefine
   try {
     return schemaValidator(root as Schema, {}, matchers)
   } catch (error) {
-    const message = `cannot be checked: ${error instanceof Error ? error.message : String(error)}`
+    const message = `cannot be checked: ${errorText(error)}`
     const refuse = (() => {
       refuse.errors = [{ instancePath: '', keyword: 'schema', params: {}, message }]
       return false

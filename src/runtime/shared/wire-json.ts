@@ -8,6 +8,7 @@
  * once, validate the value parsed back from that text, and send exactly that text; values that
  * JSON cannot carry as they are refuse before anything is written.
  */
+import { errorText } from './error-text.js'
 import { escapeToken } from './json-pointer.js'
 
 export type WireJson =
@@ -27,18 +28,45 @@ const MAX_DEPTH = 1_000
  * MAX_DEPTH levels; then one `JSON.stringify` and one `JSON.parse`. Never throws.
  */
 export function wireJson(value: unknown): WireJson {
-  const problem = notJsonData(value)
+  const problem = guarded(value, MAX_NODES)
   if (problem) return { ok: false, ...problem }
   let text: string | undefined
   try {
     text = JSON.stringify(value)
   } catch (error) {
     // A getter that throws or answers a bigint on the second read: still not JSON data.
-    return { ok: false, path: '', message: `(payload) cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}` }
+    return { ok: false, path: '', message: `(payload) cannot be written as JSON: ${errorText(error)}` }
   }
   if (text === undefined) return { ok: false, path: '', message: '(payload) is not JSON data' }
   // The parsed text, not the caller's object, is what gets validated: they cannot differ.
   return { ok: true, text, value: JSON.parse(text) as unknown }
+}
+
+/**
+ * Values a response may hold: sixteen times a message's bound, far past what a 4 MiB answer holds
+ * (about two million), yet a bound: an in-process answer may share one member at every level of a
+ * short chain, 2^40 paths through a few dozen objects, which a walk (and a validator) would follow
+ * one by one.
+ */
+const MAX_RESPONSE_NODES = 16 * MAX_NODES
+
+/**
+ * The first place where `value` is not JSON data (as `wireJson` finds it, up to MAX_RESPONSE_NODES
+ * values), or undefined: for a value that is not sent but must be JSON data before a validator walks
+ * it (a response an in-process sender answers: an array of 2^32 - 1 holes would have the validator
+ * visit each). A getter or a Proxy trap that throws is such a place too. Never throws.
+ */
+export function jsonDataProblem(value: unknown): { path: string; message: string } | undefined {
+  return guarded(value, MAX_RESPONSE_NODES)
+}
+
+/** `notJsonData`, a throw (a getter, a Proxy's trap) made a problem at the top. */
+function guarded(value: unknown, maxNodes: number): { path: string; message: string } | undefined {
+  try {
+    return notJsonData(value, maxNodes)
+  } catch (error) {
+    return { path: '', message: `(payload) cannot be read: ${errorText(error)}` }
+  }
 }
 
 /** Levels whose open objects are kept in an array rather than a set. */
@@ -53,6 +81,8 @@ interface Stop {
 /** One walk's state: the objects open on the current path and the nodes seen so far. */
 interface Walk {
   nodes: number
+  /** Values walked at most. */
+  readonly maxNodes: number
   /**
    * Objects on the current path only: a shared, acyclic member is fine (JSON writes it twice). The
    * first SHALLOW levels' objects are kept by depth and scanned (cheaper than hashing for the usual
@@ -79,9 +109,9 @@ const isOpen = (state: Walk, value: object, depth: number): boolean => {
  * the tokens its callers add on the way back. The recursion is as deep as the value, at most
  * MAX_DEPTH levels.
  */
-function notJsonData(root: unknown): { path: string; message: string } | undefined {
+function notJsonData(root: unknown, maxNodes: number): { path: string; message: string } | undefined {
   // A state per call, not one shared: a getter run by the walk may send a message itself.
-  const found = walk({ nodes: 0, shallow: [], deep: undefined }, root, 0, true)
+  const found = walk({ nodes: 0, maxNodes, shallow: [], deep: undefined }, root, 0, true)
   if (!found) return undefined
   let path = ''
   for (let i = found.tokens.length - 1; i >= 0; i--) path += `/${found.tokens[i]}`
@@ -89,7 +119,7 @@ function notJsonData(root: unknown): { path: string; message: string } | undefin
 }
 
 function walk(state: Walk, value: unknown, depth: number, inArray: boolean): Stop | undefined {
-  if (++state.nodes > MAX_NODES) return stop(`is past ${MAX_NODES} values`)
+  if (++state.nodes > state.maxNodes) return stop(`is past ${state.maxNodes} values`)
   if (depth > MAX_DEPTH) return stop(`is nested deeper than ${MAX_DEPTH} levels`)
   switch (typeof value) {
     case 'string':
