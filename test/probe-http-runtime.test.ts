@@ -24,6 +24,7 @@ import { createLocalSender, type MessageSender } from 'unplugin-contracts/runtim
 import { checkDrift, checkHealthDrift } from 'unplugin-contracts/runtime/drift'
 import { createHttpSender } from 'unplugin-contracts/runtime/http'
 import { bounded } from './helpers/bounded.js'
+import { DEFAULT_TIMEOUT_MS, timerDelay } from '../src/runtime/shared/bounded-fetch.js'
 
 const dir = join(import.meta.dirname, '.tmp/probe-http-runtime')
 const paymentsPath = join(import.meta.dirname, '../fixtures/benzene/valid/payments.spec.json')
@@ -226,11 +227,13 @@ describe('bodies the service never ends, or ends too late', () => {
     expect(result.errors[0]!.message).toContain('within 300 ms')
   })
 
-  it('without timeoutMs the sender has no limit of its own: a dripping answer keeps the call waiting', async () => {
-    // Holds (pinned), as documented ("`Infinity` is no limit"; no default is stated, and docs/runtime.md
-    // says the same of drift checks: "Without it a service that starts its answer and never finishes
-    // it keeps the check waiting"). Note against the project's "every wait bounded": a sender built
-    // without timeoutMs has none. Still pending after 600 ms; closing the connection ends it as a result.
+  it('without timeoutMs the sender waits 30 s at most; `Infinity` asks for no limit, and a dripping answer then keeps the call waiting', async () => {
+    // Was a defect (fixed): a sender built without timeoutMs had no limit at all (against "every wait
+    // bounded"); now DEFAULT_TIMEOUT_MS, for drift checks too (docs/runtime.md). With `Infinity`:
+    // still pending after 600 ms; closing the connection ends it as a result.
+    expect(timerDelay(undefined)).toBe(DEFAULT_TIMEOUT_MS)
+    expect(DEFAULT_TIMEOUT_MS).toBe(30_000)
+    expect(timerDelay(Infinity)).toBeUndefined()
     await withServer(
       (_req, res) => {
         res.writeHead(200)
@@ -239,7 +242,7 @@ describe('bodies the service never ends, or ends too late', () => {
         res.on('close', () => clearInterval(timer))
       },
       async (s) => {
-        const pending = createHttpSender({ baseUrl: s.url, endpoint: '/benzene/invoke' }).send('t:x', {})
+        const pending = createHttpSender({ baseUrl: s.url, endpoint: '/benzene/invoke', timeoutMs: Infinity }).send('t:x', {})
         const state = await Promise.race([pending.then(() => 'settled'), new Promise((resolve) => setTimeout(() => resolve('pending'), 600))])
         expect(state).toBe('pending')
         // The connection is closed by withServer's cleanup; the call then resolves to a failure.

@@ -16,7 +16,7 @@ import type { MessageSender } from './sender.js'
 
 /**
  * Where the served document comes from: a sender (its own `timeoutMs` applies), or the service's
- * origin, read with `fetch` within `maxBodyBytes` and, when given, `timeoutMs` (the whole exchange,
+ * origin, read with `fetch` within `maxBodyBytes` and `timeoutMs` (default 30 s; the whole exchange,
  * body included; a service that never finishes its answer otherwise keeps the check waiting).
  */
 export type DriftTransport = { sender: MessageSender } | ({ baseUrl: string | URL; fetch?: typeof globalThis.fetch; timeoutMs?: number } & ExchangeLimits)

@@ -38,6 +38,7 @@ export interface HttpSenderOptions {
    * rounded up to a whole millisecond, more than 2^31 - 1 (about 24.8 days) is that, `Infinity`
    * is no limit, and a value that is no time at all (negative, `NaN`) makes every call a
    * `bad-request` failure without a request.
+   * @default 30000 (30 s)
    */
   timeoutMs?: number
   /**
@@ -124,7 +125,7 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
           limits,
         )
       } catch (error) {
-        if (signal?.aborted) return fail('timeout', [`No answer from ${url.origin} within ${options.timeoutMs} ms.`])
+        if (signal?.aborted) return fail('timeout', [`No answer from ${url.origin} within ${timeoutMs} ms.`])
         return fail('service-unavailable', [`Cannot reach ${url.origin}: ${describe(error)}`])
       }
       if (exchange.ok) return readAnswer(exchange.status, exchange.text)

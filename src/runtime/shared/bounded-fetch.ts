@@ -7,6 +7,11 @@
 
 /** Default limit of an answer's body: far above any Benzene envelope or contract document. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+/**
+ * Time limit of one exchange when the caller gives none: a service that starts an answer and never
+ * finishes it must not hold a caller forever (`Infinity` asks for no limit).
+ */
+export const DEFAULT_TIMEOUT_MS = 30_000
 /** Same-origin redirects followed at most (when allowed). */
 const MAX_REDIRECTS = 5
 
@@ -91,12 +96,13 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
 }
 
 /**
- * A time limit in milliseconds as a delay `AbortSignal.timeout` takes: undefined for no limit (none
- * given, or `Infinity`), null for a value that is no time (negative, `NaN`, not a number). A
+ * A time limit in milliseconds as a delay `AbortSignal.timeout` takes: DEFAULT_TIMEOUT_MS when none
+ * is given, undefined for no limit (`Infinity`), null for a value that is no time (negative, `NaN`, not a number). A
  * fraction is rounded up; past 2^31 - 1 ms Node's timers fire after 1 ms, so that is the most.
  */
 export function timerDelay(ms: number | undefined): number | undefined | null {
-  if (ms === undefined || ms === Infinity) return undefined
+  if (ms === Infinity) return undefined
+  if (ms === undefined) return DEFAULT_TIMEOUT_MS
   if (typeof ms !== 'number' || !(ms >= 0)) return null
   return Math.min(Math.ceil(ms), 2 ** 31 - 1)
 }
