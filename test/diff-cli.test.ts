@@ -243,7 +243,7 @@ describe('contracts diff: output', () => {
     expect(r.stdout.trim().split('\n')).toEqual([
       '::notice file=new/payments.spec.json,line=4,col=5,title=fake-described::The description changed.',
       // The newline is the workflow command's %0A; a carriage return and an escape are written out as for a terminal.
-      '::error file=new/payments.spec.json,line=7,col=5,title=fake-topic-removed::100%25 gone%0A::error file=evil::pwned\\u{d}\\u{1b}[31mred (breaks: client a,b:c)',
+      '::error file=new/payments.spec.json,line=7,col=5,title=fake-topic-removed::100%25 gone%0A::error file=evil::pwned%0D\\u{1b}[31mred (breaks: client a,b:c)',
       '::warning file=new/payments.spec.json,line=40,col=5,title=schema-changed::The schema A changed; its effect is not known. (breaks: client)',
       '::error file=old/payments.spec.json,line=9,col=5,title=fake-topic-removed::The description changed. (breaks: service)',
     ])

@@ -11,7 +11,8 @@ import type { FailOn } from '../core/diff/findings.js'
 import type { IgnoreEntry } from '../core/diff/ignore.js'
 import type { DiffEntry, DiffVerdict } from '../core/diff/runner.js'
 import type { DiffAudience, DiffFinding, DiffLocation } from '../core/diff/types.js'
-import { terminalSafe } from '../core/terminal-text.js'
+import { terminalLine } from '../core/terminal-text.js'
+import { commandData, commandProperty } from './workflow-command.js'
 
 /** A whole `contracts diff` run: each contract compared, and the verdict on all their findings. */
 export interface DiffRun {
@@ -112,11 +113,11 @@ export function diffText(run: DiffRun, cwd: string = process.cwd()): string[] {
   const line = (finding: DiffFinding, extra = '') => {
     const at = whereShown(finding)
     const place = `${shown(at.file, cwd)}:${at.line}:${at.column}${at.pointer ? ` (${at.pointer})` : ''}`
-    return terminalSafe(`  ${finding.level.padEnd(8)} ${finding.rule}  ${place}${extra}  ${finding.message}`)
+    return terminalLine(`  ${finding.level.padEnd(8)} ${finding.rule}  ${place}${extra}  ${finding.message}`)
   }
   for (const kind of order) {
     const group = groups.get(kind)!
-    lines.push(kind === '' ? 'Breaks no one:' : kind === EVERYONE ? 'Breaks everyone:' : `Breaks ${terminalSafe(kind)}:`)
+    lines.push(kind === '' ? 'Breaks no one:' : kind === EVERYONE ? 'Breaks everyone:' : `Breaks ${terminalLine(kind)}:`)
     for (const { finding, names } of group) lines.push(line(finding, names.length ? `  [${names.join(', ')}]` : ''))
     lines.push('')
   }
@@ -124,7 +125,7 @@ export function diffText(run: DiffRun, cwd: string = process.cwd()): string[] {
     lines.push('Ignored (accepted in the ignore file):')
     for (const { finding, reason, entry } of run.verdict.ignored)
       lines.push(
-        line(finding, `  [${finding.audiences.map(audienceText).join(', ')}]`) + terminalSafe(`  (${shown(entry.file, cwd)}:${entry.line}: ${reason})`),
+        line(finding, `  [${finding.audiences.map(audienceText).join(', ')}]`) + terminalLine(`  (${shown(entry.file, cwd)}:${entry.line}: ${reason})`),
       )
     lines.push('')
   }
@@ -135,7 +136,7 @@ const rank = (kind: string) => (kind === EVERYONE ? 0 : kind === '' ? 2 : 1)
 
 /** The warning line for an ignore entry past its date. */
 export function expiredLine(entry: IgnoreEntry, cwd: string = process.cwd()): string {
-  return terminalSafe(
+  return terminalLine(
     `warning: ${shown(entry.file, cwd)}:${entry.line}:${entry.column}: the entry for ${entry.rule} at ${entry.pointer || '(the whole document)'} expired on ${entry.expires}; it ignores nothing now.`,
   )
 }
@@ -150,12 +151,8 @@ export function diffSummary(run: DiffRun): string {
   const ignored = run.verdict.ignored.length ? ` (${run.verdict.ignored.length} ignored)` : ''
   const body = `${counts.breaking} breaking, ${n(counts.warning, 'warning')}, ${counts.info} info${ignored}`
   const verdict = invalid > 0 ? `${n(invalid, 'contract')} with errors, not compared` : failed(run) ? `fails on ${run.failOn}` : 'passes'
-  return terminalSafe(`${head}: ${body}; ${verdict}.`)
+  return terminalLine(`${head}: ${body}; ${verdict}.`)
 }
-
-/** GitHub Actions workflow-command escaping: `%`, CR and LF in the message; also `:` and `,` in a property. */
-const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
-const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
 
 /**
  * A finding as a GitHub Actions annotation on the new file's line (the old file's, for a removal):
@@ -166,13 +163,12 @@ export function findingAnnotation(finding: DiffFinding, cwd: string = process.cw
   const at = whereShown(finding)
   const command = finding.level === 'breaking' ? 'error' : finding.level === 'warning' ? 'warning' : 'notice'
   const whom = finding.audiences.length ? ` (breaks: ${finding.audiences.map(audienceText).join(', ')})` : ''
-  // The log renders ANSI sequences: what the document wrote is escaped as for a terminal first.
-  const file = property(terminalSafe(shown(at.file, cwd)))
-  return `::${command} file=${file},line=${at.line},col=${at.column},title=${property(terminalSafe(finding.rule))}::${data(terminalSafe(finding.message + whom))}`
+  const file = commandProperty(shown(at.file, cwd))
+  return `::${command} file=${file},line=${at.line},col=${at.column},title=${commandProperty(finding.rule)}::${commandData(finding.message + whom)}`
 }
 
 /** An expired ignore entry as a GitHub annotation on the ignore file. */
 export function expiredAnnotation(entry: IgnoreEntry, cwd: string = process.cwd()): string {
   const message = `The ignore entry for ${entry.rule} at ${entry.pointer} expired on ${entry.expires}; it ignores nothing now.`
-  return `::warning file=${property(terminalSafe(shown(entry.file, cwd)))},line=${entry.line},col=${entry.column},title=diff-ignore-expired::${data(terminalSafe(message))}`
+  return `::warning file=${commandProperty(shown(entry.file, cwd))},line=${entry.line},col=${entry.column},title=diff-ignore-expired::${commandData(message)}`
 }

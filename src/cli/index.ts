@@ -6,7 +6,8 @@ import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
-import { terminalSafe } from '../core/terminal-text.js'
+import { terminalLine } from '../core/terminal-text.js'
+import { commandData, commandProperty } from './workflow-command.js'
 import { formats, natsFormat } from '../formats/index.js'
 import { SidecarWriter } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
@@ -365,11 +366,8 @@ function printDiagnostics(diagnostics: readonly Diagnostic[], io: Output, depend
 
 /** A diagnostic as a GitHub Actions annotation (`::error file=...,line=...,col=...,title=CODE::message`), escaped as workflow commands require. */
 export function githubAnnotation(d: Diagnostic): string {
-  const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
-  const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
   const file = relative(process.cwd(), d.file).split(sep).join('/') || d.file
-  // The log renders ANSI sequences: the message and path escaped as for a terminal first.
-  return `::${d.severity === 'error' ? 'error' : 'warning'} file=${property(terminalSafe(file))},line=${d.line},col=${d.column},title=${property(d.code)}::${data(terminalSafe(d.message))}`
+  return `::${d.severity === 'error' ? 'error' : 'warning'} file=${commandProperty(file)},line=${d.line},col=${d.column},title=${commandProperty(d.code)}::${commandData(d.message)}`
 }
 
 /** One `check` run: every file compiled, diagnostics printed, a summary line; what was read comes back for `--watch`. */
@@ -499,7 +497,7 @@ async function inspectCommand(file: string, flags: Resolved, io: Output): Promis
     return 1
   }
   if (flags.json) io.out(jsonText(result.data))
-  else for (const line of result.text ?? []) io.out(terminalSafe(line))
+  else for (const line of result.text ?? []) io.out(terminalLine(line))
   return 0
 }
 
@@ -531,7 +529,7 @@ async function inputsCommand(files: string[], flags: Resolved, io: Output): Prom
   const inputs = sortedOnce(contracts.flatMap((c) => c.inputs))
   const absent = sortedOnce(contracts.flatMap((c) => c.absent))
   if (flags.json) io.out(jsonText({ inputs, absent, contracts, diagnostics }))
-  else if (inputs.length > 0) io.out(inputs.map(terminalSafe).join('\n'))
+  else if (inputs.length > 0) io.out(inputs.map(terminalLine).join('\n'))
   return failed ? 1 : 0
 }
 

@@ -1,3 +1,4 @@
+import { eastAsianWidth } from 'get-east-asian-width'
 import { LineIndex } from './source-text.js'
 import { terminalSafe } from './terminal-text.js'
 
@@ -10,7 +11,8 @@ const WINDOW = 100
  * (minified documents) are cut to a window around the column.
  */
 export function codeFrame(source: string | LineIndex, line: number, column: number, context = 2): string {
-  const index = typeof source === 'string' ? new LineIndex(source) : source
+  // Columns count the text without a leading byte order mark, as the compiler reads it.
+  const index = typeof source === 'string' ? new LineIndex(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source) : source
   const first = Math.max(1, line - context)
   const last = Math.min(index.lineCount, line + context)
   const width = String(last).length
@@ -24,8 +26,25 @@ export function codeFrame(source: string | LineIndex, line: number, column: numb
     out.push(`${n === line ? '>' : ' '} ${String(n).padStart(width)} | ${text}`.trimEnd())
     if (n === line) {
       const before = (start > 0 ? '…' : '') + terminalSafe(full.slice(start, Math.max(start, column - 1)))
-      out.push(`  ${' '.repeat(width)} | ${before.replace(/[^\t]/g, ' ')}^`)
+      out.push(`  ${' '.repeat(width)} | ${caretPadding(before)}^`)
     }
   }
   return out.join('\n')
+}
+
+/** Marks drawn on the character before them, and format characters drawn as nothing. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u
+
+/**
+ * Blanks as wide as `text` is drawn on a terminal, so the caret stands under its character: a tab
+ * stays a tab, a wide or fullwidth character (CJK, most emoji: Unicode's East Asian Width, UAX #11)
+ * takes two cells, a combining mark none, anything else one. Linear in the text.
+ */
+function caretPadding(text: string): string {
+  let out = ''
+  for (const c of text) {
+    if (c === '\t') out += '\t'
+    else if (!ZERO_WIDTH.test(c)) out += eastAsianWidth(c.codePointAt(0)!, { ambiguousAsWide: false }) === 2 ? '  ' : ' '
+  }
+  return out
 }

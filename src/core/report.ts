@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs'
 import { codeFrame } from './code-frame.js'
-import { terminalSafe } from './terminal-text.js'
+import { terminalLine } from './terminal-text.js'
 import type { Diagnostic } from './diagnostics.js'
 import { readRegularFile } from './input-host.js'
 import { LIMITS } from './limits.js'
@@ -39,7 +39,7 @@ export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader 
   const frame = text === undefined ? '' : '\n' + codeFrame(text, line, column)
   // The other places it involves, one line each after the frame (which shows the diagnostic's own).
   const related = (diagnostic.related ?? [])
-    .map((r) => `\n  see ${terminalSafe(`${r.file}:${r.line}:${r.column}${r.pointer ? ` (${r.pointer})` : ''}: ${r.message}`)}`)
+    .map((r) => `\n  see ${terminalLine(`${r.file}:${r.line}:${r.column}${r.pointer ? ` (${r.pointer})` : ''}: ${r.message}`)}`)
     .join('')
   return `${diagnosticHeader(diagnostic, text !== undefined)}${frame}${related}`
 }
@@ -52,8 +52,9 @@ export function diagnosticHeader(diagnostic: Diagnostic, readable: boolean): str
   const { severity, code, message, file, line, column, pointer } = diagnostic
   const wholeFile = !readable && pointer === '' && line === 1 && column === 1
   const where = wholeFile ? `  at ${file}` : `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
-  // Messages, paths and pointers quote the document: escaped for the terminal, the log or the overlay.
-  return `${severity} ${code}: ${terminalSafe(message)}\n${terminalSafe(where)}`
+  // Messages, paths and pointers quote the document: escaped for the terminal, the log or the overlay,
+  // and each a line of its own (a newline in a file's name or a key is an escape too).
+  return `${severity} ${code}: ${terminalLine(message)}\n${terminalLine(where)}`
 }
 
 /** Several diagnostics, errors first, at most `limit` of them. */

@@ -44,3 +44,11 @@ export class LineIndex {
     return this.starts.length
   }
 }
+
+/**
+ * A YAML text with each lone CR made the LF it stands for: YAML 1.2 (5.4, line break characters)
+ * ends a line at CR LF, at LF and at a CR alone, and normalizes each to LF in content, but the `yaml`
+ * parser ends lines only at LF (it read a file with old Mac line ends as one line; js-yaml, the
+ * fast path, reads all three). The same length, so every offset it reports is the text's own.
+ */
+export const loneCrsAsLineFeeds = (text: string): string => (text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text)

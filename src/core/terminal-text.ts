@@ -18,3 +18,12 @@ const escape = (c: string) => `\\u{${c.codePointAt(0)!.toString(16)}}`
 export function terminalSafe(text: string): string {
   return ANY_UNSAFE.test(text) ? text.replace(UNSAFE, escape) : text
 }
+
+/**
+ * `terminalSafe` for text that is one line of the output (a diagnostic's message and place, a diff
+ * finding, a listed path): a newline in it, from a file's name or a document's key, is written as
+ * `\u{a}` too, so no name can end the tool's line and start one of its own (`x\nerror FAKE: ...`).
+ */
+export function terminalLine(text: string): string {
+  return terminalSafe(text).replace(/\n/g, '\\u{a}')
+}

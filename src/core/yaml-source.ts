@@ -7,7 +7,7 @@ import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber } from './limits.js'
-import { LineIndex } from './source-text.js'
+import { LineIndex, loneCrsAsLineFeeds } from './source-text.js'
 import { loadFastYaml } from './yaml-fast.js'
 import type { YamlRegions } from './yaml-regions.js'
 
@@ -70,7 +70,7 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   // compares every pair, which is quadratic in the size of a mapping (bench/: 5,000 channels).
   let doc: ReturnType<typeof import('yaml').parseDocument>
   try {
-    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
+    doc = parseDocument(loneCrsAsLineFeeds(text), { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
   } catch (error) {
     // The YAML parser recurses on nested flow collections; a hostile depth ends here, not in a crash.
     report('CONTRACTS_TOO_DEEP', 0, '', `The document could not be parsed within the nesting limit (${LIMITS.depth}): ${(error as Error).message}`)

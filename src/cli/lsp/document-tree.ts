@@ -6,6 +6,7 @@
  */
 import { lazyRequire } from '../../core/lazy-require.js'
 import { LIMITS, tooDeepJson } from '../../core/limits.js'
+import { loneCrsAsLineFeeds } from '../../core/source-text.js'
 
 // Loaded on the first hover: the CLI's other commands never pay for them (dist/cli.js is one module).
 const jsonc = lazyRequire<typeof import('jsonc-parser')>('jsonc-parser')
@@ -69,7 +70,7 @@ function jsonNodeAt(text: string, offset: number): NodeAt | undefined {
 /** One step down per level, iteratively: only the branch holding the offset is followed. */
 function yamlNodeAt(text: string, offset: number): NodeAt | undefined {
   const { isMap, isPair, isScalar, isSeq, parseDocument } = yaml()
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: false, version: '1.2' })
+  const doc = parseDocument(loneCrsAsLineFeeds(text), { uniqueKeys: false, prettyErrors: false, strict: false, version: '1.2' })
   let node: unknown = doc.contents
   const path: Array<string | number> = []
   const within = (n: unknown) => {

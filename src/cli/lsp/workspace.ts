@@ -16,12 +16,13 @@
  *   of its bundle it names); a file's diagnostics are those of every open contract's check that
  *   point there. Closing a contract drops its check: what only it reported is cleared.
  */
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver/node.js'
 import { ContractCompiler } from '../../core/compile.js'
 import type { Diagnostic } from '../../core/diagnostics.js'
 import { recordingHost } from '../../core/input-host.js'
+import { sourceReader } from '../../core/report.js'
 import { LineIndex } from '../../core/source-text.js'
 import { formats } from '../../formats/index.js'
 import { toLspDiagnostic } from './diagnostics.js'
@@ -164,9 +165,16 @@ export class Workspace {
           const result = await this.compiler.compile(root, CHECK_OPTIONS)
           if (!this.documents.has(root)) continue
           const dependencies = new Set([root, ...result.dependencies])
+          // A file the check read from disk (a definition, a locked document not open): its text as read
+          // now, so that a range there runs to the end of its token as it does in an open document.
+          const disk = sourceReader(result.dependencies)
           this.checks.set(root, {
             dependencies,
-            byFile: forClient(result.diagnostics, texts, (file) => this.uriOf(file)),
+            byFile: forClient(
+              result.diagnostics,
+              (file) => texts.get(file) ?? disk(file),
+              (file) => this.uriOf(file),
+            ),
             versions: new Map([...versions].filter(([path]) => dependencies.has(path))),
           })
         } catch (error) {
@@ -217,12 +225,12 @@ export class Workspace {
   }
 }
 
-/** A check's diagnostics for the client, by file; ranges read the texts the check read. */
-function forClient(diagnostics: readonly Diagnostic[], texts: Map<string, string>, uriOf: (file: string) => string) {
+/** A check's diagnostics for the client, by file; ranges read the texts the check read (the editor's, else the file's). */
+function forClient(diagnostics: readonly Diagnostic[], textOf: (file: string) => string | undefined, uriOf: (file: string) => string) {
   const lines = new Map<string, LineIndex | undefined>()
   const linesOf = (file: string) => {
     if (!lines.has(file)) {
-      const text = texts.get(file)
+      const text = textOf(file)
       lines.set(file, text === undefined ? undefined : new LineIndex(text))
     }
     return lines.get(file)
@@ -240,7 +248,9 @@ function forClient(diagnostics: readonly Diagnostic[], texts: Map<string, string
 function pathOf(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined
   try {
-    return fileURLToPath(uri)
+    // In normal form (`a//b`, `a/./b`, `a/x/../b` are `a/b`), as the compiler names the files it
+    // reads: the editor's text is found under that name, and its diagnostics under the editor's URI.
+    return resolve(fileURLToPath(uri))
   } catch {
     return undefined
   }

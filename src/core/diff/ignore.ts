@@ -19,6 +19,7 @@ import { LineCounter, parseDocument, isMap, isSeq, isScalar, type Node } from 'y
 import { readRegularFile } from '../input-host.js'
 import { LIMITS } from '../limits.js'
 import type { DiffFinding } from './types.js'
+import { loneCrsAsLineFeeds } from '../source-text.js'
 
 export const IGNORE_FILE_NAME = '.contracts-diff-ignore.yaml'
 
@@ -82,7 +83,7 @@ export function readIgnoreFile(path: string): IgnoreList {
 /** Parses an ignore file's text (`file` names it in the entries and errors). */
 export function parseIgnoreFile(file: string, text: string): IgnoreList {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true })
+  const doc = parseDocument(loneCrsAsLineFeeds(text), { lineCounter, uniqueKeys: true })
   const at = (offset: number | undefined) => {
     const pos = lineCounter.linePos(offset ?? 0)
     return { line: pos.line, column: pos.col }

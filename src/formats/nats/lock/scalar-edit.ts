@@ -1,5 +1,6 @@
 import { lazyRequire } from '../../../core/lazy-require.js'
 import { splitPointer } from '../../../runtime/shared/json-pointer.js'
+import { loneCrsAsLineFeeds } from '../../../core/source-text.js'
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml')
 const jsonc = lazyRequire<typeof import('jsonc-parser')>('jsonc-parser')
@@ -49,7 +50,7 @@ const plainYaml = (value: string) => (/^[0-9]+(?:[eE][0-9]+)?$/.test(value) || !
 function yamlRanges(text: string, edits: readonly ScalarEdit[]): Located[] {
   const { isScalar, isCollection, parseDocument } = yaml()
   // As the exact reader parses (yaml-source.ts), so the nodes are the ones the value came from.
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
+  const doc = parseDocument(loneCrsAsLineFeeds(text), { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
   return edits.map(({ pointer, value }): Located => {
     const path = splitPointer(pointer)
     const parent = doc.getIn(path.slice(0, -1), true)
