@@ -198,6 +198,7 @@ export const TOOLS = [
   'test/nats-topology-browser.test.ts',
   'test/precompiled-asyncapi.test.ts',
   'test/probe-devpage-hostile.test.ts',
+  'test/probe-positions.test.ts',
   'test/safe-write.test.ts',
 ]
 
