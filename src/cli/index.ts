@@ -276,7 +276,7 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
       printDiagnostics(result.diagnostics, io, result.dependencies)
       if (hasErrors(result.diagnostics)) failed = true
       else if (result.model === undefined) {
-        io.err(`contracts: ${file} is not a NATS contract; the Rust target reads NATS application documents.`)
+        io.err(terminalLine(`contracts: ${file} is not a NATS contract; the Rust target reads NATS application documents.`))
         failed = true
       } else models.push(result.model)
     }
@@ -316,7 +316,7 @@ function reportWrite(result: WriteResult, io: Output): boolean {
     refusedWrites(result, io)
     return false
   }
-  for (const file of result.files) io.err(`${said(file.status)} ${file.path}`)
+  for (const file of result.files) io.err(terminalLine(`${said(file.status)} ${file.path}`))
   return true
 }
 
@@ -482,7 +482,7 @@ async function hash(file: string, flags: Resolved, io: Output): Promise<number> 
     return 1
   }
   if (result.hash === undefined) {
-    io.err(`contracts: ${result.usage ?? `no hash for ${file}.`}`)
+    io.err(terminalLine(`contracts: ${result.usage ?? `no hash for ${file}.`}`))
     return 2
   }
   io.out(result.hash)

@@ -90,7 +90,7 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
   if (!result.ok) return failed(result.refused.map(writeRefusedDiagnostic), plan, flags, io, print, `${shown(plan.lockFile)}: nothing was written.`)
   const written = result.files.filter((f) => f.status === 'written').map((f) => shown(f.path))
   if (flags.json) io.out(jsonText({ diagnostics: [], written, updated: plan.stale }))
-  for (const file of written) io.err(`wrote ${file}`)
+  for (const file of written) io.err(`wrote ${printable(file)}`)
   io.err(`${shown(plan.lockFile)}: ${plan.stale.length} digest${plan.stale.length === 1 ? '' : 's'} filled in.`)
   return 0
 }

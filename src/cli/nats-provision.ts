@@ -106,7 +106,7 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
   for (const file of files) {
     const result = await modelOf(file)
     if (result.failed || result.model === undefined) {
-      if (!result.failed) io.err(`contracts: ${file} is not a NATS contract.`)
+      if (!result.failed) io.err(`contracts: ${shown(file)} is not a NATS contract.`)
       return 1
     }
     modules.push(moduleOfModel(result.model))
