@@ -13,6 +13,7 @@ import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
 import { check, type Validator } from '../../shared/validation.js'
 import { wireJson } from '../../shared/wire-json.js'
+import { errorText } from '../../shared/error-text.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
 import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
@@ -767,12 +768,7 @@ function bound(method: string, option: string, value: number, least: number): nu
 }
 
 function handlerFailed(error: unknown, msg: Msg | JsMsg): ContractClientError {
-  return new ContractClientError(
-    'HANDLER_FAILED',
-    `The handler failed on ${JSON.stringify(msg.subject)}: ${error instanceof Error ? error.message : String(error)}`,
-    [],
-    msg,
-  )
+  return new ContractClientError('HANDLER_FAILED', `The handler failed on ${JSON.stringify(msg.subject)}: ${errorText(error)}`, [], msg)
 }
 
 export {
