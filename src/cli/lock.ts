@@ -56,7 +56,8 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
   const root = bundleRoot(positionals[0]!)
   if (typeof root !== 'string') return root
   const plan = planLock(root)
-  const shown = (path: string) => printable(relative(process.cwd(), path).split(sep).join('/') || '.')
+  const named = (path: string) => relative(process.cwd(), path).split(sep).join('/') || '.'
+  const shown = (path: string) => printable(named(path))
   if (plan.diagnostics.length > 0)
     return failed(plan.diagnostics, plan, flags, io, print, `${shown(plan.lockFile)}: the bundle cannot be locked; nothing was written.`)
   if (flags.check) {
@@ -87,8 +88,14 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
     plan.writes.map((w) => ({ path: w.path, text: w.text, replaces: w.replaces })),
     { atomic: true },
   )
-  if (!result.ok) return failed(result.refused.map(writeRefusedDiagnostic), plan, flags, io, print, `${shown(plan.lockFile)}: nothing was written.`)
-  const written = result.files.filter((f) => f.status === 'written').map((f) => shown(f.path))
+  if (!result.ok) {
+    // Only a tree changed in the moment of the renames leaves some replaced: then they are named.
+    const some = (result.written ?? []).map((f) => shown(f.path))
+    const summary = some.length === 0 ? 'nothing was written.' : `only ${some.join(', ')} ${some.length === 1 ? 'was' : 'were'} written; lock again.`
+    return failed(result.refused.map(writeRefusedDiagnostic), plan, flags, io, print, `${shown(plan.lockFile)}: ${summary}`)
+  }
+  const written = result.files.filter((f) => f.status === 'written').map((f) => named(f.path))
+  // In --json each the file's own name (JSON escapes it), on the terminal as shown there.
   if (flags.json) io.out(jsonText({ diagnostics: [], written, updated: plan.stale }))
   for (const file of written) io.err(`wrote ${printable(file)}`)
   io.err(`${shown(plan.lockFile)}: ${plan.stale.length} digest${plan.stale.length === 1 ? '' : 's'} filled in.`)

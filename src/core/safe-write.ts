@@ -143,7 +143,14 @@ export interface WriteDone {
   readonly status: 'written' | 'unchanged'
 }
 
-export type WriteResult = { readonly ok: true; readonly files: readonly WriteDone[] } | { readonly ok: false; readonly refused: readonly WriteRefusal[] }
+/**
+ * A write's outcome. A refusal wrote nothing, except where the tree changed or a rename failed in
+ * the moment between the first rename of an atomic write and its last: then `written` names the
+ * files replaced before it.
+ */
+export type WriteResult =
+  | { readonly ok: true; readonly files: readonly WriteDone[] }
+  | { readonly ok: false; readonly refused: readonly WriteRefusal[]; readonly written?: readonly WriteDone[] }
 
 export interface WriteOptions {
   /** Create the root (and its parents) when missing; otherwise a missing root is refused. */
@@ -239,6 +246,7 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
   const done: WriteDone[] = []
   const rootAgain = checkRoot(top, options.createRoot === true, true)
   if (rootAgain) return { ok: false, refused: [rootAgain] }
+  if (options.atomic === true) return writeStaged(top, targets, options.durable === true)
   for (const { file, segments, target } of targets) {
     const problem = checkFolders(top, segments, true)
     if (problem) return { ok: false, refused: [problem] }
@@ -249,12 +257,6 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
       continue
     }
     const durable = options.durable === true
-    if (options.atomic === true) {
-      const replaced = replace(top, segments, target, file.text, existing.mode, durable)
-      if (replaced) return { ok: false, refused: [replaced] }
-      done.push({ path: target, status: 'written' })
-      continue
-    }
     const failure = existing.exists ? (overwrite(target, file.text, durable) ?? undefined) : create(target, file.text, durable)
     if (failure === 'shared') {
       const replaced = replace(top, segments, target, file.text, existing.mode, durable)
@@ -499,6 +501,59 @@ function replace(
   mode: number | undefined,
   durable: boolean,
 ): WriteRefusal | undefined {
+  const temp = stage(target, text, mode, durable)
+  return typeof temp === 'string' ? moveInto(top, segments, temp, target) : temp
+}
+
+/**
+ * The atomic writes of `writeOwnedFiles`, all or none against failures of the disk too: every
+ * file's new bytes are written to a temp file beside its target first (a full disk, a file-size
+ * limit or an I/O error refuses there, with every temp removed and nothing replaced), and only then
+ * is each renamed over its target, each target checked once more just before. Only a change of the
+ * tree or a failed rename in that last moment leaves some replaced (`written` says which).
+ */
+function writeStaged(top: string, targets: ReadonlyArray<{ file: OwnedFile; segments: string[]; target: string }>, durable: boolean): WriteResult {
+  const done: WriteDone[] = []
+  const staged: Array<{ file: OwnedFile; segments: string[]; target: string; temp: string }> = []
+  const discard = (from: number) => {
+    for (let i = from; i < staged.length; i++) removeQuietly(staged[i]!.temp)
+  }
+  for (const { file, segments, target } of targets) {
+    const existing = checkFolders(top, segments, true) ?? inspectTarget(target, file.text, file.replaces)
+    const refusal = 'reason' in existing ? existing : existing.refusal
+    if (refusal) {
+      discard(0)
+      return { ok: false, refused: [refusal] }
+    }
+    if ('identical' in existing && existing.identical) {
+      done.push({ path: target, status: 'unchanged' })
+      continue
+    }
+    const temp = stage(target, file.text, 'mode' in existing ? existing.mode : undefined, durable)
+    if (typeof temp !== 'string') {
+      discard(0)
+      return { ok: false, refused: [temp] }
+    }
+    staged.push({ file, segments, target, temp })
+  }
+  const written: WriteDone[] = []
+  for (let i = 0; i < staged.length; i++) {
+    const { file, segments, target, temp } = staged[i]!
+    // The target as it was planned: a file changed since its temp was written is left as it is.
+    const now = inspectTarget(target, file.text, file.replaces)
+    const problem = now.refusal ?? moveInto(top, segments, temp, target)
+    if (problem) {
+      removeQuietly(temp)
+      discard(i + 1)
+      return { ok: false, refused: [problem], ...(written.length > 0 ? { written } : {}) }
+    }
+    written.push({ path: target, status: 'written' })
+  }
+  return { ok: true, files: [...done, ...written] }
+}
+
+/** The text in a new temp file beside `target` (O_EXCL | O_NOFOLLOW, the target's mode): its path, or why it could not be written (none is left). */
+function stage(target: string, text: string | Uint8Array, mode: number | undefined, durable: boolean): string | WriteRefusal {
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`)
   let fd: number | undefined
   try {
@@ -508,22 +563,34 @@ function replace(
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written)
     if (durable) fsyncSync(fd)
     closeSync(fd)
-    fd = undefined
-    // The folders once more: a link swapped in since the check would send the rename elsewhere.
-    const moved = checkFolders(top, segments, true)
-    if (moved) {
-      unlinkSync(temp)
-      return moved
-    }
+    return temp
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd)
+    removeQuietly(temp)
+    return failed(target, error)
+  }
+}
+
+/** A staged temp file renamed over its target, the folders checked once more first (a link swapped in since would send the rename elsewhere); the temp removed on a refusal. */
+function moveInto(top: string, segments: readonly string[], temp: string, target: string): WriteRefusal | undefined {
+  const moved = checkFolders(top, segments, true)
+  if (moved) {
+    removeQuietly(temp)
+    return moved
+  }
+  try {
     renameSync(temp, target)
     return undefined
   } catch (error) {
-    if (fd !== undefined) closeSync(fd)
-    try {
-      unlinkSync(temp)
-    } catch {
-      // Never created, or already gone.
-    }
+    removeQuietly(temp)
     return failed(target, error)
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // Never created, or already gone.
   }
 }
