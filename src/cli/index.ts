@@ -289,8 +289,9 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
     }))
       written.push({ path: file.path, text: withMarker(file.text, file.path.endsWith('.toml') ? 'hash' : 'slash'), from: 'the Rust crate' })
   // All or nothing: two outputs of one name, a link or a file the project did not write under
-  // --out, and nothing is written (`writeOwnedFiles`).
-  const result = writeOwnedFiles(flags.out, written, { createRoot: true })
+  // --out, and nothing is written (`writeOwnedFiles`); atomic, so a full disk half-way through
+  // leaves the folder as it was too (every file is written beside its target before any is renamed).
+  const result = writeOwnedFiles(flags.out, written, { createRoot: true, atomic: true })
   if (!result.ok) {
     const duplicates = result.refused.filter((r) => r.reason === 'duplicate')
     if (duplicates.length > 0) throw new UsageError(duplicates.map((r) => r.message).join('\n'))
