@@ -5,6 +5,7 @@
  * subscription subjects with `*` and a final `>`.
  */
 import type { Validator } from '../shared/validation.js'
+import { errorText } from '../shared/error-text.js'
 import { domainCheck, inDomain, isBaseToken, type TokenType } from './tokens.js'
 
 export type { TokenType } from './tokens.js'
@@ -21,6 +22,10 @@ export class SubjectError extends Error {
     super(message)
   }
 }
+
+/** The error for parameters that could not be read at all (their reading threw). */
+const unreadableParameters = (address: string, error: unknown): SubjectError =>
+  new SubjectError('SUBJECT_INVALID_VALUE', `${address}: the parameters cannot be read (${errorText(error)}).`)
 
 /** One token of a template: a literal, a placeholder, or (in filters) `*` / a final `>`. */
 export type TemplateToken = string | { readonly param: string }
@@ -230,7 +235,16 @@ export function createSubject<P extends Record<string, string>>(
     if (params === undefined) throw new SubjectError('SUBJECT_NO_MATCH', `${JSON.stringify(subject)} is not a subject of ${address}.`)
     return params
   }
-  return Object.freeze({ address, render, parse, tryParse, matches: (subject: string) => tryParse(subject) !== undefined })
+  // A Proxy whose traps throw, a revoked one, a getter that throws, a bigint a message cannot quote:
+  // what the parameters are is the caller's, the error is always a SubjectError.
+  const checked = (params: P): string => {
+    try {
+      return render(params)
+    } catch (error) {
+      throw error instanceof SubjectError ? error : unreadableParameters(address, error)
+    }
+  }
+  return Object.freeze({ address, render: checked, parse, tryParse, matches: (subject: string) => tryParse(subject) !== undefined })
 }
 
 export function createFilter<P extends Record<string, string>>(
@@ -281,7 +295,14 @@ export function createFilter<P extends Record<string, string>>(
     }
     return true
   }
-  return Object.freeze({ template: templateText, render, matches })
+  const checked = (params?: Partial<P>): string => {
+    try {
+      return render(params)
+    } catch (error) {
+      throw error instanceof SubjectError ? error : unreadableParameters(templateText, error)
+    }
+  }
+  return Object.freeze({ template: templateText, render: checked, matches })
 }
 
 /** The first `count` tokens of a subject and the text after them (undefined when nothing follows), or undefined when it has fewer. */

@@ -18,7 +18,16 @@ import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
 import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
 import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
-import { headerObject, msgHdrsOf, receivedHeaders, UNREADABLE_HEADERS, unreadableHeadersErrors, type HeaderObject } from './headers.js'
+import {
+  headerObject,
+  isMsgHdrs,
+  msgHdrsFrom,
+  receivedHeaders,
+  sentAsGiven as headerSentAsGiven,
+  UNREADABLE_HEADERS,
+  unreadableHeadersErrors,
+  type HeaderObject,
+} from './headers.js'
 
 /** What a generated NATS module provides that the client reads. */
 export interface ContractModule {
@@ -309,8 +318,7 @@ export class ContractClient<M extends ContractModule> {
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
-    const { subject, data } = this.outgoing(op, params, payload, options.headers)
-    const headers = options.headers ? msgHdrsOf(options.headers) : undefined
+    const { subject, data, headers } = this.outgoing(op, params, payload, options.headers)
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // No options object when there is nothing to say: nats.js then takes its shortest path.
@@ -320,10 +328,18 @@ export class ContractClient<M extends ContractModule> {
     }
     const stream = op.stream === undefined ? undefined : this.module.streams[op.stream]
     const streamName = stream?.config.name
+    // The message id travels as the Nats-Msg-Id header: a string nats.js sends as given.
+    if (options.msgID !== undefined && (typeof options.msgID !== 'string' || !headerSentAsGiven(options.msgID)))
+      throw new ContractClientError(
+        'INVALID_HEADERS',
+        `publish: msgID must be a string without a line break or white space at an end, not ${describeValue(options.msgID)}.`,
+        [{ path: '/Nats-Msg-Id', message: '/Nats-Msg-Id would not be sent as given', code: 'headerValue' }],
+      )
+    const timeout = options.timeoutMs === undefined ? undefined : waitBound('publish', 'timeoutMs', options.timeoutMs)
     return this.jetstream().publish(subject, data, {
       ...(options.msgID !== undefined ? { msgID: options.msgID } : {}),
       ...(headers ? { headers } : {}),
-      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      ...(timeout !== undefined ? { timeout } : {}),
       // The contract names the stream that captures this subject: an ack from any other is an error.
       ...(typeof streamName === 'string' ? { expect: { streamName } } : {}),
     }) as PublishResult<M, K>
@@ -348,8 +364,8 @@ export class ContractClient<M extends ContractModule> {
   ): Promise<RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>> {
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
-    const { subject, data } = this.outgoing(op, params, payload, options.headers)
-    const msg = await firstResponse(this.nc, subject, data, op.requestReply.timeoutMs, options.headers ? msgHdrsOf(options.headers) : undefined)
+    const { subject, data, headers } = this.outgoing(op, params, payload, options.headers)
+    const msg = await firstResponse(this.nc, subject, data, op.requestReply.timeoutMs, headers)
     if (msg === 'no-responders' || msg === 'timeout') return { ok: false, reason: msg }
     // "Invalid first responses fail the RPC": decoded and validated against the reply channel.
     const reply = op.requestReply.replyChannel === undefined ? undefined : this.module.channels[op.requestReply.replyChannel]
@@ -497,7 +513,10 @@ export class ContractClient<M extends ContractModule> {
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
     const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>> = []
-    const messages = await consumer.fetch({ max_messages: options.batch, ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}) })
+    // nats.js reads a batch of 0 or NaN as its default of 100: a bound that is no bound is refused.
+    const batch = bound('fetch', 'batch', options.batch, 1)
+    const expires = options.expiresMs === undefined ? undefined : waitBound('fetch', 'expiresMs', options.expiresMs)
+    const messages = await consumer.fetch({ max_messages: batch, ...(expires !== undefined ? { expires } : {}) })
     for await (const msg of messages) {
       const consumed = consumedOf(channel, msg, op)
       if (consumed instanceof ContractClientError) {
@@ -565,7 +584,7 @@ export class ContractClient<M extends ContractModule> {
     params: unknown,
     payload: unknown,
     headers: OutgoingHeaders | undefined,
-  ): { subject: string; data: Uint8Array; channel: Channel<unknown> } {
+  ): { subject: string; data: Uint8Array; channel: Channel<unknown>; headers: MsgHdrs | undefined } {
     const channel = this.channel(op)
     const subject = channel.subject.render(params)
     // Serialized once; the value that text parses to is what is validated, and that text is sent.
@@ -582,16 +601,27 @@ export class ContractClient<M extends ContractModule> {
         `The payload of ${JSON.stringify(op.id)} breaks ${op.messages ? `the messages it lists (${op.messages.join(', ')}) of channel ${JSON.stringify(channel.id)}` : `channel ${JSON.stringify(channel.id)}'s messages`}.`,
         problems,
       )
-    // The headers the message's schema describes, checked before anything is sent (no schema: not read).
+    // Headers given are read once and must travel as given (a schema or not); then the message's
+    // headers schema, when it has one, checks them before anything is sent.
+    if (headers === undefined) {
+      const validateHeaders = op.validateHeaders ?? channel.validateHeaders
+      const checked = validateHeaders ? checkedHeaders(validateHeaders, undefined) : undefined
+      if (checked && !checked.ok) throw this.invalidHeaders(op, channel, checked.errors)
+      return { subject, data: encoder.encode(wire.text), channel, headers: undefined }
+    }
     const validateHeaders = op.validateHeaders ?? channel.validateHeaders
-    const checked = validateHeaders ? checkedHeaders(validateHeaders, headers) : undefined
-    if (checked && !checked.ok)
-      throw new ContractClientError(
-        'INVALID_HEADERS',
-        `The headers of ${JSON.stringify(op.id)} break channel ${JSON.stringify(channel.id)}'s messages.`,
-        checked.errors,
-      )
-    return { subject, data: encoder.encode(wire.text), channel }
+    // nats.js's own headers, with no schema to hold them to: nats.js checked each as it was set.
+    if (!validateHeaders && isMsgHdrs(headers)) return { subject, data: encoder.encode(wire.text), channel, headers }
+    const read = headerObject(headers)
+    if (!read.ok) throw this.invalidHeaders(op, channel, read.errors)
+    const headerProblems = validateHeaders ? check(validateHeaders, read.value) : undefined
+    if (headerProblems) throw this.invalidHeaders(op, channel, headerProblems)
+    // A plain object is sent as it was read; nats.js MsgHdrs as they are (nats.js wrote them).
+    return { subject, data: encoder.encode(wire.text), channel, headers: read.sent ? msgHdrsFrom(read.sent) : (headers as MsgHdrs) }
+  }
+
+  private invalidHeaders(op: OperationDescriptor, channel: Channel<unknown>, errors: ResultError[]): ContractClientError {
+    return new ContractClientError('INVALID_HEADERS', `The headers of ${JSON.stringify(op.id)} break channel ${JSON.stringify(channel.id)}'s messages.`, errors)
   }
 
   private consumerOf(op: OperationDescriptor): {
@@ -761,10 +791,26 @@ function reporter(onError: ((error: ContractClientError) => void) | undefined): 
   }
 }
 
+/** The longest wait Node's timers keep (longer ones fire after 1 ms). */
+const LONGEST_WAIT_MS = 2 ** 31 - 1
+
+/**
+ * A wait in milliseconds nats.js can keep: a fraction rounded up, `Infinity` (or anything past
+ * 2^31 - 1 ms) the longest a timer holds (nats.js gave `Infinity` to a timer that fired at once: the
+ * publish failed although the stream stored it); `OPERATION_NOT_ALLOWED` for a value that is no wait.
+ */
+function waitBound(method: string, option: string, value: unknown): number {
+  if (typeof value === 'number' && value >= 1) return Math.min(Math.ceil(value), LONGEST_WAIT_MS)
+  throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: ${option} must be a number of milliseconds of at least 1, not ${describeValue(value)}.`)
+}
+
+/** A value as an error message shows it (any value; never a throw). */
+const describeValue = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : errorText(value))
+
 /** `value` when it is an integer of at least `least`; `OPERATION_NOT_ALLOWED` otherwise (a bound that is no bound). */
 function bound(method: string, option: string, value: number, least: number): number {
   if (Number.isSafeInteger(value) && value >= least) return value
-  throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: ${option} must be an integer of at least ${least}, not ${String(value)}.`)
+  throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: ${option} must be an integer of at least ${least}, not ${describeValue(value)}.`)
 }
 
 function handlerFailed(error: unknown, msg: Msg | JsMsg): ContractClientError {
