@@ -28,3 +28,23 @@ describe('errorText', () => {
     for (const value of [hostile, error, revoked.proxy, Object.create(null)]) expect(errorText(value)).toBe('a value that cannot be shown as text')
   })
 })
+
+describe('check: a validator reading data that throws', () => {
+  it('is one `json` error, never a throw, for every caller (clients, the executor)', async () => {
+    const { check } = await import('../src/runtime/shared/validation.js')
+    const reads = ((data: unknown) => typeof (data as { a?: unknown }).a === 'string') as Parameters<typeof check>[0]
+    const revoked = Proxy.revocable({}, {})
+    revoked.revoke()
+    const trap = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap')
+        },
+      },
+    )
+    expect(check(reads, revoked.proxy)).toEqual([{ message: expect.stringContaining('(payload) cannot be read'), path: '', code: 'json' }])
+    expect(check(reads, trap)).toEqual([{ message: '(payload) cannot be read: trap', path: '', code: 'json' }])
+    expect(check(reads, { a: 'x' })).toBeUndefined()
+  })
+})

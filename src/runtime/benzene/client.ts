@@ -75,12 +75,7 @@ export function topicSend<Res>(
 function checkedResponse(validator: Validator | undefined, payload: unknown): ResultError[] | undefined {
   if (!validator) return undefined
   const problem = jsonDataProblem(payload)
-  if (problem) return [{ message: problem.message, path: problem.path, code: 'json' }]
-  try {
-    return check(validator, payload)
-  } catch (error) {
-    return [{ message: `(payload) cannot be checked: ${errorText(error)}`, path: '', code: 'json' }]
-  }
+  return problem ? [{ message: problem.message, path: problem.path, code: 'json' }] : check(validator, payload)
 }
 
 /**

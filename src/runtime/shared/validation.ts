@@ -1,3 +1,4 @@
+import { errorText } from './error-text.js'
 import { escapeToken } from './json-pointer.js'
 import type { ResultError } from './result.js'
 import { codePoints, equal } from './schema-values.js'
@@ -16,9 +17,15 @@ interface ValidatorError {
  * Runs a validator; undefined when the data is valid, otherwise one error per violation with its
  * JSON Pointer. A violation is reported once, though the validator may meet it twice (a parent's
  * own required member, checked beside its choice and again in the chosen child). O(errors).
+ * Never throws: data whose reading throws (a Proxy's trap, a getter: what an application may hand
+ * any caller, the executor's inputs as a client's payloads) is one error, code `json`.
  */
 export function check(validator: Validator | undefined, data: unknown): ResultError[] | undefined {
-  if (!validator || validator(data)) return undefined
+  try {
+    if (!validator || validator(data)) return undefined
+  } catch (error) {
+    return [{ message: `(payload) cannot be read: ${errorText(error)}`, path: '', code: 'json' }]
+  }
   const seen = new Set<string>()
   const out: ResultError[] = []
   for (const error of validator.errors ?? []) {
