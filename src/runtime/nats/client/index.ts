@@ -12,7 +12,7 @@ import { AckPolicy, jetstream, type Consumer, type JetStreamClient, type JsMsg, 
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
 import { check, type Validator } from '../../shared/validation.js'
-import { wireJson } from '../../shared/wire-json.js'
+import { jsonDataProblem, wireJson } from '../../shared/wire-json.js'
 import { errorText } from '../../shared/error-text.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
@@ -371,7 +371,7 @@ export class ContractClient<M extends ContractModule> {
     const reply = op.requestReply.replyChannel === undefined ? undefined : this.module.channels[op.requestReply.replyChannel]
     const decoded = decode(msg.data)
     if (decoded === UNDECODABLE) return { ok: false, reason: 'invalid-response', errors: [{ path: '', message: UNDECODABLE_MESSAGE }], msg }
-    const problems = check(reply?.validatePayload, decoded)
+    const problems = decoded instanceof NotJsonData ? [decoded.error] : check(reply?.validatePayload, decoded)
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
     // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
     if (!reply?.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
@@ -692,13 +692,34 @@ function checkedHeaders(validate: Validator, headers: unknown): HeaderObject {
 const UNDECODABLE: unique symbol = /* @__PURE__ */ Symbol('undecodable')
 const UNDECODABLE_MESSAGE = 'the payload is not JSON'
 
-/** The JSON value of a message's data, or UNDECODABLE (nothing else allocated per message). */
+/** A number JSON.parse reads as ±Infinity has an exponent of three digits or more, or 309 digits before it. */
+const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{309}/
+
+/** JSON text whose value JSON cannot carry (`1e400` reads as Infinity): the place and what is wrong there. */
+class NotJsonData {
+  constructor(readonly error: ResultError) {}
+}
+
+/**
+ * The JSON value of a message's data, UNDECODABLE, or NotJsonData for text with a number no double
+ * holds (as a Benzene response is refused, and a payload this client sends: nothing read here is
+ * what no peer could have validated). The value is walked only when the text has such a number's
+ * form; nothing else is allocated per message.
+ */
 function decode(data: Uint8Array): unknown {
+  let text: string
+  let value: unknown
   try {
-    return JSON.parse(decoder.decode(data)) as unknown
+    text = decoder.decode(data)
+    value = JSON.parse(text) as unknown
   } catch {
     return UNDECODABLE
   }
+  if (MAY_OVERFLOW.test(text)) {
+    const problem = jsonDataProblem(value)
+    if (problem) return new NotJsonData({ path: problem.path, message: problem.message, code: 'json' })
+  }
+  return value
 }
 
 /** A received message checked against the channel: parsed parameters and a valid payload, or why not. */
@@ -719,7 +740,7 @@ function incoming(
   if (decoded === UNDECODABLE)
     return new ContractClientError('UNDECODABLE_PAYLOAD', `A message on ${JSON.stringify(msg.subject)}: ${UNDECODABLE_MESSAGE}.`, [], msg)
   // A receive operation listing some of its channel's messages receives those only.
-  const problems = check(op.validatePayload ?? channel.validatePayload, decoded)
+  const problems = decoded instanceof NotJsonData ? [decoded.error] : check(op.validatePayload ?? channel.validatePayload, decoded)
   if (problems)
     return new ContractClientError(
       'INVALID_PAYLOAD',
