@@ -220,3 +220,18 @@ describe('materialize checks what it renders', () => {
     ).toThrow(expect.objectContaining({ name: 'MaterializeError' }))
   })
 })
+
+describe('parseJsonData: what a peer sends, read as JSON data', () => {
+  it('refuses, as a SyntaxError, a number no double holds; keeps every number one does', async () => {
+    const { parseJsonData, overflowProblem } = await import('../src/runtime/shared/wire-json.js')
+    expect(() => parseJsonData('{"x":1e400}')).toThrow(SyntaxError)
+    expect(() => parseJsonData('[1E+999]')).toThrow('/0 is Infinity')
+    expect(() => parseJsonData(`{"big":${'9'.repeat(400)}}`)).toThrow(SyntaxError)
+    expect(() => parseJsonData('-1e400')).toThrow(SyntaxError)
+    expect(parseJsonData('{"x":1e-400,"y":1e308,"z":"1e400"}')).toEqual({ x: 0, y: 1e308, z: '1e400' })
+    // 309 digits below Number.MAX_VALUE (1.79e308): a double; the form is checked, the value decides.
+    expect(parseJsonData(`[1${'0'.repeat(308)}]`)).toEqual([1e308])
+    expect(overflowProblem('{"a":"no number here"}', { a: 'no number here' })).toBeUndefined()
+    expect(() => parseJsonData('{')).toThrow(SyntaxError)
+  })
+})

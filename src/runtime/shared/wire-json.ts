@@ -60,6 +60,26 @@ export function jsonDataProblem(value: unknown): { path: string; message: string
   return guarded(value, MAX_RESPONSE_NODES)
 }
 
+/** A number JSON.parse reads as ±Infinity has an exponent of three digits or more, or 309 digits before it. */
+const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{309}/
+
+/**
+ * Where the value `text` parsed to is not JSON data: JSON.parse reads a number no double holds
+ * (`1e400`) as Infinity, the one way parsed text can fail to be. The value is walked only when the
+ * text has such a number's form, so a message pays a regular-expression scan, not a walk.
+ */
+export function overflowProblem(text: string, value: unknown): { path: string; message: string } | undefined {
+  return MAY_OVERFLOW.test(text) ? jsonDataProblem(value) : undefined
+}
+
+/** `JSON.parse`, which also throws (a SyntaxError, as for text that is no JSON) on a value JSON cannot carry: what a peer sends. */
+export function parseJsonData(text: string): unknown {
+  const value = JSON.parse(text) as unknown
+  const problem = overflowProblem(text, value)
+  if (problem) throw new SyntaxError(problem.message)
+  return value
+}
+
 /** `notJsonData`, a throw (a getter, a Proxy's trap) made a problem at the top. */
 function guarded(value: unknown, maxNodes: number): { path: string; message: string } | undefined {
   try {

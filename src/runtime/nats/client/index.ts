@@ -12,7 +12,7 @@ import { AckPolicy, jetstream, type Consumer, type JetStreamClient, type JsMsg, 
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
 import { check, type Validator } from '../../shared/validation.js'
-import { jsonDataProblem, wireJson } from '../../shared/wire-json.js'
+import { overflowProblem, wireJson } from '../../shared/wire-json.js'
 import { errorText } from '../../shared/error-text.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
@@ -692,9 +692,6 @@ function checkedHeaders(validate: Validator, headers: unknown): HeaderObject {
 const UNDECODABLE: unique symbol = /* @__PURE__ */ Symbol('undecodable')
 const UNDECODABLE_MESSAGE = 'the payload is not JSON'
 
-/** A number JSON.parse reads as ±Infinity has an exponent of three digits or more, or 309 digits before it. */
-const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{309}/
-
 /** JSON text whose value JSON cannot carry (`1e400` reads as Infinity): the place and what is wrong there. */
 class NotJsonData {
   constructor(readonly error: ResultError) {}
@@ -715,11 +712,8 @@ function decode(data: Uint8Array): unknown {
   } catch {
     return UNDECODABLE
   }
-  if (MAY_OVERFLOW.test(text)) {
-    const problem = jsonDataProblem(value)
-    if (problem) return new NotJsonData({ path: problem.path, message: problem.message, code: 'json' })
-  }
-  return value
+  const problem = overflowProblem(text, value)
+  return problem ? new NotJsonData({ path: problem.path, message: problem.message, code: 'json' }) : value
 }
 
 /** A received message checked against the channel: parsed parameters and a valid payload, or why not. */

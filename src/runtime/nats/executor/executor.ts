@@ -29,6 +29,7 @@ import { answerRecord, answeredLog, answeredPublications, answeredState, keepLog
 import { simulate } from './decision/simulate.js'
 import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, ResultEvent } from './born-young.js'
 import { sameJson } from './same-json.js'
+import { parseJsonData } from '../../shared/wire-json.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -239,7 +240,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
   const decode = (msg: Msg): unknown => {
     try {
-      return JSON.parse(decoder.decode(msg.data))
+      return parseJsonData(decoder.decode(msg.data))
     } catch {
       return undefined
     }

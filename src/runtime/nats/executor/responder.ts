@@ -19,6 +19,7 @@ import { copyMembers, plainPointerReader, pointerWriter, readPlainPointer, write
 import { LazyAbort } from './dispatch/lazy-abort.js'
 import { encodeText } from './dispatch/slab-encode.js'
 import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
+import { parseJsonData } from '../../shared/wire-json.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -243,7 +244,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   function onRequest(msg: Msg): void | Promise<void> {
     let payload: unknown
     try {
-      payload = JSON.parse(decoder.decode(msg.data))
+      payload = parseJsonData(decoder.decode(msg.data))
     } catch {
       return
     }
@@ -294,7 +295,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   function onCancel(msg: Msg): void {
     let payload: Record<string, unknown>
     try {
-      payload = JSON.parse(decoder.decode(msg.data)) as Record<string, unknown>
+      payload = parseJsonData(decoder.decode(msg.data)) as Record<string, unknown>
     } catch {
       return
     }

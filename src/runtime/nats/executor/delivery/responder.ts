@@ -28,6 +28,7 @@ import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
 import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
 import { openRecordBucket, type RecordBucket } from '../durable/records.js'
 import { replicasRefusal, streamReplicasRefusal, type Replicas } from '../durable/replicas.js'
+import { parseJsonData } from '../../../shared/wire-json.js'
 
 export interface DurableResponderBinding {
   /** The stream holding the request subjects (the executor's `requestStream`). */
@@ -133,7 +134,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   async function onRequest(msg: JsMsg): Promise<void> {
     let payload: unknown
     try {
-      payload = JSON.parse(decoder.decode(msg.data))
+      payload = parseJsonData(decoder.decode(msg.data))
     } catch {
       return msg.term()
     }
@@ -316,7 +317,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
   function onCancel(msg: Msg): void {
     let payload: Record<string, unknown>
     try {
-      payload = JSON.parse(decoder.decode(msg.data)) as Record<string, unknown>
+      payload = parseJsonData(decoder.decode(msg.data)) as Record<string, unknown>
     } catch {
       return
     }

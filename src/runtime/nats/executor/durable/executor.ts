@@ -36,6 +36,7 @@ import { openRecordBucket, settleRefusal } from './records.js'
 import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replicas.js'
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
+import { parseJsonData } from '../../../shared/wire-json.js'
 
 /** Where durable state lives: the deployment's binding of the delivery, state-store and ownership adapters. */
 export interface DurableBinding {
@@ -204,7 +205,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           if (error) return
           let payload: unknown
           try {
-            payload = JSON.parse(decoder.decode(msg.data))
+            payload = parseJsonData(decoder.decode(msg.data))
           } catch {
             return
           }
@@ -242,7 +243,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     if (known !== undefined) return known
     let read: { payload: unknown; id: unknown } | typeof NOT_JSON
     try {
-      const payload: unknown = JSON.parse(decoder.decode(msg.data))
+      const payload: unknown = parseJsonData(decoder.decode(msg.data))
       const id =
         kind === 'result'
           ? readExpression(plan.correlation.operation, payload)
