@@ -80,6 +80,11 @@ export function parseJsonData(text: string): unknown {
   return value
 }
 
+/** Where `value` is not JSON data within a message's bounds (MAX_NODES values: what `wireJson` checks), or undefined. Never throws. */
+export function messageDataProblem(value: unknown): { path: string; message: string } | undefined {
+  return guarded(value, MAX_NODES)
+}
+
 /** `notJsonData`, a throw (a getter, a Proxy's trap) made a problem at the top. */
 function guarded(value: unknown, maxNodes: number): { path: string; message: string } | undefined {
   try {

@@ -675,7 +675,7 @@ function firstResponse(
     } catch (error) {
       clearTimeout(timer)
       sub.unsubscribe()
-      reject(error instanceof Error ? error : new Error(String(error)))
+      reject(error instanceof Error ? error : new Error(errorText(error)))
     }
   })
 }

@@ -5,6 +5,9 @@
  * materialized (so validated) before anything is admitted (`admitInvocation`). Where the admission is
  * kept (the executor's memory or the state bucket's admission record) is the caller's.
  */
+import { messageDataProblem } from '../../shared/wire-json.js'
+import { allowedIn, isThenable } from './adapter-answer.js'
+import { errorText } from '../../shared/error-text.js'
 import { canonicalText } from './same-json.js'
 import { materialize, materializeBranches, MaterializeError, type Interaction } from '../interactions.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from './adapters.js'
@@ -15,7 +18,7 @@ import { fastOperationId } from './dispatch/operation-id.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
-const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const text = (error: unknown) => errorText(error)
 
 /**
  * The audience's distinct peers in lexicographic order (UTF-16 code units, as `sort` orders
@@ -84,18 +87,15 @@ export function authorizedNow(
   peerId: string,
   stage: AuthorizationStage,
 ): boolean | Promise<boolean> {
-  let answer: { readonly allowed?: unknown } | undefined | Promise<{ readonly allowed?: unknown } | undefined>
+  let answer: unknown
   try {
     answer = adapters.authorization({ context, data: { peerId, stage } })
   } catch {
     return false
   }
-  if (typeof (answer as { then?: unknown } | undefined)?.then === 'function')
-    return (answer as Promise<{ readonly allowed?: unknown } | undefined>).then(
-      (a) => a?.allowed === true,
-      () => false,
-    )
-  return (answer as { readonly allowed?: unknown } | undefined)?.allowed === true
+  // A thenable adopted (a `then` that throws is a refusal); an answer whose reading throws is a refusal too.
+  if (isThenable(answer)) return Promise.resolve(answer).then(allowedIn, () => false)
+  return allowedIn(answer)
 }
 
 /** The branch-input of a manifest branch, for `materialize`'s `{branch: input}` bindings. */
@@ -124,6 +124,21 @@ export function requestOf(
  * published) on an adapter failure, an empty audience, a direct dispatch to other than one peer,
  * a manifest refused, or a request that does not materialize. O(audience + manifest + requests).
  */
+/**
+ * The audience adapter's answer, read once: a revision and peers that are tokens, or undefined. The
+ * peers must be JSON data within a message's bounds first (an array of 2^32 - 1 holes was visited
+ * slot by slot), and nothing of it may throw (a getter, a Proxy's trap).
+ */
+function audienceOf(answer: unknown): { revision: string; peers: readonly string[] } | undefined {
+  try {
+    const { revision, peers } = answer as { revision?: unknown; peers?: unknown }
+    if (typeof revision !== 'string' || !Array.isArray(peers) || messageDataProblem(peers) || !peers.every(isToken)) return undefined
+    return { revision, peers: peers as string[] }
+  } catch {
+    return undefined
+  }
+}
+
 export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResult<Admitted>> {
   const { interaction, plan, adapters, deployment, manifest, inputs, context } = call
   let snap: { revision: string; peers: readonly string[] }
@@ -135,8 +150,9 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
   } catch (error) {
     return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${text(error)}`)
   }
-  if (typeof snap?.revision !== 'string' || !Array.isArray(snap.peers) || !snap.peers.every(isToken))
-    return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
+  const audience = audienceOf(snap)
+  if (!audience) return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
+  snap = audience
   const candidates = distinctSorted(snap.peers).filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId)
   // `Array.of`, not `[]`: kept with the operation's record, and a literal would be born old (see `Materialized`, interactions.ts).
   const peers: string[] = Array.of()

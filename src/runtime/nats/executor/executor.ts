@@ -5,6 +5,8 @@
  * cancellation. Every decision comes from the pure core (`./decision/machine.ts`); this file only
  * turns messages and timers into its events and its state changes into messages.
  */
+import { errorText } from '../../shared/error-text.js'
+import { allowedIn, allowedWithin, isThenable } from './adapter-answer.js'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import type { Interaction } from '../interactions.js'
@@ -234,7 +236,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     try {
       return { ok: true, value: await f() }
     } catch (error) {
-      return { ok: false, message: `${what} failed: ${error instanceof Error ? error.message : String(error)}` }
+      return { ok: false, message: `${what} failed: ${errorText(error)}` }
     }
   }
 
@@ -330,6 +332,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     let timer: ReturnType<typeof setTimeout> | undefined
     let timerDueMs: number | null = null
     let chain: Promise<void> = Promise.resolve()
+    /** Settles when the executor closes: an adapter answer still awaited then counts as a refusal. */
+    let abandon: () => void = () => undefined
+    const abandoned = new Promise<void>((resolve) => (abandon = resolve))
     /** Tasks on `chain` not yet finished: with none, a result is handled at once (no promise per result). */
     let queued = 0
     /** Once settled: lets the core go when nothing can apply to it any more (`compact`). */
@@ -487,6 +492,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     }
     op.react = react
     op.settle = () => {
+      // An adapter's answer still awaited (a verifier that never settles) lets go first: the event is behind it.
+      abandon()
       enqueue(() => apply({ kind: 'lost', atMs: now() }))
     }
 
@@ -510,25 +517,24 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       // One context for the authorization and the verifier when both answer at once.
       const at = context()
       const allowed = authorizedNow(adapters, at, peerId, 'result')
-      return typeof allowed === 'boolean' ? admitResult(allowed, at, result) : allowed.then((a) => admitResult(a, undefined, result))
+      return typeof allowed === 'boolean'
+        ? admitResult(allowed, at, result)
+        : allowedWithin(allowed, core.nextDueMs(), now(), abandoned).then((a) => admitResult(a, undefined, result))
     }
 
     type Checked = { payload: unknown; branchId: string; peerId: string; attempt: number; fence: number; subjectAgrees: boolean }
     function admitResult(allowed: boolean, at: AdapterContext | undefined, r: Checked): void | Promise<void> {
       if (!allowed) return apply({ kind: 'revoked', atMs: now(), peerId: r.peerId })
       if (!r.subjectAgrees || !adapters.verifier) return applyResult(r, r.subjectAgrees)
-      let answer: { readonly allowed?: unknown } | undefined | Promise<{ readonly allowed?: unknown } | undefined>
+      let answer: unknown
       try {
         answer = adapters.verifier({ context: at ?? context(), data: r.payload as ResultPayload })
       } catch {
         return applyResult(r, false)
       }
-      if (typeof (answer as { then?: unknown } | undefined)?.then === 'function')
-        return (answer as Promise<{ readonly allowed?: unknown } | undefined>).then(
-          (a) => applyResult(r, a?.allowed === true),
-          () => applyResult(r, false),
-        )
-      return applyResult(r, (answer as { readonly allowed?: unknown } | undefined)?.allowed === true)
+      // An answer that cannot be read, or a promise unsettled at the next due time or at close, is unverified.
+      if (isThenable(answer)) return allowedWithin(answer, core.nextDueMs(), now(), abandoned).then((a) => applyResult(r, a))
+      return applyResult(r, allowedIn(answer))
     }
 
     function applyResult(r: Checked, verified: boolean): void {
@@ -579,7 +585,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const allowed = answers.every((a) => typeof a === 'boolean') ? (answers as boolean[]) : await Promise.all(answers)
       const requestFor = (b: BranchState) => (b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b))
       const failed = (b: BranchState, error: unknown) => {
-        publications.push(new PublicationRecord(b.branchId, b.attempt, false, error instanceof Error ? error.message : String(error)))
+        publications.push(new PublicationRecord(b.branchId, b.attempt, false, errorText(error)))
         apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: true })
       }
       // (Gather dispatch publishes nothing and has no request operation.)
@@ -661,7 +667,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         return outcomeOf(existing)
       }
       const op = new OperationRecord(id, inputDigest(inputBytes))
-      op.outcome = run(op, invocation).catch((error: unknown) => refuse('EXECUTOR_ADAPTER_FAILED', error instanceof Error ? error.message : String(error)))
+      op.outcome = run(op, invocation).catch((error: unknown) => refuse('EXECUTOR_ADAPTER_FAILED', errorText(error)))
       operations.set(id, op)
       return op.outcome
     },

@@ -3,6 +3,7 @@
  * nats.js's KV uses, opened through `@nats-io/jetstream` since `@nats-io/kv` is not a dependency),
  * shared by the durable state records (`durable/records.ts`) and the claims (`ownership/claims.ts`).
  */
+import { errorText } from '../../shared/error-text.js'
 import { errors, type NatsConnection } from '@nats-io/nats-core'
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream'
 import { bucketRefusal, replicasRefusal, type Replicas } from './durable/replicas.js'
@@ -58,11 +59,11 @@ export async function openKvStream(nc: NatsConnection, bucket: string, replicas?
         return { ok: true, jsm, stream }
       } catch (refused) {
         if (unanswered(refused) && attempt < OPEN_TRIES) continue
-        return { ok: false, message: bucketRefusal(what, bucket, asked, refused instanceof Error ? refused.message : String(refused)) }
+        return { ok: false, message: bucketRefusal(what, bucket, asked, errorText(refused)) }
       }
     }
   } catch (error) {
-    return { ok: false, message: `the ${what} ${bucket}: ${error instanceof Error ? error.message : String(error)}` }
+    return { ok: false, message: `the ${what} ${bucket}: ${errorText(error)}` }
   }
 }
 

@@ -6,6 +6,7 @@
  * work-queue consumer would not be an independent fan-out); publications carry a message id, so a
  * republication inside the stream's duplicate window is stored once.
  */
+import { errorText } from '../../../shared/error-text.js'
 import type { NatsConnection } from '@nats-io/nats-core'
 import {
   AckPolicy,
@@ -21,7 +22,7 @@ import { HeldMessages, consumerAckWaitMs } from '../../held-messages.js'
 
 export type DeliveryAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string }
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const message = (error: unknown) => errorText(error)
 const encoder = new TextEncoder()
 
 /** Checks what the profile requires of a durable stream: file storage, limits retention, discard new. */

@@ -11,6 +11,7 @@
  * other peer is refused whole, never trimmed); results go through the same correlation,
  * verification and decision as any other.
  */
+import { errorText } from '../../../shared/error-text.js'
 import type { Interaction } from '../../interactions.js'
 import { inDomain } from '../../tokens.js'
 import { check } from '../../../shared/validation.js'
@@ -91,7 +92,7 @@ export function manifestDispatch<R, O>(
       try {
         answer = await authenticate({ context, data: { entries, digest } })
       } catch (error) {
-        return refuse('EXECUTOR_ADAPTER_FAILED', `manifest authentication failed: ${error instanceof Error ? error.message : String(error)}`)
+        return refuse('EXECUTOR_ADAPTER_FAILED', `manifest authentication failed: ${errorText(error)}`)
       }
       if (answer?.authenticated !== true) return refuse('EXECUTOR_MANIFEST_REFUSED', `${interaction.id}: the branch manifest is not authenticated`)
       const allowed = new Set(peers)

@@ -15,6 +15,7 @@
  *   (compare-and-set) and tells the core (`lease-expired`), which retries or reassigns.
  * Every decision comes from the pure core (`../decision/machine.ts`).
  */
+import { errorText } from '../../../shared/error-text.js'
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { JsMsg } from '@nats-io/jetstream'
 import type { Interaction } from '../../interactions.js'
@@ -100,7 +101,7 @@ export interface DurableParts {
 
 const decoder = new TextDecoder()
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
-const text = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const text = (error: unknown) => errorText(error)
 
 /** The message id of a branch's attempt: a republication of the same attempt is deduplicated. */
 export const requestMessageId = (operationId: string, branchId: string, attempt: number) => `${operationId}.${branchId}.${attempt}`

@@ -6,6 +6,7 @@
  * the stream (`getMessage`), not a direct get: the profile does not assume read-your-writes from
  * direct reads.
  */
+import { errorText } from '../../../shared/error-text.js'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import { randomUUID } from 'node:crypto'
@@ -36,7 +37,7 @@ const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
 export const DEFAULT_SETTLE_MS = 20_000
 const SETTLE_PAUSE_MS = 250
 const settleTries = (settleMs: number) => Math.max(4, Math.ceil(settleMs / 500))
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const message = (error: unknown) => errorText(error)
 
 /**
  * Opens the bucket, creating its stream when missing: file storage, discard new, one value per key,

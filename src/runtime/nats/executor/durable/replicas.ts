@@ -7,6 +7,7 @@
  * hold at least as many copies: state kept on three servers is of little use when the requests it
  * drives live on one.
  */
+import { errorText } from '../../../shared/error-text.js'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstreamManager } from '@nats-io/jetstream'
 
@@ -38,6 +39,6 @@ export async function streamReplicasRefusal(nc: NatsConnection, stream: string, 
     if (held >= replicas) return undefined
     return `stream ${stream} has ${held} replica${held === 1 ? '' : 's'}, fewer than the ${replicas} the binding asks for its state and claims (provision the contract's num_replicas, or ask fewer)`
   } catch (error) {
-    return `stream ${stream}: ${error instanceof Error ? error.message : String(error)}`
+    return `stream ${stream}: ${errorText(error)}`
   }
 }

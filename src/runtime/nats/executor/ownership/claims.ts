@@ -11,6 +11,7 @@
  * The durable executor (`../durable/executor.ts`) writes a claim per attempt and expires a claim
  * past its lease; the durable responder (`../delivery/responder.ts`) renews and commits it.
  */
+import { errorText } from '../../../shared/error-text.js'
 import { randomUUID } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
@@ -84,7 +85,7 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
   const { jsm, stream } = opened
   const js = jetstream(nc)
   const subject = (key: string) => `$KV.${bucket}.${key}`
-  const failed = (error: unknown) => refuse<never>('CLAIM_STORE_FAILED', error instanceof Error ? error.message : String(error))
+  const failed = (error: unknown) => refuse<never>('CLAIM_STORE_FAILED', errorText(error))
 
   const read = async (key: string): Promise<ExecutorResult<StoredClaim | null>> => {
     if (!TOKEN.test(key)) return refuse('CLAIM_STORE_FAILED', `${JSON.stringify(key)} is not a key`)
@@ -99,7 +100,7 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
       return failed(error)
     }
   }
-  const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+  const message = (error: unknown) => errorText(error)
   /** One compare-and-set publication; the message id makes it idempotent (the stream deduplicates it). */
   const publish = async (key: string, data: Uint8Array, expectedRevision: number, msgID: string): Promise<WriteAnswer> => {
     try {

@@ -1,0 +1,36 @@
+/**
+ * Reading what the application's adapters answer, which may be anything: a getter or a Proxy's trap
+ * that throws, a thenable whose `then` throws, a promise that never settles. An answer that cannot
+ * be read is a refusal (`allowed` false), never an exception out of the executor.
+ */
+
+/** Whether an answer says `allowed: true`; false for anything else, an answer whose reading throws included. */
+export function allowedIn(answer: unknown): boolean {
+  try {
+    return (answer as { readonly allowed?: unknown } | undefined)?.allowed === true
+  } catch {
+    return false
+  }
+}
+
+/** Whether an answer is a thenable (its `then` read once); false when reading it throws. */
+export function isThenable(answer: unknown): answer is PromiseLike<unknown> {
+  try {
+    return typeof (answer as { then?: unknown } | undefined)?.then === 'function'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A thenable answer read as `allowed`, settling to false at the first of `dueMs` passing (the
+ * operation's next due time: a verifier that never settles must not hold the operation past its
+ * deadline, since events apply in order behind it) or `abandoned` (the executor closing). The
+ * thenable is adopted by `Promise.resolve`, so a `then` that throws is a refusal.
+ */
+export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const races: Array<Promise<boolean>> = [Promise.resolve(answer).then(allowedIn, () => false), abandoned.then(() => false)]
+  if (dueMs !== null) races.push(new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, dueMs - nowMs)))))
+  return Promise.race(races).finally(() => clearTimeout(timer))
+}
