@@ -46,7 +46,10 @@ export async function invocationKey(
 ): Promise<ExecutorResult<InvocationKey>> {
   if (typeof invocation?.principalId !== 'string' || invocation.principalId === '' || typeof invocation.idempotencyKey !== 'string')
     return refuse('EXECUTOR_INVALID_INPUT', 'an invocation needs a principal id and an idempotency key')
-  const inputBytes = canonicalText(invocation.inputs ?? {})
+  // JSON data within a message's bounds first (the application's value): canonicalize walks an array
+  // of 2^32 - 1 holes slot by slot, and a member shared at every level of a chain path by path.
+  const inputs = invocation.inputs ?? {}
+  const inputBytes = messageDataProblem(inputs) ? undefined : canonicalText(inputs)
   if (inputBytes === undefined) return refuse('EXECUTOR_INVALID_INPUT', 'the inputs are not JSON data')
   const operationId = await fastOperationId(invocation.principalId, contractDigest, invocation.idempotencyKey)
   return ok({ operationId, inputBytes })

@@ -3,7 +3,6 @@
  * bytes, the branch manifest's digest and the success predicate's comparison.
  */
 import canonicalize from 'canonicalize'
-import { messageDataProblem } from '../../shared/wire-json.js'
 
 const serialize = canonicalize as unknown as (value: unknown) => string | undefined
 
@@ -13,9 +12,6 @@ const serialize = canonicalize as unknown as (value: unknown) => string | undefi
  * O(value size); never a throw.
  */
 export function canonicalText(value: unknown): string | undefined {
-  // JSON data within a message's bounds first: canonicalize walks an array of 2^32 - 1 holes slot by
-  // slot, and a member shared at every level of a chain path by path (2^40 for forty objects).
-  if (messageDataProblem(value)) return undefined
   try {
     return serialize(value)
   } catch {
