@@ -18,7 +18,6 @@ import { fastOperationId } from './dispatch/operation-id.js'
 import { ok, refuse, type ExecutorResult } from './result.js'
 
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
-const text = (error: unknown) => errorText(error)
 
 /**
  * The audience's distinct peers in lexicographic order (UTF-16 code units, as `sort` orders
@@ -151,7 +150,7 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
       data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
     })
   } catch (error) {
-    return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${text(error)}`)
+    return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${errorText(error)}`)
   }
   const audience = audienceOf(snap)
   if (!audience) return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')

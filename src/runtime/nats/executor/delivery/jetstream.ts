@@ -22,7 +22,6 @@ import { HeldMessages, consumerAckWaitMs } from '../../held-messages.js'
 
 export type DeliveryAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string }
 
-const message = (error: unknown) => errorText(error)
 const encoder = new TextEncoder()
 
 /** Checks what the profile requires of a durable stream: file storage, limits retention, discard new. */
@@ -39,7 +38,7 @@ export async function checkDurableStream(nc: NatsConnection, stream: string): Pr
       return { ok: false, message: `stream ${stream}: durable delivery needs file storage, limits retention and discard new (it has ${wrong.join(', ')})` }
     return { ok: true, value: { duplicateWindowMs: Math.floor((config.duplicate_window ?? 0) / 1e6) } }
   } catch (error) {
-    return { ok: false, message: `stream ${stream}: ${message(error)}` }
+    return { ok: false, message: `stream ${stream}: ${errorText(error)}` }
   }
 }
 
@@ -101,7 +100,7 @@ export async function ensureConsumer(
     }
     return { ok: true, value: await jetstream(nc).consumers.get(stream, name) }
   } catch (error) {
-    return { ok: false, message: `consumer ${name}: ${message(error)}` }
+    return { ok: false, message: `consumer ${name}: ${errorText(error)}` }
   }
 }
 
@@ -126,7 +125,7 @@ export async function publishOnce(
       last = error
     }
   }
-  return { ok: false, message: `${subject}: ${message(last)}` }
+  return { ok: false, message: `${subject}: ${errorText(last)}` }
 }
 
 /** How a consumer's messages are handed over: `paced` (a handler answering with a promise) bounds the ones being handled. */
@@ -183,7 +182,7 @@ export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => voi
     void messages.closed().finally(() => clearInterval(keepAlive))
     return { ok: true, value: { close: async () => void (await messages.close()) } }
   } catch (error) {
-    return { ok: false, message: message(error) }
+    return { ok: false, message: errorText(error) }
   }
 }
 

@@ -101,7 +101,6 @@ export interface DurableParts {
 
 const decoder = new TextDecoder()
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
-const text = (error: unknown) => errorText(error)
 
 /** The message id of a branch's attempt: a republication of the same attempt is deduplicated. */
 export const requestMessageId = (operationId: string, branchId: string, attempt: number) => `${operationId}.${branchId}.${attempt}`
@@ -337,7 +336,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     let answered = false
 
     const serial = (work: () => Promise<void>) => {
-      chain = chain.then(() => (stopped ? undefined : work())).catch((error: unknown) => stop(`the executor failed: ${text(error)}`))
+      chain = chain.then(() => (stopped ? undefined : work())).catch((error: unknown) => stop(`the executor failed: ${errorText(error)}`))
       return chain
     }
     /**
@@ -473,7 +472,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           } catch (error) {
             // Validated at admission with the same inputs: only a fence or attempt out of its schema reaches here.
             core.apply({ kind: 'failed', atMs: now(), branchId: b.branchId, attempt: b.attempt, fence: b.fence, retryable: false })
-            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: text(error) })
+            publications.push({ branchId: b.branchId, attempt: b.attempt, ok: false, error: errorText(error) })
             changed = true
             break
           }
@@ -619,7 +618,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         try {
           output = await adapters.aggregation({ context: context(), data })
         } catch (error) {
-          return refuse('EXECUTOR_ADAPTER_FAILED', `aggregation failed: ${text(error)}`)
+          return refuse('EXECUTOR_ADAPTER_FAILED', `aggregation failed: ${errorText(error)}`)
         }
       }
       return ok({
@@ -866,7 +865,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           record = admitted.value
         }
         return (live.get(id) ?? drive(r.value, record)).outcome
-      })().catch((error: unknown) => refuse('EXECUTOR_STATE_FAILED', text(error)))
+      })().catch((error: unknown) => refuse('EXECUTOR_STATE_FAILED', errorText(error)))
       admitting.set(id, work)
       void work.finally(() => admitting.delete(id))
       return work

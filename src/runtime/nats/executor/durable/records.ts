@@ -37,7 +37,6 @@ const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
 export const DEFAULT_SETTLE_MS = 20_000
 const SETTLE_PAUSE_MS = 250
 const settleTries = (settleMs: number) => Math.max(4, Math.ceil(settleMs / 500))
-const message = (error: unknown) => errorText(error)
 
 /**
  * Opens the bucket, creating its stream when missing: file storage, discard new, one value per key,
@@ -84,7 +83,7 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
         if (!msg) return { ok: true, value: null }
         return { ok: true, value: { text: decoder.decode(msg.data), revision: msg.seq, msgId: msg.header?.get('Nats-Msg-Id') || undefined } }
       } catch (error) {
-        last = message(error)
+        last = errorText(error)
         if (/no message found/i.test(last)) return { ok: true, value: null }
       }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS))
@@ -102,7 +101,7 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
         try {
           return { ok: true, value: { value: JSON.parse(raw.value.text) as T, revision: raw.value.revision } }
         } catch (error) {
-          return { ok: false, conflict: false, message: `${key}: ${message(error)}` }
+          return { ok: false, conflict: false, message: `${key}: ${errorText(error)}` }
         }
       },
       async write(key, value, expectedRevision) {
@@ -121,7 +120,7 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
             const ack = await js.publish(subject(key), data, { msgID, expect: { lastSubjectSequence: expectedRevision } })
             return { ok: true, value: ack.seq }
           } catch (error) {
-            last = message(error)
+            last = errorText(error)
             if (/max_payload/i.test(last)) return { ok: false, conflict: false, message: tooLarge(key, data.length, limit ?? 0) }
             if (/wrong last sequence/i.test(last)) {
               // A try whose answer was lost may have landed: then the key holds our message id, and the write is ours.

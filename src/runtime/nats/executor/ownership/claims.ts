@@ -100,19 +100,18 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
       return failed(error)
     }
   }
-  const message = (error: unknown) => errorText(error)
   /** One compare-and-set publication; the message id makes it idempotent (the stream deduplicates it). */
   const publish = async (key: string, data: Uint8Array, expectedRevision: number, msgID: string): Promise<WriteAnswer> => {
     try {
       const ack = await js.publish(subject(key), data, { msgID, expect: { lastSubjectSequence: expectedRevision } })
       return { landed: ack.seq }
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return { stale: message(error) }
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return { stale: errorText(error) }
       // The server answered a refusal, or nobody received the request (no responders, which nats.js
       // reports as JetStreamNotEnabled; the class is not exported): certainly not written.
-      if (error instanceof JetStreamApiError || (error instanceof Error && error.name === 'JetStreamNotEnabled')) return { failed: message(error) }
+      if (error instanceof JetStreamApiError || (error instanceof Error && error.name === 'JetStreamNotEnabled')) return { failed: errorText(error) }
       // A timeout or a lost connection: the write may have landed.
-      return { uncertain: message(error) }
+      return { uncertain: errorText(error) }
     }
   }
   /**
@@ -136,7 +135,7 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
       const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
       last = msg ? { seq: msg.seq, msgId: msg.header?.get('Nats-Msg-Id') } : null
     } catch (error) {
-      if (!(error instanceof Error && /no message found/i.test(error.message))) return uncertain(message(error))
+      if (!(error instanceof Error && /no message found/i.test(error.message))) return uncertain(errorText(error))
       last = null
     }
     if (last && last.msgId === msgID) return ok(last.seq)
