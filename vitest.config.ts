@@ -215,7 +215,6 @@ const LONGEST = [
   'test/fresh-clone.test.ts',
   'test/packed-apps.test.ts',
   'test/rust-hostile.test.ts',
-  'test/rust-target.test.ts',
   'test/docs-snippets.test.ts',
   'test/topology-escaping.test.ts',
   'test/hostile-compile.test.ts',
@@ -232,6 +231,9 @@ const LONGEST = [
   'test/probe-provision-owned.test.ts',
   'test/probe-core-bytes.test.ts',
   'test/probe-cache-oracle.test.ts',
+  // Not beside rust-hostile: both build in SERDE_TARGET, and cargo's lock on it made one wait for the
+  // other, a worker idle for most of a minute (CPU_PROBE timelines).
+  'test/rust-target.test.ts',
   'test/fuzz.test.ts',
   'test/nats-topology-browser.test.ts',
   'test/dev-page.test.ts',
@@ -255,6 +257,7 @@ const LONGEST = [
  * file in the queue belongs to its project, so each project's files run together, one block after
  * the other: the isolated files first, which hold the longest (the fresh clone, the packed apps, the
  * Rust target), and the many small shared files last, so that the two workers finish together.
+ * The isolated and tools files also run as a group of their own (WAITING), four at a time.
  */
 const ORDER = ['isolated', 'mocking', 'bundlers', 'tools', 'shared']
 
@@ -308,6 +311,20 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Files at a time in each of the run's two groups, which run one after the other (vitest's
+ * `sequence.groupOrder`). The first, the isolated and tools files, spend much of their time waiting:
+ * on cargo's lock, JetStream elections and leases, Chromium, a dev server's watcher, child processes.
+ * With three at a time, two of them often waited together and a core stood idle: CPU_PROBE timelines
+ * of a clean clone's run showed the files using 0.7 to 1.3 of the two cores for its first five
+ * minutes, and the whole run 162% of one. A fourth file there fills that time: the whole run 180%
+ * of one core, 7 min 18 s against 8 min 29 s (that run with other work beside it) and 7 min 52 s
+ * with only the isolated files at four, the same tests. The second group, the shared files,
+ * computes: three at a time, as measured before (a fourth gave nothing, for 2.5% more CPU time).
+ */
+const WAITING = { maxWorkers: 4, sequence: { groupOrder: 0, sequencer: LongestFirst } }
+const COMPUTING = { maxWorkers: 3, sequence: { groupOrder: 1, sequencer: LongestFirst } }
+
 // A timed file keeps its worker's priority: it must not share a worker with a computing one.
 const sharing = TIMED.filter((file) => SHARED.includes(file) || BUNDLERS.includes(file) || TOOLS.includes(file))
 if (sharing.length > 0) throw new Error(`vitest.config.ts: timed files in a shared group: ${sharing.join(', ')}`)
@@ -316,11 +333,9 @@ export default defineConfig({
   test: {
     // Bundler builds and the dev server are real and take seconds each.
     testTimeout: 120_000,
-    // Three files at a time on the 2-core machine: most files wait on child processes (tsc, cargo,
-    // Chromium, nats-server, bundlers) for part of their time, and the computing files run at a lower
-    // priority than the timed ones (below). On a quiet clean clone, two runs each: 375 and 408 s with
-    // three, 395 and 406 with two (docs/performance.md, The test suite); with four, 451 s against
-    // three's 451 on a slower day, for 2.5% more processor time: the suite is bound by processor time.
+    // Three files at a time on the 2-core machine unless a group says otherwise (WAITING, COMPUTING):
+    // most files wait on child processes (tsc, cargo, Chromium, nats-server, bundlers) for part of
+    // their time, and the computing files run at a lower priority than the timed ones (below).
     maxWorkers: 3,
     // Computing files run at a lower priority than the TIMED ones (test/setup/worker-priority.ts).
     // CPU_PROBE=<file> adds each file's processor time to that file (test/setup/cpu-probe.ts).
@@ -338,15 +353,16 @@ export default defineConfig({
         resolve: built.resolve,
         test: {
           name: 'isolated',
+          ...WAITING,
           include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SHARED, ...BUNDLERS, ...TOOLS, ...MOCKING],
           server: built.server,
         },
       },
-      { extends: true, test: { name: 'mocking', include: MOCKING } },
-      { extends: true, resolve: built.resolve, test: { name: 'shared', include: SHARED, isolate: false, server: built.server } },
-      { extends: true, resolve: built.resolve, test: { name: 'bundlers', include: BUNDLERS, isolate: false, server: built.server } },
-      { extends: true, resolve: built.resolve, test: { name: 'tools', include: TOOLS, isolate: false, server: built.server } },
+      { extends: true, test: { name: 'mocking', ...COMPUTING, include: MOCKING } },
+      { extends: true, resolve: built.resolve, test: { name: 'shared', ...COMPUTING, include: SHARED, isolate: false, server: built.server } },
+      { extends: true, resolve: built.resolve, test: { name: 'bundlers', ...COMPUTING, include: BUNDLERS, isolate: false, server: built.server } },
+      { extends: true, resolve: built.resolve, test: { name: 'tools', ...WAITING, include: TOOLS, isolate: false, server: built.server } },
     ],
   },
 })
