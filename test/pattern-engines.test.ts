@@ -207,6 +207,24 @@ function insidePair(text: string, match: RegExpExecArray | null): boolean {
   return before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff
 }
 
+/**
+ * Where V8's RegExp departs from ECMA-262: a numbered backreference to a group that opens later in
+ * the pattern (its capture still undefined, so it matches the empty string: 22.2.2.7.2
+ * BackreferenceMatcher) fails when an astral literal follows it directly in Unicode mode.
+ * `/\\1😀()/u.exec('😀')` is null on Node 20's V8 and `/\\1😀|()/u.exec('😀')` matches only the empty
+ * string, while `\\1?😀()`, `\\1\\u{1F600}()` and `\\k<x>😀(?<x>)` match '😀' as the standard says (found by
+ * this oracle on a random seed: `\\1😀|(?!)()`). The budgeted matcher follows the standard there
+ * (pinned below); the oracle is not asked about such patterns.
+ */
+function v8ForwardReferenceBeforeAstral(pattern: string): boolean {
+  for (const reference of pattern.matchAll(/\\([1-9])😀/gu)) {
+    // The capturing groups opened before the reference: `(` not followed by `?`, and named groups.
+    const opened = pattern.slice(0, reference.index).match(/\((?!\?)|\(\?<[^=!]/g)?.length ?? 0
+    if (opened < Number(reference[1])) return true
+  }
+  return false
+}
+
 describe('oracle: the budgeted matcher agrees with RegExp', () => {
   it('on random patterns and flags (modifiers resolve to them), where the budget decides', () => {
     let compared = 0
@@ -218,6 +236,7 @@ describe('oracle: the budgeted matcher agrees with RegExp', () => {
         } catch {
           return
         }
+        if (v8ForwardReferenceBeforeAstral(pattern)) return
         const ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: true })
         const program = backtrackProgram(ast, { ignoreCase: flags.includes('i'), multiline: flags.includes('m'), dotAll: flags.includes('s') })
         for (const sample of samples) {
@@ -262,6 +281,28 @@ describe('oracle: the budgeted matcher agrees with RegExp', () => {
         expected,
       )
     }
+  })
+})
+
+describe('a forward backreference before an astral literal: the standard, not V8', () => {
+  it('matches the empty string for the reference, then the literal (V8 fails it; the oracle above skips such patterns)', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['\\1😀()', '😀', true],
+      ['\\1😀|(?!)()', '😀', true],
+      ['^\\1😀|()$', '😀', true],
+      ['\\2😀()()', '😀', true],
+      ['\\1😀()', 'x', false],
+      // A reference after its group is unaffected, in V8 too.
+      ['^(a)\\1😀$', 'aa😀', true],
+      ['^(a)\\1😀$', 'a😀', false],
+    ]
+    for (const [pattern, sample, expected] of cases) {
+      expect(budgetedVerdict(backtrackProgram(parser.parsePattern(pattern, 0, pattern.length, { unicode: true })), sample), `${pattern} ${sample}`).toBe(
+        expected,
+      )
+    }
+    expect(['\\1😀()', '\\1😀|(?!)()', '\\2😀()()', '(a)\\2😀()'].map(v8ForwardReferenceBeforeAstral)).toEqual([true, true, true, true])
+    expect(['(a)\\1😀', '\\1?😀()', '\\1a😀()', '(?<x>a)\\1😀'].map(v8ForwardReferenceBeforeAstral)).toEqual([false, false, false, false])
   })
 })
 
