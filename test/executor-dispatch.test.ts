@@ -7,6 +7,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bounded } from './helpers/bounded.js'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstreamManager } from '@nats-io/jetstream'
@@ -297,6 +298,30 @@ describe.skipIf(!NATS_SERVER)('executor dispatch modes against nats-server', () 
       adapters: { audience: () => ({ revision: 'r', peers: PEERS }), authorization: () => ({ allowed: true }) },
     })
     expect(bare).toMatchObject({ ok: false, code: 'EXECUTOR_ADAPTER_MISSING' })
+  })
+
+  it('branches: a manifest adapter answer that cannot be read fails the invocation; one that never settles is answered at close()', async () => {
+    const entries = [{ branchId: 'r1', peerId: 'ann', input: 'a' }]
+    const invocation = () => ({ principalId: PRINCIPAL, idempotencyKey: `manifest-answer-${key++}`, inputs: { group: 'approvers', refund, manifest: entries } })
+    // Was a defect (fixed): `authenticated` was read outside the adapter's try, so a getter that throws made invoke() reject.
+    const trap = await executorFor(branches, branches.interaction, {
+      manifest: () =>
+        ({
+          get authenticated(): boolean {
+            throw new Error('trap')
+          },
+        }) as never,
+    })
+    const trapped = await bounded('invoke() with a throwing manifest answer', trap.invoke(invocation()), 5000)
+    expect(trapped).toMatchObject({ ok: false, code: 'EXECUTOR_ADAPTER_FAILED' })
+    await trap.close()
+    // Was a defect (fixed): a manifest adapter that never settles held invoke() after close() for good.
+    const stuck = await executorFor(branches, branches.interaction, { manifest: () => new Promise<never>(() => undefined) })
+    const pending = stuck.invoke(invocation())
+    const early = await Promise.race([pending.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('pending'), 300))])
+    expect(early).toBe('pending')
+    await bounded('close() with a manifest adapter that never settles', stuck.close(), 5000)
+    expect(await bounded('invoke() after close()', pending, 5000)).toMatchObject({ ok: false, code: 'EXECUTOR_CLOSED' })
   })
 
   /** A peer of gathered work, on its own connection: publishes its result for a branch dispatched elsewhere. */

@@ -6,6 +6,7 @@
  */
 export const TIMED = [
   'test/cluster.test.ts',
+  'test/executor-adapter-waits.test.ts',
   'test/executor-claims.test.ts',
   'test/executor-dispatch.test.ts',
   'test/executor-durable.test.ts',

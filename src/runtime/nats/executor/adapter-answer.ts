@@ -34,3 +34,17 @@ export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null
   if (dueMs !== null) races.push(new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, dueMs - nowMs)))))
   return Promise.race(races).finally(() => clearTimeout(timer))
 }
+
+/** What `unlessClosed` answers when the executor closes first. */
+export const CLOSED: unique symbol = Symbol('closed')
+
+/**
+ * An adapter's answer, or CLOSED once `closing` resolves first: an adapter that never settles (an
+ * audience, an admission's authorization, a manifest, an aggregation: none has a due time to bound
+ * it) must not hold `invoke()` past `close()`. A thenable is adopted as `await` adopts it (a `then`
+ * that throws rejects).
+ */
+export function unlessClosed<T>(answer: T | PromiseLike<T>, closing: Promise<void> | undefined): Promise<Awaited<T> | typeof CLOSED> {
+  const adopted = Promise.resolve(answer) as Promise<Awaited<T>>
+  return closing === undefined ? adopted : Promise.race([adopted, closing.then((): typeof CLOSED => CLOSED)])
+}

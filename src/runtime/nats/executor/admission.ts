@@ -6,7 +6,7 @@
  * kept (the executor's memory or the state bucket's admission record) is the caller's.
  */
 import { messageDataProblem } from '../../shared/wire-json.js'
-import { allowedIn, isThenable } from './adapter-answer.js'
+import { allowedIn, CLOSED, isThenable, unlessClosed } from './adapter-answer.js'
 import { errorText } from '../../shared/error-text.js'
 import { canonicalText } from './same-json.js'
 import { materialize, materializeBranches, MaterializeError, type Interaction } from '../interactions.js'
@@ -68,6 +68,8 @@ export interface AdmissionCall {
   readonly inputs: Readonly<Record<string, unknown>>
   /** The adapters' context now (the deadline not yet known). */
   readonly context: () => AdapterContext
+  /** Resolved when the executor closes: an adapter still awaited then answers the invocation EXECUTOR_CLOSED. */
+  readonly closing?: Promise<void>
 }
 
 export interface Admitted {
@@ -142,20 +144,24 @@ function audienceOf(answer: unknown): { revision: string; peers: readonly string
 }
 
 export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResult<Admitted>> {
-  const { interaction, plan, adapters, deployment, manifest, inputs, context } = call
-  let snap: { revision: string; peers: readonly string[] }
+  const { interaction, plan, adapters, deployment, manifest, inputs, context, closing } = call
+  const closed = (adapter: string) => refuse('EXECUTOR_CLOSED', `${interaction.id}: the executor closed before the ${adapter} adapter answered`)
+  let snap: unknown
   try {
-    snap = await adapters.audience({
-      context: context(),
-      data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
-    })
+    snap = await unlessClosed(
+      adapters.audience({
+        context: context(),
+        data: { kind: String((interaction as Record<string, any>)['audience']?.kind), input: inputs[plan.audience.input] },
+      }),
+      closing,
+    )
   } catch (error) {
     return refuse('EXECUTOR_ADAPTER_FAILED', `audience failed: ${errorText(error)}`)
   }
+  if (snap === CLOSED) return closed('audience')
   const audience = audienceOf(snap)
   if (!audience) return refuse('EXECUTOR_ADAPTER_FAILED', 'the audience adapter answered no {revision, peers} of tokens')
-  snap = audience
-  const candidates = distinctSorted(snap.peers).filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId)
+  const candidates = distinctSorted(audience.peers).filter((p) => plan.audience.includeSender || p !== deployment.senderPeerId)
   // `Array.of`, not `[]`: kept with the operation's record, and a literal would be born old (see `Materialized`, interactions.ts).
   const peers: string[] = Array.of()
   // One context while the adapter answers synchronously (one object, not one per peer); a fresh one after it awaits.
@@ -165,14 +171,17 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
     if (typeof allowed === 'boolean') {
       if (allowed) peers.push(peer)
     } else {
-      if (await allowed) peers.push(peer)
+      const answer = await unlessClosed(allowed, closing)
+      if (answer === CLOSED) return closed('authorization')
+      if (answer) peers.push(peer)
       at = context()
     }
   }
   if (peers.length === 0) return refuse('EXECUTOR_EMPTY_AUDIENCE', `${interaction.id}: the audience is empty at admission`)
   if (plan.dispatch.mode === 'direct' && peers.length !== 1)
     return refuse('EXECUTOR_ADMISSION_REFUSED', `${interaction.id}: direct dispatch needs exactly one peer, the audience holds ${peers.length}`)
-  const declared = manifest ? await manifest.admit({ inputs, peers, context: context() }) : undefined
+  const declared = manifest ? await unlessClosed(manifest.admit({ inputs, peers, context: context() }), closing) : undefined
+  if (declared === CLOSED) return closed('manifest')
   if (declared && !declared.ok) return declared
   const branches: readonly AdmittedBranch[] = declared
     ? declared.value.branches
@@ -190,5 +199,5 @@ export async function admitInvocation(call: AdmissionCall): Promise<ExecutorResu
     if (error instanceof MaterializeError || (error instanceof Error && error.name === 'SubjectError')) return refuse('EXECUTOR_INVALID_INPUT', error.message)
     throw error
   }
-  return ok({ revision: snap.revision, peers, branches, ...(declared ? { manifest: declared.value } : {}), requests })
+  return ok({ revision: audience.revision, peers, branches, ...(declared ? { manifest: declared.value } : {}), requests })
 }

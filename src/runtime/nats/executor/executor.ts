@@ -6,7 +6,7 @@
  * turns messages and timers into its events and its state changes into messages.
  */
 import { errorText } from '../../shared/error-text.js'
-import { allowedIn, allowedWithin, isThenable } from './adapter-answer.js'
+import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed } from './adapter-answer.js'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import type { Interaction } from '../interactions.js'
@@ -226,6 +226,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   const readSuccess = plan.success ? memberReader(plan.success.field) : () => undefined
   let listening: Promise<void> | undefined
   let closed = false
+  // Resolved by close(): an adapter still awaited at admission or an aggregation then answers its
+  // invocation EXECUTOR_CLOSED (one that never settles held invoke(), and close(), for good).
+  let signalClosing: () => void = () => undefined
+  const executorClosing = new Promise<void>((resolve) => (signalClosing = resolve))
   const js = jetstream(nc)
 
   const streams = (module as { readonly streams?: StreamTable }).streams
@@ -318,7 +322,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     /** A boolean when the adapter answers synchronously, else its promise. */
     const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
 
-    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context })
+    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context, closing: executorClosing })
     if (!admitted.ok) return admitted
     const { revision, peers, branches: admittedBranches, manifest: declared, requests: firstRequests } = admitted.value
     const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
@@ -397,7 +401,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       let output: Output | undefined
       if (adapters.aggregation) {
         const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)!).filter((p) => p !== undefined)
-        const aggregated = await call('aggregation', () => adapters.aggregation!({ context: context(), data }))
+        const aggregated = await unlessClosed(
+          call('aggregation', () => adapters.aggregation!({ context: context(), data })),
+          executorClosing,
+        )
+        if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${op.id}: the executor closed before the aggregation adapter answered`)
         if (!aggregated.ok) return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
         output = aggregated.value
       }
@@ -704,6 +712,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     },
     async close() {
       closed = true
+      signalClosing()
       for (const op of operations.values()) {
         if (op.settle) op.settle()
         else if (op.core) op.core.apply({ kind: 'lost', atMs: now() })

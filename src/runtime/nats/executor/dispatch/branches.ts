@@ -88,13 +88,14 @@ export function manifestDispatch<R, O>(
       const entries = read.value
       const digest = await manifestDigest(context.contractDigest, context.principalId, context.operationId, entries)
       if (digest === undefined) return refuse('EXECUTOR_INVALID_INPUT', `${interaction.id}: the branch manifest is not JSON data`)
-      let answer: { readonly authenticated: boolean } | undefined
+      let authenticated: boolean
       try {
-        answer = await authenticate({ context, data: { entries, digest } })
+        // Read inside the try: an answer whose `authenticated` is a getter or a Proxy's trap that throws fails as the adapter did.
+        authenticated = (await authenticate({ context, data: { entries, digest } }))?.authenticated === true
       } catch (error) {
         return refuse('EXECUTOR_ADAPTER_FAILED', `manifest authentication failed: ${errorText(error)}`)
       }
-      if (answer?.authenticated !== true) return refuse('EXECUTOR_MANIFEST_REFUSED', `${interaction.id}: the branch manifest is not authenticated`)
+      if (!authenticated) return refuse('EXECUTOR_MANIFEST_REFUSED', `${interaction.id}: the branch manifest is not authenticated`)
       const allowed = new Set(peers)
       const stranger = entries.find((e) => !allowed.has(e.peerId))
       if (stranger)

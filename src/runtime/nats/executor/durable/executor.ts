@@ -38,6 +38,7 @@ import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replica
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
 import { parseJsonData } from '../../../shared/wire-json.js'
+import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed } from '../adapter-answer.js'
 
 /** Where durable state lives: the deployment's binding of the delivery, state-store and ownership adapters. */
 export interface DurableBinding {
@@ -156,6 +157,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const redeliveries = Math.max(1, binding.resultRedeliveries ?? 30)
   /** The operations this executor drives now. */
   const live = new Map<string, Live>()
+  // Resolved by close(): an adapter still awaited at admission or an aggregation then answers its
+  // invocation EXECUTOR_CLOSED (one that never settles held invoke() for good).
+  let signalClosing: () => void = () => undefined
+  const executorClosing = new Promise<void>((resolve) => (signalClosing = resolve))
   /** Every operation it drove (state and log stay readable after settlement). */
   const known = new Map<string, Live>()
   let closed = false
@@ -334,6 +339,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     let finish!: (value: ExecutorResult<InvocationOutcome<any>>) => void
     const outcome = new Promise<ExecutorResult<InvocationOutcome<any>>>((resolve) => (finish = resolve))
     let answered = false
+    // Stopping lets go of an adapter's answer still awaited (a verifier that never settles holds
+    // the serial chain, and every event behind it).
+    let abandon: () => void = () => undefined
+    const abandoned = new Promise<void>((resolve) => (abandon = resolve))
 
     const serial = (work: () => Promise<void>) => {
       chain = chain.then(() => (stopped ? undefined : work())).catch((error: unknown) => stop(`the executor failed: ${errorText(error)}`))
@@ -347,6 +356,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     function stop(reason: string, closing = false): void {
       if (stopped) return
       stopped = true
+      abandon()
       if (timer) clearTimeout(timer)
       if (republishing) clearTimeout(republishing)
       for (const l of leases.values()) clearTimeout(l.timer)
@@ -358,12 +368,23 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
     }
 
-    async function authorized(peerId: string, stage: AuthorizationStage): Promise<boolean> {
+    /**
+     * An adapter's answer read as the memory executor reads it (adapter-answer.ts): one that cannot
+     * be read is a refusal, and a promise still unsettled at the operation's next due time, or when
+     * it stops, is one too: the serial chain waits on it, and the deadline's tick is behind it.
+     */
+    async function allowedBy(ask: () => unknown): Promise<boolean> {
+      let answer: unknown
       try {
-        return (await adapters.authorization({ context: context(), data: { peerId, stage } }))?.allowed === true
+        answer = ask()
       } catch {
         return false
       }
+      return isThenable(answer) ? allowedWithin(answer, core.nextDueMs(), now(), abandoned) : allowedIn(answer)
+    }
+
+    function authorized(peerId: string, stage: AuthorizationStage): Promise<boolean> {
+      return allowedBy(() => adapters.authorization({ context: context(), data: { peerId, stage } }))
     }
 
     /** The log and the outbox, by compare-and-set: a lost write means another executor drives the operation. */
@@ -616,7 +637,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (adapters.aggregation) {
         const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
         try {
-          output = await adapters.aggregation({ context: context(), data })
+          // The executor closing answers an operation whose aggregation has not (one that never settles held its invoke() for good).
+          const aggregated = await unlessClosed(adapters.aggregation({ context: context(), data }), executorClosing)
+          if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${id}: the executor closed before the aggregation adapter answered`)
+          output = aggregated
         } catch (error) {
           return refuse('EXECUTOR_ADAPTER_FAILED', `aggregation failed: ${errorText(error)}`)
         }
@@ -653,13 +677,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (!(await authorized(peerId, 'result'))) {
         return step({ kind: 'revoked', atMs: now(), peerId })
       }
-      if (verified && adapters.verifier) {
-        try {
-          verified = (await adapters.verifier({ context: context(), data: payload }))?.allowed === true
-        } catch {
-          verified = false
-        }
-      }
+      if (verified && adapters.verifier) verified = await allowedBy(() => adapters.verifier!({ context: context(), data: payload }))
       const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
       const event: ExecutorEvent = { kind: 'result', atMs, branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
       const changes = core.changes()
@@ -808,7 +826,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       deadlineMs: null,
       policyRevision: deployment.policyRevision,
     })
-    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context })
+    const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context, closing: executorClosing })
     if (!admitted.ok) return admitted
     const record: AdmissionRecord = {
       operationId: id,
@@ -898,6 +916,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     async close() {
       // Durable state: nothing is decided on close (restart: resume); the operations resume in another executor.
       closed = true
+      signalClosing()
       for (const op of [...live.values()]) op.stop('the executor closed; the operation resumes from its durable state', true)
       cancelReplies?.unsubscribe()
       const r = await ready

@@ -1,0 +1,131 @@
+/**
+ * Adapters that never settle, against a real nats-server, in both executors: an answer that an
+ * operation's timer can bound (a result's verifier, a result's authorization) is unverified or
+ * refused at the operation's next due time, so the deadline still decides; one that nothing but
+ * close() can bound (the audience, an admission's authorization, the aggregation) is answered
+ * `EXECUTOR_CLOSED` when the executor closes, and close() returns. Every wait here is bounded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Executor, ExecutorResult } from '../src/runtime/nats/executor/index.js'
+import { bounded } from './helpers/bounded.js'
+import { NATS_SERVER } from './helpers/nats-server.js'
+import { startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+
+const never = () => new Promise<never>(() => undefined)
+const refund = { paymentId: 'pay-12345678', amount: 10 }
+let key = 0
+
+/** Whether `answer` is still unsettled after `ms` (bounded: it answers either way). */
+async function stillPending(answer: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([answer.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms))])
+}
+
+/** What an invocation answered, in short: its decision's outcome and reason, or its refusal's code. */
+function summary(answer: ExecutorResult<{ decision: { outcome: string; reason: string } }>): string {
+  return answer.ok ? `${answer.value.decision.outcome}/${answer.value.decision.reason}` : answer.code
+}
+
+/** Invokes, checks the answer is still pending, closes: close() returns and the invocation is answered EXECUTOR_CLOSED. */
+async function answeredAtClose(executor: Executor<any>, invocation: Parameters<Executor<any>['invoke']>[0]): Promise<void> {
+  const answer = executor.invoke(invocation)
+  expect(await stillPending(answer, 400)).toBe(true)
+  await bounded('close() with an adapter that never settles', executor.close(), 5000)
+  expect(await bounded('invoke() after close()', answer, 5000)).toMatchObject({ ok: false, code: 'EXECUTOR_CLOSED' })
+}
+
+describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor', () => {
+  let rig: Rig
+  beforeAll(async () => {
+    rig = await startRig('adapter-waits')
+    await rig.peers({ bob: { vote: true } })
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+  const invocation = () => ({ principalId: 'alice', idempotencyKey: `waits-${key++}`, inputs: { group: 'solo', refund } })
+  const interaction = () => variant(rig.approve, { completion: { deadlineMs: 1500 } })
+
+  it('Was a defect (fixed): an audience adapter that never settles held invoke() after close()', async () => {
+    await answeredAtClose(await rig.executor(interaction(), { audience: never }), invocation())
+  })
+
+  it("Was a defect (fixed): an admission's authorization that never settles held invoke() after close()", async () => {
+    const executor = await rig.executor(interaction(), { authorization: ({ data }) => (data.stage === 'admission' ? never() : { allowed: true }) })
+    await answeredAtClose(executor, invocation())
+  })
+
+  it('Was a defect (fixed): an aggregation adapter that never settles held invoke() and close() for good', async () => {
+    let asked = 0
+    const executor = await rig.executor(interaction(), {
+      aggregation: () => {
+        asked++
+        return never()
+      },
+    })
+    await answeredAtClose(executor, invocation())
+    expect(asked).toBe(1)
+  })
+
+  it('an aggregation that answers in time is unaffected by a later close()', async () => {
+    const executor = await rig.executor(interaction())
+    const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(answer).toMatchObject({ ok: true, value: { output: { approved: 1 } } })
+  })
+})
+
+describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor', () => {
+  let rig: DurableRig
+  beforeAll(async () => {
+    rig = await startDurableRig('adapter-waits')
+    await rig.couriers({ 'c-ann': { accepted: true } })
+  }, 60_000)
+  afterAll(async () => {
+    await rig?.stop()
+  })
+  const invocation = () => ({ principalId: 'dispatcher', idempotencyKey: `durable-waits-${key++}`, inputs: shipmentInputs })
+  // c-ann accepts at once; c-bob and c-cat never answer: without c-ann's result the deadline decides.
+  const interaction = () => quick(rig.assign, { deadlineMs: 2000 })
+
+  it("Was a defect (fixed): a result's verifier that never settles held the operation past its deadline (the memory executor's bound, now in both)", async () => {
+    let asked = 0
+    const executor = await rig.executor(interaction(), {
+      adapters: {
+        verifier: () => {
+          asked++
+          return never()
+        },
+      },
+    })
+    const answer = await bounded('invoke() past the deadline', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(asked).toBeGreaterThanOrEqual(1)
+    // Decided by the deadline, c-ann's result unverified: as with no result at all.
+    expect(summary(answer)).toMatch(/^failure\//)
+  }, 20_000)
+
+  it("Was a defect (fixed): a result's authorization that never settles held the operation past its deadline", async () => {
+    const executor = await rig.executor(interaction(), {
+      adapters: { authorization: ({ data }) => (data.stage === 'result' ? never() : { allowed: true }) },
+    })
+    const answer = await bounded('invoke() past the deadline', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(summary(answer)).toMatch(/^failure\//)
+  }, 20_000)
+
+  it('Was a defect (fixed): an audience adapter that never settles held invoke() after close()', async () => {
+    await answeredAtClose(await rig.executor(interaction(), { adapters: { audience: never } }), invocation())
+  })
+
+  it('Was a defect (fixed): an aggregation adapter that never settles held invoke() after close() for good', async () => {
+    await answeredAtClose(await rig.executor(interaction(), { adapters: { aggregation: never } }), invocation())
+  }, 20_000)
+
+  it('the control: the same interaction with adapters that answer succeeds before its deadline', async () => {
+    const executor = await rig.executor(interaction())
+    const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(summary(answer)).toMatch(/^success\//)
+  }, 20_000)
+})
