@@ -67,6 +67,25 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     expect(asked).toBe(1)
   })
 
+  it('Was a defect (fixed): an authorization adapter answering with a promise refused every result (its verdict was read as an answer object)', async () => {
+    // Asynchronous adapters (a lookup in a store) at every stage: bob's vote is admitted and decides.
+    const executor = await rig.executor(interaction(), {
+      authorization: async () => ({ allowed: true }),
+      verifier: async () => ({ allowed: true }),
+      audience: async () => ({ revision: 'r7', peers: ['bob'] }),
+    })
+    const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(summary(answer as never)).toMatch(/^success\//)
+  })
+
+  it("Was a defect (fixed): an authorization that never settles at dispatch held the deadline behind it; the peer is now revoked at the operation's next due time", async () => {
+    const executor = await rig.executor(interaction(), { authorization: ({ data }) => (data.stage === 'dispatch' ? never() : { allowed: true }) })
+    const answer = await bounded('invoke() past the deadline', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(summary(answer as never)).toMatch(/^failure\//)
+  })
+
   it('an aggregation that answers in time is unaffected by a later close()', async () => {
     const executor = await rig.executor(interaction())
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
@@ -120,6 +139,19 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
 
   it('Was a defect (fixed): an aggregation adapter that never settles held invoke() after close() for good', async () => {
     await answeredAtClose(await rig.executor(interaction(), { adapters: { aggregation: never } }), invocation())
+  }, 20_000)
+
+  it('adapters answering with promises at every stage: the offer is accepted and decides', async () => {
+    const executor = await rig.executor(interaction(), {
+      adapters: {
+        audience: async ({ data }) => ({ revision: 'r3', peers: data.input === 'eu' ? ['c-ann', 'c-bob', 'c-cat'] : [] }),
+        authorization: async () => ({ allowed: true }),
+        verifier: async () => ({ allowed: true }),
+      },
+    })
+    const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
+    await bounded('close()', executor.close(), 5000)
+    expect(summary(answer)).toMatch(/^success\//)
   }, 20_000)
 
   it('the control: the same interaction with adapters that answer succeeds before its deadline', async () => {

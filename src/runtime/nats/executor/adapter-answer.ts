@@ -29,8 +29,13 @@ export function isThenable(answer: unknown): answer is PromiseLike<unknown> {
  * thenable is adopted by `Promise.resolve`, so a `then` that throws is a refusal.
  */
 export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean> {
+  return verdictWithin(Promise.resolve(answer).then(allowedIn, () => false), dueMs, nowMs, abandoned)
+}
+
+/** A verdict already read (`authorizedNow`'s promise), false at the first of `dueMs` passing or `abandoned`, as `allowedWithin`. */
+export function verdictWithin(verdict: Promise<boolean>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const races: Array<Promise<boolean>> = [Promise.resolve(answer).then(allowedIn, () => false), abandoned.then(() => false)]
+  const races: Array<Promise<boolean>> = [verdict, abandoned.then(() => false)]
   if (dueMs !== null) races.push(new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, dueMs - nowMs)))))
   return Promise.race(races).finally(() => clearTimeout(timer))
 }

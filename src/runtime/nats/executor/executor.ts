@@ -6,7 +6,7 @@
  * turns messages and timers into its events and its state changes into messages.
  */
 import { errorText } from '../../shared/error-text.js'
-import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed } from './adapter-answer.js'
+import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed, verdictWithin } from './adapter-answer.js'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import type { Interaction } from '../interactions.js'
@@ -319,8 +319,15 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     })
     // The result subject each peer answers on (the operation's subject values, its own peer id).
     const resultSubjectIs = resultSubjectOf?.((param) => operationSubjectValue(param, inputs))
-    /** A boolean when the adapter answers synchronously, else its promise. */
-    const authorized = (peerId: string, stage: AuthorizationStage): boolean | Promise<boolean> => authorizedNow(adapters, context(), peerId, stage)
+    /**
+     * A boolean when the adapter answers synchronously, else its promise, false once the operation's
+     * next due time passes or the executor closes: tasks run in order, and an answer that never
+     * settles (at dispatch or before a cancel) held the deadline's tick behind it.
+     */
+    const authorized = (peerId: string, stage: AuthorizationStage, at = context()): boolean | Promise<boolean> => {
+      const verdict = authorizedNow(adapters, at, peerId, stage)
+      return typeof verdict === 'boolean' ? verdict : verdictWithin(verdict, core.nextDueMs(), now(), abandoned)
+    }
 
     const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context, closing: executorClosing })
     if (!admitted.ok) return admitted
@@ -524,10 +531,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees }
       // One context for the authorization and the verifier when both answer at once.
       const at = context()
-      const allowed = authorizedNow(adapters, at, peerId, 'result')
-      return typeof allowed === 'boolean'
-        ? admitResult(allowed, at, result)
-        : allowedWithin(allowed, core.nextDueMs(), now(), abandoned).then((a) => admitResult(a, undefined, result))
+      // (A promised verdict is already read: it was once read again as an answer, and every result refused.)
+      const allowed = authorized(peerId, 'result', at)
+      return typeof allowed === 'boolean' ? admitResult(allowed, at, result) : allowed.then((a) => admitResult(a, undefined, result))
     }
 
     type Checked = { payload: unknown; branchId: string; peerId: string; attempt: number; fence: number; subjectAgrees: boolean }
@@ -588,7 +594,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const branches = manifest?.publishes === false ? [] : core.branchesIn('open', 'dispatched')
       // One context for the dispatch's authorizations (made in one synchronous pass).
       const at = context()
-      const answers = branches.map((b) => authorizedNow(adapters, at, b.peerId, 'dispatch'))
+      const answers = branches.map((b) => authorized(b.peerId, 'dispatch', at))
       // Synchronous adapters (the usual case) answer without a promise per peer.
       const allowed = answers.every((a) => typeof a === 'boolean') ? (answers as boolean[]) : await Promise.all(answers)
       const requestFor = (b: BranchState) => (b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b))
