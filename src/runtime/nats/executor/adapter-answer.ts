@@ -29,7 +29,12 @@ export function isThenable(answer: unknown): answer is PromiseLike<unknown> {
  * thenable is adopted by `Promise.resolve`, so a `then` that throws is a refusal.
  */
 export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean> {
-  return verdictWithin(Promise.resolve(answer).then(allowedIn, () => false), dueMs, nowMs, abandoned)
+  return verdictWithin(
+    Promise.resolve(answer).then(allowedIn, () => false),
+    dueMs,
+    nowMs,
+    abandoned,
+  )
 }
 
 /** A verdict already read (`authorizedNow`'s promise), false at the first of `dueMs` passing or `abandoned`, as `allowedWithin`. */
