@@ -86,6 +86,20 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     expect(summary(answer as never)).toMatch(/^failure\//)
   })
 
+  it("Was a defect (fixed): close() in the same turn as a new executor's first invoke(): the invocation ran on to its deadline, and close() with it", async () => {
+    // Its subscriptions were made after the decision core: a close() while they were made applied
+    // `lost` before the admission, which then ran on (peers that never answer: until the deadline).
+    const executor = await rig.executor(variant(rig.approve, { completion: { deadlineMs: 20_000 } }), {
+      audience: () => ({ revision: 'r7', peers: ['ann'] }),
+    })
+    const answer = executor.invoke(invocation())
+    await bounded('close() in the same turn as invoke()', executor.close(), 5000)
+    const answered = await bounded('invoke() after close()', answer, 5000)
+    expect(answered.ok ? answered.value.decision : answered.code).toEqual(
+      answered.ok ? expect.objectContaining({ outcome: 'indeterminate', reason: 'lost' }) : 'EXECUTOR_CLOSED',
+    )
+  })
+
   it('an aggregation that answers in time is unaffected by a later close()', async () => {
     const executor = await rig.executor(interaction())
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)

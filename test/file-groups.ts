@@ -16,6 +16,7 @@ export const TIMED = [
   'test/executor-nats.test.ts',
   'test/executor-ownership.test.ts',
   'test/executor-retention.test.ts',
+  'test/probe-exec-apps.test.ts',
   'test/probe-executor-durable.test.ts',
   'test/probe-nats-client-bounds.test.ts',
   'test/lsp.test.ts',

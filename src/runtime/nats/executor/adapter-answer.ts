@@ -23,12 +23,14 @@ export function isThenable(answer: unknown): answer is PromiseLike<unknown> {
 }
 
 /**
- * A thenable answer read as `allowed`, settling to false at the first of `dueMs` passing (the
- * operation's next due time: a verifier that never settles must not hold the operation past its
- * deadline, since events apply in order behind it) or `abandoned` (the executor closing). The
- * thenable is adopted by `Promise.resolve`, so a `then` that throws is a refusal.
+ * A thenable answer read as `allowed`, settling to `undefined` (unsettled) at the first of `dueMs`
+ * passing (the operation's next due time: a verifier that never settles must not hold the operation
+ * past its deadline, since events apply in order behind it) or `abandoned` (the executor letting the
+ * operation go). Unsettled is not a refusal: a result then is unverified, a peer at dispatch is
+ * revoked, and nothing is applied once the operation is let go. The thenable is adopted by
+ * `Promise.resolve`, so a `then` that throws is a refusal.
  */
-export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean> {
+export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean | undefined> {
   return verdictWithin(
     Promise.resolve(answer).then(allowedIn, () => false),
     dueMs,
@@ -37,11 +39,11 @@ export function allowedWithin(answer: PromiseLike<unknown>, dueMs: number | null
   )
 }
 
-/** A verdict already read (`authorizedNow`'s promise), false at the first of `dueMs` passing or `abandoned`, as `allowedWithin`. */
-export function verdictWithin(verdict: Promise<boolean>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean> {
+/** A verdict already read (`authorizedNow`'s promise), `undefined` at the first of `dueMs` passing or `abandoned`, as `allowedWithin`. */
+export function verdictWithin(verdict: Promise<boolean>, dueMs: number | null, nowMs: number, abandoned: Promise<void>): Promise<boolean | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const races: Array<Promise<boolean>> = [verdict, abandoned.then(() => false)]
-  if (dueMs !== null) races.push(new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, dueMs - nowMs)))))
+  const races: Array<Promise<boolean | undefined>> = [verdict, abandoned.then(() => undefined)]
+  if (dueMs !== null) races.push(new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, dueMs - nowMs)))))
   return Promise.race(races).finally(() => clearTimeout(timer))
 }
 

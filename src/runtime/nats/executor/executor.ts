@@ -324,13 +324,19 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
      * next due time passes or the executor closes: tasks run in order, and an answer that never
      * settles (at dispatch or before a cancel) held the deadline's tick behind it.
      */
-    const authorized = (peerId: string, stage: AuthorizationStage, at = context()): boolean | Promise<boolean> => {
+    const authorized = (peerId: string, stage: AuthorizationStage, at = context()): boolean | Promise<boolean | undefined> => {
       const verdict = authorizedNow(adapters, at, peerId, stage)
       return typeof verdict === 'boolean' ? verdict : verdictWithin(verdict, core.nextDueMs(), now(), abandoned)
     }
 
     const admitted = await admitInvocation({ interaction, plan, adapters, deployment, manifest, inputs, context, closing: executorClosing })
     if (!admitted.ok) return admitted
+    // The subscriptions before the core: from here to the admission event nothing awaits, so close()
+    // finds either no core (the invocation answers EXECUTOR_CLOSED here) or one it can settle. With the
+    // wait after the core, a close() in between applied `lost` before the admission, which then ran on
+    // until its deadline, and close() with it.
+    await (listening ??= listen())
+    if (closed) return refuse('EXECUTOR_CLOSED', `${op.id}: the executor closed during the admission`)
     const { revision, peers, branches: admittedBranches, manifest: declared, requests: firstRequests } = admitted.value
     const request = (b: { branchId: string; peerId: string; attempt: number; fence: number }) =>
       requestOf(interaction, inputs, context(), b, branchInput(declared, b.branchId))
@@ -346,6 +352,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     /** Settles when the executor closes: an adapter answer still awaited then counts as a refusal. */
     let abandon: () => void = () => undefined
     const abandoned = new Promise<void>((resolve) => (abandon = resolve))
+    let lettingGo = false
     /** Tasks on `chain` not yet finished: with none, a result is handled at once (no promise per result). */
     let queued = 0
     /** Once settled: lets the core go when nothing can apply to it any more (`compact`). */
@@ -497,8 +504,10 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           () => {
             timer = undefined
             timerDueMs = null
+            // When it fired: a task still running ahead of it (an adapter awaited) does not move it later.
+            const atMs = now()
             enqueue(() => {
-              core.tick(now())
+              core.tick(atMs)
               react()
             })
           },
@@ -508,19 +517,23 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     op.react = react
     op.settle = () => {
       // An adapter's answer still awaited (a verifier that never settles) lets go first: the event is behind it.
+      // What it would have decided is not applied: the operation is lost, no peer revoked for an answer it never gave.
+      lettingGo = true
       abandon()
       enqueue(() => apply({ kind: 'lost', atMs: now() }))
     }
 
     async function sendCancel(b: BranchState): Promise<void> {
-      if (!(await authorized(b.peerId, 'cancel'))) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+      const allowed = await authorized(b.peerId, 'cancel')
+      if (allowed === undefined && lettingGo) return
+      if (!allowed) return apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
       const payload = { operationId: op.id, branchId: b.branchId, attempt: b.attempt, fence: b.fence }
       if (check(cancelChannel!.validatePayload, payload)) return
       await publish(cancelOp!, subjectFor(cancelChannel!, b), payload, `${op.id}.${b.branchId}.${b.attempt}.cancel`).catch(() => undefined)
     }
 
     /** Checks a routed result (its correlation read once, by the route) and applies it; a promise only when an adapter answers with one. */
-    function onResult(msg: Msg, payload: unknown, correlation: Correlation): void | Promise<void> {
+    function onResult(msg: Msg, payload: unknown, correlation: Correlation, atMs: number): void | Promise<void> {
       if (check(resultChannel!.validatePayload, payload)) return
       const { branchId, attempt, peerId, fence } = correlation
       if (correlation.operationId !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
@@ -528,7 +541,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       // Subject-permission verification: the subject's peer and the body's peer agree (the expected
       // subject is one that parses with the body's peer; any other subject is parsed).
       const subjectAgrees = resultSubjectIs?.(msg.subject, peerId) === true || parsedSubjectAgrees(msg.subject, peerId)
-      const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees }
+      const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees, atMs }
       // One context for the authorization and the verifier when both answer at once.
       const at = context()
       // (A promised verdict is already read: it was once read again as an answer, and every result refused.)
@@ -536,8 +549,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       return typeof allowed === 'boolean' ? admitResult(allowed, at, result) : allowed.then((a) => admitResult(a, undefined, result))
     }
 
-    type Checked = { payload: unknown; branchId: string; peerId: string; attempt: number; fence: number; subjectAgrees: boolean }
-    function admitResult(allowed: boolean, at: AdapterContext | undefined, r: Checked): void | Promise<void> {
+    /** A result as it arrived: `atMs` is when, so that one peer's adapter still awaited makes no other peer's result late. */
+    type Checked = { payload: unknown; branchId: string; peerId: string; attempt: number; fence: number; subjectAgrees: boolean; atMs: number }
+    function admitResult(allowed: boolean | undefined, at: AdapterContext | undefined, r: Checked): void | Promise<void> {
+      // Unsettled at the next due time: the result is refused as unverified, the peer not revoked.
+      if (allowed === undefined) return lettingGo ? undefined : applyResult(r, false)
       if (!allowed) return apply({ kind: 'revoked', atMs: now(), peerId: r.peerId })
       if (!r.subjectAgrees || !adapters.verifier) return applyResult(r, r.subjectAgrees)
       let answer: unknown
@@ -547,13 +563,13 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         return applyResult(r, false)
       }
       // An answer that cannot be read, or a promise unsettled at the next due time or at close, is unverified.
-      if (isThenable(answer)) return allowedWithin(answer, core.nextDueMs(), now(), abandoned).then((a) => applyResult(r, a))
+      if (isThenable(answer)) return allowedWithin(answer, core.nextDueMs(), now(), abandoned).then((a) => applyResult(r, a === true))
       return applyResult(r, allowedIn(answer))
     }
 
     function applyResult(r: Checked, verified: boolean): void {
       const success = sameJson(readSuccess(r.payload), plan.success!.equals)
-      const event = new ResultEvent(now(), r.branchId, r.peerId, r.attempt, r.fence, success, verified)
+      const event = new ResultEvent(r.atMs, r.branchId, r.peerId, r.attempt, r.fence, success, verified)
       // Payloads are kept only for the aggregation adapter.
       if (core.apply(event) === null && adapters.aggregation) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload as ResultPayload)
       react()
@@ -575,11 +591,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     // Routed before admission and publication: no result can arrive unheard.
     routes.set(op.id, {
-      result: (msg, payload, correlation) => handle(() => onResult(msg, payload, correlation)),
+      result: (msg, payload, correlation) => {
+        const atMs = now()
+        handle(() => onResult(msg, payload, correlation, atMs))
+      },
       cancel: (msg, payload) => enqueue(() => onCancelResult(msg, payload)),
     })
-    await (listening ??= listen())
-
     const admittedAt = now()
     core.apply(new AdmittedEvent(admittedAt, admittedBranches, plan.dispatch.mode === 'one-eligible' ? peers : NO_PEERS))
     const admission = core.admissionState()
@@ -597,6 +614,12 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const answers = branches.map((b) => authorized(b.peerId, 'dispatch', at))
       // Synchronous adapters (the usual case) answer without a promise per peer.
       const allowed = answers.every((a) => typeof a === 'boolean') ? (answers as boolean[]) : await Promise.all(answers)
+      // Let go meanwhile (closing): nothing is published and no peer revoked for an answer it never
+      // gave; the dispatch is over, and the `lost` event behind it decides.
+      if (lettingGo && allowed.includes(undefined)) {
+        dispatched = true
+        return react()
+      }
       const requestFor = (b: BranchState) => (b.attempt === 1 && firstRequests.has(b.branchId) ? firstRequests.get(b.branchId)! : request(b))
       const failed = (b: BranchState, error: unknown) => {
         publications.push(new PublicationRecord(b.branchId, b.attempt, false, errorText(error)))

@@ -373,7 +373,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
      * be read is a refusal, and a promise still unsettled at the operation's next due time, or when
      * it stops, is one too: the serial chain waits on it, and the deadline's tick is behind it.
      */
-    async function allowedBy(ask: () => unknown): Promise<boolean> {
+    async function allowedBy(ask: () => unknown): Promise<boolean | undefined> {
       let answer: unknown
       try {
         answer = ask()
@@ -383,7 +383,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       return isThenable(answer) ? allowedWithin(answer, core.nextDueMs(), now(), abandoned) : allowedIn(answer)
     }
 
-    function authorized(peerId: string, stage: AuthorizationStage): Promise<boolean> {
+    /** `undefined` when unsettled at the next due time or when the drive stopped (see allowedWithin). */
+    function authorized(peerId: string, stage: AuthorizationStage): Promise<boolean | undefined> {
       return allowedBy(() => adapters.authorization({ context: context(), data: { peerId, stage } }))
     }
 
@@ -432,7 +433,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (c.fence !== fence || c.state === 'committed') return // a newer claim is watched by its own attempt; a committed one awaits its result
       if (c.state === 'held' && c.leaseUntilMs > now()) {
         // Renewed: authorization is rechecked at claim renewal.
-        if (!(await authorized(b.peerId, 'renewal'))) return step({ kind: 'revoked', atMs: now(), peerId: b.peerId })
+        const allowed = await authorized(b.peerId, 'renewal')
+        if (stopped) return
+        if (!allowed) return step({ kind: 'revoked', atMs: now(), peerId: b.peerId })
         return watchLease(b, c.leaseUntilMs)
       }
       if (c.state === 'held') {
@@ -482,7 +485,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
               break
             }
           }
-          if (!(await authorized(b.peerId, 'dispatch'))) {
+          const allowed = await authorized(b.peerId, 'dispatch')
+          if (stopped) return
+          if (!allowed) {
             core.apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
             changed = true
             break
@@ -504,7 +509,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         for (const b of state.branches) {
           const msgId = `${requestMessageId(id, b.branchId, b.attempt)}.cancel`
           if (b.cancel !== 'requested' || outbox.has(msgId) || !plan.cancel) continue
-          if (!(await authorized(b.peerId, 'cancel'))) {
+          const allowedCancel = await authorized(b.peerId, 'cancel')
+          if (stopped) return
+          if (!allowedCancel) {
             core.apply({ kind: 'revoked', atMs: now(), peerId: b.peerId })
             changed = true
             break
@@ -541,7 +548,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     function armTimer(): void {
       if (timer) clearTimeout(timer)
       const due = core.nextDueMs()
-      timer = due === null ? undefined : setTimeout(() => void serial(() => step({ kind: 'tick', atMs: now() })), Math.max(0, due - now()))
+      // The tick's time is when it fired, as a result's is when it came (the core never moves its clock back).
+      const fired = () => {
+        const atMs = now()
+        void serial(() => step({ kind: 'tick', atMs }))
+      }
+      timer = due === null ? undefined : setTimeout(fired, Math.max(0, due - now()))
     }
     /**
      * A request the stream did not acknowledge (no leader yet after an election or a healed
@@ -655,8 +667,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       })
     }
 
-    async function onResult(msg: JsMsg, payload: unknown): Promise<void> {
-      await admitResult(msg.subject, payload, now())
+    /** `atMs`: when the result arrived, so that one peer's adapter still awaited makes no other peer's result late. */
+    async function onResult(msg: JsMsg, payload: unknown, atMs: number): Promise<void> {
+      await admitResult(msg.subject, payload, atMs)
       // Acknowledged once the event is in the log: a crash before this redelivers the result.
       if (!stopped) msg.ack()
     }
@@ -674,10 +687,13 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const params = resultChannel!.subject?.tryParse(subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       let verified = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
-      if (!(await authorized(peerId, 'result'))) {
-        return step({ kind: 'revoked', atMs: now(), peerId })
-      }
-      if (verified && adapters.verifier) verified = await allowedBy(() => adapters.verifier!({ context: context(), data: payload }))
+      const allowed = await authorized(peerId, 'result')
+      if (stopped) return
+      // Refused: the peer is revoked; unsettled at the next due time: the result is refused as unverified.
+      if (allowed === false) return step({ kind: 'revoked', atMs: now(), peerId })
+      if (allowed === undefined) verified = false
+      if (verified && adapters.verifier) verified = (await allowedBy(() => adapters.verifier!({ context: context(), data: payload }))) === true
+      if (stopped) return
       const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
       const event: ExecutorEvent = { kind: 'result', atMs, branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
       const changes = core.changes()
@@ -759,7 +775,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       record,
       outcome,
       core,
-      onResult: (msg, payload) => serial(() => onResult(msg, payload)),
+      onResult: (msg, payload) => {
+        const atMs = now()
+        return serial(() => onResult(msg, payload, atMs))
+      },
       onCancelResult: (payload, msg) =>
         serial(async () => {
           await onCancelResult(payload, now())
@@ -882,6 +901,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           if (!admitted.ok) return admitted
           record = admitted.value
         }
+        // Closed meanwhile (the awaits above): nothing drives it here; it resumes from its durable state.
+        // (A drive started after close() was stopped by nothing: the invocation waited for its deadline.)
+        if (closed) return refuse('EXECUTOR_STATE_FAILED', `${id}: the executor closed; the operation resumes from its durable state`)
         return (live.get(id) ?? drive(r.value, record)).outcome
       })().catch((error: unknown) => refuse('EXECUTOR_STATE_FAILED', errorText(error)))
       admitting.set(id, work)
@@ -896,12 +918,17 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const existing = await r.value.store.admission(operationId)
       if (!existing.ok) return refuse('EXECUTOR_STATE_FAILED', existing.message)
       if (!existing.value) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} has no admission record`)
+      if (closed) return refuse('EXECUTOR_CLOSED', 'the executor is closed')
       return (live.get(operationId) ?? drive(r.value, existing.value)).outcome
     },
     async cancel(operationId) {
       const op = live.get(operationId)
-      if (!op?.core) return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
-      return op.cancel()
+      if (op?.core) return op.cancel()
+      // Decided and no longer driven (settled): its decision, nothing saved, as for a live one
+      // (this answered EXECUTOR_UNKNOWN_OPERATION while state() and log() still answered for it).
+      const decided = known.get(operationId)?.core?.state().decision
+      if (decided) return ok(decided)
+      return refuse('EXECUTOR_UNKNOWN_OPERATION', `${operationId} is not an operation this executor drives`)
     },
     state(operationId) {
       const op = known.get(operationId)
