@@ -168,6 +168,24 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
     expect(summary(answer)).toMatch(/^success\//)
   }, 20_000)
 
+  it("one courier's verifier still awaited does not make another courier's in-time acceptance late (a result's time is its arrival's)", async () => {
+    // Offered to every courier (independent dispatch): c-bob accepts at once and his verifier never
+    // settles (cut off at the deadline); c-cat accepts 50 ms later and hers answers at once:
+    // first-success decides on c-cat's acceptance.
+    const fanOut = variant(interaction(), { dispatch: { mode: 'independent' } })
+    const responders = await rig.couriers({ 'c-bob': { accepted: true }, 'c-cat': { accepted: true, afterMs: 50 } }, fanOut)
+    try {
+      const executor = await rig.executor(fanOut, {
+        adapters: { verifier: ({ data }) => ((data as { courierId?: string }).courierId === 'c-bob' ? never() : { allowed: true }) },
+      })
+      const answer = await bounded('invoke() past the deadline', executor.invoke(invocation()), 10_000)
+      await bounded('close()', executor.close(), 5000)
+      expect(summary(answer)).toMatch(/^success\//)
+    } finally {
+      for (const r of responders) await r.close()
+    }
+  }, 20_000)
+
   it('the control: the same interaction with adapters that answer succeeds before its deadline', async () => {
     const executor = await rig.executor(interaction())
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
