@@ -10,7 +10,8 @@ import type { Executor, ExecutorResult } from '../src/runtime/nats/executor/inde
 import { bounded } from './helpers/bounded.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { startRig, variant, type Rig } from './helpers/executor-nats.js'
-import { quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+import { poll, quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+import { operationId } from '../src/runtime/nats/interactions.js'
 
 const never = () => new Promise<never>(() => undefined)
 const refund = { paymentId: 'pay-12345678', amount: 10 }
@@ -184,6 +185,26 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
     } finally {
       for (const r of responders) await r.close()
     }
+  }, 20_000)
+
+  it('close() while a dispatch-stage authorization is pending applies nothing of it: no peer revoked, the invocation answers as any closed one', async () => {
+    const executor = await rig.executor(interaction(), {
+      adapters: {
+        authorization: ({ data }) =>
+          data.stage === 'dispatch' ? new Promise((resolve) => setTimeout(() => resolve({ allowed: true }), 400)) : { allowed: true },
+      },
+    })
+    const fixed = invocation()
+    const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
+    const answer = executor.invoke(fixed)
+    await poll(() => executor.state(id).ok, 500)
+    await bounded('close()', executor.close(), 5000)
+    // Durable state decides nothing on close: the operation resumes elsewhere.
+    expect(await bounded('invoke() after close()', answer, 5000)).toMatchObject({ ok: false, code: 'EXECUTOR_STATE_FAILED' })
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    const state = executor.state(id)
+    expect(state.ok && state.value.branches.filter((b) => b.status === 'revoked')).toEqual([])
+    expect(state.ok && state.value.decision).toBeNull()
   }, 20_000)
 
   it('the control: the same interaction with adapters that answer succeeds before its deadline', async () => {
