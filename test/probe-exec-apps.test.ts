@@ -882,57 +882,48 @@ describe.skipIf(!NATS_SERVER)('probe: oracle of outcomes, memory and durable sta
       return { accepted: p.vote === 'accept' }
     }
 
-  it('durable state: every scenario decides what the oracle derives', async () => {
+  /**
+   * The oracle's scenarios in one state: the couriers' responders, `run` (the groups), and the checks
+   * both states share: each decision is the oracle's, each context as documented, each log replays.
+   */
+  async function oracleRuns(state: 'durable' | 'memory', run: (byOperation: Map<string, Scenario>) => Promise<void>): Promise<void> {
     const byOperation = new Map<string, Scenario>()
     const couriers: Responder[] = []
     for (const c of COURIERS) {
       const r = await createResponder<unknown, { accepted: boolean }>({
         connection: await rig.connection(),
         module: rig.module,
-        interaction: descriptor(rig.assign, GROUPS[0]!, 'durable', DEADLINE),
+        interaction: descriptor(rig.assign, GROUPS[0]!, state, DEADLINE),
         peerId: c,
-        durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 },
+        ...(state === 'durable' ? { durable: { requestStream: STREAM, claimBucket: binding.claimBucket!, ackWaitMs: 1000 } } : {}),
         handler: courierHandler(c, byOperation),
       })
       if (!r.ok) throw new Error(r.message)
       couriers.push(r.value)
     }
     try {
-      // One durable executor at a time (they share the interaction's result consumer).
-      for (let g = 0; g < GROUPS.length; g++) await runGroup('durable', g, byOperation)
+      await run(byOperation)
     } finally {
       for (const r of couriers) await bounded('courier close()', r.close(), 5000)
     }
-    const wrong = runs.durable.filter((r) => JSON.stringify(r.expected) !== JSON.stringify(r.got))
+    const wrong = runs[state].filter((r) => JSON.stringify(r.expected) !== JSON.stringify(r.got))
     expect(wrong.map((r) => ({ name: r.scenario.name, expected: r.expected, got: r.got, peers: r.scenario.peers }))).toEqual([])
-    expect(runs.durable.filter((r) => r.contextFaults.length > 0).map((r) => [r.scenario.name, r.contextFaults])).toEqual([])
-    expect(runs.durable.filter((r) => !r.replayed).map((r) => r.scenario.name)).toEqual([])
+    expect(runs[state].filter((r) => r.contextFaults.length > 0).map((r) => [r.scenario.name, r.contextFaults])).toEqual([])
+    expect(runs[state].filter((r) => !r.replayed).map((r) => r.scenario.name)).toEqual([])
+  }
+
+  it('durable state: every scenario decides what the oracle derives', async () => {
+    await oracleRuns('durable', (byOperation) =>
+      // One durable executor at a time (they share the interaction's result consumer).
+      (async () => {
+        for (let g = 0; g < GROUPS.length; g++) await runGroup('durable', g, byOperation)
+      })(),
+    )
   }, 60_000)
 
   it('memory state: every scenario decides what the oracle derives, and what durable state decided', async () => {
-    const byOperation = new Map<string, Scenario>()
-    const couriers: Responder[] = []
-    for (const c of COURIERS) {
-      const r = await createResponder<unknown, { accepted: boolean }>({
-        connection: await rig.connection(),
-        module: rig.module,
-        interaction: descriptor(rig.assign, GROUPS[0]!, 'memory', DEADLINE),
-        peerId: c,
-        handler: courierHandler(c, byOperation),
-      })
-      if (!r.ok) throw new Error(r.message)
-      couriers.push(r.value)
-    }
-    try {
-      // Memory executors do not share a consumer: the groups run at once.
-      await Promise.all(GROUPS.map((_, g) => runGroup('memory', g, byOperation)))
-    } finally {
-      for (const r of couriers) await bounded('courier close()', r.close(), 5000)
-    }
-    const wrong = runs.memory.filter((r) => JSON.stringify(r.expected) !== JSON.stringify(r.got))
-    expect(wrong.map((r) => ({ name: r.scenario.name, expected: r.expected, got: r.got, peers: r.scenario.peers }))).toEqual([])
-    expect(runs.memory.filter((r) => r.contextFaults.length > 0).map((r) => [r.scenario.name, r.contextFaults])).toEqual([])
-    expect(runs.memory.filter((r) => !r.replayed).map((r) => r.scenario.name)).toEqual([])
+    // Memory executors do not share a consumer: the groups run at once.
+    await oracleRuns('memory', async (byOperation) => void (await Promise.all(GROUPS.map((_, g) => runGroup('memory', g, byOperation)))))
     // The same scenario (same seed, group and index) decides the same outcome and reason in both states.
     const key = (r: Run) => r.scenario.name
     const durable = new Map(runs.durable.map((r) => [key(r), r.got]))
