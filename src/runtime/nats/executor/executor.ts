@@ -320,9 +320,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     // The result subject each peer answers on (the operation's subject values, its own peer id).
     const resultSubjectIs = resultSubjectOf?.((param) => operationSubjectValue(param, inputs))
     /**
-     * A boolean when the adapter answers synchronously, else its promise, false once the operation's
-     * next due time passes or the executor closes: tasks run in order, and an answer that never
-     * settles (at dispatch or before a cancel) held the deadline's tick behind it.
+     * A boolean when the adapter answers synchronously, else its promise, `undefined` (unsettled)
+     * once the operation's next due time passes or the executor closes: tasks run in order, and an
+     * answer that never settles (at dispatch or before a cancel) held the deadline's tick behind it.
      */
     const authorized = (peerId: string, stage: AuthorizationStage, at = context()): boolean | Promise<boolean | undefined> => {
       const verdict = authorizedNow(adapters, at, peerId, stage)
@@ -349,7 +349,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     let timer: ReturnType<typeof setTimeout> | undefined
     let timerDueMs: number | null = null
     let chain: Promise<void> = Promise.resolve()
-    /** Settles when the executor closes: an adapter answer still awaited then counts as a refusal. */
+    /** Settles when the executor lets the operation go (close): an adapter answer still awaited is then unsettled, and nothing of it applied. */
     let abandon: () => void = () => undefined
     const abandoned = new Promise<void>((resolve) => (abandon = resolve))
     let lettingGo = false

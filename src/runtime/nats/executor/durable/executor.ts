@@ -371,7 +371,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     /**
      * An adapter's answer read as the memory executor reads it (adapter-answer.ts): one that cannot
      * be read is a refusal, and a promise still unsettled at the operation's next due time, or when
-     * it stops, is one too: the serial chain waits on it, and the deadline's tick is behind it.
+     * the drive stops, is `undefined` (unsettled): the serial chain waits on it, and the deadline's
+     * tick is behind it.
      */
     async function allowedBy(ask: () => unknown): Promise<boolean | undefined> {
       let answer: unknown
