@@ -18,6 +18,7 @@ export const TIMED = [
   'test/executor-retention.test.ts',
   'test/probe-exec-apps.test.ts',
   'test/probe-executor-durable.test.ts',
+  'test/probe-responder-apps.test.ts',
   'test/probe-nats-client-bounds.test.ts',
   'test/lsp.test.ts',
   'test/nats-client.test.ts',

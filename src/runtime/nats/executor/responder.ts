@@ -57,6 +57,8 @@ export interface Responder {
 class BranchRecord {
   running: LazyAbort | undefined
   committed: Record<string, unknown> | undefined = undefined
+  /** Cancelled while running (answered `stopped`): a replay of the same attempt runs nothing. */
+  stopped = false
   constructor(
     readonly branchId: string,
     public fence: number,
@@ -266,6 +268,9 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
       return answer(params, operationId, branchId, a, f, record.committed)
     }
     if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
+    // The same attempt cancelled and stopped: a replay of its request (a redelivery, a forged copy)
+    // must not do the cancelled work after all (it ran the handler again and published its result).
+    if (record?.stopped && f === record.fence) return
     record?.running?.abort() // a higher fence supersedes the running execution
     const running = new LazyAbort()
     const current = new BranchRecord(branchId, f, a, running)
@@ -309,6 +314,10 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     if (record?.committed) outcome = 'already-completed'
     else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
       record.running.abort()
+      record.stopped = true
+      outcome = 'stopped'
+    } else if (record?.stopped && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+      // A repeated cancel of the stopped attempt: still stopped.
       outcome = 'stopped'
     }
     const answer = { operationId, branchId, outcome }

@@ -118,7 +118,8 @@ interface Live {
   readonly outcome: Promise<ExecutorResult<InvocationOutcome<any>>>
   core?: DecisionCore
   /** Admits a result in the operation's order; settles once it is handled (and acknowledged). */
-  onResult(msg: JsMsg, payload: unknown): Promise<void>
+  /** `atMs`: when the result came (readOf). */
+  onResult(msg: JsMsg, payload: unknown, atMs: number): Promise<void>
   /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
   onCancelResult(payload: unknown, msg?: JsMsg): Promise<void>
   /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
@@ -241,12 +242,17 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     return ok({ store, ...extra })
   }
 
-  /** A message's payload and the operation it names, read once (by the pacing's key, then by `route`). */
-  const reads = new WeakMap<JsMsg, { payload: unknown; id: unknown } | typeof NOT_JSON>()
-  function readOf(msg: JsMsg, kind: 'result' | 'cancel'): { payload: unknown; id: unknown } | typeof NOT_JSON {
+  /**
+   * A message's payload and the operation it names, read once (by the pacing's key, then by `route`),
+   * and when it came: the pacing holds an operation's next result while one is handled (a verifier
+   * awaited up to the next due time), and that wait must not make an in-time result late.
+   */
+  const reads = new WeakMap<JsMsg, { payload: unknown; id: unknown; atMs: number } | typeof NOT_JSON>()
+  function readOf(msg: JsMsg, kind: 'result' | 'cancel'): { payload: unknown; id: unknown; atMs: number } | typeof NOT_JSON {
     const known = reads.get(msg)
     if (known !== undefined) return known
-    let read: { payload: unknown; id: unknown } | typeof NOT_JSON
+    let read: { payload: unknown; id: unknown; atMs: number } | typeof NOT_JSON
+    const atMs = now()
     try {
       const payload: unknown = parseJsonData(decoder.decode(msg.data))
       const id =
@@ -255,7 +261,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           : typeof payload === 'object' && payload !== null
             ? (payload as Record<string, unknown>)['operationId']
             : undefined
-      read = { payload, id }
+      read = { payload, id, atMs }
     } catch {
       read = NOT_JSON
     }
@@ -281,9 +287,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   async function route(store: OperationStore, msg: JsMsg, kind: 'result' | 'cancel'): Promise<void> {
     const read = readOf(msg, kind)
     if (read === NOT_JSON) return msg.term()
-    const { payload, id } = read
+    const { payload, id, atMs } = read
     const driving = typeof id === 'string' ? live.get(id) : undefined
-    if (driving) return kind === 'result' ? driving.onResult(msg, payload) : driving.onCancelResult(payload, msg)
+    if (driving) return kind === 'result' ? driving.onResult(msg, payload, atMs) : driving.onCancelResult(payload, msg)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
     const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
     // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
@@ -776,10 +782,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       record,
       outcome,
       core,
-      onResult: (msg, payload) => {
-        const atMs = now()
-        return serial(() => onResult(msg, payload, atMs))
-      },
+      onResult: (msg, payload, atMs) => serial(() => onResult(msg, payload, atMs)),
       onCancelResult: (payload, msg) =>
         serial(async () => {
           await onCancelResult(payload, now())
