@@ -282,7 +282,8 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     const picky = await rig.executor(
       variant(rig.approve, {
         completion: { mode: 'all-terminal', fraction: undefined, remaining: 'detach', deadlineMs: 800, onTimeout: 'partial' },
-        delivery: { settlementGraceMs: 50 },
+        // Longer than a timer is ever late under load: the answer (at the decision) comes before the grace ends.
+        delivery: { settlementGraceMs: 5_000 },
       }),
       {
         verifier: ({ data }) => {

@@ -207,7 +207,8 @@ describe.skipIf(!NATS_SERVER)('probe: executor applications (memory state, the p
     await failing.close()
     const interaction = variant(rig.approve, {
       completion: { mode: 'all-terminal', fraction: undefined, remaining: 'detach', deadlineMs: 1000, onTimeout: 'partial' },
-      delivery: { settlementGraceMs: 100 },
+      // Longer than a timer is ever late under load: the answer (at the decision) comes before the grace ends.
+      delivery: { settlementGraceMs: 5_000 },
     })
     const reject = (peer: string, stage: string) => async (p: string, s: string) => {
       await sleep(15)
