@@ -44,7 +44,11 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
   afterAll(async () => {
     await rig?.stop()
   })
-  const invocation = () => ({ principalId: 'alice', idempotencyKey: `waits-${key++}`, inputs: { group: 'solo', refund } })
+  const invocation = (extra: { group?: string } = {}) => ({
+    principalId: 'alice',
+    idempotencyKey: `waits-${key++}`,
+    inputs: { group: 'solo', refund, ...extra },
+  })
   const interaction = () => variant(rig.approve, { completion: { deadlineMs: 1500 } })
 
   it('Was a defect (fixed): an audience adapter that never settles held invoke() after close()', async () => {
@@ -99,6 +103,42 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     expect(answered.ok ? answered.value.decision : answered.code).toEqual(
       answered.ok ? expect.objectContaining({ outcome: 'indeterminate', reason: 'lost' }) : 'EXECUTOR_CLOSED',
     )
+  })
+
+  it('Was a defect (fixed): a CancelResult that came in time, handled behind a result whose verifier was awaited, was timed at its turn (after the cancel timeout)', async () => {
+    // A quorum of 2 of ann, bob and eve: ann and bob approve at once, eve is asked to stop. eve (a
+    // peer on a raw connection) answers the cancel with a ballot, then with `stopped`. Her ballot's
+    // verifier never settles: cut off at the cancel timeout, it is unverified; her `stopped`, queued
+    // behind it, came long before that timeout but took the time of its turn: refused after the
+    // timeout, where a result's time was already its arrival's. Now both are when they came.
+    const coop = variant(rig.approve, {
+      completion: { mode: 'quorum', count: 2, fraction: undefined, waitFor: 'settled', deadlineMs: 10_000, cancelTimeoutMs: 1200 },
+    })
+    const executor = await rig.executor(coop, {
+      audience: () => ({ revision: 'r7', peers: ['ann', 'bob', 'eve'] }),
+      verifier: ({ data }) => (data.peerId === 'eve' ? never() : { allowed: true }),
+    })
+    const ann = await rig.peers({ ann: { vote: true } })
+    const raw = await rig.connection()
+    const eve = raw.subscribe('payments.refunds.*.cancel.eve', {
+      callback: (_e, msg) => {
+        const { operationId: id, attempt, fence } = msg.json<{ operationId: string; attempt: number; fence: number }>()
+        raw.publish(`payments.refunds.${id}.ballot.eve`, JSON.stringify({ operationId: id, branchId: 'eve', attempt, fence, peerId: 'eve', approve: true }))
+        raw.publish(`payments.refunds.${id}.cancelled.eve`, JSON.stringify({ operationId: id, branchId: 'eve', outcome: 'stopped' }))
+      },
+    })
+    await raw.flush()
+    try {
+      const answer = await bounded('invoke()', executor.invoke(invocation({ group: 'approvers' })), 10_000)
+      if (!answer.ok) throw new Error(answer.message)
+      const eveBranch = answer.value.state.branches.find((b) => b.branchId === 'eve')
+      expect([eveBranch?.status, eveBranch?.cancel]).toEqual(['stopped', 'stopped'])
+      expect(answer.value.state.refused.map((r) => r.reason)).toEqual(['unverified'])
+    } finally {
+      eve.unsubscribe()
+      for (const r of ann) await r.close()
+      await bounded('close()', executor.close(), 5000)
+    }
   })
 
   it('an aggregation that answers in time is unaffected by a later close()', async () => {
@@ -167,6 +207,37 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
     await bounded('close()', executor.close(), 5000)
     expect(summary(answer)).toMatch(/^success\//)
+  }, 20_000)
+
+  it("Was a defect (fixed): one courier's verifier still awaited at the deadline made another courier's in-time acceptance come after the deadline's tick", async () => {
+    // Offered to every courier (independent dispatch): c-bob accepts at once and his verifier never
+    // settles (cut off at the deadline); c-cat accepts 50 ms later and hers answers at once, so
+    // first-success decides on c-cat's acceptance. An operation's results are handled one at a
+    // time: c-cat's waits behind c-bob's verifier until the deadline. Her result's time was already
+    // its arrival's, but the deadline's tick, queued when its timer fired, was applied before the
+    // held result: failure/timeout. The tick now waits behind the results read before it fired.
+    const fanOut = variant(quick(rig.assign, { deadlineMs: 2500 }), { dispatch: { mode: 'independent' } })
+    const responders = await rig.couriers({ 'c-bob': { accepted: true }, 'c-cat': { accepted: true, afterMs: 50 } }, fanOut)
+    try {
+      const executor = await rig.executor(fanOut, {
+        adapters: {
+          // Not c-ann (the rig's courier, who accepts at once): c-bob's result is the operation's first.
+          audience: () => ({ revision: 'r3', peers: ['c-bob', 'c-cat'] }),
+          verifier: ({ data }) => ((data as { courierId?: string }).courierId === 'c-bob' ? never() : { allowed: true }),
+        },
+      })
+      const answer = await bounded('invoke() past the deadline', executor.invoke(invocation()), 15_000)
+      const id = answer.ok ? answer.value.operationId : ''
+      const log = executor.log(id)
+      await bounded('close()', executor.close(), 5000)
+      expect(summary(answer)).toBe('success/threshold')
+      // c-bob's result refused unverified (cut off at the deadline), c-cat's counted, both before the decision.
+      const kinds = log.ok ? log.value.map((e) => e.kind) : []
+      expect(kinds.filter((k) => k === 'result')).toHaveLength(2)
+      expect(answer.ok && answer.value.state.refused.map((r) => r.reason)).toEqual(['unverified'])
+    } finally {
+      for (const r of responders) await r.close()
+    }
   }, 20_000)
 
   it('close() while a dispatch-stage authorization is pending applies nothing of it: no peer revoked, the invocation answers as any closed one', async () => {

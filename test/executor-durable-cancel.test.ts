@@ -7,7 +7,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import { createExecutor, createResponder, planInteraction, simulate, type Executor, type Responder } from '../src/runtime/nats/executor/index.js'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { operationId } from '../src/runtime/nats/interactions.js'
@@ -192,4 +192,74 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
     await b.close()
     for (const p of peers) await p.close()
   }, 60_000)
+
+  it('Was a defect (fixed): a CancelResult that came in time, handled behind a result whose verifier was awaited, was timed at its turn (after the cancel timeout)', async () => {
+    // A quorum of 2 of ann, bob and eve: ann and bob approve, eve is asked to stop. eve (a raw
+    // connection) answers the cancel with a ballot and, 300 ms later, with `stopped` (both retained).
+    // Her ballot's verifier never settles: cut off at the cancel timeout, unverified. Her `stopped`,
+    // handled behind it, came long before that timeout: its time is when it came, not its turn.
+    const vote = variant(rig.approve, {
+      delivery: { mode: 'durable-per-recipient', state: 'durable', restart: 'resume' },
+      completion: { mode: 'quorum', count: 2, fraction: undefined, waitFor: 'settled', deadlineMs: 20_000, cancelTimeoutMs: 2000 },
+    })
+    const peers: Responder[] = []
+    for (const peerId of ['ann', 'bob']) {
+      const made = await createResponder<unknown, { approve: boolean }>({
+        connection: await rig.connection(),
+        module: rig.module,
+        interaction: vote,
+        peerId,
+        durable: { requestStream: 'REFUNDS', ackWaitMs: 1000 },
+        handler: () => ({ approve: true }),
+      })
+      if (!made.ok) throw new Error(made.message)
+      peers.push(made.value)
+    }
+    const raw = await rig.connection()
+    const js = jetstream(raw)
+    const eve = raw.subscribe('payments.refunds.*.cancel.eve', {
+      callback: (_e, msg) => {
+        const { operationId: id, attempt, fence } = msg.json<{ operationId: string; attempt: number; fence: number }>()
+        void (async () => {
+          await js.publish(
+            `payments.refunds.${id}.ballot.eve`,
+            JSON.stringify({ operationId: id, branchId: 'eve', attempt, fence, peerId: 'eve', approve: true }),
+          )
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          await js.publish(`payments.refunds.${id}.cancelled.eve`, JSON.stringify({ operationId: id, branchId: 'eve', outcome: 'stopped' }))
+        })().catch(() => undefined)
+      },
+    })
+    await raw.flush()
+    const made = createExecutor({
+      connection: await rig.connection(),
+      module: rig.module,
+      interaction: vote,
+      contractDigest: rig.digest,
+      deployment,
+      durable: { requestStream: 'REFUNDS', resultStream: 'REFUNDS', stateBucket: 'refund_state', ackWaitMs: 1000 },
+      adapters: {
+        audience: () => ({ revision: 'r7', peers: ['ann', 'bob', 'eve'] }),
+        authorization: () => ({ allowed: true }),
+        verifier: ({ data }) => ((data as { peerId?: string }).peerId === 'eve' ? new Promise<never>(() => undefined) : { allowed: true }),
+      },
+    })
+    if (!made.ok) throw new Error(made.message)
+    const executor = made.value
+    try {
+      const answer = await executor.invoke({
+        principalId: 'alice',
+        idempotencyKey: 'coop-cancel-in-time',
+        inputs: { group: 'approvers', refund: { paymentId: 'pay-12345678', amount: 10 } },
+      })
+      if (!answer.ok) throw new Error(answer.message)
+      const eveBranch = answer.value.state.branches.find((b) => b.branchId === 'eve')
+      expect([eveBranch?.status, eveBranch?.cancel]).toEqual(['stopped', 'stopped'])
+      expect(answer.value.state.refused.map((r) => r.reason)).toEqual(['unverified'])
+    } finally {
+      eve.unsubscribe()
+      await executor.close()
+      for (const p of peers) await p.close()
+    }
+  }, 30_000)
 })

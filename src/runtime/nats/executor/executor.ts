@@ -575,7 +575,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       react()
     }
 
-    function onCancelResult(_msg: Msg, decoded: unknown): void {
+    function onCancelResult(_msg: Msg, decoded: unknown, atMs: number): void {
       const payload = decoded as Record<string, unknown> | undefined
       if (payload === undefined || check(cancelResultChannel!.validatePayload, payload)) return
       if (payload['operationId'] !== op.id || typeof payload['branchId'] !== 'string') return
@@ -586,7 +586,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       // The fixed CancelResult names no attempt or fence: it answers the request of the current ones.
       const attempt = Number.isSafeInteger(payload['attempt']) ? (payload['attempt'] as number) : branch.attempt
       const fence = Number.isSafeInteger(payload['fence']) ? (payload['fence'] as number) : branch.fence
-      apply({ kind: 'cancel-answered', atMs: now(), branchId: branch.branchId, attempt, fence, reply })
+      apply({ kind: 'cancel-answered', atMs, branchId: branch.branchId, attempt, fence, reply })
     }
 
     // Routed before admission and publication: no result can arrive unheard.
@@ -595,7 +595,11 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         const atMs = now()
         handle(() => onResult(msg, payload, correlation, atMs))
       },
-      cancel: (msg, payload) => enqueue(() => onCancelResult(msg, payload)),
+      // A CancelResult's time, as a result's, is when it came: a task ahead of it (an adapter awaited) does not make it late.
+      cancel: (msg, payload) => {
+        const atMs = now()
+        enqueue(() => onCancelResult(msg, payload, atMs))
+      },
     })
     const admittedAt = now()
     core.apply(new AdmittedEvent(admittedAt, admittedBranches, plan.dispatch.mode === 'one-eligible' ? peers : NO_PEERS))

@@ -120,8 +120,8 @@ interface Live {
   /** Admits a result in the operation's order; settles once it is handled (and acknowledged). */
   /** `atMs`: when the result came (readOf). */
   onResult(msg: JsMsg, payload: unknown, atMs: number): Promise<void>
-  /** Admits a CancelResult; `msg` (retained delivery) is acknowledged once its event is in the log. */
-  onCancelResult(payload: unknown, msg?: JsMsg): Promise<void>
+  /** Admits a CancelResult that came at `atMs` (now when not given); `msg` (retained delivery) is acknowledged once its event is in the log. */
+  onCancelResult(payload: unknown, msg?: JsMsg, atMs?: number): Promise<void>
   /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
   cancel(): Promise<ExecutorResult<Decision>>
   /** `closing`: the executor is closed (a decided operation answers `EXECUTOR_CLOSED`). */
@@ -248,6 +248,16 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
    * awaited up to the next due time), and that wait must not make an in-time result late.
    */
   const reads = new WeakMap<JsMsg, { payload: unknown; id: unknown; atMs: number } | typeof NOT_JSON>()
+  /**
+   * When each result and CancelResult read but not yet routed came, by the operation it names. The
+   * pacing holds an operation's next message while one is handled; a tick whose timer fires
+   * meanwhile waits behind the ones read before it (drive's `tick`), as in memory state, where
+   * messages are handled in the order they came and a tick in its turn. Bounded by what the pacing
+   * holds (the consumers' max ack pending).
+   */
+  const unrouted = new Map<string, number[]>()
+  /** Whether a message naming operation `id`, read before `atMs`, is not routed yet. O(messages held for it). */
+  const readBefore = (id: string, atMs: number): boolean => unrouted.get(id)?.some((t) => t < atMs) ?? false
   function readOf(msg: JsMsg, kind: 'result' | 'cancel'): { payload: unknown; id: unknown; atMs: number } | typeof NOT_JSON {
     const known = reads.get(msg)
     if (known !== undefined) return known
@@ -262,6 +272,11 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
             ? (payload as Record<string, unknown>)['operationId']
             : undefined
       read = { payload, id, atMs }
+      if (typeof id === 'string') {
+        const times = unrouted.get(id)
+        if (times) times.push(atMs)
+        else unrouted.set(id, [atMs])
+      }
     } catch {
       read = NOT_JSON
     }
@@ -279,6 +294,15 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     recreate: remake,
   })
 
+  /** A message read at `atMs` for operation `id` is routed: a tick held behind it no longer waits for it. */
+  function routed(id: string, atMs: number): void {
+    const times = unrouted.get(id)
+    if (!times) return
+    const at = times.indexOf(atMs)
+    if (at >= 0) times.splice(at, 1)
+    if (times.length === 0) unrouted.delete(id)
+  }
+
   /**
    * A result for an operation this executor is not driving: kept in the operation's state (where the
    * executor that resumes it admits it), redelivered a bounded number of times (an executor driving
@@ -288,8 +312,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     const read = readOf(msg, kind)
     if (read === NOT_JSON) return msg.term()
     const { payload, id, atMs } = read
+    if (typeof id === 'string') routed(id, atMs)
     const driving = typeof id === 'string' ? live.get(id) : undefined
-    if (driving) return kind === 'result' ? driving.onResult(msg, payload, atMs) : driving.onCancelResult(payload, msg)
+    if (driving) return kind === 'result' ? driving.onResult(msg, payload, atMs) : driving.onCancelResult(payload, msg, atMs)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
     const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
     // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
@@ -423,7 +448,11 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (existing && existing.fence === b.fence) return
       if (existing) clearTimeout(existing.timer)
       const arm = (atMs: number) => {
-        const t = setTimeout(() => void serial(() => checkLease(b.branchId, b.fence)), Math.max(0, atMs - now()) + 5)
+        const fired = () => {
+          const firedAtMs = now()
+          void serial(() => afterReads(firedAtMs, false, () => checkLease(b.branchId, b.fence)))
+        }
+        const t = setTimeout(fired, Math.max(0, atMs - now()) + 5)
         leases.set(b.branchId, { fence: b.fence, timer: t })
       }
       arm(leaseUntilMs ?? now())
@@ -551,6 +580,23 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (state.settledAtMs !== null) return stop('settled')
       armTimer()
     }
+    /**
+     * Timer work (a tick, a lease check) whose timer fired at `atMs` while a result or CancelResult
+     * read before it was still held by the pacing (behind one whose adapter was awaited): run, in
+     * the order the timers fired, once those messages are handled (`releaseTimers`), so a message in
+     * time is never decided late by another's wait. At most one tick held (a later one would find
+     * nothing the first did not) and one lease check per branch: bounded by the branches.
+     */
+    const heldTimers: Array<{ atMs: number; tick: boolean; run: () => Promise<void> }> = []
+    async function afterReads(atMs: number, tick: boolean, run: () => Promise<void>): Promise<void> {
+      if (heldTimers.length === 0 && !readBefore(id, atMs)) return run()
+      if (!(tick && heldTimers.some((t) => t.tick))) heldTimers.push({ atMs, tick, run })
+    }
+    const tick = (atMs: number) => afterReads(atMs, true, () => step({ kind: 'tick', atMs }))
+    /** After a routed message: the timer work held behind it, once nothing read before its time waits. */
+    async function releaseTimers(): Promise<void> {
+      while (heldTimers.length > 0 && !stopped && !readBefore(id, heldTimers[0]!.atMs)) await heldTimers.shift()!.run()
+    }
     /** The core's next timer, armed (the one armed before cleared). */
     function armTimer(): void {
       if (timer) clearTimeout(timer)
@@ -558,7 +604,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       // The tick's time is when it fired, as a result's is when it came (the core never moves its clock back).
       const fired = () => {
         const atMs = now()
-        void serial(() => step({ kind: 'tick', atMs }))
+        void serial(() => tick(atMs))
       }
       timer = due === null ? undefined : setTimeout(fired, Math.max(0, due - now()))
     }
@@ -782,12 +828,17 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       record,
       outcome,
       core,
-      onResult: (msg, payload, atMs) => serial(() => onResult(msg, payload, atMs)),
-      onCancelResult: (payload, msg) =>
+      onResult: (msg, payload, atMs) =>
         serial(async () => {
-          await onCancelResult(payload, now())
+          await onResult(msg, payload, atMs)
+          await releaseTimers()
+        }),
+      onCancelResult: (payload, msg, atMs = now()) =>
+        serial(async () => {
+          await onCancelResult(payload, atMs)
           // Acknowledged once the event is in the log: a crash before this redelivers the reply.
           if (!stopped) msg?.ack()
+          await releaseTimers()
         }),
       cancel: () =>
         new Promise<ExecutorResult<Decision>>((resolve) => {
@@ -952,6 +1003,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       cancelReplies?.unsubscribe()
       const r = await ready
       if (r?.ok) await Promise.all([r.value.results?.close(), r.value.cancels?.close()])
+      // The messages the consumptions still held are let go unrouted: nothing waits for them now.
+      unrouted.clear()
     },
   }
   return ok(executor)
