@@ -69,6 +69,8 @@ interface BranchRecord {
    */
   finished?: Record<string, unknown>
   committed?: Record<string, unknown>
+  /** Cancelled while running (answered `stopped`): a replay of the same attempt runs nothing, a repeated cancel answers `stopped`. */
+  stopped?: boolean
 }
 
 const decoder = new TextDecoder()
@@ -170,6 +172,9 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       return (await answer(record.committed)) ? msg.ack() : msg.nak(ackWaitMs)
     }
     if (record?.running && f === record.fence) return // the same attempt runs; it acknowledges
+    // The same attempt cancelled and stopped: a replay of its request (a copy stored again under
+    // another message id, a forged one) runs nothing and publishes nothing.
+    if (record?.stopped && f === record.fence && attempt === record.attempt) return msg.ack()
     const ckey = claimKey(operationId, branchId)
     const rkey = resultKey(operationId, branchId)
     /**
@@ -330,6 +335,10 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     if (record?.committed) outcome = 'already-completed'
     else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
       record.running.abort()
+      record.stopped = true
+      outcome = 'stopped'
+    } else if (record?.stopped && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+      // A repeated cancel of the stopped attempt: still stopped.
       outcome = 'stopped'
     }
     const reply = { operationId, branchId, outcome }
