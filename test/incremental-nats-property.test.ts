@@ -49,6 +49,12 @@ const edits = fc.oneof(
   fc.record({ kind: fc.constant('overlap' as const), at: fc.nat(), other: fc.nat(), kept: fc.boolean() }),
   fc.record({ kind: fc.constant('filter' as const), at: fc.nat(), placeholder: fc.constantFrom('region', 'missing', undefined), kept: fc.boolean() }),
   fc.record({ kind: fc.constant('pattern' as const), budgeted: fc.boolean() }),
+  // A shared schema made one only ajv's code checks (a keyword beyond the generated validators')
+  // and recursive, and back: the payload-cost rule reads the components and the channels' messages.
+  fc.record({ kind: fc.constant('unbounded' as const), on: fc.boolean() }),
+  // An interaction over a channel's publish operation, its message with or without a headers
+  // schema, or none: the interaction-headers rule reads the profile's interactions and the messages.
+  fc.record({ kind: fc.constant('interaction' as const), at: fc.nat(), headers: fc.boolean(), on: fc.boolean() }),
   fc.record({ kind: fc.constant('comment' as const), line: fc.nat(), indent: fc.nat(8) }),
   // The standard part alone, for the rules that read it (and the profile sections they name): a
   // member the AsyncAPI schema refuses, a headers schema that is no map, a schema format nothing
@@ -188,6 +194,29 @@ function apply(version: Version, edit: Edit): (() => void) | undefined {
     case 'comment':
       version.comments.push({ line: edit.line, indent: edit.indent })
       return
+    case 'unbounded': {
+      const address = doc.components.schemas.Address
+      if (edit.on) {
+        address.propertyNames = { maxLength: 16 }
+        address.properties.next = { $ref: '#/components/schemas/Address' }
+      } else {
+        delete address.propertyNames
+        delete address.properties.next
+      }
+      return
+    }
+    case 'interaction': {
+      const id = pick(edit.at)
+      if (!edit.on || !id) {
+        profile.interactions = {}
+        return
+      }
+      const event = String(doc.channels[id].messages?.m?.$ref ?? '').replace('#/components/messages/', '')
+      if (edit.headers && doc.components.messages[event]) doc.components.messages[event].headers = { type: 'object', properties: { h: { type: 'string' } } }
+      const publish = Object.keys(doc.operations).find((op) => doc.operations[op].channel?.$ref === `#/channels/${id}` && doc.operations[op].action === 'send')
+      profile.interactions = publish ? { probe: { requestOperation: publish, resultOperation: publish } } : {}
+      return
+    }
     case 'standard':
       return standardEdit(version, edit, pick(edit.at))
   }
@@ -309,6 +338,42 @@ describe('a NATS recompile after any sequence of edits', () => {
     // some edits and made again after others.
     expect(channelsTaken).toBeGreaterThan(0)
     expect(channelsMade).toBeGreaterThan(0)
+  })
+
+  it('the payload-cost and interaction-headers rules: replayed after an edit of what they do not read, run again after one of what they read', async () => {
+    const version: Version = { doc: parse(natsDocument(CHANNELS, { payloads: true })), comments: [], added: 0 }
+    const compiler = new ContractCompiler()
+    const reports = compiler.memos.kept('nats:rule-reports', () => new KeptReportsByFile())
+    const codes = async () => {
+      writeFileSync(file, textOf(version))
+      const warm = await compiler.compile(file)
+      const fresh = await new ContractCompiler().compile(file)
+      expect(warm.diagnostics).toEqual(fresh.diagnostics)
+      expect(warm.code).toBe(fresh.code)
+      return new Set(warm.diagnostics.map((d) => d.code))
+    }
+    const withReads = natsRules.filter((rule) => rule.reads !== undefined).length
+    expect(natsRules.filter((rule) => rule.reads !== undefined).map((rule) => rule.code)).toEqual(
+      expect.arrayContaining(['NATS_PAYLOAD_UNBOUNDED', 'NATS_INTERACTION_HEADERS']),
+    )
+    await codes()
+    // Each step: the edit, then a stream's limit alone (every rule that declares what it reads replays).
+    const steps: Array<[Edit, string[]]> = [
+      [{ kind: 'unbounded', on: true }, ['NATS_PAYLOAD_UNBOUNDED']],
+      [{ kind: 'interaction', at: 1, headers: true, on: true }, ['NATS_PAYLOAD_UNBOUNDED', 'NATS_INTERACTION_HEADERS']],
+      [{ kind: 'unbounded', on: false }, ['NATS_INTERACTION_HEADERS']],
+      [{ kind: 'interaction', at: 1, headers: false, on: false }, []],
+    ]
+    let value = 10
+    for (const [edit, expected] of steps) {
+      apply(version, edit)
+      const found = await codes()
+      for (const code of ['NATS_PAYLOAD_UNBOUNDED', 'NATS_INTERACTION_HEADERS']) expect(found.has(code)).toBe(expected.includes(code))
+      apply(version, { kind: 'stream', limit: 'max_msgs', value: value++ })
+      const again = await codes()
+      for (const code of ['NATS_PAYLOAD_UNBOUNDED', 'NATS_INTERACTION_HEADERS']) expect(again.has(code)).toBe(expected.includes(code))
+      expect(reports.of(file).replayed).toBe(withReads)
+    }
   })
 
   it('takes the unchanged regions of the text from the last parse after a one-stream edit, and writes a fresh compile’s bytes', async () => {

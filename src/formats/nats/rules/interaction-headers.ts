@@ -2,6 +2,7 @@ import { isObject } from '../document.js'
 import { carriedMessages } from './carried-messages.js'
 import { at, interactions } from './interactions.js'
 import { natsRule } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /** Complexity: one pass over interactions, each reading the messages of its (at most four) operations: O(interactions x messages per channel). */
 
@@ -23,6 +24,8 @@ export const interactionHeaders = natsRule({
   code: 'NATS_INTERACTION_HEADERS',
   description:
     "An interaction's operation (request, result, cancel or cancel result) carries a message with a `headers` schema: the interaction executor and the responder helper check payloads only, so such headers are unsupported there.",
+  // The profile's interactions and the standard operations, channels and messages they name.
+  reads: (ctx) => standardParts(ctx, 'interactions'),
   check(ctx, report) {
     for (const [key, it] of interactions(ctx)) {
       for (const path of OPERATIONS) {

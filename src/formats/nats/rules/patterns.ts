@@ -10,7 +10,10 @@ import type { NatsContext } from '../context.js'
 
 /** What the pattern rules read: the document's components and channels, and the locked files the payloads reach (by path, then each one's parsed source). */
 function patternReads(ctx: NatsContext): unknown[] {
-  const files = [...ctx.messages.files].sort()
+  // A payload reaches only files read with the document (message-schemas.ts `follow`): with none
+  // read, none, and the payloads are not gathered just to say so (a recompile whose pattern rules
+  // replay would otherwise gather them only here: bench/incremental.ts).
+  const files = ctx.input.files.size === 0 && ctx.input.documents.size === 0 ? [] : [...ctx.messages.files].sort()
   return [
     ctx.doc.components,
     ctx.doc.channels,

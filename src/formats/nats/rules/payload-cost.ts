@@ -2,6 +2,7 @@ import { unescapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../document.js'
 import { requestPayload } from '../schemas.js'
 import { natsRule } from './rule.js'
+import { standardParts } from './standard-reads.js'
 
 /**
  * Complexity: each runtime-checked payload the generated validators do not take is walked once,
@@ -27,6 +28,10 @@ export const payloadBounded = natsRule({
   code: 'NATS_PAYLOAD_UNBOUNDED',
   description:
     "A runtime-checked payload schema beyond the generated validators' keywords (checked by ajv's code) that is recursive or expands past 10,000 nodes: its validation time would grow faster than the data.",
+  // The payloads, the components they reach and the validator plan are read from the standard part
+  // and the profile's interactions alone: an edit elsewhere in the profile (a stream's limits)
+  // replays this rule's reports instead of gathering every payload again.
+  reads: (ctx) => standardParts(ctx, 'interactions'),
   check(ctx, report) {
     const components = isObject(ctx.doc.components) && isObject(ctx.doc.components.schemas) ? ctx.doc.components.schemas : {}
     const { byChannel, extra } = ctx.messages

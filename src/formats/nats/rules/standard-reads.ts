@@ -21,8 +21,18 @@ export function standardParts(ctx: NatsContext, ...profileSections: string[]): r
   const standard = (ctx.ruleFacts.standardParts ??= standardOf(ctx))
   if (standard.length === 1) return standard
   const reads = [...standard]
-  for (const section of profileSections) reads.push(ctx.profile[section])
+  for (const section of profileSections) reads.push(stable(ctx.profile[section]))
   return reads
+}
+
+/** Read for an empty mapping, which a parse makes anew each time (`interactions: {}` is no region it keeps). */
+const EMPTY_MAPPING = Object.freeze({})
+
+/** `value`, or one shared stand-in when it is an empty mapping: equal content reads as the same value. */
+function stable(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  for (const key in value) if (Object.hasOwn(value, key)) return value
+  return Object.getOwnPropertyNames(value).length === 0 ? EMPTY_MAPPING : value
 }
 
 /** `standardParts` without profile sections (made once per check: several rules and the model ask). */
@@ -31,6 +41,6 @@ function standardOf(ctx: NatsContext): readonly unknown[] {
   if (ctx.input.files.size > 0 || ctx.input.documents.size > 0) return [doc]
   for (const { ref } of refSites(doc)) if (!INTO_STANDARD.test(ref)) return [doc]
   const reads: unknown[] = [ctx.main.file, Object.keys(doc).join('\u0000')]
-  for (const key of Object.keys(doc)) if (key !== 'x-nats-contract') reads.push(doc[key])
+  for (const key of Object.keys(doc)) if (key !== 'x-nats-contract') reads.push(stable(doc[key]))
   return reads
 }
