@@ -30,6 +30,8 @@ export const contractOverlap = natsRule({
     // a link to either path is a link to it.
     const { distinct, canonical } = distinctDocuments(ctx)
     const contexts = [ctx, ...distinct.map((main) => new NatsContext({ ...ctx.input, documents, main }))]
+    // One contract alone has no pair to compare: its links and languages are not needed.
+    if (contexts.length < 2) return
     const binding = (c: NatsContext) => (isObject(c.profile.deployment) ? c.profile.deployment.binding : undefined)
     const linked = new Set<string>()
     for (const c of contexts) {
