@@ -164,6 +164,12 @@ function inputDigest(inputBytes: string): string {
 
 /** Settled operations whose state and log stay readable (`state`, `log`); older ones keep only their idempotency record. */
 const KEPT_CORES = 1024
+/**
+ * Results of one operation whose adapters (authorization, verifier) are asked at once; a flood of
+ * results asks them in turn, so a peer cannot make an application's policy store take thousands of
+ * lookups at a time.
+ */
+const RESULT_VERDICTS_AT_ONCE = 64
 
 /** The admitted event's `eligible` unless the dispatch is one-eligible (one shared empty list, not a literal per operation). */
 const NO_PEERS: readonly string[] = Object.freeze([])
@@ -446,7 +452,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       // Settled: nothing of this invocation's scope (inputs, requests, payloads) is needed again.
       // Dropping the two closures that hold it leaves the idempotency record, the core and the
       // outcome (`close` applies the loss to the core itself).
-      if (core.settledAt() !== null) {
+      if (core.quiet() || lettingGo) {
         op.react = undefined
         op.settle = undefined
         settledQuiet = compact
@@ -490,7 +496,8 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
         answered = true
         void outcome().then(finish)
       }
-      if (core.settledAt() !== null) {
+      // Quiet, or let go by close(): a cancel request still out times out only in a running executor.
+      if (core.quiet() || lettingGo) {
         stop()
         return
       }
@@ -532,39 +539,78 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       await publish(cancelOp!, subjectFor(cancelChannel!, b), payload, `${op.id}.${b.branchId}.${b.attempt}.cancel`).catch(() => undefined)
     }
 
-    /** Checks a routed result (its correlation read once, by the route) and applies it; a promise only when an adapter answers with one. */
-    function onResult(msg: Msg, payload: unknown, correlation: Correlation, atMs: number): void | Promise<void> {
-      if (check(resultChannel!.validatePayload, payload)) return
+    /** A routed result read (its correlation read once, by the route), or undefined when nothing of it can apply. */
+    function resultOf(msg: Msg, payload: unknown, correlation: Correlation, atMs: number): Checked | undefined {
+      if (check(resultChannel!.validatePayload, payload)) return undefined
       const { branchId, attempt, peerId, fence } = correlation
-      if (correlation.operationId !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return
-      if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
+      if (correlation.operationId !== op.id || typeof branchId !== 'string' || typeof peerId !== 'string') return undefined
+      if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return undefined
       // Subject-permission verification: the subject's peer and the body's peer agree (the expected
       // subject is one that parses with the body's peer; any other subject is parsed).
       const subjectAgrees = resultSubjectIs?.(msg.subject, peerId) === true || parsedSubjectAgrees(msg.subject, peerId)
-      const result = { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees, atMs }
-      // One context for the authorization and the verifier when both answer at once.
-      const at = context()
-      // (A promised verdict is already read: it was once read again as an answer, and every result refused.)
-      const allowed = authorized(peerId, 'result', at)
-      return typeof allowed === 'boolean' ? admitResult(allowed, at, result) : allowed.then((a) => admitResult(a, undefined, result))
+      return { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees, atMs }
     }
 
     /** A result as it arrived: `atMs` is when, so that one peer's adapter still awaited makes no other peer's result late. */
     type Checked = { payload: unknown; branchId: string; peerId: string; attempt: number; fence: number; subjectAgrees: boolean; atMs: number }
-    function admitResult(allowed: boolean | undefined, at: AdapterContext | undefined, r: Checked): void | Promise<void> {
+    /** What a result's adapters said: verified or not, its peer revoked, or nothing to apply (cut off by closing). */
+    type Verdict = boolean | 'revoke' | 'drop'
+
+    /** Result verdicts whose adapters are being asked, and the results waiting for one of those places (in arrival order). */
+    let verdictsAsked = 0
+    const verdictsWaiting: Array<() => void> = []
+    /** Asks a result's adapters now, or once fewer than RESULT_VERDICTS_AT_ONCE are being asked (a flood of results asks them in turn). */
+    function startVerdict(r: Checked): Verdict | Promise<Verdict> {
+      if (verdictsAsked >= RESULT_VERDICTS_AT_ONCE) return new Promise<Verdict>((resolve) => verdictsWaiting.push(() => resolve(asked(verdictOf(r)))))
+      return asked(verdictOf(r))
+    }
+    function asked(verdict: Verdict | Promise<Verdict>): Verdict | Promise<Verdict> {
+      if (!isThenable(verdict)) return verdict
+      verdictsAsked++
+      return verdict.then(
+        (v) => {
+          verdictsAsked--
+          verdictsWaiting.shift()?.()
+          return v
+        },
+        () => {
+          verdictsAsked--
+          verdictsWaiting.shift()?.()
+          return false as Verdict
+        },
+      )
+    }
+
+    /** The result's authorization, then its verifier; a promise only when an adapter answers with one. */
+    function verdictOf(r: Checked): Verdict | Promise<Verdict> {
+      // One context for the authorization and the verifier when both answer at once.
+      const at = context()
+      // (A promised verdict is already read: it was once read again as an answer, and every result refused.)
+      const allowed = authorized(r.peerId, 'result', at)
+      return typeof allowed === 'boolean' ? verified(allowed, at, r) : allowed.then((a) => verified(a, undefined, r))
+    }
+
+    function verified(allowed: boolean | undefined, at: AdapterContext | undefined, r: Checked): Verdict | Promise<Verdict> {
       // Unsettled at the next due time: the result is refused as unverified, the peer not revoked.
-      if (allowed === undefined) return lettingGo ? undefined : applyResult(r, false)
-      if (!allowed) return apply({ kind: 'revoked', atMs: now(), peerId: r.peerId })
-      if (!r.subjectAgrees || !adapters.verifier) return applyResult(r, r.subjectAgrees)
+      if (allowed === undefined) return lettingGo ? 'drop' : false
+      if (!allowed) return 'revoke'
+      if (!r.subjectAgrees || !adapters.verifier) return r.subjectAgrees
       let answer: unknown
       try {
         answer = adapters.verifier({ context: at ?? context(), data: r.payload as ResultPayload })
       } catch {
-        return applyResult(r, false)
+        return false
       }
       // An answer that cannot be read, or a promise unsettled at the next due time or at close, is unverified.
-      if (isThenable(answer)) return allowedWithin(answer, core.nextDueMs(), now(), abandoned).then((a) => applyResult(r, a === true))
-      return applyResult(r, allowedIn(answer))
+      if (isThenable(answer)) return allowedWithin(answer, core.nextDueMs(), now(), abandoned).then((a) => a === true)
+      return allowedIn(answer)
+    }
+
+    /** Applies a result's verdict, in the result's turn. */
+    function applyVerdict(r: Checked, verdict: Verdict): void {
+      if (verdict === 'drop') return
+      if (verdict === 'revoke') return apply({ kind: 'revoked', atMs: now(), peerId: r.peerId })
+      applyResult(r, verdict)
     }
 
     function applyResult(r: Checked, verified: boolean): void {
@@ -591,9 +637,15 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
 
     // Routed before admission and publication: no result can arrive unheard.
     routes.set(op.id, {
+      // A result's adapters are asked when it arrives (at most RESULT_VERDICTS_AT_ONCE at a time), and
+      // its event applied in arrival order: one peer's answer still awaited neither makes another's
+      // result late nor keeps its adapters from being asked until the first is cut off.
       result: (msg, payload, correlation) => {
         const atMs = now()
-        handle(() => onResult(msg, payload, correlation, atMs))
+        const r = resultOf(msg, payload, correlation, atMs)
+        if (r === undefined) return
+        const verdict = startVerdict(r)
+        handle(() => (isThenable(verdict) ? verdict.then((v) => applyVerdict(r, v)) : applyVerdict(r, verdict)))
       },
       // A CancelResult's time, as a result's, is when it came: a task ahead of it (an adapter awaited) does not make it late.
       cancel: (msg, payload) => {

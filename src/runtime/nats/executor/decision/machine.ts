@@ -319,6 +319,18 @@ export class DecisionCore {
     return this.settledAtMs
   }
 
+  /**
+   * Settled, and no cancel request waiting for its reply or its timeout: nothing can change the
+   * state any more, so a live executor stops listening. A branch that became terminal while its
+   * cancel request is out (a ballot that came before the peer's `stopped`) still takes the reply,
+   * or `timed-out` at the timeout, whatever its status (events.ts).
+   */
+  quiet(): boolean {
+    if (this.settledAtMs === null) return false
+    for (const b of this.branches) if (b.cancel === 'requested') return false
+    return true
+  }
+
   /** Copies of the branches whose cancel request is outstanding: the live executor's per-event check copies nothing when there are none. */
   cancelRequested(): readonly BranchState[] {
     let found: BranchState[] | undefined
@@ -653,4 +665,9 @@ export function nextEligible(eligible: readonly string[], current: string, revok
     if (!revoked.has(peer)) return peer
   }
   return null
+}
+
+/** `DecisionCore.quiet` of a state (a replayed log's, `simulate`): settled, with no cancel request outstanding. */
+export function quietState(state: { readonly settledAtMs: number | null; readonly branches: ReadonlyArray<{ readonly cancel: string }> }): boolean {
+  return state.settledAtMs !== null && !state.branches.some((b) => b.cancel === 'requested')
 }

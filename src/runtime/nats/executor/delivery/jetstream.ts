@@ -142,6 +142,11 @@ export interface Pacing {
   readonly keyOf?: (msg: JsMsg) => string | undefined
   /** Makes the consumer again (as `ensureConsumer`), called when the server says it was deleted or is not found. */
   readonly recreate?: () => Promise<unknown>
+  /**
+   * Messages the handler took over (its promise settled) and has not yet acknowledged, such as a
+   * pipeline of its own: marked in progress with the messages held here, within the same ack wait.
+   */
+  readonly marked?: ReadonlySet<JsMsg>
 }
 
 /** A consumption started by `consumeAll`: `close` stops taking messages (those being handled finish). */
@@ -175,7 +180,14 @@ export async function consumeAll(consumer: Consumer, handle: (msg: JsMsg) => voi
     // settings) is used as it is, never changed, so the messages are kept in progress within its wait.
     const ackWaitMs = Math.min(paced.ackWaitMs, (await consumerAckWaitMs(consumer)) ?? Number.POSITIVE_INFINITY)
     const held = new HeldMessages(handle, paced.inFlight, { ...(paced.keyOf ? { keyOf: paced.keyOf } : {}), markHandling: true })
-    const keepAlive = setInterval(() => held.working(), Math.max(1, Math.floor(ackWaitMs / 3)))
+    const marked = paced.marked
+    const keepAlive = setInterval(
+      () => {
+        held.working()
+        if (marked) for (const msg of marked) msg.working()
+      },
+      Math.max(1, Math.floor(ackWaitMs / 3)),
+    )
     keepAlive.unref?.()
     const messages = await consumer.consume({ callback: (msg) => held.add(msg), max_messages: 64, expires: 2000 })
     if (paced.recreate) void remakeWhenGone(messages, paced.recreate)

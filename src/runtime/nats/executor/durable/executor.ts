@@ -24,7 +24,7 @@ import type { OperationDescriptor } from '../../index.js'
 import { check } from '../../../shared/validation.js'
 import type { AdapterContext, AuthorizationStage, Deployment, ExecutorAdapters } from '../adapters.js'
 import type { AdmittedBranch, BranchState, Decision, ExecutorEvent } from '../events.js'
-import { DecisionCore } from '../decision/machine.js'
+import { DecisionCore, quietState } from '../decision/machine.js'
 import { simulate } from '../decision/simulate.js'
 import { sameJson } from '../same-json.js'
 import { readExpression, type InteractionPlan } from '../policy.js'
@@ -83,6 +83,12 @@ const REPUBLISH_MAX_MS = 4000
  * process, and none waits here long enough for its ack wait to run out (see `consumeAll`).
  */
 const RESULTS_IN_FLIGHT = 32
+/**
+ * Results of one operation whose adapters are being asked, or whose events wait for their turn:
+ * each result's adapters are asked when it arrives, its event applied in arrival order. Past this
+ * many the pacing holds the operation's next result (a flood asks the adapters in turn).
+ */
+const RESULTS_PIPELINED = 64
 /** A message whose data is not JSON (read once; see `readOf`). */
 const NOT_JSON = Symbol('not JSON')
 
@@ -119,7 +125,12 @@ interface Live {
   core?: DecisionCore
   /** Admits a result in the operation's order; settles once it is handled (and acknowledged). */
   /** `atMs`: when the result came (readOf). */
-  onResult(msg: JsMsg, payload: unknown, atMs: number): Promise<void>
+  /**
+   * Takes a result into the operation's pipeline: its adapters asked now, its event applied in
+   * arrival order and `msg` acknowledged once it is in the log. Settles once the result is queued
+   * (`queued` is called then), so the pacing hands over the operation's next result at once.
+   */
+  onResult(msg: JsMsg, payload: unknown, atMs: number, queued: () => void): Promise<void>
   /** Admits a CancelResult that came at `atMs` (now when not given); `msg` (retained delivery) is acknowledged once its event is in the log. */
   onCancelResult(payload: unknown, msg?: JsMsg, atMs?: number): Promise<void>
   /** Saves the invoker's cancel, then applies it: answers the decision it makes once the save has landed. */
@@ -283,10 +294,16 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     reads.set(msg, read)
     return read
   }
+  /**
+   * Results an operation's pipeline took from the pacing and has not yet acknowledged (their adapters
+   * asked, their events waiting for their turn): marked in progress with the messages the pacing holds.
+   */
+  const pipelinedResults = new Set<JsMsg>()
   /** Results and CancelResults paced by the operation they name: one operation's flood takes one place of RESULTS_IN_FLIGHT. */
   const pacing = (kind: 'result' | 'cancel', remake: () => Promise<unknown>) => ({
     inFlight: RESULTS_IN_FLIGHT,
     ackWaitMs,
+    ...(kind === 'result' ? { marked: pipelinedResults } : {}),
     keyOf: (msg: JsMsg) => {
       const read = readOf(msg, kind)
       return read !== NOT_JSON && typeof read.id === 'string' ? read.id : undefined
@@ -312,15 +329,17 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     const read = readOf(msg, kind)
     if (read === NOT_JSON) return msg.term()
     const { payload, id, atMs } = read
-    if (typeof id === 'string') routed(id, atMs)
     const driving = typeof id === 'string' ? live.get(id) : undefined
-    if (driving) return kind === 'result' ? driving.onResult(msg, payload, atMs) : driving.onCancelResult(payload, msg, atMs)
+    // A result driven here is routed once it is queued behind the messages before it (a tick waits for it till then).
+    if (driving && kind === 'result') return driving.onResult(msg, payload, atMs, () => routed(id as string, atMs))
+    if (typeof id === 'string') routed(id, atMs)
+    if (driving) return driving.onCancelResult(payload, msg, atMs)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
     const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
-    // Unknown operation: nothing to resume. Settled (its log replayed through the core): nothing can
+    // Unknown operation: nothing to resume. Settled with no cancel request out (its log replayed through the core): nothing can
     // change. Otherwise the result waits (redelivered) for an executor to resume the operation.
     if (admission.ok && admission.value === null) return msg.term()
-    if (state.ok && state.value && simulate(plan.policy, state.value.value.events).settledAtMs !== null) return msg.ack()
+    if (state.ok && state.value && quietState(simulate(plan.policy, state.value.value.events))) return msg.ack()
     const last = msg.info.deliveryCount >= redeliveries
     // A payload out of the result schema is never admitted: not kept either.
     if (check((kind === 'result' ? resultChannel : cancelResultChannel)!.validatePayload, payload)) return msg.term()
@@ -366,6 +385,15 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     let timer: ReturnType<typeof setTimeout> | undefined
     let chain: Promise<void> = Promise.resolve()
     let stopped = false
+    /** Results of this operation in its pipeline (their adapters asked, their events not yet applied), and the wait of the next one for a place. */
+    const pipelined = new Set<JsMsg>()
+    let room: (() => void) | undefined
+    const freeRoom = () => {
+      const waiting = room
+      room = undefined
+      waiting?.()
+    }
+
     let started = false
     let finish!: (value: ExecutorResult<InvocationOutcome<any>>) => void
     const outcome = new Promise<ExecutorResult<InvocationOutcome<any>>>((resolve) => (finish = resolve))
@@ -388,6 +416,10 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (stopped) return
       stopped = true
       abandon()
+      // The results in the pipeline, and one waiting for a place, are let go (unacknowledged: they come again).
+      for (const msg of pipelined) pipelinedResults.delete(msg)
+      pipelined.clear()
+      freeRoom()
       if (timer) clearTimeout(timer)
       if (republishing) clearTimeout(republishing)
       for (const l of leases.values()) clearTimeout(l.timer)
@@ -577,7 +609,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         answered = true
         void answer().then(finish)
       }
-      if (state.settledAtMs !== null) return stop('settled')
+      // Settled with a cancel request still out: its reply (or its timeout) still comes.
+      if (quietState(state)) return stop('settled')
       armTimer()
     }
     /**
@@ -720,40 +753,108 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       })
     }
 
-    /** `atMs`: when the result arrived, so that one peer's adapter still awaited makes no other peer's result late. */
-    async function onResult(msg: JsMsg, payload: unknown, atMs: number): Promise<void> {
-      await admitResult(msg.subject, payload, atMs)
-      // Acknowledged once the event is in the log: a crash before this redelivers the result.
-      if (!stopped) msg.ack()
+    /**
+     * A delivered result: its adapters asked at once (at most RESULTS_PIPELINED of the operation's at
+     * a time), its event applied in its turn on the serial chain, after the messages that came before
+     * it, and `msg` acknowledged once the event is in the log (a crash before redelivers it). `atMs`:
+     * when it arrived, so that one peer's adapter still awaited makes no other peer's result late, nor
+     * keeps its adapters from being asked until the first is cut off.
+     */
+    async function onResult(msg: JsMsg, payload: unknown, atMs: number, queued: () => void): Promise<void> {
+      while (pipelined.size >= RESULTS_PIPELINED && !stopped) await new Promise<void>((resolve) => (room = resolve))
+      if (stopped) return queued()
+      const r = readResult(msg.subject, payload, atMs)
+      // Nothing to apply (out of schema, another operation's, a branch no longer open): acknowledged in its turn.
+      const verdict = r === undefined || notOpen(r) ? undefined : verdictOf(r)
+      pipelined.add(msg)
+      pipelinedResults.add(msg)
+      void serial(async () => {
+        try {
+          if (r !== undefined && verdict !== undefined) await applyResult(r, await verdict)
+          if (!stopped) msg.ack()
+        } finally {
+          pipelined.delete(msg)
+          pipelinedResults.delete(msg)
+          freeRoom()
+        }
+        await releaseTimers()
+      })
+      queued()
     }
 
-    /** A result (delivered now, or kept while no executor drove the operation) made an event and logged. */
-    async function admitResult(subject: string, payload: unknown, atMs: number): Promise<void> {
-      if (check(resultChannel!.validatePayload, payload)) return
+    /** A result read: its correlation members and whether its subject names its peer (subject-permission verification). */
+    interface ReadResult {
+      payload: unknown
+      branchId: string
+      peerId: string
+      attempt: number
+      fence: number
+      subjectAgrees: boolean
+      atMs: number
+    }
+    /** The result's authorization (true, false: its peer revoked, undefined: unsettled at the next due time) and whether it is verified. */
+    interface ResultVerdict {
+      allowed: boolean | undefined
+      verified: boolean
+    }
+
+    function readResult(subject: string, payload: unknown, atMs: number): ReadResult | undefined {
+      if (check(resultChannel!.validatePayload, payload)) return undefined
       const c = plan.correlation
       const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
-      if (opRef !== id || typeof branchId !== 'string' || typeof peerId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence)) return
-      // A result for a branch no longer open (redelivered, or kept and admitted by an earlier run) is refused
-      // whatever else holds and changes nothing: not logged, so a resume re-reading kept results adds nothing.
-      const current = core.state().branches.find((b) => b.branchId === branchId)
-      if (current && current.status !== 'open') return
+      if (opRef !== id || typeof branchId !== 'string' || typeof peerId !== 'string' || !Number.isSafeInteger(attempt) || !Number.isSafeInteger(fence))
+        return undefined
       const params = resultChannel!.subject?.tryParse(subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
-      let verified = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
-      const allowed = await authorized(peerId, 'result')
-      if (stopped) return
+      const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
+      return { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees, atMs }
+    }
+
+    /**
+     * A result for a branch no longer open (redelivered, or kept and admitted by an earlier run) is
+     * refused whatever else holds and changes nothing: not logged, so a resume re-reading kept results
+     * adds nothing. Asked when it arrives (its adapters are then not asked) and again in its turn.
+     */
+    function notOpen(r: ReadResult): boolean {
+      const current = core.branch(r.branchId)
+      return current !== undefined && current.status !== 'open'
+    }
+
+    async function verdictOf(r: ReadResult): Promise<ResultVerdict> {
+      const allowed = await authorized(r.peerId, 'result')
       // Refused: the peer is revoked; unsettled at the next due time: the result is refused as unverified.
-      if (allowed === false) return step({ kind: 'revoked', atMs: now(), peerId })
-      if (allowed === undefined) verified = false
-      if (verified && adapters.verifier) verified = (await allowedBy(() => adapters.verifier!({ context: context(), data: payload }))) === true
-      if (stopped) return
-      const success = sameJson(readExpression(plan.success!.field, payload), plan.success!.equals)
-      const event: ExecutorEvent = { kind: 'result', atMs, branchId, peerId, attempt: attempt as number, fence: fence as number, success, verified }
+      if (allowed !== true || stopped) return { allowed, verified: false }
+      const verified = r.subjectAgrees && (!adapters.verifier || (await allowedBy(() => adapters.verifier!({ context: context(), data: r.payload }))) === true)
+      return { allowed, verified }
+    }
+
+    /** The result's event applied and logged (its turn on the serial chain). */
+    async function applyResult(r: ReadResult, verdict: ResultVerdict): Promise<void> {
+      if (stopped || notOpen(r)) return
+      if (verdict.allowed === false) return step({ kind: 'revoked', atMs: now(), peerId: r.peerId })
+      const success = sameJson(readExpression(plan.success!.field, r.payload), plan.success!.equals)
+      const event: ExecutorEvent = {
+        kind: 'result',
+        atMs: r.atMs,
+        branchId: r.branchId,
+        peerId: r.peerId,
+        attempt: r.attempt,
+        fence: r.fence,
+        success,
+        verified: verdict.verified,
+      }
       const changes = core.changes()
-      if (core.apply(event) === null) payloads.set(`${branchId}/${String(attempt)}/${String(fence)}`, payload)
+      if (core.apply(event) === null) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload)
       // Refused and no timer due by its time: the state is the saved one (the refusal is saved with the next change, if kept).
       if (core.changes() === changes) return
       await step()
+    }
+
+    /** A result kept while no executor drove the operation, admitted on resume (in the serial chain). */
+    async function admitResult(subject: string, payload: unknown, atMs: number): Promise<void> {
+      const r = readResult(subject, payload, atMs)
+      if (r === undefined || notOpen(r)) return
+      await applyResult(r, await verdictOf(r))
     }
 
     async function onCancelResult(decoded: unknown, atMs: number): Promise<void> {
@@ -828,11 +929,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       record,
       outcome,
       core,
-      onResult: (msg, payload, atMs) =>
-        serial(async () => {
-          await onResult(msg, payload, atMs)
-          await releaseTimers()
-        }),
+      onResult,
       onCancelResult: (payload, msg, atMs = now()) =>
         serial(async () => {
           await onCancelResult(payload, atMs)
