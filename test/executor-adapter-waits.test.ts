@@ -141,6 +141,45 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     }
   })
 
+  it("a flood of results asks an application's adapters at most 64 at a time, each result's when it arrives", async () => {
+    // zed never answers; 300 ballots in his name for branches of the operation that do not exist
+    // (the schema and the correlation hold: each asks the authorization, which takes 30 ms).
+    const key = `flood-${Date.now()}`
+    const id = await operationId('alice', rig.digest, key)
+    let running = 0
+    let most = 0
+    let asked = 0
+    const executor = await rig.executor(variant(rig.approve, { completion: { deadlineMs: 3000 } }), {
+      audience: () => ({ revision: 'r7', peers: ['zed'] }),
+      authorization: async ({ data }) => {
+        if (data.stage !== 'result') return { allowed: true }
+        asked++
+        most = Math.max(most, ++running)
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        running--
+        return { allowed: true }
+      },
+    })
+    const raw = await rig.connection()
+    const answer = executor.invoke({ principalId: 'alice', idempotencyKey: key, inputs: { group: 'solo', refund } })
+    for (let i = 0; i < 50 && !executor.state(id).ok; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 300; i++)
+      raw.publish(
+        `payments.refunds.${id}.ballot.zed`,
+        JSON.stringify({ operationId: id, branchId: `x${i}`, attempt: 1, fence: 0, peerId: 'zed', approve: true }),
+      )
+    await raw.flush()
+    try {
+      expect(await bounded('invoke() past the deadline', answer, 10_000)).toMatchObject({ ok: true })
+      expect(asked).toBe(300)
+      // Asked side by side (one at a time before), never more than 64 at once.
+      expect(most).toBeGreaterThan(8)
+      expect(most).toBeLessThanOrEqual(64)
+    } finally {
+      await bounded('close()', executor.close(), 5000)
+    }
+  })
+
   it('an aggregation that answers in time is unaffected by a later close()', async () => {
     const executor = await rig.executor(interaction())
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)

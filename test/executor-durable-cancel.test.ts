@@ -262,4 +262,64 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
       for (const p of peers) await p.close()
     }
   }, 30_000)
+
+  it("a flood of results asks an application's adapters at most 64 at a time, each result's when it arrives (durable state)", async () => {
+    // zed never answers; 300 ballots in his name for branches that do not exist, stored in the
+    // stream: each asks the result's authorization, which takes 30 ms.
+    const vote = variant(rig.approve, {
+      delivery: { mode: 'durable-per-recipient', state: 'durable', restart: 'resume' },
+      completion: { mode: 'quorum', count: 1, fraction: undefined, waitFor: 'decision', deadlineMs: 4000, remaining: 'detach' },
+    })
+    let running = 0
+    let most = 0
+    let asked = 0
+    const made = createExecutor({
+      connection: await rig.connection(),
+      module: rig.module,
+      interaction: vote,
+      contractDigest: rig.digest,
+      deployment,
+      durable: { requestStream: 'REFUNDS', resultStream: 'REFUNDS', stateBucket: 'refund_state', ackWaitMs: 1000 },
+      adapters: {
+        audience: () => ({ revision: 'r7', peers: ['zed'] }),
+        authorization: async ({ data }) => {
+          if (data.stage !== 'result') return { allowed: true }
+          asked++
+          most = Math.max(most, ++running)
+          await new Promise((resolve) => setTimeout(resolve, 30))
+          running--
+          return { allowed: true }
+        },
+      },
+    })
+    if (!made.ok) throw new Error(made.message)
+    const executor = made.value
+    const invocation = {
+      principalId: 'alice',
+      idempotencyKey: 'flood-durable',
+      inputs: { group: 'approvers', refund: { paymentId: 'pay-12345678', amount: 10 } },
+    }
+    const id = await operationId(invocation.principalId, rig.digest, invocation.idempotencyKey)
+    const answer = executor.invoke(invocation)
+    try {
+      await until(() => executor.state(id).ok)
+      const js = jetstream(await rig.connection())
+      await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          js.publish(
+            `payments.refunds.${id}.ballot.zed`,
+            JSON.stringify({ operationId: id, branchId: `x${i}`, attempt: 1, fence: 0, peerId: 'zed', approve: true }),
+          ),
+        ),
+      )
+      expect(await answer).toMatchObject({ ok: true })
+      await until(() => asked === 300)
+      expect(asked).toBe(300)
+      // Asked side by side (one at a time before), never more than 64 at once.
+      expect(most).toBeGreaterThan(8)
+      expect(most).toBeLessThanOrEqual(64)
+    } finally {
+      await executor.close()
+    }
+  }, 30_000)
 })
