@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Executor, ExecutorResult } from '../src/runtime/nats/executor/index.js'
 import { bounded } from './helpers/bounded.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
+import { countedAuthorization } from './helpers/counted-authorization.js'
 import { startRig, variant, type Rig } from './helpers/executor-nats.js'
 import { poll, quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
 import { operationId } from '../src/runtime/nats/interactions.js'
@@ -146,19 +147,10 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     // (the schema and the correlation hold: each asks the authorization, which takes 30 ms).
     const key = `flood-${Date.now()}`
     const id = await operationId('alice', rig.digest, key)
-    let running = 0
-    let most = 0
-    let asked = 0
+    const { authorization, counts } = countedAuthorization(30)
     const executor = await rig.executor(variant(rig.approve, { completion: { deadlineMs: 3000 } }), {
       audience: () => ({ revision: 'r7', peers: ['zed'] }),
-      authorization: async ({ data }) => {
-        if (data.stage !== 'result') return { allowed: true }
-        asked++
-        most = Math.max(most, ++running)
-        await new Promise((resolve) => setTimeout(resolve, 30))
-        running--
-        return { allowed: true }
-      },
+      authorization,
     })
     const raw = await rig.connection()
     const answer = executor.invoke({ principalId: 'alice', idempotencyKey: key, inputs: { group: 'solo', refund } })
@@ -171,10 +163,10 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     await raw.flush()
     try {
       expect(await bounded('invoke() past the deadline', answer, 10_000)).toMatchObject({ ok: true })
-      expect(asked).toBe(300)
+      expect(counts.asked).toBe(300)
       // Asked side by side (one at a time before), never more than 64 at once.
-      expect(most).toBeGreaterThan(8)
-      expect(most).toBeLessThanOrEqual(64)
+      expect(counts.most).toBeGreaterThan(8)
+      expect(counts.most).toBeLessThanOrEqual(64)
     } finally {
       await bounded('close()', executor.close(), 5000)
     }

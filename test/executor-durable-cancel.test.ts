@@ -14,6 +14,7 @@ import { operationId } from '../src/runtime/nats/interactions.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { operationStore } from '../src/runtime/nats/executor/durable/store.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
+import { countedAuthorization } from './helpers/counted-authorization.js'
 import { deployment, GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
 import { poll as until } from './helpers/executor-durable.js'
 
@@ -270,9 +271,7 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
       delivery: { mode: 'durable-per-recipient', state: 'durable', restart: 'resume' },
       completion: { mode: 'quorum', count: 1, fraction: undefined, waitFor: 'decision', deadlineMs: 4000, remaining: 'detach' },
     })
-    let running = 0
-    let most = 0
-    let asked = 0
+    const { authorization, counts } = countedAuthorization(30)
     const made = createExecutor({
       connection: await rig.connection(),
       module: rig.module,
@@ -282,14 +281,7 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
       durable: { requestStream: 'REFUNDS', resultStream: 'REFUNDS', stateBucket: 'refund_state', ackWaitMs: 1000 },
       adapters: {
         audience: () => ({ revision: 'r7', peers: ['zed'] }),
-        authorization: async ({ data }) => {
-          if (data.stage !== 'result') return { allowed: true }
-          asked++
-          most = Math.max(most, ++running)
-          await new Promise((resolve) => setTimeout(resolve, 30))
-          running--
-          return { allowed: true }
-        },
+        authorization,
       },
     })
     if (!made.ok) throw new Error(made.message)
@@ -313,11 +305,11 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
         ),
       )
       expect(await answer).toMatchObject({ ok: true })
-      await until(() => asked === 300)
-      expect(asked).toBe(300)
+      await until(() => counts.asked === 300)
+      expect(counts.asked).toBe(300)
       // Asked side by side (one at a time before), never more than 64 at once.
-      expect(most).toBeGreaterThan(8)
-      expect(most).toBeLessThanOrEqual(64)
+      expect(counts.most).toBeGreaterThan(8)
+      expect(counts.most).toBeLessThanOrEqual(64)
     } finally {
       await executor.close()
     }
