@@ -21,6 +21,7 @@ export const TIMED = [
   'test/probe-responder-apps.test.ts',
   'test/probe-durable-cancel.test.ts',
   'test/probe-exec-timing.test.ts',
+  'test/probe-durable-pipeline.test.ts',
   'test/probe-nats-client-bounds.test.ts',
   'test/lsp.test.ts',
   'test/nats-client.test.ts',

@@ -385,14 +385,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     let timer: ReturnType<typeof setTimeout> | undefined
     let chain: Promise<void> = Promise.resolve()
     let stopped = false
-    /** Results of this operation in its pipeline (their adapters asked, their events not yet applied), and the wait of the next one for a place. */
+    /** Results of this operation queued and not yet applied, and those whose adapters wait for one of the RESULTS_PIPELINED places. */
     const pipelined = new Set<JsMsg>()
-    let room: (() => void) | undefined
-    const freeRoom = () => {
-      const waiting = room
-      room = undefined
-      waiting?.()
-    }
+    /** The stream sequences of the results in the pipeline: a copy the server delivers again meanwhile is the same result. */
+    const pipelinedSeqs = new Set<number>()
+    let verdictsAsked = 0
+    const verdictsWaiting: Array<(ask: boolean) => void> = []
 
     let started = false
     let finish!: (value: ExecutorResult<InvocationOutcome<any>>) => void
@@ -416,10 +414,11 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (stopped) return
       stopped = true
       abandon()
-      // The results in the pipeline, and one waiting for a place, are let go (unacknowledged: they come again).
+      // The results in the pipeline are let go (unacknowledged: they come again); adapters still to be asked are not.
       for (const msg of pipelined) pipelinedResults.delete(msg)
       pipelined.clear()
-      freeRoom()
+      pipelinedSeqs.clear()
+      for (const waiting of verdictsWaiting.splice(0)) waiting(false)
       if (timer) clearTimeout(timer)
       if (republishing) clearTimeout(republishing)
       for (const l of leases.values()) clearTimeout(l.timer)
@@ -626,9 +625,17 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (!(tick && heldTimers.some((t) => t.tick))) heldTimers.push({ atMs, tick, run })
     }
     const tick = (atMs: number) => afterReads(atMs, true, () => step({ kind: 'tick', atMs }))
-    /** After a routed message: the timer work held behind it, once nothing read before its time waits. */
+    /** The timer work held, once nothing read before its time waits to be queued. */
     async function releaseTimers(): Promise<void> {
       while (heldTimers.length > 0 && !stopped && !readBefore(id, heldTimers[0]!.atMs)) await heldTimers.shift()!.run()
+    }
+    /**
+     * After a message is queued on the serial chain: the held timer work is looked at again behind
+     * it, so it runs after every message queued before it is applied (results in the pipeline are
+     * queued, not yet applied, when the last one read before a tick is routed).
+     */
+    function releaseLater(): void {
+      if (heldTimers.length > 0) void serial(releaseTimers)
     }
     /** The core's next timer, armed (the one armed before cleared). */
     function armTimer(): void {
@@ -754,32 +761,49 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     }
 
     /**
-     * A delivered result: its adapters asked at once (at most RESULTS_PIPELINED of the operation's at
-     * a time), its event applied in its turn on the serial chain, after the messages that came before
-     * it, and `msg` acknowledged once the event is in the log (a crash before redelivers it). `atMs`:
-     * when it arrived, so that one peer's adapter still awaited makes no other peer's result late, nor
-     * keeps its adapters from being asked until the first is cut off.
+     * A delivered result, queued at once on the serial chain behind the messages before it (its event
+     * applied in arrival order, `msg` acknowledged once the event is in the log: a crash before
+     * redelivers it); its adapters are asked now, or once fewer than RESULTS_PIPELINED of the
+     * operation's are being asked. `atMs`: when it arrived, so that one peer's adapter still awaited
+     * makes no other peer's result late, nor keeps its adapters from being asked until the first is
+     * cut off. Settles once queued: the pacing hands over the operation's next result at once.
      */
     async function onResult(msg: JsMsg, payload: unknown, atMs: number, queued: () => void): Promise<void> {
-      while (pipelined.size >= RESULTS_PIPELINED && !stopped) await new Promise<void>((resolve) => (room = resolve))
-      if (stopped) return queued()
+      // Stopped, or a copy of a result already queued (delivered again while it waited: its first
+      // delivery asks its adapters and acknowledges it): nothing more.
+      if (stopped || pipelinedSeqs.has(msg.seq)) return queued()
       const r = readResult(msg.subject, payload, atMs)
-      // Nothing to apply (out of schema, another operation's, a branch no longer open): acknowledged in its turn.
-      const verdict = r === undefined || notOpen(r) ? undefined : verdictOf(r)
+      // Nothing to ask (out of schema, another operation's) or a branch no longer open: handled in its turn.
+      const verdict = r === undefined || notOpen(r) ? undefined : limitedVerdict(r)
       pipelined.add(msg)
+      pipelinedSeqs.add(msg.seq)
       pipelinedResults.add(msg)
       void serial(async () => {
         try {
-          if (r !== undefined && verdict !== undefined) await applyResult(r, await verdict)
+          if (r !== undefined) await (verdict === undefined ? refusedNotOpen(r) : applyResult(r, await verdict, true))
           if (!stopped) msg.ack()
         } finally {
           pipelined.delete(msg)
+          pipelinedSeqs.delete(msg.seq)
           pipelinedResults.delete(msg)
-          freeRoom()
         }
-        await releaseTimers()
       })
       queued()
+      releaseLater()
+    }
+
+    /** `verdictOf`, asked now or once one of the RESULTS_PIPELINED places is free (a flood asks the adapters in turn). */
+    function limitedVerdict(r: ReadResult): Promise<ResultVerdict> {
+      const ask = (): Promise<ResultVerdict> => {
+        verdictsAsked++
+        return verdictOf(r).finally(() => {
+          verdictsAsked--
+          verdictsWaiting.shift()?.(true)
+        })
+      }
+      if (verdictsAsked < RESULTS_PIPELINED) return ask()
+      // Stopped before its turn: nothing asked (the result is not applied: the drive has stopped).
+      return new Promise<ResultVerdict>((resolve) => verdictsWaiting.push((asked) => resolve(asked ? ask() : { allowed: undefined, verified: false })))
     }
 
     /** A result read: its correlation members and whether its subject names its peer (subject-permission verification). */
@@ -828,9 +852,22 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       return { allowed, verified }
     }
 
-    /** The result's event applied and logged (its turn on the serial chain). */
-    async function applyResult(r: ReadResult, verdict: ResultVerdict): Promise<void> {
-      if (stopped || notOpen(r)) return
+    /**
+     * A delivered result for a branch no longer open: counted as a refusal the log keeps as a clock
+     * move (`refusalsOmitted`), as the memory executor's bounded log counts it. A kept result re-read
+     * on resume is not counted again (`admitResult`).
+     */
+    async function refusedNotOpen(r: ReadResult): Promise<void> {
+      if (stopped) return
+      const changes = core.changes()
+      core.apply({ kind: 'tick', atMs: r.atMs, omitted: 1 })
+      if (core.changes() !== changes) await step()
+    }
+
+    /** The result's event applied and logged (its turn on the serial chain); `delivered`: a not-open branch's is counted (refusedNotOpen). */
+    async function applyResult(r: ReadResult, verdict: ResultVerdict, delivered = false): Promise<void> {
+      if (stopped) return
+      if (notOpen(r)) return delivered ? refusedNotOpen(r) : undefined
       if (verdict.allowed === false) return step({ kind: 'revoked', atMs: now(), peerId: r.peerId })
       const success = sameJson(readExpression(plan.success!.field, r.payload), plan.success!.equals)
       const event: ExecutorEvent = {
@@ -930,13 +967,15 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       outcome,
       core,
       onResult,
-      onCancelResult: (payload, msg, atMs = now()) =>
-        serial(async () => {
+      onCancelResult: (payload, msg, atMs = now()) => {
+        const applied = serial(async () => {
           await onCancelResult(payload, atMs)
           // Acknowledged once the event is in the log: a crash before this redelivers the reply.
           if (!stopped) msg?.ack()
-          await releaseTimers()
-        }),
+        })
+        releaseLater()
+        return applied
+      },
       cancel: () =>
         new Promise<ExecutorResult<Decision>>((resolve) => {
           // Saved first (the log with the cancel, by compare-and-set), then applied and acted on, in the
