@@ -84,9 +84,9 @@ const REPUBLISH_MAX_MS = 4000
  */
 const RESULTS_IN_FLIGHT = 32
 /**
- * Results of one operation whose adapters are being asked, or whose events wait for their turn:
- * each result's adapters are asked when it arrives, its event applied in arrival order. Past this
- * many the pacing holds the operation's next result (a flood asks the adapters in turn).
+ * Results of one operation whose adapters are asked at once: each result is queued as it is
+ * delivered (its event applied in arrival order) and its adapters asked then, or once fewer than
+ * this many of the operation's are being asked (a flood asks the adapters in turn).
  */
 const RESULTS_PIPELINED = 64
 /** A message whose data is not JSON (read once; see `readOf`). */
@@ -126,9 +126,9 @@ interface Live {
   /** Admits a result in the operation's order; settles once it is handled (and acknowledged). */
   /** `atMs`: when the result came (readOf). */
   /**
-   * Takes a result into the operation's pipeline: its adapters asked now, its event applied in
-   * arrival order and `msg` acknowledged once it is in the log. Settles once the result is queued
-   * (`queued` is called then), so the pacing hands over the operation's next result at once.
+   * Takes a result into the operation's pipeline: its adapters asked now or in turn, its event
+   * applied in arrival order and `msg` acknowledged once it is in the log. Settles once the result
+   * is queued (`queued` is called then), so the pacing hands over the operation's next result at once.
    */
   onResult(msg: JsMsg, payload: unknown, atMs: number, queued: () => void): Promise<void>
   /** Admits a CancelResult that came at `atMs` (now when not given); `msg` (retained delivery) is acknowledged once its event is in the log. */
@@ -614,7 +614,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     }
     /**
      * Timer work (a tick, a lease check) whose timer fired at `atMs` while a result or CancelResult
-     * read before it was still held by the pacing (behind one whose adapter was awaited): run, in
+     * read before it was not yet queued (held by the pacing behind the operation's earlier ones): run, in
      * the order the timers fired, once those messages are handled (`releaseTimers`), so a message in
      * time is never decided late by another's wait. At most one tick held (a later one would find
      * nothing the first did not) and one lease check per branch: bounded by the branches.
