@@ -172,6 +172,44 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     }
   })
 
+  it('Was a defect (fixed): results waiting for a place whose authorization answers at once were left waiting for good once the slow ones ahead of them were done', async () => {
+    // 64 results whose authorization takes 100 ms fill the places; 100 more whose authorization answers
+    // at once wait; then ann's ballot. Each slow one done started one waiting result, and one answered
+    // at once freed its place without starting the next: 36 were never asked, and every event queued
+    // behind them (ann's ballot, the deadline's tick) waited for good.
+    const key = `flood-sync-${Date.now()}`
+    const id = await operationId('alice', rig.digest, key)
+    let asked = 0
+    const executor = await rig.executor(
+      variant(rig.approve, { completion: { mode: 'first-success', fraction: undefined, deadlineMs: 5000, remaining: 'detach' } }),
+      {
+        audience: () => ({ revision: 'r7', peers: ['ann', 'zed'] }),
+        authorization: ({ data }) => {
+          if (data.stage !== 'result' || data.peerId !== 'zed') return { allowed: true }
+          asked++
+          return asked <= 64 ? new Promise((resolve) => setTimeout(() => resolve({ allowed: true }), 100)) : { allowed: true }
+        },
+      },
+    )
+    const raw = await rig.connection()
+    const answer = executor.invoke({ principalId: 'alice', idempotencyKey: key, inputs: { group: 'approvers', refund } })
+    for (let i = 0; i < 50 && !executor.state(id).ok; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 164; i++)
+      raw.publish(
+        `payments.refunds.${id}.ballot.zed`,
+        JSON.stringify({ operationId: id, branchId: `x${i}`, attempt: 1, fence: 0, peerId: 'zed', approve: true }),
+      )
+    raw.publish(`payments.refunds.${id}.ballot.ann`, JSON.stringify({ operationId: id, branchId: 'ann', attempt: 1, fence: 0, peerId: 'ann', approve: true }))
+    await raw.flush()
+    try {
+      const answered = await bounded('invoke()', answer, 10_000)
+      expect(answered).toMatchObject({ ok: true, value: { decision: { outcome: 'success', reason: 'threshold' } } })
+      expect(asked).toBe(164)
+    } finally {
+      await bounded('close()', executor.close(), 5000)
+    }
+  })
+
   it('an aggregation that answers in time is unaffected by a later close()', async () => {
     const executor = await rig.executor(interaction())
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)

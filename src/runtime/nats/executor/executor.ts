@@ -570,15 +570,19 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       return verdict.then(
         (v) => {
           verdictsAsked--
-          verdictsWaiting.shift()?.()
+          startWaiting()
           return v
         },
         () => {
           verdictsAsked--
-          verdictsWaiting.shift()?.()
+          startWaiting()
           return false as Verdict
         },
       )
+    }
+    /** Starts the waiting results' verdicts while places are free (one answered at once frees its place at once). */
+    function startWaiting(): void {
+      while (verdictsAsked < RESULT_VERDICTS_AT_ONCE && verdictsWaiting.length > 0) verdictsWaiting.shift()!()
     }
 
     /** The result's authorization, then its verifier; a promise only when an adapter answers with one. */
