@@ -949,7 +949,13 @@ function HOSTILE(state: 'memory' | 'durable', getRig: () => Rig, plans: Map<stri
       })
       const first = await make(interaction, adapters(plans))
       const answered = first.invoke({ principalId, idempotencyKey, inputs })
-      expect(await until(() => first.state(id).ok)).toBe(true)
+      // Until the admission is recorded (the state exists a moment before it: read then, the deadline was NaN).
+      expect(
+        await until(() => {
+          const s = first.state(id)
+          return s.ok && s.value.admission.status === 'admitted'
+        }),
+      ).toBe(true)
       const admitted = first.state(id)
       const deadlineMs = admitted.ok && admitted.value.admission.status === 'admitted' ? admitted.value.admission.deadlineMs : NaN
       await bounded('close() with the deadline due', first.close(), 5000)
