@@ -7,7 +7,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { createExecutor, createResponder, planInteraction, simulate, type Executor, type Responder } from '../src/runtime/nats/executor/index.js'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { operationId } from '../src/runtime/nats/interactions.js'
@@ -15,23 +15,14 @@ import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.j
 import { operationStore } from '../src/runtime/nats/executor/durable/store.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { countedAuthorization } from './helpers/counted-authorization.js'
-import { deployment, GROUP_PEERS, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { deployment, GROUP_PEERS, startRig, variant, type Rig, addRefundsStream } from './helpers/executor-nats.js'
 import { poll as until } from './helpers/executor-durable.js'
 
 describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-server', () => {
   let rig: Rig
   beforeAll(async () => {
     rig = await startRig('durable-cancel')
-    const jsm = await jetstreamManager(await rig.connection())
-    // Requests and ballots are retained; cancel requests and replies stay core messages (the fixed schemas).
-    await jsm.streams.add({
-      name: 'REFUNDS',
-      subjects: ['payments.refunds.*.vote.*', 'payments.refunds.*.ballot.*'],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.New,
-      duplicate_window: 120_000_000_000,
-    })
+    await addRefundsStream(await rig.connection())
   }, 60_000)
   afterAll(async () => {
     await rig?.stop()

@@ -15,7 +15,7 @@
  * Every wait bounded; no assertion on durations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
 import {
   createExecutor,
@@ -29,7 +29,7 @@ import {
 import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { bounded } from './helpers/bounded.js'
-import { deployment, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { deployment, startRig, variant, type Rig, addRefundsStream } from './helpers/executor-nats.js'
 
 // Escapes: nothing a handler, a peer or a requester does may surface as an unhandled rejection or exception.
 const escapes: unknown[] = []
@@ -65,16 +65,7 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
   beforeAll(async () => {
     rig = await startRig('probe-durable-cancel')
     raw = await rig.connection()
-    const jsm = await jetstreamManager(raw)
-    // Requests, ballots and CancelResults retained; CancelRequests stay core messages.
-    await jsm.streams.add({
-      name: 'REFUNDS',
-      subjects: ['payments.refunds.*.vote.*', 'payments.refunds.*.ballot.*', 'payments.refunds.*.cancelled.*'],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.New,
-      duplicate_window: 120_000_000_000,
-    })
+    await addRefundsStream(raw, { cancelResults: true })
     raw.subscribe('payments.refunds.*.ballot.*', { callback: (_e, m) => ballots.push({ peer: m.subject.split('.')[4]!, body: m.json() }) })
     raw.subscribe('payments.refunds.*.cancelled.*', { callback: (_e, m) => cancelled.push({ peer: m.subject.split('.')[4]!, body: m.json() }) })
     raw.subscribe('payments.refunds.*.cancel.*', { callback: (_e, m) => cancelRequests.push({ peer: m.subject.split('.')[4]!, body: m.json() }) })

@@ -9,12 +9,12 @@
  * through `simulate` and the server's consumer state, never on durations.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { createExecutor, planInteraction, simulate, type Executor } from '../src/runtime/nats/executor/index.js'
 import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { operationId } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
-import { deployment, startRig, variant, type Ballot, type Rig } from './helpers/executor-nats.js'
+import { deployment, startRig, variant, type Ballot, type Rig, addRefundsStream } from './helpers/executor-nats.js'
 import { poll } from './helpers/executor-durable.js'
 import { bounded } from './helpers/bounded.js'
 
@@ -110,15 +110,7 @@ describe.skipIf(!NATS_SERVER)('probe: durable results in flight when things go w
   let rig: Rig
   beforeAll(async () => {
     rig = await startRig('probe-durable-pipeline')
-    const jsm = await jetstreamManager(await rig.connection())
-    await jsm.streams.add({
-      name: 'REFUNDS',
-      subjects: ['payments.refunds.*.vote.*', 'payments.refunds.*.ballot.*'],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.New,
-      duplicate_window: 120_000_000_000,
-    })
+    await addRefundsStream(await rig.connection())
   }, 60_000)
   afterEach(async () => {
     for (const ex of opened.splice(0)) await bounded('close() after the test', ex.close(), 10_000)

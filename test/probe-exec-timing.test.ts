@@ -20,7 +20,6 @@
  * One nats-server; only 127.0.0.1; every wait bounded; no assertion on durations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { operationId, type Interaction } from '../src/runtime/nats/interactions.js'
 import {
@@ -37,7 +36,7 @@ import {
 import { bounded } from './helpers/bounded.js'
 import { random } from './helpers/seeded-random.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
-import { deployment, startRig, variant, type Rig } from './helpers/executor-nats.js'
+import { deployment, startRig, variant, type Rig, addRefundsStream } from './helpers/executor-nats.js'
 
 // Escapes: nothing an adapter, a responder or a peer's message does may surface as an unhandled rejection or exception.
 const escapes: unknown[] = []
@@ -503,16 +502,7 @@ describe.skipIf(!NATS_SERVER)('probe: time in the executor (the payments refund 
   describe('durable state', () => {
     let durableResponders: Responder[] = []
     beforeAll(async () => {
-      const jsm = await jetstreamManager(await rig.connection())
-      // Requests and ballots retained; cancel requests and replies stay core messages (the fixed schemas).
-      await jsm.streams.add({
-        name: 'REFUNDS',
-        subjects: ['payments.refunds.*.vote.*', 'payments.refunds.*.ballot.*'],
-        retention: RetentionPolicy.Limits,
-        storage: StorageType.File,
-        discard: DiscardPolicy.New,
-        duplicate_window: 120_000_000_000,
-      })
+      await addRefundsStream(await rig.connection())
       durableResponders = await startResponders('durable')
     }, 30_000)
     afterAll(async () => {

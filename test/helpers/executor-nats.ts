@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { connect } from '@nats-io/transport-node'
+import { DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { compile } from '../../src/index.js'
 import type { Interaction } from '../../src/runtime/nats/interactions.js'
@@ -145,4 +146,20 @@ export async function startRig(name: string): Promise<Rig> {
       await server.stop()
     },
   }
+}
+
+/**
+ * The REFUNDS stream the durable tests run the payments vote over: requests and ballots retained
+ * (and CancelResults with `cancelResults`); CancelRequests stay core messages (the fixed schemas).
+ */
+export async function addRefundsStream(connection: NatsConnection, { cancelResults = false } = {}): Promise<void> {
+  const jsm = await jetstreamManager(connection)
+  await jsm.streams.add({
+    name: 'REFUNDS',
+    subjects: ['payments.refunds.*.vote.*', 'payments.refunds.*.ballot.*', ...(cancelResults ? ['payments.refunds.*.cancelled.*'] : [])],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.New,
+    duplicate_window: 120_000_000_000,
+  })
 }
