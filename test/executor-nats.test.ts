@@ -177,6 +177,13 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       if (!answer.ok) return
       expect(answer.value.decision.votes.filter((v) => v.peerId === 'dan')).toHaveLength(1)
       const id = answer.value.operationId
+      // dan's copy and forgery may be applied just after the decision answered (bounded wait).
+      const refusedOf = () => {
+        const s = executor.state(id)
+        return s.ok ? s.value.refused.map((r) => r.reason) : []
+      }
+      for (let i = 0; i < 100 && refusedOf().filter((r) => r === 'not-open' || r === 'unverified').length < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20))
       const state = executor.state(id)
       const reasons = state.ok ? state.value.refused.map((r) => r.reason) : []
       expect(reasons).toContain('unverified')
