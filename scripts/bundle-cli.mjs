@@ -25,7 +25,7 @@
 // tsc's one-file-per-source output stays beside the bundles (the runtime, the declarations, the
 // precompiled validators and the tools that import single files: bench/, tests).
 import { build, transformSync } from 'esbuild'
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -145,12 +145,25 @@ function keptRuntimeFiles(roots) {
 
 /**
  * Packages the package's chunks hold a copy of (by name: its license, as a legal comment esbuild's
- * printing keeps): `canonicalize`, 2 KB that three NATS rules import. The one bare import on a
- * first NATS compile's path, it cost a fresh process about 3% of the CPU time of its import and
- * first compile (resolving a package from node_modules the first time, bench/cold-start.ts). The
- * version is the one package.json pins; the runtime files still import the package.
+ * printing keeps): `canonicalize`, 2 KB that three NATS rules import, and `get-east-asian-width`,
+ * 10 KB in four modules that the code frames import (a diagnostic's caret under wide characters).
+ * Left as imports, the first resolved a package from node_modules on a first NATS compile's path
+ * (about 3% of a fresh process's CPU time for its import and first compile, bench/cold-start.ts),
+ * and the second on the package root's own import (about 6%: the first package resolution of the
+ * process, then four modules read and compiled apart). The versions are the ones package.json pins;
+ * the runtime files still import their packages.
  */
-const BUNDLED_PACKAGES = { canonicalize: 'Apache-2.0' }
+const BUNDLED_PACKAGES = { canonicalize: 'Apache-2.0', 'get-east-asian-width': 'MIT' }
+
+/** The package.json of the package whose entry file is `entry`: the nearest one above it that names it. */
+function packageJsonOf(name, entry) {
+  for (let dir = dirname(entry); dirname(dir) !== dir; dir = dirname(dir)) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).name === name) return JSON.parse(readFileSync(file, 'utf8'))
+  }
+  throw new Error(`scripts/bundle-cli.mjs: no package.json of ${name} above ${entry}`)
+}
+
 const bundledPackages = {
   name: 'bundled-packages',
   resolveId(id) {
@@ -159,7 +172,7 @@ const bundledPackages = {
   transform(code, id) {
     for (const [name, license] of Object.entries(BUNDLED_PACKAGES))
       if (id === fileURLToPath(import.meta.resolve(name))) {
-        const { version } = JSON.parse(readFileSync(join(dirname(id), '../package.json'), 'utf8'))
+        const { version } = packageJsonOf(name, id)
         return { code: `/*! ${name} ${version} | ${license} | bundled from node_modules/${name} */\n${code}`, map: null }
       }
     return null

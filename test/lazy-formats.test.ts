@@ -186,13 +186,19 @@ export async function load(url, context, next) { appendFileSync(process.env.LOAD
   const markers = { benzene: 'function checkBenzene(', nats: 'function checkNats(', dasp: 'function checkDasp(' }
   let runs = 0
 
-  /** The formats whose code a process loaded (`args`: node's arguments after the hook). */
-  function formatsLoaded(args: string[]): string[] {
+  /** Every module URL a process loaded through the ES module loader (`args`: node's arguments after the hook). */
+  function urlsLoaded(args: string[]): string[] {
     const log = join(work, `loaded-${runs++}.txt`)
     writeFileSync(log, '')
     execFileSync(process.execPath, ['--import', hook, ...args], { cwd: root, env: { ...process.env, LOADED_LOG: log }, stdio: 'pipe' })
-    const files = readFileSync(log, 'utf8')
+    return readFileSync(log, 'utf8')
       .split('\n')
+      .filter((url) => url !== '')
+  }
+
+  /** The formats whose code a process loaded (`args`: node's arguments after the hook). */
+  function formatsLoaded(args: string[]): string[] {
+    const files = urlsLoaded(args)
       .filter((url) => url.startsWith('file:') && fileURLToPath(url).startsWith(join(root, 'dist')))
       .map((url) => readFileSync(fileURLToPath(url), 'utf8'))
     expect(files.length).toBeGreaterThan(0)
@@ -211,6 +217,24 @@ export async function load(url, context, next) { appendFileSync(process.env.LOAD
     expect(formatsLoaded(compile(benzeneFile))).toEqual(['benzene'])
     expect(formatsLoaded(compile(natsFile))).toEqual(['nats'])
     expect(formatsLoaded(compile(daspFile))).toEqual(['dasp'])
+  })
+
+  it('importing the package and a first compile of each format resolve no package from node_modules (the chunks hold the few they import, scripts/bundle-cli.mjs)', () => {
+    // The first package a process resolves costs it the resolver's start and each module read and
+    // compiled apart: about 6% of a fresh process's import and first compile when the code frames'
+    // `get-east-asian-width` was an import of its own (docs/performance.md, Cold start).
+    for (const file of [natsFile, benzeneFile, daspFile]) {
+      const urls = urlsLoaded(
+        module(
+          `const { compile } = await import('./dist/src/index.js'); const r = await compile(${JSON.stringify(file)}); if (r.code === undefined) process.exit(1)`,
+        ),
+      )
+      expect(urls.some((url) => url.includes('/dist/chunks/'))).toBe(true)
+      expect(
+        urls.filter((url) => !url.startsWith('node:') && !url.startsWith('data:') && !fileURLToPath(url).startsWith(join(root, 'dist'))),
+        file,
+      ).toEqual([])
+    }
   })
 
   it('a plugin, made and asked about imports no format claims, loads no format; a contract import loads its own', () => {
