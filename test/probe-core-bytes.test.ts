@@ -631,11 +631,12 @@ describe.skipIf(!NATS_SERVER)('core handlers: the bytes held while handlers run,
       for (const c of rig.connections) if (!c.isClosed()) await c.flush()
     }
 
-    it('a full request room does not hold cancels back: a running request is stopped and its place goes to the first waiting; a waiting one is answered unknown and still runs; 5,000 cancels are all answered', async () => {
-      // Holds (pinned), as docs/executor.md says: "A CancelRequest aborts the running execution
-      // (stopped) ... unknown otherwise" -- so a cancel for a request that only waits is `unknown`, and
-      // that request later runs and its result is published (the executor leaves the branch open on
-      // `unknown`: its result may still come). 64 run, 1,024 wait, 100 more are dropped unanswered.
+    it('Was a defect (fixed): a full request room does not hold cancels back: a running request is stopped and its place goes to the first waiting; a waiting one is stopped before it starts and never runs; 5,000 cancels are all answered', async () => {
+      // 64 run, 1,024 wait, 100 more are dropped unanswered. Was a defect (fixed): a cancel for a
+      // request that only waited was answered `unknown` and the request ran later and published its
+      // result: work cancelled before it started was done after all. docs/executor.md now: a cancel
+      // that comes before its attempt's request stops the attempt before it starts (`stopped`), and
+      // the request, when it comes, runs nothing; the responder keeps the last 4,096 such cancels.
       const op = OP('b')
       const release = gate()
       const started: string[] = []
@@ -662,25 +663,30 @@ describe.skipIf(!NATS_SERVER)('core handlers: the bytes held while handlers run,
         await reached()
         await settle('64 running', () => started.length === 64)
         raw.publish(`payments.refunds.${op}.cancel.bob`, cancel(op, 'b3'))
-        raw.publish(`payments.refunds.${op}.cancel.bob`, cancel(op, 'b500'))
+        // A waiting request's cancel, then 5,000 for branches that never come (4,096 are kept: the
+        // waiting one's is forgotten), then another waiting request's cancel after them.
+        raw.publish(`payments.refunds.${op}.cancel.bob`, cancel(op, 'b400'))
         for (let i = 0; i < 5000; i++) raw.publish(`payments.refunds.${op}.cancel.bob`, cancel(op, `nobody${i}`))
+        raw.publish(`payments.refunds.${op}.cancel.bob`, cancel(op, 'b500'))
         await reached()
-        await settle('5,002 cancels answered', () => cancelled.length >= 5002, 10_000)
+        await settle('5,003 cancels answered', () => cancelled.length >= 5003, 10_000)
         await pause(50)
         expect(cancelled.slice(0, 2)).toEqual([
           { operationId: op, branchId: 'b3', outcome: 'stopped' },
-          { operationId: op, branchId: 'b500', outcome: 'unknown' },
+          { operationId: op, branchId: 'b400', outcome: 'stopped' },
         ])
-        expect(new Set(cancelled.slice(2).map((c) => c.outcome))).toEqual(new Set(['unknown']))
+        expect(cancelled[5002]).toEqual({ operationId: op, branchId: 'b500', outcome: 'stopped' })
+        expect(new Set(cancelled.slice(2, 5002).map((c) => c.outcome))).toEqual(new Set(['stopped']))
         expect(aborted).toEqual(['b3'])
         expect(started).toEqual([...Array.from({ length: 64 }, (_, i) => `b${i}`), 'b64'])
         release.open()
-        await settle('the waiting ones answered', () => responder.published() >= 64 + 1024 - 1, 10_000)
+        // Every waiting request but b500 runs: b400's cancel was forgotten past the 4,096 kept.
+        await settle('the waiting ones answered', () => responder.published() >= 64 + 1024 - 2, 10_000)
         await pause(100)
-        expect(started).toEqual(Array.from({ length: 64 + 1024 }, (_, i) => `b${i}`))
-        expect(responder.published()).toBe(64 + 1024 - 1)
-        expect(ballots.some((b) => b.branchId === 'b3')).toBe(false)
-        expect(ballots.filter((b) => b.branchId === 'b500')).toHaveLength(1)
+        expect(started).toEqual(Array.from({ length: 64 + 1024 }, (_, i) => `b${i}`).filter((b) => b !== 'b500'))
+        expect(responder.published()).toBe(64 + 1024 - 2)
+        expect(ballots.some((b) => b.branchId === 'b3' || b.branchId === 'b500')).toBe(false)
+        expect(ballots.filter((b) => b.branchId === 'b400')).toHaveLength(1)
       } finally {
         release.open()
         await responder.close()

@@ -6,8 +6,9 @@
  * JetStream (127.0.0.1). A REFUNDS stream retains requests, ballots and CancelResults.
  *
  * Peer side, from a raw nats.js connection: a request replayed after its cancel (same message id,
- * new one), a cancel before its request, cancels for older/newer attempts and fences and for another
- * peer's branch, a handler that ignores its signal, a handler that throws and is delivered again.
+ * new one), a cancel before its request (sent first, or read while the request is held behind 64
+ * running ones), cancels for older/newer attempts and fences and for another peer's branch, a
+ * handler that ignores its signal, a handler that throws and is delivered again.
  * Executor side: a peer that ignores its abort and votes after the cancel, and an executor closed
  * with cancels outstanding whose replies (one with a wrong attempt, one repeated) are retained
  * while no executor runs, then resumed. Every log replayed through `simulate` must give the state.
@@ -193,7 +194,7 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     expect(escapes).toEqual([])
   }, 15_000)
 
-  it('cancels that do not name the running attempt, fence or branch; a cancel that comes before its request', async () => {
+  it('Was a defect (fixed): a cancel that comes before its request stops its attempt before it starts; cancels that do not name the running attempt, fence or branch', async () => {
     const interaction = durableVote()
     const runs = new Map<string, number>()
     const aborted = new Map<string, boolean>()
@@ -208,15 +209,25 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
       aborted.set(key, signal.aborted)
       return signal.aborted ? undefined : { approve: true }
     })
-    // A cancel before its request (reordered), then the request.
+    // A cancel before its request (reordered), then the request, then the request of the next attempt.
     const early = newOp()
     await sendCancel(early, 'fay')
     expect(await until(() => cancelledOf(early).length === 1)).toBe(true)
     await sendRequest(early, 'fay', `${early}.fay.1`)
+    await sleep(1500) // past one ack wait: a request left unacknowledged would be delivered again
+    // Was a defect (fixed): the cancel was answered `unknown` (no record of the branch yet) and the
+    // request, delivered after it, ran and voted: the work was done although its cancel came first.
+    // docs/executor.md now: a cancel that comes before its attempt's request stops the attempt
+    // before it starts (`stopped`); the request, when it comes, is acknowledged and runs nothing.
+    expect({ cancels: cancelledOf(early), runs: runs.get(`${early}/1/0`) ?? 0, ballots: ballotsOf(early).length }).toEqual({
+      cancels: ['stopped'],
+      runs: 0,
+      ballots: 0,
+    })
+    // The stopped attempt's fence is only that attempt's: the next attempt (a higher fence) runs.
+    await sendRequest(early, 'fay', `${early}.fay.2`, 2, 1)
     expect(await until(() => ballotsOf(early).length === 1, 150)).toBe(true)
-    // Holds (pinned): "unknown otherwise" (the responder has no record of the branch). No doc sentence
-    // says a request arriving after an `unknown` cancel must be skipped: observed, it runs and votes.
-    expect({ cancels: cancelledOf(early), runs: runs.get(`${early}/1/0`) }).toEqual({ cancels: ['unknown'], runs: 1 })
+    expect(runs.get(`${early}/2/1`)).toBe(1)
 
     // A running attempt 2, fence 3; cancels for attempt 1/fence 0 (older), for another branch on
     // this peer's subject, and for a branch of this operation this peer never saw.
@@ -226,9 +237,11 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     await sendCancel(op, 'fay', { attempt: 1, fence: 0 })
     await sendCancel(op, 'fay', { branchId: 'gil', attempt: 2, fence: 3 })
     expect(await until(() => cancelledOf(op).length === 2)).toBe(true)
-    // Holds (pinned): responder.d.ts "Aborted when a CancelRequest for this attempt arrives": neither stops it.
+    // Holds (pinned): responder.d.ts "Aborted when a CancelRequest for this attempt arrives": neither
+    // stops it. The older attempt's cancel is `unknown`; the other branch's, whose request never
+    // came, stops that branch's attempt before it starts (`stopped`: docs/executor.md).
     expect(aborted.has(`${op}/2/3`)).toBe(false)
-    expect(cancelledOf(op).includes('stopped')).toBe(false)
+    expect(cancelledOf(op)).toEqual(['unknown', 'stopped'])
     // The right one stops it.
     await sendCancel(op, 'fay', { attempt: 2, fence: 3 })
     expect(await until(() => cancelledOf(op).length === 3 && aborted.has(`${op}/2/3`))).toBe(true)
@@ -239,7 +252,7 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     expect(escapes).toEqual([])
   }, 15_000)
 
-  it('a cancel naming a newer fence of the running attempt (pinned as observed)', async () => {
+  it("Was a defect (fixed): a cancel naming a newer fence than the running attempt stops it, as that fence's request would supersede it", async () => {
     const interaction = durableVote()
     const seen: boolean[] = []
     await peer('hal', interaction, async ({ signal }) => {
@@ -257,11 +270,13 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     expect(await until(() => seen.length === 1)).toBe(true)
     expect(await until(() => cancelledOf(op).length === 1)).toBe(true)
     await sleep(200)
-    // Holds (pinned): no doc sentence settles a cancel whose fence is above the running one's (the
-    // fence a later claim would have); responder.d.ts "Aborted when a CancelRequest for this attempt
-    // arrives". Observed: answered `unknown`, the running execution not stopped, its vote published.
+    // Was a defect (fixed), found with the early cancels: a cancel whose fence is above the running
+    // one's (the fence a later claim has) was answered `unknown` and the superseded execution voted;
+    // the request of that fence, delivered after the cancel, then ran too. Now the cancel stops the
+    // attempt it names before it starts and supersedes the older execution, as its request would
+    // ("a higher fence supersedes a running execution, which then publishes nothing").
     const outcome = cancelledOf(op)[0]
-    expect({ outcome, aborted: seen[0], ballots: ballotsOf(op).length }).toEqual({ outcome: 'unknown', aborted: false, ballots: 1 })
+    expect({ outcome, aborted: seen[0], ballots: ballotsOf(op).length }).toEqual({ outcome: 'stopped', aborted: true, ballots: 0 })
   }, 10_000)
 
   it('a durable handler that throws, its request delivered again: pinned as observed', async () => {
@@ -475,6 +490,45 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     }
     expect(escapes).toEqual([])
   }, 25_000)
+
+  it('a cancel for a request held behind 64 running ones (delivered, not yet started) stops it before it starts; the others run once released', async () => {
+    // The common way a cancel overtakes its request: the responder runs at most 64 at once and holds
+    // the rest of a burst, so a cancel (a core message) is read while its request waits. docs/executor.md:
+    // such a cancel stops the attempt before it starts (`stopped`) and the request runs nothing.
+    const interaction = durableVote()
+    let releaseAll!: () => void
+    const released = new Promise<void>((resolve) => (releaseAll = resolve))
+    const started: string[] = []
+    await peer('kim', interaction, async ({ operationId }) => {
+      started.push(operationId)
+      // Bounded: released by the test, or 10 s.
+      await Promise.race([released, sleep(10_000)])
+      return { approve: true }
+    })
+    const ops = Array.from({ length: 66 }, () => newOp())
+    for (const op of ops) await sendRequest(op, 'kim', `${op}.kim.1`)
+    expect(await until(() => started.length === 64)).toBe(true)
+    const held = ops.filter((op) => !started.includes(op))
+    expect(held).toHaveLength(2)
+    await sendCancel(held[0]!, 'kim')
+    expect(await until(() => cancelledOf(held[0]!).length === 1)).toBe(true)
+    expect(cancelledOf(held[0]!)).toEqual(['stopped'])
+    releaseAll()
+    expect(await until(() => ballots.filter((b) => ops.includes(b.body.operationId)).length === 65)).toBe(true)
+    await sleep(1500) // past one ack wait: a held request left unacknowledged would be delivered again
+    expect({
+      started: started.length,
+      cancelledRan: started.includes(held[0]!),
+      ballots: ballotsOf(held[0]!).length,
+      other: ballotsOf(held[1]!).length,
+    }).toEqual({
+      started: 65,
+      cancelledRan: false,
+      ballots: 0,
+      other: 1,
+    })
+    expect(escapes).toEqual([])
+  }, 30_000)
 })
 
 describe('probe: nothing escaped', () => {

@@ -274,21 +274,36 @@ describe.skipIf(!NATS_SERVER)('probe: the memory responder as applications write
       [1, 5, false],
       [2, 6, false],
     ])
-    // Holds (pinned): "or is answered `already-completed` after the commit, `unknown` otherwise":
-    // a cancel after the commit, one for a branch never seen, one for an operation never seen.
+    // Holds (pinned): "`already-completed` after the commit" (whatever attempt the cancel names); a
+    // cancel that comes before its attempt's request (a branch or an operation never seen) stops
+    // that attempt before it starts (`stopped`), and its request, sent afterwards, runs nothing
+    // (docs/executor.md; it was answered `unknown` and the request ran).
     const never = newOp()
     cancel(op, 'plain', 2, 6)
+    cancel(op, 'plain', 1, 5)
     cancel(never, 'plain')
     cancel(op, 'plain', 1, 0, 'someone-else')
     raw.publish(`payments.refunds.${op}.cancel.plain`, '{not json')
     await raw.flush()
-    expect(await until(() => cancelledOf(op).length >= 2 && cancelledOf(never).length >= 1)).toBe(true)
+    expect(await until(() => cancelledOf(op).length >= 3 && cancelledOf(never).length >= 1)).toBe(true)
     await sleep(100)
-    expect(cancelledOf(never)).toEqual(['unknown'])
+    expect(cancelledOf(never)).toEqual(['stopped'])
     expect(cancelled.filter((c) => c.body.operationId === op).map((c) => [c.body.branchId, c.body.outcome])).toEqual([
       ['plain', 'already-completed'],
-      ['someone-else', 'unknown'],
+      ['plain', 'already-completed'],
+      ['someone-else', 'stopped'],
     ])
+    const runsBeforeLate = runs
+    send(never, 'plain', request(never, 'plain'))
+    send(op, 'plain', { ...request(op, 'plain'), branchId: 'someone-else' })
+    await raw.flush()
+    await drained('plain')
+    await sleep(100)
+    // One run: the sentinel's.
+    expect({ runs: runs - runsBeforeLate, ballots: ballotsOf(never).length + ballotsOf(op).filter((b) => b.branchId === 'someone-else').length }).toEqual({
+      runs: 1,
+      ballots: 0,
+    })
     // A request on this peer's subject whose body names another peer and branch: pinned as observed
     // (no sentence says the responder compares the body's peer with its own; "answers the requests
     // addressed to one peer"): it runs the handler and answers on its own subject in its own name for

@@ -3,8 +3,10 @@
  * result. It honours the operation/branch idempotency key (a repeated request gets the committed
  * result again, the handler never runs twice) and the fence at commit (a request or a commit whose
  * fence is below the highest one seen for its branch is stale: nothing is published), and answers
- * CancelRequests (stopped while running, already-completed after the commit, unknown otherwise).
- * Memory state: the idempotency record lives as long as the responder.
+ * CancelRequests (stopped while running, already-completed after the commit; a cancel that comes
+ * before its attempt's request stops the attempt before it starts, and the request runs nothing;
+ * unknown for an older attempt than the branch's latest). Memory state: the idempotency record
+ * lives as long as the responder.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core'
 import type { Interaction } from '../interactions.js'
@@ -63,9 +65,36 @@ class BranchRecord {
     readonly branchId: string,
     public fence: number,
     public attempt: number,
-    running: LazyAbort,
+    running: LazyAbort | undefined,
   ) {
     this.running = running
+  }
+}
+
+/**
+ * Cancels a responder keeps for attempts whose request has not come (the cancel overtook it, or the
+ * request waits among the 1,024): each is a stopped record, so the request, when it comes, runs
+ * nothing. Past this many the oldest is forgotten (its request, should it still come, runs): a
+ * flood of cancels for branches that never come costs at most this many records.
+ */
+export const EARLY_CANCELS_KEPT = 4096
+
+/** The stopped records of the last `EARLY_CANCELS_KEPT` cancels that came first, each as the way to forget it (oldest first). */
+export class EarlyCancels {
+  private readonly kept: Array<(() => void) | undefined> = []
+  private head = 0
+
+  /** Keeps a stopped record (`forget` drops it), forgetting the oldest past `EARLY_CANCELS_KEPT`. */
+  add(forget: () => void): void {
+    this.kept.push(forget)
+    if (this.kept.length - this.head <= EARLY_CANCELS_KEPT) return
+    this.kept[this.head]!()
+    this.kept[this.head++] = undefined
+    // Made again once half of it is forgotten entries: constant work per cancel, amortized.
+    if (this.head * 2 > this.kept.length) {
+      this.kept.splice(0, this.head)
+      this.head = 0
+    }
   }
 }
 
@@ -100,6 +129,13 @@ class BranchRecords {
           [record.branchId, record],
         ]),
       )
+  }
+
+  /** Drops `record` when it is still the branch's (a later request or cancel may have replaced it). */
+  delete(operationId: string, record: BranchRecord): void {
+    const entry = this.byOperation.get(operationId)
+    if (entry === record) this.byOperation.delete(operationId)
+    else if (entry instanceof Map && entry.get(record.branchId) === record) entry.delete(record.branchId)
   }
 
   *values(): IterableIterator<BranchRecord> {
@@ -187,6 +223,7 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   // A peer listens on its own subjects: every parameter a wildcard except its own peer parameter.
   const ownSubject = (channel: Channel<any, any, any>) => channel.address!.replace(/\{([^}]+)\}/g, (_, p: string) => (p === target ? peerId : '*'))
   const records = new BranchRecords()
+  const early = new EarlyCancels()
   const subs: Subscription[] = []
   let published = 0
   let chain: Promise<void> = Promise.resolve()
@@ -310,14 +347,26 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     const branchId = payload['branchId']
     if (typeof operationId !== 'string' || typeof branchId !== 'string') return
     const record = records.get(operationId, branchId)
+    const fence = payload['fence']
+    const attempt = payload['attempt']
     let outcome: 'stopped' | 'already-completed' | 'unknown' = 'unknown'
     if (record?.committed) outcome = 'already-completed'
-    else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+    else if (record?.running && record.fence === fence && record.attempt === attempt) {
       record.running.abort()
       record.stopped = true
       outcome = 'stopped'
-    } else if (record?.stopped && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+    } else if (record?.stopped && record.fence === fence && record.attempt === attempt) {
       // A repeated cancel of the stopped attempt: still stopped.
+      outcome = 'stopped'
+    } else if (Number.isSafeInteger(fence) && Number.isSafeInteger(attempt) && (record === undefined || record.fence < (fence as number))) {
+      // The cancel came before its attempt's request (it overtook it, or the request waits its
+      // turn): the attempt is stopped before it starts, and its request, when it comes, runs nothing.
+      // An earlier attempt still running is superseded, as that request would supersede it.
+      record?.running?.abort()
+      const stopped = new BranchRecord(branchId, fence as number, attempt as number, undefined)
+      stopped.stopped = true
+      records.set(operationId, stopped)
+      early.add(() => records.delete(operationId, stopped))
       outcome = 'stopped'
     }
     const answer = { operationId, branchId, outcome }

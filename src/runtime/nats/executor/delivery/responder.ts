@@ -9,7 +9,9 @@
  * again), and publishes the result to the retained stream with a message id, so a republication
  * is stored once. A request is acknowledged once it is answered or known stale.
  * CancelRequests (core messages) abort a running execution (`stopped`), or are answered
- * `already-completed` after the commit, `unknown` otherwise.
+ * `already-completed` after the commit; one that comes before its attempt's request is delivered
+ * (core messages overtake the stream) stops the attempt before it starts (`stopped`: the request is
+ * acknowledged and runs nothing); one for an older attempt than the branch's latest is `unknown`.
  *
  * The committed result is kept beside the claim (`<operation>.<branch>.result` in the claim
  * bucket, or the binding's `resultBucket`), written before the claim is committed: a peer
@@ -23,7 +25,7 @@ import { check } from '../../../shared/validation.js'
 import type { InteractionPlan } from '../policy.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 import { openClaimStore, type ClaimStore } from '../ownership/claims.js'
-import { boundPointer, readPointer, responderChannels, setPointer, type Responder, type ResponderOptions } from '../responder.js'
+import { EarlyCancels, boundPointer, readPointer, responderChannels, setPointer, type Responder, type ResponderOptions } from '../responder.js'
 import { consumeAll, ensureConsumer, publishOnce } from './jetstream.js'
 import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
 import { openRecordBucket, type RecordBucket } from '../durable/records.js'
@@ -127,6 +129,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     fence: boundPointer(interaction, (s) => s['branch'] === 'fence'),
   }
   const records = new Map<string, BranchRecord>()
+  const early = new EarlyCancels()
   /** The fence of the attempt a delivery is reading the stores for, by branch (before its record says it runs). */
   const preparing = new Map<string, number>()
   let published = 0
@@ -267,7 +270,11 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // Closing: the request is not started here (left unacknowledged, it is delivered again, to this
     // peer's next responder).
     if (closing) return
-    record?.running?.abort() // a higher fence supersedes the running execution
+    // What the stores' reads let happen meanwhile: a cancel of this attempt (its record stopped), or a
+    // higher fence's request or cancel (this one is then stale).
+    const latest = records.get(key)
+    if (latest && (latest.fence > f || (latest.stopped && latest.fence === f && latest.attempt === attempt))) return msg.ack()
+    latest?.running?.abort() // a higher fence supersedes the running execution
     const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
     records.set(key, current)
     const signal = current.running!.signal
@@ -318,7 +325,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     return settle(current, { ...fields }, stored?.ok ? (stored.value?.revision ?? 0) : undefined)
   }
 
-  /** A CancelRequest (a core message): stopped while running, already-completed after the commit, unknown otherwise. */
+  /** A CancelRequest (a core message): stopped while running or before its request is delivered, already-completed after the commit, unknown for an older attempt. */
   function onCancel(msg: Msg): void {
     let payload: Record<string, unknown>
     try {
@@ -330,15 +337,30 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     if (!params || check(cancelChannel!.validatePayload, payload)) return
     const { operationId, branchId } = payload
     if (typeof operationId !== 'string' || typeof branchId !== 'string') return
-    const record = records.get(`${operationId}/${branchId}`)
+    const key = `${operationId}/${branchId}`
+    const record = records.get(key)
+    const fence = payload['fence']
+    const attempt = payload['attempt']
     let outcome: 'stopped' | 'already-completed' | 'unknown' = 'unknown'
     if (record?.committed) outcome = 'already-completed'
-    else if (record?.running && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+    else if (record?.running && record.fence === fence && record.attempt === attempt) {
       record.running.abort()
       record.stopped = true
       outcome = 'stopped'
-    } else if (record?.stopped && record.fence === payload['fence'] && record.attempt === payload['attempt']) {
+    } else if (record?.stopped && record.fence === fence && record.attempt === attempt) {
       // A repeated cancel of the stopped attempt: still stopped.
+      outcome = 'stopped'
+    } else if (Number.isSafeInteger(fence) && Number.isSafeInteger(attempt) && (record === undefined || record.fence < (fence as number))) {
+      // The cancel came before its attempt's request was delivered (core messages overtake the
+      // stream, a backlog holds it) or while its delivery reads the stores: the attempt is stopped
+      // before it starts, and its request, when it comes, runs nothing. An earlier attempt still
+      // running is superseded, as that request would supersede it.
+      record?.running?.abort()
+      const stopped: BranchRecord = { fence: fence as number, attempt: attempt as number, stopped: true }
+      records.set(key, stopped)
+      early.add(() => {
+        if (records.get(key) === stopped) records.delete(key)
+      })
       outcome = 'stopped'
     }
     const reply = { operationId, branchId, outcome }
