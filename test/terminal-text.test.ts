@@ -75,6 +75,32 @@ describe('terminal-safe text', () => {
     expect(clean(frame.join(''))).toBe(true)
   })
 
+  it('the caret stands under its character after wide, fullwidth and combining characters (UAX #11), in the sources and in the package as installed', async () => {
+    // What the terminal draws: CJK and fullwidth forms two cells, an emoji of East Asian Width W two,
+    // a combining mark none, the rest one. The package's chunks hold their own copy of the width
+    // table (scripts/bundle-cli.mjs), so the bundle is asked too, by the package's name.
+    const { formatDiagnostic: installed } = await import('unplugin-contracts')
+    const cells = (text: string) =>
+      [...text].reduce((n, c) => n + (/\p{Mn}/u.test(c) ? 0 : /[\u3000-\u9fff\uff01-\uff60]|\p{Extended_Pictographic}/u.test(c) ? 2 : 1), 0)
+    for (const prefix of ['名前', 'ＡＢＣ', 'e\u0301te\u0301', '🙂x', 'plain']) {
+      const source = `{\n  "${prefix}": tru\n}\n`
+      const column = source.split('\n')[1]!.indexOf('tru') + 1
+      const frames = [
+        codeFrame(source, 2, column),
+        installed({ code: 'X', severity: 'error', message: 'm', file: '/p/a.json', pointer: '', line: 2, column }, () => source),
+      ]
+      for (const frame of frames) {
+        const lines = frame.split('\n')
+        const at = lines.findIndex((l) => l.startsWith('>'))
+        const line = lines[at]!
+        const caret = lines[at + 1]!
+        const bar = line.indexOf('| ') + 2
+        // The caret's cell equals the cells drawn before `tru` on the line.
+        expect(cells(caret.slice(bar, caret.indexOf('^'))), prefix).toBe(cells(line.slice(bar, line.indexOf('tru'))))
+      }
+    }
+  })
+
   it('a diagnostic: message, path, pointer and related locations escaped', () => {
     const text = formatDiagnostic({
       code: 'X',
