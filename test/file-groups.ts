@@ -20,6 +20,7 @@ export const TIMED = [
   'test/probe-executor-durable.test.ts',
   'test/probe-responder-apps.test.ts',
   'test/probe-durable-cancel.test.ts',
+  'test/probe-early-cancel.test.ts',
   'test/probe-exec-timing.test.ts',
   'test/probe-durable-pipeline.test.ts',
   'test/probe-nats-client-bounds.test.ts',

@@ -61,6 +61,11 @@ class BranchRecord {
   committed: Record<string, unknown> | undefined = undefined
   /** Cancelled while running (answered `stopped`): a replay of the same attempt runs nothing. */
   stopped = false
+  /**
+   * Stopped by a cancel that came first, and its request has come since: kept as any other record
+   * (a replay of it runs nothing), no longer one of the early cancels that may be forgotten.
+   */
+  requestSeen = false
   constructor(
     readonly branchId: string,
     public fence: number,
@@ -226,7 +231,6 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   const early = new EarlyCancels()
   const subs: Subscription[] = []
   let published = 0
-  let chain: Promise<void> = Promise.resolve()
 
   const send = (channel: Channel<any, any, any>, params: Record<string, string>, payload: Record<string, unknown>) => {
     nc.publish(channel.subject!.render(params), encodeText(JSON.stringify(payload)))
@@ -307,7 +311,10 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
     if (record?.running && f === record.fence) return // the same attempt is running: one execution per key
     // The same attempt cancelled and stopped: a replay of its request (a redelivery, a forged copy)
     // must not do the cancelled work after all (it ran the handler again and published its result).
-    if (record?.stopped && f === record.fence) return
+    if (record?.stopped && f === record.fence) {
+      record.requestSeen = true
+      return
+    }
     record?.running?.abort() // a higher fence supersedes the running execution
     const running = new LazyAbort()
     const current = new BranchRecord(branchId, f, a, running)
@@ -366,7 +373,9 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
       const stopped = new BranchRecord(branchId, fence as number, attempt as number, undefined)
       stopped.stopped = true
       records.set(operationId, stopped)
-      early.add(() => records.delete(operationId, stopped))
+      early.add(() => {
+        if (!stopped.requestSeen) records.delete(operationId, stopped)
+      })
       outcome = 'stopped'
     }
     const answer = { operationId, branchId, outcome }
@@ -377,14 +386,22 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
   // Requests run concurrently (a stalled one must not block a cancel), at most 64 at once with
   // 1,024 waiting (DEFAULT_CORE_HANDLER_BOUNDS, as the durable responder runs at most 64): a flood
   // of requests never becomes as many handlers at once. One past the waiting room is dropped
-  // unanswered, as a request lost on the way would be. Cancels run one after another, beside them.
+  // unanswered, as a request lost on the way would be. Cancels are handled as they arrive, beside them.
   const requests = new CoreHandlers<undefined>((_, msg) => onRequest(msg), DEFAULT_CORE_HANDLER_BOUNDS, ignore, ignore)
   subs.push(nc.subscribe(ownSubject(requestChannel), { callback: (error, msg) => (error ? undefined : requests.offer(undefined, msg)) }))
   if (cancelChannel?.subject && cancelResultChannel?.subject)
     subs.push(
       nc.subscribe(ownSubject(cancelChannel), {
+        // In the turn it arrives, as a request is offered in its own: a cancel read before its
+        // request (one connection keeps a publisher's order) is applied before that request can
+        // start. Handled through a promise chain, it waited for a later turn and the request started.
         callback: (error, msg) => {
-          if (!error) chain = chain.then(() => onCancel(msg)).catch(() => undefined)
+          if (error) return
+          try {
+            onCancel(msg)
+          } catch {
+            // A cancel that cannot be answered (a subject that cannot be rendered) is not answered.
+          }
         },
       }),
     )
@@ -396,7 +413,6 @@ async function startResponder<RequestPayload, ResultFields extends Record<string
       requests.stop()
       for (const s of subs) s.unsubscribe()
       for (const r of records.values()) r.running?.abort()
-      await chain
     },
   })
 }

@@ -73,6 +73,8 @@ interface BranchRecord {
   committed?: Record<string, unknown>
   /** Cancelled while running (answered `stopped`): a replay of the same attempt runs nothing, a repeated cancel answers `stopped`. */
   stopped?: boolean
+  /** Stopped by a cancel that came first, and its request delivered since: kept, no longer an early cancel that may be forgotten. */
+  requestSeen?: boolean
 }
 
 const decoder = new TextDecoder()
@@ -177,7 +179,10 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     if (record?.running && f === record.fence) return // the same attempt runs; it acknowledges
     // The same attempt cancelled and stopped: a replay of its request (a copy stored again under
     // another message id, a forged one) runs nothing and publishes nothing.
-    if (record?.stopped && f === record.fence && attempt === record.attempt) return msg.ack()
+    if (record?.stopped && f === record.fence && attempt === record.attempt) {
+      record.requestSeen = true
+      return msg.ack()
+    }
     const ckey = claimKey(operationId, branchId)
     const rkey = resultKey(operationId, branchId)
     /**
@@ -273,7 +278,11 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
     // What the stores' reads let happen meanwhile: a cancel of this attempt (its record stopped), or a
     // higher fence's request or cancel (this one is then stale).
     const latest = records.get(key)
-    if (latest && (latest.fence > f || (latest.stopped && latest.fence === f && latest.attempt === attempt))) return msg.ack()
+    if (latest && latest.fence > f) return msg.ack()
+    if (latest?.stopped && latest.fence === f && latest.attempt === attempt) {
+      latest.requestSeen = true
+      return msg.ack()
+    }
     latest?.running?.abort() // a higher fence supersedes the running execution
     const current: BranchRecord = { fence: f, attempt: attempt as number, running: new AbortController() }
     records.set(key, current)
@@ -359,7 +368,7 @@ export async function createDurableResponder<RequestPayload, ResultFields extend
       const stopped: BranchRecord = { fence: fence as number, attempt: attempt as number, stopped: true }
       records.set(key, stopped)
       early.add(() => {
-        if (records.get(key) === stopped) records.delete(key)
+        if (records.get(key) === stopped && !stopped.requestSeen) records.delete(key)
       })
       outcome = 'stopped'
     }
