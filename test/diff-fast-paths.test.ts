@@ -5,7 +5,8 @@
  * findings (rules, levels, audiences, locations, sentences, witnesses) must be the same with every
  * fast path on as with all of them off. The fast paths: equal members settled without their
  * locations (pair.ts `equalMember`), changed pairs replayed across payloads (memo-changed.ts),
- * witness candidates checked at their node first (witness.ts) and verdicts kept per payload
+ * witness candidates checked at their node first, on the accepting and on the refusing side
+ * (witness.ts), and verdicts kept per payload
  * (accepts.ts). Each run compiles its own models: the memos are keyed by the documents.
  */
 import { writeFileSync } from 'node:fs'
@@ -55,6 +56,7 @@ describe('the schema diff fast paths on the bench edit', () => {
     setFastPaths(true)
     const taken = equalMemberShortcut.taken
     const replays = changedPairMemo.replays
+    const refusedAtNode = witnessPrecheck.refusedAtNode
     const fast = await diffFiles(oldFile, newFile)
 
     expect(JSON.stringify(fast)).toBe(JSON.stringify(plain))
@@ -65,5 +67,6 @@ describe('the schema diff fast paths on the bench edit', () => {
     expect(plain.filter((f) => f.data?.witness !== undefined).length).toBeGreaterThan(200)
     expect(equalMemberShortcut.taken - taken).toBeGreaterThan(1000)
     expect(changedPairMemo.replays - replays).toBeGreaterThan(100)
+    expect(witnessPrecheck.refusedAtNode - refusedAtNode).toBeGreaterThan(100)
   })
 })

@@ -14,8 +14,12 @@ import { readPointerOnce } from './values.js'
 import { nodeBindsRoot } from './witness-path.js'
 
 const MAX_CANDIDATES = 40
-/** Whether a candidate is checked against its node first (off only to compare against the plain search, in tests). */
-export const witnessPrecheck = { enabled: true, skipped: 0 }
+/**
+ * Whether a candidate is checked against its node first, on either side (off only to compare
+ * against the plain search, in tests): `skipped` counts candidates the accepting node refused,
+ * `refusedAtNode` witnesses whose refusal the refusing node proved without the whole payload.
+ */
+export const witnessPrecheck = { enabled: true, skipped: 0, refusedAtNode: 0 }
 /** Fill an array's entries before the step with the witness itself. */
 const SAME = Symbol('same')
 const FILLERS: readonly unknown[] = [SAME, '', 0, null, {}, [], true]
@@ -43,6 +47,17 @@ export function findWitness(
     // one the root refuses too: it is counted as tried, as before, but not placed and validated.
     const node = nodes?.[group.acceptedBy]
     const local = witnessPrecheck.enabled && node && nodeBindsRoot(ctx, group.acceptedBy, accepting, frame.path, node) ? node : undefined
+    // The same proof on the refusing side: where its node binds its root, a placed candidate that
+    // node surely refuses is one the refusing root surely refuses, without validating the whole
+    // payload again (a shared component's change is found in every payload that reaches it, and
+    // each of its witnesses was validated twice against a whole payload).
+    const other = group.acceptedBy === 'new' ? 'old' : 'new'
+    const otherNode = nodes?.[other]
+    let refusingNode: SchemaAt | null | undefined
+    const refusedAtNode = (value: unknown): boolean => {
+      refusingNode ??= witnessPrecheck.enabled && otherNode && nodeBindsRoot(ctx, other, refusing, frame.path!, otherNode) ? otherNode : null
+      return refusingNode !== null && acceptsValue(ctx, other, refusingNode, clone(value)) === false
+    }
     // Where the path goes through an array, the entries before the step need values too: try a few fillers.
     const fillers = frame.path.some((step) => 'item' in step) ? FILLERS : [SAME]
     for (const value of group.values) {
@@ -56,7 +71,8 @@ export function findWitness(
         const placed = place(ctx, group.acceptedBy, base, frame.path, value, filler)
         if (placed === undefined) continue
         if (acceptsValue(ctx, group.acceptedBy, accepting, placed) !== true) continue
-        if (acceptsValue(ctx, group.acceptedBy === 'new' ? 'old' : 'new', refusing, placed) !== false) continue
+        if (refusedAtNode(value)) witnessPrecheck.refusedAtNode++
+        else if (acceptsValue(ctx, other, refusing, placed) !== false) continue
         // Its own copy: the tried values share the memoized minimal instances (and so would findings).
         return { value: clone(placed), acceptedBy: group.acceptedBy }
       }
