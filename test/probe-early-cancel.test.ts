@@ -48,7 +48,13 @@ const newOp = () => 'op' + (0xec000000 + opCount++).toString(16).padStart(64, '0
 /** Flood operation ids: their answers are counted, not stored. */
 let floodCount = 0
 const FLOOD = 'opf'
-const newFloodOp = () => FLOOD + (floodCount++).toString(16).padStart(63, '0')
+/** The flood's operation ids, each made here: an executor's operation id may start with FLOOD too (one in sixteen). */
+const floodOps = new Set<string>()
+const newFloodOp = () => {
+  const op = FLOOD + (floodCount++).toString(16).padStart(63, '0')
+  floodOps.add(op)
+  return op
+}
 
 /** Polls `probe` every 10 ms, at most `attempts` times; answers whether it held (bounded). */
 async function until(probe: () => boolean, attempts = 500): Promise<boolean> {
@@ -82,7 +88,7 @@ describe.skipIf(!NATS_SERVER)('probe: early cancels at the responder, memory and
     raw.subscribe('payments.refunds.*.cancelled.*', {
       callback: (_e, m) => {
         const body = m.json<Cancelled>()
-        if (typeof body.operationId === 'string' && body.operationId.startsWith(FLOOD)) {
+        if (typeof body.operationId === 'string' && floodOps.has(body.operationId)) {
           const key = `${m.subject.split('.')[4]}:${body.outcome}`
           floodAnswers.set(key, (floodAnswers.get(key) ?? 0) + 1)
         } else cancelled.push({ peer: m.subject.split('.')[4]!, body })
@@ -661,6 +667,53 @@ describe.skipIf(!NATS_SERVER)('probe: early cancels at the responder, memory and
       }, 30_000)
     })
   }
+
+  it('end to end (memory state): a peer whose request waits behind 64 running ones is asked to stop when the quorum decides without it; it answers `stopped` and never runs that request', async () => {
+    // The executor's side of the early cancel: with `remaining: cooperative` the executor asks every
+    // open branch to stop at the decision (docs/executor.md, Settlement); eve's 64 running handlers
+    // ignore their signals, so the 65th operation's request to eve waits its turn when that cancel comes.
+    const executor = await rig.executor(rig.approve)
+    const others = await rig.peers({ ann: { vote: true }, bob: { vote: true }, cat: { vote: true }, dan: { vote: true } })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const started = new Set<string>()
+    await peer('memory', 'eve', async ({ operationId }) => {
+      started.add(operationId)
+      // Ignores its signal; bounded: released by the test, or 15 s.
+      await Promise.race([released, sleep(15_000)])
+      return { approve: true }
+    })
+    const invoke = (i: number) => executor.invoke({ principalId: 'alice', idempotencyKey: `e2e-${i}`, inputs: { group: 'approvers', refund } })
+    try {
+      const first = await Promise.all(Array.from({ length: 64 }, (_, i) => invoke(i)))
+      expect(first.every((a) => a.ok && a.value.decision.outcome === 'success')).toBe(true)
+      expect(await until(() => started.size === 64)).toBe(true)
+      const last = await invoke(64)
+      expect(last.ok).toBe(true)
+      if (!last.ok) return
+      const op = last.value.operationId
+      const eveCancel = () => {
+        const s = executor.state(op)
+        return s.ok ? s.value.branches.find((b) => b.branchId === 'eve')?.cancel : undefined
+      }
+      expect(await until(() => eveCancel() === 'stopped')).toBe(true)
+      expect(cancelledOf(op)).toEqual(['stopped'])
+      release()
+      // Every other operation's cancel answered (each stopped its running handler), then the waiting request's turn.
+      expect(await until(() => first.every((a) => a.ok && cancelledOf(a.value.operationId).length === 1))).toBe(true)
+      await sleep(300)
+      expect({ ran: started.has(op), eveBallots: ballotsOf(op).filter((b) => b.peerId === 'eve').length, cancel: eveCancel() }).toEqual({
+        ran: false,
+        eveBallots: 0,
+        cancel: 'stopped',
+      })
+      expect(escapes).toEqual([])
+    } finally {
+      release()
+      for (const o of others) await o.close()
+      await executor.close()
+    }
+  }, 60_000)
 })
 
 describe('probe: nothing escaped', () => {
