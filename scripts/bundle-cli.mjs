@@ -74,7 +74,7 @@ async function bundle(entries, chunkDir, { runtimeInline = false } = {}) {
     banner: { js: BANNER },
     write: false,
     logLevel: 'warning',
-    plugins: runtimeInline ? [] : [runtimeExternal],
+    plugins: runtimeInline ? [bundledPackagesEsbuild] : [runtimeExternal, bundledPackagesEsbuild],
   })
   rmSync(join(dist, chunkDir), { recursive: true, force: true })
   for (const output of result.outputFiles) {
@@ -162,6 +162,30 @@ function packageJsonOf(name, entry) {
     if (existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).name === name) return JSON.parse(readFileSync(file, 'utf8'))
   }
   throw new Error(`scripts/bundle-cli.mjs: no package.json of ${name} above ${entry}`)
+}
+
+/**
+ * BUNDLED_PACKAGES in the esbuild builds (the command's): resolved to their files, so that they are
+ * bundled in where every other package stays an import of its own (`packages: 'external'`). A
+ * `contracts check` resolved both from node_modules, the first package resolutions of its process.
+ */
+const bundledPackagesEsbuild = {
+  name: 'bundled-packages',
+  setup(b) {
+    const names = Object.keys(BUNDLED_PACKAGES).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    const entries = new Map(Object.keys(BUNDLED_PACKAGES).map((name) => [fileURLToPath(import.meta.resolve(name)), name]))
+    b.onResolve({ filter: new RegExp(`^(?:${names.join('|')})$`) }, (args) => ({ path: fileURLToPath(import.meta.resolve(args.path)) }))
+    // Each package's name, version and license as a legal comment, as the Rollup build writes it.
+    b.onLoad({ filter: /\.m?js$/ }, (args) => {
+      const name = entries.get(args.path)
+      if (name === undefined) return undefined
+      const { version } = packageJsonOf(name, args.path)
+      return {
+        contents: `/*! ${name} ${version} | ${BUNDLED_PACKAGES[name]} | bundled from node_modules/${name} */\n${readFileSync(args.path, 'utf8')}`,
+        loader: 'js',
+      }
+    })
+  },
 }
 
 const bundledPackages = {

@@ -219,7 +219,7 @@ export async function load(url, context, next) { appendFileSync(process.env.LOAD
     expect(formatsLoaded(compile(daspFile))).toEqual(['dasp'])
   })
 
-  it('importing the package and a first compile of each format resolve no package from node_modules (the chunks hold the few they import, scripts/bundle-cli.mjs)', () => {
+  it('importing the package and a first compile of each format, and `contracts check` of each, resolve no package from node_modules (the chunks hold the few they import, scripts/bundle-cli.mjs)', () => {
     // The first package a process resolves costs it the resolver's start and each module read and
     // compiled apart: about 6% of a fresh process's import and first compile when the code frames'
     // `get-east-asian-width` was an import of its own (docs/performance.md, Cold start).
@@ -233,6 +233,14 @@ export async function load(url, context, next) { appendFileSync(process.env.LOAD
       expect(
         urls.filter((url) => !url.startsWith('node:') && !url.startsWith('data:') && !fileURLToPath(url).startsWith(join(root, 'dist'))),
         file,
+      ).toEqual([])
+      // The command, bundled apart (scripts/bundle-cli.mjs), the same: `contracts check` read both
+      // packages from node_modules, about a tenth of a small check's time.
+      const checked = urlsLoaded([join(root, 'dist/cli.js'), 'check', file])
+      expect(checked.some((url) => url.includes('/dist/cli-chunks/'))).toBe(true)
+      expect(
+        checked.filter((url) => !url.startsWith('node:') && !url.startsWith('data:') && !fileURLToPath(url).startsWith(join(root, 'dist'))),
+        `contracts check ${file}`,
       ).toEqual([])
     }
   })
