@@ -159,7 +159,8 @@ const BUNDLED_PACKAGES = { canonicalize: 'Apache-2.0', 'get-east-asian-width': '
 function packageJsonOf(name, entry) {
   for (let dir = dirname(entry); dirname(dir) !== dir; dir = dirname(dir)) {
     const file = join(dir, 'package.json')
-    if (existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).name === name) return JSON.parse(readFileSync(file, 'utf8'))
+    const manifest = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined
+    if (manifest?.name === name) return manifest
   }
   throw new Error(`scripts/bundle-cli.mjs: no package.json of ${name} above ${entry}`)
 }

@@ -30,14 +30,13 @@ import {
 import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { bounded } from './helpers/bounded.js'
-import { deployment, startRig, variant, type Rig, addRefundsStream } from './helpers/executor-nats.js'
+import { deployment, startRig, variant, type Rig, addRefundsStream, voteRequest, REFUND } from './helpers/executor-nats.js'
 
 // Escapes: nothing a handler, a peer or a requester does may surface as an unhandled rejection or exception.
 const escapes: unknown[] = []
 process.on('unhandledRejection', (reason) => escapes.push(reason))
 process.on('uncaughtException', (error) => escapes.push(error))
 
-const refund = { paymentId: 'pay-12345678', amount: 10 }
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 let opCount = 0
 /** A fresh, well-formed operation id (`op` + 64 hex). */
@@ -118,15 +117,7 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     return made.value
   }
   const js = () => jetstream(raw)
-  const request = (op: string, p: string, attempt = 1, fence = 0) => ({
-    operationId: op,
-    branchId: p,
-    attempt,
-    fence,
-    peerId: p,
-    requestedBy: 'alice',
-    refund,
-  })
+  const request = voteRequest
   const sendRequest = (op: string, p: string, msgID: string, attempt = 1, fence = 0) =>
     js().publish(`payments.refunds.${op}.vote.${p}`, JSON.stringify(request(op, p, attempt, fence)), { msgID })
   const sendCancel = async (op: string, p: string, body: Record<string, unknown> = {}) => {
@@ -345,7 +336,11 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     })
     const ex = executor(await rig.connection(), interaction, ['amy', 'ben', 'cid', 'dot'])
     try {
-      const answer = await bounded('invoke', ex.invoke({ principalId: 'alice', idempotencyKey: 'deaf-cid', inputs: { group: 'approvers', refund } }), 12_000)
+      const answer = await bounded(
+        'invoke',
+        ex.invoke({ principalId: 'alice', idempotencyKey: 'deaf-cid', inputs: { group: 'approvers', refund: REFUND } }),
+        12_000,
+      )
       if (!answer.ok) throw new Error(answer.message)
       const id = answer.value.operationId
       await until(() => lateReturned)
@@ -376,7 +371,7 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     // cal and dee are raw peers: they never answer until the executor is gone.
     const first = await rig.connection()
     const a = executor(first, interaction, ['ada', 'bea', 'cal', 'dee'])
-    const invocation = { principalId: 'alice', idempotencyKey: 'outstanding', inputs: { group: 'approvers', refund } }
+    const invocation = { principalId: 'alice', idempotencyKey: 'outstanding', inputs: { group: 'approvers', refund: REFUND } }
     const killed = a.invoke(invocation)
     let id = ''
     expect(
@@ -447,7 +442,7 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     const peers = ['eli', 'flo', 'gia', 'hex']
     const first = await rig.connection()
     const a = executor(first, interaction, peers, 2)
-    const invocation = { principalId: 'alice', idempotencyKey: 'kept-elsewhere', inputs: { group: 'approvers', refund } }
+    const invocation = { principalId: 'alice', idempotencyKey: 'kept-elsewhere', inputs: { group: 'approvers', refund: REFUND } }
     const decided = await bounded('invoke', a.invoke(invocation), 10_000)
     if (!decided.ok) throw new Error(decided.message)
     const id = decided.value.operationId
@@ -456,7 +451,11 @@ describe.skipIf(!NATS_SERVER)('probe: cooperative cancellation in durable delive
     await first.close()
     // Another executor of the interaction runs (it drives an operation of its own, of eli and flo).
     const c = executor(await rig.connection(), interaction, peers, 2)
-    const other = await bounded('other invoke', c.invoke({ principalId: 'alice', idempotencyKey: 'kept-other', inputs: { group: 'pair', refund } }), 10_000)
+    const other = await bounded(
+      'other invoke',
+      c.invoke({ principalId: 'alice', idempotencyKey: 'kept-other', inputs: { group: 'pair', refund: REFUND } }),
+      10_000,
+    )
     expect(other).toMatchObject({ ok: true, value: { decision: { outcome: 'success' } } })
     const reply = (p: string, body: Record<string, unknown>) =>
       js().publish(`payments.refunds.${id}.cancelled.${p}`, JSON.stringify({ operationId: id, branchId: p, ...body }))

@@ -25,7 +25,7 @@ import type { Interaction } from '../src/runtime/nats/interactions.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
 import { bounded } from './helpers/bounded.js'
 import { random } from './helpers/seeded-random.js'
-import { startRig, variant, type Rig, addRefundsStream } from './helpers/executor-nats.js'
+import { startRig, variant, type Rig, addRefundsStream, voteRequest, REFUND } from './helpers/executor-nats.js'
 
 // Escapes: nothing a handler, a peer or a requester does may surface as an unhandled rejection or exception.
 const escapes: unknown[] = []
@@ -40,7 +40,6 @@ function heapAfterGc(): number {
   return process.memoryUsage().heapUsed
 }
 
-const refund = { paymentId: 'pay-12345678', amount: 10 }
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 let opCount = 0
 /** A fresh, well-formed operation id (`op` + 64 hex). */
@@ -114,15 +113,7 @@ describe.skipIf(!NATS_SERVER)('probe: early cancels at the responder, memory and
     responders.push(made.value)
     return made.value
   }
-  const request = (op: string, p: string, attempt: number, fence: number) => ({
-    operationId: op,
-    branchId: p,
-    attempt,
-    fence,
-    peerId: p,
-    requestedBy: 'alice',
-    refund,
-  })
+  const request = voteRequest
   let msgIds = 0
   /** Sends a request: a core message (memory) or a stream message with a fresh message id (durable). */
   async function sendRequest(mode: Mode, op: string, p: string, attempt = 1, fence = 0): Promise<void> {
@@ -683,7 +674,7 @@ describe.skipIf(!NATS_SERVER)('probe: early cancels at the responder, memory and
       await Promise.race([released, sleep(15_000)])
       return { approve: true }
     })
-    const invoke = (i: number) => executor.invoke({ principalId: 'alice', idempotencyKey: `e2e-${i}`, inputs: { group: 'approvers', refund } })
+    const invoke = (i: number) => executor.invoke({ principalId: 'alice', idempotencyKey: `e2e-${i}`, inputs: { group: 'approvers', refund: REFUND } })
     try {
       const first = await Promise.all(Array.from({ length: 64 }, (_, i) => invoke(i)))
       expect(first.every((a) => a.ok && a.value.decision.outcome === 'success')).toBe(true)

@@ -19,7 +19,7 @@ import { createResponder, type Responder, type ResponderRequest } from '../src/r
 import { bounded } from './helpers/bounded.js'
 import { random } from './helpers/seeded-random.js'
 import { NATS_SERVER } from './helpers/nats-server.js'
-import { startRig, type Rig } from './helpers/executor-nats.js'
+import { startRig, type Rig, voteRequest } from './helpers/executor-nats.js'
 import { heldAssignment, patient, poll, quick, shipmentInputs, startDurableRig, STREAM, type DurableRig } from './helpers/executor-durable.js'
 
 // Escapes: nothing a handler or a requester does may surface as an unhandled rejection or exception.
@@ -27,7 +27,6 @@ const escapes: unknown[] = []
 process.on('unhandledRejection', (reason) => escapes.push(reason))
 process.on('uncaughtException', (error) => escapes.push(error))
 
-const refund = { paymentId: 'pay-12345678', amount: 10 }
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 let opCount = 0
 /** A fresh, well-formed operation id. */
@@ -75,15 +74,7 @@ describe.skipIf(!NATS_SERVER)('probe: the memory responder as applications write
     if (!r.ok) throw new Error(r.message)
     return r.value
   }
-  const request = (op: string, peer: string, attempt = 1, fence = 0) => ({
-    operationId: op,
-    branchId: peer,
-    attempt,
-    fence,
-    peerId: peer,
-    requestedBy: 'alice',
-    refund,
-  })
+  const request = voteRequest
   const send = (op: string, peer: string, body: unknown) =>
     raw.publish(`payments.refunds.${op}.vote.${peer}`, typeof body === 'string' ? body : JSON.stringify(body))
   const cancel = (op: string, peer: string, attempt = 1, fence = 0, branchId = peer) =>

@@ -148,6 +148,20 @@ export async function startRig(name: string): Promise<Rig> {
   }
 }
 
+/** The refund a hand-written requester sends in the payments refund vote (a valid `Refund`). */
+export const REFUND = { paymentId: 'pay-12345678', amount: 10 }
+
+/** A refund vote request to `peer` for its own branch, as a hand-written requester writes it (alice requests `REFUND`). */
+export const voteRequest = (operationId: string, peer: string, attempt = 1, fence = 0) => ({
+  operationId,
+  branchId: peer,
+  attempt,
+  fence,
+  peerId: peer,
+  requestedBy: 'alice',
+  refund: REFUND,
+})
+
 /**
  * The REFUNDS stream the durable tests run the payments vote over: requests and ballots retained
  * (and CancelResults with `cancelResults`); CancelRequests stay core messages (the fixed schemas).
