@@ -85,6 +85,7 @@ export const SHARED = [
   'test/json-text.test.ts',
   'test/installed-as-locked.test.ts',
   'test/layers.test.ts',
+  'test/lsp-markdown.test.ts',
   'test/marked-literals.test.ts',
   'test/materialize-own-members.test.ts',
   'test/module-exports.test.ts',

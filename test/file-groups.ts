@@ -25,6 +25,7 @@ export const TIMED = [
   'test/probe-durable-pipeline.test.ts',
   'test/probe-nats-client-bounds.test.ts',
   'test/lsp.test.ts',
+  'test/probe-lsp-edits.test.ts',
   'test/nats-client.test.ts',
   'test/nats-browser.test.ts',
   'test/nats-operation-messages.test.ts',

@@ -2,13 +2,15 @@
  * Hover in a contract: on a `$ref`, where it leads (the target's file, line and pointer, a one-line
  * summary and the first lines of the value); on a `{placeholder}` of a NATS channel address or
  * filter, the token type the profile gives that parameter. Read from the editor's text as it is
- * now, never from a compile: hover answers while a document is broken elsewhere.
+ * now, never from a compile: hover answers while a document is broken elsewhere. Whatever comes
+ * from a document is written as Markdown text or code (markdown.ts), never as Markdown or HTML.
  */
 import { dirname, relative, resolve, sep } from 'node:path'
 import { parseJsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import { splitPointer } from '../../runtime/shared/json-pointer.js'
 import { nodeAt } from './document-tree.js'
+import { markdownCode, markdownFence, markdownText } from './markdown.js'
 
 export interface HoverRequest {
   /** Absolute path of the document hovered. */
@@ -46,7 +48,7 @@ export async function hoverAt(request: HoverRequest): Promise<HoverAnswer | unde
 
 /** Where a `$ref` leads: relative to the declaring file, a JSON Pointer fragment into the target. */
 async function refHover(request: HoverRequest, ref: string): Promise<string> {
-  const head = `**$ref** \`${ref}\``
+  const head = `**$ref** ${markdownCode(ref)}`
   const hash = ref.indexOf('#')
   const filePart = hash === -1 ? ref : ref.slice(0, hash)
   if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) return `${head}\n\nnames a URL: contracts are checked from local files, and nothing is fetched.`
@@ -58,20 +60,20 @@ async function refHover(request: HoverRequest, ref: string): Promise<string> {
   }
   if (pointer !== '' && !pointer.startsWith('/')) return `${head}\n\nThe fragment is not a JSON Pointer (one starts with \`/\`).`
   const target = filePart === '' ? request.file : resolve(dirname(request.file), filePart)
-  const shown = target === request.file ? 'this document' : `\`${relative(dirname(request.file), target).split(sep).join('/')}\``
+  const shown = target === request.file ? 'this document' : markdownCode(relative(dirname(request.file), target).split(sep).join('/'))
   const text = target === request.file ? request.text : await request.read(target)
   if (text === undefined) return `${head}\n\n${shown} cannot be read here (missing, a link, or outside the contract's tree).`
   const { source, diagnostics } = isYaml(target) ? parseYamlSource(target, text) : parseJsonSource(target, text)
   if (source.value === undefined || diagnostics.some((d) => d.severity === 'error'))
     return `${head}\n\n${shown} does not parse, so the reference cannot be followed.`
   const found = follow(source.value, pointer)
-  if ('missing' in found) return `${head}\n\nresolves to nothing: ${shown} has no \`${found.missing}\` at \`${found.at || '/'}\`.`
+  if ('missing' in found) return `${head}\n\nresolves to nothing: ${shown} has no ${markdownCode(found.missing)} at ${markdownCode(found.at || '/')}.`
   const { line } = source.locate(pointer)
   const summary = summarize(found.value)
   return [
-    `${head} → ${shown}, line ${line}, \`${pointer || '/'}\``,
+    `${head} → ${shown}, line ${line}, ${markdownCode(pointer || '/')}`,
     ...(summary ? [summary] : []),
-    '```json\n' + preview(found.value, PREVIEW_LINES).join('\n') + '\n```',
+    markdownFence('json', preview(found.value, PREVIEW_LINES)),
   ].join('\n\n')
 }
 
@@ -101,15 +103,15 @@ function summarize(value: unknown): string | undefined {
   const list = (xs: unknown[], max = 8) =>
     xs
       .slice(0, max)
-      .map((x) => `\`${String(x)}\``)
+      .map((x) => markdownCode(String(x)))
       .join(', ') + (xs.length > max ? `, … (${xs.length})` : '')
   const parts: string[] = []
   if (typeof v.type === 'string' || Array.isArray(v.type)) parts.push(`type ${list([v.type].flat())}`)
-  if (typeof v.title === 'string') parts.push(`“${clip(v.title)}”`)
+  if (typeof v.title === 'string') parts.push(`“${markdownText(clip(v.title))}”`)
   if (typeof v.properties === 'object' && v.properties !== null) parts.push(`properties ${list(Object.keys(v.properties))}`)
   if (Array.isArray(v.required) && v.required.length) parts.push(`required ${list(v.required)}`)
   if (Array.isArray(v.enum)) parts.push(`one of ${list(v.enum.map((e) => JSON.stringify(e)))}`)
-  if (typeof v.description === 'string') parts.push(clip(v.description))
+  if (typeof v.description === 'string') parts.push(markdownText(clip(v.description)))
   return parts.length ? parts.join('; ') : undefined
 }
 
@@ -163,17 +165,19 @@ function placeholderHover(request: HoverRequest, path: Array<string | number>, s
 }
 
 function tokenTypeText(request: HoverRequest, channel: string, param: string): string {
-  const head = `**{${param}}**, a parameter of channel \`${channel}\``
+  const head = `**{${markdownText(param)}}**, a parameter of channel ${markdownCode(channel)}`
   const { source } = isYaml(request.file) ? parseYamlSource(request.file, request.text) : parseJsonSource(request.file, request.text)
   const object = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
   const profile = object(object(source.value)?.['x-nats-contract'])
   const parameters = object(object(object(profile?.channels)?.[channel])?.parameters)
   const typeName = parameters && Object.hasOwn(parameters, param) ? parameters[param] : undefined
-  if (typeof typeName !== 'string') return `${head}\n\nhas no token type: \`x-nats-contract.channels.${channel}.parameters\` does not map \`${param}\` to one.`
+  if (typeof typeName !== 'string')
+    return `${head}\n\nhas no token type: ${markdownCode(`x-nats-contract.channels.${channel}.parameters`)} does not map ${markdownCode(param)} to one.`
   const types = object(profile?.tokenTypes)
   const definition = types && Object.hasOwn(types, typeName) ? types[typeName] : undefined
-  if (definition === undefined) return `${head}: token type \`${typeName}\`\n\n\`x-nats-contract.tokenTypes\` does not define \`${typeName}\`.`
-  return [`${head}: token type \`${typeName}\``, tokenSummary(definition), '```json\n' + preview(definition, PREVIEW_LINES).join('\n') + '\n```']
+  if (definition === undefined)
+    return `${head}: token type ${markdownCode(typeName)}\n\n\`x-nats-contract.tokenTypes\` does not define ${markdownCode(typeName)}.`
+  return [`${head}: token type ${markdownCode(typeName)}`, tokenSummary(definition), markdownFence('json', preview(definition, PREVIEW_LINES))]
     .filter(Boolean)
     .join('\n\n')
 }
@@ -181,10 +185,10 @@ function tokenTypeText(request: HoverRequest, channel: string, param: string): s
 /** A token type in words: `one of eu, us`; `hex, 12 characters, prefix "op"`. */
 function tokenSummary(definition: unknown): string {
   const d = (typeof definition === 'object' && definition !== null ? definition : {}) as Record<string, unknown>
-  if (d.kind === 'enum' && Array.isArray(d.values)) return `one of ${d.values.map((v) => `\`${String(v)}\``).join(', ')}`
+  if (d.kind === 'enum' && Array.isArray(d.values)) return `one of ${d.values.map((v) => markdownCode(String(v))).join(', ')}`
   if (d.kind !== 'token') return ''
-  const length = d.minLength === d.maxLength ? `${String(d.minLength)} characters` : `${String(d.minLength)} to ${String(d.maxLength)} characters`
+  const length = markdownText(d.minLength === d.maxLength ? `${String(d.minLength)} characters` : `${String(d.minLength)} to ${String(d.maxLength)} characters`)
   const first = d.first === 'letter' ? ', starting with a letter' : ''
-  const prefix = typeof d.prefix === 'string' && d.prefix !== '' ? `, prefix \`${d.prefix}\`` : ''
-  return `a token of the ${String(d.alphabet)} alphabet, ${length}${first}${prefix}`
+  const prefix = typeof d.prefix === 'string' && d.prefix !== '' ? `, prefix ${markdownCode(d.prefix)}` : ''
+  return `a token of the ${markdownText(String(d.alphabet))} alphabet, ${length}${first}${prefix}`
 }

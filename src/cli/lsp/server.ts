@@ -49,7 +49,11 @@ export async function serveLanguageServer(input: NodeJS.ReadableStream = process
   // A save or a change on disk may change what a contract reads from files no editor has open.
   documents.onDidSave(guarded(() => workspace.refresh()))
   connection.onDidChangeWatchedFiles(guarded(() => workspace.refresh()))
+  // LSP 3.17: "If a server receives requests after a shutdown request those requests should error
+  // with InvalidRequest." Hover is the one request served besides the protocol's own.
+  let shutDown = false
   connection.onHover(async ({ textDocument, position }) => {
+    if (shutDown) return new lsp.ResponseError(lsp.ErrorCodes.InvalidRequest, 'The server is shutting down: it answers no more requests.')
     const document = documents.get(textDocument.uri)
     if (!document) return null
     try {
@@ -64,7 +68,10 @@ export async function serveLanguageServer(input: NodeJS.ReadableStream = process
       return null
     }
   })
-  connection.onShutdown(() => workspace.dispose())
+  connection.onShutdown(() => {
+    shutDown = true
+    workspace.dispose()
+  })
   documents.listen(connection)
   connection.listen()
   return new Promise<number>(() => {})

@@ -64,7 +64,12 @@ export class Workspace {
   private snapshot = new Map<string, string>()
   private readonly compiler = new ContractCompiler({ formats, overlay: { text: (path) => this.snapshot.get(path) } })
   private readonly checks = new Map<string, Check>()
-  /** What was last sent for each URI (its JSON), so that an unchanged file is not sent again. */
+  /**
+   * What was last sent for each URI (its version and diagnostics, as JSON), so that a file whose
+   * diagnostics and version are unchanged is not sent again. The version is part of it: an edit
+   * that leaves a contract's diagnostics as they were (a blank line added) is still published with
+   * its version, so the editor knows the text it shows was checked.
+   */
   private readonly published = new Map<string, string>()
   private readonly dirty = new Set<string>()
   private timer: NodeJS.Timeout | undefined
@@ -207,7 +212,7 @@ export class Workspace {
     }
     for (const [uri, entry] of now) {
       const diagnostics = [...entry.diagnostics.values()]
-      const sent = JSON.stringify(diagnostics)
+      const sent = JSON.stringify([entry.version ?? null, diagnostics])
       if (this.published.get(uri) === sent) continue
       this.published.set(uri, sent)
       this.send({ uri, ...(entry.version !== undefined ? { version: entry.version } : {}), diagnostics })
