@@ -69,6 +69,35 @@ describe('cache', () => {
   })
 })
 
+describe('a read that failed is never a cached answer', () => {
+  // Was a defect (fixed; found by test/probe-watch): the result of a compile whose contract could not be read (missing,
+  // a folder, a link) recorded nothing of that file, so the compiler's memory answered it again after the file was made
+  // a regular file: `check --watch` kept printing CONTRACTS_READ_FAILED for a contract that was back.
+  it('a contract missing, a folder, then a link, each made a regular file again: the same compiler reads it anew', async () => {
+    const dir = join(work, 'comes-back')
+    mkdirSync(dir, { recursive: true })
+    const back = join(dir, 'payments.spec.json')
+    const compiler = new ContractCompiler()
+    const codes = async () => (await compiler.compile(back)).diagnostics.map((d) => d.code)
+    expect(await codes()).toEqual(['CONTRACTS_READ_FAILED'])
+    cpSync(source, back)
+    expect(await codes()).toEqual([])
+    rmSync(back)
+    mkdirSync(back)
+    expect(await codes()).toEqual(['CONTRACTS_READ_FAILED'])
+    rmSync(back, { recursive: true })
+    execFileSync('ln', ['-s', source, back])
+    expect(await codes()).toEqual(['CONTRACTS_SYMLINK'])
+    rmSync(back)
+    cpSync(source, back)
+    expect(await codes()).toEqual([])
+    // A result that read every file it needed is still answered from memory.
+    const compilations = compiler.compilations
+    await compiler.compile(back)
+    expect(compiler.compilations).toBe(compilations)
+  })
+})
+
 describe('inputs that are not contracts', () => {
   it('an unknown format, a missing file, bytes that are not UTF-8: diagnostics, never a throw', async () => {
     expect((await compile(join(work, 'x.yaml'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_UNKNOWN_FORMAT'])

@@ -31,6 +31,7 @@ export const TIMED = [
   'test/nats-operation-messages.test.ts',
   'test/nats-provision.test.ts',
   'test/cli-watch.test.ts',
+  'test/probe-watch.test.ts',
   'test/diff-dev.test.ts',
   'test/vite-dev.test.ts',
   'test/vite-dev-absent.test.ts',

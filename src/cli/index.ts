@@ -1,4 +1,4 @@
-import { readFileSync, watch, type FSWatcher } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContractCompiler, type CompileOptions } from '../core/compile.js'
@@ -14,11 +14,12 @@ import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteResult } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
-import { basename, dirname, join, relative, resolve as resolvePath, sep } from 'node:path'
+import { basename, dirname, relative, resolve as resolvePath, sep } from 'node:path'
 import type { NatsModel } from '../formats/nats/model.js'
 import type { DiffFlags } from './diff.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
 import { jsonText } from './json-text.js'
+import { watchPaths } from './watch-paths.js'
 
 const compiler = new ContractCompiler({ formats })
 
@@ -421,37 +422,13 @@ async function check(files: string[], flags: Resolved, io: Output): Promise<numb
 
 /**
  * `check --watch`: checks, then checks again after any file the last run read changes (or one is
- * made where it looked and found none), until
- * SIGINT. Folders are watched (not files) so that editors that save by renaming are seen; a burst
- * of events is one run (40 ms quiet), and a run never overlaps another.
+ * made where it looked and found none), until SIGINT. What is watched, and how a folder that is not
+ * there yet or is made again is seen, is watch-paths.ts; a burst of events is one run (40 ms
+ * quiet), and a run never overlaps another.
  */
 async function watchCheck(files: string[], flags: Resolved, io: Output): Promise<number> {
   checkArguments(files, flags)
   let last = await checkOnce(files, flags, io)
-  const watchers = new Map<string, FSWatcher>()
-  const watchRead = () => {
-    const folders = new Set([...last.read, ...last.looked].map((file) => dirname(file)))
-    for (const [folder, watcher] of watchers)
-      if (!folders.has(folder)) {
-        watcher.close()
-        watchers.delete(folder)
-      }
-    for (const folder of folders) {
-      if (watchers.has(folder)) continue
-      try {
-        watchers.set(
-          folder,
-          watch(folder, (_event, name) => {
-            const path = name === null ? undefined : join(folder, name.toString())
-            if (path === undefined || last.read.has(path) || last.looked.has(path)) schedule()
-          }),
-        )
-      } catch {
-        // A folder that vanished is seen again when a run reads from it.
-      }
-    }
-    io.err(`watching ${last.read.size} file${last.read.size === 1 ? '' : 's'} (Ctrl-C to stop)`)
-  }
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> = Promise.resolve()
   const schedule = () => {
@@ -460,17 +437,23 @@ async function watchCheck(files: string[], flags: Resolved, io: Output): Promise
       running = running.then(async () => {
         io.err('')
         last = await checkOnce(files, flags, io)
-        watchRead()
+        // A folder watched anew (made again, or made where a path had none) may have changed before its watch began.
+        if (watched.update([...last.read, ...last.looked])) schedule()
+        io.err(watchingLine(last.read.size))
       })
     }, 40)
   }
-  watchRead()
+  const watched = watchPaths(schedule)
+  watched.update([...last.read, ...last.looked])
+  io.err(watchingLine(last.read.size))
   await new Promise<void>((done) => process.once('SIGINT', done))
   clearTimeout(timer)
-  for (const watcher of watchers.values()) watcher.close()
+  watched.close()
   await running
   return last.status
 }
+
+const watchingLine = (files: number) => `watching ${files} file${files === 1 ? '' : 's'} (Ctrl-C to stop)`
 
 async function hash(file: string, flags: Resolved, io: Output): Promise<number> {
   if (flags.topic !== undefined && flags.topics !== undefined) throw new UsageError('Use --topic or --topics, not both.')

@@ -194,7 +194,11 @@ interface CacheEntry {
   mappings?: Generated['mappings']
   /** False for a result read from disk without declarations: a compile that wants them compiles. */
   declarable: boolean
-  /** Why the persistent cache must not keep it: a read failed (nothing recorded of that file) or a bug. */
+  /**
+   * A read failed (nothing recorded of that file) or a bug: neither the persistent cache nor this
+   * compiler's memory answers with it, since nothing tells when it stops being right (a contract
+   * that was missing, a folder or a link is made a regular file again).
+   */
   volatile: boolean
   /** The contract's text as the compile read it (the source map's content). */
   text: string
@@ -474,7 +478,7 @@ export class ContractCompiler {
    */
   private cached(request: Request, declarations: boolean, key = request.key): CacheEntry | undefined {
     const entry = key === undefined ? undefined : this.cache.get(key)
-    if (!entry || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes, this.overlay)) return undefined
+    if (!entry || entry.volatile || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes, this.overlay)) return undefined
     this.cache.delete(key!) // re-inserted: the cache evicts the least recently used entry
     this.cache.set(key!, entry)
     return entry
