@@ -232,6 +232,9 @@ const LONGEST = [
   'test/probe-provision-owned.test.ts',
   'test/probe-core-bytes.test.ts',
   'test/probe-cache-oracle.test.ts',
+  'test/probe-pool.test.ts',
+  'test/probe-watch.test.ts',
+  'test/probe-lsp-edits.test.ts',
   // Not beside rust-hostile: both build in SERDE_TARGET, and cargo's lock on it made one wait for the
   // other, a worker idle for most of a minute (CPU_PROBE timelines).
   'test/rust-target.test.ts',

@@ -118,6 +118,52 @@ describe('the compile pool', () => {
     for (const [i, file] of files.entries())
       if (i >= START_AFTER) expect(shown(results[i]!)).toEqual(shown(await new ContractCompiler({ formats }).compile(file, { ...options, query: `v=${i}` })))
   })
+
+  // Was a defect (fixed; found by test/probe-pool): a build that failed while compiles were still queued (Rollup stops at
+  // the first error) had them answered at `close` by a worker started during it, which no `close` ended: a thread left
+  // per failed build. And `close` took every 'exit' listener off its workers, an application's too.
+  it('at its close: compiles still queued are made on this thread, no worker starts after it until the next build, and others’ listeners stay', async () => {
+    const [, worker] = workers[1]
+    const pool = new CompilePool(1, () => undefined, worker)
+    const compiler = new ContractCompiler({ formats })
+    const seen: Array<{ exited: boolean }> = []
+    const observe = (w: import('node:worker_threads').Worker) => {
+      const entry = { exited: false }
+      seen.push(entry)
+      w.on('exit', () => (entry.exited = true))
+    }
+    process.on('worker', observe)
+    try {
+      for (let i = 0; i < START_AFTER; i++) expect(pool.takes()).toBe(false)
+      const ask = (file: string, i: number) => {
+        const asked = { declarations: false, query: `close=${i}` }
+        return pool.compile(
+          { file, options: asked, maps: false },
+          () => compiler.compile(file, asked),
+          (made) => compiler.adopt(file, asked, made),
+        )
+      }
+      expect(pool.takes()).toBe(true)
+      const pending = contracts.map((file, i) => ask(file, i))
+      // The worker is up (Node announces it once its thread runs) before the build ends.
+      for (let i = 0; i < 200 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(seen.length).toBe(1)
+      await pool.close()
+      const results = await Promise.all(pending)
+      expect(results.map((r) => r.file)).toEqual(contracts)
+      // Between builds: neither taken nor sent to a worker.
+      expect(pool.takes()).toBe(false)
+      await ask(contracts[0]!, 99)
+      expect(seen.map((w) => w.exited)).toEqual([true])
+      // The next build: its first START_AFTER compiles are not taken, the one after is.
+      pool.open()
+      for (let i = 0; i < START_AFTER; i++) expect(pool.takes()).toBe(false)
+      expect(pool.takes()).toBe(true)
+      await pool.close()
+    } finally {
+      process.off('worker', observe)
+    }
+  })
 })
 
 describe('a build whose compiles go partly to a worker', () => {

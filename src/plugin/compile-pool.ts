@@ -69,6 +69,8 @@ export function poolSize(option: boolean | number, cores = availableParallelism(
 interface PoolWorker {
   worker: Worker
   running: number
+  /** The pool's own listener for the worker's end (only it is taken off at `close`: others' listeners stay). */
+  lost: () => void
 }
 
 /** A compile waiting for a thread: a worker takes it, or the plugin's own thread (`here`). */
@@ -92,6 +94,13 @@ export class CompilePool {
   private draining = false
   /** Set when a worker could not start or failed: the rest of the process compiles on its own thread. */
   private broken = false
+  /**
+   * Set from the build's end (`close`) to the next build's start (`open`): a build that failed ends
+   * while some of its compiles are still on their way (Rollup stops at the first error, the other
+   * modules' hooks finish after), and those go to the plugin's own thread, never to a worker started
+   * after the build ended, which no `close` would end.
+   */
+  private closed = false
 
   /**
    * `cache`: the persistent cache's folder the workers write to, as the plugin's compiler does;
@@ -110,7 +119,13 @@ export class CompilePool {
    * or with no workers, it does not: then the plugin compiles on its own thread, as without a pool).
    */
   takes(): boolean {
-    return !this.broken && this.size > 0 && ++this.asked > START_AFTER
+    return !this.broken && !this.closed && this.size > 0 && ++this.asked > START_AFTER
+  }
+
+  /** A build starts: its compiles may go to workers again (after its first `START_AFTER`). */
+  open(): void {
+    this.closed = false
+    this.asked = 0
   }
 
   /**
@@ -120,7 +135,7 @@ export class CompilePool {
    * when a compile is queued and the pool has room for one.
    */
   compile<R>(job: Omit<PoolJob, 'id'>, here: () => Promise<R>, adopt: (made: CacheHit) => Promise<R>): Promise<R> {
-    if (this.broken || this.size === 0) return here()
+    if (this.broken || this.closed || this.size === 0) return here()
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ job, here, adopt, resolve, reject } as Task<unknown>)
       this.feed()
@@ -128,19 +143,24 @@ export class CompilePool {
     })
   }
 
-  /** Ends every worker (the build is over); a later build starts them again. */
+  /**
+   * Ends every worker (the build is over); a later build (`open`) starts them again. The compiles
+   * a worker had and those still queued are made on the plugin's own thread.
+   */
   async close(): Promise<void> {
+    this.closed = true
     const workers = this.workers
     this.workers = []
     this.asked = 0
     for (const [id] of this.waiting) this.settle({ id })
-    for (const { worker } of workers) worker.removeAllListeners('exit')
+    void this.drain()
+    for (const { worker, lost } of workers) worker.off('exit', lost)
     await Promise.all(workers.map(({ worker }) => worker.terminate()))
   }
 
   /** Hands queued compiles to the workers with room (starting workers while the pool has room). */
   private feed(): void {
-    while (this.queue.length > 0 && !this.broken) {
+    while (this.queue.length > 0 && !this.broken && !this.closed) {
       const target = this.available()
       if (!target) return
       const task = this.queue.shift()!
@@ -190,16 +210,19 @@ export class CompilePool {
       return undefined
     }
     worker.unref()
-    const entry: PoolWorker = { worker, running: 0 }
+    const entry: PoolWorker = {
+      worker,
+      running: 0,
+      lost: () => {
+        this.broken = true
+        this.workers = this.workers.filter((w) => w !== entry)
+        for (const [id, job] of this.waiting) if (job.worker === entry) this.settle({ id })
+      },
+    }
     this.workers.push(entry)
     worker.on('message', (answer: PoolAnswer) => this.settle(answer))
-    const lost = () => {
-      this.broken = true
-      this.workers = this.workers.filter((w) => w !== entry)
-      for (const [id, job] of this.waiting) if (job.worker === entry) this.settle({ id })
-    }
-    worker.on('error', lost)
-    worker.on('exit', lost)
+    worker.on('error', entry.lost)
+    worker.on('exit', entry.lost)
     return entry
   }
 

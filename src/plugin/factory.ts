@@ -151,6 +151,11 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       },
     },
 
+    // A build starts (a watch build's next one too): its compiles may go to worker threads again.
+    buildStart() {
+      ctx.pool.open()
+    },
+
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
     buildEnd() {
       outsideRoot?.close()
