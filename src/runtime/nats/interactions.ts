@@ -3,6 +3,8 @@
  * threshold, and `materialize`, which turns an interaction's bindings into the concrete subject
  * and payload of one request.
  */
+import { deepFreeze } from '../shared/deep-freeze.js'
+import { sealedValidator } from '../shared/sealed-validator.js'
 import type { Subject } from './subjects.js'
 import { inDomain, type TokenType } from './tokens.js'
 import { check, type Validator } from '../shared/validation.js'
@@ -249,6 +251,7 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
 }
 
 /** Descriptor members that are functions (or hold them): validators keep their `errors`, subjects their state. */
+/** The descriptor's own members left as they are given (the channel's subject, the validators): at its top level only. */
 const UNFROZEN = new Set(['subject', 'validatePayload', 'validateInputs', 'validateBranchInput', 'validateChannelPayload'])
 
 /**
@@ -269,19 +272,20 @@ export function createInteraction(
   const descriptor = {
     ...data,
     ...(requestChannel?.subject ? { subject: requestChannel.subject } : {}),
-    ...(validatePayload ? { validatePayload } : {}),
-    ...(validateInputs ? { validateInputs: Object.freeze({ ...validateInputs }) } : {}),
-    ...(validateBranchInput ? { validateBranchInput } : {}),
-    ...(validateChannelPayload ? { validateChannelPayload } : {}),
+    // Sealed: no importer can reach a validator's `errors` (ajv's standalone code gets a sealed caller).
+    ...(validatePayload ? { validatePayload: sealedValidator(validatePayload) } : {}),
+    ...(validateInputs
+      ? { validateInputs: Object.freeze(Object.fromEntries(Object.entries(validateInputs).map(([name, v]) => [name, sealedValidator(v)]))) }
+      : {}),
+    ...(validateBranchInput ? { validateBranchInput: sealedValidator(validateBranchInput) } : {}),
+    ...(validateChannelPayload ? { validateChannelPayload: sealedValidator(validateChannelPayload) } : {}),
   } as Interaction
-  const freeze = (value: unknown): unknown => {
-    if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-      Object.freeze(value)
-      for (const key of Object.keys(value)) if (!UNFROZEN.has(key)) freeze((value as Record<string, unknown>)[key])
-    }
-    return value
-  }
-  return freeze(descriptor) as Interaction
+  // Deeply, but the members above at the top: a `subject` deeper down is data (the subject's
+  // bindings, `bindings.subject`), and left unfrozen it let an importer reroute every importer's
+  // materialized requests.
+  Object.freeze(descriptor)
+  for (const key of Object.keys(descriptor)) if (!UNFROZEN.has(key)) deepFreeze((descriptor as unknown as Record<string, unknown>)[key])
+  return descriptor
 }
 
 /** The branch members a request may differ by, peer to peer: plain values the template's copy is given. */

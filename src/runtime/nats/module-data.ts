@@ -10,6 +10,7 @@
  * channel's subject and filters are compiled when first read, not when the module is imported: an
  * application that imports `channels` pays for the channels it uses.
  */
+import { sealedValidator } from '../shared/sealed-validator.js'
 import type { Validator } from '../shared/validation.js'
 import { escapeToken } from '../shared/json-pointer.js'
 import { deepFreeze } from '../shared/deep-freeze.js'
@@ -105,8 +106,9 @@ export function channel<P, F extends string>(
       enumerable: true,
     })
   Object.defineProperty(descriptor, 'filters', { get: readFilters, enumerable: true })
-  if (typeof validatePayload === 'function') descriptor.validatePayload = validatePayload
-  if (typeof validateHeaders === 'function') descriptor.validateHeaders = validateHeaders
+  // Sealed (their `errors` out of any importer's reach); ajv's standalone code gets a sealed caller.
+  if (typeof validatePayload === 'function') descriptor.validatePayload = sealedValidator(validatePayload)
+  if (typeof validateHeaders === 'function') descriptor.validateHeaders = sealedValidator(validateHeaders)
   descriptor.source = Object.freeze({ file: str(file), pointer: `/channels/${escapeToken(str(id))}`, line: num(line), column: num(column) })
   return Object.freeze(descriptor) as unknown as Channel<P, F>
 }

@@ -1,6 +1,7 @@
 import { errorText } from './error-text.js'
 import { schemaValidator, type PatternMatchers, type Schema } from './schema-check.js'
 import type { Validator } from './validation.js'
+import { frozenErrors, markSealed, sealErrors } from './sealed-validator.js'
 
 /**
  * A schema of a generated module's data form (`validators: 'data'`): the interpreter's JSON Schema,
@@ -22,11 +23,10 @@ export function dataValidator(root: LinkedSchema, matchers?: PatternMatchers): V
   const validate = ((data: unknown) => {
     inner ??= madeOrRefusing(root, matchers)
     const valid = inner(data)
-    validate.errors = inner.errors
+    validate.errors = frozenErrors(inner.errors ? [...inner.errors] : null)
     return valid
   }) as Validator
-  validate.errors = null
-  return validate
+  return markSealed(sealErrors(validate))
 }
 
 /**

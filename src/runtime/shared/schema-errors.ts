@@ -1,3 +1,4 @@
+import { frozenErrors, markSealed, sealErrors } from './sealed-validator.js'
 import { canonicalKey, typeOf } from './schema-values.js'
 import type { Validator } from './validation.js'
 
@@ -253,9 +254,8 @@ export function compiledValidator(check: SchemaCheck): Validator {
       return true
     }
     if (scratch.length > MAX_ERRORS) scratch.length = MAX_ERRORS
-    validate.errors = scratch.splice(0)
+    validate.errors = frozenErrors(scratch.splice(0)) as SchemaError[]
     return false
   }) as Validator & { errors: SchemaError[] | null }
-  validate.errors = null
-  return validate
+  return markSealed(sealErrors(validate))
 }
