@@ -39,6 +39,7 @@ export const TIMED = [
   'test/vite-resilience.test.ts',
   'test/vite-dev-saves.test.ts',
   'test/probe-vite-dev-diff.test.ts',
+  'test/probe-sidecars.test.ts',
 ]
 
 /** The niceness of computing files' workers (and of what they start): below the timed files, above the linters (10). */

@@ -63,10 +63,19 @@ export type MarkerSyntax =
 
 const SENTENCE = `${GENERATED_MARKER}. Do not edit.`
 
-/** Whether a file's start (its first two lines are enough) carries the marker. */
+/**
+ * A line that is the marker as `withMarker` writes it in each language: a comment (`//`, `#`, `%%`,
+ * `<!--`) or a JSON `"$comment"` member whose text starts with the marker's words. Words anywhere
+ * else (in code, in a string, after a statement) make no file this project's.
+ */
+const MARKER_LINE = new RegExp(`^[ \\t]*(?:(?://|#|%%|<!--)[ \\t]*|"\\$comment"[ \\t]*:[ \\t]*")${GENERATED_MARKER}\\b`)
+
+/** Whether one of a file's first two lines is the marker line (`MARKER_LINE`). */
 export function hasMarker(text: string): boolean {
-  const end = text.indexOf('\n', text.indexOf('\n') + 1)
-  return (end === -1 ? text : text.slice(0, end)).includes(GENERATED_MARKER)
+  const first = text.indexOf('\n')
+  const second = first === -1 ? -1 : text.indexOf('\n', first + 1)
+  const lines = [first === -1 ? text : text.slice(0, first), ...(first === -1 ? [] : [second === -1 ? text.slice(first + 1) : text.slice(first + 1, second)])]
+  return lines.some((line) => MARKER_LINE.test(line.replace(/\r$/, '')))
 }
 
 /** `text` with the marker as a comment of its language, unless it carries it already. */
@@ -257,7 +266,17 @@ export function writeOwnedFiles(root: string, files: readonly OwnedFile[], optio
       continue
     }
     const durable = options.durable === true
-    const failure = existing.exists ? (overwrite(target, file.text, durable) ?? undefined) : create(target, file.text, durable)
+    let failure = existing.exists ? (overwrite(target, file.text, durable) ?? undefined) : create(target, file.text, durable)
+    if (failure !== undefined && failure !== 'shared' && failure.reason === 'changed' && !existing.exists) {
+      // Made by someone else since the look (another build writing the same file): looked at again,
+      // once. This project's own file, or an empty one, is written; anything else stays refused.
+      const again = inspectTarget(target, file.text)
+      if (again.identical) {
+        done.push({ path: target, status: 'unchanged' })
+        continue
+      }
+      failure = again.refusal ?? overwrite(target, file.text, durable)
+    }
     if (failure === 'shared') {
       const replaced = replace(top, segments, target, file.text, existing.mode, durable)
       if (replaced) return { ok: false, refused: [replaced] }
@@ -424,6 +443,9 @@ function inspectTarget(
       }
     return { refusal: failed(target, error) }
   }
+  // An empty file holds nothing to lose: it is written. (Another process writing this file at the same
+  // moment has it empty between its create and its write: two builds of one checkout at once.)
+  if (head.length === 0) return { mode, exists: true }
   if (!hasMarker(head.toString('utf8')))
     return {
       refusal: {

@@ -279,6 +279,13 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
             const served = parseModuleId(id)
             if (served && served.query === '') ctx.registry.record(await ctx.compile(served))
           }
+        // The sidecars follow the save once the saves pause, whether or not a page asks for the module
+        // again (an editor reads them, not the page): the compile is the one a request would be served.
+        if (ctx.options.types !== false)
+          for (const id of ids) {
+            const served = parseModuleId(id)
+            if (served) ctx.typesLater(served)
+          }
         const graph = this.environment.moduleGraph
         const affected = [...ids].flatMap((id) => graph.getModuleById(id) ?? [])
         for (const mod of affected) graph.invalidateModule(mod)
