@@ -781,7 +781,7 @@ describe("the sidecar's place is hostile (esbuild builds)", () => {
 describe('two build processes at once', () => {
   const ROUNDS = 10
   const results: string[][] = []
-  const CHILD = `import { existsSync, writeFileSync } from 'node:fs'
+  const CHILD = `import { existsSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { rollup } from 'rollup'
 import contracts from 'unplugin-contracts/rollup'
@@ -800,7 +800,9 @@ for (let r = 0; r < Number(rounds); r++) {
   } catch (error) {
     result = String(error && error.message)
   }
-  writeFileSync(join(flags, 'done-' + r + '-' + id), result)
+  // Renamed into place: the test polls for the file, and must never read it before its text is in it.
+  writeFileSync(join(flags, 'part-' + r + '-' + id), result)
+  renameSync(join(flags, 'part-' + r + '-' + id), join(flags, 'done-' + r + '-' + id))
 }
 `
 
