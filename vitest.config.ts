@@ -64,6 +64,7 @@ export const SHARED = [
   'test/docs-markdown.test.ts',
   'test/docs.test.ts',
   'test/editor-schemas.test.ts',
+  'test/emit-text.test.ts',
   'test/error-text.test.ts',
   'test/executor-born-young.test.ts',
   'test/executor-buffers.test.ts',

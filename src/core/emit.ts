@@ -1,4 +1,5 @@
 import { sortKeys } from '../runtime/shared/sort-keys.js'
+import { terminalSafe } from './terminal-text.js'
 /**
  * Helpers for writing generated code. Every string that comes from a contract document goes through
  * `jsString`, never through a template: the result is a JavaScript (and TypeScript) string literal
@@ -9,12 +10,20 @@ export function jsString(value: string): string {
   // closes the gaps between a JSON string and a string literal embedded anywhere.
   const json = JSON.stringify(value)
   // One test first: almost no string needs the second pass (generation time, bench/).
-  return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, (c) => SCRIPT_ESCAPES[c]!) : json
+  return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, scriptEscape) : json
 }
 
-const UNSAFE_IN_SCRIPT = /[\u2028\u2029<>]/
-const UNSAFE_IN_SCRIPT_ALL = /[\u2028\u2029<>]/g
-const SCRIPT_ESCAPES: Record<string, string> = { '\u2028': '\\u2028', '\u2029': '\\u2029', '<': '\\u003c', '>': '\\u003e' }
+/**
+ * Beside the line separators and `<`/`>`: the characters that draw nothing or reorder what a reader
+ * sees (direction overrides and isolates, zero-width characters, the byte order mark), written as
+ * `\\u` escapes of the same value, so a name from a contract reads in the generated file as it is
+ * (the Rust target and the pictures escape them too). The zero-width joiners, which scripts and
+ * emoji need, are kept.
+ */
+const UNSAFE_IN_SCRIPT = /[\u2028\u2029<>\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/
+const UNSAFE_IN_SCRIPT_ALL = new RegExp(UNSAFE_IN_SCRIPT.source, 'g')
+const SCRIPT_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e' }
+const scriptEscape = (c: string) => SCRIPT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
 
 /** A JSON value as a JavaScript expression, with every string escaped as `jsString` escapes it. */
 export function jsLiteral(value: unknown): string {
@@ -23,7 +32,7 @@ export function jsLiteral(value: unknown): string {
   // native stringify and one escape pass when the value has neither, the member-by-member form otherwise.
   if (plainJson(value, 0)) {
     const json = JSON.stringify(value)
-    return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, (c) => SCRIPT_ESCAPES[c]!) : json
+    return UNSAFE_IN_SCRIPT.test(json) ? json.replace(UNSAFE_IN_SCRIPT_ALL, scriptEscape) : json
   }
   return memberwiseLiteral(value)
 }
@@ -58,12 +67,17 @@ function memberwiseLiteral(value: unknown): string {
  * `\n` would otherwise end a `//` comment and start code) and no `*\/`.
  */
 export function commentText(value: string): string {
-  return value.replace(/\*\//g, '*\\/').replace(LINE_TERMINATORS, ' ')
+  return terminalSafe(value.replace(/\*\//g, '*\\/').replace(LINE_TERMINATORS, ' '))
 }
 
 /** Text safe inside a JSDoc block, one entry per line of the original (any ECMAScript line terminator). */
 export function commentLines(value: string): string[] {
-  return value.replace(/\*\//g, '*\\/').split(/\r\n|[\n\r\u2028\u2029]/)
+  // Each line as a reader sees it: controls, direction overrides and zero-width characters written as
+  // `\u{...}` (as every other output writes them), so no description reorders or hides its text.
+  return value
+    .replace(/\*\//g, '*\\/')
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .map(terminalSafe)
 }
 
 const LINE_TERMINATORS = /[\n\r\u2028\u2029]/g
