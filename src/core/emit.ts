@@ -1,5 +1,5 @@
 import { sortKeys } from '../runtime/shared/sort-keys.js'
-import { terminalSafe } from './terminal-text.js'
+import { INVISIBLE_CLASS, terminalSafe } from './terminal-text.js'
 /**
  * Helpers for writing generated code. Every string that comes from a contract document goes through
  * `jsString`, never through a template: the result is a JavaScript (and TypeScript) string literal
@@ -20,7 +20,7 @@ export function jsString(value: string): string {
  * (the Rust target and the pictures escape them too). The zero-width joiners, which scripts and
  * emoji need, are kept.
  */
-const UNSAFE_IN_SCRIPT = /[\u2028\u2029<>\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/
+const UNSAFE_IN_SCRIPT = new RegExp(`[\\u2028\\u2029<>${INVISIBLE_CLASS}]`)
 const UNSAFE_IN_SCRIPT_ALL = new RegExp(UNSAFE_IN_SCRIPT.source, 'g')
 const SCRIPT_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e' }
 const scriptEscape = (c: string) => SCRIPT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`

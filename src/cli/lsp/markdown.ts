@@ -32,8 +32,7 @@ export function markdownCode(text: string): string {
   const content = terminalLine(text)
   // An empty span would be two backticks, which CommonMark reads as text: one space is shown instead.
   if (content === '') return '` `'
-  const longest = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length))
-  const fence = '`'.repeat(longest + 1)
+  const fence = '`'.repeat(longestRun(content) + 1)
   const pad = /^`|`$/.test(content) || /^ .*[^ ].* $/s.test(content) ? ' ' : ''
   return `${fence}${pad}${content}${pad}${fence}`
 }
@@ -44,7 +43,13 @@ export function markdownCode(text: string): string {
  */
 export function markdownFence(language: string, lines: readonly string[]): string {
   const body = lines.map((line) => terminalLine(line)).join('\n')
-  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((run) => run.length))
-  const fence = '`'.repeat(longest + 1)
+  const fence = '`'.repeat(Math.max(2, longestRun(body)) + 1)
   return `${fence}${language}\n${body}\n${fence}`
+}
+
+/** The longest run of backticks in `text` (0 for none). */
+function longestRun(text: string): number {
+  let longest = 0
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
+  return longest
 }

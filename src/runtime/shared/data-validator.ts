@@ -23,7 +23,8 @@ export function dataValidator(root: LinkedSchema, matchers?: PatternMatchers): V
   const validate = ((data: unknown) => {
     inner ??= madeOrRefusing(root, matchers)
     const valid = inner(data)
-    validate.errors = frozenErrors(inner.errors ? [...inner.errors] : null)
+    // The interpreter's errors, and the refusal's, are frozen already (`compiledValidator`, below).
+    validate.errors = inner.errors ?? null
     return valid
   }) as Validator
   return markSealed(sealErrors(validate))
@@ -40,7 +41,7 @@ function madeOrRefusing(root: LinkedSchema, matchers: PatternMatchers | undefine
   } catch (error) {
     const message = `cannot be checked: ${errorText(error)}`
     const refuse = (() => {
-      refuse.errors = [{ instancePath: '', keyword: 'schema', params: {}, message }]
+      refuse.errors = frozenErrors([{ instancePath: '', keyword: 'schema', params: {}, message }])
       return false
     }) as Validator
     return refuse
