@@ -127,6 +127,128 @@ describe('a contract under folders whose names would break out of a comment or a
   }
 })
 
+/**
+ * Rollup, Rolldown, a Vite build and esbuild print module ids into what they write: Rolldown's (and
+ * so Vite's) `//#region` comments, esbuild's path comments, its metafile's keys. A contract module's id
+ * held the contract's absolute path (`\0/home/me/app/src/payments.spec.json.contract.js`): two
+ * checkouts built different bytes, and a published library carried its build folder. Differential:
+ * one app in two folders of the same depth (a contract in the root's folder, one below, a NATS
+ * document at the root itself, a contract beside the root, above it) builds the same bytes once the
+ * folder's own name (which the bundlers print relative to the working directory) is set aside; no
+ * form of either absolute path is anywhere in the code, the source map or the metafile.
+ */
+describe('a bundle is the same built in any folder: no absolute path of the project in it', () => {
+  const sides = ['ids-a', 'ids-b'].map((name) => {
+    const base = freshDir(join(import.meta.dirname, '.tmp/bundler-module-ids', name))
+    const root = join(base, 'app')
+    mkdirSync(join(root, 'src'), { recursive: true })
+    mkdirSync(join(base, 'shared'))
+    const fixture = (path: string) => readFileSync(join(import.meta.dirname, '../fixtures', path))
+    writeFileSync(join(root, 'src/payments.spec.json'), fixture('benzene/valid/payments.spec.json'))
+    writeFileSync(join(root, 'asyncapi.yaml'), fixture('nats/valid/ledger.asyncapi.yaml'))
+    writeFileSync(join(base, 'shared/payments.spec.json'), fixture('benzene/valid/payments.spec.json'))
+    writeFileSync(
+      join(root, 'src/main.js'),
+      [
+        "import { capture } from './payments.spec.json'",
+        "import { refund } from './payments.spec.json?topics=payments:refund'",
+        "import * as ledger from '../asyncapi.yaml'",
+        "import { capture as shared } from '../../shared/payments.spec.json'",
+        'export const names = [capture.topic, refund.topic, shared.topic, Object.keys(ledger).length > 0]',
+        '',
+      ].join('\n'),
+    )
+    return { name, base, root }
+  })
+
+  /** Everything a build writes that could carry a path: each output's code and source map, esbuild's metafile. */
+  const builds: Record<string, (root: string) => Promise<string>> = {
+    async rollup(root) {
+      const { rollup } = await import('rollup')
+      const { default: contracts } = await import('unplugin-contracts/rollup')
+      const bundle = await rollup({ input: join(root, 'src/main.js'), plugins: [contracts({ types: false })], onwarn: () => {} })
+      const { output } = await bundle.generate({ format: 'es', sourcemap: true, file: join(root, 'out/main.js') })
+      await bundle.close()
+      return output.map((chunk) => ('code' in chunk ? chunk.code + JSON.stringify(chunk.map) : '')).join('\n')
+    },
+    async rolldown(root) {
+      const { rolldown } = await import('rolldown')
+      const { default: contracts } = await import('unplugin-contracts/rolldown')
+      const bundle = await rolldown({ input: join(root, 'src/main.js'), cwd: root, plugins: [contracts({ types: false })], logLevel: 'silent' })
+      const { output } = await bundle.generate({ format: 'es', sourcemap: true, file: join(root, 'out/main.js') })
+      await bundle.close()
+      return output.map((chunk) => ('code' in chunk ? chunk.code + JSON.stringify(chunk.map) : '')).join('\n')
+    },
+    async vite(root) {
+      const { build } = await import('vite')
+      const { default: contracts } = await import('unplugin-contracts/vite')
+      const result = await build({
+        configFile: false,
+        logLevel: 'silent',
+        root,
+        plugins: [contracts({ types: false })],
+        build: {
+          write: false,
+          outDir: join(root, 'out'),
+          minify: false,
+          sourcemap: true,
+          lib: { entry: join(root, 'src/main.js'), formats: ['es'], fileName: () => 'main.js' },
+        },
+      })
+      const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []))
+      return outputs.map((chunk) => ('code' in chunk ? chunk.code + JSON.stringify(chunk.map) : String(chunk.source))).join('\n')
+    },
+    async esbuild(root) {
+      const { build } = await import('esbuild')
+      const { default: contracts } = await import('unplugin-contracts/esbuild')
+      const result = await build({
+        entryPoints: [join(root, 'src/main.js')],
+        absWorkingDir: root,
+        bundle: true,
+        format: 'esm',
+        write: false,
+        outdir: join(root, 'out'),
+        sourcemap: true,
+        metafile: true,
+        logLevel: 'silent',
+        plugins: [contracts({ types: false })],
+      })
+      return [...result.outputFiles.map((file) => file.text), JSON.stringify(result.metafile)].join('\n')
+    },
+  }
+
+  for (const [bundler, build] of Object.entries(builds)) {
+    it(
+      bundler,
+      async () => {
+        const [a, b] = [await build(sides[0]!.root), await build(sides[1]!.root)]
+        for (const [text, side] of [
+          [a, sides[0]!],
+          [b, sides[1]!],
+        ] as const)
+          for (const form of [side.base, encodeURIComponent(side.base), JSON.stringify(side.base).slice(1, -1)])
+            expect(text.includes(form), `${bundler}: ${form}`).toBe(false)
+        expect(b.replaceAll(sides[1]!.name, sides[0]!.name)).toBe(a)
+        // Each module is still there, and still the contract's.
+        for (const topic of ['payments:capture', 'payments:refund']) expect(a).toContain(topic)
+        // The contract modules are named from the project, as its files are, and the map leads to each contract.
+        if (bundler === 'rolldown')
+          for (const id of ['src/payments.spec.json.contract.js', 'asyncapi.yaml.contract.js', '../shared/payments.spec.json.contract.js'])
+            expect(a).toContain(`// ${id}\n`)
+        if (bundler !== 'esbuild')
+          for (const source of ['../src/payments.spec.json', '../../shared/payments.spec.json']) expect(a).toContain(JSON.stringify(source))
+        if (bundler === 'esbuild') {
+          expect(a).toContain('// unplugin-contracts:./src/payments.spec.json.contract.js?topics=payments:refund')
+          // The map names each contract from the output folder (`out/`), as esbuild names files.
+          expect(a).toContain('"../src/payments.spec.json"')
+          expect(a).toContain('"../../shared/payments.spec.json"')
+        }
+      },
+      120_000,
+    )
+  }
+})
+
 describe('contractRequest', () => {
   it("decodes unplugin's file for a contract module, a topology module, and nothing else", () => {
     const id = '/app/src/payments.spec.json.contract.js?topics=a'

@@ -80,9 +80,55 @@ describe('webpack', () => {
   })
 })
 
-// Vite learns `build.sourcemap` per environment; the load hook's `this.environment` tells it. Its
-// bundle's map (as Rollup's) names no contract among its sources, with this plugin's map handed over
-// or not, so for Vite the decision itself is what is checked.
+/**
+ * Rollup and Rolldown (and so a Vite build) leave a module whose id starts with `\0` out of the
+ * bundle's map: the contract modules had such ids, and no bundle of these three mapped back to the
+ * contract, with the plugin's map handed over or not. Their ids are plain paths now (module-id.ts).
+ */
+describe('Rollup, Rolldown and a Vite build', () => {
+  const builds = {
+    async rollup(dir: string) {
+      const { rollup } = await import('rollup')
+      const { default: contracts } = await import('unplugin-contracts/rollup')
+      const bundle = await rollup({ input: join(app, 'main.js'), plugins: [contracts({ types: false, cache: false })], onwarn: () => {} })
+      await bundle.write({ file: join(dir, 'main.js'), format: 'es', sourcemap: true })
+      await bundle.close()
+    },
+    async rolldown(dir: string) {
+      const { rolldown } = await import('rolldown')
+      const { default: contracts } = await import('unplugin-contracts/rolldown')
+      const bundle = await rolldown({ input: join(app, 'main.js'), plugins: [contracts({ types: false, cache: false })], logLevel: 'silent' })
+      await bundle.write({ file: join(dir, 'main.js'), format: 'es', sourcemap: true })
+      await bundle.close()
+    },
+    async vite(dir: string) {
+      const { build } = await import('vite')
+      const { default: contracts } = await import('unplugin-contracts/vite')
+      await build({
+        configFile: false,
+        logLevel: 'silent',
+        root: app,
+        plugins: [contracts({ types: false, cache: false })],
+        build: {
+          outDir: dir,
+          emptyOutDir: true,
+          minify: false,
+          sourcemap: true,
+          lib: { entry: join(app, 'main.js'), formats: ['es'], fileName: () => 'main.js' },
+        },
+      })
+    },
+  }
+  for (const [bundler, build] of Object.entries(builds))
+    it(`${bundler}: with source maps, the bundle maps back to the contract`, async () => {
+      const dir = out(`${bundler}-maps`)
+      await build(dir)
+      const map = JSON.parse(readFileSync(join(dir, 'main.js.map'), 'utf8'))
+      expect(contractSources(map)).toEqual([readFileSync(contract, 'utf8')])
+    })
+})
+
+// Vite learns `build.sourcemap` per environment; the load hook's `this.environment` tells it.
 describe('the decision, per bundler', () => {
   const vite = (command: string, sourcemap: unknown) => ({ environment: { config: { command, build: { sourcemap } } } })
   const loader = (sourceMap: boolean) => ({ getNativeBuildContext: () => ({ loaderContext: { sourceMap } }) })

@@ -1,5 +1,5 @@
 /** The plugin's own decisions: which imports it claims, what it watches, its options and hook filters. */
-import { readdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { rollup } from 'rollup'
 import { describe, expect, it, vi } from 'vitest'
@@ -8,7 +8,7 @@ import { ContractCompiler } from '../src/index.js'
 import { formats } from '../src/formats/index.js'
 import { unpluginFactory } from '../src/plugin/factory.js'
 import { hookFilters } from '../src/plugin/filters.js'
-import { toModuleId, toTopologyId } from '../src/plugin/module-id.js'
+import { parseModuleId, parseTopologyId, toModuleId, toTopologyId } from '../src/plugin/module-id.js'
 import { resolveOptions } from '../src/plugin/options.js'
 import { RUNTIME_FILES } from '../src/plugin/runtime-entries.js'
 
@@ -26,18 +26,62 @@ function resolver(options?: Parameters<typeof unpluginFactory>[0], framework = '
 }
 
 describe('resolveId', () => {
-  it('claims contract imports, with their query, as virtual JavaScript ids', async () => {
+  it('claims contract imports, with their query, as JavaScript modules named after the contract', async () => {
+    // A plain path: Rollup and Rolldown leave a `\0` module out of source maps and print its id as it is.
     const resolve = resolver()
-    expect(await resolve('./payments.spec.json')).toBe(`\0${contract}.contract.js`)
-    expect(await resolve('./payments.spec.json?topics=payments:capture')).toBe(`\0${contract}.contract.js?topics=payments:capture`)
+    expect(await resolve('./payments.spec.json')).toBe(`${contract}.contract.js`)
+    expect(await resolve('./payments.spec.json?topics=payments:capture')).toBe(`${contract}.contract.js?topics=payments:capture`)
     expect(await resolve('./data.json')).toBeNull()
     expect(await resolve('./payments.spec.json.bak')).toBeNull()
   })
 
-  it("gives esbuild the real path, so the module lives in the contract's directory; webpack and Rspack an id without \\0", async () => {
-    expect(await resolver(undefined, 'esbuild')('./payments.spec.json')).toBe(`${contract}.contract.js`)
+  it("marks the id virtual (\\0) in Vite's dev server, and where a file of the module's very name exists", async () => {
+    const { createServer } = await import('vite')
+    const { default: viteContracts } = await import('unplugin-contracts/vite')
+    const server = await createServer({
+      configFile: false,
+      logLevel: 'silent',
+      root: app,
+      server: { middlewareMode: true, ws: false },
+      plugins: [viteContracts({ types: false })],
+    })
+    try {
+      expect((await server.environments.client.pluginContainer.resolveId('./payments.spec.json', importer))?.id).toBe(`\0${contract}.contract.js`)
+    } finally {
+      await server.close()
+    }
+    const shadow = join(import.meta.dirname, '.tmp/plugin-shadow')
+    rmSync(shadow, { recursive: true, force: true })
+    mkdirSync(shadow, { recursive: true })
+    copyFileSync(contract, join(shadow, 'payments.spec.json'))
+    writeFileSync(join(shadow, 'payments.spec.json.contract.js'), 'export const mine = 1\n')
+    expect(await resolver()('./payments.spec.json', join(shadow, 'main.js'))).toBe(`\0${join(shadow, 'payments.spec.json')}.contract.js`)
+  })
+
+  it("gives esbuild the path from its working directory (in the plugin's namespace); webpack and Rspack the absolute path without \\0 (named apart)", async () => {
+    const esbuild = unpluginFactory(undefined, { framework: 'esbuild' } as never) as { esbuild: { config(options: object): void }; resolveId: ResolveHook }
+    esbuild.esbuild.config({ absWorkingDir: app })
+    expect(await esbuild.resolveId.handler('./payments.spec.json', importer)).toBe('./payments.spec.json.contract.js')
+    expect(await esbuild.resolveId.handler('../valid.spec.json', importer)).toBe('../valid.spec.json.contract.js')
     expect(await resolver(undefined, 'webpack')('./payments.spec.json')).toBe(`${contract}.contract.js`)
     expect(await resolver(undefined, 'rspack')('./payments.spec.json')).toBe(`${contract}.contract.js`)
+  })
+
+  it('reads back the file and query of every id it gives, inside the root, at it, above it, or absolute', () => {
+    const cases = [join(app, 'payments.spec.json'), join(app, 'asyncapi.yaml'), '/elsewhere/x.dasp.json', join(app, 'a b/%2e%2e/x#.spec.json')]
+    for (const file of cases)
+      for (const form of [
+        { virtualPrefix: true },
+        { virtualPrefix: false },
+        { virtualPrefix: true, root: app },
+        { virtualPrefix: false, root: join(app, 'deeper/still') },
+      ])
+        for (const query of ['', 'topics=a:b', 'x=%2F..%2F'])
+          expect(parseModuleId(toModuleId(file, query, form), form.root), `${file} ${JSON.stringify(form)}`).toEqual({ file, query })
+    const lock = join(app, 'bundle.lock.json')
+    expect(parseTopologyId(toTopologyId(lock, { virtualPrefix: true, root: app }), app)).toBe(lock)
+    // A relative id with no root to read it against names no file.
+    expect(parseModuleId('\0./x.spec.json.contract.js')).toBeUndefined()
   })
 
   it('respects include and exclude', async () => {
@@ -186,10 +230,15 @@ describe('hook filters', () => {
   it("load: the ids resolveId gives (contracts with their query, topologies), and for esbuild the runtime's files", () => {
     const contract = join(app, 'payments.spec.json')
     const ids = [
-      toModuleId(contract, '', true),
-      toModuleId(contract, 'topics=a', false),
-      toModuleId('/b/asyncapi.yaml', '', true),
-      toTopologyId('/b/bundle.lock.json', true),
+      toModuleId(contract, '', { virtualPrefix: true }),
+      toModuleId(contract, 'topics=a', { virtualPrefix: false }),
+      toModuleId('/b/asyncapi.yaml', '', { virtualPrefix: true }),
+      toTopologyId('/b/bundle.lock.json', { virtualPrefix: true }),
+      // Relative to the root, as a build writes them (a document at the root itself included).
+      toModuleId('/b/asyncapi.yaml', '', { virtualPrefix: true, root: '/b' }),
+      toModuleId('/b/asyncapi.yaml', 'a=1', { virtualPrefix: false, root: '/b' }),
+      toModuleId(contract, '', { virtualPrefix: true, root: '/elsewhere' }),
+      toTopologyId('/b/bundle.lock.json', { virtualPrefix: true, root: '/b' }),
     ]
     const runtime = [...RUNTIME_FILES]
     for (const esbuild of [false, true]) {
@@ -204,6 +253,6 @@ describe('hook filters', () => {
   it('a format without a pattern leaves resolveId unfiltered', () => {
     const { pattern: _, ...unpatterned } = formats[0]!
     expect(hookFilters([unpatterned], false).resolveId).toBeUndefined()
-    expect(hookFilters([unpatterned], false).load.id.test(toModuleId('/x/anything.contract.js', '', true))).toBe(true)
+    expect(hookFilters([unpatterned], false).load.id.test(toModuleId('/x/anything.contract.js', '', { virtualPrefix: true }))).toBe(true)
   })
 })

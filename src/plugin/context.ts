@@ -176,6 +176,11 @@ export class PluginContext {
     return this.dependents.get(file)
   }
 
+  /** The folder module ids are relative to where they are (module-id.ts): the project root, else the working directory. */
+  idRoot(): string {
+    return this.root ?? process.cwd()
+  }
+
   /** A path (relative, absolute, or root-relative in Vite), as opposed to an alias or a package specifier. */
   isPath(specifier: string): boolean {
     return specifier.startsWith('.') || isAbsolute(specifier) || (this.viteRoot !== undefined && specifier.startsWith('/'))
@@ -185,7 +190,7 @@ export class PluginContext {
   resolveContract(specifier: string, importer: string | undefined): string | undefined {
     if (this.viteRoot !== undefined && specifier.startsWith('/') && existsSync(join(this.viteRoot, specifier))) return join(this.viteRoot, specifier)
     if (isAbsolute(specifier)) return specifier
-    const from = importer ? (parseModuleId(importer)?.file ?? importer) : join(process.cwd(), 'index.js')
+    const from = importer ? (parseModuleId(importer, this.idRoot())?.file ?? importer) : join(process.cwd(), 'index.js')
     if (specifier.startsWith('.')) return resolve(dirname(from), specifier)
     try {
       // A contract shipped in a package: `@acme/contracts/payments.spec.json`.

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { UnpluginFactory } from 'unplugin'
@@ -9,12 +10,22 @@ import { contractError, PLUGIN_NAME } from './errors.js'
 import { ContractProblems } from './webpack-errors.js'
 import { nameContractModules, type NamingCompiler } from './module-names.js'
 import { hookFilters } from './filters.js'
-import { isTopologyImport, parseModuleId, parseTopologyId, splitQuery, toModuleId, toTopologyId } from './module-id.js'
+import {
+  type IdForm,
+  isTopologyImport,
+  MODULE_SUFFIX,
+  TOPOLOGY_SUFFIX,
+  parseModuleId,
+  parseTopologyId,
+  splitQuery,
+  toModuleId,
+  toTopologyId,
+} from './module-id.js'
 import { createNativeResolve } from './native-resolve.js'
 import type { PluginOptions } from './options.js'
 import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } from './runtime-entries.js'
 import { bindImportsOnce } from './bind-imports.js'
-import { bundlerUsesMap } from './source-maps.js'
+import { bundlerUsesMap, esbuildMap, esbuildOutputDir } from './source-maps.js'
 import { topologyModule } from './topology-module.js'
 import { OutsideRootFiles } from './outside-root.js'
 import { replayErrors, type ErrorReplay, type HotChannelLike } from './error-replay.js'
@@ -37,15 +48,32 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
   for (const warning of ctx.problems) console.warn(`${PLUGIN_NAME}: warning ${warning.code}: ${warning.message}`)
   const { compiler } = ctx
   const esbuild = meta.framework === 'esbuild'
-  // The `\0` of a virtual id is Rollup's convention (Vite and Rolldown share it); webpack and Rspack
-  // name virtual modules after the id (`_virtual_%00...` in their messages) and esbuild needs a real path.
+  // Rollup's family (Vite and Rolldown share its conventions): see `idForm`.
   const rollupIds = meta.framework === 'rollup' || meta.framework === 'rolldown' || meta.framework === 'vite'
+  /**
+   * The form of the ids this instance gives (module-id.ts), for the module `path` an id names:
+   * - Rollup, Rolldown and a Vite build: the absolute path, no `\0`. They leave a `\0` module out of
+   *   the bundle's source map (their convention for helpers), so the map never led back to the
+   *   contract, and print its id as it is where they print a module's path (Rolldown's comments):
+   *   the build folder's absolute path in every bundle. A real path they write relative to the
+   *   project, as any file's. `\0` still where a file of that name exists (the import of that file
+   *   stays that file) and in Vite's dev server (its URLs, its module graph).
+   * - esbuild: the path from its working directory (esbuild writes a plugin namespace's paths as
+   *   they are), in the plugin's namespace.
+   * - webpack and Rspack: the absolute path (they name the module apart: module-names.ts).
+   */
+  const idForm = (path: string): IdForm => ({
+    virtualPrefix: rollupIds && (ctx.serving || existsSync(path)),
+    root: esbuild ? ctx.idRoot() : undefined,
+  })
   const native = createNativeResolve(meta)
   const filters = hookFilters(compiler.formats, esbuild)
   const webpackLike = meta.framework === 'webpack' || meta.framework === 'rspack'
   const problems = new ContractProblems()
   /** esbuild's `sourcemap` option (its `config` hook): without it, no module's map is made. */
   let esbuildSourcemap: unknown
+  /** esbuild's output folder (its `config` hook): a module's map names the contract relative to it (source-maps.ts). */
+  let esbuildOutput: string | undefined
   /** Vite dev: the dependencies outside the server's root, kept watched (src/plugin/outside-root.ts). */
   let outsideRoot: OutsideRootFiles | undefined
   /** Vite dev: the last error of a contract's module, sent again to a page that connects later (src/plugin/error-replay.ts). */
@@ -81,16 +109,16 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const topology = isTopologyImport(specifier, query)
         if (!topology && !compiler.formatOf(specifier)) return null
         // A dependency that imports its own `x.spec.json` means the JSON, as its author built it.
-        if (importer !== undefined && NODE_MODULES.test(parseModuleId(importer)?.file ?? importer)) return null
+        if (importer !== undefined && NODE_MODULES.test(parseModuleId(importer, ctx.idRoot())?.file ?? importer)) return null
         // Inside the bundler's own resolution of this very specifier (started below): let it answer.
         if (native.isPending(specifier, importer)) return null
-        const from = importer ? (parseModuleId(importer)?.file ?? importer) : undefined
+        const from = importer ? (parseModuleId(importer, ctx.idRoot())?.file ?? importer) : undefined
         const file = ctx.isPath(specifier)
           ? ctx.resolveContract(specifier, importer)
           : ((await native.resolve(this as never, specifier, from)) ?? ctx.resolveContract(specifier, importer))
-        if (topology) return file ? toTopologyId(file, rollupIds) : null
+        if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX)) : null
         if (!file || !ctx.included(file)) return null
-        return toModuleId(file, query, rollupIds)
+        return toModuleId(file, query, idForm(file + MODULE_SUFFIX))
       },
     },
 
@@ -99,7 +127,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       async handler(id) {
         // esbuild puts every path this plugin resolves in its namespace, so it must load the runtime too.
         if (RUNTIME_FILES.has(id)) return readFile(id, 'utf8')
-        const lock = parseTopologyId(id)
+        const lock = parseTopologyId(id, ctx.idRoot())
         if (lock !== undefined && servable !== undefined && !servable(lock)) return fail(this, contractError(outsideServing(lock), meta.framework), lock)
         if (lock !== undefined) {
           const { code, dependencies, diagnostics } = await topologyModule(lock, compiler)
@@ -107,7 +135,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
           if (code === undefined) return fail(this, contractError({ file: lock, diagnostics, dependencies }, meta.framework), lock)
           return { code, moduleType: 'js' }
         }
-        const served = parseModuleId(id)
+        const served = parseModuleId(id, ctx.idRoot())
         if (!served) return null
         // A dev server compiles only what Vite would serve (dev-serving.ts); nothing of the file is read.
         if (servable !== undefined && !servable(served.file)) return fail(this, contractError(outsideServing(served.file), meta.framework), served.file)
@@ -147,7 +175,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         errorReplay?.reset()
         const code = meta.framework === 'webpack' ? bindImportsOnce(result.code) : result.code
         if (!maps) return { code, moduleType: 'js' }
-        return { code, map: result.map as never, moduleType: 'js' }
+        const map = esbuild && result.map !== undefined && esbuildOutput !== undefined ? esbuildMap(result.map, esbuildOutput) : result.map
+        return { code, map: map as never, moduleType: 'js' }
       },
     },
 
@@ -166,6 +195,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       loader: 'js',
       config(options) {
         esbuildSourcemap = options.sourcemap
+        esbuildOutput = esbuildOutputDir(options)
         if (options.absWorkingDir !== undefined) ctx.root = options.absWorkingDir
       },
     },
@@ -276,14 +306,14 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         // the module; the compile is the one the module is then served from (the cache answers it).
         if (ctx.registry.opened)
           for (const id of ids) {
-            const served = parseModuleId(id)
+            const served = parseModuleId(id, ctx.idRoot())
             if (served && served.query === '') ctx.registry.record(await ctx.compile(served))
           }
         // The sidecars follow the save once the saves pause, whether or not a page asks for the module
         // again (an editor reads them, not the page): the compile is the one a request would be served.
         if (ctx.options.types !== false)
           for (const id of ids) {
-            const served = parseModuleId(id)
+            const served = parseModuleId(id, ctx.idRoot())
             if (served) ctx.typesLater(served)
           }
         const graph = this.environment.moduleGraph

@@ -1,23 +1,56 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+
 /**
  * Module ids for compiled contracts. A contract import `./payments.spec.json?topics=a` becomes
- * `\0/abs/payments.spec.json.contract.js?topics=a`: the `\0` marks it virtual (Rollup convention,
- * kept out of other plugins' way) and the `.contract.js` ending keeps JSON plugins, which match
- * `.json` and `.json?`, from claiming it. esbuild, webpack and Rspack get the same id without `\0`:
- * esbuild needs a real location (the module's directory is the contract's), and webpack and Rspack
- * print the id of a virtual module in their messages.
+ * `/abs/payments.spec.json.contract.js?topics=a`: the `.contract.js` ending keeps JSON plugins, which
+ * match `.json` and `.json?`, from claiming it. Its form depends on the bundler (factory.ts decides):
+ * - a `\0` in front (Rollup's mark of a virtual module) only in Vite's dev server, or where a file of
+ *   that very name exists: Rollup and Rolldown leave a `\0` module out of source maps and print its
+ *   id as it is into the bundle, while a plain path they map and print relative to the project;
+ * - the path relative to the project's root (`./src/...`, `../shared/...`) for esbuild, which writes
+ *   the paths of a plugin's namespace as they are (its comments, its metafile).
+ * Absolute paths in ids put the build folder into what a build writes: two checkouts built
+ * different bytes and a published library carried its build folder's path.
  */
 export const MODULE_SUFFIX = '.contract.js'
 
-export function toModuleId(file: string, query: string, virtualPrefix: boolean): string {
-  return `${virtualPrefix ? '\0' : ''}${file}${MODULE_SUFFIX}${query ? '?' + query : ''}`
+/** How a plugin instance writes its module ids. */
+export interface IdForm {
+  /** Rollup's `\0` in front. */
+  virtualPrefix: boolean
+  /** The folder the ids' paths are relative to; absolute paths when undefined. */
+  root?: string | undefined
 }
 
-export function parseModuleId(id: string): { file: string; query: string } | undefined {
+/** The path an id holds for `file`: relative to the form's root (with `/`), or as it is. */
+function idPath(file: string, form: IdForm): string {
+  if (form.root === undefined) return file
+  const path = relative(form.root, file)
+  // Another drive (Windows) has no relative path: the absolute one stays. A relative one starts with
+  // `./` or `../`, so a format's name pattern anchored after a separator (`asyncapi.yaml`) finds one.
+  if (isAbsolute(path)) return path
+  const posix = path.split(sep).join('/')
+  return posix.startsWith('../') ? posix : `./${posix}`
+}
+
+/** The absolute file an id's path names (`root` resolves a relative one: the form's root). */
+function idFile(path: string, root: string | undefined): string | undefined {
+  if (isAbsolute(path)) return path
+  return root === undefined ? undefined : resolve(root, path)
+}
+
+export function toModuleId(file: string, query: string, form: IdForm): string {
+  return `${form.virtualPrefix ? '\0' : ''}${idPath(file, form)}${MODULE_SUFFIX}${query ? '?' + query : ''}`
+}
+
+/** The contract and query of a module id; `root` is the one ids were made relative to (an absolute id needs none). */
+export function parseModuleId(id: string, root?: string): { file: string; query: string } | undefined {
   const bare = id.startsWith('\0') ? id.slice(1) : id
   const q = bare.indexOf('?')
   const path = q === -1 ? bare : bare.slice(0, q)
   if (!path.endsWith(MODULE_SUFFIX)) return undefined
-  return { file: path.slice(0, -MODULE_SUFFIX.length), query: q === -1 ? '' : bare.slice(q + 1) }
+  const file = idFile(path.slice(0, -MODULE_SUFFIX.length), root)
+  return file === undefined ? undefined : { file, query: q === -1 ? '' : bare.slice(q + 1) }
 }
 
 /** `./x.spec.json?topics=a` -> [`./x.spec.json`, `topics=a`]. */
@@ -39,11 +72,11 @@ export function isTopologyImport(specifier: string, query: string): boolean {
   return query === TOPOLOGY_QUERY && (specifier === TOPOLOGY_LOCK || specifier.endsWith(`/${TOPOLOGY_LOCK}`))
 }
 
-export function toTopologyId(lockFile: string, virtualPrefix: boolean): string {
-  return `${virtualPrefix ? '\0' : ''}${lockFile}${TOPOLOGY_SUFFIX}`
+export function toTopologyId(lockFile: string, form: IdForm): string {
+  return `${form.virtualPrefix ? '\0' : ''}${idPath(lockFile, form)}${TOPOLOGY_SUFFIX}`
 }
 
-export function parseTopologyId(id: string): string | undefined {
+export function parseTopologyId(id: string, root?: string): string | undefined {
   const bare = id.startsWith('\0') ? id.slice(1) : id
-  return bare.endsWith(TOPOLOGY_SUFFIX) ? bare.slice(0, -TOPOLOGY_SUFFIX.length) : undefined
+  return bare.endsWith(TOPOLOGY_SUFFIX) ? idFile(bare.slice(0, -TOPOLOGY_SUFFIX.length), root) : undefined
 }
