@@ -223,6 +223,32 @@ describe('contracts lock on an edited bundle', () => {
     expect(shop.read('bundle.lock.json')).toBe(readFileSync(join(repo, 'fixtures/nats/shop/bundle.lock.json'), 'utf8'))
     expect((await check(shop.root, SHOP_DOCUMENTS)).status).toBe(0)
   })
+
+  it('a lock whose digests are all current but not in the written form: said as such, not as digests filled in', async () => {
+    // Was a defect (fixed): `{"entries": []}` on one line, or the shop's lock reindented, was
+    // reported as "1 digest is stale" by --check and "1 digest filled in" by lock.
+    const shop = ShopBundle.copy('lock-form')
+    const current = shop.read('bundle.lock.json')
+    writeFileSync(join(shop.root, 'bundle.lock.json'), JSON.stringify(JSON.parse(current)))
+    const stale = await cli(['lock', '.', '--check'], shop.root)
+    expect(stale.status).toBe(1)
+    expect(stale.stderr.trim().split('\n').at(-1)).toBe(
+      'bundle.lock.json: every digest is current, but the file is not in the form contracts lock writes; run `contracts lock .`.',
+    )
+    const locked = await cli(['lock', '.'], shop.root)
+    expect([locked.status, locked.stderr]).toEqual([
+      0,
+      'wrote bundle.lock.json\nbundle.lock.json: every digest was current; rewritten in the form contracts lock writes.\n',
+    ])
+    expect(shop.read('bundle.lock.json')).toBe(current)
+    const empty = join(work, 'empty-lock')
+    mkdirSync(empty, { recursive: true })
+    writeFileSync(join(empty, 'bundle.lock.json'), '{"entries": []}')
+    expect((await cli(['lock', '.'], empty)).stderr).toBe(
+      'wrote bundle.lock.json\nbundle.lock.json: every digest was current; rewritten in the form contracts lock writes.\n',
+    )
+    expect(readFileSync(join(empty, 'bundle.lock.json'), 'utf8')).toBe('{\n  "entries": []\n}\n')
+  })
 })
 
 describe('contracts lock refuses, and writes nothing', () => {

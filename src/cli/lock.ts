@@ -66,15 +66,12 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
       io.err(`${shown(plan.lockFile)}: every digest is current.`)
       return 0
     }
-    const count = plan.stale.length
-    return failed(
-      plan.stale,
-      plan,
-      flags,
-      io,
-      print,
-      `${shown(plan.lockFile)}: ${count} digest${count === 1 ? ' is' : 's are'} stale in ${plan.writes.length} file${plan.writes.length === 1 ? '' : 's'}; run \`contracts lock ${positionals[0]}\`.`,
-    )
+    const count = digestChanges(plan)
+    const what =
+      count === 0
+        ? `every digest is current, but ${plan.writes.length === 1 ? 'the file is' : `${plan.writes.length} files are`} not in the form contracts lock writes`
+        : `${count} digest${count === 1 ? ' is' : 's are'} stale in ${plan.writes.length} file${plan.writes.length === 1 ? '' : 's'}`
+    return failed(plan.stale, plan, flags, io, print, `${shown(plan.lockFile)}: ${what}; run \`contracts lock ${positionals[0]}\`.`)
   }
   if (plan.writes.length === 0) {
     if (flags.json) io.out(jsonText({ diagnostics: [], written: [] }))
@@ -98,8 +95,18 @@ export function lockCommand(positionals: readonly string[], flags: LockFlags, io
   // In --json each the file's own name (JSON escapes it), on the terminal as shown there.
   if (flags.json) io.out(jsonText({ diagnostics: [], written, updated: plan.stale }))
   for (const file of written) io.err(`wrote ${printable(file)}`)
-  io.err(`${shown(plan.lockFile)}: ${plan.stale.length} digest${plan.stale.length === 1 ? '' : 's'} filled in.`)
+  const count = digestChanges(plan)
+  io.err(
+    count === 0
+      ? `${shown(plan.lockFile)}: every digest was current; rewritten in the form contracts lock writes.`
+      : `${shown(plan.lockFile)}: ${count} digest${count === 1 ? '' : 's'} filled in.`,
+  )
   return 0
+}
+
+/** The stale findings that change a digest (a lock only out of its written form changes none: its finding has no new digest). */
+function digestChanges(plan: LockPlan): number {
+  return plan.stale.filter((d) => (d.data as { new?: unknown } | undefined)?.new != null).length
 }
 
 function failed(diagnostics: readonly Diagnostic[], plan: LockPlan, flags: LockFlags, io: Output, print: PrintDiagnostics, summary: string): number {
