@@ -608,6 +608,73 @@ describe('the sidecars in a Vite dev server', () => {
 // The sidecar's place is hostile.
 // ---------------------------------------------------------------------------------------------
 
+describe('a contract deleted while a Vite dev server runs', () => {
+  // Was a defect (fixed): a deleted (or renamed) contract's sidecar and query declarations stayed,
+  // so `tsc` still typed an import of a contract that no longer existed (until the build failed on
+  // it). They go once the saves pause, when they are the project's; a contract deleted and made
+  // again at once keeps its sidecar; a user's file at a sidecar's place stays.
+  const dir = join(work, 'dev-delete')
+  const gone = join(dir, 'gone.spec.json')
+  const kept = join(dir, 'kept.spec.json')
+  const mine = join(dir, 'mine.spec.json')
+  const goneSidecar = join(dir, 'gone.spec.d.json.ts')
+  const goneQueries = join(dir, 'gone.spec.json-queries.d.ts')
+  const keptSidecar = join(dir, 'kept.spec.d.json.ts')
+  const mineSidecar = join(dir, 'mine.spec.d.json.ts')
+  const USER_TEXT = '// my own declarations\nexport declare const mine: number\n'
+  let server: ViteDevServer
+  let base: string
+
+  beforeAll(async () => {
+    mkdirSync(dir, { recursive: true })
+    for (const file of [gone, kept, mine]) writeFileSync(file, PAYMENTS)
+    writeFileSync(mineSidecar, USER_TEXT)
+    writeFileSync(
+      join(dir, 'main.js'),
+      [
+        "export { capture } from './gone.spec.json'",
+        "export { capture as scoped } from './gone.spec.json?topics=payments:capture'",
+        "export { capture as kept } from './kept.spec.json'",
+        "export { capture as mine } from './mine.spec.json'",
+        '',
+      ].join('\n'),
+    )
+    const { createServer } = await import('vite')
+    const { default: contracts } = await import('unplugin-contracts/vite')
+    server = await createServer({
+      root: dir,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [contracts({ cache: false })],
+      server: { host: '127.0.0.1', port: 0 },
+    })
+    await server.listen()
+    base = `http://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}`
+    const main = await (await fetch(`${base}/main.js`)).text()
+    const urls = [...main.matchAll(/from\s+"([^"]+)"/g)].map((m) => m[1]!)
+    expect(urls).toHaveLength(4)
+    for (const url of urls) expect((await fetch(base + url)).status, url).toBe(200)
+    await until('the first sidecars', () => (existsSync(goneSidecar) && existsSync(goneQueries) && existsSync(keptSidecar) ? true : undefined), 20_000)
+  }, 60_000)
+
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("the deleted contract's sidecar and query declarations go; the others stay", async () => {
+    rmSync(gone)
+    // Deleted and made again in one go (a checkout, an editor's save): its sidecar stays.
+    rmSync(kept)
+    writeFileSync(kept, PAYMENTS)
+    rmSync(mine)
+    await until("the deleted contract's files removed", () => (!existsSync(goneSidecar) && !existsSync(goneQueries) ? true : undefined), 20_000)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(readFileSync(keptSidecar, 'utf8')).toContain(MARKER)
+    // The user's file at a sidecar's place is theirs: left as it was.
+    expect(readFileSync(mineSidecar, 'utf8')).toBe(USER_TEXT)
+  })
+})
+
 describe("the sidecar's place is hostile (esbuild builds)", () => {
   const outside = join(work, 'outside')
   const OUTSIDE_TEXT = 'export const secret = 1\n'

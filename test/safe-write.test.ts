@@ -9,7 +9,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSy
 import { join, relative } from 'node:path'
 import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { GENERATED_MARKER, hasMarker, withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax } from '../src/core/safe-write.js'
+import { GENERATED_MARKER, hasMarker, removeOwnedFile, withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax } from '../src/core/safe-write.js'
 import { writeRefusedDiagnostic } from '../src/core/write-refused.js'
 
 const work = join(import.meta.dirname, '.tmp/safe-write')
@@ -372,5 +372,44 @@ describe('rewriting a file that was read (replaces)', () => {
     symlinkSync(join(outside, 'orders.asyncapi.yaml'), target)
     expect(writeOwnedFiles(root, [{ path: 'orders.asyncapi.yaml', text: next, replaces: read }])).toMatchObject({ ok: false, refused: [{ reason: 'link' }] })
     expect(readFileSync(join(outside, 'orders.asyncapi.yaml'), 'utf8')).toBe(read)
+  })
+})
+
+describe("removing a file of the project (removeOwnedFile: a deleted contract's sidecars)", () => {
+  it('removes a file with the marker, or an empty one; a missing file is nothing to do', () => {
+    const target = join(root, 'a.spec.d.json.ts')
+    writeFileSync(target, ours('one'))
+    expect(removeOwnedFile(root, target)).toEqual({ ok: true, files: [{ path: target, status: 'removed' }] })
+    expect(existsSync(target)).toBe(false)
+    expect(removeOwnedFile(root, target)).toEqual({ ok: true, files: [{ path: target, status: 'unchanged' }] })
+    writeFileSync(target, '')
+    expect(removeOwnedFile(root, target)).toMatchObject({ ok: true, files: [{ status: 'removed' }] })
+  })
+
+  it("refuses a user's file, a link (at the file or on the way), a folder, a path outside the root: each left as it is", () => {
+    const user = join(root, 'user.d.json.ts')
+    writeFileSync(user, 'export declare const mine: number\n')
+    const link = join(root, 'link.d.json.ts')
+    writeFileSync(join(outside, 'ours.d.ts'), ours('theirs'))
+    symlinkSync(join(outside, 'ours.d.ts'), link)
+    symlinkSync(outside, join(root, 'through'))
+    mkdirSync(join(root, 'folder.d.json.ts'))
+    const cases: Array<[string, string]> = [
+      [user, 'foreign'],
+      [link, 'link'],
+      [join(root, 'through', 'ours.d.ts'), 'link'],
+      [join(root, 'folder.d.json.ts'), 'not-a-file'],
+      [join(outside, 'ours.d.ts'), 'outside'],
+      [join(root, '..', 'outside', 'ours.d.ts'), 'outside'],
+    ]
+    for (const [path, reason] of cases) {
+      const result = removeOwnedFile(root, path)
+      expect(result.ok, path).toBe(false)
+      expect(!result.ok && result.refused.map((r) => r.reason), path).toEqual([reason])
+    }
+    expect(readFileSync(user, 'utf8')).toBe('export declare const mine: number\n')
+    expect(readlinkSync(link)).toBe(join(outside, 'ours.d.ts'))
+    expect(readFileSync(join(outside, 'ours.d.ts'), 'utf8')).toBe(ours('theirs'))
+    expect(lstatSync(join(root, 'folder.d.json.ts')).isDirectory()).toBe(true)
   })
 })

@@ -12,7 +12,7 @@ import { formats, natsFormat } from '../formats/index.js'
 import { SidecarWriter } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
-import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteResult } from '../core/safe-write.js'
+import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteDone, type WriteResult } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { basename, dirname, relative, resolve as resolvePath, sep } from 'node:path'
 import type { NatsModel } from '../formats/nats/model.js'
@@ -309,8 +309,8 @@ function refusedWrites(result: WriteResult & { ok: false }, io: Output): number 
   return 1
 }
 
-/** A write's outcome as the CLI reports it: `wrote x`, `unchanged x`. */
-const said = (status: 'written' | 'unchanged') => (status === 'written' ? 'wrote' : 'unchanged')
+/** A write's outcome as the CLI reports it: `wrote x`, `unchanged x` (the CLI removes nothing). */
+const said = (status: WriteDone['status']) => (status === 'written' ? 'wrote' : status === 'removed' ? 'removed' : 'unchanged')
 
 /** What a written file says of itself, as `contracts types` and `generate` report it. */
 function reportWrite(result: WriteResult, io: Output): boolean {

@@ -149,7 +149,7 @@ export interface WriteRefusal {
 export interface WriteDone {
   /** Absolute path of the target. */
   readonly path: string
-  readonly status: 'written' | 'unchanged'
+  readonly status: 'written' | 'unchanged' | 'removed'
 }
 
 /**
@@ -294,6 +294,35 @@ export function writeOwnedFile(root: string, file: string, text: string | Uint8A
   if (rel === '' || isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`))
     return { ok: false, refused: [{ reason: 'outside', path: target, message: `${target} is outside ${top}; nothing is written outside it.` }] }
   return writeOwnedFiles(top, [{ path: rel.split(sep).join('/'), text }], options)
+}
+
+/**
+ * Removes `file` (absolute, inside `root`) when it is this project's, as `writeOwnedFile` would
+ * write over it: a regular file with the marker (or empty), reached through no link. Anything else
+ * is refused and left as it is; a file that is not there is nothing to do (`unchanged`).
+ *
+ * Worst case: one `lstat` per path component, one read of at most `HEAD_BYTES`, one unlink.
+ */
+export function removeOwnedFile(root: string, file: string): WriteResult {
+  const top = resolve(root)
+  const target = resolve(file)
+  const rel = relative(top, target)
+  const segments = isAbsolute(rel) ? undefined : plainSegments(rel.split(sep).join('/'))
+  if (segments === undefined)
+    return { ok: false, refused: [{ reason: 'outside', path: target, message: `${target} is outside ${top}; nothing is removed outside it.` }] }
+  const problem = checkRoot(top, false, true) ?? checkFolders(top, segments, false)
+  if (problem) return { ok: false, refused: [problem] }
+  // No text can be identical to a file with the marker: the look refuses a foreign file, a link, a folder.
+  const existing = inspectTarget(target, '')
+  if (existing.refusal) return { ok: false, refused: [existing.refusal] }
+  if (existing.exists !== true && existing.identical !== true) return { ok: true, files: [{ path: target, status: 'unchanged' }] }
+  try {
+    unlinkSync(target)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, files: [{ path: target, status: 'unchanged' }] }
+    return { ok: false, refused: [failed(target, error)] }
+  }
+  return { ok: true, files: [{ path: target, status: 'removed' }] }
 }
 
 /** The start of a file's content as text, enough for `hasMarker`. */

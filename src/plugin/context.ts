@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, lstatSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { createFilter } from 'unplugin-utils'
@@ -222,8 +222,10 @@ export class PluginContext {
    * A dev server's sidecars for `served`, written once its saves pause (`TYPES_DELAY` after the
    * last one served), one write at a time per contract and query. The compile is the one the module
    * was served from (the cache answers while the contract is unchanged). A contract that does not
-   * compile has no declarations: nothing is written (the overlay shows why). A failed or refused
-   * write is a warning (the module is served already; a build fails on it instead).
+   * compile has no declarations: nothing is written (the overlay shows why); one deleted (not there
+   * when the saves pause) has its sidecar and query declarations removed, where they are the
+   * project's. A failed or refused write is a warning (the module is served already; a build fails
+   * on it instead).
    */
   typesLater(served: Served): void {
     const key = `${served.file}?${served.query}`
@@ -234,6 +236,11 @@ export class PluginContext {
       const next = previous
         .then(async () => {
           const result = await this.compile(served)
+          // Deleted (and not made again while the saves paused): its sidecars go too, if they are ours.
+          if (result.dts === undefined && lstatSync(served.file, { throwIfNoEntry: false }) === undefined)
+            for (const removal of this.sidecars.remove(served.file))
+              if (!removal.ok)
+                for (const refusal of removal.refused) this.logger?.warn(`unplugin-contracts: ${formatDiagnostic(writeRefusedDiagnostic(refusal))}`)
           if (result.dts === undefined) return
           for (const refusal of await this.writeTypes(result, served)) this.logger?.warn(`unplugin-contracts: ${formatDiagnostic(refusal)}`)
         })

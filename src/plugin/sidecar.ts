@@ -1,5 +1,5 @@
 import { dirname } from 'node:path'
-import { writeOwnedFile, type WriteResult } from '../core/safe-write.js'
+import { removeOwnedFile, writeOwnedFile, type WriteResult } from '../core/safe-write.js'
 
 /** `payments.spec.json` -> `payments.spec.d.json.ts`, the file TypeScript's `allowArbitraryExtensions` reads. */
 export function sidecarPath(file: string): string {
@@ -72,6 +72,16 @@ export class SidecarWriter {
   /** Writes `file`'s `-queries.d.ts` with every query import kept for it. */
   writeQueries(file: string): WriteResult {
     return writeOwnedFile(dirname(file), queriesPath(file), queriesDeclaration(file, this.queries.get(file) ?? new Map()))
+  }
+
+  /**
+   * A deleted contract's files: its sidecar and its query declarations, each only if it is the
+   * project's (`removeOwnedFile`), and the query imports kept for it. Left behind, they typed an
+   * import of a contract that no longer exists until the build failed on it.
+   */
+  remove(file: string): WriteResult[] {
+    this.queries.delete(file)
+    return [removeOwnedFile(dirname(file), sidecarPath(file)), removeOwnedFile(dirname(file), queriesPath(file))]
   }
 
   /** The contracts some query import was kept for, in the order first seen. */
