@@ -287,6 +287,11 @@ describe('contracts diff: output', () => {
       },
     ])
     expect(first.properties).toMatchObject({ level: 'breaking', audiences: removed.audiences, pointer: '/requests', oldPointer: '/requests/0' })
+    // Was a defect (fixed): a message's braces (a NATS subject's `{orderId}`) were written as they are,
+    // which a SARIF viewer reads as a placeholder (SARIF 2.1.0 §3.11.5: literal braces are doubled).
+    state.findings = [{ ...removed, message: 'orders.{orderId}.placed no longer matches {a} or }b{.' }]
+    const braces = JSON.parse((await diff('--format', 'sarif')).stdout) as Log
+    expect(braces.runs[0]!.results![0]!.message.text).toBe('orders.{{orderId}}.placed no longer matches {{a}} or }}b{{.')
   })
 
   it('docs/cli.md shows the JSON document with the fields the command writes, and an ignore file the command reads', async () => {

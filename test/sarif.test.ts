@@ -33,7 +33,27 @@ const failing = [
   'fixtures/benzene/invalid/duplicate-topic.spec.json',
   'fixtures/benzene/invalid/openapi-value.spec.json',
   'fixtures/nats/invalid/token-type.asyncapi.yaml',
+  // A message with braces: `address {account}`.
+  'fixtures/nats/invalid/parameters-mismatch.asyncapi.yaml',
 ]
+
+/**
+ * How a SARIF viewer reads a plain message string (SARIF 2.1.0 §3.11.5): `{{` and `}}` are literal
+ * braces; a single brace opens or closes a placeholder (`{0}`). Written apart from the CLI's writer.
+ */
+function readMessage(text: string): { text: string; placeholders: number } {
+  let out = ''
+  let placeholders = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if ((c === '{' || c === '}') && text[i + 1] === c) {
+      out += c
+      i++
+    } else if (c === '{' || c === '}') placeholders++
+    else out += c
+  }
+  return { text: out, placeholders }
+}
 
 const tmp = mkdtempSync(join(tmpdir(), 'contracts-sarif-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -68,12 +88,12 @@ describe('contracts check --format sarif', () => {
     const rules = log.runs[0]!.tool.driver.rules!
     const codes = [...new Set(diagnostics.map((d) => d.code))]
     expect(rules.map((r) => r.id)).toEqual(codes)
-    expect(codes).toEqual(['BENZENE_REF_MISSING', 'BENZENE_DUPLICATE_TOPIC', 'BENZENE_OPENAPI_VALUE', 'NATS_TOKEN_TYPE'])
+    expect(codes).toEqual(['BENZENE_REF_MISSING', 'BENZENE_DUPLICATE_TOPIC', 'BENZENE_OPENAPI_VALUE', 'NATS_TOKEN_TYPE', 'NATS_PARAMETERS_MISMATCH'])
     const doc = readFileSync(join(root, 'docs/diagnostics.md'), 'utf8')
     for (const rule of rules) {
       const info = codeInfo(rule.id)!
-      expect(rule.shortDescription!.text).toBe(info.meaning)
-      expect(rule.help!.text).toContain(info.meaning)
+      expect(readMessage(rule.shortDescription!.text).text).toBe(info.meaning)
+      expect(readMessage(rule.help!.text).text).toContain(info.meaning)
       expect(rule.defaultConfiguration!.level).toBe(info.severity)
       // This checkout names no repository in package.json: the link is the docs file beside the package.
       expect(rule.helpUri).toBe(`${pathToFileURL(join(root, 'docs/diagnostics.md')).href}#${rule.id.toLowerCase()}`)
@@ -89,10 +109,11 @@ describe('contracts check --format sarif', () => {
     results.forEach((result, i) => {
       const d = diagnostics[i]!
       expect(rules[result.ruleIndex!]!.id).toBe(result.ruleId)
+      // The text a viewer shows is the diagnostic's message, with no placeholder in it.
+      expect(readMessage(result.message.text!), result.message.text).toEqual({ text: d.message, placeholders: 0 })
       expect(result).toMatchObject({
         ruleId: d.code,
         level: d.severity,
-        message: { text: d.message },
         locations: [
           {
             physicalLocation: {
@@ -108,6 +129,12 @@ describe('contracts check --format sarif', () => {
     expect(missing.locations![0]!.physicalLocation!.region).toEqual({ startLine: 16, startColumn: 17 })
     expect(missing.locations![0]!.physicalLocation!.artifactLocation!.uri).toBe('fixtures/benzene/invalid/ref-missing.spec.json')
     expect(results.find((r) => r.ruleId === 'NATS_TOKEN_TYPE')!.locations![0]!.physicalLocation!.region).toEqual({ startLine: 13, startColumn: 14 })
+    // Was a defect (fixed): braces were written as they are, which a viewer reads as a (malformed) placeholder.
+    const braces = results.find((r) => r.ruleId === 'NATS_PARAMETERS_MISMATCH')!
+    expect(braces.message.text).toContain('address {{account}}')
+    for (const rule of log.runs[0]!.tool.driver.rules!)
+      for (const text of [rule.shortDescription!.text, rule.fullDescription!.text, rule.help!.text, rule.help!.markdown!])
+        expect(readMessage(text).placeholders, text).toBe(0)
   })
 
   it("a rule's related location becomes the result's relatedLocations", () => {

@@ -12,7 +12,7 @@ import type { DiffFinding, DiffRule } from '../core/diff/types.js'
 import { packageVersion } from '../core/package-info.js'
 import { diffRuleDocsUrl, informationUrl } from './docs-links.js'
 import { invalidDiagnostics, whereShown, type DiffRun } from './diff-report.js'
-import { SARIF_SCHEMA, SRCROOT, diagnosticRule, folderUri, location } from './sarif.js'
+import { SARIF_SCHEMA, SRCROOT, diagnosticRule, folderUri, location, sarifText } from './sarif.js'
 
 const LEVEL = { breaking: 'error', warning: 'warning', info: 'note' } as const
 
@@ -31,11 +31,11 @@ function descriptor(id: string, rule: DiffRule | undefined): ReportingDescriptor
   return {
     id,
     name: ruleName(id),
-    shortDescription: { text: summary },
-    fullDescription: { text: summary },
+    shortDescription: { text: sarifText(summary) },
+    fullDescription: { text: sarifText(summary) },
     help: {
-      text: `${summary}${example}${helpUri ? `\n\nSee ${helpUri}` : ''}`,
-      markdown: helpUri ? `${summary} See [${id}](${helpUri}).` : summary,
+      text: sarifText(`${summary}${example}${helpUri ? `\n\nSee ${helpUri}` : ''}`),
+      markdown: sarifText(helpUri ? `${summary} See [${id}](${helpUri}).` : summary),
     },
     ...(helpUri ? { helpUri } : {}),
     defaultConfiguration: { level: LEVEL[rule?.levels[0] ?? 'warning'] },
@@ -60,7 +60,7 @@ export function diffSarifLog(run: DiffRun, cwd: string = process.cwd()): Log {
       ruleId: finding.rule,
       ruleIndex: ruleIndex(finding.rule, () => descriptor(finding.rule, catalogue.get(finding.rule))),
       level: LEVEL[finding.level],
-      message: { text: finding.message },
+      message: { text: sarifText(finding.message) },
       locations: [location(whereShown(finding), cwd)],
       properties: {
         level: finding.level,
@@ -70,7 +70,7 @@ export function diffSarifLog(run: DiffRun, cwd: string = process.cwd()): Log {
         ...(finding.data ? { data: finding.data } : {}),
       },
     }
-    if (finding.new && finding.old) result.relatedLocations = [{ id: 1, ...location(finding.old, cwd), message: { text: 'In the old version.' } }]
+    if (finding.new && finding.old) result.relatedLocations = [{ id: 1, ...location(finding.old, cwd), message: { text: sarifText('In the old version.') } }]
     if (suppression !== undefined) result.suppressions = [{ kind: 'external', justification: suppression }]
     return result
   }
@@ -81,7 +81,7 @@ export function diffSarifLog(run: DiffRun, cwd: string = process.cwd()): Log {
       ruleId: d.code,
       ruleIndex: ruleIndex(d.code, () => diagnosticRule(d.code)),
       level: d.severity === 'error' ? 'error' : 'warning',
-      message: { text: d.message },
+      message: { text: sarifText(d.message) },
       locations: [location(d, cwd)],
       properties: { pointer: d.pointer, ...(d.data ? { data: d.data } : {}) },
     })),

@@ -18,6 +18,16 @@ export const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/erra
 /** The base a result's file is relative to: the working directory the check ran in (the checkout, in CI). */
 export const SRCROOT = '%SRCROOT%'
 
+/**
+ * A message string as SARIF 2.1.0 §3.11.5 requires it: `{` and `}` doubled (a single brace opens a
+ * placeholder, `{0}`, that a viewer fills from `arguments`), in every message and multiformat message
+ * string (§3.12: they may be format strings too). A NATS subject's `{orderId}` in a message was
+ * written as it is, which a conforming viewer reads as a malformed placeholder.
+ */
+export function sarifText(text: string): string {
+  return text.replace(/[{}]/g, '$&$&')
+}
+
 /** The SARIF log of one `check` run. `cwd` is the folder paths are made relative to. */
 export function sarifLog(diagnostics: readonly Diagnostic[], cwd: string = process.cwd()): Log {
   const rules: ReportingDescriptor[] = []
@@ -32,12 +42,12 @@ export function sarifLog(diagnostics: readonly Diagnostic[], cwd: string = proce
       ruleId: d.code,
       ruleIndex: index,
       level: d.severity === 'error' ? 'error' : 'warning',
-      message: { text: d.message },
+      message: { text: sarifText(d.message) },
       locations: [location(d, cwd)],
       // The JSON Pointer says where in the document, whatever the file's syntax; `data` what the code promises.
       properties: { pointer: d.pointer, ...(d.data ? { data: d.data } : {}) },
     }
-    if (d.related?.length) result.relatedLocations = d.related.map((r, i) => ({ id: i + 1, ...location(r, cwd), message: { text: r.message } }))
+    if (d.related?.length) result.relatedLocations = d.related.map((r, i) => ({ id: i + 1, ...location(r, cwd), message: { text: sarifText(r.message) } }))
     return result
   })
   return {
@@ -70,9 +80,12 @@ export function diagnosticRule(code: string): ReportingDescriptor {
       .split('_')
       .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
       .join(''),
-    shortDescription: { text: meaning },
-    fullDescription: { text: meaning },
-    help: { text: helpUri ? `${meaning} See ${helpUri}` : meaning, markdown: helpUri ? `${meaning} See [${code}](${helpUri}).` : meaning },
+    shortDescription: { text: sarifText(meaning) },
+    fullDescription: { text: sarifText(meaning) },
+    help: {
+      text: sarifText(helpUri ? `${meaning} See ${helpUri}` : meaning),
+      markdown: sarifText(helpUri ? `${meaning} See [${code}](${helpUri}).` : meaning),
+    },
     ...(helpUri ? { helpUri } : {}),
     defaultConfiguration: { level: info?.severity === 'warning' ? 'warning' : 'error' },
     ...(info ? { properties: { tags: [info.chapter], stage: info.where } } : {}),
