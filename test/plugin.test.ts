@@ -99,6 +99,18 @@ describe('resolveId', () => {
   })
 })
 
+describe('warnings', () => {
+  it('a Rollup build of a contract warns of nothing', async () => {
+    // Was a defect (fixed): every such build warned that the runtime's module-exports.js held "an
+    // annotation that Rollup cannot interpret" (a pure annotation quoted in a JSDoc comment).
+    const warnings: string[] = []
+    const bundle = await rollup({ input: importer, plugins: [contracts({ types: false })], onwarn: (warning) => warnings.push(warning.message) })
+    await bundle.generate({ format: 'es' })
+    await bundle.close()
+    expect(warnings).toEqual([])
+  })
+})
+
 describe('watching', () => {
   it('the contract is a watch file of the build', async () => {
     const bundle = await rollup({ input: importer, plugins: [contracts({ types: false })] })
