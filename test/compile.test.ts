@@ -1,6 +1,6 @@
 /** The core pipeline: cache, dependencies, and inputs that are not contracts. */
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, compile } from '../src/index.js'
@@ -95,6 +95,28 @@ describe('a read that failed is never a cached answer', () => {
     const compilations = compiler.compilations
     await compiler.compile(back)
     expect(compiler.compilations).toBe(compilations)
+  })
+})
+
+describe('a folder on the way swapped for a link out of the tree', () => {
+  it('is never answered from the cache: the next compile refuses it as a fresh one does', async () => {
+    // Was a defect (fixed): the entry checked each file's digest only, and the link led to a copy
+    // with the same bytes (a DASP selection's extensions folder), so the cache answered a module
+    // that a fresh compile refuses as outside the contract's tree.
+    const dir = join(work, 'folder-link')
+    rmSync(dir, { recursive: true, force: true })
+    cpSync(join(import.meta.dirname, '../fixtures/dasp'), join(dir, 'dasp'), { recursive: true })
+    const file = join(dir, 'dasp/counter.dasp.json')
+    const compiler = new ContractCompiler()
+    expect((await compiler.compile(file)).diagnostics).toEqual([])
+    cpSync(join(dir, 'dasp/extensions'), join(dir, 'aside'), { recursive: true })
+    rmSync(join(dir, 'dasp/extensions'), { recursive: true })
+    symlinkSync('../aside', join(dir, 'dasp/extensions'))
+    const fresh = await new ContractCompiler().compile(file)
+    expect(fresh.diagnostics.map((d) => d.code)).toContain('DASP_DEFINITION_SOURCE')
+    const again = await compiler.compile(file)
+    expect(again.diagnostics).toEqual(fresh.diagnostics)
+    expect(again.code).toBeUndefined()
   })
 })
 

@@ -51,8 +51,9 @@ type Run = { status: number | null; stdout: string; stderr: string; signal: Node
 function userEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   delete env.UNPLUGIN_CONTRACTS_CACHE
-  for (const [k, v] of Object.entries(extra)) if (v === undefined) delete env[k]
-  else env[k] = v
+  for (const [k, v] of Object.entries(extra))
+    if (v === undefined) delete env[k]
+    else env[k] = v
   return env
 }
 
@@ -150,7 +151,10 @@ function entryVerifies(path: string): boolean {
   }
 }
 
-const forged = (files: Record<string, string>) => Object.entries(files).filter(([, text]) => text.includes(MARK)).map(([name]) => name)
+const forged = (files: Record<string, string>) =>
+  Object.entries(files)
+    .filter(([, text]) => text.includes(MARK))
+    .map(([name]) => name)
 
 // ---------------------------------------------------------------------------------------------------
 // The module and declarations: the plugin's, as files
@@ -172,7 +176,10 @@ describe('generate --target typescript writes what the plugin serves', () => {
     const { default: contracts } = await import('unplugin-contracts/rollup')
     const served: Record<string, string> = {}
     const capture = { name: 'capture', transform: (code: string, id: string) => void (id.endsWith('.contract.js') && (served[id] = code)) }
-    write(join(dir, 'entry.mjs'), "export * as p from './payments.spec.json'\nexport * as l from './ledger.asyncapi.yaml'\nexport * as c from './dasp/counter.dasp.json'\n")
+    write(
+      join(dir, 'entry.mjs'),
+      "export * as p from './payments.spec.json'\nexport * as l from './ledger.asyncapi.yaml'\nexport * as c from './dasp/counter.dasp.json'\n",
+    )
     const bundle = await rollup({ input: join(dir, 'entry.mjs'), plugins: [contracts({ cache: false }), capture], onwarn: () => {} })
     await bundle.write({ file: join(dir, 'built/main.js'), format: 'es' })
     await bundle.close()
@@ -187,8 +194,16 @@ describe('generate --target typescript writes what the plugin serves', () => {
     // And the values: the generated files imported as files, against the bundle's namespaces.
     const built = await import(join(dir, 'built/main.js'))
     const shape = (m: Record<string, unknown>) =>
-      JSON.stringify(Object.keys(m).sort().map((k) => [k, typeof m[k], JSON.stringify(m[k], (_, v) => (typeof v === 'function' ? 'fn' : v))]))
-    for (const [ns, name] of [['p', 'payments'], ['l', 'ledger'], ['c', 'counter']]) {
+      JSON.stringify(
+        Object.keys(m)
+          .sort()
+          .map((k) => [k, typeof m[k], JSON.stringify(m[k], (_, v) => (typeof v === 'function' ? 'fn' : v))]),
+      )
+    for (const [ns, name] of [
+      ['p', 'payments'],
+      ['l', 'ledger'],
+      ['c', 'counter'],
+    ]) {
       const file = await import(join(dir, `out/${name}.js`))
       expect([name, shape(file)]).toEqual([name, shape(built[ns])])
     }
@@ -206,7 +221,7 @@ describe('generate --target typescript writes what the plugin serves', () => {
     expect(readFileSync(join(dir, 'out/counter.d.ts'), 'utf8')).toBe(readFileSync(join(dir, 'dasp/counter.dasp.d.json.ts'), 'utf8'))
   })
 
-  it('Holds: the value exports the .d.ts declares are exactly the .js module\'s, and tsc --strict accepts a use of each and refuses a name that is not there', async () => {
+  it("Holds: the value exports the .d.ts declares are exactly the .js module's, and tsc --strict accepts a use of each and refuses a name that is not there", async () => {
     const dir = folder('width')
     cpSync(join(REPO, 'fixtures/dasp'), join(dir, 'dasp'), { recursive: true })
     write(join(dir, 'payments.spec.json'), PAYMENTS)
@@ -216,7 +231,14 @@ describe('generate --target typescript writes what the plugin serves', () => {
     const names = ['payments', 'ledger', 'counter']
     const program = ts.createProgram(
       names.map((n) => join(out, `${n}.d.ts`)),
-      { strict: true, noEmit: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022, types: [] },
+      {
+        strict: true,
+        noEmit: true,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        target: ts.ScriptTarget.ES2022,
+        types: [],
+      },
     )
     const checker = program.getTypeChecker()
     for (const n of names) {
@@ -230,13 +252,21 @@ describe('generate --target typescript writes what the plugin serves', () => {
       expect([n, declared]).toEqual([n, runtime])
     }
     // An app in the folder: every value export used; a missing one is an error.
-    const uses = names.map((n, i) => `import * as m${i} from './${n}.js'\n`).join('') + 'export const all = [m0, m1, m2]\nexport const c = m0.capture.topic\nexport const s = m1.entryPosted.subject.render({ region: "eu", entryId: "abcdef012345" })\n'
+    const uses =
+      names.map((n, i) => `import * as m${i} from './${n}.js'\n`).join('') +
+      'export const all = [m0, m1, m2]\nexport const c = m0.capture.topic\nexport const s = m1.entryPosted.subject.render({ region: "eu", entryId: "abcdef012345" })\n'
     write(join(out, 'good.ts'), uses)
     write(join(out, 'bad1.ts'), "import { nope } from './payments.js'\nexport const x = nope\n")
-    write(join(out, 'bad2.ts'), "import { entryPosted } from './ledger.js'\nexport const s = entryPosted.subject.render({ region: 'mars', entryId: 'abcdef012345' })\n")
+    write(
+      join(out, 'bad2.ts'),
+      "import { entryPosted } from './ledger.js'\nexport const s = entryPosted.subject.render({ region: 'mars', entryId: 'abcdef012345' })\n",
+    )
     write(
       join(out, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['good.ts', 'bad1.ts', 'bad2.ts'] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+        files: ['good.ts', 'bad1.ts', 'bad2.ts'],
+      }),
     )
     const t = tsc(['-p', '.'], out)
     const failing = new Set([...t.output.matchAll(/^(\w+)\.ts\(/gm)].map((m) => m[1]))
@@ -254,7 +284,14 @@ describe('generate --target typescript writes what the plugin serves', () => {
     // From the project root with relative paths, and from elsewhere with absolute ones.
     expect(cli(gen('out', ['deep/contracts/payments.spec.json', 'deep/contracts/ledger.asyncapi.yaml', 'deep/dasp/counter.dasp.json']), a).status).toBe(0)
     expect(
-      cli(gen(join(b, 'out'), [join(b, 'deep/contracts/payments.spec.json'), join(b, 'deep/contracts/ledger.asyncapi.yaml'), join(b, 'deep/dasp/counter.dasp.json')]), TMP).status,
+      cli(
+        gen(join(b, 'out'), [
+          join(b, 'deep/contracts/payments.spec.json'),
+          join(b, 'deep/contracts/ledger.asyncapi.yaml'),
+          join(b, 'deep/dasp/counter.dasp.json'),
+        ]),
+        TMP,
+      ).status,
     ).toBe(0)
     const sa = snapshot(join(a, 'out'))
     const sb = snapshot(join(b, 'out'))
@@ -278,13 +315,23 @@ describe('output names', () => {
     const dir = folder('ids')
     const ids = ['../../x', '/etc/passwd-x', 'a/b', '..', 'x\ny\u202Ez', '${x}`*/']
     ids.forEach((id, i) => write(join(dir, `c${i}/asyncapi.yaml`), natsWithId(id)))
-    const r = cli(gen('sub/out', ids.map((_, i) => `c${i}/asyncapi.yaml`)), dir)
+    const r = cli(
+      gen(
+        'sub/out',
+        ids.map((_, i) => `c${i}/asyncapi.yaml`),
+      ),
+      dir,
+    )
     expect([r.status, r.stderr]).toEqual([0, `wrote ${ids.length * 2} files under sub/out\n`])
     const names = readdirSync(join(dir, 'sub/out'))
     expect(names).toHaveLength(ids.length * 2)
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_.-]+$/)
     expect(readdirSync(join(dir, 'sub')).sort()).toEqual(['out'])
-    expect(readdirSync(dir).filter((n) => !/^c\d$/.test(n)).sort()).toEqual(['sub'])
+    expect(
+      readdirSync(dir)
+        .filter((n) => !/^c\d$/.test(n))
+        .sort(),
+    ).toEqual(['sub'])
   })
 
   it('Holds: two documents mapping to one output name (two formats, two folders, two ids that sanitize alike) are a usage error naming both; nothing written', () => {
@@ -330,7 +377,10 @@ describe('output names', () => {
     write(join(dir, 'probe/back\\slash.d.ts'), 'x')
     const g = cli(gen('out', ['a:b.spec.json', 'back\\slash.spec.json']), dir)
     const t = cli(['types', '--no-cache', 'a:b.spec.json', 'back\\slash.spec.json'], dir)
-    expect({ generate: g.stderr.includes('is not a plain relative path'), types: t.stderr.includes('is not a plain relative path') }).toEqual({ generate: false, types: false })
+    expect({ generate: g.stderr.includes('is not a plain relative path'), types: t.stderr.includes('is not a plain relative path') }).toEqual({
+      generate: false,
+      types: false,
+    })
     expect([g.status, t.status]).toEqual([0, 0])
     expect(readdirSync(join(dir, 'out'))).toHaveLength(4)
   })
@@ -359,12 +409,22 @@ describe('output names', () => {
     const text = readFileSync(join(dir, 'out', js), 'utf8')
     expect(text.split('\n')[0]).toMatch(/^\/\/ Generated by unplugin-contracts from .*\(Benzene contract\)\. Do not edit\.$/)
     expect(text).not.toMatch(/[\r\u2028\u2029\u202E]/)
-    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(join(dir, 'out', js)).href)}); console.log(String(globalThis.__PWNED))`], { encoding: 'utf8', timeout: 30_000 })
+    const probe = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(join(dir, 'out', js)).href)}); console.log(String(globalThis.__PWNED))`],
+      { encoding: 'utf8', timeout: 30_000 },
+    )
     expect([probe.status, probe.stdout.trim()]).toEqual([0, 'undefined'])
     // The declarations: an app importing the module by its (hostile) name type-checks against them.
     const out = join(dir, 'out')
     write(join(out, 'app.ts'), `import { capture, contractHash } from ${JSON.stringify('./' + js)}\nexport const t: string = capture.topic + contractHash\n`)
-    write(join(out, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['app.ts'] }))
+    write(
+      join(out, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+        files: ['app.ts'],
+      }),
+    )
     const t = tsc(['-p', '.'], out)
     expect([t.status, t.output]).toEqual([0, ''])
   })
@@ -392,7 +452,7 @@ describe('--out and what is in it', () => {
     expect(readFileSync(join(dir, 'out'), 'utf8')).toBe('my notes\n')
   })
 
-  it('Holds: a user\'s file at one output of two contracts: exit 1 naming it, the file unchanged, and the other contract\'s files not written either (all or none)', () => {
+  it("Holds: a user's file at one output of two contracts: exit 1 naming it, the file unchanged, and the other contract's files not written either (all or none)", () => {
     const dir = setup('user-file')
     write(join(dir, 'out/ledger.d.ts'), '// mine\nexport {}\n')
     const r = cli(gen('out', docs), dir)
@@ -410,7 +470,7 @@ describe('--out and what is in it', () => {
     expect(snapshot(join(dir, 'out'))).toEqual({})
   })
 
-  it('Holds: an earlier generate\'s files: unchanged ones are not rewritten (same inode and mtime) and counted; a changed contract rewrites only its own two files', () => {
+  it("Holds: an earlier generate's files: unchanged ones are not rewritten (same inode and mtime) and counted; a changed contract rewrites only its own two files", () => {
     const dir = setup('rerun')
     expect(cli(gen('out', docs), dir).stderr).toBe('wrote 4 files under out\n')
     const past = new Date('2001-01-01T00:00:00Z')
@@ -451,11 +511,18 @@ describe('--out and what is in it', () => {
     expect(readdirSync(join(dir, 'out'))).toEqual(['payments.js'])
   })
 
-  it('Holds: --out inside the contract\'s own folder (`--out c`): the outputs sit beside the contracts and a second run over them is `unchanged`', () => {
+  it("Holds: --out inside the contract's own folder (`--out c`): the outputs sit beside the contracts and a second run over them is `unchanged`", () => {
     const dir = setup('inside-tree')
     expect(cli(gen('c', docs), dir).stderr).toBe('wrote 4 files under c\n')
     expect(cli(gen('c', docs), dir).stderr).toBe('wrote 0 files under c (4 unchanged)\n')
-    expect(readdirSync(join(dir, 'c')).sort()).toEqual(['ledger.asyncapi.yaml', 'ledger.d.ts', 'ledger.js', 'payments.d.ts', 'payments.js', 'payments.spec.json'])
+    expect(readdirSync(join(dir, 'c')).sort()).toEqual([
+      'ledger.asyncapi.yaml',
+      'ledger.d.ts',
+      'ledger.js',
+      'payments.d.ts',
+      'payments.js',
+      'payments.spec.json',
+    ])
   })
 
   it('Holds: a full disk half-way (ulimit -f: the small files fit, the largest does not): every earlier file keeps its bytes, no new file and no temp file is left', () => {
@@ -482,7 +549,13 @@ describe('--out and what is in it', () => {
       write(join(dir, 'c/ledger.asyncapi.yaml'), LEDGER.replace('title: Ledger', `title: Ledger round ${round}`))
       rmSync(join(dir, 'alone'), { recursive: true, force: true })
       const [a, b] = await Promise.all([cliAsync(gen('out', docs), dir), cliAsync(gen('out', docs), dir)])
-      expect([round, a.status, a.stderr.includes('CONTRACTS_'), b.status, b.stderr.includes('CONTRACTS_')], a.stderr + b.stderr).toEqual([round, 0, false, 0, false])
+      expect([round, a.status, a.stderr.includes('CONTRACTS_'), b.status, b.stderr.includes('CONTRACTS_')], a.stderr + b.stderr).toEqual([
+        round,
+        0,
+        false,
+        0,
+        false,
+      ])
       expect(cli(gen('alone', docs), dir).status).toBe(0)
       expect(snapshot(join(dir, 'out'))).toEqual(snapshot(join(dir, 'alone')))
     }
@@ -510,7 +583,26 @@ describe('--out and what is in it', () => {
 // ---------------------------------------------------------------------------------------------------
 
 describe('document text is escaped into the .js and the .d.ts', () => {
-  const NASTY = ['*/', '`', '${globalThis.__PWNED=1}', '"', "'", '\\', 'a\nb', 'a\rb', '\u2028', '\u2029', '\u202E', '\u2066', '\u200B', '\uFEFF', '</script>', '/*', '@ts-ignore', '// x']
+  const NASTY = [
+    '*/',
+    '`',
+    '${globalThis.__PWNED=1}',
+    '"',
+    "'",
+    '\\',
+    'a\nb',
+    'a\rb',
+    '\u2028',
+    '\u2029',
+    '\u202E',
+    '\u2066',
+    '\u200B',
+    '\uFEFF',
+    '</script>',
+    '/*',
+    '@ts-ignore',
+    '// x',
+  ]
   const ENUM = NASTY.map((s, i) => `v${i}${s}`)
   const PROPS = NASTY.map((s, i) => `p${i}${s}`)
   const hostileBenzene = () =>
@@ -549,7 +641,11 @@ describe('document text is escaped into the .js and the .d.ts', () => {
     expect([r.status, r.stderr]).toEqual([0, 'wrote 2 files under out\n'])
     const js = readFileSync(join(dir, 'out/evil.js'), 'utf8')
     const dts = readFileSync(join(dir, 'out/evil.d.ts'), 'utf8')
-    for (const [name, text] of [['js', js], ['dts', dts]]) expect([name, text.match(/[\r\u2028\u2029\u202E\u2066\u200B\uFEFF\0]/g)]).toEqual([name, null])
+    for (const [name, text] of [
+      ['js', js],
+      ['dts', dts],
+    ])
+      expect([name, text.match(/[\r\u2028\u2029\u202E\u2066\u200B\uFEFF\0]/g)]).toEqual([name, null])
     // A fresh process: the module loads, nothing planted ran, Object.prototype untouched; the
     // validator accepts each enum value and each member name, and refuses a neighbour.
     const script = `
@@ -595,7 +691,10 @@ describe('document text is escaped into the .js and the .d.ts', () => {
     write(join(out, 'bad2.ts'), header + `export const r: Req = { choice: ${JSON.stringify(ENUM[0])}, ${JSON.stringify(PROPS[2])}: 1 }\n`)
     write(
       join(out, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['good.ts', 'bad0.ts', 'bad1.ts', 'bad2.ts'] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+        files: ['good.ts', 'bad0.ts', 'bad1.ts', 'bad2.ts'],
+      }),
     )
     const t = tsc(['-p', '.'], out)
     const failing = new Set([...t.output.matchAll(/^(\w+)\.ts\(/gm)].map((m) => m[1]))
@@ -603,7 +702,7 @@ describe('document text is escaped into the .js and the .d.ts', () => {
     expect(t.output).not.toMatch(/evil\.d\.ts/)
   })
 
-  it('Holds: the repository\'s hostile fixtures (Benzene names, NATS strings and __proto__, DASP strings) through generate: each module loads in a fresh process with nothing planted run, and the declarations compile', () => {
+  it("Holds: the repository's hostile fixtures (Benzene names, NATS strings and __proto__, DASP strings) through generate: each module loads in a fresh process with nothing planted run, and the declarations compile", () => {
     const dir = folder('hostile-fixtures')
     write(join(dir, 'hostile-names.spec.json'), readFileSync(join(REPO, 'fixtures/benzene/valid/hostile-names.spec.json')))
     cpSync(join(REPO, 'fixtures/hostile'), join(dir, 'h'), { recursive: true })
@@ -621,8 +720,17 @@ describe('document text is escaped into the .js and the .d.ts', () => {
     const p = spawnSync(process.execPath, [join(dir, 'probe.mjs')], { encoding: 'utf8', timeout: 30_000 })
     expect(p.status, p.stderr).toBe(0)
     expect(JSON.parse(p.stdout)).toEqual({ pwned: 'undefinedundefined', proto: Object.getOwnPropertyNames(Object.prototype).sort().join(',') })
-    write(join(dir, 'out/app.ts'), modules.map((m, i) => `import * as m${i} from './${m}'\n`).join('') + `export const all = [${modules.map((_, i) => `m${i}`).join(', ')}]\n`)
-    write(join(dir, 'out/tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] }, files: ['app.ts'] }))
+    write(
+      join(dir, 'out/app.ts'),
+      modules.map((m, i) => `import * as m${i} from './${m}'\n`).join('') + `export const all = [${modules.map((_, i) => `m${i}`).join(', ')}]\n`,
+    )
+    write(
+      join(dir, 'out/tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+        files: ['app.ts'],
+      }),
+    )
     const t = tsc(['-p', '.'], join(dir, 'out'))
     expect([t.status, t.output]).toEqual([0, ''])
   })
@@ -632,20 +740,32 @@ describe('document text is escaped into the .js and the .d.ts', () => {
 // The persistent cache
 // ---------------------------------------------------------------------------------------------------
 
-describe('the CLI\'s persistent cache', () => {
+describe("the CLI's persistent cache", () => {
   const DEFAULT = 'node_modules/.cache/unplugin-contracts'
 
   /** A project (package.json) with a Benzene contract, a NATS bundle and a DASP selection. */
   const app = (name: string) => {
     const dir = folder(name, true)
     write(join(dir, 'src/payments.spec.json'), PAYMENTS)
-    for (const part of ['bundle.lock.json', 'orders', 'fulfilment', 'native']) cpSync(join(REPO, 'examples/nats-orders', part), join(dir, 'nats', part), { recursive: true })
+    for (const part of ['bundle.lock.json', 'orders', 'fulfilment', 'native'])
+      cpSync(join(REPO, 'examples/nats-orders', part), join(dir, 'nats', part), { recursive: true })
     cpSync(join(REPO, 'fixtures/dasp'), join(dir, 'dasp'), { recursive: true })
     write(join(dir, 'solo/ledger.asyncapi.yaml'), LEDGER)
     return dir
   }
   const DOCS = ['src/payments.spec.json', 'nats/orders/asyncapi.yaml', 'nats/fulfilment/asyncapi.yaml', 'dasp/counter.dasp.json', 'solo/ledger.asyncapi.yaml']
-  const OUTS = ['counter.d.ts', 'counter.js', 'fulfilment.d.ts', 'fulfilment.js', 'ledger.d.ts', 'ledger.js', 'orders.d.ts', 'orders.js', 'payments.d.ts', 'payments.js']
+  const OUTS = [
+    'counter.d.ts',
+    'counter.js',
+    'fulfilment.d.ts',
+    'fulfilment.js',
+    'ledger.d.ts',
+    'ledger.js',
+    'orders.d.ts',
+    'orders.js',
+    'payments.d.ts',
+    'payments.js',
+  ]
 
   /** generate with the cache as given, and with --no-cache into another folder: both runs' results. */
   const both = (dir: string, cacheArgs: string[] = [], env = userEnv()) => {
@@ -656,7 +776,7 @@ describe('the CLI\'s persistent cache', () => {
     return { cached, fresh, out: snapshot(join(dir, 'out')), ref: snapshot(join(dir, 'ref')) }
   }
 
-  it('Holds (the observation): the default folder is node_modules/.cache/unplugin-contracts of the package; a second run is answered by its entries (a forged entry\'s marker shows in the .js and .d.ts), for generate and types', () => {
+  it("Holds (the observation): the default folder is node_modules/.cache/unplugin-contracts of the package; a second run is answered by its entries (a forged entry's marker shows in the .js and .d.ts), for generate and types", () => {
     const dir = app('hit')
     const first = cli(gen('out', DOCS, []), dir)
     expect([first.status, first.stderr]).toEqual([0, 'wrote 10 files under out\n'])
@@ -671,7 +791,7 @@ describe('the CLI\'s persistent cache', () => {
     expect(readFileSync(join(dir, 'solo/ledger.asyncapi.d.yaml.ts'), 'utf8')).toContain(MARK)
   })
 
-  it('Holds: run from a subfolder without a package.json, the default folder is the package\'s (nearest package.json up), and nothing is made in the subfolder', () => {
+  it("Holds: run from a subfolder without a package.json, the default folder is the package's (nearest package.json up), and nothing is made in the subfolder", () => {
     const dir = app('nearest')
     mkdirSync(join(dir, 'src/deeper'))
     const r = cli(gen('../../out', ['../payments.spec.json'], []), join(dir, 'src/deeper'))
@@ -697,7 +817,7 @@ describe('the CLI\'s persistent cache', () => {
     expect(r.out['ledger.d.ts']).toBe(r.ref['ledger.d.ts'])
   })
 
-  it('Holds: a NATS bundle\'s locked file edited (not relocked): the cached module is not served; the run fails as a fresh one does (NATS_LOCK_DIGEST) and writes nothing', () => {
+  it("Holds: a NATS bundle's locked file edited (not relocked): the cached module is not served; the run fails as a fresh one does (NATS_LOCK_DIGEST) and writes nothing", () => {
     const dir = app('locked-file')
     expect(cli(gen('out', DOCS, []), dir).status).toBe(0)
     forge(join(dir, DEFAULT))
@@ -709,7 +829,7 @@ describe('the CLI\'s persistent cache', () => {
     expect([r.out, r.ref]).toEqual([{}, {}])
   })
 
-  it('Holds: an imported document of the bundle edited: the importing contract\'s entry does not answer (same failure as a fresh run)', () => {
+  it("Holds: an imported document of the bundle edited: the importing contract's entry does not answer (same failure as a fresh run)", () => {
     const dir = app('imported')
     expect(cli(gen('out', ['nats/fulfilment/asyncapi.yaml'], []), dir).status).toBe(0)
     forge(join(dir, DEFAULT))
@@ -722,7 +842,7 @@ describe('the CLI\'s persistent cache', () => {
     expect(snapshot(join(dir, 'out'))).toEqual({})
   })
 
-  it('Holds: the bundle\'s lock rewritten in another layout (same digests): it is an input, so the entries of its documents do not answer', () => {
+  it("Holds: the bundle's lock rewritten in another layout (same digests): it is an input, so the entries of its documents do not answer", () => {
     const dir = app('lock-layout')
     expect(cli(gen('out', DOCS, []), dir).status).toBe(0)
     forge(join(dir, DEFAULT))
@@ -733,7 +853,7 @@ describe('the CLI\'s persistent cache', () => {
     expect(forged(r.out).filter((f) => f.startsWith('orders') || f.startsWith('fulfilment'))).toEqual([])
   })
 
-  it('Holds: a bundle.lock.json made above the project root (where a lone NATS document\'s compile looked) changes its answer: not served from the entry', () => {
+  it("Holds: a bundle.lock.json made above the project root (where a lone NATS document's compile looked) changes its answer: not served from the entry", () => {
     const outer = folder('outer')
     const dir = join(outer, 'proj')
     mkdirSync(dir)
@@ -749,7 +869,7 @@ describe('the CLI\'s persistent cache', () => {
     expect(forged(snapshot(join(dir, 'out')))).toEqual([])
   })
 
-  it('Holds: a DASP definition, and a file its pin covers, edited: the selection\'s entry does not answer (the run matches a fresh one)', () => {
+  it("Holds: a DASP definition, and a file its pin covers, edited: the selection's entry does not answer (the run matches a fresh one)", () => {
     for (const file of ['dasp/extensions/encrypted-delivery.dasp-ext.json', 'dasp/pins/encrypted-delivery/spec.md']) {
       const dir = app('dasp-dep')
       expect(cli(gen('out', DOCS, []), dir).status).toBe(0)
@@ -794,16 +914,22 @@ describe('the CLI\'s persistent cache', () => {
       ['truncated', (e) => writeFileSync(e, readFileSync(e).subarray(0, readFileSync(e).length >> 1))],
       ['emptied', (e) => writeFileSync(e, '')],
       ['garbage with the header', (e) => writeFileSync(e, '# Generated by unplugin-contracts. Do not edit. Compile cache entry.\nzz\n{')],
-      ['a body of another shape with a right digest', (e) => {
-        const body = JSON.stringify({ schema: 2, result: 'nope' })
-        writeFileSync(e, `# Generated by unplugin-contracts. Do not edit. Compile cache entry.\n${createHash('sha256').update(body).digest('hex')}\n${body}`)
-      }],
-      ['a link to a forged entry outside the folder', (e, dir) => {
-        const outside = join(dir, 'planted.entry')
-        writeFileSync(outside, readFileSync(e))
-        rmSync(e)
-        symlinkSync(outside, e)
-      }],
+      [
+        'a body of another shape with a right digest',
+        (e) => {
+          const body = JSON.stringify({ schema: 2, result: 'nope' })
+          writeFileSync(e, `# Generated by unplugin-contracts. Do not edit. Compile cache entry.\n${createHash('sha256').update(body).digest('hex')}\n${body}`)
+        },
+      ],
+      [
+        'a link to a forged entry outside the folder',
+        (e, dir) => {
+          const outside = join(dir, 'planted.entry')
+          writeFileSync(outside, readFileSync(e))
+          rmSync(e)
+          symlinkSync(outside, e)
+        },
+      ],
     ]
     for (const [how, spoil] of cases)
       it(`Holds: ${how}`, () => {
@@ -823,7 +949,7 @@ describe('the CLI\'s persistent cache', () => {
         if (how.startsWith('a link')) expect(readFileSync(join(dir, 'planted.entry'), 'utf8')).toContain(MARK)
       })
 
-    it('Holds: a folder and a FIFO in an entry\'s place: a miss, no hang, left as they are', () => {
+    it("Holds: a folder and a FIFO in an entry's place: a miss, no hang, left as they are", () => {
       const dir = app('fifo')
       expect(cli(gen('out', ['solo/ledger.asyncapi.yaml'], []), dir).status).toBe(0)
       const [name] = entries(join(dir, DEFAULT))
@@ -848,7 +974,7 @@ describe('the CLI\'s persistent cache', () => {
       rmSync(join(dir, 'out'), { recursive: true })
       return dir
     }
-    it('Holds (control): the same forged entry in a folder of the user\'s own is read', () => {
+    it("Holds (control): the same forged entry in a folder of the user's own is read", () => {
       const dir = prepared('trusted')
       expect(cli(gen('out', ['solo/ledger.asyncapi.yaml'], ['--cache-dir', 'c']), dir).status).toBe(0)
       expect(forged(snapshot(join(dir, 'out'))).sort()).toEqual(['ledger.d.ts', 'ledger.js'])
@@ -861,7 +987,7 @@ describe('the CLI\'s persistent cache', () => {
       expect(forged(snapshot(join(dir, 'out')))).toEqual([])
       expect(snapshot(join(dir, 'c'))).toEqual(before)
     })
-    it('Holds: a group-writable folder whose group is another account\'s primary group (daemon): not read', () => {
+    it("Holds: a group-writable folder whose group is another account's primary group (daemon): not read", () => {
       const dir = prepared('group')
       chownSync(join(dir, 'c'), 0, 1)
       chmodSync(join(dir, 'c'), 0o775)
@@ -940,7 +1066,12 @@ describe('the CLI\'s persistent cache', () => {
       forge(join(dir, DEFAULT))
       const before = snapshot(join(dir, DEFAULT))
       rmSync(join(dir, 'out'), { recursive: true })
-      for (const cmd of [gen('out', DOCS, ['--no-cache']), ['check', '--no-cache', ...DOCS], ['types', '--no-cache', ...DOCS], ['inputs', '--no-cache', ...DOCS]])
+      for (const cmd of [
+        gen('out', DOCS, ['--no-cache']),
+        ['check', '--no-cache', ...DOCS],
+        ['types', '--no-cache', ...DOCS],
+        ['inputs', '--no-cache', ...DOCS],
+      ])
         expect([cmd[0], cli(cmd, dir).status]).toEqual([cmd[0], 0])
       expect(forged(snapshot(join(dir, 'out')))).toEqual([])
       expect(readFileSync(join(dir, 'src/payments.spec.d.json.ts'), 'utf8')).not.toContain(MARK)
@@ -1008,8 +1139,20 @@ describe('contracts types writes the sidecars a build writes', () => {
       await bundle.close()
     }
     const cases: Array<{ name: string; entry: string; options: Record<string, unknown>; args: string[]; files: string[] }> = [
-      { name: 'topics', entry: "export * from './payments.spec.json'\n", options: { benzene: { topics: ['payments:capture'] } }, args: ['--topics', 'payments:capture', 'payments.spec.json'], files: ['payments.spec.d.json.ts'] },
-      { name: 'names', entry: "export * from './payments.spec.json'\n", options: { benzene: { names: { 'payments:capture': 'grab' } } }, args: ['--names', 'names.json', 'payments.spec.json'], files: ['payments.spec.d.json.ts'] },
+      {
+        name: 'topics',
+        entry: "export * from './payments.spec.json'\n",
+        options: { benzene: { topics: ['payments:capture'] } },
+        args: ['--topics', 'payments:capture', 'payments.spec.json'],
+        files: ['payments.spec.d.json.ts'],
+      },
+      {
+        name: 'names',
+        entry: "export * from './payments.spec.json'\n",
+        options: { benzene: { names: { 'payments:capture': 'grab' } } },
+        args: ['--names', 'names.json', 'payments.spec.json'],
+        files: ['payments.spec.d.json.ts'],
+      },
       {
         name: 'query',
         entry: "export * from './payments.spec.json'\nexport { refund as r2 } from './payments.spec.json?topics=payments:refund'\n",
@@ -1046,8 +1189,8 @@ describe('contracts types writes the sidecars a build writes', () => {
 // More of the writer, the command line and the cache
 // ---------------------------------------------------------------------------------------------------
 
-describe('the command\'s own lines, flags and the marker', () => {
-  it('DEFECT: generate prints paths raw in its own lines: an --out or a document folder named `x\\nerror FAKE: ...` with U+202E starts a line that looks like the tool\'s own (`types` escapes the same paths as `\\u{a}`)', () => {
+describe("the command's own lines, flags and the marker", () => {
+  it("DEFECT: generate prints paths raw in its own lines: an --out or a document folder named `x\\nerror FAKE: ...` with U+202E starts a line that looks like the tool's own (`types` escapes the same paths as `\\u{a}`)", () => {
     const dir = folder('terminal')
     const evil = 'o\nerror FAKE: planted\u202E'
     write(join(dir, evil, 'c/payments.spec.json'), PAYMENTS)
@@ -1116,7 +1259,8 @@ describe('the cache against files swapped for links and FIFOs', () => {
   const app = (name: string) => {
     const dir = folder(name, true)
     write(join(dir, 'solo/ledger.asyncapi.yaml'), LEDGER)
-    for (const part of ['bundle.lock.json', 'orders', 'fulfilment', 'native']) cpSync(join(REPO, 'examples/nats-orders', part), join(dir, 'nats', part), { recursive: true })
+    for (const part of ['bundle.lock.json', 'orders', 'fulfilment', 'native'])
+      cpSync(join(REPO, 'examples/nats-orders', part), join(dir, 'nats', part), { recursive: true })
     cpSync(join(REPO, 'fixtures/dasp'), join(dir, 'dasp'), { recursive: true })
     return dir
   }
@@ -1124,10 +1268,10 @@ describe('the cache against files swapped for links and FIFOs', () => {
   const swaps: Array<[string, keyof typeof DOCS, string, 'link' | 'fifo' | 'folder-link']> = [
     ['the contract, by a link to the same bytes', 'solo', 'solo/ledger.asyncapi.yaml', 'link'],
     ['a locked file, by a link to the same bytes', 'nats', 'nats/native/streams.json', 'link'],
-    ['a locked file\'s folder, by a link to a copy', 'nats', 'nats/native', 'folder-link'],
+    ["a locked file's folder, by a link to a copy", 'nats', 'nats/native', 'folder-link'],
     ['a DASP pinned file, by a link to the same bytes', 'dasp', 'dasp/pins/encrypted-delivery/spec.md', 'link'],
     ['a DASP definition file, by a link to the same bytes', 'dasp', 'dasp/extensions/proof-of-authority.dasp-ext.json', 'link'],
-    ['a NATS imported document\'s folder, by a link to a copy', 'nats', 'nats/orders', 'folder-link'],
+    ["a NATS imported document's folder, by a link to a copy", 'nats', 'nats/orders', 'folder-link'],
     ['the contract, by a FIFO', 'solo', 'solo/ledger.asyncapi.yaml', 'fifo'],
     ['a locked file, by a FIFO', 'nats', 'nats/native/streams.json', 'fifo'],
     ['a DASP definition, by a FIFO', 'dasp', 'dasp/extensions/proof-of-authority.dasp-ext.json', 'fifo'],
@@ -1153,9 +1297,10 @@ describe('the cache against files swapped for links and FIFOs', () => {
     })
 })
 
-describe('the cache against a DASP folder swapped for a link out of the contract\'s tree', () => {
+describe("the cache against a DASP folder swapped for a link out of the contract's tree", () => {
   for (const path of ['dasp/extensions', 'dasp/pins', 'dasp/pins/encrypted-delivery'])
-    it(`DEFECT: \`${path}\` replaced by a link to an identical copy outside the selection's folder: a fresh compile refuses it (outside the tree), but the cached entry still answers and the module is written`, () => {
+    // Was a defect (fixed): the cached entry still answered and the module was written.
+    it(`Was a defect (fixed): \`${path}\` replaced by a link to an identical copy outside the selection's folder: a fresh compile refuses it (outside the tree), and the cached entry does not answer`, () => {
       const dir = folder('dasp-folder-link', true)
       cpSync(join(REPO, 'fixtures/dasp'), join(dir, 'dasp'), { recursive: true })
       expect(cli(gen('out', ['dasp/counter.dasp.json'], []), dir).status).toBe(0)
@@ -1169,7 +1314,11 @@ describe('the cache against a DASP folder swapped for a link out of the contract
       expect(fresh.status).toBe(1)
       expect(fresh.stderr).toMatch(/DASP_DEFINITION_SOURCE|DASP_PIN_MISMATCH|CONTRACTS_OUTSIDE_TREE|CONTRACTS_SYMLINK/)
       const cached = cli(gen('out', ['dasp/counter.dasp.json'], []), dir)
-      expect({ status: cached.status, written: Object.keys(snapshot(join(dir, 'out'))), forged: forged(snapshot(join(dir, 'out'))) }).toEqual({ status: 1, written: [], forged: [] })
+      expect({ status: cached.status, written: Object.keys(snapshot(join(dir, 'out'))), forged: forged(snapshot(join(dir, 'out'))) }).toEqual({
+        status: 1,
+        written: [],
+        forged: [],
+      })
       expect(cached.stderr).toBe(fresh.stderr)
     })
 })
@@ -1179,15 +1328,42 @@ describe('cost at n and 10n (counted, not timed)', () => {
     const measure = (n: number) => {
       const dir = folder(`grow-${n}`, true)
       const docs = Array.from({ length: n }, (_, i) => write(join(dir, `c/p${i}.spec.json`), PAYMENTS.replace('"payments-api"', `"payments-api-${i}"`)))
-      expect(cli(gen('out', docs.map((d) => relative(dir, d)), []), dir).status).toBe(0)
+      expect(
+        cli(
+          gen(
+            'out',
+            docs.map((d) => relative(dir, d)),
+            [],
+          ),
+          dir,
+        ).status,
+      ).toBe(0)
       const cache = join(dir, 'node_modules/.cache/unplugin-contracts')
       const count = entries(cache).length
       const bytes = entries(cache).reduce((s, e) => s + statSync(join(cache, e)).size, 0)
       const outBytes = readdirSync(join(dir, 'out')).reduce((s, f) => s + statSync(join(dir, 'out', f)).size, 0)
       // Again, and after one edit: the same number of entries.
-      expect(cli(gen('out', docs.map((d) => relative(dir, d)), []), dir).stderr).toBe(`wrote 0 files under out (${2 * n} unchanged)\n`)
+      expect(
+        cli(
+          gen(
+            'out',
+            docs.map((d) => relative(dir, d)),
+            [],
+          ),
+          dir,
+        ).stderr,
+      ).toBe(`wrote 0 files under out (${2 * n} unchanged)\n`)
       writeFileSync(docs[0], PAYMENTS.replace('"payments-api"', '"edited"'))
-      expect(cli(gen('out', docs.map((d) => relative(dir, d)), []), dir).status).toBe(0)
+      expect(
+        cli(
+          gen(
+            'out',
+            docs.map((d) => relative(dir, d)),
+            [],
+          ),
+          dir,
+        ).status,
+      ).toBe(0)
       expect(entries(cache).length).toBe(count)
       return { count, bytes, outs: readdirSync(join(dir, 'out')).length, outBytes }
     }

@@ -114,6 +114,20 @@ export function recordingHost(
   // one a cache can tell is still right (a missing file may be created, a large one cut down).
   const unreadable = new Set<string>()
   const trees = [realOrSelf(resolve(root))]
+  // The same trees as named (not resolved through links): the folders between one and a file read.
+  const named = [resolve(root)]
+  /**
+   * Probes each folder between the tree a file was read in and the file (`directory`): a folder
+   * later swapped for a link out of the tree changes that answer, so a cache entry made before is
+   * not answered for it (a fresh compile refuses the file as outside the tree). The digests alone
+   * held: the link led to a copy with the same bytes. Bounded by the path's depth below its tree.
+   */
+  const probeFolders = (abs: string) => {
+    const tree = named.find((dir) => abs.startsWith(dir.endsWith(sep) ? dir : dir + sep))
+    if (tree === undefined) return
+    for (let folder = dirname(abs); folder.length > tree.length && folder.startsWith(tree); folder = dirname(folder))
+      if (!probes.has(folder)) probes.set(folder, pathKind(folder))
+  }
   const host = {
     digests,
     texts,
@@ -121,6 +135,7 @@ export function recordingHost(
     unreadable,
     allowTree(dir: string) {
       trees.push(realOrSelf(resolve(dir)))
+      named.push(resolve(dir))
     },
     async read(path: string) {
       const text = await host.readText(path)
@@ -153,6 +168,7 @@ export function recordingHost(
     const said = overlay?.kind?.(abs)
     if (said !== undefined && said !== 'file') throw new InputError(notAFile(abs, said))
     confine(abs, trees, said === 'file')
+    probeFolders(abs)
     // Read before by this compiler, and the same file still: its text and digest, not opened again.
     const cached = cache !== undefined && overlay?.text(abs) === undefined ? cache.get(abs) : undefined
     if (cached !== undefined) {
