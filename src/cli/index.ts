@@ -253,6 +253,7 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
   if (flags.target !== 'rust' && flags.target !== 'typescript') throw new UsageError('`contracts generate` needs --target rust or --target typescript.')
   if (!flags.out) throw new UsageError('`contracts generate` needs --out <dir>.')
   if (files.length === 0) throw new UsageError('`contracts generate` needs at least one document.')
+  if (flags.serde === true && flags.target !== 'rust') throw new UsageError('--serde applies to `--target rust` only (it adds payload types to the crate).')
   const written: OwnedFile[] = []
   let failed = false
   const models: NatsModel[] = []
@@ -267,7 +268,7 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
       // A NATS module is named by its contract id (documents are often all called asyncapi.yaml),
       // read off the model the module was generated from (the cache answers: no second compile).
       const nats = result.format === 'nats' ? (await compiler.model(file, natsFormat)).model : undefined
-      const name = (nats ? moduleName(nats.contract.id) : basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, '')) || 'contract'
+      const name = (nats ? moduleName(nats.contract.id) : stemName(basename(file).replace(/\.(spec|dasp)?\.?(json|ya?ml)$/, ''))) || 'contract'
       written.push(
         { path: `${name}.js`, text: withMarker(result.code, 'slash'), from: file },
         { path: `${name}.d.ts`, text: withMarker(result.dts, 'slash'), from: file },
@@ -295,11 +296,11 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
   const result = writeOwnedFiles(flags.out, written, { createRoot: true, atomic: true })
   if (!result.ok) {
     const duplicates = result.refused.filter((r) => r.reason === 'duplicate')
-    if (duplicates.length > 0) throw new UsageError(duplicates.map((r) => r.message).join('\n'))
+    if (duplicates.length > 0) throw new UsageError(duplicates.map((r) => terminalLine(r.message)).join('\n'))
     return refusedWrites(result, io)
   }
   const unchanged = result.files.filter((f) => f.status === 'unchanged').length
-  io.err(`wrote ${result.files.length - unchanged} files under ${flags.out}${unchanged ? ` (${unchanged} unchanged)` : ''}`)
+  io.err(terminalLine(`wrote ${result.files.length - unchanged} files under ${flags.out}${unchanged ? ` (${unchanged} unchanged)` : ''}`))
   return 0
 }
 
@@ -325,6 +326,16 @@ function reportWrite(result: WriteResult, io: Output): boolean {
 /** A file name from a contract id: what a file name may not hold becomes `_`. */
 function moduleName(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]+/g, '_')
+}
+
+/**
+ * A file name from a contract's file stem (`payments` of `payments.spec.json`), as `moduleName`
+ * makes one from an id, dots kept (`payments.v2`) but not first (`.x` would hide the file, `..` leave
+ * the folder). The stem was used as it was: a name with a newline, U+202E or a backslash reached the
+ * output's file name, and `a:b` (a plain name on POSIX) was refused as a drive.
+ */
+function stemName(stem: string): string {
+  return stem.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^\./, '_')
 }
 
 const TOPOLOGY_FORMATS = ['json', 'mermaid', 'dot', 'svg', 'html'] as const
