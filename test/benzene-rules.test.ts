@@ -294,12 +294,54 @@ describe('scope diagnostics', () => {
   })
 
   it('a query holding "*" compiles, with a warning that its import gets no declarations (one "*" per TypeScript module pattern)', async () => {
-    const star = await compile(payments, { query: 'includeReserved=*' })
+    // A topic whose id holds `*` (and ends in U+2028, which the query keeps: only spaces and tabs around an id are layout).
+    const hostile = join(fixtures, 'valid', 'hostile-names.spec.json')
+    const topic = (JSON.parse(readFileSync(hostile, 'utf8')) as { requests: Array<{ topic: string }> }).requests[0]!.topic
+    expect([topic.includes('*'), topic.endsWith('\u2028')]).toEqual([true, true])
+    const star = await compile(hostile, { query: `topics=${encodeURIComponent(topic)}` })
     expect(star.code).toBeDefined()
-    expect(star.diagnostics.map((d) => [d.code, d.severity, d.file, d.line, d.column])).toEqual([['CONTRACTS_QUERY_UNTYPED', 'warning', payments, 1, 1]])
+    expect(star.diagnostics.map((d) => [d.code, d.severity, d.file, d.line, d.column])).toEqual([['CONTRACTS_QUERY_UNTYPED', 'warning', hostile, 1, 1]])
     expect(star.diagnostics[0]!.message).toContain('%2A')
     // Written as %2A, the specifier holds no "*": no warning.
-    expect((await compile(payments, { query: 'includeReserved=%2A' })).diagnostics).toEqual([])
+    expect((await compile(hostile, { query: `topics=${encodeURIComponent(topic).replaceAll('*', '%2A')}` })).diagnostics).toEqual([])
+  })
+
+  it('a parameter given twice is CONTRACTS_REPEATED_QUERY (once per key), not one value dropped; once, none', async () => {
+    const twice = await compile(payments, { query: 'topics=payments:capture&topics=payments:refund&topics=payments:get-all&validate=both' })
+    expect(twice.code).toBeUndefined()
+    expect(twice.diagnostics.map((d) => ({ code: d.code, severity: d.severity, pointer: d.pointer, data: d.data }))).toEqual([
+      { code: 'CONTRACTS_REPEATED_QUERY', severity: 'error', pointer: '', data: { key: 'topics' } },
+    ])
+    expect((await compile(payments, { query: 'topics=payments:capture,payments:refund&validate=both' })).diagnostics).toEqual([])
+    // Bundlers' own parameters may repeat (a timestamp added twice).
+    expect((await compile(payments, { query: 't=1&t=2&import&import' })).diagnostics).toEqual([])
+  })
+
+  it('?includeReserved takes no value, true or false (1 and 0 too); anything else is BENZENE_INVALID_OPTION, not read as yes', async () => {
+    for (const [value, reserved] of [
+      ['', true],
+      ['=true', true],
+      ['=1', true],
+      ['=false', false],
+      ['=0', false],
+    ] as const) {
+      const result = await compile(payments, { query: `includeReserved${value}` })
+      expect([value, result.diagnostics, result.exports?.includes('spec')]).toEqual([value, [], reserved])
+    }
+    for (const value of ['FALSE', 'no', 'off', 'yes', '*'].map(encodeURIComponent)) {
+      const result = await compile(payments, { query: `includeReserved=${value}` })
+      expect([value, result.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.pointer])]).toEqual([
+        value,
+        [['BENZENE_INVALID_OPTION', '']],
+      ])
+    }
+  })
+
+  it('a NATS or DASP document takes no query parameters, and says so', async () => {
+    const nats = await compile(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), { query: 'x' })
+    expect(nats.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['CONTRACTS_UNKNOWN_QUERY', 'Unknown import query parameter "x": a nats contract takes no query parameters.'],
+    ])
   })
 })
 

@@ -233,9 +233,22 @@ describe('hook filters', () => {
       're2js',
       './bundle.lock.json?topology',
       'bundle.lock.json?topology',
+      // Near misses, for the load to refuse (CONTRACTS_UNKNOWN_QUERY) rather than the bundler's JSON.
+      './bundle.lock.json?topology=1',
+      './bundle.lock.json?x&topology',
     ])
       expect(resolveId!.id.test(id), id).toBe(true)
-    for (const id of ['./bundle.lock.json', './bundle.lock.json?raw', 'unplugin-contracts', 'unplugin-contracts/runtime/x', 'vue', './data.json', 're2js/x'])
+    for (const id of [
+      './bundle.lock.json',
+      './bundle.lock.json?raw',
+      './bundle.lock.json?topologyx',
+      './bundle.lock.json?notopology',
+      'unplugin-contracts',
+      'unplugin-contracts/runtime/x',
+      'vue',
+      './data.json',
+      're2js/x',
+    ])
       expect(resolveId!.id.test(id), id).toBe(false)
   })
 

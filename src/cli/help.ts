@@ -97,7 +97,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
   types: {
     usage: ['types <files[?query]...> [--topics a,b] [--include-reserved] [--names <file.json>] [--cache-dir <dir> | --no-cache]'],
     summary:
-      "Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract's -queries.d.ts. A link or a file unplugin-contracts did not write in their place is left alone (CONTRACTS_WRITE_REFUSED, exit 1).",
+      "Writes the declaration sidecar (*.d.json.ts, *.d.yaml.ts) next to each contract, as the plugin does; a file given with a query (x.spec.json?topics=a) adds that query import to the contract's -queries.d.ts (the queries it declares already are compiled again and kept). A link or a file unplugin-contracts did not write in their place is left alone (CONTRACTS_WRITE_REFUSED, exit 1).",
     flags: { ...BENZENE_SCOPE, ...CACHE },
     examples: ['contracts types src/contracts/*.spec.json', "contracts types 'src/payments.spec.json?topics=payments:capture'"],
   },

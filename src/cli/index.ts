@@ -9,7 +9,7 @@ import { formatDiagnostic, sourceReader } from '../core/report.js'
 import { terminalLine } from '../core/terminal-text.js'
 import { commandData, commandProperty } from './workflow-command.js'
 import { formats, natsFormat } from '../formats/index.js'
-import { SidecarWriter } from '../plugin/sidecar.js'
+import { SidecarWriter, declaredQueries } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
 import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteDone, type WriteResult } from '../core/safe-write.js'
@@ -533,7 +533,9 @@ const sortedOnce = (values: readonly string[]) => [...new Set(values)].sort((a, 
 /**
  * `contracts types`: the sidecar of each contract; an argument with a query
  * (`payments.spec.json?topics=payments:capture`) adds that query import's declarations to the
- * contract's `-queries.d.ts`, as the plugin writes them for the query imports a build serves.
+ * contract's `-queries.d.ts`, as the plugin writes them for the query imports a build serves: the
+ * queries the file declares already are compiled again and kept (a run with one query wrote that
+ * one alone over the others); one that no longer compiles is dropped, its diagnostics printed.
  */
 async function types(files: string[], flags: Resolved, io: Output): Promise<number> {
   if (files.length === 0) throw new UsageError('`contracts types` needs at least one file.')
@@ -551,6 +553,18 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
       if (!reportWrite(sidecars.sidecar(result.file, result.dts), io)) failed = true
     } else sidecars.query(result.file, query, result.dts)
   }
-  for (const file of sidecars.queried()) if (!reportWrite(sidecars.writeQueries(file), io)) failed = true
+  for (const file of sidecars.queried()) {
+    for (const query of declaredQueries(file)) {
+      if (sidecars.has(file, query)) continue
+      const result = await compiler.compile(file, { ...options(flags), query })
+      if (result.dts !== undefined) sidecars.query(file, query, result.dts)
+      else {
+        printDiagnostics(result.diagnostics, io, result.dependencies)
+        io.err(terminalLine(`contracts: ${file}?${query}, declared before, no longer compiles: its declarations are dropped.`))
+        failed = true
+      }
+    }
+    if (!reportWrite(sidecars.writeQueries(file), io)) failed = true
+  }
   return failed ? 1 : 0
 }

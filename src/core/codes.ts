@@ -13,10 +13,14 @@ export const declareCodes = <const T extends Record<string, CodeInfo>>(codes: T)
 export const CORE_CODES = declareCodes({
   CONTRACTS_UNKNOWN_FORMAT: { severity: 'error', meaning: 'No format handles the file.' },
   CONTRACTS_UNKNOWN_QUERY: { severity: 'error', meaning: 'An import query parameter the format does not know.' },
+  CONTRACTS_REPEATED_QUERY: {
+    severity: 'error',
+    meaning: 'An import query parameter given more than once (`topics=a&topics=b`): one would be dropped without a word; give it once (`topics=a,b`).',
+  },
   CONTRACTS_QUERY_UNTYPED: {
     severity: 'warning',
     meaning:
-      "An import query holding `*`: TypeScript's module patterns take one `*`, so the query's `-queries.d.ts` cannot declare this import and it stays untyped (write the `*` as `%2A`).",
+      "An import query holding `*`, or a query import of a contract whose file name holds one: TypeScript's module patterns take one `*`, so the `-queries.d.ts` cannot declare this import and it stays untyped (write a query's `*` as `%2A`).",
   },
   CONTRACTS_UNKNOWN_OPTION: { severity: 'error', meaning: 'Options given to a format that takes none.' },
   CONTRACTS_READ_FAILED: { severity: 'error', meaning: 'The file cannot be read (missing, a folder, a FIFO or device, a NUL byte in the path).' },

@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import type { EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { append } from './append.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
@@ -722,6 +722,7 @@ function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<str
 function parseQuery(raw: string | undefined, format: string, queryKeys: readonly string[], file: string): { values: ImportQuery; diagnostics: Diagnostic[] } {
   const values = new Map<string, string>()
   const diagnostics: Diagnostic[] = []
+  const repeated = new Set<string>()
   for (const [key, value] of new URLSearchParams((raw ?? '').replace(/^\?/, ''))) {
     if (BUNDLER_QUERY_KEYS.has(key)) continue
     if (!queryKeys.includes(key)) {
@@ -729,22 +730,37 @@ function parseQuery(raw: string | undefined, format: string, queryKeys: readonly
         ...fileProblem(
           'CONTRACTS_UNKNOWN_QUERY',
           file,
-          `Unknown import query parameter ${JSON.stringify(key)} for a ${format} contract (known: ${queryKeys.join(', ')}).`,
+          queryKeys.length === 0
+            ? `Unknown import query parameter ${JSON.stringify(key)}: a ${format} contract takes no query parameters.`
+            : `Unknown import query parameter ${JSON.stringify(key)} for a ${format} contract (known: ${queryKeys.join(', ')}).`,
         ),
         data: { key, known: [...queryKeys] },
+      })
+    } else if (values.has(key) && !repeated.has(key)) {
+      repeated.add(key)
+      diagnostics.push({
+        ...fileProblem(
+          'CONTRACTS_REPEATED_QUERY',
+          file,
+          `The import query gives ${JSON.stringify(key)} more than once; one value would be dropped. Give it once${key === 'topics' ? ' (a list is comma-separated: topics=a,b)' : ''}.`,
+        ),
+        data: { key },
       })
     }
     values.set(key, value)
   }
   // The query's declarations are an ambient module `*/<name>?<query>` (src/plugin/sidecar.ts), and
   // TypeScript allows one `*` in a module pattern: said here, where every caller reports it, rather
-  // than an import left untyped without a word.
-  if (raw !== undefined && raw.includes('*'))
+  // than an import left untyped without a word. A `*` in the contract's own name is the same.
+  const name = basename(file)
+  if (raw !== undefined && (raw.includes('*') || (raw.replace(/^\?/, '') !== '' && name.includes('*'))))
     diagnostics.push({
       ...fileProblem(
         'CONTRACTS_QUERY_UNTYPED',
         file,
-        `The import query ${JSON.stringify(raw.replace(/^\?/, ''))} holds "*", which TypeScript's module patterns cannot match literally: this import gets no declarations (write "*" as "%2A").`,
+        raw.includes('*')
+          ? `The import query ${JSON.stringify(raw.replace(/^\?/, ''))} holds "*", which TypeScript's module patterns cannot match literally: this import gets no declarations (write "*" as "%2A").`
+          : `The contract's file name ${JSON.stringify(name)} holds "*", which TypeScript's module patterns cannot match literally: its query imports get no declarations.`,
       ),
     })
   return { values, diagnostics }

@@ -13,6 +13,8 @@ import { hookFilters } from './filters.js'
 import {
   type IdForm,
   isTopologyImport,
+  TOPOLOGY_QUERY,
+  topologyQuery,
   MODULE_SUFFIX,
   TOPOLOGY_SUFFIX,
   parseModuleId,
@@ -26,7 +28,7 @@ import type { PluginOptions } from './options.js'
 import { RUNTIME_DEPENDENCIES, RUNTIME_DIR, RUNTIME_ENTRIES, RUNTIME_FILES } from './runtime-entries.js'
 import { bindImportsOnce } from './bind-imports.js'
 import { bundlerUsesMap, esbuildMap, esbuildOutputDir } from './source-maps.js'
-import { topologyModule } from './topology-module.js'
+import { topologyModule, topologyQueryRefused } from './topology-module.js'
 import { OutsideRootFiles } from './outside-root.js'
 import { replayErrors, type ErrorReplay, type HotChannelLike } from './error-replay.js'
 import { outsideServing, servingRule } from './dev-serving.js'
@@ -116,7 +118,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const file = ctx.isPath(specifier)
           ? ctx.resolveContract(specifier, importer)
           : ((await native.resolve(this as never, specifier, from)) ?? ctx.resolveContract(specifier, importer))
-        if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX)) : null
+        if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX), query) : null
         if (!file || !ctx.included(file)) return null
         return toModuleId(file, query, idForm(file + MODULE_SUFFIX))
       },
@@ -130,6 +132,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const lock = parseTopologyId(id, ctx.idRoot())
         if (lock !== undefined && servable !== undefined && !servable(lock)) return fail(this, contractError(outsideServing(lock), meta.framework), lock)
         if (lock !== undefined) {
+          const query = topologyQuery(id)
+          if (query !== TOPOLOGY_QUERY) return fail(this, contractError(topologyQueryRefused(lock, query), meta.framework), lock)
           const { code, dependencies, diagnostics } = await topologyModule(lock, compiler)
           for (const dependency of dependencies) ctx.watch(this, dependency, id)
           if (code === undefined) return fail(this, contractError({ file: lock, diagnostics, dependencies }, meta.framework), lock)

@@ -41,10 +41,11 @@ export function claimedNames(formats: readonly RegisteredFormat<any, any, any, a
  */
 export function hookFilters(formats: readonly RegisteredFormat<any, any, any, any>[], esbuild: boolean): HookFilters {
   const claimed = claimedNames(formats)
-  const topologyImport = `(?:^|/)${escape(TOPOLOGY_LOCK)}\\?${TOPOLOGY_QUERY}$`
+  // `?topology`, and a near miss the load refuses (`?topology=1`, `?x&topology`): see isTopologyImport.
+  const topologyImport = `(?:^|/)${escape(TOPOLOGY_LOCK)}\\?(?:.*&)?${TOPOLOGY_QUERY}(?:[=&].*)?$`
   const runtime = exactly([...RUNTIME_ENTRIES.keys(), ...RUNTIME_DEPENDENCIES.keys()])
   const modules = `(?:${claimed ?? ''})${escape(MODULE_SUFFIX)}(?:\\?.*)?$`
-  const topology = `${escape(TOPOLOGY_LOCK + TOPOLOGY_SUFFIX)}$`
+  const topology = `${escape(TOPOLOGY_LOCK + TOPOLOGY_SUFFIX)}(?:\\?.*)?$`
   return {
     ...(claimed !== undefined ? { resolveId: { id: new RegExp(`${runtime}|${topologyImport}|(?:${claimed})(?:\\?.*)?$`) } } : {}),
     load: { id: new RegExp([modules, topology, ...(esbuild ? [exactly(RUNTIME_FILES)] : [])].join('|')) },

@@ -68,15 +68,30 @@ export const TOPOLOGY_SUFFIX = '.topology.js'
 export const TOPOLOGY_LOCK = 'bundle.lock.json'
 export const TOPOLOGY_QUERY = 'topology'
 
+/**
+ * Whether an import asks for a bundle's topology: a `bundle.lock.json` whose query names `topology`
+ * (`?topology`, or a near miss such as `?topology=1` or `?topology&x`, which the load refuses with
+ * `CONTRACTS_UNKNOWN_QUERY`: left to the bundler, esbuild, webpack and Rspack imported the lock's raw
+ * JSON instead). A lock imported with no `topology` in its query (`?raw`, `?url`) is the bundler's.
+ */
 export function isTopologyImport(specifier: string, query: string): boolean {
-  return query === TOPOLOGY_QUERY && (specifier === TOPOLOGY_LOCK || specifier.endsWith(`/${TOPOLOGY_LOCK}`))
+  if (specifier !== TOPOLOGY_LOCK && !specifier.endsWith(`/${TOPOLOGY_LOCK}`)) return false
+  return query === TOPOLOGY_QUERY || new URLSearchParams(query).has(TOPOLOGY_QUERY)
 }
 
-export function toTopologyId(lockFile: string, form: IdForm): string {
-  return `${form.virtualPrefix ? '\0' : ''}${idPath(lockFile, form)}${TOPOLOGY_SUFFIX}`
+/** The topology module's id; a query other than `topology` itself is kept, for the load to refuse. */
+export function toTopologyId(lockFile: string, form: IdForm, query = TOPOLOGY_QUERY): string {
+  return `${form.virtualPrefix ? '\0' : ''}${idPath(lockFile, form)}${TOPOLOGY_SUFFIX}${query === TOPOLOGY_QUERY ? '' : `?${query}`}`
 }
 
+/** The lock of a topology module's id (its query aside: `topologyQuery`). */
 export function parseTopologyId(id: string, root?: string): string | undefined {
-  const bare = id.startsWith('\0') ? id.slice(1) : id
+  const bare = (id.startsWith('\0') ? id.slice(1) : id).split('?')[0]!
   return bare.endsWith(TOPOLOGY_SUFFIX) ? idFile(bare.slice(0, -TOPOLOGY_SUFFIX.length), root) : undefined
+}
+
+/** The import query a topology module's id kept (`toTopologyId`): `topology` when it was exactly that. */
+export function topologyQuery(id: string): string {
+  const q = id.indexOf('?')
+  return q === -1 ? TOPOLOGY_QUERY : id.slice(q + 1)
 }

@@ -2,6 +2,7 @@ import { dirname } from 'node:path'
 import type { ContractCompiler } from '../core/compile.js'
 import { jsLiteral } from '../core/emit.js'
 import type { Diagnostic } from '../core/diagnostics.js'
+import { fileProblem } from '../core/input-host.js'
 
 /**
  * The module `./bundle.lock.json?topology` imports: the bundle's topology as frozen data (the
@@ -24,4 +25,14 @@ export async function topologyModule(
     '',
   ].join('\n')
   return { code, dependencies, diagnostics: result.diagnostics }
+}
+
+/** A topology import whose query is more than `topology` (`?topology=1`, `?topology&x`): refused, as a contract's unknown parameter is. */
+export function topologyQueryRefused(lockFile: string, query: string): { file: string; diagnostics: Diagnostic[]; dependencies: string[] } {
+  const problem = fileProblem(
+    'CONTRACTS_UNKNOWN_QUERY',
+    lockFile,
+    `A bundle's topology is imported as ${JSON.stringify('./bundle.lock.json?topology')}, with no other parameter and no value; this import's query is ${JSON.stringify(query)}.`,
+  )
+  return { file: lockFile, dependencies: [], diagnostics: [{ ...problem, data: { query } }] }
 }

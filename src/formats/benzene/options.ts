@@ -62,6 +62,27 @@ const VALIDATE_VALUES = new Map<string, ValidateOption>([
   ['none', false],
 ])
 
+/** `?includeReserved` (no value), `=true`, `=false`; `1` and `0` as they always were. Anything else is refused, not read as yes. */
+const INCLUDE_RESERVED_VALUES = new Map<string, boolean>([
+  ['', true],
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+])
+
+/**
+ * `?topics=`'s ids: split at each comma, the spaces and tabs around an id (`a, b`) dropped. Only
+ * those: an id may end in other white space (U+2028, U+00A0), which `trim()` took away, so such a
+ * topic could not be named in a query at all.
+ */
+function queryTopics(value: string): string[] {
+  return value
+    .split(',')
+    .map((id) => id.replace(/^[ \t]+|[ \t]+$/g, ''))
+    .filter(Boolean)
+}
+
 /** The options' diagnostics, at their code's declared severity. */
 const optionDiagnostic = declaredDiagnostics(BENZENE_MODEL_CODES)
 
@@ -77,15 +98,13 @@ export function resolveBenzeneOptions(raw: unknown, query: ImportQuery, file: st
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw)))
     report(`The benzene options must be an object, not ${JSON.stringify(raw)}.`, { option: 'benzene', value: raw })
   const options = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as BenzeneOptions
-  const topics = query.has('topics')
-    ? query
-        .get('topics')!
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean)
-    : options.topics
+  const topics = query.has('topics') ? queryTopics(query.get('topics')!) : options.topics
   const flag = query.get('includeReserved')
-  const includeReserved = flag === undefined ? options.includeReserved : flag !== 'false' && flag !== '0'
+  let includeReserved = options.includeReserved
+  if (flag !== undefined) {
+    if (INCLUDE_RESERVED_VALUES.has(flag)) includeReserved = INCLUDE_RESERVED_VALUES.get(flag)
+    else report(`?includeReserved=${flag} is not one of true, false (or no value: ?includeReserved).`, { option: 'includeReserved', value: flag })
+  }
   let validate = options.validate
   const asked = query.get('validate')
   if (asked !== undefined) {
