@@ -36,6 +36,8 @@ export class PluginContext {
   readonly problems: readonly OptionProblem[]
   /** `include` / `exclude`, among the files a format claims. */
   readonly included: (file: string) => boolean
+  /** A dev server's query imports that a module of the app made (`contract?query`, seen with an importer by `resolveId`): the ones it declares. */
+  readonly importedQueries = new Set<string>()
   /** The one writer of sidecars and query declarations (it keeps the query imports served, for their file). */
   readonly sidecars = new SidecarWriter()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
@@ -212,7 +214,11 @@ export class PluginContext {
     }
     const plain = served.query === '' ? result : await this.compile({ file: served.file, query: '' })
     if (plain.dts !== undefined) collect(this.sidecars.sidecar(served.file, plain.dts))
-    // Everything seen so far, in one synchronous write: the last write is complete.
+    // Everything seen so far, in one synchronous write: the last write is complete. A dev server
+    // declares only the query imports a module of the app made (`importedQuery`): any client on the
+    // loopback may ask it for a module with a query of its own, and each one asked was written into
+    // the source tree, without bound.
+    if (this.serving && served.query !== '' && !this.importedQueries.has(`${served.file}?${served.query}`)) return refused
     if (served.query !== '' && result.dts !== undefined && this.sidecars.query(served.file, served.query, result.dts))
       collect(this.sidecars.writeQueries(served.file))
     return refused

@@ -120,6 +120,9 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
           : ((await native.resolve(this as never, specifier, from)) ?? ctx.resolveContract(specifier, importer))
         if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX), query) : null
         if (!file || !ctx.included(file)) return null
+        // A module's import, not a request for a URL: Vite resolves those with `<root>/index.html` as the importer.
+        if (ctx.serving && query !== '' && importer !== undefined && importer !== join(ctx.viteRoot ?? '', 'index.html'))
+          ctx.importedQueries.add(`${file}?${query}`)
         return toModuleId(file, query, idForm(file + MODULE_SUFFIX))
       },
     },
