@@ -706,7 +706,7 @@ describe('hostile names and query text in the declarations', () => {
 // Imports TypeScript cannot resolve and the plugin serves
 
 describe('queries the docs leave at the edges', () => {
-  it('DEFECT: `./payments.spec.json?` (an empty query) is served by every bundler but declared nowhere: TypeScript says TS2307, and no warning', async () => {
+  it('Was a defect (fixed): `./payments.spec.json?` (an empty query) was served by every bundler but declared nowhere (TypeScript said TS2307, and no warning): the -queries.d.ts declares it as the plain module', async () => {
     const dir = folder('empty-query')
     writeFileSync(join(dir, 'main.js'), "export * as m from './payments.spec.json?'\n")
     for (const b of BUNDLERS) {
@@ -716,6 +716,19 @@ describe('queries the docs leave at the edges', () => {
     const files = [join(dir, 'payments.spec.d.json.ts'), join(dir, 'payments.spec.json-queries.d.ts')].filter((f) => existsSync(f))
     const view = typedView(dir, ['./payments.spec.json?'], files)
     expect(view.diagnostics).toEqual([])
+    // The module loaded (for a plain import) before the `?` import was seen: declared at the build's end.
+    const late = folder('empty-query-late')
+    writeFileSync(join(late, 'main.js'), "export * as plain from './payments.spec.json'\nexport * as a from './a.js'\n")
+    writeFileSync(join(late, 'a.js'), "export * as m from './payments.spec.json?'\n")
+    for (const b of ['rollup', 'webpack'] as const) {
+      rmSync(join(late, 'payments.spec.json-queries.d.ts'), { force: true })
+      await bundlers[b]!(join(late, 'main.js'), join(late, `out-${b}`), { cache: false })
+      expect(declared(join(late, 'payments.spec.json-queries.d.ts')), b).toEqual(['*/payments.spec.json?'])
+    }
+    // And `contracts types` with the `?`.
+    const cliDir = folder('empty-query-cli')
+    expect(contracts(['types', '--no-cache', 'payments.spec.json?'], cliDir).status).toBe(0)
+    expect(declared(join(cliDir, 'payments.spec.json-queries.d.ts'))).toEqual(['*/payments.spec.json?'])
   })
 
   it('a query on a NATS or DASP document is CONTRACTS_UNKNOWN_QUERY; an empty one is the plain module', async () => {

@@ -551,6 +551,8 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
     }
     if (query === '') {
       if (!reportWrite(sidecars.sidecar(result.file, result.dts), io)) failed = true
+      // `x.spec.json?`: the import TypeScript resolves only as the empty query (`*/x.spec.json?`).
+      if (argument.includes('?')) sidecars.query(result.file, '', result.dts)
     } else sidecars.query(result.file, query, result.dts)
   }
   for (const file of sidecars.queried()) {

@@ -36,6 +36,8 @@ export class PluginContext {
   readonly problems: readonly OptionProblem[]
   /** `include` / `exclude`, among the files a format claims. */
   readonly included: (file: string) => boolean
+  /** Contracts imported with an empty query (`./x.spec.json?`): their `-queries.d.ts` declares `*\/x.spec.json?` as the plain module. */
+  readonly emptyQueries = new Set<string>()
   /** A dev server's query imports that a module of the app made (`contract?query`, seen with an importer by `resolveId`): the ones it declares. */
   readonly importedQueries = new Set<string>()
   /** The one writer of sidecars and query declarations (it keeps the query imports served, for their file). */
@@ -214,6 +216,8 @@ export class PluginContext {
     }
     const plain = served.query === '' ? result : await this.compile({ file: served.file, query: '' })
     if (plain.dts !== undefined) collect(this.sidecars.sidecar(served.file, plain.dts))
+    if (served.query === '' && plain.dts !== undefined && this.emptyQueries.has(served.file) && this.sidecars.query(served.file, '', plain.dts))
+      collect(this.sidecars.writeQueries(served.file))
     // Everything seen so far, in one synchronous write: the last write is complete. A dev server
     // declares only the query imports a module of the app made (`importedQuery`): any client on the
     // loopback may ask it for a module with a query of its own, and each one asked was written into
@@ -221,6 +225,17 @@ export class PluginContext {
     if (this.serving && served.query !== '' && !this.importedQueries.has(`${served.file}?${served.query}`)) return refused
     if (served.query !== '' && result.dts !== undefined && this.sidecars.query(served.file, served.query, result.dts))
       collect(this.sidecars.writeQueries(served.file))
+    return refused
+  }
+
+  /** A build's end: the empty-query declarations not written with their module (loaded before the `?` import was seen). */
+  async writeEmptyQueries(): Promise<Diagnostic[]> {
+    const refused: Diagnostic[] = []
+    for (const file of this.emptyQueries) {
+      if (this.sidecars.has(file, '')) continue
+      const result = await this.compile({ file, query: '' })
+      if (result.dts !== undefined) refused.push(...(await this.writeTypes(result, { file, query: '' })))
+    }
     return refused
   }
 

@@ -121,8 +121,13 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX), query) : null
         if (!file || !ctx.included(file)) return null
         // A module's import, not a request for a URL: Vite resolves those with `<root>/index.html` as the importer.
-        if (ctx.serving && query !== '' && importer !== undefined && importer !== join(ctx.viteRoot ?? '', 'index.html'))
-          ctx.importedQueries.add(`${file}?${query}`)
+        const fromModule = importer !== undefined && importer !== join(ctx.viteRoot ?? '', 'index.html')
+        if (ctx.serving && query !== '' && fromModule) ctx.importedQueries.add(`${file}?${query}`)
+        // `./x.spec.json?`: the plain module, whose import TypeScript resolves only as the query `""` (`*/x.spec.json?`).
+        if (query === '' && source.includes('?') && fromModule && ctx.options.types !== false) {
+          ctx.emptyQueries.add(file)
+          if (ctx.serving) ctx.typesLater({ file, query: '' })
+        }
         return toModuleId(file, query, idForm(file + MODULE_SUFFIX))
       },
     },
@@ -193,9 +198,13 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     },
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
-    buildEnd() {
+    // The declarations of an empty query (`./x.spec.json?`) whose module was loaded before the import was seen.
+    // A refused write fails the build, as a module's own does.
+    async buildEnd() {
       outsideRoot?.close()
-      return ctx.pool.close()
+      const refused = ctx.serving ? [] : await ctx.writeEmptyQueries()
+      await ctx.pool.close()
+      if (refused.length > 0) throw new Error(`${PLUGIN_NAME}: ${refused.map((d) => formatDiagnostic(d, sourceReader([]))).join('\n')}`)
     },
 
     esbuild: {
