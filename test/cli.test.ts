@@ -87,6 +87,20 @@ describe('contracts check', () => {
     }
   })
 
+  it('a flag with a value given twice is a usage error, not the last one taken without a word', async () => {
+    // Was a defect (fixed; seen by the generate pass): `--out a --out b` wrote to b.
+    for (const [args, flag] of [
+      [['generate', '--target', 'typescript', '--out', 'a', '--out', 'b', payments], '--out'],
+      [['check', '--topics', 'payments:capture', '--topics=payments:refund', payments], '--topics'],
+      [['generate', '--target', 'rust', '--target', 'typescript', '--out', 'a', payments], '--target'],
+    ] as const) {
+      const r = await cli([...args])
+      expect([r.status, r.stderr]).toEqual([2, expect.stringContaining(`${flag} is given more than once; give it once.`)])
+    }
+    // A boolean given twice says the same thing twice: accepted.
+    expect((await cli(['check', '--json', '--json', payments])).status).toBe(0)
+  })
+
   it('--topics, --include-reserved and --names on a NATS or DASP file are usage errors, not ignored', async () => {
     for (const [args, flag, kind] of [
       [['check', '--topics', 'a', 'fixtures/nats/valid/ledger.asyncapi.yaml'], '--topics', 'NATS'],

@@ -83,7 +83,14 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
   }
   if (!COMMANDS[command]) return usage(io, `There is no command ${JSON.stringify(command)}.`)
   try {
-    const { values, positionals } = parseArgs({ args: [...rest], options: scopeFlags, allowPositionals: true, strict: true })
+    const { values, positionals, tokens } = parseArgs({ args: [...rest], options: scopeFlags, allowPositionals: true, strict: true, tokens: true })
+    // A flag with a value given twice (`--out a --out b`): parseArgs keeps the last without a word.
+    const seen = new Set<string>()
+    for (const token of tokens)
+      if (token.kind === 'option' && token.value !== undefined) {
+        if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; give it once.`)
+        seen.add(token.name)
+      }
     if (values.help) {
       io.out(commandHelp(command))
       return 0
