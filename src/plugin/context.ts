@@ -228,6 +228,22 @@ export class PluginContext {
     return refused
   }
 
+  /**
+   * A contract import `resolveId` gave a module for, as the declarations need it: a dev server's
+   * query import made by a module of the app (`importedQueries`; Vite resolves a request for a URL
+   * with `<root>/index.html` as the importer), and an import with an empty query (`./x.spec.json?`,
+   * `emptyQueries`: the plain module, whose import TypeScript resolves only as the query `""`).
+   */
+  recordImport(file: string, query: string, questionMark: boolean, importer: string | undefined): void {
+    const fromModule = importer !== undefined && importer !== join(this.viteRoot ?? '', 'index.html')
+    if (!fromModule || this.options.types === false) return
+    if (this.serving && query !== '') this.importedQueries.add(`${file}?${query}`)
+    if (query === '' && questionMark) {
+      this.emptyQueries.add(file)
+      if (this.serving) this.typesLater({ file, query: '' })
+    }
+  }
+
   /** A build's end: the empty-query declarations not written with their module (loaded before the `?` import was seen). */
   async writeEmptyQueries(): Promise<Diagnostic[]> {
     const refused: Diagnostic[] = []

@@ -120,14 +120,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
           : ((await native.resolve(this as never, specifier, from)) ?? ctx.resolveContract(specifier, importer))
         if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX), query) : null
         if (!file || !ctx.included(file)) return null
-        // A module's import, not a request for a URL: Vite resolves those with `<root>/index.html` as the importer.
-        const fromModule = importer !== undefined && importer !== join(ctx.viteRoot ?? '', 'index.html')
-        if (ctx.serving && query !== '' && fromModule) ctx.importedQueries.add(`${file}?${query}`)
-        // `./x.spec.json?`: the plain module, whose import TypeScript resolves only as the query `""` (`*/x.spec.json?`).
-        if (query === '' && source.includes('?') && fromModule && ctx.options.types !== false) {
-          ctx.emptyQueries.add(file)
-          if (ctx.serving) ctx.typesLater({ file, query: '' })
-        }
+        ctx.recordImport(file, query, source.includes('?'), importer)
         return toModuleId(file, query, idForm(file + MODULE_SUFFIX))
       },
     },
