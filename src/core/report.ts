@@ -39,7 +39,7 @@ export function formatDiagnostic(diagnostic: Diagnostic, readText: SourceReader 
   const frame = text === undefined ? '' : '\n' + codeFrame(text, line, column)
   // The other places it involves, one line each after the frame (which shows the diagnostic's own).
   const related = (diagnostic.related ?? [])
-    .map((r) => `\n  see ${terminalLine(`${r.file}:${r.line}:${r.column}${r.pointer ? ` (${r.pointer})` : ''}: ${r.message}`)}`)
+    .map((r) => `\n  see ${shownLine(`${r.file}:${r.line}:${r.column}${r.pointer ? ` (${r.pointer})` : ''}: ${r.message}`)}`)
     .join('')
   return `${diagnosticHeader(diagnostic, text !== undefined)}${frame}${related}`
 }
@@ -54,7 +54,24 @@ export function diagnosticHeader(diagnostic: Diagnostic, readable: boolean): str
   const where = wholeFile ? `  at ${file}` : `  at ${file}:${line}:${column}${pointer ? ` (${pointer})` : ''}`
   // Messages, paths and pointers quote the document: escaped for the terminal, the log or the overlay,
   // and each a line of its own (a newline in a file's name or a key is an escape too).
-  return `${severity} ${code}: ${terminalLine(message)}\n${terminalLine(where)}`
+  return `${severity} ${code}: ${shownLine(message)}\n${shownLine(where)}`
+}
+
+/** The most characters of a message or a place shown on one line (a code frame shows 100 around its column). */
+export const SHOWN_LINE_CHARS = 1000
+
+/**
+ * One line of text as `terminalLine` writes it, cut after `SHOWN_LINE_CHARS` characters of the
+ * text: a message quotes the document (a key, a `$ref`), and a name of a million characters made
+ * a line of a million characters in every bundler's error and in `check`'s text (`--json` and
+ * SARIF keep the whole message).
+ */
+export function shownLine(text: string): string {
+  if (text.length <= SHOWN_LINE_CHARS) return terminalLine(text)
+  const kept = Array.from(text.slice(0, SHOWN_LINE_CHARS + 1))
+    .slice(0, -1)
+    .join('')
+  return `${terminalLine(kept)}... (${text.length - kept.length} more characters; \`contracts check --json\` shows them all)`
 }
 
 /** Several diagnostics, errors first, at most `limit` of them. */

@@ -13,6 +13,7 @@ import { DevRegistry } from './dev-page.js'
 import { parseModuleId } from './module-id.js'
 import { resolveOptions, type OptionProblem, type ResolvedPluginOptions } from './options.js'
 import { SidecarWriter } from './sidecar.js'
+import { errorsKey } from './errors.js'
 
 /** How long a dev server waits after a contract's last save before writing its sidecars (`typesLater`). */
 const TYPES_DELAY = 50
@@ -165,7 +166,8 @@ export class PluginContext {
    * webpack and Rspack take it as a missing dependency of the compilation.
    */
   watchAbsent(hook: { addWatchFile(file: string): void; getNativeBuildContext?: () => unknown }, path: string, id: string, framework: string): void {
-    if (framework === 'rollup' || framework === 'rolldown') hook.addWatchFile(path)
+    // esbuild watches a listed path that is not there yet too: its creation rebuilds.
+    if (framework === 'rollup' || framework === 'rolldown' || framework === 'esbuild') hook.addWatchFile(path)
     else if (framework === 'webpack' || framework === 'rspack') {
       const native = hook.getNativeBuildContext?.() as { compilation?: { missingDependencies?: { add(path: string): void } } } | undefined
       native?.compilation?.missingDependencies?.add(path)
@@ -226,6 +228,22 @@ export class PluginContext {
     if (served.query !== '' && result.dts !== undefined && this.sidecars.query(served.file, served.query, result.dts))
       collect(this.sidecars.writeQueries(served.file))
     return refused
+  }
+
+  /** The errors a build reported, by contract (`errorsKey`): cleared when a build starts. */
+  readonly shownErrors = new Map<string, string>()
+
+  /**
+   * Whether this build reported `result`'s errors already, for another module of the same contract
+   * (`./x.spec.json` and `./x.spec.json?topics=a` both fail on one `$ref`): each is then printed once.
+   * A dev server answers every request in full (its overlay shows the one module it was asked for).
+   */
+  errorsShown(result: { file: string; diagnostics: readonly Diagnostic[] }): boolean {
+    if (this.serving) return false
+    const key = errorsKey(result.diagnostics)
+    if (this.shownErrors.get(result.file) === key) return true
+    this.shownErrors.set(result.file, key)
+    return false
   }
 
   /**

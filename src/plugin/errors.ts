@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../core/diagnostics.js'
-import { diagnosticHeader, formatDiagnostics, sourceReader } from '../core/report.js'
+import { diagnosticHeader, formatDiagnostics, shownLine, sourceReader } from '../core/report.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
 
@@ -30,11 +30,19 @@ export interface Failed {
  * - `message` and `id` ignore later writes: Rollup prefixes a load error with `Could not load
  *   \0<virtual id>` and sets `id` to the virtual module id.
  */
-export function contractError(result: Failed, framework: string, headline = `Contract ${result.file} is invalid`): ContractError {
+export function contractError(
+  result: Failed,
+  framework: string,
+  headline = `Contract ${shownLine(result.file)} is invalid`,
+  shownBefore = false,
+): ContractError {
   const errors = result.diagnostics.filter((d) => d.severity === 'error')
   const first = errors[0]
   const read = sourceReader(result.dependencies)
-  const title = `${headline} (${errors.length} error${errors.length === 1 ? '' : 's'}):`
+  const count = errorCount(errors)
+  const title = `${headline} (${count} error${count === 1 ? '' : 's'}):`
+  // The same contract's same errors, failing a second module of the build (`x.spec.json` and `x.spec.json?topics=a`): said once.
+  if (shownBefore) return bareError(`${headline} (${count} error${count === 1 ? '' : 's'}, printed above for another import of it).`, result.file, errors)
   const listing = formatDiagnostics(errors, read)
   const text = framework === 'vite' && first !== undefined ? read(first.file) : undefined
   const head = first !== undefined && text !== undefined ? diagnosticHeader(first, true) + '\n' : undefined
@@ -42,17 +50,53 @@ export function contractError(result: Failed, framework: string, headline = `Con
   // esbuild writes ` [plugin unplugin-contracts]` right after the text: after a newline, not on the last frame line.
   const message = located ? `${title}\n\n${head.trimEnd()}` : `${title}\n\n${listing}${framework === 'esbuild' ? '\n' : ''}`
   const error = new Error(message)
+  // The bundlers print `id` (and Vite `loc.file`) as they are: a name holding a line break or an
+  // escape sequence is given escaped (a plain path as it is: the overlay opens the editor there).
+  const id = shownLine(result.file)
   Object.defineProperties(error, {
     message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
-    id: { get: () => result.file, set: () => {}, enumerable: true, configurable: true },
+    id: { get: () => id, set: () => {}, enumerable: true, configurable: true },
     stack: { value: '', writable: true, configurable: true },
   })
   return Object.assign(error, {
     plugin: PLUGIN_NAME,
     diagnostics: errors,
     ...(first ? { code: first.code } : {}),
-    ...(located ? { loc: { file: first.file, line: first.line, column: first.column }, frame: listing.slice(head.length) } : {}),
+    ...(located ? { loc: { file: shownLine(first.file), line: first.line, column: first.column }, frame: listing.slice(head.length) } : {}),
   })
+}
+
+/** An error with a message alone (no location, no frame, no stack), as `contractError` makes one. */
+function bareError(message: string, file: string, errors: readonly Diagnostic[]): ContractError {
+  const error = new Error(message)
+  const id = shownLine(file)
+  Object.defineProperties(error, {
+    message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
+    id: { get: () => id, set: () => {}, enumerable: true, configurable: true },
+    stack: { value: '', writable: true, configurable: true },
+  })
+  return Object.assign(error, { plugin: PLUGIN_NAME, diagnostics: errors, ...(errors[0] ? { code: errors[0].code } : {}) })
+}
+
+/**
+ * The errors of a contract a build reported already, by file (`errorsShown`): a second module of
+ * the same contract with the same errors fails with a line that points at them, not a copy.
+ */
+export function errorsKey(diagnostics: readonly Diagnostic[]): string {
+  return diagnostics
+    .filter((d) => d.severity === 'error')
+    .map((d) => `${d.code} ${d.file}:${d.line}:${d.column} ${d.message}`)
+    .join('\n')
+}
+
+/** How many errors a list reports: a `CONTRACTS_DIAGNOSTICS_CAPPED` notice counts the errors it stands for, not itself. */
+function errorCount(errors: readonly Diagnostic[]): number {
+  let count = 0
+  for (const d of errors) {
+    const left = d.code === 'CONTRACTS_DIAGNOSTICS_CAPPED' ? (d.data as { count?: unknown } | undefined)?.count : undefined
+    count += typeof left === 'number' ? left : 1
+  }
+  return count
 }
 
 /** What `contractError` makes: an Error with the diagnostics it reports. */

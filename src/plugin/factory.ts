@@ -160,7 +160,8 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
           if (webpackLike) problems.record(text, result.file)
           this.warn(text)
         }
-        if (hasErrors(result.diagnostics) || result.code === undefined) return fail(this, contractError(result, meta.framework), result.file)
+        if (hasErrors(result.diagnostics) || result.code === undefined)
+          return fail(this, contractError(result, meta.framework, undefined, ctx.errorsShown(result)), result.file)
         if (ctx.options.types !== false) {
           if (ctx.serving) ctx.typesLater(served)
           else {
@@ -188,6 +189,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     // A build starts (a watch build's next one too): its compiles may go to worker threads again.
     buildStart() {
       ctx.pool.open()
+      ctx.shownErrors.clear()
     },
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).

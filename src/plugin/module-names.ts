@@ -1,4 +1,5 @@
 import { basename } from 'node:path'
+import { terminalLine } from '../core/terminal-text.js'
 import { parseModuleId, parseTopologyId, TOPOLOGY_QUERY } from './module-id.js'
 
 /** unplugin's names for a virtual module's file in webpack (`_virtual_<id>`) and Rspack (`node_modules/.virtual/<id>`). */
@@ -51,7 +52,9 @@ export function nameContractModules(compiler: NamingCompiler, plugin: string): v
     factory.hooks.afterResolve.tap(plugin, (data) => {
       const created = data.createData
       const request = created?.resource === undefined ? undefined : contractRequest(created.resource)
-      if (request !== undefined) created!.userRequest = request
+      // Escaped as one terminal line: Rspack prints the name raw in its `ERROR in <name>` header (a
+      // folder named `a\nerror FAKE: ...` printed a line of its own); a plain path is unchanged.
+      if (request !== undefined) created!.userRequest = terminalLine(request)
     })
   })
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, relative, sep } from 'node:path'
+import { terminalLine } from '../core/terminal-text.js'
 
 /**
  * What webpack and Rspack keep of an error a loader threw (under `error`) or a warning it emitted
@@ -64,7 +65,8 @@ export class ContractProblems {
   }
 }
 
+/** The name heading a contract's problem, as one terminal line: Rspack prints it as it is (`ERROR in <name>`). */
 function displayName(file: string, context: string): string {
   const path = relative(context, file)
-  return path.startsWith('..') || isAbsolute(path) ? file : `./${path.split(sep).join('/')}`
+  return terminalLine(path.startsWith('..') || isAbsolute(path) ? file : `./${path.split(sep).join('/')}`)
 }
