@@ -87,6 +87,18 @@ describe('contracts check', () => {
     }
   })
 
+  it('a usage error quoting what was typed escapes it (an unknown flag with an escape sequence, a line break, U+202E)', async () => {
+    // Was a defect (fixed; seen by the build-errors pass): `There is no flag --bo<ESC>[31mgus.` printed the sequence raw.
+    for (const typed of ['--bo\u001b[31mgus', '--x\nerror FAKE: planted', '--y\u202Ez']) {
+      const r = await cli([`check`, typed, payments])
+      expect(r.status).toBe(2)
+      // eslint-disable-next-line no-control-regex -- the characters that must not get through
+      expect(/[\u001b\u202e]|\nerror FAKE/.test(r.stderr), r.stderr).toBe(false)
+      expect(r.stderr).toContain('There is no flag --')
+    }
+    expect((await cli(['bogus\u001b[31m'])).stderr).not.toContain('\u001b')
+  })
+
   it('a flag with a value given twice is a usage error, not the last one taken without a word', async () => {
     // Was a defect (fixed; seen by the generate pass): `--out a --out b` wrote to b.
     for (const [args, flag] of [

@@ -6,7 +6,7 @@ import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
-import { terminalLine } from '../core/terminal-text.js'
+import { terminalLine, terminalSafe } from '../core/terminal-text.js'
 import { commandData, commandProperty } from './workflow-command.js'
 import { formats, natsFormat } from '../formats/index.js'
 import { SidecarWriter, declaredQueries } from '../plugin/sidecar.js'
@@ -186,7 +186,8 @@ function useCache(flags: CacheFlags): void {
 
 /** A usage error: the sentence, then where to read more (the command's page, not the whole overview). */
 function usage(io: Output, sentence: string, command?: string): number {
-  io.err(`contracts: ${sentence}\n\n${command ? commandHelp(command) : OVERVIEW}`)
+  // A sentence may quote what was typed (a flag, a command, a path): controls and direction marks escaped.
+  io.err(`contracts: ${terminalSafe(sentence)}\n\n${command ? commandHelp(command) : OVERVIEW}`)
   return 2
 }
 
@@ -195,7 +196,7 @@ function usage(io: Output, sentence: string, command?: string): number {
  * what is wrong with it.
  */
 function parseArgsSentence(error: Error): string {
-  const flag = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? 'a flag'
+  const flag = terminalLine(/'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? 'a flag')
   const code = (error as { code?: string }).code
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `There is no flag ${flag}.`
   if (/argument missing/.test(error.message)) return `${flag} needs a value (${flag} <value>).`
