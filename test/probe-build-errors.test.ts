@@ -584,10 +584,10 @@ describe.each(['rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as const)('
     expect(await edit(definition(), text)).toEqual({ errors: [], warnings: [] })
     expect(await edit(definition(), undefined)).toEqual({ errors: ['DASP_DEFINITION_SOURCE@32:5'], warnings: [] })
     // Holds (pinned) in Rollup, Rolldown, webpack and Rspack (docs/getting-started.md names them).
-    // Was a defect (fixed) in esbuild: nothing rebuilt when the definition is made again, and the error stays until
-    // another watched file changes. The plugin watches a path the compile found absent in the other four
-    // (context.ts watchAbsent), not in esbuild, whose watchFiles does see a listed file being made
-    // (checked by hand: an onLoad returning watchFiles: ['/tmp/absent'] rebuilds when it is created).
+    // Was a defect (fixed) in esbuild: nothing rebuilt when the definition was made again, and the error
+    // stayed until another watched file changed. The plugin watched a path the compile found absent in
+    // the other four (context.ts watchAbsent), not in esbuild, whose watchFiles sees a listed file being
+    // made (an onLoad returning a path that is not there as a watch file rebuilds when it is created).
     expect(await edit(definition(), text, 20_000)).toEqual({ errors: [], warnings: [] })
   }, 180_000)
 })
