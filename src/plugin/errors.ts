@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../core/diagnostics.js'
 import { diagnosticHeader, formatDiagnostics, shownLine, sourceReader } from '../core/report.js'
+import { terminalLine } from '../core/terminal-text.js'
 
 export const PLUGIN_NAME = 'unplugin-contracts'
 
@@ -49,27 +50,19 @@ export function contractError(
   const located = first !== undefined && text !== undefined && head !== undefined && listing.startsWith(head)
   // esbuild writes ` [plugin unplugin-contracts]` right after the text: after a newline, not on the last frame line.
   const message = located ? `${title}\n\n${head.trimEnd()}` : `${title}\n\n${listing}${framework === 'esbuild' ? '\n' : ''}`
-  const error = new Error(message)
-  // The bundlers print `id` (and Vite `loc.file`) as they are: a name holding a line break or an
-  // escape sequence is given escaped (a plain path as it is: the overlay opens the editor there).
-  const id = shownLine(result.file)
-  Object.defineProperties(error, {
-    message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
-    id: { get: () => id, set: () => {}, enumerable: true, configurable: true },
-    stack: { value: '', writable: true, configurable: true },
-  })
-  return Object.assign(error, {
-    plugin: PLUGIN_NAME,
-    diagnostics: errors,
-    ...(first ? { code: first.code } : {}),
-    ...(located ? { loc: { file: shownLine(first.file), line: first.line, column: first.column }, frame: listing.slice(head.length) } : {}),
+  return Object.assign(bareError(message, result.file, errors), {
+    ...(located ? { loc: { file: terminalLine(first.file), line: first.line, column: first.column }, frame: listing.slice(head.length) } : {}),
   })
 }
 
-/** An error with a message alone (no location, no frame, no stack), as `contractError` makes one. */
+/**
+ * An error with a message alone (no location, no frame, no stack), as `contractError` makes one.
+ * The bundlers print `id` (and Vite `loc.file`) as they are: a name holding a line break or an
+ * escape sequence is given escaped (a plain path as it is: the overlay opens the editor there).
+ */
 function bareError(message: string, file: string, errors: readonly Diagnostic[]): ContractError {
   const error = new Error(message)
-  const id = shownLine(file)
+  const id = terminalLine(file)
   Object.defineProperties(error, {
     message: { get: () => message, set: () => {}, enumerable: false, configurable: true },
     id: { get: () => id, set: () => {}, enumerable: true, configurable: true },
