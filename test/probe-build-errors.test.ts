@@ -171,12 +171,10 @@ const INTERNALS = /\0|_virtual_|node_modules\/\.virtual|unplugin-contracts:|\.co
 const PLUGIN_STACK = /^\s+at .*(dist\/src\/plugin|dist\/plugins|dist\/chunks|unplugin\/dist|contractError)/m
 
 // A spread of the fixtures: several errors (DASP, in the selection and in a definition), related
-// places (NATS), parse errors (JSON, YAML), errors beside warnings, and warnings alone.
+// places (NATS), parse errors (JSON, YAML), errors beside warnings, and warnings alone. (The pass ran
+// all 135 invalid fixtures by hand; six builds per bundler keep the file's cost in the suite down.)
 const FIXTURES = [
-  'dasp/attribute-conflict.dasp.json',
-  'dasp/identity.dasp.json',
   'dasp/definition-shape-and-rule.dasp.json',
-  'dasp/bundled-credential.dasp.json',
   'benzene/json-syntax.spec.json',
   'nats/yaml-syntax.asyncapi.yaml',
   'nats/channel-overlap.asyncapi.yaml',
