@@ -237,7 +237,6 @@ const LONGEST = [
   'test/probe-watch.test.ts',
   'test/probe-lsp-edits.test.ts',
   'test/probe-build-errors.test.ts',
-  'test/probe-generate-ts.test.ts',
   // Not beside rust-hostile: both build in SERDE_TARGET, and cargo's lock on it made one wait for the
   // other, a worker idle for most of a minute (CPU_PROBE timelines).
   'test/rust-target.test.ts',
