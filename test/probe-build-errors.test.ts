@@ -12,9 +12,10 @@
  * workflow command) of its own.
  *
  * The oracle is `contracts check --json` of the same file (the built CLI, a child process); what a
- * bundler shows is what its own CLI prints (Vite, Rollup, Rolldown), the docs' esbuild script, and
- * webpack's and Rspack's `stats.toString()` (what their CLIs print), each a child process in an app
- * folder under test/.tmp/probe-build-errors/. Watch modes and the Vite dev server run in this process.
+ * bundler shows is what its own CLI prints (Vite, Rollup, Rolldown: a child process a build), the
+ * docs' esbuild script, and webpack's and Rspack's `stats.toString()` (what their CLIs print; these
+ * three build every entry of the file in two child processes a bundler), in an app folder under
+ * test/.tmp/probe-build-errors/. Watch modes and the Vite dev server run in this process.
  *
  * Comments say "Holds (pinned)" for a behaviour that holds, and "DEFECT" for a test written to fail
  * while the defect it names is there.
@@ -60,30 +61,43 @@ for (const name of ['rollup', 'rolldown'])
     block.replace("entryPoints: ['src/main.js']", 'entryPoints: [process.env.ENTRY]').replace("outdir: 'dist'", 'outdir: process.env.OUT'),
   )
 }
+// The three bundlers driven by a script build a list of entries in one process (JOBS: entry and
+// output folder each), each build as the single-entry script would run it, its output followed by
+// an END line with its exit status on both streams: one process instead of one a build, about a
+// second and a half of processor time each (mostly importing the bundler). The docs' esbuild script
+// runs as it is, once per entry (imported afresh); its `process.exit(1)` ends that build, not the batch.
+const END = '@@probe-build-errors END'
+const endLine = `const end = (i, status) => { process.stdout.write('\\n${END} ' + i + ' ' + status + '\\n'); process.stderr.write('\\n${END} ' + i + ' ' + status + '\\n') }\nconst jobs = JSON.parse(process.env.JOBS)\n`
+writeFileSync(
+  join(app, 'esbuild-jobs.mjs'),
+  `${endLine}process.exit = (code) => { throw Object.assign(new Error('exit'), { exitCode: code ?? 0 }) }\nfor (const [i, job] of jobs.entries()) {\n  process.env.ENTRY = job.entry\n  process.env.OUT = job.out\n  let status = 0\n  try { await import('./esbuild.mjs?' + i) } catch (error) { status = error.exitCode ?? 1; if (error.exitCode === undefined) console.error(error) }\n  end(i, status)\n}\n`,
+)
 for (const [name, load, call] of [
   ['webpack', "import webpack from 'webpack'", 'webpack'],
   ['rspack', "import { rspack } from '@rspack/core'", 'rspack'],
 ])
   writeFileSync(
-    join(app, `${name}.mjs`),
-    `${load}\nimport contracts from 'unplugin-contracts/${name}'\nconst compiler = ${call}({ mode: 'production', context: process.cwd(), entry: './' + process.env.ENTRY, output: { path: process.cwd() + '/' + process.env.OUT }, plugins: [contracts()] })\ncompiler.run((error, stats) => { if (error) console.error(error); console.log(stats.toString({ colors: false })); compiler.close(() => process.exit(stats.hasErrors() ? 1 : 0)) })\n`,
+    join(app, `${name}-jobs.mjs`),
+    `${load}\nimport contracts from 'unplugin-contracts/${name}'\n${endLine}for (const [i, job] of jobs.entries()) {\n  const compiler = ${call}({ mode: 'production', context: process.cwd(), entry: './' + job.entry, output: { path: process.cwd() + '/' + job.out }, plugins: [contracts()] })\n  const status = await new Promise((resolve) => compiler.run((error, stats) => { if (error) console.error(error); console.log(stats.toString({ colors: false })); compiler.close(() => resolve(stats.hasErrors() ? 1 : 0)) }))\n  end(i, status)\n}\n`,
   )
 
 const command: Record<Bundler, string[]> = {
   vite: [bin('vite'), 'build', '--config', 'vite.config.mjs'],
   rollup: [bin('rollup'), '-c', 'rollup.config.mjs'],
   rolldown: [bin('rolldown'), '-c', 'rolldown.config.mjs'],
-  esbuild: [process.execPath, 'esbuild.mjs'],
-  webpack: [process.execPath, 'webpack.mjs'],
-  rspack: [process.execPath, 'rspack.mjs'],
+  esbuild: [process.execPath, 'esbuild-jobs.mjs'],
+  webpack: [process.execPath, 'webpack-jobs.mjs'],
+  rspack: [process.execPath, 'rspack-jobs.mjs'],
 }
 
-let entries = 0
+/** Every entry the file's describe blocks made (before any test runs): what a batch builds. */
+const planned: string[] = []
 /** An entry module importing `specifiers` (relative to src/), each used so no bundler drops it. */
 function entry(...specifiers: string[]): string {
-  const name = `entry-${entries++}.js`
+  const name = `entry-${planned.length}.js`
   const lines = specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify('./' + s)}`)
   writeFileSync(join(src, name), `${lines.join('\n')}\nconsole.log(${specifiers.map((_, i) => `m${i}`).join(', ')})\n`)
+  planned.push(`src/${name}`)
   return `src/${name}`
 }
 
@@ -107,35 +121,73 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function build(bundler: Bundler, entryPath: string): Promise<Run> {
+/** A bundler's child process with `env` added, its stdout and stderr as written. */
+function spawnBundler(bundler: Bundler, env: Record<string, string>): Promise<{ status: number | null; out: string; err: string }> {
   return slot(
     () =>
       new Promise((resolve, reject) => {
         const [file, ...args] = command[bundler]
         const child = spawn(file!, args, {
           cwd: app,
-          env: {
-            ...process.env,
-            ENTRY: entryPath,
-            OUT: `out/${bundler}/${entryPath.replace(/\W/g, '_')}`,
-            NO_COLOR: '1',
-            FORCE_COLOR: '0',
-            UNPLUGIN_CONTRACTS_CACHE: '0',
-          },
+          env: { ...process.env, ...env, NO_COLOR: '1', FORCE_COLOR: '0', UNPLUGIN_CONTRACTS_CACHE: '0' },
           stdio: ['ignore', 'pipe', 'pipe'],
         })
         let out = ''
         let err = ''
         child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
         child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
-        const timer = setTimeout(() => child.kill('SIGKILL'), 150_000)
+        const timer = setTimeout(() => child.kill('SIGKILL'), 300_000)
         child.on('error', reject)
         child.on('close', (status) => {
           clearTimeout(timer)
-          resolve({ status, text: out + err })
+          resolve({ status, out, err })
         })
       }),
   )
+}
+
+const outOf = (bundler: Bundler, entryPath: string) => `out/${bundler}/${entryPath.replace(/\W/g, '_')}`
+
+/** The bundlers whose builds run in batches (the *-jobs.mjs scripts above). */
+const BATCHED: ReadonlySet<Bundler> = new Set(['esbuild', 'webpack', 'rspack'])
+const batches = new Map<Bundler, Promise<Map<string, Run>>>()
+
+/**
+ * Every planned entry built by `bundler` in two processes (one for each core), each build's text
+ * (its stdout, then its stderr) and status read between the END lines.
+ */
+function batch(bundler: Bundler): Promise<Map<string, Run>> {
+  let built = batches.get(bundler)
+  if (built) return built
+  const halves = [planned.filter((_, i) => i % 2 === 0), planned.filter((_, i) => i % 2 === 1)].filter((h) => h.length > 0)
+  built = Promise.all(
+    halves.map(async (entries) => {
+      const r = await spawnBundler(bundler, { JOBS: JSON.stringify(entries.map((e) => ({ entry: e, out: outOf(bundler, e) }))) })
+      const split = (text: string) => {
+        const parts = text.split(new RegExp(`\\n${END} (\\d+) (\\d+)\\n`))
+        // [text0, i0, status0, text1, i1, status1, ..., rest]
+        const each: Array<{ text: string; status: number }> = []
+        for (let k = 0; k + 2 < parts.length; k += 3) each[Number(parts[k + 1])] = { text: parts[k]!, status: Number(parts[k + 2]) }
+        return each
+      }
+      const outs = split(r.out)
+      const errs = split(r.err)
+      expect([bundler, r.status, outs.length, errs.length], r.out + r.err).toEqual([bundler, 0, entries.length, entries.length])
+      return entries.map((e, i) => [e, { status: outs[i]!.status, text: outs[i]!.text + errs[i]!.text }] as const)
+    }),
+  ).then((lists) => new Map(lists.flat()))
+  batches.set(bundler, built)
+  return built
+}
+
+async function build(bundler: Bundler, entryPath: string): Promise<Run> {
+  if (BATCHED.has(bundler)) {
+    const run = (await batch(bundler)).get(entryPath)
+    if (!run) throw new Error(`${entryPath} was not planned (made outside a describe block)`)
+    return run
+  }
+  const r = await spawnBundler(bundler, { ENTRY: entryPath, OUT: outOf(bundler, entryPath) })
+  return { status: r.status, text: r.out + r.err }
 }
 
 interface Diagnostic {
