@@ -158,7 +158,12 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
       variant(rig.approve, { completion: { mode: 'all-terminal', fraction: undefined, remaining: 'detach', waitFor: 'decision' } }),
     )
     // A hand-written peer `dan` publishes its ballot twice and a ballot in `eve`'s name on its own subject.
+    // The real `eve` votes once the server has taken dan's three (a flush): the operation, which
+    // decides on the last of the five and then stops reading its ballots, is still open for them. (With
+    // dan's ballot the last, its copy and forgery could arrive after that and were then not recorded.)
     const raw = await connect({ servers: rig.server.url })
+    let danPublished!: () => void
+    const afterDan = new Promise<void>((resolve) => (danPublished = resolve))
     const sub = raw.subscribe('payments.refunds.*.vote.dan', {
       callback: (_e, msg) => {
         const req = msg.json<{ operationId: string; branchId: string; attempt: number; fence: number }>()
@@ -166,11 +171,12 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
         raw.publish(`payments.refunds.${req.operationId}.ballot.dan`, JSON.stringify(ballot))
         raw.publish(`payments.refunds.${req.operationId}.ballot.dan`, JSON.stringify(ballot))
         raw.publish(`payments.refunds.${req.operationId}.ballot.dan`, JSON.stringify({ ...ballot, branchId: 'eve', peerId: 'eve', approve: false }))
+        void raw.flush().then(danPublished, danPublished)
       },
     })
     await raw.flush()
     try {
-      const answer = await withPeers({ ann: { vote: true }, bob: { vote: true }, cat: { vote: true }, eve: { vote: true } }, () =>
+      const answer = await withPeers({ ann: { vote: true }, bob: { vote: true }, cat: { vote: true }, eve: { vote: true, after: afterDan } }, () =>
         executor.invoke(invocation()),
       )
       expect(answer.ok).toBe(true)

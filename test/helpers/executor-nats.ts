@@ -31,8 +31,11 @@ export interface Ballot {
   approve: boolean
 }
 
-/** How a peer answers: a vote, a stall until cancelled (or the test ends), or nothing at all. */
-export type Behaviour = { vote: boolean } | 'stall' | 'silent'
+/**
+ * How a peer answers: a vote (once `after` has settled, when given: a test orders another peer's
+ * messages before this one), a stall until cancelled (or the test ends), or nothing at all.
+ */
+export type Behaviour = { vote: boolean; after?: Promise<unknown> } | 'stall' | 'silent'
 
 export interface Rig {
   readonly server: NatsServer
@@ -112,6 +115,7 @@ export async function startRig(name: string): Promise<Rig> {
               await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
               return undefined
             }
+            await behaviour.after
             return { approve: behaviour.vote }
           },
         })
