@@ -17,6 +17,7 @@ import { compile } from 'unplugin-contracts'
 import { afterAll, describe, expect, it } from 'vitest'
 import { bundlers } from './helpers/bundlers.js'
 import { CLI, contracts } from './helpers/cli.js'
+import { sharedLibHost } from './helpers/tsc-in-process.js'
 import { until } from './helpers/until.js'
 
 const repo = join(import.meta.dirname, '..')
@@ -76,6 +77,9 @@ const TS_OPTIONS: ts.CompilerOptions = {
   skipDefaultLibCheck: true,
 }
 
+/** TypeScript's lib parsed once for the file's programs. */
+const host = sharedLibHost(TS_OPTIONS) as ts.CompilerHost
+
 interface TypedModule {
   values: string[]
   /** The declared literal types, as TypeScript prints them. */
@@ -93,7 +97,7 @@ interface TypedModule {
 function typedView(dir: string, specifiers: string[], files: string[]) {
   const check = join(dir, `check-${seq++}.ts`)
   writeFileSync(check, specifiers.map((s, i) => `import * as n${i} from ${JSON.stringify(s)}\nexport { n${i} }\n`).join(''))
-  const program = ts.createProgram([check, ...files], TS_OPTIONS)
+  const program = ts.createProgram([check, ...files], TS_OPTIONS, host)
   const checker = program.getTypeChecker()
   const source = program.getSourceFile(check)!
   const exports: Array<TypedModule | undefined> = []
@@ -125,7 +129,7 @@ function typedView(dir: string, specifiers: string[], files: string[]) {
 
 /** Syntax and semantic diagnostics of one declaration file on its own (what `tsc` says about it). */
 function declarationDiagnostics(file: string): string[] {
-  const program = ts.createProgram([file], TS_OPTIONS)
+  const program = ts.createProgram([file], TS_OPTIONS, host)
   return ts.getPreEmitDiagnostics(program).map((d) => `TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
 }
 
