@@ -4,11 +4,13 @@
  * plugin's `cache` option puts the folder where it says (Vite's and webpack's cache folders by
  * default, a named folder), and `cache: false` writes nothing.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContractCompiler, PersistentCache } from 'unplugin-contracts'
 import { bundlers, freshDir } from './helpers/bundlers.js'
+import { contracts } from './helpers/cli.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
 import { sha256 } from '../src/core/input-host.js'
 
@@ -114,6 +116,30 @@ describe('the plugin option `cache`', () => {
     await bundlers.vite!(a.main, join(work, `out-${made++}`), { types: false, cache: false })
     await webpackBuild(a.root, a.main, join(work, `out-${made++}`), { types: false, cache: false })
     expect(readdirSync(a.root, { recursive: true }).sort()).toEqual(before)
+  })
+
+  it('outside any package (no package.json from the root up), no folder named: nothing kept and no node_modules made there, by the plugin and the CLI; a named folder is used', async () => {
+    // A contract checked from a home or downloads folder: the default folder used to be made in it.
+    const outside = mkdtempSync(join(tmpdir(), 'contracts-no-package-'))
+    try {
+      for (let dir = outside; dirname(dir) !== dir; dir = dirname(dir)) expect(existsSync(join(dir, 'package.json')), dir).toBe(false)
+      cpSync(join(repo, 'fixtures/benzene/valid/payments.spec.json'), join(outside, 'payments.spec.json'))
+      writeFileSync(join(outside, 'main.js'), "export { capture } from './payments.spec.json'\n")
+      await webpackBuild(outside, join(outside, 'main.js'), join(work, `out-${made++}`), { types: false })
+      const env = { ...process.env }
+      delete env.UNPLUGIN_CONTRACTS_CACHE
+      expect(contracts(['check', 'payments.spec.json'], outside, env).status).toBe(0)
+      expect(contracts(['types', 'payments.spec.json'], outside, env).status).toBe(0)
+      expect(readdirSync(outside).sort()).toEqual(['main.js', 'payments.spec.d.json.ts', 'payments.spec.json'])
+      // Named, the folder is used as anywhere else.
+      await webpackBuild(outside, join(outside, 'main.js'), join(work, `out-${made++}`), { types: false, cache: 'plugin-cache' })
+      expect(entries(join(outside, 'plugin-cache'))).toHaveLength(1)
+      expect(contracts(['check', '--cache-dir', 'cli-cache', 'payments.spec.json'], outside, env).status).toBe(0)
+      expect(entries(join(outside, 'cli-cache'))).toHaveLength(1)
+      expect(existsSync(join(outside, 'node_modules'))).toBe(false)
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
   })
 
   it('webpack: in `node_modules/.cache/unplugin-contracts` of the app; with a filesystem cache, in its `cacheDirectory`', async () => {

@@ -174,14 +174,16 @@ type CacheFlags = { 'cache-dir'?: string; 'no-cache'?: boolean }
 /**
  * The persistent cache of the commands that compile (`check`, `types`, `generate`, `inputs`): in
  * `--cache-dir`, or `node_modules/.cache/unplugin-contracts` of the nearest package; none with
- * `--no-cache`. Paths in its entries are relative to the working directory.
+ * `--no-cache`, or outside any package without `--cache-dir`. Paths in its entries are relative to the working directory.
  */
 function useCache(flags: CacheFlags): void {
   if (flags['no-cache'] && flags['cache-dir'] !== undefined) throw new UsageError('Use --cache-dir or --no-cache, not both.')
   if (flags['cache-dir'] === '') throw new UsageError('--cache-dir needs a folder.')
   const root = process.cwd()
   const off = flags['no-cache'] || (flags['cache-dir'] === undefined && defaultCacheOff())
-  compiler.persistent = off ? undefined : new PersistentCache({ dir: resolvePath(flags['cache-dir'] ?? defaultCacheDir(root)), root })
+  // Outside any package (no package.json from here up) and no --cache-dir: nothing kept (defaultCacheDir).
+  const dir = off ? undefined : (flags['cache-dir'] ?? defaultCacheDir(root))
+  compiler.persistent = dir === undefined ? undefined : new PersistentCache({ dir: resolvePath(dir), root })
 }
 
 /** A usage error: the sentence, then where to read more (the command's page, not the whole overview). */

@@ -419,10 +419,16 @@ export class PersistentCache {
  */
 export const defaultCacheOff = (env: Readonly<Record<string, string | undefined>> = process.env): boolean => env.UNPLUGIN_CONTRACTS_CACHE === '0'
 
-export function defaultCacheDir(root: string): string {
+/**
+ * The default cache folder: `node_modules/.cache/unplugin-contracts` of the nearest folder with a
+ * `package.json`, from `root` up, where other tools keep theirs. Undefined outside any package (a
+ * contract checked from a home or downloads folder): no `node_modules` folder is made in a folder
+ * that is no project, and nothing is kept unless a folder is named (`cache: '<dir>'`, `--cache-dir`).
+ */
+export function defaultCacheDir(root: string): string | undefined {
   for (let dir = resolve(root); ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return join(dir, 'node_modules', '.cache', 'unplugin-contracts')
-    if (dirname(dir) === dir) return join(resolve(root), 'node_modules', '.cache', 'unplugin-contracts')
+    if (dirname(dir) === dir) return undefined
   }
 }
 

@@ -145,6 +145,8 @@ export class PluginContext {
     if (!ownCompiler || cache === false || (cache === true && defaultCacheOff())) return
     const root = this.root ?? process.cwd()
     const dir = typeof cache === 'string' ? resolve(root, cache) : (this.bundlerCacheDir?.() ?? defaultCacheDir(root))
+    // Outside any package, with no folder named or given by the bundler: nothing kept (defaultCacheDir).
+    if (dir === undefined) return
     // A dev server serves a module at once and writes its declarations once the saves pause: its
     // entries get them then, not on the turn after each save.
     this.compiler.persistent = new PersistentCache({ dir, root, maxBytes: cacheMaxBytes, declarationsWhenRead: this.serving })
