@@ -320,6 +320,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     if (times.length === 0) unrouted.delete(id)
   }
 
+  /** Each operation's parks in flight (route): start() waits for them before it reads the parked messages. */
+  const parking = new Map<string, Set<Promise<void>>>()
+
   /**
    * A result for an operation this executor is not driving: kept in the operation's state (where the
    * executor that resumes it admits it), redelivered a bounded number of times (an executor driving
@@ -335,6 +338,24 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     if (typeof id === 'string') routed(id, atMs)
     if (driving) return driving.onCancelResult(payload, msg, atMs)
     if (typeof id !== 'string' || !isToken(id)) return msg.term()
+    // Registered before its first wait: an executor that starts driving the operation meanwhile
+    // reads the parked messages once this one has landed, so a message parked before one it then
+    // gets live is applied first, in the order the stream holds them (a wrong-attempt cancel reply
+    // parked just before the right one was otherwise read after it, and its refusal never logged).
+    const parked = park(store, msg, kind, id, payload)
+    let inFlight = parking.get(id)
+    if (!inFlight) parking.set(id, (inFlight = new Set()))
+    inFlight.add(parked)
+    try {
+      await parked
+    } finally {
+      inFlight.delete(parked)
+      if (inFlight.size === 0 && parking.get(id) === inFlight) parking.delete(id)
+    }
+  }
+
+  /** Parks a message of an operation no executor drives here (see route), or leaves it to be redelivered. */
+  async function park(store: OperationStore, msg: JsMsg, kind: 'result' | 'cancel', id: string, payload: unknown): Promise<void> {
     const [admission, state] = await Promise.all([store.admission(id), store.state(id)])
     // Unknown operation: nothing to resume. Settled with no cancel request out (its log replayed through the core): nothing can
     // change. Otherwise the result waits (redelivered) for an executor to resume the operation.
@@ -946,7 +967,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       }
       deadlineMs = admission.deadlineMs
       started = true
-      // Results that came while no executor drove the operation, admitted at the time they came (one already in the log is refused by the core).
+      // Results that came while no executor drove the operation, admitted at the time they came (one already in the log is refused by the core),
+      // once those still being parked have landed (route).
+      await Promise.allSettled([...(parking.get(id) ?? [])])
       const kept = await store.parked(id)
       if (!kept.ok) return stop(kept.message)
       for (const r of kept.value) {
