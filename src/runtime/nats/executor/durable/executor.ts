@@ -912,7 +912,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     async function admitResult(subject: string, payload: unknown, atMs: number): Promise<void> {
       const r = readResult(subject, payload, atMs)
       if (r === undefined || notOpen(r)) return
-      await applyResult(r, await verdictOf(r))
+      // Counted with the live results' (limitedVerdict): results read live while the resume reads
+      // the kept ones are asked meanwhile, and the two together stay within RESULTS_PIPELINED.
+      await applyResult(r, await limitedVerdict(r))
     }
 
     async function onCancelResult(decoded: unknown, atMs: number): Promise<void> {
