@@ -32,7 +32,7 @@ export interface PluginOptions {
    * compiles only the contracts that changed: `true` keeps them in the bundler's cache folder
    * (Vite's `cacheDir`, webpack's `cache.cacheDirectory`, Rspack's `cache.storage.directory`, each
    * plus `/unplugin-contracts`) or else in `node_modules/.cache/unplugin-contracts` of the nearest
-   * package; a string is the folder (relative to the project root); `false` keeps nothing and writes
+   * package (outside any package, nowhere); a string is the folder (relative to the project root); `false` keeps nothing and writes
    * nothing. Not with `compiler` (a compiler given keeps the cache it was made with).
    * @default true
    */
