@@ -24,7 +24,8 @@ import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
+import type WebSocket from 'ws'
+import { connectedMessages, hmrSocket } from './helpers/vite-hmr.js'
 import { freshDir } from './helpers/bundlers.js'
 import { until } from './helpers/until.js'
 
@@ -694,20 +695,7 @@ describe('Vite dev server', () => {
   }
   /** What a page that connects now gets before Vite's `connected`. */
   async function latePage(): Promise<string[]> {
-    const port = (server.httpServer!.address() as { port: number }).port
-    const late = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
-    const got: Array<{ type: string }> = []
-    try {
-      await new Promise<void>((resolve, reject) => {
-        late.on('message', (data) => {
-          got.push(JSON.parse(String(data)))
-          if (got.at(-1)!.type === 'connected') resolve()
-        })
-        late.once('error', reject)
-      })
-    } finally {
-      late.close()
-    }
+    const got = await connectedMessages(server)
     // What came before `connected`, and it: a reload broadcast for an earlier save may reach the new
     // socket between `connected` and its close, which says nothing of a replayed error.
     const types = got.map((m) => m.type)
@@ -727,7 +715,7 @@ describe('Vite dev server', () => {
     await server.listen()
     const port = (server.httpServer!.address() as { port: number }).port
     base = `http://127.0.0.1:${port}`
-    socket = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    socket = hmrSocket(server)
     socket.on('message', (data) => messages.push(JSON.parse(String(data))))
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
     expect((await fetchModule()).status).toBe(200)

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
+import { connectedMessages as connectedMessagesOf, hmrSocket } from './helpers/vite-hmr.js'
 import contracts from 'unplugin-contracts/vite'
 
 const root = join(import.meta.dirname, '.tmp/probe-vite-error-replay', String(process.pid))
@@ -18,24 +18,7 @@ let server: ViteDevServer
 let base: string
 
 /** The messages a page that connects now gets, up to Vite's `connected` (bounded: 10 s), then closes. */
-async function connectedMessages(): Promise<Array<{ type: string; [key: string]: any }>> {
-  const port = (server.httpServer!.address() as { port: number }).port
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
-  const got: Array<{ type: string; [key: string]: any }> = []
-  try {
-    await new Promise<void>((resolve, reject) => {
-      socket.on('message', (data) => {
-        got.push(JSON.parse(String(data)))
-        if (got.at(-1)!.type === 'connected') resolve()
-      })
-      socket.once('error', reject)
-      setTimeout(() => reject(new Error('no connected message in 10 s')), 10_000).unref()
-    })
-  } finally {
-    socket.close()
-  }
-  return got
-}
+const connectedMessages = () => connectedMessagesOf(server)
 
 /** Loads a page as a browser does before its socket connects: the HTML, then each module it imports (the contract's answering 500 when broken). */
 async function loadPage(html: string, script: string): Promise<number[]> {
@@ -68,7 +51,7 @@ describe('the Vite dev loop replays an error to the page it belongs to', () => {
 
   it('the page importing the broken contract gets its error when its socket connects after the module failed', async () => {
     // A page already open (the one a save reloads), so Vite sends the error to it and keeps none itself.
-    const open = new WebSocket(`ws://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    const open = hmrSocket(server)
     await new Promise((resolve, reject) => open.once('open', resolve).once('error', reject))
     try {
       expect(await loadPage('a.html', 'a.js')).toEqual([500])
@@ -86,7 +69,7 @@ describe('the Vite dev loop replays an error to the page it belongs to', () => {
   })
 
   it('the page importing the broken contract, loaded again, gets it again (the error is still there)', async () => {
-    const open = new WebSocket(`ws://127.0.0.1:${(server.httpServer!.address() as { port: number }).port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    const open = hmrSocket(server)
     await new Promise((resolve, reject) => open.once('open', resolve).once('error', reject))
     try {
       expect(await loadPage('a.html', 'a.js')).toEqual([500])

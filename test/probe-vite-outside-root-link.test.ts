@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync
 import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
+import type WebSocket from 'ws'
+import { hmrSocket } from './helpers/vite-hmr.js'
 import contracts from 'unplugin-contracts/vite'
 import { until } from './helpers/until.js'
 
@@ -49,7 +50,7 @@ describe('a watched contract outside the root replaced by a link out of the tree
     await server.listen()
     const port = (server.httpServer!.address() as { port: number }).port
     base = `http://127.0.0.1:${port}`
-    socket = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    socket = hmrSocket(server)
     socket.on('message', (data) => messages.push(JSON.parse(String(data))))
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
   }, 60_000)

@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { createServer, type Plugin, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
+import type WebSocket from 'ws'
+import { hmrSocket } from './helpers/vite-hmr.js'
 import contracts from 'unplugin-contracts/vite'
 import { inspect } from 'unplugin-contracts'
 import { EditorFile, type SaveStyle } from './helpers/editor-save.js'
@@ -100,7 +101,7 @@ describe.each(['inside', 'outside'] as const)("Vite dev, the contract %s Vite's 
     })
     const port = (server.httpServer!.address() as { port: number }).port
     base = `http://127.0.0.1:${port}`
-    socket = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    socket = hmrSocket(server)
     socket.on('message', (data) => {
       const type = (JSON.parse(String(data)) as { type: string }).type
       step(`page: HMR message ${type}`)

@@ -6,7 +6,8 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import { join } from 'node:path'
 import { createServer, type ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
+import type WebSocket from 'ws'
+import { connectedMessages as connectedMessagesOf, hmrSocket } from './helpers/vite-hmr.js'
 import contracts from 'unplugin-contracts/vite'
 import { inspect } from 'unplugin-contracts'
 import { EditorFile } from './helpers/editor-save.js'
@@ -39,24 +40,7 @@ async function fetchContractModule() {
 }
 
 /** The messages a page that connects now gets, up to Vite's `connected` (sent after what a new page is owed), and closes. */
-async function connectedMessages(): Promise<Array<{ type: string; [key: string]: any }>> {
-  const port = (server.httpServer!.address() as { port: number }).port
-  const late = new WebSocket(`ws://127.0.0.1:${port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
-  const got: Array<{ type: string; [key: string]: any }> = []
-  try {
-    await new Promise<void>((resolve, reject) => {
-      late.on('message', (data) => {
-        got.push(JSON.parse(String(data)))
-        if (got.at(-1)!.type === 'connected') resolve()
-      })
-      late.once('error', reject)
-      setTimeout(() => reject(new Error('no connected message in 10 s')), 10_000).unref()
-    })
-  } finally {
-    late.close()
-  }
-  return got
-}
+const connectedMessages = () => connectedMessagesOf(server)
 
 /** Saves the contract as an editor does (see EditorFile: spaced, each with its own mtime). */
 const editor = new EditorFile(contract)
@@ -86,7 +70,7 @@ describe('Vite dev server', () => {
     })
     const address = server.httpServer!.address() as { port: number }
     base = `http://127.0.0.1:${address.port}`
-    socket = new WebSocket(`ws://127.0.0.1:${address.port}/?token=${server.config.webSocketToken}`, 'vite-hmr')
+    socket = hmrSocket(server)
     socket.on('message', (data) => messages.push(JSON.parse(String(data))))
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
   })
