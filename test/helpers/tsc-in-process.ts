@@ -50,13 +50,7 @@ export function tscInProcess(args: readonly string[], cwd: string): { status: nu
 
   const host = ts.createCompilerHostWorker(config.options, undefined, system)
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors
-  const read = host.getSourceFile
-  host.getSourceFile = (fileName: string, languageVersionOrOptions: unknown, onError: unknown, shouldCreateNew: boolean) => {
-    if (!SHAREABLE.test(fileName)) return read(fileName, languageVersionOrOptions, onError, shouldCreateNew)
-    const key = `${fileName}\0${JSON.stringify(languageVersionOrOptions)}\0${config.options.moduleDetection}`
-    if (!parsed.has(key)) parsed.set(key, read(fileName, languageVersionOrOptions, onError, shouldCreateNew))
-    return parsed.get(key)
-  }
+  shareLibParses(host, config.options.moduleDetection)
   const getCanonicalFileName = ts.createGetCanonicalFileName(host.useCaseSensitiveFileNames())
   ts.changeCompilerHostLikeToUseCache(host, (f: string) => ts.toPath(f, host.getCurrentDirectory(), getCanonicalFileName))
   const program = ts.createProgram({
@@ -78,12 +72,17 @@ export function tscInProcess(args: readonly string[], cwd: string): { status: nu
  */
 export function sharedLibHost(options: Record<string, unknown>): unknown {
   const host = ts.createCompilerHost(options)
+  shareLibParses(host, options.moduleDetection)
+  return host
+}
+
+/** Has `host` answer TypeScript's lib and the type packages (SHAREABLE) from `parsed`, parsing each once. */
+function shareLibParses(host: any, moduleDetection: unknown): void {
   const read = host.getSourceFile
   host.getSourceFile = (fileName: string, languageVersionOrOptions: unknown, onError: unknown, shouldCreateNew: boolean) => {
     if (!SHAREABLE.test(fileName)) return read(fileName, languageVersionOrOptions, onError, shouldCreateNew)
-    const key = `${fileName}\0${JSON.stringify(languageVersionOrOptions)}\0${String(options.moduleDetection)}`
+    const key = `${fileName}\0${JSON.stringify(languageVersionOrOptions)}\0${moduleDetection}`
     if (!parsed.has(key)) parsed.set(key, read(fileName, languageVersionOrOptions, onError, shouldCreateNew))
     return parsed.get(key)
   }
-  return host
 }
