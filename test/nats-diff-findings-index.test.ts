@@ -8,10 +8,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { DiffAudience, DiffLevel } from '../src/core/diff/types.js'
-import { Findings, type Draft, type Version } from '../src/formats/nats/diff/context.js'
+import { Findings, compareFindings, version as versionOf, type Draft, type Version } from '../src/formats/nats/diff/context.js'
 import { relayPayloads } from '../src/formats/nats/diff/interactions.js'
-import { localPointer, memberOfMessage, messageAt, valueAt } from '../src/formats/nats/diff/payloads.js'
+import { localPointer, memberOfMessage, messageAt, reachesOtherFile, valueAt } from '../src/formats/nats/diff/payloads.js'
+import type { NatsModel } from '../src/formats/nats/model.js'
+import type { DiffFinding, DiffSide } from '../src/core/diff/types.js'
 import { joinPointer } from '../src/runtime/shared/json-pointer.js'
+import { random } from './helpers/seeded-random.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
@@ -141,5 +144,88 @@ describe("a message's place, kept per version", () => {
     }
     expect(memberOfMessage(doc, messageAt(v, 'a/b~c', 'long'), 'payload')).toBeUndefined()
     expect(memberOfMessage(doc, messageAt(v, 'a/b~c', 'escaped'), 'payload')).toBe(true)
+  })
+})
+
+describe('findings deduplicated without a key text (context.ts `located`)', () => {
+  /** A version whose document places every pointer at line 1 (what `located` reads of it). */
+  const placed = (file: string) => ({ doc: { file, value: {}, at: (pointer: string) => ({ file, pointer, line: 1, column: 1 }) } }) as unknown as Version
+
+  /** The plain dedupe: a JSON text of what the finding shows as its key, the first draft of each kept. */
+  function plainLocated(f: Findings, drafts: readonly Draft[]): DiffFinding[] {
+    const seen = new Set<string>()
+    const out: DiffFinding[] = []
+    for (const d of drafts) {
+      const key = JSON.stringify([d.rule, d.level, d.old, d.new, d.message, d.audiences])
+      if (seen.has(key)) continue
+      seen.add(key)
+      const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
+      if (d.old !== undefined) finding.old = f.old.doc.at(d.old)
+      if (d.new !== undefined) finding.new = f.next.doc.at(d.new)
+      if (d.data !== undefined) finding.data = d.data
+      out.push(finding)
+    }
+    return out.sort(compareFindings)
+  }
+
+  it('keeps the findings a JSON key of each draft kept, on drafts that differ in one member at a time', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const next = random(seed)
+      const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!
+      const drafts: Draft[] = []
+      for (let i = 0; i < 1500; i++) {
+        const audiences = Array.from({ length: Math.floor(next() * 2) }, () => {
+          const name = pick([undefined, 'a'])
+          return name === undefined ? ({ kind: pick(['publisher', 'subscriber']) } as DiffAudience) : audience(pick(['publisher', 'subscriber']), name)
+        })
+        drafts.push({
+          rule: pick(['r1', 'r2']),
+          level: pick(['warning', 'breaking'] as const),
+          audiences,
+          ...(next() < 0.8 ? { old: pick(['/a', '']) } : {}),
+          ...(next() < 0.8 ? { new: pick(['/a', '']) } : {}),
+          message: pick(['one', '']),
+          data: { i },
+        })
+      }
+      const f = new Findings(placed('old.yaml'), placed('new.yaml'))
+      const located = f.located(drafts)
+      expect(located).toEqual(plainLocated(f, drafts))
+      // The domains are small: most drafts repeat one before them.
+      expect(located.length).toBeLessThan(drafts.length / 2)
+    }
+  })
+})
+
+describe('whether a payload reaches another file (payloads.ts `reachesOtherFile`)', () => {
+  const side = () =>
+    ({
+      file: '/c/doc.yaml',
+      model: { channels: [], operations: [], streams: [], consumers: [] } as unknown as NatsModel,
+      read: async () => '',
+    }) as DiffSide<NatsModel>
+  const versionFor = (doc: unknown) =>
+    versionOf(side(), { file: '/c/doc.yaml', value: doc, at: (pointer) => ({ file: '/c/doc.yaml', pointer, line: 1, column: 1 }) })
+  const payload = { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } }
+
+  it('answers no without a walk where no reference of the document names another file', () => {
+    const doc = {
+      components: { schemas: { A: { $ref: '#/components/schemas/B' }, B: { type: 'string' }, Escaped: { $ref: '#/components/schemas/a%7E1b' } } },
+      payload,
+    }
+    const v = versionFor(doc)
+    expect(v.namesOtherFile).toBe(false)
+    expect(reachesOtherFile(v, '/payload')).toBe(false)
+    expect(v.refSummaries.size).toBe(0)
+  })
+
+  it('walks where one does, and says yes only for a payload that reaches it', () => {
+    for (const other of ['./other.yaml#/S', 'other.yaml', '#/components/schemas/%E0%A4%A']) {
+      const doc = { components: { schemas: { A: { type: 'string' }, Far: { $ref: other } } }, payload, far: { $ref: '#/components/schemas/Far' } }
+      const v = versionFor(doc)
+      expect(v.namesOtherFile, other).toBe(true)
+      expect(reachesOtherFile(v, '/payload'), other).toBe(false)
+      expect(reachesOtherFile(v, '/far'), other).toBe(true)
+    }
   })
 })

@@ -89,17 +89,19 @@ export function findWitness(
  * document resolves the same way in every call. `place` copies what it changes, so the value is
  * shared, never written.
  */
-const minimalMemo = new WeakMap<object, Map<string, unknown>>()
+const minimalMemo = new WeakMap<object, Record<SideName, Map<string, Map<string, unknown>>>>()
 
 function minimalOf(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): unknown {
   if (typeof at.document !== 'object' || at.document === null) return minimalInstance(ctx, side, at, 0)
-  let memo = minimalMemo.get(at.document)
-  if (!memo) minimalMemo.set(at.document, (memo = new Map()))
-  const key = `${side}\u0000${at.file}\u0000${at.pointer}`
-  if (memo.has(key)) return memo.get(key)
+  // By side, file and pointer in maps of their own: no key text made per call (a call per witness searched).
+  let sides = minimalMemo.get(at.document)
+  if (!sides) minimalMemo.set(at.document, (sides = { old: new Map(), new: new Map() }))
+  let memo = sides[side].get(at.file)
+  if (!memo) sides[side].set(at.file, (memo = new Map()))
+  if (memo.has(at.pointer)) return memo.get(at.pointer)
   const value = minimalInstance(ctx, side, at, 0)
   keepVerdictsFor(value)
-  memo.set(key, value)
+  memo.set(at.pointer, value)
   return value
 }
 

@@ -5,9 +5,11 @@
  */
 import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
+import { refSites } from '../../../core/json-refs.js'
+import { isObject } from '../document.js'
 import type { PositionedDocument } from './source.js'
 import type { Party } from './parties.js'
-import type { MessageAt, RefSummary } from './payloads.js'
+import { localPointer, type MessageAt, type RefSummary } from './payloads.js'
 import type { SubjectShape } from './subject-inclusion.js'
 
 export interface Version {
@@ -31,6 +33,12 @@ export interface Version {
   refs: Map<string, string | null>
   /** Each pointer's own `$ref`s and size, for `reachesOtherFile` (payloads.ts): a shared component is walked once per diff. */
   refSummaries: Map<string, RefSummary>
+  /**
+   * Whether any `$ref` in the document names no node of it (another file, or a fragment that does
+   * not decode): when none does, no payload reaches another file and `reachesOtherFile` answers
+   * without walking (payloads.ts). Read from the compile's walk of the same parse when it made one.
+   */
+  namesOtherFile: boolean
   /** Each channel's parties (parties.ts), made on first use. */
   parties: Map<string, readonly Party[]>
   /** Each message's place (by channel, then name: payloads.ts `messageAt`), made on first use: its payload and headers both start there. */
@@ -62,9 +70,15 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     nodes: new Map(),
     refs: new Map(),
     refSummaries: new Map(),
+    namesOtherFile: isObject(doc.value) && refSites(doc.value).some((site) => namesNoNode(site.ref)),
     parties: new Map(),
     messages: new Map(),
   }
+}
+
+/** A `$ref` that `localPointer` cannot read as a pointer into its own document (decoded only when it has an escape). */
+function namesNoNode(ref: string): boolean {
+  return !ref.startsWith('#') || (ref.includes('%') && localPointer(ref) === undefined)
 }
 
 /** What a finding is about, for the topology (not part of the finding's JSON). */
@@ -103,22 +117,44 @@ export class Findings {
     this.drafts.push(draft)
   }
 
-  /** The findings, located, deduplicated and sorted by new location, then old, then rule. */
+  /**
+   * The findings, located, deduplicated and sorted by new location, then old, then rule. Two drafts
+   * are one finding when their rule, level, pointers, sentence and audiences are equal: drafts are
+   * grouped by sentence and pointers (maps, no key text made) and compared member by member within
+   * their group, which holds the drafts of one place and sentence (a JSON text of every draft as its
+   * key was about a twentieth of a 5,000-channel comparison, bench/diff.ts).
+   */
   located(drafts: readonly Draft[]): DiffFinding[] {
-    const seen = new Set<string>()
+    const groups = new Map<string, Map<string | undefined, Map<string | undefined, Draft[]>>>()
     const out: DiffFinding[] = []
     for (const d of drafts) {
+      let byOld = groups.get(d.message)
+      if (!byOld) groups.set(d.message, (byOld = new Map()))
+      let byNew = byOld.get(d.old)
+      if (!byNew) byOld.set(d.old, (byNew = new Map()))
+      const same = byNew.get(d.new)
+      if (same?.some((other) => sameFinding(other, d))) continue
+      if (same) same.push(d)
+      else byNew.set(d.new, [d])
       const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
       if (d.old !== undefined) finding.old = this.old.doc.at(d.old)
       if (d.new !== undefined) finding.new = this.next.doc.at(d.new)
       if (d.data !== undefined) finding.data = d.data
-      const key = JSON.stringify([finding.rule, finding.level, d.old, d.new, finding.message, finding.audiences])
-      if (seen.has(key)) continue
-      seen.add(key)
       out.push(finding)
     }
     return out.sort(compareFindings)
   }
+}
+
+/** Whether two drafts of one sentence and place make the same finding (what the finding's JSON shows of them, besides `data`). */
+function sameFinding(a: Draft, b: Draft): boolean {
+  if (a.rule !== b.rule || a.level !== b.level || a.audiences.length !== b.audiences.length) return false
+  for (let i = 0; i < a.audiences.length; i++) {
+    const x = a.audiences[i]!
+    const y = b.audiences[i]!
+    if (x.kind !== y.kind || x.name !== y.name) return false
+  }
+  return true
 }
 
 const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
