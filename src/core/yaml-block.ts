@@ -166,7 +166,7 @@ class Reader {
     const key = text.slice(start, end)
     const kept = regions.find(depth, key)
     if (kept !== undefined) {
-      this.closed.addAll(kept.offsets, kept.depths, start)
+      this.closed.addAll(kept.run, start)
       this.seekLine(end)
       return kept.value
     }
@@ -176,7 +176,7 @@ class Reader {
     // Kept only when the read ended where the region does (it always should: a line indented no
     // further than the key ends its value) and made a collection.
     const ended = this.at === -1 ? end === text.length : this.lineStart === end
-    regions.keep(depth, key, ended && value !== null && typeof value === 'object' ? { value, ...this.closed.since(before, start) } : undefined)
+    regions.keep(depth, key, ended && value !== null && typeof value === 'object' ? { value, run: this.closed.since(before, start) } : undefined)
     return value
   }
 
