@@ -374,6 +374,26 @@ describe('block YAML reader', () => {
     expect(regions.read).toBe(2)
   })
 
+  it("keeps each collection's record once, and no more than half as much again while one stream is edited again and again", () => {
+    // A region's record holds its own entries and its inner regions' runs, not copies of theirs at
+    // each depth, nor its parse's whole record: a stale copy of a region edited again and again
+    // would otherwise keep a whole document's record each (eight bytes an entry: offset and depth).
+    const regions = new YamlRegions()
+    const text = natsDocument(100, { payloads: true })
+    const first = readBlockYaml(text, plainScalar, () => {}, regions)!
+    const entries = first.closed.size
+    expect(regions.heldRecordBytes()).toBeGreaterThan(0)
+    expect(regions.heldRecordBytes()).toBeLessThanOrEqual(8 * entries)
+    let most = 0
+    for (let k = 0; k < 60; k++) {
+      const edited = text.replace('max_msgs: 1000000', `max_msgs: ${2_000_000 + k}`)
+      const read = readBlockYaml(edited, plainScalar, () => {}, regions)!
+      expect(read.closed.size).toBe(entries)
+      most = Math.max(most, regions.heldRecordBytes())
+    }
+    expect(most).toBeLessThanOrEqual(1.5 * 8 * entries)
+  })
+
   it('holds few stale texts at each depth while one section is edited in place again and again (same length each time)', () => {
     // A Map hashes a string over 16,383 characters by its length: each stale text of a long section
     // left at its depth, as long as the next version, was compared with it at every lookup. Bounded

@@ -1,4 +1,4 @@
-import { ClosedCollections } from './yaml-positions.js'
+import { ClosedCollections, type InnerRun } from './yaml-positions.js'
 import { REGION_DEPTH, type YamlRegions } from './yaml-regions.js'
 
 /**
@@ -80,6 +80,8 @@ class Reader {
   /** Start of the current line. */
   private lineStart = 0
   readonly closed = new ClosedCollections()
+  /** For each region being read (innermost last), the runs of the regions read or taken inside it so far. */
+  private readonly runs: InnerRun[][] = []
 
   constructor(
     private readonly text: string,
@@ -160,24 +162,66 @@ class Reader {
     // The value on the key's line (a scalar or a flow collection): read as usual.
     if (i < this.lineEnd && text.charCodeAt(i) !== 35) return this.valueAfter(from, indent, depth)
     const start = this.lineStart
+    const regions = this.regions!
+    // With nothing to take at this depth (a file's first recompile), the region is not scanned for
+    // its end first: it ends where its read does (the region's text is then its key for later parses).
+    if (!regions.mayTake(depth)) return this.indentedBelow(indent) ? this.readRegion(from, indent, depth, start, -1) : this.valueAfter(from, indent, depth)
     const end = this.regionEnd(indent)
     if (end === -1) return this.valueAfter(from, indent, depth)
-    const regions = this.regions!
     const key = text.slice(start, end)
     const kept = regions.find(depth, key)
     if (kept !== undefined) {
+      this.runs.at(-1)?.push({ index: this.closed.size, start, run: kept.run })
       this.closed.addAll(kept.run, start)
       this.seekLine(end)
       return kept.value
     }
+    return this.readRegion(from, indent, depth, start, end)
+  }
+
+  /**
+   * Reads a region's value and keeps it for the next parse. `end`: where the region ends, scanned
+   * for before (its text was looked up), or -1: where the read ends.
+   */
+  private readRegion(from: number, indent: number, depth: number, start: number, end: number): unknown {
+    const regions = this.regions!
     const before = this.closed.size
     regions.enter()
+    this.runs.push([])
     const value = this.valueAfter(from, indent, depth)
+    const inner = this.runs.pop()!
+    const readTo = this.at === -1 ? this.text.length : this.lineStart
     // Kept only when the read ended where the region does (it always should: a line indented no
     // further than the key ends its value) and made a collection.
-    const ended = this.at === -1 ? end === text.length : this.lineStart === end
-    regions.keep(depth, key, ended && value !== null && typeof value === 'object' ? { value, run: this.closed.since(before, start) } : undefined)
+    const ended = end === -1 || readTo === end
+    if (ended && value !== null && typeof value === 'object') {
+      const run = this.closed.since(before, start, inner)
+      this.runs.at(-1)?.push({ index: before, start, run })
+      regions.keep(depth, this.text.slice(start, readTo), { value, run })
+    } else {
+      // Not kept: the runs inside it are the enclosing region's to splice.
+      this.runs.at(-1)?.push(...inner)
+      regions.keep(depth, '', undefined)
+    }
     return value
+  }
+
+  /**
+   * Whether the first line after the current one that holds more than blanks and a comment is
+   * indented further than `indent` (the value of the key on the current line is written below it):
+   * what `regionEnd` answers -1 for when not.
+   */
+  private indentedBelow(indent: number): boolean {
+    const text = this.text
+    for (let i = this.lineEnd + 1; i < text.length;) {
+      let j = i
+      while (text.charCodeAt(j) === 32) j++
+      let end = text.indexOf('\n', j)
+      if (end === -1) end = text.length
+      if (j < end && text.charCodeAt(j) !== 35 /* # */) return j - i > indent
+      i = end + 1
+    }
+    return false
   }
 
   /**

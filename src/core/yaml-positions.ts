@@ -11,13 +11,32 @@ import { unescapeToken } from '../runtime/shared/json-pointer.js'
  * a lookup reads the entries under each collection on its path once (cached), which for the source
  * backlinks of a contract is a few parents (`/channels`, `/operations`, ...), not every collection.
  */
-/** Entries `from` to `to` (excluded) of one parse's record, as recorded (`since`), for a region that started at `origin`. */
+/**
+ * A region's record (yaml-regions.ts): the start and depth of each collection it holds, in the order
+ * they closed, each entry kept once. Its own entries are copied; the entries of each region read or
+ * taken inside it are that region's run, spliced in where they closed (a region's collections close
+ * one after the other, so each inner run is one stretch of its parent's). A region kept at each of
+ * three depths then holds its entries once, not three times, and no region holds its parse's whole
+ * record (a region edited again and again leaves stale copies of itself behind, each of which would
+ * keep a whole document's record).
+ */
 export interface ClosedRun {
+  /** The region's own entries (none of an inner run's), offsets as recorded. */
   readonly offsets: Int32Array
   readonly depths: Int32Array
-  readonly from: number
-  readonly to: number
+  /** Where the region started in the text its entries were recorded from. */
   readonly origin: number
+  /** The inner runs, in order: each after `at` of the own entries, its region `rel` characters after this one's start. */
+  readonly inner: ReadonlyArray<{ readonly at: number; readonly rel: number; readonly run: ClosedRun }>
+  /** Every entry, the inner runs' included. */
+  readonly count: number
+}
+
+/** A run recorded inside the region being read: where its entries begin in the record, and where its region starts in the text. */
+export interface InnerRun {
+  readonly index: number
+  readonly start: number
+  readonly run: ClosedRun
 }
 
 export class ClosedCollections {
@@ -51,20 +70,50 @@ export class ClosedCollections {
   }
 
   /**
-   * The entries recorded from `from` on, for a region that starts at `origin`: not copied, but
-   * named where they are (entries are never written again once recorded, and the arrays are only
-   * replaced by larger copies, so the arrays held now keep them). A first recompile keeps every
-   * region of the document at three depths, and copying their entries at each depth was about a
-   * tenth of that parse (bench/).
+   * The run of the entries recorded from `from` on, for a region that starts at `origin`: its own
+   * entries copied, and `inner` (the runs recorded inside it, in order) spliced in where they are.
    */
-  since(from: number, origin: number): ClosedRun {
-    return { offsets: this.offsets, depths: this.depths, from, to: this.count, origin }
+  since(from: number, origin: number, inner: readonly InnerRun[]): ClosedRun {
+    const count = this.count
+    let own = count - from
+    for (const { run } of inner) own -= run.count
+    const offsets = new Int32Array(own)
+    const depths = new Int32Array(own)
+    const splices: Array<{ at: number; rel: number; run: ClosedRun }> = []
+    // Copied entry by entry: the stretches between inner runs are a few entries each, and a typed
+    // array view made for each stretch cost more than the copy.
+    let copied = 0
+    const copy = (to: number) => {
+      for (; at < to; at++, copied++) {
+        offsets[copied] = this.offsets[at]!
+        depths[copied] = this.depths[at]!
+      }
+    }
+    let at = from
+    for (const { index, start, run } of inner) {
+      copy(index)
+      splices.push({ at: copied, rel: start - origin, run })
+      at = index + run.count
+    }
+    copy(count)
+    return { offsets, depths, origin, inner: splices, count: count - from }
   }
 
-  /** Records the entries of `run` again, for its region now standing at `origin`. */
+  /** Records the entries of `run` again, for its region now standing at `origin` (inner runs at theirs). */
   addAll(run: ClosedRun, origin: number): void {
     const shift = origin - run.origin
-    for (let i = run.from; i < run.to; i++) this.add(run.offsets[i]! + shift, run.depths[i]!)
+    let next = 0
+    for (let i = 0; i < run.offsets.length; i++) {
+      while (next < run.inner.length && run.inner[next]!.at === i) {
+        const splice = run.inner[next++]!
+        this.addAll(splice.run, origin + splice.rel)
+      }
+      this.add(run.offsets[i]! + shift, run.depths[i]!)
+    }
+    while (next < run.inner.length) {
+      const splice = run.inner[next++]!
+      this.addAll(splice.run, origin + splice.rel)
+    }
   }
 
   /**

@@ -118,6 +118,14 @@ export class YamlRegions {
   /** The inner regions of each region being read, innermost last. */
   private readonly open: Array<Array<[number, string, Region]>> = []
 
+  /**
+   * Whether `find` can take anything at `depth` from an earlier parse: false when nothing was held
+   * there as this parse began (a file's first recompile), when a reader need not look.
+   */
+  mayTake(depth: number): boolean {
+    return this.heldBefore[depth] === true
+  }
+
   /** The region kept for `text` at `depth` (then kept for the next parse too, with the regions inside it). */
   find(depth: number, text: string): Region | undefined {
     const region = this.byDepth[depth]?.get(text)
@@ -140,9 +148,11 @@ export class YamlRegions {
     this.read++
     const held: Region = { value: region.value, run: region.run, inner }
     ;(this.open.at(-1) ?? this.roots).push([depth, text, held])
-    // `find` was asked first and found none, and what was read since is deeper: no region of this
-    // text is held at this depth.
-    ;(this.byDepth[depth] ??= new Map()).set(text, held)
+    // `find` found none, or was not asked (`mayTake`): counted only when the map grew.
+    const regions = (this.byDepth[depth] ??= new Map())
+    const before = regions.size
+    regions.set(text, held)
+    if (regions.size === before) return
     this.added.push([depth, text])
     this.size[depth] = (this.size[depth] ?? 0) + 1
   }
@@ -150,6 +160,23 @@ export class YamlRegions {
   /** The regions held at `depth`, the last parse's and stale ones (tests read it). */
   held(depth: number): number {
     return this.byDepth[depth]?.size ?? 0
+  }
+
+  /** The bytes of the collection records the held regions keep, each record counted once (tests read it). */
+  heldRecordBytes(): number {
+    const buffers = new Set<ArrayBufferLike>()
+    const runs = new Set<ClosedRun>()
+    const visit = (run: ClosedRun) => {
+      if (runs.has(run)) return
+      runs.add(run)
+      buffers.add(run.offsets.buffer)
+      buffers.add(run.depths.buffer)
+      for (const { run: inner } of run.inner) visit(inner)
+    }
+    for (const regions of this.byDepth) for (const region of regions?.values() ?? []) visit(region.run)
+    let bytes = 0
+    for (const buffer of buffers) bytes += buffer.byteLength
+    return bytes
   }
 
   clear(): void {
