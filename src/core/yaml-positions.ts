@@ -51,14 +51,7 @@ export class ClosedCollections {
   private readonly ordinals = new Map<number, Map<string, number> | null>()
 
   add(offset: number, depth: number): void {
-    if (this.count === this.offsets.length) {
-      const offsets = new Int32Array(this.count * 2)
-      offsets.set(this.offsets)
-      this.offsets = offsets
-      const depths = new Int32Array(this.count * 2)
-      depths.set(this.depths)
-      this.depths = depths
-    }
+    if (this.count === this.offsets.length) this.reserve(this.count + 1)
     this.offsets[this.count] = offset
     this.depths[this.count] = depth
     this.count++
@@ -101,19 +94,41 @@ export class ClosedCollections {
 
   /** Records the entries of `run` again, for its region now standing at `origin` (inner runs at theirs). */
   addAll(run: ClosedRun, origin: number): void {
+    this.reserve(this.count + run.count)
+    this.fill(run, origin)
+  }
+
+  /** `addAll` once the arrays hold room for the run: its own entries and, where they closed, its inner runs'. */
+  private fill(run: ClosedRun, origin: number): void {
     const shift = origin - run.origin
+    const { offsets, depths, inner } = run
     let next = 0
-    for (let i = 0; i < run.offsets.length; i++) {
-      while (next < run.inner.length && run.inner[next]!.at === i) {
-        const splice = run.inner[next++]!
-        this.addAll(splice.run, origin + splice.rel)
+    for (let i = 0; i < offsets.length; i++) {
+      while (next < inner.length && inner[next]!.at === i) {
+        const splice = inner[next++]!
+        this.fill(splice.run, origin + splice.rel)
       }
-      this.add(run.offsets[i]! + shift, run.depths[i]!)
+      this.offsets[this.count] = offsets[i]! + shift
+      this.depths[this.count] = depths[i]!
+      this.count++
     }
-    while (next < run.inner.length) {
-      const splice = run.inner[next++]!
-      this.addAll(splice.run, origin + splice.rel)
+    while (next < inner.length) {
+      const splice = inner[next++]!
+      this.fill(splice.run, origin + splice.rel)
     }
+  }
+
+  /** Grows the arrays (by doubling) to hold at least `size` entries. */
+  private reserve(size: number): void {
+    if (size <= this.offsets.length) return
+    let length = this.offsets.length * 2
+    while (length < size) length *= 2
+    const offsets = new Int32Array(length)
+    offsets.set(this.offsets.subarray(0, this.count))
+    this.offsets = offsets
+    const depths = new Int32Array(length)
+    depths.set(this.depths.subarray(0, this.count))
+    this.depths = depths
   }
 
   /**
