@@ -1,17 +1,6 @@
 import { unescapeToken } from '../runtime/shared/json-pointer.js'
 
 /**
- * Where the mappings and sequences of a parsed YAML value start, recorded as the parser closes them
- * (children before their parent, siblings in document order) with their nesting depth, and found
- * again from a JSON Pointer by walking that record and the value side by side.
- *
- * Design note (bench/: a NATS compile within 4x of a raw `js-yaml` load): a Map from each
- * collection to its offset, filled while parsing, cost a sixth of the parse, because the parser's
- * young objects were stored into a structure the GC had already promoted. This keeps numbers only;
- * a lookup reads the entries under each collection on its path once (cached), which for the source
- * backlinks of a contract is a few parents (`/channels`, `/operations`, ...), not every collection.
- */
-/**
  * A region's record (yaml-regions.ts): the start and depth of each collection it holds, in the order
  * they closed, each entry kept once. Its own entries are copied; the entries of each region read or
  * taken inside it are that region's run, spliced in where they closed (a region's collections close
@@ -39,6 +28,17 @@ export interface InnerRun {
   readonly run: ClosedRun
 }
 
+/**
+ * Where the mappings and sequences of a parsed YAML value start, recorded as the parser closes them
+ * (children before their parent, siblings in document order) with their nesting depth, and found
+ * again from a JSON Pointer by walking that record and the value side by side.
+ *
+ * Design note (bench/: a NATS compile within 4x of a raw `js-yaml` load): a Map from each
+ * collection to its offset, filled while parsing, cost a sixth of the parse, because the parser's
+ * young objects were stored into a structure the GC had already promoted. This keeps numbers only;
+ * a lookup reads the entries under each collection on its path once (cached), which for the source
+ * backlinks of a contract is a few parents (`/channels`, `/operations`, ...), not every collection.
+ */
 export class ClosedCollections {
   // Typed arrays grown by doubling: off the GC heap, and a 5,000-channel contract closes some
   // 70,000 collections (pushing onto plain arrays that large showed in the profile, bench/).
