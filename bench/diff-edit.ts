@@ -19,3 +19,23 @@ export function editedDocument(text: string): string {
     throw new Error('bench/diff-edit.ts: the edits no longer match the generated document')
   return edited
 }
+
+/**
+ * An edit of three channels' payloads (a status value renamed in the first, middle and last payload
+ * that has one: breaks each channel's publishers and subscribers), the rest of the document as it
+ * was: what most reviews of a contract change look like, beside the edit above that reaches every
+ * payload.
+ */
+export function fewChannelsEdited(text: string): string {
+  const sites = [...text.matchAll(/- state-(\d+)\n/g)]
+  if (sites.length < 3) throw new Error('bench/diff-edit.ts: the generated document has fewer than three status values')
+  const chosen = new Set([0, Math.floor(sites.length / 2), sites.length - 1].map((i) => sites[i]!.index!))
+  let out = ''
+  let at = 0
+  for (const site of sites) {
+    if (!chosen.has(site.index!)) continue
+    out += text.slice(at, site.index) + `- state-${site[1]}-renamed\n`
+    at = site.index! + site[0].length
+  }
+  return out + text.slice(at)
+}

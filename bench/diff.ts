@@ -5,7 +5,9 @@
  * payload reaches gets a required member (narrows: breaks every publisher), every `maxItems: 16`
  * becomes 8 and every stream keeps messages half as long. The diff compiles both versions to their models (no module
  * generated), then compares them: the row's ratio is that whole, end to end, and `diff_only_ms` the
- * comparison alone (the median of three, each on fresh models). `cpu_ratio` is the same ratio in
+ * comparison alone (the median of three, each on fresh models); `few_channels_ratio` the diff of an
+ * edit of three channels' payloads (bench/diff-edit.ts `fewChannelsEdited`) against the same compile,
+ * timed in the same rounds. `cpu_ratio` is the same ratio in
  * processor time (the process's, every thread's), per round, for a machine shared with other work.
  *
  *   npx tsx bench/diff.ts [--quick]      (from `npm run bench`, after the build)
@@ -20,7 +22,7 @@ import { ContractCompiler } from '../dist/src/core/compile.js'
 import { diffContracts } from '../dist/src/core/diff/runner.js'
 import { loadDiffer } from '../dist/src/formats/diffs.js'
 import { formats } from '../dist/src/formats/index.js'
-import { editedDocument } from './diff-edit.js'
+import { editedDocument, fewChannelsEdited } from './diff-edit.js'
 import { natsDocument } from './generate.js'
 import { paired, roundRatios } from './measure.js'
 import { mergeIntoResults } from './results-file.js'
@@ -39,11 +41,15 @@ export async function diffCases(rounds: number, work: string, n = 5000): Promise
   const text = natsDocument(n, { payloads: true })
   const oldFile = join(work, `diff-old-${n}.asyncapi.yaml`)
   const newFile = join(work, `diff-new-${n}.asyncapi.yaml`)
+  const fewFile = join(work, `diff-few-${n}.asyncapi.yaml`)
   writeFileSync(oldFile, text)
   writeFileSync(newFile, editedDocument(text))
+  writeFileSync(fewFile, fewChannelsEdited(text))
   const env = { formats, loadDiffer }
   const first = await diffContracts({ file: oldFile }, { file: newFile }, env)
   if (!first.valid) throw new Error(`bench/diff.ts: a version does not compile: ${JSON.stringify([first.old.diagnostics[0], first.new.diagnostics[0]])}`)
+  const few = await diffContracts({ file: oldFile }, { file: fewFile }, env)
+  if (!few.valid || few.findings.length === 0) throw new Error('bench/diff.ts: the three-channel edit does not diff')
   const levels = { breaking: 0, warning: 0, info: 0 }
   for (const f of first.findings) levels[f.level]++
   // The comparison alone (the differ on two models, positions read), on models made afresh for
@@ -75,6 +81,7 @@ export async function diffCases(rounds: number, work: string, n = 5000): Promise
     {
       compile: timed(cpu.compile, () => new ContractCompiler({ formats }).compile(oldFile)),
       diff: timed(cpu.diff, () => diffContracts({ file: oldFile }, { file: newFile }, env)),
+      few: () => diffContracts({ file: oldFile }, { file: fewFile }, env),
     },
     rounds,
     2,
@@ -97,6 +104,8 @@ export async function diffCases(rounds: number, work: string, n = 5000): Promise
       document_bytes: text.length,
       findings: first.findings.length,
       ...Object.fromEntries(Object.entries(levels).map(([level, count]) => [`findings_${level}`, count])),
+      few_channels_ratio: m.ratio.few,
+      few_channels_findings: few.findings.length,
     },
   }
 }

@@ -11,6 +11,7 @@ import type { PositionedDocument } from './source.js'
 import type { Party } from './parties.js'
 import { localPointer, type MessageAt, type RefSummary } from './payloads.js'
 import type { SubjectShape } from './subject-inclusion.js'
+import type { KnownTarget } from './unchanged-schema.js'
 
 export interface Version {
   side: DiffSide<NatsModel>
@@ -39,6 +40,8 @@ export interface Version {
    * without walking (payloads.ts). Read from the compile's walk of the same parse when it made one.
    */
   namesOtherFile: boolean
+  /** What each `$ref` target's own JSON compared with the other version's at the same pointer found (unchanged-schema.ts), kept for the diff. */
+  unchangedTargets: Map<string, KnownTarget>
   /** Each channel's parties (parties.ts), made on first use. */
   parties: Map<string, readonly Party[]>
   /** Each message's place (by channel, then name: payloads.ts `messageAt`), made on first use: its payload and headers both start there. */
@@ -71,6 +74,7 @@ export function version(side: DiffSide<NatsModel>, doc: PositionedDocument): Ver
     refs: new Map(),
     refSummaries: new Map(),
     namesOtherFile: isObject(doc.value) && refSites(doc.value).some((site) => namesNoNode(site.ref)),
+    unchangedTargets: new Map(),
     parties: new Map(),
     messages: new Map(),
   }

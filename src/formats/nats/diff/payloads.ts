@@ -17,6 +17,7 @@ import { dedupe } from './channels.js'
 import { q, type Findings, type Version } from './context.js'
 import { partiesOf, type Party } from './parties.js'
 import { ptr } from './source.js'
+import { unchangedPayload } from './unchanged-schema.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
@@ -319,6 +320,8 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
   const oldAt = payloadPointer(old.doc.value, messageAt(old, was, name))
   const newAt = payloadPointer(next.doc.value, messageAt(next, channel, name))
   const fromModel = reachesOtherFile(old, oldAt) || reachesOtherFile(next, newAt)
+  // The same schema in both versions (unchanged-schema.ts): nothing to report, and no walk to say so.
+  if (!fromModel && unchangedPayload(old, oldAt, next, newAt)) return
   let changes: ReturnType<typeof diffSchemas>
   try {
     changes = fromModel ? diffSchemas(modelSide(old, was, name), modelSide(next, channel, name)) : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
