@@ -12,9 +12,11 @@
  * children OpenAPI 3.0 finds through `allOf` anywhere) makes the answer "not known", and the schema
  * diff decides, as it does for a reference that names nothing or another file.
  *
- * Cost: each node of the payload and of each schema it reaches compared once per diff (the targets'
- * answers are kept per pointer), at most WALK_BUDGET nodes per payload; past that, "not known".
+ * Cost: each node of the payload and of each schema it reaches walked twice per diff (its references,
+ * then core's `jsonEqual`; the targets' answers are kept per pointer), at most WALK_BUDGET per payload;
+ * past that, "not known".
  */
+import { jsonEqual, type Budget } from '../../../core/diff/schema/values.js'
 import { isObject } from '../document.js'
 import type { Version } from './context.js'
 import { localPointer, valueAt } from './payloads.js'
@@ -22,8 +24,11 @@ import { localPointer, valueAt } from './payloads.js'
 /** Keys that name another schema other than by `$ref`, or make one node's meaning depend on others. */
 const OTHER_NAMING = new Set(['$dynamicRef', '$recursiveRef', '$dynamicAnchor', '$recursiveAnchor', 'discriminator', 'mapping'])
 
-/** Nodes compared for one payload (its own and those of the targets not yet known) before the answer is "not known". */
-const WALK_BUDGET = 100_000
+/**
+ * Work for one payload (its own nodes and those of the targets not yet known, each visited twice:
+ * for its references, then compared) before the answer is "not known": 100,000 nodes.
+ */
+const WALK_BUDGET = 200_000
 
 /** A target's own JSON compared in both documents: equal (and the references it makes) or not. */
 export type KnownTarget = { equal: false } | { equal: true; refs: readonly string[] }
@@ -69,47 +74,34 @@ function provedSame(old: Version, oldAt: string, next: Version, newAt: string): 
 }
 
 /**
- * Whether two JSON values are equal, not following references, with the `$ref` strings found in
- * them (the same in both); not equal past the budget or where a key of OTHER_NAMING appears.
+ * Whether two JSON values are equal (core's `jsonEqual`), not following references, with the `$ref`
+ * strings they hold (the same in both); not equal past the budget, or where the first holds a key
+ * of OTHER_NAMING or a `$ref` that is no string.
  */
-function compareOwn(a: unknown, b: unknown, budget: { left: number }): KnownTarget {
+function compareOwn(a: unknown, b: unknown, budget: Budget): KnownTarget {
+  const refs = ownRefs(a, budget)
+  return refs !== undefined && jsonEqual(a, b, budget) === true ? { equal: true, refs } : { equal: false }
+}
+
+/** The `$ref` strings in `value`, not followed; undefined past the budget or where compareOwn refuses. */
+function ownRefs(value: unknown, budget: Budget): string[] | undefined {
   const refs: string[] = []
-  const lefts: unknown[] = [a]
-  const rights: unknown[] = [b]
-  while (lefts.length > 0) {
-    if (--budget.left < 0) return { equal: false }
-    const x = lefts.pop()
-    const y = rights.pop()
-    if (x === y && (x === null || typeof x !== 'object')) continue
-    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return { equal: false }
-    if (Array.isArray(x) !== Array.isArray(y)) return { equal: false }
-    if (Array.isArray(x)) {
-      const other = y as unknown[]
-      if (x.length !== other.length) return { equal: false }
-      for (let i = 0; i < x.length; i++) {
-        lefts.push(x[i])
-        rights.push(other[i])
-      }
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    if (--budget.left < 0) return undefined
+    const node = stack.pop()
+    if (node === null || typeof node !== 'object') continue
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item)
       continue
     }
-    const left = x as Record<string, unknown>
-    const right = y as Record<string, unknown>
-    let count = 0
-    for (const key in right) if (Object.hasOwn(right, key)) count++
-    for (const key in left) {
-      if (!Object.hasOwn(left, key)) continue
-      if (!Object.hasOwn(right, key) || OTHER_NAMING.has(key)) return { equal: false }
-      count--
-      const value = left[key]
-      if (key === '$ref') {
-        if (typeof value !== 'string' || value !== right[key]) return { equal: false }
-        refs.push(value)
-        continue
-      }
-      lefts.push(value)
-      rights.push(right[key])
+    for (const key in node) {
+      if (OTHER_NAMING.has(key)) return undefined
+      const member = (node as Record<string, unknown>)[key]
+      if (key !== '$ref') stack.push(member)
+      else if (typeof member === 'string') refs.push(member)
+      else return undefined
     }
-    if (count !== 0) return { equal: false }
   }
-  return { equal: true, refs }
+  return refs
 }
