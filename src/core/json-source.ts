@@ -4,6 +4,7 @@ import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber, nonFiniteNumber, tooDeepJson } from './limits.js'
+import { scanJson, type JsonRegions } from './json-regions.js'
 import { stringEnd } from './json-scan.js'
 import { LineIndex } from './source-text.js'
 
@@ -36,14 +37,21 @@ export interface JsonParseResult {
   diagnostics: Diagnostic[]
 }
 
-export function parseJsonSource(file: string, text: string): JsonParseResult {
+/**
+ * `regions`: what the last parse of the same file read (core/json-regions.ts): the value's parts
+ * whose text is unchanged since then are the very values read then.
+ */
+export function parseJsonSource(file: string, text: string, regions?: JsonRegions): JsonParseResult {
   // A byte order mark is tolerated; replacing it by a space keeps every offset where it was.
   const body = text.charCodeAt(0) === 0xfeff ? ' ' + text.slice(1) : text
   const lines = new LineIndex(body)
   // Fast path: JSON.parse, and a key count that proves there is no duplicate key. The tree with
   // every value's position is built only when something needs a position (a diagnostic, a source
   // map): on a 1 MB contract that tree costs many times the parse itself (bench/).
-  const deep = tooDeepJson(body)
+  // A recompile's regions need the text's containers: one scan finds them with what the reading
+  // needs anyway (the depth limit, the key count), instead of a scan for each.
+  const scan = regions === undefined ? undefined : scanJson(body, LIMITS.depth)
+  const deep = scan === undefined ? tooDeepJson(body) : scan.deep
   if (deep !== -1) {
     const diagnostic: Diagnostic = {
       code: 'CONTRACTS_TOO_DEEP',
@@ -105,7 +113,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
   }
   let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined
   const buildIndex = () => (index ??= indexSource(file, body, lines))
-  const diagnostics = value === undefined || countKeys(value) !== countKeyTokens(body) ? buildIndex().diagnostics : []
+  const diagnostics = value === undefined || countKeys(value) !== (scan === undefined ? countKeyTokens(body) : scan.keys) ? buildIndex().diagnostics : []
   if (value === undefined && diagnostics.length === 0) {
     diagnostics.push({ code: 'JSON_SYNTAX', severity: CORE_CODES.JSON_SYNTAX.severity, message: 'Invalid JSON.', file, pointer: '', line: 1, column: 1 })
   }
@@ -128,6 +136,7 @@ export function parseJsonSource(file: string, text: string): JsonParseResult {
     const offset = node?.offset ?? 0
     return { ...lines.position(offset), offset }
   }
+  if (diagnostics.length === 0 && regions !== undefined) value = regions.share(body, value, scan!.spans)
   return { source: { file, text, value: diagnostics.length > 0 ? undefined : value, lines, locate }, diagnostics }
 }
 

@@ -2,7 +2,7 @@ import { BENZENE_MODEL_CODES, type BenzeneModelCode } from './codes.js'
 import { declaredDiagnostics, type Diagnostic } from '../../core/diagnostics.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import type { JsonSource } from '../../core/json-source.js'
-import { schemaClosure } from '../../runtime/benzene/closure.js'
+import { directReferences, schemaClosure } from '../../runtime/benzene/closure.js'
 import type { BenzeneDocument, RequestEntry } from '../../runtime/benzene/document.js'
 import { bytesOfSchema, contractHash } from '../../runtime/benzene/hash-node.js'
 import type { CompileMemos } from '../../core/memo.js'
@@ -65,7 +65,8 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
   // Each topic's hash covers its own closure (Contract Document §5.3), so the work is the sum of
   // the closures' sizes: quadratic on a `$ref` chain every topic enters at another point. It is
   // bounded here, before any of it is hashed.
-  const closures = requests.map((named) => schemaClosure([named.entry.request, named.entry.response], doc.components.schemas))
+  const references = memos === undefined ? undefined : keptReferences(memos)
+  const closures = requests.map((named) => schemaClosure([named.entry.request, named.entry.response], doc.components.schemas, references))
   let entries = 0
   for (let i = 0; i < closures.length; i++) {
     entries += closures[i]!.length
@@ -79,7 +80,7 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
       return { diagnostics }
     }
   }
-  const kept = memos ? keptSchemas(memos, facts) : undefined
+  const kept = memos ? keptSchemas(memos) : undefined
   const bytesOf = kept ? schemaBytes(kept) : bytesOfSchema
   const topicHash = memos
     ? topicHashes(memos, doc, bytesOf, kept!)
@@ -152,11 +153,34 @@ function topicHashes(
   const { schemas, ...otherComponents } = components
   const headKey = JSON.stringify([head, otherComponents])
   return (entry, closure) => {
-    let key = `${headKey}\0${JSON.stringify(entry)}`
+    // The entry by its text's number: an entry the edit left unchanged is the same object, its text not made again.
+    let key = `${headKey}\0${kept(entry).id}`
     for (const name of closure) key += `\0${name}\0${kept(schemas[name]).id}`
     let hash = memo.get(key)
     if (hash === undefined) memo.set(key, (hash = contractHash(topicScoped(doc, entry, closure), bytesOf)), hash.length)
     return hash
+  }
+}
+
+/**
+ * `directReferences`, kept by schema object across the compiles of one compiler: a recompile's
+ * schemas the edit left unchanged are the same objects (core/json-regions.ts), and parsed values
+ * never change, so their references are not read again.
+ */
+function keptReferences(memos: CompileMemos): (schema: unknown) => readonly string[] {
+  const held = memos.kept('benzene:direct-references', () => new ReferencesBySchema())
+  return (schema) => {
+    if (typeof schema !== 'object' || schema === null) return directReferences(schema)
+    let out = held.bySchema.get(schema)
+    if (out === undefined) held.bySchema.set(schema, (out = directReferences(schema)))
+    return out
+  }
+}
+
+class ReferencesBySchema {
+  bySchema = new WeakMap<object, readonly string[]>()
+  clear(): void {
+    this.bySchema = new WeakMap()
   }
 }
 

@@ -43,7 +43,7 @@ export class ConvertedMemo {
     private readonly int64: string,
   ) {
     this.kept = memos.of<Kept>('benzene:converted')
-    this.schemas = keptSchemas(memos, facts)
+    this.schemas = keptSchemas(memos)
     this.hierarchy = this.schemas(JSON.stringify([...facts.hierarchy.children])).id
   }
 

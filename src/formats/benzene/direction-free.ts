@@ -13,7 +13,12 @@ export function directionFree(facts: SchemaFacts): (name: string) => boolean {
   let free = FREE.get(facts)
   if (free === undefined) {
     const names = Object.keys(facts.catalogue)
-    const directional = new Set(names.filter((name) => hasDirectionalMember(facts.catalogue[name])))
+    const { objects } = facts
+    const directional = new Set(
+      names.filter((name) =>
+        objects === undefined ? hasDirectionalMember(facts.catalogue[name]) : objects.directionalMember(facts.catalogue[name], hasDirectionalMember),
+      ),
+    )
     // Most documents have no such member at all: then no schema's closure needs walking.
     if (directional.size === 0) free = () => true
     else {

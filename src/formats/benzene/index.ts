@@ -4,7 +4,7 @@ import { generateBenzene } from './generate.js'
 import { hashBenzene, inspectBenzene } from './inspect.js'
 import { loadBenzene } from './load.js'
 import type { BenzeneChecked, BenzeneModel } from './model.js'
-import { SchemaFacts } from './schema-facts.js'
+import { SchemaFacts, SchemaObjectFacts } from './schema-facts.js'
 import { buildModel } from './build-model.js'
 import { BENZENE_QUERY_KEYS, resolveBenzeneOptions, type BenzeneOptions } from './options.js'
 import { checkBenzene } from './rules/index.js'
@@ -20,8 +20,12 @@ export const benzeneFormat: ContractFormat<JsonSource, BenzeneChecked, BenzeneMo
   load: loadBenzene,
 
   // The facts the rules derive (catalogue, hierarchy, merges, the schema list) are handed on, not kept aside.
-  check(source) {
-    const facts = new SchemaFacts(source.value)
+  check(source, memos) {
+    // What is read from each schema object alone is kept by the object across a compiler's compiles.
+    const facts = new SchemaFacts(
+      source.value,
+      memos?.kept('benzene:schema-object-facts', () => new SchemaObjectFacts()),
+    )
     return { checked: { source, facts }, diagnostics: checkBenzene(source, facts) }
   },
 

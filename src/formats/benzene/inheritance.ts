@@ -251,6 +251,13 @@ export function generationReferences(schema: unknown, facts: SchemaFacts, name?:
     const known = h.references.get(name)
     if (known) return known
   }
+  // A schema with no choice anywhere in it names exactly its `$ref`s, whatever the catalogue
+  // holds: read once per schema object by a compiler that keeps them.
+  const plain = facts.objects?.references(schema)
+  if (plain !== undefined && !plain.choices) {
+    if (name !== undefined) h.references.set(name, plain.references)
+    return plain.references
+  }
   // One iterative walk over §5.3's positions, collecting references and choices together.
   const out = new Set<string>()
   const stack: unknown[] = [schema]

@@ -1,5 +1,4 @@
 import type { CompileMemos } from '../../core/memo.js'
-import type { SchemaFacts } from './schema-facts.js'
 
 /**
  * A schema's JSON text as one compiler's compiles know it: a number that is the same for the same
@@ -14,15 +13,14 @@ export interface KeptSchema {
 
 /**
  * Each schema's `KeptSchema`, kept by its JSON text across the compiles of one compiler (the memo
- * `benzene:schemas`), and within a compile by the schema object (its text is made once, however
- * many stages ask: the hashes and the validators' conversions both key by it). JSON text decides:
- * the same members in the same order are the same schema; a reordered one is a new number, never
- * a wrong one.
+ * `benzene:schemas`), and by the schema object: its text is made once however many stages ask (the
+ * hashes and the validators' conversions both key by it), and not again in a recompile for a schema
+ * the edit left unchanged, which is the same object (core/json-regions.ts). JSON text decides: the
+ * same members in the same order are the same schema; a reordered one is a new number, never a
+ * wrong one. Values are never changed once parsed, so an object's text is its text for good.
  */
-export function keptSchemas(memos: CompileMemos, facts: SchemaFacts): (schema: unknown) => KeptSchema {
-  let known = PER_COMPILE.get(facts)
-  if (known?.memos !== memos) PER_COMPILE.set(facts, (known = { memos, seen: new WeakMap() }))
-  const { seen } = known
+export function keptSchemas(memos: CompileMemos): (schema: unknown) => KeptSchema {
+  const { seen } = memos.kept('benzene:schema-objects', () => new SeenSchemas())
   const memo = memos.of<KeptSchema>('benzene:schemas')
   const byText = (text: string) => {
     let kept = memo.get(text)
@@ -37,7 +35,12 @@ export function keptSchemas(memos: CompileMemos, facts: SchemaFacts): (schema: u
   }
 }
 
-/** What a compile (its facts) has looked up already, by schema object. */
-const PER_COMPILE = new WeakMap<SchemaFacts, { memos: CompileMemos; seen: WeakMap<object, KeptSchema> }>()
+/** What the compiles of one compiler have looked up already, by schema object (let go with the objects). */
+class SeenSchemas {
+  seen = new WeakMap<object, KeptSchema>()
+  clear(): void {
+    this.seen = new WeakMap()
+  }
+}
 
 let nextId = 0

@@ -1,5 +1,8 @@
 import { sortKeys } from '../../core/emit.js'
+import { pushChildren } from '../../runtime/benzene/closure.js'
+import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
+import type { Related, Report } from '../../core/rule.js'
 import type { Merged } from './all-of.js'
 import type { Discriminator } from './inheritance.js'
 import { documentSchemas, walkSchema, type Where } from './schema-walk.js'
@@ -36,10 +39,21 @@ export class SchemaFacts {
   readonly catalogue: Catalogue
   private built?: Hierarchy
   private nodes?: { schemas: unknown[]; wheres: Where[] }
+  /** The top-level schemas, their pointers and what is kept of them (`keptRoots`), once listed. */
+  private roots?: RootRecord[]
+  /** The roots the local rules look at in this compile (`attention`). */
+  private attending?: RootRecord[]
   /** Component name -> its `allOf` merge contribution (all-of.ts `mergedOf`). */
   readonly merges = new Map<string, Merged>()
 
-  constructor(readonly doc: unknown) {
+  /**
+   * `objects`: what a compiler's compiles read from schema objects alone, kept by the object
+   * (`SchemaObjectFacts`); a one-shot compile has none.
+   */
+  constructor(
+    readonly doc: unknown,
+    readonly objects?: SchemaObjectFacts,
+  ) {
     const components = isObject(doc) && isObject(doc.components) ? doc.components.schemas : undefined
     this.catalogue = isObject(components) ? (components as Record<string, Schema>) : {}
   }
@@ -56,21 +70,243 @@ export class SchemaFacts {
   forEachSchema(visit: (schema: unknown, where: Where) => void): void {
     if (!this.nodes) {
       const collected = { schemas: [] as unknown[], wheres: [] as Where[] }
-      for (const { schema, pointer } of documentSchemas(this.doc)) {
-        walkSchema(
-          schema,
-          () => pointer,
-          (s, w) => {
-            collected.schemas.push(s)
-            collected.wheres.push(w)
-          },
-        )
+      const push = (s: unknown, w: Where) => {
+        collected.schemas.push(s)
+        collected.wheres.push(w)
       }
+      if (this.objects !== undefined) {
+        for (const { schema, pointer, kept } of this.keptRoots()) {
+          if (kept === undefined) push(schema, () => pointer)
+          else for (let i = 0; i < kept.schemas.length; i++) push(kept.schemas[i], kept.wheres[i]!)
+        }
+      } else for (const { schema, pointer } of documentSchemas(this.doc)) walkSchema(schema, () => pointer, push)
       this.nodes = collected
     }
     for (let i = 0; i < this.nodes.schemas.length; i++) visit(this.nodes.schemas[i], this.nodes.wheres[i]!)
   }
+
+  /**
+   * `forEachSchema` for a rule whose reports at a schema are decided by that schema and the schemas
+   * nested in it alone (not by a `$ref`'s target, the catalogue or another part of the document):
+   * `visit` reports through the `report` it is given. With schema-object facts kept across a
+   * compiler's compiles, each top-level schema the edit left unchanged (the same object) at the
+   * same pointer has the rule's reports there from the last compile replayed, in the same order,
+   * without being visited (`KeptRoot.reported`). `rule` names the rule (its code).
+   */
+  forEachSchemaLocal(rule: string, report: Report, visit: (schema: unknown, where: Where, report: Report) => void): void {
+    if (this.objects === undefined) {
+      this.forEachSchema((schema, where) => visit(schema, where, report))
+      return
+    }
+    const { objects } = this
+    objects.localRules.add(rule)
+    for (const { schema, pointer, kept } of this.attention()) {
+      if (kept === undefined) {
+        visit(schema, () => pointer, report)
+        continue
+      }
+      const last = kept.reported.get(rule)
+      if (last !== undefined) {
+        for (const call of last)
+          report(
+            call.pointer,
+            call.message,
+            call.data && structuredClone(call.data),
+            call.related?.map((r) => ({ ...r })),
+          )
+        continue
+      }
+      const calls: KeptCall[] = []
+      const recording: Report = Object.assign(
+        (at: string, message: string, data?: Record<string, unknown>, related?: readonly Related[]) => {
+          calls.push({ pointer: at, message, data: data && structuredClone(data), related: related?.map((r) => ({ ...r })) })
+          report(at, message, data, related)
+        },
+        { in: report.in },
+      )
+      for (let i = 0; i < kept.schemas.length; i++) visit(kept.schemas[i], kept.wheres[i]!, recording)
+      kept.reported.set(rule, calls.length === 0 ? NO_CALLS : calls)
+      if (calls.length > 0) kept.noisy++
+    }
+  }
+
+  /**
+   * The top-level schemas a local rule must look at (`forEachSchemaLocal`): all but those where
+   * every local rule known reported nothing last time, at the same pointer (the common case after an
+   * edit: everything the edit left alone). Listed once a compile.
+   */
+  private attention(): ReadonlyArray<RootRecord> {
+    if (this.attending === undefined) {
+      const rules = this.objects!.localRules.size
+      this.attending = this.keptRoots().filter(({ kept }) => kept === undefined || kept.noisy > 0 || kept.reported.size < rules)
+    }
+    return this.attending
+  }
+
+  /** The top-level schemas with what is kept of each (`SchemaObjectFacts.root`), listed once a compile. */
+  private keptRoots(): ReadonlyArray<RootRecord> {
+    if (this.roots === undefined) {
+      const objects = this.objects!
+      const roots: RootRecord[] = []
+      const doc = this.doc
+      if (isObject(doc)) {
+        // As `documentSchemas` lists them: requests, events, then the catalogue.
+        objects.listRoots(doc.requests, 'requests', REQUEST_KEYS, roots)
+        objects.listRoots(doc.events, 'events', EVENT_KEYS, roots)
+        const schemas = isObject(doc.components) ? doc.components.schemas : undefined
+        if (isObject(schemas))
+          for (const [name, schema] of Object.entries(schemas))
+            roots.push(objects.rootRecord(schema, -1, name, () => joinPointer('', 'components', 'schemas', name)))
+      }
+      this.roots = roots
+    }
+    return this.roots
+  }
 }
+
+/**
+ * What is read from a schema object alone (not following `$ref`), kept by the object across the
+ * compiles of one compiler: parsed values never change, and a recompile's schemas that its edit
+ * left unchanged are the same objects (core/json-regions.ts), so none of this is read again for
+ * them. Let go with the objects (weak maps).
+ */
+export class SchemaObjectFacts {
+  private roots = new WeakMap<object, KeptRoot>()
+  private lists = new WeakMap<object, RootRecord[]>()
+  /** The local rules (`forEachSchemaLocal`) these compiles have run, by code. */
+  readonly localRules = new Set<string>()
+  private plain = new WeakMap<object, { references: readonly string[]; choices: boolean }>()
+  private directional = new WeakMap<object, boolean>()
+
+  /**
+   * The roots of a list of entries (`requests` or `events`: each entry's schemas under `keys`),
+   * appended to `out`; kept by the list object, which is the same one only when its text is
+   * unchanged (core/json-regions.ts), and then its entries stand where they stood.
+   */
+  listRoots(list: unknown, name: string, keys: readonly string[], out: RootRecord[]): void {
+    if (!Array.isArray(list)) return
+    let records = this.lists.get(list)
+    if (records === undefined) {
+      records = []
+      for (let i = 0; i < list.length; i++) {
+        const entry: unknown = list[i]
+        if (!isObject(entry)) continue
+        for (const key of keys) if (key in entry) records.push(this.rootRecord(entry[key], i, key, () => `/${name}/${i}/${key}`))
+      }
+      this.lists.set(list, records)
+    }
+    for (const record of records) out.push(record)
+  }
+
+  /**
+   * A top-level schema and what is kept of it: every schema nested in it (itself first, as
+   * `walkSchema` visits them) with its pointer, and what the local rules reported there (undefined
+   * for a value that is not an object). It stands at `index` (an entry's, or -1 for a component) and
+   * `key` (the entry's member, or the component's name); `pointerOf` spells that, asked only when
+   * the schema is new or moved (its walk's pointers then read the new one; its reports are dropped).
+   */
+  rootRecord(schema: unknown, index: number, key: string, pointerOf: () => string): RootRecord {
+    if (!isObject(schema)) return { schema, pointer: pointerOf(), kept: undefined }
+    let kept = this.roots.get(schema)
+    if (kept === undefined) {
+      const at = { pointer: pointerOf() }
+      const made: KeptRoot = { at, index, key, schemas: [], wheres: [], reported: new Map(), noisy: 0 }
+      walkSchema(
+        schema,
+        () => at.pointer,
+        (s, w) => {
+          made.schemas.push(s)
+          made.wheres.push(w)
+        },
+      )
+      this.roots.set(schema, (kept = made))
+    } else if (kept.index !== index || kept.key !== key) {
+      // Moved (a renamed component, an entry at another index): its reports named the old pointers.
+      kept.at.pointer = pointerOf()
+      kept.index = index
+      kept.key = key
+      kept.reported.clear()
+      kept.noisy = 0
+    }
+    return { schema, pointer: kept.at.pointer, kept }
+  }
+
+  /**
+   * The component names `schema` names by `$ref` in the positions §5.3's closure walks, in the order
+   * `generationReferences` finds them, and whether any schema there has `discriminator`, `oneOf` or
+   * `anyOf` (whose choices depend on the catalogue: then these alone are not its generation
+   * references). Undefined for a value that is not an object.
+   */
+  references(schema: unknown): { references: readonly string[]; choices: boolean } | undefined {
+    if (!isObject(schema)) return undefined
+    let kept = this.plain.get(schema)
+    if (kept === undefined) {
+      const out = new Set<string>()
+      let choices = false
+      const stack: unknown[] = [schema]
+      while (stack.length > 0) {
+        const s = stack.pop()
+        if (!isObject(s)) continue
+        const target = refTarget(s.$ref)
+        if (target !== undefined) out.add(target)
+        if ('discriminator' in s || 'oneOf' in s || 'anyOf' in s) choices = true
+        pushChildren(s, stack)
+      }
+      this.plain.set(schema, (kept = { references: [...out], choices }))
+    }
+    return kept
+  }
+
+  /** `hasDirectionalMember`, kept by the object. */
+  directionalMember(schema: unknown, read: (schema: unknown) => boolean): boolean {
+    if (!isObject(schema)) return read(schema)
+    let kept = this.directional.get(schema)
+    if (kept === undefined) this.directional.set(schema, (kept = read(schema)))
+    return kept
+  }
+
+  clear(): void {
+    this.roots = new WeakMap()
+    this.lists = new WeakMap()
+    this.plain = new WeakMap()
+    this.directional = new WeakMap()
+  }
+}
+
+/** A top-level schema where the compile under way found it, and what is kept of it (`SchemaObjectFacts.rootRecord`). */
+interface RootRecord {
+  schema: unknown
+  pointer: string
+  kept: KeptRoot | undefined
+}
+
+const REQUEST_KEYS = ['request', 'response']
+const EVENT_KEYS = ['message']
+
+/** A top-level schema's walk and the local rules' reports there. */
+interface KeptRoot {
+  /** Where the schema stands in the compile under way (its walk's pointers read it). */
+  at: { pointer: string }
+  /** The entry's index (-1 for a component) and the member or component name it stands at. */
+  index: number
+  key: string
+  schemas: unknown[]
+  wheres: Where[]
+  /** By rule: the rule's report calls here when it last visited it (at `at.pointer`: cleared when the schema moves). */
+  reported: Map<string, readonly KeptCall[]>
+  /** How many of those rules reported anything. */
+  noisy: number
+}
+
+/** A report call a rule made, as `forEachSchemaLocal` keeps it (its data and related copied: what is replayed shares nothing). */
+interface KeptCall {
+  pointer: string
+  message: string
+  data: Record<string, unknown> | undefined
+  related: readonly Related[] | undefined
+}
+
+const NO_CALLS: readonly KeptCall[] = []
 
 function buildHierarchy(catalogue: Catalogue): Hierarchy {
   const h: Hierarchy = {

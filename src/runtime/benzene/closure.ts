@@ -8,9 +8,13 @@ import { isObject, refTarget, type Schema } from './document.js'
  * `additionalProperties`, every `properties` value and the members of `allOf`/`anyOf`/`oneOf` are
  * walked recursively. Returns the names sorted (code unit order), as clients expose them.
  */
-export function schemaClosure(roots: readonly unknown[], catalogue: Readonly<Record<string, Schema>>): string[] {
+export function schemaClosure(
+  roots: readonly unknown[],
+  catalogue: Readonly<Record<string, Schema>>,
+  references: (schema: unknown) => readonly string[] = directReferences,
+): string[] {
   const reached = new Set<string>()
-  for (const root of roots) for (const name of reachedFrom(root, catalogue)) reached.add(name)
+  for (const root of roots) for (const name of reachedFrom(root, catalogue, references)) reached.add(name)
   return [...reached].sort()
 }
 
@@ -32,11 +36,17 @@ export function namedClosure(name: string, catalogue: Readonly<Record<string, Sc
 }
 
 /**
- * The names `root` reaches: the ones it refers to (directReferences) and, through the schemas of
- * those the catalogue has, theirs (`reach`, the one reachability walk). Each schema's references
- * are read once per catalogue, so a walk is linear in the names and references it reaches.
+ * The names `root` reaches: the ones it refers to (`references`, by default directReferences) and,
+ * through the schemas of those the catalogue has, theirs (`reach`, the one reachability walk). Each
+ * schema's references are read once per catalogue, so a walk is linear in the names and references
+ * it reaches. A caller may pass `directReferences` kept longer (the compiler keeps it by schema
+ * object across its compiles): the same answer for the same schema.
  */
-function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>): ReadonlySet<string> {
+function reachedFrom(
+  root: unknown,
+  catalogue: Readonly<Record<string, Schema>>,
+  direct: (schema: unknown) => readonly string[] = directReferences,
+): ReadonlySet<string> {
   let memo = memos.get(catalogue)
   if (!memo) memos.set(catalogue, (memo = { references: new Map(), closures: new Map() }))
   const { references, closures } = memo
@@ -47,10 +57,10 @@ function reachedFrom(root: unknown, catalogue: Readonly<Record<string, Schema>>)
   const referencesOf = (name: string): readonly string[] => {
     if (!Object.hasOwn(catalogue, name)) return []
     let out = references.get(name)
-    if (!out) references.set(name, (out = directReferences(catalogue[name])))
+    if (!out) references.set(name, (out = direct(catalogue[name])))
     return out
   }
-  const reached = reach(directReferences(root), referencesOf)
+  const reached = reach(direct(root), referencesOf)
   if (rootName !== undefined) closures.set(rootName, reached)
   return reached
 }

@@ -1,6 +1,6 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
-import { benzeneRule } from './rule.js'
+import { benzeneSchemaRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list. */
 
@@ -33,21 +33,19 @@ const OUTSIDE: Readonly<Record<string, string>> = {
  * keywords are not forbidden), but no OpenAPI 3.0 reader checks it, so a payload it was meant to
  * refuse is accepted. Said once per keyword, where it is written.
  */
-export const dialectKeywords = benzeneRule({
+export const dialectKeywords = benzeneSchemaRule({
   code: 'BENZENE_KEYWORD_OUTSIDE_DIALECT',
   severity: 'warning',
   description: 'A JSON Schema keyword that the OpenAPI 3.0 Schema Object does not have (`patternProperties`, `dependencies`, `if`, `const`, ...).',
-  check({ facts }, report) {
-    facts.forEachSchema((schema, where) => {
-      if (!isObject(schema)) return
-      for (const key of Object.keys(schema)) {
-        if (!Object.hasOwn(OUTSIDE, key)) continue
-        report(
-          joinPointer(where(), key),
-          `\`${key}\` is not an OpenAPI 3.0 Schema Object keyword; it is ${OUTSIDE[key]}. Write it with the 3.0 keywords, or move the document to a dialect that has it.`,
-          { keyword: key },
-        )
-      }
-    })
+  visit(schema, where, report) {
+    if (!isObject(schema)) return
+    for (const key of Object.keys(schema)) {
+      if (!Object.hasOwn(OUTSIDE, key)) continue
+      report(
+        joinPointer(where(), key),
+        `\`${key}\` is not an OpenAPI 3.0 Schema Object keyword; it is ${OUTSIDE[key]}. Write it with the 3.0 keywords, or move the document to a dialect that has it.`,
+        { keyword: key },
+      )
+    }
   },
 })

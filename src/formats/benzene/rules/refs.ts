@@ -1,23 +1,21 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject, refTarget } from '../../../runtime/benzene/document.js'
-import { benzeneRule } from './rule.js'
+import { benzeneRule, benzeneSchemaRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(schemas) over the shared schema list, each reference a map lookup. */
 
-export const refForm = benzeneRule({
+export const refForm = benzeneSchemaRule({
   code: 'BENZENE_REF_FORM',
   description: 'A `$ref` is not of the exact form `#/components/schemas/<name>` (no external, relative or other-part refs; Benzene Contract Document §4).',
-  check({ facts }, report) {
-    facts.forEachSchema((schema, where) => {
-      if (!isObject(schema) || !('$ref' in schema)) return
-      if (refTarget(schema.$ref) === undefined) {
-        report(
-          joinPointer(where(), '$ref'),
-          `$ref ${JSON.stringify(schema.$ref)} is not of the form "#/components/schemas/<name>"; contract documents allow no other reference (Benzene Contract Document §4).`,
-          { ref: schema.$ref },
-        )
-      }
-    })
+  visit(schema, where, report) {
+    if (!isObject(schema) || !('$ref' in schema)) return
+    if (refTarget(schema.$ref) === undefined) {
+      report(
+        joinPointer(where(), '$ref'),
+        `$ref ${JSON.stringify(schema.$ref)} is not of the form "#/components/schemas/<name>"; contract documents allow no other reference (Benzene Contract Document §4).`,
+        { ref: schema.$ref },
+      )
+    }
   },
 })
 

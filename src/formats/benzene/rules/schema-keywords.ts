@@ -2,7 +2,7 @@ import { unicodeModeSource } from '../../../core/pattern-dialect.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import type { Where } from '../schema-walk.js'
-import { benzeneRule, type Report } from './rule.js'
+import { benzeneSchemaRule, type Report } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(keywords) per schema over the shared schema list; duplicates in required through a set. */
 
@@ -138,14 +138,12 @@ function checkSchema(schema: unknown, where: Where, report: Report): void {
   for (const key of FLAGS) if (key in schema && typeof schema[key] !== 'boolean') bad(key, 'a boolean')
 }
 
-export const schemaKeywords = benzeneRule({
+export const schemaKeywords = benzeneSchemaRule({
   code: 'BENZENE_INVALID_SCHEMA',
   description:
     'A schema, or a keyword the generator reads (type, properties, required, items, additionalProperties, allOf/anyOf/oneOf, enum, nullable), is not shaped as OpenAPI 3.0 defines it.',
-  check({ facts }, report) {
-    facts.forEachSchema((schema, where) => {
-      // Top-level schemas of the wrong JSON type are BENZENE_WRONG_TYPE's; nested ones are ours.
-      if (isObject(schema)) checkSchema(schema, where, report)
-    })
+  visit(schema, where, report) {
+    // Top-level schemas of the wrong JSON type are BENZENE_WRONG_TYPE's; nested ones are ours.
+    if (isObject(schema)) checkSchema(schema, where, report)
   },
 })

@@ -1,7 +1,7 @@
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/benzene/document.js'
 import { canonicalKey } from '../../../runtime/shared/schema-values.js'
-import { benzeneRule } from './rule.js'
+import { benzeneSchemaRule } from './rule.js'
 
 /**
  * SHOULD-level problems of the schema dialect: warnings, the build goes on. OpenAPI 3.0 takes `enum`
@@ -14,36 +14,32 @@ import { benzeneRule } from './rule.js'
 
 const enumOf = (schema: unknown): unknown[] | undefined => (isObject(schema) && Array.isArray(schema.enum) ? schema.enum : undefined)
 
-export const enumEmpty = benzeneRule({
+export const enumEmpty = benzeneSchemaRule({
   code: 'BENZENE_ENUM_EMPTY',
   severity: 'warning',
   description: '`enum: []` admits no value at all (JSON Schema Wright draft 00 §5.5.1: SHOULD have at least one element).',
-  check({ facts }, report) {
-    facts.forEachSchema((schema, where) => {
-      if (enumOf(schema)?.length === 0) report(joinPointer(where(), 'enum'), '`enum` is empty: no value is valid here; the type is `never`.')
-    })
+  visit(schema, where, report) {
+    if (enumOf(schema)?.length === 0) report(joinPointer(where(), 'enum'), '`enum` is empty: no value is valid here; the type is `never`.')
   },
 })
 
-export const enumDuplicate = benzeneRule({
+export const enumDuplicate = benzeneSchemaRule({
   code: 'BENZENE_ENUM_DUPLICATE',
   severity: 'warning',
   description: 'An `enum` lists one value twice, `0` and `-0` included (JSON Schema Wright draft 00 §5.5.1: elements SHOULD be unique).',
-  check({ facts }, report) {
-    facts.forEachSchema((schema, where) => {
-      const values = enumOf(schema)
-      if (values === undefined || values.length < 2) return
-      const seen = new Map<string, number>()
-      for (let i = 0; i < values.length; i++) {
-        // Equal as JSON values: canonical keys compare numbers by value (0 and -0 alike) and objects whatever their key order.
-        const key = canonicalKey(values[i])
-        const first = seen.get(key)
-        if (first !== undefined) {
-          report(joinPointer(where(), 'enum', i), `\`enum\` lists ${JSON.stringify(values[i])} again (first at index ${first}); the repeat changes nothing.`)
-          return
-        }
-        seen.set(key, i)
+  visit(schema, where, report) {
+    const values = enumOf(schema)
+    if (values === undefined || values.length < 2) return
+    const seen = new Map<string, number>()
+    for (let i = 0; i < values.length; i++) {
+      // Equal as JSON values: canonical keys compare numbers by value (0 and -0 alike) and objects whatever their key order.
+      const key = canonicalKey(values[i])
+      const first = seen.get(key)
+      if (first !== undefined) {
+        report(joinPointer(where(), 'enum', i), `\`enum\` lists ${JSON.stringify(values[i])} again (first at index ${first}); the repeat changes nothing.`)
+        return
       }
-    })
+      seen.set(key, i)
+    }
   },
 })

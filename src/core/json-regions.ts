@@ -1,0 +1,208 @@
+/**
+ * The containers one parse of a JSON document read, kept with their offsets for the next parse of
+ * the same file (a dev server or a watch build recompiles a whole document on every save, and an
+ * edit changes one part of it). `JSON.parse` makes every object afresh; after it, each object or
+ * array at depth 1 to `JSON_REGION_DEPTH` whose text lies wholly before or wholly after the part of
+ * the text the edit changed is replaced by the value the last parse read from that same text: the
+ * same object, so that what a later stage keeps by identity (a schema's JSON text, its references,
+ * a rule's verdict) is found again without being made again. The same text is the same JSON value,
+ * so the document is the one `JSON.parse` read, only its unchanged parts shared with the last one.
+ *
+ * Values are shared, so nothing may change them once parsed (every stage reads them only).
+ *
+ * Cost: one scan of the text (strings jumped over by `indexOf`), the common prefix and suffix of the
+ * two texts compared in blocks, and a lookup per container at the kept depths: linear in the text.
+ * What is held is the last parse's value and a record per kept container.
+ */
+import { stringEnd } from './json-scan.js'
+import { LastPerFile } from './memo.js'
+
+/** Containers are shared this deep (the document's sections, their entries and those entries' members). */
+export const JSON_REGION_DEPTH = 3
+
+/** A container of the text: its offsets (the opening and one past the closing bracket) and its path of keys and indexes. */
+interface Span {
+  start: number
+  end: number
+  path: Array<string | number>
+}
+
+interface Kept {
+  end: number
+  value: object
+}
+
+export class JsonRegions {
+  private last: { text: string; byStart: Map<number, Kept> } | undefined
+  /** Containers shared with the last parse, in the last call (tests and benchmarks read it). */
+  taken = 0
+
+  /**
+   * `value` is what `JSON.parse` read from `text` (a valid document with no duplicate key), `spans`
+   * its containers (`scanJson`): those whose text is unchanged since the last parse become the
+   * values read then, in place.
+   * Returns `value`, changed so; keeps what this parse read for the next one.
+   */
+  share(text: string, value: unknown, spans: readonly Span[]): unknown {
+    this.taken = 0
+    if (typeof value !== 'object' || value === null) {
+      this.last = undefined
+      return value
+    }
+    const last = this.last
+    const byStart = new Map<number, Kept>()
+    const prefix = last === undefined ? 0 : commonPrefix(last.text, text)
+    const suffix = last === undefined ? 0 : commonSuffix(last.text, text, prefix)
+    const shift = last === undefined ? 0 : text.length - last.text.length
+    // Spans come in the order they open, so an outer one is seen before those inside it.
+    let sharedUntil = -1
+    for (const span of spans) {
+      const parent = at(value, span.path, span.path.length - 1)
+      const key = span.path[span.path.length - 1]!
+      if (parent === undefined || key === '__proto__') continue
+      if (last !== undefined && span.start >= sharedUntil) {
+        // Unchanged text: wholly in the common prefix (same offsets) or in the common suffix (shifted).
+        const before = span.end <= prefix ? 0 : span.start >= text.length - suffix ? shift : undefined
+        const kept = before === undefined ? undefined : last.byStart.get(span.start - before)
+        if (kept !== undefined && kept.end === span.end - before!) {
+          ;(parent as Record<string | number, unknown>)[key] = kept.value
+          sharedUntil = span.end
+          this.taken++
+        }
+      }
+      const current = (parent as Record<string | number, unknown>)[key]
+      if (typeof current === 'object' && current !== null) byStart.set(span.start, { end: span.end, value: current })
+    }
+    this.last = { text, byStart }
+    return value
+  }
+
+  clear(): void {
+    this.last = undefined
+  }
+}
+
+/** Each file's `JsonRegions`, for the files parsed last. */
+export class JsonRegionsByFile {
+  private readonly files = new LastPerFile<JsonRegions>()
+
+  of(file: string): JsonRegions {
+    let regions = this.files.get(file)
+    if (regions === undefined) regions = new JsonRegions()
+    this.files.set(file, regions)
+    return regions
+  }
+
+  clear(): void {
+    this.files.clear()
+  }
+}
+
+/** The value at the first `length` steps of `path` in `value`, when each step names a container's member. */
+function at(value: unknown, path: ReadonlyArray<string | number>, length: number): object | undefined {
+  let current = value
+  for (let i = 0; i < length; i++) {
+    if (typeof current !== 'object' || current === null) return undefined
+    const step = path[i]!
+    if (!Object.hasOwn(current, step)) return undefined
+    current = (current as Record<string | number, unknown>)[step]
+  }
+  return typeof current === 'object' && current !== null ? current : undefined
+}
+
+/** What one scan of a JSON text finds (`scanJson`). */
+export interface JsonScan {
+  /** The offset of the first container nested deeper than the limit, or -1. */
+  deep: number
+  /** The key tokens (strings where an object's key stands); for a valid text, its keys. */
+  keys: number
+  /** The containers at depths 1 to `JSON_REGION_DEPTH`, in the order they open, with their paths (only when `deep` is -1). */
+  spans: Span[]
+}
+
+/**
+ * One scan of a JSON text for what reading it needs: the depth limit (the scan stops at the first
+ * container past it, as `tooDeepJson` does), the key count that proves a parse dropped no duplicate
+ * key (as `countKeyTokens`), and the containers `JsonRegions.share` may share. What it finds is
+ * meaningful only for a text `JSON.parse` accepts. Keys are read only where a container at a kept
+ * depth opens under them.
+ */
+export function scanJson(text: string, limit: number): JsonScan {
+  const spans: Span[] = []
+  // The open containers: whether each is an array, its current member index, its current key's
+  // offsets, and the span it records (if kept).
+  const arrays: boolean[] = []
+  const indexes: number[] = []
+  const keyStart: number[] = []
+  const keyEnd: number[] = []
+  const open: Array<Span | undefined> = []
+  let depth = 0
+  let keys = 0
+  let expectKey = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34 /* " */) {
+      const j = stringEnd(text, i)
+      if (expectKey) {
+        keyStart[depth - 1] = i
+        keyEnd[depth - 1] = j
+        keys++
+        expectKey = false
+      }
+      i = j
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (depth >= limit) return { deep: i, keys, spans: [] }
+      let span: Span | undefined
+      if (depth >= 1 && depth <= JSON_REGION_DEPTH) {
+        const path: Array<string | number> = []
+        for (let d = 0; d < depth; d++) path.push(arrays[d] ? indexes[d]! : keyText(text, keyStart[d]!, keyEnd[d]!))
+        span = { start: i, end: -1, path }
+        spans.push(span)
+      }
+      if (depth >= 0) {
+        open[depth] = span
+        arrays[depth] = c === 91
+        indexes[depth] = 0
+      }
+      depth++
+      expectKey = c === 123
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      // As `tooDeepJson` counts (below zero on a text that closes more than it opened: not JSON).
+      depth--
+      const span = depth >= 0 ? open[depth] : undefined
+      if (span !== undefined) span.end = i + 1
+      expectKey = false
+    } else if (c === 44 /* , */ && depth > 0) {
+      if (arrays[depth - 1]) indexes[depth - 1]!++
+      else expectKey = true
+    }
+  }
+  return { deep: -1, keys, spans }
+}
+
+/** A key's value from its quotes' offsets: the text between them unless it holds an escape. */
+function keyText(text: string, open: number, close: number): string {
+  const raw = text.slice(open + 1, close)
+  return raw.includes('\\') ? (JSON.parse(text.slice(open, close + 1)) as string) : raw
+}
+
+/** Characters compared at once by the block comparisons (native string equality on slices). */
+const BLOCK = 4096
+
+/** The length of the longest common prefix of `a` and `b`. */
+export function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i + BLOCK <= n && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/** The length of the longest common suffix of `a` and `b` that does not overlap a common prefix of `prefix` characters. */
+export function commonSuffix(a: string, b: string, prefix: number): number {
+  const n = Math.min(a.length, b.length) - prefix
+  let i = 0
+  while (i + BLOCK <= n && a.slice(a.length - i - BLOCK, a.length - i) === b.slice(b.length - i - BLOCK, b.length - i)) i += BLOCK
+  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++
+  return i
+}
