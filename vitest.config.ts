@@ -34,6 +34,7 @@ export const SHARED = [
   'test/bind-imports.test.ts',
   'test/bundled-runtime-classes.test.ts',
   'test/cli-lock.test.ts',
+  'test/changed-read.test.ts',
   'test/cli.test.ts',
   'test/code-identity.test.ts',
   'test/compact-module.test.ts',

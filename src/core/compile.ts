@@ -15,7 +15,18 @@ import {
   type RegisteredFormat,
   type SourceOverlay,
 } from './format.js'
-import { InputError, ReadCache, fileProblem, overlaid, overlaidKind, readRegularFileTransient, recordingHost, sha256 } from './input-host.js'
+import {
+  InputError,
+  ReadCache,
+  decodedText,
+  fileProblem,
+  overlaid,
+  overlaidKind,
+  readRegularFileTransient,
+  recordingHost,
+  sha256,
+  type ReadText,
+} from './input-host.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS } from './limits.js'
 import { CompileMemos } from './memo.js'
@@ -263,7 +274,9 @@ export class ContractCompiler {
     const request = await this.request(path, options, this.persistent === undefined || this.overlay !== undefined)
     const declarations = options.declarations !== false
     const view = (entry: CacheEntry) => (declarations ? entry.result : entry.bare)
-    const cached = this.cached(request, declarations)
+    // A file the cached entry read, found changed, is read by the compile below from what the check read.
+    const changed = new Map<string, ReadText>()
+    const cached = this.cached(request, declarations, request.key, changed)
     if (cached) return view(cached)
     const stored = this.stored(path, request, declarations)
     if (stored) {
@@ -273,7 +286,7 @@ export class ContractCompiler {
     await this.loadFormat(request)
     this.compilations++
     const memos = this.recompiling(path)
-    const modeled = await this.modelStages(path, request, memos)
+    const modeled = await this.modelStages(path, request, memos, changed)
     // Kept on disk with its declarations when they are read (a build's sidecar reads them at once).
     // A compile that asked for them and has not read them by the next turn of the event loop has
     // them written then, so that the entry answers the next compile that asks; or, with
@@ -476,9 +489,9 @@ export class ContractCompiler {
    * The cached entry of a request whose inputs are all unchanged (then the most recently used), and
    * that has declarations when they are asked for; otherwise undefined.
    */
-  private cached(request: Request, declarations: boolean, key = request.key): CacheEntry | undefined {
+  private cached(request: Request, declarations: boolean, key = request.key, changed?: Map<string, ReadText>): CacheEntry | undefined {
     const entry = key === undefined ? undefined : this.cache.get(key)
-    if (!entry || entry.volatile || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes, this.overlay)) return undefined
+    if (!entry || entry.volatile || (declarations && !entry.declarable) || !stillValid(entry.inputs, entry.probes, this.overlay, changed)) return undefined
     this.cache.delete(key!) // re-inserted: the cache evicts the least recently used entry
     this.cache.set(key!, entry)
     return entry
@@ -526,8 +539,8 @@ export class ContractCompiler {
    * The stages every command shares: check the query and the options, load, check, model; a stage
    * that reports an error ends it. Nothing here throws: a bug becomes `CONTRACTS_INTERNAL`.
    */
-  private async modelStages(file: string, request: Request, memos: CompileMemos | undefined): Promise<Modeled> {
-    const host = recordingHost(dirname(file), this.overlay, this.reads)
+  private async modelStages(file: string, request: Request, memos: CompileMemos | undefined, changed?: Map<string, ReadText>): Promise<Modeled> {
+    const host = recordingHost(dirname(file), this.overlay, this.reads, changed)
     const { registered, format } = request
     if (!registered) {
       const known = this.formats.map((f) => f.name).join(', ')
@@ -703,14 +716,29 @@ function fromDisk(file: string, registered: AnyRegistered, format: AnyFormat | u
   return { ...entry, result, bare, declarable: stored.dts !== undefined }
 }
 
-/** Whether every file an entry read still has its digest, and every path it probed still holds what it held. */
-function stillValid(inputs: ReadonlyMap<string, string>, probes: ReadonlyMap<string, PathKind>, overlay: SourceOverlay | undefined): boolean {
+/**
+ * Whether every file an entry read still has its digest, and every path it probed still holds what
+ * it held. A file found changed is decoded into `changed` (its text and digest, when it is UTF-8),
+ * for the compile that follows the miss to read instead of reading and digesting it again.
+ */
+function stillValid(
+  inputs: ReadonlyMap<string, string>,
+  probes: ReadonlyMap<string, PathKind>,
+  overlay: SourceOverlay | undefined,
+  changed?: Map<string, ReadText>,
+): boolean {
   for (const [path, digest] of inputs) {
     try {
       // Into the buffer the next read reuses: only digested here (a fresh buffer of a few hundred
-      // kilobytes cost more to touch than the read; the compile that follows a miss reads again).
-      const bytes = overlaid(path, overlay) ?? readRegularFileTransient(path, LIMITS.fileBytes)
-      if (!Buffer.isBuffer(bytes) || sha256(bytes) !== digest) return false
+      // kilobytes cost more to touch than the read).
+      const overlay_ = overlaid(path, overlay)
+      const bytes = overlay_ ?? readRegularFileTransient(path, LIMITS.fileBytes)
+      if (!Buffer.isBuffer(bytes)) return false
+      const now = sha256(bytes)
+      if (now === digest) continue
+      const text = changed !== undefined && overlay_ === undefined ? decodedText(bytes) : undefined
+      if (text !== undefined) changed!.set(path, { text, sha256: now })
+      return false
     } catch {
       return false
     }

@@ -95,10 +95,29 @@ export function fileIdentity(abs: string): string | undefined {
   }
 }
 
+/** A file's text and the digest of its bytes, as one read found them. */
+export interface ReadText {
+  text: string
+  sha256: string
+}
+
+/** A file's bytes as text: UTF-8 without a leading byte order mark (as a TextDecoder reads it), or undefined when they are not UTF-8. */
+export function decodedText(bytes: Buffer): string | undefined {
+  // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
+  if (!isUtf8(bytes)) return undefined
+  const text = bytes.toString('utf8')
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
+/**
+ * `changed`: files a cache check just read and found changed (`ReadText` by absolute path); the
+ * first read of each takes what the check read instead of reading and digesting it again.
+ */
 export function recordingHost(
   root: string,
   overlay?: SourceOverlay,
   cache?: ReadCache,
+  changed?: Map<string, ReadText>,
 ): InputHost & {
   digests: Map<string, string>
   texts: Map<string, string>
@@ -176,6 +195,14 @@ export function recordingHost(
       texts.set(abs, cached.text)
       return cached.text
     }
+    // Read and digested by the cache check this compile follows (`changed`): taken once, as read then.
+    const checked = changed?.get(abs)
+    if (checked !== undefined && overlay?.text(abs) === undefined) {
+      changed!.delete(abs)
+      digests.set(abs, checked.sha256)
+      texts.set(abs, checked.text)
+      return checked.text
+    }
     const identity = cache !== undefined && overlay?.text(abs) === undefined ? fileIdentity(abs) : undefined
     let read: Buffer | { size: number }
     try {
@@ -188,11 +215,8 @@ export function recordingHost(
     }
     const bytes = read
     digests.set(abs, sha256(bytes))
-    // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
-    if (!isUtf8(bytes)) throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
-    let text = bytes.toString('utf8')
-    // As a TextDecoder does, a leading byte order mark is not part of the text.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    const text = decodedText(bytes)
+    if (text === undefined) throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
     texts.set(abs, text)
     // Kept only when the file read is the one identified before reading it (not swapped meanwhile).
     if (identity !== undefined && fileIdentity(abs) === identity) cache!.set(abs, identity, text, digests.get(abs)!)

@@ -149,17 +149,47 @@ function topicHashes(
   kept: (schema: unknown) => KeptSchema,
 ): (entry: RequestEntry, closure: readonly string[]) => string {
   const memo = memos.of<string>('benzene:topic-hash')
+  const { byEntry } = memos.kept('benzene:topic-hash-entries', () => new TopicHashesByEntry())
   const { requests: _requests, events: _events, components, ...head } = doc
   const { schemas, ...otherComponents } = components
   const headKey = JSON.stringify([head, otherComponents])
   return (entry, closure) => {
+    // The same entry object (its text unchanged: core/json-regions.ts), the same other members and
+    // its closure the same schema objects by the same names: the hash computed last time, found
+    // without writing the key below.
+    const last = byEntry.get(entry)
+    if (last !== undefined && last.head === headKey && sameClosure(last, closure, schemas)) return last.hash
     // The entry by its text's number: an entry the edit left unchanged is the same object, its text not made again.
     let key = `${headKey}\0${kept(entry).id}`
     for (const name of closure) key += `\0${name}\0${kept(schemas[name]).id}`
     let hash = memo.get(key)
     if (hash === undefined) memo.set(key, (hash = contractHash(topicScoped(doc, entry, closure), bytesOf)), hash.length)
+    byEntry.set(entry, { head: headKey, names: closure, schemas: closure.map((name) => schemas[name]), hash })
     return hash
   }
+}
+
+/** A topic's hash as last computed for an entry object, with what it was computed from (`topicHashes`). */
+interface EntryHash {
+  head: string
+  names: readonly string[]
+  schemas: readonly unknown[]
+  hash: string
+}
+
+/** By entry object, across the compiles of one compiler (let go with the objects). */
+class TopicHashesByEntry {
+  byEntry = new WeakMap<object, EntryHash>()
+  clear(): void {
+    this.byEntry = new WeakMap()
+  }
+}
+
+/** Whether `closure` names the same schemas, each the same object, as `last` was computed from. */
+function sameClosure(last: EntryHash, closure: readonly string[], schemas: Readonly<Record<string, unknown>>): boolean {
+  if (last.names.length !== closure.length) return false
+  for (let i = 0; i < closure.length; i++) if (last.names[i] !== closure[i] || last.schemas[i] !== schemas[closure[i]!]) return false
+  return true
 }
 
 /**
