@@ -100,6 +100,15 @@ export class SchemaFacts {
     }
     const { objects } = this
     objects.localRules.add(rule)
+    // One recording report for the rule, writing into the calls of the schema being visited.
+    let calls: KeptCall[] = []
+    const recording: Report = Object.assign(
+      (at: string, message: string, data?: Record<string, unknown>, related?: readonly Related[]) => {
+        calls.push({ pointer: at, message, data: data && structuredClone(data), related: related?.map((r) => ({ ...r })) })
+        report(at, message, data, related)
+      },
+      { in: report.in },
+    )
     for (const { schema, pointer, kept } of this.attention()) {
       if (kept === undefined) {
         visit(schema, () => pointer, report)
@@ -116,17 +125,12 @@ export class SchemaFacts {
           )
         continue
       }
-      const calls: KeptCall[] = []
-      const recording: Report = Object.assign(
-        (at: string, message: string, data?: Record<string, unknown>, related?: readonly Related[]) => {
-          calls.push({ pointer: at, message, data: data && structuredClone(data), related: related?.map((r) => ({ ...r })) })
-          report(at, message, data, related)
-        },
-        { in: report.in },
-      )
       for (let i = 0; i < kept.schemas.length; i++) visit(kept.schemas[i], kept.wheres[i]!, recording)
       kept.reported.set(rule, calls.length === 0 ? NO_CALLS : calls)
-      if (calls.length > 0) kept.noisy++
+      if (calls.length > 0) {
+        kept.noisy++
+        calls = []
+      }
     }
   }
 
