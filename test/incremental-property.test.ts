@@ -267,6 +267,27 @@ describe('a Benzene recompile after any sequence of edits', () => {
     expect(warned).toBeGreaterThan(compiled / 2)
   })
 
+  it('reports again, as a fresh compile does, a schema with more warnings than are kept for it', async () => {
+    const doc = baseDocument(2)
+    // 300 members with a keyword outside the dialect: 300 warnings of one rule at one component.
+    doc.components.schemas.Noisy = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`m${i}`, { type: 'object', patternProperties: { '^x': {} } }])),
+    }
+    const compiler = new ContractCompiler()
+    for (let i = 0; i < 4; i++) {
+      doc.components.schemas.Request0.properties.Code.maxLength = 10 + i
+      writeFileSync(file, JSON.stringify(doc, null, 2))
+      const warm = await compiler.compile(file)
+      const fresh = await new ContractCompiler().compile(file)
+      expect(warm.diagnostics).toEqual(fresh.diagnostics)
+      expect(warm.code).toBe(fresh.code)
+    }
+    expect((await new ContractCompiler().compile(file)).diagnostics.filter((d) => d.pointer.startsWith('/components/schemas/Noisy/')).length).toBeGreaterThan(
+      90,
+    )
+  })
+
   it('reuses the unchanged schemas’ conversions after a one-topic edit, and keeps the output a fresh compile writes', async () => {
     const doc = baseDocument(6)
     const compiler = new ContractCompiler()

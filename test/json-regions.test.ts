@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { parseTree, type Node } from 'jsonc-parser'
 import { describe, expect, it } from 'vitest'
-import { JSON_REGION_DEPTH, JsonRegions, scanJson } from '../src/core/json-regions.js'
+import { JSON_REGION_DEPTH, JsonRegions, MAX_SPANS, scanJson } from '../src/core/json-regions.js'
 import { parseJsonSource } from '../src/core/json-source.js'
 import { tooDeepJson } from '../src/core/limits.js'
 
@@ -138,6 +138,19 @@ describe('scanJson', () => {
       }),
       { numRuns: 300 },
     )
+  })
+
+  it('records at most MAX_SPANS containers; a text with more is still shared up to them and read right', () => {
+    const many = (last: number) => `{"a": [${'[1],'.repeat(MAX_SPANS + 10)}[${last}]], "b": {"c": [2]}}`
+    const regions = new JsonRegions()
+    const first = many(1)
+    const scan = scanJson(first, 64)
+    expect(scan.spans).toHaveLength(MAX_SPANS)
+    regions.share(first, JSON.parse(first), scan.spans)
+    const next = many(2)
+    const value = regions.share(next, JSON.parse(next), scanJson(next, 64).spans)
+    expect(JSON.stringify(value)).toBe(JSON.stringify(JSON.parse(next)))
+    expect(regions.taken).toBeGreaterThan(MAX_SPANS / 2)
   })
 
   it('stops where tooDeepJson does', () => {

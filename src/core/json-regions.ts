@@ -12,13 +12,20 @@
  *
  * Cost: one scan of the text (strings jumped over by `indexOf`), the common prefix and suffix of the
  * two texts compared in blocks, and a lookup per container at the kept depths: linear in the text.
- * What is held is the last parse's value and a record per kept container.
+ * What is held is the last parse's value and a record per kept container (at most `MAX_SPANS`).
  */
 import { stringEnd } from './json-scan.js'
 import { LastPerFile } from './memo.js'
 
 /** Containers are shared this deep (the document's sections, their entries and those entries' members). */
 export const JSON_REGION_DEPTH = 3
+
+/**
+ * At most this many containers are recorded by a scan (a 5,000-topic contract has about 30,000 at
+ * the kept depths): a hostile text of millions of tiny arrays would otherwise keep a record and a
+ * path for each. Past it the rest of the text is scanned as before, its containers read afresh.
+ */
+export const MAX_SPANS = 200_000
 
 /** A container of the text: its offsets (the opening and one past the closing bracket) and its path of keys and indexes. */
 interface Span {
@@ -153,7 +160,7 @@ export function scanJson(text: string, limit: number): JsonScan {
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (depth >= limit) return { deep: i, keys, spans: [] }
       let span: Span | undefined
-      if (depth >= 1 && depth <= JSON_REGION_DEPTH) {
+      if (depth >= 1 && depth <= JSON_REGION_DEPTH && spans.length < MAX_SPANS) {
         const path: Array<string | number> = []
         for (let d = 0; d < depth; d++) path.push(arrays[d] ? indexes[d]! : keyText(text, keyStart[d]!, keyEnd[d]!))
         span = { start: i, end: -1, path }

@@ -126,7 +126,8 @@ export class SchemaFacts {
         continue
       }
       for (let i = 0; i < kept.schemas.length; i++) visit(kept.schemas[i], kept.wheres[i]!, recording)
-      kept.reported.set(rule, calls.length === 0 ? NO_CALLS : calls)
+      // A schema with more reports than are kept is visited again next time (what is held stays small).
+      if (calls.length <= MAX_KEPT_CALLS) kept.reported.set(rule, calls.length === 0 ? NO_CALLS : calls)
       if (calls.length > 0) {
         kept.noisy++
         calls = []
@@ -311,6 +312,9 @@ interface KeptCall {
 }
 
 const NO_CALLS: readonly KeptCall[] = []
+
+/** The most report calls kept for one rule at one top-level schema (`forEachSchemaLocal`). */
+const MAX_KEPT_CALLS = 256
 
 function buildHierarchy(catalogue: Catalogue): Hierarchy {
   const h: Hierarchy = {
