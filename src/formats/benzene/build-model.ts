@@ -65,7 +65,9 @@ export function buildModel(checked: BenzeneChecked, effective: BenzeneOptions, m
   // Each topic's hash covers its own closure (Contract Document §5.3), so the work is the sum of
   // the closures' sizes: quadratic on a `$ref` chain every topic enters at another point. It is
   // bounded here, before any of it is hashed.
-  const references = memos === undefined ? undefined : keptReferences(memos)
+  // Each schema's references as the check's facts keep them by schema object (a recompile's unchanged schemas are not walked again).
+  const { objects } = facts
+  const references = objects === undefined ? undefined : (schema: unknown) => objects.references(schema)?.references ?? directReferences(schema)
   const closures = requests.map((named) => schemaClosure([named.entry.request, named.entry.response], doc.components.schemas, references))
   let entries = 0
   for (let i = 0; i < closures.length; i++) {
@@ -190,28 +192,6 @@ function sameClosure(last: EntryHash, closure: readonly string[], schemas: Reado
   if (last.names.length !== closure.length) return false
   for (let i = 0; i < closure.length; i++) if (last.names[i] !== closure[i] || last.schemas[i] !== schemas[closure[i]!]) return false
   return true
-}
-
-/**
- * `directReferences`, kept by schema object across the compiles of one compiler: a recompile's
- * schemas the edit left unchanged are the same objects (core/json-regions.ts), and parsed values
- * never change, so their references are not read again.
- */
-function keptReferences(memos: CompileMemos): (schema: unknown) => readonly string[] {
-  const held = memos.kept('benzene:direct-references', () => new ReferencesBySchema())
-  return (schema) => {
-    if (typeof schema !== 'object' || schema === null) return directReferences(schema)
-    let out = held.bySchema.get(schema)
-    if (out === undefined) held.bySchema.set(schema, (out = directReferences(schema)))
-    return out
-  }
-}
-
-class ReferencesBySchema {
-  bySchema = new WeakMap<object, readonly string[]>()
-  clear(): void {
-    this.bySchema = new WeakMap()
-  }
 }
 
 /** Schemas the topics' closures may hold together (real documents: a few thousand). */

@@ -1,5 +1,5 @@
 import { sortKeys } from '../../core/emit.js'
-import { pushChildren } from '../../runtime/benzene/closure.js'
+import { directReferences, pushChildren } from '../../runtime/benzene/closure.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import type { Related, Report } from '../../core/rule.js'
@@ -237,28 +237,15 @@ export class SchemaObjectFacts {
   }
 
   /**
-   * The component names `schema` names by `$ref` in the positions §5.3's closure walks, in the order
-   * `generationReferences` finds them, and whether any schema there has `discriminator`, `oneOf` or
-   * `anyOf` (whose choices depend on the catalogue: then these alone are not its generation
-   * references). Undefined for a value that is not an object.
+   * The component names `schema` names by `$ref` in the positions §5.3's closure walks
+   * (`directReferences`, in the order `generationReferences` finds them too), and whether any schema
+   * there has `discriminator`, `oneOf` or `anyOf` (whose choices depend on the catalogue: then these
+   * alone are not its generation references). Undefined for a value that is not an object.
    */
   references(schema: unknown): { references: readonly string[]; choices: boolean } | undefined {
     if (!isObject(schema)) return undefined
     let kept = this.plain.get(schema)
-    if (kept === undefined) {
-      const out = new Set<string>()
-      let choices = false
-      const stack: unknown[] = [schema]
-      while (stack.length > 0) {
-        const s = stack.pop()
-        if (!isObject(s)) continue
-        const target = refTarget(s.$ref)
-        if (target !== undefined) out.add(target)
-        if ('discriminator' in s || 'oneOf' in s || 'anyOf' in s) choices = true
-        pushChildren(s, stack)
-      }
-      this.plain.set(schema, (kept = { references: [...out], choices }))
-    }
+    if (kept === undefined) this.plain.set(schema, (kept = { references: directReferences(schema), choices: hasChoice(schema) }))
     return kept
   }
 
@@ -276,6 +263,18 @@ export class SchemaObjectFacts {
     this.plain = new WeakMap()
     this.directional = new WeakMap()
   }
+}
+
+/** Whether a schema, or one nested in it where §5.3's closure walks, has `discriminator`, `oneOf` or `anyOf`. */
+function hasChoice(schema: unknown): boolean {
+  const stack: unknown[] = [schema]
+  while (stack.length > 0) {
+    const s = stack.pop()
+    if (!isObject(s)) continue
+    if ('discriminator' in s || 'oneOf' in s || 'anyOf' in s) return true
+    pushChildren(s, stack)
+  }
+  return false
 }
 
 /** A top-level schema where the compile under way found it, and what is kept of it (`SchemaObjectFacts.rootRecord`). */
