@@ -731,12 +731,12 @@ function stillValid(
     try {
       // Into the buffer the next read reuses: only digested here (a fresh buffer of a few hundred
       // kilobytes cost more to touch than the read).
-      const overlay_ = overlaid(path, overlay)
-      const bytes = overlay_ ?? readRegularFileTransient(path, LIMITS.fileBytes)
+      const fromOverlay = overlaid(path, overlay)
+      const bytes = fromOverlay ?? readRegularFileTransient(path, LIMITS.fileBytes)
       if (!Buffer.isBuffer(bytes)) return false
       const now = sha256(bytes)
       if (now === digest) continue
-      const text = changed !== undefined && overlay_ === undefined ? decodedText(bytes) : undefined
+      const text = changed !== undefined && fromOverlay === undefined ? decodedText(bytes) : undefined
       if (text !== undefined) changed!.set(path, { text, sha256: now })
       return false
     } catch {
