@@ -91,7 +91,7 @@ export class SchemaFacts {
    * `visit` reports through the `report` it is given. With schema-object facts kept across a
    * compiler's compiles, each top-level schema the edit left unchanged (the same object) at the
    * same pointer has the rule's reports there from the last compile replayed, in the same order,
-   * without being visited (`KeptRoot.reported`). `rule` names the rule (its code).
+   * without being visited (`KeptRoot.visited`, `KeptRoot.calls`). `rule` names the rule (its code).
    */
   forEachSchemaLocal(rule: string, report: Report, visit: (schema: unknown, where: Where, report: Report) => void): void {
     if (this.objects === undefined) {
@@ -99,7 +99,8 @@ export class SchemaFacts {
       return
     }
     const { objects } = this
-    objects.localRules.add(rule)
+    // The rule's bit in each schema's `visited`; a rule past the bits there is visited every time.
+    const bit = objects.bitOf(rule)
     // One recording report for the rule, writing into the calls of the schema being visited.
     let calls: KeptCall[] = []
     const recording: Report = Object.assign(
@@ -114,9 +115,8 @@ export class SchemaFacts {
         visit(schema, () => pointer, report)
         continue
       }
-      const last = kept.reported.get(rule)
-      if (last !== undefined) {
-        for (const call of last)
+      if ((kept.visited & bit) !== 0) {
+        for (const call of kept.calls?.get(rule) ?? NO_CALLS)
           report(
             call.pointer,
             call.message,
@@ -127,11 +127,11 @@ export class SchemaFacts {
       }
       for (let i = 0; i < kept.schemas.length; i++) visit(kept.schemas[i], kept.wheres[i]!, recording)
       // A schema with more reports than are kept is visited again next time (what is held stays small).
-      if (calls.length <= MAX_KEPT_CALLS) kept.reported.set(rule, calls.length === 0 ? NO_CALLS : calls)
-      if (calls.length > 0) {
-        kept.noisy++
-        calls = []
+      if (bit !== 0 && calls.length <= MAX_KEPT_CALLS) {
+        kept.visited |= bit
+        if (calls.length > 0) (kept.calls ??= new Map()).set(rule, calls)
       }
+      if (calls.length > 0) calls = []
     }
   }
 
@@ -142,8 +142,8 @@ export class SchemaFacts {
    */
   private attention(): ReadonlyArray<RootRecord> {
     if (this.attending === undefined) {
-      const rules = this.objects!.localRules.size
-      this.attending = this.keptRoots().filter(({ kept }) => kept === undefined || kept.noisy > 0 || kept.reported.size < rules)
+      const all = this.objects!.allBits()
+      this.attending = this.keptRoots().filter(({ kept }) => kept === undefined || kept.calls !== undefined || kept.visited !== all)
     }
     return this.attending
   }
@@ -179,7 +179,21 @@ export class SchemaObjectFacts {
   private roots = new WeakMap<object, KeptRoot>()
   private lists = new WeakMap<object, RootRecord[]>()
   /** The local rules (`forEachSchemaLocal`) these compiles have run, by code. */
-  readonly localRules = new Set<string>()
+  private readonly localRules = new Map<string, number>()
+
+  /** The bit that stands for `rule` in each schema's `visited` (0 past the bits a number holds: never kept). */
+  bitOf(rule: string): number {
+    let bit = this.localRules.get(rule)
+    if (bit === undefined) this.localRules.set(rule, (bit = this.localRules.size < 30 ? 1 << this.localRules.size : 0))
+    return bit
+  }
+
+  /** The bits of every local rule these compiles have run. */
+  allBits(): number {
+    let all = 0
+    for (const bit of this.localRules.values()) all |= bit
+    return all
+  }
   private plain = new WeakMap<object, { references: readonly string[]; choices: boolean }>()
   private directional = new WeakMap<object, boolean>()
 
@@ -215,7 +229,7 @@ export class SchemaObjectFacts {
     let kept = this.roots.get(schema)
     if (kept === undefined) {
       const at = { pointer: pointerOf() }
-      const made: KeptRoot = { at, index, key, schemas: [], wheres: [], reported: new Map(), noisy: 0 }
+      const made: KeptRoot = { at, index, key, schemas: [], wheres: [], visited: 0, calls: undefined }
       walkSchema(
         schema,
         () => at.pointer,
@@ -230,8 +244,8 @@ export class SchemaObjectFacts {
       kept.at.pointer = pointerOf()
       kept.index = index
       kept.key = key
-      kept.reported.clear()
-      kept.noisy = 0
+      kept.visited = 0
+      kept.calls = undefined
     }
     return { schema, pointer: kept.at.pointer, kept }
   }
@@ -296,10 +310,10 @@ interface KeptRoot {
   key: string
   schemas: unknown[]
   wheres: Where[]
-  /** By rule: the rule's report calls here when it last visited it (at `at.pointer`: cleared when the schema moves). */
-  reported: Map<string, readonly KeptCall[]>
-  /** How many of those rules reported anything. */
-  noisy: number
+  /** The local rules (their bits: `SchemaObjectFacts.bitOf`) whose reports here are kept, from when each last visited it at `at.pointer` (none once it moves). */
+  visited: number
+  /** The report calls of the rules among them that reported anything here, by rule (none: undefined). */
+  calls: Map<string, readonly KeptCall[]> | undefined
 }
 
 /** A report call a rule made, as `forEachSchemaLocal` keeps it (its data and related copied: what is replayed shares nothing). */
