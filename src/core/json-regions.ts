@@ -61,11 +61,16 @@ export class JsonRegions {
     const prefix = last === undefined ? 0 : commonPrefix(last.text, text)
     const suffix = last === undefined ? 0 : commonSuffix(last.text, text, prefix)
     const shift = last === undefined ? 0 : text.length - last.text.length
-    // Spans come in the order they open, so an outer one is seen before those inside it.
+    // Spans come in the order they open, so an outer one is seen before those inside it; the
+    // containers enclosing the one at hand are on `enclosing`, with their values (no walk from the root).
     let sharedUntil = -1
+    const enclosing: Array<{ end: number; depth: number; value: object }> = []
     for (const span of spans) {
-      const parent = at(value, span.path, span.path.length - 1)
-      const key = span.path[span.path.length - 1]!
+      while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.end <= span.start) enclosing.pop()
+      const depth = span.path.length
+      const outer = enclosing[enclosing.length - 1]
+      const parent = depth === 1 ? value : outer !== undefined && outer.depth === depth - 1 ? outer.value : at(value, span.path, depth - 1)
+      const key = span.path[depth - 1]!
       if (parent === undefined || key === '__proto__') continue
       if (last !== undefined && span.start >= sharedUntil) {
         // Unchanged text: wholly in the common prefix (same offsets) or in the common suffix (shifted).
@@ -78,7 +83,10 @@ export class JsonRegions {
         }
       }
       const current = (parent as Record<string | number, unknown>)[key]
-      if (typeof current === 'object' && current !== null) byStart.set(span.start, { end: span.end, value: current })
+      if (typeof current === 'object' && current !== null) {
+        byStart.set(span.start, { end: span.end, value: current })
+        enclosing.push({ end: span.end, depth, value: current })
+      }
     }
     this.last = { text, byStart }
     return value
@@ -136,8 +144,8 @@ export interface JsonScan {
  */
 export function scanJson(text: string, limit: number): JsonScan {
   const spans: Span[] = []
-  // The open containers: whether each is an array, its current member index, its current key's
-  // offsets, and the span it records (if kept).
+  // The open containers down to the kept depths: whether each is an array, its current member
+  // index, its current key's offsets, and the span it records (if kept). Deeper ones only count.
   const arrays: boolean[] = []
   const indexes: number[] = []
   const keyStart: number[] = []
@@ -145,43 +153,55 @@ export function scanJson(text: string, limit: number): JsonScan {
   const open: Array<Span | undefined> = []
   let depth = 0
   let keys = 0
-  let expectKey = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
+    // Whitespace first: most of a formatted document's characters outside its strings.
+    if (c <= 32) continue
     if (c === 34 /* " */) {
       const j = stringEnd(text, i)
-      if (expectKey) {
-        keyStart[depth - 1] = i
-        keyEnd[depth - 1] = j
+      // A key is a string followed by a colon (as `countKeyTokens` counts them).
+      let k = j + 1
+      let after = text.charCodeAt(k)
+      while (after === 32 || after === 9 || after === 10 || after === 13) after = text.charCodeAt(++k)
+      if (after === 58 /* : */) {
         keys++
-        expectKey = false
-      }
-      i = j
+        if (depth >= 1 && depth <= JSON_REGION_DEPTH) {
+          keyStart[depth - 1] = i
+          keyEnd[depth - 1] = j
+        }
+        i = k
+      } else i = j
+    } else if (c === 44 /* , */) {
+      if (depth >= 1 && depth <= JSON_REGION_DEPTH && arrays[depth - 1]) indexes[depth - 1]!++
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (depth >= limit) return { deep: i, keys, spans: [] }
-      let span: Span | undefined
-      if (depth >= 1 && depth <= JSON_REGION_DEPTH && spans.length < MAX_SPANS) {
-        const path: Array<string | number> = []
-        for (let d = 0; d < depth; d++) path.push(arrays[d] ? indexes[d]! : keyText(text, keyStart[d]!, keyEnd[d]!))
-        span = { start: i, end: -1, path }
-        spans.push(span)
-      }
-      if (depth >= 0) {
+      if (depth >= 0 && depth <= JSON_REGION_DEPTH) {
+        let span: Span | undefined
+        if (depth >= 1 && spans.length < MAX_SPANS) {
+          // The enclosing container's path (its span's, when it has one) and this one's step.
+          const step = (d: number) => (arrays[d] ? indexes[d]! : keyText(text, keyStart[d]!, keyEnd[d]!))
+          const outer = open[depth - 1]
+          let path: Array<string | number>
+          if (outer !== undefined) path = [...outer.path, step(depth - 1)]
+          else {
+            path = []
+            for (let d = 0; d < depth; d++) path.push(step(d))
+          }
+          span = { start: i, end: -1, path }
+          spans.push(span)
+        }
         open[depth] = span
         arrays[depth] = c === 91
         indexes[depth] = 0
       }
       depth++
-      expectKey = c === 123
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
       // As `tooDeepJson` counts (below zero on a text that closes more than it opened: not JSON).
       depth--
-      const span = depth >= 0 ? open[depth] : undefined
-      if (span !== undefined) span.end = i + 1
-      expectKey = false
-    } else if (c === 44 /* , */ && depth > 0) {
-      if (arrays[depth - 1]) indexes[depth - 1]!++
-      else expectKey = true
+      if (depth >= 0 && depth <= JSON_REGION_DEPTH) {
+        const span = open[depth]
+        if (span !== undefined) span.end = i + 1
+      }
     }
   }
   return { deep: -1, keys, spans }
