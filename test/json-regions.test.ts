@@ -113,6 +113,19 @@ describe('JsonRegions', () => {
     expect(shared).toBeGreaterThan(runs)
   })
 
+  it('after an edit read from one container, the containers enclosing it are the new values, for the next parse to share', () => {
+    const regions = new JsonRegions()
+    const read = (text: string) => parseJsonSource('x.json', text, regions).source.value
+    read('{"a": {"b": {"c": 1}, "e": [1]}, "d": 1}')
+    // The same length: only `b` read again, `a` copied around it.
+    expect(read('{"a": {"b": {"c": 2}, "e": [1]}, "d": 1}')).toEqual({ a: { b: { c: 2 }, e: [1] }, d: 1 })
+    expect(regions.rereads).toBe(1)
+    // An edit outside every container: the whole text read, `a` shared from the value before.
+    const next = read('{"a": {"b": {"c": 2}, "e": [1]}, "d": 3}') as { a: unknown }
+    expect(next).toEqual({ a: { b: { c: 2 }, e: [1] }, d: 3 })
+    expect(regions.taken).toBeGreaterThan(0)
+  })
+
   it('never sets a `__proto__` member by assignment (the prototype stays Object.prototype)', () => {
     const regions = new JsonRegions()
     const a = '{"x": {"__proto__": {"polluted": 1}, "y": [1]}, "z": 1}'
@@ -165,6 +178,49 @@ describe('scanJson', () => {
 })
 
 describe('parseJsonSource with regions', () => {
+  it('reads an edit inside one container as JSON.parse reads the whole text, and reports what a whole reading reports', () => {
+    let rereads = 0
+    let runs = 0
+    // Edits that break the container read alone: a duplicate key, a lone surrogate, a number out of
+    // range, nesting past the limit, a syntax error; each must be reported as the whole reading does.
+    const breaking = fc.constantFrom('{"k": 1, "k": 2}', '"\\ud800"', '1e999', '['.repeat(70) + ']'.repeat(70), '{"a": }', '[1,]')
+    fc.assert(
+      fc.property(
+        documents,
+        fc.array(fc.tuple(fc.nat(), fc.option(value, { nil: undefined }), fc.option(breaking, { nil: undefined, freq: 4 })), { minLength: 1, maxLength: 5 }),
+        fc.nat(formats.length - 1),
+        (doc, edits, format) => {
+          const write = formats[format]!
+          const regions = new JsonRegions()
+          let current: Json = doc
+          parseJsonSource('x.json', write(current), regions)
+          for (const [pick, replacement, broken] of edits) {
+            const all = paths(current)
+            const path = all[pick % all.length]!
+            current = edited(current, path, replacement)
+            let text = write(current)
+            if (broken !== undefined && path.length > 0) {
+              // The broken text in place of the edited value (its JSON text is found by writing a marker there).
+              const marked = write(edited(current, path, '\u0000marker\u0000'))
+              text = marked.replace(JSON.stringify('\u0000marker\u0000'), broken)
+            }
+            const before = regions.rereads
+            const kept = parseJsonSource('x.json', text, regions)
+            const plain = parseJsonSource('x.json', text)
+            expect(kept.diagnostics).toEqual(plain.diagnostics)
+            if (plain.source.value !== undefined) expect(JSON.stringify(kept.source.value)).toBe(JSON.stringify(plain.source.value))
+            else expect(kept.source.value).toBeUndefined()
+            rereads += regions.rereads - before
+            runs++
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+    // Not vacuous: many edits were read from one container's text.
+    expect(rereads).toBeGreaterThan(runs / 10)
+  })
+
   it('reports what it reports without them, on valid and broken texts alike', () => {
     const regions = new JsonRegions()
     const texts = [

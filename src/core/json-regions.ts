@@ -14,6 +14,7 @@
  * two texts compared in blocks, and a lookup per container at the kept depths: linear in the text.
  * What is held is the last parse's value and a record per kept container (at most `MAX_SPANS`).
  */
+import { mayOverflowNumber } from './limits.js'
 import { stringEnd } from './json-scan.js'
 import { LastPerFile } from './memo.js'
 
@@ -27,22 +28,31 @@ export const JSON_REGION_DEPTH = 3
  */
 export const MAX_SPANS = 200_000
 
-/** A container of the text: its offsets (the opening and one past the closing bracket) and its path of keys and indexes. */
+/**
+ * A container of the text: its offsets (the opening and one past the closing bracket), its path of
+ * keys and indexes, and, once a parse has read it, its value.
+ */
 interface Span {
   start: number
   end: number
   path: Array<string | number>
+  value?: object
 }
 
-interface Kept {
-  end: number
-  value: object
+/** What the last parse read: its text, its value and its containers (with their values). */
+interface Last {
+  text: string
+  root: object
+  spans: Span[]
+  byStart?: Map<number, Span>
 }
 
 export class JsonRegions {
-  private last: { text: string; byStart: Map<number, Kept> } | undefined
+  private last: Last | undefined
   /** Containers shared with the last parse, in the last call (tests and benchmarks read it). */
   taken = 0
+  /** Texts read by `reread` (one container's text, not the whole), over this object's life (tests read it). */
+  rereads = 0
 
   /**
    * `value` is what `JSON.parse` read from `text` (a valid document with no duplicate key), `spans`
@@ -57,7 +67,8 @@ export class JsonRegions {
       return value
     }
     const last = this.last
-    const byStart = new Map<number, Kept>()
+    const byStart =
+      last === undefined ? undefined : (last.byStart ??= new Map(last.spans.flatMap((s) => (s.value === undefined ? [] : [[s.start, s] as const]))))
     const prefix = last === undefined ? 0 : commonPrefix(last.text, text)
     const suffix = last === undefined ? 0 : commonSuffix(last.text, text, prefix)
     const shift = last === undefined ? 0 : text.length - last.text.length
@@ -75,8 +86,8 @@ export class JsonRegions {
       if (last !== undefined && span.start >= sharedUntil) {
         // Unchanged text: wholly in the common prefix (same offsets) or in the common suffix (shifted).
         const before = span.end <= prefix ? 0 : span.start >= text.length - suffix ? shift : undefined
-        const kept = before === undefined ? undefined : last.byStart.get(span.start - before)
-        if (kept !== undefined && kept.end === span.end - before!) {
+        const kept = before === undefined ? undefined : byStart!.get(span.start - before)
+        if (kept?.value !== undefined && kept.end === span.end - before!) {
           ;(parent as Record<string | number, unknown>)[key] = kept.value
           sharedUntil = span.end
           this.taken++
@@ -84,12 +95,89 @@ export class JsonRegions {
       }
       const current = (parent as Record<string | number, unknown>)[key]
       if (typeof current === 'object' && current !== null) {
-        byStart.set(span.start, { end: span.end, value: current })
+        span.value = current
         enclosing.push({ end: span.end, depth, value: current })
       }
     }
-    this.last = { text, byStart }
+    this.last = { text, root: value, spans: spans as Span[] }
     return value
+  }
+
+  /**
+   * The value of `text` read from the last parse's, when the edit since lies inside one container
+   * that parse read (its brackets unchanged): only that container's text is scanned and parsed, and
+   * the containers enclosing it are copied with it in their place; everything else is the last
+   * parse's value. Undefined (read the whole text) when no kept container encloses the edit, or when
+   * the container's new text is not plain valid JSON (a syntax error, a duplicate key, a lone
+   * surrogate escape, a number out of range, nesting past `limit`): the whole text's reading then
+   * reports it. The same value `JSON.parse` reads from `text`: one JSON value replaced by another in
+   * a valid document leaves a valid document, the rest of it the same text.
+   */
+  reread(text: string, limit: number): object | undefined {
+    const last = this.last
+    if (last === undefined) return undefined
+    const prefix = commonPrefix(last.text, text)
+    if (prefix === text.length && prefix === last.text.length) return undefined
+    const suffix = commonSuffix(last.text, text, prefix)
+    const changedEnd = last.text.length - suffix
+    // The innermost kept container whose opening bracket is before the change and whose closing one after it.
+    let inner = -1
+    for (let i = 0; i < last.spans.length; i++) {
+      const span = last.spans[i]!
+      if (span.start >= prefix) break
+      if (span.value !== undefined && span.end - 1 >= changedEnd) inner = i
+    }
+    if (inner === -1) return undefined
+    const enclosing = last.spans[inner]!
+    const { path } = enclosing
+    if (path.includes('__proto__')) return undefined
+    const shift = text.length - last.text.length
+    const start = enclosing.start
+    const end = enclosing.end + shift
+    const scan = scanRange(text, limit, start, end, path)
+    if (scan.deep !== -1) return undefined
+    const slice = text.slice(start, end)
+    if (/\\u[dD][89a-fA-F]/.test(slice) || mayOverflowNumber(slice)) return undefined
+    let value: unknown
+    try {
+      value = JSON.parse(slice)
+    } catch {
+      return undefined
+    }
+    if (typeof value !== 'object' || value === null || countKeys(value) !== scan.keys) return undefined
+    // The containers on the path copied, each with the next in its place.
+    const root = copied(last.root)
+    const copies: object[] = []
+    let parent = root as Record<string | number, unknown>
+    for (let i = 0; i < path.length - 1; i++) {
+      const child = copied(parent[path[i]!] as object)
+      parent[path[i]!] = child
+      copies.push(child)
+      parent = child as Record<string | number, unknown>
+    }
+    parent[path[path.length - 1]!] = value
+    // The containers: those before it as they were, those enclosing it (copied, ending later), the
+    // ones it holds as just read, those after it shifted.
+    const spans: Span[] = []
+    let i = 0
+    for (; i < inner; i++) {
+      const span = last.spans[i]!
+      spans.push(span.end <= start ? span : { start: span.start, end: span.end + shift, path: span.path, value: copies[span.path.length - 1] })
+    }
+    for (const span of scan.spans) {
+      const held = at(value, span.path.slice(path.length), span.path.length - path.length)
+      if (held !== undefined) span.value = held
+      spans.push(span)
+    }
+    for (i = inner + 1; i < last.spans.length && last.spans[i]!.start < enclosing.end; i++);
+    for (; i < last.spans.length; i++) {
+      const span = last.spans[i]!
+      spans.push({ start: span.start + shift, end: span.end + shift, path: span.path, value: span.value })
+    }
+    this.taken = spans.length - scan.spans.length
+    this.rereads++
+    this.last = { text, root, spans }
+    return root
   }
 
   clear(): void {
@@ -111,6 +199,20 @@ export class JsonRegionsByFile {
   clear(): void {
     this.files.clear()
   }
+}
+
+/** A container's shallow copy: its members in their order (a member named `__proto__` stays an own member). */
+function copied(value: object): object {
+  return Array.isArray(value) ? value.slice() : { ...value }
+}
+
+/** Every own key of every object in a parsed JSON value. */
+export function countKeys(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0
+  let n = 0
+  if (Array.isArray(value)) for (const item of value) n += countKeys(item)
+  else for (const key in value) n += 1 + countKeys((value as Record<string, unknown>)[key])
+  return n
 }
 
 /** The value at the first `length` steps of `path` in `value`, when each step names a container's member. */
@@ -143,6 +245,14 @@ export interface JsonScan {
  * depth opens under them.
  */
 export function scanJson(text: string, limit: number): JsonScan {
+  return scanRange(text, limit, 0, text.length, [])
+}
+
+/**
+ * `scanJson` over `text` from `from` to `to`, where a container at `path` (its depth the path's
+ * length) opens at `from`: offsets are the whole text's, depths and paths the document's.
+ */
+function scanRange(text: string, limit: number, from: number, to: number, path0: Array<string | number>): JsonScan {
   const spans: Span[] = []
   // The open containers down to the kept depths: whether each is an array, its current member
   // index, its current key's offsets, and the span it records (if kept). Deeper ones only count.
@@ -151,9 +261,9 @@ export function scanJson(text: string, limit: number): JsonScan {
   const keyStart: number[] = []
   const keyEnd: number[] = []
   const open: Array<Span | undefined> = []
-  let depth = 0
+  let depth = path0.length
   let keys = 0
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i)
     // Whitespace first: most of a formatted document's characters outside its strings.
     if (c <= 32) continue
@@ -181,14 +291,17 @@ export function scanJson(text: string, limit: number): JsonScan {
           // The enclosing container's path (its span's, when it has one) and this one's step.
           const step = (d: number) => (arrays[d] ? indexes[d]! : keyText(text, keyStart[d]!, keyEnd[d]!))
           const outer = open[depth - 1]
-          let path: Array<string | number>
-          if (outer !== undefined) path = [...outer.path, step(depth - 1)]
-          else {
+          let path: Array<string | number> | undefined
+          if (i === from && path0.length > 0) path = path0
+          else if (outer !== undefined) path = [...outer.path, step(depth - 1)]
+          else if (path0.length === 0) {
             path = []
             for (let d = 0; d < depth; d++) path.push(step(d))
           }
-          span = { start: i, end: -1, path }
-          spans.push(span)
+          if (path !== undefined) {
+            span = { start: i, end: -1, path }
+            spans.push(span)
+          }
         }
         open[depth] = span
         arrays[depth] = c === 91

@@ -4,7 +4,7 @@ import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import { lazyRequire } from './lazy-require.js'
 import { LIMITS, loneSurrogate, mayOverflowNumber, nonFiniteNumber, tooDeepJson } from './limits.js'
-import { scanJson, type JsonRegions } from './json-regions.js'
+import { countKeys, scanJson, type JsonRegions } from './json-regions.js'
 import { stringEnd } from './json-scan.js'
 import { LineIndex } from './source-text.js'
 
@@ -45,13 +45,20 @@ export function parseJsonSource(file: string, text: string, regions?: JsonRegion
   // A byte order mark is tolerated; replacing it by a space keeps every offset where it was.
   const body = text.charCodeAt(0) === 0xfeff ? ' ' + text.slice(1) : text
   const lines = new LineIndex(body)
+  let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined
+  const buildIndex = () => (index ??= indexSource(file, body, lines))
+  // A recompile whose edit lies inside one container the last parse read reads that container
+  // alone (json-regions.ts `reread`); any problem in it, or an edit elsewhere, reads the whole text.
+  const reread = regions?.reread(body, LIMITS.depth)
+  let value: unknown = reread
+  const diagnostics: Diagnostic[] = []
   // Fast path: JSON.parse, and a key count that proves there is no duplicate key. The tree with
   // every value's position is built only when something needs a position (a diagnostic, a source
   // map): on a 1 MB contract that tree costs many times the parse itself (bench/).
   // A recompile's regions need the text's containers: one scan finds them with what the reading
   // needs anyway (the depth limit, the key count), instead of a scan for each.
-  const scan = regions === undefined ? undefined : scanJson(body, LIMITS.depth)
-  const deep = scan === undefined ? tooDeepJson(body) : scan.deep
+  const scan = regions === undefined || reread !== undefined ? undefined : scanJson(body, LIMITS.depth)
+  const deep = reread !== undefined ? -1 : scan === undefined ? tooDeepJson(body) : scan.deep
   if (deep !== -1) {
     const diagnostic: Diagnostic = {
       code: 'CONTRACTS_TOO_DEEP',
@@ -63,15 +70,16 @@ export function parseJsonSource(file: string, text: string, regions?: JsonRegion
     }
     return { source: { file, text, value: undefined, lines, locate: () => ({ ...lines.position(deep), offset: deep }) }, diagnostics: [diagnostic] }
   }
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    value = undefined
+  if (reread === undefined) {
+    try {
+      value = JSON.parse(body)
+    } catch {
+      value = undefined
+    }
   }
   // RFC 8785 (and so every contract hash) has no form for an unpaired surrogate; one can only come
   // from a \\uD800-\\uDFFF escape, so the text says cheaply whether the value needs a look.
-  if (value !== undefined && /\\u[dD][89a-fA-F]/.test(body)) {
+  if (reread === undefined && value !== undefined && /\\u[dD][89a-fA-F]/.test(body)) {
     const pointer = loneSurrogate(value)
     if (pointer !== undefined) {
       const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
@@ -92,7 +100,7 @@ export function parseJsonSource(file: string, text: string, regions?: JsonRegion
     }
   }
   // A number beyond a double's range has no JSON value a hash can be computed over (RFC 8785).
-  if (value !== undefined && mayOverflowNumber(body)) {
+  if (reread === undefined && value !== undefined && mayOverflowNumber(body)) {
     const pointer = nonFiniteNumber(value)
     if (pointer !== undefined) {
       const source: JsonSource = { file, text, value: undefined, lines, locate: () => ({ line: 1, column: 1, offset: 0 }) }
@@ -111,9 +119,8 @@ export function parseJsonSource(file: string, text: string, regions?: JsonRegion
       }
     }
   }
-  let index: { nodes: Map<string, Node>; diagnostics: Diagnostic[] } | undefined
-  const buildIndex = () => (index ??= indexSource(file, body, lines))
-  const diagnostics = value === undefined || countKeys(value) !== (scan === undefined ? countKeyTokens(body) : scan.keys) ? buildIndex().diagnostics : []
+  if (reread === undefined && (value === undefined || countKeys(value) !== (scan === undefined ? countKeyTokens(body) : scan.keys)))
+    diagnostics.push(...buildIndex().diagnostics)
   if (value === undefined && diagnostics.length === 0) {
     diagnostics.push({ code: 'JSON_SYNTAX', severity: CORE_CODES.JSON_SYNTAX.severity, message: 'Invalid JSON.', file, pointer: '', line: 1, column: 1 })
   }
@@ -136,7 +143,7 @@ export function parseJsonSource(file: string, text: string, regions?: JsonRegion
     const offset = node?.offset ?? 0
     return { ...lines.position(offset), offset }
   }
-  if (diagnostics.length === 0 && regions !== undefined) value = regions.share(body, value, scan!.spans)
+  if (diagnostics.length === 0 && reread === undefined && regions !== undefined) value = regions.share(body, value, scan!.spans)
   return { source: { file, text, value: diagnostics.length > 0 ? undefined : value, lines, locate }, diagnostics }
 }
 
@@ -206,15 +213,6 @@ function locateWithTree(file: string, body: string, lines: LineIndex, pointer: s
     node = nodes.get(joinPointer('', ...tokens))
   }
   return lines.position(node?.offset ?? 0)
-}
-
-/** Every own key of every object in a parsed JSON value. */
-function countKeys(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countKeys(v), 0)
-  if (typeof value !== 'object' || value === null) return 0
-  let n = 0
-  for (const key in value as object) n += 1 + countKeys((value as Record<string, unknown>)[key])
-  return n
 }
 
 /** Strings followed by a colon: the key tokens of a valid JSON text (strings are matched whole, so quotes inside them never desynchronize the scan). */
