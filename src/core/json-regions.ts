@@ -10,9 +10,14 @@
  *
  * Values are shared, so nothing may change them once parsed (every stage reads them only).
  *
- * Cost: one scan of the text (strings jumped over by `indexOf`), the common prefix and suffix of the
- * two texts compared in blocks, and a lookup per container at the kept depths: linear in the text.
- * What is held is the last parse's value and a record per kept container (at most `MAX_SPANS`).
+ * An edit inside one kept container is read from that container's text alone (`reread`): the rest
+ * of the document is the last parse's value, the containers enclosing it copied around the new one.
+ *
+ * Cost: the common prefix and suffix of the two texts compared in blocks, then either the edited
+ * container's text scanned and parsed and the kept containers listed again (`reread`), or one scan
+ * of the whole text (strings jumped over by `indexOf`) and a lookup per container at the kept depths
+ * (`share`): linear in the text. What is held is the last parse's value and a record per kept
+ * container (at most `MAX_SPANS`).
  */
 import { mayOverflowNumber } from './limits.js'
 import { stringEnd } from './json-scan.js'
