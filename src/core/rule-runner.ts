@@ -41,7 +41,7 @@ export function runRules<Context, Code extends DiagnosticCode, File = never>(
 }
 
 /** `report`, with each call also written to `calls` (its data and related copied: the diagnostics made from them share nothing). */
-function recording<File>(report: Report<File>, calls: ReportCall<File>[]): Report<File> {
+export function recording<File>(report: Report<File>, calls: ReportCall<File>[]): Report<File> {
   const record = (file: File | undefined, pointer: string, message: string, data?: Record<string, unknown>, related?: readonly Related<File>[]) =>
     void calls.push({ in: file, pointer, message, data: data && structuredClone(data), related: related?.map((r) => ({ ...r })) })
   return Object.assign(
@@ -58,7 +58,8 @@ function recording<File>(report: Report<File>, calls: ReportCall<File>[]): Repor
   )
 }
 
-function replay<File>(report: Report<File>, call: ReportCall<File>): void {
+/** Makes a kept call again through `report` (its data and related copied again). */
+export function replay<File>(report: Report<File>, call: ReportCall<File>): void {
   const data = call.data && structuredClone(call.data)
   const related = (call.related as readonly Related<File>[] | undefined)?.map((r) => ({ ...r }))
   if (call.in === undefined) report(call.pointer, call.message, data, related)

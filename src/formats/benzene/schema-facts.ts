@@ -2,7 +2,9 @@ import { sortKeys } from '../../core/emit.js'
 import { directReferences, pushChildren } from '../../runtime/benzene/closure.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
-import type { Related, Report } from '../../core/rule.js'
+import type { Report } from '../../core/rule.js'
+import type { ReportCall } from '../../core/kept-reports.js'
+import { recording, replay } from '../../core/rule-runner.js'
 import type { Merged } from './all-of.js'
 import type { Discriminator } from './inheritance.js'
 import { documentSchemas, walkSchema, type Where } from './schema-walk.js'
@@ -101,37 +103,26 @@ export class SchemaFacts {
     const { objects } = this
     // The rule's bit in each schema's `visited`; a rule past the bits there is visited every time.
     const bit = objects.bitOf(rule)
-    // One recording report for the rule, writing into the calls of the schema being visited.
-    let calls: KeptCall[] = []
-    const recording: Report = Object.assign(
-      (at: string, message: string, data?: Record<string, unknown>, related?: readonly Related[]) => {
-        calls.push({ pointer: at, message, data: data && structuredClone(data), related: related?.map((r) => ({ ...r })) })
-        report(at, message, data, related)
-      },
-      { in: report.in },
-    )
+    // One recording report for the rule (core's, as the runner records kept rules), writing into
+    // the calls of the schema being visited.
+    const calls: ReportCall<never>[] = []
+    const recorded = recording(report, calls)
     for (const { schema, pointer, kept } of this.attention()) {
       if (kept === undefined) {
         visit(schema, () => pointer, report)
         continue
       }
       if ((kept.visited & bit) !== 0) {
-        for (const call of kept.calls?.get(rule) ?? NO_CALLS)
-          report(
-            call.pointer,
-            call.message,
-            call.data && structuredClone(call.data),
-            call.related?.map((r) => ({ ...r })),
-          )
+        for (const call of kept.calls?.get(rule) ?? NO_CALLS) replay(report, call)
         continue
       }
-      for (let i = 0; i < kept.schemas.length; i++) visit(kept.schemas[i], kept.wheres[i]!, recording)
+      for (let i = 0; i < kept.schemas.length; i++) visit(kept.schemas[i], kept.wheres[i]!, recorded)
+      const made = calls.splice(0)
       // A schema with more reports than are kept is visited again next time (what is held stays small).
-      if (bit !== 0 && calls.length <= MAX_KEPT_CALLS) {
+      if (bit !== 0 && made.length <= MAX_KEPT_CALLS) {
         kept.visited |= bit
-        if (calls.length > 0) (kept.calls ??= new Map()).set(rule, calls)
+        if (made.length > 0) (kept.calls ??= new Map()).set(rule, made)
       }
-      if (calls.length > 0) calls = []
     }
   }
 
@@ -313,18 +304,10 @@ interface KeptRoot {
   /** The local rules (their bits: `SchemaObjectFacts.bitOf`) whose reports here are kept, from when each last visited it at `at.pointer` (none once it moves). */
   visited: number
   /** The report calls of the rules among them that reported anything here, by rule (none: undefined). */
-  calls: Map<string, readonly KeptCall[]> | undefined
+  calls: Map<string, readonly ReportCall<never>[]> | undefined
 }
 
-/** A report call a rule made, as `forEachSchemaLocal` keeps it (its data and related copied: what is replayed shares nothing). */
-interface KeptCall {
-  pointer: string
-  message: string
-  data: Record<string, unknown> | undefined
-  related: readonly Related[] | undefined
-}
-
-const NO_CALLS: readonly KeptCall[] = []
+const NO_CALLS: readonly ReportCall<never>[] = []
 
 /** The most report calls kept for one rule at one top-level schema (`forEachSchemaLocal`). */
 const MAX_KEPT_CALLS = 256

@@ -97,6 +97,26 @@ export function jsonEqual(a: unknown, b: unknown, budget: Budget): boolean | und
  * does equal text mean an equal schema, since a reference may name a target that changed.
  */
 export function referenceFree(value: unknown, budget: Budget): boolean | undefined {
+  return walkMembers(value, budget, (key) =>
+    key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping' || key === 'discriminator' ? STOP : DESCEND,
+  )
+}
+
+/** What `walkMembers`' visitor answers for a member: walk into it, pass over it, or end the walk. */
+export const DESCEND = 0
+export const SKIP = 1
+export const STOP = 2
+
+/**
+ * Visits each member of every object in a JSON value (arrays walked through), depth first, a budget
+ * step a node: true when the walk ended, false when the visitor stopped it, undefined past the
+ * budget. The one walk of the schema engine's and the differs' checks over a value's members.
+ */
+export function walkMembers(
+  value: unknown,
+  budget: Budget,
+  visit: (key: string, member: unknown) => typeof DESCEND | typeof SKIP | typeof STOP,
+): boolean | undefined {
   // A scalar: the first step of the walk below, without its stack.
   if (value === null || typeof value !== 'object') return --budget.left < 0 ? undefined : true
   const stack: unknown[] = [value]
@@ -109,8 +129,10 @@ export function referenceFree(value: unknown, budget: Budget): boolean | undefin
       continue
     }
     for (const key in node) {
-      if (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef' || key === 'mapping' || key === 'discriminator') return false
-      stack.push((node as Record<string, unknown>)[key])
+      const member = (node as Record<string, unknown>)[key]
+      const next = visit(key, member)
+      if (next === STOP) return false
+      if (next === DESCEND) stack.push(member)
     }
   }
   return true

@@ -16,7 +16,7 @@
  * then core's `jsonEqual`; the targets' answers are kept per pointer), at most WALK_BUDGET per payload;
  * past that, "not known".
  */
-import { jsonEqual, type Budget } from '../../../core/diff/schema/values.js'
+import { DESCEND, SKIP, STOP, jsonEqual, walkMembers, type Budget } from '../../../core/diff/schema/values.js'
 import { isObject } from '../document.js'
 import type { Version } from './context.js'
 import { localPointer, valueAt } from './payloads.js'
@@ -86,22 +86,12 @@ function compareOwn(a: unknown, b: unknown, budget: Budget): KnownTarget {
 /** The `$ref` strings in `value`, not followed; undefined past the budget or where compareOwn refuses. */
 function ownRefs(value: unknown, budget: Budget): string[] | undefined {
   const refs: string[] = []
-  const stack: unknown[] = [value]
-  while (stack.length > 0) {
-    if (--budget.left < 0) return undefined
-    const node = stack.pop()
-    if (node === null || typeof node !== 'object') continue
-    if (Array.isArray(node)) {
-      for (const item of node) stack.push(item)
-      continue
-    }
-    for (const key in node) {
-      if (OTHER_NAMING.has(key)) return undefined
-      const member = (node as Record<string, unknown>)[key]
-      if (key !== '$ref') stack.push(member)
-      else if (typeof member === 'string') refs.push(member)
-      else return undefined
-    }
-  }
-  return refs
+  const walked = walkMembers(value, budget, (key, member) => {
+    if (OTHER_NAMING.has(key)) return STOP
+    if (key !== '$ref') return DESCEND
+    if (typeof member !== 'string') return STOP
+    refs.push(member)
+    return SKIP
+  })
+  return walked === true ? refs : undefined
 }
