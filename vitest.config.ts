@@ -181,6 +181,7 @@ export const BUNDLERS = [
   'test/hostile-compile.test.ts',
   'test/nats-module.test.ts',
   'test/nats-profile-allows.test.ts',
+  'test/package-types.test.ts',
   'test/plugin.test.ts',
   'test/resolve-specifiers.test.ts',
   'test/topology-import.test.ts',

@@ -12,7 +12,9 @@
  * reports whose inputs are the same objects), beside two separate checks; the findings and the
  * diagnostics of both ways are compared once first.
  *
- *   npm run build && node --single-threaded --import tsx bench/diff-phases.ts [channels] [rounds] [--shared-check]
+ * `--few` diffs the edit of three channels' payloads (bench/diff-edit.ts `fewChannelsEdited`) instead.
+ *
+ *   npm run build && node --single-threaded --import tsx bench/diff-phases.ts [channels] [rounds] [--shared-check] [--few]
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -21,7 +23,7 @@ import { PerformanceObserver, constants } from 'node:perf_hooks'
 import { ContractCompiler } from '../dist/src/core/compile.js'
 import { loadDiffer } from '../dist/src/formats/diffs.js'
 import { formats } from '../dist/src/formats/index.js'
-import { editedDocument } from './diff-edit.js'
+import { editedDocument, fewChannelsEdited } from './diff-edit.js'
 import { natsDocument } from './generate.js'
 
 const args = process.argv.slice(2)
@@ -33,7 +35,7 @@ const text = natsDocument(n, { payloads: true })
 const oldFile = resolve(work, `diff-old-${n}.asyncapi.yaml`)
 const newFile = resolve(work, `diff-new-${n}.asyncapi.yaml`)
 writeFileSync(oldFile, text)
-writeFileSync(newFile, editedDocument(text))
+writeFileSync(newFile, args.includes('--few') ? fewChannelsEdited(text) : editedDocument(text))
 const nats = formats.find((f) => f.name === 'nats')!
 const differ = (await loadDiffer('nats'))!
 const read = (file: string) => readFile(file, 'utf8')

@@ -13,6 +13,7 @@ import { DevRegistry } from './dev-page.js'
 import { parseModuleId } from './module-id.js'
 import { resolveOptions, type OptionProblem, type ResolvedPluginOptions } from './options.js'
 import { SidecarWriter } from './sidecar.js'
+import { isPackageFile, PackageDeclarations, projectFolder } from './package-declarations.js'
 import { errorsKey } from './errors.js'
 
 /** How long a dev server waits after a contract's last save before writing its sidecars (`typesLater`). */
@@ -43,6 +44,10 @@ export class PluginContext {
   readonly importedQueries = new Set<string>()
   /** The one writer of sidecars and query declarations (it keeps the query imports served, for their file). */
   readonly sidecars = new SidecarWriter()
+  /** The declarations of the contracts the app imports from packages, written into the project instead of beside them. */
+  readonly packages = new PackageDeclarations()
+  /** Folder -> the project folder of a module in it (`projectFolder`). */
+  private readonly projectFolders = new Map<string, string>()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
   readonly registry = new DevRegistry()
   /** Dependency file -> ids of the modules compiled from it: a change to the file invalidates them (`hotUpdate`). */
@@ -218,6 +223,12 @@ export class PluginContext {
     const collect = (written: WriteResult) => {
       if (!written.ok) refused.push(...written.refused.map(writeRefusedDiagnostic))
     }
+    // A package's contract: nothing is written beside it (package-declarations.ts); the project's
+    // file declares it by the specifiers the app imported it by.
+    if (isPackageFile(served.file)) {
+      if (result.dts !== undefined) for (const root of this.packages.declare(served.file, served.query, result.dts)) collect(this.packages.write(root))
+      return refused
+    }
     const plain = served.query === '' ? result : await this.compile({ file: served.file, query: '' })
     if (plain.dts !== undefined) collect(this.sidecars.sidecar(served.file, plain.dts))
     if (served.query === '' && plain.dts !== undefined && this.emptyQueries.has(served.file) && this.sidecars.query(served.file, '', plain.dts))
@@ -254,9 +265,16 @@ export class PluginContext {
    * with `<root>/index.html` as the importer), and an import with an empty query (`./x.spec.json?`,
    * `emptyQueries`: the plain module, whose import TypeScript resolves only as the query `""`).
    */
-  recordImport(file: string, query: string, questionMark: boolean, importer: string | undefined): void {
+  recordImport(file: string, query: string, questionMark: boolean, importer: string | undefined, packageSource?: string): void {
     const fromModule = importer !== undefined && importer !== join(this.viteRoot ?? '', 'index.html')
     if (!fromModule || this.options.types === false) return
+    if (packageSource !== undefined && isPackageFile(file))
+      this.packages.record(
+        file,
+        query,
+        packageSource,
+        projectFolder(parseModuleId(importer, this.idRoot())?.file ?? importer, this.idRoot(), this.projectFolders),
+      )
     if (this.serving && query !== '') this.importedQueries.add(`${file}?${query}`)
     if (query === '' && questionMark) {
       this.emptyQueries.add(file)
@@ -294,7 +312,8 @@ export class PluginContext {
         .then(async () => {
           const result = await this.compile(served)
           // Deleted (and not made again while the saves paused): its sidecars go too, if they are ours.
-          if (result.dts === undefined && lstatSync(served.file, { throwIfNoEntry: false }) === undefined)
+          // (A package's contract has nothing beside it to remove: package-declarations.ts.)
+          if (result.dts === undefined && !isPackageFile(served.file) && lstatSync(served.file, { throwIfNoEntry: false }) === undefined)
             for (const removal of this.sidecars.remove(served.file))
               if (!removal.ok)
                 for (const refusal of removal.refused) this.logger?.warn(`unplugin-contracts: ${formatDiagnostic(writeRefusedDiagnostic(refusal))}`)

@@ -32,10 +32,10 @@ import { topologyModule, topologyQueryRefused } from './topology-module.js'
 import { OutsideRootFiles } from './outside-root.js'
 import { replayErrors, type ErrorReplay, type HotChannelLike } from './error-replay.js'
 import { outsideServing, servingRule } from './dev-serving.js'
+import { isPackageFile } from './package-declarations.js'
 
 export { PLUGIN_NAME }
 
-const NODE_MODULES = /[\\/]node_modules[\\/]/
 /** The folder of compiled results inside a bundler's cache folder. */
 const CACHE_FOLDER = 'unplugin-contracts'
 
@@ -111,16 +111,17 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         const topology = isTopologyImport(specifier, query)
         if (!topology && !compiler.formatOf(specifier)) return null
         // A dependency that imports its own `x.spec.json` means the JSON, as its author built it.
-        if (importer !== undefined && NODE_MODULES.test(parseModuleId(importer, ctx.idRoot())?.file ?? importer)) return null
+        if (importer !== undefined && isPackageFile(parseModuleId(importer, ctx.idRoot())?.file ?? importer)) return null
         // Inside the bundler's own resolution of this very specifier (started below): let it answer.
-        if (native.isPending(specifier, importer)) return null
+        if (native.isPending(source, importer)) return null
         const from = importer ? (parseModuleId(importer, ctx.idRoot())?.file ?? importer) : undefined
         const file = ctx.isPath(specifier)
           ? ctx.resolveContract(specifier, importer)
           : ((await native.resolve(this as never, specifier, from)) ?? ctx.resolveContract(specifier, importer))
         if (topology) return file ? toTopologyId(file, idForm(file + TOPOLOGY_SUFFIX), query) : null
         if (!file || !ctx.included(file)) return null
-        ctx.recordImport(file, query, source.includes('?'), importer)
+        // A package's contract is declared by the specifier the app wrote (package-declarations.ts).
+        ctx.recordImport(file, query, source.includes('?'), importer, ctx.isPath(specifier) ? undefined : source)
         return toModuleId(file, query, idForm(file + MODULE_SUFFIX))
       },
     },

@@ -28,23 +28,34 @@ interface WebpackLikeCompiler {
 }
 
 export function createNativeResolve(meta: UnpluginContextMeta) {
-  const pending = new Set<string>()
+  /** The resolutions under way, by importer and specifier. */
+  const pending = new Map<string, Promise<string | undefined>>()
   const key = (specifier: string, importer: string | undefined) => `${importer ?? ''}\0${specifier}`
-
+  /**
+   * Whether the bundler's resolver calls this plugin again, from the same importer, for the
+   * specifier it is asked: esbuild's `build.resolve` runs every plugin's `onResolve`. Rollup's family
+   * is asked with `skipSelf`, which leaves this plugin out; Rspack runs its resolver plugins outside
+   * the resolver asked here, and webpack's resolver calls this one without an importer (the
+   * resolution then declines: `ask` needs one).
+   */
+  const reenters = meta.framework === 'esbuild'
   /** `undefined` when the bundler's resolver has no answer (or there is none to ask). */
-  async function resolve(context: RollupLikeContext, specifier: string, importer: string | undefined): Promise<string | undefined> {
+  function resolve(context: RollupLikeContext, specifier: string, importer: string | undefined): Promise<string | undefined> {
     const k = key(specifier, importer)
-    pending.add(k)
-    try {
-      const found = await ask(context, specifier, importer)
-      return found === undefined ? undefined : found.split('?')[0]
-    } catch {
-      return undefined
-    } finally {
-      pending.delete(k)
-    }
+    // The same specifier from the same module, asked again while the first is under way (the
+    // contract imported with and without a query): the one resolution answers both. Declined
+    // instead, the second import was left to the bundler alone, which cannot resolve a query
+    // (Rollup made it an external import of the raw file, in silence).
+    const under = pending.get(k)
+    if (under !== undefined) return under
+    const asked = ask(context, specifier, importer).then(
+      (found) => (found === undefined ? undefined : found.split('?')[0]),
+      () => undefined,
+    )
+    pending.set(k, asked)
+    void asked.finally(() => pending.delete(k))
+    return asked
   }
-
   async function ask(context: RollupLikeContext, specifier: string, importer: string | undefined): Promise<string | undefined> {
     switch (meta.framework) {
       case 'rollup':
@@ -73,7 +84,11 @@ export function createNativeResolve(meta: UnpluginContextMeta) {
 
   return {
     resolve,
-    /** True inside the bundler's resolution that `resolve` started: the plugin must not claim it. */
-    isPending: (specifier: string, importer: string | undefined) => pending.has(key(specifier, importer)),
+    /**
+     * True inside the bundler's resolution that `resolve` started (its call of this plugin for the
+     * same `source`): the plugin must not claim it. That call names the specifier without a query,
+     * as `resolve` was asked; with Rollup's family there is no such call.
+     */
+    isPending: (source: string, importer: string | undefined) => reenters && !source.includes('?') && pending.has(key(source, importer)),
   }
 }
