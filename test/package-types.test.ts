@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { bundlers, freshDir } from './helpers/bundlers.js'
 import { tsc, TSC, TSC7 } from './helpers/cli.js'
+import { projectFolder } from '../src/plugin/package-declarations.js'
 
 const repo = join(import.meta.dirname, '..')
 const app = freshDir(join(import.meta.dirname, '.tmp/package-types'))
@@ -122,5 +123,35 @@ describe('TypeScript reads the declarations the builds wrote', () => {
     expect(misuses.output).toMatch(/misuses\.ts\(1,19\): error TS2305: .*has no exported member 'shipped'/)
     expect(misuses.output).toMatch(/misuses\.ts\(2,10\): error TS2305: .*has no exported member 'refund'/)
     expect(misuses.output).toMatch(/misuses\.ts\(3,14\): error TS2322: Type 'string' is not assignable to type 'number'/)
+  })
+})
+
+describe('the project file', () => {
+  it('is not written with `types: false`, and a file of that name the project did not write is left as it is (the build fails, naming it)', async () => {
+    const other = freshDir(join(app, 'other'))
+    writeFileSync(join(other, 'package.json'), JSON.stringify({ name: 'other', private: true }))
+    writeFileSync(join(other, 'main.js'), `import * as plain from '${PLAIN}'\nexport const n = Object.keys(plain).length\n`)
+    // Resolved from `other`: the package is in the app's node_modules, one folder up.
+    await bundlers.rollup!(join(other, 'main.js'), join(other, 'out'), { types: false })
+    expect(readdirSync(other).sort()).toEqual(['main.js', 'out', 'package.json'])
+    writeFileSync(join(other, 'contracts-packages.d.ts'), 'declare const mine: number\n')
+    await expect(bundlers.rollup!(join(other, 'main.js'), join(other, 'out'))).rejects.toThrow(/CONTRACTS_WRITE_REFUSED[\s\S]*contracts-packages\.d\.ts/)
+    expect(readFileSync(join(other, 'contracts-packages.d.ts'), 'utf8')).toBe('declare const mine: number\n')
+    expect(listing()).toEqual(packageBefore)
+  })
+
+  it('goes into the nearest folder with a package.json above the importing module (not one inside node_modules), else the bundler root', () => {
+    const known = new Map<string, string>()
+    const nested = join(app, 'src/deep/er')
+    mkdirSync(nested, { recursive: true })
+    expect(projectFolder(join(nested, 'main.js'), '/fallback', known)).toBe(app)
+    // Kept by folder, for every folder walked through.
+    expect(known.get(join(app, 'src/deep'))).toBe(app)
+    const workspace = join(app, 'src/deep')
+    writeFileSync(join(workspace, 'package.json'), '{}')
+    expect(projectFolder(join(nested, 'main.js'), '/fallback', new Map())).toBe(workspace)
+    expect(projectFolder(join(pkg, 'index.js'), '/fallback', new Map())).toBe(app)
+    expect(projectFolder('\0virtual:entry', '/fallback', new Map())).toBe('/fallback')
+    expect(projectFolder('src/main.js', '/fallback', new Map())).toBe('/fallback')
   })
 })

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { dirname, join, sep } from 'node:path'
+import { dirname, isAbsolute, join, sep } from 'node:path'
 import { writeOwnedFile, type WriteResult } from '../core/safe-write.js'
 import { ambientModule } from './sidecar.js'
 
@@ -79,9 +79,12 @@ const MAX_PROJECT_DEPTH = 64
 /**
  * The project folder of a module that imports a package's contract: the nearest folder at or
  * above it with a `package.json` (the app's package, where its tsconfig usually is; in a monorepo,
- * the importing workspace's own), else `fallback` (the bundler's root). Answers are kept by folder.
+ * the importing workspace's own), else `fallback` (the bundler's root; also for an importer that
+ * is no absolute path, a virtual module). Answers are kept by folder.
  */
 export function projectFolder(importer: string, fallback: string, known: Map<string, string>): string {
+  // A virtual module or an id of the bundler's own is no file: the bundler's root.
+  if (!isAbsolute(importer)) return fallback
   const start = dirname(importer)
   const seen: string[] = []
   let found: string | undefined
