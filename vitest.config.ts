@@ -163,6 +163,7 @@ export const SHARED = [
   'test/yaml-block.test.ts',
   'test/yaml-fast-credentials.test.ts',
   'test/yaml-fast.test.ts',
+  'test/yaml-merge-keys.test.ts',
 ]
 
 /**

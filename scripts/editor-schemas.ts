@@ -72,20 +72,19 @@ export function memberSpecSchema(spec: MemberSpec): Record<string, unknown> {
  *   `1.2e1`) as no integer, where the checker reads the value, 6 or 12: `type: integer` alone would
  *   mark a member the build accepts. `multipleOf: 1` is what such an editor accepts; the `integer`
  *   branch keeps ajv's verdict on a whole number too large for `multipleOf` there (1e21 and up).
- * - In a document read as YAML (`yaml`), a closed object (`additionalProperties: false`) refuses a
- *   member named `<<` by `propertyNames`. The build reads YAML 1.2, which has no merge keys: `<<: *base`
- *   is a member named `<<`, outside the shape. The YAML language server merges it, for the members
- *   and required ones, and judges the literal key by `propertyNames` alone.
+ *
+ * A YAML merge key (`<<: *base`) needs nothing here: the YAML language server merges it before it
+ * judges the members, as the build does (with the warning YAML_MERGE_KEY).
  */
-export function asEditorsRead(shape: unknown, yaml: boolean): unknown {
-  if (Array.isArray(shape)) return shape.map((item) => asEditorsRead(item, yaml))
+export function asEditorsRead(shape: unknown): unknown {
+  if (Array.isArray(shape)) return shape.map((item) => asEditorsRead(item))
   if (typeof shape !== 'object' || shape === null) return shape
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(shape)) {
     if (key === 'properties' || key === 'definitions' || key === 'patternProperties')
-      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, member]) => [name, asEditorsRead(member, yaml)]))
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, member]) => [name, asEditorsRead(member)]))
     else if (key === 'enum' || key === 'const' || key === 'required' || key === 'examples' || key === 'default') out[key] = value
-    else out[key] = asEditorsRead(value, yaml)
+    else out[key] = asEditorsRead(value)
   }
   const types = out.type === undefined ? [] : Array.isArray(out.type) ? out.type : [out.type]
   if (types.includes('integer')) {
@@ -93,10 +92,6 @@ export function asEditorsRead(shape: unknown, yaml: boolean): unknown {
       throw new Error(`An integer member written as ${JSON.stringify(shape)} has no editor form here.`)
     out.type = 'number'
     out.anyOf = [{ type: 'integer' }, { multipleOf: 1 }]
-  }
-  if (yaml && out.additionalProperties === false) {
-    if (out.propertyNames !== undefined) throw new Error(`A closed object with propertyNames (${JSON.stringify(shape)}) has no editor form here.`)
-    out.propertyNames = { not: { const: '<<' } }
   }
   return out
 }
@@ -120,7 +115,7 @@ export function editorSchemas(): EditorSchema[] {
       schema: head(
         'Benzene contract document',
         'The members a Benzene contract document must have and their JSON types, as unplugin-contracts checks them (BENZENE_MISSING_MEMBER, BENZENE_WRONG_TYPE). Other members are tolerated. `contracts check` judges the rest: schemas, references, topics.',
-        asEditorsRead(memberSpecSchema(documentShape), false) as Record<string, unknown>,
+        asEditorsRead(memberSpecSchema(documentShape)) as Record<string, unknown>,
       ),
     },
     {
@@ -131,7 +126,7 @@ export function editorSchemas(): EditorSchema[] {
       schema: head(
         'AsyncAPI 3.1 document with the x-nats-contract profile v0.2',
         'The x-nats-contract object as unplugin-contracts checks it (NATS_PROFILE_SHAPE, NATS_PROFILE_UNSUPPORTED): closed, every member typed. The standard AsyncAPI part is left open here; `contracts check` checks it against the official AsyncAPI schema, and judges subjects, token types, streams and every cross-reference.',
-        { type: 'object', properties: { 'x-nats-contract': asEditorsRead(profileSchema, true) } },
+        { type: 'object', properties: { 'x-nats-contract': asEditorsRead(profileSchema) } },
       ),
     },
     {
@@ -142,7 +137,7 @@ export function editorSchemas(): EditorSchema[] {
       schema: head(
         'DASP extension selection',
         "The selection's closed shape as unplugin-contracts checks it (DASP_SHAPE). `contracts check` judges the rest: pins, settings against each definition, scopes, dependencies, policy.",
-        asEditorsRead(SELECTION_SHAPE, false) as Record<string, unknown>,
+        asEditorsRead(SELECTION_SHAPE) as Record<string, unknown>,
       ),
     },
     {
@@ -153,7 +148,7 @@ export function editorSchemas(): EditorSchema[] {
       schema: head(
         'DASP extension definition',
         "A definition's closed shape as unplugin-contracts checks it (DASP_DEFINITION_SHAPE). `contracts check` judges the rest: which parts DASP-EXT-002 requires, setting definitions, attributes, dependencies.",
-        asEditorsRead(DEFINITION_SHAPE, false) as Record<string, unknown>,
+        asEditorsRead(DEFINITION_SHAPE) as Record<string, unknown>,
       ),
     },
   ]

@@ -48,6 +48,11 @@ export const CORE_CODES = declareCodes({
   YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping.' },
   YAML_NON_STRING_KEY: { severity: 'error', meaning: 'A key that is not a string.' },
   YAML_ALIAS_LIMIT: { severity: 'error', meaning: 'More than 16 aliases, or aliases that expand beyond 256 nodes.' },
+  YAML_MERGE_KEY: {
+    severity: 'warning',
+    meaning:
+      'A merge key (`<<: *base`), merged as YAML 1.1 and `@asyncapi/parser` read it; not YAML 1.2, which AsyncAPI recommends, where it is a member named `<<`.',
+  },
   YAML_NON_JSON_VALUE: {
     severity: 'error',
     meaning: 'A value JSON cannot say: an explicit tag, `.inf`, `.nan`, a number beyond a double, or a `%YAML 1.1` directive.',

@@ -34,7 +34,10 @@ export interface JsonSource {
 
 export interface JsonParseResult {
   source: JsonSource
+  /** Errors: with any, the text is not read (`source.value` is undefined or not to be used). */
   diagnostics: Diagnostic[]
+  /** Warnings about a text that was read (a YAML merge key): the caller that reports the document's diagnostics adds them. */
+  warnings?: Diagnostic[]
 }
 
 /**

@@ -70,6 +70,9 @@ const NEEDS_EXACT: Array<[guard: string, pattern: RegExp]> = [
   ['\n---', /^---/m],
   ['\n...', /^\.\.\./m],
   ['\\', /\\[uU]0{0,4}[dD][89a-fA-F]/],
+  // A merge key (`<<: *base`): the exact path merges it (yaml-source.ts); js-yaml's core schema
+  // here, and the block reader, would read it as a member named `<<`.
+  ['<<', /(?:^|[\s{,[])<<[ \t]*:(?:[\s]|$)/m],
 ]
 
 function needsExact(text: string): boolean {

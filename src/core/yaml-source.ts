@@ -63,14 +63,19 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   const { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } = yaml()
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []
-  const report = (code: CoreCode, offset: number, pointer: string, message: string) =>
-    diagnostics.push({ code, severity: CORE_CODES[code].severity, message, file, pointer, ...lines.position(offset) })
+  const warnings: Diagnostic[] = []
+  const report = (code: CoreCode, offset: number, pointer: string, message: string) => {
+    const severity = CORE_CODES[code].severity
+    ;(severity === 'error' ? diagnostics : warnings).push({ code, severity, message, file, pointer, ...lines.position(offset) })
+  }
 
   // Duplicate keys are found by the walk below with a set per mapping: yaml's own uniqueKeys check
   // compares every pair, which is quadratic in the size of a mapping (bench/: 5,000 channels).
   let doc: ReturnType<typeof import('yaml').parseDocument>
   try {
-    doc = parseDocument(loneCrsAsLineFeeds(text), { uniqueKeys: false, prettyErrors: false, strict: true, merge: false, version: '1.2' })
+    // Merge keys (`<<: *base`) are merged, as YAML 1.1 and `@asyncapi/parser` read them; each one is
+    // a warning (YAML_MERGE_KEY): other YAML 1.2 readers take `<<` for a member of that name.
+    doc = parseDocument(loneCrsAsLineFeeds(text), { uniqueKeys: false, prettyErrors: false, strict: true, merge: true, version: '1.2' })
   } catch (error) {
     // The YAML parser recurses on nested flow collections; a hostile depth ends here, not in a crash.
     report('CONTRACTS_TOO_DEEP', 0, '', `The document could not be parsed within the nesting limit (${LIMITS.depth}): ${(error as Error).message}`)
@@ -133,10 +138,14 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
       report('YAML_NON_JSON_VALUE', n.range?.[0] ?? 0, pointer, `${String(n.value)} has no JSON form.`)
     }
     if (isMap(n)) {
+      // The merge keys' sources first: a member the mapping writes itself overrides a merged one, and
+      // its position is the one kept (visited after).
+      for (const pair of n.items) if (isPair(pair) && isMergeKey(pair.key)) mergeSources(pair, pointer)
       const seen = new Set<string>()
       for (const pair of n.items) {
         if (!isPair(pair)) continue
         const key = pair.key
+        if (isMergeKey(key)) continue
         if (!isScalar(key) || typeof key.value !== 'string') {
           const at = (key as Node | null)?.range?.[0] ?? n.range?.[0] ?? 0
           report('YAML_NON_STRING_KEY', at, pointer, 'Keys must be strings: JSON objects have no other kind of key.')
@@ -151,6 +160,34 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
       }
     } else if (isSeq(n)) {
       n.items.forEach((item, i) => visit(item, joinPointer(pointer, i)))
+    }
+  }
+  /** A `<<` key as the parser marks it when it merges (a plain `<<`; a quoted one is a member named `<<`). */
+  const isMergeKey = (key: unknown): key is Node => isScalar(key) && typeof key.value === 'symbol'
+  /**
+   * A merge key's sources (a mapping, an alias of one, or a list of those), visited as members of
+   * the mapping that merges them; anything else is no source (YAML 1.1's merge type), reported here,
+   * where it is written.
+   */
+  const mergeSources = (pair: { key: unknown; value: unknown }, pointer: string) => {
+    const key = pair.key as Node
+    report(
+      'YAML_MERGE_KEY',
+      key.range?.[0] ?? 0,
+      pointer,
+      'A merge key (<<) is merged, as YAML 1.1 and @asyncapi/parser read it: the mappings it names are merged in, and members written beside it win. It is not YAML 1.2 (which AsyncAPI recommends), where it is a member named "<<": write the members out to be read the same by every reader.',
+    )
+    const sources = isSeq(pair.value) ? pair.value.items : [pair.value]
+    for (const source of sources) {
+      const node = source as Node | null
+      if (isMap(node) || isAlias(node)) visit(node, pointer)
+      else
+        report(
+          'YAML_SYNTAX',
+          node?.range?.[0] ?? key.range?.[0] ?? 0,
+          pointer,
+          'A merge key (<<) takes a mapping, an alias of one, or a list of those; this is none of them.',
+        )
     }
   }
   if (doc.errors.length === 0) {
@@ -170,6 +207,8 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
       // An alias written before its anchor names nothing yet (YAML 1.2, 3.2.2.2: an alias refers to
       // the most recent preceding node with that anchor): a syntax error, not an expansion past the limit.
       if (/unresolved alias/i.test(message)) report('YAML_SYNTAX', 0, '', `An alias is used before its anchor is set: ${message}`)
+      // An alias under a merge key that names no mapping (the node is found only when merging).
+      else if (/merge sources/i.test(message)) report('YAML_SYNTAX', 0, '', `A merge key (<<) names something that is not a mapping: ${message}`)
       else report('YAML_ALIAS_LIMIT', 0, '', `The aliases expand beyond ${YAML_LIMITS.aliasExpansion} nodes: ${message}`)
     }
     if (!threw && (value === undefined || value === null)) report('YAML_SYNTAX', 0, '', 'The document is empty.')
@@ -192,7 +231,7 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     }
     return { ...lines.position(offset ?? 0), offset: offset ?? 0 }
   }
-  return { source: { file, text, value, lines, locate } satisfies JsonSource, diagnostics }
+  return { source: { file, text, value, lines, locate } satisfies JsonSource, diagnostics, ...(warnings.length > 0 ? { warnings } : {}) }
 }
 
 /** The parser's sentence, a hint for the usual cause, and how many consequent errors were left out. */

@@ -254,6 +254,7 @@ class BundleReader {
     const result = parsedLocked(abs, got.text, got.sha256)
     append(this.diagnostics, result.diagnostics)
     if (result.diagnostics.length > 0) return undefined
+    if (result.warnings) append(this.diagnostics, result.warnings)
     return { file: abs, source: standardRefsResolved(result.source), sha256: got.sha256 }
   }
 }
@@ -315,6 +316,7 @@ export async function loadInput(file: string, host: InputHost, memos?: CompileMe
     if (mainTampered) reader.reportTampered(mainRel!, read.sha256)
     return { diagnostics: [...reader.diagnostics, ...parsed.diagnostics] }
   }
+  if (parsed.warnings) append(reader.diagnostics, parsed.warnings)
   const credential = credentialOf(parsed.source)
   if (credential) {
     // Only the text carries it (a comment): positioned at its line, with the document's pointer.
