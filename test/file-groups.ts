@@ -38,6 +38,7 @@ export const TIMED = [
   'test/vite-dev-compiles.test.ts',
   'test/vite-resilience.test.ts',
   'test/vite-dev-saves.test.ts',
+  'test/package-types-dev.test.ts',
   'test/probe-vite-dev-diff.test.ts',
   'test/probe-sidecars.test.ts',
 ]
