@@ -294,7 +294,14 @@ describe('docs snippets', () => {
   it('.gitignore advice covers every file the plugin writes beside a contract, and the package contracts’ declarations', async () => {
     const advice = blocks.filter((b) => b.file === '.gitignore')
     expect(advice.length).toBeGreaterThan(0)
-    const written = ['payments.spec.d.json.ts', 'counter.dasp.d.json.ts', 'asyncapi.d.yaml.ts', 'payments.spec.json-queries.d.ts', 'asyncapi.yaml-queries.d.ts', 'contracts-packages.d.ts']
+    const written = [
+      'payments.spec.d.json.ts',
+      'counter.dasp.d.json.ts',
+      'asyncapi.d.yaml.ts',
+      'payments.spec.json-queries.d.ts',
+      'asyncapi.yaml-queries.d.ts',
+      'contracts-packages.d.ts',
+    ]
     for (const b of advice) {
       const patterns = b.text
         .split('\n')
