@@ -479,7 +479,10 @@ function element(node: AST.Element): string {
     case 'Backreference':
       throw new Untranslatable(`RE2 has no backreferences (${node.raw})`)
     case 'Group':
-      if (node.modifiers) throw new Untranslatable(`RE2 has no ECMAScript modifiers (${node.raw.slice(0, 8)})`)
+      // RE2 has flag groups of its own, but ECMAScript's differ under them (in a case-insensitive
+      // group \w and \b also take U+017F and U+212A; a multiline ^ and $ also stop at \r, U+2028
+      // and U+2029): modifier groups are not translated.
+      if (node.modifiers) throw new Untranslatable(`modifier groups (${node.raw.slice(0, 8)}) are not translated to RE2`)
       return `(?:${alternatives(node.alternatives)})`
     case 'CapturingGroup':
       return `(?:${alternatives(node.alternatives)})`
