@@ -16,7 +16,7 @@ export interface Flags {
   dotAll: boolean
 }
 
-const NO_FLAGS: Flags = { ignoreCase: false, multiline: false, dotAll: false }
+export const NO_FLAGS: Flags = { ignoreCase: false, multiline: false, dotAll: false }
 
 /**
  * The budgeted matcher's program for a parsed pattern. `flags`: the flags it is read under (none
@@ -112,7 +112,8 @@ export function backtrackProgram(ast: AST.Pattern, flags: Partial<Flags> = {}): 
   return [groups.length, alternatives(ast.alternatives, { ...NO_FLAGS, ...flags })]
 }
 
-function modified(flags: Flags, modifiers: AST.Modifiers): Flags {
+/** The flags inside a modifier group (`(?i:...)`, `(?-s:...)`), from those around it. */
+export function modified(flags: Flags, modifiers: AST.Modifiers): Flags {
   const out = { ...flags }
   for (const key of ['ignoreCase', 'multiline', 'dotAll'] as const) {
     if (modifiers.add[key]) out[key] = true

@@ -43,7 +43,7 @@
 import type { AST } from '@eslint-community/regexpp'
 import { lazyRequire } from './lazy-require.js'
 import { memoized } from './memo.js'
-import { backtrackProgram } from './pattern-program.js'
+import { backtrackProgram, modified, NO_FLAGS, type Flags } from './pattern-program.js'
 import { splitPattern, type Split } from './pattern-decompose.js'
 import { leadingOptions, underOptions, unicodeModeSource } from './pattern-dialect.js'
 import { MAX_PATTERN_PROGRAM, linearMatcherOn } from '../runtime/shared/linear-engine.js'
@@ -465,29 +465,45 @@ const escapeSet = (kind: 'digit' | 'space' | 'word'): Ranges => (kind === 'digit
 
 class Untranslatable extends Error {}
 
-function alternatives(list: readonly AST.Alternative[]): string {
-  return list.map((alt) => alt.elements.map(element).join('')).join('|')
+/**
+ * The word characters of a case-insensitive Unicode-mode pattern: ECMAScript adds U+017F (long s)
+ * and U+212A (Kelvin sign), whose case folds are `s` and `k` (ECMA-262, WordCharacters). So does
+ * RE2's folding of `[0-9A-Za-z_]`; written out here, the set is closed under folding, and so is its
+ * complement (`\W`).
+ */
+const FOLDED_WORD: Ranges = normalizeRanges([...WORD, [0x17f, 0x17f], [0x212a, 0x212a]])
+
+/**
+ * A pattern's alternatives in RE2's syntax, with ECMAScript's meaning under `flags` (a modifier
+ * group's, `(?i:...)`, `(?s:...)`, `(?m:...)`; the pattern itself runs with none).
+ */
+function alternatives(list: readonly AST.Alternative[], flags: Flags = NO_FLAGS): string {
+  return list.map((alt) => alt.elements.map((node) => element(node, flags)).join('')).join('|')
 }
 
-function element(node: AST.Element): string {
+function element(node: AST.Element, flags: Flags): string {
   switch (node.type) {
     case 'Assertion':
-      if (node.kind === 'start') return '^'
-      if (node.kind === 'end') return '$'
-      if (node.kind === 'word') return node.negate ? '\\B' : '\\b'
+      if (node.kind === 'start' || node.kind === 'end') {
+        // A multiline ^ and $ also stop at \r, U+2028 and U+2029; RE2's at \n alone.
+        if (flags.multiline) throw new Untranslatable(`a multiline ${node.raw} stops at line ends RE2's does not`)
+        return node.kind === 'start' ? '^' : '$'
+      }
+      if (node.kind === 'word') {
+        // Case-insensitive, ECMAScript's word characters include U+017F and U+212A; RE2's \b never does.
+        if (flags.ignoreCase) throw new Untranslatable(`a case-insensitive ${node.raw} takes U+017F and U+212A for word characters, RE2's does not`)
+        return node.negate ? '\\B' : '\\b'
+      }
       throw new Untranslatable(`RE2 has no ${node.kind} (${node.raw})`)
     case 'Backreference':
       throw new Untranslatable(`RE2 has no backreferences (${node.raw})`)
     case 'Group':
-      // RE2 has flag groups of its own, but ECMAScript's differ under them (in a case-insensitive
-      // group \w and \b also take U+017F and U+212A; a multiline ^ and $ also stop at \r, U+2028
-      // and U+2029): modifier groups are not translated.
-      if (node.modifiers) throw new Untranslatable(`modifier groups (${node.raw.slice(0, 8)}) are not translated to RE2`)
-      return `(?:${alternatives(node.alternatives)})`
+      return `(?:${alternatives(node.alternatives, node.modifiers ? modified(flags, node.modifiers) : flags)})`
     case 'CapturingGroup':
-      return `(?:${alternatives(node.alternatives)})`
+      return `(?:${alternatives(node.alternatives, flags)})`
     case 'Quantifier': {
-      const inner = node.element.type === 'Group' || node.element.type === 'CapturingGroup' ? element(node.element) : `(?:${element(node.element)})`
+      const inner =
+        node.element.type === 'Group' || node.element.type === 'CapturingGroup' ? element(node.element, flags) : `(?:${element(node.element, flags)})`
       if (node.min > 1000 || (node.max !== Infinity && node.max > 1000)) throw new Untranslatable(`RE2 takes repeat counts up to 1000 (${node.raw.slice(-12)})`)
       const count =
         node.max === Infinity
@@ -502,14 +518,64 @@ function element(node: AST.Element): string {
       return inner + count
     }
     case 'CharacterSet':
-      if (node.kind === 'property') return property(node)
+      // Under `s`, a dot is every character.
+      if (node.kind === 'any' && flags.dotAll) return classText([[0, MAX_CODE_POINT]])
+      if (node.kind === 'property') {
+        if (flags.ignoreCase) throw new Untranslatable(`a case-insensitive property escape is not translated (${node.raw})`)
+        return property(node)
+      }
+      if (flags.ignoreCase) return foldedSet(node)
     // falls through: the other sets have exact ranges
     default: {
+      if (flags.ignoreCase) return foldedSet(node)
       const set = charSet(node)
       if (set === undefined) throw new Untranslatable(`this character set has no exact RE2 form (${node.raw})`)
       return classText(set)
     }
   }
+}
+
+/**
+ * A character, escape or class under `i`, as RE2 writes it with ECMAScript's Unicode-mode meaning:
+ * a class matches a character when some member has the same simple case fold (ECMA-262,
+ * Canonicalize), an inverted one when none has, which is RE2's `(?i:[...])` and `(?i:[^...])`: it
+ * closes the members under folding, then inverts. The escapes inside are sets closed under folding
+ * already (`\w` with its two extra members, digits, spaces and their complements).
+ */
+function foldedSet(node: AST.Node): string {
+  const members: Ranges = []
+  let negate = false
+  const add = (element: AST.Node): void => {
+    switch (element.type) {
+      case 'Character':
+        members.push([element.value, element.value])
+        return
+      case 'CharacterClassRange':
+        members.push([element.min.value, element.max.value])
+        return
+      case 'CharacterSet': {
+        if (element.kind === 'any') {
+          members.push(...ANY)
+          return
+        }
+        if (element.kind === 'property') throw new Untranslatable(`a case-insensitive property escape is not translated (${element.raw})`)
+        const set = element.kind === 'word' ? FOLDED_WORD : escapeSet(element.kind)
+        members.push(...(element.negate ? complement(set) : set))
+        return
+      }
+      default:
+        throw new Untranslatable(`this character set has no exact RE2 form (${element.raw})`)
+    }
+  }
+  if (node.type === 'CharacterClass') {
+    if (node.unicodeSets) throw new Untranslatable(`this character set has no exact RE2 form (${node.raw})`)
+    negate = node.negate
+    for (const element of node.elements) add(element)
+  } else add(node)
+  const ranges = normalizeRanges(members)
+  if (ranges.length === 0) return negate ? classText([[0, MAX_CODE_POINT]]) : classText([])
+  const text = ranges.map(([lo, hi]) => (lo === hi ? codePoint(lo) : `${codePoint(lo)}-${codePoint(hi)}`)).join('')
+  return `(?i:[${negate ? '^' : ''}${text}])`
 }
 
 /** `\\p{L}`, `\\p{Lu}`, `\\p{Script=Greek}`: the forms RE2 names the same way (general categories by short name, scripts). */
