@@ -470,20 +470,17 @@ describe('patterns led by an inline options group', () => {
     return { r, validate: r.code ? ((await loadModule(r.code, 'probe-hostile-pattern')).channels.balanceReply.validatePayload as any) : undefined }
   }
 
-  it('Holds (pinned): (?i) before catastrophic backtracking answers within the step budget (undecided), both validator forms', async () => {
+  it('Holds (pinned): (?i) before catastrophic backtracking runs on the linear engine: a definite verdict, no budget, both validator forms', async () => {
     for (const validators of ['data', 'code'] as const) {
       const { r, validate } = await validator({ type: 'string', pattern: '(?i)^(a+)+$' }, validators)
-      expect(codes(r).sort()).toEqual(['NATS_PATTERN_BUDGETED', 'NATS_PATTERN_DIALECT'])
+      // The modifier group it is read as is translated for RE2 (test/pattern-modifiers.test.ts): no budget to warn of.
+      expect(codes(r).sort()).toEqual(['NATS_PATTERN_DIALECT'])
       expect(validate('AaA')).toBe(true)
-      const times: number[] = []
+      // The attack value, at n and 10n: refused as not matching, never left undecided.
       for (const n of [1000, 10_000]) {
-        const t = performance.now()
         expect(validate('a'.repeat(n) + 'b')).toBe(false)
-        times.push(performance.now() - t)
-        expect(validate.errors[0].params.undecided).toBe(true)
+        expect(validate.errors[0].params.undecided).toBeUndefined()
       }
-      // The budget bounds each answer: no exponential growth from 1,000 to 10,000 characters.
-      expect(times[1]! / Math.max(times[0]!, 5)).toBeLessThan(50)
     }
   })
 
