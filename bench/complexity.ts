@@ -9,6 +9,9 @@
  * at every point (each topic-scoped hash covers its own closure, Contract Document §5.3). Its row
  * is normalized by the closure entries hashed, and the whole is bounded by
  * BENZENE_CLOSURE_TOO_LARGE.
+ *
+ * `--only <text>` runs the families whose name contains the text, and merges their rows into
+ * bench/complexity.json (the others stay as the last full run wrote them).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -23,6 +26,8 @@ import { paired } from './measure.js'
 
 const quick = process.argv.includes('--quick')
 const RUNS = quick ? 3 : 9
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1]
 const work = join(import.meta.dirname, '.work/complexity')
 rmSync(work, { recursive: true, force: true })
 mkdirSync(work, { recursive: true })
@@ -71,6 +76,7 @@ const rows: Record<string, unknown> = {}
 console.log('| family | n | ms at n | ms at 10n | ratio | parse ratio | target | met |')
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const family of families) {
+  if (only !== undefined && !family.name.includes(only)) continue
   const [small, large] = [family.n, family.n * 10].map((n) => {
     const dir = join(work, `${family.name.replace(/\W+/g, '-')}-${n}`)
     mkdirSync(dir, { recursive: true })
@@ -100,10 +106,18 @@ for (const family of families) {
     `| ${family.name} | ${family.n} | ${compiled.ms.small.toFixed(1)} | ${compiled.ms.large.toFixed(1)} | ${ratio.toFixed(2)} | ${parseRatio.toFixed(2)} | <= 12 | ${met ? 'yes' : 'NO'} |`,
   )
 }
-writeFileSync(
-  join(import.meta.dirname, 'complexity.json'),
-  JSON.stringify({ date: new Date().toISOString().slice(0, 10), node: process.version, quick, families: rows }, null, 2) + '\n',
-)
+const resultsFile = join(import.meta.dirname, 'complexity.json')
+const today = new Date().toISOString().slice(0, 10)
+// A partial run keeps the file's date, node and rounds (the last full run's) and dates its own rows.
+const written =
+  only === undefined
+    ? { date: today, node: process.version, quick, families: rows }
+    : (() => {
+        const last = JSON.parse(readFileSync(resultsFile, 'utf8')) as { families: Record<string, unknown> }
+        const dated = Object.fromEntries(Object.entries(rows).map(([name, row]) => [name, { ...(row as object), date: today, node: process.version, quick }]))
+        return { ...last, families: { ...last.families, ...dated } }
+      })()
+writeFileSync(resultsFile, JSON.stringify(written, null, 2) + '\n')
 
 function round(n: number): number {
   return Number(n.toFixed(2))

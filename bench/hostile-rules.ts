@@ -5,7 +5,7 @@
  * documents at the sizes of the issue.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
 import type { Family } from './family.js'
@@ -156,6 +156,33 @@ export function familyAlternatives(n: number): string {
   return JSON.stringify({ openapi: '3.0.1', info: { title: 'families', version: '' }, requests, events: [], components: { schemas } })
 }
 
+/** The ledger fixture, edited where `from` stands once. */
+const ledgerWith = (from: string, to: string): string => {
+  const ledger = readFileSync(join(import.meta.dirname, '../fixtures/nats/valid/ledger.asyncapi.yaml'), 'utf8')
+  if (ledger.split(from).length !== 2) throw new Error(`bench/hostile-rules.ts: the ledger fixture no longer has ${JSON.stringify(from)} once`)
+  return ledger.replace(from, () => to)
+}
+const BALANCE_REPLY = '  balanceReply:\n    messages:\n      balance:\n        payload: { type: object, properties: { cents: { type: integer } } }\n'
+
+/** One component channel referenced by `n` root channels (each a standard channel the rules resolve). */
+export function channelsOnOneComponent(n: number): string {
+  let channels = ''
+  for (let i = 0; i < n; i++) channels += `  r${i}: { $ref: '#/components/channels/R' }\n`
+  return ledgerWith(BALANCE_REPLY, BALANCE_REPLY + channels).replace(
+    'components:\n',
+    () => 'components:\n  channels:\n    R:\n      messages:\n        m: { payload: { type: string } }\n',
+  )
+}
+
+/** A payload of `n` members, each with a distinct pattern led by `(?i)` (the options group .NET writes). */
+export function caseInsensitivePatterns(n: number): string {
+  const members = Array.from({ length: n }, (_, i) => `            p${i}: { type: string, pattern: '(?i)^x${i}[a-z]*$' }\n`).join('')
+  return ledgerWith(
+    '        payload: { type: object, properties: { cents: { type: integer } } }\n',
+    `        payload:\n          type: object\n          properties:\n${members}`,
+  )
+}
+
 const file = (name: string, text: string, dir: string) => {
   const path = join(dir, name)
   writeFileSync(path, text)
@@ -169,6 +196,8 @@ export const families: Family[] = [
   { name: 'JetStream publishes into one stream', n: 400, make: (n, d) => file('c.asyncapi.yaml', publishesIntoOneStream(n), d) },
   { name: 'credential scan, escaped description', n: 2000, make: (n, d) => file('c.asyncapi.yaml', longEscapedDescription(n), d) },
   { name: 'NATS import chain closed into one cycle', n: 40, make: importCycle },
+  { name: 'root channels referencing one component channel', n: 500, make: (n, d) => file('c.asyncapi.yaml', channelsOnOneComponent(n), d) },
+  { name: 'distinct (?i) patterns in one payload', n: 200, make: (n, d) => file('c.asyncapi.yaml', caseInsensitivePatterns(n), d) },
   {
     name: "Benzene parent's family listed as alternatives (per value)",
     n: 30,

@@ -326,27 +326,22 @@ describe('NATS: root channels, operations, replies and parameters given by refer
     }
   })
 
-  it('Holds (pinned): one component channel referenced by 5,000 root channels costs about ten times 500', async () => {
+  it('Holds (pinned): one component channel referenced by 500 and by 5,000 root channels compiles, each channel its own', async () => {
     const many = (n: number, salt: number) => {
       let channels = ''
       for (let i = 0; i < n; i++) channels += `  r${i}: { $ref: '#/components/channels/R' }\n`
       return `# ${salt}\n${withComponents(edit(ledger, balanceReply, balanceReply + channels), '  channels:\n    R:\n      messages:\n        m: { payload: { type: string } }\n')}`
     }
-    await natsCompile(many(50, -1)) // warm-up
-    const time = async (n: number, salt: number) => {
-      const t = performance.now()
-      const r = await natsCompile(many(n, salt))
+    for (const n of [500, 5000]) {
+      const r = await natsCompile(many(n, n))
       expect(r.diagnostics).toEqual([])
-      return { ms: performance.now() - t, r }
+      const mod = await loadModule(r.code!, `probe-hostile-many-${n}`)
+      expect(Object.keys(mod.channels as object)).toHaveLength(n + 3)
+      expect((mod.channels as any)[`r${n - 1}`].validatePayload('x')).toBe(true)
+      expect((mod.channels as any)[`r${n - 1}`].validatePayload(5)).toBe(false)
     }
-    const small = await time(500, 1)
-    const large = await time(5000, 2)
-    const mod = await loadModule(large.r.code!, 'probe-hostile-many')
-    expect(Object.keys(mod.channels as object)).toHaveLength(5003)
-    expect((mod.channels as any).r4999.validatePayload('x')).toBe(true)
-    expect((mod.channels as any).r4999.validatePayload(5)).toBe(false)
-    // Loose: linear would be 10; a quadratic blow-up would be about 100.
-    expect(large.ms / Math.max(small.ms, 20)).toBeLessThan(40)
+    // How the cost grows from 500 to 5,000 is bench/complexity.ts's to measure ("root channels
+    // referencing one component channel"): bounds on time belong there.
   })
 
   it('Holds (pinned): a reference whose target changes between two compiles of one compiler is read afresh', async () => {
@@ -559,25 +554,23 @@ describe('patterns led by an inline options group', () => {
     expect(['', 'x', '\n'].map((s) => alone.validate(s))).toEqual([true, true, true])
   })
 
-  it('Holds (pinned): 2,000 distinct (?i) patterns in one document cost about ten times 200, diagnostics capped', async () => {
+  it('Holds (pinned): 200 and 2,000 distinct (?i) patterns in one document compile, diagnostics capped', async () => {
     const doc = (n: number, salt: string) =>
       withPayload(
         `\n          type: object\n          properties:\n${Array.from({ length: n }, (_, i) => `            p${i}: { type: string, pattern: '(?i)^${salt}${i}[a-z]*$' }\n`).join('')}`,
       )
-    await natsCompile(doc(20, 'w'))
-    const time = async (n: number, salt: string) => {
-      const t = performance.now()
+    for (const [n, salt] of [
+      [200, 'x'],
+      [2000, 'y'],
+    ] as const) {
       const r = await natsCompile(doc(n, salt))
-      const ms = performance.now() - t
       expect(r.code, String(n)).toBeTruthy()
       expect(r.diagnostics.length).toBeLessThanOrEqual(202)
-      return { ms, r }
+      const validate = (await loadModule(r.code!, `probe-hostile-many-patterns-${n}`)).channels.balanceReply.validatePayload
+      expect([validate({ p0: `${salt.toUpperCase()}0abc`, [`p${n - 1}`]: `${salt}${n - 1}` }), validate({ p17: `${salt}18` })]).toEqual([true, false])
     }
-    const small = await time(200, 'x')
-    const large = await time(2000, 'y')
-    const validate = (await loadModule(large.r.code!, 'probe-hostile-many-patterns')).channels.balanceReply.validatePayload
-    expect([validate({ p0: 'Y0abc', p1999: 'y1999' }), validate({ p17: 'y18' })]).toEqual([true, false])
-    expect(large.ms / Math.max(small.ms, 20)).toBeLessThan(40)
+    // How the cost grows from 200 to 2,000 is bench/complexity.ts's to measure ("distinct (?i)
+    // patterns in one payload"): bounds on time belong there.
   })
 
   it('Holds (pinned): Benzene reads (?i) as the flag on the rest, with a warning; (?x) is an invalid schema', async () => {
