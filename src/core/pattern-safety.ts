@@ -524,7 +524,6 @@ function element(node: AST.Element, flags: Flags): string {
         if (flags.ignoreCase) throw new Untranslatable(`a case-insensitive property escape is not translated (${node.raw})`)
         return property(node)
       }
-      if (flags.ignoreCase) return foldedSet(node)
     // falls through: the other sets have exact ranges
     default: {
       if (flags.ignoreCase) return foldedSet(node)

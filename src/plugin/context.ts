@@ -48,6 +48,12 @@ export class PluginContext {
   readonly packages = new PackageDeclarations()
   /** Folder -> the project folder of a module in it (`projectFolder`). */
   private readonly projectFolders = new Map<string, string>()
+  /**
+   * The project folders whose `contracts-packages.d.ts` a build has made out of date: written once at
+   * its end (`writePackageDeclarations`). The file holds every package contract's declarations, so a
+   * write per module rewrote it whole each time: n imports, n writes of a file growing to n entries.
+   */
+  private readonly packageRootsPending = new Set<string>()
   /** What this (dev) server compiled, for the `/__contracts/` page. */
   readonly registry = new DevRegistry()
   /** Dependency file -> ids of the modules compiled from it: a change to the file invalidates them (`hotUpdate`). */
@@ -226,7 +232,12 @@ export class PluginContext {
     // A package's contract: nothing is written beside it (package-declarations.ts); the project's
     // file declares it by the specifiers the app imported it by.
     if (isPackageFile(served.file)) {
-      if (result.dts !== undefined) for (const root of this.packages.declare(served.file, served.query, result.dts)) collect(this.packages.write(root))
+      if (result.dts !== undefined)
+        for (const root of this.packages.declare(served.file, served.query, result.dts)) {
+          // A dev server writes once the saves pause (typesLater); a build at its end.
+          if (this.serving) collect(this.packages.write(root))
+          else this.packageRootsPending.add(root)
+        }
       return refused
     }
     const plain = served.query === '' ? result : await this.compile({ file: served.file, query: '' })
@@ -290,6 +301,17 @@ export class PluginContext {
       const result = await this.compile({ file, query: '' })
       if (result.dts !== undefined) refused.push(...(await this.writeTypes(result, { file, query: '' })))
     }
+    return refused
+  }
+
+  /** A build's end: each `contracts-packages.d.ts` its modules made out of date, written once. Returns the writes refused. */
+  writePackageDeclarations(): Diagnostic[] {
+    const refused: Diagnostic[] = []
+    for (const root of this.packageRootsPending) {
+      const written = this.packages.write(root)
+      if (!written.ok) refused.push(...written.refused.map(writeRefusedDiagnostic))
+    }
+    this.packageRootsPending.clear()
     return refused
   }
 

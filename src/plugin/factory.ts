@@ -194,11 +194,12 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     },
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
-    // The declarations of an empty query (`./x.spec.json?`) whose module was loaded before the import was seen.
+    // The declarations of an empty query (`./x.spec.json?`) whose module was loaded before the import was
+    // seen, then the package contracts' declarations (package-declarations.ts), each file written once.
     // A refused write fails the build, as a module's own does.
     async buildEnd() {
       outsideRoot?.close()
-      const refused = ctx.serving ? [] : await ctx.writeEmptyQueries()
+      const refused = ctx.serving ? [] : [...(await ctx.writeEmptyQueries()), ...ctx.writePackageDeclarations()]
       await ctx.pool.close()
       if (refused.length > 0) throw new Error(`${PLUGIN_NAME}: ${refused.map((d) => formatDiagnostic(d, sourceReader([]))).join('\n')}`)
     },
