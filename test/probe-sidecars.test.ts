@@ -243,7 +243,7 @@ import { topics as hostileTopics, type Hostile, type CapturePayment as HostileCa
 import { createLocalSender, type Result } from 'unplugin-contracts/runtime'
 
 const sender = createLocalSender({})
-export const sent: Promise<Result<PaymentDto>> = capture.send(sender, { OrderId: 'o-1', Amount: 1, Method: 'Card' })
+export const sent: Promise<Result<PaymentDto | undefined>> = capture.send(sender, { OrderId: 'o-1', Amount: 1, Method: 'Card' })
 export const ids: ['v2', 'payments:refund', 'payments:get-all'] = [capture.version, refund.topic, getAll.topic]
 export const hash: \`sha256:\${string}\` = contractHash
 export const endpoint: '/benzene/invoke' = messageEndpoint

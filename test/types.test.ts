@@ -40,6 +40,7 @@ describe('sidecar types', () => {
       expect(r.status, r.name).not.toBe(0)
       expect(r.output).toMatch(/wrong-payload\.ts\(5,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/)
       expect(r.output).toMatch(/error TS2322: Type '"Cash"' is not assignable to type 'PaymentMethod \| undefined'/)
+      expect(r.output).toMatch(/wrong-payload\.ts\(10,\d+\): error TS18048: 'r\.payload' is possibly 'undefined'/)
     }
   })
 

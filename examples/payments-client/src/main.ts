@@ -11,10 +11,13 @@ console.log(`${capture.topic} ${capture.version} ${capture.contractHash} (schema
 
 const captured = await capture.send(payments, { OrderId: 'order-7', Amount: 42.42, Currency: 'EUR', Method: 'Card' })
 if (!captured.isSuccessful) throw new Error(`capture failed: ${captured.status} ${captured.errors.map((e) => e.message).join('; ')}`)
-console.log(`capture -> ${captured.status}: ${captured.payload.PaymentId} ${captured.payload.Amount} ${captured.payload.Currency}`)
+// A success may come without a body (a 204 has none): the type says so, and this app needs the payment.
+const payment = captured.payload
+if (payment === undefined) throw new Error(`capture answered ${captured.status} without the payment`)
+console.log(`capture -> ${captured.status}: ${payment.PaymentId} ${payment.Amount} ${payment.Currency}`)
 
-const refunded = await refund.send(payments, { PaymentId: captured.payload.PaymentId!, Reason: 'customer asked' })
-console.log(`refund -> ${refunded.status}${refunded.isSuccessful ? `: ${refunded.payload.PaymentId}` : ''}`)
+const refunded = await refund.send(payments, { PaymentId: payment.PaymentId!, Reason: 'customer asked' })
+console.log(`refund -> ${refunded.status}${refunded.isSuccessful ? `: ${refunded.payload?.PaymentId ?? '(no body)'}` : ''}`)
 
 const missing = await refund.send(payments, { PaymentId: 'pay-404' })
 console.log(`refund of an unknown payment -> ${missing.status}: ${missing.errors.map((e) => e.message).join('; ')}`)
@@ -23,11 +26,11 @@ console.log(`refund of an unknown payment -> ${missing.status}: ${missing.errors
 const invalid = await capture.send(payments, { OrderId: 'order-8', Amount: 'lots' as unknown as number })
 console.log(`invalid capture -> ${invalid.status}: ${invalid.errors.map((e) => e.message).join('; ')}`)
 
-const published = await events.captured.publish(payments, { OrderId: 'order-7', PaymentId: captured.payload.PaymentId, Amount: 42.42, Currency: 'EUR' })
+const published = await events.captured.publish(payments, { OrderId: 'order-7', PaymentId: payment.PaymentId, Amount: 42.42, Currency: 'EUR' })
 console.log(`event ${events.captured.topic} -> ${published.status}`)
 
 const all = await getAll.send(payments, {})
-if (all.isSuccessful) console.log(`payments on record: ${all.payload.length}`)
+if (all.isSuccessful) console.log(`payments on record: ${all.payload?.length ?? 0}`)
 
 const drift = await checkDrift(contract, { baseUrl })
 console.log(`drift check (${drift.projection}): ${drift.isMatch ? 'the service serves this contract' : `DRIFT, service hash ${drift.serviceHash}`}`)

@@ -16,11 +16,13 @@ export interface TopicClient<Topic extends string, Version extends string | unde
   /**
    * Sends `request` through `sender`. An invalid request is never sent: it resolves to a
    * `validation-error` failure with one error per violation. A successful response that breaks the
-   * contract resolves to an `unexpected-error` failure that keeps the raw payload. Never rejects:
+   * contract resolves to an `unexpected-error` failure that keeps the raw payload. A success may
+   * carry no payload at all (`payload` is then `undefined`): over HTTP, `updated` and `deleted` are a
+   * 204, which has no body, and an envelope's body may be absent with any status. Never rejects:
    * a sender that throws or returns something that is not a result gives `unexpected-error`.
    * Versioned topics send the `benzene-version` header.
    */
-  send(sender: MessageSender, request: Request, headers?: MessageHeaders): Promise<Result<Response>>
+  send(sender: MessageSender, request: Request, headers?: MessageHeaders): Promise<Result<Response | undefined>>
 }
 
 export interface TopicValidators {
@@ -50,11 +52,12 @@ export function topicSend<Res>(
   topic: string,
   version: string | undefined,
   validators: TopicValidators,
-): (sender: MessageSender, request: unknown, headers?: MessageHeaders) => Promise<Result<Res>> {
+): (sender: MessageSender, request: unknown, headers?: MessageHeaders) => Promise<Result<Res | undefined>> {
   return async (sender, request, headers) => {
     const wire = checkedWire(validators.request, request)
     if (!wire.ok) return wire.failure
-    const result = await sendChecked<Res>(sender, topic, version, wire.value, headers)
+    const result = await sendChecked<Res | undefined>(sender, topic, version, wire.value, headers)
+    // No payload is no body: nothing to validate, and the type says it may be absent.
     if (!result.isSuccessful || result.payload === undefined) return result
     const broken = checkedResponse(validators.response, result.payload)
     if (broken)
