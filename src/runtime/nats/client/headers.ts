@@ -164,7 +164,16 @@ function decodeOnce(msg: unknown): void {
   const held = inner as { _headers?: unknown; _rdata?: unknown; _msg?: { hdr?: unknown } }
   const length = held._msg?.hdr
   if (held._headers !== undefined || !(held._rdata instanceof Uint8Array) || typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return
-  const lines = headerText.decode(held._rdata.subarray(0, length)).split('\r\n')
+  held._headers = decodeHeaderBlock(held._rdata.subarray(0, length))
+}
+
+/**
+ * A header block (`NATS/1.0[ status]\r\nname: value\r\n...`) as nats.js's `MsgHdrsImpl.decode` reads
+ * it, in one pass: the same fields, values and status, and a throw where it throws (a name its
+ * `canonicalMIMEHeaderKey` refuses), without its lookup of every earlier name per field.
+ */
+export function decodeHeaderBlock(block: Uint8Array): MsgHdrsImpl {
+  const lines = headerText.decode(block).split('\r\n')
   let code = 0
   let description = ''
   if (lines[0] !== HEADER_LINE) {
@@ -188,5 +197,41 @@ function decodeOnce(msg: unknown): void {
     if (values) values.push(value)
     else h.headers.set(name, [value])
   }
-  held._headers = h
+  return h
+}
+
+/**
+ * A stored message's headers (`jsm.streams.getMessage`), decoded in one pass and kept on it so that
+ * nats.js never decodes them itself (its `StoredMsg.header` is the same quadratic decoding): a
+ * record or claim anyone with write access to the bucket wrote with tens of thousands of header
+ * fields would otherwise hold the reader for minutes. Throws where nats.js would (a name it refuses).
+ * A message without the server's base64 block (another implementation's) is left to nats.js.
+ */
+export function storedHeaders(msg: { readonly header: MsgHdrs }): MsgHdrs {
+  const held = msg as unknown as { _header?: unknown; smr?: { message?: { hdrs?: unknown } } }
+  const block = held.smr?.message?.hdrs
+  if (held._header === undefined && typeof block === 'string' && block !== '') held._header = decodeHeaderBlock(base64Bytes(block))
+  return msg.header
+}
+
+/**
+ * A stored message's `Nats-Msg-Id` (what a compare-and-set write settles on), read as nats.js reads
+ * it (`header.get`: the first value of a field of exactly that name), in one pass; undefined when
+ * there is none or the headers cannot be read (a name nats.js refuses): such a message was not
+ * written by this client, which writes only names nats.js accepts, so it is no write of ours.
+ */
+export function storedMsgId(msg: { readonly header: MsgHdrs }): string | undefined {
+  try {
+    return storedHeaders(msg).get('Nats-Msg-Id') || undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Base64 text as bytes, as nats.js reads a stored message's (`atob`, then each character's code). */
+function base64Bytes(text: string): Uint8Array {
+  const binary = atob(text)
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
 }

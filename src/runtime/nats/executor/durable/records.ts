@@ -11,6 +11,7 @@ import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream'
 import { randomUUID } from 'node:crypto'
 import { openKvStream, type Replicas } from '../kv-stream.js'
+import { storedMsgId } from '../../client/headers.js'
 
 export interface Stored<T> {
   readonly value: T
@@ -81,7 +82,7 @@ export async function openRecordBucket(nc: NatsConnection, bucket: string, optio
       try {
         const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
         if (!msg) return { ok: true, value: null }
-        return { ok: true, value: { text: decoder.decode(msg.data), revision: msg.seq, msgId: msg.header?.get('Nats-Msg-Id') || undefined } }
+        return { ok: true, value: { text: decoder.decode(msg.data), revision: msg.seq, msgId: storedMsgId(msg) } }
       } catch (error) {
         last = errorText(error)
         if (/no message found/i.test(last)) return { ok: true, value: null }

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream'
 import { openKvStream } from '../kv-stream.js'
+import { storedMsgId } from '../../client/headers.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
 
 export interface Claim {
@@ -133,7 +134,7 @@ export async function openClaimStore(nc: NatsConnection, bucket: string, options
     let last: { seq: number; msgId: string | undefined } | null
     try {
       const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject(key) })
-      last = msg ? { seq: msg.seq, msgId: msg.header?.get('Nats-Msg-Id') } : null
+      last = msg ? { seq: msg.seq, msgId: storedMsgId(msg) } : null
     } catch (error) {
       if (!(error instanceof Error && /no message found/i.test(error.message))) return uncertain(errorText(error))
       last = null
