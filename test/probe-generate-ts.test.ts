@@ -584,11 +584,21 @@ describe('--out and what is in it', () => {
     }
   })
 
-  it('Observed: a contract left out of a later run leaves its earlier outputs in --out (no stale file is removed)', async () => {
+  it('Was a defect (fixed): a contract left out of a later run left its earlier outputs in --out, unsaid; they are listed as stale, and --clean removes them', async () => {
     const dir = setup('stale')
     expect((await cli(gen('out', docs), dir)).status).toBe(0)
-    expect((await cli(gen('out', ['c/ledger.asyncapi.yaml']), dir)).stderr).toBe('wrote 0 files under out (2 unchanged)\n')
-    expect(readdirSync(join(dir, 'out')).sort()).toEqual(['ledger.d.ts', 'ledger.js', 'payments.d.ts', 'payments.js'])
+    const out = join(dir, 'out')
+    expect((await cli(gen('out', ['c/ledger.asyncapi.yaml']), dir)).stderr).toBe(
+      `wrote 0 files under out (2 unchanged)\nstale ${join(out, 'payments.d.ts')}\nstale ${join(out, 'payments.js')}\n` +
+        "2 generated files under out not written by this run (an earlier run's, for a document or application no longer given); --clean removes them.\n",
+    )
+    expect(readdirSync(out).sort()).toEqual(['ledger.d.ts', 'ledger.js', 'payments.d.ts', 'payments.js'])
+    const cleaned = await cli([...gen('out', ['c/ledger.asyncapi.yaml']), '--clean'], dir)
+    expect([cleaned.status, cleaned.stderr]).toEqual([
+      0,
+      `wrote 0 files under out (2 unchanged)\nremoved ${join(out, 'payments.d.ts')}\nremoved ${join(out, 'payments.js')}\n`,
+    ])
+    expect(readdirSync(out).sort()).toEqual(['ledger.d.ts', 'ledger.js'])
   })
 
   it('Observed: --out that is a symbolic link to a folder is written through (the link is the root the user named, not a folder on the way)', async () => {

@@ -102,7 +102,7 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
     examples: ['contracts types src/contracts/*.spec.json', "contracts types 'src/payments.spec.json?topics=payments:capture'"],
   },
   generate: {
-    usage: ['generate --target rust|typescript --out <dir> [--serde] [--cache-dir <dir> | --no-cache] <documents...>'],
+    usage: ['generate --target rust|typescript --out <dir> [--serde] [--clean] [--cache-dir <dir> | --no-cache] <documents...>'],
     summary:
       'Writes, for tools that cannot run a bundler plugin, the TypeScript module and declarations the plugin serves (--target typescript, any format), or a Rust crate from NATS application documents (--target rust: one module per application, std only).',
     flags: {
@@ -110,6 +110,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       '--out <dir>':
         'The folder to write into (created when missing). All files or none: a link, or a file unplugin-contracts did not write, in the way is refused.',
       '--serde': 'Rust: add payload types behind a cargo feature "serde", off by default.',
+      '--clean':
+        "Remove the files generated earlier that this run does not write (a document or application no longer given: its .js and .d.ts, or its src/<app>.rs): only files with unplugin-contracts' marker, never through a link. Without it they are listed as stale.",
       ...CACHE,
     },
     examples: [

@@ -12,7 +12,18 @@ import { formats, natsFormat } from '../formats/index.js'
 import { SidecarWriter, declaredQueries } from '../plugin/sidecar.js'
 import { splitQuery } from '../plugin/module-id.js'
 import { provisionCommand, type ProvisionFlags } from './nats-provision.js'
-import { withMarker, writeOwnedFile, writeOwnedFiles, type MarkerSyntax, type OwnedFile, type WriteDone, type WriteResult } from '../core/safe-write.js'
+import {
+  removeOwnedFile,
+  withMarker,
+  writeOwnedFile,
+  writeOwnedFiles,
+  type MarkerSyntax,
+  type OwnedFile,
+  type WriteDone,
+  type WriteRefusal,
+  type WriteResult,
+} from '../core/safe-write.js'
+import { MAX_LOOKED, staleOutputs } from './stale-outputs.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
 import { basename, dirname, relative, resolve as resolvePath, sep } from 'node:path'
 import type { NatsModel } from '../formats/nats/model.js'
@@ -44,6 +55,7 @@ const scopeFlags = {
   out: { type: 'string' },
   target: { type: 'string' },
   serde: { type: 'boolean' },
+  clean: { type: 'boolean' },
   watch: { type: 'boolean' },
   'cache-dir': { type: 'string' },
   'no-cache': { type: 'boolean' },
@@ -113,7 +125,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       case 'types':
         return await types(positionals, flags, io)
       case 'generate':
-        return await generateCommand(positionals, values as { target?: string; out?: string; serde?: boolean }, io)
+        return await generateCommand(positionals, values as { target?: string; out?: string; serde?: boolean; clean?: boolean }, io)
       case 'topology':
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'inputs':
@@ -259,7 +271,7 @@ function options(flags: Resolved): CompileOptions {
 }
 
 /** `contracts generate`: files for a target, written under --out; diagnostics on stderr and nothing written when a document fails. */
-async function generateCommand(files: string[], flags: { target?: string; out?: string; serde?: boolean }, io: Output): Promise<number> {
+async function generateCommand(files: string[], flags: { target?: string; out?: string; serde?: boolean; clean?: boolean }, io: Output): Promise<number> {
   if (flags.target !== 'rust' && flags.target !== 'typescript') throw new UsageError('`contracts generate` needs --target rust or --target typescript.')
   if (!flags.out) throw new UsageError('`contracts generate` needs --out <dir>.')
   if (files.length === 0) throw new UsageError('`contracts generate` needs at least one document.')
@@ -311,7 +323,40 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
   }
   const unchanged = result.files.filter((f) => f.status === 'unchanged').length
   io.err(terminalLine(`wrote ${result.files.length - unchanged} files under ${flags.out}${unchanged ? ` (${unchanged} unchanged)` : ''}`))
-  return 0
+  return staleFiles(flags.out, flags.target, result.files, flags.clean === true, io)
+}
+
+/** Lines of stale files listed, at most (the count says the rest). */
+const STALE_LINES = 20
+
+/**
+ * What an earlier `generate` wrote under --out that this run did not (stale-outputs.ts): listed, or
+ * with --clean removed (a file that changed into something else since the look is refused, exit 1).
+ */
+function staleFiles(out: string, target: 'rust' | 'typescript', written: readonly WriteDone[], clean: boolean, io: Output): number {
+  const stale = staleOutputs(out, target, new Set(written.map((f) => f.path)))
+  if (stale.truncated)
+    io.err(terminalLine(`contracts: ${stale.folder} holds more than ${MAX_LOOKED} entries; files past them were not looked at for stale outputs.`))
+  if (stale.files.length === 0) return 0
+  if (!clean) {
+    for (const file of stale.files.slice(0, STALE_LINES)) io.err(terminalLine(`stale ${file}`))
+    const more = stale.files.length - STALE_LINES
+    io.err(
+      terminalLine(
+        `${more > 0 ? `and ${more} more: ` : ''}${stale.files.length} generated ${stale.files.length === 1 ? 'file' : 'files'} under ${out} not written by this run (an earlier run's, for a document or application no longer given); --clean removes them.`,
+      ),
+    )
+    return 0
+  }
+  const refused: WriteRefusal[] = []
+  for (const file of stale.files) {
+    const removed = removeOwnedFile(resolvePath(out), file)
+    if (removed.ok) io.err(terminalLine(`removed ${file}`))
+    else refused.push(...removed.refused)
+  }
+  if (refused.length === 0) return 0
+  printDiagnostics(refused.map(writeRefusedDiagnostic), io, [])
+  return 1
 }
 
 /** Refused writes as `CONTRACTS_WRITE_REFUSED` diagnostics on stderr; exit status 1. */
