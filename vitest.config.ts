@@ -77,6 +77,7 @@ export const SHARED = [
   'test/executor-typed.test.ts',
   'test/executor-types.test.ts',
   'test/file-trust.test.ts',
+  'test/generate-stale-oracle.test.ts',
   'test/generate-stale.test.ts',
   'test/generate.test.ts',
   'test/graph.test.ts',
