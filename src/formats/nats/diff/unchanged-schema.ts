@@ -79,8 +79,11 @@ function provedSame(old: Version, oldAt: string, next: Version, newAt: string): 
  * of OTHER_NAMING or a `$ref` that is no string.
  */
 function compareOwn(a: unknown, b: unknown, budget: Budget): KnownTarget {
+  // Equality first: it stops at the first difference (an edited payload, the common case when this is
+  // asked), where collecting the references walks the whole value.
+  if (jsonEqual(a, b, budget) !== true) return { equal: false }
   const refs = ownRefs(a, budget)
-  return refs !== undefined && jsonEqual(a, b, budget) === true ? { equal: true, refs } : { equal: false }
+  return refs !== undefined ? { equal: true, refs } : { equal: false }
 }
 
 /** The `$ref` strings in `value`, not followed; undefined past the budget or where compareOwn refuses. */
