@@ -73,6 +73,31 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     expect(asked).toBe(1)
   })
 
+  it('an aggregation that fails answers EXECUTOR_ADAPTER_FAILED with the decision kept; the same invocation again asks only the aggregation, and answers its output', async () => {
+    // Holds (pinned; docs/executor.md, Adapters): the operation is decided (state has it), its answer
+    // is not recorded, so a repeated invocation (same principal and key) runs the aggregation again
+    // and sends no request again.
+    let asked = 0
+    const executor = await rig.executor(interaction(), {
+      aggregation: ({ data }) => {
+        if (++asked === 1) throw new Error('tally store unavailable')
+        return { approved: data.length }
+      },
+    })
+    const same = invocation()
+    const id = await operationId('alice', rig.digest, same.idempotencyKey)
+    const before = rig.handled.get('bob') ?? 0
+    const first = await bounded('invoke()', executor.invoke(same), 10_000)
+    expect(first).toMatchObject({ ok: false, code: 'EXECUTOR_ADAPTER_FAILED', message: expect.stringContaining('tally store unavailable') })
+    const state = executor.state(id)
+    expect(state.ok && state.value.decision).toMatchObject({ outcome: 'success' })
+    const again = await bounded('invoke() again', executor.invoke(same), 10_000)
+    expect(again.ok && again.value.output).toEqual({ approved: 1 })
+    expect(summary(again as never)).toMatch(/^success\//)
+    expect([asked, (rig.handled.get('bob') ?? 0) - before]).toEqual([2, 1])
+    await bounded('close()', executor.close(), 5000)
+  })
+
   it('Was a defect (fixed): an authorization adapter answering with a promise refused every result (its verdict was read as an answer object)', async () => {
     // Asynchronous adapters (a lookup in a store) at every stage: bob's vote is admitted and decides.
     const executor = await rig.executor(interaction(), {
@@ -264,6 +289,58 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
   it('Was a defect (fixed): an aggregation adapter that never settles held invoke() after close() for good', async () => {
     await answeredAtClose(await rig.executor(interaction(), { adapters: { aggregation: never } }), invocation())
   }, 20_000)
+
+  it('an aggregation that fails answers EXECUTOR_ADAPTER_FAILED; the same invocation again asks only the aggregation, and answers its output', async () => {
+    // As the memory executor (above): the decision is kept in the log, no offer is sent again.
+    let asked = 0
+    const executor = await rig.executor(interaction(), {
+      adapters: {
+        aggregation: ({ data }) => {
+          if (++asked === 1) throw new Error('tally store unavailable')
+          return { accepted: data.length }
+        },
+      },
+    })
+    const same = invocation()
+    const before = rig.handled.get('c-ann') ?? 0
+    try {
+      const first = await bounded('invoke()', executor.invoke(same), 10_000)
+      expect(first).toMatchObject({ ok: false, code: 'EXECUTOR_ADAPTER_FAILED', message: expect.stringContaining('tally store unavailable') })
+      const again = await bounded('invoke() again', executor.invoke(same), 10_000)
+      expect(again.ok && again.value.output).toEqual({ accepted: 1 })
+      expect(summary(again)).toMatch(/^success\//)
+      expect([asked, (rig.handled.get('c-ann') ?? 0) - before]).toEqual([2, 1])
+    } finally {
+      await bounded('close()', executor.close(), 5000)
+    }
+  }, 20_000)
+
+  it('Was a defect (fixed): an operation decided by another executor (a restart) and answered here asked the aggregation without the results it had not seen: an output short of votes', async () => {
+    // The log keeps each result's verdict, not its payload: this executor, driving the operation
+    // from the log, had none of them and asked the aggregation with `data: []` ({ accepted: 0 } for
+    // an offer c-ann accepted). Now it answers EXECUTOR_UNSUPPORTED, and the decision stands.
+    const same = invocation()
+    const first = await rig.executor(interaction())
+    let answer: Awaited<ReturnType<typeof first.invoke>>
+    try {
+      answer = await bounded('invoke()', first.invoke(same), 10_000)
+      expect(summary(answer)).toMatch(/^success\//)
+    } finally {
+      await bounded('close()', first.close(), 5000)
+    }
+    let asked = 0
+    const second = await rig.executor(interaction(), { adapters: { aggregation: () => (asked++, { accepted: 0 }) } })
+    try {
+      const again = await bounded('invoke() in another executor', second.invoke(same), 10_000)
+      expect(again).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED', message: expect.stringContaining('1 of its 1 results were admitted before') })
+      expect(asked).toBe(0)
+      const id = answer.ok ? answer.value.operationId : ''
+      const state = second.state(id)
+      expect(state.ok && state.value.decision).toMatchObject({ outcome: 'success' })
+    } finally {
+      await bounded('close()', second.close(), 5000)
+    }
+  }, 30_000)
 
   it('adapters answering with promises at every stage: the offer is accepted and decides', async () => {
     const executor = await rig.executor(interaction(), {

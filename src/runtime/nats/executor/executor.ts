@@ -115,6 +115,12 @@ interface Operation {
   readonly inputDigest: string
   /** While the invocation runs, and when it ended refused; once answered, `answer` rebuilds it. */
   outcome?: Promise<ExecutorResult<InvocationOutcome<any>>>
+  /**
+   * Decided, but its aggregation adapter failed, so no answer is recorded: a repeated invocation
+   * asks the aggregation again through this (the decision stands; no request is sent again), as the
+   * durable executor does when it drives the operation again from its log.
+   */
+  reanswer?: () => Promise<ExecutorResult<InvocationOutcome<any>>>
   answer?: AnswerRecord
   core?: DecisionCore
   /** Acts on the core's state after a change made outside the message chain. */
@@ -142,6 +148,7 @@ interface Operation {
  */
 class OperationRecord implements Operation {
   outcome: Operation['outcome'] = undefined
+  reanswer: Operation['reanswer'] = undefined
   answer: AnswerRecord | undefined = undefined
   core: DecisionCore | undefined = undefined
   react: (() => void) | undefined = undefined
@@ -426,9 +433,15 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           executorClosing,
         )
         if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${op.id}: the executor closed before the aggregation adapter answered`)
-        if (!aggregated.ok) return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
+        if (!aggregated.ok) {
+          // Not recorded: the next invocation of the operation asks the aggregation again (`outcomeOf`).
+          op.reanswer = outcome
+          op.outcome = undefined
+          return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
+        }
         output = aggregated.value
       }
+      op.reanswer = undefined
       // The answer's record replaces the outcome kept for a repeated invocation (`outcomeOf` rebuilds it).
       op.answer = answerRecord(decision, logLength, revision, peers, publications, output)
       // Its core let go meanwhile (an aggregation adapter that took its time): the log goes with the record.
@@ -462,6 +475,16 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           keptCores.delete(oldest)
           // The record keeps the log up to its answer: the state it returned is rebuilt from it.
           if (oldest.answer && oldest.core) keepLog(oldest.answer, oldest.core.logPrefix(oldest.answer.logLength))
+          // One whose aggregation failed keeps no means to ask it again (the closure holds its payloads).
+          if (oldest.reanswer) {
+            oldest.reanswer = undefined
+            oldest.outcome ??= Promise.resolve(
+              refuse(
+                'EXECUTOR_ADAPTER_FAILED',
+                `${oldest.id}: its aggregation failed and it settled ${KEPT_CORES} or more operations ago; it is not asked again`,
+              ),
+            )
+          }
           oldest.core = undefined
           oldest.tail = undefined
           oldest.coreDropped = true
@@ -724,6 +747,16 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
   /** A repeated invocation's answer: the running one's, or the same outcome rebuilt from the record. O(log). */
   const outcomeOf = (op: Operation): Promise<ExecutorResult<InvocationOutcome<any>>> => {
     if (op.outcome) return op.outcome
+    // Decided with its aggregation failed: asked again, once at a time (a repeat meanwhile joins it).
+    if (op.reanswer) {
+      if (closed) return Promise.resolve(refuse('EXECUTOR_CLOSED', 'the executor is closed'))
+      const again = op.reanswer()
+      op.outcome = again
+      void again.then(() => {
+        if (op.outcome === again && !op.answer) op.outcome = undefined
+      })
+      return again
+    }
     const a = op.answer!
     const core = op.core
     return Promise.resolve(

@@ -139,6 +139,9 @@ interface Live {
   stop(reason: string, closing?: boolean): void
 }
 
+/** Operations whose results' payloads are kept after their aggregation failed (`keptPayloads`). */
+const KEPT_PAYLOAD_OPERATIONS = 1024
+
 export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan): ExecutorResult<Executor<any, any>> {
   const { module, interaction, connection: nc, adapters, deployment, now, binding } = parts
   const ownership = plan.delivery.ownership
@@ -175,6 +178,12 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
   const executorClosing = new Promise<void>((resolve) => (signalClosing = resolve))
   /** Every operation it drove (state and log stay readable after settlement). */
   const known = new Map<string, Live>()
+  /**
+   * The results' payloads of operations whose aggregation adapter failed, by operation, for the
+   * drive that answers the same invocation again (the log keeps each result's verdict, not its
+   * payload): the most recent KEPT_PAYLOAD_OPERATIONS.
+   */
+  const keptPayloads = new Map<string, Map<string, unknown>>()
   let closed = false
 
   interface Ready {
@@ -398,7 +407,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     }
     const core = new DecisionCore(plan.policy, true)
     const outbox = new Map<string, OutboxEntry>()
-    const payloads = new Map<string, unknown>()
+    const payloads = keptPayloads.get(id) ?? new Map<string, unknown>()
+    keptPayloads.delete(id)
     const leases = new Map<string, { fence: number; timer: ReturnType<typeof setTimeout> }>()
     const publications: Publication[] = []
     let revision = 0
@@ -762,12 +772,23 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       let output: unknown
       if (adapters.aggregation) {
         const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
+        // A result admitted before this drive (another process, or this one before a restart) is in the
+        // log as its verdict only: an aggregation of the others would be an answer short of votes.
+        const missing = decision.votes.length - data.length
+        if (missing > 0)
+          return refuse(
+            'EXECUTOR_UNSUPPORTED',
+            `${id}: ${missing} of its ${decision.votes.length} results were admitted before this process drove it, and their payloads are not kept in the durable state: the aggregation is not asked with part of them (the decision stands: state and log)`,
+          )
         try {
           // The executor closing answers an operation whose aggregation has not (one that never settles held its invoke() for good).
           const aggregated = await unlessClosed(adapters.aggregation({ context: context(), data }), executorClosing)
           if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${id}: the executor closed before the aggregation adapter answered`)
           output = aggregated
         } catch (error) {
+          // The same invocation again drives the operation again: it asks the aggregation with these.
+          keptPayloads.set(id, payloads)
+          if (keptPayloads.size > KEPT_PAYLOAD_OPERATIONS) keptPayloads.delete(keptPayloads.keys().next().value!)
           return refuse('EXECUTOR_ADAPTER_FAILED', `aggregation failed: ${errorText(error)}`)
         }
       }
