@@ -12,6 +12,8 @@ import { NATS_SERVER } from './helpers/nats-server.js'
 import { countedAuthorization } from './helpers/counted-authorization.js'
 import { startRig, variant, type Rig } from './helpers/executor-nats.js'
 import { poll, quick, shipmentInputs, startDurableRig, type DurableRig } from './helpers/executor-durable.js'
+import { STREAM } from './helpers/executor-durable-config.js'
+import { jetstreamManager } from '@nats-io/jetstream'
 import { operationId } from '../src/runtime/nats/interactions.js'
 
 const never = () => new Promise<never>(() => undefined)
@@ -315,26 +317,53 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
     }
   }, 20_000)
 
-  it('Was a defect (fixed): an operation decided by another executor (a restart) and answered here asked the aggregation without the results it had not seen: an output short of votes', async () => {
-    // The log keeps each result's verdict, not its payload: this executor, driving the operation
-    // from the log, had none of them and asked the aggregation with `data: []` ({ accepted: 0 } for
-    // an offer c-ann accepted). Now it answers EXECUTOR_UNSUPPORTED, and the decision stands.
-    const same = invocation()
+  /** Decides an operation in one executor (no aggregation), closes it: what a restart leaves. */
+  async function decidedElsewhere(same: ReturnType<typeof invocation>): Promise<string> {
     const first = await rig.executor(interaction())
-    let answer: Awaited<ReturnType<typeof first.invoke>>
     try {
-      answer = await bounded('invoke()', first.invoke(same), 10_000)
+      const answer = await bounded('invoke()', first.invoke(same), 10_000)
       expect(summary(answer)).toMatch(/^success\//)
+      return answer.ok ? answer.value.operationId : ''
     } finally {
       await bounded('close()', first.close(), 5000)
     }
+  }
+
+  it('Was a defect (fixed): an operation decided by another executor (a restart) and answered here asked the aggregation without the results it had not seen; their payloads are read again from the result stream', async () => {
+    // The log kept each result's verdict, not its payload: this executor, driving the operation
+    // from the log, had none of them and asked the aggregation with `data: []` ({ accepted: 0 } for
+    // an offer c-ann accepted). The result event now logs the result's stream sequence.
+    const same = invocation()
+    await decidedElsewhere(same)
+    const seen: unknown[][] = []
+    const second = await rig.executor(interaction(), { adapters: { aggregation: ({ data }) => (seen.push([...data]), { accepted: data.length }) } })
+    try {
+      const again = await bounded('invoke() in another executor', second.invoke(same), 10_000)
+      expect(again.ok && again.value.output).toEqual({ accepted: 1 })
+      expect(seen).toHaveLength(1)
+      expect(seen[0]).toEqual([expect.objectContaining({ courierId: 'c-ann' })])
+    } finally {
+      await bounded('close()', second.close(), 5000)
+    }
+  }, 30_000)
+
+  it('a result the stream no longer holds is not guessed at: EXECUTOR_UNSUPPORTED, the aggregation not asked, the decision kept', async () => {
+    const same = invocation()
+    const id = await decidedElsewhere(same)
+    // The stream's retention let the result go (here: deleted by its sequence, as the log names it).
+    const saved = await (await rig.store()).state(id)
+    const results = (saved.ok && saved.value ? saved.value.value.events : []).filter((e) => e.kind === 'result')
+    expect(results).toHaveLength(1)
+    const seq = (results[0] as { seq?: number }).seq
+    expect(seq).toEqual(expect.any(Number))
+    const jsm = await jetstreamManager(await rig.connection())
+    expect(await jsm.streams.deleteMessage(STREAM, seq!)).toBe(true)
     let asked = 0
     const second = await rig.executor(interaction(), { adapters: { aggregation: () => (asked++, { accepted: 0 }) } })
     try {
       const again = await bounded('invoke() in another executor', second.invoke(same), 10_000)
       expect(again).toMatchObject({ ok: false, code: 'EXECUTOR_UNSUPPORTED', message: expect.stringContaining('1 of its 1 results were admitted before') })
       expect(asked).toBe(0)
-      const id = answer.ok ? answer.value.operationId : ''
       const state = second.state(id)
       expect(state.ok && state.value.decision).toMatchObject({ outcome: 'success' })
     } finally {

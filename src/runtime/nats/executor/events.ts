@@ -171,6 +171,11 @@ export type ExecutorEvent =
       readonly success: boolean
       /** The result verifier (and authorization at result admission) accepted it. */
       readonly verified: boolean
+      /**
+       * Durable delivery: the result's sequence in the result stream, where its payload is read again
+       * by an executor that drives the operation later and asks the aggregation (the log keeps the verdict, not the payload).
+       */
+      readonly seq?: number
     })
   | (At & { readonly kind: 'failed'; readonly branchId: string; readonly attempt: number; readonly fence: number; readonly retryable: boolean })
   | (At & { readonly kind: 'lease-expired'; readonly branchId: string; readonly attempt: number; readonly fence: number })

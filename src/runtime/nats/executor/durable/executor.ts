@@ -17,7 +17,7 @@
  */
 import { errorText } from '../../../shared/error-text.js'
 import type { NatsConnection, Subscription } from '@nats-io/nats-core'
-import type { JsMsg } from '@nats-io/jetstream'
+import { jetstreamManager, type JetStreamManager, type JsMsg } from '@nats-io/jetstream'
 import type { Interaction } from '../../interactions.js'
 import type { Channel } from '../../subjects.js'
 import type { OperationDescriptor } from '../../index.js'
@@ -374,7 +374,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     // A payload out of the result schema is never admitted: not kept either.
     if (check((kind === 'result' ? resultChannel : cancelResultChannel)!.validatePayload, payload)) return msg.term()
     if (admission.ok && state.ok) {
-      const kept = await store.park(id, { subject: msg.subject, payload, atMs: now(), ...(kind === 'cancel' ? { kind } : {}) })
+      const kept = await store.park(id, { subject: msg.subject, payload, atMs: now(), seq: msg.seq, ...(kind === 'cancel' ? { kind } : {}) })
       // Kept (or already kept, or the record full): the bounded redeliveries only serve a driving executor elsewhere.
       if (kept.ok && last) return msg.term()
     }
@@ -766,20 +766,57 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       return true
     }
 
+    /**
+     * The payloads of `votes` read again from the result stream, by the sequence their result events
+     * logged: each checked as a delivered result is (its schema, its correlation) and kept only when it
+     * is the same branch, attempt and fence. Answers how many could not be read. At most one request
+     * per vote, RESULTS_PIPELINED at a time.
+     */
+    async function readAgain(votes: readonly { branchId: string; attempt: number; fence: number }[]): Promise<number> {
+      if (votes.length === 0) return 0
+      const wanted = new Map(votes.map((v) => [`${v.branchId}/${v.attempt}/${v.fence}`, v]))
+      const places: Array<[string, number]> = []
+      for (const e of core.log())
+        if (e.kind === 'result' && e.seq !== undefined && wanted.has(`${e.branchId}/${e.attempt}/${e.fence}`))
+          places.push([`${e.branchId}/${e.attempt}/${e.fence}`, e.seq])
+      let jsm: JetStreamManager
+      try {
+        jsm = await jetstreamManager(nc)
+      } catch {
+        return wanted.size
+      }
+      for (let i = 0; i < places.length; i += RESULTS_PIPELINED)
+        await Promise.all(
+          places.slice(i, i + RESULTS_PIPELINED).map(async ([key, seq]) => {
+            try {
+              const stored = await jsm.streams.getMessage(binding.resultStream, { seq })
+              if (!stored || payloads.has(key)) return
+              const r = readResult(stored.subject, parseJsonData(decoder.decode(stored.data)), 0, seq)
+              if (r && `${r.branchId}/${r.attempt}/${r.fence}` === key) payloads.set(key, r.payload)
+            } catch {
+              // Not there (the stream's retention let it go), or unreadable: counted below.
+            }
+          }),
+        )
+      let unread = 0
+      for (const key of wanted.keys()) if (!payloads.has(key)) unread++
+      return unread
+    }
+
     async function answer(): Promise<ExecutorResult<InvocationOutcome<any>>> {
       const state = core.state()
       const decision = state.decision!
       let output: unknown
       if (adapters.aggregation) {
-        const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
         // A result admitted before this drive (another process, or this one before a restart) is in the
-        // log as its verdict only: an aggregation of the others would be an answer short of votes.
-        const missing = decision.votes.length - data.length
-        if (missing > 0)
+        // log as its verdict and its place in the result stream: its payload is read again from there.
+        const unread = await readAgain(decision.votes.filter((v) => !payloads.has(`${v.branchId}/${v.attempt}/${v.fence}`)))
+        if (unread > 0)
           return refuse(
             'EXECUTOR_UNSUPPORTED',
-            `${id}: ${missing} of its ${decision.votes.length} results were admitted before this process drove it, and their payloads are not kept in the durable state: the aggregation is not asked with part of them (the decision stands: state and log)`,
+            `${id}: ${unread} of its ${decision.votes.length} results were admitted before this process drove it and could not be read again from the result stream ${binding.resultStream} (no longer there, or logged without their place): the aggregation is not asked with part of them (the decision stands: state and log)`,
           )
+        const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
         try {
           // The executor closing answers an operation whose aggregation has not (one that never settles held its invoke() for good).
           const aggregated = await unlessClosed(adapters.aggregation({ context: context(), data }), executorClosing)
@@ -814,7 +851,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       // Stopped, or a copy of a result already queued (delivered again while it waited: its first
       // delivery asks its adapters and acknowledges it): nothing more.
       if (stopped || pipelinedSeqs.has(msg.seq)) return queued()
-      const r = readResult(msg.subject, payload, atMs)
+      const r = readResult(msg.subject, payload, atMs, msg.seq)
       // Nothing to ask (out of schema, another operation's) or a branch no longer open: handled in its turn.
       const verdict = r === undefined || notOpen(r) ? undefined : limitedVerdict(r)
       pipelined.add(msg)
@@ -857,6 +894,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       fence: number
       subjectAgrees: boolean
       atMs: number
+      /** Its sequence in the result stream, when known. */
+      seq: number | undefined
     }
     /** The result's authorization (true, false: its peer revoked, undefined: unsettled at the next due time) and whether it is verified. */
     interface ResultVerdict {
@@ -864,7 +903,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       verified: boolean
     }
 
-    function readResult(subject: string, payload: unknown, atMs: number): ReadResult | undefined {
+    function readResult(subject: string, payload: unknown, atMs: number, seq?: number): ReadResult | undefined {
       if (check(resultChannel!.validatePayload, payload)) return undefined
       const c = plan.correlation
       const [opRef, branchId, attempt, peerId, fence] = [c.operation, c.branch, c.attempt, c.peer, c.fence].map((e) => readExpression(e, payload))
@@ -873,7 +912,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       const params = resultChannel!.subject?.tryParse(subject) as Record<string, string> | undefined
       const target = plan.dispatch.targetParameter
       const subjectAgrees = params !== undefined && (!target || !Object.hasOwn(params, target) || params[target] === peerId)
-      return { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees, atMs }
+      return { payload, branchId, peerId, attempt: attempt as number, fence: fence as number, subjectAgrees, atMs, seq }
     }
 
     /**
@@ -921,6 +960,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         fence: r.fence,
         success,
         verified: verdict.verified,
+        ...(r.seq !== undefined ? { seq: r.seq } : {}),
       }
       const changes = core.changes()
       if (core.apply(event) === null) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload)
@@ -930,8 +970,8 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
     }
 
     /** A result kept while no executor drove the operation, admitted on resume (in the serial chain). */
-    async function admitResult(subject: string, payload: unknown, atMs: number): Promise<void> {
-      const r = readResult(subject, payload, atMs)
+    async function admitResult(subject: string, payload: unknown, atMs: number, seq: number | undefined): Promise<void> {
+      const r = readResult(subject, payload, atMs, seq)
       if (r === undefined || notOpen(r)) return
       // Counted with the live results' (limitedVerdict): results read live while the resume reads
       // the kept ones are asked meanwhile, and the two together stay within RESULTS_PIPELINED.
@@ -1000,7 +1040,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         if (typeof r?.subject !== 'string' || !Number.isSafeInteger(r.atMs)) continue
         const at = Math.max(r.atMs, record.admittedAtMs)
         if (r.kind === 'cancel') await onCancelResult(r.payload, at)
-        else await admitResult(r.subject, r.payload, at)
+        else await admitResult(r.subject, r.payload, at, Number.isSafeInteger(r.seq) ? r.seq : undefined)
       }
       // Time passed while no executor ran: the timers due by now fire first (the deadline counts from the admission commit),
       // then the world is brought in line with the core whether or not they changed it (the requests dispatched).

@@ -52,6 +52,8 @@ export interface ParkedResult {
   readonly subject: string
   readonly payload: unknown
   readonly atMs: number
+  /** Its sequence in the result stream (absent in a record written before it was kept). */
+  readonly seq?: number
 }
 
 /** The most results kept per operation: a peer publishing more cannot grow the record without bound. */
