@@ -203,8 +203,9 @@ export function decodeHeaderBlock(block: Uint8Array): MsgHdrsImpl {
 /**
  * A stored message's headers (`jsm.streams.getMessage`), decoded in one pass and kept on it so that
  * nats.js never decodes them itself (its `StoredMsg.header` is the same quadratic decoding): a
- * record or claim anyone with write access to the bucket wrote with tens of thousands of header
- * fields would otherwise hold the reader for minutes. Throws where nats.js would (a name it refuses).
+ * record or claim anyone with write access to the bucket wrote with the most headers JetStream
+ * stores (64 KB, about 7,000 short fields) held each read of it for about 0.3 s. Throws where
+ * nats.js would (a name it refuses).
  * A message without the server's base64 block (another implementation's) is left to nats.js.
  */
 export function storedHeaders(msg: { readonly header: MsgHdrs }): MsgHdrs {
