@@ -81,9 +81,9 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     // and sends no request again.
     let asked = 0
     const executor = await rig.executor(interaction(), {
-      aggregation: ({ data }) => {
+      aggregation: ({ context, data }) => {
         if (++asked === 1) throw new Error('tally store unavailable')
-        return { approved: data.length }
+        return { operationId: context.operationId, approved: data.length === 1 }
       },
     })
     const same = invocation()
@@ -94,7 +94,7 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     const state = executor.state(id)
     expect(state.ok && state.value.decision).toMatchObject({ outcome: 'success' })
     const again = await bounded('invoke() again', executor.invoke(same), 10_000)
-    expect(again.ok && again.value.output).toEqual({ approved: 1 })
+    expect(again.ok && again.value.output).toEqual({ operationId: expect.any(String), approved: true })
     expect(summary(again as never)).toMatch(/^success\//)
     expect([asked, (rig.handled.get('bob') ?? 0) - before]).toEqual([2, 1])
     await bounded('close()', executor.close(), 5000)
@@ -241,7 +241,7 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the memory executor',
     const executor = await rig.executor(interaction())
     const answer = await bounded('invoke()', executor.invoke(invocation()), 10_000)
     await bounded('close()', executor.close(), 5000)
-    expect(answer).toMatchObject({ ok: true, value: { output: { approved: 1 } } })
+    expect(answer).toMatchObject({ ok: true, value: { output: { operationId: expect.any(String), approved: true } } })
   })
 })
 
@@ -370,6 +370,38 @@ describe.skipIf(!NATS_SERVER)('adapters that never settle: the durable executor'
       await bounded('close()', second.close(), 5000)
     }
   }, 30_000)
+
+  it('an aggregation answer its outputSchema refuses is EXECUTOR_ADAPTER_FAILED; the same invocation again asks again, and a conforming answer is the output', async () => {
+    // The shipping contract declares no aggregation; the descriptor carries the validator a contract's
+    // outputSchema would generate (`validateOutput`: an object with a number `accepted`).
+    const validateOutput = Object.assign(
+      (v: unknown) => {
+        const good = typeof v === 'object' && v !== null && typeof (v as { accepted?: unknown }).accepted === 'number'
+        validateOutput.errors = good ? null : [{ instancePath: '/accepted', keyword: 'type', message: 'must be number' }]
+        return good
+      },
+      { errors: null as null | Array<{ instancePath: string; keyword: string; message: string }> },
+    )
+    const described = { ...interaction(), validateOutput } as typeof rig.assign
+    let asked = 0
+    const executor = await rig.executor(described, {
+      adapters: { aggregation: ({ data }) => (++asked === 1 ? { accepted: 'many' } : { accepted: data.length }) },
+    })
+    const same = invocation()
+    try {
+      const first = await bounded('invoke()', executor.invoke(same), 10_000)
+      expect(first).toMatchObject({
+        ok: false,
+        code: 'EXECUTOR_ADAPTER_FAILED',
+        message: 'the aggregation answered an output its outputSchema refuses (/accepted must be number)',
+      })
+      const again = await bounded('invoke() again', executor.invoke(same), 10_000)
+      expect(again.ok && again.value.output).toEqual({ accepted: 1 })
+      expect(asked).toBe(2)
+    } finally {
+      await bounded('close()', executor.close(), 5000)
+    }
+  }, 20_000)
 
   it('adapters answering with promises at every stage: the offer is accepted and decides', async () => {
     const executor = await rig.executor(interaction(), {

@@ -170,8 +170,12 @@ describe.skipIf(!NATS_SERVER)('executor dispatch modes against nats-server', () 
     return made
   }
 
-  async function executorFor(loaded: Loaded, interaction: Interaction, adapters: Partial<ExecutorAdapters<Ballot, { approved: number }>> = {}) {
-    const made = createExecutor<Ballot, { approved: number }>({
+  async function executorFor(
+    loaded: Loaded,
+    interaction: Interaction,
+    adapters: Partial<ExecutorAdapters<Ballot, { operationId: string; approved: boolean }>> = {},
+  ) {
+    const made = createExecutor<Ballot, { operationId: string; approved: boolean }>({
       connection: await conn(),
       module: loaded.module,
       interaction,
@@ -181,7 +185,7 @@ describe.skipIf(!NATS_SERVER)('executor dispatch modes against nats-server', () 
         audience: () => ({ revision: 'r7', peers: PEERS }),
         authorization: ({ data }) => ({ allowed: data.peerId !== 'mallory' }),
         verifier: () => ({ allowed: true }),
-        aggregation: ({ data }) => ({ approved: data.filter((b) => b.approve).length }),
+        aggregation: ({ context, data }) => ({ operationId: context.operationId, approved: data.some((b) => b.approve) }),
         manifest: authenticate,
         ...adapters,
       },
@@ -215,7 +219,7 @@ describe.skipIf(!NATS_SERVER)('executor dispatch modes against nats-server', () 
     expect(answer.value.publications.map((p) => [p.branchId, p.ok])).toEqual(entries.map((e) => [e.branchId, true]))
     expect(answer.value.state.admission).toMatchObject({ admittedUnits: 4, threshold: 3 })
     expect(answer.value.decision).toMatchObject({ outcome: 'success', reason: 'threshold', successUnits: 3 })
-    expect(answer.value.output).toEqual({ approved: 3 })
+    expect(answer.value.output).toEqual({ operationId: expect.any(String), approved: true })
     // Each branch's request carried its own manifest input, branch ids as declared.
     expect(seen.get('ann')?.sort()).toEqual([
       ['b1', 'first'],

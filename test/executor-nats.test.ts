@@ -51,7 +51,7 @@ describe.skipIf(!NATS_SERVER)('executor against nats-server', () => {
     expect(state.admission).toMatchObject({ admittedUnits: 5, threshold: 4 })
     expect(decision).toMatchObject({ outcome: 'success', reason: 'threshold', successUnits: 4 })
     expect(decision.votes.filter((v) => v.success)).toHaveLength(4)
-    expect(answer.value.output).toEqual({ approved: 4 })
+    expect(answer.value.output).toEqual({ operationId: expect.any(String), approved: true })
     // The stalled peer was asked to stop when the decision was made.
     expect(state.branches.find((b) => b.branchId === 'eve')?.cancel).toBe('requested')
     // The live executor's decisions are the pure core's: its own log replayed through simulate gives its state.

@@ -424,7 +424,10 @@ describe.skipIf(!NATS_SERVER)('probe: time in the executor (the payments refund 
       ...(state === 'durable' ? { durable: DURABLE } : {}),
       adapters: {
         ...adapters(plans),
-        aggregation: ({ data }: { data: Array<{ approve: boolean }> }) => ({ approved: data.filter((b) => b.approve).length }),
+        aggregation: ({ context, data }: { context: { operationId: string }; data: Array<{ approve: boolean }> }) => ({
+          operationId: context.operationId,
+          approved: data.some((b) => b.approve),
+        }),
         ...extra,
       } as ExecutorAdapters<any, any>,
     })
@@ -549,7 +552,10 @@ function HOSTILE(state: 'memory' | 'durable', getRig: () => Rig, plans: Map<stri
         audience: () => ({ revision: 'r7', peers: [] }),
         authorization: () => ({ allowed: true }),
         verifier: () => ({ allowed: true }),
-        aggregation: ({ data }: { data: Array<{ approve: boolean }> }) => ({ approved: data.filter((b) => b.approve).length }),
+        aggregation: ({ context, data }: { context: { operationId: string }; data: Array<{ approve: boolean }> }) => ({
+          operationId: context.operationId,
+          approved: data.some((b) => b.approve),
+        }),
         ...extra,
       } as ExecutorAdapters<any, any>,
     })

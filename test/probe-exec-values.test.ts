@@ -571,22 +571,26 @@ describe.skipIf(!NATS_SERVER)('executor and responder: hostile application value
       })
     }, 20_000)
 
-    it('an aggregation output that is not JSON data (a cycle, a BigInt, a sparse array) is handed back as the output', async () => {
-      // Holds (pinned, observed): the output is not checked against the aggregation's outputSchema;
-      // the invocation answers success with the adapter's value as it is, and a repeated invocation
-      // answers the same decision.
+    it('Was observed (changed): an aggregation output that is not JSON data or that its outputSchema refuses was handed back as the output; it is EXECUTOR_ADAPTER_FAILED', async () => {
+      // It was pinned as observed: the output was not checked against the aggregation's outputSchema
+      // (RefundOutcome: operationId and a boolean approved), and the invocation answered success with
+      // the adapter's value as it was, typed as that schema. Now a cycle, a BigInt, a sparse array of
+      // 2^32 - 1 slots and an object the schema refuses each answer EXECUTOR_ADAPTER_FAILED (the
+      // decision stands, nothing escapes), and a repeated invocation asks the aggregation again.
       const sparse: unknown[] = []
       sparse.length = 2 ** 32 - 1
       const cyclic: Record<string, unknown> = {}
       cyclic['c'] = cyclic
       const stopVoters = await voters(quick(), ['bob'])
-      for (const [i, output] of [cyclic, { n: 1n }, sparse].entries()) {
-        const ex = await executor(quick(), { aggregation: () => output })
+      for (const [i, output] of [cyclic, { n: 1n }, sparse, { approved: 1 }].entries()) {
+        let asked = 0
+        const ex = await executor(quick(), { aggregation: () => (asked++, output) })
         const first = await within(ex.invoke({ principalId: 'alice', idempotencyKey: `output-${i}`, inputs: { group: 'solo', refund } }), 3000)
-        expect(first.value?.ok && first.value.value.decision.outcome).toBe('success')
-        expect(first.value?.ok && first.value.value.output).toBe(output)
+        expect(first.value).toMatchObject({ ok: false, code: 'EXECUTOR_ADAPTER_FAILED' })
         const again = await within(ex.invoke({ principalId: 'alice', idempotencyKey: `output-${i}`, inputs: { group: 'solo', refund } }), 3000)
-        expect(again.value?.ok && again.value.value.decision.outcome).toBe('success')
+        expect(again.value).toMatchObject({ ok: false, code: 'EXECUTOR_ADAPTER_FAILED' })
+        expect(asked).toBe(2)
+        await ex.close()
       }
       await stopVoters()
       expect(escaped).toEqual([])

@@ -295,7 +295,7 @@ export function executorOnCluster(): void {
           if (!r.ok) throw new Error(r.message)
           responders.push(r.value)
         }
-        const made = createExecutor<Ballot, { approved: number }>({
+        const made = createExecutor<Ballot, { operationId: string; approved: boolean }>({
           connection: await open([n1, n2, n3]),
           module,
           interaction,
@@ -305,7 +305,7 @@ export function executorOnCluster(): void {
             audience: () => ({ revision: 'r7', peers: GROUP_PEERS }),
             authorization: () => ({ allowed: true }),
             verifier: () => ({ allowed: true }),
-            aggregation: ({ data }) => ({ approved: data.filter((b) => b.approve).length }),
+            aggregation: ({ context, data }) => ({ operationId: context.operationId, approved: data.some((b) => b.approve) }),
           },
         })
         if (!made.ok) throw new Error(made.message)
@@ -326,7 +326,7 @@ export function executorOnCluster(): void {
           const { decision, state } = result.value
           expect(decision).toMatchObject({ outcome: 'success', reason: 'threshold', successUnits: 4 })
           expect(decision.votes.map((v) => v.peerId).sort()).toEqual(['ann', 'bob', 'cat', 'dan'])
-          expect(result.value.output).toEqual({ approved: 4 })
+          expect(result.value.output).toEqual({ operationId: expect.any(String), approved: true })
           expect(Object.fromEntries(state.branches.map((b) => [b.branchId, b.status]))).toEqual({
             ann: 'succeeded',
             bob: 'succeeded',

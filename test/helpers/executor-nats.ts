@@ -47,7 +47,10 @@ export interface Rig {
   readonly handled: Map<string, number>
   connection(): Promise<NatsConnection>
   peers(behaviours: Record<string, Behaviour>, interaction?: Interaction): Promise<Responder[]>
-  executor(interaction: Interaction, adapters?: Partial<ExecutorAdapters<Ballot, { approved: number }>>): Promise<Executor<{ approved: number }>>
+  executor(
+    interaction: Interaction,
+    adapters?: Partial<ExecutorAdapters<Ballot, { operationId: string; approved: boolean }>>,
+  ): Promise<Executor<{ operationId: string; approved: boolean }>>
   stop(): Promise<void>
 }
 
@@ -127,7 +130,7 @@ export async function startRig(name: string): Promise<Rig> {
     },
     async executor(interaction, adapters = {}) {
       const nc = await connection()
-      const made = createExecutor<Ballot, { approved: number }>({
+      const made = createExecutor<Ballot, { operationId: string; approved: boolean }>({
         connection: nc,
         module,
         interaction,
@@ -137,7 +140,7 @@ export async function startRig(name: string): Promise<Rig> {
           audience: ({ data }) => ({ revision: 'r7', peers: data.input === 'approvers' ? GROUP_PEERS : data.input === 'solo' ? ['bob'] : [] }),
           authorization: () => ({ allowed: true }),
           verifier: () => ({ allowed: true }),
-          aggregation: ({ data }) => ({ approved: data.filter((b) => b.approve).length }),
+          aggregation: ({ context, data }) => ({ operationId: context.operationId, approved: data.some((b) => b.approve) }),
           ...adapters,
         },
       })

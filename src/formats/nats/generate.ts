@@ -52,6 +52,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     )
   // A branch's `input` (read by `{branch: input}` bindings) is checked against its manifest slot.
   const branchKey = (id: string) => `${id}\u0000\u0000branch`
+  const outputKey = (id: string) => `${id}\u0000\u0000output`
   // Each channel's messages: one payload, or any of its messages' (none when a message takes any payload).
   // Channels that carry the same payload schema share one validator (a shared message is common).
   const messageValidator = new Map<string, string>()
@@ -122,6 +123,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
         ...(it.payloadSchema !== undefined ? [{ id: it.id, schema: it.payloadSchema, plan: planned!.payload!.plan }] : []),
         ...inputSchemas(it).map(([name, schema]) => ({ id: inputKey(it.id, name), schema: { $ref: schema }, plan: planned!.inputs.get(name)! })),
         ...(slot !== undefined ? [{ id: branchKey(it.id), ...slot }] : []),
+        ...(planned?.output !== undefined ? [{ id: outputKey(it.id), ...planned.output }] : []),
       ]
     }),
   ]
@@ -183,12 +185,14 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     const inputs = inputSchemas(it).filter(([name]) => validators.has(inputKey(it.id, name)))
     inputs.forEach(([name], j) => lines.push(`const $validate${i}$input${j} = ${validators.get(inputKey(it.id, name))};`))
     if (validators.has(branchKey(it.id))) lines.push(`const $validate${i}$branch = ${validators.get(branchKey(it.id))};`)
+    if (validators.has(outputKey(it.id))) lines.push(`const $validate${i}$output = ${validators.get(outputKey(it.id))};`)
     const args = [
       jsLiteral({ ...it.data, source: it.source }),
       it.requestChannelExport ?? 'undefined',
       validators.has(it.id) ? `$validate${i}` : 'undefined',
       inputs.length > 0 ? `{ ${inputs.map(([name], j) => `${jsString(name)}: $validate${i}$input${j}`).join(', ')} }` : 'undefined',
       validators.has(branchKey(it.id)) ? `$validate${i}$branch` : 'undefined',
+      validators.has(outputKey(it.id)) ? `$validate${i}$output` : 'undefined',
     ]
     while (args.at(-1) === 'undefined') args.pop()
     // Pure, arguments without member reads: an unused `interactions` costs nothing (tree-shaking).

@@ -40,6 +40,8 @@ export interface InteractionPlan {
   readonly inputs: ReadonlyMap<string, PayloadPlan>
   /** The branch manifest's `input` slot (branch-slot.ts). */
   readonly branch?: Planned
+  /** The aggregation adapter's `outputSchema` (a `#/components/schemas/...` reference): what `outcome.output` must be. */
+  readonly output?: Planned
 }
 
 /**
@@ -167,13 +169,23 @@ export function planValidators(ctx: NatsContext): ValidatorPlan {
       if (isObject(input) && typeof input.schema === 'string' && input.schema.startsWith('#/components/schemas/'))
         inputs.set(name, plan({ $ref: input.schema }))
     const slot = branchInputSchema(it, components)
+    const output = aggregationOutput(it, ctx.section('adapters'))
     byInteraction.set(id, {
       ...(payload !== undefined ? { payload: { schema: payload, plan: plan(payload) } } : {}),
       inputs,
       ...(slot !== undefined ? { branch: { schema: slot, plan: plan(slot) } } : {}),
+      ...(output !== undefined ? { output: { schema: output, plan: plan(output) } } : {}),
     })
   }
   return new ValidatorPlan(components, converted, runtimePatterns(ctx, components), byChannel, byInteraction, headersByChannel)
+}
+
+/** `{ $ref }` of the interaction's aggregation adapter's `outputSchema`, when it names a local component (the rules refuse anything else). */
+function aggregationOutput(it: Record<string, unknown>, adapters: Record<string, unknown>): { $ref: string } | undefined {
+  const key = isObject(it.aggregation) ? it.aggregation.adapter : undefined
+  const adapter = typeof key === 'string' && Object.hasOwn(adapters, key) ? adapters[key] : undefined
+  const schema = isObject(adapter) ? adapter.outputSchema : undefined
+  return typeof schema === 'string' && schema.startsWith('#/components/schemas/') ? { $ref: schema } : undefined
 }
 
 /**

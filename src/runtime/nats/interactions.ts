@@ -92,6 +92,8 @@ export interface Interaction {
   readonly validateInputs?: Readonly<Record<string, Validator>>
   /** A validator of the branch manifest's `input` slot: a `{branch: input}` value is validated before dispatch. */
   readonly validateBranchInput?: Validator
+  /** A validator of the aggregation adapter's `outputSchema`: the executor checks the aggregation's answer before it is `outcome.output`. */
+  readonly validateOutput?: Validator
   readonly [member: string]: unknown
 }
 
@@ -252,7 +254,7 @@ export function materialize(interaction: Interaction, values: MaterializeValues 
 
 /** Descriptor members that are functions (or hold them): validators keep their `errors`, subjects their state. */
 /** The descriptor's own members left as they are given (the channel's subject, the validators): at its top level only. */
-const UNFROZEN = new Set(['subject', 'validatePayload', 'validateInputs', 'validateBranchInput', 'validateChannelPayload'])
+const UNFROZEN = new Set(['subject', 'validatePayload', 'validateInputs', 'validateBranchInput', 'validateChannelPayload', 'validateOutput'])
 
 /**
  * Freezes a generated interaction descriptor (its data deeply; the subject and validator as they
@@ -266,6 +268,7 @@ export function createInteraction(
   validatePayload?: Validator,
   validateInputs?: Readonly<Record<string, Validator>>,
   validateBranchInput?: Validator,
+  validateOutput?: Validator,
 ): Interaction {
   // The channel's own validator (its messages): no materialized payload may break it.
   const validateChannelPayload = (requestChannel as { readonly validatePayload?: Validator } | undefined)?.validatePayload
@@ -278,6 +281,7 @@ export function createInteraction(
       ? { validateInputs: Object.freeze(Object.fromEntries(Object.entries(validateInputs).map(([name, v]) => [name, sealedValidator(v)]))) }
       : {}),
     ...(validateBranchInput ? { validateBranchInput: sealedValidator(validateBranchInput) } : {}),
+    ...(validateOutput ? { validateOutput: sealedValidator(validateOutput) } : {}),
     ...(validateChannelPayload ? { validateChannelPayload: sealedValidator(validateChannelPayload) } : {}),
   } as Interaction
   // Deeply, but the members above at the top: a `subject` deeper down is data (the subject's

@@ -32,6 +32,7 @@ import { simulate } from './decision/simulate.js'
 import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, ResultEvent } from './born-young.js'
 import { sameJson } from './same-json.js'
 import { parseJsonData } from '../../shared/wire-json.js'
+import { outputRefusal } from './aggregation-output.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -433,13 +434,14 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
           executorClosing,
         )
         if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${op.id}: the executor closed before the aggregation adapter answered`)
-        if (!aggregated.ok) {
+        const refusal = aggregated.ok ? outputRefusal(interaction.validateOutput, aggregated.value) : aggregated.message
+        if (refusal !== undefined) {
           // Not recorded: the next invocation of the operation asks the aggregation again (`outcomeOf`).
           op.reanswer = outcome
           op.outcome = undefined
-          return refuse('EXECUTOR_ADAPTER_FAILED', aggregated.message)
+          return refuse('EXECUTOR_ADAPTER_FAILED', refusal)
         }
-        output = aggregated.value
+        output = (aggregated as { value: Output }).value
       }
       op.reanswer = undefined
       // The answer's record replaces the outcome kept for a repeated invocation (`outcomeOf` rebuilds it).

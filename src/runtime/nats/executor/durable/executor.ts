@@ -38,6 +38,7 @@ import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replica
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
 import { parseJsonData } from '../../../shared/wire-json.js'
+import { outputRefusal } from '../aggregation-output.js'
 import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed } from '../adapter-answer.js'
 
 /** Where durable state lives: the deployment's binding of the delivery, state-store and ownership adapters. */
@@ -138,6 +139,9 @@ interface Live {
   /** `closing`: the executor is closed (a decided operation answers `EXECUTOR_CLOSED`). */
   stop(reason: string, closing?: boolean): void
 }
+
+/** An aggregation answer the adapter's outputSchema refuses (aggregation-output.ts), handled as a failed aggregation. */
+class OutputRefused extends Error {}
 
 /** Operations whose results' payloads are kept after their aggregation failed (`keptPayloads`). */
 const KEPT_PAYLOAD_OPERATIONS = 1024
@@ -821,12 +825,14 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
           // The executor closing answers an operation whose aggregation has not (one that never settles held its invoke() for good).
           const aggregated = await unlessClosed(adapters.aggregation({ context: context(), data }), executorClosing)
           if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${id}: the executor closed before the aggregation adapter answered`)
+          const refused = outputRefusal(interaction.validateOutput, aggregated)
+          if (refused !== undefined) throw new OutputRefused(refused)
           output = aggregated
         } catch (error) {
           // The same invocation again drives the operation again: it asks the aggregation with these.
           keptPayloads.set(id, payloads)
           if (keptPayloads.size > KEPT_PAYLOAD_OPERATIONS) keptPayloads.delete(keptPayloads.keys().next().value!)
-          return refuse('EXECUTOR_ADAPTER_FAILED', `aggregation failed: ${errorText(error)}`)
+          return refuse('EXECUTOR_ADAPTER_FAILED', error instanceof OutputRefused ? error.message : `aggregation failed: ${errorText(error)}`)
         }
       }
       return ok({
