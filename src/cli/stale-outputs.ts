@@ -15,13 +15,12 @@
  * Worst case: one directory listing, and for each entry of a matching name one `lstat` and one read
  * of at most 4 KB; at most MAX_LOOKED entries are looked at (a folder past that is said to be).
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs'
-import { basename as name, join, resolve } from 'node:path'
-import { hasMarker } from '../core/safe-write.js'
+import { lstatSync, readdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { markedFile } from '../core/safe-write.js'
 
 /** Entries of a folder looked at, at most. */
 export const MAX_LOOKED = 10_000
-const HEAD_BYTES = 4096
 
 export interface StaleOutputs {
   /** The folder looked in (absolute). */
@@ -49,26 +48,8 @@ export function staleOutputs(out: string, target: 'typescript' | 'rust', written
   for (const name of names.slice(0, MAX_LOOKED)) {
     if (!shaped(name)) continue
     const path = join(folder, name)
-    if (written.has(path) || !generatedFile(path)) continue
+    if (written.has(path) || !markedFile(path)) continue
     files.push(path)
   }
   return { folder, files: files.sort(), truncated }
-}
-
-/** A regular file (not a link, not a FIFO) whose first bytes carry the marker. */
-function generatedFile(path: string): boolean {
-  let fd: number | undefined
-  try {
-    if (!lstatSync(path).isFile()) return false
-    // Not blocking and not following: a FIFO or a link swapped in since the look is not waited on or read through.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
-    if (!fstatSync(fd).isFile()) return false
-    const head = Buffer.alloc(HEAD_BYTES)
-    const read = readSync(fd, head, 0, HEAD_BYTES, 0)
-    return hasMarker(head.subarray(0, read).toString('utf8'), name(path))
-  } catch {
-    return false
-  } finally {
-    if (fd !== undefined) closeSync(fd)
-  }
 }

@@ -342,6 +342,28 @@ export function removeOwnedFile(root: string, file: string): WriteResult {
   return { ok: true, files: [{ path: target, status: 'removed' }] }
 }
 
+/**
+ * Whether `path` is a regular file, reached through no link, whose first bytes carry the marker
+ * (an empty file does not): what a caller that looks for this project's files without writing
+ * (`generate`'s stale outputs) counts as one. Opened without following a link and without blocking,
+ * checked again through the descriptor; never throws. One `lstat`, one read of at most `HEAD_BYTES`.
+ */
+export function markedFile(path: string): boolean {
+  let fd: number | undefined
+  try {
+    if (!lstatSync(path).isFile()) return false
+    fd = openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK)
+    if (!fstatSync(fd).isFile()) return false
+    const head = Buffer.alloc(HEAD_BYTES)
+    const read = readSync(fd, head, 0, HEAD_BYTES, 0)
+    return hasMarker(head.subarray(0, read).toString('utf8'), basename(path))
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
 /** The start of a file's content as text, enough for `hasMarker`. */
 function headText(content: string | Uint8Array): string {
   return typeof content === 'string'

@@ -752,12 +752,9 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
     // Decided with its aggregation failed: asked again, once at a time (a repeat meanwhile joins it).
     if (op.reanswer) {
       if (closed) return Promise.resolve(refuse('EXECUTOR_CLOSED', 'the executor is closed'))
-      const again = op.reanswer()
-      op.outcome = again
-      void again.then(() => {
-        if (op.outcome === again && !op.answer) op.outcome = undefined
-      })
-      return again
+      // `outcome` itself lets go of it again: on success for the answer record, on failure for the next ask.
+      op.outcome = op.reanswer()
+      return op.outcome
     }
     const a = op.answer!
     const core = op.core

@@ -140,9 +140,6 @@ interface Live {
   stop(reason: string, closing?: boolean): void
 }
 
-/** An aggregation answer the adapter's outputSchema refuses (aggregation-output.ts), handled as a failed aggregation. */
-class OutputRefused extends Error {}
-
 /** Operations whose results' payloads are kept after their aggregation failed (`keptPayloads`). */
 const KEPT_PAYLOAD_OPERATIONS = 1024
 
@@ -821,19 +818,23 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
             `${id}: ${unread} of its ${decision.votes.length} results were admitted before this process drove it and could not be read again from the result stream ${binding.resultStream} (no longer there, or logged without their place): the aggregation is not asked with part of them (the decision stands: state and log)`,
           )
         const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
-        try {
-          // The executor closing answers an operation whose aggregation has not (one that never settles held its invoke() for good).
-          const aggregated = await unlessClosed(adapters.aggregation({ context: context(), data }), executorClosing)
-          if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${id}: the executor closed before the aggregation adapter answered`)
-          const refused = outputRefusal(interaction.validateOutput, aggregated)
-          if (refused !== undefined) throw new OutputRefused(refused)
-          output = aggregated
-        } catch (error) {
-          // The same invocation again drives the operation again: it asks the aggregation with these.
+        // Refused or failed: the same invocation again drives the operation again, and asks the aggregation with these.
+        const failedAggregation = (why: string) => {
           keptPayloads.set(id, payloads)
           if (keptPayloads.size > KEPT_PAYLOAD_OPERATIONS) keptPayloads.delete(keptPayloads.keys().next().value!)
-          return refuse('EXECUTOR_ADAPTER_FAILED', error instanceof OutputRefused ? error.message : `aggregation failed: ${errorText(error)}`)
+          return refuse('EXECUTOR_ADAPTER_FAILED', why)
         }
+        let aggregated: unknown
+        try {
+          // The executor closing answers an operation whose aggregation has not (one that never settles held its invoke() for good).
+          aggregated = await unlessClosed(adapters.aggregation({ context: context(), data }), executorClosing)
+        } catch (error) {
+          return failedAggregation(`aggregation failed: ${errorText(error)}`)
+        }
+        if (aggregated === CLOSED) return refuse('EXECUTOR_CLOSED', `${id}: the executor closed before the aggregation adapter answered`)
+        const refused = outputRefusal(interaction.validateOutput, aggregated)
+        if (refused !== undefined) return failedAggregation(refused)
+        output = aggregated
       }
       return ok({
         operationId: id,
