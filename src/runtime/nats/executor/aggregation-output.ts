@@ -18,3 +18,11 @@ export function outputRefusal(validateOutput: Validator | undefined, answer: unk
   const first = errors[0]!
   return `the aggregation answered an output its outputSchema refuses (${first.message}${errors.length > 1 ? `; ${errors.length - 1} more` : ''})`
 }
+
+/**
+ * The key an admitted result's payload is kept under for the aggregation (branch, attempt, fence):
+ * a decision's votes name results by these three, and the payloads are looked up by them.
+ */
+export function voteKey(vote: { readonly branchId: string; readonly attempt: number; readonly fence: number }): string {
+  return `${vote.branchId}/${vote.attempt}/${vote.fence}`
+}

@@ -32,7 +32,7 @@ import { simulate } from './decision/simulate.js'
 import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, ResultEvent } from './born-young.js'
 import { sameJson } from './same-json.js'
 import { parseJsonData } from '../../shared/wire-json.js'
-import { outputRefusal } from './aggregation-output.js'
+import { outputRefusal, voteKey } from './aggregation-output.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -428,7 +428,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const decision = state.decision!
       let output: Output | undefined
       if (adapters.aggregation) {
-        const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)!).filter((p) => p !== undefined)
+        const data = decision.votes.map((v) => payloads.get(voteKey(v))!).filter((p) => p !== undefined)
         const aggregated = await unlessClosed(
           call('aggregation', () => adapters.aggregation!({ context: context(), data })),
           executorClosing,
@@ -646,7 +646,7 @@ export function createExecutor<ResultPayload = unknown, Output = unknown, I exte
       const success = sameJson(readSuccess(r.payload), plan.success!.equals)
       const event = new ResultEvent(r.atMs, r.branchId, r.peerId, r.attempt, r.fence, success, verified)
       // Payloads are kept only for the aggregation adapter.
-      if (core.apply(event) === null && adapters.aggregation) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload as ResultPayload)
+      if (core.apply(event) === null && adapters.aggregation) payloads.set(voteKey(r), r.payload as ResultPayload)
       react()
     }
 

@@ -38,7 +38,7 @@ import { replicasRefusal, streamReplicasRefusal, type Replicas } from './replica
 import { operationStore, type AdmissionRecord, type OperationStore, type OutboxEntry } from './store.js'
 import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publication } from '../executor.js'
 import { parseJsonData } from '../../../shared/wire-json.js'
-import { outputRefusal } from '../aggregation-output.js'
+import { outputRefusal, voteKey } from '../aggregation-output.js'
 import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed } from '../adapter-answer.js'
 
 /** Where durable state lives: the deployment's binding of the delivery, state-store and ownership adapters. */
@@ -775,11 +775,9 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
      */
     async function readAgain(votes: readonly { branchId: string; attempt: number; fence: number }[]): Promise<number> {
       if (votes.length === 0) return 0
-      const wanted = new Map(votes.map((v) => [`${v.branchId}/${v.attempt}/${v.fence}`, v]))
+      const wanted = new Map(votes.map((v) => [voteKey(v), v]))
       const places: Array<[string, number]> = []
-      for (const e of core.log())
-        if (e.kind === 'result' && e.seq !== undefined && wanted.has(`${e.branchId}/${e.attempt}/${e.fence}`))
-          places.push([`${e.branchId}/${e.attempt}/${e.fence}`, e.seq])
+      for (const e of core.log()) if (e.kind === 'result' && e.seq !== undefined && wanted.has(voteKey(e))) places.push([voteKey(e), e.seq])
       let jsm: JetStreamManager
       try {
         jsm = await jetstreamManager(nc)
@@ -793,7 +791,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
               const stored = await jsm.streams.getMessage(binding.resultStream, { seq })
               if (!stored || payloads.has(key)) return
               const r = readResult(stored.subject, parseJsonData(decoder.decode(stored.data)), 0, seq)
-              if (r && `${r.branchId}/${r.attempt}/${r.fence}` === key) payloads.set(key, r.payload)
+              if (r && voteKey(r) === key) payloads.set(key, r.payload)
             } catch {
               // Not there (the stream's retention let it go), or unreadable: counted below.
             }
@@ -811,13 +809,13 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
       if (adapters.aggregation) {
         // A result admitted before this drive (another process, or this one before a restart) is in the
         // log as its verdict and its place in the result stream: its payload is read again from there.
-        const unread = await readAgain(decision.votes.filter((v) => !payloads.has(`${v.branchId}/${v.attempt}/${v.fence}`)))
+        const unread = await readAgain(decision.votes.filter((v) => !payloads.has(voteKey(v))))
         if (unread > 0)
           return refuse(
             'EXECUTOR_UNSUPPORTED',
             `${id}: ${unread} of its ${decision.votes.length} results were admitted before this process drove it and could not be read again from the result stream ${binding.resultStream} (no longer there, or logged without their place): the aggregation is not asked with part of them (the decision stands: state and log)`,
           )
-        const data = decision.votes.map((v) => payloads.get(`${v.branchId}/${v.attempt}/${v.fence}`)).filter((p) => p !== undefined)
+        const data = decision.votes.map((v) => payloads.get(voteKey(v))).filter((p) => p !== undefined)
         // Refused or failed: the same invocation again drives the operation again, and asks the aggregation with these.
         const failedAggregation = (why: string) => {
           keptPayloads.set(id, payloads)
@@ -970,7 +968,7 @@ export function createDurableExecutor(parts: DurableParts, plan: InteractionPlan
         ...(r.seq !== undefined ? { seq: r.seq } : {}),
       }
       const changes = core.changes()
-      if (core.apply(event) === null) payloads.set(`${r.branchId}/${String(r.attempt)}/${String(r.fence)}`, r.payload)
+      if (core.apply(event) === null) payloads.set(voteKey(r), r.payload)
       // Refused and no timer due by its time: the state is the saved one (the refusal is saved with the next change, if kept).
       if (core.changes() === changes) return
       await step()
