@@ -323,3 +323,22 @@ describe('every command on every format', () => {
     expect(daspHash.stderr).toContain('pinned by content')
   })
 })
+
+describe('contracts types', () => {
+  it('one contract given as several imports: each of its diagnostics printed once, as a build prints them', async () => {
+    const dir = testFolder('contracts-types-once-')
+    const file = join(dir, 'p.spec.json')
+    const warned = readFileSync(payments, 'utf8').replace('"openapi": "3.0.1"', '"openapi": "3.0.3"')
+    writeFileSync(file, warned)
+    // Was a defect (fixed): the warning was printed once for each import given.
+    const ok = await cli(['types', file, `${file}?topics=payments:capture`, `${file}?topics=payments:refund`])
+    expect(ok.status, ok.stderr).toBe(0)
+    expect(ok.stderr.match(/warning BENZENE_OPENAPI_VALUE/g), ok.stderr).toHaveLength(1)
+    // An invalid one: its error once, the run failed for each import.
+    writeFileSync(file, warned.replace('"#/components/schemas/PaymentDto"', '"#/components/schemas/PaymentDtoA"'))
+    const failed = await cli(['types', file, `${file}?topics=payments:capture`])
+    expect(failed.status).toBe(1)
+    expect(failed.stderr.match(/error BENZENE_REF_MISSING/g), failed.stderr).toHaveLength(1)
+    expect(failed.stderr.match(/warning BENZENE_OPENAPI_VALUE/g), failed.stderr).toHaveLength(1)
+  })
+})

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContractCompiler, type CompileOptions } from '../core/compile.js'
-import { hasErrors, type Diagnostic } from '../core/diagnostics.js'
+import { diagnosticKey, hasErrors, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
@@ -596,10 +596,19 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
   if (files.length === 0) throw new UsageError('`contracts types` needs at least one file.')
   let failed = false
   const sidecars = new SidecarWriter()
+  // One contract given as several imports (`x.spec.json` and `x.spec.json?topics=a`): its diagnostics once, as a build prints them.
+  const printed = new Set<string>()
+  const unprinted = (diagnostics: readonly Diagnostic[]) =>
+    diagnostics.filter((d) => {
+      const key = diagnosticKey(d)
+      if (printed.has(key)) return false
+      printed.add(key)
+      return true
+    })
   for (const argument of files) {
     const [file, query] = splitQuery(argument)
     const result = await compiler.compile(file, { ...options(flags), query })
-    printDiagnostics(result.diagnostics, io, result.dependencies)
+    printDiagnostics(unprinted(result.diagnostics), io, result.dependencies)
     if (result.dts === undefined) {
       failed = true
       continue
@@ -616,7 +625,7 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
       const result = await compiler.compile(file, { ...options(flags), query })
       if (result.dts !== undefined) sidecars.query(file, query, result.dts)
       else {
-        printDiagnostics(result.diagnostics, io, result.dependencies)
+        printDiagnostics(unprinted(result.diagnostics), io, result.dependencies)
         io.err(terminalLine(`contracts: ${file}?${query}, declared before, no longer compiles: its declarations are dropped.`))
         failed = true
       }

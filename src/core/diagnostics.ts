@@ -36,6 +36,11 @@ export interface RelatedLocation {
   message: string
 }
 
+/** What makes two diagnostics the same report (one printed twice is a copy): code, place and message. */
+export function diagnosticKey(d: Diagnostic): string {
+  return `${d.code} ${d.file}:${d.line}:${d.column} ${d.message}`
+}
+
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error')
 }

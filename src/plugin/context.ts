@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto'
 import { existsSync, lstatSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { createFilter } from 'unplugin-utils'
 import type { CompileOptions, CompileResult, ContractCompiler } from '../core/compile.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
-import type { Diagnostic } from '../core/diagnostics.js'
+import { diagnosticKey, type Diagnostic } from '../core/diagnostics.js'
 import { formatDiagnostic } from '../core/report.js'
 import type { WriteResult } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
@@ -268,6 +269,49 @@ export class PluginContext {
     if (this.shownErrors.get(result.file) === key) return true
     this.shownErrors.set(result.file, key)
     return false
+  }
+
+  /** The warnings printed, by contract file: each warning's code, place and message. */
+  readonly shownWarnings = new Map<string, Set<string>>()
+
+  /**
+   * The warnings of `result` not printed yet for its file, and now counted as printed: each once a
+   * build however many modules load the contract (`./x.spec.json` and `./x.spec.json?topics=a`), and
+   * in a dev server once after each change of the contract or a file it read (`warningsChanged`),
+   * however often the module is loaded again (a failed module is loaded once for Vite's
+   * pre-transform and again for the page's request, since Vite keeps no failed transform).
+   */
+  warningsToShow(result: { file: string; diagnostics: readonly Diagnostic[] }): Diagnostic[] {
+    let shown = this.shownWarnings.get(result.file)
+    const fresh: Diagnostic[] = []
+    for (const d of result.diagnostics) {
+      if (d.severity !== 'warning') continue
+      const key = diagnosticKey(d)
+      if (shown?.has(key)) continue
+      if (!shown) this.shownWarnings.set(result.file, (shown = new Set()))
+      shown.add(key)
+      fresh.push(d)
+    }
+    return fresh
+  }
+
+  /** The digest of each file's text as the dev server's last change event of it read it. */
+  private readonly changedTexts = new Map<string, string>()
+
+  /**
+   * A dev server's change event for `file` (a contract, or a file a contract's compile read), with
+   * its text when it could be read: the contracts `ids` load print their warnings again on their
+   * next load, unless the text is the one the last event read. One save can bring two events (a
+   * write, then its times set; an editor's truncate, then its write), and the second must not make
+   * the module's second load (Vite's pre-transform, then the page's request) print them again.
+   */
+  warningsChanged(file: string, text: string | undefined, contracts: Iterable<string>): void {
+    if (text !== undefined) {
+      const digest = createHash('sha256').update(text).digest('hex')
+      if (this.changedTexts.get(file) === digest) return
+      this.changedTexts.set(file, digest)
+    } else this.changedTexts.delete(file)
+    for (const contract of contracts) this.shownWarnings.delete(contract)
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../core/diagnostics.js'
+import { diagnosticKey, type Diagnostic } from '../core/diagnostics.js'
 import { diagnosticHeader, formatDiagnostics, shownLine, sourceReader } from '../core/report.js'
 import { terminalLine } from '../core/terminal-text.js'
 
@@ -78,7 +78,7 @@ function bareError(message: string, file: string, errors: readonly Diagnostic[])
 export function errorsKey(diagnostics: readonly Diagnostic[]): string {
   return diagnostics
     .filter((d) => d.severity === 'error')
-    .map((d) => `${d.code} ${d.file}:${d.line}:${d.column} ${d.message}`)
+    .map(diagnosticKey)
     .join('\n')
 }
 

@@ -156,7 +156,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         // A file made later where the compile looked and found none (a bundle lock in a parent folder,
         // a DASP definition) changes the verdict: its creation regenerates the module too.
         for (const absent of result.absentDependencies) ctx.watchAbsent(this as never, absent, id, meta.framework)
-        for (const warning of result.diagnostics.filter((d) => d.severity === 'warning')) {
+        for (const warning of ctx.warningsToShow(result)) {
           const text = formatDiagnostic(warning, sourceReader(result.dependencies))
           if (webpackLike) problems.record(text, result.file)
           this.warn(text)
@@ -191,6 +191,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
     buildStart() {
       ctx.pool.open()
       ctx.shownErrors.clear()
+      ctx.shownWarnings.clear()
     },
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
@@ -307,12 +308,19 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
         // file is written again: the reload goes out after that, and the page's request compiles the
         // whole text. Only for a change: a deleted file is not read (the compile says it is missing),
         // and a file that cannot be read is the compile's to report.
+        let text: string | undefined
         if (type === 'update')
           try {
-            await read()
+            text = await read()
           } catch {
             // Not read now: the compile reads it and reports what it finds.
           }
+        // The contracts' warnings are printed again on their next load, once (unless the text is the same).
+        ctx.warningsChanged(
+          file,
+          text,
+          [...ids].flatMap((id) => parseModuleId(id, ctx.idRoot())?.file ?? []),
+        )
         // `diff: '<ref>'`: a saved contract is compared with its git version after the update, off its path.
         if (ctx.options.diff !== undefined && compiler.formatOf(file) !== undefined) void ctx.devDiff(file)
         // The dev page (once someone opened it) shows the new verdict even when no page re-imports
