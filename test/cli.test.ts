@@ -7,7 +7,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { contracts, contractsInProcess as cli } from './helpers/cli.js'
 import { testFolder } from './helpers/temp-folder.js'
 
@@ -340,5 +340,40 @@ describe('contracts types', () => {
     expect(failed.status).toBe(1)
     expect(failed.stderr.match(/error BENZENE_REF_MISSING/g), failed.stderr).toHaveLength(1)
     expect(failed.stderr.match(/warning BENZENE_OPENAPI_VALUE/g), failed.stderr).toHaveLength(1)
+  })
+})
+
+describe('a document given twice (the same path written two ways, or globs that overlap)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'contracts-twice-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'p.spec.json')
+  writeFileSync(file, readFileSync(payments, 'utf8').replace('"openapi": "3.0.1"', '"openapi": "3.0.3"'))
+  // Spelled three ways: the path as given, with `.` and with `sub/..` (join would tidy them: written out).
+  const twice = [file, `${dir}/./p.spec.json`, `${dir}/sub/../p.spec.json`]
+
+  it('check: one contract checked, its warning once (text, --json)', async () => {
+    const text = await cli(['check', ...twice])
+    expect(text.status, text.stderr).toBe(0)
+    expect(text.stderr.match(/warning BENZENE_OPENAPI_VALUE/g), text.stderr).toHaveLength(1)
+    expect(text.stderr).toContain('1 contract checked: no errors, 1 warning.')
+    const json = await cli(['check', '--json', ...twice])
+    expect((JSON.parse(json.stdout) as { diagnostics: unknown[] }).diagnostics).toHaveLength(1)
+  })
+
+  it('generate: one module written, not refused as two documents writing one file', async () => {
+    // Was a defect (fixed): "p.spec.json and ./p.spec.json both write p.js; nothing was written", a usage error.
+    const out = join(dir, 'generated')
+    const r = await cli(['generate', '--target', 'typescript', '--out', out, ...twice])
+    expect(r.status, r.stderr).toBe(0)
+    expect(readFileSync(join(out, 'p.js'), 'utf8')).toContain('export')
+  })
+
+  it('types and inputs: each document once; `x?` (the empty query) still its own import', async () => {
+    const types = await cli(['types', ...twice, `${file}?`])
+    expect(types.status, types.stderr).toBe(0)
+    expect(types.stderr.match(/warning BENZENE_OPENAPI_VALUE/g), types.stderr).toHaveLength(1)
+    expect(readFileSync(join(dir, 'p.spec.json-queries.d.ts'), 'utf8')).toContain('p.spec.json?')
+    const inputs = await cli(['inputs', '--json', ...twice])
+    expect((JSON.parse(inputs.stdout) as { contracts: unknown[] }).contracts).toHaveLength(1)
   })
 })

@@ -117,19 +117,19 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     if (allowed.includes('no-cache')) useCache(values as CacheFlags)
     switch (command) {
       case 'check':
-        return values.watch ? await watchCheck(positionals, flags, io) : await check(positionals, flags, io)
+        return values.watch ? await watchCheck(onceEach(positionals), flags, io) : await check(onceEach(positionals), flags, io)
       case 'hash':
         return await hash(single(positionals, 'hash'), flags, io)
       case 'inspect':
         return await inspectCommand(single(positionals, 'inspect'), flags, io)
       case 'types':
-        return await types(positionals, flags, io)
+        return await types(onceEach(positionals, true), flags, io)
       case 'generate':
-        return await generateCommand(positionals, values as { target?: string; out?: string; serde?: boolean; clean?: boolean }, io)
+        return await generateCommand(onceEach(positionals), values as { target?: string; out?: string; serde?: boolean; clean?: boolean }, io)
       case 'topology':
         return await topologyCommand(positionals, values as { format?: string; out?: string }, io)
       case 'inputs':
-        return await inputsCommand(positionals, flags, io)
+        return await inputsCommand(onceEach(positionals), flags, io)
       case 'diff': {
         // Loaded only for this command: the runner, git and the report writers.
         const { diffCommand } = await import('./diff.js')
@@ -167,7 +167,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
           if (failed) printDiagnostics(result.diagnostics, io, result.dependencies)
           return { model: result.model, failed }
         }
-        const status = await provisionCommand(files, values as ProvisionFlags, model, io)
+        const status = await provisionCommand(onceEach(files), values as ProvisionFlags, model, io)
         if (typeof status === 'string') throw new UsageError(status)
         return status
       }
@@ -179,6 +179,23 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usage(io, parseArgsSentence(error as Error), command)
     throw error
   }
+}
+
+/**
+ * Each document once, as first given: the same path written twice (`a.spec.json ./a.spec.json`, or
+ * globs that overlap) is one document, checked, counted and written once. `withQuery`: `types`
+ * arguments, where `x.spec.json?topics=a` is another import of the same document.
+ */
+function onceEach(files: readonly string[], withQuery = false): string[] {
+  const seen = new Set<string>()
+  return files.filter((argument) => {
+    // `x.spec.json?` (the empty query, declared for TypeScript) is not `x.spec.json`.
+    const [file, query] = withQuery && argument.includes('?') ? splitQuery(argument) : [argument, undefined]
+    const key = query === undefined ? resolvePath(file) : `${resolvePath(file)}?${query}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
 }
 
 type CacheFlags = { 'cache-dir'?: string; 'no-cache'?: boolean }
