@@ -123,6 +123,13 @@ describe('a folder on the way swapped for a link out of the tree', () => {
 describe('inputs that are not contracts', () => {
   it('an unknown format, a missing file, bytes that are not UTF-8: diagnostics, never a throw', async () => {
     expect((await compile(join(work, 'x.yaml'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_UNKNOWN_FORMAT'])
+    // A folder (`contracts check src`): the message says it is one, and what to give instead.
+    mkdirSync(join(work, 'src'), { recursive: true })
+    const folder = await compile(join(work, 'src'))
+    expect(folder.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['CONTRACTS_UNKNOWN_FORMAT', expect.stringContaining('it is a folder; give the contract files in it')],
+    ])
+    expect((await compile(join(work, 'x.yaml'))).diagnostics[0]!.message).not.toContain('folder')
     expect((await compile(join(work, 'missing.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_READ_FAILED'])
     writeFileSync(join(work, 'latin1.spec.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]))
     expect((await compile(join(work, 'latin1.spec.json'))).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_NOT_UTF8'])
