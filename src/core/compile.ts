@@ -545,8 +545,9 @@ export class ContractCompiler {
     if (!registered) {
       const known = this.formats.map((f) => f.name).join(', ')
       // `contracts check src`: say that a folder is given, not only that no format claims its name.
-      const folder = (await host.kind(file)) === 'directory' ? ': it is a folder; give the contract files in it (a shell glob such as dir/*.spec.json)' : ''
-      return { host, diagnostics: [fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file}${folder} (formats: ${known}).`)] }
+      const folder =
+        (await host.kind(file)) === 'directory' ? ': it is a folder; give the contract files in it, for example with a shell glob such as dir/*.spec.json' : ''
+      return { host, diagnostics: [fileProblem('CONTRACTS_UNKNOWN_FORMAT', file, `No contract format handles ${file} (formats: ${known})${folder}.`)] }
     }
     const claimed = { registered, format, host }
     try {
