@@ -377,3 +377,40 @@ describe('a document given twice (the same path written two ways, or globs that 
     expect((JSON.parse(inputs.stdout) as { contracts: unknown[] }).contracts).toHaveLength(1)
   })
 })
+
+describe('two contracts of one NATS bundle, the bundle broken for both', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'contracts-bundle-once-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  for (const part of ['bundle.lock.json', 'orders', 'fulfilment', 'native'])
+    cpSync(join(import.meta.dirname, '../examples/nats-orders', part), join(dir, part), { recursive: true })
+  // A locked file's pin no longer its bytes: each contract's compile reads the lock and reports it.
+  const lock = join(dir, 'bundle.lock.json')
+  const locked = JSON.parse(readFileSync(lock, 'utf8')) as { entries: Array<{ path: string; sha256: string }> }
+  for (const entry of locked.entries) if (entry.path === 'native/streams.json') entry.sha256 = '0'.repeat(64)
+  writeFileSync(lock, JSON.stringify(locked, null, 2))
+  const docs = [join(dir, 'orders/asyncapi.yaml'), join(dir, 'fulfilment/asyncapi.yaml')]
+  const count = (text: string) => text.match(/NATS_LOCK_DIGEST/g)?.length ?? 0
+
+  it('check: each diagnostic once in text, --json, --format github and SARIF; both contracts failed', async () => {
+    // Was a defect (fixed): the lock's NATS_LOCK_DIGEST was printed (and annotated) once per contract.
+    const text = await cli(['check', ...docs])
+    expect([text.status, count(text.stderr)], text.stderr).toEqual([1, 1])
+    expect(text.stderr).toMatch(/2 contracts checked: 2 failed \(\d+ errors?\)\./)
+    const json = await cli(['check', '--json', ...docs])
+    expect(count(json.stdout)).toBe(1)
+    const github = await cli(['check', '--format', 'github', ...docs])
+    expect(github.stdout.split('\n').filter((l) => l.includes('NATS_LOCK_DIGEST'))).toHaveLength(1)
+    const sarif = await cli(['check', '--format', 'sarif', ...docs])
+    const results = (JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string }> }> }).runs[0]!.results
+    expect(results.filter((r) => r.ruleId === 'NATS_LOCK_DIGEST')).toHaveLength(1)
+  })
+
+  it('generate (both targets) and inputs: each diagnostic once', async () => {
+    for (const target of ['rust', 'typescript']) {
+      const r = await cli(['generate', '--target', target, '--out', join(dir, `out-${target}`), ...docs])
+      expect([target, r.status, count(r.stderr)], r.stderr).toEqual([target, 1, 1])
+    }
+    const inputs = await cli(['inputs', '--json', ...docs])
+    expect(count(JSON.stringify((JSON.parse(inputs.stdout) as { diagnostics: unknown[] }).diagnostics))).toBe(1)
+  })
+})

@@ -182,6 +182,22 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
 }
 
 /**
+ * A run's filter of diagnostics already reported: a report repeated by a later compile of the run
+ * (another import of the same contract; two contracts of one NATS bundle, each reporting the bundle's
+ * lock or a locked file) is left out, so each is printed, annotated or listed once, as a build prints it.
+ */
+function firstTimeOnly(): (diagnostics: readonly Diagnostic[]) => Diagnostic[] {
+  const seen = new Set<string>()
+  return (diagnostics) =>
+    diagnostics.filter((d) => {
+      const key = diagnosticKey(d)
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    })
+}
+
+/**
  * Each document once, as first given: the same path written twice (`a.spec.json ./a.spec.json`, or
  * globs that overlap) is one document, checked, counted and written once. `withQuery`: `types`
  * arguments, where `x.spec.json?topics=a` is another import of the same document.
@@ -296,10 +312,11 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
   const written: OwnedFile[] = []
   let failed = false
   const models: NatsModel[] = []
+  const reported = firstTimeOnly()
   for (const file of files) {
     if (flags.target === 'typescript') {
       const result = await compiler.compile(file)
-      printDiagnostics(result.diagnostics, io, result.dependencies)
+      printDiagnostics(reported(result.diagnostics), io, result.dependencies)
       if (result.code === undefined || result.dts === undefined) {
         failed = true
         continue
@@ -314,7 +331,7 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
       )
     } else {
       const result = await compiler.model(file, natsFormat)
-      printDiagnostics(result.diagnostics, io, result.dependencies)
+      printDiagnostics(reported(result.diagnostics), io, result.dependencies)
       if (hasErrors(result.diagnostics)) failed = true
       else if (result.model === undefined) {
         io.err(terminalLine(`contracts: ${file} is not a NATS contract; the Rust target reads NATS application documents.`))
@@ -461,9 +478,10 @@ async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<
   const read = new Set<string>()
   const looked = new Set<string>()
   let failed = 0
+  const reported = firstTimeOnly()
   for (const file of files) {
     const result = await compiler.compile(file, { ...options(flags), declarations: false })
-    append(all, result.diagnostics)
+    append(all, reported(result.diagnostics))
     for (const dependency of result.dependencies) read.add(dependency)
     read.add(resolvePath(file))
     // A file made later where the check looked and found none changes its verdict: watched too.
@@ -582,11 +600,13 @@ async function inputsCommand(files: string[], flags: Resolved, io: Output): Prom
   const contracts: Array<{ file: string; inputs: string[]; absent: string[] }> = []
   const diagnostics: Diagnostic[] = []
   let failed = false
+  const reported = firstTimeOnly()
   for (const file of files) {
     const result = await compiler.compile(file, { ...options(flags), declarations: false })
     if (hasErrors(result.diagnostics)) failed = true
-    append(diagnostics, result.diagnostics)
-    if (!flags.json) printDiagnostics(result.diagnostics, io, result.dependencies)
+    const fresh = reported(result.diagnostics)
+    append(diagnostics, fresh)
+    if (!flags.json) printDiagnostics(fresh, io, result.dependencies)
     // The contract is an input of itself even when its compile read nothing from it (a symbolic link
     // or other non-regular file, refused until a plain file replaces it): listed as absent then.
     const unread = result.dependencies.includes(result.file) ? [] : [result.file]
@@ -614,14 +634,7 @@ async function types(files: string[], flags: Resolved, io: Output): Promise<numb
   let failed = false
   const sidecars = new SidecarWriter()
   // One contract given as several imports (`x.spec.json` and `x.spec.json?topics=a`): its diagnostics once, as a build prints them.
-  const printed = new Set<string>()
-  const unprinted = (diagnostics: readonly Diagnostic[]) =>
-    diagnostics.filter((d) => {
-      const key = diagnosticKey(d)
-      if (printed.has(key)) return false
-      printed.add(key)
-      return true
-    })
+  const unprinted = firstTimeOnly()
   for (const argument of files) {
     const [file, query] = splitQuery(argument)
     const result = await compiler.compile(file, { ...options(flags), query })
