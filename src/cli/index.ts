@@ -161,10 +161,11 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       default: {
         const [sub, ...files] = positionals
         if (sub !== 'provision') throw new UsageError('`contracts nats` has one command: provision.')
+        const reported = firstTimeOnly()
         const model = async (file: string) => {
           const result = await compiler.model(file, natsFormat)
           const failed = hasErrors(result.diagnostics)
-          if (failed) printDiagnostics(result.diagnostics, io, result.dependencies)
+          if (failed) printDiagnostics(reported(result.diagnostics), io, result.dependencies)
           return { model: result.model, failed }
         }
         const status = await provisionCommand(onceEach(files), values as ProvisionFlags, model, io)
