@@ -300,8 +300,8 @@ export class PluginContext {
 
   /**
    * A dev server's change event for `file` (a contract, or a file a contract's compile read), with
-   * its text when it could be read: the contracts `ids` load print their warnings again on their
-   * next load, unless the text is the one the last event read. One save can bring two events (a
+   * its text when it could be read: the `contracts` compiled from it print their warnings again on
+   * their next load, unless the text is the one the last event read. One save can bring two events (a
    * write, then its times set; an editor's truncate, then its write), and the second must not make
    * the module's second load (Vite's pre-transform, then the page's request) print them again.
    */
