@@ -462,6 +462,43 @@ describe('one contract imported as two modules (plain and with a query)', () => 
     300_000,
   )
 
+  // Two documents of one NATS bundle, each reaching a pattern (a backreference: budgeted) in one
+  // locked file: the warning is the bundle's, reported by both compiles.
+  const bundle = join(src, 'bundle')
+  for (const part of ['orders', 'fulfilment', 'native']) cpSync(join(repo, 'examples/nats-orders', part), join(bundle, part), { recursive: true })
+  mkdirSync(join(bundle, 'shared'))
+  writeFileSync(join(bundle, 'shared/sku.json'), '{ "definitions": { "Sku": { "type": "string", "pattern": "^(.*)\\\\1(?<=x)y$" } } }\n')
+  for (const [doc, line] of [
+    ['orders/asyncapi.yaml', 'sku: { type: string }\n        quantity'],
+    ['fulfilment/asyncapi.yaml', 'sku: { type: string }\n'],
+  ] as const) {
+    const path = join(bundle, doc)
+    const text = readFileSync(path, 'utf8')
+    expect(text).toContain(line)
+    writeFileSync(path, text.replace(line, line.replace('{ type: string }', "{ $ref: '../shared/sku.json#/definitions/Sku' }")))
+  }
+  // The lock and the documents' own pins (fulfilment pins the orders document it links to), as
+  // the example's README has them made: `contracts lock` on the bundle's folder, the new file listed.
+  const lock = JSON.parse(readFileSync(join(repo, 'examples/nats-orders/bundle.lock.json'), 'utf8')) as { entries: Array<{ path: string; sha256: string }> }
+  lock.entries.push({ path: 'shared/sku.json', sha256: '0'.repeat(64) })
+  writeFileSync(join(bundle, 'bundle.lock.json'), JSON.stringify(lock, null, 2))
+  expect(spawnSync(process.execPath, [cli, 'lock', bundle], { encoding: 'utf8' }).status).toBe(0)
+  const bundleEntry = entry('bundle/orders/asyncapi.yaml', 'bundle/fulfilment/asyncapi.yaml')
+
+  it.each(BUNDLERS)(
+    '%s: a warning two contracts of one bundle report is printed once, as check prints it',
+    async (bundler) => {
+      // Was a defect (fixed): NATS_PATTERN_BUDGETED in the locked sku.json was printed once per contract
+      // by every bundler (and by `contracts check`, before its run printed each diagnostic once).
+      const oracle = check('src/bundle/orders/asyncapi.yaml', 'src/bundle/fulfilment/asyncapi.yaml')
+      expect(oracle.map(key)).toEqual(['NATS_PATTERN_BUDGETED src/bundle/shared/sku.json:1:58'])
+      const run = await build(bundler, bundleEntry)
+      expect(run.status, run.text).toBe(0)
+      expect(shown(run.text, 'warning'), run.text).toEqual(oracle.map(key))
+    },
+    300_000,
+  )
+
   it.each(BUNDLERS.filter((b) => b !== 'rollup'))(
     '%s: each diagnostic once',
     async (bundler) => {

@@ -273,13 +273,16 @@ export class PluginContext {
 
   /** The warnings printed, by contract file: each warning's code, place and message. */
   readonly shownWarnings = new Map<string, Set<string>>()
+  /** The warnings a build printed, whichever contract's: cleared with `shownWarnings` when a build starts. */
+  readonly buildWarnings = new Set<string>()
 
   /**
-   * The warnings of `result` not printed yet for its file, and now counted as printed: each once a
-   * build however many modules load the contract (`./x.spec.json` and `./x.spec.json?topics=a`), and
-   * in a dev server once after each change of the contract or a file it read (`warningsChanged`),
-   * however often the module is loaded again (a failed module is loaded once for Vite's
-   * pre-transform and again for the page's request, since Vite keeps no failed transform).
+   * The warnings of `result` not printed yet, and now counted as printed: each once a build however
+   * many modules load the contract (`./x.spec.json` and `./x.spec.json?topics=a`) and however many
+   * contracts report it (two documents of a NATS bundle, each reaching a pattern in one locked
+   * file); in a dev server once for each contract after each change of it or of a file it read
+   * (`warningsChanged`), however often the module is loaded again (a failed module is loaded once
+   * for Vite's pre-transform and again for the page's request, since Vite keeps no failed transform).
    */
   warningsToShow(result: { file: string; diagnostics: readonly Diagnostic[] }): Diagnostic[] {
     let shown = this.shownWarnings.get(result.file)
@@ -287,9 +290,10 @@ export class PluginContext {
     for (const d of result.diagnostics) {
       if (d.severity !== 'warning') continue
       const key = diagnosticKey(d)
-      if (shown?.has(key)) continue
+      if (shown?.has(key) || (!this.serving && this.buildWarnings.has(key))) continue
       if (!shown) this.shownWarnings.set(result.file, (shown = new Set()))
       shown.add(key)
+      if (!this.serving) this.buildWarnings.add(key)
       fresh.push(d)
     }
     return fresh

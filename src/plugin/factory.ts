@@ -192,6 +192,7 @@ export const unpluginFactory: UnpluginFactory<PluginOptions | undefined> = (raw,
       ctx.pool.open()
       ctx.shownErrors.clear()
       ctx.shownWarnings.clear()
+      ctx.buildWarnings.clear()
     },
 
     // The build's compiles are done: its worker threads end (a watch build's next one starts them again).
