@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { append } from '../core/append.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ContractCompiler, type CompileOptions } from '../core/compile.js'
-import { diagnosticKey, hasErrors, type Diagnostic } from '../core/diagnostics.js'
+import { hasErrors, unreported, type Diagnostic } from '../core/diagnostics.js'
 import { packageVersion } from '../core/package-info.js'
 import { COMMANDS, OVERVIEW, commandFlags, commandHelp } from './help.js'
 import { formatDiagnostic, sourceReader } from '../core/report.js'
@@ -189,13 +189,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
  */
 function firstTimeOnly(): (diagnostics: readonly Diagnostic[]) => Diagnostic[] {
   const seen = new Set<string>()
-  return (diagnostics) =>
-    diagnostics.filter((d) => {
-      const key = diagnosticKey(d)
-      if (seen.has(key)) return false
-      seen.add(key)
-      return true
-    })
+  return (diagnostics) => unreported(diagnostics, seen)
 }
 
 /**

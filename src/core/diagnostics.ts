@@ -41,6 +41,16 @@ export function diagnosticKey(d: Diagnostic): string {
   return `${d.code} ${d.file}:${d.line}:${d.column} ${d.message}`
 }
 
+/** The diagnostics whose key `seen` does not hold yet, each added to it: what is left to report once. */
+export function unreported(diagnostics: readonly Diagnostic[], seen: Set<string>): Diagnostic[] {
+  return diagnostics.filter((d) => {
+    const key = diagnosticKey(d)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error')
 }

@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { createFilter } from 'unplugin-utils'
 import type { CompileOptions, CompileResult, ContractCompiler } from '../core/compile.js'
 import { PersistentCache, defaultCacheDir, defaultCacheOff } from '../core/persistent-cache.js'
-import { diagnosticKey, type Diagnostic } from '../core/diagnostics.js'
+import { unreported, type Diagnostic } from '../core/diagnostics.js'
 import { formatDiagnostic } from '../core/report.js'
 import type { WriteResult } from '../core/safe-write.js'
 import { writeRefusedDiagnostic } from '../core/write-refused.js'
@@ -271,7 +271,7 @@ export class PluginContext {
     return false
   }
 
-  /** The warnings printed, by contract file: each warning's code, place and message. */
+  /** A dev server's warnings printed, by contract file: each warning's code, place and message. */
   readonly shownWarnings = new Map<string, Set<string>>()
   /** The warnings a build printed, whichever contract's: cleared with `shownWarnings` when a build starts. */
   readonly buildWarnings = new Set<string>()
@@ -285,18 +285,12 @@ export class PluginContext {
    * for Vite's pre-transform and again for the page's request, since Vite keeps no failed transform).
    */
   warningsToShow(result: { file: string; diagnostics: readonly Diagnostic[] }): Diagnostic[] {
+    const warnings = result.diagnostics.filter((d) => d.severity === 'warning')
+    if (warnings.length === 0) return []
+    if (!this.serving) return unreported(warnings, this.buildWarnings)
     let shown = this.shownWarnings.get(result.file)
-    const fresh: Diagnostic[] = []
-    for (const d of result.diagnostics) {
-      if (d.severity !== 'warning') continue
-      const key = diagnosticKey(d)
-      if (shown?.has(key) || (!this.serving && this.buildWarnings.has(key))) continue
-      if (!shown) this.shownWarnings.set(result.file, (shown = new Set()))
-      shown.add(key)
-      if (!this.serving) this.buildWarnings.add(key)
-      fresh.push(d)
-    }
-    return fresh
+    if (!shown) this.shownWarnings.set(result.file, (shown = new Set()))
+    return unreported(warnings, shown)
   }
 
   /** The digest of each file's text as the dev server's last change event of it read it. */
