@@ -53,6 +53,7 @@ export const SHARED = [
   'test/diff-against.test.ts',
   'test/diff-doc.test.ts',
   'test/diff-fast-paths.test.ts',
+  'test/diff-locations.test.ts',
   'test/diff-memo-changed.test.ts',
   'test/diff-oracle-dasp-floor.test.ts',
   'test/diff-oracle-headers.test.ts',

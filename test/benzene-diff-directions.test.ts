@@ -88,7 +88,7 @@ describe('a payload of an entry', () => {
     ['narrows', 'breaking', ['client:payments:refund']],
     ['both', 'breaking', ['client:payments:refund', 'service:payments:refund']],
     ['unknown', 'warning', ['client:payments:refund', 'service:payments:refund']],
-    ['none', 'info', ['client:payments:refund', 'service:payments:refund']],
+    ['none', 'info', []],
   ])('a request payload that %s: %s for %j', async (effect, level, audiences) => {
     const pointer = `${refundRequest}/properties/paymentId`
     script.set(refundRequest, () => [change(pointer, effect)])

@@ -84,13 +84,33 @@ describe('hostile names', () => {
     const was = document([entry('v1'), entry('v2'), entry('v3')], {})
     const is = document([entry('v2'), entry('v4'), entry('v5')], {})
     const findings = await diffFiles(write('versions-old', was), write('versions-new', is))
-    const rules = findings.map((f) => `${f.rule} ${f.audiences.map((a) => a.name).join()}`)
+    const rules = findings.map((f) => `${f.rule} ${(f.data as { version?: string } | undefined)?.version}`)
     expect(rules.filter((r) => !r.startsWith('benzene-hash-changed')).sort()).toEqual([
-      'benzene-request-added orders:get@v4',
-      'benzene-request-added orders:get@v5',
-      'benzene-request-removed orders:get@v1',
-      'benzene-request-removed orders:get@v3',
+      'benzene-request-added v4',
+      'benzene-request-added v5',
+      'benzene-request-removed v1',
+      'benzene-request-removed v3',
     ])
+  })
+
+  it('with several versions on a side, one version gone and one new is a removal and an addition, not a version change (requests and events)', async () => {
+    const entry = (version: string): RequestEntry => ({ topic: 'orders:get', version, request: { type: 'string' }, response: { type: 'string' } })
+    const event = (version: string) => ({ topic: 'orders:got', version, message: { type: 'string' } })
+    const was = document([entry('v1'), entry('v2')], {}, [event('v1'), event('v2')])
+    const is = document([entry('v2'), entry('v3')], {}, [event('v2'), event('v3')])
+    for (const [old, next, gone, come] of [
+      [was, is, 'v1', 'v3'],
+      [is, was, 'v3', 'v1'],
+    ] as const) {
+      const findings = await diffFiles(write(`several-old-${gone}`, old), write(`several-new-${gone}`, next))
+      const rules = findings.map((f) => `${f.rule} ${(f.data as { version?: string } | undefined)?.version}`)
+      expect(rules.filter((r) => !r.startsWith('benzene-hash-changed')).sort()).toEqual([
+        `benzene-event-added ${come}`,
+        `benzene-event-removed ${gone}`,
+        `benzene-request-added ${come}`,
+        `benzene-request-removed ${gone}`,
+      ])
+    }
   })
 
   it('tells an unversioned entry from one with a version', async () => {

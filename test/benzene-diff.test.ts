@@ -25,8 +25,8 @@ type Where = [pointer: string, line: number, column: number] | null
 
 /** Rule, the level it fires at, its audiences, its old and new location (null: none). */
 const rows: Array<[rule: string, level: DiffFinding['level'], audiences: DiffAudience[], old: Where, next: Where]> = [
-  ['benzene-request-removed', 'breaking', [{ kind: 'client', name: 'payments:refund' }], ['/requests/2', 50, 5], null],
-  ['benzene-request-added', 'info', [{ kind: 'client', name: 'payments:void' }], null, ['/requests/4', 77, 5]],
+  ['benzene-request-removed', 'breaking', [{ kind: 'client', name: 'payments:refund' }], ['/requests/2', 50, 5], ['/requests', 13, 15]],
+  ['benzene-request-added', 'info', [], ['/requests', 13, 15], ['/requests/4', 77, 5]],
   [
     'benzene-request-version-changed',
     'breaking',
@@ -34,8 +34,8 @@ const rows: Array<[rule: string, level: DiffFinding['level'], audiences: DiffAud
     ['/requests/1/version', 32, 18],
     ['/requests/1/version', 32, 18],
   ],
-  ['benzene-event-removed', 'breaking', [{ kind: 'client', name: 'payment:failed' }], ['/events/1', 86, 5], null],
-  ['benzene-event-added', 'info', [{ kind: 'client', name: 'payment:refunded' }], null, ['/events/2', 98, 5]],
+  ['benzene-event-removed', 'breaking', [{ kind: 'client', name: 'payment:failed' }], ['/events/1', 86, 5], ['/events', 78, 13]],
+  ['benzene-event-added', 'info', [], ['/events', 78, 13], ['/events/2', 98, 5]],
   [
     'benzene-event-version-changed',
     'breaking',
@@ -51,18 +51,18 @@ const rows: Array<[rule: string, level: DiffFinding['level'], audiences: DiffAud
     ['/requests/1/httpMappings/0', 34, 9],
     ['/requests/1/httpMappings', 33, 23],
   ],
-  ['benzene-http-mapping-added', 'info', [{ kind: 'client', name: 'payments:refund' }], ['/requests/2', 50, 5], ['/requests/2/httpMappings/0', 53, 9]],
-  ['benzene-message-endpoint-removed', 'breaking', [{ kind: 'client' }], ['/messageEndpoint', 8, 22], null],
+  ['benzene-http-mapping-added', 'info', [], ['/requests/2', 50, 5], ['/requests/2/httpMappings/0', 53, 9]],
+  ['benzene-message-endpoint-removed', 'breaking', [{ kind: 'client' }], ['/messageEndpoint', 8, 22], ['', 1, 1]],
   ['benzene-message-endpoint-changed', 'breaking', [{ kind: 'client' }], ['/messageEndpoint', 8, 22], ['/messageEndpoint', 8, 22]],
-  ['benzene-message-endpoint-added', 'info', [{ kind: 'client' }], null, ['/messageEndpoint', 154, 22]],
+  ['benzene-message-endpoint-added', 'info', [], ['', 1, 1], ['/messageEndpoint', 154, 22]],
   ['benzene-transport-removed', 'breaking', [{ kind: 'client' }], ['/transports/1', 11, 5], ['/transports', 9, 17]],
-  ['benzene-transport-added', 'info', [{ kind: 'client' }], null, ['/transports/2', 12, 5]],
-  ['benzene-component-removed', 'info', [{ kind: 'client' }, { kind: 'service' }], ['/components/schemas/Unused', 150, 17], ['/components/schemas', 100, 16]],
-  ['benzene-component-added', 'info', [{ kind: 'client' }, { kind: 'service' }], ['/components/schemas', 100, 16], ['/components/schemas/Extra', 153, 16]],
-  ['benzene-info-changed', 'info', [{ kind: 'client' }, { kind: 'service' }], ['/info/title', 4, 14], ['/info/title', 4, 14]],
-  ['benzene-openapi-changed', 'info', [{ kind: 'client' }, { kind: 'service' }], ['/openapi', 2, 14], ['/openapi', 2, 14]],
-  ['benzene-example-changed', 'info', [{ kind: 'client' }, { kind: 'service' }], ['/requests/1/example', 45, 18], ['/requests/1/example', 45, 18]],
-  ['benzene-unknown-member-changed', 'info', [{ kind: 'client' }, { kind: 'service' }], ['/x-owner', 155, 14], ['/x-owner', 155, 14]],
+  ['benzene-transport-added', 'info', [], ['/transports', 9, 17], ['/transports/2', 12, 5]],
+  ['benzene-component-removed', 'info', [], ['/components/schemas/Unused', 150, 17], ['/components/schemas', 100, 16]],
+  ['benzene-component-added', 'info', [], ['/components/schemas', 100, 16], ['/components/schemas/Extra', 153, 16]],
+  ['benzene-info-changed', 'info', [], ['/info/title', 4, 14], ['/info/title', 4, 14]],
+  ['benzene-openapi-changed', 'info', [], ['/openapi', 2, 14], ['/openapi', 2, 14]],
+  ['benzene-example-changed', 'info', [], ['/requests/1/example', 45, 18], ['/requests/1/example', 45, 18]],
+  ['benzene-unknown-member-changed', 'info', [], ['/x-owner', 155, 14], ['/x-owner', 155, 14]],
   ['benzene-hash-changed', 'warning', [{ kind: 'client' }, { kind: 'client', name: 'payments:capture@v2' }], ['', 1, 1], ['', 1, 1]],
 ]
 
@@ -120,7 +120,8 @@ describe('the rule catalogue', () => {
     expect(new Set(ids).size).toBe(ids.length)
     for (const rule of BENZENE_DIFF_RULES) {
       expect(rule.levels.length).toBeGreaterThan(0)
-      expect(rule.audiences.length).toBeGreaterThan(0)
+      // A rule that reports only at info breaks nobody and names no audience; every other names one.
+      expect(rule.audiences.length > 0).toBe(rule.levels.some((level) => level !== 'info'))
       for (const audience of rule.audiences) expect(['client', 'service']).toContain(audience)
       expect(rule.example.old.length).toBeGreaterThan(0)
       expect(rule.example.new.length).toBeGreaterThan(0)
@@ -132,7 +133,7 @@ describe('the rule catalogue', () => {
   it("re-exports the schema engine's rules with this format's audiences", () => {
     for (const schemaRule of SCHEMA_DIFF_RULES) {
       const mapped = BENZENE_DIFF_RULES.find((r) => r.id === schemaRule.id)
-      expect(mapped?.audiences).toEqual(['client', 'service'])
+      expect(mapped?.audiences).toEqual(schemaRule.levels.some((level) => level !== 'info') ? ['client', 'service'] : [])
     }
   })
 
@@ -255,7 +256,7 @@ describe('the whole diff', () => {
     ])
   })
 
-  it('reports each transport of a list that is gone, with no new location to point at', async () => {
+  it('reports each transport of a list that is gone, located at the document in the new version', async () => {
     const doc = readDoc(fixture('benzene-transport-removed', 'old'))
     delete doc.transports
     const dir = resolve(import.meta.dirname, '.tmp/benzene-diff')
@@ -263,9 +264,10 @@ describe('the whole diff', () => {
     const file = join(dir, 'no-transports.spec.json')
     writeFileSync(file, JSON.stringify(doc, null, 2))
     const removed = (await diffFiles(fixture('benzene-transport-removed', 'old'), file)).filter((f) => f.rule === 'benzene-transport-removed')
+    const root = { file, pointer: '', line: 1, column: 1 }
     expect(removed.map((f) => [f.level, f.old?.pointer, f.new, f.data])).toEqual([
-      ['breaking', '/transports/0', undefined, { transport: 'benzene' }],
-      ['breaking', '/transports/1', undefined, { transport: 'sqs' }],
+      ['breaking', '/transports/0', root, { transport: 'benzene' }],
+      ['breaking', '/transports/1', root, { transport: 'sqs' }],
     ])
   })
 

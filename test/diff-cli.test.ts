@@ -143,16 +143,16 @@ describe('contracts diff: exit statuses', () => {
 })
 
 describe('contracts diff: output', () => {
-  it('text: grouped by audience (a finding under each kind it breaks, then those that break no one), new location first', async () => {
+  it('text: grouped by audience (a finding under each kind it breaks, then those that break no one), at the new location (the old one for something removed)', async () => {
     state.findings = [removed, warned, described]
     const r = await diff()
     expect(r.stdout.split('\n')).toEqual([
       'Breaks client:',
-      '  breaking fake-topic-removed  new/payments.spec.json:12:5 (/requests)  [payments:capture]  The topic "payments:capture" is removed.',
+      '  breaking fake-topic-removed  old/payments.spec.json:14:5 (/requests/0)  [payments:capture]  The topic "payments:capture" is removed.',
       '  warning  schema-changed  new/payments.spec.json:40:5 (/components/schemas/A)  The schema A changed; its effect is not known.',
       '',
       'Breaks service:',
-      '  breaking fake-topic-removed  new/payments.spec.json:12:5 (/requests)  The topic "payments:capture" is removed.',
+      '  breaking fake-topic-removed  old/payments.spec.json:14:5 (/requests/0)  The topic "payments:capture" is removed.',
       '',
       'Breaks no one:',
       '  info     fake-described  new/payments.spec.json:4:5 (/info/description)  The description changed.',
@@ -163,7 +163,7 @@ describe('contracts diff: output', () => {
     const service = await diff('--audience', 'service')
     expect(service.stdout.split('\n')).toEqual([
       'Breaks service:',
-      '  breaking fake-topic-removed  new/payments.spec.json:12:5 (/requests)  The topic "payments:capture" is removed.',
+      '  breaking fake-topic-removed  old/payments.spec.json:14:5 (/requests/0)  The topic "payments:capture" is removed.',
       '',
     ])
     expect(service.stderr.trim()).toBe('1 contract compared for service: 1 breaking, 0 warnings, 0 info; fails on breaking.')

@@ -6,6 +6,7 @@
  * A message's place (payloads.ts `messageAt`) is kept per version, with the value the walk read,
  * and held to the walk by pointer that the payload and headers comparisons made each.
  */
+import { enclosingPointer, existingPointer } from '../src/core/diff/enclosing.js'
 import { describe, expect, it } from 'vitest'
 import type { DiffAudience, DiffLevel } from '../src/core/diff/types.js'
 import { Findings, compareFindings, version as versionOf, type Draft, type Version } from '../src/formats/nats/diff/context.js'
@@ -149,7 +150,7 @@ describe("a message's place, kept per version", () => {
 
 describe('findings deduplicated without a key text (context.ts `located`)', () => {
   /** A version whose document places every pointer at line 1 (what `located` reads of it). */
-  const placed = (file: string) => ({ doc: { file, value: {}, at: (pointer: string) => ({ file, pointer, line: 1, column: 1 }) } }) as unknown as Version
+  const placed = (file: string) => ({ doc: { file, value: { a: 1 }, at: (pointer: string) => ({ file, pointer, line: 1, column: 1 }) } }) as unknown as Version
 
   /** The plain dedupe: a JSON text of what the finding shows as its key, the first draft of each kept. */
   function plainLocated(f: Findings, drafts: readonly Draft[]): DiffFinding[] {
@@ -160,8 +161,9 @@ describe('findings deduplicated without a key text (context.ts `located`)', () =
       if (seen.has(key)) continue
       seen.add(key)
       const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
-      if (d.old !== undefined) finding.old = f.old.doc.at(d.old)
-      if (d.new !== undefined) finding.new = f.next.doc.at(d.new)
+      // Placed as `located` places them (this test is about which drafts are kept).
+      finding.old = f.old.doc.at(d.old !== undefined ? existingPointer(f.old.doc.value, d.old) : enclosingPointer(f.old.doc.value, d.new ?? ''))
+      finding.new = f.next.doc.at(d.new !== undefined ? existingPointer(f.next.doc.value, d.new) : enclosingPointer(f.next.doc.value, d.old ?? ''))
       if (d.data !== undefined) finding.data = d.data
       out.push(finding)
     }

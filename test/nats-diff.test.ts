@@ -41,16 +41,16 @@ interface Case {
 
 // Lines and columns in the fixtures (generated from base.asyncapi.yaml by make-fixtures.py).
 const CASES: Record<string, Case> = {
-  'channel-removed': { level: 'breaking', audience: 'subscriber', old: [91, 5] },
+  'channel-removed': { level: 'breaking', audience: 'subscriber', old: [91, 5], new: [66, 3] },
   'channel-renamed': { level: 'info', old: [91, 5], new: [91, 5] },
-  'channel-added': { level: 'info', new: [101, 5] },
+  'channel-added': { level: 'info', old: [69, 3], new: [101, 5] },
   'subject-narrowed': { level: 'breaking', audience: 'publisher', old: [70, 14], new: [70, 14] },
   'subject-widened': { level: 'breaking', audience: 'subscriber', old: [70, 14], new: [70, 14] },
   'subject-spelling-changed': { level: 'info', old: [70, 14], new: [70, 14] },
   'subject-filter-removed': { level: 'breaking', audience: 'subscriber', old: [21, 19], new: [17, 7] },
   'subject-filter-disjoint': { level: 'breaking', audience: 'subscriber', old: [21, 19], new: [21, 19] },
   'subject-filter-changed': { level: 'info', old: [21, 19], new: [21, 19] },
-  'operation-removed': { level: 'breaking', audience: 'publisher', old: [110, 5] },
+  'operation-removed': { level: 'breaking', audience: 'publisher', old: [110, 5], new: [96, 3] },
   'operation-action-changed': { level: 'breaking', audience: 'subscriber', old: [110, 13], new: [110, 13] },
   'operation-reply-removed': { level: 'breaking', audience: 'requester', old: [105, 5], new: [104, 5] },
   'operation-reply-timeout-changed': { level: 'warning', audience: 'responder', old: [36, 85], new: [36, 85] },
@@ -78,15 +78,15 @@ const CASES: Record<string, Case> = {
   'operation-message-added': { level: 'breaking', audience: 'subscriber', old: [105, 5], new: [105, 5] },
   'operation-channel-changed': { level: 'breaking', audience: 'subscriber', old: [111, 14], new: [111, 14] },
   'operation-consumer-changed': { level: 'breaking', audience: 'deployment', old: [33, 46], new: [33, 46] },
-  'nats-consumer-added': { level: 'info', new: [55, 7] },
-  'nats-consumer-removed': { level: 'breaking', audience: 'deployment', old: [55, 7] },
+  'nats-consumer-added': { level: 'info', old: [54, 5], new: [55, 7] },
+  'nats-consumer-removed': { level: 'breaking', audience: 'deployment', old: [55, 7], new: [54, 5] },
   'nats-stream-subjects-widened': { level: 'info', old: [44, 19], new: [44, 19] },
   'nats-consumer-filter-disjoint': { level: 'breaking', audience: 'subscriber', old: [59, 25], new: [70, 14] },
-  'nats-stream-added': { level: 'info', new: [41, 7] },
-  'nats-stream-removed': { level: 'breaking', audience: 'deployment', old: [41, 7] },
+  'nats-stream-added': { level: 'info', old: [40, 5], new: [41, 7] },
+  'nats-stream-removed': { level: 'breaking', audience: 'deployment', old: [41, 7], new: [40, 5] },
   'operation-queue-changed': { level: 'warning', audience: 'subscriber', old: [110, 5], new: [110, 5] },
   'channel-address-changed': { level: 'breaking', audience: 'requester', old: [87, 5], new: [88, 5] },
-  'operation-added': { level: 'info', new: [115, 5] },
+  'operation-added': { level: 'info', old: [98, 3], new: [115, 5] },
   'operation-reply-channel-changed': { level: 'warning', audience: 'requester', old: [112, 7], new: [112, 7] },
   'operation-stream-changed': { level: 'breaking', audience: 'publisher', old: [31, 68], new: [31, 68] },
   'nats-consumer-stream-changed': { level: 'breaking', audience: 'subscriber', old: [58, 15], new: [58, 15] },
@@ -369,7 +369,7 @@ describe('nats differ: a bundle of linked applications', () => {
   it('nats-link-added fires (info) when a link is added with the subscription it holds; not on a near edit', async () => {
     const findings = await diff(pair('nats-link-added', 'old'), pair('nats-link-added', 'new'))
     const added = findings.find((f) => f.rule === 'nats-link-added')!
-    expect([added.level, added.audiences, added.old]).toEqual(['info', [], undefined])
+    expect([added.level, added.audiences, added.old?.pointer]).toEqual(['info', [], '/x-nats-contract'])
     expect([added.new!.pointer, added.new!.line, added.new!.column]).toEqual(['/x-nats-contract/links/0', 12, 7])
     const near = await diff(pair('nats-link-added', 'old'), pair('nats-link-added', 'near'))
     expect(near.filter((f) => f.rule.startsWith('nats-link-'))).toEqual([])

@@ -79,15 +79,29 @@ function shown(file: string, cwd: string): string {
   return rel === '' || rel.startsWith('..') ? file : rel.split(sep).join('/')
 }
 
-/** Where a finding is shown: its new location, else its old one. */
+/**
+ * Where an annotation or a SARIF result puts a finding: its new location (something removed is
+ * located in the new version at the node that held it), else its old one (a contract removed).
+ */
 export const whereShown = (finding: DiffFinding): DiffLocation => (finding.new ?? finding.old)!
+
+/**
+ * Where the text output points a reader: the new location, or the old one when the new one only
+ * encloses what was removed (the old pointer is inside the new one's node), which shows the thing.
+ */
+export function whereRead(finding: DiffFinding): DiffLocation {
+  const { old, new: next } = finding
+  if (old === undefined || next === undefined) return (next ?? old)!
+  return old.pointer !== next.pointer && old.pointer.startsWith(next.pointer + '/') ? old : next
+}
 
 const audienceText = (a: DiffAudience) => (a.name === undefined ? a.kind : `${a.kind} ${a.name}`)
 
 /**
  * The findings for people, grouped by the audience kind they break (a finding that breaks two kinds
  * is under both; `everyone` first, then the kinds in order, then the findings that break no one),
- * each line: level, rule id, file:line:column (and pointer) of the new location (else the old), the
+ * each line: level, rule id, file:line:column (and pointer) of the new location (the old one for
+ * something removed: `whereRead`), the
  * parties named, the sentence. Then what the ignore file accepted, with its reasons.
  */
 export function diffText(run: DiffRun, cwd: string = process.cwd()): string[] {
@@ -111,7 +125,7 @@ export function diffText(run: DiffRun, cwd: string = process.cwd()): string[] {
   const order = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
   const lines: string[] = []
   const line = (finding: DiffFinding, extra = '') => {
-    const at = whereShown(finding)
+    const at = whereRead(finding)
     const place = `${shown(at.file, cwd)}:${at.line}:${at.column}${at.pointer ? ` (${at.pointer})` : ''}`
     return terminalLine(`  ${finding.level.padEnd(8)} ${finding.rule}  ${place}${extra}  ${finding.message}`)
   }
@@ -155,7 +169,8 @@ export function diffSummary(run: DiffRun): string {
 }
 
 /**
- * A finding as a GitHub Actions annotation on the new file's line (the old file's, for a removal):
+ * A finding as a GitHub Actions annotation on the new file's line (for something removed, the line
+ * of the node that held it; the old file's only for a contract removed):
  * `::error` for breaking, `::warning` for a warning, `::notice` for info; the title is the rule id,
  * the message names whom it breaks.
  */

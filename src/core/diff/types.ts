@@ -38,9 +38,14 @@ export interface DiffFinding {
   rule: string
   level: DiffLevel
   audiences: DiffAudience[]
-  /** In the old version; absent when the thing is new. */
+  /**
+   * In the old version. Something the old version lacks (it is new) is located there at the node
+   * that encloses where it is in the new one (the list or map it was added to), never inside an
+   * array element (an index is a position, not an identity). Absent only when the old version has
+   * no such contract at all (`contract-added`).
+   */
   old?: DiffLocation
-  /** In the new version; absent when the thing was removed. */
+  /** In the new version; as `old`, mirrored: absent only for `contract-removed`. */
   new?: DiffLocation
   /** One sentence, in the terms of the document (names quoted as the document writes them). */
   message: string

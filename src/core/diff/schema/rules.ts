@@ -623,11 +623,15 @@ export const SCHEMA_RULE_EFFECTS: Readonly<Record<string, SchemaEffect>> = Objec
 /** Rules whose effect is the comparison of two targets (or of two formats' checks): any level. */
 const BY_COMPARISON = new Set(['schema-ref-changed', 'schema-discriminator-mapping-changed', 'schema-format-changed'])
 
-export const SCHEMA_RULES: readonly SchemaDiffRule[] = ENTRIES.map((entry) => ({
-  id: entry.id,
-  levels: BY_COMPARISON.has(entry.id) ? ['breaking', 'warning', 'info'] : levelsOf(entry.effect),
-  audiences: AUDIENCES,
-  summary: entry.summary,
-  example: { old: entry.old, new: entry.new },
-  mirror: typeof entry.mirror === 'string' ? { rule: entry.mirror } : entry.mirror,
-}))
+export const SCHEMA_RULES: readonly SchemaDiffRule[] = ENTRIES.map((entry) => {
+  const levels: readonly DiffLevel[] = BY_COMPARISON.has(entry.id) ? ['breaking', 'warning', 'info'] : levelsOf(entry.effect)
+  return {
+    id: entry.id,
+    levels,
+    // A rule that only reports at info breaks nobody, so it names no audience.
+    audiences: levels.some((level) => level !== 'info') ? AUDIENCES : [],
+    summary: entry.summary,
+    example: { old: entry.old, new: entry.new },
+    mirror: typeof entry.mirror === 'string' ? { rule: entry.mirror } : entry.mirror,
+  }
+})

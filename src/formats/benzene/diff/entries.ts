@@ -1,8 +1,8 @@
 /**
  * Request and event entries paired across versions by `(topic, version)` (Benzene Contract Document
  * §2-3: absent and empty versions differ, and one topic may have several). What is left unpaired is
- * added or removed, except a topic whose one old entry and one new entry differ only in version: that
- * is the version changing. Also the §5.1 reserved rule (flag OR `benzene:` prefix) on each pair.
+ * added or removed, except a topic with one entry in each version, whose version differs: that is the
+ * version changing. Also the §5.1 reserved rule (flag OR `benzene:` prefix) on each pair.
  * O(entries).
  */
 import type { DiffFinding } from '../../../core/diff/types.js'
@@ -34,7 +34,16 @@ function pair<E extends { topic: string }>(old: Map<string, Indexed<E>>, next: M
     else removed.push(entry)
   }
   for (const [label, entry] of next) if (!old.has(label)) added.push(entry)
-  // One unpaired entry of a topic on each side: its version changed.
+  // A topic whose only entry on each side is unpaired: its version changed. A topic with several
+  // versions on either side pairs each version on its own (the rest is removed or added), since
+  // which old version a new one replaces cannot be told.
+  const entriesOf = (entries: Map<string, Indexed<E>>) => {
+    const count = new Map<string, number>()
+    for (const { entry } of entries.values()) count.set(entry.topic, (count.get(entry.topic) ?? 0) + 1)
+    return count
+  }
+  const oldCount = entriesOf(old)
+  const newCount = entriesOf(next)
   const byTopic = (list: Indexed<E>[]) => {
     const out = new Map<string, Indexed<E>[]>()
     for (const item of list) {
@@ -49,7 +58,7 @@ function pair<E extends { topic: string }>(old: Map<string, Indexed<E>>, next: M
   const versionChanged: Pair<E>[] = []
   for (const [topic, gone] of removedByTopic) {
     const come = addedByTopic.get(topic)
-    if (gone.length === 1 && come?.length === 1) versionChanged.push({ old: gone[0]!, new: come[0]! })
+    if (gone.length === 1 && come?.length === 1 && oldCount.get(topic) === 1 && newCount.get(topic) === 1) versionChanged.push({ old: gone[0]!, new: come[0]! })
   }
   const moved = new Set(versionChanged.flatMap((p) => [p.old, p.new]))
   return { pairs, versionChanged, removed: removed.filter((e) => !moved.has(e)), added: added.filter((e) => !moved.has(e)) }

@@ -26,7 +26,7 @@ export function maxLevel(levels: Iterable<DiffLevel>): DiffLevel {
 }
 
 function compareLocation(a: DiffLocation | undefined, b: DiffLocation | undefined): number {
-  // A finding without a location in a version (a removal has no new one) sorts after those with one.
+  // Every finding of this differ has both; kept for a finding made without one.
   if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1
   return compareText(a.file, b.file) || a.line - b.line || a.column - b.column || compareText(a.pointer, b.pointer)
 }
@@ -48,7 +48,9 @@ function sortAudiences(audiences: DiffAudience[]): DiffAudience[] {
  */
 export function finalize(findings: readonly DiffFinding[]): DiffFinding[] {
   const merged = new Map<string, DiffFinding>()
-  for (const finding of findings) {
+  for (const found of findings) {
+    // Nobody breaks at info: such a finding names no party (the topic it concerns is in its sentence and data).
+    const finding = found.level === 'info' && found.audiences.length > 0 ? { ...found, audiences: [] } : found
     const key = [finding.rule, finding.old?.file ?? '', finding.old?.pointer ?? '\u0000', finding.new?.file ?? '', finding.new?.pointer ?? '\u0000'].join(
       '\u0001',
     )

@@ -8,6 +8,7 @@
  * catalogue and the topic-scoped hashes: both bounded by the sum of the topics' §5.3 closures, the
  * bound the model's own hashes have (build-model.ts).
  */
+import { enclosingPointer } from '../../../core/diff/enclosing.js'
 import type { DiffFinding, DiffSide, FormatDiffer } from '../../../core/diff/types.js'
 import type { BenzeneModel } from '../model.js'
 import { documentFindings } from './document.js'
@@ -38,6 +39,11 @@ export function diffBenzene(oldSide: DiffSide<BenzeneModel>, nextSide: DiffSide<
   // The hash finding says which hashes change, or (info) that none does; two identical texts have no findings at all.
   const sameText = old.model.source !== undefined && next.model.source !== undefined && old.model.source.text === next.model.source.text
   if (findings.length > 0 || !sameText) findings.push(hashFinding(old, next))
+  // Something one version lacks is located there at the node that encloses where it is in the other.
+  for (const finding of findings) {
+    if (finding.new === undefined && finding.old !== undefined) finding.new = next.at(enclosingPointer(next.doc, finding.old.pointer))
+    else if (finding.old === undefined && finding.new !== undefined) finding.old = old.at(enclosingPointer(old.doc, finding.new.pointer))
+  }
   old.settle()
   next.settle()
   return finalize(findings)

@@ -63,8 +63,8 @@ function toFinding(old: BenzeneVersion, next: BenzeneVersion, change: SchemaChan
   const levels = parties.map((p) => levelFor(change.effect, p.direction))
   // A schema no payload reaches breaks nobody, whatever the change.
   const level: DiffLevel = parties.length === 0 ? 'info' : maxLevel(levels)
-  // Nobody breaks at info: every party is named, so `--audience` still finds the change.
-  const audiences = parties.filter((_, i) => level === 'info' || levels[i] === level).map((p) => p.audience)
+  // Nobody breaks at info: no party is named.
+  const audiences = level === 'info' ? [] : parties.filter((_, i) => levels[i] === level).map((p) => p.audience)
   const data: Record<string, unknown> = { effect: change.effect }
   if (change.witness) data.witness = change.witness
   return {

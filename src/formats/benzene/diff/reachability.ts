@@ -62,8 +62,6 @@ export function transportFindings(old: BenzeneVersion, next: BenzeneVersion): Di
   const was = transports(old)
   const is = transports(next)
   const out: DiffFinding[] = []
-  // The new location is the list that lacks the transport; with no list left there is none to point at.
-  const listAt = Array.isArray(next.doc.transports) ? next.at('/transports') : undefined
   for (const [name, i] of was) {
     if (is.has(name)) continue
     out.push({
@@ -71,7 +69,6 @@ export function transportFindings(old: BenzeneVersion, next: BenzeneVersion): Di
       level: 'breaking',
       audiences: [client()],
       old: old.at(joinPointer('', 'transports', i)),
-      ...(listAt ? { new: listAt } : {}),
       message: `The service no longer receives over transport ${quote(name)}: clients routed over it can no longer reach any topic.`,
       data: { transport: name },
     })

@@ -9,6 +9,8 @@ import type { DiffLevel, DiffRule } from '../../../core/diff/types.js'
 export const BENZENE_AUDIENCES = ['client', 'service'] as const
 
 const CLIENT = ['client'] as const
+/** An info finding breaks nobody, so it names no audience. */
+const NO_ONE = [] as const
 const LEVELS: readonly DiffLevel[] = ['breaking', 'warning', 'info']
 const NONE_SAYS_WHY = (why: string) => ({ none: why })
 
@@ -24,7 +26,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-request-added',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: NO_ONE,
     summary: 'A request topic is new: no existing client sends it.',
     example: { old: '"requests": []', new: '"requests": [{"topic": "payments:refund", ...}]' },
     mirror: { rule: 'benzene-request-removed' },
@@ -48,7 +50,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-event-added',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: NO_ONE,
     summary: 'An event topic is new: no existing client waits for it.',
     example: { old: '"events": []', new: '"events": [{"topic": "payment:refunded", ...}]' },
     mirror: { rule: 'benzene-event-removed' },
@@ -80,7 +82,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-http-mapping-added',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: NO_ONE,
     summary: 'A topic has a new HTTP route: nobody calls it yet.',
     example: { old: '{"topic": "payments:capture", ...}', new: '"httpMappings": [{"method": "POST", "path": "/payments"}]' },
     mirror: { rule: 'benzene-http-mapping-removed' },
@@ -104,7 +106,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-message-endpoint-added',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: NO_ONE,
     summary: 'The service now has a Benzene-message-over-HTTP endpoint: nobody sends to it yet.',
     example: { old: '(no messageEndpoint)', new: '"messageEndpoint": "/benzene/invoke"' },
     mirror: { rule: 'benzene-message-endpoint-removed' },
@@ -120,7 +122,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-transport-added',
     levels: ['info'],
-    audiences: CLIENT,
+    audiences: NO_ONE,
     summary: 'The service receives over a new transport: nobody routes to it yet.',
     example: { old: '"transports": ["sns"]', new: '"transports": ["sns", "sqs"]' },
     mirror: { rule: 'benzene-transport-removed' },
@@ -128,7 +130,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-component-removed',
     levels: ['info'],
-    audiences: BENZENE_AUDIENCES,
+    audiences: NO_ONE,
     summary:
       'A component schema is gone; a payload that used it now names another schema (the checker refuses a dangling $ref), which the payload rules report.',
     example: { old: '"schemas": {"Money": {...}}', new: '"schemas": {}' },
@@ -137,7 +139,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-component-added',
     levels: ['info'],
-    audiences: BENZENE_AUDIENCES,
+    audiences: NO_ONE,
     summary: 'A component schema is new; a payload that uses it is reported by the payload rules.',
     example: { old: '"schemas": {}', new: '"schemas": {"Money": {...}}' },
     mirror: { rule: 'benzene-component-removed' },
@@ -145,7 +147,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-info-changed',
     levels: ['info'],
-    audiences: BENZENE_AUDIENCES,
+    audiences: NO_ONE,
     summary: 'A member of `info` (title, version, description) changed: no message changes (the contract hashes may).',
     example: { old: '"info": {"title": "payments-api", "version": ""}', new: '"info": {"title": "payments-api", "version": "2.0"}' },
     mirror: NONE_SAYS_WHY('It breaks nobody either way.'),
@@ -153,7 +155,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-openapi-changed',
     levels: ['info'],
-    audiences: BENZENE_AUDIENCES,
+    audiences: NO_ONE,
     summary: 'The `openapi` heritage marker changed: consumers must not reject a document on it.',
     example: { old: '"openapi": "3.0.1"', new: '"openapi": "3.0.3"' },
     mirror: NONE_SAYS_WHY('It breaks nobody either way.'),
@@ -161,7 +163,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-example-changed',
     levels: ['info'],
-    audiences: BENZENE_AUDIENCES,
+    audiences: NO_ONE,
     summary: "An entry's `example` changed, appeared or went: decoration only (the contract hash strips it).",
     example: { old: '"example": {"amount": 42.42}', new: '"example": {"amount": 10}' },
     mirror: NONE_SAYS_WHY('It breaks nobody either way.'),
@@ -169,7 +171,7 @@ export const BENZENE_RULES: readonly DiffRule[] = [
   {
     id: 'benzene-unknown-member-changed',
     levels: ['info'],
-    audiences: BENZENE_AUDIENCES,
+    audiences: NO_ONE,
     summary: 'A member the specification does not define changed (consumers ignore it), at the top level, in an entry or in `components`.',
     example: { old: '"tags": ["payments"]', new: '"tags": ["billing"]' },
     mirror: NONE_SAYS_WHY('It breaks nobody either way.'),
@@ -190,10 +192,9 @@ export const BENZENE_RULES: readonly DiffRule[] = [
  * the service and the reverse, so each rule can name either audience; and each can also be info
  * (a change that hits neither party's direction, or a component schema no payload reaches).
  */
-export const BENZENE_SCHEMA_RULES: readonly DiffRule[] = SCHEMA_DIFF_RULES.map((rule) => ({
-  ...rule,
-  levels: LEVELS.filter((level) => level === 'info' || rule.levels.includes(level)),
-  audiences: BENZENE_AUDIENCES,
-}))
+export const BENZENE_SCHEMA_RULES: readonly DiffRule[] = SCHEMA_DIFF_RULES.map((rule) => {
+  const levels = LEVELS.filter((level) => level === 'info' || rule.levels.includes(level))
+  return { ...rule, levels, audiences: levels.some((level) => level !== 'info') ? BENZENE_AUDIENCES : NO_ONE }
+})
 
 export const BENZENE_DIFF_RULES: readonly DiffRule[] = [...BENZENE_RULES, ...BENZENE_SCHEMA_RULES]

@@ -1,3 +1,4 @@
+import { enclosingPointer } from '../../../core/diff/enclosing.js'
 import { joinPointer } from '../../../runtime/shared/json-pointer.js'
 import { CLIENT, EVERYONE, type Findings, HOST, pinKey, quote, SAVED_SESSION } from './findings.js'
 import { locate, type DaspVersion, type RequestEntry } from './sides.js'
@@ -72,6 +73,8 @@ export function compareRequested(old: DaspVersion, next: DaspVersion, paired: Re
       rule: 'dasp-extension-added',
       level: 'breaking',
       audiences: [HOST],
+      // A member one version lacks is located there at the list that would hold it.
+      old: locate(old.selection, enclosingPointer(old.selection.value, at(e))),
       new: locate(next.selection, at(e)),
       message: `Extension ${name(e)} is newly requested; a host that does not support it must refuse the request.${near.hint}`,
       ...(near.data ? { data: near.data } : {}),
@@ -84,6 +87,7 @@ export function compareRequested(old: DaspVersion, next: DaspVersion, paired: Re
       level: 'breaking',
       audiences: [CLIENT, SAVED_SESSION],
       old: locate(old.selection, at(e)),
+      new: locate(next.selection, enclosingPointer(next.selection.value, at(e))),
       message: `Extension ${name(e)} is no longer requested; clients that request it are refused and saved sessions whose floor holds it cannot reopen.${near.hint}`,
       ...(near.data ? { data: near.data } : {}),
     })

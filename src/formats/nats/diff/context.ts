@@ -3,6 +3,7 @@
  * once) and the collector of findings. Each finding about a channel or an operation carries its
  * `scope`, which the bundle part (impact.ts) reads to name the linked applications it affects.
  */
+import { enclosingPointer, existingPointer } from '../../../core/diff/enclosing.js'
 import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import { refSites } from '../../../core/json-refs.js'
@@ -141,8 +142,12 @@ export class Findings {
       if (same) same.push(d)
       else byNew.set(d.new, [d])
       const finding: DiffFinding = { rule: d.rule, level: d.level, audiences: d.audiences, message: d.message }
-      if (d.old !== undefined) finding.old = this.old.doc.at(d.old)
-      if (d.new !== undefined) finding.new = this.next.doc.at(d.new)
+      // Each pointer names a node of its version (a payload removed is located at its message); what
+      // a version lacks is located there at the node enclosing where it is in the other.
+      const oldAt = d.old !== undefined ? existingPointer(this.old.doc.value, d.old) : enclosingPointer(this.old.doc.value, d.new ?? '')
+      const newAt = d.new !== undefined ? existingPointer(this.next.doc.value, d.new) : enclosingPointer(this.next.doc.value, d.old ?? '')
+      finding.old = this.old.doc.at(oldAt)
+      finding.new = this.next.doc.at(newAt)
       if (d.data !== undefined) finding.data = d.data
       out.push(finding)
     }
