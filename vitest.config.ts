@@ -117,6 +117,7 @@ export const SHARED = [
   'test/nats-rules-links.test.ts',
   'test/nats-rules-pipelines.test.ts',
   'test/nats-rules.test.ts',
+  'test/nats-schema-cycle.test.ts',
   'test/nats-standard-parser.test.ts',
   'test/nats-standard-refs.test.ts',
   'test/nats-standard-split.test.ts',

@@ -22,6 +22,7 @@ const single: FixtureRow[] = [
   ['asyncapi-schema', 'NATS_ASYNCAPI_SCHEMA', '/operations/postEntry/action', 88, 13],
   ['profile-missing', 'NATS_PROFILE_MISSING', '', 1, 1],
   ['payload-unbounded', 'NATS_PAYLOAD_UNBOUNDED', '/channels/entryPosted/messages/posted', 74, 9],
+  ['schema-cycle', 'NATS_SCHEMA_CYCLE', '/components/schemas/Link/anyOf/0/$ref', 115, 19],
   ['profile-version', 'NATS_PROFILE_VERSION', '/x-nats-contract/version', 6, 12],
   ['profile-unsupported', 'NATS_PROFILE_UNSUPPORTED', '/x-nats-contract/retries', 8, 12],
   ['profile-shape', 'NATS_PROFILE_SHAPE', '/x-nats-contract/deployment/minimumServerVersion', 9, 5],

@@ -28,6 +28,7 @@ import { consumerFilter, consumerKnown, streamCaptures } from './operation-strea
 import { operationDirection, operationForm, operationKnown, operationProfiled } from './operations.js'
 import { patternDialect, patternInvalid, patternSupported } from './patterns.js'
 import { payloadBounded } from './payload-cost.js'
+import { schemaCycle } from './schema-cycle.js'
 import { pipelineBindings } from './pipeline-bindings.js'
 import { pipelineOutput, pipelineSchemas } from './pipeline-schemas.js'
 import { pipelineAdapters, pipelineRecursion, pipelineSteps } from './pipelines.js'
@@ -64,6 +65,7 @@ export const natsRules = [
   patternInvalid,
   patternDialect,
   payloadBounded,
+  schemaCycle,
   schemaFormat,
   headersObject,
   headersSendable,
