@@ -15,6 +15,7 @@ import { refSiblingsMode } from './schema/resolve.js'
 import { SCHEMA_RULES } from './schema/rules.js'
 import { readPointer } from './schema/values.js'
 import { findWitness } from './schema/witness.js'
+import { acceptsValue } from './schema/accepts.js'
 
 export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = SCHEMA_RULES
 
@@ -28,6 +29,7 @@ export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
   const newMode = refSiblingsMode(next, dialect)
   const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
   ctx.int64 = options.int64
+  ctx.accepts = (side, at, value) => acceptsValue(ctx, side, at, value)
   const frame: Frame = { polarity: 'pos', depth: 0, path: [], merged: false }
   const o = { file: old.file, document: old.document, pointer: old.pointer, value: safeRead(old.document, old.pointer) }
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }

@@ -7,6 +7,7 @@
 import type { SchemaEffect } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.js'
+import { integersOnly } from './type-gate.js'
 
 interface Bound {
   value: number
@@ -63,10 +64,32 @@ function numberCandidates(a: Bound | undefined, b: Bound | undefined): number[] 
   return [...out].filter(Number.isFinite)
 }
 
+/**
+ * A bound on integers as the inclusive integer bound it means (`> 0` is `>= 1`, `<= 2.5` is `<= 2`),
+ * so that two spellings of one set of integers compare equal; kept as written past 2^53.
+ */
+function onIntegers(bound: Bound | undefined, side: 'lower' | 'upper'): Bound | undefined {
+  if (!bound || !Number.isSafeInteger(Math.trunc(bound.value))) return bound
+  const value =
+    side === 'lower'
+      ? bound.exclusive
+        ? Math.floor(bound.value) + 1
+        : Math.ceil(bound.value)
+      : bound.exclusive
+        ? Math.ceil(bound.value) - 1
+        : Math.floor(bound.value)
+  return { value, exclusive: false, key: bound.key }
+}
+
 /** Compares `minimum`/`exclusiveMinimum` and `maximum`/`exclusiveMaximum`. */
 export function compareNumericBounds(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   const ov = o.value as Record<string, unknown>
   const nv = n.value as Record<string, unknown>
+  // A narrowing is a value the old node admits that the new bound refuses: when the old node admits
+  // integers alone, the bounds are compared as the integers they admit; a widening the mirror, on
+  // the new node's values.
+  const oldIntegers = integersOnly(ov)
+  const newIntegers = integersOnly(nv)
   for (const side of ['lower', 'upper'] as const) {
     const a = readBound(ov, side)
     const b = readBound(nv, side)
@@ -80,16 +103,17 @@ export function compareNumericBounds(ctx: SchemaDiffContext, o: SchemaAt, n: Sch
     const oKey = a?.key ?? keys[0]
     const nKey = b?.key ?? keys[0]
     const values = () => numberCandidates(a, b)
-    if (tighter(b, a, side)) {
+    const what = `the ${word} went from ${describe(a, side)} to ${describe(b, side)}`
+    // The bounds as each side's own values see them (integers alone: `> 0` is `>= 1`). Both at once
+    // cannot be: an integer bound lies inside the written one, so the two tests contradict.
+    const onOld = (bound: Bound | undefined) => (oldIntegers ? onIntegers(bound, side) : bound)
+    const onNew = (bound: Bound | undefined) => (newIntegers ? onIntegers(bound, side) : bound)
+    if (tighter(onOld(b), onOld(a), side)) {
       const rule = side === 'lower' ? 'schema-minimum-increased' : 'schema-maximum-decreased'
-      ctx.emit(rule, 'narrows', o, oKey, n, nKey, frame, `the ${word} went from ${describe(a, side)} to ${describe(b, side)}`, () => [
-        { acceptedBy: 'old', values: values() },
-      ])
-    } else if (tighter(a, b, side)) {
+      ctx.emit(rule, 'narrows', o, oKey, n, nKey, frame, what, () => [{ acceptedBy: 'old', values: values() }])
+    } else if (tighter(onNew(a), onNew(b), side)) {
       const rule = side === 'lower' ? 'schema-minimum-decreased' : 'schema-maximum-increased'
-      ctx.emit(rule, 'widens', o, oKey, n, nKey, frame, `the ${word} went from ${describe(a, side)} to ${describe(b, side)}`, () => [
-        { acceptedBy: 'new', values: values() },
-      ])
+      ctx.emit(rule, 'widens', o, oKey, n, nKey, frame, what, () => [{ acceptedBy: 'new', values: values() }])
     } else if (keys.some((k) => !sameScalar(ov[k], nv[k]))) {
       ctx.emit('schema-keyword-rewritten', 'none', o, oKey, n, nKey, frame, `the ${word} is written differently (${describe(b, side)})`)
     }

@@ -14,6 +14,7 @@ import type { SchemaChange, SchemaEffect, SchemaSide } from '../schema-diff-type
 import { escapeToken } from '../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { composePolarity, effectPhrase, joinEffects, throughPolarity, type Polarity } from './effect.js'
+import { gateReason, gatedEffect } from './type-gate.js'
 import type { Budget } from './values.js'
 
 export const MAX_DEPTH = 256
@@ -124,6 +125,8 @@ export class SchemaDiffContext {
   /** OpenAPI 3.0: how `format: int64` is checked (SchemaDiffOptions.int64); unset when not known. */
   int64: 'number' | 'string' | undefined
   stopped: string | undefined
+  /** Whether a node accepts a value, when certain (accepts.ts, set by schema-diff.ts): what the type gate judges listed values with. */
+  accepts: ((side: SideName, at: SchemaAt, value: unknown) => boolean | undefined) | undefined
 
   constructor(
     readonly old: SchemaSide,
@@ -179,6 +182,14 @@ export class SchemaDiffContext {
     if (this.changes.length >= MAX_CHANGES) {
       this.stop(`more than ${MAX_CHANGES} changes`, o, n)
       return undefined
+    }
+    // A keyword of one JSON type changes nothing on a node that admits no value of it (type-gate.ts).
+    const gated = global
+      ? local
+      : gatedEffect(local, oKey ?? nKey, o.value, n.value, this.accepts && ((side, value) => this.accepts!(side, side === 'old' ? o : n, value)))
+    if (gated !== local) {
+      what = `${what} (${gateReason(local, gated, oKey ?? nKey)})`
+      local = gated
     }
     const effect = global ? local : throughPolarity(local, frame.polarity)
     const top = this.accumulators[this.accumulators.length - 1]!

@@ -3,6 +3,7 @@
  * intersection when both are written). Values are compared by canonical JSON (object keys sorted).
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
+import { acceptsValue } from './accepts.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { quote } from './context.js'
 import { canonicalKey } from './values.js'
@@ -27,6 +28,9 @@ function allowed(ctx: SchemaDiffContext, node: Record<string, unknown>): Map<str
   }
   return set
 }
+
+/** How many values listed on one side only are each checked against the node (a bound on the work: each is one small validation). */
+const MAX_JUDGED = 256
 
 function list(values: unknown[]): string {
   const shown = values.slice(0, 5).map(quote).join(', ')
@@ -64,8 +68,19 @@ export function compareEnum(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
     )
     return
   }
-  const added = [...b.entries()].filter(([key]) => !a.has(key)).map(([, value]) => value)
-  const removed = [...a.entries()].filter(([key]) => !b.has(key)).map(([, value]) => value)
+  // A value listed on one side only changes what the node accepts only if the node's other keywords
+  // let it through: `1` dropped from the enum of a string, or `null` from the enum of a `nullable`
+  // node (which admits it beside its enum), was never, or is still, accepted. Such a value is left
+  // out where that is certain; the first MAX_JUDGED of each list are judged, the rest kept.
+  const added = [...b.entries()]
+    .filter(([key]) => !a.has(key))
+    .map(([, value]) => value)
+    .filter((value, i) => i >= MAX_JUDGED || !(acceptsValue(ctx, 'new', n, value) === false || acceptsValue(ctx, 'old', o, value) === true))
+  const removed = [...a.entries()]
+    .filter(([key]) => !b.has(key))
+    .map(([, value]) => value)
+    .filter((value, i) => i >= MAX_JUDGED || !(acceptsValue(ctx, 'old', o, value) === false || acceptsValue(ctx, 'new', n, value) === true))
+  const listed = a.size !== b.size || [...b.keys()].some((key) => !a.has(key))
   const onlyConst = !Object.hasOwn(ov, 'enum') && !Object.hasOwn(nv, 'enum')
   if (onlyConst && added.length && removed.length) {
     ctx.emit('schema-const-changed', 'both', o, 'const', n, 'const', frame, `const went from ${list(removed)} to ${list(added)}`, () => [
@@ -90,8 +105,17 @@ export function compareEnum(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
       `${list(removed)} ${removed.length === 1 ? 'is' : 'are'} no longer allowed`,
       () => [{ acceptedBy: 'old', values: removed.slice(0, 8) }],
     )
-  if (!added.length && !removed.length && (oKey !== nKey || !sameOrder(ov[oKey], nv[nKey]))) {
-    ctx.emit('schema-keyword-rewritten', 'none', o, oKey, n, nKey, frame, 'the allowed values are written differently')
+  if (!added.length && !removed.length && (listed || oKey !== nKey || !sameOrder(ov[oKey], nv[nKey]))) {
+    ctx.emit(
+      'schema-keyword-rewritten',
+      'none',
+      o,
+      oKey,
+      n,
+      nKey,
+      frame,
+      listed ? 'the values listed changed, but the node accepts the same ones' : 'the allowed values are written differently',
+    )
   }
 }
 

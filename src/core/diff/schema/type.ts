@@ -76,7 +76,7 @@ export function compareType(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
 /**
  * OpenAPI 3.0 `nullable: true` admits `null` beside whatever the rest of the schema admits (the
  * 3.0.1 reading producers write to). Adding it widens when the rest refuses `null`, and is no
- * change when the rest already accepts it.
+ * change when the rest already accepts it, or the old version did anyway (removing it: the mirror).
  */
 export function compareNullable(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   const ov = o.value as Record<string, unknown>
@@ -98,7 +98,17 @@ export function compareNullable(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt
   const node = added ? n : o
   const rest = { ...node, value: { ...(node.value as Record<string, unknown>), nullable: false } }
   const restAcceptsNull = acceptsValue(ctx, sideName, rest, null)
-  const effect = restAcceptsNull === true ? 'none' : restAcceptsNull === false ? (added ? 'widens' : 'narrows') : 'unknown'
+  // And whether the other version accepts null anyway (its type widened to any, say): then null is
+  // accepted on both sides and the keyword changes nothing.
+  const otherAcceptsNull = acceptsValue(ctx, added ? 'old' : 'new', added ? o : n, null)
+  const effect =
+    restAcceptsNull === true || otherAcceptsNull === true
+      ? 'none'
+      : restAcceptsNull === false && otherAcceptsNull === false
+        ? added
+          ? 'widens'
+          : 'narrows'
+        : 'unknown'
   ctx.emit(
     added ? 'schema-nullable-added' : 'schema-nullable-removed',
     effect,

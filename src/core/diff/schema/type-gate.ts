@@ -1,0 +1,219 @@
+/**
+ * A keyword that constrains values of one JSON type (`maximum` numbers, `maxLength` strings,
+ * `maxItems` arrays, `required` objects) changes nothing on a node that admits no value of that
+ * type: `{type: string}` to `{maximum: 1}` narrows no string. The engine compares keywords one by
+ * one; this says, from a node's own `type`, `enum` and `const`, whether a change of such a keyword
+ * can reach any value the node admits. It answers "maybe" (true) whenever it is not sure (a `$ref`
+ * whose siblings may be ignored, an unreadable `type`), so it only ever removes effects that are
+ * certainly void. O(the node's enum).
+ */
+import { isObject } from '../../../runtime/shared/json-value.js'
+import type { SchemaEffect } from '../schema-diff-types.js'
+
+type JsonType = 'number' | 'string' | 'array' | 'object'
+
+const KEYWORD_TYPE: Readonly<Record<string, JsonType>> = {
+  minimum: 'number',
+  maximum: 'number',
+  exclusiveMinimum: 'number',
+  exclusiveMaximum: 'number',
+  multipleOf: 'number',
+  minLength: 'string',
+  maxLength: 'string',
+  pattern: 'string',
+  minItems: 'array',
+  maxItems: 'array',
+  uniqueItems: 'array',
+  items: 'array',
+  prefixItems: 'array',
+  additionalItems: 'array',
+  contains: 'array',
+  minContains: 'array',
+  maxContains: 'array',
+  minProperties: 'object',
+  maxProperties: 'object',
+  required: 'object',
+  properties: 'object',
+  patternProperties: 'object',
+  additionalProperties: 'object',
+  propertyNames: 'object',
+  dependentRequired: 'object',
+}
+
+/** The JSON type whose values `keyword` constrains, if it is one of those keywords. */
+export const keywordType = (keyword: string | undefined): JsonType | undefined =>
+  keyword !== undefined && Object.hasOwn(KEYWORD_TYPE, keyword) ? KEYWORD_TYPE[keyword] : undefined
+
+function typeOfValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+/** Whether `node` may admit a value of `type`; false only when its own `type`, `enum` or `const` certainly exclude every one. */
+export function mayAdmit(node: unknown, type: JsonType): boolean {
+  if (!isObject(node) || Object.hasOwn(node, '$ref')) return true
+  if (Object.hasOwn(node, 'type')) {
+    const types = Array.isArray(node.type) ? node.type : [node.type]
+    if (!types.every((t) => typeof t === 'string')) return true
+    const admitted = types.some((t) => t === type || (type === 'number' && t === 'integer'))
+    if (!admitted) return false
+  }
+  if (Object.hasOwn(node, 'enum')) {
+    if (!Array.isArray(node.enum)) return true
+    if (!node.enum.some((value) => typeOfValue(value) === type)) return false
+  }
+  if (Object.hasOwn(node, 'const') && typeOfValue(node.const) !== type) return false
+  return !boundsExclude(node, type)
+}
+
+const COUNTS: Readonly<Record<Exclude<JsonType, 'number'>, [string, string]>> = {
+  string: ['minLength', 'maxLength'],
+  array: ['minItems', 'maxItems'],
+  object: ['minProperties', 'maxProperties'],
+}
+
+/** Whether the node's own bounds leave no value of `type` (`minimum: 2, maximum: 1`; `minLength: 3, maxLength: 2`). */
+function boundsExclude(node: Record<string, unknown>, type: JsonType): boolean {
+  const num = (key: string) => (typeof node[key] === 'number' && Number.isFinite(node[key]) ? (node[key] as number) : undefined)
+  if (type !== 'number') {
+    const [min, max] = COUNTS[type]
+    const low = num(min)
+    const high = num(max)
+    return low !== undefined && high !== undefined && low > high
+  }
+  // The lower and upper bounds, each with whether it is exclusive (a boolean flag, OpenAPI 3.0 and draft-04, or a number, later drafts).
+  const bound = (inclusive: string, exclusive: string, lower: boolean): [number, boolean] | undefined => {
+    const a = num(inclusive)
+    const flag = node[exclusive]
+    const b = typeof flag === 'number' && Number.isFinite(flag) ? flag : undefined
+    if (a === undefined && b === undefined) return undefined
+    if (b === undefined) return [a!, flag === true]
+    if (a === undefined) return [b, true]
+    return lower ? (b >= a ? [b, true] : [a, false]) : b <= a ? [b, true] : [a, false]
+  }
+  const low = bound('minimum', 'exclusiveMinimum', true)
+  const high = bound('maximum', 'exclusiveMaximum', false)
+  if (!low || !high) return false
+  const range = integerRange(node)
+  if (range) return range[0] > range[1]
+  return low[0] > high[0] || (low[0] === high[0] && (low[1] || high[1]))
+}
+
+/** Whether a node admits integers alone among numbers (`type: integer`, maybe with `null`). */
+export function integersOnly(node: Record<string, unknown>): boolean {
+  const types = Array.isArray(node.type) ? node.type : [node.type]
+  return types.includes('integer') && types.every((t) => t === 'integer' || t === 'null')
+}
+
+/** An integer-only node's bounds as the least and greatest integer they admit (either may be infinite); undefined for any other node. */
+function integerRange(node: Record<string, unknown>): [number, number] | undefined {
+  if (!integersOnly(node)) return undefined
+  const num = (key: string) => (typeof node[key] === 'number' && Number.isFinite(node[key]) ? (node[key] as number) : undefined)
+  const edge = (inclusive: string, exclusive: string, lower: boolean): number => {
+    const a = num(inclusive)
+    const flag = node[exclusive]
+    const b = typeof flag === 'number' && Number.isFinite(flag) ? flag : undefined
+    const candidates: number[] = []
+    if (a !== undefined) candidates.push(flag === true ? (lower ? Math.floor(a) + 1 : Math.ceil(a) - 1) : lower ? Math.ceil(a) : Math.floor(a))
+    if (b !== undefined) candidates.push(lower ? Math.floor(b) + 1 : Math.ceil(b) - 1)
+    if (candidates.length === 0) return lower ? -Infinity : Infinity
+    return lower ? Math.max(...candidates) : Math.min(...candidates)
+  }
+  return [edge('minimum', 'exclusiveMinimum', true), edge('maximum', 'exclusiveMaximum', false)]
+}
+
+/**
+ * The values a node admits when they are few and known from its own keywords: its listed values
+ * (`enum`, `const`), the integers of an integer-only node's bounded range, `true` and `false` for a
+ * boolean; with `null` where `nullable: true` adds it. Undefined when unknown or more than MAX_LISTED.
+ */
+function fewValues(node: Record<string, unknown>): unknown[] | undefined {
+  const listed = Object.hasOwn(node, 'const') ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined
+  if (listed !== undefined) return listed.length <= MAX_LISTED ? [...listed, ...(node.nullable === true ? [null] : [])] : undefined
+  if (!Object.hasOwn(node, 'type')) return undefined
+  const withNull = (values: unknown[]) => (node.nullable === true || (Array.isArray(node.type) && node.type.includes('null')) ? [...values, null] : values)
+  if (node.type === 'boolean') return withNull([true, false])
+  // A number pinned by equal inclusive bounds (`minimum: 2, maximum: 2`).
+  if (
+    (node.type === 'number' || (Array.isArray(node.type) && node.type.every((t) => t === 'number' || t === 'null'))) &&
+    typeof node.minimum === 'number' &&
+    node.minimum === node.maximum &&
+    (node.exclusiveMinimum === undefined || node.exclusiveMinimum === false) &&
+    (node.exclusiveMaximum === undefined || node.exclusiveMaximum === false)
+  )
+    return withNull([node.minimum])
+  const range = integerRange(node)
+  if (range && Number.isSafeInteger(range[0]) && Number.isSafeInteger(range[1]) && range[1] - range[0] < MAX_LISTED) {
+    const values: number[] = []
+    for (let i = range[0]; i <= range[1]; i++) values.push(i)
+    return withNull(values)
+  }
+  return undefined
+}
+
+/** The most listed values judged one by one (each one small validation). */
+const MAX_LISTED = 256
+
+/**
+ * Whether a change between two nodes may move a value (of `type`, when given) out of `from` and not
+ * into `to`: a narrowing from the old node to the new, or the mirror for a widening. A node that lists
+ * its values (`enum`, `const`) is exact: one of them must be accepted by it and not certainly by the
+ * other (`accepts`, three-valued), so `{type: number, enum: [null]}`, which admits nothing, moves
+ * nothing, and `{enum: [null]}` widens nothing from a node that admits null. Any other node is judged
+ * on its `type` alone. True whenever unsure.
+ */
+function mayMove(
+  from: unknown,
+  type: JsonType | undefined,
+  accepts: ((value: unknown) => boolean | undefined) | undefined,
+  acceptsOther: ((value: unknown) => boolean | undefined) | undefined,
+): boolean {
+  if (!isObject(from) || Object.hasOwn(from, '$ref')) return true
+  const few = accepts !== undefined && acceptsOther !== undefined ? fewValues(from) : undefined
+  if (few !== undefined)
+    return few.some((value) => (type === undefined || typeOfValue(value) === type) && accepts!(value) !== false && acceptsOther!(value) !== true)
+  return type === undefined ? mayAdmitAnything(from) : mayAdmit(from, type)
+}
+
+/** Whether a node may admit any value: some type its `type` allows (every type without one) whose values its bounds leave. */
+function mayAdmitAnything(node: Record<string, unknown>): boolean {
+  const written = Object.hasOwn(node, 'type')
+    ? Array.isArray(node.type)
+      ? node.type
+      : [node.type]
+    : ['null', 'boolean', 'number', 'string', 'array', 'object']
+  if (!written.every((t) => typeof t === 'string')) return true
+  return written.some((t) =>
+    t === 'integer' || t === 'number' || t === 'string' || t === 'array' || t === 'object' ? !boundsExclude(node, t === 'integer' ? 'number' : t) : true,
+  )
+}
+
+/**
+ * A keyword change's effect on the node itself, with the halves no value can show taken out: a
+ * narrowing needs a value the old node admits (of the keyword's type, for a typed keyword), a
+ * widening one the new node admits.
+ */
+export function gatedEffect(
+  local: SchemaEffect,
+  keyword: string | undefined,
+  old: unknown,
+  next: unknown,
+  accepts?: (side: 'old' | 'new', value: unknown) => boolean | undefined,
+): SchemaEffect {
+  if (local === 'none' || local === 'unknown') return local
+  const type = keywordType(keyword)
+  const byOld = accepts && ((v: unknown) => accepts('old', v))
+  const byNew = accepts && ((v: unknown) => accepts('new', v))
+  const narrows = (local === 'narrows' || local === 'both') && mayMove(old, type, byOld, byNew)
+  const widens = (local === 'widens' || local === 'both') && mayMove(next, type, byNew, byOld)
+  return narrows && widens ? 'both' : narrows ? 'narrows' : widens ? 'widens' : 'none'
+}
+
+/** Why a change's effect was gated, for its sentence. */
+export function gateReason(local: SchemaEffect, gated: SchemaEffect, keyword: string | undefined): string {
+  const type = keywordType(keyword)
+  const lostNarrowing = (local === 'narrows' || local === 'both') && gated !== 'narrows' && gated !== 'both'
+  const side = lostNarrowing && gated === 'none' && local === 'both' ? 'either version' : lostNarrowing ? 'the old version' : 'the new version'
+  return type === undefined ? `${side} accepts no value here` : `it constrains only ${type}s, and ${side} accepts none here`
+}

@@ -1,0 +1,150 @@
+/**
+ * An edit that changes no accepted value is never called breaking (docs/diff.md: `breaking` only
+ * where a witness exists). An outside pass found three such edits reported as narrowing with no
+ * witness: a value dropped from an enum that the type already refused, `null` dropped from the enum
+ * of a `nullable` node (which admits it beside its enum), and `exclusiveMinimum: true` with
+ * `minimum: 0` rewritten as `minimum: 1` on integers.
+ *
+ * The property test is the oracle: random `type`/`nullable`/`enum`/bounds nodes over a small domain,
+ * each node's accepted values computed by brute force with a reading of OpenAPI 3.0 written here (not
+ * the engine's), and the engine's effect held to it: `none` when the sets are equal, and no
+ * `narrows` or `widens` without a value that shows it.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { diffSchemas } from '../src/core/diff/schema-diff.js'
+import type { SchemaChange } from '../src/core/diff/schema-diff-types.js'
+import { sideOf } from './helpers/schema-diff.js'
+
+const P = '/components/schemas/Order'
+const doc = (order: unknown) => ({ openapi: '3.0.1', components: { schemas: { Order: order } } })
+const run = (old: unknown, next: unknown): SchemaChange[] =>
+  diffSchemas(sideOf(doc(old), P, { file: '/virtual/old.json' }), sideOf(doc(next), P, { file: '/virtual/new.json' }), { dialect: 'openapi-3.0' })
+const effects = (changes: SchemaChange[]) => changes.map((c) => `${c.rule} ${c.effect}`)
+
+describe('edits that change no accepted value', () => {
+  it.each([
+    ['a value the type refused, dropped from the enum', { type: 'string', enum: ['a', 1] }, { type: 'string', enum: ['a'] }],
+    ['a value the type refuses, added to the enum', { type: 'string', enum: ['a'] }, { type: 'string', enum: ['a', 1] }],
+    ['null dropped from the enum of a nullable node', { type: 'string', nullable: true, enum: ['a', null] }, { type: 'string', nullable: true, enum: ['a'] }],
+    ['an exclusive minimum on integers written as the next integer', { type: 'integer', minimum: 0, exclusiveMinimum: true }, { type: 'integer', minimum: 1 }],
+    [
+      'an exclusive maximum on integers written as the integer below',
+      { type: 'integer', maximum: 10, exclusiveMaximum: true },
+      { type: 'integer', maximum: 9 },
+    ],
+    ['a fractional minimum on integers', { type: 'integer', minimum: 0.5 }, { type: 'integer', minimum: 1 }],
+  ])('%s: info, the same values', (_, old, next) => {
+    for (const [a, b] of [
+      [old, next],
+      [next, old],
+    ])
+      expect(effects(run(a, b)).filter((e) => !e.endsWith(' none'))).toEqual([])
+  })
+
+  it.each([
+    [
+      'a value the type admits, dropped from the enum',
+      { type: 'string', enum: ['a', 'b'] },
+      { type: 'string', enum: ['a'] },
+      'schema-enum-value-removed narrows',
+    ],
+    ['an integer dropped from the enum of integers', { type: 'integer', enum: [1, 2] }, { type: 'integer', enum: [1] }, 'schema-enum-value-removed narrows'],
+    [
+      'an exclusive minimum on numbers written as the next integer',
+      { type: 'number', minimum: 0, exclusiveMinimum: true },
+      { type: 'number', minimum: 1 },
+      'schema-minimum-increased narrows',
+    ],
+    [
+      'an exclusive minimum on integers raised by two',
+      { type: 'integer', minimum: 0, exclusiveMinimum: true },
+      { type: 'integer', minimum: 2 },
+      'schema-minimum-increased narrows',
+    ],
+  ])('near: %s still narrows, with a witness', (_, old, next, expected) => {
+    const changes = run(old, next)
+    expect(effects(changes)).toContain(expected)
+    expect(changes.find((c) => `${c.rule} ${c.effect}` === expected)!.witness).toBeDefined()
+  })
+})
+
+/**
+ * The values the property test judges schemas on: every bound the nodes draw, a number between each
+ * two of them and beyond both ends, so two nodes that agree on the domain agree on every value.
+ */
+const DOMAIN: unknown[] = [null, true, false, 'a', 'b', '', [], {}, -10, -2, -1.5, -1, -0.5, 0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 10]
+
+/** A node of the small dialect the property test draws from (OpenAPI 3.0). */
+interface Node {
+  type?: 'string' | 'integer' | 'number' | 'boolean'
+  nullable?: boolean
+  enum?: unknown[]
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: boolean
+  exclusiveMaximum?: boolean
+}
+
+/**
+ * OpenAPI 3.0 as the project documents it (docs/diff-schemas.md): `nullable: true` admits `null`
+ * beside whatever the rest admits; `type` (never `null` in 3.0) refuses it, and a node without a
+ * `type` admits it like any value; bounds bind numbers only.
+ */
+function accepts(node: Node, value: unknown): boolean {
+  if (node.nullable === true && value === null) return true
+  const kind =
+    value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value
+  if (node.type !== undefined) {
+    const ok = node.type === kind || (node.type === 'number' && kind === 'integer')
+    if (!ok) return false
+  }
+  if (node.enum !== undefined && !node.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false
+  if (typeof value === 'number') {
+    if (node.minimum !== undefined && (node.exclusiveMinimum ? value <= node.minimum : value < node.minimum)) return false
+    if (node.maximum !== undefined && (node.exclusiveMaximum ? value >= node.maximum : value > node.maximum)) return false
+  }
+  return true
+}
+
+const node: fc.Arbitrary<Node> = fc.record(
+  {
+    type: fc.constantFrom('string', 'integer', 'number', 'boolean'),
+    nullable: fc.boolean(),
+    enum: fc.uniqueArray(fc.constantFrom<unknown>(null, 'a', 'b', 0, 1, 2, 1.5, true), { minLength: 1, maxLength: 4 }),
+    minimum: fc.constantFrom(-1, 0, 0.5, 1, 2),
+    maximum: fc.constantFrom(1, 1.5, 2, 3),
+    exclusiveMinimum: fc.boolean(),
+    exclusiveMaximum: fc.boolean(),
+  },
+  { requiredKeys: [] },
+)
+
+describe('the engine against brute force over a small domain (property)', () => {
+  it('equal sets give no effect but none; a narrowing or widening has a value that shows it', () => {
+    let equalCases = 0
+    fc.assert(
+      fc.property(node, node, (a, b) => {
+        const oldSet = DOMAIN.filter((v) => accepts(a, v)).map((v) => JSON.stringify(v))
+        const newSet = DOMAIN.filter((v) => accepts(b, v)).map((v) => JSON.stringify(v))
+        const lost = oldSet.filter((v) => !newSet.includes(v))
+        const gained = newSet.filter((v) => !oldSet.includes(v))
+        const changes = run(a, b)
+        const said = new Set(changes.map((c) => c.effect))
+        // Sets over the domain equal and the schemas differ only where the domain decides (the
+        // domain holds every value at and between the bounds it draws): nothing but `none`.
+        if (lost.length === 0 && gained.length === 0) {
+          equalCases++
+          expect(
+            [...said].filter((e) => e !== 'none'),
+            JSON.stringify([a, b, changes]),
+          ).toEqual([])
+        }
+        if (said.has('narrows') || said.has('both')) expect(lost.length, JSON.stringify([a, b, changes])).toBeGreaterThan(0)
+        if (said.has('widens') || said.has('both')) expect(gained.length, JSON.stringify([a, b, changes])).toBeGreaterThan(0)
+      }),
+      { numRuns: 600, seed: 20261206 },
+    )
+    expect(equalCases).toBeGreaterThan(10)
+  })
+})
