@@ -247,12 +247,21 @@ describe('the ignore file', () => {
     expect(verdict.failed).toBe(true)
   })
 
+  it('an empty file, or one of comments only, is an empty list; a pointer with ~0 and ~1 is one', () => {
+    expect(parseIgnoreFile(file, '').entries).toEqual([])
+    expect(parseIgnoreFile(file, '# nothing accepted yet\n').entries).toEqual([])
+    expect(parseIgnoreFile(file, '- rule: a\n  pointer: /a~1b/c~0d\n  reason: r\n').entries[0]!.pointer).toBe('/a~1b/c~0d')
+  })
+
   it('a malformed file is an error at its line and column', () => {
     const cases: Array<[string, number, number, RegExp]> = [
       ['- rule: a\n  pointer: /x\n', 1, 3, /no reason/],
       ['rule: a\n', 1, 1, /a list of entries/],
       ['- rule: a\n  pointer: /x\n  reason: r\n  expires: 2026-02-30\n', 1, 3, /not a date/],
       ['- rule: a\n  pointer: x\n  reason: r\n', 1, 3, /not a JSON Pointer/],
+      // RFC 6901: `~` is `~0` or `~1`, nothing else (an outside pass: such an entry was taken and ignored nothing).
+      ['- rule: a\n  pointer: /channels/pl~2aced\n  reason: r\n', 1, 3, /not a JSON Pointer: "~"/],
+      ['- rule: a\n  pointer: /channels/placed~\n  reason: r\n', 1, 3, /not a JSON Pointer: "~"/],
       ['- rule: a\n  pointer: /x\n  reason: r\n  colour: red\n', 4, 3, /unknown key "colour"/],
       ['- rule: [a]\n  pointer: /x\n  reason: r\n', 1, 9, /rule must be a string/],
       ['- rule: a\n  pointer: /x\n  reason: "unclosed\n', 4, 1, /./],

@@ -4,7 +4,7 @@
  * GitHub annotations or SARIF. Exit status 0, 1 (a finding at or above `--fail-on`, or a version
  * with errors), 2 (usage, returned as `{ usage }`).
  */
-import type { Diagnostic } from '../core/diagnostics.js'
+import { unreported, type Diagnostic } from '../core/diagnostics.js'
 import { diffAgainst, GitRefError } from '../core/diff/against.js'
 import { sortFindings, type FailOn } from '../core/diff/findings.js'
 import { IgnoreFileError, findIgnoreFile, readIgnoreFile, type IgnoreList } from '../core/diff/ignore.js'
@@ -91,6 +91,7 @@ export async function diffCommand(files: string[], flags: DiffFlags, io: Output,
     if (error instanceof IgnoreFileError) return { usage: `the ignore file ${error.message}` }
     throw error
   }
+  entries = reportedOnce(entries, against?.ref)
   const run: DiffRun = { entries, verdict, failOn, ...(flags.audience !== undefined ? { audience: flags.audience } : {}), ...(against ? { against } : {}) }
   const invalid = entries.filter((e) => !e.valid)
   if (flags.json) io.out(jsonText(diffJson(run)))
@@ -146,4 +147,22 @@ function judgeAll(
     counts,
     failed: verdicts.some((v) => v.failed),
   }
+}
+
+/**
+ * The entries with each diagnostic once in the run, as `check` reports them: two contracts of one
+ * bundle whose version fails on the bundle's lock both report it. Under `--against`, the old
+ * version's diagnostics name the working-tree paths its files have, so each says it is the old
+ * version's (its text read from `ref`); the new version's are the working tree's own.
+ */
+function reportedOnce(entries: DiffEntry[], ref: string | undefined): DiffEntry[] {
+  const seen = new Set<string>()
+  const old = (d: Diagnostic): Diagnostic => (ref === undefined ? d : { ...d, message: `In the old version (${ref}): ${d.message}` })
+  return entries.map((e) => {
+    if (e.valid) return e
+    const out: DiffEntry = { ...e }
+    if (e.old) out.old = { ...e.old, diagnostics: unreported(e.old.diagnostics.map(old), seen) }
+    if (e.new) out.new = { ...e.new, diagnostics: unreported(e.new.diagnostics, seen) }
+    return out
+  })
 }

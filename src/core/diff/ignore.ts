@@ -119,6 +119,9 @@ export function parseIgnoreFile(file: string, text: string): IgnoreList {
     if (fields.reason!.trim() === '') return fail(item, 'the entry has an empty reason: say why the break is accepted.')
     if (fields.pointer !== '' && !fields.pointer!.startsWith('/'))
       return fail(item, `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer (it starts with /).`)
+    // RFC 6901: `~` is only ever `~0` or `~1`; a pointer with any other escape names nothing and would ignore nothing.
+    if (/~(?![01])/.test(fields.pointer!))
+      return fail(item, `pointer ${JSON.stringify(fields.pointer)} is not a JSON Pointer: "~" is written "~0" and "/" inside a name "~1" (RFC 6901).`)
     if (fields.expires !== undefined && !isDay(fields.expires)) return fail(item, `expires ${JSON.stringify(fields.expires)} is not a date written YYYY-MM-DD.`)
     if (fields.contract !== undefined && fields.contract.trim() === '')
       return fail(item, 'contract is empty: name the contract file the entry is for (relative to the ignore file), or leave the key out.')
