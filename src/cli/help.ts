@@ -78,11 +78,12 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
       'Exit status 1 means a finding at or above --fail-on (after the ignore file), or a version with errors. An ignore entry past its expires date ignores nothing and is reported.',
   },
   hash: {
-    usage: ['hash <file> [--topic <id> [--version <v>] | --topics a,b] [--include-reserved]'],
+    usage: ['hash <file> [--topic <id> [--version <v> | --unversioned] | --topics a,b] [--include-reserved]'],
     summary: 'Prints the Benzene contract hash of a document, of one topic, or of a set of topics.',
     flags: {
       '--topic <id>': 'The hash of one topic (reserved or not).',
       '--version <v>': 'With --topic: the version to take when the topic has several.',
+      '--unversioned': 'With --topic: the entry without a version, when the topic also has versioned ones.',
       '--topics a,b': 'The service-level hash over these topics.',
       '--include-reserved': 'Keep reserved topics in scope.',
     },

@@ -43,6 +43,7 @@ const scopeFlags = {
   json: { type: 'boolean' },
   topic: { type: 'string' },
   version: { type: 'string' },
+  unversioned: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   server: { type: 'string' },
   creds: { type: 'string' },
@@ -67,7 +68,16 @@ const scopeFlags = {
   ignore: { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
-type Flags = { topics?: string; 'include-reserved'?: boolean; names?: string; json?: boolean; topic?: string; version?: string; format?: string }
+type Flags = {
+  topics?: string
+  'include-reserved'?: boolean
+  names?: string
+  json?: boolean
+  topic?: string
+  version?: string
+  unversioned?: boolean
+  format?: string
+}
 /** The flags with `--names` read: the export names the file gives. */
 type Resolved = Omit<Flags, 'names'> & { names?: Readonly<Record<string, unknown>> }
 type Output = { out: (text: string) => void; err: (text: string) => void }
@@ -554,9 +564,11 @@ const watchingLine = (files: number) => `watching ${files} file${files === 1 ? '
 async function hash(file: string, flags: Resolved, io: Output): Promise<number> {
   if (flags.topic !== undefined && flags.topics !== undefined) throw new UsageError('Use --topic or --topics, not both.')
   if (flags.version !== undefined && flags.topic === undefined) throw new UsageError('--version goes with --topic.')
+  if (flags.unversioned && flags.topic === undefined) throw new UsageError('--unversioned goes with --topic.')
+  if (flags.unversioned && flags.version !== undefined) throw new UsageError('Use --version or --unversioned, not both.')
   // A topic's hash is asked with that topic in scope, reserved or not.
   const scoped = flags.topic === undefined ? flags : { ...flags, topics: flags.topic }
-  const result = await compiler.hash(file, { topic: flags.topic, version: flags.version }, options(scoped))
+  const result = await compiler.hash(file, { topic: flags.topic, version: flags.version, ...(flags.unversioned ? { unversioned: true } : {}) }, options(scoped))
   if (hasErrors(result.diagnostics)) {
     printDiagnostics(result.diagnostics, io, result.dependencies)
     return 1

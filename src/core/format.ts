@@ -65,6 +65,8 @@ export interface Inspection {
 export interface HashSelector {
   topic?: string
   version?: string
+  /** The topic's entry without a version, when it also has versioned ones. */
+  unversioned?: boolean
 }
 
 /** The answer to a hash question: the hash, or why the question does not apply (a usage error). */

@@ -55,9 +55,11 @@ export function inspectBenzene(model: BenzeneModel): Inspection {
 export function hashBenzene(model: BenzeneModel, selector: HashSelector): HashAnswer {
   if (selector.topic === undefined) return { hash: model.moduleHash }
   const entries = model.topics.filter((t) => t.entry.topic === selector.topic)
-  const matching = entries.filter((t) => selector.version === undefined || t.entry.version === selector.version)
+  const matching = entries.filter((t) =>
+    selector.unversioned ? t.entry.version === undefined : selector.version === undefined || t.entry.version === selector.version,
+  )
   if (matching.length === 1) return { hash: matching[0]!.hash }
-  const choices = entries.map((t) => (t.entry.version === undefined ? `${selector.topic} (unversioned)` : `${selector.topic} --version ${t.entry.version}`))
+  const choices = entries.map((t) => (t.entry.version === undefined ? `${selector.topic} --unversioned` : `${selector.topic} --version ${t.entry.version}`))
   return {
     usage: `${matching.length === 0 ? 'no' : 'more than one'} entry of ${JSON.stringify(selector.topic)} matches in ${model.file}; pick one of: ${choices.join(', ')}.`,
   }
