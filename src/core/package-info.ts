@@ -70,7 +70,8 @@ const NEVER_RUNS = /\.d\.[cm]?ts$/
  * Any other copy (a checkout of this repository, a workspace package linked into an app) changes
  * its code without changing its version, so its identity adds a digest of the path, size and
  * modification time of every module of the tree this code runs from (`dist/` when it runs from the
- * build, `src/` when from the sources: the one never loads the other), once per process. Files
+ * build, `src/` when from the sources: the one never loads the other), once per process, and the
+ * installed dependencies' versions as an installed copy's does. Files
  * that never run (declarations, source maps) are left out, and a bundled copy (the package's
  * entries as published) counts only what its bundles load (`bundledRuns`): a second build of a
  * linked package stats about 120 files rather than 490. A copy bundled into an app is
@@ -93,7 +94,9 @@ export function codeIdentity(): string {
     tree === 'dist' && folder !== 'src'
       ? treesDigest(found, ['dist'], bundledRuns)
       : treesDigest(found, tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist'])
-  return (identity = `${packageVersion}+${digest}`)
+  // The dependencies it runs change with an install as they do for an installed copy (a workspace's
+  // hoisted `node_modules`, a checkout's own), without changing this tree: they count here too.
+  return (identity = `${packageVersion}+${digest}+${installedDependencies(found)}`)
 }
 
 /**
