@@ -81,6 +81,22 @@ export const readingCases: readonly BundleCase[] = [
     },
   ],
   [
+    // An outside pass: the document compiled through a link was accepted, its siblings refused the bundle.
+    "the compiled document's own folder a link out of the bundle",
+    'NATS_LOCK_PATH',
+    '/entries/2/path',
+    12,
+    15,
+    'bundle.lock.json',
+    'payments',
+    (b) => {
+      const outside = `${b.root}-outside`
+      rmSync(outside, { recursive: true, force: true })
+      renameSync(b.path('payments/asyncapi'), outside)
+      symlinkSync(outside, b.path('payments/asyncapi'))
+    },
+  ],
+  [
     'an absolute lock path',
     'NATS_LOCK_PATH',
     '/entries/5/path',

@@ -340,6 +340,17 @@ export async function loadInput(file: string, host: InputHost, memos?: CompileMe
   if (input.bundle) {
     const bundle = input.bundle
     if (mainTampered) reader.reportTampered(mainRel!, main.sha256)
+    // The document's own entry is held to what every other compile of the bundle holds it to: a path
+    // through a link (its folder a link out of the bundle) is refused here as it is from a sibling.
+    if (bundle.entries.has(mainRel!) && !(await pathIsPlain(bundle.root, mainRel!, host)))
+      reader.report(
+        bundle.lockFile,
+        bundle.lock,
+        'NATS_LOCK_PATH',
+        lockPointer(bundle, mainRel!, 'path'),
+        `${mainRel} passes through a symlink or is not a regular file; bundle paths are plain files.`,
+        { path: mainRel },
+      )
     for (const [rel, locked] of bundle.entries) {
       const abs = join(bundle.root, ...rel.split('/'))
       if (rel === mainRel || reader.tampered.has(rel) || input.documents.has(abs) || input.files.has(abs)) continue
