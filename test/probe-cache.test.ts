@@ -107,3 +107,37 @@ describe('an entry damaged at its start is written again', () => {
       expect(third.code).toBe(first.code)
     })
 })
+
+describe('temp files of writes cut short', () => {
+  it('count toward the bound while young (entries are evicted for them), and go once they have not changed for ten minutes', () => {
+    const root = join(work, 'p3')
+    const dir = join(root, 'cache')
+    mkdirSync(dir, { recursive: true })
+    // What a build killed between writing an entry's temp file and renaming it leaves: an entry's text under a temp name.
+    const file = join(root, 'c.spec.json')
+    writeFileSync(file, '{}')
+    const cache = new PersistentCache({ dir, root, maxBytes: 60_000 })
+    expect(cache.write(question, file, stored(file, 10_000))).toBe(true)
+    const [entry] = readdirSync(dir)
+    const temps = Array.from({ length: 5 }, (_, i) => join(dir, `.${String(i).repeat(64)}.entry.${'a'.repeat(12)}.tmp`))
+    for (const temp of temps) writeFileSync(temp, readFileSync(join(dir, entry!)))
+    // Five young temp files of ~10 KB: with ten more entries the folder would hold ~160 KB; eviction keeps it to the bound.
+    for (let i = 0; i < 10; i++) {
+      const other = join(root, `d${i}.spec.json`)
+      writeFileSync(other, `{"i":${i}}`)
+      expect(cache.write(question, other, stored(other, 10_000))).toBe(true)
+    }
+    const bytes = () => readdirSync(dir).reduce((sum, n) => sum + readFileSync(join(dir, n)).length, 0)
+    expect(bytes()).toBeLessThanOrEqual(60_000)
+    for (const temp of temps) expect(existsSync(temp)).toBe(true)
+    // Eleven minutes without a change: gone at the next eviction.
+    const stale = new Date(Date.now() - 11 * 60 * 1000)
+    for (const temp of temps) utimesSync(temp, stale, stale)
+    for (let i = 0; i < 4; i++) {
+      const other = join(root, `e${i}.spec.json`)
+      writeFileSync(other, `{"i":${i}}`)
+      cache.write(question, other, stored(other, 10_000))
+    }
+    for (const temp of temps) expect(existsSync(temp)).toBe(false)
+  })
+})

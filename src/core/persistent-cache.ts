@@ -12,8 +12,8 @@
  * other code of a checkout), one copied under another entry's name, one bound to another checkout
  * (its result names absolute paths), a link or a folder in an entry's place: all are misses, and the
  * compile that follows writes the entry again. A result that depends on a read that failed (a
- * missing `$ref` target, which may be created later) or on a bug (`CONTRACTS_INTERNAL`) is not
- * written at all.
+ * file that could not be opened as it was read) or on a bug (`CONTRACTS_INTERNAL`) is not written
+ * at all; one that found a file missing keeps that as a probe (the file appearing is a miss).
  *
  * Entries are written by the project's one safe writer (`safe-write.ts`), atomically: a temp file
  * beside the entry, created with O_EXCL | O_NOFOLLOW and renamed over it, so a reader sees a whole
@@ -63,9 +63,14 @@ export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
 const HEADER = `# ${GENERATED_MARKER}. Do not edit. Compile cache entry.`
 const NEWLINE = 0x0a
 const ENTRY_NAME = /^[0-9a-f]{64}\.entry$/
-/** The safe writer's temp files of entries (`.<name>.<12 hex>.tmp`): one left by a process that died is removed by eviction. */
+/**
+ * The safe writer's temp files of entries (`.<name>.<12 hex>.tmp`). One left by a process killed
+ * while writing counts toward the bound, and is removed once it has not changed for STALE_TEMP_MS:
+ * a write in progress touches its file far more often than that (an entry is at most a quarter of
+ * the bound, written in one go).
+ */
 const TEMP_NAME = /^\.[0-9a-f]{64}\.entry\.[0-9a-f]{12}\.tmp$/
-const STALE_TEMP_MS = 60 * 60 * 1000
+const STALE_TEMP_MS = 10 * 60 * 1000
 /** A hit refreshes an entry's time (for eviction) when it is older than this: not a write per hit. */
 const TOUCH_AFTER_MS = 10 * 60 * 1000
 /** Names looked at by one eviction pass: the work stays bounded whatever was put in the folder. */
@@ -364,7 +369,7 @@ export class PersistentCache {
     return stats !== undefined && stats.isDirectory() && ours(stats)
   }
 
-  /** The entries (regular files with an entry's name), with their sizes and times; stale temp files removed on the way. */
+  /** The entries (regular files with an entry's name), with their sizes and times; stale temp files removed on the way, the others counted in `total`. */
   private scan(): { total: number; entries: Array<{ path: string; size: number; time: number }> } {
     const entries: Array<{ path: string; size: number; time: number }> = []
     let total = 0
@@ -381,7 +386,7 @@ export class PersistentCache {
         if (isEntry) {
           entries.push({ path, size: stats.size, time: stats.mtimeMs })
           total += stats.size
-        } else if (ageMs(stats.mtimeMs) > STALE_TEMP_MS && startsAsEntry(path)) removeQuietly(path)
+        } else if (startsAsEntry(path) && !(ageMs(stats.mtimeMs) > STALE_TEMP_MS && removeQuietly(path))) total += stats.size
       }
     } finally {
       dir.closeSync()
