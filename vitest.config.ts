@@ -103,6 +103,7 @@ export const SHARED = [
   'test/nats-diff-interactions.test.ts',
   'test/nats-diff-unchanged-payloads.test.ts',
   'test/nats-diff.test.ts',
+  'test/nats-diff-streams.test.ts',
   'test/nats-forbidden.test.ts',
   'test/nats-interactions.test.ts',
   'test/nats-message-schemas.test.ts',

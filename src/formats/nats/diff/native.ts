@@ -29,9 +29,15 @@ function fieldPointer(r: NativeModel, kind: Kind, field?: string): string {
 }
 
 /** The operations of a version that use a resource: publications confirmed by the stream, subscriptions reading the consumer. */
+/**
+ * The operations of this document that use a stream or a consumer: for a stream, those that name it
+ * and those that read one of its consumers (a stream that loses messages loses them for every
+ * consumer of it); for a consumer, those that read it.
+ */
 function users(v: Version, kind: Kind, key: string): DiffAudience[] {
+  const consumersOf = kind === 'streams' ? new Set([...v.consumers.values()].filter((c) => c.stream === key).map((c) => c.key)) : new Set<string>()
   return v.model.operations
-    .filter((op) => (kind === 'streams' ? op.stream === key : op.consumer === key))
+    .filter((op) => (kind === 'streams' ? op.stream === key || (op.consumer !== undefined && consumersOf.has(op.consumer)) : op.consumer === key))
     .map((op) => ({ kind: op.action === 'send' ? 'publisher' : 'subscriber', name: `${op.channel}:${op.id}` }))
 }
 
@@ -83,6 +89,7 @@ function emit(
   rule: string,
   level: 'breaking' | 'warning' | 'info',
   message: string,
+  extra?: Record<string, unknown>,
 ): void {
   const v = level === 'info' ? [] : [{ kind: 'deployment', name: now.key }, ...(level === 'breaking' ? users(f.next, kind, now.key) : [])]
   f.add({
@@ -92,7 +99,7 @@ function emit(
     old: fieldPointer(r, kind, field),
     new: fieldPointer(now, kind, field),
     message,
-    data: { field, old: r.config[field], new: now.config[field] },
+    data: { field, old: r.config[field], new: now.config[field], ...extra },
     ...(kind === 'streams' && typeof r.config.name === 'string' ? { scope: { stream: r.config.name, in: 'old' as const } } : {}),
   })
 }
@@ -262,8 +269,10 @@ function compareSubjects(f: Findings, r: NativeModel, now: NativeModel): void {
   const lost = before.filter((s) => !after.some((t) => subjectWithin(s, t)))
   const gained = after.filter((t) => !before.some((s) => subjectWithin(t, s)))
   if (lost.length === 0 && gained.length === 0) return
-  const overlapsAll = lost.every((s) => after.some((t) => subjectWithin(t, s)))
   const sentence = `Stream ${q(now.key)} subjects change from ${text(before)} to ${text(after)}`
+  // A subject an old pattern captures and no new one does proves the loss (`orders.x` of `orders.>`
+  // against `orders.*.placed`); a pattern the new ones cover only together has none.
+  const proven = lost.map((s) => [s, uncaptured(s, after)] as const).find(([, witness]) => witness !== undefined)
   if (lost.length > 0)
     emit(
       f,
@@ -272,12 +281,32 @@ function compareSubjects(f: Findings, r: NativeModel, now: NativeModel): void {
       now,
       'subjects',
       'nats-stream-subjects-narrowed',
-      overlapsAll ? 'warning' : 'breaking',
-      overlapsAll
-        ? `${sentence}: ${text(lost[0])} is no longer one of its subjects; parts of it are still captured, whether all of it is was not proven.`
-        : `${sentence}: publications on ${text(lost[0])} are no longer captured, and publishers waiting for the stream's acknowledgment there fail.`,
+      proven ? 'breaking' : 'warning',
+      proven
+        ? `${sentence}: publications on ${text(proven[1])} (a subject of ${text(proven[0])}) are no longer captured, and publishers waiting for the stream's acknowledgment there fail.`
+        : `${sentence}: ${text(lost[0])} is no longer one of its subjects; its subjects are captured by the new ones together, which the pairwise check cannot prove.`,
+      proven ? { witness: proven[1] } : undefined,
     )
   else emit(f, 'streams', r, now, 'subjects', 'nats-stream-subjects-widened', 'info', `${sentence}: it captures more subjects.`)
+}
+
+/**
+ * A subject `pattern` matches that none of `patterns` does, if one of a few tries finds it: each
+ * wildcard filled with a token none of the patterns names (so only a wildcard of theirs takes it),
+ * `>` with one to (their longest + 1) such tokens. Exact for one pattern against one: when it is not
+ * within it, such a subject shows it. O(tries x patterns x tokens).
+ */
+function uncaptured(pattern: string, patterns: readonly string[]): string | undefined {
+  const named = new Set(patterns.flatMap((p) => p.split('.')))
+  let fresh = 'x'
+  for (let i = 0; named.has(fresh); i++) fresh = `x${i}`
+  const tokens = pattern.split('.').map((t) => (t === '*' ? fresh : t))
+  const tries: string[] = []
+  if (tokens.at(-1) === '>') {
+    const longest = Math.max(1, ...patterns.map((p) => p.split('.').length))
+    for (let n = 1; n <= longest + 1; n++) tries.push([...tokens.slice(0, -1), ...Array<string>(n).fill(fresh)].join('.'))
+  } else tries.push(tokens.join('.'))
+  return tries.find((subject) => !patterns.some((p) => subjectWithin(subject, p)))
 }
 
 function compareConsumer(f: Findings, r: NativeModel, now: NativeModel): void {

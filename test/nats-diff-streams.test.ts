@@ -1,0 +1,95 @@
+/**
+ * The stream rules on a document whose subscriber reads a consumer of the stream (an outside pass):
+ * a subject the old stream captured and the new one does not is a proven loss (breaking, with the
+ * subject as witness), where subjects captured only by the new patterns together stay a warning; and
+ * a change that loses stored messages names the subscribers reading the stream's consumers, not
+ * only its publishers.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { diffContracts } from '../src/core/diff/runner.js'
+import type { DiffFinding } from '../src/core/diff/types.js'
+import { loadDiffer } from '../src/formats/diffs.js'
+import { formats } from '../src/formats/index.js'
+import { testFolder } from './helpers/temp-folder.js'
+
+/** A publisher on stream `orders` and a subscriber on its consumer `billing`; `subjects` and `maxAge` as the stream's. */
+const document = (subjects: string, maxAge = '86400000000000') =>
+  [
+    'asyncapi: 3.1.0',
+    'info: { title: M, version: 1.0.0 }',
+    'x-nats-contract:',
+    '  version: 0.2.0-draft',
+    '  contract: m',
+    '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+    '  tokenTypes:',
+    '    region: { kind: enum, values: [eu, us] }',
+    '  channels:',
+    '    placed: { parameters: { region: region } }',
+    '  operations:',
+    '    pub: { publish: { api: jetstream, confirmation: stream-ack, stream: orders } }',
+    '    sub: { subscribe: { api: jetstream, consumer: billing } }',
+    '  streams:',
+    '    orders:',
+    '      authority: contract',
+    `      config: { name: ORDERS, subjects: ${subjects}, retention: limits, storage: file, num_replicas: 3,`,
+    `                max_age: ${maxAge}, max_msgs: 1000000, max_bytes: 1073741824, discard: new, duplicate_window: 120000000000 }`,
+    '  consumers:',
+    '    billing:',
+    '      stream: orders',
+    '      authority: contract',
+    '      config: { durable_name: billing, filter_subject: orders.*.placed, ack_policy: explicit, deliver_policy: all,',
+    '                ack_wait: 30000000000, max_deliver: 5, max_ack_pending: 100, replay_policy: instant }',
+    'channels:',
+    '  placed:',
+    '    address: orders.{region}.placed',
+    '    parameters: { region: {} }',
+    '    messages:',
+    '      placed:',
+    '        payload: { type: integer }',
+    'operations:',
+    "  pub: { action: send, channel: { $ref: '#/channels/placed' } }",
+    "  sub: { action: receive, channel: { $ref: '#/channels/placed' } }",
+    '',
+  ].join('\n')
+
+async function diff(old: string, next: string): Promise<DiffFinding[]> {
+  const dir = testFolder('nats-diff-streams')
+  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
+  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
+  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
+  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
+  return result.findings
+}
+
+const kinds = (f: DiffFinding) => f.audiences.map((a) => `${a.kind}:${a.name ?? ''}`)
+
+describe('stream subjects narrowed', () => {
+  it.each([
+    ['one pattern to a narrower one', '[orders.>]', '[orders.*.placed]', 'orders.x'],
+    ['to a narrower prefix', '[orders.>, audit.>]', '[orders.>, audit.eu.>]', 'audit.x'],
+    ['a token wildcard to a literal', '[orders.>, audit.*.log]', '[orders.>, audit.eu.log]', 'audit.x.log'],
+    ['one of two patterns dropped', '[orders.*.placed, audit.>]', '[orders.*.placed]', 'audit.x'],
+  ])('%s: breaking, with a subject no longer captured', async (_, before, after, witness) => {
+    const [finding] = (await diff(document(before), document(after))).filter((f) => f.rule === 'nats-stream-subjects-narrowed')
+    expect(finding!.level).toBe('breaking')
+    expect(finding!.data!.witness).toBe(witness)
+    expect(kinds(finding!)).toEqual(expect.arrayContaining(['deployment:orders', 'publisher:placed:pub', 'subscriber:placed:sub']))
+  })
+
+  it('subjects captured only by the new patterns together: a warning (not proven either way)', async () => {
+    const [finding] = (await diff(document('[orders.>]'), document('[orders.*, orders.*.>]'))).filter((f) => f.rule === 'nats-stream-subjects-narrowed')
+    expect(finding!.level).toBe('warning')
+    expect(finding!.data!.witness).toBeUndefined()
+  })
+})
+
+describe('a stream change that loses stored messages', () => {
+  it('names the subscriber reading its consumer, as well as its publisher', async () => {
+    const findings = await diff(document('[orders.>]'), document('[orders.>]', '3600000000000'))
+    const [limit] = findings.filter((f) => f.rule === 'nats-stream-limit-changed')
+    expect(limit!.level).toBe('breaking')
+    expect(kinds(limit!)).toEqual(expect.arrayContaining(['deployment:orders', 'publisher:placed:pub', 'subscriber:placed:sub']))
+  })
+})
