@@ -2,7 +2,8 @@
  * What every finding of every format's differ promises, checked on every fixture pair of the three
  * formats (each rule's firing and near edits) through the runner, as `contracts diff` runs them:
  * a location in both versions, each naming a node of its own file (read apart from the differs, with
- * the `yaml` package), and an `info` finding that names no audience (info: nobody breaks).
+ * the `yaml` package), an `info` finding that names no audience (info: nobody breaks), and each
+ * audience named once.
  * Something one version lacks is located there at the node enclosing where it is in the other
  * (docs/cli.md, `contracts diff`).
  */
@@ -41,6 +42,8 @@ function expectPromises(findings: readonly DiffFinding[], label: string): void {
       expect(names(location!.file, location!.pointer), `${what}: ${location!.pointer} names a node of ${location!.file}`).toBe(true)
     }
     if (finding.level === 'info') expect(finding.audiences, `${what}: info names no audience`).toEqual([])
+    const named = finding.audiences.map((a) => `${a.kind}\u0000${a.name ?? ''}`)
+    expect(new Set(named).size, `${what}: each audience once`).toBe(named.length)
   }
 }
 

@@ -92,6 +92,11 @@ const CASES: Record<string, Case> = {
   'nats-consumer-stream-changed': { level: 'breaking', audience: 'subscriber', old: [58, 15], new: [58, 15] },
   'message-headers-added': { level: 'breaking', audience: 'requester', old: [83, 9], new: [84, 18] },
   'message-headers-removed': { level: 'breaking', audience: 'subscriber', old: [84, 18], new: [83, 9] },
+  'channel-publisher-identity-added': { level: 'breaking', audience: 'publisher', old: [17, 7], new: [23, 26] },
+  'channel-publisher-identity-removed': { level: 'warning', audience: 'subscriber', old: [23, 26], new: [17, 7] },
+  'channel-publisher-identity-changed': { level: 'breaking', audience: 'subscriber', old: [23, 26], new: [23, 26] },
+  'channel-parameter-enum-changed': { level: 'warning', audience: 'publisher', old: [93, 15], new: [93, 23] },
+  'message-content-type-changed': { level: 'warning', audience: 'subscriber', old: [96, 9], new: [96, 22] },
 }
 
 describe('nats differ: one fixture pair per rule', () => {

@@ -15,6 +15,7 @@ import { templateIntersects, type Language } from '../languages.js'
 import type { ChannelModel } from '../model.js'
 import { q, type Findings, type Version } from './context.js'
 import { audiencesOf, partiesOf } from './parties.js'
+import { compareChannelTerms } from './channel-terms.js'
 import { ptr } from './source.js'
 import { shapeOf, subjectsIncluded, type SubjectShape } from './subject-inclusion.js'
 
@@ -126,6 +127,7 @@ function pairRenames(old: Version, removed: ChannelModel[], next: Version, added
 function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
   const { old, next } = f
   const id = nc.id
+  compareChannelTerms(f, oc, nc)
   if ((oc.address === undefined) !== (nc.address === undefined)) {
     const parties = [...partiesOf(old, id), ...partiesOf(next, id)]
     f.add({
