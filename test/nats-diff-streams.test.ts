@@ -3,7 +3,7 @@
  * a subject the old stream captured and the new one does not is a proven loss (breaking, with the
  * subject as witness), where subjects captured only by the new patterns together stay a warning; and
  * a change that loses stored messages names the subscribers reading the stream's consumers, not
- * only its publishers.
+ * only its publishers; a consumer filter widened past its subscriber's channel is a warning for it.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,8 +14,8 @@ import { loadDiffer } from '../src/formats/diffs.js'
 import { formats } from '../src/formats/index.js'
 import { testFolder } from './helpers/temp-folder.js'
 
-/** A publisher on stream `orders` and a subscriber on its consumer `billing`; `subjects` and `maxAge` as the stream's. */
-const document = (subjects: string, maxAge = '86400000000000') =>
+/** A publisher on stream `orders` and a subscriber on its consumer `billing`; `subjects` and `maxAge` as the stream's, `filter` the consumer's. */
+const document = (subjects: string, maxAge = '86400000000000', filter = 'orders.*.placed') =>
   [
     'asyncapi: 3.1.0',
     'info: { title: M, version: 1.0.0 }',
@@ -39,7 +39,7 @@ const document = (subjects: string, maxAge = '86400000000000') =>
     '    billing:',
     '      stream: orders',
     '      authority: contract',
-    '      config: { durable_name: billing, filter_subject: orders.*.placed, ack_policy: explicit, deliver_policy: all,',
+    `      config: { durable_name: billing, filter_subject: ${filter}, ack_policy: explicit, deliver_policy: all,`,
     '                ack_wait: 30000000000, max_deliver: 5, max_ack_pending: 100, replay_policy: instant }',
     'channels:',
     '  placed:',
@@ -91,5 +91,23 @@ describe('a stream change that loses stored messages', () => {
     const [limit] = findings.filter((f) => f.rule === 'nats-stream-limit-changed')
     expect(limit!.level).toBe('breaking')
     expect(kinds(limit!)).toEqual(expect.arrayContaining(['deployment:orders', 'publisher:placed:pub', 'subscriber:placed:sub']))
+  })
+})
+
+describe('a consumer filter widened', () => {
+  it('past the channel its subscriber parses: a warning naming the subscriber (it may be handed subjects it refuses)', async () => {
+    const [finding] = (await diff(document('[orders.>]'), document('[orders.>]', undefined, 'orders.>'))).filter(
+      (f) => f.rule === 'nats-consumer-filter-changed',
+    )
+    expect(finding!.level).toBe('warning')
+    expect(kinds(finding!)).toEqual(['deployment:billing', 'subscriber:placed:sub'])
+  })
+
+  it('within the channel: info', async () => {
+    const [finding] = (await diff(document('[orders.>]', undefined, 'orders.eu.placed'), document('[orders.>]'))).filter(
+      (f) => f.rule === 'nats-consumer-filter-changed',
+    )
+    expect(finding!.level).toBe('info')
+    expect(finding!.audiences).toEqual([])
   })
 })

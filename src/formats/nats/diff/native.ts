@@ -309,6 +309,23 @@ function uncaptured(pattern: string, patterns: readonly string[]): string | unde
   return tries.find((subject) => !patterns.some((p) => subjectWithin(subject, p)))
 }
 
+/**
+ * The subscribers reading consumer `key` whose channel the new filter reaches past while the old one
+ * did not: the channel's address with each placeholder a `*` holds every subject of the channel, so a
+ * filter not within it delivers some subject outside the channel. O(operations).
+ */
+function subscribersPastChannel(v: Version, key: string, before: string, after: string): DiffAudience[] {
+  const out: DiffAudience[] = []
+  for (const op of v.model.operations) {
+    if (op.consumer !== key || op.action !== 'receive') continue
+    const tokens = v.channels.get(op.channel)?.tokens
+    if (!tokens) continue
+    const pattern = tokens.map((t) => (typeof t === 'string' ? t : '*')).join('.')
+    if (subjectWithin(before, pattern) && !subjectWithin(after, pattern)) out.push({ kind: 'subscriber', name: `${op.channel}:${op.id}` })
+  }
+  return out
+}
+
 function compareConsumer(f: Findings, r: NativeModel, now: NativeModel): void {
   const a = r.config
   const b = now.config
@@ -349,18 +366,32 @@ function compareConsumer(f: Findings, r: NativeModel, now: NativeModel): void {
   }
   if (a.filter_subject !== b.filter_subject && typeof a.filter_subject === 'string' && typeof b.filter_subject === 'string') {
     const narrowed = !subjectWithin(a.filter_subject, b.filter_subject)
-    emit(
-      f,
-      'consumers',
-      r,
-      now,
-      'filter_subject',
-      'nats-consumer-filter-changed',
-      narrowed ? 'breaking' : 'info',
-      narrowed
-        ? `${c} filter_subject changes from ${text(a.filter_subject)} to ${text(b.filter_subject)}: messages on subjects only the old filter matched are no longer delivered to it.`
-        : `${c} filter_subject widens from ${text(a.filter_subject)} to ${text(b.filter_subject)}.`,
-    )
+    // A wider filter that now reaches past the channel a subscriber of the consumer parses may hand
+    // it subjects it refuses (other channels' messages in the stream): whether the stream holds any is not known.
+    const outside = narrowed ? [] : subscribersPastChannel(f.next, now.key, a.filter_subject, b.filter_subject)
+    if (outside.length > 0)
+      f.add({
+        rule: 'nats-consumer-filter-changed',
+        level: 'warning',
+        audiences: [{ kind: 'deployment', name: now.key }, ...outside],
+        old: fieldPointer(r, 'consumers', 'filter_subject'),
+        new: fieldPointer(now, 'consumers', 'filter_subject'),
+        message: `${c} filter_subject widens from ${text(a.filter_subject)} to ${text(b.filter_subject)}, past the subjects of the channel its subscribers parse: they may be handed messages they refuse.`,
+        data: { field: 'filter_subject', old: a.filter_subject, new: b.filter_subject },
+      })
+    else
+      emit(
+        f,
+        'consumers',
+        r,
+        now,
+        'filter_subject',
+        'nats-consumer-filter-changed',
+        narrowed ? 'breaking' : 'info',
+        narrowed
+          ? `${c} filter_subject changes from ${text(a.filter_subject)} to ${text(b.filter_subject)}: messages on subjects only the old filter matched are no longer delivered to it.`
+          : `${c} filter_subject widens from ${text(a.filter_subject)} to ${text(b.filter_subject)}.`,
+      )
   }
   for (const [field, less] of [
     ['ack_wait', 'a slow handler is redelivered sooner'],

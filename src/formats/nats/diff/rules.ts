@@ -447,12 +447,12 @@ export const NATS_DIFF_RULES: readonly DiffRule[] = [
   ),
   rule(
     'nats-consumer-filter-changed',
-    ['breaking', 'info'],
+    ['breaking', 'warning', 'info'],
     ['deployment', 'subscriber'],
-    "A consumer's filter_subject changed: subjects only the old filter matched are no longer delivered (a widening is info).",
+    "A consumer's filter_subject changed: subjects only the old filter matched are no longer delivered; a widening past the channel its subscribers parse may hand them subjects they refuse (a warning), any other widening is info.",
     'filter_subject: orders.>',
     'filter_subject: orders.eu.>',
-    { none: 'A widening is the info case.' },
+    { none: 'A widening is the warning or info case.' },
   ),
   rule(
     'nats-consumer-limit-changed',
