@@ -113,6 +113,15 @@ describe('hostile names', () => {
     }
   })
 
+  it('a $ref replaced by an inline schema is a change of the payload, not of the component it named', async () => {
+    const entry = (request: unknown): RequestEntry => ({ topic: 'svc:do', request, response: { type: 'string' } }) as RequestEntry
+    const was = document([entry({ $ref: '#/components/schemas/Req' })], { Req: { type: 'object' } })
+    const is = document([entry({ type: 'string' })], { Req: { type: 'object' } })
+    const findings = (await diffFiles(write('inline-old', was), write('inline-new', is))).filter((f) => f.rule.startsWith('schema-'))
+    expect(findings.length).toBeGreaterThan(0)
+    for (const f of findings) expect(f.message).toMatch(/^The request payload of "svc:do": /)
+  })
+
   it('tells an unversioned entry from one with a version', async () => {
     const entry = (version?: string): RequestEntry => ({
       topic: 'orders:get',

@@ -78,9 +78,15 @@ function toFinding(old: BenzeneVersion, next: BenzeneVersion, change: SchemaChan
   }
 }
 
-/** Where a change is, in words: its component when it lies in one (the same words whoever reached it), else the entry's payload. */
+/**
+ * Where a change is, in words: its component when it lies in one in both versions (the same words
+ * whoever reached it), else the entry's payload: a `$ref` replaced by an inline schema is a change of
+ * the payload, not of the component it used to name, which did not change.
+ */
 function whereOf(change: SchemaChange, entryWhere: string): string {
-  const component = componentOf(change.new?.pointer) ?? componentOf(change.old?.pointer)
+  const now = componentOf(change.new?.pointer)
+  const was = componentOf(change.old?.pointer)
+  const component = change.new === undefined ? was : change.old === undefined ? now : now === was ? now : undefined
   return component === undefined ? entryWhere : `Component schema ${quote(component)}`
 }
 
