@@ -1,9 +1,10 @@
 /**
  * NATS_SCHEMA_CYCLE beyond its fixture row (nats-rules.test.ts): each keyword that applies a schema
  * to the same value closes a cycle; recursion through a property or an item does not; a cycle among
- * schemas brought in from a locked file is reported at the message that reaches it. And `contracts
- * diff` never compares such a version (an outside pass found a bare `$ref` cycle called "the same"
- * as an integer schema and as an object schema).
+ * schemas brought in from a locked file is reported at the message that reaches it. It is a warning
+ * (JSON Schema: SHOULD NOT), the module is made and its validators accept nothing there; `contracts
+ * diff` compares it as a schema that accepts nothing (an outside pass found a bare `$ref` cycle
+ * called "the same" as an integer schema and as an object schema).
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -66,17 +67,29 @@ describe('NATS_SCHEMA_CYCLE', () => {
     const found = result.diagnostics.filter((d) => d.code === 'NATS_SCHEMA_CYCLE')
     // The message is on two channels: one report at each.
     expect(found.map((d) => d.pointer).sort()).toEqual(['/channels/orderLookupReply/messages/order', '/channels/orderPlaced/messages/placed'])
-    expect([...new Set(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code))]).toEqual(['NATS_SCHEMA_CYCLE'])
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    expect(found.every((d) => d.severity === 'warning')).toBe(true)
   })
 
-  it('contracts diff does not compare a version with such a cycle: its diagnostics are the answer', async () => {
+  it('contracts diff compares such a schema as one that accepts nothing: never the same as another (both ways)', async () => {
     const dir = testFolder('nats-schema-cycle-diff')
-    const old = join(dir, 'old.asyncapi.yaml')
-    const next = join(dir, 'new.asyncapi.yaml')
-    writeFileSync(old, withSchemas('    Parent: { type: integer }\n'))
-    writeFileSync(next, withSchemas("    Parent: { $ref: '#/components/schemas/Child' }\n    Child: { $ref: '#/components/schemas/Parent' }\n"))
-    const result = await diffContracts({ file: old }, { file: next }, { formats, loadDiffer })
-    expect([result.valid, result.findings, result.status]).toEqual([false, [], 1])
-    expect(result.new.diagnostics.map((d) => d.code)).toContain('NATS_SCHEMA_CYCLE')
+    const integer = join(dir, 'integer.asyncapi.yaml')
+    const cycle = join(dir, 'cycle.asyncapi.yaml')
+    writeFileSync(integer, withSchemas('    Parent: { type: integer }\n'))
+    writeFileSync(cycle, withSchemas("    Parent: { $ref: '#/components/schemas/Child' }\n    Child: { $ref: '#/components/schemas/Parent' }\n"))
+    for (const [old, next, effect] of [
+      [integer, cycle, 'narrows'],
+      [cycle, integer, 'widens'],
+    ] as const) {
+      const result = await diffContracts({ file: old }, { file: next }, { formats, loadDiffer })
+      expect(result.valid).toBe(true)
+      const changes = result.findings.filter((f) => f.rule.startsWith('schema-'))
+      expect(changes.length, JSON.stringify(result.findings)).toBeGreaterThan(0)
+      expect(changes.every((f) => (f.data as { effect?: string }).effect === effect)).toBe(true)
+      expect(changes.some((f) => f.level === 'breaking')).toBe(true)
+    }
+    // The same cycle on both sides is no change.
+    const same = await diffContracts({ file: cycle }, { file: cycle }, { formats, loadDiffer })
+    expect(same.findings.filter((f) => f.rule.startsWith('schema-'))).toEqual([])
   })
 })

@@ -40,7 +40,8 @@ async function differential(name: string, cases: readonly Case[]): Promise<void>
   const document = join(repo, `fixtures/nats/rust/${name}.asyncapi.yaml`)
   const work = join(import.meta.dirname, '.tmp', 'probe-rust', name)
   const result = await compile(document)
-  expect(result.diagnostics).toEqual([])
+  // Components that name themselves through $ref alone are warned about (JSON Schema: SHOULD NOT), and still built.
+  expect(result.diagnostics.filter((d) => d.code !== 'NATS_SCHEMA_CYCLE' || d.severity !== 'warning')).toEqual([])
   const mod = await loadModule(result.code!, `probe-rust-${name}`)
   const verdicts = cases.map(([channel, , text]) => (mod[channel].validatePayload as (v: unknown) => boolean)(JSON.parse(text)))
   expect(cases.map(([c, , text], i) => [c, text, verdicts[i]])).toEqual(cases.map(([c, , text, ok]) => [c, text, ok]))

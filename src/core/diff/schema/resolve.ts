@@ -55,10 +55,46 @@ function hasConstraintsBesideRef(value: unknown, dialect: Dialect): boolean {
   return Object.keys(value).some((key) => key !== '$ref' && key !== '$defs' && key !== 'definitions' && !isAnnotation(key, dialect))
 }
 
+/**
+ * Whether `at` starts a chain of nodes that are references alone (no keyword beside the `$ref` that
+ * applies) which comes back to a node of itself: at most 64 hops, each node once.
+ */
+function referencesOnlyCycle(ctx: SchemaDiffContext, side: SideName, at: SchemaAt): boolean {
+  const seen = new Set<string>()
+  let node: SchemaAt | undefined = at
+  for (let hops = 0; hops < 64 && node; hops++) {
+    if (refOf(node.value) === undefined || (ctx.refSiblings !== 'ignore' && hasConstraintsBesideRef(node.value, ctx.dialect))) return false
+    const key = `${node.file}#${node.pointer}`
+    if (seen.has(key)) return true
+    seen.add(key)
+    node = follow(ctx, side, node)
+  }
+  return false
+}
+
 /** Compares two nodes at least one of which holds a `$ref`. */
 export function compareReferences(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, frame: Frame): void {
   const oRef = refOf(o.value)
   const nRef = refOf(n.value)
+  // A chain of references alone that comes back to itself (`A: {$ref: B}`, `B: {$ref: A}`) is
+  // decided by nothing, and the validators accept no value there: compared as a schema that
+  // accepts nothing, never assumed equal to the other side (which a back edge would otherwise be).
+  const oVoid = oRef !== undefined && referencesOnlyCycle(ctx, 'old', o)
+  const nVoid = nRef !== undefined && referencesOnlyCycle(ctx, 'new', n)
+  if (oVoid || nVoid) {
+    const which = oVoid && nVoid ? 'both $refs name' : oVoid ? `the old $ref ${quote(oRef)} names` : `the new $ref ${quote(nRef)} names`
+    ctx.emit(
+      'schema-ref-changed',
+      oVoid && nVoid ? 'none' : nVoid ? 'narrows' : 'widens',
+      o,
+      '$ref',
+      n,
+      '$ref',
+      frame,
+      `${which} a cycle of references alone, which accepts no value`,
+    )
+    return
+  }
   const oTarget = oRef === undefined ? o : follow(ctx, 'old', o)
   const nTarget = nRef === undefined ? n : follow(ctx, 'new', n)
   if (!oTarget || !nTarget) {

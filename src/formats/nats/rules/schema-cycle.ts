@@ -8,8 +8,8 @@ import { standardParts } from './standard-reads.js'
  * A payload schema that comes back to itself without a data step (`A: {$ref: B}`, `B: {$ref: A}`,
  * or `A: {anyOf: [{$ref: A}, ...]}`) has no meaning a validator can decide: whether a value matches
  * `A` needs the answer for the same value against `A` again. JSON Schema (2020-12, "Guarding Against
- * Infinite Recursion") leaves such a schema's behaviour undefined, so no validator, type or diff can
- * be written from it. Recursion through `properties`, `items` and the other keywords that apply to a
+ * Infinite Recursion") says schemas SHOULD NOT do this and leaves the behaviour undefined: a warning.
+ * The validators answer no for such a value (they stop at the cycle), and so does the diff. Recursion through `properties`, `items` and the other keywords that apply to a
  * part of the value is fine (each step goes one level into the data).
  *
  * The message schemas are read as the compile makes them local (message-schemas.ts: every schema a
@@ -76,6 +76,9 @@ function allRefs(schema: unknown, into: Set<string>): void {
 
 export const schemaCycle = natsRule({
   code: 'NATS_SCHEMA_CYCLE',
+  // JSON Schema says such schemas SHOULD NOT be written and leaves them undefined: a warning. The
+  // module is still made: its validators, and the diff, read the cycle as accepting no value.
+  severity: 'warning',
   description:
     'A payload or headers schema that refers back to itself through `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` or `dependentSchemas` alone, never through a property or an item: no value can be decided against it.',
   reads: (ctx) => standardParts(ctx),
@@ -98,7 +101,7 @@ export const schemaCycle = natsRule({
       if (Object.hasOwn(own, closing) && !Object.hasOwn(extra, closing))
         report(
           ctx.pointer('components', 'schemas', closing) + edge.pointer,
-          `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between: no value can be decided against it.`,
+          `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between: no value can be decided against it, and the validators accept none there.`,
           { cycle: cycle.slice(0, MAX_NAMED) },
         )
     })
@@ -134,7 +137,7 @@ export const schemaCycle = natsRule({
               .map((n) => JSON.stringify(n))
               .join(
                 ', ',
-              )} (brought in from a locked file), which refer back to themselves without a property or item in between: no value can be decided against them.`,
+              )} (brought in from a locked file), which refer back to themselves without a property or item in between: no value can be decided against them, and the validators accept none there.`,
             { cycle: brought.slice(0, MAX_NAMED) },
           )
       }
