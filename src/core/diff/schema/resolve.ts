@@ -82,6 +82,8 @@ export function compareReferences(ctx: SchemaDiffContext, o: SchemaAt, n: Schema
   const oVoid = oRef !== undefined && referencesOnlyCycle(ctx, 'old', o)
   const nVoid = nRef !== undefined && referencesOnlyCycle(ctx, 'new', n)
   if (oVoid || nVoid) {
+    // The same cycle on both sides (the same reference) is no change at all.
+    if (oVoid && nVoid && oRef === nRef) return
     const which = oVoid && nVoid ? 'both $refs name' : oVoid ? `the old $ref ${quote(oRef)} names` : `the new $ref ${quote(nRef)} names`
     ctx.emit(
       'schema-ref-changed',
