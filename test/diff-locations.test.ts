@@ -19,6 +19,7 @@ import { loadDiffer } from '../src/formats/diffs.js'
 import { formats } from '../src/formats/index.js'
 import { splitPointer } from '../src/runtime/shared/json-pointer.js'
 import { makeVersion, type Edit } from './dasp-diff-fixtures.js'
+import { miniNatsDocument } from './helpers/nats-mini.js'
 import { testFolder } from './helpers/temp-folder.js'
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/diff')
@@ -154,33 +155,7 @@ describe('what the outputs show of a removal', () => {
 describe('a node one version lacks inside a thing both have', () => {
   it('NATS: a payload taken out of a message is located at the message in the new version', async () => {
     const dir = testFolder('diff-locations-payload')
-    const text = (message: string) =>
-      [
-        'asyncapi: 3.1.0',
-        'info: { title: M, version: 1.0.0 }',
-        'x-nats-contract:',
-        '  version: 0.2.0-draft',
-        '  contract: m',
-        '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
-        '  tokenTypes:',
-        '    region: { kind: enum, values: [eu, us] }',
-        '  channels:',
-        '    placed: { parameters: { region: region } }',
-        '  operations:',
-        '    pub: { publish: { api: core, confirmation: none } }',
-        '    sub: { subscribe: { api: core } }',
-        'channels:',
-        '  placed:',
-        '    address: orders.{region}.placed',
-        '    parameters: { region: {} }',
-        '    messages:',
-        '      placed:',
-        `        ${message}`,
-        'operations:',
-        "  pub: { action: send, channel: { $ref: '#/channels/placed' } }",
-        "  sub: { action: receive, channel: { $ref: '#/channels/placed' } }",
-        '',
-      ].join('\n')
+    const text = (message: string) => miniNatsDocument({ message: [`        ${message}`] })
     const old = join(dir, 'old.asyncapi.yaml')
     const next = join(dir, 'new.asyncapi.yaml')
     writeFileSync(old, text('payload: { type: integer }'))

@@ -12,47 +12,29 @@ import { diffContracts } from '../src/core/diff/runner.js'
 import type { DiffFinding } from '../src/core/diff/types.js'
 import { loadDiffer } from '../src/formats/diffs.js'
 import { formats } from '../src/formats/index.js'
+import { miniNatsDocument } from './helpers/nats-mini.js'
 import { testFolder } from './helpers/temp-folder.js'
 
 /** A publisher on stream `orders` and a subscriber on its consumer `billing`; `subjects` and `maxAge` as the stream's, `filter` the consumer's. */
 const document = (subjects: string, maxAge = '86400000000000', filter = 'orders.*.placed') =>
-  [
-    'asyncapi: 3.1.0',
-    'info: { title: M, version: 1.0.0 }',
-    'x-nats-contract:',
-    '  version: 0.2.0-draft',
-    '  contract: m',
-    '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
-    '  tokenTypes:',
-    '    region: { kind: enum, values: [eu, us] }',
-    '  channels:',
-    '    placed: { parameters: { region: region } }',
-    '  operations:',
-    '    pub: { publish: { api: jetstream, confirmation: stream-ack, stream: orders } }',
-    '    sub: { subscribe: { api: jetstream, consumer: billing } }',
-    '  streams:',
-    '    orders:',
-    '      authority: contract',
-    `      config: { name: ORDERS, subjects: ${subjects}, retention: limits, storage: file, num_replicas: 3,`,
-    `                max_age: ${maxAge}, max_msgs: 1000000, max_bytes: 1073741824, discard: new, duplicate_window: 120000000000 }`,
-    '  consumers:',
-    '    billing:',
-    '      stream: orders',
-    '      authority: contract',
-    `      config: { durable_name: billing, filter_subject: ${filter}, ack_policy: explicit, deliver_policy: all,`,
-    '                ack_wait: 30000000000, max_deliver: 5, max_ack_pending: 100, replay_policy: instant }',
-    'channels:',
-    '  placed:',
-    '    address: orders.{region}.placed',
-    '    parameters: { region: {} }',
-    '    messages:',
-    '      placed:',
-    '        payload: { type: integer }',
-    'operations:',
-    "  pub: { action: send, channel: { $ref: '#/channels/placed' } }",
-    "  sub: { action: receive, channel: { $ref: '#/channels/placed' } }",
-    '',
-  ].join('\n')
+  miniNatsDocument({
+    profile: [
+      '  operations:',
+      '    pub: { publish: { api: jetstream, confirmation: stream-ack, stream: orders } }',
+      '    sub: { subscribe: { api: jetstream, consumer: billing } }',
+      '  streams:',
+      '    orders:',
+      '      authority: contract',
+      `      config: { name: ORDERS, subjects: ${subjects}, retention: limits, storage: file, num_replicas: 3,`,
+      `                max_age: ${maxAge}, max_msgs: 1000000, max_bytes: 1073741824, discard: new, duplicate_window: 120000000000 }`,
+      '  consumers:',
+      '    billing:',
+      '      stream: orders',
+      '      authority: contract',
+      `      config: { durable_name: billing, filter_subject: ${filter}, ack_policy: explicit, deliver_policy: all,`,
+      '                ack_wait: 30000000000, max_deliver: 5, max_ack_pending: 100, replay_policy: instant }',
+    ],
+  })
 
 async function diff(old: string, next: string): Promise<DiffFinding[]> {
   const dir = testFolder('nats-diff-streams')
