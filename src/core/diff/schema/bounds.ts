@@ -7,9 +7,8 @@
 import type { SchemaEffect } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { Candidates, Frame, SchemaAt, SchemaDiffContext } from './context.js'
-import { integersOnly } from './type-gate.js'
 
-interface Bound {
+export interface Bound {
   value: number
   exclusive: boolean
   /** The keyword that sets it. */
@@ -25,7 +24,7 @@ function numberAt(node: Record<string, unknown>, key: string): number | undefine
 }
 
 /** The effective bound on one side: the stricter of the inclusive and exclusive forms. */
-function readBound(node: Record<string, unknown>, side: 'lower' | 'upper'): Read {
+export function readBound(node: Record<string, unknown>, side: 'lower' | 'upper'): Read {
   const inclusiveKey = side === 'lower' ? 'minimum' : 'maximum'
   const exclusiveKey = side === 'lower' ? 'exclusiveMinimum' : 'exclusiveMaximum'
   const inclusive = numberAt(node, inclusiveKey)
@@ -64,11 +63,17 @@ function numberCandidates(a: Bound | undefined, b: Bound | undefined): number[] 
   return [...out].filter(Number.isFinite)
 }
 
+/** Whether a node admits integers alone among numbers (`type: integer`, maybe with `null`). */
+export function integersOnly(node: Record<string, unknown>): boolean {
+  const types = Array.isArray(node.type) ? node.type : [node.type]
+  return types.includes('integer') && types.every((t) => t === 'integer' || t === 'null')
+}
+
 /**
  * A bound on integers as the inclusive integer bound it means (`> 0` is `>= 1`, `<= 2.5` is `<= 2`),
  * so that two spellings of one set of integers compare equal; kept as written past 2^53.
  */
-function onIntegers(bound: Bound | undefined, side: 'lower' | 'upper'): Bound | undefined {
+export function onIntegers(bound: Bound | undefined, side: 'lower' | 'upper'): Bound | undefined {
   if (!bound || !Number.isSafeInteger(Math.trunc(bound.value))) return bound
   const value =
     side === 'lower'

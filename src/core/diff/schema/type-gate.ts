@@ -9,6 +9,7 @@
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaEffect } from '../schema-diff-types.js'
+import { integersOnly, onIntegers, readBound, type Bound } from './bounds.js'
 
 type JsonType = 'number' | 'string' | 'array' | 'object'
 
@@ -41,7 +42,7 @@ const KEYWORD_TYPE: Readonly<Record<string, JsonType>> = {
 }
 
 /** The JSON type whose values `keyword` constrains, if it is one of those keywords. */
-export const keywordType = (keyword: string | undefined): JsonType | undefined =>
+const keywordType = (keyword: string | undefined): JsonType | undefined =>
   keyword !== undefined && Object.hasOwn(KEYWORD_TYPE, keyword) ? KEYWORD_TYPE[keyword] : undefined
 
 function typeOfValue(value: unknown): string {
@@ -51,7 +52,7 @@ function typeOfValue(value: unknown): string {
 }
 
 /** Whether `node` may admit a value of `type`; false only when its own `type`, `enum` or `const` certainly exclude every one. */
-export function mayAdmit(node: unknown, type: JsonType): boolean {
+function mayAdmit(node: unknown, type: JsonType): boolean {
   if (!isObject(node) || Object.hasOwn(node, '$ref')) return true
   if (Object.hasOwn(node, 'type')) {
     const types = Array.isArray(node.type) ? node.type : [node.type]
@@ -73,54 +74,30 @@ const COUNTS: Readonly<Record<Exclude<JsonType, 'number'>, [string, string]>> = 
   object: ['minProperties', 'maxProperties'],
 }
 
-/** Whether the node's own bounds leave no value of `type` (`minimum: 2, maximum: 1`; `minLength: 3, maxLength: 2`). */
+/** Whether the node's own bounds leave no value of `type` (`minimum: 2, maximum: 1`; `minLength: 3, maxLength: 2`); false when unsure. */
 function boundsExclude(node: Record<string, unknown>, type: JsonType): boolean {
-  const num = (key: string) => (typeof node[key] === 'number' && Number.isFinite(node[key]) ? (node[key] as number) : undefined)
   if (type !== 'number') {
     const [min, max] = COUNTS[type]
-    const low = num(min)
-    const high = num(max)
-    return low !== undefined && high !== undefined && low > high
+    const low = node[min]
+    const high = node[max]
+    return typeof low === 'number' && typeof high === 'number' && low > high
   }
-  // The lower and upper bounds, each with whether it is exclusive (a boolean flag, OpenAPI 3.0 and draft-04, or a number, later drafts).
-  const bound = (inclusive: string, exclusive: string, lower: boolean): [number, boolean] | undefined => {
-    const a = num(inclusive)
-    const flag = node[exclusive]
-    const b = typeof flag === 'number' && Number.isFinite(flag) ? flag : undefined
-    if (a === undefined && b === undefined) return undefined
-    if (b === undefined) return [a!, flag === true]
-    if (a === undefined) return [b, true]
-    return lower ? (b >= a ? [b, true] : [a, false]) : b <= a ? [b, true] : [a, false]
-  }
-  const low = bound('minimum', 'exclusiveMinimum', true)
-  const high = bound('maximum', 'exclusiveMaximum', false)
-  if (!low || !high) return false
-  const range = integerRange(node)
-  if (range) return range[0] > range[1]
-  return low[0] > high[0] || (low[0] === high[0] && (low[1] || high[1]))
+  const range = numberRange(node)
+  if (!range) return false
+  const [low, high] = range
+  return low.value > high.value || (low.value === high.value && (low.exclusive || high.exclusive))
 }
 
-/** Whether a node admits integers alone among numbers (`type: integer`, maybe with `null`). */
-export function integersOnly(node: Record<string, unknown>): boolean {
-  const types = Array.isArray(node.type) ? node.type : [node.type]
-  return types.includes('integer') && types.every((t) => t === 'integer' || t === 'null')
-}
-
-/** An integer-only node's bounds as the least and greatest integer they admit (either may be infinite); undefined for any other node. */
-function integerRange(node: Record<string, unknown>): [number, number] | undefined {
-  if (!integersOnly(node)) return undefined
-  const num = (key: string) => (typeof node[key] === 'number' && Number.isFinite(node[key]) ? (node[key] as number) : undefined)
-  const edge = (inclusive: string, exclusive: string, lower: boolean): number => {
-    const a = num(inclusive)
-    const flag = node[exclusive]
-    const b = typeof flag === 'number' && Number.isFinite(flag) ? flag : undefined
-    const candidates: number[] = []
-    if (a !== undefined) candidates.push(flag === true ? (lower ? Math.floor(a) + 1 : Math.ceil(a) - 1) : lower ? Math.ceil(a) : Math.floor(a))
-    if (b !== undefined) candidates.push(lower ? Math.floor(b) + 1 : Math.ceil(b) - 1)
-    if (candidates.length === 0) return lower ? -Infinity : Infinity
-    return lower ? Math.max(...candidates) : Math.min(...candidates)
-  }
-  return [edge('minimum', 'exclusiveMinimum', true), edge('maximum', 'exclusiveMaximum', false)]
+/**
+ * The node's effective lower and upper numeric bounds (bounds.ts `readBound`), each as the integer
+ * bound it means when the node admits integers alone (`onIntegers`); undefined when either is
+ * absent or unreadable.
+ */
+function numberRange(node: Record<string, unknown>): [Bound, Bound] | undefined {
+  const low = readBound(node, 'lower')
+  const high = readBound(node, 'upper')
+  if (low === undefined || high === undefined || low === 'junk' || high === 'junk') return undefined
+  return integersOnly(node) ? [onIntegers(low, 'lower')!, onIntegers(high, 'upper')!] : [low, high]
 }
 
 /**
@@ -143,10 +120,10 @@ function fewValues(node: Record<string, unknown>): unknown[] | undefined {
     (node.exclusiveMaximum === undefined || node.exclusiveMaximum === false)
   )
     return withNull([node.minimum])
-  const range = integerRange(node)
-  if (range && Number.isSafeInteger(range[0]) && Number.isSafeInteger(range[1]) && range[1] - range[0] < MAX_LISTED) {
+  const range = integersOnly(node) ? numberRange(node) : undefined
+  if (range && Number.isSafeInteger(range[0].value) && Number.isSafeInteger(range[1].value) && range[1].value - range[0].value < MAX_LISTED) {
     const values: number[] = []
-    for (let i = range[0]; i <= range[1]; i++) values.push(i)
+    for (let i = range[0].value; i <= range[1].value; i++) values.push(i)
     return withNull(values)
   }
   return undefined
