@@ -69,6 +69,25 @@ describe('edits that change no accepted value', () => {
   })
 })
 
+describe('the bound on judging values', () => {
+  it('past 2,000 values judged in one diff, a change is kept as its keyword reads, never dropped', () => {
+    // Forty properties, each dropping 100 numbers from the enum of a string (which refused them anyway).
+    const property = (numbers: boolean) => ({ type: 'string', enum: ['a', ...(numbers ? Array.from({ length: 100 }, (_, i) => i) : [])] })
+    const object = (numbers: boolean) => ({
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, property(numbers)])),
+    })
+    const changes = run(object(true), object(false)).filter((c) => c.rule.startsWith('schema-enum') || c.rule === 'schema-keyword-rewritten')
+    expect(changes).toHaveLength(40)
+    const none = changes.filter((c) => c.effect === 'none').length
+    const kept = changes.filter((c) => c.effect === 'narrows').length
+    // The first are judged (no value moves: none); once the bound is spent, the rest stay narrowings.
+    expect(none).toBeGreaterThan(0)
+    expect(kept).toBeGreaterThan(0)
+    expect(none + kept).toBe(40)
+  })
+})
+
 /**
  * The values the property test judges schemas on: every bound the nodes draw, a number between each
  * two of them and beyond both ends, so two nodes that agree on the domain agree on every value.

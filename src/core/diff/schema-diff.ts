@@ -8,7 +8,7 @@
  * file per concern; the worst case and the caps are stated in `schema/context.ts`.
  */
 import type { DiffSchemas, SchemaChange, SchemaDiffRule } from './schema-diff-types.js'
-import { SchemaDiffContext, type Frame } from './schema/context.js'
+import { MAX_VALUE_CHECKS, SchemaDiffContext, type Frame } from './schema/context.js'
 import { compareSchemaObjects } from './schema/node.js'
 import { compareNode, runQueue } from './schema/pair.js'
 import { refSiblingsMode } from './schema/resolve.js'
@@ -29,7 +29,7 @@ export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
   const newMode = refSiblingsMode(next, dialect)
   const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
   ctx.int64 = options.int64
-  ctx.accepts = (side, at, value) => acceptsValue(ctx, side, at, value)
+  ctx.accepts = (side, at, value) => (ctx.valueChecks++ < MAX_VALUE_CHECKS ? acceptsValue(ctx, side, at, value) : undefined)
   const frame: Frame = { polarity: 'pos', depth: 0, path: [], merged: false }
   const o = { file: old.file, document: old.document, pointer: old.pointer, value: safeRead(old.document, old.pointer) }
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }

@@ -23,6 +23,11 @@ export const MAX_CHANGES = 1_000
 export const MAX_WORK = 4_000_000
 /** Witness searches per diff (each runs two bounded validations per candidate). */
 export const MAX_WITNESS_SEARCHES = 200
+/**
+ * Values judged against a node per diff to tell whether a change moves any (type-gate.ts, enum.ts),
+ * each one bounded validation: past it a change is kept as the keyword reads (never dropped).
+ */
+export const MAX_VALUE_CHECKS = 2_000
 /** Patterns turned into automata per diff (each bounded by regex-language.ts's state caps); past it, a pattern change is not decided. */
 export const MAX_PATTERN_DECISIONS = 64
 
@@ -125,7 +130,11 @@ export class SchemaDiffContext {
   /** OpenAPI 3.0: how `format: int64` is checked (SchemaDiffOptions.int64); unset when not known. */
   int64: 'number' | 'string' | undefined
   stopped: string | undefined
-  /** Whether a node accepts a value, when certain (accepts.ts, set by schema-diff.ts): what the type gate judges listed values with. */
+  valueChecks = 0
+  /**
+   * Whether a node accepts a value, when certain (accepts.ts, set by schema-diff.ts; undefined past
+   * MAX_VALUE_CHECKS): what the type gate and the enum comparison judge listed values with.
+   */
   accepts: ((side: SideName, at: SchemaAt, value: unknown) => boolean | undefined) | undefined
 
   constructor(

@@ -3,7 +3,6 @@
  * intersection when both are written). Values are compared by canonical JSON (object keys sorted).
  */
 import { isObject } from '../../../runtime/shared/json-value.js'
-import { acceptsValue } from './accepts.js'
 import type { Frame, SchemaAt, SchemaDiffContext } from './context.js'
 import { quote } from './context.js'
 import { canonicalKey } from './values.js'
@@ -75,11 +74,11 @@ export function compareEnum(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, fr
   const added = [...b.entries()]
     .filter(([key]) => !a.has(key))
     .map(([, value]) => value)
-    .filter((value, i) => i >= MAX_JUDGED || !(acceptsValue(ctx, 'new', n, value) === false || acceptsValue(ctx, 'old', o, value) === true))
+    .filter((value, i) => i >= MAX_JUDGED || !(ctx.accepts?.('new', n, value) === false || ctx.accepts?.('old', o, value) === true))
   const removed = [...a.entries()]
     .filter(([key]) => !b.has(key))
     .map(([, value]) => value)
-    .filter((value, i) => i >= MAX_JUDGED || !(acceptsValue(ctx, 'old', o, value) === false || acceptsValue(ctx, 'new', n, value) === true))
+    .filter((value, i) => i >= MAX_JUDGED || !(ctx.accepts?.('old', o, value) === false || ctx.accepts?.('new', n, value) === true))
   const listed = a.size !== b.size || [...b.keys()].some((key) => !a.has(key))
   const onlyConst = !Object.hasOwn(ov, 'enum') && !Object.hasOwn(nv, 'enum')
   if (onlyConst && added.length && removed.length) {
