@@ -101,6 +101,7 @@ export const SHARED = [
   'test/nats-diff-findings-index.test.ts',
   'test/nats-diff-hostile.test.ts',
   'test/nats-diff-interactions.test.ts',
+  'test/nats-diff-message-cover.test.ts',
   'test/nats-diff-unchanged-payloads.test.ts',
   'test/nats-diff.test.ts',
   'test/nats-diff-streams.test.ts',

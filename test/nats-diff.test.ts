@@ -56,7 +56,7 @@ const CASES: Record<string, Case> = {
   'operation-reply-timeout-changed': { level: 'warning', audience: 'responder', old: [36, 85], new: [36, 85] },
   'operation-delivery-changed': { level: 'breaking', audience: 'deployment', old: [31, 7], new: [31, 7] },
   'message-added': { level: 'breaking', audience: 'subscriber', old: [82, 7], new: [85, 9] },
-  'message-removed': { level: 'breaking', audience: 'requester', old: [85, 9], new: [82, 7] },
+  'message-removed': { level: 'breaking', audience: 'requester', old: [83, 9], new: [82, 7] },
   'nats-stream-storage-changed': { level: 'breaking', audience: 'deployment', old: [46, 18], new: [46, 18] },
   'nats-stream-retention-changed': { level: 'breaking', audience: 'deployment', old: [45, 20], new: [45, 20] },
   'nats-stream-renamed': { level: 'breaking', audience: 'deployment', old: [43, 15], new: [43, 15] },

@@ -7,7 +7,7 @@
  * boolean `exclusiveMinimum`, `discriminator` with `mapping`). The parts live in `schema/`, one
  * file per concern; the worst case and the caps are stated in `schema/context.ts`.
  */
-import type { DiffSchemas, SchemaChange, SchemaDiffRule } from './schema-diff-types.js'
+import type { DiffSchemas, SchemaChange, SchemaDiffOptions, SchemaDiffRule, SchemaSide } from './schema-diff-types.js'
 import { MAX_VALUE_CHECKS, SchemaDiffContext, type Frame } from './schema/context.js'
 import { compareSchemaObjects } from './schema/node.js'
 import { compareNode, runQueue } from './schema/pair.js'
@@ -50,5 +50,24 @@ function safeRead(document: unknown, pointer: string): unknown {
     return readPointer(document, pointer)
   } catch {
     return undefined
+  }
+}
+
+/**
+ * Whether the schema of `side` accepts `value`, when the engine's validator is certain (undefined
+ * otherwise: a keyword it does not decide, a budget reached). For a format that must tell whether
+ * a value one schema accepts is refused by each of several others (a message removed from a
+ * channel whose other messages may still carry its payloads). Bounded as one validation of the
+ * engine (5,000 steps); never throws.
+ */
+export function schemaAccepts(side: SchemaSide, value: unknown, options: SchemaDiffOptions = {}): boolean | undefined {
+  const dialect = options.dialect ?? 'json-schema'
+  const ctx = new SchemaDiffContext(side, side, dialect, refSiblingsMode(side, dialect), findWitness, compareSchemaObjects)
+  ctx.int64 = options.int64
+  try {
+    return acceptsValue(ctx, 'old', { file: side.file, document: side.document, pointer: side.pointer, value: safeRead(side.document, side.pointer) }, value)
+  } catch (error) {
+    if (error instanceof RangeError) return undefined
+    throw error
   }
 }

@@ -59,6 +59,9 @@ export function diffChannels(f: Findings): void {
     const to = renamed.get(c)
     if (to) {
       f.renamed.set(c.id, to.id)
+      // A renamed channel is a paired one: what it promises beside its subjects is compared as
+      // under one id (an outside pass found a publisher identity added with a rename unreported).
+      compareChannelTerms(f, c, to)
       compareFilters(f, c, to)
       f.add({
         rule: 'channel-renamed',

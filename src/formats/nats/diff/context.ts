@@ -113,6 +113,8 @@ export class Findings {
   readonly drafts: Draft[] = []
   /** Channels renamed (old id to new id, equal subjects), set by channels.ts: their messages and filters are compared as one channel's. */
   readonly renamed = new Map<string, string>()
+  /** Schema comparisons message-cover.ts made in this diff (bounded: a channel of many renamed messages). */
+  coverPairs = 0
   constructor(
     readonly old: Version,
     readonly next: Version,

@@ -44,6 +44,12 @@ function absent(v: Version): SchemaSide {
   return { file: v.doc.file, document, pointer: '/headers', resolve: () => undefined }
 }
 
+/** Message `name`'s headers schema on `channel` as the engine reads it; one that accepts any headers when it has none. */
+export function headersSide(v: Version, channel: string, name: string): SchemaSide {
+  const at = headersPointer(v.doc.value, messageAt(v, channel, name))
+  return at === undefined ? absent(v) : schemaSide(v, at)
+}
+
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
 function compare(old: SchemaSide, next: SchemaSide): SchemaChange[] {

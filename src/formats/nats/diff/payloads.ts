@@ -18,6 +18,7 @@ import { q, type Findings, type Version } from './context.js'
 import { partiesOf, type Party } from './parties.js'
 import { ptr } from './source.js'
 import { unchangedPayload } from './unchanged-schema.js'
+import { messageCover, type Cover } from './message-cover.js'
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
@@ -171,34 +172,38 @@ function compareMessages(f: Findings, oc: ChannelModel, nc: ChannelModel): void 
   const was = oc.id
   const names = new Set(nc.messages.map((m) => m.name))
   const oldNames = new Set(oc.messages.map((m) => m.name))
-  for (const m of oc.messages) {
+  for (const [index, m] of oc.messages.entries()) {
     if (names.has(m.name)) continue
     const parties = dedupeParties([...partiesFor(old, was, m.name), ...partiesFor(next, id, m.name)])
-    const hit = strongest(parties, (p) => (p.role === 'sends' ? 'breaking' : 'info'), id)
+    const cover = messageCover(f, 'removed', was, id, m.name, [...names], index)
+    const hit = strongest(parties, (p) => (p.role === 'sends' ? cover.level : 'info'), id)
     f.add({
       rule: 'message-removed',
       level: hit.level,
       audiences: hit.audiences,
       old: ptr.of('channels', was, 'messages', m.name),
       new: ptr.of('channels', id, 'messages'),
-      message: `Message ${q(m.name)} was removed from channel ${q(id)}: whoever sends it is refused.`,
+      message: `Message ${q(m.name)} was removed from channel ${q(id)}: ${coverText(cover, 'removed')}`,
+      ...coverData(cover),
       scope: { channel: id, in: 'new' },
     })
   }
-  for (const m of nc.messages) {
+  for (const [index, m] of nc.messages.entries()) {
     if (oldNames.has(m.name)) {
       compareMessage(f, was, id, m.name)
       continue
     }
     const parties = dedupeParties([...partiesFor(old, was, m.name), ...partiesFor(next, id, m.name)])
-    const hit = strongest(parties, (p) => (p.role === 'receives' ? 'breaking' : 'info'), id)
+    const cover = messageCover(f, 'added', was, id, m.name, [...oldNames], index)
+    const hit = strongest(parties, (p) => (p.role === 'receives' ? cover.level : 'info'), id)
     f.add({
       rule: 'message-added',
       level: hit.level,
       audiences: hit.audiences,
       old: ptr.of('channels', was, 'messages'),
       new: ptr.of('channels', id, 'messages', m.name),
-      message: `Message ${q(m.name)} was added to channel ${q(id)}: receivers that know only the old messages meet one they cannot read.`,
+      message: `Message ${q(m.name)} was added to channel ${q(id)}: ${coverText(cover, 'added')}`,
+      ...coverData(cover),
       scope: { channel: id, in: 'new' },
     })
   }
@@ -311,6 +316,12 @@ function modelSide(v: Version, channel: string, name: string): SchemaSide {
   }
 }
 
+/** Message `name`'s payload on `channel` as the engine reads it (the model's copy when it reaches another file, as compareMessage does). */
+export function payloadSide(v: Version, channel: string, name: string): SchemaSide {
+  const at = payloadPointer(v.doc.value, messageAt(v, channel, name))
+  return reachesOtherFile(v, at) ? modelSide(v, channel, name) : schemaSide(v, at)
+}
+
 const COMPONENT = '#/components/schemas/'
 const INLINE_BUDGET = 50_000
 
@@ -364,29 +375,71 @@ function compareListed(f: Findings, op: OperationModel, now: OperationModel): vo
   const self = now.action === 'send' ? 'sends' : 'receives'
   for (const name of before) {
     if (after.has(name) || !nc.messages.some((m) => m.name === name)) continue
-    // No longer carried: a receiver's peers that send it are refused; a sender simply stops.
+    // No longer carried: a receiver's peers that send it are refused, unless the messages it still
+    // lists accept what it did (message-cover.ts); a sender simply stops.
+    const cover = self === 'receives' ? messageCover(f, 'removed', op.channel, now.channel, name, [...after]) : undefined
+    const level = cover?.level ?? 'info'
     f.add({
       rule: 'operation-message-removed',
-      level: self === 'receives' ? 'breaking' : 'info',
-      audiences: self === 'receives' ? [{ kind: 'publisher', name: `${now.channel}:${now.id} (peers)` }] : [],
+      level,
+      audiences: level !== 'info' ? [{ kind: 'publisher', name: `${now.channel}:${now.id} (peers)` }] : [],
       old: ptr.of('operations', op.id, 'messages'),
       new: ptr.of('operations', now.id, 'messages'),
-      message: `Operation ${q(now.id)} no longer carries message ${q(name)} of channel ${q(now.channel)}${self === 'receives' ? ': peers that send it to this receiver are refused' : ''}.`,
+      message: `Operation ${q(now.id)} no longer carries message ${q(name)} of channel ${q(now.channel)}${cover ? `: ${coverText(cover, 'removed', 'peers that send it to this receiver are refused')}` : '.'}`,
+      ...(cover ? coverData(cover) : {}),
       scope: { operation: now.id, channel: now.channel, in: 'new' },
     })
   }
   for (const name of after) {
     if (before.has(name) || !oc.messages.some((m) => m.name === name)) continue
+    // Now carried by a sender: its subscribers meet it, unless the messages it listed before accepted it all.
+    const cover = self === 'sends' ? messageCover(f, 'added', op.channel, now.channel, name, [...before]) : undefined
+    const level = cover?.level ?? 'info'
     f.add({
       rule: 'operation-message-added',
-      level: self === 'sends' ? 'breaking' : 'info',
-      audiences: self === 'sends' ? [{ kind: 'subscriber', name: `${now.channel}:${now.id} (peers)` }] : [],
+      level,
+      audiences: level !== 'info' ? [{ kind: 'subscriber', name: `${now.channel}:${now.id} (peers)` }] : [],
       old: ptr.of('operations', op.id),
       new: ptr.of('operations', now.id, 'messages'),
-      message: `Operation ${q(now.id)} now carries message ${q(name)} of channel ${q(now.channel)}${self === 'sends' ? ': its subscribers meet a message they did not receive before' : ''}.`,
+      message: `Operation ${q(now.id)} now carries message ${q(name)} of channel ${q(now.channel)}${cover ? `: ${coverText(cover, 'added', undefined, 'its subscribers meet a message they did not receive before')}` : '.'}`,
+      ...(cover ? coverData(cover) : {}),
       scope: { operation: now.id, channel: now.channel, in: 'new' },
     })
   }
+}
+
+/** A message removed from (or added to) a channel or an operation, in words: what its cover (message-cover.ts) proved. */
+function coverText(
+  cover: Cover,
+  direction: 'removed' | 'added',
+  refused = 'whoever sends it is refused',
+  meets = 'receivers that know only the old messages meet one they cannot read',
+): string {
+  const named = [...new Set([cover.by?.payload, cover.by?.headers].filter((n): n is string => n !== undefined))]
+  const carriers = `${named.length === 1 ? 'message' : 'messages'} ${named.map(q).join(' and ')}`
+  if (direction === 'removed')
+    switch (cover.level) {
+      case 'info':
+        return `its payloads and headers are still accepted by ${carriers}, so nothing sent is refused.`
+      case 'warning':
+        return `whether the remaining messages together still accept every payload and headers it accepted could not be proven${cover.unproven === 'bounded' ? ' (a bound of the comparison was reached)' : ''}: ${refused.replace(/ (?:is|are) refused/, ' may be refused')}.`
+      default:
+        return cover.witness ? `${refused} (its ${cover.witness.member} in data.witness is accepted by no message now).` : `${refused}.`
+    }
+  switch (cover.level) {
+    case 'info':
+      return `its payloads and headers were already accepted by ${carriers}, so receivers meet nothing new.`
+    case 'warning':
+      return `whether the old messages together accepted every payload and headers it accepts could not be proven${cover.unproven === 'bounded' ? ' (a bound of the comparison was reached)' : ''}: ${meets.replace(' meet ', ' may meet ')}.`
+    default:
+      return cover.witness ? `${meets} (its ${cover.witness.member} in data.witness was accepted by no old message).` : `${meets}.`
+  }
+}
+
+function coverData(cover: Cover): { data?: Record<string, unknown> } {
+  if (cover.witness) return { data: { witness: cover.witness.value, member: cover.witness.member } }
+  if (cover.by) return { data: { carriedBy: cover.by } }
+  return {}
 }
 
 export function dedupeParties(parties: readonly Party[]): Party[] {

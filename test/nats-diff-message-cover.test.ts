@@ -1,0 +1,160 @@
+/**
+ * A second outside pass on `contracts diff` (NATS): a message removed from or added to a channel,
+ * or to an operation's list, breaks nobody when the channel's other messages accept its payloads
+ * and headers (a channel carries their union), breaks with a witness when a value it accepts is
+ * accepted by no other message, and is a warning when neither is proven; and a renamed channel's
+ * own terms (publisher identity, parameter enums, content types) are compared as a kept one's.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { diffContracts } from '../src/core/diff/runner.js'
+import { schemaAccepts } from '../src/core/diff/schema-diff.js'
+import type { DiffFinding } from '../src/core/diff/types.js'
+import { loadDiffer } from '../src/formats/diffs.js'
+import { formats } from '../src/formats/index.js'
+import { testFolder } from './helpers/temp-folder.js'
+
+/** One channel `c` with the messages given (name to the message's YAML flow mapping), a publisher `pub` and a subscriber `sub`; `ops` replaces the operations. */
+function document(messages: Record<string, string>, options: { channel?: string; terms?: string; parameters?: string; ops?: string[] } = {}): string {
+  const channel = options.channel ?? 'c'
+  return [
+    'asyncapi: 3.1.0',
+    'info: { title: T, version: 1.0.0 }',
+    'x-nats-contract:',
+    '  version: 0.2.0-draft',
+    '  contract: t',
+    '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+    '  tokenTypes:',
+    '    region: { kind: enum, values: [eu, us] }',
+    "    peer: { kind: token, alphabet: lower, first: letter, minLength: 1, maxLength: 20, prefix: '' }",
+    '  channels:',
+    `    ${channel}:`,
+    '      parameters: { region: region, peer: peer }',
+    ...(options.terms ? [`      ${options.terms}`] : []),
+    '  operations:',
+    '    pub: { publish: { api: core, confirmation: none } }',
+    '    sub: { subscribe: { api: core } }',
+    'channels:',
+    `  ${channel}:`,
+    '    address: o.{region}.{peer}.x',
+    `    parameters: ${options.parameters ?? '{ region: {}, peer: {} }'}`,
+    '    messages:',
+    ...Object.entries(messages).map(([name, body]) => `      ${name}: ${body}`),
+    'operations:',
+    ...(options.ops ?? [
+      `  pub: { action: send, channel: { $ref: '#/channels/${channel}' } }`,
+      `  sub: { action: receive, channel: { $ref: '#/channels/${channel}' } }`,
+    ]),
+    '',
+  ].join('\n')
+}
+
+async function diff(old: string, next: string): Promise<DiffFinding[]> {
+  const dir = testFolder('nats-diff-message-cover')
+  writeFileSync(join(dir, 'old.asyncapi.yaml'), old)
+  writeFileSync(join(dir, 'new.asyncapi.yaml'), next)
+  const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
+  expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
+  return result.findings
+}
+
+const only = (findings: DiffFinding[], rule: string) => findings.filter((f) => f.rule === rule)
+const kinds = (f: DiffFinding) => [...new Set(f.audiences.map((a) => a.kind))].sort()
+
+const OBJECT = '{ payload: { type: object } }'
+const WITH_ID = '{ payload: { type: object, required: [id] } }'
+const STRING = '{ payload: { type: string } }'
+const INTEGER = '{ payload: { type: integer } }'
+
+describe('a message removed from or added to a channel', () => {
+  it('a key renamed over an identical payload: both info, each naming the message that carries it', async () => {
+    const findings = await diff(document({ m: OBJECT }), document({ placed: OBJECT }))
+    expect(findings.map((f) => [f.rule, f.level])).toEqual(
+      expect.arrayContaining([
+        ['message-removed', 'info'],
+        ['message-added', 'info'],
+      ]),
+    )
+    expect(findings.every((f) => f.level === 'info' && f.audiences.length === 0)).toBe(true)
+    expect(only(findings, 'message-removed')[0]!.data).toEqual({ carriedBy: { payload: 'placed', headers: 'placed' } })
+  })
+
+  it('a message whose payloads another accepts removed, or added: info both ways', async () => {
+    const two = document({ m: OBJECT, m2: WITH_ID })
+    const one = document({ m: OBJECT })
+    expect((await diff(two, one)).map((f) => [f.rule, f.level])).toEqual([['message-removed', 'info']])
+    expect((await diff(one, two)).map((f) => [f.rule, f.level])).toEqual([['message-added', 'info']])
+  })
+
+  it('a message no other accepts removed: breaking for its publishers, with a payload every remaining message refuses', async () => {
+    const [finding] = only(await diff(document({ m: INTEGER, s: STRING }), document({ s: STRING })), 'message-removed')
+    expect([finding!.level, kinds(finding!)]).toEqual(['breaking', ['publisher']])
+    const witness = finding!.data!.witness
+    expect(finding!.data!.member).toBe('payload')
+    // The witness, checked apart: the old message accepts it and the remaining one refuses it.
+    const side = (schema: unknown) => ({ file: 'x', document: { s: schema }, pointer: '/s', resolve: () => undefined })
+    expect([schemaAccepts(side({ type: 'integer' }), witness), schemaAccepts(side({ type: 'string' }), witness)]).toEqual([true, false])
+  })
+
+  it('a message the old ones never accepted added: breaking for subscribers, with a witness', async () => {
+    const [finding] = only(await diff(document({ s: STRING }), document({ s: STRING, m: INTEGER })), 'message-added')
+    expect([finding!.level, kinds(finding!)]).toEqual(['breaking', ['subscriber']])
+    expect(typeof finding!.data!.witness).toBe('number')
+  })
+
+  it('headers count apart from payloads: payloads carried but headers another message refuses is a break, with the headers as witness', async () => {
+    const open = '{ headers: { type: object }, payload: { type: object } }'
+    const strict = '{ headers: { type: object, required: [x-b] }, payload: { type: object } }'
+    const [finding] = only(await diff(document({ m: open, n: strict }), document({ n: strict })), 'message-removed')
+    expect([finding!.level, finding!.data!.member, finding!.data!.witness]).toEqual(['breaking', 'headers', {}])
+    // The same headers on both: carried.
+    const [kept] = only(await diff(document({ m: open, n: open }), document({ n: open })), 'message-removed')
+    expect(kept!.level).toBe('info')
+  })
+
+  it('a message carried only by the others together: a warning that says it was not proven', async () => {
+    const old = document({ m: '{ payload: { type: [string, integer] } }', s: STRING, i: INTEGER })
+    const [finding] = only(await diff(old, document({ s: STRING, i: INTEGER })), 'message-removed')
+    expect(finding!.level).toBe('warning')
+    expect(finding!.message).toMatch(/could not be proven/)
+  })
+
+  it('an operation that no longer lists a message its other messages carry: info; one they do not: breaking', async () => {
+    const ops = (listed: string[]) => [
+      "  pub: { action: send, channel: { $ref: '#/channels/c' } }",
+      `  sub: { action: receive, channel: { $ref: '#/channels/c' }, messages: [${listed.map((m) => `{ $ref: '#/channels/c/messages/${m}' }`).join(', ')}] }`,
+    ]
+    const messages = { m: OBJECT, m2: WITH_ID, s: STRING }
+    const covered = only(await diff(document(messages, { ops: ops(['m', 'm2']) }), document(messages, { ops: ops(['m']) })), 'operation-message-removed')
+    expect(covered.map((f) => [f.level, f.audiences.length])).toEqual([['info', 0]])
+    const lost = only(await diff(document(messages, { ops: ops(['m', 's']) }), document(messages, { ops: ops(['m']) })), 'operation-message-removed')
+    expect(lost.map((f) => f.level)).toEqual(['breaking'])
+    expect(lost[0]!.data!.witness).toEqual(expect.any(String))
+  })
+})
+
+describe('a renamed channel', () => {
+  it('has its publisher identity, parameter enums and content types compared as under one id', async () => {
+    const old = document({ m: '{ contentType: application/json, payload: { type: object } }' })
+    const edits = {
+      terms: 'publisherIdentity: { kind: subject-permission, peerParameter: peer }',
+      parameters: '{ region: {}, peer: { enum: [a] } }',
+    }
+    const next = (channel: string) => document({ m: '{ contentType: application/xml, payload: { type: object } }' }, { channel, ...edits })
+    const rules = (findings: DiffFinding[]) =>
+      findings
+        .filter((f) => f.level !== 'info')
+        .map((f) => [f.rule, f.level])
+        .sort()
+    const kept = rules(await diff(old, next('c')))
+    expect(kept).toEqual([
+      ['channel-parameter-enum-changed', 'warning'],
+      ['channel-publisher-identity-added', 'breaking'],
+      ['message-content-type-changed', 'warning'],
+    ])
+    const renamed = await diff(old, next('d'))
+    expect(rules(renamed)).toEqual(kept)
+    expect(only(renamed, 'channel-renamed')).toHaveLength(1)
+  })
+})
