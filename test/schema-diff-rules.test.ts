@@ -971,9 +971,26 @@ describe('schema diff: how a position changes a direction', () => {
     expect(only({ not: { not: { minimum: 0 } } }, { not: { not: { minimum: 1 } } }, 'schema-minimum-increased').effect).toBe('narrows')
   })
 
-  it('a oneOf that may overlap, a changed if, unevaluatedProperties and maxContains make a change unknown', () => {
+  it.each([16, 17, 256])('a oneOf of %i discriminated branches keeps its direction: a removed branch narrows', (n) => {
+    // An outside pass: past 16 branches the exclusivity was not looked at, and the change read as unknown.
+    const branch = (i: number) => ({ type: 'object', required: ['k'], properties: { k: { const: `v${i}` } } })
+    const all = Array.from({ length: n }, (_, i) => branch(i))
+    const c = only({ oneOf: all }, { oneOf: all.slice(1) }, 'schema-one-of-branch-removed')
+    expect(c.effect).toBe('narrows')
+  })
+
+  it('a oneOf whose exclusivity would take more than the proof may: unknown, saying it is not proven', () => {
+    // 256 object branches sharing 1,000 required names, none with constants: about 33 million name checks, stopped at the bound.
+    const names = Array.from({ length: 1000 }, (_, i) => `p${i}`)
+    const branch = (i: number) => ({ type: 'object', required: names, properties: { [`q${i}`]: { type: 'string' } } })
+    const all = Array.from({ length: 256 }, (_, i) => branch(i))
+    const c = only({ oneOf: all }, { oneOf: all.slice(1) }, 'schema-one-of-branch-removed')
+    expect([c.effect, c.message]).toEqual(['unknown', expect.stringContaining('not proven to exclude each other')])
+  })
+
+  it('a oneOf not proven exclusive, a changed if, unevaluatedProperties and maxContains make a change unknown', () => {
     const c = only({ oneOf: [{ minimum: 0 }, { maximum: 9 }] }, { oneOf: [{ minimum: 1 }, { maximum: 9 }] }, 'schema-minimum-increased')
-    expect([c.effect, c.message]).toEqual(['unknown', expect.stringContaining('oneOf branches may overlap')])
+    expect([c.effect, c.message]).toEqual(['unknown', expect.stringContaining('oneOf branches are not proven to exclude each other')])
     expect(only({ if: { minimum: 0 }, then: { type: 'integer' } }, { if: { minimum: 1 }, then: { type: 'integer' } }, 'schema-minimum-increased').effect).toBe(
       'unknown',
     )

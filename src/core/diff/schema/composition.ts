@@ -111,32 +111,65 @@ function compareMembers(
   }
 }
 
-/** Whether a oneOf's branches provably exclude each other. */
+/** The work a oneOf's exclusivity proof may take (pairs of branches, required names compared): past it, not proven. */
+const MAX_DISJOINT_WORK = 200_000
+
+interface BranchFacts {
+  node: SchemaAt
+  types: ReturnType<typeof typeAtoms>
+  required: Set<string>
+  /** Each required member's `const`/`enum` values (canonical keys), made on first use. */
+  constants: Map<string, Set<string> | undefined>
+}
+
+/**
+ * Whether a oneOf's branches provably exclude each other, for every pair: distinct JSON types, or
+ * objects that both require a member whose `const`/`enum` values are distinct. Up to MAX_MEMBERS
+ * branches (each branch's facts read once, the pairs compared on them) within MAX_DISJOINT_WORK
+ * steps; past it the branches are not proven to exclude each other. An outside pass found a cap of
+ * 16 branches that made a discriminated union of 17 event types read as overlapping.
+ */
 function disjointBranches(ctx: SchemaDiffContext, side: 'old' | 'new', at: SchemaAt): boolean {
   const branches = (at.value as Record<string, unknown>).oneOf
-  if (!Array.isArray(branches) || branches.length > 16) return false
-  const nodes = branches.map((_, i) => followAll(ctx, side, child(at, 'oneOf', i)))
-  if (nodes.some((node) => !node || !isObject(node.value))) return false
-  for (let i = 0; i < nodes.length; i++) for (let j = i + 1; j < nodes.length; j++) if (!exclusive(ctx, side, nodes[i]!, nodes[j]!)) return false
+  if (!Array.isArray(branches) || branches.length > MAX_MEMBERS) return false
+  const facts: BranchFacts[] = []
+  for (let i = 0; i < branches.length; i++) {
+    const node = followAll(ctx, side, child(at, 'oneOf', i))
+    if (!node || !isObject(node.value)) return false
+    const required = Array.isArray(node.value.required) ? node.value.required.filter((s): s is string => typeof s === 'string') : []
+    facts.push({ node, types: typeAtoms(node.value), required: new Set(required), constants: new Map() })
+  }
+  const work = { left: MAX_DISJOINT_WORK }
+  for (let i = 0; i < facts.length; i++)
+    for (let j = i + 1; j < facts.length; j++) {
+      if (--work.left < 0) return false
+      if (!exclusive(ctx, side, facts[i]!, facts[j]!, work)) return false
+    }
   return true
 }
 
-function exclusive(ctx: SchemaDiffContext, side: 'old' | 'new', x: SchemaAt, y: SchemaAt): boolean {
-  const tx = typeAtoms(x.value)
-  const ty = typeAtoms(y.value)
+function exclusive(ctx: SchemaDiffContext, side: 'old' | 'new', x: BranchFacts, y: BranchFacts, work: { left: number }): boolean {
+  const tx = x.types
+  const ty = y.types
   if (tx && ty && ![...tx].some((atom) => ty.has(atom))) return true
-  const xv = x.value as Record<string, unknown>
-  const yv = y.value as Record<string, unknown>
-  const required = (v: Record<string, unknown>) => (Array.isArray(v.required) ? v.required.filter((s): s is string => typeof s === 'string') : [])
   const objectOnly = (t: ReturnType<typeof typeAtoms>) => t !== undefined && t.size === 1 && t.has('object')
   if (!objectOnly(tx) || !objectOnly(ty)) return false
-  for (const name of required(xv)) {
-    if (!required(yv).includes(name)) continue
-    const cx = constants(ctx, side, x, name)
-    const cy = constants(ctx, side, y, name)
+  const [fewer, more] = x.required.size <= y.required.size ? [x, y] : [y, x]
+  for (const name of fewer.required) {
+    if (--work.left < 0) return false
+    if (!more.required.has(name)) continue
+    const cx = constantsOf(ctx, side, x, name)
+    const cy = constantsOf(ctx, side, y, name)
     if (cx && cy && ![...cx].some((key) => cy.has(key))) return true
   }
   return false
+}
+
+function constantsOf(ctx: SchemaDiffContext, side: 'old' | 'new', branch: BranchFacts, name: string): Set<string> | undefined {
+  if (branch.constants.has(name)) return branch.constants.get(name)
+  const found = constants(ctx, side, branch.node, name)
+  branch.constants.set(name, found)
+  return found
 }
 
 function constants(ctx: SchemaDiffContext, side: 'old' | 'new', at: SchemaAt, name: string): Set<string> | undefined {
@@ -174,7 +207,7 @@ export function compareComposition(ctx: SchemaDiffContext, o: SchemaAt, n: Schem
     const disjoint = discriminated || (disjointBranches(ctx, 'old', o) && disjointBranches(ctx, 'new', n))
     const inner = disjoint
       ? deeper(frame, 'same')
-      : deeper(frame, 'same', 'mixed', 'the oneOf branches may overlap, and a value matching two branches is refused')
+      : deeper(frame, 'same', 'mixed', 'the oneOf branches are not proven to exclude each other, and a value matching two branches is refused')
     compareMembers(ctx, o, n, frame, 'oneOf', inner, { added: 'schema-one-of-branch-added', removed: 'schema-one-of-branch-removed' })
   }
   compareNot(ctx, o, n, frame)

@@ -522,7 +522,7 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-one-of-branch-added',
     effect: 'widens',
-    summary: 'A oneOf branch was added: widens when the branches exclude each other, unknown when they may overlap.',
+    summary: 'A oneOf branch was added: widens when the branches provably exclude each other, unknown otherwise.',
     old: '{"oneOf": [{"type": "string"}]}',
     new: '{"oneOf": [{"type": "string"}, {"type": "integer"}]}',
     mirror: 'schema-one-of-branch-removed',
@@ -530,7 +530,7 @@ const ENTRIES: Entry[] = [
   {
     id: 'schema-one-of-branch-removed',
     effect: 'narrows',
-    summary: 'A oneOf branch was removed: narrows when the branches exclude each other, unknown when they may overlap.',
+    summary: 'A oneOf branch was removed: narrows when the branches provably exclude each other, unknown otherwise.',
     old: '{"oneOf": [{"type": "string"}, {"type": "integer"}]}',
     new: '{"oneOf": [{"type": "string"}]}',
     mirror: 'schema-one-of-branch-added',
