@@ -2,8 +2,9 @@
  * A second outside pass on `contracts diff` (NATS): a message removed from or added to a channel,
  * or to an operation's list, breaks nobody when the channel's other messages accept its payloads
  * and headers (a channel carries their union), breaks with a witness when a value it accepts is
- * accepted by no other message, and is a warning when neither is proven; and a renamed channel's
- * own terms (publisher identity, parameter enums, content types) are compared as a kept one's.
+ * accepted by no other message, and is a warning when neither is proven; a renamed channel's
+ * own terms (publisher identity, parameter enums, content types) are compared as a kept one's; and
+ * a token type redefined as an equal language is the info the catalogue names.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,7 +17,10 @@ import { formats } from '../src/formats/index.js'
 import { testFolder } from './helpers/temp-folder.js'
 
 /** One channel `c` with the messages given (name to the message's YAML flow mapping), a publisher `pub` and a subscriber `sub`; `ops` replaces the operations. */
-function document(messages: Record<string, string>, options: { channel?: string; terms?: string; parameters?: string; ops?: string[] } = {}): string {
+function document(
+  messages: Record<string, string>,
+  options: { channel?: string; terms?: string; parameters?: string; ops?: string[]; region?: string } = {},
+): string {
   const channel = options.channel ?? 'c'
   return [
     'asyncapi: 3.1.0',
@@ -26,7 +30,7 @@ function document(messages: Record<string, string>, options: { channel?: string;
     '  contract: t',
     '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
     '  tokenTypes:',
-    '    region: { kind: enum, values: [eu, us] }',
+    `    region: ${options.region ?? '{ kind: enum, values: [eu, us] }'}`,
     "    peer: { kind: token, alphabet: lower, first: letter, minLength: 1, maxLength: 20, prefix: '' }",
     '  channels:',
     `    ${channel}:`,
@@ -156,5 +160,17 @@ describe('a renamed channel', () => {
     const renamed = await diff(old, next('d'))
     expect(rules(renamed)).toEqual(kept)
     expect(only(renamed, 'channel-renamed')).toHaveLength(1)
+  })
+})
+
+describe('a token type redefined', () => {
+  it('as an equal language: subject-spelling-changed (info); as another one: the subject rules', async () => {
+    const old = document({ m: OBJECT }, { region: '{ kind: enum, values: [a, b, c, d, e, f] }' })
+    const equal = document({ m: OBJECT }, { region: "{ kind: token, alphabet: hex, first: letter, minLength: 1, maxLength: 1, prefix: '' }" })
+    expect((await diff(old, equal)).map((f) => [f.rule, f.level])).toEqual([['subject-spelling-changed', 'info']])
+    const wider = document({ m: OBJECT }, { region: "{ kind: token, alphabet: hex, first: any, minLength: 1, maxLength: 1, prefix: '' }" })
+    expect((await diff(old, wider)).map((f) => [f.rule, f.level])).toEqual([['subject-widened', 'breaking']])
+    // The same definition written in another order of its values: no finding at all.
+    expect(await diff(old, document({ m: OBJECT }, { region: '{ kind: enum, values: [f, e, d, c, b, a] }' }))).toEqual([])
   })
 })

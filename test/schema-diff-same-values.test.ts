@@ -69,6 +69,19 @@ describe('edits that change no accepted value', () => {
   })
 })
 
+describe('the sentence of a change that moves no value', () => {
+  it('says the few values were judged one by one, or that the version admits none of the type, as the case is', () => {
+    // An outside pass: "accepts none here" was said of a node that admits 0, 5 and 10.
+    const few = run({ type: 'integer', minimum: 0, maximum: 10, multipleOf: 5 }, { type: 'integer', minimum: 0, maximum: 12, multipleOf: 5 })
+    expect(few.map((c) => [c.rule, c.effect])).toEqual([['schema-maximum-increased', 'none']])
+    expect(few[0]!.message).toMatch(/admits only a few values here, judged one by one, and none of them moves/)
+    expect(few[0]!.message).not.toMatch(/accepts none/)
+    const none = run({ type: 'string', maximum: 10 }, { type: 'string', maximum: 12 })
+    expect(none.map((c) => [c.rule, c.effect])).toEqual([['schema-maximum-increased', 'none']])
+    expect(none[0]!.message).toMatch(/it constrains only numbers, and the new version accepts none here/)
+  })
+})
+
 describe('the bound on judging values', () => {
   it('past 2,000 values judged in one diff, a change is kept as its keyword reads, never dropped', () => {
     // Forty properties, each dropping 100 numbers from the enum of a string (which refused them anyway).

@@ -197,7 +197,7 @@ export class SchemaDiffContext {
       ? local
       : gatedEffect(local, oKey ?? nKey, o.value, n.value, this.accepts && ((side, value) => this.accepts!(side, side === 'old' ? o : n, value)))
     if (gated !== local) {
-      what = `${what} (${gateReason(local, gated, oKey ?? nKey)})`
+      what = `${what} (${gateReason(local, gated, oKey ?? nKey, o.value, n.value)})`
       local = gated
     }
     const effect = global ? local : throughPolarity(local, frame.polarity)

@@ -187,10 +187,17 @@ export function gatedEffect(
   return narrows && widens ? 'both' : narrows ? 'narrows' : widens ? 'widens' : 'none'
 }
 
-/** Why a change's effect was gated, for its sentence. */
-export function gateReason(local: SchemaEffect, gated: SchemaEffect, keyword: string | undefined): string {
+/**
+ * Why a change's effect was gated, for its sentence. `old`/`next` are the node in each version: one
+ * whose few values were judged one by one (`fewValues`) moved none of them, which is not the same as
+ * admitting none (an outside pass found "accepts none here" said of a node admitting 0, 5 and 10).
+ */
+export function gateReason(local: SchemaEffect, gated: SchemaEffect, keyword: string | undefined, old?: unknown, next?: unknown): string {
   const type = keywordType(keyword)
   const lostNarrowing = (local === 'narrows' || local === 'both') && gated !== 'narrows' && gated !== 'both'
-  const side = lostNarrowing && gated === 'none' && local === 'both' ? 'either version' : lostNarrowing ? 'the old version' : 'the new version'
+  const lostWidening = (local === 'widens' || local === 'both') && gated !== 'widens' && gated !== 'both'
+  const side = lostNarrowing && lostWidening ? 'either version' : lostNarrowing ? 'the old version' : 'the new version'
+  const judged = (lostNarrowing && isObject(old) && fewValues(old) !== undefined) || (lostWidening && isObject(next) && fewValues(next) !== undefined)
+  if (judged) return `${side} admits only a few values here, judged one by one, and none of them moves`
   return type === undefined ? `${side} accepts no value here` : `it constrains only ${type}s, and ${side} accepts none here`
 }

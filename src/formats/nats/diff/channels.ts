@@ -17,6 +17,7 @@ import { q, type Findings, type Version } from './context.js'
 import { audiencesOf, partiesOf } from './parties.js'
 import { compareChannelTerms } from './channel-terms.js'
 import { ptr } from './source.js'
+import canonicalize from 'canonicalize'
 import { shapeOf, subjectsIncluded, type SubjectShape } from './subject-inclusion.js'
 
 const RENAME_BUDGET = 100_000
@@ -176,7 +177,11 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         scope: { channel: id, in: 'new' },
       })
     }
-    if (narrowed.included && widened.included && (oc.address !== nc.address || sortedEntries(oc.parameters) !== sortedEntries(nc.parameters))) {
+    // Written differently: the address, which token type each parameter names, or a named type's
+    // definition (an enum of hex letters rewritten as a one-letter hex token denotes the same tokens).
+    const respelled =
+      oc.address !== nc.address || sortedEntries(oc.parameters) !== sortedEntries(nc.parameters) || definitions(old, oc) !== definitions(next, nc)
+    if (narrowed.included && widened.included && respelled) {
       f.add({
         rule: 'subject-spelling-changed',
         level: 'info',
@@ -184,7 +189,7 @@ function compareChannel(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
         ...where,
         message:
           oc.address === nc.address
-            ? `Channel ${q(id)} names other token types for its parameters, which denote the same tokens: it has the same subjects.`
+            ? `Channel ${q(id)}'s parameters name token types written differently (other types, or the same types redefined), which denote the same tokens: it has the same subjects.`
             : `Channel ${q(id)} is spelled differently (${q(oc.address!)} to ${q(nc.address!)}) but has the same subjects.`,
       })
     }
@@ -242,6 +247,15 @@ function compareFilters(f: Findings, oc: ChannelModel, nc: ChannelModel): void {
 }
 
 /** A parameter map as text, independent of the order its keys are written in. */
+/** The token types a channel's parameters name, as written (canonical JSON, an enum's values in sorted order: order is not meaning), by parameter. */
+function definitions(v: Version, channel: ChannelModel): string {
+  const types = typesOf(v, channel)
+  const sorted = Object.fromEntries(
+    Object.entries(types).map(([param, type]) => [param, type?.kind === 'enum' ? { ...type, values: [...type.values].sort() } : type]),
+  )
+  return canonicalize(sorted) ?? ''
+}
+
 const sortedEntries = (map: Record<string, string>) => JSON.stringify(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 
 export function addressPointer(c: ChannelModel): string {
