@@ -67,4 +67,42 @@ describe('the persistent cache of a linked package', () => {
     expect(after).toHaveLength(2)
     expect(after.filter((id) => !before.includes(id))).toHaveLength(1)
   })
+
+  it('an installed copy patched in place is another compiler; the same files installed afresh are the same one', () => {
+    // An outside pass: a copy installed into node_modules was keyed by its version alone, so
+    // `patch-package` (or a re-packed tarball of the same version) kept serving modules its
+    // unpatched code made. A fresh install of the same files (new modification times, as `npm ci`
+    // writes them) must still read the entries, or a CI job's restored cache would never answer.
+    const app = testFolder('cache-installed-')
+    const pkg = join(app, 'node_modules/unplugin-contracts')
+    const install = () => {
+      mkdirSync(pkg, { recursive: true })
+      cpSync(join(repo, 'dist'), join(pkg, 'dist'), { recursive: true, preserveTimestamps: false })
+      copyFileSync(join(repo, 'package.json'), join(pkg, 'package.json'))
+    }
+    install()
+    for (const name of readdirSync(join(repo, 'node_modules')))
+      if (name !== '.bin' && name !== '.cache' && name !== 'unplugin-contracts') symlinkSync(join(repo, 'node_modules', name), join(app, 'node_modules', name))
+    const doc = join(app, 'ledger.asyncapi.yaml')
+    copyFileSync(join(repo, 'fixtures/nats/valid/ledger.asyncapi.yaml'), doc)
+    const cache = join(app, 'cache')
+    const check = () => {
+      const r = spawnSync(process.execPath, [join(pkg, 'dist/cli.js'), 'check', '--cache-dir', cache, doc], { cwd: app, encoding: 'utf8', timeout: 60_000 })
+      expect(r.status, r.stderr).toBe(0)
+    }
+    check()
+    const first = compilers(cache)
+    expect(first).toHaveLength(1)
+    // Installed again: the same files, written anew.
+    install()
+    check()
+    expect(compilers(cache)).toEqual(first)
+    // A patch of the installed code (patch-package edits the built file in place).
+    const bundled = join(pkg, 'dist/cli.js')
+    writeFileSync(bundled, `${readFileSync(bundled, 'utf8')}\n// patched\n`)
+    check()
+    const after = compilers(cache)
+    expect(after).toHaveLength(2)
+    expect(after.filter((id) => !first.includes(id))).toHaveLength(1)
+  })
 })

@@ -64,14 +64,18 @@ const RUNS = /\.(?:[cm]?[jt]s|json)$/
 const NEVER_RUNS = /\.d\.[cm]?ts$/
 
 /**
- * What a persistent cache keys compiled results by, beside their inputs: which code compiled them.
- * An installed package (a path inside `node_modules`) is its version, whose files do not change,
- * and the versions of the dependencies installed beside it (`installedDependencies`).
- * Any other copy (a checkout of this repository, a workspace package linked into an app) changes
- * its code without changing its version, so its identity adds a digest of the path, size and
- * modification time of every module of the tree this code runs from (`dist/` when it runs from the
- * build, `src/` when from the sources: the one never loads the other), once per process, and the
- * installed dependencies' versions as an installed copy's does. Files
+ * What a persistent cache keys compiled results by, beside their inputs: which code compiled them:
+ * the package's version, a digest of the path, size and modification time of every module of the
+ * tree this code runs from (`dist/` when it runs from the build, `src/` when from the sources: the
+ * one never loads the other), once per process, and the versions of the dependencies installed
+ * beside it (`installedDependencies`). A checkout or a workspace package linked into an app
+ * changes its code without changing its version; so does an installed copy (a path inside
+ * `node_modules`): `patch-package` or `pnpm patch` edit its files in place, and a re-packed
+ * tarball of the same version installs other files (an outside pass found a patched install still
+ * served the modules its unpatched code made). An installed copy's digest leaves the modification
+ * times out: `npm ci` gives every file the time it was written, and a CI job that restores its cache
+ * folder beside a fresh install of the same published files must find its entries; so an edit of an
+ * installed file that keeps its size is the one change this does not see. Files
  * that never run (declarations, source maps) are left out, and a bundled copy (the package's
  * entries as published) counts only what its bundles load (`bundledRuns`): a second build of a
  * linked package stats about 120 files rather than 490. A copy bundled into an app is
@@ -86,14 +90,14 @@ export function codeIdentity(): string {
     const digest = createHash('sha256').update(`${self}\0${stat?.size}\0${stat?.mtimeMs}`).digest('hex').slice(0, 16)
     return (identity = `${packageVersion}+${digest}`)
   }
-  if (`${found}${sep}`.includes(`${sep}node_modules${sep}`)) return (identity = `${packageVersion}+${installedDependencies(found)}`)
+  const installed = `${found}${sep}`.includes(`${sep}node_modules${sep}`)
   const [tree, folder] = relative(found, fileURLToPath(import.meta.url)).split(sep)
   // Bundled (dist/chunks/, dist/cli-chunks/, dist/cli.js): the bundles load one another, the runtime
   // and the precompiled validators, never tsc's file-per-module output beside them.
   const digest =
     tree === 'dist' && folder !== 'src'
-      ? treesDigest(found, ['dist'], bundledRuns)
-      : treesDigest(found, tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist'])
+      ? treesDigest(found, ['dist'], bundledRuns, !installed)
+      : treesDigest(found, tree === 'src' || tree === 'dist' ? [tree] : ['src', 'dist'], undefined, !installed)
   // The dependencies it runs change with an install as they do for an installed copy (a workspace's
   // hoisted `node_modules`, a checkout's own), without changing this tree: they count here too.
   return (identity = `${packageVersion}+${digest}+${installedDependencies(found)}`)
@@ -152,10 +156,11 @@ export function bundledRuns(path: string): boolean {
 /**
  * A digest of the path (relative to `root`), size and modification time of every file under the
  * `trees` of `root` that may run (`RUNS`, not `NEVER_RUNS`, and `runs` of its path inside its tree,
- * with `/`, when given): the code identity of a checkout. Only the files kept are stat'ed.
+ * with `/`, when given): the code identity of a copy. Without `times`, path and size only (an
+ * installed copy, whose files an install writes afresh). Only the files kept are stat'ed.
  * Links are not followed; at most 50,000 files, 16 folders deep.
  */
-export function treesDigest(root: string, trees: readonly string[], runs?: (path: string) => boolean): string {
+export function treesDigest(root: string, trees: readonly string[], runs?: (path: string) => boolean, times = true): string {
   const stats: string[] = []
   // Paths made by concatenation, relative ones alongside: `join` and `relative` normalize every
   // path again, which cost more than the stat calls themselves (about 900 names in a built tree).
@@ -173,7 +178,7 @@ export function treesDigest(root: string, trees: readonly string[], runs?: (path
         if (depth < 16) walk(dir + sep + entry.name, fromRoot + sep + entry.name, rel, depth + 1)
       } else if (entry.isFile() && RUNS.test(entry.name) && !NEVER_RUNS.test(entry.name) && (runs === undefined || runs(rel))) {
         const stat = statSync(dir + sep + entry.name, { throwIfNoEntry: false })
-        if (stat) stats.push(`${fromRoot}${sep}${entry.name}\0${stat.size}\0${stat.mtimeMs}`)
+        if (stat) stats.push(times ? `${fromRoot}${sep}${entry.name}\0${stat.size}\0${stat.mtimeMs}` : `${fromRoot}${sep}${entry.name}\0${stat.size}`)
       }
     }
   }
