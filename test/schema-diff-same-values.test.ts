@@ -34,6 +34,9 @@ describe('edits that change no accepted value', () => {
       { type: 'integer', maximum: 9 },
     ],
     ['a fractional minimum on integers', { type: 'integer', minimum: 0.5 }, { type: 'integer', minimum: 1 }],
+    // An outside pass: no multiple of 5 lies between the two bounds.
+    ['a minimum on multiples of 5 raised across none', { type: 'integer', multipleOf: 5, minimum: 1 }, { type: 'integer', multipleOf: 5, minimum: 3 }],
+    ['a maximum on even integers lowered across none', { type: 'integer', multipleOf: 2, maximum: 11 }, { type: 'integer', multipleOf: 2, maximum: 10 }],
   ])('%s: info, the same values', (_, old, next) => {
     for (const [a, b] of [
       [old, next],
@@ -60,6 +63,12 @@ describe('edits that change no accepted value', () => {
       'an exclusive minimum on integers raised by two',
       { type: 'integer', minimum: 0, exclusiveMinimum: true },
       { type: 'integer', minimum: 2 },
+      'schema-minimum-increased narrows',
+    ],
+    [
+      'a minimum on even integers raised across one',
+      { type: 'integer', multipleOf: 2, minimum: 1 },
+      { type: 'integer', multipleOf: 2, minimum: 3 },
       'schema-minimum-increased narrows',
     ],
   ])('near: %s still narrows, with a witness', (_, old, next, expected) => {

@@ -182,9 +182,37 @@ export function gatedEffect(
   const type = keywordType(keyword)
   const byOld = accepts && ((v: unknown) => accepts('old', v))
   const byNew = accepts && ((v: unknown) => accepts('new', v))
-  const narrows = (local === 'narrows' || local === 'both') && mayMove(old, type, byOld, byNew)
-  const widens = (local === 'widens' || local === 'both') && mayMove(next, type, byNew, byOld)
+  let narrows = (local === 'narrows' || local === 'both') && mayMove(old, type, byOld, byNew)
+  let widens = (local === 'widens' || local === 'both') && mayMove(next, type, byNew, byOld)
+  // A bound moved on integers: only the integers between the two bounds can move, judged one by one.
+  const gap = byOld && byNew && (narrows || widens) ? integerGap(keyword, old, next) : undefined
+  if (gap) {
+    narrows &&= gap.some((value) => byOld!(value) !== false && byNew!(value) !== true)
+    widens &&= gap.some((value) => byNew!(value) !== false && byOld!(value) !== true)
+  }
   return narrows && widens ? 'both' : narrows ? 'narrows' : widens ? 'widens' : 'none'
+}
+
+/**
+ * The integers between a bound as one version reads it and as the other does, on nodes that admit
+ * integers alone among numbers: the only numbers a change of that bound can move. Undefined when a
+ * bound is absent, unreadable or past the safe integers, or the gap holds more than MAX_LISTED
+ * (then the keyword's reading stands). An outside pass found `minimum` raised from 1 to 3 under
+ * `multipleOf: 5` reported as narrowing, where no admitted value lies between.
+ */
+function integerGap(keyword: string | undefined, old: unknown, next: unknown): number[] | undefined {
+  const side = keyword === 'minimum' || keyword === 'exclusiveMinimum' ? 'lower' : keyword === 'maximum' || keyword === 'exclusiveMaximum' ? 'upper' : undefined
+  if (side === undefined || !isObject(old) || !isObject(next) || !integersOnly(old) || !integersOnly(next)) return undefined
+  const [a, b] = [readBound(old, side), readBound(next, side)]
+  if (a === undefined || b === undefined || a === 'junk' || b === 'junk') return undefined
+  const [x, y] = [onIntegers(a, side)!.value, onIntegers(b, side)!.value]
+  if (!Number.isSafeInteger(x) || !Number.isSafeInteger(y) || Math.abs(x - y) > MAX_LISTED) return undefined
+  // Every integer one bound admits and the other does not: from the looser bound up to (not
+  // including) the tighter one, on the side the bound is on.
+  const [from, to] = side === 'lower' ? [Math.min(x, y), Math.max(x, y) - 1] : [Math.min(x, y) + 1, Math.max(x, y)]
+  const values: number[] = []
+  for (let i = from; i <= to; i++) values.push(i)
+  return values
 }
 
 /**
