@@ -37,6 +37,13 @@ describe('edits that change no accepted value', () => {
     // An outside pass: no multiple of 5 lies between the two bounds.
     ['a minimum on multiples of 5 raised across none', { type: 'integer', multipleOf: 5, minimum: 1 }, { type: 'integer', multipleOf: 5, minimum: 3 }],
     ['a maximum on even integers lowered across none', { type: 'integer', multipleOf: 2, maximum: 11 }, { type: 'integer', multipleOf: 2, maximum: 10 }],
+    // The same pass: keywords that another keyword of the node already implies.
+    ['multipleOf 1 on numbers written as type integer', { type: 'number', multipleOf: 1 }, { type: 'integer' }],
+    ['minProperties 1 beside a required member', { type: 'object', required: ['a'] }, { type: 'object', required: ['a'], minProperties: 1 }],
+    ['uniqueItems on arrays of at most one item', { type: 'array', maxItems: 1 }, { type: 'array', maxItems: 1, uniqueItems: true }],
+    ['an allOf member repeated', { allOf: [{ type: 'string' }] }, { allOf: [{ type: 'string' }, { type: 'string' }] }],
+    ['an anyOf branch repeated', { anyOf: [{ type: 'string' }] }, { anyOf: [{ type: 'string' }, { type: 'string' }] }],
+    ['a not of a type the node never admits', { type: 'string' }, { type: 'string', not: { type: 'integer' } }],
   ])('%s: info, the same values', (_, old, next) => {
     for (const [a, b] of [
       [old, next],
@@ -71,6 +78,9 @@ describe('edits that change no accepted value', () => {
       { type: 'integer', multipleOf: 2, minimum: 3 },
       'schema-minimum-increased narrows',
     ],
+    ['uniqueItems on arrays of two', { type: 'array', maxItems: 2 }, { type: 'array', maxItems: 2, uniqueItems: true }, 'schema-unique-items-added narrows'],
+    ['minProperties 1 on an object of no required member', { type: 'object' }, { type: 'object', minProperties: 1 }, 'schema-min-properties-increased narrows'],
+    ['multipleOf 2 on integers', { type: 'integer' }, { type: 'integer', multipleOf: 2 }, 'schema-multiple-of-narrowed narrows'],
   ])('near: %s still narrows, with a witness', (_, old, next, expected) => {
     const changes = run(old, next)
     expect(effects(changes)).toContain(expected)

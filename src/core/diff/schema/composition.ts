@@ -103,8 +103,29 @@ function compareMembers(
   const missing = key === 'allOf' ? undefined : false
   const memberSite: Site =
     key === 'allOf' ? { narrow: site.added, widen: site.removed, what: `${key} member` } : { narrow: site.removed, widen: site.added, what: `${key} branch` }
+  // A member added to an allOf or a branch added to an anyOf written exactly as another member of
+  // its own version (or one removed that repeated another of its version) adds nothing to the
+  // conjunction or disjunction (an outside pass found a repeated allOf member reported as
+  // narrowing). Within one version, so a `$ref` names the same schema both times. Not for oneOf,
+  // where a repeated branch makes the values it accepts match twice.
+  const counted = (list: unknown[]) => {
+    const counts = new Map<string, number>()
+    for (const m of list) {
+      const text = canonicalKey(m, ctx.budget)
+      if (text !== undefined) counts.set(text, (counts.get(text) ?? 0) + 1)
+    }
+    return counts
+  }
+  let written: { a: Map<string, number>; b: Map<string, number> } | undefined
+  const repeated = (member: unknown, side: 'a' | 'b'): boolean => {
+    if (key === 'oneOf') return false
+    written ??= { a: counted(a), b: counted(b) }
+    const text = canonicalKey(member, ctx.budget)
+    return text !== undefined && (written[side].get(text) ?? 0) > 1
+  }
   for (const [i, j] of pairMembers(ctx, a, b)) {
     if (ctx.stopped) return
+    if ((i === undefined && j !== undefined && repeated(b[j], 'b')) || (j === undefined && i !== undefined && repeated(a[i], 'a'))) continue
     const oMember = i === undefined ? { ...absent(o, missing), pointer: `${o.pointer}/${key}` } : child(o, key, i)
     const nMember = j === undefined ? { ...absent(n, missing), pointer: `${n.pointer}/${key}` } : child(n, key, j)
     compareNode(ctx, oMember, nMember, inner, { ...memberSite, what: `${key} ${i === undefined ? 'new member' : `member ${i}`}` })

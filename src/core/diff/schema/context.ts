@@ -193,11 +193,12 @@ export class SchemaDiffContext {
       return undefined
     }
     // A keyword of one JSON type changes nothing on a node that admits no value of it (type-gate.ts).
+    const why: { text?: string } = {}
     const gated = global
       ? local
-      : gatedEffect(local, oKey ?? nKey, o.value, n.value, this.accepts && ((side, value) => this.accepts!(side, side === 'old' ? o : n, value)))
+      : gatedEffect(local, oKey ?? nKey, o.value, n.value, this.accepts && ((side, value) => this.accepts!(side, side === 'old' ? o : n, value)), why)
     if (gated !== local) {
-      what = `${what} (${gateReason(local, gated, oKey ?? nKey, o.value, n.value)})`
+      what = `${what} (${why.text ?? gateReason(local, gated, oKey ?? nKey, o.value, n.value)})`
       local = gated
     }
     const effect = global ? local : throughPolarity(local, frame.polarity)

@@ -177,6 +177,7 @@ export function gatedEffect(
   old: unknown,
   next: unknown,
   accepts?: (side: 'old' | 'new', value: unknown) => boolean | undefined,
+  why?: { text?: string },
 ): SchemaEffect {
   if (local === 'none' || local === 'unknown') return local
   const type = keywordType(keyword)
@@ -185,12 +186,99 @@ export function gatedEffect(
   let narrows = (local === 'narrows' || local === 'both') && mayMove(old, type, byOld, byNew)
   let widens = (local === 'widens' || local === 'both') && mayMove(next, type, byNew, byOld)
   // A bound moved on integers: only the integers between the two bounds can move, judged one by one.
-  const gap = byOld && byNew && (narrows || widens) ? integerGap(keyword, old, next) : undefined
+  // A count raised from nothing to one: only the empty value moves, judged as well.
+  const gap = byOld && byNew && (narrows || widens) ? (integerGap(keyword, old, next) ?? emptyGap(keyword, old, next)) : undefined
   if (gap) {
+    const [n, w] = [narrows, widens]
     narrows &&= gap.some((value) => byOld!(value) !== false && byNew!(value) !== true)
     widens &&= gap.some((value) => byNew!(value) !== false && byOld!(value) !== true)
+    if (why && (n !== narrows || w !== widens))
+      why.text =
+        typeof gap[0] === 'number'
+          ? `no integer between the two bounds is admitted by one version and refused by the other`
+          : `the one value it could move, the empty one, is refused by the node's other keywords or admitted by both`
+  }
+  for (const [half, from, to] of [
+    ['narrows', old, next],
+    ['widens', next, old],
+  ] as const) {
+    const reason = (half === 'narrows' ? narrows : widens) ? vacuous(keyword, from, to) : undefined
+    if (reason === undefined) continue
+    if (half === 'narrows') narrows = false
+    else widens = false
+    if (why) why.text = reason
   }
   return narrows && widens ? 'both' : narrows ? 'narrows' : widens ? 'widens' : 'none'
+}
+
+const COUNT_KEYWORDS: Readonly<Record<string, unknown>> = { minLength: '', minItems: [], minProperties: {} }
+
+/** The empty value of a `min*` count that one version reads as at most 0 and the other as 1: the one value that can move. */
+function emptyGap(keyword: string | undefined, old: unknown, next: unknown): unknown[] | undefined {
+  if (keyword === undefined || !Object.hasOwn(COUNT_KEYWORDS, keyword) || !isObject(old) || !isObject(next)) return undefined
+  const count = (node: Record<string, unknown>) => (node[keyword] === undefined ? 0 : typeof node[keyword] === 'number' ? node[keyword] : undefined)
+  const [a, b] = [count(old), count(next)]
+  if (a === undefined || b === undefined || Math.max(a, b) !== 1 || Math.min(a, b) > 0) return undefined
+  return [COUNT_KEYWORDS[keyword]]
+}
+
+/** The JSON types a node admits at most (`type`, OpenAPI's `nullable`), integers apart from other numbers; all when unwritten. */
+function typeNames(node: unknown): Set<string> | undefined {
+  if (!isObject(node)) return undefined
+  const all = ['null', 'boolean', 'object', 'array', 'string', 'int', 'frac']
+  if (!Object.hasOwn(node, 'type')) return new Set(all)
+  const out = new Set<string>()
+  for (const name of Array.isArray(node.type) ? node.type : [node.type]) {
+    if (name === 'number') out.add('int').add('frac')
+    else if (name === 'integer') out.add('int')
+    else if (typeof name === 'string' && all.includes(name)) out.add(name)
+    else return undefined
+  }
+  if (node.nullable === true) out.add('null')
+  return out
+}
+
+const multipleOf = (node: Record<string, unknown>) => (typeof node.multipleOf === 'number' && node.multipleOf > 0 ? node.multipleOf : undefined)
+/** Every integer is a multiple of `k` (1, 0.5, 0.25...). */
+const dividesIntegers = (k: number | undefined) => k === undefined || Number.isInteger(1 / k)
+
+/**
+ * Whether a keyword's change moves no value out of what `from` admits into what `to` refuses, by
+ * what the two nodes' other keywords say (each case one an outside pass found reported as breaking):
+ * `uniqueItems` where `from` admits no array of two items; a `multipleOf` every integer meets, on a
+ * node that admits integers alone; `type` that drops only the non-integer numbers from a node whose
+ * `multipleOf` admits integers alone; a `not` whose schema admits no type `from` admits.
+ */
+function vacuous(keyword: string | undefined, from: unknown, to: unknown): string | undefined {
+  if (!isObject(from) || !isObject(to)) return undefined
+  switch (keyword) {
+    case 'uniqueItems':
+      return typeof from.maxItems === 'number' && from.maxItems < 2 ? 'no array of two items is admitted there, and one item is always unique' : undefined
+    case 'multipleOf': {
+      const types = typeNames(from)
+      return types !== undefined && !types.has('frac') && dividesIntegers(multipleOf(to))
+        ? 'only integers are admitted there, and every integer meets it'
+        : undefined
+    }
+    case 'type': {
+      const [a, b] = [typeNames(from), typeNames(to)]
+      if (!a || !b) return undefined
+      const dropped = [...a].filter((t) => !b.has(t))
+      const k = multipleOf(from)
+      return dropped.length === 1 && dropped[0] === 'frac' && k !== undefined && Number.isInteger(k)
+        ? `only the non-integer numbers differ, and multipleOf ${k} admits none of them`
+        : undefined
+    }
+    case 'not': {
+      const admitted = typeNames(from)
+      const refused = isObject(to.not) ? typeNames(to.not) : undefined
+      return admitted !== undefined && refused !== undefined && ![...refused].some((t) => admitted.has(t))
+        ? 'its schema admits no type the node admits, so it refuses nothing there'
+        : undefined
+    }
+    default:
+      return undefined
+  }
 }
 
 /**
