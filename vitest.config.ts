@@ -102,6 +102,7 @@ export const SHARED = [
   'test/nats-diff-hostile.test.ts',
   'test/nats-diff-interactions.test.ts',
   'test/nats-diff-message-cover.test.ts',
+  'test/nats-diff-message-cover-oracle.test.ts',
   'test/nats-diff-unchanged-payloads.test.ts',
   'test/nats-diff.test.ts',
   'test/nats-diff-streams.test.ts',

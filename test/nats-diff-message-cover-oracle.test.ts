@@ -1,0 +1,120 @@
+/**
+ * The oracle for a message removed from a channel (docs/nats.md, "What it compares": a channel
+ * carries the union of its messages' payloads): random channels of two to four messages whose
+ * payloads are a type or a short enum over a small domain of values, one message removed (and, the
+ * other way, added), and the level of `message-removed` (`message-added`) held to brute force over
+ * the domain: `info` only when every value the message accepts is accepted by one of the others,
+ * `breaking` only when one is not (and its witness is such a value), `warning` either way (how
+ * often is printed). The domain has a value of
+ * each JSON type besides those the enums list, so a verdict over it is the verdict over all values
+ * for schemas of this shape. Written from the docs, apart from message-cover.ts.
+ */
+import fc from 'fast-check'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { diffContracts } from '../src/core/diff/runner.js'
+import { loadDiffer } from '../src/formats/diffs.js'
+import { formats } from '../src/formats/index.js'
+import { testFolder } from './helpers/temp-folder.js'
+
+type Payload = { type: string } | { enum: unknown[] }
+
+/** Values the enums draw from, and one value of each type they do not list. */
+const LISTED: unknown[] = ['a', 'b', 1, 2, true, null]
+const DOMAIN: unknown[] = [...LISTED, 'other', 7, 0.5, false, [], {}]
+const TYPES = ['string', 'integer', 'number', 'boolean', 'null', 'object', 'array']
+
+/** The oracle's reading of JSON Schema for these shapes (not the engine's). */
+function accepts(payload: Payload, value: unknown): boolean {
+  if ('enum' in payload) return payload.enum.some((item) => item === value)
+  switch (payload.type) {
+    case 'string':
+      return typeof value === 'string'
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value)
+    case 'number':
+      return typeof value === 'number'
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'null':
+      return value === null
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+    default:
+      return Array.isArray(value)
+  }
+}
+
+const payload: fc.Arbitrary<Payload> = fc.oneof(
+  fc.constantFrom(...TYPES).map((type) => ({ type })),
+  fc.uniqueArray(fc.constantFrom(...LISTED), { minLength: 1, maxLength: 3 }).map((values) => ({ enum: values })),
+)
+
+function document(messages: Array<[string, Payload]>): string {
+  return [
+    'asyncapi: 3.1.0',
+    'info: { title: T, version: 1.0.0 }',
+    'x-nats-contract:',
+    '  version: 0.2.0-draft',
+    '  contract: t',
+    '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+    '  tokenTypes:',
+    '    region: { kind: enum, values: [eu, us] }',
+    '  channels:',
+    '    c: { parameters: { region: region } }',
+    '  operations:',
+    '    pub: { publish: { api: core, confirmation: none } }',
+    '    sub: { subscribe: { api: core } }',
+    'channels:',
+    '  c:',
+    '    address: o.{region}.x',
+    '    parameters: { region: {} }',
+    '    messages:',
+    ...messages.map(([name, p]) => `      ${name}: { payload: ${JSON.stringify(p)} }`),
+    'operations:',
+    "  pub: { action: send, channel: { $ref: '#/channels/c' } }",
+    "  sub: { action: receive, channel: { $ref: '#/channels/c' } }",
+    '',
+  ].join('\n')
+}
+
+describe('message-removed and message-added against brute force (property)', () => {
+  it('info only when the other messages accept every value the message does; breaking only with such a value as witness', async () => {
+    const dir = testFolder('nats-message-cover-oracle')
+    const levels = { info: 0, warning: 0, breaking: 0 }
+    await fc.assert(
+      fc.asyncProperty(fc.array(payload, { minLength: 2, maxLength: 4 }), fc.nat(), async (messages, pick) => {
+        const removed = pick % messages.length
+        const left = messages.filter((_, i) => i !== removed)
+        const named = messages.map((p, i) => [`m${i}`, p] as [string, Payload])
+        writeFileSync(join(dir, 'old.asyncapi.yaml'), document(named))
+        // The messages left keep their names: the removed one is the only name gone.
+        writeFileSync(join(dir, 'new.asyncapi.yaml'), document(named.filter((_, i) => i !== removed)))
+        const lost = DOMAIN.filter((v) => accepts(messages[removed]!, v) && !left.some((p) => accepts(p, v)))
+        // Both ways: old to new removes the message, new to old adds it (its receivers meet `lost`).
+        for (const [from, to, rule] of [
+          ['old', 'new', 'message-removed'],
+          ['new', 'old', 'message-added'],
+        ] as const) {
+          const result = await diffContracts({ file: join(dir, `${from}.asyncapi.yaml`) }, { file: join(dir, `${to}.asyncapi.yaml`) }, { formats, loadDiffer })
+          expect(result.valid, JSON.stringify([result.old.diagnostics, result.new.diagnostics])).toBe(true)
+          const findings = result.findings.filter((f) => f.rule === rule)
+          expect(findings.map((f) => (rule === 'message-removed' ? f.old : f.new)?.pointer)).toEqual([`/channels/c/messages/m${removed}`])
+          const finding = findings[0]!
+          levels[finding.level]++
+          if (finding.level === 'info') expect(lost, JSON.stringify([rule, messages])).toEqual([])
+          if (finding.level === 'breaking') {
+            expect(lost.length, JSON.stringify([rule, messages])).toBeGreaterThan(0)
+            const witness = finding.data!.witness
+            expect(accepts(messages[removed]!, witness) && !left.some((p) => accepts(p, witness)), JSON.stringify([rule, messages, witness])).toBe(true)
+          }
+        }
+      }),
+      { numRuns: 30 },
+    )
+    console.log(`message-removed and message-added levels over 30 channels, both ways: ${JSON.stringify(levels)}`)
+    // The proofs are not all left to warnings: most verdicts are decided.
+    expect(levels.warning).toBeLessThan(30)
+  })
+})
