@@ -44,6 +44,12 @@ describe('edits that change no accepted value', () => {
     ['an allOf member repeated', { allOf: [{ type: 'string' }] }, { allOf: [{ type: 'string' }, { type: 'string' }] }],
     ['an anyOf branch repeated', { anyOf: [{ type: 'string' }] }, { anyOf: [{ type: 'string' }, { type: 'string' }] }],
     ['a not of a type the node never admits', { type: 'string' }, { type: 'string', not: { type: 'integer' } }],
+    ['an anyOf branch another branch already covers', { anyOf: [{ type: 'string' }] }, { anyOf: [{ type: 'string' }, { type: 'string', maxLength: 2 }] }],
+    [
+      'an allOf member another member already implies',
+      { allOf: [{ type: 'string', maxLength: 2 }] },
+      { allOf: [{ type: 'string', maxLength: 2 }, { type: 'string' }] },
+    ],
   ])('%s: info, the same values', (_, old, next) => {
     for (const [a, b] of [
       [old, next],
@@ -81,6 +87,18 @@ describe('edits that change no accepted value', () => {
     ['uniqueItems on arrays of two', { type: 'array', maxItems: 2 }, { type: 'array', maxItems: 2, uniqueItems: true }, 'schema-unique-items-added narrows'],
     ['minProperties 1 on an object of no required member', { type: 'object' }, { type: 'object', minProperties: 1 }, 'schema-min-properties-increased narrows'],
     ['multipleOf 2 on integers', { type: 'integer' }, { type: 'integer', multipleOf: 2 }, 'schema-multiple-of-narrowed narrows'],
+    [
+      'two anyOf branches of equal values both removed',
+      { anyOf: [{ type: 'string' }, { type: 'string', minLength: 0 }, { type: 'integer' }] },
+      { anyOf: [{ type: 'integer' }] },
+      'schema-any-of-branch-removed narrows',
+    ],
+    [
+      'an anyOf branch no other covers removed',
+      { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      { anyOf: [{ type: 'string' }] },
+      'schema-any-of-branch-removed narrows',
+    ],
   ])('near: %s still narrows, with a witness', (_, old, next, expected) => {
     const changes = run(old, next)
     expect(effects(changes)).toContain(expected)

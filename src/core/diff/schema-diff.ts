@@ -22,7 +22,12 @@ export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = SCHEMA_RULES
 /** Each rule's nominal effect (at the top of a schema), for a catalogue that wants to show it. */
 export { SCHEMA_RULE_EFFECTS } from './schema/rules.js'
 
-export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
+/** Comparisons of one version's members with each other (`subsumed`) in one diff. */
+const MAX_SUBSUMED = 64
+
+export const diffSchemas: DiffSchemas = (old, next, options = {}) => compare(old, next, options, false)
+
+function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, nested: boolean): SchemaChange[] {
   const dialect = options.dialect ?? 'json-schema'
   // Both versions are read the same way; a version that declares a draft decides for both only when they agree.
   const oldMode = refSiblingsMode(old, dialect)
@@ -30,6 +35,17 @@ export const diffSchemas: DiffSchemas = (old, next, options = {}) => {
   const ctx = new SchemaDiffContext(old, next, dialect, oldMode === newMode ? oldMode : 'unknown', findWitness, compareSchemaObjects)
   ctx.int64 = options.int64
   ctx.accepts = (side, at, value) => (ctx.valueChecks++ < MAX_VALUE_CHECKS ? acceptsValue(ctx, side, at, value) : undefined)
+  // A member of one version against another member of it (composition.ts: a branch that another
+  // already covers adds nothing): a comparison of its own, never nested, at most MAX_SUBSUMED.
+  let subsumedLeft = MAX_SUBSUMED
+  ctx.subsumed = nested
+    ? undefined
+    : (side, at, inner, outer) => {
+        const base = side === 'old' ? old : next
+        if (--subsumedLeft < 0 || at.file !== base.file || at.document !== base.document) return false
+        const changes = compare({ ...base, pointer: outer }, { ...base, pointer: inner }, options, true)
+        return changes.every((c) => c.effect === 'none' || c.effect === 'narrows')
+      }
   const frame: Frame = { polarity: 'pos', depth: 0, path: [], merged: false }
   const o = { file: old.file, document: old.document, pointer: old.pointer, value: safeRead(old.document, old.pointer) }
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }

@@ -123,9 +123,27 @@ function compareMembers(
     const text = canonicalKey(member, ctx.budget)
     return text !== undefined && (written[side].get(text) ?? 0) > 1
   }
-  for (const [i, j] of pairMembers(ctx, a, b)) {
+  // A branch added to an anyOf that another branch of its version already covers (or an allOf
+  // member another member already implies) adds nothing either, and so for one removed: each
+  // checked against at most 16 others of its version by a comparison of its own (ctx.subsumed).
+  // The covering member must be one present in both versions (paired), never one skipped itself:
+  // two equal branches both removed must still be reported.
+  const pairs = pairMembers(ctx, a, b)
+  const kept = {
+    old: new Set(pairs.filter(([i, j]) => i !== undefined && j !== undefined).map(([i]) => i!)),
+    new: new Set(pairs.filter(([i, j]) => i !== undefined && j !== undefined).map(([, j]) => j!)),
+  }
+  const covered = (list: unknown[], side: 'old' | 'new', at: SchemaAt, j: number): boolean => {
+    if (key === 'oneOf' || list.length > 16 || !ctx.subsumed) return false
+    const member = (k: number) => `${at.pointer}/${key}/${k}`
+    return [...kept[side]].some(
+      (k) => k !== j && (key === 'anyOf' ? ctx.subsumed!(side, at, member(j), member(k)) : ctx.subsumed!(side, at, member(k), member(j))),
+    )
+  }
+  for (const [i, j] of pairs) {
     if (ctx.stopped) return
-    if ((i === undefined && j !== undefined && repeated(b[j], 'b')) || (j === undefined && i !== undefined && repeated(a[i], 'a'))) continue
+    if (i === undefined && j !== undefined && (repeated(b[j], 'b') || covered(b, 'new', n, j))) continue
+    if (j === undefined && i !== undefined && (repeated(a[i], 'a') || covered(a, 'old', o, i))) continue
     const oMember = i === undefined ? { ...absent(o, missing), pointer: `${o.pointer}/${key}` } : child(o, key, i)
     const nMember = j === undefined ? { ...absent(n, missing), pointer: `${n.pointer}/${key}` } : child(n, key, j)
     compareNode(ctx, oMember, nMember, inner, { ...memberSite, what: `${key} ${i === undefined ? 'new member' : `member ${i}`}` })

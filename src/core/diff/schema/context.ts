@@ -136,6 +136,12 @@ export class SchemaDiffContext {
    * MAX_VALUE_CHECKS): what the type gate and the enum comparison judge listed values with.
    */
   accepts: ((side: SideName, at: SchemaAt, value: unknown) => boolean | undefined) | undefined
+  /**
+   * Whether, in one version, the schema at `inner` accepts no value the one at `outer` refuses (a
+   * bounded comparison of the two within that version's document); false when unsure. Set by
+   * diffSchemas for the outermost comparison only.
+   */
+  subsumed: ((side: SideName, at: SchemaAt, inner: string, outer: string) => boolean) | undefined
 
   constructor(
     readonly old: SchemaSide,
