@@ -115,6 +115,12 @@ describe('a message removed from or added to a channel', () => {
     // The same headers on both: carried.
     const [kept] = only(await diff(document({ m: open, n: open }), document({ n: open })), 'message-removed')
     expect(kept!.level).toBe('info')
+    // The payload carried by two messages only together (not proven either way), the headers by none: the headers' witness decides.
+    const either = `{ headers: { type: object }, payload: { type: [string, integer] } }`
+    const s = `{ headers: { type: object, required: [x-b] }, payload: { type: string } }`
+    const i = `{ headers: { type: object, required: [x-b] }, payload: { type: integer } }`
+    const [headed] = only(await diff(document({ m: either, s, i }), document({ s, i })), 'message-removed')
+    expect([headed!.level, headed!.data!.member]).toEqual(['breaking', 'headers'])
   })
 
   it('a message carried only by the others together: a warning that says it was not proven', async () => {

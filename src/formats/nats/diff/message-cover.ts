@@ -76,6 +76,7 @@ export function messageCover(
   const hits: SchemaEffect = direction === 'removed' ? 'narrows' : 'widens'
   const by: NonNullable<Cover['by']> = {}
   let bounded = false
+  let unproven = false
   for (const member of ['payload', 'headers'] as const) {
     const own = direction === 'removed' ? sideOf(f.old, was, name, member) : sideOf(f.next, channel, name, member)
     const other = (n: string) => (direction === 'removed' ? sideOf(f.next, channel, n, member) : sideOf(f.old, was, n, member))
@@ -124,7 +125,8 @@ export function messageCover(
       if (refused) return { level: 'breaking', witness: { member, value } }
       if (checks > MAX_CHECKS) break
     }
-    return { level: 'warning', unproven: bounded ? 'bounded' : 'no-witness' }
+    // Neither carried nor refused for sure: the other member may still prove a break.
+    unproven = true
   }
-  return { level: 'info', by }
+  return unproven ? { level: 'warning', unproven: bounded ? 'bounded' : 'no-witness' } : { level: 'info', by }
 }
