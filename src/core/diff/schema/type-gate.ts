@@ -10,6 +10,7 @@
 import { isObject } from '../../../runtime/shared/json-value.js'
 import type { SchemaEffect } from '../schema-diff-types.js'
 import { integersOnly, onIntegers, readBound, type Bound } from './bounds.js'
+import { typeAtoms } from './type.js'
 
 type JsonType = 'number' | 'string' | 'array' | 'object'
 
@@ -222,20 +223,11 @@ function emptyGap(keyword: string | undefined, old: unknown, next: unknown): unk
   return [COUNT_KEYWORDS[keyword]]
 }
 
-/** The JSON types a node admits at most (`type`, OpenAPI's `nullable`), integers apart from other numbers; all when unwritten. */
+/** The JSON types a node admits at most (type.ts's atoms of its `type`, and `null` where OpenAPI's `nullable` adds it). */
 function typeNames(node: unknown): Set<string> | undefined {
-  if (!isObject(node)) return undefined
-  const all = ['null', 'boolean', 'object', 'array', 'string', 'int', 'frac']
-  if (!Object.hasOwn(node, 'type')) return new Set(all)
-  const out = new Set<string>()
-  for (const name of Array.isArray(node.type) ? node.type : [node.type]) {
-    if (name === 'number') out.add('int').add('frac')
-    else if (name === 'integer') out.add('int')
-    else if (typeof name === 'string' && all.includes(name)) out.add(name)
-    else return undefined
-  }
-  if (node.nullable === true) out.add('null')
-  return out
+  const atoms: Set<string> | undefined = typeAtoms(node)
+  if (atoms && isObject(node) && node.nullable === true) atoms.add('null')
+  return atoms
 }
 
 const multipleOf = (node: Record<string, unknown>) => (typeof node.multipleOf === 'number' && node.multipleOf > 0 ? node.multipleOf : undefined)
