@@ -106,6 +106,13 @@ describe('edits that change no accepted value', () => {
   })
 })
 
+describe('members that repeat one another', () => {
+  it('two equal members added together are still a change: one repeats the other, but neither was kept', () => {
+    const changes = run({ type: 'string', allOf: [] }, { type: 'string', allOf: [{ minLength: 2 }, { minLength: 2 }] })
+    expect(effects(changes)).toContain('schema-all-of-member-added narrows')
+  })
+})
+
 describe('the sentence of a change that moves no value', () => {
   it('says the few values were judged one by one, or that the version admits none of the type, as the case is', () => {
     // An outside pass: "accepts none here" was said of a node that admits 0, 5 and 10.

@@ -103,47 +103,36 @@ function compareMembers(
   const missing = key === 'allOf' ? undefined : false
   const memberSite: Site =
     key === 'allOf' ? { narrow: site.added, widen: site.removed, what: `${key} member` } : { narrow: site.removed, widen: site.added, what: `${key} branch` }
-  // A member added to an allOf or a branch added to an anyOf written exactly as another member of
-  // its own version (or one removed that repeated another of its version) adds nothing to the
-  // conjunction or disjunction (an outside pass found a repeated allOf member reported as
-  // narrowing). Within one version, so a `$ref` names the same schema both times. Not for oneOf,
-  // where a repeated branch makes the values it accepts match twice.
-  const counted = (list: unknown[]) => {
-    const counts = new Map<string, number>()
-    for (const m of list) {
-      const text = canonicalKey(m, ctx.budget)
-      if (text !== undefined) counts.set(text, (counts.get(text) ?? 0) + 1)
-    }
-    return counts
-  }
-  let written: { a: Map<string, number>; b: Map<string, number> } | undefined
-  const repeated = (member: unknown, side: 'a' | 'b'): boolean => {
-    if (key === 'oneOf') return false
-    written ??= { a: counted(a), b: counted(b) }
-    const text = canonicalKey(member, ctx.budget)
-    return text !== undefined && (written[side].get(text) ?? 0) > 1
-  }
-  // A branch added to an anyOf that another branch of its version already covers (or an allOf
-  // member another member already implies) adds nothing either, and so for one removed: each
-  // checked against at most 16 others of its version by a comparison of its own (ctx.subsumed).
-  // The covering member must be one present in both versions (paired), never one skipped itself:
-  // two equal branches both removed must still be reported.
+  // A member added to an allOf or a branch added to an anyOf that repeats (written exactly as)
+  // or is covered by a member of its version kept in both versions adds nothing to the conjunction
+  // or disjunction, and so for one removed (an outside pass found a repeated allOf member and a
+  // covered anyOf branch reported as changes). Within one version, so a `$ref` names the same schema
+  // both times. The other member must be kept (paired), never one skipped itself: two equal
+  // members added or removed together are still reported. Not for oneOf, where a repeated branch
+  // makes the values it accepts match twice. Covering is decided by a comparison of its own
+  // (ctx.subsumed), against at most 16 members.
   const pairs = pairMembers(ctx, a, b)
-  const kept = {
-    old: new Set(pairs.filter(([i, j]) => i !== undefined && j !== undefined).map(([i]) => i!)),
-    new: new Set(pairs.filter(([i, j]) => i !== undefined && j !== undefined).map(([, j]) => j!)),
+  const both = pairs.filter(([i, j]) => i !== undefined && j !== undefined)
+  const kept = { old: both.map(([i]) => i!), new: both.map(([, j]) => j!) }
+  let texts: { old: Set<string>; new: Set<string> } | undefined
+  const repeated = (member: unknown, side: 'old' | 'new'): boolean => {
+    if (key === 'oneOf') return false
+    texts ??= {
+      old: new Set(kept.old.map((k) => canonicalKey(a[k], ctx.budget)).filter((t): t is string => t !== undefined)),
+      new: new Set(kept.new.map((k) => canonicalKey(b[k], ctx.budget)).filter((t): t is string => t !== undefined)),
+    }
+    const text = canonicalKey(member, ctx.budget)
+    return text !== undefined && texts[side].has(text)
   }
   const covered = (list: unknown[], side: 'old' | 'new', at: SchemaAt, j: number): boolean => {
     if (key === 'oneOf' || list.length > 16 || !ctx.subsumed) return false
     const member = (k: number) => `${at.pointer}/${key}/${k}`
-    return [...kept[side]].some(
-      (k) => k !== j && (key === 'anyOf' ? ctx.subsumed!(side, at, member(j), member(k)) : ctx.subsumed!(side, at, member(k), member(j))),
-    )
+    return kept[side].some((k) => k !== j && (key === 'anyOf' ? ctx.subsumed!(side, at, member(j), member(k)) : ctx.subsumed!(side, at, member(k), member(j))))
   }
   for (const [i, j] of pairs) {
     if (ctx.stopped) return
-    if (i === undefined && j !== undefined && (repeated(b[j], 'b') || covered(b, 'new', n, j))) continue
-    if (j === undefined && i !== undefined && (repeated(a[i], 'a') || covered(a, 'old', o, i))) continue
+    if (i === undefined && j !== undefined && (repeated(b[j], 'new') || covered(b, 'new', n, j))) continue
+    if (j === undefined && i !== undefined && (repeated(a[i], 'old') || covered(a, 'old', o, i))) continue
     const oMember = i === undefined ? { ...absent(o, missing), pointer: `${o.pointer}/${key}` } : child(o, key, i)
     const nMember = j === undefined ? { ...absent(n, missing), pointer: `${n.pointer}/${key}` } : child(n, key, j)
     compareNode(ctx, oMember, nMember, inner, { ...memberSite, what: `${key} ${i === undefined ? 'new member' : `member ${i}`}` })
