@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { diffContracts } from '../src/core/diff/runner.js'
 import { loadDiffer } from '../src/formats/diffs.js'
 import { formats } from '../src/formats/index.js'
+import { natsChannelDocument } from './helpers/nats-mini.js'
 import { testFolder } from './helpers/temp-folder.js'
 
 type Payload = { type: string } | { enum: unknown[] }
@@ -51,33 +52,9 @@ const payload: fc.Arbitrary<Payload> = fc.oneof(
   fc.uniqueArray(fc.constantFrom(...LISTED), { minLength: 1, maxLength: 3 }).map((values) => ({ enum: values })),
 )
 
-function document(messages: Array<[string, Payload]>): string {
-  return [
-    'asyncapi: 3.1.0',
-    'info: { title: T, version: 1.0.0 }',
-    'x-nats-contract:',
-    '  version: 0.2.0-draft',
-    '  contract: t',
-    '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
-    '  tokenTypes:',
-    '    region: { kind: enum, values: [eu, us] }',
-    '  channels:',
-    '    c: { parameters: { region: region } }',
-    '  operations:',
-    '    pub: { publish: { api: core, confirmation: none } }',
-    '    sub: { subscribe: { api: core } }',
-    'channels:',
-    '  c:',
-    '    address: o.{region}.x',
-    '    parameters: { region: {} }',
-    '    messages:',
-    ...messages.map(([name, p]) => `      ${name}: { payload: ${JSON.stringify(p)} }`),
-    'operations:',
-    "  pub: { action: send, channel: { $ref: '#/channels/c' } }",
-    "  sub: { action: receive, channel: { $ref: '#/channels/c' } }",
-    '',
-  ].join('\n')
-}
+/** The channel document of `messages`, each `{ payload: <its schema> }` under its name. */
+const document = (messages: Array<[string, Payload]>): string =>
+  natsChannelDocument(Object.fromEntries(messages.map(([name, p]) => [name, `{ payload: ${JSON.stringify(p)} }`])))
 
 describe('message-removed and message-added against brute force (property)', () => {
   it('info only when the other messages accept every value the message does; breaking only with such a value as witness', async () => {

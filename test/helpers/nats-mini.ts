@@ -32,3 +32,41 @@ export function miniNatsDocument(options: { profile?: readonly string[]; message
     '',
   ].join('\n')
 }
+
+/** One channel `c` with the messages given (name to the message's YAML flow mapping), a publisher `pub` and a subscriber `sub`; `ops` replaces the operations. */
+export function natsChannelDocument(
+  messages: Record<string, string>,
+  options: { channel?: string; terms?: string; parameters?: string; ops?: string[]; region?: string } = {},
+): string {
+  const channel = options.channel ?? 'c'
+  return [
+    'asyncapi: 3.1.0',
+    'info: { title: T, version: 1.0.0 }',
+    'x-nats-contract:',
+    '  version: 0.2.0-draft',
+    '  contract: t',
+    '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+    '  tokenTypes:',
+    `    region: ${options.region ?? '{ kind: enum, values: [eu, us] }'}`,
+    "    peer: { kind: token, alphabet: lower, first: letter, minLength: 1, maxLength: 20, prefix: '' }",
+    '  channels:',
+    `    ${channel}:`,
+    '      parameters: { region: region, peer: peer }',
+    ...(options.terms ? [`      ${options.terms}`] : []),
+    '  operations:',
+    '    pub: { publish: { api: core, confirmation: none } }',
+    '    sub: { subscribe: { api: core } }',
+    'channels:',
+    `  ${channel}:`,
+    '    address: o.{region}.{peer}.x',
+    `    parameters: ${options.parameters ?? '{ region: {}, peer: {} }'}`,
+    '    messages:',
+    ...Object.entries(messages).map(([name, body]) => `      ${name}: ${body}`),
+    'operations:',
+    ...(options.ops ?? [
+      `  pub: { action: send, channel: { $ref: '#/channels/${channel}' } }`,
+      `  sub: { action: receive, channel: { $ref: '#/channels/${channel}' } }`,
+    ]),
+    '',
+  ].join('\n')
+}
