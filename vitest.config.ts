@@ -193,6 +193,7 @@ export const BUNDLERS = [
   'test/nats-profile-allows.test.ts',
   'test/package-types.test.ts',
   'test/plugin.test.ts',
+  'test/ref-chain.test.ts',
   'test/resolve-specifiers.test.ts',
   'test/topology-import.test.ts',
   'test/types.test.ts',

@@ -12,6 +12,31 @@
 
 export { reach } from '../runtime/shared/reach.js'
 
+/**
+ * The nodes at most `levels` steps from `starts` (the starts are the first step), breadth-first:
+ * each node entered once, each edge of a node nearer than `levels` followed once.
+ */
+export function reachWithin<N>(starts: Iterable<N>, edges: (node: N) => Iterable<N>, levels: number): Set<N> {
+  const out = new Set<N>()
+  let level: N[] = []
+  for (const node of starts)
+    if (!out.has(node)) {
+      out.add(node)
+      level.push(node)
+    }
+  for (let step = 1; step < levels && level.length > 0; step++) {
+    const next: N[] = []
+    for (const node of level)
+      for (const target of edges(node))
+        if (!out.has(target)) {
+          out.add(target)
+          next.push(target)
+        }
+    level = next
+  }
+  return out
+}
+
 /** A directed graph as the walk reads it: each node's out-edges in order, and where an edge leads. */
 export interface Digraph<N, E> {
   /** The node's out-edges, in the order they are followed (asked once per node entered). */

@@ -2,6 +2,7 @@ import { escapeToken } from '../runtime/shared/json-pointer.js'
 import { KNOWN_KEYWORDS, itemTypes, type Schema, type SchemaObject } from '../runtime/shared/schema-check.js'
 import { BOUNDS, MAX_VALIDATION_DEPTH, MESSAGES, type SizeKeyword } from '../runtime/shared/schema-errors.js'
 import { jsLiteral, jsString } from './emit.js'
+import { reachWithin } from './graph.js'
 import type { CompileMemos, ContentMemo } from './memo.js'
 import { patternEngine, runtimeSpec } from './pattern-safety.js'
 import { PATTERNS_CONSTANT, needsLinearEngine, patternsConstant } from './schema-definitions.js'
@@ -44,6 +45,7 @@ export const SCHEMA_HELPERS = {
   $multipleOfFail: 'multipleOfFail',
   $patternFail: 'patternFail',
   $deep: 'depthFail',
+  $beyond: 'beyondDepth',
   $memo: 'memoCheck',
   $oneOf: 'oneOfFail',
   $unique: 'uniqueItemsFail',
@@ -895,10 +897,18 @@ export function validatorDeclarations(
   const wanted: string[] = []
   const reached = new Set<string>()
   const memoized = memoizedDefinitions(roots, definitions)
+  const enterable = enterableDefinitions(
+    roots.flatMap((root) => refsIn(root.schema)),
+    (ref) => refsIn(definitions.get(ref)?.schema ?? true),
+  )
   const calls = new Map<string, number>()
   const called = (ref: string): string => {
     const definition = definitions.get(ref)
     if (!definition) throw new Error(`schema is invalid: reference ${ref} names no definition`)
+    if (!enterable.has(ref)) {
+      code.helpers.add('$beyond')
+      return '$beyond'
+    }
     if (!reached.has(ref)) {
       reached.add(ref)
       wanted.push(ref)
@@ -912,7 +922,7 @@ export function validatorDeclarations(
     unchanging: options.unchanging,
     ref(ref) {
       const name = called(ref)
-      calls.set(name, (calls.get(name) ?? 0) + 1)
+      if (name !== '$beyond') calls.set(name, (calls.get(name) ?? 0) + 1)
       return name
     },
     linear(pattern) {
@@ -1001,6 +1011,22 @@ export function memoizedDefinitions(roots: readonly ValidatorRoot[], definitions
   }
   for (const ref of indegree.keys()) out.add(ref)
   return out
+}
+
+/**
+ * The definitions a validation can enter: a validator starts at depth 0 and each `$ref` it follows
+ * adds at least one level (`n + depth + 1` in the code; `refValidator` and the interpreter add
+ * one), and a definition is entered only below MAX_VALIDATION_DEPTH, so one that is that many
+ * references or more from every root is never entered: a reference to it fails with `depthFail`
+ * before it would be. `starts`: the references the roots make; `edges`: those a definition makes.
+ * The generated forms leave the others out (code calls the runtime's `beyondDepth` instead, data
+ * names `true`): same errors, and no chain of thousands of definitions, which only a hostile
+ * document has and which a bundler's tree-shaking walks link by link (Rollup's stack overflowed on
+ * a chain of 8,000). A lower bound on the depth, so nothing that can run is left out.
+ * Breadth-first: O(the enterable definitions' references).
+ */
+export function enterableDefinitions(starts: Iterable<string>, edges: (ref: string) => Iterable<string>): ReadonlySet<string> {
+  return reachWithin(starts, edges, MAX_VALIDATION_DEPTH - 1)
 }
 
 /**

@@ -2,6 +2,7 @@ import { jsLiteral, jsString } from '../../core/emit.js'
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { PATTERNS_CONSTANT, PATTERN_MATCHERS_HELPER, needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
+import { enterableDefinitions } from '../../core/schema-code.js'
 import { shareShapes } from './code-shapes.js'
 import type { BenzeneValidators, ConvertedValidators } from './validators.js'
 
@@ -18,14 +19,18 @@ import type { BenzeneValidators, ConvertedValidators } from './validators.js'
  * bundlers walk faster; validation takes 3.5-4.5x as long. Same verdicts and errors.
  */
 export function dataValidators(converted: ConvertedValidators): BenzeneValidators {
-  const { roots, definitions, refs } = converted
+  const { roots, refs } = converted
+  // A definition no validation can enter (`enterableDefinitions`) is not written: a reference to it
+  // returns `true`, which the interpreter never reaches (the reference fails on depth first).
+  const rootRefs = roots.map((root) => referencesOf(root.json))
+  const enterable = enterableDefinitions(rootRefs.flat(), (ref) => refs.get(ref) ?? [])
+  const definitions = new Map([...converted.definitions].filter(([ref]) => enterable.has(ref)))
   // Who names each definition: other definitions and payload schemas, by site.
   const named = new Map<string, number>()
   const count = (targets: Iterable<string>) => {
     for (const target of targets) named.set(target, (named.get(target) ?? 0) + 1)
   }
-  for (const targets of refs.values()) count(targets)
-  const rootRefs = roots.map((root) => referencesOf(root.json))
+  for (const ref of definitions.keys()) count(refs.get(ref) ?? [])
   for (const targets of rootRefs) count(new Set(targets))
   // A definition named by one payload schema only, once, is written where it is named (so no
   // other definition names it: each definition's own text names constants only).
@@ -38,7 +43,7 @@ export function dataValidators(converted: ConvertedValidators): BenzeneValidator
   const constants = new Map<string, string>()
   let index = 0
   for (const ref of definitions.keys()) if (!inline.has(ref)) constants.set(ref, `$d${index++}`)
-  const toConstant = (ref: string) => `() => ${constants.get(ref)!}`
+  const toConstant = (ref: string) => `() => ${constants.get(ref) ?? 'true'}`
   // Definitions whose literals differ only in their values are one factory (`code-shapes.ts`, as for code).
   const texts = new Map<string, string>()
   for (const [ref, schema] of definitions) texts.set(ref, linkedLiteral(schema, toConstant))
@@ -60,7 +65,7 @@ export function dataValidators(converted: ConvertedValidators): BenzeneValidator
   for (const root of roots) {
     const patterns = new Map<string, PatternSpec>()
     runtimePatternsIn(root.json, patterns)
-    for (const ref of reached(root.json, refs)) for (const [pattern, spec] of patternsOf.get(ref)!) patterns.set(pattern, spec)
+    for (const ref of reached(root.json, refs, enterable)) for (const [pattern, spec] of patternsOf.get(ref)!) patterns.set(pattern, spec)
     for (const [pattern, spec] of patterns) all.set(pattern, spec)
     validators.set(root.name, `/* @__PURE__ */ $dataValidator(${write(root.json)}${patterns.size > 0 ? `, ${PATTERNS_CONSTANT}` : ''})`)
   }
@@ -79,13 +84,13 @@ function referencesOf(schema: unknown): string[] {
   return out
 }
 
-/** Every definition reachable from `schema`'s own references. */
-function reached(schema: unknown, refs: ReadonlyMap<string, ReadonlySet<string>>): Set<string> {
+/** Every definition of `enterable` reachable from `schema`'s own references through them. */
+function reached(schema: unknown, refs: ReadonlyMap<string, ReadonlySet<string>>, enterable: ReadonlySet<string>): Set<string> {
   const out = new Set<string>()
   const queue = referencesOf(schema)
   while (queue.length > 0) {
     const ref = queue.pop()!
-    if (out.has(ref)) continue
+    if (out.has(ref) || !enterable.has(ref)) continue
     out.add(ref)
     for (const next of refs.get(ref) ?? []) queue.push(next)
   }

@@ -14,7 +14,7 @@ import {
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import { jsLiteral } from '../../core/emit.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
-import { validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
+import { enterableDefinitions, validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
 import { assertValidSchema, standaloneValidator, withStandaloneAjv } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
@@ -109,7 +109,17 @@ function dataValidators(
   out: PayloadValidators,
 ): void {
   const emitted = new Map<string, EmittedDefinition>()
+  // A component no validation can enter (`enterableDefinitions`) is named as `true` and not written:
+  // a reference to it fails on depth before the interpreter would look.
+  const enterable = enterableDefinitions(
+    rootRefs.flatMap((refs) => [...refs]),
+    (ref) => convertedOf(ref)?.refs ?? [],
+  )
   for (const [ref, { name, schema }] of definitions) {
+    if (!enterable.has(ref)) {
+      emitted.set(ref, { constant: 'true', refs: new Set() })
+      continue
+    }
     const patterns = new Map<string, PatternSpec>()
     runtimePatternsIn(schema, patterns)
     emitted.set(ref, { constant: name, refs: convertedOf(ref)!.refs, ...(patterns.size > 0 ? { patterns } : {}) })

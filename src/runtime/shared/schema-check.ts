@@ -175,16 +175,24 @@ export function schemaValidator(schema: Schema, definitions: Readonly<Record<str
  * one value twice (a tree of subschemas applies each node to each value once), so memoizing them
  * (`memoCheck`) bounds a validation by schema size x data size.
  */
-function assertKnown(schema: Schema, env: Pick<Env, 'definitions' | 'links'>, seen: Set<Schema>, shared: Set<Schema>): void {
-  if (typeof schema === 'boolean') return
-  if (seen.has(schema)) {
-    shared.add(schema)
-    return
+function assertKnown(root: Schema, env: Pick<Env, 'definitions' | 'links'>, seen: Set<Schema>, shared: Set<Schema>): void {
+  // A stack, not recursion: a chain of references is as long as a document makes it. The nodes are
+  // taken in the order a recursive walk enters them (a `$ref`'s target, then the subschemas).
+  const stack: Schema[] = [root]
+  while (stack.length > 0) {
+    const schema = stack.pop()!
+    if (typeof schema === 'boolean') continue
+    if (seen.has(schema)) {
+      shared.add(schema)
+      continue
+    }
+    seen.add(schema)
+    for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
+    const ref = schema.$ref !== undefined ? target(schema.$ref, env) : undefined
+    const subs = subschemas(schema)
+    for (let i = subs.length - 1; i >= 0; i--) stack.push(subs[i]!)
+    if (ref !== undefined) stack.push(ref)
   }
-  seen.add(schema)
-  for (const key of Object.keys(schema)) if (!KNOWN_KEYWORDS.has(key)) throw new Error(`unplugin-contracts: unsupported schema keyword ${key}`)
-  if (schema.$ref !== undefined) assertKnown(target(schema.$ref, env), env, seen, shared)
-  for (const sub of subschemas(schema)) assertKnown(sub, env, seen, shared)
 }
 
 /** A node's direct subschemas (not its `$ref`'s target). */
@@ -232,7 +240,11 @@ function compile(schema: Schema, env: Env, cache: Map<Schema, Check>): Check {
 
 function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check {
   const sub = (s: Schema) => compile(s, env, cache)
-  const ref = schema.$ref !== undefined ? sub(target(schema.$ref, env)) : undefined
+  // A reference's target is compiled when it is first followed, not with this node: compiling them
+  // all at once would recurse as deep as the longest chain of references, which no validation
+  // follows past MAX_VALIDATION_DEPTH.
+  const refTarget = schema.$ref !== undefined ? target(schema.$ref, env) : undefined
+  let ref: Check | undefined
   const type = typeCheck(schema)
   const number = numberChecks(schema)
   const string = stringChecks(schema, env)
@@ -242,9 +254,9 @@ function node(schema: SchemaObject, env: Env, cache: Map<Schema, Check>): Check 
   return (data, path, errors, depth) => {
     const next = depth + 1
     // The depth is checked where a reference is followed: between two, a schema's nesting is finite.
-    if (ref !== undefined) {
+    if (refTarget !== undefined) {
       if (next >= MAX_VALIDATION_DEPTH) depthFail(errors, path)
-      else ref(data, path, errors, next)
+      else (ref ??= sub(refTarget))(data, path, errors, next)
     }
     if (type !== undefined) type(data, path, errors)
     if (typeof data === 'number') {

@@ -106,6 +106,16 @@ export function depthFail(errors: SchemaError[], instancePath: string): void {
   errors.push({ instancePath, keyword: 'depth', params: { limit: MAX_VALIDATION_DEPTH }, message: MESSAGES.depth })
 }
 
+/**
+ * The check of a definition no validation reaches before MAX_VALIDATION_DEPTH (each `$ref` adds at
+ * least one level): its own function would return `depthFail` on entry, so generated code calls
+ * this one instead (`validatorDeclarations` in src/core/schema-code.ts), not a chain of functions
+ * that cannot run, which a bundler would walk to the end.
+ */
+export function beyondDepth(_data: unknown, instancePath: string, errors: SchemaError[]): void {
+  depthFail(errors, instancePath)
+}
+
 /** The `oneOf` error; `passing` holds the first two passing branches when more than one passed. */
 export function oneOfFail(errors: SchemaError[], instancePath: string, passing: readonly number[] | null): void {
   errors.push({ instancePath, keyword: 'oneOf', params: { passingSchemas: passing }, message: MESSAGES.oneOf })

@@ -1,6 +1,7 @@
 /** What generated validator code calls (`SCHEMA_HELPERS` in `src/core/schema-code.ts`), for each runtime entry that generated modules import. */
 export {
   additionalFail,
+  beyondDepth,
   boundFail,
   compiledValidator,
   depthFail,
