@@ -63,6 +63,7 @@ export const SHARED = [
   'test/diff-oracle-self.test.ts',
   'test/diff-oracle-subjects.test.ts',
   'test/diff-runner.test.ts',
+  'test/diff-settled-components.test.ts',
   'test/docs-markdown.test.ts',
   'test/docs.test.ts',
   'test/editor-schemas.test.ts',

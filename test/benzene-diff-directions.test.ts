@@ -27,6 +27,9 @@ vi.mock('../src/core/diff/schema-diff.js', () => ({
       mirror: { none: 'Scripted.' },
     },
   ],
+  SettledComparisons: class {
+    readonly effects = new Map()
+  },
   diffSchemas: (old: SchemaSide, next: SchemaSide, options?: SchemaDiffOptions) => {
     calls.push({ old, next, options })
     return script.get(old.pointer)?.(old, next) ?? []

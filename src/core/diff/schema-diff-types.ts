@@ -37,6 +37,13 @@ export interface SchemaDiffOptions {
    * numbers, or decimal text in place of an integer). Unset, a change involving a checked int64 is `unknown`.
    */
   int64?: 'number' | 'string'
+  /**
+   * Whole comparisons kept across calls over the same two documents (`SettledComparisons`): a call
+   * keeps its effect there, and a later call that reaches the same pair through a `$ref` takes it
+   * instead of comparing it again, and does not report that pair's changes (the earlier call did).
+   * For a format that compares each of a document's components on its own, dependencies first.
+   */
+  settled?: { readonly effects: Map<string, { effect: SchemaEffect; quiet: boolean }>; pairs: number }
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { DiffSchemas, SchemaChange, SchemaDiffOptions, SchemaDiffRule, SchemaSide } from './schema-diff-types.js'
 import { MAX_VALUE_CHECKS, SchemaDiffContext, type Frame } from './schema/context.js'
 import { compareSchemaObjects } from './schema/node.js'
-import { compareNode, runQueue } from './schema/pair.js'
+import { compareNode, runQueue, settledKey } from './schema/pair.js'
 import { refSiblingsMode } from './schema/resolve.js'
 import { SCHEMA_RULES } from './schema/rules.js'
 import { readPointer } from './schema/values.js'
@@ -21,6 +21,7 @@ export const SCHEMA_DIFF_RULES: readonly SchemaDiffRule[] = SCHEMA_RULES
 
 /** Each rule's nominal effect (at the top of a schema), for a catalogue that wants to show it. */
 export { SCHEMA_RULE_EFFECTS } from './schema/rules.js'
+export { SettledComparisons } from './schema/pair.js'
 
 /** Comparisons of one version's members with each other (`subsumed`) in one diff. */
 const MAX_SUBSUMED = 64
@@ -49,6 +50,7 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
   const frame: Frame = { polarity: 'pos', depth: 0, path: [], merged: false }
   const o = { file: old.file, document: old.document, pointer: old.pointer, value: safeRead(old.document, old.pointer) }
   const n = { file: next.file, document: next.document, pointer: next.pointer, value: safeRead(next.document, next.pointer) }
+  ctx.settled = nested ? undefined : options.settled
   try {
     compareNode(ctx, o, n, frame)
     runQueue(ctx)
@@ -56,6 +58,12 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
     // Never throw on what a schema holds: a stack overflow on a pathological input becomes one unknown change.
     if (!(error instanceof RangeError)) throw error
     ctx.stop('the schemas are nested too deeply to compare', o, n)
+  }
+  // The whole comparison's effect, for later calls that reach this pair through a `$ref`.
+  if (options.settled && !nested) {
+    options.settled.pairs += ctx.pairs
+    const top = ctx.accumulators[0]!
+    if (!ctx.stopped) options.settled.effects.set(settledKey(ctx, o, n, frame), { effect: top.effect, quiet: top.quiet })
   }
   const changes: SchemaChange[] = ctx.finish()
   return changes

@@ -41,7 +41,8 @@ function or(a: Tri, b: Tri): Tri {
 }
 
 const CHECK_BUDGET = 5_000
-const MAX_CHECK_DEPTH = 48
+/** How deep a check goes: past it, the answer is unknown (so no witness is proven deeper: `findWitness`). */
+export const MAX_CHECK_DEPTH = 48
 
 /** The work budget of one validation, and the deepest level it has reached (for `verdicts`). */
 interface CheckBudget extends Budget {

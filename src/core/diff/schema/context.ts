@@ -142,6 +142,8 @@ export class SchemaDiffContext {
    * diffSchemas for the outermost comparison only.
    */
   subsumed: ((side: SideName, at: SchemaAt, inner: string, outer: string) => boolean) | undefined
+  /** Whole comparisons made earlier for the same documents (pair.ts, `SettledComparisons`). */
+  settled: { readonly effects: ReadonlyMap<string, { effect: SchemaEffect; quiet: boolean }> } | undefined
 
   constructor(
     readonly old: SchemaSide,

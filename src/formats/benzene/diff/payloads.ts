@@ -11,7 +11,7 @@
  * reach per payload (a bare `$ref`'s shared by name): O(sum of the closures), the bound the
  * model already holds its topic hashes to; audiences per changed component at most one per entry.
  */
-import { diffSchemas } from '../../../core/diff/schema-diff.js'
+import { SettledComparisons, diffSchemas } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange, type SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
 import type { DiffAudience, DiffFinding, DiffLevel } from '../../../core/diff/types.js'
 import { isObject, refTarget, type EventEntry, type RequestEntry, type Schema } from '../../../runtime/benzene/document.js'
@@ -162,12 +162,16 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
   const was = catalogue(old)
   const is = catalogue(next)
   const changes: Array<{ name: string; change: SchemaChange }> = []
-  const dialect = dialectOf(old, next)
-  for (const name of Object.keys(was)) {
-    if (!Object.hasOwn(is, name)) continue
+  // Each component once, the ones it names first: a component reaching another takes that one's
+  // effect (`SettledComparisons`) instead of comparing it again and reporting its changes twice.
+  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled: new SettledComparisons() }
+  for (const name of dependenciesFirst(was, is)) {
     const pointer = joinPointer('', 'components', 'schemas', name)
-    for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), dialect)) changes.push({ name, change })
+    for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), options)) changes.push({ name, change })
   }
+  // In the catalogue's order, as before the walk reordered them (a stable sort).
+  const index = new Map(Object.keys(was).map((name, i) => [name, i]))
+  changes.sort((a, b) => index.get(a.name)! - index.get(b.name)!)
   if (changes.length === 0) return []
   // Only the changed components need their parties: each payload's closure (old and new) asked once.
   const changed = new Set(changes.map((c) => c.name))
@@ -191,6 +195,51 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
     }
   }
   return changes.map(({ name, change }) => toFinding(old, next, change, parties.get(name) ?? [], whereOf(change, `Component schema ${quote(name)}`)))
+}
+
+/**
+ * The components both versions have, each after the components it names (in either version) where
+ * no cycle prevents it, else in the catalogue's order: a depth-first walk, by a stack (a chain of
+ * references is as long as a document makes it), O(the schemas' size).
+ */
+function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<Record<string, Schema>>): string[] {
+  const names = Object.keys(was).filter((name) => Object.hasOwn(is, name))
+  const both = new Set(names)
+  const named = (name: string): string[] => {
+    const out: string[] = []
+    const stack: unknown[] = [was[name], is[name]]
+    while (stack.length > 0) {
+      const value = stack.pop()
+      if (Array.isArray(value)) for (const item of value) stack.push(item)
+      else if (isObject(value))
+        for (const key of Object.keys(value)) {
+          const target = key === '$ref' ? refTarget(value[key]) : undefined
+          if (target !== undefined && both.has(target)) out.push(target)
+          else stack.push(value[key])
+        }
+    }
+    return out
+  }
+  const order: string[] = []
+  const state = new Map<string, 'open' | 'done'>()
+  for (const start of names) {
+    if (state.has(start)) continue
+    const stack: Array<{ name: string; next: string[] }> = [{ name: start, next: named(start) }]
+    state.set(start, 'open')
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      const target = top.next.pop()
+      if (target === undefined) {
+        stack.pop()
+        state.set(top.name, 'done')
+        order.push(top.name)
+      } else if (!state.has(target)) {
+        state.set(target, 'open')
+        stack.push({ name: target, next: named(target) })
+      }
+    }
+  }
+  return order
 }
 
 /**

@@ -1,0 +1,161 @@
+/**
+ * Components compared once each (`SettledComparisons`, src/core/diff/schema/pair.ts): a format
+ * that diffs every component of a document on its own passes one record to all the calls, the
+ * components a component names first, and a call that reaches an already compared component takes
+ * its effect instead of walking it again. And a witness is not searched deeper than the engine's
+ * validator answers.
+ *
+ * Found with a hostile document, a chain of components `S0 -> S1 -> ... -> Sn` whose last link
+ * changed: the Benzene diff took 1.6 s at n = 200, 17 s at 800 and 3 minutes at 1,600 (each
+ * component's call walked the rest of the chain, and searched a witness along it); the NATS diff of
+ * an 8,000-link chain overflowed the stack placing a witness and reported an unknown change.
+ *
+ * The oracle is the plain walk: every component compared on its own with no record, on fresh
+ * copies of the documents; the format keeps, of one change found by several calls, the highest
+ * level for each party (findings.ts `finalize`), so that is what the two must agree on.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { SettledComparisons, diffSchemas } from '../src/core/diff/schema-diff.js'
+import { levelFor, type SchemaChange } from '../src/core/diff/schema-diff-types.js'
+import { diffContracts } from '../src/core/diff/runner.js'
+import { formats } from '../src/formats/index.js'
+import { loadDiffer } from '../src/formats/diffs.js'
+import { Random, oracleSeed } from './helpers/diff-oracle-random.js'
+import { randomEdit, randomSchema, refTo, type Schema } from './helpers/diff-oracle-schemas.js'
+import { diffFiles } from './helpers/benzene-diff.js'
+import { miniNatsDocument } from './helpers/nats-mini.js'
+import { cloneJson, sideOf, type ComponentsDoc } from './helpers/schema-diff.js'
+
+const dir = join(import.meta.dirname, '.tmp/diff-settled-components')
+mkdirSync(dir, { recursive: true })
+
+/** Every component compared on its own, in `order`; with `settled`, one record shared by the calls. */
+function diffComponents(
+  docs: { old: ComponentsDoc; new: ComponentsDoc },
+  order: readonly string[],
+  dialect: 'json-schema' | 'openapi-3.0',
+  settled?: SettledComparisons,
+) {
+  const old = cloneJson(docs.old)
+  const next = cloneJson(docs.new)
+  const changes: SchemaChange[] = []
+  for (const name of order) {
+    const pointer = `/components/schemas/${name}`
+    const options = settled ? { dialect, settled } : { dialect }
+    changes.push(...diffSchemas(sideOf(old, pointer, { file: '/virtual/old.json' }), sideOf(next, pointer, { file: '/virtual/new.json' }), options))
+  }
+  return changes
+}
+
+/** What a format keeps of the changes: by rule and location, the highest level for a receiver and for a sender. */
+function kept(changes: readonly SchemaChange[]): Map<string, [string, string]> {
+  const rank = { info: 0, warning: 1, breaking: 2 } as const
+  const out = new Map<string, [string, string]>()
+  for (const c of changes) {
+    const key = `${c.rule} ${c.old?.pointer ?? '-'} ${c.new?.pointer ?? '-'}`
+    const levels: [string, string] = [levelFor(c.effect, 'receives'), levelFor(c.effect, 'sends')]
+    const seen = out.get(key)
+    out.set(
+      key,
+      seen
+        ? ([0, 1].map((i) => (rank[levels[i] as keyof typeof rank] > rank[seen[i] as keyof typeof rank] ? levels[i] : seen[i])) as [string, string])
+        : levels,
+    )
+  }
+  return out
+}
+
+/** The components in an order where each comes after those it names (the names are C0..Cn, naming only higher numbers but for `back`). */
+const dependenciesFirst = (n: number) => Array.from({ length: n }, (_, i) => `C${n - 1 - i}`)
+
+describe('a record shared by the calls of one document', () => {
+  it('finds what the plain walk finds, at the same levels (random components naming each other, random edits)', () => {
+    const seed = oracleSeed(20261206)
+    const random = new Random(seed)
+    let compared = 0
+    let changed = 0
+    for (let run = 0; run < 60; run++) {
+      const n = random.int(3, 10)
+      const names = Array.from({ length: n }, (_, i) => `C${i}`)
+      const schemas: Record<string, Schema> = {}
+      // Each names higher-numbered components (a DAG), and now and then a lower one (a cycle: no order is dependencies-first there).
+      for (let i = 0; i < n; i++) schemas[`C${i}`] = randomSchema(random, 2, random.chance(0.15) ? names : names.slice(i + 1))
+      const edited = cloneJson(schemas)
+      for (const name of random.sample(names, random.int(1, 3))) edited[name] = randomEdit(random, edited[name]!).new
+      // A component that is a chain link: names the next, so the walk from the first crosses them all.
+      if (random.chance(0.5)) for (let i = 0; i + 1 < n; i++) for (const doc of [schemas, edited]) doc[`C${i}`] = { allOf: [doc[`C${i}`]!, refTo(`C${i + 1}`)] }
+      const docs = { old: { components: { schemas } }, new: { components: { schemas: edited } } }
+      const dialect = random.chance(0.5) ? 'openapi-3.0' : 'json-schema'
+      const order = dependenciesFirst(n)
+      const plain = kept(diffComponents(docs, order, dialect))
+      const settled = new SettledComparisons()
+      const once = kept(diffComponents(docs, order, dialect, settled))
+      expect([...once].sort(), `seed ${seed} run ${run}`).toEqual([...plain].sort())
+      compared++
+      if (plain.size > 0) changed++
+    }
+    expect(compared).toBe(60)
+    expect(changed).toBeGreaterThan(30)
+  })
+
+  it('compares a chain of n components in pairs linear in n (each call takes the next link’s effect)', () => {
+    for (const n of [400, 1_600]) {
+      const chain = (last: Schema): Record<string, Schema> =>
+        Object.fromEntries(Array.from({ length: n }, (_, i) => [`C${i}`, { type: 'object', properties: { next: i + 1 < n ? refTo(`C${i + 1}`) : last } }]))
+      const docs = { old: { components: { schemas: chain({ type: 'string' }) } }, new: { components: { schemas: chain({ type: 'integer' }) } } }
+      const settled = new SettledComparisons()
+      const changes = diffComponents(docs, dependenciesFirst(n), 'openapi-3.0', settled)
+      expect(changes.map((c) => [c.rule, c.new?.pointer, c.effect])).toEqual([
+        ['schema-type-changed', `/components/schemas/C${n - 1}/properties/next/type`, 'both'],
+      ])
+      expect(settled.pairs).toBeLessThanOrEqual(3 * n)
+    }
+  })
+})
+
+describe('the formats on a chain of components whose last link changed', () => {
+  it('Benzene, 1,600 links: one finding, at the link, for the topic reaching it', async () => {
+    const n = 1_600
+    const doc = (last: Schema) => ({
+      openapi: '3.0.1',
+      info: { title: 'chain', description: '', version: '' },
+      requests: [{ topic: 'chain:go', request: refTo('S0'), response: refTo('S0') }],
+      events: [],
+      components: {
+        schemas: Object.fromEntries(
+          Array.from({ length: n }, (_, i) => [`S${i}`, { type: 'object', properties: { next: i + 1 < n ? refTo(`S${i + 1}`) : last } }]),
+        ),
+      },
+    })
+    writeFileSync(join(dir, 'old.spec.json'), JSON.stringify(doc({ type: 'string' })))
+    writeFileSync(join(dir, 'new.spec.json'), JSON.stringify(doc({ type: 'integer' })))
+    const findings = (await diffFiles(join(dir, 'old.spec.json'), join(dir, 'new.spec.json'))).filter((f) => f.rule.startsWith('schema-'))
+    expect(findings.map((f) => [f.rule, f.level, f.new?.pointer, f.audiences.map((a) => `${a.kind}:${a.name}`)])).toEqual([
+      ['schema-type-changed', 'breaking', `/components/schemas/S${n - 1}/properties/next/type`, ['client:chain:go', 'service:chain:go']],
+    ])
+  })
+
+  it('NATS, 8,000 links: the change is found and proven, not an unknown one where a witness search overflowed', async () => {
+    const n = 8_000
+    const doc = (last: string) =>
+      [
+        miniNatsDocument({ message: ["        payload: { $ref: '#/components/schemas/S0' }"] }).trimEnd(),
+        'components:',
+        '  schemas:',
+        ...Array.from(
+          { length: n },
+          (_, i) => `    S${i}: { type: object, properties: { next: ${i + 1 < n ? `{ $ref: '#/components/schemas/S${i + 1}' }` : last} } }`,
+        ),
+        '',
+      ].join('\n')
+    writeFileSync(join(dir, 'old.asyncapi.yaml'), doc('{ type: string }'))
+    writeFileSync(join(dir, 'new.asyncapi.yaml'), doc('{ type: integer }'))
+    const result = await diffContracts({ file: join(dir, 'old.asyncapi.yaml') }, { file: join(dir, 'new.asyncapi.yaml') }, { formats, loadDiffer })
+    const schema = result.findings.filter((f) => f.rule.startsWith('schema-'))
+    expect(schema.map((f) => [f.rule, f.level, f.new?.pointer])).toEqual([
+      ['schema-type-changed', 'breaking', `/components/schemas/S${n - 1}/properties/next/type`],
+    ])
+  })
+})
