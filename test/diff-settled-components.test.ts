@@ -24,6 +24,7 @@ import { formats } from '../src/formats/index.js'
 import { loadDiffer } from '../src/formats/diffs.js'
 import { Random, oracleSeed } from './helpers/diff-oracle-random.js'
 import { randomEdit, randomSchema, refTo, type Schema } from './helpers/diff-oracle-schemas.js'
+import { benzeneDocument } from '../bench/generate.js'
 import { diffFiles } from './helpers/benzene-diff.js'
 import { miniNatsDocument } from './helpers/nats-mini.js'
 import { cloneJson, sideOf, type ComponentsDoc } from './helpers/schema-diff.js'
@@ -135,6 +136,47 @@ describe('the formats on a chain of components whose last link changed', () => {
     expect(findings.map((f) => [f.rule, f.level, f.new?.pointer, f.audiences.map((a) => `${a.kind}:${a.name}`)])).toEqual([
       ['schema-type-changed', 'breaking', `/components/schemas/S${n - 1}/properties/next/type`, ['client:chain:go', 'service:chain:go']],
     ])
+  })
+
+  it('Benzene, 2,000 components each an allOf of the next (compared in a mode no call settles): bounded, the rest one unknown change', async () => {
+    const n = 2_000
+    const doc = (last: Schema) => ({
+      openapi: '3.0.1',
+      info: { title: 'chain', description: '', version: '' },
+      requests: [{ topic: 'chain:go', request: refTo('S0'), response: refTo('S0') }],
+      events: [],
+      components: {
+        schemas: Object.fromEntries(
+          Array.from({ length: n }, (_, i) => [
+            `S${i}`,
+            i + 1 < n
+              ? { allOf: [refTo(`S${i + 1}`), { type: 'object', properties: { [`p${i}`]: { type: 'string' } } }] }
+              : { type: 'object', properties: { last } },
+          ]),
+        ),
+      },
+    })
+    writeFileSync(join(dir, 'old-allof.spec.json'), JSON.stringify(doc({ type: 'string' })))
+    writeFileSync(join(dir, 'new-allof.spec.json'), JSON.stringify(doc({ type: 'integer' })))
+    const findings = (await diffFiles(join(dir, 'old-allof.spec.json'), join(dir, 'new-allof.spec.json'))).filter((f) => f.rule.startsWith('schema-'))
+    // The components a component names are compared first: the changed link is among those compared.
+    expect(findings.map((f) => [f.rule, f.level]).sort()).toEqual([
+      ['schema-not-compared', 'warning'],
+      ['schema-type-changed', 'breaking'],
+    ])
+    const skipped = findings.find((f) => f.rule === 'schema-not-compared')!
+    expect(skipped.message).toMatch(
+      /^Component schema "S\d+": Not compared, nor [\d,]+ others \("S\d+", "S\d+", "S\d+" and [\d,]+ more\): comparing this document's components stopped at its bound \([\d,]+ pairs of schema nodes/,
+    )
+    expect(skipped.audiences.map((a) => `${a.kind}:${a.name}`)).toEqual(['client:chain:go', 'service:chain:go'])
+  })
+
+  it('a realistic document stays far inside that bound (every request component changed, or the shared ones)', async () => {
+    writeFileSync(join(dir, 'bench-a.spec.json'), benzeneDocument(300, 0))
+    writeFileSync(join(dir, 'bench-b.spec.json'), benzeneDocument(300, 1))
+    const findings = await diffFiles(join(dir, 'bench-a.spec.json'), join(dir, 'bench-b.spec.json'))
+    expect(findings.filter((f) => f.rule === 'schema-not-compared')).toEqual([])
+    expect(findings.filter((f) => f.rule.startsWith('schema-')).length).toBeGreaterThanOrEqual(300)
   })
 
   it('NATS, 8,000 links: the change is found and proven, not an unknown one where a witness search overflowed', async () => {

@@ -161,20 +161,42 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
 function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: readonly Root[]): DiffFinding[] {
   const was = catalogue(old)
   const is = catalogue(next)
-  const changes: Array<{ name: string; change: SchemaChange }> = []
+  const changes: Array<{ name: string; change: SchemaChange; also?: readonly string[] }> = []
   // Each component once, the ones it names first: a component reaching another takes that one's
   // effect (`SettledComparisons`) instead of comparing it again and reporting its changes twice.
-  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled: new SettledComparisons() }
-  for (const name of dependenciesFirst(was, is)) {
+  const settled = new SettledComparisons()
+  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled }
+  const { order, nodes } = dependenciesFirst(was, is)
+  // The components' comparisons together are bounded by the document's size: the rest, past it, is one unknown change.
+  const bound = COMPONENT_PAIRS_BASE + COMPONENT_PAIRS_PER_NODE * nodes
+  const skipped: string[] = []
+  for (const name of order) {
+    if (settled.pairs >= bound) {
+      skipped.push(name)
+      continue
+    }
     const pointer = joinPointer('', 'components', 'schemas', name)
     for (const change of diffSchemas(old.schema(pointer), next.schema(pointer), options)) changes.push({ name, change })
+  }
+  if (skipped.length > 0) {
+    const pointer = joinPointer('', 'components', 'schemas', skipped[0]!)
+    const others = skipped.slice(1)
+    const listed =
+      others.length <= 3 ? others.map(quote).join(', ') : `${others.slice(0, 3).map(quote).join(', ')} and ${(others.length - 3).toLocaleString('en-US')} more`
+    const also = others.length === 0 ? '' : `, nor ${others.length === 1 ? 'one other' : `${others.length.toLocaleString('en-US')} others`} (${listed})`
+    const message = `Not compared${also}: comparing this document's components stopped at its bound (${bound.toLocaleString('en-US')} pairs of schema nodes, from the document's size); whether their accepted values changed cannot be proven, and an unknown schema implication is not assumed safe.`
+    changes.push({
+      name: skipped[0]!,
+      change: { rule: 'schema-not-compared', effect: 'unknown', old: { file: old.file, pointer }, new: { file: next.file, pointer }, message },
+      also: skipped,
+    })
   }
   // In the catalogue's order, as before the walk reordered them (a stable sort).
   const index = new Map(Object.keys(was).map((name, i) => [name, i]))
   changes.sort((a, b) => index.get(a.name)! - index.get(b.name)!)
   if (changes.length === 0) return []
   // Only the changed components need their parties: each payload's closure (old and new) asked once.
-  const changed = new Set(changes.map((c) => c.name))
+  const changed = new Set(changes.flatMap((c) => c.also ?? [c.name]))
   const parties = new Map<string, Party[]>()
   const oldReach = new Map<string, ReadonlySet<string>>()
   const newReach = new Map<string, ReadonlySet<string>>()
@@ -194,7 +216,15 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
       list.push(...partiesOf(root.place, root.label))
     }
   }
-  return changes.map(({ name, change }) => toFinding(old, next, change, parties.get(name) ?? [], whereOf(change, `Component schema ${quote(name)}`)))
+  return changes.map(({ name, change, also }) =>
+    toFinding(
+      old,
+      next,
+      change,
+      also ? also.flatMap((other) => parties.get(other) ?? []) : (parties.get(name) ?? []),
+      whereOf(change, `Component schema ${quote(name)}`),
+    ),
+  )
 }
 
 /**
@@ -202,9 +232,10 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
  * no cycle prevents it, else in the catalogue's order: a depth-first walk, by a stack (a chain of
  * references is as long as a document makes it), O(the schemas' size).
  */
-function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<Record<string, Schema>>): string[] {
+function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<Record<string, Schema>>): { order: string[]; nodes: number } {
   const names = Object.keys(was).filter((name) => Object.hasOwn(is, name))
   const both = new Set(names)
+  let nodes = 0
   const named = (name: string): string[] => {
     const out: string[] = []
     const stack: unknown[] = [was[name], is[name]]
@@ -213,6 +244,7 @@ function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<R
       if (Array.isArray(value)) for (const item of value) stack.push(item)
       else if (isObject(value))
         for (const key of Object.keys(value)) {
+          nodes++
           const target = key === '$ref' ? refTarget(value[key]) : undefined
           if (target !== undefined && both.has(target)) out.push(target)
           else stack.push(value[key])
@@ -239,8 +271,18 @@ function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<R
       }
     }
   }
-  return order
+  return { order, nodes }
 }
+
+/**
+ * The bound on the pairs of schema nodes the components' comparisons take together: a base any
+ * document gets, and so many per member of the components (both versions). A realistic document
+ * takes a few pairs per member (`test/diff-settled-components.test.ts` measures); a hostile one,
+ * whose components each reach a long run of others through `allOf` (compared in a mode no earlier
+ * call settled), would take their product.
+ */
+const COMPONENT_PAIRS_BASE = 100_000
+const COMPONENT_PAIRS_PER_NODE = 8
 
 /**
  * The component schemas a payload reaches as the generated types and validators read it: §5.3's
