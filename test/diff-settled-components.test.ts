@@ -17,8 +17,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SettledComparisons, diffSchemas } from '../src/core/diff/schema-diff.js'
-import { levelFor, type SchemaChange } from '../src/core/diff/schema-diff-types.js'
+import { SettledComparisons, countMembers, diffSchemas, documentPairBound } from '../src/core/diff/schema-diff.js'
+import { levelFor, type SchemaChange, type SchemaDiffOptions } from '../src/core/diff/schema-diff-types.js'
+import { Findings } from '../src/formats/nats/diff/context.js'
 import { diffContracts } from '../src/core/diff/runner.js'
 import { formats } from '../src/formats/index.js'
 import { loadDiffer } from '../src/formats/diffs.js'
@@ -38,13 +39,14 @@ function diffComponents(
   order: readonly string[],
   dialect: 'json-schema' | 'openapi-3.0',
   settled?: SettledComparisons,
+  tally?: { pairs: number },
 ) {
   const old = cloneJson(docs.old)
   const next = cloneJson(docs.new)
   const changes: SchemaChange[] = []
   for (const name of order) {
     const pointer = `/components/schemas/${name}`
-    const options = settled ? { dialect, settled } : { dialect }
+    const options = settled ? { dialect, settled, tally } : { dialect }
     changes.push(...diffSchemas(sideOf(old, pointer, { file: '/virtual/old.json' }), sideOf(next, pointer, { file: '/virtual/new.json' }), options))
   }
   return changes
@@ -106,12 +108,12 @@ describe('a record shared by the calls of one document', () => {
       const chain = (last: Schema): Record<string, Schema> =>
         Object.fromEntries(Array.from({ length: n }, (_, i) => [`C${i}`, { type: 'object', properties: { next: i + 1 < n ? refTo(`C${i + 1}`) : last } }]))
       const docs = { old: { components: { schemas: chain({ type: 'string' }) } }, new: { components: { schemas: chain({ type: 'integer' }) } } }
-      const settled = new SettledComparisons()
-      const changes = diffComponents(docs, dependenciesFirst(n), 'openapi-3.0', settled)
+      const tally = { pairs: 0 }
+      const changes = diffComponents(docs, dependenciesFirst(n), 'openapi-3.0', new SettledComparisons(), tally)
       expect(changes.map((c) => [c.rule, c.new?.pointer, c.effect])).toEqual([
         ['schema-type-changed', `/components/schemas/C${n - 1}/properties/next/type`, 'both'],
       ])
-      expect(settled.pairs).toBeLessThanOrEqual(3 * n)
+      expect(tally.pairs).toBeLessThanOrEqual(3 * n)
     }
   })
 })
@@ -177,6 +179,29 @@ describe('the formats on a chain of components whose last link changed', () => {
     const findings = await diffFiles(join(dir, 'bench-a.spec.json'), join(dir, 'bench-b.spec.json'))
     expect(findings.filter((f) => f.rule === 'schema-not-compared')).toEqual([])
     expect(findings.filter((f) => f.rule.startsWith('schema-')).length).toBeGreaterThanOrEqual(300)
+  })
+
+  it('NATS: past the bound on a diff’s schema comparisons, a message’s schemas are one unknown change, not compared', () => {
+    const doc = { channels: { c: { messages: { m: { payload: { type: 'string' } } } } } }
+    const f = new Findings({ doc: { value: doc } } as never, { doc: { value: doc } } as never)
+    const bound = f.schemaPairBound()
+    expect(bound).toBe(documentPairBound(countMembers(doc, doc)))
+    const at = { file: '/o.yaml', pointer: '/channels/c/messages/m/payload' }
+    let asked = 0
+    const compare = (options: SchemaDiffOptions) => {
+      asked++
+      options.tally!.pairs += bound
+      return []
+    }
+    expect(f.compareSchemas(compare, at, at)).toEqual([])
+    const [skipped] = f.compareSchemas(compare, at, at)
+    expect([asked, skipped!.rule, skipped!.effect, skipped!.old, skipped!.message]).toEqual([
+      1,
+      'schema-not-compared',
+      'unknown',
+      at,
+      `Not compared: this diff's schema comparisons stopped at their bound (${bound.toLocaleString('en-US')} pairs of schema nodes, from the documents' size); whether the accepted values changed cannot be proven, and an unknown schema implication is not assumed safe.`,
+    ])
   })
 
   it('NATS, 8,000 links: the change is found and proven, not an unknown one where a witness search overflowed', async () => {

@@ -43,7 +43,12 @@ export interface SchemaDiffOptions {
    * instead of comparing it again, and does not report that pair's changes (the earlier call did).
    * For a format that compares each of a document's components on its own, dependencies first.
    */
-  settled?: { readonly effects: Map<string, { effect: SchemaEffect; quiet: boolean }>; pairs: number }
+  settled?: { readonly effects: Map<string, { effect: SchemaEffect; quiet: boolean }> }
+  /**
+   * Counts the pairs of schema nodes the calls given it compared, in all: a format bounds its
+   * comparisons of one document together by it (`documentPairBound`).
+   */
+  tally?: { pairs: number }
 }
 
 /**

@@ -60,13 +60,39 @@ function compare(old: SchemaSide, next: SchemaSide, options: SchemaDiffOptions, 
     ctx.stop('the schemas are nested too deeply to compare', o, n)
   }
   // The whole comparison's effect, for later calls that reach this pair through a `$ref`.
-  if (options.settled && !nested) {
-    options.settled.pairs += ctx.pairs
+  if (options.tally && !nested) options.tally.pairs += ctx.pairs
+  if (options.settled && !nested && !ctx.stopped) {
     const top = ctx.accumulators[0]!
-    if (!ctx.stopped) options.settled.effects.set(settledKey(ctx, o, n, frame), { effect: top.effect, quiet: top.quiet })
+    options.settled.effects.set(settledKey(ctx, o, n, frame), { effect: top.effect, quiet: top.quiet })
   }
   const changes: SchemaChange[] = ctx.finish()
   return changes
+}
+
+/**
+ * The pairs of schema nodes a format's comparisons of one document may take together (each call has
+ * its own caps, but a document can ask for many calls that each reach the same long run of
+ * schemas: a chain of components, or a thousand channels naming it): a base any document gets and
+ * 8 per member of the schemas in both versions (`members`). Realistic documents take well under one
+ * pair per member (test/diff-settled-components.test.ts measures); past the bound, a format reports
+ * what it did not compare as `schema-not-compared`.
+ */
+export function documentPairBound(members: number): number {
+  return 100_000 + 8 * members
+}
+
+/** The members (object keys and array items) of JSON values, counted by a stack: O(their size). */
+export function countMembers(...values: unknown[]): number {
+  let count = 0
+  const stack = [...values]
+  while (stack.length > 0) {
+    const value = stack.pop()
+    if (typeof value !== 'object' || value === null) continue
+    const children = Array.isArray(value) ? value : Object.values(value)
+    count += children.length
+    for (const child of children) stack.push(child)
+  }
+  return count
 }
 
 function safeRead(document: unknown, pointer: string): unknown {

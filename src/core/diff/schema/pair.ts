@@ -213,8 +213,6 @@ export function compareLater(ctx: SchemaDiffContext, o: SchemaAt, n: SchemaAt, f
  */
 export class SettledComparisons {
   readonly effects = new Map<string, { effect: SchemaEffect; quiet: boolean }>()
-  /** Pairs of schema nodes the calls kept here compared, in all (what their cost is linear in). */
-  pairs = 0
 }
 
 /** The key a whole comparison of `o` and `n` is kept under, from the top (`frame` the top's). */

@@ -11,7 +11,7 @@
  * reach per payload (a bare `$ref`'s shared by name): O(sum of the closures), the bound the
  * model already holds its topic hashes to; audiences per changed component at most one per entry.
  */
-import { SettledComparisons, diffSchemas } from '../../../core/diff/schema-diff.js'
+import { SettledComparisons, countMembers, diffSchemas, documentPairBound } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange, type SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
 import type { DiffAudience, DiffFinding, DiffLevel } from '../../../core/diff/types.js'
 import { isObject, refTarget, type EventEntry, type RequestEntry, type Schema } from '../../../runtime/benzene/document.js'
@@ -164,14 +164,13 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
   const changes: Array<{ name: string; change: SchemaChange; also?: readonly string[] }> = []
   // Each component once, the ones it names first: a component reaching another takes that one's
   // effect (`SettledComparisons`) instead of comparing it again and reporting its changes twice.
-  const settled = new SettledComparisons()
-  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled }
-  const { order, nodes } = dependenciesFirst(was, is)
+  const tally = { pairs: 0 }
+  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled: new SettledComparisons(), tally }
   // The components' comparisons together are bounded by the document's size: the rest, past it, is one unknown change.
-  const bound = COMPONENT_PAIRS_BASE + COMPONENT_PAIRS_PER_NODE * nodes
+  const bound = documentPairBound(countMembers(was, is))
   const skipped: string[] = []
-  for (const name of order) {
-    if (settled.pairs >= bound) {
+  for (const name of dependenciesFirst(was, is)) {
+    if (tally.pairs >= bound) {
       skipped.push(name)
       continue
     }
@@ -232,10 +231,9 @@ function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: 
  * no cycle prevents it, else in the catalogue's order: a depth-first walk, by a stack (a chain of
  * references is as long as a document makes it), O(the schemas' size).
  */
-function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<Record<string, Schema>>): { order: string[]; nodes: number } {
+function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<Record<string, Schema>>): string[] {
   const names = Object.keys(was).filter((name) => Object.hasOwn(is, name))
   const both = new Set(names)
-  let nodes = 0
   const named = (name: string): string[] => {
     const out: string[] = []
     const stack: unknown[] = [was[name], is[name]]
@@ -244,7 +242,6 @@ function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<R
       if (Array.isArray(value)) for (const item of value) stack.push(item)
       else if (isObject(value))
         for (const key of Object.keys(value)) {
-          nodes++
           const target = key === '$ref' ? refTarget(value[key]) : undefined
           if (target !== undefined && both.has(target)) out.push(target)
           else stack.push(value[key])
@@ -271,18 +268,8 @@ function dependenciesFirst(was: Readonly<Record<string, Schema>>, is: Readonly<R
       }
     }
   }
-  return { order, nodes }
+  return order
 }
-
-/**
- * The bound on the pairs of schema nodes the components' comparisons take together: a base any
- * document gets, and so many per member of the components (both versions). A realistic document
- * takes a few pairs per member (`test/diff-settled-components.test.ts` measures); a hostile one,
- * whose components each reach a long run of others through `allOf` (compared in a mode no earlier
- * call settled), would take their product.
- */
-const COMPONENT_PAIRS_BASE = 100_000
-const COMPONENT_PAIRS_PER_NODE = 8
 
 /**
  * The component schemas a payload reaches as the generated types and validators read it: §5.3's

@@ -4,6 +4,8 @@
  * `scope`, which the bundle part (impact.ts) reads to name the linked applications it affects.
  */
 import { enclosingPointer, existingPointer } from '../../../core/diff/enclosing.js'
+import { countMembers, documentPairBound } from '../../../core/diff/schema-diff.js'
+import type { SchemaChange, SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
 import type { DiffAudience, DiffFinding, DiffLevel, DiffSide } from '../../../core/diff/types.js'
 import type { ChannelModel, NatsModel, NativeModel, OperationModel } from '../model.js'
 import { refSites } from '../../../core/json-refs.js'
@@ -115,10 +117,41 @@ export class Findings {
   readonly renamed = new Map<string, string>()
   /** Schema comparisons message-cover.ts made in this diff (bounded: a channel of many renamed messages). */
   coverPairs = 0
+  /** Pairs of schema nodes this diff's payload and headers comparisons took together (`documentPairBound`). */
+  readonly schemaTally = { pairs: 0 }
+  private pairBound: number | undefined
   constructor(
     readonly old: Version,
     readonly next: Version,
   ) {}
+
+  /** The bound on `schemaTally` (from both documents' size, counted once). */
+  schemaPairBound(): number {
+    return (this.pairBound ??= documentPairBound(countMembers(this.old.doc.value, this.next.doc.value)))
+  }
+
+  /**
+   * A message's schemas compared (`compare`) while this diff's comparisons are inside their bound,
+   * else one `schema-not-compared` change at `old`/`new`: a thousand channels each naming one long
+   * chain of components would otherwise take the chain's length a thousand times.
+   */
+  compareSchemas(
+    compare: (options: SchemaDiffOptions) => SchemaChange[],
+    old: { file: string; pointer: string },
+    next: { file: string; pointer: string },
+  ): SchemaChange[] {
+    const bound = this.schemaPairBound()
+    if (this.schemaTally.pairs < bound) return compare({ tally: this.schemaTally })
+    return [
+      {
+        rule: 'schema-not-compared',
+        effect: 'unknown',
+        old,
+        new: next,
+        message: `Not compared: this diff's schema comparisons stopped at their bound (${bound.toLocaleString('en-US')} pairs of schema nodes, from the documents' size); whether the accepted values changed cannot be proven, and an unknown schema implication is not assumed safe.`,
+      },
+    ]
+  }
 
   add(draft: Draft): void {
     this.drafts.push(draft)

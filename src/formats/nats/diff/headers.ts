@@ -52,9 +52,9 @@ export function headersSide(v: Version, channel: string, name: string): SchemaSi
 
 const RANK: Record<DiffLevel, number> = { info: 0, warning: 1, breaking: 2 }
 
-function compare(old: SchemaSide, next: SchemaSide): SchemaChange[] {
+function compare(f: Findings, old: SchemaSide, next: SchemaSide): SchemaChange[] {
   try {
-    return diffSchemas(old, next)
+    return f.compareSchemas((options) => diffSchemas(old, next, options), { file: old.file, pointer: old.pointer }, { file: next.file, pointer: next.pointer })
   } catch {
     return [{ rule: 'schema-changed', effect: 'unknown', message: 'The headers schemas could not be compared.' }]
   }
@@ -97,7 +97,7 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
   const data = { member: 'headers', channel, message: name }
   if (oldAt === undefined || newAt === undefined) {
     const added = oldAt === undefined
-    const changes = added ? compare(absent(old), schemaSide(next, newAt!)) : compare(schemaSide(old, oldAt), absent(next))
+    const changes = added ? compare(f, absent(old), schemaSide(next, newAt!)) : compare(f, schemaSide(old, oldAt), absent(next))
     const hit = strongest(parties, (p) => worst(changes, p.role), channel)
     f.add({
       rule: added ? 'message-headers-added' : 'message-headers-removed',
@@ -113,7 +113,7 @@ function compareHeaders(f: Findings, was: string, channel: string, name: string)
     })
     return
   }
-  const changes = compare(schemaSide(old, oldAt), schemaSide(next, newAt))
+  const changes = compare(f, schemaSide(old, oldAt), schemaSide(next, newAt))
   for (const change of changes) {
     const hit = strongest(parties, (p) => levelFor(change.effect, p.role), channel)
     f.add({

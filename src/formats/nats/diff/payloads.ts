@@ -335,7 +335,14 @@ function compareMessage(f: Findings, was: string, channel: string, name: string)
   if (!fromModel && unchangedPayload(old, oldAt, next, newAt)) return
   let changes: ReturnType<typeof diffSchemas>
   try {
-    changes = fromModel ? diffSchemas(modelSide(old, was, name), modelSide(next, channel, name)) : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt))
+    changes = f.compareSchemas(
+      (options) =>
+        fromModel
+          ? diffSchemas(modelSide(old, was, name), modelSide(next, channel, name), options)
+          : diffSchemas(schemaSide(old, oldAt), schemaSide(next, newAt), options),
+      { file: old.doc.file, pointer: oldAt },
+      { file: next.doc.file, pointer: newAt },
+    )
   } catch {
     changes = [
       {
