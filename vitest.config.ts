@@ -23,6 +23,7 @@ export const SHARED = [
   'conformance/benzene/runner.test.ts',
   'conformance/nats/runner.test.ts',
   'conformance/nats/subjects.test.ts',
+  'test/all-of-closed.test.ts',
   'test/benzene-diff-hostile.test.ts',
   'test/benzene-diff-locator.test.ts',
   'test/benzene-diff.test.ts',

@@ -47,6 +47,8 @@ export class SchemaFacts {
   private attending?: RootRecord[]
   /** Component name -> its `allOf` merge contribution (all-of.ts `mergedOf`). */
   readonly merges = new Map<string, Merged>()
+  /** Whether each name's merge is closed (all-of.ts `closedOf`): asked far more often than its names. */
+  readonly closedMerges = new Map<string, boolean>()
 
   /**
    * `objects`: what a compiler's compiles read from schema objects alone, kept by the object
