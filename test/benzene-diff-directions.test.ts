@@ -144,7 +144,7 @@ describe('a payload of an entry', () => {
     const [finding] = await scripted()
     expect(finding!.data).toEqual({ effect: 'widens', witness: { value: { paymentId: 1 }, acceptedBy: 'new' } })
     const call = calls.find((c) => c.old.pointer === refundRequest)!
-    expect(call.options).toEqual({ dialect: 'openapi-3.0', int64: 'number' })
+    expect(call.options).toMatchObject({ dialect: 'openapi-3.0', int64: 'number' })
     expect(call.old.file).toBe(oldFile)
     expect(call.next.file).toBe(newFile)
     expect(call.old.resolve('#/components/schemas/Money', { file: oldFile, pointer: refundRequest })).toEqual({

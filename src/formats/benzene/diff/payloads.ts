@@ -135,11 +135,17 @@ function catalogue(version: BenzeneVersion): Readonly<Record<string, Schema>> {
 }
 
 export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, requests: Paired<RequestEntry>, events: Paired<EventEntry>): DiffFinding[] {
-  const out: DiffFinding[] = []
   const payloads = roots(requests, events)
   const was = catalogue(old)
   const is = catalogue(next)
-  const dialect = dialectOf(old, next)
+  // The components first: a payload's own comparison then takes the effect of each component it
+  // names from theirs (`SettledComparisons`) instead of walking it again, so n payloads naming one
+  // large tree of components cost their own schemas, not n trees. The components' findings carry
+  // the parties of every payload reaching them, so nothing the payload's walk would add is lost.
+  const settled = new SettledComparisons()
+  const tally = { pairs: 0 }
+  const out: DiffFinding[] = componentFindings(old, next, payloads, settled, tally)
+  const dialect: SchemaDiffOptions = { ...dialectOf(old, next), settled, tally }
   for (const root of payloads) {
     // The same component named in both versions: its own diff below finds every change, with every party.
     const name = bareRef(root.oldSchema)
@@ -150,7 +156,6 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
       out.push(toFinding(old, next, change, parties, whereOf(change, where)))
     }
   }
-  out.push(...componentFindings(old, next, payloads))
   return out
 }
 
@@ -158,14 +163,19 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
  * Every component schema both versions have, through the engine, with the parties of the payloads
  * reaching it in either version.
  */
-function componentFindings(old: BenzeneVersion, next: BenzeneVersion, payloads: readonly Root[]): DiffFinding[] {
+function componentFindings(
+  old: BenzeneVersion,
+  next: BenzeneVersion,
+  payloads: readonly Root[],
+  settled: SettledComparisons,
+  tally: { pairs: number },
+): DiffFinding[] {
   const was = catalogue(old)
   const is = catalogue(next)
   const changes: Array<{ name: string; change: SchemaChange; also?: readonly string[] }> = []
   // Each component once, the ones it names first: a component reaching another takes that one's
   // effect (`SettledComparisons`) instead of comparing it again and reporting its changes twice.
-  const tally = { pairs: 0 }
-  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled: new SettledComparisons(), tally }
+  const options: SchemaDiffOptions = { ...dialectOf(old, next), settled, tally }
   // The components' comparisons together are bounded by the document's size: the rest, past it, is one unknown change.
   const bound = documentPairBound(countMembers(was, is))
   const skipped: string[] = []

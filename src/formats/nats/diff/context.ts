@@ -111,6 +111,14 @@ export interface Draft {
   scope?: Scope
 }
 
+/**
+ * How much more than `documentPairBound`'s base a NATS diff may compare: each message's payload is
+ * compared on its own and walks what it reaches (a change is reported once per message), so an
+ * ordinary document of many channels naming one shared tree honestly takes tens of pairs per member
+ * (400 channels on a 400-component tree: 25). The bound is for hostile documents only.
+ */
+const NATS_PAIR_SCALE = 16
+
 export class Findings {
   readonly drafts: Draft[] = []
   /** Channels renamed (old id to new id, equal subjects), set by channels.ts: their messages and filters are compared as one channel's. */
@@ -127,7 +135,7 @@ export class Findings {
 
   /** The bound on `schemaTally` (from both documents' size, counted once). */
   schemaPairBound(): number {
-    return (this.pairBound ??= documentPairBound(countMembers(this.old.doc.value, this.next.doc.value)))
+    return (this.pairBound ??= documentPairBound(countMembers(this.old.doc.value, this.next.doc.value), NATS_PAIR_SCALE))
   }
 
   /**
