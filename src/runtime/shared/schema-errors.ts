@@ -101,8 +101,17 @@ export function schemaFail(errors: SchemaError[], instancePath: string, keyword:
   errors.push({ instancePath, keyword, params, message })
 }
 
+/**
+ * Where the validation under way first reached MAX_VALIDATION_DEPTH, whatever enclosed that step:
+ * `compiledValidator` fails the validation there even when an enclosing `not`, `oneOf`, `anyOf` or
+ * `if` dropped the error, so the limit never decides that a value is valid (a `not` of a schema
+ * that ran out of depth accepted a value 85 arrays deep that the schema refuses).
+ */
+let deepAt: string | undefined
+
 /** The error of a node reached past MAX_VALIDATION_DEPTH. */
 export function depthFail(errors: SchemaError[], instancePath: string): void {
+  if (validating && deepAt === undefined) deepAt = instancePath
   errors.push({ instancePath, keyword: 'depth', params: { limit: MAX_VALIDATION_DEPTH }, message: MESSAGES.depth })
 }
 
@@ -252,13 +261,21 @@ export function compiledValidator(check: SchemaCheck): Validator {
   const scratch: SchemaError[] = []
   const validate = ((data: unknown) => {
     const outer = validating
+    const outerDeep = deepAt
     validating = true
+    deepAt = undefined
+    let deep: string | undefined
     try {
       check(data, '', scratch, 0)
     } finally {
       validating = outer
+      deep = deepAt
+      deepAt = outerDeep
       if (!outer) verdicts = undefined
     }
+    // A depth failure an enclosing keyword dropped still fails the value, within the errors reported.
+    if (deep !== undefined && !scratch.some((e) => e.keyword === 'depth'))
+      scratch.splice(Math.min(scratch.length, MAX_ERRORS - 1), 0, { instancePath: deep, keyword: 'depth', params: { limit: MAX_VALIDATION_DEPTH }, message: MESSAGES.depth })
     if (scratch.length === 0) {
       validate.errors = null
       return true
