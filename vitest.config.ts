@@ -268,7 +268,6 @@ const LONGEST = [
   'test/dev-loop-browser.test.ts',
   'test/nats-standard-parser.test.ts',
   'test/tsc-in-process.test.ts',
-  'test/depth-failure-refuses.test.ts',
   'test/diff-against.test.ts',
   'test/editor-schemas.test.ts',
   'test/nats-rules-indexed.test.ts',
