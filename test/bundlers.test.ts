@@ -119,7 +119,7 @@ describe.each(['vite', 'rollup', 'rolldown', 'esbuild'])('%s tree-shaking', (nam
     expect(code).toContain('svc0.{region}.{entityId}.event3')
     // The channel's message validator is kept (its channels share one; by default the payload schema
     // as data for the runtime's interpreter); the interactions' are not.
-    expect(code.match(/schemaValidator\d*\(\{/g)).toHaveLength(1)
+    expect(code.match(/dataValidator\d*\(\{/g)).toHaveLength(1)
     for (const gone of ['event4', 'approve0', 'requestVote0', '#/components/schemas/Request', 'duplicate_window', 'durable_name', 'publish3'])
       expect(code).not.toContain(gone)
   })

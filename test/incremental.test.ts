@@ -230,7 +230,7 @@ describe('a NATS recompile after an edit', () => {
     expect(written).toBeLessThan(memo.hits)
     // The default form (the schemas as data) from the same compiler, after the edits: a fresh compiler's bytes.
     const data = await compiler.compile(shop.doc('payments'))
-    expect(data.code).toContain('schemaValidator')
+    expect(data.code).toContain('dataValidator')
     expect(data.code).toBe((await new ContractCompiler().compile(shop.doc('payments'))).code)
   })
 })

@@ -205,7 +205,7 @@ describe("validators: 'data' (the schema interpreter) and 'code' give the same v
     const code = await compiler.compile(file, { nats: { validators: 'code' } })
     const data = await compiler.compile(file)
     expect(data.diagnostics).toEqual(code.diagnostics)
-    expect(data.code).toContain('$schemaValidator(')
+    expect(data.code).toContain('$dataValidator(')
     expect(data.dts).toBe(code.dts)
     const { model } = (await compiler.model(file, natsFormat)) as { model: NatsModel }
     const [a, b] = [await loadModule(code.code!, 'nats-code'), await loadModule(data.code!, 'nats-data')]
@@ -232,7 +232,7 @@ describe('option validators', () => {
     expect(refused.diagnostics.map((d) => [d.code, d.message])).toEqual([['NATS_INVALID_OPTION', `Option validators: "fast" is not 'code' or 'data'.`]])
     // The default is the data form; 'code' writes validator functions instead.
     expect((await compiler.compile(file, { nats: { validators: 'data' } })).code).toBe((await compiler.compile(file)).code)
-    expect((await compiler.compile(file)).code).toContain('$schemaValidator(')
-    expect((await compiler.compile(file, { nats: { validators: 'code', names: {} } })).code).not.toContain('$schemaValidator(')
+    expect((await compiler.compile(file)).code).toContain('$dataValidator(')
+    expect((await compiler.compile(file, { nats: { validators: 'code', names: {} } })).code).not.toContain('$dataValidator(')
   })
 })

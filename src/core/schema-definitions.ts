@@ -1,4 +1,4 @@
-import { jsLiteral, sortKeys } from './emit.js'
+import { jsLiteral, jsString, sortKeys } from './emit.js'
 import { reach } from './graph.js'
 import { runtimePatternsIn, usesLinear } from './pattern-safety.js'
 import type { PatternSpec } from '../runtime/shared/pattern-matchers.js'
@@ -47,16 +47,6 @@ export function patternsConstant(patterns: ReadonlyMap<string, PatternSpec>, hel
   return `/* @__PURE__ */ ${helper}(${jsLiteral(record)}${needsLinearEngine(patterns) ? ', $linearMatcher' : ''})`
 }
 
-/**
- * The definitions object a generated `$schemaValidator(schema, definitions)` call takes: every
- * definition reachable from `refs` (through the definitions themselves), by reference, as its
- * constant. Throws `schema is invalid: ...` when a reference names nothing.
- */
-export function definitionsLiteral(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): string {
-  const reached = reachedDefinitions(refs, definitions)
-  return `{ ${[...reached].map((ref) => `${jsLiteral(ref)}: ${definitions.get(ref)!.constant}`).join(', ')} }`
-}
-
 /** Every definition reachable from `refs`, through the definitions' own references (`reach`: the order is the walk's, which the literal keeps). */
 export function reachedDefinitions(refs: ReadonlySet<string>, definitions: ReadonlyMap<string, EmittedDefinition>): Set<string> {
   return reach(refs, (ref) => {
@@ -64,4 +54,34 @@ export function reachedDefinitions(refs: ReadonlySet<string>, definitions: Reado
     if (!target) throw new Error(`schema is invalid: reference ${ref} names no definition`)
     return target.refs
   })
+}
+
+const ONE = new Set(['items', 'additionalProperties', 'not', 'if', 'then'])
+const LISTS = new Set(['allOf', 'anyOf', 'oneOf'])
+const MAPS = new Set(['properties', 'patternProperties'])
+
+/**
+ * A converted schema as a JavaScript expression: JSON literals (`jsLiteral`) for its values, each
+ * `$ref` in a schema position as the expression `link` gives for it. Keys are written with
+ * `jsString`, computed (`["__proto__"]: ...` stays a member). The data forms write a `$ref` as a
+ * function returning the constant it names (`() => $d3`): the runtime's interpreter follows it on
+ * first use, and a validator names only what its own schema names, so the module is linear in
+ * the schemas however many validators reach one definition.
+ */
+export function linkedLiteral(schema: unknown, link: (ref: string) => string): string {
+  if (schema === null || typeof schema !== 'object') return jsLiteral(schema)
+  const node = schema as Record<string, unknown>
+  const members = Object.keys(node).map((keyword) => {
+    const value = node[keyword]
+    const key = keyword === '__proto__' ? `[${jsString(keyword)}]` : jsString(keyword)
+    if (keyword === '$ref' && typeof value === 'string') return `${key}: ${link(value)}`
+    if (ONE.has(keyword)) return `${key}: ${linkedLiteral(value, link)}`
+    if (LISTS.has(keyword) && Array.isArray(value)) return `${key}: [${value.map((member) => linkedLiteral(member, link)).join(', ')}]`
+    if (MAPS.has(keyword) && value !== null && typeof value === 'object')
+      return `${key}: {${Object.keys(value)
+        .map((name) => `${name === '__proto__' ? `[${jsString(name)}]` : jsString(name)}: ${linkedLiteral((value as Record<string, unknown>)[name], link)}`)
+        .join(', ')}}`
+    return `${key}: ${jsLiteral(value)}`
+  })
+  return `{${members.join(', ')}}`
 }

@@ -1,7 +1,6 @@
-import { jsLiteral, jsString } from '../../core/emit.js'
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
-import { PATTERNS_CONSTANT, PATTERN_MATCHERS_HELPER, needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
+import { PATTERNS_CONSTANT, PATTERN_MATCHERS_HELPER, linkedLiteral, needsLinearEngine, patternsConstant } from '../../core/schema-definitions.js'
 import { enterableDefinitions } from '../../core/schema-code.js'
 import { shareShapes } from './code-shapes.js'
 import type { BenzeneValidators, ConvertedValidators } from './validators.js'
@@ -95,31 +94,4 @@ function reached(schema: unknown, refs: ReadonlyMap<string, ReadonlySet<string>>
     for (const next of refs.get(ref) ?? []) queue.push(next)
   }
   return out
-}
-
-const ONE = new Set(['items', 'additionalProperties', 'not', 'if', 'then'])
-const LISTS = new Set(['allOf', 'anyOf', 'oneOf'])
-const MAPS = new Set(['properties', 'patternProperties'])
-
-/**
- * A converted schema as a JavaScript expression: JSON literals (`jsLiteral`) for its values, each
- * `$ref` in a schema position as the expression `link` gives for it. Keys are written with
- * `jsString`, computed (`["__proto__"]: ...` stays a member).
- */
-function linkedLiteral(schema: unknown, link: (ref: string) => string): string {
-  if (schema === null || typeof schema !== 'object') return jsLiteral(schema)
-  const node = schema as Record<string, unknown>
-  const members = Object.keys(node).map((keyword) => {
-    const value = node[keyword]
-    const key = keyword === '__proto__' ? `[${jsString(keyword)}]` : jsString(keyword)
-    if (keyword === '$ref' && typeof value === 'string') return `${key}: ${link(value)}`
-    if (ONE.has(keyword)) return `${key}: ${linkedLiteral(value, link)}`
-    if (LISTS.has(keyword) && Array.isArray(value)) return `${key}: [${value.map((member) => linkedLiteral(member, link)).join(', ')}]`
-    if (MAPS.has(keyword) && value !== null && typeof value === 'object')
-      return `${key}: {${Object.keys(value)
-        .map((name) => `${name === '__proto__' ? `[${jsString(name)}]` : jsString(name)}: ${linkedLiteral((value as Record<string, unknown>)[name], link)}`)
-        .join(', ')}}`
-    return `${key}: ${jsLiteral(value)}`
-  })
-  return `{${members.join(', ')}}`
 }

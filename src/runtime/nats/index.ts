@@ -6,6 +6,7 @@ export { MaterializeError, createInteraction, materialize, operationId, quorumTh
 export type { BindingSource, Interaction, InteractionInput, MaterializeValues } from './interactions.js'
 export { ajvRuntime } from '../shared/validation.js'
 export { schemaValidator } from '../shared/schema-check.js'
+export { dataValidator } from '../shared/data-validator.js'
 export * from '../shared/validator-helpers.js'
 export { deepFreeze } from '../shared/deep-freeze.js'
 export { channel, channelMap, filterTemplate, nativeTable, operationTable } from './module-data.js'
