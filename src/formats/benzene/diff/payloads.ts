@@ -13,6 +13,7 @@
  */
 import { SettledComparisons, countMembers, diffSchemas, documentPairBound } from '../../../core/diff/schema-diff.js'
 import { levelFor, type SchemaChange, type SchemaDiffOptions } from '../../../core/diff/schema-diff-types.js'
+import { jsonEqual } from '../../../core/diff/schema/values.js'
 import type { DiffAudience, DiffFinding, DiffLevel } from '../../../core/diff/types.js'
 import { isObject, refTarget, type EventEntry, type RequestEntry, type Schema } from '../../../runtime/benzene/document.js'
 import { joinPointer, splitPointer } from '../../../runtime/shared/json-pointer.js'
@@ -144,7 +145,9 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
   // the parties of every payload reaching them, so nothing the payload's walk would add is lost.
   const settled = new SettledComparisons()
   const tally = { pairs: 0 }
-  const out: DiffFinding[] = componentFindings(old, next, payloads, settled, tally)
+  // Every comparison of this document's schemas together is bounded by its size (`documentPairBound`).
+  const bound = documentPairBound(countMembers(old.doc, next.doc))
+  const out: DiffFinding[] = componentFindings(old, next, payloads, settled, tally, bound)
   const dialect: SchemaDiffOptions = { ...dialectOf(old, next), settled, tally }
   for (const root of payloads) {
     // The same component named in both versions: its own diff below finds every change, with every party.
@@ -152,11 +155,36 @@ export function payloadFindings(old: BenzeneVersion, next: BenzeneVersion, reque
     if (name !== undefined && name === bareRef(root.newSchema) && Object.hasOwn(was, name) && Object.hasOwn(is, name)) continue
     const where = `The ${PLACE_NAME[root.place]} of ${quote(root.label)}`
     const parties = partiesOf(root.place, root.label)
-    for (const change of diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), dialect)) {
-      out.push(toFinding(old, next, change, parties, whereOf(change, where)))
-    }
+    // The payloads' own comparisons count against the same bound as the components' (every
+    // payload naming components nobody compared walks them: a hostile document's many topics).
+    // Past it, the same schema text is left to the components' own diffs (only what it names can differ).
+    const changes =
+      tally.pairs < bound
+        ? diffSchemas(old.schema(root.oldPointer), next.schema(root.newPointer), dialect)
+        : jsonEqual(root.oldSchema, root.newSchema, { left: EQUAL_BUDGET }) === true
+          ? []
+          : [notCompared(old, next, root.oldPointer, root.newPointer, `Not compared: ${BOUND_REACHED(bound)}`)]
+    for (const change of changes) out.push(toFinding(old, next, change, parties, whereOf(change, where)))
   }
   return out
+}
+
+/** The work an equality test of two payload schemas may take (nodes visited); past it they are compared. */
+const EQUAL_BUDGET = 100_000
+
+/** The sentence of a comparison stopped at the document's bound. */
+const BOUND_REACHED = (bound: number) =>
+  `comparing this document's schemas stopped at its bound (${bound.toLocaleString('en-US')} pairs of schema nodes, from the document's size); whether the accepted values changed cannot be proven, and an unknown schema implication is not assumed safe.`
+
+/** A `schema-not-compared` change at the two pointers. */
+function notCompared(old: BenzeneVersion, next: BenzeneVersion, oldPointer: string, newPointer: string, message: string): SchemaChange {
+  return {
+    rule: 'schema-not-compared',
+    effect: 'unknown',
+    old: { file: old.file, pointer: oldPointer },
+    new: { file: next.file, pointer: newPointer },
+    message,
+  }
 }
 
 /**
@@ -169,6 +197,7 @@ function componentFindings(
   payloads: readonly Root[],
   settled: SettledComparisons,
   tally: { pairs: number },
+  bound: number,
 ): DiffFinding[] {
   const was = catalogue(old)
   const is = catalogue(next)
@@ -177,7 +206,6 @@ function componentFindings(
   // effect (`SettledComparisons`) instead of comparing it again and reporting its changes twice.
   const options: SchemaDiffOptions = { ...dialectOf(old, next), settled, tally }
   // The components' comparisons together are bounded by the document's size: the rest, past it, is one unknown change.
-  const bound = documentPairBound(countMembers(was, is))
   const skipped: string[] = []
   for (const name of dependenciesFirst(was, is)) {
     if (tally.pairs >= bound) {
@@ -194,11 +222,7 @@ function componentFindings(
       others.length <= 3 ? others.map(quote).join(', ') : `${others.slice(0, 3).map(quote).join(', ')} and ${(others.length - 3).toLocaleString('en-US')} more`
     const also = others.length === 0 ? '' : `, nor ${others.length === 1 ? 'one other' : `${others.length.toLocaleString('en-US')} others`} (${listed})`
     const message = `Not compared${also}: comparing this document's components stopped at its bound (${bound.toLocaleString('en-US')} pairs of schema nodes, from the document's size); whether their accepted values changed cannot be proven, and an unknown schema implication is not assumed safe.`
-    changes.push({
-      name: skipped[0]!,
-      change: { rule: 'schema-not-compared', effect: 'unknown', old: { file: old.file, pointer }, new: { file: next.file, pointer }, message },
-      also: skipped,
-    })
+    changes.push({ name: skipped[0]!, change: notCompared(old, next, pointer, pointer, message), also: skipped })
   }
   // In the catalogue's order, as before the walk reordered them (a stable sort).
   const index = new Map(Object.keys(was).map((name, i) => [name, i]))
