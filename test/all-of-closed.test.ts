@@ -40,6 +40,12 @@ function reachable(schemas: Record<string, any>, name: string): Set<string> {
   return seen
 }
 
+/** A schema's own property names: at its top and in its inline `allOf` members. */
+function ownNames(schema: any): string[] {
+  const inline = Array.isArray(schema?.allOf) ? schema.allOf.filter((m: any) => m?.$ref === undefined).flatMap(ownNames) : []
+  return [...Object.keys(schema?.properties ?? {}), ...inline]
+}
+
 /** A schema's own closedness: `additionalProperties: false` on it or on an inline `allOf` member. */
 function ownClosed(schema: any): boolean {
   if (schema?.additionalProperties === false) return true
@@ -58,7 +64,12 @@ describe('closedOf', () => {
         const members: unknown[] = names.filter(() => next() < 0.25).map(ref)
         if (next() < 0.3) members.push({ allOf: [ref(names[Math.floor(next() * n)]!)] })
         if (next() < 0.2) members.push({ type: 'object', additionalProperties: false })
-        schemas[name] = { allOf: members, ...(next() < 0.1 ? { additionalProperties: false } : {}) }
+        if (next() < 0.4) members.push({ type: 'object', properties: { [`m${Math.floor(next() * 20)}`]: {} } })
+        schemas[name] = {
+          allOf: members,
+          ...(next() < 0.1 ? { additionalProperties: false } : {}),
+          ...(next() < 0.5 ? { properties: { [`p${name}`]: {} } } : {}),
+        }
       }
       const doc = { components: { schemas } }
       // Fresh facts per order of questions: memoized answers must not depend on which name was asked first.
@@ -67,12 +78,49 @@ describe('closedOf', () => {
         for (const name of order) {
           const want = [...reachable(schemas, name)].some((r) => ownClosed(schemas[r]))
           expect(closedOf(facts, name), `run ${run} ${name}`).toBe(want)
-          expect(mergedOf(new SchemaFacts(doc), name).closed, `run ${run} ${name}`).toBe(want)
+          const merged = mergedOf(facts, name)
+          expect(merged.closed, `run ${run} ${name}`).toBe(want)
+          // Its names: every property name its reach declares, at the top or in an inline member.
+          expect([...merged.names].sort(), `run ${run} ${name}`).toEqual(
+            [...new Set([...reachable(schemas, name)].flatMap((r) => ownNames(schemas[r])))].sort(),
+          )
           if (want) closed++
         }
       }
     }
     expect(closed).toBeGreaterThan(500)
+  })
+
+  it('an 8,000-link chain closed at its top makes the top merge’s names only (the links’ were made too, n sets of up to n)', async () => {
+    const n = 8_000
+    const schemas = Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [
+        `S${i}`,
+        {
+          type: 'object',
+          properties: { [`p${i}`]: { type: 'string' } },
+          ...(i + 1 < n ? { allOf: [ref(`S${i + 1}`)] } : {}),
+          ...(i === 0 ? { additionalProperties: false } : {}),
+        },
+      ]),
+    )
+    const file = join(freshDir(join(import.meta.dirname, '.tmp/all-of-closed-top')), 'chain.spec.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.0.1',
+        info: { title: 'chain', description: '', version: '' },
+        requests: [{ topic: 'chain:go', request: ref('S0'), response: ref('S0') }],
+        events: [],
+        components: { schemas },
+      }),
+    )
+    const compiler = new ContractCompiler({ formats })
+    const result = await compiler.compile(file)
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+    const { model } = (await compiler.model(file, benzeneFormat)) as { model: BenzeneModel }
+    expect([...model.facts.merges.keys()]).toEqual(['S1'])
+    expect(model.facts.merges.get('S1')!.names.size).toBe(n - 1)
   })
 
   it('an 8,000-link chain of open allOf merges compiles without making any merge’s names', async () => {

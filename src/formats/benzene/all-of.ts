@@ -92,60 +92,32 @@ export function ownPart(root: unknown): { names: string[]; closed: boolean; refs
 }
 
 /**
- * The merge contribution of a named schema and, through `allOf`, of everything it extends: an
- * iterative depth-first walk that computes each name once (memoized in the document's facts), so a
- * 1,600-long `allOf` chain is neither a deep recursion nor walked again for each of its links.
- * A name met again while still being walked (a cycle) contributes nothing there, as before, and
- * the names whose result depended on such a cut are not memoized.
+ * The merge contribution of a named schema and, through `allOf`, of everything it extends: the
+ * property names of every schema it reaches through `allOf` member references (itself included),
+ * and whether any is closed. A breadth-first walk, each name once, memoized for the name asked
+ * only: the contributions of the names on the way are not made (a chain of n links whose top is
+ * closed made n sets of up to n names, 6.9 s and 1.5 GB at 8,000 links, when only the top's was
+ * read). A name met again (a cycle) adds nothing new.
  */
 export function mergedOf(facts: SchemaFacts, root: string): Merged {
-  const memo = facts.merges
-  const catalogue = facts.catalogue
-  const known = memo.get(root)
+  const known = facts.merges.get(root)
   if (known) return known
-  interface Frame {
-    name: string
-    own: { names: string[]; closed: boolean; refs: string[] }
-    next: number
-    names: Set<string>
-    closed: boolean
-    cut: boolean
-  }
-  const open = new Map<string, Frame>()
-  const frame = (name: string): Frame => {
-    const own = ownPart(Object.hasOwn(catalogue, name) ? catalogue[name] : undefined)
-    return { name, own, next: 0, names: new Set(own.names), closed: own.closed, cut: false }
-  }
-  const stack: Frame[] = [frame(root)]
-  open.set(root, stack[0]!)
-  let result: Merged | undefined
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!
-    if (top.next < top.own.refs.length) {
-      const child = top.own.refs[top.next++]!
-      const done = memo.get(child)
-      if (done) {
-        top.closed ||= done.closed
-        for (const n of done.names) top.names.add(n)
-      } else if (open.has(child)) {
-        // A cycle: every name still being walked above `child` misses what `child` will add.
-        for (let i = stack.length - 1; i >= 0 && stack[i]!.name !== child; i--) stack[i]!.cut = true
-      } else {
-        const f = frame(child)
-        open.set(child, f)
-        stack.push(f)
+  const catalogue = facts.catalogue
+  const names = new Set<string>()
+  let closed = false
+  const seen = new Set<string>([root])
+  const queue = [root]
+  for (let i = 0; i < queue.length; i++) {
+    const own = ownPart(Object.hasOwn(catalogue, queue[i]!) ? catalogue[queue[i]!] : undefined)
+    closed ||= own.closed
+    for (const name of own.names) names.add(name)
+    for (const ref of own.refs)
+      if (!seen.has(ref)) {
+        seen.add(ref)
+        queue.push(ref)
       }
-      continue
-    }
-    stack.pop()
-    open.delete(top.name)
-    const merged: Merged = { names: top.names, closed: top.closed }
-    if (!top.cut) memo.set(top.name, merged)
-    const parent = stack[stack.length - 1]
-    if (parent) {
-      parent.closed ||= merged.closed
-      for (const n of merged.names) parent.names.add(n)
-    } else result = merged
   }
-  return result!
+  const merged: Merged = { names, closed }
+  facts.merges.set(root, merged)
+  return merged
 }
