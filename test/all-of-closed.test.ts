@@ -52,6 +52,17 @@ function ownClosed(schema: any): boolean {
   return Array.isArray(schema?.allOf) && schema.allOf.some((m: any) => m?.$ref === undefined && ownClosed(m))
 }
 
+/** A Benzene contract of `schemas` whose one topic sends and answers `S0`, compiled without errors in a folder of its own; its model. */
+async function compiledModel(folder: string, schemas: Record<string, unknown>): Promise<BenzeneModel> {
+  const file = join(freshDir(join(import.meta.dirname, '.tmp', folder)), 'chain.spec.json')
+  const document = { openapi: '3.0.1', info: { title: 'chain', description: '', version: '' }, events: [], components: { schemas } }
+  writeFileSync(file, JSON.stringify({ ...document, requests: [{ topic: 'chain:go', request: ref('S0'), response: ref('S0') }] }))
+  const compiler = new ContractCompiler({ formats })
+  const result = await compiler.compile(file)
+  expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+  return ((await compiler.model(file, benzeneFormat)) as { model: BenzeneModel }).model
+}
+
 describe('closedOf', () => {
   it('answers as reachability does, and as the names’ merge does, on random graphs with cycles', () => {
     const next = random(20261206)
@@ -104,21 +115,7 @@ describe('closedOf', () => {
         },
       ]),
     )
-    const file = join(freshDir(join(import.meta.dirname, '.tmp/all-of-closed-top')), 'chain.spec.json')
-    writeFileSync(
-      file,
-      JSON.stringify({
-        openapi: '3.0.1',
-        info: { title: 'chain', description: '', version: '' },
-        requests: [{ topic: 'chain:go', request: ref('S0'), response: ref('S0') }],
-        events: [],
-        components: { schemas },
-      }),
-    )
-    const compiler = new ContractCompiler({ formats })
-    const result = await compiler.compile(file)
-    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-    const { model } = (await compiler.model(file, benzeneFormat)) as { model: BenzeneModel }
+    const model = await compiledModel('all-of-closed-top', schemas)
     expect([...model.facts.merges.keys()]).toEqual(['S1'])
     expect(model.facts.merges.get('S1')!.names.size).toBe(n - 1)
   })
@@ -133,21 +130,7 @@ describe('closedOf', () => {
           : { type: 'object', properties: { last: { type: 'string' } } },
       ]),
     )
-    const file = join(freshDir(join(import.meta.dirname, '.tmp/all-of-closed')), 'chain.spec.json')
-    writeFileSync(
-      file,
-      JSON.stringify({
-        openapi: '3.0.1',
-        info: { title: 'chain', description: '', version: '' },
-        requests: [{ topic: 'chain:go', request: ref('S0'), response: ref('S0') }],
-        events: [],
-        components: { schemas },
-      }),
-    )
-    const compiler = new ContractCompiler({ formats })
-    const result = await compiler.compile(file)
-    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-    const { model } = (await compiler.model(file, benzeneFormat)) as { model: BenzeneModel }
+    const model = await compiledModel('all-of-closed', schemas)
     expect([model.facts.merges.size, model.facts.closedMerges.size, model.facts.closedMerges.get('S1')]).toEqual([0, n - 1, false])
   })
 })
