@@ -151,7 +151,7 @@ describe('a NATS contract with a merge key', () => {
     expect(result.diagnostics.map((d) => [d.code, d.severity, d.pointer, d.line, d.column])).toEqual([
       ['YAML_MERGE_KEY', 'warning', '/components/messages/EntryPosted/payload/properties/memo', 111, 13],
     ])
-    expect(result.code).toContain('"memo":{"maxLength":64,"type":"string"}')
+    expect(result.code).toContain('"memo": {"maxLength": 64, "type": "string"}')
     expect(result.code).not.toContain('"<<"')
   })
 })

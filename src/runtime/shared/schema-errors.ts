@@ -275,7 +275,12 @@ export function compiledValidator(check: SchemaCheck): Validator {
     }
     // A depth failure an enclosing keyword dropped still fails the value, within the errors reported.
     if (deep !== undefined && !scratch.some((e) => e.keyword === 'depth'))
-      scratch.splice(Math.min(scratch.length, MAX_ERRORS - 1), 0, { instancePath: deep, keyword: 'depth', params: { limit: MAX_VALIDATION_DEPTH }, message: MESSAGES.depth })
+      scratch.splice(Math.min(scratch.length, MAX_ERRORS - 1), 0, {
+        instancePath: deep,
+        keyword: 'depth',
+        params: { limit: MAX_VALIDATION_DEPTH },
+        message: MESSAGES.depth,
+      })
     if (scratch.length === 0) {
       validate.errors = null
       return true
