@@ -13,7 +13,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { compile } from '../src/index.js'
+import { compile, type CompileOptions } from '../src/index.js'
 import { createLocalSender } from '../src/runtime/index.js'
 import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check.js'
 import { MAX_VALIDATION_DEPTH } from '../src/runtime/shared/schema-errors.js'
@@ -108,6 +108,15 @@ describe('the interpreter (a runtime helper a module in the data form calls on i
   })
 })
 
+/** `text` written as `name` in the work folder, compiled without errors with `options`, and its module imported. */
+async function compiledModule(name: string, text: string, options: CompileOptions, form: string): Promise<{ code: string; module: Record<string, any> }> {
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  const result = await compile(file, options)
+  expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
+  return { code: result.code!, module: await loadModule(result.code!, `ref-chain-${name}-${form}`) }
+}
+
 describe.each(CASES)('a %s chain of %i definitions', (kind, n) => {
   const expected = oracle(kind, n)
 
@@ -115,12 +124,9 @@ describe.each(CASES)('a %s chain of %i definitions', (kind, n) => {
     let code: string
     let validate: ((value: unknown) => boolean) & { errors?: Array<{ instancePath: string; keyword: string }> | null }
     beforeAll(async () => {
-      const file = join(dir, `nats-${kind}-${n}.asyncapi.yaml`)
-      writeFileSync(file, natsDocument(kind, n))
-      const result = await compile(file, { nats: { validators: form } })
-      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-      code = result.code!
-      validate = (await loadModule(code, `ref-chain-nats-${kind}-${n}-${form}`)).placed.validatePayload
+      const made = await compiledModule(`nats-${kind}-${n}.asyncapi.yaml`, natsDocument(kind, n), { nats: { validators: form } }, form)
+      code = made.code
+      validate = made.module.placed.validatePayload
     })
 
     it('names only the definitions a validation can enter', () => {
@@ -144,12 +150,9 @@ describe.each(CASES)('a %s chain of %i definitions', (kind, n) => {
     let mod: Record<string, any>
     let code: string
     beforeAll(async () => {
-      const file = join(dir, `benzene-${kind}-${n}.spec.json`)
-      writeFileSync(file, benzeneDocument(kind, n))
-      const result = await compile(file, { benzene: { validators: form } })
-      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([])
-      code = result.code!
-      mod = await loadModule(code, `ref-chain-benzene-${kind}-${n}-${form}`)
+      const made = await compiledModule(`benzene-${kind}-${n}.spec.json`, benzeneDocument(kind, n), { benzene: { validators: form } }, form)
+      code = made.code
+      mod = made.module
     })
 
     it('names only the definitions a validation can enter', () => {
