@@ -8,7 +8,7 @@ import { LINEAR_PATTERNS_IMPORT } from '../../core/schema-definitions.js'
 import type { BenzeneModel, EventModel, TopicModel } from './model.js'
 import { directReferences } from '../../runtime/benzene/closure.js'
 import { generationReach } from './inheritance.js'
-import { TypeWriter } from './typescript.js'
+import { TypeWriter, writeDeclarations } from './typescript.js'
 import { generateValidators, type ValidatorRequest } from './validators.js'
 
 const RUNTIME = 'unplugin-contracts/runtime'
@@ -188,7 +188,7 @@ function declarations(model: BenzeneModel, header: string): string {
   const reached = generationReach(roots, model.facts)
   const types = new TypeWriter(reached, model.facts, { int64: model.options.int64 })
   const out: string[] = [header, `import type * as $runtime from ${jsString(RUNTIME)};`, '']
-  for (const name of reached) append(out, types.declarations(name)).push('')
+  append(out, writeDeclarations(reached.map((name) => types.declarations(name))))
   out.push(`/** Hash of the ${model.projection.kind} projection this module covers. */`)
   out.push(`export declare const contractHash: ${jsString(model.moduleHash)};`)
   out.push(`export declare const contract: $runtime.ContractInfo<${jsString(model.moduleHash)}>;`)

@@ -1,3 +1,4 @@
+import { aliasEnds } from '../../core/alias-chains.js'
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { closedMerge } from './all-of.js'
@@ -65,11 +66,15 @@ export class TypeWriter {
     }
   }
 
-  /** The declarations of one schema: `export type Name = ...;` and, when it differs, `export type NameInput = ...;`. */
-  declarations(name: string): string[] {
+  /**
+   * The declarations of one schema: `export type Name = ...;` and, when it differs,
+   * `export type NameInput = ...;` (and the `Base` types of a schema others extend), each as its
+   * identifier, its type and its JSDoc, for `writeDeclarations`.
+   */
+  declarations(name: string): Declaration[] {
     const schema = this.facts.catalogue[name]!
-    const declare = (identifier: string | undefined, direction: Direction, own: boolean, doc: string) =>
-      identifier ? [`${doc}export type ${identifier} = ${this.type(schema, direction, '', false, { name, own })};`] : []
+    const declare = (identifier: string | undefined, direction: Direction, own: boolean, doc: string): Declaration[] =>
+      identifier ? [{ identifier, type: this.type(schema, direction, '', false, { name, own }), doc }] : []
     const baseDoc = `/** The own fields of ${commentText(jsString(name))}, which the schemas extending it share. */\n`
     return [
       ...declare(this.identifiers.get(name), 'response', false, jsDoc(schema, '')),
@@ -205,6 +210,22 @@ export class TypeWriter {
     if (members.length === 0) return closed ? '{}' : '{ [key: string]: never }'
     return `{\n${members.join('\n')}\n${indent}}`
   }
+}
+
+/** One generated `export type`: its name, its type's text, its JSDoc (with its line break). */
+export interface Declaration {
+  identifier: string
+  type: string
+  doc: string
+}
+
+/**
+ * The declarations' text, groups in order, a blank line after each. An alias of an alias is written
+ * as the type its chain ends in (core/alias-chains.ts): the checker resolves a chain recursively.
+ */
+export function writeDeclarations(groups: readonly Declaration[][]): string[] {
+  const ends = aliasEnds(new Map(groups.flat().map((d) => [d.identifier, d.type])))
+  return groups.flatMap((group) => [...group.map((d) => `${d.doc}export type ${d.identifier} = ${ends.get(d.identifier) ?? d.type};`), ''])
 }
 
 /**

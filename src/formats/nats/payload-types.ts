@@ -1,3 +1,4 @@
+import { aliasEnds } from '../../core/alias-chains.js'
 import { commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { splitPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject } from './document.js'
@@ -53,13 +54,17 @@ export class PayloadTypeWriter {
 
   /** Every queued component as `export type Name = ...;`, in name order, each with its JSDoc. */
   declarations(): string[] {
-    const out: Array<[string, string]> = []
+    const bodies = new Map<string, string>()
+    const docs = new Map<string, string>()
     for (let next = 0; next < this.pending.length; next++) {
       const name = this.pending[next]!
       const schema = this.components[name]
-      out.push([this.names.get(name)!, `${jsDoc(schema, '')}export type ${this.names.get(name)!} = ${this.typeOf(schema)};`])
+      bodies.set(this.names.get(name)!, this.typeOf(schema))
+      docs.set(this.names.get(name)!, jsDoc(schema, ''))
     }
-    return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, text]) => text)
+    // An alias of an alias is written as the type its chain ends in (core/alias-chains.ts).
+    const ends = aliasEnds(bodies)
+    return [...bodies.keys()].sort().map((id) => `${docs.get(id)!}export type ${id} = ${ends.get(id) ?? bodies.get(id)!};`)
   }
 
   private reference(ref: string): string {
