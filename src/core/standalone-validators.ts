@@ -146,3 +146,72 @@ export function standaloneValidator(ajv: Ajv, id: string): string {
   const body = code.replace(/\brequire\("/g, '$ajvRuntime("').replace(/<\//g, '<\\/')
   return `/* @__PURE__ */ (function (module) {${body}\nreturn module.exports;})({ exports: {} })`
 }
+
+/** Keywords whose value is a schema, in every dialect ajv checks. */
+const SCHEMA_VALUED = [
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'else',
+  'if',
+  'items',
+  'not',
+  'propertyNames',
+  'then',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+]
+/** Keywords whose value is a list of schemas. */
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'items', 'prefixItems']
+/** Keywords whose value maps names to schemas (`dependencies` maps some to lists of names, left as they are). */
+const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']
+
+/**
+ * `schema` as JSON Schema reads it, for ajv: without OpenAPI 3.0's `nullable`, which no JSON Schema
+ * dialect defines (an unknown keyword is an annotation). ajv reads `nullable` wherever it is, as
+ * OpenAPI does: `{type: string, nullable: true}` admitted `null` where the schema refuses it, and
+ * it threw on `nullable` without `type`, `nullable: false` beside `type: 'null'` or a `nullable` that
+ * is no boolean, all valid schemas (an internal error in a NATS compile, a refused DASP setting).
+ * Members named `nullable` (under `properties`) and values (`const`, `enum`, `default`, `examples`)
+ * are kept. Copy on write: a schema without the keyword is returned as it is (ajv's cache is keyed by
+ * the object). Cost: one visit of each subschema; a subschema shared by several places is copied once.
+ */
+export function withoutNullable<T>(schema: T): T {
+  const copies = new Map<object, unknown>()
+  const visit = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return node
+    const known = copies.get(node)
+    if (known !== undefined) return known
+    copies.set(node, node)
+    const source = node as Record<string, unknown>
+    let out: Record<string, unknown> | undefined
+    const set = (key: string, value: unknown) => {
+      if (value === source[key]) return
+      out ??= { ...source }
+      out[key] = value
+    }
+    for (const key of SCHEMA_VALUED) if (Object.hasOwn(source, key) && !Array.isArray(source[key])) set(key, visit(source[key]))
+    for (const key of SCHEMA_LISTS) {
+      const list = source[key]
+      if (!Object.hasOwn(source, key) || !Array.isArray(list)) continue
+      const mapped = list.map(visit)
+      if (mapped.some((s, i) => s !== list[i])) set(key, mapped)
+    }
+    for (const key of SCHEMA_MAPS) {
+      const map = source[key]
+      if (!Object.hasOwn(source, key) || typeof map !== 'object' || map === null || Array.isArray(map)) continue
+      const entries = Object.entries(map as Record<string, unknown>)
+      const mapped = entries.map(([name, s]) => [name, Array.isArray(s) ? s : visit(s)] as const)
+      if (mapped.some(([, s], i) => s !== entries[i]![1])) set(key, Object.fromEntries(mapped))
+    }
+    if (Object.hasOwn(source, 'nullable')) {
+      out ??= { ...source }
+      delete out.nullable
+    }
+    const result = out ?? node
+    copies.set(node, result)
+    return result
+  }
+  return visit(schema) as T
+}

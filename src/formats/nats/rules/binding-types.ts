@@ -1,4 +1,4 @@
-import { createAjv } from '../../../core/standalone-validators.js'
+import { createAjv, withoutNullable } from '../../../core/standalone-validators.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsContext } from '../context.js'
@@ -29,8 +29,9 @@ export function satisfies(schema: object, value: unknown): boolean {
   let validate = literalValidators.get(key)
   if (!validate) {
     const ajv = (literalAjv ??= createAjv())
-    validate = ajv.compile(schema)
-    ajv.removeSchema(schema)
+    const read = withoutNullable(schema)
+    validate = ajv.compile(read)
+    ajv.removeSchema(read)
     if (literalValidators.size >= 256) literalValidators.delete(literalValidators.keys().next().value!)
     literalValidators.set(key, validate)
   }
@@ -101,8 +102,7 @@ export const bindingTypes = natsRule({
         }
         const { type } = sourceType(ctx, it, source)
         const targetType = Array.isArray(target.type) ? undefined : target.type
-        if (!compatible(type, targetType) && !(target.nullable === true && type === 'null'))
-          report(pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
+        if (!compatible(type, targetType)) report(pointer, `${path} is ${String(targetType)}; its source gives a ${type}.`)
       }
     }
   },

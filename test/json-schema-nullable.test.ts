@@ -1,0 +1,208 @@
+/**
+ * OpenAPI 3.0's `nullable` in the JSON Schemas of NATS payloads and headers and of DASP settings.
+ * No JSON Schema dialect defines it, so it is an annotation there; ajv reads it as OpenAPI does
+ * wherever it is. Before: a NATS payload `{nullable: true}` (no `type`), `{type: 'null', nullable:
+ * false}` or `{type: string, nullable: 'yes'}`, all valid schemas, ended the compile with
+ * CONTRACTS_INTERNAL (ajv threw), a DASP setting's items schema so written was refused, and
+ * `{type: string, nullable: true}` admitted `null` in NATS validators while the payload's type said
+ * `string`. Now ajv is handed each schema without it (`withoutNullable`, src/core/standalone-validators.ts).
+ *
+ * Oracles: ajv itself over the same schema with `nullable` renamed `x-nullable` (an unknown keyword
+ * ajv ignores, as JSON Schema says); random schema trees for `withoutNullable`'s walk.
+ */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Ajv from 'ajv'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { withoutNullable } from '../src/core/standalone-validators.js'
+import { compile } from '../src/index.js'
+import { freshDir } from './helpers/bundlers.js'
+import { loadModule } from './helpers/load-module.js'
+import { ShopBundle } from './helpers/nats-bundle.js'
+import { miniNatsDocument } from './helpers/nats-mini.js'
+
+const dir = freshDir(join(import.meta.dirname, '.tmp/json-schema-nullable'))
+const fixtures = join(import.meta.dirname, '../fixtures/dasp')
+/** One ajv for the walk's oracles: a new one a run compiled the meta-schema each time. */
+const ajv = new Ajv({ strict: false, addUsedSchema: false })
+
+/** JSON Schema's reading, by ajv: `nullable` renamed to a keyword no one defines (every occurrence is a keyword in these schemas). */
+function jsonSchemaReading(schema: unknown): (value: unknown) => boolean {
+  const renamed = JSON.parse(JSON.stringify(schema).replaceAll('"nullable":', '"x-nullable":'))
+  return new Ajv({ strict: false }).compile(renamed) as (value: unknown) => boolean
+}
+
+const VALUES: unknown[] = [null, 'x', '', 5, 1.5, true, [], ['x'], {}, { a: null }, { a: 'x' }, { a: 5 }]
+
+/** Payload schemas a producer writes with `nullable`, every one valid JSON Schema. */
+const PAYLOADS: Array<[string, Record<string, unknown>]> = [
+  ['nullable beside a type', { type: 'string', nullable: true }],
+  ['nullable without a type', { nullable: true }],
+  ['nullable: false beside type null', { type: 'null', nullable: false }],
+  ['nullable that is no boolean', { type: 'string', nullable: 'yes' }],
+  ['nullable on a member', { type: 'object', properties: { a: { type: 'string', nullable: true } } }],
+  ['nullable without a type on a member', { type: 'object', properties: { a: { nullable: true, minLength: 1 } } }],
+  [
+    'nullable inside a composition',
+    {
+      anyOf: [
+        { type: 'integer', nullable: true },
+        { type: 'array', items: { nullable: true } },
+      ],
+    },
+  ],
+]
+
+describe('NATS payloads and headers with `nullable`', () => {
+  it.each(PAYLOADS)('%s: compiles; both validator forms give JSON Schema’s verdicts', async (name, payload) => {
+    const file = join(dir, `${name.replace(/\W+/g, '-')}.asyncapi.yaml`)
+    const headers = { type: 'object', properties: { h: payload } }
+    writeFileSync(file, miniNatsDocument({ message: [`        payload: ${JSON.stringify(payload)}`, `        headers: ${JSON.stringify(headers)}`] }))
+    const expected = jsonSchemaReading(payload)
+    const expectedHeaders = jsonSchemaReading(headers)
+    for (const validators of ['code', 'data'] as const) {
+      const result = await compile(file, { nats: { validators } })
+      expect([validators, result.diagnostics.map((d) => `${d.code} ${d.message.slice(0, 200)}`)]).toEqual([validators, []])
+      const module = await loadModule(result.code!, `json-schema-nullable-${name}-${validators}`)
+      for (const value of VALUES) {
+        expect([validators, value, module.placed.validatePayload(value)]).toEqual([validators, value, expected(value)])
+        expect([validators, value, module.placed.validateHeaders({ h: value })]).toEqual([validators, value, expectedHeaders({ h: value })])
+      }
+    }
+  })
+
+  it('a payload `{type: string, nullable: true}` is typed `string`, as its validators refuse `null`', async () => {
+    const file = join(dir, 'typed.asyncapi.yaml')
+    writeFileSync(file, miniNatsDocument({ message: ['        payload: { type: string, nullable: true }'] }))
+    const result = await compile(file)
+    expect(result.dts).toMatch(/export declare const placed: \$nats\.AddressedChannel<\$Parameters0, never, string>;/)
+    const module = await loadModule(result.code!, 'json-schema-nullable-typed')
+    expect([module.placed.validatePayload(null), module.placed.validatePayload('x')]).toEqual([false, true])
+  })
+})
+
+describe('a NATS interaction binding a literal to a member with `nullable`', () => {
+  const doc = 'payments/asyncapi/asyncapi.yaml'
+  it.each([
+    [
+      'null, which the member’s schema refuses (NATS_BINDING_TYPE)',
+      'null',
+      ['NATS_BINDING_TYPE /x-nats-contract/interactions/approveRefund/bindings/payload/~1note'],
+    ],
+    ['a string, which it takes', 'late', []],
+  ])('%s', async (name, literal, found) => {
+    const b = ShopBundle.copy(`nullable-binding-${literal}`).withRuntimeSchemaCheck()
+    b.edit(doc, '          requestedBy: { type: string }\n', '          requestedBy: { type: string }\n          note: { type: string, nullable: true }\n')
+      .edit(
+        doc,
+        '          /requestedBy: { context: principalId }\n',
+        `          /requestedBy: { context: principalId }\n          /note: { literal: ${literal} }\n`,
+      )
+      .relock()
+    const result = await compile(b.doc('payments'))
+    expect([name, result.diagnostics.map((d) => `${d.code} ${d.pointer}`)]).toEqual([name, found])
+  })
+})
+
+describe('DASP settings whose items schema has `nullable`', () => {
+  it.each([
+    ['nullable without a type', { nullable: true }, 'x', []],
+    ['nullable: false beside type null', { type: 'null', nullable: false }, 'x', ['DASP_SETTINGS']],
+    ['nullable beside a type: null is refused, as JSON Schema reads it', { type: 'string', nullable: true }, null, ['DASP_SETTINGS']],
+    ['nullable beside a type: a string is taken', { type: 'string', nullable: true }, 'x', []],
+  ] as const)('%s', async (name, memberSchema, value, codes) => {
+    const app = freshDir(join(dir, `dasp-${name.replace(/\W+/g, '-')}`))
+    cpSync(join(fixtures, 'extensions'), join(app, 'extensions'), { recursive: true })
+    cpSync(join(fixtures, 'pins'), join(app, 'pins'), { recursive: true })
+    const extension = join(app, 'extensions/proof-of-authority.dasp-ext.json')
+    const text = readFileSync(extension, 'utf8')
+    const original = '"name": {\n            "type": "string"\n          }'
+    expect(text).toContain(original)
+    writeFileSync(extension, text.replace(original, `"name": ${JSON.stringify(memberSchema)}`))
+    const selection = JSON.parse(readFileSync(join(fixtures, 'counter.dasp.json'), 'utf8'))
+    const withValue = JSON.stringify(selection).replace(/"name":"[^"]*"/, `"name":${JSON.stringify(value)}`)
+    writeFileSync(join(app, 'counter.dasp.json'), withValue)
+    const result = await compile(join(app, 'counter.dasp.json'))
+    expect(result.diagnostics.map((d) => d.code)).toEqual(codes)
+  })
+})
+
+describe('withoutNullable', () => {
+  // Schema trees with `nullable` anywhere a keyword may be, members named `nullable`, and values that hold the word.
+  const schema: fc.Memo<Record<string, unknown>> = fc.memo((n) =>
+    n <= 1
+      ? fc.record({ type: fc.constantFrom('string', 'integer', 'null'), nullable: fc.constantFrom(true, false, 'yes') }, { requiredKeys: [] })
+      : fc.oneof(
+          fc.record(
+            { properties: fc.dictionary(fc.constantFrom('a', 'nullable', 'b'), schema(n - 1), { maxKeys: 3 }), nullable: fc.boolean() },
+            { requiredKeys: ['properties'] },
+          ),
+          fc.record({ anyOf: fc.array(schema(n - 1), { minLength: 1, maxLength: 3 }), nullable: fc.constant(true) }, { requiredKeys: ['anyOf'] }),
+          fc.record({ items: schema(n - 1), const: fc.constant({ nullable: true }) }, { requiredKeys: ['items'] }),
+          fc.record({ not: schema(n - 1), enum: fc.constant([{ nullable: false }, null]) }, { requiredKeys: ['not'] }),
+        ),
+  )
+
+  /** Every schema position's keywords, and every value and member name, as paths (a keyword `nullable` excepted). */
+  function kept(node: unknown, at = ''): string[] {
+    if (typeof node !== 'object' || node === null) return [`${at}=${JSON.stringify(node)}`]
+    const record = node as Record<string, unknown>
+    return Object.keys(record).flatMap((key) => {
+      const value = record[key]
+      if (key === 'properties') return Object.entries(value as object).flatMap(([name, s]) => kept(s, `${at}/properties/${name}`))
+      if (key === 'anyOf') return (value as unknown[]).flatMap((s, i) => kept(s, `${at}/anyOf/${i}`))
+      if (key === 'items' || key === 'not') return kept(value, `${at}/${key}`)
+      if (key === 'nullable') return []
+      return [`${at}/${key}=${JSON.stringify(value)}`]
+    })
+  }
+
+  /** The schema positions holding the keyword. */
+  function keywordAt(node: unknown, at = ''): string[] {
+    if (typeof node !== 'object' || node === null) return []
+    const record = node as Record<string, unknown>
+    return [
+      ...(Object.hasOwn(record, 'nullable') ? [at] : []),
+      ...Object.entries((record.properties ?? {}) as object).flatMap(([name, s]) => keywordAt(s, `${at}/properties/${name}`)),
+      ...((record.anyOf ?? []) as unknown[]).flatMap((s, i) => keywordAt(s, `${at}/anyOf/${i}`)),
+      ...keywordAt(record.items, `${at}/items`),
+      ...keywordAt(record.not, `${at}/not`),
+    ]
+  }
+
+  it('drops the keyword at every schema position, keeps everything else, and never changes its input', () => {
+    fc.assert(
+      fc.property(schema(4), (input) => {
+        const before = JSON.stringify(input)
+        const out = withoutNullable(input)
+        expect(JSON.stringify(input)).toBe(before)
+        expect(kept(out)).toEqual(kept(input))
+        expect(keywordAt(out)).toEqual([])
+        // ajv compiles it, and gives the verdicts of JSON Schema's reading on each value.
+        const compiled = ajv.compile(out)
+        for (const value of VALUES) expect(compiled(value)).toBe(jsonSchemaReadingOf(input)(value))
+        // A schema without the keyword is returned as it is.
+        if (keywordAt(input).length === 0) expect(out).toBe(input)
+      }),
+      { numRuns: 150 },
+    )
+  })
+})
+
+/** JSON Schema's reading of a tree whose members may be named `nullable`: the keyword renamed by a walk of the same positions. */
+function jsonSchemaReadingOf(schema: unknown): (value: unknown) => boolean {
+  const rename = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return node
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'nullable') out['x-nullable'] = value
+      else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as object).map(([name, s]) => [name, rename(s)]))
+      else if (key === 'anyOf') out.anyOf = (value as unknown[]).map(rename)
+      else if (key === 'items' || key === 'not') out[key] = rename(value)
+      else out[key] = value
+    }
+    return out
+  }
+  return ajv.compile(rename(schema) as object) as (value: unknown) => boolean
+}
