@@ -91,7 +91,7 @@ export const SHARED = [
   'test/http-sender.test.ts',
   'test/inheritance.test.ts',
   'test/json-refs.test.ts',
-  'test/json-schema-nullable.test.ts',
+  'test/ajv-misread-keywords.test.ts',
   'test/json-regions.test.ts',
   'test/json-text.test.ts',
   'test/installed-as-locked.test.ts',

@@ -168,16 +168,20 @@ const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'items', 'prefixItems']
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']
 
 /**
- * `schema` as JSON Schema reads it, for ajv: without OpenAPI 3.0's `nullable`, which no JSON Schema
- * dialect defines (an unknown keyword is an annotation). ajv reads `nullable` wherever it is, as
- * OpenAPI does: `{type: string, nullable: true}` admitted `null` where the schema refuses it, and
- * it threw on `nullable` without `type`, `nullable: false` beside `type: 'null'` or a `nullable` that
- * is no boolean, all valid schemas (an internal error in a NATS compile, a refused DASP setting).
- * Members named `nullable` (under `properties`) and values (`const`, `enum`, `default`, `examples`)
- * are kept. Copy on write: a schema without the keyword is returned as it is (ajv's cache is keyed by
- * the object). Cost: one visit of each subschema; a subschema shared by several places is copied once.
+ * Keywords no JSON Schema dialect from draft-06 on defines, which ajv reads anyway: OpenAPI 3.0's
+ * `nullable` (ajv admits `null` beside a `type` for it, and throws on one without a `type`, on
+ * `nullable: false` beside `type: 'null'` and on one that is no boolean) and draft-04's `id` (ajv
+ * throws "NOT SUPPORTED"; jackson-module-jsonSchema writes it). To JSON Schema both are annotations.
  */
-export function withoutNullable<T>(schema: T): T {
+export const AJV_MISREAD: ReadonlySet<string> = new Set(['nullable', 'id'])
+
+/**
+ * `schema` without `keywords` at any schema position, for ajv (see AJV_MISREAD): members of that name
+ * (under `properties`) and values (`const`, `enum`, `default`, `examples`) are kept. Copy on write:
+ * a schema without them is returned as it is (ajv's cache is keyed by the object). Cost: one visit of
+ * each subschema; a subschema shared by several places is copied once.
+ */
+export function withoutKeywords<T>(schema: T, keywords: ReadonlySet<string>): T {
   const copies = new Map<object, unknown>()
   const visit = (node: unknown): unknown => {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return node
@@ -205,10 +209,11 @@ export function withoutNullable<T>(schema: T): T {
       const mapped = entries.map(([name, s]) => [name, Array.isArray(s) ? s : visit(s)] as const)
       if (mapped.some(([, s], i) => s !== entries[i]![1])) set(key, Object.fromEntries(mapped))
     }
-    if (Object.hasOwn(source, 'nullable')) {
-      out ??= { ...source }
-      delete out.nullable
-    }
+    for (const key of keywords)
+      if (Object.hasOwn(source, key)) {
+        out ??= { ...source }
+        delete out[key]
+      }
     const result = out ?? node
     copies.set(node, result)
     return result

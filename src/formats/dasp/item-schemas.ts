@@ -1,4 +1,4 @@
-import { createAjv, schemaDialect, withoutNullable, type SchemaDialect } from '../../core/standalone-validators.js'
+import { AJV_MISREAD, createAjv, schemaDialect, withoutKeywords, type SchemaDialect } from '../../core/standalone-validators.js'
 
 /** A compiled element schema, or why the schema does not compile. */
 export type ItemValidator = import('ajv').ValidateFunction | string
@@ -37,7 +37,7 @@ export function compileItemSchema(items: object): ItemValidator {
     const options = { allErrors: true, safePatterns: true, dialect }
     let ajv = text.includes('"$id"') ? createAjv(options) : kept.ajv.get(dialect)
     if (ajv === undefined) kept.ajv.set(dialect, (ajv = createAjv(options)))
-    compiled = ajv.compile(withoutNullable(items))
+    compiled = ajv.compile(withoutKeywords(items, AJV_MISREAD))
   } catch (error) {
     // ajv compiles a schema recursively: one wide enough (an anyOf of thousands) exhausts the stack.
     // That is the checker's limit, not a fault of the schema, and it is said so.

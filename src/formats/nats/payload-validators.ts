@@ -14,7 +14,7 @@ import {
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { enterableDefinitions, validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
-import { assertValidSchema, standaloneValidator, withStandaloneAjv, withoutNullable } from '../../core/standalone-validators.js'
+import { assertValidSchema, standaloneValidator, withStandaloneAjv, withoutKeywords, AJV_MISREAD } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
 import { protoMembersAsPatterns } from './proto-member.js'
@@ -70,7 +70,9 @@ export function payloadValidators(
   }
   if (forAjv.length > 0) {
     // ajv skips a property named `__proto__`: such members become the equivalent pattern it checks.
-    const schemas = Object.fromEntries(Object.entries(sortedCopy(components)).map(([name, schema]) => [name, withoutNullable(protoMembersAsPatterns(schema))]))
+    const schemas = Object.fromEntries(
+      Object.entries(sortedCopy(components)).map(([name, schema]) => [name, withoutKeywords(protoMembersAsPatterns(schema), NOT_FOR_AJV)]),
+    )
     // ajv's code would run every pattern on one backtracking RegExp: the patterns that must not
     // (src/core/pattern-safety.ts) go through the module's engine, `$ajvPattern`, instead.
     const patterns = new Map<string, PatternSpec>(plan.componentPatterns)
@@ -85,7 +87,7 @@ export function payloadValidators(
     withStandaloneAjv((ajv) => {
       for (const { it, index } of forAjv) {
         // References in the payload are `#/components/schemas/<Name>`: the root carries the document's schemas.
-        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [withoutNullable(protoMembersAsPatterns(it.schema))] })
+        ajv.addSchema({ $id: `p${index}`, components: { schemas }, allOf: [withoutKeywords(protoMembersAsPatterns(it.schema), NOT_FOR_AJV)] })
         out.validators.set(it.id, standaloneValidator(ajv, `p${index}`))
       }
     }, engine)
@@ -174,9 +176,17 @@ function reachable(refs: ReadonlySet<string>, convertedOf: (ref: string) => { re
 }
 
 /**
+ * Keywords ajv is not handed (`withoutKeywords`): those it misreads (AJV_MISREAD), and `$id`. A
+ * payload's `$ref`s are read against the document that declares them, as AsyncAPI's references are
+ * (the rules checked them so), never against a schema's `$id`: to ajv, an `$id` moved their base
+ * (`#/components/...` under `$id: urn:x` named nothing, and threw), and a component's `$id`, copied
+ * into each payload's root, named two schemas (it threw).
+ */
+export const NOT_FOR_AJV: ReadonlySet<string> = new Set([...AJV_MISREAD, '$id'])
+
+/**
  * Keywords the standalone ajv (no formats, not strict) never checks: annotations, `format`, and
- * `x-` extensions, and OpenAPI's `nullable`, which JSON Schema does not define (ajv is handed
- * schemas without it, `withoutNullable`). Dropping them changes no answer.
+ * `x-` extensions, and those it is not handed (NOT_FOR_AJV). Dropping them changes no answer.
  */
 const IGNORED = new Set([
   'title',
@@ -189,7 +199,7 @@ const IGNORED = new Set([
   'readOnly',
   'writeOnly',
   'externalDocs',
-  'nullable',
+  ...NOT_FOR_AJV,
 ])
 
 /** Keywords whose value is data, copied as is (the meta-schema check has already held their form). */

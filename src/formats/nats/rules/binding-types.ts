@@ -1,4 +1,5 @@
-import { createAjv, withoutNullable } from '../../../core/standalone-validators.js'
+import { createAjv, withoutKeywords } from '../../../core/standalone-validators.js'
+import { NOT_FOR_AJV } from '../payload-validators.js'
 import type { TokenType } from '../../../runtime/nats/tokens.js'
 import { tokenTypeContains } from '../containment.js'
 import type { NatsContext } from '../context.js'
@@ -29,7 +30,7 @@ export function satisfies(schema: object, value: unknown): boolean {
   let validate = literalValidators.get(key)
   if (!validate) {
     const ajv = (literalAjv ??= createAjv())
-    const read = withoutNullable(schema)
+    const read = withoutKeywords(schema, NOT_FOR_AJV)
     validate = ajv.compile(read)
     ajv.removeSchema(read)
     if (literalValidators.size >= 256) literalValidators.delete(literalValidators.keys().next().value!)

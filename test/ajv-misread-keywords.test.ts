@@ -1,28 +1,33 @@
 /**
- * OpenAPI 3.0's `nullable` in the JSON Schemas of NATS payloads and headers and of DASP settings.
- * No JSON Schema dialect defines it, so it is an annotation there; ajv reads it as OpenAPI does
- * wherever it is. Before: a NATS payload `{nullable: true}` (no `type`), `{type: 'null', nullable:
- * false}` or `{type: string, nullable: 'yes'}`, all valid schemas, ended the compile with
- * CONTRACTS_INTERNAL (ajv threw), a DASP setting's items schema so written was refused, and
- * `{type: string, nullable: true}` admitted `null` in NATS validators while the payload's type said
- * `string`. Now ajv is handed each schema without it (`withoutNullable`, src/core/standalone-validators.ts).
+ * Keywords of a contract's JSON Schemas that ajv reads although JSON Schema (draft-06 on) does not
+ * define them, in NATS payloads, headers and bindings and in DASP settings: OpenAPI 3.0's
+ * `nullable`, draft-04's `id`, and in NATS, where `$ref`s are read against the document, `$id`.
+ * Before, each ended a valid NATS document's compile with CONTRACTS_INTERNAL (ajv threw):
+ * `{nullable: true}` without `type`, `{type: 'null', nullable: false}`, a `nullable` that is no
+ * boolean, `id: urn:jsonschema:...` (jackson-module-jsonSchema writes it), a component with an
+ * `$id` (copied into each payload's root, it named two schemas) and a payload with an `$id` whose
+ * `#/components/...` references ajv read against it. A DASP items schema so written was refused,
+ * and `{type: string, nullable: true}` admitted `null` in NATS validators and literal bindings
+ * while its type said `string`. Now ajv is handed each schema without them (`withoutKeywords`,
+ * src/core/standalone-validators.ts; AJV_MISREAD, NATS's NOT_FOR_AJV).
  *
  * Oracles: ajv itself over the same schema with `nullable` renamed `x-nullable` (an unknown keyword
- * ajv ignores, as JSON Schema says); random schema trees for `withoutNullable`'s walk.
+ * ajv ignores, as JSON Schema says); for `id` and `$id`, the same document without them (an
+ * annotation moves no verdict); random schema trees for the walk.
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv from 'ajv'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { withoutNullable } from '../src/core/standalone-validators.js'
+import { AJV_MISREAD, withoutKeywords } from '../src/core/standalone-validators.js'
 import { compile } from '../src/index.js'
 import { freshDir } from './helpers/bundlers.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
-import { miniNatsDocument } from './helpers/nats-mini.js'
+import { miniNatsDocument, natsChannelDocument } from './helpers/nats-mini.js'
 
-const dir = freshDir(join(import.meta.dirname, '.tmp/json-schema-nullable'))
+const dir = freshDir(join(import.meta.dirname, '.tmp/ajv-misread-keywords'))
 const fixtures = join(import.meta.dirname, '../fixtures/dasp')
 /** One ajv for the walk's oracles: a new one a run compiled the meta-schema each time. */
 const ajv = new Ajv({ strict: false, addUsedSchema: false })
@@ -64,7 +69,7 @@ describe('NATS payloads and headers with `nullable`', () => {
     for (const validators of ['code', 'data'] as const) {
       const result = await compile(file, { nats: { validators } })
       expect([validators, result.diagnostics.map((d) => `${d.code} ${d.message.slice(0, 200)}`)]).toEqual([validators, []])
-      const module = await loadModule(result.code!, `json-schema-nullable-${name}-${validators}`)
+      const module = await loadModule(result.code!, `ajv-misread-keywords-${name}-${validators}`)
       for (const value of VALUES) {
         expect([validators, value, module.placed.validatePayload(value)]).toEqual([validators, value, expected(value)])
         expect([validators, value, module.placed.validateHeaders({ h: value })]).toEqual([validators, value, expectedHeaders({ h: value })])
@@ -77,9 +82,49 @@ describe('NATS payloads and headers with `nullable`', () => {
     writeFileSync(file, miniNatsDocument({ message: ['        payload: { type: string, nullable: true }'] }))
     const result = await compile(file)
     expect(result.dts).toMatch(/export declare const placed: \$nats\.AddressedChannel<\$Parameters0, never, string>;/)
-    const module = await loadModule(result.code!, 'json-schema-nullable-typed')
+    const module = await loadModule(result.code!, 'ajv-misread-keywords-typed')
     expect([module.placed.validatePayload(null), module.placed.validatePayload('x')]).toEqual([false, true])
   })
+})
+
+describe('NATS schemas with `id` or `$id`: the verdicts of the same document without them', () => {
+  const components = [
+    '    S: { type: string, minLength: 2 }',
+    '    T: { $id: "urn:example:t", type: object, required: [s], properties: { s: { $ref: "#/components/schemas/S" } } }',
+    '    J: { id: "urn:jsonschema:com:example:J", type: object, properties: { n: { type: integer } }, required: [n] }',
+  ]
+  const messages: Record<string, string> = {
+    a: '{ payload: { $id: "urn:example:a", type: object, properties: { t: { $ref: "#/components/schemas/T" } } } }',
+    b: '{ payload: { $id: "sub/b.json", type: object, properties: { s: { $ref: "#/components/schemas/S" } } } }',
+    c: '{ payload: { $ref: "#/components/schemas/T" } }',
+    d: '{ payload: { $ref: "#/components/schemas/J" } }',
+    e: '{ payload: { id: "urn:jsonschema:com:example:E", type: object, properties: { id: { type: string } }, required: [id] } }',
+  }
+  /** A document whose channel carries message `name` alone; without the keywords when `keep` is false. */
+  const document = (name: string, keep: boolean) => {
+    const text = natsChannelDocument({ [name]: messages[name]! }).trimEnd() + '\ncomponents:\n  schemas:\n' + components.join('\n') + '\n'
+    return keep ? text : text.replaceAll(/ \$?id: "[^"]*",/g, '')
+  }
+  const values: unknown[] = [...VALUES, { t: { s: 'xy' } }, { t: { s: 'x' } }, { t: {} }, { s: 'xy' }, { s: 5 }, { n: 1 }, { n: 'x' }, { id: 'x' }, { id: 5 }]
+
+  it.each(Object.keys(messages).flatMap((name) => (['code', 'data'] as const).map((form) => [name, form] as const)))(
+    'message %s, validators: %s',
+    async (name, validators) => {
+      const verdicts = async (keep: boolean) => {
+        const file = join(dir, `ids-${name}-${keep}-${validators}.asyncapi.yaml`)
+        writeFileSync(file, document(name, keep))
+        const result = await compile(file, { nats: { validators } })
+        expect([keep, result.diagnostics.map((d) => `${d.code} ${d.message.slice(0, 200)}`)]).toEqual([keep, []])
+        const module = await loadModule(result.code!, `ajv-misread-keywords-ids-${name}-${keep}-${validators}`)
+        return values.map((v) => module.c.validatePayload(v))
+      }
+      expect(document(name, false)).not.toMatch(/\$?id: "/)
+      const kept = await verdicts(true)
+      expect(kept).toEqual(await verdicts(false))
+      // Not every value passes, nor every one fails: the verdicts say something.
+      expect(new Set(kept)).toEqual(new Set([true, false]))
+    },
+  )
 })
 
 describe('a NATS interaction binding a literal to a member with `nullable`', () => {
@@ -105,12 +150,14 @@ describe('a NATS interaction binding a literal to a member with `nullable`', () 
   })
 })
 
-describe('DASP settings whose items schema has `nullable`', () => {
+describe('DASP settings whose items schema has `nullable` or `id`', () => {
   it.each([
     ['nullable without a type', { nullable: true }, 'x', []],
     ['nullable: false beside type null', { type: 'null', nullable: false }, 'x', ['DASP_SETTINGS']],
     ['nullable beside a type: null is refused, as JSON Schema reads it', { type: 'string', nullable: true }, null, ['DASP_SETTINGS']],
     ['nullable beside a type: a string is taken', { type: 'string', nullable: true }, 'x', []],
+    ['draft-04’s id beside a type: a string is taken', { id: 'urn:jsonschema:x', type: 'string' }, 'x', []],
+    ['draft-04’s id beside a type: a number is refused', { id: 'urn:jsonschema:x', type: 'string' }, 5, ['DASP_SETTINGS']],
   ] as const)('%s', async (name, memberSchema, value, codes) => {
     const app = freshDir(join(dir, `dasp-${name.replace(/\W+/g, '-')}`))
     cpSync(join(fixtures, 'extensions'), join(app, 'extensions'), { recursive: true })
@@ -128,7 +175,7 @@ describe('DASP settings whose items schema has `nullable`', () => {
   })
 })
 
-describe('withoutNullable', () => {
+describe('withoutKeywords', () => {
   // Schema trees with `nullable` anywhere a keyword may be, members named `nullable`, and values that hold the word.
   const schema: fc.Memo<Record<string, unknown>> = fc.memo((n) =>
     n <= 1
@@ -175,7 +222,7 @@ describe('withoutNullable', () => {
     fc.assert(
       fc.property(schema(4), (input) => {
         const before = JSON.stringify(input)
-        const out = withoutNullable(input)
+        const out = withoutKeywords(input, AJV_MISREAD)
         expect(JSON.stringify(input)).toBe(before)
         expect(kept(out)).toEqual(kept(input))
         expect(keywordAt(out)).toEqual([])
