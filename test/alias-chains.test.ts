@@ -13,7 +13,9 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { aliasEnds } from '../src/core/alias-chains.js'
+import { aliasEnds, eagerNames, tooDeep } from '../src/core/alias-chains.js'
+import { MAX_VALIDATION_DEPTH } from '../src/runtime/shared/schema-errors.js'
+import { loadModule } from './helpers/load-module.js'
 import { compile } from '../src/index.js'
 import { freshDir } from './helpers/bundlers.js'
 import { TSC, TSC7, tscProcess } from './helpers/cli.js'
@@ -78,18 +80,101 @@ describe('aliasEnds', () => {
   })
 })
 
-type Link = 'ref' | 'allOf' | 'anyOf' | 'oneOf'
+describe('eagerNames and tooDeep', () => {
+  const names = new Set(['A', 'B', 'C'])
+  it.each([
+    ['A & { a: B; }', ['A']],
+    ['(A | B)[]', []],
+    ['A[] | B', ['B']],
+    ['"A" | \'B\' | C', ['C']],
+    ['{\n  /** } A " */\n  a?: B;\n} & C', ['C']],
+    ['[A, B] | (C)', ['C']],
+    ['((A) & (B | null)) | string', ['A', 'B']],
+    ['$runtime.A | Array<A | B> | Z', []],
+    ['Exclude<A | B, string> & Array<C>', ['A', 'B']],
+    ['{ [key: string]: A } | ReadonlyArray<B>', []],
+  ] as const)('%s', (type, eager) => {
+    expect(eagerNames(type, names)).toEqual(eager)
+  })
+
+  it('tooDeep: the declarations whose longest chain of eager names reaches the limit, against a memoized walk of the same graph', () => {
+    const graphs = fc.integer({ min: 1, max: 14 }).chain((n) =>
+      fc.record({
+        limit: fc.integer({ min: 1, max: 6 }),
+        // Node i names later nodes only (no cycle), each eagerly or inside an object or an array.
+        links: fc.array(fc.array(fc.record({ to: fc.nat(), how: fc.constantFrom('eager', 'object', 'array') }), { maxLength: 3 }), {
+          minLength: n,
+          maxLength: n,
+        }),
+      }),
+    )
+    fc.assert(
+      fc.property(graphs, ({ limit, links }) => {
+        const n = links.length
+        const edges = links.map((list, i) => list.filter((l) => i + 1 < n).map((l) => ({ to: i + 1 + (l.to % (n - i - 1)), how: l.how })))
+        const bodies = new Map(
+          edges.map((list, i) => [
+            `T${i}`,
+            list.length === 0
+              ? 'string'
+              : list.map((e) => (e.how === 'eager' ? `T${e.to}` : e.how === 'object' ? `{ m: T${e.to}; }` : `T${e.to}[]`)).join(' & '),
+          ]),
+        )
+        const height = new Map<number, number>()
+        const heightOf = (i: number): number => {
+          if (!height.has(i)) height.set(i, Math.max(0, ...edges[i]!.filter((e) => e.how === 'eager').map((e) => heightOf(e.to) + 1)))
+          return height.get(i)!
+        }
+        const expected = new Set(
+          edges
+            .map((_, i) => i)
+            .filter((i) => heightOf(i) >= limit)
+            .map((i) => `T${i}`),
+        )
+        expect(tooDeep(bodies, limit)).toEqual(expected)
+      }),
+      { numRuns: 1_000 },
+    )
+  })
+
+  it('tooDeep: a cycle adds nothing, and a chain of 100,000 is walked without recursion', () => {
+    expect(
+      tooDeep(
+        new Map([
+          ['A', 'B & { a: string; }'],
+          ['B', 'A | null'],
+        ]),
+        2,
+      ),
+    ).toEqual(new Set())
+    const n = 100_000
+    const chain = new Map(Array.from({ length: n + 1 }, (_, i) => [`A${i}`, i === n ? 'string' : `A${i + 1} | null`]))
+    expect(tooDeep(chain, 255).size).toBe(n + 1 - 255)
+  })
+})
+
+/** Chains of one kind: a link only the next (`ref`, a one-member `allOf`, `anyOf`, `oneOf`), or the next and more. */
+type Link = 'ref' | 'allOf' | 'anyOf' | 'oneOf' | 'intersection' | 'union' | 'nullable'
+const ALIASES: Link[] = ['ref', 'allOf', 'anyOf', 'oneOf']
 const LONG = 2_000
-function chain(kind: Link, n: number): Record<string, unknown> {
+/** The last links a validation can still enter from the head of the chain's tail: a type, not `never`. */
+const ENTERABLE = MAX_VALIDATION_DEPTH - 1
+function chain(kind: Link, n: number, format: 'nats' | 'benzene'): Record<string, unknown> {
   const link = (i: number) => {
     const next = { $ref: `#/components/schemas/A${i + 1}` }
-    return kind === 'ref' ? next : { [kind]: [next] }
+    if (kind === 'ref') return next
+    if (kind === 'intersection') return { allOf: [next, { type: 'object', properties: { [`p${i}`]: { type: 'string' } } }] }
+    if (kind === 'union') return { anyOf: [next, { type: 'integer' }] }
+    // OpenAPI 3.0's nullable (Benzene); in NATS, JSON Schema's own spelling of the same.
+    if (kind === 'nullable') return format === 'benzene' ? { allOf: [next], nullable: true } : { anyOf: [next, { type: 'null' }] }
+    return { [kind]: [next] }
   }
-  return Object.fromEntries([...Array.from({ length: n }, (_, i) => [`A${i}`, link(i)]), [`A${n}`, { type: 'string' }]])
+  const end = kind === 'intersection' ? { type: 'object', properties: { end: { type: 'string' } } } : { type: 'string' }
+  return Object.fromEntries([...Array.from({ length: n }, (_, i) => [`A${i}`, link(i)]), [`A${n}`, end]])
 }
 
 function natsDocument(kind: Link, n: number): string {
-  const schemas = Object.entries(chain(kind, n)).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`)
+  const schemas = Object.entries(chain(kind, n, 'nats')).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`)
   return [miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }).trimEnd(), 'components:', '  schemas:', ...schemas, ''].join(
     '\n',
   )
@@ -103,49 +188,84 @@ function benzeneDocument(kind: Link, n: number): string {
     transports: ['benzene'],
     requests: [{ topic: 'chain:go', request: { $ref: '#/components/schemas/A0' }, response: { $ref: '#/components/schemas/A0' } }],
     events: [],
-    components: { schemas: chain(kind, n) },
+    components: { schemas: chain(kind, n, 'benzene') },
   })
 }
 
-describe(`declarations of ${LONG}-link alias chains`, () => {
-  const kinds: Link[] = ['ref', 'allOf', 'anyOf', 'oneOf']
-  /** Each document's declarations, written as `<format>-<kind>.d.ts`. */
+describe(`declarations of ${LONG}-link chains`, () => {
+  const kinds: Link[] = [...ALIASES, 'intersection', 'union', 'nullable']
+  /** Each document's declarations, by `<format>-<kind>` (written as that `.d.ts`). */
   const declarations = new Map<string, string>()
+  /** Each NATS document's module, whose validator the types are held to. */
+  const natsModules = new Map<Link, Record<string, any>>()
 
   beforeAll(async () => {
-    for (const [format, file, text] of kinds.flatMap((kind) => [
-      ['nats', `${kind}.asyncapi.yaml`, natsDocument(kind, LONG)] as const,
-      ['benzene', `${kind}.spec.json`, benzeneDocument(kind, LONG)] as const,
+    for (const [format, kind, text] of kinds.flatMap((kind) => [
+      ['nats', kind, natsDocument(kind, LONG)] as const,
+      ['benzene', kind, benzeneDocument(kind, LONG)] as const,
     ])) {
-      writeFileSync(join(dir, file), text)
-      const result = await compile(join(dir, file))
+      const file = join(dir, `${kind}.${format === 'nats' ? 'asyncapi.yaml' : 'spec.json'}`)
+      writeFileSync(file, text)
+      const result = await compile(file)
       expect([file, result.diagnostics.filter((d) => d.severity === 'error')]).toEqual([file, []])
-      const name = `${format}-${file.split('.')[0]}`
+      const name = `${format}-${kind}`
       writeFileSync(join(dir, `${name}.d.ts`), result.dts!)
       declarations.set(name, result.dts!)
+      if (format === 'nats') natsModules.set(kind, await loadModule(result.code!, `alias-chains-${kind}`))
     }
   })
 
-  it('alias each link to the chain’s end, in both formats', () => {
-    expect(declarations.size).toBe(8)
-    for (const [name, dts] of declarations) {
-      // Every link names the end; the end is the string it was.
-      const declared = [...dts.matchAll(/^export type (A\d+) = (.*);$/gm)].map((m) => [m[1]!, m[2]!.replace(/^\((.*)\)$/, '$1')])
-      expect([name, declared.length]).toEqual([name, LONG + 1])
-      for (const [id, type] of declared) expect([name, id, type]).toEqual([name, id, id === `A${LONG}` ? 'string' : `A${LONG}`])
-    }
+  /** Each link's declared type, parentheses around a lone name left out. */
+  const declared = (dts: string) =>
+    new Map([...dts.matchAll(/^export type (A\d+) = ([^]*?);$/gm)].map((m) => [m[1]!, m[2]!.replace(/^\(([A-Za-z0-9_$]+)\)$/, '$1')]))
+
+  it('alias chains: the links too deep for a validation are `never`, every other link names the end', () => {
+    for (const kind of ALIASES)
+      for (const format of ['nats', 'benzene']) {
+        const name = `${format}-${kind}`
+        const types = declared(declarations.get(name)!)
+        expect([name, types.size]).toEqual([name, LONG + 1])
+        for (const [id, type] of types) {
+          const k = Number(id.slice(1))
+          expect([name, id, type]).toEqual([name, id, k === LONG ? 'string' : LONG - k >= ENTERABLE ? 'never' : `A${LONG}`])
+        }
+      }
+  })
+
+  it('intersection, union and nullable chains: the links too deep are `never`, the others as written', () => {
+    for (const kind of ['intersection', 'union', 'nullable'] as const)
+      for (const format of ['nats', 'benzene']) {
+        const name = `${format}-${kind}`
+        const types = declared(declarations.get(name)!)
+        for (const [id, type] of types) {
+          const k = Number(id.slice(1))
+          expect([name, id, type === 'never']).toEqual([name, id, k < LONG && LONG - k >= ENTERABLE])
+        }
+      }
+  })
+
+  it('`never` where the validator refuses every value: the NATS payload (the head) refuses each', () => {
+    for (const [kind, module] of natsModules)
+      for (const value of ['text', 5, null, {}, { end: 'x' }, []]) expect([kind, value, module.placed.validatePayload(value)]).toEqual([kind, value, false])
   })
 
   it.each([
     ['TypeScript 6', TSC],
     ['TypeScript 7', TSC7],
-  ])('%s reads them: the chain’s head is the end’s type', (_, compiler) => {
-    const uses = [...declarations.keys()].flatMap((name, i) => [
-      `import type { A0 as H${i} } from './${name}.js'`,
-      `export const ok${i}: H${i} = 'text'`,
-      `// @ts-expect-error -- a number is not the chain's string`,
-      `export const bad${i}: H${i} = 1`,
-    ])
+  ])('%s reads them: the head is `never`, a link near the end is the end’s type', (_, compiler) => {
+    const near = `A${LONG - 10}`
+    const uses = [...declarations.keys()].flatMap((name, i) => {
+      const kind = name.split('-')[1] as Link
+      const value = kind === 'intersection' ? `{ end: 'x' }` : `'text'`
+      return [
+        `import type { A0 as H${i}, ${near} as N${i} } from './${name}.js'`,
+        `export const ok${i}: N${i} = ${value}`,
+        `// @ts-expect-error -- a boolean is none of the chain's types`,
+        `export const bad${i}: N${i} = true`,
+        `// @ts-expect-error -- no value is of the head's type`,
+        `export const head${i}: H${i} = ${value}`,
+      ]
+    })
     writeFileSync(join(dir, 'use.ts'), `${uses.join('\n')}\n`)
     writeFileSync(
       join(dir, 'tsconfig.json'),
@@ -154,7 +274,7 @@ describe(`declarations of ${LONG}-link alias chains`, () => {
         files: ['use.ts'],
       }),
     )
-    expect(declarations.size).toBe(8)
+    expect(declarations.size).toBe(14)
     const r = tscProcess(['-p', '.'], dir, compiler)
     expect([r.status, r.output]).toEqual([0, ''])
   })

@@ -1,3 +1,4 @@
+import { MAX_VALIDATION_DEPTH } from '../runtime/shared/schema-errors.js'
 /**
  * Alias chains in generated declarations. A schema that is only another schema (`$ref`, or an
  * `allOf` of one `$ref`) is declared as an alias of that schema's type: `type A0 = A1`. A type
@@ -55,4 +56,126 @@ export function aliasEnds(bodies: ReadonlyMap<string, string>): Map<string, stri
   const out = new Map<string, string>()
   for (const [name, end] of ends) if (end !== null && end !== next.get(name)) out.set(name, end)
   return out
+}
+
+/**
+ * The identifiers of `declared` that a type's text names eagerly: outside object types (`{ ... }`),
+ * arrays (`X[]`, `(X | Y)[]`, `Array<X>`), string literals and comments. A checker resolves an eager name when
+ * it resolves the type (an intersection's members, a union's), and defers the others (an object's
+ * members, an array's element) until they are asked for. Cost: one pass over the text.
+ */
+export function eagerNames(type: string, declared: ReadonlySet<string>): string[] {
+  /**
+   * The eager names of each open group (parentheses, or a generic's `<...>`); the outermost is the
+   * type itself. A group `deferred` (`Array<...>`) passes none of its names on.
+   */
+  const groups: Array<{ names: string[]; deferred: boolean; close: string }> = [{ names: [], deferred: false, close: '' }]
+  let braces = 0
+  let brackets = 0
+  const close = () => {
+    const group = groups.pop()!
+    const parent = groups[groups.length - 1]!
+    if (!group.deferred) parent.names.push(...group.names)
+  }
+  for (let i = 0; i < type.length;) {
+    const c = type[i]!
+    if (c === '/' && type[i + 1] === '*') {
+      const end = type.indexOf('*/', i + 2)
+      i = end === -1 ? type.length : end + 2
+      continue
+    }
+    if (c === '/' && type[i + 1] === '/') {
+      const end = type.indexOf('\n', i + 2)
+      i = end === -1 ? type.length : end + 1
+      continue
+    }
+    if (c === '"' || c === "'" || c === '`') {
+      let j = i + 1
+      while (j < type.length && type[j] !== c) j += type[j] === '\\' ? 2 : 1
+      i = j + 1
+      continue
+    }
+    const top = braces === 0 && brackets === 0
+    if (c === '{') braces++
+    else if (c === '}') braces--
+    else if (braces === 0 && c === '[') brackets++
+    else if (braces === 0 && c === ']') brackets--
+    else if (top && c === '(') groups.push({ names: [], deferred: false, close: ')' })
+    else if (top && groups.length > 1 && c === groups[groups.length - 1]!.close) {
+      // `(...)[]`: an array of the group, whose names are deferred.
+      if (c === ')' && type[i + 1] === '[') groups[groups.length - 1]!.deferred = true
+      close()
+    } else if (top && /[A-Za-z_$]/.test(c)) {
+      let j = i + 1
+      while (j < type.length && /[A-Za-z0-9_$]/.test(type[j]!)) j++
+      const name = type.slice(i, j)
+      if (type[j] === '<') {
+        // A generic: `Array<X>` defers X, as `X[]` does; the others (`Exclude`, `Extract`) resolve theirs.
+        groups.push({ names: [], deferred: name === 'Array' || name === 'ReadonlyArray', close: '>' })
+        i = j + 1
+        continue
+      }
+      // `X[]`: an array of X, deferred; `X.Y`: not one of the declared names alone.
+      if (declared.has(name) && type[j] !== '[' && type[j] !== '.' && type[i - 1] !== '.') groups[groups.length - 1]!.names.push(name)
+      i = j
+      continue
+    }
+    i++
+  }
+  while (groups.length > 1) close()
+  return groups[0]!.names
+}
+
+/**
+ * The declarations to write as `never`: those from which a chain of eager names (`eagerNames`)
+ * runs `limit` declarations deep or more. TypeScript's `tsc` resolves such a chain recursively and
+ * overflowed its stack on intersections and unions about 1,000 deep (`A0 = A1 & {...}`, `A0 = A1 |
+ * number`, `A0 = A1 | null`), which no alias collapses. Each link is a `$ref` a validator follows
+ * without reading any deeper into the value, so a validation that enters such a declaration follows
+ * `limit` references and fails at the depth limit: no value is of that type. Cost: one depth-first
+ * walk, O(declarations + names); a cycle adds nothing to the depth (the checker reports it).
+ */
+export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set<string> {
+  const declared = new Set(bodies.keys())
+  const edges = new Map([...bodies].map(([name, type]) => [name, eagerNames(type, declared)]))
+  const height = new Map<string, number>()
+  const onStack = new Set<string>()
+  for (const start of bodies.keys()) {
+    if (height.has(start)) continue
+    const stack: Array<{ name: string; next: number; best: number }> = [{ name: start, next: 0, best: 0 }]
+    onStack.add(start)
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      const out = edges.get(top.name)!
+      if (top.next < out.length) {
+        const to = out[top.next++]!
+        const known = height.get(to)
+        if (known !== undefined) top.best = Math.max(top.best, known + 1)
+        else if (!onStack.has(to)) {
+          onStack.add(to)
+          stack.push({ name: to, next: 0, best: 0 })
+        }
+        continue
+      }
+      stack.pop()
+      onStack.delete(top.name)
+      height.set(top.name, top.best)
+      const parent = stack[stack.length - 1]
+      if (parent) parent.best = Math.max(parent.best, top.best + 1)
+    }
+  }
+  return new Set([...height].filter(([, h]) => h >= limit).map(([name]) => name))
+}
+
+/**
+ * Each declaration's type as written (by declared name): `never` for those too deep for a
+ * validation to enter (`tooDeep`, at the validators' depth limit), and each alias of an alias as
+ * the type its chain ends in (`aliasEnds`). Every chain a checker resolves recursively is then
+ * shorter than the limit, whatever the document.
+ */
+export function chainSafeTypes(bodies: ReadonlyMap<string, string>): Map<string, string> {
+  const deep = tooDeep(bodies, MAX_VALIDATION_DEPTH - 1)
+  const cut = new Map([...bodies].map(([name, type]) => [name, deep.has(name) ? 'never' : type]))
+  const ends = aliasEnds(cut)
+  return new Map([...cut].map(([name, type]) => [name, ends.get(name) ?? type]))
 }

@@ -1,4 +1,4 @@
-import { aliasEnds } from '../../core/alias-chains.js'
+import { chainSafeTypes } from '../../core/alias-chains.js'
 import { commentLines, commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { hasFlag, isObject, refTarget, type Schema } from '../../runtime/benzene/document.js'
 import { closedMerge } from './all-of.js'
@@ -220,12 +220,12 @@ export interface Declaration {
 }
 
 /**
- * The declarations' text, groups in order, a blank line after each. An alias of an alias is written
- * as the type its chain ends in (core/alias-chains.ts): the checker resolves a chain recursively.
+ * The declarations' text, groups in order, a blank line after each. No chain the checker resolves
+ * recursively runs past the validators' depth (core/alias-chains.ts).
  */
 export function writeDeclarations(groups: readonly Declaration[][]): string[] {
-  const ends = aliasEnds(new Map(groups.flat().map((d) => [d.identifier, d.type])))
-  return groups.flatMap((group) => [...group.map((d) => `${d.doc}export type ${d.identifier} = ${ends.get(d.identifier) ?? d.type};`), ''])
+  const types = chainSafeTypes(new Map(groups.flat().map((d) => [d.identifier, d.type])))
+  return groups.flatMap((group) => [...group.map((d) => `${d.doc}export type ${d.identifier} = ${types.get(d.identifier)!};`), ''])
 }
 
 /**

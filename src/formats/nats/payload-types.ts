@@ -1,4 +1,4 @@
-import { aliasEnds } from '../../core/alias-chains.js'
+import { chainSafeTypes } from '../../core/alias-chains.js'
 import { commentText, jsString, propertyKey, sortKeys, toTypeIdentifier } from '../../core/emit.js'
 import { splitPointer } from '../../runtime/shared/json-pointer.js'
 import { isObject } from './document.js'
@@ -62,9 +62,9 @@ export class PayloadTypeWriter {
       bodies.set(this.names.get(name)!, this.typeOf(schema))
       docs.set(this.names.get(name)!, jsDoc(schema, ''))
     }
-    // An alias of an alias is written as the type its chain ends in (core/alias-chains.ts).
-    const ends = aliasEnds(bodies)
-    return [...bodies.keys()].sort().map((id) => `${docs.get(id)!}export type ${id} = ${ends.get(id) ?? bodies.get(id)!};`)
+    // No chain a checker resolves recursively runs past the validators' depth (core/alias-chains.ts).
+    const types = chainSafeTypes(bodies)
+    return [...types.keys()].sort().map((id) => `${docs.get(id)!}export type ${id} = ${types.get(id)!};`)
   }
 
   private reference(ref: string): string {
