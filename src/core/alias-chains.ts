@@ -1,12 +1,15 @@
 import { MAX_VALIDATION_DEPTH } from '../runtime/shared/schema-errors.js'
 /**
- * Alias chains in generated declarations. A schema that is only another schema (`$ref`, or an
- * `allOf` of one `$ref`) is declared as an alias of that schema's type: `type A0 = A1`. A type
- * checker resolves an alias of an alias recursively, one stack frame or more a link: TypeScript's
- * `tsc` overflowed its stack on chains of about 1,000 to 2,000 aliases, which a contract of a few
- * hundred kilobytes writes. Declared instead as the type its chain ends in (`type A0 = A7999`),
- * every alias is one step from a type of its own, whatever the chain's length, and names the same
- * type.
+ * Chains in generated declarations, which a type checker resolves recursively: TypeScript's `tsc`
+ * overflowed its stack on about 1,000 to 2,000 links, which a contract of a few hundred kilobytes
+ * writes.
+ *
+ * - An alias chain: a schema that is only another schema (`$ref`, or a one-member `allOf`, `anyOf`
+ *   or `oneOf`) is declared as an alias of that schema's type, `type A0 = A1`. Each such alias is
+ *   declared as the type its chain ends in (`type A0 = A7999`), which names the same type.
+ * - A chain of intersections or unions (`A0 = A1 & {...}`, `A0 = A1 | null`), which no alias
+ *   collapses: a type from which such a chain runs as deep as the validators' depth limit is
+ *   `never`, which is what the validator says of every value there.
  */
 
 /** A declaration's body that is another declaration's name alone: `Name` or `(Name)`. */
@@ -59,10 +62,11 @@ export function aliasEnds(bodies: ReadonlyMap<string, string>): Map<string, stri
 }
 
 /**
- * The identifiers of `declared` that a type's text names eagerly: outside object types (`{ ... }`),
- * arrays (`X[]`, `(X | Y)[]`, `Array<X>`), string literals and comments. A checker resolves an eager name when
- * it resolves the type (an intersection's members, a union's), and defers the others (an object's
- * members, an array's element) until they are asked for. Cost: one pass over the text.
+ * The identifiers of `declared` that a type's text names eagerly: outside object types
+ * (`{ ... }`), arrays (`X[]`, `(X | Y)[]`, `Array<X>`), string literals and comments. A checker
+ * resolves an eager name when it resolves the type (an intersection's members, a union's, a
+ * conditional type's arguments), and defers the others (an object's members, an array's element)
+ * until they are asked for. Cost: one pass over the text.
  */
 export function eagerNames(type: string, declared: ReadonlySet<string>): string[] {
   /**
