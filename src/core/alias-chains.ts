@@ -8,8 +8,8 @@ import { MAX_VALIDATION_DEPTH } from '../runtime/shared/schema-errors.js'
  *   or `oneOf`) is declared as an alias of that schema's type, `type A0 = A1`. Each such alias is
  *   declared as the type its chain ends in (`type A0 = A7999`), which names the same type.
  * - A chain of intersections or unions (`A0 = A1 & {...}`, `A0 = A1 | null`), which no alias
- *   collapses: a type from which such a chain runs as deep as the validators' depth limit is
- *   `never`, which is what the validator says of every value there.
+ *   collapses: where such a chain runs as deep as the validators' depth limit, its references are
+ *   `never`, which is what the validator says of every value that takes them.
  */
 
 /** A declaration's body that is another declaration's name alone: `Name` or `(Name)`. */
@@ -61,6 +61,12 @@ export function aliasEnds(bodies: ReadonlyMap<string, string>): Map<string, stri
   return out
 }
 
+/** A declared name in a type's text, and where it starts. */
+interface Use {
+  name: string
+  at: number
+}
+
 /**
  * The identifiers of `declared` that a type's text names eagerly: outside object types
  * (`{ ... }`), arrays (`X[]`, `(X | Y)[]`, `Array<X>`), string literals and comments. A checker
@@ -69,11 +75,16 @@ export function aliasEnds(bodies: ReadonlyMap<string, string>): Map<string, stri
  * until they are asked for. Cost: one pass over the text.
  */
 export function eagerNames(type: string, declared: ReadonlySet<string>): string[] {
+  return eagerUses(type, declared).map((use) => use.name)
+}
+
+/** `eagerNames` with where each is in the text. */
+function eagerUses(type: string, declared: ReadonlySet<string>): Use[] {
   /**
    * The eager names of each open group (parentheses, or a generic's `<...>`); the outermost is the
    * type itself. A group `deferred` (`Array<...>`) passes none of its names on.
    */
-  const groups: Array<{ names: string[]; deferred: boolean; close: string }> = [{ names: [], deferred: false, close: '' }]
+  const groups: Array<{ names: Use[]; deferred: boolean; close: string }> = [{ names: [], deferred: false, close: '' }]
   let braces = 0
   let brackets = 0
   const close = () => {
@@ -120,7 +131,7 @@ export function eagerNames(type: string, declared: ReadonlySet<string>): string[
         continue
       }
       // `X[]`: an array of X, deferred; `X.Y`: not one of the declared names alone.
-      if (declared.has(name) && type[j] !== '[' && type[j] !== '.' && type[i - 1] !== '.') groups[groups.length - 1]!.names.push(name)
+      if (declared.has(name) && type[j] !== '[' && type[j] !== '.' && type[i - 1] !== '.') groups[groups.length - 1]!.names.push({ name, at: i })
       i = j
       continue
     }
@@ -131,12 +142,12 @@ export function eagerNames(type: string, declared: ReadonlySet<string>): string[
 }
 
 /**
- * The declarations to write as `never`: those from which a chain of eager names (`eagerNames`)
- * runs `limit` declarations deep or more. TypeScript's `tsc` resolves such a chain recursively and
+ * The declarations from which a chain of eager names (`eagerNames`) runs `limit` declarations
+ * deep or more. TypeScript's `tsc` resolves such a chain recursively and
  * overflowed its stack on intersections and unions about 1,000 deep (`A0 = A1 & {...}`, `A0 = A1 |
  * number`, `A0 = A1 | null`), which no alias collapses. Each link is a `$ref` a validator follows
  * without reading any deeper into the value, so a validation that enters such a declaration follows
- * `limit` references and fails at the depth limit: no value is of that type. Cost: one depth-first
+ * `limit` references and fails at the depth limit. Cost: one depth-first
  * walk, O(declarations + names); a cycle adds nothing to the depth (the checker reports it).
  */
 export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set<string> {
@@ -172,14 +183,25 @@ export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set
 }
 
 /**
- * Each declaration's type as written (by declared name): `never` for those too deep for a
- * validation to enter (`tooDeep`, at the validators' depth limit), and each alias of an alias as
- * the type its chain ends in (`aliasEnds`). Every chain a checker resolves recursively is then
- * shorter than the limit, whatever the document.
+ * Each declaration's type as written (by declared name). A declaration from which a chain of eager
+ * names runs as deep as the validators' depth limit (`MAX_VALIDATION_DEPTH - 1` references) is
+ * one no validation can go through: in it, each eager name that starts a chain one shorter
+ * (`tooDeep`) is `never`, since a validation that takes that reference fails at the depth limit,
+ * while what the declaration admits without it stays (`A0 = A1 | null` is `never | null`: a
+ * `nullable` schema admits `null` before it follows its reference). No other declaration names
+ * those eagerly. Then each alias of an alias is written as the type its chain ends in
+ * (`aliasEnds`). Every chain a checker resolves recursively is then shorter than the limit.
  */
 export function chainSafeTypes(bodies: ReadonlyMap<string, string>): Map<string, string> {
-  const deep = tooDeep(bodies, MAX_VALIDATION_DEPTH - 1)
-  const cut = new Map([...bodies].map(([name, type]) => [name, deep.has(name) ? 'never' : type]))
+  const tall = tooDeep(bodies, MAX_VALIDATION_DEPTH - 2)
+  const cut = new Map(
+    [...bodies].map(([name, type]) => {
+      let out = type
+      // From the last use back, so the earlier ones keep their places.
+      for (const use of eagerUses(type, tall).reverse()) out = `${out.slice(0, use.at)}never${out.slice(use.at + use.name.length)}`
+      return [name, out]
+    }),
+  )
   const ends = aliasEnds(cut)
   return new Map([...cut].map(([name, type]) => [name, ends.get(name) ?? type]))
 }
