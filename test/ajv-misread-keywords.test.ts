@@ -87,11 +87,12 @@ describe('NATS payloads and headers with `nullable`', () => {
   })
 })
 
-describe('NATS schemas with `id` or `$id`: the verdicts of the same document without them', () => {
+describe('NATS schemas with `id`, `$id`, anchors or `$async`: the verdicts of the same document without them', () => {
   const components = [
     '    S: { type: string, minLength: 2 }',
     '    T: { $id: "urn:example:t", type: object, required: [s], properties: { s: { $ref: "#/components/schemas/S" } } }',
     '    J: { id: "urn:jsonschema:com:example:J", type: object, properties: { n: { type: integer } }, required: [n] }',
+    '    U: { $anchor: "u", $recursiveAnchor: true, type: string, minLength: 2 }',
   ]
   const messages: Record<string, string> = {
     a: '{ payload: { $id: "urn:example:a", type: object, properties: { t: { $ref: "#/components/schemas/T" } } } }',
@@ -99,13 +100,31 @@ describe('NATS schemas with `id` or `$id`: the verdicts of the same document wit
     c: '{ payload: { $ref: "#/components/schemas/T" } }',
     d: '{ payload: { $ref: "#/components/schemas/J" } }',
     e: '{ payload: { id: "urn:jsonschema:com:example:E", type: object, properties: { id: { type: string } }, required: [id] } }',
+    // Anchors draft-07 does not define, malformed or named twice (the component U names the same), and ajv's `$async`.
+    f: '{ payload: { $anchor: "u", type: object, properties: { u: { $ref: "#/components/schemas/U" } }, required: [u] } }',
+    g: '{ payload: { $anchor: "not an anchor", $dynamicAnchor: "1x", type: string, minLength: 2 } }',
+    h: '{ payload: { $async: true, type: object, required: [n], properties: { n: { type: integer } } } }',
   }
   /** A document whose channel carries message `name` alone; without the keywords when `keep` is false. */
   const document = (name: string, keep: boolean) => {
     const text = natsChannelDocument({ [name]: messages[name]! }).trimEnd() + '\ncomponents:\n  schemas:\n' + components.join('\n') + '\n'
-    return keep ? text : text.replaceAll(/ \$?id: "[^"]*",/g, '')
+    return keep ? text : text.replaceAll(/ (?:\$?id|\$anchor|\$dynamicAnchor|\$recursiveAnchor|\$async): (?:"[^"]*"|true),/g, '')
   }
-  const values: unknown[] = [...VALUES, { t: { s: 'xy' } }, { t: { s: 'x' } }, { t: {} }, { s: 'xy' }, { s: 5 }, { n: 1 }, { n: 'x' }, { id: 'x' }, { id: 5 }]
+  const values: unknown[] = [
+    ...VALUES,
+    { t: { s: 'xy' } },
+    { t: { s: 'x' } },
+    { t: {} },
+    { s: 'xy' },
+    { s: 5 },
+    { n: 1 },
+    { n: 'x' },
+    { id: 'x' },
+    { id: 5 },
+    { u: 'xy' },
+    { u: 'x' },
+    'xy',
+  ]
 
   it.each(Object.keys(messages).flatMap((name) => (['code', 'data'] as const).map((form) => [name, form] as const)))(
     'message %s, validators: %s',
@@ -118,7 +137,7 @@ describe('NATS schemas with `id` or `$id`: the verdicts of the same document wit
         const module = await loadModule(result.code!, `ajv-misread-keywords-ids-${name}-${keep}-${validators}`)
         return values.map((v) => module.c.validatePayload(v))
       }
-      expect(document(name, false)).not.toMatch(/\$?id: "/)
+      expect(document(name, false)).not.toMatch(/(?:id|[aA]nchor|async): ["t]/)
       const kept = await verdicts(true)
       expect(kept).toEqual(await verdicts(false))
       // Not every value passes, nor every one fails: the verdicts say something.
@@ -150,7 +169,7 @@ describe('a NATS interaction binding a literal to a member with `nullable`', () 
   })
 })
 
-describe('DASP settings whose items schema has `nullable` or `id`', () => {
+describe('DASP settings whose items schema has `nullable`, `id`, `$async` or an anchor', () => {
   it.each([
     ['nullable without a type', { nullable: true }, 'x', []],
     ['nullable: false beside type null', { type: 'null', nullable: false }, 'x', ['DASP_SETTINGS']],
@@ -158,6 +177,10 @@ describe('DASP settings whose items schema has `nullable` or `id`', () => {
     ['nullable beside a type: a string is taken', { type: 'string', nullable: true }, 'x', []],
     ['draft-04’s id beside a type: a string is taken', { id: 'urn:jsonschema:x', type: 'string' }, 'x', []],
     ['draft-04’s id beside a type: a number is refused', { id: 'urn:jsonschema:x', type: 'string' }, 5, ['DASP_SETTINGS']],
+    // ajv's `$async`: before, every value passed and a refused one ended the process (an unhandled rejection).
+    ['ajv’s $async: a number is refused, as a result', { $async: true, type: 'string' }, 5, ['DASP_SETTINGS']],
+    ['ajv’s $async: a string is taken', { $async: true, type: 'string' }, 'x', []],
+    ['a 2020-12 anchor in draft-07, malformed: an annotation', { $anchor: 'not an anchor', type: 'string' }, 'x', []],
   ] as const)('%s', async (name, memberSchema, value, codes) => {
     const app = freshDir(join(dir, `dasp-${name.replace(/\W+/g, '-')}`))
     cpSync(join(fixtures, 'extensions'), join(app, 'extensions'), { recursive: true })

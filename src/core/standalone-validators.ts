@@ -170,10 +170,18 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 
 /**
  * Keywords no JSON Schema dialect from draft-06 on defines, which ajv reads anyway: OpenAPI 3.0's
  * `nullable` (ajv admits `null` beside a `type` for it, and throws on one without a `type`, on
- * `nullable: false` beside `type: 'null'` and on one that is no boolean) and draft-04's `id` (ajv
- * throws "NOT SUPPORTED"; jackson-module-jsonSchema writes it). To JSON Schema both are annotations.
+ * `nullable: false` beside `type: 'null'` and on one that is no boolean), draft-04's `id` (ajv
+ * throws "NOT SUPPORTED"; jackson-module-jsonSchema writes it) and ajv's own `$async` (ajv then
+ * makes a validator that answers with a promise: every value passed, and a refused one ended the
+ * process on an unhandled rejection). To JSON Schema all three are annotations.
  */
-export const AJV_MISREAD: ReadonlySet<string> = new Set(['nullable', 'id'])
+export const AJV_MISREAD: ReadonlySet<string> = new Set(['nullable', 'id', '$async'])
+
+/**
+ * Draft 2019-09's and 2020-12's anchors, which draft-07 and draft-06 do not define: ajv reads them
+ * in every dialect and throws on a duplicate or a malformed one.
+ */
+export const LATER_ANCHORS: ReadonlySet<string> = new Set(['$anchor', '$dynamicAnchor', '$recursiveAnchor'])
 
 /**
  * `schema` without `keywords` at any schema position, for ajv (see AJV_MISREAD): members of that name

@@ -1,4 +1,4 @@
-import { AJV_MISREAD, createAjv, schemaDialect, withoutKeywords, type SchemaDialect } from '../../core/standalone-validators.js'
+import { AJV_MISREAD, LATER_ANCHORS, createAjv, schemaDialect, withoutKeywords, type SchemaDialect } from '../../core/standalone-validators.js'
 
 /** A compiled element schema, or why the schema does not compile. */
 export type ItemValidator = import('ajv').ValidateFunction | string
@@ -14,6 +14,9 @@ const MAX_KEPT = 256
  * process, so the shared instance is made on first use. Capped: a long session editing schemas
  * drops the lot (and the ajv holding them) rather than growing without bound.
  */
+/** What ajv misreads in a draft-06 or draft-07 schema. */
+const DRAFT_07_MISREAD: ReadonlySet<string> = new Set([...AJV_MISREAD, ...LATER_ANCHORS])
+
 let kept: { ajv: Map<SchemaDialect, ReturnType<typeof createAjv>>; byText: Map<string, ItemValidator> } = { ajv: new Map(), byText: new Map() }
 
 /** `items` (an object: a JSON Schema for one element) compiled with safe patterns and all errors, or ajv's reason it does not compile. */
@@ -37,7 +40,9 @@ export function compileItemSchema(items: object): ItemValidator {
     const options = { allErrors: true, safePatterns: true, dialect }
     let ajv = text.includes('"$id"') ? createAjv(options) : kept.ajv.get(dialect)
     if (ajv === undefined) kept.ajv.set(dialect, (ajv = createAjv(options)))
-    compiled = ajv.compile(withoutKeywords(items, AJV_MISREAD))
+    // draft-06 and draft-07 do not define the later drafts' anchors: there they are annotations too.
+    const misread = dialect === 'draft-06' || dialect === 'draft-07' ? DRAFT_07_MISREAD : AJV_MISREAD
+    compiled = ajv.compile(withoutKeywords(items, misread))
   } catch (error) {
     // ajv compiles a schema recursively: one wide enough (an anyOf of thousands) exhausts the stack.
     // That is the checker's limit, not a fault of the schema, and it is said so.

@@ -14,7 +14,7 @@ import {
 import { runtimePatternsIn } from '../../core/pattern-safety.js'
 import type { PatternSpec } from '../../runtime/shared/pattern-matchers.js'
 import { enterableDefinitions, validatorDeclarations, type ValidatorRoot } from '../../core/schema-code.js'
-import { assertValidSchema, standaloneValidator, withStandaloneAjv, withoutKeywords, AJV_MISREAD } from '../../core/standalone-validators.js'
+import { assertValidSchema, standaloneValidator, withStandaloneAjv, withoutKeywords, AJV_MISREAD, LATER_ANCHORS } from '../../core/standalone-validators.js'
 import { VALUE_KEYWORDS, type Schema, type SchemaObject } from '../../runtime/shared/schema-check.js'
 import { isObject } from './document.js'
 import { protoMembersAsPatterns } from './proto-member.js'
@@ -176,13 +176,14 @@ function reachable(refs: ReadonlySet<string>, convertedOf: (ref: string) => { re
 }
 
 /**
- * Keywords ajv is not handed (`withoutKeywords`): those it misreads (AJV_MISREAD), and `$id`. A
- * payload's `$ref`s are read against the document that declares them, as AsyncAPI's references are
- * (the rules checked them so), never against a schema's `$id`: to ajv, an `$id` moved their base
- * (`#/components/...` under `$id: urn:x` named nothing, and threw), and a component's `$id`, copied
- * into each payload's root, named two schemas (it threw).
+ * Keywords ajv is not handed (`withoutKeywords`): those it misreads (AJV_MISREAD), the anchors
+ * draft-07 does not define (LATER_ANCHORS), and `$id`. A payload's `$ref`s are read against the
+ * document that declares them, as AsyncAPI's references are (the rules checked them so), never
+ * against a schema's `$id` or an anchor: to ajv, an `$id` moved their base (`#/components/...`
+ * under `$id: urn:x` named nothing, and threw), a component's `$id` or `$anchor`, copied into each
+ * payload's root, named two schemas (it threw), and a malformed anchor threw.
  */
-export const NOT_FOR_AJV: ReadonlySet<string> = new Set([...AJV_MISREAD, '$id'])
+export const NOT_FOR_AJV: ReadonlySet<string> = new Set([...AJV_MISREAD, ...LATER_ANCHORS, '$id'])
 
 /**
  * Keywords the standalone ajv (no formats, not strict) never checks: annotations, `format`, and
