@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { aliasEnds, eagerNames, tooDeep } from '../src/core/alias-chains.js'
+import { aliasEnds, chainSafeTypes, eagerNames, tooDeep } from '../src/core/alias-chains.js'
 import { MAX_VALIDATION_DEPTH } from '../src/runtime/shared/schema-errors.js'
 import { loadModule } from './helpers/load-module.js'
 import { compile } from '../src/index.js'
@@ -151,6 +151,63 @@ describe('eagerNames and tooDeep', () => {
     const n = 100_000
     const chain = new Map(Array.from({ length: n + 1 }, (_, i) => [`A${i}`, i === n ? 'string' : `A${i + 1} | null`]))
     expect(tooDeep(chain, 255).size).toBe(n + 1 - 255)
+  })
+})
+
+describe('eager cycles', () => {
+  it('chainSafeTypes: a name of the cycle’s own is never where it closes one; deferred ones stay', () => {
+    const types = chainSafeTypes(
+      new Map([
+        ['A', '(number | A)'],
+        ['B', 'C'],
+        ['C', 'B'],
+        ['D', 'E & { d?: string; }'],
+        ['E', 'D | null'],
+        ['F', '{ f?: F; }'],
+        ['G', 'G[] | string'],
+        ['H', 'A & D'],
+      ]),
+    )
+    expect(Object.fromEntries(types)).toEqual({
+      A: '(number | never)',
+      B: 'never',
+      C: 'never',
+      D: 'never & { d?: string; }',
+      E: 'never | null',
+      F: '{ f?: F; }',
+      G: 'G[] | string',
+      H: 'A & D',
+    })
+  })
+
+  it('a schema that refers to itself through anyOf: the declarations read in tsc 6 (TS2456 before), its type what its validator takes', async () => {
+    const nats = [
+      miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A" }'] }).trimEnd(),
+      'components:',
+      '  schemas:',
+      '    A: { anyOf: [{ type: integer }, { $ref: "#/components/schemas/A" }] }',
+      '',
+    ].join('\n')
+    const file = join(dir, 'cycle.asyncapi.yaml')
+    writeFileSync(file, nats)
+    const result = await compile(file)
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['NATS_SCHEMA_CYCLE'])
+    writeFileSync(join(dir, 'cycle.d.ts'), result.dts!)
+    const module = await loadModule(result.code!, 'alias-chains-cycle')
+    expect([5, 'x', null].map((v) => module.placed.validatePayload(v))).toEqual([true, false, false])
+    writeFileSync(
+      join(dir, 'cycle-use.ts'),
+      "import type { A } from './cycle.js'\nexport const ok: A = 5\n// @ts-expect-error -- the validator refuses a string\nexport const bad: A = 'x'\n",
+    )
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+        files: ['cycle-use.ts'],
+      }),
+    )
+    const r = tscProcess(['-p', '.'], dir, TSC)
+    expect([r.status, r.output]).toEqual([0, ''])
   })
 })
 

@@ -1,4 +1,5 @@
 import { MAX_VALIDATION_DEPTH } from '../runtime/shared/schema-errors.js'
+import { findCycles } from './graph.js'
 /**
  * Chains in generated declarations, which a type checker resolves recursively: TypeScript's `tsc`
  * overflowed its stack on about 1,000 to 2,000 links, which a contract of a few hundred kilobytes
@@ -148,7 +149,8 @@ function eagerUses(type: string, declared: ReadonlySet<string>): Use[] {
  * number`, `A0 = A1 | null`), which no alias collapses. Each link is a `$ref` a validator follows
  * without reading any deeper into the value, so a validation that enters such a declaration follows
  * `limit` references and fails at the depth limit. Cost: one depth-first
- * walk, O(declarations + names); a cycle adds nothing to the depth (the checker reports it).
+ * walk, O(declarations + names); a cycle adds nothing to the depth (`chainSafeTypes` cuts
+ * cycles of its own).
  */
 export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set<string> {
   const declared = new Set(bodies.keys())
@@ -183,22 +185,33 @@ export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set
 }
 
 /**
- * Each declaration's type as written (by declared name). A declaration from which a chain of eager
- * names runs as deep as the validators' depth limit (`MAX_VALIDATION_DEPTH - 1` references) is
- * one no validation can go through: in it, each eager name that starts a chain one shorter
- * (`tooDeep`) is `never`, since a validation that takes that reference fails at the depth limit,
- * while what the declaration admits without it stays (`A0 = A1 | null` is `never | null`: a
- * `nullable` schema admits `null` before it follows its reference). No other declaration names
- * those eagerly. Then each alias of an alias is written as the type its chain ends in
- * (`aliasEnds`). Every chain a checker resolves recursively is then shorter than the limit.
+ * Each declaration's type as written (by declared name). Where a validation can go on through
+ * references without reading any deeper into the value, a reference that takes it to the depth
+ * limit is `never`, since a validation that takes it fails there, while what the declaration admits
+ * without it stays (`A0 = A1 | null` is `never | null`: a `nullable` schema admits `null` before it
+ * follows its reference):
+ *
+ * - on a chain as deep as the validators' depth limit (`MAX_VALIDATION_DEPTH - 1` references), each
+ *   eager name that starts a chain one shorter (`tooDeep`);
+ * - on a cycle of eager names (`A = number | A`, `A = B`, `B = A`), each name of the cycle's own
+ *   (a checker refuses such an alias as circular: TS2456).
+ *
+ * Then each alias of an alias is written as the type its chain ends in (`aliasEnds`). Every chain a
+ * checker resolves recursively is then shorter than the limit, and none comes back on itself.
  */
 export function chainSafeTypes(bodies: ReadonlyMap<string, string>): Map<string, string> {
   const tall = tooDeep(bodies, MAX_VALIDATION_DEPTH - 2)
+  const declared = new Set(bodies.keys())
+  const uses = new Map([...bodies].map(([name, type]) => [name, eagerUses(type, declared)]))
+  const cycles = findCycles(bodies.keys(), { edges: (name: string) => uses.get(name) ?? [], target: (use: Use) => use.name })
   const cut = new Map(
     [...bodies].map(([name, type]) => {
+      const own = cycles.componentOf(name)
       let out = type
       // From the last use back, so the earlier ones keep their places.
-      for (const use of eagerUses(type, tall).reverse()) out = `${out.slice(0, use.at)}never${out.slice(use.at + use.name.length)}`
+      for (const use of [...uses.get(name)!].reverse())
+        if (tall.has(use.name) || (own !== undefined && cycles.onCycle(name) && own.has(use.name)))
+          out = `${out.slice(0, use.at)}never${out.slice(use.at + use.name.length)}`
       return [name, out]
     }),
   )

@@ -101,7 +101,7 @@ export const schemaCycle = natsRule({
       if (Object.hasOwn(own, closing) && !Object.hasOwn(extra, closing))
         report(
           ctx.pointer('components', 'schemas', closing) + edge.pointer,
-          `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between: no value can be decided against it, and the validators accept none there.`,
+          `Schema ${shown.join(' -> ')} refers back to itself without a property or item in between: a validation that follows it comes back to it without reading the value, so it fails at the depth limit: the validators accept only what another branch decides first.`,
           { cycle: cycle.slice(0, MAX_NAMED) },
         )
     })
@@ -137,7 +137,7 @@ export const schemaCycle = natsRule({
               .map((n) => JSON.stringify(n))
               .join(
                 ', ',
-              )} (brought in from a locked file), which refer back to themselves without a property or item in between: no value can be decided against them, and the validators accept none there.`,
+              )} (brought in from a locked file), which refer back to themselves without a property or item in between: a validation that follows them comes back to them without reading the value, so it fails at the depth limit: the validators accept only what another branch decides first.`,
             { cycle: brought.slice(0, MAX_NAMED) },
           )
       }
