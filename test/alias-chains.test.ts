@@ -211,6 +211,82 @@ describe('eager cycles', () => {
   })
 })
 
+describe('a passing branch tried first at the head of a long chain (outside pass: the head was `never`)', () => {
+  const n = 260
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  const unionFirst = Object.fromEntries([
+    ...Array.from({ length: n }, (_, i) => [`A${i}`, { anyOf: [{ type: 'integer' }, ref(`A${i + 1}`)] }]),
+    [`A${n}`, { type: 'string' }],
+  ])
+  // Benzene: a discriminator whose mapping picks the leaf, or the next link.
+  const leaf = { type: 'object', required: ['k'], properties: { k: { type: 'string' } } }
+  const discriminated = Object.fromEntries([
+    ...Array.from({ length: n }, (_, i) => [
+      `A${i}`,
+      {
+        oneOf: [ref('Leaf'), ref(`A${i + 1}`)],
+        discriminator: { propertyName: 'k', mapping: { leaf: '#/components/schemas/Leaf', next: `#/components/schemas/A${i + 1}` } },
+      },
+    ]),
+    [`A${n}`, leaf],
+    ['Leaf', leaf],
+  ])
+  const benzene = (schemas: object) =>
+    JSON.stringify({
+      openapi: '3.0.1',
+      info: { title: 'chain', description: '', version: '' },
+      messageEndpoint: '/benzene/invoke',
+      transports: ['benzene'],
+      requests: [{ topic: 'chain:go', request: ref('A0'), response: { type: 'object' } }],
+      events: [],
+      components: { schemas },
+    })
+  const nats = [
+    miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }).trimEnd(),
+    'components:',
+    '  schemas:',
+    ...Object.entries(unionFirst).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`),
+    '',
+  ].join('\n')
+
+  it('the head takes what its validator takes, in both tscs', async () => {
+    const cases = [
+      ['first-nats', 'first.asyncapi.yaml', nats, '5'],
+      ['first-benzene', 'first.spec.json', benzene(unionFirst), '5'],
+      ['discriminated-benzene', 'discriminated.spec.json', benzene(discriminated), "{ k: 'leaf' }"],
+    ] as const
+    const sender = createLocalSender({ 'chain:go': () => ({}) } as never)
+    const uses: string[] = []
+    for (const [name, file, text, value] of cases) {
+      writeFileSync(join(dir, file), text)
+      const result = await compile(join(dir, file))
+      expect([name, result.diagnostics.filter((d) => d.severity === 'error')]).toEqual([name, []])
+      writeFileSync(join(dir, `${name}.d.ts`), result.dts!)
+      const module = await loadModule(result.code!, `alias-chains-${name}`)
+      const taken = name.endsWith('nats')
+        ? module.placed.validatePayload(5)
+        : (await module.go.send(sender, name.startsWith('first') ? 5 : { k: 'leaf' })).status === 'ok'
+      expect([name, taken]).toEqual([name, true])
+      uses.push(
+        `import type { A0 as ${name.replace('-', '_')} } from './${name}.js'`,
+        `export const ${name.replace('-', '_')}_ok: ${name.replace('-', '_')} = ${value}`,
+      )
+    }
+    writeFileSync(join(dir, 'first-use.ts'), `${uses.join('\n')}\n`)
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+        files: ['first-use.ts'],
+      }),
+    )
+    for (const compiler of [TSC, TSC7]) {
+      const r = tscProcess(['-p', '.'], dir, compiler)
+      expect([r.status, r.output]).toEqual([0, ''])
+    }
+  })
+})
+
 /** Chains of one kind: a link only the next (`ref`, a one-member `allOf`, `anyOf`, `oneOf`), or the next and more. */
 type Link = 'ref' | 'allOf' | 'anyOf' | 'oneOf' | 'intersection' | 'union' | 'nullable'
 const ALIASES: Link[] = ['ref', 'allOf', 'anyOf', 'oneOf']
