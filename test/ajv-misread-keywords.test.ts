@@ -169,6 +169,24 @@ describe('a NATS interaction binding a literal to a member with `nullable`', () 
   })
 })
 
+describe('NATS schemas that differ only in these keywords are one schema (links, as the profile compares them)', () => {
+  const orders = 'orders/asyncapi/asyncapi.yaml'
+  const total = '        total: { type: number }\n'
+  it.each([
+    ['nullable', '        total: { type: number, nullable: true }\n', []],
+    ['id', '        total: { type: number, id: "urn:jsonschema:total" }\n', []],
+    ['$id', '        total: { type: number, $id: "urn:example:total" }\n', []],
+    ['$anchor', '        total: { type: number, $anchor: total }\n', []],
+    // A difference that decides validation is still one.
+    ['minimum', '        total: { type: number, minimum: 0 }\n', ['NATS_LINK_SCHEMA']],
+  ])('%s', async (name, edited, codes) => {
+    const b = ShopBundle.copy(`annotation-link-${name.replace('$', '')}`)
+    b.edit(orders, total, edited).relock()
+    const result = await compile(b.doc('payments'))
+    expect([name, result.diagnostics.map((d) => d.code)]).toEqual([name, codes])
+  })
+})
+
 describe('DASP settings whose items schema has `nullable`, `id`, `$async` or an anchor', () => {
   it.each([
     ['nullable without a type', { nullable: true }, 'x', []],

@@ -1,3 +1,4 @@
+import { AJV_MISREAD, LATER_ANCHORS } from '../../core/standalone-validators.js'
 import { createHash } from 'node:crypto'
 import { splitPointer, unescapeToken } from '../../runtime/shared/json-pointer.js'
 import { localComponent, localOperationMessages } from './message-schemas.js'
@@ -102,7 +103,12 @@ export function schemaAtPointer(ctx: NatsContext, root: Record<string, unknown> 
   return current
 }
 
-/** Annotations (draft-07 section 10, and AsyncAPI's): they never decide validation, so they never make two schemas differ. */
+/**
+ * Annotations (draft-07 section 10, and AsyncAPI's): they never decide validation, so they never
+ * make two schemas differ. So are the keywords draft-07 does not define that the validators are
+ * built without (payload-validators.ts NOT_FOR_AJV: `nullable`, `id`, `$async`, the later drafts'
+ * anchors) and `$id`, which moves no reference here.
+ */
 export const ANNOTATION_KEYS: ReadonlySet<string> = new Set([
   'description',
   'title',
@@ -115,6 +121,9 @@ export const ANNOTATION_KEYS: ReadonlySet<string> = new Set([
   'default',
   'readOnly',
   'writeOnly',
+  ...AJV_MISREAD,
+  ...LATER_ANCHORS,
+  '$id',
 ])
 
 /**
