@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { MAX_AJV_REFERENCE_DEPTH } from '../src/formats/nats/rules/payload-cost.js'
 import { ContractCompiler, compile, natsFormat } from '../src/index.js'
 import { loadModule } from './helpers/load-module.js'
 
@@ -76,5 +77,60 @@ describe('one validator plan per payload, read by the payload rule and by genera
     const compiler = new ContractCompiler()
     const inspected = await compiler.inspect(variant('inspect', [[BEYOND, '']]))
     expect(Object.keys(inspected.data as object)).not.toContain('validatorPlan')
+  })
+})
+
+describe('references nested deep in a payload ajv checks (an outside pass: RangeError, an internal error, from 150 links)', () => {
+  /** A chain `A0 -> A1 -> ...` of `n` links through `dependencies`, a keyword beyond the generated validators'. */
+  const chain = (n: number) =>
+    [
+      'asyncapi: 3.1.0',
+      'info: { title: T, version: 1.0.0 }',
+      'x-nats-contract:',
+      '  version: 0.2.0-draft',
+      '  contract: t',
+      '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
+      '  channels:',
+      '    c: {}',
+      '  operations:',
+      '    pub: { publish: { api: core, confirmation: none } }',
+      'channels:',
+      '  c:',
+      '    address: t.c',
+      '    messages:',
+      "      m: { payload: { $ref: '#/components/schemas/A0' } }",
+      'operations:',
+      "  pub: { action: send, channel: { $ref: '#/channels/c' } }",
+      'components:',
+      '  schemas:',
+      ...Array.from(
+        { length: n },
+        (_, i) => `    A${i}: { type: object, dependencies: { a: { properties: { a: { $ref: '#/components/schemas/A${i + 1}' } } } } }`,
+      ),
+      `    A${n}: { type: object, required: [leaf] }`,
+      '',
+    ].join('\n')
+
+  it.each([200, 2_000])('%i links: NATS_PAYLOAD_UNBOUNDED at the message (unsupported), not an internal error', async (n) => {
+    const result = await compile(write(`deep-${n}`, chain(n)))
+    expect(result.diagnostics.map((d) => [d.code, d.pointer])).toEqual([['NATS_PAYLOAD_UNBOUNDED', '/channels/c/messages/m']])
+    expect(result.diagnostics[0]!.message).toContain(`nest more than ${MAX_AJV_REFERENCE_DEPTH} deep`)
+  })
+
+  it(`${MAX_AJV_REFERENCE_DEPTH - 4} links: a module, whose validator follows the chain`, async () => {
+    const n = MAX_AJV_REFERENCE_DEPTH - 4
+    const file = write('deep-ok', chain(n))
+    const { model } = await new ContractCompiler().model(file, natsFormat)
+    expect(model!.validatorPlan.message('c', 'm')?.backend).toBe('ajv')
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    const mod = await loadModule(result.code!, 'validator-plan-deep-ok')
+    const validate = mod.c.validatePayload as (value: unknown) => boolean
+    let deep: unknown = { a: { leaf: 1 } }
+    for (let i = 0; i < n - 1; i++) deep = { a: deep }
+    expect([validate({}), validate({ a: {} }), validate(deep)]).toEqual([true, true, true])
+    let missing: unknown = { a: {} }
+    for (let i = 0; i < n - 1; i++) missing = { a: missing }
+    expect(validate(missing)).toBe(false)
   })
 })

@@ -27,7 +27,7 @@ export const MAX_AJV_EXPANSION = 10_000
 export const payloadBounded = natsRule({
   code: 'NATS_PAYLOAD_UNBOUNDED',
   description:
-    "A runtime-checked payload schema beyond the generated validators' keywords (checked by ajv's code) that is recursive or expands past 10,000 nodes: its validation time would grow faster than the data.",
+    "A runtime-checked payload schema beyond the generated validators' keywords (checked by ajv's code) that is recursive or expands past 10,000 nodes (its validation time would grow faster than the data), or whose references nest more than 64 deep (ajv cannot compile it: unsupported).",
   // The payloads, the components they reach and the validator plan are read from the standard part
   // and the profile's interactions alone: an edit elsewhere in the profile (a stream's limits)
   // replays this rule's reports instead of gathering every payload again.
@@ -45,8 +45,10 @@ export const payloadBounded = natsRule({
         pointer,
         size === 'recursive'
           ? "This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and it refers to itself: ajv re-validates a recursive member once per path to it, exponential in the data's depth. Write it with the generated validators' keywords (they memoize), or without the recursion."
-          : `This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and its references expand to more than ${MAX_AJV_EXPANSION} schema nodes: ajv visits each of them for each value. Write it with the generated validators' keywords (they memoize), or share fewer references.`,
-        { expansion: size === 'recursive' ? null : size },
+          : size === 'deep'
+            ? `This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and its references nest more than ${MAX_AJV_REFERENCE_DEPTH} deep: ajv compiles each referenced schema inside the one that refers to it, and runs out of stack on such a chain (unsupported). Write it with the generated validators' keywords, or nest fewer references.`
+            : `This payload schema uses keywords beyond the generated validators', so ajv's code would check it, and its references expand to more than ${MAX_AJV_EXPANSION} schema nodes: ajv visits each of them for each value. Write it with the generated validators' keywords (they memoize), or share fewer references.`,
+        { expansion: typeof size === 'number' ? size : null },
       )
     }
     for (const channel of ctx.channelList) {
@@ -69,27 +71,38 @@ export const payloadBounded = natsRule({
 const PREFIX = '#/components/schemas/'
 
 /**
- * The number of schema nodes `payload` expands to with every `#/components/schemas/...`
- * reference replaced by its target (saturated past MAX_AJV_EXPANSION), `recursive` when a
- * reference reaches itself, undefined when within the bound. Each target is sized once (memo),
- * each value walked iteratively; the recursion follows references only, at most one frame per
- * distinct target.
+ * The most references a payload validated by ajv's standalone code may nest, each inside the
+ * schema of the one before. ajv compiles a referenced schema inside the one that refers to it: an
+ * outside pass ran it out of stack (`RangeError`, an internal error) on chains of 150 to 250 links
+ * of a few nodes each (`dependencies`, tuple `items`, `contains`), far below MAX_AJV_EXPANSION,
+ * and a bundler's own frames leave it less.
  */
-function expandedSize(payload: unknown, schemas: Record<string, unknown>): number | 'recursive' | undefined {
+export const MAX_AJV_REFERENCE_DEPTH = 64
+
+/**
+ * What `payload` costs ajv: `recursive` when a reference reaches itself, `deep` when references
+ * nest past MAX_AJV_REFERENCE_DEPTH, else the number of schema nodes it expands to with every
+ * `#/components/schemas/...` reference replaced by its target (saturated past MAX_AJV_EXPANSION),
+ * undefined when within both bounds. Each target is sized once (memo), each value walked
+ * iteratively; the recursion follows references only, at most one frame per distinct target and
+ * never past MAX_AJV_REFERENCE_DEPTH.
+ */
+function expandedSize(payload: unknown, schemas: Record<string, unknown>): number | 'recursive' | 'deep' | undefined {
   const sizes = new Map<string, number>()
   const open = new Set<string>()
   let recursive = false
-  const sizeOf = (value: unknown): number => {
+  let deep = false
+  const sizeOf = (value: unknown, level: number): number => {
     let total = 0
     const stack: unknown[] = [value]
-    while (stack.length > 0 && !recursive) {
+    while (stack.length > 0 && !recursive && !deep) {
       const v = stack.pop()
       total++
       if (Array.isArray(v)) for (const item of v) stack.push(item)
       else if (isObject(v)) {
         for (const key of Object.keys(v)) {
           const member = v[key]
-          if (key === '$ref' && typeof member === 'string') total += targetSize(member)
+          if (key === '$ref' && typeof member === 'string') total += targetSize(member, level + 1)
           else stack.push(member)
         }
       }
@@ -97,23 +110,29 @@ function expandedSize(payload: unknown, schemas: Record<string, unknown>): numbe
     }
     return total
   }
-  const targetSize = (ref: string): number => {
+  const targetSize = (ref: string, level: number): number => {
     const known = sizes.get(ref)
     if (known !== undefined) return known
     if (open.has(ref)) {
       recursive = true
       return 0
     }
+    if (level > MAX_AJV_REFERENCE_DEPTH) {
+      deep = true
+      return 0
+    }
     const target = resolve(ref, schemas)
     if (target === undefined) return 0
     open.add(ref)
-    const size = sizeOf(target)
+    const size = sizeOf(target, level)
     open.delete(ref)
-    sizes.set(ref, size)
+    // A size cut short by a bound holds for this walk only.
+    if (!recursive && !deep) sizes.set(ref, size)
     return size
   }
-  const size = sizeOf(payload)
+  const size = sizeOf(payload, 0)
   if (recursive) return 'recursive'
+  if (deep) return 'deep'
   return size > MAX_AJV_EXPANSION ? size : undefined
 }
 
