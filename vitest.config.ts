@@ -153,6 +153,7 @@ export const SHARED = [
   'test/probe-rust.test.ts',
   'test/producer-corpus.test.ts',
   'test/runtime.test.ts',
+  'test/rust-deep-chains.test.ts',
   'test/rust-differential.test.ts',
   'test/rust-serde-widths.test.ts',
   'test/sarif.test.ts',

@@ -346,11 +346,20 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
   }
   if (failed) return 1
   // The target's code is loaded when it is asked for, as a format's is on its first file.
-  if (flags.target === 'rust')
-    for (const file of (await import('../formats/nats/targets/rust/crate.js')).rustCrate(models, basename(resolvePath(flags.out)), {
-      serde: flags.serde === true,
-    }))
+  if (flags.target === 'rust') {
+    const { rustCrate } = await import('../formats/nats/targets/rust/crate.js')
+    const { RustUnsupported } = await import('../formats/nats/targets/rust/payloads.js')
+    let files: ReturnType<typeof rustCrate>
+    try {
+      files = rustCrate(models, basename(resolvePath(flags.out)), { serde: flags.serde === true })
+    } catch (error) {
+      if (!(error instanceof RustUnsupported)) throw error
+      io.err(terminalLine(`contracts: ${error.message} Nothing was written.`))
+      return 1
+    }
+    for (const file of files)
       written.push({ path: file.path, text: withMarker(file.text, file.path.endsWith('.toml') ? 'hash' : 'slash'), from: 'the Rust crate' })
+  }
   // All or nothing: two outputs of one name, a link or a file the project did not write under
   // --out, and nothing is written (`writeOwnedFiles`); atomic, so a full disk half-way through
   // leaves the folder as it was too (every file is written beside its target before any is renamed).

@@ -58,6 +58,59 @@ function unwrapOptions(type: string): { inner: string; options: number } {
 /** An object with any members, kept as they are. */
 const ANY_MAP = 'serde_json::Map<String, serde_json::Value>'
 
+/**
+ * The most component types the Rust target nests inside one another while it works out a type
+ * (each an alias, a list, a map or an `Option` of the next: a struct's members are typed later).
+ * Each level is a few frames of the generator's own recursion: an outside pass ran it out of stack
+ * on an `items` chain of 1,500 links. A value nested past 255 references is one no validator
+ * accepts (MAX_VALIDATION_DEPTH), so no payload a service may receive needs more.
+ */
+export const MAX_NESTED_COMPONENTS = 256
+
+/** How deep the types a struct holds by value may nest before a member is boxed (rustc built 60). */
+const MAX_BY_VALUE_DEPTH = 32
+
+/** The longest chain of types each holding the next (boxed or not) the Rust target writes. */
+const MAX_STRUCT_CHAIN = 120
+
+/**
+ * For each type of the by-value graph (`edges`: a type to the types it holds by value), the longest
+ * chain of types it holds, an edge within a cycle left out (`cycle`: such a member is boxed
+ * anyway). Iterative; each edge followed once.
+ */
+function byValueHeights(edges: ReadonlyMap<string, readonly string[]>, cycle: (from: string, to: string) => boolean): Map<string, number> {
+  const height = new Map<string, number>()
+  for (const start of edges.keys()) {
+    if (height.has(start)) continue
+    const stack: Array<{ name: string; next: number; best: number }> = [{ name: start, next: 0, best: 0 }]
+    const onStack = new Set([start])
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      const out = edges.get(top.name) ?? []
+      if (top.next < out.length) {
+        const to = out[top.next++]!
+        if (cycle(top.name, to)) continue
+        const known = height.get(to)
+        if (known !== undefined) top.best = Math.max(top.best, known + 1)
+        else if (!onStack.has(to)) {
+          onStack.add(to)
+          stack.push({ name: to, next: 0, best: 0 })
+        }
+        continue
+      }
+      stack.pop()
+      onStack.delete(top.name)
+      height.set(top.name, top.best)
+      const parent = stack[stack.length - 1]
+      if (parent) parent.best = Math.max(parent.best, top.best + 1)
+    }
+  }
+  return height
+}
+
+/** A document the Rust target cannot write (unsupported): `contracts generate` says so and writes nothing. */
+export class RustUnsupported extends Error {}
+
 export class RustPayloads {
   /** The `payloads` module's type namespace: components, inline structs and enums, channel payloads. */
   private readonly names = new Names('camel', PRELUDE_NAMES)
@@ -178,6 +231,10 @@ export class RustPayloads {
       else this.emptyNames.add(name)
       return known
     }
+    if (this.resolving.size >= MAX_NESTED_COMPONENTS)
+      throw new RustUnsupported(
+        `the schema ${JSON.stringify(name)} is nested ${this.resolving.size} component types deep (lists, maps and aliases of the next): the Rust target writes at most ${MAX_NESTED_COMPONENTS} (unsupported).`,
+      )
     // Declared before it is written, so a schema that refers to itself names itself.
     const id = this.names.get(`component:${name}`, name)
     this.declared.set(name, id)
@@ -247,7 +304,21 @@ export class RustPayloads {
     // `inner` reaches `name` through a member of `name` exactly when both are one node or share a
     // strongly connected component: one walk of the by-value graph for every member.
     const components = findCycles(edges.keys(), { edges: (node: string) => edges.get(node) ?? [], target: (to: string) => to })
-    const reaches = (from: string, to: string): boolean => from === to || (components.componentOf(from)?.has(to) ?? false)
+    const cycle = (from: string, to: string): boolean => from === to || (components.componentOf(from)?.has(to) ?? false)
+    // A member is boxed where its type would contain its own struct, and where the types it holds
+    // by value nest MAX_BY_VALUE_DEPTH deep: rustc computes a layout and drop-check rules through
+    // every type held by value, and refused a chain of 70 structs each holding the next
+    // ("queries overflow the depth limit", E0320; an outside pass).
+    const heights = byValueHeights(edges, cycle)
+    // rustc's drop check follows the boxed members too, up to its recursion limit (128 by default):
+    // it refused (E0320) a chain of 135 structs each holding the next, boxed or not.
+    let tallest: [string, number] = ['', 0]
+    for (const [type, height] of heights) if (height > tallest[1]) tallest = [type, height]
+    if (tallest[1] > MAX_STRUCT_CHAIN)
+      throw new RustUnsupported(
+        `the type ${JSON.stringify(tallest[0])} holds a chain of ${tallest[1]} types, each a member of the one before: rustc's drop check refuses more than about 128 (E0320), and the Rust target writes at most ${MAX_STRUCT_CHAIN} (unsupported).`,
+      )
+    const reaches = (from: string, to: string): boolean => cycle(from, to) || (heights.get(from) ?? 0) >= MAX_BY_VALUE_DEPTH
     for (const d of definitions) {
       if (d.kind === 'enum') this.writeEnum(w, d.name, d.values)
       else this.writeStruct(w, d.name, d.closed, d.fields, reaches)
