@@ -21,7 +21,9 @@ import Ajv from 'ajv'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AJV_MISREAD, withoutKeywords } from '../src/core/standalone-validators.js'
+import { diffSchemas } from '../src/core/diff/schema-diff.js'
 import { compile } from '../src/index.js'
+import { sideOf } from './helpers/schema-diff.js'
 import { freshDir } from './helpers/bundlers.js'
 import { loadModule } from './helpers/load-module.js'
 import { ShopBundle } from './helpers/nats-bundle.js'
@@ -213,6 +215,37 @@ describe('DASP settings whose items schema has `nullable`, `id`, `$async` or an 
     writeFileSync(join(app, 'counter.dasp.json'), withValue)
     const result = await compile(join(app, 'counter.dasp.json'))
     expect(result.diagnostics.map((d) => d.code)).toEqual(codes)
+  })
+})
+
+describe('contracts diff: one of these keywords added to a schema that accepts anything moves no value', () => {
+  const effects = (a: unknown, b: unknown, dialect: 'json-schema' | 'openapi-3.0') =>
+    diffSchemas(
+      sideOf({ components: { schemas: { S: a } } }, '/components/schemas/S'),
+      sideOf({ components: { schemas: { S: b } } }, '/components/schemas/S'),
+      {
+        dialect,
+      },
+    ).map((c) => `${c.rule} ${c.effect}`)
+  it.each([
+    // A keyword JSON Schema does not define: `unknown` (a warning), as a peer may read it otherwise.
+    ['json-schema', { nullable: true }, ['schema-keyword-changed unknown']],
+    ['json-schema', { id: 'urn:x' }, ['schema-keyword-changed unknown']],
+    ['json-schema', { $id: 'urn:x' }, ['schema-keyword-changed unknown']],
+    ['json-schema', { $anchor: 'a' }, ['schema-keyword-changed unknown']],
+    ['json-schema', { format: 'email' }, ['schema-format-added none']],
+    // OpenAPI 3.0: nullable without a type adds nothing (3.0.3, Schema Object).
+    ['openapi-3.0', { nullable: true }, ['schema-nullable-added none']],
+    ['openapi-3.0', { id: 'urn:x' }, ['schema-keyword-changed unknown']],
+  ] as const)('%s: {} to %j', (dialect, added, expected) => {
+    const forward = effects({}, added, dialect)
+    const back = effects(added, {}, dialect)
+    // Never a narrowing or widening (what "breaking" is made of), either way.
+    for (const found of [...forward, ...back]) expect(found).not.toMatch(/ (narrows|widens|both)$/)
+    expect(forward.filter((f) => !f.startsWith('schema-annotation'))).toEqual(expected)
+  })
+  it('a constraint added to it still narrows', () => {
+    expect(effects({}, { type: 'string', nullable: true }, 'json-schema')).toContain('schema-constraint-added narrows')
   })
 })
 

@@ -8,7 +8,7 @@
 import type { SchemaEffect } from '../schema-diff-types.js'
 import { isObject } from '../../../runtime/shared/json-value.js'
 import { joinEffects } from './effect.js'
-import { CONTAINER_KEYWORDS, isAnnotation } from './keywords.js'
+import { CONTAINER_KEYWORDS, OPENAPI_CHECKED_FORMATS, isAnnotation } from './keywords.js'
 import { GENERIC_SITE, MAX_DEPTH, MAX_PAIRS, quote, type Frame, type PairResult, type SchemaAt, type SchemaDiffContext, type Site } from './context.js'
 import { jsonEqual, referenceFree } from './values.js'
 import { representativeValues } from './witness-values.js'
@@ -47,8 +47,32 @@ export function schemaKind(value: unknown, ctx: SchemaDiffContext): SchemaKind {
   if (value === undefined || value === true) return 'true'
   if (value === false) return 'false'
   if (!isObject(value)) return 'junk'
-  for (const key of Object.keys(value)) if (!isAnnotation(key, ctx.dialect) && !CONTAINER_KEYWORDS.has(key)) return 'object'
+  for (const key of Object.keys(value))
+    if (!isAnnotation(key, ctx.dialect) && !CONTAINER_KEYWORDS.has(key) && !constrainsNothing(key, value, ctx.dialect)) return 'object'
   return 'true'
+}
+
+/**
+ * Keywords no JSON Schema dialect defines that this project's validators leave out (`nullable`,
+ * draft-04's `id`, ajv's `$async`), identifiers (`$id`, anchors) and `format` (an annotation here,
+ * as the validators read it): beside annotations alone they leave a schema accepting every value,
+ * so `{}` and `{nullable: true}` are one schema's kind, and the keywords are compared as keywords
+ * (a `nullable` change is `unknown`, a `format` change `none`).
+ */
+const ACCEPT_ALL_JSON_SCHEMA: ReadonlySet<string> = new Set(['nullable', 'id', '$async', '$id', '$anchor', '$dynamicAnchor', '$recursiveAnchor', 'format'])
+/**
+ * In OpenAPI 3.0: `nullable` without a `type` adds nothing to what the rest accepts (3.0.3, Schema
+ * Object: "only if `type` is explicitly defined"), and the other keywords above it does not define
+ * are annotations; a `format` the Benzene validators check is a constraint.
+ */
+const ACCEPT_ALL_OPENAPI: ReadonlySet<string> = new Set(['nullable', 'id', '$async', '$id', '$anchor', '$dynamicAnchor', '$recursiveAnchor'])
+
+function constrainsNothing(key: string, schema: Record<string, unknown>, dialect: SchemaDiffContext['dialect']): boolean {
+  if (dialect === 'openapi-3.0') {
+    if (key === 'format') return typeof schema.format === 'string' && !OPENAPI_CHECKED_FORMATS.has(schema.format)
+    return ACCEPT_ALL_OPENAPI.has(key) && (key !== 'nullable' || !Object.hasOwn(schema, 'type'))
+  }
+  return ACCEPT_ALL_JSON_SCHEMA.has(key)
 }
 
 /** Whether `equalMember` answers for its callers (off only to compare against the plain walk, in tests). */
