@@ -292,7 +292,13 @@ const ORDER = ['isolated', 'mocking', 'bundlers', 'tools', 'shared']
  * Files that replace a module of the compiler with `vi.mock`: vitest can only stand in for modules it
  * loads itself, so these always import the TypeScript sources (see BUILT).
  */
-const MOCKING = ['test/benzene-diff-directions.test.ts', 'test/compile-once.test.ts', 'test/diff-cli.test.ts', 'test/diff-dev.test.ts']
+const MOCKING = [
+  'test/benzene-diff-directions.test.ts',
+  'test/compile-once.test.ts',
+  'test/diff-cli.test.ts',
+  'test/diff-dev.test.ts',
+  'test/diff-version-reader.test.ts',
+]
 
 /**
  * Whether the tests' imports of the compiler's sources (`../src/x.js`, from any folder) load the
