@@ -48,6 +48,7 @@ export const SHARED = [
   'test/dasp-diff-hostile.test.ts',
   'test/dasp-diff-oracle.test.ts',
   'test/dasp-diff.test.ts',
+  'test/dasp-module-limits.test.ts',
   'test/dasp-rules.test.ts',
   'test/dasp-runtime.test.ts',
   'test/declared-diagnostics.test.ts',

@@ -42,6 +42,7 @@ const failing: FixtureRow[] = [
   ['duplicate-uri', 'DASP_DUPLICATE_URI', '/extensions/2/version', 64, 18, 'invalid/duplicate-uri.dasp.json'],
   ['scope', 'DASP_SCOPE', '/extensions/0/scope', 38, 16, 'invalid/scope.dasp.json'],
   ['settings', 'DASP_SETTINGS', '/extensions/1/settings/grant_bytes', 59, 24, 'invalid/settings.dasp.json'],
+  ['module-limit', 'DASP_MODULE_LIMIT', '/extensions/1/settings', 48, 19, 'invalid/module-limit.dasp.json'],
   ['settings-unknown', 'DASP_SETTINGS', '/extensions/1/settings/grant_kb', 60, 21, 'invalid/settings-unknown.dasp.json'],
   ['settings-conflict', 'DASP_SETTINGS_CONFLICT', '/extensions/2/settings/grant_bytes', 77, 24, 'invalid/settings-conflict.dasp.json'],
   ['policy', 'DASP_POLICY', '/policy/requires/0', 56, 7, 'invalid/policy.dasp.json'],

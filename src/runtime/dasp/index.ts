@@ -190,7 +190,7 @@ export function floorOf(request: { readonly extensions: readonly FloorExtension[
 }
 
 /** Lists a generated module passes to `floorOf` and `attributeRules` are short: anything else is refused (thrown, and caught there). */
-const MAX_MODULE_LIST = 1024
+export const MAX_MODULE_LIST = 1024
 function shortList(value: unknown): readonly unknown[] {
   if (!Array.isArray(value) || value.length > MAX_MODULE_LIST) throw new TypeError('not a short list')
   return value

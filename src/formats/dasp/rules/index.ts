@@ -11,6 +11,7 @@ import { dependencyCycle, dependencyMissing, dependencyUnsupported } from './dep
 import { carrierAttribute, draftIdentities } from './draft-identities.js'
 import { duplicateUri, supportRule, unknownExtension } from './extensions.js'
 import { identityRule, immutableVersion, versionRule } from './identity.js'
+import { moduleLimits } from './module-limits.js'
 import { pinRule } from './pins.js'
 import { policyRule } from './policy.js'
 import type { DaspRule } from './rule.js'
@@ -48,6 +49,7 @@ export const daspRules = [
   carrierAttribute,
   draftIdentities,
   policyRule,
+  moduleLimits,
 ] as const satisfies readonly DaspRule[]
 
 /** The codes DASP's rules declare. */
