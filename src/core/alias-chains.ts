@@ -1,5 +1,5 @@
 import { MAX_VALIDATION_DEPTH } from '../runtime/shared/schema-errors.js'
-import { findCycles } from './graph.js'
+import { findCycles, longestPaths } from './graph.js'
 /**
  * Chains in generated declarations, which a type checker resolves recursively: TypeScript's `tsc`
  * overflowed its stack on about 1,000 to 2,000 links, which a contract of a few hundred kilobytes
@@ -155,32 +155,7 @@ function eagerUses(type: string, declared: ReadonlySet<string>): Use[] {
 export function tooDeep(bodies: ReadonlyMap<string, string>, limit: number): Set<string> {
   const declared = new Set(bodies.keys())
   const edges = new Map([...bodies].map(([name, type]) => [name, eagerNames(type, declared)]))
-  const height = new Map<string, number>()
-  const onStack = new Set<string>()
-  for (const start of bodies.keys()) {
-    if (height.has(start)) continue
-    const stack: Array<{ name: string; next: number; best: number }> = [{ name: start, next: 0, best: 0 }]
-    onStack.add(start)
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!
-      const out = edges.get(top.name)!
-      if (top.next < out.length) {
-        const to = out[top.next++]!
-        const known = height.get(to)
-        if (known !== undefined) top.best = Math.max(top.best, known + 1)
-        else if (!onStack.has(to)) {
-          onStack.add(to)
-          stack.push({ name: to, next: 0, best: 0 })
-        }
-        continue
-      }
-      stack.pop()
-      onStack.delete(top.name)
-      height.set(top.name, top.best)
-      const parent = stack[stack.length - 1]
-      if (parent) parent.best = Math.max(parent.best, top.best + 1)
-    }
-  }
+  const height = longestPaths(bodies.keys(), (name) => edges.get(name) ?? [])
   return new Set([...height].filter(([, h]) => h >= limit).map(([name]) => name))
 }
 

@@ -177,3 +177,38 @@ export function shortestCycle<N, E>(start: N, graph: Digraph<N, E>, within: (nod
   }
   return undefined
 }
+
+/**
+ * For each node reached from `nodes`, the number of edges on the longest path from it that never
+ * comes back to a node on the way (an edge back to a node still being walked adds nothing: a cycle
+ * has no longest path of its own). One depth-first walk with an explicit stack: each node entered
+ * once, each edge followed once.
+ */
+export function longestPaths<N>(nodes: Iterable<N>, edges: (node: N) => readonly N[]): Map<N, number> {
+  const height = new Map<N, number>()
+  const onStack = new Set<N>()
+  for (const start of nodes) {
+    if (height.has(start)) continue
+    const stack: Array<{ node: N; out: readonly N[]; next: number; best: number }> = [{ node: start, out: edges(start), next: 0, best: 0 }]
+    onStack.add(start)
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!
+      if (top.next < top.out.length) {
+        const to = top.out[top.next++]!
+        const known = height.get(to)
+        if (known !== undefined) top.best = Math.max(top.best, known + 1)
+        else if (!onStack.has(to)) {
+          onStack.add(to)
+          stack.push({ node: to, out: edges(to), next: 0, best: 0 })
+        }
+        continue
+      }
+      stack.pop()
+      onStack.delete(top.node)
+      height.set(top.node, top.best)
+      const parent = stack[stack.length - 1]
+      if (parent) parent.best = Math.max(parent.best, top.best + 1)
+    }
+  }
+  return height
+}

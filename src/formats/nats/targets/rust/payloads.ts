@@ -14,7 +14,7 @@
  * the struct it belongs to, directly or through other structs, is boxed. Every type name comes from
  * one injective map of the module's namespace: a component `AB` and the member `b` of `A` are two types.
  */
-import { findCycles } from '../../../../core/graph.js'
+import { findCycles, longestPaths } from '../../../../core/graph.js'
 import { splitPointer } from '../../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../document.js'
 import type { NatsModel } from '../../model.js'
@@ -76,36 +76,10 @@ const MAX_STRUCT_CHAIN = 120
 /**
  * For each type of the by-value graph (`edges`: a type to the types it holds by value), the longest
  * chain of types it holds, an edge within a cycle left out (`cycle`: such a member is boxed
- * anyway). Iterative; each edge followed once.
+ * anyway).
  */
 function byValueHeights(edges: ReadonlyMap<string, readonly string[]>, cycle: (from: string, to: string) => boolean): Map<string, number> {
-  const height = new Map<string, number>()
-  for (const start of edges.keys()) {
-    if (height.has(start)) continue
-    const stack: Array<{ name: string; next: number; best: number }> = [{ name: start, next: 0, best: 0 }]
-    const onStack = new Set([start])
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!
-      const out = edges.get(top.name) ?? []
-      if (top.next < out.length) {
-        const to = out[top.next++]!
-        if (cycle(top.name, to)) continue
-        const known = height.get(to)
-        if (known !== undefined) top.best = Math.max(top.best, known + 1)
-        else if (!onStack.has(to)) {
-          onStack.add(to)
-          stack.push({ name: to, next: 0, best: 0 })
-        }
-        continue
-      }
-      stack.pop()
-      onStack.delete(top.name)
-      height.set(top.name, top.best)
-      const parent = stack[stack.length - 1]
-      if (parent) parent.best = Math.max(parent.best, top.best + 1)
-    }
-  }
-  return height
+  return longestPaths(edges.keys(), (from) => (edges.get(from) ?? []).filter((to) => !cycle(from, to)))
 }
 
 /** A document the Rust target cannot write (unsupported): `contracts generate` says so and writes nothing. */
