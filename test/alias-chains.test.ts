@@ -24,6 +24,19 @@ import { miniNatsDocument } from './helpers/nats-mini.js'
 
 const dir = freshDir(join(import.meta.dirname, '.tmp/alias-chains'))
 
+/** `file` (`lines`) type-checked by `compiler`'s binary under `--strict`, as a user runs it, beside the declarations written in the work folder. */
+function typeCheck(file: string, lines: readonly string[], compiler: string): { status: number | null; output: string } {
+  writeFileSync(join(dir, file), `${lines.join('\n')}\n`)
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
+      files: [file],
+    }),
+  )
+  return tscProcess(['-p', '.'], dir, compiler)
+}
+
 describe('aliasEnds', () => {
   /** The end of `name`'s chain, one step at a time: undefined when it is no alias or its chain never ends. */
   function walk(bodies: ReadonlyMap<string, string>, name: string): string | undefined {
@@ -195,18 +208,11 @@ describe('eager cycles', () => {
     writeFileSync(join(dir, 'cycle.d.ts'), result.dts!)
     const module = await loadModule(result.code!, 'alias-chains-cycle')
     expect([5, 'x', null].map((v) => module.placed.validatePayload(v))).toEqual([true, false, false])
-    writeFileSync(
-      join(dir, 'cycle-use.ts'),
-      "import type { A } from './cycle.js'\nexport const ok: A = 5\n// @ts-expect-error -- the validator refuses a string\nexport const bad: A = 'x'\n",
+    const r = typeCheck(
+      'cycle-use.ts',
+      ["import type { A } from './cycle.js'", 'export const ok: A = 5', '// @ts-expect-error -- the validator refuses a string', "export const bad: A = 'x'"],
+      TSC,
     )
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
-        files: ['cycle-use.ts'],
-      }),
-    )
-    const r = tscProcess(['-p', '.'], dir, TSC)
     expect([r.status, r.output]).toEqual([0, ''])
   })
 })
@@ -272,16 +278,8 @@ describe('a passing branch tried first at the head of a long chain (outside pass
         `export const ${name.replace('-', '_')}_ok: ${name.replace('-', '_')} = ${value}`,
       )
     }
-    writeFileSync(join(dir, 'first-use.ts'), `${uses.join('\n')}\n`)
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
-        files: ['first-use.ts'],
-      }),
-    )
     for (const compiler of [TSC, TSC7]) {
-      const r = tscProcess(['-p', '.'], dir, compiler)
+      const r = typeCheck('first-use.ts', uses, compiler)
       expect([r.status, r.output]).toEqual([0, ''])
     }
   })
@@ -416,16 +414,8 @@ describe(`declarations of ${LONG}-link chains`, () => {
         `export const head${i}: H${i} = ${value}`,
       ]
     })
-    writeFileSync(join(dir, 'use.ts'), `${uses.join('\n')}\n`)
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', types: [] },
-        files: ['use.ts'],
-      }),
-    )
     expect(declarations.size).toBe(14)
-    const r = tscProcess(['-p', '.'], dir, compiler)
+    const r = typeCheck('use.ts', uses, compiler)
     expect([r.status, r.output]).toEqual([0, ''])
   })
 })
