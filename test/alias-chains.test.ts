@@ -20,7 +20,8 @@ import { compile } from '../src/index.js'
 import { createLocalSender } from '../src/runtime/index.js'
 import { freshDir } from './helpers/bundlers.js'
 import { TSC, TSC7, tscProcess } from './helpers/cli.js'
-import { miniNatsDocument } from './helpers/nats-mini.js'
+import { oneTopicDocument } from './helpers/benzene-topic.js'
+import { miniNatsDocument, withComponentSchemas } from './helpers/nats-mini.js'
 
 const dir = freshDir(join(import.meta.dirname, '.tmp/alias-chains'))
 
@@ -194,13 +195,9 @@ describe('eager cycles', () => {
   })
 
   it('a schema that refers to itself through anyOf: the declarations read in tsc 6 (TS2456 before), its type what its validator takes', async () => {
-    const nats = [
-      miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A" }'] }).trimEnd(),
-      'components:',
-      '  schemas:',
-      '    A: { anyOf: [{ type: integer }, { $ref: "#/components/schemas/A" }] }',
-      '',
-    ].join('\n')
+    const nats = withComponentSchemas(miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A" }'] }), {
+      A: { anyOf: [{ type: 'integer' }, { $ref: '#/components/schemas/A' }] },
+    })
     const file = join(dir, 'cycle.asyncapi.yaml')
     writeFileSync(file, nats)
     const result = await compile(file)
@@ -237,23 +234,8 @@ describe('a passing branch tried first at the head of a long chain (outside pass
     [`A${n}`, leaf],
     ['Leaf', leaf],
   ])
-  const benzene = (schemas: object) =>
-    JSON.stringify({
-      openapi: '3.0.1',
-      info: { title: 'chain', description: '', version: '' },
-      messageEndpoint: '/benzene/invoke',
-      transports: ['benzene'],
-      requests: [{ topic: 'chain:go', request: ref('A0'), response: { type: 'object' } }],
-      events: [],
-      components: { schemas },
-    })
-  const nats = [
-    miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }).trimEnd(),
-    'components:',
-    '  schemas:',
-    ...Object.entries(unionFirst).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`),
-    '',
-  ].join('\n')
+  const benzene = (schemas: Record<string, unknown>) => oneTopicDocument(ref('A0'), { type: 'object' }, schemas)
+  const nats = withComponentSchemas(miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }), unionFirst)
 
   it('the head takes what its validator takes, in both tscs', async () => {
     const cases = [
@@ -305,24 +287,11 @@ function chain(kind: Link, n: number, format: 'nats' | 'benzene'): Record<string
   return Object.fromEntries([...Array.from({ length: n }, (_, i) => [`A${i}`, link(i)]), [`A${n}`, end]])
 }
 
-function natsDocument(kind: Link, n: number): string {
-  const schemas = Object.entries(chain(kind, n, 'nats')).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`)
-  return [miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }).trimEnd(), 'components:', '  schemas:', ...schemas, ''].join(
-    '\n',
-  )
-}
+const natsDocument = (kind: Link, n: number) =>
+  withComponentSchemas(miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }), chain(kind, n, 'nats'))
 
-function benzeneDocument(kind: Link, n: number): string {
-  return JSON.stringify({
-    openapi: '3.0.1',
-    info: { title: 'chain', description: '', version: '' },
-    messageEndpoint: '/benzene/invoke',
-    transports: ['benzene'],
-    requests: [{ topic: 'chain:go', request: { $ref: '#/components/schemas/A0' }, response: { $ref: '#/components/schemas/A0' } }],
-    events: [],
-    components: { schemas: chain(kind, n, 'benzene') },
-  })
-}
+const benzeneDocument = (kind: Link, n: number) =>
+  oneTopicDocument({ $ref: '#/components/schemas/A0' }, { $ref: '#/components/schemas/A0' }, chain(kind, n, 'benzene'))
 
 describe(`declarations of ${LONG}-link chains`, () => {
   const kinds: Link[] = [...ALIASES, 'intersection', 'union', 'nullable']

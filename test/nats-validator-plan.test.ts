@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { MAX_AJV_REFERENCE_DEPTH } from '../src/formats/nats/rules/payload-cost.js'
 import { ContractCompiler, compile, natsFormat } from '../src/index.js'
 import { loadModule } from './helpers/load-module.js'
+import { natsChannelDocument, withComponentSchemas } from './helpers/nats-mini.js'
 
 const root = join(import.meta.dirname, '..')
 const tmp = join(import.meta.dirname, '.tmp', `validator-plan-${process.pid}`)
@@ -83,33 +84,15 @@ describe('one validator plan per payload, read by the payload rule and by genera
 describe('references nested deep in a payload ajv checks (an outside pass: RangeError, an internal error, from 150 links)', () => {
   /** A chain `A0 -> A1 -> ...` of `n` links through `dependencies`, a keyword beyond the generated validators'. */
   const chain = (n: number) =>
-    [
-      'asyncapi: 3.1.0',
-      'info: { title: T, version: 1.0.0 }',
-      'x-nats-contract:',
-      '  version: 0.2.0-draft',
-      '  contract: t',
-      '  deployment: { binding: b, minimumServerVersion: 2.11.0 }',
-      '  channels:',
-      '    c: {}',
-      '  operations:',
-      '    pub: { publish: { api: core, confirmation: none } }',
-      'channels:',
-      '  c:',
-      '    address: t.c',
-      '    messages:',
-      "      m: { payload: { $ref: '#/components/schemas/A0' } }",
-      'operations:',
-      "  pub: { action: send, channel: { $ref: '#/channels/c' } }",
-      'components:',
-      '  schemas:',
-      ...Array.from(
-        { length: n },
-        (_, i) => `    A${i}: { type: object, dependencies: { a: { properties: { a: { $ref: '#/components/schemas/A${i + 1}' } } } } }`,
+    withComponentSchemas(natsChannelDocument({ m: "{ payload: { $ref: '#/components/schemas/A0' } }" }), {
+      ...Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `A${i}`,
+          { type: 'object', dependencies: { a: { properties: { a: { $ref: `#/components/schemas/A${i + 1}` } } } } },
+        ]),
       ),
-      `    A${n}: { type: object, required: [leaf] }`,
-      '',
-    ].join('\n')
+      [`A${n}`]: { type: 'object', required: ['leaf'] },
+    })
 
   it.each([200, 2_000])('%i links: NATS_PAYLOAD_UNBOUNDED at the message (unsupported), not an internal error', async (n) => {
     const result = await compile(write(`deep-${n}`, chain(n)))

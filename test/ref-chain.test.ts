@@ -19,7 +19,8 @@ import { schemaValidator, type Schema } from '../src/runtime/shared/schema-check
 import { MAX_VALIDATION_DEPTH } from '../src/runtime/shared/schema-errors.js'
 import { bundlers, freshDir } from './helpers/bundlers.js'
 import { loadModule } from './helpers/load-module.js'
-import { miniNatsDocument } from './helpers/nats-mini.js'
+import { oneTopicDocument } from './helpers/benzene-topic.js'
+import { miniNatsDocument, withComponentSchemas } from './helpers/nats-mini.js'
 
 const dir = freshDir(join(import.meta.dirname, '.tmp/ref-chain'))
 const LONG = 8_000
@@ -40,22 +41,11 @@ const PAYLOAD = (n: number) => ({
   properties: { a: { $ref: '#/components/schemas/S0' }, b: { $ref: `#/components/schemas/S${Math.max(0, n - 10)}` } },
 })
 
-function benzeneDocument(kind: Link, n: number): string {
-  return JSON.stringify({
-    openapi: '3.0.1',
-    info: { title: 'chain', description: '', version: '' },
-    messageEndpoint: '/benzene/invoke',
-    transports: ['benzene'],
-    requests: [{ topic: 'chain:go', request: { $ref: '#/components/schemas/P' }, response: { $ref: '#/components/schemas/P' } }],
-    events: [],
-    components: { schemas: { P: PAYLOAD(n), ...chain(kind, n) } },
-  })
-}
+const benzeneDocument = (kind: Link, n: number) =>
+  oneTopicDocument({ $ref: '#/components/schemas/P' }, { $ref: '#/components/schemas/P' }, { P: PAYLOAD(n), ...chain(kind, n) })
 
-function natsDocument(kind: Link, n: number): string {
-  const schemas = Object.entries(chain(kind, n)).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`)
-  return [miniNatsDocument({ message: [`        payload: ${JSON.stringify(PAYLOAD(n))}`] }).trimEnd(), 'components:', '  schemas:', ...schemas, ''].join('\n')
-}
+const natsDocument = (kind: Link, n: number) =>
+  withComponentSchemas(miniNatsDocument({ message: [`        payload: ${JSON.stringify(PAYLOAD(n))}`] }), chain(kind, n))
 
 /** `{ next: { next: ... value } }`, `depth` members deep. */
 function nested(depth: number, value: unknown): unknown {

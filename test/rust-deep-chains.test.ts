@@ -16,7 +16,7 @@ import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
 import { MAX_NESTED_COMPONENTS, RustUnsupported } from '../src/formats/nats/targets/rust/payloads.js'
 import { freshDir } from './helpers/bundlers.js'
 import { contracts } from './helpers/cli.js'
-import { miniNatsDocument } from './helpers/nats-mini.js'
+import { miniNatsDocument, withComponentSchemas } from './helpers/nats-mini.js'
 import { CARGO, SERDE_TARGET, cargo } from './helpers/rust.js'
 
 const dir = freshDir(join(import.meta.dirname, '.tmp/rust-deep-chains'))
@@ -33,10 +33,8 @@ function chainDocument(kind: Link, n: number): string {
       : kind === 'additionalProperties'
         ? { type: 'object', additionalProperties: next(i) }
         : { type: 'object', properties: { x: next(i) } }
-  const schemas = [...Array.from({ length: n }, (_, i) => `    A${i}: ${JSON.stringify(link(i))}`), `    A${n}: { type: string }`]
-  return [miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }).trimEnd(), 'components:', '  schemas:', ...schemas, ''].join(
-    '\n',
-  )
+  const schemas = Object.fromEntries([...Array.from({ length: n }, (_, i) => [`A${i}`, link(i)]), [`A${n}`, { type: 'string' }]])
+  return withComponentSchemas(miniNatsDocument({ message: ['        payload: { $ref: "#/components/schemas/A0" }'] }), schemas)
 }
 
 async function model(name: string, text: string): Promise<NatsModel> {

@@ -70,3 +70,14 @@ export function natsChannelDocument(
     '',
   ].join('\n')
 }
+
+/** `document` (a NATS document without components) with `schemas` (name to schema) as its component schemas, each on one line. */
+export function withComponentSchemas(document: string, schemas: Readonly<Record<string, unknown>>): string {
+  return [
+    document.trimEnd(),
+    'components:',
+    '  schemas:',
+    ...Object.entries(schemas).map(([name, schema]) => `    ${name}: ${JSON.stringify(schema)}`),
+    '',
+  ].join('\n')
+}
