@@ -305,4 +305,38 @@ describe.skipIf(!NATS_SERVER)('durable cooperative cancellation against nats-ser
       await executor.close()
     }
   }, 30_000)
+  it('kept replies read back in the order their stream holds them, whatever order the parks landed in (each kind in its own sequence; an entry without one stays put)', async () => {
+    const bucket = await openRecordBucket(await rig.connection(), 'parked_order')
+    if (!bucket.ok) throw new Error(bucket.message)
+    const store = operationStore(bucket.value)
+    // A fixed-seed generator: each round parks results and cancel replies in a shuffled order.
+    let seed = 0x5eed
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    for (let round = 0; round < 12; round++) {
+      const id = `round${round}`
+      const entries = Array.from({ length: 2 + Math.floor(random() * 10) }, (_, i) => ({
+        ...(random() < 0.5 ? { kind: 'cancel' as const } : {}),
+        subject: `payments.refunds.${id}.r${i}`,
+        payload: { i },
+        atMs: i,
+        ...(random() < 0.15 ? {} : { seq: 1 + Math.floor(random() * 1000) * 16 + i }),
+      }))
+      const shuffled = [...entries].sort(() => random() - 0.5)
+      for (const e of shuffled) expect(await store.park(id, e)).toMatchObject({ ok: true, value: { kept: true } })
+      const read = await store.parked(id)
+      if (!read.ok) throw new Error(read.message)
+      // Oracle: the parked order with each kind's sequenced entries sorted into the places that kind holds.
+      const expected = [...shuffled]
+      for (const kind of [undefined, 'cancel']) {
+        const places = shuffled.flatMap((e, i) => (e.kind === kind && e.seq !== undefined ? [i] : []))
+        const bySeq = places.map((i) => shuffled[i]!).sort((a, b) => a.seq! - b.seq!)
+        places.forEach((p, k) => (expected[p] = bySeq[k]!))
+      }
+      expect(read.value).toEqual(expected)
+      for (const kind of [undefined, 'cancel']) {
+        const seqs = read.value.filter((e) => e.kind === kind && e.seq !== undefined).map((e) => e.seq!)
+        expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+      }
+    }
+  }, 30_000)
 })

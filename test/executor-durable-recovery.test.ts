@@ -229,12 +229,6 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     return held.value.claim
   }
 
-  /** Deliveries c-ann's consumer has made so far (redeliveries included). */
-  async function deliveries(): Promise<number> {
-    const jsm = await jetstreamManager(await rig.connection())
-    return (await jsm.consumers.info(STREAM, 'exec-assignCourier-c-ann')).delivered.consumer_seq
-  }
-
   /** The fault invariants (test/cluster/invariants.ts) on this one server: offers and results once per attempt, decided once, votes under committed fences. */
   const invariants = (
     interaction: Interaction,
@@ -252,7 +246,6 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
     const made = await courier(await rig.connection(), interaction, runs, gate, () => (returned = true))
     const fixed = invocation()
     const id = await operationId(fixed.principalId, rig.digest, fixed.idempotencyKey)
-    const before = await deliveries()
     const ex = await rig.executor(interaction)
     try {
       const answer = ex.invoke(fixed)
@@ -273,8 +266,8 @@ describe.skipIf(!NATS_SERVER)('durable executor recovery against nats-server', (
       // Handled once, whichever way the kept result was settled: the request delivered again after the
       // restart (the usual way), or, when the server was back within the JetStream API's timeout, the
       // keep and commit nats.js held while it reconnected answered after all and the request was
-      // acknowledged the first time (seen once under the whole suite's load: one delivery).
-      expect((await deliveries()) - before).toBeGreaterThanOrEqual(1)
+      // acknowledged the first time. (The consumer's delivery counter is not asserted: a server
+      // restarted on its store may lose the last deliveries' count; CI saw it read unchanged.)
       expect(runs.count).toBe(1)
       expect(await claimOf(id)).toMatchObject({ peerId: 'c-ann', attempt: 1, fence, state: 'committed' })
       await invariants(interaction, ex, result.value, acknowledged)

@@ -135,7 +135,24 @@ export function operationStore(bucket: RecordBucket): OperationStore {
       const answer = await bucket.read<ParkedResult[]>(`${operationId}.parked`)
       if (!answer.ok) return answer
       const list = answer.value?.value
-      return { ok: true, value: Array.isArray(list) ? list : [] }
+      return { ok: true, value: Array.isArray(list) ? inStreamOrder(list) : [] }
     },
   }
+}
+
+/**
+ * Kept results in the order their stream holds them. Two executors parking at once append in the
+ * order their compare-and-sets win, not the order the messages came (a wrong-attempt reply parked
+ * after the right one it preceded would be read as a repeat and its refusal never logged), so each
+ * kind's entries (one stream per kind) are put back in sequence order in the places that kind holds;
+ * an entry without a sequence (a record written before it was kept) stays where it is.
+ */
+function inStreamOrder(list: readonly ParkedResult[]): readonly ParkedResult[] {
+  const ordered = [...list]
+  for (const kind of [undefined, 'cancel'] as const) {
+    const places = list.flatMap((r, i) => (r?.kind === kind && Number.isSafeInteger(r.seq) ? [i] : []))
+    const sorted = places.map((i) => list[i]!).sort((a, b) => a.seq! - b.seq!)
+    places.forEach((place, k) => (ordered[place] = sorted[k]!))
+  }
+  return ordered
 }
