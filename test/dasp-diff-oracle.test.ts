@@ -11,8 +11,8 @@
  *
  * So a session saved under the old version can reopen under the new one exactly when the new
  * version's record, read from its files here, holds every extension entry of the old one unchanged
- * (each saved persistent setting with its value, more settings allowed: the floor is "the least
- * protection permitted") and the same core, profile and binding. Random edits of a small selection: the differ must report
+ * (each saved persistent setting with its value, each affected operation and dependency requirement,
+ * more of each allowed: the floor is "the least protection permitted") and the same core, profile and binding. Random edits of a small selection: the differ must report
  * a breaking `saved-session` finding exactly when that is false.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -36,7 +36,14 @@ const pin = (p: unknown) => {
 }
 
 /** The record DASP-EXT-005 has the host save for a session created under the selection at `file`. */
-function savedRecord(file: string): { contracts: string; extensions: Map<string, { rest: string; persistent: Record<string, string> }> } {
+interface SavedEntry {
+  rest: string
+  persistent: Record<string, string>
+  operations: string[]
+  dependencies: string[]
+}
+
+function savedRecord(file: string): { contracts: string; extensions: Map<string, SavedEntry> } {
   const selection: Json = JSON.parse(readFileSync(file, 'utf8'))
   const definitions = new Map<string, Json>()
   for (const path of selection.definitions as string[]) {
@@ -44,7 +51,7 @@ function savedRecord(file: string): { contracts: string; extensions: Map<string,
     definitions.set(canonical([d.identity.uri, d.identity.version]), d)
   }
   const contracts = canonical(['core', 'profile', 'binding'].map((k) => [selection[k].uri, selection[k].version, pin(selection[k].content)]))
-  const extensions = new Map<string, { rest: string; persistent: Record<string, string> }>()
+  const extensions = new Map<string, SavedEntry>()
   for (const e of selection.extensions as Json[]) {
     const d = definitions.get(canonical([e.uri, e.version]))!
     const persistent = Object.fromEntries(
@@ -60,11 +67,11 @@ function savedRecord(file: string): { contracts: string; extensions: Map<string,
       rest: canonical({
         version: e.version,
         content: pin(d.content),
-        operations: [...d.operations].sort(),
-        dependencies: (d.dependencies as Json[]).map((x) => canonical([x.uri, x.version, x.scope])).sort(),
         savedAttributes,
       }),
       persistent,
+      operations: d.operations as string[],
+      dependencies: (d.dependencies as Json[]).map((x) => canonical([x.uri, x.version, x.scope])),
     })
   }
   return { contracts, extensions }
@@ -74,12 +81,19 @@ function couldReopen(old: string, next: string): boolean {
   const a = savedRecord(old)
   const b = savedRecord(next)
   // The floor is the least a reopening selection must meet: every saved persistent setting offered
-  // unchanged, more allowed ("current policy MAY impose stronger requirements").
+  // unchanged, every saved affected operation and dependency requirement still there, more allowed
+  // ("current policy MAY impose stronger requirements").
   return (
     a.contracts === b.contracts &&
     [...a.extensions].every(([key, entry]) => {
       const now = b.extensions.get(key)
-      return now !== undefined && now.rest === entry.rest && Object.entries(entry.persistent).every(([name, value]) => now.persistent[name] === value)
+      return (
+        now !== undefined &&
+        now.rest === entry.rest &&
+        Object.entries(entry.persistent).every(([name, value]) => now.persistent[name] === value) &&
+        entry.operations.every((o) => now.operations.includes(o)) &&
+        entry.dependencies.every((d) => now.dependencies.includes(d))
+      )
     })
   )
 }

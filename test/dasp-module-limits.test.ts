@@ -1,7 +1,8 @@
 /**
  * DASP_MODULE_LIMIT (src/formats/dasp/rules/module-limits.ts): the runtime takes at most
  * MAX_MODULE_LIST entries a list from a generated module. An outside pass found a selection past
- * that (1,025 extensions, or one extension with 1,025 persistent settings) built without a word,
+ * that (1,025 extensions, or one extension with 1,025 persistent settings; the floor now holds each
+ * extension's affected operations and dependency requirements too) built without a word,
  * its `sessionFloor` `{}`, which every later reopening is refused against. Now the build fails,
  * as unsupported; at the limit the module is made and its floor holds every setting.
  */
@@ -15,8 +16,8 @@ import { loadModule } from './helpers/load-module.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/dasp')
 
-/** The counter selection with `extra` more persistent settings on proof-of-authority (extension 1), each given a value. */
-function selection(name: string, extra: number): string {
+/** The counter selection with `extra` more persistent settings on proof-of-authority (extension 1), each given a value, its definition then edited. */
+function selection(name: string, extra: number, edit?: (definition: Record<string, unknown>) => void): string {
   const dir = freshDir(join(import.meta.dirname, `.tmp/dasp-module-limits/${name}`))
   cpSync(join(fixtures, 'extensions'), join(dir, 'extensions'), { recursive: true })
   cpSync(join(fixtures, 'pins'), join(dir, 'pins'), { recursive: true })
@@ -29,6 +30,7 @@ function selection(name: string, extra: number): string {
     definition.settings[`level_${i}`] = { type: 'integer', minimum: 0, maximum: 9, persistence: 'session' }
     authority.settings[`level_${i}`] = i % 10
   }
+  edit?.(definition)
   writeFileSync(definitionFile, JSON.stringify(definition, null, 2))
   const file = join(dir, 'counter.dasp.json')
   writeFileSync(file, JSON.stringify(selected, null, 2))
@@ -49,6 +51,23 @@ describe('DASP_MODULE_LIMIT', () => {
     const module = await loadModule(result.code!, 'dasp-module-limits-at')
     const floor = module.sessionFloor as { extensions: Array<{ settings: Record<string, unknown> }> }
     expect(Object.keys(floor.extensions[1]!.settings)).toHaveLength(MAX_MODULE_LIST)
+    expect(checkSessionFloor(floor, module.selectionRequest)).toEqual({ ok: true })
+  })
+
+  it(`fires on a definition listing more than ${MAX_MODULE_LIST} affected operations or dependencies (the floor holds both), at the extension`, async () => {
+    const operations = ['dasp.v1.command', ...Array.from({ length: MAX_MODULE_LIST }, (_, i) => `dasp.v1.op${i}`)]
+    const over = await compile(selection('operations-over', 0, (d) => (d.operations = operations)))
+    expect(over.diagnostics.map((d) => [d.code, d.pointer])).toEqual([['DASP_MODULE_LIMIT', '/extensions/1']])
+    // The same dependency listed past the limit (a duplicate list is not refused elsewhere).
+    const dependency = { uri: 'https://dasp-protocol.github.io/dasp/contracts/encrypted-delivery', version: 'draft-01', scope: 'connection' }
+    const deps = await compile(selection('dependencies-over', 0, (d) => (d.dependencies = Array.from({ length: MAX_MODULE_LIST + 1 }, () => dependency))))
+    expect(deps.diagnostics.map((d) => [d.code, d.pointer])).toContainEqual(['DASP_MODULE_LIMIT', '/extensions/1'])
+    expect(deps.code).toBeUndefined()
+    const at = await compile(selection('operations-at', 0, (d) => (d.operations = operations.slice(0, -1))))
+    expect(at.diagnostics).toEqual([])
+    const module = await loadModule(at.code!, 'dasp-module-limits-operations-at')
+    const floor = module.sessionFloor as { extensions: Array<{ operations: string[] }> }
+    expect(floor.extensions[1]!.operations).toEqual(operations.slice(0, -1))
     expect(checkSessionFloor(floor, module.selectionRequest)).toEqual({ ok: true })
   })
 

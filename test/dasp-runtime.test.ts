@@ -166,8 +166,79 @@ describe('the module-building helpers (floorOf, attributeRules) on input no gene
       runtime.floorOf(
         counter.selectionRequest,
         counter.sessionFloor.extensions.map((e: { settings: object }) => Object.keys(e.settings)),
+        counter.sessionFloor.extensions.map((e: { operations: string[] }) => e.operations),
       ),
     ).toEqual(counter.sessionFloor)
+    // Without the affected operations (a module of another version), the floor is refused, not made without them.
+    const withoutOperations = (runtime.floorOf as (...args: unknown[]) => unknown)(counter.selectionRequest, [['cipher'], ['commands', 'grant_bytes']])
+    expect(runtime.checkSessionFloor(withoutOperations, counter.selectionRequest)).toMatchObject({ ok: false, code: 'missing-record' })
+  })
+})
+
+describe('the floor records dependency requirements and affected operations (DASP-EXT-005)', () => {
+  // The generated module is made in beforeAll: read when a test runs.
+  const floorOfCounter = () => counter.sessionFloor as { extensions: Array<Record<string, unknown>> }
+  const withEntry = (i: number, edit: (e: Record<string, unknown>) => void) => {
+    const copy = structuredClone(floorOfCounter()) as { extensions: Array<Record<string, unknown>> }
+    edit(copy.extensions[i]!)
+    return copy
+  }
+  const dependency = { uri: 'urn:example:ext:base', version: '1', scope: 'session' }
+  const offer = (deps: unknown) => {
+    const copy = structuredClone(counter.selectionRequest) as { extensions: Array<Record<string, unknown>> }
+    copy.extensions[1]!.dependencies = deps
+    return copy
+  }
+
+  it('the generated floor holds each extension’s dependencies (from the request) and operations (from its definition)', () => {
+    expect(floorOfCounter().extensions.map((e) => [e.dependencies, e.operations])).toEqual([
+      [[], ['all core traffic on the connection']],
+      [[], ['dasp.v1.command']],
+    ])
+  })
+
+  it('a record without either, or with a malformed entry, is incomplete: missing-record, never an empty requirement', () => {
+    for (const edit of [
+      (e: Record<string, unknown>) => delete e.dependencies,
+      (e: Record<string, unknown>) => delete e.operations,
+      (e: Record<string, unknown>) => (e.dependencies = {}),
+      (e: Record<string, unknown>) => (e.dependencies = [{ uri: 'urn:x' }]),
+      (e: Record<string, unknown>) => (e.dependencies = [{ uri: 'urn:x', version: '1', scope: 7 }]),
+      (e: Record<string, unknown>) => (e.dependencies = ['urn:x']),
+      (e: Record<string, unknown>) => (e.operations = [1]),
+      (e: Record<string, unknown>) => (e.operations = 'dasp.v1.command'),
+    ])
+      expect(runtime.checkSessionFloor(withEntry(1, edit), counter.selectionRequest)).toMatchObject({ ok: false, code: 'missing-record' })
+  })
+
+  it('a saved dependency requirement must still be offered (exact identity and scope); more is accepted', () => {
+    const saved = withEntry(1, (e) => (e.dependencies = [dependency]))
+    expect(runtime.checkSessionFloor(saved, offer([dependency]))).toEqual({ ok: true })
+    expect(runtime.checkSessionFloor(saved, offer([{ ...dependency }, { uri: 'urn:example:ext:more', version: '2' }]))).toEqual({ ok: true })
+    for (const weaker of [
+      [],
+      'x',
+      null,
+      [{ ...dependency, version: '2' }],
+      [{ ...dependency, scope: 'connection' }],
+      [{ ...dependency, uri: 'urn:example:ext:Base' }],
+    ])
+      expect(runtime.checkSessionFloor(saved, offer(weaker))).toMatchObject({
+        ok: false,
+        code: 'missing-dependency',
+        extension: floorOfCounter().extensions[1]!.uri,
+      })
+    // A dependency saved without a scope is matched by one offered without a scope only.
+    const unscoped = withEntry(1, (e) => (e.dependencies = [{ uri: dependency.uri, version: '1' }]))
+    expect(runtime.checkSessionFloor(unscoped, offer([{ uri: dependency.uri, version: '1' }]))).toEqual({ ok: true })
+    expect(runtime.checkSessionFloor(unscoped, offer([dependency]))).toMatchObject({ ok: false, code: 'missing-dependency' })
+  })
+
+  it('costs one pass over each offered dependency list (a set), not one per saved requirement', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ uri: `urn:example:ext:d${i}`, version: '1', scope: 'session' }))
+    const saved = withEntry(1, (e) => (e.dependencies = many))
+    expect(runtime.checkSessionFloor(saved, offer([...many].reverse()))).toEqual({ ok: true })
+    expect(runtime.checkSessionFloor(saved, offer(many.slice(1)))).toMatchObject({ ok: false, code: 'missing-dependency' })
   })
 })
 

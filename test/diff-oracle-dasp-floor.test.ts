@@ -1,7 +1,8 @@
 /**
  * The DASP differ against the runtime's own reopen check: for random edits of a small selection
  * (settings values set, unset and changed; a setting's definition added as a session requirement;
- * an extension's version, content pin or scope; an extension added or removed), the differ reports
+ * an extension's version, content pin or scope; an extension added or removed; a dependency
+ * requirement dropped or added, in place or repinned), the differ reports
  * a breaking `saved-session` finding exactly when `checkSessionFloor` refuses the old version's
  * saved floor (`model.floor`, what the generated module exports as `sessionFloor`) against the new
  * version's selection (`model.request`). One reading of DASP-EXT-005 on both sides: the floor is
@@ -60,6 +61,9 @@ const EDITS: Edit[][] = [
     }),
   ],
   [set('app', '/policy/requires', [])],
+  // A dependency requirement dropped, in place and repinned (the other direction is the same pair read backwards).
+  [{ file: 'auth', pointer: '/dependencies/0', remove: true }],
+  [{ file: 'auth', pointer: '/dependencies/0', remove: true }, repin('auth', '9')],
   [{ file: 'app', pointer: '/extensions/1/settings', reverse: true }],
 ]
 /** Edits that drop or move array members: applied last, so the others' indexes still hold. */

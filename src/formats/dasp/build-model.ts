@@ -2,6 +2,7 @@ import { sortedCopy } from '../../core/emit.js'
 import type { DaspContext } from './context.js'
 import { isObject } from './load.js'
 import type { DaspModel, DaspSources } from './model.js'
+import type { FloorDependency } from '../../runtime/dasp/index.js'
 
 /**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
@@ -20,11 +21,10 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
         content: canonicalPin(d.value.content),
         scope: e.scope as string,
         settings: sortedCopy(e.settings) as Record<string, unknown>,
-        dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map((dep: Record<string, unknown>) => ({
-          uri: dep.uri,
-          version: dep.version,
-          scope: dep.scope,
-        })),
+        // A valid selection's definitions name each dependency by string identity (the rules refuse anything else).
+        dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map(
+          (dep: Record<string, unknown>) => ({ uri: dep.uri, version: dep.version, scope: dep.scope }) as FloorDependency,
+        ),
         definition: d,
       }
     })
@@ -40,7 +40,8 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
     extensions: extensions.map((e) => {
       const specs = isObject(e.definition.value.settings) ? e.definition.value.settings : {}
       const persistent = Object.fromEntries(Object.entries(e.settings).filter(([name]) => isObject(specs[name]) && specs[name].persistence === 'session'))
-      return { uri: e.uri, version: e.version, content: e.content, scope: e.scope, settings: persistent }
+      const operations = Array.isArray(e.definition.value.operations) ? [...(e.definition.value.operations as string[])] : []
+      return { uri: e.uri, version: e.version, content: e.content, scope: e.scope, settings: persistent, dependencies: e.dependencies, operations }
     }),
   }
   const seen = new Set<string>()

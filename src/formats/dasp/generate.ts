@@ -20,8 +20,8 @@ function literalType(value: unknown, indent = ''): string {
 }
 
 /**
- * The floor's settings per extension, by name: each extension's identity, pin, scope and values are
- * the request's own (`floorOf` in the runtime reads them from there), so the module says them once.
+ * The floor's settings per extension, by name: each extension's identity, pin, scope, values and
+ * dependencies are the request's own (`floorOf` in the runtime reads them from there), so the module says them once.
  */
 function floorNames(model: DaspModel): string[][] {
   return model.floor.extensions.map((e) => Object.keys(e.settings))
@@ -49,7 +49,10 @@ export function generateDasp(model: DaspModel): Generated {
     `/** The exact request: core, profile, binding and every extension with its pin, scope, complete settings and dependencies. */`,
     exported.const('selectionRequest', `/* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.request)})`),
     `/** What a session created under this selection must keep requiring (DASP-EXT-005). */`,
-    exported.const('sessionFloor', `/* @__PURE__ */ $dasp.floorOf(selectionRequest, ${jsLiteral(floorNames(model))})`),
+    exported.const(
+      'sessionFloor',
+      `/* @__PURE__ */ $dasp.floorOf(selectionRequest, ${jsLiteral(floorNames(model))}, ${jsLiteral(model.floor.extensions.map((e) => e.operations))})`,
+    ),
     exported.const('attributes', `/* @__PURE__ */ $dasp.attributeRules(selectionRequest, ${jsLiteral(attributeRows(model))})`),
     exported.const('attributeNames', `/* @__PURE__ */ $dasp.deepFreeze(${jsLiteral(model.attributes.map((a) => a.name))})`),
     exported.const('attributeValidators', `/* @__PURE__ */ $dasp.attributeValidators(attributes)`),

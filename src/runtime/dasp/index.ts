@@ -47,6 +47,24 @@ export function isExactSelection(request: unknown, confirmed: unknown): boolean 
   return a.ok && b.ok && canonical(a.value) === canonical(b.value)
 }
 
+/** A dependency an extension's definition requires: an exact identity in a scope (DASP-EXT-002). */
+export interface FloorDependency {
+  readonly uri: string
+  readonly version: string
+  readonly scope?: string
+}
+
+/** An extension as the selection request holds it (its dependencies copied from its definition). */
+export interface RequestExtension {
+  readonly uri: string
+  readonly version: string
+  readonly content: unknown
+  readonly scope: string
+  readonly settings: Readonly<Record<string, unknown>>
+  readonly dependencies: readonly FloorDependency[]
+}
+
+/** What a session saves of one selected extension (DASP-EXT-005). */
 export interface FloorExtension {
   readonly uri: string
   readonly version: string
@@ -54,6 +72,10 @@ export interface FloorExtension {
   readonly scope: string
   /** The settings that persist with the session. */
   readonly settings: Readonly<Record<string, unknown>>
+  /** Its dependency requirements, exact identities. */
+  readonly dependencies: readonly FloorDependency[]
+  /** The operations (event types) it affects: where the host enforces the floor. */
+  readonly operations: readonly string[]
 }
 
 export interface SessionFloor {
@@ -64,7 +86,7 @@ export type FloorCheck =
   | { readonly ok: true }
   | {
       readonly ok: false
-      readonly code: 'missing-record' | 'unreadable-offer' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings'
+      readonly code: 'missing-record' | 'unreadable-offer' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings' | 'missing-dependency'
       readonly reason: string
       readonly extension?: string
     }
@@ -75,6 +97,16 @@ interface ReadFloorEntry {
   content: JsonData
   scope: string
   settings: { [key: string]: JsonData }
+  /** Each dependency as its exact identity key (dependencyKey). */
+  dependencies: string[]
+}
+
+/** One spelling of a dependency's identity and scope, compared exactly; undefined for what is not one. */
+function dependencyKey(d: JsonData): string | undefined {
+  if (!isDataObject(d)) return undefined
+  const [uri, version, scope] = ['uri', 'version', 'scope'].map((k) => member(d, k))
+  if (typeof uri !== 'string' || typeof version !== 'string' || (scope !== undefined && typeof scope !== 'string')) return undefined
+  return JSON.stringify([uri, version, scope ?? null])
 }
 
 /** The saved record as a list of complete floor entries, or why it cannot be one. */
@@ -91,7 +123,12 @@ function readFloor(saved: unknown): ReadFloorEntry[] | string {
     if (typeof uri !== 'string' || typeof version !== 'string' || typeof scope !== 'string') return `extensions[${i}] lacks its uri, version or scope`
     if (content === undefined) return `extensions[${i}] lacks its content pin`
     if (!isDataObject(settings)) return `extensions[${i}] lacks its settings object`
-    out.push({ uri, version, scope, content, settings })
+    // A record without them is incomplete, not one that requires nothing (a floor saved before they were recorded included).
+    const [dependencies, operations] = ['dependencies', 'operations'].map((k) => member(e, k))
+    const keys = Array.isArray(dependencies) ? dependencies.map(dependencyKey) : undefined
+    if (!keys || keys.some((k) => k === undefined)) return `extensions[${i}] lacks its dependency requirements`
+    if (!Array.isArray(operations) || operations.some((o) => typeof o !== 'string')) return `extensions[${i}] lacks its affected operations`
+    out.push({ uri, version, scope, content, settings, dependencies: keys as string[] })
   }
   return out
 }
@@ -101,8 +138,10 @@ function readFloor(saved: unknown): ReadFloorEntry[] | string {
  * DASP-EXT-005). A missing or unreadable record is never an empty floor (`missing-record`: not
  * JSON data, no extensions list, an entry without its identity, scope, pin or settings); an offer
  * that is not a selection is refused (`unreadable-offer`). Every saved extension must be offered
- * at the same version, content pin and scope with each saved persistent setting at its saved value.
- * More is accepted: the floor is "the least protection permitted" and current policy "MAY impose
+ * at the same version, content pin and scope with each saved persistent setting at its saved value
+ * and each saved dependency requirement among its dependencies (`missing-dependency`). The saved
+ * affected operations are the definition's, which its content pin fixes (published content is
+ * immutable, DASP-EXT-008): they say where the host enforces the floor. More is accepted: the floor is "the least protection permitted" and current policy "MAY impose
  * stronger requirements" (DASP-EXT-005), so an extra extension or a setting the floor did not record
  * is a requirement beyond it. The differ (formats/dasp/diff) reads the floor the same way, and
  * test/diff-oracle-dasp-floor.test.ts holds the two together.
@@ -151,6 +190,20 @@ export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck 
       if (value === undefined || canonical(value) !== canonical(entry.settings[name]!))
         return { ok: false, code: 'weaker-settings', reason: `${entry.uri} setting ${name} differs from the saved floor.`, extension: entry.uri }
     }
+    if (entry.dependencies.length > 0) {
+      const offeredDependencies = member(match, 'dependencies')
+      const offeredKeys = new Set(Array.isArray(offeredDependencies) ? offeredDependencies.map(dependencyKey) : [])
+      const missing = entry.dependencies.find((k) => !offeredKeys.has(k))
+      if (missing !== undefined) {
+        const [uri, version] = JSON.parse(missing) as [string, string]
+        return {
+          ok: false,
+          code: 'missing-dependency',
+          reason: `${entry.uri} is offered without its saved dependency requirement ${uri} ${version}, which cannot be removed from a saved session.`,
+          extension: entry.uri,
+        }
+      }
+    }
   }
   return { ok: true }
 }
@@ -165,23 +218,30 @@ export interface AttributeRule {
 }
 
 /**
- * The session floor a generated module ships as the setting names to keep per extension of its
- * `selectionRequest`, which already holds each extension's identity, pin, scope and settings: the
- * module says each of them once. Deep-frozen, members in the request's order. Input that is not
- * what a generated module passes gives a record `checkSessionFloor` refuses (`missing-record`),
- * never an empty floor and never a throw.
+ * The session floor a generated module ships as the setting names to keep and the operations
+ * affected per extension of its `selectionRequest`, which already holds each extension's identity,
+ * pin, scope, settings and dependencies: the module says each of them once. Deep-frozen, members in
+ * the request's order. Input that is not what a generated module passes gives a record
+ * `checkSessionFloor` refuses (`missing-record`), never an empty floor and never a throw.
  */
-export function floorOf(request: { readonly extensions: readonly FloorExtension[] }, kept: ReadonlyArray<readonly string[]>): SessionFloor {
+export function floorOf(
+  request: { readonly extensions: readonly RequestExtension[] },
+  kept: ReadonlyArray<readonly string[]>,
+  operations: ReadonlyArray<readonly string[]>,
+): SessionFloor {
   try {
-    const extensions = shortList(request.extensions) as readonly FloorExtension[]
+    const extensions = shortList(request.extensions) as readonly RequestExtension[]
     const names = shortList(kept) as ReadonlyArray<readonly string[]>
+    const affected = shortList(operations) as ReadonlyArray<readonly string[]>
     return deepFreeze({
-      extensions: extensions.map(({ uri, version, content, scope, settings }, i) => ({
+      extensions: extensions.map(({ uri, version, content, scope, settings, dependencies }, i) => ({
         uri,
         version,
         content,
         scope,
         settings: Object.fromEntries((shortList(names[i] ?? []) as readonly string[]).map((name) => [name, settings[name]])),
+        dependencies: (shortList(dependencies) as readonly FloorDependency[]).map((d) => ({ ...d })),
+        operations: [...(shortList(affected[i]) as readonly string[])],
       })),
     })
   } catch {

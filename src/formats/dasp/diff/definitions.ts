@@ -25,7 +25,11 @@ function setDiff(before: unknown, after: unknown, removed: (i: number) => void, 
 const dependencyKey = (d: unknown) => (isObject(d) ? JSON.stringify([d.uri, d.version, d.scope ?? null]) : canonical(d))
 const contractKey = (c: unknown) => (isObject(c) ? JSON.stringify([c.uri, c.version, pinKey(c.content)]) : canonical(c))
 
-/** Required dependencies (DASP-EXT-002) and affected operations (DASP-EXT-005), both in the saved floor. */
+/**
+ * Required dependencies (DASP-EXT-002) and affected operations (DASP-EXT-005), both in the saved
+ * floor. The floor is a minimum: one removed breaks saved sessions (the runtime's checkSessionFloor
+ * refuses an offer without a saved dependency), one added is a requirement beyond it.
+ */
 export function compareDependenciesAndOperations(a: PositionedDocument, b: PositionedDocument, uri: string, out: Findings): void {
   const deps = (d: PositionedDocument, i: number) => (d.value.dependencies as Array<Record<string, unknown>>)[i]!
   setDiff(
@@ -44,7 +48,7 @@ export function compareDependenciesAndOperations(a: PositionedDocument, b: Posit
       out.add({
         rule: 'dasp-dependency-added',
         level: 'breaking',
-        audiences: [...EVERYONE],
+        audiences: [CLIENT, HOST],
         old: locate(a, '/dependencies'),
         new: locate(b, joinPointer('', 'dependencies', i)),
         message: `Extension ${quote(uri)} now requires ${quote(deps(b, i).uri)} ${quote(deps(b, i).version)}; a dependency cannot be added to a confirmed or saved selection.`,
@@ -68,7 +72,7 @@ export function compareDependenciesAndOperations(a: PositionedDocument, b: Posit
       out.add({
         rule: 'dasp-operation-added',
         level: 'breaking',
-        audiences: [...EVERYONE],
+        audiences: [CLIENT, HOST],
         old: locate(a, '/operations'),
         new: locate(b, joinPointer('', 'operations', i)),
         message: `Extension ${quote(uri)} now affects operation ${quote(op(b, i))}.`,

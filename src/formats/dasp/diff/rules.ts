@@ -121,9 +121,9 @@ export const DASP_OWN_RULES: readonly DiffRule[] = [
   {
     id: 'dasp-dependency-added',
     levels: ['breaking'],
-    audiences: ALL,
+    audiences: PEERS,
     summary:
-      'A definition requires another extension: the requested set must hold every required dependency and none may be added after confirmation (DASP-EXT-002); the saved floor records dependency requirements (DASP-EXT-005).',
+      'A definition requires another extension: the requested set must hold every required dependency and none may be added after confirmation (DASP-EXT-002). Saved sessions still reopen: their floor records the dependency requirements they were created with, and a new one is a requirement beyond it (DASP-EXT-005).',
     example: { old: '"dependencies": []', new: '"dependencies": [{ "uri": "urn:example:ext:enc", "version": "1", "scope": "connection" }]' },
     mirror: { rule: 'dasp-dependency-removed' },
   },
@@ -132,16 +132,16 @@ export const DASP_OWN_RULES: readonly DiffRule[] = [
     levels: ['breaking'],
     audiences: ALL,
     summary:
-      'A definition no longer requires a dependency: peers must not silently remove a dependency (DASP-EXT-002), and saved sessions recorded it (DASP-EXT-005).',
+      'A definition no longer requires a dependency: peers must not silently remove a dependency (DASP-EXT-002), and saved sessions recorded it: their floor refuses a selection without it (DASP-EXT-005).',
     example: { old: '"dependencies": [{ "uri": "urn:example:ext:enc", "version": "1", "scope": "connection" }]', new: '"dependencies": []' },
     mirror: { rule: 'dasp-dependency-added' },
   },
   {
     id: 'dasp-operation-added',
     levels: ['breaking'],
-    audiences: ALL,
+    audiences: PEERS,
     summary:
-      'An extension now affects another operation: peers that did not enforce it there fail (DASP-EXT-006), and saved sessions recorded their affected operations (DASP-EXT-005).',
+      'An extension now affects another operation: peers that did not enforce it there fail (DASP-EXT-006). Saved sessions still reopen: enforcement on one more operation is beyond their floor (DASP-EXT-005).',
     example: { old: '"operations": ["dasp.v1.command"]', new: '"operations": ["dasp.v1.command", "dasp.v1.read"]' },
     mirror: { rule: 'dasp-operation-removed' },
   },
