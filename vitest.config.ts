@@ -51,6 +51,7 @@ export const SHARED = [
   'test/dasp-module-limits.test.ts',
   'test/dasp-rules.test.ts',
   'test/dasp-runtime.test.ts',
+  'test/dasp-dependency-graph.test.ts',
   'test/declared-diagnostics.test.ts',
   'test/determinism.test.ts',
   'test/depth-failure-refuses.test.ts',

@@ -55,7 +55,7 @@ const failing: FixtureRow[] = [
   ['attribute-placement', 'DASP_ATTRIBUTE_PLACEMENT', '/attributes/0/on', 112, 13, 'invalid/extensions/poa-on-read.dasp-ext.json'],
   ['attribute-conflict', 'DASP_ATTRIBUTE_CONFLICT', '/attributes/0', 109, 5, 'invalid/extensions/proof-of-authority.dasp-ext.json'],
   ['dependency-missing', 'DASP_DEPENDENCY_MISSING', '/extensions/1', 45, 5, 'invalid/dependency-missing.dasp.json'],
-  ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies', 47, 19, 'invalid/extensions/audit-ledger.dasp-ext.json'],
+  ['dependency-unsupported', 'DASP_DEPENDENCY_UNSUPPORTED', '/dependencies/0', 48, 5, 'invalid/extensions/audit-ledger.dasp-ext.json'],
   ['dependency-cycle', 'DASP_DEPENDENCY_CYCLE', '/extensions/1', 45, 5, 'invalid/dependency-cycle.dasp.json'],
   ['setting-persistence', 'DASP_DEFINITION_INCOMPLETE', '/settings/grant_bytes', 74, 20, 'invalid/extensions/poa-unstated.dasp-ext.json'],
   [
@@ -252,7 +252,7 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
   it('a dependency without its scope, on an identity nothing defines: DASP_DEPENDENCY_UNSUPPORTED beside the shape error', async () => {
     const found = await variant((d) => (d.dependencies = [{ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01' }]))
     expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', '/dependencies/0'])
-    expect(found.filter(([code]) => code !== 'DASP_DEFINITION_SHAPE')).toEqual([['DASP_DEPENDENCY_UNSUPPORTED', '/dependencies']])
+    expect(found.filter(([code]) => code !== 'DASP_DEFINITION_SHAPE')).toEqual([['DASP_DEPENDENCY_UNSUPPORTED', '/dependencies/0']])
   })
 
   it('the shape-and-rule fixtures report the shape problem and the independent violation', async () => {

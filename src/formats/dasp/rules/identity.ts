@@ -4,7 +4,7 @@ import { identityKey, type Definition } from '../context.js'
 import { isObject } from '../load.js'
 import { daspRule } from './rule.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): one pass over the selected contracts, the requested extensions and the definitions. */
+/** Complexity (each rule here, worst case on any input under the size limits): one pass over the selected contracts, the requested extensions and the definitions with their dependencies. */
 
 /** The selected contracts, each a reference with an identity and a content pin. */
 export const REF_KEYS = ['core', 'profile', 'binding'] as const
@@ -29,7 +29,8 @@ export const versionRule = daspRule({
 
 export const identityRule = daspRule({
   code: 'DASP_IDENTITY',
-  description: 'An identity that is not an absolute URI with a non-empty version.',
+  description:
+    'An identity that is not an absolute URI with a non-empty version (a selected contract, a requested extension, a definition, or a dependency a definition names).',
   check(ctx, report) {
     const checkId = (uri: unknown, version: unknown, pointer: string, file = ctx.input.selection) => {
       if (!isIdentityUri(uri) || typeof version !== 'string' || version === '')
@@ -41,7 +42,14 @@ export const identityRule = daspRule({
     }
     for (const key of REF_KEYS) if (isObject(ctx.selection[key])) checkId(ctx.selection[key].uri, ctx.selection[key].version, `/${key}`)
     for (const e of ctx.requested) checkId(e.uri, e.version, `/extensions/${e.index}`)
-    for (const d of ctx.definitions) checkId(d.uri, d.version, '/identity', d.file)
+    for (const d of ctx.definitions) {
+      checkId(d.uri, d.version, '/identity', d.file)
+      // A dependency names an extension by the same identity (DASP-EXT-002); a member of another type is the shape's error.
+      if (!Array.isArray(d.value.dependencies)) continue
+      d.value.dependencies.forEach((dep: unknown, i: number) => {
+        if (isObject(dep) && typeof dep.uri === 'string' && typeof dep.version === 'string') checkId(dep.uri, dep.version, `/dependencies/${i}`, d.file)
+      })
+    }
   },
 })
 
