@@ -22,6 +22,7 @@ import type { Family } from './family.js'
 import { families as validatorFamilies } from './hostile-validators.js'
 import { families as topologyFamilies } from './hostile-topology.js'
 import { families as ruleFamilies } from './hostile-rules.js'
+import { families as daspFamilies } from './hostile-dasp.js'
 import { paired } from './measure.js'
 
 const quick = process.argv.includes('--quick')
@@ -64,6 +65,7 @@ const families: Family[] = [
   ...validatorFamilies,
   ...topologyFamilies,
   ...ruleFamilies,
+  ...daspFamilies,
 ]
 
 /** The parse of the same text (js-yaml for YAML, JSON.parse for JSON): the floor a compile scales with. */

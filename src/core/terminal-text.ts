@@ -6,7 +6,8 @@
  * that no hostile contract can colour, move the cursor, set a window title, reorder what a reader
  * sees, start a fake line or make two different names look the same. The zero-width joiners (ZWJ,
  * ZWNJ), which scripts and emoji need to be written at all, are kept. Everything else is kept as
- * written (one pass, linear in the text).
+ * written (one pass, linear in the text), but a backslash that starts `u{`, so that every `\u{...}`
+ * shown is an escape.
  */
 /**
  * The characters that draw nothing or reorder what a reader sees: direction marks, overrides and
@@ -15,7 +16,12 @@
  * same ones in its string literals (emit.ts).
  */
 export const INVISIBLE_CLASS = '\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff'
-const UNSAFE = new RegExp(`[\\0-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029${INVISIBLE_CLASS}]`, 'g')
+/**
+ * A backslash that starts `u{` in the text itself is written `\u{5c}`: otherwise a name holding the
+ * six characters `\u{a}` and one holding a newline would print the same, and no reader could tell
+ * an escape this writes from text the document wrote. Other backslashes (a Windows path) stay.
+ */
+const UNSAFE = new RegExp(`[\\0-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029${INVISIBLE_CLASS}]|\\\\(?=u\\{)`, 'g')
 
 const ANY_UNSAFE = new RegExp(UNSAFE.source)
 

@@ -158,9 +158,19 @@ export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck 
   const list = read.ok && isDataObject(read.value) ? member(read.value, 'extensions') : undefined
   if (!Array.isArray(list))
     return { ok: false, code: 'unreadable-offer', reason: `The offered selection is not { extensions: [...] } JSON data${read.ok ? '' : ` (${read.reason})`}.` }
-  const extensions = list.filter(isDataObject)
+  // The offer indexed once by URI and scope: linear in the floor and the offer, not their product.
+  const offeredAt = new Map<string, Array<{ [key: string]: JsonData }>>()
+  for (const e of list) {
+    if (!isDataObject(e)) continue
+    const [uri, scope] = [member(e, 'uri'), member(e, 'scope')]
+    if (typeof uri !== 'string' || typeof scope !== 'string') continue
+    const key = JSON.stringify([uri, scope])
+    const at = offeredAt.get(key)
+    if (at) at.push(e)
+    else offeredAt.set(key, [e])
+  }
   for (const entry of floor) {
-    const sameUri = extensions.filter((e) => member(e, 'uri') === entry.uri && member(e, 'scope') === entry.scope)
+    const sameUri = offeredAt.get(JSON.stringify([entry.uri, entry.scope])) ?? []
     if (sameUri.length === 0)
       return {
         ok: false,
