@@ -161,6 +161,18 @@ describe('DASP dependency graphs against oracles from DASP-EXT-002', () => {
     ])
   })
 
+  it('two versions of one URI required (one requested, one not): the missing one says both cannot be met', async () => {
+    const file = write({ edges: [[1], [], [1]], defined: 3, requested: [0, 1, 2] }, (definitions) => {
+      definitions[2]!.dependencies = [{ uri: uri(1), version: '2', scope: 'session' }]
+    })
+    const missing = (await diagnostics(file)).filter((d) => d.code === 'DASP_DEPENDENCY_MISSING')
+    expect(missing.map((d) => d.pointer)).toEqual(['/extensions/4'])
+    expect(missing[0]!.message).toContain(`${uri(0)} draft-01 requires ${uri(1)} draft-01: a request holds one version of a URI`)
+    // One version required: no such words.
+    const single = (await diagnostics(write({ edges: [[1], []], defined: 2, requested: [0] }))).filter((d) => d.code === 'DASP_DEPENDENCY_MISSING')
+    expect(single[0]!.message).not.toContain('one version of a URI')
+  })
+
   it('a ring of 300 requested extensions is one cycle, its message a few KB (first and last links shown, the rest counted)', async () => {
     const n = 300
     const graph: Graph = { edges: Array.from({ length: n }, (_, i) => [(i + 1) % n]), defined: n, requested: Array.from({ length: n }, (_, i) => i) }

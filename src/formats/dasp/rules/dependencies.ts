@@ -55,19 +55,37 @@ export const dependencyMissing = daspRule({
       first: string
       depth: number
     }
-    const missing = (e: RequestedExtension, dep: { uri: string; version: string; scope: string }, via?: Reached) => {
+    /** Each URI's versions the needed definitions require, with one definition requiring each: a request holds one version of a URI. */
+    const versionsOf = new Map<string, Map<string, string>>()
+    const required = (by: Definition, dep: { uri: string; version: string }) => {
+      let versions = versionsOf.get(dep.uri)
+      if (!versions) versionsOf.set(dep.uri, (versions = new Map()))
+      if (!versions.has(dep.version)) versions.set(dep.version, `${by.uri} ${by.version}`)
+    }
+    /** When the needed definitions require another version of the same URI too: both cannot be requested (DASP_DUPLICATE_URI). */
+    const conflict = (dep: { uri: string; version: string }) => {
+      const other = [...(versionsOf.get(dep.uri) ?? [])].find(([version]) => version !== dep.version)
+      return other
+        ? ` ${other[1]} requires ${dep.uri} ${other[0]}: a request holds one version of a URI (DASP-EXT-002), so the two requirements cannot both be met.`
+        : ''
+    }
+    const pending: Array<() => void> = []
+    const missing = (e: RequestedExtension, dep: { uri: string; version: string; scope: string }, via?: Reached) =>
+      // Reported once every requirement is known, so that a conflict with one found later is named.
+      pending.push(() => report(...diagnostic(e, dep, via)))
+    const diagnostic = (e: RequestedExtension, dep: { uri: string; version: string; scope: string }, via?: Reached) => {
       const other = ctx.requestedWithUri(dep.uri)
       const links = via
         ? `${via.first}, which requires ${via.depth > 2 ? `(through ${via.depth - 2} more) ` : ''}${via.depth > 1 ? `${via.label}, which requires ` : ''}`
         : ''
-      report(
+      return [
         `/extensions/${e.index}`,
-        `${e.uri} ${e.version} requires ${links}${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.`,
+        `${e.uri} ${e.version} requires ${links}${String(dep.uri)} ${String(dep.version)} in ${String(dep.scope)} scope${other ? `; the request has ${other.version} in ${String(other.scope)} scope` : ''}. The full dependency set is requested, never added silently.${conflict(dep)}`,
         {
           dependency: { uri: dep.uri, version: dep.version, scope: dep.scope },
           ...(via ? { through: { first: via.first, last: via.label, links: via.depth } } : {}),
         },
-      )
+      ] as const
     }
     // Definitions not requested that a requested extension needs: walked once each, from the first requested extension reaching them.
     const walked = new Set<string>()
@@ -82,7 +100,8 @@ export const dependencyMissing = daspRule({
     }
     const reported = new Set<string>()
     const keyOf = (dep: { uri: string; version: string; scope: string }) => identityKey(dep.uri, dep.version) + '\u0000' + dep.scope
-    for (const { e, dep } of requestedDependencies(ctx)) {
+    for (const { e, d, dep } of requestedDependencies(ctx)) {
+      required(d, dep)
       if (ctx.mayBeRequested(dep.uri, dep.version, dep.scope)) continue
       missing(e, dep)
       reported.add(keyOf(dep))
@@ -91,6 +110,7 @@ export const dependencyMissing = daspRule({
     for (let next = 0; next < queue.length; next++) {
       const { root, definition, via } = queue[next]!
       for (const dep of depsOf(definition)) {
+        required(definition, dep)
         if (ctx.mayBeRequested(dep.uri, dep.version, dep.scope)) continue
         const key = keyOf(dep)
         // Reported directly (a requested extension requires it) or already through another chain: once.
@@ -100,6 +120,7 @@ export const dependencyMissing = daspRule({
         walk(root, dep, via)
       }
     }
+    for (const emit of pending) emit()
   },
 })
 
