@@ -52,6 +52,7 @@ export const SHARED = [
   'test/dasp-rules.test.ts',
   'test/dasp-runtime.test.ts',
   'test/dasp-dependency-graph.test.ts',
+  'test/nats-schema-equality.test.ts',
   'test/declared-diagnostics.test.ts',
   'test/determinism.test.ts',
   'test/depth-failure-refuses.test.ts',

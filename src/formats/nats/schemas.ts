@@ -1,3 +1,4 @@
+import canonicalize from 'canonicalize'
 import { AJV_MISREAD, LATER_ANCHORS } from '../../core/standalone-validators.js'
 import { createHash } from 'node:crypto'
 import { splitPointer, unescapeToken } from '../../runtime/shared/json-pointer.js'
@@ -126,6 +127,11 @@ export const ANNOTATION_KEYS: ReadonlySet<string> = new Set([
   '$id',
 ])
 
+/** Keywords whose value maps names (a property's, a pattern, a definition's) to schemas: a name there is never a keyword, whatever it spells. */
+export const SCHEMA_NAME_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies'])
+/** Keywords whose value is data, not a schema: a `title` or a `$ref` member there is a value. */
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const'])
+
 /**
  * A digest of a schema after resolving references and dropping annotations (the checker's exact
  * rule for "the same schema"): equal digests, equal resolved shapes. Each node is digested from
@@ -147,8 +153,9 @@ function shapeDigest(ctx: NatsContext, schema: unknown, memo: Map<object, string
   for (const key of Object.keys(target).sort()) {
     if (ANNOTATION_KEYS.has(key) || key.startsWith('x-')) continue
     const value = target[key]
-    const inner =
-      key === 'properties' && isObject(value)
+    const inner = DATA_KEYWORDS.has(key)
+      ? digest(canonicalize(value) ?? 'null')
+      : SCHEMA_NAME_MAPS.has(key) && isObject(value)
         ? digest(
             `{${Object.keys(value)
               .sort()

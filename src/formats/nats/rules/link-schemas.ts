@@ -4,12 +4,13 @@ import { isObject } from '../document.js'
 import { natsRule } from './rule.js'
 import { follow, type Where } from '../message-schemas.js'
 import { schemaOfPayload } from '../multi-format.js'
-import { ANNOTATION_KEYS } from '../schemas.js'
+import { ANNOTATION_KEYS, DATA_KEYWORDS as DATA, SCHEMA_NAME_MAPS } from '../schemas.js'
 import { type ResolvedOperation, resolvedLinks } from './links.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): per link, payload equality by hash-consed digests, each reference resolved once (linear in the schemas). */
 
-const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'messages', 'headers'])
+/** Maps of names to schemas (schemas.ts SCHEMA_NAME_MAPS) and a message's maps of them. */
+const NAME_MAPS = new Set([...SCHEMA_NAME_MAPS, 'messages', 'headers'])
 
 // Keywords that annotate and never decide validation (ANNOTATION_KEYS, schemas.ts: JSON Schema
 // draft-07 section 10 and AsyncAPI's own): two schemas that differ only in them are one schema.
@@ -75,9 +76,6 @@ function normalizedPayloads(op: ResolvedOperation): string[] | undefined {
     return undefined
   }
 }
-
-/** Schema keywords whose value is data. */
-const DATA = new Set(['enum', 'const'])
 
 export const linkSchemas = natsRule({
   code: 'NATS_LINK_SCHEMA',
