@@ -112,6 +112,48 @@ describe('a binding from a branch input is not proven statically (NATS_BINDING_U
   })
 })
 
+describe('context deadlineMs may be null (before admission): proven only into a destination that admits null', () => {
+  const bound = (schema: string) => (b: ShopBundle) =>
+    b
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '          /requestedBy: { context: principalId }',
+        '          /requestedBy: { context: principalId }\n          /due: { context: deadlineMs }',
+      )
+      .edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '          requestedBy: { type: string }\n',
+        `          requestedBy: { type: string }\n          due: ${schema}\n`,
+      )
+  const at = '/x-nats-contract/interactions/approveRefund/bindings/payload/~1due'
+  it.each([
+    // An integer destination refuses the null materialize may be given: not proven (an outside pass saw it proven, then MATERIALIZE_INVALID_PAYLOAD).
+    ['{ type: integer }', ['NATS_BINDING_UNPROVEN']],
+    // `nullable` is no JSON Schema keyword; the validators refuse null there too.
+    ['{ type: integer, nullable: true }', ['NATS_BINDING_UNPROVEN']],
+    ["{ type: [integer, 'null'] }", []],
+    ["{ type: [number, 'null'] }", []],
+    ['{}', []],
+    // A destination no value of the field fits is a contradiction.
+    ['{ type: string }', ['NATS_BINDING_TYPE', 'NATS_BINDING_UNPROVEN']],
+  ])('into %s', async (schema, codes) => {
+    const found = (
+      await compile(
+        bound(schema)(ShopBundle.copy(`deadline-${schema.replace(/\W+/g, '-')}`))
+          .relock()
+          .doc('payments'),
+      )
+    ).diagnostics
+    expect(found.filter((d) => d.pointer === at).map((d) => d.code)).toEqual(codes)
+  })
+  it('nowMs (never null) into an integer destination is proven', async () => {
+    const nowMs = (b: ShopBundle) =>
+      bound('{ type: integer }')(b).edit('payments/asyncapi/asyncapi.yaml', '/due: { context: deadlineMs }', '/due: { context: nowMs }')
+    const found = (await compile(nowMs(ShopBundle.copy('deadline-nowms')).relock().doc('payments'))).diagnostics
+    expect(found.filter((d) => d.pointer === at)).toEqual([])
+  })
+})
+
 describe('branch manifests are typed arrays of {branchId, peerId, input} (NATS_DISPATCH)', () => {
   const dispatch = 'dispatch: { mode: independent, branchKey: recipient, targetParameter: peerId }'
   const manifestAt = ['NATS_DISPATCH', '/x-nats-contract/interactions/approveRefund/dispatch/branchesInput']

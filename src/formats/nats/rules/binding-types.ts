@@ -39,8 +39,15 @@ export function satisfies(schema: object, value: unknown): boolean {
   return validate(value) as boolean
 }
 
-/** The JSON type a source yields, and its token type when it has one. */
-function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): { type?: string; tokenType?: TokenType; schema?: Record<string, unknown> } {
+/**
+ * The JSON type a source yields, and its token type when it has one; `orNull` when it may also be
+ * null (`deadlineMs`, null before admission: a destination that refuses null is not proven for it).
+ */
+function sourceType(
+  ctx: NatsContext,
+  it: Record<string, any>,
+  source: Source,
+): { type?: string; orNull?: boolean; tokenType?: TokenType; schema?: Record<string, unknown> } {
   if ('literal' in source)
     return {
       type:
@@ -54,7 +61,10 @@ function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): 
                 : 'number'
               : typeof source.literal,
     }
-  if ('context' in source) return { type: CONTEXT_FIELDS[source.context as string]?.startsWith('integer') ? 'integer' : 'string' }
+  if ('context' in source) {
+    const field = CONTEXT_FIELDS[source.context as string]
+    return { type: field?.startsWith('integer') ? 'integer' : 'string', ...(field === 'integer-or-null' ? { orNull: true } : {}) }
+  }
   if ('branch' in source)
     return {
       type: BRANCH_FIELDS[source.branch as string] === 'integer' ? 'integer' : BRANCH_FIELDS[source.branch as string] === 'string' ? 'string' : undefined,
@@ -67,6 +77,10 @@ function sourceType(ctx: NatsContext, it: Record<string, any>, source: Source): 
 
 const compatible = (source: string | undefined, target: unknown) =>
   source === undefined || target === undefined || source === target || (source === 'integer' && target === 'number')
+
+/** Does a destination's `type` (one name, a list, or none) hold every value of this source type? */
+const admits = (target: unknown, source: string | undefined): boolean =>
+  Array.isArray(target) ? target.some((t) => compatible(source, t)) : compatible(source, target)
 
 export const bindingTypes = natsRule({
   code: 'NATS_BINDING_TYPE',
@@ -124,9 +138,10 @@ function proven(ctx: NatsContext, it: Record<string, any>, source: Source, targe
   // A branch's input is the manifest's data slot, whose value only the runtime sees: never proven here.
   if ('branch' in source && source.branch === 'input') return false
   const constrained = Object.keys(target).some((k) => !['type', 'description', 'title', 'examples', 'nullable'].includes(k))
-  const { type, schema } = sourceType(ctx, it, source)
+  const { type, orNull, schema } = sourceType(ctx, it, source)
   if (schema) return sameSchema(ctx, schema, target)
-  return !constrained && compatible(type, target.type)
+  // `nullable` is no JSON Schema keyword (the validators leave it out): `null` is admitted by a `null` type only.
+  return !constrained && admits(target.type, type) && (!orNull || target.type === undefined || admits(target.type, 'null'))
 }
 
 export const bindingProof = natsRule({
