@@ -13,6 +13,7 @@ import { ShopBundle } from './helpers/nats-bundle.js'
 import { interactionCases, linkCases, pipelineCases, readingCases } from './helpers/nats-bundle-cases.js'
 import { describeFixtureTable, expectEveryCodeCovered, type FixtureRow } from './helpers/rule-fixtures.js'
 import { loadModule } from './helpers/load-module.js'
+import { natsChannelDocument } from './helpers/nats-mini.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/nats')
 
@@ -509,5 +510,21 @@ describe('a requestReply whose reply states an address (NATS_REQUEST_REPLY)', ()
     expect(found.map((d) => d.pointer)).toEqual(['/x-nats-contract/operations/queryBalance/requestReply'])
     expect(found[0]!.message).toContain('reply has an address')
     expect(found[0]!.message).not.toContain('reply channel')
+  })
+})
+
+describe('a reference whose fragment is not a JSON Pointer names nothing (NATS_REF_UNRESOLVED, and only that)', () => {
+  it.each([
+    ['a plain name', "{ $ref: '#foo' }"],
+    ['a plain name beside a $id naming it', "{ $id: '#foo', type: string }, b: { $ref: '#foo' }"],
+    ['a name then a path', "{ $ref: '#foo/bar' }"],
+  ])('%s', async (name, members) => {
+    // Read as a pointer, `#foo` named the whole document: the payload then "referred to itself" (NATS_PAYLOAD_UNBOUNDED).
+    mkdirSync(join(import.meta.dirname, '.tmp'), { recursive: true })
+    const file = join(import.meta.dirname, '.tmp', `fragment-${name.replace(/\W+/g, '-')}-${process.pid}.asyncapi.yaml`)
+    writeFileSync(file, natsChannelDocument({ m: `{ payload: { type: object, properties: { a: ${members} } } }` }))
+    const found = (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
+    rmSync(file)
+    expect(found).toEqual([['NATS_REF_UNRESOLVED', expect.stringMatching(/^\/channels\/c\/messages\/m\/payload\/properties\/[ab]\/\$ref$/)]])
   })
 })

@@ -30,6 +30,9 @@ export function follow(ref: string, where: Where, ctx: NatsContext): { value: un
     if (!file) throw new Error('unresolved')
     target = { file: file.file, doc: file.source.value }
   }
+  // A fragment that is not a JSON Pointer (`#foo`, a plain name: an anchor, which `$id` does not
+  // make here) names nothing: read as a pointer it named the whole document, or a member of it.
+  if (fragment !== '' && !fragment.startsWith('/')) throw new Error('unresolved')
   let value: unknown = target.doc
   // Token by token without splitting the fragment (bench/: every channel message is followed).
   for (let at = fragment.indexOf('/'); at !== -1;) {
