@@ -1171,7 +1171,7 @@ describe('DASP: every rule still judges beside a shape error', () => {
       [
         `DASP_DEFINITION_SHAPE ${ENC_FILE}#/dependencies/0/note`,
         `DASP_DEPENDENCY_MISSING ${S}#/extensions/0`,
-        `DASP_DEPENDENCY_UNSUPPORTED ${ENC_FILE}#/dependencies`,
+        `DASP_DEPENDENCY_UNSUPPORTED ${ENC_FILE}#/dependencies/0`,
       ],
     ],
     [
@@ -1285,10 +1285,10 @@ describe('DASP: shape errors that hide another rule verdict', () => {
       'dependency-scope-string',
       (d) => (d.enc.dependencies = [{ uri: 'urn:example:dasp:nothing', version: '1', scope: 'session' }]),
     )
-    expectErrors(alone, `DASP_DEPENDENCY_UNSUPPORTED ${ENC_FILE}#/dependencies`)
+    expectErrors(alone, `DASP_DEPENDENCY_UNSUPPORTED ${ENC_FILE}#/dependencies/0`)
     const c = await checkDasp('dependency-scope-number', (d) => (d.enc.dependencies = [{ uri: 'urn:example:dasp:nothing', version: '1', scope: 5 }]))
     expect(c.lines.some((l) => l.startsWith(`error DASP_DEFINITION_SHAPE ${ENC_FILE}#/dependencies/0/scope`))).toBe(true)
-    expectErrors(c, `DASP_DEPENDENCY_UNSUPPORTED ${ENC_FILE}#/dependencies`)
+    expectErrors(c, `DASP_DEPENDENCY_UNSUPPORTED ${ENC_FILE}#/dependencies/0`)
   })
 })
 
