@@ -234,6 +234,108 @@ describe('the floor records dependency requirements and affected operations (DAS
     expect(runtime.checkSessionFloor(unscoped, offer([dependency]))).toMatchObject({ ok: false, code: 'missing-dependency' })
   })
 
+  it('the selected core, profile and binding are saved and must be offered unchanged (pins compared with hex in either case)', () => {
+    const request = () => structuredClone(counter.selectionRequest) as Record<string, any>
+    expect(floorOfCounter()).toMatchObject({
+      core: counter.selectionRequest.core,
+      profile: counter.selectionRequest.profile,
+      binding: counter.selectionRequest.binding,
+    })
+    for (const name of ['core', 'profile', 'binding'] as const) {
+      const changed = request()
+      changed[name].version = 'draft-02'
+      expect(runtime.checkSessionFloor(floorOfCounter(), changed)).toMatchObject({ ok: false, code: 'other-contract', contract: name })
+      const repinned = request()
+      repinned[name].content = { ...repinned[name].content, commit: 'f'.repeat(40) }
+      expect(runtime.checkSessionFloor(floorOfCounter(), repinned)).toMatchObject({ ok: false, code: 'other-contract', contract: name })
+      const upper = request()
+      upper[name].content = { ...upper[name].content, commit: upper[name].content.commit.toUpperCase() }
+      expect(runtime.checkSessionFloor(floorOfCounter(), upper)).toEqual({ ok: true })
+      const absent = request()
+      delete absent[name]
+      expect(runtime.checkSessionFloor(floorOfCounter(), absent)).toMatchObject({ ok: false, code: 'other-contract', contract: name })
+      // A record without it is incomplete.
+      const record = structuredClone(floorOfCounter()) as Record<string, unknown>
+      delete record[name]
+      expect(runtime.checkSessionFloor(record, counter.selectionRequest)).toMatchObject({ ok: false, code: 'missing-record' })
+    }
+    // An extension pin in upper case is the same pin too.
+    const upperPin = request()
+    upperPin.extensions[1].content = { ...upperPin.extensions[1].content, sha256: upperPin.extensions[1].content.sha256.toUpperCase() }
+    expect(runtime.checkSessionFloor(floorOfCounter(), upperPin)).toEqual({ ok: true })
+  })
+
+  it('a saved extension offered twice: every copy is judged, whatever the order; another version beside it is other-version', () => {
+    const offerWith = (copy: (e: Record<string, any>) => void, first: boolean) => {
+      const offered = structuredClone(counter.selectionRequest) as { extensions: Array<Record<string, any>> }
+      const extra = structuredClone(offered.extensions[1]!)
+      copy(extra)
+      offered.extensions.splice(first ? 1 : 2, 0, extra)
+      return offered
+    }
+    for (const first of [true, false]) {
+      expect(
+        runtime.checkSessionFloor(
+          floorOfCounter(),
+          offerWith((e) => (e.settings.grant_bytes = 1), first),
+        ),
+      ).toMatchObject({ code: 'weaker-settings' })
+      expect(
+        runtime.checkSessionFloor(
+          floorOfCounter(),
+          offerWith((e) => (e.content = { ...e.content, sha256: '0'.repeat(64) }), first),
+        ),
+      ).toMatchObject({
+        code: 'changed-pin',
+      })
+      expect(
+        runtime.checkSessionFloor(
+          floorOfCounter(),
+          offerWith((e) => (e.version = 'draft-02'), first),
+        ),
+      ).toMatchObject({ code: 'other-version' })
+      expect(
+        runtime.checkSessionFloor(
+          floorOfCounter(),
+          offerWith(() => {}, first),
+        ),
+      ).toEqual({ ok: true })
+    }
+    // A record repeating one place is no record.
+    const twice = structuredClone(floorOfCounter()) as { extensions: unknown[] }
+    twice.extensions.push(twice.extensions[1])
+    expect(runtime.checkSessionFloor(twice, counter.selectionRequest)).toMatchObject({ code: 'missing-record' })
+  })
+
+  it('names at most five of the versions an offer holds instead of the saved one', () => {
+    const offered = structuredClone(counter.selectionRequest) as { extensions: Array<Record<string, any>> }
+    const base = offered.extensions[1]!
+    offered.extensions.push(...Array.from({ length: 1000 }, (_, i) => ({ ...base, version: `v${i}` })))
+    const check = runtime.checkSessionFloor(floorOfCounter(), offered)
+    expect(check).toMatchObject({ ok: false, code: 'other-version' })
+    expect(!check.ok && check.reason).toContain('and 995 more versions')
+    expect(!check.ok && check.reason.length).toBeLessThan(600)
+  })
+
+  it('floorOf refuses a kept setting the request does not set (it would make a weaker floor), and a dependency without an identity is no record', () => {
+    const names = floorOfCounter().extensions.map((e) => Object.keys(e.settings as object))
+    const operations = floorOfCounter().extensions.map((e) => e.operations)
+    const weaker = runtime.floorOf(counter.selectionRequest, [names[0]!, [...names[1]!, 'not_set']], operations as string[][])
+    expect(runtime.checkSessionFloor(weaker, counter.selectionRequest)).toMatchObject({ code: 'missing-record' })
+    for (const dependency of [
+      { uri: '', version: '1' },
+      { uri: 'urn:x', version: '' },
+    ])
+      expect(
+        runtime.checkSessionFloor(
+          withEntry(1, (e) => (e.dependencies = [dependency])),
+          counter.selectionRequest,
+        ),
+      ).toMatchObject({
+        code: 'missing-record',
+      })
+  })
+
   it('costs one pass over each offered dependency list (a set), not one per saved requirement', () => {
     const many = Array.from({ length: 1000 }, (_, i) => ({ uri: `urn:example:ext:d${i}`, version: '1', scope: 'session' }))
     const saved = withEntry(1, (e) => (e.dependencies = many))
@@ -368,19 +470,30 @@ function floorRecord(value: unknown): boolean {
       Object.values(Object.getOwnPropertyDescriptors(v)).every((d) => 'value' in d && plain(d.value)))
   if (!plain(value) || !text.isWellFormed()) return false
   const extensions = Object.hasOwn(value as object, 'extensions') ? (value as any).extensions : undefined
+  const object = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  const identity = (v: Record<string, any>) => ['uri', 'version'].every((k) => Object.hasOwn(v, k) && typeof v[k] === 'string' && v[k] !== '')
+  // DASP-EXT-005: the exact contract identities and content references, the persistent settings, the
+  // affected operations and the dependency requirements; one entry for each extension's place.
+  const contracts = ['core', 'profile', 'binding'].every((k) => {
+    const ref = (value as any)[k]
+    return Object.hasOwn(value as object, k) && object(ref) && identity(ref) && Object.hasOwn(ref, 'content')
+  })
+  const places = Array.isArray(extensions) ? extensions.map((e) => (object(e) ? JSON.stringify([e.uri, e.scope]) : '')) : []
   return (
+    contracts &&
     Array.isArray(extensions) &&
+    new Set(places).size === places.length &&
     extensions.every(
       (e) =>
-        typeof e === 'object' &&
-        e !== null &&
-        !Array.isArray(e) &&
+        object(e) &&
         ['uri', 'version', 'scope'].every((k) => Object.hasOwn(e, k) && typeof e[k] === 'string') &&
         Object.hasOwn(e, 'content') &&
         Object.hasOwn(e, 'settings') &&
-        typeof e.settings === 'object' &&
-        e.settings !== null &&
-        !Array.isArray(e.settings),
+        object(e.settings) &&
+        Array.isArray(e.dependencies) &&
+        e.dependencies.every((d: unknown) => object(d) && identity(d) && (d.scope === undefined || typeof d.scope === 'string')) &&
+        Array.isArray(e.operations) &&
+        e.operations.every((o: unknown) => typeof o === 'string'),
     )
   )
 }
@@ -401,8 +514,9 @@ describe('checkSessionFloor: a lost or unreadable record is never an empty floor
       expect(counter.checkSessionFloor(record, offered), `record ${i}`).toMatchObject({ ok: false, code: 'missing-record' })
       expect(runtime.checkSessionFloor(record, offered), `record ${i}`).toMatchObject({ ok: false, code: 'missing-record' })
     })
-    // The empty floor (a record with no extension) is a record, and holds.
-    expect(counter.checkSessionFloor({ extensions: [] }, offered)).toEqual({ ok: true })
+    // The empty floor (a record of the contracts with no extension) is a record, and holds; without the contracts it is none.
+    expect(counter.checkSessionFloor({ core: saved.core, profile: saved.profile, binding: saved.binding, extensions: [] }, offered)).toEqual({ ok: true })
+    expect(counter.checkSessionFloor({ extensions: [] }, offered)).toMatchObject({ ok: false, code: 'missing-record' })
   })
 
   it('property: whatever the record, the floor holds only for a readable one', () => {

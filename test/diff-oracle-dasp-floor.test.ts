@@ -12,8 +12,8 @@
  * Edits that change a definition's meaning always change its content pin here, as DASP-EXT-002
  * demands of published content; an edit with the pin unchanged is a document the runtime cannot
  * tell apart from the old one, which the differ judges by the definition (test/dasp-diff-oracle.test.ts).
- * The selected core, profile and binding are saved with the session tuple, not in this floor, and
- * are left to that test too.
+ * The selected core, profile and binding are in the floor too (DASP-EXT-005: "the exact contract
+ * identities and content references"), with their pins read as the differ reads them.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -61,6 +61,18 @@ const EDITS: Edit[][] = [
     }),
   ],
   [set('app', '/policy/requires', [])],
+  // The selected core, profile and binding: saved in the floor with their pins (hex case is no change).
+  [
+    set('app', '/profile/content/commit', 'A1B2C3D4E5F60718293A4B5C6D7E8F9012345678'),
+    set('auth', '/supports/profiles/0/content/commit', 'A1B2C3D4E5F60718293A4B5C6D7E8F9012345678'),
+    set('enc', '/supports/profiles/0/content/commit', 'A1B2C3D4E5F60718293A4B5C6D7E8F9012345678'),
+  ],
+  [set('app', '/profile/version', '2'), set('auth', '/supports/profiles/0/version', '2'), set('enc', '/supports/profiles/0/version', '2')],
+  [
+    set('app', '/binding/content/commit', 'f'.repeat(40)),
+    set('auth', '/supports/bindings/0/content/commit', 'f'.repeat(40)),
+    set('enc', '/supports/bindings/0/content/commit', 'f'.repeat(40)),
+  ],
   // A dependency requirement dropped, in place and repinned (the other direction is the same pair read backwards).
   [{ file: 'auth', pointer: '/dependencies/0', remove: true }],
   [{ file: 'auth', pointer: '/dependencies/0', remove: true }, repin('auth', '9')],

@@ -78,7 +78,11 @@ export async function executorInTheMinority(world: DurableWorld, cluster: NatsCl
   void (async () => {
     for await (const status of connection.status()) if (status.type === 'disconnect') disconnects++
   })()
-  const ex = world.executor(interaction, connection)
+  // The fan-out in flight outlives the cut: its state store's settle bound is longer than the cut can
+  // last (the majority's elections, the refusal's 8 s and the results stored there: over 20 s, the
+  // default, on a loaded machine, where a save tried during the cut then gave up with "jetstream is
+  // not enabled" and the operation ended refused).
+  const ex = world.executor(interaction, connection, { settleMs: IN_FLIGHT_SETTLE_MS })
   // The invocation made during the cut goes to an executor beside it (same connection) whose state
   // store gives up sooner than the default 20 s: the cut need last only that long.
   const refusing = world.executor(interaction, connection, { settleMs: REFUSAL_SETTLE_MS })
@@ -213,6 +217,9 @@ const DEAF_FOLLOWER_MS = 8000
 
 /** The state store's settle bound of the executor refused in the minority (the default is 20 s). */
 const REFUSAL_SETTLE_MS = 8000
+
+/** The state store's settle bound of the executor whose fan-out is in flight through the cut: past any cut this scenario makes. */
+const IN_FLIGHT_SETTLE_MS = 90_000
 
 /** What an operation that did not decide in time was waiting for: its branches and log, its offers and results, the consumers' counts. */
 async function diagnose(world: DurableWorld, ex: ReturnType<DurableWorld['executor']>, id: string) {

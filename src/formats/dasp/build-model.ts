@@ -2,7 +2,7 @@ import { sortedCopy } from '../../core/emit.js'
 import type { DaspContext } from './context.js'
 import { isObject } from './load.js'
 import type { DaspModel, DaspSources } from './model.js'
-import type { FloorDependency } from '../../runtime/dasp/index.js'
+import type { ContractRef, FloorDependency } from '../../runtime/dasp/index.js'
 
 /**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
@@ -11,7 +11,8 @@ import type { FloorDependency } from '../../runtime/dasp/index.js'
  */
 export function buildDaspModel(ctx: DaspContext): DaspModel {
   const s = ctx.selection
-  const ref = (r: Record<string, unknown>) => ({ uri: r.uri, version: r.version, content: canonicalPin(r.content) })
+  // A valid selection's contracts have string identities (the rules refuse anything else).
+  const ref = (r: Record<string, unknown>): ContractRef => ({ uri: r.uri as string, version: r.version as string, content: canonicalPin(r.content) })
   const extensions = ctx.requested
     .map((e) => {
       const d = ctx.definitionOf(e.uri, e.version)!
@@ -37,6 +38,9 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
     extensions: extensions.map(({ definition: _definition, ...e }) => e),
   }
   const floor = {
+    core: request.core,
+    profile: request.profile,
+    binding: request.binding,
     extensions: extensions.map((e) => {
       const specs = isObject(e.definition.value.settings) ? e.definition.value.settings : {}
       const persistent = Object.fromEntries(Object.entries(e.settings).filter(([name]) => isObject(specs[name]) && specs[name].persistence === 'session'))

@@ -15,6 +15,7 @@ import canonicalize from 'canonicalize'
 import { deepFreeze } from '../shared/deep-freeze.js'
 import { cloudEventsValidator, type CloudEventsType } from './cloudevents-types.js'
 import { isDataObject, member, readData, type JsonData } from './json-data.js'
+import { pinText } from './pins.js'
 
 export { deepFreeze }
 export {
@@ -78,7 +79,21 @@ export interface FloorExtension {
   readonly operations: readonly string[]
 }
 
-export interface SessionFloor {
+/** A selected core, profile or binding: its exact identity and content pin. */
+export interface ContractRef {
+  readonly uri: string
+  readonly version: string
+  readonly content: unknown
+}
+
+/** The contracts a selection is made of, as the request holds them. */
+export interface SelectedContracts {
+  readonly core: ContractRef
+  readonly profile: ContractRef
+  readonly binding: ContractRef
+}
+
+export interface SessionFloor extends SelectedContracts {
   readonly extensions: readonly FloorExtension[]
 }
 
@@ -86,9 +101,19 @@ export type FloorCheck =
   | { readonly ok: true }
   | {
       readonly ok: false
-      readonly code: 'missing-record' | 'unreadable-offer' | 'missing-extension' | 'other-version' | 'changed-pin' | 'weaker-settings' | 'missing-dependency'
+      readonly code:
+        | 'missing-record'
+        | 'unreadable-offer'
+        | 'other-contract'
+        | 'missing-extension'
+        | 'other-version'
+        | 'changed-pin'
+        | 'weaker-settings'
+        | 'missing-dependency'
       readonly reason: string
       readonly extension?: string
+      /** For `other-contract`: which selected contract differs. */
+      readonly contract?: 'core' | 'profile' | 'binding'
     }
 
 interface ReadFloorEntry {
@@ -101,20 +126,44 @@ interface ReadFloorEntry {
   dependencies: string[]
 }
 
-/** One spelling of a dependency's identity and scope, compared exactly; undefined for what is not one. */
+/** One spelling of a dependency's identity and scope, compared exactly; undefined for what is not one (an identity is a non-empty URI and version). */
 function dependencyKey(d: JsonData): string | undefined {
   if (!isDataObject(d)) return undefined
   const [uri, version, scope] = ['uri', 'version', 'scope'].map((k) => member(d, k))
-  if (typeof uri !== 'string' || typeof version !== 'string' || (scope !== undefined && typeof scope !== 'string')) return undefined
+  if (typeof uri !== 'string' || uri === '' || typeof version !== 'string' || version === '' || (scope !== undefined && typeof scope !== 'string'))
+    return undefined
   return JSON.stringify([uri, version, scope ?? null])
 }
 
-/** The saved record as a list of complete floor entries, or why it cannot be one. */
-function readFloor(saved: unknown): ReadFloorEntry[] | string {
+const CONTRACTS = ['core', 'profile', 'binding'] as const
+
+/** A selected contract's identity and pin as one text, or undefined when it is not one. */
+function contractKey(ref: JsonData | undefined): string | undefined {
+  if (ref === undefined || !isDataObject(ref)) return undefined
+  const [uri, version, content] = ['uri', 'version', 'content'].map((k) => member(ref, k))
+  if (typeof uri !== 'string' || uri === '' || typeof version !== 'string' || version === '' || content === undefined) return undefined
+  return JSON.stringify([uri, version, pinText(content)])
+}
+
+/** An extension's place in a selection: its URI and scope (one version of a URI is selected, DASP-EXT-002). */
+const placeKey = (uri: string, scope: string) => JSON.stringify([uri, scope])
+
+/** At most this many of an offer's versions are named in a reason (an offer can hold thousands). */
+const VERSIONS_NAMED = 5
+
+/** The saved record as its selected contracts and a list of complete floor entries, or why it cannot be one. */
+function readFloor(saved: unknown): { contracts: Record<(typeof CONTRACTS)[number], string>; entries: ReadFloorEntry[] } | string {
   const read = readData(saved)
   if (!read.ok) return `it is not JSON data: ${read.reason}`
   const extensions = isDataObject(read.value) ? member(read.value, 'extensions') : undefined
   if (!Array.isArray(extensions)) return 'it has no extensions list'
+  const contracts = {} as Record<(typeof CONTRACTS)[number], string>
+  for (const name of CONTRACTS) {
+    const key = contractKey(member(read.value as { [key: string]: JsonData }, name))
+    if (key === undefined) return `it lacks the ${name} contract's identity and pin`
+    contracts[name] = key
+  }
+  const places = new Set<string>()
   const out: ReadFloorEntry[] = []
   for (let i = 0; i < extensions.length; i++) {
     const e = extensions[i]!
@@ -128,9 +177,13 @@ function readFloor(saved: unknown): ReadFloorEntry[] | string {
     const keys = Array.isArray(dependencies) ? dependencies.map(dependencyKey) : undefined
     if (!keys || keys.some((k) => k === undefined)) return `extensions[${i}] lacks its dependency requirements`
     if (!Array.isArray(operations) || operations.some((o) => typeof o !== 'string')) return `extensions[${i}] lacks its affected operations`
+    // One entry a place: a generated floor never holds two, and two could not both be met.
+    const place = placeKey(uri, scope)
+    if (places.has(place)) return `extensions[${i}] repeats ${uri} in ${scope} scope`
+    places.add(place)
     out.push({ uri, version, scope, content, settings, dependencies: keys as string[] })
   }
-  return out
+  return { contracts, entries: out }
 }
 
 /**
@@ -156,66 +209,84 @@ export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck 
     }
   const read = readData(offered)
   const list = read.ok && isDataObject(read.value) ? member(read.value, 'extensions') : undefined
-  if (!Array.isArray(list))
+  if (!read.ok || !Array.isArray(list))
     return { ok: false, code: 'unreadable-offer', reason: `The offered selection is not { extensions: [...] } JSON data${read.ok ? '' : ` (${read.reason})`}.` }
-  // The offer indexed once by URI and scope: linear in the floor and the offer, not their product.
+  const offer = read.value as { [key: string]: JsonData }
+  for (const name of CONTRACTS)
+    if (contractKey(member(offer, name)) !== floor.contracts[name])
+      return {
+        ok: false,
+        code: 'other-contract',
+        reason: `The offered ${name} is not the saved one (its identity or content pin differs, or it is missing); a session is reopened on the contracts it was created with.`,
+        contract: name,
+      }
+  // The offer indexed once by place (URI and scope): each offered entry is read for one saved entry
+  // at most (a floor holds one entry a place), so the check is linear in the floor and the offer.
   const offeredAt = new Map<string, Array<{ [key: string]: JsonData }>>()
   for (const e of list) {
     if (!isDataObject(e)) continue
     const [uri, scope] = [member(e, 'uri'), member(e, 'scope')]
     if (typeof uri !== 'string' || typeof scope !== 'string') continue
-    const key = JSON.stringify([uri, scope])
+    const key = placeKey(uri, scope)
     const at = offeredAt.get(key)
     if (at) at.push(e)
     else offeredAt.set(key, [e])
   }
-  for (const entry of floor) {
-    const sameUri = offeredAt.get(JSON.stringify([entry.uri, entry.scope])) ?? []
-    if (sameUri.length === 0)
+  for (const entry of floor.entries) {
+    const copies = offeredAt.get(placeKey(entry.uri, entry.scope)) ?? []
+    if (copies.length === 0)
       return {
         ok: false,
         code: 'missing-extension',
         reason: `${entry.uri} (${entry.scope}) is required by the saved session floor and is not offered.`,
         extension: entry.uri,
       }
-    const match = sameUri.find((e) => member(e, 'version') === entry.version)
-    if (!match)
+    // Every copy is judged, whatever its order: an offer repeating the saved extension meets the floor only if each copy does.
+    const others = [...new Set(copies.map((e) => member(e, 'version')).filter((v) => v !== entry.version))]
+    if (others.length > 0)
       return {
         ok: false,
         code: 'other-version',
-        reason: `${entry.uri} is offered at ${sameUri.map((e) => JSON.stringify(member(e, 'version'))).join(', ')}; the session saved ${entry.version}, which cannot be silently replaced.`,
+        reason: `${entry.uri} is offered at ${others
+          .slice(0, VERSIONS_NAMED)
+          .map((v) => JSON.stringify(v))
+          .join(
+            ', ',
+          )}${others.length > VERSIONS_NAMED ? ` and ${others.length - VERSIONS_NAMED} more versions` : ''}; the session saved ${entry.version}, which cannot be silently replaced.`,
         extension: entry.uri,
       }
-    const content = member(match, 'content')
-    if (content === undefined || canonical(content) !== canonical(entry.content))
-      return {
-        ok: false,
-        code: 'changed-pin',
-        reason: `${entry.uri} ${entry.version} is offered with another content pin than the saved one.`,
-        extension: entry.uri,
-      }
-    const settings = member(match, 'settings')
-    for (const name of Object.keys(entry.settings)) {
-      const value = isDataObject(settings) ? member(settings, name) : undefined
-      if (value === undefined || canonical(value) !== canonical(entry.settings[name]!))
-        return { ok: false, code: 'weaker-settings', reason: `${entry.uri} setting ${name} differs from the saved floor.`, extension: entry.uri }
-    }
-    if (entry.dependencies.length > 0) {
-      const offeredDependencies = member(match, 'dependencies')
-      const offeredKeys = new Set(Array.isArray(offeredDependencies) ? offeredDependencies.map(dependencyKey) : [])
-      const missing = entry.dependencies.find((k) => !offeredKeys.has(k))
-      if (missing !== undefined) {
-        const [uri, version] = JSON.parse(missing) as [string, string]
-        return {
-          ok: false,
-          code: 'missing-dependency',
-          reason: `${entry.uri} is offered without its saved dependency requirement ${uri} ${version}, which cannot be removed from a saved session.`,
-          extension: entry.uri,
-        }
-      }
+    for (const match of copies) {
+      const refused = entryRefusal(entry, match)
+      if (refused) return { ok: false, ...refused, extension: entry.uri }
     }
   }
   return { ok: true }
+}
+
+/** Why one offered copy of a saved extension (same place and version) does not meet its floor entry, or undefined. */
+function entryRefusal(
+  entry: ReadFloorEntry,
+  match: { [key: string]: JsonData },
+): { code: 'changed-pin' | 'weaker-settings' | 'missing-dependency'; reason: string } | undefined {
+  const content = member(match, 'content')
+  if (content === undefined || pinText(content) !== pinText(entry.content))
+    return { code: 'changed-pin', reason: `${entry.uri} ${entry.version} is offered with another content pin than the saved one.` }
+  const settings = member(match, 'settings')
+  for (const name of Object.keys(entry.settings)) {
+    const value = isDataObject(settings) ? member(settings, name) : undefined
+    if (value === undefined || canonical(value) !== canonical(entry.settings[name]!))
+      return { code: 'weaker-settings', reason: `${entry.uri} setting ${name} differs from the saved floor.` }
+  }
+  if (entry.dependencies.length === 0) return undefined
+  const offeredDependencies = member(match, 'dependencies')
+  const offeredKeys = new Set(Array.isArray(offeredDependencies) ? offeredDependencies.map(dependencyKey) : [])
+  const missing = entry.dependencies.find((k) => !offeredKeys.has(k))
+  if (missing === undefined) return undefined
+  const [uri, version] = JSON.parse(missing) as [string, string]
+  return {
+    code: 'missing-dependency',
+    reason: `${entry.uri} is offered without its saved dependency requirement ${uri} ${version}, which cannot be removed from a saved session.`,
+  }
 }
 
 export interface AttributeRule {
@@ -235,7 +306,7 @@ export interface AttributeRule {
  * `checkSessionFloor` refuses (`missing-record`), never an empty floor and never a throw.
  */
 export function floorOf(
-  request: { readonly extensions: readonly RequestExtension[] },
+  request: SelectedContracts & { readonly extensions: readonly RequestExtension[] },
   kept: ReadonlyArray<readonly string[]>,
   operations: ReadonlyArray<readonly string[]>,
 ): SessionFloor {
@@ -243,13 +314,23 @@ export function floorOf(
     const extensions = shortList(request.extensions) as readonly RequestExtension[]
     const names = shortList(kept) as ReadonlyArray<readonly string[]>
     const affected = shortList(operations) as ReadonlyArray<readonly string[]>
+    const ref = ({ uri, version, content }: ContractRef) => ({ uri, version, content })
     return deepFreeze({
+      core: ref(request.core),
+      profile: ref(request.profile),
+      binding: ref(request.binding),
       extensions: extensions.map(({ uri, version, content, scope, settings, dependencies }, i) => ({
         uri,
         version,
         content,
         scope,
-        settings: Object.fromEntries((shortList(names[i] ?? []) as readonly string[]).map((name) => [name, settings[name]])),
+        // A name the request does not set would make a weaker floor: refused (thrown, and caught below).
+        settings: Object.fromEntries(
+          (shortList(names[i] ?? []) as readonly string[]).map((name) => {
+            if (!Object.hasOwn(settings, name)) throw new TypeError('a kept setting the request does not set')
+            return [name, settings[name]]
+          }),
+        ),
         dependencies: (shortList(dependencies) as readonly FloorDependency[]).map((d) => ({ ...d })),
         operations: [...(shortList(affected[i]) as readonly string[])],
       })),

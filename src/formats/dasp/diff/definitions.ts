@@ -51,7 +51,7 @@ export function compareDependenciesAndOperations(a: PositionedDocument, b: Posit
         audiences: [CLIENT, HOST],
         old: locate(a, '/dependencies'),
         new: locate(b, joinPointer('', 'dependencies', i)),
-        message: `Extension ${quote(uri)} now requires ${quote(deps(b, i).uri)} ${quote(deps(b, i).version)}; a dependency cannot be added to a confirmed or saved selection.`,
+        message: `Extension ${quote(uri)} now requires ${quote(deps(b, i).uri)} ${quote(deps(b, i).version)}; a dependency cannot be added to a confirmed selection (a saved session's floor still holds: the new dependency is beyond it).`,
       }),
     dependencyKey,
   )

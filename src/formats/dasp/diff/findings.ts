@@ -1,5 +1,6 @@
 import canonicalize from 'canonicalize'
 import type { DiffAudience, DiffFinding, DiffLevel, DiffLocation } from '../../../core/diff/types.js'
+import { pinText } from '../../../runtime/dasp/pins.js'
 
 export const CLIENT: DiffAudience = { kind: 'client' }
 export const HOST: DiffAudience = { kind: 'host' }
@@ -25,13 +26,11 @@ export function canonical(value: unknown): string {
 
 /**
  * A content pin as peers compare it (DASP-EXT-002): member order ignored, and hex digests in either
- * case one digest (the model spells them in lower case, build-model.ts), so `AB…` to `ab…` is no change.
+ * case one digest (the model spells them in lower case, build-model.ts), so `AB…` to `ab…` is no
+ * change. The runtime's reopen check reads pins the same way (runtime/dasp/pins.ts).
  */
 export function pinKey(pin: unknown): string {
-  if (pin === null || typeof pin !== 'object' || Array.isArray(pin)) return canonical(pin)
-  const lower = (v: unknown) => (typeof v === 'string' && /^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)
-  const p = pin as Record<string, unknown>
-  return canonical({ ...p, ...('sha256' in p ? { sha256: lower(p.sha256) } : {}), ...('commit' in p ? { commit: lower(p.commit) } : {}) })
+  return pinText(pin)
 }
 
 /** Sorted by new location, then old, then rule (the interface's order); an identical finding once. */
