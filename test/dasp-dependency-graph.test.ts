@@ -239,4 +239,19 @@ describe('a dependency is named by an identity (DASP-EXT-002)', () => {
     ])
     expect(unsupported[0]!.message).toContain(`did you mean ${uri(1)} draft-01?`)
   })
+
+  it('a dependency nothing defines, named by a definition the request needs but does not hold, is reported too (at its entry)', async () => {
+    // node-0 (requested) -> node-1 (defined, not requested) -> node-1/ (a near miss) and node-7 (nothing).
+    const file = write({ edges: [[1], []], defined: 2, requested: [0] }, (definitions) => {
+      definitions[1]!.dependencies = [
+        { uri: `${uri(1)}/`, version: 'draft-01', scope: 'session' },
+        { uri: uri(7), version: 'draft-01', scope: 'session' },
+      ]
+    })
+    const unsupported = (await diagnostics(file)).filter((d) => d.code === 'DASP_DEPENDENCY_UNSUPPORTED')
+    expect(unsupported.map((d) => [d.file.endsWith('node-1.dasp-ext.json'), d.pointer, (d.data as { closest?: unknown }).closest ?? null])).toEqual([
+      [true, '/dependencies/0', { uri: uri(1), version: 'draft-01' }],
+      [true, '/dependencies/1', null],
+    ])
+  })
 })

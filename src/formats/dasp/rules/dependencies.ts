@@ -24,16 +24,11 @@ const identifiedDepsOf = (d: Definition): Array<{ uri: string; version: string; 
 const depsOf = (d: Definition): Array<{ uri: string; version: string; scope: string; index: number }> =>
   identifiedDepsOf(d).filter((dep): dep is { uri: string; version: string; scope: string; index: number } => typeof dep.scope === 'string')
 
-/** Each dependency a requested extension's definition declares, with the extension and definition (`identified`: any readable identity, see identifiedDepsOf). */
-function requestedDependencies(ctx: DaspContext): Generator<{ e: RequestedExtension; d: Definition; dep: ReturnType<typeof depsOf>[number] }>
-function requestedDependencies(
-  ctx: DaspContext,
-  identified: true,
-): Generator<{ e: RequestedExtension; d: Definition; dep: ReturnType<typeof identifiedDepsOf>[number] }>
-function* requestedDependencies(ctx: DaspContext, identified = false) {
+/** Each complete dependency a requested extension's definition declares, with the extension and definition. */
+function* requestedDependencies(ctx: DaspContext): Generator<{ e: RequestedExtension; d: Definition; dep: ReturnType<typeof depsOf>[number] }> {
   for (const e of ctx.requested) {
     const d = ctx.definitionOf(e.uri, e.version)
-    if (d) for (const dep of identified ? identifiedDepsOf(d) : depsOf(d)) yield { e, d, dep }
+    if (d) for (const dep of depsOf(d)) yield { e, d, dep }
   }
 }
 
@@ -130,16 +125,33 @@ export const dependencyUnsupported = daspRule({
   check(ctx, report) {
     // A definitions entry that gave nothing to read might be the dependency's definition.
     if (ctx.someDefinitionUnreadable) return
-    for (const { d, dep } of requestedDependencies(ctx, true)) {
-      if (ctx.definitionOf(dep.uri, dep.version)) continue
-      // The entry itself, and the closest definition when it is a near miss, as for a requested extension.
-      const near = ctx.closestDefinition(dep.uri, dep.version)
-      report.in(
-        d.file,
-        `/dependencies/${dep.index}`,
-        `Dependency ${dep.uri} ${dep.version} has no definition here${near ? `; did you mean ${near.uri} ${near.version}? Identities are compared exactly` : ''}: an unsupported dependency fails selection.`,
-        { dependency: { uri: dep.uri, version: dep.version, scope: dep.scope }, ...(near ? { closest: { uri: near.uri, version: near.version } } : {}) },
-      )
+    // The requested extensions' definitions and every definition they need in turn, each read once:
+    // a dependency a needed definition names and nothing defines is as unsupported as a direct one.
+    const needed: Definition[] = []
+    const seen = new Set<string>()
+    const need = (d: Definition | undefined) => {
+      if (!d || seen.has(identityKey(d.uri, d.version))) return
+      seen.add(identityKey(d.uri, d.version))
+      needed.push(d)
+    }
+    for (const e of ctx.requested) need(ctx.definitionOf(e.uri, e.version))
+    for (let next = 0; next < needed.length; next++) {
+      const d = needed[next]!
+      for (const dep of identifiedDepsOf(d)) {
+        const defined = ctx.definitionOf(dep.uri, dep.version)
+        if (defined) {
+          need(defined)
+          continue
+        }
+        // The entry itself, and the closest definition when it is a near miss, as for a requested extension.
+        const near = ctx.closestDefinition(dep.uri, dep.version)
+        report.in(
+          d.file,
+          `/dependencies/${dep.index}`,
+          `Dependency ${dep.uri} ${dep.version} has no definition here${near ? `; did you mean ${near.uri} ${near.version}? Identities are compared exactly` : ''}: an unsupported dependency fails selection.`,
+          { dependency: { uri: dep.uri, version: dep.version, scope: dep.scope }, ...(near ? { closest: { uri: near.uri, version: near.version } } : {}) },
+        )
+      }
     }
   },
 })
