@@ -36,18 +36,28 @@ function graph(dir: string, n: number, next: (i: number) => number | undefined, 
   return selection
 }
 
-/** A saved floor of n extensions, each with a persistent setting and a dependency, and an offer of the same in reverse order. */
-function floorAndOffer(dir: string, n: number): string {
+/**
+ * A saved floor of n extensions, each with a persistent setting and a dependency, and an offer of the
+ * same in reverse order; `oneUri`: all of one URI, each in a scope of its own (an outside pass found
+ * entries sharing a URI compared with each other: quadratic).
+ */
+function floorAndOffer(dir: string, n: number, oneUri = false): string {
   const entries = Array.from({ length: n }, (_, i) => ({
-    uri: uri(i),
+    uri: oneUri ? uri(0) : uri(i),
     version: 'draft-01',
     content: { kind: 'git-commit', repository: 'https://example.com/r', commit: i.toString(16).padStart(40, '0') },
-    scope: 'session',
+    scope: oneUri ? `scope-${i}` : 'session',
     settings: { level: i % 10 },
     dependencies: [{ uri: uri((i + 1) % n), version: 'draft-01', scope: 'session' }],
   }))
-  const floor = { extensions: entries.map((e) => ({ ...e, operations: ['dasp.v1.command'] })) }
-  const offer = { extensions: [...entries].reverse() }
+  const contracts = Object.fromEntries(
+    ['core', 'profile', 'binding'].map((name) => [
+      name,
+      { uri: `urn:example:${name}`, version: '1', content: { kind: 'git-commit', repository: 'https://example.com/r', commit: 'a'.repeat(40) } },
+    ]),
+  )
+  const floor = { ...contracts, extensions: entries.map((e) => ({ ...e, operations: ['dasp.v1.command'] })) }
+  const offer = { ...contracts, extensions: [...entries].reverse() }
   const file = join(dir, 'floor.json')
   writeFileSync(file, JSON.stringify({ floor, offer }))
   return file
@@ -66,16 +76,15 @@ export const families: Family[] = [
         Array.from({ length: n }, (_, i) => i),
       ),
   },
-  {
-    name: 'DASP reopen check, reversed offer',
-    n: 2000,
-    make: (n, d) => floorAndOffer(d, n),
-    run: (path) => {
-      const { floor, offer } = JSON.parse(readFileSync(path, 'utf8')) as { floor: unknown; offer: unknown }
-      return () => {
-        const verdict = checkSessionFloor(floor, offer)
-        if (!verdict.ok) throw new Error(verdict.reason)
-      }
-    },
-  },
+  { name: 'DASP reopen check, reversed offer', n: 2000, make: (n, d) => floorAndOffer(d, n), run: reopen },
+  { name: 'DASP reopen check, one URI in n scopes', n: 2000, make: (n, d) => floorAndOffer(d, n, true), run: reopen },
 ]
+
+/** The reopen check of the floor and offer at `path`, which must hold. */
+function reopen(path: string): () => void {
+  const { floor, offer } = JSON.parse(readFileSync(path, 'utf8')) as { floor: unknown; offer: unknown }
+  return () => {
+    const verdict = checkSessionFloor(floor, offer)
+    if (!verdict.ok) throw new Error(verdict.reason)
+  }
+}
