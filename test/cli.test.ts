@@ -85,6 +85,9 @@ describe('contracts check', () => {
       const r = await cli([...args])
       expect([r.status, r.stderr]).toEqual([2, expect.stringContaining(`${flag} does not apply to \`contracts ${command}\``)])
     }
+    // Each flag named once, though the help describes --format on two lines.
+    const diff = await cli(['diff', '--no-cache', 'a.json', 'b.json'])
+    expect(diff.stderr).toContain('(it takes --against, --fail-on, --audience, --ignore, --json, --format).')
   })
 
   it('a usage error quoting what was typed escapes it (an unknown flag with an escape sequence, a line break, U+202E)', async () => {

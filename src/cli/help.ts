@@ -191,7 +191,8 @@ export const COMMANDS: Readonly<Record<string, CommandHelp>> = {
 /** The flags each command takes, as `parseArgs` names them (from the help pages, so the two cannot drift). */
 export function commandFlags(command: string): readonly string[] | undefined {
   const help = COMMANDS[command]
-  return help && Object.keys(help.flags).map((flag) => /^--([a-z-]+)/.exec(flag)![1]!)
+  // One name each: the help may describe a flag on two lines (`--format github`, `--format sarif`).
+  return help && [...new Set(Object.keys(help.flags).map((flag) => /^--([a-z-]+)/.exec(flag)![1]!))]
 }
 
 const EXIT = 'Exit status: 0 no errors, 1 a contract has errors, 2 usage error.'
