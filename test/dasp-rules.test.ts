@@ -249,6 +249,23 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
     expect(found).toContainEqual(['DASP_SETTINGS', '/extensions/0/settings/rekey_interval_s'])
   })
 
+  it('an integer setting past 2^53 - 1 is refused, and the message says why (not "must be an integer")', async () => {
+    const big = async (value: number) => {
+      const dir = await variant(
+        (d) => (d.settings.big = { type: 'integer', persistence: 'session' }),
+        (sel) => (sel.extensions[1].settings.big = value),
+      )
+      return dir
+    }
+    expect(await big(2 ** 53 - 1)).toEqual([])
+    expect(await big(2 ** 53)).toEqual([['DASP_SETTINGS', '/extensions/1/settings/big']])
+    const { readFileSync } = await import('node:fs')
+    const selection = readFileSync(join(work, 'counter.dasp.json'), 'utf8')
+    expect(selection).toContain('9007199254740992')
+    const message = (await compile(join(work, 'counter.dasp.json'))).diagnostics[0]!.message
+    expect(message).toContain('at most 2^53 - 1 in magnitude')
+  })
+
   it('a dependency without its scope, on an identity nothing defines: DASP_DEPENDENCY_UNSUPPORTED beside the shape error', async () => {
     const found = await variant((d) => (d.dependencies = [{ uri: 'https://example.com/dasp/contracts/audit-trail', version: 'draft-01' }]))
     expect(found).toContainEqual(['DASP_DEFINITION_SHAPE', '/dependencies/0'])

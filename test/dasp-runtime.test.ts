@@ -307,6 +307,23 @@ describe('the floor records dependency requirements and affected operations (DAS
     expect(runtime.checkSessionFloor(twice, counter.selectionRequest)).toMatchObject({ code: 'missing-record' })
   })
 
+  it('an offer with an entry that is not an extension is unreadable, not a requirement beyond the floor; floorOf given lists of another length makes no floor', () => {
+    for (const junk of [5, null, { uri: 'urn:a:b' }, { uri: 'urn:a:b', version: '1' }, { uri: 5, version: '1', scope: 'session' }]) {
+      const offered = structuredClone(counter.selectionRequest) as { extensions: unknown[] }
+      offered.extensions.push(junk)
+      expect(runtime.checkSessionFloor(floorOfCounter(), offered)).toMatchObject({ ok: false, code: 'unreadable-offer' })
+    }
+    const names = floorOfCounter().extensions.map((e) => Object.keys(e.settings as object))
+    const operations = floorOfCounter().extensions.map((e) => e.operations as string[])
+    for (const [kept, affected] of [
+      [[...names, []], operations],
+      [names, operations.slice(1)],
+    ])
+      expect(runtime.checkSessionFloor(runtime.floorOf(counter.selectionRequest, kept, affected), counter.selectionRequest)).toMatchObject({
+        code: 'missing-record',
+      })
+  })
+
   it('names at most five of the versions an offer holds instead of the saved one', () => {
     const offered = structuredClone(counter.selectionRequest) as { extensions: Array<Record<string, any>> }
     const base = offered.extensions[1]!

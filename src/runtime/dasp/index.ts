@@ -223,10 +223,12 @@ export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck 
   // The offer indexed once by place (URI and scope): each offered entry is read for one saved entry
   // at most (a floor holds one entry a place), so the check is linear in the floor and the offer.
   const offeredAt = new Map<string, Array<{ [key: string]: JsonData }>>()
-  for (const e of list) {
-    if (!isDataObject(e)) continue
-    const [uri, scope] = [member(e, 'uri'), member(e, 'scope')]
-    if (typeof uri !== 'string' || typeof scope !== 'string') continue
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]!
+    // An entry that is not an extension cannot be read as a requirement beyond the floor either.
+    const [uri, version, scope] = isDataObject(e) ? [member(e, 'uri'), member(e, 'version'), member(e, 'scope')] : []
+    if (!isDataObject(e) || typeof uri !== 'string' || typeof version !== 'string' || typeof scope !== 'string')
+      return { ok: false, code: 'unreadable-offer', reason: `The offered selection's extensions[${i}] is not an extension with its uri, version and scope.` }
     const key = placeKey(uri, scope)
     const at = offeredAt.get(key)
     if (at) at.push(e)
@@ -314,6 +316,8 @@ export function floorOf(
     const extensions = shortList(request.extensions) as readonly RequestExtension[]
     const names = shortList(kept) as ReadonlyArray<readonly string[]>
     const affected = shortList(operations) as ReadonlyArray<readonly string[]>
+    // One list of each a requested extension: any other count is not what a generated module passes.
+    if (names.length !== extensions.length || affected.length !== extensions.length) throw new TypeError('lists of another length')
     const ref = ({ uri, version, content }: ContractRef) => ({ uri, version, content })
     return deepFreeze({
       core: ref(request.core),

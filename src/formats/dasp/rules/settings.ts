@@ -17,7 +17,10 @@ const CHECKED_MEMBERS = ['type', 'minimum', 'maximum', 'values', 'minItems', 'ma
 export function settingProblem(spec: Record<string, any>, value: unknown, ctx: DaspContext): string | undefined {
   switch (spec.type) {
     case 'integer':
-      if (!Number.isSafeInteger(value)) return 'must be an integer'
+      if (!Number.isSafeInteger(value))
+        return Number.isInteger(value)
+          ? 'must be an integer of at most 2^53 - 1 in magnitude (past that, JavaScript cannot tell a number from its neighbours)'
+          : 'must be an integer'
       if (typeof spec.minimum === 'number' && (value as number) < spec.minimum) return `must be at least ${spec.minimum}${spec.unit ? ` ${spec.unit}` : ''}`
       if (typeof spec.maximum === 'number' && (value as number) > spec.maximum) return `must be at most ${spec.maximum}${spec.unit ? ` ${spec.unit}` : ''}`
       return undefined
