@@ -189,15 +189,18 @@ function readFloor(saved: unknown): { contracts: Record<(typeof CONTRACTS)[numbe
 /**
  * Checks a fresh selection (`offered`) against a session's saved protection floor (`saved`,
  * DASP-EXT-005). A missing or unreadable record is never an empty floor (`missing-record`: not
- * JSON data, no extensions list, an entry without its identity, scope, pin or settings); an offer
- * that is not a selection is refused (`unreadable-offer`). Every saved extension must be offered
- * at the same version, content pin and scope with each saved persistent setting at its saved value
- * and each saved dependency requirement among its dependencies (`missing-dependency`). The saved
- * affected operations are the definition's, which its content pin fixes (published content is
- * immutable, DASP-EXT-008): they say where the host enforces the floor. More is accepted: the floor is "the least protection permitted" and current policy "MAY impose
- * stronger requirements" (DASP-EXT-005), so an extra extension or a setting the floor did not record
- * is a requirement beyond it. The differ (formats/dasp/diff) reads the floor the same way, and
- * test/diff-oracle-dasp-floor.test.ts holds the two together.
+ * JSON data, no core, profile or binding with its identity and pin, no extensions list, an entry
+ * without its identity, scope, pin, settings, dependencies or operations, two entries for one
+ * place); an offer that is not a selection is refused (`unreadable-offer`). The offer must hold the
+ * saved core, profile and binding (`other-contract`), and every saved extension at the same
+ * version, content pin and scope with each saved persistent setting at its saved value and each
+ * saved dependency requirement among its dependencies (`missing-dependency`); every copy of a
+ * repeated one is judged. The saved affected operations are the definition's, which its content
+ * pin fixes (published content is immutable, DASP-EXT-008): they say where the host enforces the
+ * floor. More is accepted: the floor is "the least protection permitted" and current policy "MAY
+ * impose stronger requirements" (DASP-EXT-005), so an extra extension, dependency or setting the
+ * floor did not record is a requirement beyond it. The differ (formats/dasp/diff) reads the floor
+ * the same way, and test/diff-oracle-dasp-floor.test.ts holds the two together.
  */
 export function checkSessionFloor(saved: unknown, offered: unknown): FloorCheck {
   const floor = readFloor(saved)
