@@ -55,10 +55,10 @@ function write(graph: Graph, edit?: (definitions: Array<Record<string, unknown>>
 const diagnostics = async (file: string) => (await compile(file)).diagnostics
 const nodeOf = (text: string) => Number(/node-(\d+)$/.exec(text)![1])
 
-/** Oracle: the nodes reachable from the requested ones through required dependencies, by a plain search. */
-function reachable(graph: Graph): Set<number> {
+/** Oracle: the nodes reachable in one step or more from `starts` through required dependencies, by a plain search. */
+function reachFrom(graph: Graph, starts: readonly number[]): Set<number> {
   const seen = new Set<number>()
-  const stack = graph.requested.flatMap((r) => graph.edges[r] ?? [])
+  const stack = starts.flatMap((r) => graph.edges[r] ?? [])
   while (stack.length > 0) {
     const n = stack.pop()!
     if (seen.has(n)) continue
@@ -67,21 +67,11 @@ function reachable(graph: Graph): Set<number> {
   }
   return seen
 }
+const reachable = (graph: Graph) => reachFrom(graph, graph.requested)
 
 /** Oracle: the cycles the request needs, as sets of mutually reachable nodes (a node with an edge to itself is one), among the requested and reachable nodes. */
 function cycles(graph: Graph): Set<string> {
-  const n = graph.edges.length
-  const reach = Array.from({ length: n }, (_, from) => {
-    const seen = new Set<number>()
-    const stack = [...(graph.edges[from] ?? [])]
-    while (stack.length > 0) {
-      const at = stack.pop()!
-      if (seen.has(at)) continue
-      seen.add(at)
-      stack.push(...(graph.edges[at] ?? []))
-    }
-    return seen
-  })
+  const reach = graph.edges.map((_, from) => reachFrom(graph, [from]))
   const needed = new Set([...graph.requested, ...reachable(graph)])
   const out = new Set<string>()
   for (const a of needed) {

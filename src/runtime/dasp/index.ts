@@ -65,16 +65,10 @@ export interface RequestExtension {
   readonly dependencies: readonly FloorDependency[]
 }
 
-/** What a session saves of one selected extension (DASP-EXT-005). */
-export interface FloorExtension {
-  readonly uri: string
-  readonly version: string
-  readonly content: unknown
-  readonly scope: string
+/** What a session saves of one selected extension (DASP-EXT-005): the request's entry, its settings those that persist, and the operations it affects. */
+export interface FloorExtension extends RequestExtension {
   /** The settings that persist with the session. */
   readonly settings: Readonly<Record<string, unknown>>
-  /** Its dependency requirements, exact identities. */
-  readonly dependencies: readonly FloorDependency[]
   /** The operations (event types) it affects: where the host enforces the floor. */
   readonly operations: readonly string[]
 }
