@@ -41,6 +41,18 @@ const variant = (name: string, edits: Array<[string, string]>) => {
   return write(name, text)
 }
 
+/**
+ * The plan's backend for a message of `file`, its compile, and (when the compile made a module) that
+ * message's payload validator from the loaded module.
+ */
+async function planned(file: string, channel: string, message: string, moduleName: string) {
+  const { model } = await new ContractCompiler().model(file, natsFormat)
+  const backend = model!.validatorPlan.message(channel, message)?.backend
+  const result = await compile(file)
+  const mod = result.code === undefined ? undefined : await loadModule(result.code, moduleName)
+  return { backend, result, validate: mod?.[channel]?.validatePayload as (value: unknown) => boolean }
+}
+
 describe('one validator plan per payload, read by the payload rule and by generation', () => {
   it('generated keywords only: the plan says generated code, and the recursion is no error', async () => {
     const file = variant('generated', [[BEYOND, '']])
@@ -59,12 +71,9 @@ describe('one validator plan per payload, read by the payload rule and by genera
       [BEYOND, ''],
       [ENTRY, MULTI_FORMAT_ENTRY],
     ])
-    const { model } = await new ContractCompiler().model(file, natsFormat)
-    expect(model!.validatorPlan.message('entryPosted', 'posted')?.backend).toBe('generated')
-    const result = await compile(file)
+    const { backend, result, validate } = await planned(file, 'entryPosted', 'posted', 'validator-plan-multi-format')
+    expect(backend).toBe('generated')
     expect(result.diagnostics).toEqual([])
-    const mod = await loadModule(result.code!, 'validator-plan-multi-format')
-    const validate = mod.entryPosted.validatePayload as (value: unknown) => boolean
     expect(validate({ entryId: 'e-1', cents: 5, parent: { parent: { parent: {} } } })).toBe(true)
     expect(validate({ entryId: 'e-1', cents: 5, parent: { parent: 7 } })).toBe(false)
   })
@@ -103,12 +112,9 @@ describe('references nested deep in a payload ajv checks (an outside pass: Range
   it(`${MAX_AJV_REFERENCE_DEPTH - 4} links: a module, whose validator follows the chain`, async () => {
     const n = MAX_AJV_REFERENCE_DEPTH - 4
     const file = write('deep-ok', chain(n))
-    const { model } = await new ContractCompiler().model(file, natsFormat)
-    expect(model!.validatorPlan.message('c', 'm')?.backend).toBe('ajv')
-    const result = await compile(file)
+    const { backend, result, validate } = await planned(file, 'c', 'm', 'validator-plan-deep-ok')
+    expect(backend).toBe('ajv')
     expect(result.diagnostics).toEqual([])
-    const mod = await loadModule(result.code!, 'validator-plan-deep-ok')
-    const validate = mod.c.validatePayload as (value: unknown) => boolean
     let deep: unknown = { a: { leaf: 1 } }
     for (let i = 0; i < n - 1; i++) deep = { a: deep }
     expect([validate({}), validate({ a: {} }), validate(deep)]).toEqual([true, true, true])

@@ -110,12 +110,15 @@ export type FloorCheck =
       readonly contract?: 'core' | 'profile' | 'binding'
     }
 
+/** A saved extension as the check compares it: its pin and each saved setting's value as text, made once however many copies an offer holds. */
 interface ReadFloorEntry {
   uri: string
   version: string
-  content: JsonData
+  /** The content pin's one reading (pinText). */
+  pin: string
   scope: string
-  settings: { [key: string]: JsonData }
+  /** Each saved persistent setting's name and canonical value. */
+  settings: Array<[name: string, value: string]>
   /** Each dependency as its exact identity key (dependencyKey). */
   dependencies: string[]
 }
@@ -175,7 +178,8 @@ function readFloor(saved: unknown): { contracts: Record<(typeof CONTRACTS)[numbe
     const place = placeKey(uri, scope)
     if (places.has(place)) return `extensions[${i}] repeats ${uri} in ${scope} scope`
     places.add(place)
-    out.push({ uri, version, scope, content, settings, dependencies: keys as string[] })
+    const saved = Object.keys(settings).map((name): [string, string] => [name, canonical(member(settings, name)!)])
+    out.push({ uri, version, scope, pin: pinText(content), settings: saved, dependencies: keys as string[] })
   }
   return { contracts, entries: out }
 }
@@ -268,12 +272,12 @@ function entryRefusal(
   match: { [key: string]: JsonData },
 ): { code: 'changed-pin' | 'weaker-settings' | 'missing-dependency'; reason: string } | undefined {
   const content = member(match, 'content')
-  if (content === undefined || pinText(content) !== pinText(entry.content))
+  if (content === undefined || pinText(content) !== entry.pin)
     return { code: 'changed-pin', reason: `${entry.uri} ${entry.version} is offered with another content pin than the saved one.` }
   const settings = member(match, 'settings')
-  for (const name of Object.keys(entry.settings)) {
+  for (const [name, saved] of entry.settings) {
     const value = isDataObject(settings) ? member(settings, name) : undefined
-    if (value === undefined || canonical(value) !== canonical(entry.settings[name]!))
+    if (value === undefined || canonical(value) !== saved)
       return { code: 'weaker-settings', reason: `${entry.uri} setting ${name} differs from the saved floor.` }
   }
   if (entry.dependencies.length === 0) return undefined

@@ -29,9 +29,7 @@ export function canonical(value: unknown): string {
  * case one digest (the model spells them in lower case, build-model.ts), so `AB…` to `ab…` is no
  * change. The runtime's reopen check reads pins the same way (runtime/dasp/pins.ts).
  */
-export function pinKey(pin: unknown): string {
-  return pinText(pin)
-}
+export const pinKey: (pin: unknown) => string = pinText
 
 /** Sorted by new location, then old, then rule (the interface's order); an identical finding once. */
 export class Findings {
