@@ -3,7 +3,7 @@
  * helpers/rule-fixtures.ts), and the closed shapes: a malformed member is reported at its pointer
  * and hides no other verdict.
  */
-import { readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -77,6 +77,7 @@ const failing: FixtureRow[] = [
 
 /** SHOULD-level problems: a warning at its pointer, and the module is still generated. */
 const warned: FixtureRow[] = [
+  ['dependency-duplicate', 'DASP_DEPENDENCY_DUPLICATE', '/dependencies/1', 53, 5, 'invalid/extensions/audit-twice.dasp-ext.json'],
   ['attribute-name-length', 'DASP_ATTRIBUTE_NAME_LENGTH', '/attributes/1/name', 119, 15, 'invalid/extensions/poa-long-name.dasp-ext.json'],
   [
     'pattern-dialect',
@@ -264,6 +265,27 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
     expect(selection).toContain('9007199254740992')
     const message = (await compile(join(work, 'counter.dasp.json'))).diagnostics[0]!.message
     expect(message).toContain('at most 2^53 - 1 in magnitude')
+  })
+
+  it('a dependency listed twice: the request (and the floor saved from it) lists it once; another scope is no repeat but a missing dependency', async () => {
+    const result = await compile(join(fixtures, 'invalid', 'dependency-duplicate.dasp.json'))
+    expect(result.diagnostics.map((d) => [d.code, d.severity])).toEqual([['DASP_DEPENDENCY_DUPLICATE', 'warning']])
+    const listed = /"dependencies":\[(\{[^\]]*\})\]\}\]\}\);/.exec(result.code!)
+    expect(JSON.parse(`[${listed![1]}]`)).toEqual([{ uri: POA, version: 'draft-01', scope: 'session' }])
+    // The near change: the repeat in another scope is a requirement the request cannot also meet; listed once, nothing.
+    const copy = join(import.meta.dirname, '.tmp/dasp-rules-duplicate')
+    rmSync(copy, { recursive: true, force: true })
+    cpSync(join(fixtures, 'invalid'), copy, { recursive: true })
+    const audit = join(copy, 'extensions/audit-twice.dasp-ext.json')
+    const definition = JSON.parse(readFileSync(audit, 'utf8'))
+    const found = async (dependencies: unknown[]) => {
+      writeFileSync(audit, JSON.stringify({ ...definition, dependencies }, null, 2))
+      return (await compile(join(copy, 'dependency-duplicate.dasp.json'))).diagnostics.map((d) => [d.code, d.pointer])
+    }
+    const dep = definition.dependencies[0]
+    expect(await found([dep, { ...dep, scope: 'connection' }])).toEqual([['DASP_DEPENDENCY_MISSING', '/extensions/2']])
+    expect(await found([dep])).toEqual([])
+    rmSync(copy, { recursive: true, force: true })
   })
 
   it('a dependency without its scope, on an identity nothing defines: DASP_DEPENDENCY_UNSUPPORTED beside the shape error', async () => {

@@ -5,6 +5,22 @@ import type { DaspModel, DaspSources } from './model.js'
 import type { ContractRef, FloorDependency } from '../../runtime/dasp/index.js'
 
 /**
+ * A definition's dependencies as the request lists them: each (URI, version, scope) once, at its
+ * first place (a repeat is DASP_DEPENDENCY_DUPLICATE's warning, and copying it would make the
+ * request, and the floor saved from it, state one requirement twice). A valid selection's
+ * definitions name each dependency by string identity (the rules refuse anything else).
+ */
+function dependenciesOf(list: unknown): FloorDependency[] {
+  const seen = new Set<string>()
+  return (Array.isArray(list) ? (list as Array<Record<string, unknown>>) : []).flatMap((dep) => {
+    const key = `${String(dep.uri)}\u0000${String(dep.version)}\u0000${String(dep.scope)}`
+    if (seen.has(key)) return []
+    seen.add(key)
+    return [{ uri: dep.uri, version: dep.version, scope: dep.scope } as FloorDependency]
+  })
+}
+
+/**
  * The exact request of a valid selection, in a deterministic order (extensions by URI, version,
  * scope; object members sorted; pins canonical), with each extension's content pin and required dependencies from
  * its definition; the session floor; and the selected attributes.
@@ -22,10 +38,7 @@ export function buildDaspModel(ctx: DaspContext): DaspModel {
         content: canonicalPin(d.value.content),
         scope: e.scope as string,
         settings: sortedCopy(e.settings) as Record<string, unknown>,
-        // A valid selection's definitions name each dependency by string identity (the rules refuse anything else).
-        dependencies: (Array.isArray(d.value.dependencies) ? d.value.dependencies : []).map(
-          (dep: Record<string, unknown>) => ({ uri: dep.uri, version: dep.version, scope: dep.scope }) as FloorDependency,
-        ),
+        dependencies: dependenciesOf(d.value.dependencies),
         definition: d,
       }
     })

@@ -156,6 +156,37 @@ export const dependencyUnsupported = daspRule({
   },
 })
 
+/**
+ * A definition that lists one dependency (URI, version and scope) twice: the list states each
+ * requirement once (DASP-EXT-002 asks for the full set with exact identities, and says nothing of a
+ * repeat), so a repeat is a warning at the later entry, and the request lists the dependency once
+ * (the model keeps the first). The same URI at another version or in another scope is no repeat:
+ * DASP_DEPENDENCY_MISSING refuses it, as the request cannot hold both. One pass over each
+ * definition's list, a set lookup per entry.
+ */
+export const dependencyDuplicate = daspRule({
+  code: 'DASP_DEPENDENCY_DUPLICATE',
+  severity: 'warning',
+  description: 'A definition lists the same dependency (URI, version and scope) twice; the request lists it once.',
+  check(ctx, report) {
+    for (const d of ctx.definitions) {
+      const first = new Map<string, number>()
+      for (const dep of depsOf(d)) {
+        const key = identityKey(dep.uri, dep.version) + '\u0000' + dep.scope
+        const earlier = first.get(key)
+        if (earlier === undefined) first.set(key, dep.index)
+        else
+          report.in(
+            d.file,
+            `/dependencies/${dep.index}`,
+            `Dependency ${dep.uri} ${dep.version} in ${dep.scope} scope repeats /dependencies/${earlier}; the request lists it once.`,
+            { dependency: { uri: dep.uri, version: dep.version, scope: dep.scope }, first: earlier },
+          )
+      }
+    }
+  },
+})
+
 /** The most links a cycle's message shows: a longer one shows its first and last links and how many are left out (a ring of 4,000 made 175 KB a message). */
 export const CYCLE_LINKS_SHOWN = 32
 

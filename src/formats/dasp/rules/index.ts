@@ -7,7 +7,7 @@ import type { DaspInput, LoadedJson } from '../load.js'
 import { attributeConflict, attributeName, attributeNameLength, attributePlacement, attributeType } from './attributes.js'
 import { bundledCredential } from './credential.js'
 import { definitionComplete } from './definitions.js'
-import { dependencyCycle, dependencyMissing, dependencyUnsupported } from './dependencies.js'
+import { dependencyCycle, dependencyDuplicate, dependencyMissing, dependencyUnsupported } from './dependencies.js'
 import { carrierAttribute, draftIdentities } from './draft-identities.js'
 import { duplicateUri, supportRule, unknownExtension } from './extensions.js'
 import { identityRule, immutableVersion, versionRule } from './identity.js'
@@ -35,6 +35,7 @@ export const daspRules = [
   dependencyMissing,
   dependencyUnsupported,
   dependencyCycle,
+  dependencyDuplicate,
   duplicateUri,
   scopeRule,
   settingDefinition,
