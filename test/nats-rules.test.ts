@@ -53,7 +53,7 @@ const single: FixtureRow[] = [
   ['standard-reply-jetstream', 'NATS_STANDARD_REPLY', '/operations/postEntry/reply', 91, 7],
   ['standard-reply-without-request-reply', 'NATS_STANDARD_REPLY', '/operations/queryBalance/reply', 96, 7],
   ['request-reply', 'NATS_REQUEST_REPLY', '/x-nats-contract/operations/queryBalance/requestReply/timeoutMs', 36, 85],
-  ['header-correlation', 'NATS_UNSUPPORTED', '/components/messages/EntryPosted/correlationId/location', 105, 19],
+  ['header-reply-address', 'NATS_UNSUPPORTED', '/components/replyAddresses/viaHeader/location', 104, 17],
   ['authority-form', 'NATS_AUTHORITY_FORM', '/x-nats-contract/streams/ledger', 41, 7],
   ['stream-config', 'NATS_STREAM_CONFIG', '/x-nats-contract/streams/ledger/config/retention', 45, 20],
   ['consumer-config', 'NATS_CONSUMER_CONFIG', '/x-nats-contract/consumers/auditor/config/deliver_subject', 66, 26],
@@ -452,7 +452,7 @@ function ledgerVariant(name: string, from: string, to: string): string {
   return file
 }
 
-describe('a location in the headers (NATS_UNSUPPORTED)', () => {
+describe('a location in the headers (NATS_UNSUPPORTED for a reply address only)', () => {
   const found = async (file: string) => (await compile(file)).diagnostics.map((d) => [d.code, d.pointer])
   it('a parameter’s location in the headers correlates nothing (the subject carries the value): accepted', async () => {
     const file = ledgerVariant(
@@ -462,20 +462,39 @@ describe('a location in the headers (NATS_UNSUPPORTED)', () => {
     )
     expect(await found(file)).toEqual([])
   })
-  it('a correlationId in the headers is refused, also on a message that happens to be named `parameters`', async () => {
+  it('a message’s correlationId in the headers is AsyncAPI metadata the code does not read: accepted, on a message and in components', async () => {
     const file = ledgerVariant(
       'header-correlation',
-      "        $ref: '#/components/messages/EntryPosted'\n",
-      "        $ref: '#/components/messages/parameters'\n",
+      '    EntryPosted:\n      payload:',
+      "    EntryPosted:\n      correlationId: { location: '$message.header#/traceparent' }\n      payload:",
     )
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        '    EntryPosted:\n      payload:',
-        "    parameters:\n      correlationId: { location: '$message.header#/trace' }\n      payload:",
-      ),
+    expect(await found(file)).toEqual([])
+    const component = ledgerVariant(
+      'header-correlation-component',
+      'components:\n  messages:\n',
+      "components:\n  correlationIds:\n    trace: { location: '$message.header#/traceparent' }\n  messages:\n",
     )
-    expect(await found(file)).toContainEqual(['NATS_UNSUPPORTED', '/components/messages/parameters/correlationId/location'])
+    expect(await found(component)).toEqual([])
+  })
+  it('a reply address in the headers is refused where an operation or a component states it, not in a schema member named reply', async () => {
+    const operation = ledgerVariant(
+      'header-reply-operation',
+      "  answerBalance:\n    action: receive\n    channel: { $ref: '#/channels/balanceQuery' }\n",
+      "  answerBalance:\n    action: receive\n    channel: { $ref: '#/channels/balanceQuery' }\n    reply:\n      address: { location: '$message.header#/replyTo' }\n      channel: { $ref: '#/channels/balanceReply' }\n",
+    )
+    expect(await found(operation)).toContainEqual(['NATS_UNSUPPORTED', '/operations/answerBalance/reply/address/location'])
+    const replies = ledgerVariant(
+      'header-reply-component',
+      'components:\n  messages:\n',
+      "components:\n  replies:\n    viaHeader:\n      address: { location: '$message.header#/replyTo' }\n  messages:\n",
+    )
+    expect(await found(replies)).toEqual([['NATS_UNSUPPORTED', '/components/replies/viaHeader/address/location']])
+    const example = ledgerVariant(
+      'header-reply-example',
+      '          cents: { type: integer }\n',
+      "          cents: { type: integer }\n        examples: [{ reply: { address: { location: '$message.header#/replyTo' } } }]\n",
+    )
+    expect(await found(example)).toEqual([])
   })
 })
 

@@ -1958,7 +1958,7 @@ describe('defects: forms a specification or the layout allows', () => {
   // correlates through a header". A parameter location is not correlation: AsyncAPI 3.1.0, Parameter Object: "location |
   // string | A runtime expression that specifies the location of the parameter value." The profile refuses only
   // "Header correlation/success predicates" ("Header correlation/success predicates are unsupported in this version"),
-  // and the project's own NATS_UNSUPPORTED is "a correlationId or reply address located in message headers".
+  // and the project's own NATS_UNSUPPORTED then read "a correlationId or reply address located in message headers".
   // Expected: no diagnostic. (@asyncapi/parser accepts the document.)
   it('a channel parameter whose location is in the headers is not header correlation', async () => {
     const text = edit(LEDGER, '    parameters:\n      region: {}\n', "    parameters:\n      region: { location: '$message.header#/region' }\n")

@@ -34,7 +34,7 @@ import { pipelineOutput, pipelineSchemas } from './pipeline-schemas.js'
 import { pipelineAdapters, pipelineRecursion, pipelineSteps } from './pipelines.js'
 import { profilePresent, profileShape, profileUnsupported, profileVersion } from './profile.js'
 import { refKind, refResolves } from './references.js'
-import { headerCorrelation, requestReply, standardReply } from './replies.js'
+import { headerReplyAddress, requestReply, standardReply } from './replies.js'
 import { schemaFormat } from './schema-formats.js'
 import { headersObject } from './headers-object.js'
 import { headersSendable } from './headers-sendable.js'
@@ -99,7 +99,7 @@ export const natsRules = [
   consumerFilter,
   requestReply,
   standardReply,
-  headerCorrelation,
+  headerReplyAddress,
   authorityForm,
   artifactFormat,
   artifactPointer,

@@ -62,19 +62,37 @@ export const standardReply = natsRule({
   },
 })
 
-/** A Parameter Object's `location`: a channel's parameter (root or component channel) or a component parameter. */
-const PARAMETER_LOCATION = /^\/(?:(?:components\/)?channels\/[^/]+\/parameters|components\/parameters)\/[^/]+\/location$/
+/**
+ * Where an Operation Reply Address Object's `location` sits: an operation's reply (root or component
+ * operation), a component reply, or a component reply address. Anchored at the document's root, so
+ * a member named `reply` inside a schema or an example is not one.
+ */
+const REPLY_ADDRESS_LOCATION =
+  /^\/(?:(?:components\/)?operations\/[^/]+\/reply\/address|components\/replies\/[^/]+\/address|components\/replyAddresses\/[^/]+)\/location$/
 
-export const headerCorrelation = natsRule({
+/**
+ * A reply address read from the request's headers: NATS sends a reply to the request's reply
+ * subject, a field of the protocol, and the client answers there; an address in a header is routing
+ * the generated code cannot honour (profile v0.2 correlates and routes through payload expressions
+ * and the native inbox), so it is refused as unsupported.
+ *
+ * A message's `correlationId` in the headers is not refused: it is AsyncAPI metadata the generated
+ * code does not read (nor a payload one), and the profile's own correlation is an interaction's
+ * `correlation`, payload expressions only, which the profile's shape holds to. Likewise a channel
+ * parameter's `location` says where else the subject's value is found (AsyncAPI 3.1.0, Parameter
+ * Object) and routes nothing.
+ */
+export const headerReplyAddress = natsRule({
   code: 'NATS_UNSUPPORTED',
-  description: 'Header correlation (a correlationId or reply address located in message headers): unsupported by profile v0.2.',
+  description:
+    'A reply address located in the request headers (`$message.header#...`): NATS replies go to the protocol reply subject, and profile v0.2 routes no reply through a header.',
   check(ctx, report) {
     for (const { value, pointer } of locationSites(ctx.doc)) {
-      // The profile's own members are not AsyncAPI objects; a Parameter Object's `location` says
-      // where else a subject parameter's value may be found (AsyncAPI 3.1.0, Parameter Object),
-      // which correlates nothing: the subject carries it.
-      if (!(value as string).startsWith('$message.header') || pointer.includes('/x-nats-contract/') || PARAMETER_LOCATION.test(pointer)) continue
-      report(pointer, `${value as string} correlates through a header; profile v0.2 correlates through payload expressions only.`)
+      if (!(value as string).startsWith('$message.header') || !REPLY_ADDRESS_LOCATION.test(pointer)) continue
+      report(
+        pointer,
+        `${value as string} reads the reply address from a header; NATS replies go to the request's reply subject (the native inbox), and profile v0.2 routes no reply through a header.`,
+      )
     }
   },
 })
