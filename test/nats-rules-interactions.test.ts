@@ -112,6 +112,60 @@ describe('a binding from a branch input is not proven statically (NATS_BINDING_U
   })
 })
 
+describe('a binding into a member the payload schema allows: its destination is what the schema says there (outside pass)', () => {
+  // The request payload (RefundVoteRequest) is an open object: a member it does not declare takes any value.
+  const bound =
+    (source: string, property?: string, objectKeywords = '') =>
+    (b: ShopBundle) => {
+      b.edit(
+        'payments/asyncapi/asyncapi.yaml',
+        '          /requestedBy: { context: principalId }',
+        `          /requestedBy: { context: principalId }\n          /note: ${source}`,
+      )
+      if (property !== undefined)
+        b.edit(
+          'payments/asyncapi/asyncapi.yaml',
+          '          requestedBy: { type: string }\n',
+          `          requestedBy: { type: string }\n          note: ${property}\n`,
+        )
+      if (objectKeywords !== '')
+        b.edit(
+          'payments/asyncapi/asyncapi.yaml',
+          '        required: [operationId, branchId, attempt, fence, peerId, requestedBy, refund]\n',
+          `        required: [operationId, branchId, attempt, fence, peerId, requestedBy, refund]\n        ${objectKeywords}\n`,
+        )
+      return b
+    }
+  const at = '/x-nats-contract/interactions/approveRefund/bindings/payload/~1note'
+  it.each([
+    // A boolean schema true is {}: anything is proven into it, as into {}.
+    ['{ literal: hello }', 'true', '', []],
+    ['{ literal: hello }', '{}', '', []],
+    ['{ context: principalId }', 'true', '', []],
+    // A member the open object does not declare takes any value.
+    ['{ literal: hello }', undefined, '', []],
+    ['{ literal: null }', undefined, '', []],
+    ['{ literal: [1, 2] }', undefined, '', []],
+    ['{ literal: { a: 1 } }', undefined, '', []],
+    ['{ context: principalId }', undefined, '', []],
+    // additionalProperties says what an undeclared member must be: a literal is validated against it, a source must fit it.
+    ['{ literal: hello }', undefined, 'additionalProperties: { type: string }', []],
+    ['{ context: principalId }', undefined, 'additionalProperties: { type: string }', []],
+    ['{ literal: 5 }', undefined, 'additionalProperties: { type: string }', ['NATS_BINDING_TYPE']],
+    ['{ context: nowMs }', undefined, 'additionalProperties: { type: string }', ['NATS_BINDING_TYPE', 'NATS_BINDING_UNPROVEN']],
+    // A false schema, or additionalProperties false, holds no value: a contradiction, whatever the source.
+    ['{ literal: hello }', 'false', '', ['NATS_BINDING_TYPE']],
+    ['{ literal: hello }', undefined, 'additionalProperties: false', ['NATS_BINDING_TYPE']],
+    // What the walk cannot read (patternProperties on the way) stays unproven.
+    ['{ literal: hello }', undefined, "patternProperties: { '^n': { type: integer } }", ['NATS_BINDING_UNPROVEN']],
+  ] as const)('%s into %s (%s)', async (source, property, keywords, codes) => {
+    const name = `note-${source}-${property ?? 'undeclared'}-${keywords}`.replace(/\W+/g, '-')
+    const found = (await compile(bound(source, property, keywords)(ShopBundle.copy(name)).relock().doc('payments'))).diagnostics
+    expect(found.filter((d) => d.pointer === at).map((d) => d.code)).toEqual(codes)
+    expect(found.filter((d) => d.pointer !== at && d.severity === 'error')).toEqual([])
+  })
+})
+
 describe('context deadlineMs may be null (before admission): proven only into a destination that admits null', () => {
   const bound = (schema: string) => (b: ShopBundle) =>
     b

@@ -33,6 +33,22 @@ describe('pipeline operation steps: literals satisfy their destination, targets 
     ).toContainEqual(['NATS_PIPELINE_BINDING', at('subject/region')])
   })
 
+  it('a literal into a member the payload does not declare is judged by what the object says of such members (additionalProperties)', async () => {
+    const outcome = (name: string, literal: string) =>
+      ShopBundle.copy(name)
+        .edit(
+          'payments/asyncapi/asyncapi.yaml',
+          '      properties: { operationId: { type: string }, approved: { type: boolean } }\n',
+          '      properties: { operationId: { type: string }, approved: { type: boolean } }\n      additionalProperties: { type: integer }\n',
+        )
+        .edit('payments/asyncapi/asyncapi.yaml', approved, `${approved}\n              /note: { literal: ${literal} }`)
+        .relock()
+    const found = async (name: string, literal: string) =>
+      (await compile(outcome(name, literal).doc('payments'))).diagnostics.filter((d) => d.pointer === at('payload/~1note')).map((d) => d.code)
+    expect(await found('pipeline-undeclared-refused', 'x')).toEqual(['NATS_PIPELINE_BINDING'])
+    expect(await found('pipeline-undeclared-accepted', '3')).toEqual([])
+  })
+
   it('a literal the destination accepts passes', async () => {
     const found = await variant('pipeline-literal-ok', approved, '              /approved: { literal: true }')
     expect(found.filter(([code]) => code === 'NATS_PIPELINE_BINDING')).toEqual([])

@@ -202,6 +202,11 @@ export function requestPayload(ctx: NatsContext, operationId: string): unknown {
   return isObject(message) ? schemaOfPayload(message.payload) : undefined
 }
 
+/** Why a destination holds no value (a boolean `false` schema stepped into), apart from any schema object. */
+class Forbidden {
+  constructor(readonly forbidden: string) {}
+}
+
 /**
  * What a payload schema says of a binding's destination pointer: the schema a value written there
  * must satisfy (`{}` where an object allows members it does not describe), or why the schema forbids
@@ -216,28 +221,32 @@ export function destinationAt(
 ): { schema: Record<string, unknown> } | { forbidden: string } | undefined {
   let current = deref(ctx, root)
   let at = ''
+  /** A subschema stepped into: the boolean schemas as draft-07 reads them (`true` is `{}`; `false` holds no value). */
+  const into = (schema: unknown, here: string, what: string): Record<string, unknown> | Forbidden | undefined =>
+    schema === true ? {} : schema === false ? new Forbidden(`${here} allows no ${what} (its schema is false)`) : deref(ctx, schema)
   for (const token of splitPointer(pointer)) {
     if (!current) return undefined
     const here = at === '' ? '(root)' : at
     at += `/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`
     const types = Array.isArray(current.type) ? current.type : typeof current.type === 'string' ? [current.type] : undefined
     if (types && !types.includes('object') && !types.includes('array')) return { forbidden: `${here} is a ${types.join(' or ')}, which has no members` }
-    if (isObject(current.properties) && Object.hasOwn(current.properties, token)) {
-      current = deref(ctx, current.properties[token])
-      continue
-    }
-    if (/^(0|[1-9]\d*)$/.test(token) && (current.items !== undefined || types?.includes('array'))) {
+    let next: Record<string, unknown> | Forbidden | undefined
+    if (isObject(current.properties) && Object.hasOwn(current.properties, token))
+      next = into(current.properties[token], here, `member ${JSON.stringify(token)}`)
+    else if (/^(0|[1-9]\d*)$/.test(token) && (current.items !== undefined || types?.includes('array'))) {
       if (Array.isArray(current.items)) {
         const index = Number(token)
-        if (index < current.items.length) current = deref(ctx, current.items[index])
+        if (index < current.items.length) next = into(current.items[index], here, `item ${index}`)
         else if (current.additionalItems === false) return { forbidden: `${here} allows ${current.items.length} items (additionalItems: false)` }
-        else current = current.additionalItems === undefined || current.additionalItems === true ? {} : deref(ctx, current.additionalItems)
-      } else current = current.items === undefined || current.items === true ? {} : deref(ctx, current.items)
-      continue
+        else next = current.additionalItems === undefined ? {} : into(current.additionalItems, here, 'further items')
+      } else next = current.items === undefined ? {} : into(current.items, here, 'items')
+    } else {
+      if (current.patternProperties !== undefined || ['allOf', 'anyOf', 'oneOf', 'not', 'if'].some((k) => k in current!)) return undefined
+      if (current.additionalProperties === false) return { forbidden: `${here} allows no member ${JSON.stringify(token)} (additionalProperties: false)` }
+      next = current.additionalProperties === undefined ? {} : into(current.additionalProperties, here, `member ${JSON.stringify(token)}`)
     }
-    if (current.patternProperties !== undefined || ['allOf', 'anyOf', 'oneOf', 'not', 'if'].some((k) => k in current!)) return undefined
-    if (current.additionalProperties === false) return { forbidden: `${here} allows no member ${JSON.stringify(token)} (additionalProperties: false)` }
-    current = current.additionalProperties === undefined || current.additionalProperties === true ? {} : deref(ctx, current.additionalProperties)
+    if (next instanceof Forbidden) return { forbidden: next.forbidden }
+    current = next
   }
   return current ? { schema: current } : undefined
 }

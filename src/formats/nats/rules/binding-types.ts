@@ -5,7 +5,7 @@ import { tokenTypeContains } from '../containment.js'
 import type { NatsContext } from '../context.js'
 import { isObject } from '../document.js'
 import { BRANCH_FIELDS, CONTEXT_FIELDS } from '../interaction-facts.js'
-import { deref, destinationAt, localSchema, operationPayload, sameSchema, schemaAtPointer } from '../schemas.js'
+import { deref, destinationAt, localSchema, operationPayload, sameSchema } from '../schemas.js'
 import { localRequestPayload } from '../message-schemas.js'
 import { interactions } from './interactions.js'
 import { natsRule } from './rule.js'
@@ -104,12 +104,15 @@ export const bindingTypes = natsRule({
       }
       const root = operationPayload(ctx, it.requestOperation)
       for (const [path, source] of Object.entries(payload)) {
-        const target = schemaAtPointer(ctx, root, path)
+        if (!root || !isObject(source)) continue
         const pointer = at(ctx, key, 'bindings', 'payload', path)
-        // A destination the schema forbids (additionalProperties: false) holds no value: a known contradiction.
-        const destination = !target && root && isObject(source) ? destinationAt(ctx, root, path) : undefined
+        // A destination the schema forbids (additionalProperties: false, a false schema) holds no value: a known
+        // contradiction. Elsewhere the value is judged by the schema it lands in: a declared member's, or what an
+        // object says of the members it does not declare (`{}` when it allows any).
+        const destination = destinationAt(ctx, root, path)
         if (destination && 'forbidden' in destination) report(pointer, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
-        if (!target || !isObject(source)) continue
+        const target = destination && 'schema' in destination ? destination.schema : undefined
+        if (!target) continue
         if ('literal' in source) {
           if (!satisfies(resolveRefs(ctx, target) as object, source.literal))
             report(pointer, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
@@ -132,7 +135,10 @@ export function resolveRefs(ctx: NatsContext, schema: unknown, depth = 0): unkno
   return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, resolveRefs(ctx, v, depth + 1)]))
 }
 
-/** Does the source provably satisfy the destination schema? Literals are checked outright; the rest must be exact. */
+/**
+ * Does the source provably satisfy the destination schema? A literal is decided outright (validated
+ * against it: NATS_BINDING_TYPE reports one that fails, so it is never also unproven); the rest must be exact.
+ */
 function proven(ctx: NatsContext, it: Record<string, any>, source: Source, target: Record<string, unknown>): boolean {
   if ('literal' in source) return true
   // A branch's input is the manifest's data slot, whose value only the runtime sees: never proven here.
@@ -157,8 +163,12 @@ export const bindingProof = natsRule({
       if (capabilities.includes('runtime-schema-check')) continue
       const root = operationPayload(ctx, it.requestOperation)
       for (const [path, source] of Object.entries(bindingMaps(it).payload)) {
-        const target = schemaAtPointer(ctx, root, path)
         if (!isObject(source)) continue
+        // The schema the value lands in (as NATS_BINDING_TYPE reads it); one the schema forbids is that rule's
+        // contradiction, and one the walk cannot read (composition, patternProperties on the way) is not proven.
+        const destination = root ? destinationAt(ctx, root, path) : undefined
+        if (destination && 'forbidden' in destination) continue
+        const target = destination?.schema
         if (!target || !proven(ctx, it, source, target)) {
           report(
             at(ctx, key, 'bindings', 'payload', path),

@@ -83,16 +83,13 @@ export const pipelineBindings = natsRule({
         // A destination the payload schema forbids (additionalProperties: false, a member of a
         // non-object) can hold no value, whatever its source.
         const root = operationPayload(ctx, step.operation)
+        // A payload literal must satisfy the schema it lands in: a declared member's, or what an object says of
+        // the members it does not declare (as interactions read it, binding-types.ts).
         for (const [path, source] of Object.entries(payload)) {
           const destination = isObject(source) && root ? destinationAt(ctx, root, path) : undefined
           if (destination && 'forbidden' in destination)
             report(`${pointer}/payload/${escapeToken(path)}`, `The payload schema forbids a value at ${path}: ${destination.forbidden}.`)
-        }
-        // A payload literal must satisfy the schema at its destination.
-        for (const [path, source] of Object.entries(payload)) {
-          if (!isObject(source) || !('literal' in source)) continue
-          const target = schemaAtPointer(ctx, root, path)
-          if (target && !satisfies(resolveRefs(ctx, target) as object, source.literal))
+          else if (destination && isObject(source) && 'literal' in source && !satisfies(resolveRefs(ctx, destination.schema) as object, source.literal))
             report(`${pointer}/payload/${escapeToken(path)}`, `Literal ${JSON.stringify(source.literal)} does not satisfy the schema at ${path}.`)
         }
         for (const path of unboundRequired(ctx, operationPayload(ctx, step.operation), Object.keys(payload)))
