@@ -191,6 +191,33 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
     expect(seen).toEqual(['object', 'msghdrs'])
   })
 
+  it('a message with 20,000 header fields is checked in one pass, and the next message of the connection is handled after it (an outside pass: it held every subscription for 30 s)', async () => {
+    const client = bindContract(module, nc, { allowOlderServer: true })
+    const handled: Array<[string, number]> = []
+    const refused: string[] = []
+    const sub = client.subscribe(
+      'onNote' as never,
+      (m: { payload: { text: string }; headerValues?: object }) => void handled.push([m.payload.text, Object.keys(m.headerValues ?? {}).length]),
+      { onError: (e) => void refused.push(e.code) },
+    )
+    await nc.flush()
+    // Built as a peer writing the protocol would (MsgHdrs.append is itself quadratic); nats.js writes the block in one pass.
+    const many = natsHeaders()
+    const held = many as unknown as { headers: Map<string, string[]> }
+    for (let i = 0; i < 20_000; i++) held.headers.set(`x${i}`, ['v'])
+    held.headers.set('traceId', ['t-many'])
+    nc.publish('shop.eu.notes.aa000009', JSON.stringify({ text: 'many' }), { headers: many })
+    nc.publish('shop.eu.notes.aa000010', JSON.stringify({ text: 'next' }), { headers: hdrs(['traceId', 't-next']) })
+    await nc.flush()
+    await reached(() => handled.length + refused.length, 2, 20_000)
+    sub.unsubscribe()
+    expect(refused).toEqual([])
+    expect(handled).toEqual([
+      ['many', 20_001],
+      ['next', 1],
+    ])
+  }, 30_000)
+
   it('a message with no headers schema is left alone: any headers, repeated ones included, in and out', async () => {
     expect(module.channels.priceQuery!.validateHeaders).toBeUndefined()
     const client = bindContract(module, nc, { allowOlderServer: true })

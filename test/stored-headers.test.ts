@@ -12,7 +12,7 @@ import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { decodeHeaderBlock, storedHeaders, storedMsgId } from '../src/runtime/nats/client/headers.js'
+import { decodeHeaderBlock, headerObject, storedHeaders, storedMsgId } from '../src/runtime/nats/client/headers.js'
 import { openRecordBucket } from '../src/runtime/nats/executor/durable/records.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
 
@@ -55,6 +55,42 @@ describe('decodeHeaderBlock reads a block as nats.js does', () => {
     // Not vacuous: both readings and refusals were compared.
     expect(refused).toBeGreaterThan(runs / 20)
     expect(refused).toBeLessThan(runs - runs / 20)
+  })
+})
+
+describe('headerObject reads nats.js headers in one pass', () => {
+  /** The same headers behind the public MsgHdrs methods only (no map to read): the reading by name, the oracle. */
+  const lookAlike = (h: MsgHdrsImpl) =>
+    ({ keys: () => h.keys(), values: (name: string) => h.values(name), get: (name: string) => h.get(name), append: () => {} }) as unknown as MsgHdrs
+
+  it('the same object or the same problems as reading each name through MsgHdrs, on random headers', () => {
+    const field = fc.tuple(fc.constantFrom('a', 'A', 'b', 'Nats-Msg-Id', 'nats-x', '__proto__', 'c-d'), fc.constantFrom('v', '', 'w x'))
+    fc.assert(
+      fc.property(fc.array(field, { maxLength: 10 }), (fields) => {
+        const h = new MsgHdrsImpl()
+        for (const [name, value] of fields) h.append(name, value)
+        expect(headerObject(h)).toEqual(headerObject(lookAlike(h)))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("20,000 names: read from the map, never through nats.js's lookup of every name for each (quadratic: 30 s on one message)", () => {
+    const h = new MsgHdrsImpl()
+    for (let i = 0; i < 20_000; i++) h.headers.set(`x${i}`, ['v'])
+    const findKeys = MsgHdrsImpl.prototype.findKeys
+    let lookups = 0
+    MsgHdrsImpl.prototype.findKeys = function (this: MsgHdrsImpl, ...args: Parameters<typeof findKeys>) {
+      lookups++
+      return findKeys.apply(this, args)
+    }
+    try {
+      const read = headerObject(h)
+      expect(read.ok && Object.keys(read.value).length).toBe(20_000)
+    } finally {
+      MsgHdrsImpl.prototype.findKeys = findKeys
+    }
+    expect(lookups).toBe(0)
   })
 })
 

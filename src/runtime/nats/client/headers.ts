@@ -81,13 +81,35 @@ export function headerObject(headers: unknown): HeaderObject {
   }
 }
 
+/** Why a header's values (as MsgHdrs holds them: a list) are not one string the schema can check, if they are not. */
+function valuesProblem(name: string, values: unknown): ResultError | undefined {
+  if (Array.isArray(values) && values.length === 1 && typeof values[0] === 'string') return undefined
+  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string'))
+    return { path: `/${escapeToken(name)}`, message: `/${escapeToken(name)} must be a string (a header value)`, code: 'type' }
+  return {
+    path: `/${escapeToken(name)}`,
+    message: `/${escapeToken(name)} is given ${values.length} times (a header the schema checks has one value)`,
+    code: 'repeated',
+  }
+}
+
 function readHeaders(headers: unknown): HeaderObject {
   // Null prototype: a header called `__proto__` or `constructor` is a name like any other.
   const value = Object.create(null) as Record<string, string>
   const errors: ResultError[] = []
   if (headers === undefined || headers === null) return { ok: true, value }
   if (headers === UNREADABLE_HEADERS) return { ok: false, errors: unreadableHeadersErrors() }
-  if (isMsgHdrs(headers)) {
+  if (headers instanceof MsgHdrsImpl && headers.headers instanceof Map) {
+    // nats.js's own headers (every received message's: decodeOnce made them): its map read once. Its
+    // `values(name)` copies every name to find one, so reading each name through it was quadratic
+    // (an outside pass: 20,000 fields, about 200 KB, held the connection's every subscription for 30 s).
+    for (const [name, values] of headers.headers as Map<unknown, unknown>) {
+      if (typeof name !== 'string' || name.startsWith(RESERVED)) continue
+      const problem = valuesProblem(name, values)
+      if (problem) errors.push(problem)
+      else value[name] = (values as string[])[0]!
+    }
+  } else if (isMsgHdrs(headers)) {
     // An object that only looks like MsgHdrs may throw or answer anything: a refusal, never a throw.
     let names: unknown
     try {
@@ -104,15 +126,9 @@ function readHeaders(headers: unknown): HeaderObject {
       } catch {
         values = undefined
       }
-      if (Array.isArray(values) && values.length === 1 && typeof values[0] === 'string') value[name] = values[0]
-      else if (!Array.isArray(values) || values.some((v) => typeof v !== 'string'))
-        errors.push({ path: `/${escapeToken(name)}`, message: `/${escapeToken(name)} must be a string (a header value)`, code: 'type' })
-      else
-        errors.push({
-          path: `/${escapeToken(name)}`,
-          message: `/${escapeToken(name)} is given ${values.length} times (a header the schema checks has one value)`,
-          code: 'repeated',
-        })
+      const problem = valuesProblem(name, values)
+      if (problem) errors.push(problem)
+      else value[name] = (values as string[])[0]!
     }
   } else if (typeof headers === 'object' && !Array.isArray(headers)) {
     // Each value read once (a getter answers what it answers then), into what is checked and sent.
