@@ -103,6 +103,28 @@ describe('the HTTP sender keeps to baseUrl', () => {
     })
   })
 
+  it('an answer that is not UTF-8 (a byte split across chunks included) or starts with a byte order mark is a failure, never text with U+FFFD', async () => {
+    const envelope = Buffer.from(JSON.stringify({ statusCode: 'ok', isSuccessful: true, body: '"é"' }))
+    const send = () => createHttpSender({ baseUrl: service.url, endpoint: '/benzene/invoke' }).send('t', {})
+    service.handle = (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat([envelope.subarray(0, 10), Buffer.from([0xff]), envelope.subarray(10)]))
+    const broken = await send()
+    expect(broken).toMatchObject({ isSuccessful: false, status: 'unexpected-error' })
+    expect(broken.errors[0]!.message).toContain('not UTF-8')
+    // A two-byte letter written in two chunks is one letter; its first byte alone at the end is not UTF-8.
+    const at = envelope.indexOf(0xc3)
+    service.handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write(envelope.subarray(0, at + 1))
+      setTimeout(() => res.end(envelope.subarray(at + 1)), 20)
+    }
+    expect(await send()).toMatchObject({ isSuccessful: true, payload: 'é' })
+    service.handle = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(envelope.subarray(0, at + 1))
+    expect((await send()).errors[0]!.message).toContain('not UTF-8')
+    service.handle = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), envelope]))
+    expect(await send()).toMatchObject({ isSuccessful: false })
+  })
+
   it('a JSON null body is null, not the string "null"', () => {
     expect(readAnswer(200, JSON.stringify({ statusCode: 'ok', isSuccessful: true, body: 'null' }))).toMatchObject({ isSuccessful: true, payload: null })
     expect(readAnswer(200, JSON.stringify({ statusCode: 'ok', isSuccessful: true, body: 'plain text' }))).toMatchObject({

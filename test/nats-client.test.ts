@@ -13,6 +13,7 @@ import { compareVersions } from '../src/runtime/shared/semver.js'
 import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+import { reached } from './helpers/nats-connected.js'
 
 const document = join(import.meta.dirname, '../fixtures/nats/client/orders.asyncapi.yaml')
 const within = <T>(ms: number, what: string, promise: Promise<T>) =>
@@ -152,6 +153,32 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     expect((await within(2000, 'errors', errors.promise)).sort()).toEqual(['INVALID_PAYLOAD', 'OUT_OF_CONTRACT_SUBJECT', 'UNDECODABLE_PAYLOAD'])
     expect(handled).toEqual([])
     sub.unsubscribe()
+  })
+
+  it('a payload that is not UTF-8, starts with a byte order mark or holds an escaped lone surrogate is refused, never handed on changed (an outside pass: U+FFFD reached the handler)', async () => {
+    const handled: unknown[] = []
+    const refused: Array<[string, string | undefined]> = []
+    const sub = client.subscribe('onNote', (m) => void handled.push(m.payload), {
+      onError: (e) => void refused.push([e.code, e.errors[0]?.path]),
+    })
+    await nc.flush()
+    const bytes = (...parts: Array<string | number[]>) => Uint8Array.from(parts.flatMap((p) => (typeof p === 'string' ? [...new TextEncoder().encode(p)] : p)))
+    raw.publish('shop.eu.notes.0a1b2c3d', bytes('{"text":"', [0xff, 0xfe], '"}'))
+    raw.publish('shop.eu.notes.0a1b2c3d', bytes('{"text":"', [0xed, 0xa0, 0x80], '"}'))
+    raw.publish('shop.eu.notes.0a1b2c3d', bytes([0xef, 0xbb, 0xbf], '{"text":"bom"}'))
+    raw.publish('shop.eu.notes.0a1b2c3d', bytes('{"text":"\\ud800"}'))
+    // A pair written as escapes, and a backslash before `ud800` (no escape), are text like any other.
+    raw.publish('shop.eu.notes.0a1b2c3d', bytes('{"text":"\\ud83d\\ude00 \\\\ud800"}'))
+    await raw.flush()
+    await reached(() => handled.length + refused.length, 5, 2_000)
+    sub.unsubscribe()
+    expect(refused).toEqual([
+      ['UNDECODABLE_PAYLOAD', undefined],
+      ['UNDECODABLE_PAYLOAD', undefined],
+      ['UNDECODABLE_PAYLOAD', undefined],
+      ['INVALID_PAYLOAD', '/text'],
+    ])
+    expect(handled).toEqual([{ text: '\u{1f600} \\ud800' }])
   })
 
   it('a filter subscription receives only its region', async () => {

@@ -4,7 +4,9 @@
  * members named `__proto__` stay members, and `materialize` checks what it renders.
  */
 import type { NatsConnection } from '@nats-io/nats-core'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
 import { createTopicClient } from '../src/runtime/benzene/client.js'
@@ -223,7 +225,7 @@ describe('materialize checks what it renders', () => {
 
 describe('parseJsonData: what a peer sends, read as JSON data', () => {
   it('refuses, as a SyntaxError, a number no double holds; keeps every number one does', async () => {
-    const { parseJsonData, overflowProblem } = await import('../src/runtime/shared/wire-json.js')
+    const { parseJsonData, parsedDataProblem } = await import('../src/runtime/shared/wire-json.js')
     expect(() => parseJsonData('{"x":1e400}')).toThrow(SyntaxError)
     expect(() => parseJsonData('[1E+999]')).toThrow('/0 is Infinity')
     expect(() => parseJsonData(`{"big":${'9'.repeat(400)}}`)).toThrow(SyntaxError)
@@ -231,7 +233,46 @@ describe('parseJsonData: what a peer sends, read as JSON data', () => {
     expect(parseJsonData('{"x":1e-400,"y":1e308,"z":"1e400"}')).toEqual({ x: 0, y: 1e308, z: '1e400' })
     // 309 digits below Number.MAX_VALUE (1.79e308): a double; the form is checked, the value decides.
     expect(parseJsonData(`[1${'0'.repeat(308)}]`)).toEqual([1e308])
-    expect(overflowProblem('{"a":"no number here"}', { a: 'no number here' })).toBeUndefined()
+    expect(parsedDataProblem('{"a":"no number here"}', { a: 'no number here' })).toBeUndefined()
     expect(() => parseJsonData('{')).toThrow(SyntaxError)
+  })
+})
+
+describe('lone surrogates: no UTF-8 text carries one, so no side sends or takes one (RFC 8259, section 8.2; the Rust target refuses them)', () => {
+  it('wireJson refuses one in a string or a member name; a pair is text like any other', () => {
+    expect(wireJson({ a: 'x\ud800' })).toMatchObject({ ok: false, path: '/a', message: expect.stringContaining('lone surrogate') })
+    expect(wireJson({ ['\udc00']: 1 })).toMatchObject({ ok: false, path: '/\udc00' })
+    expect(wireJson(['ok', '\ud83d\ude00'])).toMatchObject({ ok: true })
+  })
+
+  it('parseJsonData refuses an escaped one, as a SyntaxError; an escaped pair and an escaped backslash before ud800 pass', async () => {
+    const { parseJsonData } = await import('../src/runtime/shared/wire-json.js')
+    expect(() => parseJsonData('{"s":"\\ud800"}')).toThrow(SyntaxError)
+    expect(() => parseJsonData('{"\\uDC00x":1}')).toThrow(SyntaxError)
+    expect(parseJsonData('["\\ud83d\\ude00", "\\\\ud800"]')).toEqual(['\u{1f600}', '\\ud800'])
+  })
+
+  it('the walk agrees with String.prototype.isWellFormed on random strings of surrogates and letters', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00'), { maxLength: 6 }), (parts) => {
+        const text = parts.join('')
+        const wellFormed = (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+        expect(wireJson({ [text]: text }).ok).toBe(wellFormed)
+        expect(wireJson([text]).ok).toBe(wellFormed)
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
+
+describe('every runtime decoder of what a peer sends is strict (utf8.ts)', () => {
+  it('no file of src/runtime makes a TextDecoder that replaces what is not UTF-8, but the header reader (nats.js reads headers so)', () => {
+    const files = readdirSync(join(import.meta.dirname, '../src/runtime'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
+    const loose = files.filter((f) => {
+      const text = readFileSync(join(import.meta.dirname, '../src/runtime', f), 'utf8')
+      return [...text.matchAll(/new TextDecoder\(([^)]*)\)/g)].some((m) => !/fatal: true/.test(m[1]!))
+    })
+    expect(loose).toEqual(['nats/client/headers.ts'])
+    expect(files.length).toBeGreaterThan(30)
   })
 })

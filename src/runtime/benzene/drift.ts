@@ -138,7 +138,9 @@ async function getJson(
     throw new Error(
       exchange.reason === 'redirect'
         ? `GET ${url.pathname} answered HTTP ${exchange.status} (a redirect, not followed).`
-        : `GET ${url.pathname} answered more than ${exchange.limit} bytes.`,
+        : exchange.reason === 'not-utf8'
+          ? `GET ${url.pathname} answered text that is not UTF-8.`
+          : `GET ${url.pathname} answered more than ${exchange.limit} bytes.`,
     )
   if (exchange.status < 200 || exchange.status > 299) throw new Error(`GET ${url.pathname} answered HTTP ${exchange.status}.`)
   return JSON.parse(exchange.text)

@@ -133,6 +133,7 @@ export function createHttpSender(options: HttpSenderOptions): MessageSender {
         return fail('unexpected-error', [
           `HTTP ${exchange.status}: the service redirected${exchange.location === undefined ? '' : ` to ${exchange.location}`}; redirects are not followed (option redirects).`,
         ])
+      if (exchange.reason === 'not-utf8') return fail('unexpected-error', [`HTTP ${exchange.status}: the answer is not UTF-8 text, as JSON must be.`])
       return fail('unexpected-error', [`HTTP ${exchange.status}: the answer is larger than ${exchange.limit} bytes (option maxBodyBytes).`])
     },
   }

@@ -30,6 +30,7 @@ export type Exchange =
   | { ok: true; status: number; text: string }
   | { ok: false; reason: 'redirect'; status: number; location?: string }
   | { ok: false; reason: 'too-large'; status: number; limit: number }
+  | { ok: false; reason: 'not-utf8'; status: number }
 
 /**
  * `fetch` with those limits. Throws what `fetch` throws (network errors, aborts), and on a
@@ -58,6 +59,7 @@ export async function boundedExchange(doFetch: typeof globalThis.fetch, url: URL
     }
     const text = await readLimited(response, maxBytes)
     if (text === undefined) return { ok: false, reason: 'too-large', status: response.status, limit: maxBytes }
+    if (text === NOT_UTF8) return { ok: false, reason: 'not-utf8', status: response.status }
     return { ok: true, status: response.status, text }
   }
 }
@@ -70,8 +72,15 @@ function safeUrl(location: string, base: URL): URL | undefined {
   }
 }
 
-/** The body as text, or undefined past `maxBytes` (the rest is not read). */
-async function readLimited(response: Response, maxBytes: number): Promise<string | undefined> {
+/** What `readLimited` answers for a body that is not UTF-8. */
+const NOT_UTF8: unique symbol = Symbol('not UTF-8')
+
+/**
+ * The body as text, undefined past `maxBytes` (the rest is not read), or NOT_UTF8: JSON exchanged
+ * between systems MUST be UTF-8 (RFC 8259, section 8.1), and bytes that are not would be read as
+ * U+FFFD, text the service never sent. A byte order mark is kept (JSON.parse then refuses it).
+ */
+async function readLimited(response: Response, maxBytes: number): Promise<string | undefined | typeof NOT_UTF8> {
   const declared = Number(response.headers.get('content-length'))
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined)
@@ -79,7 +88,7 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
   }
   if (!response.body) return ''
   const reader = response.body.getReader()
-  const decoder = new TextDecoder()
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
   let received = 0
   let text = ''
   for (;;) {
@@ -90,9 +99,24 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
       await reader.cancel().catch(() => undefined)
       return undefined
     }
-    text += decoder.decode(value, { stream: true })
+    const piece = decoded(decoder, value)
+    if (piece === NOT_UTF8) {
+      await reader.cancel().catch(() => undefined)
+      return NOT_UTF8
+    }
+    text += piece
   }
-  return text + decoder.decode()
+  const rest = decoded(decoder)
+  return rest === NOT_UTF8 ? NOT_UTF8 : text + rest
+}
+
+/** The next piece of text (the end of it without `bytes`), or NOT_UTF8 where the fatal decoder throws. */
+function decoded(decoder: InstanceType<typeof TextDecoder>, bytes?: Uint8Array): string | typeof NOT_UTF8 {
+  try {
+    return bytes === undefined ? decoder.decode() : decoder.decode(bytes, { stream: true })
+  } catch {
+    return NOT_UTF8
+  }
 }
 
 /**

@@ -60,22 +60,28 @@ export function jsonDataProblem(value: unknown): { path: string; message: string
   return guarded(value, MAX_RESPONSE_NODES)
 }
 
-/** A number JSON.parse reads as ±Infinity has an exponent of three digits or more, or 309 digits before it. */
-const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{309}/
+/**
+ * What parsed text that is not JSON data shows: a number JSON.parse reads as ±Infinity has an
+ * exponent of three digits or more, or 309 digits before it; a lone surrogate is written as an
+ * escape (`\ud800`: text decoded strictly from UTF-8 holds none, utf8.ts).
+ */
+const MAY_NOT_BE_DATA = /[eE]\+?\d{3}|\d{309}|\\u[dD][89a-fA-F]/
 
 /**
  * Where the value `text` parsed to is not JSON data: JSON.parse reads a number no double holds
- * (`1e400`) as Infinity, the one way parsed text can fail to be. The value is walked only when the
- * text has such a number's form, so a message pays a regular-expression scan, not a walk.
+ * (`1e400`) as Infinity, and an escaped lone surrogate (`"\ud800"`) as a string no UTF-8 text
+ * carries (RFC 8259, section 8.2: its reading is unpredictable; the Rust target's serde_json
+ * refuses it), the two ways parsed text can fail to be. The value is walked only when the text has
+ * such a number's or escape's form, so a message pays a regular-expression scan, not a walk.
  */
-export function overflowProblem(text: string, value: unknown): { path: string; message: string } | undefined {
-  return MAY_OVERFLOW.test(text) ? jsonDataProblem(value) : undefined
+export function parsedDataProblem(text: string, value: unknown): { path: string; message: string } | undefined {
+  return MAY_NOT_BE_DATA.test(text) ? jsonDataProblem(value) : undefined
 }
 
 /** `JSON.parse`, which also throws (a SyntaxError, as for text that is no JSON) on a value JSON cannot carry: what a peer sends. */
 export function parseJsonData(text: string): unknown {
   const value = JSON.parse(text) as unknown
-  const problem = overflowProblem(text, value)
+  const problem = parsedDataProblem(text, value)
   if (problem) throw new SyntaxError(problem.message)
   return value
 }
@@ -120,6 +126,14 @@ interface Walk {
 
 const stop = (what: string, token?: string): Stop => ({ tokens: token === undefined ? [] : [token], what })
 
+const LONE_SURROGATE = 'holds a lone surrogate (an unpaired U+D800 to U+DFFF), which no UTF-8 text carries'
+/** A surrogate without its pair, for engines without `isWellFormed` (ES2024). */
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const wellFormed = (text: string): boolean => {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed
+  return typeof native === 'function' ? native.call(text) : !LONE.test(text)
+}
+
 const isOpen = (state: Walk, value: object, depth: number): boolean => {
   const shallow = state.shallow
   for (let i = 0, n = depth < SHALLOW ? depth : SHALLOW; i < n; i++) if (shallow[i] === value) return true
@@ -148,6 +162,7 @@ function walk(state: Walk, value: unknown, depth: number, inArray: boolean): Sto
   if (depth > MAX_DEPTH) return stop(`is nested deeper than ${MAX_DEPTH} levels`)
   switch (typeof value) {
     case 'string':
+      return wellFormed(value) ? undefined : stop(LONE_SURROGATE)
     case 'boolean':
       return undefined
     case 'number':
@@ -176,7 +191,10 @@ function walk(state: Walk, value: unknown, depth: number, inArray: boolean): Sto
   } else {
     const record = value as Record<string, unknown>
     const keys = Object.keys(record)
-    for (let i = 0; i < keys.length && !found; i++) if ((found = walk(state, record[keys[i]!], depth + 1, false))) found.tokens.push(escapeToken(keys[i]!))
+    for (let i = 0; i < keys.length && !found; i++) {
+      if (!wellFormed(keys[i]!)) found = stop(`names a member with ${LONE_SURROGATE.replace('holds ', '')}`, escapeToken(keys[i]!))
+      else if ((found = walk(state, record[keys[i]!], depth + 1, false))) found.tokens.push(escapeToken(keys[i]!))
+    }
   }
   if (depth >= SHALLOW) state.deep!.delete(value)
   return found

@@ -12,7 +12,7 @@ import { AckPolicy, jetstream, type Consumer, type JetStreamClient, type JsMsg, 
 import type { Channel } from '../subjects.js'
 import type { NativeDescriptor, OperationDescriptor } from '../index.js'
 import { check, type Validator } from '../../shared/validation.js'
-import { overflowProblem, wireJson } from '../../shared/wire-json.js'
+import { parsedDataProblem, wireJson } from '../../shared/wire-json.js'
 import { errorText } from '../../shared/error-text.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
@@ -258,7 +258,8 @@ export const DEFAULT_MAX_HANDLERS = DEFAULT_CORE_HANDLER_BOUNDS.maxHandlers
 const DEFAULT_ACK_WAIT_MS = 30_000
 
 const encoder = /* @__PURE__ */ new TextEncoder()
-const decoder = /* @__PURE__ */ new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 
 /** The subscription subject of a whole channel: each placeholder a `*` wildcard. */
 function channelWildcard(channel: Channel<unknown>): string {
@@ -712,7 +713,7 @@ function decode(data: Uint8Array): unknown {
   } catch {
     return UNDECODABLE
   }
-  const problem = overflowProblem(text, value)
+  const problem = parsedDataProblem(text, value)
   return problem ? new NotJsonData({ path: problem.path, message: problem.message, code: 'json' }) : value
 }
 
@@ -842,3 +843,4 @@ export {
   type ProvisionResult,
   type ServerAnswer,
 } from './provision.js'
+import { strictUtf8 } from '../../shared/utf8.js'

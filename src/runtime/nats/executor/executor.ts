@@ -33,6 +33,7 @@ import { AdmittedEvent, AudienceRecord, OutcomeRecord, PublicationRecord, Result
 import { sameJson } from './same-json.js'
 import { parseJsonData } from '../../shared/wire-json.js'
 import { outputRefusal, voteKey } from './aggregation-output.js'
+import { strictUtf8 } from '../../shared/utf8.js'
 
 /** What a generated NATS module provides that the executor reads. */
 export interface ExecutorModule {
@@ -182,7 +183,8 @@ const RESULT_VERDICTS_AT_ONCE = 64
 /** The admitted event's `eligible` unless the dispatch is one-eligible (one shared empty list, not a literal per operation). */
 const NO_PEERS: readonly string[] = Object.freeze([])
 
-const decoder = new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 const encoder = new TextEncoder()
 
 function isToken(value: unknown): value is string {

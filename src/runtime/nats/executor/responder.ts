@@ -22,6 +22,7 @@ import { LazyAbort } from './dispatch/lazy-abort.js'
 import { encodeText } from './dispatch/slab-encode.js'
 import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
 import { parseJsonData } from '../../shared/wire-json.js'
+import { strictUtf8 } from '../../shared/utf8.js'
 
 export interface ResponderRequest<RequestPayload> {
   readonly operationId: string
@@ -103,7 +104,8 @@ export class EarlyCancels {
   }
 }
 
-const decoder = new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 const ignore = () => undefined
 
 /**

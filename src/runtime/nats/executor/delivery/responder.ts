@@ -31,6 +31,7 @@ import { claimKey, peerConsumer, peerSubject } from '../durable/executor.js'
 import { openRecordBucket, type RecordBucket } from '../durable/records.js'
 import { replicasRefusal, streamReplicasRefusal, type Replicas } from '../durable/replicas.js'
 import { parseJsonData } from '../../../shared/wire-json.js'
+import { strictUtf8 } from '../../../shared/utf8.js'
 
 export interface DurableResponderBinding {
   /** The stream holding the request subjects (the executor's `requestStream`). */
@@ -77,7 +78,8 @@ interface BranchRecord {
   requestSeen?: boolean
 }
 
-const decoder = new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 /**
  * Requests a responder runs at once: the rest of a burst waits, held and marked in progress (see
  * consumeAll), or in the stream, so a flood of offers never becomes as many handlers, claim

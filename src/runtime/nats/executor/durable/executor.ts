@@ -40,6 +40,7 @@ import type { Executor, ExecutorModule, Invocation, InvocationOutcome, Publicati
 import { parseJsonData } from '../../../shared/wire-json.js'
 import { outputRefusal, voteKey } from '../aggregation-output.js'
 import { allowedIn, allowedWithin, CLOSED, isThenable, unlessClosed } from '../adapter-answer.js'
+import { strictUtf8 } from '../../../shared/utf8.js'
 
 /** Where durable state lives: the deployment's binding of the delivery, state-store and ownership adapters. */
 export interface DurableBinding {
@@ -107,7 +108,8 @@ export interface DurableParts {
   readonly binding: DurableBinding
 }
 
-const decoder = new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 const isToken = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]+$/.test(value)
 
 /** The message id of a branch's attempt: a republication of the same attempt is deduplicated. */

@@ -12,6 +12,7 @@ import { jetstream } from '@nats-io/jetstream'
 import { randomUUID } from 'node:crypto'
 import { openKvStream, type Replicas } from '../kv-stream.js'
 import { storedMsgId } from '../../client/headers.js'
+import { strictUtf8 } from '../../../shared/utf8.js'
 
 export interface Stored<T> {
   readonly value: T
@@ -28,7 +29,8 @@ export interface RecordBucket {
 }
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 const KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
 /**
  * A read or write the stream does not answer (a leader election takes seconds on a cluster) is tried

@@ -18,6 +18,7 @@ import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstr
 import { openKvStream } from '../kv-stream.js'
 import { storedMsgId } from '../../client/headers.js'
 import { ok, refuse, type ExecutorResult } from '../result.js'
+import { strictUtf8 } from '../../../shared/utf8.js'
 
 export interface Claim {
   readonly peerId: string
@@ -51,7 +52,8 @@ export interface ClaimStore {
 type WriteAnswer = { landed: number } | { stale: string } | { failed: string } | { uncertain: string }
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+/** A peer's bytes as text, strictly (utf8.ts): not UTF-8, or a byte order mark first, is not JSON. */
+const decoder = strictUtf8
 /** Reads and compare-and-sets of one change before a refusal stands (see `change`). */
 const CHANGE_TRIES = 3
 const TOKEN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/
