@@ -8,7 +8,9 @@
 import { connect } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
@@ -310,6 +312,38 @@ describe.skipIf(!NATS_SERVER)('contracts nats provision: every server answer is 
     const usage = contracts(['nats', 'provision', ordersDocument, '--server', server.url, '--allow-data-loss'])
     expect([usage.status, usage.stderr]).toEqual([2, expect.stringContaining('--allow-data-loss goes with --update')])
   })
+
+  it('tls:// asks for TLS (a server without it is not reached in plain text); another scheme and a file that is no creds file are usage errors (an outside pass)', () => {
+    const tls = contracts(['nats', 'provision', ordersDocument, '--server', server.url.replace('nats://', 'tls://'), '--allow-older-server', '--dry-run'])
+    expect(tls.status).toBe(3)
+    expect(tls.stdout).toBe('')
+    const http = contracts(['nats', 'provision', ordersDocument, '--server', server.url.replace('nats://', 'http://'), '--allow-older-server'])
+    expect([http.status, http.stderr]).toEqual([2, expect.stringContaining('is not a server URL (nats://host:port, or tls://host:port for TLS)')])
+    const creds = contracts(['nats', 'provision', ordersDocument, '--server', server.url, '--allow-older-server', '--creds', ordersDocument])
+    expect([creds.status, creds.stderr]).toEqual([2, expect.stringContaining('is not a NATS credentials file')])
+  })
+
+  it('a --server that accepts the connection and never answers: the sentence, then exit 3 (an outside pass: it ran on until killed)', async () => {
+    // Accepted by the kernel while spawnSync blocks this process; nothing is ever written back.
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `nats://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      const cli = spawnSync(
+        process.execPath,
+        [join(root, 'dist/cli.js'), 'nats', 'provision', ordersDocument, '--server', url, '--allow-older-server', '--dry-run'],
+        {
+          cwd: root,
+          encoding: 'utf8',
+          timeout: 90_000,
+        },
+      )
+      expect([cli.status, cli.signal]).toEqual([3, null])
+      expect(cli.stderr).toMatch(/^contracts: cannot reach the NATS server at .+ \(TimeoutError: .+\)\.\n$/)
+    } finally {
+      silent.close()
+    }
+  }, 120_000)
 })
 
 describe('the ownership mark and the data-loss table, without a server', () => {

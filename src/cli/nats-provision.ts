@@ -73,17 +73,21 @@ const shownUrl = (url: string) =>
  * (`nats://<token>@host`, as the NATS CLI reads it), which nats.js does not take from a URL itself.
  * Undefined when it is no URL (a usage error, not an unreachable server).
  */
-function serverOf(server: string): { servers: string; token?: string } | undefined {
+function serverOf(server: string): { servers: string; token?: string; tls?: true } | undefined {
   let url: URL
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`)
   } catch {
     return undefined
   }
-  if (url.username === '' || url.password !== '') return { servers: server }
+  // nats.js reads the host and port of any URL and ignores its scheme: `tls://` went in plain text,
+  // a token in it too. TLS is asked for by the option; any scheme but these two is no NATS server URL.
+  if (url.protocol !== 'nats:' && url.protocol !== 'tls:') return undefined
+  const tls = url.protocol === 'tls:' ? ({ tls: true } as const) : {}
+  if (url.username === '' || url.password !== '') return { servers: server, ...tls }
   const token = decodeURIComponent(url.username)
   url.username = ''
-  return { servers: url.toString().replace(/\/$/, ''), token }
+  return { servers: url.toString().replace(/\/$/, ''), token, ...tls }
 }
 
 /** Why the client stopped without a server answer, as one sentence, with its exit status (3: no answer). */
@@ -127,14 +131,24 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
   } catch (error) {
     return `--creds ${json(credsFile)}: ${(error as Error).message}`
   }
+  if (creds) {
+    // Read as the connection would read it (nats.js parses a creds file only when the server asks):
+    // a file that is no creds file is the flag's problem, not a server that does not answer.
+    try {
+      transport.credsAuthenticator(creds)('0')
+    } catch (error) {
+      return `--creds ${json(credsFile)} is not a NATS credentials file (${shown((error as Error).message)}).`
+    }
+  }
   const url = shownUrl(server)
   const target = serverOf(server)
-  if (target === undefined) return `--server ${url} is not a server URL (nats://host:port).`
+  if (target === undefined) return `--server ${url} is not a server URL (nats://host:port, or tls://host:port for TLS).`
   let nc: import('@nats-io/nats-core').NatsConnection
   try {
     nc = await transport.connect({
       servers: target.servers,
       ...(target.token !== undefined ? { token: target.token } : {}),
+      ...(target.tls ? { tls: {} } : {}),
       ...(creds ? { authenticator: transport.credsAuthenticator(creds) } : {}),
     })
   } catch (error) {
