@@ -452,7 +452,10 @@ async function topologyCommand(inputs: string[], flags: { format?: string; out?:
   if (!(TOPOLOGY_FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format ${JSON.stringify(format)} is not one of ${TOPOLOGY_FORMATS.join(', ')}.`)
   const { toDot, toHtml, toMermaid, toSvg, topology } = await import('../formats/nats/topology/index.js')
-  const result = await topology(inputs, compiler)
+  // One run over every document of the bundles, whose files do not change meanwhile: a compiler of its
+  // own that looks at each file once (CompilerOptions.snapshot), with the command's persistent cache.
+  const once = new ContractCompiler({ formats, snapshot: true, ...(compiler.persistent ? { cache: compiler.persistent } : {}) })
+  const result = await topology(inputs, once)
   printDiagnostics(result.diagnostics, io, new Set(result.diagnostics.map((d) => d.file)))
   if (!result.topology) return 1
   const text =

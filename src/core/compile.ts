@@ -151,6 +151,14 @@ export interface CompilerOptions {
    * files on disk. Without it, every read is from disk.
    */
   overlay?: SourceOverlay
+  /**
+   * The files do not change while this compiler lives: one command's run over many documents
+   * (`contracts topology`). A file, a path's confinement and its kind are then looked at once, not
+   * again for each document that reads them (`ReadCache`). Never for a compiler that outlives an
+   * edit (a dev server, a watch).
+   * @default false
+   */
+  snapshot?: boolean
 }
 
 /** Query keys bundlers add on their own; never a user's mistake. */
@@ -237,7 +245,7 @@ export class ContractCompiler {
   /** What the stages keep by content across this compiler's compiles (`CompileMemos`). */
   readonly memos = new CompileMemos()
   /** Files this compiler has read, reused while unchanged (`ReadCache`). */
-  private readonly reads = new ReadCache()
+  private readonly reads: ReadCache
   /**
    * Files this compiler has compiled. The memos serve a file's recompiles only (a dev server's or
    * a watch build's edits): a file's first compile, which is every compile of a one-shot build,
@@ -253,6 +261,7 @@ export class ContractCompiler {
     this.maxEntries = options.maxEntries ?? 256
     this.persistent = options.cache
     this.overlay = options.overlay
+    this.reads = new ReadCache(undefined, options.snapshot === true)
   }
 
   /** The format that claims a file name, if any, as this compiler was given it (a lazy one is not loaded). */

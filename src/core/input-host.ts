@@ -59,15 +59,45 @@ export function pathKind(path: string): PathKind {
 export class ReadCache {
   private readonly files = new Map<string, { identity: string; text: string; sha256: string }>()
   private size = 0
+  /** With `snapshot`: each path's place (a link, or its real path) and kind, as first found. */
+  private readonly located = new Map<string, Located>()
+  private readonly kinds = new Map<string, PathKind>()
 
-  constructor(private readonly limit = 32 * 1024 * 1024) {}
+  /**
+   * `snapshot`: the files do not change while this cache lives (one command's run over many
+   * documents, `contracts topology`): a file read before is not looked at again, nor a path's
+   * confinement or kind. A bundle's n documents each read its n files, and each read's
+   * confinement and identity were n² file system calls, two thirds of a 400-application topology
+   * (an outside pass). Never for a compiler that outlives an edit (a dev server, `check --watch`).
+   */
+  constructor(
+    private readonly limit = 32 * 1024 * 1024,
+    readonly snapshot = false,
+  ) {}
 
   /** The text and digest read before for `abs`, when the file there is still the one read. */
   get(abs: string): { text: string; sha256: string; identity: string } | undefined {
     const known = this.files.get(abs)
     if (known === undefined) return undefined
+    if (this.snapshot) return known
     const now = fileIdentity(abs)
     return now !== undefined && now === known.identity ? known : undefined
+  }
+
+  /** `confine` of `abs` to `trees`; in a snapshot, what the file system says of `abs` is asked once (the trees differ by document). */
+  confine(abs: string, trees: readonly string[], overlaid: boolean): void {
+    if (!this.snapshot || overlaid) return confine(abs, trees, overlaid)
+    let found = this.located.get(abs)
+    if (found === undefined) this.located.set(abs, (found = located(abs, false)))
+    confinedTo(abs, found, trees)
+  }
+
+  /** `pathKind` of `path`, once per path in a snapshot (every time otherwise). */
+  kind(path: string): PathKind {
+    if (!this.snapshot) return pathKind(path)
+    let kind = this.kinds.get(path)
+    if (kind === undefined) this.kinds.set(path, (kind = pathKind(path)))
+    return kind
   }
 
   set(abs: string, identity: string, text: string, sha256: string): void {
@@ -145,7 +175,7 @@ export function recordingHost(
     const tree = named.find((dir) => abs.startsWith(dir.endsWith(sep) ? dir : dir + sep))
     if (tree === undefined) return
     for (let folder = dirname(abs); folder.length > tree.length && folder.startsWith(tree); folder = dirname(folder))
-      if (!probes.has(folder)) probes.set(folder, pathKind(folder))
+      if (!probes.has(folder)) probes.set(folder, cache ? cache.kind(folder) : pathKind(folder))
   }
   const host = {
     digests,
@@ -164,7 +194,7 @@ export function recordingHost(
     // makes a handful of calls (the file, a lock looked for in each folder up to the root) whose
     // thread-pool round trips were a tenth of a 500-channel compile, mostly spent idle (bench/).
     async kind(path: string) {
-      const kind = overlaidKind(path, overlay)
+      const kind = overlay === undefined && cache?.snapshot ? cache.kind(resolve(path)) : overlaidKind(path, overlay)
       probes.set(resolve(path), kind)
       return kind
     },
@@ -186,7 +216,8 @@ export function recordingHost(
     // The overlay's version may have something else at this path than the disk (a version read from git).
     const said = overlay?.kind?.(abs)
     if (said !== undefined && said !== 'file') throw new InputError(notAFile(abs, said))
-    confine(abs, trees, said === 'file')
+    if (cache) cache.confine(abs, trees, said === 'file')
+    else confine(abs, trees, said === 'file')
     probeFolders(abs)
     // Read before by this compiler, and the same file still: its text and digest, not opened again.
     const cached = cache !== undefined && overlay?.text(abs) === undefined ? cache.get(abs) : undefined
@@ -265,7 +296,7 @@ function realOfAbsent(abs: string): string {
   for (;;) {
     const parent = dirname(folder)
     try {
-      return join(realpathSync(parent), abs.slice(parent.length))
+      return join(realpathSync.native(parent), abs.slice(parent.length))
     } catch {
       if (parent === folder) return abs
       folder = parent
@@ -273,9 +304,14 @@ function realOfAbsent(abs: string): string {
   }
 }
 
+/**
+ * The real path, by the system's `realpath` (one call: Node's own `realpathSync` looks up every
+ * component of the path in JavaScript, and a bundle's documents each confine every locked file, so
+ * those lookups were two fifths of an outside pass's 200-application topology).
+ */
 function realOrSelf(path: string): string {
   try {
-    return realpathSync(path)
+    return realpathSync.native(path)
   } catch {
     return path
   }
@@ -299,18 +335,29 @@ function notAFile(abs: string, kind: PathKind): Diagnostic {
  * has there is not looked at (only the folders on the way, which may be links out of the tree).
  */
 function confine(abs: string, trees: readonly string[], overlaid = false): void {
+  confinedTo(abs, located(abs, overlaid), trees)
+}
+
+/** Where a path is, as `confine` judges it: a link (or unreadable), or its real path. */
+type Located = { problem: Diagnostic } | { real: string }
+
+function located(abs: string, overlaid: boolean): Located {
   let stat: ReturnType<typeof lstatSync> | undefined
   try {
     stat = overlaid ? undefined : lstatSync(abs, { throwIfNoEntry: false })
   } catch (error) {
-    throw new InputError(fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)))
+    return { problem: fileProblem('CONTRACTS_READ_FAILED', abs, cannotRead(abs, error)) }
   }
-  if (stat?.isSymbolicLink()) throw new InputError(symlinkProblem(abs))
+  if (stat?.isSymbolicLink()) return { problem: symlinkProblem(abs) }
   // The real path: a folder on the way may itself be a link out of the tree.
   // A path with no file on disk (an unsaved document the overlay holds) is placed by its nearest
   // folder that exists: a link on the way out of the tree is seen before the file is created.
-  const real = stat ? realOrSelf(abs) : realOfAbsent(abs)
-  if (!trees.some((tree) => inside(real, tree))) {
+  return { real: stat ? realOrSelf(abs) : realOfAbsent(abs) }
+}
+
+function confinedTo(abs: string, place: Located, trees: readonly string[]): void {
+  if ('problem' in place) throw new InputError(place.problem)
+  if (!trees.some((tree) => inside(place.real, tree))) {
     throw new InputError(
       fileProblem('CONTRACTS_OUTSIDE_TREE', abs, `${abs} is outside the contract's folder tree (${trees[0]}); a contract reads only files beside or below it.`),
     )

@@ -7,7 +7,7 @@ import { natsRule } from './rule.js'
 import { distinctDocuments } from './bundle.js'
 import { resolvedLinks, sameType } from './links.js'
 
-/** Complexity (each rule here, worst case on any input under the size limits): each contract's channels indexed once (ChannelIndex); a channel meets only the channels of its most selective position. */
+/** Complexity (each rule here, worst case on any input under the size limits): every contract's channels indexed once in one ChannelIndex; a channel meets only the channels of its most selective position, and only the pairs of contracts that share a subject are compared. */
 
 /**
  * "Within one application/deployment binding, concrete channel languages must be disjoint ...
@@ -49,6 +49,28 @@ export const contractOverlap = natsRule({
         return channel.tokens && types ? [{ id: channel.id, language: positions(channel.tokens, types) as Language }] : []
       }),
     )
+    // The pairs of contracts that share a subject at all, found through one index of every
+    // contract's channels: each channel meets only the channels of its most selective position,
+    // whatever contract they belong to. Comparing every pair of contracts, each through an index
+    // of its own, was n² pairs a compile, n³ for a topology of n applications (an outside pass: 500
+    // applications of one channel each took 36 s, 1,000 of two over 300 s).
+    const everyChannel = new ChannelIndex()
+    const contractOf = new Map<object, number>()
+    languages.forEach((list, k) => {
+      for (const entry of list) {
+        contractOf.set(entry, k)
+        everyChannel.add(entry)
+      }
+    })
+    const pairs = new Set<number>()
+    const n = contexts.length
+    languages.forEach((list, k) => {
+      for (const entry of list)
+        for (const other of everyChannel.overlapping(entry.language)) {
+          const j = contractOf.get(other)!
+          if (j > k) pairs.add(k * n + j)
+        }
+    })
     const indexes = new Map<number, ChannelIndex>()
     const indexOf = (j: number) => {
       let index = indexes.get(j)
@@ -59,27 +81,27 @@ export const contractOverlap = natsRule({
       }
       return index
     }
-    for (let i = 0; i < contexts.length; i++) {
-      for (let j = i + 1; j < contexts.length; j++) {
-        const [mine, other] = [contexts[i]!, contexts[j]!]
-        if (binding(mine) !== binding(other)) continue
-        // Reported in the compiled document when it is one of the two, else in the second.
-        const [at, away] = i === 0 ? [mine, other] : [other, mine]
-        const own = i === 0 ? languages[i]! : languages[j]!
-        const index = indexOf(i === 0 ? j : i)
-        for (const channel of own) {
-          for (const theirs of index.overlapping(channel.language)) {
-            const a = channel.language
-            const b = theirs.language
-            const equal = a.length === b.length && a.every((t, k) => sameType(t, b[k]!))
-            if (equal && linked.has(`${at.main.file}#${channel.id}|${away.main.file}#${theirs.id}`)) continue
-            report.in(
-              at.main,
-              ctx.pointer('channels', channel.id, 'address'),
-              `Channel ${JSON.stringify(channel.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(away.profile.contract)} (same deployment binding); ${equal ? 'an intended overlap needs an import and a link between their operations' : 'a partial overlap between contracts is rejected'}.`,
-              { contract: away.profile.contract, channel: theirs.id },
-            )
-          }
+    // Each pair in the order every pair was compared before (i < j), so that the reports keep theirs.
+    for (const pair of [...pairs].sort((a, b) => a - b)) {
+      const [i, j] = [Math.floor(pair / n), pair % n]
+      const [mine, other] = [contexts[i]!, contexts[j]!]
+      if (binding(mine) !== binding(other)) continue
+      // Reported in the compiled document when it is one of the two, else in the second.
+      const [at, away] = i === 0 ? [mine, other] : [other, mine]
+      const own = i === 0 ? languages[i]! : languages[j]!
+      const index = indexOf(i === 0 ? j : i)
+      for (const channel of own) {
+        for (const theirs of index.overlapping(channel.language)) {
+          const a = channel.language
+          const b = theirs.language
+          const equal = a.length === b.length && a.every((t, k) => sameType(t, b[k]!))
+          if (equal && linked.has(`${at.main.file}#${channel.id}|${away.main.file}#${theirs.id}`)) continue
+          report.in(
+            at.main,
+            ctx.pointer('channels', channel.id, 'address'),
+            `Channel ${JSON.stringify(channel.id)} shares subjects with ${JSON.stringify(theirs.id)} of contract ${JSON.stringify(away.profile.contract)} (same deployment binding); ${equal ? 'an intended overlap needs an import and a link between their operations' : 'a partial overlap between contracts is rejected'}.`,
+            { contract: away.profile.contract, channel: theirs.id },
+          )
         }
       }
     }

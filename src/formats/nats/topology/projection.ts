@@ -146,7 +146,10 @@ function present(path: string): boolean {
  * format imports no other): a file of another format is then a file no format handles. The
  * package root's `topology` and the CLI pass a compiler of every format, which names the format.
  */
-export async function topology(inputs: string | readonly string[], compiler = new ContractCompiler({ formats: [natsFormat] })): Promise<TopologyResult> {
+export async function topology(
+  inputs: string | readonly string[],
+  compiler = new ContractCompiler({ formats: [natsFormat], snapshot: true }),
+): Promise<TopologyResult> {
   const listed = documentsOf(typeof inputs === 'string' ? [inputs] : inputs)
   const files = listed.files
   const diagnostics: Diagnostic[] = [...listed.diagnostics]
