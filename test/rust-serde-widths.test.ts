@@ -133,6 +133,12 @@ describe.skipIf(!CARGO || !hasSerde)('Rust payload types as wide as the validato
       'fn past_i64_refused() {',
       '    assert!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("9223372036854775808").is_err());',
       '    assert!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("9.3e18").is_err());',
+      // Below i64::MIN serde_json reads the nearest double, -2^63, which is i64::MIN: refused, not rounded (an outside pass).
+      '    assert!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("-9223372036854775809").is_err());',
+      '    assert!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("-9223372036854775999").is_err());',
+      '    assert!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("-9.3e18").is_err());',
+      '    assert_eq!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("-9223372036854775808").unwrap(), i64::MIN);',
+      '    assert_eq!(serde_json::from_str::<contracts::widths::payloads::TallyPayload>("9223372036854775807").unwrap(), i64::MAX);',
       '}',
       '',
     )

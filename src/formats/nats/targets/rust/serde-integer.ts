@@ -3,7 +3,8 @@
  * draft-07 `type: integer`. Draft-07 counts every number with a zero fractional part as an integer
  * (`1`, `1.0`, `1e2`, `-0.0`), and the TypeScript validators accept all of them; serde's own `i64`
  * accepts only `1`. `Integer` takes any JSON number that is integral and within `i64` (the range a
- * Rust integer holds; past it the value is refused, never rounded or wrapped), refuses `1.5`, NaN
+ * Rust integer holds; past it the value is refused, never rounded or wrapped: an integer literal
+ * below i64's minimum reads as the double -2^63, which is refused as a double), refuses `1.5`, NaN
  * and infinities, and writes itself back as a plain integer. A newtype, not a `deserialize_with`
  * function, so it holds in every position a schema can put an integer: a member, `Option`, `Vec`,
  * an alias, a channel's whole payload. Each value is O(1) to check. And `present`, for every
@@ -76,10 +77,14 @@ impl<'de> serde::de::Visitor<'de> for IntegerVisitor {
     }
 
     fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Integer, E> {
-        // -2^63 and 2^63 are exact doubles: inside the half-open range the cast is exact.
+        // serde_json reads an integer past i64 as the nearest double: -2^63 is also where
+        // -9223372036854775809 and every integer a little below it land, so it is refused as a
+        // double (written as an integer, -2^63 comes through visit_i64, exactly). Strictly inside
+        // (-2^63, 2^63) the cast is exact.
         if value.is_finite()
             && value.fract() == 0.0
-            && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&value)
+            && value > -9_223_372_036_854_775_808.0
+            && value < 9_223_372_036_854_775_808.0
         {
             Ok(Integer(value as i64))
         } else {
