@@ -602,6 +602,11 @@ describe('Benzene: SHOULD is a warning, MUST an error', () => {
     ],
     ['an enum value twice (SHOULD be unique)', (d: any) => (d.components.schemas.PaymentMethod.enum = ['Card', 'Card']), 'BENZENE_ENUM_DUPLICATE'],
     ['reserved on an event (no such field, §3)', (d: any) => (d.events[0].reserved = true), 'BENZENE_EVENT_RESERVED'],
+    // Was pinned as refused; a later outside pass: "Never written as false" and "omitted when empty" are
+    // producers' rules with no MUST, and each value means what its absence means: a warning (benzene.md).
+    ['reserved: false (§2: "Never written as false")', (d: any) => (d.requests[0].reserved = false), 'BENZENE_RESERVED_NOT_TRUE'],
+    ['transports: [] (§1: "omitted when empty")', (d: any) => (d.transports = []), 'BENZENE_EMPTY_TRANSPORTS'],
+    ['httpMappings: [] (§2: "omitted when empty")', (d: any) => (d.requests[0].httpMappings = []), 'BENZENE_EMPTY_HTTP_MAPPINGS'],
   ])('%s: a warning only', async (name, edit, code) => {
     // Holds (pinned): a warning, and the module is generated.
     const doc = payments()
@@ -626,7 +631,6 @@ describe('Benzene: SHOULD is a warning, MUST an error', () => {
       (d: any) => (d.components.schemas.PaymentDto.properties.Amount = { type: 'integer', default: 1.5 }),
       'BENZENE_DEFAULT_TYPE',
     ],
-    ['reserved: false (§2: "Never written as false")', (d: any) => (d.requests[0].reserved = false), 'BENZENE_RESERVED_NOT_TRUE'],
   ])('%s: refused', async (name, edit, code) => {
     // Holds (pinned): the text forbids the form; refused with its code.
     const doc = payments()

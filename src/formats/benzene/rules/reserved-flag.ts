@@ -4,14 +4,23 @@ import { benzeneRule } from './rule.js'
 
 /** Complexity (each rule here, worst case on any input under the size limits): O(entries). */
 
+/**
+ * Benzene Contract Document §2: `reserved` is "written only when true ... Never written as false —
+ * its absence also means not-reserved": a producer's rule with no MUST, and `false` means what its
+ * absence means. A warning; the entry is a domain topic.
+ */
 export const reservedFlag = benzeneRule({
   code: 'BENZENE_RESERVED_NOT_TRUE',
-  description: '`reserved` is written as `false`; the specification writes it only when true (Benzene Contract Document §2).',
+  severity: 'warning',
+  description: '`reserved` is written as `false`; the specification writes it only when true (Benzene Contract Document §2); read as absent.',
   check({ doc }, report) {
     if (!isObject(doc) || !Array.isArray(doc.requests)) return
     doc.requests.forEach((entry, i) => {
       if (isObject(entry) && entry.reserved === false) {
-        report(joinPointer('', 'requests', i, 'reserved'), '`reserved` is written only when true; omit it for a domain topic (Benzene Contract Document §2).')
+        report(
+          joinPointer('', 'requests', i, 'reserved'),
+          '`reserved` is written only when true; omit it for a domain topic (Benzene Contract Document §2). Read as absent: a domain topic.',
+        )
       }
     })
   },
