@@ -339,7 +339,13 @@ describe('a payload in a schema format the project cannot read is refused (NATS_
   })
 
   it('JSON Schema draft-07 and AsyncAPI schemas in the multi-format form pass this rule', async () => {
-    for (const format of ['application/schema+json;version=draft-07', 'application/vnd.aai.asyncapi+yaml;version=3.1.0'])
+    // A quoted parameter value is the same value (RFC 9110, section 5.6.6; an outside pass found it refused).
+    for (const format of [
+      'application/schema+json;version=draft-07',
+      'application/vnd.aai.asyncapi+yaml;version=3.1.0',
+      'application/schema+json; version="draft-07"',
+      'application/vnd.aai.asyncapi+yaml;version="3.1.0"',
+    ])
       expect(
         found(
           await ledgerWith([

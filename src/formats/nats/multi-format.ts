@@ -2,13 +2,19 @@ import { isObject } from './document.js'
 
 /**
  * Schema formats this project reads: AsyncAPI Schema objects (a superset of JSON Schema draft-07)
- * and JSON Schema draft-07, in JSON or YAML. Media types compare without case and without spaces
- * around parameters; the AsyncAPI schema format names the AsyncAPI version, any 3.x.
+ * and JSON Schema draft-07, in JSON or YAML. Media types compare without case, without spaces
+ * around parameters and with a quoted parameter value unquoted; the AsyncAPI schema format names the
+ * AsyncAPI version, any 3.x.
  */
 const READABLE = [/^application\/vnd\.aai\.asyncapi(\+json|\+yaml)?;version=3\.\d+\.\d+$/, /^application\/schema(\+json|\+yaml)?;version=draft-07$/]
 
 export function readableSchemaFormat(format: string): boolean {
-  const normalized = format.toLowerCase().replace(/\s*;\s*/g, ';')
+  // A parameter's value may be a token or a quoted-string, and the two are the same value (RFC 9110,
+  // section 5.6.6): `version="draft-07"` is `version=draft-07`.
+  const normalized = format
+    .toLowerCase()
+    .replace(/\s*;\s*/g, ';')
+    .replace(/=\s*"((?:[^"\\]|\\.)*)"/g, (_, value: string) => `=${value.replace(/\\(.)/g, '$1')}`)
   return READABLE.some((pattern) => pattern.test(normalized))
 }
 
