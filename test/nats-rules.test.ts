@@ -73,7 +73,7 @@ const single: FixtureRow[] = [
   ['workqueue-consumer', 'NATS_WORKQUEUE_CONSUMER', '/x-nats-contract/consumers/auditor/config/deliver_policy', 61, 25],
   ['yaml-duplicate-key', 'YAML_DUPLICATE_KEY', '/info/title', 4, 3],
   ['yaml-tag', 'YAML_NON_JSON_VALUE', '/info/title', 3, 19],
-  ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info', 4, 3],
+  ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info', 4, 9],
   ['yaml-alias-limit', 'YAML_ALIAS_LIMIT', '/x-anchors/a16', 119, 8],
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
@@ -495,6 +495,25 @@ describe('a location in the headers (NATS_UNSUPPORTED for a reply address only)'
       "          cents: { type: integer }\n        examples: [{ reply: { address: { location: '$message.header#/replyTo' } } }]\n",
     )
     expect(await found(example)).toEqual([])
+  })
+})
+
+describe('a plain YAML key is a string as written (AsyncAPI: keys are strings under the YAML Failsafe schema)', () => {
+  it('200:, 1.0:, ~:, true: and 0x10: name the members "200", "1.0", "~", "true" and "0x10", in block and flow mappings; a tagged key is refused', async () => {
+    const file = ledgerVariant(
+      'plain-keys',
+      '          cents: { type: integer }\n',
+      '          cents: { type: integer }\n          200: { type: string }\n          1.0: { type: string }\n          ~: { type: string }\n          flow: { type: object, properties: { true: { type: string }, 0x10: { type: string } } }\n',
+    )
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    for (const key of ['"200"', '"1.0"', '"~"', '"true"', '"0x10"']) expect(result.code).toContain(key)
+    const tagged = ledgerVariant(
+      'tagged-key',
+      '          cents: { type: integer }\n',
+      '          cents: { type: integer }\n          !!int 7: { type: string }\n',
+    )
+    expect((await compile(tagged)).diagnostics.map((d) => d.code)).toEqual(['YAML_NON_STRING_KEY'])
   })
 })
 

@@ -46,7 +46,11 @@ export const CORE_CODES = declareCodes({
   JSON_NUMBER_RANGE: { severity: 'error', meaning: 'A number beyond the range of a double (`1e400` reads as Infinity; RFC 8785 has no form for it).' },
   YAML_SYNTAX: { severity: 'error', meaning: 'The file is not YAML (or is empty): the first syntax error, with a count of the ones it causes.' },
   YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping.' },
-  YAML_NON_STRING_KEY: { severity: 'error', meaning: 'A key that is not a string.' },
+  YAML_NON_STRING_KEY: {
+    severity: 'error',
+    meaning:
+      'A key that is not a string: tagged as another type (`!!int 7:`), an alias or a collection. A plain key is a string as written (`200:` is "200": YAML Failsafe schema, as AsyncAPI reads keys).',
+  },
   YAML_ALIAS_LIMIT: { severity: 'error', meaning: 'More than 16 aliases, or aliases that expand beyond 256 nodes.' },
   YAML_MERGE_KEY: {
     severity: 'warning',

@@ -146,9 +146,20 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
         if (!isPair(pair)) continue
         const key = pair.key
         if (isMergeKey(key)) continue
+        // AsyncAPI 3 (Format): keys are scalar strings "as defined by the YAML Failsafe schema
+        // ruleset", under which every plain scalar is a string: `200:`, `true:`, `1.0:`, `~:` are the
+        // keys "200", "true", "1.0", "~", as written (an outside pass found them refused). A key with
+        // an explicit tag of another type (`!!int 7:`), an alias or a collection is no string.
+        if (isScalar(key) && typeof key.value !== 'string' && key.tag === undefined && key.type === 'PLAIN' && typeof key.source === 'string')
+          key.value = key.source
         if (!isScalar(key) || typeof key.value !== 'string') {
           const at = (key as Node | null)?.range?.[0] ?? n.range?.[0] ?? 0
-          report('YAML_NON_STRING_KEY', at, pointer, 'Keys must be strings: JSON objects have no other kind of key.')
+          report(
+            'YAML_NON_STRING_KEY',
+            at,
+            pointer,
+            'Keys must be strings: JSON objects have no other kind of key (a plain key such as `200:` is the string "200"; this one is tagged as another type, an alias or a collection).',
+          )
           continue
         }
         const child = joinPointer(pointer, key.value)
