@@ -346,6 +346,86 @@ describe.skipIf(!NATS_SERVER)('contracts nats provision: every server answer is 
   }, 120_000)
 })
 
+describe.skipIf(!NATS_SERVER)(
+  'server fields the contract leaves out, at values that change what is kept or delivered (an outside pass found them in sync)',
+  () => {
+    let server: NatsServer
+    let nc: NatsConnection
+    let jsm: JetStreamManager
+    let orders: ContractModule
+    beforeAll(async () => {
+      server = await startNatsServer()
+      nc = await connect({ servers: server.url })
+      jsm = await jetstreamManager(nc)
+      orders = await moduleOf(ordersDocument)
+    }, 30_000)
+    afterAll(async () => {
+      await nc?.close()
+      await server?.stop()
+    })
+    const streamConfig = () => JSON.parse(JSON.stringify(Object.values(orders.streams)[0]!.config)) as Record<string, unknown>
+    const consumerConfig = () => JSON.parse(JSON.stringify(Object.values(orders.consumers)[0]!.config)) as Record<string, unknown>
+    const mark = () => markDescription({ contract: orders.contract.id, version: orders.contract.version })
+
+    it('a stream keeping one message a subject with rollups allowed, and a consumer delivering headers only that the server deletes when idle: differs; an update sets the defaults back; then in sync', async () => {
+      await jsm.streams.add({ ...streamConfig(), description: mark(), max_msgs_per_subject: 1, allow_rollup_hdrs: true } as never)
+      await jsm.consumers.add('ORDERS', { ...consumerConfig(), description: mark(), headers_only: true, inactive_threshold: 3_600_000_000_000 } as never)
+      const planned = await run(orders, nc, { dryRun: true })
+      expect(planned.inSync).toBe(false)
+      expect(planned.plan.map((p) => [p.name, p.action, p.differences.map((d) => [d.field, d.contract, d.server])])).toEqual([
+        [
+          'ORDERS',
+          'differs',
+          [
+            ['max_msgs_per_subject', -1, 1],
+            ['allow_rollup_hdrs', false, true],
+          ],
+        ],
+        [
+          'fulfil',
+          'differs',
+          [
+            ['headers_only', false, true],
+            ['inactive_threshold', 0, 3_600_000_000_000],
+          ],
+        ],
+      ])
+      const updated = await run(orders, nc, { update: true })
+      expect(planOf(updated)).toEqual([
+        ['stream', 'ORDERS', 'update'],
+        ['consumer', 'fulfil', 'update'],
+      ])
+      const [stream, consumer] = [(await jsm.streams.info('ORDERS')).config, (await jsm.consumers.info('ORDERS', 'fulfil')).config]
+      expect([stream.max_msgs_per_subject, stream.allow_rollup_hdrs, consumer.headers_only ?? false, consumer.inactive_threshold ?? 0]).toEqual([
+        -1,
+        false,
+        false,
+        0,
+      ])
+      const again = await run(orders, nc, { update: true })
+      expect([planOf(again), again.inSync]).toEqual([
+        [
+          ['stream', 'ORDERS', 'none'],
+          ['consumer', 'fulfil', 'none'],
+        ],
+        true,
+      ])
+    })
+
+    it('a push consumer under the contract’s name and mark: refused on every update, never reported updated (it stayed push)', async () => {
+      await jsm.consumers.delete('ORDERS', 'fulfil')
+      await jsm.consumers.add('ORDERS', { ...consumerConfig(), description: mark(), deliver_subject: 'push.fulfil' } as never)
+      for (let round = 0; round < 2; round++) {
+        const result = await run(orders, nc, { update: true, allowDataLoss: true })
+        const consumer = result.plan.find((p) => p.kind === 'consumer')!
+        expect([consumer.action, result.inSync]).toEqual(['refused', false])
+        expect(consumer.reason).toMatch(/^not changed: an update cannot change deliver_subject \(it is a push consumer/)
+        expect((await jsm.consumers.info('ORDERS', 'fulfil')).config.deliver_subject).toBe('push.fulfil')
+      }
+    })
+  },
+)
+
 describe('the ownership mark and the data-loss table, without a server', () => {
   it('reads back exactly the mark it writes; text that starts as a mark but is no readable one is an unreadable mark, never no mark', () => {
     const odd = { contract: 'a "b"} owner {"contract":"x', version: '1.0.0' }

@@ -21,6 +21,7 @@ import { jetstreamManager, JetStreamApiError, type JetStreamManager } from '@nat
 import type { NatsConnection } from '@nats-io/nats-core'
 import { checkServerVersion, type BindOptions, type ContractModule } from './index.js'
 import { lossOf } from './provision-loss.js'
+import { SERVER_DEFAULTS, unstatedDifferences } from './provision-defaults.js'
 import { markDescription, ownershipProblem, readMark, type OwnerMark } from './provision-mark.js'
 
 export type { OwnerMark } from './provision-mark.js'
@@ -99,14 +100,14 @@ const sameSet = (a: unknown, b: unknown): boolean => {
 const SET_FIELDS: Readonly<Record<'stream' | 'consumer', ReadonlySet<string>>> = { stream: new Set(['subjects']), consumer: new Set() }
 
 /**
- * The contract's fields whose values the server holds differently (fields the contract leaves out
- * are the server's), and, for a consumer, a `deliver_subject` the server has: the profile's
- * consumers are pull consumers, and a push consumer under the contract's name is not one of them.
+ * The contract's fields whose values the server holds differently, and the fields it leaves out
+ * whose server value is not the default and changes what the resource keeps or delivers
+ * (provision-defaults.ts: a `deliver_subject`, since the profile's consumers are pull consumers; a
+ * stream keeping one message a subject; a consumer deleted when idle). Any other field the contract
+ * leaves out is the server's.
  */
 function differences(kind: 'stream' | 'consumer', contract: Config, server: Config): FieldDifference[] {
-  const out: FieldDifference[] = []
-  if (kind === 'consumer' && typeof server.deliver_subject === 'string' && server.deliver_subject !== '' && !Object.hasOwn(contract, 'deliver_subject'))
-    out.push({ field: 'deliver_subject', contract: undefined, server: server.deliver_subject })
+  const out: FieldDifference[] = unstatedDifferences(kind, contract, server)
   for (const field of Object.keys(contract).sort()) {
     if ((SET_FIELDS[kind].has(field) ? sameSet : equal)(contract[field], server[field])) continue
     const loss = lossOf(kind, field, contract[field], server[field])
@@ -157,6 +158,7 @@ interface Judged {
  * contract may not create or change it for another reason (a consumer whose stream is not its own).
  */
 function judge(
+  kind: 'stream' | 'consumer',
   authority: 'contract' | 'external',
   diff: readonly FieldDifference[],
   owner: OwnerMark | null,
@@ -169,6 +171,12 @@ function judge(
   if (options.update !== true) return { action: adopting ? 'adopt' : 'differs' }
   const notOwned = ownershipProblem(self, owner, options.adopt === true)
   if (notOwned) return { action: 'refused', reason: `not changed: ${notOwned}.` }
+  const fixed = diff.filter((d) => Object.hasOwn(SERVER_DEFAULTS[kind], d.field) && !SERVER_DEFAULTS[kind][d.field]!.updatable)
+  if (fixed.length > 0)
+    return {
+      action: 'refused',
+      reason: `not changed: an update cannot change ${fixed.map((d) => `${d.field} (it ${SERVER_DEFAULTS[kind][d.field]!.does})`).join(', ')}; delete it (what it holds is lost) and provision again.`,
+    }
   const losses = diff.filter((d) => d.loss !== undefined)
   if (losses.length > 0 && options.allowDataLoss !== true)
     return {
@@ -217,7 +225,7 @@ export async function provision(module: ContractModule, nc: NatsConnection, opti
     else {
       const diff = differences('stream', config, found.config)
       const owner = readMark(found.config.description)
-      entry = { ...base, ...judge(stream.authority, diff, owner, self, options), differences: diff, owner }
+      entry = { ...base, ...judge('stream', stream.authority, diff, owner, self, options), differences: diff, owner }
     }
     if (apply) entry = await applied(entry, () => applyStream(jsm, entry, config, description))
     streamPlans.set(key, entry)
@@ -262,7 +270,7 @@ export async function provision(module: ContractModule, nc: NatsConnection, opti
       else {
         const diff = differences('consumer', config, found.config)
         const owner = readMark(found.config.description)
-        entry = { ...base, ...judge(consumer.authority, diff, owner, self, options), differences: diff, owner }
+        entry = { ...base, ...judge('consumer', consumer.authority, diff, owner, self, options), differences: diff, owner }
       }
       if (entry.action === 'missing') entry = { ...entry, reason: 'it is not on the server, and an external consumer is never created.' }
       // A consumer made for a stream this contract claims is only created or changed on that stream
@@ -291,15 +299,19 @@ export async function provision(module: ContractModule, nc: NatsConnection, opti
 // out stay as they are.
 const copy = (config: Config) => JSON.parse(JSON.stringify(config)) as Record<string, unknown>
 
+/** The defaults an update sets back: the unstated fields that differ (an update keeps what it does not name). */
+const defaultsOf = (entry: PlannedResource, config: Config): Record<string, unknown> =>
+  Object.fromEntries(entry.differences.filter((d) => !Object.hasOwn(config, d.field) && d.contract !== undefined).map((d) => [d.field, d.contract]))
+
 async function applyStream(jsm: JetStreamManager, entry: PlannedResource, config: Config, description: string): Promise<void> {
   if (entry.action === 'create') await jsm.streams.add({ ...copy(config), description } as never)
-  else if (entry.action === 'update') await jsm.streams.update(entry.name, { ...copy(config), description } as never)
+  else if (entry.action === 'update') await jsm.streams.update(entry.name, { ...defaultsOf(entry, config), ...copy(config), description } as never)
   else if (entry.action === 'adopt') await jsm.streams.update(entry.name, { description } as never)
 }
 
 async function applyConsumer(jsm: JetStreamManager, entry: PlannedResource, stream: string, config: Config, description: string): Promise<void> {
   if (entry.action === 'create') await jsm.consumers.add(stream, { ...copy(config), description } as never)
-  else if (entry.action === 'update') await jsm.consumers.update(stream, entry.name, { ...copy(config), description } as never)
+  else if (entry.action === 'update') await jsm.consumers.update(stream, entry.name, { ...defaultsOf(entry, config), ...copy(config), description } as never)
   else if (entry.action === 'adopt') await jsm.consumers.update(stream, entry.name, { description } as never)
 }
 
