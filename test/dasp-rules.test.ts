@@ -267,6 +267,27 @@ describe('closed shapes: a malformed member is reported at its pointer, and hide
     expect(message).toContain('at most 2^53 - 1 in magnitude')
   })
 
+  it('annotations producers write ($comment, title, description, x-*) are accepted on the selection, its entries and a definition; another member and an x- setting are not (an outside pass)', async () => {
+    const annotate = (o: any) => Object.assign(o, { $comment: 'c', title: 't', description: 'd', 'x-generator': { by: 'tool' } })
+    expect(
+      await variant(
+        (d) => annotate(d),
+        (sel) => {
+          annotate(sel)
+          annotate(sel.extensions[0])
+        },
+      ),
+    ).toEqual([])
+    expect(await variant((d) => (d.compatibilty = 'typo'))).toEqual([['DASP_DEFINITION_SHAPE', '/compatibilty']])
+    expect(
+      await variant(
+        () => {},
+        (sel) => (sel.extensions[1].settings['x-extra'] = 1),
+      ),
+    ).toEqual([['DASP_SETTINGS', '/extensions/1/settings/x-extra']])
+    expect(await variant((d) => (d.description = 7))).toEqual([['DASP_DEFINITION_SHAPE', '/description']])
+  })
+
   it('a dependency listed twice: the request (and the floor saved from it) lists it once; another scope is no repeat but a missing dependency', async () => {
     const result = await compile(join(fixtures, 'invalid', 'dependency-duplicate.dasp.json'))
     expect(result.diagnostics.map((d) => [d.code, d.severity])).toEqual([['DASP_DEPENDENCY_DUPLICATE', 'warning']])

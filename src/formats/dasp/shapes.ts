@@ -52,6 +52,26 @@ const content = (of: string) =>
  */
 const editorSchema = { type: 'string', description: 'The JSON Schema an editor checks this file with (a path or URL); the build does not read it.' }
 
+/**
+ * The annotations producers write in a document of their own, allowed beside the members of a
+ * selection, its extension and policy entries, and a definition: `$comment`, `title`,
+ * `description` (text) and any `x-` member (anything), as JSON Schema, OpenAPI and AsyncAPI allow
+ * them. The shapes stay closed to any other member (a typo such as `compatibilty` is caught), and
+ * a setting is never one: the settings are closed (DASP-EXT-002). No rule, request or diff reads
+ * them; a definition's pin covers its bytes as written, these included (an outside pass found
+ * `description` and `x-` members refused while `$schema` passed).
+ */
+const annotatable = <T extends { properties: Record<string, unknown> }>(shape: T) => ({
+  ...shape,
+  properties: {
+    $comment: str('A comment for readers; the build does not read it.'),
+    title: str('A title for readers; the build does not read it.'),
+    description: str('A description for readers; the build does not read it.'),
+    ...shape.properties,
+  },
+  patternProperties: { '^x-': { description: 'An extension member (x-...): the build does not read it.' } },
+})
+
 const contract = {
   type: 'object',
   additionalProperties: false,
@@ -63,7 +83,7 @@ const contract = {
   },
 }
 
-export const SELECTION_SHAPE = {
+export const SELECTION_SHAPE = annotatable({
   type: 'object',
   additionalProperties: false,
   required: ['dasp', 'core', 'profile', 'binding', 'definitions', 'extensions'],
@@ -79,7 +99,7 @@ export const SELECTION_SHAPE = {
     }),
     extensions: described('The requested extensions, each with its scope and complete settings; required dependencies must be requested too.', {
       type: 'array',
-      items: {
+      items: annotatable({
         type: 'object',
         additionalProperties: false,
         required: ['uri', 'version', 'scope', 'settings'],
@@ -89,7 +109,7 @@ export const SELECTION_SHAPE = {
           scope: str('The scope it is selected in: one of the scopes its definition supports (connection, session, command).'),
           settings: described("The extension's settings: every setting its definition declares, each within the definition's rules.", { type: 'object' }),
         },
-      },
+      }),
     }),
     policy: described('Host policy: the extensions a host requires, which a selection must then request.', {
       type: 'object',
@@ -98,7 +118,7 @@ export const SELECTION_SHAPE = {
       properties: {
         requires: described('Each extension the host requires, by identity and version, optionally in one scope.', {
           type: 'array',
-          items: {
+          items: annotatable({
             type: 'object',
             additionalProperties: false,
             required: ['uri', 'version'],
@@ -107,12 +127,12 @@ export const SELECTION_SHAPE = {
               version: str("The required extension's version."),
               scope: str('The scope it is required in; any scope when absent.'),
             },
-          },
+          }),
         }),
       },
     }),
   },
-}
+})
 
 const example = { type: ['string', 'object'], minLength: 1, minProperties: 1 }
 
@@ -136,7 +156,7 @@ const setting = {
   },
 }
 
-export const DEFINITION_SHAPE = {
+export const DEFINITION_SHAPE = annotatable({
   type: 'object',
   additionalProperties: false,
   required: ['identity'],
@@ -232,7 +252,7 @@ export const DEFINITION_SHAPE = {
     }),
     evidenceLimits: statement('The limits of the evidence: what the runtime cases do not show.'),
   },
-}
+})
 
 export const MANIFEST_SHAPE = {
   type: 'object',

@@ -9,7 +9,7 @@ import { daspRule } from './rule.js'
 export const shapeRule = daspRule({
   code: 'DASP_SHAPE',
   description:
-    "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' types, closed (no other member); the other rules still judge the readable parts.",
+    "The selection is not { dasp, core, profile, binding, definitions, extensions, policy? } with those members' types, closed (no other member but the annotations $schema, $comment, title, description and x-*, there and in its extension and policy entries); the other rules still judge the readable parts.",
   check(ctx, report) {
     for (const problem of ctx.shapeProblems.get(ctx.input.selection) ?? []) report(problem.pointer, problem.message)
   },
@@ -19,7 +19,7 @@ export const shapeRule = daspRule({
 export const definitionShape = daspRule({
   code: 'DASP_DEFINITION_SHAPE',
   description:
-    'A definition member of the wrong type, an unknown member, or an empty statement (a definition is closed: identity, status, content, supports, dependencies, scopes, operations, settings, attributes, processing, records, examples, evidenceLimits, scopeRelations); the other rules still judge the readable parts.',
+    'A definition member of the wrong type, an unknown member, or an empty statement (a definition is closed: identity, status, content, supports, dependencies, scopes, operations, settings, attributes, processing, records, examples, evidenceLimits, scopeRelations, and the annotations $schema, $comment, title, description and x-*); the other rules still judge the readable parts.',
   check(ctx, report) {
     for (const { loaded } of ctx.input.definitions) {
       for (const problem of ctx.shapeProblems.get(loaded) ?? []) report.in(loaded, problem.pointer, problem.message)
