@@ -305,7 +305,7 @@ export class RustPayloads {
         .line()
     for (const e of this.empty)
       w.line(e.doc).line('#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]').line(`pub enum ${e.id} {}`).line()
-    for (const a of this.aliases) w.line(a.doc).line(`pub type ${a.id} = ${a.type};`)
+    for (const a of this.aliases) w.line(a.doc).alias(a.id, a.type)
     if (this.aliases.length > 0) w.line()
   }
 
@@ -313,7 +313,7 @@ export class RustPayloads {
     const variants = new Names('camel', ['Self'])
     w.line(`/// One of ${values.map((v) => codeSpan(rustString(v))).join(', ')}.`)
     w.line('#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]').open(`pub enum ${name}`)
-    for (const v of values) w.line(`#[serde(rename = ${rustString(v)})]`).line(`${variants.get(v)},`)
+    for (const v of values) w.rename(rustString(v)).line(`${variants.get(v)},`)
     w.close().line()
   }
 
@@ -336,12 +336,12 @@ export class RustPayloads {
     for (const { key, field, required, ...f } of fields) {
       const { inner, options } = unwrapOptions(f.type)
       const type = reaches(inner, name) ? 'Option<'.repeat(options) + `Box<${inner}>` + '>'.repeat(options) : f.type
-      if (bare(field) !== key) w.line(`#[serde(rename = ${rustString(key)})]`)
+      if (bare(field) !== key) w.rename(rustString(key))
       if (required) {
         // serde reads an absent `Option` member as `None`; with `deserialize_with` an absent member
         // is an error, as the validator's `required` says (a present `null` is still `None`).
         if (this.isOption(f.type)) w.line('#[serde(deserialize_with = "serde::Deserialize::deserialize")]')
-        w.line(`pub ${field}: ${type},`)
+        w.member(field, type)
       } else
         // Optional: absent is `None`; present is `Some`, read by the member's own type. serde alone
         // reads a present `null` as `None`, which would accept `null` for a member whose schema
@@ -349,7 +349,7 @@ export class RustPayloads {
         w.line('#[serde(')
           .indented(() => w.line('default,').line('skip_serializing_if = "Option::is_none",').line('deserialize_with = "crate::common::present"'))
           .line(')]')
-          .line(`pub ${field}: Option<${type}>,`)
+          .member(field, `Option<${type}>`)
     }
     // Closed: `Closed` flattened refuses every other member. Not `deny_unknown_fields`: a struct
     // without a flattened member also reads a JSON array (by position), which no object schema accepts.

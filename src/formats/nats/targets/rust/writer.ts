@@ -43,6 +43,31 @@ export class RustWriter {
     return this.pad.length + text.length <= 100
   }
 
+  /**
+   * `#[serde(rename = "...")]`, or, past 100 columns, its argument on a line of its own as rustfmt
+   * wraps an attribute (`#[serde(` / `rename = "..."` / `)]`).
+   */
+  rename(name: string): this {
+    const one = `#[serde(rename = ${name})]`
+    return this.fits(one)
+      ? this.line(one)
+      : this.line('#[serde(')
+          .indented(() => this.line(`rename = ${name}`))
+          .line(')]')
+  }
+
+  /** A struct member `pub name: Type,`, or, past 100 columns, its type on the next line, as rustfmt breaks it. */
+  member(name: string, type: string): this {
+    const one = `pub ${name}: ${type},`
+    return this.fits(one) ? this.line(one) : this.line(`pub ${name}:`).indented(() => this.line(`${type},`))
+  }
+
+  /** `pub type Name = Type;`, or, past 100 columns, its type on the next line, as rustfmt breaks it. */
+  alias(name: string, type: string): this {
+    const one = `pub type ${name} = ${type};`
+    return this.fits(one) ? this.line(one) : this.line(`pub type ${name} =`).indented(() => this.line(`${type};`))
+  }
+
   /** Lines one level deeper (array items). */
   indented(write: () => void): this {
     this.depth++
