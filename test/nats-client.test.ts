@@ -181,6 +181,15 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     expect(handled).toEqual([{ text: '\u{1f600} \\ud800' }])
   })
 
+  it("a message past the server's max_payload is refused with PAYLOAD_TOO_LARGE by publish and request (nats.js threw its own error without a code: an outside pass); the connection goes on", async () => {
+    const big = 'x'.repeat(2 * 1024 * 1024)
+    expect(() => client.publish('noteOrder', { region: 'eu', orderId: '0a1b2c3d' }, { text: 'x' }, { headers: { trace: big } } as never)).toThrow(
+      expect.objectContaining({ name: 'ContractClientError', code: 'PAYLOAD_TOO_LARGE' }),
+    )
+    await expect(client.request('askPrice', { region: 'eu' }, { sku: big })).rejects.toMatchObject({ name: 'ContractClientError', code: 'PAYLOAD_TOO_LARGE' })
+    expect(await client.request('askPrice', { region: 'eu' }, { sku: 'a' })).toEqual({ ok: false, reason: 'no-responders' })
+  })
+
   it('a filter subscription receives only its region', async () => {
     const got: string[] = []
     const done = signal<void>()

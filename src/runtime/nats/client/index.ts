@@ -111,6 +111,7 @@ export type ContractClientErrorCode =
   | 'OUT_OF_CONTRACT_SUBJECT'
   | 'HANDLER_FAILED'
   | 'HANDLERS_BUSY'
+  | 'PAYLOAD_TOO_LARGE'
 
 export class ContractClientError extends Error {
   override readonly name = 'ContractClientError'
@@ -323,8 +324,12 @@ export class ContractClient<M extends ContractModule> {
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // No options object when there is nothing to say: nats.js then takes its shortest path.
-      if (headers) this.nc.publish(subject, data, { headers })
-      else this.nc.publish(subject, data)
+      try {
+        if (headers) this.nc.publish(subject, data, { headers })
+        else this.nc.publish(subject, data)
+      } catch (error) {
+        throw tooLarge(error, op.id) ?? error
+      }
       return undefined as PublishResult<M, K>
     }
     const stream = op.stream === undefined ? undefined : this.module.streams[op.stream]
@@ -337,13 +342,17 @@ export class ContractClient<M extends ContractModule> {
         [{ path: '/Nats-Msg-Id', message: '/Nats-Msg-Id would not be sent as given', code: 'headerValue' }],
       )
     const timeout = options.timeoutMs === undefined ? undefined : waitBound('publish', 'timeoutMs', options.timeoutMs)
-    return this.jetstream().publish(subject, data, {
-      ...(options.msgID !== undefined ? { msgID: options.msgID } : {}),
-      ...(headers ? { headers } : {}),
-      ...(timeout !== undefined ? { timeout } : {}),
-      // The contract names the stream that captures this subject: an ack from any other is an error.
-      ...(typeof streamName === 'string' ? { expect: { streamName } } : {}),
-    }) as PublishResult<M, K>
+    return this.jetstream()
+      .publish(subject, data, {
+        ...(options.msgID !== undefined ? { msgID: options.msgID } : {}),
+        ...(headers ? { headers } : {}),
+        ...(timeout !== undefined ? { timeout } : {}),
+        // The contract names the stream that captures this subject: an ack from any other is an error.
+        ...(typeof streamName === 'string' ? { expect: { streamName } } : {}),
+      })
+      .catch((error: unknown) => {
+        throw tooLarge(error, op.id) ?? error
+      }) as PublishResult<M, K>
   }
 
   /**
@@ -676,9 +685,23 @@ function firstResponse(
     } catch (error) {
       clearTimeout(timer)
       sub.unsubscribe()
-      reject(error instanceof Error ? error : new Error(errorText(error)))
+      reject(tooLarge(error, subject) ?? (error instanceof Error ? error : new Error(errorText(error))))
     }
   })
+}
+
+/**
+ * nats.js's refusal of a message past the server's `max_payload` (headers and payload together),
+ * as the client's own error with a code, or undefined for any other error. nats.js throws an
+ * `InvalidArgumentError` naming `max_payload`; the connection stays up.
+ */
+function tooLarge(error: unknown, what: string): ContractClientError | undefined {
+  const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; message?: unknown }
+  if (name !== 'InvalidArgumentError' || typeof message !== 'string' || !message.includes('max_payload')) return undefined
+  return new ContractClientError(
+    'PAYLOAD_TOO_LARGE',
+    `${what}: the message is larger than the server's max_payload (headers and payload together); nothing was sent.`,
+  )
 }
 
 /** `headers` (given or received; none reads as no header at all) as the plain object `validate` accepted (frozen), or why it does not. */
