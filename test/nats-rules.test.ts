@@ -498,6 +498,26 @@ describe('a location in the headers (NATS_UNSUPPORTED for a reply address only)'
   })
 })
 
+describe('YAML aliases are bounded by what they copy, not by their count', () => {
+  it('17 aliases of a one-member mapping pass (an outside pass found them refused); aliases copying more than 65,536 nodes do not', async () => {
+    const few = ledgerVariant(
+      'aliases-small',
+      '          entryId: { type: string }\n',
+      '          entryId: &s { type: string }\n' + Array.from({ length: 17 }, (_, i) => `          f${i}: *s\n`).join(''),
+    )
+    expect((await compile(few)).diagnostics).toEqual([])
+    const big = ledgerVariant(
+      'aliases-big',
+      '          entryId: { type: string }\n',
+      `          entryId: { type: string, enum: &e [${Array.from({ length: 9_000 }, (_, i) => `v${i}`).join(', ')}] }\n` +
+        Array.from({ length: 8 }, (_, i) => `          f${i}: { type: string, enum: *e }\n`).join(''),
+    )
+    expect((await compile(big)).diagnostics.map((d) => [d.code, d.pointer])).toEqual([
+      ['YAML_ALIAS_LIMIT', '/components/messages/EntryPosted/payload/properties/f7/enum'],
+    ])
+  })
+})
+
 describe('a plain YAML key is a string as written (AsyncAPI: keys are strings under the YAML Failsafe schema)', () => {
   it('200:, 1.0:, ~:, true: and 0x10: name the members "200", "1.0", "~", "true" and "0x10", in block and flow mappings; a tagged key is refused', async () => {
     const file = ledgerVariant(

@@ -26,7 +26,14 @@ function tooDeepNode(root: unknown): number | undefined {
 }
 
 /** Aliases a contract may use, and how many nodes their expansion may produce (alias bombs). */
-export const YAML_LIMITS = { aliases: 16, aliasExpansion: 256 }
+/**
+ * `aliases`: aliases in one document; `copiedNodes`: the nodes they copy in all (an alias of a
+ * mapping of 80 members copies about 160 nodes, each alias again): what expanding them costs, so
+ * what is bounded, rather than the count alone (16 aliases of a one-member mapping were refused
+ * while one alias of a large mapping passed: an outside pass). `aliasExpansion`: yaml's own bound
+ * on aliases nested in aliases (its `maxAliasCount`).
+ */
+export const YAML_LIMITS = { aliases: 4096, copiedNodes: 65_536, aliasExpansion: 256 }
 
 /**
  * A YAML document held to what JSON can say, with the position of every value. Plain documents
@@ -110,18 +117,49 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   }
   const nodes = new Map<string, number>()
   let aliases = 0
+  let copied = 0
+  let aliasLimited = false
+  /** Nodes an alias copies: its anchored node's, aliases in it counted as what they copy (each anchor once, memoized; past the bound, the bound). */
+  const sizes = new Map<unknown, number>()
+  const copiedBy = (alias: Node): number => sizeOf((alias as unknown as { resolve(d: unknown): unknown }).resolve(doc), new Set())
+  const sizeOf = (node: unknown, open: Set<unknown>): number => {
+    if (node === null || node === undefined || typeof node !== 'object') return 1
+    const known = sizes.get(node)
+    if (known !== undefined) return known
+    // An alias inside the node it names copies without end.
+    if (open.has(node)) return YAML_LIMITS.copiedNodes + 1
+    open.add(node)
+    let size = 1
+    if (isAlias(node)) size = sizeOf((node as unknown as { resolve(d: unknown): unknown }).resolve(doc), open)
+    else if (isMap(node) || isSeq(node))
+      for (const item of node.items as unknown[]) {
+        size += isPair(item) ? sizeOf(item.key, open) + sizeOf(item.value, open) : sizeOf(item, open)
+        if (size > YAML_LIMITS.copiedNodes) break
+      }
+    open.delete(node)
+    size = Math.min(size, YAML_LIMITS.copiedNodes + 1)
+    sizes.set(node, size)
+    return size
+  }
   const visit = (node: unknown, pointer: string): void => {
     if (!node || typeof node !== 'object') return
     const n = node as Node
     if (n.range) nodes.set(pointer, n.range[0])
     if (isAlias(n)) {
-      if (++aliases === YAML_LIMITS.aliases + 1)
+      if (aliasLimited) return
+      aliases++
+      copied += copiedBy(n)
+      if (aliases > YAML_LIMITS.aliases || copied > YAML_LIMITS.copiedNodes) {
+        aliasLimited = true
         report(
           'YAML_ALIAS_LIMIT',
           n.range?.[0] ?? 0,
           pointer,
-          `More than ${YAML_LIMITS.aliases} aliases: contracts keep aliases few so that expanding them stays cheap.`,
+          aliases > YAML_LIMITS.aliases
+            ? `More than ${YAML_LIMITS.aliases} aliases: contracts keep aliases few so that expanding them stays cheap.`
+            : `The aliases copy more than ${YAML_LIMITS.copiedNodes} nodes in all: contracts keep what aliases copy small so that expanding them stays cheap.`,
         )
+      }
       return
     }
     if (
