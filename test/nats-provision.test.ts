@@ -10,7 +10,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core'
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
+import { connect as connectTcp, createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../src/index.js'
@@ -425,6 +425,100 @@ describe.skipIf(!NATS_SERVER)(
     })
   },
 )
+
+describe.skipIf(!NATS_SERVER)('the connection lost in the middle of a run (an outside pass: four streams created, none reported)', () => {
+  let server: NatsServer
+  beforeAll(async () => {
+    server = await startNatsServer()
+  }, 30_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('the result keeps what was done, the stream in flight failed as unknown, the rest failed as not attempted; nothing throws', async () => {
+    const streams = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [
+        `s${i}`,
+        {
+          authority: 'contract',
+          config: {
+            name: `CUT${i}`,
+            subjects: [`cut${i}.>`],
+            retention: 'limits',
+            storage: 'memory',
+            num_replicas: 1,
+            max_age: 86400000000000,
+            max_msgs: 1000,
+            max_bytes: 1048576,
+            discard: 'new',
+            duplicate_window: 120000000000,
+          },
+        },
+      ]),
+    )
+    const doc = {
+      asyncapi: '3.1.0',
+      info: { title: 'cut', version: '1.0.0' },
+      'x-nats-contract': {
+        version: '0.2.0-draft',
+        contract: 'cut',
+        deployment: { binding: 'test-local', minimumServerVersion: '2.11.0' },
+        tokenTypes: {},
+        channels: {},
+        operations: {},
+        streams,
+      },
+      channels: {},
+      operations: {},
+    }
+    mkdirSync(tmp, { recursive: true })
+    const file = join(tmp, 'cut.asyncapi.json')
+    writeFileSync(file, JSON.stringify(doc))
+    const module = await moduleOf(file)
+    // A proxy that forwards both ways and cuts the connection when the client asks for the third stream to be made.
+    const port = Number(new URL(server.url).port)
+    let creates = 0
+    const proxy = createServer((client) => {
+      const upstream = connectTcp(port, '127.0.0.1')
+      const cut = () => {
+        client.destroy()
+        upstream.destroy()
+      }
+      client.on('error', cut)
+      upstream.on('error', cut)
+      upstream.on('data', (d: Buffer) => client.write(d))
+      client.on('data', (d: Buffer) => {
+        creates += (d.toString('latin1').match(/\$JS\.API\.STREAM\.CREATE\./g) ?? []).length
+        // The third request is never forwarded: the stream in flight was not made, though the client cannot know.
+        if (creates >= 3) {
+          cut()
+          proxy.close()
+        } else upstream.write(d)
+      })
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const nc = await connect({ servers: `nats://127.0.0.1:${(proxy.address() as AddressInfo).port}`, reconnect: false })
+    const result = await run(module, nc)
+    await nc.close().catch(() => undefined)
+    expect(result.interrupted).toEqual(expect.any(String))
+    expect(result.inSync).toBe(false)
+    expect(result.plan.map((p) => [p.name, p.action])).toEqual([
+      ['CUT0', 'create'],
+      ['CUT1', 'create'],
+      ['CUT2', 'failed'],
+      ['CUT3', 'failed'],
+      ['CUT4', 'failed'],
+      ['CUT5', 'failed'],
+    ])
+    expect(result.plan[2]!.reason).toMatch(/^the server stopped answering \(.+\): whether it was changed is not known\.$/)
+    expect(result.plan[3]!.reason).toBe('not attempted: the server stopped answering (above).')
+    // What it reported as done is on the server.
+    const direct = await connect({ servers: server.url })
+    const jsm = await jetstreamManager(direct)
+    for (const name of ['CUT0', 'CUT1']) expect((await jsm.streams.info(name)).config.name).toBe(name)
+    await direct.close()
+  }, 60_000)
+})
 
 describe('the ownership mark and the data-loss table, without a server', () => {
   it('reads back exactly the mark it writes; text that starts as a mark but is no readable one is an unreadable mark, never no mark', () => {

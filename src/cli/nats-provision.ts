@@ -176,15 +176,30 @@ export async function provisionCommand(files: readonly string[], flags: Provisio
           io.out(`plan for ${shown(module.contract.id)} ${shown(module.contract.version)}:`)
           for (const p of plan.plan) io.out(`  ${describePlanned(p)}`)
         }
-        done = options.dryRun ? plan : await client.provision(module, nc, options)
+        // A plan cut short changes nothing: the server stopped answering before it was made.
+        done = options.dryRun || plan.interrupted !== undefined ? plan : await client.provision(module, nc, options)
       } catch (error) {
         const why = stopped(error, url, shown(module.contract.id))
         io.err(`contracts: ${why.sentence}`)
         return why.status
       }
-      if (!options.dryRun && !flags.json) {
+      if (!options.dryRun && plan.interrupted === undefined && !flags.json) {
         io.out(`done for ${shown(module.contract.id)}:`)
         for (const p of done.plan) io.out(`  ${p.kind} ${shown(p.name)}: ${DONE[p.action] ?? p.action}`)
+      }
+      // The server stopped answering: what was done is printed (above, and in --json), then why, exit 3.
+      const interrupted = plan.interrupted ?? done.interrupted
+      if (interrupted !== undefined) {
+        report.push({
+          contract: module.contract.id,
+          version: module.contract.version,
+          plan: plan.plan,
+          done: options.dryRun || plan.interrupted !== undefined ? undefined : done.plan,
+          inSync: false,
+        })
+        if (flags.json) io.out(jsonText(report))
+        io.err(`contracts: provisioning ${shown(module.contract.id)} stopped: the server at ${url} did not answer (${shown(interrupted)}).`)
+        return 3
       }
       // Every refusal, the server's or provisioning's own, once more as a sentence on stderr.
       for (const p of done.plan)

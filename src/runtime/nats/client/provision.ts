@@ -21,6 +21,7 @@ import { jetstreamManager, JetStreamApiError, type JetStreamManager } from '@nat
 import type { NatsConnection } from '@nats-io/nats-core'
 import { checkServerVersion, type BindOptions, type ContractModule } from './index.js'
 import { lossOf } from './provision-loss.js'
+import { errorText } from '../../shared/error-text.js'
 import { SERVER_DEFAULTS, unstatedDifferences } from './provision-defaults.js'
 import { markDescription, ownershipProblem, readMark, type OwnerMark } from './provision-mark.js'
 
@@ -80,6 +81,11 @@ export interface ProvisionResult {
   readonly plan: readonly PlannedResource[]
   /** True when the server now matches the contract (after a dry run: already matches). */
   readonly inSync: boolean
+  /**
+   * Why the run stopped before its end, when the server stopped answering (a lost connection, a
+   * timeout): the plan then holds what was done, the resource in flight and the rest as `failed`.
+   */
+  readonly interrupted?: string
 }
 
 type Config = Readonly<Record<string, unknown>>
@@ -204,16 +210,67 @@ const sorted = <T>(record: Readonly<Record<string, T>>) => Object.entries(record
 export async function provision(module: ContractModule, nc: NatsConnection, options: ProvisionOptions = {}): Promise<ProvisionResult> {
   checkServerVersion(module, nc, options)
   const jsm = await jetstreamManager(nc)
+  const plan: PlannedResource[] = []
+  const progress: Progress = {}
+  try {
+    return await provisionEach(module, jsm, options, plan, progress)
+  } catch (error) {
+    // A JetStream answer never gets here (an entry's `failed`): the server stopped answering (the
+    // connection was lost, a request timed out). What was done is kept, the resource in flight is
+    // `failed` (whether it changed is not known) and the rest `failed` as not attempted, so a
+    // caller knows what changed; an outside pass saw four streams created and none reported.
+    if (answerOf(error) !== undefined) throw error
+    const why = errorText(error)
+    const listed = new Set(plan.map((p) => `${p.kind}\u0000${p.key}`))
+    const flight = progress.current
+    if (flight && !listed.has(`${flight.kind}\u0000${flight.key}`)) {
+      listed.add(`${flight.kind}\u0000${flight.key}`)
+      plan.push({ ...flight, action: 'failed', differences: [], reason: `the server stopped answering (${why}): whether it was changed is not known.` })
+    }
+    for (const [kind, resources] of [
+      ['stream', module.streams],
+      ['consumer', module.consumers],
+    ] as const)
+      for (const [key, resource] of sorted(resources as Readonly<Record<string, { authority: 'contract' | 'external'; config: unknown }>>)) {
+        if (listed.has(`${kind}\u0000${key}`)) continue
+        const config = resource.config as Config
+        const name = String(kind === 'stream' ? config.name : config.durable_name)
+        plan.push({
+          kind,
+          key,
+          name,
+          authority: resource.authority,
+          action: 'failed',
+          differences: [],
+          reason: 'not attempted: the server stopped answering (above).',
+        })
+      }
+    return { plan, inSync: false, interrupted: why }
+  }
+}
+
+/** The resource being planned or changed when the server stopped answering. */
+interface Progress {
+  current?: { kind: 'stream' | 'consumer'; key: string; name: string; authority: 'contract' | 'external' }
+}
+
+async function provisionEach(
+  module: ContractModule,
+  jsm: JetStreamManager,
+  options: ProvisionOptions,
+  plan: PlannedResource[],
+  progress: Progress,
+): Promise<ProvisionResult> {
   const self: OwnerMark = { contract: module.contract.id, version: module.contract.version }
   const description = markDescription(self)
   const apply = !options.dryRun
-  const plan: PlannedResource[] = []
   const streamPlans = new Map<string, PlannedResource>()
 
   for (const [key, stream] of sorted(module.streams)) {
     const config = stream.config as Config
     const name = String(config.name)
     const base = { kind: 'stream' as const, key, name, authority: stream.authority }
+    progress.current = base
     const found = await lookup(() => jsm.streams.info(name))
     let entry: PlannedResource
     if (found !== undefined && 'answer' in found) entry = { ...base, ...unread(found.answer) }
@@ -236,6 +293,7 @@ export async function provision(module: ContractModule, nc: NatsConnection, opti
     const config = consumer.config as Config
     const name = String(config.durable_name)
     const base = { kind: 'consumer' as const, key, name, authority: consumer.authority }
+    progress.current = base
     const streamKey = consumer.stream
     const stream = streamKey !== undefined && Object.hasOwn(module.streams, streamKey) ? module.streams[streamKey] : undefined
     const streamPlan = streamKey !== undefined ? streamPlans.get(streamKey) : undefined
