@@ -534,6 +534,12 @@ describe('the ownership mark and the data-loss table, without a server', () => {
       'unplugin-contracts owner {"contract":"intr\u001buder","version":"1.0.0"}'.replace('\\u001b', '\u001b'),
       'Unplugin-Contracts owner {"contract":"intruder","version":"1.0.0"}',
       ' unplugin-contracts owner {"contract":"intruder","version":"1.0.0"}',
+      // Not what provisioning writes (an outside pass saw these read as marks, the first as "own"):
+      'unplugin-contracts owner {"contract":"other","version":"1.0.0","contract":"own"}',
+      'unplugin-contracts owner {"contract":"own","version":"1.0.0","extra":1}',
+      'unplugin-contracts owner {"version":"1.0.0","contract":"own"}',
+      'unplugin-contracts owner { "contract": "own", "version": "1.0.0" }',
+      'unplugin-contracts owner {"contract":"\\u001b[31mevil\\nFAKE","version":"1.0.0"}',
     ])
       expect(readMark(text), text).toEqual({ contract: '', version: '', unreadable: text })
     expect(readMark(`unplugin-contracts owner ${'x'.repeat(500)}`)?.unreadable).toHaveLength(120)

@@ -49,8 +49,16 @@ export function readMark(description: unknown): OwnerMark | null {
   }
   if (typeof value !== 'object' || value === null) return unreadable
   const { contract, version } = value as Record<string, unknown>
-  return typeof contract === 'string' && typeof version === 'string' ? { contract, version } : unreadable
+  if (typeof contract !== 'string' || typeof version !== 'string' || CONTROL.test(contract) || CONTROL.test(version)) return unreadable
+  // Exactly what provisioning writes: a repeated or an extra member, another spelling of the same
+  // JSON, is text someone else wrote, read as unreadable (an outside pass saw a repeated
+  // `contract` taken as its last value, and the resource updated).
+  return description === markDescription({ contract, version }) ? { contract, version } : unreadable
 }
+
+/** Control characters, which no contract id or version holds (written as \u escapes, they still read as one). */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
 /** `contract orders 1.0.0`, `an unreadable mark ("...")`, or `no mark` for a resource provisioning did not create. */
 export const markText = (owner: OwnerMark | null): string =>
