@@ -51,7 +51,10 @@ export const CORE_CODES = declareCodes({
     meaning:
       'A key that is not a string: tagged as another type (`!!int 7:`), an alias or a collection. A plain key is a string as written (`200:` is "200": YAML Failsafe schema, as AsyncAPI reads keys).',
   },
-  YAML_ALIAS_LIMIT: { severity: 'error', meaning: 'Aliases that copy more than 65,536 nodes in all, more than 4,096 aliases, or aliases nested in aliases past 256.' },
+  YAML_ALIAS_LIMIT: {
+    severity: 'error',
+    meaning: 'Aliases that copy more than 65,536 nodes in all, more than 4,096 aliases, or aliases nested in aliases past 256.',
+  },
   YAML_MERGE_KEY: {
     severity: 'warning',
     meaning:
