@@ -498,6 +498,39 @@ describe('a location in the headers (NATS_UNSUPPORTED for a reply address only)'
   })
 })
 
+describe('a YAML document in UTF-16 with its byte order mark is read (YAML 1.2, section 5.2); JSON stays UTF-8', () => {
+  it('UTF-16LE and UTF-16BE compile to the module the UTF-8 file does; an error in one is framed in its text; a UTF-16 JSON contract is refused', async () => {
+    const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
+    const utf8 = await compile(join(fixtures, 'valid/ledger.asyncapi.yaml'))
+    const dir = join(import.meta.dirname, '.tmp/nats-rules-utf16')
+    mkdirSync(dir, { recursive: true })
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
+    const be = Buffer.from(le)
+    be.swap16()
+    for (const [name, bytes] of [
+      ['le', le],
+      ['be', be],
+    ] as const) {
+      const file = join(dir, `ledger-${name}.asyncapi.yaml`)
+      writeFileSync(file, bytes)
+      const result = await compile(file)
+      expect([name, result.diagnostics]).toEqual([name, []])
+      // The same module but the file's name and its bytes' digest (the digest is of the bytes as written).
+      const same = (code: string, file: string) => code.replaceAll(file, 'FILE').replace(/"digest":"[0-9a-f]{64}"/, '"digest":"D"')
+      expect(same(result.code!, `ledger-${name}.asyncapi.yaml`)).toBe(same(utf8.code!, 'ledger.asyncapi.yaml'))
+    }
+    const broken = join(dir, 'broken.asyncapi.yaml')
+    writeFileSync(broken, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.replace('retention: limits', 'retention: forever'), 'utf16le')]))
+    const failed = await compile(broken)
+    expect(failed.diagnostics.map((d) => d.code)).toEqual(['NATS_STREAM_CONFIG'])
+    const { formatDiagnostic, sourceReader } = await import('../src/core/report.js')
+    expect(formatDiagnostic(failed.diagnostics[0]!, sourceReader([broken]))).toContain('retention: forever')
+    const json = join(dir, 'ledger.asyncapi.json')
+    writeFileSync(json, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify({ asyncapi: '3.1.0' }), 'utf16le')]))
+    expect((await compile(json)).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_NOT_UTF8'])
+  })
+})
+
 describe('YAML aliases are bounded by what they copy, not by their count', () => {
   it('17 aliases of a one-member mapping pass (an outside pass found them refused); aliases copying more than 65,536 nodes do not', async () => {
     const few = ledgerVariant(

@@ -748,7 +748,7 @@ function stillValid(
       if (!Buffer.isBuffer(bytes)) return false
       const now = sha256(bytes)
       if (now === digest) continue
-      const text = changed !== undefined && fromOverlay === undefined ? decodedText(bytes) : undefined
+      const text = changed !== undefined && fromOverlay === undefined ? decodedText(bytes, path) : undefined
       if (text !== undefined) changed!.set(path, { text, sha256: now })
       return false
     } catch {

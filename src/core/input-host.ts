@@ -131,8 +131,26 @@ export interface ReadText {
   sha256: string
 }
 
-/** A file's bytes as text: UTF-8 without a leading byte order mark (as a TextDecoder reads it), or undefined when they are not UTF-8. */
-export function decodedText(bytes: Buffer): string | undefined {
+/**
+ * A file's bytes as text: UTF-8 without a leading byte order mark (as a TextDecoder reads it), or
+ * undefined when they are not UTF-8. A YAML file (`path` ending `.yaml` or `.yml`) may also be
+ * UTF-16 with its byte order mark: YAML 1.2 (section 5.2) asks every reader to take UTF-16, and
+ * Windows PowerShell 5.1 writes it by default (an outside pass found it refused). JSON stays UTF-8
+ * only (RFC 8259, section 8.1). UTF-32 is not read.
+ */
+export function decodedText(bytes: Buffer, path?: string): string | undefined {
+  if (path !== undefined && bytes.length >= 2 && /\.ya?ml$/i.test(path)) {
+    const little = bytes[0] === 0xff && bytes[1] === 0xfe
+    const big = bytes[0] === 0xfe && bytes[1] === 0xff
+    // FF FE 00 00 is UTF-32's mark, not UTF-16's: not read.
+    if ((little && !(bytes.length >= 4 && bytes[2] === 0 && bytes[3] === 0)) || big) {
+      try {
+        return new TextDecoder(little ? 'utf-16le' : 'utf-16be', { fatal: true }).decode(bytes)
+      } catch {
+        return undefined
+      }
+    }
+  }
   // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
   if (!isUtf8(bytes)) return undefined
   const text = bytes.toString('utf8')
@@ -246,8 +264,11 @@ export function recordingHost(
     }
     const bytes = read
     digests.set(abs, sha256(bytes))
-    const text = decodedText(bytes)
-    if (text === undefined) throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8.`))
+    const text = decodedText(bytes, abs)
+    if (text === undefined)
+      throw new InputError(
+        fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8${/\.ya?ml$/i.test(abs) ? ' (nor UTF-16 with its byte order mark)' : ''}.`),
+      )
     texts.set(abs, text)
     // Kept only when the file read is the one identified before reading it (not swapped meanwhile).
     if (identity !== undefined && fileIdentity(abs) === identity) cache!.set(abs, identity, text, digests.get(abs)!)

@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs'
 import { codeFrame } from './code-frame.js'
 import { terminalLine } from './terminal-text.js'
 import type { Diagnostic } from './diagnostics.js'
-import { readRegularFile } from './input-host.js'
+import { decodedText, readRegularFile } from './input-host.js'
 import { LIMITS } from './limits.js'
 
 /** Reads a file's text for a code frame, or undefined (no frame). */
@@ -20,7 +20,8 @@ export function sourceReader(files: Iterable<string>): SourceReader {
     try {
       if (lstatSync(file).isSymbolicLink()) return undefined
       const bytes = readRegularFile(file, LIMITS.fileBytes)
-      return Buffer.isBuffer(bytes) ? bytes.toString('utf8') : undefined
+      // Read as the compile read it (positions are in that text); bytes it could not read, as UTF-8 with replacements.
+      return Buffer.isBuffer(bytes) ? (decodedText(bytes, file) ?? bytes.toString('utf8')) : undefined
     } catch {
       return undefined
     }

@@ -11,6 +11,7 @@ import { realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { PathKind, SourceOverlay } from '../format.js'
 import { LIMITS } from '../limits.js'
+import { decodedText } from '../input-host.js'
 
 /** A ref git refuses, or one that names no commit here: a usage error. */
 export class GitRefError extends Error {}
@@ -141,7 +142,7 @@ export function gitVersion(ref: string, cwd: string): GitVersion {
       cached =
         entry.size !== undefined && entry.size > LIMITS.fileBytes
           ? ' '.repeat(LIMITS.fileBytes + 1)
-          : git(['cat-file', 'blob', entry.object], root, LIMITS.fileBytes + 1024).toString('utf8')
+          : readBlob(git(['cat-file', 'blob', entry.object], root, LIMITS.fileBytes + 1024), path)
       texts.set(entry.object, cached)
     }
     return cached
@@ -186,4 +187,12 @@ export function allFiles(version: GitVersion): string[] {
   for (const path of git(['ls-files', '--cached', '--others', '--exclude-standard', '-z'], root).toString('utf8').split('\0'))
     if (path !== '') files.add(join(root, path))
   return [...files].sort()
+}
+
+/**
+ * A blob's text as the compile reads a file (a YAML file's UTF-16 included, `decodedText`); bytes
+ * that are not text it reads are read as UTF-8 with replacements, since an overlay holds text only.
+ */
+function readBlob(bytes: Buffer, path: string): string {
+  return decodedText(bytes, path) ?? bytes.toString('utf8')
 }
