@@ -412,6 +412,21 @@ describe.skipIf(!NATS_SERVER)(
       ])
     })
 
+    it("--adopt says it replaces an operator's description with the mark, and what the text was (an outside pass: it went without a word)", async () => {
+      await jsm.streams.delete('ORDERS')
+      await jsm.streams.add({ ...streamConfig(), description: 'made by hand for the audit team' } as never)
+      const planned = await run(orders, nc, { dryRun: true, adopt: true })
+      const stream = planned.plan.find((p) => p.kind === 'stream')!
+      expect([stream.action, stream.owner, stream.reason]).toEqual([
+        'adopt',
+        null,
+        'marking it replaces its description "made by hand for the audit team" with the mark.',
+      ])
+      await run(orders, nc, { adopt: true })
+      expect((await jsm.streams.info('ORDERS')).config.description).toBe(mark())
+      await jsm.consumers.add('ORDERS', { ...consumerConfig(), description: mark() } as never)
+    })
+
     it('a push consumer under the contract’s name and mark: refused on every update, never reported updated (it stayed push)', async () => {
       await jsm.consumers.delete('ORDERS', 'fulfil')
       await jsm.consumers.add('ORDERS', { ...consumerConfig(), description: mark(), deliver_subject: 'push.fulfil' } as never)

@@ -61,7 +61,7 @@ export interface PlannedResource {
   readonly differences: readonly FieldDifference[]
   /** The ownership mark the server's resource carries (null: none); absent when it is not on the server. */
   readonly owner?: OwnerMark | null
-  /** One sentence, for `refused`, `failed` and `missing`. */
+  /** One sentence, for `refused`, `failed` and `missing`; for `adopt` (or an update that marks), the description the mark replaces. */
   readonly reason?: string
   readonly server?: ServerAnswer
 }
@@ -192,6 +192,17 @@ function judge(
   return { action: 'update' }
 }
 
+/**
+ * An unmarked resource this run marks (adopts, or updates with --adopt) loses its description to
+ * the mark: said in the entry's `reason`, with the text it had, so an operator's own note is never
+ * replaced without a word (an outside pass).
+ */
+function replacedDescription(entry: PlannedResource, server: Config): PlannedResource {
+  const text = server.description
+  if (entry.owner !== null || (entry.action !== 'adopt' && entry.action !== 'update') || typeof text !== 'string' || text === '') return entry
+  return { ...entry, reason: `marking it replaces its description ${JSON.stringify(text.length > 200 ? `${text.slice(0, 197)}...` : text)} with the mark.` }
+}
+
 /** Why this contract may not put consumers on a stream it claims, as planned (and, unless a dry run, applied), or undefined when it may. */
 function streamOwnership(self: OwnerMark, streamPlan: PlannedResource, options: ProvisionOptions): string | undefined {
   if (streamPlan.action === 'create') return undefined
@@ -282,7 +293,7 @@ async function provisionEach(
     else {
       const diff = differences('stream', config, found.config)
       const owner = readMark(found.config.description)
-      entry = { ...base, ...judge('stream', stream.authority, diff, owner, self, options), differences: diff, owner }
+      entry = replacedDescription({ ...base, ...judge('stream', stream.authority, diff, owner, self, options), differences: diff, owner }, found.config)
     }
     if (apply) entry = await applied(entry, () => applyStream(jsm, entry, config, description))
     streamPlans.set(key, entry)
@@ -328,7 +339,7 @@ async function provisionEach(
       else {
         const diff = differences('consumer', config, found.config)
         const owner = readMark(found.config.description)
-        entry = { ...base, ...judge('consumer', consumer.authority, diff, owner, self, options), differences: diff, owner }
+        entry = replacedDescription({ ...base, ...judge('consumer', consumer.authority, diff, owner, self, options), differences: diff, owner }, found.config)
       }
       if (entry.action === 'missing') entry = { ...entry, reason: 'it is not on the server, and an external consumer is never created.' }
       // A consumer made for a stream this contract claims is only created or changed on that stream
