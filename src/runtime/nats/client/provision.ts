@@ -203,6 +203,9 @@ function replacedDescription(entry: PlannedResource, server: Config): PlannedRes
   return { ...entry, reason: `marking it replaces its description ${JSON.stringify(text.length > 200 ? `${text.slice(0, 197)}...` : text)} with the mark.` }
 }
 
+/** JetStream's answer to a create whose name is taken with another configuration. */
+const STREAM_NAME_IN_USE = 10058
+
 /** Why this contract may not put consumers on a stream it claims, as planned (and, unless a dry run, applied), or undefined when it may. */
 function streamOwnership(self: OwnerMark, streamPlan: PlannedResource, options: ProvisionOptions): string | undefined {
   if (streamPlan.action === 'create') return undefined
@@ -296,6 +299,26 @@ async function provisionEach(
       entry = replacedDescription({ ...base, ...judge('stream', stream.authority, diff, owner, self, options), differences: diff, owner }, found.config)
     }
     if (apply) entry = await applied(entry, () => applyStream(jsm, entry, config, description))
+    // Made meanwhile by another run (two provisioners at once): judged as found, naming its mark, not
+    // as a stream that is not there (an outside pass saw the loser of a race say so).
+    if (apply && entry.action === 'failed' && entry.server?.code === STREAM_NAME_IN_USE) {
+      const again = await lookup(() => jsm.streams.info(name))
+      if (again !== undefined && 'config' in again) {
+        const diff = differences('stream', config, again.config)
+        const owner = readMark(again.config.description)
+        const problem = ownershipProblem(self, owner, false)
+        entry =
+          problem === undefined && diff.length === 0
+            ? { ...base, action: 'none', differences: diff, owner }
+            : {
+                ...base,
+                action: 'refused',
+                differences: diff,
+                owner,
+                reason: `not created: another run made it meanwhile, and ${problem ?? 'it differs from this contract'}.`,
+              }
+      }
+    }
     streamPlans.set(key, entry)
     plan.push(entry)
   }
