@@ -1,7 +1,7 @@
 /**
  * A topology of n applications costs the file system calls of n documents, not n²: each document's
  * compile reads the bundle's n files, and a compiler made for one run over them (`snapshot`, what
- * `contracts topology` and `topology()` use) asks the file system of each file once. Counted, not
+ * `contracts topology`, `contracts check` and `topology()` use) asks the file system of each file once. Counted, not
  * timed (an outside pass: 500 applications took 36 s, 1,000 of two channels over 300 s, two thirds
  * of it lstat and realpath calls). The projection is the same as a compiler's that asks every time.
  */
@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { ContractCompiler } from '../src/core/compile.js'
 import { natsFormat } from '../src/formats/nats/index.js'
 import { topology } from '../src/formats/nats/topology/index.js'
+import { contractsInProcess } from './helpers/cli.js'
 
 const work = join(import.meta.dirname, '.tmp/topology-bundle-cost', String(process.pid))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -102,5 +103,14 @@ describe('a topology over a bundle asks the file system of each file once', () =
     expect(every.calls).toBeGreaterThan(4 * b.calls)
     // The API's own compiler is a snapshot's.
     expect((await counted(() => topology([large]))).calls).toBeLessThan(every.calls / 4)
+  })
+
+  it('contracts check of every document of the bundle: the calls grow with the bundle too', async () => {
+    const documents = (root: string, n: number) => Array.from({ length: n }, (_, i) => join(root, `app${i}/asyncapi.yaml`))
+    const check = (root: string, n: number) => counted(() => contractsInProcess(['check', '--no-cache', ...documents(root, n)]))
+    const [a, b] = [await check(bundle(20), 20), await check(bundle(40), 40)]
+    expect([a.value.status, b.value.status]).toEqual([0, 0])
+    expect(b.value.stderr).toContain('40 contracts checked: no errors.')
+    expect(b.calls / a.calls).toBeLessThan(2.5)
   })
 })

@@ -490,14 +490,19 @@ export function githubAnnotation(d: Diagnostic): string {
 }
 
 /** One `check` run: every file compiled, diagnostics printed, a summary line; what was read comes back for `--watch`. */
-async function checkOnce(files: string[], flags: Resolved, io: Output): Promise<{ status: number; read: Set<string>; looked: Set<string> }> {
+async function checkOnce(
+  files: string[],
+  flags: Resolved,
+  io: Output,
+  using: ContractCompiler = compiler,
+): Promise<{ status: number; read: Set<string>; looked: Set<string> }> {
   const all: Diagnostic[] = []
   const read = new Set<string>()
   const looked = new Set<string>()
   let failed = 0
   const reported = firstTimeOnly()
   for (const file of files) {
-    const result = await compiler.compile(file, { ...options(flags), declarations: false })
+    const result = await using.compile(file, { ...options(flags), declarations: false })
     append(all, reported(result.diagnostics))
     for (const dependency of result.dependencies) read.add(dependency)
     read.add(resolvePath(file))
@@ -535,7 +540,11 @@ function checkArguments(files: string[], flags: Resolved): void {
 
 async function check(files: string[], flags: Resolved, io: Output): Promise<number> {
   checkArguments(files, flags)
-  return (await checkOnce(files, flags, io)).status
+  // One run over files that do not change meanwhile (not --watch): a compiler of its own that looks at
+  // each file once (CompilerOptions.snapshot), as the topology's does; a bundle's n documents each read
+  // its n files (an outside pass: 500 documents of one bundle took 39 s).
+  const once = new ContractCompiler({ formats, snapshot: true, ...(compiler.persistent ? { cache: compiler.persistent } : {}) })
+  return (await checkOnce(files, flags, io, once)).status
 }
 
 /**
