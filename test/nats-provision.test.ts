@@ -20,6 +20,7 @@ import { markDescription, ownershipProblem, readMark } from '../src/runtime/nats
 import { contracts } from './helpers/cli.js'
 import { loadModule } from './helpers/load-module.js'
 import { freePort, NATS_SERVER, startNatsServer, type NatsServer } from './helpers/nats-server.js'
+import { connectedNatsServer } from './helpers/nats-connected.js'
 
 const root = join(import.meta.dirname, '..')
 const ordersDocument = join(root, 'fixtures/nats/client/orders.asyncapi.yaml')
@@ -349,20 +350,16 @@ describe.skipIf(!NATS_SERVER)('contracts nats provision: every server answer is 
 describe.skipIf(!NATS_SERVER)(
   'server fields the contract leaves out, at values that change what is kept or delivered (an outside pass found them in sync)',
   () => {
-    let server: NatsServer
+    // One nats-server and one connection for the block (helpers/nats-connected.ts).
+    const nats = connectedNatsServer()
     let nc: NatsConnection
     let jsm: JetStreamManager
     let orders: ContractModule
     beforeAll(async () => {
-      server = await startNatsServer()
-      nc = await connect({ servers: server.url })
+      nc = nats.nc
       jsm = await jetstreamManager(nc)
       orders = await moduleOf(ordersDocument)
     }, 30_000)
-    afterAll(async () => {
-      await nc?.close()
-      await server?.stop()
-    })
     const streamConfig = () => JSON.parse(JSON.stringify(Object.values(orders.streams)[0]!.config)) as Record<string, unknown>
     const consumerConfig = () => JSON.parse(JSON.stringify(Object.values(orders.consumers)[0]!.config)) as Record<string, unknown>
     const mark = () => markDescription({ contract: orders.contract.id, version: orders.contract.version })

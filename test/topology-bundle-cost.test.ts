@@ -5,11 +5,11 @@
  * timed (an outside pass: 500 applications took 36 s, 1,000 of two channels over 300 s, two thirds
  * of it lstat and realpath calls). The projection is the same as a compiler's that asks every time.
  */
-import fs, { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import fs, { rmSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
-import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { natsBundle } from '../bench/generate.js'
 import { ContractCompiler } from '../src/core/compile.js'
 import { natsFormat } from '../src/formats/nats/index.js'
 import { topology } from '../src/formats/nats/topology/index.js'
@@ -18,52 +18,8 @@ import { contractsInProcess } from './helpers/cli.js'
 const work = join(import.meta.dirname, '.tmp/topology-bundle-cost', String(process.pid))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-/** A locked bundle of `apps` applications, each publishing one channel into a stream of its own. */
-function bundle(apps: number): string {
-  const root = join(work, `apps-${apps}`)
-  mkdirSync(root, { recursive: true })
-  const entries: Array<{ path: string; sha256: string }> = []
-  for (let i = 0; i < apps; i++) {
-    const doc = {
-      asyncapi: '3.1.0',
-      info: { title: `a${i}`, version: '1.0.0' },
-      'x-nats-contract': {
-        version: '0.2.0-draft',
-        contract: `app${i}`,
-        deployment: { binding: 'b', minimumServerVersion: '2.11.0' },
-        tokenTypes: { tid: { kind: 'token', alphabet: 'lower', first: 'letter', minLength: 1, maxLength: 20, prefix: '' } },
-        channels: { c: { parameters: { id: 'tid' } } },
-        operations: { p: { publish: { api: 'jetstream', confirmation: 'stream-ack', stream: 's' } } },
-        streams: {
-          s: {
-            authority: 'contract',
-            config: {
-              name: `S${i}`,
-              subjects: [`a${i}.>`],
-              retention: 'limits',
-              storage: 'file',
-              num_replicas: 1,
-              max_age: 86400000000000,
-              max_msgs: 1000,
-              max_bytes: 104857600,
-              discard: 'new',
-              duplicate_window: 120000000000,
-            },
-          },
-        },
-      },
-      channels: { c: { address: `a${i}.c.{id}`, parameters: { id: {} }, messages: { m: { payload: { type: 'object' } } } } },
-      operations: { p: { action: 'send', channel: { $ref: '#/channels/c' } } },
-    }
-    const path = `app${i}/asyncapi.yaml`
-    const bytes = Buffer.from(JSON.stringify(doc))
-    mkdirSync(join(root, `app${i}`), { recursive: true })
-    writeFileSync(join(root, path), bytes)
-    entries.push({ path, sha256: createHash('sha256').update(bytes).digest('hex') })
-  }
-  writeFileSync(join(root, 'bundle.lock.json'), JSON.stringify({ entries }, null, 2))
-  return root
-}
+/** A locked bundle of `apps` applications of one channel each (bench/generate.ts, as the topology tests make it). */
+const bundle = (apps: number): string => natsBundle(join(work, `apps-${apps}`), apps, 1)
 
 /** `run` with every lstat, stat and realpath call of the process counted (the modules' named imports included). */
 async function counted<T>(run: () => Promise<T>): Promise<{ value: T; calls: number }> {
