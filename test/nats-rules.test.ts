@@ -73,7 +73,7 @@ const single: FixtureRow[] = [
   ['workqueue-consumer', 'NATS_WORKQUEUE_CONSUMER', '/x-nats-contract/consumers/auditor/config/deliver_policy', 61, 25],
   ['yaml-duplicate-key', 'YAML_DUPLICATE_KEY', '/info/title', 4, 3],
   ['yaml-tag', 'YAML_NON_JSON_VALUE', '/info/title', 3, 19],
-  ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info', 4, 9],
+  ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info/x-notes', 5, 11],
   ['yaml-alias-limit', 'YAML_ALIAS_LIMIT', '/x-anchors/a16', 119, 8],
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],

@@ -41,11 +41,11 @@ export const CORE_CODES = declareCodes({
   },
   CONTRACTS_INTERNAL: { severity: 'error', meaning: 'A bug in the compiler, reported instead of crashing the build.' },
   JSON_SYNTAX: { severity: 'error', meaning: 'The file is not strict JSON (comments, trailing commas, truncation).' },
-  JSON_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one object.' },
+  JSON_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one object (the rules still check the document as read with the later member).' },
   JSON_LONE_SURROGATE: { severity: 'error', meaning: 'A string with an unpaired UTF-16 surrogate, which canonical JSON (RFC 8785) cannot represent.' },
   JSON_NUMBER_RANGE: { severity: 'error', meaning: 'A number beyond the range of a double (`1e400` reads as Infinity; RFC 8785 has no form for it).' },
   YAML_SYNTAX: { severity: 'error', meaning: 'The file is not YAML (or is empty): the first syntax error, with a count of the ones it causes.' },
-  YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping.' },
+  YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping (the rules still check the document as read with the later member).' },
   YAML_NON_STRING_KEY: {
     severity: 'error',
     meaning:
@@ -67,6 +67,19 @@ export const CORE_CODES = declareCodes({
 })
 
 export type CoreCode = keyof typeof CORE_CODES
+
+/**
+ * Reading errors about a key, after which the document still has one value (JSON's and yaml's
+ * own: the later of two members named alike; a key tagged as another type, as its text): the rules
+ * check that value, so that one key mistake does not hide every other verdict (an outside pass
+ * fixed a duplicate key to learn only then of a stream's refused settings). The document is still
+ * refused: nothing is modelled or generated from it.
+ */
+const READ_PAST: ReadonlySet<string> = new Set<CoreCode>(['JSON_DUPLICATE_KEY', 'YAML_DUPLICATE_KEY', 'YAML_NON_STRING_KEY'])
+
+/** Whether every error of `diagnostics` is one the document's value is read past (see READ_PAST). */
+export const readPast = (diagnostics: readonly { code: string; severity: string }[]): boolean =>
+  diagnostics.every((d) => d.severity !== 'error' || READ_PAST.has(d.code))
 
 /**
  * Every declared code, by who declares it: core's here; each format adds its own where it declares

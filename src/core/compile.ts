@@ -1,6 +1,7 @@
 import { basename, dirname, resolve } from 'node:path'
 import type { EncodedSourceMap } from '@jridgewell/gen-mapping'
 import { append } from './append.js'
+import { readPast } from './codes.js'
 import { capDiagnostics, hasErrors, type Diagnostic } from './diagnostics.js'
 import {
   isLazyFormat,
@@ -568,7 +569,8 @@ export class ContractCompiler {
       const diagnostics = [...query.diagnostics, ...resolved.diagnostics]
       const loaded = await format.load(file, host, memos)
       append(diagnostics, loaded.diagnostics)
-      if (loaded.input === undefined || hasErrors(diagnostics)) return { ...claimed, diagnostics }
+      // Checked past a key mistake (a duplicate key: codes.ts READ_PAST), never modelled.
+      if (loaded.input === undefined || !readPast(diagnostics)) return { ...claimed, diagnostics }
       const checked = format.check(loaded.input, memos)
       append(diagnostics, checked.diagnostics)
       if (hasErrors(diagnostics)) return { ...claimed, diagnostics }

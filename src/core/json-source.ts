@@ -1,5 +1,5 @@
 import type { Node, ParseError } from 'jsonc-parser'
-import { CORE_CODES } from './codes.js'
+import { CORE_CODES, readPast } from './codes.js'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import { lazyRequire } from './lazy-require.js'
@@ -34,7 +34,7 @@ export interface JsonSource {
 
 export interface JsonParseResult {
   source: JsonSource
-  /** Errors: with any, the text is not read (`source.value` is undefined or not to be used). */
+  /** Errors: with any, the text is not read (`source.value` is undefined), but for key errors the value is read past (codes.ts `readPast`). */
   diagnostics: Diagnostic[]
   /** Warnings about a text that was read (a YAML merge key): the caller that reports the document's diagnostics adds them. */
   warnings?: Diagnostic[]
@@ -44,6 +44,9 @@ export interface JsonParseResult {
  * `regions`: what the last parse of the same file read (core/json-regions.ts): the value's parts
  * whose text is unchanged since then are the very values read then.
  */
+/** Whether a parse's value is to be checked: read (a value), with no error but a key mistake it was read past (codes.ts READ_PAST). */
+export const readPastParse = (result: JsonParseResult): boolean => result.source.value !== undefined && readPast(result.diagnostics)
+
 export function parseJsonSource(file: string, text: string, regions?: JsonRegions): JsonParseResult {
   // A byte order mark is tolerated; replacing it by a space keeps every offset where it was.
   const body = text.charCodeAt(0) === 0xfeff ? ' ' + text.slice(1) : text
@@ -147,7 +150,8 @@ export function parseJsonSource(file: string, text: string, regions?: JsonRegion
     return { ...lines.position(offset), offset }
   }
   if (diagnostics.length === 0 && reread === undefined && regions !== undefined) value = regions.share(body, value, scan!.spans)
-  return { source: { file, text, value: diagnostics.length > 0 ? undefined : value, lines, locate }, diagnostics }
+  // A duplicate key leaves JSON.parse's value (the later member): read past it (codes.ts READ_PAST).
+  return { source: { file, text, value: readPast(diagnostics) ? value : undefined, lines, locate }, diagnostics }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Node } from 'yaml'
 import { lazyRequire } from './lazy-require.js'
 
 const yaml = lazyRequire<typeof import('yaml')>('yaml')
-import { CORE_CODES, type CoreCode } from './codes.js'
+import { CORE_CODES, readPast, type CoreCode } from './codes.js'
 import type { Diagnostic } from './diagnostics.js'
 import { joinPointer, splitPointer } from '../runtime/shared/json-pointer.js'
 import type { JsonParseResult, JsonSource } from './json-source.js'
@@ -116,6 +116,7 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     else if (error === syntax[0]) report('YAML_SYNTAX', error.pos[0], '', yamlSyntaxMessage(error, text, syntax.length - 1))
   }
   const nodes = new Map<string, number>()
+  let keyUnreadable = false
   let aliases = 0
   let copied = 0
   let aliasLimited = false
@@ -191,6 +192,8 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
         if (isScalar(key) && typeof key.value !== 'string' && key.tag === undefined && key.type === 'PLAIN' && typeof key.source === 'string')
           key.value = key.source
         if (!isScalar(key) || typeof key.value !== 'string') {
+          // A tagged scalar key reads as its text; a collection's or an alias's has none to read past.
+          if (!isScalar(key)) keyUnreadable = true
           const at = (key as Node | null)?.range?.[0] ?? n.range?.[0] ?? 0
           report(
             'YAML_NON_STRING_KEY',
@@ -246,7 +249,9 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
   }
 
   let value: unknown
-  if (diagnostics.length === 0) {
+  // A duplicate key (the later member is read) or a tagged scalar key (read as its text): the
+  // value is read past it (codes.ts READ_PAST), for the rules alone.
+  if (diagnostics.length === 0 || (readPast(diagnostics) && !keyUnreadable)) {
     let threw = false
     try {
       value = doc.toJS({ maxAliasCount: YAML_LIMITS.aliasExpansion })
@@ -280,7 +285,11 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
     }
     return { ...lines.position(offset ?? 0), offset: offset ?? 0 }
   }
-  return { source: { file, text, value, lines, locate } satisfies JsonSource, diagnostics, ...(warnings.length > 0 ? { warnings } : {}) }
+  return {
+    source: { file, text, value: readPast(diagnostics) ? value : undefined, lines, locate } satisfies JsonSource,
+    diagnostics,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  }
 }
 
 /** The parser's sentence, a hint for the usual cause, and how many consequent errors were left out. */

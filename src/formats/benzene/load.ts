@@ -9,8 +9,9 @@ import type { CompileMemos } from '../../core/memo.js'
  * recompile shares the parts of the document its edit left unchanged with the last parse
  * (core/json-regions.ts), so that what later stages keep by identity is found again.
  */
-export async function loadBenzene(file: string, host: InputHost, memos?: CompileMemos): Promise<{ input: JsonSource; diagnostics: Diagnostic[] }> {
+export async function loadBenzene(file: string, host: InputHost, memos?: CompileMemos): Promise<{ input?: JsonSource; diagnostics: Diagnostic[] }> {
   const regions = memos?.kept('benzene:json-regions', () => new JsonRegionsByFile()).of(file)
   const { source, diagnostics } = parseJsonSource(file, await host.readText(file), regions)
-  return { input: source, diagnostics }
+  // A text that was not read has nothing to check; one read past a key mistake is checked (codes.ts READ_PAST).
+  return source.value === undefined ? { diagnostics } : { input: source, diagnostics }
 }

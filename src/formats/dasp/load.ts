@@ -7,7 +7,7 @@ import { InputError } from '../../core/input-host.js'
 import { isObject } from '../../runtime/shared/json-value.js'
 export { isObject }
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
-import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
+import { parseJsonSource, readPastParse, type JsonSource } from '../../core/json-source.js'
 import { MANIFEST_SHAPE, shapeProblems } from './shapes.js'
 
 export interface LoadedJson {
@@ -44,10 +44,12 @@ const report = (
   diagnostics.push(loadDiagnostic({ file: where.file, locate: where.source?.locate }, code, pointer, message, data))
 }
 
-async function readJson(host: InputHost, file: string): Promise<LoadedJson | Diagnostic[]> {
+/** A JSON file read, with its reading's errors; unreadable: the errors alone. A key mistake (a duplicate key) is read past (codes.ts READ_PAST). */
+async function readJson(host: InputHost, file: string): Promise<{ loaded: LoadedJson; diagnostics: Diagnostic[] } | Diagnostic[]> {
   const read = await host.read(file)
-  const { source, diagnostics } = parseJsonSource(file, read.text)
-  return diagnostics.length > 0 ? diagnostics : { file, source, sha256: read.sha256 }
+  const parsed = parseJsonSource(file, read.text)
+  const { source, diagnostics } = parsed
+  return readPastParse(parsed) ? { loaded: { file, source, sha256: read.sha256 }, diagnostics } : diagnostics
 }
 
 /** A local path (relative to `from`), never a URL: identifiers are not locations. */
@@ -57,9 +59,10 @@ function localPath(from: string, path: string): string | undefined {
 }
 
 export async function loadDasp(file: string, host: InputHost): Promise<{ input?: DaspInput; diagnostics: Diagnostic[] }> {
-  const selection = await readJson(host, file)
-  if (Array.isArray(selection)) return { diagnostics: selection }
-  const diagnostics: Diagnostic[] = []
+  const read = await readJson(host, file)
+  if (Array.isArray(read)) return { diagnostics: read }
+  const selection = read.loaded
+  const diagnostics: Diagnostic[] = [...read.diagnostics]
   const input: DaspInput = { selection, definitions: [], problems: diagnostics, unreadable: [] }
   const list = isObject(selection.source.value) && Array.isArray(selection.source.value.definitions) ? selection.source.value.definitions : []
   for (let i = 0; i < list.length; i++) {
@@ -96,7 +99,7 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
       input.unreadable.push(i)
       continue
     }
-    let loaded: LoadedJson | Diagnostic[]
+    let loaded: Awaited<ReturnType<typeof readJson>>
     try {
       loaded = await readJson(host, path)
     } catch (error) {
@@ -110,8 +113,9 @@ export async function loadDasp(file: string, host: InputHost): Promise<{ input?:
       append(diagnostics, loaded)
       input.unreadable.push(i)
     } else {
-      input.definitions.push({ index: i, loaded })
-      await checkPin(host, loaded, diagnostics)
+      append(diagnostics, loaded.diagnostics)
+      input.definitions.push({ index: i, loaded: loaded.loaded })
+      await checkPin(host, loaded.loaded, diagnostics)
     }
   }
   for (const key of ['core', 'profile', 'binding'] as const) {

@@ -7,7 +7,7 @@ import type { InputHost } from '../../core/format.js'
 import { InputError } from '../../core/input-host.js'
 import { joinPointer } from '../../runtime/shared/json-pointer.js'
 import { refFilePath, refSites, type RefSite } from '../../core/json-refs.js'
-import { parseJsonSource, type JsonSource } from '../../core/json-source.js'
+import { parseJsonSource, readPastParse, type JsonSource } from '../../core/json-source.js'
 import { parseYamlSource } from '../../core/yaml-source.js'
 import type { CompileMemos } from '../../core/memo.js'
 import { YamlRegionsByFile, type YamlRegions } from '../../core/yaml-regions.js'
@@ -256,7 +256,8 @@ class BundleReader {
     if (!got) return undefined
     const result = parsedLocked(abs, got.text, got.sha256)
     append(this.diagnostics, result.diagnostics)
-    if (result.diagnostics.length > 0) return undefined
+    // A key mistake (a duplicate key) is read past for the rules (codes.ts READ_PAST).
+    if (!readPastParse(result)) return undefined
     if (result.warnings) append(this.diagnostics, result.warnings)
     return { file: abs, source: standardRefsResolved(result.source), sha256: got.sha256 }
   }
@@ -314,11 +315,13 @@ export async function loadInput(file: string, host: InputHost, memos?: CompileMe
   if (lockFile) input.bundle = await readLock(lockFile, host, reader.report)
   const mainRel = input.bundle && relative(input.bundle.root, file).split(sep).join('/')
   const mainTampered = input.bundle !== undefined && input.bundle.entries.has(mainRel!) && input.bundle.entries.get(mainRel!) !== read.sha256
-  if (parsed.diagnostics.length > 0) {
+  if (!readPastParse(parsed)) {
     // Unreadable; if the lock pins other bytes, say that too (it may be tampering, not a typo).
     if (mainTampered) reader.reportTampered(mainRel!, read.sha256)
     return { diagnostics: [...reader.diagnostics, ...parsed.diagnostics] }
   }
+  // A key mistake (a duplicate key) is reported, and the rest read past it (codes.ts READ_PAST).
+  append(reader.diagnostics, parsed.diagnostics)
   if (parsed.warnings) append(reader.diagnostics, parsed.warnings)
   const credential = credentialOf(parsed.source)
   if (credential) {
