@@ -128,6 +128,8 @@ export const SHARED = [
   'test/nats-rules-links.test.ts',
   'test/nats-rules-pipelines.test.ts',
   'test/nats-rules.test.ts',
+  'test/nats-message-headers-oracle.test.ts',
+  'test/read-past-keys.test.ts',
   'test/nats-schema-cycle.test.ts',
   'test/nats-standard-parser.test.ts',
   'test/nats-standard-refs.test.ts',

@@ -248,6 +248,134 @@ describe.skipIf(!NATS_SERVER)('message headers schemas on every client path (rea
   })
 })
 
+describe.skipIf(!NATS_SERVER)(
+  'a channel whose messages differ in having a headers schema: each message’s headers held with its payload (real nats-server)',
+  () => {
+    // AsyncAPI 3.1.0 (Message Object): `noted` requires traceId, `plain` has no headers schema (any
+    // headers); the reply channel's `busy` requires retryAfter beside `price`, which has none.
+    const nats = connectedNatsServer()
+    let module: ContractModule
+    const plain = '      plain:\n        payload: { type: object, required: [plain], additionalProperties: false, properties: { plain: { type: string } } }\n'
+    const busy =
+      '      busy:\n        headers: { type: object, required: [retryAfter], properties: { retryAfter: { type: string, pattern: "^[0-9]+$" } } }\n        payload: { type: object, required: [busy], properties: { busy: { const: true } } }\n'
+
+    beforeAll(async () => {
+      ;({ module } = await headersContract(
+        withEdits(headersDocument(), [
+          [
+            '            text: { type: string, maxLength: 200, description: What was noted. }\n',
+            `            text: { type: string, maxLength: 200, description: What was noted. }\n${plain}`,
+          ],
+          [
+            "      price:\n        payload: { $ref: '#/components/schemas/Price' }\n",
+            `      price:\n        payload: { $ref: '#/components/schemas/Price' }\n${busy}`,
+          ],
+        ]),
+      ))
+    }, 60_000)
+
+    it('the module holds each message’s pair, no headers validator of the set', () => {
+      for (const id of ['orderNoted', 'priceReply']) {
+        expect(module.channels[id]!.validateHeaders).toBeUndefined()
+        expect(module.channels[id]!.validateByMessage).toHaveLength(2)
+      }
+    })
+
+    it('publish: noted without its header is refused and nothing sent; noted with it, and plain with any headers (a name given twice), are sent', async () => {
+      const client = bindContract(module, nats.nc, { allowOlderServer: true })
+      const at = { region: 'eu', orderId: '0a1b2c3d' }
+      const got: Array<[string, string[] | undefined]> = []
+      const sub = nats.nc.subscribe('shop.eu.notes.>', { callback: (_e, m) => void got.push([m.string(), m.headers?.values('a')]) })
+      await nats.nc.flush()
+      const refusal = (send: () => unknown) => {
+        try {
+          send()
+        } catch (error) {
+          return [(error as ContractClientError).code, (error as ContractClientError).errors[0]?.path]
+        }
+        return undefined
+      }
+      expect(refusal(() => client.publish('noteOrder' as never, at as never, { text: 'a' } as never))).toEqual(['INVALID_HEADERS', '/traceId'])
+      expect(refusal(() => client.publish('noteOrder' as never, at as never, { text: 'a' } as never, { headers: hdrs(['a', '1']) } as never))).toEqual([
+        'INVALID_HEADERS',
+        '/traceId',
+      ])
+      expect(refusal(() => client.publish('noteOrder' as never, at as never, { text: 'b' } as never, { headers: { traceId: 't' } } as never))).toBeUndefined()
+      expect(refusal(() => client.publish('noteOrder' as never, at as never, { plain: 'c' } as never))).toBeUndefined()
+      expect(
+        refusal(() => client.publish('noteOrder' as never, at as never, { plain: 'd' } as never, { headers: hdrs(['a', '1'], ['a', '2']) } as never)),
+      ).toBeUndefined()
+      // A payload of neither message is the payload's problem, found first.
+      expect(refusal(() => client.publish('noteOrder' as never, at as never, { other: 1 } as never, { headers: { traceId: 't' } } as never))?.[0]).toBe(
+        'INVALID_PAYLOAD',
+      )
+      await nats.nc.flush()
+      await reached(() => got.length, 3, 2_000)
+      sub.unsubscribe()
+      expect(got).toEqual([
+        ['{"text":"b"}', []],
+        ['{"plain":"c"}', undefined],
+        ['{"plain":"d"}', ['1', '2']],
+      ])
+    })
+
+    it('receive: a peer’s noted without its header goes to onError; noted with it and plain with any headers reach the handler', async () => {
+      const client = bindContract(module, nats.nc, { allowOlderServer: true })
+      const handled: Array<[string, object | undefined]> = []
+      const refused: Array<[string, string | undefined]> = []
+      const sub = client.subscribe(
+        'onNote' as never,
+        (m: { payload: { text?: string; plain?: string }; headerValues?: object }) => void handled.push([m.payload.text ?? m.payload.plain!, m.headerValues]),
+        { onError: (e) => void refused.push([e.code, e.errors[0]?.path]) },
+      )
+      await nats.nc.flush()
+      nats.nc.publish('shop.us.notes.0a1b2c3d', JSON.stringify({ text: 'no header' }), { headers: hdrs(['other', 'x']) })
+      nats.nc.publish('shop.us.notes.0a1b2c3d', JSON.stringify({ text: 'with header' }), { headers: hdrs(['traceId', 't']) })
+      nats.nc.publish('shop.us.notes.0a1b2c3d', JSON.stringify({ plain: 'twice' }), { headers: hdrs(['a', '1'], ['a', '2']) })
+      nats.nc.publish('shop.us.notes.0a1b2c3d', JSON.stringify({ plain: 'none' }))
+      await nats.nc.flush()
+      await reached(() => handled.length + refused.length, 4, 2_000)
+      sub.unsubscribe()
+      // No headerValues: the set has no one headers type to give them.
+      expect(handled).toEqual([
+        ['with header', undefined],
+        ['twice', undefined],
+        ['none', undefined],
+      ])
+      expect(refused).toEqual([['INVALID_HEADERS', '/traceId']])
+    })
+
+    it('request: a busy reply without retryAfter (or with one its pattern refuses) is an invalid response; busy with it and a price without headers are answers', async () => {
+      const client = bindContract(module, nats.nc, { allowOlderServer: true })
+      const answers: Array<[string, MsgHdrs | undefined]> = [
+        [JSON.stringify({ busy: true }), undefined],
+        [JSON.stringify({ busy: true }), hdrs(['retryAfter', 'soon'])],
+        [JSON.stringify({ busy: true }), hdrs(['retryAfter', '5'])],
+        [JSON.stringify({ sku: 'a', cents: 1 }), hdrs(['x', '1'], ['x', '2'])],
+      ]
+      let next = 0
+      const responder = nats.nc.subscribe('shop.prices.eu', {
+        callback: (_e, m) => {
+          const [data, headers] = answers[next++]!
+          m.respond(data, headers ? { headers } : undefined)
+        },
+      })
+      await nats.nc.flush()
+      const results: unknown[] = []
+      for (let i = 0; i < answers.length; i++) {
+        const r = (await client.request('askPrice' as never, { region: 'eu' } as never, { sku: 'a' } as never)) as {
+          ok: boolean
+          reason?: string
+          errors?: Array<{ path: string }>
+        }
+        results.push(r.ok ? 'ok' : [r.reason, r.errors?.[0]?.path])
+      }
+      responder.unsubscribe()
+      expect(results).toEqual([['invalid-response', '/retryAfter'], ['invalid-response', '/retryAfter'], 'ok', 'ok'])
+    })
+  },
+)
+
 describe("an operation listing some of its channel's messages holds their headers", () => {
   it('noteOrder lists `noted` (a traceId header required) of a channel whose `plain` message has no headers schema: the operation checks, the channel does not', async () => {
     let text = headersDocument()

@@ -79,8 +79,6 @@ const single: FixtureRow[] = [
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
   ['headers-not-object', 'NATS_HEADERS_NOT_OBJECT', '/channels/balanceQuery/messages/query/headers', 82, 18],
   ['headers-unsendable', 'NATS_HEADERS_UNSENDABLE', '/channels/balanceQuery/messages/query/headers/properties/retry', 82, 74],
-  ['headers-mixed', 'NATS_HEADERS_MIXED', '/operations/queryBalance/channel', 98, 14],
-  ['headers-mixed-reply', 'NATS_HEADERS_MIXED', '/operations/queryBalance/reply/channel', 100, 16],
   // An unclosed class: no regular expression, so nothing can check it.
   ['pattern-invalid', 'NATS_PATTERN_INVALID', '/components/messages/EntryPosted/payload/properties/entryId/pattern', 108, 45],
 ]
@@ -188,37 +186,25 @@ describe('NATS_HEADERS_UNSENDABLE refuses only a required header no NATS message
   })
 })
 
-describe('NATS_HEADERS_MIXED refuses only a set of messages checked together that differ in having a headers schema', () => {
-  it('passes when every message of the set has one, when an operation lists only messages that agree, and names both sides in its data', async () => {
-    const text = readFileSync(join(fixtures, 'invalid', 'headers-mixed.asyncapi.yaml'), 'utf8')
-    const query = '      query:\n        payload: { type: object, properties: { account: { type: string } } }\n'
-    const sending = "  queryBalance:\n    action: send\n    channel: { $ref: '#/channels/balanceQuery' }\n"
-    expect(text).toContain(query)
-    expect(text).toContain(sending)
-    const dir = join(import.meta.dirname, '.work-headers-mixed')
-    mkdirSync(dir, { recursive: true })
-    const diagnostics = async (name: string, document: string) => {
-      const file = join(dir, `${name}.asyncapi.yaml`)
-      writeFileSync(file, document)
-      return (await compile(file)).diagnostics.map((d) => [d.code, d.pointer, d.data])
+describe('messages of one set that differ in having a headers schema are accepted, each message checked with its own', () => {
+  // AsyncAPI 3.1.0 (Message Object): `headers` is each message's own; one without takes any headers.
+  const probe =
+    '      probe:\n        headers: { type: object, required: [traceId] }\n        payload: { type: object, required: [probe], properties: { probe: { type: boolean } } }\n'
+  const query = '      query:\n        payload: { type: object, properties: { account: { type: string } } }\n'
+  const refused = '      refused:\n        payload: { type: object, required: [reason], properties: { reason: { type: string } } }\n'
+  const cents = '        payload: { type: object, properties: { cents: { type: integer } } }\n'
+
+  it('a channel, an operation listing both, and a reply channel: no diagnostic, and the module holds each pair', async () => {
+    const file = ledgerVariant('headers-mixed', query, query + probe)
+    const result = await compile(file)
+    expect(result.diagnostics).toEqual([])
+    const module = (await loadModule(result.code!, 'headers-mixed')) as {
+      channels: Record<string, { validateHeaders?: unknown; validateByMessage?: unknown[] }>
     }
-    try {
-      expect(await diagnostics('refused', text)).toEqual([['NATS_HEADERS_MIXED', '/operations/queryBalance/channel', { with: ['probe'], without: ['query'] }]])
-      // Every message with a headers schema (`type: object` takes any headers).
-      expect(await diagnostics('all', text.replace(query, query.replace('        payload:', '        headers: { type: object }\n        payload:')))).toEqual(
-        [],
-      )
-      // The send lists the message with a headers schema only; the receive lists the one without.
-      const listing = `${sending}    messages: [{ $ref: '#/channels/balanceQuery/messages/probe' }]\n`
-      expect(await diagnostics('listed', text.replace(sending, listing))).toEqual([])
-      // Listing both is the same set again: refused where it lists them.
-      const both = `${sending}    messages: [{ $ref: '#/channels/balanceQuery/messages/probe' }, { $ref: '#/channels/balanceQuery/messages/query' }]\n`
-      expect((await diagnostics('both', text.replace(sending, both))).map(([code, pointer]) => [code, pointer])).toEqual([
-        ['NATS_HEADERS_MIXED', '/operations/queryBalance/channel'],
-      ])
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    expect(module.channels.balanceQuery!.validateHeaders).toBeUndefined()
+    expect(module.channels.balanceQuery!.validateByMessage).toHaveLength(2)
+    const reply = ledgerVariant('headers-mixed-reply', cents, `${cents}        headers: { type: object, required: [served] }\n${refused}`)
+    expect((await compile(reply)).diagnostics).toEqual([])
   })
 })
 

@@ -100,6 +100,22 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     }
     return key ?? undefined
   })
+  // A set of messages whose headers schemas differ (or some have none): each message's pair of
+  // validators, its payload's and its headers' (keys shared with the sets' own validators above).
+  const byMessageKeys = (c: ChannelModel, messages: readonly MessageModel[]) => {
+    const pairs = byMessageRequests(c, messages, plan)
+    if (pairs === undefined) return undefined
+    const keyOf = (request: ValidatorRequest | undefined, prefix: string) => {
+      if (request === undefined) return undefined
+      if (!messageValidator.has(request.id)) {
+        messageValidator.set(request.id, `${prefix}${messageValidator.size}`)
+        channelRequests.push(request)
+      }
+      return request.id
+    }
+    return pairs.map(([payload, headers]) => [keyOf(payload, '$validateMessage'), keyOf(headers, '$validateHeaders')] as const)
+  }
+  const channelPairKeys = model.channels.map((c) => byMessageKeys(c, c.messages))
   // An operation that lists fewer than all of its channel's messages is checked against those only.
   const operationKey = (o: OperationModel) => `\u0000\u0000operation\u0000${o.id}`
   const operationHeadersKey = (o: OperationModel) => `\u0000\u0000operation-headers\u0000${o.id}`
@@ -112,6 +128,15 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
       ...(request === undefined ? [] : [{ id: operationKey(o), ...request }]),
       ...(headers === undefined ? [] : [{ id: operationHeadersKey(o), ...headers }]),
     ]
+  })
+  const operationPairKeys = model.operations.map((o) => {
+    const channel = channelsById.get(o.channel)
+    return channel && o.messages
+      ? byMessageKeys(
+          channel,
+          channel.messages.filter((m) => o.messages!.includes(m.name)),
+        )
+      : undefined
   })
   const requests: ValidatorRequest[] = [
     ...channelRequests,
@@ -138,6 +163,12 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     if (/^\$[\w$]+$/.test(expression)) messageValidator.set(key, expression)
     else lines.push(`const ${constant} = ${expression};`)
   }
+  /** A set's pairs as the runtime reads them (`[validator or 0, validator or 0]` each), or undefined. */
+  const pairsLiteral = (pairs: ReadonlyArray<readonly [string | undefined, string | undefined]> | undefined) => {
+    if (pairs === undefined) return undefined
+    const name = (key: string | undefined) => (key !== undefined && validators.has(key) ? messageValidator.get(key)! : '0')
+    return `[${pairs.map(([payload, headers]) => `[${name(payload)}, ${name(headers)}]`).join(', ')}]`
+  }
   for (let index = 0; index < model.channels.length; index++) {
     const channel = model.channels[index]!
     const key = messageKeys[index]
@@ -149,10 +180,11 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     // everything else a descriptor holds from the runtime's tables (module-tables.ts).
     // The arguments are the channel model's and the names of its validators: kept by both.
     const text = textsOf(channel)
-    const argumentsKey = `${file}\u0000${validate ?? ''}\u0000${validateHeaders ?? ''}`
+    const byMessage = pairsLiteral(channelPairKeys[index])
+    const argumentsKey = `${file}\u0000${validate ?? ''}\u0000${validateHeaders ?? ''}\u0000${byMessage ?? ''}`
     let args = text?.argumentsKey === argumentsKey ? text.arguments : undefined
     if (args === undefined) {
-      args = channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate, validateHeaders)
+      args = channelArguments(channel, file, sortKeys(Object.keys(channel.parameters)), validate, validateHeaders, byMessage)
       if (text !== undefined) {
         text.argumentsKey = argumentsKey
         text.arguments = args
@@ -174,7 +206,7 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
   lines.push(
     exported.const(
       'operations',
-      `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator, operationHeadersValidator)})`,
+      `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator, operationHeadersValidator, (o, i) => pairsLiteral(operationPairKeys[i]))})`,
     ),
   )
   lines.push(exported.const('streams', `/* @__PURE__ */ $natives(${nativeRows(model.streams, 'streams', file)})`))
@@ -386,6 +418,29 @@ function headersRequest(channel: ChannelModel, plan: ValidatorPlan): Planned | u
   return messages.length === 1
     ? { schema: messages[0]!.headers, plan: plans[0]! }
     : { schema: { anyOf: messages.map((m) => m.headers) }, plan: anyOfPlan(plans) }
+}
+
+/**
+ * Each message's payload and headers validator requests (undefined: it takes any), for a set whose
+ * headers cannot be checked apart from its payloads: two or more messages whose headers schemas
+ * differ, or of which some have one and some none (a message without one takes any headers, so the
+ * set's headers alone say nothing). Undefined for any other set, and for one with a message in
+ * another file (nothing of such a set is checked). The keys are those of one message's validators.
+ */
+function byMessageRequests(
+  channel: ChannelModel,
+  messages: readonly MessageModel[],
+  plan: ValidatorPlan,
+): Array<[ValidatorRequest | undefined, ValidatorRequest | undefined]> | undefined {
+  if (messages.length < 2 || messages.some((m) => m.external) || !messages.some((m) => m.headers !== undefined)) return undefined
+  const texts = messages.map((m) => (m.headers === undefined ? undefined : JSON.stringify(m.headers)))
+  if (texts.every((t) => t !== undefined && t === texts[0])) return undefined
+  return messages.map((m, i) => [
+    m.payload === undefined
+      ? undefined
+      : { id: `\u0000\u0000message\u0000${JSON.stringify(m.payload)}`, schema: m.payload, plan: plan.message(channel.id, m.name)! },
+    m.headers === undefined ? undefined : { id: `\u0000\u0000headers\u0000${texts[i]}`, schema: m.headers, plan: plan.headers(channel.id, m.name)! },
+  ])
 }
 
 /**

@@ -59,7 +59,14 @@ function derivedParameters(channel: ChannelModel, parameterNames: readonly strin
  * `parameterNames` is the order the descriptor lists them (code unit order of the names);
  * `validate` the expression of its payload validator, if it has one, `validateHeaders` its headers'.
  */
-export function channelArguments(channel: ChannelModel, file: string, parameterNames: readonly string[], validate?: string, validateHeaders?: string): string {
+export function channelArguments(
+  channel: ChannelModel,
+  file: string,
+  parameterNames: readonly string[],
+  validate?: string,
+  validateHeaders?: string,
+  validateByMessage?: string,
+): string {
   const { source, address } = channel
   if (source.file !== file || source.pointer !== `/channels/${escapeToken(channel.id)}`) internal(`the backlink of channel ${channel.id}`)
   const head = `${jsString(channel.id)}, ${address === undefined ? '0' : jsString(address)}, ${source.line}, ${source.column}`
@@ -77,7 +84,7 @@ export function channelArguments(channel: ChannelModel, file: string, parameterN
     parameters = `[${parameters}]`
   }
   // Trailing absent arguments left out.
-  const tail = [filters, parameters, validate ?? '0', validateHeaders ?? '0']
+  const tail = [filters, parameters, validate ?? '0', validateHeaders ?? '0', validateByMessage ?? '0']
   while (tail.at(-1) === '0') tail.pop()
   return tail.length === 0 ? head : `${head}, ${tail.join(', ')}`
 }
@@ -108,6 +115,7 @@ export function operationTableLiteral(
   file: string,
   validatorOf: (o: OperationModel, index: number) => string | undefined,
   headersValidatorOf: (o: OperationModel, index: number) => string | undefined = () => undefined,
+  byMessageOf: (o: OperationModel, index: number) => string | undefined = () => undefined,
 ): string {
   const ids: string[] = []
   const channels: string[] = []
@@ -117,6 +125,7 @@ export function operationTableLiteral(
   const more: string[] = []
   const checks: string[] = []
   const headerChecks: string[] = []
+  const byMessageChecks: string[] = []
   let codes = ''
   let line = 0
   operations.forEach((o, i) => {
@@ -149,6 +158,8 @@ export function operationTableLiteral(
     if (validate !== undefined) checks.push(`${i}: ${validate}`)
     const validateHeaders = headersValidatorOf(o, i)
     if (validateHeaders !== undefined) headerChecks.push(`${i}: ${validateHeaders}`)
+    const byMessage = byMessageOf(o, i)
+    if (byMessage !== undefined) byMessageChecks.push(`${i}: ${byMessage}`)
   })
   const table = [
     `ids: [${ids.join(', ')}]`,
@@ -159,8 +170,10 @@ export function operationTableLiteral(
     `columns: [${columns.join(', ')}]`,
     ...(more.length > 0 ? [`more: { ${more.join(', ')} }`] : []),
   ]
-  const headers = headerChecks.length > 0 ? `, { ${headerChecks.join(', ')} }` : ''
-  return `$file, { ${table.join(', ')} }${checks.length > 0 ? `, { ${checks.join(', ')} }` : headers === '' ? '' : ', 0'}${headers}`
+  // The validators by index (payload, headers, each message's pairs), trailing absent ones left out.
+  const tail = [checks, headerChecks, byMessageChecks].map((list) => (list.length > 0 ? `{ ${list.join(', ')} }` : '0'))
+  while (tail.at(-1) === '0') tail.pop()
+  return `$file, { ${table.join(', ')} }${tail.map((t) => `, ${t}`).join('')}`
 }
 
 /** The rows `nativeTable` reads for `streams` or `consumers` (the model's order, its key-sorted members). */

@@ -43,6 +43,8 @@ export interface OperationDescriptor {
   readonly validatePayload?: import('../shared/validation.js').Validator
   /** Validates the headers of the messages the operation lists (`messages`), when each has a headers schema. */
   readonly validateHeaders?: import('../shared/validation.js').Validator
+  /** Each listed message's payload and headers validators, when their headers schemas differ (as a channel's `validateByMessage`). */
+  readonly validateByMessage?: readonly import('./message-headers.js').MessageValidators[]
   readonly source: import('./subjects.js').SourceLink
 }
 

@@ -12,6 +12,7 @@
  */
 import { sealedValidator } from '../shared/sealed-validator.js'
 import type { Validator } from '../shared/validation.js'
+import type { MessageValidators } from './message-headers.js'
 import { escapeToken } from '../shared/json-pointer.js'
 import { deepFreeze } from '../shared/deep-freeze.js'
 import { createFilter, createSubject, templateTokens, type Channel, type Filter, type SourceLink, type Subject } from './subjects.js'
@@ -45,13 +46,15 @@ function frozenMap<V>(entries: ReadonlyArray<readonly [string, V]>): Readonly<Re
 
 /**
  * A channel of a generated module: `channel(tokenTypes, file, id, address, line, column, filters,
- * parameters, validatePayload, validateHeaders)`.
+ * parameters, validatePayload, validateHeaders, validateByMessage)`.
  *
  * - `address`: the subject template, or `0` for a reply channel without one;
  * - `filters`: `[name, template, ...]`, each template as `filterTemplate` reads it, or `0`;
  * - `parameters`: `0` when they are the address's placeholders, each of the token type of its own
  *   name; otherwise `[placeholder, token type name, ...]` in the order the descriptor lists them;
  * - `validatePayload`: `0` when only the headers are checked;
+ * - `validateByMessage`: `[payload validator or 0, headers validator or 0]` for each message, when
+ *   headers must be checked with the payload that tells which message they belong to (message-headers.ts);
  * - the backlink's pointer is `/channels/<id>`.
  */
 export function channel<P, F extends string>(
@@ -64,7 +67,8 @@ export function channel<P, F extends string>(
   filters: readonly unknown[] | 0,
   parameters: readonly unknown[] | 0,
   validatePayload?: Validator | 0,
-  validateHeaders?: Validator,
+  validateHeaders?: Validator | 0,
+  validateByMessage?: readonly unknown[],
 ): Channel<P, F> {
   const types = typeof tokenTypes === 'object' && tokenTypes !== null ? tokenTypes : {}
   const typeOf = (name: string): TokenType => (Object.hasOwn(types, name) ? types[name]! : (undefined as unknown as TokenType))
@@ -109,8 +113,19 @@ export function channel<P, F extends string>(
   // Sealed (their `errors` out of any importer's reach); ajv's standalone code gets a sealed caller.
   if (typeof validatePayload === 'function') descriptor.validatePayload = sealedValidator(validatePayload)
   if (typeof validateHeaders === 'function') descriptor.validateHeaders = sealedValidator(validateHeaders)
+  const byMessage = messageValidators(validateByMessage)
+  if (byMessage) descriptor.validateByMessage = byMessage
   descriptor.source = Object.freeze({ file: str(file), pointer: `/channels/${escapeToken(str(id))}`, line: num(line), column: num(column) })
   return Object.freeze(descriptor) as unknown as Channel<P, F>
+}
+
+/** Each message's `[payload, headers]` validators, sealed, from a module's `[validator or 0, validator or 0]` list; undefined for anything else. */
+function messageValidators(list: unknown): readonly MessageValidators[] | undefined {
+  if (!isArray(list)) return undefined
+  const sealed = (v: unknown) => (typeof v === 'function' ? sealedValidator(v as Validator) : undefined)
+  const pairs: MessageValidators[] = []
+  for (const pair of list) if (isArray(pair)) pairs.push(Object.freeze([sealed(pair[0]), sealed(pair[1])] as const))
+  return Object.freeze(pairs)
 }
 
 /** The distinct placeholders of a subject template, in code unit order (as a descriptor lists its parameters). */
@@ -142,7 +157,8 @@ const pick = <T>(table: Readonly<Record<string, T>>, key: string | undefined): T
  * - `lines`: each backlink's line less the one before it; `columns`: each backlink's column;
  * - `more`: by index, what few operations have: `q` the queue group, `r` `[timeoutMs, replyChannel?]`
  *   of a request-reply, `m` the messages it lists;
- * - `validators`: by index, the validator of an operation that lists some of its channel's messages.
+ * - `validators`: by index, the validator of an operation that lists some of its channel's messages;
+ *   `headerValidators` its headers validator, `byMessageValidators` its messages' pairs (as a channel's).
  *
  * The backlinks are `{ file, pointer: /operations/<id>, line, column }`.
  */
@@ -158,7 +174,8 @@ export function operationTable<M>(
     readonly more?: Readonly<Record<number, { readonly q?: string; readonly r?: readonly [number, string?]; readonly m?: readonly string[] }>>
   },
   validators?: Readonly<Record<number, Validator>> | 0,
-  headerValidators?: Readonly<Record<number, Validator>>,
+  headerValidators?: Readonly<Record<number, Validator>> | 0,
+  byMessageValidators?: Readonly<Record<number, readonly unknown[]>>,
 ): M {
   const t = typeof table === 'object' && table !== null ? table : {}
   const ids = isArray(t.ids) ? t.ids : []
@@ -166,6 +183,7 @@ export function operationTable<M>(
   const more = typeof t.more === 'object' && t.more !== null ? t.more : {}
   const checks = typeof validators === 'object' && validators !== null ? validators : {}
   const headerChecks = typeof headerValidators === 'object' && headerValidators !== null ? headerValidators : {}
+  const byMessageChecks = typeof byMessageValidators === 'object' && byMessageValidators !== null ? byMessageValidators : {}
   const entries: Array<readonly [string, unknown]> = []
   let line = 0
   for (let i = 0; i < ids.length; i++) {
@@ -189,6 +207,8 @@ export function operationTable<M>(
     if (typeof validate === 'function') op.validatePayload = validate
     const validateHeaders = Object.hasOwn(headerChecks, i) ? headerChecks[i] : undefined
     if (typeof validateHeaders === 'function') op.validateHeaders = validateHeaders
+    const byMessage = Object.hasOwn(byMessageChecks, i) ? messageValidators(byMessageChecks[i]) : undefined
+    if (byMessage) op.validateByMessage = byMessage
     entries.push([id, deepFreeze(op)])
   }
   return frozenMap(entries) as M

@@ -66,6 +66,11 @@ export interface Channel<P, F extends string = string, M = unknown, H = unknown>
    * `headers` schemas (absent: a message has no headers schema, and any headers pass).
    */
   readonly validateHeaders?: Validator
+  /**
+   * Each message's payload and headers validators, when the messages' headers schemas differ (or
+   * some have none): a message passes when one message takes both its payload and its headers.
+   */
+  readonly validateByMessage?: readonly import('./message-headers.js').MessageValidators[]
   readonly source: SourceLink
   /** Type only (never present): the payload type of the channel's messages. */
   readonly __payload?: M

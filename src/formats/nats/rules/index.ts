@@ -38,7 +38,6 @@ import { headerReplyAddress, requestReply, standardReply } from './replies.js'
 import { schemaFormat } from './schema-formats.js'
 import { headersObject } from './headers-object.js'
 import { headersSendable } from './headers-sendable.js'
-import { headersMixed } from './headers-mixed.js'
 import { interactionHeaders } from './interaction-headers.js'
 import { asyncapiSchema, asyncapiVersion, standardVersion } from './standard.js'
 import { standardChannelKey, standardParameters } from './standard-channels.js'
@@ -69,7 +68,6 @@ export const natsRules = [
   schemaFormat,
   headersObject,
   headersSendable,
-  headersMixed,
   interactionHeaders,
   profileUnsupported,
   profileShape,

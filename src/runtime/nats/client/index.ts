@@ -16,6 +16,7 @@ import { parsedDataProblem, wireJson } from '../../shared/wire-json.js'
 import { errorText } from '../../shared/error-text.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
+import { headersOfMessage, takesAnyHeaders, type MessageValidators } from '../message-headers.js'
 import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
 import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
 import {
@@ -384,9 +385,11 @@ export class ContractClient<M extends ContractModule> {
     const problems = decoded instanceof NotJsonData ? [decoded.error] : check(reply?.validatePayload, decoded)
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
     // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
-    if (!reply?.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
-    const checked = checkedHeaders(reply.validateHeaders, receivedHeaders(msg))
+    if (!reply?.validateHeaders && !reply?.validateByMessage)
+      return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
+    const checked = checkedHeaders(reply.validateHeaders, reply.validateByMessage, decoded, receivedHeaders(msg))
     if (!checked.ok) return { ok: false, reason: 'invalid-response', errors: checked.errors, msg }
+    if (!reply.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
     // `headerValues` is typed by the reply's headers schema, which is what `validateHeaders` checked.
     return { ok: true, payload: decoded, msg, headerValues: checked.value } as unknown as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
   }
@@ -613,19 +616,20 @@ export class ContractClient<M extends ContractModule> {
       )
     // Headers given are read once and must travel as given (a schema or not); then the message's
     // headers schema, when it has one, checks them before anything is sent.
+    const validateHeaders = op.validateHeaders ?? channel.validateHeaders
+    const byMessage = byMessageOf(op, channel)
     if (headers === undefined) {
-      const validateHeaders = op.validateHeaders ?? channel.validateHeaders
-      const checked = validateHeaders ? checkedHeaders(validateHeaders, undefined) : undefined
+      const checked = validateHeaders || byMessage ? checkedHeaders(validateHeaders, byMessage, wire.value, undefined) : undefined
       if (checked && !checked.ok) throw this.invalidHeaders(op, channel, checked.errors)
       return { subject, data: encoder.encode(wire.text), channel, headers: undefined }
     }
-    const validateHeaders = op.validateHeaders ?? channel.validateHeaders
     // nats.js's own headers, with no schema to hold them to: nats.js checked each as it was set.
-    if (!validateHeaders && isMsgHdrs(headers)) return { subject, data: encoder.encode(wire.text), channel, headers }
+    if (!validateHeaders && isMsgHdrs(headers) && (!byMessage || takesAnyHeaders(byMessage, wire.value)))
+      return { subject, data: encoder.encode(wire.text), channel, headers }
     const read = headerObject(headers)
     if (!read.ok) throw this.invalidHeaders(op, channel, read.errors)
-    const headerProblems = validateHeaders ? check(validateHeaders, read.value) : undefined
-    if (headerProblems) throw this.invalidHeaders(op, channel, headerProblems)
+    const headersProblems = headerProblems(validateHeaders, byMessage, wire.value, read.value)
+    if (headersProblems) throw this.invalidHeaders(op, channel, headersProblems)
     // A plain object is sent as it was read; nats.js MsgHdrs as they are (nats.js wrote them).
     return { subject, data: encoder.encode(wire.text), channel, headers: read.sent ? msgHdrsFrom(read.sent) : (headers as MsgHdrs) }
   }
@@ -705,12 +709,34 @@ function tooLarge(error: unknown, what: string): ContractClientError | undefined
 }
 
 /** `headers` (given or received; none reads as no header at all) as the plain object `validate` accepted (frozen), or why it does not. */
-function checkedHeaders(validate: Validator, headers: unknown): HeaderObject {
+function checkedHeaders(
+  validate: Validator | undefined,
+  byMessage: readonly MessageValidators[] | undefined,
+  payload: unknown,
+  headers: unknown,
+): HeaderObject {
   const read = headerObject(headers)
-  if (!read.ok) return read
-  const problems = check(validate, read.value)
+  // Headers no schema could read (a name given twice) are still a message's that takes any.
+  if (!read.ok) return !validate && byMessage && takesAnyHeaders(byMessage, payload) ? { ok: true, value: Object.freeze(Object.create(null)) } : read
+  const problems = headerProblems(validate, byMessage, payload, read.value)
   return problems ? { ok: false, errors: problems } : { ok: true, value: Object.freeze(read.value) }
 }
+
+/**
+ * The problems of a message's headers (a plain object): its set's headers schemas, and, where they
+ * differ from message to message, the schema of the message its payload is (message-headers.ts).
+ */
+function headerProblems(
+  validate: Validator | undefined,
+  byMessage: readonly MessageValidators[] | undefined,
+  payload: unknown,
+  headers: Readonly<Record<string, string>>,
+): ResultError[] | undefined {
+  return check(validate, headers) ?? (byMessage ? headersOfMessage(byMessage, payload, headers) : undefined)
+}
+
+/** The per-message validators that hold for `op`: its own when it lists messages (none: its listed messages agree), else its channel's. */
+const byMessageOf = (op: OperationDescriptor, channel: Channel<unknown>) => (op.messages ? op.validateByMessage : channel.validateByMessage)
 
 /** What `decode` answers for data that is not JSON text: a value no `JSON.parse` returns. */
 const UNDECODABLE: unique symbol = /* @__PURE__ */ Symbol('undecodable')
@@ -777,7 +803,8 @@ function incoming(
     )
   // A channel whose messages have a headers schema: the headers are held to it like the payload.
   const validateHeaders = op.validateHeaders ?? channel.validateHeaders
-  const checked = validateHeaders ? checkedHeaders(validateHeaders, headers) : undefined
+  const byMessage = byMessageOf(op, channel)
+  const checked = validateHeaders || byMessage ? checkedHeaders(validateHeaders, byMessage, decoded, headers) : undefined
   if (checked && !checked.ok)
     return new ContractClientError(
       'INVALID_HEADERS',
@@ -792,7 +819,7 @@ function incoming(
   }
   if (headers) received.headers = headers
   // What was checked, typed by the schema (the handler's `headerValues`); none without a schema.
-  if (checked) received.headerValues = checked.value
+  if (checked && validateHeaders) received.headerValues = checked.value
   return received
 }
 
