@@ -130,6 +130,7 @@ export const SHARED = [
   'test/nats-rules.test.ts',
   'test/nats-message-headers-oracle.test.ts',
   'test/read-past-keys.test.ts',
+  'test/reserved-header-names.test.ts',
   'test/nats-schema-cycle.test.ts',
   'test/nats-standard-parser.test.ts',
   'test/nats-standard-refs.test.ts',

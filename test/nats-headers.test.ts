@@ -376,6 +376,93 @@ describe.skipIf(!NATS_SERVER)(
   },
 )
 
+describe.skipIf(!NATS_SERVER)('a headers schema that names a Nats- header has it checked (real nats-server with JetStream)', () => {
+  // Trace requires Nats-Msg-Id (JetStream's de-duplication id) of eight hex digits beside traceId,
+  // closed: msgID counts as that header; other Nats- names (Nats-Expected-Stream) are still not the schema's.
+  const nats = connectedNatsServer()
+  let module: ContractModule
+
+  beforeAll(async () => {
+    ;({ module } = await headersContract(
+      withEdits(headersDocument(), [
+        [
+          '      required: [traceId]\n      additionalProperties: false\n      properties:\n        traceId: { type: string, minLength: 1 }\n',
+          '      required: [traceId, Nats-Msg-Id]\n      additionalProperties: false\n      properties:\n        traceId: { type: string, minLength: 1 }\n        Nats-Msg-Id: { type: string, pattern: "^[0-9a-f]{8}$" }\n',
+        ],
+      ]),
+    ))
+    await provision(module, nats.nc, { allowOlderServer: true })
+  }, 60_000)
+
+  it('publish: msgID or the header itself is the required Nats-Msg-Id; neither, or one its pattern refuses, is INVALID_HEADERS and nothing is stored; a duplicate is de-duplicated', async () => {
+    const client = bindContract(module, nats.nc, { allowOlderServer: true })
+    const at = (orderId: string) => ({ region: 'eu', orderId }) as never
+    const refusal = async (send: () => Promise<unknown>) => {
+      try {
+        await send()
+      } catch (error) {
+        if (!(error instanceof ContractClientError)) throw error
+        return [error.code, error.errors[0]?.path]
+      }
+      return 'sent'
+    }
+    const results = [
+      await refusal(() => client.publish('placeOrder' as never, at('cc000001'), order('cc000001') as never, { headers: { traceId: 't' } } as never)),
+      await refusal(() =>
+        client.publish('placeOrder' as never, at('cc000002'), order('cc000002') as never, { headers: { traceId: 't' }, msgID: 'not-hex' } as never),
+      ),
+      await refusal(() =>
+        client.publish('placeOrder' as never, at('cc000003'), order('cc000003') as never, { headers: { traceId: 't' }, msgID: 'cc000003' } as never),
+      ),
+      await refusal(() =>
+        client.publish('placeOrder' as never, at('cc000004'), order('cc000004') as never, { headers: { traceId: 't', 'Nats-Msg-Id': 'cc000004' } } as never),
+      ),
+      // The same id again: JetStream's duplicate_window keeps one (the PubAck says duplicate).
+      await client.publish('placeOrder' as never, at('cc000004'), order('cc000004') as never, { headers: { traceId: 't' }, msgID: 'cc000004' } as never),
+      // Another Nats- name, which the schema does not name: sent, not checked (a closed schema still takes it).
+      await refusal(() =>
+        client.publish(
+          'placeOrder' as never,
+          at('cc000005'),
+          order('cc000005') as never,
+          {
+            headers: { traceId: 't', 'Nats-Expected-Stream': 'ORDERS' },
+            msgID: 'cc000005',
+          } as never,
+        ),
+      ),
+    ]
+    expect(results.slice(0, 4)).toEqual([['INVALID_HEADERS', '/Nats-Msg-Id'], ['INVALID_HEADERS', '/Nats-Msg-Id'], 'sent', 'sent'])
+    expect((results[4] as { duplicate: boolean }).duplicate).toBe(true)
+    expect(results[5]).toBe('sent')
+    const stream = await (await import('@nats-io/jetstream')).jetstreamManager(nats.nc).then((m) => m.streams.info('ORDERS'))
+    expect(stream.state.messages).toBe(3)
+  }, 20_000)
+
+  it('consume: the stored Nats-Msg-Id is checked and handed over in headerValues; a peer’s message without one goes to onError', async () => {
+    const client = bindContract(module, nats.nc, { allowOlderServer: true })
+    await jetstream(nats.nc).publish('shop.us.orders.dd000001.placed', JSON.stringify(order('dd000001')), { headers: hdrs(['traceId', 't']) })
+    const handled: Array<[string, object]> = []
+    const refused: Array<[string, string | undefined]> = []
+    const consumer = await client.consume(
+      'onOrderPlaced' as never,
+      (m: { payload: { orderId: string }; headerValues: object; ack(): void }) => {
+        handled.push([m.payload.orderId, { ...m.headerValues }])
+        m.ack()
+      },
+      { onError: (e) => void refused.push([e.code, e.errors[0]?.path]) },
+    )
+    await reached(() => handled.length + refused.length, 4, 5_000)
+    await consumer.stop()
+    expect(handled).toEqual([
+      ['cc000003', { traceId: 't', 'Nats-Msg-Id': 'cc000003' }],
+      ['cc000004', { traceId: 't', 'Nats-Msg-Id': 'cc000004' }],
+      ['cc000005', { traceId: 't', 'Nats-Msg-Id': 'cc000005' }],
+    ])
+    expect(refused).toEqual([['INVALID_HEADERS', '/Nats-Msg-Id']])
+  }, 20_000)
+})
+
 describe("an operation listing some of its channel's messages holds their headers", () => {
   it('noteOrder lists `noted` (a traceId header required) of a channel whose `plain` message has no headers schema: the operation checks, the channel does not', async () => {
     let text = headersDocument()

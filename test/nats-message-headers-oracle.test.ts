@@ -4,7 +4,8 @@
  * takes any): a message sent on a channel is the contract's exactly when some message of the
  * channel takes its payload and its headers, each judged by ajv. The client's verdict is what
  * `publish` does (refuses, or hands the message to the connection), for every set of two to four
- * messages drawn from a family whose payloads overlap and whose headers schemas differ or are absent.
+ * messages drawn from a family whose payloads overlap and whose headers schemas differ or are absent,
+ * one of them naming JetStream's `Nats-Msg-Id` (checked) beside other `Nats-` names (not its own).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -31,12 +32,24 @@ const FAMILY = [
   {
     name: 'strict',
     payload: { type: 'object', required: ['n'], properties: { n: { type: 'integer', minimum: 10 } } },
-    headers: { type: 'object', required: ['b'] },
+    // JetStream's de-duplication id, named: checked; any other Nats- name is not the schema's, even closed.
+    headers: { type: 'object', required: ['b', 'Nats-Msg-Id'], additionalProperties: false, properties: { b: {}, 'Nats-Msg-Id': { pattern: '^m' } } },
   },
 ] as const
 
 const PAYLOADS = [{ n: 1 }, { n: 12 }, { label: 'x' }, { label: 'x', n: 20 }, { other: true }, {}]
-const HEADERS: Array<Record<string, string> | undefined> = [undefined, { a: '1' }, { b: '7' }, { b: 'x' }, { a: '1', b: '2' }, { c: '3' }]
+const HEADERS: Array<Record<string, string> | undefined> = [
+  undefined,
+  { a: '1' },
+  { b: '7' },
+  { b: 'x' },
+  { a: '1', b: '2' },
+  { c: '3' },
+  { b: '7', 'Nats-Msg-Id': 'm1' },
+  { b: '7', 'Nats-Msg-Id': 'x1' },
+  { b: '7', 'Nats-Msg-Id': 'm1', 'Nats-Expected-Stream': 'S' },
+  { a: '1', 'Nats-Expected-Stream': 'S' },
+]
 
 /** Every set of two or more members of FAMILY, by their indexes. */
 const SETS = Array.from({ length: 1 << FAMILY.length }, (_, bits) => FAMILY.flatMap((_, i) => ((bits >> i) & 1 ? [i] : []))).filter((s) => s.length >= 2)
@@ -61,7 +74,20 @@ function document(members: readonly number[]): string {
 }
 
 const ajv = new Ajv({ strict: false })
-const oracle = FAMILY.map((m) => ({ payload: ajv.compile(m.payload), headers: 'headers' in m ? ajv.compile(m.headers) : undefined }))
+/**
+ * Each message's judges. `Nats-` names are the protocol's and JetStream's own: a schema judges only
+ * those it names (docs/nats.md, Headers), so the others are taken out of the headers it judges.
+ */
+const oracle = FAMILY.map((m) => {
+  if (!('headers' in m)) return { payload: ajv.compile(m.payload), headers: undefined }
+  const schema = m.headers as { properties?: object; required?: readonly string[] }
+  const named = new Set([...Object.keys(schema.properties ?? {}), ...(schema.required ?? [])].filter((n) => n.startsWith('Nats-')))
+  const judge = ajv.compile(m.headers)
+  return {
+    payload: ajv.compile(m.payload),
+    headers: (h: Record<string, string>) => judge(Object.fromEntries(Object.entries(h).filter(([n]) => !n.startsWith('Nats-') || named.has(n)))),
+  }
+})
 /** The contract's verdict: some message of the set takes both. */
 const accepted = (members: readonly number[], payload: unknown, headers: Record<string, string> | undefined) =>
   members.some((i) => oracle[i]!.payload(payload) && (oracle[i]!.headers === undefined || oracle[i]!.headers!(headers ?? {})))

@@ -150,7 +150,6 @@ describe('NATS_HEADERS_UNSENDABLE refuses only a required header no NATS message
         ['{ type: object, required: ["trace id"] }', `${at}/required/0`, 'trace id'],
         ['{ type: object, required: [a, "x:y"] }', `${at}/required/1`, 'x:y'],
         ['{ type: object, required: ["é"] }', `${at}/required/0`, 'é'],
-        ['{ type: object, required: [a, Nats-Msg-Id] }', `${at}/required/1`, 'Nats-Msg-Id'],
         ['{ type: object, required: [n], properties: { n: { type: [integer, boolean] } } }', `${at}/properties/n`, 'n'],
         ['{ type: object, required: [n], properties: { n: { const: 3 } } }', `${at}/properties/n`, 'n'],
         ['{ type: object, required: [n], properties: { n: { enum: [1, 2] } } }', `${at}/properties/n`, 'n'],
@@ -176,6 +175,8 @@ describe('NATS_HEADERS_UNSENDABLE refuses only a required header no NATS message
         '{ type: object, required: [retry], properties: { retry: { type: [integer, string] } } }',
         '{ type: object, required: [retry], properties: { retry: { enum: [1, "1"] } } }',
         '{ type: object, required: [nats-msg-id, "x.trace_id!"], properties: { Nats-Msg-Id: { type: string } } }',
+        // JetStream's de-duplication id, required so that duplicate_window works: the client checks the Nats- names a schema names.
+        '{ type: object, required: [a, Nats-Msg-Id] }',
         '{ type: object, properties: { retry: { type: integer } } }',
         '{ type: object, properties: { "trace id": { type: string } } }',
       ])

@@ -13,6 +13,7 @@ import type { MessageModel } from './message-schemas.js'
 import { NOTHING_PLAN, anyOfPlan, type Planned, type ValidatorPlan } from './validator-plan.js'
 import { channelArguments, nativeRows, operationTableLiteral } from './module-tables.js'
 import { interactionType } from './generate-interaction-types.js'
+import { reservedHeaderNames } from './reserved-header-names.js'
 
 const RUNTIME = 'unplugin-contracts/runtime/nats'
 
@@ -163,24 +164,38 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     if (/^\$[\w$]+$/.test(expression)) messageValidator.set(key, expression)
     else lines.push(`const ${constant} = ${expression};`)
   }
-  /** A set's pairs as the runtime reads them (`[validator or 0, validator or 0]` each), or undefined. */
-  const pairsLiteral = (pairs: ReadonlyArray<readonly [string | undefined, string | undefined]> | undefined) => {
+  /**
+   * A headers validator as the runtime reads it: its name, or `[name, names]` with the `Nats-`
+   * header names the messages' headers schemas name (reserved-header-names.ts), which the client
+   * then checks too.
+   */
+  const headersEntry = (name: string | undefined, messages: readonly MessageModel[]) => {
+    if (name === undefined) return undefined
+    const names = new Set<string>()
+    for (const m of messages) if (m.headers !== undefined) for (const n of reservedHeaderNames(m.headers, model.schemas)) names.add(n)
+    return names.size === 0 ? name : `[${name}, ${jsLiteral([...names].sort())}]`
+  }
+  /** A set's pairs as the runtime reads them (`[validator or 0, headers entry or 0]` each), or undefined. */
+  const pairsLiteral = (pairs: ReadonlyArray<readonly [string | undefined, string | undefined]> | undefined, messages: readonly MessageModel[]) => {
     if (pairs === undefined) return undefined
-    const name = (key: string | undefined) => (key !== undefined && validators.has(key) ? messageValidator.get(key)! : '0')
-    return `[${pairs.map(([payload, headers]) => `[${name(payload)}, ${name(headers)}]`).join(', ')}]`
+    const name = (key: string | undefined) => (key !== undefined && validators.has(key) ? messageValidator.get(key)! : undefined)
+    return `[${pairs.map(([payload, headers], i) => `[${name(payload) ?? '0'}, ${headersEntry(name(headers), [messages[i]!]) ?? '0'}]`).join(', ')}]`
   }
   for (let index = 0; index < model.channels.length; index++) {
     const channel = model.channels[index]!
     const key = messageKeys[index]
     const validate = key !== undefined && validators.has(key) ? messageValidator.get(key)! : undefined
     const headersKey = headerKeys[index]
-    const validateHeaders = headersKey !== undefined && validators.has(headersKey) ? messageValidator.get(headersKey)! : undefined
+    const validateHeaders = headersEntry(
+      headersKey !== undefined && validators.has(headersKey) ? messageValidator.get(headersKey)! : undefined,
+      channel.messages,
+    )
     mappings.push({ line: lines.length + 1, position: { line: channel.source.line, column: channel.source.column } })
     // Addresses and filters go as text: the runtime reads their tokens (`templateTokens`), and
     // everything else a descriptor holds from the runtime's tables (module-tables.ts).
     // The arguments are the channel model's and the names of its validators: kept by both.
     const text = textsOf(channel)
-    const byMessage = pairsLiteral(channelPairKeys[index])
+    const byMessage = pairsLiteral(channelPairKeys[index], channel.messages)
     const argumentsKey = `${file}\u0000${validate ?? ''}\u0000${validateHeaders ?? ''}\u0000${byMessage ?? ''}`
     let args = text?.argumentsKey === argumentsKey ? text.arguments : undefined
     if (args === undefined) {
@@ -198,15 +213,16 @@ export function generateNats(model: NatsModel, memos?: CompileMemos): Generated 
     lines.push(`const $validateOperation${i} = ${validators.get(operationKey(o))};`)
     return `$validateOperation${i}`
   }
+  const listedMessages = (o: OperationModel) => channelsById.get(o.channel)?.messages.filter((m) => o.messages?.includes(m.name)) ?? []
   const operationHeadersValidator = (o: OperationModel, i: number) => {
     if (!validators.has(operationHeadersKey(o))) return undefined
     lines.push(`const $validateOperationHeaders${i} = ${validators.get(operationHeadersKey(o))};`)
-    return `$validateOperationHeaders${i}`
+    return headersEntry(`$validateOperationHeaders${i}`, listedMessages(o))
   }
   lines.push(
     exported.const(
       'operations',
-      `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator, operationHeadersValidator, (o, i) => pairsLiteral(operationPairKeys[i]))})`,
+      `/* @__PURE__ */ $operations(${operationTableLiteral(model.operations, file, operationValidator, operationHeadersValidator, (o, i) => pairsLiteral(operationPairKeys[i], listedMessages(o)))})`,
     ),
   )
   lines.push(exported.const('streams', `/* @__PURE__ */ $natives(${nativeRows(model.streams, 'streams', file)})`))

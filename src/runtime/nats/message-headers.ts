@@ -13,23 +13,28 @@ import { check, type Validator } from '../shared/validation.js'
 export type MessageValidators = readonly [payload: Validator | undefined, headers: Validator | undefined]
 
 /**
- * Why no message of `pairs` takes both `payload` and `headers` (a plain object, one string per
- * name), or undefined when one does. The problems are those of the headers of the first message
- * whose payload matches (a payload no message takes is its own problem, found before this).
- * Bounded by the set: each pair's validators run at most once.
+ * The message of `pairs` that takes both `payload` and the message's headers (`checkHeaders`
+ * checks them against one message's headers validator): its headers validator (undefined: it has
+ * none and takes any headers), or why there is none: the problems of the headers of the first
+ * message whose payload matches (a payload no message takes is its own problem, found before
+ * this). Bounded by the set: each pair's validators run at most once.
  */
-export function headersOfMessage(pairs: readonly MessageValidators[], payload: unknown, headers: Readonly<Record<string, string>>): ResultError[] | undefined {
+export function headersOfMessage(
+  pairs: readonly MessageValidators[],
+  payload: unknown,
+  checkHeaders: (validate: Validator) => ResultError[] | undefined,
+): { readonly ok: true; readonly validate?: Validator } | { readonly ok: false; readonly errors: ResultError[] } {
   let first: ResultError[] | undefined
-  let matched = false
   for (const pair of pairs) {
     const [validatePayload, validateHeaders] = pair
     if (check(validatePayload, payload) !== undefined) continue
-    matched = true
-    const problems = check(validateHeaders, headers)
-    if (problems === undefined) return undefined
+    if (validateHeaders === undefined) return { ok: true }
+    // The message's headers as this schema reads them (the `Nats-` names it names among them).
+    const problems = checkHeaders(validateHeaders)
+    if (problems === undefined) return { ok: true, validate: validateHeaders }
     first ??= problems
   }
-  return matched ? first : [{ path: '', message: '(payload) is none of the messages whose headers could be checked', code: 'headers' }]
+  return { ok: false, errors: first ?? [{ path: '', message: '(payload) is none of the messages whose headers could be checked', code: 'headers' }] }
 }
 
 /**

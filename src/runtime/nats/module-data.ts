@@ -13,6 +13,7 @@
 import { sealedValidator } from '../shared/sealed-validator.js'
 import type { Validator } from '../shared/validation.js'
 import type { MessageValidators } from './message-headers.js'
+import { headersValidator } from './reserved-headers.js'
 import { escapeToken } from '../shared/json-pointer.js'
 import { deepFreeze } from '../shared/deep-freeze.js'
 import { createFilter, createSubject, templateTokens, type Channel, type Filter, type SourceLink, type Subject } from './subjects.js'
@@ -53,6 +54,8 @@ function frozenMap<V>(entries: ReadonlyArray<readonly [string, V]>): Readonly<Re
  * - `parameters`: `0` when they are the address's placeholders, each of the token type of its own
  *   name; otherwise `[placeholder, token type name, ...]` in the order the descriptor lists them;
  * - `validatePayload`: `0` when only the headers are checked;
+ * - `validateHeaders`: the validator, or `[validator, names]` with the `Nats-` names its schema
+ *   names (reserved-headers.ts);
  * - `validateByMessage`: `[payload validator or 0, headers validator or 0]` for each message, when
  *   headers must be checked with the payload that tells which message they belong to (message-headers.ts);
  * - the backlink's pointer is `/channels/<id>`.
@@ -67,7 +70,7 @@ export function channel<P, F extends string>(
   filters: readonly unknown[] | 0,
   parameters: readonly unknown[] | 0,
   validatePayload?: Validator | 0,
-  validateHeaders?: Validator | 0,
+  validateHeaders?: Validator | readonly unknown[] | 0,
   validateByMessage?: readonly unknown[],
 ): Channel<P, F> {
   const types = typeof tokenTypes === 'object' && tokenTypes !== null ? tokenTypes : {}
@@ -112,7 +115,8 @@ export function channel<P, F extends string>(
   Object.defineProperty(descriptor, 'filters', { get: readFilters, enumerable: true })
   // Sealed (their `errors` out of any importer's reach); ajv's standalone code gets a sealed caller.
   if (typeof validatePayload === 'function') descriptor.validatePayload = sealedValidator(validatePayload)
-  if (typeof validateHeaders === 'function') descriptor.validateHeaders = sealedValidator(validateHeaders)
+  const headers = headersValidator(validateHeaders, sealedValidator)
+  if (headers) descriptor.validateHeaders = headers
   const byMessage = messageValidators(validateByMessage)
   if (byMessage) descriptor.validateByMessage = byMessage
   descriptor.source = Object.freeze({ file: str(file), pointer: `/channels/${escapeToken(str(id))}`, line: num(line), column: num(column) })
@@ -124,7 +128,7 @@ function messageValidators(list: unknown): readonly MessageValidators[] | undefi
   if (!isArray(list)) return undefined
   const sealed = (v: unknown) => (typeof v === 'function' ? sealedValidator(v as Validator) : undefined)
   const pairs: MessageValidators[] = []
-  for (const pair of list) if (isArray(pair)) pairs.push(Object.freeze([sealed(pair[0]), sealed(pair[1])] as const))
+  for (const pair of list) if (isArray(pair)) pairs.push(Object.freeze([sealed(pair[0]), headersValidator(pair[1], sealedValidator)] as const))
   return Object.freeze(pairs)
 }
 
@@ -174,7 +178,7 @@ export function operationTable<M>(
     readonly more?: Readonly<Record<number, { readonly q?: string; readonly r?: readonly [number, string?]; readonly m?: readonly string[] }>>
   },
   validators?: Readonly<Record<number, Validator>> | 0,
-  headerValidators?: Readonly<Record<number, Validator>> | 0,
+  headerValidators?: Readonly<Record<number, Validator | readonly unknown[]>> | 0,
   byMessageValidators?: Readonly<Record<number, readonly unknown[]>>,
 ): M {
   const t = typeof table === 'object' && table !== null ? table : {}
@@ -205,8 +209,8 @@ export function operationTable<M>(
     op.source = { file: str(file), pointer: `/operations/${escapeToken(id)}`, line, column: num(t.columns?.[i]) }
     const validate = Object.hasOwn(checks, i) ? checks[i] : undefined
     if (typeof validate === 'function') op.validatePayload = validate
-    const validateHeaders = Object.hasOwn(headerChecks, i) ? headerChecks[i] : undefined
-    if (typeof validateHeaders === 'function') op.validateHeaders = validateHeaders
+    const validateHeaders = Object.hasOwn(headerChecks, i) ? headersValidator(headerChecks[i], (v) => v) : undefined
+    if (validateHeaders) op.validateHeaders = validateHeaders
     const byMessage = Object.hasOwn(byMessageChecks, i) ? messageValidators(byMessageChecks[i]) : undefined
     if (byMessage) op.validateByMessage = byMessage
     entries.push([id, deepFreeze(op)])

@@ -18,9 +18,6 @@ import { standardParts } from './standard-reads.js'
  */
 const HEADER_NAME = /^[!-9;-~]+$/
 
-/** The prefix of the names NATS and JetStream reserve, which the client leaves out of what it checks. */
-const RESERVED = 'Nats-'
-
 /** Whether a JSON Schema `type` admits a string (absent: any type). */
 const allowsString = (type: unknown) => type === undefined || type === 'string' || (Array.isArray(type) && type.includes('string'))
 
@@ -37,8 +34,7 @@ function unsatisfiable(schema: unknown): string | undefined {
 /**
  * A message's headers are text: NATS carries each header as a `Name: value` line of its header block,
  * so every value a peer receives is a string and every name printable ASCII without a colon. A headers
- * schema that REQUIRES a header NATS cannot carry (its name), one of the protocol's own `Nats-` names
- * (which the client leaves out of the headers it checks, as JetStream sets and reads them), or whose schema no string satisfies
+ * schema that REQUIRES a header NATS cannot carry (its name), or whose schema no string satisfies
  * (`type: integer`, a `const` or `enum` of no string, `false`), refuses every message of its channel:
  * the generated client could send none (its `options.headers` type would hold `never`) and would
  * refuse every one it receives. Refused where the header is named in `required`, or at the member's
@@ -48,7 +44,7 @@ function unsatisfiable(schema: unknown): string | undefined {
 export const headersSendable = natsRule({
   code: 'NATS_HEADERS_UNSENDABLE',
   description:
-    "A headers schema requires a header no NATS message can carry or the client would check: its name is not printable ASCII without a colon, it is one of the protocol's own `Nats-` names, or no string (what every header value is) satisfies its schema.",
+    'A headers schema requires a header no NATS message can carry: its name is not printable ASCII without a colon, or no string (what every header value is) satisfies its schema.',
   reads: (ctx) => standardParts(ctx),
   check(ctx, report) {
     eachMessage(ctx, (file, message, at) => {
@@ -70,15 +66,6 @@ export const headersSendable = natsRule({
             headers.file,
             `${headers.at}/required/${index}`,
             `The headers schema requires the header ${JSON.stringify(name)}, which NATS cannot carry (a header name is printable ASCII without a colon or a space): no message of this channel could be sent or accepted. Rename the header.`,
-            { header: name },
-          )
-          return
-        }
-        if (name.startsWith(RESERVED)) {
-          report.in(
-            headers.file,
-            `${headers.at}/required/${index}`,
-            `The headers schema requires the header ${JSON.stringify(name)}, but \`Nats-\` names are the protocol's and JetStream's own (\`Nats-Msg-Id\`, \`Nats-Expected-Stream\`, ...) and the client leaves them out of the headers it checks: no message of this channel would be accepted. Leave it out of \`required\`.`,
             { header: name },
           )
           return

@@ -4,7 +4,8 @@
  * default: `traceId` and `TraceId` are two headers). A header given more than once has no single
  * value the schema could check: it is refused, as is a value that is not a string. Names beginning
  * with `Nats-` are the protocol's and JetStream's own (`Nats-Msg-Id`, `Nats-Expected-Stream`, ...),
- * not the application's: they are left out of the object the schema checks.
+ * not the application's: they are kept apart, and checked only where a schema names them
+ * (`headersFor`, reserved-headers.ts).
  *
  * What is checked is what travels: nats.js refuses a name outside printable ASCII (or with a colon)
  * and a value holding a line break, and trims a value's surrounding white space, so a plain object
@@ -26,7 +27,14 @@ const RESERVED = 'Nats-'
  * every name with its value as read once, `Nats-` names included: what is sent), or why there is none.
  */
 export type HeaderObject =
-  { readonly ok: true; readonly value: Record<string, string>; readonly sent?: Record<string, string> } | { readonly ok: false; readonly errors: ResultError[] }
+  | {
+      readonly ok: true
+      readonly value: Record<string, string>
+      readonly sent?: Record<string, string>
+      /** The `Nats-` names read, each with its one value or why it has none: checked only where a schema names them (reserved-headers.ts). */
+      readonly reserved?: Record<string, string | ResultError>
+    }
+  | { readonly ok: false; readonly errors: ResultError[] }
 
 /** A header name nats.js writes: printable ASCII but the colon (its `canonicalMIMEHeaderKey`). */
 const NAME = /^[!-9;-~]+$/
@@ -97,6 +105,7 @@ function readHeaders(headers: unknown): HeaderObject {
   // Null prototype: a header called `__proto__` or `constructor` is a name like any other.
   const value = Object.create(null) as Record<string, string>
   const errors: ResultError[] = []
+  let reserved: Record<string, string | ResultError> | undefined
   if (headers === undefined || headers === null) return { ok: true, value }
   if (headers === UNREADABLE_HEADERS) return { ok: false, errors: unreadableHeadersErrors() }
   if (headers instanceof MsgHdrsImpl && headers.headers instanceof Map) {
@@ -104,9 +113,10 @@ function readHeaders(headers: unknown): HeaderObject {
     // `values(name)` copies every name to find one, so reading each name through it was quadratic
     // (an outside pass: 20,000 fields, about 200 KB, held the connection's every subscription for 30 s).
     for (const [name, values] of headers.headers as Map<unknown, unknown>) {
-      if (typeof name !== 'string' || name.startsWith(RESERVED)) continue
+      if (typeof name !== 'string') continue
       const problem = valuesProblem(name, values)
-      if (problem) errors.push(problem)
+      if (name.startsWith(RESERVED)) (reserved ??= Object.create(null) as Record<string, string | ResultError>)[name] = problem ?? (values as string[])[0]!
+      else if (problem) errors.push(problem)
       else value[name] = (values as string[])[0]!
     }
   } else if (isMsgHdrs(headers)) {
@@ -119,7 +129,7 @@ function readHeaders(headers: unknown): HeaderObject {
     }
     if (!Array.isArray(names)) return { ok: false, errors: [{ path: '', message: '(headers) cannot be read as nats.js MsgHdrs', code: 'type' }] }
     for (const name of names) {
-      if (typeof name !== 'string' || name.startsWith(RESERVED)) continue
+      if (typeof name !== 'string') continue
       let values: unknown
       try {
         values = headers.values(name)
@@ -127,7 +137,8 @@ function readHeaders(headers: unknown): HeaderObject {
         values = undefined
       }
       const problem = valuesProblem(name, values)
-      if (problem) errors.push(problem)
+      if (name.startsWith(RESERVED)) (reserved ??= Object.create(null) as Record<string, string | ResultError>)[name] = problem ?? (values as string[])[0]!
+      else if (problem) errors.push(problem)
       else value[name] = (values as string[])[0]!
     }
   } else if (typeof headers === 'object' && !Array.isArray(headers)) {
@@ -143,11 +154,32 @@ function readHeaders(headers: unknown): HeaderObject {
       else {
         sent[name] = v
         if (!name.startsWith(RESERVED)) value[name] = v
+        else (reserved ??= Object.create(null) as Record<string, string | ResultError>)[name] = v
       }
     }
-    if (errors.length === 0) return { ok: true, value, sent }
+    if (errors.length === 0) return reserved ? { ok: true, value, sent, reserved } : { ok: true, value, sent }
   } else errors.push({ path: '', message: '(headers) must be a plain object of strings or nats.js MsgHdrs', code: 'type' })
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value }
+  if (errors.length > 0) return { ok: false, errors }
+  return reserved ? { ok: true, value, reserved } : { ok: true, value }
+}
+
+/**
+ * What `validate` checks of headers read by `headerObject`: the application's names, and the
+ * `Nats-` names its schema names (reserved-headers.ts) that the message carries; a named one given
+ * more than once (or not a string) has no value to check and is refused. The read object itself
+ * when the schema names none.
+ */
+export function headersFor(read: Extract<HeaderObject, { ok: true }>, names: readonly string[] | undefined): HeaderObject {
+  if (names === undefined || read.reserved === undefined) return read
+  let value: Record<string, string> | undefined
+  for (const name of names) {
+    if (!Object.hasOwn(read.reserved, name)) continue
+    const held = read.reserved[name]!
+    if (typeof held !== 'string') return { ok: false, errors: [held] }
+    value ??= Object.assign(Object.create(null) as Record<string, string>, read.value)
+    value[name] = held
+  }
+  return value === undefined ? read : { ...read, value }
 }
 
 /**

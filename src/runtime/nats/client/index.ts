@@ -17,10 +17,12 @@ import { errorText } from '../../shared/error-text.js'
 import type { ResultError } from '../../shared/result.js'
 import { compareVersions } from '../../shared/semver.js'
 import { headersOfMessage, takesAnyHeaders, type MessageValidators } from '../message-headers.js'
+import { reservedNamesOf } from '../reserved-headers.js'
 import { HeldMessages, consumerAckWaitMs } from '../held-messages.js'
 import { CoreHandlers, DEFAULT_CORE_HANDLER_BOUNDS } from '../core-handlers.js'
 import {
   headerObject,
+  headersFor,
   isMsgHdrs,
   msgHdrsFrom,
   receivedHeaders,
@@ -49,7 +51,8 @@ export type HeadersOf<C> = C extends Channel<any, any, any, infer H> ? H : unkno
 /**
  * Headers as their validator reads them, typed by a headers schema `H`: a plain object whose values
  * are strings, names exact (nats.js v3 compares them case-sensitively); names starting with `Nats-`
- * are the protocol's and JetStream's own, never checked, so any schema lets them through.
+ * are the protocol's and JetStream's own, checked only where the schema names them, so any schema
+ * lets the others through.
  */
 export type CheckedHeaders<H> = HeaderMap<H> & { readonly [name: `Nats-${string}`]: string }
 /** The object members of a headers type, each value a string (what a header value is); `H` a union when the messages are several. */
@@ -155,17 +158,11 @@ export interface RequestOptions<H = OutgoingHeaders> {
 
 /**
  * The checked headers of a received message whose headers schema is `H`: `headerValues`, the plain
- * object its validator accepted (one string per name, `Nats-` names left out, so not in its type
- * either, even where the schema declares one, unlike what a send may give). None when the
- * message has no headers schema (`unknown`): nothing is read then.
+ * object its validator accepted (one string per name; of the `Nats-` names, only those the schema
+ * names, as its type says). None when the message has no headers schema (`unknown`): nothing is
+ * read then.
  */
-export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: ReceivedHeaderMap<H> }
-/** `HeaderMap` without the `Nats-` names, which the object checked on receipt never holds, even where the schema declares one (a send may give it). */
-type ReceivedHeaderMap<H> = H extends readonly unknown[]
-  ? never
-  : H extends object
-    ? { readonly [K in keyof H as K extends `Nats-${string}` ? never : K]: H[K] & string }
-    : never
+export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: HeaderMap<H> }
 
 export type RequestResult<T, H = unknown> =
   | ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>)
@@ -321,7 +318,7 @@ export class ContractClient<M extends ContractModule> {
   ): PublishResult<M, K> {
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
-    const { subject, data, headers } = this.outgoing(op, params, payload, options.headers)
+    const { subject, data, headers } = this.outgoing(op, params, payload, options.headers, options.msgID)
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // No options object when there is nothing to say: nats.js then takes its shortest path.
@@ -597,6 +594,7 @@ export class ContractClient<M extends ContractModule> {
     params: unknown,
     payload: unknown,
     headers: OutgoingHeaders | undefined,
+    msgID?: unknown,
   ): { subject: string; data: Uint8Array; channel: Channel<unknown>; headers: MsgHdrs | undefined } {
     const channel = this.channel(op)
     const subject = channel.subject.render(params)
@@ -619,17 +617,17 @@ export class ContractClient<M extends ContractModule> {
     const validateHeaders = op.validateHeaders ?? channel.validateHeaders
     const byMessage = byMessageOf(op, channel)
     if (headers === undefined) {
-      const checked = validateHeaders || byMessage ? checkedHeaders(validateHeaders, byMessage, wire.value, undefined) : undefined
+      const checked = validateHeaders || byMessage ? checkedHeaders(validateHeaders, byMessage, wire.value, undefined, msgID) : undefined
       if (checked && !checked.ok) throw this.invalidHeaders(op, channel, checked.errors)
       return { subject, data: encoder.encode(wire.text), channel, headers: undefined }
     }
     // nats.js's own headers, with no schema to hold them to: nats.js checked each as it was set.
     if (!validateHeaders && isMsgHdrs(headers) && (!byMessage || takesAnyHeaders(byMessage, wire.value)))
       return { subject, data: encoder.encode(wire.text), channel, headers }
-    const read = headerObject(headers)
+    const read = withMessageId(headerObject(headers), msgID)
     if (!read.ok) throw this.invalidHeaders(op, channel, read.errors)
-    const headersProblems = headerProblems(validateHeaders, byMessage, wire.value, read.value)
-    if (headersProblems) throw this.invalidHeaders(op, channel, headersProblems)
+    const held = heldHeaders(validateHeaders, byMessage, wire.value, read)
+    if (!held.ok) throw this.invalidHeaders(op, channel, held.errors)
     // A plain object is sent as it was read; nats.js MsgHdrs as they are (nats.js wrote them).
     return { subject, data: encoder.encode(wire.text), channel, headers: read.sent ? msgHdrsFrom(read.sent) : (headers as MsgHdrs) }
   }
@@ -714,25 +712,47 @@ function checkedHeaders(
   byMessage: readonly MessageValidators[] | undefined,
   payload: unknown,
   headers: unknown,
+  msgID?: unknown,
 ): HeaderObject {
-  const read = headerObject(headers)
+  const read = withMessageId(headerObject(headers), msgID)
   // Headers no schema could read (a name given twice) are still a message's that takes any.
   if (!read.ok) return !validate && byMessage && takesAnyHeaders(byMessage, payload) ? { ok: true, value: Object.freeze(Object.create(null)) } : read
-  const problems = headerProblems(validate, byMessage, payload, read.value)
-  return problems ? { ok: false, errors: problems } : { ok: true, value: Object.freeze(read.value) }
+  const held = heldHeaders(validate, byMessage, payload, read)
+  return held.ok ? { ok: true, value: Object.freeze(held.value) } : held
+}
+
+/** A JetStream send's `msgID`, which nats.js sends as the `Nats-Msg-Id` header (over one given): what a schema naming it checks. */
+function withMessageId(read: HeaderObject, msgID: unknown): HeaderObject {
+  if (!read.ok || typeof msgID !== 'string') return read
+  return { ...read, reserved: Object.assign(Object.create(null) as Record<string, string | ResultError>, read.reserved, { 'Nats-Msg-Id': msgID }) }
 }
 
 /**
- * The problems of a message's headers (a plain object): its set's headers schemas, and, where they
- * differ from message to message, the schema of the message its payload is (message-headers.ts).
+ * Headers read by `headerObject` held to a message's schemas: where the set's headers schemas
+ * differ from message to message, the schema of the message its payload is (message-headers.ts:
+ * which implies the set's own check), else the set's. What passes is what that schema checked (the
+ * `Nats-` names it names among them: reserved-headers.ts), or the problems.
  */
-function headerProblems(
+function heldHeaders(
   validate: Validator | undefined,
   byMessage: readonly MessageValidators[] | undefined,
   payload: unknown,
-  headers: Readonly<Record<string, string>>,
-): ResultError[] | undefined {
-  return check(validate, headers) ?? (byMessage ? headersOfMessage(byMessage, payload, headers) : undefined)
+  read: Extract<HeaderObject, { ok: true }>,
+): HeaderObject {
+  const checkHeaders = (v: Validator): ResultError[] | undefined => {
+    const view = headersFor(read, reservedNamesOf(v))
+    return view.ok ? check(v, view.value) : view.errors
+  }
+  let checkedBy = validate
+  if (byMessage) {
+    const matched = headersOfMessage(byMessage, payload, checkHeaders)
+    if (!matched.ok) return matched
+    checkedBy = matched.validate
+  } else if (validate) {
+    const problems = checkHeaders(validate)
+    if (problems) return { ok: false, errors: problems }
+  }
+  return checkedBy ? headersFor(read, reservedNamesOf(checkedBy)) : read
 }
 
 /** The per-message validators that hold for `op`: its own when it lists messages (none: its listed messages agree), else its channel's. */

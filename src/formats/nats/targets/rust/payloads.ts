@@ -386,7 +386,8 @@ const HEADER_MAP = ANY_MAP
  * schema (none otherwise: a channel without one has nothing to type). One message's schema is typed
  * as a payload's is (a struct of its named headers, closed when the schema is); several messages,
  * or one without a headers schema beside one with, are any map. It reads the headers as the
- * TypeScript client's validator does: a JSON object, one string per name, `Nats-` names left out.
+ * TypeScript client's validator does: a JSON object, one string per name, of the `Nats-` names only
+ * those the schema names.
  */
 function writeHeaders(payloads: RustPayloads, c: NatsModel['channels'][number], channelModules: Map<string, string>): void {
   if (!c.messages.some((m) => m.headers !== undefined)) return
