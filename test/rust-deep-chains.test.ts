@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest'
 import { inspect } from '../src/index.js'
 import type { NatsModel } from '../src/formats/nats/model.js'
 import { rustCrate } from '../src/formats/nats/targets/rust/crate.js'
-import { MAX_NESTED_COMPONENTS, RustUnsupported } from '../src/formats/nats/targets/rust/payloads.js'
+import { RustUnsupported } from '../src/formats/nats/targets/rust/payloads.js'
+import { DROP_CHECK_BUDGET, GENERIC_NESTING } from '../src/formats/nats/targets/rust/drop-check.js'
 import { freshDir } from './helpers/bundlers.js'
 import { contracts } from './helpers/cli.js'
 import { miniNatsDocument, withComponentSchemas } from './helpers/nats-mini.js'
@@ -47,7 +48,7 @@ describe('chains the Rust target cannot write are refused as unsupported, by nam
   it.each([
     ['items', 2_000, /nested 256 component types deep/],
     ['additionalProperties', 2_000, /nested 256 component types deep/],
-    ['properties', 200, /holds a chain of \d+ types, each a member of the one before: .*E0320/],
+    ['properties', 200, /holds a chain of types, each a member of the one before, deeper than rustc's drop check takes \(E0320/],
   ] as const)('%s, %i links', async (kind, n, message) => {
     const m = await model(`${kind}-${n}`, chainDocument(kind, n))
     let thrown: unknown
@@ -60,21 +61,26 @@ describe('chains the Rust target cannot write are refused as unsupported, by nam
     expect((thrown as Error).message).toMatch(message)
   })
 
-  it('`contracts generate --target rust` says so, exits 1 and writes nothing', () => {
+  it('`contracts generate --target rust` reports NATS_RUST_UNSUPPORTED at the schema (a code frame at its line), exits 1 and writes nothing', () => {
     const file = join(dir, 'cli-items.asyncapi.yaml')
-    writeFileSync(file, chainDocument('items', 1_500))
+    const text = chainDocument('items', 1_500)
+    writeFileSync(file, text)
     const out = join(dir, 'cli-out')
     const r = contracts(['generate', '--target', 'rust', '--serde', '--no-cache', '--out', out, file])
     expect(r.status).toBe(1)
-    expect(r.stderr).toMatch(/^contracts: the schema "A\d+" is nested 256 component types deep .* \(unsupported\)\. Nothing was written\.$/m)
-    expect(r.stderr).not.toMatch(/RangeError|^\s+at /m)
+    // A diagnostic like the checker's: code, message, file:line:column with the pointer, a code frame at that line.
+    const at =
+      /^error NATS_RUST_UNSUPPORTED: The schema "(A\d+)" is nested 256 component types deep .* \(unsupported\)\.\n\s*at (.+):(\d+):(\d+) \(\/components\/schemas\/(A\d+)\)$/m.exec(
+        r.stderr,
+      )
+    expect(at, r.stderr).not.toBeNull()
+    expect([at![1], at![2]]).toEqual([at![5], file])
+    const line = text.split('\n').findIndex((l) => l.trimStart().startsWith(`${at![1]}:`)) + 1
+    expect(Number(at![3])).toBe(line)
+    expect(r.stderr).toMatch(new RegExp(`> *${line} \\|`))
+    expect(r.stderr).toMatch(/^contracts: the Rust target cannot write this document; nothing was written\.$/m)
+    expect(r.stderr).not.toMatch(/RangeError|^\s+at .*\.js:/m)
     expect(existsSync(out)).toBe(false)
-  })
-
-  it(`a chain just inside the bound is written (${MAX_NESTED_COMPONENTS - 10} items links)`, async () => {
-    const m = await model('items-inside', chainDocument('items', MAX_NESTED_COMPONENTS - 10))
-    const files = rustCrate([m], 'contracts', { serde: true })
-    expect(files.some((f) => f.path.endsWith('.rs') && f.text.includes('Vec<'))).toBe(true)
   })
 })
 
@@ -93,4 +99,89 @@ describe.runIf(CARGO !== undefined && hasSerde)('a chain of 70 structs each hold
     const build = cargo(['check', '--offline', '--quiet', '--features', 'serde'], crate, SERDE_TARGET)
     expect([build.status, build.output]).toEqual([0, ''])
   })
+})
+
+/**
+ * The bounds of drop-check.ts against rustc: for each shape of chain, the longest the target writes
+ * is one crate cargo builds, and one link more is refused as unsupported (E0320 for the drop check,
+ * E0275 for the trait solver), at the schema or channel whose type it is.
+ */
+type Shape = { name: string; link: (next: { $ref: string }) => unknown; wrapped?: true; longest: number; refusal: RegExp }
+const E0320 = /deeper than rustc's drop check takes \(E0320/
+const SHAPES: Shape[] = [
+  // A struct 4 each (Box nothing): 600 / 4.
+  { name: 'required', link: (next) => ({ type: 'object', required: ['x'], properties: { x: next } }), longest: DROP_CHECK_BUDGET / 4, refusal: E0320 },
+  // A struct and an Option: 8 each.
+  { name: 'optional', link: (next) => ({ type: 'object', properties: { x: next } }), longest: DROP_CHECK_BUDGET / 8, refusal: E0320 },
+  // A struct, an Option and a Vec: 10 each.
+  {
+    name: 'optional-list',
+    link: (next) => ({ type: 'object', properties: { x: { type: 'array', items: next } } }),
+    longest: DROP_CHECK_BUDGET / 10,
+    refusal: E0320,
+  },
+  // A struct, an Option and a map: 18 each.
+  {
+    name: 'optional-map',
+    link: (next) => ({ type: 'object', properties: { x: { type: 'object', additionalProperties: next } } }),
+    longest: Math.floor(DROP_CHECK_BUDGET / 18),
+    refusal: E0320,
+  },
+  // A struct holding maps of maps: its 4, then 10 a map.
+  {
+    name: 'maps-in-a-struct',
+    link: (next) => ({ type: 'object', additionalProperties: next }),
+    wrapped: true,
+    longest: Math.floor((DROP_CHECK_BUDGET - 4) / 10),
+    refusal: E0320,
+  },
+  // A struct holding lists of lists: the trait solver's bound first.
+  {
+    name: 'lists-in-a-struct',
+    link: (next) => ({ type: 'array', items: next }),
+    wrapped: true,
+    longest: GENERIC_NESTING,
+    refusal: /lists, maps or options one inside another: .*\(E0275\)/,
+  },
+]
+
+function shapeDocument(shape: Shape, n: number, contract: string): string {
+  const next = (i: number) => ({ $ref: `#/components/schemas/A${i + 1}` })
+  const schemas = Object.fromEntries([...Array.from({ length: n }, (_, i) => [`A${i}`, shape.link(next(i))]), [`A${n}`, { type: 'string' }]])
+  const payload = shape.wrapped
+    ? '        payload: { type: object, required: [x], properties: { x: { $ref: "#/components/schemas/A0" } } }'
+    : '        payload: { $ref: "#/components/schemas/A0" }'
+  return withComponentSchemas(miniNatsDocument({ message: [payload] }).replace('contract: m', `contract: ${contract}`), schemas)
+}
+
+describe('each shape of chain: the longest the target writes, and one link more refused', () => {
+  it.each(SHAPES.map((s) => [s.name, s] as const))('%s', async (name, shape) => {
+    const longest = await model(`${name}-longest`, shapeDocument(shape, shape.longest, 'm'))
+    expect(() => rustCrate([longest], 'contracts', { serde: true })).not.toThrow()
+    let thrown: unknown
+    try {
+      rustCrate([await model(`${name}-more`, shapeDocument(shape, shape.longest + 1, 'm'))], 'contracts', { serde: true })
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(RustUnsupported)
+    expect((thrown as Error).message).toMatch(shape.refusal)
+    expect((thrown as RustUnsupported).pointer).toMatch(/^\/(components\/schemas\/A0|channels\/placed)$/)
+  })
+})
+
+describe.runIf(CARGO !== undefined && hasSerde)('the longest chain of each shape, in one crate', () => {
+  it('builds (cargo check: rustc takes every one)', async () => {
+    const models = await Promise.all(SHAPES.map((shape, i) => model(`crate-${shape.name}`, shapeDocument(shape, shape.longest, `m${i}`))))
+    const crate = join(dir, 'crate-shapes')
+    const files = [...rustCrate(models, 'contracts', { serde: true })]
+    files.push({ path: '.cargo/config.toml', text: `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${debianCrates}"\n` })
+    for (const f of files) {
+      const path = join(crate, ...f.path.split('/'))
+      mkdirSync(join(path, '..'), { recursive: true })
+      writeFileSync(path, f.text)
+    }
+    const build = cargo(['check', '--offline', '--quiet', '--features', 'serde'], crate, SERDE_TARGET)
+    expect([build.status, build.output]).toEqual([0, ''])
+  }, 300_000)
 })

@@ -10,7 +10,7 @@ import { BENZENE_MODEL_CODES } from '../formats/benzene/codes.js'
 import { benzeneRules } from '../formats/benzene/rules/index.js'
 import { DASP_LOAD_CODES } from '../formats/dasp/codes.js'
 import { daspRules, shapeRules } from '../formats/dasp/rules/index.js'
-import { NATS_LOAD_CODES, NATS_LOCK_CODES, NATS_MODEL_CODES } from '../formats/nats/codes.js'
+import { NATS_LOAD_CODES, NATS_LOCK_CODES, NATS_MODEL_CODES, NATS_TARGET_CODES } from '../formats/nats/codes.js'
 import { gateRules, natsRules } from '../formats/nats/rules/index.js'
 import { PLUGIN_CODES } from '../plugin/codes.js'
 
@@ -18,7 +18,7 @@ export interface CodeRow {
   code: string
   severity: Severity
   meaning: string
-  /** The stage that emits it: `core`, `options`, `rule`, `load`, `model`, `lock`. */
+  /** The stage that emits it: `core`, `options`, `rule`, `load`, `model`, `lock`, `target`. */
   where: string
 }
 
@@ -50,12 +50,13 @@ export function codeChapters(): CodeChapter[] {
     {
       title: 'NATS',
       intro:
-        'Reading the bundle (`src/formats/nats/codes.ts`), then the rules (`src/formats/nats/rules/`) and naming; `contracts lock` has codes of its own (stage `lock`).',
+        'Reading the bundle (`src/formats/nats/codes.ts`), then the rules (`src/formats/nats/rules/`) and naming; `contracts lock` has codes of its own (stage `lock`), and so has the Rust target of `contracts generate` (stage `target`).',
       rows: [
         ...table(NATS_LOAD_CODES, 'load'),
         ...rules([...gateRules, ...natsRules], 'rule'),
         ...table(NATS_MODEL_CODES, 'model'),
         ...table(NATS_LOCK_CODES, 'lock'),
+        ...table(NATS_TARGET_CODES, 'target'),
       ],
     },
     {

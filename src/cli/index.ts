@@ -354,7 +354,11 @@ async function generateCommand(files: string[], flags: { target?: string; out?: 
       files = rustCrate(models, basename(resolvePath(flags.out)), { serde: flags.serde === true })
     } catch (error) {
       if (!(error instanceof RustUnsupported)) throw error
-      io.err(terminalLine(`contracts: ${error.message} Nothing was written.`))
+      // A diagnostic like any other: its code, and where the schema (or channel) is in the document.
+      const { rustUnsupported } = await import('../formats/nats/targets/rust/refusal.js')
+      const diagnostic = rustUnsupported(error, readFileSync)
+      printDiagnostics([diagnostic], io, [diagnostic.file])
+      io.err(terminalLine('contracts: the Rust target cannot write this document; nothing was written.'))
       return 1
     }
     for (const file of files)

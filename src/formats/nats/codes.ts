@@ -56,12 +56,22 @@ export const NATS_LOCK_CODES = declareCodes({
   },
 })
 
+/** NATS codes of a target `contracts generate` writes from the model (targets/). */
+export const NATS_TARGET_CODES = declareCodes({
+  NATS_RUST_UNSUPPORTED: {
+    severity: 'error',
+    meaning:
+      'The Rust target cannot write a payload type the document asks for (unsupported): a schema nested more than 256 component types deep, or a chain of more than 120 types each a member of the one before (rustc refuses more: E0320); nothing is written.',
+  },
+})
+
 export type NatsLoadCode = keyof typeof NATS_LOAD_CODES
 export type NatsLockCode = keyof typeof NATS_LOCK_CODES
 export type NatsModelCode = keyof typeof NATS_MODEL_CODES
+export type NatsTargetCode = keyof typeof NATS_TARGET_CODES
 
-/** Every code NATS reports: reading the bundle, locking it, its rules' (rules/index.ts) and the model's. */
-export type NatsCode = NatsLoadCode | NatsLockCode | NatsRuleCode | NatsModelCode
+/** Every code NATS reports: reading the bundle, locking it, its rules' (rules/index.ts), the model's and its targets'. */
+export type NatsCode = NatsLoadCode | NatsLockCode | NatsRuleCode | NatsModelCode | NatsTargetCode
 
 declare module '../../core/codes.js' {
   interface DeclaredCodes {

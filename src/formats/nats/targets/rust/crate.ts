@@ -9,6 +9,7 @@ import { COMMON_SERDE_RS } from './serde-integer.js'
 import { generateRust, type RustOptions } from './generate.js'
 import { codeSpan } from './doc.js'
 import { bare, Names, PRELUDE_NAMES, rustString } from './names.js'
+import { RustUnsupported } from './payloads.js'
 
 export interface GeneratedFile {
   /** Relative to the crate root, POSIX separators. */
@@ -61,7 +62,15 @@ export function rustCrate(models: readonly NatsModel[], name: string, options: R
     seen.add(model.contract.id)
     const module = modules.get(key)
     lib.push(`/// Contract ${codeSpan(rustString(model.contract.id))} ${codeSpan(rustString(model.contract.version))}.`, `pub mod ${module};`)
-    files.push({ path: `src/${bare(module)}.rs`, text: generateRust(model, options) })
+    let text: string
+    try {
+      text = generateRust(model, options)
+    } catch (error) {
+      // Which application's document it is: the crate is made of several.
+      if (error instanceof RustUnsupported) error.file = model.file
+      throw error
+    }
+    files.push({ path: `src/${bare(module)}.rs`, text })
   }
   files.push({ path: 'src/lib.rs', text: lib.join('\n') + '\n' })
   // The serde part only with --serde: without it the crate has no `serde` feature to test for.

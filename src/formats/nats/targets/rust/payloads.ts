@@ -15,10 +15,11 @@
  * one injective map of the module's namespace: a component `AB` and the member `b` of `A` are two types.
  */
 import { findCycles, longestPaths } from '../../../../core/graph.js'
-import { splitPointer } from '../../../../runtime/shared/json-pointer.js'
+import { escapeToken, splitPointer } from '../../../../runtime/shared/json-pointer.js'
 import { isObject } from '../../document.js'
 import type { NatsModel } from '../../model.js'
 import { codeSpan } from './doc.js'
+import { DROP_CHECK_BUDGET, GENERIC_NESTING, typeDepths } from './drop-check.js'
 import { bare, camelType, Names, PRELUDE_NAMES, rustString } from './names.js'
 import type { RustWriter } from './writer.js'
 
@@ -70,9 +71,6 @@ export const MAX_NESTED_COMPONENTS = 256
 /** How deep the types a struct holds by value may nest before a member is boxed (rustc built 60). */
 const MAX_BY_VALUE_DEPTH = 32
 
-/** The longest chain of types each holding the next (boxed or not) the Rust target writes. */
-const MAX_STRUCT_CHAIN = 120
-
 /**
  * For each type of the by-value graph (`edges`: a type to the types it holds by value), the longest
  * chain of types it holds, an edge within a cycle left out (`cycle`: such a member is boxed
@@ -82,8 +80,20 @@ function byValueHeights(edges: ReadonlyMap<string, readonly string[]>, cycle: (f
   return longestPaths(edges.keys(), (from) => (edges.get(from) ?? []).filter((to) => !cycle(from, to)))
 }
 
-/** A document the Rust target cannot write (unsupported): `contracts generate` says so and writes nothing. */
-export class RustUnsupported extends Error {}
+/**
+ * A document the Rust target cannot write (unsupported): `contracts generate` reports it
+ * (NATS_RUST_UNSUPPORTED, at `pointer`: the schema, or the channel, whose type it is) and writes
+ * nothing. `file` is the application document's, set where the crate is made of several.
+ */
+export class RustUnsupported extends Error {
+  file?: string
+  constructor(
+    message: string,
+    readonly pointer: string,
+  ) {
+    super(message)
+  }
+}
 
 export class RustPayloads {
   /** The `payloads` module's type namespace: components, inline structs and enums, channel payloads. */
@@ -114,11 +124,23 @@ export class RustPayloads {
   private lists = 0
   private inlineCount = 0
 
+  /** Each type's place in the document (a component's schema, a channel's), for a refusal. */
+  private readonly origins = new Map<string, string>()
+  /** The place of what is being typed now (inline types made there take it). */
+  private at = ''
+
   constructor(private readonly components: Readonly<Record<string, unknown>>) {}
+
+  /** The types made from now on are the document's at `pointer` (a channel's payload or headers). */
+  typing(pointer: string): void {
+    this.at = pointer
+  }
 
   /** A name of its own for `key` (a channel's payload), made from `name`. */
   reserve(key: string, name: string): string {
-    return this.names.get(key, name)
+    const id = this.names.get(key, name)
+    if (!this.origins.has(id)) this.origins.set(id, this.at)
+    return id
   }
 
   /** `type Id = type;`, written after the structs. */
@@ -205,15 +227,21 @@ export class RustPayloads {
       else this.emptyNames.add(name)
       return known
     }
+    const pointer = `/components/schemas/${escapeToken(name)}`
     if (this.resolving.size >= MAX_NESTED_COMPONENTS)
       throw new RustUnsupported(
-        `the schema ${JSON.stringify(name)} is nested ${this.resolving.size} component types deep (lists, maps and aliases of the next): the Rust target writes at most ${MAX_NESTED_COMPONENTS} (unsupported).`,
+        `The schema ${JSON.stringify(name)} is nested ${this.resolving.size} component types deep (lists, maps and aliases of the next): the Rust target writes at most ${MAX_NESTED_COMPONENTS} (unsupported).`,
+        pointer,
       )
     // Declared before it is written, so a schema that refers to itself names itself.
     const id = this.names.get(`component:${name}`, name)
+    this.origins.set(id, pointer)
     this.declared.set(name, id)
     this.resolving.set(name, this.lists)
+    const outer = this.at
+    this.at = pointer
     const type = this.typeOf(this.components[name], id, 0, id)
+    this.at = outer
     this.resolving.delete(name)
     const doc = `/// The schema ${codeSpan(rustString(name))}.`
     // Not a struct or enum: an alias (a component that is a string, a list, ...), or a newtype
@@ -226,6 +254,7 @@ export class RustPayloads {
   /** A struct or enum for `schema`, named `named` or a new name after `hint`, written when `write` runs. */
   private queue(hint: string, schema: Record<string, unknown>, named?: string): string {
     const id = named ?? this.names.get(`inline:${this.inlineCount++}`, hint)
+    if (!this.origins.has(id)) this.origins.set(id, this.at)
     this.pending.push({ name: id, schema })
     return id
   }
@@ -262,6 +291,8 @@ export class RustPayloads {
       const { name, schema } = this.pending[next]!
       if (seen.has(name)) continue
       seen.add(name)
+      // The types its members make are the document's where it is.
+      this.at = this.origins.get(name) ?? this.at
       if (Array.isArray(schema.enum)) definitions.push({ kind: 'enum', name, values: schema.enum as string[] })
       // Closed only when nothing else admits a member: `patternProperties` names members the struct does not.
       else
@@ -284,13 +315,34 @@ export class RustPayloads {
     // every type held by value, and refused a chain of 70 structs each holding the next
     // ("queries overflow the depth limit", E0320; an outside pass).
     const heights = byValueHeights(edges, cycle)
-    // rustc's drop check follows the boxed members too, up to its recursion limit (128 by default):
-    // it refused (E0320) a chain of 135 structs each holding the next, boxed or not.
-    let tallest: [string, number] = ['', 0]
-    for (const [type, height] of heights) if (height > tallest[1]) tallest = [type, height]
-    if (tallest[1] > MAX_STRUCT_CHAIN)
+    // rustc's drop check follows every member, boxed or not, and the Option, Vec and map around it,
+    // up to its recursion limit: a deeper chain is a crate rustc refuses (E0320), so it is refused
+    // here (drop-check.ts; an outside pass built 80 structs each optionally holding the next).
+    const depths = typeDepths([
+      // An optional member is written `Option<type>` (writeStruct).
+      ...definitions.map((d) => ({
+        id: d.name,
+        struct: d.kind === 'struct',
+        types: d.kind === 'struct' ? d.fields.map((f) => (f.required ? f.type : `Option<${f.type}>`)) : [],
+      })),
+      ...this.aliases.map((a) => ({ id: a.id, struct: false, types: [a.type] })),
+      ...this.newtypes.map((n) => ({ id: n.id, struct: true, types: [n.type] })),
+    ])
+    let deepest: [string, number] = ['', 0]
+    let nested: [string, number] = ['', 0]
+    for (const [type, depth] of depths) {
+      if (depth.dropCheck > deepest[1]) deepest = [type, depth.dropCheck]
+      if (depth.nesting > nested[1]) nested = [type, depth.nesting]
+    }
+    if (deepest[1] > DROP_CHECK_BUDGET)
       throw new RustUnsupported(
-        `the type ${JSON.stringify(tallest[0])} holds a chain of ${tallest[1]} types, each a member of the one before: rustc's drop check refuses more than about 128 (E0320), and the Rust target writes at most ${MAX_STRUCT_CHAIN} (unsupported).`,
+        `The type ${JSON.stringify(deepest[0])} holds a chain of types, each a member of the one before, deeper than rustc's drop check takes (E0320: about 158 structs through required members, 79 through optional ones, fewer through lists and maps): the Rust target writes chains up to ${DROP_CHECK_BUDGET} of its measure (a struct or an Option 4, a list 2, a map 10), and this one is ${deepest[1]} (unsupported).`,
+        this.origins.get(deepest[0]) ?? '',
+      )
+    if (nested[1] > GENERIC_NESTING)
+      throw new RustUnsupported(
+        `The type ${JSON.stringify(nested[0])} nests ${nested[1]} lists, maps or options one inside another: rustc's trait solver refuses about 128 (E0275), and the Rust target writes at most ${GENERIC_NESTING} (unsupported).`,
+        this.origins.get(nested[0]) ?? '',
       )
     const reaches = (from: string, to: string): boolean => cycle(from, to) || (heights.get(from) ?? 0) >= MAX_BY_VALUE_DEPTH
     for (const d of definitions) {
@@ -365,6 +417,7 @@ export function writePayloads(w: RustWriter, model: NatsModel, channelModules: M
   const payloads = new RustPayloads(model.schemas)
   for (const c of model.channels) {
     // The channel's payload type: a name of its own in the module, whatever the components are called.
+    payloads.typing(`/channels/${escapeToken(c.id)}`)
     const id = payloads.reserve(`channel:${c.id}`, `${bare(channelModules.get(c.id)!)}_payload`)
     const types = c.messages.map((m) =>
       m.external || m.payload === undefined ? VALUE : payloads.typeOf(m.payload, id, 0, c.messages.length === 1 ? id : undefined),
