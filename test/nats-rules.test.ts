@@ -485,7 +485,15 @@ describe('a location in the headers (NATS_UNSUPPORTED for a reply address only)'
   })
 })
 
-describe('a YAML document in UTF-16 with its byte order mark is read (YAML 1.2, section 5.2); JSON stays UTF-8', () => {
+/** `text` in UTF-32 (little or big endian), with or without a byte order mark. */
+function utf32(text: string, little: boolean, bom: boolean): Buffer {
+  const points = [...(bom ? '\ufeff' : ''), ...text].map((c) => c.codePointAt(0)!)
+  const out = Buffer.alloc(points.length * 4)
+  points.forEach((p, i) => (little ? out.writeUInt32LE(p, i * 4) : out.writeUInt32BE(p, i * 4)))
+  return out
+}
+
+describe('a YAML document in UTF-16 or UTF-32 is read, told as YAML 1.2 tells them (section 5.2); JSON stays UTF-8', () => {
   it('UTF-16LE and UTF-16BE compile to the module the UTF-8 file does; an error in one is framed in its text; a UTF-16 JSON contract is refused', async () => {
     const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
     const utf8 = await compile(join(fixtures, 'valid/ledger.asyncapi.yaml'))
@@ -515,6 +523,47 @@ describe('a YAML document in UTF-16 with its byte order mark is read (YAML 1.2, 
     const json = join(dir, 'ledger.asyncapi.json')
     writeFileSync(json, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify({ asyncapi: '3.1.0' }), 'utf16le')]))
     expect((await compile(json)).diagnostics.map((d) => d.code)).toEqual(['CONTRACTS_NOT_UTF8'])
+  })
+
+  it('UTF-32 (either order, with or without its mark) and UTF-16 without a mark compile to the same module; a surrogate or a broken length is not text', async () => {
+    // The document with a character past U+FFFF, which UTF-16 writes as two code units and UTF-32 as one.
+    const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8').replace('title: Ledger', 'title: Ledger 𝄞')
+    const dir = join(import.meta.dirname, '.tmp/nats-rules-utf32')
+    mkdirSync(dir, { recursive: true })
+    const utf8File = join(dir, 'ledger-utf8.asyncapi.yaml')
+    writeFileSync(utf8File, text)
+    const utf8 = await compile(utf8File)
+    expect(utf8.diagnostics).toEqual([])
+    const same = (code: string, file: string) => code.replaceAll(file, 'FILE').replace(/"digest":"[0-9a-f]{64}"/, '"digest":"D"')
+    const be16 = Buffer.from(text, 'utf16le')
+    be16.swap16()
+    const encodings: Array<[string, Buffer]> = [
+      ['utf32le-bom', utf32(text, true, true)],
+      ['utf32be-bom', utf32(text, false, true)],
+      ['utf32le', utf32(text, true, false)],
+      ['utf32be', utf32(text, false, false)],
+      ['utf16le', Buffer.from(text, 'utf16le')],
+      ['utf16be', be16],
+    ]
+    for (const [name, bytes] of encodings) {
+      const file = join(dir, `ledger-${name}.asyncapi.yaml`)
+      writeFileSync(file, bytes)
+      const result = await compile(file)
+      expect([name, result.diagnostics]).toEqual([name, []])
+      expect([name, same(result.code!, `ledger-${name}.asyncapi.yaml`)]).toEqual([name, same(utf8.code!, 'ledger-utf8.asyncapi.yaml')])
+    }
+    const surrogate = utf32(text, true, true)
+    surrogate.writeUInt32LE(0xd800, 8)
+    const refused: Array<[string, Buffer]> = [
+      ['surrogate', surrogate],
+      ['past-u10ffff', Buffer.concat([utf32(text, false, true).subarray(0, 8), Buffer.from([0, 0x11, 0, 0]), utf32(text, false, false).subarray(8)])],
+      ['broken-length', utf32(text, true, true).subarray(0, 4 * 100 + 2)],
+    ]
+    for (const [name, bytes] of refused) {
+      const file = join(dir, `refused-${name}.asyncapi.yaml`)
+      writeFileSync(file, bytes)
+      expect([name, (await compile(file)).diagnostics.map((d) => d.code)]).toEqual([name, ['CONTRACTS_NOT_UTF8']])
+    }
   })
 })
 

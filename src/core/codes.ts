@@ -24,7 +24,7 @@ export const CORE_CODES = declareCodes({
   },
   CONTRACTS_UNKNOWN_OPTION: { severity: 'error', meaning: 'Options given to a format that takes none.' },
   CONTRACTS_READ_FAILED: { severity: 'error', meaning: 'The file cannot be read (missing, a folder, a FIFO or device, a NUL byte in the path).' },
-  CONTRACTS_NOT_UTF8: { severity: 'error', meaning: 'The file is not UTF-8 (a YAML file may also be UTF-16 with its byte order mark).' },
+  CONTRACTS_NOT_UTF8: { severity: 'error', meaning: 'The file is not UTF-8 (a YAML file may also be UTF-16 or UTF-32, told as YAML 1.2 tells them).' },
   CONTRACTS_TOO_LARGE: { severity: 'error', meaning: 'A file over 16 MiB.' },
   CONTRACTS_TOO_DEEP: { severity: 'error', meaning: 'Values nested more than 64 levels (JSON or YAML).' },
   CONTRACTS_SYMLINK: { severity: 'error', meaning: 'The contract, or a file it reads, is a symbolic link (never followed).' },

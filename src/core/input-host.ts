@@ -134,27 +134,57 @@ export interface ReadText {
 /**
  * A file's bytes as text: UTF-8 without a leading byte order mark (as a TextDecoder reads it), or
  * undefined when they are not UTF-8. A YAML file (`path` ending `.yaml` or `.yml`) may also be
- * UTF-16 with its byte order mark: YAML 1.2 (section 5.2) asks every reader to take UTF-16, and
- * Windows PowerShell 5.1 writes it by default (an outside pass found it refused). JSON stays UTF-8
- * only (RFC 8259, section 8.1). UTF-32 is not read.
+ * UTF-16 or UTF-32, told as YAML 1.2 (section 5.2) tells them, by a byte order mark or by the zero
+ * bytes of its first character (a YAML stream holds no NUL): every reader must take UTF-16, and
+ * UTF-32 "for JSON compatibility"; Windows PowerShell 5.1 writes UTF-16 by default (an outside pass
+ * found it refused). A code unit that is no character (a lone surrogate, past U+10FFFF) is no text.
+ * JSON stays UTF-8 only (RFC 8259, section 8.1).
  */
 export function decodedText(bytes: Buffer, path?: string): string | undefined {
-  if (path !== undefined && bytes.length >= 2 && /\.ya?ml$/i.test(path)) {
-    const little = bytes[0] === 0xff && bytes[1] === 0xfe
-    const big = bytes[0] === 0xfe && bytes[1] === 0xff
-    // FF FE 00 00 is UTF-32's mark, not UTF-16's: not read.
-    if ((little && !(bytes.length >= 4 && bytes[2] === 0 && bytes[3] === 0)) || big) {
-      try {
-        return new TextDecoder(little ? 'utf-16le' : 'utf-16be', { fatal: true }).decode(bytes)
-      } catch {
-        return undefined
-      }
+  const encoding = path !== undefined && /\.ya?ml$/i.test(path) ? yamlEncoding(bytes) : undefined
+  if (encoding === 'utf-32le' || encoding === 'utf-32be') return utf32Text(bytes, encoding === 'utf-32le')
+  if (encoding !== undefined) {
+    try {
+      // A byte order mark is left out (TextDecoder's default).
+      return new TextDecoder(encoding, { fatal: true }).decode(bytes)
+    } catch {
+      return undefined
     }
   }
   // Validate, then decode: both native, and together faster than a fatal TextDecoder (bench/).
   if (!isUtf8(bytes)) return undefined
   const text = bytes.toString('utf8')
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
+/** The encoding of a YAML stream by YAML 1.2's table (section 5.2), when it is not UTF-8. */
+function yamlEncoding(b: Buffer): 'utf-32be' | 'utf-32le' | 'utf-16be' | 'utf-16le' | undefined {
+  if (b.length >= 4) {
+    if (b[0] === 0 && b[1] === 0 && ((b[2] === 0xfe && b[3] === 0xff) || (b[2] === 0 && b[3] !== 0))) return 'utf-32be'
+    if (b[0] !== 0 && b[1] === 0 && b[2] === 0 && b[3] === 0) return 'utf-32le'
+    if (b[0] === 0xff && b[1] === 0xfe && b[2] === 0 && b[3] === 0) return 'utf-32le'
+  }
+  if (b.length >= 2) {
+    if ((b[0] === 0xfe && b[1] === 0xff) || (b[0] === 0 && b[1] !== 0)) return 'utf-16be'
+    if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] !== 0 && b[1] === 0)) return 'utf-16le'
+  }
+  return undefined
+}
+
+/** UTF-32 as text (a byte order mark left out), or undefined for a length or code point that is no UTF-32. Linear, in slices. */
+function utf32Text(b: Buffer, little: boolean): string | undefined {
+  if (b.length % 4 !== 0) return undefined
+  const parts: string[] = []
+  const points: number[] = []
+  for (let i = 0; i < b.length; i += 4) {
+    const point = little ? b.readUInt32LE(i) : b.readUInt32BE(i)
+    if (point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return undefined
+    if (i === 0 && point === 0xfeff) continue
+    points.push(point)
+    if (points.length === 8192) parts.push(String.fromCodePoint(...points.splice(0)))
+  }
+  parts.push(String.fromCodePoint(...points))
+  return parts.join('')
 }
 
 /**
@@ -267,7 +297,7 @@ export function recordingHost(
     const text = decodedText(bytes, abs)
     if (text === undefined)
       throw new InputError(
-        fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8${/\.ya?ml$/i.test(abs) ? ' (nor UTF-16 with its byte order mark)' : ''}.`),
+        fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8${/\.ya?ml$/i.test(abs) ? ' (nor UTF-16 or UTF-32)' : ''}.`),
       )
     texts.set(abs, text)
     // Kept only when the file read is the one identified before reading it (not swapped meanwhile).
