@@ -57,6 +57,7 @@ export const SHARED = [
   'test/determinism.test.ts',
   'test/depth-failure-refuses.test.ts',
   'test/diff-against.test.ts',
+  'test/diff-against-bytes.test.ts',
   'test/diff-doc.test.ts',
   'test/diff-fast-paths.test.ts',
   'test/diff-locations.test.ts',

@@ -9,6 +9,12 @@ import type { CompileMemos } from './memo.js'
 export interface SourceOverlay {
   text(path: string): string | undefined
   /**
+   * The bytes behind `text`, where the overlay has them (a version read from git): read as a file's
+   * are, so bytes that are not text are CONTRACTS_NOT_UTF8 there too (`text` then holds them with
+   * replacements, for code frames only). Past `LIMITS.fileBytes`, their size.
+   */
+  bytes?(path: string): Buffer | { size: number } | undefined
+  /**
    * What is at a path in the version the overlay stands for, when that is not what the disk has: a
    * version read from git lacks a file the working tree has (`missing`), or has a link where the
    * working tree has a file (`symlink`). `undefined` (or no `kind` at all): as on disk, and a

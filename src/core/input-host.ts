@@ -296,9 +296,7 @@ export function recordingHost(
     digests.set(abs, sha256(bytes))
     const text = decodedText(bytes, abs)
     if (text === undefined)
-      throw new InputError(
-        fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8${/\.ya?ml$/i.test(abs) ? ' (nor UTF-16 or UTF-32)' : ''}.`),
-      )
+      throw new InputError(fileProblem('CONTRACTS_NOT_UTF8', abs, `${abs} is not valid UTF-8${/\.ya?ml$/i.test(abs) ? ' (nor UTF-16 or UTF-32)' : ''}.`))
     texts.set(abs, text)
     // Kept only when the file read is the one identified before reading it (not swapped meanwhile).
     if (identity !== undefined && fileIdentity(abs) === identity) cache!.set(abs, identity, text, digests.get(abs)!)
@@ -309,6 +307,8 @@ export function recordingHost(
 
 /** An overlay's text for `abs` as the bytes a file holding it would have (or its size, past `LIMITS.fileBytes`); undefined when it has none. */
 export function overlaid(abs: string, overlay: SourceOverlay | undefined): Buffer | { size: number } | undefined {
+  const given = overlay?.bytes?.(abs)
+  if (given !== undefined) return given
   const text = overlay?.text(abs)
   if (text === undefined) return undefined
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer text is over the limit unencoded.

@@ -131,23 +131,32 @@ export function gitVersion(ref: string, cwd: string): GitVersion {
     if (r === '.git' || r.startsWith('.git/')) return 'missing'
     return tree.get(r)?.kind ?? 'missing'
   }
+  const blobs = new Map<string, Buffer | { size: number }>()
   const texts = new Map<string, string>()
-  const text = (path: string): string | undefined => {
+  const bytes = (path: string): Buffer | { size: number } | undefined => {
     const r = rel(path)
     const entry = r === undefined ? undefined : tree.get(r)
     if (entry?.kind !== 'file' || entry.object === undefined) return undefined
-    let cached = texts.get(entry.object)
+    let cached = blobs.get(entry.object)
     if (cached === undefined) {
       // Past the limit the compile refuses the file by its length alone: not read into memory.
       cached =
         entry.size !== undefined && entry.size > LIMITS.fileBytes
-          ? ' '.repeat(LIMITS.fileBytes + 1)
-          : readBlob(git(['cat-file', 'blob', entry.object], root, LIMITS.fileBytes + 1024), path)
-      texts.set(entry.object, cached)
+          ? { size: entry.size }
+          : git(['cat-file', 'blob', entry.object], root, LIMITS.fileBytes + 1024)
+      blobs.set(entry.object, cached)
     }
     return cached
   }
-  return { ref, commit, root, overlay: { text, kind }, kind, relative: rel }
+  const text = (path: string): string | undefined => {
+    const blob = bytes(path)
+    if (blob === undefined) return undefined
+    if (!Buffer.isBuffer(blob)) return ' '.repeat(LIMITS.fileBytes + 1)
+    let cached = texts.get(path)
+    if (cached === undefined) texts.set(path, (cached = readBlob(blob, path)))
+    return cached
+  }
+  return { ref, commit, root, overlay: { text, bytes, kind }, kind, relative: rel }
 }
 
 /** What differs between a commit and the working tree, as working-tree paths (absolute), each sorted. */
@@ -190,8 +199,9 @@ export function allFiles(version: GitVersion): string[] {
 }
 
 /**
- * A blob's text as the compile reads a file (a YAML file's UTF-16 included, `decodedText`); bytes
- * that are not text it reads are read as UTF-8 with replacements, since an overlay holds text only.
+ * A blob's text as the compile reads a file (a YAML file's UTF-16 and UTF-32 included,
+ * `decodedText`); bytes that are not text are shown with replacements (code frames): the compile
+ * reads the bytes themselves (`overlay.bytes`) and refuses them.
  */
 function readBlob(bytes: Buffer, path: string): string {
   return decodedText(bytes, path) ?? bytes.toString('utf8')
