@@ -61,7 +61,7 @@ export const NATS_TARGET_CODES = declareCodes({
   NATS_RUST_UNSUPPORTED: {
     severity: 'error',
     meaning:
-      'The Rust target cannot write a payload type the document asks for (unsupported): a schema nested more than 256 component types deep, or a chain of more than 120 types each a member of the one before (rustc refuses more: E0320); nothing is written.',
+      "The Rust target cannot write a payload type the document asks for (unsupported): a schema nested more than 256 component types deep, a chain of structs each holding the next deeper than rustc's drop check takes (E0320), or more than 120 lists, maps or options one inside another (E0275); nothing is written.",
   },
 })
 
