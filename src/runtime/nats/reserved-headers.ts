@@ -5,14 +5,21 @@
  * leaves them out of the headers it checks, except those the schema itself names (in `properties`
  * or `required`, references followed): a contract that requires `Nats-Msg-Id`, so that the stream's
  * `duplicate_window` de-duplicates, has it checked. A module gives a headers validator its names as
- * `[validator, names]`; the sealed validator the descriptor holds keeps them here.
+ * `[validator, names]`; the sealed validator the descriptor holds keeps them (NAMED).
  */
 import type { Validator } from '../shared/validation.js'
 
-const NAMED = new WeakMap<Validator, readonly string[]>()
+/**
+ * Where a validator holds its names: a registered symbol, so that a client and a module loaded from
+ * two copies of the runtime (a bundler that did not dedupe it) still read one another's.
+ */
+const NAMED = Symbol.for('unplugin-contracts: the Nats- header names a headers schema names')
 
 /** The `Nats-` names `validate` checks (none: undefined). */
-export const reservedNamesOf = (validate: Validator | undefined): readonly string[] | undefined => (validate === undefined ? undefined : NAMED.get(validate))
+export function reservedNamesOf(validate: Validator | undefined): readonly string[] | undefined {
+  const names = (validate as { [NAMED]?: unknown } | undefined)?.[NAMED]
+  return Array.isArray(names) ? (names as readonly string[]) : undefined
+}
 
 /**
  * A module's headers validator entry (`validator`, or `[validator, names]`) as its validator, with
@@ -25,7 +32,9 @@ export function headersValidator(entry: unknown, seal: (validate: Validator) => 
   const sealed = seal(validate as Validator)
   if (Array.isArray(names)) {
     const kept = names.filter((n): n is string => typeof n === 'string' && n.startsWith('Nats-'))
-    if (kept.length > 0) NAMED.set(sealed, Object.freeze([...new Set(kept)]))
+    // Read-only once set (a validator shared by two channels has one schema, so the same names).
+    if (kept.length > 0 && reservedNamesOf(sealed) === undefined)
+      Object.defineProperty(sealed, NAMED, { value: Object.freeze([...new Set(kept)]), enumerable: false, writable: false, configurable: false })
   }
   return sealed
 }
