@@ -73,7 +73,7 @@ const single: FixtureRow[] = [
   ['workqueue-consumer', 'NATS_WORKQUEUE_CONSUMER', '/x-nats-contract/consumers/auditor/config/deliver_policy', 61, 25],
   ['yaml-duplicate-key', 'YAML_DUPLICATE_KEY', '/info/title', 4, 3],
   ['yaml-tag', 'YAML_NON_JSON_VALUE', '/info/title', 3, 19],
-  ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info/x-notes', 5, 11],
+  ['yaml-non-string-key', 'YAML_NON_STRING_KEY', '/info/x-notes/42', 5, 11],
   ['yaml-alias-limit', 'YAML_ALIAS_LIMIT', '/x-anchors/a16', 119, 8],
   ['yaml-syntax', 'YAML_SYNTAX', '', 4, 3],
   ['schema-format', 'NATS_SCHEMA_FORMAT', '/channels/balanceQuery/messages/query/payload/schemaFormat', 82, 25],
@@ -564,6 +564,34 @@ describe('a YAML document in UTF-16 or UTF-32 is read, told as YAML 1.2 tells th
       writeFileSync(file, bytes)
       expect([name, (await compile(file)).diagnostics.map((d) => d.code)]).toEqual([name, ['CONTRACTS_NOT_UTF8']])
     }
+  })
+})
+
+describe('a character YAML 1.2 does not allow in a stream (5.1, c-printable) is YAML_SYNTAX at its place', () => {
+  it('NUL, a C0 control, DEL, a C1 control, U+FFFF: refused where they are; tab, NEL and a character past U+FFFF pass; a file of NUL bytes is no empty document', async () => {
+    const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
+    const dir = join(import.meta.dirname, '.tmp/nats-rules-unprintable')
+    mkdirSync(dir, { recursive: true })
+    const at = (name: string, body: string | Buffer) => {
+      const file = join(dir, `${name}.asyncapi.yaml`)
+      writeFileSync(file, body)
+      return compile(file).then((r) => r.diagnostics.map((d) => [d.code, d.line, d.column]))
+    }
+    for (const [name, char] of [
+      ['nul', '\u0000'],
+      ['bell', '\u0007'],
+      ['del', '\u007f'],
+      ['c1', '\u0090'],
+      ['ffff', '\uffff'],
+    ] as const)
+      expect([name, await at(name, text.replace('title: Ledger', `title: Led${char}ger`))]).toEqual([name, [['YAML_SYNTAX', 3, 13]]])
+    for (const [name, char] of [
+      ['tab', '\t'],
+      ['nel', '\u0085'],
+      ['astral', '😀'],
+    ] as const)
+      expect([name, await at(name, text.replace('title: Ledger', `title: Led${char}ger`))]).toEqual([name, []])
+    expect(await at('only-nul', Buffer.from([0]))).toEqual([['YAML_SYNTAX', 1, 1]])
   })
 })
 

@@ -57,7 +57,7 @@ describe('NATS', () => {
   it('a tagged scalar key is read as its text; a collection key leaves nothing to check', async () => {
     const tagged = write('tagged.asyncapi.yaml', replicas(edited(ledger, '  title: Ledger\n', '  title: Ledger\n  x-notes:\n    !!int 42: answer\n')))
     const t = await verdicts(tagged)
-    expect(t.codes[0]).toBe('YAML_NON_STRING_KEY /info/x-notes 5')
+    expect(t.codes[0]).toBe('YAML_NON_STRING_KEY /info/x-notes/42 5')
     expect(t.codes.some((c) => c.startsWith('NATS_STREAM_CONFIG'))).toBe(true)
     const collection = write(
       'collection.asyncapi.yaml',
@@ -65,6 +65,28 @@ describe('NATS', () => {
     )
     const c = await verdicts(collection)
     expect(c.codes.map((x) => x.split(' ')[0])).toEqual(['YAML_NON_STRING_KEY'])
+  })
+
+  it('what is under a tagged key is placed at its own line, and a key of the same text is a duplicate (an outside pass)', async () => {
+    // A channel under `!!int 42:` whose address has a wildcard (NATS_ADDRESS_TOKEN): reported at the address's line.
+    const channel = '  balanceReply:\n'
+    const tagged = write(
+      'tagged-channel.asyncapi.yaml',
+      edited(ledger, channel, `  !!int 42:\n    address: ledger.>.fortytwo\n    messages:\n      m: { payload: { type: object } }\n${channel}`),
+    )
+    const result = await compile(tagged)
+    const lines = readFileSync(tagged, 'utf8').split('\n')
+    const addressLine = lines.findIndex((l) => l.includes('ledger.>.fortytwo')) + 1
+    const keyLine = lines.findIndex((l) => l.includes('!!int 42:')) + 1
+    const byCode = new Map(result.diagnostics.map((d) => [d.code, d]))
+    expect([byCode.get('YAML_NON_STRING_KEY')?.pointer, byCode.get('YAML_NON_STRING_KEY')?.line]).toEqual(['/channels/42', keyLine])
+    const placed = result.diagnostics.filter((d) => d.pointer.startsWith('/channels/42/address'))
+    expect(placed.length).toBeGreaterThan(0)
+    for (const d of placed) expect([d.code, d.line]).toEqual([d.code, addressLine])
+    // '42' and !!int 42 in one mapping: one key twice.
+    const twice = write('tagged-twice.asyncapi.yaml', edited(ledger, '  title: Ledger\n', "  title: Ledger\n  x-notes:\n    '42': a\n    !!int 42: b\n"))
+    const codes = (await verdicts(twice)).codes
+    expect(codes).toContain('YAML_DUPLICATE_KEY /info/x-notes/42 6')
   })
 
   it('a syntax error still stops reading (no rule runs on a text that was not read)', async () => {

@@ -44,7 +44,11 @@ export const CORE_CODES = declareCodes({
   JSON_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one object (the rules still check the document as read with the later member).' },
   JSON_LONE_SURROGATE: { severity: 'error', meaning: 'A string with an unpaired UTF-16 surrogate, which canonical JSON (RFC 8785) cannot represent.' },
   JSON_NUMBER_RANGE: { severity: 'error', meaning: 'A number beyond the range of a double (`1e400` reads as Infinity; RFC 8785 has no form for it).' },
-  YAML_SYNTAX: { severity: 'error', meaning: 'The file is not YAML (or is empty): the first syntax error, with a count of the ones it causes.' },
+  YAML_SYNTAX: {
+    severity: 'error',
+    meaning:
+      'The file is not YAML (or is empty, or holds a character a YAML stream may not: a raw NUL or other control): the first syntax error, with a count of the ones it causes.',
+  },
   YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping (the rules still check the document as read with the later member).' },
   YAML_NON_STRING_KEY: {
     severity: 'error',

@@ -43,6 +43,8 @@ export const YAML_LIMITS = { aliases: 4096, copiedNodes: 65_536, aliasExpansion:
  * same file read (yaml-regions.ts); the value may share the unchanged parts of the last one's.
  */
 export function parseYamlSource(file: string, text: string, regions?: YamlRegions): JsonParseResult {
+  const unprintable = unprintableAt(file, text)
+  if (unprintable) return unprintable
   // A number beyond a double's range is a diagnostic of the exact path; both paths must agree.
   const fast = mayOverflowNumber(text) ? undefined : loadFastYaml(text, regions)
   if (!fast) return parseExactYaml(file, text)
@@ -66,7 +68,34 @@ export function parseYamlSource(file: string, text: string, regions?: YamlRegion
  * form for (`.inf`, `.nan`) and aliases beyond `YAML_LIMITS` are diagnostics; the value is the
  * plain JSON-compatible data.
  */
+/**
+ * YAML 1.2 (5.1, c-printable): a stream holds no C0 control but tab, line feed and carriage return,
+ * no DEL, no C1 control but NEL, and neither U+FFFE nor U+FFFF; such a character is written as an
+ * escape in a double-quoted scalar. yaml and js-yaml both read a raw NUL as text (an outside pass:
+ * a file of NUL bytes read as an empty document), so the text is checked first: one linear scan.
+ */
+// eslint-disable-next-line no-control-regex -- the characters YAML 1.2 does not allow
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/
+
+function unprintableAt(file: string, text: string): JsonParseResult | undefined {
+  const found = UNPRINTABLE.exec(text)
+  if (!found) return undefined
+  const lines = new LineIndex(text)
+  const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')
+  const diagnostic: Diagnostic = {
+    code: 'YAML_SYNTAX',
+    severity: CORE_CODES.YAML_SYNTAX.severity,
+    message: `Invalid YAML: the character U+${code} may not appear in a YAML stream (YAML 1.2, 5.1); write it as an escape in a double-quoted scalar ("\\u${code}").`,
+    file,
+    pointer: '',
+    ...lines.position(found.index),
+  }
+  return { source: { file, text, value: undefined, lines, locate: () => ({ ...lines.position(found.index), offset: found.index }) }, diagnostics: [diagnostic] }
+}
+
 export function parseExactYaml(file: string, text: string): JsonParseResult {
+  const unprintable = unprintableAt(file, text)
+  if (unprintable) return unprintable
   const { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } = yaml()
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []
@@ -191,23 +220,31 @@ export function parseExactYaml(file: string, text: string): JsonParseResult {
         // an explicit tag of another type (`!!int 7:`), an alias or a collection is no string.
         if (isScalar(key) && typeof key.value !== 'string' && key.tag === undefined && key.type === 'PLAIN' && typeof key.source === 'string')
           key.value = key.source
-        if (!isScalar(key) || typeof key.value !== 'string') {
-          // A tagged scalar key reads as its text; a collection's or an alias's has none to read past.
-          if (!isScalar(key)) keyUnreadable = true
+        let text: string
+        if (isScalar(key) && typeof key.value === 'string') text = key.value
+        else {
           const at = (key as Node | null)?.range?.[0] ?? n.range?.[0] ?? 0
+          // A tagged scalar key is read as yaml's value reads it (`!!int 42` is "42", a null ""), so
+          // what is under it is placed, and a key of the same text is a duplicate; a collection's or
+          // an alias's has no text to read past.
+          const read = isScalar(key) ? (key.value === null ? '' : String(key.value)) : undefined
           report(
             'YAML_NON_STRING_KEY',
             at,
-            pointer,
+            read === undefined ? pointer : joinPointer(pointer, read),
             'Keys must be strings: JSON objects have no other kind of key (a plain key such as `200:` is the string "200"; this one is tagged as another type, an alias or a collection).',
           )
-          continue
+          if (read === undefined) {
+            keyUnreadable = true
+            continue
+          }
+          text = read
         }
-        const child = joinPointer(pointer, key.value)
-        if (seen.has(key.value))
-          report('YAML_DUPLICATE_KEY', key.range?.[0] ?? 0, child, `Duplicate key ${JSON.stringify(key.value)}: a mapping may not repeat a key.`)
-        seen.add(key.value)
-        if (pair.value === null) nodes.set(child, key.range?.[0] ?? 0)
+        const child = joinPointer(pointer, text)
+        if (seen.has(text))
+          report('YAML_DUPLICATE_KEY', (key as Node).range?.[0] ?? 0, child, `Duplicate key ${JSON.stringify(text)}: a mapping may not repeat a key.`)
+        seen.add(text)
+        if (pair.value === null) nodes.set(child, (key as Node).range?.[0] ?? 0)
         else visit(pair.value, child)
       }
     } else if (isSeq(n)) {
