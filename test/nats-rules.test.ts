@@ -567,8 +567,8 @@ describe('a YAML document in UTF-16 or UTF-32 is read, told as YAML 1.2 tells th
   })
 })
 
-describe('a character YAML 1.2 does not allow in a stream (5.1, c-printable) is YAML_SYNTAX at its place', () => {
-  it('NUL, a C0 control, DEL, a C1 control, U+FFFF: refused where they are; tab, NEL and a character past U+FFFF pass; a file of NUL bytes is no empty document', async () => {
+describe('a C0 control YAML 1.2 does not allow anywhere in a stream (5.1) is YAML_SYNTAX at its place', () => {
+  it('NUL, BEL and ESC: refused where they are; tab, and DEL, NEL, a C1 control, U+FFFF (JSON writes them raw in strings) pass; a file of NUL bytes is no empty document', async () => {
     const text = readFileSync(join(fixtures, 'valid/ledger.asyncapi.yaml'), 'utf8')
     const dir = join(import.meta.dirname, '.tmp/nats-rules-unprintable')
     mkdirSync(dir, { recursive: true })
@@ -580,17 +580,18 @@ describe('a character YAML 1.2 does not allow in a stream (5.1, c-printable) is 
     for (const [name, char] of [
       ['nul', '\u0000'],
       ['bell', '\u0007'],
-      ['del', '\u007f'],
-      ['c1', '\u0090'],
-      ['ffff', '\uffff'],
+      ['esc', '\u001b'],
     ] as const)
-      expect([name, await at(name, text.replace('title: Ledger', `title: Led${char}ger`))]).toEqual([name, [['YAML_SYNTAX', 3, 13]]])
+      expect([name, await at(name, text.replace('title: Ledger', `title: "Led${char}ger"`))]).toEqual([name, [['YAML_SYNTAX', 3, 14]]])
     for (const [name, char] of [
       ['tab', '\t'],
+      ['del', '\u007f'],
       ['nel', '\u0085'],
+      ['c1', '\u009b'],
+      ['ffff', '\uffff'],
       ['astral', '😀'],
     ] as const)
-      expect([name, await at(name, text.replace('title: Ledger', `title: Led${char}ger`))]).toEqual([name, []])
+      expect([name, await at(name, text.replace('title: Ledger', `title: "Led${char}ger"`))]).toEqual([name, []])
     expect(await at('only-nul', Buffer.from([0]))).toEqual([['YAML_SYNTAX', 1, 1]])
   })
 })

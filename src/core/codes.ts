@@ -47,7 +47,7 @@ export const CORE_CODES = declareCodes({
   YAML_SYNTAX: {
     severity: 'error',
     meaning:
-      'The file is not YAML (or is empty, or holds a character a YAML stream may not: a raw NUL or other control): the first syntax error, with a count of the ones it causes.',
+      'The file is not YAML (or is empty, or holds a character a YAML stream may not: a raw NUL or other C0 control): the first syntax error, with a count of the ones it causes.',
   },
   YAML_DUPLICATE_KEY: { severity: 'error', meaning: 'A key appears twice in one mapping (the rules still check the document as read with the later member).' },
   YAML_NON_STRING_KEY: {

@@ -13,7 +13,7 @@ export interface SourceOverlay {
    * are, so bytes that are not text are CONTRACTS_NOT_UTF8 there too (`text` then holds them with
    * replacements, for code frames only). Past `LIMITS.fileBytes`, their size.
    */
-  bytes?(path: string): Buffer | { size: number } | undefined
+  bytes?(path: string): Uint8Array | { size: number } | undefined
   /**
    * What is at a path in the version the overlay stands for, when that is not what the disk has: a
    * version read from git lacks a file the working tree has (`missing`), or has a link where the

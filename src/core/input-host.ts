@@ -308,6 +308,7 @@ export function recordingHost(
 /** An overlay's text for `abs` as the bytes a file holding it would have (or its size, past `LIMITS.fileBytes`); undefined when it has none. */
 export function overlaid(abs: string, overlay: SourceOverlay | undefined): Buffer | { size: number } | undefined {
   const given = overlay?.bytes?.(abs)
+  if (given instanceof Uint8Array) return Buffer.isBuffer(given) ? given : Buffer.from(given.buffer, given.byteOffset, given.byteLength)
   if (given !== undefined) return given
   const text = overlay?.text(abs)
   if (text === undefined) return undefined

@@ -69,13 +69,15 @@ export function parseYamlSource(file: string, text: string, regions?: YamlRegion
  * plain JSON-compatible data.
  */
 /**
- * YAML 1.2 (5.1, c-printable): a stream holds no C0 control but tab, line feed and carriage return,
- * no DEL, no C1 control but NEL, and neither U+FFFE nor U+FFFF; such a character is written as an
- * escape in a double-quoted scalar. yaml and js-yaml both read a raw NUL as text (an outside pass:
- * a file of NUL bytes read as an empty document), so the text is checked first: one linear scan.
+ * YAML 1.2 (5.1): a stream holds no C0 control but tab, line feed and carriage return, not even in a
+ * quoted scalar (where such a character is written as an escape). yaml and js-yaml both read a raw
+ * NUL as text (an outside pass: a file of NUL bytes read as an empty document), so the text is
+ * checked first: one linear scan. DEL, the C1 controls and U+FFFE/U+FFFF, which 5.1 keeps out of
+ * the rest of a stream, are read as text: YAML 1.2 lets a quoted scalar hold every character but the
+ * C0 controls "to ensure JSON compatibility", and JSON writers leave them raw in strings.
  */
-// eslint-disable-next-line no-control-regex -- the characters YAML 1.2 does not allow
-const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/
+// eslint-disable-next-line no-control-regex -- the characters YAML 1.2 does not allow anywhere
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/
 
 function unprintableAt(file: string, text: string): JsonParseResult | undefined {
   const found = UNPRINTABLE.exec(text)
