@@ -7,7 +7,7 @@
  * cannot write is refused as unsupported, by name, and nothing is written
  * (src/formats/nats/targets/rust/payloads.ts, MAX_NESTED_COMPONENTS, MAX_STRUCT_CHAIN).
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { inspect } from '../src/index.js'
@@ -18,11 +18,10 @@ import { GENERIC_NESTING } from '../src/formats/nats/targets/rust/drop-check.js'
 import { freshDir } from './helpers/bundlers.js'
 import { contracts } from './helpers/cli.js'
 import { miniNatsDocument, withComponentSchemas } from './helpers/nats-mini.js'
-import { CARGO, SERDE_TARGET, cargo } from './helpers/rust.js'
+import { CARGO, DEBIAN_CRATES, SERDE_TARGET, cargo, writeCrate } from './helpers/rust.js'
 
 const dir = freshDir(join(import.meta.dirname, '.tmp/rust-deep-chains'))
-const debianCrates = '/usr/share/cargo/registry'
-const hasSerde = existsSync(debianCrates) && readdirSync(debianCrates).some((d) => /^serde_json-1\./.test(d))
+const hasSerde = existsSync(DEBIAN_CRATES) && readdirSync(DEBIAN_CRATES).some((d) => /^serde_json-1\./.test(d))
 
 type Link = 'items' | 'additionalProperties' | 'properties'
 /** A NATS document whose payload is the head of a chain of `n` components of one kind. */
@@ -88,13 +87,8 @@ describe.runIf(CARGO !== undefined && hasSerde)('a chain of 55 structs each opti
   it('boxes the members past 32 by-value levels, and the crate builds (rustc refused it before)', async () => {
     const m = await model('properties-55', chainDocument('properties', 55))
     const crate = join(dir, 'crate-55')
-    const files = [...rustCrate([m], 'contracts', { serde: true })]
-    files.push({ path: '.cargo/config.toml', text: `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${debianCrates}"\n` })
-    for (const f of files) {
-      const path = join(crate, ...f.path.split('/'))
-      mkdirSync(join(path, '..'), { recursive: true })
-      writeFileSync(path, f.text)
-    }
+    const files = rustCrate([m], 'contracts', { serde: true })
+    writeCrate(crate, files)
     expect(files.some((f) => /pub x: Option<Box<A\d+>>/.test(f.text))).toBe(true)
     const build = cargo(['check', '--offline', '--quiet', '--features', 'serde'], crate, SERDE_TARGET)
     expect([build.status, build.output]).toEqual([0, ''])
@@ -186,13 +180,7 @@ describe.runIf(CARGO !== undefined && hasSerde)('the longest chain of each shape
     const models: NatsModel[] = []
     for (const [i, shape] of SHAPES.entries()) models.push(await model(`crate-${shape.name}`, shapeDocument(shape, await longest(shape), `m${i}`)))
     const crate = join(dir, 'crate-shapes')
-    const files = [...rustCrate(models, 'contracts', { serde: true })]
-    files.push({ path: '.cargo/config.toml', text: `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${debianCrates}"\n` })
-    for (const f of files) {
-      const path = join(crate, ...f.path.split('/'))
-      mkdirSync(join(path, '..'), { recursive: true })
-      writeFileSync(path, f.text)
-    }
+    writeCrate(crate, rustCrate(models, 'contracts', { serde: true }))
     const build = cargo(['check', '--offline', '--quiet', '--features', 'serde'], crate, SERDE_TARGET)
     expect([build.status, build.output]).toEqual([0, ''])
   }, 300_000)

@@ -4,6 +4,7 @@
  * tests say so loudly and skip.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
@@ -57,4 +58,23 @@ export function cargo(args: string[], dir: string, targetDir: string): { status:
     env: { ...process.env, ...QUICK_BUILDS, CARGO_TARGET_DIR: targetDir, CARGO_NET_OFFLINE: 'true' },
   })
   return { status: r.status, output: r.stdout + r.stderr }
+}
+
+/** Debian's vendored crates (serde, serde_json), which `.ci/run` installs: the registry an offline build reads. */
+export const DEBIAN_CRATES = '/usr/share/cargo/registry'
+
+/**
+ * Writes a generated crate's files under `dir`, with a `.cargo/config.toml` that replaces crates.io
+ * by Debian's vendored crates (an offline build finds serde there).
+ */
+export function writeCrate(dir: string, files: ReadonlyArray<{ path: string; text: string }>): void {
+  const all = [
+    ...files,
+    { path: '.cargo/config.toml', text: `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${DEBIAN_CRATES}"\n` },
+  ]
+  for (const f of all) {
+    const path = join(dir, ...f.path.split('/'))
+    mkdirSync(join(path, '..'), { recursive: true })
+    writeFileSync(path, f.text)
+  }
 }
