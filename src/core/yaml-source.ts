@@ -47,7 +47,7 @@ export function parseYamlSource(file: string, text: string, regions?: YamlRegion
   if (unprintable) return unprintable
   // A number beyond a double's range is a diagnostic of the exact path; both paths must agree.
   const fast = mayOverflowNumber(text) ? undefined : loadFastYaml(text, regions)
-  if (!fast) return parseExactYaml(file, text)
+  if (!fast) return exactYaml(file, text)
   const lines = new LineIndex(text)
   let exact: JsonSource | undefined
   const locate = (pointer: string) => {
@@ -56,18 +56,12 @@ export function parseYamlSource(file: string, text: string, regions?: YamlRegion
       const { line, column } = lines.position(offset)
       return { line, column, offset }
     }
-    exact ??= parseExactYaml(file, text).source
+    exact ??= exactYaml(file, text).source
     return exact.locate(pointer)
   }
   return { source: { file, text, value: fast.value, lines, locate, collectionStart: (pointer) => fast.start(pointer) }, diagnostics: [] }
 }
 
-/**
- * The exact path: a YAML document held to what JSON can say, with the position of every value
- * (yaml by eemeli keeps ranges on each node). Duplicate keys, explicit tags, non-string keys, values JSON has no
- * form for (`.inf`, `.nan`) and aliases beyond `YAML_LIMITS` are diagnostics; the value is the
- * plain JSON-compatible data.
- */
 /**
  * YAML 1.2 (5.1): a stream holds no C0 control but tab, line feed and carriage return, not even in a
  * quoted scalar (where such a character is written as an escape). yaml and js-yaml both read a raw
@@ -95,9 +89,18 @@ function unprintableAt(file: string, text: string): JsonParseResult | undefined 
   return { source: { file, text, value: undefined, lines, locate: () => ({ ...lines.position(found.index), offset: found.index }) }, diagnostics: [diagnostic] }
 }
 
+/**
+ * The exact path: a YAML document held to what JSON can say, with the position of every value
+ * (yaml by eemeli keeps ranges on each node). Duplicate keys, explicit tags, non-string keys, values JSON has no
+ * form for (`.inf`, `.nan`) and aliases beyond `YAML_LIMITS` are diagnostics; the value is the
+ * plain JSON-compatible data.
+ */
 export function parseExactYaml(file: string, text: string): JsonParseResult {
-  const unprintable = unprintableAt(file, text)
-  if (unprintable) return unprintable
+  return unprintableAt(file, text) ?? exactYaml(file, text)
+}
+
+/** `parseExactYaml` of a text already scanned for characters YAML does not allow (parseYamlSource scans once). */
+function exactYaml(file: string, text: string): JsonParseResult {
   const { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } = yaml()
   const lines = new LineIndex(text)
   const diagnostics: Diagnostic[] = []

@@ -1,7 +1,7 @@
 import { buildTimeMatcher } from '../../core/pattern-safety.js'
+import { RESERVED_PREFIX as PREFIX } from '../../runtime/nats/reserved-headers.js'
 import { isObject } from './document.js'
 
-const PREFIX = 'Nats-'
 const COMPONENTS = '#/components/schemas/'
 /** Schema objects read, at most (a document's own nesting is bounded when read). */
 const MAX_VISITS = 4096

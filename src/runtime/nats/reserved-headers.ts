@@ -9,6 +9,9 @@
  */
 import type { Validator } from '../shared/validation.js'
 
+/** The prefix of the header names NATS and JetStream reserve for themselves. */
+export const RESERVED_PREFIX = 'Nats-'
+
 /**
  * Where a validator holds its names: a registered symbol, so that a client and a module loaded from
  * two copies of the runtime (a bundler that did not dedupe it) still read one another's.
@@ -31,7 +34,7 @@ export function headersValidator(entry: unknown, seal: (validate: Validator) => 
   if (typeof validate !== 'function') return undefined
   const sealed = seal(validate as Validator)
   if (Array.isArray(names)) {
-    const kept = names.filter((n): n is string => typeof n === 'string' && n.startsWith('Nats-'))
+    const kept = names.filter((n): n is string => typeof n === 'string' && n.startsWith(RESERVED_PREFIX))
     // Read-only once set (a validator shared by two channels has one schema, so the same names).
     if (kept.length > 0 && reservedNamesOf(sealed) === undefined)
       Object.defineProperty(sealed, NAMED, { value: Object.freeze([...new Set(kept)]), enumerable: false, writable: false, configurable: false })

@@ -18,9 +18,7 @@ import { canonicalMIMEHeaderKey, MsgHdrsImpl, type MsgHdrs } from '@nats-io/nats
 import type { ResultError } from '../../shared/result.js'
 import { errorText } from '../../shared/error-text.js'
 import { escapeToken } from '../../shared/json-pointer.js'
-
-/** Names the NATS protocol and JetStream reserve for themselves. */
-const RESERVED = 'Nats-'
+import { RESERVED_PREFIX as RESERVED } from '../reserved-headers.js'
 
 /**
  * What a message's headers read as: the object to check (and, for a plain object given to send,
