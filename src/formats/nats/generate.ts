@@ -335,8 +335,25 @@ function declarations(model: NatsModel, header: string): string {
     messages.length === 0 || messages.some((m) => m.headers === undefined || m.external)
       ? undefined
       : // A schema typed `unknown` (`{}`) still describes a map of headers: never the `unknown` of no schema.
-        [...new Set(messages.map((m) => payloads.typeOf(m.headers)).map((t) => (t === 'unknown' ? '{ [member: string]: unknown; }' : t)))].join(' | ')
+        [...new Set(messages.map((m) => headerType(m.headers)))].join(' | ')
   const headersOf = (channel: ChannelModel) => headersOfMessages(channel.messages)
+  /** One message's headers type: a schema typed `unknown` (`{}`) still describes a map of headers, never the `unknown` of no schema. */
+  const headerType = (schema: unknown) => {
+    const t = payloads.typeOf(schema)
+    return t === 'unknown' ? '{ [member: string]: unknown; }' : t
+  }
+  // Where a set is checked message by message (its headers schemas differ, or some have none), each
+  // message's payload and headers types paired: a payload goes with its own message's headers.
+  const pairedOf = (messages: readonly MessageModel[]) =>
+    headersTexts(messages) === undefined
+      ? undefined
+      : [
+          ...new Set(
+            messages.map(
+              (m) => `{ readonly payload: ${payloads.typeOf(m.payload)}; readonly headers: ${m.headers === undefined ? 'unknown' : headerType(m.headers)} }`,
+            ),
+          ),
+        ].join(' | ')
   out.push(`export declare const tokenTypes: { readonly [name: string]: $nats.TokenType };`)
   // Channels that share a parameter shape share one type alias: smaller declarations, and the
   // same type name in an application's hovers and errors.
@@ -353,7 +370,8 @@ function declarations(model: NatsModel, header: string): string {
     if (params === undefined) shapes.set(shape, (params = `$Parameters${shapes.size}`))
     // The headers type, only for a channel whose messages all have a headers schema (what its validator checks).
     const headers = headersOf(channel)
-    const types = `${params}, ${filters}, ${payloadOf(channel)}${headers === undefined ? '' : `, ${headers}`}`
+    const paired = pairedOf(channel.messages)
+    const types = `${params}, ${filters}, ${payloadOf(channel)}${headers === undefined ? (paired === undefined ? '' : ', unknown') : `, ${headers}`}${paired === undefined ? '' : `, ${paired}`}`
     channelLines.push(
       channel.address === undefined
         ? `export declare const ${channel.exportName}: $nats.Channel<${types}> & { readonly subject?: undefined };`
@@ -377,7 +395,9 @@ function declarations(model: NatsModel, header: string): string {
     // The headers of the messages it lists, when each has a headers schema (its `validateHeaders`).
     const listedHeaders = listed === undefined ? undefined : headersOfMessages(listed)
     const headers = listedHeaders === undefined ? '' : ` & { readonly __headers?: { readonly type: ${listedHeaders} } }`
-    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)}${payload}${headers};`)
+    const listedPaired = listed === undefined ? undefined : pairedOf(listed)
+    const paired = listedPaired === undefined ? '' : ` & { readonly __messages?: { readonly type: ${listedPaired} } }`
+    ops.push(`  readonly ${jsString(o.id)}: $nats.OperationDescriptor & ${operationType(o)}${payload}${headers}${paired};`)
   }
   out.push(`export declare const operations: {${ops.length ? '\n' + ops.text() + '\n' : ' '}};`)
   const keyed = (name: string, descriptor: string, entries: ReadonlyArray<{ key: string; extra?: string }>) =>
@@ -448,15 +468,25 @@ function byMessageRequests(
   messages: readonly MessageModel[],
   plan: ValidatorPlan,
 ): Array<[ValidatorRequest | undefined, ValidatorRequest | undefined]> | undefined {
-  if (messages.length < 2 || messages.some((m) => m.external) || !messages.some((m) => m.headers !== undefined)) return undefined
-  const texts = messages.map((m) => (m.headers === undefined ? undefined : JSON.stringify(m.headers)))
-  if (texts.every((t) => t !== undefined && t === texts[0])) return undefined
+  const texts = headersTexts(messages)
+  if (texts === undefined) return undefined
   return messages.map((m, i) => [
     m.payload === undefined
       ? undefined
       : { id: `\u0000\u0000message\u0000${JSON.stringify(m.payload)}`, schema: m.payload, plan: plan.message(channel.id, m.name)! },
     m.headers === undefined ? undefined : { id: `\u0000\u0000headers\u0000${texts[i]}`, schema: m.headers, plan: plan.headers(channel.id, m.name)! },
   ])
+}
+
+/**
+ * Each message's headers schema as JSON text (undefined for one without), when the set is checked
+ * message by message (see byMessageRequests); undefined for any other set. The declarations pair
+ * payload and headers types for exactly these sets.
+ */
+function headersTexts(messages: readonly MessageModel[]): Array<string | undefined> | undefined {
+  if (messages.length < 2 || messages.some((m) => m.external) || !messages.some((m) => m.headers !== undefined)) return undefined
+  const texts = messages.map((m) => (m.headers === undefined ? undefined : JSON.stringify(m.headers)))
+  return texts.every((t) => t !== undefined && t === texts[0]) ? undefined : texts
 }
 
 /**

@@ -53,7 +53,7 @@ export interface Filter<P> {
   matches(subject: string): boolean
 }
 
-export interface Channel<P, F extends string = string, M = unknown, H = unknown> {
+export interface Channel<P, F extends string = string, M = unknown, H = unknown, S = unknown> {
   readonly id: string
   readonly address: string | undefined
   readonly parameters: Readonly<Record<keyof P & string, TokenType>>
@@ -76,10 +76,17 @@ export interface Channel<P, F extends string = string, M = unknown, H = unknown>
   readonly __payload?: M
   /** Type only (never present): the headers type of the channel's messages (`unknown`: any headers). */
   readonly __headers?: H
+  /**
+   * Type only (never present), where the messages are checked message by message (`validateByMessage`):
+   * each message's payload and headers types, paired (`{ payload; headers }`, headers `unknown` for a
+   * message without a headers schema); `unknown` for any other channel, whose payload and headers are
+   * checked apart.
+   */
+  readonly __messages?: S
 }
 
 /** A channel with an address: its `subject` renders and parses concrete subjects. */
-export type AddressedChannel<P, F extends string = string, M = unknown, H = unknown> = Channel<P, F, M, H> & { readonly subject: Subject<P> }
+export type AddressedChannel<P, F extends string = string, M = unknown, H = unknown, S = unknown> = Channel<P, F, M, H, S> & { readonly subject: Subject<P> }
 
 function compile(template: readonly TemplateToken[], parameters: Readonly<Record<string, TokenType>>) {
   const checks = template.map((t) => (typeof t === 'string' ? undefined : domainCheck(parameters[t.param]!)))

@@ -82,6 +82,44 @@ type OperationOutgoingHeaders<M extends ContractModule, K extends keyof Ops<M>> 
  */
 type SendOptionsArgument<O, H> = Record<never, never> extends H ? [options?: O & { readonly headers?: H }] : [options: O & { readonly headers: H }]
 /**
+ * Each message's payload and headers types, paired, where a channel's messages are checked message
+ * by message (their headers schemas differ, or some have none: `validateByMessage`); `never` for any
+ * other channel, whose payload and headers are checked apart.
+ */
+export type MessagesOf<C> = C extends Channel<any, any, any, any, infer S> ? (unknown extends S ? never : S) : never
+/** An operation's paired messages (see `MessagesOf`): those it lists (typed on its descriptor) when it lists fewer than all of its channel's, else its channel's. */
+type OperationMessagesOf<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly messages: readonly string[] }
+  ? Ops<M>[K] extends { readonly __messages?: { readonly type: infer S } }
+    ? unknown extends S
+      ? never
+      : S
+    : never
+  : MessagesOf<ChannelOf<M, K>>
+/**
+ * A send's payload and options arguments: the payload the operation carries and the headers its
+ * schema describes; where its messages are checked message by message, one pair per message, so a
+ * payload goes with the headers of a message that takes it (what `validateByMessage` checks).
+ */
+type SendArguments<M extends ContractModule, K extends keyof Ops<M>, O> = [OperationMessagesOf<M, K>] extends [never]
+  ? [payload: OperationPayloadOf<M, K>, ...options: SendOptionsArgument<O, OperationOutgoingHeaders<M, K>>]
+  : PairedSendArguments<OperationMessagesOf<M, K>, O>
+type PairedSendArguments<S, O> = S extends { readonly payload: infer T; readonly headers: infer H }
+  ? [payload: T, ...options: SendOptionsArgument<O, unknown extends H ? OutgoingHeaders : CheckedHeaders<H>>]
+  : never
+/**
+ * A received message of paired messages `S` (see `MessagesOf`): its payload with its own message's
+ * checked headers; `headerValues` only where the set's headers are checked as a whole (`H`, each
+ * message having a headers schema), as the client gives them.
+ */
+type PairedReceived<P, S, H> = S extends { readonly payload: infer T; readonly headers: infer HS }
+  ? ReceivedMessage<P, T> & (unknown extends H ? HeaderValues<unknown> : HeaderValues<HS>)
+  : never
+/** What a subscribe, consume or fetch handler gets of an operation's messages (see `PairedReceived`). */
+type ReceivedOf<M extends ContractModule, K extends keyof Ops<M>> = [OperationMessagesOf<M, K>] extends [never]
+  ? Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
+  : PairedReceived<ParamsOf<ChannelOf<M, K>>, OperationMessagesOf<M, K>, OperationHeadersOf<M, K>>
+type ConsumedOf<M extends ContractModule, K extends keyof Ops<M>> = ReceivedOf<M, K> & ConsumedMessage
+/**
  * The payload an operation carries: the messages it lists (`operation.messages`, typed on its
  * descriptor) when it lists fewer than all of its channel's, else any message of its channel.
  */
@@ -105,6 +143,18 @@ type ReplyPayload<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] 
 type ReplyHeaders<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly requestReply: { readonly replyChannel: infer R } }
   ? HeadersOf<M['channels'][R & keyof M['channels']]>
   : unknown
+type ReplyMessages<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly requestReply: { readonly replyChannel: infer R } }
+  ? MessagesOf<M['channels'][R & keyof M['channels']]>
+  : never
+/** A request's result: where the reply channel's messages are checked message by message, one `ok` result per message (see `PairedReceived`). */
+type RequestResultOf<M extends ContractModule, K extends keyof Ops<M>> = [ReplyMessages<M, K>] extends [never]
+  ? RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
+  : PairedRequestResult<ReplyMessages<M, K>, ReplyHeaders<M, K>>
+type PairedRequestResult<S, H> =
+  | (S extends { readonly payload: infer T; readonly headers: infer HS }
+      ? { readonly ok: true; readonly payload: T; readonly msg: Msg } & (unknown extends H ? HeaderValues<unknown> : HeaderValues<HS>)
+      : never)
+  | RequestFailure
 
 export type ContractClientErrorCode =
   | 'SERVER_TOO_OLD'
@@ -164,8 +214,10 @@ export interface RequestOptions<H = OutgoingHeaders> {
  */
 export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: HeaderMap<H> }
 
-export type RequestResult<T, H = unknown> =
-  | ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>)
+export type RequestResult<T, H = unknown> = ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>) | RequestFailure
+
+/** A request that got no valid response. */
+export type RequestFailure =
   | { readonly ok: false; readonly reason: 'no-responders' | 'timeout' }
   | { readonly ok: false; readonly reason: 'invalid-response'; readonly errors: readonly ResultError[]; readonly msg: Msg }
 
@@ -306,16 +358,15 @@ export class ContractClient<M extends ContractModule> {
   publish<K extends PublishOperation<M>>(
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
-    payload: OperationPayloadOf<M, K>,
-    ...options: SendOptionsArgument<Omit<PublishOptions, 'headers'>, OperationOutgoingHeaders<M, K>>
+    ...message: SendArguments<M, K, Omit<PublishOptions, 'headers'>>
   ): PublishResult<M, K>
-  // One implementation signature (no rest array per message): the declared one above is what callers see.
-  publish<K extends PublishOperation<M>>(
-    operation: K,
-    params: ParamsOf<ChannelOf<M, K>>,
-    payload: OperationPayloadOf<M, K>,
-    options: PublishOptions = NO_PUBLISH_OPTIONS,
-  ): PublishResult<M, K> {
+  // One implementation signature: the declared one above is what callers see. Its payload and
+  // options are a list here: the declared arguments pair each message's payload with its headers (a
+  // union of argument lists, which TypeScript relates to no fixed parameters); the validators check
+  // what they are.
+  publish<K extends PublishOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: unknown[]): PublishResult<M, K> {
+    const payload = message[0]
+    const options = (message[1] === undefined ? NO_PUBLISH_OPTIONS : message[1]) as PublishOptions
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
     const { subject, data, headers } = this.outgoing(op, params, payload, options.headers, options.msgID)
@@ -361,15 +412,11 @@ export class ContractClient<M extends ContractModule> {
   request<K extends RequestOperation<M>>(
     operation: K,
     params: ParamsOf<ChannelOf<M, K>>,
-    payload: OperationPayloadOf<M, K>,
-    ...options: SendOptionsArgument<Omit<RequestOptions, 'headers'>, OperationOutgoingHeaders<M, K>>
-  ): Promise<RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>>
-  async request<K extends RequestOperation<M>>(
-    operation: K,
-    params: ParamsOf<ChannelOf<M, K>>,
-    payload: OperationPayloadOf<M, K>,
-    options: RequestOptions = NO_PUBLISH_OPTIONS,
-  ): Promise<RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>> {
+    ...message: SendArguments<M, K, Omit<RequestOptions, 'headers'>>
+  ): Promise<RequestResultOf<M, K>>
+  async request<K extends RequestOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: unknown[]): Promise<RequestResultOf<M, K>> {
+    const payload = message[0]
+    const options = (message[1] === undefined ? NO_PUBLISH_OPTIONS : message[1]) as RequestOptions
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
     const { subject, data, headers } = this.outgoing(op, params, payload, options.headers)
@@ -382,19 +429,18 @@ export class ContractClient<M extends ContractModule> {
     const problems = decoded instanceof NotJsonData ? [decoded.error] : check(reply?.validatePayload, decoded)
     if (problems) return { ok: false, reason: 'invalid-response', errors: problems, msg }
     // The reply message's headers schema, as its payload's: a first response without them is not the contract's.
-    if (!reply?.validateHeaders && !reply?.validateByMessage)
-      return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
+    if (!reply?.validateHeaders && !reply?.validateByMessage) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResultOf<M, K>
     const checked = checkedHeaders(reply.validateHeaders, reply.validateByMessage, decoded, receivedHeaders(msg))
     if (!checked.ok) return { ok: false, reason: 'invalid-response', errors: checked.errors, msg }
-    if (!reply.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
+    if (!reply.validateHeaders) return { ok: true, payload: decoded as ReplyPayload<M, K>, msg } as RequestResultOf<M, K>
     // `headerValues` is typed by the reply's headers schema, which is what `validateHeaders` checked.
-    return { ok: true, payload: decoded, msg, headerValues: checked.value } as unknown as RequestResult<ReplyPayload<M, K>, ReplyHeaders<M, K>>
+    return { ok: true, payload: decoded, msg, headerValues: checked.value } as unknown as RequestResultOf<M, K>
   }
 
   /** A core subscription on the operation's channel (or one of its filters), in the binding's queue group when it has one. */
   subscribe<K extends SubscribeOperation<M>>(
     operation: K,
-    handler: (message: Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>, msg: Msg) => void | Promise<void>,
+    handler: (message: ReceivedOf<M, K>, msg: Msg) => void | Promise<void>,
     options: SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>> = {},
   ): Subscription {
     const op = this.operation(operation, 'receive')
@@ -407,7 +453,7 @@ export class ContractClient<M extends ContractModule> {
     const room = bound('subscribe', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 0)
     const roomBytes = bound('subscribe', 'maxWaitingBytes', options.maxWaitingBytes ?? DEFAULT_MAX_WAITING_BYTES, 0)
     const report = reporter(options.onError)
-    type Message = Received<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
+    type Message = ReceivedOf<M, K>
     const handlers = new CoreHandlers<Message>(
       handler,
       { maxHandlers: limit, maxWaiting: room, maxWaitingBytes: roomBytes },
@@ -456,7 +502,7 @@ export class ContractClient<M extends ContractModule> {
    */
   async consume<K extends ConsumeOperation<M>>(
     operation: K,
-    handler: (message: Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>) => void | Promise<void>,
+    handler: (message: ConsumedOf<M, K>) => void | Promise<void>,
     options: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
     const op = this.operation(operation, 'receive')
@@ -464,7 +510,7 @@ export class ContractClient<M extends ContractModule> {
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
     const report = reporter(options.onError)
-    type Message = Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>
+    type Message = ConsumedOf<M, K>
     // The messages checked against the contract, by message, until their handler runs.
     const checked = new WeakMap<JsMsg, Message>()
     const handle = (msg: JsMsg): void | Promise<void> => {
@@ -518,11 +564,11 @@ export class ContractClient<M extends ContractModule> {
   async fetch<K extends ConsumeOperation<M>>(
     operation: K,
     options: ConsumeOptions & { readonly batch: number; readonly expiresMs?: number },
-  ): Promise<Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>>> {
+  ): Promise<Array<ConsumedOf<M, K>>> {
     const op = this.operation(operation, 'receive')
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
-    const out: Array<Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>> = []
+    const out: Array<ConsumedOf<M, K>> = []
     // nats.js reads a batch of 0 or NaN as its default of 100: a bound that is no bound is refused.
     const batch = bound('fetch', 'batch', options.batch, 1)
     const expires = options.expiresMs === undefined ? undefined : waitBound('fetch', 'expiresMs', options.expiresMs)
@@ -532,7 +578,7 @@ export class ContractClient<M extends ContractModule> {
       if (consumed instanceof ContractClientError) {
         msg.term()
         reporter(options.onError)(consumed)
-      } else out.push(consumed as Consumed<ParamsOf<ChannelOf<M, K>>, OperationPayloadOf<M, K>, OperationHeadersOf<M, K>>)
+      } else out.push(consumed as ConsumedOf<M, K>)
     }
     return out
   }
