@@ -381,9 +381,10 @@ describe.skipIf(!NATS_SERVER)('a headers schema that names a Nats- header has it
   // closed: msgID counts as that header; other Nats- names (Nats-Expected-Stream) are still not the schema's.
   const nats = connectedNatsServer()
   let module: ContractModule
+  let dts: string
 
   beforeAll(async () => {
-    ;({ module } = await headersContract(
+    ;({ module, dts } = await headersContract(
       withEdits(headersDocument(), [
         [
           '      required: [traceId]\n      additionalProperties: false\n      properties:\n        traceId: { type: string, minLength: 1 }\n',
@@ -461,6 +462,80 @@ describe.skipIf(!NATS_SERVER)('a headers schema that names a Nats- header has it
     ])
     expect(refused).toEqual([['INVALID_HEADERS', '/Nats-Msg-Id']])
   }, 20_000)
+
+  it.each([
+    ['TypeScript 6', TSC, 'e6'],
+    ['TypeScript 7 (native)', TSC7, 'e7'],
+  ])(
+    '%s: the options a send type-checks with are those the client sends with: msgID stands for the required Nats-Msg-Id of a JetStream send; a core send takes neither msgID nor timeoutMs',
+    async (_name, compiler, prefix) => {
+      const client = bindContract(module, nats.nc, { allowOlderServer: true })
+      // Each send its own id (eight hex digits, as the schema's Nats-Msg-Id pattern and the orderId token ask).
+      const sends = [
+        ['placeOrder', undefined],
+        ['placeOrder', "{ headers: { traceId: 't' } }"],
+        ['placeOrder', "{ headers: { traceId: 't', 'Nats-Msg-Id': '@id' } }"],
+        ['placeOrder', "{ headers: { traceId: 't' }, msgID: '@id' }"],
+        ['placeOrder', "{ msgID: '@id' }"],
+        ['placeOrder', "{ headers: { traceId: 't', 'Nats-Msg-Id': '@id' }, msgID: '@id' }"],
+        ['placeOrder', "{ headers: { traceId: 't' }, msgID: '@id', timeoutMs: 5000 }"],
+        ['placeOrder', "{ headers: { traceId: 't', other: 'o' }, msgID: '@id' }"],
+        ['noteOrder', "{ headers: { traceId: 't' } }"],
+        ['noteOrder', undefined],
+        ['noteOrder', "{ headers: { traceId: 't' }, msgID: '@id' }"],
+        ['noteOrder', "{ headers: { traceId: 't' }, timeoutMs: 1000 }"],
+      ] as const
+      const calls = sends.map(([operation, options], k) => {
+        const id = `${prefix}0000${k.toString(16).padStart(2, '0')}`
+        const payload = operation === 'placeOrder' ? `order('${id}')` : "{ text: 'a' }"
+        return {
+          operation,
+          id,
+          options: options?.replaceAll('@id', id),
+          text: `void client.publish('${operation}', at('${id}'), ${payload}${options ? `, ${options.replaceAll('@id', id)}` : ''})`,
+        }
+      })
+      const verdicts: boolean[] = []
+      for (const call of calls) {
+        // The options as the type-checked file writes them (object literals of strings and numbers).
+        const options =
+          call.options === undefined
+            ? []
+            : [
+                JSON.parse(
+                  call.options
+                    .replace(/'/g, '"')
+                    .replace(/([\w-]+):/g, '"$1":')
+                    .replace(/""/g, '"'),
+                ),
+              ]
+        const payload = call.operation === 'placeOrder' ? order(call.id) : { text: 'a' }
+        try {
+          await (client.publish as (...a: unknown[]) => unknown)(call.operation, { region: 'eu', orderId: call.id }, payload, ...options)
+          verdicts.push(true)
+        } catch (error) {
+          expect(error).toBeInstanceOf(ContractClientError)
+          expect(['INVALID_HEADERS', 'OPERATION_NOT_ALLOWED']).toContain((error as ContractClientError).code)
+          verdicts.push(false)
+        }
+      }
+      expect(verdicts).toEqual([false, false, true, true, false, true, true, false, true, false, false, false])
+      const header = `import * as orders from './orders.js'
+import { bindContract } from 'unplugin-contracts/runtime/nats/client'
+import type { NatsConnection } from '@nats-io/nats-core'
+declare const nc: NatsConnection
+const client = bindContract(orders, nc)
+const at = (orderId: string) => ({ region: 'eu', orderId }) as const
+const order = (orderId: string): orders.OrderPlaced => ({ orderId, total: 1, currency: 'EUR', lines: [{ sku: 's', quantity: 1 }] })
+`
+      const good = calls.filter((_, i) => verdicts[i]).map((c) => c.text)
+      const bad = Object.fromEntries(calls.filter((_, i) => !verdicts[i]).map((c) => [c.text, c.text]))
+      const v = typeVerdicts(join(tmp, `msg-id-${prefix}`), { orders: dts }, { header, good: good.join('\n') + '\n', bad }, compiler)
+      expect(v.goodFailed, v.output).toBe(false)
+      expect(v.badAccepted, v.output).toEqual([])
+    },
+    60_000,
+  )
 })
 
 describe("an operation listing some of its channel's messages holds their headers", () => {

@@ -73,14 +73,32 @@ export type OperationHeadersOf<M extends ContractModule, K extends keyof Ops<M>>
     ? H
     : unknown
   : HeadersOf<ChannelOf<M, K>>
-/** What an operation's send may give as headers (see `OutgoingHeadersOf`). */
-type OperationOutgoingHeaders<M extends ContractModule, K extends keyof Ops<M>> =
-  unknown extends OperationHeadersOf<M, K> ? OutgoingHeaders : CheckedHeaders<OperationHeadersOf<M, K>>
+/** What a send may give as headers for a headers schema typed `X` (see `OutgoingHeadersOf`; `unknown`: no schema). */
+type OutgoingOf<X> = unknown extends X ? OutgoingHeaders : CheckedHeaders<X>
+/** `X` with `Nats-Msg-Id` optional: a JetStream send's `msgID` travels as that header and counts as it. */
+type MsgIdOptional<X> = X extends object ? { [N in keyof X as N extends 'Nats-Msg-Id' ? never : N]: X[N] } & { readonly 'Nats-Msg-Id'?: string } : X
+/** An options member `headers`: required when the headers type requires a header (no plain object without one passes the validator). */
+type HeadersMember<H> = Record<never, never> extends H ? { readonly headers?: H } : { readonly headers: H }
 /**
- * A send's options argument: required, with its `headers`, when the headers schema requires a
- * header (no plain object without one passes the validator); optional otherwise.
+ * A send's options argument for a headers schema typed `X`: required when the schema requires a
+ * header, optional otherwise. A core publish and a request take headers only (a core publish's
+ * `msgID` or `timeoutMs` is refused: they are a stream's); a JetStream publish also `msgID` and
+ * `timeoutMs`, and its `msgID` stands for a required `Nats-Msg-Id` header (nats.js sends it as one).
  */
-type SendOptionsArgument<O, H> = Record<never, never> extends H ? [options?: O & { readonly headers?: H }] : [options: O & { readonly headers: H }]
+type OptionsArgument<Api, X> = Api extends 'jetstream'
+  ? Record<never, never> extends OutgoingOf<X>
+    ? [options?: JetStreamOptions & { readonly msgID?: string; readonly headers?: OutgoingOf<X> }]
+    : [
+        options: JetStreamOptions &
+          ({ readonly msgID?: undefined; readonly headers: OutgoingOf<X> } | ({ readonly msgID: string } & HeadersMember<OutgoingOf<MsgIdOptional<X>>>)),
+      ]
+  : Record<never, never> extends OutgoingOf<X>
+    ? [options?: { readonly headers?: OutgoingOf<X> }]
+    : [options: { readonly headers: OutgoingOf<X> }]
+/** A JetStream publish's options beside `headers` and `msgID`. */
+type JetStreamOptions = { readonly timeoutMs?: number }
+/** `jetstream` for a JetStream publish, `core` for a core publish or a request. */
+type SendApi<M extends ContractModule, K extends keyof Ops<M>> = Ops<M>[K] extends { readonly api: 'jetstream' } ? 'jetstream' : 'core'
 /**
  * Each message's payload and headers types, paired, where a channel's messages are checked message
  * by message (their headers schemas differ, or some have none: `validateByMessage`); `never` for any
@@ -100,11 +118,11 @@ type OperationMessagesOf<M extends ContractModule, K extends keyof Ops<M>> = Ops
  * schema describes; where its messages are checked message by message, one pair per message, so a
  * payload goes with the headers of a message that takes it (what `validateByMessage` checks).
  */
-type SendArguments<M extends ContractModule, K extends keyof Ops<M>, O> = [OperationMessagesOf<M, K>] extends [never]
-  ? [payload: OperationPayloadOf<M, K>, ...options: SendOptionsArgument<O, OperationOutgoingHeaders<M, K>>]
-  : PairedSendArguments<OperationMessagesOf<M, K>, O>
-type PairedSendArguments<S, O> = S extends { readonly payload: infer T; readonly headers: infer H }
-  ? [payload: T, ...options: SendOptionsArgument<O, unknown extends H ? OutgoingHeaders : CheckedHeaders<H>>]
+type SendArguments<M extends ContractModule, K extends keyof Ops<M>> = [OperationMessagesOf<M, K>] extends [never]
+  ? [payload: OperationPayloadOf<M, K>, ...options: OptionsArgument<SendApi<M, K>, OperationHeadersOf<M, K>>]
+  : PairedSendArguments<OperationMessagesOf<M, K>, SendApi<M, K>>
+type PairedSendArguments<S, Api> = S extends { readonly payload: infer T; readonly headers: infer X }
+  ? [payload: T, ...options: OptionsArgument<Api, X>]
   : never
 /**
  * A received message of paired messages `S` (see `MessagesOf`): its payload with its own message's
@@ -355,11 +373,7 @@ export class ContractClient<M extends ContractModule> {
    * A core publish, or a JetStream publish with stream acknowledgment (the PubAck), as the operation
    * says. `options` (and its `headers`) is required when the message's headers schema requires a header.
    */
-  publish<K extends PublishOperation<M>>(
-    operation: K,
-    params: ParamsOf<ChannelOf<M, K>>,
-    ...message: SendArguments<M, K, Omit<PublishOptions, 'headers'>>
-  ): PublishResult<M, K>
+  publish<K extends PublishOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: SendArguments<M, K>): PublishResult<M, K>
   // One implementation signature: the declared one above is what callers see. Its payload and
   // options are a list here: the declared arguments pair each message's payload with its headers (a
   // union of argument lists, which TypeScript relates to no fixed parameters); the validators check
@@ -372,6 +386,8 @@ export class ContractClient<M extends ContractModule> {
     const { subject, data, headers } = this.outgoing(op, params, payload, options.headers, options.msgID)
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
+      // A wait for a stream's acknowledgment, which a core publish never gets: refused, not ignored.
+      if (options.timeoutMs !== undefined) throw this.notAllowed(op, "is a core publish: timeoutMs waits for a JetStream stream's acknowledgment")
       // No options object when there is nothing to say: nats.js then takes its shortest path.
       try {
         if (headers) this.nc.publish(subject, data, { headers })
@@ -409,11 +425,7 @@ export class ContractClient<M extends ContractModule> {
    * the contract's timeout. `options` (and its `headers`) is required when the request message's
    * headers schema requires a header; with a reply headers schema, the result carries `headerValues`.
    */
-  request<K extends RequestOperation<M>>(
-    operation: K,
-    params: ParamsOf<ChannelOf<M, K>>,
-    ...message: SendArguments<M, K, Omit<RequestOptions, 'headers'>>
-  ): Promise<RequestResultOf<M, K>>
+  request<K extends RequestOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: SendArguments<M, K>): Promise<RequestResultOf<M, K>>
   async request<K extends RequestOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: unknown[]): Promise<RequestResultOf<M, K>> {
     const payload = message[0]
     const options = (message[1] === undefined ? NO_PUBLISH_OPTIONS : message[1]) as RequestOptions
