@@ -314,6 +314,24 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     // A bound that is no bound is refused.
     for (const maxHandlers of [0, 1.5, Number.NaN, -1])
       await expect(client.consume('onOrderPlaced', () => undefined, { maxHandlers })).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' })
+    // So is a buffer that is none (nats.js read 0 and NaN as its default of 100, and passed -1 and
+    // 1.5 on) and a pull expiry under nats.js's least (it threw an InvalidArgumentError of its own).
+    const pulls = [
+      { maxMessages: 0 },
+      { maxMessages: -1 },
+      { maxMessages: 1.5 },
+      { maxMessages: Number.NaN },
+      { expiresMs: 999 },
+      { expiresMs: 0 },
+      { expiresMs: Number.NaN },
+    ]
+    for (const options of pulls)
+      await expect(client.consume('onOrderPlaced', () => undefined, options)).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' })
+    for (const expiresMs of [999, 0, Number.NaN])
+      await expect(client.fetch('onOrderPlaced', { batch: 1, expiresMs })).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' })
+    // The least of each, and no limit (the longest wait a timer keeps), are taken.
+    for (const options of [{ maxMessages: 1, expiresMs: 1000 }, { expiresMs: Number.POSITIVE_INFINITY }])
+      await (await client.consume('onOrderPlaced', () => undefined, options)).stop()
   }, 60_000)
 
   it('subscribe runs at most maxHandlers handlers at once, holds up to maxWaiting messages in arrival order, and drops and reports the rest', async () => {

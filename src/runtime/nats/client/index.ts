@@ -302,12 +302,13 @@ export const DEFAULT_MAX_WAITING_BYTES = DEFAULT_CORE_HANDLER_BOUNDS.maxWaitingB
 export interface ConsumeOptions {
   /** Messages that fail the contract are terminated (they can never become valid) and reported here. */
   readonly onError?: (error: ContractClientError) => void
-  /** The consumer's buffer, in messages (nats.js default otherwise). */
+  /** The consumer's buffer, in messages (an integer of at least 1; nats.js default otherwise: 100). */
   readonly maxMessages?: number
   /**
-   * How long each pull waits on the server (nats.js default otherwise: 30 s). The server sends a
-   * heartbeat every half of it; two missed heartbeats make the consumer pull again. On a cluster a
-   * pull is lost when the consumer's leader changes, so this bounds how long consumption stalls then.
+   * How long each pull waits on the server, in milliseconds: at least 1,000 (nats.js's least; default
+   * 30 s). The server sends a heartbeat every half of it; two missed heartbeats make the consumer
+   * pull again. On a cluster a pull is lost when the consumer's leader changes, so this bounds how
+   * long consumption stalls then.
    */
   readonly expiresMs?: number
   /**
@@ -319,6 +320,13 @@ export interface ConsumeOptions {
    * it delivers no more than the consumer's `max_ack_pending` unacknowledged.
    */
   readonly maxHandlers?: number
+}
+
+/** A `fetch`'s options: how many messages at most, how long the pull waits (at least 1,000 ms; default 30 s), and where refused messages are reported. */
+export interface FetchOptions {
+  readonly batch: number
+  readonly expiresMs?: number
+  readonly onError?: (error: ContractClientError) => void
 }
 
 /** Handlers `consume` runs at once unless `maxHandlers` says otherwise. */
@@ -519,6 +527,9 @@ export class ContractClient<M extends ContractModule> {
   ): Promise<{ stop(): Promise<void> }> {
     const op = this.operation(operation, 'receive')
     const limit = bound('consume', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
+    // nats.js reads a buffer of 0 or NaN as its default of 100 and passes a negative or fractional one on: refused, as fetch's batch.
+    const maxMessages = options.maxMessages === undefined ? undefined : bound('consume', 'maxMessages', options.maxMessages, 1)
+    const expires = options.expiresMs === undefined ? undefined : pullExpiry('consume', options.expiresMs)
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
     const report = reporter(options.onError)
@@ -545,8 +556,8 @@ export class ContractClient<M extends ContractModule> {
     const keepAlive = setInterval(() => held.working(), Math.max(50, ackWaitMs / 3))
     keepAlive.unref?.()
     const messages = await consumer.consume({
-      ...(options.maxMessages !== undefined ? { max_messages: options.maxMessages } : {}),
-      ...(options.expiresMs !== undefined ? { expires: options.expiresMs } : {}),
+      ...(maxMessages !== undefined ? { max_messages: maxMessages } : {}),
+      ...(expires !== undefined ? { expires } : {}),
       callback: (msg: JsMsg) => {
         const consumed = consumedOf(channel, msg, op)
         if (consumed instanceof ContractClientError) {
@@ -573,17 +584,14 @@ export class ContractClient<M extends ContractModule> {
   }
 
   /** Up to `batch` messages of the operation's contract consumer, waiting at most `expiresMs`; messages outside the contract are terminated and reported. */
-  async fetch<K extends ConsumeOperation<M>>(
-    operation: K,
-    options: ConsumeOptions & { readonly batch: number; readonly expiresMs?: number },
-  ): Promise<Array<ConsumedOf<M, K>>> {
+  async fetch<K extends ConsumeOperation<M>>(operation: K, options: FetchOptions): Promise<Array<ConsumedOf<M, K>>> {
     const op = this.operation(operation, 'receive')
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
     const out: Array<ConsumedOf<M, K>> = []
     // nats.js reads a batch of 0 or NaN as its default of 100: a bound that is no bound is refused.
     const batch = bound('fetch', 'batch', options.batch, 1)
-    const expires = options.expiresMs === undefined ? undefined : waitBound('fetch', 'expiresMs', options.expiresMs)
+    const expires = options.expiresMs === undefined ? undefined : pullExpiry('fetch', options.expiresMs)
     const messages = await consumer.fetch({ max_messages: batch, ...(expires !== undefined ? { expires } : {}) })
     for await (const msg of messages) {
       const consumed = consumedOf(channel, msg, op)
@@ -946,6 +954,18 @@ const LONGEST_WAIT_MS = 2 ** 31 - 1
 function waitBound(method: string, option: string, value: unknown): number {
   if (typeof value === 'number' && value >= 1) return Math.min(Math.ceil(value), LONGEST_WAIT_MS)
   throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: ${option} must be a number of milliseconds of at least 1, not ${describeValue(value)}.`)
+}
+
+/** nats.js's least pull expiry: it throws its own error for a shorter one (an InvalidArgumentError, not the client's). */
+const LEAST_PULL_EXPIRY_MS = 1000
+
+/** A pull's expiry (`expiresMs` of consume and fetch): a wait (see waitBound) of at least nats.js's least. */
+function pullExpiry(method: string, value: unknown): number {
+  if (typeof value === 'number' && value >= LEAST_PULL_EXPIRY_MS) return waitBound(method, 'expiresMs', value)
+  throw new ContractClientError(
+    'OPERATION_NOT_ALLOWED',
+    `${method}: expiresMs must be a number of milliseconds of at least ${LEAST_PULL_EXPIRY_MS} (nats.js's least pull expiry), not ${describeValue(value)}.`,
+  )
 }
 
 /** A value as an error message shows it (any value; never a throw). */
