@@ -211,6 +211,46 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     sub.unsubscribe()
   })
 
+  it('a filter with a placeholder left out takes every value there (it threw SUBJECT_MISSING_PARAMETER); filterParams without a filter is refused (it was dropped, and every region subscribed)', async () => {
+    for (const options of [{ filter: 'inRegion' as const }, { filter: 'inRegion' as const, filterParams: {} }]) {
+      const got: string[] = []
+      const sub = client.subscribe('onNote', (m) => void got.push(m.subject), options)
+      await nc.flush()
+      client.publish('noteOrder', { region: 'eu', orderId: '00000011' }, { text: 'eu' })
+      client.publish('noteOrder', { region: 'us', orderId: '00000012' }, { text: 'us' })
+      await reached(() => got.length, 2, 2000)
+      sub.unsubscribe()
+      expect(got.sort()).toEqual(['shop.eu.notes.00000011', 'shop.us.notes.00000012'])
+    }
+    expect(() => client.subscribe('onNote', () => undefined, { filterParams: { region: 'us' } })).toThrow(
+      expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }),
+    )
+  })
+
+  it('options a send does not read are refused, not ignored: msgID and timeoutMs of a request or a core publish (null is no timeoutMs); headers that are no plain object (a Map, a Date, null: sent without their entries before)', async () => {
+    const at = { region: 'eu', orderId: '00000021' } as const
+    const refusal = async (send: () => unknown) => {
+      try {
+        await send()
+      } catch (error) {
+        return (error as ContractClientError).code
+      }
+      return 'sent'
+    }
+    const request = client.request.bind(client) as (...a: unknown[]) => Promise<unknown>
+    const publish = client.publish.bind(client) as (...a: unknown[]) => unknown
+    expect(await refusal(() => request('askPrice', { region: 'eu' }, { sku: 'a' }, { msgID: 'm' }))).toBe('OPERATION_NOT_ALLOWED')
+    expect(await refusal(() => request('askPrice', { region: 'eu' }, { sku: 'a' }, { timeoutMs: 2000 }))).toBe('OPERATION_NOT_ALLOWED')
+    expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, { timeoutMs: 1000 }))).toBe('OPERATION_NOT_ALLOWED')
+    expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, { timeoutMs: null }))).toBe('sent')
+    const map = new Map([['x-trace', 't']])
+    for (const headers of [map, new Date(0), null, new (class Headers {})()])
+      expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, { headers })), String(headers)).toBe('INVALID_HEADERS')
+    // A plain object of another realm is still a plain object.
+    const { runInNewContext } = await import('node:vm')
+    expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, { headers: runInNewContext("({ 'x-trace': 't' })") }))).toBe('sent')
+  })
+
   it('request/reply: a responder, none (no-responders), a slow one (timeout), an invalid first response', async () => {
     expect(await client.request('askPrice', { region: 'eu' }, { sku: 'a' })).toEqual({ ok: false, reason: 'no-responders' })
     let mode: 'fast' | 'slow' | 'bad' = 'fast'
@@ -539,4 +579,29 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     expect(again).toHaveLength(1)
     for (const m of again) m.ack()
   }, 30_000)
+
+  it('a JetStream publish refuses an empty msgID (nats.js sent no header for it), a Nats-Msg-Id header other than its msgID (nats.js sent msgID in its place, unchecked) and a Nats-Expected-Stream other than the contract’s (nats.js wrote the contract’s over it)', async () => {
+    const order = (orderId: string) => ({ orderId, total: 1, currency: 'EUR' as const })
+    const at = (orderId: string) => ({ region: 'eu', orderId }) as const
+    const refusal = async (send: () => Promise<unknown>) => {
+      try {
+        await send()
+      } catch (error) {
+        return [(error as ContractClientError).code, (error as ContractClientError).errors[0]?.path]
+      }
+      return 'sent'
+    }
+    expect(await refusal(() => client.publish('placeOrder', at('ab000001'), order('ab000001'), { msgID: '' }))).toEqual(['INVALID_HEADERS', '/Nats-Msg-Id'])
+    expect(
+      await refusal(() => client.publish('placeOrder', at('ab000002'), order('ab000002'), { msgID: 'm-ab000002', headers: { 'Nats-Msg-Id': 'other' } })),
+    ).toEqual(['INVALID_HEADERS', '/Nats-Msg-Id'])
+    expect(
+      await refusal(() => client.publish('placeOrder', at('ab000003'), order('ab000003'), { msgID: 'm-ab000003', headers: { 'Nats-Msg-Id': 'm-ab000003' } })),
+    ).toBe('sent')
+    expect(await refusal(() => client.publish('placeOrder', at('ab000004'), order('ab000004'), { headers: { 'Nats-Expected-Stream': 'OTHER' } }))).toEqual([
+      'INVALID_HEADERS',
+      '/Nats-Expected-Stream',
+    ])
+    expect(await refusal(() => client.publish('placeOrder', at('ab000005'), order('ab000005'), { headers: { 'Nats-Expected-Stream': 'ORDERS' } }))).toBe('sent')
+  })
 })

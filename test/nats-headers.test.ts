@@ -622,7 +622,7 @@ client.publish('noteOrder', ...note, { headers: { traceId: 'x' } })
 client.publish('noteOrder', ...note, { headers: { traceId: 'x', other: 'y' } })
 void client.publish('placeOrder', params, order, { headers: { traceId: 'x' }, msgID: 'm' })
 void client.publish('placeOrder', params, order, { headers: { traceId: 'x', 'Nats-Expected-Stream': 'ORDERS' } })
-client.subscribe('onNote', (m) => { const t: string = m.headerValues.traceId; const raw: string | undefined = m.headers?.get('traceId'); void t; void raw })
+client.subscribe('onNote', (m) => { const t: string = m.headerValues.traceId; const raw: string | undefined = m.headers?.get('traceId'); const o: string | undefined = m.headerValues.other; void t; void raw; void o })
 client.subscribe('answerPrice', (m) => { const raw: string | undefined = m.headers?.get('anything'); const none: undefined = m.headerValues; void raw; void none })
 void client.consume('onOrderPlaced', (m) => { const t: string = m.headerValues.traceId; void t; m.ack() })
 export async function fetched() { const [m] = await client.fetch('onOrderPlaced', { batch: 1 }); const t: string | undefined = m?.headerValues.traceId; return t }
@@ -646,6 +646,7 @@ export async function ask() {
       'a handler reading a header a closed schema does not have': `void client.consume('onOrderPlaced', (m) => { const o: string = m.headerValues.other; void o })`,
       'a handler reading checked headers where there is no schema': `client.subscribe('answerPrice', (m) => { const x: string = m.headerValues.anything; void x })`,
       'a checked header read as a number': `client.subscribe('onNote', (m) => { const n: number = m.headerValues.traceId; void n })`,
+      'a header an open schema does not declare read as always there (it may be absent)': `client.subscribe('onNote', (m) => { const o: string = m.headerValues.other; void o })`,
       'a reply header read as a number': `export async function ask() { const r = await client.request('askPrice', { region: 'eu' }, { sku: 'a' }); if (r.ok) { const n: number | undefined = r.headerValues.served; return n } }`,
     }
     const v = typeVerdicts(join(tmp, compiler === TSC ? 'types-ts6' : 'types-ts7'), { orders: dts }, { header, good, bad }, compiler)

@@ -269,7 +269,8 @@ export function createFilter<P extends Record<string, string>>(
       .map((token) => {
         if (typeof token === 'string') return token
         const value = Object.hasOwn(params, token.param) ? params[token.param] : undefined
-        if (value === undefined) throw new SubjectError('SUBJECT_MISSING_PARAMETER', `${templateText}: parameter {${token.param}} is missing.`, token.param)
+        // A placeholder left out stays a wildcard: the filter with some of its placeholders filled.
+        if (value === undefined) return '*'
         if (typeof value !== 'string' || !inDomain(parameters[token.param]!, value)) {
           throw new SubjectError('SUBJECT_INVALID_VALUE', `${templateText}: ${JSON.stringify(value)} is not a valid {${token.param}}.`, token.param)
         }

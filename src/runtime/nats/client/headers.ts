@@ -87,6 +87,17 @@ export function headerObject(headers: unknown): HeaderObject {
   }
 }
 
+/**
+ * A plain object: its prototype is none or an `Object.prototype` (of any realm). A Map, a Date, an
+ * array or a class instance holds its entries elsewhere than in own members: read as a plain object
+ * it would be sent with none of them.
+ */
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false
+  const proto = Object.getPrototypeOf(value) as object | null
+  return proto === null || Object.getPrototypeOf(proto) === null
+}
+
 /** Why a header's values (as MsgHdrs holds them: a list) are not one string the schema can check, if they are not. */
 function valuesProblem(name: string, values: unknown): ResultError | undefined {
   if (Array.isArray(values) && values.length === 1 && typeof values[0] === 'string') return undefined
@@ -104,7 +115,7 @@ function readHeaders(headers: unknown): HeaderObject {
   const value = Object.create(null) as Record<string, string>
   const errors: ResultError[] = []
   let reserved: Record<string, string | ResultError> | undefined
-  if (headers === undefined || headers === null) return { ok: true, value }
+  if (headers === undefined) return { ok: true, value }
   if (headers === UNREADABLE_HEADERS) return { ok: false, errors: unreadableHeadersErrors() }
   if (headers instanceof MsgHdrsImpl && headers.headers instanceof Map) {
     // nats.js's own headers (every received message's: decodeOnce made them): its map read once. Its
@@ -139,7 +150,7 @@ function readHeaders(headers: unknown): HeaderObject {
       else if (problem) errors.push(problem)
       else value[name] = (values as string[])[0]!
     }
-  } else if (typeof headers === 'object' && !Array.isArray(headers)) {
+  } else if (isPlainObject(headers)) {
     // Each value read once (a getter answers what it answers then), into what is checked and sent.
     const sent = Object.create(null) as Record<string, string>
     for (const name of Object.keys(headers)) {

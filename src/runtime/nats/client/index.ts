@@ -58,6 +58,16 @@ export type CheckedHeaders<H> = HeaderMap<H> & { readonly [name: `Nats-${string}
 /** The object members of a headers type, each value a string (what a header value is); `H` a union when the messages are several. */
 type HeaderMap<H> = H extends readonly unknown[] ? never : H extends object ? { readonly [K in keyof H]: H[K] & string } : never
 /**
+ * The checked headers of a received message (`headerValues`): as `HeaderMap`, but a name an open
+ * schema does not declare (its index signature) may be absent, `string | undefined`, as a declared
+ * optional one is (a sent one is a string when given).
+ */
+type ReceivedHeaderMap<H> = H extends readonly unknown[]
+  ? never
+  : H extends object
+    ? { readonly [K in keyof H]: string extends K ? (H[K] & string) | undefined : H[K] & string }
+    : never
+/**
  * What a send may give as headers: with a headers schema, the plain object it describes (exactly
  * what its validator accepts: nats.js MsgHdrs cannot be typed, so it is taken at run time only);
  * without one, any plain object of strings or MsgHdrs.
@@ -230,7 +240,7 @@ export interface RequestOptions<H = OutgoingHeaders> {
  * names, as its type says). None when the message has no headers schema (`unknown`): nothing is
  * read then.
  */
-export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: HeaderMap<H> }
+export type HeaderValues<H> = unknown extends H ? { readonly headerValues?: undefined } : { readonly headerValues: ReceivedHeaderMap<H> }
 
 export type RequestResult<T, H = unknown> = ({ readonly ok: true; readonly payload: T; readonly msg: Msg } & HeaderValues<H>) | RequestFailure
 
@@ -395,7 +405,7 @@ export class ContractClient<M extends ContractModule> {
     if (op.api === 'core') {
       if (options.msgID !== undefined) throw this.notAllowed(op, 'is a core publish: msgID de-duplication is a JetStream stream feature')
       // A wait for a stream's acknowledgment, which a core publish never gets: refused, not ignored.
-      if (options.timeoutMs !== undefined) throw this.notAllowed(op, "is a core publish: timeoutMs waits for a JetStream stream's acknowledgment")
+      if (options.timeoutMs != null) throw this.notAllowed(op, "is a core publish: timeoutMs waits for a JetStream stream's acknowledgment")
       // No options object when there is nothing to say: nats.js then takes its shortest path.
       try {
         if (headers) this.nc.publish(subject, data, { headers })
@@ -408,13 +418,21 @@ export class ContractClient<M extends ContractModule> {
     const stream = op.stream === undefined ? undefined : this.module.streams[op.stream]
     const streamName = stream?.config.name
     // The message id travels as the Nats-Msg-Id header: a string nats.js sends as given.
-    if (options.msgID !== undefined && (typeof options.msgID !== 'string' || !headerSentAsGiven(options.msgID)))
+    if (options.msgID !== undefined && (typeof options.msgID !== 'string' || options.msgID === '' || !headerSentAsGiven(options.msgID)))
       throw new ContractClientError(
         'INVALID_HEADERS',
-        `publish: msgID must be a string without a line break or white space at an end, not ${describeValue(options.msgID)}.`,
+        `publish: msgID must be a non-empty string without a line break or white space at an end (nats.js sends no empty one), not ${describeValue(options.msgID)}.`,
         [{ path: '/Nats-Msg-Id', message: '/Nats-Msg-Id would not be sent as given', code: 'headerValue' }],
       )
-    const timeout = options.timeoutMs === undefined ? undefined : waitBound('publish', 'timeoutMs', options.timeoutMs)
+    // The client expects the contract's stream (Nats-Expected-Stream, which nats.js writes over one given): another is refused, not replaced.
+    const expected = headers?.has('Nats-Expected-Stream') ? headers.get('Nats-Expected-Stream') : undefined
+    if (typeof streamName === 'string' && expected !== undefined && expected !== streamName)
+      throw new ContractClientError(
+        'INVALID_HEADERS',
+        `publish: Nats-Expected-Stream ${JSON.stringify(expected)} is not the stream the contract names for ${JSON.stringify(op.id)} (${JSON.stringify(streamName)}), which the client expects.`,
+        [{ path: '/Nats-Expected-Stream', message: `/Nats-Expected-Stream must be the contract's stream ${JSON.stringify(streamName)}`, code: 'headerValue' }],
+      )
+    const timeout = options.timeoutMs == null ? undefined : waitBound('publish', 'timeoutMs', options.timeoutMs)
     return this.jetstream()
       .publish(subject, data, {
         ...(options.msgID !== undefined ? { msgID: options.msgID } : {}),
@@ -439,6 +457,10 @@ export class ContractClient<M extends ContractModule> {
     const options = (message[1] === undefined ? NO_PUBLISH_OPTIONS : message[1]) as RequestOptions
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
+    // A JetStream publish's options, which a request never reads (its wait is the contract's timeoutMs): refused, not ignored.
+    const stray = (options as PublishOptions).msgID !== undefined ? 'msgID' : (options as PublishOptions).timeoutMs != null ? 'timeoutMs' : undefined
+    if (stray !== undefined)
+      throw this.notAllowed(op, `is a request: ${stray} is a JetStream publish's option (the wait is the contract's requestReply timeoutMs)`)
     const { subject, data, headers } = this.outgoing(op, params, payload, options.headers)
     const msg = await firstResponse(this.nc, subject, data, op.requestReply.timeoutMs, headers)
     if (msg === 'no-responders' || msg === 'timeout') return { ok: false, reason: msg }
@@ -466,9 +488,15 @@ export class ContractClient<M extends ContractModule> {
     const op = this.operation(operation, 'receive')
     if (op.api !== 'core') throw this.notAllowed(op, 'is a JetStream consumer (use consume or fetch)')
     const channel = this.channel(op)
-    const filters = channel.filters as Record<string, { render(p: unknown): string }>
+    const filters = channel.filters as Record<string, { render(p: unknown): string; matches(subject: string): boolean }>
     if (options.filter !== undefined && !Object.hasOwn(filters, options.filter)) throw this.notAllowed(op, `has no filter ${JSON.stringify(options.filter)}`)
-    const subject = options.filter !== undefined ? filters[options.filter]!.render(options.filterParams ?? {}) : channelWildcard(channel)
+    const filter = options.filter === undefined ? undefined : filters[options.filter]!
+    // Values with no filter to fill would be dropped, and the whole channel subscribed to: refused.
+    if (filter === undefined && options.filterParams !== undefined)
+      throw this.notAllowed(op, 'takes filterParams only with the filter whose placeholders they fill')
+    // A placeholder left out is a wildcard (Filter.render).
+    const subject = filter !== undefined ? filter.render(options.filterParams ?? {}) : channelWildcard(channel)
+    // A bound left out or `null` is the default (as for every optional bound of the client).
     const limit = bound('subscribe', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     const room = bound('subscribe', 'maxWaiting', options.maxWaiting ?? DEFAULT_MAX_WAITING, 0)
     const roomBytes = bound('subscribe', 'maxWaitingBytes', options.maxWaitingBytes ?? DEFAULT_MAX_WAITING_BYTES, 0)
@@ -496,6 +524,9 @@ export class ContractClient<M extends ContractModule> {
       ...(op.queue !== undefined ? { queue: op.queue } : {}),
       callback: (error, msg) => {
         if (error) return report(new ContractClientError('HANDLER_FAILED', error.message))
+        // A placeholder the filter names twice, left out, is two wildcards: a subject with two values
+        // there reaches the subscription and is not the filter's (not an error: not asked for).
+        if (filter !== undefined && !filter.matches(msg.subject)) return
         const received = incoming(channel, msg, op)
         if (received instanceof ContractClientError) return report(received)
         handlers.offer(received as Message, msg)
@@ -528,8 +559,9 @@ export class ContractClient<M extends ContractModule> {
     const op = this.operation(operation, 'receive')
     const limit = bound('consume', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     // nats.js reads a buffer of 0 or NaN as its default of 100 and passes a negative or fractional one on: refused, as fetch's batch.
-    const maxMessages = options.maxMessages === undefined ? undefined : bound('consume', 'maxMessages', options.maxMessages, 1)
-    const expires = options.expiresMs === undefined ? undefined : pullExpiry('consume', options.expiresMs)
+    // Left out or `null`: nats.js's defaults.
+    const maxMessages = options.maxMessages == null ? undefined : bound('consume', 'maxMessages', options.maxMessages, 1)
+    const expires = options.expiresMs == null ? undefined : pullExpiry('consume', options.expiresMs)
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
     const report = reporter(options.onError)
@@ -591,7 +623,7 @@ export class ContractClient<M extends ContractModule> {
     const out: Array<ConsumedOf<M, K>> = []
     // nats.js reads a batch of 0 or NaN as its default of 100: a bound that is no bound is refused.
     const batch = bound('fetch', 'batch', options.batch, 1)
-    const expires = options.expiresMs === undefined ? undefined : pullExpiry('fetch', options.expiresMs)
+    const expires = options.expiresMs == null ? undefined : pullExpiry('fetch', options.expiresMs)
     const messages = await consumer.fetch({ max_messages: batch, ...(expires !== undefined ? { expires } : {}) })
     for await (const msg of messages) {
       const consumed = consumedOf(channel, msg, op)
@@ -790,6 +822,10 @@ function checkedHeaders(
 /** A JetStream send's `msgID`, which nats.js sends as the `Nats-Msg-Id` header (over one given): what a schema naming it checks. */
 function withMessageId(read: HeaderObject, msgID: unknown): HeaderObject {
   if (!read.ok || typeof msgID !== 'string') return read
+  // Both given and not the same: nats.js sends msgID, so the header's value would be neither checked nor sent.
+  const given = read.reserved?.['Nats-Msg-Id']
+  if (given !== undefined && given !== msgID)
+    return { ok: false, errors: [{ path: '/Nats-Msg-Id', message: '/Nats-Msg-Id differs from msgID, which nats.js sends in its place', code: 'headerValue' }] }
   return { ...read, reserved: Object.assign(Object.create(null) as Record<string, string | ResultError>, read.reserved, { 'Nats-Msg-Id': msgID }) }
 }
 
