@@ -246,6 +246,41 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     const map = new Map([['x-trace', 't']])
     for (const headers of [map, new Date(0), null, new (class Headers {})()])
       expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, { headers })), String(headers)).toBe('INVALID_HEADERS')
+    // Options that cannot be read (a getter or a Proxy's trap that throws, a revoked Proxy) or are
+    // no object: the client's refusal, not the getter's own error or a TypeError; null is no options.
+    const throwing = {}
+    for (const key of ['headers', 'msgID', 'timeoutMs', 'filter', 'onError', 'maxHandlers', 'maxMessages', 'expiresMs', 'batch'])
+      Object.defineProperty(throwing, key, {
+        enumerable: true,
+        get() {
+          throw new Error('boom')
+        },
+      })
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap')
+        },
+      },
+    )
+    const revoked = Proxy.revocable({}, {})
+    revoked.revoke()
+    const unreadable = [throwing, trap, revoked.proxy, 'options', 42]
+    const subscribe = client.subscribe.bind(client) as (...a: unknown[]) => { unsubscribe(): void }
+    const consume = client.consume.bind(client) as (...a: unknown[]) => Promise<unknown>
+    const fetch = client.fetch.bind(client) as (...a: unknown[]) => Promise<unknown>
+    for (const options of unreadable) {
+      expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, options))).toBe('OPERATION_NOT_ALLOWED')
+      expect(await refusal(() => request('askPrice', { region: 'eu' }, { sku: 'a' }, options))).toBe('OPERATION_NOT_ALLOWED')
+      expect(await refusal(() => subscribe('onNote', () => undefined, options))).toBe('OPERATION_NOT_ALLOWED')
+      expect(await refusal(() => consume('onOrderPlaced', () => undefined, options))).toBe('OPERATION_NOT_ALLOWED')
+      expect(await refusal(() => fetch('onOrderPlaced', options))).toBe('OPERATION_NOT_ALLOWED')
+    }
+    expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, null))).toBe('sent')
+    expect(await refusal(() => fetch('onOrderPlaced', null))).toBe('OPERATION_NOT_ALLOWED')
+    const sub = subscribe('onNote', () => undefined, null)
+    sub.unsubscribe()
     // A plain object of another realm is still a plain object.
     const { runInNewContext } = await import('node:vm')
     expect(await refusal(() => publish('noteOrder', at, { text: 'a' }, { headers: runInNewContext("({ 'x-trace': 't' })") }))).toBe('sent')

@@ -398,7 +398,7 @@ export class ContractClient<M extends ContractModule> {
   // what they are.
   publish<K extends PublishOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: unknown[]): PublishResult<M, K> {
     const payload = message[0]
-    const options = (message[1] === undefined ? NO_PUBLISH_OPTIONS : message[1]) as PublishOptions
+    const options: PublishOptions = message[1] === undefined ? NO_PUBLISH_OPTIONS : readOptions<PublishOptions>('publish', message[1], PUBLISH_KEYS)
     const op = this.operation(operation, 'send')
     if (op.requestReply) throw this.notAllowed(op, 'is a request (use request)')
     const { subject, data, headers } = this.outgoing(op, params, payload, options.headers, options.msgID)
@@ -454,11 +454,12 @@ export class ContractClient<M extends ContractModule> {
   request<K extends RequestOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: SendArguments<M, K>): Promise<RequestResultOf<M, K>>
   async request<K extends RequestOperation<M>>(operation: K, params: ParamsOf<ChannelOf<M, K>>, ...message: unknown[]): Promise<RequestResultOf<M, K>> {
     const payload = message[0]
-    const options = (message[1] === undefined ? NO_PUBLISH_OPTIONS : message[1]) as RequestOptions
+    // A request's options as a publish's: their msgID and timeoutMs are refused below, not ignored.
+    const options: PublishOptions = message[1] === undefined ? NO_PUBLISH_OPTIONS : readOptions<PublishOptions>('request', message[1], PUBLISH_KEYS)
     const op = this.operation(operation, 'send')
     if (!op.requestReply) throw this.notAllowed(op, 'has no requestReply')
     // A JetStream publish's options, which a request never reads (its wait is the contract's timeoutMs): refused, not ignored.
-    const stray = (options as PublishOptions).msgID !== undefined ? 'msgID' : (options as PublishOptions).timeoutMs != null ? 'timeoutMs' : undefined
+    const stray = options.msgID !== undefined ? 'msgID' : options.timeoutMs != null ? 'timeoutMs' : undefined
     if (stray !== undefined)
       throw this.notAllowed(op, `is a request: ${stray} is a JetStream publish's option (the wait is the contract's requestReply timeoutMs)`)
     const { subject, data, headers } = this.outgoing(op, params, payload, options.headers)
@@ -483,8 +484,9 @@ export class ContractClient<M extends ContractModule> {
   subscribe<K extends SubscribeOperation<M>>(
     operation: K,
     handler: (message: ReceivedOf<M, K>, msg: Msg) => void | Promise<void>,
-    options: SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>> = {},
+    given: SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>> = {},
   ): Subscription {
+    const options = readOptions<SubscribeOptions<FiltersOf<ChannelOf<M, K>>, ParamsOf<ChannelOf<M, K>>>>('subscribe', given, SUBSCRIBE_KEYS)
     const op = this.operation(operation, 'receive')
     if (op.api !== 'core') throw this.notAllowed(op, 'is a JetStream consumer (use consume or fetch)')
     const channel = this.channel(op)
@@ -554,8 +556,9 @@ export class ContractClient<M extends ContractModule> {
   async consume<K extends ConsumeOperation<M>>(
     operation: K,
     handler: (message: ConsumedOf<M, K>) => void | Promise<void>,
-    options: ConsumeOptions = {},
+    given: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
+    const options = readOptions<ConsumeOptions>('consume', given, CONSUME_KEYS)
     const op = this.operation(operation, 'receive')
     const limit = bound('consume', 'maxHandlers', options.maxHandlers ?? DEFAULT_MAX_HANDLERS, 1)
     // nats.js reads a buffer of 0 or NaN as its default of 100 and passes a negative or fractional one on: refused, as fetch's batch.
@@ -616,7 +619,8 @@ export class ContractClient<M extends ContractModule> {
   }
 
   /** Up to `batch` messages of the operation's contract consumer, waiting at most `expiresMs`; messages outside the contract are terminated and reported. */
-  async fetch<K extends ConsumeOperation<M>>(operation: K, options: FetchOptions): Promise<Array<ConsumedOf<M, K>>> {
+  async fetch<K extends ConsumeOperation<M>>(operation: K, given: FetchOptions): Promise<Array<ConsumedOf<M, K>>> {
+    const options = readOptions<FetchOptions>('fetch', given, FETCH_KEYS)
     const op = this.operation(operation, 'receive')
     const { channel, stream, durable } = this.consumerOf(op)
     const consumer = await this.contractConsumer(op, stream, durable)
@@ -1004,12 +1008,38 @@ function pullExpiry(method: string, value: unknown): number {
   )
 }
 
+/**
+ * A method's options as read once: `keys` copied from `options` into a plain object (left out or
+ * `null`: none). An options object whose reading throws (a getter, a Proxy's trap) or that is no
+ * object is `OPERATION_NOT_ALLOWED`, never the getter's own error; read once, a getter cannot give
+ * the check one value and the send another.
+ */
+function readOptions<T extends object>(method: string, options: unknown, keys: readonly (keyof T & string)[]): Partial<T> {
+  if (options === undefined || options === null) return {}
+  if (typeof options !== 'object')
+    throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: options must be an object, not ${describeValue(options)}.`)
+  const read: Partial<T> = {}
+  try {
+    for (const key of keys) {
+      const value = (options as Record<string, unknown>)[key]
+      if (value !== undefined) (read as Record<string, unknown>)[key] = value
+    }
+  } catch (error) {
+    throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: options cannot be read: ${errorText(error)}.`)
+  }
+  return read
+}
+const PUBLISH_KEYS = ['headers', 'msgID', 'timeoutMs'] as const
+const SUBSCRIBE_KEYS = ['filter', 'filterParams', 'onError', 'maxHandlers', 'maxWaiting', 'maxWaitingBytes'] as const
+const CONSUME_KEYS = ['onError', 'maxMessages', 'expiresMs', 'maxHandlers'] as const
+const FETCH_KEYS = ['batch', 'expiresMs', 'onError'] as const
+
 /** A value as an error message shows it (any value; never a throw). */
 const describeValue = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : errorText(value))
 
 /** `value` when it is an integer of at least `least`; `OPERATION_NOT_ALLOWED` otherwise (a bound that is no bound). */
-function bound(method: string, option: string, value: number, least: number): number {
-  if (Number.isSafeInteger(value) && value >= least) return value
+function bound(method: string, option: string, value: unknown, least: number): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= least) return value
   throw new ContractClientError('OPERATION_NOT_ALLOWED', `${method}: ${option} must be an integer of at least ${least}, not ${describeValue(value)}.`)
 }
 
