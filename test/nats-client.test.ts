@@ -615,7 +615,7 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
     for (const m of again) m.ack()
   }, 30_000)
 
-  it('a JetStream publish refuses an empty msgID (nats.js sent no header for it), a Nats-Msg-Id header other than its msgID (nats.js sent msgID in its place, unchecked) and a Nats-Expected-Stream other than the contract’s (nats.js wrote the contract’s over it)', async () => {
+  it('a JetStream publish refuses an empty msgID (nats.js sent no header for it), a Nats-Msg-Id header other than its msgID (nats.js sent msgID in its place, unchecked) and a Nats-Expected-Stream other than the contract’s (nats.js wrote the contract’s over it); a send the stream refuses is PUBLISH_REFUSED (nats.js’s JetStreamApiError escaped)', async () => {
     const order = (orderId: string) => ({ orderId, total: 1, currency: 'EUR' as const })
     const at = (orderId: string) => ({ region: 'eu', orderId }) as const
     const refusal = async (send: () => Promise<unknown>) => {
@@ -638,5 +638,12 @@ describe.skipIf(!NATS_SERVER)('NATS client against nats-server', () => {
       '/Nats-Expected-Stream',
     ])
     expect(await refusal(() => client.publish('placeOrder', at('ab000005'), order('ab000005'), { headers: { 'Nats-Expected-Stream': 'ORDERS' } }))).toBe('sent')
+    // A send the stream refuses: the client's error with the server's code (nats.js's JetStreamApiError escaped).
+    const refused = await client.publish('placeOrder', at('ab000006'), order('ab000006'), { headers: { 'Nats-Expected-Last-Sequence': '999999' } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refused).toMatchObject({ name: 'ContractClientError', code: 'PUBLISH_REFUSED', message: expect.stringContaining('JetStream error 10071') })
+    expect((refused as Error).cause).toMatchObject({ name: 'JetStreamApiError' })
   })
 })

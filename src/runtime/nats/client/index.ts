@@ -194,6 +194,7 @@ export type ContractClientErrorCode =
   | 'HANDLER_FAILED'
   | 'HANDLERS_BUSY'
   | 'PAYLOAD_TOO_LARGE'
+  | 'PUBLISH_REFUSED'
 
 export class ContractClientError extends Error {
   override readonly name = 'ContractClientError'
@@ -442,7 +443,7 @@ export class ContractClient<M extends ContractModule> {
         ...(typeof streamName === 'string' ? { expect: { streamName } } : {}),
       })
       .catch((error: unknown) => {
-        throw tooLarge(error, op.id) ?? error
+        throw tooLarge(error, op.id) ?? streamRefused(error, op.id) ?? error
       }) as PublishResult<M, K>
   }
 
@@ -799,6 +800,22 @@ function firstResponse(
  * as the client's own error with a code, or undefined for any other error. nats.js throws an
  * `InvalidArgumentError` naming `max_payload`; the connection stays up.
  */
+/**
+ * A JetStream publish the server refused (nats.js's JetStreamApiError: a `Nats-Expected-Last-Sequence`
+ * that is not the stream's, a stream full with `discard: new`, a message past its `max_msg_size`):
+ * `PUBLISH_REFUSED` with the server's error code and words, the nats.js error as its `cause`.
+ */
+function streamRefused(error: unknown, what: string): ContractClientError | undefined {
+  if (!(error instanceof Error) || error.name !== 'JetStreamApiError') return undefined
+  const code = (error as { code?: unknown }).code
+  const refused = new ContractClientError(
+    'PUBLISH_REFUSED',
+    `${what}: the stream refused the message (JetStream error ${typeof code === 'number' ? code : 'without a code'}: ${error.message}); it was not stored.`,
+  )
+  Object.defineProperty(refused, 'cause', { value: error, configurable: true, writable: true })
+  return refused
+}
+
 function tooLarge(error: unknown, what: string): ContractClientError | undefined {
   const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; message?: unknown }
   if (name !== 'InvalidArgumentError' || typeof message !== 'string' || !message.includes('max_payload')) return undefined
