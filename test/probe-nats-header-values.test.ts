@@ -43,9 +43,13 @@ async function headersContract(): Promise<ContractModule> {
 }
 
 /** Publishes `headerLines` (raw, as the peer writes them) with a valid payload over the NATS protocol itself, and waits for the server's PONG. */
-function rawPublish(url: string, headerLines: string): Promise<void> {
+function rawPublish(url: string, headerLines: string | Buffer): Promise<void> {
   const { hostname, port } = new URL(url)
-  const block = Buffer.from(`NATS/1.0\r\n${headerLines}\r\n`, 'utf8')
+  const block = Buffer.concat([
+    Buffer.from('NATS/1.0\r\n'),
+    typeof headerLines === 'string' ? Buffer.from(headerLines, 'utf8') : headerLines,
+    Buffer.from('\r\n'),
+  ])
   const body = Buffer.from(PAYLOAD)
   return new Promise((resolve, reject) => {
     const socket = tcpConnect(Number(port), hostname)
@@ -117,7 +121,7 @@ describe.skipIf(!NATS_SERVER)('headers from a hostile peer, and the client’s o
   }, 60_000)
 
   /** What a subscriber of `onNote` makes of each raw header block: 'handled' (with its headerValues) or the onError code. */
-  async function receive(blocks: string[]): Promise<string[]> {
+  async function receive(blocks: Array<string | Buffer>): Promise<string[]> {
     const client = bindContract(module, nc, { allowOlderServer: true })
     const outcomes: string[] = []
     const sub = client.subscribe('onNote' as never, (m: { headerValues?: unknown }) => void outcomes.push(`handled ${JSON.stringify(m.headerValues)}`), {
@@ -141,6 +145,13 @@ describe.skipIf(!NATS_SERVER)('headers from a hostile peer, and the client’s o
     ])
     expect(outcomes).toEqual(['INVALID_HEADERS', 'INVALID_HEADERS', 'INVALID_HEADERS', 'handled {"traceId":"0a1b2c3d"}'])
     // The connection still works.
+    expect(nc.isClosed()).toBe(false)
+  })
+
+  it('header bytes that are not UTF-8 are refused as INVALID_HEADERS, as a payload’s are (an outside pass: they were read as U+FFFD and accepted); U+FFFD written as UTF-8 is a character like another', async () => {
+    const line = (value: Buffer) => Buffer.concat([Buffer.from('traceId: 0a1b2c3d\r\nnote: '), value, Buffer.from('\r\n')])
+    const outcomes = await receive([line(Buffer.from([0x61, 0xff, 0x62])), line(Buffer.from([0xc3])), line(Buffer.from('a\ufffdb', 'utf8'))])
+    expect(outcomes).toEqual(['INVALID_HEADERS', 'INVALID_HEADERS', 'handled {"traceId":"0a1b2c3d","note":"a\ufffdb"}'])
     expect(nc.isClosed()).toBe(false)
   })
 

@@ -19,6 +19,7 @@ import type { ResultError } from '../../shared/result.js'
 import { errorText } from '../../shared/error-text.js'
 import { escapeToken } from '../../shared/json-pointer.js'
 import { RESERVED_PREFIX as RESERVED } from '../reserved-headers.js'
+import { strictUtf8 } from '../../shared/utf8.js'
 
 /**
  * What a message's headers read as: the object to check (and, for a plain object given to send,
@@ -204,7 +205,12 @@ export function msgHdrsFrom(sent: Readonly<Record<string, string>>): MsgHdrs {
 
 /** nats.js's own header block line, before any field. */
 const HEADER_LINE = 'NATS/1.0'
-const headerText = new TextDecoder()
+/**
+ * Strict UTF-8, as a payload is read (utf8.ts): a header block that is not UTF-8 throws, so the
+ * message is refused as unreadable headers, never read with U+FFFD in place of its bytes (nats.js's
+ * own decoder replaces them: an outside pass found such a value accepted).
+ */
+const headerText = strictUtf8
 
 /**
  * A received message's headers decoded in one pass, as nats.js decodes them (its status line, each
