@@ -103,8 +103,10 @@ type OptionsArgument<Api, X> = Api extends 'jetstream'
           ({ readonly msgID?: undefined; readonly headers: OutgoingOf<X> } | ({ readonly msgID: string } & HeadersMember<OutgoingOf<MsgIdOptional<X>>>)),
       ]
   : Record<never, never> extends OutgoingOf<X>
-    ? [options?: { readonly headers?: OutgoingOf<X> }]
-    : [options: { readonly headers: OutgoingOf<X> }]
+    ? [options?: NoStreamOptions & { readonly headers?: OutgoingOf<X> }]
+    : [options: NoStreamOptions & { readonly headers: OutgoingOf<X> }]
+/** A core publish's or a request's `msgID` and `timeoutMs`: left out (given as `undefined`, they are left out too). */
+type NoStreamOptions = { readonly msgID?: undefined; readonly timeoutMs?: undefined }
 /** A JetStream publish's options beside `headers` and `msgID`. */
 type JetStreamOptions = { readonly timeoutMs?: number }
 /** `jetstream` for a JetStream publish, `core` for a core publish or a request. */
