@@ -798,11 +798,6 @@ function firstResponse(
 }
 
 /**
- * nats.js's refusal of a message past the server's `max_payload` (headers and payload together),
- * as the client's own error with a code, or undefined for any other error. nats.js throws an
- * `InvalidArgumentError` naming `max_payload`; the connection stays up.
- */
-/**
  * A JetStream publish the server refused (nats.js's JetStreamApiError: a `Nats-Expected-Last-Sequence`
  * that is not the stream's, a stream full with `discard: new`, a message past its `max_msg_size`):
  * `PUBLISH_REFUSED` with the server's error code and words, the nats.js error as its `cause`.
@@ -818,6 +813,11 @@ function streamRefused(error: unknown, what: string): ContractClientError | unde
   return refused
 }
 
+/**
+ * nats.js's refusal of a message past the server's `max_payload` (headers and payload together),
+ * as the client's own error with a code, or undefined for any other error. nats.js throws an
+ * `InvalidArgumentError` naming `max_payload`; the connection stays up.
+ */
 function tooLarge(error: unknown, what: string): ContractClientError | undefined {
   const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; message?: unknown }
   if (name !== 'InvalidArgumentError' || typeof message !== 'string' || !message.includes('max_payload')) return undefined
